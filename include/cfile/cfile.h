@@ -1,0 +1,29 @@
+/* cfile: read and write Apache Kudu's CFile columnar format.
+ * This header includes the whole public API. */
+#ifndef CFILE_CFILE_H
+#define CFILE_CFILE_H
+
+#include "io.h"
+#include "iter.h"
+#include "reader.h"
+#include "status.h"
+#include "types.h"
+#include "writer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CF_VERSION_MAJOR 0
+#define CF_VERSION_MINOR 1
+#define CF_VERSION_PATCH 0
+
+/* (major << 16) | (minor << 8) | patch of the linked library. */
+CF_API unsigned cf_version(void);
+/* "0.1.0" */
+CF_API const char *cf_version_string(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

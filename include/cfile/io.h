@@ -1,0 +1,61 @@
+/* cfile: where bytes live. A cf_io is a small vtable, so a caller can read from
+ * a file, memory, an mmap or a remote store with range reads, and write to a
+ * file (atomically) or memory.
+ *
+ * Call order for a writable io:  create (append* sync?)* commit? free
+ * A writable io that is freed without commit leaves nothing behind: a file io
+ * writes to a temporary name and only `commit` (fsync, rename, fsync of the
+ * directory) makes the target path appear.
+ */
+#ifndef CFILE_IO_H
+#define CFILE_IO_H
+
+#include <stdint.h>
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cf_io cf_io;
+
+/* The vtable. Unused entries are NULL (a read-only io has no append). */
+typedef struct cf_io_ops {
+    /* Read exactly len bytes at off into dst; fewer available is CF_EIO/CF_ECORRUPT. */
+    cf_status (*read_at)(cf_io *io, uint64_t off, void *dst, size_t len, cf_error *err);
+    /* Optional zero-copy: a pointer to len bytes at off that stays valid until the
+     * io is freed, or NULL when the io cannot lend its bytes (then read_at is used). */
+    const uint8_t *(*view_at)(cf_io *io, uint64_t off, size_t len);
+    /* Total size in bytes (for a writer: bytes appended so far). */
+    uint64_t (*size)(cf_io *io);
+    cf_status (*append)(cf_io *io, const void *src, size_t len, cf_error *err);
+    /* Make everything appended durable and visible under the final name. */
+    cf_status (*commit)(cf_io *io, cf_error *err);
+    /* Release everything; an uncommitted writer's temporary file is removed. */
+    void (*free)(cf_io *io);
+} cf_io_ops;
+
+struct cf_io {
+    const cf_io_ops *ops;
+};
+
+/* Open a file for reading with pread. */
+CF_API cf_status cf_io_open_file(cf_io **out, const char *path, cf_error *err);
+/* Map a file read-only; blocks that are stored uncompressed are served in place. */
+CF_API cf_status cf_io_open_mmap(cf_io **out, const char *path, cf_error *err);
+/* Read from memory the caller owns; it must outlive the io. */
+CF_API cf_status cf_io_open_mem(cf_io **out, const void *data, size_t len, cf_error *err);
+/* Create `path` atomically: bytes go to "<path>.tmp.<random>" until commit. */
+CF_API cf_status cf_io_create_file(cf_io **out, const char *path, cf_error *err);
+/* Write into a growing memory buffer; cf_io_mem_contents() shows it. */
+CF_API cf_status cf_io_create_mem(cf_io **out, cf_error *err);
+/* The bytes of a memory writer, valid until the next append or free. */
+CF_API cf_slice cf_io_mem_contents(const cf_io *io);
+/* Frees any io; NULL is a no-op. */
+CF_API void cf_io_free(cf_io *io);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

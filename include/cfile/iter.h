@@ -1,0 +1,73 @@
+/* cfile: iterating over the rows of a CFile, seeking by ordinal and by value.
+ *
+ * Call order:  create ((seek_to_first | seek_to_ordinal | seek_at_or_after)
+ *                      (next_batch | copy_batch)*)* free
+ * An iterator belongs to one thread at a time; many iterators may share one
+ * reader. A freshly created iterator is positioned at ordinal 0.
+ * Seeks go through the B-tree indexes, never by scanning the file.
+ */
+#ifndef CFILE_ITER_H
+#define CFILE_ITER_H
+
+#include "reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cf_iter cf_iter;
+
+/* One batch of consecutive rows, as views owned by the iterator: valid until
+ * the next call on the same iterator (or its free). */
+typedef struct cf_batch {
+    size_t count;            /* rows in this batch; 0 means the end of the file */
+    uint64_t first_ord;      /* ordinal of the first row */
+    /* Non-array columns: `count` row-aligned values of cf_type_size(type) bytes
+     * (cf_slice for binary types, uint8_t 0/1 for BOOL); NULL rows hold zeros
+     * (an empty slice for binary).
+     * Array columns: the flattened elements of the batch's cells, `elem_count`
+     * of them; NULL elements hold zeros. */
+    const void *values;
+    /* Bit i (LSB-first) set = row i present. NULL when the column is not nullable. */
+    const uint8_t *nonnull;
+    /* Arrays only: cell i holds elements [elem_offsets[i], elem_offsets[i+1]). */
+    const uint32_t *elem_offsets;
+    size_t elem_count;
+    const uint8_t *elem_nonnull; /* bitmap over the flattened elements */
+} cf_batch;
+
+CF_API cf_status cf_iter_create(cf_iter **out, const cf_reader *r, cf_error *err);
+CF_API void cf_iter_free(cf_iter *it); /* NULL is a no-op */
+
+/* Position at ordinal 0 (CF_OK also for an empty file: next_batch then gives 0 rows). */
+CF_API cf_status cf_iter_seek_to_first(cf_iter *it, cf_error *err);
+
+/* Position at row `ord` through the positional index.
+ * CF_ENOTFOUND if ord >= num_values; CF_EINVAL if the file has no positional index. */
+CF_API cf_status cf_iter_seek_to_ordinal(cf_iter *it, uint64_t ord, cf_error *err);
+
+/* Position at the first row whose value is >= *key, through the value index.
+ * key points to one value in the column's memory form (cf_slice for binary).
+ * *exact (may be NULL) tells whether that row equals the key.
+ * CF_ENOTFOUND if every value is smaller; CF_EINVAL without a value index. */
+CF_API cf_status cf_iter_seek_at_or_after(cf_iter *it, const void *key, bool *exact,
+                                          cf_error *err);
+
+/* Read up to max_rows rows from the current position (fewer at a block
+ * boundary; 0 at the end) as views. */
+CF_API cf_status cf_iter_next_batch(cf_iter *it, size_t max_rows, cf_batch *out, cf_error *err);
+
+/* Read up to `cap` rows into caller buffers: values (cap * cf_type_size bytes;
+ * binary slices point into the iterator and live until its next call) and
+ * nonnull (ceil(cap/8) bytes, may be NULL for non-nullable columns).
+ * *count = rows copied, 0 at the end. Not for array columns (CF_EINVAL). */
+CF_API cf_status cf_iter_copy_batch(cf_iter *it, void *values, uint8_t *nonnull, size_t cap,
+                                    size_t *count, cf_error *err);
+
+/* Ordinal of the next row next_batch would return. */
+CF_API uint64_t cf_iter_current_ordinal(const cf_iter *it);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

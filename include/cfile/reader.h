@@ -1,0 +1,90 @@
+/* cfile: opening a CFile (v1 "kuducfil" or v2 "kuducfl2") and reading its
+ * header and footer. Data is read through iterators (iter.h).
+ *
+ * Call order:  open (getters | iter_create)* free
+ * A reader is immutable once open: any number of threads may use one reader at
+ * the same time, each with its own iterators.
+ */
+#ifndef CFILE_READER_H
+#define CFILE_READER_H
+
+#include "io.h"
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cf_reader cf_reader;
+
+#define CF_READER_OPTIONS_VERSION 1
+/* Kudu's --max_cfile_block_size: larger claimed uncompressed sizes are corrupt. */
+#define CF_DEFAULT_MAX_BLOCK_LEN (16u * 1024u * 1024u)
+
+/* Incompatible feature bits (footer field 10). */
+#define CF_FEATURE_CHECKSUM 0x1u
+#define CF_FEATURE_ARRAY_DATA_BLOCK 0x2u
+#define CF_FEATURES_SUPPORTED (CF_FEATURE_CHECKSUM | CF_FEATURE_ARRAY_DATA_BLOCK)
+
+typedef struct cf_reader_options {
+    uint32_t version;       /* CF_READER_OPTIONS_VERSION, set by _init */
+    bool verify_checksums;  /* default true */
+    size_t max_block_len;   /* refuse blocks claiming more bytes; default 16 MiB */
+} cf_reader_options;
+
+CF_API void cf_reader_options_init(cf_reader_options *o);
+
+/* What the header and footer say. Strings and slices point into the reader and
+ * live as long as it. */
+typedef struct cf_file_info {
+    int format_version;            /* 1 or 2 (from the header's magic) */
+    cf_type type;                  /* element type for arrays */
+    cf_encoding encoding;          /* as recorded in the footer */
+    cf_compression compression;
+    uint64_t num_values;           /* rows, NULLs included */
+    bool nullable;
+    bool is_array;
+    bool has_posidx;
+    bool has_validx;
+    bool has_dict_block;
+    uint32_t incompatible_features;
+    uint32_t compatible_features;
+    uint64_t file_size;
+    uint64_t posidx_root_off, validx_root_off, dict_block_off;
+    uint32_t posidx_root_size, validx_root_size, dict_block_size;
+    size_t header_len;             /* bytes of the header PB */
+    size_t footer_len;             /* bytes of the footer PB */
+} cf_file_info;
+
+typedef struct cf_metadata_pair {
+    cf_slice key;
+    cf_slice value;
+} cf_metadata_pair;
+
+/* Open a reader on `io` (borrowed: it must outlive the reader). Reads and checks
+ * the footer and header (magic, lengths, checksums, feature bits, type and
+ * encoding). Errors: CF_ECORRUPT (bad magic, lengths, protobuf, checksum),
+ * CF_ENOTSUP (unknown incompatible feature bit, named in the message; an
+ * encoding this build cannot decode), CF_EIO. opts may be NULL (defaults). */
+CF_API cf_status cf_reader_open(cf_reader **out, cf_io *io, const cf_reader_options *opts,
+                                cf_error *err);
+/* Same, opening `path` with pread (mmap == false) or mmap; the reader owns its io. */
+CF_API cf_status cf_reader_open_file(cf_reader **out, const char *path, bool mmap,
+                                     const cf_reader_options *opts, cf_error *err);
+
+CF_API const cf_file_info *cf_reader_info(const cf_reader *r);
+
+/* Header pairs (written before data) and footer pairs, in file order. */
+CF_API size_t cf_reader_header_metadata(const cf_reader *r, const cf_metadata_pair **out);
+CF_API size_t cf_reader_footer_metadata(const cf_reader *r, const cf_metadata_pair **out);
+/* Kudu's lookup: header pairs first, then footer; the first match wins.
+ * CF_ENOTFOUND when absent. */
+CF_API cf_status cf_reader_get_metadata(const cf_reader *r, const char *key, cf_slice *out);
+
+/* NULL is a no-op. All iterators must be freed first. */
+CF_API void cf_reader_free(cf_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,48 @@
+/* cfile: status codes and the caller-owned error record.
+ *
+ * Every fallible call returns a cf_status and takes an optional `cf_error *err`
+ * as its last parameter. On failure the library fills err (when not NULL) with a
+ * one-line message naming what was wrong and where (file offset, block, ordinal).
+ * The library never allocates on the error path, never prints, never aborts.
+ */
+#ifndef CFILE_STATUS_H
+#define CFILE_STATUS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(CF_BUILDING_LIBRARY)
+#define CF_API __attribute__((visibility("default")))
+#else
+#define CF_API
+#endif
+
+/* Pinned forever: values never change, new codes are only appended. */
+typedef enum cf_status {
+    CF_OK = 0,
+    CF_EINVAL = 1,    /* bad argument or option */
+    CF_ESTATE = 2,    /* call out of order (e.g. append after finish) */
+    CF_ECORRUPT = 3,  /* the bytes break the format (includes checksum mismatch) */
+    CF_ENOTSUP = 4,   /* valid but not supported here (unknown feature bit, codec) */
+    CF_EIO = 5,       /* the operating system failed a read or write */
+    CF_ENOMEM = 6,    /* an allocation failed */
+    CF_ENOTFOUND = 7, /* a seek found nothing (past the end, key after last) */
+    CF_EBUFSIZE = 8   /* a caller buffer is too small */
+} cf_status;
+
+typedef struct cf_error {
+    cf_status code;
+    char msg[256];  /* one line, lower case: what and where */
+    char where[64]; /* source file:line that raised it (for bug reports) */
+} cf_error;
+
+/* Static name of a status ("ok", "corruption", ...). Never NULL. */
+CF_API const char *cf_status_str(cf_status st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

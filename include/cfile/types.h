@@ -1,0 +1,93 @@
+/* cfile: column types, encodings and codecs, with Kudu's on-disk enum values. */
+#ifndef CFILE_TYPES_H
+#define CFILE_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A borrowed view of bytes. Who owns `data` and for how long is stated by the
+ * call that hands the slice out. */
+typedef struct cf_slice {
+    const uint8_t *data;
+    size_t len;
+} cf_slice;
+
+/* Kudu's DataType values (common.proto); they are stored in the footer. */
+typedef enum cf_type {
+    CF_TYPE_UINT8 = 0,
+    CF_TYPE_INT8 = 1,
+    CF_TYPE_UINT16 = 2,
+    CF_TYPE_INT16 = 3,
+    CF_TYPE_UINT32 = 4,
+    CF_TYPE_INT32 = 5,
+    CF_TYPE_UINT64 = 6,
+    CF_TYPE_INT64 = 7,
+    CF_TYPE_STRING = 8,
+    CF_TYPE_BOOL = 9,
+    CF_TYPE_FLOAT = 10,
+    CF_TYPE_DOUBLE = 11,
+    CF_TYPE_BINARY = 12,
+    CF_TYPE_UNIXTIME_MICROS = 13,
+    CF_TYPE_INT128 = 14,
+    CF_TYPE_DECIMAL32 = 15,
+    CF_TYPE_DECIMAL64 = 16,
+    CF_TYPE_DECIMAL128 = 17,
+    CF_TYPE_VARCHAR = 19,
+    CF_TYPE_DATE = 20
+} cf_type;
+
+/* Kudu's EncodingType values. AUTO is resolved by the writer, never stored. */
+typedef enum cf_encoding {
+    CF_ENC_AUTO = 0,
+    CF_ENC_PLAIN = 1,
+    CF_ENC_PREFIX = 2,
+    CF_ENC_GROUP_VARINT = 3, /* legacy: readable, never written */
+    CF_ENC_RLE = 4,
+    CF_ENC_DICT = 5,
+    CF_ENC_BIT_SHUFFLE = 6
+} cf_encoding;
+
+/* Kudu's CompressionType values. DEFAULT resolves to NONE, as Kudu's default. */
+typedef enum cf_compression {
+    CF_COMP_DEFAULT = 0,
+    CF_COMP_NONE = 1,
+    CF_COMP_SNAPPY = 2,
+    CF_COMP_LZ4 = 3,
+    CF_COMP_ZLIB = 4
+} cf_compression;
+
+/* Names as Kudu spells them ("INT32", "BIT_SHUFFLE", "NO_COMPRESSION"); NULL for
+ * a value that is not one of the enums above. */
+CF_API const char *cf_type_name(cf_type t);
+CF_API const char *cf_encoding_name(cf_encoding e);
+CF_API const char *cf_compression_name(cf_compression c);
+
+/* Parse a name (case-insensitive; Kudu's spellings plus short forms such as
+ * "plain", "lz4", "none"). CF_EINVAL when the name is unknown. */
+CF_API cf_status cf_type_parse(cf_type *out, const char *name);
+CF_API cf_status cf_encoding_parse(cf_encoding *out, const char *name);
+CF_API cf_status cf_compression_parse(cf_compression *out, const char *name);
+
+/* Is t one of the types above? */
+CF_API bool cf_type_valid(int t);
+/* STRING, BINARY, VARCHAR: values cross the API as cf_slice. */
+CF_API bool cf_type_is_binary(cf_type t);
+/* Bytes of one value in memory: 1 for BOOL (0 or 1), 16 for INT128/DECIMAL128,
+ * sizeof(cf_slice) for binary types. */
+CF_API size_t cf_type_size(cf_type t);
+/* Kudu's default encoding for the type (what AUTO resolves to). */
+CF_API cf_encoding cf_type_default_encoding(cf_type t);
+/* Does Kudu allow this encoding for this type? (GROUP_VARINT: never for writing.) */
+CF_API bool cf_type_allows_encoding(cf_type t, cf_encoding e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

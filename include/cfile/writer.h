@@ -1,0 +1,104 @@
+/* cfile: writing one column to a CFile v2 (magic "kuducfl2"), byte-identical to
+ * Apache Kudu's CFileWriter for the same values, options and append calls.
+ *
+ * Call order:  create (add_metadata)* (append | append_arrays | add_metadata)* finish? free
+ * Metadata added before the first append goes to the header, later metadata to
+ * the footer (as Kudu does). A writer's first error is sticky: every later call
+ * returns it. `free` without a successful `finish` abandons the output (a file
+ * created with cf_writer_create_file never appears).
+ * A writer belongs to one thread at a time.
+ */
+#ifndef CFILE_WRITER_H
+#define CFILE_WRITER_H
+
+#include "io.h"
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cf_writer cf_writer;
+
+#define CF_WRITER_OPTIONS_VERSION 1
+#define CF_MIN_BLOCK_SIZE 512u
+#define CF_DEFAULT_BLOCK_SIZE 262144u
+#define CF_DEFAULT_INDEX_BLOCK_SIZE 32768u
+#define CF_DEFAULT_RESTART_INTERVAL 16u
+/* Kudu stores array element counts as u16. */
+#define CF_MAX_ARRAY_ELEMS 65535u
+
+typedef struct cf_writer_options {
+    uint32_t version;            /* CF_WRITER_OPTIONS_VERSION, set by _init */
+    cf_type type;                /* column type (element type for arrays) */
+    cf_encoding encoding;        /* AUTO = Kudu's default for the type; a pair Kudu
+                                  * does not allow resolves to that default too */
+    cf_compression compression;  /* DEFAULT = NONE */
+    bool nullable;               /* rows may be NULL (nullable data blocks) */
+    bool is_array;               /* one-dimensional arrays of `type` */
+    bool write_posidx;           /* positional B-tree (default true) */
+    bool write_validx;           /* value B-tree; values must be appended sorted */
+    bool checksums;              /* CRC-32C on header, blocks, footer (default true) */
+    bool optimize_index_keys;    /* shorten value-index keys (default true) */
+    uint32_t block_size;         /* bytes; 0 = 256 KiB; below 512 is raised to 512 */
+    uint32_t index_block_size;   /* bytes; 0 = 32 KiB */
+    uint32_t restart_interval;   /* PREFIX restart interval; 0 = 16 */
+} cf_writer_options;
+
+/* Fill o with Kudu's defaults for `type`. */
+CF_API void cf_writer_options_init(cf_writer_options *o, cf_type type);
+
+/* Start a writer on `io` (borrowed: it must outlive the writer; the writer
+ * appends and, on finish, commits it). Options are validated; a bad one is
+ * CF_EINVAL naming the field. opts == NULL is invalid (the type is required). */
+CF_API cf_status cf_writer_create(cf_writer **out, cf_io *io, const cf_writer_options *opts,
+                                  cf_error *err);
+/* Same, creating `path` atomically; the writer owns its io. */
+CF_API cf_status cf_writer_create_file(cf_writer **out, const char *path,
+                                       const cf_writer_options *opts, cf_error *err);
+
+/* Add a key/value pair. Before the first append it goes to the header, after it
+ * to the footer. Order and duplicates are kept. */
+CF_API cf_status cf_writer_add_metadata(cf_writer *w, const char *key, const void *value,
+                                        size_t value_len, cf_error *err);
+
+/* Append `count` rows in one call (one Kudu append call: block boundaries of
+ * PLAIN, RLE and BOOL columns depend on how rows are grouped into calls).
+ *   values:  `count` values, row-aligned, of cf_type_size(type) bytes each
+ *            (cf_slice for binary types, uint8_t 0/1 for BOOL). Slots of NULL
+ *            rows are ignored.
+ *   nonnull: bitmap, bit i (LSB-first) set = row i present; NULL = all present.
+ *            Must be NULL-free (all set) unless the column is nullable.
+ * With write_validx, values must be non-decreasing across all calls (CF_EINVAL if
+ * not) and the column must not be nullable.
+ * Not for array columns. */
+CF_API cf_status cf_writer_append(cf_writer *w, const void *values, const uint8_t *nonnull,
+                                  size_t count, cf_error *err);
+
+/* Append `count` array cells in one call.
+ *   elems:        all elements of all cells, flattened, cf_type_size(type) each
+ *   elem_nonnull: bitmap over the flattened elements (NULL = all present)
+ *   elem_counts:  number of elements of each cell (0 for NULL and empty cells),
+ *                 at most CF_MAX_ARRAY_ELEMS (CF_EINVAL otherwise)
+ *   cell_nonnull: bitmap over the cells (NULL = no NULL cell) */
+CF_API cf_status cf_writer_append_arrays(cf_writer *w, const void *elems,
+                                         const uint8_t *elem_nonnull,
+                                         const uint32_t *elem_counts,
+                                         const uint8_t *cell_nonnull, size_t count,
+                                         cf_error *err);
+
+/* Flush the last block, the indexes, the dictionary and the footer; commit. */
+CF_API cf_status cf_writer_finish(cf_writer *w, cf_error *err);
+
+/* Rows appended so far. */
+CF_API uint64_t cf_writer_num_values(const cf_writer *w);
+/* The options after resolution (AUTO encoding, DEFAULT compression, sizes). */
+CF_API const cf_writer_options *cf_writer_resolved_options(const cf_writer *w);
+
+/* NULL is a no-op. Without finish, abandons the output. */
+CF_API void cf_writer_free(cf_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

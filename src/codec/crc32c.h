@@ -1,0 +1,23 @@
+/* Internal: CRC-32C (Castagnoli), the standard iSCSI variant (format §4):
+ * crc32c("123456789") == 0xE3069283. The implementation (SSE4.2 hardware,
+ * interleaved streams, or portable slicing tables) is chosen once at run time. */
+#ifndef CF_CODEC_CRC32C_H
+#define CF_CODEC_CRC32C_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* CRC of data. */
+uint32_t cf_crc32c(const void *data, size_t len);
+/* Continue a CRC: cf_crc32c_extend(cf_crc32c(a), b) == cf_crc32c(a || b). */
+uint32_t cf_crc32c_extend(uint32_t crc, const void *data, size_t len);
+/* Name of the implementation in use ("sse42", "portable", ...). */
+const char *cf_crc32c_impl(void);
+
+/* Each implementation, for tests and benchmarks; same contract as _extend. */
+uint32_t cf_crc32c_portable(uint32_t crc, const void *data, size_t len);
+bool cf_crc32c_hw_available(void);
+uint32_t cf_crc32c_hw(uint32_t crc, const void *data, size_t len); /* requires hw_available */
+
+#endif

@@ -1,0 +1,28 @@
+/* Internal: every allocation goes through here (one place to inject failures),
+ * and size arithmetic is checked. */
+#ifndef CF_UTIL_ALLOC_H
+#define CF_UTIL_ALLOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+void *cf_malloc(size_t n);
+void *cf_calloc(size_t count, size_t size);
+void *cf_realloc(void *p, size_t n);
+void cf_free(void *p);
+
+/* Tests: make the n-th allocation from now fail (0 = never). */
+void cf_alloc_fail_after(uint64_t n);
+
+/* true and *out = a*b (a+b) when it fits, false on overflow. */
+static inline bool cf_mul_ok(size_t a, size_t b, size_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool cf_add_ok(size_t a, size_t b, size_t *out)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+
+#endif

@@ -1,0 +1,24 @@
+/* Internal: group varint, four u32 values per group (format §1.6). */
+#ifndef CF_UTIL_GROUP_VARINT_H
+#define CF_UTIL_GROUP_VARINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+#define CF_GVINT_MAX_GROUP 17
+
+/* Encode one group at dst (room for 17 bytes); returns bytes written (5..17). */
+size_t cf_gvint_encode_group(uint8_t *dst, uint32_t a, uint32_t b, uint32_t c, uint32_t d);
+/* Bytes one value takes inside a group (1..4; 0 takes 1). */
+static inline size_t cf_gvint_value_len(uint32_t v)
+{
+    return v < (1u << 8) ? 1 : v < (1u << 16) ? 2 : v < (1u << 24) ? 3 : 4;
+}
+/* Decode one group from [p, end); NULL if it does not fit. */
+const uint8_t *cf_gvint_decode_group(const uint8_t *p, const uint8_t *end, uint32_t out[4]);
+/* Append n values as ceil(n/4) groups, the last one padded with zeros. */
+void cf_gvint_append(cf_buf *b, const uint32_t *v, size_t n);
+
+#endif

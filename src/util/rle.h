@@ -1,0 +1,67 @@
+/* Internal: Kudu's RLE / bit-packing hybrid (format §7), bit widths 1..64.
+ *
+ * The encoder reproduces Kudu's run-splitting heuristic exactly (§7.3), so its
+ * streams are byte-identical to Kudu's. The decoder accepts every stream the
+ * grammar allows (§7.1) and never reads outside its buffer.
+ */
+#ifndef CF_UTIL_RLE_H
+#define CF_UTIL_RLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+typedef struct cf_rle_encoder {
+    cf_buf out;          /* emitted bytes */
+    unsigned width;      /* bits per value, 1..64 */
+    uint64_t cur;        /* value of the current run */
+    uint64_t rep;        /* length of that run since the last flush point */
+    uint64_t buf[8];     /* pending values */
+    unsigned nbuf;
+    unsigned lit;        /* values in the open literal run */
+    size_t ind_pos;      /* byte offset of the open literal run's indicator */
+    bool ind_open;
+    uint64_t bitacc;     /* bit accumulator for literal values */
+    unsigned bitcnt;
+} cf_rle_encoder;
+
+void cf_rle_enc_init(cf_rle_encoder *e, unsigned width);
+void cf_rle_enc_dispose(cf_rle_encoder *e);
+/* Start a new, empty stream (keeps memory). */
+void cf_rle_enc_reset(cf_rle_encoder *e);
+/* Add one value (masked to width bits). */
+void cf_rle_enc_put(cf_rle_encoder *e, uint64_t v);
+/* Add the same value n times (fast path for bitmaps). */
+void cf_rle_enc_put_run(cf_rle_encoder *e, uint64_t v, size_t n);
+/* Bytes emitted so far, counting a partially filled literal byte, but not the
+ * values still buffered nor an unfinished repeated run (Kudu's fullness rule,
+ * format §8.3). */
+size_t cf_rle_enc_emitted_len(const cf_rle_encoder *e);
+/* Flush everything; the stream is in e->out until reset. CF_ENOMEM possible. */
+cf_status cf_rle_enc_finish(cf_rle_encoder *e);
+
+typedef struct cf_rle_decoder {
+    const uint8_t *p, *end;  /* unread bytes */
+    unsigned width;
+    uint64_t rep_left;       /* values left in the current repeated run */
+    uint64_t rep_value;
+    uint64_t lit_left;       /* values left in the current literal run (claimed) */
+    const uint8_t *lit_p;    /* literal bits */
+    uint64_t lit_bit;        /* bit position within the literal run */
+} cf_rle_decoder;
+
+void cf_rle_dec_init(cf_rle_decoder *d, const uint8_t *data, size_t len, unsigned width);
+/* Decode up to n values into dst as little-endian integers of elem_size bytes
+ * (1, 2, 4 or 8). Returns how many were decoded: fewer than n only when the
+ * stream ends (or is malformed); callers that know the count treat that as
+ * corruption. */
+size_t cf_rle_dec_get(cf_rle_decoder *d, void *dst, size_t elem_size, size_t n);
+/* Width 1 only: decode up to n flags into bitmap bits [off, off + n). */
+size_t cf_rle_dec_get_bits(cf_rle_decoder *d, uint8_t *bitmap, size_t off, size_t n);
+/* Skip up to n values; *nonzero (may be NULL) gets how many skipped values
+ * were non-zero. Returns how many were skipped. */
+size_t cf_rle_dec_skip(cf_rle_decoder *d, size_t n, size_t *nonzero);
+
+#endif

@@ -1,0 +1,48 @@
+/* Shared test helpers: cmocka includes, status assertions, seeded randomness,
+ * hex dumps and golden-file paths. */
+#ifndef CF_TEST_COMMON_H
+#define CF_TEST_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <cmocka.h>
+
+#include <cfile/status.h>
+
+/* Fails with the status name and err->msg when st != CF_OK. */
+#define CF_ASSERT_OK(st, errp) cf_test_assert_ok((st), (errp), __FILE__, __LINE__)
+#define CF_ASSERT_STATUS(st, want, errp) cf_test_assert_status((st), (want), (errp), __FILE__, __LINE__)
+void cf_test_assert_ok(cf_status st, const cf_error *err, const char *file, int line);
+void cf_test_assert_status(cf_status st, cf_status want, const cf_error *err, const char *file,
+                           int line);
+
+/* Fails with a hex diff of the first difference when a != b. */
+#define CF_ASSERT_BYTES(a, alen, b, blen) cf_test_assert_bytes((a), (alen), (b), (blen), __FILE__, __LINE__)
+void cf_test_assert_bytes(const void *a, size_t alen, const void *b, size_t blen, const char *file,
+                          int line);
+
+/* Parse "0a 0b ff" / "0a0bff" into out (cap bytes); returns the length. */
+size_t cf_test_unhex(const char *hex, uint8_t *out, size_t cap);
+
+/* Deterministic PRNG (xoshiro256**). The seed is CF_TEST_SEED from the
+ * environment if set, else `dflt`; it is printed once so failures replay. */
+uint64_t cf_test_seed(uint64_t dflt);
+typedef struct cf_rng { uint64_t s[4]; } cf_rng;
+void cf_rng_init(cf_rng *r, uint64_t seed);
+uint64_t cf_rng_next(cf_rng *r);
+/* Uniform in [0, n). */
+uint64_t cf_rng_below(cf_rng *r, uint64_t n);
+
+/* Read a whole file (malloc'd; caller frees). NULL on failure. */
+uint8_t *cf_test_read_file(const char *path, size_t *len);
+/* The shared/ directory (CF_SHARED_DIR env var, else the build-time default). */
+const char *cf_test_shared_dir(void);
+
+/* Run the group, honouring `-t PATTERN` on the command line. */
+#define CF_RUN_TESTS(argc, argv, tests) cf_test_run((argc), (argv), #tests, tests, sizeof(tests) / sizeof((tests)[0]))
+int cf_test_run(int argc, char **argv, const char *name, const struct CMUnitTest *tests, size_t n);
+
+#endif
