@@ -1,0 +1,67 @@
+/* Internal to the cfile layer: the file frame (header, footer, block framing),
+ * value-index keys, and the reader struct shared by reader.c and iter.c. */
+#ifndef CF_CFILE_INTERNAL_H
+#define CF_CFILE_INTERNAL_H
+
+#include <cfile/iter.h>
+#include <cfile/reader.h>
+#include <cfile/writer.h>
+
+#include "../encoding/encoding.h"
+#include "../index/btree.h"
+#include "../util/buf.h"
+
+#define CF_MAGIC_V1 "kuducfil"
+#define CF_MAGIC_V2 "kuducfl2"
+#define CF_MAGIC_LEN 8
+/* Kudu's limit on the header and footer protobuf lengths (format §2.2, §2.3). */
+#define CF_MAX_PB_LEN 65536u
+/* Kudu's --min_compression_ratio: compress only when it saves more than 10%. */
+#define CF_MIN_COMPRESSION_RATIO 0.9
+
+/* ---- block framing (format §2.7, §5) ---------------------------------------------- */
+
+typedef struct cf_frame_opts {
+    cf_compression compression;
+    bool checksums;
+} cf_frame_opts;
+
+/* Wrap logical bytes as Kudu stores a block: compression header and payload
+ * (raw when compression does not pay), then the CRC. Result replaces `out`. */
+cf_status cf_frame_block(const cf_frame_opts *fo, const uint8_t *logical, size_t len,
+                         cf_buf *out, cf_error *err);
+
+/* ---- value-index keys (format §1.8, §9.2) ------------------------------------------ */
+
+/* Does the type have Kudu's memcomparable key encoding? */
+bool cf_key_supported(cf_type t);
+/* Replace `out` with the memcomparable encoding of one value (memory form). */
+void cf_key_encode(cf_type t, const void *value, cf_buf *out);
+/* Kudu's key shortening: the shortest prefix of cur still > prev. */
+size_t cf_key_shortened_len(cf_slice prev, cf_slice cur);
+
+/* ---- the reader (immutable after open) --------------------------------------------- */
+
+struct cf_reader {
+    cf_io *io;
+    cf_io *owned_io;
+    cf_reader_options opts;
+    cf_file_info info;
+    cf_metadata_pair *header_md, *footer_md;
+    size_t n_header_md, n_footer_md;
+    uint8_t *header_md_bytes;    /* backing stores of the metadata slices */
+    uint8_t *footer_md_bytes;
+    const cf_decoder_ops *dec_ops;
+    cf_dec_params dec_params;
+    cf_dict dict;                /* DICT files: the decoded dictionary */
+    cf_slice *dict_entries;
+    uint8_t *dict_bytes;
+};
+
+/* Read one block's logical bytes through `r` (check CRC, undo compression).
+ * The result is a view into the io (mmap/memory, uncompressed) or lives in
+ * scratch. `what` names the block kind in errors ("data block", ...). */
+cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
+                               cf_slice *out, const char *what, cf_error *err);
+
+#endif

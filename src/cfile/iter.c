@@ -1,0 +1,501 @@
+/* The iterator (format §9.5): seeks through the positional or value B-tree,
+ * loads data blocks, parses their layout (§6.1 plain, §6.2 nullable, §6.3
+ * array) and hands rows out in batches.
+ *
+ * Nullable block:  varint32 num_rows | varint32 L | RLE_1 row bitmap (L bytes) | encoded
+ * Array block:     varint32 flat_count | varint32 array_count
+ *                  | varint32 L1 | RLE_1 element bitmap | varint32 L2 | RLE_16 counts
+ *                  | varint32 L3 | RLE_1 cell bitmap | encoded elements
+ */
+#include "internal.h"
+
+#include <string.h>
+
+#include "../util/alloc.h"
+#include "../util/bitmap.h"
+#include "../util/endian.h"
+#include "../util/error.h"
+#include "../util/rle.h"
+#include "../util/varint.h"
+
+struct cf_iter {
+    const cf_reader *r;
+    size_t es; /* bytes per value in memory form */
+    cf_btree_iter *pos_bt, *val_bt;
+    cf_btree_iter *cur_bt; /* the tree that located the current block */
+    cf_decoder *dec;
+    cf_buf blockbuf;
+
+    bool positioned; /* a seek happened (or is implied at ordinal 0) */
+    bool have_block;
+    bool at_end;
+    cf_block_ptr blk_ptr;
+    uint64_t blk_first; /* ordinal of the block's first row */
+    uint32_t blk_rows;  /* rows (cells for arrays) */
+    uint32_t row;       /* next row inside the block */
+
+    cf_buf rowbm;   /* nullable: row bitmap; arrays: cell bitmap */
+    cf_buf flatbm;  /* arrays: element bitmap */
+    cf_buf offsets; /* arrays: u32 start of each cell, plus the end */
+    cf_buf counts;  /* arrays: u16 element counts as decoded */
+
+    cf_buf out_vals, out_nonnull, out_offsets, out_elem_nonnull, dense;
+};
+
+static cf_status read_cb(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out,
+                         cf_error *err)
+{
+    return cf_reader_read_block(ctx, ptr, scratch, out, "index block", err);
+}
+
+cf_status cf_iter_create(cf_iter **out, const cf_reader *r, cf_error *err)
+{
+    *out = NULL;
+    cf_iter *it = cf_calloc(1, sizeof *it);
+    CF_CHECK(it != NULL, err, CF_ENOMEM, "out of memory creating an iterator");
+    it->r = r;
+    it->es = cf_type_size(r->info.type);
+    cf_buf *bufs[] = {&it->blockbuf, &it->rowbm,       &it->flatbm,           &it->offsets,
+                      &it->counts,   &it->out_vals,    &it->out_nonnull,      &it->out_offsets,
+                      &it->out_elem_nonnull, &it->dense};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        cf_buf_init(bufs[i]);
+    void *ctx = (void *)r;
+    cf_status st = r->dec_ops->create(&it->dec, &r->dec_params, err);
+    if (st == CF_OK && r->info.has_posidx)
+        st = cf_btree_iter_create(&it->pos_bt,
+                                  (cf_block_ptr){r->info.posidx_root_off, r->info.posidx_root_size},
+                                  read_cb, ctx, err);
+    if (st == CF_OK && r->info.has_validx)
+        st = cf_btree_iter_create(&it->val_bt,
+                                  (cf_block_ptr){r->info.validx_root_off, r->info.validx_root_size},
+                                  read_cb, ctx, err);
+    if (st != CF_OK) {
+        cf_iter_free(it);
+        return st;
+    }
+    *out = it;
+    return CF_OK;
+}
+
+void cf_iter_free(cf_iter *it)
+{
+    if (it == NULL)
+        return;
+    cf_decoder_free(it->dec);
+    cf_btree_iter_free(it->pos_bt);
+    cf_btree_iter_free(it->val_bt);
+    cf_buf *bufs[] = {&it->blockbuf, &it->rowbm,       &it->flatbm,           &it->offsets,
+                      &it->counts,   &it->out_vals,    &it->out_nonnull,      &it->out_offsets,
+                      &it->out_elem_nonnull, &it->dense};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        cf_buf_dispose(bufs[i]);
+    cf_free(it);
+}
+
+/* ---- block loading ---------------------------------------------------------------- */
+
+#define BLK_FAIL(it, err, ...)                                                                     \
+    return cf_error_prefix(err, cf_error_set(err, CF_ECORRUPT, __FILE__, __LINE__, __VA_ARGS__),  \
+                           "data block at offset %llu: ", (unsigned long long)(it)->blk_ptr.off)
+
+/* Read a varint32-length-prefixed section. */
+static bool take_section(const uint8_t **p, const uint8_t *end, cf_slice *out)
+{
+    uint32_t len;
+    const uint8_t *q = cf_varint32_decode(*p, end, &len);
+    if (q == NULL || len > (size_t)(end - q))
+        return false;
+    *out = (cf_slice){q, len};
+    *p = q + len;
+    return true;
+}
+
+/* Decode `n` flags of an RLE_1 stream into a fresh bitmap. */
+static bool decode_bits(cf_slice s, size_t n, cf_buf *bm)
+{
+    cf_buf_clear(bm);
+    uint8_t *p = cf_buf_extend(bm, cf_bitmap_bytes(n) + 8);
+    if (p == NULL)
+        return false;
+    memset(p, 0, bm->len);
+    cf_rle_decoder d;
+    cf_rle_dec_init(&d, s.data, s.len, 1);
+    return cf_rle_dec_get_bits(&d, p, 0, n) == n;
+}
+
+static cf_status load_nullable(cf_iter *it, const uint8_t *p, const uint8_t *end,
+                               cf_slice *encoded, cf_error *err)
+{
+    uint32_t rows;
+    cf_slice bm;
+    p = cf_varint32_decode(p, end, &rows);
+    if (p == NULL || !take_section(&p, end, &bm))
+        BLK_FAIL(it, err, "nullable block header is truncated");
+    if (rows > it->r->info.num_values)
+        BLK_FAIL(it, err, "claims %u rows but the file has %llu", rows,
+                 (unsigned long long)it->r->info.num_values);
+    if (!decode_bits(bm, rows, &it->rowbm))
+        BLK_FAIL(it, err, "non-null bitmap holds fewer than its %u rows", rows);
+    it->blk_rows = rows;
+    *encoded = (cf_slice){p, (size_t)(end - p)};
+    return CF_OK;
+}
+
+static cf_status load_array(cf_iter *it, const uint8_t *p, const uint8_t *end, cf_slice *encoded,
+                            cf_error *err)
+{
+    uint32_t flat, cells;
+    cf_slice fbm, cnt, abm;
+    p = cf_varint32_decode(p, end, &flat);
+    if (p)
+        p = cf_varint32_decode(p, end, &cells);
+    if (p == NULL || !take_section(&p, end, &fbm) || !take_section(&p, end, &cnt) ||
+        !take_section(&p, end, &abm))
+        BLK_FAIL(it, err, "array block header is truncated");
+    if (cells > it->r->info.num_values)
+        BLK_FAIL(it, err, "claims %u cells but the file has %llu", cells,
+                 (unsigned long long)it->r->info.num_values);
+    /* Every element costs at least one bit of the element bitmap stream unless
+     * it is in a repeated run; bound the claim by what u16 counts allow. */
+    if ((uint64_t)flat > (uint64_t)cells * 65535u)
+        BLK_FAIL(it, err, "claims %u elements in %u cells", flat, cells);
+    if (!decode_bits(fbm, flat, &it->flatbm))
+        BLK_FAIL(it, err, "element bitmap holds fewer than its %u elements", flat);
+    if (!decode_bits(abm, cells, &it->rowbm))
+        BLK_FAIL(it, err, "cell bitmap holds fewer than its %u cells", cells);
+    cf_buf_clear(&it->counts);
+    cf_buf_clear(&it->offsets);
+    uint16_t *c = (uint16_t *)(void *)cf_buf_extend(&it->counts, (size_t)cells * 2 + 2);
+    uint32_t *o = (uint32_t *)(void *)cf_buf_extend(&it->offsets, ((size_t)cells + 1) * 4);
+    CF_CHECK(c != NULL && o != NULL, err, CF_ENOMEM, "out of memory loading an array block");
+    cf_rle_decoder d;
+    cf_rle_dec_init(&d, cnt.data, cnt.len, 16);
+    if (cf_rle_dec_get(&d, c, 2, cells) != cells)
+        BLK_FAIL(it, err, "element counts hold fewer than its %u cells", cells);
+    /* format §6.3: cells are consecutive; the last one ends at flat_count. */
+    uint64_t start = 0;
+    for (uint32_t i = 0; i < cells; i++) {
+        if (start > flat)
+            BLK_FAIL(it, err, "cell %u starts at element %llu, past the %u elements", i,
+                     (unsigned long long)start, flat);
+        o[i] = (uint32_t)start;
+        start += c[i];
+    }
+    o[cells] = flat;
+    it->blk_rows = cells;
+    *encoded = (cf_slice){p, (size_t)(end - p)};
+    return CF_OK;
+}
+
+/* Load the data block at ptr and position at its row 0. */
+static cf_status load_block(cf_iter *it, cf_block_ptr ptr, cf_error *err)
+{
+    const cf_reader *r = it->r;
+    it->have_block = false;
+    it->blk_ptr = ptr;
+    cf_slice logical, encoded = {NULL, 0};
+    CF_TRY(cf_reader_read_block(r, ptr, &it->blockbuf, &logical, "data block", err));
+    const uint8_t *p = logical.data, *end = p + logical.len;
+    if (r->info.is_array)
+        CF_TRY(load_array(it, p, end, &encoded, err));
+    else if (r->info.nullable)
+        CF_TRY(load_nullable(it, p, end, &encoded, err));
+    else
+        encoded = logical;
+    CF_TRY(cf_error_prefix(err, it->dec->ops->load(it->dec, encoded.data, encoded.len, err),
+                           "data block at offset %llu: ", (unsigned long long)ptr.off));
+    size_t present = it->dec->count;
+    if (r->info.is_array) {
+        uint32_t flat = ((const uint32_t *)(const void *)it->offsets.data)[it->blk_rows];
+        if (cf_bitmap_count(it->flatbm.data, 0, flat) != present)
+            BLK_FAIL(it, err, "element bitmap has %zu present elements but the block holds %zu",
+                     cf_bitmap_count(it->flatbm.data, 0, flat), present);
+    } else if (r->info.nullable) {
+        if (cf_bitmap_count(it->rowbm.data, 0, it->blk_rows) != present)
+            BLK_FAIL(it, err, "bitmap has %zu present rows but the block holds %zu values",
+                     cf_bitmap_count(it->rowbm.data, 0, it->blk_rows), present);
+    } else {
+        if (present > UINT32_MAX)
+            BLK_FAIL(it, err, "block claims %zu values", present);
+        it->blk_rows = (uint32_t)present;
+    }
+    it->blk_first = it->dec->first_ord;
+    if (it->blk_first + it->blk_rows > r->info.num_values)
+        BLK_FAIL(it, err, "rows [%llu, %llu) run past the file's %llu rows",
+                 (unsigned long long)it->blk_first,
+                 (unsigned long long)(it->blk_first + it->blk_rows),
+                 (unsigned long long)r->info.num_values);
+    it->row = 0;
+    it->have_block = true;
+    return CF_OK;
+}
+
+/* Position the decoder at row j of the loaded block. */
+static cf_status position_at_row(cf_iter *it, uint32_t j, cf_error *err)
+{
+    size_t idx = j;
+    if (it->r->info.is_array) {
+        uint32_t e = ((const uint32_t *)(const void *)it->offsets.data)[j];
+        idx = cf_bitmap_count(it->flatbm.data, 0, e);
+    } else if (it->r->info.nullable) {
+        idx = cf_bitmap_count(it->rowbm.data, 0, j);
+    }
+    it->row = j;
+    return it->dec->ops->seek(it->dec, idx, err);
+}
+
+/* Move to the next data block along the current tree; at_end when none. */
+static cf_status next_block(cf_iter *it, cf_error *err)
+{
+    uint64_t expect = it->blk_first + it->blk_rows;
+    cf_status st = cf_btree_iter_next(it->cur_bt, err);
+    if (st == CF_ENOTFOUND) {
+        it->at_end = true;
+        it->have_block = false;
+        if (expect != it->r->info.num_values)
+            CF_FAIL(err, CF_ECORRUPT, "the index ends at row %llu but the file has %llu rows",
+                    (unsigned long long)expect, (unsigned long long)it->r->info.num_values);
+        return CF_OK;
+    }
+    CF_TRY(st);
+    CF_TRY(load_block(it, cf_btree_iter_ptr(it->cur_bt), err));
+    if (it->blk_first != expect)
+        BLK_FAIL(it, err, "starts at row %llu, expected %llu after the previous block",
+                 (unsigned long long)it->blk_first, (unsigned long long)expect);
+    return CF_OK;
+}
+
+/* ---- seeks --------------------------------------------------------------------------- */
+
+cf_status cf_iter_seek_to_first(cf_iter *it, cf_error *err)
+{
+    it->positioned = true;
+    it->at_end = false;
+    it->have_block = false;
+    it->cur_bt = it->pos_bt ? it->pos_bt : it->val_bt;
+    CF_CHECK(it->cur_bt != NULL, err, CF_ENOTSUP,
+             "file has neither a positional nor a value index: its rows cannot be located");
+    cf_status st = cf_btree_iter_seek_to_first(it->cur_bt, err);
+    if (st == CF_ENOTFOUND) {
+        it->at_end = true;
+        CF_CHECK(it->r->info.num_values == 0, err, CF_ECORRUPT,
+                 "the index is empty but the file has %llu rows",
+                 (unsigned long long)it->r->info.num_values);
+        return CF_OK;
+    }
+    CF_TRY(st);
+    CF_TRY(load_block(it, cf_btree_iter_ptr(it->cur_bt), err));
+    CF_CHECK(it->blk_first == 0, err, CF_ECORRUPT, "the first data block starts at row %llu",
+             (unsigned long long)it->blk_first);
+    return CF_OK;
+}
+
+cf_status cf_iter_seek_to_ordinal(cf_iter *it, uint64_t ord, cf_error *err)
+{
+    CF_CHECK(it->pos_bt != NULL, err, CF_EINVAL, "file has no positional index");
+    it->positioned = true;
+    it->have_block = false;
+    it->at_end = true;
+    it->cur_bt = it->pos_bt;
+    if (ord >= it->r->info.num_values)
+        CF_FAIL(err, CF_ENOTFOUND, "ordinal %llu is past the last row (%llu rows)",
+                (unsigned long long)ord, (unsigned long long)it->r->info.num_values);
+    uint8_t key[4];
+    cf_store_be32(key, (uint32_t)ord);
+    cf_status st = cf_btree_iter_seek_at_or_before(it->pos_bt, (cf_slice){key, 4}, err);
+    if (st == CF_ENOTFOUND)
+        CF_FAIL(err, CF_ECORRUPT, "positional index has no block for ordinal %llu",
+                (unsigned long long)ord);
+    CF_TRY(st);
+    CF_TRY(load_block(it, cf_btree_iter_ptr(it->pos_bt), err));
+    if (ord < it->blk_first || ord - it->blk_first >= it->blk_rows)
+        BLK_FAIL(it, err, "positional index sent ordinal %llu to rows [%llu, %llu)",
+                 (unsigned long long)ord, (unsigned long long)it->blk_first,
+                 (unsigned long long)(it->blk_first + it->blk_rows));
+    it->at_end = false;
+    return position_at_row(it, (uint32_t)(ord - it->blk_first), err);
+}
+
+/* Row of the idx-th present value (nullable blocks). */
+static uint32_t row_of_value(const cf_iter *it, size_t idx)
+{
+    if (!it->r->info.nullable)
+        return (uint32_t)idx;
+    size_t seen = 0;
+    for (uint32_t j = 0; j < it->blk_rows; j++)
+        if (cf_bitmap_get(it->rowbm.data, j) && seen++ == idx)
+            return j;
+    return it->blk_rows;
+}
+
+cf_status cf_iter_seek_at_or_after(cf_iter *it, const void *key, bool *exact, cf_error *err)
+{
+    CF_CHECK(it->val_bt != NULL, err, CF_EINVAL, "file has no value index");
+    CF_CHECK(!it->r->info.is_array, err, CF_EINVAL, "array columns cannot be sought by value");
+    it->positioned = true;
+    it->have_block = false;
+    it->at_end = true;
+    it->cur_bt = it->val_bt;
+    cf_buf kb;
+    cf_buf_init(&kb);
+    cf_key_encode(it->r->info.type, key, &kb);
+    cf_status st = kb.oom ? CF_ENOMEM
+                          : cf_btree_iter_seek_at_or_before(it->val_bt,
+                                                            (cf_slice){kb.data, kb.len}, err);
+    cf_buf_dispose(&kb);
+    if (st == CF_ENOTFOUND) /* the key sorts before every block: start at the first */
+        st = cf_btree_iter_seek_to_first(it->val_bt, err);
+    if (st == CF_ENOTFOUND)
+        CF_FAIL(err, CF_ENOTFOUND, "the file has no rows");
+    CF_TRY(st);
+    CF_TRY(load_block(it, cf_btree_iter_ptr(it->val_bt), err));
+    bool ex = false;
+    st = it->dec->ops->seek_at_or_after(it->dec, key, &ex, err);
+    if (st == CF_ENOTFOUND) {
+        /* Greater than everything in this block: the answer is the next block's first row. */
+        ex = false;
+        if (!cf_btree_iter_has_next(it->val_bt))
+            CF_FAIL(err, CF_ENOTFOUND, "key is after the last value in the file");
+        CF_TRY(cf_btree_iter_next(it->val_bt, err));
+        CF_TRY(load_block(it, cf_btree_iter_ptr(it->val_bt), err));
+        it->at_end = false;
+        if (exact)
+            *exact = false;
+        return position_at_row(it, 0, err);
+    }
+    CF_TRY(cf_error_prefix(err, st, "data block at offset %llu: ",
+                           (unsigned long long)it->blk_ptr.off));
+    uint32_t row = row_of_value(it, it->dec->pos);
+    it->at_end = false;
+    if (exact)
+        *exact = ex;
+    return position_at_row(it, row, err);
+}
+
+uint64_t cf_iter_current_ordinal(const cf_iter *it)
+{
+    if (!it->positioned)
+        return 0;
+    if (it->at_end)
+        return it->r->info.num_values;
+    return it->blk_first + it->row;
+}
+
+/* ---- batches ------------------------------------------------------------------------ */
+
+static cf_status decode_dense(cf_iter *it, cf_buf *dst, size_t k, cf_error *err)
+{
+    cf_buf_clear(dst);
+    uint8_t *p = cf_buf_extend(dst, k * it->es + 1);
+    CF_CHECK(p != NULL, err, CF_ENOMEM, "out of memory decoding %zu values", k);
+    size_t got = 0;
+    CF_TRY(cf_error_prefix(err, it->dec->ops->next(it->dec, p, k, &got, err),
+                           "data block at offset %llu: ", (unsigned long long)it->blk_ptr.off));
+    if (got != k)
+        BLK_FAIL(it, err, "decoded %zu of %zu values", got, k);
+    return CF_OK;
+}
+
+/* Spread k dense values over n slots following bitmap bits [bit0, bit0 + n). */
+static void scatter(uint8_t *out, const uint8_t *dense, const uint8_t *bm, size_t bit0, size_t n,
+                    size_t es)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t run = cf_bitmap_run(bm, bit0 + i, n - i);
+        if (cf_bitmap_get(bm, bit0 + i)) {
+            memcpy(out + i * es, dense, run * es);
+            dense += run * es;
+        } else {
+            memset(out + i * es, 0, run * es);
+        }
+        i += run;
+    }
+}
+
+static uint8_t *out_bitmap(cf_buf *b, const uint8_t *src, size_t bit0, size_t n)
+{
+    cf_buf_clear(b);
+    uint8_t *p = cf_buf_extend(b, cf_bitmap_bytes(n) + 1);
+    if (p) {
+        memset(p, 0, cf_bitmap_bytes(n) + 1);
+        cf_bitmap_copy(p, 0, src, bit0, n);
+    }
+    return p;
+}
+
+cf_status cf_iter_next_batch(cf_iter *it, size_t max_rows, cf_batch *out, cf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!it->positioned)
+        CF_TRY(cf_iter_seek_to_first(it, err));
+    while (!it->at_end && (!it->have_block || it->row >= it->blk_rows))
+        CF_TRY(next_block(it, err));
+    out->first_ord = cf_iter_current_ordinal(it);
+    if (it->at_end || max_rows == 0)
+        return CF_OK;
+    const cf_file_info *fi = &it->r->info;
+    size_t n = it->blk_rows - it->row;
+    if (n > max_rows)
+        n = max_rows;
+    size_t es = it->es;
+    if (fi->is_array) {
+        const uint32_t *o = (const uint32_t *)(const void *)it->offsets.data;
+        size_t e0 = o[it->row], e1 = o[it->row + n], ne = e1 - e0;
+        size_t k = cf_bitmap_count(it->flatbm.data, e0, ne);
+        CF_TRY(decode_dense(it, &it->dense, k, err));
+        cf_buf_clear(&it->out_vals);
+        uint8_t *vals = cf_buf_extend(&it->out_vals, ne * es + 1);
+        cf_buf_clear(&it->out_offsets);
+        uint32_t *offs = (uint32_t *)(void *)cf_buf_extend(&it->out_offsets, (n + 1) * 4);
+        uint8_t *enn = out_bitmap(&it->out_elem_nonnull, it->flatbm.data, e0, ne);
+        uint8_t *cnn = out_bitmap(&it->out_nonnull, it->rowbm.data, it->row, n);
+        CF_CHECK(vals && offs && enn && cnn, err, CF_ENOMEM, "out of memory for a batch");
+        scatter(vals, it->dense.data, it->flatbm.data, e0, ne, es);
+        for (size_t i = 0; i <= n; i++)
+            offs[i] = (uint32_t)(o[it->row + i] - e0);
+        out->values = vals;
+        out->elem_offsets = offs;
+        out->elem_count = ne;
+        out->elem_nonnull = enn;
+        out->nonnull = fi->nullable ? cnn : NULL;
+    } else if (fi->nullable) {
+        size_t k = cf_bitmap_count(it->rowbm.data, it->row, n);
+        CF_TRY(decode_dense(it, &it->dense, k, err));
+        cf_buf_clear(&it->out_vals);
+        uint8_t *vals = cf_buf_extend(&it->out_vals, n * es + 1);
+        uint8_t *nn = out_bitmap(&it->out_nonnull, it->rowbm.data, it->row, n);
+        CF_CHECK(vals && nn, err, CF_ENOMEM, "out of memory for a batch");
+        scatter(vals, it->dense.data, it->rowbm.data, it->row, n, es);
+        out->values = vals;
+        out->nonnull = nn;
+    } else {
+        CF_TRY(decode_dense(it, &it->out_vals, n, err));
+        out->values = it->out_vals.data;
+    }
+    out->count = n;
+    it->row += (uint32_t)n;
+    return CF_OK;
+}
+
+cf_status cf_iter_copy_batch(cf_iter *it, void *values, uint8_t *nonnull, size_t cap,
+                             size_t *count, cf_error *err)
+{
+    *count = 0;
+    CF_CHECK(!it->r->info.is_array, err, CF_EINVAL, "copy_batch does not take array columns");
+    CF_CHECK(values != NULL || cap == 0, err, CF_EINVAL, "values is NULL");
+    cf_batch b;
+    CF_TRY(cf_iter_next_batch(it, cap, &b, err));
+    if (b.count == 0)
+        return CF_OK;
+    memcpy(values, b.values, b.count * it->es);
+    if (nonnull) {
+        if (b.nonnull)
+            memcpy(nonnull, b.nonnull, cf_bitmap_bytes(b.count));
+        else
+            cf_bitmap_fill(nonnull, 0, b.count, true);
+    }
+    *count = b.count;
+    return CF_OK;
+}
