@@ -81,6 +81,29 @@ CF_API size_t cf_reader_footer_metadata(const cf_reader *r, const cf_metadata_pa
  * CF_ENOTFOUND when absent. */
 CF_API cf_status cf_reader_get_metadata(const cf_reader *r, const char *key, cf_slice *out);
 
+/* What `cf_reader_verify` found about one block. */
+typedef struct cf_block_report {
+    const char *kind;    /* "data block", "positional index", "value index", "dictionary block" */
+    uint64_t off;        /* file offset of the block */
+    uint32_t size;       /* stored bytes */
+    uint64_t first_ord;  /* data blocks: first row (from the index when undecodable) */
+    uint64_t rows;       /* data blocks: rows; 0 when unknown */
+    cf_status status;    /* CF_OK when intact */
+    const char *msg;     /* why not, when status != CF_OK (valid during the callback) */
+} cf_block_report;
+
+typedef void (*cf_verify_fn)(void *ctx, const cf_block_report *rep);
+
+/* Check every checksum and decode every block: the dictionary, every index
+ * block of both trees, and every data block with all its rows. `fn` (may be
+ * NULL) hears about each block, intact or not, so a caller can tell exactly
+ * which rows are lost. Verification continues past a damaged data block; a
+ * damaged index block hides the blocks below it. *damaged (may be NULL) gets
+ * the number of damaged blocks. Returns CF_OK when everything is intact, else
+ * the first problem (CF_ECORRUPT with its block and offset in err). */
+CF_API cf_status cf_reader_verify(const cf_reader *r, cf_verify_fn fn, void *ctx, size_t *damaged,
+                                  cf_error *err);
+
 /* NULL is a no-op. All iterators must be freed first. */
 CF_API void cf_reader_free(cf_reader *r);
 

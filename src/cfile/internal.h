@@ -64,4 +64,9 @@ struct cf_reader {
 cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
                                cf_slice *out, const char *what, cf_error *err);
 
+/* For verify: load the data block at ptr into the iterator and decode all of
+ * its rows; *first_ord and *rows describe it. */
+cf_status cf_iter_check_block(cf_iter *it, cf_block_ptr ptr, uint64_t *first_ord, uint64_t *rows,
+                              cf_error *err);
+
 #endif

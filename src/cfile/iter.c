@@ -499,3 +499,22 @@ cf_status cf_iter_copy_batch(cf_iter *it, void *values, uint8_t *nonnull, size_t
     *count = b.count;
     return CF_OK;
 }
+
+cf_status cf_iter_check_block(cf_iter *it, cf_block_ptr ptr, uint64_t *first_ord, uint64_t *rows,
+                              cf_error *err)
+{
+    it->positioned = true;
+    it->at_end = false;
+    CF_TRY(load_block(it, ptr, err));
+    *first_ord = it->blk_first;
+    *rows = it->blk_rows;
+    /* Decode every present value (the only part not checked by load). */
+    size_t left = it->dec->count;
+    while (left > 0) {
+        size_t k = left < 4096 ? left : 4096;
+        CF_TRY(decode_dense(it, &it->dense, k, err));
+        left -= k;
+    }
+    it->have_block = false;
+    return CF_OK;
+}

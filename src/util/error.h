@@ -2,6 +2,8 @@
 #ifndef CF_UTIL_ERROR_H
 #define CF_UTIL_ERROR_H
 
+#include <inttypes.h>
+
 #include <cfile/status.h>
 
 #if defined(__GNUC__)

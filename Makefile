@@ -1,0 +1,76 @@
+# Developer shortcuts over CMake.  Newcomers need only ./run and ./test (they also
+# install the Debian packages); these targets assume the tools are already there.
+#
+#   make              build into build/ (RelWithDebInfo)
+#   make test         build and run every test (ctest); ARGS="-R util/" narrows it
+#   make asan         the tests under ASan+UBSan, in build-asan/
+#   make fuzz         libFuzzer targets (clang, ASan+UBSan), in build-fuzz/
+#   make bench        Release benchmarks in build-bench/, then run each
+#   make memcheck     the tests under valgrind, in build/
+#   make format       clang-format -i over our C sources
+#   make install      cmake --install build --prefix $(PREFIX)
+#   make clean        remove every build dir
+
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+ARGS ?=
+CLANG ?= clang
+CLANG_FORMAT ?= clang-format
+FORMAT_DIRS := src include tools tests bench fuzz
+
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+.PHONY: all build test asan fuzz bench memcheck format install clean
+
+all: build
+
+build:
+	cmake -S . -B build $(CMAKE_ARGS)
+	cmake --build build -j$(JOBS)
+
+test: build
+	ctest --test-dir build --output-on-failure --no-tests=error -j$(JOBS) $(ARGS)
+
+# The compiler of a build dir is fixed at its first configure, hence the test -f.
+asan:
+	cmake -S . -B build-asan -DCF_SANITIZE=address,undefined -DCF_BUILD_TESTS=ON \
+	    $$(test -f build-asan/CMakeCache.txt || echo -DCMAKE_C_COMPILER=$(CLANG)) $(CMAKE_ARGS)
+	cmake --build build-asan -j$(JOBS)
+	$(SAN_ENV) ctest --test-dir build-asan --output-on-failure --no-tests=error -j$(JOBS) $(ARGS)
+
+# Every object gets libFuzzer's coverage hooks (fuzzer-no-link); only the fuzz_*
+# executables link the libFuzzer main.  Run one with e.g.
+#   build-fuzz/fuzz_reader -max_total_time=60 fuzz/corpus/reader
+fuzz:
+	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=$(CLANG) -DCF_BUILD_FUZZERS=ON \
+	    -DCF_BUILD_TESTS=OFF -DCF_SANITIZE=address,undefined \
+	    -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link $(CMAKE_ARGS)
+	cmake --build build-fuzz -j$(JOBS)
+	@ls build-fuzz/fuzz_* 2>/dev/null || echo "no fuzz targets yet (fuzz/fuzz_*.c)"
+
+bench:
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
+	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build build-bench -j$(JOBS)
+	@set -e; found=0; for b in build-bench/bench_*; do \
+	    [ -x "$$b" ] || continue; found=1; echo "== $$b"; "$$b" $(ARGS); done; \
+	    [ $$found = 1 ] || echo "no benchmarks yet (bench/*.c)"
+
+memcheck: build
+	ctest --test-dir build --output-on-failure --no-tests=error -j$(JOBS) \
+	    --overwrite MemoryCheckCommand=$$(command -v valgrind) \
+	    --overwrite "MemoryCheckCommandOptions=--error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite" \
+	    -T memcheck $(ARGS) \
+	    || { cat build/Testing/Temporary/MemoryChecker.*.log; exit 1; }
+
+format:
+	find $(FORMAT_DIRS) -type f \( -name '*.c' -o -name '*.h' \) -print0 2>/dev/null \
+	    | xargs -0 -r $(CLANG_FORMAT) -i
+
+install: build
+	cmake --install build --prefix $(PREFIX)
+
+clean:
+	rm -rf build build-asan build-fuzz build-bench

@@ -1,0 +1,99 @@
+# shellcheck shell=bash
+# scripts/deps.sh - the one list of Debian 12 packages cfile needs, and the helpers that
+# ./run, ./test and .ci/run share.  Sourced, never run.
+#
+# A machine that already has every package does no apt work at all: dpkg-query decides
+# what is missing, and only then is `apt-get update` run (once) and the rest installed.
+
+# Build: compiler + make, CMake, pkg-config, and the four libraries the format needs
+# (protobuf-c for the header/footer messages, LZ4/snappy/zlib for block compression),
+# plus cmocka for the tests.
+CF_DEPS_BUILD=(
+    gcc libc6-dev make
+    cmake pkg-config
+    libprotobuf-c-dev protobuf-c-compiler
+    liblz4-dev libsnappy-dev zlib1g-dev
+    libcmocka-dev
+)
+# Tests and CI add clang for the sanitizer build and the libFuzzer targets.  We install
+# without Recommends, and clang-14 only *recommends* the compiler-rt runtimes (ASan,
+# UBSan, libFuzzer), so they are named explicitly.
+CF_DEPS_TEST=(clang libclang-rt-14-dev)
+
+cf_say() { printf '==> %s\n' "$*"; }
+cf_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# cf_missing PKG...: print the packages that dpkg does not report as installed.
+cf_missing() {
+    local p
+    for p in "$@"; do
+        if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" != "install ok installed" ]; then
+            printf '%s\n' "$p"
+        fi
+    done
+}
+
+# cf_ensure_packages PKG...: install whatever is missing, as root or through sudo.
+cf_ensure_packages() {
+    command -v dpkg-query >/dev/null 2>&1 || cf_die "dpkg-query not found: these scripts expect Debian 12"
+    local missing
+    mapfile -t missing < <(cf_missing "$@")
+    if [ "${#missing[@]}" -eq 0 ]; then
+        return 0
+    fi
+    local -a su=()
+    if [ "$(id -u)" != 0 ]; then
+        command -v sudo >/dev/null 2>&1 \
+            || cf_die "missing packages (${missing[*]}) and not root, no sudo: install them as root"
+        su=(sudo)
+    fi
+    cf_say "installing ${missing[*]}"
+    local log
+    log=$(mktemp "${TMPDIR:-/tmp}/cfile-apt.XXXXXX")
+    # Quiet on success; the whole apt log on failure.
+    if ! { "${su[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q \
+           && "${su[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+                  --no-install-recommends "${missing[@]}"; } </dev/null >"$log" 2>&1; then
+        cat "$log" >&2
+        rm -f "$log"
+        cf_die "apt-get failed"
+    fi
+    rm -f "$log"
+}
+
+cf_jobs() { nproc 2>/dev/null || echo 2; }
+
+# cf_build DIR [CMAKE_ARG...]: configure (plus the words of CF_CMAKE_ARGS) and build.
+# Output goes to a log that is shown when a step fails (warnings are shown anyway);
+# CF_VERBOSE=1 shows everything as it happens.
+cf_build() {
+    local dir=$1
+    shift
+    local -a extra=()
+    if [ -n "${CF_CMAKE_ARGS:-}" ]; then
+        read -r -a extra <<<"$CF_CMAKE_ARGS"
+    fi
+    local log
+    log=$(mktemp "${TMPDIR:-/tmp}/cfile-build.XXXXXX")
+    cf_say "configuring $dir"
+    cf_logged "$log" cmake -S . -B "$dir" "$@" "${extra[@]}" || cf_die "cmake configure failed"
+    cf_say "building $dir (-j$(cf_jobs))"
+    cf_logged "$log" cmake --build "$dir" -j"$(cf_jobs)" || cf_die "build failed"
+    grep -E 'warning:' "$log" >&2 || true
+    rm -f "$log"
+}
+
+# cf_logged LOG CMD...: run CMD with its output in LOG (or on the terminal when
+# CF_VERBOSE=1); on failure print the end of LOG.
+cf_logged() {
+    local log=$1
+    shift
+    if [ "${CF_VERBOSE:-0}" = 1 ]; then
+        "$@"
+        return
+    fi
+    if ! "$@" >"$log" 2>&1; then
+        tail -n 80 "$log" >&2
+        return 1
+    fi
+}

@@ -1,0 +1,108 @@
+/* cf_reader_verify: check every block of a file and report each one, so a
+ * user can tell which rows of a damaged file are lost (DESIGN.md, `cfile verify`). */
+#include "internal.h"
+
+#include <string.h>
+
+#include "../util/endian.h"
+#include "../util/error.h"
+
+typedef struct verify_state {
+    const cf_reader *r;
+    cf_verify_fn fn;
+    void *ctx;
+    size_t damaged;
+    cf_status first;
+    cf_error first_err;
+} verify_state;
+
+static void report(verify_state *vs, const char *kind, cf_block_ptr p, uint64_t first,
+                   uint64_t rows, cf_status st, const cf_error *e)
+{
+    if (st != CF_OK) {
+        vs->damaged++;
+        if (vs->first == CF_OK) {
+            vs->first = st;
+            vs->first_err = *e;
+        }
+    }
+    if (vs->fn) {
+        cf_block_report rep = {kind, p.off, p.size, first, rows, st, st == CF_OK ? NULL : e->msg};
+        vs->fn(vs->ctx, &rep);
+    }
+}
+
+typedef struct walk_ctx {
+    verify_state *vs;
+    const char *kind;
+} walk_ctx;
+
+static cf_status visit(void *vctx, unsigned level, cf_block_ptr ptr, const cf_index_block *ib,
+                       cf_error *err)
+{
+    walk_ctx *wc = vctx;
+    report(wc->vs, wc->kind, ptr, 0, 0, CF_OK, err);
+    return CF_OK;
+}
+
+static cf_status read_cb(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out,
+                         cf_error *err)
+{
+    return cf_reader_read_block(ctx, ptr, scratch, out, "index block", err);
+}
+
+/* Walk one tree's index blocks, then check every data block of its leaves. */
+static void verify_tree(verify_state *vs, cf_iter *it, cf_block_ptr root, const char *kind,
+                        bool data)
+{
+    cf_error e = {0};
+    walk_ctx wc = {vs, kind};
+    cf_status st = cf_btree_walk(root, read_cb, (void *)vs->r, visit, &wc, &e);
+    if (st != CF_OK) {
+        report(vs, kind, root, 0, 0, st, &e);
+        return;
+    }
+    if (!data)
+        return;
+    cf_btree_iter *bt = NULL;
+    st = cf_btree_iter_create(&bt, root, read_cb, (void *)vs->r, &e);
+    if (st == CF_OK)
+        st = cf_btree_iter_seek_to_first(bt, &e);
+    uint64_t next_first = 0;
+    while (st == CF_OK) {
+        cf_block_ptr p = cf_btree_iter_ptr(bt);
+        cf_slice key = cf_btree_iter_key(bt);
+        uint64_t first = key.len == 4 ? cf_load_be32(key.data) : next_first, rows = 0;
+        cf_status bst = cf_iter_check_block(it, p, &first, &rows, &e);
+        report(vs, "data block", p, first, rows, bst, &e);
+        next_first = first + rows;
+        st = cf_btree_iter_next(bt, &e);
+    }
+    if (st != CF_ENOTFOUND)
+        report(vs, kind, root, 0, 0, st, &e);
+    cf_btree_iter_free(bt);
+}
+
+cf_status cf_reader_verify(const cf_reader *r, cf_verify_fn fn, void *ctx, size_t *damaged,
+                           cf_error *err)
+{
+    verify_state vs = {r, fn, ctx, 0, CF_OK, {0}};
+    const cf_file_info *fi = &r->info;
+    if (fi->has_dict_block) /* decoded at open: reaching here means it is intact */
+        report(&vs, "dictionary block", (cf_block_ptr){fi->dict_block_off, fi->dict_block_size}, 0,
+               0, CF_OK, NULL);
+    cf_iter *it;
+    CF_TRY(cf_iter_create(&it, r, err));
+    if (fi->has_posidx)
+        verify_tree(&vs, it, (cf_block_ptr){fi->posidx_root_off, fi->posidx_root_size},
+                    "positional index", true);
+    if (fi->has_validx)
+        verify_tree(&vs, it, (cf_block_ptr){fi->validx_root_off, fi->validx_root_size},
+                    "value index", !fi->has_posidx);
+    cf_iter_free(it);
+    if (damaged)
+        *damaged = vs.damaged;
+    if (vs.first != CF_OK && err)
+        *err = vs.first_err;
+    return vs.first;
+}
