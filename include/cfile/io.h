@@ -46,7 +46,8 @@ CF_API cf_status cf_io_open_file(cf_io **out, const char *path, cf_error *err);
 CF_API cf_status cf_io_open_mmap(cf_io **out, const char *path, cf_error *err);
 /* Read from memory the caller owns; it must outlive the io. */
 CF_API cf_status cf_io_open_mem(cf_io **out, const void *data, size_t len, cf_error *err);
-/* Create `path` atomically: bytes go to "<path>.tmp.<random>" until commit. */
+/* Create `path` atomically: bytes go to "<path>.tmp.<pid>.<random>" (same
+ * directory, created with O_EXCL) until commit; append after commit is CF_ESTATE. */
 CF_API cf_status cf_io_create_file(cf_io **out, const char *path, cf_error *err);
 /* Write into a growing memory buffer; cf_io_mem_contents() shows it. */
 CF_API cf_status cf_io_create_mem(cf_io **out, cf_error *err);

@@ -19,5 +19,11 @@ const char *cf_crc32c_impl(void);
 uint32_t cf_crc32c_portable(uint32_t crc, const void *data, size_t len);
 bool cf_crc32c_hw_available(void);
 uint32_t cf_crc32c_hw(uint32_t crc, const void *data, size_t len); /* requires hw_available */
+/* The hardware path as run on a CPU without pclmulqdq (software merge of the
+ * interleaved streams), so tests can cover it anywhere; requires hw_available. */
+uint32_t cf_crc32c_hw_nopclmul(uint32_t crc, const void *data, size_t len);
+
+/* CRC of A || B from crc1 = cf_crc32c(A), crc2 = cf_crc32c(B) and len2 = |B|. */
+uint32_t cf_crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);
 
 #endif
