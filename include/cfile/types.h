@@ -79,6 +79,10 @@ CF_API cf_status cf_compression_parse(cf_compression *out, const char *name);
 CF_API bool cf_type_valid(int t);
 /* STRING, BINARY, VARCHAR: values cross the API as cf_slice. */
 CF_API bool cf_type_is_binary(cf_type t);
+/* The physical type whose encoders and in-block form the type uses (format
+ * §1.9): STRING/VARCHAR -> BINARY, UNIXTIME_MICROS/DECIMAL64 -> INT64,
+ * DECIMAL32/DATE -> INT32, DECIMAL128 -> INT128, every other type itself. */
+CF_API cf_type cf_type_physical(cf_type t);
 /* Bytes of one value in memory: 1 for BOOL (0 or 1), 16 for INT128/DECIMAL128,
  * sizeof(cf_slice) for binary types. */
 CF_API size_t cf_type_size(cf_type t);

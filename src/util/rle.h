@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cfile/status.h>
+
 #include "buf.h"
 
 typedef struct cf_rle_encoder {
@@ -18,23 +20,28 @@ typedef struct cf_rle_encoder {
     unsigned width;      /* bits per value, 1..64 */
     uint64_t cur;        /* value of the current run */
     uint64_t rep;        /* length of that run since the last flush point */
+    uint64_t mask;       /* low `width` bits set */
     uint64_t buf[8];     /* pending values */
     unsigned nbuf;
     unsigned lit;        /* values in the open literal run */
     size_t ind_pos;      /* byte offset of the open literal run's indicator */
     bool ind_open;
-    uint64_t bitacc;     /* bit accumulator for literal values */
-    unsigned bitcnt;
 } cf_rle_encoder;
 
 void cf_rle_enc_init(cf_rle_encoder *e, unsigned width);
 void cf_rle_enc_dispose(cf_rle_encoder *e);
-/* Start a new, empty stream (keeps memory). */
+/* Start a new, empty stream (keeps memory). Bytes appended to e->out right
+ * after reset (a block header) stay in front of the stream and count in
+ * cf_rle_enc_emitted_len. */
 void cf_rle_enc_reset(cf_rle_encoder *e);
 /* Add one value (masked to width bits). */
 void cf_rle_enc_put(cf_rle_encoder *e, uint64_t v);
 /* Add the same value n times (fast path for bitmaps). */
 void cf_rle_enc_put_run(cf_rle_encoder *e, uint64_t v, size_t n);
+/* Add n values stored as little-endian integers of elem_size bytes (1, 2, 4
+ * or 8), exactly as n cf_rle_enc_put calls would, with runs of equal values
+ * taken in one step. For width 1 any non-zero value counts as 1 (BOOL bytes). */
+void cf_rle_enc_put_values(cf_rle_encoder *e, const void *vals, size_t elem_size, size_t n);
 /* Bytes emitted so far, counting a partially filled literal byte, but not the
  * values still buffered nor an unfinished repeated run (Kudu's fullness rule,
  * format §8.3). */
@@ -49,6 +56,7 @@ typedef struct cf_rle_decoder {
     uint64_t rep_value;
     uint64_t lit_left;       /* values left in the current literal run (claimed) */
     const uint8_t *lit_p;    /* literal bits */
+    const uint8_t *lit_end;  /* end of the literal run's bytes present in the buffer */
     uint64_t lit_bit;        /* bit position within the literal run */
 } cf_rle_decoder;
 

@@ -1,0 +1,216 @@
+/* bitshuffle's bit transpose (format Appendix B) and the LZ4 framing of
+ * bitshuffle 0.3.5 compress_lz4 (format §8.5.2), which Kudu's BIT_SHUFFLE
+ * blocks carry as their payload.
+ *
+ * Payload layout for N elements of s bytes (N a multiple of 8), chunks of
+ * B = cf_bshuf_chunk_elems(s) elements and a last chunk of N mod B:
+ *
+ *   | offset | size | field                                              |
+ *   |--------|------|----------------------------------------------------|
+ *   | 0      | 4    | L, big-endian: length of this chunk's LZ4 block     |
+ *   | 4      | L    | LZ4 block of the transposed chunk (chunk * s bytes) |
+ *   | 4 + L  | ...  | the next chunk, to the end of the payload           |
+ *
+ * Transposed chunk of n elements: 8*s bit planes of n/8 bytes; plane 8j+b
+ * holds bit b of byte j of every element, element i at bit i of the plane
+ * (LSB-first). The portable code works a group of 8 elements at a time with an
+ * 8x8 bit-matrix transpose in a 64-bit word; the AVX2 code in
+ * bitshuffle_avx2.c is picked once at run time and produces equal bytes.
+ */
+#include "bitshuffle.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <string.h>
+
+#include <lz4.h>
+
+#include "../util/endian.h"
+#include "../util/error.h"
+#include "bitshuffle_impl.h"
+
+/* bitshuffle's default block: 8 KiB of elements, in multiples of 8, >= 128. */
+#define CHUNK_TARGET_BYTES 8192u
+#define CHUNK_MIN_ELEMS 128u
+/* Larger elements would make chunks (and our stack buffer) exceed 8 KiB. */
+#define MAX_ELEM_SIZE 64u
+
+/* ---- portable transpose ------------------------------------------------------------- */
+
+/* Transpose an 8x8 bit matrix held as 8 bytes (row r = byte r, column c = bit
+ * c): afterwards byte c bit r is the former byte r bit c. Self-inverse. */
+static inline uint64_t transpose8x8(uint64_t x)
+{
+    uint64_t t;
+    t = (x ^ (x >> 7)) & 0x00aa00aa00aa00aaull;
+    x ^= t ^ (t << 7);
+    t = (x ^ (x >> 14)) & 0x0000cccc0000ccccull;
+    x ^= t ^ (t << 14);
+    t = (x ^ (x >> 28)) & 0x00000000f0f0f0f0ull;
+    x ^= t ^ (t << 28);
+    return x;
+}
+
+void cf_bitshuffle_groups(const void *in, void *out, size_t n, size_t elem_size, size_t g0,
+                          size_t g1)
+{
+    const uint8_t *src = in;
+    uint8_t *dst = out;
+    const size_t s = elem_size, nb = n / 8;
+    for (size_t g = g0; g < g1; g++) {
+        const uint8_t *e = src + g * 8 * s;
+        for (size_t j = 0; j < s; j++) {
+            uint64_t x = 0;
+            for (unsigned k = 0; k < 8; k++)
+                x |= (uint64_t)e[k * s + j] << (8 * k);
+            x = transpose8x8(x);
+            uint8_t *plane = dst + 8 * j * nb + g;
+            for (unsigned b = 0; b < 8; b++)
+                plane[b * nb] = (uint8_t)(x >> (8 * b));
+        }
+    }
+}
+
+void cf_bitunshuffle_groups(const void *in, void *out, size_t n, size_t elem_size, size_t g0,
+                            size_t g1)
+{
+    const uint8_t *src = in;
+    uint8_t *dst = out;
+    const size_t s = elem_size, nb = n / 8;
+    for (size_t g = g0; g < g1; g++) {
+        uint8_t *e = dst + g * 8 * s;
+        for (size_t j = 0; j < s; j++) {
+            const uint8_t *plane = src + 8 * j * nb + g;
+            uint64_t x = 0;
+            for (unsigned b = 0; b < 8; b++)
+                x |= (uint64_t)plane[b * nb] << (8 * b);
+            x = transpose8x8(x);
+            for (unsigned k = 0; k < 8; k++)
+                e[k * s + j] = (uint8_t)(x >> (8 * k));
+        }
+    }
+}
+
+void cf_bitshuffle_portable(const void *in, void *out, size_t n, size_t elem_size)
+{
+    cf_bitshuffle_groups(in, out, n, elem_size, 0, n / 8);
+}
+
+void cf_bitunshuffle_portable(const void *in, void *out, size_t n, size_t elem_size)
+{
+    cf_bitunshuffle_groups(in, out, n, elem_size, 0, n / 8);
+}
+
+/* ---- run-time dispatch -------------------------------------------------------------- */
+
+typedef void (*transpose_fn)(const void *, void *, size_t, size_t);
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static transpose_fn shuffle_impl = cf_bitshuffle_portable;
+static transpose_fn unshuffle_impl = cf_bitunshuffle_portable;
+static const char *impl_name = "portable";
+
+static void init(void)
+{
+#ifdef CF_BITSHUFFLE_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) {
+        shuffle_impl = cf_bitshuffle_avx2;
+        unshuffle_impl = cf_bitunshuffle_avx2;
+        impl_name = "avx2";
+    }
+#endif
+}
+
+void cf_bitshuffle(const void *in, void *out, size_t n, size_t elem_size)
+{
+    pthread_once(&once, init);
+    shuffle_impl(in, out, n, elem_size);
+}
+
+void cf_bitunshuffle(const void *in, void *out, size_t n, size_t elem_size)
+{
+    pthread_once(&once, init);
+    unshuffle_impl(in, out, n, elem_size);
+}
+
+const char *cf_bitshuffle_impl(void)
+{
+    pthread_once(&once, init);
+    return impl_name;
+}
+
+/* ---- LZ4 framing (format §8.5.2) ---------------------------------------------------- */
+
+size_t cf_bshuf_chunk_elems(size_t elem_size)
+{
+    if (elem_size == 0)
+        return CHUNK_MIN_ELEMS;
+    size_t b = CHUNK_TARGET_BYTES / elem_size / 8 * 8;
+    return b < CHUNK_MIN_ELEMS ? CHUNK_MIN_ELEMS : b;
+}
+
+cf_status cf_bshuf_compress_lz4(const void *in, size_t n, size_t elem_size, cf_buf *out,
+                                cf_error *err)
+{
+    CF_CHECK(elem_size >= 1 && elem_size <= MAX_ELEM_SIZE, err, CF_EINVAL,
+             "bitshuffle: element size %zu not in 1..%u", elem_size, MAX_ELEM_SIZE);
+    CF_CHECK(n % 8 == 0, err, CF_EINVAL, "bitshuffle: %zu elements is not a multiple of 8", n);
+    _Alignas(64) uint8_t tmp[CHUNK_TARGET_BYTES];
+    const uint8_t *src = in;
+    const size_t chunk = cf_bshuf_chunk_elems(elem_size);
+    for (size_t done = 0; done < n;) {
+        size_t k = n - done < chunk ? n - done : chunk;
+        size_t bytes = k * elem_size; /* <= 8192 */
+        cf_bitshuffle(src + done * elem_size, tmp, k, elem_size);
+        int bound = LZ4_compressBound((int)bytes);
+        size_t start = out->len;
+        uint8_t *dst = cf_buf_extend(out, 4 + (size_t)bound);
+        CF_CHECK(dst != NULL, err, CF_ENOMEM, "bitshuffle: out of memory for %zu bytes",
+                 4 + (size_t)bound);
+        int lz = LZ4_compress_default((const char *)tmp, (char *)dst + 4, (int)bytes, bound);
+        if (lz <= 0) {
+            out->len = start;
+            CF_FAIL(err, CF_EINVAL, "bitshuffle: lz4 failed on a %zu-byte chunk", bytes);
+        }
+        cf_store_be32(dst, (uint32_t)lz);
+        out->len = start + 4 + (size_t)lz;
+        done += k;
+    }
+    return CF_OK;
+}
+
+cf_status cf_bshuf_decompress_lz4(const uint8_t *src, size_t src_len, void *out, size_t n,
+                                  size_t elem_size, cf_error *err)
+{
+    CF_CHECK(elem_size >= 1 && elem_size <= MAX_ELEM_SIZE, err, CF_EINVAL,
+             "bitshuffle: element size %zu not in 1..%u", elem_size, MAX_ELEM_SIZE);
+    CF_CHECK(n % 8 == 0, err, CF_EINVAL, "bitshuffle: %zu elements is not a multiple of 8", n);
+    _Alignas(64) uint8_t tmp[CHUNK_TARGET_BYTES];
+    uint8_t *dst = out;
+    const size_t chunk = cf_bshuf_chunk_elems(elem_size);
+    size_t off = 0, idx = 0;
+    for (size_t done = 0; done < n; idx++) {
+        size_t k = n - done < chunk ? n - done : chunk;
+        size_t bytes = k * elem_size;
+        CF_CHECK(src_len - off >= 4, err, CF_ECORRUPT,
+                 "bitshuffle: chunk %zu length cut off at payload offset %zu of %zu", idx, off,
+                 src_len);
+        uint32_t lz = cf_load_be32(src + off);
+        off += 4;
+        CF_CHECK(lz <= src_len - off && lz <= INT_MAX, err, CF_ECORRUPT,
+                 "bitshuffle: chunk %zu claims %" PRIu32 " bytes, %zu left", idx, lz,
+                 src_len - off);
+        int got = LZ4_decompress_safe((const char *)src + off, (char *)tmp, (int)lz, (int)bytes);
+        CF_CHECK(got == (int)bytes, err, CF_ECORRUPT,
+                 "bitshuffle: chunk %zu at payload offset %zu does not decode to %zu bytes", idx,
+                 off - 4, bytes);
+        cf_bitunshuffle(tmp, dst + done * elem_size, k, elem_size);
+        off += lz;
+        done += k;
+    }
+    CF_CHECK(off == src_len, err, CF_ECORRUPT,
+             "bitshuffle: %zu trailing bytes after %zu elements", src_len - off, n);
+    return CF_OK;
+}

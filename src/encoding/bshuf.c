@@ -1,0 +1,383 @@
+/* BIT_SHUFFLE encoding for integers, FLOAT, DOUBLE and INT128 (format §8.5).
+ *
+ *   offset  size  field
+ *   0       4     first ordinal, fixed32             (note: ordinal first)
+ *   4       4     count, fixed32
+ *   8       4     block_len = 20 + payload length; equals the block length
+ *   12      4     padded_count = round_up(count, 8)
+ *   16      4     elem_size as encoded: sizeof(type), or 1/2/4 for UINT32 (§8.5.3)
+ *   20      ...   bitshuffle-LZ4 payload of padded_count elements (§8.5.2);
+ *                 the padding elements are zero
+ *
+ * Writer: a block holds floor(block_size / sizeof(type)) values; add takes
+ * values up to that capacity (all of them when forced) and the block is full
+ * when none is left (§8.5.1, §10.2). UINT32 blocks are narrowed to the
+ * smallest of 1, 2, 4 bytes that holds their maximum (§8.5.3); an empty block
+ * has elem_size 1 and no payload.
+ *
+ * Reader: the whole block is decoded on load into a buffer the decoder owns
+ * and reuses, so seeking is direct and value seek is a binary search (§8.5.4).
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "codec/bitshuffle.h"
+#include "encodings.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/endian.h"
+#include "util/error.h"
+
+#define BSHUF_HEADER 20
+/* Refuse blocks that claim to decode to more than this (hostile headers). */
+#define MAX_DECODED_BYTES ((uint64_t)64 << 20)
+/* An LZ4 block never expands more than ~255x; 256 leaves margin. */
+#define MAX_LZ4_RATIO 256u
+
+static cf_status check_type(cf_type t, size_t elem_size, size_t *elem, cf_error *err)
+{
+    CF_CHECK(cf_type_valid((int)t) && !cf_type_is_binary(t) && cf_type_physical(t) != CF_TYPE_BOOL,
+             err, CF_EINVAL, "bit_shuffle: type %d is not a fixed-width numeric type", (int)t);
+    *elem = cf_type_size(t);
+    CF_CHECK(elem_size == 0 || elem_size == *elem, err, CF_EINVAL,
+             "bit_shuffle: element size %zu does not match type %s (%zu)", elem_size,
+             cf_type_name(t), *elem);
+    return CF_OK;
+}
+
+/* ---- encoder ----------------------------------------------------------------------- */
+
+typedef struct bshuf_enc {
+    cf_encoder base;
+    cf_buf vals; /* values in memory form, then narrowed and padded by finish */
+    cf_buf out;  /* header + payload */
+    size_t elem;
+    size_t count;
+    int64_t rem; /* capacity left; negative after a forced add */
+    uint32_t block_size;
+    bool narrow; /* UINT32 */
+    bool finished;
+} bshuf_enc;
+
+static void enc_reset(cf_encoder *e)
+{
+    bshuf_enc *p = (bshuf_enc *)e;
+    cf_buf_clear(&p->vals);
+    cf_buf_clear(&p->out);
+    p->count = 0;
+    p->rem = (int64_t)(p->block_size / p->elem);
+    p->finished = false;
+}
+
+static cf_status enc_create(cf_encoder **out, const cf_enc_params *prm, cf_error *err)
+{
+    size_t elem;
+    *out = NULL;
+    CF_TRY(check_type(prm->type, prm->elem_size, &elem, err));
+    bshuf_enc *p = cf_calloc(1, sizeof *p);
+    CF_CHECK(p != NULL, err, CF_ENOMEM, "bit_shuffle: out of memory creating encoder");
+    p->base.ops = &cf_enc_bshuf_ops;
+    p->elem = elem;
+    p->block_size = prm->block_size;
+    p->narrow = cf_type_physical(prm->type) == CF_TYPE_UINT32;
+    cf_buf_init(&p->vals);
+    cf_buf_init(&p->out);
+    cf_buf_reserve(&p->vals, (size_t)prm->block_size + 16 * 8);
+    enc_reset(&p->base);
+    *out = &p->base;
+    return CF_OK;
+}
+
+static void enc_free(cf_encoder *e)
+{
+    bshuf_enc *p = (bshuf_enc *)e;
+    if (p == NULL)
+        return;
+    cf_buf_dispose(&p->vals);
+    cf_buf_dispose(&p->out);
+    cf_free(p);
+}
+
+static size_t enc_add(cf_encoder *e, const void *vals, size_t n, bool force)
+{
+    bshuf_enc *p = (bshuf_enc *)e;
+    size_t take = n;
+    if (!force) {
+        size_t left = p->rem > 0 ? (size_t)p->rem : 0;
+        if (take > left)
+            take = left;
+    }
+    size_t bytes;
+    if (!cf_mul_ok(take, p->elem, &bytes))
+        p->vals.oom = true;
+    else
+        cf_buf_append(&p->vals, vals, bytes);
+    p->count += take;
+    p->rem -= (int64_t)take;
+    return take;
+}
+
+static bool enc_is_full(const cf_encoder *e)
+{
+    const bshuf_enc *p = (const bshuf_enc *)e;
+    return p->rem <= 0 || p->vals.oom;
+}
+
+static size_t enc_count(const cf_encoder *e) { return ((const bshuf_enc *)e)->count; }
+
+/* format §8.5.3: UINT32 values shrink to the narrowest width holding their
+ * maximum (1 byte for an empty block). Narrowed in place, front to back. */
+static size_t narrow_u32(uint8_t *v, size_t count)
+{
+    uint32_t max = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t x = cf_load_le32(v + 4 * i);
+        max = x > max ? x : max;
+    }
+    if (max <= 0xff) {
+        for (size_t i = 0; i < count; i++)
+            v[i] = v[4 * i];
+        return 1;
+    }
+    if (max <= 0xffff) {
+        for (size_t i = 0; i < count; i++)
+            cf_store_le16(v + 2 * i, cf_load_le16(v + 4 * i));
+        return 2;
+    }
+    return 4;
+}
+
+static cf_status enc_finish(cf_encoder *e, uint32_t first_ord, cf_slice *out, cf_error *err)
+{
+    bshuf_enc *p = (bshuf_enc *)e;
+    if (!p->finished) {
+        CF_CHECK(!p->vals.oom, err, CF_ENOMEM, "bit_shuffle: out of memory building a block");
+        CF_CHECK(p->count <= UINT32_MAX - 7, err, CF_EINVAL,
+                 "bit_shuffle: %zu values do not fit one block", p->count);
+        size_t esz = p->narrow ? narrow_u32(p->vals.data, p->count) : p->elem;
+        size_t padded = (p->count + 7) & ~(size_t)7;
+        p->vals.len = p->count * esz;
+        if (padded > p->count) {
+            uint8_t *pad = cf_buf_extend(&p->vals, (padded - p->count) * esz);
+            if (pad)
+                memset(pad, 0, (padded - p->count) * esz);
+        }
+        CF_CHECK(!p->vals.oom, err, CF_ENOMEM, "bit_shuffle: out of memory building a block");
+
+        cf_buf_clear(&p->out);
+        cf_buf_reserve(&p->out, BSHUF_HEADER + padded * esz / 2 + 64);
+        uint8_t *h = cf_buf_extend(&p->out, BSHUF_HEADER);
+        CF_CHECK(h != NULL, err, CF_ENOMEM, "bit_shuffle: out of memory building a block");
+        CF_TRY(cf_bshuf_compress_lz4(p->vals.data, padded, esz, &p->out, err));
+        CF_CHECK(p->out.len <= UINT32_MAX, err, CF_EINVAL,
+                 "bit_shuffle: %zu-byte block is too long", p->out.len);
+        h = p->out.data;
+        cf_store_le32(h + 4, (uint32_t)p->count);
+        cf_store_le32(h + 8, (uint32_t)p->out.len);
+        cf_store_le32(h + 12, (uint32_t)padded);
+        cf_store_le32(h + 16, (uint32_t)esz);
+        p->finished = true;
+    }
+    cf_store_le32(p->out.data, first_ord);
+    out->data = p->out.data;
+    out->len = p->out.len;
+    return CF_OK;
+}
+
+const cf_encoder_ops cf_enc_bshuf_ops = {
+    .encoding = CF_ENC_BIT_SHUFFLE,
+    .create = enc_create,
+    .free = enc_free,
+    .add = enc_add,
+    .is_full = enc_is_full,
+    .count = enc_count,
+    .finish = enc_finish,
+    .reset = enc_reset,
+    .finish_dict = NULL,
+};
+
+/* ---- decoder ----------------------------------------------------------------------- */
+
+typedef struct bshuf_dec {
+    cf_decoder base;
+    uint8_t *buf; /* decoded values in memory form, reused across loads */
+    size_t cap;
+    size_t elem;
+    cf_type phys;
+} bshuf_dec;
+
+static cf_status dec_create(cf_decoder **out, const cf_dec_params *prm, cf_error *err)
+{
+    size_t elem;
+    *out = NULL;
+    CF_TRY(check_type(prm->type, prm->elem_size, &elem, err));
+    bshuf_dec *d = cf_calloc(1, sizeof *d);
+    CF_CHECK(d != NULL, err, CF_ENOMEM, "bit_shuffle: out of memory creating decoder");
+    d->base.ops = &cf_dec_bshuf_ops;
+    d->elem = elem;
+    d->phys = cf_type_physical(prm->type);
+    *out = &d->base;
+    return CF_OK;
+}
+
+static void dec_free(cf_decoder *dd)
+{
+    bshuf_dec *d = (bshuf_dec *)dd;
+    if (d == NULL)
+        return;
+    cf_free(d->buf);
+    cf_free(d);
+}
+
+/* Widen n narrowed UINT32 values in place, back to front. */
+static void widen_u32(uint8_t *v, size_t n, size_t esz)
+{
+    if (esz == 1)
+        for (size_t i = n; i-- > 0;)
+            cf_store_le32(v + 4 * i, v[i]);
+    else if (esz == 2)
+        for (size_t i = n; i-- > 0;)
+            cf_store_le32(v + 4 * i, cf_load_le16(v + 2 * i));
+}
+
+static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_error *err)
+{
+    bshuf_dec *d = (bshuf_dec *)dd;
+    dd->count = 0;
+    dd->pos = 0;
+    dd->first_ord = 0;
+    CF_CHECK(len >= BSHUF_HEADER, err, CF_ECORRUPT,
+             "bit_shuffle block: %zu bytes cannot hold the 20-byte header", len);
+    uint32_t first_ord = cf_load_le32(data);
+    uint32_t count = cf_load_le32(data + 4);
+    uint32_t block_len = cf_load_le32(data + 8);
+    uint32_t padded = cf_load_le32(data + 12);
+    uint32_t esz = cf_load_le32(data + 16);
+    /* format §8.5.1: every header field is checked as Kudu's reader does. */
+    CF_CHECK(block_len == len, err, CF_ECORRUPT,
+             "bit_shuffle block: header says %" PRIu32 " bytes, block has %zu", block_len, len);
+    CF_CHECK((uint64_t)padded == (((uint64_t)count + 7) & ~(uint64_t)7), err, CF_ECORRUPT,
+             "bit_shuffle block: padded count %" PRIu32 " for %" PRIu32 " values", padded,
+             count);
+    CF_CHECK(esz == 1 || esz == 2 || esz == 4 || esz == 8 || esz == 16, err, CF_ECORRUPT,
+             "bit_shuffle block: invalid element size %" PRIu32, esz);
+    if (d->phys == CF_TYPE_UINT32)
+        CF_CHECK(esz <= 4, err, CF_ECORRUPT,
+                 "bit_shuffle block: element size %" PRIu32 " too wide for UINT32", esz);
+    else
+        CF_CHECK(esz == d->elem, err, CF_ECORRUPT,
+                 "bit_shuffle block: element size %" PRIu32 " for %zu-byte values", esz, d->elem);
+    if (count > 0) {
+        const size_t payload = len - BSHUF_HEADER;
+        uint64_t raw = (uint64_t)padded * esz;
+        uint64_t need = (uint64_t)padded * d->elem;
+        CF_CHECK(raw <= (uint64_t)payload * MAX_LZ4_RATIO && need <= MAX_DECODED_BYTES, err,
+                 CF_ECORRUPT,
+                 "bit_shuffle block: %" PRIu32 " values cannot come from %zu payload bytes",
+                 count, payload);
+        if (d->cap < need) {
+            cf_free(d->buf);
+            d->cap = 0;
+            d->buf = cf_malloc((size_t)need);
+            CF_CHECK(d->buf != NULL, err, CF_ENOMEM,
+                     "bit_shuffle block: out of memory for %" PRIu64 " bytes", need);
+            d->cap = (size_t)need;
+        }
+        cf_status st =
+            cf_bshuf_decompress_lz4(data + BSHUF_HEADER, payload, d->buf, padded, esz, err);
+        if (st != CF_OK)
+            return cf_error_prefix(err, st, "bit_shuffle block: ");
+        if (esz < d->elem)
+            widen_u32(d->buf, count, esz);
+    }
+    dd->count = count;
+    dd->first_ord = first_ord;
+    return CF_OK;
+}
+
+static cf_status dec_seek(cf_decoder *dd, size_t idx, cf_error *err)
+{
+    CF_CHECK(idx <= dd->count, err, CF_EINVAL, "bit_shuffle block: seek to %zu past count %zu",
+             idx, dd->count);
+    dd->pos = idx;
+    return CF_OK;
+}
+
+static cf_status dec_next(cf_decoder *dd, void *dst, size_t n, size_t *got, cf_error *err)
+{
+    bshuf_dec *d = (bshuf_dec *)dd;
+    size_t left = dd->count - dd->pos;
+    size_t k = n < left ? n : left;
+    if (k)
+        memcpy(dst, d->buf + dd->pos * d->elem, k * d->elem);
+    dd->pos += k;
+    *got = k;
+    return CF_OK;
+}
+
+/* Three-way compare in the type's order (integers only; callers exclude floats). */
+static inline int cmp_value(cf_type phys, size_t elem, const uint8_t *a, const uint8_t *b)
+{
+    switch (phys) {
+    case CF_TYPE_INT8: {
+        int8_t x = (int8_t)a[0], y = (int8_t)b[0];
+        return (x > y) - (x < y);
+    }
+    case CF_TYPE_INT16: {
+        int16_t x = (int16_t)cf_load_le16(a), y = (int16_t)cf_load_le16(b);
+        return (x > y) - (x < y);
+    }
+    case CF_TYPE_INT32: {
+        int32_t x = (int32_t)cf_load_le32(a), y = (int32_t)cf_load_le32(b);
+        return (x > y) - (x < y);
+    }
+    case CF_TYPE_INT64: {
+        int64_t x = (int64_t)cf_load_le64(a), y = (int64_t)cf_load_le64(b);
+        return (x > y) - (x < y);
+    }
+    case CF_TYPE_INT128: {
+        int64_t xh = (int64_t)cf_load_le64(a + 8), yh = (int64_t)cf_load_le64(b + 8);
+        if (xh != yh)
+            return xh < yh ? -1 : 1;
+        uint64_t xl = cf_load_le64(a), yl = cf_load_le64(b);
+        return (xl > yl) - (xl < yl);
+    }
+    default: {
+        uint64_t x = 0, y = 0;
+        memcpy(&x, a, elem);
+        memcpy(&y, b, elem);
+        return (x > y) - (x < y);
+    }
+    }
+}
+
+static cf_status dec_seek_value(cf_decoder *dd, const void *key, bool *exact, cf_error *err)
+{
+    bshuf_dec *d = (bshuf_dec *)dd;
+    CF_CHECK(d->phys != CF_TYPE_FLOAT && d->phys != CF_TYPE_DOUBLE, err, CF_ENOTSUP,
+             "bit_shuffle block: %s values have no key order", cf_type_name(d->phys));
+    /* format §8.5.4: the first index whose value is >= key. */
+    size_t lo = 0, hi = dd->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_value(d->phys, d->elem, d->buf + mid * d->elem, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    dd->pos = lo;
+    *exact = lo < dd->count && cmp_value(d->phys, d->elem, d->buf + lo * d->elem, key) == 0;
+    if (lo == dd->count)
+        CF_FAIL(err, CF_ENOTFOUND, "bit_shuffle block: every value is smaller than the key");
+    return CF_OK;
+}
+
+const cf_decoder_ops cf_dec_bshuf_ops = {
+    .encoding = CF_ENC_BIT_SHUFFLE,
+    .create = dec_create,
+    .free = dec_free,
+    .load = dec_load,
+    .seek = dec_seek,
+    .next = dec_next,
+    .seek_at_or_after = dec_seek_value,
+};

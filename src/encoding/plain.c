@@ -1,0 +1,223 @@
+/* PLAIN encoding for fixed-width types: all integers, FLOAT, DOUBLE, INT128 and
+ * their logical aliases (format §8.1).
+ *
+ *   offset   size          field
+ *   0        4             count, fixed32
+ *   4        4             first ordinal, fixed32
+ *   8        count * size  the values, little-endian, back to back
+ *
+ * The block is exactly 8 + count * size bytes. The writer takes every value of
+ * an add call and calls the block full once its bytes, header included, exceed
+ * the block size (format §10.2).
+ */
+#include <string.h>
+
+#include "encodings.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/endian.h"
+#include "util/error.h"
+
+#define PLAIN_HEADER 8
+
+typedef struct plain_enc {
+    cf_encoder base;
+    cf_buf buf; /* header placeholder + values */
+    size_t elem;
+    size_t count;
+    uint32_t block_size;
+} plain_enc;
+
+typedef struct plain_dec {
+    cf_decoder base;
+    const uint8_t *vals; /* first value of the loaded block */
+    size_t elem;
+    cf_type type;
+} plain_dec;
+
+static cf_status check_type(cf_type t, size_t elem_size, size_t *elem, cf_error *err)
+{
+    CF_CHECK(cf_type_valid((int)t) && !cf_type_is_binary(t) && t != CF_TYPE_BOOL, err, CF_EINVAL,
+             "plain: type %d is not a fixed-width numeric type", (int)t);
+    *elem = cf_type_size(t);
+    CF_CHECK(elem_size == 0 || elem_size == *elem, err, CF_EINVAL,
+             "plain: element size %zu does not match type %s (%zu)", elem_size, cf_type_name(t),
+             *elem);
+    return CF_OK;
+}
+
+/* ---- encoder ----------------------------------------------------------------------- */
+
+static void enc_reset(cf_encoder *e)
+{
+    plain_enc *p = (plain_enc *)e;
+    cf_buf_clear(&p->buf);
+    uint8_t *h = cf_buf_extend(&p->buf, PLAIN_HEADER);
+    if (h)
+        memset(h, 0, PLAIN_HEADER);
+    p->count = 0;
+}
+
+static cf_status enc_create(cf_encoder **out, const cf_enc_params *prm, cf_error *err)
+{
+    size_t elem;
+    *out = NULL;
+    CF_TRY(check_type(prm->type, prm->elem_size, &elem, err));
+    plain_enc *p = cf_calloc(1, sizeof *p);
+    CF_CHECK(p != NULL, err, CF_ENOMEM, "plain: out of memory creating encoder");
+    p->base.ops = &cf_enc_plain_ops;
+    p->elem = elem;
+    p->block_size = prm->block_size;
+    cf_buf_init(&p->buf);
+    /* Blocks overshoot by up to one add call; start with the usual size. */
+    cf_buf_reserve(&p->buf, (size_t)prm->block_size + PLAIN_HEADER);
+    enc_reset(&p->base);
+    *out = &p->base;
+    return CF_OK;
+}
+
+static void enc_free(cf_encoder *e)
+{
+    plain_enc *p = (plain_enc *)e;
+    if (p == NULL)
+        return;
+    cf_buf_dispose(&p->buf);
+    cf_free(p);
+}
+
+static size_t enc_add(cf_encoder *e, const void *vals, size_t n, bool force)
+{
+    plain_enc *p = (plain_enc *)e;
+    size_t bytes;
+    if (!cf_mul_ok(n, p->elem, &bytes))
+        p->buf.oom = true;
+    else
+        cf_buf_append(&p->buf, vals, bytes);
+    /* format §8.1: every value of the call is accepted, forced or not. */
+    p->count += n;
+    return n;
+}
+
+static bool enc_is_full(const cf_encoder *e)
+{
+    const plain_enc *p = (const plain_enc *)e;
+    /* A failed append ends the block at once; finish then reports CF_ENOMEM. */
+    return p->buf.len > p->block_size || p->buf.oom;
+}
+
+static size_t enc_count(const cf_encoder *e) { return ((const plain_enc *)e)->count; }
+
+static cf_status enc_finish(cf_encoder *e, uint32_t first_ord, cf_slice *out, cf_error *err)
+{
+    plain_enc *p = (plain_enc *)e;
+    CF_CHECK(!p->buf.oom, err, CF_ENOMEM, "plain: out of memory building a block");
+    CF_CHECK(p->count <= UINT32_MAX, err, CF_EINVAL, "plain: %zu values do not fit one block",
+             p->count);
+    cf_store_le32(p->buf.data, (uint32_t)p->count);
+    cf_store_le32(p->buf.data + 4, first_ord);
+    out->data = p->buf.data;
+    out->len = p->buf.len;
+    return CF_OK;
+}
+
+const cf_encoder_ops cf_enc_plain_ops = {
+    .encoding = CF_ENC_PLAIN,
+    .create = enc_create,
+    .free = enc_free,
+    .add = enc_add,
+    .is_full = enc_is_full,
+    .count = enc_count,
+    .finish = enc_finish,
+    .reset = enc_reset,
+    .finish_dict = NULL,
+};
+
+/* ---- decoder ----------------------------------------------------------------------- */
+
+static cf_status dec_create(cf_decoder **out, const cf_dec_params *prm, cf_error *err)
+{
+    size_t elem;
+    *out = NULL;
+    CF_TRY(check_type(prm->type, prm->elem_size, &elem, err));
+    plain_dec *d = cf_calloc(1, sizeof *d);
+    CF_CHECK(d != NULL, err, CF_ENOMEM, "plain: out of memory creating decoder");
+    d->base.ops = &cf_dec_plain_ops;
+    d->elem = elem;
+    d->type = cf_type_physical(prm->type);
+    *out = &d->base;
+    return CF_OK;
+}
+
+static void dec_free(cf_decoder *dd) { cf_free(dd); }
+
+static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_error *err)
+{
+    plain_dec *d = (plain_dec *)dd;
+    d->base.count = 0;
+    d->base.pos = 0;
+    d->base.first_ord = 0;
+    d->vals = NULL;
+    CF_CHECK(len >= PLAIN_HEADER, err, CF_ECORRUPT,
+             "plain block: %zu bytes cannot hold the 8-byte header", len);
+    uint32_t count = cf_load_le32(data);
+    size_t body = len - PLAIN_HEADER;
+    /* format §8.1: the length is exactly 8 + count * size. */
+    CF_CHECK(body % d->elem == 0 && body / d->elem == count, err, CF_ECORRUPT,
+             "plain block: count %u needs %zu value bytes, block has %zu", count,
+             (size_t)count * d->elem, body);
+    d->base.count = count;
+    d->base.first_ord = cf_load_le32(data + 4);
+    d->vals = data + PLAIN_HEADER;
+    return CF_OK;
+}
+
+static cf_status dec_seek(cf_decoder *dd, size_t idx, cf_error *err)
+{
+    CF_CHECK(idx <= dd->count, err, CF_EINVAL, "plain block: seek to %zu past count %zu", idx,
+             dd->count);
+    dd->pos = idx;
+    return CF_OK;
+}
+
+static cf_status dec_next(cf_decoder *dd, void *dst, size_t n, size_t *got, cf_error *err)
+{
+    plain_dec *d = (plain_dec *)dd;
+    size_t left = dd->count - dd->pos;
+    size_t k = n < left ? n : left;
+    if (k)
+        memcpy(dst, d->vals + dd->pos * d->elem, k * d->elem);
+    dd->pos += k;
+    *got = k;
+    return CF_OK;
+}
+
+static cf_status dec_seek_value(cf_decoder *dd, const void *key, bool *exact, cf_error *err)
+{
+    plain_dec *d = (plain_dec *)dd;
+    CF_CHECK(d->type != CF_TYPE_FLOAT && d->type != CF_TYPE_DOUBLE, err, CF_ENOTSUP,
+             "plain block: %s values have no key order", cf_type_name(d->type));
+    /* Lower bound: the first index whose value is >= key (format §8.1). */
+    size_t lo = 0, hi = dd->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cf_value_compare(d->type, d->vals + mid * d->elem, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    dd->pos = lo;
+    *exact = lo < dd->count && cf_value_compare(d->type, d->vals + lo * d->elem, key) == 0;
+    if (lo == dd->count)
+        CF_FAIL(err, CF_ENOTFOUND, "plain block: every value is smaller than the key");
+    return CF_OK;
+}
+
+const cf_decoder_ops cf_dec_plain_ops = {
+    .encoding = CF_ENC_PLAIN,
+    .create = dec_create,
+    .free = dec_free,
+    .load = dec_load,
+    .seek = dec_seek,
+    .next = dec_next,
+    .seek_at_or_after = dec_seek_value,
+};

@@ -1,0 +1,589 @@
+/* PREFIX block encoding for binary types: front coding with restart points
+ * (format §8.7; writer fullness §10.2; seeking §8.10).
+ *
+ *   offset            size     field
+ *   0                 5..17    gvint(count, first_ordinal, restart_interval, 0)
+ *   H                 ...      entry[0..count): varint32 shared, varint32 non_shared,
+ *                              non_shared bytes (value[shared:])
+ *   len - 4 - 4R      4 * R    restart[1..R]: fixed32 offset from block start of
+ *                              entry[k * restart_interval]; restart 0 (= H) is implicit
+ *   len - 4           4        fixed32 R = floor((count - 1) / restart_interval), 0 if empty
+ *
+ * Writer: shared is the full common prefix with the previous value, 0 at a
+ * restart; a value is taken only while the entries area (header and restarts
+ * excluded) is <= block_size.
+ *
+ * Reader: entries are decoded lazily, one restart run at a time and only as far
+ * as asked. A value with shared == 0 is served straight from the block; others
+ * are rebuilt once into a chunked arena so that every slice handed out stays
+ * valid until the next load.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "encodings.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/group_varint.h"
+#include "util/varint.h"
+
+/* The encoder keeps this much room in front of the entries so that finish can
+ * write the header in place (a gvint group is at most 17 bytes). */
+#define HDR_ROOM CF_GVINT_MAX_GROUP
+
+/* Refuse blocks whose rebuilt values would exceed this many bytes beyond the
+ * structural bound (see prefix_materialize_cap); a hostile restart interval could
+ * otherwise make a few KiB expand to gigabytes. */
+#define MATERIALIZE_FLOOR ((size_t)64 << 20)
+
+static int slice_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    size_t n = alen < blen ? alen : blen;
+    int c = n ? memcmp(a, b, n) : 0;
+    if (c != 0)
+        return c;
+    return alen < blen ? -1 : alen > blen ? 1 : 0;
+}
+
+/* ---- encoder ---------------------------------------------------------------------- */
+
+typedef struct prefix_enc {
+    cf_encoder base;
+    uint32_t block_size;
+    uint32_t interval;
+    cf_buf buf;         /* HDR_ROOM spare bytes, then the entries; restarts at finish */
+    uint32_t *restarts; /* offsets relative to the start of the entries area */
+    size_t nrestarts, restarts_cap;
+    cf_buf last; /* copy of the last value added, for the next call's prefix */
+    size_t count;
+    uint32_t since_restart;
+    bool failed; /* allocation failed or a value was too long: finish reports it */
+    cf_status fail_code;
+} prefix_enc;
+
+static size_t entries_len(const prefix_enc *e) { return e->buf.len - HDR_ROOM; }
+
+static void prefix_enc_reset(cf_encoder *e_)
+{
+    prefix_enc *e = (prefix_enc *)e_;
+    e->buf.len = HDR_ROOM;
+    e->nrestarts = 0;
+    cf_buf_clear(&e->last);
+    e->count = 0;
+    e->since_restart = 0;
+}
+
+static void prefix_enc_free(cf_encoder *e_)
+{
+    prefix_enc *e = (prefix_enc *)e_;
+    if (e == NULL)
+        return;
+    cf_buf_dispose(&e->buf);
+    cf_buf_dispose(&e->last);
+    cf_free(e->restarts);
+    cf_free(e);
+}
+
+static cf_status prefix_enc_create(cf_encoder **out, const cf_enc_params *p, cf_error *err)
+{
+    *out = NULL;
+    CF_CHECK(p->elem_size == sizeof(cf_slice), err, CF_EINVAL,
+             "prefix encoding: type %d is not a binary type", (int)p->type);
+    CF_CHECK(p->restart_interval >= 1, err, CF_EINVAL,
+             "prefix encoding: restart interval must be at least 1");
+    prefix_enc *e = cf_calloc(1, sizeof *e);
+    CF_CHECK(e != NULL, err, CF_ENOMEM, "prefix encoding: out of memory");
+    e->base.ops = &cf_enc_prefix_ops;
+    e->block_size = p->block_size;
+    e->interval = p->restart_interval;
+    cf_buf_init(&e->buf);
+    cf_buf_init(&e->last);
+    if (!cf_buf_reserve(&e->buf, HDR_ROOM + (size_t)p->block_size + 64)) {
+        prefix_enc_free(&e->base);
+        CF_FAIL(err, CF_ENOMEM, "prefix encoding: out of memory");
+    }
+    e->buf.len = HDR_ROOM;
+    *out = &e->base;
+    return CF_OK;
+}
+
+static size_t common_prefix(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    size_t n = alen < blen ? alen : blen, i = 0;
+    while (n - i >= 8) {
+        uint64_t x = cf_load_le64(a + i) ^ cf_load_le64(b + i);
+        if (x != 0)
+            return i + ((size_t)__builtin_ctzll(x) >> 3);
+        i += 8;
+    }
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
+}
+
+static void enc_fail(prefix_enc *e, cf_status code)
+{
+    if (!e->failed) {
+        e->failed = true;
+        e->fail_code = code;
+    }
+}
+
+static bool push_restart(prefix_enc *e, uint32_t off)
+{
+    if (e->nrestarts == e->restarts_cap) {
+        size_t cap = e->restarts_cap ? e->restarts_cap * 2 : 64;
+        uint32_t *r = cf_realloc(e->restarts, cap * sizeof *r);
+        if (r == NULL)
+            return false;
+        e->restarts = r;
+        e->restarts_cap = cap;
+    }
+    e->restarts[e->nrestarts++] = off;
+    return true;
+}
+
+static size_t prefix_add(cf_encoder *e_, const void *vals, size_t n, bool force)
+{
+    prefix_enc *e = (prefix_enc *)e_;
+    const cf_slice *v = vals;
+    const uint8_t *prev = e->last.data;
+    size_t prev_len = e->last.len;
+    size_t i = 0;
+    if (e->failed)
+        return n; /* swallow values: finish reports the first failure */
+    for (; i < n; i++) {
+        /* format §8.7: the entries area alone is compared, before each value */
+        if (!force && entries_len(e) > e->block_size)
+            break;
+        const uint8_t *s = v[i].data;
+        size_t len = v[i].len;
+        if (len > UINT32_MAX || entries_len(e) + len > UINT32_MAX - 16) {
+            enc_fail(e, CF_EINVAL);
+            return n;
+        }
+        if (!cf_buf_reserve(&e->buf, 10 + len)) {
+            enc_fail(e, CF_ENOMEM);
+            return n;
+        }
+        size_t shared = 0;
+        if (e->since_restart < e->interval) {
+            shared = common_prefix(prev, prev_len, s, len);
+        } else {
+            if (!push_restart(e, (uint32_t)entries_len(e))) {
+                enc_fail(e, CF_ENOMEM);
+                return n;
+            }
+            e->since_restart = 0;
+        }
+        uint8_t *dst = e->buf.data + e->buf.len;
+        dst += cf_varint32_encode(dst, (uint32_t)shared);
+        dst += cf_varint32_encode(dst, (uint32_t)(len - shared));
+        if (len - shared)
+            memcpy(dst, s + shared, len - shared);
+        dst += len - shared;
+        e->buf.len = (size_t)(dst - e->buf.data);
+        prev = s;
+        prev_len = len;
+        e->since_restart++;
+        e->count++;
+    }
+    if (i > 0) {
+        /* the last value may live in the caller's memory: keep our own copy */
+        cf_buf_clear(&e->last);
+        cf_buf_append(&e->last, prev, prev_len);
+        if (e->last.oom)
+            enc_fail(e, CF_ENOMEM);
+    }
+    return i;
+}
+
+static bool prefix_is_full(const cf_encoder *e_)
+{
+    const prefix_enc *e = (const prefix_enc *)e_;
+    return e->failed || entries_len(e) > e->block_size;
+}
+
+static size_t prefix_count(const cf_encoder *e_) { return ((const prefix_enc *)e_)->count; }
+
+static cf_status prefix_finish(cf_encoder *e_, uint32_t first_ord, cf_slice *out, cf_error *err)
+{
+    prefix_enc *e = (prefix_enc *)e_;
+    if (e->failed)
+        CF_FAIL(err, e->fail_code,
+                e->fail_code == CF_ENOMEM ? "prefix encoding: out of memory"
+                                          : "prefix encoding: value or block longer than 4 GiB");
+    CF_CHECK(e->count <= UINT32_MAX, err, CF_EINVAL, "prefix encoding: too many values");
+    uint8_t hdr[CF_GVINT_MAX_GROUP];
+    size_t hl = cf_gvint_encode_group(hdr, (uint32_t)e->count, first_ord, e->interval, 0);
+    uint8_t *tail = cf_buf_extend(&e->buf, 4 * e->nrestarts + 4);
+    CF_CHECK(tail != NULL, err, CF_ENOMEM, "prefix encoding: out of memory");
+    for (size_t k = 0; k < e->nrestarts; k++)
+        cf_store_le32(tail + 4 * k, e->restarts[k] + (uint32_t)hl);
+    cf_store_le32(tail + 4 * e->nrestarts, (uint32_t)e->nrestarts);
+    uint8_t *start = e->buf.data + HDR_ROOM - hl;
+    memcpy(start, hdr, hl);
+    out->data = start;
+    out->len = e->buf.len - (HDR_ROOM - hl);
+    return CF_OK;
+}
+
+const cf_encoder_ops cf_enc_prefix_ops = {
+    .encoding = CF_ENC_PREFIX,
+    .create = prefix_enc_create,
+    .free = prefix_enc_free,
+    .add = prefix_add,
+    .is_full = prefix_is_full,
+    .count = prefix_count,
+    .finish = prefix_finish,
+    .reset = prefix_enc_reset,
+    .finish_dict = NULL,
+};
+
+/* ---- decoder ---------------------------------------------------------------------- */
+
+typedef struct arena_chunk {
+    uint8_t *p;
+    size_t cap;
+} arena_chunk;
+
+/* Decoding state of one restart run: how many of its values are decoded and
+ * where its next entry starts (offset from the block start). */
+typedef struct run_state {
+    uint32_t done;
+    size_t next_off;
+} run_state;
+
+typedef struct prefix_dec {
+    cf_decoder base;
+    const uint8_t *data;
+    size_t len;
+    size_t entries_off; /* header length */
+    size_t entries_end; /* offset where the restart array begins */
+    const uint8_t *restarts;
+    uint32_t nrestarts;
+    uint32_t interval;
+    cf_slice *vals; /* value i, once its run has decoded that far */
+    size_t vals_cap;
+    run_state *runs; /* nrestarts + 1 */
+    size_t runs_cap;
+    arena_chunk *chunks;
+    size_t nchunks, chunks_cap, cur_chunk, chunk_used;
+    size_t materialized, materialize_cap;
+} prefix_dec;
+
+static void prefix_dec_free(cf_decoder *d_)
+{
+    prefix_dec *d = (prefix_dec *)d_;
+    if (d == NULL)
+        return;
+    for (size_t i = 0; i < d->nchunks; i++)
+        cf_free(d->chunks[i].p);
+    cf_free(d->chunks);
+    cf_free(d->vals);
+    cf_free(d->runs);
+    cf_free(d);
+}
+
+static cf_status prefix_dec_create(cf_decoder **out, const cf_dec_params *p, cf_error *err)
+{
+    *out = NULL;
+    CF_CHECK(p->elem_size == sizeof(cf_slice), err, CF_EINVAL,
+             "prefix decoding: type %d is not a binary type", (int)p->type);
+    prefix_dec *d = cf_calloc(1, sizeof *d);
+    CF_CHECK(d != NULL, err, CF_ENOMEM, "prefix decoding: out of memory");
+    d->base.ops = &cf_dec_prefix_ops;
+    *out = &d->base;
+    return CF_OK;
+}
+
+/* Bump allocation from reusable chunks; chunks never move, so slices into them
+ * survive later allocations. */
+static uint8_t *arena_alloc(prefix_dec *d, size_t n)
+{
+    while (d->cur_chunk < d->nchunks) {
+        arena_chunk *c = &d->chunks[d->cur_chunk];
+        if (c->cap - d->chunk_used >= n) {
+            uint8_t *p = c->p + d->chunk_used;
+            d->chunk_used += n;
+            return p;
+        }
+        d->cur_chunk++;
+        d->chunk_used = 0;
+    }
+    if (d->nchunks == d->chunks_cap) {
+        size_t cap = d->chunks_cap ? d->chunks_cap * 2 : 8;
+        arena_chunk *c = cf_realloc(d->chunks, cap * sizeof *c);
+        if (c == NULL)
+            return NULL;
+        d->chunks = c;
+        d->chunks_cap = cap;
+    }
+    size_t cap = d->nchunks ? d->chunks[d->nchunks - 1].cap * 2 : (size_t)64 << 10;
+    if (cap > ((size_t)16 << 20))
+        cap = (size_t)16 << 20;
+    if (cap < n)
+        cap = n;
+    uint8_t *p = cf_malloc(cap ? cap : 1);
+    if (p == NULL)
+        return NULL;
+    d->chunks[d->nchunks].p = p;
+    d->chunks[d->nchunks].cap = cap;
+    d->cur_chunk = d->nchunks++;
+    d->chunk_used = n;
+    return p;
+}
+
+static size_t restart_off(const prefix_dec *d, uint32_t k)
+{
+    return k == 0 ? d->entries_off : cf_load_le32(d->restarts + 4 * ((size_t)k - 1));
+}
+
+static cf_status prefix_load(cf_decoder *d_, const uint8_t *data, size_t len, cf_error *err)
+{
+    prefix_dec *d = (prefix_dec *)d_;
+    uint32_t hdr[4];
+    d->base.count = 0;
+    d->base.first_ord = 0;
+    d->base.pos = 0;
+    d->data = NULL;
+    d->len = 0;
+    d->nrestarts = 0;
+    CF_CHECK(len > 0, err, CF_ECORRUPT, "prefix block: empty");
+    const uint8_t *p = cf_gvint_decode_group(data, data + len, hdr);
+    CF_CHECK(p != NULL, err, CF_ECORRUPT, "prefix block: %zu bytes cannot hold its header", len);
+    size_t hl = (size_t)(p - data);
+    /* format §8.7: the block ends with fixed32 R, preceded by R fixed32 restarts */
+    CF_CHECK(len - hl >= 4, err, CF_ECORRUPT,
+             "prefix block: %zu bytes cannot hold the restart count", len);
+    uint32_t nr = cf_load_le32(data + len - 4);
+    CF_CHECK(nr <= (len - hl - 4) / 4, err, CF_ECORRUPT,
+             "prefix block: %" PRIu32 " restarts do not fit in %zu bytes", nr, len);
+    size_t entries_end = len - 4 - 4 * (size_t)nr;
+    size_t count = hdr[0];
+    uint32_t interval = hdr[2];
+    if (count > 0) {
+        CF_CHECK(interval >= 1, err, CF_ECORRUPT, "prefix block: restart interval 0");
+        /* each entry takes at least two bytes (its two varints) */
+        CF_CHECK(count <= (entries_end - hl) / 2, err, CF_ECORRUPT,
+                 "prefix block: %zu values cannot fit in %zu bytes of entries", count,
+                 entries_end - hl);
+        uint32_t want = (uint32_t)((count - 1) / interval);
+        CF_CHECK(nr == want, err, CF_ECORRUPT,
+                 "prefix block: %" PRIu32 " restarts for %zu values at interval %" PRIu32
+                 " (expected %" PRIu32 ")",
+                 nr, count, interval, want);
+    } else {
+        CF_CHECK(nr == 0, err, CF_ECORRUPT, "prefix block: %" PRIu32 " restarts but no values",
+                 nr);
+    }
+    const uint8_t *restarts = data + entries_end;
+    size_t prev = hl;
+    for (uint32_t k = 0; k < nr; k++) {
+        size_t r = cf_load_le32(restarts + 4 * (size_t)k);
+        /* restarts lie strictly inside the entries area, in increasing order, each
+         * leaving room for at least one two-byte entry */
+        CF_CHECK(r > prev && r < entries_end && entries_end - r >= 2, err, CF_ECORRUPT,
+                 "prefix block: restart %" PRIu32 " at offset %zu outside (%zu, %zu)", k + 1, r,
+                 prev, entries_end);
+        prev = r;
+    }
+    if (count > d->vals_cap) {
+        cf_slice *v = cf_realloc(d->vals, count * sizeof *v);
+        CF_CHECK(v != NULL, err, CF_ENOMEM, "prefix block: out of memory for %zu values", count);
+        d->vals = v;
+        d->vals_cap = count;
+    }
+    if ((size_t)nr + 1 > d->runs_cap) {
+        run_state *rs = cf_realloc(d->runs, ((size_t)nr + 1) * sizeof *rs);
+        CF_CHECK(rs != NULL, err, CF_ENOMEM, "prefix block: out of memory for %" PRIu32 " runs",
+                 nr);
+        d->runs = rs;
+        d->runs_cap = (size_t)nr + 1;
+    }
+    d->data = data;
+    d->len = len;
+    d->entries_off = hl;
+    d->entries_end = entries_end;
+    d->restarts = restarts;
+    d->nrestarts = nr;
+    d->interval = interval;
+    for (uint32_t k = 0; k <= nr; k++) {
+        d->runs[k].done = 0;
+        d->runs[k].next_off = restart_off(d, k);
+    }
+    d->cur_chunk = 0;
+    d->chunk_used = 0;
+    d->materialized = 0;
+    /* A well-formed block rebuilds at most interval * entries bytes (a value is no
+     * longer than the entries of its run so far); allow that for ordinary
+     * intervals, and a fixed floor beyond. */
+    size_t bound;
+    if (!cf_mul_ok(entries_end - hl, interval < 16 ? interval : 16, &bound))
+        bound = SIZE_MAX;
+    d->materialize_cap = bound > MATERIALIZE_FLOOR ? bound : MATERIALIZE_FLOOR;
+    d->base.count = count;
+    d->base.first_ord = hdr[1];
+    return CF_OK;
+}
+
+/* Decode run k up to and including value index idx (in the run's range). */
+static cf_status decode_run_to(prefix_dec *d, uint32_t k, size_t idx, cf_error *err)
+{
+    run_state *rs = &d->runs[k];
+    size_t base = (size_t)k * d->interval;
+    /* a run ends at the next restart (which must be exactly where its last entry
+     * ends) or at the restart array */
+    size_t end = k < d->nrestarts ? restart_off(d, k + 1) : d->entries_end;
+    const uint8_t *p = d->data + rs->next_off;
+    const uint8_t *limit = d->data + end;
+    size_t i = base + rs->done;
+    cf_slice prevv = rs->done ? d->vals[i - 1] : (cf_slice){NULL, 0};
+    for (; i <= idx; i++) {
+        uint32_t shared, non_shared;
+        if (p < limit && *p < 0x80) {
+            shared = *p++;
+        } else {
+            p = cf_varint32_decode(p, limit, &shared);
+            CF_CHECK(p != NULL, err, CF_ECORRUPT, "prefix block: value %zu: bad shared length", i);
+        }
+        if (p < limit && *p < 0x80) {
+            non_shared = *p++;
+        } else {
+            p = cf_varint32_decode(p, limit, &non_shared);
+            CF_CHECK(p != NULL, err, CF_ECORRUPT, "prefix block: value %zu: bad length", i);
+        }
+        CF_CHECK(non_shared <= (size_t)(limit - p), err, CF_ECORRUPT,
+                 "prefix block: value %zu: %" PRIu32 " bytes run past the end of its run", i,
+                 non_shared);
+        /* format §8.7: shared never exceeds the previous value (0 at a restart) */
+        CF_CHECK(shared <= prevv.len, err, CF_ECORRUPT,
+                 "prefix block: value %zu shares %" PRIu32 " bytes with a %zu-byte value", i,
+                 shared, prevv.len);
+        if (shared == 0) {
+            prevv.data = p;
+            prevv.len = non_shared;
+        } else {
+            size_t n = (size_t)shared + non_shared;
+            CF_CHECK(n <= d->materialize_cap - d->materialized, err, CF_ENOTSUP,
+                     "prefix block: values expand beyond %zu bytes", d->materialize_cap);
+            uint8_t *dst = arena_alloc(d, n);
+            CF_CHECK(dst != NULL, err, CF_ENOMEM, "prefix block: out of memory");
+            d->materialized += n;
+            memcpy(dst, prevv.data, shared);
+            if (non_shared)
+                memcpy(dst + shared, p, non_shared);
+            prevv.data = dst;
+            prevv.len = n;
+        }
+        d->vals[i] = prevv;
+        p += non_shared;
+    }
+    rs->done = (uint32_t)(i - base);
+    rs->next_off = (size_t)(p - d->data);
+    size_t run_n = d->base.count - base;
+    if (run_n > d->interval)
+        run_n = d->interval;
+    if (rs->done == run_n && k < d->nrestarts)
+        CF_CHECK(p == limit, err, CF_ECORRUPT,
+                 "prefix block: restart %" PRIu32 " at offset %zu does not follow value %zu",
+                 k + 1, end, i - 1);
+    return CF_OK;
+}
+
+/* Make values [idx, idx + n) available; returns how many of them lie in idx's run. */
+static cf_status ensure(prefix_dec *d, size_t idx, size_t n, size_t *in_run, cf_error *err)
+{
+    uint32_t k = (uint32_t)(idx / d->interval);
+    size_t base = (size_t)k * d->interval;
+    size_t run_end = d->base.count - base > d->interval ? base + d->interval : d->base.count;
+    size_t last = idx + n < run_end ? idx + n : run_end; /* exclusive */
+    if (base + d->runs[k].done < last)
+        CF_TRY(decode_run_to(d, k, last - 1, err));
+    *in_run = last - idx;
+    return CF_OK;
+}
+
+static cf_status prefix_seek(cf_decoder *d_, size_t idx, cf_error *err)
+{
+    CF_CHECK(idx <= d_->count, err, CF_EINVAL, "prefix block: seek to %zu past %zu values", idx,
+             d_->count);
+    d_->pos = idx;
+    return CF_OK;
+}
+
+static cf_status prefix_next(cf_decoder *d_, void *dst, size_t n, size_t *got, cf_error *err)
+{
+    prefix_dec *d = (prefix_dec *)d_;
+    cf_slice *out = dst;
+    size_t avail = d->base.count - d->base.pos;
+    if (n > avail)
+        n = avail;
+    *got = 0;
+    size_t i = 0;
+    while (i < n) {
+        size_t m;
+        CF_TRY(ensure(d, d->base.pos, n - i, &m, err));
+        memcpy(out + i, d->vals + d->base.pos, m * sizeof *out);
+        i += m;
+        d->base.pos += m;
+        *got = i;
+    }
+    return CF_OK;
+}
+
+static cf_status prefix_seek_at_or_after(cf_decoder *d_, const void *key, bool *exact,
+                                         cf_error *err)
+{
+    prefix_dec *d = (prefix_dec *)d_;
+    const cf_slice *t = key;
+    *exact = false;
+    if (d->base.count == 0) {
+        d->base.pos = 0;
+        CF_FAIL(err, CF_ENOTFOUND, "prefix block: empty");
+    }
+    /* format §8.7: last restart whose value is < target (restart 0 if none) */
+    uint32_t left = 0, right = d->nrestarts;
+    while (left < right) {
+        uint32_t mid = left + (right - left + 1) / 2;
+        const uint8_t *p = d->data + restart_off(d, mid);
+        const uint8_t *limit = d->data + d->entries_end;
+        uint32_t shared, non_shared;
+        p = cf_varint32_decode(p, limit, &shared);
+        if (p)
+            p = cf_varint32_decode(p, limit, &non_shared);
+        CF_CHECK(p != NULL && shared == 0 && non_shared <= (size_t)(limit - p), err, CF_ECORRUPT,
+                 "prefix block: bad entry at restart %" PRIu32, mid);
+        if (slice_cmp(p, non_shared, t->data, t->len) < 0)
+            left = mid;
+        else
+            right = mid - 1;
+    }
+    size_t idx = (size_t)left * d->interval;
+    while (idx < d->base.count) {
+        size_t m;
+        CF_TRY(ensure(d, idx, d->base.count - idx, &m, err));
+        for (size_t j = 0; j < m; j++, idx++) {
+            int c = slice_cmp(d->vals[idx].data, d->vals[idx].len, t->data, t->len);
+            if (c >= 0) {
+                *exact = c == 0;
+                d->base.pos = idx;
+                return CF_OK;
+            }
+        }
+    }
+    d->base.pos = d->base.count;
+    CF_FAIL(err, CF_ENOTFOUND, "prefix block: every value is smaller than the key");
+}
+
+const cf_decoder_ops cf_dec_prefix_ops = {
+    .encoding = CF_ENC_PREFIX,
+    .create = prefix_dec_create,
+    .free = prefix_dec_free,
+    .load = prefix_load,
+    .seek = prefix_seek,
+    .next = prefix_next,
+    .seek_at_or_after = prefix_seek_at_or_after,
+};

@@ -1,0 +1,91 @@
+/* Group varint: four u32 values per group (format §1.6).
+ *
+ *   offset      size        field
+ *   0           1           selector: (len(a)-1)<<6 | (len(b)-1)<<4 | (len(c)-1)<<2 | (len(d)-1)
+ *   1           len(a)      a, little-endian, 1..4 bytes
+ *   1+len(a)    len(b)      b
+ *   ...         len(c)      c
+ *   ...         len(d)      d
+ *
+ * A group is 5..17 bytes. A sequence of n values is ceil(n/4) groups, the last
+ * one padded with zeros (each padding value costs one byte).
+ */
+#include "group_varint.h"
+
+#include "alloc.h"
+#include "endian.h"
+
+static const uint32_t len_mask[5] = {0, 0xffu, 0xffffu, 0xffffffu, 0xffffffffu};
+
+size_t cf_gvint_encode_group(uint8_t *dst, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    size_t la = cf_gvint_value_len(a), lb = cf_gvint_value_len(b);
+    size_t lc = cf_gvint_value_len(c), ld = cf_gvint_value_len(d);
+    dst[0] = (uint8_t)(((la - 1) << 6) | ((lb - 1) << 4) | ((lc - 1) << 2) | (ld - 1));
+    /* Whole 4-byte stores are safe: the last one starts at most 13 bytes in and
+     * ends at byte 17, the room the caller promises. Bytes past the value's
+     * length are overwritten by the next store or lie beyond the group. */
+    size_t o = 1;
+    cf_store_le32(dst + o, a);
+    o += la;
+    cf_store_le32(dst + o, b);
+    o += lb;
+    cf_store_le32(dst + o, c);
+    o += lc;
+    cf_store_le32(dst + o, d);
+    return o + ld;
+}
+
+const uint8_t *cf_gvint_decode_group(const uint8_t *p, const uint8_t *end, uint32_t out[4])
+{
+    if (p >= end)
+        return NULL;
+    unsigned sel = p[0];
+    size_t l[4] = {(sel >> 6) + 1, ((sel >> 4) & 3) + 1, ((sel >> 2) & 3) + 1, (sel & 3) + 1};
+    size_t avail = (size_t)(end - p);
+    if (avail >= CF_GVINT_MAX_GROUP) {
+        /* Every 4-byte load stays within the 17 bytes we know exist. */
+        const uint8_t *q = p + 1;
+        for (int i = 0; i < 4; i++) {
+            out[i] = cf_load_le32(q) & len_mask[l[i]];
+            q += l[i];
+        }
+        return q;
+    }
+    if (1 + l[0] + l[1] + l[2] + l[3] > avail)
+        return NULL;
+    /* Near the end: read exactly the bytes the selector names, never beyond. */
+    const uint8_t *q = p + 1;
+    for (int i = 0; i < 4; i++) {
+        uint32_t v = 0;
+        for (size_t k = 0; k < l[i]; k++)
+            v |= (uint32_t)q[k] << (8 * k);
+        out[i] = v;
+        q += l[i];
+    }
+    return q;
+}
+
+void cf_gvint_append(cf_buf *b, const uint32_t *v, size_t n)
+{
+    if (n == 0)
+        return;
+    size_t groups = n / 4 + (n % 4 != 0), room;
+    if (!cf_mul_ok(groups, CF_GVINT_MAX_GROUP, &room)) {
+        b->oom = true;
+        return;
+    }
+    if (!cf_buf_reserve(b, room))
+        return;
+    uint8_t *dst = b->data + b->len, *start = dst;
+    size_t i = 0;
+    for (; n - i >= 4; i += 4)
+        dst += cf_gvint_encode_group(dst, v[i], v[i + 1], v[i + 2], v[i + 3]);
+    if (i < n) {
+        uint32_t pad[4] = {0, 0, 0, 0};
+        for (size_t k = 0; i + k < n; k++)
+            pad[k] = v[i + k];
+        dst += cf_gvint_encode_group(dst, pad[0], pad[1], pad[2], pad[3]);
+    }
+    b->len += (size_t)(dst - start);
+}

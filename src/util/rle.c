@@ -1,0 +1,479 @@
+/* Kudu's RLE / bit-packing hybrid (format §7).
+ *
+ * Stream layout (format §7.1), no length prefix, width w fixed by the caller:
+ *
+ *   | size            | field                                                   |
+ *   |-----------------|---------------------------------------------------------|
+ *   | 1..5            | varint32 indicator; bit 0 = 1: literal, 0: repeated      |
+ *   | repeated run    | ceil(w/8) bytes: the value, little-endian (byte aligned) |
+ *   | literal run     | (ind >> 1) groups of 8 values, w bits each, LSB-first;   |
+ *   |                 | the stream's last group may hold fewer values, padded    |
+ *   |                 | with zero bits to a byte                                 |
+ *
+ * The encoder follows Kudu's run-splitting heuristic step for step (§7.3) so
+ * that its bytes equal Kudu's. Literal values are only ever flushed in whole
+ * groups of 8 (w bytes, byte aligned) except at finish, so every emitted byte
+ * is final and the bytes-emitted count that Kudu's writer uses for "block
+ * full" (§8.3) is simply the output length.
+ *
+ * The decoder trusts nothing: a truncated indicator or repeated value ends the
+ * stream, and a literal run claiming more values than the buffer holds is cut
+ * to the values whose bits are present (§7.1: the last group may be partial).
+ */
+#include "rle.h"
+
+#include <string.h>
+
+#include "bitmap.h"
+#include "endian.h"
+#include "varint.h"
+
+/* A repeated-run indicator is a varint32 of count << 1. */
+#define MAX_REPEAT 0x7fffffffu
+/* Literal runs are closed before their group count needs a second indicator
+ * byte (§7.3: ceil(lit/8) + 1 >= 64). */
+#define MAX_LIT_GROUPS 64u
+
+static uint64_t width_mask(unsigned w) { return w >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1); }
+
+/* ---- encoder ------------------------------------------------------------------------- */
+
+void cf_rle_enc_init(cf_rle_encoder *e, unsigned width)
+{
+    memset(e, 0, sizeof *e);
+    cf_buf_init(&e->out);
+    e->width = width;
+    e->mask = width_mask(width);
+}
+
+void cf_rle_enc_dispose(cf_rle_encoder *e) { cf_buf_dispose(&e->out); }
+
+void cf_rle_enc_reset(cf_rle_encoder *e)
+{
+    cf_buf_clear(&e->out);
+    e->cur = 0;
+    e->rep = 0;
+    e->nbuf = 0;
+    e->lit = 0;
+    e->ind_pos = 0;
+    e->ind_open = false;
+}
+
+/* Append n values (n <= 8) of e->width bits: ceil(n * w / 8) bytes. */
+static void pack_values(cf_rle_encoder *e, const uint64_t *v, unsigned n)
+{
+    const unsigned w = e->width;
+    size_t len = ((size_t)n * w + 7) / 8;
+    uint8_t *q = cf_buf_extend(&e->out, len);
+    if (q == NULL)
+        return;
+    switch (w) {
+    case 1: {
+        unsigned byte = 0;
+        for (unsigned i = 0; i < n; i++)
+            byte |= (unsigned)v[i] << i;
+        q[0] = (uint8_t)byte;
+        return;
+    }
+    case 8:
+        for (unsigned i = 0; i < n; i++)
+            q[i] = (uint8_t)v[i];
+        return;
+    case 16:
+        for (unsigned i = 0; i < n; i++)
+            cf_store_le16(q + 2 * i, (uint16_t)v[i]);
+        return;
+    case 32:
+        for (unsigned i = 0; i < n; i++)
+            cf_store_le32(q + 4 * i, (uint32_t)v[i]);
+        return;
+    case 64:
+        for (unsigned i = 0; i < n; i++)
+            cf_store_le64(q + 8 * i, v[i]);
+        return;
+    default:
+        break;
+    }
+    uint64_t acc = 0;
+    unsigned bits = 0; /* < 64 */
+    uint8_t *p = q;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t x = v[i];
+        acc |= x << bits;
+        if (bits + w >= 64) {
+            cf_store_le64(p, acc);
+            p += 8;
+            unsigned used = 64 - bits; /* bits of x already stored, 1..64 */
+            acc = used < 64 ? x >> used : 0;
+            bits = bits + w - 64;
+        } else {
+            bits += w;
+        }
+    }
+    for (unsigned k = 0; k < bits; k += 8)
+        *p++ = (uint8_t)(acc >> k);
+}
+
+static void write_literal_values(cf_rle_encoder *e)
+{
+    if (!e->ind_open) {
+        e->ind_pos = e->out.len;
+        e->ind_open = true;
+        cf_buf_put_u8(&e->out, 0); /* patched by close_literal */
+    }
+    pack_values(e, e->buf, e->nbuf);
+    e->nbuf = 0;
+}
+
+static void close_literal(cf_rle_encoder *e)
+{
+    unsigned groups = (e->lit + 7) / 8;
+    if (!e->out.oom && e->ind_pos < e->out.len)
+        e->out.data[e->ind_pos] = (uint8_t)((groups << 1) | 1);
+    e->ind_open = false;
+    e->lit = 0;
+}
+
+static void emit_repeated(cf_rle_encoder *e)
+{
+    const unsigned vb = (e->width + 7) / 8;
+    uint64_t left = e->rep;
+    /* Kudu never gets here with more than 2^30 values; longer runs are split
+     * into several equal runs, which every decoder accepts (§7.2). */
+    while (left > 0) {
+        uint32_t k = left > MAX_REPEAT ? MAX_REPEAT : (uint32_t)left;
+        cf_buf_put_varint32(&e->out, k << 1);
+        uint8_t v[8];
+        cf_store_le64(v, e->cur);
+        cf_buf_append(&e->out, v, vb);
+        left -= k;
+    }
+    e->nbuf = 0;
+    e->rep = 0;
+}
+
+/* Eight values are buffered: they either join a repeated run or become a
+ * literal group (§7.3 flush_group with done = false). */
+static void flush_group(cf_rle_encoder *e)
+{
+    if (e->rep >= 8) {
+        e->nbuf = 0;
+        if (e->lit > 0)
+            close_literal(e);
+        return;
+    }
+    e->lit += e->nbuf;
+    write_literal_values(e);
+    if ((e->lit + 7) / 8 + 1 >= MAX_LIT_GROUPS)
+        close_literal(e);
+    e->rep = 0;
+}
+
+static inline void put1(cf_rle_encoder *e, uint64_t v)
+{
+    if (v == e->cur) {
+        e->rep++;
+        if (e->rep > 8)
+            return; /* a long run: only count */
+    } else {
+        if (e->rep >= 8)
+            emit_repeated(e);
+        e->rep = 1;
+        e->cur = v;
+    }
+    e->buf[e->nbuf++] = v;
+    if (e->nbuf == 8)
+        flush_group(e);
+}
+
+void cf_rle_enc_put(cf_rle_encoder *e, uint64_t v) { put1(e, v & e->mask); }
+
+void cf_rle_enc_put_run(cf_rle_encoder *e, uint64_t v, size_t n)
+{
+    v &= e->mask;
+    while (n > 0) {
+        if (v == e->cur && e->rep >= 8) {
+            /* Inside a repeated run every further equal value only counts. */
+            e->rep += n;
+            return;
+        }
+        put1(e, v);
+        n--;
+    }
+}
+
+static inline uint64_t load_elem(const uint8_t *p, size_t elem_size)
+{
+    switch (elem_size) {
+    case 1: return *p;
+    case 2: return cf_load_le16(p);
+    case 4: return cf_load_le32(p);
+    default: return cf_load_le64(p);
+    }
+}
+
+void cf_rle_enc_put_values(cf_rle_encoder *e, const void *vals, size_t elem_size, size_t n)
+{
+    const uint8_t *p = vals;
+    const uint64_t mask = e->mask;
+    const bool flag = e->width == 1;
+    size_t i = 0;
+    while (i < n) {
+        uint64_t raw = load_elem(p + i * elem_size, elem_size);
+        size_t j = i + 1;
+        while (j < n && load_elem(p + j * elem_size, elem_size) == raw)
+            j++;
+        uint64_t v = flag ? (raw != 0) : (raw & mask);
+        if (j - i == 1)
+            put1(e, v);
+        else
+            cf_rle_enc_put_run(e, v, j - i);
+        i = j;
+    }
+}
+
+size_t cf_rle_enc_emitted_len(const cf_rle_encoder *e) { return e->out.len; }
+
+cf_status cf_rle_enc_finish(cf_rle_encoder *e)
+{
+    if (e->lit > 0 || e->rep > 0 || e->nbuf > 0) {
+        if (e->rep > 0 && e->lit == 0 && (e->rep == e->nbuf || e->nbuf == 0)) {
+            emit_repeated(e);
+        } else {
+            e->lit += e->nbuf;
+            write_literal_values(e);
+            close_literal(e);
+            e->rep = 0;
+        }
+    }
+    return cf_buf_status(&e->out);
+}
+
+/* ---- decoder ------------------------------------------------------------------------- */
+
+void cf_rle_dec_init(cf_rle_decoder *d, const uint8_t *data, size_t len, unsigned width)
+{
+    memset(d, 0, sizeof *d);
+    d->p = data;
+    d->end = data + len;
+    d->width = width;
+}
+
+/* Make sure a run with values left is current. false at the end of the stream
+ * or at a malformed indicator or value, after which the stream is over. */
+static bool refill(cf_rle_decoder *d)
+{
+    while (d->rep_left == 0 && d->lit_left == 0) {
+        uint32_t ind;
+        const uint8_t *q = cf_varint32_decode(d->p, d->end, &ind);
+        if (q == NULL) {
+            d->p = d->end;
+            return false;
+        }
+        d->p = q;
+        const unsigned w = d->width;
+        if (ind & 1) {
+            uint64_t groups = ind >> 1;
+            uint64_t bytes = groups * w; /* groups * 8 values * w bits / 8 */
+            size_t avail = (size_t)(d->end - d->p);
+            d->lit_p = d->p;
+            d->lit_bit = 0;
+            if (bytes <= avail) {
+                d->lit_left = groups * 8;
+                d->p += bytes;
+            } else {
+                /* §7.1: the last literal group may be partial; keep only the
+                 * values whose bits are all present. */
+                d->lit_left = ((uint64_t)avail * 8) / w;
+                d->p = d->end;
+            }
+            d->lit_end = d->p;
+        } else {
+            const unsigned vb = (w + 7) / 8;
+            if ((size_t)(d->end - d->p) < vb) {
+                d->p = d->end;
+                return false;
+            }
+            uint64_t v = 0;
+            for (unsigned i = 0; i < vb; i++)
+                v |= (uint64_t)d->p[i] << (8 * i);
+            d->p += vb;
+            /* §7.2: for bitmaps any non-zero byte means "true". */
+            d->rep_value = w == 1 ? (v != 0) : (v & width_mask(w));
+            d->rep_left = ind >> 1;
+        }
+    }
+    return true;
+}
+
+/* The literal value at bit position bit of [base, end); all its bits are
+ * known to lie inside the range. */
+static inline uint64_t read_bits(const uint8_t *base, const uint8_t *end, uint64_t bit,
+                                 unsigned w)
+{
+    const uint8_t *q = base + (bit >> 3);
+    unsigned sh = (unsigned)(bit & 7);
+    uint64_t x;
+    if (end - q >= 8) {
+        x = cf_load_le64(q) >> sh;
+        if (sh + w > 64)
+            x |= (uint64_t)q[8] << (64 - sh);
+    } else {
+        x = 0;
+        for (size_t i = 0; i < (size_t)(end - q); i++)
+            x |= (uint64_t)q[i] << (8 * i);
+        x >>= sh;
+    }
+    return x & width_mask(w);
+}
+
+static inline void store_elem(uint8_t *dst, size_t elem_size, uint64_t v)
+{
+    switch (elem_size) {
+    case 1: *dst = (uint8_t)v; break;
+    case 2: cf_store_le16(dst, (uint16_t)v); break;
+    case 4: cf_store_le32(dst, (uint32_t)v); break;
+    default: cf_store_le64(dst, v); break;
+    }
+}
+
+/* Byte k of the result is bit k of b. */
+static inline uint64_t spread_bits(uint8_t b)
+{
+    uint64_t x = ((uint64_t)b * 0x0101010101010101ull) & 0x8040201008040201ull;
+    return ((x + 0x7f7f7f7f7f7f7f7full) >> 7) & 0x0101010101010101ull;
+}
+
+static void fill(uint8_t *dst, size_t elem_size, uint64_t v, size_t k)
+{
+    if (elem_size == 1 || v == 0) {
+        memset(dst, (int)(uint8_t)v, k * elem_size);
+        return;
+    }
+    uint8_t pat[8];
+    cf_store_le64(pat, v);
+    for (size_t i = 0; i < k; i++)
+        memcpy(dst + i * elem_size, pat, elem_size);
+}
+
+/* Copy k literal values out of the current literal run into dst. */
+static void get_literal(cf_rle_decoder *d, uint8_t *dst, size_t elem_size, size_t k)
+{
+    const unsigned w = d->width;
+    if (w == 8 * elem_size) {
+        /* Whole-byte values of the destination width: the bits are the bytes. */
+        memcpy(dst, d->lit_p + (d->lit_bit >> 3), k * elem_size);
+        return;
+    }
+    size_t i = 0;
+    uint64_t bit = d->lit_bit;
+    if (w == 1 && elem_size == 1) {
+        for (; i < k && (bit & 7) != 0; i++, bit++)
+            dst[i] = (d->lit_p[bit >> 3] >> (bit & 7)) & 1;
+        for (; k - i >= 8; i += 8, bit += 8)
+            cf_store_le64(dst + i, spread_bits(d->lit_p[bit >> 3]));
+        for (; i < k; i++, bit++)
+            dst[i] = (d->lit_p[bit >> 3] >> (bit & 7)) & 1;
+        return;
+    }
+    for (; i < k; i++, bit += w)
+        store_elem(dst + i * elem_size, elem_size, read_bits(d->lit_p, d->lit_end, bit, w));
+}
+
+size_t cf_rle_dec_get(cf_rle_decoder *d, void *dst, size_t elem_size, size_t n)
+{
+    uint8_t *out = dst;
+    size_t done = 0;
+    while (done < n && refill(d)) {
+        size_t want = n - done;
+        if (d->rep_left > 0) {
+            size_t k = d->rep_left < want ? (size_t)d->rep_left : want;
+            fill(out + done * elem_size, elem_size, d->rep_value, k);
+            d->rep_left -= k;
+            done += k;
+        } else {
+            size_t k = d->lit_left < want ? (size_t)d->lit_left : want;
+            get_literal(d, out + done * elem_size, elem_size, k);
+            d->lit_bit += (uint64_t)k * d->width;
+            d->lit_left -= k;
+            done += k;
+        }
+    }
+    return done;
+}
+
+size_t cf_rle_dec_get_bits(cf_rle_decoder *d, uint8_t *bitmap, size_t off, size_t n)
+{
+    size_t done = 0;
+    while (done < n && refill(d)) {
+        size_t want = n - done;
+        if (d->rep_left > 0) {
+            size_t k = d->rep_left < want ? (size_t)d->rep_left : want;
+            cf_bitmap_fill(bitmap, off + done, k, d->rep_value != 0);
+            d->rep_left -= k;
+            done += k;
+        } else {
+            size_t k = d->lit_left < want ? (size_t)d->lit_left : want;
+            if (d->width == 1) {
+                cf_bitmap_copy(bitmap, off + done, d->lit_p, (size_t)d->lit_bit, k);
+                d->lit_bit += k;
+            } else {
+                for (size_t i = 0; i < k; i++, d->lit_bit += d->width)
+                    cf_bitmap_put(bitmap, off + done + i,
+                                  read_bits(d->lit_p, d->lit_end, d->lit_bit, d->width) != 0);
+            }
+            d->lit_left -= k;
+            done += k;
+        }
+    }
+    return done;
+}
+
+/* Non-zero values among k literal values from the current position. */
+static size_t count_literal_nonzero(const cf_rle_decoder *d, size_t k)
+{
+    const unsigned w = d->width;
+    if (w == 1)
+        return cf_bitmap_count(d->lit_p, (size_t)d->lit_bit, k);
+    size_t nz = 0;
+    if ((w & 7) == 0) {
+        const size_t vb = w / 8;
+        const uint8_t *q = d->lit_p + (d->lit_bit >> 3);
+        for (size_t i = 0; i < k; i++, q += vb) {
+            uint8_t any = 0;
+            for (size_t j = 0; j < vb; j++)
+                any |= q[j];
+            nz += any != 0;
+        }
+        return nz;
+    }
+    uint64_t bit = d->lit_bit;
+    for (size_t i = 0; i < k; i++, bit += w)
+        nz += read_bits(d->lit_p, d->lit_end, bit, w) != 0;
+    return nz;
+}
+
+size_t cf_rle_dec_skip(cf_rle_decoder *d, size_t n, size_t *nonzero)
+{
+    size_t done = 0, nz = 0;
+    while (done < n && refill(d)) {
+        size_t want = n - done;
+        if (d->rep_left > 0) {
+            size_t k = d->rep_left < want ? (size_t)d->rep_left : want;
+            if (d->rep_value != 0)
+                nz += k;
+            d->rep_left -= k;
+            done += k;
+        } else {
+            size_t k = d->lit_left < want ? (size_t)d->lit_left : want;
+            if (nonzero)
+                nz += count_literal_nonzero(d, k);
+            d->lit_bit += (uint64_t)k * d->width;
+            d->lit_left -= k;
+            done += k;
+        }
+    }
+    if (nonzero)
+        *nonzero = nz;
+    return done;
+}

@@ -1,0 +1,481 @@
+/* The CLI's JSON parser and writer, and the value forms (tools/cfile/json.c,
+ * values.c), without files. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "test_common.h"
+#include "values.h"
+
+/* Write with a cf_jw into a string (caller frees). */
+typedef struct sink {
+    char *buf;
+    size_t len;
+    FILE *f;
+    cf_jw w;
+} sink;
+
+static void sink_open(sink *s)
+{
+    s->buf = NULL;
+    s->f = open_memstream(&s->buf, &s->len);
+    assert_non_null(s->f);
+    cf_jw_init(&s->w, s->f);
+}
+
+static char *sink_close(sink *s)
+{
+    fclose(s->f);
+    return s->buf;
+}
+
+static void parse_ok(cf_json_doc *d, const char *text)
+{
+    char msg[256];
+    int rc = cf_json_parse(d, text, strlen(text), msg, sizeof(msg));
+    if (rc != 0)
+        fail_msg("parse failed: %s: %s", text, msg);
+}
+
+static void parse_bad(const char *text, size_t len, const char *want_msg)
+{
+    cf_json_doc d;
+    char msg[256];
+    assert_int_equal(cf_json_parse(&d, text, len, msg, sizeof(msg)), -1);
+    if (want_msg != NULL && strstr(msg, want_msg) == NULL)
+        fail_msg("message '%s' lacks '%s'", msg, want_msg);
+    cf_json_doc_dispose(&d);
+}
+
+static void test_json__parse_all_kinds(void **state)
+{
+    cf_json_doc d;
+    parse_ok(&d, " {\"a\": [1, -2.5e3, true, false, null, \"x\\u00e9\\ud83d\\ude00\\n\"],"
+                 " \"b\": {}, \"c\": [], \"big\": 18446744073709551615, \"a\": 0} ");
+    const cf_json *r = &d.root;
+    assert_int_equal(r->kind, CF_JSON_OBJECT);
+    assert_int_equal(r->n, 5);
+    const cf_json *a = cf_json_get(r, "a"); /* the first of two "a" */
+    assert_non_null(a);
+    assert_int_equal(a->kind, CF_JSON_ARRAY);
+    assert_int_equal(a->n, 6);
+    assert_string_equal(a->items[0].str, "1");
+    assert_true(cf_json_is_integer(&a->items[0]));
+    assert_string_equal(a->items[1].str, "-2.5e3");
+    assert_false(cf_json_is_integer(&a->items[1]));
+    assert_int_equal(a->items[2].kind, CF_JSON_TRUE);
+    assert_int_equal(a->items[3].kind, CF_JSON_FALSE);
+    assert_int_equal(a->items[4].kind, CF_JSON_NULL);
+    assert_int_equal(a->items[5].len, strlen("x\xc3\xa9\xf0\x9f\x98\x80\n"));
+    assert_memory_equal(a->items[5].str, "x\xc3\xa9\xf0\x9f\x98\x80\n", a->items[5].len);
+    assert_string_equal(cf_json_get(r, "big")->str, "18446744073709551615");
+    assert_int_equal(cf_json_get(r, "b")->n, 0);
+    assert_null(cf_json_get(r, "zz"));
+    cf_json_doc_dispose(&d);
+}
+
+static void test_json__nul_in_strings(void **state)
+{
+    cf_json_doc d;
+    parse_ok(&d, "[\"a\\u0000b\", \"\\u0000\"]");
+    assert_int_equal(d.root.items[0].len, 3);
+    assert_memory_equal(d.root.items[0].str, "a\0b", 3);
+    assert_int_equal(d.root.items[1].len, 1);
+    cf_json_doc_dispose(&d);
+}
+
+static void test_json__python_literals(void **state)
+{
+    cf_json_doc d;
+    parse_ok(&d, "[NaN, Infinity, -Infinity]");
+    assert_string_equal(d.root.items[0].str, "NaN");
+    assert_string_equal(d.root.items[1].str, "Infinity");
+    assert_string_equal(d.root.items[2].str, "-Infinity");
+    assert_int_equal(d.root.items[2].kind, CF_JSON_NUMBER);
+    cf_json_doc_dispose(&d);
+}
+
+static void test_json__errors(void **state)
+{
+    parse_bad("", 0, "end of input");
+    parse_bad("[1,]", 4, NULL);
+    parse_bad("[1 2]", 5, "expected ','");
+    parse_bad("{\"a\" 1}", 7, "expected ':'");
+    parse_bad("\"abc", 4, "unterminated");
+    parse_bad("\"a\\qb\"", 6, "bad escape");
+    parse_bad("\"\\ud800\"", 8, "surrogate");
+    parse_bad("\"\\udc00x\"", 9, "surrogate");
+    parse_bad("\"a\nb\"", 5, "control character");
+    parse_bad("01", 2, "trailing");
+    parse_bad("1.", 2, "digits");
+    parse_bad("1e", 2, "exponent");
+    parse_bad("-", 1, "bad number");
+    parse_bad("tru", 3, "literal");
+    parse_bad("[1] x", 5, "trailing");
+    parse_bad("\"a\\u12\"", 7, "\\u");
+    /* Deep nesting is refused, not a stack overflow. */
+    size_t n = 100000;
+    char *deep = malloc(n);
+    memset(deep, '[', n);
+    parse_bad(deep, n, "nested deeper");
+    free(deep);
+    /* Any truncation of a valid document fails cleanly. */
+    const char *doc = "{\"k\": [1, \"two\", {\"x\": null}, 3.5e-1]}";
+    for (size_t i = 0; i < strlen(doc); i++)
+        parse_bad(doc, i, NULL);
+}
+
+static void test_json__utf8(void **state)
+{
+    assert_true(cf_utf8_valid((const uint8_t *)"", 0));
+    assert_true(cf_utf8_valid((const uint8_t *)"caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x98\x80", 14));
+    assert_true(cf_utf8_valid((const uint8_t *)"a\0b", 3));
+    assert_false(cf_utf8_valid((const uint8_t *)"\xff", 1));
+    assert_false(cf_utf8_valid((const uint8_t *)"\x80", 1));
+    assert_false(cf_utf8_valid((const uint8_t *)"\xc3", 1));      /* truncated */
+    assert_false(cf_utf8_valid((const uint8_t *)"\xc3\x28", 2));  /* bad continuation */
+    assert_false(cf_utf8_valid((const uint8_t *)"\xc0\xaf", 2));  /* overlong */
+    assert_false(cf_utf8_valid((const uint8_t *)"\xe0\x80\xaf", 3));
+    assert_false(cf_utf8_valid((const uint8_t *)"\xed\xa0\x80", 3)); /* surrogate */
+    assert_false(cf_utf8_valid((const uint8_t *)"\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
+}
+
+static void test_json__writer_escapes(void **state)
+{
+    sink s;
+    sink_open(&s);
+    cf_jw_obj_begin(&s.w);
+    cf_jw_key(&s.w, "q\"k");
+    cf_jw_str(&s.w, "a\"b\\c\n\t\r\b\f\x01\x1f\x7f", 13);
+    cf_jw_key(&s.w, "nul");
+    cf_jw_str(&s.w, "x\0y", 3);
+    cf_jw_key(&s.w, "bytes");
+    cf_jw_arr_begin(&s.w);
+    cf_jw_bytes(&s.w, "ok\xc3\xa9", 4);
+    cf_jw_bytes(&s.w, "\xff\x00\xfe", 3);
+    cf_jw_hex(&s.w, "\xAB\x01", 2);
+    cf_jw_arr_end(&s.w);
+    cf_jw_key(&s.w, "n");
+    cf_jw_int(&s.w, INT64_MIN);
+    cf_jw_key(&s.w, "u");
+    cf_jw_uint(&s.w, UINT64_MAX);
+    cf_jw_key(&s.w, "e");
+    cf_jw_arr_begin(&s.w);
+    cf_jw_arr_end(&s.w);
+    cf_jw_obj_end(&s.w);
+    char *out = sink_close(&s);
+    assert_string_equal(out, "{\"q\\\"k\":\"a\\\"b\\\\c\\n\\t\\r\\b\\f\\u0001\\u001f\x7f\","
+                             "\"nul\":\"x\\u0000y\","
+                             "\"bytes\":[\"ok\xc3\xa9\",{\"hex\":\"ff00fe\"},\"ab01\"],"
+                             "\"n\":-9223372036854775808,\"u\":18446744073709551615,\"e\":[]}");
+    /* And it parses back to the same bytes. */
+    cf_json_doc d;
+    parse_ok(&d, out);
+    const cf_json *q = cf_json_get(&d.root, "q\"k");
+    assert_non_null(q);
+    assert_int_equal(q->len, 13);
+    assert_memory_equal(q->str, "a\"b\\c\n\t\r\b\f\x01\x1f\x7f", 13);
+    cf_json_doc_dispose(&d);
+    free(out);
+}
+
+static void test_json__writer_roundtrip_dom(void **state)
+{
+    const char *text = "{\"a\":[1,-2.5e3,true,false,null,\"x\"],\"b\":{\"c\":{}},\"d\":NaN}";
+    cf_json_doc d;
+    parse_ok(&d, text);
+    sink s;
+    sink_open(&s);
+    cf_jw_value(&s.w, &d.root);
+    char *out = sink_close(&s);
+    /* Bare NaN comes back in the string form. */
+    assert_string_equal(out, "{\"a\":[1,-2.5e3,true,false,null,\"x\"],\"b\":{\"c\":{}},\"d\":\"NaN\"}");
+    free(out);
+    cf_json_doc_dispose(&d);
+}
+
+static void fmt_double(double v, const char *want, bool want_string)
+{
+    char buf[CF_CLI_NUM_CAP];
+    bool is_string;
+    cf_cli_format_double(buf, v, &is_string);
+    assert_string_equal(buf, want);
+    assert_int_equal(is_string, want_string);
+}
+
+static void fmt_float(float v, const char *want, bool want_string)
+{
+    char buf[CF_CLI_NUM_CAP];
+    bool is_string;
+    cf_cli_format_float(buf, v, &is_string);
+    assert_string_equal(buf, want);
+    assert_int_equal(is_string, want_string);
+}
+
+static double dbits(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, 8);
+    return d;
+}
+
+static float fbits(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+static void test_json__float_forms(void **state)
+{
+    fmt_double(0.0, "0.0", false);
+    fmt_double(-0.0, "-0.0", false);
+    fmt_double(1.0, "1.0", false);
+    fmt_double(-1.0, "-1.0", false);
+    fmt_double(0.1, "0.1", false);
+    fmt_double(1.7976931348623157e308, "1.7976931348623157e+308", false);
+    /* Subnormals have fewer digits than %.15g asks for: longer than the
+     * shortest form, but exact. */
+    fmt_double(5e-324, "4.94065645841247e-324", false);
+    fmt_double(2.087975966800483, "2.087975966800483", false);
+    fmt_double(1e20, "1e+20", false);
+    fmt_double(NAN, "NaN", true);
+    fmt_double(INFINITY, "Infinity", true);
+    fmt_double(-INFINITY, "-Infinity", true);
+    fmt_double(dbits(0x7ff8000000000001ull), "0x7ff8000000000001", true);
+    fmt_double(dbits(0xfff8000000000000ull), "0xfff8000000000000", true);
+    fmt_float(0.0f, "0.0", false);
+    fmt_float(-0.0f, "-0.0", false);
+    fmt_float(-1.4743731021881104f, "-1.4743731", false);
+    fmt_float(3.4028234663852886e+38f, "3.4028235e+38", false);
+    fmt_float(1.401298464324817e-45f, "1.4013e-45", false);
+    fmt_float(0.1f, "0.1", false);
+    fmt_float(88.0f, "88.0", false);
+    fmt_float(NAN, "NaN", true);
+    fmt_float(fbits(0x7fc00001u), "0x7fc00001", true);
+    fmt_float(-INFINITY, "-Infinity", true);
+    /* Every printed finite value reads back to the same bits. */
+    cf_rng rng;
+    cf_rng_init(&rng, cf_test_seed(6));
+    for (int i = 0; i < 20000; i++) {
+        uint64_t b = cf_rng_next(&rng);
+        double d = dbits(b);
+        float f = fbits((uint32_t)b);
+        char buf[CF_CLI_NUM_CAP];
+        bool is_string;
+        if (isfinite(d)) {
+            cf_cli_format_double(buf, d, &is_string);
+            double back = strtod(buf, NULL);
+            assert_memory_equal(&back, &d, 8);
+        }
+        if (isfinite(f)) {
+            cf_cli_format_float(buf, f, &is_string);
+            float back = strtof(buf, NULL);
+            assert_memory_equal(&back, &f, 4);
+            assert_true(strlen(buf) <= 16);
+        }
+    }
+}
+
+/* Parse text as a value of type t into slot; returns 0 or -1. */
+static int value_of(const char *text, cf_type t, void *slot, bool *is_null, cf_arena *a)
+{
+    cf_json v;
+    char msg[256];
+    if (cf_json_parse_arena(a, &v, text, strlen(text), msg, sizeof(msg)) != 0)
+        fail_msg("%s: %s", text, msg);
+    return cf_cli_value_parse(&v, t, slot, is_null, a, msg, sizeof(msg));
+}
+
+static char *render(cf_type t, const void *slot)
+{
+    sink s;
+    sink_open(&s);
+    cf_cli_value_write(&s.w, t, slot);
+    return sink_close(&s);
+}
+
+/* text parses as t and renders as want (NULL: as text itself). */
+static void roundtrip(const char *text, cf_type t, const char *want)
+{
+    cf_arena a;
+    cf_arena_init(&a);
+    _Alignas(16) uint8_t slot[32];
+    bool is_null;
+    if (value_of(text, t, slot, &is_null, &a) != 0)
+        fail_msg("%s did not parse as %s", text, cf_type_name(t));
+    assert_false(is_null);
+    char *out = render(t, slot);
+    assert_string_equal(out, want ? want : text);
+    free(out);
+    cf_arena_dispose(&a);
+}
+
+static void rejects(const char *text, cf_type t)
+{
+    cf_arena a;
+    cf_arena_init(&a);
+    _Alignas(16) uint8_t slot[32];
+    bool is_null;
+    if (value_of(text, t, slot, &is_null, &a) == 0)
+        fail_msg("%s parsed as %s", text, cf_type_name(t));
+    cf_arena_dispose(&a);
+}
+
+static void test_json__value_forms(void **state)
+{
+    roundtrip("-128", CF_TYPE_INT8, NULL);
+    roundtrip("127", CF_TYPE_INT8, NULL);
+    rejects("128", CF_TYPE_INT8);
+    rejects("-129", CF_TYPE_INT8);
+    roundtrip("255", CF_TYPE_UINT8, NULL);
+    rejects("-1", CF_TYPE_UINT8);
+    roundtrip("-32768", CF_TYPE_INT16, NULL);
+    roundtrip("65535", CF_TYPE_UINT16, NULL);
+    roundtrip("-2147483648", CF_TYPE_INT32, NULL);
+    rejects("2147483648", CF_TYPE_INT32);
+    roundtrip("4294967295", CF_TYPE_UINT32, NULL);
+    roundtrip("-9223372036854775808", CF_TYPE_INT64, NULL);
+    roundtrip("18446744073709551615", CF_TYPE_UINT64, NULL);
+    rejects("18446744073709551616", CF_TYPE_UINT64);
+    rejects("1.5", CF_TYPE_INT32);
+    rejects("1e3", CF_TYPE_INT32);
+    rejects("true", CF_TYPE_INT32);
+    roundtrip("\"42\"", CF_TYPE_INT32, "42");
+    roundtrip("-719162", CF_TYPE_DATE, NULL);
+    roundtrip("-999999999", CF_TYPE_DECIMAL32, NULL);
+    roundtrip("999999999999999999", CF_TYPE_DECIMAL64, NULL);
+    roundtrip("-9223372036854775808", CF_TYPE_UNIXTIME_MICROS, NULL);
+    roundtrip("\"-99999999999999999999999999999999999999\"", CF_TYPE_DECIMAL128, NULL);
+    roundtrip("\"170141183460469231731687303715884105727\"", CF_TYPE_INT128, NULL);
+    roundtrip("\"-170141183460469231731687303715884105728\"", CF_TYPE_INT128, NULL);
+    rejects("\"170141183460469231731687303715884105728\"", CF_TYPE_INT128);
+    roundtrip("7", CF_TYPE_DECIMAL128, "\"7\"");
+    roundtrip("true", CF_TYPE_BOOL, NULL);
+    roundtrip("false", CF_TYPE_BOOL, NULL);
+    roundtrip("1", CF_TYPE_BOOL, "true");
+    rejects("2", CF_TYPE_BOOL);
+    roundtrip("\"NaN\"", CF_TYPE_DOUBLE, NULL);
+    roundtrip("NaN", CF_TYPE_DOUBLE, "\"NaN\"");
+    roundtrip("\"Infinity\"", CF_TYPE_DOUBLE, NULL);
+    roundtrip("\"-Infinity\"", CF_TYPE_FLOAT, NULL);
+    roundtrip("-0.0", CF_TYPE_DOUBLE, NULL);
+    roundtrip("-0.0", CF_TYPE_FLOAT, NULL);
+    roundtrip("1", CF_TYPE_DOUBLE, "1.0");
+    roundtrip("1.7976931348623157e+308", CF_TYPE_DOUBLE, NULL);
+    roundtrip("-1.4743731021881104", CF_TYPE_FLOAT, "-1.4743731");
+    roundtrip("\"0x7fc00001\"", CF_TYPE_FLOAT, NULL);
+    roundtrip("\"0x7fc00000\"", CF_TYPE_FLOAT, "\"NaN\"");
+    roundtrip("\"0x3f800000\"", CF_TYPE_FLOAT, "1.0");
+    roundtrip("\"0x7ff0000000000001\"", CF_TYPE_DOUBLE, NULL);
+    roundtrip("\"0x8000000000000000\"", CF_TYPE_DOUBLE, "-0.0");
+    roundtrip("\"2.5\"", CF_TYPE_DOUBLE, "2.5");
+    rejects("\"0x1p3\"", CF_TYPE_DOUBLE);
+    rejects("\"0x123456789\"", CF_TYPE_FLOAT);
+    rejects("\"inf\"", CF_TYPE_DOUBLE);
+    rejects("\"nan(1)\"", CF_TYPE_DOUBLE);
+    rejects("[]", CF_TYPE_DOUBLE);
+    roundtrip("\"caf\\u00e9\"", CF_TYPE_STRING, "\"caf\xc3\xa9\"");
+    roundtrip("\"nul\\u0000inside\"", CF_TYPE_STRING, NULL);
+    roundtrip("{\"hex\": \"ff00fe\"}", CF_TYPE_STRING, "{\"hex\":\"ff00fe\"}");
+    roundtrip("{\"hex\": \"6f6b\"}", CF_TYPE_VARCHAR, "\"ok\"");
+    roundtrip("{\"repeat\": \"ab\", \"count\": 3}", CF_TYPE_STRING, "\"ababab\"");
+    roundtrip("{\"repeat\": \"ab\", \"count\": 0}", CF_TYPE_STRING, "\"\"");
+    rejects("{\"repeat\": \"ab\"}", CF_TYPE_STRING);
+    rejects("{\"hex\": \"f\"}", CF_TYPE_STRING);
+    rejects("{\"hex\": \"zz\"}", CF_TYPE_STRING);
+    rejects("5", CF_TYPE_STRING);
+    roundtrip("\"DEADbeef00\"", CF_TYPE_BINARY, "\"deadbeef00\"");
+    roundtrip("\"\"", CF_TYPE_BINARY, NULL);
+    roundtrip("{\"repeat\": \"00ff\", \"count\": 2}", CF_TYPE_BINARY, "\"00ff00ff\"");
+    rejects("\"abc\"", CF_TYPE_BINARY);
+
+    cf_arena a;
+    cf_arena_init(&a);
+    _Alignas(16) uint8_t slot[32];
+    bool is_null = false;
+    assert_int_equal(value_of("null", CF_TYPE_INT32, slot, &is_null, &a), 0);
+    assert_true(is_null);
+    /* A long repeat. */
+    assert_int_equal(value_of("{\"repeat\": \"L\", \"count\": 100000}", CF_TYPE_STRING, slot,
+                              &is_null, &a),
+                     0);
+    cf_slice s;
+    memcpy(&s, slot, sizeof(s));
+    assert_int_equal(s.len, 100000);
+    assert_int_equal(s.data[99999], 'L');
+    cf_arena_dispose(&a);
+}
+
+static void test_json__value_args(void **state)
+{
+    cf_arena a;
+    cf_arena_init(&a);
+    _Alignas(16) uint8_t slot[32];
+    char msg[256];
+    cf_slice s;
+    /* Raw text for strings, JSON strings when quoted. */
+    assert_int_equal(cf_cli_value_parse_arg("key-0001", CF_TYPE_STRING, slot, &a, msg, sizeof(msg)), 0);
+    memcpy(&s, slot, sizeof(s));
+    assert_int_equal(s.len, 8);
+    assert_memory_equal(s.data, "key-0001", 8);
+    assert_int_equal(cf_cli_value_parse_arg("\"k\\u0000\"", CF_TYPE_STRING, slot, &a, msg, sizeof(msg)), 0);
+    memcpy(&s, slot, sizeof(s));
+    assert_int_equal(s.len, 2);
+    assert_memory_equal(s.data, "k\0", 2);
+    assert_int_equal(cf_cli_value_parse_arg("123", CF_TYPE_STRING, slot, &a, msg, sizeof(msg)), 0);
+    memcpy(&s, slot, sizeof(s));
+    assert_int_equal(s.len, 3);
+    assert_int_equal(cf_cli_value_parse_arg("0aff", CF_TYPE_BINARY, slot, &a, msg, sizeof(msg)), 0);
+    memcpy(&s, slot, sizeof(s));
+    assert_int_equal(s.len, 2);
+    assert_int_equal(s.data[1], 0xff);
+    int32_t i32;
+    assert_int_equal(cf_cli_value_parse_arg("-2147483648", CF_TYPE_INT32, slot, &a, msg, sizeof(msg)), 0);
+    memcpy(&i32, slot, 4);
+    assert_int_equal(i32, INT32_MIN);
+    assert_int_equal(cf_cli_value_parse_arg("abc", CF_TYPE_INT32, slot, &a, msg, sizeof(msg)), -1);
+    assert_non_null(strstr(msg, "INT32"));
+    assert_int_equal(cf_cli_value_parse_arg("null", CF_TYPE_INT32, slot, &a, msg, sizeof(msg)), -1);
+    double d;
+    assert_int_equal(cf_cli_value_parse_arg("NaN", CF_TYPE_DOUBLE, slot, &a, msg, sizeof(msg)), 0);
+    memcpy(&d, slot, 8);
+    assert_true(isnan(d));
+    cf_arena_dispose(&a);
+}
+
+static void test_json__arena_large_and_small(void **state)
+{
+    cf_arena a;
+    cf_arena_init(&a);
+    void *p0 = cf_arena_alloc(&a, 0);
+    assert_non_null(p0);
+    for (int i = 0; i < 1000; i++) {
+        size_t n = (size_t)(i % 7 == 0 ? 100000 : i);
+        uint8_t *p = cf_arena_alloc(&a, n);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % 16, 0);
+        memset(p, i & 0xff, n);
+    }
+    cf_arena_dispose(&a);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json__parse_all_kinds),
+        cmocka_unit_test(test_json__nul_in_strings),
+        cmocka_unit_test(test_json__python_literals),
+        cmocka_unit_test(test_json__errors),
+        cmocka_unit_test(test_json__utf8),
+        cmocka_unit_test(test_json__writer_escapes),
+        cmocka_unit_test(test_json__writer_roundtrip_dom),
+        cmocka_unit_test(test_json__float_forms),
+        cmocka_unit_test(test_json__value_forms),
+        cmocka_unit_test(test_json__value_args),
+        cmocka_unit_test(test_json__arena_large_and_small),
+    };
+    return CF_RUN_TESTS(argc, argv, tests);
+}

@@ -1,0 +1,567 @@
+/* PREFIX block encoding (format §8.7, §14.8): exact bytes, round trips against
+ * an independent reference encoder, seeks, and corrupt blocks. */
+#include "test_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "encoding/encodings.h"
+#include "util/endian.h"
+
+static cf_enc_params enc_params(uint32_t block_size, uint32_t interval)
+{
+    cf_enc_params p = {.type = CF_TYPE_BINARY,
+                       .elem_size = sizeof(cf_slice),
+                       .block_size = block_size,
+                       .restart_interval = interval};
+    return p;
+}
+
+static const cf_dec_params dec_params = {.type = CF_TYPE_BINARY, .elem_size = sizeof(cf_slice)};
+
+static cf_slice S(const char *s) { return (cf_slice){(const uint8_t *)s, strlen(s)}; }
+
+/* Encode all values into one block (force) and compare with the hex. */
+static void check_block(const cf_slice *v, size_t n, uint32_t interval, uint32_t ord,
+                        const char *hex)
+{
+    cf_error err;
+    cf_encoder *e;
+    cf_enc_params p = enc_params(262144, interval);
+    CF_ASSERT_OK(cf_enc_prefix_ops.create(&e, &p, &err), &err);
+    if (n)
+        assert_int_equal(cf_enc_prefix_ops.add(e, v, n, false), n);
+    assert_int_equal(cf_enc_prefix_ops.count(e), n);
+    cf_slice out;
+    CF_ASSERT_OK(cf_enc_prefix_ops.finish(e, ord, &out, &err), &err);
+    uint8_t want[256];
+    size_t wl = cf_test_unhex(hex, want, sizeof want);
+    CF_ASSERT_BYTES(out.data, out.len, want, wl);
+
+    /* and decode it back */
+    cf_decoder *d;
+    CF_ASSERT_OK(cf_decoder_open(&d, CF_ENC_PREFIX, &dec_params, out.data, out.len, &err), &err);
+    assert_int_equal(d->count, n);
+    assert_int_equal(d->first_ord, ord);
+    cf_slice got[16];
+    size_t g;
+    CF_ASSERT_OK(d->ops->next(d, got, 16, &g, &err), &err);
+    assert_int_equal(g, n);
+    for (size_t i = 0; i < n; i++)
+        CF_ASSERT_BYTES(got[i].data, got[i].len, v[i].data, v[i].len);
+    cf_decoder_free(d);
+    cf_encoder_free(e);
+}
+
+static void test_prefix__example_apple(void **state)
+{
+    (void)state;
+    cf_slice v[] = {S("apple"), S("apply"), S("banana")};
+    check_block(v, 3, 16, 0,
+                "00 03 00 10 00"
+                "00 05 61 70 70 6c 65"
+                "04 01 79"
+                "00 06 62 61 6e 61 6e 61"
+                "00 00 00 00");
+}
+
+static void test_prefix__example_interval2(void **state)
+{
+    (void)state;
+    cf_slice v[] = {S("a"), S("ab"), S("abc"), S("abd"), S("b")};
+    check_block(v, 5, 2, 0,
+                "00 05 00 02 00"
+                "00 01 61"
+                "01 01 62"
+                "00 03 61 62 63"
+                "02 01 64"
+                "00 01 62"
+                "0b 00 00 00 13 00 00 00"
+                "02 00 00 00");
+}
+
+static void test_prefix__empty(void **state)
+{
+    (void)state;
+    check_block(NULL, 0, 16, 7, "00 00 07 10 00 00 00 00 00");
+    /* the empty block decodes to nothing and a value seek finds nothing */
+    uint8_t blk[9];
+    size_t bl = cf_test_unhex("00 00 07 10 00 00 00 00 00", blk, sizeof blk);
+    cf_error err;
+    cf_decoder *d;
+    CF_ASSERT_OK(cf_decoder_open(&d, CF_ENC_PREFIX, &dec_params, blk, bl, &err), &err);
+    cf_slice k = S("x"), got[1];
+    bool exact = true;
+    CF_ASSERT_STATUS(d->ops->seek_at_or_after(d, &k, &exact, &err), CF_ENOTFOUND, &err);
+    assert_false(exact);
+    size_t g = 1;
+    CF_ASSERT_OK(d->ops->next(d, got, 1, &g, &err), &err);
+    assert_int_equal(g, 0);
+    cf_decoder_free(d);
+}
+
+static void test_prefix__first_ordinal_and_large_header(void **state)
+{
+    (void)state;
+    /* a 4-byte ordinal and a 2-byte interval widen the header group */
+    cf_slice v[] = {S("x")};
+    check_block(v, 1, 300, 0x01020304u,
+                "34 01 04 03 02 01 2c 01 00"
+                "00 01 78"
+                "00 00 00 00");
+}
+
+/* ---- reference encoder, written from the spec text alone -------------------------- */
+
+typedef struct ref_block {
+    uint8_t *data;
+    size_t len;
+    size_t first, count; /* value range */
+} ref_block;
+
+static size_t put_varint(uint8_t *p, uint32_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+static size_t ref_gvint(uint8_t *p, const uint32_t v[4])
+{
+    size_t o = 1;
+    uint8_t sel = 0;
+    for (int i = 0; i < 4; i++) {
+        size_t l = v[i] < 0x100 ? 1 : v[i] < 0x10000 ? 2 : v[i] < 0x1000000 ? 3 : 4;
+        sel = (uint8_t)(sel | (l - 1) << (6 - 2 * i));
+        for (size_t k = 0; k < l; k++)
+            p[o++] = (uint8_t)(v[i] >> (8 * k));
+    }
+    p[0] = sel;
+    return o;
+}
+
+/* Blocks for `vals` with block size bs: a value is taken while entries <= bs. */
+static size_t ref_encode(const cf_slice *vals, size_t n, uint32_t interval, uint32_t bs,
+                         ref_block *out, size_t max_blocks)
+{
+    size_t nb = 0, i = 0;
+    while (i < n) {
+        assert_true(nb < max_blocks);
+        size_t cap = 64;
+        for (size_t j = i; j < n; j++)
+            cap += vals[j].len + 16;
+        uint8_t *ent = malloc(cap);
+        uint32_t *rs = malloc(sizeof(uint32_t) * (n - i + 1));
+        size_t el = 0, nr = 0, start = i;
+        while (i < n && el <= bs) {
+            size_t k = i - start, shared = 0;
+            if (k % interval == 0) {
+                if (k)
+                    rs[nr++] = (uint32_t)el;
+            } else {
+                const cf_slice *a = &vals[i - 1], *b = &vals[i];
+                while (shared < a->len && shared < b->len && a->data[shared] == b->data[shared])
+                    shared++;
+            }
+            el += put_varint(ent + el, (uint32_t)shared);
+            el += put_varint(ent + el, (uint32_t)(vals[i].len - shared));
+            memcpy(ent + el, vals[i].data + shared, vals[i].len - shared);
+            el += vals[i].len - shared;
+            i++;
+        }
+        uint8_t hdr[17];
+        uint32_t h[4] = {(uint32_t)(i - start), (uint32_t)start, interval, 0};
+        size_t hl = ref_gvint(hdr, h);
+        ref_block *b = &out[nb++];
+        b->len = hl + el + 4 * nr + 4;
+        b->data = malloc(b->len);
+        memcpy(b->data, hdr, hl);
+        memcpy(b->data + hl, ent, el);
+        for (size_t k = 0; k < nr; k++)
+            cf_store_le32(b->data + hl + el + 4 * k, rs[k] + (uint32_t)hl);
+        cf_store_le32(b->data + b->len - 4, (uint32_t)nr);
+        b->first = start;
+        b->count = i - start;
+        free(ent);
+        free(rs);
+    }
+    return nb;
+}
+
+/* ---- random values ----------------------------------------------------------------- */
+
+typedef struct valset {
+    cf_slice *v;
+    uint8_t **owned;
+    size_t n;
+} valset;
+
+static int cmp_slice(const void *a, const void *b)
+{
+    const cf_slice *x = a, *y = b;
+    size_t m = x->len < y->len ? x->len : y->len;
+    int c = m ? memcmp(x->data, y->data, m) : 0;
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Strings from a small alphabet (NUL included) with long shared prefixes, some
+ * empty, a few longer than the block size. */
+static valset make_values(cf_rng *r, size_t n, bool sorted_unique, size_t long_len)
+{
+    valset s = {calloc(n, sizeof(cf_slice)), calloc(n, sizeof(uint8_t *)), n};
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        uint64_t kind = cf_rng_below(r, 100);
+        if (kind < 5)
+            len = 0;
+        else if (kind < 8)
+            len = long_len + cf_rng_below(r, 100);
+        else
+            len = 1 + cf_rng_below(r, 40);
+        uint8_t *p = malloc(len ? len : 1);
+        if (i > 0 && cf_rng_below(r, 2)) { /* share a prefix with the previous value */
+            size_t sh = cf_rng_below(r, s.v[i - 1].len + 1);
+            if (sh > len)
+                sh = len;
+            memcpy(p, s.v[i - 1].data, sh);
+            for (size_t k = sh; k < len; k++)
+                p[k] = (uint8_t)("\0abcz\xff"[cf_rng_below(r, 6)]);
+        } else {
+            for (size_t k = 0; k < len; k++)
+                p[k] = (uint8_t)("\0abcz\xff"[cf_rng_below(r, 6)]);
+        }
+        s.owned[i] = p;
+        s.v[i] = (cf_slice){p, len};
+    }
+    if (sorted_unique) {
+        qsort(s.v, n, sizeof(cf_slice), cmp_slice);
+        size_t w = 0;
+        for (size_t i = 0; i < n; i++)
+            if (w == 0 || cmp_slice(&s.v[w - 1], &s.v[i]) != 0)
+                s.v[w++] = s.v[i];
+        s.n = w;
+    }
+    return s;
+}
+
+static void free_values(valset *s, size_t n_alloc)
+{
+    for (size_t i = 0; i < n_alloc; i++)
+        free(s->owned[i]);
+    free(s->owned);
+    free(s->v);
+}
+
+/* Encode like the cfile writer (§10.3) with random call sizes; compare every block
+ * with the reference encoder, then decode it in several ways. */
+static void round_trip(cf_rng *r, const valset *s, uint32_t interval, uint32_t bs)
+{
+    cf_error err;
+    size_t max_blocks = s->n + 1;
+    ref_block *ref = calloc(max_blocks, sizeof *ref);
+    size_t nref = ref_encode(s->v, s->n, interval, bs, ref, max_blocks);
+
+    cf_encoder *e;
+    cf_enc_params p = enc_params(bs, interval);
+    CF_ASSERT_OK(cf_enc_prefix_ops.create(&e, &p, &err), &err);
+    cf_decoder *d;
+    CF_ASSERT_OK(cf_dec_prefix_ops.create(&d, &dec_params, &err), &err);
+    size_t i = 0, nb = 0;
+    cf_slice *got = calloc(s->n + 1, sizeof(cf_slice));
+    while (i < s->n || cf_enc_prefix_ops.count(e) > 0) {
+        if (i < s->n) {
+            size_t want = 1 + cf_rng_below(r, 50);
+            if (want > s->n - i)
+                want = s->n - i;
+            i += cf_enc_prefix_ops.add(e, s->v + i, want, false);
+        }
+        if (!cf_enc_prefix_ops.is_full(e) && i < s->n)
+            continue;
+        cf_slice out;
+        CF_ASSERT_OK(cf_enc_prefix_ops.finish(e, (uint32_t)(i - cf_enc_prefix_ops.count(e)), &out,
+                                              &err),
+                     &err);
+        assert_true(nb < nref);
+        CF_ASSERT_BYTES(out.data, out.len, ref[nb].data, ref[nb].len);
+
+        /* decode from an exact-size copy so that over-reads show under ASan */
+        uint8_t *copy = malloc(out.len);
+        memcpy(copy, out.data, out.len);
+        CF_ASSERT_OK(d->ops->load(d, copy, out.len, &err), &err);
+        size_t cnt = ref[nb].count, first = ref[nb].first;
+        assert_int_equal(d->count, cnt);
+        assert_int_equal(d->first_ord, first);
+        /* random seeks, then random-sized reads to the end */
+        for (int rep = 0; rep < 4; rep++) {
+            size_t at = rep == 0 ? 0 : cf_rng_below(r, cnt + 1);
+            CF_ASSERT_OK(d->ops->seek(d, at, &err), &err);
+            size_t pos = at;
+            while (pos < cnt) {
+                size_t want = 1 + cf_rng_below(r, 40), g;
+                CF_ASSERT_OK(d->ops->next(d, got, want, &g, &err), &err);
+                assert_true(g > 0 && g <= want);
+                for (size_t k = 0; k < g; k++)
+                    CF_ASSERT_BYTES(got[k].data, got[k].len, s->v[first + pos + k].data,
+                                    s->v[first + pos + k].len);
+                pos += g;
+            }
+            size_t g = 7;
+            CF_ASSERT_OK(d->ops->next(d, got, 4, &g, &err), &err);
+            assert_int_equal(g, 0);
+        }
+        /* all values at once stay valid together until the next load */
+        CF_ASSERT_OK(d->ops->seek(d, 0, &err), &err);
+        size_t g;
+        CF_ASSERT_OK(d->ops->next(d, got, cnt + 1, &g, &err), &err);
+        assert_int_equal(g, cnt);
+        for (size_t k = 0; k < cnt; k++)
+            CF_ASSERT_BYTES(got[k].data, got[k].len, s->v[first + k].data, s->v[first + k].len);
+        free(copy);
+
+        nb++;
+        cf_enc_prefix_ops.reset(e);
+        if (i == s->n && cf_enc_prefix_ops.count(e) == 0)
+            break;
+    }
+    assert_int_equal(nb, nref);
+    for (size_t k = 0; k < nref; k++)
+        free(ref[k].data);
+    free(ref);
+    free(got);
+    cf_decoder_free(d);
+    cf_encoder_free(e);
+}
+
+static void test_prefix__round_trip_random(void **state)
+{
+    (void)state;
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(0x9e1f1c5));
+    const uint32_t intervals[] = {1, 2, 4, 16};
+    const uint32_t sizes[] = {512, 1024, 4096};
+    for (size_t ii = 0; ii < 4; ii++)
+        for (size_t si = 0; si < 3; si++)
+            for (int sorted = 0; sorted < 2; sorted++) {
+                size_t n = 1 + cf_rng_below(&r, 1500);
+                valset s = make_values(&r, n, sorted, sizes[si] + 10);
+                round_trip(&r, &s, intervals[ii], sizes[si]);
+                free_values(&s, n);
+            }
+}
+
+static void test_prefix__force_takes_all(void **state)
+{
+    (void)state;
+    cf_error err;
+    cf_encoder *e;
+    cf_enc_params p = enc_params(512, 16);
+    CF_ASSERT_OK(cf_enc_prefix_ops.create(&e, &p, &err), &err);
+    cf_slice v[100];
+    char buf[100][20];
+    for (int i = 0; i < 100; i++) {
+        memset(buf[i], 'a' + i % 26, 20);
+        v[i] = (cf_slice){(const uint8_t *)buf[i], 20};
+    }
+    assert_int_equal(cf_enc_prefix_ops.add(e, v, 100, true), 100);
+    assert_true(cf_enc_prefix_ops.is_full(e));
+    assert_int_equal(cf_enc_prefix_ops.add(e, v, 100, false), 0);
+    cf_encoder_free(e);
+}
+
+/* Sorted unique values: value seeks agree with a linear scan. */
+static void test_prefix__seek_at_or_after(void **state)
+{
+    (void)state;
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(0x5eec));
+    cf_error err;
+    const uint32_t intervals[] = {1, 2, 4, 16};
+    for (size_t ii = 0; ii < 4; ii++) {
+        size_t n0 = 300;
+        valset s = make_values(&r, n0, true, 30);
+        valset keys = make_values(&r, 200, false, 30);
+        cf_encoder *e;
+        cf_enc_params p = enc_params(1 << 20, intervals[ii]);
+        CF_ASSERT_OK(cf_enc_prefix_ops.create(&e, &p, &err), &err);
+        assert_int_equal(cf_enc_prefix_ops.add(e, s.v, s.n, false), s.n);
+        cf_slice out;
+        CF_ASSERT_OK(cf_enc_prefix_ops.finish(e, 0, &out, &err), &err);
+        cf_decoder *d;
+        CF_ASSERT_OK(cf_decoder_open(&d, CF_ENC_PREFIX, &dec_params, out.data, out.len, &err),
+                     &err);
+        for (size_t k = 0; k < keys.n + s.n; k++) {
+            const cf_slice *key = k < keys.n ? &keys.v[k] : &s.v[k - keys.n];
+            size_t want = 0;
+            while (want < s.n && cmp_slice(&s.v[want], key) < 0)
+                want++;
+            bool exact = false;
+            cf_status st = d->ops->seek_at_or_after(d, key, &exact, &err);
+            if (want == s.n) {
+                CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
+                assert_int_equal(d->pos, s.n);
+                continue;
+            }
+            CF_ASSERT_OK(st, &err);
+            assert_int_equal(d->pos, want);
+            assert_int_equal(exact, cmp_slice(&s.v[want], key) == 0);
+            cf_slice got;
+            size_t g;
+            CF_ASSERT_OK(d->ops->next(d, &got, 1, &g, &err), &err);
+            assert_int_equal(g, 1);
+            assert_int_equal(cmp_slice(&got, &s.v[want]), 0);
+        }
+        cf_decoder_free(d);
+        cf_encoder_free(e);
+        free_values(&keys, 200);
+        free_values(&s, n0);
+    }
+}
+
+/* ---- corruption -------------------------------------------------------------------- */
+
+static cf_status decode_all(const uint8_t *blk, size_t len, cf_error *err)
+{
+    uint8_t *copy = malloc(len ? len : 1);
+    memcpy(copy, blk, len);
+    cf_decoder *d;
+    cf_status st = cf_decoder_open(&d, CF_ENC_PREFIX, &dec_params, copy, len, err);
+    if (st == CF_OK) {
+        cf_slice got[7];
+        size_t g;
+        do
+            st = d->ops->next(d, got, 7, &g, err);
+        while (st == CF_OK && g > 0);
+        if (st == CF_OK && d->count > 0) {
+            /* every restart run, via seeks and a value seek */
+            st = d->ops->seek(d, d->count - 1, err);
+            if (st == CF_OK)
+                st = d->ops->next(d, got, 1, &g, err);
+            bool exact;
+            cf_slice key = {(const uint8_t *)"b", 1};
+            if (st == CF_OK) {
+                st = d->ops->seek_at_or_after(d, &key, &exact, err);
+                if (st == CF_ENOTFOUND)
+                    st = CF_OK;
+            }
+        }
+        cf_decoder_free(d);
+    }
+    free(copy);
+    return st;
+}
+
+static void expect_corrupt(const char *hex)
+{
+    uint8_t blk[256];
+    size_t len = cf_test_unhex(hex, blk, sizeof blk);
+    cf_error err;
+    CF_ASSERT_STATUS(decode_all(blk, len, &err), CF_ECORRUPT, &err);
+}
+
+static void test_prefix__corrupt_blocks(void **state)
+{
+    (void)state;
+    /* the valid interval-2 example, for reference */
+    uint8_t blk[64];
+    size_t len = cf_test_unhex("00 05 00 02 00 00 01 61 01 01 62 00 03 61 62 63 02 01 64 00 01 62"
+                               "0b 00 00 00 13 00 00 00 02 00 00 00",
+                               blk, sizeof blk);
+    cf_error err;
+    CF_ASSERT_OK(decode_all(blk, len, &err), &err);
+
+    expect_corrupt("");                   /* nothing */
+    expect_corrupt("40 05 00");           /* header cut */
+    expect_corrupt("00 00 00 10 00 00 00"); /* no room for R */
+    /* restart offset out of the entries area */
+    expect_corrupt("00 05 00 02 00 00 01 61 01 01 62 00 03 61 62 63 02 01 64 00 01 62"
+                   "0b 00 00 00 40 00 00 00 02 00 00 00");
+    /* restart offsets not increasing */
+    expect_corrupt("00 05 00 02 00 00 01 61 01 01 62 00 03 61 62 63 02 01 64 00 01 62"
+                   "13 00 00 00 0b 00 00 00 02 00 00 00");
+    /* restart pointing into the header / at entry 0 */
+    expect_corrupt("00 05 00 02 00 00 01 61 01 01 62 00 03 61 62 63 02 01 64 00 01 62"
+                   "05 00 00 00 13 00 00 00 02 00 00 00");
+    /* restart not at an entry boundary */
+    expect_corrupt("00 05 00 02 00 00 01 61 01 01 62 00 03 61 62 63 02 01 64 00 01 62"
+                   "0c 00 00 00 13 00 00 00 02 00 00 00");
+    /* R too large for the block */
+    expect_corrupt("00 05 00 02 00 00 01 61 01 01 62 00 03 61 62 63 02 01 64 00 01 62"
+                   "0b 00 00 00 13 00 00 00 ff 00 00 00");
+    /* R inconsistent with count and interval */
+    expect_corrupt("00 05 00 02 00 00 01 61 01 01 62 00 03 61 62 63 02 01 64 00 01 62"
+                   "0b 00 00 00 13 00 00 00 01 00 00 00");
+    /* restart interval 0 */
+    expect_corrupt("00 03 00 00 00 00 05 61 70 70 6c 65 04 01 79 00 06 62 61 6e 61 6e 61"
+                   "00 00 00 00");
+    /* shared > previous length (5 bytes of "apple", claims 6) */
+    expect_corrupt("00 03 00 10 00 00 05 61 70 70 6c 65 06 01 79 00 06 62 61 6e 61 6e 61"
+                   "00 00 00 00");
+    /* first value shares with nothing */
+    expect_corrupt("00 01 00 10 00 01 01 61 00 00 00 00");
+    /* non_shared runs past the end of the entries */
+    expect_corrupt("00 03 00 10 00 00 05 61 70 70 6c 65 04 01 79 00 09 62 61 6e 61 6e 61"
+                   "00 00 00 00");
+    /* count larger than the entries can hold */
+    expect_corrupt("00 09 00 10 00 00 05 61 70 70 6c 65 04 01 79 00 06 62 61 6e 61 6e 61"
+                   "00 00 00 00");
+    /* count that fits the bytes but the entries run out */
+    expect_corrupt("00 05 00 10 00 00 05 61 70 70 6c 65 04 01 79 00 06 62 61 6e 61 6e 61"
+                   "00 00 00 00");
+    /* a value in run 1 reaches into run 2 (restart says run 1 is shorter) */
+    expect_corrupt("00 05 00 02 00 00 01 61 01 01 62 00 03 61 62 63 02 01 64 00 01 62"
+                   "0b 00 00 00 12 00 00 00 02 00 00 00");
+    /* restarts of an empty block */
+    expect_corrupt("00 00 00 10 00 05 00 00 00 01 00 00 00");
+}
+
+/* Truncations and bit flips of valid blocks: a clean status, never a crash. */
+static void test_prefix__mutations(void **state)
+{
+    (void)state;
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(0xf11b));
+    cf_error err;
+    valset s = make_values(&r, 120, false, 100);
+    cf_encoder *e;
+    cf_enc_params p = enc_params(1 << 20, 4);
+    CF_ASSERT_OK(cf_enc_prefix_ops.create(&e, &p, &err), &err);
+    assert_int_equal(cf_enc_prefix_ops.add(e, s.v, s.n, false), s.n);
+    cf_slice out;
+    CF_ASSERT_OK(cf_enc_prefix_ops.finish(e, 9, &out, &err), &err);
+    uint8_t *m = malloc(out.len);
+    for (size_t cut = 0; cut < out.len; cut++) {
+        cf_status st = decode_all(out.data, cut, &err);
+        assert_true(st == CF_ECORRUPT);
+    }
+    for (int it = 0; it < 3000; it++) {
+        memcpy(m, out.data, out.len);
+        int flips = 1 + (int)cf_rng_below(&r, 3);
+        for (int f = 0; f < flips; f++)
+            m[cf_rng_below(&r, out.len)] ^= (uint8_t)(1u << cf_rng_below(&r, 8));
+        cf_status st = decode_all(m, out.len, &err);
+        assert_true(st == CF_OK || st == CF_ECORRUPT || st == CF_ENOTSUP);
+    }
+    free(m);
+    cf_encoder_free(e);
+    free_values(&s, 120);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_prefix__example_apple),
+        cmocka_unit_test(test_prefix__example_interval2),
+        cmocka_unit_test(test_prefix__empty),
+        cmocka_unit_test(test_prefix__first_ordinal_and_large_header),
+        cmocka_unit_test(test_prefix__round_trip_random),
+        cmocka_unit_test(test_prefix__force_takes_all),
+        cmocka_unit_test(test_prefix__seek_at_or_after),
+        cmocka_unit_test(test_prefix__corrupt_blocks),
+        cmocka_unit_test(test_prefix__mutations),
+    };
+    return CF_RUN_TESTS(argc, argv, tests);
+}

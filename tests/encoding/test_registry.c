@@ -1,0 +1,188 @@
+/* The (type, encoding) registry (format §8.0) and value comparison. */
+#include "test_common.h"
+
+#include <string.h>
+
+#include "encoding/encodings.h"
+
+static const cf_type all_types[] = {
+    CF_TYPE_UINT8,     CF_TYPE_INT8,       CF_TYPE_UINT16,  CF_TYPE_INT16,
+    CF_TYPE_UINT32,    CF_TYPE_INT32,      CF_TYPE_UINT64,  CF_TYPE_INT64,
+    CF_TYPE_STRING,    CF_TYPE_BOOL,       CF_TYPE_FLOAT,   CF_TYPE_DOUBLE,
+    CF_TYPE_BINARY,    CF_TYPE_UNIXTIME_MICROS, CF_TYPE_INT128, CF_TYPE_DECIMAL32,
+    CF_TYPE_DECIMAL64, CF_TYPE_DECIMAL128, CF_TYPE_VARCHAR, CF_TYPE_DATE,
+};
+#define NTYPES (sizeof all_types / sizeof all_types[0])
+
+static void test_registry__resolve(void **state)
+{
+    (void)state;
+    /* AUTO -> the type's default */
+    assert_int_equal(cf_encoding_resolve(CF_TYPE_INT32, CF_ENC_AUTO), CF_ENC_BIT_SHUFFLE);
+    assert_int_equal(cf_encoding_resolve(CF_TYPE_STRING, CF_ENC_AUTO), CF_ENC_DICT);
+    assert_int_equal(cf_encoding_resolve(CF_TYPE_BOOL, CF_ENC_AUTO), CF_ENC_RLE);
+    /* pairs Kudu was verified to replace (§8.0) */
+    assert_int_equal(cf_encoding_resolve(CF_TYPE_DOUBLE, CF_ENC_RLE), CF_ENC_BIT_SHUFFLE);
+    assert_int_equal(cf_encoding_resolve(CF_TYPE_INT32, CF_ENC_PREFIX), CF_ENC_BIT_SHUFFLE);
+    assert_int_equal(cf_encoding_resolve(CF_TYPE_DECIMAL128, CF_ENC_RLE), CF_ENC_BIT_SHUFFLE);
+    assert_int_equal(cf_encoding_resolve(CF_TYPE_INT64, CF_ENC_GROUP_VARINT), CF_ENC_BIT_SHUFFLE);
+    assert_int_equal(cf_encoding_resolve(CF_TYPE_STRING, CF_ENC_GROUP_VARINT), CF_ENC_DICT);
+    assert_int_equal(cf_encoding_resolve(CF_TYPE_UINT32, CF_ENC_GROUP_VARINT), CF_ENC_BIT_SHUFFLE);
+    assert_int_equal(cf_encoding_resolve(CF_TYPE_BOOL, CF_ENC_BIT_SHUFFLE), CF_ENC_RLE);
+    /* allowed pairs stay */
+    assert_int_equal(cf_encoding_resolve(CF_TYPE_INT32, CF_ENC_PLAIN), CF_ENC_PLAIN);
+    assert_int_equal(cf_encoding_resolve(CF_TYPE_UINT32, CF_ENC_RLE), CF_ENC_RLE);
+    assert_int_equal(cf_encoding_resolve(CF_TYPE_VARCHAR, CF_ENC_PREFIX), CF_ENC_PREFIX);
+    assert_int_equal(cf_encoding_resolve(CF_TYPE_BOOL, CF_ENC_PLAIN), CF_ENC_PLAIN);
+    /* resolution always lands on an allowed pair */
+    for (size_t i = 0; i < NTYPES; i++)
+        for (int e = CF_ENC_AUTO; e <= CF_ENC_BIT_SHUFFLE; e++)
+            assert_true(cf_type_allows_encoding(
+                all_types[i], cf_encoding_resolve(all_types[i], (cf_encoding)e)));
+}
+
+static void test_registry__plain_by_type(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NTYPES; i++) {
+        cf_type t = all_types[i];
+        const cf_encoder_ops *eo = cf_encoder_lookup(t, CF_ENC_PLAIN);
+        const cf_decoder_ops *dop = cf_decoder_lookup(t, CF_ENC_PLAIN);
+        if (t == CF_TYPE_BOOL) {
+            assert_ptr_equal(eo, &cf_enc_plain_bool_ops);
+            assert_ptr_equal(dop, &cf_dec_plain_bool_ops);
+        } else if (cf_type_is_binary(t)) {
+            assert_ptr_equal(eo, &cf_enc_plain_binary_ops);
+            assert_ptr_equal(dop, &cf_dec_plain_binary_ops);
+        } else {
+            assert_ptr_equal(eo, &cf_enc_plain_ops);
+            assert_ptr_equal(dop, &cf_dec_plain_ops);
+        }
+    }
+}
+
+/* Whatever is implemented so far: never outside the matrix, and the ops report
+ * the encoding they were looked up for. */
+static void test_registry__lookups_follow_the_matrix(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NTYPES; i++) {
+        cf_type t = all_types[i];
+        for (int ei = CF_ENC_AUTO; ei <= CF_ENC_BIT_SHUFFLE + 1; ei++) {
+            cf_encoding e = (cf_encoding)ei;
+            const cf_encoder_ops *eo = cf_encoder_lookup(t, e);
+            const cf_decoder_ops *dop = cf_decoder_lookup(t, e);
+            if (!cf_type_allows_encoding(t, e)) {
+                assert_null(eo);
+                if (!(e == CF_ENC_GROUP_VARINT && t == CF_TYPE_UINT32))
+                    assert_null(dop);
+            }
+            if (eo)
+                assert_int_equal(eo->encoding, e);
+            if (dop)
+                assert_int_equal(dop->encoding, e);
+        }
+    }
+    /* GROUP_VARINT: never written; read only for UINT32 (if gvint.c exists) */
+    assert_null(cf_encoder_lookup(CF_TYPE_UINT32, CF_ENC_GROUP_VARINT));
+    assert_null(cf_decoder_lookup(CF_TYPE_INT32, CF_ENC_GROUP_VARINT));
+    assert_null(cf_decoder_lookup(CF_TYPE_STRING, CF_ENC_GROUP_VARINT));
+    /* RLE has no INT128, floats or binary */
+    assert_null(cf_encoder_lookup(CF_TYPE_INT128, CF_ENC_RLE));
+    assert_null(cf_decoder_lookup(CF_TYPE_DECIMAL128, CF_ENC_RLE));
+    assert_null(cf_decoder_lookup(CF_TYPE_FLOAT, CF_ENC_RLE));
+    assert_null(cf_decoder_lookup(CF_TYPE_STRING, CF_ENC_RLE));
+    /* AUTO is resolved before lookup */
+    assert_null(cf_encoder_lookup(CF_TYPE_INT32, CF_ENC_AUTO));
+    assert_null(cf_encoder_lookup((cf_type)18, CF_ENC_PLAIN));
+    assert_null(cf_decoder_lookup((cf_type)99, CF_ENC_PLAIN));
+}
+
+static void test_registry__decoder_open(void **state)
+{
+    (void)state;
+    uint8_t blk[32];
+    size_t len = cf_test_unhex("03 00 00 00 00 00 00 00 01 00 00 00 02 00 00 00 03 00 00 00",
+                               blk, sizeof blk);
+    cf_dec_params p = {.type = CF_TYPE_DATE, .elem_size = 4};
+    cf_decoder *d = NULL;
+    cf_error err;
+    CF_ASSERT_OK(cf_decoder_open(&d, CF_ENC_PLAIN, &p, blk, len, &err), &err);
+    assert_int_equal(d->count, 3);
+    cf_decoder_free(d);
+
+    d = (cf_decoder *)1;
+    CF_ASSERT_STATUS(cf_decoder_open(&d, CF_ENC_PLAIN, &p, blk, len - 1, &err), CF_ECORRUPT,
+                     &err);
+    assert_null(d);
+    d = (cf_decoder *)1;
+    CF_ASSERT_STATUS(cf_decoder_open(&d, CF_ENC_PREFIX, &p, blk, len, &err), CF_ENOTSUP, &err);
+    assert_null(d);
+    assert_non_null(strstr(err.msg, "PREFIX_ENCODING"));
+    cf_decoder_free(NULL);
+    cf_encoder_free(NULL);
+}
+
+__extension__ typedef __int128 i128;
+
+static void test_registry__value_compare(void **state)
+{
+    (void)state;
+    int8_t a8 = -1, b8 = 1;
+    uint8_t ua8 = 0xff, ub8 = 1;
+    assert_int_equal(cf_value_compare(CF_TYPE_INT8, &a8, &b8), -1);
+    assert_int_equal(cf_value_compare(CF_TYPE_UINT8, &ua8, &ub8), 1);
+    int16_t a16 = -300, b16 = 300;
+    uint16_t ua16 = 0x8000, ub16 = 0x7fff;
+    assert_int_equal(cf_value_compare(CF_TYPE_INT16, &a16, &b16), -1);
+    assert_int_equal(cf_value_compare(CF_TYPE_UINT16, &ua16, &ub16), 1);
+    int32_t a32 = INT32_MIN, b32 = INT32_MAX;
+    uint32_t ua32 = 0x80000000u, ub32 = 1;
+    assert_int_equal(cf_value_compare(CF_TYPE_INT32, &a32, &b32), -1);
+    assert_int_equal(cf_value_compare(CF_TYPE_DATE, &a32, &b32), -1);
+    assert_int_equal(cf_value_compare(CF_TYPE_DECIMAL32, &b32, &a32), 1);
+    assert_int_equal(cf_value_compare(CF_TYPE_UINT32, &ua32, &ub32), 1);
+    assert_int_equal(cf_value_compare(CF_TYPE_INT32, &b32, &b32), 0);
+    int64_t a64 = -1, b64 = 0;
+    uint64_t ua64 = UINT64_MAX, ub64 = 0;
+    assert_int_equal(cf_value_compare(CF_TYPE_INT64, &a64, &b64), -1);
+    assert_int_equal(cf_value_compare(CF_TYPE_UNIXTIME_MICROS, &a64, &b64), -1);
+    assert_int_equal(cf_value_compare(CF_TYPE_DECIMAL64, &b64, &a64), 1);
+    assert_int_equal(cf_value_compare(CF_TYPE_UINT64, &ua64, &ub64), 1);
+    /* INT128 is signed across all 16 bytes, compared from unaligned memory */
+    uint8_t raw[40];
+    i128 neg = -((i128)1 << 100), pos = ((i128)1 << 64) + 5, pos2 = ((i128)1 << 64) + 6;
+    memcpy(raw + 1, &neg, 16);
+    memcpy(raw + 17, &pos, 16);
+    assert_int_equal(cf_value_compare(CF_TYPE_INT128, raw + 1, raw + 17), -1);
+    assert_int_equal(cf_value_compare(CF_TYPE_DECIMAL128, raw + 17, raw + 1), 1);
+    assert_int_equal(cf_value_compare(CF_TYPE_INT128, raw + 17, &pos2), -1);
+    assert_int_equal(cf_value_compare(CF_TYPE_INT128, raw + 17, &pos), 0);
+    /* binary: memcmp, unsigned bytes, then length */
+    cf_slice s1 = {(const uint8_t *)"ab", 2}, s2 = {(const uint8_t *)"abc", 3},
+             s3 = {(const uint8_t *)"\x80", 1}, s4 = {NULL, 0};
+    assert_int_equal(cf_value_compare(CF_TYPE_STRING, &s1, &s2), -1);
+    assert_int_equal(cf_value_compare(CF_TYPE_BINARY, &s3, &s2), 1);
+    assert_int_equal(cf_value_compare(CF_TYPE_VARCHAR, &s4, &s1), -1);
+    assert_int_equal(cf_value_compare(CF_TYPE_VARCHAR, &s4, &s4), 0);
+    assert_int_equal(cf_value_compare(CF_TYPE_BINARY, &s2, &s2), 0);
+    /* no key order in Kudu, but numeric here */
+    double d1 = -0.5, d2 = 2.0;
+    float f1 = 3.0f, f2 = 1.0f;
+    uint8_t t = 1, f = 0;
+    assert_int_equal(cf_value_compare(CF_TYPE_DOUBLE, &d1, &d2), -1);
+    assert_int_equal(cf_value_compare(CF_TYPE_FLOAT, &f1, &f2), 1);
+    assert_int_equal(cf_value_compare(CF_TYPE_BOOL, &t, &f), 1);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registry__resolve),
+        cmocka_unit_test(test_registry__plain_by_type),
+        cmocka_unit_test(test_registry__lookups_follow_the_matrix),
+        cmocka_unit_test(test_registry__decoder_open),
+        cmocka_unit_test(test_registry__value_compare),
+    };
+    return CF_RUN_TESTS(argc, argv, tests);
+}

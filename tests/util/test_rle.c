@@ -1,0 +1,460 @@
+/* The RLE / bit-packing hybrid (format §7): the worked examples of §7.4 byte
+ * for byte, Kudu's fullness measure (§8.3), run fast paths against the
+ * one-value path, randomized round trips for every width, and hostile streams. */
+#include "test_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/bitmap.h"
+#include "util/rle.h"
+
+static uint64_t mask_of(unsigned w) { return w >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1); }
+
+typedef struct seq {
+    uint64_t v[700];
+    size_t n;
+} seq;
+
+static void seq_add(seq *s, uint64_t v, size_t times)
+{
+    for (size_t i = 0; i < times; i++)
+        s->v[s->n++] = v;
+}
+
+static void encode_seq(cf_rle_encoder *e, const seq *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        cf_rle_enc_put(e, s->v[i]);
+    CF_ASSERT_OK(cf_rle_enc_finish(e), NULL);
+}
+
+static void check_example(unsigned w, const seq *s, const char *hex)
+{
+    uint8_t want[256];
+    size_t wlen = cf_test_unhex(hex, want, sizeof want);
+    cf_rle_encoder e;
+    cf_rle_enc_init(&e, w);
+    encode_seq(&e, s);
+    CF_ASSERT_BYTES(e.out.data, e.out.len, want, wlen);
+
+    /* and back */
+    uint64_t got[700];
+    cf_rle_decoder d;
+    cf_rle_dec_init(&d, want, wlen, w);
+    assert_int_equal(cf_rle_dec_get(&d, got, 8, s->n), s->n);
+    for (size_t i = 0; i < s->n; i++)
+        assert_true(got[i] == (s->v[i] & mask_of(w)));
+    cf_rle_enc_dispose(&e);
+}
+
+static void test_rle__examples_w1(void **state)
+{
+    (void)state;
+    seq s;
+    s = (seq){.n = 0}; seq_add(&s, 1, 10); check_example(1, &s, "14 01");
+    s = (seq){.n = 0}; seq_add(&s, 1, 3); check_example(1, &s, "06 01");
+    s = (seq){.n = 0}; seq_add(&s, 1, 1); check_example(1, &s, "02 01");
+    s = (seq){.n = 0}; seq_add(&s, 1, 1); seq_add(&s, 0, 2); seq_add(&s, 1, 1);
+    check_example(1, &s, "03 09");
+    s = (seq){.n = 0}; seq_add(&s, 1, 2); seq_add(&s, 0, 1); seq_add(&s, 1, 7);
+    check_example(1, &s, "05 fb 03");
+    s = (seq){.n = 0}; seq_add(&s, 1, 8); seq_add(&s, 0, 1); seq_add(&s, 1, 1);
+    check_example(1, &s, "10 01 03 02");
+    s = (seq){.n = 0}; seq_add(&s, 1, 5); seq_add(&s, 0, 1); seq_add(&s, 1, 1); seq_add(&s, 1, 20);
+    check_example(1, &s, "03 df 26 01");
+    s = (seq){.n = 0}; seq_add(&s, 0, 3); seq_add(&s, 1, 12); check_example(1, &s, "05 f8 7f");
+    s = (seq){.n = 0}; seq_add(&s, 0, 8); seq_add(&s, 1, 12); check_example(1, &s, "10 00 18 01");
+
+    s = (seq){.n = 0};
+    for (int i = 0; i < 600; i++)
+        seq_add(&s, (uint64_t)(i & 1), 1);
+    char hex[400];
+    size_t o = 0;
+    hex[o++] = '7';
+    hex[o++] = 'f';
+    for (int i = 0; i < 63; i++) {
+        hex[o++] = 'a';
+        hex[o++] = 'a';
+    }
+    hex[o++] = '1';
+    hex[o++] = '9';
+    for (int i = 0; i < 12; i++) {
+        hex[o++] = 'a';
+        hex[o++] = 'a';
+    }
+    hex[o] = '\0';
+    check_example(1, &s, hex);
+}
+
+static void test_rle__examples_w16_w32(void **state)
+{
+    (void)state;
+    seq s;
+    s = (seq){.n = 0};
+    uint64_t a[] = {2, 0, 0, 2, 4, 1, 1};
+    for (size_t i = 0; i < 7; i++)
+        seq_add(&s, a[i], 1);
+    check_example(16, &s, "03 02 00 00 00 00 00 02 00 04 00 01 00 01 00");
+    s = (seq){.n = 0}; seq_add(&s, 10, 1); check_example(16, &s, "02 0a 00");
+    s = (seq){.n = 0}; seq_add(&s, 3, 300); check_example(16, &s, "d8 04 03 00");
+    s = (seq){.n = 0}; seq_add(&s, 5, 7); check_example(32, &s, "0e 05 00 00 00");
+    s = (seq){.n = 0}; seq_add(&s, 1, 1); seq_add(&s, 2, 1); seq_add(&s, 3, 1);
+    check_example(32, &s, "03 01 00 00 00 02 00 00 00 03 00 00 00");
+    s = (seq){.n = 0};
+    for (uint64_t v = 1; v <= 8; v++)
+        seq_add(&s, v, 1);
+    seq_add(&s, 9, 10);
+    check_example(32, &s,
+                  "03 01000000 02000000 03000000 04000000 05000000 06000000 07000000 08000000"
+                  " 14 09000000");
+    s = (seq){.n = 0}; seq_add(&s, (uint64_t)-1, 10); check_example(32, &s, "14 ff ff ff ff");
+}
+
+static void test_rle__empty_stream(void **state)
+{
+    (void)state;
+    cf_rle_encoder e;
+    cf_rle_enc_init(&e, 1);
+    CF_ASSERT_OK(cf_rle_enc_finish(&e), NULL);
+    assert_int_equal(e.out.len, 0);
+    cf_rle_enc_dispose(&e);
+
+    cf_rle_decoder d;
+    uint8_t v[4];
+    cf_rle_dec_init(&d, NULL, 0, 8);
+    assert_int_equal(cf_rle_dec_get(&d, v, 1, 4), 0);
+}
+
+/* Kudu's "bytes emitted": neither buffered values nor an open repeated run
+ * count; a reserved literal indicator and whole literal groups do. */
+static void test_rle__emitted_len(void **state)
+{
+    (void)state;
+    cf_rle_encoder e;
+    cf_rle_enc_init(&e, 1);
+    for (int i = 0; i < 7; i++)
+        cf_rle_enc_put(&e, (uint64_t)(i & 1));
+    assert_int_equal(cf_rle_enc_emitted_len(&e), 0); /* 7 buffered */
+    cf_rle_enc_put(&e, 1);
+    assert_int_equal(cf_rle_enc_emitted_len(&e), 2); /* indicator + one literal byte */
+    cf_rle_enc_put_run(&e, 1, 1000);
+    /* the first 8 ones made a group that became a repeated run; the literal
+     * indicator got closed, but the run itself is not emitted yet */
+    assert_int_equal(cf_rle_enc_emitted_len(&e), 2);
+    cf_rle_enc_put(&e, 0);
+    assert_int_equal(cf_rle_enc_emitted_len(&e), 2 + 2 + 1); /* varint(1000<<1) is 2 bytes */
+    CF_ASSERT_OK(cf_rle_enc_finish(&e), NULL);
+    assert_int_equal(e.out.len, 2 + 3 + 2);
+
+    /* A header written right after reset counts too. */
+    cf_rle_enc_reset(&e);
+    cf_buf_put_le64(&e.out, 0);
+    assert_int_equal(cf_rle_enc_emitted_len(&e), 8);
+    cf_rle_enc_put_run(&e, 1, 5);
+    assert_int_equal(cf_rle_enc_emitted_len(&e), 8);
+    CF_ASSERT_OK(cf_rle_enc_finish(&e), NULL);
+    uint8_t want[] = {0, 0, 0, 0, 0, 0, 0, 0, 0x0a, 0x01};
+    CF_ASSERT_BYTES(e.out.data, e.out.len, want, sizeof want);
+    cf_rle_enc_dispose(&e);
+
+    /* Width 32: literal groups are emitted 32 bytes at a time. */
+    cf_rle_enc_init(&e, 32);
+    for (uint64_t v = 0; v < 16; v++)
+        cf_rle_enc_put(&e, v);
+    assert_int_equal(cf_rle_enc_emitted_len(&e), 1 + 64);
+    cf_rle_enc_dispose(&e);
+}
+
+/* put_run(v, n) must produce exactly the bytes of n put(v) calls. */
+static void test_rle__put_run_matches_put(void **state)
+{
+    (void)state;
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(1));
+    const unsigned widths[] = {1, 3, 8, 13, 16, 32, 33, 63, 64};
+    for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
+        unsigned w = widths[wi];
+        for (int iter = 0; iter < 40; iter++) {
+            cf_rle_encoder a, b;
+            cf_rle_enc_init(&a, w);
+            cf_rle_enc_init(&b, w);
+            int runs = 1 + (int)cf_rng_below(&r, 60);
+            for (int k = 0; k < runs; k++) {
+                uint64_t v = cf_rng_below(&r, 3) == 0 ? cf_rng_next(&r) : cf_rng_below(&r, 3);
+                size_t n = cf_rng_below(&r, 4) == 0 ? cf_rng_below(&r, 300) : cf_rng_below(&r, 12);
+                cf_rle_enc_put_run(&a, v, n);
+                for (size_t i = 0; i < n; i++)
+                    cf_rle_enc_put(&b, v);
+                assert_int_equal(cf_rle_enc_emitted_len(&a), cf_rle_enc_emitted_len(&b));
+            }
+            CF_ASSERT_OK(cf_rle_enc_finish(&a), NULL);
+            CF_ASSERT_OK(cf_rle_enc_finish(&b), NULL);
+            CF_ASSERT_BYTES(a.out.data, a.out.len, b.out.data, b.out.len);
+            cf_rle_enc_dispose(&a);
+            cf_rle_enc_dispose(&b);
+        }
+    }
+}
+
+static void test_rle__long_run_is_fast(void **state)
+{
+    (void)state;
+    cf_rle_encoder e;
+    cf_rle_enc_init(&e, 1);
+    for (int i = 0; i < 1000; i++)
+        cf_rle_enc_put_run(&e, 1, 1000000); /* a billion rows */
+    CF_ASSERT_OK(cf_rle_enc_finish(&e), NULL);
+    uint8_t want[6];
+    size_t n = 0;
+    uint64_t ind = 1000000000ull << 1;
+    while (ind >= 0x80) {
+        want[n++] = (uint8_t)(ind | 0x80);
+        ind >>= 7;
+    }
+    want[n++] = (uint8_t)ind;
+    want[n++] = 1;
+    CF_ASSERT_BYTES(e.out.data, e.out.len, want, n);
+
+    cf_rle_decoder d;
+    cf_rle_dec_init(&d, e.out.data, e.out.len, 1);
+    size_t nz = 0;
+    assert_int_equal(cf_rle_dec_skip(&d, 999999990, &nz), 999999990);
+    assert_int_equal(nz, 999999990);
+    uint8_t bm[2] = {0, 0};
+    assert_int_equal(cf_rle_dec_get_bits(&d, bm, 3, 10), 10);
+    assert_int_equal(bm[0], 0xf8);
+    assert_int_equal(bm[1], 0x1f);
+    assert_int_equal(cf_rle_dec_get_bits(&d, bm, 0, 1), 0);
+    cf_rle_enc_dispose(&e);
+}
+
+/* Random sequences with runs of every length; every width 1..64. */
+static void gen_values(cf_rng *r, uint64_t *v, size_t n, unsigned w)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint64_t x;
+        switch (cf_rng_below(r, 3)) {
+        case 0: x = cf_rng_next(r); break;
+        case 1: x = cf_rng_below(r, 2); break;
+        default: x = cf_rng_below(r, 5); break;
+        }
+        x &= mask_of(w);
+        size_t len = cf_rng_below(r, 5) == 0 ? 1 + cf_rng_below(r, 100) : 1 + cf_rng_below(r, 3);
+        for (size_t k = 0; k < len && i < n; k++)
+            v[i++] = x;
+    }
+}
+
+static void test_rle__round_trip_all_widths(void **state)
+{
+    (void)state;
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(1) + 2);
+    enum { N = 3000 };
+    uint64_t *v = malloc(N * sizeof *v), *got = malloc(N * sizeof *got);
+    uint8_t *bm = malloc(N / 8 + 2);
+    for (unsigned w = 1; w <= 64; w++) {
+        for (int iter = 0; iter < 6; iter++) {
+            size_t n = (size_t)cf_rng_below(&r, N) + 1;
+            gen_values(&r, v, n, w);
+            cf_rle_encoder e;
+            cf_rle_enc_init(&e, w);
+            for (size_t i = 0; i < n; i++)
+                cf_rle_enc_put(&e, v[i]);
+            CF_ASSERT_OK(cf_rle_enc_finish(&e), NULL);
+
+            /* Whole decode, in uneven batches, into 8-byte values. */
+            cf_rle_decoder d;
+            cf_rle_dec_init(&d, e.out.data, e.out.len, w);
+            size_t done = 0;
+            while (done < n) {
+                size_t want = 1 + (size_t)cf_rng_below(&r, 50);
+                if (want > n - done)
+                    want = n - done;
+                assert_int_equal(cf_rle_dec_get(&d, got + done, 8, want), want);
+                done += want;
+            }
+            for (size_t i = 0; i < n; i++)
+                assert_true(got[i] == v[i]);
+
+            /* Narrow destinations (truncating) for byte-multiple widths. */
+            if (w % 8 == 0 && w <= 32) {
+                size_t es = w / 8;
+                uint8_t *buf = malloc(n * es);
+                cf_rle_dec_init(&d, e.out.data, e.out.len, w);
+                assert_int_equal(cf_rle_dec_get(&d, buf, es, n), n);
+                for (size_t i = 0; i < n; i++) {
+                    uint64_t x = 0;
+                    memcpy(&x, buf + i * es, es);
+                    assert_true(x == v[i]);
+                }
+                free(buf);
+            }
+
+            /* Skip + get: skipped non-zero count must match. */
+            size_t at = (size_t)cf_rng_below(&r, n + 1);
+            size_t nz_want = 0;
+            for (size_t i = 0; i < at; i++)
+                nz_want += v[i] != 0;
+            size_t nz = 12345;
+            cf_rle_dec_init(&d, e.out.data, e.out.len, w);
+            assert_int_equal(cf_rle_dec_skip(&d, at, &nz), at);
+            assert_int_equal(nz, nz_want);
+            if (at < n) {
+                assert_int_equal(cf_rle_dec_get(&d, got, 8, n - at), n - at);
+                for (size_t i = at; i < n; i++)
+                    assert_true(got[i - at] == v[i]);
+            }
+            /* Past the end: nothing more (the partial last group's padding
+             * may read as zeros, but never beyond its claimed groups). */
+            assert_true(cf_rle_dec_get(&d, got, 8, 16) < 8);
+
+            /* Bits, at an odd offset. */
+            memset(bm, 0xa5, N / 8 + 2);
+            cf_rle_dec_init(&d, e.out.data, e.out.len, w);
+            size_t off = 3;
+            size_t first = n / 3;
+            assert_int_equal(cf_rle_dec_get_bits(&d, bm, off, first), first);
+            assert_int_equal(cf_rle_dec_get_bits(&d, bm, off + first, n - first), n - first);
+            for (size_t i = 0; i < n; i++)
+                assert_int_equal(cf_bitmap_get(bm, off + i), v[i] != 0);
+            cf_rle_enc_dispose(&e);
+        }
+    }
+    free(v);
+    free(got);
+    free(bm);
+}
+
+/* Bool fast path: bytes 0/1 out of literal runs, at every phase. */
+static void test_rle__bool_bytes(void **state)
+{
+    (void)state;
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(1) + 3);
+    enum { N = 2000 };
+    uint8_t v[N], got[N];
+    for (size_t i = 0; i < N; i++)
+        v[i] = (uint8_t)cf_rng_below(&r, 2);
+    cf_rle_encoder e;
+    cf_rle_enc_init(&e, 1);
+    for (size_t i = 0; i < N; i++)
+        cf_rle_enc_put(&e, v[i]);
+    CF_ASSERT_OK(cf_rle_enc_finish(&e), NULL);
+    for (size_t step = 1; step < 20; step++) {
+        cf_rle_decoder d;
+        cf_rle_dec_init(&d, e.out.data, e.out.len, 1);
+        for (size_t done = 0; done < N;) {
+            size_t k = step < N - done ? step : N - done;
+            assert_int_equal(cf_rle_dec_get(&d, got + done, 1, k), k);
+            done += k;
+        }
+        assert_memory_equal(got, v, N);
+    }
+    cf_rle_enc_dispose(&e);
+}
+
+/* Streams the grammar allows that Kudu never writes. */
+static void test_rle__decoder_accepts_grammar(void **state)
+{
+    (void)state;
+    uint8_t got[64];
+    cf_rle_decoder d;
+    /* repeated run of 1, two adjacent equal runs, an empty repeated run and an
+     * empty literal run, a literal run of 1 group with width 8 */
+    const uint8_t s[] = {0x02, 0x07, 0x04, 0x07, 0x04, 0x07, 0x00, 0x09, 0x01, 0x03,
+                         1,    2,    3,    4,    5,    6,    7,    8};
+    cf_rle_dec_init(&d, s, sizeof s, 8);
+    assert_int_equal(cf_rle_dec_get(&d, got, 1, 64), 13);
+    const uint8_t want[] = {7, 7, 7, 7, 7, 1, 2, 3, 4, 5, 6, 7, 8};
+    assert_memory_equal(got, want, 13);
+
+    /* a repeated bitmap byte other than 1 means true */
+    const uint8_t b[] = {0x06, 0x80};
+    cf_rle_dec_init(&d, b, sizeof b, 1);
+    assert_int_equal(cf_rle_dec_get(&d, got, 1, 64), 3);
+    assert_int_equal(got[0], 1);
+    assert_int_equal(got[2], 1);
+
+    /* a literal run of 100 groups (more than Kudu's 63) */
+    uint8_t big[2 + 100];
+    big[0] = (uint8_t)(((100 << 1) | 1) | 0x80);
+    big[1] = (uint8_t)(((100 << 1) | 1) >> 7);
+    memset(big + 2, 0xff, 100);
+    cf_rle_dec_init(&d, big, sizeof big, 1);
+    size_t nz = 0;
+    assert_int_equal(cf_rle_dec_skip(&d, 1000, &nz), 800);
+    assert_int_equal(nz, 800);
+}
+
+static void test_rle__decoder_hostile(void **state)
+{
+    (void)state;
+    uint64_t got[64];
+    cf_rle_decoder d;
+    /* truncated varint */
+    const uint8_t t1[] = {0x80, 0x80};
+    cf_rle_dec_init(&d, t1, sizeof t1, 8);
+    assert_int_equal(cf_rle_dec_get(&d, got, 8, 4), 0);
+    /* over-long varint (6 bytes) */
+    const uint8_t t2[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x02, 0x01};
+    cf_rle_dec_init(&d, t2, sizeof t2, 8);
+    assert_int_equal(cf_rle_dec_get(&d, got, 8, 4), 0);
+    /* repeated run with its value cut off */
+    const uint8_t t3[] = {0x08, 0x01, 0x02};
+    cf_rle_dec_init(&d, t3, sizeof t3, 32);
+    assert_int_equal(cf_rle_dec_get(&d, got, 8, 4), 0);
+    /* a literal run claiming 2^31 groups with 3 bytes of width-64 bits */
+    const uint8_t t4[] = {0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2, 3};
+    cf_rle_dec_init(&d, t4, sizeof t4, 64);
+    assert_int_equal(cf_rle_dec_get(&d, got, 8, 64), 0);
+    /* width 7: 3 bytes hold 3 whole values */
+    const uint8_t t5[] = {0x03, 0x01, 0x01, 0x01};
+    cf_rle_dec_init(&d, t5, sizeof t5, 7);
+    assert_int_equal(cf_rle_dec_get(&d, got, 8, 64), 3);
+    assert_true(got[0] == 1 && got[1] == 2 && got[2] == 4);
+    /* a huge repeated run: counted, not materialized */
+    const uint8_t t6[] = {0xfe, 0xff, 0xff, 0xff, 0x0f, 0x09};
+    cf_rle_dec_init(&d, t6, sizeof t6, 8);
+    size_t nz;
+    assert_int_equal(cf_rle_dec_skip(&d, 5000000000ull, &nz), 0x7fffffffull);
+
+    /* random garbage at every width never reads out of bounds */
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(1) + 4);
+    for (int iter = 0; iter < 3000; iter++) {
+        size_t len = (size_t)cf_rng_below(&r, 40);
+        uint8_t *buf = malloc(len ? len : 1);
+        for (size_t i = 0; i < len; i++)
+            buf[i] = (uint8_t)cf_rng_next(&r);
+        unsigned w = 1 + (unsigned)cf_rng_below(&r, 64);
+        cf_rle_dec_init(&d, buf, len, w);
+        size_t k = cf_rle_dec_get(&d, got, 8, 64);
+        assert_true(k <= 64);
+        cf_rle_dec_init(&d, buf, len, w);
+        uint8_t bm[8];
+        cf_rle_dec_get_bits(&d, bm, 0, 64);
+        cf_rle_dec_init(&d, buf, len, w);
+        cf_rle_dec_skip(&d, 1000, &nz);
+        free(buf);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rle__examples_w1),
+        cmocka_unit_test(test_rle__examples_w16_w32),
+        cmocka_unit_test(test_rle__empty_stream),
+        cmocka_unit_test(test_rle__emitted_len),
+        cmocka_unit_test(test_rle__put_run_matches_put),
+        cmocka_unit_test(test_rle__long_run_is_fast),
+        cmocka_unit_test(test_rle__round_trip_all_widths),
+        cmocka_unit_test(test_rle__bool_bytes),
+        cmocka_unit_test(test_rle__decoder_accepts_grammar),
+        cmocka_unit_test(test_rle__decoder_hostile),
+    };
+    return CF_RUN_TESTS(argc, argv, tests);
+}

@@ -1,0 +1,197 @@
+/* `cfile` entry point: global flags, the subcommand table, shared helpers. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct command {
+    const char *name;
+    cf_cli_fn fn;
+    const char *summary;
+    const char *usage;
+} command;
+
+static const command commands[] = {
+    {"info", cf_cmd_info, "show a file's header and footer", cf_cmd_info_usage},
+    {"dump", cf_cmd_dump, "print the values of a file", cf_cmd_dump_usage},
+    {"seek", cf_cmd_seek, "seek by ordinal or by value and read from there", cf_cmd_seek_usage},
+    {"verify", cf_cmd_verify, "check every checksum and decode every row", cf_cmd_verify_usage},
+    {"write", cf_cmd_write, "write a CFile from JSON lines, CSV or a golden spec.json",
+     cf_cmd_write_usage},
+    {"demo", cf_cmd_demo, "write a small sample table, read it back, summarize",
+     cf_cmd_demo_usage},
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void global_usage(FILE *f)
+{
+    fprintf(f, "usage: cfile [--help] [--version] <command> [<args>]\n\n"
+               "Read and write Apache Kudu CFiles.\n\ncommands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n`cfile <command> --help` describes a command.\n"
+               "\nexit codes:\n"
+               "  0  success\n"
+               "  1  failure: bad input, damaged file, I/O error, seek found nothing\n"
+               "  2  usage error\n"
+               "  3  not supported by this build of the library\n");
+}
+
+void cf_cli_getopt_reset(void)
+{
+    /* glibc: optind = 0 reinitializes getopt completely (its static scan position
+     * included), which `optind = 1` does not. */
+    optind = 0;
+    opterr = 0;
+}
+
+int cf_cli_main(int argc, char **argv, FILE *out, FILE *err)
+{
+    cf_cli c = {out, err, "cfile", ""};
+    int rc;
+    if (argc < 2) {
+        global_usage(err);
+        return CF_EXIT_USAGE;
+    }
+    const char *a = argv[1];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "help") == 0) {
+        if (strcmp(a, "help") == 0 && argc >= 3) {
+            for (size_t i = 0; i < NCOMMANDS; i++) {
+                if (strcmp(argv[2], commands[i].name) == 0) {
+                    fputs(commands[i].usage, out);
+                    return CF_EXIT_OK;
+                }
+            }
+            fprintf(err, "cfile: unknown command '%s'\n", argv[2]);
+            return CF_EXIT_USAGE;
+        }
+        global_usage(out);
+        return CF_EXIT_OK;
+    }
+    if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
+        fprintf(out, "cfile %s\n", cf_version_string());
+        return CF_EXIT_OK;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(a, commands[i].name) == 0) {
+            c.cmd = commands[i].name;
+            c.usage = commands[i].usage;
+            cf_cli_getopt_reset();
+            rc = commands[i].fn(&c, argc - 1, argv + 1);
+            fflush(out);
+            fflush(err);
+            return rc;
+        }
+    }
+    if (a[0] == '-')
+        fprintf(err, "cfile: unknown option '%s'\n", a);
+    else
+        fprintf(err, "cfile: unknown command '%s'\n", a);
+    global_usage(err);
+    return CF_EXIT_USAGE;
+}
+
+int cf_cli_lib_fail(cf_cli *c, const char *what, cf_status st, const cf_error *e)
+{
+    const char *msg = e != NULL && e->msg[0] != '\0' ? e->msg : cf_status_str(st);
+    fprintf(c->err, "cfile: %s: %s\n", what, msg);
+    return st == CF_ENOTSUP ? CF_EXIT_NOTSUP : CF_EXIT_FAIL;
+}
+
+int cf_cli_usage(cf_cli *c, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(c->err, "cfile %s: ", c->cmd);
+    va_start(ap, fmt);
+    vfprintf(c->err, fmt, ap);
+    va_end(ap);
+    fputc('\n', c->err);
+    fputs(c->usage, c->err);
+    return CF_EXIT_USAGE;
+}
+
+int cf_cli_fail(cf_cli *c, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("cfile: ", c->err);
+    va_start(ap, fmt);
+    vfprintf(c->err, fmt, ap);
+    va_end(ap);
+    fputc('\n', c->err);
+    return CF_EXIT_FAIL;
+}
+
+int cf_cli_bad_option(cf_cli *c, char **argv)
+{
+    /* getopt has advanced past the culprit. */
+    const char *bad = optind > 0 ? argv[optind - 1] : "?";
+    if (optopt != 0 && optopt != '?')
+        return cf_cli_usage(c, "bad option or missing argument: -%c", optopt);
+    return cf_cli_usage(c, "bad option or missing argument: %s", bad);
+}
+
+int cf_cli_help(cf_cli *c)
+{
+    fputs(c->usage, c->out);
+    return CF_EXIT_OK;
+}
+
+int cf_cli_parse_u64(const char *s, uint64_t *out)
+{
+    if (s == NULL || *s == '\0')
+        return -1;
+    uint64_t v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+cf_status cf_cli_open(cf_reader **out, const char *path, cf_error *err)
+{
+    cf_reader_options o;
+    cf_reader_options_init(&o);
+    o.verify_checksums = true;
+    return cf_reader_open_file(out, path, false, &o, err);
+}
+
+void cf_cli_write_metadata(cf_jw *w, const cf_metadata_pair *p, size_t n)
+{
+    cf_jw_arr_begin(w);
+    for (size_t i = 0; i < n; i++) {
+        cf_jw_obj_begin(w);
+        cf_jw_key(w, "key");
+        cf_jw_bytes(w, p[i].key.data, p[i].key.len);
+        cf_jw_key(w, "value");
+        cf_jw_bytes(w, p[i].value.data, p[i].value.len);
+        cf_jw_obj_end(w);
+    }
+    cf_jw_arr_end(w);
+}
+
+const char *cf_cli_type_name(cf_type t)
+{
+    const char *n = cf_type_name(t);
+    return n ? n : "UNKNOWN_TYPE";
+}
+
+const char *cf_cli_encoding_name(cf_encoding e)
+{
+    const char *n = cf_encoding_name(e);
+    return n ? n : "UNKNOWN_ENCODING";
+}
+
+const char *cf_cli_compression_name(cf_compression c)
+{
+    const char *n = cf_compression_name(c);
+    return n ? n : "UNKNOWN_COMPRESSION";
+}

@@ -1,0 +1,84 @@
+/* The `cfile` command-line tool: entry point, subcommands and the helpers they
+ * share. Uses only the public API (include/cfile/).
+ *
+ * Exit codes (stable, documented in `cfile --help`):
+ *   0  success
+ *   1  failure: bad input data, a damaged file, an I/O error, a seek that found nothing
+ *   2  usage: unknown command or option, missing or malformed argument
+ *   3  not supported by this build of the library (CF_ENOTSUP)
+ */
+#ifndef CF_CLI_H
+#define CF_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cfile/cfile.h>
+
+#include "json.h"
+
+enum { CF_EXIT_OK = 0, CF_EXIT_FAIL = 1, CF_EXIT_USAGE = 2, CF_EXIT_NOTSUP = 3 };
+
+/* Run the tool with argv[0] = "cfile". Data goes to out, diagnostics to err.
+ * Callable any number of times in one process (tests do). */
+int cf_cli_main(int argc, char **argv, FILE *out, FILE *err);
+
+/* What a subcommand gets. */
+typedef struct cf_cli {
+    FILE *out;
+    FILE *err;
+    const char *cmd;   /* subcommand name, for messages */
+    const char *usage; /* its usage text */
+} cf_cli;
+
+typedef int (*cf_cli_fn)(cf_cli *c, int argc, char **argv);
+
+/* Subcommands: argv[0] is the subcommand name. */
+int cf_cmd_info(cf_cli *c, int argc, char **argv);
+int cf_cmd_dump(cf_cli *c, int argc, char **argv);
+int cf_cmd_seek(cf_cli *c, int argc, char **argv);
+int cf_cmd_verify(cf_cli *c, int argc, char **argv);
+int cf_cmd_write(cf_cli *c, int argc, char **argv);
+int cf_cmd_demo(cf_cli *c, int argc, char **argv);
+
+extern const char cf_cmd_info_usage[];
+extern const char cf_cmd_dump_usage[];
+extern const char cf_cmd_seek_usage[];
+extern const char cf_cmd_verify_usage[];
+extern const char cf_cmd_write_usage[];
+extern const char cf_cmd_demo_usage[];
+
+/* ---- helpers --------------------------------------------------------------------------- */
+
+/* Reset getopt's global state before a subcommand parses its options. */
+void cf_cli_getopt_reset(void);
+
+/* "cfile: <what>: <err msg>"; returns CF_EXIT_NOTSUP for CF_ENOTSUP, else CF_EXIT_FAIL. */
+int cf_cli_lib_fail(cf_cli *c, const char *what, cf_status st, const cf_error *e);
+/* "cfile <cmd>: <message>" then the usage text; returns CF_EXIT_USAGE. */
+int cf_cli_usage(cf_cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "cfile: <message>"; returns CF_EXIT_FAIL. */
+int cf_cli_fail(cf_cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The message for getopt's '?' (unknown option or missing argument). */
+int cf_cli_bad_option(cf_cli *c, char **argv);
+/* Print the usage text to out; returns CF_EXIT_OK (for --help). */
+int cf_cli_help(cf_cli *c);
+
+/* Decimal unsigned integer, the whole string; 0 on success. */
+int cf_cli_parse_u64(const char *s, uint64_t *out);
+
+/* Open a file for reading (checksums verified). */
+cf_status cf_cli_open(cf_reader **out, const char *path, cf_error *err);
+
+/* [{"key": ..., "value": ...}, ...] with keys and values in the STRING value form. */
+void cf_cli_write_metadata(cf_jw *w, const cf_metadata_pair *p, size_t n);
+/* The type as the golden files spell it ("INT32"), with a fallback for unknown values. */
+const char *cf_cli_type_name(cf_type t);
+const char *cf_cli_encoding_name(cf_encoding e);
+const char *cf_cli_compression_name(cf_compression c);
+
+/* Rows at a time when reading. */
+#define CF_CLI_BATCH 1024
+
+#endif

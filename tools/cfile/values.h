@@ -1,0 +1,73 @@
+/* Value forms (../shared/golden/README.md "Value forms") <-> the library's memory
+ * form of one value (writer.h / iter.h), and a column of parsed values ready to
+ * append in Kudu-like batches.
+ *
+ * Memory forms: integers, DATE, UNIXTIME_MICROS and DECIMAL32/64 as native
+ * integers of cf_type_size bytes; INT128/DECIMAL128 as a native __int128; FLOAT and
+ * DOUBLE as IEEE values; BOOL as one byte 0/1; STRING, VARCHAR, BINARY as cf_slice.
+ */
+#ifndef CF_CLI_VALUES_H
+#define CF_CLI_VALUES_H
+
+#include <cfile/cfile.h>
+
+#include "json.h"
+
+/* Longest text cf_cli_format_* writes, NUL included. */
+#define CF_CLI_NUM_CAP 48
+
+/* Shortest decimal text that reads back to the same bits ("1.0", "-0.0", "1e+20"),
+ * "NaN" for the canonical quiet NaN, "Infinity"/"-Infinity", and "0x7fc00001"-style
+ * bits for any other NaN. Non-numeric results (NaN, infinities, bits) are meant to be
+ * written as JSON strings: *is_string tells. */
+void cf_cli_format_float(char out[CF_CLI_NUM_CAP], float f, bool *is_string);
+void cf_cli_format_double(char out[CF_CLI_NUM_CAP], double d, bool *is_string);
+/* Decimal text of a 128-bit two's complement value. */
+void cf_cli_format_i128(char out[CF_CLI_NUM_CAP], const void *v16);
+
+/* Parse one value form of scalar type t into `slot` (cf_type_size(t) bytes).
+ * JSON null sets *is_null (slot zeroed). Binary bytes either point into the JSON
+ * document (which must outlive the use) or are allocated from `arena`.
+ * Returns 0, or -1 with a message in msg. */
+int cf_cli_value_parse(const cf_json *v, cf_type t, void *slot, bool *is_null, cf_arena *arena,
+                       char *msg, size_t msg_cap);
+
+/* Parse a command-line value (seek --value): the text is read as JSON when it is a
+ * value form of the type, otherwise as the raw text (for STRING/VARCHAR: its bytes;
+ * for BINARY: hex). Also yields the target as JSON for echoing. */
+int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_arena *arena, char *msg,
+                           size_t msg_cap);
+
+/* Write the value form of one non-NULL scalar. */
+void cf_cli_value_write(cf_jw *w, cf_type t, const void *slot);
+
+/* Write row i of a batch: a value, null, or for arrays a JSON array of elements. */
+void cf_cli_row_write(cf_jw *w, cf_type t, bool is_array, const cf_batch *b, size_t i);
+
+/* ---- a column of values -------------------------------------------------------------- */
+
+typedef struct cf_cli_column {
+    cf_type type;
+    bool is_array;
+    size_t width;          /* cf_type_size(type) */
+    size_t rows;           /* rows (cells for arrays) */
+    size_t rows_cap;
+    uint8_t *nonnull;      /* bit per row/cell, 1 = present */
+    size_t nulls;          /* NULL rows/cells */
+    uint8_t *values;       /* scalars: rows * width; arrays: elems * width */
+    size_t elems, elems_cap;
+    uint8_t *elem_nonnull; /* arrays: bit per element */
+    size_t elem_nulls;
+    uint32_t *elem_counts; /* arrays: per cell */
+    cf_arena *arena;       /* binary bytes that are not in the JSON document */
+} cf_cli_column;
+
+void cf_cli_column_init(cf_cli_column *c, cf_type t, bool is_array, cf_arena *arena);
+void cf_cli_column_dispose(cf_cli_column *c);
+/* Add one row in its value form (for arrays: a JSON array or null). */
+int cf_cli_column_add(cf_cli_column *c, const cf_json *v, char *msg, size_t msg_cap);
+/* Append everything to w in calls of `batch` rows (0 = one call with all rows), as
+ * Kudu's writer would receive them. */
+cf_status cf_cli_column_append(const cf_cli_column *c, cf_writer *w, size_t batch, cf_error *err);
+
+#endif
