@@ -210,7 +210,7 @@ cf_status cf_bshuf_decompress_lz4(const uint8_t *src, size_t src_len, void *out,
         off += lz;
         done += k;
     }
-    CF_CHECK(off == src_len, err, CF_ECORRUPT,
-             "bitshuffle: %zu trailing bytes after %zu elements", src_len - off, n);
+    CF_CHECK(off == src_len, err, CF_ECORRUPT, "bitshuffle: %zu trailing bytes after %zu elements",
+             src_len - off, n);
     return CF_OK;
 }

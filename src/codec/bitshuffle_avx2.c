@@ -71,8 +71,8 @@ AVX2 static inline void row_to_planes(__m256i v, uint8_t *dst, size_t nb)
 /* Inverse of row_to_planes: gather 32 bits from each of 8 planes into bytes. */
 AVX2 static inline __m256i planes_to_row(const uint8_t *src, size_t nb)
 {
-    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2,
-                                            2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2,
+                                            2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
     const __m256i sel = _mm256_set1_epi64x((long long)0x8040201008040201ull);
     __m256i acc = _mm256_setzero_si256();
     for (int b = 7; b >= 0; b--) {
@@ -94,19 +94,17 @@ AVX2 void cf_bitshuffle_avx2(const void *in, void *out, size_t n, size_t elem_si
         cf_bitshuffle_groups(in, out, n, s, 0, nb);
         return;
     }
-    const __m256i sh2 = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0,
-                                         2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
-    const __m256i sh4 = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0,
-                                         4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m256i sh2 = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2,
+                                         4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    const __m256i sh4 = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4,
+                                         8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     const __m256i pair = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
     _Alignas(32) uint8_t tmp[16 * 32];
     for (size_t i = 0; i < n32; i += 32) {
         const uint8_t *e = src + i * s;
         uint8_t *o = dst + i / 8;
         switch (s) {
-        case 1:
-            row_to_planes(load32(e), o, nb);
-            break;
+        case 1: row_to_planes(load32(e), o, nb); break;
         case 2: {
             /* per lane: 8 low bytes then 8 high bytes; then gather the halves */
             __m256i a = _mm256_shuffle_epi8(load32(e), sh2);
@@ -160,9 +158,7 @@ AVX2 void cf_bitunshuffle_avx2(const void *in, void *out, size_t n, size_t elem_
         const uint8_t *p = src + i / 8;
         uint8_t *e = dst + i * s;
         switch (s) {
-        case 1:
-            store32(e, planes_to_row(p, nb));
-            break;
+        case 1: store32(e, planes_to_row(p, nb)); break;
         case 2: {
             __m256i r0 = planes_to_row(p, nb), r1 = planes_to_row(p + 8 * nb, nb);
             __m256i lo = _mm256_unpacklo_epi8(r0, r1), hi = _mm256_unpackhi_epi8(r0, r1);

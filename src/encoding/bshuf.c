@@ -123,7 +123,10 @@ static bool enc_is_full(const cf_encoder *e)
     return p->rem <= 0 || p->vals.oom;
 }
 
-static size_t enc_count(const cf_encoder *e) { return ((const bshuf_enc *)e)->count; }
+static size_t enc_count(const cf_encoder *e)
+{
+    return ((const bshuf_enc *)e)->count;
+}
 
 /* format §8.5.3: UINT32 values shrink to the narrowest width holding their
  * maximum (1 byte for an empty block). Narrowed in place, front to back. */
@@ -257,8 +260,7 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     CF_CHECK(block_len == len, err, CF_ECORRUPT,
              "bit_shuffle block: header says %" PRIu32 " bytes, block has %zu", block_len, len);
     CF_CHECK((uint64_t)padded == (((uint64_t)count + 7) & ~(uint64_t)7), err, CF_ECORRUPT,
-             "bit_shuffle block: padded count %" PRIu32 " for %" PRIu32 " values", padded,
-             count);
+             "bit_shuffle block: padded count %" PRIu32 " for %" PRIu32 " values", padded, count);
     CF_CHECK(esz == 1 || esz == 2 || esz == 4 || esz == 8 || esz == 16, err, CF_ECORRUPT,
              "bit_shuffle block: invalid element size %" PRIu32, esz);
     if (d->phys == CF_TYPE_UINT32)
@@ -273,8 +275,8 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
         uint64_t need = (uint64_t)padded * d->elem;
         CF_CHECK(raw <= (uint64_t)payload * MAX_LZ4_RATIO && need <= MAX_DECODED_BYTES, err,
                  CF_ECORRUPT,
-                 "bit_shuffle block: %" PRIu32 " values cannot come from %zu payload bytes",
-                 count, payload);
+                 "bit_shuffle block: %" PRIu32 " values cannot come from %zu payload bytes", count,
+                 payload);
         if (d->cap < need) {
             cf_free(d->buf);
             d->cap = 0;
@@ -297,8 +299,8 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
 
 static cf_status dec_seek(cf_decoder *dd, size_t idx, cf_error *err)
 {
-    CF_CHECK(idx <= dd->count, err, CF_EINVAL, "bit_shuffle block: seek to %zu past count %zu",
-             idx, dd->count);
+    CF_CHECK(idx <= dd->count, err, CF_EINVAL, "bit_shuffle block: seek to %zu past count %zu", idx,
+             dd->count);
     dd->pos = idx;
     return CF_OK;
 }

@@ -42,11 +42,30 @@ static int slice_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
 
 /* ---- string -> codeword table ----------------------------------------------------- */
 
-static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+static inline uint64_t rotl64(uint64_t x, int r)
+{
+    return (x << r) | (x >> (64 - r));
+}
 
-/* Multiply-rotate over 8-byte words, then a full-avalanche finalizer. */
+/* The last n % 8 bytes (n >= 8), or all n < 8 bytes, as one word, without a byte
+ * loop: overlapping loads never leave [p, p + n). */
+static inline uint64_t tail_word(const uint8_t *p, size_t n, size_t total)
+{
+    if (total >= 8)
+        return n ? cf_load_le64(p + n - 8) >> (64 - 8 * n) : 0;
+    if (n >= 4)
+        return cf_load_le32(p) | (uint64_t)cf_load_le32(p + n - 4) << 32;
+    if (n > 0)
+        return p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16;
+    return 0;
+}
+
+/* Multiply-rotate over 8-byte words, then a full-avalanche finalizer. The length
+ * is mixed in first, so the overlapping tail loads cannot make two strings of
+ * different lengths collide systematically. */
 static uint64_t hash_bytes(const uint8_t *p, size_t n)
 {
+    const size_t total = n;
     uint64_t h = 0x243f6a8885a308d3ull ^ ((uint64_t)n * 0x9e3779b97f4a7c15ull);
     while (n >= 8) {
         h ^= cf_load_le64(p) * 0x87c37b91114253d5ull;
@@ -54,18 +73,26 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n)
         p += 8;
         n -= 8;
     }
-    if (n) {
-        uint64_t w = 0;
-        memcpy(&w, p, n);
-        h ^= w * 0x87c37b91114253d5ull;
-        h = rotl64(h, 31) * 0x4cf5ad432745937full;
-    }
+    h ^= tail_word(p, n, total) * 0x87c37b91114253d5ull;
+    h = rotl64(h, 31) * 0x4cf5ad432745937full;
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
     h *= 0xc4ceb9fe1a85ec53ull;
     h ^= h >> 33;
     return h;
+}
+
+/* Equality of two n-byte strings; short ones without a call into libc. */
+static inline bool bytes_equal(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n > 32)
+        return memcmp(a, b, n) == 0;
+    size_t i = 0;
+    for (; n - i >= 8; i += 8)
+        if (cf_load_le64(a + i) != cf_load_le64(b + i))
+            return false;
+    return tail_word(a + i, n - i, n) == tail_word(b + i, n - i, n);
 }
 
 typedef struct dict_entry {
@@ -187,7 +214,7 @@ static slot *find_slot(dict_enc *e, const uint8_t *s, size_t len, uint64_t h)
             return sl;
         if (sl->tag == tag) {
             const dict_entry *en = &e->entries[sl->cw1 - 1];
-            if (en->len == len && (len == 0 || memcmp(e->strings.data + en->off, s, len) == 0))
+            if (en->len == len && (len == 0 || bytes_equal(e->strings.data + en->off, s, len)))
                 return sl;
         }
         j = (j + 1) & e->slot_mask;
@@ -472,13 +499,15 @@ static cf_status dict_next(cf_decoder *d_, void *dst, size_t n, size_t *got, cf_
     size_t avail = d->base.count - d->base.pos;
     if (n > avail)
         n = avail;
+    *got = n;
+    if (n == 0)
+        return CF_OK;
     cf_slice *out = dst;
-    const cf_slice *ent = d->mode == MODE_CODEWORDS ? d->params.dict->entries : NULL;
+    const cf_slice *ent = d->params.dict->entries; /* n > 0: a mode-1 block is loaded */
     const uint32_t *cw = d->cw + d->base.pos;
     for (size_t i = 0; i < n; i++)
         out[i] = ent[cw[i]];
     d->base.pos += n;
-    *got = n;
     return CF_OK;
 }
 
@@ -511,7 +540,8 @@ static cf_status dict_seek_at_or_after(cf_decoder *d_, const void *key, bool *ex
         d->base.pos = d->base.count;
         CF_FAIL(err, CF_ENOTFOUND, "dict block: every dictionary string is smaller than the key");
     }
-    bool dict_exact = slice_cmp(dict->entries[lo].data, dict->entries[lo].len, t->data, t->len) == 0;
+    bool dict_exact =
+        slice_cmp(dict->entries[lo].data, dict->entries[lo].len, t->data, t->len) == 0;
     /* ... then the first codeword of the block >= that entry's index */
     uint32_t target = (uint32_t)lo;
     size_t a = 0, b = d->base.count;

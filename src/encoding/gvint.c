@@ -104,8 +104,7 @@ static cf_status gvint_next(cf_decoder *d_, void *dst, size_t n, size_t *got, cf
     return CF_OK;
 }
 
-static cf_status gvint_seek_at_or_after(cf_decoder *d_, const void *key, bool *exact,
-                                        cf_error *err)
+static cf_status gvint_seek_at_or_after(cf_decoder *d_, const void *key, bool *exact, cf_error *err)
 {
     gvint_dec *d = (gvint_dec *)d_;
     uint32_t t;

@@ -105,7 +105,10 @@ static bool enc_is_full(const cf_encoder *e)
     return p->buf.len > p->block_size || p->buf.oom;
 }
 
-static size_t enc_count(const cf_encoder *e) { return ((const plain_enc *)e)->count; }
+static size_t enc_count(const cf_encoder *e)
+{
+    return ((const plain_enc *)e)->count;
+}
 
 static cf_status enc_finish(cf_encoder *e, uint32_t first_ord, cf_slice *out, cf_error *err)
 {
@@ -148,7 +151,10 @@ static cf_status dec_create(cf_decoder **out, const cf_dec_params *prm, cf_error
     return CF_OK;
 }
 
-static void dec_free(cf_decoder *dd) { cf_free(dd); }
+static void dec_free(cf_decoder *dd)
+{
+    cf_free(dd);
+}
 
 static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_error *err)
 {

@@ -26,16 +26,16 @@
 
 typedef struct bin_enc {
     cf_encoder base;
-    cf_buf buf;        /* header placeholder + strings, then offsets once finished */
-    uint32_t *offs;    /* offset of each string */
+    cf_buf buf;     /* header placeholder + strings, then offsets once finished */
+    uint32_t *offs; /* offset of each string */
     size_t count;
     size_t offs_cap;
-    size_t estimate;   /* format §8.6 running estimate */
-    size_t data_end;   /* offsets_pos: end of the strings */
+    size_t estimate; /* format §8.6 running estimate */
+    size_t data_end; /* offsets_pos: end of the strings */
     uint32_t block_size;
     bool finished;
     bool oom;
-    bool too_big;      /* the strings passed 4 GiB: offsets cannot address them */
+    bool too_big; /* the strings passed 4 GiB: offsets cannot address them */
 } bin_enc;
 
 typedef struct bin_dec {
@@ -136,7 +136,13 @@ static size_t enc_add(cf_encoder *e, const void *vals, size_t n, bool force)
             p->estimate++; /* a new group's selector byte */
         p->offs[p->count++] = (uint32_t)off;
         p->estimate += cf_gvint_value_len((uint32_t)off) + v[i].len;
-        cf_buf_append(&p->buf, v[i].data, v[i].len);
+        if (v[i].len <= p->buf.cap - p->buf.len) { /* the common case, without a call */
+            if (v[i].len)
+                memcpy(p->buf.data + p->buf.len, v[i].data, v[i].len);
+            p->buf.len += v[i].len;
+        } else {
+            cf_buf_append(&p->buf, v[i].data, v[i].len);
+        }
         if (p->buf.oom) {
             p->oom = true;
             return force ? n : i + 1;
@@ -152,13 +158,18 @@ static bool enc_is_full(const cf_encoder *e)
     return p->estimate > p->block_size || p->oom || p->too_big;
 }
 
-static size_t enc_count(const cf_encoder *e) { return ((const bin_enc *)e)->count; }
+static size_t enc_count(const cf_encoder *e)
+{
+    return ((const bin_enc *)e)->count;
+}
 
 static cf_status enc_finish(cf_encoder *e, uint32_t first_ord, cf_slice *out, cf_error *err)
 {
     bin_enc *p = (bin_enc *)e;
     CF_CHECK(!p->oom, err, CF_ENOMEM, "plain binary: out of memory building a block");
     CF_CHECK(!p->too_big, err, CF_EINVAL, "plain binary: strings exceed 4 GiB in one block");
+    CF_CHECK(p->count <= UINT32_MAX, err, CF_EINVAL,
+             "plain binary: %zu values do not fit one block", p->count);
     if (!p->finished) {
         p->data_end = p->buf.len;
         cf_gvint_append(&p->buf, p->offs, p->count);
@@ -225,8 +236,7 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
      * bytes present before anything is allocated. */
     size_t groups = (size_t)count / 4 + (count % 4 != 0);
     CF_CHECK(groups <= (len - offsets_pos) / 5, err, CF_ECORRUPT,
-             "plain binary block: %u offsets cannot fit in %zu bytes", count,
-             len - offsets_pos);
+             "plain binary block: %u offsets cannot fit in %zu bytes", count, len - offsets_pos);
     size_t need = groups * 4 + 1;
     if (need > d->offs_cap) {
         uint32_t *o = cf_realloc(d->offs, need * sizeof *o); /* < 4 * len: no overflow */
@@ -237,7 +247,11 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     }
     const uint8_t *p = data + offsets_pos, *end = data + len;
     uint32_t *o = d->offs;
-    for (size_t g = 0; g < groups; g++) {
+    size_t g = 0;
+    /* Unchecked while a whole 17-byte group surely fits, checked near the end. */
+    for (; g < groups && (size_t)(end - p) >= CF_GVINT_MAX_GROUP; g++)
+        p = cf_gvint_decode_group_17(p, o + 4 * g);
+    for (; g < groups; g++) {
         p = cf_gvint_decode_group(p, end, o + 4 * g);
         CF_CHECK(p != NULL, err, CF_ECORRUPT,
                  "plain binary block: offset group %zu runs past the block end", g);

@@ -111,14 +111,17 @@ static bool enc_is_full(const cf_encoder *e)
     return p->buf.len > p->block_size || p->buf.oom;
 }
 
-static size_t enc_count(const cf_encoder *e) { return ((const bool_enc *)e)->count; }
+static size_t enc_count(const cf_encoder *e)
+{
+    return ((const bool_enc *)e)->count;
+}
 
 static cf_status enc_finish(cf_encoder *e, uint32_t first_ord, cf_slice *out, cf_error *err)
 {
     bool_enc *p = (bool_enc *)e;
     CF_CHECK(!p->buf.oom, err, CF_ENOMEM, "plain bool: out of memory building a block");
-    CF_CHECK(p->count <= UINT32_MAX, err, CF_EINVAL,
-             "plain bool: %zu values do not fit one block", p->count);
+    CF_CHECK(p->count <= UINT32_MAX, err, CF_EINVAL, "plain bool: %zu values do not fit one block",
+             p->count);
     cf_store_le32(p->buf.data, (uint32_t)p->count);
     cf_store_le32(p->buf.data + 4, first_ord);
     out->data = p->buf.data;
@@ -151,7 +154,10 @@ static cf_status dec_create(cf_decoder **out, const cf_dec_params *prm, cf_error
     return CF_OK;
 }
 
-static void dec_free(cf_decoder *dd) { cf_free(dd); }
+static void dec_free(cf_decoder *dd)
+{
+    cf_free(dd);
+}
 
 static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_error *err)
 {
@@ -176,8 +182,8 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
 
 static cf_status dec_seek(cf_decoder *dd, size_t idx, cf_error *err)
 {
-    CF_CHECK(idx <= dd->count, err, CF_EINVAL, "plain bool block: seek to %zu past count %zu",
-             idx, dd->count);
+    CF_CHECK(idx <= dd->count, err, CF_EINVAL, "plain bool block: seek to %zu past count %zu", idx,
+             dd->count);
     dd->pos = idx;
     return CF_OK;
 }

@@ -61,9 +61,14 @@ typedef struct prefix_enc {
     uint32_t since_restart;
     bool failed; /* allocation failed or a value was too long: finish reports it */
     cf_status fail_code;
+    bool finished; /* out is the finished block, until reset */
+    cf_slice out;
 } prefix_enc;
 
-static size_t entries_len(const prefix_enc *e) { return e->buf.len - HDR_ROOM; }
+static size_t entries_len(const prefix_enc *e)
+{
+    return e->buf.len - HDR_ROOM;
+}
 
 static void prefix_enc_reset(cf_encoder *e_)
 {
@@ -73,6 +78,7 @@ static void prefix_enc_reset(cf_encoder *e_)
     cf_buf_clear(&e->last);
     e->count = 0;
     e->since_restart = 0;
+    e->finished = false;
 }
 
 static void prefix_enc_free(cf_encoder *e_)
@@ -154,6 +160,8 @@ static size_t prefix_add(cf_encoder *e_, const void *vals, size_t n, bool force)
     size_t i = 0;
     if (e->failed)
         return n; /* swallow values: finish reports the first failure */
+    if (e->finished)
+        return 0; /* Requires: reset after finish */
     for (; i < n; i++) {
         /* format §8.7: the entries area alone is compared, before each value */
         if (!force && entries_len(e) > e->block_size)
@@ -206,7 +214,10 @@ static bool prefix_is_full(const cf_encoder *e_)
     return e->failed || entries_len(e) > e->block_size;
 }
 
-static size_t prefix_count(const cf_encoder *e_) { return ((const prefix_enc *)e_)->count; }
+static size_t prefix_count(const cf_encoder *e_)
+{
+    return ((const prefix_enc *)e_)->count;
+}
 
 static cf_status prefix_finish(cf_encoder *e_, uint32_t first_ord, cf_slice *out, cf_error *err)
 {
@@ -216,6 +227,16 @@ static cf_status prefix_finish(cf_encoder *e_, uint32_t first_ord, cf_slice *out
                 e->fail_code == CF_ENOMEM ? "prefix encoding: out of memory"
                                           : "prefix encoding: value or block longer than 4 GiB");
     CF_CHECK(e->count <= UINT32_MAX, err, CF_EINVAL, "prefix encoding: too many values");
+    if (e->finished) { /* the trailer is already appended: only the ordinal can change */
+        uint8_t *old = (uint8_t *)e->out.data;
+        uint8_t hdr[CF_GVINT_MAX_GROUP];
+        size_t hl = cf_gvint_encode_group(hdr, (uint32_t)e->count, first_ord, e->interval, 0);
+        size_t oldhl = (size_t)(e->buf.data + HDR_ROOM - old);
+        CF_CHECK(hl == oldhl, err, CF_ESTATE, "prefix encoding: finish twice with another ordinal");
+        memcpy(old, hdr, hl);
+        *out = e->out;
+        return CF_OK;
+    }
     uint8_t hdr[CF_GVINT_MAX_GROUP];
     size_t hl = cf_gvint_encode_group(hdr, (uint32_t)e->count, first_ord, e->interval, 0);
     uint8_t *tail = cf_buf_extend(&e->buf, 4 * e->nrestarts + 4);
@@ -227,6 +248,8 @@ static cf_status prefix_finish(cf_encoder *e_, uint32_t first_ord, cf_slice *out
     memcpy(start, hdr, hl);
     out->data = start;
     out->len = e->buf.len - (HDR_ROOM - hl);
+    e->out = *out;
+    e->finished = true;
     return CF_OK;
 }
 
@@ -376,8 +399,7 @@ static cf_status prefix_load(cf_decoder *d_, const uint8_t *data, size_t len, cf
                  " (expected %" PRIu32 ")",
                  nr, count, interval, want);
     } else {
-        CF_CHECK(nr == 0, err, CF_ECORRUPT, "prefix block: %" PRIu32 " restarts but no values",
-                 nr);
+        CF_CHECK(nr == 0, err, CF_ECORRUPT, "prefix block: %" PRIu32 " restarts but no values", nr);
     }
     const uint8_t *restarts = data + entries_end;
     size_t prev = hl;
@@ -488,8 +510,8 @@ static cf_status decode_run_to(prefix_dec *d, uint32_t k, size_t idx, cf_error *
         run_n = d->interval;
     if (rs->done == run_n && k < d->nrestarts)
         CF_CHECK(p == limit, err, CF_ECORRUPT,
-                 "prefix block: restart %" PRIu32 " at offset %zu does not follow value %zu",
-                 k + 1, end, i - 1);
+                 "prefix block: restart %" PRIu32 " at offset %zu does not follow value %zu", k + 1,
+                 end, i - 1);
     return CF_OK;
 }
 

@@ -9,36 +9,6 @@
 #include "encodings.h"
 #include "util/error.h"
 
-/* Encodings other than PLAIN live in their own files, written in parallel, and
- * may not be in the tree yet. Until every one of them is, the registry
- * references them weakly: it links, and a missing encoding looks up as NULL.
- * Once all the files exist the references become ordinary ones, because a
- * weak reference alone would not pull an object out of a static library (and
- * the encodings refer to one another, e.g. DICT to BIT_SHUFFLE, so switching
- * them one at a time could leave a strong reference to a missing file). */
-#if __has_include("rle.c") && __has_include("bshuf.c") && __has_include("prefix.c") &&            \
-    __has_include("dict.c") && __has_include("gvint.c")
-#define CF_REG_WEAK
-#else
-#define CF_REG_WEAK __attribute__((weak))
-#endif
-extern const cf_encoder_ops cf_enc_rle_ops CF_REG_WEAK;
-extern const cf_decoder_ops cf_dec_rle_ops CF_REG_WEAK;
-extern const cf_encoder_ops cf_enc_rle_bool_ops CF_REG_WEAK;
-extern const cf_decoder_ops cf_dec_rle_bool_ops CF_REG_WEAK;
-extern const cf_encoder_ops cf_enc_bshuf_ops CF_REG_WEAK;
-extern const cf_decoder_ops cf_dec_bshuf_ops CF_REG_WEAK;
-extern const cf_encoder_ops cf_enc_prefix_ops CF_REG_WEAK;
-extern const cf_decoder_ops cf_dec_prefix_ops CF_REG_WEAK;
-extern const cf_encoder_ops cf_enc_dict_ops CF_REG_WEAK;
-extern const cf_decoder_ops cf_dec_dict_ops CF_REG_WEAK;
-extern const cf_decoder_ops cf_dec_gvint_ops CF_REG_WEAK;
-
-/* An absent weak symbol has address NULL; going through a function keeps the
- * compiler from "proving" the address non-NULL. */
-static const cf_encoder_ops *enc_or_null(const cf_encoder_ops *ops) { return ops; }
-static const cf_decoder_ops *dec_or_null(const cf_decoder_ops *ops) { return ops; }
-
 cf_encoding cf_encoding_resolve(cf_type t, cf_encoding requested)
 {
     /* format §8.0: Kudu silently falls back to the type's default. */
@@ -66,16 +36,12 @@ const cf_encoder_ops *cf_encoder_lookup(cf_type t, cf_encoding e)
         return &cf_enc_plain_ops;
     case CF_ENC_RLE:
         if (phys == CF_TYPE_BOOL)
-            return enc_or_null(&cf_enc_rle_bool_ops);
-        return is_rle_int(phys) ? enc_or_null(&cf_enc_rle_ops) : NULL;
-    case CF_ENC_BIT_SHUFFLE:
-        return enc_or_null(&cf_enc_bshuf_ops);
-    case CF_ENC_PREFIX:
-        return enc_or_null(&cf_enc_prefix_ops);
-    case CF_ENC_DICT:
-        return enc_or_null(&cf_enc_dict_ops);
-    default:
-        return NULL; /* AUTO must be resolved first; GROUP_VARINT is never written */
+            return (&cf_enc_rle_bool_ops);
+        return is_rle_int(phys) ? (&cf_enc_rle_ops) : NULL;
+    case CF_ENC_BIT_SHUFFLE: return (&cf_enc_bshuf_ops);
+    case CF_ENC_PREFIX: return (&cf_enc_prefix_ops);
+    case CF_ENC_DICT: return (&cf_enc_dict_ops);
+    default: return NULL; /* AUTO must be resolved first; GROUP_VARINT is never written */
     }
 }
 
@@ -83,7 +49,7 @@ const cf_decoder_ops *cf_decoder_lookup(cf_type t, cf_encoding e)
 {
     cf_type phys = cf_type_physical(t);
     if (e == CF_ENC_GROUP_VARINT)
-        return t == CF_TYPE_UINT32 ? dec_or_null(&cf_dec_gvint_ops) : NULL;
+        return t == CF_TYPE_UINT32 ? (&cf_dec_gvint_ops) : NULL;
     if (!cf_type_allows_encoding(t, e))
         return NULL;
     switch (e) {
@@ -95,16 +61,12 @@ const cf_decoder_ops *cf_decoder_lookup(cf_type t, cf_encoding e)
         return &cf_dec_plain_ops;
     case CF_ENC_RLE:
         if (phys == CF_TYPE_BOOL)
-            return dec_or_null(&cf_dec_rle_bool_ops);
-        return is_rle_int(phys) ? dec_or_null(&cf_dec_rle_ops) : NULL;
-    case CF_ENC_BIT_SHUFFLE:
-        return dec_or_null(&cf_dec_bshuf_ops);
-    case CF_ENC_PREFIX:
-        return dec_or_null(&cf_dec_prefix_ops);
-    case CF_ENC_DICT:
-        return dec_or_null(&cf_dec_dict_ops);
-    default:
-        return NULL;
+            return (&cf_dec_rle_bool_ops);
+        return is_rle_int(phys) ? (&cf_dec_rle_ops) : NULL;
+    case CF_ENC_BIT_SHUFFLE: return (&cf_dec_bshuf_ops);
+    case CF_ENC_PREFIX: return (&cf_dec_prefix_ops);
+    case CF_ENC_DICT: return (&cf_dec_dict_ops);
+    default: return NULL;
     }
 }
 
@@ -146,28 +108,17 @@ int cf_value_compare(cf_type t, const void *a, const void *b)
 {
     switch (cf_type_physical(t)) {
     case CF_TYPE_UINT8:
-    case CF_TYPE_BOOL:
-        CMP_AS(uint8_t);
-    case CF_TYPE_INT8:
-        CMP_AS(int8_t);
-    case CF_TYPE_UINT16:
-        CMP_AS(uint16_t);
-    case CF_TYPE_INT16:
-        CMP_AS(int16_t);
-    case CF_TYPE_UINT32:
-        CMP_AS(uint32_t);
-    case CF_TYPE_INT32:
-        CMP_AS(int32_t);
-    case CF_TYPE_UINT64:
-        CMP_AS(uint64_t);
-    case CF_TYPE_INT64:
-        CMP_AS(int64_t);
-    case CF_TYPE_INT128:
-        CMP_AS(cf_i128);
-    case CF_TYPE_FLOAT:
-        CMP_AS(float);
-    case CF_TYPE_DOUBLE:
-        CMP_AS(double);
+    case CF_TYPE_BOOL: CMP_AS(uint8_t);
+    case CF_TYPE_INT8: CMP_AS(int8_t);
+    case CF_TYPE_UINT16: CMP_AS(uint16_t);
+    case CF_TYPE_INT16: CMP_AS(int16_t);
+    case CF_TYPE_UINT32: CMP_AS(uint32_t);
+    case CF_TYPE_INT32: CMP_AS(int32_t);
+    case CF_TYPE_UINT64: CMP_AS(uint64_t);
+    case CF_TYPE_INT64: CMP_AS(int64_t);
+    case CF_TYPE_INT128: CMP_AS(cf_i128);
+    case CF_TYPE_FLOAT: CMP_AS(float);
+    case CF_TYPE_DOUBLE: CMP_AS(double);
     case CF_TYPE_BINARY: {
         cf_slice x, y;
         memcpy(&x, a, sizeof x);
@@ -178,7 +129,6 @@ int cf_value_compare(cf_type t, const void *a, const void *b)
             return c < 0 ? -1 : 1;
         return CMP3(x.len, y.len);
     }
-    default:
-        return 0;
+    default: return 0;
     }
 }

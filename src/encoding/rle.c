@@ -35,10 +35,8 @@ static bool is_int_type(cf_type phys)
     case CF_TYPE_UINT32:
     case CF_TYPE_INT32:
     case CF_TYPE_UINT64:
-    case CF_TYPE_INT64:
-        return true;
-    default:
-        return false;
+    case CF_TYPE_INT64: return true;
+    default: return false;
     }
 }
 
@@ -141,7 +139,10 @@ static bool enc_is_full(const cf_encoder *e)
     return cf_rle_enc_emitted_len(&p->rle) > p->block_size || p->rle.out.oom;
 }
 
-static size_t enc_count(const cf_encoder *e) { return ((const rle_enc *)e)->count; }
+static size_t enc_count(const cf_encoder *e)
+{
+    return ((const rle_enc *)e)->count;
+}
 
 static cf_status enc_finish(cf_encoder *e, uint32_t first_ord, cf_slice *out, cf_error *err)
 {
@@ -219,7 +220,10 @@ static cf_status dec_create_bool(cf_decoder **out, const cf_dec_params *prm, cf_
     return dec_create_common(out, prm, true, &cf_dec_rle_bool_ops, err);
 }
 
-static void dec_free(cf_decoder *dd) { cf_free(dd); }
+static void dec_free(cf_decoder *dd)
+{
+    cf_free(dd);
+}
 
 static void restart(rle_dec *d)
 {
@@ -252,8 +256,8 @@ static cf_status skip_to(rle_dec *d, size_t idx, cf_error *err)
     size_t want = idx - d->base.pos;
     size_t got = cf_rle_dec_skip(&d->rd, want, NULL);
     d->base.pos += got;
-    CF_CHECK(got == want, err, CF_ECORRUPT,
-             "rle block: stream ends after %zu of %zu values", d->base.pos, d->base.count);
+    CF_CHECK(got == want, err, CF_ECORRUPT, "rle block: stream ends after %zu of %zu values",
+             d->base.pos, d->base.count);
     return CF_OK;
 }
 
@@ -275,8 +279,8 @@ static cf_status dec_next(cf_decoder *dd, void *dst, size_t n, size_t *got, cf_e
     size_t g = k ? cf_rle_dec_get(&d->rd, dst, d->elem, k) : 0;
     dd->pos += g;
     *got = g;
-    CF_CHECK(g == k, err, CF_ECORRUPT, "rle block: stream ends after %zu of %zu values",
-             dd->pos, dd->count);
+    CF_CHECK(g == k, err, CF_ECORRUPT, "rle block: stream ends after %zu of %zu values", dd->pos,
+             dd->count);
     return CF_OK;
 }
 
@@ -285,8 +289,10 @@ static inline uint64_t order_key(const uint8_t *p, size_t elem, bool sign)
 {
     switch (elem) {
     case 1: return sign ? (uint64_t)(int64_t)(int8_t)p[0] ^ (1ull << 63) : p[0];
-    case 2: return sign ? (uint64_t)(int64_t)(int16_t)cf_load_le16(p) ^ (1ull << 63) : cf_load_le16(p);
-    case 4: return sign ? (uint64_t)(int64_t)(int32_t)cf_load_le32(p) ^ (1ull << 63) : cf_load_le32(p);
+    case 2:
+        return sign ? (uint64_t)(int64_t)(int16_t)cf_load_le16(p) ^ (1ull << 63) : cf_load_le16(p);
+    case 4:
+        return sign ? (uint64_t)(int64_t)(int32_t)cf_load_le32(p) ^ (1ull << 63) : cf_load_le32(p);
     default: return sign ? cf_load_le64(p) ^ (1ull << 63) : cf_load_le64(p);
     }
 }

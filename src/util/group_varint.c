@@ -15,8 +15,6 @@
 #include "alloc.h"
 #include "endian.h"
 
-static const uint32_t len_mask[5] = {0, 0xffu, 0xffffu, 0xffffffu, 0xffffffffu};
-
 size_t cf_gvint_encode_group(uint8_t *dst, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 {
     size_t la = cf_gvint_value_len(a), lb = cf_gvint_value_len(b);
@@ -43,15 +41,8 @@ const uint8_t *cf_gvint_decode_group(const uint8_t *p, const uint8_t *end, uint3
     unsigned sel = p[0];
     size_t l[4] = {(sel >> 6) + 1, ((sel >> 4) & 3) + 1, ((sel >> 2) & 3) + 1, (sel & 3) + 1};
     size_t avail = (size_t)(end - p);
-    if (avail >= CF_GVINT_MAX_GROUP) {
-        /* Every 4-byte load stays within the 17 bytes we know exist. */
-        const uint8_t *q = p + 1;
-        for (int i = 0; i < 4; i++) {
-            out[i] = cf_load_le32(q) & len_mask[l[i]];
-            q += l[i];
-        }
-        return q;
-    }
+    if (avail >= CF_GVINT_MAX_GROUP)
+        return cf_gvint_decode_group_17(p, out); /* every 4-byte load stays inside */
     if (1 + l[0] + l[1] + l[2] + l[3] > avail)
         return NULL;
     /* Near the end: read exactly the bytes the selector names, never beyond. */

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "buf.h"
 
@@ -15,6 +16,23 @@ size_t cf_gvint_encode_group(uint8_t *dst, uint32_t a, uint32_t b, uint32_t c, u
 static inline size_t cf_gvint_value_len(uint32_t v)
 {
     return v < (1u << 8) ? 1 : v < (1u << 16) ? 2 : v < (1u << 24) ? 3 : 4;
+}
+/* Decode one group at p when at least CF_GVINT_MAX_GROUP (17) bytes are
+ * readable from p, without checks; returns the end of the group. For tight
+ * loops; everything else uses cf_gvint_decode_group. */
+static inline const uint8_t *cf_gvint_decode_group_17(const uint8_t *p, uint32_t out[4])
+{
+    static const uint32_t mask[4] = {0xffu, 0xffffu, 0xffffffu, 0xffffffffu};
+    unsigned sel = p[0];
+    const uint8_t *q = p + 1;
+    for (int i = 0; i < 4; i++) {
+        unsigned l = (sel >> (6 - 2 * i)) & 3;
+        uint32_t v;
+        memcpy(&v, q, 4); /* little-endian host (util/endian.h) */
+        out[i] = v & mask[l];
+        q += l + 1;
+    }
+    return q;
 }
 /* Decode one group from [p, end); NULL if it does not fit. */
 const uint8_t *cf_gvint_decode_group(const uint8_t *p, const uint8_t *end, uint32_t out[4]);

@@ -34,7 +34,10 @@
  * byte (§7.3: ceil(lit/8) + 1 >= 64). */
 #define MAX_LIT_GROUPS 64u
 
-static uint64_t width_mask(unsigned w) { return w >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1); }
+static uint64_t width_mask(unsigned w)
+{
+    return w >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1);
+}
 
 /* ---- encoder ------------------------------------------------------------------------- */
 
@@ -46,7 +49,10 @@ void cf_rle_enc_init(cf_rle_encoder *e, unsigned width)
     e->mask = width_mask(width);
 }
 
-void cf_rle_enc_dispose(cf_rle_encoder *e) { cf_buf_dispose(&e->out); }
+void cf_rle_enc_dispose(cf_rle_encoder *e)
+{
+    cf_buf_dispose(&e->out);
+}
 
 void cf_rle_enc_reset(cf_rle_encoder *e)
 {
@@ -91,8 +97,7 @@ static void pack_values(cf_rle_encoder *e, const uint64_t *v, unsigned n)
         for (unsigned i = 0; i < n; i++)
             cf_store_le64(q + 8 * i, v[i]);
         return;
-    default:
-        break;
+    default: break;
     }
     uint64_t acc = 0;
     unsigned bits = 0; /* < 64 */
@@ -186,7 +191,10 @@ static inline void put1(cf_rle_encoder *e, uint64_t v)
         flush_group(e);
 }
 
-void cf_rle_enc_put(cf_rle_encoder *e, uint64_t v) { put1(e, v & e->mask); }
+void cf_rle_enc_put(cf_rle_encoder *e, uint64_t v)
+{
+    put1(e, v & e->mask);
+}
 
 void cf_rle_enc_put_run(cf_rle_encoder *e, uint64_t v, size_t n)
 {
@@ -232,7 +240,10 @@ void cf_rle_enc_put_values(cf_rle_encoder *e, const void *vals, size_t elem_size
     }
 }
 
-size_t cf_rle_enc_emitted_len(const cf_rle_encoder *e) { return e->out.len; }
+size_t cf_rle_enc_emitted_len(const cf_rle_encoder *e)
+{
+    return e->out.len;
+}
 
 cf_status cf_rle_enc_finish(cf_rle_encoder *e)
 {
@@ -255,7 +266,7 @@ void cf_rle_dec_init(cf_rle_decoder *d, const uint8_t *data, size_t len, unsigne
 {
     memset(d, 0, sizeof *d);
     d->p = data;
-    d->end = data + len;
+    d->end = data ? data + len : data; /* NULL + 0 is undefined behaviour */
     d->width = width;
 }
 
@@ -308,8 +319,7 @@ static bool refill(cf_rle_decoder *d)
 
 /* The literal value at bit position bit of [base, end); all its bits are
  * known to lie inside the range. */
-static inline uint64_t read_bits(const uint8_t *base, const uint8_t *end, uint64_t bit,
-                                 unsigned w)
+static inline uint64_t read_bits(const uint8_t *base, const uint8_t *end, uint64_t bit, unsigned w)
 {
     const uint8_t *q = base + (bit >> 3);
     unsigned sh = (unsigned)(bit & 7);
@@ -374,6 +384,14 @@ static void get_literal(cf_rle_decoder *d, uint8_t *dst, size_t elem_size, size_
             cf_store_le64(dst + i, spread_bits(d->lit_p[bit >> 3]));
         for (; i < k; i++, bit++)
             dst[i] = (d->lit_p[bit >> 3] >> (bit & 7)) & 1;
+        return;
+    }
+    if (w == 8 || w == 16 || w == 32 || w == 64) {
+        /* Whole-byte values of another width (e.g. u16 counts into u32). */
+        const uint8_t *q = d->lit_p + (bit >> 3);
+        const size_t vb = w / 8;
+        for (; i < k; i++, q += vb)
+            store_elem(dst + i * elem_size, elem_size, load_elem(q, vb));
         return;
     }
     for (; i < k; i++, bit += w)

@@ -16,15 +16,15 @@
 #include "buf.h"
 
 typedef struct cf_rle_encoder {
-    cf_buf out;          /* emitted bytes */
-    unsigned width;      /* bits per value, 1..64 */
-    uint64_t cur;        /* value of the current run */
-    uint64_t rep;        /* length of that run since the last flush point */
-    uint64_t mask;       /* low `width` bits set */
-    uint64_t buf[8];     /* pending values */
+    cf_buf out;      /* emitted bytes */
+    unsigned width;  /* bits per value, 1..64 */
+    uint64_t cur;    /* value of the current run */
+    uint64_t rep;    /* length of that run since the last flush point */
+    uint64_t mask;   /* low `width` bits set */
+    uint64_t buf[8]; /* pending values */
     unsigned nbuf;
-    unsigned lit;        /* values in the open literal run */
-    size_t ind_pos;      /* byte offset of the open literal run's indicator */
+    unsigned lit;   /* values in the open literal run */
+    size_t ind_pos; /* byte offset of the open literal run's indicator */
     bool ind_open;
 } cf_rle_encoder;
 
@@ -50,14 +50,14 @@ size_t cf_rle_enc_emitted_len(const cf_rle_encoder *e);
 cf_status cf_rle_enc_finish(cf_rle_encoder *e);
 
 typedef struct cf_rle_decoder {
-    const uint8_t *p, *end;  /* unread bytes */
+    const uint8_t *p, *end; /* unread bytes */
     unsigned width;
-    uint64_t rep_left;       /* values left in the current repeated run */
+    uint64_t rep_left; /* values left in the current repeated run */
     uint64_t rep_value;
-    uint64_t lit_left;       /* values left in the current literal run (claimed) */
-    const uint8_t *lit_p;    /* literal bits */
-    const uint8_t *lit_end;  /* end of the literal run's bytes present in the buffer */
-    uint64_t lit_bit;        /* bit position within the literal run */
+    uint64_t lit_left;      /* values left in the current literal run (claimed) */
+    const uint8_t *lit_p;   /* literal bits */
+    const uint8_t *lit_end; /* end of the literal run's bytes present in the buffer */
+    uint64_t lit_bit;       /* bit position within the literal run */
 } cf_rle_decoder;
 
 void cf_rle_dec_init(cf_rle_decoder *d, const uint8_t *data, size_t len, unsigned width);

@@ -100,7 +100,10 @@ static cf_status parse(const name_entry *t, size_t n, const char *name, int *out
     return CF_EINVAL;
 }
 
-const char *cf_type_name(cf_type t) { return name_of(type_names, COUNT_OF(type_names), (int)t); }
+const char *cf_type_name(cf_type t)
+{
+    return name_of(type_names, COUNT_OF(type_names), (int)t);
+}
 
 const char *cf_encoding_name(cf_encoding e)
 {
@@ -154,18 +157,13 @@ cf_type cf_type_physical(cf_type t)
 {
     switch (t) {
     case CF_TYPE_STRING:
-    case CF_TYPE_VARCHAR:
-        return CF_TYPE_BINARY;
+    case CF_TYPE_VARCHAR: return CF_TYPE_BINARY;
     case CF_TYPE_UNIXTIME_MICROS:
-    case CF_TYPE_DECIMAL64:
-        return CF_TYPE_INT64;
+    case CF_TYPE_DECIMAL64: return CF_TYPE_INT64;
     case CF_TYPE_DECIMAL32:
-    case CF_TYPE_DATE:
-        return CF_TYPE_INT32;
-    case CF_TYPE_DECIMAL128:
-        return CF_TYPE_INT128;
-    default:
-        return t;
+    case CF_TYPE_DATE: return CF_TYPE_INT32;
+    case CF_TYPE_DECIMAL128: return CF_TYPE_INT128;
+    default: return t;
     }
 }
 
@@ -174,25 +172,18 @@ size_t cf_type_size(cf_type t)
     switch (cf_type_physical(t)) {
     case CF_TYPE_UINT8:
     case CF_TYPE_INT8:
-    case CF_TYPE_BOOL:
-        return 1;
+    case CF_TYPE_BOOL: return 1;
     case CF_TYPE_UINT16:
-    case CF_TYPE_INT16:
-        return 2;
+    case CF_TYPE_INT16: return 2;
     case CF_TYPE_UINT32:
     case CF_TYPE_INT32:
-    case CF_TYPE_FLOAT:
-        return 4;
+    case CF_TYPE_FLOAT: return 4;
     case CF_TYPE_UINT64:
     case CF_TYPE_INT64:
-    case CF_TYPE_DOUBLE:
-        return 8;
-    case CF_TYPE_INT128:
-        return 16;
-    case CF_TYPE_BINARY:
-        return sizeof(cf_slice);
-    default:
-        return 0;
+    case CF_TYPE_DOUBLE: return 8;
+    case CF_TYPE_INT128: return 16;
+    case CF_TYPE_BINARY: return sizeof(cf_slice);
+    default: return 0;
     }
 }
 
@@ -201,12 +192,9 @@ cf_encoding cf_type_default_encoding(cf_type t)
     if (!cf_type_valid((int)t))
         return CF_ENC_AUTO;
     switch (cf_type_physical(t)) {
-    case CF_TYPE_BINARY:
-        return CF_ENC_DICT;
-    case CF_TYPE_BOOL:
-        return CF_ENC_RLE;
-    default:
-        return CF_ENC_BIT_SHUFFLE;
+    case CF_TYPE_BINARY: return CF_ENC_DICT;
+    case CF_TYPE_BOOL: return CF_ENC_RLE;
+    default: return CF_ENC_BIT_SHUFFLE;
     }
 }
 
@@ -224,17 +212,12 @@ bool cf_type_allows_encoding(cf_type t, cf_encoding e)
     case CF_TYPE_UINT32:
     case CF_TYPE_INT32:
     case CF_TYPE_UINT64:
-    case CF_TYPE_INT64:
-        return e == CF_ENC_BIT_SHUFFLE || e == CF_ENC_PLAIN || e == CF_ENC_RLE;
+    case CF_TYPE_INT64: return e == CF_ENC_BIT_SHUFFLE || e == CF_ENC_PLAIN || e == CF_ENC_RLE;
     case CF_TYPE_FLOAT:
     case CF_TYPE_DOUBLE:
-    case CF_TYPE_INT128:
-        return e == CF_ENC_BIT_SHUFFLE || e == CF_ENC_PLAIN;
-    case CF_TYPE_BINARY:
-        return e == CF_ENC_DICT || e == CF_ENC_PLAIN || e == CF_ENC_PREFIX;
-    case CF_TYPE_BOOL:
-        return e == CF_ENC_RLE || e == CF_ENC_PLAIN;
-    default:
-        return false;
+    case CF_TYPE_INT128: return e == CF_ENC_BIT_SHUFFLE || e == CF_ENC_PLAIN;
+    case CF_TYPE_BINARY: return e == CF_ENC_DICT || e == CF_ENC_PLAIN || e == CF_ENC_PREFIX;
+    case CF_TYPE_BOOL: return e == CF_ENC_RLE || e == CF_ENC_PLAIN;
+    default: return false;
     }
 }

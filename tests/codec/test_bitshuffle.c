@@ -189,7 +189,8 @@ static void test_bitshuffle__multi_chunk_round_trip(void **state)
             assert_int_equal(count_chunks(out.data, out.len), (n + chunk - 1) / chunk);
             /* each chunk is the LZ4 of the transposed chunk */
             size_t first = n < chunk ? n : chunk;
-            uint8_t *t = malloc(first * s), *lz = malloc((size_t)LZ4_compressBound((int)(first * s)));
+            uint8_t *t = malloc(first * s),
+                    *lz = malloc((size_t)LZ4_compressBound((int)(first * s)));
             cf_bitshuffle_portable(x, t, first, s);
             int lzn = LZ4_compress_default((const char *)t, (char *)lz, (int)(first * s),
                                            LZ4_compressBound((int)(first * s)));
@@ -261,8 +262,7 @@ static void test_bitshuffle__corrupt(void **state)
         cf_store_be32(p, (uint32_t)gl);
         for (size_t i = 0; i < gl; i++)
             p[4 + i] = (uint8_t)cf_rng_next(&r);
-        CF_ASSERT_STATUS(cf_bshuf_decompress_lz4(p, 4 + gl, back, 64, 1, &err), CF_ECORRUPT,
-                         &err);
+        CF_ASSERT_STATUS(cf_bshuf_decompress_lz4(p, 4 + gl, back, 64, 1, &err), CF_ECORRUPT, &err);
     }
     /* bad arguments */
     CF_ASSERT_STATUS(cf_bshuf_decompress_lz4(out.data, len, back, 7, s, &err), CF_EINVAL, &err);

@@ -14,8 +14,8 @@ __extension__ typedef __int128 i128;
 
 static cf_encoder *make_enc(cf_type t, uint32_t block_size)
 {
-    cf_enc_params p = {.type = t, .elem_size = cf_type_size(t), .block_size = block_size,
-                       .restart_interval = 16};
+    cf_enc_params p = {
+        .type = t, .elem_size = cf_type_size(t), .block_size = block_size, .restart_interval = 16};
     cf_encoder *e = NULL;
     cf_error err;
     CF_ASSERT_OK(cf_enc_bshuf_ops.create(&e, &p, &err), &err);
@@ -142,8 +142,8 @@ static void test_bshuf__narrowing(void **state)
 static void test_bshuf__capacity(void **state)
 {
     (void)state;
-    const cf_type types[] = {CF_TYPE_UINT8, CF_TYPE_INT16, CF_TYPE_INT32, CF_TYPE_UINT32,
-                             CF_TYPE_DOUBLE, CF_TYPE_INT128};
+    const cf_type types[] = {CF_TYPE_UINT8,  CF_TYPE_INT16,  CF_TYPE_INT32,
+                             CF_TYPE_UINT32, CF_TYPE_DOUBLE, CF_TYPE_INT128};
     static uint8_t vals[16 * 4096];
     cf_error err;
     for (size_t i = 0; i < sizeof vals; i++)
@@ -205,10 +205,22 @@ static int cmp(cf_type t, const uint8_t *a, const uint8_t *b)
     if (is_signed_type(p)) {
         int64_t x, y;
         switch (es) {
-        case 1: x = (int8_t)a[0]; y = (int8_t)b[0]; break;
-        case 2: x = (int16_t)cf_load_le16(a); y = (int16_t)cf_load_le16(b); break;
-        case 4: x = (int32_t)cf_load_le32(a); y = (int32_t)cf_load_le32(b); break;
-        default: x = (int64_t)cf_load_le64(a); y = (int64_t)cf_load_le64(b); break;
+        case 1:
+            x = (int8_t)a[0];
+            y = (int8_t)b[0];
+            break;
+        case 2:
+            x = (int16_t)cf_load_le16(a);
+            y = (int16_t)cf_load_le16(b);
+            break;
+        case 4:
+            x = (int32_t)cf_load_le32(a);
+            y = (int32_t)cf_load_le32(b);
+            break;
+        default:
+            x = (int64_t)cf_load_le64(a);
+            y = (int64_t)cf_load_le64(b);
+            break;
         }
         return (x > y) - (x < y);
     }
@@ -219,7 +231,10 @@ static int cmp(cf_type t, const uint8_t *a, const uint8_t *b)
 }
 
 static int cmp_qsort_type;
-static int qcmp(const void *a, const void *b) { return cmp((cf_type)cmp_qsort_type, a, b); }
+static int qcmp(const void *a, const void *b)
+{
+    return cmp((cf_type)cmp_qsort_type, a, b);
+}
 
 static void gen(cf_rng *r, uint8_t *v, size_t n, size_t es, cf_type t)
 {
@@ -244,9 +259,10 @@ static void gen(cf_rng *r, uint8_t *v, size_t n, size_t es, cf_type t)
 static void test_bshuf__round_trip_all_types(void **state)
 {
     (void)state;
-    const cf_type types[] = {CF_TYPE_UINT8,  CF_TYPE_INT8,   CF_TYPE_UINT16, CF_TYPE_INT16,
-                             CF_TYPE_UINT32, CF_TYPE_INT32,  CF_TYPE_UINT64, CF_TYPE_INT64,
-                             CF_TYPE_FLOAT,  CF_TYPE_DOUBLE, CF_TYPE_INT128, CF_TYPE_DATE,
+    const cf_type types[] = {CF_TYPE_UINT8,     CF_TYPE_INT8,       CF_TYPE_UINT16,
+                             CF_TYPE_INT16,     CF_TYPE_UINT32,     CF_TYPE_INT32,
+                             CF_TYPE_UINT64,    CF_TYPE_INT64,      CF_TYPE_FLOAT,
+                             CF_TYPE_DOUBLE,    CF_TYPE_INT128,     CF_TYPE_DATE,
                              CF_TYPE_DECIMAL32, CF_TYPE_DECIMAL128, CF_TYPE_UNIXTIME_MICROS};
     cf_rng r;
     cf_rng_init(&r, cf_test_seed(1));

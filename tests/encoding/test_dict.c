@@ -19,7 +19,10 @@ static cf_enc_params enc_params(uint32_t block_size)
     return p;
 }
 
-static cf_slice S(const char *s) { return (cf_slice){(const uint8_t *)s, strlen(s)}; }
+static cf_slice S(const char *s)
+{
+    return (cf_slice){(const uint8_t *)s, strlen(s)};
+}
 
 /* A decoded dictionary: the PLAIN BINARY decoder over a copy of the block. */
 typedef struct test_dict {
@@ -166,7 +169,10 @@ typedef struct model {
     size_t est, bytes; /* mode 2 block estimate */
 } model;
 
-static size_t gv_len(size_t v) { return v < 0x100 ? 1 : v < 0x10000 ? 2 : v < 0x1000000 ? 3 : 4; }
+static size_t gv_len(size_t v)
+{
+    return v < 0x100 ? 1 : v < 0x10000 ? 2 : v < 0x1000000 ? 3 : 4;
+}
 
 /* §8.6: estimate after adding one string to a plain block with n strings so far */
 static void est_add(size_t *est, size_t *bytes, size_t n, size_t len)
@@ -254,8 +260,8 @@ static column write_column(cf_rng *r, const cf_slice *v, size_t n, uint32_t bs, 
     cf_encoder *e;
     cf_enc_params p = enc_params(bs);
     CF_ASSERT_OK(cf_enc_dict_ops.create(&e, &p, &err), &err);
-    model m = {.bs = bs, .mode = 1, .dict = calloc(n + 1, sizeof(cf_slice *)), .dict_est = 12,
-               .est = 12};
+    model m = {
+        .bs = bs, .mode = 1, .dict = calloc(n + 1, sizeof(cf_slice *)), .dict_est = 12, .est = 12};
     column c = {.blocks = calloc(n + 1, sizeof(blk))};
     size_t i = 0, rows = 0;
     while (i < n) {
@@ -369,8 +375,9 @@ static pool make_pool(cf_rng *r, size_t n, size_t long_len)
     pool p = {calloc(n, sizeof(uint8_t *)), calloc(n, sizeof(cf_slice)), n};
     for (size_t i = 0; i < n; i++) {
         uint64_t kind = cf_rng_below(r, 100);
-        size_t len = kind < 3 ? 0 : kind < 6 ? long_len + cf_rng_below(r, 50)
-                                             : 1 + cf_rng_below(r, 60);
+        size_t len = kind < 3   ? 0
+                     : kind < 6 ? long_len + cf_rng_below(r, 50)
+                                : 1 + cf_rng_below(r, 60);
         uint8_t *b = malloc(len + 1);
         for (size_t k = 0; k < len; k++)
             b[k] = (uint8_t)("\0prefix-\xfe"[cf_rng_below(r, 10)]);
@@ -548,7 +555,10 @@ static int cmp_slice(const cf_slice *x, const cf_slice *y)
     return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-static int qcmp(const void *a, const void *b) { return cmp_slice(a, b); }
+static int qcmp(const void *a, const void *b)
+{
+    return cmp_slice(a, b);
+}
 
 /* A sorted unique key column: the dictionary is sorted and codewords increase,
  * so §8.8.4's two binary searches find the first value >= key in each block; the
@@ -578,7 +588,7 @@ static void test_dict__seek_at_or_after(void **state)
         CF_ASSERT_OK(d->ops->load(d, b->data, b->len, &err), &err);
         const cf_slice *bv = v + b->first;
         for (size_t q = 0; q < keys.n + 2 * b->count; q++) {
-            const cf_slice *key = q < keys.n ? &keys.s[q]
+            const cf_slice *key = q < keys.n              ? &keys.s[q]
                                   : q < keys.n + b->count ? &bv[q - keys.n]
                                                           : &v[cf_rng_below(&r, n)];
             size_t want = 0;

@@ -8,8 +8,8 @@
 
 static cf_encoder *new_enc(cf_type t, uint32_t block_size)
 {
-    cf_enc_params p = {.type = t, .elem_size = cf_type_size(t), .block_size = block_size,
-                       .restart_interval = 16};
+    cf_enc_params p = {
+        .type = t, .elem_size = cf_type_size(t), .block_size = block_size, .restart_interval = 16};
     cf_encoder *e = NULL;
     cf_error err;
     CF_ASSERT_OK(cf_enc_plain_ops.create(&e, &p, &err), &err);
@@ -50,8 +50,8 @@ static void test_plain__spec_block_14_2(void **state)
     cf_error err;
     CF_ASSERT_OK(e->ops->finish(e, 0, &out, &err), &err);
     uint8_t want[32];
-    size_t wlen = cf_test_unhex("03 00 00 00 00 00 00 00 01 00 00 00 02 00 00 00 03 00 00 00",
-                                want, sizeof want);
+    size_t wlen = cf_test_unhex("03 00 00 00 00 00 00 00 01 00 00 00 02 00 00 00 03 00 00 00", want,
+                                sizeof want);
     CF_ASSERT_BYTES(out.data, out.len, want, wlen);
 
     cf_decoder *d = open_dec(CF_TYPE_INT32, want, wlen);
@@ -174,10 +174,10 @@ static void test_plain__fullness_follows_add_calls(void **state)
 }
 
 static const cf_type fixed_types[] = {
-    CF_TYPE_UINT8,  CF_TYPE_INT8,   CF_TYPE_UINT16,          CF_TYPE_INT16,
-    CF_TYPE_UINT32, CF_TYPE_INT32,  CF_TYPE_UINT64,          CF_TYPE_INT64,
-    CF_TYPE_FLOAT,  CF_TYPE_DOUBLE, CF_TYPE_UNIXTIME_MICROS, CF_TYPE_INT128,
-    CF_TYPE_DECIMAL32, CF_TYPE_DECIMAL64, CF_TYPE_DECIMAL128, CF_TYPE_DATE,
+    CF_TYPE_UINT8,     CF_TYPE_INT8,      CF_TYPE_UINT16,          CF_TYPE_INT16,
+    CF_TYPE_UINT32,    CF_TYPE_INT32,     CF_TYPE_UINT64,          CF_TYPE_INT64,
+    CF_TYPE_FLOAT,     CF_TYPE_DOUBLE,    CF_TYPE_UNIXTIME_MICROS, CF_TYPE_INT128,
+    CF_TYPE_DECIMAL32, CF_TYPE_DECIMAL64, CF_TYPE_DECIMAL128,      CF_TYPE_DATE,
 };
 #define NFIXED (sizeof fixed_types / sizeof fixed_types[0])
 
@@ -248,7 +248,10 @@ static void test_plain__random_round_trip_every_type(void **state)
 }
 
 static int cmp_type;
-static int cmp_sort(const void *a, const void *b) { return cf_value_compare((cf_type)cmp_type, a, b); }
+static int cmp_sort(const void *a, const void *b)
+{
+    return cf_value_compare((cf_type)cmp_type, a, b);
+}
 
 /* Sorted distinct random values; seeks for each value, between neighbours,
  * before the first and after the last. */
@@ -303,8 +306,8 @@ static void test_plain__value_seek_every_ordered_type(void **state)
         /* before first: the type's minimum, if it is not already there */
         uint8_t minv[16] = {0}, maxv[16];
         memset(maxv, 0xff, sizeof maxv);
-        bool is_signed = t != CF_TYPE_UINT8 && t != CF_TYPE_UINT16 && t != CF_TYPE_UINT32 &&
-                         t != CF_TYPE_UINT64;
+        bool is_signed =
+            t != CF_TYPE_UINT8 && t != CF_TYPE_UINT16 && t != CF_TYPE_UINT32 && t != CF_TYPE_UINT64;
         if (is_signed) {
             minv[elem - 1] = 0x80;
             maxv[elem - 1] = 0x7f;
@@ -313,8 +316,7 @@ static void test_plain__value_seek_every_ordered_type(void **state)
         assert_int_equal(d->pos, 0);
         assert_int_equal(exact, cf_value_compare(t, minv, vals) == 0);
         if (cf_value_compare(t, maxv, vals + (m - 1) * elem) != 0) {
-            CF_ASSERT_STATUS(d->ops->seek_at_or_after(d, maxv, &exact, &err), CF_ENOTFOUND,
-                             &err);
+            CF_ASSERT_STATUS(d->ops->seek_at_or_after(d, maxv, &exact, &err), CF_ENOTFOUND, &err);
             assert_false(exact);
             assert_int_equal(d->pos, m);
         }
@@ -340,8 +342,8 @@ static void test_plain__value_seek_signed_order(void **state)
         bool exact;
         cf_status st;
     } c[] = {
-        {-100, 0, false, CF_OK}, {-50, 0, true, CF_OK}, {-2, 2, false, CF_OK},
-        {-1, 2, true, CF_OK},    {1, 4, false, CF_OK},  {3, 4, true, CF_OK},
+        {-100, 0, false, CF_OK},     {-50, 0, true, CF_OK}, {-2, 2, false, CF_OK},
+        {-1, 2, true, CF_OK},        {1, 4, false, CF_OK},  {3, 4, true, CF_OK},
         {4, 5, false, CF_ENOTFOUND},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
@@ -395,8 +397,8 @@ static void test_plain__corrupt_lengths(void **state)
 {
     (void)state;
     uint8_t blk[64];
-    size_t len = cf_test_unhex("03 00 00 00 00 00 00 00 01 00 00 00 02 00 00 00 03 00 00 00",
-                               blk, sizeof blk);
+    size_t len = cf_test_unhex("03 00 00 00 00 00 00 00 01 00 00 00 02 00 00 00 03 00 00 00", blk,
+                               sizeof blk);
     cf_error err;
     CF_ASSERT_OK(try_load(CF_TYPE_INT32, blk, len, &err), &err);
     for (size_t cut = 0; cut < len; cut++)
@@ -433,8 +435,8 @@ static void test_plain__rejects_non_fixed_types(void **state)
 {
     (void)state;
     cf_error err;
-    const cf_type bad[] = {CF_TYPE_BOOL, CF_TYPE_STRING, CF_TYPE_BINARY, CF_TYPE_VARCHAR,
-                           (cf_type)18, (cf_type)99};
+    const cf_type bad[] = {CF_TYPE_BOOL,    CF_TYPE_STRING, CF_TYPE_BINARY,
+                           CF_TYPE_VARCHAR, (cf_type)18,    (cf_type)99};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cf_enc_params ep = {.type = bad[i], .block_size = 512};
         cf_encoder *e = (cf_encoder *)1;

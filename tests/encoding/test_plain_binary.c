@@ -6,12 +6,15 @@
 
 #include "encoding/encodings.h"
 
-static cf_slice S(const char *s) { return (cf_slice){(const uint8_t *)s, strlen(s)}; }
+static cf_slice S(const char *s)
+{
+    return (cf_slice){(const uint8_t *)s, strlen(s)};
+}
 
 static cf_encoder *new_enc(uint32_t block_size)
 {
-    cf_enc_params p = {.type = CF_TYPE_STRING, .elem_size = sizeof(cf_slice),
-                       .block_size = block_size};
+    cf_enc_params p = {
+        .type = CF_TYPE_STRING, .elem_size = sizeof(cf_slice), .block_size = block_size};
     cf_encoder *e = NULL;
     cf_error err;
     CF_ASSERT_OK(cf_enc_plain_binary_ops.create(&e, &p, &err), &err);
@@ -123,8 +126,8 @@ static void test_plain_binary__offsets_match_group_varint_example(void **state)
     cf_error err;
     CF_ASSERT_OK(e->ops->finish(e, 0, &out, &err), &err);
     uint8_t want[16];
-    size_t wlen = cf_test_unhex("06 0c 0d 2c 01 70 11 01 c0 00 00 00 01 00 00 00", want,
-                                sizeof want);
+    size_t wlen =
+        cf_test_unhex("06 0c 0d 2c 01 70 11 01 c0 00 00 00 01 00 00 00", want, sizeof want);
     size_t strings = 1 + 287 + 69700 + 16707216 + 1;
     assert_int_equal(out.len, 12 + strings + wlen);
     CF_ASSERT_BYTES(out.data + 12 + strings, wlen, want, wlen);
@@ -237,8 +240,7 @@ static void test_plain_binary__random_round_trip(void **state)
                 for (size_t i = 0; i < k; i++) {
                     assert_int_equal(got[i].len, v[block_start + pos + i].len);
                     if (got[i].len)
-                        assert_memory_equal(got[i].data, v[block_start + pos + i].data,
-                                            got[i].len);
+                        assert_memory_equal(got[i].data, v[block_start + pos + i].data, got[i].len);
                 }
                 pos += k;
             }

@@ -19,7 +19,10 @@ static cf_enc_params enc_params(uint32_t block_size, uint32_t interval)
 
 static const cf_dec_params dec_params = {.type = CF_TYPE_BINARY, .elem_size = sizeof(cf_slice)};
 
-static cf_slice S(const char *s) { return (cf_slice){(const uint8_t *)s, strlen(s)}; }
+static cf_slice S(const char *s)
+{
+    return (cf_slice){(const uint8_t *)s, strlen(s)};
+}
 
 /* Encode all values into one block (force) and compare with the hex. */
 static void check_block(const cf_slice *v, size_t n, uint32_t interval, uint32_t ord,
@@ -36,6 +39,9 @@ static void check_block(const cf_slice *v, size_t n, uint32_t interval, uint32_t
     CF_ASSERT_OK(cf_enc_prefix_ops.finish(e, ord, &out, &err), &err);
     uint8_t want[256];
     size_t wl = cf_test_unhex(hex, want, sizeof want);
+    CF_ASSERT_BYTES(out.data, out.len, want, wl);
+    /* a second finish gives the same block */
+    CF_ASSERT_OK(cf_enc_prefix_ops.finish(e, ord, &out, &err), &err);
     CF_ASSERT_BYTES(out.data, out.len, want, wl);
 
     /* and decode it back */
@@ -282,9 +288,9 @@ static void round_trip(cf_rng *r, const valset *s, uint32_t interval, uint32_t b
         if (!cf_enc_prefix_ops.is_full(e) && i < s->n)
             continue;
         cf_slice out;
-        CF_ASSERT_OK(cf_enc_prefix_ops.finish(e, (uint32_t)(i - cf_enc_prefix_ops.count(e)), &out,
-                                              &err),
-                     &err);
+        CF_ASSERT_OK(
+            cf_enc_prefix_ops.finish(e, (uint32_t)(i - cf_enc_prefix_ops.count(e)), &out, &err),
+            &err);
         assert_true(nb < nref);
         CF_ASSERT_BYTES(out.data, out.len, ref[nb].data, ref[nb].len);
 
@@ -473,8 +479,8 @@ static void test_prefix__corrupt_blocks(void **state)
     cf_error err;
     CF_ASSERT_OK(decode_all(blk, len, &err), &err);
 
-    expect_corrupt("");                   /* nothing */
-    expect_corrupt("40 05 00");           /* header cut */
+    expect_corrupt("");                     /* nothing */
+    expect_corrupt("40 05 00");             /* header cut */
     expect_corrupt("00 00 00 10 00 00 00"); /* no room for R */
     /* restart offset out of the entries area */
     expect_corrupt("00 05 00 02 00 00 01 61 01 01 62 00 03 61 62 63 02 01 64 00 01 62"

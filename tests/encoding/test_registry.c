@@ -6,11 +6,16 @@
 #include "encoding/encodings.h"
 
 static const cf_type all_types[] = {
-    CF_TYPE_UINT8,     CF_TYPE_INT8,       CF_TYPE_UINT16,  CF_TYPE_INT16,
-    CF_TYPE_UINT32,    CF_TYPE_INT32,      CF_TYPE_UINT64,  CF_TYPE_INT64,
-    CF_TYPE_STRING,    CF_TYPE_BOOL,       CF_TYPE_FLOAT,   CF_TYPE_DOUBLE,
-    CF_TYPE_BINARY,    CF_TYPE_UNIXTIME_MICROS, CF_TYPE_INT128, CF_TYPE_DECIMAL32,
-    CF_TYPE_DECIMAL64, CF_TYPE_DECIMAL128, CF_TYPE_VARCHAR, CF_TYPE_DATE,
+    CF_TYPE_UINT8,     CF_TYPE_INT8,
+    CF_TYPE_UINT16,    CF_TYPE_INT16,
+    CF_TYPE_UINT32,    CF_TYPE_INT32,
+    CF_TYPE_UINT64,    CF_TYPE_INT64,
+    CF_TYPE_STRING,    CF_TYPE_BOOL,
+    CF_TYPE_FLOAT,     CF_TYPE_DOUBLE,
+    CF_TYPE_BINARY,    CF_TYPE_UNIXTIME_MICROS,
+    CF_TYPE_INT128,    CF_TYPE_DECIMAL32,
+    CF_TYPE_DECIMAL64, CF_TYPE_DECIMAL128,
+    CF_TYPE_VARCHAR,   CF_TYPE_DATE,
 };
 #define NTYPES (sizeof all_types / sizeof all_types[0])
 
@@ -37,8 +42,8 @@ static void test_registry__resolve(void **state)
     /* resolution always lands on an allowed pair */
     for (size_t i = 0; i < NTYPES; i++)
         for (int e = CF_ENC_AUTO; e <= CF_ENC_BIT_SHUFFLE; e++)
-            assert_true(cf_type_allows_encoding(
-                all_types[i], cf_encoding_resolve(all_types[i], (cf_encoding)e)));
+            assert_true(cf_type_allows_encoding(all_types[i],
+                                                cf_encoding_resolve(all_types[i], (cf_encoding)e)));
 }
 
 static void test_registry__plain_by_type(void **state)
@@ -102,8 +107,8 @@ static void test_registry__decoder_open(void **state)
 {
     (void)state;
     uint8_t blk[32];
-    size_t len = cf_test_unhex("03 00 00 00 00 00 00 00 01 00 00 00 02 00 00 00 03 00 00 00",
-                               blk, sizeof blk);
+    size_t len = cf_test_unhex("03 00 00 00 00 00 00 00 01 00 00 00 02 00 00 00 03 00 00 00", blk,
+                               sizeof blk);
     cf_dec_params p = {.type = CF_TYPE_DATE, .elem_size = 4};
     cf_decoder *d = NULL;
     cf_error err;
@@ -112,8 +117,7 @@ static void test_registry__decoder_open(void **state)
     cf_decoder_free(d);
 
     d = (cf_decoder *)1;
-    CF_ASSERT_STATUS(cf_decoder_open(&d, CF_ENC_PLAIN, &p, blk, len - 1, &err), CF_ECORRUPT,
-                     &err);
+    CF_ASSERT_STATUS(cf_decoder_open(&d, CF_ENC_PLAIN, &p, blk, len - 1, &err), CF_ECORRUPT, &err);
     assert_null(d);
     d = (cf_decoder *)1;
     CF_ASSERT_STATUS(cf_decoder_open(&d, CF_ENC_PREFIX, &p, blk, len, &err), CF_ENOTSUP, &err);

@@ -16,8 +16,8 @@ typedef struct built {
 
 static cf_encoder *make_enc(const cf_encoder_ops *ops, cf_type t, uint32_t block_size)
 {
-    cf_enc_params p = {.type = t, .elem_size = cf_type_size(t), .block_size = block_size,
-                       .restart_interval = 16};
+    cf_enc_params p = {
+        .type = t, .elem_size = cf_type_size(t), .block_size = block_size, .restart_interval = 16};
     cf_encoder *e = NULL;
     cf_error err;
     CF_ASSERT_OK(ops->create(&e, &p, &err), &err);
@@ -182,9 +182,9 @@ static void test_rle_enc__fullness(void **state)
 
 /* ---- randomized round trips ---------------------------------------------------------- */
 
-static const cf_type int_types[] = {CF_TYPE_UINT8,  CF_TYPE_INT8,  CF_TYPE_UINT16,
-                                    CF_TYPE_INT16,  CF_TYPE_UINT32, CF_TYPE_INT32,
-                                    CF_TYPE_UINT64, CF_TYPE_INT64, CF_TYPE_DATE,
+static const cf_type int_types[] = {CF_TYPE_UINT8,           CF_TYPE_INT8,     CF_TYPE_UINT16,
+                                    CF_TYPE_INT16,           CF_TYPE_UINT32,   CF_TYPE_INT32,
+                                    CF_TYPE_UINT64,          CF_TYPE_INT64,    CF_TYPE_DATE,
                                     CF_TYPE_UNIXTIME_MICROS, CF_TYPE_DECIMAL64};
 
 static bool type_signed(cf_type t)
@@ -235,8 +235,8 @@ static void gen(cf_rng *r, uint8_t *v, size_t n, size_t es, bool is_bool)
     }
 }
 
-static void round_trip(cf_rng *r, const cf_encoder_ops *eops, const cf_decoder_ops *dops,
-                       cf_type t, bool is_bool)
+static void round_trip(cf_rng *r, const cf_encoder_ops *eops, const cf_decoder_ops *dops, cf_type t,
+                       bool is_bool)
 {
     const size_t es = cf_type_size(t);
     cf_error err;

@@ -1,7 +1,8 @@
 /* Golden files written by Apache Kudu (../shared/golden/README.md): for every case,
  * read it with `cfile dump --json` and compare with expected.json, replay seeks.json
- * with `cfile seek --json`, and write spec.json with `cfile write --spec` and compare
- * the bytes with Kudu's file. The v1 corpus (../shared/golden-v1) is read and sought
+ * with `cfile seek --json`, check it with `cfile verify` (which must find as many
+ * blocks as index.json lists), and write spec.json with `cfile write --spec` and
+ * compare the bytes with Kudu's file. The v1 corpus (../shared/golden-v1) is read and sought
  * only: we never write v1.
  *
  * A step the library reports as not supported (exit code 3, CF_ENOTSUP) makes the
@@ -308,6 +309,46 @@ static void step_seeks(outcome *o, const char *file, const char *label, const cf
     }
 }
 
+/* `cfile verify` passes, and finds as many blocks as Kudu's index has leaf entries. */
+static void step_verify(outcome *o, const char *file, const char *label, const char *dir,
+                        const cf_json *expected)
+{
+    char *argv[] = {"cfile", "verify", (char *)file, NULL};
+    run r;
+    run_cli(&r, 3, argv);
+    if (r.rc == CF_EXIT_NOTSUP) {
+        note(o, R_SKIP, "verify %s: %s", label, reason_of(r.err));
+        goto out;
+    }
+    if (r.rc != 0) {
+        note(o, R_FAIL, "verify %s: exit %d: %s", label, r.rc, r.err);
+        goto out;
+    }
+    cf_json_doc idx;
+    char path[2048], msg[256], want[128];
+    snprintf(path, sizeof(path), "%s/index.json", dir);
+    if (cf_json_parse_file(&idx, path, msg, sizeof(msg)) == 0) {
+        const cf_json *tree = cf_json_get(&idx.root, "posidx");
+        if (tree == NULL || tree->kind != CF_JSON_OBJECT)
+            tree = cf_json_get(&idx.root, "validx");
+        const cf_json *leaves = cf_json_get(tree, "leaf_entries");
+        const cf_json *rows = cf_json_get(expected, "num_values");
+        if (leaves != NULL && leaves->kind == CF_JSON_ARRAY && rows != NULL) {
+            snprintf(want, sizeof(want), ": ok (%s rows, %zu block%s)\n", rows->str, leaves->n,
+                     leaves->n == 1 ? "" : "s");
+            if (strstr(r.out, want) == NULL) {
+                char *nl = strchr(r.out, '\n');
+                if (nl != NULL)
+                    *nl = '\0';
+                note(o, R_FAIL, "verify %s: %s, want%s", label, r.out, want);
+            }
+        }
+    }
+    cf_json_doc_dispose(&idx);
+out:
+    run_dispose(&r);
+}
+
 static void step_write(outcome *o, const char *dir, const char *tmpdir, const char *reference)
 {
     char spec[2048], out[1024];
@@ -440,6 +481,9 @@ static void run_suite(const char *suite, bool do_write)
                 }
                 cf_json_doc_dispose(&seeks);
             }
+            step_verify(&o, file, "kudu", dir, &expected.root);
+            if (has_deb)
+                step_verify(&o, deb, "debian-libs", dir, &expected.root);
             if (do_write)
                 step_write(&o, dir, tmpdir, has_deb ? deb : file);
         }

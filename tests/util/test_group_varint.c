@@ -13,7 +13,8 @@ static void test_group_varint__spec_example(void **state)
     /* format §1.6: 12, 13, 300, 70000, 16777216 */
     const uint32_t v[5] = {12, 13, 300, 70000, 16777216};
     uint8_t want[32];
-    size_t wlen = cf_test_unhex("06 0c 0d 2c 01 70 11 01 c0 00 00 00 01 00 00 00", want, sizeof want);
+    size_t wlen =
+        cf_test_unhex("06 0c 0d 2c 01 70 11 01 c0 00 00 00 01 00 00 00", want, sizeof want);
     cf_buf b;
     cf_buf_init(&b);
     cf_gvint_append(&b, v, 5);
@@ -58,7 +59,8 @@ static void test_group_varint__group_sizes(void **state)
     assert_memory_equal(dst, want5, 5);
     assert_int_equal(cf_gvint_encode_group(dst, 0xffffffff, 0x01020304, 0x80000000, 0xfffffffe),
                      17);
-    uint8_t want17[] = {0xff, 0xff, 0xff, 0xff, 0xff, 4, 3, 2, 1, 0, 0, 0, 0x80, 0xfe, 0xff, 0xff, 0xff};
+    uint8_t want17[] = {0xff, 0xff, 0xff, 0xff, 0xff, 4,    3,    2,   1,
+                        0,    0,    0,    0x80, 0xfe, 0xff, 0xff, 0xff};
     assert_memory_equal(dst, want17, 17);
 }
 

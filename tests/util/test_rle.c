@@ -9,7 +9,10 @@
 #include "util/bitmap.h"
 #include "util/rle.h"
 
-static uint64_t mask_of(unsigned w) { return w >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1); }
+static uint64_t mask_of(unsigned w)
+{
+    return w >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1);
+}
 
 typedef struct seq {
     uint64_t v[700];
@@ -52,19 +55,44 @@ static void test_rle__examples_w1(void **state)
 {
     (void)state;
     seq s;
-    s = (seq){.n = 0}; seq_add(&s, 1, 10); check_example(1, &s, "14 01");
-    s = (seq){.n = 0}; seq_add(&s, 1, 3); check_example(1, &s, "06 01");
-    s = (seq){.n = 0}; seq_add(&s, 1, 1); check_example(1, &s, "02 01");
-    s = (seq){.n = 0}; seq_add(&s, 1, 1); seq_add(&s, 0, 2); seq_add(&s, 1, 1);
+    s = (seq){.n = 0};
+    seq_add(&s, 1, 10);
+    check_example(1, &s, "14 01");
+    s = (seq){.n = 0};
+    seq_add(&s, 1, 3);
+    check_example(1, &s, "06 01");
+    s = (seq){.n = 0};
+    seq_add(&s, 1, 1);
+    check_example(1, &s, "02 01");
+    s = (seq){.n = 0};
+    seq_add(&s, 1, 1);
+    seq_add(&s, 0, 2);
+    seq_add(&s, 1, 1);
     check_example(1, &s, "03 09");
-    s = (seq){.n = 0}; seq_add(&s, 1, 2); seq_add(&s, 0, 1); seq_add(&s, 1, 7);
+    s = (seq){.n = 0};
+    seq_add(&s, 1, 2);
+    seq_add(&s, 0, 1);
+    seq_add(&s, 1, 7);
     check_example(1, &s, "05 fb 03");
-    s = (seq){.n = 0}; seq_add(&s, 1, 8); seq_add(&s, 0, 1); seq_add(&s, 1, 1);
+    s = (seq){.n = 0};
+    seq_add(&s, 1, 8);
+    seq_add(&s, 0, 1);
+    seq_add(&s, 1, 1);
     check_example(1, &s, "10 01 03 02");
-    s = (seq){.n = 0}; seq_add(&s, 1, 5); seq_add(&s, 0, 1); seq_add(&s, 1, 1); seq_add(&s, 1, 20);
+    s = (seq){.n = 0};
+    seq_add(&s, 1, 5);
+    seq_add(&s, 0, 1);
+    seq_add(&s, 1, 1);
+    seq_add(&s, 1, 20);
     check_example(1, &s, "03 df 26 01");
-    s = (seq){.n = 0}; seq_add(&s, 0, 3); seq_add(&s, 1, 12); check_example(1, &s, "05 f8 7f");
-    s = (seq){.n = 0}; seq_add(&s, 0, 8); seq_add(&s, 1, 12); check_example(1, &s, "10 00 18 01");
+    s = (seq){.n = 0};
+    seq_add(&s, 0, 3);
+    seq_add(&s, 1, 12);
+    check_example(1, &s, "05 f8 7f");
+    s = (seq){.n = 0};
+    seq_add(&s, 0, 8);
+    seq_add(&s, 1, 12);
+    check_example(1, &s, "10 00 18 01");
 
     s = (seq){.n = 0};
     for (int i = 0; i < 600; i++)
@@ -96,10 +124,19 @@ static void test_rle__examples_w16_w32(void **state)
     for (size_t i = 0; i < 7; i++)
         seq_add(&s, a[i], 1);
     check_example(16, &s, "03 02 00 00 00 00 00 02 00 04 00 01 00 01 00");
-    s = (seq){.n = 0}; seq_add(&s, 10, 1); check_example(16, &s, "02 0a 00");
-    s = (seq){.n = 0}; seq_add(&s, 3, 300); check_example(16, &s, "d8 04 03 00");
-    s = (seq){.n = 0}; seq_add(&s, 5, 7); check_example(32, &s, "0e 05 00 00 00");
-    s = (seq){.n = 0}; seq_add(&s, 1, 1); seq_add(&s, 2, 1); seq_add(&s, 3, 1);
+    s = (seq){.n = 0};
+    seq_add(&s, 10, 1);
+    check_example(16, &s, "02 0a 00");
+    s = (seq){.n = 0};
+    seq_add(&s, 3, 300);
+    check_example(16, &s, "d8 04 03 00");
+    s = (seq){.n = 0};
+    seq_add(&s, 5, 7);
+    check_example(32, &s, "0e 05 00 00 00");
+    s = (seq){.n = 0};
+    seq_add(&s, 1, 1);
+    seq_add(&s, 2, 1);
+    seq_add(&s, 3, 1);
     check_example(32, &s, "03 01 00 00 00 02 00 00 00 03 00 00 00");
     s = (seq){.n = 0};
     for (uint64_t v = 1; v <= 8; v++)
@@ -108,7 +145,9 @@ static void test_rle__examples_w16_w32(void **state)
     check_example(32, &s,
                   "03 01000000 02000000 03000000 04000000 05000000 06000000 07000000 08000000"
                   " 14 09000000");
-    s = (seq){.n = 0}; seq_add(&s, (uint64_t)-1, 10); check_example(32, &s, "14 ff ff ff ff");
+    s = (seq){.n = 0};
+    seq_add(&s, (uint64_t)-1, 10);
+    check_example(32, &s, "14 ff ff ff ff");
 }
 
 static void test_rle__empty_stream(void **state)
@@ -364,8 +403,8 @@ static void test_rle__decoder_accepts_grammar(void **state)
     cf_rle_decoder d;
     /* repeated run of 1, two adjacent equal runs, an empty repeated run and an
      * empty literal run, a literal run of 1 group with width 8 */
-    const uint8_t s[] = {0x02, 0x07, 0x04, 0x07, 0x04, 0x07, 0x00, 0x09, 0x01, 0x03,
-                         1,    2,    3,    4,    5,    6,    7,    8};
+    const uint8_t s[] = {0x02, 0x07, 0x04, 0x07, 0x04, 0x07, 0x00, 0x09, 0x01,
+                         0x03, 1,    2,    3,    4,    5,    6,    7,    8};
     cf_rle_dec_init(&d, s, sizeof s, 8);
     assert_int_equal(cf_rle_dec_get(&d, got, 1, 64), 13);
     const uint8_t want[] = {7, 7, 7, 7, 7, 1, 2, 3, 4, 5, 6, 7, 8};

@@ -6,11 +6,16 @@
 #include <cfile/types.h>
 
 static const cf_type all_types[] = {
-    CF_TYPE_UINT8,     CF_TYPE_INT8,       CF_TYPE_UINT16,  CF_TYPE_INT16,
-    CF_TYPE_UINT32,    CF_TYPE_INT32,      CF_TYPE_UINT64,  CF_TYPE_INT64,
-    CF_TYPE_STRING,    CF_TYPE_BOOL,       CF_TYPE_FLOAT,   CF_TYPE_DOUBLE,
-    CF_TYPE_BINARY,    CF_TYPE_UNIXTIME_MICROS, CF_TYPE_INT128, CF_TYPE_DECIMAL32,
-    CF_TYPE_DECIMAL64, CF_TYPE_DECIMAL128, CF_TYPE_VARCHAR, CF_TYPE_DATE,
+    CF_TYPE_UINT8,     CF_TYPE_INT8,
+    CF_TYPE_UINT16,    CF_TYPE_INT16,
+    CF_TYPE_UINT32,    CF_TYPE_INT32,
+    CF_TYPE_UINT64,    CF_TYPE_INT64,
+    CF_TYPE_STRING,    CF_TYPE_BOOL,
+    CF_TYPE_FLOAT,     CF_TYPE_DOUBLE,
+    CF_TYPE_BINARY,    CF_TYPE_UNIXTIME_MICROS,
+    CF_TYPE_INT128,    CF_TYPE_DECIMAL32,
+    CF_TYPE_DECIMAL64, CF_TYPE_DECIMAL128,
+    CF_TYPE_VARCHAR,   CF_TYPE_DATE,
 };
 #define NTYPES (sizeof all_types / sizeof all_types[0])
 
@@ -58,8 +63,7 @@ static void test_types__parse_round_trips_every_name(void **state)
     }
     for (int c = CF_COMP_DEFAULT; c <= CF_COMP_ZLIB; c++) {
         cf_compression got = (cf_compression)-1;
-        assert_int_equal(cf_compression_parse(&got, cf_compression_name((cf_compression)c)),
-                         CF_OK);
+        assert_int_equal(cf_compression_parse(&got, cf_compression_name((cf_compression)c)), CF_OK);
         assert_int_equal(got, c);
     }
 }
@@ -70,21 +74,31 @@ static void test_types__parse_short_forms_any_case(void **state)
     static const struct {
         const char *s;
         int want;
-    } enc[] = {
-        {"plain", CF_ENC_PLAIN},       {"Plain_Encoding", CF_ENC_PLAIN},
-        {"prefix", CF_ENC_PREFIX},     {"dict", CF_ENC_DICT},
-        {"bitshuffle", CF_ENC_BIT_SHUFFLE}, {"bit_shuffle", CF_ENC_BIT_SHUFFLE},
-        {"auto", CF_ENC_AUTO},         {"rle", CF_ENC_RLE},
-        {"group_varint", CF_ENC_GROUP_VARINT},
-    },
-      comp[] = {
-          {"none", CF_COMP_NONE}, {"no_compression", CF_COMP_NONE}, {"snappy", CF_COMP_SNAPPY},
-          {"LZ4", CF_COMP_LZ4},   {"zlib", CF_COMP_ZLIB},           {"default", CF_COMP_DEFAULT},
-      },
+    } enc[] =
+        {
+            {"plain", CF_ENC_PLAIN},
+            {"Plain_Encoding", CF_ENC_PLAIN},
+            {"prefix", CF_ENC_PREFIX},
+            {"dict", CF_ENC_DICT},
+            {"bitshuffle", CF_ENC_BIT_SHUFFLE},
+            {"bit_shuffle", CF_ENC_BIT_SHUFFLE},
+            {"auto", CF_ENC_AUTO},
+            {"rle", CF_ENC_RLE},
+            {"group_varint", CF_ENC_GROUP_VARINT},
+        },
+      comp[] =
+          {
+              {"none", CF_COMP_NONE},     {"no_compression", CF_COMP_NONE},
+              {"snappy", CF_COMP_SNAPPY}, {"LZ4", CF_COMP_LZ4},
+              {"zlib", CF_COMP_ZLIB},     {"default", CF_COMP_DEFAULT},
+          },
       typ[] = {
-          {"int32", CF_TYPE_INT32},   {"string", CF_TYPE_STRING},
-          {"Unixtime_Micros", CF_TYPE_UNIXTIME_MICROS}, {"bool", CF_TYPE_BOOL},
-          {"decimal128", CF_TYPE_DECIMAL128}, {"varchar", CF_TYPE_VARCHAR},
+          {"int32", CF_TYPE_INT32},
+          {"string", CF_TYPE_STRING},
+          {"Unixtime_Micros", CF_TYPE_UNIXTIME_MICROS},
+          {"bool", CF_TYPE_BOOL},
+          {"decimal128", CF_TYPE_DECIMAL128},
+          {"varchar", CF_TYPE_VARCHAR},
       };
     for (size_t i = 0; i < sizeof enc / sizeof enc[0]; i++) {
         cf_encoding e;
@@ -139,13 +153,26 @@ static void test_types__valid_binary_and_sizes(void **state)
         cf_type t;
         size_t size;
     } sz[] = {
-        {CF_TYPE_UINT8, 1},  {CF_TYPE_INT8, 1},       {CF_TYPE_UINT16, 2},
-        {CF_TYPE_INT16, 2},  {CF_TYPE_UINT32, 4},     {CF_TYPE_INT32, 4},
-        {CF_TYPE_UINT64, 8}, {CF_TYPE_INT64, 8},      {CF_TYPE_BOOL, 1},
-        {CF_TYPE_FLOAT, 4},  {CF_TYPE_DOUBLE, 8},     {CF_TYPE_UNIXTIME_MICROS, 8},
-        {CF_TYPE_INT128, 16}, {CF_TYPE_DECIMAL32, 4}, {CF_TYPE_DECIMAL64, 8},
-        {CF_TYPE_DECIMAL128, 16}, {CF_TYPE_DATE, 4},  {CF_TYPE_STRING, sizeof(cf_slice)},
-        {CF_TYPE_BINARY, sizeof(cf_slice)}, {CF_TYPE_VARCHAR, sizeof(cf_slice)},
+        {CF_TYPE_UINT8, 1},
+        {CF_TYPE_INT8, 1},
+        {CF_TYPE_UINT16, 2},
+        {CF_TYPE_INT16, 2},
+        {CF_TYPE_UINT32, 4},
+        {CF_TYPE_INT32, 4},
+        {CF_TYPE_UINT64, 8},
+        {CF_TYPE_INT64, 8},
+        {CF_TYPE_BOOL, 1},
+        {CF_TYPE_FLOAT, 4},
+        {CF_TYPE_DOUBLE, 8},
+        {CF_TYPE_UNIXTIME_MICROS, 8},
+        {CF_TYPE_INT128, 16},
+        {CF_TYPE_DECIMAL32, 4},
+        {CF_TYPE_DECIMAL64, 8},
+        {CF_TYPE_DECIMAL128, 16},
+        {CF_TYPE_DATE, 4},
+        {CF_TYPE_STRING, sizeof(cf_slice)},
+        {CF_TYPE_BINARY, sizeof(cf_slice)},
+        {CF_TYPE_VARCHAR, sizeof(cf_slice)},
     };
     for (size_t i = 0; i < sizeof sz / sizeof sz[0]; i++)
         assert_int_equal(cf_type_size(sz[i].t), sz[i].size);
@@ -170,9 +197,15 @@ static void test_types__physical(void **state)
 static void test_types__encoding_matrix(void **state)
 {
     (void)state;
-    enum { A = 1 << CF_ENC_AUTO, P = 1 << CF_ENC_PLAIN, X = 1 << CF_ENC_PREFIX,
-           G = 1 << CF_ENC_GROUP_VARINT, R = 1 << CF_ENC_RLE, D = 1 << CF_ENC_DICT,
-           B = 1 << CF_ENC_BIT_SHUFFLE };
+    enum {
+        A = 1 << CF_ENC_AUTO,
+        P = 1 << CF_ENC_PLAIN,
+        X = 1 << CF_ENC_PREFIX,
+        G = 1 << CF_ENC_GROUP_VARINT,
+        R = 1 << CF_ENC_RLE,
+        D = 1 << CF_ENC_DICT,
+        B = 1 << CF_ENC_BIT_SHUFFLE
+    };
     static const struct {
         cf_type t;
         int allowed;

@@ -186,7 +186,8 @@ int cf_cmd_verify(cf_cli *c, int argc, char **argv)
         size_t blocks = 0;
         cf_status st = verify_one(argv[i], &rows, &blocks, &err);
         if (st == CF_OK) {
-            fprintf(c->out, "%s: ok (%" PRIu64 " rows, %zu blocks)\n", argv[i], rows, blocks);
+            fprintf(c->out, "%s: ok (%" PRIu64 " rows, %zu block%s)\n", argv[i], rows, blocks,
+                    blocks == 1 ? "" : "s");
             continue;
         }
         int frc = cf_cli_lib_fail(c, argv[i], st, &err);

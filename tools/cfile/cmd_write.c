@@ -153,6 +153,8 @@ static int spec_metadata(cf_cli *c, write_job *j, const cf_json *m, cf_arena *ar
     char msg[256];
     if (m->kind == CF_JSON_OBJECT) {
         for (size_t i = 0; i < m->n; i++) {
+            if (strlen(m->members[i].key) != m->members[i].key_len)
+                return cf_cli_fail(c, "spec: metadata keys cannot hold NUL");
             cf_slice v;
             bool is_null;
             if (cf_cli_value_parse(&m->members[i].value, CF_TYPE_STRING, &v, &is_null, arena, msg,

@@ -1,0 +1,126 @@
+/* Shared by every fuzz target (STYLE.md §9).
+ *
+ * A target is one file fuzz/fuzz_<name>.c defining LLVMFuzzerTestOneInput. It
+ * links with common.c (the harness pieces below) and either libFuzzer (clang,
+ * CF_BUILD_FUZZERS=ON) or standalone_main.c, which replays fuzz/corpus/<name>/
+ * and fuzz/regress/<name>/ as a plain ctest with any compiler.
+ *
+ * Inputs start with a few option bytes (type, chunk sizes, seek targets,
+ * codec) so that one corpus file pins one configuration; the rest is the
+ * bytes under test. A clean error from the library is a pass; FUZZ_REQUIRE
+ * states the invariants a successful call must keep, and aborts (always on,
+ * whatever NDEBUG says) so libFuzzer and ctest both see the failure.
+ */
+#ifndef CF_FUZZ_H
+#define CF_FUZZ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cfile/cfile.h>
+
+#include "encoding/encoding.h"
+
+#define FUZZ_REQUIRE(cond)                                                                         \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: FUZZ_REQUIRE(%s) failed\n", __FILE__, __LINE__, #cond);        \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* Like FUZZ_REQUIRE, with the library's error message. */
+#define FUZZ_REQUIRE_MSG(cond, errp)                                                               \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: FUZZ_REQUIRE(%s) failed; last error: %s (%s)\n", __FILE__,   \
+                    __LINE__, #cond, (errp)->msg, (errp)->where);                                  \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* ---- option bytes --------------------------------------------------------------------- */
+
+/* A cursor over the leading option bytes; reading past the end gives zeros. */
+typedef struct fuzz_input {
+    const uint8_t *data;
+    size_t size;
+} fuzz_input;
+
+uint8_t fuzz_u8(fuzz_input *in);
+uint16_t fuzz_u16(fuzz_input *in);
+uint32_t fuzz_u32(fuzz_input *in);
+
+/* Tiny deterministic PRNG seeded from option bytes (chunk sizes, seek targets). */
+typedef struct fuzz_rng {
+    uint32_t s;
+} fuzz_rng;
+uint32_t fuzz_rng_next(fuzz_rng *r);
+/* Uniform-ish in [0, n); 0 when n == 0. */
+size_t fuzz_rng_below(fuzz_rng *r, size_t n);
+
+/* A malloc'd copy of exactly len bytes, so that any read past either end is an
+ * ASan report rather than a read of the option bytes. Never NULL. */
+uint8_t *fuzz_dup(const uint8_t *p, size_t len);
+
+/* ---- decoders --------------------------------------------------------------------------- */
+
+/* Every type with a decoder for `enc` (for picking one with an option byte). */
+size_t fuzz_types_for(cf_encoding enc, cf_type *out, size_t cap);
+
+/* A dictionary of n synthetic entries of varied lengths (n <= 1024), valid for
+ * the process lifetime: DICT decoders need one and do not own it. */
+const cf_dict *fuzz_dict(size_t n);
+
+/* Load `blk` into a decoder of (type, enc) and exercise next / seek /
+ * seek_at_or_after under the invariants of encoding.h: never more values than
+ * count, exact positions, seeks past count rejected, seeks agree with a
+ * sequential decode, and (for sorted blocks) seek_at_or_after finds a value
+ * >= the key. `seed` varies chunk sizes and seek targets. */
+void fuzz_check_decoder(cf_encoding enc, cf_type type, const cf_dict *dict, const uint8_t *blk,
+                        size_t len, uint32_t seed);
+
+/* The generic decoder target: option bytes [type selector][seed x4][dict size
+ * x2], then the block. `which` narrows the types the selector picks from. */
+enum { FUZZ_TYPES_ALL, FUZZ_TYPES_FIXED, FUZZ_TYPES_BINARY };
+int fuzz_decoder_target(cf_encoding enc, int which, const uint8_t *data, size_t size);
+
+/* ---- whole files ------------------------------------------------------------------------ */
+
+/* Open `file` (borrowed) and use everything the public API offers: info and
+ * metadata, a full scan in batches of varied sizes (view and copy), seeks to
+ * ordinals and values, and cf_reader_verify, asserting that they agree. */
+void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uint32_t seed);
+
+/* What fuzz_wrap_block puts around a logical data block. */
+typedef struct fuzz_wrap {
+    cf_type type;
+    cf_encoding encoding;
+    bool nullable;
+    bool is_array;
+    uint64_t num_values;
+    size_t dict_entries; /* DICT: entries of the synthetic dictionary block */
+} fuzz_wrap;
+
+/* Build a minimal v2 CFile (no checksums, no compression) whose only data block
+ * is `blk`: header, optional dictionary block, the data block, a one-entry
+ * positional index and the footer. The result is malloc'd (*out, *out_len). */
+void fuzz_wrap_block(const fuzz_wrap *w, const uint8_t *blk, size_t len, uint8_t **out,
+                     size_t *out_len);
+
+/* Every (type, encoding) pair with a decoder, in a fixed order (option bytes
+ * index it). Returns the number of pairs. */
+size_t fuzz_pairs(cf_type *types, cf_encoding *encs, size_t cap);
+
+/* Targets for the nullable (format §6.2) and array (§6.3) framing: option
+ * bytes [(type, encoding) selector][seed x4][dict size x2], then one logical
+ * data block, wrapped into a file by fuzz_wrap_block and read with
+ * fuzz_check_file. */
+int fuzz_block_in_file_target(bool is_array, const uint8_t *data, size_t size);
+
+#endif

@@ -1,0 +1,513 @@
+/* Writes the seed corpus of every fuzz target (fuzz/corpus/<target>/):
+ *
+ *   cf_fuzz_gen_corpus OUT_DIR GOLDEN_DIR
+ *
+ * Decoder seeds are blocks our encoders write (with the option bytes their
+ * target expects); reader and footer seeds are the smallest of Kudu's golden
+ * files; nullable/array seeds are data blocks of files our writer writes;
+ * framing and index seeds are framed blocks and B-trees built by our writers.
+ * Deterministic: the same tree gives the same corpus. Keep it small (a few
+ * seeds per target): libFuzzer grows its own corpus in a scratch directory.
+ */
+#include "fuzz.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cfile/internal.h"
+#include "codec/compress.h"
+#include "codec/crc32c.h"
+#include "encoding/encodings.h"
+#include "index/btree.h"
+#include "util/buf.h"
+#include "util/endian.h"
+#include "util/group_varint.h"
+
+static const char *out_dir;
+
+static void die(const char *what, const cf_error *err)
+{
+    fprintf(stderr, "gen_corpus: %s: %s\n", what, err ? err->msg : strerror(errno));
+    exit(1);
+}
+
+static void put_file(const char *target, const char *name, const uint8_t *p, size_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", out_dir, target);
+    mkdir(path, 0777);
+    snprintf(path, sizeof path, "%s/%s/%s", out_dir, target, name);
+    FILE *f = fopen(path, "wb");
+    if (f == NULL || fwrite(p, 1, n, f) != n || fclose(f) != 0)
+        die(path, NULL);
+}
+
+/* [type/pair selector][seed x4][dict size x2] */
+static void put_opts(cf_buf *b, uint8_t sel, uint32_t seed, uint16_t dict_n)
+{
+    cf_buf_put_u8(b, sel);
+    cf_buf_put_le32(b, seed);
+    cf_buf_append(b, &dict_n, 2);
+}
+
+/* n values of type t in memory form: mode 0 ascending, 1 scrambled, 2 runs. */
+static void gen_values(cf_type t, size_t n, int mode, uint8_t *vals, char *arena)
+{
+    size_t es = cf_type_size(t);
+    cf_type p = cf_type_physical(t);
+    uint64_t x = 0x243f6a8885a308d3ull;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t v = mode == 0 ? i * 3 : mode == 1 ? x >> 17 : i / 7;
+        uint8_t *d = vals + i * es;
+        memset(d, 0, es);
+        if (p == CF_TYPE_BINARY) {
+            char *s = arena + i * 16;
+            int len = snprintf(s, 16, "k%06llu%s", (unsigned long long)(v % 1000000),
+                               mode == 1 ? &"xyz"[v % 4] : "");
+            cf_slice sl = {(const uint8_t *)s, (size_t)len};
+            memcpy(d, &sl, sizeof sl);
+        } else if (p == CF_TYPE_BOOL) {
+            *d = (uint8_t)(mode == 0 ? i >= n / 2 : v & 1);
+        } else if (p == CF_TYPE_FLOAT) {
+            float f = (float)(int64_t)(v % 100000) * 0.5f;
+            memcpy(d, &f, 4);
+        } else if (p == CF_TYPE_DOUBLE) {
+            double f = (double)(int64_t)v * 0.25;
+            memcpy(d, &f, 8);
+        } else {
+            memcpy(d, &v, es < 8 ? es : 8);
+        }
+    }
+}
+
+/* ---- decoders ------------------------------------------------------------------------- */
+
+static void decoder_seeds(const char *target, cf_encoding enc, int which)
+{
+    cf_type all[32], types[32];
+    size_t na = fuzz_types_for(enc, all, 32), nt = 0;
+    for (size_t i = 0; i < na; i++)
+        if (which == FUZZ_TYPES_ALL || (which == FUZZ_TYPES_BINARY) == cf_type_is_binary(all[i]))
+            types[nt++] = all[i];
+    if (nt == 0)
+        return;
+    enum { N = 160 };
+    static uint8_t vals[N * 16];
+    static char arena[N * 16];
+    for (size_t k = 0; k < 3; k++) {
+        size_t ti = k * nt / 3;
+        if (k > 0 && ti == (k - 1) * nt / 3)
+            continue;
+        cf_type t = types[ti];
+        for (int mode = 0; mode < 2; mode++) {
+            cf_buf b;
+            cf_buf_init(&b);
+            put_opts(&b, (uint8_t)ti, 0x1234567u * (uint32_t)(k * 2 + mode + 1), 1024);
+            gen_values(t, N, mode == 0 ? 0 : (k & 1) ? 2 : 1, vals, arena);
+            cf_error err;
+            if (enc == CF_ENC_GROUP_VARINT) {
+                /* format §8.9: gvint(count, min, first_ordinal, 0) then deltas in groups */
+                uint32_t v32[N], mn = UINT32_MAX;
+                for (size_t i = 0; i < N; i++) {
+                    memcpy(&v32[i], vals + i * 4, 4);
+                    mn = v32[i] < mn ? v32[i] : mn;
+                }
+                uint32_t hdr[4] = {N, mn, 7, 0};
+                cf_gvint_append(&b, hdr, 4);
+                for (size_t i = 0; i < N; i++)
+                    v32[i] -= mn;
+                cf_gvint_append(&b, v32, N);
+            } else {
+                const cf_encoder_ops *ops = cf_encoder_lookup(t, enc);
+                if (ops == NULL)
+                    continue;
+                cf_enc_params ep = {t, cf_type_size(t), 512, mode ? 4 : 16};
+                cf_encoder *e;
+                if (ops->create(&e, &ep, &err) != CF_OK)
+                    die("encoder", &err);
+                ops->add(e, vals, N, false);
+                cf_slice s;
+                if (ops->finish(e, (uint32_t)(k * 1000), &s, &err) != CF_OK)
+                    die("encoder finish", &err);
+                cf_buf_append(&b, s.data, s.len);
+                cf_encoder_free(e);
+            }
+            char name[64];
+            snprintf(name, sizeof name, "%s-%s", cf_type_name(t), mode ? "mixed" : "sorted");
+            put_file(target, name, b.data, b.len);
+            cf_buf_dispose(&b);
+        }
+    }
+}
+
+/* ---- files our writer writes ----------------------------------------------------------- */
+
+static void write_file(cf_buf *out, cf_type t, cf_encoding enc, cf_compression comp,
+                       bool nullable, bool is_array, bool checksums, size_t rows)
+{
+    enum { N = 400 };
+    static uint8_t vals[N * 16];
+    static char arena[N * 16];
+    if (rows > N)
+        rows = N;
+    cf_error err;
+    cf_io *io;
+    if (cf_io_create_mem(&io, &err) != CF_OK)
+        die("io", &err);
+    cf_writer_options o;
+    cf_writer_options_init(&o, t);
+    o.encoding = enc;
+    o.compression = comp;
+    o.nullable = nullable;
+    o.is_array = is_array;
+    o.checksums = checksums;
+    o.block_size = 512;
+    cf_writer *w;
+    if (cf_writer_create(&w, io, &o, &err) != CF_OK)
+        die("writer", &err);
+    gen_values(t, N, 2, vals, arena);
+    uint8_t nn[N / 8];
+    for (size_t i = 0; i < sizeof nn; i++)
+        nn[i] = (uint8_t)(0xb7 ^ (i * 29));
+    cf_status st;
+    if (is_array) {
+        uint32_t counts[N];
+        size_t cells = 0, used = 0;
+        while (cells < rows / 4 && used < N) {
+            uint32_t c = (uint32_t)(cells % 5);
+            if (nullable && !(nn[3 + cells / 8] >> (cells % 8) & 1))
+                c = 0; /* a NULL cell has no elements */
+            if (c > N - used)
+                c = (uint32_t)(N - used);
+            counts[cells++] = c;
+            used += c;
+        }
+        st = cf_writer_append_arrays(w, vals, nn, counts, nullable ? nn + 3 : NULL, cells, &err);
+    } else {
+        st = cf_writer_append(w, vals, nullable ? nn : NULL, rows, &err);
+    }
+    if (st == CF_OK)
+        st = cf_writer_finish(w, &err);
+    if (st != CF_OK)
+        die("write", &err);
+    cf_slice s = cf_io_mem_contents(io);
+    cf_buf_clear(out);
+    cf_buf_append(out, s.data, s.len);
+    cf_writer_free(w);
+    cf_io_free(io);
+}
+
+/* The logical bytes of the first data block of a file (through the positional index). */
+static bool first_data_block(const uint8_t *file, size_t len, cf_buf *out)
+{
+    cf_error err;
+    cf_io *io;
+    cf_reader *r;
+    if (cf_io_open_mem(&io, file, len, &err) != CF_OK)
+        die("io", &err);
+    if (cf_reader_open(&r, io, NULL, &err) != CF_OK)
+        die("open", &err);
+    const cf_file_info *fi = cf_reader_info(r);
+    bool ok = false;
+    cf_buf scratch;
+    cf_buf_init(&scratch);
+    cf_slice s;
+    cf_index_block ib;
+    cf_slice key;
+    cf_block_ptr child;
+    if (fi->has_posidx &&
+        cf_reader_read_block(r, (cf_block_ptr){fi->posidx_root_off, fi->posidx_root_size},
+                             &scratch, &s, "index", &err) == CF_OK &&
+        cf_ib_parse(&ib, s.data, s.len, &err) == CF_OK && ib.count > 0 && ib.leaf &&
+        cf_ib_entry(&ib, 0, &key, &child, &err) == CF_OK) {
+        cf_buf data;
+        cf_buf_init(&data);
+        if (cf_reader_read_block(r, child, &data, &s, "data", &err) == CF_OK) {
+            cf_buf_append(out, s.data, s.len);
+            ok = true;
+        }
+        cf_buf_dispose(&data);
+    }
+    cf_buf_dispose(&scratch);
+    cf_reader_free(r);
+    cf_io_free(io);
+    return ok;
+}
+
+static void block_in_file_seeds(const char *target, bool is_array)
+{
+    cf_type pt[128];
+    cf_encoding pe[128];
+    size_t np = fuzz_pairs(pt, pe, 128);
+    /* a spread of pairs: fixed-width, BOOL and binary encodings */
+    static const struct {
+        cf_type t;
+        cf_encoding e;
+    } want[] = {{CF_TYPE_INT32, CF_ENC_BIT_SHUFFLE}, {CF_TYPE_BOOL, CF_ENC_RLE},
+                {CF_TYPE_STRING, CF_ENC_DICT},       {CF_TYPE_BINARY, CF_ENC_PREFIX},
+                {CF_TYPE_INT64, CF_ENC_PLAIN},       {CF_TYPE_INT16, CF_ENC_RLE}};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        size_t sel = np;
+        for (size_t i = 0; i < np; i++)
+            if (pt[i] == want[k].t && pe[i] == want[k].e)
+                sel = i;
+        if (sel == np)
+            continue;
+        cf_buf f, b;
+        cf_buf_init(&f);
+        cf_buf_init(&b);
+        write_file(&f, want[k].t, want[k].e, CF_COMP_NONE, true, is_array, false, 300);
+        put_opts(&b, (uint8_t)sel, 0x9e3779b9u * (uint32_t)(k + 1) | 2u, 1024);
+        if (first_data_block(f.data, f.len, &b)) {
+            char name[64];
+            snprintf(name, sizeof name, "%s-%s", cf_type_name(want[k].t),
+                     cf_encoding_name(want[k].e));
+            put_file(target, name, b.data, b.len);
+        }
+        cf_buf_dispose(&f);
+        cf_buf_dispose(&b);
+    }
+}
+
+/* ---- golden files ---------------------------------------------------------------------- */
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Golden case directories (sorted) whose .cfile is at most max_len bytes. */
+static size_t small_golden(const char *golden, size_t max_len, char paths[][512], size_t cap)
+{
+    DIR *d = opendir(golden);
+    if (d == NULL)
+        die(golden, NULL);
+    char *names[512];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < 512)
+        if (e->d_name[0] != '.')
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, n, sizeof *names, by_name);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        char p[512];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s/%s.cfile", golden, names[i], names[i]);
+        if (k < cap && stat(p, &st) == 0 && (size_t)st.st_size <= max_len)
+            snprintf(paths[k++], 512, "%s", p);
+        free(names[i]);
+    }
+    return k;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        die(path, NULL);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc((size_t)n + 1);
+    if (p == NULL || fread(p, 1, (size_t)n, f) != (size_t)n)
+        die(path, NULL);
+    fclose(f);
+    *len = (size_t)n;
+    return p;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static void golden_seeds(const char *golden)
+{
+    static char paths[64][512];
+    /* Every golden file up to 2 KiB: all encodings, codecs, nullable and arrays. */
+    size_t n = small_golden(golden, 2100, paths, 64);
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        uint8_t *f = slurp(paths[i], &len);
+        put_file("fuzz_reader", base_name(paths[i]), f, len);
+        /* fuzz_footer: [opt][u16 n][footer PB][everything before the footer CRC] */
+        if (i % 3 == 0 && len > 16) {
+            uint32_t flen = cf_load_le32(f + len - 4);
+            if ((size_t)flen + 16 <= len) {
+                cf_buf b;
+                cf_buf_init(&b);
+                cf_buf_put_u8(&b, (uint8_t)(4 | (i & 8)));
+                uint16_t n16 = (uint16_t)flen;
+                cf_buf_append(&b, &n16, 2);
+                cf_buf_append(&b, f + len - 12 - flen, flen);
+                cf_buf_append(&b, f, len - 16 - flen);
+                put_file("fuzz_footer", base_name(paths[i]), b.data, b.len);
+                cf_buf_dispose(&b);
+            }
+        }
+        /* fuzz_index_block: the positional root's logical bytes */
+        if (i % 4 == 0) {
+            cf_error err;
+            cf_io *io;
+            cf_reader *r;
+            cf_io_open_mem(&io, f, len, &err);
+            if (cf_reader_open(&r, io, NULL, &err) == CF_OK) {
+                const cf_file_info *fi = cf_reader_info(r);
+                cf_buf scratch, b;
+                cf_buf_init(&scratch);
+                cf_buf_init(&b);
+                cf_slice s;
+                if (fi->has_posidx &&
+                    cf_reader_read_block(
+                        r, (cf_block_ptr){fi->posidx_root_off, fi->posidx_root_size}, &scratch,
+                        &s, "index", &err) == CF_OK) {
+                    cf_buf_put_u8(&b, (uint8_t)(i << 1));
+                    cf_buf_append(&b, s.data, s.len);
+                    put_file("fuzz_index_block", base_name(paths[i]), b.data, b.len);
+                }
+                cf_buf_dispose(&scratch);
+                cf_buf_dispose(&b);
+                cf_reader_free(r);
+            }
+            cf_io_free(io);
+        }
+        free(f);
+    }
+    /* A header seed: the header PB of a file with metadata. */
+    for (size_t i = 0; i < n; i++) {
+        if (strstr(paths[i], "metadata") == NULL)
+            continue;
+        size_t len;
+        uint8_t *f = slurp(paths[i], &len);
+        uint32_t hlen = cf_load_le32(f + 8);
+        if ((size_t)hlen + 16 <= len) {
+            cf_buf b;
+            cf_buf_init(&b);
+            cf_buf_put_u8(&b, 1 | 4);
+            uint16_t n16 = (uint16_t)hlen;
+            cf_buf_append(&b, &n16, 2);
+            cf_buf_append(&b, f + 12, hlen);
+            cf_buf_append(&b, f + 16 + hlen, len - 16 - hlen);
+            put_file("fuzz_footer", "header-metadata", b.data, b.len);
+            cf_buf_dispose(&b);
+        }
+        free(f);
+        break;
+    }
+}
+
+/* ---- framing and trees ------------------------------------------------------------------ */
+
+static void framing_seeds(void)
+{
+    uint8_t text[700];
+    for (size_t i = 0; i < sizeof text; i++)
+        text[i] = (uint8_t)("the quick brown fox "[i % 20] + (i / 100));
+    for (unsigned c = 0; c < 4; c++) {
+        for (unsigned crc = 0; crc < 2; crc++) {
+            cf_frame_opts fo = {(cf_compression)(CF_COMP_NONE + c), crc != 0};
+            cf_buf fr, b;
+            cf_buf_init(&fr);
+            cf_buf_init(&b);
+            cf_error err;
+            if (!cf_codec_available(fo.compression) ||
+                cf_frame_block(&fo, text, sizeof text, &fr, &err) != CF_OK)
+                continue;
+            /* opt: codec, crc present and verified */
+            cf_buf_put_u8(&b, (uint8_t)(c | (crc ? 8 | 16 : 0) | (c & 1 ? 32 : 0)));
+            cf_buf_append(&b, fr.data, fr.len);
+            char name[32];
+            snprintf(name, sizeof name, "v2-%s%s", cf_compression_name(fo.compression),
+                     crc ? "-crc" : "");
+            put_file("fuzz_framing", name, b.data, b.len);
+            /* v1 (format §5.2): fixed32 compressed length, fixed32 raw length, payload */
+            if (c != 0 && !crc) {
+                cf_buf comp;
+                cf_buf_init(&comp);
+                if (cf_codec_compress(fo.compression, text, sizeof text, &comp, &err) == CF_OK) {
+                    cf_buf_clear(&b);
+                    cf_buf_put_u8(&b, (uint8_t)(c | 4));
+                    cf_buf_put_le32(&b, (uint32_t)comp.len);
+                    cf_buf_put_le32(&b, sizeof text);
+                    cf_buf_append(&b, comp.data, comp.len);
+                    snprintf(name, sizeof name, "v1-%s", cf_compression_name(fo.compression));
+                    put_file("fuzz_framing", name, b.data, b.len);
+                }
+                cf_buf_dispose(&comp);
+            }
+            cf_buf_dispose(&fr);
+            cf_buf_dispose(&b);
+        }
+    }
+}
+
+static cf_status img_write(void *ctx, const uint8_t *data, size_t len, cf_block_ptr *out,
+                           cf_error *err)
+{
+    cf_buf *img = ctx;
+    *out = (cf_block_ptr){img->len, (uint32_t)len};
+    cf_buf_append(img, data, len);
+    return CF_OK;
+}
+
+static void tree_seeds(void)
+{
+    for (unsigned k = 0; k < 2; k++) {
+        cf_buf img;
+        cf_buf_init(&img);
+        cf_buf_append(&img, "img", 3); /* no block at offset 0, as in a file */
+        cf_error err;
+        cf_btree_writer *w;
+        if (cf_btree_writer_create(&w, k ? 64 : 128, img_write, &img, &err) != CF_OK)
+            die("btree", &err);
+        for (uint32_t i = 0; i < (k ? 60u : 20u); i++) {
+            uint8_t key[4];
+            cf_store_be32(key, i * 100);
+            if (cf_btree_writer_append(w, (cf_slice){key, 4}, (cf_block_ptr){1000 + i, 50},
+                                       &err) != CF_OK)
+                die("btree append", &err);
+        }
+        cf_block_ptr root;
+        if (cf_btree_writer_finish(w, &root, &err) != CF_OK)
+            die("btree finish", &err);
+        cf_btree_writer_free(w);
+        cf_buf b;
+        cf_buf_init(&b);
+        cf_buf_put_u8(&b, (uint8_t)(1 | (k << 3)));
+        cf_buf_put_le32(&b, (uint32_t)root.off);
+        cf_buf_put_le32(&b, root.size);
+        cf_buf_append(&b, img.data, img.len);
+        put_file("fuzz_index_block", k ? "tree-3-levels" : "tree-2-levels", b.data, b.len);
+        cf_buf_dispose(&b);
+        cf_buf_dispose(&img);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s OUT_DIR GOLDEN_DIR\n", argv[0]);
+        return 2;
+    }
+    out_dir = argv[1];
+    mkdir(out_dir, 0777);
+    decoder_seeds("fuzz_dec_plain", CF_ENC_PLAIN, FUZZ_TYPES_FIXED);
+    decoder_seeds("fuzz_dec_plain_binary", CF_ENC_PLAIN, FUZZ_TYPES_BINARY);
+    decoder_seeds("fuzz_dec_prefix", CF_ENC_PREFIX, FUZZ_TYPES_BINARY);
+    decoder_seeds("fuzz_dec_dict", CF_ENC_DICT, FUZZ_TYPES_BINARY);
+    decoder_seeds("fuzz_dec_rle", CF_ENC_RLE, FUZZ_TYPES_ALL);
+    decoder_seeds("fuzz_dec_bshuf", CF_ENC_BIT_SHUFFLE, FUZZ_TYPES_ALL);
+    decoder_seeds("fuzz_dec_gvint", CF_ENC_GROUP_VARINT, FUZZ_TYPES_ALL);
+    block_in_file_seeds("fuzz_dec_nullable", false);
+    block_in_file_seeds("fuzz_dec_array", true);
+    golden_seeds(argv[2]);
+    framing_seeds();
+    tree_seeds();
+    return 0;
+}
