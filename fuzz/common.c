@@ -71,6 +71,16 @@ uint8_t *fuzz_dup(const uint8_t *p, size_t len)
     return d;
 }
 
+/* FUZZ_VERBOSE=1 in the environment reports how far each input got (to check
+ * that seeds reach the code they are meant for). */
+static bool verbose(void)
+{
+    static int v = -1;
+    if (v < 0)
+        v = getenv("FUZZ_VERBOSE") != NULL;
+    return v != 0;
+}
+
 /* A failed call must say why with a status a caller can branch on. */
 static void require_clean_error(cf_status st, const cf_error *err)
 {
@@ -260,6 +270,9 @@ void fuzz_check_decoder(cf_encoding enc, cf_type type, const cf_dict *dict, cons
     FUZZ_REQUIRE_MSG(st == CF_OK, &err);
     FUZZ_REQUIRE(d->ops == ops);
     st = ops->load(d, blk, len, &err);
+    if (verbose())
+        fprintf(stderr, "decoder %s/%s: load: %s %s\n", cf_type_name(type),
+                cf_encoding_name(enc), cf_status_str(st), st ? err.msg : "");
     if (st != CF_OK) {
         require_clean_error(st, &err);
         ops->free(d);
@@ -559,6 +572,9 @@ void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uin
     o.verify_checksums = verify_checksums;
     cf_reader *r = NULL;
     cf_status st = cf_reader_open(&r, io, &o, &err);
+    if (verbose())
+        fprintf(stderr, "file of %zu bytes: open: %s %s\n", len, cf_status_str(st),
+                st ? err.msg : "");
     if (st != CF_OK) {
         require_clean_error(st, &err);
         FUZZ_REQUIRE(r == NULL);
@@ -753,6 +769,9 @@ void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uin
     verify_seen vs = {0, 0};
     size_t damaged = SIZE_MAX;
     st = cf_reader_verify(r, on_block, &vs, &damaged, &err);
+    if (verbose())
+        fprintf(stderr, "  scan %s, verify: %s %s\n", scan_ok ? "ok" : "failed",
+                cf_status_str(st), st ? err.msg : "");
     FUZZ_REQUIRE(damaged != SIZE_MAX);
     if (st == CF_OK) {
         FUZZ_REQUIRE(damaged == 0 && vs.bad == 0);
