@@ -32,7 +32,8 @@ typedef struct cf_writer_options {
     uint32_t version;            /* CF_WRITER_OPTIONS_VERSION, set by _init */
     cf_type type;                /* column type (element type for arrays) */
     cf_encoding encoding;        /* AUTO = Kudu's default for the type; a pair Kudu
-                                  * does not allow resolves to that default too */
+                                  * does not allow resolves to that default too (as
+                                  * Kudu does). GROUP_VARINT is read-only: CF_EINVAL. */
     cf_compression compression;  /* DEFAULT = NONE */
     bool nullable;               /* rows may be NULL (nullable data blocks) */
     bool is_array;               /* one-dimensional arrays of `type` */

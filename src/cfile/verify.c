@@ -51,6 +51,9 @@ static cf_status read_cb(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice 
     return cf_reader_read_block(ctx, ptr, scratch, out, "index block", err);
 }
 
+/* Leaf keys are ordinals only in the positional tree. */
+static bool data_by_position(const verify_state *vs) { return vs->r->info.has_posidx; }
+
 /* Walk one tree's index blocks, then check every data block of its leaves. */
 static void verify_tree(verify_state *vs, cf_iter *it, cf_block_ptr root, const char *kind,
                         bool data)
@@ -68,18 +71,50 @@ static void verify_tree(verify_state *vs, cf_iter *it, cf_block_ptr root, const 
     st = cf_btree_iter_create(&bt, root, read_cb, (void *)vs->r, &e);
     if (st == CF_OK)
         st = cf_btree_iter_seek_to_first(bt, &e);
+    /* A damaged block's rows are unknown until the next block's first ordinal
+     * (its positional key) or the file's end tells where it stopped. */
     uint64_t next_first = 0;
+    bool pending = false;
+    cf_block_ptr pend_ptr = {0, 0};
+    uint64_t pend_first = 0;
+    cf_error pend_err = {0};
     while (st == CF_OK) {
         cf_block_ptr p = cf_btree_iter_ptr(bt);
         cf_slice key = cf_btree_iter_key(bt);
-        uint64_t first = key.len == 4 ? cf_load_be32(key.data) : next_first, rows = 0;
+        bool positional = key.len == 4 && data_by_position(vs);
+        uint64_t first = positional ? cf_load_be32(key.data) : next_first, rows = 0;
+        if (pending) {
+            uint64_t lost = positional && first > pend_first ? first - pend_first : 0;
+            report(vs, "data block", pend_ptr, pend_first, lost, CF_ECORRUPT, &pend_err);
+            pending = false;
+        }
         cf_status bst = cf_iter_check_block(it, p, &first, &rows, &e);
-        report(vs, "data block", p, first, rows, bst, &e);
+        if (bst == CF_OK) {
+            report(vs, "data block", p, first, rows, CF_OK, &e);
+        } else {
+            pending = true;
+            pend_ptr = p;
+            pend_first = first;
+            pend_err = e;
+            pend_err.code = bst;
+        }
         next_first = first + rows;
         st = cf_btree_iter_next(bt, &e);
     }
-    if (st != CF_ENOTFOUND)
+    if (pending) {
+        uint64_t n = vs->r->info.num_values;
+        report(vs, "data block", pend_ptr, pend_first, n > pend_first ? n - pend_first : 0,
+               pend_err.code, &pend_err);
+    }
+    if (st != CF_ENOTFOUND) {
         report(vs, kind, root, 0, 0, st, &e);
+    } else if (vs->damaged == 0 && next_first != vs->r->info.num_values) {
+        /* Every block decoded, yet they do not add up to the footer's count. */
+        cf_error_set(&e, CF_ECORRUPT, __FILE__, __LINE__,
+                     "the data blocks hold %llu rows but the footer claims %llu",
+                     (unsigned long long)next_first, (unsigned long long)vs->r->info.num_values);
+        report(vs, kind, root, 0, 0, CF_ECORRUPT, &e);
+    }
     cf_btree_iter_free(bt);
 }
 

@@ -740,7 +740,7 @@ static void test_cli__verify(void **state)
     char want[600];
     /* 3000 INT32 in calls of 100 with 512-byte blocks: a block closes after the call
      * that passes 512 bytes, i.e. every 200 rows. */
-    snprintf(want, sizeof(want), "%s: ok (3000 rows, 15 blocks)\n", good);
+    snprintf(want, sizeof(want), "%s: ok (3000 rows, 15 data blocks, 1 index block)\n", good);
     assert_non_null(strstr(r.out, want));
     done(&r);
 
@@ -764,11 +764,16 @@ static void test_cli__verify(void **state)
     EXPECT_RC(r, 1);
     assert_non_null(strstr(r.out, "ok (3000 rows"));
     assert_non_null(strstr(r.err, bad));
-    assert_non_null(strstr(r.err, "block"));
-    char off[64];
+    char off[64], line[512];
     snprintf(off, sizeof(off), "offset %zu", first_block);
-    if (strstr(r.err, off) == NULL)
-        fail_msg("verify message does not name %s: %s", off, r.err);
+    /* The damaged block is named with its offset and rows; the other 14 are intact. */
+    snprintf(line, sizeof(line), "%s: DAMAGED data block at %s (rows 0..199): ", bad, off);
+    if (strstr(r.out, line) == NULL)
+        fail_msg("verify does not name the block as %s: %s", line, r.out);
+    snprintf(line, sizeof(line), "%s: 1 damaged block; 2800 of 3000 rows are in intact data "
+                                 "blocks (14 intact)", bad);
+    if (strstr(r.out, line) == NULL)
+        fail_msg("verify does not count the intact rows as %s: %s", line, r.out);
     done(&r);
 
     /* The damaged block also stops dump, with the same message. */

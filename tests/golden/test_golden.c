@@ -333,9 +333,19 @@ static void step_verify(outcome *o, const char *file, const char *label, const c
             tree = cf_json_get(&idx.root, "validx");
         const cf_json *leaves = cf_json_get(tree, "leaf_entries");
         const cf_json *rows = cf_json_get(expected, "num_values");
+        /* Every index block of both trees, as Kudu's reader walked them. */
+        size_t index_blocks = 0;
+        static const char *trees[] = {"posidx", "validx"};
+        for (int t = 0; t < 2; t++) {
+            const cf_json *levels = cf_json_get(cf_json_get(&idx.root, trees[t]), "levels");
+            for (size_t l = 0; levels != NULL && levels->kind == CF_JSON_ARRAY && l < levels->n;
+                 l++)
+                index_blocks += levels->items[l].n;
+        }
         if (leaves != NULL && leaves->kind == CF_JSON_ARRAY && rows != NULL) {
-            snprintf(want, sizeof(want), ": ok (%s rows, %zu block%s)\n", rows->str, leaves->n,
-                     leaves->n == 1 ? "" : "s");
+            snprintf(want, sizeof(want), ": ok (%s rows, %zu data block%s, %zu index block%s)\n",
+                     rows->str, leaves->n, leaves->n == 1 ? "" : "s", index_blocks,
+                     index_blocks == 1 ? "" : "s");
             if (strstr(r.out, want) == NULL) {
                 char *nl = strchr(r.out, '\n');
                 if (nl != NULL)
