@@ -341,10 +341,14 @@ cf_status cf_iter_seek_at_or_after(cf_iter *it, const void *key, bool *exact, cf
     cf_buf_init(&kb);
     cf_key_encode(it->r->info.type, key, &kb);
     cf_status st = kb.oom ? CF_ENOMEM
-                          : cf_btree_iter_seek_at_or_before(it->val_bt,
-                                                            (cf_slice){kb.data, kb.len}, err);
+                          : cf_btree_iter_seek_before(it->val_bt, (cf_slice){kb.data, kb.len},
+                                                      err);
     cf_buf_dispose(&kb);
-    if (st == CF_ENOTFOUND) /* the key sorts before every block: start at the first */
+    /* format §9.5 starts at the last block whose key is <= the target; we start
+     * at the last one whose key is < it, so that a value repeated across a block
+     * boundary is found at its first row (Kudu's keys are unique, where both
+     * agree). No smaller key: the answer starts in the first block. */
+    if (st == CF_ENOTFOUND)
         st = cf_btree_iter_seek_to_first(it->val_bt, err);
     if (st == CF_ENOTFOUND)
         CF_FAIL(err, CF_ENOTFOUND, "the file has no rows");
@@ -354,15 +358,15 @@ cf_status cf_iter_seek_at_or_after(cf_iter *it, const void *key, bool *exact, cf
     st = it->dec->ops->seek_at_or_after(it->dec, key, &ex, err);
     if (st == CF_ENOTFOUND) {
         /* Greater than everything in this block: the answer is the next block's first row. */
-        ex = false;
         if (!cf_btree_iter_has_next(it->val_bt))
             CF_FAIL(err, CF_ENOTFOUND, "key is after the last value in the file");
         CF_TRY(cf_btree_iter_next(it->val_bt, err));
         CF_TRY(load_block(it, cf_btree_iter_ptr(it->val_bt), err));
-        it->at_end = false;
-        if (exact)
-            *exact = false;
-        return position_at_row(it, 0, err);
+        /* Its first value is >= the key; it may equal it. */
+        st = it->dec->ops->seek_at_or_after(it->dec, key, &ex, err);
+        if (st == CF_ENOTFOUND)
+            BLK_FAIL(it, err, "value index is out of order: the next block's values are smaller");
+        CF_TRY(st);
     }
     CF_TRY(cf_error_prefix(err, st, "data block at offset %llu: ",
                            (unsigned long long)it->blk_ptr.off));

@@ -236,13 +236,15 @@ void cf_btree_iter_free(cf_btree_iter *it)
 /* Load `ptr` at level lvl, check where it sits, and take entry `idx` (or the
  * last entry <= *target when target is not NULL). */
 static cf_status enter(cf_btree_iter *it, unsigned lvl, cf_block_ptr ptr, const cf_slice *target,
-                       cf_error *err)
+                       bool strict, cf_error *err)
 {
     level_state *ls = &it->lv[lvl];
     CF_TRY(load_block(ls, it->read, it->ctx, ptr, err));
     CF_TRY(check_shape(&ls->ib, lvl, &it->leaf_depth, ptr, err));
     size_t idx = 0;
-    if (target != NULL)
+    if (target != NULL && strict)
+        CF_TRY(cf_ib_seek_before(&ls->ib, *target, &idx, err));
+    else if (target != NULL)
         CF_TRY(cf_ib_seek_at_or_before(&ls->ib, *target, &idx, err));
     else if (ls->ib.count == 0)
         return cf_error_set(err, CF_ENOTFOUND, __FILE__, __LINE__, "btree: empty index");
@@ -252,10 +254,10 @@ static cf_status enter(cf_btree_iter *it, unsigned lvl, cf_block_ptr ptr, const 
 
 /* Descend from level lvl (whose block is at ptr) down to a leaf. */
 static cf_status descend(cf_btree_iter *it, unsigned lvl, cf_block_ptr ptr, const cf_slice *target,
-                         cf_error *err)
+                         bool strict, cf_error *err)
 {
     for (;;) {
-        CF_TRY(enter(it, lvl, ptr, target, err));
+        CF_TRY(enter(it, lvl, ptr, target, strict, err));
         if (it->lv[lvl].ib.leaf) {
             it->depth = lvl + 1;
             it->positioned = true;
@@ -269,13 +271,19 @@ static cf_status descend(cf_btree_iter *it, unsigned lvl, cf_block_ptr ptr, cons
 cf_status cf_btree_iter_seek_at_or_before(cf_btree_iter *it, cf_slice target, cf_error *err)
 {
     it->positioned = false;
-    return descend(it, 0, it->root, &target, err);
+    return descend(it, 0, it->root, &target, false, err);
+}
+
+cf_status cf_btree_iter_seek_before(cf_btree_iter *it, cf_slice target, cf_error *err)
+{
+    it->positioned = false;
+    return descend(it, 0, it->root, &target, true, err);
 }
 
 cf_status cf_btree_iter_seek_to_first(cf_btree_iter *it, cf_error *err)
 {
     it->positioned = false;
-    return descend(it, 0, it->root, NULL, err);
+    return descend(it, 0, it->root, NULL, false, err);
 }
 
 cf_status cf_btree_iter_next(cf_btree_iter *it, cf_error *err)
@@ -296,7 +304,7 @@ cf_status cf_btree_iter_next(cf_btree_iter *it, cf_error *err)
         it->positioned = true;
         return CF_OK;
     }
-    return descend(it, l, ls->child, NULL, err);
+    return descend(it, l, ls->child, NULL, false, err);
 }
 
 bool cf_btree_iter_has_next(const cf_btree_iter *it)

@@ -38,6 +38,10 @@ cf_status cf_btree_iter_create(cf_btree_iter **out, cf_block_ptr root, cf_block_
 /* Position at the leaf entry with the last key <= target. CF_ENOTFOUND when
  * the target is smaller than every key (or the tree is empty). */
 cf_status cf_btree_iter_seek_at_or_before(cf_btree_iter *it, cf_slice target, cf_error *err);
+/* Position at the leaf entry with the last key < target (strictly): the block
+ * where a value seek must start when values may repeat across blocks.
+ * CF_ENOTFOUND when no key is smaller. */
+cf_status cf_btree_iter_seek_before(cf_btree_iter *it, cf_slice target, cf_error *err);
 /* Position at the first leaf entry. CF_ENOTFOUND for an empty tree. */
 cf_status cf_btree_iter_seek_to_first(cf_btree_iter *it, cf_error *err);
 /* Advance to the next leaf entry. CF_ENOTFOUND after the last. */

@@ -261,17 +261,21 @@ static cf_status cmp_at(const cf_index_block *ib, size_t i, cf_slice target, int
     return CF_OK;
 }
 
-cf_status cf_ib_seek_at_or_before(const cf_index_block *ib, cf_slice target, size_t *idx,
-                                  cf_error *err)
+/* Last entry whose key is <= target (strict: < target). */
+static cf_status seek_last(const cf_index_block *ib, cf_slice target, bool strict, size_t *idx,
+                           cf_error *err)
 {
     if (ib->count == 0)
         return cf_error_set(err, CF_ENOTFOUND, __FILE__, __LINE__, "index block: no entries");
-    /* format §9.4: binary search for the last entry <= target, leaning right. */
+    /* format §9.4: binary search for the last entry <= target, leaning right.
+     * The strict form treats an equal key as greater. */
     size_t lo = 0, hi = ib->count - 1;
     int c = 1;
     while (lo < hi) {
         size_t mid = lo + (hi - lo + 1) / 2;
         CF_TRY(cmp_at(ib, mid, target, &c, err));
+        if (strict && c == 0)
+            c = 1;
         if (c < 0) {
             lo = mid;
         } else if (c > 0) {
@@ -283,11 +287,26 @@ cf_status cf_ib_seek_at_or_before(const cf_index_block *ib, cf_slice target, siz
     }
     /* Unless the loop stopped on an equal key, entry lo was never compared or
      * compared as smaller; compare it (again) to tell "before everything". */
-    if (c != 0)
+    if (c != 0) {
         CF_TRY(cmp_at(ib, lo, target, &c, err));
+        if (strict && c == 0)
+            c = 1;
+    }
     if (c > 0)
         return cf_error_set(err, CF_ENOTFOUND, __FILE__, __LINE__,
                             "index block: key before the first entry");
     *idx = lo;
     return CF_OK;
+}
+
+cf_status cf_ib_seek_at_or_before(const cf_index_block *ib, cf_slice target, size_t *idx,
+                                  cf_error *err)
+{
+    return seek_last(ib, target, false, idx, err);
+}
+
+cf_status cf_ib_seek_before(const cf_index_block *ib, cf_slice target, size_t *idx,
+                            cf_error *err)
+{
+    return seek_last(ib, target, true, idx, err);
 }

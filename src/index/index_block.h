@@ -55,5 +55,9 @@ cf_status cf_ib_entry(const cf_index_block *ib, size_t i, cf_slice *key, cf_bloc
  * first). CF_ENOTFOUND when every key is greater (or the block is empty). */
 cf_status cf_ib_seek_at_or_before(const cf_index_block *ib, cf_slice target, size_t *idx,
                                   cf_error *err);
+/* Index of the last entry whose key < target (strictly). CF_ENOTFOUND when
+ * every key is >= target. */
+cf_status cf_ib_seek_before(const cf_index_block *ib, cf_slice target, size_t *idx,
+                            cf_error *err);
 
 #endif
