@@ -8,6 +8,7 @@
  *                  | varint32 L3 | RLE_1 cell bitmap | encoded elements
  */
 #include "internal.h"
+#include "extend.h"
 
 #include <string.h>
 
@@ -521,4 +522,47 @@ cf_status cf_iter_check_block(cf_iter *it, cf_block_ptr ptr, uint64_t *first_ord
     }
     it->have_block = false;
     return CF_OK;
+}
+
+/* ---- for BloomFile and DeltaFile readers (extend.h) ---------------------------------- */
+
+/* At-or-before through a value-index iterator, falling back to the first entry. */
+static cf_status validx_find(cf_btree_iter *bt, cf_slice key, bool *before_all, cf_error *err)
+{
+    cf_status st = cf_btree_iter_seek_at_or_before(bt, key, err);
+    *before_all = st == CF_ENOTFOUND;
+    if (st == CF_ENOTFOUND)
+        st = cf_btree_iter_seek_to_first(bt, err);
+    if (st == CF_ENOTFOUND)
+        CF_FAIL(err, CF_ENOTFOUND, "the value index is empty");
+    return st;
+}
+
+cf_status cf_reader_find_validx_block(const cf_reader *r, cf_slice key, cf_block_ptr *ptr,
+                                      bool *before_all, cf_error *err)
+{
+    const cf_file_info *fi = &r->info;
+    CF_CHECK(fi->has_validx, err, CF_EINVAL, "file has no value index");
+    cf_btree_iter *bt;
+    CF_TRY(cf_btree_iter_create(&bt, (cf_block_ptr){fi->validx_root_off, fi->validx_root_size},
+                                read_cb, (void *)r, err));
+    cf_status st = validx_find(bt, key, before_all, err);
+    if (st == CF_OK)
+        *ptr = cf_btree_iter_ptr(bt);
+    cf_btree_iter_free(bt);
+    return st;
+}
+
+cf_status cf_iter_seek_validx_block(cf_iter *it, cf_slice key, cf_error *err)
+{
+    CF_CHECK(it->val_bt != NULL, err, CF_EINVAL, "file has no value index");
+    it->positioned = true;
+    it->have_block = false;
+    it->at_end = true;
+    it->cur_bt = it->val_bt;
+    bool before_all;
+    CF_TRY(validx_find(it->val_bt, key, &before_all, err));
+    CF_TRY(load_block(it, cf_btree_iter_ptr(it->val_bt), err));
+    it->at_end = false;
+    return position_at_row(it, 0, err);
 }

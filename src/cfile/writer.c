@@ -9,6 +9,7 @@
  * | footer   | [crc32c] | CFileFooterPB (F bytes) | "kuducfl2" | fixed32 F      |
  */
 #include "internal.h"
+#include "extend.h"
 
 #include <string.h>
 
@@ -59,6 +60,9 @@ struct cf_writer {
     bool block_has_value;
     cf_buf last_value; /* memory form of the last value, for the order check */
     bool have_last_value;
+    cf_validx_key_fn key_fn; /* custom value-index keys (DeltaFile), or NULL */
+    void *key_ctx;
+    bool raw_blocks; /* raw blocks were appended (BloomFile) */
 
     cf_btree_writer *posidx, *validx;
     cf_block_ptr dict_ptr;
@@ -283,6 +287,22 @@ static void put_stream(cf_buf *b, cf_rle_encoder *e)
     cf_buf_append(b, e->out.data, e->out.len);
 }
 
+/* format §9.2: enter a block under its first key, shortened against the last
+ * key of the block before it; then remember this block's last key. */
+static cf_status add_validx_entry(cf_writer *w, cf_slice first, cf_slice last, cf_block_ptr ptr,
+                                  cf_error *err)
+{
+    size_t klen = first.len;
+    if (w->o.optimize_index_keys)
+        klen = cf_key_shortened_len((cf_slice){w->prev_last_key.data, w->prev_last_key.len},
+                                    first);
+    CF_TRY(cf_btree_writer_append(w->validx, (cf_slice){first.data, klen}, ptr, err));
+    cf_buf_clear(&w->prev_last_key);
+    cf_buf_append(&w->prev_last_key, last.data, last.len);
+    CF_CHECK(!w->prev_last_key.oom, err, CF_ENOMEM, "out of memory keeping an index key");
+    return CF_OK;
+}
+
 /* format §10.3 finish_data_block: encode, lay out (§6), frame, index. */
 static cf_status finish_data_block(cf_writer *w, cf_error *err)
 {
@@ -321,17 +341,9 @@ static cf_status finish_data_block(cf_writer *w, cf_error *err)
         cf_store_be32(key, first_ord);
         CF_TRY(cf_btree_writer_append(w->posidx, (cf_slice){key, 4}, ptr, err));
     }
-    if (w->validx) {
-        cf_slice cur = {w->first_key.data, w->first_key.len};
-        size_t klen = cur.len;
-        if (w->o.optimize_index_keys)
-            klen = cf_key_shortened_len((cf_slice){w->prev_last_key.data, w->prev_last_key.len},
-                                        cur);
-        CF_TRY(cf_btree_writer_append(w->validx, (cf_slice){cur.data, klen}, ptr, err));
-        cf_buf_clear(&w->prev_last_key);
-        cf_buf_append(&w->prev_last_key, w->last_key.data, w->last_key.len);
-        CF_CHECK(!w->prev_last_key.oom, err, CF_ENOMEM, "out of memory keeping an index key");
-    }
+    if (w->validx)
+        CF_TRY(add_validx_entry(w, (cf_slice){w->first_key.data, w->first_key.len},
+                                (cf_slice){w->last_key.data, w->last_key.len}, ptr, err));
     w->eops->reset(w->enc);
     cf_rle_enc_reset(&w->nonnull);
     cf_rle_enc_reset(&w->flat);
@@ -348,6 +360,16 @@ static cf_status note_values(cf_writer *w, const uint8_t *vals, size_t n, cf_err
     if (!w->o.write_validx || n == 0)
         return CF_OK;
     size_t es = w->elem_size;
+    if (w->key_fn) { /* the caller keys and orders its values */
+        if (!w->block_has_value) {
+            w->key_fn(w->key_ctx, vals, &w->first_key);
+            w->block_has_value = true;
+        }
+        w->key_fn(w->key_ctx, vals + (n - 1) * es, &w->last_key);
+        CF_CHECK(!w->first_key.oom && !w->last_key.oom, err, CF_ENOMEM,
+                 "out of memory keeping index keys");
+        return CF_OK;
+    }
     for (size_t i = 0; i < n; i++) {
         const void *v = vals + i * es;
         if (w->have_last_value)
@@ -396,6 +418,8 @@ static cf_status check_append(cf_writer *w, size_t count, cf_error *err)
 {
     CF_TRY(sticky(w, err));
     CF_CHECK(!w->finished, err, CF_ESTATE, "append after finish");
+    CF_CHECK(!w->raw_blocks || count == 0, err, CF_ESTATE,
+             "values cannot be appended after raw blocks");
     CF_CHECK(count <= UINT32_MAX && w->rows + count <= UINT32_MAX, err, CF_EINVAL,
              "a CFile holds at most 2^32-1 rows (ordinals are 32-bit)");
     return ensure_started(w, err);
@@ -515,6 +539,35 @@ cf_status cf_writer_append_arrays(cf_writer *w, const void *elems, const uint8_t
         }
     }
     return CF_OK;
+}
+
+cf_status cf_writer_set_validx_key_fn(cf_writer *w, cf_validx_key_fn fn, void *ctx,
+                                      cf_error *err)
+{
+    CF_TRY(sticky(w, err));
+    CF_CHECK(!w->started, err, CF_ESTATE, "the value-index key function is set before appends");
+    CF_CHECK(w->validx != NULL, err, CF_EINVAL, "a value-index key function needs write_validx");
+    w->key_fn = fn;
+    w->key_ctx = ctx;
+    return CF_OK;
+}
+
+cf_status cf_writer_append_raw_block(cf_writer *w, const uint8_t *data, size_t len,
+                                     cf_slice first_key, cf_slice last_key, cf_error *err)
+{
+    cf_status st = check_append(w, 0, err);
+    if (st == CF_OK && (w->rows > 0 || w->o.is_array))
+        st = cf_error_set(err, CF_ESTATE, __FILE__, __LINE__,
+                          "raw blocks cannot be mixed with appended values");
+    if (st == CF_OK && w->validx == NULL)
+        st = cf_error_set(err, CF_EINVAL, __FILE__, __LINE__, "raw blocks need write_validx");
+    cf_block_ptr ptr;
+    if (st == CF_OK)
+        st = write_block(w, data, len, &ptr, err);
+    if (st == CF_OK)
+        st = add_validx_entry(w, first_key, last_key, ptr, err);
+    w->raw_blocks = true;
+    return fail(w, st, err);
 }
 
 /* ---- create, metadata, finish, free ------------------------------------------------ */

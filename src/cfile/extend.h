@@ -1,0 +1,48 @@
+/* Internal: what the BloomFile and DeltaFile layers (src/bloom, src/delta)
+ * need from a CFile beyond the public API. Both are CFiles whose value index
+ * is keyed differently from an ordinary column (format §11.5, §12.5). */
+#ifndef CF_CFILE_EXTEND_H
+#define CF_CFILE_EXTEND_H
+
+#include <cfile/iter.h>
+#include <cfile/writer.h>
+
+#include "../index/btree.h"
+#include "../util/buf.h"
+
+/* ---- writing ------------------------------------------------------------------------- */
+
+/* Derive the value-index key of a block from its first value (memory form).
+ * Replaces `out`. */
+typedef void (*cf_validx_key_fn)(void *ctx, const void *value, cf_buf *out);
+
+/* Key the value index with fn(first value of each block) instead of the
+ * memcomparable value (DeltaFile: the DeltaKey prefix, format §12.5). Turns off
+ * the writer's sort check: the caller orders its values. Requires write_validx;
+ * call before the first append (CF_ESTATE otherwise). */
+cf_status cf_writer_set_validx_key_fn(cf_writer *w, cf_validx_key_fn fn, void *ctx,
+                                      cf_error *err);
+
+/* Append a block of raw logical bytes that holds no values (BloomFile pages,
+ * format §11.5): framed like any block (compression, checksum), entered in the
+ * value index under first_key, shortened against the previous raw block's
+ * last_key when optimize_index_keys is on. num_values is unchanged and the
+ * positional index gets no entry. Not mixable with value appends. */
+cf_status cf_writer_append_raw_block(cf_writer *w, const uint8_t *data, size_t len,
+                                     cf_slice first_key, cf_slice last_key, cf_error *err);
+
+/* ---- reading ------------------------------------------------------------------------- */
+
+/* Find, through the value index, the block whose entry is the last one with a
+ * key <= key (at or before), or the first block when every key is greater
+ * (*before_all = true). *ptr is its pointer. CF_ENOTFOUND for an empty index;
+ * CF_EINVAL without a value index. */
+cf_status cf_reader_find_validx_block(const cf_reader *r, cf_slice key, cf_block_ptr *ptr,
+                                      bool *before_all, cf_error *err);
+
+/* Position an iterator at row 0 of the data block the value index leads to for
+ * `key` (as cf_reader_find_validx_block); later batches continue block after
+ * block along the value index. CF_ENOTFOUND for an empty file. */
+cf_status cf_iter_seek_validx_block(cf_iter *it, cf_slice key, cf_error *err);
+
+#endif
