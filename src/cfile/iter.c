@@ -476,8 +476,20 @@ cf_status cf_iter_next_batch(cf_iter *it, size_t max_rows, cf_batch *out, cf_err
         out->values = vals;
         out->nonnull = nn;
     } else {
-        CF_TRY(decode_dense(it, &it->out_vals, n, err));
-        out->values = it->out_vals.data;
+        /* Zero copy when the decoder holds values in memory form at an address
+         * the caller may load them from directly. */
+        const void *v = NULL;
+        size_t align = es < 8 ? es : 8;
+        if (it->dec->ops->view && n <= it->dec->count - it->dec->pos) {
+            const uint8_t *p = it->dec->ops->view(it->dec, 0);
+            if (((uintptr_t)p & (align - 1)) == 0)
+                v = it->dec->ops->view(it->dec, n);
+        }
+        if (v == NULL) {
+            CF_TRY(decode_dense(it, &it->out_vals, n, err));
+            v = it->out_vals.data;
+        }
+        out->values = v;
     }
     out->count = n;
     it->row += (uint32_t)n;

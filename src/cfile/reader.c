@@ -69,9 +69,9 @@ cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scr
     CF_CHECK(!has_crc || ptr.size >= 4, err, CF_ECORRUPT,
              "%s at offset %llu: %u bytes cannot hold its checksum", what,
              (unsigned long long)ptr.off, ptr.size);
-    CF_CHECK(ptr.size <= r->opts.max_block_len + 16, err, CF_ECORRUPT,
-             "%s at offset %llu: %u stored bytes exceed the block size limit", what,
-             (unsigned long long)ptr.off, ptr.size);
+    /* No size limit on stored bytes: Kudu writes uncompressed blocks of any size
+     * (a long array cell, long strings), and the pointer is already bounded by
+     * the file. Only a claimed uncompressed size is capped, below. */
     const uint8_t *data = NULL;
     if (r->io->ops->view_at)
         data = r->io->ops->view_at(r->io, ptr.off, ptr.size);

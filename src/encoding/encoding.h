@@ -84,6 +84,10 @@ typedef struct cf_decoder_ops {
      * CF_ENOTFOUND (position = count) if every value is smaller; CF_ENOTSUP for
      * types without an order (BOOL, FLOAT, DOUBLE). */
     cf_status (*seek_at_or_after)(cf_decoder *d, const void *key, bool *exact, cf_error *err);
+    /* Optional, NULL when values are not stored in memory form: a pointer to the
+     * next n values (n <= count - pos) inside the block or decoder memory, valid
+     * until the next load; advances like next(). Lets scans skip a copy. */
+    const void *(*view)(cf_decoder *d, size_t n);
 } cf_decoder_ops;
 
 struct cf_decoder {

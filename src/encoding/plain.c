@@ -197,6 +197,14 @@ static cf_status dec_next(cf_decoder *dd, void *dst, size_t n, size_t *got, cf_e
     return CF_OK;
 }
 
+static const void *dec_view(cf_decoder *dd, size_t n)
+{
+    plain_dec *d = (plain_dec *)dd;
+    const uint8_t *p = d->vals + dd->pos * d->elem;
+    dd->pos += n;
+    return p;
+}
+
 static cf_status dec_seek_value(cf_decoder *dd, const void *key, bool *exact, cf_error *err)
 {
     plain_dec *d = (plain_dec *)dd;
@@ -226,4 +234,5 @@ const cf_decoder_ops cf_dec_plain_ops = {
     .seek = dec_seek,
     .next = dec_next,
     .seek_at_or_after = dec_seek_value,
+    .view = dec_view,
 };
