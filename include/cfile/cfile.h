@@ -3,6 +3,8 @@
 #ifndef CFILE_CFILE_H
 #define CFILE_CFILE_H
 
+#include "bloom.h"
+#include "delta.h"
 #include "io.h"
 #include "iter.h"
 #include "reader.h"

@@ -22,6 +22,8 @@ static const command commands[] = {
      cf_cmd_write_usage},
     {"demo", cf_cmd_demo, "write a small sample table, read it back, summarize",
      cf_cmd_demo_usage},
+    {"bloom", cf_cmd_bloom, "write and probe BloomFiles", cf_cmd_bloom_usage},
+    {"delta", cf_cmd_delta, "write, dump and apply DeltaFiles", cf_cmd_delta_usage},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -41,6 +41,8 @@ int cf_cmd_seek(cf_cli *c, int argc, char **argv);
 int cf_cmd_verify(cf_cli *c, int argc, char **argv);
 int cf_cmd_write(cf_cli *c, int argc, char **argv);
 int cf_cmd_demo(cf_cli *c, int argc, char **argv);
+int cf_cmd_bloom(cf_cli *c, int argc, char **argv);
+int cf_cmd_delta(cf_cli *c, int argc, char **argv);
 
 extern const char cf_cmd_info_usage[];
 extern const char cf_cmd_dump_usage[];
@@ -48,6 +50,8 @@ extern const char cf_cmd_seek_usage[];
 extern const char cf_cmd_verify_usage[];
 extern const char cf_cmd_write_usage[];
 extern const char cf_cmd_demo_usage[];
+extern const char cf_cmd_bloom_usage[];
+extern const char cf_cmd_delta_usage[];
 
 /* ---- helpers --------------------------------------------------------------------------- */
 

@@ -3,6 +3,9 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <cfile/bloom.h>
+#include <cfile/delta.h>
+
 #include "cli.h"
 
 const char cf_cmd_info_usage[] =
@@ -33,6 +36,23 @@ static void feature_names(cf_jw *w, uint32_t f)
     cf_jw_arr_end(w);
 }
 
+/* What the file is used as: a column, or a BloomFile (format §11.1). */
+static const char *file_kind(const cf_file_info *in)
+{
+    if (cf_bloom_is_bloom_file(in))
+        return "BloomFile";
+    return "CFile";
+}
+
+/* A DeltaFile carries its statistics as footer metadata (format §12.4). */
+static const char *kind_of(const cf_reader *r)
+{
+    cf_slice v;
+    if (cf_reader_get_metadata(r, CF_DELTA_STATS_KEY, &v) == CF_OK)
+        return "DeltaFile";
+    return file_kind(cf_reader_info(r));
+}
+
 static void root(cf_jw *w, const char *key, bool has, uint64_t off, uint32_t size)
 {
     cf_jw_key(w, key);
@@ -59,6 +79,8 @@ static void info_json(FILE *out, const cf_reader *r)
     cf_jw_obj_begin(&w);
     cf_jw_key(&w, "format_version");
     cf_jw_int(&w, in->format_version);
+    cf_jw_key(&w, "kind");
+    cf_jw_cstr(&w, kind_of(r));
     cf_jw_key(&w, "type");
     cf_jw_cstr(&w, cf_cli_type_name(in->type));
     cf_jw_key(&w, "encoding");
@@ -122,6 +144,7 @@ static void info_text(FILE *out, const char *path, const cf_reader *r)
     size_t nh = cf_reader_header_metadata(r, &hm);
     size_t nf = cf_reader_footer_metadata(r, &fm);
     fprintf(out, "%-22s %s\n", "file", path);
+    fprintf(out, "%-22s %s\n", "kind", kind_of(r));
     fprintf(out, "%-22s %d (%s)\n", "format version", in->format_version,
             in->format_version == 1 ? "kuducfil" : "kuducfl2");
     fprintf(out, "%-22s %s%s\n", "type", cf_cli_type_name(in->type), in->is_array ? " 1d-array" : "");

@@ -1,0 +1,242 @@
+/* cfile: Kudu DeltaFiles (format §12): row mutations of one DiskRowSet stored as a
+ * CFile of BINARY values, each value = DeltaKey (row ordinal + MVCC timestamp) ||
+ * RowChangeList (UPDATE / DELETE / REINSERT). Written byte-identical to Kudu's
+ * DeltaFileWriter (statistics metadata "deltafilestats" included); read back by
+ * iterating all deltas, seeking to a row through the value index, and applying
+ * the deltas visible at a snapshot to a batch of base column values.
+ *
+ * Call orders:
+ *   writer:  create append+ finish? free          (an empty file cannot be finished)
+ *   reader:  open (stats | iter_create | apply_create)* free
+ *   iter:    create ((seek_to_first | seek_to_row) next_batch*)* free
+ *   apply:   create (seek (prepare apply_updates* apply_deletes?)*)* free
+ * A reader is immutable once open and shareable; writers, iterators and
+ * appliers belong to one thread at a time.
+ */
+#ifndef CFILE_DELTA_H
+#define CFILE_DELTA_H
+
+#include "iter.h"
+#include "reader.h"
+#include "writer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which history a file holds. Not stored in the file (Kudu keeps it in the
+ * rowset metadata), so readers are told. */
+typedef enum cf_delta_type { CF_DELTA_REDO = 0, CF_DELTA_UNDO = 1 } cf_delta_type;
+
+/* RowChangeList types, Kudu's values (format §12.3). */
+typedef enum cf_rcl_type { CF_RCL_UPDATE = 1, CF_RCL_DELETE = 2, CF_RCL_REINSERT = 3 } cf_rcl_type;
+
+/* The footer metadata key of the statistics (format §12.4). */
+#define CF_DELTA_STATS_KEY "deltafilestats"
+/* Kudu's --deltafile_default_block_size. */
+#define CF_DELTA_DEFAULT_BLOCK_SIZE 32768u
+/* Longest encoded DeltaKey: two 9-byte memcomparable varints. */
+#define CF_DELTA_KEY_MAX 18u
+
+/* ---- memcomparable varint and DeltaKey (format §1.5, §12.2) ------------------------ */
+
+/* Write v in 1..9 bytes to dst (room for 9); returns the length. */
+CF_API size_t cf_mcvarint_encode(uint8_t *dst, uint64_t v);
+/* Read one value from [p, p+len); returns the bytes used, 0 when truncated. */
+CF_API size_t cf_mcvarint_decode(const uint8_t *p, size_t len, uint64_t *out);
+
+/* Encode (row, ts) into dst (room for CF_DELTA_KEY_MAX); returns the length. */
+CF_API size_t cf_delta_key_encode(uint8_t *dst, uint32_t row, uint64_t ts);
+/* Decode a DeltaKey prefix of [p, p+len): *used = its length. CF_ECORRUPT when
+ * truncated or when the row does not fit in 32 bits. */
+CF_API cf_status cf_delta_key_decode(const uint8_t *p, size_t len, uint32_t *row, uint64_t *ts,
+                                     size_t *used, cf_error *err);
+
+/* ---- schema ------------------------------------------------------------------------ */
+
+/* One column as a RowChangeList sees it. */
+typedef struct cf_delta_column {
+    uint32_t id;      /* the stable column id written into change lists */
+    const char *name; /* borrowed; for messages and output */
+    cf_type type;
+    bool nullable;
+    bool is_key;        /* key columns are never in a REINSERT */
+    int precision, scale; /* DECIMAL*: for messages only */
+    int length;           /* VARCHAR: for messages only */
+} cf_delta_column;
+
+/* Index of the column with `id`, or -1. */
+CF_API int cf_delta_schema_find(const cf_delta_column *cols, size_t ncols, uint32_t id);
+
+/* ---- RowChangeList ----------------------------------------------------------------- */
+
+typedef struct cf_rcl_builder cf_rcl_builder;
+
+/* Call order:  create (reset set_type add*)* free */
+CF_API cf_status cf_rcl_builder_create(cf_rcl_builder **out, cf_error *err);
+CF_API void cf_rcl_builder_free(cf_rcl_builder *b); /* NULL is a no-op */
+/* Start a new list of `type`. DELETE takes no column changes. */
+CF_API void cf_rcl_builder_reset(cf_rcl_builder *b, cf_rcl_type type);
+/* Add one column change: `value` = `len` raw bytes (the in-memory little-endian
+ * form for fixed-width types, the bytes for binary types), or NULL = set to NULL.
+ * CF_ESTATE for a DELETE list; CF_ENOMEM. */
+CF_API cf_status cf_rcl_builder_add(cf_rcl_builder *b, uint32_t col_id, const void *value,
+                                    size_t len, cf_error *err);
+/* The encoded list, valid until the next call on b. */
+CF_API cf_slice cf_rcl_builder_bytes(const cf_rcl_builder *b);
+
+/* A caller-allocated decoder over a borrowed RowChangeList (no allocation). */
+typedef struct cf_rcl_decoder {
+    cf_rcl_type type;
+    const uint8_t *p, *end; /* what is left to decode */
+} cf_rcl_decoder;
+
+/* One decoded column change: `value` points into the list. */
+typedef struct cf_rcl_change {
+    uint32_t col_id;
+    bool is_null;
+    cf_slice value;
+} cf_rcl_change;
+
+/* Read the type byte. CF_ECORRUPT (with Kudu's message) for an empty list, a type
+ * that is not 1..3, a DELETE longer than one byte, an UPDATE with no change. */
+CF_API cf_status cf_rcl_decoder_init(cf_rcl_decoder *d, cf_slice rcl, cf_error *err);
+CF_API bool cf_rcl_decoder_has_next(const cf_rcl_decoder *d);
+/* Decode the next change. CF_ECORRUPT when a varint or a value overruns the list. */
+CF_API cf_status cf_rcl_decoder_next(cf_rcl_decoder *d, cf_rcl_change *out, cf_error *err);
+/* Check a change against a schema (Kudu's DecodedUpdate::Validate): *col_idx =
+ * the column's index or -1 when the id is not in the schema (not an error: a
+ * dropped column). CF_ECORRUPT for NULL in a non-nullable column or a
+ * fixed-width value of the wrong size. */
+CF_API cf_status cf_rcl_change_validate(const cf_rcl_change *c, const cf_delta_column *cols,
+                                        size_t ncols, int *col_idx, cf_error *err);
+
+/* ---- statistics (format §12.4) ----------------------------------------------------- */
+
+typedef struct cf_delta_col_stat {
+    uint32_t col_id;
+    int64_t update_count;
+} cf_delta_col_stat;
+
+typedef struct cf_delta_stats {
+    int64_t delete_count;
+    int64_t reinsert_count;
+    uint64_t min_ts, max_ts;
+    size_t ncols;
+    const cf_delta_col_stat *cols; /* in stored (serialized) order */
+} cf_delta_stats;
+
+/* ---- writer -------------------------------------------------------------------------- */
+
+typedef struct cf_delta_writer cf_delta_writer;
+
+#define CF_DELTA_WRITER_OPTIONS_VERSION 1
+
+typedef struct cf_delta_writer_options {
+    uint32_t version;          /* set by _init */
+    cf_delta_type type;        /* decides the order check (default REDO) */
+    cf_compression compression; /* default LZ4 (Kudu's deltafile codec flag) */
+    uint32_t block_size;       /* default 32 KiB; below 512 is raised to 512 */
+    bool checksums;            /* default true */
+    bool write_stats;          /* write "deltafilestats" (default true) */
+    bool check_order;          /* refuse out-of-order deltas (default true) */
+} cf_delta_writer_options;
+
+CF_API void cf_delta_writer_options_init(cf_delta_writer_options *o);
+
+/* Start a DeltaFile on `io` (borrowed). opts NULL = defaults. */
+CF_API cf_status cf_delta_writer_create(cf_delta_writer **out, cf_io *io,
+                                        const cf_delta_writer_options *opts, cf_error *err);
+/* Same, creating `path` atomically. */
+CF_API cf_status cf_delta_writer_create_file(cf_delta_writer **out, const char *path,
+                                             const cf_delta_writer_options *opts,
+                                             cf_error *err);
+/* Append one delta. Requires (with check_order) REDO: (row, ts) non-decreasing;
+ * UNDO: row non-decreasing, ts non-increasing within a row; CF_EINVAL otherwise.
+ * With write_stats the list is decoded for the statistics: CF_ECORRUPT when it
+ * is not a valid RowChangeList. Errors are sticky. */
+CF_API cf_status cf_delta_writer_append(cf_delta_writer *w, uint32_t row, uint64_t ts,
+                                        cf_slice rcl, cf_error *err);
+/* Write the statistics and finish the file. CF_ESTATE with no delta appended
+ * (Kudu refuses to write an empty DeltaFile). */
+CF_API cf_status cf_delta_writer_finish(cf_delta_writer *w, cf_error *err);
+CF_API void cf_delta_writer_free(cf_delta_writer *w); /* NULL is a no-op */
+
+/* ---- reader -------------------------------------------------------------------------- */
+
+typedef struct cf_delta_reader cf_delta_reader;
+
+/* Open a DeltaFile on `io` (borrowed: it must outlive the reader). CF_ENOTSUP
+ * when the CFile has no value index. Missing or bad statistics do not fail the
+ * open (the deltas stay readable); cf_delta_reader_stats reports them. */
+CF_API cf_status cf_delta_reader_open(cf_delta_reader **out, cf_io *io, cf_delta_type type,
+                                      const cf_reader_options *opts, cf_error *err);
+CF_API cf_status cf_delta_reader_open_file(cf_delta_reader **out, const char *path,
+                                           cf_delta_type type, const cf_reader_options *opts,
+                                           cf_error *err);
+CF_API void cf_delta_reader_free(cf_delta_reader *r); /* NULL is a no-op */
+/* The underlying CFile reader (owned by r). */
+CF_API const cf_reader *cf_delta_reader_cfile(const cf_delta_reader *r);
+CF_API cf_delta_type cf_delta_reader_type(const cf_delta_reader *r);
+/* The statistics (owned by r). CF_ENOTSUP "missing delta stats from the delta
+ * file metadata", or CF_ECORRUPT when they do not parse. */
+CF_API cf_status cf_delta_reader_stats(const cf_delta_reader *r, const cf_delta_stats **out,
+                                       cf_error *err);
+
+/* ---- iterating over the deltas ----------------------------------------------------- */
+
+typedef struct cf_delta_iter cf_delta_iter;
+
+/* One delta as a view into the iterator (valid until its next call). */
+typedef struct cf_delta {
+    uint32_t row;
+    uint64_t ts;
+    cf_slice key; /* the encoded DeltaKey */
+    cf_slice rcl; /* the RowChangeList bytes (not validated) */
+} cf_delta;
+
+CF_API cf_status cf_delta_iter_create(cf_delta_iter **out, const cf_delta_reader *r,
+                                      cf_error *err);
+CF_API void cf_delta_iter_free(cf_delta_iter *it); /* NULL is a no-op */
+CF_API cf_status cf_delta_iter_seek_to_first(cf_delta_iter *it, cf_error *err);
+/* Position at the first delta of a row >= row, through the value index (format
+ * §12.5). Deltas of earlier rows are skipped by next_batch. */
+CF_API cf_status cf_delta_iter_seek_to_row(cf_delta_iter *it, uint32_t row, cf_error *err);
+/* Up to cap deltas in file order; *n = 0 at the end. CF_ECORRUPT for a value
+ * whose DeltaKey does not decode. */
+CF_API cf_status cf_delta_iter_next_batch(cf_delta_iter *it, cf_delta *out, size_t cap,
+                                          size_t *n, cf_error *err);
+
+/* ---- applying deltas at a snapshot --------------------------------------------------- */
+
+typedef struct cf_delta_apply cf_delta_apply;
+
+/* An applier for `cols` (borrowed; must outlive it) as of MVCC snapshot `snapshot`:
+ * ops with ts < snapshot are committed. REDO files apply deltas with ts < snapshot
+ * (forward), UNDO files undo deltas with ts >= snapshot (backward).
+ * *culled = true when the statistics show that no delta can matter (Kudu's
+ * NewDeltaIterator NotFound); the applier then changes nothing. Needs the
+ * statistics: their error otherwise. */
+CF_API cf_status cf_delta_apply_create(cf_delta_apply **out, const cf_delta_reader *r,
+                                       const cf_delta_column *cols, size_t ncols,
+                                       uint64_t snapshot, bool *culled, cf_error *err);
+CF_API void cf_delta_apply_free(cf_delta_apply *a); /* NULL is a no-op */
+/* The next prepare starts at `row`. */
+CF_API cf_status cf_delta_apply_seek(cf_delta_apply *a, uint32_t row, cf_error *err);
+/* Collect the visible deltas of the next nrows rows (nrows > 0). CF_ECORRUPT
+ * for a bad change list among them. */
+CF_API cf_status cf_delta_apply_prepare(cf_delta_apply *a, size_t nrows, cf_error *err);
+/* Overwrite the prepared rows of column `col` in caller buffers: values
+ * (nrows * cf_type_size; binary slices then point into the applier and live
+ * until the next prepare) and nonnull (bit per row; may be NULL for a
+ * non-nullable column). */
+CF_API cf_status cf_delta_apply_updates(cf_delta_apply *a, size_t col, void *values,
+                                        uint8_t *nonnull, cf_error *err);
+/* Clear the bit of every prepared row that ends deleted, set it for rows that
+ * end reinserted (a DELETE and a REINSERT in one batch cancel). */
+CF_API cf_status cf_delta_apply_deletes(cf_delta_apply *a, uint8_t *selected, cf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

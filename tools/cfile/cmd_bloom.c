@@ -1,0 +1,295 @@
+/* cfile bloom: write a BloomFile from a list of keys, and probe one (format §11). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cfile/bloom.h>
+
+#include "cli.h"
+
+const char cf_cmd_bloom_usage[] =
+    "usage: cfile bloom write [--bytes N] [--fp-rate R] [--hex] [--json] KEYS.txt OUT\n"
+    "       cfile bloom probe [--json] [--hex] FILE KEY...\n"
+    "\n"
+    "write: build a BloomFile as Kudu's BloomFileWriter does, from KEYS.txt (one key\n"
+    "per line, in sorted byte order; every line is a key, the final newline ends the\n"
+    "last one). Bloom blocks hold N bytes of bitmap (default 4096) sized for a\n"
+    "false-positive rate R (default Kudu's 0.0001f = 9.999999747378752e-05).\n"
+    "probe: say for each KEY whether it may be present (true) or is definitely\n"
+    "absent (false).\n"
+    "\n"
+    "  --bytes N     bitmap bytes per bloom block (write)\n"
+    "  --fp-rate R   target false-positive rate, 0 < R < 1 (write)\n"
+    "  --hex         keys (lines of KEYS.txt, or KEY arguments) are hex-encoded bytes\n"
+    "  --json        write: {\"status\", \"num_keys\", \"bytes_per_bloom\", \"fp_rate\",\n"
+    "                \"written_size\", \"num_blocks\", \"n_hashes\", \"expected_count\"};\n"
+    "                probe: [{\"key\", \"maybe_present\"}, ...] with keys as given\n"
+    "  --help        this text\n"
+    "\n"
+    "Exit status: 0 ok (whatever the answers), 1 bad input or damaged file, 2 usage.\n";
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decode hex in place (dst may equal src); returns the length or -1. */
+static long unhex(uint8_t *dst, const char *src, size_t len)
+{
+    if (len % 2 != 0)
+        return -1;
+    for (size_t i = 0; i < len; i += 2) {
+        int hi = hexval((unsigned char)src[i]), lo = hexval((unsigned char)src[i + 1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        dst[i / 2] = (uint8_t)(hi << 4 | lo);
+    }
+    return (long)(len / 2);
+}
+
+/* Shortest %g form that reads back as the same double. */
+static void write_double(cf_jw *w, double v)
+{
+    char buf[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    cf_jw_raw(w, buf);
+}
+
+static uint8_t *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *b = malloc(cap);
+    while (b != NULL) {
+        n += fread(b + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        uint8_t *nb = realloc(b, cap *= 2);
+        if (nb == NULL)
+            free(b);
+        b = nb;
+    }
+    if (b != NULL && ferror(f)) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *len = n;
+    return b;
+}
+
+static int bloom_write(cf_cli *c, const char *keys_path, const char *out_path,
+                       const cf_bloom_writer_options *o, bool hex, bool json)
+{
+    size_t len;
+    uint8_t *text = read_all(keys_path, &len);
+    if (text == NULL)
+        return cf_cli_fail(c, "%s: %s", keys_path, strerror(errno ? errno : ENOMEM));
+    cf_error err = {0};
+    cf_bloom_writer *w = NULL;
+    int rc = CF_EXIT_OK;
+    cf_status st = cf_bloom_writer_create_file(&w, out_path, o, &err);
+    if (st != CF_OK) {
+        rc = cf_cli_lib_fail(c, out_path, st, &err);
+        goto out;
+    }
+    size_t start = 0, line = 1;
+    while (start < len) {
+        uint8_t *nl = memchr(text + start, '\n', len - start);
+        size_t end = nl != NULL ? (size_t)(nl - text) : len;
+        cf_slice key = {text + start, end - start};
+        if (hex) {
+            long n = unhex(text + start, (const char *)text + start, end - start);
+            if (n < 0) {
+                rc = cf_cli_fail(c, "%s:%zu: not a hex key", keys_path, line);
+                goto out;
+            }
+            key.len = (size_t)n;
+        }
+        st = cf_bloom_writer_add(w, key, &err);
+        if (st != CF_OK) {
+            char what[1100];
+            snprintf(what, sizeof what, "%s:%zu", keys_path, line);
+            rc = cf_cli_lib_fail(c, what, st, &err);
+            goto out;
+        }
+        start = end + 1;
+        line++;
+    }
+    st = cf_bloom_writer_finish(w, &err);
+    if (st != CF_OK) {
+        rc = cf_cli_lib_fail(c, out_path, st, &err);
+        goto out;
+    }
+    const cf_bloom_sizing *sz = cf_bloom_writer_sizing(w);
+    if (json) {
+        cf_jw j;
+        cf_jw_init(&j, c->out);
+        cf_jw_obj_begin(&j);
+        cf_jw_key(&j, "status");
+        cf_jw_cstr(&j, "OK");
+        cf_jw_key(&j, "num_keys");
+        cf_jw_uint(&j, cf_bloom_writer_num_keys(w));
+        cf_jw_key(&j, "bytes_per_bloom");
+        cf_jw_uint(&j, sz->n_bytes);
+        cf_jw_key(&j, "fp_rate");
+        write_double(&j, o->fp_rate);
+        cf_jw_key(&j, "written_size");
+        cf_jw_uint(&j, cf_bloom_writer_written_size(w));
+        cf_jw_key(&j, "num_blocks");
+        cf_jw_uint(&j, cf_bloom_writer_num_blocks(w));
+        cf_jw_key(&j, "n_hashes");
+        cf_jw_uint(&j, sz->n_hashes);
+        cf_jw_key(&j, "expected_count");
+        cf_jw_uint(&j, sz->expected_count);
+        cf_jw_obj_end(&j);
+        cf_jw_newline(&j);
+    } else {
+        fprintf(c->out,
+                "wrote %s: %" PRIu64 " keys in %" PRIu64 " bloom blocks of %zu bytes "
+                "(%zu keys each, %" PRIu32 " hash functions), %" PRIu64 " bytes\n",
+                out_path, cf_bloom_writer_num_keys(w), cf_bloom_writer_num_blocks(w),
+                sz->n_bytes, sz->expected_count, sz->n_hashes, cf_bloom_writer_written_size(w));
+    }
+out:
+    cf_bloom_writer_free(w);
+    free(text);
+    return rc;
+}
+
+static int bloom_probe(cf_cli *c, const char *path, char **keys, int nkeys, bool hex, bool json)
+{
+    cf_error err = {0};
+    cf_bloom_reader *r = NULL;
+    cf_status st = cf_bloom_reader_open_file(&r, path, true, NULL, &err);
+    if (st != CF_OK)
+        return cf_cli_lib_fail(c, path, st, &err);
+    int rc = CF_EXIT_OK;
+    bool *ans = calloc((size_t)nkeys, sizeof *ans);
+    uint8_t *buf = NULL;
+    if (ans == NULL) {
+        rc = cf_cli_fail(c, "out of memory");
+        goto out;
+    }
+    /* Probe everything first, so an error prints no partial answer. */
+    for (int i = 0; i < nkeys; i++) {
+        cf_slice key = {(const uint8_t *)keys[i], strlen(keys[i])};
+        if (hex) {
+            free(buf);
+            buf = malloc(key.len / 2 + 1);
+            long n = buf != NULL ? unhex(buf, keys[i], key.len) : -1;
+            if (n < 0) {
+                rc = buf == NULL ? cf_cli_fail(c, "out of memory")
+                                 : cf_cli_usage(c, "not a hex key: %s", keys[i]);
+                goto out;
+            }
+            key = (cf_slice){buf, (size_t)n};
+        }
+        st = cf_bloom_reader_may_contain(r, key, &ans[i], &err);
+        if (st != CF_OK) {
+            rc = cf_cli_lib_fail(c, path, st, &err);
+            goto out;
+        }
+    }
+    if (json) {
+        cf_jw j;
+        cf_jw_init(&j, c->out);
+        cf_jw_arr_begin(&j);
+        for (int i = 0; i < nkeys; i++) {
+            cf_jw_obj_begin(&j);
+            cf_jw_key(&j, "key");
+            cf_jw_str(&j, keys[i], strlen(keys[i]));
+            cf_jw_key(&j, "maybe_present");
+            cf_jw_bool(&j, ans[i]);
+            cf_jw_obj_end(&j);
+        }
+        cf_jw_arr_end(&j);
+        cf_jw_newline(&j);
+    } else {
+        for (int i = 0; i < nkeys; i++)
+            fprintf(c->out, "%s\t%s\n", keys[i], ans[i] ? "maybe present" : "absent");
+    }
+out:
+    free(buf);
+    free(ans);
+    cf_bloom_reader_free(r);
+    return rc;
+}
+
+int cf_cmd_bloom(cf_cli *c, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"bytes", required_argument, NULL, 'b'},
+        {"fp-rate", required_argument, NULL, 'f'},
+        {"hex", no_argument, NULL, 'x'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
+        return cf_cli_help(c);
+    if (argc < 2)
+        return cf_cli_usage(c, "expected `write` or `probe`");
+    const char *sub = argv[1];
+    bool is_write = strcmp(sub, "write") == 0;
+    if (!is_write && strcmp(sub, "probe") != 0)
+        return cf_cli_usage(c, "unknown bloom command '%s' (expected write or probe)", sub);
+    argc--;
+    argv++;
+    cf_bloom_writer_options o;
+    cf_bloom_writer_options_init(&o);
+    bool hex = false, json = false, have_bytes = false, have_fp = false;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "b:f:xjh", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'b': {
+            uint64_t v;
+            if (cf_cli_parse_u64(optarg, &v) != 0 || v == 0 || v > CF_BLOOM_MAX_BLOCK_BYTES)
+                return cf_cli_usage(c, "--bytes: not a block size in 1..%u: %s",
+                                    CF_BLOOM_MAX_BLOCK_BYTES, optarg);
+            o.bytes_per_block = (size_t)v;
+            have_bytes = true;
+            break;
+        }
+        case 'f': {
+            char *end;
+            errno = 0;
+            double v = strtod(optarg, &end);
+            if (*optarg == '\0' || *end != '\0' || errno != 0 || !(v > 0.0 && v < 1.0))
+                return cf_cli_usage(c, "--fp-rate: not a rate in (0, 1): %s", optarg);
+            o.fp_rate = v;
+            have_fp = true;
+            break;
+        }
+        case 'x': hex = true; break;
+        case 'j': json = true; break;
+        case 'h': return cf_cli_help(c);
+        default: return cf_cli_bad_option(c, argv);
+        }
+    }
+    if (is_write) {
+        if (argc - optind != 2)
+            return cf_cli_usage(c, "bloom write: expected KEYS.txt and OUT");
+        return bloom_write(c, argv[optind], argv[optind + 1], &o, hex, json);
+    }
+    if (have_bytes || have_fp)
+        return cf_cli_usage(c, "bloom probe: --bytes and --fp-rate are for write");
+    if (argc - optind < 2)
+        return cf_cli_usage(c, "bloom probe: expected FILE and at least one KEY");
+    return bloom_probe(c, argv[optind], argv + optind + 1, argc - optind - 1, hex, json);
+}
