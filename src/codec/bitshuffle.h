@@ -32,4 +32,23 @@ cf_status cf_bshuf_compress_lz4(const void *in, size_t n, size_t elem_size, cf_b
 cf_status cf_bshuf_decompress_lz4(const uint8_t *src, size_t src_len, void *out, size_t n,
                                   size_t elem_size, cf_error *err);
 
+/* Lazy, per-chunk decoding (BIT_SHUFFLE readers decode only the chunks they
+ * touch). A chunk is at most CF_BSHUF_CHUNK_BYTES decoded bytes for every
+ * element size up to 64; the scratch a chunk decode needs is
+ * CF_BSHUF_SCRATCH_BYTES (LZ4 output plus the slack our decoder may write). */
+#define CF_BSHUF_CHUNK_BYTES 8192u
+#define CF_BSHUF_LZ4_SLACK 64u
+#define CF_BSHUF_SCRATCH_BYTES (CF_BSHUF_CHUNK_BYTES + CF_BSHUF_LZ4_SLACK)
+/* Walk the big-endian chunk length prefixes of a payload for n elements:
+ * chunk_off[c] = payload offset of chunk c's prefix (the caller gives room for
+ * ceil(n / cf_bshuf_chunk_elems(elem_size)) entries). CF_ECORRUPT unless the
+ * chunks tile the payload exactly. Does not decompress. */
+cf_status cf_bshuf_index_lz4(const uint8_t *src, size_t src_len, size_t n, size_t elem_size,
+                             uint32_t *chunk_off, size_t *nchunks, cf_error *err);
+/* Decode one chunk of k elements whose length prefix starts at src (src_len
+ * bytes readable from there) into out (k * elem_size bytes). scratch holds
+ * CF_BSHUF_SCRATCH_BYTES. CF_ECORRUPT if it does not decode to exactly that. */
+cf_status cf_bshuf_decompress_chunk(const uint8_t *src, size_t src_len, void *out, size_t k,
+                                    size_t elem_size, uint8_t *scratch, cf_error *err);
+
 #endif

@@ -17,6 +17,8 @@ void cf_bitunshuffle_groups(const void *in, void *out, size_t n, size_t elem_siz
 /* Require the CPU feature named in the suffix (checked by the dispatcher). */
 void cf_bitshuffle_avx2(const void *in, void *out, size_t n, size_t elem_size);
 void cf_bitunshuffle_avx2(const void *in, void *out, size_t n, size_t elem_size);
+/* AVX-512 F + BW + VBMI and GFNI; unshuffle only (bitshuffle_avx512.c). */
+void cf_bitunshuffle_avx512(const void *in, void *out, size_t n, size_t elem_size);
 #endif
 
 #endif

@@ -15,8 +15,12 @@
  * smallest of 1, 2, 4 bytes that holds their maximum (§8.5.3); an empty block
  * has elem_size 1 and no payload.
  *
- * Reader: the whole block is decoded on load into a buffer the decoder owns
- * and reuses, so seeking is direct and value seek is a binary search (§8.5.4).
+ * Reader: load checks the header and indexes the chunks (walking their length
+ * prefixes); a chunk is decompressed the first time one of its values is
+ * asked for, straight into the caller's buffer when the whole chunk is wanted,
+ * else into a block buffer the decoder owns and reuses. So a seek costs one
+ * chunk, and value seek is a binary search that decodes the chunks it probes
+ * (§8.5.4). LZ4 damage inside a chunk is reported by the call that reads it.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -71,7 +75,7 @@ static void enc_reset(cf_encoder *e)
 
 static cf_status enc_create(cf_encoder **out, const cf_enc_params *prm, cf_error *err)
 {
-    size_t elem;
+    size_t elem = 0;
     *out = NULL;
     CF_TRY(check_type(prm->type, prm->elem_size, &elem, err));
     bshuf_enc *p = cf_calloc(1, sizeof *p);
@@ -203,15 +207,26 @@ const cf_encoder_ops cf_enc_bshuf_ops = {
 
 typedef struct bshuf_dec {
     cf_decoder base;
-    uint8_t *buf; /* decoded values in memory form, reused across loads */
+    uint8_t *buf; /* decoded values in memory form, chunk by chunk as touched */
     size_t cap;
+    uint32_t *chunk_off; /* payload offset of each chunk's length prefix */
+    uint8_t *ready;      /* chunk c is decoded in buf */
+    size_t chunks_cap;
+    size_t nchunks;
+    size_t chunk_elems; /* elements per chunk (the last may have fewer) */
+    size_t padded;      /* elements in the payload */
+    size_t esz;         /* element size as encoded (narrower for UINT32) */
+    const uint8_t *payload;
+    size_t payload_len;
     size_t elem;
     cf_type phys;
+    uint8_t scratch[CF_BSHUF_SCRATCH_BYTES]; /* LZ4 output of one chunk */
+    uint8_t narrow[CF_BSHUF_CHUNK_BYTES];    /* a narrowed UINT32 chunk, before widening */
 } bshuf_dec;
 
 static cf_status dec_create(cf_decoder **out, const cf_dec_params *prm, cf_error *err)
 {
-    size_t elem;
+    size_t elem = 0;
     *out = NULL;
     CF_TRY(check_type(prm->type, prm->elem_size, &elem, err));
     bshuf_dec *d = cf_calloc(1, sizeof *d);
@@ -229,18 +244,55 @@ static void dec_free(cf_decoder *dd)
     if (d == NULL)
         return;
     cf_free(d->buf);
+    cf_free(d->chunk_off);
+    cf_free(d->ready);
     cf_free(d);
 }
 
-/* Widen n narrowed UINT32 values in place, back to front. */
-static void widen_u32(uint8_t *v, size_t n, size_t esz)
+/* Widen n narrowed UINT32 values from src into dst. */
+static void widen_u32(uint8_t *dst, const uint8_t *src, size_t n, size_t esz)
 {
     if (esz == 1)
-        for (size_t i = n; i-- > 0;)
-            cf_store_le32(v + 4 * i, v[i]);
-    else if (esz == 2)
-        for (size_t i = n; i-- > 0;)
-            cf_store_le32(v + 4 * i, cf_load_le16(v + 2 * i));
+        for (size_t i = 0; i < n; i++)
+            cf_store_le32(dst + 4 * i, src[i]);
+    else
+        for (size_t i = 0; i < n; i++)
+            cf_store_le32(dst + 4 * i, cf_load_le16(src + 2 * i));
+}
+
+/* Elements of chunk c in the payload (padding included). */
+static size_t chunk_len(const bshuf_dec *d, size_t c)
+{
+    size_t first = c * d->chunk_elems;
+    return d->padded - first < d->chunk_elems ? d->padded - first : d->chunk_elems;
+}
+
+/* Decode chunk c into out (chunk_len(c) * elem bytes). */
+static cf_status decode_chunk(bshuf_dec *d, size_t c, uint8_t *out, cf_error *err)
+{
+    size_t k = chunk_len(d, c), off = d->chunk_off[c];
+    cf_status st;
+    if (d->esz == d->elem) {
+        st = cf_bshuf_decompress_chunk(d->payload + off, d->payload_len - off, out, k, d->esz,
+                                       d->scratch, err);
+    } else {
+        st = cf_bshuf_decompress_chunk(d->payload + off, d->payload_len - off, d->narrow, k,
+                                       d->esz, d->scratch, err);
+        if (st == CF_OK)
+            widen_u32(out, d->narrow, k, d->esz);
+    }
+    if (st != CF_OK)
+        return cf_error_prefix(err, st, "bit_shuffle block: chunk %zu: ", c);
+    return CF_OK;
+}
+
+static cf_status ensure_chunk(bshuf_dec *d, size_t c, cf_error *err)
+{
+    if (!d->ready[c]) {
+        CF_TRY(decode_chunk(d, c, d->buf + c * d->chunk_elems * d->elem, err));
+        d->ready[c] = 1;
+    }
+    return CF_OK;
 }
 
 static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_error *err)
@@ -249,6 +301,7 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     dd->count = 0;
     dd->pos = 0;
     dd->first_ord = 0;
+    d->nchunks = 0;
     CF_CHECK(len >= BSHUF_HEADER, err, CF_ECORRUPT,
              "bit_shuffle block: %zu bytes cannot hold the 20-byte header", len);
     uint32_t first_ord = cf_load_le32(data);
@@ -285,12 +338,39 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
                      "bit_shuffle block: out of memory for %" PRIu64 " bytes", need);
             d->cap = (size_t)need;
         }
-        cf_status st =
-            cf_bshuf_decompress_lz4(data + BSHUF_HEADER, payload, d->buf, padded, esz, err);
+        size_t ce = cf_bshuf_chunk_elems(esz);
+        size_t nch = (padded + ce - 1) / ce;
+        if (d->chunks_cap < nch) {
+            cf_free(d->chunk_off);
+            cf_free(d->ready);
+            d->chunks_cap = 0;
+            d->chunk_off = cf_malloc(nch * sizeof *d->chunk_off);
+            d->ready = cf_malloc(nch);
+            CF_CHECK(d->chunk_off != NULL && d->ready != NULL, err, CF_ENOMEM,
+                     "bit_shuffle block: out of memory for %zu chunks", nch);
+            d->chunks_cap = nch;
+        }
+        /* Only the chunk lengths are read now; a chunk is decompressed when a
+         * value in it is first asked for (a seek touches one chunk). */
+        size_t got = 0;
+        cf_status st = cf_bshuf_index_lz4(data + BSHUF_HEADER, payload, padded, esz,
+                                          d->chunk_off, &got, err);
         if (st != CF_OK)
             return cf_error_prefix(err, st, "bit_shuffle block: ");
-        if (esz < d->elem)
-            widen_u32(d->buf, count, esz);
+        memset(d->ready, 0, nch);
+        d->nchunks = got;
+        d->chunk_elems = ce;
+        d->padded = padded;
+        d->esz = esz;
+        d->payload = data + BSHUF_HEADER;
+        d->payload_len = payload;
+        /* The last chunk is decoded now: it is the one whose size a wrong
+         * count in the header would contradict, so such a block fails here. */
+        st = ensure_chunk(d, got - 1, err);
+        if (st != CF_OK) {
+            d->nchunks = 0;
+            return st;
+        }
     }
     dd->count = count;
     dd->first_ord = first_ord;
@@ -308,12 +388,27 @@ static cf_status dec_seek(cf_decoder *dd, size_t idx, cf_error *err)
 static cf_status dec_next(cf_decoder *dd, void *dst, size_t n, size_t *got, cf_error *err)
 {
     bshuf_dec *d = (bshuf_dec *)dd;
+    uint8_t *out = dst;
     size_t left = dd->count - dd->pos;
     size_t k = n < left ? n : left;
-    if (k)
-        memcpy(dst, d->buf + dd->pos * d->elem, k * d->elem);
-    dd->pos += k;
-    *got = k;
+    const size_t ce = d->chunk_elems, es = d->elem;
+    *got = 0;
+    while (k > 0) {
+        size_t pos = dd->pos, c = pos / ce, within = pos - c * ce;
+        size_t real = dd->count - c * ce < ce ? dd->count - c * ce : ce; /* values, no padding */
+        size_t take = k < real - within ? k : real - within;
+        if (!d->ready[c] && within == 0 && take == chunk_len(d, c)) {
+            /* The whole chunk is wanted: decode it straight into dst. */
+            CF_TRY(decode_chunk(d, c, out, err));
+        } else {
+            CF_TRY(ensure_chunk(d, c, err));
+            memcpy(out, d->buf + pos * es, take * es);
+        }
+        out += take * es;
+        dd->pos += take;
+        *got += take;
+        k -= take;
+    }
     return CF_OK;
 }
 
@@ -362,11 +457,14 @@ static cf_status dec_seek_value(cf_decoder *dd, const void *key, bool *exact, cf
     size_t lo = 0, hi = dd->count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
+        CF_TRY(ensure_chunk(d, mid / d->chunk_elems, err));
         if (cmp_value(d->phys, d->elem, d->buf + mid * d->elem, key) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
+    if (lo < dd->count)
+        CF_TRY(ensure_chunk(d, lo / d->chunk_elems, err));
     dd->pos = lo;
     *exact = lo < dd->count && cmp_value(d->phys, d->elem, d->buf + lo * d->elem, key) == 0;
     if (lo == dd->count)

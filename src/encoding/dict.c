@@ -264,7 +264,8 @@ static size_t add_codewords(dict_enc *e, const cf_slice *v, size_t n, bool force
     for (; i < n; i++) {
         uint64_t h = hash_bytes(v[i].data, v[i].len);
         slot *sl = find_slot(e, v[i].data, v[i].len, h);
-        if (sl->cw1 == 0) {
+        uint32_t cw1 = sl->cw1;
+        if (cw1 == 0) {
             /* §8.8.3: the dictionary takes a new string only while its estimate is
              * <= block_size (unless fullness is masked); a refusal ends the block. */
             if (e->dict->ops->add(e->dict, &v[i], 1, force) == 0)
@@ -273,12 +274,14 @@ static size_t add_codewords(dict_enc *e, const cf_slice *v, size_t n, bool force
                 enc_fail(e, CF_ENOMEM);
                 return n;
             }
+            /* remember may have grown the table: sl is stale from here on */
+            cw1 = (uint32_t)e->nentries;
         }
         /* only now the codeword capacity: the string may stay in the dictionary
          * and be coded in the next block */
         if (!force && e->ncw >= e->cw_limit)
             break;
-        e->cw[e->ncw++] = sl->cw1 - 1;
+        e->cw[e->ncw++] = cw1 - 1;
     }
     return i;
 }

@@ -29,6 +29,12 @@
 #include "util/group_varint.h"
 #include "util/varint.h"
 
+/* SSE2 is part of x86-64 itself: no run-time check needed. */
+#if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
+#include <emmintrin.h>
+#define PREFIX_SSE2 1
+#endif
+
 /* The encoder keeps this much room in front of the entries so that finish can
  * write the header in place (a gvint group is at most 17 bytes). */
 #define HDR_ROOM CF_GVINT_MAX_GROUP
@@ -324,7 +330,46 @@ static cf_status prefix_dec_create(cf_decoder **out, const cf_dec_params *p, cf_
 
 /* Bump allocation from reusable chunks; chunks never move, so slices into them
  * survive later allocations. */
-static uint8_t *arena_alloc(prefix_dec *d, size_t n)
+static uint8_t *arena_alloc_slow(prefix_dec *d, size_t n);
+
+static inline uint8_t *arena_alloc(prefix_dec *d, size_t n)
+{
+    if (d->cur_chunk < d->nchunks) {
+        arena_chunk *c = &d->chunks[d->cur_chunk];
+        if (c->cap - d->chunk_used >= n) {
+            uint8_t *p = c->p + d->chunk_used;
+            d->chunk_used += n;
+            return p;
+        }
+    }
+    return arena_alloc_slow(d, n);
+}
+
+/* Copy n bytes between non-overlapping buffers without a library call for the
+ * short lengths values mostly have: two overlapping fixed-size copies. */
+static inline void copy_short(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    if (n >= 16) {
+        if (n > 32) {
+            memcpy(dst, src, n);
+            return;
+        }
+        memcpy(dst, src, 16);
+        memcpy(dst + n - 16, src + n - 16, 16);
+    } else if (n >= 8) {
+        memcpy(dst, src, 8);
+        memcpy(dst + n - 8, src + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(dst, src, 4);
+        memcpy(dst + n - 4, src + n - 4, 4);
+    } else if (n > 0) {
+        dst[0] = src[0];
+        dst[n / 2] = src[n / 2];
+        dst[n - 1] = src[n - 1];
+    }
+}
+
+static uint8_t *arena_alloc_slow(prefix_dec *d, size_t n)
 {
     while (d->cur_chunk < d->nchunks) {
         arena_chunk *c = &d->chunks[d->cur_chunk];
@@ -451,6 +496,15 @@ static cf_status prefix_load(cf_decoder *d_, const uint8_t *data, size_t len, cf
     return CF_OK;
 }
 
+/* Whether 16 bytes can be read from v, the start of a non-empty value: it is
+ * either inside the block or in the arena, whose allocations are all at least
+ * 16 bytes long. */
+static inline bool readable16(const prefix_dec *d, const uint8_t *v)
+{
+    uintptr_t off = (uintptr_t)v - (uintptr_t)d->data;
+    return off >= d->len || d->len - off >= 16;
+}
+
 /* Decode run k up to and including value index idx (in the run's range). */
 static cf_status decode_run_to(prefix_dec *d, uint32_t k, size_t idx, cf_error *err)
 {
@@ -463,6 +517,9 @@ static cf_status decode_run_to(prefix_dec *d, uint32_t k, size_t idx, cf_error *
     const uint8_t *limit = d->data + end;
     size_t i = base + rs->done;
     cf_slice prevv = rs->done ? d->vals[i - 1] : (cf_slice){NULL, 0};
+#ifdef PREFIX_SSE2
+    const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+#endif
     for (; i <= idx; i++) {
         uint32_t shared, non_shared;
         if (p < limit && *p < 0x80) {
@@ -487,16 +544,41 @@ static cf_status decode_run_to(prefix_dec *d, uint32_t k, size_t idx, cf_error *
         if (shared == 0) {
             prevv.data = p;
             prevv.len = non_shared;
+#ifdef PREFIX_SSE2
+        } else if (shared + non_shared <= 16 && (size_t)(d->data + d->len - p) >= 16 &&
+                   readable16(d, prevv.data)) {
+            /* A short value is built in one register and stored with one
+             * 16-byte store: the next value's prefix load then forwards from
+             * that store instead of stalling on two partial ones. The suffix
+             * is loaded from p - shared so that its bytes land at offset
+             * shared; p - shared >= the run's start, since a value is never
+             * longer than the suffixes of its run so far. */
+            size_t n = (size_t)shared + non_shared;
+            CF_CHECK(n <= d->materialize_cap - d->materialized, err, CF_ENOTSUP,
+                     "prefix block: values expand beyond %zu bytes", d->materialize_cap);
+            uint8_t *dst = arena_alloc(d, 16); /* 16 so that it can be loaded whole */
+            CF_CHECK(dst != NULL, err, CF_ENOMEM, "prefix block: out of memory");
+            d->materialized += n;
+            __m128i keep = _mm_cmpgt_epi8(_mm_set1_epi8((char)shared), iota);
+            __m128i pre = _mm_loadu_si128((const __m128i *)(const void *)prevv.data);
+            __m128i suf = _mm_loadu_si128((const __m128i *)(const void *)(p - shared));
+            _mm_storeu_si128((__m128i *)(void *)dst,
+                             _mm_or_si128(_mm_and_si128(keep, pre), _mm_andnot_si128(keep, suf)));
+            prevv.data = dst;
+            prevv.len = n;
+            d->vals[i] = prevv;
+            p += non_shared;
+            continue;
+#endif
         } else {
             size_t n = (size_t)shared + non_shared;
             CF_CHECK(n <= d->materialize_cap - d->materialized, err, CF_ENOTSUP,
                      "prefix block: values expand beyond %zu bytes", d->materialize_cap);
-            uint8_t *dst = arena_alloc(d, n);
+            uint8_t *dst = arena_alloc(d, n < 16 ? 16 : n); /* see readable16 */
             CF_CHECK(dst != NULL, err, CF_ENOMEM, "prefix block: out of memory");
             d->materialized += n;
-            memcpy(dst, prevv.data, shared);
-            if (non_shared)
-                memcpy(dst + shared, p, non_shared);
+            copy_short(dst, prevv.data, shared);
+            copy_short(dst + shared, p, non_shared);
             prevv.data = dst;
             prevv.len = n;
         }

@@ -230,7 +230,7 @@ cf_status cf_ib_entry(const cf_index_block *ib, size_t i, cf_slice *key, cf_bloc
                       cf_error *err)
 {
     CF_CHECK(i < ib->count, err, CF_EINVAL, "index block: entry %zu of %u", i, (unsigned)ib->count);
-    const uint8_t *p, *lim;
+    const uint8_t *p = NULL, *lim = NULL; /* set by entry_key; gcc -O3 cannot tell */
     CF_TRY(entry_key(ib, i, key, &p, &lim, err));
     uint64_t off;
     uint32_t size;
@@ -254,8 +254,8 @@ static int key_cmp(cf_slice a, cf_slice b)
 
 static cf_status cmp_at(const cf_index_block *ib, size_t i, cf_slice target, int *c, cf_error *err)
 {
-    cf_slice k;
-    const uint8_t *rest, *lim;
+    cf_slice k = {NULL, 0};
+    const uint8_t *rest = NULL, *lim = NULL;
     CF_TRY(entry_key(ib, i, &k, &rest, &lim, err));
     *c = key_cmp(k, target);
     return CF_OK;

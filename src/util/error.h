@@ -20,7 +20,13 @@ cf_status cf_error_set(cf_error *err, cf_status code, const char *file, int line
  * Returns err->code (or CF_OK-less passthrough `st` when err is NULL). */
 cf_status cf_error_prefix(cf_error *err, cf_status st, const char *fmt, ...) CF_PRINTF(3, 4);
 
-#define CF_FAIL(err, code, ...) return cf_error_set((err), (code), __FILE__, __LINE__, __VA_ARGS__)
+/* Returns `code` itself (not cf_error_set's result) so the compiler can see
+ * that a failing path never returns CF_OK. */
+#define CF_FAIL(err, code, ...)                                                                    \
+    do {                                                                                           \
+        cf_error_set((err), (code), __FILE__, __LINE__, __VA_ARGS__);                              \
+        return (code);                                                                             \
+    } while (0)
 #define CF_CHECK(cond, err, code, ...)                                                             \
     do {                                                                                           \
         if (!(cond))                                                                               \

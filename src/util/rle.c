@@ -71,8 +71,8 @@ static void pack_values(cf_rle_encoder *e, const uint64_t *v, unsigned n)
     const unsigned w = e->width;
     size_t len = ((size_t)n * w + 7) / 8;
     uint8_t *q = cf_buf_extend(&e->out, len);
-    if (q == NULL)
-        return;
+    if (q == NULL || len == 0)
+        return; /* finish may flush an empty group */
     switch (w) {
     case 1: {
         unsigned byte = 0;
@@ -354,16 +354,40 @@ static inline uint64_t spread_bits(uint8_t b)
     return ((x + 0x7f7f7f7f7f7f7f7full) >> 7) & 0x0101010101010101ull;
 }
 
+/* Store k copies of v. Fixed-width loops per element size so the compiler
+ * turns them into wide vector stores (a variable-size memcpy per value would
+ * be a library call per value). */
 static void fill(uint8_t *dst, size_t elem_size, uint64_t v, size_t k)
 {
     if (elem_size == 1 || v == 0) {
         memset(dst, (int)(uint8_t)v, k * elem_size);
         return;
     }
-    uint8_t pat[8];
-    cf_store_le64(pat, v);
-    for (size_t i = 0; i < k; i++)
-        memcpy(dst + i * elem_size, pat, elem_size);
+    switch (elem_size) {
+    case 2: {
+        uint16_t x = (uint16_t)v;
+        for (size_t i = 0; i < k; i++)
+            memcpy(dst + 2 * i, &x, 2);
+        break;
+    }
+    case 4: {
+        uint32_t x = (uint32_t)v;
+        for (size_t i = 0; i < k; i++)
+            memcpy(dst + 4 * i, &x, 4);
+        break;
+    }
+    case 8:
+        for (size_t i = 0; i < k; i++)
+            memcpy(dst + 8 * i, &v, 8);
+        break;
+    default: {
+        uint8_t pat[8];
+        cf_store_le64(pat, v);
+        for (size_t i = 0; i < k; i++)
+            memcpy(dst + i * elem_size, pat, elem_size);
+        break;
+    }
+    }
 }
 
 /* Copy k literal values out of the current literal run into dst. */

@@ -4,13 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+void cf_test_fail_status(cf_status st, const cf_error *err, const char *file, int line)
+{
+    print_error("%s:%d: expected ok, got %s: %s\n", file, line, cf_status_str(st),
+                err ? err->msg : "(no error record)");
+    _fail(file, line);
+    abort(); /* _fail longjmps out of the test; never reached */
+}
+
 void cf_test_assert_ok(cf_status st, const cf_error *err, const char *file, int line)
 {
-    if (st == CF_OK)
-        return;
-    print_error("%s:%d: expected ok, got %s: %s\n", file, line, cf_status_str(st),
-                   err ? err->msg : "(no error record)");
-    _fail(file, line);
+    if (st != CF_OK)
+        cf_test_fail_status(st, err, file, line);
 }
 
 void cf_test_assert_status(cf_status st, cf_status want, const cf_error *err, const char *file,

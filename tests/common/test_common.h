@@ -13,7 +13,14 @@
 #include <cfile/status.h>
 
 /* Fails with the status name and err->msg when st != CF_OK. */
-#define CF_ASSERT_OK(st, errp) cf_test_assert_ok((st), (errp), __FILE__, __LINE__)
+#define CF_ASSERT_OK(st, errp)                                                                     \
+    do {                                                                                           \
+        cf_status cf_st_ = (st);                                                                   \
+        if (cf_st_ != CF_OK)                                                                       \
+            cf_test_fail_status(cf_st_, (errp), __FILE__, __LINE__);                               \
+    } while (0)
+/* Reports st and err->msg, then fails the test (never returns). */
+_Noreturn void cf_test_fail_status(cf_status st, const cf_error *err, const char *file, int line);
 #define CF_ASSERT_STATUS(st, want, errp) cf_test_assert_status((st), (want), (errp), __FILE__, __LINE__)
 void cf_test_assert_ok(cf_status st, const cf_error *err, const char *file, int line);
 void cf_test_assert_status(cf_status st, cf_status want, const cf_error *err, const char *file,

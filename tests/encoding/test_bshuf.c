@@ -429,9 +429,15 @@ static void test_bshuf__corrupt_payload(void **state)
         cf_status st = d->ops->load(d, m, len, &err);
         assert_true(st == CF_OK || st == CF_ECORRUPT);
         if (st == CF_OK) {
+            /* chunks decode lazily: LZ4 damage shows up in the read that
+             * touches it, as a clean error */
             size_t g;
-            CF_ASSERT_OK(d->ops->next(d, got, N, &g, &err), &err);
-            assert_int_equal(g, N);
+            st = d->ops->next(d, got, N, &g, &err);
+            assert_true(st == CF_OK || st == CF_ECORRUPT);
+            if (st == CF_OK)
+                assert_int_equal(g, N);
+            else
+                assert_true(g < N);
         }
     }
     /* the chunk length prefix itself */
