@@ -17,7 +17,7 @@
  * 8x8 bit-matrix transpose in a 64-bit word; the AVX2 code in
  * bitshuffle_avx2.c and, for unshuffling, the AVX-512 + GFNI code in
  * bitshuffle_avx512.c are picked once at run time and produce equal bytes.
- * LZ4 blocks are decoded by our own decoder (lz4_decode below) and encoded by
+ * LZ4 blocks are decoded by our own decoder (cf_lz4_decode_exact below) and encoded by
  * liblz4.
  */
 #include "bitshuffle.h"
@@ -198,14 +198,15 @@ cf_status cf_bshuf_compress_lz4(const void *in, size_t n, size_t elem_size, cf_b
  * are exactly such matches, and they made LZ4 the slowest step of decoding.
  * This one replicates a short-period pattern with wide stores instead.
  *
- * It accepts the blocks liblz4's LZ4_decompress_safe accepts when asked for
- * exactly dst_len bytes: the last sequence is literals only and ends both
+ * It accepts a subset of what liblz4's LZ4_decompress_safe accepts when asked
+ * for exactly dst_len bytes (everything liblz4's compressor writes), with
+ * liblz4 itself as the fallback for the rest: the last sequence is literals only and ends both
  * buffers; every other sequence has its literals end at least 12 bytes before
  * the output end and 8 before the input end; a match ends at least 5 bytes
  * before the output end, and its offset is 1..bytes produced. It writes up to
  * CF_BSHUF_LZ4_SLACK bytes past dst + dst_len (scratch the caller provides)
  * and never reads outside [src, src + src_len). */
-static bool lz4_decode(const uint8_t *ip, size_t src_len, uint8_t *dst, size_t dst_len)
+static bool lz4_decode_fast(const uint8_t *ip, size_t src_len, uint8_t *dst, size_t dst_len)
 {
     const uint8_t *const iend = ip + src_len;
     uint8_t *op = dst;
@@ -302,6 +303,18 @@ static bool lz4_decode(const uint8_t *ip, size_t src_len, uint8_t *dst, size_t d
     }
 }
 
+bool cf_lz4_decode_exact(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len)
+{
+    if (lz4_decode_fast(src, src_len, dst, dst_len))
+        return true;
+    /* The fast path refuses a few unusual but legal block endings (and every
+     * damaged block); liblz4 has the last word, so acceptance is exactly its. */
+    if (src_len > INT32_MAX || dst_len > INT32_MAX)
+        return false;
+    int n = LZ4_decompress_safe((const char *)src, (char *)dst, (int)src_len, (int)dst_len);
+    return n >= 0 && (size_t)n == dst_len;
+}
+
 cf_status cf_bshuf_index_lz4(const uint8_t *src, size_t src_len, size_t n, size_t elem_size,
                              uint32_t *chunk_off, size_t *nchunks, cf_error *err)
 {
@@ -340,7 +353,7 @@ cf_status cf_bshuf_decompress_chunk(const uint8_t *src, size_t src_len, void *ou
     uint32_t lz = cf_load_be32(src);
     CF_CHECK(lz <= src_len - 4, err, CF_ECORRUPT, "bitshuffle: chunk claims %" PRIu32 " bytes",
              lz);
-    CF_CHECK(lz4_decode(src + 4, lz, scratch, bytes), err, CF_ECORRUPT,
+    CF_CHECK(cf_lz4_decode_exact(src + 4, lz, scratch, bytes), err, CF_ECORRUPT,
              "bitshuffle: chunk does not decode to %zu bytes", bytes);
     cf_bitunshuffle(scratch, out, k, elem_size);
     return CF_OK;
@@ -367,7 +380,7 @@ cf_status cf_bshuf_decompress_lz4(const uint8_t *src, size_t src_len, void *out,
         CF_CHECK(lz <= src_len - off && lz <= INT_MAX, err, CF_ECORRUPT,
                  "bitshuffle: chunk %zu claims %" PRIu32 " bytes, %zu left", idx, lz,
                  src_len - off);
-        CF_CHECK(lz4_decode(src + off, lz, tmp, bytes), err, CF_ECORRUPT,
+        CF_CHECK(cf_lz4_decode_exact(src + off, lz, tmp, bytes), err, CF_ECORRUPT,
                  "bitshuffle: chunk %zu at payload offset %zu does not decode to %zu bytes", idx,
                  off - 4, bytes);
         cf_bitunshuffle(tmp, dst + done * elem_size, k, elem_size);

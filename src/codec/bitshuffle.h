@@ -51,4 +51,11 @@ cf_status cf_bshuf_index_lz4(const uint8_t *src, size_t src_len, size_t n, size_
 cf_status cf_bshuf_decompress_chunk(const uint8_t *src, size_t src_len, void *out, size_t k,
                                     size_t elem_size, uint8_t *scratch, cf_error *err);
 
+/* Decode one LZ4 block of exactly src_len bytes into exactly dst_len bytes.
+ * Accepts exactly what liblz4's LZ4_decompress_safe(src, dst, src_len, dst_len)
+ * accepts with a result of dst_len (tests compare the two), but may write up to
+ * CF_BSHUF_LZ4_SLACK bytes past dst + dst_len: the caller provides that room.
+ * Never reads outside [src, src + src_len). */
+bool cf_lz4_decode_exact(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len);
+
 #endif
