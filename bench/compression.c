@@ -1,0 +1,318 @@
+/* bench/compression: whole CFiles written and scanned through the public API
+ * with every encoding x codec (NONE, SNAPPY, LZ4, ZLIB) on the data sets of
+ * bench/encodings.c, beside a memcpy of the same decoded bytes measured in the
+ * same run. Not a test: it prints numbers.
+ *
+ *   bench_compression [N]    N values per data set (default 2,000,000;
+ *                            the string sets use N / 4)
+ *
+ * write: cf_writer into a memory io (cf_io_create_mem), appends of 100 rows (the
+ *        batches of Kudu's flush), 256 KiB blocks, positional index, checksums;
+ *        create to finish. Best of 3.
+ * scan:  cf_io_open_mem + cf_reader_open + an iterator reading 1024-row
+ *        batches to the end (CRC checks, decompression, decoding). Best of 5.
+ * MB/s are of decoded bytes (binary: string bytes + 4-byte lengths, as Kudu
+ * counts them). memcpy copies that many bytes in 1024-value pieces into a
+ * reused buffer; "scan/memcpy" is the scan speed as a fraction of memcpy's.
+ * Every codec must decode to the same values as NONE (a hash is compared).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cfile/cfile.h>
+
+#define WRITE_RUNS 3
+#define SCAN_RUNS 5
+#define BATCH 1024
+#define CALL_ROWS 100
+
+typedef struct dataset {
+    const char *name;
+    cf_type type;
+    const void *values; /* memory form */
+    size_t n;
+    size_t raw_bytes;
+} dataset;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void die(const char *what, const cf_error *err)
+{
+    fprintf(stderr, "%s: %s\n", what, err ? err->msg : "");
+    exit(1);
+}
+
+static volatile uint64_t sink;
+
+/* Write the whole data set; returns the io holding the file (caller frees). */
+static cf_io *write_file(const dataset *d, cf_encoding e, cf_compression c, double *secs)
+{
+    size_t es = cf_type_size(d->type);
+    double best = 1e30;
+    cf_io *keep = NULL;
+    for (int run = 0; run < WRITE_RUNS; run++) {
+        cf_error err;
+        cf_io *io;
+        cf_writer *w;
+        cf_writer_options o;
+        cf_writer_options_init(&o, d->type);
+        o.encoding = e;
+        o.compression = c;
+        double t0 = now();
+        if (cf_io_create_mem(&io, &err) != CF_OK)
+            die("io", &err);
+        if (cf_writer_create(&w, io, &o, &err) != CF_OK)
+            die("writer", &err);
+        for (size_t i = 0; i < d->n; i += CALL_ROWS) {
+            size_t k = d->n - i < CALL_ROWS ? d->n - i : CALL_ROWS;
+            if (cf_writer_append(w, (const uint8_t *)d->values + i * es, NULL, k, &err) != CF_OK)
+                die("append", &err);
+        }
+        if (cf_writer_finish(w, &err) != CF_OK)
+            die("finish", &err);
+        double t = now() - t0;
+        cf_writer_free(w);
+        if (t < best)
+            best = t;
+        cf_io_free(keep);
+        keep = io;
+    }
+    *secs = best;
+    return keep;
+}
+
+/* FNV-1a over the decoded values (slices by content). */
+static uint64_t hash_batch(uint64_t h, cf_type t, const cf_batch *b)
+{
+    const uint8_t *p;
+    size_t len;
+    if (cf_type_is_binary(t)) {
+        const cf_slice *s = b->values;
+        for (size_t i = 0; i < b->count; i++) {
+            for (size_t j = 0; j < s[i].len; j++)
+                h = (h ^ s[i].data[j]) * 0x100000001b3ull;
+            h = (h ^ 0xff) * 0x100000001b3ull;
+        }
+        return h;
+    }
+    p = b->values;
+    len = b->count * cf_type_size(t);
+    for (size_t j = 0; j < len; j++)
+        h = (h ^ p[j]) * 0x100000001b3ull;
+    return h;
+}
+
+/* Scan the file; with want_hash, also hash everything (untimed pass). */
+static double scan_file(const dataset *d, cf_slice file, uint64_t *hash)
+{
+    double best = 1e30;
+    for (int run = 0; run < SCAN_RUNS + (hash != NULL); run++) {
+        bool hashing = hash != NULL && run == 0;
+        cf_error err;
+        cf_io *io;
+        cf_reader *r;
+        cf_iter *it;
+        uint64_t h = 0xcbf29ce484222325ull;
+        double t0 = now();
+        if (cf_io_open_mem(&io, file.data, file.len, &err) != CF_OK)
+            die("open io", &err);
+        if (cf_reader_open(&r, io, NULL, &err) != CF_OK)
+            die("open reader", &err);
+        if (cf_iter_create(&it, r, &err) != CF_OK)
+            die("iterator", &err);
+        size_t total = 0;
+        for (;;) {
+            cf_batch b;
+            if (cf_iter_next_batch(it, BATCH, &b, &err) != CF_OK)
+                die("scan", &err);
+            if (b.count == 0)
+                break;
+            total += b.count;
+            sink += ((const uint8_t *)b.values)[0];
+            if (hashing)
+                h = hash_batch(h, d->type, &b);
+        }
+        double t = now() - t0;
+        cf_iter_free(it);
+        cf_reader_free(r);
+        cf_io_free(io);
+        if (total != d->n) {
+            fprintf(stderr, "%s: scanned %zu of %zu rows\n", d->name, total, d->n);
+            exit(1);
+        }
+        if (hashing)
+            *hash = h;
+        else if (t < best)
+            best = t;
+    }
+    return best;
+}
+
+/* memcpy of raw_bytes in pieces of 1024 values into a reused buffer. */
+static double memcpy_time(const dataset *d)
+{
+    size_t total = d->raw_bytes;
+    size_t piece = (total / (d->n ? d->n : 1) + 1) * BATCH;
+    uint8_t *src = malloc(total + 1), *dst = malloc(piece);
+    memset(src, 0x5a, total + 1);
+    double best = 1e30;
+    for (int run = 0; run < SCAN_RUNS; run++) {
+        double t0 = now();
+        for (size_t off = 0; off < total; off += piece) {
+            size_t k = total - off < piece ? total - off : piece;
+            memcpy(dst, src + off, k);
+            sink += dst[0];
+        }
+        double t = now() - t0;
+        if (t < best)
+            best = t;
+    }
+    free(src);
+    free(dst);
+    return best;
+}
+
+static const cf_compression codecs[] = {CF_COMP_NONE, CF_COMP_SNAPPY, CF_COMP_LZ4, CF_COMP_ZLIB};
+static const char *codec_names[] = {"", "", "none", "snappy", "lz4", "zlib"};
+static const char *enc_names[] = {"AUTO", "PLAIN", "PREFIX", "GVINT", "RLE", "DICT", "BITSHUFFLE"};
+
+static void run_set(const dataset *d, const cf_encoding *encs, size_t nenc)
+{
+    double mc = memcpy_time(d);
+    double mb = (double)d->raw_bytes / 1e6;
+    for (size_t k = 0; k < nenc; k++) {
+        uint64_t none_hash = 0;
+        for (size_t ci = 0; ci < sizeof codecs / sizeof codecs[0]; ci++) {
+            double wsec;
+            cf_io *io = write_file(d, encs[k], codecs[ci], &wsec);
+            cf_slice file = cf_io_mem_contents(io);
+            uint64_t h;
+            double ssec = scan_file(d, file, &h);
+            if (ci == 0)
+                none_hash = h;
+            else if (h != none_hash) {
+                fprintf(stderr, "%s %s %s: decoded values differ from NONE\n", d->name,
+                        enc_names[encs[k]], codec_names[codecs[ci] + 1]);
+                exit(1);
+            }
+            printf("| %-22s | %-10s | %-6s | %8.2f | %6.2f | %8.0f | %8.0f | %7.2f | %6.3f |\n",
+                   d->name, enc_names[encs[k]], codec_names[codecs[ci] + 1],
+                   (double)file.len / 1e6, (double)d->raw_bytes / (double)file.len, mb / wsec,
+                   mb / ssec, mb / mc / 1e3, mc / ssec);
+            fflush(stdout);
+            cf_io_free(io);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 2000000;
+    if (n == 0)
+        n = 1;
+    printf("values per set: %zu (strings %zu), 256 KiB blocks, appends of %d rows, checksums on; "
+           "write best of %d, scan best of %d (1024-row batches)\n\n",
+           n, n / 4 ? n / 4 : 1, CALL_ROWS, WRITE_RUNS, SCAN_RUNS);
+    printf("| data set               | encoding   | codec  | file MB  | raw/file | write MB/s | "
+           "scan MB/s | memcpy GB/s | scan/memcpy |\n");
+    printf("|---|---|---|---|---|---|---|---|---|\n");
+
+    int64_t *i64 = malloc(n * 8);
+    int32_t *i32 = malloc(n * 4);
+    double *dbl = malloc(n * 8);
+    uint8_t *b8 = malloc(n);
+    cf_encoding ints[] = {CF_ENC_PLAIN, CF_ENC_BIT_SHUFFLE, CF_ENC_RLE};
+    cf_encoding flts[] = {CF_ENC_PLAIN, CF_ENC_BIT_SHUFFLE};
+    cf_encoding strs[] = {CF_ENC_PLAIN, CF_ENC_PREFIX, CF_ENC_DICT};
+    cf_encoding bools[] = {CF_ENC_PLAIN, CF_ENC_RLE};
+
+    /* The same kinds of data as bench/encodings.c. */
+    int64_t k = 1000000;
+    for (size_t i = 0; i < n; i++)
+        i64[i] = (k += 1 + (int64_t)(rnd() % 8));
+    run_set(&(dataset){"int64 sorted keys", CF_TYPE_INT64, i64, n, n * 8}, ints, 3);
+
+    for (size_t i = 0; i < n; i++)
+        i32[i] = (int32_t)rnd();
+    run_set(&(dataset){"int32 random", CF_TYPE_INT32, i32, n, n * 4}, ints, 3);
+
+    for (size_t i = 0; i < n; i++)
+        i32[i] = (int32_t)(rnd() % 65536);
+    run_set(&(dataset){"int32 in [0,65536)", CF_TYPE_INT32, i32, n, n * 4}, ints, 3);
+
+    for (size_t i = 0; i < n;) {
+        int32_t v = (int32_t)(rnd() % 1000);
+        size_t run = 1 + rnd() % 64;
+        for (size_t j = 0; j < run && i < n; j++)
+            i32[i++] = v;
+    }
+    run_set(&(dataset){"int32 run-heavy", CF_TYPE_INT32, i32, n, n * 4}, ints, 3);
+
+    int64_t ts = 1700000000000000LL;
+    for (size_t i = 0; i < n; i++)
+        i64[i] = (ts += (int64_t)(rnd() % 2000000));
+    run_set(&(dataset){"timestamps (us)", CF_TYPE_UNIXTIME_MICROS, i64, n, n * 8}, ints, 3);
+
+    double x = 100.0;
+    for (size_t i = 0; i < n; i++)
+        dbl[i] = (x += ((double)(rnd() % 2001) - 1000.0) / 100.0);
+    run_set(&(dataset){"double random walk", CF_TYPE_DOUBLE, dbl, n, n * 8}, flts, 2);
+
+    for (size_t i = 0; i < n;) {
+        uint8_t v = rnd() & 1;
+        size_t run = 1 + rnd() % 100;
+        for (size_t j = 0; j < run && i < n; j++)
+            b8[i++] = v;
+    }
+    run_set(&(dataset){"bool with runs", CF_TYPE_BOOL, b8, n, n}, bools, 2);
+
+    size_t ns = n / 4 ? n / 4 : 1;
+    cf_slice *sl = malloc(ns * sizeof *sl);
+    char *words = malloc(1000 * 16);
+    for (int w = 0; w < 1000; w++)
+        snprintf(words + w * 16, 16, "word-%d-%c", w * 7919 % 10007, 'a' + w % 26);
+    size_t raw = 0;
+    for (size_t i = 0; i < ns; i++) {
+        double u = (double)(rnd() % 1000000 + 1) / 1000001.0;
+        int w = (int)(pow(u, 3.0) * 1000) % 1000; /* skewed towards small ids */
+        sl[i] = (cf_slice){(const uint8_t *)words + w * 16, strlen(words + w * 16)};
+        raw += sl[i].len + 4;
+    }
+    run_set(&(dataset){"strings zipf (1000)", CF_TYPE_STRING, sl, ns, raw}, strs, 3);
+
+    char *keys = malloc(ns * 16);
+    raw = 0;
+    for (size_t i = 0; i < ns; i++) {
+        snprintf(keys + i * 16, 16, "user%010u", (unsigned)(i * 3));
+        sl[i] = (cf_slice){(const uint8_t *)keys + i * 16, 14};
+        raw += 14 + 4;
+    }
+    run_set(&(dataset){"sorted user%010d keys", CF_TYPE_STRING, sl, ns, raw}, strs, 3);
+
+    printf("\n(sink %llu)\n", (unsigned long long)sink);
+    free(i64);
+    free(i32);
+    free(dbl);
+    free(b8);
+    free(sl);
+    free(words);
+    free(keys);
+    return 0;
+}
