@@ -17,8 +17,9 @@ CF_DEPS_BUILD=(
 )
 # Tests and CI add clang for the sanitizer build and the libFuzzer targets.  We install
 # without Recommends, and clang-14 only *recommends* the compiler-rt runtimes (ASan,
-# UBSan, libFuzzer), so they are named explicitly.
-CF_DEPS_TEST=(clang libclang-rt-14-dev)
+# UBSan, libFuzzer), so they are named explicitly.  python3 runs the Python package's
+# tests (python/tests, standard library only).
+CF_DEPS_TEST=(clang libclang-rt-14-dev python3)
 
 cf_say() { printf '==> %s\n' "$*"; }
 cf_die() { printf 'error: %s\n' "$*" >&2; exit 1; }

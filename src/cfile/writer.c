@@ -58,8 +58,8 @@ struct cf_writer {
      * of the previous block for shortening. */
     cf_buf first_key, last_key, prev_last_key;
     bool block_has_value;
-    cf_buf last_value; /* memory form of the last value, for the order check */
-    bool have_last_value;
+    cf_buf key_tmp;       /* key of the value being checked */
+    bool have_last_value; /* last_key holds the last appended value's key */
     cf_validx_key_fn key_fn; /* custom value-index keys (DeltaFile), or NULL */
     void *key_ctx;
     bool raw_blocks; /* raw blocks were appended (BloomFile) */
@@ -370,23 +370,29 @@ static cf_status note_values(cf_writer *w, const uint8_t *vals, size_t n, cf_err
                  "out of memory keeping index keys");
         return CF_OK;
     }
+    /* The order check compares memcomparable keys, which own their bytes: the
+     * caller's values (binary slices especially) are only borrowed for a call. */
     for (size_t i = 0; i < n; i++) {
-        const void *v = vals + i * es;
-        if (w->have_last_value)
-            CF_CHECK(cf_value_compare(w->o.type, w->last_value.data, v) <= 0, err, CF_EINVAL,
+        cf_key_encode(w->o.type, vals + i * es, &w->key_tmp);
+        CF_CHECK(!w->key_tmp.oom, err, CF_ENOMEM, "out of memory keeping index keys");
+        if (w->have_last_value) {
+            size_t a = w->last_key.len, b = w->key_tmp.len, m = a < b ? a : b;
+            int c = m ? memcmp(w->last_key.data, w->key_tmp.data, m) : 0;
+            CF_CHECK(c < 0 || (c == 0 && a <= b), err, CF_EINVAL,
                      "row %llu: values must be appended in sorted order for a value index",
                      (unsigned long long)(w->rows + i));
-        cf_buf_clear(&w->last_value);
-        cf_buf_append(&w->last_value, v, es);
+        }
+        cf_buf swap = w->last_key;
+        w->last_key = w->key_tmp;
+        w->key_tmp = swap;
         w->have_last_value = true;
+        if (!w->block_has_value) {
+            cf_buf_clear(&w->first_key);
+            cf_buf_append(&w->first_key, w->last_key.data, w->last_key.len);
+            CF_CHECK(!w->first_key.oom, err, CF_ENOMEM, "out of memory keeping index keys");
+            w->block_has_value = true;
+        }
     }
-    if (!w->block_has_value) {
-        cf_key_encode(w->o.type, vals, &w->first_key);
-        w->block_has_value = true;
-    }
-    cf_key_encode(w->o.type, vals + (n - 1) * es, &w->last_key);
-    CF_CHECK(!w->first_key.oom && !w->last_key.oom && !w->last_value.oom, err, CF_ENOMEM,
-             "out of memory keeping index keys");
     return CF_OK;
 }
 
@@ -596,7 +602,7 @@ cf_status cf_writer_create(cf_writer **out, cf_io *io, const cf_writer_options *
     cf_buf_init(&w->first_key);
     cf_buf_init(&w->last_key);
     cf_buf_init(&w->prev_last_key);
-    cf_buf_init(&w->last_value);
+    cf_buf_init(&w->key_tmp);
     cf_buf_init(&w->block);
     cf_buf_init(&w->framed);
     cf_enc_params ep = {o.type, w->elem_size, o.block_size, o.restart_interval};
@@ -759,7 +765,7 @@ void cf_writer_free(cf_writer *w)
     cf_buf_dispose(&w->first_key);
     cf_buf_dispose(&w->last_key);
     cf_buf_dispose(&w->prev_last_key);
-    cf_buf_dispose(&w->last_value);
+    cf_buf_dispose(&w->key_tmp);
     cf_buf_dispose(&w->block);
     cf_buf_dispose(&w->framed);
     md_free(&w->header_md);

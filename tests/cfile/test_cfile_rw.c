@@ -3,6 +3,7 @@
  * the errors of a misused writer or a damaged file. */
 #include "test_common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,6 +264,38 @@ static void test_cfile_rw__writer_misuse(void **state)
     cf_io_free(io);
 }
 
+/* The sort check for a value index must not keep pointers into the caller's
+ * values: binary slices are only borrowed for the duration of one call
+ * (regression: the last slice of a call was compared after its bytes changed). */
+static void test_cfile_rw__validx_sort_check_owns_its_bytes(void **state)
+{
+    (void)state;
+    cf_error err;
+    cf_io *io;
+    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
+    cf_writer_options o;
+    cf_writer_options_init(&o, CF_TYPE_STRING);
+    o.write_validx = true;
+    cf_writer *w;
+    CF_ASSERT_OK(cf_writer_create(&w, io, &o, &err), &err);
+    char buf[2][8];
+    cf_slice s[2];
+    for (int call = 0; call < 50; call++) {
+        for (int i = 0; i < 2; i++) {
+            snprintf(buf[i], sizeof buf[i], "k%05d", call * 2 + i);
+            s[i] = (cf_slice){(const uint8_t *)buf[i], 6};
+        }
+        CF_ASSERT_OK(cf_writer_append(w, s, NULL, 2, &err), &err);
+        memset(buf, 'z', sizeof buf); /* the caller reuses its memory */
+    }
+    /* ...and a genuinely smaller value is still refused */
+    snprintf(buf[0], sizeof buf[0], "k00000");
+    s[0] = (cf_slice){(const uint8_t *)buf[0], 6};
+    CF_ASSERT_STATUS(cf_writer_append(w, s, NULL, 1, &err), CF_EINVAL, &err);
+    cf_writer_free(w);
+    cf_io_free(io);
+}
+
 /* Every truncation of a small file is a clean error, never a crash. */
 static void test_cfile_rw__truncation_and_bad_magic(void **state)
 {
@@ -303,6 +336,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cfile_rw__nullable_round_trip),
         cmocka_unit_test(test_cfile_rw__writer_misuse),
         cmocka_unit_test(test_cfile_rw__truncation_and_bad_magic),
+        cmocka_unit_test(test_cfile_rw__validx_sort_check_owns_its_bytes),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -1,0 +1,159 @@
+/* cfile: exporting batches through the Apache Arrow C Data Interface.
+ *
+ * The two structs below are Arrow's published, stable C ABI
+ * (https://arrow.apache.org/docs/format/CDataInterface.html), declared here so
+ * that no Arrow library is needed; any consumer (pyarrow's _import_from_c,
+ * arrow-rs FFI, nanoarrow, DuckDB) can take the result.
+ *
+ * Type mapping (column type -> Arrow format string):
+ *   INT8 "c"  INT16 "s"  INT32 "i"  INT64 "l"  UINT8 "C"  UINT16 "S"  UINT32 "I"  UINT64 "L"
+ *   FLOAT "f"  DOUBLE "g"  BOOL "b" (bit-packed)
+ *   STRING, VARCHAR "u" (utf8, int32 offsets) or "U" (large_utf8, int64 offsets)
+ *   BINARY "z" (binary, int32 offsets) or "Z" (large_binary, int64 offsets)
+ *   UNIXTIME_MICROS "tsu:" (timestamp[us], optionally "tsu:<timezone>")
+ *   DATE "tdD" (date32)
+ *   DECIMAL32/64/128 "d:P,S" (decimal128; 32/64-bit values sign-extended to
+ *                    16 bytes), or with native_decimal_widths "d:P,S,32" / "d:P,S,64"
+ *   INT128 "d:38,0" (decimal128)
+ *   array columns "+l" (list, int32 offsets) with one child "item" of the element type
+ * Validity bitmaps come from the cfile non-null bitmaps (both are LSB-first).
+ *
+ * Ownership: every exported ArrowArray / ArrowSchema owns what its release
+ * callback frees and nothing else; children are self-contained, so a consumer
+ * may move a child out (copy the struct, mark the original released) and the
+ * parent's release then skips it. Buffers are copies owned by the array, except
+ * zero-copy buffers (see cf_arrow_options.lender) that point into the caller's
+ * io: those must stay valid (io and reader alive) until the array is released.
+ *
+ * Threads: the export calls follow the iterator's rules (one thread at a time);
+ * an exported array is independent of the iterator and may move to any thread.
+ */
+#ifndef CFILE_ARROW_H
+#define CFILE_ARROW_H
+
+#include <stdint.h>
+
+#include "iter.h"
+#include "reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the Arrow C Data Interface ABI (do not change: it is Arrow's) --------------------- */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+    /* Array type description */
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+
+    /* Release callback */
+    void (*release)(struct ArrowSchema *);
+    /* Opaque producer-specific data */
+    void *private_data;
+};
+
+struct ArrowArray {
+    /* Array data description */
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+
+    /* Release callback */
+    void (*release)(struct ArrowArray *);
+    /* Opaque producer-specific data */
+    void *private_data;
+};
+
+#endif /* ARROW_C_DATA_INTERFACE */
+
+/* ---- options --------------------------------------------------------------------------- */
+
+#define CF_ARROW_OPTIONS_VERSION 1
+
+typedef struct cf_arrow_options {
+    uint32_t version; /* CF_ARROW_OPTIONS_VERSION, set by _init */
+    /* Name of the top-level field (copied); NULL = "". */
+    const char *name;
+    /* Decimal precision for DECIMAL32/64/128: 0 = the type's maximum (9, 18, 38).
+     * Must be 1..38, and at most 9 / 18 for native DECIMAL32 / DECIMAL64 widths. */
+    int32_t decimal_precision;
+    /* Decimal scale: 0 by default; must not exceed the precision (negative
+     * scales are allowed by Arrow and passed through). */
+    int32_t decimal_scale;
+    /* Export DECIMAL32/DECIMAL64 as "d:P,S,32" / "d:P,S,64" with 4/8-byte values
+     * (newer Arrow only) instead of widening to decimal128. Default false. */
+    bool native_decimal_widths;
+    /* Always use int64 offsets for STRING/VARCHAR/BINARY ("U"/"Z"). Default false:
+     * int32 offsets ("u"/"z"), switching to int64 for a batch whose bytes do not
+     * fit int32 offsets (that batch's schema then says "U"/"Z"). */
+    bool large_binary;
+    /* Timezone for UNIXTIME_MICROS ("UTC", "+01:00"); NULL = none ("tsu:"). */
+    const char *timezone;
+    /* Zero copy: the io the reader reads from (may be NULL). When it lends its
+     * bytes for its whole life (view_at != NULL: memory and mmap ios), a batch of
+     * fixed-width values that the iterator serves in place from that io (PLAIN or
+     * other in-place layouts, not nullable, not arrays, Arrow layout identical)
+     * is exported by reference instead of copied. The caller must then keep the
+     * io (and with it the reader's bytes) alive until the array is released.
+     * Only bytes inside this io's lent range are ever referenced, so any other
+     * io is safe (it just yields copies). A reader opened with
+     * cf_reader_open_file keeps its io private: open the io yourself
+     * (cf_io_open_mmap + cf_reader_open) to get zero copy. */
+    cf_io *lender;
+} cf_arrow_options;
+
+/* Fill o with the defaults above. */
+CF_API void cf_arrow_options_init(cf_arrow_options *o);
+
+/* ---- export ---------------------------------------------------------------------------- */
+
+/* The Arrow schema of the reader's column (as cf_iter_next_arrow exports it,
+ * except for the int64-offset switch described at large_binary).
+ *   r:    the reader.
+ *   o:    may be NULL (defaults).
+ *   out:  filled with a schema the caller owns; call out->release(out) when done.
+ * Errors: CF_EINVAL (bad option, named in err), CF_ENOTSUP (no Arrow mapping),
+ * CF_ENOMEM. On error *out is marked released (out->release == NULL). */
+CF_API cf_status cf_arrow_schema(const cf_reader *r, const cf_arrow_options *o,
+                                 struct ArrowSchema *out, cf_error *err);
+
+/* Read up to max_rows rows from the iterator's position (one cf_iter_next_batch,
+ * so fewer at a block boundary) and export them as an Arrow array.
+ *   it:      the iterator; r: the reader it was created on (Requires: the same
+ *            reader; the iterator does not expose it).
+ *   o:       may be NULL (defaults); must be the same for every batch of a scan.
+ *   out:     filled with an array the caller owns; call out->release(out) when done.
+ *            At the end of the data: CF_OK with out marked released
+ *            (out->release == NULL), as Arrow's stream interface signals the end.
+ *   schema:  may be NULL; otherwise filled (when a batch was exported) with the
+ *            batch's schema, which the caller also releases.
+ * The exported array does not depend on the iterator: it stays valid after later
+ * calls and after cf_iter_free (zero-copy buffers excepted: see `lender`).
+ * Errors: the iterator's (CF_ECORRUPT, CF_EIO, ...), CF_EINVAL (bad option),
+ * CF_ENOTSUP (no Arrow mapping), CF_ENOMEM. On error out (and schema) are marked
+ * released, and the rows of the failed batch may have been consumed. */
+CF_API cf_status cf_iter_next_arrow(cf_iter *it, const cf_reader *r, size_t max_rows,
+                                    const cf_arrow_options *o, struct ArrowArray *out,
+                                    struct ArrowSchema *schema, cf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

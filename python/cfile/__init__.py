@@ -1,0 +1,57 @@
+"""cfile: read and write Apache Kudu CFiles from Python (standard library only).
+
+A thin ctypes binding over libcfile.so. The library is found through the
+CFILE_LIB environment variable, else <repo>/build/libcfile.so next to this
+package, else ctypes.util.find_library("cfile").
+
+    import cfile
+    with cfile.open("col.cfile") as r:
+        print(r.info["type"], r.num_values)
+        rows = r.read()                 # every row, as Python values
+        some = r.read(start=100, count=10)
+        hit = r.seek(42)                # (ordinal, exact) or None (value index)
+        for batch in r.batches(4096):   # lists of up to 4096 rows
+            ...
+    cfile.write("out.cfile", [1, None, 3], type="INT32", encoding="bit_shuffle",
+                compression="lz4")      # nullable inferred from the None
+
+Value forms (reading; writing accepts the same):
+  INT8..INT64, UINT8..UINT64, INT128   int
+  FLOAT, DOUBLE                        float (FLOAT widened from float32 exactly)
+  BOOL                                 bool
+  STRING, VARCHAR                      str; bytes when the stored bytes are not
+                                       valid UTF-8 (writing accepts str or bytes)
+  BINARY                               bytes
+  DECIMAL32/64/128                     int, the unscaled value: a CFile does not
+                                       record the scale. With open(..., scale=s):
+                                       decimal.Decimal (writing: Writer(scale=s)
+                                       accepts Decimals)
+  UNIXTIME_MICROS                      int microseconds since the epoch;
+                                       open(..., timestamps="datetime"): aware UTC
+                                       datetime (writing accepts datetimes; naive
+                                       ones are taken as UTC)
+  DATE                                 int days since 1970-01-01; open(...,
+                                       dates="date"): datetime.date
+  NULL                                 None
+  array columns                        a list of elements (elements may be None)
+
+numpy (optional, never required): Reader.read_numpy() / read(numpy=True) return
+one numpy array for fixed-width, non-nullable, non-array columns. It is one
+copy per batch into a preallocated array, not zero-copy: the library's batch
+views only live until its next call.
+
+Errors from the library raise CFileError(status, message); .status is the
+cf_status code (cfile.ECORRUPT, cfile.EIO, ...). Readers and writers free their
+library objects on close() / leaving a `with` block (and, as a safety net, when
+garbage collected).
+"""
+
+from ._lib import (CFileError, EBUFSIZE, ECORRUPT, EINVAL, EIO, ENOMEM, ENOTFOUND, ENOTSUP,
+                   ESTATE, OK)
+from .reader import Reader, open
+from .writer import Writer, dumps, write
+
+__all__ = [
+    "open", "write", "dumps", "Reader", "Writer", "CFileError",
+    "OK", "EINVAL", "ESTATE", "ECORRUPT", "ENOTSUP", "EIO", "ENOMEM", "ENOTFOUND", "EBUFSIZE",
+]

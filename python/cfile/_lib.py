@@ -1,0 +1,275 @@
+"""Loading libcfile.so and declaring the C functions the package calls (ctypes).
+
+The structures below mirror include/cfile/{status,types,reader,iter,writer}.h
+field for field; they must change when those headers change.
+
+Where the library is found, first match wins:
+  1. the CFILE_LIB environment variable (a path to libcfile.so);
+  2. the build tree next to this package: <repo>/build/libcfile.so;
+  3. ctypes.util.find_library("cfile") (an installed library).
+The library is loaded on first use, so `import cfile` never fails for lack of it.
+"""
+
+import ctypes
+import ctypes.util
+import os
+import threading
+
+c_status = ctypes.c_int  # enum cf_status
+
+
+class CError(ctypes.Structure):
+    _fields_ = [
+        ("code", ctypes.c_int),
+        ("msg", ctypes.c_char * 256),
+        ("where", ctypes.c_char * 64),
+    ]
+
+
+class CSlice(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+
+
+class CMetadataPair(ctypes.Structure):
+    _fields_ = [("key", CSlice), ("value", CSlice)]
+
+
+class CFileInfo(ctypes.Structure):
+    _fields_ = [
+        ("format_version", ctypes.c_int),
+        ("type", ctypes.c_int),
+        ("encoding", ctypes.c_int),
+        ("compression", ctypes.c_int),
+        ("num_values", ctypes.c_uint64),
+        ("nullable", ctypes.c_bool),
+        ("is_array", ctypes.c_bool),
+        ("has_posidx", ctypes.c_bool),
+        ("has_validx", ctypes.c_bool),
+        ("has_dict_block", ctypes.c_bool),
+        ("incompatible_features", ctypes.c_uint32),
+        ("compatible_features", ctypes.c_uint32),
+        ("file_size", ctypes.c_uint64),
+        ("posidx_root_off", ctypes.c_uint64),
+        ("validx_root_off", ctypes.c_uint64),
+        ("dict_block_off", ctypes.c_uint64),
+        ("posidx_root_size", ctypes.c_uint32),
+        ("validx_root_size", ctypes.c_uint32),
+        ("dict_block_size", ctypes.c_uint32),
+        ("header_len", ctypes.c_size_t),
+        ("footer_len", ctypes.c_size_t),
+    ]
+
+
+class CReaderOptions(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_uint32),
+        ("verify_checksums", ctypes.c_bool),
+        ("max_block_len", ctypes.c_size_t),
+    ]
+
+
+class CWriterOptions(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_uint32),
+        ("type", ctypes.c_int),
+        ("encoding", ctypes.c_int),
+        ("compression", ctypes.c_int),
+        ("nullable", ctypes.c_bool),
+        ("is_array", ctypes.c_bool),
+        ("write_posidx", ctypes.c_bool),
+        ("write_validx", ctypes.c_bool),
+        ("checksums", ctypes.c_bool),
+        ("optimize_index_keys", ctypes.c_bool),
+        ("block_size", ctypes.c_uint32),
+        ("index_block_size", ctypes.c_uint32),
+        ("restart_interval", ctypes.c_uint32),
+    ]
+
+
+class CBatch(ctypes.Structure):
+    _fields_ = [
+        ("count", ctypes.c_size_t),
+        ("first_ord", ctypes.c_uint64),
+        ("values", ctypes.c_void_p),
+        ("nonnull", ctypes.c_void_p),
+        ("elem_offsets", ctypes.c_void_p),
+        ("elem_count", ctypes.c_size_t),
+        ("elem_nonnull", ctypes.c_void_p),
+    ]
+
+
+# Status codes (status.h; pinned forever).
+OK = 0
+EINVAL = 1
+ESTATE = 2
+ECORRUPT = 3
+ENOTSUP = 4
+EIO = 5
+ENOMEM = 6
+ENOTFOUND = 7
+EBUFSIZE = 8
+
+# cf_status_str's names (pinned with the codes).
+_STATUS_NAMES = {
+    OK: "ok", EINVAL: "invalid argument", ESTATE: "call out of order",
+    ECORRUPT: "corruption", ENOTSUP: "not supported", EIO: "i/o error",
+    ENOMEM: "out of memory", ENOTFOUND: "not found", EBUFSIZE: "buffer too small",
+}
+
+
+class CFileError(Exception):
+    """A call into libcfile failed.
+
+    status:      the cf_status code (an int, e.g. cfile.ECORRUPT == 3)
+    status_name: the library's name for it ("corruption", "not found", ...)
+    message:     the library's one-line message (what and where)
+    """
+
+    def __init__(self, status, message):
+        self.status = int(status)
+        self.message = message
+        # Not asked of the library: this error also reports that it failed to load.
+        self.status_name = _STATUS_NAMES.get(self.status, "unknown status")
+        super().__init__(self.status, message)
+
+    def __str__(self):
+        return "%s: %s" % (self.status_name, self.message)
+
+
+_P = ctypes.c_void_p
+_E = ctypes.POINTER(CError)
+_PP = ctypes.POINTER(ctypes.c_void_p)
+
+# name: (restype, argtypes)
+_DECLS = {
+    "cf_status_str": (ctypes.c_char_p, [ctypes.c_int]),
+    "cf_type_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "cf_encoding_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "cf_compression_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "cf_type_parse": (c_status, [ctypes.POINTER(ctypes.c_int), ctypes.c_char_p]),
+    "cf_encoding_parse": (c_status, [ctypes.POINTER(ctypes.c_int), ctypes.c_char_p]),
+    "cf_compression_parse": (c_status, [ctypes.POINTER(ctypes.c_int), ctypes.c_char_p]),
+    "cf_type_size": (ctypes.c_size_t, [ctypes.c_int]),
+    "cf_reader_options_init": (None, [ctypes.POINTER(CReaderOptions)]),
+    "cf_reader_open_file": (c_status, [_PP, ctypes.c_char_p, ctypes.c_bool,
+                                       ctypes.POINTER(CReaderOptions), _E]),
+    "cf_reader_open": (c_status, [_PP, _P, ctypes.POINTER(CReaderOptions), _E]),
+    "cf_reader_info": (ctypes.POINTER(CFileInfo), [_P]),
+    "cf_reader_header_metadata": (ctypes.c_size_t, [_P, ctypes.POINTER(ctypes.POINTER(CMetadataPair))]),
+    "cf_reader_footer_metadata": (ctypes.c_size_t, [_P, ctypes.POINTER(ctypes.POINTER(CMetadataPair))]),
+    "cf_reader_verify": (c_status, [_P, _P, _P, ctypes.POINTER(ctypes.c_size_t), _E]),
+    "cf_reader_free": (None, [_P]),
+    "cf_io_open_mem": (c_status, [_PP, _P, ctypes.c_size_t, _E]),
+    "cf_io_create_mem": (c_status, [_PP, _E]),
+    "cf_io_mem_contents": (CSlice, [_P]),
+    "cf_io_free": (None, [_P]),
+    "cf_iter_create": (c_status, [_PP, _P, _E]),
+    "cf_iter_free": (None, [_P]),
+    "cf_iter_seek_to_first": (c_status, [_P, _E]),
+    "cf_iter_seek_to_ordinal": (c_status, [_P, ctypes.c_uint64, _E]),
+    "cf_iter_seek_at_or_after": (c_status, [_P, _P, ctypes.POINTER(ctypes.c_bool), _E]),
+    "cf_iter_next_batch": (c_status, [_P, ctypes.c_size_t, ctypes.POINTER(CBatch), _E]),
+    "cf_iter_current_ordinal": (ctypes.c_uint64, [_P]),
+    "cf_writer_options_init": (None, [ctypes.POINTER(CWriterOptions), ctypes.c_int]),
+    "cf_writer_create": (c_status, [_PP, _P, ctypes.POINTER(CWriterOptions), _E]),
+    "cf_writer_create_file": (c_status, [_PP, ctypes.c_char_p, ctypes.POINTER(CWriterOptions), _E]),
+    "cf_writer_add_metadata": (c_status, [_P, ctypes.c_char_p, _P, ctypes.c_size_t, _E]),
+    "cf_writer_append": (c_status, [_P, _P, _P, ctypes.c_size_t, _E]),
+    "cf_writer_append_arrays": (c_status, [_P, _P, _P, _P, _P, ctypes.c_size_t, _E]),
+    "cf_writer_finish": (c_status, [_P, _E]),
+    "cf_writer_num_values": (ctypes.c_uint64, [_P]),
+    "cf_writer_resolved_options": (ctypes.POINTER(CWriterOptions), [_P]),
+    "cf_writer_free": (None, [_P]),
+}
+
+_lock = threading.Lock()
+_lib = None
+
+
+def _candidates():
+    env = os.environ.get("CFILE_LIB")
+    if env:
+        return [env]
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = [os.path.normpath(os.path.join(here, "..", "..", "build", "libcfile.so"))]
+    found = ctypes.util.find_library("cfile")
+    if found:
+        out.append(found)
+    return out
+
+
+def lib():
+    """The loaded library, with every function of _DECLS declared."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    with _lock:
+        if _lib is None:
+            tried = []
+            handle = None
+            for path in _candidates():
+                if os.sep in path and not os.path.exists(path):
+                    tried.append(path + " (missing)")
+                    continue
+                try:
+                    handle = ctypes.CDLL(path)
+                    break
+                except OSError as e:
+                    tried.append("%s (%s)" % (path, e))
+            if handle is None:
+                raise CFileError(EIO, "cannot load libcfile: tried " + "; ".join(tried)
+                                 + " (set CFILE_LIB to the path of libcfile.so)")
+            for name, (res, args) in _DECLS.items():
+                fn = getattr(handle, name)
+                fn.restype = res
+                fn.argtypes = args
+            _lib = handle
+    return _lib
+
+
+def check(st, err):
+    """Raise CFileError for a failed call; err is the CError the call filled."""
+    if st != OK:
+        msg = err.msg.decode("utf-8", "replace") if err.code == st else ""
+        raise CFileError(st, msg or "call failed")
+
+
+def status_str(st):
+    return lib().cf_status_str(st).decode()
+
+
+def _parse(fn_name, kind, name):
+    if not isinstance(name, str):
+        raise TypeError("%s must be a str, not %s" % (kind, type(name).__name__))
+    out = ctypes.c_int()
+    st = getattr(lib(), fn_name)(ctypes.byref(out), name.encode())
+    if st != OK:
+        raise CFileError(st, "unknown %s name %r" % (kind, name))
+    return out.value
+
+
+def parse_type(name):
+    return _parse("cf_type_parse", "type", name)
+
+
+def parse_encoding(name):
+    return _parse("cf_encoding_parse", "encoding", name)
+
+
+def parse_compression(name):
+    return _parse("cf_compression_parse", "compression", name)
+
+
+def type_name(t):
+    s = lib().cf_type_name(t)
+    return s.decode() if s else "UNKNOWN(%d)" % t
+
+
+def encoding_name(e):
+    s = lib().cf_encoding_name(e)
+    return s.decode() if s else "UNKNOWN(%d)" % e
+
+
+def compression_name(c):
+    s = lib().cf_compression_name(c)
+    return s.decode() if s else "UNKNOWN(%d)" % c
