@@ -5,7 +5,8 @@
 #   make test         build and run every test (ctest); ARGS="-R util/" narrows it
 #   make asan         the tests under ASan+UBSan, in build-asan/
 #   make fuzz         libFuzzer targets (clang, ASan+UBSan), in build-fuzz/
-#   make bench        Release benchmarks in build-bench/, then run each
+#   make bench        Release build in build-bench/, bench/run_bench.sh -> docs/PERFORMANCE.md
+#   make bench-micro  the encoding and codec micro-benchmarks
 #   make memcheck     the tests under valgrind, in build/
 #   make format       clang-format -i over our C sources
 #   make install      cmake --install build --prefix $(PREFIX)
@@ -22,7 +23,7 @@ FORMAT_DIRS := src include tools tests bench fuzz
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all build test asan fuzz bench memcheck format install clean
+.PHONY: all build test asan fuzz bench bench-micro memcheck format install clean
 
 all: build
 
@@ -50,13 +51,22 @@ fuzz:
 	cmake --build build-fuzz -j$(JOBS)
 	@ls build-fuzz/fuzz_* 2>/dev/null || echo "no fuzz targets yet (fuzz/fuzz_*.c)"
 
+# Installs the peers and gnuplot (scripts/deps.sh CF_DEPS_BENCH) when missing, builds
+# Release, then bench/run_bench.sh writes docs/PERFORMANCE.md and docs/performance.png.
+# The micro-benchmarks (bench_encodings, bench_compression) run with `make bench-micro`.
 bench:
+	bash -c '. scripts/deps.sh && cf_ensure_packages "$${CF_DEPS_BENCH[@]}"'
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
 	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build build-bench -j$(JOBS)
-	@set -e; found=0; for b in build-bench/bench_*; do \
-	    [ -x "$$b" ] || continue; found=1; echo "== $$b"; "$$b" $(ARGS); done; \
-	    [ $$found = 1 ] || echo "no benchmarks yet (bench/*.c)"
+	bench/run_bench.sh build-bench
+
+bench-micro:
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
+	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build build-bench -j$(JOBS)
+	@set -e; for b in build-bench/bench_encodings build-bench/bench_compression; do \
+	    [ -x "$$b" ] || continue; echo "== $$b"; "$$b" $(ARGS); done
 
 memcheck: build
 	ctest --test-dir build --output-on-failure --no-tests=error -j$(JOBS) \

@@ -20,6 +20,9 @@ CF_DEPS_BUILD=(
 # UBSan, libFuzzer), so they are named explicitly.  python3 runs the Python package's
 # tests (python/tests, standard library only).
 CF_DEPS_TEST=(clang libclang-rt-14-dev python3)
+# `make bench` only (never ./test or CI): the peers of bench/peers.c, the chart,
+# and python3 for bench/report.py.
+CF_DEPS_BENCH=(libleveldb-dev librocksdb-dev libsqlite3-dev gnuplot-nox python3)
 
 cf_say() { printf '==> %s\n' "$*"; }
 cf_die() { printf 'error: %s\n' "$*" >&2; exit 1; }

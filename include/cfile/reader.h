@@ -8,6 +8,7 @@
 #ifndef CFILE_READER_H
 #define CFILE_READER_H
 
+#include "cache.h"
 #include "io.h"
 #include "types.h"
 
@@ -30,6 +31,9 @@ typedef struct cf_reader_options {
     uint32_t version;       /* CF_READER_OPTIONS_VERSION, set by _init */
     bool verify_checksums;  /* default true */
     size_t max_block_len;   /* refuse blocks claiming more bytes; default 16 MiB */
+    /* Optional shared block cache (cache.h; borrowed: it must outlive the
+     * reader). Data blocks are kept there checked and decompressed; default NULL. */
+    cf_cache *cache;
 } cf_reader_options;
 
 CF_API void cf_reader_options_init(cf_reader_options *o);
@@ -90,6 +94,9 @@ typedef struct cf_block_report {
     uint64_t rows;       /* data blocks: rows; 0 when unknown */
     cf_status status;    /* CF_OK when intact */
     const char *msg;     /* why not, when status != CF_OK (valid during the callback) */
+    /* Added for `cfile info --blocks` (fields only ever appended here): */
+    uint32_t logical_size; /* bytes after the CRC and compression are undone; 0 when unknown */
+    int dict_mode;         /* DICT data blocks: 1 codewords, 2 plain strings; else 0 */
 } cf_block_report;
 
 typedef void (*cf_verify_fn)(void *ctx, const cf_block_report *rep);

@@ -40,6 +40,27 @@ void cf_key_encode(cf_type t, const void *value, cf_buf *out);
 /* Kudu's key shortening: the shortest prefix of cur still > prev. */
 size_t cf_key_shortened_len(cf_slice prev, cf_slice cur);
 
+/* ---- the shared block cache (cache.c, include/cfile/cache.h) ------------------------ */
+
+typedef struct cf_cache_entry cf_cache_entry;
+
+/* A key space of its own for one reader, so stale blocks of a freed reader are
+ * never served to a new one. */
+uint64_t cf_cache_new_file_id(cf_cache *c);
+/* Find the block (file_id, off) of `size` stored bytes. On a hit the entry is
+ * pinned (release it with cf_cache_release), *out shows its logical bytes and
+ * *is_view says the entry only records that the block, served in place by the
+ * io, passed its checksum (out is then empty). NULL on a miss. */
+cf_cache_entry *cf_cache_lookup(cf_cache *c, uint64_t file_id, uint64_t off, uint32_t size,
+                                cf_slice *out, bool *is_view);
+/* Insert a copy of data[0, len) (or, with is_view, a "checksum verified" mark
+ * without bytes) and return it pinned with *out showing the cached bytes. NULL
+ * when the block is too large for the cache or memory is short. */
+cf_cache_entry *cf_cache_insert(cf_cache *c, uint64_t file_id, uint64_t off, uint32_t size,
+                                const uint8_t *data, size_t len, bool is_view, cf_slice *out);
+/* Drop a pin; NULL is a no-op. */
+void cf_cache_release(cf_cache *c, cf_cache_entry *e);
+
 /* ---- the reader (immutable after open) --------------------------------------------- */
 
 struct cf_reader {
@@ -56,6 +77,7 @@ struct cf_reader {
     cf_dict dict;                /* DICT files: the decoded dictionary */
     cf_slice *dict_entries;
     uint8_t *dict_bytes;
+    uint64_t cache_file_id;      /* key space in opts.cache (0 without a cache) */
 };
 
 /* Read one block's logical bytes through `r` (check CRC, undo compression).
@@ -64,9 +86,17 @@ struct cf_reader {
 cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
                                cf_slice *out, const char *what, cf_error *err);
 
+/* cf_reader_read_block for data blocks, through the reader's cache when it has
+ * one: *pin (NULL without a cache hit or insert) keeps *out alive until
+ * released with cf_cache_release(r->opts.cache, *pin); without a pin, *out
+ * lives in scratch or the io as for cf_reader_read_block. */
+cf_status cf_reader_read_data_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
+                                    cf_cache_entry **pin, cf_slice *out, cf_error *err);
+
 /* For verify: load the data block at ptr into the iterator and decode all of
- * its rows; *first_ord and *rows describe it. */
+ * its rows; *first_ord and *rows describe it, *logical_size is its length after
+ * decompression and *dict_mode its DICT mode word (0 for other encodings). */
 cf_status cf_iter_check_block(cf_iter *it, cf_block_ptr ptr, uint64_t *first_ord, uint64_t *rows,
-                              cf_error *err);
+                              uint32_t *logical_size, int *dict_mode, cf_error *err);
 
 #endif

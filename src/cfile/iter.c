@@ -34,6 +34,8 @@ struct cf_iter {
     uint64_t blk_first; /* ordinal of the block's first row */
     uint32_t blk_rows;  /* rows (cells for arrays) */
     uint32_t row;       /* next row inside the block */
+    uint32_t blk_logical_len; /* for verify's block report: bytes after decompression */
+    int blk_dict_mode;        /* for verify's block report: DICT mode word (format §8.8), else 0 */
 
     cf_buf rowbm;   /* nullable: row bitmap; arrays: cell bitmap */
     cf_buf flatbm;  /* arrays: element bitmap */
@@ -41,6 +43,12 @@ struct cf_iter {
     cf_buf counts;  /* arrays: u16 element counts as decoded */
 
     cf_buf out_vals, out_nonnull, out_offsets, out_elem_nonnull, dense;
+
+    /* Block reuse (bench/PERFORMANCE.md): blk_valid says that blk_ptr's block
+     * is still fully loaded (bytes, bitmaps, decoder), so seeking into it again
+     * only repositions. `pin` holds the block in the reader's cache, if any. */
+    bool blk_valid;
+    cf_cache_entry *pin;
 };
 
 static cf_status read_cb(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out,
@@ -83,6 +91,7 @@ void cf_iter_free(cf_iter *it)
 {
     if (it == NULL)
         return;
+    cf_cache_release(it->r->opts.cache, it->pin);
     cf_decoder_free(it->dec);
     cf_btree_iter_free(it->pos_bt);
     cf_btree_iter_free(it->val_bt);
@@ -193,10 +202,20 @@ static cf_status load_array(cf_iter *it, const uint8_t *p, const uint8_t *end, c
 static cf_status load_block(cf_iter *it, cf_block_ptr ptr, cf_error *err)
 {
     const cf_reader *r = it->r;
+    if (it->blk_valid && it->blk_ptr.off == ptr.off && it->blk_ptr.size == ptr.size) {
+        /* Blocks are immutable: a seek back into the loaded block costs no read,
+         * checksum, decompression or bitmap decode. */
+        it->row = 0;
+        it->have_block = true;
+        return it->dec->ops->seek(it->dec, 0, err);
+    }
+    it->blk_valid = false;
     it->have_block = false;
     it->blk_ptr = ptr;
+    cf_cache_release(r->opts.cache, it->pin);
+    it->pin = NULL;
     cf_slice logical, encoded = {NULL, 0};
-    CF_TRY(cf_reader_read_block(r, ptr, &it->blockbuf, &logical, "data block", err));
+    CF_TRY(cf_reader_read_data_block(r, ptr, &it->blockbuf, &it->pin, &logical, err));
     const uint8_t *p = logical.data, *end = p + logical.len;
     if (r->info.is_array)
         CF_TRY(load_array(it, p, end, &encoded, err));
@@ -206,6 +225,12 @@ static cf_status load_block(cf_iter *it, cf_block_ptr ptr, cf_error *err)
         encoded = logical;
     CF_TRY(cf_error_prefix(err, it->dec->ops->load(it->dec, encoded.data, encoded.len, err),
                            "data block at offset %llu: ", (unsigned long long)ptr.off));
+    /* Remembered for cf_iter_check_block; the decoder has already checked that
+     * a DICT block starts with a valid 4-byte mode word. */
+    it->blk_logical_len = (uint32_t)logical.len;
+    it->blk_dict_mode = r->info.encoding == CF_ENC_DICT && encoded.len >= 4
+                            ? (int)cf_load_le32(encoded.data)
+                            : 0;
     size_t present = it->dec->count;
     if (r->info.is_array) {
         uint32_t flat = ((const uint32_t *)(const void *)it->offsets.data)[it->blk_rows];
@@ -229,6 +254,7 @@ static cf_status load_block(cf_iter *it, cf_block_ptr ptr, cf_error *err)
                  (unsigned long long)r->info.num_values);
     it->row = 0;
     it->have_block = true;
+    it->blk_valid = true;
     return CF_OK;
 }
 
@@ -518,13 +544,15 @@ cf_status cf_iter_copy_batch(cf_iter *it, void *values, uint8_t *nonnull, size_t
 }
 
 cf_status cf_iter_check_block(cf_iter *it, cf_block_ptr ptr, uint64_t *first_ord, uint64_t *rows,
-                              cf_error *err)
+                              uint32_t *logical_size, int *dict_mode, cf_error *err)
 {
     it->positioned = true;
     it->at_end = false;
     CF_TRY(load_block(it, ptr, err));
     *first_ord = it->blk_first;
     *rows = it->blk_rows;
+    *logical_size = it->blk_logical_len;
+    *dict_mode = it->blk_dict_mode;
     /* Decode every present value (the only part not checked by load). */
     size_t left = it->dec->count;
     while (left > 0) {

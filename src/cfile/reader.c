@@ -57,8 +57,9 @@ static cf_status read_at(const cf_reader *r, uint64_t off, void *dst, size_t len
 
 /* ---- blocks -------------------------------------------------------------------------- */
 
-cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
-                               cf_slice *out, const char *what, cf_error *err)
+/* skip_crc: the cache remembers that this in-place block already passed its check. */
+static cf_status read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out,
+                            const char *what, bool skip_crc, cf_error *err)
 {
     const cf_file_info *fi = &r->info;
     bool has_crc = (fi->incompatible_features & CF_FEATURE_CHECKSUM) != 0;
@@ -85,7 +86,7 @@ cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scr
         data = scratch->data;
     }
     size_t stored = ptr.size - (has_crc ? 4 : 0);
-    if (has_crc && r->opts.verify_checksums) {
+    if (has_crc && r->opts.verify_checksums && !skip_crc) {
         uint32_t want = cf_load_le32(data + stored), got = cf_crc32c(data, stored);
         CF_CHECK(want == got, err, CF_ECORRUPT,
                  "%s at offset %llu: checksum mismatch (stored %08x, computed %08x)", what,
@@ -131,6 +132,45 @@ cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scr
         err, cf_codec_decompress(fi->compression, data + hdr, plen, dst, ulen, err),
         "%s at offset %llu: ", what, (unsigned long long)ptr.off));
     *out = (cf_slice){dst, ulen};
+    return CF_OK;
+}
+
+cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
+                               cf_slice *out, const char *what, cf_error *err)
+{
+    return read_block(r, ptr, scratch, out, what, false, err);
+}
+
+cf_status cf_reader_read_data_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
+                                    cf_cache_entry **pin, cf_slice *out, cf_error *err)
+{
+    *pin = NULL;
+    cf_cache *c = r->opts.cache;
+    if (c == NULL)
+        return read_block(r, ptr, scratch, out, "data block", false, err);
+    bool is_view = false;
+    cf_cache_entry *e = cf_cache_lookup(c, r->cache_file_id, ptr.off, ptr.size, out, &is_view);
+    if (e != NULL && !is_view) {
+        *pin = e;
+        return CF_OK;
+    }
+    if (e != NULL) {
+        /* Served in place and already checked: only the view (and framing) again. */
+        cf_cache_release(c, e);
+        return read_block(r, ptr, scratch, out, "data block", true, err);
+    }
+    CF_TRY(read_block(r, ptr, scratch, out, "data block", false, err));
+    uintptr_t d = (uintptr_t)out->data, s0 = (uintptr_t)scratch->data;
+    bool in_scratch = scratch->len > 0 && d >= s0 && d - s0 <= scratch->len;
+    cf_slice cached;
+    e = cf_cache_insert(c, r->cache_file_id, ptr.off, ptr.size, out->data, out->len, !in_scratch,
+                        &cached);
+    if (e != NULL && in_scratch) {
+        *pin = e;
+        *out = cached;
+    } else {
+        cf_cache_release(c, e); /* a view mark, or not cached: keep the bytes we have */
+    }
     return CF_OK;
 }
 
@@ -367,6 +407,8 @@ cf_status cf_reader_open(cf_reader **out, cf_io *io, const cf_reader_options *op
         cf_reader_options_init(&r->opts);
     }
     r->info.file_size = io->ops->size(io);
+    if (r->opts.cache != NULL)
+        r->cache_file_id = cf_cache_new_file_id(r->opts.cache);
     cf_status st = read_footer(r, err);
     if (st == CF_OK)
         st = read_header(r, err);

@@ -14,11 +14,19 @@ typedef struct verify_state {
     size_t damaged;
     cf_status first;
     cf_error first_err;
+    /* For the block report's logical_size/dict_mode (cfile info --blocks): set
+     * just before each report() call, then cleared by it. */
+    uint32_t logical_size;
+    int dict_mode;
 } verify_state;
 
 static void report(verify_state *vs, const char *kind, cf_block_ptr p, uint64_t first,
                    uint64_t rows, cf_status st, const cf_error *e)
 {
+    uint32_t logical_size = vs->logical_size;
+    int dict_mode = vs->dict_mode;
+    vs->logical_size = 0;
+    vs->dict_mode = 0;
     if (st != CF_OK) {
         vs->damaged++;
         if (vs->first == CF_OK) {
@@ -27,7 +35,8 @@ static void report(verify_state *vs, const char *kind, cf_block_ptr p, uint64_t 
         }
     }
     if (vs->fn) {
-        cf_block_report rep = {kind, p.off, p.size, first, rows, st, st == CF_OK ? NULL : e->msg};
+        cf_block_report rep = {kind, p.off, p.size, first, rows, st, st == CF_OK ? NULL : e->msg,
+                               logical_size, dict_mode};
         vs->fn(vs->ctx, &rep);
     }
 }
@@ -51,6 +60,17 @@ static cf_status read_cb(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice 
     return cf_reader_read_block(ctx, ptr, scratch, out, "index block", err);
 }
 
+/* The walk reads a block and then visits it, so the length read here is the
+ * visited block's logical size. */
+static cf_status walk_read_cb(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out,
+                              cf_error *err)
+{
+    verify_state *vs = ctx;
+    cf_status st = cf_reader_read_block(vs->r, ptr, scratch, out, "index block", err);
+    vs->logical_size = st == CF_OK ? (uint32_t)out->len : 0;
+    return st;
+}
+
 /* Leaf keys are ordinals only in the positional tree. */
 static bool data_by_position(const verify_state *vs) { return vs->r->info.has_posidx; }
 
@@ -60,8 +80,9 @@ static void verify_tree(verify_state *vs, cf_iter *it, cf_block_ptr root, const 
 {
     cf_error e = {0};
     walk_ctx wc = {vs, kind};
-    cf_status st = cf_btree_walk(root, read_cb, (void *)vs->r, visit, &wc, &e);
+    cf_status st = cf_btree_walk(root, walk_read_cb, vs, visit, &wc, &e);
     if (st != CF_OK) {
+        vs->logical_size = 0; /* whatever was read last is not the root */
         report(vs, kind, root, 0, 0, st, &e);
         return;
     }
@@ -88,8 +109,12 @@ static void verify_tree(verify_state *vs, cf_iter *it, cf_block_ptr root, const 
             report(vs, "data block", pend_ptr, pend_first, lost, CF_ECORRUPT, &pend_err);
             pending = false;
         }
-        cf_status bst = cf_iter_check_block(it, p, &first, &rows, &e);
+        uint32_t lsize = 0;
+        int dmode = 0;
+        cf_status bst = cf_iter_check_block(it, p, &first, &rows, &lsize, &dmode, &e);
         if (bst == CF_OK) {
+            vs->logical_size = lsize;
+            vs->dict_mode = dmode;
             report(vs, "data block", p, first, rows, CF_OK, &e);
         } else {
             pending = true;
@@ -121,11 +146,20 @@ static void verify_tree(verify_state *vs, cf_iter *it, cf_block_ptr root, const 
 cf_status cf_reader_verify(const cf_reader *r, cf_verify_fn fn, void *ctx, size_t *damaged,
                            cf_error *err)
 {
-    verify_state vs = {r, fn, ctx, 0, CF_OK, {0}};
+    verify_state vs = {r, fn, ctx, 0, CF_OK, {0}, 0, 0};
     const cf_file_info *fi = &r->info;
-    if (fi->has_dict_block) /* decoded at open: reaching here means it is intact */
-        report(&vs, "dictionary block", (cf_block_ptr){fi->dict_block_off, fi->dict_block_size}, 0,
-               0, CF_OK, NULL);
+    if (fi->has_dict_block) { /* decoded at open: reaching here means it is intact */
+        cf_block_ptr dp = {fi->dict_block_off, fi->dict_block_size};
+        /* Read again only to learn its logical size for the report. */
+        cf_buf scratch;
+        cf_slice blk;
+        cf_error e = {0};
+        cf_buf_init(&scratch);
+        if (cf_reader_read_block(r, dp, &scratch, &blk, "dictionary block", &e) == CF_OK)
+            vs.logical_size = (uint32_t)blk.len;
+        cf_buf_dispose(&scratch);
+        report(&vs, "dictionary block", dp, 0, 0, CF_OK, NULL);
+    }
     cf_iter *it;
     CF_TRY(cf_iter_create(&it, r, err));
     if (fi->has_posidx)

@@ -1,5 +1,6 @@
 /* `cfile` entry point: global flags, the subcommand table, shared helpers. */
 #include "cli.h"
+#include "out.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -20,26 +21,52 @@ static const command commands[] = {
     {"verify", cf_cmd_verify, "check every checksum and decode every row", cf_cmd_verify_usage},
     {"write", cf_cmd_write, "write a CFile from JSON lines, CSV or a golden spec.json",
      cf_cmd_write_usage},
-    {"demo", cf_cmd_demo, "write a small sample table, read it back, summarize",
-     cf_cmd_demo_usage},
+    {"demo", cf_cmd_demo, "write a small sample table, read it back, summarize", cf_cmd_demo_usage},
     {"bloom", cf_cmd_bloom, "write and probe BloomFiles", cf_cmd_bloom_usage},
     {"delta", cf_cmd_delta, "write, dump and apply DeltaFiles", cf_cmd_delta_usage},
+    {"hfile", cf_cmd_hfile, "inspect HBase HFiles (info, dump, seek, verify)", cf_cmd_hfile_usage},
+    {"table", cf_cmd_table, "multi-column tables (rowsets): import, scan, get, update",
+     cf_cmd_table_usage},
+    {"bench", cf_cmd_bench, "read, seek and write benchmarks (JSON)", cf_cmd_bench_usage},
+    {"completion", cf_cmd_completion, "print a shell completion script (bash)",
+     cf_cmd_completion_usage},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-static void global_usage(FILE *f)
+const char *cf_cli_command_name(size_t i)
+{
+    return i < NCOMMANDS ? commands[i].name : NULL;
+}
+const char *cf_cli_command_summary(size_t i)
+{
+    return i < NCOMMANDS ? commands[i].summary : NULL;
+}
+const char *cf_cli_command_usage(size_t i)
+{
+    return i < NCOMMANDS ? commands[i].usage : NULL;
+}
+
+void cf_cli_global_usage(FILE *f)
 {
     fprintf(f, "usage: cfile [--help] [--version] <command> [<args>]\n\n"
                "Read and write Apache Kudu CFiles.\n\ncommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n`cfile <command> --help` describes a command.\n"
                "\nexit codes:\n"
                "  0  success\n"
                "  1  failure: bad input, damaged file, I/O error, seek found nothing\n"
                "  2  usage error\n"
-               "  3  not supported by this build of the library\n");
+               "  3  not supported by this build of the library\n"
+               "\nenvironment:\n"
+               "  NO_COLOR  when set and not empty, never colour the output (colour is\n"
+               "            otherwise used only when writing to a terminal)\n");
+}
+
+static void global_usage(FILE *f)
+{
+    cf_cli_global_usage(f);
 }
 
 void cf_cli_getopt_reset(void)
@@ -75,6 +102,11 @@ int cf_cli_main(int argc, char **argv, FILE *out, FILE *err)
     }
     if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
         fprintf(out, "cfile %s\n", cf_version_string());
+        return CF_EXIT_OK;
+    }
+    /* Not advertised: the build generates cfile(1) with it (see cmd_completion.c). */
+    if (strcmp(a, "--man") == 0) {
+        cf_cli_write_man(out);
         return CF_EXIT_OK;
     }
     for (size_t i = 0; i < NCOMMANDS; i++) {

@@ -43,6 +43,9 @@ int cf_cmd_write(cf_cli *c, int argc, char **argv);
 int cf_cmd_demo(cf_cli *c, int argc, char **argv);
 int cf_cmd_bloom(cf_cli *c, int argc, char **argv);
 int cf_cmd_delta(cf_cli *c, int argc, char **argv);
+int cf_cmd_hfile(cf_cli *c, int argc, char **argv);
+int cf_cmd_table(cf_cli *c, int argc, char **argv);
+int cf_cmd_bench(cf_cli *c, int argc, char **argv);
 
 extern const char cf_cmd_info_usage[];
 extern const char cf_cmd_dump_usage[];
@@ -52,6 +55,9 @@ extern const char cf_cmd_write_usage[];
 extern const char cf_cmd_demo_usage[];
 extern const char cf_cmd_bloom_usage[];
 extern const char cf_cmd_delta_usage[];
+extern const char cf_cmd_hfile_usage[];
+extern const char cf_cmd_table_usage[];
+extern const char cf_cmd_bench_usage[];
 
 /* ---- helpers --------------------------------------------------------------------------- */
 

@@ -1,13 +1,15 @@
-/* cfile dump: print a file's values, as text or as the golden expected.json object. */
+/* cfile dump: print a file's values as text, the golden expected.json object,
+ * JSON lines, CSV or an aligned table. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
 #include "cli.h"
+#include "out.h"
 #include "values.h"
 
 const char cf_cmd_dump_usage[] =
-    "usage: cfile dump [--json] FILE [--from N] [--count M]\n"
+    "usage: cfile dump [--format text|json|jsonl|csv|table] FILE [--from N] [--count M]\n"
     "\n"
     "Print the values of a CFile, one per line as `ordinal: value`, or with --json\n"
     "one object with the fields of the golden files' expected.json (type, encoding,\n"
@@ -19,10 +21,37 @@ const char cf_cmd_dump_usage[] =
     "BINARY as hex, STRING as text or {\"hex\": ...} when not UTF-8, NULL as null,\n"
     "array cells as arrays.\n"
     "\n"
-    "  --json      JSON output\n"
+    "Other formats, one row per line: jsonl writes {\"row\": N, \"value\": V} with V\n"
+    "in the value form; csv writes a `row,value` header, then the value as plain\n"
+    "text (strings as their bytes, BINARY as hex, arrays as JSON), an empty field\n"
+    "for NULL and \"\" for an empty string; table aligns `row` and `value` columns\n"
+    "and shows NULL as NULL.\n"
+    "\n"
+    "  --format F  text (default), json, jsonl, csv or table\n"
+    "  --json      same as --format json\n"
     "  --from N    start at row N (through the positional index when there is one)\n"
     "  --count M   print at most M rows\n"
     "  --help      this text\n";
+
+typedef enum dump_format { FMT_TEXT, FMT_JSON, FMT_JSONL, FMT_CSV, FMT_TABLE } dump_format;
+
+static int parse_format(const char *s, dump_format *out)
+{
+    static const char *const names[] = {"text", "json", "jsonl", "csv", "table"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strcmp(s, names[i]) == 0) {
+            *out = (dump_format)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Integers and floats read best right-aligned in a table. */
+static bool numeric(cf_type t)
+{
+    return t != CF_TYPE_STRING && t != CF_TYPE_VARCHAR && t != CF_TYPE_BINARY && t != CF_TYPE_BOOL;
+}
 
 /* Position `it` at row `from`: through the positional index, or by reading forward
  * when the file has none. *past_end is set when there is no such row. */
@@ -98,18 +127,21 @@ static void header_fields(cf_jw *w, const cf_reader *r)
 int cf_cmd_dump(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"from", required_argument, NULL, 'f'},
-        {"count", required_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, 'j'},       {"format", required_argument, NULL, 'F'},
+        {"from", required_argument, NULL, 'f'}, {"count", required_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
-    bool json = false;
+    dump_format fmt = FMT_TEXT;
     uint64_t from = 0, count = UINT64_MAX;
     int ch;
-    while ((ch = getopt_long(argc, argv, "jf:n:h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "jF:f:n:h", opts, NULL)) != -1) {
         switch (ch) {
-        case 'j': json = true; break;
+        case 'j': fmt = FMT_JSON; break;
+        case 'F':
+            if (parse_format(optarg, &fmt) != 0)
+                return cf_cli_usage(c, "--format: not one of text, json, jsonl, csv, table: %s",
+                                    optarg);
+            break;
         case 'f':
             if (cf_cli_parse_u64(optarg, &from) != 0)
                 return cf_cli_usage(c, "--from: not a row number: %s", optarg);
@@ -126,14 +158,22 @@ int cf_cmd_dump(cf_cli *c, int argc, char **argv)
         return cf_cli_usage(c, "expected one FILE");
     const char *path = argv[optind];
 
+    bool json = fmt == FMT_JSON;
+    bool color = fmt == FMT_TEXT || fmt == FMT_TABLE ? cf_out_color(c->out) : false;
     cf_error err = {0};
     cf_reader *r = NULL;
     cf_iter *it = NULL;
     int rc = CF_EXIT_OK;
+    cf_out_str text;
+    cf_out_str_init(&text);
+    cf_out_table tab;
+    static const char *const heads[] = {"row", "value"};
+    cf_out_table_init(&tab, c->out, color, 2, heads, "rl");
     cf_status st = cf_cli_open(&r, path, &err);
     if (st != CF_OK)
         return cf_cli_lib_fail(c, path, st, &err);
     const cf_file_info *in = cf_reader_info(r);
+    tab.right[1] = !in->is_array && numeric(in->type);
     st = cf_iter_create(&it, r, &err);
     bool past_end = false;
     if (st == CF_OK)
@@ -150,11 +190,16 @@ int cf_cmd_dump(cf_cli *c, int argc, char **argv)
         header_fields(&w, r);
         cf_jw_key(&w, "values");
         cf_jw_arr_begin(&w);
-    } else {
-        fprintf(c->out, "# %s: %s%s %s %s, %" PRIu64 " rows%s\n", path, cf_cli_type_name(in->type),
+    } else if (fmt == FMT_TEXT) {
+        cf_out_on(c->out, color, CF_OUT_DIM);
+        fprintf(c->out, "# %s: %s%s %s %s, %" PRIu64 " rows%s", path, cf_cli_type_name(in->type),
                 in->is_array ? " 1d-array" : "", cf_cli_encoding_name(in->encoding),
                 cf_cli_compression_name(in->compression), in->num_values,
                 in->nullable ? ", nullable" : "");
+        cf_out_off(c->out, color);
+        fputc('\n', c->out);
+    } else if (fmt == FMT_CSV) {
+        fputs("row,value\n", c->out);
     }
     uint64_t left = past_end ? 0 : count;
     while (left > 0) {
@@ -169,14 +214,50 @@ int cf_cmd_dump(cf_cli *c, int argc, char **argv)
         if (b.count == 0)
             break;
         for (size_t i = 0; i < b.count; i++) {
-            if (!json) {
-                fprintf(c->out, "%" PRIu64 ": ", b.first_ord + i);
+            uint64_t ord = b.first_ord + i;
+            switch (fmt) {
+            case FMT_JSON: cf_cli_row_write(&w, in->type, in->is_array, &b, i); break;
+            case FMT_TEXT:
+                cf_out_on(c->out, color, CF_OUT_CYAN);
+                fprintf(c->out, "%" PRIu64 ":", ord);
+                cf_out_off(c->out, color);
+                fputc(' ', c->out);
                 cf_jw_init(&w, c->out);
-            }
-            cf_cli_row_write(&w, in->type, in->is_array, &b, i);
-            if (!json)
+                cf_cli_row_write(&w, in->type, in->is_array, &b, i);
                 fputc('\n', c->out);
+                break;
+            case FMT_JSONL:
+                cf_jw_init(&w, c->out);
+                cf_jw_obj_begin(&w);
+                cf_jw_key(&w, "row");
+                cf_jw_uint(&w, ord);
+                cf_jw_key(&w, "value");
+                cf_cli_row_write(&w, in->type, in->is_array, &b, i);
+                cf_jw_obj_end(&w);
+                cf_jw_newline(&w);
+                break;
+            case FMT_CSV:
+                fprintf(c->out, "%" PRIu64 ",", ord);
+                if (cf_out_row_text(&text, in->type, in->is_array, &b, i, false)) {
+                    if (text.len == 0)
+                        fputs("\"\"", c->out); /* empty, not NULL */
+                    else
+                        cf_out_csv_field(c->out, text.data, text.len);
+                }
+                fputc('\n', c->out);
+                break;
+            case FMT_TABLE: {
+                char num[24];
+                snprintf(num, sizeof(num), "%" PRIu64, ord);
+                bool present = cf_out_row_text(&text, in->type, in->is_array, &b, i, true);
+                const char *cells[2] = {num, present ? text.data : "NULL"};
+                cf_out_table_row(&tab, cells);
+                break;
+            }
+            }
         }
+        if (fmt == FMT_TABLE)
+            cf_out_table_flush(&tab);
         left -= b.count;
     }
     if (json) {
@@ -184,7 +265,13 @@ int cf_cmd_dump(cf_cli *c, int argc, char **argv)
         cf_jw_obj_end(&w);
         cf_jw_newline(&w);
     }
+    if (fmt == FMT_TABLE)
+        cf_out_table_flush(&tab); /* the header alone for an empty selection */
+    if (text.oom || tab.cells.oom)
+        rc = cf_cli_fail(c, "%s: out of memory", path);
 out:
+    cf_out_table_dispose(&tab);
+    cf_out_str_dispose(&text);
     cf_iter_free(it);
     cf_reader_free(r);
     return rc;

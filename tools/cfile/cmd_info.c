@@ -1,22 +1,280 @@
 /* cfile info: what a file's header and footer say. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cfile/bloom.h>
 #include <cfile/delta.h>
 
 #include "cli.h"
+#include "out.h"
 
 const char cf_cmd_info_usage[] =
-    "usage: cfile info [--json] FILE\n"
+    "usage: cfile info [--json] [--blocks] FILE\n"
     "\n"
     "Show the header and footer of a CFile: format version, type, encoding,\n"
     "compression, row count, nullability, array flag, index roots, dictionary block,\n"
-    "feature flags, metadata and file size.\n"
+    "feature flags, metadata and file size. This reads only the header and footer.\n"
     "\n"
-    "  --json   one JSON object (stable field names) instead of text\n"
-    "  --help   this text\n";
+    "With --blocks, also read, check and decode every block (as `cfile verify` does)\n"
+    "and list each one: kind, offset, stored bytes (as on disk: compressed, with its\n"
+    "checksum), logical bytes (after decompression: the encoded block), first row\n"
+    "and rows of data blocks, the mode of DICT data blocks (codewords or plain) and\n"
+    "whether it is intact; then totals per kind. The stored bytes of all blocks plus\n"
+    "the header and footer add up to the file size. In JSON the list is \"blocks\"\n"
+    "({\"kind\", \"offset\", \"stored_bytes\", \"logical_bytes\", \"first_row\", \"rows\",\n"
+    "\"dict_mode\", \"status\": \"ok\" or \"damaged\", \"error\"}) and the totals per kind\n"
+    "\"block_totals\". A damaged block makes the exit status 1.\n"
+    "\n"
+    "  --json     one JSON object (stable field names) instead of text\n"
+    "  --blocks   per-block statistics (decodes the whole file)\n"
+    "  --help     this text\n";
+
+/* ---- per-block statistics (--blocks) ---------------------------------------------------- */
+
+typedef struct blk {
+    const char *kind; /* a string literal of the library's */
+    uint64_t off, first_ord, rows;
+    uint32_t size, logical_size;
+    int dict_mode;
+    cf_status status;
+    char *msg; /* owned; NULL when intact */
+} blk;
+
+typedef struct blk_list {
+    blk *v;
+    size_t n, cap;
+    bool oom;
+} blk_list;
+
+static void collect(void *ctx, const cf_block_report *rep)
+{
+    blk_list *l = ctx;
+    if (l->oom)
+        return;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        blk *v = realloc(l->v, cap * sizeof(*v));
+        if (v == NULL) {
+            l->oom = true;
+            return;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    blk *b = &l->v[l->n++];
+    b->kind = rep->kind;
+    b->off = rep->off;
+    b->first_ord = rep->first_ord;
+    b->rows = rep->rows;
+    b->size = rep->size;
+    b->logical_size = rep->logical_size;
+    b->dict_mode = rep->dict_mode;
+    b->status = rep->status;
+    b->msg = rep->msg != NULL ? strdup(rep->msg) : NULL;
+}
+
+static void blk_list_dispose(blk_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i].msg);
+    free(l->v);
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    const blk *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static const char *dict_mode_name(int m)
+{
+    return m == 1 ? "codewords" : m == 2 ? "plain" : NULL;
+}
+
+/* Totals of one kind of block. */
+typedef struct kind_total {
+    const char *kind;
+    uint64_t count, stored, logical, rows, codewords, plain, damaged;
+} kind_total;
+
+#define MAX_KINDS 8
+
+static size_t totals(const blk_list *l, kind_total *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const blk *b = &l->v[i];
+        size_t k = 0;
+        while (k < n && strcmp(t[k].kind, b->kind) != 0)
+            k++;
+        if (k == n) {
+            if (n == MAX_KINDS)
+                continue;
+            memset(&t[n], 0, sizeof(t[n]));
+            t[n++].kind = b->kind;
+        }
+        t[k].count++;
+        t[k].stored += b->size;
+        t[k].logical += b->logical_size;
+        t[k].rows += b->rows;
+        t[k].codewords += b->dict_mode == 1;
+        t[k].plain += b->dict_mode == 2;
+        t[k].damaged += b->status != CF_OK;
+    }
+    return n;
+}
+
+static void blocks_json(cf_jw *w, const blk_list *l)
+{
+    cf_jw_key(w, "blocks");
+    cf_jw_arr_begin(w);
+    for (size_t i = 0; i < l->n; i++) {
+        const blk *b = &l->v[i];
+        cf_jw_obj_begin(w);
+        cf_jw_key(w, "kind");
+        cf_jw_cstr(w, b->kind);
+        cf_jw_key(w, "offset");
+        cf_jw_uint(w, b->off);
+        cf_jw_key(w, "stored_bytes");
+        cf_jw_uint(w, b->size);
+        cf_jw_key(w, "logical_bytes");
+        cf_jw_uint(w, b->logical_size);
+        cf_jw_key(w, "first_row");
+        cf_jw_uint(w, b->first_ord);
+        cf_jw_key(w, "rows");
+        cf_jw_uint(w, b->rows);
+        cf_jw_key(w, "dict_mode");
+        if (dict_mode_name(b->dict_mode) != NULL)
+            cf_jw_cstr(w, dict_mode_name(b->dict_mode));
+        else
+            cf_jw_null(w);
+        cf_jw_key(w, "status");
+        cf_jw_cstr(w, b->status == CF_OK ? "ok" : "damaged");
+        if (b->msg != NULL) {
+            cf_jw_key(w, "error");
+            cf_jw_cstr(w, b->msg);
+        }
+        cf_jw_obj_end(w);
+    }
+    cf_jw_arr_end(w);
+    kind_total t[MAX_KINDS];
+    size_t n = totals(l, t);
+    cf_jw_key(w, "block_totals");
+    cf_jw_arr_begin(w);
+    for (size_t k = 0; k < n; k++) {
+        cf_jw_obj_begin(w);
+        cf_jw_key(w, "kind");
+        cf_jw_cstr(w, t[k].kind);
+        cf_jw_key(w, "count");
+        cf_jw_uint(w, t[k].count);
+        cf_jw_key(w, "stored_bytes");
+        cf_jw_uint(w, t[k].stored);
+        cf_jw_key(w, "logical_bytes");
+        cf_jw_uint(w, t[k].logical);
+        cf_jw_key(w, "rows");
+        cf_jw_uint(w, t[k].rows);
+        cf_jw_key(w, "dict_codewords_blocks");
+        cf_jw_uint(w, t[k].codewords);
+        cf_jw_key(w, "dict_plain_blocks");
+        cf_jw_uint(w, t[k].plain);
+        cf_jw_key(w, "damaged");
+        cf_jw_uint(w, t[k].damaged);
+        cf_jw_obj_end(w);
+    }
+    cf_jw_arr_end(w);
+}
+
+static void u64s(char *buf, size_t cap, uint64_t v)
+{
+    snprintf(buf, cap, "%" PRIu64, v);
+}
+
+static void blocks_text(FILE *out, bool color, const blk_list *l)
+{
+    static const char *const heads[] = {"#",     "kind", "offset", "stored", "logical",
+                                        "first", "rows", "dict",   "status"};
+    cf_out_table t;
+    cf_out_table_init(&t, out, color, 9, heads, "rlrrrrrll");
+    for (size_t i = 0; i < l->n; i++) {
+        const blk *b = &l->v[i];
+        bool data = strcmp(b->kind, "data block") == 0;
+        char c[7][24];
+        u64s(c[0], sizeof(c[0]), i);
+        u64s(c[1], sizeof(c[1]), b->off);
+        u64s(c[2], sizeof(c[2]), b->size);
+        u64s(c[3], sizeof(c[3]), b->logical_size);
+        u64s(c[4], sizeof(c[4]), b->first_ord);
+        u64s(c[5], sizeof(c[5]), b->rows);
+        const char *dm = dict_mode_name(b->dict_mode);
+        /* A damaged block's logical size is unknown; its rows are those lost. */
+        const char *cells[9] = {c[0],
+                                b->kind,
+                                c[1],
+                                c[2],
+                                b->status == CF_OK ? c[3] : "?",
+                                data ? c[4] : "",
+                                data ? c[5] : "",
+                                dm ? dm : "",
+                                b->status == CF_OK ? "ok"
+                                : b->msg           ? b->msg
+                                                   : "damaged"};
+        cf_out_table_row(&t, cells);
+    }
+    cf_out_table_flush(&t);
+    cf_out_table_dispose(&t);
+
+    kind_total tot[MAX_KINDS];
+    size_t n = totals(l, tot);
+    static const char *const theads[] = {
+        "kind", "count", "stored", "logical", "rows", "dict codewords/plain", "damaged"};
+    fputc('\n', out);
+    cf_out_table_init(&t, out, color, 7, theads, "lrrrrrr");
+    uint64_t all_count = 0, all_stored = 0, all_logical = 0;
+    for (size_t k = 0; k < n; k++) {
+        char c[6][48];
+        u64s(c[0], sizeof(c[0]), tot[k].count);
+        u64s(c[1], sizeof(c[1]), tot[k].stored);
+        u64s(c[2], sizeof(c[2]), tot[k].logical);
+        u64s(c[3], sizeof(c[3]), tot[k].rows);
+        snprintf(c[4], sizeof(c[4]), "%" PRIu64 "/%" PRIu64, tot[k].codewords, tot[k].plain);
+        u64s(c[5], sizeof(c[5]), tot[k].damaged);
+        bool data = strcmp(tot[k].kind, "data block") == 0;
+        const char *cells[7] = {tot[k].kind,
+                                c[0],
+                                c[1],
+                                c[2],
+                                data ? c[3] : "",
+                                tot[k].codewords + tot[k].plain ? c[4] : "",
+                                c[5]};
+        cf_out_table_row(&t, cells);
+        all_count += tot[k].count;
+        all_stored += tot[k].stored;
+        all_logical += tot[k].logical;
+    }
+    char c[3][24];
+    u64s(c[0], sizeof(c[0]), all_count);
+    u64s(c[1], sizeof(c[1]), all_stored);
+    u64s(c[2], sizeof(c[2]), all_logical);
+    const char *cells[7] = {"all blocks", c[0], c[1], c[2], "", "", ""};
+    cf_out_table_row(&t, cells);
+    cf_out_table_flush(&t);
+    cf_out_table_dispose(&t);
+}
+
+/* The bytes no block accounts for: the header and the footer. */
+static void framing_line(FILE *out, const cf_reader *r, const blk_list *l)
+{
+    uint64_t stored = 0;
+    for (size_t i = 0; i < l->n; i++)
+        stored += l->v[i].size;
+    uint64_t size = cf_reader_info(r)->file_size;
+    fprintf(out,
+            "\n%" PRIu64 " bytes in blocks + %" PRIu64 " bytes of header and footer = %" PRIu64
+            " bytes\n",
+            stored, size > stored ? size - stored : 0, size);
+}
 
 static void feature_names(cf_jw *w, uint32_t f)
 {
@@ -68,7 +326,7 @@ static void root(cf_jw *w, const char *key, bool has, uint64_t off, uint32_t siz
     cf_jw_obj_end(w);
 }
 
-static void info_json(FILE *out, const cf_reader *r)
+static void info_json(FILE *out, const cf_reader *r, const blk_list *blocks)
 {
     const cf_file_info *in = cf_reader_info(r);
     const cf_metadata_pair *hm, *fm;
@@ -118,13 +376,25 @@ static void info_json(FILE *out, const cf_reader *r)
     cf_jw_uint(&w, in->footer_len);
     cf_jw_key(&w, "file_size");
     cf_jw_uint(&w, in->file_size);
+    if (blocks != NULL)
+        blocks_json(&w, blocks);
     cf_jw_obj_end(&w);
     cf_jw_newline(&w);
 }
 
-static void print_pairs(FILE *out, const char *title, const cf_metadata_pair *p, size_t n)
+static void label(FILE *out, bool color, const char *name)
 {
-    fprintf(out, "%-22s %zu\n", title, n);
+    cf_out_on(out, color, CF_OUT_BOLD);
+    fprintf(out, "%-22s", name);
+    cf_out_off(out, color);
+    fputc(' ', out);
+}
+
+static void print_pairs(FILE *out, bool color, const char *title, const cf_metadata_pair *p,
+                        size_t n)
+{
+    label(out, color, title);
+    fprintf(out, "%zu\n", n);
     for (size_t i = 0; i < n; i++) {
         cf_jw w;
         cf_jw_init(&w, out);
@@ -137,57 +407,74 @@ static void print_pairs(FILE *out, const char *title, const cf_metadata_pair *p,
     }
 }
 
-static void info_text(FILE *out, const char *path, const cf_reader *r)
+static void info_text(FILE *out, bool color, const char *path, const cf_reader *r)
 {
     const cf_file_info *in = cf_reader_info(r);
     const cf_metadata_pair *hm, *fm;
     size_t nh = cf_reader_header_metadata(r, &hm);
     size_t nf = cf_reader_footer_metadata(r, &fm);
-    fprintf(out, "%-22s %s\n", "file", path);
-    fprintf(out, "%-22s %s\n", "kind", kind_of(r));
-    fprintf(out, "%-22s %d (%s)\n", "format version", in->format_version,
+    label(out, color, "file");
+    fprintf(out, "%s\n", path);
+    label(out, color, "kind");
+    fprintf(out, "%s\n", kind_of(r));
+    label(out, color, "format version");
+    fprintf(out, "%d (%s)\n", in->format_version,
             in->format_version == 1 ? "kuducfil" : "kuducfl2");
-    fprintf(out, "%-22s %s%s\n", "type", cf_cli_type_name(in->type), in->is_array ? " 1d-array" : "");
-    fprintf(out, "%-22s %s\n", "encoding", cf_cli_encoding_name(in->encoding));
-    fprintf(out, "%-22s %s\n", "compression", cf_cli_compression_name(in->compression));
-    fprintf(out, "%-22s %" PRIu64 "\n", "rows", in->num_values);
-    fprintf(out, "%-22s %s\n", "nullable", in->nullable ? "yes" : "no");
+    label(out, color, "type");
+    fprintf(out, "%s%s\n", cf_cli_type_name(in->type), in->is_array ? " 1d-array" : "");
+    label(out, color, "encoding");
+    fprintf(out, "%s\n", cf_cli_encoding_name(in->encoding));
+    label(out, color, "compression");
+    fprintf(out, "%s\n", cf_cli_compression_name(in->compression));
+    label(out, color, "rows");
+    fprintf(out, "%" PRIu64 "\n", in->num_values);
+    label(out, color, "nullable");
+    fprintf(out, "%s\n", in->nullable ? "yes" : "no");
+    label(out, color, "positional index");
     if (in->has_posidx)
-        fprintf(out, "%-22s root at %" PRIu64 ", %" PRIu32 " bytes\n", "positional index",
-                in->posidx_root_off, in->posidx_root_size);
+        fprintf(out, "root at %" PRIu64 ", %" PRIu32 " bytes\n", in->posidx_root_off,
+                in->posidx_root_size);
     else
-        fprintf(out, "%-22s none\n", "positional index");
+        fprintf(out, "none\n");
+    label(out, color, "value index");
     if (in->has_validx)
-        fprintf(out, "%-22s root at %" PRIu64 ", %" PRIu32 " bytes\n", "value index",
-                in->validx_root_off, in->validx_root_size);
+        fprintf(out, "root at %" PRIu64 ", %" PRIu32 " bytes\n", in->validx_root_off,
+                in->validx_root_size);
     else
-        fprintf(out, "%-22s none\n", "value index");
-    if (in->has_dict_block)
-        fprintf(out, "%-22s at %" PRIu64 ", %" PRIu32 " bytes\n", "dictionary block",
-                in->dict_block_off, in->dict_block_size);
-    fprintf(out, "%-22s 0x%" PRIx32 "%s%s\n", "incompatible features", in->incompatible_features,
+        fprintf(out, "none\n");
+    if (in->has_dict_block) {
+        label(out, color, "dictionary block");
+        fprintf(out, "at %" PRIu64 ", %" PRIu32 " bytes\n", in->dict_block_off,
+                in->dict_block_size);
+    }
+    label(out, color, "incompatible features");
+    fprintf(out, "0x%" PRIx32 "%s%s\n", in->incompatible_features,
             (in->incompatible_features & CF_FEATURE_CHECKSUM) ? " checksum" : "",
             (in->incompatible_features & CF_FEATURE_ARRAY_DATA_BLOCK) ? " array" : "");
-    fprintf(out, "%-22s 0x%" PRIx32 "\n", "compatible features", in->compatible_features);
-    print_pairs(out, "header metadata", hm, nh);
-    print_pairs(out, "footer metadata", fm, nf);
-    fprintf(out, "%-22s %zu bytes header PB, %zu bytes footer PB\n", "header/footer",
-            in->header_len, in->footer_len);
-    fprintf(out, "%-22s %" PRIu64 " bytes\n", "file size", in->file_size);
+    label(out, color, "compatible features");
+    fprintf(out, "0x%" PRIx32 "\n", in->compatible_features);
+    print_pairs(out, color, "header metadata", hm, nh);
+    print_pairs(out, color, "footer metadata", fm, nf);
+    label(out, color, "header/footer");
+    fprintf(out, "%zu bytes header PB, %zu bytes footer PB\n", in->header_len, in->footer_len);
+    label(out, color, "file size");
+    fprintf(out, "%" PRIu64 " bytes\n", in->file_size);
 }
 
 int cf_cmd_info(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},
+        {"blocks", no_argument, NULL, 'b'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    bool json = false;
+    bool json = false, blocks = false;
     int ch;
-    while ((ch = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "jbh", opts, NULL)) != -1) {
         switch (ch) {
         case 'j': json = true; break;
+        case 'b': blocks = true; break;
         case 'h': return cf_cli_help(c);
         default: return cf_cli_bad_option(c, argv);
         }
@@ -200,10 +487,35 @@ int cf_cmd_info(cf_cli *c, int argc, char **argv)
     cf_status st = cf_cli_open(&r, path, &err);
     if (st != CF_OK)
         return cf_cli_lib_fail(c, path, st, &err);
-    if (json)
-        info_json(c->out, r);
-    else
-        info_text(c->out, path, r);
+    blk_list bl = {NULL, 0, 0, false};
+    size_t damaged = 0;
+    cf_status vst = CF_OK;
+    if (blocks) {
+        vst = cf_reader_verify(r, collect, &bl, &damaged, &err);
+        if (bl.oom) {
+            blk_list_dispose(&bl);
+            cf_reader_free(r);
+            return cf_cli_fail(c, "%s: out of memory listing blocks", path);
+        }
+        /* Verify visits the trees one after the other; file order reads better. */
+        if (bl.n > 1)
+            qsort(bl.v, bl.n, sizeof(bl.v[0]), by_offset);
+    }
+    bool color = !json && cf_out_color(c->out);
+    if (json) {
+        info_json(c->out, r, blocks ? &bl : NULL);
+    } else {
+        info_text(c->out, color, path, r);
+        if (blocks) {
+            fputc('\n', c->out);
+            blocks_text(c->out, color, &bl);
+            framing_line(c->out, r, &bl);
+        }
+    }
+    int rc = CF_EXIT_OK;
+    if (vst != CF_OK)
+        rc = cf_cli_lib_fail(c, path, vst, &err);
+    blk_list_dispose(&bl);
     cf_reader_free(r);
-    return CF_EXIT_OK;
+    return rc;
 }

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# bench/run_bench.sh BUILD_DIR - what `make bench` runs after building BUILD_DIR.
+#
+# Writes the standard data sets (`cfile bench write`) with every encoding their
+# type allows and every codec, then runs `cfile bench read` on each file,
+# `cfile bench seek` (ordinal, and value on the sorted sets; pread, mmap and
+# with the block cache), and the LevelDB/RocksDB/SQLite point lookups on the
+# same keys (bench_peers), all in this one run. Prints one table and writes
+# docs/PERFORMANCE.md and docs/performance.png (gnuplot).
+#
+#   CF_BENCH_ROWS   rows per fixed-width data set (default 2000000)
+#   CF_BENCH_SROWS  rows per string data set (default 1000000)
+#   CF_BENCH_ITERS  scans per read benchmark (default 5)
+#   CF_BENCH_SEEKS  seeks per seek benchmark (default 50000)
+#   CF_BENCH_DOCS   where PERFORMANCE.md and performance.png go (default docs/)
+#   CF_BENCH_CODECS codecs to write each file with (default "NO_COMPRESSION LZ4 SNAPPY ZLIB")
+set -euo pipefail
+
+BUILD=${1:-build-bench}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CFILE=$BUILD/cfile
+PEERS=$BUILD/bench_peers
+ROWS=${CF_BENCH_ROWS:-2000000}
+SROWS=${CF_BENCH_SROWS:-1000000}
+ITERS=${CF_BENCH_ITERS:-5}
+SEEKS=${CF_BENCH_SEEKS:-50000}
+DOCS=${CF_BENCH_DOCS:-$ROOT/docs}
+WORK=$BUILD/bench-data
+RES=$WORK/results.jsonl
+
+[ -x "$CFILE" ] || { echo "run_bench.sh: $CFILE not built" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "run_bench.sh: needs python3 for the table" >&2; exit 1; }
+rm -rf "$WORK"
+mkdir -p "$WORK" "$DOCS"
+: >"$RES"
+
+# data set -> encodings Kudu allows for its type
+declare -A ENCS=(
+    [int32_random]="PLAIN_ENCODING BIT_SHUFFLE RLE"
+    [int64_sorted]="PLAIN_ENCODING BIT_SHUFFLE RLE"
+    [int32_small]="PLAIN_ENCODING BIT_SHUFFLE RLE"
+    [int32_runs]="PLAIN_ENCODING BIT_SHUFFLE RLE"
+    [double_walk]="PLAIN_ENCODING BIT_SHUFFLE"
+    [string_zipf]="PLAIN_ENCODING PREFIX_ENCODING DICT_ENCODING"
+    [string_keys]="PLAIN_ENCODING PREFIX_ENCODING DICT_ENCODING"
+    [bool_runs]="PLAIN_ENCODING RLE"
+    [int64_nullable]="PLAIN_ENCODING BIT_SHUFFLE RLE"
+)
+SETS="int32_random int64_sorted int32_small int32_runs double_walk string_zipf string_keys bool_runs int64_nullable"
+CODECS=${CF_BENCH_CODECS:-"NO_COMPRESSION LZ4 SNAPPY ZLIB"}
+
+say() { printf '==> %s\n' "$*" >&2; }
+tag() { # tag KEY=VALUE... : add fields to a JSON line read from stdin
+    python3 -c 'import json,sys
+extra=dict(a.split("=",1) for a in sys.argv[1:])
+for l in sys.stdin:
+    l=l.strip()
+    if l:
+        o=json.loads(l); o.update(extra); print(json.dumps(o))' "$@"
+}
+
+for ds in $SETS; do
+    rows=$ROWS
+    case $ds in string_*) rows=$SROWS ;; esac
+    for enc in ${ENCS[$ds]}; do
+        for codec in $CODECS; do
+            f=$WORK/$ds.$enc.$codec.cfile
+            say "$ds $enc $codec"
+            "$CFILE" bench write --dataset "$ds" --rows "$rows" --encoding "$enc" \
+                --compression "$codec" --out "$f" --iters 3 | tag dataset="$ds" >>"$RES"
+            if [ "$codec" = NO_COMPRESSION ]; then
+                "$CFILE" bench read "$f" --iters "$ITERS" --threads 2 | tag dataset="$ds" >>"$RES"
+                "$CFILE" bench read "$f" --iters "$ITERS" --mmap --view --no-checksum-cost \
+                    | tag dataset="$ds" >>"$RES"
+                for io in "" "--mmap" "--cache 256"; do
+                    # shellcheck disable=SC2086
+                    "$CFILE" bench seek "$f" --mode ordinal --n "$SEEKS" $io \
+                        | tag dataset="$ds" >>"$RES"
+                done
+            else
+                "$CFILE" bench read "$f" --iters "$ITERS" --no-checksum-cost \
+                    | tag dataset="$ds" >>"$RES"
+                "$CFILE" bench seek "$f" --mode ordinal --n "$SEEKS" --cache 256 \
+                    | tag dataset="$ds" >>"$RES"
+            fi
+        done
+    done
+done
+
+# Value seeks on the sorted sets, and the peers on the same keys.
+for ds in int64_sorted string_keys; do
+    rows=$ROWS kind=int64
+    case $ds in string_*) rows=$SROWS kind=string ;; esac
+    vals=$WORK/$ds.values
+    "$CFILE" bench write --dataset "$ds" --rows "$rows" --iters 1 --values-out "$vals" >/dev/null
+    for enc in ${ENCS[$ds]}; do
+        f=$WORK/$ds.$enc.NO_COMPRESSION.cfile
+        say "$ds $enc value seeks"
+        for io in "" "--mmap" "--cache 256"; do
+            # shellcheck disable=SC2086
+            "$CFILE" bench seek "$f" --mode value --n "$SEEKS" --keys-out "$WORK/$ds.keys" $io \
+                | tag dataset="$ds" >>"$RES"
+        done
+    done
+    if [ -x "$PEERS" ]; then
+        say "$ds peers"
+        mkdir -p "$WORK/peers-$ds"
+        "$PEERS" "$kind" "$vals" "$WORK/$ds.keys" "$WORK/peers-$ds" | tag dataset="$ds" >>"$RES"
+    else
+        say "bench_peers not built (libleveldb-dev, librocksdb-dev, libsqlite3-dev missing?)"
+    fi
+done
+
+python3 "$ROOT/bench/report.py" "$RES" "$DOCS" "$(nproc) vCPU, $(uname -m)" \
+    "rows=$ROWS strings=$SROWS iters=$ITERS seeks=$SEEKS"
+if command -v gnuplot >/dev/null; then
+    gnuplot -e "datafile='$WORK/chart.dat'; peerfile='$WORK/peers.dat'; out='$DOCS/performance.png'" \
+        "$ROOT/bench/performance.gp"
+else
+    say "gnuplot not found: docs/performance.png not redrawn"
+fi

@@ -1,0 +1,287 @@
+/* cfile: Apache HBase HFiles (v1, v2, v3) without a JVM.
+ *
+ * The reader opens every HFile layout HBase has written: the 60-byte v1
+ * trailer, the 212-byte Writable v2 trailer and the 4096-byte protobuf trailer
+ * of v2.2+/v3; block headers with and without HBase checksums (CRC32C/CRC32
+ * chunks, verified by default); NONE, GZ, SNAPPY, LZ4 (Hadoop block framing)
+ * and ZSTD (Hadoop block framing or a bare zstd frame) payloads; data block
+ * encodings NONE and ROW_INDEX_V1; single- and multi-level data indexes;
+ * FileInfo, meta blocks and compound Bloom filters.
+ *
+ * The writer produces HFile v3 in HBase's block order, for bulk loading.
+ *
+ * Call order:
+ *   reader:  open (info | file_info_* | meta_* | bloom_* | iter_create)* free
+ *   iter:    create (seek_* | next)* free
+ *   writer:  create (append | add_file_info | add_meta)* finish? free
+ * Threads: an open cf_hfile is immutable and may be shared; an iterator or a
+ * writer belongs to one thread at a time.
+ */
+#ifndef CFILE_HFILE_H
+#define CFILE_HFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "io.h"
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cf_hfile cf_hfile;
+typedef struct cf_hfile_iter cf_hfile_iter;
+typedef struct cf_hfile_writer cf_hfile_writer;
+
+/* HBase's Compression.Algorithm ordinals, as stored in the trailer. */
+typedef enum cf_hfile_codec {
+    CF_HFILE_LZO = 0,
+    CF_HFILE_GZ = 1,
+    CF_HFILE_NONE = 2,
+    CF_HFILE_SNAPPY = 3,
+    CF_HFILE_LZ4 = 4,
+    CF_HFILE_BZIP2 = 5,
+    CF_HFILE_ZSTD = 6
+} cf_hfile_codec;
+
+/* KeyValue.Type codes. */
+typedef enum cf_hfile_kv_type {
+    CF_HFILE_MINIMUM = 0,
+    CF_HFILE_PUT = 4,
+    CF_HFILE_DELETE = 8,
+    CF_HFILE_DELETE_FAMILY_VERSION = 10,
+    CF_HFILE_DELETE_COLUMN = 12,
+    CF_HFILE_DELETE_FAMILY = 14,
+    CF_HFILE_MAXIMUM = 255
+} cf_hfile_kv_type;
+
+/* DataBlockEncoding ids. */
+enum { CF_HFILE_DBE_NONE = 0, CF_HFILE_DBE_PREFIX = 2, CF_HFILE_DBE_DIFF = 3,
+       CF_HFILE_DBE_FAST_DIFF = 4, CF_HFILE_DBE_ROW_INDEX_V1 = 7 };
+
+/* "GZ", "NONE", ...; NULL for an unknown ordinal. */
+CF_API const char *cf_hfile_codec_name(uint32_t codec);
+/* "Put", "DeleteFamily", ...; NULL for an unknown code. */
+CF_API const char *cf_hfile_type_name(uint8_t type);
+/* Parse a codec name ("gz", "NONE"; case-insensitive). CF_EINVAL if unknown. */
+CF_API cf_status cf_hfile_codec_parse(uint32_t *out, const char *name);
+
+/* Every trailer field, as stored (v1 leaves the v2 fields zero, and vice versa). */
+typedef struct cf_hfile_trailer {
+    uint32_t major, minor;
+    uint32_t trailer_size; /* 60, 212 or 4096 */
+    bool protobuf;         /* v2.2+ and v3 */
+    uint64_t file_info_offset;
+    uint64_t load_on_open_data_offset; /* v2/v3 */
+    uint64_t uncompressed_data_index_size;
+    uint64_t total_uncompressed_bytes;
+    uint32_t data_index_count;
+    uint32_t meta_index_count;
+    uint64_t entry_count;
+    uint32_t num_data_index_levels;
+    uint64_t first_data_block_offset;
+    uint64_t last_data_block_offset;
+    char comparator[256]; /* NUL-terminated (v1: FileInfo hfile.COMPARATOR) */
+    uint32_t compression_codec;
+    bool has_encryption_key;
+    uint64_t data_index_offset; /* v1 */
+    uint64_t meta_index_offset; /* v1 */
+} cf_hfile_trailer;
+
+/* One cell. For v1 files only `key` and `value` are set (raw bytes).
+ * The slices point into memory owned by the iterator (or the caller, when
+ * appending) and stay valid until the next call on that iterator. */
+typedef struct cf_hfile_cell {
+    cf_slice key; /* the whole KeyValue key */
+    cf_slice row, family, qualifier;
+    int64_t timestamp;
+    uint8_t type;
+    cf_slice value;
+    cf_slice tags;    /* empty unless the file carries tags */
+    uint64_t mvcc;    /* 0 unless the file carries memstore timestamps */
+} cf_hfile_cell;
+
+/* What open found. */
+typedef struct cf_hfile_info {
+    uint32_t major, minor;
+    uint32_t compression;         /* cf_hfile_codec */
+    int data_block_encoding;      /* CF_HFILE_DBE_*, from FileInfo DATA_BLOCK_ENCODING */
+    bool raw_keys;                /* v1: keys are opaque bytes */
+    bool includes_mvcc;           /* KEY_VALUE_VERSION == 1 */
+    bool includes_tags;           /* v3 with hfile.MAX_TAGS_LEN */
+    bool checksums;               /* block headers carry HBase checksums */
+    uint64_t num_data_blocks;
+    uint32_t index_levels;
+    uint32_t root_entries;
+    uint64_t leaf_index_blocks;
+    uint64_t intermediate_index_blocks;
+    bool has_midkey_metadata; /* multi-level root: 16 bytes after the entries */
+    uint64_t mid_leaf_offset;
+    uint32_t mid_leaf_on_disk_size;
+    uint32_t mid_key_entry;
+    size_t file_info_count;
+    size_t meta_count;
+} cf_hfile_info;
+
+typedef struct cf_hfile_options {
+    uint32_t version;       /* set by _init */
+    bool verify_checksums;  /* default true */
+    size_t max_block_len;   /* refuse blocks larger than this (default 256 MiB) */
+} cf_hfile_options;
+
+CF_API void cf_hfile_options_init(cf_hfile_options *o);
+
+/* Open an HFile from io (borrowed: it must outlive the reader). o may be NULL.
+ * CF_ECORRUPT for anything that breaks the format, CF_ENOTSUP for a valid
+ * feature not implemented here (encryption, an unbuilt codec). */
+CF_API cf_status cf_hfile_open(cf_hfile **out, cf_io *io, const cf_hfile_options *o,
+                               cf_error *err);
+/* Open a file by path; the reader owns its io. */
+CF_API cf_status cf_hfile_open_file(cf_hfile **out, const char *path, const cf_hfile_options *o,
+                                    cf_error *err);
+CF_API void cf_hfile_free(cf_hfile *h); /* NULL is a no-op */
+
+/* Does the tail of this io look like an HFile trailer? (No error on "no".) */
+CF_API bool cf_hfile_sniff(cf_io *io);
+
+CF_API const cf_hfile_trailer *cf_hfile_get_trailer(const cf_hfile *h);
+CF_API const cf_hfile_info *cf_hfile_get_info(const cf_hfile *h);
+
+/* FileInfo entries in file order; slices owned by h. */
+CF_API void cf_hfile_file_info_at(const cf_hfile *h, size_t i, cf_slice *key, cf_slice *value);
+/* The value of a FileInfo key, false if absent. */
+CF_API bool cf_hfile_file_info_get(const cf_hfile *h, const char *key, cf_slice *value);
+
+/* One entry of the flattened data block index. */
+typedef struct cf_hfile_block_ref {
+    uint64_t offset;
+    uint32_t on_disk_size; /* with header (and checksums) as the index stores it */
+    cf_slice key;          /* index key (owned by h) */
+} cf_hfile_block_ref;
+CF_API cf_hfile_block_ref cf_hfile_data_block(const cf_hfile *h, uint64_t i);
+/* The mid-key (HBase's split point) as a key; empty for an empty file. */
+CF_API cf_status cf_hfile_midkey(const cf_hfile *h, cf_slice *out, cf_error *err);
+
+/* Meta blocks (name, index entry); read gives a malloc'd copy of the
+ * uncompressed payload, freed with cf_hfile_bytes_free. */
+CF_API void cf_hfile_meta_at(const cf_hfile *h, size_t i, cf_slice *name, uint64_t *offset,
+                             uint32_t *on_disk_size);
+CF_API cf_status cf_hfile_meta_read(const cf_hfile *h, size_t i, uint8_t **out, size_t *len,
+                                    cf_error *err);
+CF_API void cf_hfile_bytes_free(void *p);
+
+/* A block header as stored (v2/v3). */
+typedef struct cf_hfile_block_header {
+    char magic[9];
+    uint64_t offset;
+    uint32_t on_disk_size_without_header;
+    uint32_t uncompressed_size_without_header;
+    int64_t prev_block_offset;
+    uint8_t checksum_type;      /* 0 none, 1 CRC32, 2 CRC32C */
+    uint32_t bytes_per_checksum;
+    uint32_t on_disk_data_size_with_header;
+    uint32_t header_size;       /* 33 with checksums, 24 without */
+} cf_hfile_block_header;
+/* Walk every block from offset 0 to the trailer in file order (v2/v3),
+ * verifying each one (checksums, decompression) when verify is true.
+ * fn returns false to stop. */
+typedef bool (*cf_hfile_block_fn)(void *ctx, const cf_hfile_block_header *hdr);
+CF_API cf_status cf_hfile_walk_blocks(const cf_hfile *h, bool verify, cf_hfile_block_fn fn,
+                                      void *ctx, cf_error *err);
+
+/* Compound Bloom filters. */
+enum { CF_HFILE_BLOOM_GENERAL = 0, CF_HFILE_BLOOM_DELETE_FAMILY = 1 };
+enum { CF_HFILE_HASH_JENKINS = 0, CF_HFILE_HASH_MURMUR = 1, CF_HFILE_HASH_MURMUR3 = 2 };
+typedef struct cf_hfile_bloom_info {
+    uint32_t version;
+    uint64_t total_byte_size;
+    uint32_t hash_count;
+    uint32_t hash_type;
+    uint64_t total_key_count;
+    uint64_t total_max_keys;
+    uint32_t num_chunks;
+    cf_slice comparator;
+} cf_hfile_bloom_info;
+/* NULL when the file has no such Bloom filter. */
+CF_API const cf_hfile_bloom_info *cf_hfile_bloom(const cf_hfile *h, int which);
+/* Chunk i's index entry. */
+CF_API void cf_hfile_bloom_chunk(const cf_hfile *h, int which, uint32_t i, uint64_t *offset,
+                                 uint32_t *on_disk_size, cf_slice *first_key);
+/* false when the row is certainly absent. No Bloom filter: *out = true. */
+CF_API cf_status cf_hfile_bloom_may_contain(const cf_hfile *h, int which, const void *row,
+                                            size_t len, bool *out, cf_error *err);
+/* HBase's hash functions (Hash.JENKINS_HASH, MURMUR_HASH, MURMUR_HASH3). */
+CF_API int32_t cf_hfile_hash(uint32_t hash_type, const void *data, size_t len, int32_t seed);
+
+/* ---- cells ------------------------------------------------------------------------- */
+
+/* Positioned before the first cell. */
+CF_API cf_status cf_hfile_iter_create(cf_hfile_iter **out, const cf_hfile *h, cf_error *err);
+CF_API void cf_hfile_iter_free(cf_hfile_iter *it);
+/* The next cell; *has = false at the end (still CF_OK). */
+CF_API cf_status cf_hfile_iter_next(cf_hfile_iter *it, cf_hfile_cell *out, bool *has,
+                                    cf_error *err);
+CF_API cf_status cf_hfile_iter_seek_to_first(cf_hfile_iter *it, cf_error *err);
+/* Position so that next returns the first cell whose row is >= row (v1: key).
+ * Bytewise unsigned order, a proper prefix sorts first. */
+CF_API cf_status cf_hfile_iter_seek_row(cf_hfile_iter *it, const void *row, size_t len,
+                                        cf_error *err);
+/* Position before the first cell >= key under HBase's CellComparator: key's
+ * row/family/qualifier/timestamp/type are used (v1: key.key, raw order). */
+CF_API cf_status cf_hfile_iter_seek_key(cf_hfile_iter *it, const cf_hfile_cell *key,
+                                        cf_error *err);
+/* Data block and cell-in-block of the cell next will return. */
+CF_API void cf_hfile_iter_position(const cf_hfile_iter *it, uint64_t *block, uint64_t *cell);
+/* Number of cells in data block i (decodes it). */
+CF_API cf_status cf_hfile_block_cell_count(const cf_hfile *h, uint64_t i, uint64_t *out,
+                                           cf_error *err);
+
+/* CellComparator order of two cells (row, family, qualifier, timestamp desc,
+ * type desc); <0, 0, >0. */
+CF_API int cf_hfile_cell_compare(const cf_hfile_cell *a, const cf_hfile_cell *b);
+/* Parse a serialized KeyValue key. CF_ECORRUPT when the lengths do not fit. */
+CF_API cf_status cf_hfile_parse_key(cf_hfile_cell *out, const uint8_t *key, size_t len,
+                                    cf_error *err);
+
+/* ---- writer (HFile v3) -------------------------------------------------------------- */
+
+typedef struct cf_hfile_writer_options {
+    uint32_t version;            /* set by _init */
+    uint32_t compression;        /* cf_hfile_codec: NONE, GZ, SNAPPY, LZ4 (default NONE) */
+    uint32_t block_size;         /* data block target (default 65536) */
+    uint32_t bytes_per_checksum; /* default 16384 */
+    uint32_t index_block_size;   /* hfile.index.block.max.size (default 131072) */
+    uint32_t index_min_entries;  /* hfile.index.block.min.entries (default 16) */
+    bool row_bloom;              /* ROW Bloom filter (default true) */
+    uint32_t bloom_chunk_size;   /* io.storefile.bloom.block.size (default 131072) */
+    double bloom_error_rate;     /* default 0.01 */
+    bool include_mvcc;           /* KEY_VALUE_VERSION 1 + mvcc vlongs (default true) */
+    bool include_tags;           /* tags + MAX_TAGS_LEN (default false) */
+    int64_t create_time;         /* hfile.CREATE_TIME_TS (default 0) */
+    const char *comparator;      /* default org.apache.hadoop.hbase.KeyValue$KVComparator */
+} cf_hfile_writer_options;
+
+CF_API void cf_hfile_writer_options_init(cf_hfile_writer_options *o);
+/* io must be writable and is borrowed (the caller commits/frees it). */
+CF_API cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io,
+                                        const cf_hfile_writer_options *o, cf_error *err);
+/* Append one cell (row, family, qualifier, timestamp, type, value, tags, mvcc).
+ * Requires: cells in non-decreasing CellComparator order (CF_EINVAL otherwise). */
+CF_API cf_status cf_hfile_writer_append(cf_hfile_writer *w, const cf_hfile_cell *c,
+                                        cf_error *err);
+/* Extra FileInfo entries (user keys must not start with "hfile."). */
+CF_API cf_status cf_hfile_writer_add_file_info(cf_hfile_writer *w, const void *key,
+                                               size_t key_len, const void *value,
+                                               size_t value_len, cf_error *err);
+/* A named meta block (written after the data, before the load-on-open section). */
+CF_API cf_status cf_hfile_writer_add_meta(cf_hfile_writer *w, const char *name,
+                                          const void *data, size_t len, cf_error *err);
+/* Write the index, FileInfo, Bloom metadata and trailer. */
+CF_API cf_status cf_hfile_writer_finish(cf_hfile_writer *w, cf_error *err);
+CF_API void cf_hfile_writer_free(cf_hfile_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,256 @@
+/* cfile: rowsets, multi-column tables stored the way Kudu stores a DiskRowSet
+ * (format §13): one CFile per column, a BloomFile over the encoded primary keys
+ * (§11), an ad-hoc composite-key index when the key has several columns (§1.8),
+ * REDO/UNDO DeltaFiles (§12), and a MANIFEST naming them (docs/ROWSET.md).
+ *
+ * Call orders:
+ *   schema:  (create | parse) (getters)* free
+ *   writer:  create append* finish? free       (free without finish leaves no rowset)
+ *   rowset:  open (get | scanner_create | update | delete | reinsert | flush | compact)* free
+ *   scanner: create next* free
+ *
+ * MVCC: as in Kudu, a snapshot at TS sees every operation with ts < TS;
+ * CF_RS_SNAPSHOT_LATEST sees everything. Every mutation needs a timestamp larger
+ * than any the rowset has seen (cf_rowset_info.last_ts).
+ * A rowset is used by one thread at a time (its in-memory delta store changes);
+ * one process writes a rowset directory at a time.
+ */
+#ifndef CFILE_ROWSET_H
+#define CFILE_ROWSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iter.h"
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- schema ------------------------------------------------------------------------- */
+
+/* Most columns a schema may have. */
+#define CF_RS_MAX_COLUMNS 1024u
+
+/* One column as a caller describes it. */
+typedef struct cf_rs_column {
+    const char *name;           /* [A-Za-z_][A-Za-z0-9_]*, at most 128 bytes; copied */
+    cf_type type;               /* element type for arrays */
+    bool nullable;
+    bool is_array;
+    bool is_key;                /* key columns are the leading ones, not nullable, not
+                                 * BOOL/FLOAT/DOUBLE, not arrays (format §1.8) */
+    cf_encoding encoding;       /* AUTO = Kudu's default for the type */
+    cf_compression compression; /* DEFAULT = none */
+    uint32_t block_size;        /* 0 = 256 KiB */
+    int precision, scale;       /* DECIMAL*: recorded only */
+    int length;                 /* VARCHAR: recorded only */
+} cf_rs_column;
+
+typedef struct cf_rs_schema cf_rs_schema;
+
+/* Validate and copy `n` columns (ids are their positions). CF_EINVAL names the bad
+ * column and why. */
+CF_API cf_status cf_rs_schema_create(cf_rs_schema **out, const cf_rs_column *cols, size_t n,
+                                     cf_error *err);
+/* Parse "id INT64 KEY, name STRING NULL, tags INT32[] NULL, p DECIMAL64(10,2)
+ * ENCODING bit_shuffle COMPRESSION lz4 BLOCK_SIZE 4096". Attributes: KEY, NULL,
+ * NOT NULL, ENCODING e, COMPRESSION c, BLOCK_SIZE n; arrays as T[] or ARRAY<T>. */
+CF_API cf_status cf_rs_schema_parse(cf_rs_schema **out, const char *text, cf_error *err);
+CF_API void cf_rs_schema_free(cf_rs_schema *s); /* NULL is a no-op */
+CF_API size_t cf_rs_schema_ncols(const cf_rs_schema *s);
+CF_API size_t cf_rs_schema_nkeys(const cf_rs_schema *s);
+/* Column i (< ncols); strings live as long as s. */
+CF_API const cf_rs_column *cf_rs_schema_column(const cf_rs_schema *s, size_t i);
+/* Position of the column named `name`, or -1. */
+CF_API int cf_rs_schema_find(const cf_rs_schema *s, const char *name);
+/* The schema in cf_rs_schema_parse's syntax into dst (cap bytes, NUL included);
+ * returns the length it needs (excluding the NUL), like snprintf. */
+CF_API size_t cf_rs_schema_format(const cf_rs_schema *s, char *dst, size_t cap);
+
+/* The composite memcomparable key (format §1.8) of one row: key[i] points to key
+ * column i's value in memory form (cf_slice for binary). Writes up to cap bytes
+ * to dst; *len = the full length (CF_EBUFSIZE when it exceeds cap). */
+CF_API cf_status cf_rs_key_encode(const cf_rs_schema *s, const void *const *key, uint8_t *dst,
+                                  size_t cap, size_t *len, cf_error *err);
+
+/* ---- writer ----------------------------------------------------------------------------- */
+
+typedef struct cf_rs_writer cf_rs_writer;
+
+#define CF_RS_WRITER_OPTIONS_VERSION 1
+
+typedef struct cf_rs_writer_options {
+    uint32_t version;   /* set by _init */
+    uint64_t insert_ts; /* MVCC timestamp of the rows' insertion; default 1 */
+    bool checksums;     /* CRC-32C in every CFile; default true */
+} cf_rs_writer_options;
+
+CF_API void cf_rs_writer_options_init(cf_rs_writer_options *o);
+
+/* One column of an append: the memory forms of writer.h (cf_writer_append, and
+ * cf_writer_append_arrays for array columns, where `values` holds the elements). */
+typedef struct cf_rs_colvec {
+    const void *values;
+    const uint8_t *nonnull;      /* NULL = all present */
+    const uint32_t *elem_counts; /* arrays only */
+    const uint8_t *elem_nonnull; /* arrays only; NULL = all present */
+} cf_rs_colvec;
+
+/* Start a rowset in directory `dir` (created when missing). CF_EINVAL when dir
+ * already holds a rowset with rows (an empty one, from `table create`, is
+ * replaced). Nothing is visible until finish writes the MANIFEST. */
+CF_API cf_status cf_rs_writer_create(cf_rs_writer **out, const char *dir, const cf_rs_schema *s,
+                                     const cf_rs_writer_options *o, cf_error *err);
+/* Append nrows rows, one cf_rs_colvec per schema column. Rows must come in
+ * strictly increasing key order: CF_EINVAL "row N: duplicate key" or "row N: key
+ * out of order" otherwise (sticky, like every writer error). Memory use does not
+ * grow with the row count. */
+CF_API cf_status cf_rs_writer_append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t nrows,
+                                     cf_error *err);
+/* Finish every file, then write the MANIFEST atomically. */
+CF_API cf_status cf_rs_writer_finish(cf_rs_writer *w, cf_error *err);
+CF_API uint64_t cf_rs_writer_rows(const cf_rs_writer *w);
+CF_API void cf_rs_writer_free(cf_rs_writer *w); /* NULL is a no-op; abandons unfinished files */
+
+/* Write an empty rowset (MANIFEST only) with schema s into dir. */
+CF_API cf_status cf_rs_create_empty(const char *dir, const cf_rs_schema *s, cf_error *err);
+
+/* ---- rowset: open, info ---------------------------------------------------------------- */
+
+typedef struct cf_rowset cf_rowset;
+
+#define CF_RS_SNAPSHOT_LATEST UINT64_MAX
+
+typedef struct cf_rowset_info {
+    uint64_t rows;         /* base rows (deleted ones included until compacted away) */
+    uint64_t generation;   /* MANIFEST generation, +1 per commit */
+    uint64_t insert_ts;    /* rows were inserted at this timestamp */
+    uint64_t last_ts;      /* largest timestamp used so far */
+    size_t redo_files, undo_files;
+    uint64_t redo_deltas, undo_deltas; /* in files */
+    uint64_t dms_deltas;   /* in memory, not yet flushed */
+    cf_slice min_key, max_key; /* encoded keys of the first and last row (empty if none) */
+} cf_rowset_info;
+
+/* Open the rowset in dir: reads and checks the MANIFEST (CF_ENOTFOUND when there
+ * is none, CF_ECORRUPT when it is damaged), opens every file it names. */
+CF_API cf_status cf_rowset_open(cf_rowset **out, const char *dir, cf_error *err);
+/* Unflushed mutations are lost: call cf_rowset_flush first. NULL is a no-op. */
+CF_API void cf_rowset_free(cf_rowset *rs);
+CF_API const cf_rs_schema *cf_rowset_schema(const cf_rowset *rs);
+/* Slices live until the next mutation, flush or compaction. */
+CF_API void cf_rowset_get_info(const cf_rowset *rs, cf_rowset_info *out);
+/* File i of the current MANIFEST (name relative to dir, and its role: "column",
+ * "bloom", "adhoc", "redo", "undo"); false past the last. */
+CF_API bool cf_rowset_file(const cf_rowset *rs, size_t i, const char **name, const char **role);
+
+/* ---- reading ------------------------------------------------------------------------------ */
+
+typedef enum cf_rs_op {
+    CF_RS_EQ,
+    CF_RS_NE,
+    CF_RS_LT,
+    CF_RS_LE,
+    CF_RS_GT,
+    CF_RS_GE,
+    CF_RS_IS_NULL,
+    CF_RS_IS_NOT_NULL
+} cf_rs_op;
+
+/* A predicate on column `col`: value in memory form (cf_slice for binary), unused
+ * for IS [NOT] NULL. A comparison is false for NULL rows. Array columns take only
+ * IS [NOT] NULL. */
+typedef struct cf_rs_pred {
+    size_t col;
+    cf_rs_op op;
+    const void *value;
+} cf_rs_pred;
+
+#define CF_RS_SCAN_OPTIONS_VERSION 1
+
+typedef struct cf_rs_scan_options {
+    uint32_t version;      /* set by _init */
+    const size_t *cols;    /* projection: column positions, any order; NULL = all */
+    size_t ncols;
+    const cf_rs_pred *preds; /* ANDed */
+    size_t npreds;
+    uint64_t snapshot;     /* default CF_RS_SNAPSHOT_LATEST */
+    size_t batch_rows;     /* rows examined per batch; default 1024 */
+} cf_rs_scan_options;
+
+CF_API void cf_rs_scan_options_init(cf_rs_scan_options *o);
+
+/* A batch of matching rows, projected columns in projection order. Views owned by
+ * the scanner, valid until its next call. cols[j] follows iter.h's cf_batch
+ * (values, nonnull, and elem_offsets/elem_count/elem_nonnull for arrays);
+ * first_ord there is meaningless. ords[i] = the row's ordinal in the rowset. */
+typedef struct cf_rs_batch {
+    size_t count; /* 0 = the end */
+    size_t ncols;
+    const cf_batch *cols;
+    const uint64_t *ords;
+} cf_rs_batch;
+
+/* What the scanner skipped, for tests and `table scan --stats`. */
+typedef struct cf_rs_scan_stats {
+    uint64_t rows_in_range;   /* rows left after key-range pushdown */
+    uint64_t rows_examined;
+    uint64_t batches_skipped; /* batches where no row passed, other columns unread */
+    bool bloom_pruned;        /* an equality on the whole key was absent from the bloom */
+} cf_rs_scan_stats;
+
+typedef struct cf_rs_scanner cf_rs_scanner;
+
+/* Predicates on leading key columns become an ordinal range through the key
+ * index; equality on the whole key probes the bloom first. Other predicates are
+ * evaluated after deltas are applied, reading the remaining columns only for
+ * batches with matches. CF_EINVAL for a bad column or predicate. */
+CF_API cf_status cf_rs_scanner_create(cf_rs_scanner **out, cf_rowset *rs,
+                                      const cf_rs_scan_options *o, cf_error *err);
+CF_API cf_status cf_rs_scanner_next(cf_rs_scanner *sc, cf_rs_batch *out, cf_error *err);
+CF_API const cf_rs_scan_stats *cf_rs_scanner_stats(const cf_rs_scanner *sc);
+CF_API void cf_rs_scanner_free(cf_rs_scanner *sc); /* NULL is a no-op */
+
+/* Point lookup: bloom, then key index, then deltas at `snapshot`. On success out
+ * holds one row of all columns (views valid until the next call on rs).
+ * CF_ENOTFOUND when the key is absent or deleted at the snapshot. */
+CF_API cf_status cf_rowset_get(cf_rowset *rs, const void *const *key, uint64_t snapshot,
+                               cf_rs_batch *out, cf_error *err);
+
+/* ---- mutations ----------------------------------------------------------------------------- */
+
+/* Set column `col` to `value` (memory form; NULL = SQL NULL). */
+typedef struct cf_rs_change {
+    size_t col;
+    const void *value;
+} cf_rs_change;
+
+/* Update a live row at ts. CF_ENOTFOUND: no live row with that key; CF_EINVAL:
+ * ts <= last_ts, a key column, an array column, NULL into a non-nullable one. */
+CF_API cf_status cf_rowset_update(cf_rowset *rs, const void *const *key,
+                                  const cf_rs_change *changes, size_t n, uint64_t ts,
+                                  cf_error *err);
+/* Delete a live row at ts. CF_ENOTFOUND when absent or already deleted. */
+CF_API cf_status cf_rowset_delete(cf_rowset *rs, const void *const *key, uint64_t ts,
+                                  cf_error *err);
+/* Insert again a row that this rowset holds as deleted; values[i] for every column
+ * (key columns ignored, NULL = SQL NULL). CF_EINVAL when the row is live;
+ * CF_ENOTSUP for a key the rowset never held (new keys need a new rowset). */
+CF_API cf_status cf_rowset_reinsert(cf_rowset *rs, const void *const *key,
+                                    const void *const *values, uint64_t ts, cf_error *err);
+/* Write the in-memory deltas to a new REDO DeltaFile and commit a new MANIFEST. */
+CF_API cf_status cf_rowset_flush(cf_rowset *rs, cf_error *err);
+/* Flush, then rewrite base data + deltas into new files: the base becomes the
+ * latest state, history before it goes to one UNDO file, rows deleted at the end
+ * stay with a REDO DELETE. History older than `ahm` (ancient history mark) is
+ * dropped: UNDOs with ts < ahm, rows deleted before ahm. The new MANIFEST replaces
+ * the old one atomically; the old files are then removed. */
+CF_API cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,276 @@
+/* The shared block cache (include/cfile/cache.h).
+ *
+ * Keys are (file id, block offset): each reader takes a fresh file id from
+ * the cache when it opens, so a reader freed and another opened at the same
+ * address never sees the first one's blocks.
+ *
+ * Each shard is a chained hash table plus a doubly linked LRU list under one
+ * mutex. Entries are reference counted: the table holds one reference, every
+ * pinned lookup one more, and an entry is freed when the last goes. Eviction
+ * only unlinks (and uncharges) an entry, so an iterator still decoding a block
+ * keeps valid bytes without copying them out of the cache on every hit.
+ */
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "../util/alloc.h"
+#include "../util/error.h"
+
+#define NSHARDS_BIG 16u
+#define SHARD_THRESHOLD (16u * 1024u * 1024u)
+/* Charged per entry on top of its bytes, so that many tiny blocks stay bounded too. */
+#define ENTRY_OVERHEAD 64u
+
+struct cf_cache_entry {
+    struct cf_cache_entry *hnext;        /* hash chain */
+    struct cf_cache_entry *prev, *next;  /* LRU list, most recent at head.next */
+    uint64_t file_id, off;
+    uint32_t size;   /* stored bytes of the block: part of the key */
+    bool is_view;    /* a "verified in place" mark, no bytes */
+    size_t len;
+    size_t charge;
+    unsigned refs;   /* table reference + pins; guarded by the shard mutex */
+    bool in_table;
+    uint8_t data[];  /* the block's logical bytes */
+};
+
+typedef struct shard {
+    pthread_mutex_t mu;
+    cf_cache_entry **table;
+    size_t nbuckets; /* power of two */
+    size_t entries;
+    size_t bytes, capacity;
+    cf_cache_entry lru; /* sentinel */
+    uint64_t hits, misses, inserts, evictions;
+} shard;
+
+struct cf_cache {
+    size_t capacity;
+    unsigned nshards;
+    atomic_uint_fast64_t next_id;
+    shard shards[];
+};
+
+static uint64_t mix(uint64_t file_id, uint64_t off)
+{
+    uint64_t h = file_id * 0x9E3779B97F4A7C15ull ^ off;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+cf_status cf_cache_create(cf_cache **out, size_t capacity_bytes, cf_error *err)
+{
+    *out = NULL;
+    CF_CHECK(capacity_bytes > 0, err, CF_EINVAL, "cache capacity must be more than 0 bytes");
+    unsigned n = capacity_bytes >= SHARD_THRESHOLD ? NSHARDS_BIG : 1;
+    cf_cache *c = cf_calloc(1, sizeof *c + n * sizeof(shard));
+    CF_CHECK(c != NULL, err, CF_ENOMEM, "out of memory creating a cache");
+    c->capacity = capacity_bytes;
+    c->nshards = n;
+    atomic_init(&c->next_id, 1);
+    for (unsigned i = 0; i < n; i++) {
+        shard *s = &c->shards[i];
+        s->capacity = capacity_bytes / n;
+        s->lru.prev = s->lru.next = &s->lru;
+        s->nbuckets = 64;
+        s->table = cf_calloc(s->nbuckets, sizeof *s->table);
+        if (s->table == NULL || pthread_mutex_init(&s->mu, NULL) != 0) {
+            cf_free(s->table);
+            for (unsigned j = 0; j < i; j++) {
+                pthread_mutex_destroy(&c->shards[j].mu);
+                cf_free(c->shards[j].table);
+            }
+            cf_free(c);
+            CF_FAIL(err, CF_ENOMEM, "out of memory creating a cache");
+        }
+    }
+    *out = c;
+    return CF_OK;
+}
+
+void cf_cache_free(cf_cache *c)
+{
+    if (c == NULL)
+        return;
+    for (unsigned i = 0; i < c->nshards; i++) {
+        shard *s = &c->shards[i];
+        /* No pins can remain: every reader (and so every iterator) is gone. */
+        for (cf_cache_entry *e = s->lru.next, *nx; e != &s->lru; e = nx) {
+            nx = e->next;
+            cf_free(e);
+        }
+        cf_free(s->table);
+        pthread_mutex_destroy(&s->mu);
+    }
+    cf_free(c);
+}
+
+void cf_cache_get_stats(const cf_cache *c, cf_cache_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->capacity = c->capacity;
+    for (unsigned i = 0; i < c->nshards; i++) {
+        shard *s = (shard *)&c->shards[i]; /* locking needs a mutable mutex */
+        pthread_mutex_lock(&s->mu);
+        out->hits += s->hits;
+        out->misses += s->misses;
+        out->inserts += s->inserts;
+        out->evictions += s->evictions;
+        out->entries += s->entries;
+        out->bytes += s->bytes;
+        pthread_mutex_unlock(&s->mu);
+    }
+}
+
+uint64_t cf_cache_new_file_id(cf_cache *c) { return atomic_fetch_add(&c->next_id, 1); }
+
+static shard *shard_of(cf_cache *c, uint64_t h) { return &c->shards[(h >> 40) % c->nshards]; }
+
+static cf_cache_entry **bucket(shard *s, uint64_t h) { return &s->table[h & (s->nbuckets - 1)]; }
+
+static void lru_unlink(cf_cache_entry *e)
+{
+    e->prev->next = e->next;
+    e->next->prev = e->prev;
+    e->prev = e->next = NULL;
+}
+
+static void lru_push_front(shard *s, cf_cache_entry *e)
+{
+    e->next = s->lru.next;
+    e->prev = &s->lru;
+    s->lru.next->prev = e;
+    s->lru.next = e;
+}
+
+static void unref_locked(cf_cache_entry *e)
+{
+    if (--e->refs == 0)
+        cf_free(e);
+}
+
+/* Take e out of the table and the LRU list, dropping the table's reference. */
+static void remove_locked(shard *s, cf_cache_entry *e, uint64_t h)
+{
+    cf_cache_entry **pp = bucket(s, h);
+    while (*pp != e)
+        pp = &(*pp)->hnext;
+    *pp = e->hnext;
+    lru_unlink(e);
+    e->in_table = false;
+    s->entries--;
+    s->bytes -= e->charge;
+    unref_locked(e);
+}
+
+/* Double the bucket array when chains grow past one entry on average; a failed
+ * allocation just keeps the longer chains. */
+static void maybe_grow(shard *s)
+{
+    if (s->entries < s->nbuckets)
+        return;
+    size_t nb = s->nbuckets * 2;
+    cf_cache_entry **t = cf_calloc(nb, sizeof *t);
+    if (t == NULL)
+        return;
+    for (size_t i = 0; i < s->nbuckets; i++) {
+        for (cf_cache_entry *e = s->table[i], *nx; e != NULL; e = nx) {
+            nx = e->hnext;
+            cf_cache_entry **b = &t[mix(e->file_id, e->off) & (nb - 1)];
+            e->hnext = *b;
+            *b = e;
+        }
+    }
+    cf_free(s->table);
+    s->table = t;
+    s->nbuckets = nb;
+}
+
+cf_cache_entry *cf_cache_lookup(cf_cache *c, uint64_t file_id, uint64_t off, uint32_t size,
+                                cf_slice *out, bool *is_view)
+{
+    uint64_t h = mix(file_id, off);
+    shard *s = shard_of(c, h);
+    pthread_mutex_lock(&s->mu);
+    cf_cache_entry *e = *bucket(s, h);
+    while (e != NULL && (e->file_id != file_id || e->off != off || e->size != size))
+        e = e->hnext;
+    if (e != NULL) {
+        e->refs++;
+        lru_unlink(e);
+        lru_push_front(s, e);
+        s->hits++;
+        *out = (cf_slice){e->data, e->len};
+        *is_view = e->is_view;
+    } else {
+        s->misses++;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return e;
+}
+
+cf_cache_entry *cf_cache_insert(cf_cache *c, uint64_t file_id, uint64_t off, uint32_t size,
+                                const uint8_t *data, size_t len, bool is_view, cf_slice *out)
+{
+    if (is_view)
+        len = 0;
+    uint64_t h = mix(file_id, off);
+    shard *s = shard_of(c, h);
+    size_t charge;
+    if (!cf_add_ok(len, sizeof(cf_cache_entry) + ENTRY_OVERHEAD, &charge) || charge > s->capacity)
+        return NULL;
+    /* Allocate and copy outside the lock: only the list surgery is serialized. */
+    cf_cache_entry *e = cf_malloc(sizeof *e + len);
+    if (e == NULL)
+        return NULL;
+    memset(e, 0, sizeof *e);
+    e->file_id = file_id;
+    e->off = off;
+    e->size = size;
+    e->is_view = is_view;
+    e->len = len;
+    e->charge = charge;
+    if (len)
+        memcpy(e->data, data, len);
+    pthread_mutex_lock(&s->mu);
+    /* Another thread may have inserted the same block meanwhile: replace it. */
+    for (cf_cache_entry *o = *bucket(s, h); o != NULL; o = o->hnext) {
+        if (o->file_id == file_id && o->off == off) {
+            remove_locked(s, o, h);
+            break;
+        }
+    }
+    while (s->bytes > s->capacity - charge && s->lru.prev != &s->lru) {
+        cf_cache_entry *victim = s->lru.prev;
+        remove_locked(s, victim, mix(victim->file_id, victim->off));
+        s->evictions++;
+    }
+    e->refs = 2; /* the table's and the caller's */
+    e->in_table = true;
+    cf_cache_entry **b = bucket(s, h);
+    e->hnext = *b;
+    *b = e;
+    lru_push_front(s, e);
+    s->entries++;
+    s->bytes += charge;
+    s->inserts++;
+    maybe_grow(s);
+    pthread_mutex_unlock(&s->mu);
+    *out = (cf_slice){e->data, e->len};
+    return e;
+}
+
+void cf_cache_release(cf_cache *c, cf_cache_entry *e)
+{
+    if (e == NULL)
+        return;
+    shard *s = shard_of(c, mix(e->file_id, e->off));
+    pthread_mutex_lock(&s->mu);
+    unref_locked(e);
+    pthread_mutex_unlock(&s->mu);
+}

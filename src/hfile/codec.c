@@ -1,0 +1,413 @@
+/* HFile payload codecs, checksums and Hadoop vlongs.
+ *
+ * GZ: a gzip stream (HBase's ReusableStreamGzipCodec / Hadoop GzipCodec);
+ * the reader accepts gzip or zlib headers and concatenated members.
+ * SNAPPY, LZ4 and (HBase's own) ZSTD: Hadoop's BlockCompressorStream framing,
+ *   off  size  field
+ *     0     4  uncompressed length of this block (big-endian)
+ *     4     4  compressed length of the next chunk
+ *     8     n  chunk (raw snappy / LZ4 block / zstd frame)
+ *           .. more (length, chunk) pairs until the block's bytes are produced,
+ *              then the next block's uncompressed length, until the input ends.
+ * ZSTD payloads that start with a bare zstd frame (Hadoop's ZStandardCodec
+ * stream) are decoded as such.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+#include <lz4.h>
+#include <snappy-c.h>
+#include <zlib.h>
+#ifdef CF_HAVE_ZSTD
+#include <zstd.h>
+#endif
+
+#include "codec/crc32c.h"
+#include "util/alloc.h"
+#include "util/endian.h"
+#include "util/error.h"
+
+const char HF_DATA[] = "DATABLK*";
+const char HF_ENCDATA[] = "DATABLKE";
+const char HF_LEAF[] = "IDXLEAF2";
+const char HF_BLOOMCHK[] = "BLMFBLK2";
+const char HF_META[] = "METABLKc";
+const char HF_INTER[] = "IDXINTE2";
+const char HF_ROOT[] = "IDXROOT2";
+const char HF_FILEINFO[] = "FILEINF2";
+const char HF_GBLOOM[] = "BLMFMET2";
+const char HF_DFBLOOM[] = "DFBLMET2";
+const char HF_TRAILER[] = "TRABLK\"$";
+const char HF_IDXV1[] = "IDXBLK)+";
+
+static const char *const codec_names[] = {"LZO", "GZ", "NONE", "SNAPPY", "LZ4", "BZIP2", "ZSTD"};
+
+const char *cf_hfile_codec_name(uint32_t codec)
+{
+    return codec < sizeof(codec_names) / sizeof(codec_names[0]) ? codec_names[codec] : NULL;
+}
+
+cf_status cf_hfile_codec_parse(uint32_t *out, const char *name)
+{
+    for (uint32_t i = 0; i < sizeof(codec_names) / sizeof(codec_names[0]); i++) {
+        if (strcasecmp(name, codec_names[i]) == 0) {
+            *out = i;
+            return CF_OK;
+        }
+    }
+    return CF_EINVAL;
+}
+
+bool cf_hfile_codec_built(uint32_t codec)
+{
+    switch (codec) {
+    case CF_HFILE_NONE:
+    case CF_HFILE_GZ:
+    case CF_HFILE_SNAPPY:
+    case CF_HFILE_LZ4:
+        return true;
+#ifdef CF_HAVE_ZSTD
+    case CF_HFILE_ZSTD:
+        return true;
+#endif
+    default:
+        return false;
+    }
+}
+
+uint32_t cf_hfile_checksum(uint8_t type, const uint8_t *p, size_t len)
+{
+    if (type == 1)
+        return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)len);
+    return cf_crc32c(p, len);
+}
+
+/* ---- vlongs (WritableUtils) ---------------------------------------------------------- */
+
+size_t cf_hfile_get_vlong(const uint8_t *p, size_t n, int64_t *out)
+{
+    if (n < 1)
+        return 0;
+    int8_t first = (int8_t)p[0];
+    if (first >= -112) {
+        *out = first;
+        return 1;
+    }
+    /* -113..-120: positive, -121..-128: negative; the length is the distance. */
+    size_t len = first < -120 ? (size_t)(-119 - first) : (size_t)(-111 - first);
+    if (len - 1 > n - 1)
+        return 0;
+    uint64_t v = 0;
+    for (size_t i = 1; i < len; i++)
+        v = (v << 8) | p[i];
+    *out = first < -120 ? (int64_t)~v : (int64_t)v;
+    return len;
+}
+
+size_t cf_hfile_vlong_size(int64_t v)
+{
+    if (v >= -112 && v <= 127)
+        return 1;
+    uint64_t u = v < 0 ? ~(uint64_t)v : (uint64_t)v;
+    size_t n = 0;
+    while (u != 0) {
+        n++;
+        u >>= 8;
+    }
+    return n + 1;
+}
+
+void cf_hfile_put_vlong(cf_buf *b, int64_t v)
+{
+    if (v >= -112 && v <= 127) {
+        cf_buf_put_u8(b, (uint8_t)v);
+        return;
+    }
+    int base = -112;
+    uint64_t u = (uint64_t)v;
+    if (v < 0) {
+        u = ~u;
+        base = -120;
+    }
+    size_t n = cf_hfile_vlong_size(v) - 1;
+    cf_buf_put_u8(b, (uint8_t)(int8_t)(base - (int)n));
+    for (size_t i = n; i > 0; i--)
+        cf_buf_put_u8(b, (uint8_t)(u >> (8 * (i - 1))));
+}
+
+/* ---- decompression ------------------------------------------------------------------- */
+
+/* Inflate gzip/zlib members into dst (cap bytes); *produced = bytes written.
+ * want_exact: the input must be used up exactly. */
+static cf_status inflate_all(const uint8_t *src, size_t len, uint8_t *dst, size_t cap,
+                             size_t *produced, bool *full, cf_error *err)
+{
+    z_stream z;
+    memset(&z, 0, sizeof(z));
+    if (inflateInit2(&z, 15 + 32) != Z_OK)
+        CF_FAIL(err, CF_ENOMEM, "gz: inflateInit failed");
+    cf_status st = CF_OK;
+    z.next_in = (Bytef *)(uintptr_t)src;
+    z.avail_in = (uInt)len;
+    z.next_out = dst;
+    z.avail_out = (uInt)cap;
+    *full = false;
+    for (;;) {
+        int r = inflate(&z, Z_NO_FLUSH);
+        if (r == Z_STREAM_END) {
+            /* Hadoop may concatenate gzip members; trailing zero padding is tolerated. */
+            if (z.avail_in == 0)
+                break;
+            if (z.next_in[0] == 0)
+                break;
+            if (inflateReset(&z) != Z_OK)
+                CF_FAIL_OUT(err, CF_ECORRUPT, "gz: cannot restart stream");
+            continue;
+        }
+        if (r == Z_OK) {
+            if (z.avail_out == 0) {
+                *full = true;
+                break;
+            }
+            if (z.avail_in == 0)
+                CF_FAIL_OUT(err, CF_ECORRUPT, "gz: stream truncated");
+            continue;
+        }
+        if (r == Z_BUF_ERROR && z.avail_out == 0) {
+            *full = true;
+            break;
+        }
+        CF_FAIL_OUT(err, CF_ECORRUPT, "gz: %s", z.msg ? z.msg : "bad stream");
+    }
+    *produced = cap - z.avail_out;
+out:
+    inflateEnd(&z);
+    return st;
+}
+
+/* One chunk of Hadoop block framing; returns bytes produced in *got. */
+static cf_status chunk_decode(uint32_t codec, const uint8_t *src, size_t len, uint8_t *dst,
+                              size_t cap, size_t *got, cf_error *err)
+{
+    if (codec == CF_HFILE_SNAPPY) {
+        size_t n;
+        if (snappy_uncompressed_length((const char *)src, len, &n) != SNAPPY_OK || n > cap)
+            CF_FAIL(err, CF_ECORRUPT, "snappy: bad chunk header (or %zu bytes overflow the block)",
+                    cap);
+        if (snappy_uncompress((const char *)src, len, (char *)dst, &n) != SNAPPY_OK)
+            CF_FAIL(err, CF_ECORRUPT, "snappy: corrupt chunk");
+        *got = n;
+        return CF_OK;
+    }
+    if (codec == CF_HFILE_LZ4) {
+        if (len > INT32_MAX || cap > INT32_MAX)
+            CF_FAIL(err, CF_ECORRUPT, "lz4: chunk too large");
+        int r = LZ4_decompress_safe((const char *)src, (char *)dst, (int)len, (int)cap);
+        if (r < 0)
+            CF_FAIL(err, CF_ECORRUPT, "lz4: corrupt chunk");
+        *got = (size_t)r;
+        return CF_OK;
+    }
+#ifdef CF_HAVE_ZSTD
+    if (codec == CF_HFILE_ZSTD) {
+        size_t r = ZSTD_decompress(dst, cap, src, len);
+        if (ZSTD_isError(r))
+            CF_FAIL(err, CF_ECORRUPT, "zstd: %s", ZSTD_getErrorName(r));
+        *got = r;
+        return CF_OK;
+    }
+#endif
+    CF_FAIL(err, CF_ENOTSUP, "compression %s is not built in", cf_hfile_codec_name(codec) ? cf_hfile_codec_name(codec) : "?");
+}
+
+static cf_status hadoop_block_decode(uint32_t codec, const uint8_t *src, size_t len,
+                                     uint8_t *dst, size_t dst_len, cf_error *err)
+{
+    size_t in = 0, out = 0;
+    while (out < dst_len) {
+        CF_CHECK(len - in >= 4, err, CF_ECORRUPT, "%s: framing truncated at byte %zu",
+                 cf_hfile_codec_name(codec), in);
+        size_t blk = cf_load_be32(src + in);
+        in += 4;
+        CF_CHECK(blk <= dst_len - out, err, CF_ECORRUPT,
+                 "%s: framed block of %zu bytes overflows the %zu-byte payload",
+                 cf_hfile_codec_name(codec), blk, dst_len);
+        size_t done = 0;
+        while (done < blk) {
+            CF_CHECK(len - in >= 4, err, CF_ECORRUPT, "%s: chunk length truncated",
+                     cf_hfile_codec_name(codec));
+            size_t clen = cf_load_be32(src + in);
+            in += 4;
+            CF_CHECK(clen <= len - in, err, CF_ECORRUPT,
+                     "%s: chunk of %zu bytes overruns the payload", cf_hfile_codec_name(codec),
+                     clen);
+            size_t got = 0;
+            CF_TRY(chunk_decode(codec, src + in, clen, dst + out + done, blk - done, &got, err));
+            CF_CHECK(got > 0 || clen == 0, err, CF_ECORRUPT, "%s: empty chunk",
+                     cf_hfile_codec_name(codec));
+            if (got == 0)
+                CF_FAIL(err, CF_ECORRUPT, "%s: zero-length chunk loops", cf_hfile_codec_name(codec));
+            done += got;
+            in += clen;
+        }
+        out += blk;
+        if (blk == 0)
+            CF_FAIL(err, CF_ECORRUPT, "%s: empty framed block", cf_hfile_codec_name(codec));
+    }
+    CF_CHECK(in == len, err, CF_ECORRUPT, "%s: %zu trailing bytes after the payload",
+             cf_hfile_codec_name(codec), len - in);
+    return CF_OK;
+}
+
+cf_status cf_hfile_decompress(uint32_t codec, const uint8_t *src, size_t len, uint8_t *dst,
+                              size_t dst_len, cf_error *err)
+{
+    switch (codec) {
+    case CF_HFILE_NONE:
+        CF_CHECK(len == dst_len, err, CF_ECORRUPT,
+                 "uncompressed payload is %zu bytes, header says %zu", len, dst_len);
+        memcpy(dst, src, len);
+        return CF_OK;
+    case CF_HFILE_GZ: {
+        size_t got = 0;
+        bool full = false;
+        if (dst_len == 0 && len == 0)
+            return CF_OK;
+        uint8_t probe;
+        /* Inflate one byte past the end to detect a payload that is too long. */
+        cf_status st;
+        if (dst_len == 0) {
+            st = inflate_all(src, len, &probe, 1, &got, &full, err);
+        } else {
+            st = inflate_all(src, len, dst, dst_len, &got, &full, err);
+        }
+        CF_TRY(st);
+        CF_CHECK(got == dst_len, err, CF_ECORRUPT, "gz: payload inflates to %zu bytes, header says %zu",
+                 got, dst_len);
+        return CF_OK;
+    }
+    case CF_HFILE_SNAPPY:
+    case CF_HFILE_LZ4:
+        return hadoop_block_decode(codec, src, len, dst, dst_len, err);
+#ifdef CF_HAVE_ZSTD
+    case CF_HFILE_ZSTD:
+        if (len >= 4 && cf_load_le32(src) == 0xFD2FB528u) {
+            size_t r = ZSTD_decompress(dst, dst_len, src, len);
+            CF_CHECK(!ZSTD_isError(r), err, CF_ECORRUPT, "zstd: %s", ZSTD_getErrorName(r));
+            CF_CHECK(r == dst_len, err, CF_ECORRUPT, "zstd: %zu bytes, header says %zu", r, dst_len);
+            return CF_OK;
+        }
+        return hadoop_block_decode(codec, src, len, dst, dst_len, err);
+#endif
+    default:
+        CF_FAIL(err, CF_ENOTSUP, "compression %s (%u) is not supported",
+                cf_hfile_codec_name(codec) ? cf_hfile_codec_name(codec) : "unknown", codec);
+    }
+}
+
+cf_status cf_hfile_decompress_grow(uint32_t codec, const uint8_t *src, size_t len, cf_buf *dst,
+                                   size_t max, cf_error *err)
+{
+    cf_buf_clear(dst);
+    if (codec == CF_HFILE_NONE) {
+        cf_buf_append(dst, src, len);
+        return cf_buf_status(dst);
+    }
+    CF_CHECK(codec == CF_HFILE_GZ, err, CF_ENOTSUP,
+             "v1 blocks compressed with %s are not supported",
+             cf_hfile_codec_name(codec) ? cf_hfile_codec_name(codec) : "an unknown codec");
+    size_t cap = len * 4 + 64;
+    for (;;) {
+        if (cap > max)
+            cap = max;
+        cf_buf_clear(dst);
+        CF_CHECK(cf_buf_reserve(dst, cap), err, CF_ENOMEM, "gz: out of memory");
+        size_t got = 0;
+        bool full = false;
+        CF_TRY(inflate_all(src, len, dst->data, cap, &got, &full, err));
+        if (!full) {
+            dst->len = got;
+            return CF_OK;
+        }
+        CF_CHECK(cap < max, err, CF_ECORRUPT, "gz: block inflates past %zu bytes", max);
+        cap *= 2;
+    }
+}
+
+/* ---- compression --------------------------------------------------------------------- */
+
+static cf_status gzip_stream(const uint8_t *src, size_t len, cf_buf *dst, cf_error *err)
+{
+    /* Java's GZIPOutputStream header: no name, mtime 0, xfl 0, OS 0. */
+    static const uint8_t hdr[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0};
+    cf_buf_append(dst, hdr, sizeof(hdr));
+    z_stream z;
+    memset(&z, 0, sizeof(z));
+    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        CF_FAIL(err, CF_ENOMEM, "gz: deflateInit failed");
+    size_t bound = deflateBound(&z, (uLong)len);
+    uint8_t *o = cf_buf_extend(dst, bound);
+    if (o == NULL) {
+        deflateEnd(&z);
+        CF_FAIL(err, CF_ENOMEM, "gz: out of memory");
+    }
+    z.next_in = (Bytef *)(uintptr_t)src;
+    z.avail_in = (uInt)len;
+    z.next_out = o;
+    z.avail_out = (uInt)bound;
+    int r = deflate(&z, Z_FINISH);
+    size_t produced = bound - z.avail_out;
+    deflateEnd(&z);
+    CF_CHECK(r == Z_STREAM_END, err, CF_ENOMEM, "gz: deflate failed");
+    dst->len -= bound - produced;
+    uint8_t tail[8];
+    uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), src, (uInt)len);
+    cf_store_le32(tail, crc);
+    cf_store_le32(tail + 4, (uint32_t)len);
+    cf_buf_append(dst, tail, 8);
+    return cf_buf_status(dst);
+}
+
+cf_status cf_hfile_compress(uint32_t codec, const uint8_t *src, size_t len, cf_buf *dst,
+                            cf_error *err)
+{
+    switch (codec) {
+    case CF_HFILE_NONE:
+        cf_buf_append(dst, src, len);
+        return cf_buf_status(dst);
+    case CF_HFILE_GZ:
+        return gzip_stream(src, len, dst, err);
+    case CF_HFILE_SNAPPY:
+    case CF_HFILE_LZ4: {
+        /* One framed block holding one chunk: what BlockCompressorStream writes
+         * when the payload fits its buffer. */
+        uint8_t be[4];
+        cf_store_be32(be, (uint32_t)len);
+        cf_buf_append(dst, be, 4);
+        size_t lenpos = dst->len;
+        cf_buf_append(dst, be, 4);
+        size_t bound = codec == CF_HFILE_SNAPPY ? snappy_max_compressed_length(len)
+                                                : (size_t)LZ4_compressBound((int)len);
+        uint8_t *o = cf_buf_extend(dst, bound);
+        CF_CHECK(o != NULL, err, CF_ENOMEM, "out of memory");
+        size_t n = bound;
+        if (codec == CF_HFILE_SNAPPY) {
+            if (snappy_compress((const char *)src, len, (char *)o, &n) != SNAPPY_OK)
+                CF_FAIL(err, CF_ENOMEM, "snappy: compress failed");
+        } else {
+            int r = LZ4_compress_default((const char *)src, (char *)o, (int)len, (int)bound);
+            CF_CHECK(r > 0 || len == 0, err, CF_ENOMEM, "lz4: compress failed");
+            n = (size_t)r;
+        }
+        dst->len -= bound - n;
+        cf_store_be32(dst->data + lenpos, (uint32_t)n);
+        if (len == 0)
+            dst->len -= 8; /* an empty payload is an empty stream */
+        return cf_buf_status(dst);
+    }
+    default:
+        CF_FAIL(err, CF_ENOTSUP, "writing %s is not supported",
+                cf_hfile_codec_name(codec) ? cf_hfile_codec_name(codec) : "an unknown codec");
+    }
+}

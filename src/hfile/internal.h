@@ -1,0 +1,145 @@
+/* Internal: the HFile layer's shared pieces (block I/O, codecs, vlongs, the
+ * reader's state). Layout facts cite HBase's HFileBlock / FixedFileTrailer /
+ * HFileBlockIndex and hudi-io/hfile_format.md.
+ *
+ * Block header (big-endian), HFile v2.1+/v3 with HBase checksums:
+ *   off  size  field
+ *     0     8  magic (block type)
+ *     8     4  on-disk size without header (compressed payload + checksums)
+ *    12     4  uncompressed payload size (without header)
+ *    16     8  offset of the previous block of the same type (-1 if none)
+ *    24     1  checksum type (0 NULL, 1 CRC32, 2 CRC32C)
+ *    25     4  bytes per checksum chunk
+ *    29     4  on-disk data size with header (header + compressed payload)
+ *    33        payload, then ceil(on-disk data size with header / bpc) 4-byte
+ *              checksums over header + payload
+ * v2.0 headers stop at offset 24 and carry no checksums.
+ */
+#ifndef CF_HFILE_INTERNAL_H
+#define CF_HFILE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cfile/hfile.h>
+
+#include "util/buf.h"
+
+#define HF_MAGIC_LEN 8
+#define HF_HDR_CKSUM 33
+#define HF_HDR_NOCKSUM 24
+#define HF_TRAILER_V1 60
+#define HF_TRAILER_V2 212
+#define HF_TRAILER_V3 4096
+#define HF_KEY_INFRA 12 /* row length (2) + family length (1) + timestamp (8) + type (1) */
+
+extern const char HF_DATA[];     /* "DATABLK*" */
+extern const char HF_ENCDATA[];  /* "DATABLKE" */
+extern const char HF_LEAF[];     /* "IDXLEAF2" */
+extern const char HF_BLOOMCHK[]; /* "BLMFBLK2" */
+extern const char HF_META[];     /* "METABLKc" */
+extern const char HF_INTER[];    /* "IDXINTE2" */
+extern const char HF_ROOT[];     /* "IDXROOT2" */
+extern const char HF_FILEINFO[]; /* "FILEINF2" */
+extern const char HF_GBLOOM[];   /* "BLMFMET2" */
+extern const char HF_DFBLOOM[];  /* "DFBLMET2" */
+extern const char HF_TRAILER[];  /* "TRABLK\"$" */
+extern const char HF_IDXV1[];    /* "IDXBLK)+" */
+
+static inline uint16_t hf_be16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+
+/* Hadoop WritableUtils vlong/vint. Returns bytes consumed, 0 if malformed or short. */
+size_t cf_hfile_get_vlong(const uint8_t *p, size_t n, int64_t *out);
+void cf_hfile_put_vlong(cf_buf *b, int64_t v);
+/* Bytes of a vlong encoding. */
+size_t cf_hfile_vlong_size(int64_t v);
+
+/* Decompress one block payload with the trailer's codec into exactly dst_len. */
+cf_status cf_hfile_decompress(uint32_t codec, const uint8_t *src, size_t len, uint8_t *dst,
+                              size_t dst_len, cf_error *err);
+/* Decompress a payload of unknown size (v1 blocks), at most max bytes. */
+cf_status cf_hfile_decompress_grow(uint32_t codec, const uint8_t *src, size_t len, cf_buf *dst,
+                                   size_t max, cf_error *err);
+/* Append the codec's output (Hadoop framing for SNAPPY/LZ4, gzip stream for GZ). */
+cf_status cf_hfile_compress(uint32_t codec, const uint8_t *src, size_t len, cf_buf *dst,
+                            cf_error *err);
+bool cf_hfile_codec_built(uint32_t codec);
+
+/* Checksum of one chunk with HBase's checksum type (1 CRC32, 2 CRC32C). */
+uint32_t cf_hfile_checksum(uint8_t type, const uint8_t *p, size_t len);
+
+/* One flattened index entry; the key lives in a key buffer at key_off. */
+typedef struct hf_entry {
+    uint64_t off;
+    uint32_t size;
+    uint32_t key_len;
+    size_t key_off;
+} hf_entry;
+
+typedef struct hf_bloom {
+    bool present;
+    cf_hfile_bloom_info info;
+    hf_entry *chunks;
+    cf_buf keys;
+} hf_bloom;
+
+typedef struct hf_fi {
+    size_t key_off, key_len, val_off, val_len;
+} hf_fi;
+
+struct cf_hfile {
+    cf_io *io;
+    bool own_io;
+    cf_hfile_options opt;
+    uint64_t file_size;
+    cf_hfile_trailer tr;
+    cf_hfile_info info;
+    uint32_t hdr_size;   /* 33, 24, or 0 (v1) */
+    bool raw_compare;    /* v1: Bytes comparator on raw keys */
+    hf_entry *blocks;    /* flattened data index */
+    cf_buf keys;
+    hf_entry *metas;
+    cf_buf meta_keys;
+    hf_fi *fi;
+    cf_buf fi_buf;
+    hf_bloom bloom[2];
+    uint8_t midkey_meta[16];
+};
+
+/* A block read from disk. */
+typedef struct hf_block {
+    cf_hfile_block_header hdr;
+    cf_buf raw;             /* on-disk bytes */
+    cf_buf unpacked;        /* decompressed payload when compressed */
+    const uint8_t *payload; /* uncompressed payload */
+    size_t payload_len;
+} hf_block;
+
+void cf_hfile_block_init(hf_block *b);
+void cf_hfile_block_dispose(hf_block *b);
+/* Read, verify and decompress the block at off (v2/v3). expect_size is the
+ * on-disk size with header from an index (0 = unknown); magic NULL = any. */
+cf_status cf_hfile_read_block(const cf_hfile *h, uint64_t off, uint32_t expect_size,
+                              const char *magic, bool verify, hf_block *b, cf_error *err);
+/* Parse just a block header at off. */
+cf_status cf_hfile_read_header(const cf_hfile *h, uint64_t off, cf_hfile_block_header *hdr,
+                               cf_error *err);
+
+/* The cells region of a data block payload (handles DATABLKE encodings). */
+cf_status cf_hfile_cells_region(const cf_hfile *h, const char *magic, const uint8_t *p,
+                                size_t n, const uint8_t **cells, size_t *cells_len,
+                                cf_error *err);
+/* Parse one cell at p (n bytes left); *used = its size. */
+cf_status cf_hfile_parse_cell(const cf_hfile *h, const uint8_t *p, size_t n, cf_hfile_cell *c,
+                              size_t *used, cf_error *err);
+
+/* Compare a stored key (KeyValue or raw) against a search cell. */
+int cf_hfile_key_compare(const cf_hfile *h, const uint8_t *key, size_t len,
+                         const cf_hfile_cell *search);
+
+/* Bloom bit probe on one chunk (bits = chunk payload). */
+bool cf_hfile_bloom_probe(uint32_t hash_type, uint32_t hash_count, const uint8_t *bits,
+                          size_t nbytes, const void *key, size_t len);
+
+#endif

@@ -1,0 +1,454 @@
+/* Compaction: rewrite base data + deltas into a new rowset generation.
+ *
+ * Per base row, oldest first: the REDO deltas (every REDO file in MANIFEST order,
+ * which is timestamp order) are replayed on the base values; each replayed
+ * mutation leaves an UNDO delta that reverses it (UPDATE -> UPDATE of the old
+ * values, DELETE -> REINSERT of the row, REINSERT -> DELETE). The new base is
+ * the latest state. A row whose last operation is a DELETE keeps its last live
+ * values with that DELETE as a REDO delta, unless it happened before the ancient
+ * history mark, when the row is dropped. New UNDOs (newest first) are followed by
+ * the row's older UNDOs, so the UNDO file stays in Kudu's order (row ascending,
+ * timestamp descending, format §12.2). The new MANIFEST is committed atomically,
+ * then the old files are removed.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+#include "../util/alloc.h"
+#include "../util/bitmap.h"
+#include "../util/error.h"
+
+#define DS_BATCH 128
+
+typedef struct dstream {
+    cf_delta_iter *it;
+    cf_delta buf[DS_BATCH];
+    size_t n, i;
+    bool eof;
+} dstream;
+
+static cf_status ds_peek(dstream *d, const cf_delta **out, cf_error *err)
+{
+    *out = NULL;
+    if (d->i == d->n && !d->eof) {
+        CF_TRY(cf_delta_iter_next_batch(d->it, d->buf, DS_BATCH, &d->n, err));
+        d->i = 0;
+        d->eof = d->n == 0;
+    }
+    if (!d->eof)
+        *out = &d->buf[d->i];
+    return CF_OK;
+}
+
+typedef struct ent {
+    uint64_t ts;
+    size_t off, len;
+} ent;
+
+typedef struct ent_list {
+    ent *v;
+    size_t n, cap;
+    cf_buf bytes;
+} ent_list;
+
+static cf_status ent_push(ent_list *l, uint64_t ts, cf_slice rcl, cf_error *err)
+{
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 16;
+        ent *p = cf_realloc(l->v, nc * sizeof(*p));
+        CF_CHECK(p != NULL, err, CF_ENOMEM, "compact: out of memory");
+        l->v = p;
+        l->cap = nc;
+    }
+    l->v[l->n++] = (ent){ts, l->bytes.len, rcl.len};
+    cf_buf_append(&l->bytes, rcl.data, rcl.len);
+    CF_CHECK(!l->bytes.oom, err, CF_ENOMEM, "compact: out of memory");
+    return CF_OK;
+}
+
+static void ent_clear(ent_list *l)
+{
+    l->n = 0;
+    cf_buf_clear(&l->bytes);
+}
+
+static cf_slice ent_rcl(const ent_list *l, size_t i)
+{
+    return (cf_slice){l->bytes.data + l->v[i].off, l->v[i].len};
+}
+
+/* Take every delta of `row` from the stream (views die at the next refill). */
+static cf_status take_row(dstream *d, uint32_t row, ent_list *into, cf_error *err)
+{
+    for (;;) {
+        const cf_delta *x;
+        CF_TRY(ds_peek(d, &x, err));
+        if (x == NULL || x->row > row)
+            return CF_OK;
+        if (x->row == row)
+            CF_TRY(ent_push(into, x->ts, x->rcl, err));
+        d->i++;
+    }
+}
+
+typedef struct cell {
+    bool nonnull;
+    uint8_t slot[16];
+} cell;
+
+typedef struct outcol {
+    cf_buf vals, nn, counts, enn;
+    size_t elems;
+} outcol;
+
+typedef struct compactor {
+    cf_rowset *rs;
+    const cf_rs_schema *s;
+    uint64_t ahm;
+    cell *row;
+    outcol *oc;
+    size_t orows; /* rows in the pending output batch */
+    uint64_t out_ord;
+    cf_rs_arena arena;
+    cf_rcl_builder *b;
+    cf_rs_writer *w;
+    cf_delta_writer *undo, *redo;
+    cf_rs_manifest *nm;
+    char undo_name[64], redo_name[64];
+} compactor;
+
+static cf_status rcl_value(compactor *k, size_t col, const cell *c, cf_error *err)
+{
+    const cf_rs_column *cd = &k->s->cols[col];
+    if (!c->nonnull)
+        return cf_rcl_builder_add(k->b, (uint32_t)col, NULL, 0, err);
+    if (cf_type_is_binary(cd->type)) {
+        cf_slice v;
+        memcpy(&v, c->slot, sizeof(v));
+        return cf_rcl_builder_add(k->b, (uint32_t)col, v.len ? v.data : (const uint8_t *)"",
+                                  v.len, err);
+    }
+    return cf_rcl_builder_add(k->b, (uint32_t)col, c->slot, cf_type_size(cd->type), err);
+}
+
+/* Apply one change list to the row; with `undo` the reverse list goes there. */
+static cf_status replay(compactor *k, cf_slice rcl, uint64_t ts, bool *alive, ent_list *undo,
+                        cf_error *err)
+{
+    cf_rcl_decoder d;
+    CF_TRY(cf_rcl_decoder_init(&d, rcl, err));
+    if (d.type == CF_RCL_DELETE) {
+        CF_CHECK(*alive, err, CF_ECORRUPT, "compact: DELETE of a deleted row at ts %" PRIu64, ts);
+        cf_rcl_builder_reset(k->b, CF_RCL_REINSERT);
+        for (size_t c = k->s->nkeys; c < k->s->ncols; c++)
+            if (!k->s->cols[c].is_array)
+                CF_TRY(rcl_value(k, c, &k->row[c], err));
+        *alive = false;
+        return ent_push(undo, ts, cf_rcl_builder_bytes(k->b), err);
+    }
+    if (d.type == CF_RCL_REINSERT) {
+        CF_CHECK(!*alive, err, CF_ECORRUPT, "compact: REINSERT of a live row at ts %" PRIu64, ts);
+        *alive = true;
+        cf_rcl_builder_reset(k->b, CF_RCL_DELETE);
+        CF_TRY(ent_push(undo, ts, cf_rcl_builder_bytes(k->b), err));
+    } else {
+        cf_rcl_builder_reset(k->b, CF_RCL_UPDATE);
+        cf_rcl_decoder d2 = d;
+        while (cf_rcl_decoder_has_next(&d2)) {
+            cf_rcl_change ch;
+            int idx;
+            CF_TRY(cf_rcl_decoder_next(&d2, &ch, err));
+            CF_TRY(cf_rcl_change_validate(&ch, k->s->dcols, k->s->ncols, &idx, err));
+            if (idx >= 0)
+                CF_TRY(rcl_value(k, (size_t)idx, &k->row[idx], err));
+        }
+        CF_TRY(ent_push(undo, ts, cf_rcl_builder_bytes(k->b), err));
+    }
+    while (cf_rcl_decoder_has_next(&d)) {
+        cf_rcl_change ch;
+        int idx;
+        CF_TRY(cf_rcl_decoder_next(&d, &ch, err));
+        CF_TRY(cf_rcl_change_validate(&ch, k->s->dcols, k->s->ncols, &idx, err));
+        if (idx < 0 || k->s->cols[idx].is_array || k->s->cols[idx].is_key)
+            continue;
+        cell *c = &k->row[idx];
+        c->nonnull = !ch.is_null;
+        memset(c->slot, 0, sizeof(c->slot));
+        if (ch.is_null)
+            continue;
+        if (cf_type_is_binary(k->s->cols[idx].type))
+            memcpy(c->slot, &ch.value, sizeof(cf_slice));
+        else
+            memcpy(c->slot, ch.value.data, ch.value.len); /* size checked by validate */
+    }
+    return CF_OK;
+}
+
+static cf_status delta_writer(compactor *k, cf_delta_writer **w, cf_delta_type t, char *name,
+                              cf_error *err)
+{
+    if (*w != NULL)
+        return CF_OK;
+    snprintf(name, 64, "%" PRIu64 ".%s.delta", k->nm->next_file++,
+             t == CF_DELTA_UNDO ? "undo" : "redo");
+    cf_delta_writer_options o;
+    cf_delta_writer_options_init(&o);
+    o.type = t;
+    char *p = cf_rs_path(cf_rs_dir(k->rs), name);
+    CF_CHECK(p != NULL, err, CF_ENOMEM, "compact: out of memory");
+    cf_status st = cf_delta_writer_create_file(w, p, &o, err);
+    cf_free(p);
+    return st;
+}
+
+/* Add the row to the pending output batch, copying bytes that must outlive it. */
+static cf_status emit_row(compactor *k, const cf_rs_batch *base, size_t i, cf_error *err)
+{
+    for (size_t c = 0; c < k->s->ncols; c++) {
+        const cf_rs_column *cd = &k->s->cols[c];
+        outcol *o = &k->oc[c];
+        size_t w = cf_type_size(cd->type);
+        size_t need = cf_bitmap_bytes(k->orows + 1);
+        if (o->nn.len < need)
+            cf_buf_put_u8(&o->nn, 0);
+        const cf_batch *b = &base->cols[c];
+        if (cd->is_array) {
+            bool present = b->nonnull == NULL || cf_bitmap_get(b->nonnull, i);
+            uint32_t a = b->elem_offsets[i], n = b->elem_offsets[i + 1] - a;
+            cf_buf_append(&o->vals, (const uint8_t *)b->values + (size_t)a * w, (size_t)n * w);
+            if (cf_type_is_binary(cd->type) && n > 0) {
+                cf_slice *v = (cf_slice *)(void *)(o->vals.data + o->vals.len - (size_t)n * w);
+                for (uint32_t j = 0; j < n; j++) {
+                    uint8_t *p = cf_rs_arena_alloc(&k->arena, v[j].len ? v[j].len : 1);
+                    CF_CHECK(p != NULL, err, CF_ENOMEM, "compact: out of memory");
+                    if (v[j].len)
+                        memcpy(p, v[j].data, v[j].len);
+                    v[j].data = p;
+                }
+            }
+            size_t eneed = cf_bitmap_bytes(o->elems + n);
+            while (o->enn.len < eneed)
+                cf_buf_put_u8(&o->enn, 0);
+            if (!o->enn.oom)
+                for (uint32_t j = 0; j < n; j++)
+                    cf_bitmap_put(o->enn.data, o->elems + j,
+                                  b->elem_nonnull == NULL || cf_bitmap_get(b->elem_nonnull, a + j));
+            o->elems += n;
+            cf_buf_put_le32(&o->counts, present ? n : 0);
+            if (!o->nn.oom)
+                cf_bitmap_put(o->nn.data, k->orows, present);
+            continue;
+        }
+        cell *cl = &k->row[c];
+        uint8_t slot[16];
+        memcpy(slot, cl->slot, sizeof(slot));
+        if (cf_type_is_binary(cd->type) && cl->nonnull) {
+            cf_slice v;
+            memcpy(&v, slot, sizeof(v));
+            uint8_t *p = cf_rs_arena_alloc(&k->arena, v.len ? v.len : 1);
+            CF_CHECK(p != NULL, err, CF_ENOMEM, "compact: out of memory");
+            if (v.len)
+                memcpy(p, v.data, v.len);
+            v.data = p;
+            memcpy(slot, &v, sizeof(v));
+        }
+        cf_buf_append(&o->vals, slot, w);
+        if (!o->nn.oom)
+            cf_bitmap_put(o->nn.data, k->orows, cl->nonnull);
+    }
+    k->orows++;
+    return CF_OK;
+}
+
+static cf_status flush_out(compactor *k, cf_error *err)
+{
+    if (k->orows == 0)
+        return CF_OK;
+    cf_rs_colvec cv[CF_RS_MAX_COLUMNS];
+    for (size_t c = 0; c < k->s->ncols; c++) {
+        outcol *o = &k->oc[c];
+        CF_CHECK(!o->vals.oom && !o->nn.oom && !o->counts.oom && !o->enn.oom, err, CF_ENOMEM,
+                 "compact: out of memory");
+        cv[c] = (cf_rs_colvec){o->vals.data, o->nn.data,
+                               (const uint32_t *)(const void *)o->counts.data, o->enn.data};
+    }
+    CF_TRY(cf_rs_writer_append(k->w, cv, k->orows, err));
+    for (size_t c = 0; c < k->s->ncols; c++) {
+        cf_buf_clear(&k->oc[c].vals);
+        cf_buf_clear(&k->oc[c].nn);
+        cf_buf_clear(&k->oc[c].counts);
+        cf_buf_clear(&k->oc[c].enn);
+        k->oc[c].elems = 0;
+    }
+    k->orows = 0;
+    cf_rs_arena_reset(&k->arena);
+    return CF_OK;
+}
+
+static cf_status compact_rows(compactor *k, dstream *ds, const cf_delta_type *dt, size_t nds,
+                              cf_error *err)
+{
+    cf_status st = CF_OK;
+    cf_rs_scanner *sc = NULL;
+    ent_list redo = {0}, undo_old = {0}, undo_new = {0};
+    cf_buf_init(&redo.bytes);
+    cf_buf_init(&undo_old.bytes);
+    cf_buf_init(&undo_new.bytes);
+    CF_TRY_OUT(cf_rs_scanner_create_ex(&sc, k->rs, NULL, true, false, err));
+    for (;;) {
+        cf_rs_batch b;
+        CF_TRY_OUT(cf_rs_scanner_next(sc, &b, err));
+        if (b.count == 0)
+            break;
+        for (size_t i = 0; i < b.count; i++) {
+            uint32_t row = (uint32_t)b.ords[i];
+            ent_clear(&redo);
+            ent_clear(&undo_old);
+            ent_clear(&undo_new);
+            for (size_t f = 0; f < nds; f++)
+                CF_TRY_OUT(take_row(&ds[f], row, dt[f] == CF_DELTA_REDO ? &redo : &undo_old, err));
+            for (size_t c = 0; c < k->s->ncols; c++) {
+                const cf_batch *cb = &b.cols[c];
+                cell *cl = &k->row[c];
+                if (k->s->cols[c].is_array)
+                    continue;
+                size_t w = cf_type_size(k->s->cols[c].type);
+                cl->nonnull = cb->nonnull == NULL || cf_bitmap_get(cb->nonnull, i);
+                memset(cl->slot, 0, sizeof(cl->slot));
+                memcpy(cl->slot, (const uint8_t *)cb->values + i * w, w);
+            }
+            bool alive = true;
+            uint64_t del_ts = 0;
+            for (size_t j = 0; j < redo.n; j++) {
+                CF_TRY_OUT(replay(k, ent_rcl(&redo, j), redo.v[j].ts, &alive, &undo_new, err));
+                if (!alive)
+                    del_ts = redo.v[j].ts;
+            }
+            if (!alive) {
+                undo_new.n--; /* the final DELETE stays a REDO: no UNDO for it */
+                if (del_ts < k->ahm)
+                    continue;
+            }
+            bool any_undo = false;
+            for (size_t j = 0; j < undo_new.n && !any_undo; j++)
+                any_undo = undo_new.v[j].ts >= k->ahm;
+            for (size_t j = 0; j < undo_old.n && !any_undo; j++)
+                any_undo = undo_old.v[j].ts >= k->ahm;
+            if (any_undo) {
+                CF_TRY_OUT(delta_writer(k, &k->undo, CF_DELTA_UNDO, k->undo_name, err));
+                for (size_t j = undo_new.n; j-- > 0;)
+                    if (undo_new.v[j].ts >= k->ahm)
+                        CF_TRY_OUT(cf_delta_writer_append(k->undo, (uint32_t)k->out_ord,
+                                                          undo_new.v[j].ts,
+                                                          ent_rcl(&undo_new, j), err));
+                for (size_t j = 0; j < undo_old.n; j++)
+                    if (undo_old.v[j].ts >= k->ahm)
+                        CF_TRY_OUT(cf_delta_writer_append(k->undo, (uint32_t)k->out_ord,
+                                                          undo_old.v[j].ts,
+                                                          ent_rcl(&undo_old, j), err));
+            }
+            if (!alive) {
+                CF_TRY_OUT(delta_writer(k, &k->redo, CF_DELTA_REDO, k->redo_name, err));
+                static const uint8_t del = CF_RCL_DELETE;
+                CF_TRY_OUT(cf_delta_writer_append(k->redo, (uint32_t)k->out_ord, del_ts,
+                                                  (cf_slice){&del, 1}, err));
+            }
+            CF_TRY_OUT(emit_row(k, &b, i, err));
+            k->out_ord++;
+        }
+        CF_TRY_OUT(flush_out(k, err));
+    }
+out:
+    cf_rs_scanner_free(sc);
+    cf_free(redo.v);
+    cf_free(undo_old.v);
+    cf_free(undo_new.v);
+    cf_buf_dispose(&redo.bytes);
+    cf_buf_dispose(&undo_old.bytes);
+    cf_buf_dispose(&undo_new.bytes);
+    return st;
+}
+
+cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err)
+{
+    CF_TRY(cf_rowset_flush(rs, err));
+    const cf_rs_manifest *old = cf_rs_manifest_of(rs);
+    const cf_rs_schema *s = old->schema;
+    compactor k;
+    memset(&k, 0, sizeof(k));
+    k.rs = rs;
+    k.s = s;
+    k.ahm = ahm;
+    cf_rs_manifest nm;
+    cf_rs_manifest_init(&nm);
+    nm.next_file = old->next_file;
+    nm.generation = old->generation + 1;
+    nm.insert_ts = old->insert_ts;
+    nm.last_ts = old->last_ts;
+    k.nm = &nm;
+    size_t nds = cf_rs_delta_file_count(rs);
+    dstream *ds = cf_calloc(nds + 1, sizeof(*ds));
+    cf_delta_type *dt = cf_calloc(nds + 1, sizeof(*dt));
+    k.row = cf_calloc(s->ncols, sizeof(*k.row));
+    k.oc = cf_calloc(s->ncols, sizeof(*k.oc));
+    cf_status st = CF_OK;
+    if (ds == NULL || dt == NULL || k.row == NULL || k.oc == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "compact: out of memory");
+    for (size_t c = 0; c < s->ncols; c++) {
+        cf_buf_init(&k.oc[c].vals);
+        cf_buf_init(&k.oc[c].nn);
+        cf_buf_init(&k.oc[c].counts);
+        cf_buf_init(&k.oc[c].enn);
+    }
+    for (size_t f = 0; f < nds; f++) {
+        cf_delta_reader *r = cf_rs_delta_file(rs, f, &dt[f]);
+        CF_TRY_OUT(cf_delta_iter_create(&ds[f].it, r, err));
+        CF_TRY_OUT(cf_delta_iter_seek_to_first(ds[f].it, err));
+    }
+    CF_TRY_OUT(cf_rcl_builder_create(&k.b, err));
+    cf_rs_writer_options wo;
+    cf_rs_writer_options_init(&wo);
+    wo.insert_ts = old->insert_ts;
+    CF_TRY_OUT(cf_rs_writer_create_in(&k.w, cf_rs_dir(rs), s, &wo, &nm, err));
+    CF_TRY_OUT(compact_rows(&k, ds, dt, nds, err));
+    CF_TRY_OUT(flush_out(&k, err));
+    CF_TRY_OUT(cf_rs_writer_finish_files(k.w, &nm, err));
+    if (k.undo != NULL) {
+        CF_TRY_OUT(cf_delta_writer_finish(k.undo, err));
+        CF_TRY_OUT(cf_rs_manifest_add(&nm, CF_RS_FILE_UNDO, 0, k.undo_name, err));
+    }
+    if (k.redo != NULL) {
+        CF_TRY_OUT(cf_delta_writer_finish(k.redo, err));
+        CF_TRY_OUT(cf_rs_manifest_add(&nm, CF_RS_FILE_REDO, 0, k.redo_name, err));
+    }
+    CF_TRY_OUT(cf_rs_schema_clone(&nm.schema, s, err));
+    /* The commit point: before this rename the old rowset is intact, after it the new. */
+    CF_TRY_OUT(cf_rs_manifest_write(&nm, cf_rs_dir(rs), err));
+out:
+    for (size_t f = 0; ds != NULL && f < nds; f++)
+        cf_delta_iter_free(ds[f].it);
+    cf_free(ds);
+    cf_free(dt);
+    cf_free(k.row);
+    for (size_t c = 0; k.oc != NULL && c < s->ncols; c++) {
+        cf_buf_dispose(&k.oc[c].vals);
+        cf_buf_dispose(&k.oc[c].nn);
+        cf_buf_dispose(&k.oc[c].counts);
+        cf_buf_dispose(&k.oc[c].enn);
+    }
+    cf_free(k.oc);
+    cf_rs_arena_reset(&k.arena);
+    cf_rcl_builder_free(k.b);
+    cf_rs_writer_free(k.w);
+    cf_delta_writer_free(k.undo);
+    cf_delta_writer_free(k.redo);
+    cf_rs_manifest_dispose(&nm);
+    if (st != CF_OK)
+        return st;
+    CF_TRY(cf_rs_reload(rs, err));
+    cf_rs_gc(cf_rs_dir(rs), cf_rs_manifest_of(rs));
+    return CF_OK;
+}

@@ -1,0 +1,104 @@
+/* Rowset internals shared by the files of src/rowset/ (not installed). */
+#ifndef CF_ROWSET_INTERNAL_H
+#define CF_ROWSET_INTERNAL_H
+
+#include <cfile/cfile.h>
+#include <cfile/rowset.h>
+
+#include "../util/buf.h"
+
+struct cf_rs_schema {
+    size_t ncols, nkeys;
+    cf_rs_column *cols;     /* names owned */
+    cf_delta_column *dcols; /* the same columns as delta appliers see them */
+};
+
+/* ---- small chunk arena: stable pointers, freed all at once ------------------------------ */
+typedef struct cf_rs_arena {
+    uint8_t **chunks;
+    size_t n, cap;
+    size_t used, left; /* in the last chunk */
+} cf_rs_arena;
+void *cf_rs_arena_alloc(cf_rs_arena *a, size_t n);
+void cf_rs_arena_reset(cf_rs_arena *a);
+
+/* ---- keys (format §1.8) --------------------------------------------------------------- */
+/* Append the encoding of key column `k`'s value to b. */
+void cf_rs_key_append(cf_buf *b, const cf_rs_schema *s, size_t k, const void *v);
+/* Encoded key of row i of per-column batches (values of the key columns). */
+void cf_rs_key_append_row(cf_buf *b, const cf_rs_schema *s, const cf_rs_colvec *cols, size_t i);
+/* Decode a single-column key (or a bound on it) back to a value for a value-index
+ * seek; binary values point into `enc`. */
+void cf_rs_key_decode_single(const cf_rs_schema *s, const uint8_t *enc, size_t len, void *slot);
+int cf_rs_bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+
+/* ---- manifest ------------------------------------------------------------------------- */
+enum { CF_RS_FILE_COLUMN, CF_RS_FILE_BLOOM, CF_RS_FILE_ADHOC, CF_RS_FILE_REDO, CF_RS_FILE_UNDO };
+
+typedef struct cf_rs_file {
+    int role;
+    uint32_t col; /* columns */
+    char *name;
+} cf_rs_file;
+
+typedef struct cf_rs_manifest {
+    uint64_t generation, next_file, insert_ts, last_ts, rows;
+    cf_rs_schema *schema; /* owned */
+    cf_buf min_key, max_key;
+    cf_rs_file *files;
+    size_t nfiles;
+} cf_rs_manifest;
+
+#define CF_RS_MANIFEST "MANIFEST"
+
+void cf_rs_manifest_init(cf_rs_manifest *m);
+void cf_rs_manifest_dispose(cf_rs_manifest *m);
+cf_status cf_rs_manifest_read(cf_rs_manifest *m, const char *dir, cf_error *err);
+cf_status cf_rs_manifest_write(const cf_rs_manifest *m, const char *dir, cf_error *err);
+cf_status cf_rs_manifest_add(cf_rs_manifest *m, int role, uint32_t col, const char *name,
+                             cf_error *err);
+const char *cf_rs_role_name(int role);
+/* Remove files that look like ours (or our temporaries) and that m does not name. */
+void cf_rs_gc(const char *dir, const cf_rs_manifest *m);
+/* dir + "/" + name, malloc'd; NULL when out of memory. */
+char *cf_rs_path(const char *dir, const char *name);
+cf_status cf_rs_schema_clone(cf_rs_schema **out, const cf_rs_schema *s, cf_error *err);
+bool cf_rs_schema_equal(const cf_rs_schema *a, const cf_rs_schema *b);
+
+/* ---- writer internals used by compaction ---------------------------------------------- */
+/* Create a writer whose files are numbered from m->next_file (advanced); finish_files
+ * adds the files, rows and min/max keys to m without writing it. */
+cf_status cf_rs_writer_create_in(cf_rs_writer **out, const char *dir, const cf_rs_schema *s,
+                                  const cf_rs_writer_options *o, cf_rs_manifest *m,
+                                  cf_error *err);
+cf_status cf_rs_writer_finish_files(cf_rs_writer *w, cf_rs_manifest *m, cf_error *err);
+
+/* ---- scanner internals used by rowset.c and compaction ------------------------------------- */
+/* raw: base values only (no deltas, every row selected). include_dms: apply the
+ * in-memory deltas. */
+cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_rs_scan_options *o,
+                                  bool raw, bool include_dms, cf_error *err);
+/* Restrict the scanner to ordinals [lo, hi) (repositions it). */
+void cf_rs_scanner_set_range(cf_rs_scanner *sc, uint64_t lo, uint64_t hi);
+
+/* rowset.c */
+size_t cf_rs_delta_file_count(const cf_rowset *rs);
+cf_delta_reader *cf_rs_delta_file(const cf_rowset *rs, size_t i, cf_delta_type *type);
+cf_delta_reader *cf_rs_dms_reader(cf_rowset *rs, cf_error *err, cf_status *st);
+cf_reader *cf_rs_column_reader(const cf_rowset *rs, size_t col);
+uint64_t cf_rs_rows(const cf_rowset *rs);
+uint64_t cf_rs_insert_ts(const cf_rowset *rs);
+const char *cf_rs_dir(const cf_rowset *rs);
+cf_rs_manifest *cf_rs_manifest_of(cf_rowset *rs);
+/* Reopen every file from the MANIFEST on disk (after a commit). */
+cf_status cf_rs_reload(cf_rowset *rs, cf_error *err);
+/* Ordinal of an encoded key: CF_ENOTFOUND when absent. */
+cf_status cf_rs_find_key(cf_rowset *rs, const uint8_t *key, size_t len, uint64_t *ord,
+                         cf_error *err);
+cf_status cf_rs_probe_key(cf_rowset *rs, const uint8_t *key, size_t len, uint64_t *ord,
+                          bool *pruned, cf_error *err);
+/* Key range of a bound on the key file: first ordinal whose key >= enc. */
+cf_status cf_rs_lower_bound(cf_rowset *rs, const uint8_t *enc, size_t len, uint64_t *ord,
+                            cf_error *err);
+
+#endif

@@ -1,0 +1,364 @@
+/* The rowset MANIFEST: which files make up the rowset, its schema, row count,
+ * min/max encoded keys and MVCC timestamps (docs/ROWSET.md "MANIFEST").
+ *
+ * A text file of lines, written whole through cf_io_create_file (temp file,
+ * fsync, rename, directory fsync), so readers see the old or the new one:
+ *   cfile-rowset 1
+ *   generation G | next_file N | insert_ts T | last_ts T | rows R
+ *   min_key HEX|- | max_key HEX|-
+ *   column NAME TYPE FLAGS ENCODING COMPRESSION BLOCK_SIZE PRECISION SCALE LENGTH
+ *          (FLAGS: letters k=key n=nullable a=array, or "-")
+ *   file ROLE COL|- NAME
+ *   end CHECKSUM    (FNV-1a 64 of every byte before "end", 16 hex digits)
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#include "../util/alloc.h"
+#include "../util/error.h"
+
+#define MAX_MANIFEST_LEN (64u << 20)
+
+static const char *const role_names[] = {"column", "bloom", "adhoc", "redo", "undo"};
+
+const char *cf_rs_role_name(int role)
+{
+    return role >= 0 && role < 5 ? role_names[role] : "?";
+}
+
+char *cf_rs_path(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *p = cf_malloc(a + b + 2);
+    if (p == NULL)
+        return NULL;
+    memcpy(p, dir, a);
+    p[a] = '/';
+    memcpy(p + a + 1, name, b + 1);
+    return p;
+}
+
+void cf_rs_manifest_init(cf_rs_manifest *m)
+{
+    memset(m, 0, sizeof(*m));
+    cf_buf_init(&m->min_key);
+    cf_buf_init(&m->max_key);
+}
+
+void cf_rs_manifest_dispose(cf_rs_manifest *m)
+{
+    cf_rs_schema_free(m->schema);
+    cf_buf_dispose(&m->min_key);
+    cf_buf_dispose(&m->max_key);
+    for (size_t i = 0; i < m->nfiles; i++)
+        cf_free(m->files[i].name);
+    cf_free(m->files);
+    memset(m, 0, sizeof(*m));
+}
+
+cf_status cf_rs_manifest_add(cf_rs_manifest *m, int role, uint32_t col, const char *name,
+                             cf_error *err)
+{
+    cf_rs_file *f = cf_realloc(m->files, (m->nfiles + 1) * sizeof(*f));
+    CF_CHECK(f != NULL, err, CF_ENOMEM, "manifest: out of memory");
+    m->files = f;
+    size_t l = strlen(name);
+    char *nm = cf_malloc(l + 1);
+    CF_CHECK(nm != NULL, err, CF_ENOMEM, "manifest: out of memory");
+    memcpy(nm, name, l + 1);
+    f[m->nfiles++] = (cf_rs_file){role, col, nm};
+    return CF_OK;
+}
+
+static uint64_t fnv1a(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static void put_hex(cf_buf *b, const cf_buf *k)
+{
+    static const char hx[] = "0123456789abcdef";
+    if (k->len == 0) {
+        cf_buf_put_u8(b, '-');
+        return;
+    }
+    for (size_t i = 0; i < k->len; i++) {
+        cf_buf_put_u8(b, (uint8_t)hx[k->data[i] >> 4]);
+        cf_buf_put_u8(b, (uint8_t)hx[k->data[i] & 15]);
+    }
+}
+
+static void putf(cf_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(cf_buf *b, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        cf_buf_append(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+cf_status cf_rs_manifest_write(const cf_rs_manifest *m, const char *dir, cf_error *err)
+{
+    cf_buf b;
+    cf_buf_init(&b);
+    putf(&b, "cfile-rowset 1\ngeneration %" PRIu64 "\nnext_file %" PRIu64 "\ninsert_ts %" PRIu64
+             "\nlast_ts %" PRIu64 "\nrows %" PRIu64 "\nmin_key ",
+         m->generation, m->next_file, m->insert_ts, m->last_ts, m->rows);
+    put_hex(&b, &m->min_key);
+    putf(&b, "\nmax_key ");
+    put_hex(&b, &m->max_key);
+    putf(&b, "\n");
+    const cf_rs_schema *s = m->schema;
+    for (size_t i = 0; i < s->ncols; i++) {
+        const cf_rs_column *c = &s->cols[i];
+        char fl[4] = {0};
+        size_t k = 0;
+        if (c->is_key)
+            fl[k++] = 'k';
+        if (c->nullable)
+            fl[k++] = 'n';
+        if (c->is_array)
+            fl[k++] = 'a';
+        putf(&b, "column %s %s %s %s %s %u %d %d %d\n", c->name, cf_type_name(c->type),
+             k ? fl : "-", c->encoding == CF_ENC_AUTO ? "AUTO" : cf_encoding_name(c->encoding),
+             c->compression == CF_COMP_DEFAULT ? "DEFAULT" : cf_compression_name(c->compression),
+             c->block_size, c->precision, c->scale, c->length);
+    }
+    for (size_t i = 0; i < m->nfiles; i++) {
+        if (m->files[i].role == CF_RS_FILE_COLUMN)
+            putf(&b, "file column %u %s\n", m->files[i].col, m->files[i].name);
+        else
+            putf(&b, "file %s - %s\n", cf_rs_role_name(m->files[i].role), m->files[i].name);
+    }
+    uint64_t h = fnv1a(b.data, b.len);
+    putf(&b, "end %016" PRIx64 "\n", h);
+    cf_status st = cf_buf_status(&b);
+    cf_io *io = NULL;
+    char *path = cf_rs_path(dir, CF_RS_MANIFEST);
+    if (st != CF_OK || path == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "manifest: out of memory");
+    CF_TRY_OUT(cf_io_create_file(&io, path, err));
+    CF_TRY_OUT(io->ops->append(io, b.data, b.len, err));
+    CF_TRY_OUT(io->ops->commit(io, err));
+out:
+    cf_io_free(io);
+    cf_free(path);
+    cf_buf_dispose(&b);
+    return st;
+}
+
+/* ---- reading ------------------------------------------------------------------------------ */
+
+static int unhex(cf_buf *out, const char *s)
+{
+    cf_buf_clear(out);
+    if (strcmp(s, "-") == 0)
+        return 0;
+    size_t n = strlen(s);
+    if (n % 2)
+        return -1;
+    for (size_t i = 0; i < n; i += 2) {
+        int v = 0;
+        for (int j = 0; j < 2; j++) {
+            char c = s[i + (size_t)j];
+            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+            if (d < 0)
+                return -1;
+            v = v * 16 + d;
+        }
+        cf_buf_put_u8(out, (uint8_t)v);
+    }
+    return out->oom ? -1 : 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    if (*s == '\0')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end != '\0' || errno != 0 || *s == '-')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static cf_status parse_lines(cf_rs_manifest *m, char *text, cf_rs_column *cols, size_t *ncols,
+                             cf_error *err)
+{
+    size_t line = 0;
+    char *save = NULL;
+    bool magic = false;
+    for (char *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
+        line++;
+        char *f[12];
+        size_t nf = 0;
+        char *s2 = NULL;
+        for (char *w = strtok_r(ln, " ", &s2); w && nf < 12; w = strtok_r(NULL, " ", &s2))
+            f[nf++] = w;
+        if (nf == 0)
+            continue;
+        uint64_t *num = NULL;
+        if (strcmp(f[0], "cfile-rowset") == 0) {
+            CF_CHECK(nf == 2, err, CF_ECORRUPT, "manifest line %zu: bad magic", line);
+            CF_CHECK(strcmp(f[1], "1") == 0, err, CF_ENOTSUP, "manifest: version %s", f[1]);
+            magic = true;
+            continue;
+        }
+        CF_CHECK(magic, err, CF_ECORRUPT, "manifest: not a rowset manifest");
+        if (strcmp(f[0], "generation") == 0)
+            num = &m->generation;
+        else if (strcmp(f[0], "next_file") == 0)
+            num = &m->next_file;
+        else if (strcmp(f[0], "insert_ts") == 0)
+            num = &m->insert_ts;
+        else if (strcmp(f[0], "last_ts") == 0)
+            num = &m->last_ts;
+        else if (strcmp(f[0], "rows") == 0)
+            num = &m->rows;
+        if (num != NULL) {
+            CF_CHECK(nf == 2 && parse_u64(f[1], num) == 0, err, CF_ECORRUPT,
+                     "manifest line %zu: bad %s", line, f[0]);
+        } else if (strcmp(f[0], "min_key") == 0 || strcmp(f[0], "max_key") == 0) {
+            CF_CHECK(nf == 2 && unhex(f[0][1] == 'i' ? &m->min_key : &m->max_key, f[1]) == 0, err,
+                     CF_ECORRUPT, "manifest line %zu: bad %s", line, f[0]);
+        } else if (strcmp(f[0], "column") == 0) {
+            CF_CHECK(nf == 10 && *ncols < CF_RS_MAX_COLUMNS, err, CF_ECORRUPT,
+                     "manifest line %zu: bad column", line);
+            cf_rs_column *c = &cols[(*ncols)++];
+            memset(c, 0, sizeof(*c));
+            c->name = f[1];
+            uint64_t bs, pr, sc, le;
+            CF_CHECK(cf_type_parse(&c->type, f[2]) == CF_OK &&
+                         (strcmp(f[4], "AUTO") == 0 ||
+                          cf_encoding_parse(&c->encoding, f[4]) == CF_OK) &&
+                         (strcmp(f[5], "DEFAULT") == 0 ||
+                          cf_compression_parse(&c->compression, f[5]) == CF_OK) &&
+                         parse_u64(f[6], &bs) == 0 && bs <= UINT32_MAX &&
+                         parse_u64(f[7], &pr) == 0 && pr < 1000 && parse_u64(f[8], &sc) == 0 &&
+                         sc < 1000 && parse_u64(f[9], &le) == 0 && le < (1u << 30),
+                     err, CF_ECORRUPT, "manifest line %zu: bad column", line);
+            c->is_key = strchr(f[3], 'k') != NULL;
+            c->nullable = strchr(f[3], 'n') != NULL;
+            c->is_array = strchr(f[3], 'a') != NULL;
+            c->block_size = (uint32_t)bs;
+            c->precision = (int)pr;
+            c->scale = (int)sc;
+            c->length = (int)le;
+        } else if (strcmp(f[0], "file") == 0) {
+            CF_CHECK(nf == 4 && strchr(f[3], '/') == NULL && f[3][0] != '.', err, CF_ECORRUPT,
+                     "manifest line %zu: bad file", line);
+            int role = -1;
+            for (int r = 0; r < 5; r++)
+                if (strcmp(f[1], role_names[r]) == 0)
+                    role = r;
+            uint64_t col = 0;
+            CF_CHECK(role >= 0, err, CF_ECORRUPT, "manifest line %zu: bad file role", line);
+            if (role == CF_RS_FILE_COLUMN)
+                CF_CHECK(parse_u64(f[2], &col) == 0 && col < CF_RS_MAX_COLUMNS, err,
+                         CF_ECORRUPT, "manifest line %zu: bad column id", line);
+            CF_TRY(cf_rs_manifest_add(m, role, (uint32_t)col, f[3], err));
+        } else {
+            CF_FAIL(err, CF_ECORRUPT, "manifest line %zu: unknown field '%s'", line, f[0]);
+        }
+    }
+    CF_CHECK(magic, err, CF_ECORRUPT, "manifest: empty");
+    return CF_OK;
+}
+
+cf_status cf_rs_manifest_read(cf_rs_manifest *m, const char *dir, cf_error *err)
+{
+    cf_rs_manifest_init(m);
+    cf_status st = CF_OK;
+    char *text = NULL;
+    cf_rs_column *cols = NULL;
+    cf_io *io = NULL;
+    char *path = cf_rs_path(dir, CF_RS_MANIFEST);
+    if (path == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "manifest: out of memory");
+    if (access(path, F_OK) != 0)
+        CF_FAIL_OUT(err, CF_ENOTFOUND, "%s: no rowset here (no %s)", dir, CF_RS_MANIFEST);
+    CF_TRY_OUT(cf_io_open_file(&io, path, err));
+    uint64_t size = io->ops->size(io);
+    if (size > MAX_MANIFEST_LEN)
+        CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: %" PRIu64 " bytes is too large", size);
+    text = cf_malloc((size_t)size + 1);
+    cols = cf_calloc(CF_RS_MAX_COLUMNS, sizeof(*cols));
+    if (text == NULL || cols == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "manifest: out of memory");
+    CF_TRY_OUT(io->ops->read_at(io, 0, text, (size_t)size, err));
+    text[size] = '\0';
+    /* The checksum line: "end " + 16 hex + "\n" = 21 bytes at the very end. */
+    if (size < 21 || memcmp(text + size - 21, "end ", 4) != 0 || text[size - 1] != '\n')
+        CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: truncated (no end line)");
+    uint64_t want = strtoull(text + size - 17, NULL, 16);
+    if (fnv1a((const uint8_t *)text, (size_t)size - 21) != want)
+        CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: checksum mismatch");
+    text[size - 21] = '\0';
+    size_t ncols = 0;
+    CF_TRY_OUT(parse_lines(m, text, cols, &ncols, err));
+    CF_TRY_OUT(cf_rs_schema_create(&m->schema, cols, ncols, err));
+    for (size_t i = 0; i < m->nfiles; i++)
+        if (m->files[i].role == CF_RS_FILE_COLUMN && m->files[i].col >= ncols)
+            CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: file for column %u of %zu", m->files[i].col,
+                        ncols);
+out:
+    if (st != CF_OK)
+        cf_rs_manifest_dispose(m);
+    cf_io_free(io);
+    cf_free(path);
+    cf_free(text);
+    cf_free(cols);
+    return st;
+}
+
+/* ---- garbage ---------------------------------------------------------------------------- */
+
+static bool ours(const char *n)
+{
+    if (strncmp(n, CF_RS_MANIFEST ".tmp.", strlen(CF_RS_MANIFEST ".tmp.")) == 0)
+        return true;
+    if (n[0] < '0' || n[0] > '9')
+        return false;
+    return strstr(n, ".cfile") != NULL || strstr(n, ".delta") != NULL;
+}
+
+void cf_rs_gc(const char *dir, const cf_rs_manifest *m)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!ours(e->d_name))
+            continue;
+        bool used = false;
+        for (size_t i = 0; m != NULL && i < m->nfiles && !used; i++)
+            used = strcmp(m->files[i].name, e->d_name) == 0;
+        if (used)
+            continue;
+        char *p = cf_rs_path(dir, e->d_name);
+        if (p != NULL)
+            unlink(p);
+        cf_free(p);
+    }
+    closedir(d);
+}

@@ -1,0 +1,564 @@
+/* Opening a rowset, its in-memory delta store (DMS), point lookups and
+ * mutations. Scans live in scan.c, compaction in compact.c.
+ *
+ * The DMS holds (row, ts, RowChangeList) triples in memory. Reads see it through
+ * a DeltaFile built in memory from it (rebuilt after each change, before the next
+ * read), so every read path applies deltas through the delta layer's applier;
+ * cf_rowset_flush writes the same DeltaFile to disk as a REDO file.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#include "../util/alloc.h"
+#include "../util/error.h"
+
+typedef struct dms_ent {
+    uint32_t row;
+    uint64_t ts;
+    size_t off, len;
+} dms_ent;
+
+struct cf_rowset {
+    char *dir;
+    cf_rs_manifest m;
+    cf_reader **col;
+    cf_bloom_reader *bloom;
+    cf_reader *adhoc;
+    cf_delta_reader **dfiles; /* UNDO files first, then REDO files, each in MANIFEST order */
+    cf_delta_type *dtypes;
+    size_t ndfiles;
+    uint64_t redo_deltas, undo_deltas;
+    cf_iter *key_it;
+    dms_ent *dms;
+    size_t ndms, dms_cap;
+    cf_buf dms_bytes;
+    bool dms_dirty;
+    cf_io *dms_wio, *dms_rio;
+    cf_delta_reader *dms_reader;
+    cf_rs_scanner *get_all, *get_files;
+    uint64_t get_all_snap;
+    cf_rcl_builder *rcl;
+    cf_buf keybuf;
+};
+
+/* ---- open / close ------------------------------------------------------------------------ */
+
+static void close_files(cf_rowset *rs)
+{
+    cf_rs_scanner_free(rs->get_all);
+    cf_rs_scanner_free(rs->get_files);
+    rs->get_all = rs->get_files = NULL;
+    cf_iter_free(rs->key_it);
+    rs->key_it = NULL;
+    if (rs->col != NULL && rs->m.schema != NULL)
+        for (size_t i = 0; i < rs->m.schema->ncols; i++)
+            cf_reader_free(rs->col[i]);
+    cf_free(rs->col);
+    rs->col = NULL;
+    cf_bloom_reader_free(rs->bloom);
+    rs->bloom = NULL;
+    cf_reader_free(rs->adhoc);
+    rs->adhoc = NULL;
+    for (size_t i = 0; i < rs->ndfiles; i++)
+        cf_delta_reader_free(rs->dfiles[i]);
+    cf_free(rs->dfiles);
+    cf_free(rs->dtypes);
+    rs->dfiles = NULL;
+    rs->dtypes = NULL;
+    rs->ndfiles = 0;
+    rs->redo_deltas = rs->undo_deltas = 0;
+    cf_rs_manifest_dispose(&rs->m);
+}
+
+static cf_status open_files(cf_rowset *rs, cf_error *err)
+{
+    CF_TRY(cf_rs_manifest_read(&rs->m, rs->dir, err));
+    const cf_rs_schema *s = rs->m.schema;
+    cf_status st = CF_OK;
+    char *path = NULL;
+    rs->col = cf_calloc(s->ncols, sizeof(*rs->col));
+    rs->dfiles = cf_calloc(rs->m.nfiles + 1, sizeof(*rs->dfiles));
+    rs->dtypes = cf_calloc(rs->m.nfiles + 1, sizeof(*rs->dtypes));
+    if (rs->col == NULL || rs->dfiles == NULL || rs->dtypes == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "rowset: out of memory");
+    cf_reader_options ro;
+    cf_reader_options_init(&ro);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < rs->m.nfiles; i++) {
+            const cf_rs_file *f = &rs->m.files[i];
+            bool delta = f->role == CF_RS_FILE_REDO || f->role == CF_RS_FILE_UNDO;
+            /* pass 0: everything but REDO files (so UNDO files come first); pass 1: REDO. */
+            if ((pass == 0) == (f->role == CF_RS_FILE_REDO))
+                continue;
+            path = cf_rs_path(rs->dir, f->name);
+            if (path == NULL)
+                CF_FAIL_OUT(err, CF_ENOMEM, "rowset: out of memory");
+            if (f->role == CF_RS_FILE_COLUMN) {
+                if (rs->col[f->col] != NULL)
+                    CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: column %u named twice", f->col);
+                st = cf_reader_open_file(&rs->col[f->col], path, true, &ro, err);
+            } else if (f->role == CF_RS_FILE_BLOOM) {
+                st = rs->bloom ? CF_ECORRUPT : cf_bloom_reader_open_file(&rs->bloom, path, true, &ro, err);
+            } else if (f->role == CF_RS_FILE_ADHOC) {
+                st = rs->adhoc ? CF_ECORRUPT : cf_reader_open_file(&rs->adhoc, path, true, &ro, err);
+            } else if (delta) {
+                cf_delta_type t = f->role == CF_RS_FILE_REDO ? CF_DELTA_REDO : CF_DELTA_UNDO;
+                st = cf_delta_reader_open_file(&rs->dfiles[rs->ndfiles], path, t, &ro, err);
+                if (st == CF_OK) {
+                    rs->dtypes[rs->ndfiles] = t;
+                    uint64_t n = cf_reader_info(cf_delta_reader_cfile(rs->dfiles[rs->ndfiles]))->num_values;
+                    if (t == CF_DELTA_REDO)
+                        rs->redo_deltas += n;
+                    else
+                        rs->undo_deltas += n;
+                    rs->ndfiles++;
+                }
+            }
+            if (st != CF_OK) {
+                cf_error_prefix(err, st, "%s: ", f->name);
+                goto out;
+            }
+            cf_free(path);
+            path = NULL;
+        }
+    }
+    if (rs->m.rows > 0) {
+        for (size_t i = 0; i < s->ncols; i++) {
+            if (rs->col[i] == NULL)
+                CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: no file for column '%s'", s->cols[i].name);
+            const cf_file_info *fi = cf_reader_info(rs->col[i]);
+            if (fi->num_values != rs->m.rows)
+                CF_FAIL_OUT(err, CF_ECORRUPT,
+                            "column '%s': %" PRIu64 " rows, the manifest says %" PRIu64,
+                            s->cols[i].name, fi->num_values, rs->m.rows);
+            if (fi->type != s->cols[i].type || fi->is_array != s->cols[i].is_array ||
+                fi->nullable != s->cols[i].nullable)
+                CF_FAIL_OUT(err, CF_ECORRUPT, "column '%s': file type differs from the schema",
+                            s->cols[i].name);
+        }
+        if (rs->bloom == NULL)
+            CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: no bloom file");
+        if (s->nkeys > 1 && rs->adhoc == NULL)
+            CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: compound key without an ad-hoc index");
+        CF_TRY_OUT(cf_iter_create(&rs->key_it, rs->adhoc ? rs->adhoc : rs->col[0], err));
+    }
+out:
+    cf_free(path);
+    return st;
+}
+
+cf_status cf_rs_reload(cf_rowset *rs, cf_error *err)
+{
+    close_files(rs);
+    return open_files(rs, err);
+}
+
+static void dms_clear(cf_rowset *rs)
+{
+    cf_delta_reader_free(rs->dms_reader);
+    cf_io_free(rs->dms_rio);
+    cf_io_free(rs->dms_wio);
+    rs->dms_reader = NULL;
+    rs->dms_rio = rs->dms_wio = NULL;
+}
+
+void cf_rowset_free(cf_rowset *rs)
+{
+    if (rs == NULL)
+        return;
+    close_files(rs);
+    dms_clear(rs);
+    cf_free(rs->dms);
+    cf_buf_dispose(&rs->dms_bytes);
+    cf_buf_dispose(&rs->keybuf);
+    cf_rcl_builder_free(rs->rcl);
+    cf_free(rs->dir);
+    cf_free(rs);
+}
+
+cf_status cf_rowset_open(cf_rowset **out, const char *dir, cf_error *err)
+{
+    *out = NULL;
+    cf_rowset *rs = cf_calloc(1, sizeof(*rs));
+    CF_CHECK(rs != NULL, err, CF_ENOMEM, "rowset: out of memory");
+    cf_buf_init(&rs->dms_bytes);
+    cf_buf_init(&rs->keybuf);
+    cf_rs_manifest_init(&rs->m);
+    size_t l = strlen(dir);
+    rs->dir = cf_malloc(l + 1);
+    cf_status st = CF_OK;
+    if (rs->dir == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "rowset: out of memory");
+    memcpy(rs->dir, dir, l + 1);
+    CF_TRY_OUT(cf_rcl_builder_create(&rs->rcl, err));
+    CF_TRY_OUT(open_files(rs, err));
+out:
+    if (st != CF_OK) {
+        cf_rowset_free(rs);
+        return st;
+    }
+    *out = rs;
+    return CF_OK;
+}
+
+const cf_rs_schema *cf_rowset_schema(const cf_rowset *rs) { return rs->m.schema; }
+
+void cf_rowset_get_info(const cf_rowset *rs, cf_rowset_info *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->rows = rs->m.rows;
+    out->generation = rs->m.generation;
+    out->insert_ts = rs->m.insert_ts;
+    out->last_ts = rs->m.last_ts;
+    for (size_t i = 0; i < rs->ndfiles; i++) {
+        if (rs->dtypes[i] == CF_DELTA_REDO)
+            out->redo_files++;
+        else
+            out->undo_files++;
+    }
+    out->redo_deltas = rs->redo_deltas;
+    out->undo_deltas = rs->undo_deltas;
+    out->dms_deltas = rs->ndms;
+    out->min_key = (cf_slice){rs->m.min_key.data, rs->m.min_key.len};
+    out->max_key = (cf_slice){rs->m.max_key.data, rs->m.max_key.len};
+}
+
+bool cf_rowset_file(const cf_rowset *rs, size_t i, const char **name, const char **role)
+{
+    if (i >= rs->m.nfiles)
+        return false;
+    *name = rs->m.files[i].name;
+    *role = cf_rs_role_name(rs->m.files[i].role);
+    return true;
+}
+
+size_t cf_rs_delta_file_count(const cf_rowset *rs) { return rs->ndfiles; }
+cf_delta_reader *cf_rs_delta_file(const cf_rowset *rs, size_t i, cf_delta_type *type)
+{
+    *type = rs->dtypes[i];
+    return rs->dfiles[i];
+}
+cf_reader *cf_rs_column_reader(const cf_rowset *rs, size_t col) { return rs->col[col]; }
+uint64_t cf_rs_rows(const cf_rowset *rs) { return rs->m.rows; }
+uint64_t cf_rs_insert_ts(const cf_rowset *rs) { return rs->m.insert_ts; }
+const char *cf_rs_dir(const cf_rowset *rs) { return rs->dir; }
+cf_rs_manifest *cf_rs_manifest_of(cf_rowset *rs) { return &rs->m; }
+
+/* ---- keys ----------------------------------------------------------------------------------- */
+
+static cf_status lower_bound(cf_rowset *rs, const uint8_t *enc, size_t len, uint64_t *ord,
+                             bool *exact, cf_error *err)
+{
+    *exact = false;
+    if (rs->m.rows == 0) {
+        *ord = 0;
+        return CF_OK;
+    }
+    uint8_t slot[16];
+    cf_slice key = {enc, len};
+    const void *k = &key;
+    if (rs->adhoc == NULL) {
+        cf_rs_key_decode_single(rs->m.schema, enc, len, slot);
+        k = slot;
+    }
+    cf_status st = cf_iter_seek_at_or_after(rs->key_it, k, exact, err);
+    if (st == CF_ENOTFOUND) {
+        *ord = rs->m.rows;
+        *exact = false;
+        return CF_OK;
+    }
+    CF_TRY(st);
+    *ord = cf_iter_current_ordinal(rs->key_it);
+    return CF_OK;
+}
+
+cf_status cf_rs_lower_bound(cf_rowset *rs, const uint8_t *enc, size_t len, uint64_t *ord,
+                            cf_error *err)
+{
+    bool exact;
+    return lower_bound(rs, enc, len, ord, &exact, err);
+}
+
+cf_status cf_rs_probe_key(cf_rowset *rs, const uint8_t *key, size_t len, uint64_t *ord,
+                          bool *pruned, cf_error *err)
+{
+    *pruned = false;
+    CF_CHECK(rs->m.rows > 0, err, CF_ENOTFOUND, "key not found");
+    bool maybe;
+    CF_TRY(cf_bloom_reader_may_contain(rs->bloom, (cf_slice){key, len}, &maybe, err));
+    *pruned = !maybe;
+    CF_CHECK(maybe, err, CF_ENOTFOUND, "key not found");
+    bool exact;
+    CF_TRY(lower_bound(rs, key, len, ord, &exact, err));
+    CF_CHECK(exact, err, CF_ENOTFOUND, "key not found");
+    return CF_OK;
+}
+
+cf_status cf_rs_find_key(cf_rowset *rs, const uint8_t *key, size_t len, uint64_t *ord,
+                         cf_error *err)
+{
+    bool pruned;
+    return cf_rs_probe_key(rs, key, len, ord, &pruned, err);
+}
+
+static cf_status encode_key(cf_rowset *rs, const void *const *key, cf_error *err)
+{
+    cf_buf_clear(&rs->keybuf);
+    for (size_t k = 0; k < rs->m.schema->nkeys; k++)
+        cf_rs_key_append(&rs->keybuf, rs->m.schema, k, key[k]);
+    CF_CHECK(!rs->keybuf.oom, err, CF_ENOMEM, "rowset: out of memory");
+    return CF_OK;
+}
+
+/* ---- the in-memory delta store ------------------------------------------------------------ */
+
+static int ent_cmp(const void *a, const void *b)
+{
+    const dms_ent *x = a, *y = b;
+    if (x->row != y->row)
+        return x->row < y->row ? -1 : 1;
+    return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static cf_status write_dms(cf_rowset *rs, cf_delta_writer *w, cf_error *err)
+{
+    qsort(rs->dms, rs->ndms, sizeof(*rs->dms), ent_cmp);
+    for (size_t i = 0; i < rs->ndms; i++) {
+        const dms_ent *e = &rs->dms[i];
+        CF_TRY(cf_delta_writer_append(w, e->row, e->ts,
+                                      (cf_slice){rs->dms_bytes.data + e->off, e->len}, err));
+    }
+    return cf_delta_writer_finish(w, err);
+}
+
+cf_delta_reader *cf_rs_dms_reader(cf_rowset *rs, cf_error *err, cf_status *st)
+{
+    *st = CF_OK;
+    if (!rs->dms_dirty)
+        return rs->dms_reader;
+    cf_rs_scanner_free(rs->get_all);
+    rs->get_all = NULL;
+    dms_clear(rs);
+    rs->dms_dirty = false;
+    if (rs->ndms == 0)
+        return NULL;
+    cf_delta_writer_options o;
+    cf_delta_writer_options_init(&o);
+    o.compression = CF_COMP_NONE; /* lives in memory only */
+    cf_delta_writer *w = NULL;
+    *st = cf_io_create_mem(&rs->dms_wio, err);
+    if (*st == CF_OK)
+        *st = cf_delta_writer_create(&w, rs->dms_wio, &o, err);
+    if (*st == CF_OK)
+        *st = write_dms(rs, w, err);
+    cf_delta_writer_free(w);
+    if (*st == CF_OK) {
+        cf_slice c = cf_io_mem_contents(rs->dms_wio);
+        *st = cf_io_open_mem(&rs->dms_rio, c.data, c.len, err);
+    }
+    if (*st == CF_OK)
+        *st = cf_delta_reader_open(&rs->dms_reader, rs->dms_rio, CF_DELTA_REDO, NULL, err);
+    if (*st != CF_OK) {
+        dms_clear(rs);
+        rs->dms_dirty = true;
+        return NULL;
+    }
+    return rs->dms_reader;
+}
+
+static cf_status dms_add(cf_rowset *rs, uint64_t row, uint64_t ts, cf_error *err)
+{
+    cf_slice rcl = cf_rcl_builder_bytes(rs->rcl);
+    if (rs->ndms == rs->dms_cap) {
+        size_t nc = rs->dms_cap ? rs->dms_cap * 2 : 64;
+        dms_ent *p = cf_realloc(rs->dms, nc * sizeof(*p));
+        CF_CHECK(p != NULL, err, CF_ENOMEM, "rowset: out of memory");
+        rs->dms = p;
+        rs->dms_cap = nc;
+    }
+    size_t off = rs->dms_bytes.len;
+    cf_buf_append(&rs->dms_bytes, rcl.data, rcl.len);
+    CF_CHECK(!rs->dms_bytes.oom, err, CF_ENOMEM, "rowset: out of memory");
+    rs->dms[rs->ndms++] = (dms_ent){(uint32_t)row, ts, off, rcl.len};
+    rs->dms_dirty = true;
+    rs->m.last_ts = ts;
+    return CF_OK;
+}
+
+/* ---- lookups ------------------------------------------------------------------------------ */
+
+cf_status cf_rowset_get(cf_rowset *rs, const void *const *key, uint64_t snapshot,
+                        cf_rs_batch *out, cf_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    CF_TRY(encode_key(rs, key, err));
+    uint64_t ord;
+    CF_TRY(cf_rs_find_key(rs, rs->keybuf.data, rs->keybuf.len, &ord, err));
+    cf_status st;
+    cf_rs_dms_reader(rs, err, &st); /* may drop get_all */
+    CF_TRY(st);
+    if (rs->get_all != NULL && rs->get_all_snap != snapshot) {
+        cf_rs_scanner_free(rs->get_all);
+        rs->get_all = NULL;
+    }
+    if (rs->get_all == NULL) {
+        cf_rs_scan_options o;
+        cf_rs_scan_options_init(&o);
+        o.snapshot = snapshot;
+        CF_TRY(cf_rs_scanner_create_ex(&rs->get_all, rs, &o, false, true, err));
+        rs->get_all_snap = snapshot;
+    }
+    cf_rs_scanner_set_range(rs->get_all, ord, ord + 1);
+    CF_TRY(cf_rs_scanner_next(rs->get_all, out, err));
+    CF_CHECK(out->count == 1, err, CF_ENOTFOUND, "key not found (deleted)");
+    return CF_OK;
+}
+
+/* Is base row `ord` live after every delta (files and DMS)? */
+static cf_status row_alive(cf_rowset *rs, uint64_t ord, bool *alive, cf_error *err)
+{
+    if (rs->get_files == NULL) {
+        cf_rs_scan_options o;
+        cf_rs_scan_options_init(&o);
+        size_t c0 = 0;
+        o.cols = &c0;
+        o.ncols = 1;
+        CF_TRY(cf_rs_scanner_create_ex(&rs->get_files, rs, &o, false, false, err));
+    }
+    cf_rs_scanner_set_range(rs->get_files, ord, ord + 1);
+    cf_rs_batch b;
+    CF_TRY(cf_rs_scanner_next(rs->get_files, &b, err));
+    *alive = b.count == 1;
+    /* DMS entries are appended in timestamp order: the last DELETE/REINSERT wins. */
+    for (size_t i = 0; i < rs->ndms; i++) {
+        const dms_ent *e = &rs->dms[i];
+        if (e->row != ord)
+            continue;
+        uint8_t t = rs->dms_bytes.data[e->off];
+        if (t == CF_RCL_DELETE)
+            *alive = false;
+        else if (t == CF_RCL_REINSERT)
+            *alive = true;
+    }
+    return CF_OK;
+}
+
+/* ---- mutations ---------------------------------------------------------------------------- */
+
+static cf_status check_ts(const cf_rowset *rs, uint64_t ts, cf_error *err)
+{
+    CF_CHECK(ts > rs->m.last_ts && ts != CF_RS_SNAPSHOT_LATEST, err, CF_EINVAL,
+             "timestamp %" PRIu64 " is not after the last one (%" PRIu64 ")", ts, rs->m.last_ts);
+    CF_CHECK(rs->m.rows <= UINT32_MAX, err, CF_ENOTSUP, "rowset too large for deltas");
+    return CF_OK;
+}
+
+static cf_status add_value(cf_rowset *rs, size_t col, const void *value, cf_error *err)
+{
+    const cf_rs_column *c = &rs->m.schema->cols[col];
+    if (value == NULL) {
+        CF_CHECK(c->nullable, err, CF_EINVAL, "column '%s' cannot be NULL", c->name);
+        return cf_rcl_builder_add(rs->rcl, (uint32_t)col, NULL, 0, err);
+    }
+    if (cf_type_is_binary(c->type)) {
+        cf_slice s;
+        memcpy(&s, value, sizeof(s));
+        return cf_rcl_builder_add(rs->rcl, (uint32_t)col, s.data ? s.data : (const uint8_t *)"",
+                                  s.len, err);
+    }
+    return cf_rcl_builder_add(rs->rcl, (uint32_t)col, value, cf_type_size(c->type), err);
+}
+
+static cf_status find_live(cf_rowset *rs, const void *const *key, uint64_t *ord, bool *alive,
+                           cf_error *err)
+{
+    CF_TRY(encode_key(rs, key, err));
+    CF_TRY(cf_rs_find_key(rs, rs->keybuf.data, rs->keybuf.len, ord, err));
+    return row_alive(rs, *ord, alive, err);
+}
+
+cf_status cf_rowset_update(cf_rowset *rs, const void *const *key, const cf_rs_change *changes,
+                           size_t n, uint64_t ts, cf_error *err)
+{
+    CF_TRY(check_ts(rs, ts, err));
+    const cf_rs_schema *s = rs->m.schema;
+    CF_CHECK(n > 0, err, CF_EINVAL, "update: no column to set");
+    for (size_t i = 0; i < n; i++) {
+        CF_CHECK(changes[i].col < s->ncols, err, CF_EINVAL, "update: no column %zu",
+                 changes[i].col);
+        const cf_rs_column *c = &s->cols[changes[i].col];
+        CF_CHECK(!c->is_key, err, CF_EINVAL, "update: '%s' is a key column", c->name);
+        CF_CHECK(!c->is_array, err, CF_ENOTSUP, "update: array column '%s' cannot be updated",
+                 c->name);
+    }
+    uint64_t ord;
+    bool alive;
+    CF_TRY(find_live(rs, key, &ord, &alive, err));
+    CF_CHECK(alive, err, CF_ENOTFOUND, "update: key not found (deleted)");
+    cf_rcl_builder_reset(rs->rcl, CF_RCL_UPDATE);
+    for (size_t i = 0; i < n; i++)
+        CF_TRY(add_value(rs, changes[i].col, changes[i].value, err));
+    return dms_add(rs, ord, ts, err);
+}
+
+cf_status cf_rowset_delete(cf_rowset *rs, const void *const *key, uint64_t ts, cf_error *err)
+{
+    CF_TRY(check_ts(rs, ts, err));
+    uint64_t ord;
+    bool alive;
+    CF_TRY(find_live(rs, key, &ord, &alive, err));
+    CF_CHECK(alive, err, CF_ENOTFOUND, "delete: key not found (deleted)");
+    cf_rcl_builder_reset(rs->rcl, CF_RCL_DELETE);
+    return dms_add(rs, ord, ts, err);
+}
+
+cf_status cf_rowset_reinsert(cf_rowset *rs, const void *const *key, const void *const *values,
+                             uint64_t ts, cf_error *err)
+{
+    CF_TRY(check_ts(rs, ts, err));
+    uint64_t ord;
+    bool alive;
+    cf_status st = find_live(rs, key, &ord, &alive, err);
+    CF_CHECK(st != CF_ENOTFOUND, err, CF_ENOTSUP,
+             "reinsert: the rowset never held this key (new keys need a new rowset)");
+    CF_TRY(st);
+    CF_CHECK(!alive, err, CF_EINVAL, "reinsert: the row is live (duplicate key)");
+    const cf_rs_schema *s = rs->m.schema;
+    cf_rcl_builder_reset(rs->rcl, CF_RCL_REINSERT);
+    /* Array columns keep their base cells: their change-list form is not pinned down. */
+    for (size_t c = s->nkeys; c < s->ncols; c++)
+        if (!s->cols[c].is_array)
+            CF_TRY(add_value(rs, c, values[c], err));
+    return dms_add(rs, ord, ts, err);
+}
+
+cf_status cf_rowset_flush(cf_rowset *rs, cf_error *err)
+{
+    if (rs->ndms == 0)
+        return CF_OK;
+    char name[64];
+    snprintf(name, sizeof(name), "%" PRIu64 ".redo.delta", rs->m.next_file);
+    char *path = cf_rs_path(rs->dir, name);
+    CF_CHECK(path != NULL, err, CF_ENOMEM, "rowset: out of memory");
+    cf_delta_writer *w = NULL;
+    cf_status st = cf_delta_writer_create_file(&w, path, NULL, err);
+    cf_free(path);
+    if (st == CF_OK)
+        st = write_dms(rs, w, err);
+    cf_delta_writer_free(w);
+    CF_TRY(st);
+    rs->m.next_file++;
+    rs->m.generation++;
+    CF_TRY(cf_rs_manifest_add(&rs->m, CF_RS_FILE_REDO, 0, name, err));
+    CF_TRY(cf_rs_manifest_write(&rs->m, rs->dir, err));
+    rs->ndms = 0;
+    cf_buf_clear(&rs->dms_bytes);
+    rs->dms_dirty = true;
+    cf_rs_dms_reader(rs, err, &st);
+    CF_TRY(st);
+    return cf_rs_reload(rs, err);
+}

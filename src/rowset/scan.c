@@ -1,0 +1,667 @@
+/* Scanning a rowset: projection, predicates, MVCC snapshots.
+ *
+ * Per batch of ordinals [cur, cur+n):
+ *   1. every delta applier (UNDO files, REDO files, then the DMS) prepares the
+ *      batch; DELETE/REINSERT decide which rows exist at the snapshot;
+ *   2. predicate columns are read, their deltas applied, the predicates
+ *      evaluated on the result (so updated values are what is filtered);
+ *   3. only when a row survives are the other projected columns read;
+ *   4. surviving rows are packed into the output batch.
+ * Key predicates first narrow [lo, hi) through the key index (format §13), and an
+ * equality on the whole key asks the bloom filter before anything is read.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "internal.h"
+
+#include "../util/alloc.h"
+#include "../util/bitmap.h"
+#include "../util/error.h"
+
+typedef struct rs_col {
+    size_t idx;
+    const cf_rs_column *c;
+    size_t width;
+    cf_iter *it;
+    uint64_t pos;
+    bool loaded;
+    cf_buf vals, nn, offs, enn;
+    size_t elems;
+    cf_rs_arena arena;
+    cf_buf ovals, onn, ooffs, oenn;
+} rs_col;
+
+typedef struct rs_pred {
+    size_t c; /* index into sc->cols */
+    size_t col;
+    cf_rs_op op;
+    _Alignas(16) uint8_t slot[16];
+} rs_pred;
+
+struct cf_rs_scanner {
+    cf_rowset *rs;
+    const cf_rs_schema *s;
+    rs_col *cols;
+    size_t ncols;
+    size_t *proj;
+    size_t nproj;
+    rs_pred *preds;
+    size_t npreds;
+    cf_rs_arena parena;
+    cf_delta_apply **ap;
+    uint64_t *ap_pos;
+    size_t nap;
+    uint64_t lo, hi, cur;
+    bool visible, raw;
+    size_t batch_rows;
+    cf_buf sel;
+    cf_batch *out;
+    cf_buf ords;
+    cf_rs_scan_stats st;
+};
+
+void cf_rs_scan_options_init(cf_rs_scan_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->version = CF_RS_SCAN_OPTIONS_VERSION;
+    o->snapshot = CF_RS_SNAPSHOT_LATEST;
+    o->batch_rows = 1024;
+}
+
+static void col_dispose(rs_col *c)
+{
+    cf_iter_free(c->it);
+    cf_buf_dispose(&c->vals);
+    cf_buf_dispose(&c->nn);
+    cf_buf_dispose(&c->offs);
+    cf_buf_dispose(&c->enn);
+    cf_buf_dispose(&c->ovals);
+    cf_buf_dispose(&c->onn);
+    cf_buf_dispose(&c->ooffs);
+    cf_buf_dispose(&c->oenn);
+    cf_rs_arena_reset(&c->arena);
+}
+
+void cf_rs_scanner_free(cf_rs_scanner *sc)
+{
+    if (sc == NULL)
+        return;
+    for (size_t i = 0; i < sc->ncols; i++)
+        col_dispose(&sc->cols[i]);
+    for (size_t i = 0; i < sc->nap; i++)
+        cf_delta_apply_free(sc->ap[i]);
+    cf_free(sc->ap);
+    cf_free(sc->ap_pos);
+    cf_free(sc->cols);
+    cf_free(sc->proj);
+    cf_free(sc->preds);
+    cf_free(sc->out);
+    cf_buf_dispose(&sc->sel);
+    cf_buf_dispose(&sc->ords);
+    cf_rs_arena_reset(&sc->parena);
+    cf_free(sc);
+}
+
+static cf_status add_col(cf_rs_scanner *sc, size_t idx, size_t *out, cf_error *err)
+{
+    for (size_t i = 0; i < sc->ncols; i++) {
+        if (sc->cols[i].idx == idx) {
+            *out = i;
+            return CF_OK;
+        }
+    }
+    rs_col *c = &sc->cols[sc->ncols];
+    memset(c, 0, sizeof(*c));
+    c->idx = idx;
+    c->c = &sc->s->cols[idx];
+    c->width = cf_type_size(c->c->type);
+    c->pos = UINT64_MAX;
+    cf_buf_init(&c->vals);
+    cf_buf_init(&c->nn);
+    cf_buf_init(&c->offs);
+    cf_buf_init(&c->enn);
+    cf_buf_init(&c->ovals);
+    cf_buf_init(&c->onn);
+    cf_buf_init(&c->ooffs);
+    cf_buf_init(&c->oenn);
+    *out = sc->ncols++;
+    if (cf_rs_rows(sc->rs) > 0)
+        CF_TRY(cf_iter_create(&c->it, cf_rs_column_reader(sc->rs, idx), err));
+    return CF_OK;
+}
+
+/* ---- key range pushdown --------------------------------------------------------------------- */
+
+/* The smallest byte string greater than every string that starts with b:
+ * drop trailing ff bytes, then add one to the last. False when none exists. */
+static bool prefix_succ(cf_buf *b)
+{
+    while (b->len > 0 && b->data[b->len - 1] == 0xff)
+        b->len--;
+    if (b->len == 0)
+        return false;
+    b->data[b->len - 1]++;
+    return true;
+}
+
+static void buf_set(cf_buf *dst, const cf_buf *src)
+{
+    cf_buf_clear(dst);
+    cf_buf_append(dst, src->data, src->len);
+}
+
+/* Bound on key column k from `pred` after an equal prefix: lower (GE/GT) or upper (LT/LE). */
+static void pred_bound(cf_rs_scanner *sc, const cf_buf *prefix, size_t k, const rs_pred *p,
+                       cf_buf *out, bool *none)
+{
+    const cf_rs_schema *s = sc->s;
+    bool last_bin = cf_type_physical(s->cols[k].type) == CF_TYPE_BINARY && k + 1 == s->nkeys;
+    buf_set(out, prefix);
+    cf_rs_key_append(out, s, k, p->slot);
+    *none = false;
+    if (p->op == CF_RS_GT || p->op == CF_RS_LE) {
+        if (last_bin)
+            cf_buf_put_u8(out, 0);
+        else
+            *none = !prefix_succ(out);
+    }
+}
+
+static cf_status key_range(cf_rs_scanner *sc, cf_error *err)
+{
+    const cf_rs_schema *s = sc->s;
+    cf_rowset *rs = sc->rs;
+    sc->lo = 0;
+    sc->hi = cf_rs_rows(rs);
+    if (sc->raw || sc->hi == 0)
+        return CF_OK;
+    cf_buf prefix, lo, hi, t;
+    cf_buf_init(&prefix);
+    cf_buf_init(&lo);
+    cf_buf_init(&hi);
+    cf_buf_init(&t);
+    bool have_hi = false, whole = true;
+    cf_status st = CF_OK;
+    size_t k = 0;
+    for (; k < s->nkeys; k++) {
+        const rs_pred *eq = NULL;
+        for (size_t i = 0; i < sc->npreds && eq == NULL; i++)
+            if (sc->preds[i].col == k && sc->preds[i].op == CF_RS_EQ)
+                eq = &sc->preds[i];
+        if (eq != NULL) {
+            cf_rs_key_append(&prefix, s, k, eq->slot);
+            continue;
+        }
+        whole = false;
+        buf_set(&lo, &prefix);
+        buf_set(&hi, &prefix);
+        have_hi = prefix.len > 0 && prefix_succ(&hi);
+        for (size_t i = 0; i < sc->npreds; i++) {
+            const rs_pred *p = &sc->preds[i];
+            if (p->col != k || p->op == CF_RS_NE || p->op == CF_RS_IS_NULL ||
+                p->op == CF_RS_IS_NOT_NULL)
+                continue;
+            bool none;
+            pred_bound(sc, &prefix, k, p, &t, &none);
+            if (p->op == CF_RS_GE || p->op == CF_RS_GT) {
+                if (none) { /* nothing is greater */
+                    sc->hi = 0;
+                    goto out;
+                }
+                if (cf_rs_bytes_cmp(t.data, t.len, lo.data, lo.len) > 0)
+                    buf_set(&lo, &t);
+            } else if (!none) {
+                if (!have_hi || cf_rs_bytes_cmp(t.data, t.len, hi.data, hi.len) < 0)
+                    buf_set(&hi, &t);
+                have_hi = true;
+            }
+        }
+        break;
+    }
+    if (whole) {
+        /* Equality on every key column: one key; the bloom filter may rule it out. */
+        uint64_t ord;
+        bool pruned;
+        st = cf_rs_probe_key(rs, prefix.data, prefix.len, &ord, &pruned, err);
+        sc->st.bloom_pruned = pruned;
+        if (st == CF_ENOTFOUND) {
+            st = CF_OK;
+            sc->hi = 0;
+        } else if (st == CF_OK) {
+            sc->lo = ord;
+            sc->hi = ord + 1;
+        }
+        goto out;
+    }
+    if (lo.len > 0)
+        CF_TRY_OUT(cf_rs_lower_bound(rs, lo.data, lo.len, &sc->lo, err));
+    if (have_hi)
+        CF_TRY_OUT(cf_rs_lower_bound(rs, hi.data, hi.len, &sc->hi, err));
+    if (lo.oom || hi.oom || prefix.oom || t.oom)
+        CF_FAIL_OUT(err, CF_ENOMEM, "scan: out of memory");
+out:
+    if (sc->hi < sc->lo)
+        sc->hi = sc->lo;
+    cf_buf_dispose(&prefix);
+    cf_buf_dispose(&lo);
+    cf_buf_dispose(&hi);
+    cf_buf_dispose(&t);
+    return st;
+}
+
+/* ---- create ----------------------------------------------------------------------------------- */
+
+static cf_status copy_pred(cf_rs_scanner *sc, const cf_rs_pred *p, rs_pred *out, cf_error *err)
+{
+    const cf_rs_schema *s = sc->s;
+    CF_CHECK(p->col < s->ncols, err, CF_EINVAL, "scan: predicate on column %zu of %zu", p->col,
+             s->ncols);
+    CF_CHECK((int)p->op >= CF_RS_EQ && p->op <= CF_RS_IS_NOT_NULL, err, CF_EINVAL,
+             "scan: bad predicate operator");
+    const cf_rs_column *c = &s->cols[p->col];
+    out->col = p->col;
+    out->op = p->op;
+    memset(out->slot, 0, sizeof(out->slot));
+    if (p->op == CF_RS_IS_NULL || p->op == CF_RS_IS_NOT_NULL)
+        return CF_OK;
+    CF_CHECK(!c->is_array, err, CF_EINVAL, "scan: array column '%s' takes only IS [NOT] NULL",
+             c->name);
+    CF_CHECK(p->value != NULL, err, CF_EINVAL, "scan: predicate on '%s' has no value", c->name);
+    if (cf_type_is_binary(c->type)) {
+        cf_slice v;
+        memcpy(&v, p->value, sizeof(v));
+        uint8_t *copy = cf_rs_arena_alloc(&sc->parena, v.len ? v.len : 1);
+        CF_CHECK(copy != NULL, err, CF_ENOMEM, "scan: out of memory");
+        if (v.len)
+            memcpy(copy, v.data, v.len);
+        v.data = copy;
+        memcpy(out->slot, &v, sizeof(v));
+    } else {
+        memcpy(out->slot, p->value, cf_type_size(c->type));
+    }
+    return CF_OK;
+}
+
+cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_rs_scan_options *o,
+                                  bool raw, bool include_dms, cf_error *err)
+{
+    *out = NULL;
+    cf_rs_scan_options dflt;
+    if (o == NULL) {
+        cf_rs_scan_options_init(&dflt);
+        o = &dflt;
+    }
+    CF_CHECK(o->version == CF_RS_SCAN_OPTIONS_VERSION, err, CF_EINVAL,
+             "scan: options.version %u unknown", o->version);
+    const cf_rs_schema *s = cf_rowset_schema(rs);
+    cf_rs_scanner *sc = cf_calloc(1, sizeof(*sc));
+    CF_CHECK(sc != NULL, err, CF_ENOMEM, "scan: out of memory");
+    sc->rs = rs;
+    sc->s = s;
+    sc->raw = raw;
+    cf_buf_init(&sc->sel);
+    cf_buf_init(&sc->ords);
+    sc->batch_rows = o->batch_rows ? o->batch_rows : 1024;
+    cf_status st = CF_OK;
+    size_t nproj = o->cols ? o->ncols : s->ncols;
+    sc->cols = cf_calloc(s->ncols, sizeof(*sc->cols));
+    sc->proj = cf_calloc(nproj ? nproj : 1, sizeof(*sc->proj));
+    sc->out = cf_calloc(nproj ? nproj : 1, sizeof(*sc->out));
+    sc->preds = cf_calloc(o->npreds ? o->npreds : 1, sizeof(*sc->preds));
+    if (sc->cols == NULL || sc->proj == NULL || sc->out == NULL || sc->preds == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "scan: out of memory");
+    for (size_t i = 0; i < nproj; i++) {
+        size_t idx = o->cols ? o->cols[i] : i;
+        if (idx >= s->ncols)
+            CF_FAIL_OUT(err, CF_EINVAL, "scan: no column %zu (the schema has %zu)", idx, s->ncols);
+        CF_TRY_OUT(add_col(sc, idx, &sc->proj[i], err));
+    }
+    sc->nproj = nproj;
+    for (size_t i = 0; i < o->npreds; i++) {
+        CF_TRY_OUT(copy_pred(sc, &o->preds[i], &sc->preds[i], err));
+        CF_TRY_OUT(add_col(sc, sc->preds[i].col, &sc->preds[i].c, err));
+        sc->npreds++;
+    }
+    sc->visible = raw || cf_rs_insert_ts(rs) < o->snapshot;
+    if (!raw) {
+        size_t nd = cf_rs_delta_file_count(rs);
+        sc->ap = cf_calloc(nd + 1, sizeof(*sc->ap));
+        sc->ap_pos = cf_calloc(nd + 1, sizeof(*sc->ap_pos));
+        if (sc->ap == NULL || sc->ap_pos == NULL)
+            CF_FAIL_OUT(err, CF_ENOMEM, "scan: out of memory");
+        for (size_t i = 0; i <= nd; i++) {
+            cf_delta_reader *r;
+            if (i < nd) {
+                cf_delta_type t;
+                r = cf_rs_delta_file(rs, i, &t);
+            } else {
+                if (!include_dms)
+                    break;
+                r = cf_rs_dms_reader(rs, err, &st);
+                if (st != CF_OK)
+                    goto out;
+                if (r == NULL)
+                    break;
+            }
+            bool culled;
+            CF_TRY_OUT(cf_delta_apply_create(&sc->ap[sc->nap], r, s->dcols, s->ncols, o->snapshot,
+                                             &culled, err));
+            if (culled) {
+                cf_delta_apply_free(sc->ap[sc->nap]);
+                sc->ap[sc->nap] = NULL;
+                continue;
+            }
+            sc->ap_pos[sc->nap++] = UINT64_MAX;
+        }
+    }
+    CF_TRY_OUT(key_range(sc, err));
+    sc->cur = sc->lo;
+    sc->st.rows_in_range = sc->hi - sc->lo;
+out:
+    if (st != CF_OK) {
+        cf_rs_scanner_free(sc);
+        return st;
+    }
+    *out = sc;
+    return CF_OK;
+}
+
+cf_status cf_rs_scanner_create(cf_rs_scanner **out, cf_rowset *rs, const cf_rs_scan_options *o,
+                               cf_error *err)
+{
+    return cf_rs_scanner_create_ex(out, rs, o, false, true, err);
+}
+
+void cf_rs_scanner_set_range(cf_rs_scanner *sc, uint64_t lo, uint64_t hi)
+{
+    uint64_t rows = cf_rs_rows(sc->rs);
+    sc->lo = lo < rows ? lo : rows;
+    sc->hi = hi < rows ? hi : rows;
+    if (sc->hi < sc->lo)
+        sc->hi = sc->lo;
+    sc->cur = sc->lo;
+}
+
+const cf_rs_scan_stats *cf_rs_scanner_stats(const cf_rs_scanner *sc) { return &sc->st; }
+
+/* ---- reading one column ------------------------------------------------------------------------ */
+
+/* Copy the bytes of binary slices into the column's arena: the iterator's views
+ * die at its next call, and a batch may need several. */
+static cf_status deep_copy(rs_col *c, cf_slice *v, size_t n, cf_error *err)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += v[i].len;
+    uint8_t *p = cf_rs_arena_alloc(&c->arena, total ? total : 1);
+    CF_CHECK(p != NULL, err, CF_ENOMEM, "scan: out of memory");
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].len)
+            memcpy(p, v[i].data, v[i].len);
+        v[i].data = p;
+        p += v[i].len;
+    }
+    return CF_OK;
+}
+
+static cf_status load_col(rs_col *c, uint64_t cur, size_t n, cf_error *err)
+{
+    cf_buf_clear(&c->vals);
+    cf_buf_clear(&c->nn);
+    cf_buf_clear(&c->offs);
+    cf_buf_clear(&c->enn);
+    c->elems = 0;
+    cf_rs_arena_reset(&c->arena);
+    if (c->pos != cur) {
+        CF_TRY(cf_iter_seek_to_ordinal(c->it, cur, err));
+        c->pos = cur;
+    }
+    uint8_t *nn = cf_buf_extend(&c->nn, cf_bitmap_bytes(n));
+    CF_CHECK(nn != NULL, err, CF_ENOMEM, "scan: out of memory");
+    bool bin = cf_type_is_binary(c->c->type);
+    if (c->c->is_array)
+        cf_buf_put_le32(&c->offs, 0);
+    size_t got = 0;
+    while (got < n) {
+        cf_batch b;
+        CF_TRY(cf_iter_next_batch(c->it, n - got, &b, err));
+        CF_CHECK(b.count > 0 && b.count <= n - got, err, CF_ECORRUPT,
+                 "column '%s': ends at row %" PRIu64 ", before the manifest's row count",
+                 c->c->name, cur + got);
+        bool more = got + b.count < n;
+        if (b.nonnull)
+            cf_bitmap_copy(c->nn.data, got, b.nonnull, 0, b.count);
+        else
+            cf_bitmap_fill(c->nn.data, got, b.count, true);
+        if (!c->c->is_array) {
+            uint8_t *dst = cf_buf_extend(&c->vals, b.count * c->width);
+            CF_CHECK(dst != NULL, err, CF_ENOMEM, "scan: out of memory");
+            memcpy(dst, b.values, b.count * c->width);
+            if (bin && more)
+                CF_TRY(deep_copy(c, (cf_slice *)dst, b.count, err));
+        } else {
+            uint32_t base = b.elem_offsets[0];
+            for (size_t i = 0; i < b.count; i++)
+                cf_buf_put_le32(&c->offs, (uint32_t)c->elems + b.elem_offsets[i + 1] - base);
+            size_t ne = b.elem_offsets[b.count] - base;
+            uint8_t *dst = cf_buf_extend(&c->vals, ne * c->width);
+            CF_CHECK(dst != NULL || ne == 0, err, CF_ENOMEM, "scan: out of memory");
+            if (ne) {
+                memcpy(dst, (const uint8_t *)b.values + (size_t)base * c->width, ne * c->width);
+                if (bin && more)
+                    CF_TRY(deep_copy(c, (cf_slice *)dst, ne, err));
+            }
+            size_t need = cf_bitmap_bytes(c->elems + ne);
+            if (need > c->enn.len)
+                cf_buf_extend(&c->enn, need - c->enn.len);
+            CF_CHECK(!c->enn.oom, err, CF_ENOMEM, "scan: out of memory");
+            if (ne) {
+                if (b.elem_nonnull)
+                    cf_bitmap_copy(c->enn.data, c->elems, b.elem_nonnull, base, ne);
+                else
+                    cf_bitmap_fill(c->enn.data, c->elems, ne, true);
+            }
+            c->elems += ne;
+        }
+        got += b.count;
+    }
+    CF_CHECK(!c->vals.oom && !c->offs.oom, err, CF_ENOMEM, "scan: out of memory");
+    c->pos = cur + n;
+    c->loaded = true;
+    return CF_OK;
+}
+
+static cf_status load_and_apply(cf_rs_scanner *sc, rs_col *c, size_t n, cf_error *err)
+{
+    CF_TRY(load_col(c, sc->cur, n, err));
+    if (c->c->is_array)
+        return CF_OK;
+    for (size_t i = 0; i < sc->nap; i++)
+        CF_TRY(cf_delta_apply_updates(sc->ap[i], c->idx, c->vals.data, c->nn.data, err));
+    return CF_OK;
+}
+
+/* ---- predicates ------------------------------------------------------------------------------- */
+
+#define TEST_OP(op, a, b)                                                                          \
+    ((op) == CF_RS_EQ   ? (a) == (b)                                                               \
+     : (op) == CF_RS_NE ? (a) != (b)                                                               \
+     : (op) == CF_RS_LT ? (a) < (b)                                                                \
+     : (op) == CF_RS_LE ? (a) <= (b)                                                               \
+     : (op) == CF_RS_GT ? (a) > (b)                                                                \
+                        : (a) >= (b))
+
+#define EVAL_NUM(T)                                                                                \
+    do {                                                                                           \
+        const T *v = (const T *)(const void *)c->vals.data;                                        \
+        T x;                                                                                       \
+        memcpy(&x, p->slot, sizeof(T));                                                            \
+        for (size_t i = 0; i < n; i++)                                                             \
+            if (cf_bitmap_get(sel, i) && !(cf_bitmap_get(nn, i) && TEST_OP(op, v[i], x)))           \
+                cf_bitmap_clear(sel, i);                                                           \
+    } while (0)
+
+static void eval_pred(const rs_pred *p, const rs_col *c, uint8_t *sel, size_t n)
+{
+    const uint8_t *nn = c->nn.data;
+    cf_rs_op op = p->op;
+    if (op == CF_RS_IS_NULL || op == CF_RS_IS_NOT_NULL) {
+        bool want = op == CF_RS_IS_NOT_NULL;
+        for (size_t i = 0; i < n; i++)
+            if (cf_bitmap_get(nn, i) != want)
+                cf_bitmap_clear(sel, i);
+        return;
+    }
+    switch (cf_type_physical(c->c->type)) {
+    case CF_TYPE_UINT8:
+    case CF_TYPE_BOOL: EVAL_NUM(uint8_t); break;
+    case CF_TYPE_INT8: EVAL_NUM(int8_t); break;
+    case CF_TYPE_UINT16: EVAL_NUM(uint16_t); break;
+    case CF_TYPE_INT16: EVAL_NUM(int16_t); break;
+    case CF_TYPE_UINT32: EVAL_NUM(uint32_t); break;
+    case CF_TYPE_INT32: EVAL_NUM(int32_t); break;
+    case CF_TYPE_UINT64: EVAL_NUM(uint64_t); break;
+    case CF_TYPE_INT64: EVAL_NUM(int64_t); break;
+    case CF_TYPE_INT128: EVAL_NUM(__int128); break;
+    case CF_TYPE_FLOAT: EVAL_NUM(float); break;
+    case CF_TYPE_DOUBLE: EVAL_NUM(double); break;
+    default: {
+        const cf_slice *v = (const cf_slice *)(const void *)c->vals.data;
+        cf_slice x;
+        memcpy(&x, p->slot, sizeof(x));
+        for (size_t i = 0; i < n; i++) {
+            if (!cf_bitmap_get(sel, i))
+                continue;
+            int r = cf_rs_bytes_cmp(v[i].data, v[i].len, x.data, x.len);
+            if (!(cf_bitmap_get(nn, i) && TEST_OP(op, r, 0)))
+                cf_bitmap_clear(sel, i);
+        }
+    }
+    }
+}
+
+/* ---- output --------------------------------------------------------------------------------- */
+
+static cf_status pack(rs_col *c, const uint8_t *sel, size_t n, size_t count, cf_batch *b,
+                      cf_error *err)
+{
+    memset(b, 0, sizeof(*b));
+    b->count = count;
+    if (count == n) { /* every row survived: hand out the column buffers */
+        b->values = c->vals.data;
+        b->nonnull = c->c->nullable ? c->nn.data : NULL;
+        if (c->c->is_array) {
+            b->elem_offsets = (const uint32_t *)(const void *)c->offs.data;
+            b->elem_count = c->elems;
+            b->elem_nonnull = c->enn.data;
+        }
+        return CF_OK;
+    }
+    cf_buf_clear(&c->ovals);
+    cf_buf_clear(&c->onn);
+    cf_buf_clear(&c->ooffs);
+    cf_buf_clear(&c->oenn);
+    uint8_t *onn = cf_buf_extend(&c->onn, cf_bitmap_bytes(count) + 1);
+    CF_CHECK(onn != NULL, err, CF_ENOMEM, "scan: out of memory");
+    memset(onn, 0, cf_bitmap_bytes(count) + 1);
+    size_t j = 0;
+    if (!c->c->is_array) {
+        uint8_t *dst = cf_buf_extend(&c->ovals, count * c->width + 1);
+        CF_CHECK(dst != NULL, err, CF_ENOMEM, "scan: out of memory");
+        for (size_t i = 0; i < n; i++) {
+            if (!cf_bitmap_get(sel, i))
+                continue;
+            memcpy(dst + j * c->width, c->vals.data + i * c->width, c->width);
+            cf_bitmap_put(onn, j, cf_bitmap_get(c->nn.data, i));
+            j++;
+        }
+    } else {
+        const uint32_t *offs = (const uint32_t *)(const void *)c->offs.data;
+        cf_buf_put_le32(&c->ooffs, 0);
+        size_t ne = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!cf_bitmap_get(sel, i))
+                continue;
+            size_t a = offs[i], k = offs[i + 1] - offs[i];
+            cf_buf_append(&c->ovals, c->vals.data + a * c->width, k * c->width);
+            size_t need = cf_bitmap_bytes(ne + k) + 1;
+            if (need > c->oenn.len) {
+                size_t old = c->oenn.len;
+                uint8_t *q = cf_buf_extend(&c->oenn, need - old);
+                if (q != NULL)
+                    memset(q, 0, need - old);
+            }
+            if (!c->oenn.oom && k > 0)
+                cf_bitmap_copy(c->oenn.data, ne, c->enn.data, a, k);
+            ne += k;
+            cf_buf_put_le32(&c->ooffs, (uint32_t)ne);
+            cf_bitmap_put(onn, j, cf_bitmap_get(c->nn.data, i));
+            j++;
+        }
+        CF_CHECK(!c->ovals.oom && !c->ooffs.oom && !c->oenn.oom, err, CF_ENOMEM,
+                 "scan: out of memory");
+        b->elem_offsets = (const uint32_t *)(const void *)c->ooffs.data;
+        b->elem_count = ne;
+        b->elem_nonnull = c->oenn.data;
+    }
+    b->values = c->ovals.data;
+    b->nonnull = c->c->nullable ? onn : NULL;
+    return CF_OK;
+}
+
+cf_status cf_rs_scanner_next(cf_rs_scanner *sc, cf_rs_batch *out, cf_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    out->ncols = sc->nproj;
+    out->cols = sc->out;
+    while (sc->visible && sc->cur < sc->hi) {
+        size_t n = sc->hi - sc->cur < sc->batch_rows ? (size_t)(sc->hi - sc->cur) : sc->batch_rows;
+        cf_buf_clear(&sc->sel);
+        uint8_t *sel = cf_buf_extend(&sc->sel, cf_bitmap_bytes(n));
+        CF_CHECK(sel != NULL, err, CF_ENOMEM, "scan: out of memory");
+        cf_bitmap_fill(sel, 0, n, true);
+        for (size_t i = 0; i < sc->nap; i++) {
+            if (sc->ap_pos[i] != sc->cur)
+                CF_TRY(cf_delta_apply_seek(sc->ap[i], (uint32_t)sc->cur, err));
+            CF_TRY(cf_delta_apply_prepare(sc->ap[i], n, err));
+            sc->ap_pos[i] = sc->cur + n;
+            CF_TRY(cf_delta_apply_deletes(sc->ap[i], sel, err));
+        }
+        sc->st.rows_examined += n;
+        for (size_t i = 0; i < sc->ncols; i++)
+            sc->cols[i].loaded = false;
+        size_t count = cf_bitmap_count(sel, 0, n);
+        for (size_t i = 0; i < sc->npreds && count > 0; i++) {
+            rs_col *c = &sc->cols[sc->preds[i].c];
+            if (!c->loaded)
+                CF_TRY(load_and_apply(sc, c, n, err));
+            eval_pred(&sc->preds[i], c, sel, n);
+            count = cf_bitmap_count(sel, 0, n);
+        }
+        if (count == 0) {
+            sc->st.batches_skipped++;
+            sc->cur += n;
+            continue;
+        }
+        for (size_t j = 0; j < sc->nproj; j++) {
+            rs_col *c = &sc->cols[sc->proj[j]];
+            if (!c->loaded)
+                CF_TRY(load_and_apply(sc, c, n, err));
+        }
+        for (size_t j = 0; j < sc->nproj; j++)
+            CF_TRY(pack(&sc->cols[sc->proj[j]], sel, n, count, &sc->out[j], err));
+        cf_buf_clear(&sc->ords);
+        uint64_t *ords = (uint64_t *)(void *)cf_buf_extend(&sc->ords, count * sizeof(uint64_t));
+        CF_CHECK(ords != NULL, err, CF_ENOMEM, "scan: out of memory");
+        size_t j = 0;
+        for (size_t i = 0; i < n; i++)
+            if (cf_bitmap_get(sel, i))
+                ords[j++] = sc->cur + i;
+        out->count = count;
+        out->ords = ords;
+        sc->cur += n;
+        return CF_OK;
+    }
+    return CF_OK;
+}

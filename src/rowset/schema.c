@@ -1,0 +1,492 @@
+/* Rowset schemas, their text form, and composite memcomparable keys (format §1.8).
+ *
+ * Key encoding of one component, by physical type:
+ *   unsigned ints   big-endian, full width
+ *   signed ints     most significant bit flipped, big-endian, full width (INT128 too)
+ *   BINARY (last)   the bytes unchanged
+ *   BINARY (other)  each 00 -> 00 01, other bytes copied, then 00 00
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+#include "../util/alloc.h"
+#include "../util/error.h"
+
+/* ---- arena ------------------------------------------------------------------------------- */
+
+void *cf_rs_arena_alloc(cf_rs_arena *a, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if (n > a->left) {
+        size_t sz = n > 65536 ? n : 65536;
+        if (a->n == a->cap) {
+            size_t nc = a->cap ? a->cap * 2 : 8;
+            uint8_t **p = cf_realloc(a->chunks, nc * sizeof(*p));
+            if (p == NULL)
+                return NULL;
+            a->chunks = p;
+            a->cap = nc;
+        }
+        uint8_t *c = cf_malloc(sz);
+        if (c == NULL)
+            return NULL;
+        a->chunks[a->n++] = c;
+        a->used = 0;
+        a->left = sz;
+    }
+    uint8_t *r = a->chunks[a->n - 1] + a->used;
+    a->used += n;
+    a->left -= n;
+    return r;
+}
+
+void cf_rs_arena_reset(cf_rs_arena *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        cf_free(a->chunks[i]);
+    cf_free(a->chunks);
+    memset(a, 0, sizeof(*a));
+}
+
+/* ---- schema ------------------------------------------------------------------------------- */
+
+static bool has_key_encoder(cf_type t)
+{
+    switch (cf_type_physical(t)) {
+    case CF_TYPE_BOOL:
+    case CF_TYPE_FLOAT:
+    case CF_TYPE_DOUBLE:
+        return false;
+    default:
+        return true;
+    }
+}
+
+static bool name_ok(const char *n)
+{
+    if (n == NULL || !(isalpha((unsigned char)n[0]) || n[0] == '_'))
+        return false;
+    size_t i = 0;
+    for (; n[i]; i++)
+        if (!(isalnum((unsigned char)n[i]) || n[i] == '_'))
+            return false;
+    return i <= 128;
+}
+
+void cf_rs_schema_free(cf_rs_schema *s)
+{
+    if (s == NULL)
+        return;
+    for (size_t i = 0; i < s->ncols; i++)
+        cf_free((char *)s->cols[i].name);
+    cf_free(s->cols);
+    cf_free(s->dcols);
+    cf_free(s);
+}
+
+cf_status cf_rs_schema_create(cf_rs_schema **out, const cf_rs_column *cols, size_t n,
+                              cf_error *err)
+{
+    *out = NULL;
+    CF_CHECK(n > 0 && n <= CF_RS_MAX_COLUMNS, err, CF_EINVAL, "schema: %zu columns (1..%u)", n,
+             CF_RS_MAX_COLUMNS);
+    size_t nkeys = 0;
+    for (size_t i = 0; i < n; i++) {
+        const cf_rs_column *c = &cols[i];
+        CF_CHECK(name_ok(c->name), err, CF_EINVAL, "schema: column %zu: bad name '%s'", i,
+                 c->name ? c->name : "(null)");
+        for (size_t j = 0; j < i; j++)
+            CF_CHECK(strcmp(cols[j].name, c->name) != 0, err, CF_EINVAL,
+                     "schema: column '%s' appears twice", c->name);
+        CF_CHECK(cf_type_valid((int)c->type), err, CF_EINVAL, "schema: column '%s': bad type %d",
+                 c->name, (int)c->type);
+        if (c->is_key) {
+            CF_CHECK(nkeys == i, err, CF_EINVAL,
+                     "schema: key column '%s' must come before every non-key column", c->name);
+            CF_CHECK(!c->nullable, err, CF_EINVAL, "schema: key column '%s' cannot be NULL",
+                     c->name);
+            CF_CHECK(!c->is_array, err, CF_EINVAL, "schema: key column '%s' cannot be an array",
+                     c->name);
+            CF_CHECK(has_key_encoder(c->type), err, CF_EINVAL,
+                     "schema: key column '%s': %s has no key encoding", c->name,
+                     cf_type_name(c->type));
+            nkeys++;
+        }
+        if (c->encoding != CF_ENC_AUTO)
+            CF_CHECK(cf_type_allows_encoding(c->type, c->encoding), err, CF_EINVAL,
+                     "schema: column '%s': %s does not allow %s", c->name, cf_type_name(c->type),
+                     cf_encoding_name(c->encoding) ? cf_encoding_name(c->encoding) : "?");
+        CF_CHECK((int)c->compression >= 0 && c->compression <= CF_COMP_ZLIB, err, CF_EINVAL,
+                 "schema: column '%s': bad compression", c->name);
+    }
+    CF_CHECK(nkeys > 0, err, CF_EINVAL, "schema: no KEY column");
+    cf_rs_schema *s = cf_calloc(1, sizeof(*s));
+    CF_CHECK(s != NULL, err, CF_ENOMEM, "schema: out of memory");
+    s->cols = cf_calloc(n, sizeof(*s->cols));
+    s->dcols = cf_calloc(n, sizeof(*s->dcols));
+    if (s->cols == NULL || s->dcols == NULL) {
+        cf_rs_schema_free(s);
+        CF_FAIL(err, CF_ENOMEM, "schema: out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        s->cols[i] = cols[i];
+        size_t l = strlen(cols[i].name);
+        char *nm = cf_malloc(l + 1);
+        if (nm == NULL) {
+            s->ncols = i;
+            cf_rs_schema_free(s);
+            CF_FAIL(err, CF_ENOMEM, "schema: out of memory");
+        }
+        memcpy(nm, cols[i].name, l + 1);
+        s->cols[i].name = nm;
+        s->dcols[i] = (cf_delta_column){.id = (uint32_t)i,
+                                        .name = nm,
+                                        .type = cols[i].type,
+                                        .nullable = cols[i].nullable,
+                                        .is_key = cols[i].is_key,
+                                        .precision = cols[i].precision,
+                                        .scale = cols[i].scale,
+                                        .length = cols[i].length};
+    }
+    s->ncols = n;
+    s->nkeys = nkeys;
+    *out = s;
+    return CF_OK;
+}
+
+cf_status cf_rs_schema_clone(cf_rs_schema **out, const cf_rs_schema *s, cf_error *err)
+{
+    return cf_rs_schema_create(out, s->cols, s->ncols, err);
+}
+
+bool cf_rs_schema_equal(const cf_rs_schema *a, const cf_rs_schema *b)
+{
+    if (a->ncols != b->ncols)
+        return false;
+    for (size_t i = 0; i < a->ncols; i++) {
+        const cf_rs_column *x = &a->cols[i], *y = &b->cols[i];
+        if (strcmp(x->name, y->name) != 0 || x->type != y->type || x->nullable != y->nullable ||
+            x->is_array != y->is_array || x->is_key != y->is_key)
+            return false;
+    }
+    return true;
+}
+
+size_t cf_rs_schema_ncols(const cf_rs_schema *s) { return s->ncols; }
+size_t cf_rs_schema_nkeys(const cf_rs_schema *s) { return s->nkeys; }
+const cf_rs_column *cf_rs_schema_column(const cf_rs_schema *s, size_t i)
+{
+    return i < s->ncols ? &s->cols[i] : NULL;
+}
+
+int cf_rs_schema_find(const cf_rs_schema *s, const char *name)
+{
+    for (size_t i = 0; i < s->ncols; i++)
+        if (strcmp(s->cols[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* ---- text form ---------------------------------------------------------------------------- */
+
+static const char *skip_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return p;
+}
+
+/* Next word: letters, digits, '_' , or a single punctuation char. */
+static size_t word(const char *p)
+{
+    size_t n = 0;
+    while (isalnum((unsigned char)p[n]) || p[n] == '_')
+        n++;
+    return n ? n : (p[0] ? 1 : 0);
+}
+
+static bool word_is(const char *p, size_t n, const char *w)
+{
+    return strlen(w) == n && strncasecmp(p, w, n) == 0;
+}
+
+static cf_status parse_int_word(const char **pp, long *out, const char *what, cf_error *err)
+{
+    const char *p = skip_ws(*pp);
+    char *end;
+    long v = strtol(p, &end, 10);
+    CF_CHECK(end != p && v >= 0, err, CF_EINVAL, "schema: %s needs a number", what);
+    *pp = end;
+    *out = v;
+    return CF_OK;
+}
+
+static cf_status parse_column(const char **pp, cf_rs_column *c, char *namebuf, cf_error *err)
+{
+    const char *p = skip_ws(*pp);
+    size_t n = word(p);
+    CF_CHECK(n > 0 && n <= 128 && (isalpha((unsigned char)*p) || *p == '_'), err, CF_EINVAL,
+             "schema: expected a column name at '%.20s'", p);
+    memcpy(namebuf, p, n);
+    namebuf[n] = '\0';
+    memset(c, 0, sizeof(*c));
+    c->name = namebuf;
+    p = skip_ws(p + n);
+    n = word(p);
+    bool arr = false;
+    if (word_is(p, n, "ARRAY")) {
+        p = skip_ws(p + n);
+        CF_CHECK(*p == '<', err, CF_EINVAL, "schema: column '%s': ARRAY needs <type>", namebuf);
+        p = skip_ws(p + 1);
+        n = word(p);
+        arr = true;
+    }
+    char tname[64];
+    CF_CHECK(n > 0 && n < sizeof(tname), err, CF_EINVAL, "schema: column '%s': missing type",
+             namebuf);
+    memcpy(tname, p, n);
+    tname[n] = '\0';
+    CF_CHECK(cf_type_parse(&c->type, tname) == CF_OK, err, CF_EINVAL,
+             "schema: column '%s': unknown type '%s'", namebuf, tname);
+    p = skip_ws(p + n);
+    if (*p == '(') {
+        long a, b = 0;
+        p++;
+        CF_TRY(parse_int_word(&p, &a, "a type parameter", err));
+        p = skip_ws(p);
+        if (*p == ',') {
+            p++;
+            CF_TRY(parse_int_word(&p, &b, "a type parameter", err));
+            p = skip_ws(p);
+        }
+        CF_CHECK(*p == ')', err, CF_EINVAL, "schema: column '%s': missing ')'", namebuf);
+        p = skip_ws(p + 1);
+        if (c->type == CF_TYPE_VARCHAR)
+            c->length = (int)a;
+        else {
+            c->precision = (int)a;
+            c->scale = (int)b;
+        }
+    }
+    if (arr) {
+        CF_CHECK(*p == '>', err, CF_EINVAL, "schema: column '%s': missing '>'", namebuf);
+        p = skip_ws(p + 1);
+    } else if (p[0] == '[' && skip_ws(p + 1)[0] == ']') {
+        arr = true;
+        p = skip_ws(skip_ws(p + 1) + 1);
+    }
+    c->is_array = arr;
+    for (;;) {
+        p = skip_ws(p);
+        if (*p == '\0' || *p == ',')
+            break;
+        n = word(p);
+        if (word_is(p, n, "KEY") || word_is(p, n, "PRIMARY")) {
+            if (word_is(p, n, "PRIMARY")) {
+                p = skip_ws(p + n);
+                n = word(p);
+                CF_CHECK(word_is(p, n, "KEY"), err, CF_EINVAL, "schema: PRIMARY without KEY");
+            }
+            c->is_key = true;
+            p += n;
+        } else if (word_is(p, n, "NULL")) {
+            c->nullable = true;
+            p += n;
+        } else if (word_is(p, n, "NOT")) {
+            p = skip_ws(p + n);
+            n = word(p);
+            CF_CHECK(word_is(p, n, "NULL"), err, CF_EINVAL, "schema: NOT without NULL");
+            c->nullable = false;
+            p += n;
+        } else if (word_is(p, n, "ENCODING") || word_is(p, n, "COMPRESSION")) {
+            bool enc = word_is(p, n, "ENCODING");
+            p = skip_ws(p + n);
+            size_t m = word(p);
+            char v[64];
+            CF_CHECK(m > 0 && m < sizeof(v), err, CF_EINVAL, "schema: column '%s': missing %s",
+                     namebuf, enc ? "encoding" : "compression");
+            memcpy(v, p, m);
+            v[m] = '\0';
+            if (enc)
+                CF_CHECK(cf_encoding_parse(&c->encoding, v) == CF_OK, err, CF_EINVAL,
+                         "schema: column '%s': unknown encoding '%s'", namebuf, v);
+            else
+                CF_CHECK(cf_compression_parse(&c->compression, v) == CF_OK, err, CF_EINVAL,
+                         "schema: column '%s': unknown compression '%s'", namebuf, v);
+            p += m;
+        } else if (word_is(p, n, "BLOCK_SIZE")) {
+            long v;
+            p += n;
+            CF_TRY(parse_int_word(&p, &v, "BLOCK_SIZE", err));
+            CF_CHECK(v <= (1L << 26), err, CF_EINVAL, "schema: BLOCK_SIZE too large");
+            c->block_size = (uint32_t)v;
+        } else {
+            CF_FAIL(err, CF_EINVAL, "schema: column '%s': unexpected '%.*s'", namebuf, (int)n, p);
+        }
+    }
+    *pp = p;
+    return CF_OK;
+}
+
+cf_status cf_rs_schema_parse(cf_rs_schema **out, const char *text, cf_error *err)
+{
+    *out = NULL;
+    cf_rs_column *cols = cf_calloc(CF_RS_MAX_COLUMNS, sizeof(*cols));
+    char(*names)[130] = cf_malloc(CF_RS_MAX_COLUMNS * sizeof(*names));
+    cf_status st = CF_OK;
+    if (cols == NULL || names == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "schema: out of memory");
+    size_t n = 0;
+    const char *p = text;
+    for (;;) {
+        if (n == CF_RS_MAX_COLUMNS)
+            CF_FAIL_OUT(err, CF_EINVAL, "schema: more than %u columns", CF_RS_MAX_COLUMNS);
+        CF_TRY_OUT(parse_column(&p, &cols[n], names[n], err));
+        n++;
+        if (*p == '\0')
+            break;
+        p++; /* ',' */
+    }
+    st = cf_rs_schema_create(out, cols, n, err);
+out:
+    cf_free(cols);
+    cf_free(names);
+    return st;
+}
+
+size_t cf_rs_schema_format(const cf_rs_schema *s, char *dst, size_t cap)
+{
+    size_t len = 0;
+#define PUT(...)                                                                                   \
+    do {                                                                                           \
+        int k_ = snprintf(len < cap ? dst + len : NULL, len < cap ? cap - len : 0, __VA_ARGS__); \
+        len += k_ > 0 ? (size_t)k_ : 0;                                                            \
+    } while (0)
+    if (cap > 0)
+        dst[0] = '\0';
+    for (size_t i = 0; i < s->ncols; i++) {
+        const cf_rs_column *c = &s->cols[i];
+        PUT("%s%s %s", i ? ", " : "", c->name, cf_type_name(c->type));
+        if (c->type == CF_TYPE_VARCHAR && c->length > 0)
+            PUT("(%d)", c->length);
+        else if ((c->type == CF_TYPE_DECIMAL32 || c->type == CF_TYPE_DECIMAL64 ||
+                  c->type == CF_TYPE_DECIMAL128) &&
+                 c->precision > 0)
+            PUT("(%d,%d)", c->precision, c->scale);
+        if (c->is_array)
+            PUT("[]");
+        if (c->is_key)
+            PUT(" KEY");
+        if (c->nullable)
+            PUT(" NULL");
+        if (c->encoding != CF_ENC_AUTO)
+            PUT(" ENCODING %s", cf_encoding_name(c->encoding));
+        if (c->compression != CF_COMP_DEFAULT)
+            PUT(" COMPRESSION %s", cf_compression_name(c->compression));
+        if (c->block_size != 0)
+            PUT(" BLOCK_SIZE %u", c->block_size);
+    }
+#undef PUT
+    return len;
+}
+
+/* ---- keys ------------------------------------------------------------------------------ */
+
+static bool is_signed(cf_type p)
+{
+    return p == CF_TYPE_INT8 || p == CF_TYPE_INT16 || p == CF_TYPE_INT32 || p == CF_TYPE_INT64 ||
+           p == CF_TYPE_INT128;
+}
+
+void cf_rs_key_append(cf_buf *b, const cf_rs_schema *s, size_t k, const void *v)
+{
+    cf_type p = cf_type_physical(s->cols[k].type);
+    if (p == CF_TYPE_BINARY) {
+        cf_slice sl;
+        memcpy(&sl, v, sizeof(sl)); /* callers' slots need not be aligned */
+        if (k + 1 == s->nkeys) {
+            cf_buf_append(b, sl.data, sl.len);
+            return;
+        }
+        /* format §1.8: non-last BINARY components are escaped and terminated. */
+        for (size_t i = 0; i < sl.len; i++) {
+            cf_buf_put_u8(b, sl.data[i]);
+            if (sl.data[i] == 0)
+                cf_buf_put_u8(b, 1);
+        }
+        cf_buf_put_u8(b, 0);
+        cf_buf_put_u8(b, 0);
+        return;
+    }
+    size_t w = cf_type_size(p);
+    uint8_t tmp[16];
+    const uint8_t *src = v;
+    for (size_t i = 0; i < w; i++) /* little-endian memory -> big-endian */
+        tmp[i] = src[w - 1 - i];
+    if (is_signed(p))
+        tmp[0] ^= 0x80;
+    cf_buf_append(b, tmp, w);
+}
+
+void cf_rs_key_append_row(cf_buf *b, const cf_rs_schema *s, const cf_rs_colvec *cols, size_t i)
+{
+    for (size_t k = 0; k < s->nkeys; k++) {
+        size_t w = cf_type_size(s->cols[k].type);
+        cf_rs_key_append(b, s, k, (const uint8_t *)cols[k].values + i * w);
+    }
+}
+
+void cf_rs_key_decode_single(const cf_rs_schema *s, const uint8_t *enc, size_t len, void *slot)
+{
+    cf_type p = cf_type_physical(s->cols[0].type);
+    if (p == CF_TYPE_BINARY) {
+        cf_slice sl = {enc, len};
+        memcpy(slot, &sl, sizeof(sl));
+        return;
+    }
+    size_t w = cf_type_size(p);
+    uint8_t tmp[16] = {0};
+    memcpy(tmp, enc, len < w ? len : w); /* a shortened bound is padded with zeros */
+    if (is_signed(p))
+        tmp[0] ^= 0x80;
+    uint8_t *dst = slot;
+    for (size_t i = 0; i < w; i++)
+        dst[i] = tmp[w - 1 - i];
+}
+
+int cf_rs_bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    size_t n = alen < blen ? alen : blen;
+    int c = n ? memcmp(a, b, n) : 0;
+    if (c != 0)
+        return c < 0 ? -1 : 1;
+    return alen < blen ? -1 : alen > blen;
+}
+
+cf_status cf_rs_key_encode(const cf_rs_schema *s, const void *const *key, uint8_t *dst,
+                           size_t cap, size_t *len, cf_error *err)
+{
+    cf_buf b;
+    cf_buf_init(&b);
+    for (size_t k = 0; k < s->nkeys; k++)
+        cf_rs_key_append(&b, s, k, key[k]);
+    cf_status st = cf_buf_status(&b);
+    if (st != CF_OK) {
+        cf_buf_dispose(&b);
+        CF_FAIL(err, st, "key: out of memory");
+    }
+    *len = b.len;
+    if (b.len > cap) {
+        cf_buf_dispose(&b);
+        CF_FAIL(err, CF_EBUFSIZE, "key: needs %zu bytes", *len);
+    }
+    if (b.len)
+        memcpy(dst, b.data, b.len);
+    cf_buf_dispose(&b);
+    return CF_OK;
+}

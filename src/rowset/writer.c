@@ -1,0 +1,358 @@
+/* Writing a rowset in one pass (format §13): per row, the encoded key goes to the
+ * BloomFile and (compound keys) the ad-hoc index; per column, the values go to
+ * that column's CFile. Every file is created atomically by the io layer and only
+ * the MANIFEST, written last, makes the rowset visible. Memory stays bounded:
+ * each CFile writer holds one block, the key check keeps the previous key only.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+#include "../util/alloc.h"
+#include "../util/error.h"
+
+struct cf_rs_writer {
+    char *dir;
+    cf_rs_schema *s;
+    cf_rs_writer_options o;
+    cf_rs_manifest own;
+    cf_rs_manifest *m; /* &own, or the caller's during compaction */
+    uint64_t file_id;
+    cf_writer **cols;
+    cf_bloom_writer *bloom;
+    cf_writer *adhoc;
+    cf_writer *keyfile; /* adhoc, or the first column's writer */
+    cf_buf prev, keys, first;
+    cf_slice *slices;
+    size_t slices_cap;
+    uint64_t rows;
+    cf_status failed;
+    bool finished;
+};
+
+void cf_rs_writer_options_init(cf_rs_writer_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->version = CF_RS_WRITER_OPTIONS_VERSION;
+    o->insert_ts = 1;
+    o->checksums = true;
+}
+
+static void file_name(char *dst, size_t cap, uint64_t id, const char *what)
+{
+    snprintf(dst, cap, "%" PRIu64 ".%s", id, what);
+}
+
+static cf_status make_dir(const char *dir, cf_error *err)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        CF_FAIL(err, CF_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
+    struct stat sb;
+    CF_CHECK(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode), err, CF_EINVAL, "%s: not a directory",
+             dir);
+    return CF_OK;
+}
+
+static cf_status open_writers(cf_rs_writer *w, cf_error *err)
+{
+    const cf_rs_schema *s = w->s;
+    char name[96];
+    w->cols = cf_calloc(s->ncols, sizeof(*w->cols));
+    CF_CHECK(w->cols != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
+    for (size_t i = 0; i < s->ncols; i++) {
+        const cf_rs_column *c = &s->cols[i];
+        cf_writer_options o;
+        cf_writer_options_init(&o, c->type);
+        o.encoding = c->encoding;
+        o.compression = c->compression;
+        o.nullable = c->nullable;
+        o.is_array = c->is_array;
+        o.block_size = c->block_size;
+        o.checksums = w->o.checksums;
+        o.write_posidx = true;
+        /* format §13: the first column carries a value index when it is the whole key. */
+        o.write_validx = i == 0 && s->nkeys == 1;
+        char what[32];
+        snprintf(what, sizeof(what), "col%zu.cfile", i);
+        file_name(name, sizeof(name), w->file_id, what);
+        char *p = cf_rs_path(w->dir, name);
+        CF_CHECK(p != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
+        cf_status st = cf_writer_create_file(&w->cols[i], p, &o, err);
+        cf_free(p);
+        if (st != CF_OK)
+            return cf_error_prefix(err, st, "column '%s': ", c->name);
+    }
+    cf_bloom_writer_options bo;
+    cf_bloom_writer_options_init(&bo);
+    bo.checksums = w->o.checksums;
+    file_name(name, sizeof(name), w->file_id, "bloom.cfile");
+    char *p = cf_rs_path(w->dir, name);
+    CF_CHECK(p != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
+    cf_status st = cf_bloom_writer_create_file(&w->bloom, p, &bo, err);
+    cf_free(p);
+    CF_TRY(st);
+    w->keyfile = w->cols[0];
+    if (s->nkeys > 1) {
+        /* format §13: the ad-hoc index of a compound key. */
+        cf_writer_options o;
+        cf_writer_options_init(&o, CF_TYPE_BINARY);
+        o.encoding = CF_ENC_PREFIX;
+        o.compression = CF_COMP_LZ4;
+        o.block_size = 4096;
+        o.write_validx = true;
+        o.write_posidx = false;
+        o.checksums = w->o.checksums;
+        file_name(name, sizeof(name), w->file_id, "adhoc.cfile");
+        p = cf_rs_path(w->dir, name);
+        CF_CHECK(p != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
+        st = cf_writer_create_file(&w->adhoc, p, &o, err);
+        cf_free(p);
+        CF_TRY(st);
+        w->keyfile = w->adhoc;
+    }
+    return CF_OK;
+}
+
+cf_status cf_rs_writer_create_in(cf_rs_writer **out, const char *dir, const cf_rs_schema *s,
+                                 const cf_rs_writer_options *o, cf_rs_manifest *m, cf_error *err)
+{
+    *out = NULL;
+    cf_rs_writer *w = cf_calloc(1, sizeof(*w));
+    CF_CHECK(w != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
+    cf_rs_manifest_init(&w->own);
+    cf_buf_init(&w->prev);
+    cf_buf_init(&w->keys);
+    cf_buf_init(&w->first);
+    cf_status st = CF_OK;
+    if (o != NULL)
+        w->o = *o;
+    else
+        cf_rs_writer_options_init(&w->o);
+    if (w->o.version != CF_RS_WRITER_OPTIONS_VERSION)
+        CF_FAIL_OUT(err, CF_EINVAL, "rowset writer: options.version %u unknown", w->o.version);
+    size_t dl = strlen(dir);
+    w->dir = cf_malloc(dl + 1);
+    if (w->dir == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "rowset writer: out of memory");
+    memcpy(w->dir, dir, dl + 1);
+    CF_TRY_OUT(cf_rs_schema_clone(&w->s, s, err));
+    w->m = m;
+    w->file_id = m->next_file++;
+    CF_TRY_OUT(open_writers(w, err));
+out:
+    if (st != CF_OK) {
+        cf_rs_writer_free(w);
+        return st;
+    }
+    *out = w;
+    return CF_OK;
+}
+
+cf_status cf_rs_writer_create(cf_rs_writer **out, const char *dir, const cf_rs_schema *s,
+                              const cf_rs_writer_options *o, cf_error *err)
+{
+    *out = NULL;
+    CF_TRY(make_dir(dir, err));
+    cf_rs_manifest old;
+    cf_error e2;
+    cf_status st = cf_rs_manifest_read(&old, dir, &e2);
+    uint64_t gen = 0, next = 1, last = 0;
+    if (st == CF_OK) {
+        bool empty = old.rows == 0;
+        gen = old.generation;
+        next = old.next_file;
+        last = old.last_ts;
+        cf_rs_manifest_dispose(&old);
+        CF_CHECK(empty, err, CF_EINVAL, "%s: already holds a rowset with rows", dir);
+    } else if (st != CF_ENOTFOUND) {
+        *err = e2;
+        return st;
+    }
+    /* Leftovers of a crashed writer: nothing names them. */
+    cf_rs_gc(dir, NULL);
+    cf_rs_manifest tmp;
+    cf_rs_manifest_init(&tmp);
+    tmp.next_file = next;
+    cf_rs_writer *w;
+    st = cf_rs_writer_create_in(&w, dir, s, o, &tmp, err);
+    if (st != CF_OK) {
+        cf_rs_manifest_dispose(&tmp);
+        return st;
+    }
+    w->own = tmp;
+    w->m = &w->own;
+    w->own.generation = gen + 1;
+    w->own.insert_ts = w->o.insert_ts;
+    w->own.last_ts = last > w->o.insert_ts ? last : w->o.insert_ts;
+    *out = w;
+    return CF_OK;
+}
+
+static cf_status fail(cf_rs_writer *w, cf_status st)
+{
+    if (st != CF_OK && w->failed == CF_OK)
+        w->failed = st;
+    return st;
+}
+
+cf_status cf_rs_writer_append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t nrows,
+                              cf_error *err)
+{
+    CF_CHECK(w->failed == CF_OK, err, w->failed, "rowset writer: an earlier call failed");
+    CF_CHECK(!w->finished, err, CF_ESTATE, "rowset writer: append after finish");
+    if (nrows == 0)
+        return CF_OK;
+    const cf_rs_schema *s = w->s;
+    if (nrows > w->slices_cap) {
+        cf_slice *p = cf_realloc(w->slices, nrows * sizeof(*p));
+        CF_CHECK(p != NULL, err, fail(w, CF_ENOMEM), "rowset writer: out of memory");
+        w->slices = p;
+        w->slices_cap = nrows;
+    }
+    /* Encode every key first (offsets, since the buffer may move), then check order. */
+    cf_buf_clear(&w->keys);
+    for (size_t i = 0; i < nrows; i++) {
+        size_t start = w->keys.len;
+        cf_rs_key_append_row(&w->keys, s, cols, i);
+        w->slices[i].data = (const uint8_t *)(uintptr_t)start;
+        w->slices[i].len = w->keys.len - start;
+    }
+    CF_CHECK(!w->keys.oom, err, fail(w, CF_ENOMEM), "rowset writer: out of memory");
+    for (size_t i = 0; i < nrows; i++) {
+        w->slices[i].data = w->keys.data + (uintptr_t)w->slices[i].data;
+        const cf_slice *k = &w->slices[i];
+        const uint8_t *pd = i ? w->slices[i - 1].data : w->prev.data;
+        size_t pl = i ? w->slices[i - 1].len : w->prev.len;
+        if (w->rows + i > 0) {
+            int c = cf_rs_bytes_cmp(pd, pl, k->data, k->len);
+            CF_CHECK(c != 0, err, fail(w, CF_EINVAL), "row %" PRIu64 ": duplicate key",
+                     w->rows + i);
+            CF_CHECK(c < 0, err, fail(w, CF_EINVAL),
+                     "row %" PRIu64 ": key out of order (rows must come in key order)",
+                     w->rows + i);
+        }
+    }
+    cf_status st;
+    for (size_t i = 0; i < nrows; i++) {
+        st = cf_bloom_writer_add(w->bloom, w->slices[i], err);
+        if (st != CF_OK)
+            return fail(w, st);
+    }
+    if (w->adhoc != NULL) {
+        st = cf_writer_append(w->adhoc, w->slices, NULL, nrows, err);
+        if (st != CF_OK)
+            return fail(w, cf_error_prefix(err, st, "key index: "));
+    }
+    for (size_t c = 0; c < s->ncols; c++) {
+        const cf_rs_colvec *v = &cols[c];
+        if (s->cols[c].is_array)
+            st = cf_writer_append_arrays(w->cols[c], v->values, v->elem_nonnull, v->elem_counts,
+                                         v->nonnull, nrows, err);
+        else
+            st = cf_writer_append(w->cols[c], v->values, s->cols[c].nullable ? v->nonnull : NULL,
+                                  nrows, err);
+        if (st != CF_OK)
+            return fail(w, cf_error_prefix(err, st, "column '%s': ", s->cols[c].name));
+    }
+    if (w->rows == 0) {
+        cf_buf_clear(&w->first);
+        cf_buf_append(&w->first, w->slices[0].data, w->slices[0].len);
+    }
+    cf_buf_clear(&w->prev);
+    cf_buf_append(&w->prev, w->slices[nrows - 1].data, w->slices[nrows - 1].len);
+    CF_CHECK(!w->prev.oom && !w->first.oom, err, fail(w, CF_ENOMEM),
+             "rowset writer: out of memory");
+    w->rows += nrows;
+    return CF_OK;
+}
+
+cf_status cf_rs_writer_finish_files(cf_rs_writer *w, cf_rs_manifest *m, cf_error *err)
+{
+    CF_CHECK(w->failed == CF_OK, err, w->failed, "rowset writer: an earlier call failed");
+    CF_CHECK(!w->finished, err, CF_ESTATE, "rowset writer: finished twice");
+    w->finished = true;
+    cf_status st = CF_OK;
+    m->rows = w->rows;
+    cf_buf_clear(&m->min_key);
+    cf_buf_clear(&m->max_key);
+    if (w->rows == 0) {
+        /* An empty rowset has no files: abandon them all. */
+        for (size_t i = 0; i < w->s->ncols; i++) {
+            cf_writer_free(w->cols[i]);
+            w->cols[i] = NULL;
+        }
+        cf_bloom_writer_free(w->bloom);
+        w->bloom = NULL;
+        cf_writer_free(w->adhoc);
+        w->adhoc = NULL;
+        return CF_OK;
+    }
+    /* format §13: the key file's footer holds the first and last keys. */
+    CF_TRY_OUT(cf_writer_add_metadata(w->keyfile, "min_key", w->first.data, w->first.len, err));
+    CF_TRY_OUT(cf_writer_add_metadata(w->keyfile, "max_key", w->prev.data, w->prev.len, err));
+    char name[96];
+    for (size_t i = 0; i < w->s->ncols; i++) {
+        CF_TRY_OUT(cf_writer_finish(w->cols[i], err));
+        snprintf(name, sizeof(name), "%" PRIu64 ".col%zu.cfile", w->file_id, i);
+        CF_TRY_OUT(cf_rs_manifest_add(m, CF_RS_FILE_COLUMN, (uint32_t)i, name, err));
+    }
+    CF_TRY_OUT(cf_bloom_writer_finish(w->bloom, err));
+    snprintf(name, sizeof(name), "%" PRIu64 ".bloom.cfile", w->file_id);
+    CF_TRY_OUT(cf_rs_manifest_add(m, CF_RS_FILE_BLOOM, 0, name, err));
+    if (w->adhoc != NULL) {
+        CF_TRY_OUT(cf_writer_finish(w->adhoc, err));
+        snprintf(name, sizeof(name), "%" PRIu64 ".adhoc.cfile", w->file_id);
+        CF_TRY_OUT(cf_rs_manifest_add(m, CF_RS_FILE_ADHOC, 0, name, err));
+    }
+    cf_buf_append(&m->min_key, w->first.data, w->first.len);
+    cf_buf_append(&m->max_key, w->prev.data, w->prev.len);
+    if (m->min_key.oom || m->max_key.oom)
+        CF_FAIL_OUT(err, CF_ENOMEM, "rowset writer: out of memory");
+out:
+    return fail(w, st);
+}
+
+cf_status cf_rs_writer_finish(cf_rs_writer *w, cf_error *err)
+{
+    CF_CHECK(w->m == &w->own, err, CF_ESTATE, "rowset writer: internal writer");
+    CF_TRY(cf_rs_writer_finish_files(w, &w->own, err));
+    cf_status st = cf_rs_schema_clone(&w->own.schema, w->s, err);
+    if (st == CF_OK)
+        st = cf_rs_manifest_write(&w->own, w->dir, err);
+    return fail(w, st);
+}
+
+uint64_t cf_rs_writer_rows(const cf_rs_writer *w) { return w->rows; }
+
+void cf_rs_writer_free(cf_rs_writer *w)
+{
+    if (w == NULL)
+        return;
+    if (w->cols != NULL)
+        for (size_t i = 0; i < w->s->ncols; i++)
+            cf_writer_free(w->cols[i]);
+    cf_free(w->cols);
+    cf_bloom_writer_free(w->bloom);
+    cf_writer_free(w->adhoc);
+    cf_rs_schema_free(w->s);
+    cf_rs_manifest_dispose(&w->own);
+    cf_buf_dispose(&w->prev);
+    cf_buf_dispose(&w->keys);
+    cf_buf_dispose(&w->first);
+    cf_free(w->slices);
+    cf_free(w->dir);
+    cf_free(w);
+}
+
+cf_status cf_rs_create_empty(const char *dir, const cf_rs_schema *s, cf_error *err)
+{
+    cf_rs_writer *w;
+    CF_TRY(cf_rs_writer_create(&w, dir, s, NULL, err));
+    cf_status st = cf_rs_writer_finish(w, err);
+    cf_rs_writer_free(w);
+    return st;
+}

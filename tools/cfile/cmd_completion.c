@@ -1,0 +1,310 @@
+/* cfile completion: a bash completion script, and the cfile(1) man page.
+ *
+ * Both are generated from the command table and the usage texts in cli.c and
+ * cmd_*.c, which stay the one place where commands and options are described:
+ * the options a command completes are the `--long` words of its usage text, and
+ * its actions (`cfile bloom write`) are the lower-case words that follow
+ * `cfile <command>` on the usage lines. The build runs `cfile --man` to write
+ * cfile.1, so the man page cannot drift from `--help` either.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "out.h"
+
+const char cf_cmd_completion_usage[] =
+    "usage: cfile completion bash\n"
+    "\n"
+    "Print a bash completion script for cfile: commands, their actions and options,\n"
+    "the values of the type, encoding, compression and format options, and file names.\n"
+    "Load it for this shell with\n"
+    "    source <(cfile completion bash)\n"
+    "or install it as share/bash-completion/completions/cfile (`make install` does).\n"
+    "\n"
+    "  --help   this text\n";
+
+/* ---- words from usage texts ------------------------------------------------------------ */
+
+static bool word_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '_';
+}
+
+/* Is the n-byte word w already in the space-separated list? */
+static bool listed(const cf_out_str *list, const char *w, size_t n)
+{
+    const char *p = list->data;
+    while (p != NULL && *p) {
+        const char *e = strchr(p, ' ');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && memcmp(p, w, n) == 0)
+            return true;
+        p = e ? e + 1 : NULL;
+    }
+    return false;
+}
+
+static void add_word(cf_out_str *list, const char *w, size_t n)
+{
+    if (listed(list, w, n))
+        return;
+    if (list->len > 0)
+        cf_out_str_put(list, " ", 1);
+    cf_out_str_put(list, w, n);
+}
+
+/* Every "--word" of a usage text that starts a token. */
+static void usage_options(cf_out_str *list, const char *usage)
+{
+    for (const char *p = usage; *p; p++) {
+        if (p[0] != '-' || p[1] != '-' || !(p[2] >= 'a' && p[2] <= 'z'))
+            continue;
+        if (p > usage && (word_char(p[-1]) || p[-1] == '-'))
+            continue;
+        size_t n = 2;
+        while (word_char(p[n]))
+            n++;
+        add_word(list, p, n);
+        p += n - 1;
+    }
+}
+
+/* The lower-case word after "cfile <cmd> " on each line that names the command. */
+static void usage_actions(cf_out_str *list, const char *cmd, const char *usage)
+{
+    char pat[64];
+    snprintf(pat, sizeof(pat), "cfile %s ", cmd);
+    size_t pl = strlen(pat);
+    for (const char *p = strstr(usage, pat); p != NULL; p = strstr(p + 1, pat)) {
+        const char *w = p + pl;
+        size_t n = 0;
+        while (w[n] >= 'a' && w[n] <= 'z')
+            n++;
+        if (n > 0 && (w[n] == ' ' || w[n] == '\n' || w[n] == '\0'))
+            add_word(list, w, n);
+    }
+}
+
+/* ---- bash ------------------------------------------------------------------------------- */
+
+static void type_names(cf_out_str *s)
+{
+    for (int t = 0; t < 64; t++) {
+        if (!cf_type_valid(t) || cf_type_name((cf_type)t) == NULL)
+            continue;
+        add_word(s, cf_type_name((cf_type)t), strlen(cf_type_name((cf_type)t)));
+    }
+}
+
+/* The upper-case words that `cfile write --help` lists after "  OPT ARG" (the
+ * spellings a user types, e.g. PLAIN rather than Kudu's PLAIN_ENCODING). */
+static void write_values(cf_out_str *s, const char *opt)
+{
+    const char *usage = NULL;
+    for (size_t i = 0; cf_cli_command_name(i) != NULL; i++)
+        if (strcmp(cf_cli_command_name(i), "write") == 0)
+            usage = cf_cli_command_usage(i);
+    if (usage == NULL)
+        return;
+    size_t ol = strlen(opt);
+    for (const char *p = strstr(usage, opt); p != NULL; p = strstr(p + 1, opt)) {
+        if (p == usage || p[-1] != ' ' || p[ol] != ' ')
+            continue;
+        const char *q = p + ol;
+        while (*q == ' ')
+            q++;
+        while (*q != ' ' && *q != '\n' && *q != '\0') /* the argument's placeholder */
+            q++;
+        while (*q != '\n' && *q != '\0') {
+            if (*q >= 'A' && *q <= 'Z' && !(q[-1] >= 'A' && q[-1] <= 'Z')) {
+                size_t n = 0;
+                while ((q[n] >= 'A' && q[n] <= 'Z') || (q[n] >= '0' && q[n] <= '9') || q[n] == '_')
+                    n++;
+                add_word(s, q, n);
+                q += n;
+            } else {
+                q++;
+            }
+        }
+        return;
+    }
+}
+
+static void bash_script(FILE *f)
+{
+    cf_out_str cmds, words;
+    cf_out_str_init(&cmds);
+    cf_out_str_init(&words);
+    for (size_t i = 0; cf_cli_command_name(i) != NULL; i++)
+        add_word(&cmds, cf_cli_command_name(i), strlen(cf_cli_command_name(i)));
+
+    fputs("# bash completion for cfile(1); generated by `cfile completion bash`.\n"
+          "_cfile()\n"
+          "{\n"
+          "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+          "    if [[ $COMP_CWORD -eq 1 ]]; then\n",
+          f);
+    fprintf(f, "        COMPREPLY=($(compgen -W \"%s --help --version\" -- \"$cur\"))\n",
+            cmds.data ? cmds.data : "");
+    fputs("        return\n"
+          "    fi\n"
+          "    local cmd=${COMP_WORDS[1]}\n"
+          "    case $prev in\n",
+          f);
+    cf_out_str_clear(&words);
+    type_names(&words);
+    fprintf(f, "    --type) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n",
+            words.data ? words.data : "");
+    cf_out_str_clear(&words);
+    write_values(&words, "--encoding");
+    fprintf(f, "    --encoding) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n",
+            words.data ? words.data : "");
+    cf_out_str_clear(&words);
+    write_values(&words, "--compression");
+    fprintf(f, "    --compression) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n",
+            words.data ? words.data : "");
+    fputs("    --format)\n"
+          "        case $cmd in\n"
+          "        dump) COMPREPLY=($(compgen -W \"text json jsonl csv table\" -- \"$cur\")) ;;\n"
+          "        write) COMPREPLY=($(compgen -W \"jsonl csv\" -- \"$cur\")) ;;\n"
+          "        esac\n"
+          "        return ;;\n"
+          "    esac\n"
+          "    local opts= actions=\n"
+          "    case $cmd in\n",
+          f);
+    for (size_t i = 0; cf_cli_command_name(i) != NULL; i++) {
+        const char *name = cf_cli_command_name(i);
+        cf_out_str_clear(&words);
+        usage_options(&words, cf_cli_command_usage(i));
+        fprintf(f, "    %s) opts=\"%s\"", name, words.data ? words.data : "");
+        cf_out_str_clear(&words);
+        usage_actions(&words, name, cf_cli_command_usage(i));
+        if (words.len > 0)
+            fprintf(f, " actions=\"%s\"", words.data);
+        fputs(" ;;\n", f);
+    }
+    fputs("    *) return ;;\n"
+          "    esac\n"
+          "    if [[ $cur == -* ]]; then\n"
+          "        COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
+          "    elif [[ -n $actions && $COMP_CWORD -eq 2 ]]; then\n"
+          "        COMPREPLY=($(compgen -W \"$actions\" -- \"$cur\"))\n"
+          "    else\n"
+          "        COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+          "    fi\n"
+          "}\n"
+          "complete -o filenames -o bashdefault -F _cfile cfile\n",
+          f);
+    cf_out_str_dispose(&cmds);
+    cf_out_str_dispose(&words);
+}
+
+int cf_cmd_completion(cf_cli *c, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int ch;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'h': return cf_cli_help(c);
+        default: return cf_cli_bad_option(c, argv);
+        }
+    }
+    if (argc - optind != 1)
+        return cf_cli_usage(c, "expected one SHELL");
+    if (strcmp(argv[optind], "bash") != 0)
+        return cf_cli_usage(c, "unsupported shell '%s' (only bash)", argv[optind]);
+    bash_script(c->out);
+    return CF_EXIT_OK;
+}
+
+/* ---- the man page ----------------------------------------------------------------------- */
+
+/* Text as roff lines for a no-fill block: backslashes and hyphens escaped, and a
+ * leading dot or quote neutralized so no line reads as a request. */
+static void roff_text(FILE *f, const char *p, size_t n)
+{
+    bool bol = true;
+    for (size_t i = 0; i < n; i++) {
+        char ch = p[i];
+        if (bol && (ch == '.' || ch == '\''))
+            fputs("\\&", f);
+        bol = ch == '\n';
+        if (ch == '\\')
+            fputs("\\e", f);
+        else if (ch == '-')
+            fputs("\\-", f);
+        else
+            fputc(ch, f);
+    }
+    if (n > 0 && p[n - 1] != '\n')
+        fputc('\n', f);
+}
+
+static void roff_block(FILE *f, const char *text)
+{
+    fputs(".PP\n.nf\n", f);
+    roff_text(f, text, strlen(text));
+    fputs(".fi\n", f);
+}
+
+void cf_cli_write_man(FILE *f)
+{
+    fprintf(f,
+            ".\\\" cfile(1). Generated by `cfile --man` from the help texts of the tool;\n"
+            ".\\\" edit those (tools/cfile/), not this file.\n"
+            ".TH CFILE 1 \"\" \"cfile %s\" \"User Commands\"\n"
+            ".SH NAME\n"
+            "cfile \\- inspect, dump, verify and write Apache Kudu CFiles\n"
+            ".SH SYNOPSIS\n"
+            ".B cfile\n"
+            "[\\fB\\-\\-help\\fR] [\\fB\\-\\-version\\fR] \\fIcommand\\fR [\\fIargs\\fR]\n"
+            ".SH DESCRIPTION\n"
+            ".B cfile\n"
+            "works with the column files of Apache Kudu: it shows what a file's header,\n"
+            "footer and blocks hold, prints its values in several formats, seeks by row or\n"
+            "by value, checks every checksum and block, and writes new files byte for byte\n"
+            "as Kudu would. It also handles Kudu's BloomFiles and DeltaFiles.\n"
+            "Each command below is shown with the text of\n"
+            "\\fBcfile help\\fR \\fIcommand\\fR.\n",
+            cf_version_string());
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (m != NULL) {
+        cf_cli_global_usage(m);
+        fclose(m);
+        fputs(".PP\n.nf\n", f);
+        roff_text(f, buf, len);
+        fputs(".fi\n", f);
+        free(buf);
+    }
+    fputs(".SH COMMANDS\n", f);
+    for (size_t i = 0; cf_cli_command_name(i) != NULL; i++) {
+        fprintf(f, ".SS %s\n", cf_cli_command_name(i));
+        roff_text(f, cf_cli_command_summary(i), strlen(cf_cli_command_summary(i)));
+        roff_block(f, cf_cli_command_usage(i));
+    }
+    fputs(".SH ENVIRONMENT\n"
+          ".TP\n"
+          ".B NO_COLOR\n"
+          "When set to a non-empty value, output is never coloured. Without it, colour is\n"
+          "used only when standard output is a terminal (and TERM is not \"dumb\");\n"
+          "JSON, JSON lines and CSV output never carry colour.\n"
+          ".SH FILES\n"
+          ".TP\n"
+          ".I share/bash-completion/completions/cfile\n"
+          "bash completion, the output of \\fBcfile completion bash\\fR.\n"
+          ".TP\n"
+          ".I lib/pkgconfig/cfile.pc\n"
+          "compile and link flags for programs using the cfile library:\n"
+          "\\fBpkg\\-config \\-\\-cflags \\-\\-libs cfile\\fR.\n"
+          ".SH SEE ALSO\n"
+          ".BR pkg-config (1)\n",
+          f);
+}

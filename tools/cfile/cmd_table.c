@@ -1,0 +1,1142 @@
+/* `cfile table`: multi-column rowsets (include/cfile/rowset.h, docs/ROWSET.md). */
+#include "cli.h"
+#include "values.h"
+
+#include <cfile/rowset.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+const char cf_cmd_table_usage[] =
+    "usage: cfile table create DIR --schema SCHEMA\n"
+    "       cfile table import DIR [--schema SCHEMA] [--ts TS] FILE.csv\n"
+    "       cfile table scan DIR [--json] [--columns a,b] [--where \"COL OP VALUE [AND ...]\"]\n"
+    "                            [--as-of TS] [--stats]\n"
+    "       cfile table get DIR [--json] [--as-of TS] KEY...\n"
+    "       cfile table update DIR --key KEY --set \"col=value[,col=value]\" [--ts TS]\n"
+    "       cfile table delete DIR --key KEY [--ts TS]\n"
+    "       cfile table compact DIR [--ahm TS]\n"
+    "       cfile table info DIR [--json]\n"
+    "\n"
+    "A table is a rowset directory (docs/ROWSET.md): one CFile per column, a bloom\n"
+    "filter and key index, REDO/UNDO delta files and a MANIFEST.\n"
+    "SCHEMA: \"id INT64 KEY, name STRING NULL, ts UNIXTIME_MICROS\" (also T[] arrays,\n"
+    "  ENCODING e, COMPRESSION c, BLOCK_SIZE n per column).\n"
+    "CSV: a header row naming the columns; rows in key order; an empty field is NULL\n"
+    "  for nullable columns; array cells as JSON arrays.\n"
+    "OP: = != < <= > >= , IS NULL, IS NOT NULL. KEY: key columns joined with commas.\n"
+    "--as-of TS shows the table with every change at timestamp <= TS.\n";
+
+#define BATCH 8192
+
+static int lib_fail(cf_cli *c, const char *what, cf_status st, const cf_error *e)
+{
+    return cf_cli_lib_fail(c, what, st, e);
+}
+
+/* ---- values from text ------------------------------------------------------------------- */
+
+/* Parse one scalar from text into slot (memory form); binary bytes go to the arena. */
+static int parse_scalar(cf_type t, const char *text, void *slot, cf_arena *a, char *msg,
+                        size_t cap)
+{
+    cf_type p = cf_type_physical(t);
+    char *end;
+    errno = 0;
+    switch (t) {
+    case CF_TYPE_STRING:
+    case CF_TYPE_VARCHAR: {
+        size_t n = strlen(text);
+        uint8_t *d = cf_arena_alloc(a, n ? n : 1);
+        if (d == NULL)
+            return snprintf(msg, cap, "out of memory"), -1;
+        memcpy(d, text, n);
+        cf_slice s = {d, n};
+        memcpy(slot, &s, sizeof(s));
+        return 0;
+    }
+    case CF_TYPE_INT8:
+    case CF_TYPE_INT16:
+    case CF_TYPE_INT32:
+    case CF_TYPE_INT64:
+    case CF_TYPE_UNIXTIME_MICROS: {
+        long long v = strtoll(text, &end, 10);
+        if (end == text || *end != '\0' || errno != 0)
+            break;
+        size_t w = cf_type_size(p);
+        long long lo = w == 8 ? INT64_MIN : -(1ll << (8 * w - 1));
+        long long hi = w == 8 ? INT64_MAX : (1ll << (8 * w - 1)) - 1;
+        if (v < lo || v > hi)
+            return snprintf(msg, cap, "'%s' is out of range for %s", text, cf_type_name(t)), -1;
+        int64_t x = v;
+        memcpy(slot, &x, w); /* little-endian: the low bytes */
+        return 0;
+    }
+    case CF_TYPE_UINT8:
+    case CF_TYPE_UINT16:
+    case CF_TYPE_UINT32:
+    case CF_TYPE_UINT64: {
+        if (text[0] == '-')
+            break;
+        unsigned long long v = strtoull(text, &end, 10);
+        if (end == text || *end != '\0' || errno != 0)
+            break;
+        size_t w = cf_type_size(p);
+        if (w < 8 && v >> (8 * w))
+            return snprintf(msg, cap, "'%s' is out of range for %s", text, cf_type_name(t)), -1;
+        uint64_t x = v;
+        memcpy(slot, &x, w);
+        return 0;
+    }
+    case CF_TYPE_DOUBLE: {
+        double d = strtod(text, &end);
+        if (end == text || *end != '\0')
+            break;
+        memcpy(slot, &d, 8);
+        return 0;
+    }
+    case CF_TYPE_FLOAT: {
+        float f = strtof(text, &end);
+        if (end == text || *end != '\0')
+            break;
+        memcpy(slot, &f, 4);
+        return 0;
+    }
+    case CF_TYPE_BOOL:
+        if (strcasecmp(text, "true") == 0 || strcmp(text, "1") == 0) {
+            *(uint8_t *)slot = 1;
+            return 0;
+        }
+        if (strcasecmp(text, "false") == 0 || strcmp(text, "0") == 0) {
+            *(uint8_t *)slot = 0;
+            return 0;
+        }
+        break;
+    default:
+        break;
+    }
+    return cf_cli_value_parse_arg(text, t, slot, a, msg, cap);
+}
+
+/* ---- key and value arguments -------------------------------------------------------------- */
+
+typedef struct keyarg {
+    _Alignas(16) uint8_t slots[64][16];
+    const void *ptrs[64];
+} keyarg;
+
+static int parse_key(cf_cli *c, const cf_rs_schema *s, const char *text, keyarg *k, cf_arena *a)
+{
+    size_t nk = cf_rs_schema_nkeys(s);
+    if (nk > 64)
+        return cf_cli_fail(c, "too many key columns");
+    const char *p = text;
+    for (size_t i = 0; i < nk; i++) {
+        const char *comma = i + 1 < nk ? strchr(p, ',') : NULL;
+        if (i + 1 < nk && comma == NULL)
+            return cf_cli_usage(c, "key '%s': needs %zu comma-separated values", text, nk);
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        char *part = cf_arena_alloc(a, n + 1);
+        memcpy(part, p, n);
+        part[n] = '\0';
+        char msg[200];
+        const cf_rs_column *col = cf_rs_schema_column(s, i);
+        if (parse_scalar(col->type, part, k->slots[i], a, msg, sizeof(msg)) != 0)
+            return cf_cli_usage(c, "key column '%s': %s", col->name, msg);
+        k->ptrs[i] = k->slots[i];
+        p = comma ? comma + 1 : p + n;
+    }
+    return 0;
+}
+
+static int open_rs(cf_cli *c, const char *dir, cf_rowset **rs)
+{
+    cf_error e;
+    cf_status st = cf_rowset_open(rs, dir, &e);
+    return st == CF_OK ? 0 : lib_fail(c, dir, st, &e);
+}
+
+/* ---- output ----------------------------------------------------------------------------------- */
+
+/* Text of one cell for the table form: the JSON value form, strings unquoted. */
+static void cell_text(FILE *mem, const cf_rs_column *col, const cf_batch *b, size_t i)
+{
+    if (!col->is_array && cf_type_is_binary(col->type) && col->type != CF_TYPE_BINARY &&
+        (b->nonnull == NULL || (b->nonnull[i >> 3] >> (i & 7)) & 1)) {
+        const cf_slice *s = (const cf_slice *)b->values + i;
+        if (cf_utf8_valid(s->data, s->len)) {
+            fwrite(s->data, 1, s->len, mem);
+            return;
+        }
+    }
+    cf_jw w;
+    cf_jw_init(&w, mem);
+    cf_cli_row_write(&w, col->type, col->is_array, b, i);
+}
+
+typedef struct printer {
+    cf_cli *c;
+    const cf_rs_schema *s;
+    const size_t *cols;
+    size_t ncols;
+    bool json;
+    bool header_done;
+    int *width;
+    uint64_t rows;
+} printer;
+
+static void print_batch(printer *p, const cf_rs_batch *b)
+{
+    FILE *out = p->c->out;
+    if (p->json) {
+        cf_jw w;
+        for (size_t r = 0; r < b->count; r++) {
+            cf_jw_init(&w, out);
+            cf_jw_obj_begin(&w);
+            for (size_t j = 0; j < p->ncols; j++) {
+                const cf_rs_column *col = cf_rs_schema_column(p->s, p->cols[j]);
+                cf_jw_key(&w, col->name);
+                cf_cli_row_write(&w, col->type, col->is_array, &b->cols[j], r);
+            }
+            cf_jw_obj_end(&w);
+            cf_jw_newline(&w);
+        }
+        p->rows += b->count;
+        return;
+    }
+    /* Cells of the batch as text; widths fixed by the header and the first batch. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    size_t n = b->count * p->ncols;
+    size_t *off = calloc(n + 1, sizeof(*off));
+    if (mem == NULL || off == NULL) {
+        if (mem)
+            fclose(mem);
+        free(off);
+        return;
+    }
+    for (size_t r = 0; r < b->count; r++)
+        for (size_t j = 0; j < p->ncols; j++) {
+            fflush(mem);
+            off[r * p->ncols + j] = len;
+            cell_text(mem, cf_rs_schema_column(p->s, p->cols[j]), &b->cols[j], r);
+        }
+    fflush(mem);
+    off[n] = len;
+    if (!p->header_done) {
+        for (size_t j = 0; j < p->ncols; j++) {
+            int w = (int)strlen(cf_rs_schema_column(p->s, p->cols[j])->name);
+            for (size_t r = 0; r < b->count; r++) {
+                size_t k = r * p->ncols + j;
+                int cw = (int)(off[k + 1] - off[k]);
+                if (cw > w)
+                    w = cw > 60 ? 60 : cw;
+            }
+            p->width[j] = w;
+        }
+        for (size_t j = 0; j < p->ncols; j++)
+            fprintf(out, "%s%-*s", j ? " | " : "", p->width[j],
+                    cf_rs_schema_column(p->s, p->cols[j])->name);
+        fputc('\n', out);
+        for (size_t j = 0; j < p->ncols; j++) {
+            fputs(j ? "-+-" : "", out);
+            for (int k = 0; k < p->width[j]; k++)
+                fputc('-', out);
+        }
+        fputc('\n', out);
+        p->header_done = true;
+    }
+    for (size_t r = 0; r < b->count; r++) {
+        for (size_t j = 0; j < p->ncols; j++) {
+            size_t k = r * p->ncols + j;
+            int cw = (int)(off[k + 1] - off[k]);
+            fprintf(out, "%s%.*s%*s", j ? " | " : "", cw, buf + off[k],
+                    p->width[j] > cw ? p->width[j] - cw : 0, "");
+        }
+        fputc('\n', out);
+    }
+    p->rows += b->count;
+    fclose(mem);
+    free(buf);
+    free(off);
+}
+
+static void print_header_only(printer *p)
+{
+    if (p->json || p->header_done)
+        return;
+    for (size_t j = 0; j < p->ncols; j++)
+        fprintf(p->c->out, "%s%s", j ? " | " : "", cf_rs_schema_column(p->s, p->cols[j])->name);
+    fputc('\n', p->c->out);
+}
+
+/* ---- options ------------------------------------------------------------------------------- */
+
+enum { O_SCHEMA = 256, O_JSON, O_COLUMNS, O_WHERE, O_ASOF, O_KEY, O_SET, O_TS, O_AHM, O_STATS };
+
+static const struct option opts[] = {
+    {"schema", required_argument, NULL, O_SCHEMA}, {"json", no_argument, NULL, O_JSON},
+    {"columns", required_argument, NULL, O_COLUMNS}, {"where", required_argument, NULL, O_WHERE},
+    {"as-of", required_argument, NULL, O_ASOF},    {"key", required_argument, NULL, O_KEY},
+    {"set", required_argument, NULL, O_SET},       {"ts", required_argument, NULL, O_TS},
+    {"ahm", required_argument, NULL, O_AHM},       {"stats", no_argument, NULL, O_STATS},
+    {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
+
+typedef struct targs {
+    const char *schema, *columns, *where, *key, *set;
+    bool json, stats, has_asof, has_ts;
+    uint64_t asof, ts, ahm;
+    char **pos;
+    int npos;
+} targs;
+
+static int parse_args(cf_cli *c, int argc, char **argv, targs *t)
+{
+    memset(t, 0, sizeof(*t));
+    int ch;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (ch) {
+        case O_SCHEMA: t->schema = optarg; break;
+        case O_JSON: t->json = true; break;
+        case O_STATS: t->stats = true; break;
+        case O_COLUMNS: t->columns = optarg; break;
+        case O_WHERE: t->where = optarg; break;
+        case O_KEY: t->key = optarg; break;
+        case O_SET: t->set = optarg; break;
+        case O_ASOF:
+            if (cf_cli_parse_u64(optarg, &t->asof) != 0)
+                return cf_cli_usage(c, "--as-of: not a timestamp: %s", optarg);
+            t->has_asof = true;
+            break;
+        case O_TS:
+            if (cf_cli_parse_u64(optarg, &t->ts) != 0 || t->ts == 0)
+                return cf_cli_usage(c, "--ts: not a timestamp: %s", optarg);
+            t->has_ts = true;
+            break;
+        case O_AHM:
+            if (cf_cli_parse_u64(optarg, &t->ahm) != 0)
+                return cf_cli_usage(c, "--ahm: not a timestamp: %s", optarg);
+            break;
+        case 'h': return -2;
+        default: return cf_cli_bad_option(c, argv);
+        }
+    }
+    t->pos = argv + optind;
+    t->npos = argc - optind;
+    return 0;
+}
+
+/* ---- create / import --------------------------------------------------------------------------- */
+
+static int cmd_create(cf_cli *c, const char *dir, targs *t)
+{
+    if (t->schema == NULL)
+        return cf_cli_usage(c, "create needs --schema");
+    cf_error e;
+    cf_rs_schema *s;
+    cf_status st = cf_rs_schema_parse(&s, t->schema, &e);
+    if (st != CF_OK)
+        return cf_cli_usage(c, "%s", e.msg);
+    st = cf_rs_create_empty(dir, s, &e);
+    cf_rs_schema_free(s);
+    if (st != CF_OK)
+        return lib_fail(c, dir, st, &e);
+    return CF_EXIT_OK;
+}
+
+/* Split one CSV record (RFC 4180 quotes; no newlines inside fields) in place. */
+static size_t csv_split(char *line, char **f, size_t cap, bool *quoted)
+{
+    size_t n = 0;
+    char *p = line;
+    for (;;) {
+        if (n == cap)
+            return n + 1;
+        char *dst = p;
+        f[n] = p;
+        quoted[n] = false;
+        if (*p == '"') {
+            quoted[n] = true;
+            p++;
+            for (;;) {
+                if (*p == '\0')
+                    break;
+                if (*p == '"') {
+                    if (p[1] == '"') {
+                        *dst++ = '"';
+                        p += 2;
+                        continue;
+                    }
+                    p++;
+                    break;
+                }
+                *dst++ = *p++;
+            }
+            while (*p && *p != ',')
+                p++;
+        } else {
+            while (*p && *p != ',')
+                *dst++ = *p++;
+        }
+        n++;
+        char sep = *p;
+        *dst = '\0';
+        if (sep == '\0')
+            return n;
+        p++;
+    }
+}
+
+typedef struct icol {
+    const cf_rs_column *c;
+    size_t w;
+    uint8_t *vals;
+    uint8_t *nn;
+    uint32_t *counts;
+    uint8_t *elems;
+    uint8_t *enn;
+    size_t ne, ecap;
+} icol;
+
+static int add_array(cf_cli *c, icol *ic, size_t r, const char *text, cf_arena *a, uint64_t line)
+{
+    cf_json v;
+    char msg[200];
+    if (cf_json_parse_arena(a, &v, text, strlen(text), msg, sizeof(msg)) != 0 ||
+        v.kind != CF_JSON_ARRAY)
+        return cf_cli_fail(c, "line %" PRIu64 ": column '%s': not a JSON array", line, ic->c->name);
+    if (ic->ne + v.n > ic->ecap) {
+        size_t nc = (ic->ne + v.n) * 2 + 64;
+        uint8_t *e = realloc(ic->elems, nc * ic->w);
+        uint8_t *n = realloc(ic->enn, nc / 8 + 1);
+        if (e == NULL || n == NULL)
+            return cf_cli_fail(c, "out of memory");
+        ic->elems = e;
+        ic->enn = n;
+        ic->ecap = nc;
+    }
+    for (size_t i = 0; i < v.n; i++) {
+        bool is_null = false;
+        size_t k = ic->ne + i;
+        memset(ic->elems + k * ic->w, 0, ic->w);
+        if (cf_cli_value_parse(&v.items[i], ic->c->type, ic->elems + k * ic->w, &is_null, a, msg,
+                               sizeof(msg)) != 0)
+            return cf_cli_fail(c, "line %" PRIu64 ": column '%s': %s", line, ic->c->name, msg);
+        if (is_null)
+            ic->enn[k >> 3] &= (uint8_t)~(1u << (k & 7));
+        else
+            ic->enn[k >> 3] |= (uint8_t)(1u << (k & 7));
+    }
+    ic->ne += v.n;
+    ic->counts[r] = (uint32_t)v.n;
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
+{
+    cf_error e;
+    cf_rs_schema *s = NULL;
+    cf_status st;
+    int rc = CF_EXIT_OK;
+    cf_rowset *old = NULL;
+    if (cf_rowset_open(&old, dir, &e) == CF_OK) {
+        cf_rs_schema *os;
+        char txt[8192];
+        cf_rs_schema_format(cf_rowset_schema(old), txt, sizeof(txt));
+        cf_rs_schema_parse(&os, txt, &e);
+        cf_rowset_free(old);
+        s = os;
+    }
+    if (t->schema != NULL) {
+        cf_rs_schema *ns;
+        st = cf_rs_schema_parse(&ns, t->schema, &e);
+        if (st != CF_OK) {
+            cf_rs_schema_free(s);
+            return cf_cli_usage(c, "%s", e.msg);
+        }
+        cf_rs_schema_free(s);
+        s = ns;
+    }
+    if (s == NULL)
+        return cf_cli_usage(c, "import needs --schema (or a table made by `table create`)");
+    FILE *in = strcmp(csv, "-") == 0 ? stdin : fopen(csv, "r");
+    if (in == NULL) {
+        cf_rs_schema_free(s);
+        return cf_cli_fail(c, "%s: %s", csv, strerror(errno));
+    }
+    size_t nc = cf_rs_schema_ncols(s);
+    icol *ic = calloc(nc, sizeof(*ic));
+    size_t *map = calloc(nc, sizeof(*map)); /* CSV field -> column */
+    char **f = calloc(nc + 1, sizeof(*f));
+    bool *q = calloc(nc + 1, sizeof(*q));
+    cf_rs_colvec *cv = calloc(nc, sizeof(*cv));
+    char *line = NULL;
+    size_t lcap = 0;
+    cf_rs_writer *w = NULL;
+    cf_arena arena;
+    cf_arena_init(&arena);
+    uint64_t lineno = 1, total = 0;
+    bool tty = isatty(fileno(c->err));
+    double t0 = now_s(), last = t0;
+    for (size_t i = 0; i < nc; i++) {
+        ic[i].c = cf_rs_schema_column(s, i);
+        ic[i].w = cf_type_size(ic[i].c->type);
+        ic[i].vals = calloc(BATCH, ic[i].w);
+        ic[i].nn = calloc(BATCH / 8, 1);
+        ic[i].counts = calloc(BATCH, 4);
+    }
+    ssize_t got = getline(&line, &lcap, in);
+    if (got <= 0) {
+        rc = cf_cli_fail(c, "%s: no header row", csv);
+        goto out;
+    }
+    while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
+        line[--got] = '\0';
+    size_t nf = csv_split(line, f, nc + 1, q);
+    if (nf != nc) {
+        rc = cf_cli_fail(c, "%s: the header has %zu fields, the schema %zu columns", csv, nf, nc);
+        goto out;
+    }
+    for (size_t i = 0; i < nc; i++) {
+        int k = cf_rs_schema_find(s, f[i]);
+        if (k < 0) {
+            rc = cf_cli_fail(c, "%s: header names '%s', which the schema lacks", csv, f[i]);
+            goto out;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (map[j] == (size_t)k) {
+                rc = cf_cli_fail(c, "%s: header names '%s' twice", csv, f[i]);
+                goto out;
+            }
+        map[i] = (size_t)k;
+    }
+    cf_rs_writer_options wo;
+    cf_rs_writer_options_init(&wo);
+    if (t->has_ts)
+        wo.insert_ts = t->ts;
+    st = cf_rs_writer_create(&w, dir, s, &wo, &e);
+    if (st != CF_OK) {
+        rc = lib_fail(c, dir, st, &e);
+        goto out;
+    }
+    size_t r = 0;
+    for (;;) {
+        got = getline(&line, &lcap, in);
+        bool eof = got <= 0;
+        if (!eof) {
+            lineno++;
+            while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
+                line[--got] = '\0';
+            if (got == 0)
+                continue;
+            nf = csv_split(line, f, nc + 1, q);
+            if (nf != nc) {
+                rc = cf_cli_fail(c, "line %" PRIu64 ": %zu fields, expected %zu", lineno, nf, nc);
+                goto out;
+            }
+            for (size_t i = 0; i < nc; i++) {
+                icol *x = &ic[map[i]];
+                bool null = f[i][0] == '\0' && !q[i] && x->c->nullable;
+                if (f[i][0] == '\0' && !q[i] && !x->c->nullable && !cf_type_is_binary(x->c->type)) {
+                    rc = cf_cli_fail(c, "line %" PRIu64 ": column '%s' cannot be NULL", lineno,
+                                     x->c->name);
+                    goto out;
+                }
+                if (null) {
+                    x->nn[r >> 3] &= (uint8_t)~(1u << (r & 7));
+                    memset(x->vals + r * x->w, 0, x->w);
+                    x->counts[r] = 0;
+                    continue;
+                }
+                x->nn[r >> 3] |= (uint8_t)(1u << (r & 7));
+                if (x->c->is_array) {
+                    if (add_array(c, x, r, f[i], &arena, lineno) != 0) {
+                        rc = CF_EXIT_FAIL;
+                        goto out;
+                    }
+                    continue;
+                }
+                char msg[200];
+                if (parse_scalar(x->c->type, f[i], x->vals + r * x->w, &arena, msg, sizeof(msg)) !=
+                    0) {
+                    rc = cf_cli_fail(c, "line %" PRIu64 ": column '%s': %s", lineno, x->c->name,
+                                     msg);
+                    goto out;
+                }
+            }
+            r++;
+        }
+        if (r == BATCH || (eof && r > 0)) {
+            for (size_t i = 0; i < nc; i++)
+                cv[i] = (cf_rs_colvec){ic[i].c->is_array ? (const void *)ic[i].elems : ic[i].vals,
+                                       ic[i].nn, ic[i].counts, ic[i].enn};
+            st = cf_rs_writer_append(w, cv, r, &e);
+            if (st != CF_OK) {
+                rc = cf_cli_fail(c, "%s: near line %" PRIu64 ": %s", csv,
+                                 lineno - (eof ? 0 : 1), e.msg);
+                goto out;
+            }
+            total += r;
+            r = 0;
+            for (size_t i = 0; i < nc; i++)
+                ic[i].ne = 0;
+            cf_arena_dispose(&arena);
+            cf_arena_init(&arena);
+            double tn = now_s();
+            if (tty && tn - last > 0.5) {
+                fprintf(c->err, "\rimported %" PRIu64 " rows (%.0f rows/s)", total,
+                        total / (tn - t0));
+                fflush(c->err);
+                last = tn;
+            }
+        }
+        if (eof)
+            break;
+    }
+    st = cf_rs_writer_finish(w, &e);
+    if (st != CF_OK) {
+        rc = lib_fail(c, dir, st, &e);
+        goto out;
+    }
+    if (tty)
+        fputs("\r\033[K", c->err);
+    fprintf(c->out, "imported %" PRIu64 " rows into %s in %.2f s\n", total, dir, now_s() - t0);
+out:
+    cf_rs_writer_free(w);
+    cf_arena_dispose(&arena);
+    if (in != stdin)
+        fclose(in);
+    for (size_t i = 0; i < nc; i++) {
+        free(ic[i].vals);
+        free(ic[i].nn);
+        free(ic[i].counts);
+        free(ic[i].elems);
+        free(ic[i].enn);
+    }
+    free(ic);
+    free(map);
+    free(f);
+    free(q);
+    free(cv);
+    free(line);
+    cf_rs_schema_free(s);
+    return rc;
+}
+
+/* ---- scan / get ------------------------------------------------------------------------------- */
+
+static int parse_columns(cf_cli *c, const cf_rs_schema *s, const char *spec, size_t **cols,
+                         size_t *n)
+{
+    size_t nc = cf_rs_schema_ncols(s);
+    if (spec == NULL) {
+        *cols = calloc(nc, sizeof(**cols));
+        for (size_t i = 0; i < nc; i++)
+            (*cols)[i] = i;
+        *n = nc;
+        return 0;
+    }
+    char *copy = strdup(spec);
+    *cols = calloc(strlen(spec) + 1, sizeof(**cols));
+    *n = 0;
+    char *save = NULL;
+    for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        while (isspace((unsigned char)*w))
+            w++;
+        char *e = w + strlen(w);
+        while (e > w && isspace((unsigned char)e[-1]))
+            *--e = '\0';
+        int k = cf_rs_schema_find(s, w);
+        if (k < 0) {
+            free(copy);
+            return cf_cli_usage(c, "--columns: no column '%s'", w);
+        }
+        (*cols)[(*n)++] = (size_t)k;
+    }
+    free(copy);
+    return *n ? 0 : cf_cli_usage(c, "--columns: empty");
+}
+
+/* "COL OP VALUE [AND ...]" -> predicates (values parsed into `slots`). */
+static int parse_where(cf_cli *c, const cf_rs_schema *s, const char *where, cf_rs_pred *preds,
+                       uint8_t (*slots)[16], size_t *n, cf_arena *a)
+{
+    *n = 0;
+    if (where == NULL)
+        return 0;
+    char *copy = cf_arena_alloc(a, strlen(where) + 1);
+    strcpy(copy, where);
+    char *p = copy;
+    for (;;) {
+        if (*n == 64)
+            return cf_cli_usage(c, "--where: too many conditions");
+        /* Find the next " AND " (case-insensitive) outside quotes. */
+        char *end = NULL;
+        char quote = 0;
+        for (char *x = p; *x; x++) {
+            if (quote) {
+                if (*x == quote)
+                    quote = 0;
+                continue;
+            }
+            if (*x == '\'' || *x == '"')
+                quote = *x;
+            else if (isspace((unsigned char)*x) && strncasecmp(x + 1, "AND", 3) == 0 &&
+                     isspace((unsigned char)x[4])) {
+                end = x;
+                break;
+            }
+        }
+        if (end)
+            *end = '\0';
+        while (isspace((unsigned char)*p))
+            p++;
+        char *nm = p;
+        while (isalnum((unsigned char)*p) || *p == '_')
+            p++;
+        char save = *p;
+        *p = '\0';
+        int col = cf_rs_schema_find(s, nm);
+        if (col < 0)
+            return cf_cli_usage(c, "--where: no column '%s'", nm);
+        *p = save;
+        while (isspace((unsigned char)*p))
+            p++;
+        cf_rs_pred *pr = &preds[*n];
+        pr->col = (size_t)col;
+        pr->value = NULL;
+        if (strncasecmp(p, "IS", 2) == 0 && isspace((unsigned char)p[2])) {
+            p += 3;
+            while (isspace((unsigned char)*p))
+                p++;
+            if (strncasecmp(p, "NOT", 3) == 0 && isspace((unsigned char)p[3])) {
+                pr->op = CF_RS_IS_NOT_NULL;
+                p += 4;
+                while (isspace((unsigned char)*p))
+                    p++;
+            } else {
+                pr->op = CF_RS_IS_NULL;
+            }
+            if (strncasecmp(p, "NULL", 4) != 0)
+                return cf_cli_usage(c, "--where: expected NULL after IS [NOT]");
+            p += 4;
+            while (isspace((unsigned char)*p))
+                p++;
+            if (*p != '\0')
+                return cf_cli_usage(c, "--where: unexpected '%s'", p);
+        } else {
+            static const struct { const char *s; cf_rs_op op; } ops[] = {
+                {"<=", CF_RS_LE}, {">=", CF_RS_GE}, {"!=", CF_RS_NE}, {"<>", CF_RS_NE},
+                {"=", CF_RS_EQ},  {"<", CF_RS_LT},  {">", CF_RS_GT}};
+            size_t k = 0;
+            for (; k < sizeof(ops) / sizeof(ops[0]); k++)
+                if (strncmp(p, ops[k].s, strlen(ops[k].s)) == 0)
+                    break;
+            if (k == sizeof(ops) / sizeof(ops[0]))
+                return cf_cli_usage(c, "--where: expected an operator after '%s'", nm);
+            pr->op = ops[k].op;
+            p += strlen(ops[k].s);
+            while (isspace((unsigned char)*p))
+                p++;
+            char *v = p, *ve = p + strlen(p);
+            while (ve > v && isspace((unsigned char)ve[-1]))
+                *--ve = '\0';
+            if (ve - v >= 2 && (*v == '\'' || *v == '"') && ve[-1] == *v) {
+                ve[-1] = '\0';
+                v++;
+            }
+            const cf_rs_column *cd = cf_rs_schema_column(s, (size_t)col);
+            if (cd->is_array)
+                return cf_cli_usage(c, "--where: array column '%s' takes only IS [NOT] NULL",
+                                    cd->name);
+            char msg[200];
+            if (parse_scalar(cd->type, v, slots[*n], a, msg, sizeof(msg)) != 0)
+                return cf_cli_usage(c, "--where: column '%s': %s", cd->name, msg);
+            pr->value = slots[*n];
+        }
+        (*n)++;
+        if (end == NULL)
+            break;
+        p = end + 5;
+    }
+    return 0;
+}
+
+static uint64_t snapshot_of(const targs *t)
+{
+    /* --as-of TS is inclusive; a snapshot at TS+1 sees every op with ts <= TS. */
+    return t->has_asof && t->asof < UINT64_MAX - 1 ? t->asof + 1 : CF_RS_SNAPSHOT_LATEST;
+}
+
+static int cmd_scan(cf_cli *c, const char *dir, targs *t)
+{
+    cf_rowset *rs;
+    int rc = open_rs(c, dir, &rs);
+    if (rc)
+        return rc;
+    const cf_rs_schema *s = cf_rowset_schema(rs);
+    size_t *cols = NULL, ncols = 0, npreds = 0;
+    cf_rs_pred preds[64];
+    _Alignas(16) uint8_t slots[64][16];
+    cf_arena a;
+    cf_arena_init(&a);
+    cf_rs_scanner *sc = NULL;
+    int *width = NULL;
+    if ((rc = parse_columns(c, s, t->columns, &cols, &ncols)) != 0 ||
+        (rc = parse_where(c, s, t->where, preds, slots, &npreds, &a)) != 0)
+        goto out;
+    cf_rs_scan_options o;
+    cf_rs_scan_options_init(&o);
+    o.cols = cols;
+    o.ncols = ncols;
+    o.preds = preds;
+    o.npreds = npreds;
+    o.snapshot = snapshot_of(t);
+    cf_error e;
+    cf_status st = cf_rs_scanner_create(&sc, rs, &o, &e);
+    if (st != CF_OK) {
+        rc = lib_fail(c, "scan", st, &e);
+        goto out;
+    }
+    width = calloc(ncols, sizeof(*width));
+    printer p = {c, s, cols, ncols, t->json, false, width, 0};
+    for (;;) {
+        cf_rs_batch b;
+        st = cf_rs_scanner_next(sc, &b, &e);
+        if (st != CF_OK) {
+            rc = lib_fail(c, "scan", st, &e);
+            goto out;
+        }
+        if (b.count == 0)
+            break;
+        print_batch(&p, &b);
+    }
+    print_header_only(&p);
+    if (t->stats) {
+        const cf_rs_scan_stats *ss = cf_rs_scanner_stats(sc);
+        fprintf(c->err,
+                "rows: %" PRIu64 " returned, %" PRIu64 " in key range, %" PRIu64
+                " examined; %" PRIu64 " batches skipped%s\n",
+                p.rows, ss->rows_in_range, ss->rows_examined, ss->batches_skipped,
+                ss->bloom_pruned ? "; bloom ruled the key out" : "");
+    }
+out:
+    cf_rs_scanner_free(sc);
+    cf_rowset_free(rs);
+    cf_arena_dispose(&a);
+    free(cols);
+    free(width);
+    return rc;
+}
+
+static int cmd_get(cf_cli *c, const char *dir, targs *t)
+{
+    if (t->npos < 1)
+        return cf_cli_usage(c, "get needs at least one KEY");
+    cf_rowset *rs;
+    int rc = open_rs(c, dir, &rs);
+    if (rc)
+        return rc;
+    const cf_rs_schema *s = cf_rowset_schema(rs);
+    size_t *cols = NULL, ncols = 0;
+    parse_columns(c, s, NULL, &cols, &ncols);
+    int *width = calloc(ncols, sizeof(*width));
+    printer p = {c, s, cols, ncols, t->json, false, width, 0};
+    cf_arena a;
+    cf_arena_init(&a);
+    bool missing = false;
+    for (int i = 0; i < t->npos && rc == 0; i++) {
+        keyarg k;
+        if ((rc = parse_key(c, s, t->pos[i], &k, &a)) != 0)
+            break;
+        cf_rs_batch b;
+        cf_error e;
+        cf_status st = cf_rowset_get(rs, k.ptrs, snapshot_of(t), &b, &e);
+        if (st == CF_ENOTFOUND) {
+            fprintf(c->err, "cfile: key %s: not found\n", t->pos[i]);
+            missing = true;
+            continue;
+        }
+        if (st != CF_OK) {
+            rc = lib_fail(c, t->pos[i], st, &e);
+            break;
+        }
+        print_batch(&p, &b);
+    }
+    if (rc == 0 && missing)
+        rc = CF_EXIT_FAIL;
+    cf_arena_dispose(&a);
+    free(cols);
+    free(width);
+    cf_rowset_free(rs);
+    return rc;
+}
+
+/* ---- mutations -------------------------------------------------------------------------------- */
+
+static int finish_mutation(cf_cli *c, cf_rowset *rs, const char *what, uint64_t ts)
+{
+    cf_error e;
+    cf_status st = cf_rowset_flush(rs, &e);
+    if (st != CF_OK)
+        return lib_fail(c, "flush", st, &e);
+    fprintf(c->out, "%s 1 row at ts %" PRIu64 "\n", what, ts);
+    return CF_EXIT_OK;
+}
+
+static int cmd_update(cf_cli *c, const char *dir, targs *t, bool del)
+{
+    if (t->key == NULL)
+        return cf_cli_usage(c, "%s needs --key", del ? "delete" : "update");
+    if (!del && t->set == NULL)
+        return cf_cli_usage(c, "update needs --set");
+    cf_rowset *rs;
+    int rc = open_rs(c, dir, &rs);
+    if (rc)
+        return rc;
+    const cf_rs_schema *s = cf_rowset_schema(rs);
+    cf_arena a;
+    cf_arena_init(&a);
+    keyarg k;
+    cf_rs_change ch[64];
+    _Alignas(16) uint8_t slots[64][16];
+    size_t nch = 0;
+    cf_rowset_info info;
+    cf_rowset_get_info(rs, &info);
+    uint64_t ts = t->has_ts ? t->ts : info.last_ts + 1;
+    cf_error e;
+    cf_status st;
+    if ((rc = parse_key(c, s, t->key, &k, &a)) != 0)
+        goto out;
+    if (del) {
+        st = cf_rowset_delete(rs, k.ptrs, ts, &e);
+    } else {
+        char *copy = cf_arena_alloc(&a, strlen(t->set) + 1);
+        strcpy(copy, t->set);
+        char *save = NULL;
+        for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+            char *eq = strchr(w, '=');
+            if (eq == NULL || nch == 64) {
+                rc = cf_cli_usage(c, "--set: expected col=value, got '%s'", w);
+                goto out;
+            }
+            *eq = '\0';
+            while (isspace((unsigned char)*w))
+                w++;
+            char *we = eq;
+            while (we > w && isspace((unsigned char)we[-1]))
+                *--we = '\0';
+            int col = cf_rs_schema_find(s, w);
+            if (col < 0) {
+                rc = cf_cli_usage(c, "--set: no column '%s'", w);
+                goto out;
+            }
+            const cf_rs_column *cd = cf_rs_schema_column(s, (size_t)col);
+            char *v = eq + 1;
+            ch[nch].col = (size_t)col;
+            if (strcasecmp(v, "NULL") == 0) {
+                ch[nch].value = NULL;
+            } else {
+                size_t vl = strlen(v);
+                if (vl >= 2 && (v[0] == '\'' || v[0] == '"') && v[vl - 1] == v[0]) {
+                    v[vl - 1] = '\0';
+                    v++;
+                }
+                char msg[200];
+                if (parse_scalar(cd->type, v, slots[nch], &a, msg, sizeof(msg)) != 0) {
+                    rc = cf_cli_usage(c, "--set: column '%s': %s", cd->name, msg);
+                    goto out;
+                }
+                ch[nch].value = slots[nch];
+            }
+            nch++;
+        }
+        st = cf_rowset_update(rs, k.ptrs, ch, nch, ts, &e);
+    }
+    if (st != CF_OK) {
+        rc = lib_fail(c, t->key, st, &e);
+        goto out;
+    }
+    rc = finish_mutation(c, rs, del ? "deleted" : "updated", ts);
+out:
+    cf_arena_dispose(&a);
+    cf_rowset_free(rs);
+    return rc;
+}
+
+static int cmd_compact(cf_cli *c, const char *dir, targs *t)
+{
+    cf_rowset *rs;
+    int rc = open_rs(c, dir, &rs);
+    if (rc)
+        return rc;
+    cf_error e;
+    cf_status st = cf_rowset_compact(rs, t->ahm, &e);
+    if (st != CF_OK)
+        rc = lib_fail(c, "compact", st, &e);
+    else {
+        cf_rowset_info info;
+        cf_rowset_get_info(rs, &info);
+        fprintf(c->out, "compacted %s: %" PRIu64 " rows, %" PRIu64 " undo and %" PRIu64
+                        " redo deltas, generation %" PRIu64 "\n",
+                dir, info.rows, info.undo_deltas, info.redo_deltas, info.generation);
+    }
+    cf_rowset_free(rs);
+    return rc;
+}
+
+/* ---- info ------------------------------------------------------------------------------------- */
+
+static void hex(FILE *f, cf_slice s)
+{
+    for (size_t i = 0; i < s.len; i++)
+        fprintf(f, "%02x", s.data[i]);
+}
+
+static int cmd_info(cf_cli *c, const char *dir, targs *t)
+{
+    cf_rowset *rs;
+    int rc = open_rs(c, dir, &rs);
+    if (rc)
+        return rc;
+    const cf_rs_schema *s = cf_rowset_schema(rs);
+    cf_rowset_info info;
+    cf_rowset_get_info(rs, &info);
+    char schema[8192];
+    cf_rs_schema_format(s, schema, sizeof(schema));
+    FILE *o = c->out;
+    const char *name, *role;
+    if (t->json) {
+        cf_jw w;
+        cf_jw_init(&w, o);
+        cf_jw_obj_begin(&w);
+        cf_jw_key(&w, "schema");
+        cf_jw_cstr(&w, schema);
+        cf_jw_key(&w, "columns");
+        cf_jw_arr_begin(&w);
+        for (size_t i = 0; i < cf_rs_schema_ncols(s); i++) {
+            const cf_rs_column *cd = cf_rs_schema_column(s, i);
+            cf_jw_obj_begin(&w);
+            cf_jw_key(&w, "id");
+            cf_jw_uint(&w, i);
+            cf_jw_key(&w, "name");
+            cf_jw_cstr(&w, cd->name);
+            cf_jw_key(&w, "type");
+            cf_jw_cstr(&w, cf_cli_type_name(cd->type));
+            cf_jw_key(&w, "key");
+            cf_jw_bool(&w, cd->is_key);
+            cf_jw_key(&w, "nullable");
+            cf_jw_bool(&w, cd->nullable);
+            cf_jw_key(&w, "array");
+            cf_jw_bool(&w, cd->is_array);
+            cf_jw_obj_end(&w);
+        }
+        cf_jw_arr_end(&w);
+        cf_jw_key(&w, "rows");
+        cf_jw_uint(&w, info.rows);
+        cf_jw_key(&w, "generation");
+        cf_jw_uint(&w, info.generation);
+        cf_jw_key(&w, "insert_ts");
+        cf_jw_uint(&w, info.insert_ts);
+        cf_jw_key(&w, "last_ts");
+        cf_jw_uint(&w, info.last_ts);
+        cf_jw_key(&w, "min_key");
+        cf_jw_hex(&w, info.min_key.data, info.min_key.len);
+        cf_jw_key(&w, "max_key");
+        cf_jw_hex(&w, info.max_key.data, info.max_key.len);
+        cf_jw_key(&w, "redo_deltas");
+        cf_jw_uint(&w, info.redo_deltas);
+        cf_jw_key(&w, "undo_deltas");
+        cf_jw_uint(&w, info.undo_deltas);
+        cf_jw_key(&w, "files");
+        cf_jw_arr_begin(&w);
+        for (size_t i = 0; cf_rowset_file(rs, i, &name, &role); i++) {
+            cf_jw_obj_begin(&w);
+            cf_jw_key(&w, "name");
+            cf_jw_cstr(&w, name);
+            cf_jw_key(&w, "role");
+            cf_jw_cstr(&w, role);
+            cf_jw_obj_end(&w);
+        }
+        cf_jw_arr_end(&w);
+        cf_jw_obj_end(&w);
+        cf_jw_newline(&w);
+    } else {
+        fprintf(o, "table:       %s\nschema:      %s\nrows:        %" PRIu64
+                   "\ngeneration:  %" PRIu64 "\ninsert ts:   %" PRIu64 "\nlast ts:     %" PRIu64
+                   "\n",
+                dir, schema, info.rows, info.generation, info.insert_ts, info.last_ts);
+        fprintf(o, "min key:     ");
+        hex(o, info.min_key);
+        fprintf(o, "\nmax key:     ");
+        hex(o, info.max_key);
+        fprintf(o, "\ndeltas:      %" PRIu64 " redo in %zu files, %" PRIu64 " undo in %zu files\n",
+                info.redo_deltas, info.redo_files, info.undo_deltas, info.undo_files);
+        fprintf(o, "files:\n");
+        for (size_t i = 0; cf_rowset_file(rs, i, &name, &role); i++) {
+            char path[4096];
+            struct stat sb;
+            snprintf(path, sizeof(path), "%s/%s", dir, name);
+            long long sz = stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
+            fprintf(o, "  %-7s %-24s %12lld bytes\n", role, name, sz);
+        }
+    }
+    cf_rowset_free(rs);
+    return CF_EXIT_OK;
+}
+
+int cf_cmd_table(cf_cli *c, int argc, char **argv)
+{
+    if (argc < 2)
+        return cf_cli_usage(c, "missing subcommand");
+    const char *sub = argv[1];
+    if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
+        return cf_cli_help(c);
+    targs t;
+    int rc = parse_args(c, argc - 1, argv + 1, &t);
+    if (rc == -2)
+        return cf_cli_help(c);
+    if (rc != 0)
+        return rc;
+    if (t.npos < 1)
+        return cf_cli_usage(c, "%s: missing DIR", sub);
+    const char *dir = t.pos[0];
+    t.pos++;
+    t.npos--;
+    if (strcmp(sub, "create") == 0)
+        return cmd_create(c, dir, &t);
+    if (strcmp(sub, "import") == 0) {
+        if (t.npos != 1)
+            return cf_cli_usage(c, "import needs one CSV file");
+        return cmd_import(c, dir, t.pos[0], &t);
+    }
+    if (strcmp(sub, "scan") == 0)
+        return cmd_scan(c, dir, &t);
+    if (strcmp(sub, "get") == 0)
+        return cmd_get(c, dir, &t);
+    if (strcmp(sub, "update") == 0)
+        return cmd_update(c, dir, &t, false);
+    if (strcmp(sub, "delete") == 0)
+        return cmd_update(c, dir, &t, true);
+    if (strcmp(sub, "compact") == 0)
+        return cmd_compact(c, dir, &t);
+    if (strcmp(sub, "info") == 0)
+        return cmd_info(c, dir, &t);
+    return cf_cli_usage(c, "unknown subcommand '%s'", sub);
+}

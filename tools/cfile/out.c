@@ -1,0 +1,307 @@
+/* Terminal output helpers: colour policy, aligned tables, text and CSV forms of
+ * values (see out.h). */
+#include "out.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "values.h"
+
+/* ---- colour -------------------------------------------------------------------------- */
+
+bool cf_out_color(FILE *f)
+{
+    const char *nc = getenv("NO_COLOR");
+    if (nc != NULL && nc[0] != '\0')
+        return false;
+    const char *term = getenv("TERM");
+    if (term != NULL && strcmp(term, "dumb") == 0)
+        return false;
+    int fd = fileno(f); /* -1 for memory streams: never a terminal */
+    return fd >= 0 && isatty(fd);
+}
+
+void cf_out_on(FILE *f, bool color, const char *sgr)
+{
+    if (color && sgr != NULL)
+        fprintf(f, "\033[%sm", sgr);
+}
+
+void cf_out_off(FILE *f, bool color)
+{
+    if (color)
+        fputs("\033[0m", f);
+}
+
+/* ---- strings ------------------------------------------------------------------------- */
+
+void cf_out_str_init(cf_out_str *s)
+{
+    memset(s, 0, sizeof(*s));
+}
+
+void cf_out_str_clear(cf_out_str *s)
+{
+    s->len = 0;
+    if (s->data != NULL)
+        s->data[0] = '\0';
+}
+
+void cf_out_str_put(cf_out_str *s, const void *p, size_t n)
+{
+    if (s->oom)
+        return;
+    if (n + 1 > s->cap - s->len || s->data == NULL) {
+        size_t cap = s->cap ? s->cap : 64;
+        while (n + 1 > cap - s->len) {
+            if (cap > SIZE_MAX / 2) {
+                s->oom = true;
+                return;
+            }
+            cap *= 2;
+        }
+        char *d = realloc(s->data, cap);
+        if (d == NULL) {
+            s->oom = true;
+            return;
+        }
+        s->data = d;
+        s->cap = cap;
+    }
+    if (n > 0)
+        memcpy(s->data + s->len, p, n);
+    s->len += n;
+    s->data[s->len] = '\0';
+}
+
+void cf_out_str_puts(cf_out_str *s, const char *p)
+{
+    cf_out_str_put(s, p, strlen(p));
+}
+
+void cf_out_str_dispose(cf_out_str *s)
+{
+    free(s->data);
+    memset(s, 0, sizeof(*s));
+}
+
+/* ---- value text ---------------------------------------------------------------------- */
+
+static bool bit(const uint8_t *bm, size_t i)
+{
+    return (bm[i >> 3] >> (i & 7)) & 1;
+}
+
+static const char hexdig[] = "0123456789abcdef";
+
+/* The JSON value form through a memory stream: the rare and non-hot cases
+ * (arrays, strings that are not UTF-8) where the text is the JSON itself. */
+static void json_text(cf_out_str *s, cf_type t, bool is_array, const cf_batch *b, size_t i)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (m == NULL) {
+        s->oom = true;
+        return;
+    }
+    cf_jw w;
+    cf_jw_init(&w, m);
+    if (is_array)
+        cf_cli_row_write(&w, t, true, b, i);
+    else
+        cf_cli_value_write(&w, t, (const uint8_t *)b->values + i * cf_type_size(t));
+    fclose(m);
+    cf_out_str_put(s, buf, len);
+    free(buf);
+}
+
+static bool has_ctl(const uint8_t *p, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (p[k] < 0x20 || p[k] == 0x7f)
+            return true;
+    return false;
+}
+
+bool cf_out_row_text(cf_out_str *s, cf_type t, bool is_array, const cf_batch *b, size_t i,
+                     bool escape_ctl)
+{
+    cf_out_str_clear(s);
+    if (b->nonnull != NULL && !bit(b->nonnull, i))
+        return false;
+    if (is_array) {
+        json_text(s, t, true, b, i);
+        return true;
+    }
+    const uint8_t *slot = (const uint8_t *)b->values + i * cf_type_size(t);
+    char num[CF_CLI_NUM_CAP];
+    bool is_string;
+    switch (t) {
+    case CF_TYPE_STRING:
+    case CF_TYPE_VARCHAR: {
+        cf_slice v;
+        memcpy(&v, slot, sizeof(v));
+        if (cf_utf8_valid(v.data, v.len) && !(escape_ctl && has_ctl(v.data, v.len)))
+            cf_out_str_put(s, v.data, v.len);
+        else
+            json_text(s, t, false, b, i);
+        return true;
+    }
+    case CF_TYPE_BINARY: {
+        cf_slice v;
+        memcpy(&v, slot, sizeof(v));
+        for (size_t k = 0; k < v.len; k++) {
+            char h[2] = {hexdig[v.data[k] >> 4], hexdig[v.data[k] & 15]};
+            cf_out_str_put(s, h, 2);
+        }
+        if (v.len == 0)
+            cf_out_str_put(s, "", 0);
+        return true;
+    }
+    case CF_TYPE_FLOAT: {
+        float f;
+        memcpy(&f, slot, 4);
+        cf_cli_format_float(num, f, &is_string);
+        break;
+    }
+    case CF_TYPE_DOUBLE: {
+        double d;
+        memcpy(&d, slot, 8);
+        cf_cli_format_double(num, d, &is_string);
+        break;
+    }
+    case CF_TYPE_INT128:
+    case CF_TYPE_DECIMAL128: cf_cli_format_i128(num, slot); break;
+    case CF_TYPE_BOOL: snprintf(num, sizeof(num), "%s", slot[0] ? "true" : "false"); break;
+    default:
+        /* The remaining types are integers: their JSON form is their text. */
+        json_text(s, t, false, b, i);
+        return true;
+    }
+    cf_out_str_puts(s, num);
+    return true;
+}
+
+void cf_out_csv_field(FILE *f, const char *p, size_t n)
+{
+    bool quote = n > 0 && (p[0] == ' ' || p[n - 1] == ' ');
+    for (size_t i = 0; i < n && !quote; i++)
+        quote = p[i] == ',' || p[i] == '"' || p[i] == '\n' || p[i] == '\r';
+    if (!quote) {
+        fwrite(p, 1, n, f);
+        return;
+    }
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == '"')
+            fputc('"', f);
+        fputc(p[i], f);
+    }
+    fputc('"', f);
+}
+
+/* ---- tables -------------------------------------------------------------------------- */
+
+/* Display width: code points, counting UTF-8 continuation bytes as nothing (wide
+ * characters are rare in a column dump and not worth a wcwidth table). */
+static size_t text_width(const char *p)
+{
+    size_t w = 0;
+    for (; *p; p++)
+        w += ((unsigned char)*p & 0xC0) != 0x80;
+    return w;
+}
+
+void cf_out_table_init(cf_out_table *t, FILE *f, bool color, size_t ncols, const char *const *heads,
+                       const char *align)
+{
+    memset(t, 0, sizeof(*t));
+    t->f = f;
+    t->color = color;
+    t->ncols = ncols < CF_OUT_TABLE_MAX_COLS ? ncols : CF_OUT_TABLE_MAX_COLS;
+    for (size_t c = 0; c < t->ncols; c++) {
+        t->head[c] = heads[c];
+        t->right[c] = align != NULL && align[c] == 'r';
+        t->width[c] = text_width(heads[c]);
+    }
+    cf_out_str_init(&t->cells);
+}
+
+void cf_out_table_row(cf_out_table *t, const char *const *cells)
+{
+    for (size_t c = 0; c < t->ncols; c++) {
+        const char *v = cells[c] != NULL ? cells[c] : "";
+        size_t w = text_width(v);
+        if (w > t->width[c])
+            t->width[c] = w;
+        cf_out_str_put(&t->cells, v, strlen(v) + 1);
+    }
+    t->nrows++;
+}
+
+static void pad(FILE *f, size_t n)
+{
+    while (n-- > 0)
+        fputc(' ', f);
+}
+
+/* One cell with its padding. Blanks are held back in *pending and written only
+ * when text follows, so no line ends in spaces. */
+static void cell(const cf_out_table *t, size_t c, const char *v, const char *sgr, size_t *pending)
+{
+    size_t w = text_width(v);
+    size_t gap = t->width[c] > w ? t->width[c] - w : 0;
+    if (c > 0)
+        *pending += 2;
+    if (t->right[c])
+        *pending += gap;
+    if (*v != '\0') {
+        pad(t->f, *pending);
+        *pending = 0;
+        cf_out_on(t->f, t->color, sgr);
+        fputs(v, t->f);
+        cf_out_off(t->f, t->color && sgr != NULL);
+    }
+    if (!t->right[c])
+        *pending += gap;
+}
+
+void cf_out_table_flush(cf_out_table *t)
+{
+    size_t pending = 0;
+    if (!t->header_done) {
+        for (size_t c = 0; c < t->ncols; c++)
+            cell(t, c, t->head[c], CF_OUT_BOLD, &pending);
+        fputc('\n', t->f);
+        pending = 0;
+        cf_out_on(t->f, t->color, CF_OUT_DIM);
+        for (size_t c = 0; c < t->ncols; c++) {
+            if (c > 0)
+                fputs("  ", t->f);
+            for (size_t k = 0; k < t->width[c]; k++)
+                fputc('-', t->f);
+        }
+        cf_out_off(t->f, t->color);
+        fputc('\n', t->f);
+        t->header_done = true;
+    }
+    const char *p = t->cells.data;
+    for (size_t r = 0; r < t->nrows; r++) {
+        for (size_t c = 0; c < t->ncols; c++) {
+            cell(t, c, p, t->style[c], &pending);
+            p += strlen(p) + 1;
+        }
+        fputc('\n', t->f);
+        pending = 0;
+    }
+    t->nrows = 0;
+    cf_out_str_clear(&t->cells);
+}
+
+void cf_out_table_dispose(cf_out_table *t)
+{
+    cf_out_str_dispose(&t->cells);
+}
