@@ -113,10 +113,12 @@ typedef struct cf_arrow_options {
      * is exported by reference instead of copied. The caller must then keep the
      * io (and with it the reader's bytes) alive until the array is released.
      * Only bytes inside this io's lent range are ever referenced, so any other
-     * io is safe (it just yields copies). A reader opened with
-     * cf_reader_open_file keeps its io private: open the io yourself
-     * (cf_io_open_mmap + cf_reader_open) to get zero copy. */
+     * io is safe (it just yields copies). */
     cf_io *lender;
+    /* Zero copy from the reader's own io (cf_reader_io) when lender is NULL: for
+     * readers over memory or mmap (cf_reader_open_file with mmap = true). The
+     * reader must then outlive the exported arrays. Default false (copies). */
+    bool zero_copy;
 } cf_arrow_options;
 
 /* Fill o with the defaults above. */
@@ -136,8 +138,7 @@ CF_API cf_status cf_arrow_schema(const cf_reader *r, const cf_arrow_options *o,
 
 /* Read up to max_rows rows from the iterator's position (one cf_iter_next_batch,
  * so fewer at a block boundary) and export them as an Arrow array.
- *   it:      the iterator; r: the reader it was created on (Requires: the same
- *            reader; the iterator does not expose it).
+ *   it:      the iterator.
  *   o:       may be NULL (defaults); must be the same for every batch of a scan.
  *   out:     filled with an array the caller owns; call out->release(out) when done.
  *            At the end of the data: CF_OK with out marked released
@@ -145,11 +146,11 @@ CF_API cf_status cf_arrow_schema(const cf_reader *r, const cf_arrow_options *o,
  *   schema:  may be NULL; otherwise filled (when a batch was exported) with the
  *            batch's schema, which the caller also releases.
  * The exported array does not depend on the iterator: it stays valid after later
- * calls and after cf_iter_free (zero-copy buffers excepted: see `lender`).
+ * calls and after cf_iter_free (zero-copy buffers excepted: see `lender` and `zero_copy`).
  * Errors: the iterator's (CF_ECORRUPT, CF_EIO, ...), CF_EINVAL (bad option),
  * CF_ENOTSUP (no Arrow mapping), CF_ENOMEM. On error out (and schema) are marked
  * released, and the rows of the failed batch may have been consumed. */
-CF_API cf_status cf_iter_next_arrow(cf_iter *it, const cf_reader *r, size_t max_rows,
+CF_API cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows,
                                     const cf_arrow_options *o, struct ArrowArray *out,
                                     struct ArrowSchema *schema, cf_error *err);
 

@@ -64,6 +64,9 @@ CF_API cf_status cf_iter_next_batch(cf_iter *it, size_t max_rows, cf_batch *out,
 CF_API cf_status cf_iter_copy_batch(cf_iter *it, void *values, uint8_t *nonnull, size_t cap,
                                     size_t *count, cf_error *err);
 
+/* The reader this iterator was created on. */
+CF_API const cf_reader *cf_iter_reader(const cf_iter *it);
+
 /* Ordinal of the next row next_batch would return. */
 CF_API uint64_t cf_iter_current_ordinal(const cf_iter *it);
 

@@ -77,6 +77,9 @@ CF_API cf_status cf_reader_open_file(cf_reader **out, const char *path, bool mma
                                      const cf_reader_options *opts, cf_error *err);
 
 CF_API const cf_file_info *cf_reader_info(const cf_reader *r);
+/* The io the reader reads from (its own for cf_reader_open_file); lives as long
+ * as the reader. */
+CF_API cf_io *cf_reader_io(const cf_reader *r);
 
 /* Header pairs (written before data) and footer pairs, in file order. */
 CF_API size_t cf_reader_header_metadata(const cf_reader *r, const cf_metadata_pair **out);

@@ -468,10 +468,10 @@ fail:
     return st;
 }
 
-cf_status cf_iter_next_arrow(cf_iter *it, const cf_reader *r, size_t max_rows,
-                             const cf_arrow_options *o, struct ArrowArray *out,
-                             struct ArrowSchema *schema, cf_error *err)
+cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows, const cf_arrow_options *o,
+                             struct ArrowArray *out, struct ArrowSchema *schema, cf_error *err)
 {
+    const cf_reader *r = cf_iter_reader(it);
     memset(out, 0, sizeof *out);
     if (schema != NULL)
         memset(schema, 0, sizeof *schema);
@@ -479,6 +479,12 @@ cf_status cf_iter_next_arrow(cf_iter *it, const cf_reader *r, size_t max_rows,
     if (o == NULL) {
         cf_arrow_options_init(&dflt);
         o = &dflt;
+    }
+    cf_arrow_options with_lender;
+    if (o->zero_copy && o->lender == NULL) {
+        with_lender = *o;
+        with_lender.lender = cf_reader_io(r);
+        o = &with_lender;
     }
     const cf_file_info *fi = cf_reader_info(r);
     /* Options first, so a bad one consumes no rows. */

@@ -121,17 +121,31 @@ static bool take_section(const uint8_t **p, const uint8_t *end, cf_slice *out)
     return true;
 }
 
-/* Decode `n` flags of an RLE_1 stream into a fresh bitmap. */
-static bool decode_bits(cf_slice s, size_t n, cf_buf *bm)
+/* Does an RLE stream of this width hold at least n values? Checked before
+ * anything is sized by n: a repeated run can claim billions of values in a few
+ * bytes, so a claim is believed only once the stream backs it (the counts are
+ * also bounded by the footer's row count). */
+static bool stream_holds(cf_slice s, unsigned width, size_t n)
+{
+    cf_rle_decoder d;
+    cf_rle_dec_init(&d, s.data, s.len, width);
+    return cf_rle_dec_skip(&d, n, NULL) == n;
+}
+
+/* Decode n flags of an RLE_1 stream (already checked to hold them) into a
+ * fresh bitmap. */
+static cf_status decode_bits(cf_iter *it, cf_slice s, size_t n, cf_buf *bm, cf_error *err)
 {
     cf_buf_clear(bm);
     uint8_t *p = cf_buf_extend(bm, cf_bitmap_bytes(n) + 8);
-    if (p == NULL)
-        return false;
+    CF_CHECK(p != NULL, err, CF_ENOMEM, "data block at offset %llu: out of memory for a %zu-bit "
+             "bitmap", (unsigned long long)it->blk_ptr.off, n);
     memset(p, 0, bm->len);
     cf_rle_decoder d;
     cf_rle_dec_init(&d, s.data, s.len, 1);
-    return cf_rle_dec_get_bits(&d, p, 0, n) == n;
+    if (cf_rle_dec_get_bits(&d, p, 0, n) != n)
+        BLK_FAIL(it, err, "bitmap stream ends before its %zu flags", n);
+    return CF_OK;
 }
 
 static cf_status load_nullable(cf_iter *it, const uint8_t *p, const uint8_t *end,
@@ -145,8 +159,9 @@ static cf_status load_nullable(cf_iter *it, const uint8_t *p, const uint8_t *end
     if (rows > it->r->info.num_values)
         BLK_FAIL(it, err, "claims %u rows but the file has %llu", rows,
                  (unsigned long long)it->r->info.num_values);
-    if (!decode_bits(bm, rows, &it->rowbm))
+    if (!stream_holds(bm, 1, rows))
         BLK_FAIL(it, err, "non-null bitmap holds fewer than its %u rows", rows);
+    CF_TRY(decode_bits(it, bm, rows, &it->rowbm, err));
     it->blk_rows = rows;
     *encoded = (cf_slice){p, (size_t)(end - p)};
     return CF_OK;
@@ -170,10 +185,14 @@ static cf_status load_array(cf_iter *it, const uint8_t *p, const uint8_t *end, c
      * it is in a repeated run; bound the claim by what u16 counts allow. */
     if ((uint64_t)flat > (uint64_t)cells * 65535u)
         BLK_FAIL(it, err, "claims %u elements in %u cells", flat, cells);
-    if (!decode_bits(fbm, flat, &it->flatbm))
+    if (!stream_holds(fbm, 1, flat))
         BLK_FAIL(it, err, "element bitmap holds fewer than its %u elements", flat);
-    if (!decode_bits(abm, cells, &it->rowbm))
+    if (!stream_holds(abm, 1, cells))
         BLK_FAIL(it, err, "cell bitmap holds fewer than its %u cells", cells);
+    if (!stream_holds(cnt, 16, cells))
+        BLK_FAIL(it, err, "element counts hold fewer than its %u cells", cells);
+    CF_TRY(decode_bits(it, fbm, flat, &it->flatbm, err));
+    CF_TRY(decode_bits(it, abm, cells, &it->rowbm, err));
     cf_buf_clear(&it->counts);
     cf_buf_clear(&it->offsets);
     uint16_t *c = (uint16_t *)(void *)cf_buf_extend(&it->counts, (size_t)cells * 2 + 2);
@@ -403,6 +422,8 @@ cf_status cf_iter_seek_at_or_after(cf_iter *it, const void *key, bool *exact, cf
         *exact = ex;
     return position_at_row(it, row, err);
 }
+
+const cf_reader *cf_iter_reader(const cf_iter *it) { return it->r; }
 
 uint64_t cf_iter_current_ordinal(const cf_iter *it)
 {

@@ -453,6 +453,8 @@ cf_status cf_reader_open_file(cf_reader **out, const char *path, bool mmap,
 
 const cf_file_info *cf_reader_info(const cf_reader *r) { return &r->info; }
 
+cf_io *cf_reader_io(const cf_reader *r) { return r->io; }
+
 size_t cf_reader_header_metadata(const cf_reader *r, const cf_metadata_pair **out)
 {
     *out = r->header_md;

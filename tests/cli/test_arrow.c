@@ -544,7 +544,7 @@ static scan_stats scan(const char *path, const dumped *d, io_kind k, size_t max_
             arrs = realloc(arrs, cap * sizeof *arrs);
             schs = realloc(schs, cap * sizeof *schs);
         }
-        CF_ASSERT_OK(cf_iter_next_arrow(it, op.r, max_rows, &oo, &arrs[n], &schs[n], &err), &err);
+        CF_ASSERT_OK(cf_iter_next_arrow(it, max_rows, &oo, &arrs[n], &schs[n], &err), &err);
         if (arrs[n].release == NULL) {
             assert_null(schs[n].release);
             break;
@@ -880,7 +880,7 @@ static void test_arrow__bad_options(void **state)
         o.decimal_scale = bad[i].scale;
         o.native_decimal_widths = bad[i].native;
         o.version = bad[i].version;
-        CF_ASSERT_STATUS(cf_iter_next_arrow(it, op.r, 10, &o, &a, &s, &err), CF_EINVAL, &err);
+        CF_ASSERT_STATUS(cf_iter_next_arrow(it, 10, &o, &a, &s, &err), CF_EINVAL, &err);
         assert_null(a.release);
         assert_null(s.release);
         CF_ASSERT_STATUS(cf_arrow_schema(op.r, &o, &s, &err), CF_EINVAL, &err);
@@ -888,7 +888,7 @@ static void test_arrow__bad_options(void **state)
         assert_int_equal(cf_iter_current_ordinal(it), 0);
     }
     /* Defaults (NULL options), schema not asked for. */
-    CF_ASSERT_OK(cf_iter_next_arrow(it, op.r, 10, NULL, &a, NULL, &err), &err);
+    CF_ASSERT_OK(cf_iter_next_arrow(it, 10, NULL, &a, NULL, &err), &err);
     assert_int_equal(a.length, 10);
     a.release(&a);
     cf_iter_free(it);
@@ -923,7 +923,7 @@ static void test_arrow__zero_copy(void **state)
         cf_error err;
         CF_ASSERT_OK(cf_iter_create(&it, op.r, &err), &err);
         struct ArrowArray a;
-        CF_ASSERT_OK(cf_iter_next_arrow(it, op.r, 100, &o, &a, NULL, &err), &err);
+        CF_ASSERT_OK(cf_iter_next_arrow(it, 100, &o, &a, NULL, &err), &err);
         assert_false(in_io(op.io, a.buffers[1], 1));
         a.release(&a);
         /* Widened decimals cannot be referenced. */
@@ -947,7 +947,7 @@ static void test_arrow__release_and_move(void **state)
     CF_ASSERT_OK(cf_iter_create(&it, op.r, &err), &err);
     struct ArrowArray a;
     struct ArrowSchema s;
-    CF_ASSERT_OK(cf_iter_next_arrow(it, op.r, 50, NULL, &a, &s, &err), &err);
+    CF_ASSERT_OK(cf_iter_next_arrow(it, 50, NULL, &a, &s, &err), &err);
     check_batch(&a, &s, &d, 0);
 
     /* Move the child array and child schema out (spec: "Moving child arrays"). */
@@ -983,7 +983,7 @@ static void test_arrow__release_and_move(void **state)
     /* Drain: the end is signalled by a released array, again and again. */
     size_t rows = 50;
     for (;;) {
-        CF_ASSERT_OK(cf_iter_next_arrow(it, op.r, 64, NULL, &a, &s, &err), &err);
+        CF_ASSERT_OK(cf_iter_next_arrow(it, 64, NULL, &a, &s, &err), &err);
         if (a.release == NULL)
             break;
         check_batch(&a, &s, &d, rows);
@@ -992,7 +992,7 @@ static void test_arrow__release_and_move(void **state)
         s.release(&s);
     }
     assert_int_equal(rows, 200);
-    CF_ASSERT_OK(cf_iter_next_arrow(it, op.r, 64, NULL, &a, &s, &err), &err);
+    CF_ASSERT_OK(cf_iter_next_arrow(it, 64, NULL, &a, &s, &err), &err);
     assert_null(a.release);
     assert_null(s.release);
     cf_iter_free(it);
@@ -1032,11 +1032,11 @@ static void test_arrow__alloc_failures(void **state)
             /* Warm the iterator's buffers first: the iterator reports some of its
              * own allocation failures as corruption (iter.c), and this test is
              * about the exporter's. Same-sized batches need no new iterator memory. */
-            CF_ASSERT_OK(cf_iter_next_arrow(it, op.r, 10, &o, &a, &s, &err), &err);
+            CF_ASSERT_OK(cf_iter_next_arrow(it, 10, &o, &a, &s, &err), &err);
             a.release(&a);
             s.release(&s);
             cf_alloc_fail_after(k);
-            cf_status st = cf_iter_next_arrow(it, op.r, 10, &o, &a, &s, &err);
+            cf_status st = cf_iter_next_arrow(it, 10, &o, &a, &s, &err);
             cf_alloc_fail_after(0);
             if (st == CF_OK) {
                 succeeded = true;

@@ -843,9 +843,23 @@ static void test_cli__demo(void **state)
     done(&r);
 }
 
+/* `cfile info` on an HBase HFile says what it is instead of "bad magic". */
+static void test_cli__info_recognises_hfile(void **state)
+{
+    (void)state;
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/hfile/riverbed_simple.hfile", cf_test_shared_dir());
+    run r;
+    cli(&r, "info", path, NULL);
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "an HBase HFile"));
+    done(&r);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cli__info_recognises_hfile),
         cmocka_unit_test_setup_teardown(test_cli__usage_errors, setup, teardown),
         cmocka_unit_test(test_cli__help),
         cmocka_unit_test_setup_teardown(test_cli__jsonl_roundtrip, setup, teardown),

@@ -245,7 +245,7 @@ static int do_info(cf_cli *c, cf_hfile *h, bool json)
         fprintf(o, "HFile v%" PRIu32 ".%" PRIu32 " (HBase store file)\n", t->major, t->minor);
         fprintf(o, "Trailer:\n  fileinfoOffset=%" PRIu64 ", loadOnOpenDataOffset=%" PRIu64
                    ", dataIndexCount=%" PRIu32 ", metaIndexCount=%" PRIu32
-                   ", totalUncomressedBytes=%" PRIu64 ", entryCount=%" PRIu64
+                   ", totalUncompressedBytes=%" PRIu64 ", entryCount=%" PRIu64
                    ", compressionCodec=%s, uncompressedDataIndexSize=%" PRIu64
                    ", numDataIndexLevels=%" PRIu32 ", firstDataBlockOffset=%" PRId64
                    ", lastDataBlockOffset=%" PRId64 ", comparatorClassName=%s\n",

@@ -7,6 +7,8 @@
 #include <cfile/bloom.h>
 #include <cfile/delta.h>
 
+#include <cfile/hfile.h>
+
 #include "cli.h"
 #include "out.h"
 
@@ -485,8 +487,18 @@ int cf_cmd_info(cf_cli *c, int argc, char **argv)
     cf_error err = {0};
     cf_reader *r = NULL;
     cf_status st = cf_cli_open(&r, path, &err);
-    if (st != CF_OK)
+    if (st != CF_OK) {
+        /* Not a CFile: an HBase HFile has its own command. */
+        cf_io *io = NULL;
+        bool hfile = cf_io_open_file(&io, path, NULL) == CF_OK && cf_hfile_sniff(io);
+        cf_io_free(io);
+        if (hfile) {
+            fprintf(c->out, "%s: an HBase HFile, not a CFile: see `cfile hfile info %s`\n", path,
+                    path);
+            return CF_EXIT_OK;
+        }
         return cf_cli_lib_fail(c, path, st, &err);
+    }
     blk_list bl = {NULL, 0, 0, false};
     size_t damaged = 0;
     cf_status vst = CF_OK;
