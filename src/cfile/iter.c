@@ -320,6 +320,10 @@ cf_status cf_iter_seek_to_first(cf_iter *it, cf_error *err)
     it->at_end = false;
     it->have_block = false;
     it->cur_bt = it->pos_bt ? it->pos_bt : it->val_bt;
+    if (it->cur_bt == NULL && it->r->info.num_values == 0) {
+        it->at_end = true; /* nothing to locate */
+        return CF_OK;
+    }
     CF_CHECK(it->cur_bt != NULL, err, CF_ENOTSUP,
              "file has neither a positional nor a value index: its rows cannot be located");
     cf_status st = cf_btree_iter_seek_to_first(it->cur_bt, err);

@@ -160,6 +160,15 @@ cf_status cf_reader_verify(const cf_reader *r, cf_verify_fn fn, void *ctx, size_
         cf_buf_dispose(&scratch);
         report(&vs, "dictionary block", dp, 0, 0, CF_OK, NULL);
     }
+    if (damaged)
+        *damaged = 0;
+    /* Without an index no data block can be found (Kudu cannot read such a
+     * file either): say so rather than call it intact. */
+    if (!fi->has_posidx && !fi->has_validx && fi->num_values > 0)
+        CF_FAIL(err, CF_ENOTSUP,
+                "file has neither a positional nor a value index: its %llu rows cannot be "
+                "located",
+                (unsigned long long)fi->num_values);
     cf_iter *it;
     CF_TRY(cf_iter_create(&it, r, err));
     if (fi->has_posidx)

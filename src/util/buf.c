@@ -40,7 +40,9 @@ bool cf_buf_reserve(cf_buf *b, size_t extra)
 
 uint8_t *cf_buf_extend(cf_buf *b, size_t n)
 {
-    if (!cf_buf_reserve(b, n))
+    /* Reserve at least one byte so that extending by zero still returns a
+     * usable (non-NULL) pointer: NULL means out of memory to callers. */
+    if (!cf_buf_reserve(b, n ? n : 1))
         return NULL;
     uint8_t *p = b->data + b->len;
     b->len += n;
