@@ -18,8 +18,9 @@ CF_DEPS_BUILD=(
 # Tests and CI add clang for the sanitizer build and the libFuzzer targets.  We install
 # without Recommends, and clang-14 only *recommends* the compiler-rt runtimes (ASan,
 # UBSan, libFuzzer), so they are named explicitly.  python3 runs the Python package's
-# tests (python/tests, standard library only).
-CF_DEPS_TEST=(clang libclang-rt-14-dev python3)
+# tests (python/tests; the package needs only the standard library, and
+# python3-numpy lets the tests exercise its optional numpy path for real).
+CF_DEPS_TEST=(clang libclang-rt-14-dev python3 python3-numpy)
 # `make bench` only (never ./test or CI): the peers of bench/peers.c, the chart,
 # and python3 for bench/report.py.
 CF_DEPS_BENCH=(libleveldb-dev librocksdb-dev libsqlite3-dev gnuplot-nox python3)
