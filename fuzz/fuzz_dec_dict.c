@@ -1,5 +1,5 @@
-/* Fuzz the DICT (codewords against a synthetic dictionary) block decoder (format §8.8): load arbitrary bytes, then
- * next / seek / seek_at_or_after under encoding.h's invariants (common.c).
+/* Fuzz the DICT (codewords against a synthetic dictionary) block decoder (format §8.8): load
+ * arbitrary bytes, then next / seek / seek_at_or_after under encoding.h's invariants (common.c).
  * Input: [type selector][seed x4][dict size x2] then the block. */
 #include "fuzz.h"
 

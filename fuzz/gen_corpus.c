@@ -145,8 +145,8 @@ static void decoder_seeds(const char *target, cf_encoding enc, int which)
 
 /* ---- files our writer writes ----------------------------------------------------------- */
 
-static void write_file(cf_buf *out, cf_type t, cf_encoding enc, cf_compression comp,
-                       bool nullable, bool is_array, bool checksums, size_t rows)
+static void write_file(cf_buf *out, cf_type t, cf_encoding enc, cf_compression comp, bool nullable,
+                       bool is_array, bool checksums, size_t rows)
 {
     enum { N = 400 };
     static uint8_t vals[N * 16];
@@ -219,8 +219,8 @@ static bool first_data_block(const uint8_t *file, size_t len, cf_buf *out)
     cf_slice key;
     cf_block_ptr child;
     if (fi->has_posidx &&
-        cf_reader_read_block(r, (cf_block_ptr){fi->posidx_root_off, fi->posidx_root_size},
-                             &scratch, &s, "index", &err) == CF_OK &&
+        cf_reader_read_block(r, (cf_block_ptr){fi->posidx_root_off, fi->posidx_root_size}, &scratch,
+                             &s, "index", &err) == CF_OK &&
         cf_ib_parse(&ib, s.data, s.len, &err) == CF_OK && ib.count > 0 && ib.leaf &&
         cf_ib_entry(&ib, 0, &key, &child, &err) == CF_OK) {
         cf_buf data;
@@ -339,14 +339,26 @@ static void golden_seeds(const char *golden)
         /* fuzz_footer: [opt][u16 n][footer PB][everything before the footer CRC] */
         if (i % 3 == 0 && len > 16) {
             uint32_t flen = cf_load_le32(f + len - 4);
-            if ((size_t)flen + 16 <= len) {
+            /* without checksums nothing precedes the footer PB: keep all of the body */
+            cf_error err;
+            cf_io *io;
+            cf_reader *r;
+            size_t crc_len = 4;
+            cf_io_open_mem(&io, f, len, &err);
+            if (cf_reader_open(&r, io, NULL, &err) == CF_OK) {
+                if (!(cf_reader_info(r)->incompatible_features & CF_FEATURE_CHECKSUM))
+                    crc_len = 0;
+                cf_reader_free(r);
+            }
+            cf_io_free(io);
+            if ((size_t)flen + 12 + crc_len <= len) {
                 cf_buf b;
                 cf_buf_init(&b);
                 cf_buf_put_u8(&b, (uint8_t)(4 | (i & 8)));
                 uint16_t n16 = (uint16_t)flen;
                 cf_buf_append(&b, &n16, 2);
                 cf_buf_append(&b, f + len - 12 - flen, flen);
-                cf_buf_append(&b, f, len - 16 - flen);
+                cf_buf_append(&b, f, len - 12 - crc_len - flen);
                 put_file("fuzz_footer", base_name(paths[i]), b.data, b.len);
                 cf_buf_dispose(&b);
             }
@@ -364,9 +376,9 @@ static void golden_seeds(const char *golden)
                 cf_buf_init(&b);
                 cf_slice s;
                 if (fi->has_posidx &&
-                    cf_reader_read_block(
-                        r, (cf_block_ptr){fi->posidx_root_off, fi->posidx_root_size}, &scratch,
-                        &s, "index", &err) == CF_OK) {
+                    cf_reader_read_block(r,
+                                         (cf_block_ptr){fi->posidx_root_off, fi->posidx_root_size},
+                                         &scratch, &s, "index", &err) == CF_OK) {
                     cf_buf_put_u8(&b, (uint8_t)(i << 1));
                     cf_buf_append(&b, s.data, s.len);
                     put_file("fuzz_index_block", base_name(paths[i]), b.data, b.len);
@@ -469,8 +481,8 @@ static void tree_seeds(void)
         for (uint32_t i = 0; i < (k ? 60u : 20u); i++) {
             uint8_t key[4];
             cf_store_be32(key, i * 100);
-            if (cf_btree_writer_append(w, (cf_slice){key, 4}, (cf_block_ptr){1000 + i, 50},
-                                       &err) != CF_OK)
+            if (cf_btree_writer_append(w, (cf_slice){key, 4}, (cf_block_ptr){1000 + i, 50}, &err) !=
+                CF_OK)
                 die("btree append", &err);
         }
         cf_block_ptr root;
