@@ -175,17 +175,24 @@ static cf_status md_add(md_list *l, const char *key, const void *value, size_t l
     return CF_OK;
 }
 
-/* Build the PB views of a metadata list; `pairs` and `ptrs` have l->n slots. */
-static void md_to_pb(const md_list *l, Kudu__FileMetadataPairPB *pairs,
-                     Kudu__FileMetadataPairPB **ptrs)
+/* The protobuf view of a metadata list: an array of l->n message pointers
+ * followed by the messages, in one allocation (cf_free it). The strings stay
+ * owned by the list. NULL when out of memory. */
+static Kudu__FileMetadataPairPB **md_to_pb(const md_list *l)
 {
-    for (size_t i = 0; i < l->n; i++) {
+    size_t n = l->n;
+    Kudu__FileMetadataPairPB **ptrs = cf_calloc(1, (n ? n : 1) * (sizeof *ptrs + sizeof **ptrs));
+    if (ptrs == NULL)
+        return NULL;
+    Kudu__FileMetadataPairPB *pairs = (Kudu__FileMetadataPairPB *)(void *)(ptrs + (n ? n : 1));
+    for (size_t i = 0; i < n; i++) {
         kudu__file_metadata_pair_pb__init(&pairs[i]);
         pairs[i].key = l->v[i].key;
         pairs[i].value.data = l->v[i].value;
         pairs[i].value.len = l->v[i].value_len;
         ptrs[i] = &pairs[i];
     }
+    return ptrs;
 }
 
 /* ---- low-level writing ------------------------------------------------------------- */
@@ -240,14 +247,12 @@ static cf_status write_header(cf_writer *w, cf_error *err)
 {
     Kudu__CFileHeaderPB hdr = KUDU__CFILE_HEADER_PB__INIT;
     size_t n = w->header_md.n;
-    Kudu__FileMetadataPairPB *pairs = cf_calloc(n ? n : 1, sizeof *pairs);
-    Kudu__FileMetadataPairPB **ptrs = cf_calloc(n ? n : 1, sizeof *ptrs);
+    Kudu__FileMetadataPairPB **ptrs = md_to_pb(&w->header_md);
     cf_buf b;
     cf_buf_init(&b);
     cf_status st = CF_OK;
-    if (pairs == NULL || ptrs == NULL)
+    if (ptrs == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "out of memory writing the header");
-    md_to_pb(&w->header_md, pairs, ptrs);
     hdr.n_metadata = n;
     hdr.metadata = ptrs;
     size_t pblen = kudu__cfile_header_pb__get_packed_size(&hdr);
@@ -265,7 +270,6 @@ static cf_status write_header(cf_writer *w, cf_error *err)
         CF_FAIL_OUT(err, CF_ENOMEM, "out of memory writing the header");
     CF_TRY_OUT(io_append(w, b.data, b.len, err));
 out:
-    cf_free(pairs);
     cf_free(ptrs);
     cf_buf_dispose(&b);
     return st;
@@ -653,12 +657,11 @@ static cf_status write_footer(cf_writer *w, cf_block_ptr *posroot, cf_block_ptr 
     Kudu__BlockPointerPB posb = KUDU__BLOCK_POINTER_PB__INIT, valb = KUDU__BLOCK_POINTER_PB__INIT,
                          dictb = KUDU__BLOCK_POINTER_PB__INIT;
     size_t n = w->footer_md.n;
-    Kudu__FileMetadataPairPB *pairs = cf_calloc(n ? n : 1, sizeof *pairs);
-    Kudu__FileMetadataPairPB **ptrs = cf_calloc(n ? n : 1, sizeof *ptrs);
+    Kudu__FileMetadataPairPB **ptrs = md_to_pb(&w->footer_md);
     cf_buf b;
     cf_buf_init(&b);
     cf_status st = CF_OK;
-    if (pairs == NULL || ptrs == NULL)
+    if (ptrs == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "out of memory writing the footer");
     /* format §2.3: which fields Kudu sets, so protobuf emits exactly its bytes. */
     f.data_type = (Kudu__DataType)w->o.type;
@@ -678,7 +681,6 @@ static cf_status write_footer(cf_writer *w, cf_block_ptr *posroot, cf_block_ptr 
     }
     f.has_compression = 1;
     f.compression = (Kudu__CompressionType)w->o.compression;
-    md_to_pb(&w->footer_md, pairs, ptrs);
     f.n_metadata = n;
     f.metadata = ptrs;
     f.has_is_type_nullable = 1;
@@ -711,7 +713,6 @@ static cf_status write_footer(cf_writer *w, cf_block_ptr *posroot, cf_block_ptr 
         cf_store_le32(b.data, cf_crc32c(b.data + 4, b.len - 4));
     CF_TRY_OUT(io_append(w, b.data, b.len, err));
 out:
-    cf_free(pairs);
     cf_free(ptrs);
     cf_buf_dispose(&b);
     return st;
