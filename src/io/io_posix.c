@@ -140,6 +140,7 @@ typedef struct file_writer {
     size_t buf_len;
     char *path;
     char *tmp_path;
+    bool created; /* tmp_path names a file this writer created */
 } file_writer;
 
 /* Remember the first failure: later calls repeat it. */
@@ -271,7 +272,8 @@ static void fw_free(cf_io *io)
     file_writer *w = (file_writer *)io;
     if (w->fd >= 0)
         close(w->fd);
-    if (!w->committed && w->tmp_path != NULL)
+    /* Only a temporary file this writer created is ours to remove. */
+    if (w->created && !w->committed)
         unlink(w->tmp_path);
     cf_free(w->buf);
     cf_free(w->path);
@@ -327,10 +329,9 @@ cf_status cf_io_create_file(cf_io **out, const char *path, cf_error *err)
     }
     if (w->fd < 0) {
         int e = errno;
-        /* Nothing was created: free must not unlink a name someone else owns. */
-        w->committed = true;
         CF_FAIL_OUT(err, CF_EIO, "create %s: %s", w->tmp_path, strerror(e));
     }
+    w->created = true;
     *out = &w->base;
     return CF_OK;
 out:

@@ -1,5 +1,6 @@
 #include "alloc.h"
 
+#include <malloc.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -19,13 +20,96 @@ static bool should_fail(void)
 
 void cf_alloc_fail_after(uint64_t n) { atomic_store(&fail_countdown, n); }
 
-void *cf_malloc(size_t n) { return should_fail() ? NULL : malloc(n ? n : 1); }
+/* ---- accounting (tests only; see alloc.h) ------------------------------------------ */
+
+static _Atomic bool acct_on;
+static _Atomic uint64_t acct_calls;
+static _Atomic size_t acct_largest;
+/* Signed: a block allocated before the start and freed after it takes away
+ * bytes that were never added. */
+static _Atomic int64_t acct_live, acct_peak;
+
+static bool counting(void) { return atomic_load_explicit(&acct_on, memory_order_relaxed); }
+
+static void note_alloc(void *p, size_t request)
+{
+    if (p == NULL || !counting())
+        return;
+    atomic_fetch_add(&acct_calls, 1);
+    size_t big = atomic_load(&acct_largest);
+    while (request > big && !atomic_compare_exchange_weak(&acct_largest, &big, request)) {
+    }
+    int64_t live = atomic_fetch_add(&acct_live, (int64_t)malloc_usable_size(p)) +
+                   (int64_t)malloc_usable_size(p);
+    int64_t peak = atomic_load(&acct_peak);
+    while (live > peak && !atomic_compare_exchange_weak(&acct_peak, &peak, live)) {
+    }
+}
+
+static void note_free(void *p)
+{
+    if (p != NULL && counting())
+        atomic_fetch_sub(&acct_live, (int64_t)malloc_usable_size(p));
+}
+
+void cf_alloc_stats_start(void)
+{
+    atomic_store(&acct_calls, 0);
+    atomic_store(&acct_largest, 0);
+    atomic_store(&acct_live, 0);
+    atomic_store(&acct_peak, 0);
+    atomic_store(&acct_on, true);
+}
+
+void cf_alloc_stats_stop(cf_alloc_stats *out)
+{
+    atomic_store(&acct_on, false);
+    if (out == NULL)
+        return;
+    out->calls = atomic_load(&acct_calls);
+    out->largest = atomic_load(&acct_largest);
+    int64_t peak = atomic_load(&acct_peak);
+    out->peak_live = peak > 0 ? (size_t)peak : 0;
+}
+
+/* ---- the allocator ------------------------------------------------------------------ */
+
+void *cf_malloc(size_t n)
+{
+    if (should_fail())
+        return NULL;
+    void *p = malloc(n ? n : 1);
+    note_alloc(p, n);
+    return p;
+}
 
 void *cf_calloc(size_t count, size_t size)
 {
-    return should_fail() ? NULL : calloc(count ? count : 1, size ? size : 1);
+    if (should_fail())
+        return NULL;
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (p != NULL && counting()) {
+        size_t total;
+        note_alloc(p, cf_mul_ok(count, size, &total) ? total : SIZE_MAX);
+    }
+    return p;
 }
 
-void *cf_realloc(void *p, size_t n) { return should_fail() ? NULL : realloc(p, n ? n : 1); }
+void *cf_realloc(void *p, size_t n)
+{
+    if (should_fail())
+        return NULL;
+    size_t old = p != NULL && counting() ? malloc_usable_size(p) : 0;
+    void *q = realloc(p, n ? n : 1);
+    if (q != NULL && counting()) {
+        atomic_fetch_sub(&acct_live, (int64_t)old);
+        note_alloc(q, n);
+    }
+    return q;
+}
 
-void cf_free(void *p) { free(p); }
+void cf_free(void *p)
+{
+    note_free(p);
+    free(p);
+}

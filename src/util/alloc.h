@@ -15,6 +15,20 @@ void cf_free(void *p);
 /* Tests: make the n-th allocation from now fail (0 = never). */
 void cf_alloc_fail_after(uint64_t n);
 
+/* Tests: allocation accounting, so a test can bound what a hostile file makes
+ * the reader allocate. Off until started; costs one relaxed atomic load per
+ * call while off. Counts every thread. */
+typedef struct cf_alloc_stats {
+    uint64_t calls;   /* successful cf_malloc/cf_calloc/cf_realloc calls */
+    size_t largest;   /* largest single request in bytes */
+    size_t peak_live; /* most bytes (allocator usable sizes) live at once,
+                       * counting only what was allocated since the start */
+} cf_alloc_stats;
+/* Reset the counters and start counting. */
+void cf_alloc_stats_start(void);
+/* Stop counting; *out (may be NULL) gets the counters since the start. */
+void cf_alloc_stats_stop(cf_alloc_stats *out);
+
 /* true and *out = a*b (a+b) when it fits, false on overflow. */
 static inline bool cf_mul_ok(size_t a, size_t b, size_t *out)
 {
