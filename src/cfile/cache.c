@@ -34,8 +34,26 @@ struct cf_cache_entry {
     size_t charge;
     unsigned refs;   /* table reference + pins; guarded by the shard mutex */
     bool in_table;
-    uint8_t data[];  /* the block's logical bytes */
+    _Atomic(void *) aux; /* derived state (cf_cache_entry_set_aux), owned */
+    uint8_t *data;   /* the block's logical bytes, inside this allocation */
+    uint8_t space[];
 };
+
+/* Where the logical bytes start inside an entry's allocation. Iterators serve
+ * PLAIN values in place from cached bytes (zero copy) only when they are
+ * aligned for their type, and the copy into the caller's buffer runs fastest
+ * from a cache-line boundary: so the bytes start 8 bytes before a 64-byte
+ * boundary, which puts a PLAIN block's values (after its 8-byte header, format
+ * §8.1) on the boundary. A flexible array member of bytes would start at an
+ * arbitrary odd offset and force a second copy on every batch. */
+#define DATA_ALIGN 64u
+#define DATA_SLACK (DATA_ALIGN + 8u)
+static uint8_t *entry_data(cf_cache_entry *e)
+{
+    uintptr_t p = (uintptr_t)e->space + 8u;
+    p = (p + DATA_ALIGN - 1) & ~(uintptr_t)(DATA_ALIGN - 1);
+    return (uint8_t *)(p - 8u);
+}
 
 typedef struct shard {
     pthread_mutex_t mu;
@@ -102,6 +120,7 @@ void cf_cache_free(cf_cache *c)
         /* No pins can remain: every reader (and so every iterator) is gone. */
         for (cf_cache_entry *e = s->lru.next, *nx; e != &s->lru; e = nx) {
             nx = e->next;
+            cf_free(atomic_load_explicit(&e->aux, memory_order_relaxed));
             cf_free(e);
         }
         cf_free(s->table);
@@ -150,8 +169,10 @@ static void lru_push_front(shard *s, cf_cache_entry *e)
 
 static void unref_locked(cf_cache_entry *e)
 {
-    if (--e->refs == 0)
+    if (--e->refs == 0) {
+        cf_free(atomic_load_explicit(&e->aux, memory_order_relaxed));
         cf_free(e);
+    }
 }
 
 /* Take e out of the table and the LRU list, dropping the table's reference. */
@@ -221,14 +242,17 @@ cf_cache_entry *cf_cache_insert(cf_cache *c, uint64_t file_id, uint64_t off, uin
         len = 0;
     uint64_t h = mix(file_id, off);
     shard *s = shard_of(c, h);
-    size_t charge;
-    if (!cf_add_ok(len, sizeof(cf_cache_entry) + ENTRY_OVERHEAD, &charge) || charge > s->capacity)
+    size_t charge, slack = is_view ? 0 : DATA_SLACK;
+    if (!cf_add_ok(len, sizeof(cf_cache_entry) + ENTRY_OVERHEAD + slack, &charge) ||
+        charge > s->capacity)
         return NULL;
     /* Allocate and copy outside the lock: only the list surgery is serialized. */
-    cf_cache_entry *e = cf_malloc(sizeof *e + len);
+    cf_cache_entry *e = cf_malloc(sizeof *e + len + slack);
     if (e == NULL)
         return NULL;
     memset(e, 0, sizeof *e);
+    atomic_init(&e->aux, NULL);
+    e->data = is_view ? e->space : entry_data(e);
     e->file_id = file_id;
     e->off = off;
     e->size = size;
@@ -273,4 +297,38 @@ void cf_cache_release(cf_cache *c, cf_cache_entry *e)
     pthread_mutex_lock(&s->mu);
     unref_locked(e);
     pthread_mutex_unlock(&s->mu);
+}
+
+const void *cf_cache_entry_aux(const cf_cache_entry *e)
+{
+    return atomic_load_explicit(&((cf_cache_entry *)e)->aux, memory_order_acquire);
+}
+
+const void *cf_cache_entry_set_aux(cf_cache *c, cf_cache_entry *e, void *aux, size_t charge)
+{
+    void *expect = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&e->aux, &expect, aux, memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+        cf_free(aux);
+        return expect;
+    }
+    /* Charge the derived bytes to the shard, making room as an insert would
+     * (never by dropping e itself: the caller holds it). */
+    shard *s = shard_of(c, mix(e->file_id, e->off));
+    pthread_mutex_lock(&s->mu);
+    if (e->in_table) {
+        e->charge += charge;
+        s->bytes += charge;
+        while (s->bytes > s->capacity && s->lru.prev != &s->lru && s->lru.prev != e) {
+            cf_cache_entry *victim = s->lru.prev;
+            remove_locked(s, victim, mix(victim->file_id, victim->off));
+            s->evictions++;
+        }
+        if (s->bytes > s->capacity) {
+            remove_locked(s, e, mix(e->file_id, e->off)); /* still pinned: stays alive */
+            s->evictions++;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return aux;
 }

@@ -60,6 +60,14 @@ cf_cache_entry *cf_cache_insert(cf_cache *c, uint64_t file_id, uint64_t off, uin
                                 const uint8_t *data, size_t len, bool is_view, cf_slice *out);
 /* Drop a pin; NULL is a no-op. */
 void cf_cache_release(cf_cache *c, cf_cache_entry *e);
+/* State derived from a cached block's bytes (a nullable block's decoded
+ * bitmap), kept with the entry so that the next iterator to load the block
+ * skips that decode; NULL until set. The pointer stays valid while e is pinned. */
+const void *cf_cache_entry_aux(const cf_cache_entry *e);
+/* Offer aux (cf_malloc'd, `charge` bytes) for pinned e. Returns the entry's
+ * aux: ours, now owned by the entry (freed with it and charged to the cache),
+ * or one another thread set first (ours is then freed). */
+const void *cf_cache_entry_set_aux(cf_cache *c, cf_cache_entry *e, void *aux, size_t charge);
 
 /* ---- the reader (immutable after open) --------------------------------------------- */
 

@@ -282,6 +282,7 @@ typedef struct arena_chunk {
  * where its next entry starts (offset from the block start). */
 typedef struct run_state {
     uint32_t done;
+    uint32_t gen; /* the state is current only when this equals the decoder's gen */
     size_t next_off;
 } run_state;
 
@@ -296,8 +297,9 @@ typedef struct prefix_dec {
     uint32_t interval;
     cf_slice *vals; /* value i, once its run has decoded that far */
     size_t vals_cap;
-    run_state *runs; /* nrestarts + 1 */
+    run_state *runs; /* nrestarts + 1, initialized on first use (see run_at) */
     size_t runs_cap;
+    uint32_t gen; /* bumped by every load: makes every run state stale at once */
     arena_chunk *chunks;
     size_t nchunks, chunks_cap, cur_chunk, chunk_used;
     size_t materialized, materialize_cap;
@@ -446,17 +448,10 @@ static cf_status prefix_load(cf_decoder *d_, const uint8_t *data, size_t len, cf
     } else {
         CF_CHECK(nr == 0, err, CF_ECORRUPT, "prefix block: %" PRIu32 " restarts but no values", nr);
     }
+    /* Each restart is checked when a seek or a decode first uses it
+     * (restart_checked), not here: a load then costs O(1) instead of a read of
+     * every restart, which dominated value seeks into big blocks. */
     const uint8_t *restarts = data + entries_end;
-    size_t prev = hl;
-    for (uint32_t k = 0; k < nr; k++) {
-        size_t r = cf_load_le32(restarts + 4 * (size_t)k);
-        /* restarts lie strictly inside the entries area, in increasing order, each
-         * leaving room for at least one two-byte entry */
-        CF_CHECK(r > prev && r < entries_end && entries_end - r >= 2, err, CF_ECORRUPT,
-                 "prefix block: restart %" PRIu32 " at offset %zu outside (%zu, %zu)", k + 1, r,
-                 prev, entries_end);
-        prev = r;
-    }
     if (count > d->vals_cap) {
         cf_slice *v = cf_realloc(d->vals, count * sizeof *v);
         CF_CHECK(v != NULL, err, CF_ENOMEM, "prefix block: out of memory for %zu values", count);
@@ -467,6 +462,7 @@ static cf_status prefix_load(cf_decoder *d_, const uint8_t *data, size_t len, cf
         run_state *rs = cf_realloc(d->runs, ((size_t)nr + 1) * sizeof *rs);
         CF_CHECK(rs != NULL, err, CF_ENOMEM, "prefix block: out of memory for %" PRIu32 " runs",
                  nr);
+        memset(rs + d->runs_cap, 0, ((size_t)nr + 1 - d->runs_cap) * sizeof *rs);
         d->runs = rs;
         d->runs_cap = (size_t)nr + 1;
     }
@@ -477,9 +473,11 @@ static cf_status prefix_load(cf_decoder *d_, const uint8_t *data, size_t len, cf
     d->restarts = restarts;
     d->nrestarts = nr;
     d->interval = interval;
-    for (uint32_t k = 0; k <= nr; k++) {
-        d->runs[k].done = 0;
-        d->runs[k].next_off = restart_off(d, k);
+    /* Run states start lazily (run_at): a seek into a big block touches only
+     * the runs it decodes, not one state per restart. */
+    if (++d->gen == 0) {
+        memset(d->runs, 0, d->runs_cap * sizeof *d->runs);
+        d->gen = 1;
     }
     d->cur_chunk = 0;
     d->chunk_used = 0;
@@ -505,14 +503,42 @@ static inline bool readable16(const prefix_dec *d, const uint8_t *v)
     return off >= d->len || d->len - off >= 16;
 }
 
+/* Restart k's offset (1 <= k <= nrestarts) in *off, and whether it is sound:
+ * strictly after restart k - 1 (restart 0 is the end of the header), inside
+ * the entries area and leaving room for one two-byte entry (format §8.7). */
+static bool restart_checked(const prefix_dec *d, uint32_t k, size_t *off)
+{
+    size_t r = restart_off(d, k), prev = restart_off(d, k - 1);
+    *off = r;
+    return r > prev && r < d->entries_end && d->entries_end - r >= 2;
+}
+
+/* Run k's state, started afresh if it belongs to an earlier load. */
+static inline run_state *run_at(prefix_dec *d, uint32_t k)
+{
+    run_state *rs = &d->runs[k];
+    if (rs->gen != d->gen) {
+        rs->gen = d->gen;
+        rs->done = 0;
+        rs->next_off = restart_off(d, k);
+    }
+    return rs;
+}
+
 /* Decode run k up to and including value index idx (in the run's range). */
 static cf_status decode_run_to(prefix_dec *d, uint32_t k, size_t idx, cf_error *err)
 {
-    run_state *rs = &d->runs[k];
+    run_state *rs = run_at(d, k);
     size_t base = (size_t)k * d->interval;
     /* a run ends at the next restart (which must be exactly where its last entry
      * ends) or at the restart array */
-    size_t end = k < d->nrestarts ? restart_off(d, k + 1) : d->entries_end;
+    size_t start, end = d->entries_end;
+    CF_CHECK(k == 0 || restart_checked(d, k, &start), err, CF_ECORRUPT,
+             "prefix block: restart %" PRIu32 " at offset %zu is outside (%zu, %zu)", k,
+             restart_off(d, k), restart_off(d, k - 1), d->entries_end);
+    CF_CHECK(k == d->nrestarts || restart_checked(d, k + 1, &end), err, CF_ECORRUPT,
+             "prefix block: restart %" PRIu32 " at offset %zu is outside (%zu, %zu)", k + 1,
+             restart_off(d, k + 1), restart_off(d, k), d->entries_end);
     const uint8_t *p = d->data + rs->next_off;
     const uint8_t *limit = d->data + end;
     size_t i = base + rs->done;
@@ -604,7 +630,7 @@ static cf_status ensure(prefix_dec *d, size_t idx, size_t n, size_t *in_run, cf_
     size_t base = (size_t)k * d->interval;
     size_t run_end = d->base.count - base > d->interval ? base + d->interval : d->base.count;
     size_t last = idx + n < run_end ? idx + n : run_end; /* exclusive */
-    if (base + d->runs[k].done < last)
+    if (base + run_at(d, k)->done < last)
         CF_TRY(decode_run_to(d, k, last - 1, err));
     *in_run = last - idx;
     return CF_OK;
@@ -652,7 +678,11 @@ static cf_status prefix_seek_at_or_after(cf_decoder *d_, const void *key, bool *
     uint32_t left = 0, right = d->nrestarts;
     while (left < right) {
         uint32_t mid = left + (right - left + 1) / 2;
-        const uint8_t *p = d->data + restart_off(d, mid);
+        size_t roff;
+        CF_CHECK(restart_checked(d, mid, &roff), err, CF_ECORRUPT,
+                 "prefix block: restart %" PRIu32 " at offset %zu is outside (%zu, %zu)", mid,
+                 roff, restart_off(d, mid - 1), d->entries_end);
+        const uint8_t *p = d->data + roff;
         const uint8_t *limit = d->data + d->entries_end;
         uint32_t shared, non_shared;
         p = cf_varint32_decode(p, limit, &shared);

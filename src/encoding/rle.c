@@ -9,9 +9,10 @@
  * Writer: every value of an add call is accepted; the block is full once the
  * bytes the RLE writer has emitted, header included, exceed the block size;
  * values still buffered in the RLE writer and an unfinished repeated run do
- * not count (format §8.3, §10.2). The stream carries no index, so seeking
- * forward skips through it and seeking backward restarts from its start;
- * value seek is a linear scan (integers only).
+ * not count (format §8.3, §10.2). The stream carries no index: seeks build
+ * one in memory as far as their targets (a checkpoint every 16 runs, see
+ * cf_rle_index_extend) and restart from the nearest checkpoint before the
+ * target; value seek is a linear scan (integers only).
  */
 #include <string.h>
 
@@ -192,7 +193,14 @@ typedef struct rle_dec {
     size_t elem;
     unsigned width;
     cf_type phys;
+    /* Run index of the loaded block (cf_rle_index_extend), built by seeks
+     * only as far as their targets: checkpoints for values [0, walk.index). */
+    cf_buf cps;
+    cf_rle_index_walk walk;
 } rle_dec;
+
+/* A checkpoint every this many runs: seeks skip at most this many runs. */
+#define CP_EVERY_RUNS 16
 
 static cf_status dec_create_common(cf_decoder **out, const cf_dec_params *prm, bool want_bool,
                                    const cf_decoder_ops *ops, cf_error *err)
@@ -206,6 +214,7 @@ static cf_status dec_create_common(cf_decoder **out, const cf_dec_params *prm, b
     d->elem = elem;
     d->width = want_bool ? 1 : (unsigned)(8 * elem);
     d->phys = cf_type_physical(prm->type);
+    cf_buf_init(&d->cps);
     *out = &d->base;
     return CF_OK;
 }
@@ -222,6 +231,8 @@ static cf_status dec_create_bool(cf_decoder **out, const cf_dec_params *prm, cf_
 
 static void dec_free(cf_decoder *dd)
 {
+    if (dd)
+        cf_buf_dispose(&((rle_dec *)dd)->cps);
     cf_free(dd);
 }
 
@@ -239,6 +250,8 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     dd->first_ord = 0;
     d->stream = NULL;
     d->stream_len = 0;
+    cf_buf_clear(&d->cps);
+    memset(&d->walk, 0, sizeof d->walk);
     cf_rle_dec_init(&d->rd, NULL, 0, d->width);
     CF_CHECK(len >= RLE_HEADER, err, CF_ECORRUPT,
              "rle block: %zu bytes cannot hold the 8-byte header", len);
@@ -266,8 +279,34 @@ static cf_status dec_seek(cf_decoder *dd, size_t idx, cf_error *err)
     rle_dec *d = (rle_dec *)dd;
     CF_CHECK(idx <= dd->count, err, CF_EINVAL, "rle block: seek to %zu past count %zu", idx,
              dd->count);
-    if (idx < dd->pos)
+    if (idx == dd->pos)
+        return CF_OK;
+    if (!d->walk.done && d->walk.index <= idx) {
+        /* Walk the runs up to idx (what a skip from the start would cost),
+         * leaving checkpoints: later seeks below it are O(log runs). */
+        cf_rle_index_extend(&d->cps, d->stream, d->stream_len, d->width, dd->count,
+                            CP_EVERY_RUNS, idx, &d->walk);
+    }
+    size_t n_cp = d->cps.oom ? 0 : d->cps.len / sizeof(cf_rle_checkpoint);
+    if (n_cp > 0) {
+        const cf_rle_checkpoint *cp = (const cf_rle_checkpoint *)(const void *)d->cps.data;
+        size_t lo = 0, hi = n_cp;
+        while (hi - lo > 1) { /* last checkpoint at or before idx; cp[0] is value 0 */
+            size_t mid = lo + (hi - lo) / 2;
+            if (cp[mid].index <= idx)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        /* Jump unless the current position is already between it and idx. */
+        if (idx < dd->pos || cp[lo].index > dd->pos) {
+            cf_rle_dec_init(&d->rd, d->stream + cp[lo].off, d->stream_len - cp[lo].off,
+                            d->width);
+            dd->pos = (size_t)cp[lo].index;
+        }
+    } else if (idx < dd->pos) {
         restart(d);
+    }
     return skip_to(d, idx, err);
 }
 

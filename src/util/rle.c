@@ -444,29 +444,91 @@ size_t cf_rle_dec_get(cf_rle_decoder *d, void *dst, size_t elem_size, size_t n)
     return done;
 }
 
+/* Bits are produced in order into whole bytes of the destination through a
+ * 64-bit accumulator: a literal run moves up to 56 bits per step, a repeated
+ * run whole bytes by memset, instead of bit-by-bit edges around every short
+ * run (a 20%-NULL bitmap alternates short literal and repeated runs). */
+typedef struct bit_sink {
+    uint8_t *q;   /* next whole destination byte */
+    uint64_t acc; /* pending bits, LSB first */
+    unsigned na;  /* how many (< 8 between steps) */
+} bit_sink;
+
+static inline void sink_put(bit_sink *s, uint64_t bits, unsigned k) /* k <= 56 */
+{
+    s->acc |= bits << s->na;
+    s->na += k;
+    while (s->na >= 8) {
+        *s->q++ = (uint8_t)s->acc;
+        s->acc >>= 8;
+        s->na -= 8;
+    }
+}
+
+static void sink_fill(bit_sink *s, bool v, size_t k)
+{
+    uint64_t ones = v ? ~(uint64_t)0 : 0;
+    unsigned head = s->na ? 8 - s->na : 0;
+    if (head > k)
+        head = (unsigned)k;
+    sink_put(s, ones & width_mask(head), head);
+    k -= head;
+    if (k >= 8) {
+        memset(s->q, v ? 0xff : 0, k >> 3);
+        s->q += k >> 3;
+        k &= 7;
+    }
+    sink_put(s, ones & width_mask((unsigned)k), (unsigned)k);
+}
+
 size_t cf_rle_dec_get_bits(cf_rle_decoder *d, uint8_t *bitmap, size_t off, size_t n)
 {
     size_t done = 0;
+    /* Up to 7 flags one by one, so that the rest starts on a byte. */
+    while (done < n && ((off + done) & 7) != 0 && refill(d)) {
+        bool v;
+        if (d->rep_left > 0) {
+            v = d->rep_value != 0;
+            d->rep_left--;
+        } else {
+            v = read_bits(d->lit_p, d->lit_end, d->lit_bit, d->width) != 0;
+            d->lit_bit += d->width;
+            d->lit_left--;
+        }
+        cf_bitmap_put(bitmap, off + done, v);
+        done++;
+    }
+    if (done == n || ((off + done) & 7) != 0)
+        return done;
+    bit_sink s = {bitmap + ((off + done) >> 3), 0, 0};
     while (done < n && refill(d)) {
         size_t want = n - done;
         if (d->rep_left > 0) {
             size_t k = d->rep_left < want ? (size_t)d->rep_left : want;
-            cf_bitmap_fill(bitmap, off + done, k, d->rep_value != 0);
+            sink_fill(&s, d->rep_value != 0, k);
             d->rep_left -= k;
             done += k;
         } else {
             size_t k = d->lit_left < want ? (size_t)d->lit_left : want;
-            if (d->width == 1) {
-                cf_bitmap_copy(bitmap, off + done, d->lit_p, (size_t)d->lit_bit, k);
-                d->lit_bit += k;
-            } else {
-                for (size_t i = 0; i < k; i++, d->lit_bit += d->width)
-                    cf_bitmap_put(bitmap, off + done + i,
-                                  read_bits(d->lit_p, d->lit_end, d->lit_bit, d->width) != 0);
-            }
             d->lit_left -= k;
             done += k;
+            if (d->width == 1) {
+                while (k > 0) {
+                    unsigned t = k < 56 ? (unsigned)k : 56;
+                    sink_put(&s, read_bits(d->lit_p, d->lit_end, d->lit_bit, t), t);
+                    d->lit_bit += t;
+                    k -= t;
+                }
+            } else {
+                for (; k > 0; k--, d->lit_bit += d->width)
+                    sink_put(&s, read_bits(d->lit_p, d->lit_end, d->lit_bit, d->width) != 0, 1);
+            }
         }
+    }
+    /* The last partial byte keeps the destination's bits above the flags. */
+    if (s.na > 0) {
+        uint8_t m = (uint8_t)width_mask(s.na);
+        *s.q = (uint8_t)((*s.q & ~m) | ((uint8_t)s.acc & m));
     }
     return done;
 }
@@ -518,4 +580,45 @@ size_t cf_rle_dec_skip(cf_rle_decoder *d, size_t n, size_t *nonzero)
     if (nonzero)
         *nonzero = nz;
     return done;
+}
+
+void cf_rle_index_extend(cf_buf *out, const uint8_t *data, size_t len, unsigned width, size_t n,
+                         unsigned every, size_t upto, cf_rle_index_walk *w)
+{
+    if (every == 0)
+        every = 1;
+    if (w->done || w->off > len)
+        return;
+    cf_rle_decoder d;
+    cf_rle_dec_init(&d, data + w->off, len - (size_t)w->off, width);
+    while (w->index <= upto) {
+        if (w->index >= n) {
+            w->done = true;
+            break;
+        }
+        /* Between runs the decoder's state is only its byte position. */
+        cf_rle_checkpoint cp = {w->index, (uint64_t)(d.p - data)};
+        if (!refill(&d)) {
+            w->done = true;
+            break;
+        }
+        if (w->runs++ % every == 0)
+            cf_buf_append(out, &cp, sizeof cp);
+        uint64_t k = d.rep_left > 0 ? d.rep_left : d.lit_left;
+        if (k > n - w->index)
+            k = n - w->index;
+        w->index += k;
+        /* refill already moved p past the run's value or literal bytes. */
+        d.rep_left = 0;
+        d.lit_left = 0;
+    }
+    w->off = (uint64_t)(d.p - data);
+}
+
+size_t cf_rle_index_build(cf_buf *out, const uint8_t *data, size_t len, unsigned width, size_t n,
+                          unsigned every)
+{
+    cf_rle_index_walk w = {0, 0, 0, false};
+    cf_rle_index_extend(out, data, len, width, n, every, SIZE_MAX, &w);
+    return (size_t)w.index;
 }

@@ -72,4 +72,32 @@ size_t cf_rle_dec_get_bits(cf_rle_decoder *d, uint8_t *bitmap, size_t off, size_
  * were non-zero. Returns how many were skipped. */
 size_t cf_rle_dec_skip(cf_rle_decoder *d, size_t n, size_t *nonzero);
 
+/* A run index for seeking (format §7 streams carry none): a checkpoint at the
+ * start of every `every`-th run, so a seek restarts from the nearest one
+ * before its target instead of from the stream's start. */
+typedef struct cf_rle_checkpoint {
+    uint64_t index; /* values before this run */
+    uint64_t off;   /* byte offset of the run's indicator in the stream */
+} cf_rle_checkpoint;
+
+/* Walk the stream [data, data + len) run by run up to its first n values and
+ * append a checkpoint for runs 0, every, 2 * every, ... to *out (an array of
+ * cf_rle_checkpoint; out->oom on failure). Returns how many values the stream
+ * holds, up to n. Decoding from a checkpoint: cf_rle_dec_init at data + off
+ * (length len - off), at value `index`. */
+size_t cf_rle_index_build(cf_buf *out, const uint8_t *data, size_t len, unsigned width, size_t n,
+                          unsigned every);
+
+/* The same walk in steps, so that an index is built only as far as seeks
+ * need it. Start with a zeroed walk; each call continues it until it has
+ * passed value `upto` (or n values, or the stream's end: then done). */
+typedef struct cf_rle_index_walk {
+    uint64_t index; /* values walked */
+    uint64_t off;   /* byte offset of the next run */
+    uint64_t runs;  /* runs walked */
+    bool done;
+} cf_rle_index_walk;
+void cf_rle_index_extend(cf_buf *out, const uint8_t *data, size_t len, unsigned width, size_t n,
+                         unsigned every, size_t upto, cf_rle_index_walk *w);
+
 #endif

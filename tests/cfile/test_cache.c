@@ -12,6 +12,7 @@
 #include <cfile/cfile.h>
 
 #include "cfile/internal.h"
+#include "util/alloc.h"
 
 static cf_cache *make_cache(size_t cap)
 {
@@ -369,6 +370,48 @@ static void test_cache__mmap_view_marks(void **state)
     free(f);
 }
 
+/* Derived state kept with an entry: charged to the cache, first setter wins,
+ * freed with the entry (ASan runs see any leak), and an entry whose state no
+ * longer fits is dropped from the table but stays usable while pinned. */
+static void test_cache__entry_aux(void **state)
+{
+    (void)state;
+    cf_cache *c = make_cache(4000);
+    uint64_t id = cf_cache_new_file_id(c);
+    put(c, id, 100, 1000, 'a');
+    cf_slice s;
+    bool v;
+    cf_cache_entry *e = cf_cache_lookup(c, id, 100, 1000, &s, &v);
+    assert_non_null(e);
+    assert_null(cf_cache_entry_aux(e));
+    cf_cache_stats a, b;
+    cf_cache_get_stats(c, &a);
+    void *x = cf_malloc(64), *y = cf_malloc(64);
+    assert_ptr_equal(cf_cache_entry_set_aux(c, e, x, 500), x);
+    assert_ptr_equal(cf_cache_entry_set_aux(c, e, y, 500), x); /* y freed */
+    assert_ptr_equal(cf_cache_entry_aux(e), x);
+    cf_cache_get_stats(c, &b);
+    assert_int_equal(b.bytes, a.bytes + 500);
+    cf_cache_release(c, e);
+    /* Another block pushes the bytes over: the least recent goes, aux and all. */
+    put(c, id, 200, 1000, 'b');
+    put(c, id, 300, 1500, 'c');
+    cf_cache_get_stats(c, &b);
+    assert_true(b.bytes <= b.capacity);
+    /* State too big for the cache: the pinned entry leaves the table only. */
+    e = cf_cache_lookup(c, id, 300, 1500, &s, &v);
+    assert_non_null(e);
+    void *z = cf_malloc(16);
+    assert_ptr_equal(cf_cache_entry_set_aux(c, e, z, 10000), z);
+    cf_cache_get_stats(c, &b);
+    assert_true(b.bytes <= b.capacity);
+    assert_false(cached(c, id, 300, 1500));
+    assert_int_equal(s.data[0], 'c');
+    assert_ptr_equal(cf_cache_entry_aux(e), z);
+    cf_cache_release(c, e);
+    cf_cache_free(c);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -379,6 +422,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cache__scans_hit),
         cmocka_unit_test(test_cache__threads_share_reader),
         cmocka_unit_test(test_cache__mmap_view_marks),
+        cmocka_unit_test(test_cache__entry_aux),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -524,6 +524,49 @@ static void test_prefix__corrupt_blocks(void **state)
     expect_corrupt("00 00 00 10 00 05 00 00 00 01 00 00 00");
 }
 
+/* Restarts are checked when first used: a load of a block with a bad restart
+ * succeeds, and the seek or decode that reaches it reports the corruption. */
+static void test_prefix__lazy_restart_checks(void **state)
+{
+    (void)state;
+    const char *bad[] = {
+        /* restart 1 outside the entries area */
+        "00 05 00 02 00 00 01 61 01 01 62 00 03 61 62 63 02 01 64 00 01 62"
+        "0b 00 00 00 40 00 00 00 02 00 00 00",
+        /* restarts not increasing */
+        "00 05 00 02 00 00 01 61 01 01 62 00 03 61 62 63 02 01 64 00 01 62"
+        "13 00 00 00 0b 00 00 00 02 00 00 00",
+        /* restart 0 inside the header */
+        "00 05 00 02 00 00 01 61 01 01 62 00 03 61 62 63 02 01 64 00 01 62"
+        "05 00 00 00 13 00 00 00 02 00 00 00",
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        uint8_t blk[64];
+        size_t len = cf_test_unhex(bad[k], blk, sizeof blk);
+        cf_error err;
+        cf_decoder *d;
+        CF_ASSERT_OK(cf_decoder_open(&d, CF_ENC_PREFIX, &dec_params, blk, len, &err), &err);
+        assert_int_equal(d->count, 5);
+        /* Value seeks binary-search the restarts; every probe is checked. */
+        const char *keys[] = {"a", "abc", "b", "zz"};
+        bool any = false;
+        for (size_t j = 0; j < 4; j++) {
+            bool exact;
+            cf_slice key = {(const uint8_t *)keys[j], strlen(keys[j])};
+            cf_status st = d->ops->seek_at_or_after(d, &key, &exact, &err);
+            assert_true(st == CF_OK || st == CF_ENOTFOUND || st == CF_ECORRUPT);
+            any |= st == CF_ECORRUPT;
+        }
+        assert_true(any);
+        /* Decoding every value reaches every restart. */
+        CF_ASSERT_OK(d->ops->seek(d, 0, &err), &err);
+        cf_slice got[5];
+        size_t g;
+        CF_ASSERT_STATUS(d->ops->next(d, got, 5, &g, &err), CF_ECORRUPT, &err);
+        cf_decoder_free(d);
+    }
+}
+
 /* Truncations and bit flips of valid blocks: a clean status, never a crash. */
 static void test_prefix__mutations(void **state)
 {
@@ -567,6 +610,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_prefix__force_takes_all),
         cmocka_unit_test(test_prefix__seek_at_or_after),
         cmocka_unit_test(test_prefix__corrupt_blocks),
+        cmocka_unit_test(test_prefix__lazy_restart_checks),
         cmocka_unit_test(test_prefix__mutations),
     };
     return CF_RUN_TESTS(argc, argv, tests);

@@ -481,6 +481,135 @@ static void test_rle__decoder_hostile(void **state)
     }
 }
 
+/* get_bits in random pieces at random offsets: exactly the flags land in
+ * [off, off + n) and every bit around them keeps its old value. */
+static void test_rle__get_bits_pieces_keep_neighbours(void **state)
+{
+    (void)state;
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(1) + 7);
+    enum { N = 4000 };
+    uint64_t *v = malloc(N * sizeof *v);
+    uint8_t *bm = malloc(N / 8 + 16), *ref = malloc(N / 8 + 16);
+    unsigned widths[] = {1, 1, 1, 3, 8, 17};
+    for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
+        unsigned w = widths[wi];
+        for (int iter = 0; iter < 20; iter++) {
+            size_t n = (size_t)cf_rng_below(&r, N - 64) + 1;
+            gen_values(&r, v, n, w);
+            cf_rle_encoder e;
+            cf_rle_enc_init(&e, w);
+            for (size_t i = 0; i < n; i++)
+                cf_rle_enc_put(&e, v[i]);
+            CF_ASSERT_OK(cf_rle_enc_finish(&e), NULL);
+            for (size_t i = 0; i < N / 8 + 16; i++)
+                ref[i] = (uint8_t)cf_rng_next(&r);
+            memcpy(bm, ref, N / 8 + 16);
+            size_t off = (size_t)cf_rng_below(&r, 40);
+            cf_rle_decoder d;
+            cf_rle_dec_init(&d, e.out.data, e.out.len, w);
+            size_t done = 0;
+            while (done < n) {
+                size_t k = 1 + (size_t)cf_rng_below(&r, cf_rng_below(&r, 2) ? 9 : 700);
+                if (k > n - done)
+                    k = n - done;
+                assert_int_equal(cf_rle_dec_get_bits(&d, bm, off + done, k), k);
+                done += k;
+            }
+            for (size_t i = 0; i < (N / 8 + 16) * 8; i++) {
+                bool want = i >= off && i < off + n ? v[i - off] != 0 : cf_bitmap_get(ref, i);
+                assert_int_equal(cf_bitmap_get(bm, i), want);
+            }
+            /* The stream is over: no more flags, and nothing is written. */
+            memcpy(ref, bm, N / 8 + 16);
+            assert_int_equal(cf_rle_dec_get_bits(&d, bm, off + n, 20) < 8, true);
+            cf_rle_enc_dispose(&e);
+        }
+    }
+    free(v);
+    free(bm);
+    free(ref);
+}
+
+/* The run index: checkpoint 0 is value 0 at byte 0, indexes increase, and
+ * decoding from any checkpoint gives the values from its index on; a cut
+ * stream indexes only what it holds. */
+static void test_rle__index_checkpoints(void **state)
+{
+    (void)state;
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(1) + 8);
+    enum { N = 5000 };
+    uint64_t *v = malloc(N * sizeof *v), *got = malloc(N * sizeof *got);
+    unsigned widths[] = {1, 5, 16, 32, 64};
+    for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
+        unsigned w = widths[wi];
+        size_t n = N - (size_t)cf_rng_below(&r, 100);
+        gen_values(&r, v, n, w);
+        cf_rle_encoder e;
+        cf_rle_enc_init(&e, w);
+        for (size_t i = 0; i < n; i++)
+            cf_rle_enc_put(&e, v[i]);
+        CF_ASSERT_OK(cf_rle_enc_finish(&e), NULL);
+        unsigned everys[] = {0, 1, 4, 16};
+        for (size_t ei = 0; ei < 4; ei++) {
+            cf_buf cps;
+            cf_buf_init(&cps);
+            assert_int_equal(cf_rle_index_build(&cps, e.out.data, e.out.len, w, n, everys[ei]), n);
+            assert_false(cps.oom);
+            size_t ncp = cps.len / sizeof(cf_rle_checkpoint);
+            const cf_rle_checkpoint *cp = (const cf_rle_checkpoint *)(const void *)cps.data;
+            assert_true(ncp >= 1);
+            assert_int_equal(cp[0].index, 0);
+            assert_int_equal(cp[0].off, 0);
+            for (size_t k = 0; k < ncp; k++) {
+                assert_true(k == 0 || cp[k].index > cp[k - 1].index);
+                assert_true(cp[k].off < e.out.len);
+                cf_rle_decoder d;
+                cf_rle_dec_init(&d, e.out.data + cp[k].off, e.out.len - cp[k].off, w);
+                size_t m = n - (size_t)cp[k].index;
+                assert_int_equal(cf_rle_dec_get(&d, got, 8, m), m);
+                for (size_t i = 0; i < m; i++)
+                    assert_true(got[i] == v[cp[k].index + i]);
+            }
+            /* Built in random steps: the same checkpoints. */
+            cf_buf steps;
+            cf_buf_init(&steps);
+            cf_rle_index_walk walk = {0, 0, 0, false};
+            size_t upto = 0;
+            while (!walk.done) {
+                upto += (size_t)cf_rng_below(&r, 300);
+                size_t before = (size_t)walk.index;
+                cf_rle_index_extend(&steps, e.out.data, e.out.len, w, n, everys[ei], upto, &walk);
+                assert_true(walk.done || walk.index > upto);
+                assert_true(walk.index >= before);
+            }
+            assert_int_equal(walk.index, n);
+            CF_ASSERT_BYTES(steps.data, steps.len, cps.data, cps.len);
+            cf_buf_dispose(&steps);
+            /* Only the first values asked for; then a stream cut short. */
+            cf_buf_clear(&cps);
+            assert_int_equal(cf_rle_index_build(&cps, e.out.data, e.out.len, w, n / 2, 1), n / 2);
+            const cf_rle_checkpoint *c2 = (const cf_rle_checkpoint *)(const void *)cps.data;
+            assert_true(c2[cps.len / sizeof *c2 - 1].index < n / 2);
+            cf_buf_clear(&cps);
+            size_t held = cf_rle_index_build(&cps, e.out.data, e.out.len / 2, w, n, 1);
+            assert_true(held < n);
+            cf_buf_dispose(&cps);
+        }
+        cf_rle_enc_dispose(&e);
+    }
+    /* Hostile: a repeated run claiming 2^30 values indexes in one step. */
+    uint8_t big[] = {0x80, 0x80, 0x80, 0x80, 0x08, 0x07};
+    cf_buf cps;
+    cf_buf_init(&cps);
+    assert_int_equal(cf_rle_index_build(&cps, big, sizeof big, 8, SIZE_MAX, 16), (size_t)1 << 30);
+    assert_int_equal(cps.len, sizeof(cf_rle_checkpoint));
+    cf_buf_dispose(&cps);
+    free(v);
+    free(got);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -494,6 +623,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_rle__bool_bytes),
         cmocka_unit_test(test_rle__decoder_accepts_grammar),
         cmocka_unit_test(test_rle__decoder_hostile),
+        cmocka_unit_test(test_rle__get_bits_pieces_keep_neighbours),
+        cmocka_unit_test(test_rle__index_checkpoints),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -253,37 +253,77 @@ static cf_status scans(const cf_reader *r, size_t batch, bool view, unsigned thr
 
 /* memcpy of `bytes` from one buffer of that size in chunk-sized pieces into a
  * reused chunk buffer: the same memory traffic as a decode into a batch buffer. */
-static double memcpy_secs(uint64_t bytes, size_t chunk, unsigned iters, double *best)
+typedef struct memcpy_ref {
+    uint8_t *src, *dst;
+    uint64_t bytes;
+    size_t chunk;
+} memcpy_ref;
+
+static bool memcpy_ref_init(memcpy_ref *m, uint64_t bytes, size_t chunk)
 {
-    if (bytes == 0 || chunk == 0)
-        return 0;
-    uint8_t *src = malloc(bytes), *dst = malloc(chunk);
-    double *t = calloc(iters, sizeof *t);
-    if (src == NULL || dst == NULL || t == NULL) {
-        free(src);
-        free(dst);
-        free(t);
-        return 0;
-    }
-    memset(src, 0x5a, bytes); /* fault the pages in before timing */
+    m->bytes = bytes;
+    m->chunk = chunk;
+    m->src = bytes ? malloc(bytes) : NULL;
+    m->dst = chunk ? malloc(chunk) : NULL;
+    if (m->src == NULL || m->dst == NULL)
+        return false;
+    memset(m->src, 0x5a, bytes); /* fault the pages in before timing */
+    return true;
+}
+
+static void memcpy_ref_free(memcpy_ref *m)
+{
+    free(m->src);
+    free(m->dst);
+}
+
+static double memcpy_once(const memcpy_ref *m)
+{
     volatile uint8_t sink = 0;
-    for (unsigned k = 0; k < iters; k++) {
-        double t0 = now_s();
-        for (uint64_t off = 0; off < bytes; off += chunk) {
-            size_t n = bytes - off < chunk ? (size_t)(bytes - off) : chunk;
-            memcpy(dst, src + off, n);
-            /* Keep the copy observable so it is not elided. */
-            sink ^= dst[n - 1];
-        }
-        t[k] = now_s() - t0;
+    double t0 = now_s();
+    for (uint64_t off = 0; off < m->bytes; off += m->chunk) {
+        size_t n = m->bytes - off < m->chunk ? (size_t)(m->bytes - off) : m->chunk;
+        memcpy(m->dst, m->src + off, n);
+        /* Keep the copy observable so it is not elided. */
+        sink ^= m->dst[n - 1];
     }
     (void)sink;
-    double m = median(t, iters);
-    *best = t[0];
-    free(src);
-    free(dst);
+    return now_s() - t0;
+}
+
+/* K timed scans, then K timed memcpys of the same bytes: medians of each,
+ * *mc_med 0 when the reference could not be set up. */
+static cf_status scans_vs_memcpy(const cf_reader *r, size_t batch, bool view, unsigned iters,
+                                 scan_job *jobs, double *med, double *best, double *mc_med,
+                                 double *mc_best, uint64_t *bytes, cf_error *err)
+{
+    double *t = calloc(iters, sizeof *t), *m = calloc(iters, sizeof *m);
+    memcpy_ref ref = {0};
+    bool have_ref = false;
+    cf_status st = CF_OK;
+    if (t == NULL || m == NULL) {
+        free(t);
+        free(m);
+        return CF_ENOMEM;
+    }
+    for (unsigned k = 0; k < iters && st == CF_OK; k++)
+        st = timed_scan(r, batch, view, 1, jobs, &t[k], bytes, err);
+    /* Then the reference (not interleaved: one scan's blocks and the
+     * reference's source would evict each other from L2 and slow both). */
+    if (st == CF_OK)
+        have_ref = memcpy_ref_init(&ref, *bytes, batch * cf_type_size(cf_reader_info(r)->type));
+    for (unsigned k = 0; k < iters && st == CF_OK; k++)
+        m[k] = have_ref ? memcpy_once(&ref) : 0;
+    if (st == CF_OK) {
+        *med = median(t, iters); /* sorts: [0] is then the best */
+        *best = t[0];
+        *mc_med = median(m, iters);
+        *mc_best = m[0];
+    }
+    memcpy_ref_free(&ref);
     free(t);
-    return m;
+    free(m);
+    return st;
 }
 
 static int bench_read(cf_cli *c, int argc, char **argv)
@@ -318,7 +358,7 @@ static int bench_read(cf_cli *c, int argc, char **argv)
         return cf_cli_usage(c, "--iters 1..1000, --batch 1..16M, --threads 1..64");
     const char *path = argv[optind];
     cf_error e = {0};
-    cf_cache *cache = NULL;
+    cf_cache *cache = NULL, *cache2 = NULL;
     cf_reader *r = NULL, *r2 = NULL;
     scan_job *jobs = calloc(threads, sizeof *jobs);
     int ret = CF_EXIT_FAIL;
@@ -339,13 +379,19 @@ static int bench_read(cf_cli *c, int argc, char **argv)
     }
     double med, best, mc_best = 0, nv_med = 0, nv_best, th_med = 0, th_best;
     uint64_t bytes = 0, b2;
+    double mc_med = 0;
     /* One untimed scan warms the page cache (and the block cache). */
     if ((st = scans(r, batch, view, 1, 1, jobs, &med, &best, &bytes, &e)) != CF_OK ||
-        (st = scans(r, batch, view, 1, (unsigned)iters, jobs, &med, &best, &bytes, &e)) != CF_OK)
+        (st = scans_vs_memcpy(r, batch, view, (unsigned)iters, jobs, &med, &best, &mc_med,
+                              &mc_best, &bytes, &e)) != CF_OK)
         goto out;
-    double mc_med = memcpy_secs(bytes, (size_t)batch * es, (unsigned)iters, &mc_best);
     if (cksum && (fi->incompatible_features & CF_FEATURE_CHECKSUM)) {
-        if ((st = open_reader(&r2, path, mmap, false, NULL, &e)) != CF_OK ||
+        /* The same configuration with verification off: with --cache a cache
+         * of its own (warmed the same way), so that the difference is what
+         * checksums cost that configuration, not cache against no cache. */
+        if ((cache_mb && (st = cf_cache_create(&cache2, (size_t)cache_mb << 20, &e)) != CF_OK) ||
+            (st = open_reader(&r2, path, mmap, false, cache2, &e)) != CF_OK ||
+            (st = scans(r2, batch, view, 1, 1, jobs, &nv_med, &nv_best, &b2, &e)) != CF_OK ||
             (st = scans(r2, batch, view, 1, (unsigned)iters, jobs, &nv_med, &nv_best, &b2, &e)) !=
                 CF_OK)
             goto out;
@@ -385,6 +431,7 @@ out:
     free(jobs);
     cf_reader_free(r2);
     cf_reader_free(r);
+    cf_cache_free(cache2);
     cf_cache_free(cache);
     return ret;
 }
