@@ -61,7 +61,7 @@ typedef struct shard {
     size_t nbuckets; /* power of two */
     size_t entries;
     size_t bytes, capacity;
-    cf_cache_entry lru; /* sentinel */
+    cf_cache_entry *lru; /* sentinel (allocated: an entry ends in a flexible array) */
     uint64_t hits, misses, inserts, evictions;
 } shard;
 
@@ -94,18 +94,21 @@ cf_status cf_cache_create(cf_cache **out, size_t capacity_bytes, cf_error *err)
     for (unsigned i = 0; i < n; i++) {
         shard *s = &c->shards[i];
         s->capacity = capacity_bytes / n;
-        s->lru.prev = s->lru.next = &s->lru;
+        s->lru = cf_calloc(1, sizeof *s->lru);
         s->nbuckets = 64;
         s->table = cf_calloc(s->nbuckets, sizeof *s->table);
-        if (s->table == NULL || pthread_mutex_init(&s->mu, NULL) != 0) {
+        if (s->lru == NULL || s->table == NULL || pthread_mutex_init(&s->mu, NULL) != 0) {
+            cf_free(s->lru);
             cf_free(s->table);
             for (unsigned j = 0; j < i; j++) {
                 pthread_mutex_destroy(&c->shards[j].mu);
                 cf_free(c->shards[j].table);
+                cf_free(c->shards[j].lru);
             }
             cf_free(c);
             CF_FAIL(err, CF_ENOMEM, "out of memory creating a cache");
         }
+        s->lru->prev = s->lru->next = s->lru;
     }
     *out = c;
     return CF_OK;
@@ -118,12 +121,13 @@ void cf_cache_free(cf_cache *c)
     for (unsigned i = 0; i < c->nshards; i++) {
         shard *s = &c->shards[i];
         /* No pins can remain: every reader (and so every iterator) is gone. */
-        for (cf_cache_entry *e = s->lru.next, *nx; e != &s->lru; e = nx) {
+        for (cf_cache_entry *e = s->lru->next, *nx; e != s->lru; e = nx) {
             nx = e->next;
             cf_free(atomic_load_explicit(&e->aux, memory_order_relaxed));
             cf_free(e);
         }
         cf_free(s->table);
+        cf_free(s->lru);
         pthread_mutex_destroy(&s->mu);
     }
     cf_free(c);
@@ -161,10 +165,10 @@ static void lru_unlink(cf_cache_entry *e)
 
 static void lru_push_front(shard *s, cf_cache_entry *e)
 {
-    e->next = s->lru.next;
-    e->prev = &s->lru;
-    s->lru.next->prev = e;
-    s->lru.next = e;
+    e->next = s->lru->next;
+    e->prev = s->lru;
+    s->lru->next->prev = e;
+    s->lru->next = e;
 }
 
 static void unref_locked(cf_cache_entry *e)
@@ -269,8 +273,8 @@ cf_cache_entry *cf_cache_insert(cf_cache *c, uint64_t file_id, uint64_t off, uin
             break;
         }
     }
-    while (s->bytes > s->capacity - charge && s->lru.prev != &s->lru) {
-        cf_cache_entry *victim = s->lru.prev;
+    while (s->bytes > s->capacity - charge && s->lru->prev != s->lru) {
+        cf_cache_entry *victim = s->lru->prev;
         remove_locked(s, victim, mix(victim->file_id, victim->off));
         s->evictions++;
     }
@@ -319,8 +323,8 @@ const void *cf_cache_entry_set_aux(cf_cache *c, cf_cache_entry *e, void *aux, si
     if (e->in_table) {
         e->charge += charge;
         s->bytes += charge;
-        while (s->bytes > s->capacity && s->lru.prev != &s->lru && s->lru.prev != e) {
-            cf_cache_entry *victim = s->lru.prev;
+        while (s->bytes > s->capacity && s->lru->prev != s->lru && s->lru->prev != e) {
+            cf_cache_entry *victim = s->lru->prev;
             remove_locked(s, victim, mix(victim->file_id, victim->off));
             s->evictions++;
         }

@@ -226,6 +226,25 @@ static cf_status build_null_state(cf_iter *it, cf_slice bm, uint32_t rows, cf_er
     return CF_OK;
 }
 
+/* A block's decoded bitmaps and counts are sized by the counts it claims, and a
+ * repeated RLE run can claim billions of rows in a few bytes. Keep that state
+ * within the reader's block limit (max_block_len, 16 MiB by default: over 130
+ * million rows per block), so no file can make us allocate more than that. */
+static cf_status check_decoded_size(cf_iter *it, uint64_t bytes, const char *what,
+                                    cf_error *err)
+{
+    size_t lim = it->r->opts.max_block_len;
+    if (bytes <= lim)
+        return CF_OK;
+    return cf_error_prefix(
+        err,
+        cf_error_set(err, CF_ENOTSUP, __FILE__, __LINE__,
+                     "%s need %llu bytes decoded, over the reader's %zu-byte block limit "
+                     "(cf_reader_options.max_block_len)",
+                     what, (unsigned long long)bytes, lim),
+        "data block at offset %llu: ", (unsigned long long)it->blk_ptr.off);
+}
+
 static cf_status load_nullable(cf_iter *it, const uint8_t *p, const uint8_t *end,
                                cf_slice *encoded, cf_error *err)
 {
@@ -237,6 +256,13 @@ static cf_status load_nullable(cf_iter *it, const uint8_t *p, const uint8_t *end
     if (rows > it->r->info.num_values)
         BLK_FAIL(it, err, "claims %u rows but the file has %llu", rows,
                  (unsigned long long)it->r->info.num_values);
+    if ((uint64_t)rows / 8 > it->r->opts.max_block_len) {
+        /* A claim this large is first checked against the stream (a lie is
+         * corruption), then refused only if true. */
+        if (!stream_holds(bm, 1, rows))
+            BLK_FAIL(it, err, "non-null bitmap holds fewer than its %u rows", rows);
+        CF_TRY(check_decoded_size(it, (uint64_t)rows / 8, "its rows' null flags", err));
+    }
     const null_state *ns = it->pin != NULL ? cf_cache_entry_aux(it->pin) : NULL;
     if (ns != NULL && ns->rows == rows)
         it->ns = ns; /* decoded by an earlier load of this cached block */
@@ -271,6 +297,9 @@ static cf_status load_array(cf_iter *it, const uint8_t *p, const uint8_t *end, c
         BLK_FAIL(it, err, "cell bitmap holds fewer than its %u cells", cells);
     if (!stream_holds(cnt, 16, cells))
         BLK_FAIL(it, err, "element counts hold fewer than its %u cells", cells);
+    /* bitmaps, u16 counts and u32 offsets per cell */
+    CF_TRY(check_decoded_size(it, (uint64_t)flat / 8 + (uint64_t)cells * 6 + (uint64_t)cells / 8,
+                              "its cells and elements", err));
     CF_TRY(decode_bits(it, fbm, flat, &it->flatbm, err));
     CF_TRY(decode_bits(it, abm, cells, &it->rowbm, err));
     cf_buf_clear(&it->counts);

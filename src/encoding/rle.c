@@ -346,6 +346,22 @@ static cf_status dec_seek_value(cf_decoder *dd, const void *key, bool *exact, cf
     /* format §8.4: linear scan from the start for the first value >= key. */
     restart(d);
     while (dd->pos < dd->count) {
+        /* Inside a repeated run: one comparison decides the whole rest of it,
+         * so a run of billions of equal values costs O(1), not O(run). */
+        if (d->rd.rep_left > 0) {
+            uint8_t rv[8];
+            memcpy(rv, &d->rd.rep_value, sizeof rv);
+            if (order_key(rv, d->elem, sign) < target) {
+                size_t left = dd->count - dd->pos;
+                size_t n = d->rd.rep_left < left ? (size_t)d->rd.rep_left : left;
+                size_t skipped = cf_rle_dec_skip(&d->rd, n, NULL);
+                CF_CHECK(skipped == n, err, CF_ECORRUPT,
+                         "rle block: stream ends after %zu of %zu values", dd->pos + skipped,
+                         dd->count);
+                dd->pos += skipped;
+                continue;
+            }
+        }
         cf_rle_decoder saved = d->rd;
         size_t left = dd->count - dd->pos;
         size_t k = left < SCAN_BATCH ? left : SCAN_BATCH;
