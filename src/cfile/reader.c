@@ -122,7 +122,9 @@ static cf_status read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratc
     /* Decompress after the raw bytes in scratch (data may point into scratch). */
     size_t data_off = data == scratch->data ? 0 : SIZE_MAX;
     size_t dst_off = scratch->len;
-    CF_CHECK(cf_buf_reserve(scratch, ulen), err, CF_ENOMEM, "%s at offset %llu: out of memory",
+    /* at least one byte, so that scratch->data is never NULL (NULL + 0 is undefined) */
+    CF_CHECK(cf_buf_reserve(scratch, ulen ? ulen : 1), err, CF_ENOMEM,
+             "%s at offset %llu: out of memory",
              what, (unsigned long long)ptr.off);
     if (data_off == 0)
         data = scratch->data;

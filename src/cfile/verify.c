@@ -104,6 +104,10 @@ static void verify_tree(verify_state *vs, cf_iter *it, cf_block_ptr root, const 
         cf_slice key = cf_btree_iter_key(bt);
         bool positional = key.len == 4 && data_by_position(vs);
         uint64_t first = positional ? cf_load_be32(key.data) : next_first, rows = 0;
+        /* Where this block must start: its index key, and right after the
+         * previous block when that one was intact (row 0 for the first). */
+        uint64_t want = first;
+        bool after_intact = !pending;
         if (pending) {
             uint64_t lost = positional && first > pend_first ? first - pend_first : 0;
             report(vs, "data block", pend_ptr, pend_first, lost, CF_ECORRUPT, &pend_err);
@@ -112,6 +116,12 @@ static void verify_tree(verify_state *vs, cf_iter *it, cf_block_ptr root, const 
         uint32_t lsize = 0;
         int dmode = 0;
         cf_status bst = cf_iter_check_block(it, p, &first, &rows, &lsize, &dmode, &e);
+        if (bst == CF_OK && (first != want || (after_intact && first != next_first)))
+            bst = cf_error_set(&e, CF_ECORRUPT, __FILE__, __LINE__,
+                               "data block at offset %llu: starts at row %llu, but the index "
+                               "places it at row %llu",
+                               (unsigned long long)p.off, (unsigned long long)first,
+                               (unsigned long long)(first != want ? want : next_first));
         if (bst == CF_OK) {
             vs->logical_size = lsize;
             vs->dict_mode = dmode;
