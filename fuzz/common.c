@@ -759,8 +759,11 @@ void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uin
         if (!fi->is_array && type_orderable(fi->type)) {
             for (int k = 0; k < 3; k++) {
                 uint8_t key[32] = {0}, kb[16];
+                const uint8_t *kept = NULL; /* our copy of a binary key's bytes */
                 if (k < 2 && sv.n > 0) {
-                    memcpy(key, sv.vals + fuzz_rng_below(&rng, sv.n) * es, es);
+                    size_t pick = fuzz_rng_below(&rng, sv.n);
+                    memcpy(key, sv.vals + pick * es, es);
+                    kept = sv.arena + sv.arena_off[pick];
                 } else {
                     for (size_t i = 0; i < es; i++)
                         key[i] = (uint8_t)fuzz_rng_next(&rng);
@@ -771,8 +774,10 @@ void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uin
                     size_t kl = k < 2 && sv.n > 0 ? ks.len : fuzz_rng_below(&rng, 9);
                     if (kl > sizeof kb)
                         kl = sizeof kb;
+                    /* the stashed slice points into a block the iterator may have
+                     * dropped since: take the bytes from the stash's own copy */
                     for (size_t i = 0; i < kl; i++)
-                        kb[i] = k < 2 && sv.n > 0 ? ks.data[i] : (uint8_t)fuzz_rng_next(&rng);
+                        kb[i] = kept ? kept[i] : (uint8_t)fuzz_rng_next(&rng);
                     ks = (cf_slice){kb, kl};
                     memcpy(key, &ks, sizeof ks);
                 }
