@@ -1,0 +1,98 @@
+cmake_minimum_required(VERSION 3.25)
+# CLI contract for `cfile table` (issue 9, item 5): the exact command forms run on
+# the small CSVs in tests/rowset/cli/, each step's exit status, stdout and stderr
+# compared byte for byte with tests/rowset/cli/expected/NN-name.txt.
+# Steps run in order in WORK (so table directories and CSV names are relative and
+# the outputs hold no temporary paths); timestamps are the tool's logical ones,
+# and the only wall-clock figure ("in 0.02 s" after an import) is normalised.
+# Run as: cmake -DCFILE=... -DDATA=tests/rowset/cli -DWORK=... [-DUPDATE=ON] -P cli_golden.cmake
+# UPDATE=ON rewrites the expected files from what the tool prints (review the diff!).
+
+set(work ${WORK}/rowset_cli_golden)
+file(REMOVE_RECURSE ${work})
+file(MAKE_DIRECTORY ${work})
+foreach(csv people.csv regions.csv unsorted.csv)
+  file(COPY ${DATA}/${csv} DESTINATION ${work})
+endforeach()
+
+set(failures 0)
+
+# step(NAME ARGS...): run `cfile table ARGS...` and compare with expected/NAME.txt.
+function(step name)
+  set(args ${ARGN})
+  execute_process(COMMAND ${CFILE} table ${args} WORKING_DIRECTORY ${work}
+                  OUTPUT_VARIABLE out ERROR_VARIABLE errout RESULT_VARIABLE rc)
+  string(REGEX REPLACE " in [0-9]+\\.[0-9]+ s\n" " in T s\n" out "${out}")
+  # The command line as a shell would take it: quote words with spaces or quotes.
+  set(line "$ cfile table")
+  foreach(a IN LISTS args)
+    if(a MATCHES "[ \"',]")
+      string(REPLACE "'" "'\\''" a "${a}")
+      set(a "'${a}'")
+    endif()
+    string(APPEND line " ${a}")
+  endforeach()
+  set(got "${line}\nexit ${rc}\n--- stdout\n${out}--- stderr\n${errout}")
+  set(file ${DATA}/expected/${name}.txt)
+  if(UPDATE)
+    file(WRITE ${file} "${got}")
+    return()
+  endif()
+  if(NOT EXISTS ${file})
+    message(SEND_ERROR "${name}: no expected file ${file}")
+    return()
+  endif()
+  file(READ ${file} want)
+  if(NOT got STREQUAL want)
+    message(SEND_ERROR "${name}: output differs from ${file}\n--- got:\n${got}--- want:\n${want}")
+  else()
+    message(STATUS "${name}: as expected")
+  endif()
+endfunction()
+
+set(schema "id INT64 KEY, name STRING NULL, ts UNIXTIME_MICROS")
+
+# Import, then every read form.
+step(01-import import people --schema ${schema} people.csv)
+step(02-scan scan people)
+step(03-scan-json scan people --json)
+step(04-scan-columns scan people --columns name,id)
+step(05-scan-where scan people --json --where "id >= 2 AND name IS NOT NULL")
+step(06-scan-where-null scan people --columns id,name --where "name IS NULL")
+step(07-scan-where-string scan people --json --columns id --where "name > b AND id != 8")
+step(08-get get people 3)
+step(09-get-json get people --json 5 1)
+# Mutations at the tool's logical timestamps (insert 1, then 2, 3, ...).
+step(10-update update people --key 2 --set "name=dave,ts=1700000000000099")
+step(11-delete delete people --key 1)
+step(12-scan-after scan people --json)
+step(13-scan-as-of-1 scan people --json --as-of 1)
+step(14-scan-as-of-2 scan people --json --as-of 2)
+step(15-info info people)
+step(16-compact compact people)
+step(17-info-compacted info people)
+step(18-scan-compacted scan people)
+step(19-scan-compacted-as-of scan people --json --as-of 2)
+# A compound key: KEY arguments join the key columns with commas.
+step(20-import-compound import regions --schema "region STRING KEY, id INT32 KEY, v DOUBLE NULL"
+     regions.csv)
+step(21-get-compound get regions --json eu,2 us,7)
+step(22-scan-compound-where scan regions --where "region = us AND id >= 1")
+step(23-update-compound update regions --key us,1 --set "v=NULL")
+step(24-get-compound-updated get regions us,1)
+
+# Errors: exit status and message.
+step(30-bad-schema import bad --schema "id INT64 KEY, name BLOB" people.csv)
+step(31-out-of-order import unsorted --schema ${schema} unsorted.csv)
+step(32-get-missing get people --json 3 4)
+step(33-get-deleted get people 1)
+step(34-update-missing update people --key 4 --set name=x)
+step(35-delete-missing delete people --key 1)
+step(36-bad-where scan people --where "bogus = 1")
+step(37-bad-key get regions eu)
+step(38-bad-set-value update regions --key eu,1 --set "v=")
+
+# A failed import leaves nothing that opens as a table.
+if(EXISTS ${work}/unsorted/MANIFEST OR EXISTS ${work}/bad/MANIFEST)
+  message(SEND_ERROR "a failed import left a MANIFEST behind")
+endif()
