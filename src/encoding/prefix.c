@@ -13,10 +13,16 @@
  * restart; a value is taken only while the entries area (header and restarts
  * excluded) is <= block_size.
  *
- * Reader: entries are decoded lazily, one restart run at a time and only as far
- * as asked. A value with shared == 0 is served straight from the block; others
- * are rebuilt once into a chunked arena so that every slice handed out stays
- * valid until the next load.
+ * Reader: a value with shared == 0 is served straight from the block; others
+ * are rebuilt into a chunked arena so that every slice handed out stays valid
+ * until the next load. Two paths decode:
+ *  - the stream: next() from where the previous next() stopped (a scan) writes
+ *    slices straight into the caller's array and keeps the previous value's
+ *    first 16 bytes in a register, so a short value is one blend and one store;
+ *  - random access (after a seek, and value seeks): entries are decoded
+ *    lazily into `vals`, one restart run at a time and only as far as asked.
+ * Each value is decoded at most once by each path per load, which bounds the
+ * arena; both apply the same checks.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -303,6 +309,12 @@ typedef struct prefix_dec {
     arena_chunk *chunks;
     size_t nchunks, chunks_cap, cur_chunk, chunk_used;
     size_t materialized, materialize_cap;
+    /* The stream (see the top of the file). s_idx only grows during a load
+     * (SIZE_MAX once it failed), so it decodes each value at most once. */
+    size_t s_idx;        /* next value the stream decodes */
+    size_t s_off, s_end; /* its entry's offset; the end of its run (checked) */
+    cf_slice s_prev;     /* the value before s_idx in its run; {NULL, 0} at a run start */
+    size_t s_materialized;
 } prefix_dec;
 
 static void prefix_dec_free(cf_decoder *d_)
@@ -482,6 +494,11 @@ static cf_status prefix_load(cf_decoder *d_, const uint8_t *data, size_t len, cf
     d->cur_chunk = 0;
     d->chunk_used = 0;
     d->materialized = 0;
+    /* s_end == s_off: the "previous run ends here" check at value 0 holds */
+    d->s_idx = 0;
+    d->s_off = d->s_end = hl;
+    d->s_prev = (cf_slice){NULL, 0};
+    d->s_materialized = 0;
     /* A well-formed block rebuilds at most interval * entries bytes (a value is no
      * longer than the entries of its run so far); allow that for ordinary
      * intervals, and a fixed floor beyond. */
@@ -636,6 +653,191 @@ static cf_status ensure(prefix_dec *d, size_t idx, size_t n, size_t *in_run, cf_
     return CF_OK;
 }
 
+/* ---- the stream ------------------------------------------------------------------- */
+
+/* Start run k at the stream's position p (an offset): the run before it must
+ * have ended exactly here (at restart k), and the run's end is restart k + 1,
+ * checked as restart_checked does, or the restart array. */
+static cf_status stream_run_start(prefix_dec *d, uint32_t k, size_t p, size_t *end, cf_error *err)
+{
+    CF_CHECK(p == *end, err, CF_ECORRUPT,
+             "prefix block: restart %" PRIu32 " at offset %zu does not follow value %zu", k, *end,
+             (size_t)k * d->interval - 1);
+    if (k == d->nrestarts) {
+        *end = d->entries_end;
+        return CF_OK;
+    }
+    size_t r = restart_off(d, k + 1);
+    CF_CHECK(r > p && r < d->entries_end && d->entries_end - r >= 2, err, CF_ECORRUPT,
+             "prefix block: restart %" PRIu32 " at offset %zu is outside (%zu, %zu)", k + 1, r, p,
+             d->entries_end);
+    *end = r;
+    return CF_OK;
+}
+
+/* Move the stream forward to value idx, the first of its run. */
+static cf_status stream_seat(prefix_dec *d, size_t idx, cf_error *err)
+{
+    uint32_t k = (uint32_t)(idx / d->interval);
+    size_t off = d->entries_off;
+    CF_CHECK(k == 0 || restart_checked(d, k, &off), err, CF_ECORRUPT,
+             "prefix block: restart %" PRIu32 " at offset %zu is outside (%zu, %zu)", k,
+             restart_off(d, k), restart_off(d, k - 1), d->entries_end);
+    d->s_idx = idx;
+    d->s_off = d->s_end = off;
+    d->s_prev = (cf_slice){NULL, 0};
+    return CF_OK;
+}
+
+/* The stream's arena cursor a (in the current chunk, or NULL before any) has
+ * fewer than `need` bytes left: record what the chunk used and return a
+ * cursor with room in this or a new chunk (*end: that chunk's end), NULL when
+ * memory is short (the chunk state is then consistent without the cursor). */
+static uint8_t *stream_arena_refill(prefix_dec *d, const uint8_t *a, size_t need, uint8_t **end)
+{
+    if (a != NULL)
+        d->chunk_used = (size_t)(a - d->chunks[d->cur_chunk].p);
+    uint8_t *q = arena_alloc_slow(d, need);
+    if (q == NULL)
+        return NULL;
+    d->chunk_used -= need; /* the caller advances the cursor itself */
+    *end = d->chunks[d->cur_chunk].p + d->chunks[d->cur_chunk].cap;
+    return q;
+}
+
+#ifdef PREFIX_SSE2
+/* keep_mask + 16 - s: 16-byte mask whose first s bytes are 0xff (s <= 16). */
+static const uint8_t keep_mask[32] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+#endif
+
+/* The next n values (s_idx + n <= count) from the stream into out.
+ *
+ * The arena cursor lives in locals (a, a_end) while decoding: stores to out
+ * could otherwise alias the decoder's fields and force reloads. A value of at
+ * most 16 bytes whose suffix starts at least 16 bytes before the block's end
+ * is built in a register from the previous value's register copy (`pr`, valid
+ * whenever p <= safe: the previous value is then either in the arena, which
+ * has 16 readable bytes behind each value, or earlier in the block) and
+ * stored packed. Such values take at most 16 bytes per 2-byte entry, so only
+ * longer ones count against materialize_cap. */
+static cf_status stream_next(prefix_dec *d, cf_slice *out, size_t n, cf_error *err)
+{
+    const uint8_t *const data = d->data;
+    /* p <= safe: 16 bytes readable at p (never true for a block under 16 bytes) */
+    const uint8_t *const safe = data + (d->len >= 16 ? d->len - 16 : 0);
+    const size_t cap = d->materialize_cap;
+    const uint32_t interval = d->interval;
+    size_t idx = d->s_idx, end = d->s_end, mat = d->s_materialized;
+    const uint8_t *p = data + d->s_off, *lim = data + end;
+    cf_slice prev = d->s_prev;
+    static uint8_t no_chunk[1];
+    uint8_t *a = no_chunk, *a_end = no_chunk;
+    if (d->cur_chunk < d->nchunks) {
+        a = d->chunks[d->cur_chunk].p + d->chunk_used;
+        a_end = d->chunks[d->cur_chunk].p + d->chunks[d->cur_chunk].cap;
+    }
+    cf_status st = CF_OK;
+#ifdef PREFIX_SSE2
+    __m128i pr = _mm_setzero_si128();
+    if (prev.len > 0 && readable16(d, prev.data))
+        pr = _mm_loadu_si128((const __m128i *)(const void *)prev.data);
+#endif
+    size_t j = 0;
+    while (j < n) {
+        size_t in_run = idx % interval, m = interval - in_run;
+        if (in_run == 0) {
+            CF_TRY_OUT(
+                stream_run_start(d, (uint32_t)(idx / interval), (size_t)(p - data), &end, err));
+            lim = data + end;
+            prev = (cf_slice){NULL, 0};
+        }
+        if (m > n - j)
+            m = n - j;
+        for (size_t stop = j + m; j < stop; j++, idx++) {
+            uint32_t shared, non_shared;
+            if (lim - p >= 2 && (p[0] | p[1]) < 0x80) {
+                shared = p[0];
+                non_shared = p[1];
+                p += 2;
+            } else {
+                p = cf_varint32_decode(p, lim, &shared);
+                if (p != NULL)
+                    p = cf_varint32_decode(p, lim, &non_shared);
+                if (p == NULL)
+                    CF_FAIL_OUT(err, CF_ECORRUPT,
+                                "prefix block: value %zu: bad shared or value length", idx);
+            }
+            if (non_shared > (size_t)(lim - p))
+                CF_FAIL_OUT(err, CF_ECORRUPT,
+                            "prefix block: value %zu: %" PRIu32
+                            " bytes run past the end of its run",
+                            idx, non_shared);
+            /* format §8.7: shared never exceeds the previous value (0 at a restart) */
+            if (shared > prev.len)
+                CF_FAIL_OUT(err, CF_ECORRUPT,
+                            "prefix block: value %zu shares %" PRIu32
+                            " bytes with a %zu-byte value",
+                            idx, shared, prev.len);
+            size_t len = (size_t)shared + non_shared;
+            if (shared == 0) {
+                prev = (cf_slice){p, non_shared};
+#ifdef PREFIX_SSE2
+                if (p <= safe)
+                    pr = _mm_loadu_si128((const __m128i *)(const void *)p);
+            } else if (len <= 16 && p <= safe) {
+                if ((size_t)(a_end - a) < 16 &&
+                    (a = stream_arena_refill(d, a == no_chunk ? NULL : a, 16, &a_end)) == NULL) {
+                    a = no_chunk;
+                    CF_FAIL_OUT(err, CF_ENOMEM, "prefix block: out of memory");
+                }
+                /* prefix from the register, suffix loaded from p - shared (inside
+                 * the run: a value is never longer than its run's suffixes so
+                 * far) so that its bytes land at offset shared */
+                __m128i keep =
+                    _mm_loadu_si128((const __m128i *)(const void *)(keep_mask + 16 - shared));
+                __m128i suf = _mm_loadu_si128((const __m128i *)(const void *)(p - shared));
+                pr = _mm_or_si128(_mm_and_si128(keep, pr), _mm_andnot_si128(keep, suf));
+                _mm_storeu_si128((__m128i *)(void *)a, pr);
+                prev = (cf_slice){a, len};
+                a += len; /* packed: the next value's store may cover our spare bytes */
+#endif
+            } else {
+                if (len > cap - mat)
+                    CF_FAIL_OUT(err, CF_ENOTSUP, "prefix block: values expand beyond %zu bytes",
+                                cap);
+                mat += len;
+                size_t room = len < 16 ? 16 : len; /* 16 readable bytes: see readable16 */
+                if ((size_t)(a_end - a) < room &&
+                    (a = stream_arena_refill(d, a == no_chunk ? NULL : a, room, &a_end)) == NULL) {
+                    a = no_chunk;
+                    CF_FAIL_OUT(err, CF_ENOMEM, "prefix block: out of memory");
+                }
+                copy_short(a, prev.data, shared);
+                copy_short(a + shared, p, non_shared);
+#ifdef PREFIX_SSE2
+                pr = _mm_loadu_si128((const __m128i *)(const void *)a);
+#endif
+                prev = (cf_slice){a, len};
+                a += room;
+            }
+            out[j] = prev;
+            p += non_shared;
+        }
+    }
+    d->s_idx = idx;
+    d->s_off = (size_t)(p - data);
+    d->s_end = end;
+    d->s_prev = prev;
+    d->s_materialized = mat;
+out:
+    if (st != CF_OK)
+        d->s_idx = SIZE_MAX; /* the random-access path takes over and meets the same damage */
+    if (a != no_chunk)
+        d->chunk_used = (size_t)(a - d->chunks[d->cur_chunk].p);
+    return st;
+}
+
 static cf_status prefix_seek(cf_decoder *d_, size_t idx, cf_error *err)
 {
     CF_CHECK(idx <= d_->count, err, CF_EINVAL, "prefix block: seek to %zu past %zu values", idx,
@@ -654,9 +856,17 @@ static cf_status prefix_next(cf_decoder *d_, void *dst, size_t n, size_t *got, c
     *got = 0;
     size_t i = 0;
     while (i < n) {
-        size_t m;
-        CF_TRY(ensure(d, d->base.pos, n - i, &m, err));
-        memcpy(out + i, d->vals + d->base.pos, m * sizeof *out);
+        size_t m, pos = d->base.pos;
+        /* A seek forward to a run start moves the stream there. */
+        if (pos > d->s_idx && d->s_idx != SIZE_MAX && pos % d->interval == 0)
+            CF_TRY(stream_seat(d, pos, err));
+        if (pos == d->s_idx) {
+            m = n - i;
+            CF_TRY(stream_next(d, out + i, m, err));
+        } else {
+            CF_TRY(ensure(d, pos, n - i, &m, err));
+            memcpy(out + i, d->vals + pos, m * sizeof *out);
+        }
         i += m;
         d->base.pos += m;
         *got = i;

@@ -326,6 +326,41 @@ static void round_trip(cf_rng *r, const valset *s, uint32_t interval, uint32_t b
         assert_int_equal(g, cnt);
         for (size_t k = 0; k < cnt; k++)
             CF_ASSERT_BYTES(got[k].data, got[k].len, s->v[first + k].data, s->v[first + k].len);
+        /* A fresh load read by sequential stretches (the stream) and seeks
+         * anywhere, often forward to a run start (the stream moves there) or
+         * back (random access); every slice handed out since the load stays
+         * valid, so all are checked again at the end. */
+        CF_ASSERT_OK(d->ops->load(d, copy, out.len, &err), &err);
+        cf_slice *all = calloc(cnt + 1, sizeof *all);
+        bool *seen = calloc(cnt + 1, sizeof *seen);
+        size_t at = 0;
+        for (int op = 0; op < 40 && cnt > 0; op++) {
+            if (op > 0 && cf_rng_below(r, 2)) {
+                size_t k = cf_rng_below(r, 3);
+                at = k == 0   ? cf_rng_below(r, cnt + 1)
+                     : k == 1 ? cf_rng_below(r, cnt / interval + 1) * interval
+                              : at + cf_rng_below(r, 2 * interval + 1);
+                if (at > cnt)
+                    at = cnt;
+                CF_ASSERT_OK(d->ops->seek(d, at, &err), &err);
+            }
+            size_t want = 1 + cf_rng_below(r, 3 * interval + 5);
+            CF_ASSERT_OK(d->ops->next(d, all + at, want, &g, &err), &err);
+            assert_int_equal(g, want < cnt - at ? want : cnt - at);
+            for (size_t k = at; k < at + g; k++) {
+                CF_ASSERT_BYTES(all[k].data, all[k].len, s->v[first + k].data,
+                                s->v[first + k].len);
+                seen[k] = true;
+            }
+            at += g;
+            assert_int_equal(d->pos, at);
+        }
+        for (size_t k = 0; k < cnt; k++)
+            if (seen[k])
+                CF_ASSERT_BYTES(all[k].data, all[k].len, s->v[first + k].data,
+                                s->v[first + k].len);
+        free(seen);
+        free(all);
         free(copy);
 
         nb++;
