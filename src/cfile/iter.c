@@ -740,44 +740,39 @@ cf_status cf_iter_copy_batch(cf_iter *it, void *values, uint8_t *nonnull, size_t
     *count = 0;
     CF_CHECK(!it->r->info.is_array, err, CF_EINVAL, "copy_batch does not take array columns");
     CF_CHECK(values != NULL || cap == 0, err, CF_EINVAL, "values is NULL");
-    if (it->flat != NULL && it->have_block && !it->at_end && it->row < it->blk_rows && cap > 0) {
-        /* PLAIN fast path: one memcpy per batch straight from the block
-         * (cached, mapped or read), no decoder call. The decoder's position
-         * follows so that a later next_batch or seek agrees. */
-        size_t n = it->blk_rows - it->row;
-        if (n > cap)
-            n = cap;
+    /* Positioning and block changes as next_batch makes them; then the rows
+     * go straight into the caller's buffers, never through out_vals. */
+    if (!it->positioned)
+        CF_TRY(cf_iter_seek_to_first(it, err));
+    while (!it->at_end && (!it->have_block || it->row >= it->blk_rows))
+        CF_TRY(next_block(it, err));
+    if (it->at_end || cap == 0)
+        return CF_OK;
+    size_t n = it->blk_rows - it->row;
+    if (n > cap)
+        n = cap;
+    if (it->flat != NULL) {
+        /* PLAIN: one memcpy from the block (cached, mapped or read), no
+         * decoder call; the decoder's position follows so that a later
+         * next_batch or seek agrees. */
         memcpy(values, it->flat + (size_t)it->row * it->es, n * it->es);
-        if (nonnull)
-            cf_bitmap_fill(nonnull, 0, n, true);
-        it->row += (uint32_t)n;
-        it->dec->pos = it->row;
-        *count = n;
-        return CF_OK;
-    }
-    if (it->r->info.nullable && it->have_block && !it->at_end && it->row < it->blk_rows &&
-        cap > 0) {
-        /* Nullable: scatter straight into the caller's buffers. */
-        size_t n = it->blk_rows - it->row;
-        if (n > cap)
-            n = cap;
+        it->dec->pos = it->row + n;
+    } else if (it->r->info.nullable) {
+        /* Scatter around the NULLs; the flags go out as well. */
         CF_TRY(nullable_rows(it, n, values, nonnull, err));
-        it->row += (uint32_t)n;
-        *count = n;
-        return CF_OK;
+        nonnull = NULL;
+    } else {
+        size_t got = 0;
+        CF_TRY(cf_error_prefix(err, it->dec->ops->next(it->dec, values, n, &got, err),
+                               "data block at offset %llu: ",
+                               (unsigned long long)it->blk_ptr.off));
+        if (got != n)
+            BLK_FAIL(it, err, "decoded %zu of %zu values", got, n);
     }
-    cf_batch b;
-    CF_TRY(cf_iter_next_batch(it, cap, &b, err));
-    if (b.count == 0)
-        return CF_OK;
-    memcpy(values, b.values, b.count * it->es);
-    if (nonnull) {
-        if (b.nonnull)
-            memcpy(nonnull, b.nonnull, cf_bitmap_bytes(b.count));
-        else
-            cf_bitmap_fill(nonnull, 0, b.count, true);
-    }
-    *count = b.count;
+    if (nonnull)
+        cf_bitmap_fill(nonnull, 0, n, true);
+    it->row += (uint32_t)n;
+    *count = n;
     return CF_OK;
 }
 
