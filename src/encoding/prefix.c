@@ -756,9 +756,13 @@ static cf_status stream_next(prefix_dec *d, cf_slice *out, size_t n, cf_error *e
             m = n - j;
         for (size_t stop = j + m; j < stop; j++, idx++) {
             uint32_t shared, non_shared;
-            if (lim - p >= 2 && (p[0] | p[1]) < 0x80) {
-                shared = p[0];
-                non_shared = p[1];
+            /* Two bytes are readable even at lim (p <= lim <= entries_end, and
+             * the restart count follows); an entry that does not fit before
+             * lim fails the non_shared check below. */
+            uint16_t w = cf_load_le16(p);
+            if ((w & 0x8080) == 0) {
+                shared = w & 0x7f;
+                non_shared = w >> 8;
                 p += 2;
             } else {
                 p = cf_varint32_decode(p, lim, &shared);
@@ -768,7 +772,7 @@ static cf_status stream_next(prefix_dec *d, cf_slice *out, size_t n, cf_error *e
                     CF_FAIL_OUT(err, CF_ECORRUPT,
                                 "prefix block: value %zu: bad shared or value length", idx);
             }
-            if (non_shared > (size_t)(lim - p))
+            if ((ptrdiff_t)non_shared > lim - p)
                 CF_FAIL_OUT(err, CF_ECORRUPT,
                             "prefix block: value %zu: %" PRIu32
                             " bytes run past the end of its run",
@@ -858,7 +862,7 @@ static cf_status prefix_next(cf_decoder *d_, void *dst, size_t n, size_t *got, c
     while (i < n) {
         size_t m, pos = d->base.pos;
         /* A seek forward to a run start moves the stream there. */
-        if (pos > d->s_idx && d->s_idx != SIZE_MAX && pos % d->interval == 0)
+        if (pos > d->s_idx && pos % d->interval == 0)
             CF_TRY(stream_seat(d, pos, err));
         if (pos == d->s_idx) {
             m = n - i;
