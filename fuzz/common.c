@@ -94,7 +94,7 @@ bool fuzz_skip(const char *check)
 }
 
 /* A failed call must say why with a status a caller can branch on. */
-static void require_clean_error(cf_status st, const cf_error *err)
+void fuzz_require_clean_error(cf_status st, const cf_error *err)
 {
     FUZZ_REQUIRE(st != CF_OK);
     FUZZ_REQUIRE_MSG(st == CF_ECORRUPT || st == CF_ENOTSUP || st == CF_EIO || st == CF_ENOMEM ||
@@ -291,7 +291,7 @@ void fuzz_check_decoder(cf_encoding enc, cf_type type, const cf_dict *dict, cons
         fprintf(stderr, "decoder %s/%s: load: %s %s\n", cf_type_name(type), cf_encoding_name(enc),
                 cf_status_str(st), st ? err.msg : "");
     if (st != CF_OK) {
-        require_clean_error(st, &err);
+        fuzz_require_clean_error(st, &err);
         ops->free(d);
         return;
     }
@@ -315,7 +315,7 @@ void fuzz_check_decoder(cf_encoding enc, cf_type type, const cf_dict *dict, cons
         size_t got = SIZE_MAX;
         st = ops->next(d, chunk, n, &got, &err);
         if (st != CF_OK) {
-            require_clean_error(st, &err);
+            fuzz_require_clean_error(st, &err);
             check_error_pos(d);
             all_ok = false;
             break;
@@ -358,7 +358,7 @@ void fuzz_check_decoder(cf_encoding enc, cf_type type, const cf_dict *dict, cons
             idx = count - 1;
         st = ops->seek(d, idx, &err);
         if (st != CF_OK) {
-            require_clean_error(st, &err);
+            fuzz_require_clean_error(st, &err);
             check_error_pos(d);
             continue;
         }
@@ -366,7 +366,7 @@ void fuzz_check_decoder(cf_encoding enc, cf_type type, const cf_dict *dict, cons
         size_t n = 1 + fuzz_rng_below(&rng, 16), got = SIZE_MAX;
         st = ops->next(d, chunk, n, &got, &err);
         if (st != CF_OK) {
-            require_clean_error(st, &err);
+            fuzz_require_clean_error(st, &err);
             check_error_pos(d);
             continue;
         }
@@ -422,7 +422,7 @@ void fuzz_check_decoder(cf_encoding enc, cf_type type, const cf_dict *dict, cons
             continue;
         }
         if (st != CF_OK) {
-            require_clean_error(st, &err);
+            fuzz_require_clean_error(st, &err);
             check_error_pos(d);
             continue;
         }
@@ -442,7 +442,7 @@ void fuzz_check_decoder(cf_encoding enc, cf_type type, const cf_dict *dict, cons
             if (at < sv.n)
                 FUZZ_REQUIRE(stash_equal(&sv, at, chunk));
         } else {
-            require_clean_error(st, &err);
+            fuzz_require_clean_error(st, &err);
         }
     }
 
@@ -510,7 +510,7 @@ static void ro_free(cf_io *io)
 
 static const cf_io_ops ro_ops = {ro_read_at, NULL, ro_size, NULL, NULL, ro_free};
 
-static cf_io *ro_io_open(const uint8_t *p, size_t n)
+cf_io *fuzz_io_noview(const uint8_t *p, size_t n)
 {
     ro_io *r = calloc(1, sizeof *r);
     FUZZ_REQUIRE(r != NULL);
@@ -586,7 +586,7 @@ void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uin
     fuzz_rng rng = {seed};
     cf_io *io = NULL;
     if (seed & 1) {
-        io = ro_io_open(file, len);
+        io = fuzz_io_noview(file, len);
     } else {
         cf_status st = cf_io_open_mem(&io, file, len, &err);
         FUZZ_REQUIRE_MSG(st == CF_OK, &err);
@@ -600,7 +600,7 @@ void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uin
         fprintf(stderr, "file of %zu bytes: open: %s %s\n", len, cf_status_str(st),
                 st ? err.msg : "");
     if (st != CF_OK) {
-        require_clean_error(st, &err);
+        fuzz_require_clean_error(st, &err);
         FUZZ_REQUIRE(r == NULL);
         cf_io_free(io);
         return;
@@ -639,7 +639,7 @@ void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uin
     cf_iter *it = NULL;
     st = cf_iter_create(&it, r, &err);
     if (st != CF_OK) {
-        require_clean_error(st, &err);
+        fuzz_require_clean_error(st, &err);
         FUZZ_REQUIRE(it == NULL);
     } else {
         iter_made = true;
@@ -648,7 +648,7 @@ void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uin
         st = cf_iter_seek_to_first(it, &err);
         scan_ok = st == CF_OK;
         if (st != CF_OK) {
-            require_clean_error(st, &err);
+            fuzz_require_clean_error(st, &err);
             if (verbose())
                 fprintf(stderr, "  seek to first: %s\n", err.msg);
         }
@@ -659,7 +659,7 @@ void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uin
             memset(&b, 0xa5, sizeof b);
             st = cf_iter_next_batch(it, max, &b, &err);
             if (st != CF_OK) {
-                require_clean_error(st, &err);
+                fuzz_require_clean_error(st, &err);
                 if (verbose())
                     fprintf(stderr, "  scan at row %llu: %s\n", (unsigned long long)expect,
                             err.msg);
@@ -693,7 +693,7 @@ void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uin
                 size_t got = SIZE_MAX;
                 st = cf_iter_copy_batch(it, vals, fi->nullable ? nn : NULL, cap, &got, &err);
                 if (st != CF_OK) {
-                    require_clean_error(st, &err);
+                    fuzz_require_clean_error(st, &err);
                     break;
                 }
                 FUZZ_REQUIRE(got <= cap);
@@ -731,7 +731,7 @@ void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uin
                 continue;
             }
             if (st != CF_OK) {
-                require_clean_error(st, &err);
+                fuzz_require_clean_error(st, &err);
                 FUZZ_REQUIRE_MSG(!scan_ok || st != CF_ENOTFOUND, &err);
                 continue;
             }
@@ -739,7 +739,7 @@ void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uin
             cf_batch b;
             st = cf_iter_next_batch(it, 1 + fuzz_rng_below(&rng, 8), &b, &err);
             if (st != CF_OK) {
-                require_clean_error(st, &err);
+                fuzz_require_clean_error(st, &err);
                 continue;
             }
             if (scan_ok)
@@ -788,14 +788,14 @@ void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uin
                     break;
                 }
                 if (st != CF_OK) {
-                    require_clean_error(st, &err);
+                    fuzz_require_clean_error(st, &err);
                     continue;
                 }
                 FUZZ_REQUIRE(cf_iter_current_ordinal(it) < nrows);
                 cf_batch b;
                 st = cf_iter_next_batch(it, 4, &b, &err);
                 if (st != CF_OK)
-                    require_clean_error(st, &err);
+                    fuzz_require_clean_error(st, &err);
                 else if (b.count > 0)
                     check_value_form(fi->type, b.values);
             }
@@ -816,7 +816,7 @@ void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uin
         if (iter_made && !scan_capped && !fuzz_skip("verify_scan"))
             FUZZ_REQUIRE(scan_ok);
     } else {
-        require_clean_error(st, &err);
+        fuzz_require_clean_error(st, &err);
     }
 
     cf_iter_free(it);

@@ -73,6 +73,16 @@ size_t fuzz_rng_below(fuzz_rng *r, size_t n);
  * ASan report rather than a read of the option bytes. Never NULL. */
 uint8_t *fuzz_dup(const uint8_t *p, size_t len);
 
+/* A failed call must say why: a status a caller can branch on (ECORRUPT,
+ * ENOTSUP, EIO, ENOMEM, EINVAL, ENOTFOUND), matching err->code, and a
+ * terminated, non-empty message. Aborts otherwise. */
+void fuzz_require_clean_error(cf_status st, const cf_error *err);
+
+/* An io over [p, p+n) (borrowed) without view_at, so readers copy blocks
+ * through read_at into scratch buffers, the path of files opened with pread.
+ * Freed with cf_io_free. */
+cf_io *fuzz_io_noview(const uint8_t *p, size_t n);
+
 /* ---- decoders --------------------------------------------------------------------------- */
 
 /* Every type with a decoder for `enc` (for picking one with an option byte). */

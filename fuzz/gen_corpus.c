@@ -1,11 +1,14 @@
 /* Writes the seed corpus of every fuzz target (fuzz/corpus/<target>/):
  *
- *   cf_fuzz_gen_corpus OUT_DIR GOLDEN_DIR
+ *   cf_fuzz_gen_corpus OUT_DIR GOLDEN_DIR [GOLDEN_DELTA_DIR]
  *
  * Decoder seeds are blocks our encoders write (with the option bytes their
  * target expects); reader and footer seeds are the smallest of Kudu's golden
  * files; nullable/array seeds are data blocks of files our writer writes;
- * framing and index seeds are framed blocks and B-trees built by our writers.
+ * framing and index seeds are framed blocks and B-trees built by our writers;
+ * bloom and delta seeds are Kudu's small BloomFiles and DeltaFiles (GOLDEN_DIR
+ * and GOLDEN_DELTA_DIR, default GOLDEN_DIR-delta), files our writers write as
+ * their tests do, and key and delta lists for the round-trip modes.
  * Deterministic: the same tree gives the same corpus. Keep it small (a few
  * seeds per target): libFuzzer grows its own corpus in a scratch directory.
  */
@@ -15,6 +18,9 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include <cfile/bloom.h>
+#include <cfile/delta.h>
 
 #include "cfile/internal.h"
 #include "codec/compress.h"
@@ -501,10 +507,156 @@ static void tree_seeds(void)
     }
 }
 
+/* ---- bloom and delta files -------------------------------------------------------------- */
+
+static void put_opt_file(const char *target, const char *name, uint8_t opt, const uint8_t *p,
+                         size_t n)
+{
+    cf_buf b;
+    cf_buf_init(&b);
+    cf_buf_put_u8(&b, opt);
+    cf_buf_append(&b, p, n);
+    put_file(target, name, b.data, b.len);
+    cf_buf_dispose(&b);
+}
+
+/* Kudu's small BloomFile (the multi-block one is 25 KB: ours below covers it). */
+static void bloom_seeds(const char *golden)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/bloom-100keys-4096b/bloom-100keys-4096b.cfile", golden);
+    size_t len;
+    uint8_t *f = slurp(path, &len);
+    put_opt_file("fuzz_bloom", "kudu-100keys-4096b", 2, f, len); /* read, checksums verified */
+    put_opt_file("fuzz_bloom", "kudu-100keys-4096b-nocrc", 0, f, len);
+    free(f);
+
+    /* Ours, as tests/bloom writes them: sorted decimal keys over several small blocks. */
+    for (unsigned crc = 0; crc < 2; crc++) {
+        cf_error err;
+        cf_io *io;
+        cf_bloom_writer *w;
+        cf_bloom_writer_options o;
+        cf_bloom_writer_options_init(&o);
+        o.bytes_per_block = 64;
+        o.fp_rate = 0.01;
+        o.checksums = crc != 0;
+        if (cf_io_create_mem(&io, &err) != CF_OK ||
+            cf_bloom_writer_create(&w, io, &o, &err) != CF_OK)
+            die("bloom writer", &err);
+        for (unsigned i = 0; i < 200; i++) {
+            char k[16];
+            int n = snprintf(k, sizeof k, "key%05u", i * 7);
+            if (cf_bloom_writer_add(w, (cf_slice){(const uint8_t *)k, (size_t)n}, &err) != CF_OK)
+                die("bloom add", &err);
+        }
+        if (cf_bloom_writer_finish(w, &err) != CF_OK)
+            die("bloom finish", &err);
+        cf_bloom_writer_free(w);
+        cf_slice c = cf_io_mem_contents(io);
+        put_opt_file("fuzz_bloom", crc ? "ours-multiblock" : "ours-multiblock-nocrc",
+                     (uint8_t)(crc ? 2 | 4 : 8), c.data, c.len);
+        cf_io_free(io);
+    }
+
+    /* Round-trip mode: [len][bytes] keys, opt picks block size, fp rate, checksums. */
+    cf_buf keys;
+    cf_buf_init(&keys);
+    for (unsigned i = 0; i < 60; i++) {
+        char k[16];
+        int n = snprintf(k, sizeof k, "%u", i * 37 % 1000);
+        cf_buf_put_u8(&keys, (uint8_t)n);
+        cf_buf_append(&keys, k, (size_t)n);
+    }
+    cf_buf_put_u8(&keys, 0); /* the empty key */
+    put_opt_file("fuzz_bloom", "keys-32b-fp0.1", 1 | (2 << 1) | (1 << 4) | 64, keys.data, keys.len);
+    put_opt_file("fuzz_bloom", "keys-4096b-default", 1 | (7 << 1) | (3 << 4), keys.data, keys.len);
+    cf_buf_dispose(&keys);
+}
+
+/* Every golden DeltaFile up to 6 KiB (type from the case name), ours with each
+ * codec over small blocks, and delta lists for the round-trip mode. */
+static void delta_seeds(const char *golden_delta)
+{
+    static char paths[64][512];
+    size_t n = small_golden(golden_delta, 6 * 1024, paths, 64);
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        uint8_t *f = slurp(paths[i], &len);
+        bool undo = strncmp(base_name(paths[i]), "undo", 4) == 0;
+        put_opt_file("fuzz_delta", base_name(paths[i]), (uint8_t)((undo ? 2 : 0) | 4 | (i << 4)), f,
+                     len);
+        free(f);
+    }
+
+    static const cf_compression codecs[] = {CF_COMP_NONE, CF_COMP_SNAPPY, CF_COMP_LZ4,
+                                            CF_COMP_ZLIB};
+    for (unsigned c = 0; c < 4; c++) {
+        if (!cf_codec_available(codecs[c]))
+            continue;
+        cf_error err;
+        cf_io *io;
+        cf_delta_writer *w;
+        cf_rcl_builder *b;
+        cf_delta_writer_options o;
+        cf_delta_writer_options_init(&o);
+        o.compression = codecs[c];
+        o.block_size = 512;
+        o.checksums = c != 1;
+        if (cf_io_create_mem(&io, &err) != CF_OK || cf_rcl_builder_create(&b, &err) != CF_OK ||
+            cf_delta_writer_create(&w, io, &o, &err) != CF_OK)
+            die("delta writer", &err);
+        for (uint32_t row = 0; row < 120; row++) {
+            cf_rcl_type t = row % 11 == 5 ? CF_RCL_DELETE : CF_RCL_UPDATE;
+            cf_rcl_builder_reset(b, t);
+            if (t == CF_RCL_UPDATE) {
+                int64_t v = (int64_t)row * 1000;
+                char s[16];
+                int sn = snprintf(s, sizeof s, "v%u", row);
+                if (cf_rcl_builder_add(b, 1, &v, sizeof v, &err) != CF_OK ||
+                    cf_rcl_builder_add(b, 2, row % 3 ? s : NULL, (size_t)sn, &err) != CF_OK)
+                    die("rcl add", &err);
+            }
+            if (cf_delta_writer_append(w, row * 3, 10 + row % 5, cf_rcl_builder_bytes(b), &err) !=
+                CF_OK)
+                die("delta append", &err);
+        }
+        if (cf_delta_writer_finish(w, &err) != CF_OK)
+            die("delta finish", &err);
+        cf_delta_writer_free(w);
+        cf_rcl_builder_free(b);
+        cf_slice s = cf_io_mem_contents(io);
+        char name[32];
+        snprintf(name, sizeof name, "ours-redo-%s", cf_compression_name(codecs[c]));
+        put_opt_file("fuzz_delta", name, (uint8_t)((o.checksums ? 4 : 0) | (c << 4) | (c & 1) << 3),
+                     s.data, s.len);
+        cf_io_free(io);
+    }
+
+    /* Round-trip mode: [row step][ts][kind][len][bytes] records. */
+    cf_buf recs;
+    cf_buf_init(&recs);
+    for (unsigned i = 0; i < 80; i++) {
+        uint8_t r[4 + 8] = {(uint8_t)(i % 5 == 0 ? 0xf1 : i % 3), (uint8_t)(i * 13),
+                            (uint8_t)(i * 7), (uint8_t)(i % 9)};
+        for (unsigned j = 0; j < 8; j++)
+            r[4 + j] = (uint8_t)('a' + (i + j) % 26);
+        cf_buf_append(&recs, r, 4 + r[3]);
+    }
+    for (unsigned m = 0; m < 4; m++) {
+        /* REDO/UNDO, each codec, checksums and statistics on some */
+        uint8_t opt = (uint8_t)(1 | (m & 1) << 1 | m << 2 | (m & 2) << 3 | (m < 3) << 5 | m << 6);
+        char name[32];
+        snprintf(name, sizeof name, "deltas-%s-%u", m & 1 ? "undo" : "redo", m);
+        put_opt_file("fuzz_delta", name, opt, recs.data, recs.len);
+    }
+    cf_buf_dispose(&recs);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s OUT_DIR GOLDEN_DIR\n", argv[0]);
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: %s OUT_DIR GOLDEN_DIR [GOLDEN_DELTA_DIR]\n", argv[0]);
         return 2;
     }
     out_dir = argv[1];
@@ -521,5 +673,13 @@ int main(int argc, char **argv)
     golden_seeds(argv[2]);
     framing_seeds();
     tree_seeds();
+    bloom_seeds(argv[2]);
+    char delta_dir[4096];
+    snprintf(delta_dir, sizeof delta_dir, "%s", argv[2]);
+    size_t dl = strlen(delta_dir);
+    while (dl > 1 && delta_dir[dl - 1] == '/')
+        delta_dir[--dl] = '\0';
+    snprintf(delta_dir + dl, sizeof delta_dir - dl, "-delta");
+    delta_seeds(argc == 4 ? argv[3] : delta_dir);
     return 0;
 }
