@@ -147,8 +147,14 @@ cf_status cf_delta_iter_seek_to_first(cf_delta_iter *it, cf_error *err)
 
 cf_status cf_delta_iter_seek_to_row(cf_delta_iter *it, uint32_t row, cf_error *err)
 {
+    /* Kudu seeks at-or-before DeltaKey(row, 0) (format §12.5). We seek with the
+     * row's varint alone: a proper prefix of every key of the row, so it sorts
+     * strictly before all of them. With (row, 0), deltas stamped 0 make keys
+     * equal to the seek key, and when such equal keys span blocks the seek
+     * lands in the last of them and skips the rest; Kudu never stamps 0, so
+     * both seeks agree on Kudu's files. */
     uint8_t key[CF_DELTA_KEY_MAX];
-    size_t n = cf_delta_key_encode(key, row, 0);
+    size_t n = cf_mcvarint_encode(key, row);
     it->min_row = row;
     it->at_end = false;
     cf_status st = cf_iter_seek_validx_block(it->it, (cf_slice){key, n}, err);

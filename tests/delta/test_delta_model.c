@@ -385,6 +385,67 @@ static void test_delta_model__bad_writes(void **state)
     CF_ASSERT_STATUS(cf_delta_writer_create(&w, io, &o, &err), CF_EINVAL, &err);
 }
 
+/* A row whose deltas all carry timestamp 0 (equal DeltaKeys), spread over
+ * several blocks: a seek to that row must still return all of them, not only
+ * those of the last block whose index key equals the seek key. Found by
+ * fuzz_delta (fuzz/regress/fuzz_delta/). */
+static void test_delta_model__seek_equal_keys_across_blocks(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 2; t++) {
+        cf_error err;
+        cf_io *io;
+        CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
+        cf_delta_writer_options o;
+        cf_delta_writer_options_init(&o);
+        o.type = t ? CF_DELTA_UNDO : CF_DELTA_REDO;
+        o.compression = CF_COMP_NONE;
+        o.block_size = 512; /* ~30 deltas per block */
+        cf_delta_writer *w;
+        CF_ASSERT_OK(cf_delta_writer_create(&w, io, &o, &err), &err);
+        /* UPDATE of column 10 to i (INT32): type, id, len+1, 4 bytes */
+        uint8_t rcl[7] = {1, 10, 5, 0, 0, 0, 0};
+        for (uint32_t i = 0; i < 100; i++) {
+            memcpy(rcl + 3, &i, 4);
+            uint32_t row = i < 10 ? i : i < 90 ? 10 : 11;
+            CF_ASSERT_OK(
+                cf_delta_writer_append(w, row, row == 10 ? 0 : 1, (cf_slice){rcl, 7}, &err), &err);
+        }
+        CF_ASSERT_OK(cf_delta_writer_finish(w, &err), &err);
+        cf_delta_writer_free(w);
+        cf_slice f = cf_io_mem_contents(io);
+        cf_io *in;
+        CF_ASSERT_OK(cf_io_open_mem(&in, f.data, f.len, &err), &err);
+        cf_delta_reader *r;
+        CF_ASSERT_OK(cf_delta_reader_open(&r, in, o.type, NULL, &err), &err);
+        cf_delta_iter *it;
+        CF_ASSERT_OK(cf_delta_iter_create(&it, r, &err), &err);
+        for (uint32_t target = 9; target <= 12; target++) {
+            CF_ASSERT_OK(cf_delta_iter_seek_to_row(it, target, &err), &err);
+            /* the first delta of a row >= target is number want, in file order */
+            uint32_t want = target <= 10 ? target : target == 11 ? 90 : 100;
+            cf_delta d[16];
+            size_t n;
+            do {
+                CF_ASSERT_OK(cf_delta_iter_next_batch(it, d, 16, &n, &err), &err);
+                for (size_t j = 0; j < n; j++, want++) {
+                    uint32_t v;
+                    assert_int_equal(d[j].rcl.len, 7);
+                    memcpy(&v, d[j].rcl.data + 3, 4);
+                    if (v != want)
+                        fail_msg("%s seek to row %u: delta %u where %u was due",
+                                 t ? "UNDO" : "REDO", target, v, want);
+                }
+            } while (n > 0);
+            assert_int_equal(want, 100);
+        }
+        cf_delta_iter_free(it);
+        cf_delta_reader_free(r);
+        cf_io_free(in);
+        cf_io_free(io);
+    }
+}
+
 static void test_delta_model__bad_files(void **state)
 {
     (void)state;
@@ -463,6 +524,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_delta_model__undo),
         cmocka_unit_test(test_delta_model__bad_writes),
         cmocka_unit_test(test_delta_model__bad_files),
+        cmocka_unit_test(test_delta_model__seek_equal_keys_across_blocks),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
