@@ -19,7 +19,7 @@
 
 #include <cfile/bloom.h>
 
-enum { MAX_KEYS = 4096, MAX_KEY_LEN = 40, PROBES = 24 };
+enum { MAX_KEYS = 1024, MAX_KEY_LEN = 40, PROBES = 24 };
 
 static cf_bloom_reader *open_bloom(cf_io *io, bool verify)
 {
