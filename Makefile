@@ -6,7 +6,7 @@
 #   make asan         the tests under ASan+UBSan, in build-asan/
 #   make fuzz         libFuzzer targets (clang, ASan+UBSan), in build-fuzz/
 #   make bench        Release build in build-bench/, bench/run_bench.sh -> docs/PERFORMANCE.md
-#   make bench-micro  the encoding and codec micro-benchmarks
+#   make bench-micro  the CRC, encoding and codec micro-benchmarks
 #   make memcheck     the tests under valgrind (errors and leaks fail), in build/
 #   make tsan         the thread test under TSan (clang), in build-tsan/
 #   make format       clang-format -i over our C sources
@@ -54,9 +54,10 @@ fuzz:
 
 # Installs the peers and gnuplot (scripts/deps.sh CF_DEPS_BENCH) when missing, builds
 # Release, then bench/run_bench.sh writes docs/PERFORMANCE.md and docs/performance.png.
-# The micro-benchmarks (bench_encodings, bench_compression) run with `make bench-micro`.
+# The micro-benchmarks (bench_crc32c, bench_encodings, bench_compression) run with
+# `make bench-micro` (ARGS go to the last two: values per data set).
 bench:
-	bash -c '. scripts/deps.sh && cf_ensure_packages "$${CF_DEPS_BENCH[@]}"'
+	bash -c '. scripts/deps.sh && cf_ensure_packages "$${CF_DEPS_BENCH[@]}" "$${CF_DEPS_OPTIONAL[@]}"'
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
 	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build build-bench -j$(JOBS)
@@ -66,6 +67,7 @@ bench-micro:
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
 	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build build-bench -j$(JOBS)
+	@echo "== build-bench/bench_crc32c"; build-bench/bench_crc32c
 	@set -e; for b in build-bench/bench_encodings build-bench/bench_compression; do \
 	    [ -x "$$b" ] || continue; echo "== $$b"; "$$b" $(ARGS); done
 

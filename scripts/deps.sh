@@ -21,6 +21,12 @@ CF_DEPS_BUILD=(
 # tests (python/tests; the package needs only the standard library, and
 # python3-numpy lets the tests exercise its optional numpy path for real).
 CF_DEPS_TEST=(clang libclang-rt-14-dev python3 python3-numpy)
+# Optional: found at configure time and used when present, never required.
+# libisal-dev (Intel ISA-L) adds its CRC-32C to the CRC test and bench_crc32c as
+# a comparison backend.  ./test and CI install it so that path is tested; CI's
+# sanitizer stage configures with -DCF_WITH_ISAL=OFF so the build without it is
+# tested too, and ./run (users) does not install it.
+CF_DEPS_OPTIONAL=(libisal-dev)
 # `make bench` only (never ./test or CI): the peers of bench/peers.c, the chart,
 # and python3 for bench/report.py.
 CF_DEPS_BENCH=(libleveldb-dev librocksdb-dev libsqlite3-dev gnuplot-nox python3)

@@ -1,6 +1,6 @@
 /* CRC-32C (format §4): the check value, the worked examples of §14, and every
  * implementation (portable, hardware with pclmul merge, hardware with software
- * merge) against a bit-at-a-time reference over all small lengths, random
+ * merge, AVX-512 folding) against a bit-at-a-time reference over all small lengths, random
  * alignments, the interleaved-path boundaries and large buffers. */
 #include "test_common.h"
 
@@ -8,6 +8,12 @@
 #include <string.h>
 
 #include "codec/crc32c.h"
+#if defined(CF_HAVE_ISAL)
+#include "codec/isal/crc32c_isal.h"
+#define ISAL_STATE "tested"
+#else
+#define ISAL_STATE "not built"
+#endif
 
 typedef uint32_t (*crc_fn)(uint32_t, const void *, size_t);
 
@@ -31,6 +37,10 @@ static const struct {
     {"portable", cf_crc32c_portable},
     {"hw", cf_crc32c_hw},
     {"hw_nopclmul", cf_crc32c_hw_nopclmul},
+    {"avx512", cf_crc32c_avx512},
+#if defined(CF_HAVE_ISAL)
+    {"isal", cf_crc32c_isal},
+#endif
 };
 #define NIMPLS (sizeof impls / sizeof impls[0])
 
@@ -49,7 +59,9 @@ static void test_crc32c__check_value(void **state)
     assert_int_equal(cf_crc32c("", 0), 0);
     assert_int_equal(cf_crc32c(NULL, 0), 0);
     assert_non_null(cf_crc32c_impl());
-    print_message("# crc32c implementation: %s\n", cf_crc32c_impl());
+    print_message("# crc32c implementation: %s (avx512 folding %s, ISA-L %s)\n", cf_crc32c_impl(),
+                  cf_crc32c_avx512_available() ? "tested" : "not on this CPU: falls back",
+                  ISAL_STATE);
 }
 
 static void check_hex(const char *hex, uint32_t want)
@@ -133,6 +145,31 @@ static void test_crc32c__interleave_boundaries(void **state)
                                  mis, got, want);
                 }
             }
+        }
+    }
+    free(buf);
+}
+
+/* The folding path (buffers of 256 bytes and more) at every length of its
+ * first few rounds: 256-byte rounds, then 64-byte blocks, then 0..63 tail
+ * bytes, each at a random misalignment and start value. */
+static void test_crc32c__fold_lengths(void **state)
+{
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(0xc5c));
+    const size_t lo = 256, hi = 4 * 256 + 64;
+    uint8_t *buf = malloc(hi + 64);
+    assert_non_null(buf);
+    fill_random(&r, buf, hi + 64);
+    for (size_t len = lo; len <= hi; len++) {
+        size_t mis = (size_t)cf_rng_below(&r, 64);
+        uint32_t start = (uint32_t)cf_rng_next(&r);
+        uint32_t want = crc_ref(start, buf + mis, len);
+        for (size_t i = 0; i < NIMPLS; i++) {
+            uint32_t got = impls[i].fn(start, buf + mis, len);
+            if (got != want)
+                fail_msg("%s: len %zu misalign %zu: got %08x want %08x", impls[i].name, len, mis,
+                         got, want);
         }
     }
     free(buf);
@@ -253,6 +290,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_crc32c__format_examples),
         cmocka_unit_test(test_crc32c__all_small_lengths),
         cmocka_unit_test(test_crc32c__interleave_boundaries),
+        cmocka_unit_test(test_crc32c__fold_lengths),
         cmocka_unit_test(test_crc32c__large_random),
         cmocka_unit_test(test_crc32c__constant_buffers),
         cmocka_unit_test(test_crc32c__extend_chains),

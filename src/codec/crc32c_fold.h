@@ -1,0 +1,35 @@
+/* Internal to src/codec/crc32c*.c: the carry-less folding path of CRC-32C
+ * (crc32c_avx512.c) and the constants crc32c.c computes for it at init.
+ *
+ * Folding moves a 128-bit lane of message forward by F bits: with the lane's
+ * first 8 bytes a_lo (higher degree) and last 8 bytes a_hi, lane * x^F ==
+ * a_lo * x^(F+64) + a_hi * x^F (mod P). Each half is multiplied by a 32-bit
+ * constant, so one fold is two carry-less multiplies and the result stays a
+ * 128-bit lane that is XORed into the data F bits further on. */
+#ifndef CF_CODEC_CRC32C_FOLD_H
+#define CF_CODEC_CRC32C_FOLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One fold distance: {constant for a_lo, constant for a_hi}, as the 128-bit
+ * lane the multiplies read (see crc32c.c fold_pair for the derivation). */
+typedef struct cf_crc32c_fold_k {
+    uint64_t lo, hi;
+} cf_crc32c_fold_k;
+
+typedef struct cf_crc32c_fold_consts {
+    cf_crc32c_fold_k by256; /* 4 x 512-bit accumulators: 256 bytes per round */
+    cf_crc32c_fold_k by64;  /* one 512-bit register onto the next 64 bytes */
+    cf_crc32c_fold_k by48, by32, by16; /* lanes 0..2 of a 512-bit register onto lane 3 */
+} cf_crc32c_fold_consts;
+
+/* Smallest length the folding path takes: its first round loads 256 bytes. */
+#define CF_CRC32C_FOLD_MIN 256u
+
+/* The register after `len` >= CF_CRC32C_FOLD_MIN bytes from register `reg`
+ * (no pre/post inversion). Needs AVX-512F, VPCLMULQDQ and SSE4.2 at run time. */
+uint32_t cf_crc32c_fold512_reg(uint32_t reg, const uint8_t *p, size_t len,
+                               const cf_crc32c_fold_consts *k);
+
+#endif
