@@ -1,6 +1,6 @@
 /* bench/compression: whole CFiles written and scanned through the public API
  * with every encoding x codec (NONE, SNAPPY, LZ4, ZLIB) on the data sets of
- * bench/encodings.c, beside a memcpy of the same decoded bytes measured in the
+ * bench/encodings.c (tools/cfile/datasets.c's suite), beside a memcpy of the same decoded bytes measured in the
  * same run. Not a test: it prints numbers.
  *
  *   bench_compression [N]    N values per data set (default 2,000,000;
@@ -16,7 +16,6 @@
  * reused buffer; "scan/memcpy" is the scan speed as a fraction of memcpy's.
  * Every codec must decode to the same values as NONE (a hash is compared).
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,33 +23,18 @@
 
 #include <cfile/cfile.h>
 
+#include "datasets.h"
+
 #define WRITE_RUNS 3
 #define SCAN_RUNS 5
 #define BATCH 1024
 #define CALL_ROWS 100
-
-typedef struct dataset {
-    const char *name;
-    cf_type type;
-    const void *values; /* memory form */
-    size_t n;
-    size_t raw_bytes;
-} dataset;
 
 static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 static void die(const char *what, const cf_error *err)
@@ -62,7 +46,7 @@ static void die(const char *what, const cf_error *err)
 static volatile uint64_t sink;
 
 /* Write the whole data set; returns the io holding the file (caller frees). */
-static cf_io *write_file(const dataset *d, cf_encoding e, cf_compression c, double *secs)
+static cf_io *write_file(const cf_dataset *d, cf_encoding e, cf_compression c, double *secs)
 {
     size_t es = cf_type_size(d->type);
     double best = 1e30;
@@ -82,7 +66,7 @@ static cf_io *write_file(const dataset *d, cf_encoding e, cf_compression c, doub
             die("writer", &err);
         for (size_t i = 0; i < d->n; i += CALL_ROWS) {
             size_t k = d->n - i < CALL_ROWS ? d->n - i : CALL_ROWS;
-            if (cf_writer_append(w, (const uint8_t *)d->values + i * es, NULL, k, &err) != CF_OK)
+            if (cf_writer_append(w, (const uint8_t *)d->vals + i * es, NULL, k, &err) != CF_OK)
                 die("append", &err);
         }
         if (cf_writer_finish(w, &err) != CF_OK)
@@ -120,7 +104,7 @@ static uint64_t hash_batch(uint64_t h, cf_type t, const cf_batch *b)
 }
 
 /* Scan the file; with want_hash, also hash everything (untimed pass). */
-static double scan_file(const dataset *d, cf_slice file, uint64_t *hash)
+static double scan_file(const cf_dataset *d, cf_slice file, uint64_t *hash)
 {
     double best = 1e30;
     for (int run = 0; run < SCAN_RUNS + (hash != NULL); run++) {
@@ -166,7 +150,7 @@ static double scan_file(const dataset *d, cf_slice file, uint64_t *hash)
 }
 
 /* memcpy of raw_bytes in pieces of 1024 values into a reused buffer. */
-static double memcpy_time(const dataset *d)
+static double memcpy_time(const cf_dataset *d)
 {
     size_t total = d->raw_bytes;
     size_t piece = (total / (d->n ? d->n : 1) + 1) * BATCH;
@@ -193,7 +177,7 @@ static const cf_compression codecs[] = {CF_COMP_NONE, CF_COMP_SNAPPY, CF_COMP_LZ
 static const char *codec_names[] = {"", "", "none", "snappy", "lz4", "zlib"};
 static const char *enc_names[] = {"AUTO", "PLAIN", "PREFIX", "GVINT", "RLE", "DICT", "BITSHUFFLE"};
 
-static void run_set(const dataset *d, const cf_encoding *encs, size_t nenc)
+static void run_set(const cf_dataset *d, const cf_encoding *encs, size_t nenc)
 {
     double mc = memcpy_time(d);
     double mb = (double)d->raw_bytes / 1e6;
@@ -234,85 +218,24 @@ int main(int argc, char **argv)
            "scan MB/s | memcpy GB/s | scan/memcpy |\n");
     printf("|---|---|---|---|---|---|---|---|---|\n");
 
-    int64_t *i64 = malloc(n * 8);
-    int32_t *i32 = malloc(n * 4);
-    double *dbl = malloc(n * 8);
-    uint8_t *b8 = malloc(n);
-    cf_encoding ints[] = {CF_ENC_PLAIN, CF_ENC_BIT_SHUFFLE, CF_ENC_RLE};
-    cf_encoding flts[] = {CF_ENC_PLAIN, CF_ENC_BIT_SHUFFLE};
-    cf_encoding strs[] = {CF_ENC_PLAIN, CF_ENC_PREFIX, CF_ENC_DICT};
-    cf_encoding bools[] = {CF_ENC_PLAIN, CF_ENC_RLE};
-
-    /* The same kinds of data as bench/encodings.c. */
-    int64_t k = 1000000;
-    for (size_t i = 0; i < n; i++)
-        i64[i] = (k += 1 + (int64_t)(rnd() % 8));
-    run_set(&(dataset){"int64 sorted keys", CF_TYPE_INT64, i64, n, n * 8}, ints, 3);
-
-    for (size_t i = 0; i < n; i++)
-        i32[i] = (int32_t)rnd();
-    run_set(&(dataset){"int32 random", CF_TYPE_INT32, i32, n, n * 4}, ints, 3);
-
-    for (size_t i = 0; i < n; i++)
-        i32[i] = (int32_t)(rnd() % 65536);
-    run_set(&(dataset){"int32 in [0,65536)", CF_TYPE_INT32, i32, n, n * 4}, ints, 3);
-
-    for (size_t i = 0; i < n;) {
-        int32_t v = (int32_t)(rnd() % 1000);
-        size_t run = 1 + rnd() % 64;
-        for (size_t j = 0; j < run && i < n; j++)
-            i32[i++] = v;
+    /* The shared suite (tools/cfile/datasets.c); strings are slower to
+     * generate and larger, so their sets get a quarter of the values. */
+    cf_dataset_suite suite;
+    cf_dataset_suite_init(&suite);
+    cf_dataset d;
+    int rc;
+    while ((rc = cf_dataset_suite_next(&suite, &d, n, n / 4 ? n / 4 : 1)) == 1) {
+        size_t nenc;
+        const cf_encoding *encs = cf_dataset_bench_encodings(d.type, &nenc);
+        run_set(&d, encs, nenc);
+        cf_dataset_free(&d);
     }
-    run_set(&(dataset){"int32 run-heavy", CF_TYPE_INT32, i32, n, n * 4}, ints, 3);
-
-    int64_t ts = 1700000000000000LL;
-    for (size_t i = 0; i < n; i++)
-        i64[i] = (ts += (int64_t)(rnd() % 2000000));
-    run_set(&(dataset){"timestamps (us)", CF_TYPE_UNIXTIME_MICROS, i64, n, n * 8}, ints, 3);
-
-    double x = 100.0;
-    for (size_t i = 0; i < n; i++)
-        dbl[i] = (x += ((double)(rnd() % 2001) - 1000.0) / 100.0);
-    run_set(&(dataset){"double random walk", CF_TYPE_DOUBLE, dbl, n, n * 8}, flts, 2);
-
-    for (size_t i = 0; i < n;) {
-        uint8_t v = rnd() & 1;
-        size_t run = 1 + rnd() % 100;
-        for (size_t j = 0; j < run && i < n; j++)
-            b8[i++] = v;
+    if (rc < 0) {
+        fprintf(stderr, "out of memory generating %s\n", d.name);
+        cf_dataset_free(&d);
+        return 1;
     }
-    run_set(&(dataset){"bool with runs", CF_TYPE_BOOL, b8, n, n}, bools, 2);
-
-    size_t ns = n / 4 ? n / 4 : 1;
-    cf_slice *sl = malloc(ns * sizeof *sl);
-    char *words = malloc(1000 * 16);
-    for (int w = 0; w < 1000; w++)
-        snprintf(words + w * 16, 16, "word-%d-%c", w * 7919 % 10007, 'a' + w % 26);
-    size_t raw = 0;
-    for (size_t i = 0; i < ns; i++) {
-        double u = (double)(rnd() % 1000000 + 1) / 1000001.0;
-        int w = (int)(pow(u, 3.0) * 1000) % 1000; /* skewed towards small ids */
-        sl[i] = (cf_slice){(const uint8_t *)words + w * 16, strlen(words + w * 16)};
-        raw += sl[i].len + 4;
-    }
-    run_set(&(dataset){"strings zipf (1000)", CF_TYPE_STRING, sl, ns, raw}, strs, 3);
-
-    char *keys = malloc(ns * 16);
-    raw = 0;
-    for (size_t i = 0; i < ns; i++) {
-        snprintf(keys + i * 16, 16, "user%010u", (unsigned)(i * 3));
-        sl[i] = (cf_slice){(const uint8_t *)keys + i * 16, 14};
-        raw += 14 + 4;
-    }
-    run_set(&(dataset){"sorted user%010d keys", CF_TYPE_STRING, sl, ns, raw}, strs, 3);
 
     printf("\n(sink %llu)\n", (unsigned long long)sink);
-    free(i64);
-    free(i32);
-    free(dbl);
-    free(b8);
-    free(sl);
-    free(words);
-    free(keys);
     return 0;
 }

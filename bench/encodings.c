@@ -10,26 +10,18 @@
  * default block size); decode time covers load + decoding every value into a
  * reused 1024-value buffer, as a scan does. Best of 5 runs.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "datasets.h"
 #include "encoding/encoding.h"
 #include "util/buf.h"
 
 #define BLOCK_SIZE 262144u
 #define RUNS 5
 #define BATCH 1024
-
-typedef struct dataset {
-    const char *name;
-    cf_type type;
-    void *values; /* memory form */
-    size_t n;
-    size_t raw_bytes; /* decoded bytes (binary: string bytes + 4-byte lengths, as Kudu counts) */
-} dataset;
 
 static double now(void)
 {
@@ -38,15 +30,6 @@ static double now(void)
      * machine, and time spent descheduled is not the decoder's. */
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 /* Encoded blocks of one data set. */
@@ -74,7 +57,7 @@ static void blocks_add(blocks *b, cf_slice s, size_t count)
     cf_buf_append(&b->bytes, s.data, s.len);
 }
 
-static int encode_all(const dataset *d, cf_encoding e, blocks *out, double *secs)
+static int encode_all(const cf_dataset *d, cf_encoding e, blocks *out, double *secs)
 {
     const cf_encoder_ops *ops = cf_encoder_lookup(d->type, e);
     if (ops == NULL)
@@ -95,7 +78,7 @@ static int encode_all(const dataset *d, cf_encoding e, blocks *out, double *secs
         uint32_t ord = 0;
         while (i < d->n) {
             size_t take = d->n - i < 100 ? d->n - i : 100; /* Kudu's flush batches */
-            size_t k = ops->add(enc, (const uint8_t *)d->values + i * es, take, false);
+            size_t k = ops->add(enc, (const uint8_t *)d->vals + i * es, take, false);
             i += k;
             if (ops->is_full(enc) || i == d->n) {
                 cf_slice s;
@@ -145,7 +128,7 @@ static int encode_all(const dataset *d, cf_encoding e, blocks *out, double *secs
 
 static uint64_t sink;
 
-static double decode_all(const dataset *d, cf_encoding e, const blocks *b)
+static double decode_all(const cf_dataset *d, cf_encoding e, const blocks *b)
 {
     const cf_decoder_ops *ops = cf_decoder_lookup(d->type, e);
     size_t es = cf_type_size(d->type);
@@ -185,10 +168,10 @@ static double decode_all(const dataset *d, cf_encoding e, const blocks *b)
 
 /* memcpy of the decoded bytes in 1024-value pieces into a reused buffer: the
  * same access pattern as the decoders, so the ratio compares like with like. */
-static double memcpy_time(const dataset *d)
+static double memcpy_time(const cf_dataset *d)
 {
     size_t es = cf_type_size(d->type), piece = BATCH * es;
-    const uint8_t *src = d->values;
+    const uint8_t *src = d->vals;
     size_t total = d->n * es;
     uint8_t *dst = malloc(piece);
     double best = 1e30;
@@ -209,7 +192,7 @@ static double memcpy_time(const dataset *d)
 
 static const char *filter;
 
-static void run_set(const dataset *d, const cf_encoding *encs, size_t nenc)
+static void run_set(const cf_dataset *d, const cf_encoding *encs, size_t nenc)
 {
     static const char *names[] = {"AUTO", "PLAIN", "PREFIX", "GVINT", "RLE", "DICT", "BITSHUFFLE"};
     double mc = -1;
@@ -250,86 +233,24 @@ int main(int argc, char **argv)
            "memcpy GB/s | dec/memcpy |\n");
     printf("|---|---|---|---|---|---|---|---|\n");
 
-    int64_t *i64 = malloc(n * 8);
-    int32_t *i32 = malloc(n * 4);
-    double *dbl = malloc(n * 8);
-    uint8_t *b8 = malloc(n);
-
-    cf_encoding ints[] = {CF_ENC_PLAIN, CF_ENC_BIT_SHUFFLE, CF_ENC_RLE};
-    cf_encoding flts[] = {CF_ENC_PLAIN, CF_ENC_BIT_SHUFFLE};
-    cf_encoding strs[] = {CF_ENC_PLAIN, CF_ENC_PREFIX, CF_ENC_DICT};
-    cf_encoding bools[] = {CF_ENC_PLAIN, CF_ENC_RLE};
-
-    int64_t k = 1000000;
-    for (size_t i = 0; i < n; i++)
-        i64[i] = (k += 1 + (int64_t)(rnd() % 8));
-    run_set(&(dataset){"int64 sorted keys", CF_TYPE_INT64, i64, n, n * 8}, ints, 3);
-
-    for (size_t i = 0; i < n; i++)
-        i32[i] = (int32_t)rnd();
-    run_set(&(dataset){"int32 random", CF_TYPE_INT32, i32, n, n * 4}, ints, 3);
-
-    for (size_t i = 0; i < n; i++)
-        i32[i] = (int32_t)(rnd() % 65536);
-    run_set(&(dataset){"int32 in [0,65536)", CF_TYPE_INT32, i32, n, n * 4}, ints, 3);
-
-    for (size_t i = 0; i < n;) {
-        int32_t v = (int32_t)(rnd() % 1000);
-        size_t run = 1 + rnd() % 64;
-        for (size_t j = 0; j < run && i < n; j++)
-            i32[i++] = v;
+    /* The shared suite (tools/cfile/datasets.c); strings are slower to
+     * generate and larger, so their sets get a quarter of the values. */
+    cf_dataset_suite suite;
+    cf_dataset_suite_init(&suite);
+    cf_dataset d;
+    int rc;
+    while ((rc = cf_dataset_suite_next(&suite, &d, n, n / 4)) == 1) {
+        size_t nenc;
+        const cf_encoding *encs = cf_dataset_bench_encodings(d.type, &nenc);
+        run_set(&d, encs, nenc);
+        cf_dataset_free(&d);
     }
-    run_set(&(dataset){"int32 run-heavy", CF_TYPE_INT32, i32, n, n * 4}, ints, 3);
-
-    int64_t ts = 1700000000000000LL;
-    for (size_t i = 0; i < n; i++)
-        i64[i] = (ts += (int64_t)(rnd() % 2000000));
-    run_set(&(dataset){"timestamps (us)", CF_TYPE_UNIXTIME_MICROS, i64, n, n * 8}, ints, 3);
-
-    double x = 100.0;
-    for (size_t i = 0; i < n; i++)
-        dbl[i] = (x += ((double)(rnd() % 2001) - 1000.0) / 100.0);
-    run_set(&(dataset){"double random walk", CF_TYPE_DOUBLE, dbl, n, n * 8}, flts, 2);
-
-    for (size_t i = 0; i < n;) {
-        uint8_t v = rnd() & 1;
-        size_t run = 1 + rnd() % 100;
-        for (size_t j = 0; j < run && i < n; j++)
-            b8[i++] = v;
+    if (rc < 0) {
+        fprintf(stderr, "out of memory generating %s\n", d.name);
+        cf_dataset_free(&d);
+        return 1;
     }
-    run_set(&(dataset){"bool with runs", CF_TYPE_BOOL, b8, n, n}, bools, 2);
-
-    /* Strings: zipf-ish over 1000 words, and sorted "user%010d" keys. */
-    size_t ns = n / 4; /* strings are slower to generate and larger */
-    cf_slice *sl = malloc(ns * sizeof *sl);
-    char *words = malloc(1000 * 16);
-    for (int w = 0; w < 1000; w++)
-        snprintf(words + w * 16, 16, "word-%d-%c", w * 7919 % 10007, 'a' + w % 26);
-    size_t raw = 0;
-    for (size_t i = 0; i < ns; i++) {
-        double u = (double)(rnd() % 1000000 + 1) / 1000001.0;
-        int w = (int)(pow(u, 3.0) * 1000) % 1000; /* skewed towards small ids */
-        sl[i] = (cf_slice){(const uint8_t *)words + w * 16, strlen(words + w * 16)};
-        raw += sl[i].len + 4;
-    }
-    run_set(&(dataset){"strings zipf (1000)", CF_TYPE_STRING, sl, ns, raw}, strs, 3);
-
-    char *keys = malloc(ns * 16);
-    raw = 0;
-    for (size_t i = 0; i < ns; i++) {
-        snprintf(keys + i * 16, 16, "user%010zu", i * 3);
-        sl[i] = (cf_slice){(const uint8_t *)keys + i * 16, 14};
-        raw += 14 + 4;
-    }
-    run_set(&(dataset){"sorted user%010d keys", CF_TYPE_STRING, sl, ns, raw}, strs, 3);
 
     printf("\n(sink %llu)\n", (unsigned long long)sink);
-    free(i64);
-    free(i32);
-    free(dbl);
-    free(b8);
-    free(sl);
-    free(words);
-    free(keys);
     return 0;
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "datasets.h"
 
 const char cf_cmd_bench_usage[] =
     "usage: cfile bench read FILE [--iters K] [--batch N] [--mmap] [--view] [--threads T]\n"
@@ -75,14 +76,6 @@ static double median(double *v, size_t n)
 {
     qsort(v, n, sizeof *v, cmp_double);
     return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 static bool is_binary(cf_type t)
@@ -490,7 +483,7 @@ static cf_status make_keys(const cf_reader *r, size_t n, key_set *k, cf_error *e
     uint8_t v[16];
     for (size_t i = 0; i < n && st == CF_OK; i++) {
         size_t got;
-        st = cf_iter_seek_to_ordinal(it, rng_next(&s) % fi->num_values, err);
+        st = cf_iter_seek_to_ordinal(it, cf_dataset_rng_next(&s) % fi->num_values, err);
         if (st == CF_OK)
             st = cf_iter_copy_batch(it, v, NULL, 1, &got, err);
         if (st != CF_OK)
@@ -615,7 +608,7 @@ static int bench_seek(cf_cli *c, int argc, char **argv)
         goto out;
     uint64_t s = 7;
     for (size_t i = 0; i < n; i++)
-        ords[i] = rng_next(&s) % fi->num_values;
+        ords[i] = cf_dataset_rng_next(&s) % fi->num_values;
     if (by_value && (st = make_keys(r, n, &ks, &e)) != CF_OK)
         goto out;
     if (keys_out && by_value && write_values(keys_out, fi->type, ks.vals, n) != 0) {
@@ -678,152 +671,8 @@ out:
 
 /* ---- write ----------------------------------------------------------------------------- */
 
-typedef struct dataset {
-    cf_type type;
-    bool nullable, validx;
-    size_t n;
-    void *vals;
-    uint8_t *nonnull;
-    char *arena; /* string bytes */
-} dataset;
-
-static const char *const dataset_names[] = {
-    "int32_random", "int64_sorted", "int32_small", "int32_runs",    "double_walk",
-    "string_zipf",  "string_keys",  "bool_runs",   "int64_nullable",
-};
-
-static int gen_dataset(dataset *d, const char *name, size_t n)
-{
-    uint64_t s = 0x5eed;
-    memset(d, 0, sizeof *d);
-    d->n = n;
-    int which = -1;
-    for (int i = 0; i < (int)(sizeof dataset_names / sizeof dataset_names[0]); i++)
-        if (strcmp(name, dataset_names[i]) == 0)
-            which = i;
-    static const cf_type types[] = {CF_TYPE_INT32,  CF_TYPE_INT64,  CF_TYPE_INT32,
-                                    CF_TYPE_INT32,  CF_TYPE_DOUBLE, CF_TYPE_STRING,
-                                    CF_TYPE_STRING, CF_TYPE_BOOL,   CF_TYPE_INT64};
-    if (which < 0)
-        return -1;
-    d->type = types[which];
-    d->vals = calloc(n ? n : 1, cf_type_size(d->type));
-    if (d->vals == NULL)
-        return -2;
-    int32_t *i32 = d->vals;
-    int64_t *i64 = d->vals;
-    double *f64 = d->vals;
-    uint8_t *b = d->vals;
-    cf_slice *sl = d->vals;
-    switch (which) {
-    case 0:
-        for (size_t i = 0; i < n; i++)
-            i32[i] = (int32_t)rng_next(&s);
-        break;
-    case 1: { /* steps of 2..4: value + 1 is never present */
-        int64_t x = 1000000;
-        d->validx = true;
-        for (size_t i = 0; i < n; i++)
-            i64[i] = x += 2 + (int64_t)(rng_next(&s) % 3);
-        break;
-    }
-    case 2:
-        for (size_t i = 0; i < n; i++)
-            i32[i] = (int32_t)(rng_next(&s) % 1000);
-        break;
-    case 3: /* runs of 1..128 equal values (mean ~64) */
-        for (size_t i = 0; i < n;) {
-            size_t run = 1 + rng_next(&s) % 128;
-            int32_t v = (int32_t)(rng_next(&s) % 100000);
-            for (size_t j = 0; j < run && i < n; j++)
-                i32[i++] = v;
-        }
-        break;
-    case 4: {
-        double x = 100.0;
-        for (size_t i = 0; i < n; i++) {
-            x += ((double)(rng_next(&s) % 2001) - 1000.0) / 1000.0;
-            f64[i] = x;
-        }
-        break;
-    }
-    case 5: { /* zipf(1) over 1000 words, by inverse CDF */
-        enum { W = 1000 };
-        double cdf[W], h = 0;
-        for (int k = 0; k < W; k++)
-            cdf[k] = h += 1.0 / (k + 1);
-        d->arena = malloc((size_t)W * 16);
-        if (d->arena == NULL)
-            return -2;
-        for (int k = 0; k < W; k++)
-            snprintf(d->arena + k * 16, 16, "word-%05d-%c%c", k * 7919 % 100000, 'a' + k % 26,
-                     'a' + k / 26 % 26);
-        for (size_t i = 0; i < n; i++) {
-            double u = (double)(rng_next(&s) >> 11) / 9007199254740992.0 * h;
-            int lo = 0, hi = W - 1;
-            while (lo < hi) {
-                int mid = (lo + hi) / 2;
-                if (cdf[mid] < u)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            sl[i] = (cf_slice){(const uint8_t *)d->arena + lo * 16, strlen(d->arena + lo * 16)};
-        }
-        break;
-    }
-    case 6: /* even numbers only: key + "\0" and odd keys are absent */
-        d->validx = true;
-        d->arena = malloc(n * 16 + 1);
-        if (d->arena == NULL)
-            return -2;
-        for (size_t i = 0; i < n; i++) {
-            snprintf(d->arena + i * 16, 16, "user%010u", (unsigned)(i * 2));
-            sl[i] = (cf_slice){(const uint8_t *)d->arena + i * 16, 14};
-        }
-        break;
-    case 7:
-        for (size_t i = 0; i < n;) {
-            size_t run = 1 + rng_next(&s) % 200;
-            uint8_t v = rng_next(&s) & 1;
-            for (size_t j = 0; j < run && i < n; j++)
-                b[i++] = v;
-        }
-        break;
-    case 8:
-        d->nullable = true;
-        d->nonnull = calloc(n / 8 + 1, 1);
-        if (d->nonnull == NULL)
-            return -2;
-        for (size_t i = 0; i < n; i++) {
-            i64[i] = (int64_t)(rng_next(&s) >> 20);
-            if (rng_next(&s) % 5 != 0)
-                d->nonnull[i / 8] |= (uint8_t)(1u << (i % 8));
-        }
-        break;
-    }
-    return 0;
-}
-
-static void dataset_free(dataset *d)
-{
-    free(d->vals);
-    free(d->nonnull);
-    free(d->arena);
-}
-
-static uint64_t raw_bytes(const dataset *d)
-{
-    if (!is_binary(d->type))
-        return (uint64_t)d->n * cf_type_size(d->type);
-    uint64_t b = 0;
-    for (size_t i = 0; i < d->n; i++)
-        b += ((const cf_slice *)d->vals)[i].len + 4;
-    return b;
-}
-
 /* Appends in 1024-row calls, as a flush of a Kudu memrowset would. */
-static cf_status write_dataset(const dataset *d, cf_io *io, const cf_writer_options *o,
+static cf_status write_dataset(const cf_dataset *d, cf_io *io, const cf_writer_options *o,
                                cf_encoding *resolved, cf_error *err)
 {
     cf_writer *w;
@@ -899,10 +748,10 @@ static int bench_write(cf_cli *c, int argc, char **argv)
         return cf_cli_usage(c, "--dataset is required");
     if (rows == 0 || rows > 200000000 || iters == 0 || iters > 1000)
         return cf_cli_usage(c, "--rows 1..200000000, --iters 1..1000");
-    dataset d;
-    int g = gen_dataset(&d, name, (size_t)rows);
+    cf_dataset d;
+    int g = cf_dataset_generate(&d, name, (size_t)rows);
     if (g == -1) {
-        dataset_free(&d);
+        cf_dataset_free(&d);
         return cf_cli_usage(c, "--dataset: unknown data set %s", name);
     }
     int ret = CF_EXIT_FAIL;
@@ -957,7 +806,7 @@ static int bench_write(cf_cli *c, int argc, char **argv)
             goto out;
     }
     double med = median(t, iters);
-    uint64_t raw = raw_bytes(&d);
+    uint64_t raw = d.raw_bytes;
     FILE *f = c->out;
     fprintf(f, "{\"op\": \"write\", \"dataset\": \"%s\", \"type\": \"%s\", \"encoding\": \"%s\", "
                "\"compression\": \"%s\", \"rows\": %" PRIu64 ", \"raw_bytes\": %" PRIu64
@@ -977,7 +826,7 @@ out:
     if (ret == CF_EXIT_FAIL && st != CF_OK)
         ret = cf_cli_lib_fail(c, name, st, &e);
     free(t);
-    dataset_free(&d);
+    cf_dataset_free(&d);
     return ret;
 }
 
