@@ -1,7 +1,7 @@
 /* bench/compression: whole CFiles written and scanned through the public API
  * with every encoding x codec (NONE, SNAPPY, LZ4, ZLIB) on the data sets of
- * bench/encodings.c (tools/cfile/datasets.c's suite), beside a memcpy of the same decoded bytes measured in the
- * same run. Not a test: it prints numbers.
+ * bench/encodings.c (tools/cfile/datasets.c's suite), beside a memcpy of the
+ * same decoded bytes measured in the same run. Not a test: it prints numbers.
  *
  *   bench_compression [N]    N values per data set (default 2,000,000;
  *                            the string sets use N / 4)

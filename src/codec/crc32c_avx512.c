@@ -1,9 +1,9 @@
 /* CRC-32C by carry-less folding with 512-bit VPCLMULQDQ (crc32c_fold.h).
  *
- * The crc32 instruction, even on three interleaved streams, retires at most
- * 8 bytes per cycle per stream; folding instead multiplies 16-byte lanes,
- * four per 512-bit register and four registers per round (256 bytes), so the
- * four independent chains hide the multiply latency. What is left at the end
+ * The crc32 instruction retires one 8-byte step per cycle however many
+ * streams are interleaved (it has one port); folding instead multiplies
+ * 16-byte lanes, four per 512-bit register and four registers per round
+ * (256 bytes), so the four independent chains hide the multiply latency. What is left at the end
  * (one 16-byte lane plus < 64 tail bytes) goes through the crc32 instruction:
  * the CRC of the lane's bytes from a zero register is exactly the reduction of
  * that 128-bit polynomial times x^32 mod P, so no Barrett step is needed.

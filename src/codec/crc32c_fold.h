@@ -19,8 +19,8 @@ typedef struct cf_crc32c_fold_k {
 } cf_crc32c_fold_k;
 
 typedef struct cf_crc32c_fold_consts {
-    cf_crc32c_fold_k by256; /* 4 x 512-bit accumulators: 256 bytes per round */
-    cf_crc32c_fold_k by64;  /* one 512-bit register onto the next 64 bytes */
+    cf_crc32c_fold_k by256;            /* 4 x 512-bit accumulators: 256 bytes per round */
+    cf_crc32c_fold_k by64;             /* one 512-bit register onto the next 64 bytes */
     cf_crc32c_fold_k by48, by32, by16; /* lanes 0..2 of a 512-bit register onto lane 3 */
 } cf_crc32c_fold_consts;
 

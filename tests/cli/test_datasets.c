@@ -105,8 +105,7 @@ static const struct {
 } suite[] = {
     {"int64 sorted keys", CF_TYPE_INT64, 56, 0xd4f59fdb9e5c74faull, 800024, 0x4b0e1884ec74e6a7ull},
     {"int32 random", CF_TYPE_INT32, 28, 0x7d24dfb81e503ed2ull, 400012, 0x6fe2df1a9f3d74f6ull},
-    {"int32 in [0,65536)", CF_TYPE_INT32, 28, 0x91d731afef998ee1ull, 400012,
-     0x607dfc2992eb6fe0ull},
+    {"int32 in [0,65536)", CF_TYPE_INT32, 28, 0x91d731afef998ee1ull, 400012, 0x607dfc2992eb6fe0ull},
     {"int32 run-heavy", CF_TYPE_INT32, 28, 0x2d6eeeb239b3a739ull, 400012, 0x1016cb7954cd2764ull},
     {"timestamps (us)", CF_TYPE_UNIXTIME_MICROS, 56, 0x1e890bf447dc4007ull, 800024,
      0x73592f163d250042ull},

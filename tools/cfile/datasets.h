@@ -20,9 +20,9 @@ typedef struct cf_dataset {
     bool nullable; /* nonnull is set */
     bool validx;   /* sorted values: write a value index */
     size_t n;
-    void *vals;       /* n values in memory form (cf_slice for binary types) */
-    uint8_t *nonnull; /* nullable: bit i (LSB first) set = row i is not NULL */
-    char *arena;      /* the string bytes that the slices point into */
+    void *vals;         /* n values in memory form (cf_slice for binary types) */
+    uint8_t *nonnull;   /* nullable: bit i (LSB first) set = row i is not NULL */
+    char *arena;        /* the string bytes that the slices point into */
     uint64_t raw_bytes; /* decoded bytes as Kudu counts them (binary: bytes + 4 each) */
 } cf_dataset;
 
