@@ -1,7 +1,7 @@
 /* Internal: CRC-32C (Castagnoli), the standard iSCSI variant (format §4):
- * crc32c("123456789") == 0xE3069283. The implementation (AVX-512 carry-less
- * folding, SSE4.2 interleaved streams, or portable slicing tables) is chosen
- * once at run time. */
+ * crc32c("123456789") == 0xE3069283. The implementation (AVX-512 or AVX2
+ * carry-less folding, SSE4.2 interleaved streams, or portable slicing tables)
+ * is chosen once at run time. */
 #ifndef CF_CODEC_CRC32C_H
 #define CF_CODEC_CRC32C_H
 
@@ -24,10 +24,14 @@ uint32_t cf_crc32c_hw(uint32_t crc, const void *data, size_t len); /* requires h
  * interleaved streams), so tests can cover it anywhere; requires hw_available. */
 uint32_t cf_crc32c_hw_nopclmul(uint32_t crc, const void *data, size_t len);
 
-/* Carry-less folding with AVX-512 VPCLMULQDQ for long buffers, the hw path
- * for short ones; without the CPU features it falls back to cf_crc32c_hw. */
+/* Carry-less folding with AVX-512 VPCLMULQDQ for long buffers, the avx2 and
+ * hw paths for short ones; without the CPU features it falls back to
+ * cf_crc32c_hw. */
 bool cf_crc32c_avx512_available(void);
 uint32_t cf_crc32c_avx512(uint32_t crc, const void *data, size_t len);
+/* The same with 256-bit registers (AVX2 + VPCLMULQDQ, no AVX-512 needed). */
+bool cf_crc32c_avx2_available(void);
+uint32_t cf_crc32c_avx2(uint32_t crc, const void *data, size_t len);
 
 /* CRC of A || B from crc1 = cf_crc32c(A), crc2 = cf_crc32c(B) and len2 = |B|. */
 uint32_t cf_crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);

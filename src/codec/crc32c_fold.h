@@ -22,14 +22,21 @@ typedef struct cf_crc32c_fold_consts {
     cf_crc32c_fold_k by256;            /* 4 x 512-bit accumulators: 256 bytes per round */
     cf_crc32c_fold_k by64;             /* one 512-bit register onto the next 64 bytes */
     cf_crc32c_fold_k by48, by32, by16; /* lanes 0..2 of a 512-bit register onto lane 3 */
+    cf_crc32c_fold_k by128;            /* 4 x 256-bit accumulators: 128 bytes per round */
+    /* (256-bit: by32 folds one register onto the next 32 bytes, by16 lane 0 onto 1) */
 } cf_crc32c_fold_consts;
 
-/* Smallest length the folding path takes: its first round loads 256 bytes. */
+/* Smallest lengths the folding paths take: their first round's loads. */
 #define CF_CRC32C_FOLD_MIN 256u
+#define CF_CRC32C_FOLD256_MIN 128u
 
 /* The register after `len` >= CF_CRC32C_FOLD_MIN bytes from register `reg`
  * (no pre/post inversion). Needs AVX-512F, VPCLMULQDQ and SSE4.2 at run time. */
 uint32_t cf_crc32c_fold512_reg(uint32_t reg, const uint8_t *p, size_t len,
+                               const cf_crc32c_fold_consts *k);
+/* The same with 256-bit registers, len >= CF_CRC32C_FOLD256_MIN; needs AVX2,
+ * VPCLMULQDQ and SSE4.2 at run time. */
+uint32_t cf_crc32c_fold256_reg(uint32_t reg, const uint8_t *p, size_t len,
                                const cf_crc32c_fold_consts *k);
 
 #endif

@@ -1,6 +1,6 @@
 /* CRC-32C (format §4): the check value, the worked examples of §14, and every
  * implementation (portable, hardware with pclmul merge, hardware with software
- * merge, AVX-512 folding) against a bit-at-a-time reference over all small lengths, random
+ * merge, AVX-512 and AVX2 folding) against a bit-at-a-time reference over all small lengths, random
  * alignments, the interleaved-path boundaries and large buffers. */
 #include "test_common.h"
 
@@ -38,6 +38,7 @@ static const struct {
     {"hw", cf_crc32c_hw},
     {"hw_nopclmul", cf_crc32c_hw_nopclmul},
     {"avx512", cf_crc32c_avx512},
+    {"avx2", cf_crc32c_avx2},
 #if defined(CF_HAVE_ISAL)
     {"isal", cf_crc32c_isal},
 #endif
@@ -59,9 +60,10 @@ static void test_crc32c__check_value(void **state)
     assert_int_equal(cf_crc32c("", 0), 0);
     assert_int_equal(cf_crc32c(NULL, 0), 0);
     assert_non_null(cf_crc32c_impl());
-    print_message("# crc32c implementation: %s (avx512 folding %s, ISA-L %s)\n", cf_crc32c_impl(),
+    print_message("# crc32c implementation: %s (avx512 folding %s, avx2 folding %s, ISA-L %s)\n",
+                  cf_crc32c_impl(),
                   cf_crc32c_avx512_available() ? "tested" : "not on this CPU: falls back",
-                  ISAL_STATE);
+                  cf_crc32c_avx2_available() ? "tested" : "not on this CPU: falls back", ISAL_STATE);
 }
 
 static void check_hex(const char *hex, uint32_t want)
@@ -150,14 +152,14 @@ static void test_crc32c__interleave_boundaries(void **state)
     free(buf);
 }
 
-/* The folding path (buffers of 256 bytes and more) at every length of its
- * first few rounds: 256-byte rounds, then 64-byte blocks, then 0..63 tail
- * bytes, each at a random misalignment and start value. */
+/* The folding paths (buffers of 256 and 128 bytes and more) at every length
+ * of their first few rounds: 256/128-byte rounds, then 64/32-byte blocks,
+ * then the tail bytes, each at a random misalignment and start value. */
 static void test_crc32c__fold_lengths(void **state)
 {
     cf_rng r;
     cf_rng_init(&r, cf_test_seed(0xc5c));
-    const size_t lo = 256, hi = 4 * 256 + 64;
+    const size_t lo = 128, hi = 4 * 256 + 64;
     uint8_t *buf = malloc(hi + 64);
     assert_non_null(buf);
     fill_random(&r, buf, hi + 64);
