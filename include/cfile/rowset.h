@@ -8,6 +8,8 @@
  *   writer:  create append* finish? free       (free without finish leaves no rowset)
  *   rowset:  open (get | scanner_create | update | delete | reinsert | flush | compact)* free
  *   scanner: create next* free
+ *   table:   open (insert | update | delete | get | table_scanner_* | flush | compact)*
+ *            (close | free)
  *
  * MVCC: as in Kudu, a snapshot at TS sees every operation with ts < TS;
  * CF_RS_SNAPSHOT_LATEST sees everything. Every mutation needs a timestamp larger
@@ -249,6 +251,70 @@ CF_API cf_status cf_rowset_flush(cf_rowset *rs, cf_error *err);
  * dropped: UNDOs with ts < ahm, rows deleted before ahm. The new MANIFEST replaces
  * the old one atomically; the old files are then removed. */
 CF_API cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err);
+
+/* ---- tables: a MemRowSet plus any number of DiskRowSets ----------------------------------
+ *
+ * A table is a directory holding rowsets the way a Kudu tablet does: new rows go
+ * to an in-memory MemRowSet (sorted by encoded key, each row with its insert
+ * timestamp and mutations), which is flushed to a new DiskRowSet (a rowset
+ * subdirectory) when it grows past a size, on cf_table_flush and on
+ * cf_table_close. A TABLET file lists the rowsets (docs/ROWSET.md); a directory
+ * holding only a MANIFEST (one rowset, the older layout) opens as a table of
+ * that rowset. Every key lives in one store: an insert is refused while a live
+ * row has its key, and a key deleted earlier is reinserted in the store that
+ * holds it. Reads merge all stores in key order. Timestamps follow the rowset
+ * rules above, table-wide. One thread and one process at a time.
+ */
+typedef struct cf_table cf_table;
+
+/* Default MemRowSet size that triggers a flush. */
+#define CF_TABLE_FLUSH_BYTES (64u << 20)
+
+/* Open the table in dir (CF_ENOTFOUND when it holds none). */
+CF_API cf_status cf_table_open(cf_table **out, const char *dir, cf_error *err);
+/* Flush (cf_table_flush), then free; the table is freed even on error. */
+CF_API cf_status cf_table_close(cf_table *t, cf_error *err);
+/* Free without flushing: inserts and mutations not flushed are lost. NULL is a no-op. */
+CF_API void cf_table_free(cf_table *t);
+/* MemRowSet bytes above which an insert or mutation flushes it (0 = default). */
+CF_API void cf_table_set_flush_bytes(cf_table *t, size_t bytes);
+CF_API const cf_rs_schema *cf_table_schema(const cf_table *t);
+/* Largest timestamp used so far: the next operation needs a larger one. */
+CF_API uint64_t cf_table_last_ts(const cf_table *t);
+/* Rows in the MemRowSet (deleted ones included). */
+CF_API size_t cf_table_mrs_rows(const cf_table *t);
+/* The DiskRowSets, in TABLET order, and their directory names ("." = dir itself). */
+CF_API size_t cf_table_rowset_count(const cf_table *t);
+CF_API cf_rowset *cf_table_rowset(const cf_table *t, size_t i, const char **name);
+
+/* Insert a row at ts: values[i] for every column (memory form, NULL = SQL NULL).
+ * CF_EINVAL "duplicate key" when a live row has the key, or for a bad value or
+ * timestamp; CF_ENOTSUP for tables with array columns. */
+CF_API cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts,
+                                 cf_error *err);
+/* As cf_rowset_update / cf_rowset_delete / cf_rowset_get, over every store. */
+CF_API cf_status cf_table_update(cf_table *t, const void *const *key, const cf_rs_change *changes,
+                                 size_t n, uint64_t ts, cf_error *err);
+CF_API cf_status cf_table_delete(cf_table *t, const void *const *key, uint64_t ts,
+                                 cf_error *err);
+CF_API cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot,
+                              cf_rs_batch *out, cf_error *err);
+/* Write the MemRowSet as a new DiskRowSet and each rowset's deltas as REDO files. */
+CF_API cf_status cf_table_flush(cf_table *t, cf_error *err);
+/* Flush, then merge every rowset into one (cf_rowset_compact's rules for history
+ * and `ahm`); the new TABLET replaces the old atomically, then the old rowsets
+ * are removed. A table of one rowset is compacted in place. */
+CF_API cf_status cf_table_compact(cf_table *t, uint64_t ahm, cf_error *err);
+
+/* A scan of every store at a snapshot, rows in key order, options and batches as
+ * for a rowset scanner (ords[i] = the row's ordinal within its store). */
+typedef struct cf_table_scanner cf_table_scanner;
+CF_API cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t,
+                                         const cf_rs_scan_options *o, cf_error *err);
+CF_API cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_rs_batch *out, cf_error *err);
+/* The sums over the rowsets scanned (MemRowSet rows count as examined). */
+CF_API const cf_rs_scan_stats *cf_table_scanner_stats(const cf_table_scanner *sc);
+CF_API void cf_table_scanner_free(cf_table_scanner *sc); /* NULL is a no-op */
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,12 @@
  * the row's older UNDOs, so the UNDO file stays in Kudu's order (row ascending,
  * timestamp descending, format §12.2). The new MANIFEST is committed atomically,
  * then the old files are removed.
+ *
+ * A table's compaction merges several rowsets (cf_rs_compact_merge) into a new
+ * directory: rows come from every source in key order (their keys are
+ * disjoint), and the output's insert_ts is the earliest source's; a row of a
+ * later source gets an UNDO DELETE at its source's insert_ts so that older
+ * snapshots still do not see it.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -105,7 +111,8 @@ typedef struct outcol {
 } outcol;
 
 typedef struct compactor {
-    cf_rowset *rs;
+    const char *outdir;
+    uint64_t insert_ts; /* of the output: the earliest of the sources' */
     const cf_rs_schema *s;
     uint64_t ahm;
     cell *row;
@@ -197,7 +204,7 @@ static cf_status delta_writer(compactor *k, cf_delta_writer **w, cf_delta_type t
     cf_delta_writer_options o;
     cf_delta_writer_options_init(&o);
     o.type = t;
-    char *p = cf_rs_path(cf_rs_dir(k->rs), name);
+    char *p = cf_rs_path(k->outdir, name);
     CF_CHECK(p != NULL, err, CF_ENOMEM, "compact: out of memory");
     cf_status st = cf_delta_writer_create_file(w, p, &o, err);
     cf_free(p);
@@ -288,114 +295,208 @@ static cf_status flush_out(compactor *k, cf_error *err)
     return CF_OK;
 }
 
-static cf_status compact_rows(compactor *k, dstream *ds, const cf_delta_type *dt, size_t nds,
-                              cf_error *err)
+/* One input rowset: its raw base rows (all columns, no deltas) and its delta
+ * files as streams read in row order alongside. */
+typedef struct csrc {
+    cf_rowset *rs;
+    cf_rs_scanner *sc;
+    cf_rs_batch b;
+    size_t i;
+    bool eof;
+    dstream *ds;
+    cf_delta_type *dt;
+    size_t nds;
+    uint64_t insert_ts;
+    cf_buf key; /* encoded key of row i (merges only) */
+} csrc;
+
+typedef struct lists {
+    ent_list redo, undo_old, undo_new;
+} lists;
+
+/* Position src on its next base row (refilling the batch); eof at the end. */
+static cf_status src_ready(compactor *k, csrc *src, bool want_key, cf_error *err)
+{
+    while (!src->eof && src->i >= src->b.count) {
+        CF_TRY(cf_rs_scanner_next(src->sc, &src->b, err));
+        src->i = 0;
+        src->eof = src->b.count == 0;
+    }
+    if (src->eof || !want_key)
+        return CF_OK;
+    cf_buf_clear(&src->key);
+    for (size_t c = 0; c < k->s->nkeys; c++) {
+        size_t w = cf_type_size(k->s->cols[c].type);
+        cf_rs_key_append(&src->key, k->s, c, (const uint8_t *)src->b.cols[c].values + src->i * w);
+    }
+    CF_CHECK(!src->key.oom, err, CF_ENOMEM, "compact: out of memory");
+    return CF_OK;
+}
+
+/* Replay one base row's history and emit it (or drop it, see the file comment). */
+static cf_status compact_row(compactor *k, csrc *src, lists *l, cf_error *err)
+{
+    const cf_rs_batch *b = &src->b;
+    size_t i = src->i;
+    uint32_t row = (uint32_t)b->ords[i];
+    ent_clear(&l->redo);
+    ent_clear(&l->undo_old);
+    ent_clear(&l->undo_new);
+    for (size_t f = 0; f < src->nds; f++)
+        CF_TRY(take_row(&src->ds[f], row, src->dt[f] == CF_DELTA_REDO ? &l->redo : &l->undo_old,
+                        err));
+    /* A row of a rowset inserted after the output's insert_ts did not exist
+     * before its own insert: record that as the oldest UNDO (a DELETE), unless
+     * its history already ends with one (rows flushed from a MemRowSet). */
+    if (src->insert_ts > k->insert_ts) {
+        size_t n = l->undo_old.n;
+        bool has = n > 0 && l->undo_old.v[n - 1].len > 0 &&
+                   ent_rcl(&l->undo_old, n - 1).data[0] == CF_RCL_DELETE;
+        if (!has) {
+            static const uint8_t del = CF_RCL_DELETE;
+            CF_TRY(ent_push(&l->undo_old, src->insert_ts, (cf_slice){&del, 1}, err));
+        }
+    }
+    for (size_t c = 0; c < k->s->ncols; c++) {
+        const cf_batch *cb = &b->cols[c];
+        cell *cl = &k->row[c];
+        if (k->s->cols[c].is_array)
+            continue;
+        size_t w = cf_type_size(k->s->cols[c].type);
+        cl->nonnull = cb->nonnull == NULL || cf_bitmap_get(cb->nonnull, i);
+        memset(cl->slot, 0, sizeof(cl->slot));
+        memcpy(cl->slot, (const uint8_t *)cb->values + i * w, w);
+    }
+    bool alive = true;
+    uint64_t del_ts = 0;
+    for (size_t j = 0; j < l->redo.n; j++) {
+        CF_TRY(replay(k, ent_rcl(&l->redo, j), l->redo.v[j].ts, &alive, &l->undo_new, err));
+        if (!alive)
+            del_ts = l->redo.v[j].ts;
+    }
+    if (!alive) {
+        l->undo_new.n--; /* the final DELETE stays a REDO: no UNDO for it */
+        if (del_ts < k->ahm)
+            return CF_OK;
+    }
+    bool any_undo = false;
+    for (size_t j = 0; j < l->undo_new.n && !any_undo; j++)
+        any_undo = l->undo_new.v[j].ts >= k->ahm;
+    for (size_t j = 0; j < l->undo_old.n && !any_undo; j++)
+        any_undo = l->undo_old.v[j].ts >= k->ahm;
+    if (any_undo) {
+        CF_TRY(delta_writer(k, &k->undo, CF_DELTA_UNDO, k->undo_name, err));
+        for (size_t j = l->undo_new.n; j-- > 0;)
+            if (l->undo_new.v[j].ts >= k->ahm)
+                CF_TRY(cf_delta_writer_append(k->undo, (uint32_t)k->out_ord, l->undo_new.v[j].ts,
+                                              ent_rcl(&l->undo_new, j), err));
+        for (size_t j = 0; j < l->undo_old.n; j++)
+            if (l->undo_old.v[j].ts >= k->ahm)
+                CF_TRY(cf_delta_writer_append(k->undo, (uint32_t)k->out_ord, l->undo_old.v[j].ts,
+                                              ent_rcl(&l->undo_old, j), err));
+    }
+    if (!alive) {
+        CF_TRY(delta_writer(k, &k->redo, CF_DELTA_REDO, k->redo_name, err));
+        static const uint8_t del = CF_RCL_DELETE;
+        CF_TRY(cf_delta_writer_append(k->redo, (uint32_t)k->out_ord, del_ts, (cf_slice){&del, 1},
+                                      err));
+    }
+    CF_TRY(emit_row(k, b, i, err));
+    k->out_ord++;
+    return CF_OK;
+}
+
+/* Rows of every source in key order (sources hold disjoint keys: the table
+ * layer keeps each key in one store), output batches of DS_OUT rows. */
+#define DS_OUT 1024
+
+static cf_status compact_rows(compactor *k, csrc *src, size_t n, cf_error *err)
 {
     cf_status st = CF_OK;
-    cf_rs_scanner *sc = NULL;
-    ent_list redo = {0}, undo_old = {0}, undo_new = {0};
-    cf_buf_init(&redo.bytes);
-    cf_buf_init(&undo_old.bytes);
-    cf_buf_init(&undo_new.bytes);
-    CF_TRY_OUT(cf_rs_scanner_create_ex(&sc, k->rs, NULL, true, false, err));
+    lists l;
+    memset(&l, 0, sizeof(l));
+    cf_buf_init(&l.redo.bytes);
+    cf_buf_init(&l.undo_old.bytes);
+    cf_buf_init(&l.undo_new.bytes);
+    bool merge = n > 1;
+    for (size_t s = 0; s < n; s++)
+        CF_TRY_OUT(src_ready(k, &src[s], merge, err));
     for (;;) {
-        cf_rs_batch b;
-        CF_TRY_OUT(cf_rs_scanner_next(sc, &b, err));
-        if (b.count == 0)
-            break;
-        for (size_t i = 0; i < b.count; i++) {
-            uint32_t row = (uint32_t)b.ords[i];
-            ent_clear(&redo);
-            ent_clear(&undo_old);
-            ent_clear(&undo_new);
-            for (size_t f = 0; f < nds; f++)
-                CF_TRY_OUT(take_row(&ds[f], row, dt[f] == CF_DELTA_REDO ? &redo : &undo_old, err));
-            for (size_t c = 0; c < k->s->ncols; c++) {
-                const cf_batch *cb = &b.cols[c];
-                cell *cl = &k->row[c];
-                if (k->s->cols[c].is_array)
-                    continue;
-                size_t w = cf_type_size(k->s->cols[c].type);
-                cl->nonnull = cb->nonnull == NULL || cf_bitmap_get(cb->nonnull, i);
-                memset(cl->slot, 0, sizeof(cl->slot));
-                memcpy(cl->slot, (const uint8_t *)cb->values + i * w, w);
-            }
-            bool alive = true;
-            uint64_t del_ts = 0;
-            for (size_t j = 0; j < redo.n; j++) {
-                CF_TRY_OUT(replay(k, ent_rcl(&redo, j), redo.v[j].ts, &alive, &undo_new, err));
-                if (!alive)
-                    del_ts = redo.v[j].ts;
-            }
-            if (!alive) {
-                undo_new.n--; /* the final DELETE stays a REDO: no UNDO for it */
-                if (del_ts < k->ahm)
-                    continue;
-            }
-            bool any_undo = false;
-            for (size_t j = 0; j < undo_new.n && !any_undo; j++)
-                any_undo = undo_new.v[j].ts >= k->ahm;
-            for (size_t j = 0; j < undo_old.n && !any_undo; j++)
-                any_undo = undo_old.v[j].ts >= k->ahm;
-            if (any_undo) {
-                CF_TRY_OUT(delta_writer(k, &k->undo, CF_DELTA_UNDO, k->undo_name, err));
-                for (size_t j = undo_new.n; j-- > 0;)
-                    if (undo_new.v[j].ts >= k->ahm)
-                        CF_TRY_OUT(cf_delta_writer_append(k->undo, (uint32_t)k->out_ord,
-                                                          undo_new.v[j].ts,
-                                                          ent_rcl(&undo_new, j), err));
-                for (size_t j = 0; j < undo_old.n; j++)
-                    if (undo_old.v[j].ts >= k->ahm)
-                        CF_TRY_OUT(cf_delta_writer_append(k->undo, (uint32_t)k->out_ord,
-                                                          undo_old.v[j].ts,
-                                                          ent_rcl(&undo_old, j), err));
-            }
-            if (!alive) {
-                CF_TRY_OUT(delta_writer(k, &k->redo, CF_DELTA_REDO, k->redo_name, err));
-                static const uint8_t del = CF_RCL_DELETE;
-                CF_TRY_OUT(cf_delta_writer_append(k->redo, (uint32_t)k->out_ord, del_ts,
-                                                  (cf_slice){&del, 1}, err));
-            }
-            CF_TRY_OUT(emit_row(k, &b, i, err));
-            k->out_ord++;
+        csrc *best = NULL;
+        for (size_t s = 0; s < n; s++) {
+            if (src[s].eof)
+                continue;
+            if (best == NULL || cf_rs_bytes_cmp(src[s].key.data, src[s].key.len, best->key.data,
+                                                best->key.len) < 0)
+                best = &src[s];
         }
-        CF_TRY_OUT(flush_out(k, err));
+        if (best == NULL)
+            break;
+        CF_TRY_OUT(compact_row(k, best, &l, err));
+        best->i++;
+        /* emit_row copied the row's values, so sources may refill freely. */
+        if (k->orows >= DS_OUT)
+            CF_TRY_OUT(flush_out(k, err));
+        CF_TRY_OUT(src_ready(k, best, merge, err));
     }
+    CF_TRY_OUT(flush_out(k, err));
 out:
-    cf_rs_scanner_free(sc);
-    cf_free(redo.v);
-    cf_free(undo_old.v);
-    cf_free(undo_new.v);
-    cf_buf_dispose(&redo.bytes);
-    cf_buf_dispose(&undo_old.bytes);
-    cf_buf_dispose(&undo_new.bytes);
+    cf_free(l.redo.v);
+    cf_free(l.undo_old.v);
+    cf_free(l.undo_new.v);
+    cf_buf_dispose(&l.redo.bytes);
+    cf_buf_dispose(&l.undo_old.bytes);
+    cf_buf_dispose(&l.undo_new.bytes);
     return st;
 }
 
-cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err)
+static void src_dispose(csrc *src)
 {
-    CF_TRY(cf_rowset_flush(rs, err));
-    const cf_rs_manifest *old = cf_rs_manifest_of(rs);
-    const cf_rs_schema *s = old->schema;
+    cf_rs_scanner_free(src->sc);
+    for (size_t f = 0; src->ds != NULL && f < src->nds; f++)
+        cf_delta_iter_free(src->ds[f].it);
+    cf_free(src->ds);
+    cf_free(src->dt);
+    cf_buf_dispose(&src->key);
+}
+
+static cf_status src_open(csrc *src, cf_rowset *rs, cf_error *err)
+{
+    memset(src, 0, sizeof(*src));
+    cf_buf_init(&src->key);
+    src->rs = rs;
+    src->insert_ts = cf_rs_insert_ts(rs);
+    src->nds = cf_rs_delta_file_count(rs);
+    src->ds = cf_calloc(src->nds + 1, sizeof(*src->ds));
+    src->dt = cf_calloc(src->nds + 1, sizeof(*src->dt));
+    CF_CHECK(src->ds != NULL && src->dt != NULL, err, CF_ENOMEM, "compact: out of memory");
+    for (size_t f = 0; f < src->nds; f++) {
+        cf_delta_reader *r = cf_rs_delta_file(rs, f, &src->dt[f]);
+        CF_TRY(cf_delta_iter_create(&src->ds[f].it, r, err));
+        CF_TRY(cf_delta_iter_seek_to_first(src->ds[f].it, err));
+    }
+    return cf_rs_scanner_create_ex(&src->sc, rs, NULL, true, false, err);
+}
+
+/* Rewrite the n (flushed) sources into new files in outdir, numbered from
+ * nm->next_file; adds the files, rows and keys to nm (not written). */
+static cf_status compact_into(cf_rowset *const *rs, size_t n, const char *outdir, uint64_t ahm,
+                              cf_rs_manifest *nm, cf_error *err)
+{
+    const cf_rs_schema *s = cf_rowset_schema(rs[0]);
     compactor k;
     memset(&k, 0, sizeof(k));
-    k.rs = rs;
+    k.outdir = outdir;
     k.s = s;
     k.ahm = ahm;
-    cf_rs_manifest nm;
-    cf_rs_manifest_init(&nm);
-    nm.next_file = old->next_file;
-    nm.generation = old->generation + 1;
-    nm.insert_ts = old->insert_ts;
-    nm.last_ts = old->last_ts;
-    k.nm = &nm;
-    size_t nds = cf_rs_delta_file_count(rs);
-    dstream *ds = cf_calloc(nds + 1, sizeof(*ds));
-    cf_delta_type *dt = cf_calloc(nds + 1, sizeof(*dt));
+    k.nm = nm;
+    k.insert_ts = nm->insert_ts;
+    csrc *src = cf_calloc(n, sizeof(*src));
     k.row = cf_calloc(s->ncols, sizeof(*k.row));
     k.oc = cf_calloc(s->ncols, sizeof(*k.oc));
+    size_t nsrc = 0;
     cf_status st = CF_OK;
-    if (ds == NULL || dt == NULL || k.row == NULL || k.oc == NULL)
+    if (src == NULL || k.row == NULL || k.oc == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "compact: out of memory");
     for (size_t c = 0; c < s->ncols; c++) {
         cf_buf_init(&k.oc[c].vals);
@@ -403,35 +504,30 @@ cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err)
         cf_buf_init(&k.oc[c].counts);
         cf_buf_init(&k.oc[c].enn);
     }
-    for (size_t f = 0; f < nds; f++) {
-        cf_delta_reader *r = cf_rs_delta_file(rs, f, &dt[f]);
-        CF_TRY_OUT(cf_delta_iter_create(&ds[f].it, r, err));
-        CF_TRY_OUT(cf_delta_iter_seek_to_first(ds[f].it, err));
-    }
+    for (; nsrc < n; nsrc++)
+        CF_TRY_OUT(src_open(&src[nsrc], rs[nsrc], err));
     CF_TRY_OUT(cf_rcl_builder_create(&k.b, err));
     cf_rs_writer_options wo;
     cf_rs_writer_options_init(&wo);
-    wo.insert_ts = old->insert_ts;
-    CF_TRY_OUT(cf_rs_writer_create_in(&k.w, cf_rs_dir(rs), s, &wo, &nm, err));
-    CF_TRY_OUT(compact_rows(&k, ds, dt, nds, err));
-    CF_TRY_OUT(flush_out(&k, err));
-    CF_TRY_OUT(cf_rs_writer_finish_files(k.w, &nm, err));
+    wo.insert_ts = nm->insert_ts;
+    CF_TRY_OUT(cf_rs_writer_create_in(&k.w, outdir, s, &wo, nm, err));
+    CF_TRY_OUT(compact_rows(&k, src, n, err));
+    CF_TRY_OUT(cf_rs_writer_finish_files(k.w, nm, err));
     if (k.undo != NULL) {
         CF_TRY_OUT(cf_delta_writer_finish(k.undo, err));
-        CF_TRY_OUT(cf_rs_manifest_add(&nm, CF_RS_FILE_UNDO, 0, k.undo_name, err));
+        CF_TRY_OUT(cf_rs_manifest_add(nm, CF_RS_FILE_UNDO, 0, k.undo_name, err));
     }
     if (k.redo != NULL) {
         CF_TRY_OUT(cf_delta_writer_finish(k.redo, err));
-        CF_TRY_OUT(cf_rs_manifest_add(&nm, CF_RS_FILE_REDO, 0, k.redo_name, err));
+        CF_TRY_OUT(cf_rs_manifest_add(nm, CF_RS_FILE_REDO, 0, k.redo_name, err));
     }
-    CF_TRY_OUT(cf_rs_schema_clone(&nm.schema, s, err));
-    /* The commit point: before this rename the old rowset is intact, after it the new. */
-    CF_TRY_OUT(cf_rs_manifest_write(&nm, cf_rs_dir(rs), err));
+    CF_TRY_OUT(cf_rs_schema_clone(&nm->schema, s, err));
 out:
-    for (size_t f = 0; ds != NULL && f < nds; f++)
-        cf_delta_iter_free(ds[f].it);
-    cf_free(ds);
-    cf_free(dt);
+    for (size_t i = 0; i < nsrc; i++)
+        src_dispose(&src[i]);
+    if (src != NULL && nsrc < n)
+        src_dispose(&src[nsrc]); /* the one whose open failed */
+    cf_free(src);
     cf_free(k.row);
     for (size_t c = 0; k.oc != NULL && c < s->ncols; c++) {
         cf_buf_dispose(&k.oc[c].vals);
@@ -445,10 +541,53 @@ out:
     cf_rs_writer_free(k.w);
     cf_delta_writer_free(k.undo);
     cf_delta_writer_free(k.redo);
+    return st;
+}
+
+cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err)
+{
+    CF_TRY(cf_rowset_flush(rs, err));
+    const cf_rs_manifest *old = cf_rs_manifest_of(rs);
+    cf_rs_manifest nm;
+    cf_rs_manifest_init(&nm);
+    nm.next_file = old->next_file;
+    nm.generation = old->generation + 1;
+    nm.insert_ts = old->insert_ts;
+    nm.last_ts = old->last_ts;
+    cf_status st = compact_into(&rs, 1, cf_rs_dir(rs), ahm, &nm, err);
+    /* The commit point: before this rename the old rowset is intact, after it the new. */
+    if (st == CF_OK)
+        st = cf_rs_manifest_write(&nm, cf_rs_dir(rs), err);
     cf_rs_manifest_dispose(&nm);
-    if (st != CF_OK)
-        return st;
+    CF_TRY(st);
     CF_TRY(cf_rs_reload(rs, err));
     cf_rs_gc(cf_rs_dir(rs), cf_rs_manifest_of(rs));
     return CF_OK;
+}
+
+cf_status cf_rs_compact_merge(cf_rowset *const *rs, size_t n, const char *outdir, uint64_t ahm,
+                              cf_error *err)
+{
+    CF_CHECK(n > 0, err, CF_EINVAL, "compact: no rowset");
+    cf_rs_manifest nm;
+    cf_rs_manifest_init(&nm);
+    nm.next_file = 1;
+    nm.generation = 1;
+    nm.insert_ts = UINT64_MAX;
+    cf_status st = CF_OK;
+    for (size_t i = 0; i < n; i++) {
+        CF_TRY_OUT(cf_rowset_flush(rs[i], err));
+        const cf_rs_manifest *m = cf_rs_manifest_of(rs[i]);
+        if (!cf_rs_schema_equal(m->schema, cf_rowset_schema(rs[0])))
+            CF_FAIL_OUT(err, CF_EINVAL, "compact: rowsets with different schemas");
+        if (m->insert_ts < nm.insert_ts)
+            nm.insert_ts = m->insert_ts;
+        if (m->last_ts > nm.last_ts)
+            nm.last_ts = m->last_ts;
+    }
+    CF_TRY_OUT(compact_into(rs, n, outdir, ahm, &nm, err));
+    CF_TRY_OUT(cf_rs_manifest_write(&nm, outdir, err));
+out:
+    cf_rs_manifest_dispose(&nm);
+    return st;
 }

@@ -101,4 +101,12 @@ cf_status cf_rs_probe_key(cf_rowset *rs, const uint8_t *key, size_t len, uint64_
 cf_status cf_rs_lower_bound(cf_rowset *rs, const uint8_t *enc, size_t len, uint64_t *ord,
                             cf_error *err);
 
+/* compact.c: merge the rows of n rowsets (disjoint keys, same schema; each is
+ * flushed first) into a new rowset in outdir (an existing empty directory),
+ * history kept as cf_rowset_compact keeps it; writes outdir's MANIFEST. */
+cf_status cf_rs_compact_merge(cf_rowset *const *rs, size_t n, const char *outdir, uint64_t ahm,
+                              cf_error *err);
+/* manifest.c: FNV-1a 64, the checksum of manifest files. */
+uint64_t cf_rs_fnv1a(const uint8_t *p, size_t n);
+
 #endif

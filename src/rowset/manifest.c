@@ -79,7 +79,7 @@ cf_status cf_rs_manifest_add(cf_rs_manifest *m, int role, uint32_t col, const ch
     return CF_OK;
 }
 
-static uint64_t fnv1a(const uint8_t *p, size_t n)
+uint64_t cf_rs_fnv1a(const uint8_t *p, size_t n)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < n; i++) {
@@ -147,7 +147,7 @@ cf_status cf_rs_manifest_write(const cf_rs_manifest *m, const char *dir, cf_erro
         else
             putf(&b, "file %s - %s\n", cf_rs_role_name(m->files[i].role), m->files[i].name);
     }
-    uint64_t h = fnv1a(b.data, b.len);
+    uint64_t h = cf_rs_fnv1a(b.data, b.len);
     putf(&b, "end %016" PRIx64 "\n", h);
     cf_status st = cf_buf_status(&b);
     cf_io *io = NULL;
@@ -310,7 +310,7 @@ cf_status cf_rs_manifest_read(cf_rs_manifest *m, const char *dir, cf_error *err)
     if (size < 21 || memcmp(text + size - 21, "end ", 4) != 0 || text[size - 1] != '\n')
         CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: truncated (no end line)");
     uint64_t want = strtoull(text + size - 17, NULL, 16);
-    if (fnv1a((const uint8_t *)text, (size_t)size - 21) != want)
+    if (cf_rs_fnv1a((const uint8_t *)text, (size_t)size - 21) != want)
         CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: checksum mismatch");
     text[size - 21] = '\0';
     size_t ncols = 0;

@@ -1,0 +1,674 @@
+/* Tables: a MemRowSet for new rows plus any number of DiskRowSets, listed by a
+ * TABLET file (docs/ROWSET.md "Tables").
+ *
+ * Every key lives in exactly one store (the MemRowSet or one rowset): an insert
+ * first looks the key up in the MemRowSet, then in each rowset whose key range
+ * covers it (bloom, then key index); a live row refuses the insert, a deleted
+ * one is reinserted where it lives, and only a key found nowhere goes to the
+ * MemRowSet. Updates and deletes go to the store holding the key. Because
+ * stores never share a key, scans and compactions merge them by key alone.
+ *
+ * TABLET: text lines, written atomically (temp + fsync + rename):
+ *   cfile-tablet 1
+ *   next_rowset N        (subdirectory numbers are never reused)
+ *   rowset NAME          (one per DiskRowSet: "." = the table directory itself,
+ *                         the older one-rowset layout; else "rs-<n>")
+ *   end CHECKSUM         (FNV-1a 64 of every byte before "end", 16 hex digits)
+ * A rowset directory counts only once TABLET names it; after a crash, unnamed
+ * rs-* directories (and an unnamed root rowset) are removed by the next flush
+ * or compaction.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "memrowset.h"
+
+#include "../util/alloc.h"
+#include "../util/bitmap.h"
+#include "../util/error.h"
+
+#define TABLET "TABLET"
+#define MAX_TABLET_LEN (16u << 20)
+
+struct cf_table {
+    char *dir;
+    cf_rs_schema *schema; /* a copy: rowsets come and go with compactions */
+    cf_rowset **rs;
+    char **names;
+    size_t nrs;
+    uint64_t next_rowset;
+    bool has_tablet;
+    cf_mrs *mrs;
+    uint64_t last_ts;
+    size_t flush_bytes;
+    cf_buf key;
+    cf_rcl_builder *rcl;
+    /* cf_table_get on a MemRowSet row: the returned views */
+    cf_mrs_cell *cells;
+    cf_batch *gcols;
+    uint8_t *gnn;
+};
+
+/* ---- TABLET ----------------------------------------------------------------------------- */
+
+static bool rowset_name_ok(const char *n)
+{
+    if (strcmp(n, ".") == 0)
+        return true;
+    if (strncmp(n, "rs-", 3) != 0 || n[3] == '\0')
+        return false;
+    for (const char *p = n + 3; *p; p++)
+        if (*p < '0' || *p > '9')
+            return false;
+    return true;
+}
+
+static char *dup_str(const char *s)
+{
+    size_t l = strlen(s);
+    char *p = cf_malloc(l + 1);
+    if (p != NULL)
+        memcpy(p, s, l + 1);
+    return p;
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; names != NULL && i < n; i++)
+        cf_free(names[i]);
+    cf_free(names);
+}
+
+static cf_status tablet_write(const char *dir, char *const *names, size_t n, uint64_t next,
+                              cf_error *err)
+{
+    cf_buf b;
+    cf_buf_init(&b);
+    char line[128];
+    snprintf(line, sizeof(line), "cfile-tablet 1\nnext_rowset %" PRIu64 "\n", next);
+    cf_buf_append(&b, line, strlen(line));
+    for (size_t i = 0; i < n; i++) {
+        cf_buf_append(&b, "rowset ", 7);
+        cf_buf_append(&b, names[i], strlen(names[i]));
+        cf_buf_put_u8(&b, '\n');
+    }
+    snprintf(line, sizeof(line), "end %016" PRIx64 "\n", cf_rs_fnv1a(b.data, b.len));
+    cf_buf_append(&b, line, strlen(line));
+    cf_status st = CF_OK;
+    cf_io *io = NULL;
+    char *path = cf_rs_path(dir, TABLET);
+    if (b.oom || path == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "tablet: out of memory");
+    CF_TRY_OUT(cf_io_create_file(&io, path, err));
+    CF_TRY_OUT(io->ops->append(io, b.data, b.len, err));
+    CF_TRY_OUT(io->ops->commit(io, err));
+out:
+    cf_io_free(io);
+    cf_free(path);
+    cf_buf_dispose(&b);
+    return st;
+}
+
+/* Read TABLET into t->names / next_rowset; CF_ENOTFOUND when there is none. */
+static cf_status tablet_read(cf_table *t, cf_error *err)
+{
+    char *path = cf_rs_path(t->dir, TABLET);
+    CF_CHECK(path != NULL, err, CF_ENOMEM, "tablet: out of memory");
+    cf_status st = CF_OK;
+    cf_io *io = NULL;
+    char *text = NULL;
+    if (access(path, F_OK) != 0)
+        CF_FAIL_OUT(err, CF_ENOTFOUND, "no TABLET");
+    CF_TRY_OUT(cf_io_open_file(&io, path, err));
+    uint64_t size = io->ops->size(io);
+    if (size > MAX_TABLET_LEN)
+        CF_FAIL_OUT(err, CF_ECORRUPT, "tablet: %" PRIu64 " bytes is too large", size);
+    text = cf_malloc((size_t)size + 1);
+    if (text == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "tablet: out of memory");
+    CF_TRY_OUT(io->ops->read_at(io, 0, text, (size_t)size, err));
+    text[size] = '\0';
+    if (size < 21 || memcmp(text + size - 21, "end ", 4) != 0 || text[size - 1] != '\n')
+        CF_FAIL_OUT(err, CF_ECORRUPT, "tablet: truncated (no end line)");
+    if (cf_rs_fnv1a((const uint8_t *)text, (size_t)size - 21) !=
+        strtoull(text + size - 17, NULL, 16))
+        CF_FAIL_OUT(err, CF_ECORRUPT, "tablet: checksum mismatch");
+    text[size - 21] = '\0';
+    char *save = NULL;
+    size_t line = 0;
+    bool magic = false;
+    for (char *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
+        line++;
+        if (!magic) {
+            if (strcmp(ln, "cfile-tablet 1") != 0)
+                CF_FAIL_OUT(err, strncmp(ln, "cfile-tablet ", 13) == 0 ? CF_ENOTSUP : CF_ECORRUPT,
+                            "tablet: unknown header '%.40s'", ln);
+            magic = true;
+        } else if (strncmp(ln, "next_rowset ", 12) == 0) {
+            char *end;
+            errno = 0;
+            t->next_rowset = strtoull(ln + 12, &end, 10);
+            if (*end != '\0' || errno != 0 || ln[12] < '0' || ln[12] > '9')
+                CF_FAIL_OUT(err, CF_ECORRUPT, "tablet line %zu: bad next_rowset", line);
+        } else if (strncmp(ln, "rowset ", 7) == 0) {
+            if (!rowset_name_ok(ln + 7) || t->nrs >= 1u << 20)
+                CF_FAIL_OUT(err, CF_ECORRUPT, "tablet line %zu: bad rowset name", line);
+            char **p = cf_realloc(t->names, (t->nrs + 1) * sizeof(*p));
+            if (p == NULL)
+                CF_FAIL_OUT(err, CF_ENOMEM, "tablet: out of memory");
+            t->names = p;
+            if ((p[t->nrs] = dup_str(ln + 7)) == NULL)
+                CF_FAIL_OUT(err, CF_ENOMEM, "tablet: out of memory");
+            t->nrs++;
+        } else {
+            CF_FAIL_OUT(err, CF_ECORRUPT, "tablet line %zu: unknown field", line);
+        }
+    }
+    if (!magic || t->nrs == 0)
+        CF_FAIL_OUT(err, CF_ECORRUPT, "tablet: no rowset");
+out:
+    cf_io_free(io);
+    cf_free(path);
+    cf_free(text);
+    return st;
+}
+
+static char *rowset_dir(const cf_table *t, const char *name)
+{
+    return strcmp(name, ".") == 0 ? dup_str(t->dir) : cf_rs_path(t->dir, name);
+}
+
+/* ---- garbage: rowset directories and root files TABLET does not name -------------------- */
+
+static bool named(char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return true;
+    return false;
+}
+
+static void remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d != NULL) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char *p = cf_rs_path(path, e->d_name);
+            if (p != NULL)
+                unlink(p);
+            cf_free(p);
+        }
+        closedir(d);
+    }
+    rmdir(path);
+}
+
+/* Only called once a TABLET exists: it is then the one list of rowsets. */
+static void gc_rowsets(const cf_table *t)
+{
+    DIR *d = opendir(t->dir);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!rowset_name_ok(e->d_name) || strcmp(e->d_name, ".") == 0 ||
+            named(t->names, t->nrs, e->d_name))
+            continue;
+        char *p = cf_rs_path(t->dir, e->d_name);
+        if (p != NULL)
+            remove_tree(p);
+        cf_free(p);
+    }
+    closedir(d);
+    if (!named(t->names, t->nrs, ".")) {
+        /* The root rowset was merged away: its MANIFEST first, then its files. */
+        char *p = cf_rs_path(t->dir, CF_RS_MANIFEST);
+        if (p != NULL)
+            unlink(p);
+        cf_free(p);
+        cf_rs_gc(t->dir, NULL);
+    }
+}
+
+/* ---- open / close ------------------------------------------------------------------------- */
+
+static void close_rowsets(cf_table *t)
+{
+    for (size_t i = 0; t->rs != NULL && i < t->nrs; i++)
+        cf_rowset_free(t->rs[i]);
+    cf_free(t->rs);
+    t->rs = NULL;
+    free_names(t->names, t->nrs);
+    t->names = NULL;
+    t->nrs = 0;
+}
+
+void cf_table_free(cf_table *t)
+{
+    if (t == NULL)
+        return;
+    close_rowsets(t);
+    cf_mrs_free(t->mrs);
+    cf_buf_dispose(&t->key);
+    cf_rcl_builder_free(t->rcl);
+    cf_rs_schema_free(t->schema);
+    cf_free(t->cells);
+    cf_free(t->gcols);
+    cf_free(t->gnn);
+    cf_free(t->dir);
+    cf_free(t);
+}
+
+static cf_status open_rowsets(cf_table *t, cf_error *err)
+{
+    cf_status st = tablet_read(t, err);
+    if (st == CF_ENOTFOUND) {
+        t->has_tablet = false;
+        t->names = cf_calloc(1, sizeof(*t->names));
+        CF_CHECK(t->names != NULL, err, CF_ENOMEM, "table: out of memory");
+        t->names[0] = dup_str(".");
+        CF_CHECK(t->names[0] != NULL, err, CF_ENOMEM, "table: out of memory");
+        t->nrs = 1;
+        t->next_rowset = 1;
+    } else {
+        CF_TRY(st);
+        t->has_tablet = true;
+    }
+    t->rs = cf_calloc(t->nrs, sizeof(*t->rs));
+    CF_CHECK(t->rs != NULL, err, CF_ENOMEM, "table: out of memory");
+    for (size_t i = 0; i < t->nrs; i++) {
+        char *d = rowset_dir(t, t->names[i]);
+        CF_CHECK(d != NULL, err, CF_ENOMEM, "table: out of memory");
+        st = cf_rowset_open(&t->rs[i], d, err);
+        cf_free(d);
+        if (st != CF_OK && t->has_tablet) {
+            cf_error_prefix(err, st, "rowset %s: ", t->names[i]);
+            return st == CF_ENOTFOUND ? CF_ECORRUPT : st;
+        }
+        CF_TRY(st);
+        CF_CHECK(cf_rs_schema_equal(cf_rowset_schema(t->rs[i]), cf_rowset_schema(t->rs[0])), err,
+                 CF_ECORRUPT, "rowset %s: schema differs from the table's", t->names[i]);
+        cf_rowset_info info;
+        cf_rowset_get_info(t->rs[i], &info);
+        if (info.last_ts > t->last_ts)
+            t->last_ts = info.last_ts;
+    }
+    return CF_OK;
+}
+
+cf_status cf_table_open(cf_table **out, const char *dir, cf_error *err)
+{
+    *out = NULL;
+    cf_table *t = cf_calloc(1, sizeof(*t));
+    CF_CHECK(t != NULL, err, CF_ENOMEM, "table: out of memory");
+    cf_buf_init(&t->key);
+    t->flush_bytes = CF_TABLE_FLUSH_BYTES;
+    cf_status st = CF_OK;
+    if ((t->dir = dup_str(dir)) == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
+    CF_TRY_OUT(open_rowsets(t, err));
+    CF_TRY_OUT(cf_rs_schema_clone(&t->schema, cf_rowset_schema(t->rs[0]), err));
+    const cf_rs_schema *s = t->schema;
+    CF_TRY_OUT(cf_mrs_create(&t->mrs, s, err));
+    CF_TRY_OUT(cf_rcl_builder_create(&t->rcl, err));
+    t->cells = cf_calloc(s->ncols, sizeof(*t->cells));
+    t->gcols = cf_calloc(s->ncols, sizeof(*t->gcols));
+    t->gnn = cf_calloc(s->ncols, 1);
+    if (t->cells == NULL || t->gcols == NULL || t->gnn == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
+out:
+    if (st != CF_OK) {
+        cf_table_free(t);
+        return st;
+    }
+    *out = t;
+    return CF_OK;
+}
+
+cf_status cf_table_close(cf_table *t, cf_error *err)
+{
+    if (t == NULL)
+        return CF_OK;
+    cf_status st = cf_table_flush(t, err);
+    cf_table_free(t);
+    return st;
+}
+
+void cf_table_set_flush_bytes(cf_table *t, size_t bytes)
+{
+    t->flush_bytes = bytes ? bytes : CF_TABLE_FLUSH_BYTES;
+}
+
+const cf_rs_schema *cf_table_schema(const cf_table *t) { return t->schema; }
+uint64_t cf_table_last_ts(const cf_table *t) { return t->last_ts; }
+size_t cf_table_mrs_rows(const cf_table *t) { return cf_mrs_rows(t->mrs); }
+size_t cf_table_rowset_count(const cf_table *t) { return t->nrs; }
+cf_rowset *cf_table_rowset(const cf_table *t, size_t i, const char **name)
+{
+    if (i >= t->nrs)
+        return NULL;
+    if (name != NULL)
+        *name = t->names[i];
+    return t->rs[i];
+}
+
+/* Internal, for table_scan.c. */
+cf_mrs *cf_table_mrs(const cf_table *t) { return t->mrs; }
+
+/* ---- flush ---------------------------------------------------------------------------------- */
+
+/* Commit a new rowset list: TABLET first (the commit point), then the in-memory
+ * state. `names` is taken over. */
+static cf_status commit_list(cf_table *t, char **names, size_t n, cf_error *err)
+{
+    cf_status st = tablet_write(t->dir, names, n, t->next_rowset, err);
+    if (st != CF_OK) {
+        free_names(names, n);
+        return st;
+    }
+    free_names(t->names, t->nrs);
+    t->names = names;
+    t->has_tablet = true;
+    return CF_OK;
+}
+
+/* A fresh rowset subdirectory name (removing a crashed writer's leftovers). */
+static cf_status new_rowset_dir(cf_table *t, char *name, size_t cap, char **path, cf_error *err)
+{
+    if (t->has_tablet)
+        gc_rowsets(t);
+    snprintf(name, cap, "rs-%" PRIu64, t->next_rowset++);
+    *path = cf_rs_path(t->dir, name);
+    CF_CHECK(*path != NULL, err, CF_ENOMEM, "table: out of memory");
+    remove_tree(*path);
+    return CF_OK;
+}
+
+static cf_status flush_mrs(cf_table *t, cf_error *err)
+{
+    if (cf_mrs_rows(t->mrs) == 0)
+        return CF_OK;
+    char name[40];
+    char *path = NULL;
+    cf_rowset *nrs = NULL;
+    char **names = NULL;
+    cf_status st = CF_OK;
+    CF_TRY_OUT(new_rowset_dir(t, name, sizeof(name), &path, err));
+    CF_TRY_OUT(cf_mrs_flush(t->mrs, path, err));
+    CF_TRY_OUT(cf_rowset_open(&nrs, path, err));
+    cf_rowset **rs = cf_realloc(t->rs, (t->nrs + 1) * sizeof(*rs));
+    names = cf_calloc(t->nrs + 1, sizeof(*names));
+    if (rs != NULL)
+        t->rs = rs;
+    if (rs == NULL || names == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
+    for (size_t i = 0; i <= t->nrs; i++)
+        if ((names[i] = dup_str(i < t->nrs ? t->names[i] : name)) == NULL)
+            CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
+    st = commit_list(t, names, t->nrs + 1, err);
+    names = NULL;
+    CF_TRY_OUT(st);
+    t->rs[t->nrs++] = nrs;
+    nrs = NULL;
+    cf_mrs_clear(t->mrs);
+out:
+    free_names(names, t->nrs + 1);
+    cf_rowset_free(nrs);
+    cf_free(path);
+    return st;
+}
+
+cf_status cf_table_flush(cf_table *t, cf_error *err)
+{
+    CF_TRY(flush_mrs(t, err));
+    for (size_t i = 0; i < t->nrs; i++)
+        CF_TRY(cf_rowset_flush(t->rs[i], err));
+    return CF_OK;
+}
+
+static cf_status maybe_flush(cf_table *t, cf_error *err)
+{
+    return cf_mrs_bytes(t->mrs) > t->flush_bytes ? flush_mrs(t, err) : CF_OK;
+}
+
+/* ---- compaction ------------------------------------------------------------------------------ */
+
+cf_status cf_table_compact(cf_table *t, uint64_t ahm, cf_error *err)
+{
+    CF_TRY(flush_mrs(t, err));
+    if (t->nrs == 1)
+        return cf_rowset_compact(t->rs[0], ahm, err);
+    char name[40];
+    char *path = NULL;
+    cf_rowset *nrs = NULL;
+    char **names = NULL;
+    cf_status st = CF_OK;
+    CF_TRY_OUT(new_rowset_dir(t, name, sizeof(name), &path, err));
+    if (mkdir(path, 0777) != 0)
+        CF_FAIL_OUT(err, CF_EIO, "%s: cannot create directory: %s", path, strerror(errno));
+    CF_TRY_OUT(cf_rs_compact_merge(t->rs, t->nrs, path, ahm, err));
+    CF_TRY_OUT(cf_rowset_open(&nrs, path, err));
+    names = cf_calloc(1, sizeof(*names));
+    if (names == NULL || (names[0] = dup_str(name)) == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
+    size_t old_n = t->nrs;
+    char **old_names = t->names;
+    t->names = NULL; /* commit_list frees the list it replaces: keep the old one */
+    t->nrs = 0;
+    st = commit_list(t, names, 1, err);
+    names = NULL;
+    if (st != CF_OK) {
+        t->names = old_names;
+        t->nrs = old_n;
+        goto out;
+    }
+    for (size_t i = 0; i < old_n; i++)
+        cf_rowset_free(t->rs[i]);
+    free_names(old_names, old_n);
+    t->rs[0] = nrs;
+    t->nrs = 1;
+    nrs = NULL;
+    gc_rowsets(t); /* the merged rowsets: TABLET no longer names them */
+out:
+    if (names != NULL) {
+        cf_free(names[0]);
+        cf_free(names);
+    }
+    cf_rowset_free(nrs);
+    cf_free(path);
+    return st;
+}
+
+/* ---- keys and lookups --------------------------------------------------------------------- */
+
+static cf_status encode_key(cf_table *t, const void *const *key, cf_error *err)
+{
+    const cf_rs_schema *s = cf_table_schema(t);
+    cf_buf_clear(&t->key);
+    for (size_t k = 0; k < s->nkeys; k++)
+        cf_rs_key_append(&t->key, s, k, key[k]);
+    CF_CHECK(!t->key.oom, err, CF_ENOMEM, "table: out of memory");
+    return CF_OK;
+}
+
+/* May rowset i hold the encoded key in t->key (its min/max key range covers it)? */
+static bool covers(const cf_table *t, size_t i)
+{
+    cf_rowset_info info;
+    cf_rowset_get_info(t->rs[i], &info);
+    if (info.rows == 0)
+        return false;
+    const uint8_t *k = t->key.data;
+    size_t n = t->key.len;
+    return cf_rs_bytes_cmp(info.min_key.data, info.min_key.len, k, n) <= 0 &&
+           cf_rs_bytes_cmp(k, n, info.max_key.data, info.max_key.len) <= 0;
+}
+
+static cf_status check_ts(const cf_table *t, uint64_t ts, cf_error *err)
+{
+    CF_CHECK(ts > t->last_ts && ts != CF_RS_SNAPSHOT_LATEST, err, CF_EINVAL,
+             "timestamp %" PRIu64 " is not after the last one (%" PRIu64 ")", ts, t->last_ts);
+    return CF_OK;
+}
+
+static cf_status add_value(cf_table *t, size_t col, const void *value, cf_error *err)
+{
+    const cf_rs_column *c = &cf_table_schema(t)->cols[col];
+    if (value == NULL) {
+        CF_CHECK(c->nullable, err, CF_EINVAL, "column '%s' cannot be NULL", c->name);
+        return cf_rcl_builder_add(t->rcl, (uint32_t)col, NULL, 0, err);
+    }
+    if (cf_type_is_binary(c->type)) {
+        cf_slice s;
+        memcpy(&s, value, sizeof(s));
+        return cf_rcl_builder_add(t->rcl, (uint32_t)col, s.data ? s.data : (const uint8_t *)"",
+                                  s.len, err);
+    }
+    return cf_rcl_builder_add(t->rcl, (uint32_t)col, value, cf_type_size(c->type), err);
+}
+
+cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts, cf_error *err)
+{
+    const cf_rs_schema *s = cf_table_schema(t);
+    CF_TRY(check_ts(t, ts, err));
+    for (size_t c = 0; c < s->ncols; c++) {
+        CF_CHECK(!s->cols[c].is_array, err, CF_ENOTSUP,
+                 "insert: tables with array columns take rows only by import");
+        CF_CHECK(values[c] != NULL || s->cols[c].nullable, err, CF_EINVAL,
+                 "insert: column '%s' cannot be NULL", s->cols[c].name);
+    }
+    CF_TRY(encode_key(t, values, err));
+    cf_mrs_row *r = cf_mrs_find(t->mrs, t->key.data, t->key.len);
+    if (r != NULL) {
+        CF_CHECK(!cf_mrs_row_alive(r), err, CF_EINVAL, "insert: duplicate key");
+        cf_rcl_builder_reset(t->rcl, CF_RCL_REINSERT);
+        for (size_t c = s->nkeys; c < s->ncols; c++)
+            CF_TRY(add_value(t, c, values[c], err));
+        CF_TRY(cf_mrs_mutate(t->mrs, r, cf_rcl_builder_bytes(t->rcl), ts, err));
+        t->last_ts = ts;
+        return maybe_flush(t, err);
+    }
+    for (size_t i = 0; i < t->nrs; i++) {
+        if (!covers(t, i))
+            continue;
+        cf_error e2;
+        cf_status st = cf_rowset_reinsert(t->rs[i], values, values, ts, &e2);
+        if (st == CF_ENOTSUP)
+            continue; /* not in this rowset */
+        if (st == CF_EINVAL)
+            CF_FAIL(err, CF_EINVAL, "insert: duplicate key");
+        if (st != CF_OK) {
+            *err = e2;
+            return st;
+        }
+        t->last_ts = ts;
+        return CF_OK;
+    }
+    CF_TRY(cf_mrs_insert(t->mrs, t->key.data, t->key.len, values, ts, err));
+    t->last_ts = ts;
+    return maybe_flush(t, err);
+}
+
+cf_status cf_table_update(cf_table *t, const void *const *key, const cf_rs_change *changes,
+                          size_t n, uint64_t ts, cf_error *err)
+{
+    CF_TRY(check_ts(t, ts, err));
+    CF_TRY(encode_key(t, key, err));
+    cf_mrs_row *r = cf_mrs_find(t->mrs, t->key.data, t->key.len);
+    if (r != NULL) {
+        const cf_rs_schema *s = cf_table_schema(t);
+        CF_CHECK(n > 0, err, CF_EINVAL, "update: no column to set");
+        cf_rcl_builder_reset(t->rcl, CF_RCL_UPDATE);
+        for (size_t i = 0; i < n; i++) {
+            CF_CHECK(changes[i].col < s->ncols, err, CF_EINVAL, "update: no column %zu",
+                     changes[i].col);
+            CF_CHECK(!s->cols[changes[i].col].is_key, err, CF_EINVAL,
+                     "update: '%s' is a key column", s->cols[changes[i].col].name);
+            CF_TRY(add_value(t, changes[i].col, changes[i].value, err));
+        }
+        CF_CHECK(cf_mrs_row_alive(r), err, CF_ENOTFOUND, "update: key not found (deleted)");
+        CF_TRY(cf_mrs_mutate(t->mrs, r, cf_rcl_builder_bytes(t->rcl), ts, err));
+        t->last_ts = ts;
+        return maybe_flush(t, err);
+    }
+    for (size_t i = 0; i < t->nrs; i++) {
+        if (!covers(t, i))
+            continue;
+        cf_status st = cf_rowset_update(t->rs[i], key, changes, n, ts, err);
+        if (st == CF_ENOTFOUND)
+            continue;
+        CF_TRY(st);
+        t->last_ts = ts;
+        return CF_OK;
+    }
+    CF_FAIL(err, CF_ENOTFOUND, "update: key not found");
+}
+
+cf_status cf_table_delete(cf_table *t, const void *const *key, uint64_t ts, cf_error *err)
+{
+    CF_TRY(check_ts(t, ts, err));
+    CF_TRY(encode_key(t, key, err));
+    cf_mrs_row *r = cf_mrs_find(t->mrs, t->key.data, t->key.len);
+    if (r != NULL) {
+        CF_CHECK(cf_mrs_row_alive(r), err, CF_ENOTFOUND, "delete: key not found (deleted)");
+        static const uint8_t del = CF_RCL_DELETE;
+        CF_TRY(cf_mrs_mutate(t->mrs, r, (cf_slice){&del, 1}, ts, err));
+        t->last_ts = ts;
+        return maybe_flush(t, err);
+    }
+    for (size_t i = 0; i < t->nrs; i++) {
+        if (!covers(t, i))
+            continue;
+        cf_status st = cf_rowset_delete(t->rs[i], key, ts, err);
+        if (st == CF_ENOTFOUND)
+            continue;
+        CF_TRY(st);
+        t->last_ts = ts;
+        return CF_OK;
+    }
+    CF_FAIL(err, CF_ENOTFOUND, "delete: key not found");
+}
+
+cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot, cf_rs_batch *out,
+                       cf_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    const cf_rs_schema *s = cf_table_schema(t);
+    CF_TRY(encode_key(t, key, err));
+    cf_mrs_row *r = cf_mrs_find(t->mrs, t->key.data, t->key.len);
+    if (r != NULL) {
+        bool visible;
+        CF_TRY(cf_mrs_row_at(t->mrs, r, snapshot, t->cells, &visible, err));
+        CF_CHECK(visible, err, CF_ENOTFOUND, "key not found (deleted)");
+        for (size_t c = 0; c < s->ncols; c++) {
+            memset(&t->gcols[c], 0, sizeof(t->gcols[c]));
+            t->gcols[c].count = 1;
+            t->gcols[c].values = t->cells[c].slot;
+            t->gnn[c] = t->cells[c].nonnull;
+            t->gcols[c].nonnull = s->cols[c].nullable ? &t->gnn[c] : NULL;
+        }
+        static const uint64_t zero = 0;
+        out->count = 1;
+        out->ncols = s->ncols;
+        out->cols = t->gcols;
+        out->ords = &zero;
+        return CF_OK;
+    }
+    for (size_t i = 0; i < t->nrs; i++) {
+        if (!covers(t, i))
+            continue;
+        cf_status st = cf_rowset_get(t->rs[i], key, snapshot, out, err);
+        if (st != CF_ENOTFOUND)
+            return st;
+    }
+    CF_FAIL(err, CF_ENOTFOUND, "key not found");
+}

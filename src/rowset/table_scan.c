@@ -1,0 +1,419 @@
+/* Scanning a table: every store at one snapshot, merged in key order.
+ *
+ * Each DiskRowSet is read by its own rowset scanner (projection, predicates and
+ * snapshot pushed down, the key columns added to the projection so rows can be
+ * ordered); MemRowSet rows are materialized at the snapshot and filtered here.
+ * Stores never share a key (table.c), so the merge compares keys only. With a
+ * single non-empty rowset and an empty MemRowSet the rowset scanner's batches
+ * are handed out as they are.
+ */
+#include <string.h>
+
+#include "memrowset.h"
+
+#include "../util/alloc.h"
+#include "../util/bitmap.h"
+#include "../util/error.h"
+
+typedef struct tsrc {
+    cf_rs_scanner *sc; /* NULL: the MemRowSet */
+    cf_rs_batch b;
+    size_t i;
+    bool eof;
+    const cf_mrs_row *row; /* MemRowSet: the current matching row */
+    uint64_t mrs_ord;
+    cf_buf key;
+} tsrc;
+
+struct cf_table_scanner {
+    const cf_rs_schema *s;
+    cf_mrs *mrs;
+    size_t *proj, nproj; /* the caller's projection */
+    size_t *ext, next;   /* the rowset scanners': proj + missing key columns */
+    size_t *kpos;        /* key column k's position in ext */
+    cf_rs_pred *preds;
+    size_t npreds;
+    cf_rs_arena parena; /* predicate values */
+    uint64_t snap;
+    size_t batch_rows;
+    cf_rs_scanner *single;
+    tsrc *src;
+    size_t nsrc;
+    cf_mrs_cell *cells; /* the MemRowSet's current row */
+    uint64_t mrs_examined;
+    cf_buf *ovals, *onn;
+    cf_batch *out;
+    cf_buf ords;
+    cf_rs_arena arena; /* binary values of the output batch */
+    cf_rs_scan_stats st;
+};
+
+void cf_table_scanner_free(cf_table_scanner *sc)
+{
+    if (sc == NULL)
+        return;
+    cf_rs_scanner_free(sc->single);
+    for (size_t i = 0; sc->src != NULL && i < sc->nsrc; i++) {
+        cf_rs_scanner_free(sc->src[i].sc);
+        cf_buf_dispose(&sc->src[i].key);
+    }
+    for (size_t j = 0; sc->ovals != NULL && j < sc->nproj; j++) {
+        cf_buf_dispose(&sc->ovals[j]);
+        cf_buf_dispose(&sc->onn[j]);
+    }
+    cf_free(sc->src);
+    cf_free(sc->proj);
+    cf_free(sc->ext);
+    cf_free(sc->kpos);
+    cf_free(sc->preds);
+    cf_free(sc->cells);
+    cf_free(sc->ovals);
+    cf_free(sc->onn);
+    cf_free(sc->out);
+    cf_buf_dispose(&sc->ords);
+    cf_rs_arena_reset(&sc->parena);
+    cf_rs_arena_reset(&sc->arena);
+    cf_free(sc);
+}
+
+/* ---- MemRowSet rows: predicates ------------------------------------------------------------ */
+
+#define CMP(T)                                                                                     \
+    do {                                                                                           \
+        T a, b;                                                                                    \
+        memcpy(&a, v->slot, sizeof(T));                                                            \
+        memcpy(&b, p->value, sizeof(T));                                                           \
+        r = a < b ? -1 : a > b ? 1 : 0;                                                            \
+        if (a != a || b != b) /* NaN compares false with everything */                             \
+            return false;                                                                          \
+    } while (0)
+
+static bool pred_pass(const cf_rs_column *c, const cf_rs_pred *p, const cf_mrs_cell *v)
+{
+    if (p->op == CF_RS_IS_NULL)
+        return !v->nonnull;
+    if (p->op == CF_RS_IS_NOT_NULL)
+        return v->nonnull;
+    if (!v->nonnull)
+        return false;
+    int r;
+    switch (cf_type_physical(c->type)) {
+    case CF_TYPE_UINT8:
+    case CF_TYPE_BOOL: CMP(uint8_t); break;
+    case CF_TYPE_INT8: CMP(int8_t); break;
+    case CF_TYPE_UINT16: CMP(uint16_t); break;
+    case CF_TYPE_INT16: CMP(int16_t); break;
+    case CF_TYPE_UINT32: CMP(uint32_t); break;
+    case CF_TYPE_INT32: CMP(int32_t); break;
+    case CF_TYPE_UINT64: CMP(uint64_t); break;
+    case CF_TYPE_INT64: CMP(int64_t); break;
+    case CF_TYPE_INT128: CMP(__int128); break;
+    case CF_TYPE_FLOAT: CMP(float); break;
+    case CF_TYPE_DOUBLE: CMP(double); break;
+    default: {
+        cf_slice a, b;
+        memcpy(&a, v->slot, sizeof(a));
+        memcpy(&b, p->value, sizeof(b));
+        r = cf_rs_bytes_cmp(a.data, a.len, b.data, b.len);
+    }
+    }
+    switch (p->op) {
+    case CF_RS_EQ: return r == 0;
+    case CF_RS_NE: return r != 0;
+    case CF_RS_LT: return r < 0;
+    case CF_RS_LE: return r <= 0;
+    case CF_RS_GT: return r > 0;
+    case CF_RS_GE: return r >= 0;
+    default: return false;
+    }
+}
+
+/* Advance the MemRowSet source to its next row visible at the snapshot that
+ * passes every predicate (starting with `from`). */
+static cf_status mrs_advance(cf_table_scanner *sc, tsrc *src, const cf_mrs_row *from,
+                             cf_error *err)
+{
+    for (const cf_mrs_row *r = from; r != NULL; r = cf_mrs_next(r)) {
+        sc->mrs_examined++;
+        bool visible;
+        CF_TRY(cf_mrs_row_at(sc->mrs, r, sc->snap, sc->cells, &visible, err));
+        for (size_t i = 0; i < sc->npreds && visible; i++)
+            visible = pred_pass(&sc->s->cols[sc->preds[i].col], &sc->preds[i],
+                                &sc->cells[sc->preds[i].col]);
+        if (visible) {
+            src->row = r;
+            cf_slice k = cf_mrs_row_key(r);
+            cf_buf_clear(&src->key);
+            cf_buf_append(&src->key, k.data, k.len);
+            CF_CHECK(!src->key.oom, err, CF_ENOMEM, "scan: out of memory");
+            return CF_OK;
+        }
+    }
+    src->row = NULL;
+    src->eof = true;
+    return CF_OK;
+}
+
+/* ---- rowset sources ------------------------------------------------------------------------ */
+
+static cf_status rs_ready(cf_table_scanner *sc, tsrc *src, cf_error *err)
+{
+    while (!src->eof && src->i >= src->b.count) {
+        CF_TRY(cf_rs_scanner_next(src->sc, &src->b, err));
+        src->i = 0;
+        src->eof = src->b.count == 0;
+    }
+    if (src->eof)
+        return CF_OK;
+    cf_buf_clear(&src->key);
+    for (size_t k = 0; k < sc->s->nkeys; k++) {
+        size_t w = cf_type_size(sc->s->cols[k].type);
+        cf_rs_key_append(&src->key, sc->s, k,
+                         (const uint8_t *)src->b.cols[sc->kpos[k]].values + src->i * w);
+    }
+    CF_CHECK(!src->key.oom, err, CF_ENOMEM, "scan: out of memory");
+    return CF_OK;
+}
+
+/* ---- create ---------------------------------------------------------------------------------- */
+
+static cf_status copy_preds(cf_table_scanner *sc, const cf_rs_scan_options *o, cf_error *err)
+{
+    sc->npreds = o->npreds;
+    sc->preds = cf_calloc(o->npreds + 1, sizeof(*sc->preds));
+    CF_CHECK(sc->preds != NULL, err, CF_ENOMEM, "scan: out of memory");
+    for (size_t i = 0; i < o->npreds; i++) {
+        const cf_rs_pred *p = &o->preds[i];
+        sc->preds[i] = *p;
+        /* The rowset scanners validate the predicates; copy only what is read here. */
+        if (p->col >= sc->s->ncols || p->value == NULL || p->op == CF_RS_IS_NULL ||
+            p->op == CF_RS_IS_NOT_NULL)
+            continue;
+        const cf_rs_column *c = &sc->s->cols[p->col];
+        uint8_t *slot = cf_rs_arena_alloc(&sc->parena, 16);
+        CF_CHECK(slot != NULL, err, CF_ENOMEM, "scan: out of memory");
+        memset(slot, 0, 16);
+        if (cf_type_is_binary(c->type)) {
+            cf_slice v;
+            memcpy(&v, p->value, sizeof(v));
+            uint8_t *b = cf_rs_arena_alloc(&sc->parena, v.len ? v.len : 1);
+            CF_CHECK(b != NULL, err, CF_ENOMEM, "scan: out of memory");
+            if (v.len)
+                memcpy(b, v.data, v.len);
+            v.data = b;
+            memcpy(slot, &v, sizeof(v));
+        } else {
+            memcpy(slot, p->value, cf_type_size(c->type));
+        }
+        sc->preds[i].value = slot;
+    }
+    return CF_OK;
+}
+
+static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_rs_scan_options *o,
+                             cf_error *err)
+{
+    const cf_rs_schema *s = sc->s;
+    sc->nproj = o->cols != NULL ? o->ncols : s->ncols;
+    sc->proj = cf_calloc(sc->nproj + 1, sizeof(size_t));
+    sc->ext = cf_calloc(sc->nproj + s->nkeys + 1, sizeof(size_t));
+    sc->kpos = cf_calloc(s->nkeys + 1, sizeof(size_t));
+    sc->cells = cf_calloc(s->ncols, sizeof(*sc->cells));
+    sc->ovals = cf_calloc(sc->nproj + 1, sizeof(cf_buf));
+    sc->onn = cf_calloc(sc->nproj + 1, sizeof(cf_buf));
+    sc->out = cf_calloc(sc->nproj + 1, sizeof(cf_batch));
+    sc->src = cf_calloc(cf_table_rowset_count(t) + 1, sizeof(tsrc));
+    CF_CHECK(sc->proj && sc->ext && sc->kpos && sc->cells && sc->ovals && sc->onn && sc->out &&
+                 sc->src,
+             err, CF_ENOMEM, "scan: out of memory");
+    for (size_t j = 0; j < sc->nproj; j++) {
+        sc->proj[j] = o->cols != NULL ? o->cols[j] : j;
+        CF_CHECK(sc->proj[j] < s->ncols, err, CF_EINVAL, "scan: no column %zu", sc->proj[j]);
+        CF_CHECK(!s->cols[sc->proj[j]].is_array, err, CF_ENOTSUP,
+                 "scan: array columns of several stores cannot be merged");
+        cf_buf_init(&sc->ovals[j]);
+        cf_buf_init(&sc->onn[j]);
+        sc->ext[sc->next++] = sc->proj[j];
+    }
+    for (size_t k = 0; k < s->nkeys; k++) {
+        size_t at = SIZE_MAX;
+        for (size_t j = 0; j < sc->next && at == SIZE_MAX; j++)
+            if (sc->ext[j] == k)
+                at = j;
+        if (at == SIZE_MAX) {
+            at = sc->next;
+            sc->ext[sc->next++] = k;
+        }
+        sc->kpos[k] = at;
+    }
+    CF_TRY(copy_preds(sc, o, err));
+    cf_rs_scan_options so = *o;
+    so.cols = sc->ext;
+    so.ncols = sc->next;
+    for (size_t i = 0; i < cf_table_rowset_count(t); i++) {
+        cf_rowset *rs = cf_table_rowset(t, i, NULL);
+        cf_rowset_info info;
+        cf_rowset_get_info(rs, &info);
+        if (info.rows == 0)
+            continue;
+        tsrc *src = &sc->src[sc->nsrc++];
+        cf_buf_init(&src->key);
+        CF_TRY(cf_rs_scanner_create(&src->sc, rs, &so, err));
+        CF_TRY(rs_ready(sc, src, err));
+    }
+    if (cf_mrs_rows(sc->mrs) > 0) {
+        tsrc *src = &sc->src[sc->nsrc++];
+        cf_buf_init(&src->key);
+        CF_TRY(mrs_advance(sc, src, cf_mrs_seek(sc->mrs, NULL, 0), err));
+    }
+    return CF_OK;
+}
+
+cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t, const cf_rs_scan_options *o,
+                                  cf_error *err)
+{
+    *out = NULL;
+    cf_rs_scan_options dflt;
+    if (o == NULL) {
+        cf_rs_scan_options_init(&dflt);
+        o = &dflt;
+    }
+    cf_table_scanner *sc = cf_calloc(1, sizeof(*sc));
+    CF_CHECK(sc != NULL, err, CF_ENOMEM, "scan: out of memory");
+    cf_buf_init(&sc->ords);
+    sc->s = cf_table_schema(t);
+    sc->mrs = cf_table_mrs(t);
+    sc->snap = o->snapshot;
+    sc->batch_rows = o->batch_rows ? o->batch_rows : 1024;
+    size_t nonempty = 0, last = 0;
+    for (size_t i = 0; i < cf_table_rowset_count(t); i++) {
+        cf_rowset_info info;
+        cf_rowset_get_info(cf_table_rowset(t, i, NULL), &info);
+        if (info.rows > 0) {
+            nonempty++;
+            last = i;
+        }
+    }
+    cf_status st;
+    if (nonempty <= 1 && cf_mrs_rows(sc->mrs) == 0)
+        st = cf_rs_scanner_create(&sc->single, cf_table_rowset(t, last, NULL), o, err);
+    else
+        st = setup_merge(sc, t, o, err);
+    if (st != CF_OK) {
+        cf_table_scanner_free(sc);
+        return st;
+    }
+    *out = sc;
+    return CF_OK;
+}
+
+/* ---- next ------------------------------------------------------------------------------------ */
+
+static cf_status put_row(cf_table_scanner *sc, const tsrc *src, size_t n, cf_error *err)
+{
+    for (size_t j = 0; j < sc->nproj; j++) {
+        const cf_rs_column *c = &sc->s->cols[sc->proj[j]];
+        size_t w = cf_type_size(c->type);
+        bool nonnull;
+        const uint8_t *v;
+        if (src->sc == NULL) {
+            const cf_mrs_cell *cell = &sc->cells[sc->proj[j]];
+            nonnull = cell->nonnull;
+            v = cell->slot;
+        } else {
+            const cf_batch *b = &src->b.cols[j];
+            nonnull = b->nonnull == NULL || cf_bitmap_get(b->nonnull, src->i);
+            v = (const uint8_t *)b->values + src->i * w;
+        }
+        uint8_t *dst = cf_buf_extend(&sc->ovals[j], w);
+        if (cf_bitmap_bytes(n + 1) > sc->onn[j].len)
+            cf_buf_put_u8(&sc->onn[j], 0);
+        CF_CHECK(dst != NULL && !sc->onn[j].oom, err, CF_ENOMEM, "scan: out of memory");
+        memcpy(dst, v, w);
+        cf_bitmap_put(sc->onn[j].data, n, nonnull);
+        if (cf_type_is_binary(c->type) && nonnull) {
+            /* The source may refill before this batch is handed out: own the bytes. */
+            cf_slice sl;
+            memcpy(&sl, dst, sizeof(sl));
+            uint8_t *p = cf_rs_arena_alloc(&sc->arena, sl.len ? sl.len : 1);
+            CF_CHECK(p != NULL, err, CF_ENOMEM, "scan: out of memory");
+            if (sl.len)
+                memcpy(p, sl.data, sl.len);
+            sl.data = p;
+            memcpy(dst, &sl, sizeof(sl));
+        }
+    }
+    uint64_t ord = src->sc == NULL ? src->mrs_ord : src->b.ords[src->i];
+    cf_buf_append(&sc->ords, &ord, sizeof(ord));
+    CF_CHECK(!sc->ords.oom, err, CF_ENOMEM, "scan: out of memory");
+    return CF_OK;
+}
+
+cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_rs_batch *out, cf_error *err)
+{
+    if (sc->single != NULL)
+        return cf_rs_scanner_next(sc->single, out, err);
+    memset(out, 0, sizeof(*out));
+    out->ncols = sc->nproj;
+    out->cols = sc->out;
+    cf_rs_arena_reset(&sc->arena);
+    cf_buf_clear(&sc->ords);
+    for (size_t j = 0; j < sc->nproj; j++) {
+        cf_buf_clear(&sc->ovals[j]);
+        cf_buf_clear(&sc->onn[j]);
+    }
+    size_t n = 0;
+    while (n < sc->batch_rows) {
+        tsrc *best = NULL;
+        for (size_t i = 0; i < sc->nsrc; i++) {
+            tsrc *s = &sc->src[i];
+            if (!s->eof && (best == NULL || cf_rs_bytes_cmp(s->key.data, s->key.len,
+                                                            best->key.data, best->key.len) < 0))
+                best = s;
+        }
+        if (best == NULL)
+            break;
+        CF_TRY(put_row(sc, best, n, err));
+        n++;
+        if (best->sc == NULL) {
+            best->mrs_ord++;
+            CF_TRY(mrs_advance(sc, best, cf_mrs_next(best->row), err));
+        } else {
+            best->i++;
+            CF_TRY(rs_ready(sc, best, err));
+        }
+    }
+    for (size_t j = 0; j < sc->nproj; j++) {
+        const cf_rs_column *c = &sc->s->cols[sc->proj[j]];
+        memset(&sc->out[j], 0, sizeof(sc->out[j]));
+        sc->out[j].count = n;
+        sc->out[j].values = sc->ovals[j].data;
+        sc->out[j].nonnull = c->nullable ? sc->onn[j].data : NULL;
+    }
+    out->count = n;
+    out->ords = (const uint64_t *)(const void *)sc->ords.data;
+    return CF_OK;
+}
+
+const cf_rs_scan_stats *cf_table_scanner_stats(const cf_table_scanner *sc)
+{
+    if (sc->single != NULL)
+        return cf_rs_scanner_stats(sc->single);
+    cf_table_scanner *m = (cf_table_scanner *)sc; /* the sums are computed on demand */
+    memset(&m->st, 0, sizeof(m->st));
+    size_t pruned = 0, rowsets = 0;
+    for (size_t i = 0; i < sc->nsrc; i++) {
+        if (sc->src[i].sc == NULL)
+            continue;
+        const cf_rs_scan_stats *x = cf_rs_scanner_stats(sc->src[i].sc);
+        m->st.rows_in_range += x->rows_in_range;
+        m->st.rows_examined += x->rows_examined;
+        m->st.batches_skipped += x->batches_skipped;
+        pruned += x->bloom_pruned;
+        rowsets++;
+    }
+    m->st.rows_in_range += sc->mrs_examined;
+    m->st.rows_examined += sc->mrs_examined;
+    m->st.bloom_pruned = rowsets > 0 && pruned == rowsets;
+    return &m->st;
+}

@@ -1,0 +1,663 @@
+/* Table tests: inserts of new keys through the MemRowSet, several DiskRowSets,
+ * merged scans and lookups, duplicate-key errors, reinserts, flushes and merge
+ * compactions; a model-based MVCC test with fresh inserts on several seeds; the
+ * older one-rowset layout; TABLET damage; SIGKILL during MemRowSet flushes. */
+#include "test_common.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cfile/cfile.h>
+#include <cfile/rowset.h>
+
+static char *mkdtemp_dir(void)
+{
+    static char buf[256];
+    snprintf(buf, sizeof(buf), "/tmp/cf_table_test_XXXXXX");
+    assert_non_null(mkdtemp(buf));
+    return buf;
+}
+
+static void rm_rf(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static bool bit(const uint8_t *bm, size_t i) { return bm == NULL || ((bm[i >> 3] >> (i & 7)) & 1); }
+
+static bool exists(const char *dir, const char *name)
+{
+    char p[512];
+    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+/* (id INT64 KEY, name STRING NULL) */
+static void make_table(const char *dir)
+{
+    cf_error err;
+    cf_rs_schema *s;
+    CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
+    CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
+    cf_rs_schema_free(s);
+}
+
+static cf_status ins(cf_table *t, int64_t id, const char *name, uint64_t ts, cf_error *err)
+{
+    cf_slice n = {(const uint8_t *)name, name ? strlen(name) : 0};
+    const void *v[2] = {&id, name ? &n : NULL};
+    return cf_table_insert(t, v, ts, err);
+}
+
+/* The ids of a full scan at snap, in order, into ids (returns how many). */
+static size_t scan_ids(cf_table *t, uint64_t snap, int64_t *ids, size_t cap)
+{
+    cf_error err;
+    cf_rs_scan_options o;
+    cf_rs_scan_options_init(&o);
+    o.snapshot = snap;
+    cf_table_scanner *sc;
+    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
+    size_t n = 0;
+    for (;;) {
+        cf_rs_batch b;
+        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
+        if (b.count == 0)
+            break;
+        for (size_t r = 0; r < b.count; r++) {
+            assert_true(n < cap);
+            ids[n++] = ((const int64_t *)b.cols[0].values)[r];
+        }
+    }
+    cf_table_scanner_free(sc);
+    return n;
+}
+
+static void test_table__insert_any_order(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    make_table(dir);
+    cf_error err;
+    cf_table *t;
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    static const int64_t order[] = {50, 10, 30, 20, 40};
+    for (size_t i = 0; i < 5; i++)
+        CF_ASSERT_OK(ins(t, order[i], "x", 10 + i, &err), &err);
+    /* Duplicate in the MemRowSet. */
+    CF_ASSERT_STATUS(ins(t, 30, "dup", 20, &err), CF_EINVAL, &err);
+    assert_non_null(strstr(err.msg, "duplicate key"));
+    /* Timestamps must grow. */
+    CF_ASSERT_STATUS(ins(t, 60, "late", 14, &err), CF_EINVAL, &err);
+    int64_t ids[16];
+    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 16), 5);
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(ids[i], 10 * (int64_t)(i + 1));
+    /* MVCC: the row inserted at 12 (id 30) is invisible to snapshots <= 12. */
+    assert_int_equal(scan_ids(t, 12, ids, 16), 2);
+    assert_int_equal(ids[0], 10);
+    assert_int_equal(ids[1], 50);
+    /* Flush to a DiskRowSet; the table directory now lists it. */
+    CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+    assert_int_equal(cf_table_mrs_rows(t), 0);
+    assert_int_equal(cf_table_rowset_count(t), 2);
+    assert_true(exists(dir, "TABLET"));
+    assert_true(exists(dir, "rs-1/MANIFEST"));
+    /* Duplicates in a DiskRowSet are refused too (bloom, then index). */
+    CF_ASSERT_STATUS(ins(t, 40, "dup", 30, &err), CF_EINVAL, &err);
+    /* New keys before, between and after go to a new MemRowSet. */
+    CF_ASSERT_OK(ins(t, 5, "a", 31, &err), &err);
+    CF_ASSERT_OK(ins(t, 25, "b", 32, &err), &err);
+    CF_ASSERT_OK(ins(t, 99, "c", 33, &err), &err);
+    /* Delete in the DiskRowSet, then reinsert the key: it stays in its rowset. */
+    int64_t k = 20;
+    const void *key[1] = {&k};
+    CF_ASSERT_OK(cf_table_delete(t, key, 34, &err), &err);
+    CF_ASSERT_STATUS(cf_table_delete(t, key, 35, &err), CF_ENOTFOUND, &err);
+    CF_ASSERT_OK(ins(t, 20, "again", 36, &err), &err);
+    /* Update and delete rows of the MemRowSet. */
+    k = 25;
+    cf_slice nv = {(const uint8_t *)"B", 1};
+    cf_rs_change ch = {1, &nv};
+    CF_ASSERT_OK(cf_table_update(t, key, &ch, 1, 37, &err), &err);
+    k = 99;
+    CF_ASSERT_OK(cf_table_delete(t, key, 38, &err), &err);
+    k = 1000;
+    CF_ASSERT_STATUS(cf_table_update(t, key, &ch, 1, 39, &err), CF_ENOTFOUND, &err);
+    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 16), 7);
+    static const int64_t want[] = {5, 10, 20, 25, 30, 40, 50};
+    assert_memory_equal(ids, want, sizeof(want));
+    /* Lookups in either store. */
+    k = 25;
+    cf_rs_batch b;
+    CF_ASSERT_OK(cf_table_get(t, key, CF_RS_SNAPSHOT_LATEST, &b, &err), &err);
+    assert_int_equal(b.count, 1);
+    assert_int_equal(((const cf_slice *)b.cols[1].values)[0].len, 1);
+    assert_memory_equal(((const cf_slice *)b.cols[1].values)[0].data, "B", 1);
+    CF_ASSERT_OK(cf_table_get(t, key, 37, &b, &err), &err);
+    assert_memory_equal(((const cf_slice *)b.cols[1].values)[0].data, "b", 1);
+    CF_ASSERT_STATUS(cf_table_get(t, key, 32, &b, &err), CF_ENOTFOUND, &err);
+    k = 20;
+    CF_ASSERT_OK(cf_table_get(t, key, CF_RS_SNAPSHOT_LATEST, &b, &err), &err);
+    assert_memory_equal(((const cf_slice *)b.cols[1].values)[0].data, "again", 5);
+    CF_ASSERT_STATUS(cf_table_get(t, key, 35, &b, &err), CF_ENOTFOUND, &err);
+    /* Close flushes; reopening sees the same rows and timestamps. */
+    CF_ASSERT_OK(cf_table_close(t, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    assert_int_equal(cf_table_rowset_count(t), 3);
+    assert_int_equal(cf_table_last_ts(t), 38);
+    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 16), 7);
+    assert_memory_equal(ids, want, sizeof(want));
+    assert_int_equal(scan_ids(t, 12, ids, 16), 2);
+    /* Compaction merges the rowsets into one; history stays. */
+    CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
+    assert_int_equal(cf_table_rowset_count(t), 1);
+    assert_false(exists(dir, "MANIFEST")); /* the root rowset was merged away */
+    assert_false(exists(dir, "rs-1"));
+    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 16), 7);
+    assert_memory_equal(ids, want, sizeof(want));
+    assert_int_equal(scan_ids(t, 12, ids, 16), 2);
+    assert_int_equal(scan_ids(t, 10, ids, 16), 0);
+    assert_int_equal(scan_ids(t, 36, ids, 16), 7); /* 99 live, 20 deleted */
+    assert_int_equal(ids[6], 99);
+    cf_table_free(t);
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    assert_int_equal(scan_ids(t, 37, ids, 16), 8);
+    cf_table_free(t);
+    rm_rf(dir);
+}
+
+static void test_table__mrs_flushes_by_size(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    make_table(dir);
+    cf_error err;
+    cf_table *t;
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    cf_table_set_flush_bytes(t, 8192);
+    /* 997 is prime: i * 389 % 997 visits every id once, in no order. */
+    for (int64_t i = 0; i < 997; i++)
+        CF_ASSERT_OK(ins(t, i * 389 % 997, i % 7 ? "v" : NULL, 2 + (uint64_t)i, &err), &err);
+    assert_true(cf_table_rowset_count(t) > 3);
+    assert_true(cf_table_mrs_rows(t) < 997);
+    static int64_t ids[1000];
+    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 1000), 997);
+    for (int64_t i = 0; i < 997; i++)
+        assert_int_equal(ids[i], i);
+    /* A key predicate and a projection without the key columns. */
+    int64_t lo = 500;
+    size_t col1 = 1;
+    cf_rs_pred p = {0, CF_RS_GE, &lo};
+    cf_rs_scan_options o;
+    cf_rs_scan_options_init(&o);
+    o.preds = &p;
+    o.npreds = 1;
+    o.cols = &col1;
+    o.ncols = 1;
+    cf_table_scanner *sc;
+    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
+    size_t n = 0, nulls = 0;
+    for (;;) {
+        cf_rs_batch b;
+        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
+        if (b.count == 0)
+            break;
+        assert_int_equal(b.ncols, 1);
+        for (size_t r = 0; r < b.count; r++)
+            nulls += !bit(b.cols[0].nonnull, r);
+        n += b.count;
+    }
+    cf_table_scanner_free(sc);
+    assert_int_equal(n, 497);
+    size_t want_nulls = 0;
+    for (int64_t i = 0; i < 997; i++)
+        want_nulls += i % 7 == 0 && i * 389 % 997 >= 500;
+    assert_int_equal(nulls, want_nulls);
+    CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
+    assert_int_equal(cf_table_rowset_count(t), 1);
+    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 1000), 997);
+    assert_int_equal(scan_ids(t, 502, ids, 1000), 500); /* inserted at ts 2..501 */
+    cf_table_free(t);
+    rm_rf(dir);
+}
+
+static void test_table__old_layout_and_damage(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    cf_error err;
+    cf_table *t;
+    CF_ASSERT_STATUS(cf_table_open(&t, dir, &err), CF_ENOTFOUND, &err);
+    make_table(dir);
+    /* A one-rowset directory opens as a table of that rowset, and a single rowset
+     * compacts in place (no TABLET written). */
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    assert_int_equal(cf_table_rowset_count(t), 1);
+    CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
+    assert_false(exists(dir, "TABLET"));
+    CF_ASSERT_OK(ins(t, 1, "one", 5, &err), &err);
+    CF_ASSERT_OK(cf_table_close(t, &err), &err);
+    assert_true(exists(dir, "TABLET"));
+    /* Leftovers of a crashed flush (an unnamed rowset directory) are ignored,
+     * then removed by the next flush. */
+    char p[512];
+    snprintf(p, sizeof(p), "%s/rs-9", dir);
+    assert_int_equal(mkdir(p, 0777), 0);
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(ins(t, 2, "two", 6, &err), &err);
+    CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+    assert_false(exists(dir, "rs-9"));
+    cf_table_free(t);
+    /* Damage: a flipped byte, then a TABLET naming a missing rowset. */
+    snprintf(p, sizeof(p), "%s/TABLET", dir);
+    FILE *f = fopen(p, "r+b");
+    assert_non_null(f);
+    fseek(f, 5, SEEK_SET);
+    fputc('X', f);
+    fclose(f);
+    CF_ASSERT_STATUS(cf_table_open(&t, dir, &err), CF_ECORRUPT, &err);
+    char cmd[1200];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s/rs-2' && sed -i 's/^cfile-tablet X/cfile-tablet 1/; s/^cfilX/cfile/' '%s/TABLET'", dir, dir);
+    assert_int_equal(system(cmd), 0);
+    CF_ASSERT_STATUS(cf_table_open(&t, dir, &err), CF_ECORRUPT, &err);
+    rm_rf(dir);
+}
+
+/* ---- model-based test -------------------------------------------------------------------------- */
+
+/* Table (k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL): compound keys.
+ * Key i of KEYS sorts as i does; the initial import holds the even ones of the
+ * middle half, so fresh inserts land before, between and after them. */
+typedef struct version {
+    uint64_t ts;
+    bool alive;
+    bool v_nn, s_nn;
+    int32_t v;
+    char s[16];
+} version;
+
+typedef struct mrow {
+    version *h;
+    size_t n, cap;
+} mrow;
+
+#define KEYS 600
+
+static void mkey(size_t i, char *kb, int32_t *j)
+{
+    snprintf(kb, 16, "k%03u", (unsigned)(i / 3));
+    *j = (int32_t)(i % 3) - 1;
+}
+
+static void push_version(mrow *r, version v)
+{
+    if (r->n == r->cap) {
+        r->cap = r->cap ? r->cap * 2 : 4;
+        r->h = realloc(r->h, r->cap * sizeof(version));
+    }
+    r->h[r->n++] = v;
+}
+
+static const version *at(const mrow *r, uint64_t snap)
+{
+    const version *v = NULL;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->h[i].ts < snap)
+            v = &r->h[i];
+    return v != NULL && v->alive ? v : NULL;
+}
+
+static bool passes(const version *v, size_t i, int kind, int32_t x, const char *kb)
+{
+    char mk[16];
+    int32_t mj;
+    mkey(i, mk, &mj);
+    return v != NULL && (kind != 1 || (v->v_nn && v->v >= x)) && (kind != 2 || !v->s_nn) &&
+           (kind != 3 || strcmp(mk, kb) <= 0);
+}
+
+static void check_model(cf_table *t, mrow *m, uint64_t snap, cf_rng *rng)
+{
+    cf_error err;
+    int kind = (int)cf_rng_below(rng, 4);
+    int32_t x = (int32_t)cf_rng_below(rng, 100);
+    char kb[16];
+    snprintf(kb, sizeof(kb), "k%03d", (int)cf_rng_below(rng, KEYS / 3));
+    cf_slice ks = {(const uint8_t *)kb, strlen(kb)};
+    cf_rs_pred p[1];
+    cf_rs_scan_options o;
+    cf_rs_scan_options_init(&o);
+    o.snapshot = snap;
+    o.batch_rows = 1 + cf_rng_below(rng, 100);
+    if (kind == 1)
+        p[0] = (cf_rs_pred){2, CF_RS_GE, &x};
+    else if (kind == 2)
+        p[0] = (cf_rs_pred){3, CF_RS_IS_NULL, NULL};
+    else if (kind == 3)
+        p[0] = (cf_rs_pred){0, CF_RS_LE, &ks};
+    o.preds = p;
+    o.npreds = kind ? 1 : 0;
+    /* Half the scans project (s, v) only: no key column asked for. */
+    static const size_t sv[2] = {3, 2};
+    bool narrow = cf_rng_below(rng, 2) == 0;
+    if (narrow) {
+        o.cols = sv;
+        o.ncols = 2;
+    }
+    size_t cv = narrow ? 1 : 2, cs = narrow ? 0 : 3;
+    cf_table_scanner *sc;
+    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
+    size_t i = 0;
+    for (;;) {
+        cf_rs_batch b;
+        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
+        if (b.count == 0)
+            break;
+        for (size_t r = 0; r < b.count; r++) {
+            while (i < KEYS && !passes(at(&m[i], snap), i, kind, x, kb))
+                i++;
+            assert_true(i < KEYS);
+            const version *v = at(&m[i], snap);
+            if (!narrow) {
+                char mk[16];
+                int32_t mj;
+                mkey(i, mk, &mj);
+                const cf_slice *k = (const cf_slice *)b.cols[0].values + r;
+                assert_int_equal(k->len, strlen(mk));
+                assert_memory_equal(k->data, mk, k->len);
+                assert_int_equal(((const int32_t *)b.cols[1].values)[r], mj);
+            }
+            assert_int_equal(bit(b.cols[cv].nonnull, r), v->v_nn);
+            if (v->v_nn)
+                assert_int_equal(((const int32_t *)b.cols[cv].values)[r], v->v);
+            assert_int_equal(bit(b.cols[cs].nonnull, r), v->s_nn);
+            if (v->s_nn) {
+                const cf_slice *s = (const cf_slice *)b.cols[cs].values + r;
+                assert_int_equal(s->len, strlen(v->s));
+                assert_memory_equal(s->data, v->s, s->len);
+            }
+            i++;
+        }
+    }
+    for (; i < KEYS; i++)
+        assert_false(passes(at(&m[i], snap), i, kind, x, kb));
+    cf_table_scanner_free(sc);
+    for (int n = 0; n < 8; n++) {
+        size_t r = cf_rng_below(rng, KEYS);
+        char mk[16];
+        int32_t mj;
+        mkey(r, mk, &mj);
+        cf_slice s = {(const uint8_t *)mk, strlen(mk)};
+        const void *key[2] = {&s, &mj};
+        cf_rs_batch b;
+        cf_status st = cf_table_get(t, key, snap, &b, &err);
+        const version *v = at(&m[r], snap);
+        if (v == NULL) {
+            CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
+            continue;
+        }
+        CF_ASSERT_OK(st, &err);
+        assert_int_equal(bit(b.cols[2].nonnull, 0), v->v_nn);
+        if (v->v_nn)
+            assert_int_equal(((const int32_t *)b.cols[2].values)[0], v->v);
+        assert_int_equal(bit(b.cols[3].nonnull, 0), v->s_nn);
+        if (v->s_nn) {
+            const cf_slice *sv2 = (const cf_slice *)b.cols[3].values;
+            assert_int_equal(sv2->len, strlen(v->s));
+            assert_memory_equal(sv2->data, v->s, sv2->len);
+        }
+    }
+}
+
+static void import_initial(const char *dir, const cf_rs_schema *s, mrow *m, cf_rng *rng)
+{
+    cf_error err;
+    cf_rs_writer_options wo;
+    cf_rs_writer_options_init(&wo);
+    wo.insert_ts = 10;
+    cf_rs_writer *w;
+    CF_ASSERT_OK(cf_rs_writer_create(&w, dir, s, &wo, &err), &err);
+    static char kbs[KEYS][16];
+    static cf_slice ks[KEYS], ss[KEYS];
+    static int32_t js[KEYS], vs[KEYS];
+    uint8_t nnv[KEYS / 8 + 1] = {0}, nns[KEYS / 8 + 1] = {0};
+    size_t n = 0;
+    for (size_t i = KEYS / 4; i < 3 * KEYS / 4; i += 2) {
+        version v = {.ts = 10, .alive = true};
+        mkey(i, kbs[n], &js[n]);
+        ks[n] = (cf_slice){(const uint8_t *)kbs[n], strlen(kbs[n])};
+        v.v_nn = cf_rng_below(rng, 4) != 0;
+        v.v = (int32_t)cf_rng_below(rng, 100);
+        v.s_nn = cf_rng_below(rng, 4) != 0;
+        snprintf(v.s, sizeof(v.s), "s%u", (unsigned)cf_rng_below(rng, 1000));
+        vs[n] = v.v;
+        if (v.v_nn)
+            nnv[n / 8] |= (uint8_t)(1u << (n % 8));
+        if (v.s_nn)
+            nns[n / 8] |= (uint8_t)(1u << (n % 8));
+        push_version(&m[i], v);
+        ss[n] = (cf_slice){(const uint8_t *)m[i].h[0].s, strlen(m[i].h[0].s)};
+        n++;
+    }
+    cf_rs_colvec cols[4] = {
+        {ks, NULL, NULL, NULL}, {js, NULL, NULL, NULL}, {vs, nnv, NULL, NULL}, {ss, nns, NULL, NULL}};
+    CF_ASSERT_OK(cf_rs_writer_append(w, cols, n, &err), &err);
+    CF_ASSERT_OK(cf_rs_writer_finish(w, &err), &err);
+    cf_rs_writer_free(w);
+}
+
+static void model_run(uint64_t seed)
+{
+    cf_rng rng;
+    cf_rng_init(&rng, seed);
+    char *dir = mkdtemp_dir();
+    cf_error err;
+    cf_rs_schema *s;
+    CF_ASSERT_OK(cf_rs_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL",
+                                    &err),
+                 &err);
+    mrow *m = calloc(KEYS, sizeof(*m));
+    import_initial(dir, s, m, &rng);
+    cf_table *t;
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    /* Small MemRowSets: flushes happen on their own too. */
+    cf_table_set_flush_bytes(t, 16384 + cf_rng_below(&rng, 32768));
+    uint64_t ts = 10, ahm = 0;
+    size_t inserts = 0, dups = 0;
+    uint64_t last_ok = 10; /* the timestamp of the last operation that succeeded */
+    for (int step = 0; step < 300; step++) {
+        int op = (int)cf_rng_below(&rng, 100);
+        size_t r = cf_rng_below(&rng, KEYS);
+        char mk[16];
+        int32_t mj;
+        mkey(r, mk, &mj);
+        cf_slice kslice = {(const uint8_t *)mk, strlen(mk)};
+        const void *key[2] = {&kslice, &mj};
+        const version *cur = at(&m[r], UINT64_MAX);
+        ts += 1 + cf_rng_below(&rng, 3);
+        if (op < 30) { /* insert: fresh, reinsert of a deleted key, or a duplicate */
+            int32_t newv = (int32_t)cf_rng_below(&rng, 100);
+            char sb[16];
+            snprintf(sb, sizeof(sb), "i%u", (unsigned)cf_rng_below(&rng, 1000));
+            cf_slice sv = {(const uint8_t *)sb, strlen(sb)};
+            bool vnull = cf_rng_below(&rng, 4) == 0, snull = cf_rng_below(&rng, 3) == 0;
+            const void *vals[4] = {&kslice, &mj, vnull ? NULL : &newv, snull ? NULL : &sv};
+            cf_status st = cf_table_insert(t, vals, ts, &err);
+            if (cur != NULL) {
+                CF_ASSERT_STATUS(st, CF_EINVAL, &err);
+                dups++;
+            } else {
+                CF_ASSERT_OK(st, &err);
+                version nv = {.ts = ts, .alive = true, .v_nn = !vnull, .v = newv, .s_nn = !snull};
+                snprintf(nv.s, sizeof(nv.s), "%s", sb);
+                push_version(&m[r], nv);
+                inserts++;
+                last_ok = ts;
+            }
+        } else if (op < 60) { /* update v and/or s */
+            version nv = cur ? *cur : (version){0};
+            nv.ts = ts;
+            cf_rs_change ch[2];
+            size_t nch = 0;
+            int32_t newv = (int32_t)cf_rng_below(&rng, 100);
+            char sb[16];
+            snprintf(sb, sizeof(sb), "u%u", (unsigned)cf_rng_below(&rng, 1000));
+            cf_slice sv = {(const uint8_t *)sb, strlen(sb)};
+            bool vnull = cf_rng_below(&rng, 5) == 0, snull = cf_rng_below(&rng, 5) == 0;
+            if (cf_rng_below(&rng, 2)) {
+                ch[nch++] = (cf_rs_change){2, vnull ? NULL : &newv};
+                nv.v_nn = !vnull;
+                nv.v = newv;
+            }
+            if (nch == 0 || cf_rng_below(&rng, 2)) {
+                ch[nch++] = (cf_rs_change){3, snull ? NULL : &sv};
+                nv.s_nn = !snull;
+                snprintf(nv.s, sizeof(nv.s), "%s", sb);
+            }
+            cf_status st = cf_table_update(t, key, ch, nch, ts, &err);
+            if (cur == NULL) {
+                CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
+            } else {
+                CF_ASSERT_OK(st, &err);
+                push_version(&m[r], nv);
+                last_ok = ts;
+            }
+        } else if (op < 75) {
+            cf_status st = cf_table_delete(t, key, ts, &err);
+            if (cur == NULL) {
+                CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
+            } else {
+                CF_ASSERT_OK(st, &err);
+                version nv = *cur;
+                nv.ts = ts;
+                nv.alive = false;
+                push_version(&m[r], nv);
+                last_ok = ts;
+            }
+        } else if (op < 77) {
+            CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+        } else if (op < 79) {
+            if (cf_rng_below(&rng, 3) == 0)
+                ahm = ahm + (ts - ahm) / 2;
+            CF_ASSERT_OK(cf_table_compact(t, ahm, &err), &err);
+            for (size_t i = 0; i < KEYS; i++) {
+                const version *lv = m[i].n ? &m[i].h[m[i].n - 1] : NULL;
+                if (lv != NULL && !lv->alive && lv->ts < ahm)
+                    m[i].n = 0; /* dropped: never visible again at snapshots >= ahm */
+            }
+        } else if (op < 80) { /* reopen: closing flushes */
+            if (cf_rng_below(&rng, 2))
+                CF_ASSERT_OK(cf_table_close(t, &err), &err);
+            else {
+                CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+                cf_table_free(t);
+            }
+            CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+            assert_int_equal(cf_table_last_ts(t), last_ok);
+            cf_table_set_flush_bytes(t, 16384 + cf_rng_below(&rng, 32768));
+        } else {
+            uint64_t snap = cf_rng_below(&rng, 4) == 0 ? CF_RS_SNAPSHOT_LATEST
+                                                      : ahm + cf_rng_below(&rng, ts + 2 - ahm);
+            if (snap < ahm)
+                snap = ahm;
+            check_model(t, m, snap, &rng);
+        }
+    }
+    assert_true(inserts > 40);
+    assert_true(dups > 3);
+    CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
+    assert_int_equal(cf_table_rowset_count(t), 1);
+    assert_int_equal(cf_table_mrs_rows(t), 0);
+    for (uint64_t snap = ahm; snap < ts + 2; snap += 1 + ts / 20)
+        check_model(t, m, snap, &rng);
+    cf_table_free(t);
+    for (size_t i = 0; i < KEYS; i++)
+        free(m[i].h);
+    free(m);
+    cf_rs_schema_free(s);
+    rm_rf(dir);
+}
+
+static void test_table__model(void **state)
+{
+    (void)state;
+    uint64_t seed = cf_test_seed(20261121);
+    for (uint64_t i = 0; i < 3; i++)
+        model_run(seed + i * 7919);
+}
+
+/* ---- crash test ---------------------------------------------------------------------------------- */
+
+/* The child inserts rounds of 2000 new ids (round r: ids r, r + 50, ...) and
+ * flushes after each; SIGKILL at a random moment must leave a table that opens
+ * with whole rounds only. */
+static void test_table__crash_during_flush(void **state)
+{
+    (void)state;
+    uint64_t seed = cf_test_seed(13);
+    cf_rng rng;
+    cf_rng_init(&rng, seed);
+    for (int round = 0; round < 6; round++) {
+        char *dir = mkdtemp_dir();
+        make_table(dir);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            cf_error e;
+            cf_table *t;
+            if (cf_table_open(&t, dir, &e) != CF_OK)
+                _exit(1);
+            uint64_t ts = 2;
+            for (int64_t r = 0; r < 50; r++) {
+                for (int64_t i = 0; i < 2000; i++)
+                    if (ins(t, (1999 - i) * 50 + r, "crash", ts++, &e) != CF_OK)
+                        _exit(1);
+                if (cf_table_flush(t, &e) != CF_OK)
+                    _exit(1);
+                if (r % 5 == 4 && cf_table_compact(t, 0, &e) != CF_OK)
+                    _exit(1);
+            }
+            cf_table_free(t);
+            _exit(0);
+        }
+        usleep((useconds_t)(2000 + cf_rng_below(&rng, 200000)));
+        kill(pid, SIGKILL);
+        int status;
+        waitpid(pid, &status, 0);
+        assert_false(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+        cf_error err;
+        cf_table *t;
+        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        static int64_t ids[100000];
+        size_t n = scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 100000);
+        assert_int_equal(n % 2000, 0);
+        size_t rounds = n / 2000;
+        for (size_t i = 0; i < n; i++) /* rounds 0..rounds-1 of every id group */
+            assert_int_equal(ids[i], (int64_t)(i / rounds * 50 + i % rounds));
+        /* The table takes new rows and flushes after the crash. */
+        CF_ASSERT_OK(ins(t, -1, "after", cf_table_last_ts(t) + 1, &err), &err);
+        CF_ASSERT_OK(cf_table_close(t, &err), &err);
+        rm_rf(dir);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table__insert_any_order),
+        cmocka_unit_test(test_table__mrs_flushes_by_size),
+        cmocka_unit_test(test_table__old_layout_and_damage),
+        cmocka_unit_test(test_table__model),
+        cmocka_unit_test(test_table__crash_during_flush),
+    };
+    return CF_RUN_TESTS(argc, argv, tests);
+}
