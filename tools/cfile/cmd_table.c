@@ -21,17 +21,21 @@ const char cf_cmd_table_usage[] =
     "       cfile table scan DIR [--json] [--columns a,b] [--where \"COL OP VALUE [AND ...]\"]\n"
     "                            [--as-of TS] [--stats]\n"
     "       cfile table get DIR [--json] [--as-of TS] KEY...\n"
+    "       cfile table insert DIR --row \"col=value[,col=value]\" [--ts TS]\n"
     "       cfile table update DIR --key KEY --set \"col=value[,col=value]\" [--ts TS]\n"
     "       cfile table delete DIR --key KEY [--ts TS]\n"
     "       cfile table compact DIR [--ahm TS]\n"
     "       cfile table info DIR [--json]\n"
     "\n"
-    "A table is a rowset directory (docs/ROWSET.md): one CFile per column, a bloom\n"
-    "filter and key index, REDO/UNDO delta files and a MANIFEST.\n"
+    "A table is a directory of rowsets (docs/ROWSET.md): each has one CFile per column,\n"
+    "a bloom filter and key index, REDO/UNDO delta files and a MANIFEST; new rows go to\n"
+    "an in-memory MemRowSet, written as a new rowset when the command ends.\n"
     "SCHEMA: \"id INT64 KEY, name STRING NULL, ts UNIXTIME_MICROS\" (also T[] arrays,\n"
     "  ENCODING e, COMPRESSION c, BLOCK_SIZE n per column).\n"
-    "CSV: a header row naming the columns; rows in key order; an empty field is NULL\n"
-    "  for nullable columns; array cells as JSON arrays.\n"
+    "CSV: a header row naming the columns; an empty field is NULL for nullable\n"
+    "  columns; array cells as JSON arrays. Rows in key order into an empty table are\n"
+    "  written in one pass; other rows are inserted (at TS, TS+1, ...), and an\n"
+    "  existing key is an error.\n"
     "OP: = != < <= > >= , IS NULL, IS NOT NULL. KEY: key columns joined with commas.\n"
     "--as-of TS shows the table with every change at timestamp <= TS.\n";
 
@@ -157,11 +161,23 @@ static int parse_key(cf_cli *c, const cf_rs_schema *s, const char *text, keyarg 
     return 0;
 }
 
-static int open_rs(cf_cli *c, const char *dir, cf_rowset **rs)
+static int open_table(cf_cli *c, const char *dir, cf_table **t)
 {
     cf_error e;
-    cf_status st = cf_rowset_open(rs, dir, &e);
+    cf_status st = cf_table_open(t, dir, &e);
     return st == CF_OK ? 0 : lib_fail(c, dir, st, &e);
+}
+
+/* Rows in the table's rowsets and MemRowSet (deleted ones included). */
+static uint64_t table_rows(const cf_table *t)
+{
+    uint64_t n = cf_table_mrs_rows(t);
+    for (size_t i = 0; i < cf_table_rowset_count(t); i++) {
+        cf_rowset_info info;
+        cf_rowset_get_info(cf_table_rowset(t, i, NULL), &info);
+        n += info.rows;
+    }
+    return n;
 }
 
 /* ---- output ----------------------------------------------------------------------------------- */
@@ -281,7 +297,7 @@ static void print_header_only(printer *p)
 
 /* ---- options ------------------------------------------------------------------------------- */
 
-enum { O_SCHEMA = 256, O_JSON, O_COLUMNS, O_WHERE, O_ASOF, O_KEY, O_SET, O_TS, O_AHM, O_STATS };
+enum { O_SCHEMA = 256, O_JSON, O_COLUMNS, O_WHERE, O_ASOF, O_KEY, O_SET, O_TS, O_AHM, O_STATS, O_ROW };
 
 static const struct option opts[] = {
     {"schema", required_argument, NULL, O_SCHEMA}, {"json", no_argument, NULL, O_JSON},
@@ -289,10 +305,11 @@ static const struct option opts[] = {
     {"as-of", required_argument, NULL, O_ASOF},    {"key", required_argument, NULL, O_KEY},
     {"set", required_argument, NULL, O_SET},       {"ts", required_argument, NULL, O_TS},
     {"ahm", required_argument, NULL, O_AHM},       {"stats", no_argument, NULL, O_STATS},
+    {"row", required_argument, NULL, O_ROW},
     {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
 
 typedef struct targs {
-    const char *schema, *columns, *where, *key, *set;
+    const char *schema, *columns, *where, *key, *set, *row;
     bool json, stats, has_asof, has_ts;
     uint64_t asof, ts, ahm;
     char **pos;
@@ -312,6 +329,7 @@ static int parse_args(cf_cli *c, int argc, char **argv, targs *t)
         case O_WHERE: t->where = optarg; break;
         case O_KEY: t->key = optarg; break;
         case O_SET: t->set = optarg; break;
+        case O_ROW: t->row = optarg; break;
         case O_ASOF:
             if (cf_cli_parse_u64(optarg, &t->asof) != 0)
                 return cf_cli_usage(c, "--as-of: not a timestamp: %s", optarg);
@@ -342,6 +360,17 @@ static int cmd_create(cf_cli *c, const char *dir, targs *t)
     if (t->schema == NULL)
         return cf_cli_usage(c, "create needs --schema");
     cf_error e;
+    cf_table *old;
+    if (cf_table_open(&old, dir, &e) == CF_OK) {
+        /* An empty one-rowset table may be replaced (as before); a table of
+         * several rowsets is never overwritten. */
+        const char *nm;
+        cf_table_rowset(old, 0, &nm);
+        bool several = cf_table_rowset_count(old) > 1 || strcmp(nm, ".") != 0;
+        cf_table_free(old);
+        if (several)
+            return cf_cli_fail(c, "%s: already holds a table", dir);
+    }
     cf_rs_schema *s;
     cf_status st = cf_rs_schema_parse(&s, t->schema, &e);
     if (st != CF_OK)
@@ -448,27 +477,93 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+typedef struct keybuf {
+    uint8_t *p;
+    size_t len, cap;
+} keybuf;
+
+/* Are the batch's keys strictly increasing and above prev (the last key
+ * written, when *have)? Leaves the batch's last key in prev. */
+static bool batch_in_order(const cf_rs_schema *s, const icol *ic, size_t r, keybuf *prev,
+                           keybuf *cur, bool *have)
+{
+    const void *key[64];
+    size_t nk = cf_rs_schema_nkeys(s);
+    if (nk > 64)
+        return false;
+    for (size_t i = 0; i < r; i++) {
+        for (size_t k = 0; k < nk; k++)
+            key[k] = ic[k].vals + i * ic[k].w;
+        cf_error e;
+        cf_status st = cf_rs_key_encode(s, key, cur->p, cur->cap, &cur->len, &e);
+        if (st == CF_EBUFSIZE) {
+            uint8_t *p = realloc(cur->p, cur->len);
+            if (p == NULL)
+                return false;
+            cur->p = p;
+            cur->cap = cur->len;
+            st = cf_rs_key_encode(s, key, cur->p, cur->cap, &cur->len, &e);
+        }
+        if (st != CF_OK)
+            return false;
+        if (*have) {
+            size_t m = cur->len < prev->len ? cur->len : prev->len;
+            int cmp = m ? memcmp(cur->p, prev->p, m) : 0;
+            if (cmp < 0 || (cmp == 0 && cur->len <= prev->len))
+                return false;
+        }
+        keybuf tmp = *prev;
+        *prev = *cur;
+        *cur = tmp;
+        *have = true;
+    }
+    return true;
+}
+
+/* Rows in key order into an empty table are written in one pass by a rowset
+ * writer. Anything else (a table with rows, or the first batch out of order,
+ * when the rows written so far become the first rowset) is inserted row by
+ * row through the table's MemRowSet, at timestamps TS, TS+1, ... */
 static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
 {
     cf_error e;
     cf_rs_schema *s = NULL;
     cf_status st;
     int rc = CF_EXIT_OK;
-    cf_rowset *old = NULL;
-    if (cf_rowset_open(&old, dir, &e) == CF_OK) {
+    cf_table *tb = NULL;
+    bool fast = true;
+    if (cf_table_open(&tb, dir, &e) == CF_OK) {
         cf_rs_schema *os;
         char txt[8192];
-        cf_rs_schema_format(cf_rowset_schema(old), txt, sizeof(txt));
+        cf_rs_schema_format(cf_table_schema(tb), txt, sizeof(txt));
         cf_rs_schema_parse(&os, txt, &e);
-        cf_rowset_free(old);
         s = os;
+        const char *nm;
+        cf_table_rowset(tb, 0, &nm);
+        fast = cf_table_rowset_count(tb) == 1 && strcmp(nm, ".") == 0 && table_rows(tb) == 0;
+        if (fast) {
+            cf_table_free(tb);
+            tb = NULL;
+        }
     }
     if (t->schema != NULL) {
         cf_rs_schema *ns;
         st = cf_rs_schema_parse(&ns, t->schema, &e);
         if (st != CF_OK) {
             cf_rs_schema_free(s);
+            cf_table_free(tb);
             return cf_cli_usage(c, "%s", e.msg);
+        }
+        if (tb != NULL && !fast) {
+            char a[8192], b[8192];
+            cf_rs_schema_format(s, a, sizeof(a));
+            cf_rs_schema_format(ns, b, sizeof(b));
+            if (strcmp(a, b) != 0) {
+                cf_rs_schema_free(s);
+                cf_rs_schema_free(ns);
+                cf_table_free(tb);
+                return cf_cli_usage(c, "--schema differs from the table's: %s", a);
+            }
         }
         cf_rs_schema_free(s);
         s = ns;
@@ -478,8 +573,17 @@ static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
     FILE *in = strcmp(csv, "-") == 0 ? stdin : fopen(csv, "r");
     if (in == NULL) {
         cf_rs_schema_free(s);
+        cf_table_free(tb);
         return cf_cli_fail(c, "%s: %s", csv, strerror(errno));
     }
+    uint64_t *rowline = calloc(BATCH, sizeof(*rowline));
+    keybuf kprev = {0}, kcur = {0};
+    bool khave = false, has_arrays = false;
+    for (size_t i = 0; i < cf_rs_schema_ncols(s); i++)
+        has_arrays |= cf_rs_schema_column(s, i)->is_array;
+    uint64_t next_ts = 0;
+    if (tb != NULL)
+        next_ts = t->has_ts && t->ts > cf_table_last_ts(tb) ? t->ts : cf_table_last_ts(tb) + 1;
     size_t nc = cf_rs_schema_ncols(s);
     icol *ic = calloc(nc, sizeof(*ic));
     size_t *map = calloc(nc, sizeof(*map)); /* CSV field -> column */
@@ -530,7 +634,7 @@ static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
     cf_rs_writer_options_init(&wo);
     if (t->has_ts)
         wo.insert_ts = t->ts;
-    st = cf_rs_writer_create(&w, dir, s, &wo, &e);
+    st = fast ? cf_rs_writer_create(&w, dir, s, &wo, &e) : CF_OK;
     if (st != CF_OK) {
         rc = lib_fail(c, dir, st, &e);
         goto out;
@@ -580,17 +684,48 @@ static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
                     goto out;
                 }
             }
+            rowline[r] = lineno;
             r++;
         }
         if (r == BATCH || (eof && r > 0)) {
             for (size_t i = 0; i < nc; i++)
                 cv[i] = (cf_rs_colvec){ic[i].c->is_array ? (const void *)ic[i].elems : ic[i].vals,
                                        ic[i].nn, ic[i].counts, ic[i].enn};
-            st = cf_rs_writer_append(w, cv, r, &e);
-            if (st != CF_OK) {
-                rc = cf_cli_fail(c, "%s: near line %" PRIu64 ": %s", csv,
-                                 lineno - (eof ? 0 : 1), e.msg);
-                goto out;
+            /* Tables with array columns take no inserts: their writer reports the
+             * order error as before, and nothing becomes visible. */
+            if (w != NULL && !has_arrays && !batch_in_order(s, ic, r, &kprev, &kcur, &khave)) {
+                /* Not in key order: what was written becomes the first rowset. */
+                st = cf_rs_writer_finish(w, &e);
+                cf_rs_writer_free(w);
+                w = NULL;
+                if (st == CF_OK)
+                    st = cf_table_open(&tb, dir, &e);
+                if (st != CF_OK) {
+                    rc = lib_fail(c, dir, st, &e);
+                    goto out;
+                }
+                next_ts = cf_table_last_ts(tb) + 1;
+            }
+            if (w != NULL) {
+                st = cf_rs_writer_append(w, cv, r, &e);
+                if (st != CF_OK) {
+                    rc = cf_cli_fail(c, "%s: near line %" PRIu64 ": %s", csv,
+                                     lineno - (eof ? 0 : 1), e.msg);
+                    goto out;
+                }
+            }
+            for (size_t i = 0; w == NULL && i < r; i++) {
+                const void *vals[CF_RS_MAX_COLUMNS];
+                for (size_t k = 0; k < nc; k++)
+                    vals[k] = (ic[k].nn[i >> 3] >> (i & 7)) & 1
+                                  ? (const void *)(ic[k].vals + i * ic[k].w)
+                                  : NULL;
+                st = cf_table_insert(tb, vals, next_ts, &e);
+                if (st != CF_OK) {
+                    rc = cf_cli_fail(c, "%s: line %" PRIu64 ": %s", csv, rowline[i], e.msg);
+                    goto out;
+                }
+                next_ts++;
             }
             total += r;
             r = 0;
@@ -609,16 +744,28 @@ static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
         if (eof)
             break;
     }
-    st = cf_rs_writer_finish(w, &e);
+    st = w != NULL ? cf_rs_writer_finish(w, &e) : CF_OK;
     if (st != CF_OK) {
         rc = lib_fail(c, dir, st, &e);
         goto out;
+    }
+    if (tb != NULL) {
+        st = cf_table_close(tb, &e); /* writes the MemRowSet */
+        tb = NULL;
+        if (st != CF_OK) {
+            rc = lib_fail(c, dir, st, &e);
+            goto out;
+        }
     }
     if (tty)
         fputs("\r\033[K", c->err);
     fprintf(c->out, "imported %" PRIu64 " rows into %s in %.2f s\n", total, dir, now_s() - t0);
 out:
     cf_rs_writer_free(w);
+    cf_table_free(tb); /* after an error: rows not yet flushed are dropped */
+    free(rowline);
+    free(kprev.p);
+    free(kcur.p);
     cf_arena_dispose(&arena);
     if (in != stdin)
         fclose(in);
@@ -786,17 +933,17 @@ static uint64_t snapshot_of(const targs *t)
 
 static int cmd_scan(cf_cli *c, const char *dir, targs *t)
 {
-    cf_rowset *rs;
-    int rc = open_rs(c, dir, &rs);
+    cf_table *rs;
+    int rc = open_table(c, dir, &rs);
     if (rc)
         return rc;
-    const cf_rs_schema *s = cf_rowset_schema(rs);
+    const cf_rs_schema *s = cf_table_schema(rs);
     size_t *cols = NULL, ncols = 0, npreds = 0;
     cf_rs_pred preds[64];
     _Alignas(16) uint8_t slots[64][16];
     cf_arena a;
     cf_arena_init(&a);
-    cf_rs_scanner *sc = NULL;
+    cf_table_scanner *sc = NULL;
     int *width = NULL;
     if ((rc = parse_columns(c, s, t->columns, &cols, &ncols)) != 0 ||
         (rc = parse_where(c, s, t->where, preds, slots, &npreds, &a)) != 0)
@@ -809,7 +956,7 @@ static int cmd_scan(cf_cli *c, const char *dir, targs *t)
     o.npreds = npreds;
     o.snapshot = snapshot_of(t);
     cf_error e;
-    cf_status st = cf_rs_scanner_create(&sc, rs, &o, &e);
+    cf_status st = cf_table_scanner_create(&sc, rs, &o, &e);
     if (st != CF_OK) {
         rc = lib_fail(c, "scan", st, &e);
         goto out;
@@ -818,7 +965,7 @@ static int cmd_scan(cf_cli *c, const char *dir, targs *t)
     printer p = {c, s, cols, ncols, t->json, false, width, 0};
     for (;;) {
         cf_rs_batch b;
-        st = cf_rs_scanner_next(sc, &b, &e);
+        st = cf_table_scanner_next(sc, &b, &e);
         if (st != CF_OK) {
             rc = lib_fail(c, "scan", st, &e);
             goto out;
@@ -829,7 +976,7 @@ static int cmd_scan(cf_cli *c, const char *dir, targs *t)
     }
     print_header_only(&p);
     if (t->stats) {
-        const cf_rs_scan_stats *ss = cf_rs_scanner_stats(sc);
+        const cf_rs_scan_stats *ss = cf_table_scanner_stats(sc);
         fprintf(c->err,
                 "rows: %" PRIu64 " returned, %" PRIu64 " in key range, %" PRIu64
                 " examined; %" PRIu64 " batches skipped%s\n",
@@ -837,8 +984,8 @@ static int cmd_scan(cf_cli *c, const char *dir, targs *t)
                 ss->bloom_pruned ? "; bloom ruled the key out" : "");
     }
 out:
-    cf_rs_scanner_free(sc);
-    cf_rowset_free(rs);
+    cf_table_scanner_free(sc);
+    cf_table_free(rs);
     cf_arena_dispose(&a);
     free(cols);
     free(width);
@@ -849,11 +996,11 @@ static int cmd_get(cf_cli *c, const char *dir, targs *t)
 {
     if (t->npos < 1)
         return cf_cli_usage(c, "get needs at least one KEY");
-    cf_rowset *rs;
-    int rc = open_rs(c, dir, &rs);
+    cf_table *rs;
+    int rc = open_table(c, dir, &rs);
     if (rc)
         return rc;
-    const cf_rs_schema *s = cf_rowset_schema(rs);
+    const cf_rs_schema *s = cf_table_schema(rs);
     size_t *cols = NULL, ncols = 0;
     parse_columns(c, s, NULL, &cols, &ncols);
     int *width = calloc(ncols, sizeof(*width));
@@ -867,7 +1014,7 @@ static int cmd_get(cf_cli *c, const char *dir, targs *t)
             break;
         cf_rs_batch b;
         cf_error e;
-        cf_status st = cf_rowset_get(rs, k.ptrs, snapshot_of(t), &b, &e);
+        cf_status st = cf_table_get(rs, k.ptrs, snapshot_of(t), &b, &e);
         if (st == CF_ENOTFOUND) {
             fprintf(c->err, "cfile: key %s: not found\n", t->pos[i]);
             missing = true;
@@ -884,20 +1031,112 @@ static int cmd_get(cf_cli *c, const char *dir, targs *t)
     cf_arena_dispose(&a);
     free(cols);
     free(width);
-    cf_rowset_free(rs);
+    cf_table_free(rs);
     return rc;
 }
 
 /* ---- mutations -------------------------------------------------------------------------------- */
 
-static int finish_mutation(cf_cli *c, cf_rowset *rs, const char *what, uint64_t ts)
+static int finish_mutation(cf_cli *c, cf_table *rs, const char *what, uint64_t ts)
 {
     cf_error e;
-    cf_status st = cf_rowset_flush(rs, &e);
+    cf_status st = cf_table_flush(rs, &e);
     if (st != CF_OK)
         return lib_fail(c, "flush", st, &e);
     fprintf(c->out, "%s 1 row at ts %" PRIu64 "\n", what, ts);
     return CF_EXIT_OK;
+}
+
+/* Parse "col=value[,col=value]" (value NULL = SQL NULL, quotes stripped) into
+ * ch / slots; returns the count through *n, or a CLI exit code. */
+static int parse_assignments(cf_cli *c, const cf_rs_schema *s, const char *opt, const char *text,
+                             cf_rs_change *ch, uint8_t (*slots)[16], size_t *n, cf_arena *a)
+{
+    char *copy = cf_arena_alloc(a, strlen(text) + 1);
+    strcpy(copy, text);
+    char *save = NULL;
+    size_t nch = 0;
+    for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(w, '=');
+        if (eq == NULL || nch == 64)
+            return cf_cli_usage(c, "%s: expected col=value, got '%s'", opt, w);
+        *eq = '\0';
+        while (isspace((unsigned char)*w))
+            w++;
+        char *we = eq;
+        while (we > w && isspace((unsigned char)we[-1]))
+            *--we = '\0';
+        int col = cf_rs_schema_find(s, w);
+        if (col < 0)
+            return cf_cli_usage(c, "%s: no column '%s'", opt, w);
+        const cf_rs_column *cd = cf_rs_schema_column(s, (size_t)col);
+        char *v = eq + 1;
+        ch[nch].col = (size_t)col;
+        if (strcasecmp(v, "NULL") == 0) {
+            ch[nch].value = NULL;
+        } else {
+            size_t vl = strlen(v);
+            if (vl >= 2 && (v[0] == '\'' || v[0] == '"') && v[vl - 1] == v[0]) {
+                v[vl - 1] = '\0';
+                v++;
+            }
+            char msg[200];
+            if (parse_scalar(cd->type, v, slots[nch], a, msg, sizeof(msg)) != 0)
+                return cf_cli_usage(c, "%s: column '%s': %s", opt, cd->name, msg);
+            ch[nch].value = slots[nch];
+        }
+        nch++;
+    }
+    *n = nch;
+    return 0;
+}
+
+static int cmd_insert(cf_cli *c, const char *dir, targs *t)
+{
+    if (t->row == NULL)
+        return cf_cli_usage(c, "insert needs --row");
+    cf_table *tb;
+    int rc = open_table(c, dir, &tb);
+    if (rc)
+        return rc;
+    const cf_rs_schema *s = cf_table_schema(tb);
+    cf_arena a;
+    cf_arena_init(&a);
+    cf_rs_change ch[64];
+    _Alignas(16) uint8_t slots[64][16];
+    const void *vals[CF_RS_MAX_COLUMNS] = {0};
+    bool set[CF_RS_MAX_COLUMNS] = {0};
+    size_t nch = 0;
+    uint64_t ts = t->has_ts ? t->ts : cf_table_last_ts(tb) + 1;
+    if ((rc = parse_assignments(c, s, "--row", t->row, ch, slots, &nch, &a)) != 0)
+        goto out;
+    for (size_t i = 0; i < nch; i++) {
+        if (set[ch[i].col]) {
+            rc = cf_cli_usage(c, "--row: column '%s' given twice",
+                              cf_rs_schema_column(s, ch[i].col)->name);
+            goto out;
+        }
+        set[ch[i].col] = true;
+        vals[ch[i].col] = ch[i].value;
+    }
+    for (size_t i = 0; i < cf_rs_schema_ncols(s); i++) {
+        const cf_rs_column *cd = cf_rs_schema_column(s, i);
+        if (!set[i] && !cd->nullable) {
+            rc = cf_cli_usage(c, "--row: no value for column '%s'", cd->name);
+            goto out;
+        }
+    }
+    cf_error e;
+    cf_status st = cf_table_insert(tb, vals, ts, &e);
+    if (st != CF_OK) {
+        rc = lib_fail(c, dir, st, &e);
+        goto out;
+    }
+    rc = finish_mutation(c, tb, "inserted", ts);
+out:
+    cf_arena_dispose(&a);
+    cf_table_free(tb);
+    return rc;
 }
 
 static int cmd_update(cf_cli *c, const char *dir, targs *t, bool del)
@@ -906,68 +1145,28 @@ static int cmd_update(cf_cli *c, const char *dir, targs *t, bool del)
         return cf_cli_usage(c, "%s needs --key", del ? "delete" : "update");
     if (!del && t->set == NULL)
         return cf_cli_usage(c, "update needs --set");
-    cf_rowset *rs;
-    int rc = open_rs(c, dir, &rs);
+    cf_table *rs;
+    int rc = open_table(c, dir, &rs);
     if (rc)
         return rc;
-    const cf_rs_schema *s = cf_rowset_schema(rs);
+    const cf_rs_schema *s = cf_table_schema(rs);
     cf_arena a;
     cf_arena_init(&a);
     keyarg k;
     cf_rs_change ch[64];
     _Alignas(16) uint8_t slots[64][16];
     size_t nch = 0;
-    cf_rowset_info info;
-    cf_rowset_get_info(rs, &info);
-    uint64_t ts = t->has_ts ? t->ts : info.last_ts + 1;
+    uint64_t ts = t->has_ts ? t->ts : cf_table_last_ts(rs) + 1;
     cf_error e;
     cf_status st;
     if ((rc = parse_key(c, s, t->key, &k, &a)) != 0)
         goto out;
     if (del) {
-        st = cf_rowset_delete(rs, k.ptrs, ts, &e);
+        st = cf_table_delete(rs, k.ptrs, ts, &e);
     } else {
-        char *copy = cf_arena_alloc(&a, strlen(t->set) + 1);
-        strcpy(copy, t->set);
-        char *save = NULL;
-        for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-            char *eq = strchr(w, '=');
-            if (eq == NULL || nch == 64) {
-                rc = cf_cli_usage(c, "--set: expected col=value, got '%s'", w);
-                goto out;
-            }
-            *eq = '\0';
-            while (isspace((unsigned char)*w))
-                w++;
-            char *we = eq;
-            while (we > w && isspace((unsigned char)we[-1]))
-                *--we = '\0';
-            int col = cf_rs_schema_find(s, w);
-            if (col < 0) {
-                rc = cf_cli_usage(c, "--set: no column '%s'", w);
-                goto out;
-            }
-            const cf_rs_column *cd = cf_rs_schema_column(s, (size_t)col);
-            char *v = eq + 1;
-            ch[nch].col = (size_t)col;
-            if (strcasecmp(v, "NULL") == 0) {
-                ch[nch].value = NULL;
-            } else {
-                size_t vl = strlen(v);
-                if (vl >= 2 && (v[0] == '\'' || v[0] == '"') && v[vl - 1] == v[0]) {
-                    v[vl - 1] = '\0';
-                    v++;
-                }
-                char msg[200];
-                if (parse_scalar(cd->type, v, slots[nch], &a, msg, sizeof(msg)) != 0) {
-                    rc = cf_cli_usage(c, "--set: column '%s': %s", cd->name, msg);
-                    goto out;
-                }
-                ch[nch].value = slots[nch];
-            }
-            nch++;
-        }
-        st = cf_rowset_update(rs, k.ptrs, ch, nch, ts, &e);
+        if ((rc = parse_assignments(c, s, "--set", t->set, ch, slots, &nch, &a)) != 0)
+            goto out;
+        st = cf_table_update(rs, k.ptrs, ch, nch, ts, &e);
     }
     if (st != CF_OK) {
         rc = lib_fail(c, t->key, st, &e);
@@ -976,28 +1175,28 @@ static int cmd_update(cf_cli *c, const char *dir, targs *t, bool del)
     rc = finish_mutation(c, rs, del ? "deleted" : "updated", ts);
 out:
     cf_arena_dispose(&a);
-    cf_rowset_free(rs);
+    cf_table_free(rs);
     return rc;
 }
 
 static int cmd_compact(cf_cli *c, const char *dir, targs *t)
 {
-    cf_rowset *rs;
-    int rc = open_rs(c, dir, &rs);
+    cf_table *tb;
+    int rc = open_table(c, dir, &tb);
     if (rc)
         return rc;
     cf_error e;
-    cf_status st = cf_rowset_compact(rs, t->ahm, &e);
+    cf_status st = cf_table_compact(tb, t->ahm, &e);
     if (st != CF_OK)
         rc = lib_fail(c, "compact", st, &e);
     else {
         cf_rowset_info info;
-        cf_rowset_get_info(rs, &info);
+        cf_rowset_get_info(cf_table_rowset(tb, 0, NULL), &info);
         fprintf(c->out, "compacted %s: %" PRIu64 " rows, %" PRIu64 " undo and %" PRIu64
                         " redo deltas, generation %" PRIu64 "\n",
                 dir, info.rows, info.undo_deltas, info.redo_deltas, info.generation);
     }
-    cf_rowset_free(rs);
+    cf_table_free(tb);
     return rc;
 }
 
@@ -1009,19 +1208,91 @@ static void hex(FILE *f, cf_slice s)
         fprintf(f, "%02x", s.data[i]);
 }
 
-static int cmd_info(cf_cli *c, const char *dir, targs *t)
+/* A rowset's file name relative to the table directory. */
+static void file_path(char *dst, size_t cap, const char *rsname, const char *name)
 {
-    cf_rowset *rs;
-    int rc = open_rs(c, dir, &rs);
-    if (rc)
-        return rc;
-    const cf_rs_schema *s = cf_rowset_schema(rs);
+    if (strcmp(rsname, ".") == 0)
+        snprintf(dst, cap, "%s", name);
+    else
+        snprintf(dst, cap, "%s/%s", rsname, name);
+}
+
+static void info_rowset_json(cf_jw *w, cf_rowset *rs, const char *rsname)
+{
     cf_rowset_info info;
     cf_rowset_get_info(rs, &info);
+    const char *name, *role;
+    char path[4096];
+    cf_jw_key(w, "rows");
+    cf_jw_uint(w, info.rows);
+    cf_jw_key(w, "generation");
+    cf_jw_uint(w, info.generation);
+    cf_jw_key(w, "insert_ts");
+    cf_jw_uint(w, info.insert_ts);
+    cf_jw_key(w, "last_ts");
+    cf_jw_uint(w, info.last_ts);
+    cf_jw_key(w, "min_key");
+    cf_jw_hex(w, info.min_key.data, info.min_key.len);
+    cf_jw_key(w, "max_key");
+    cf_jw_hex(w, info.max_key.data, info.max_key.len);
+    cf_jw_key(w, "redo_deltas");
+    cf_jw_uint(w, info.redo_deltas);
+    cf_jw_key(w, "undo_deltas");
+    cf_jw_uint(w, info.undo_deltas);
+    cf_jw_key(w, "files");
+    cf_jw_arr_begin(w);
+    for (size_t i = 0; cf_rowset_file(rs, i, &name, &role); i++) {
+        file_path(path, sizeof(path), rsname, name);
+        cf_jw_obj_begin(w);
+        cf_jw_key(w, "name");
+        cf_jw_cstr(w, path);
+        cf_jw_key(w, "role");
+        cf_jw_cstr(w, role);
+        cf_jw_obj_end(w);
+    }
+    cf_jw_arr_end(w);
+}
+
+static void info_rowset_text(FILE *o, const char *dir, cf_rowset *rs, const char *rsname,
+                             const char *ind)
+{
+    cf_rowset_info info;
+    cf_rowset_get_info(rs, &info);
+    const char *name, *role;
+    fprintf(o, "%srows:        %" PRIu64 "\n%sgeneration:  %" PRIu64 "\n%sinsert ts:   %" PRIu64
+               "\n%slast ts:     %" PRIu64 "\n",
+            ind, info.rows, ind, info.generation, ind, info.insert_ts, ind, info.last_ts);
+    fprintf(o, "%smin key:     ", ind);
+    hex(o, info.min_key);
+    fprintf(o, "\n%smax key:     ", ind);
+    hex(o, info.max_key);
+    fprintf(o, "\n%sdeltas:      %" PRIu64 " redo in %zu files, %" PRIu64 " undo in %zu files\n",
+            ind, info.redo_deltas, info.redo_files, info.undo_deltas, info.undo_files);
+    fprintf(o, "%sfiles:\n", ind);
+    for (size_t i = 0; cf_rowset_file(rs, i, &name, &role); i++) {
+        char rel[2048], path[4096];
+        struct stat sb;
+        file_path(rel, sizeof(rel), rsname, name);
+        snprintf(path, sizeof(path), "%s/%s", dir, rel);
+        long long sz = stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
+        fprintf(o, "%s  %-7s %-24s %12lld bytes\n", ind, role, rel, sz);
+    }
+}
+
+/* One rowset: the rowset's fields at the top level (the one-rowset layout's
+ * form). Several: the table's totals, then each rowset. */
+static int cmd_info(cf_cli *c, const char *dir, targs *t)
+{
+    cf_table *tb;
+    int rc = open_table(c, dir, &tb);
+    if (rc)
+        return rc;
+    const cf_rs_schema *s = cf_table_schema(tb);
+    size_t nrs = cf_table_rowset_count(tb);
+    const char *rsname;
     char schema[8192];
     cf_rs_schema_format(s, schema, sizeof(schema));
     FILE *o = c->out;
-    const char *name, *role;
     if (t->json) {
         cf_jw w;
         cf_jw_init(&w, o);
@@ -1048,56 +1319,44 @@ static int cmd_info(cf_cli *c, const char *dir, targs *t)
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);
-        cf_jw_key(&w, "rows");
-        cf_jw_uint(&w, info.rows);
-        cf_jw_key(&w, "generation");
-        cf_jw_uint(&w, info.generation);
-        cf_jw_key(&w, "insert_ts");
-        cf_jw_uint(&w, info.insert_ts);
-        cf_jw_key(&w, "last_ts");
-        cf_jw_uint(&w, info.last_ts);
-        cf_jw_key(&w, "min_key");
-        cf_jw_hex(&w, info.min_key.data, info.min_key.len);
-        cf_jw_key(&w, "max_key");
-        cf_jw_hex(&w, info.max_key.data, info.max_key.len);
-        cf_jw_key(&w, "redo_deltas");
-        cf_jw_uint(&w, info.redo_deltas);
-        cf_jw_key(&w, "undo_deltas");
-        cf_jw_uint(&w, info.undo_deltas);
-        cf_jw_key(&w, "files");
-        cf_jw_arr_begin(&w);
-        for (size_t i = 0; cf_rowset_file(rs, i, &name, &role); i++) {
-            cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "name");
-            cf_jw_cstr(&w, name);
-            cf_jw_key(&w, "role");
-            cf_jw_cstr(&w, role);
-            cf_jw_obj_end(&w);
+        if (nrs == 1) {
+            cf_rowset *rs = cf_table_rowset(tb, 0, &rsname);
+            info_rowset_json(&w, rs, rsname);
+        } else {
+            cf_jw_key(&w, "rows");
+            cf_jw_uint(&w, table_rows(tb));
+            cf_jw_key(&w, "last_ts");
+            cf_jw_uint(&w, cf_table_last_ts(tb));
+            cf_jw_key(&w, "rowsets");
+            cf_jw_arr_begin(&w);
+            for (size_t i = 0; i < nrs; i++) {
+                cf_rowset *rs = cf_table_rowset(tb, i, &rsname);
+                cf_jw_obj_begin(&w);
+                cf_jw_key(&w, "name");
+                cf_jw_cstr(&w, rsname);
+                info_rowset_json(&w, rs, rsname);
+                cf_jw_obj_end(&w);
+            }
+            cf_jw_arr_end(&w);
         }
-        cf_jw_arr_end(&w);
         cf_jw_obj_end(&w);
         cf_jw_newline(&w);
     } else {
-        fprintf(o, "table:       %s\nschema:      %s\nrows:        %" PRIu64
-                   "\ngeneration:  %" PRIu64 "\ninsert ts:   %" PRIu64 "\nlast ts:     %" PRIu64
-                   "\n",
-                dir, schema, info.rows, info.generation, info.insert_ts, info.last_ts);
-        fprintf(o, "min key:     ");
-        hex(o, info.min_key);
-        fprintf(o, "\nmax key:     ");
-        hex(o, info.max_key);
-        fprintf(o, "\ndeltas:      %" PRIu64 " redo in %zu files, %" PRIu64 " undo in %zu files\n",
-                info.redo_deltas, info.redo_files, info.undo_deltas, info.undo_files);
-        fprintf(o, "files:\n");
-        for (size_t i = 0; cf_rowset_file(rs, i, &name, &role); i++) {
-            char path[4096];
-            struct stat sb;
-            snprintf(path, sizeof(path), "%s/%s", dir, name);
-            long long sz = stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
-            fprintf(o, "  %-7s %-24s %12lld bytes\n", role, name, sz);
+        fprintf(o, "table:       %s\nschema:      %s\n", dir, schema);
+        if (nrs == 1) {
+            cf_rowset *rs = cf_table_rowset(tb, 0, &rsname);
+            info_rowset_text(o, dir, rs, rsname, "");
+        } else {
+            fprintf(o, "rows:        %" PRIu64 "\nlast ts:     %" PRIu64 "\nrowsets:     %zu\n",
+                    table_rows(tb), cf_table_last_ts(tb), nrs);
+            for (size_t i = 0; i < nrs; i++) {
+                cf_rowset *rs = cf_table_rowset(tb, i, &rsname);
+                fprintf(o, "rowset %s:\n", rsname);
+                info_rowset_text(o, dir, rs, rsname, "  ");
+            }
         }
     }
-    cf_rowset_free(rs);
+    cf_table_free(tb);
     return CF_EXIT_OK;
 }
 
@@ -1130,6 +1389,8 @@ int cf_cmd_table(cf_cli *c, int argc, char **argv)
         return cmd_scan(c, dir, &t);
     if (strcmp(sub, "get") == 0)
         return cmd_get(c, dir, &t);
+    if (strcmp(sub, "insert") == 0)
+        return cmd_insert(c, dir, &t);
     if (strcmp(sub, "update") == 0)
         return cmd_update(c, dir, &t, false);
     if (strcmp(sub, "delete") == 0)
