@@ -1,0 +1,211 @@
+/* `cfile table` with new keys: `table insert`, import of unsorted CSV into an
+ * empty table and of any CSV into a table with rows, duplicate-key errors with
+ * their line, and scans/gets/info/compact over several rowsets. */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "test_common.h"
+
+static char g_dir[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(g_dir, "/tmp/cf_cli_tins_XXXXXX");
+    return mkdtemp(g_dir) == NULL ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static char *in_dir(const char *name)
+{
+    static char buf[4][256];
+    static int k;
+    char *p = buf[k++ % 4];
+    snprintf(p, 256, "%s/%s", g_dir, name);
+    return p;
+}
+
+static void write_str(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+typedef struct run {
+    int rc;
+    char *out, *err;
+    size_t out_len, err_len;
+} run;
+
+static void cli(run *r, ...)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = "cfile";
+    va_list ap;
+    va_start(ap, r);
+    char *a;
+    while ((a = va_arg(ap, char *)) != NULL && argc < 31)
+        argv[argc++] = a;
+    va_end(ap);
+    argv[argc] = NULL;
+    FILE *out = open_memstream(&r->out, &r->out_len);
+    FILE *err = open_memstream(&r->err, &r->err_len);
+    r->rc = cf_cli_main(argc, argv, out, err);
+    fclose(out);
+    fclose(err);
+}
+
+static void done(run *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+#define EXPECT_RC(r, want)                                                                    \
+    do {                                                                                      \
+        if ((r).rc != (want))                                                                 \
+            fail_msg("exit %d, want %d; stdout: %.300s; stderr: %.300s", (r).rc, (want),       \
+                     (r).out, (r).err);                                                       \
+    } while (0)
+
+#define SCHEMA "id INT64 KEY, name STRING NULL"
+
+static void expect_scan(const char *dir, const char *as_of, const char *want)
+{
+    run r;
+    if (as_of)
+        cli(&r, "table", "scan", dir, "--json", "--as-of", as_of, NULL);
+    else
+        cli(&r, "table", "scan", dir, "--json", NULL);
+    EXPECT_RC(r, 0);
+    assert_string_equal(r.out, want);
+    done(&r);
+}
+
+static void test_cli_table_insert__unsorted_import_and_insert(void **state)
+{
+    (void)state;
+    char *dir = in_dir("t");
+    char *csv = in_dir("u.csv");
+    write_str(csv, "id,name\n3,c\n1,a\n2,\n");
+    run r;
+    cli(&r, "table", "import", dir, "--schema", SCHEMA, csv, NULL);
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "imported 3 rows"));
+    done(&r);
+    expect_scan(dir, NULL,
+                "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":null}\n{\"id\":3,\"name\":\"c\"}\n");
+    /* The first batch was out of order: every row was inserted, in file order,
+     * at timestamps 2, 3, 4 (the empty table's last one is 1). */
+    expect_scan(dir, "2", "{\"id\":3,\"name\":\"c\"}\n");
+    expect_scan(dir, "3", "{\"id\":1,\"name\":\"a\"}\n{\"id\":3,\"name\":\"c\"}\n");
+    cli(&r, "table", "insert", dir, "--row", "name=zero, id=0", NULL);
+    EXPECT_RC(r, 0);
+    assert_string_equal(r.out, "inserted 1 row at ts 5\n");
+    done(&r);
+    cli(&r, "table", "insert", dir, "--row", "id=2,name=again", NULL);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    assert_non_null(strstr(r.err, "duplicate key"));
+    done(&r);
+    cli(&r, "table", "insert", dir, "--row", "name=nokey", NULL);
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "no value for column 'id'"));
+    done(&r);
+    /* Delete, then insert the key again. */
+    cli(&r, "table", "delete", dir, "--key", "2", NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    cli(&r, "table", "insert", dir, "--row", "id=2,name=back", "--ts", "9", NULL);
+    EXPECT_RC(r, 0);
+    assert_string_equal(r.out, "inserted 1 row at ts 9\n");
+    done(&r);
+    cli(&r, "table", "get", dir, "--json", "2", "0", NULL);
+    EXPECT_RC(r, 0);
+    assert_string_equal(r.out, "{\"id\":2,\"name\":\"back\"}\n{\"id\":0,\"name\":\"zero\"}\n");
+    done(&r);
+    cli(&r, "table", "info", dir, NULL);
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "rowsets:     3\n"));
+    assert_non_null(strstr(r.out, "rowset rs-2:\n"));
+    done(&r);
+}
+
+static void test_cli_table_insert__import_into_rows(void **state)
+{
+    (void)state;
+    char *dir = in_dir("t2");
+    char *a = in_dir("a.csv"), *b = in_dir("b.csv"), *c = in_dir("c.csv");
+    write_str(a, "id,name\n10,x\n20,y\n");
+    write_str(b, "name,id\nw,25\nv,5\n");
+    write_str(c, "id,name\n30,z\n20,dup\n");
+    run r;
+    cli(&r, "table", "import", dir, "--schema", SCHEMA, a, NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    /* Sorted rows into an empty table: one rowset written in one pass. */
+    cli(&r, "table", "info", dir, NULL);
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "rows:        2\ngeneration:  1\n"));
+    assert_null(strstr(r.out, "rowsets:"));
+    done(&r);
+    cli(&r, "table", "import", dir, b, NULL);
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "imported 2 rows"));
+    done(&r);
+    /* A duplicate stops the import with its line; its rows are not kept. */
+    cli(&r, "table", "import", dir, c, NULL);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    assert_non_null(strstr(r.err, "line 3: insert: duplicate key"));
+    done(&r);
+    cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING", b, NULL);
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    done(&r);
+    expect_scan(dir, NULL,
+                "{\"id\":5,\"name\":\"v\"}\n{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n"
+                "{\"id\":25,\"name\":\"w\"}\n");
+    cli(&r, "table", "update", dir, "--key", "25", "--set", "name=W", NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    cli(&r, "table", "compact", dir, NULL);
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, ": 4 rows,"));
+    done(&r);
+    expect_scan(dir, NULL,
+                "{\"id\":5,\"name\":\"v\"}\n{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n"
+                "{\"id\":25,\"name\":\"W\"}\n");
+    expect_scan(dir, "1", "{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n");
+    /* A table of several rowsets is not replaced by `create`. */
+    cli(&r, "table", "insert", dir, "--row", "id=1", NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    cli(&r, "table", "create", dir, "--schema", SCHEMA, NULL);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    assert_non_null(strstr(r.err, "already holds a table"));
+    done(&r);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_cli_table_insert__unsorted_import_and_insert, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_cli_table_insert__import_into_rows, setup, teardown),
+    };
+    return CF_RUN_TESTS(argc, argv, tests);
+}
