@@ -240,7 +240,8 @@ CF_API cf_status cf_rowset_delete(cf_rowset *rs, const void *const *key, uint64_
                                   cf_error *err);
 /* Insert again a row that this rowset holds as deleted; values[i] for every column
  * (key columns ignored, NULL = SQL NULL). CF_EINVAL when the row is live;
- * CF_ENOTSUP for a key the rowset never held (new keys need a new rowset). */
+ * CF_ENOTSUP for a key the rowset never held (new keys go to a table's
+ * MemRowSet: cf_table_insert). */
 CF_API cf_status cf_rowset_reinsert(cf_rowset *rs, const void *const *key,
                                     const void *const *values, uint64_t ts, cf_error *err);
 /* Write the in-memory deltas to a new REDO DeltaFile and commit a new MANIFEST. */

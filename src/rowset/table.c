@@ -600,17 +600,22 @@ cf_status cf_table_update(cf_table *t, const void *const *key, const cf_rs_chang
         t->last_ts = ts;
         return maybe_flush(t, err);
     }
+    bool tried = false; /* then err holds the rowset's own message */
     for (size_t i = 0; i < t->nrs; i++) {
         if (!covers(t, i))
             continue;
         cf_status st = cf_rowset_update(t->rs[i], key, changes, n, ts, err);
-        if (st == CF_ENOTFOUND)
+        if (st == CF_ENOTFOUND) {
+            tried = true;
             continue;
+        }
         CF_TRY(st);
         t->last_ts = ts;
         return CF_OK;
     }
-    CF_FAIL(err, CF_ENOTFOUND, "update: key not found");
+    if (tried)
+        return CF_ENOTFOUND;
+    CF_FAIL(err, CF_ENOTFOUND, "key not found");
 }
 
 cf_status cf_table_delete(cf_table *t, const void *const *key, uint64_t ts, cf_error *err)
@@ -625,17 +630,22 @@ cf_status cf_table_delete(cf_table *t, const void *const *key, uint64_t ts, cf_e
         t->last_ts = ts;
         return maybe_flush(t, err);
     }
+    bool tried = false; /* then err holds the rowset's own message */
     for (size_t i = 0; i < t->nrs; i++) {
         if (!covers(t, i))
             continue;
         cf_status st = cf_rowset_delete(t->rs[i], key, ts, err);
-        if (st == CF_ENOTFOUND)
+        if (st == CF_ENOTFOUND) {
+            tried = true;
             continue;
+        }
         CF_TRY(st);
         t->last_ts = ts;
         return CF_OK;
     }
-    CF_FAIL(err, CF_ENOTFOUND, "delete: key not found");
+    if (tried)
+        return CF_ENOTFOUND;
+    CF_FAIL(err, CF_ENOTFOUND, "key not found");
 }
 
 cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot, cf_rs_batch *out,
@@ -663,12 +673,16 @@ cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot, c
         out->ords = &zero;
         return CF_OK;
     }
+    bool tried = false;
     for (size_t i = 0; i < t->nrs; i++) {
         if (!covers(t, i))
             continue;
         cf_status st = cf_rowset_get(t->rs[i], key, snapshot, out, err);
         if (st != CF_ENOTFOUND)
             return st;
+        tried = true;
     }
+    if (tried)
+        return CF_ENOTFOUND;
     CF_FAIL(err, CF_ENOTFOUND, "key not found");
 }
