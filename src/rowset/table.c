@@ -220,12 +220,16 @@ static void gc_rowsets(const cf_table *t)
         return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (!rowset_name_ok(e->d_name) || strcmp(e->d_name, ".") == 0 ||
-            named(t->names, t->nrs, e->d_name))
-            continue;
-        char *p = cf_rs_path(t->dir, e->d_name);
-        if (p != NULL)
-            remove_tree(p);
+        char *p = NULL;
+        if (strncmp(e->d_name, TABLET ".tmp.", strlen(TABLET ".tmp.")) == 0) {
+            /* a TABLET write cut short */
+            if ((p = cf_rs_path(t->dir, e->d_name)) != NULL)
+                unlink(p);
+        } else if (rowset_name_ok(e->d_name) && strcmp(e->d_name, ".") != 0 &&
+                   !named(t->names, t->nrs, e->d_name)) {
+            if ((p = cf_rs_path(t->dir, e->d_name)) != NULL)
+                remove_tree(p);
+        }
         cf_free(p);
     }
     closedir(d);

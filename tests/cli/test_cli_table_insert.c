@@ -31,9 +31,9 @@ static int teardown(void **state)
 
 static char *in_dir(const char *name)
 {
-    static char buf[4][256];
+    static char buf[16][256];
     static int k;
-    char *p = buf[k++ % 4];
+    char *p = buf[k++ % 16];
     snprintf(p, 256, "%s/%s", g_dir, name);
     return p;
 }
@@ -190,7 +190,16 @@ static void test_cli_table_insert__import_into_rows(void **state)
                 "{\"id\":5,\"name\":\"v\"}\n{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n"
                 "{\"id\":25,\"name\":\"W\"}\n");
     expect_scan(dir, "1", "{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n");
-    /* A table of several rowsets is not replaced by `create`. */
+    /* A repeated key in sorted input into an empty table: the one-pass writer
+     * refuses it, and nothing opens as a table. */
+    char *d3 = in_dir("t3"), *dup = in_dir("dup.csv");
+    write_str(dup, "id,name\n1,a\n2,b\n2,c\n");
+    cli(&r, "table", "import", d3, "--schema", SCHEMA, dup, NULL);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    assert_non_null(strstr(r.err, "line 4: row 2: duplicate key"));
+    done(&r);
+    assert_int_equal(access(in_dir("t3/MANIFEST"), F_OK), -1);
+        /* A table of several rowsets is not replaced by `create`. */
     cli(&r, "table", "insert", dir, "--row", "id=1", NULL);
     EXPECT_RC(r, 0);
     done(&r);

@@ -252,10 +252,15 @@ static void test_table__old_layout_and_damage(void **state)
     char p[512];
     snprintf(p, sizeof(p), "%s/rs-9", dir);
     assert_int_equal(mkdir(p, 0777), 0);
+    snprintf(p, sizeof(p), "%s/TABLET.tmp.1.2", dir);
+    FILE *tf = fopen(p, "w");
+    assert_non_null(tf);
+    fclose(tf);
     CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
     CF_ASSERT_OK(ins(t, 2, "two", 6, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_false(exists(dir, "rs-9"));
+    assert_false(exists(dir, "TABLET.tmp.1.2"));
     cf_table_free(t);
     /* Damage: a flipped byte, then a TABLET naming a missing rowset. */
     snprintf(p, sizeof(p), "%s/TABLET", dir);

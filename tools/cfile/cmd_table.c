@@ -482,15 +482,18 @@ typedef struct keybuf {
     size_t len, cap;
 } keybuf;
 
-/* Are the batch's keys strictly increasing and above prev (the last key
- * written, when *have)? Leaves the batch's last key in prev. */
-static bool batch_in_order(const cf_rs_schema *s, const icol *ic, size_t r, keybuf *prev,
+/* Are the batch's keys in increasing order after prev (the last key written,
+ * when *have)? 1 = strictly increasing, 0 = a key repeats the one before it
+ * (the writer reports the duplicate), -1 = out of order. Leaves the batch's
+ * last key in prev. */
+static int batch_in_order(const cf_rs_schema *s, const icol *ic, size_t r, keybuf *prev,
                            keybuf *cur, bool *have)
 {
     const void *key[64];
     size_t nk = cf_rs_schema_nkeys(s);
     if (nk > 64)
-        return false;
+        return -1;
+    int res = 1;
     for (size_t i = 0; i < r; i++) {
         for (size_t k = 0; k < nk; k++)
             key[k] = ic[k].vals + i * ic[k].w;
@@ -499,25 +502,27 @@ static bool batch_in_order(const cf_rs_schema *s, const icol *ic, size_t r, keyb
         if (st == CF_EBUFSIZE) {
             uint8_t *p = realloc(cur->p, cur->len);
             if (p == NULL)
-                return false;
+                return -1;
             cur->p = p;
             cur->cap = cur->len;
             st = cf_rs_key_encode(s, key, cur->p, cur->cap, &cur->len, &e);
         }
         if (st != CF_OK)
-            return false;
+            return -1;
         if (*have) {
             size_t m = cur->len < prev->len ? cur->len : prev->len;
             int cmp = m ? memcmp(cur->p, prev->p, m) : 0;
-            if (cmp < 0 || (cmp == 0 && cur->len <= prev->len))
-                return false;
+            if (cmp < 0 || (cmp == 0 && cur->len < prev->len))
+                return -1;
+            if (cmp == 0 && cur->len == prev->len)
+                res = 0;
         }
         keybuf tmp = *prev;
         *prev = *cur;
         *cur = tmp;
         *have = true;
     }
-    return true;
+    return res;
 }
 
 /* Rows in key order into an empty table are written in one pass by a rowset
@@ -692,8 +697,9 @@ static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
                 cv[i] = (cf_rs_colvec){ic[i].c->is_array ? (const void *)ic[i].elems : ic[i].vals,
                                        ic[i].nn, ic[i].counts, ic[i].enn};
             /* Tables with array columns take no inserts: their writer reports the
-             * order error as before, and nothing becomes visible. */
-            if (w != NULL && !has_arrays && !batch_in_order(s, ic, r, &kprev, &kcur, &khave)) {
+             * order error as before, and nothing becomes visible; so does a
+             * repeated key in otherwise sorted input. */
+            if (w != NULL && !has_arrays && batch_in_order(s, ic, r, &kprev, &kcur, &khave) < 0) {
                 /* Not in key order: what was written becomes the first rowset. */
                 st = cf_rs_writer_finish(w, &e);
                 cf_rs_writer_free(w);
