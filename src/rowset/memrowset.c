@@ -105,11 +105,26 @@ void cf_mrs_clear(cf_mrs *m)
         m->head = NULL;
 }
 
-size_t cf_mrs_rows(const cf_mrs *m) { return m->rows; }
-size_t cf_mrs_bytes(const cf_mrs *m) { return m->bytes; }
-cf_slice cf_mrs_row_key(const cf_mrs_row *r) { return (cf_slice){r->key, r->klen}; }
-bool cf_mrs_row_alive(const cf_mrs_row *r) { return r->alive; }
-cf_mrs_row *cf_mrs_next(const cf_mrs_row *r) { return r->next[0]; }
+size_t cf_mrs_rows(const cf_mrs *m)
+{
+    return m->rows;
+}
+size_t cf_mrs_bytes(const cf_mrs *m)
+{
+    return m->bytes;
+}
+cf_slice cf_mrs_row_key(const cf_mrs_row *r)
+{
+    return (cf_slice){r->key, r->klen};
+}
+bool cf_mrs_row_alive(const cf_mrs_row *r)
+{
+    return r->alive;
+}
+cf_mrs_row *cf_mrs_next(const cf_mrs_row *r)
+{
+    return r->next[0];
+}
 
 static int row_cmp(const cf_mrs_row *r, const uint8_t *key, size_t len)
 {

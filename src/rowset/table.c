@@ -352,10 +352,22 @@ void cf_table_set_flush_bytes(cf_table *t, size_t bytes)
     t->flush_bytes = bytes ? bytes : CF_TABLE_FLUSH_BYTES;
 }
 
-const cf_rs_schema *cf_table_schema(const cf_table *t) { return t->schema; }
-uint64_t cf_table_last_ts(const cf_table *t) { return t->last_ts; }
-size_t cf_table_mrs_rows(const cf_table *t) { return cf_mrs_rows(t->mrs); }
-size_t cf_table_rowset_count(const cf_table *t) { return t->nrs; }
+const cf_rs_schema *cf_table_schema(const cf_table *t)
+{
+    return t->schema;
+}
+uint64_t cf_table_last_ts(const cf_table *t)
+{
+    return t->last_ts;
+}
+size_t cf_table_mrs_rows(const cf_table *t)
+{
+    return cf_mrs_rows(t->mrs);
+}
+size_t cf_table_rowset_count(const cf_table *t)
+{
+    return t->nrs;
+}
 cf_rowset *cf_table_rowset(const cf_table *t, size_t i, const char **name)
 {
     if (i >= t->nrs)
@@ -366,7 +378,10 @@ cf_rowset *cf_table_rowset(const cf_table *t, size_t i, const char **name)
 }
 
 /* Internal, for table_scan.c. */
-cf_mrs *cf_table_mrs(const cf_table *t) { return t->mrs; }
+cf_mrs *cf_table_mrs(const cf_table *t)
+{
+    return t->mrs;
+}
 
 /* ---- flush ---------------------------------------------------------------------------------- */
 

@@ -130,8 +130,7 @@ static bool pred_pass(const cf_rs_column *c, const cf_rs_pred *p, const cf_mrs_c
 
 /* Advance the MemRowSet source to its next row visible at the snapshot that
  * passes every predicate (starting with `from`). */
-static cf_status mrs_advance(cf_table_scanner *sc, tsrc *src, const cf_mrs_row *from,
-                             cf_error *err)
+static cf_status mrs_advance(cf_table_scanner *sc, tsrc *src, const cf_mrs_row *from, cf_error *err)
 {
     for (const cf_mrs_row *r = from; r != NULL; r = cf_mrs_next(r)) {
         sc->mrs_examined++;
@@ -367,8 +366,8 @@ cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_rs_batch *out, cf_error
         tsrc *best = NULL;
         for (size_t i = 0; i < sc->nsrc; i++) {
             tsrc *s = &sc->src[i];
-            if (!s->eof && (best == NULL || cf_rs_bytes_cmp(s->key.data, s->key.len,
-                                                            best->key.data, best->key.len) < 0))
+            if (!s->eof && (best == NULL || cf_rs_bytes_cmp(s->key.data, s->key.len, best->key.data,
+                                                            best->key.len) < 0))
                 best = s;
         }
         if (best == NULL)

@@ -77,11 +77,11 @@ static void done(run *r)
     free(r->err);
 }
 
-#define EXPECT_RC(r, want)                                                                    \
-    do {                                                                                      \
-        if ((r).rc != (want))                                                                 \
-            fail_msg("exit %d, want %d; stdout: %.300s; stderr: %.300s", (r).rc, (want),       \
-                     (r).out, (r).err);                                                       \
+#define EXPECT_RC(r, want)                                                                         \
+    do {                                                                                           \
+        if ((r).rc != (want))                                                                      \
+            fail_msg("exit %d, want %d; stdout: %.300s; stderr: %.300s", (r).rc, (want), (r).out,  \
+                     (r).err);                                                                     \
     } while (0)
 
 #define SCHEMA "id INT64 KEY, name STRING NULL"
@@ -176,9 +176,10 @@ static void test_cli_table_insert__import_into_rows(void **state)
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING", b, NULL);
     EXPECT_RC(r, CF_EXIT_USAGE);
     done(&r);
-    expect_scan(dir, NULL,
-                "{\"id\":5,\"name\":\"v\"}\n{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n"
-                "{\"id\":25,\"name\":\"w\"}\n");
+    expect_scan(
+        dir, NULL,
+        "{\"id\":5,\"name\":\"v\"}\n{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n"
+        "{\"id\":25,\"name\":\"w\"}\n");
     cli(&r, "table", "update", dir, "--key", "25", "--set", "name=W", NULL);
     EXPECT_RC(r, 0);
     done(&r);
@@ -186,9 +187,10 @@ static void test_cli_table_insert__import_into_rows(void **state)
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, ": 4 rows,"));
     done(&r);
-    expect_scan(dir, NULL,
-                "{\"id\":5,\"name\":\"v\"}\n{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n"
-                "{\"id\":25,\"name\":\"W\"}\n");
+    expect_scan(
+        dir, NULL,
+        "{\"id\":5,\"name\":\"v\"}\n{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n"
+        "{\"id\":25,\"name\":\"W\"}\n");
     expect_scan(dir, "1", "{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n");
     /* A repeated key in sorted input into an empty table: the one-pass writer
      * refuses it, and nothing opens as a table. */
@@ -199,7 +201,7 @@ static void test_cli_table_insert__import_into_rows(void **state)
     assert_non_null(strstr(r.err, "line 4: row 2: duplicate key"));
     done(&r);
     assert_int_equal(access(in_dir("t3/MANIFEST"), F_OK), -1);
-        /* A table of several rowsets is not replaced by `create`. */
+    /* A table of several rowsets is not replaced by `create`. */
     cli(&r, "table", "insert", dir, "--row", "id=1", NULL);
     EXPECT_RC(r, 0);
     done(&r);

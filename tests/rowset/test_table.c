@@ -31,7 +31,10 @@ static void rm_rf(const char *dir)
     assert_int_equal(system(cmd), 0);
 }
 
-static bool bit(const uint8_t *bm, size_t i) { return bm == NULL || ((bm[i >> 3] >> (i & 7)) & 1); }
+static bool bit(const uint8_t *bm, size_t i)
+{
+    return bm == NULL || ((bm[i >> 3] >> (i & 7)) & 1);
+}
 
 static bool exists(const char *dir, const char *name)
 {
@@ -271,13 +274,17 @@ static void test_table__old_layout_and_damage(void **state)
     fclose(f);
     CF_ASSERT_STATUS(cf_table_open(&t, dir, &err), CF_ECORRUPT, &err);
     char cmd[1200];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s/rs-2' && sed -i 's/^cfile-tablet X/cfile-tablet 1/; s/^cfilX/cfile/' '%s/TABLET'", dir, dir);
+    snprintf(cmd, sizeof(cmd),
+             "rm -rf '%s/rs-2' && sed -i 's/^cfile-tablet X/cfile-tablet 1/; s/^cfilX/cfile/' "
+             "'%s/TABLET'",
+             dir, dir);
     assert_int_equal(system(cmd), 0);
     CF_ASSERT_STATUS(cf_table_open(&t, dir, &err), CF_ECORRUPT, &err);
     rm_rf(dir);
 }
 
-/* ---- model-based test -------------------------------------------------------------------------- */
+/* ---- model-based test --------------------------------------------------------------------------
+ */
 
 /* Table (k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL): compound keys.
  * Key i of KEYS sorts as i does; the initial import holds the even ones of the
@@ -453,8 +460,10 @@ static void import_initial(const char *dir, const cf_rs_schema *s, mrow *m, cf_r
         ss[n] = (cf_slice){(const uint8_t *)m[i].h[0].s, strlen(m[i].h[0].s)};
         n++;
     }
-    cf_rs_colvec cols[4] = {
-        {ks, NULL, NULL, NULL}, {js, NULL, NULL, NULL}, {vs, nnv, NULL, NULL}, {ss, nns, NULL, NULL}};
+    cf_rs_colvec cols[4] = {{ks, NULL, NULL, NULL},
+                            {js, NULL, NULL, NULL},
+                            {vs, nnv, NULL, NULL},
+                            {ss, nns, NULL, NULL}};
     CF_ASSERT_OK(cf_rs_writer_append(w, cols, n, &err), &err);
     CF_ASSERT_OK(cf_rs_writer_finish(w, &err), &err);
     cf_rs_writer_free(w);
@@ -467,9 +476,9 @@ static void model_run(uint64_t seed)
     char *dir = mkdtemp_dir();
     cf_error err;
     cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL",
-                                    &err),
-                 &err);
+    CF_ASSERT_OK(
+        cf_rs_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL", &err),
+        &err);
     mrow *m = calloc(KEYS, sizeof(*m));
     import_initial(dir, s, m, &rng);
     cf_table *t;
@@ -571,7 +580,7 @@ static void model_run(uint64_t seed)
             cf_table_set_flush_bytes(t, 16384 + cf_rng_below(&rng, 32768));
         } else {
             uint64_t snap = cf_rng_below(&rng, 4) == 0 ? CF_RS_SNAPSHOT_LATEST
-                                                      : ahm + cf_rng_below(&rng, ts + 2 - ahm);
+                                                       : ahm + cf_rng_below(&rng, ts + 2 - ahm);
             if (snap < ahm)
                 snap = ahm;
             check_model(t, m, snap, &rng);
@@ -600,7 +609,8 @@ static void test_table__model(void **state)
         model_run(seed + i * 7919);
 }
 
-/* ---- crash test ---------------------------------------------------------------------------------- */
+/* ---- crash test
+ * ---------------------------------------------------------------------------------- */
 
 /* The child inserts rounds of 2000 new ids (round r: ids r, r + 50, ...) and
  * flushes after each; SIGKILL at a random moment must leave a table that opens
