@@ -754,7 +754,41 @@ static cf_status stream_next(prefix_dec *d, cf_slice *out, size_t n, cf_error *e
         }
         if (m > n - j)
             m = n - j;
-        for (size_t stop = j + m; j < stop; j++, idx++) {
+        const size_t stop = j + m;
+#ifdef PREFIX_SSE2
+        /* A run ending at least 18 bytes before the block's end, with arena
+         * room for all of this stretch as short values: the per-value checks
+         * of 16 readable bytes and of arena room hold for the whole stretch.
+         * The first entry this loop does not take (long lengths, a long
+         * value, damage) goes to the loop below. */
+        if ((size_t)(data + d->len - lim) >= 18 && (size_t)(a_end - a) >= 16 * m) {
+            for (; j < stop; j++, idx++) {
+                uint16_t w = cf_load_le16(p);
+                const uint8_t *q = p + 2;
+                uint32_t shared = w & 0xff, non_shared = w >> 8;
+                if ((w & 0x8080) != 0 || (ptrdiff_t)non_shared > lim - q || shared > prev.len)
+                    break;
+                size_t len = (size_t)shared + non_shared;
+                if (shared == 0) {
+                    prev = (cf_slice){q, non_shared};
+                    pr = _mm_loadu_si128((const __m128i *)(const void *)q);
+                } else if (len <= 16) {
+                    __m128i keep =
+                        _mm_loadu_si128((const __m128i *)(const void *)(keep_mask + 16 - shared));
+                    __m128i suf = _mm_loadu_si128((const __m128i *)(const void *)(q - shared));
+                    pr = _mm_or_si128(_mm_and_si128(keep, pr), _mm_andnot_si128(keep, suf));
+                    _mm_storeu_si128((__m128i *)(void *)a, pr);
+                    prev = (cf_slice){a, len};
+                    a += len;
+                } else {
+                    break;
+                }
+                out[j] = prev;
+                p = q + non_shared;
+            }
+        }
+#endif
+        for (; j < stop; j++, idx++) {
             uint32_t shared, non_shared;
             /* Two bytes are readable even at lim (p <= lim <= entries_end, and
              * the restart count follows); an entry that does not fit before

@@ -2,6 +2,7 @@
  * an independent reference encoder, seeks, and corrupt blocks. */
 #include "test_common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -348,8 +349,7 @@ static void round_trip(cf_rng *r, const valset *s, uint32_t interval, uint32_t b
             CF_ASSERT_OK(d->ops->next(d, all + at, want, &g, &err), &err);
             assert_int_equal(g, want < cnt - at ? want : cnt - at);
             for (size_t k = at; k < at + g; k++) {
-                CF_ASSERT_BYTES(all[k].data, all[k].len, s->v[first + k].data,
-                                s->v[first + k].len);
+                CF_ASSERT_BYTES(all[k].data, all[k].len, s->v[first + k].data, s->v[first + k].len);
                 seen[k] = true;
             }
             at += g;
@@ -357,8 +357,7 @@ static void round_trip(cf_rng *r, const valset *s, uint32_t interval, uint32_t b
         }
         for (size_t k = 0; k < cnt; k++)
             if (seen[k])
-                CF_ASSERT_BYTES(all[k].data, all[k].len, s->v[first + k].data,
-                                s->v[first + k].len);
+                CF_ASSERT_BYTES(all[k].data, all[k].len, s->v[first + k].data, s->v[first + k].len);
         free(seen);
         free(all);
         free(copy);
@@ -559,6 +558,82 @@ static void test_prefix__corrupt_blocks(void **state)
     expect_corrupt("00 00 00 10 00 05 00 00 00 01 00 00 00");
 }
 
+/* Damage inside a run far from the block's end, where the stream takes its
+ * fastest loop: a shared length longer than the previous value, and a suffix
+ * running past its run, are reported by sequential and by seek-led decodes. */
+static void test_prefix__corrupt_inside_long_block(void **state)
+{
+    (void)state;
+    cf_error err;
+    cf_encoder *e;
+    cf_enc_params p = enc_params(1 << 20, 16);
+    CF_ASSERT_OK(cf_enc_prefix_ops.create(&e, &p, &err), &err);
+    char buf[64][8];
+    cf_slice v[64];
+    for (int i = 0; i < 64; i++) {
+        snprintf(buf[i], sizeof buf[i], "key%03d", i);
+        v[i] = (cf_slice){(const uint8_t *)buf[i], 6};
+    }
+    assert_int_equal(cf_enc_prefix_ops.add(e, v, 64, false), 64);
+    cf_slice out;
+    CF_ASSERT_OK(cf_enc_prefix_ops.finish(e, 0, &out, &err), &err);
+    CF_ASSERT_OK(decode_all(out.data, out.len, &err), &err);
+    /* entry 17 ("key017": shared 5, suffix "7") follows "key016", the restart
+     * of run 1 (run 0 is decoded before the arena has room for a whole run) */
+    size_t e1 = 0;
+    for (size_t i = 0; i + 6 <= out.len && e1 == 0; i++)
+        if (memcmp(out.data + i, "key016", 6) == 0)
+            e1 = i + 6;
+    assert_true(e1 > 0);
+    uint8_t *m = malloc(out.len);
+    const uint8_t patches[][2] = {{7, 1},   /* shares 7 bytes of a 6-byte value */
+                                  {5, 60}}; /* a 60-byte suffix in a 48-byte run */
+    for (size_t k = 0; k < 2; k++) {
+        memcpy(m, out.data, out.len);
+        assert_int_equal(m[e1], 5);
+        m[e1] = patches[k][0];
+        m[e1 + 1] = patches[k][1];
+        CF_ASSERT_STATUS(decode_all(m, out.len, &err), CF_ECORRUPT, &err);
+        /* random access first: a seek to value 19 decodes run 1 into vals */
+        cf_decoder *d;
+        CF_ASSERT_OK(cf_decoder_open(&d, CF_ENC_PREFIX, &dec_params, m, out.len, &err), &err);
+        CF_ASSERT_OK(d->ops->seek(d, 19, &err), &err);
+        cf_slice got[4];
+        size_t g;
+        CF_ASSERT_STATUS(d->ops->next(d, got, 4, &g, &err), CF_ECORRUPT, &err);
+        cf_decoder_free(d);
+    }
+    /* Run 0 of 2 rewritten as entries of 16-byte values that run past the
+     * run's end and, unchecked, past the block's: loaded into a decoder whose
+     * arena already has room, so that run 0 takes the fastest loop. The copy
+     * is exact-size, so an over-read shows under ASan. */
+    cf_decoder *d;
+    CF_ASSERT_OK(cf_decoder_open(&d, CF_ENC_PREFIX, &dec_params, out.data, out.len, &err), &err);
+    cf_slice got[64];
+    size_t g;
+    CF_ASSERT_OK(d->ops->next(d, got, 64, &g, &err), &err);
+    cf_encoder_free(e);
+    CF_ASSERT_OK(cf_enc_prefix_ops.create(&e, &p, &err), &err);
+    assert_int_equal(cf_enc_prefix_ops.add(e, v, 32, false), 32);
+    CF_ASSERT_OK(cf_enc_prefix_ops.finish(e, 0, &out, &err), &err);
+    uint8_t *small = malloc(out.len);
+    memcpy(small, out.data, out.len);
+    size_t r1 = cf_load_le32(small + out.len - 8); /* restart 1 */
+    size_t e0 = 0;
+    for (size_t i = 0; i + 6 <= out.len && e0 == 0; i++)
+        if (memcmp(small + i, "key000", 6) == 0)
+            e0 = i + 6;
+    assert_true(e0 > 0 && r1 > e0);
+    for (size_t i = e0; i < r1; i++)
+        small[i] = (i - e0) % 2 ? 0x0b : 0x05; /* shared 5, 11 more bytes; then 11, 5 */
+    CF_ASSERT_OK(d->ops->load(d, small, out.len, &err), &err);
+    CF_ASSERT_STATUS(d->ops->next(d, got, 32, &g, &err), CF_ECORRUPT, &err);
+    cf_decoder_free(d);
+    free(small);
+    free(m);
+    cf_encoder_free(e);
+}
+
 /* Restarts are checked when first used: a load of a block with a bad restart
  * succeeds, and the seek or decode that reaches it reports the corruption. */
 static void test_prefix__lazy_restart_checks(void **state)
@@ -645,6 +720,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_prefix__force_takes_all),
         cmocka_unit_test(test_prefix__seek_at_or_after),
         cmocka_unit_test(test_prefix__corrupt_blocks),
+        cmocka_unit_test(test_prefix__corrupt_inside_long_block),
         cmocka_unit_test(test_prefix__lazy_restart_checks),
         cmocka_unit_test(test_prefix__mutations),
     };
