@@ -3,9 +3,11 @@
  * Each DiskRowSet is read by its own rowset scanner (projection, predicates and
  * snapshot pushed down, the key columns added to the projection so rows can be
  * ordered); MemRowSet rows are materialized at the snapshot and filtered here.
- * Stores never share a key (table.c), so the merge compares keys only. With a
- * single non-empty rowset and an empty MemRowSet the rowset scanner's batches
- * are handed out as they are.
+ * Stores never share a key (table.c), so the merge compares keys only. Output
+ * values are copied as they are (binary ones as slices): a batch ends before a
+ * rowset scanner whose rows it holds must refill, so the bytes they point to
+ * stay valid until the next call. With a single non-empty rowset and an empty
+ * MemRowSet the rowset scanner's batches are handed out as they are.
  */
 #include <string.h>
 
@@ -42,9 +44,9 @@ struct cf_table_scanner {
     cf_mrs_cell *cells; /* the MemRowSet's current row */
     uint64_t mrs_examined;
     cf_buf *ovals, *onn;
+    size_t *width; /* of each projected column's values */
     cf_batch *out;
     cf_buf ords;
-    cf_rs_arena arena; /* binary values of the output batch */
     cf_rs_scan_stats st;
 };
 
@@ -72,7 +74,7 @@ void cf_table_scanner_free(cf_table_scanner *sc)
     cf_free(sc->out);
     cf_buf_dispose(&sc->ords);
     cf_rs_arena_reset(&sc->parena);
-    cf_rs_arena_reset(&sc->arena);
+    cf_free(sc->width);
     cf_free(sc);
 }
 
@@ -155,15 +157,9 @@ static cf_status mrs_advance(cf_table_scanner *sc, tsrc *src, const cf_mrs_row *
 
 /* ---- rowset sources ------------------------------------------------------------------------ */
 
-static cf_status rs_ready(cf_table_scanner *sc, tsrc *src, cf_error *err)
+/* Encoded key of the rowset source's current row. */
+static cf_status rs_key(cf_table_scanner *sc, tsrc *src, cf_error *err)
 {
-    while (!src->eof && src->i >= src->b.count) {
-        CF_TRY(cf_rs_scanner_next(src->sc, &src->b, err));
-        src->i = 0;
-        src->eof = src->b.count == 0;
-    }
-    if (src->eof)
-        return CF_OK;
     cf_buf_clear(&src->key);
     for (size_t k = 0; k < sc->s->nkeys; k++) {
         size_t w = cf_type_size(sc->s->cols[k].type);
@@ -172,6 +168,18 @@ static cf_status rs_ready(cf_table_scanner *sc, tsrc *src, cf_error *err)
     }
     CF_CHECK(!src->key.oom, err, CF_ENOMEM, "scan: out of memory");
     return CF_OK;
+}
+
+/* Refill a rowset source whose batch is used up (its rows must no longer be in
+ * an output batch), and key its current row. */
+static cf_status rs_ready(cf_table_scanner *sc, tsrc *src, cf_error *err)
+{
+    while (!src->eof && src->i >= src->b.count) {
+        CF_TRY(cf_rs_scanner_next(src->sc, &src->b, err));
+        src->i = 0;
+        src->eof = src->b.count == 0;
+    }
+    return src->eof ? CF_OK : rs_key(sc, src, err);
 }
 
 /* ---- create ---------------------------------------------------------------------------------- */
@@ -221,9 +229,10 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_rs_scan
     sc->ovals = cf_calloc(sc->nproj + 1, sizeof(cf_buf));
     sc->onn = cf_calloc(sc->nproj + 1, sizeof(cf_buf));
     sc->out = cf_calloc(sc->nproj + 1, sizeof(cf_batch));
+    sc->width = cf_calloc(sc->nproj + 1, sizeof(size_t));
     sc->src = cf_calloc(cf_table_rowset_count(t) + 1, sizeof(tsrc));
     CF_CHECK(sc->proj && sc->ext && sc->kpos && sc->cells && sc->ovals && sc->onn && sc->out &&
-                 sc->src,
+                 sc->src && sc->width,
              err, CF_ENOMEM, "scan: out of memory");
     for (size_t j = 0; j < sc->nproj; j++) {
         sc->proj[j] = o->cols != NULL ? o->cols[j] : j;
@@ -232,6 +241,7 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_rs_scan
                  "scan: array columns of several stores cannot be merged");
         cf_buf_init(&sc->ovals[j]);
         cf_buf_init(&sc->onn[j]);
+        sc->width[j] = cf_type_size(s->cols[sc->proj[j]].type);
         sc->ext[sc->next++] = sc->proj[j];
     }
     for (size_t k = 0; k < s->nkeys; k++) {
@@ -308,11 +318,24 @@ cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t, const cf_
 
 /* ---- next ------------------------------------------------------------------------------------ */
 
+/* Copy w bytes; the common widths as fixed-size copies the compiler inlines. */
+static inline void copy_value(uint8_t *dst, const uint8_t *src, size_t w)
+{
+    switch (w) {
+    case 1: *dst = *src; break;
+    case 2: memcpy(dst, src, 2); break;
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    case 16: memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, w);
+    }
+}
+
+/* Row n of the output batch from src's current row (buffers sized for the batch). */
 static cf_status put_row(cf_table_scanner *sc, const tsrc *src, size_t n, cf_error *err)
 {
     for (size_t j = 0; j < sc->nproj; j++) {
-        const cf_rs_column *c = &sc->s->cols[sc->proj[j]];
-        size_t w = cf_type_size(c->type);
+        size_t w = sc->width[j];
         bool nonnull;
         const uint8_t *v;
         if (src->sc == NULL) {
@@ -324,23 +347,9 @@ static cf_status put_row(cf_table_scanner *sc, const tsrc *src, size_t n, cf_err
             nonnull = b->nonnull == NULL || cf_bitmap_get(b->nonnull, src->i);
             v = (const uint8_t *)b->values + src->i * w;
         }
-        uint8_t *dst = cf_buf_extend(&sc->ovals[j], w);
-        if (cf_bitmap_bytes(n + 1) > sc->onn[j].len)
-            cf_buf_put_u8(&sc->onn[j], 0);
-        CF_CHECK(dst != NULL && !sc->onn[j].oom, err, CF_ENOMEM, "scan: out of memory");
-        memcpy(dst, v, w);
-        cf_bitmap_put(sc->onn[j].data, n, nonnull);
-        if (cf_type_is_binary(c->type) && nonnull) {
-            /* The source may refill before this batch is handed out: own the bytes. */
-            cf_slice sl;
-            memcpy(&sl, dst, sizeof(sl));
-            uint8_t *p = cf_rs_arena_alloc(&sc->arena, sl.len ? sl.len : 1);
-            CF_CHECK(p != NULL, err, CF_ENOMEM, "scan: out of memory");
-            if (sl.len)
-                memcpy(p, sl.data, sl.len);
-            sl.data = p;
-            memcpy(dst, &sl, sizeof(sl));
-        }
+        copy_value(sc->ovals[j].data + n * w, v, w);
+        if (nonnull)
+            cf_bitmap_set(sc->onn[j].data, n);
     }
     uint64_t ord = src->sc == NULL ? src->mrs_ord : src->b.ords[src->i];
     cf_buf_append(&sc->ords, &ord, sizeof(ord));
@@ -355,11 +364,19 @@ cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_rs_batch *out, cf_error
     memset(out, 0, sizeof(*out));
     out->ncols = sc->nproj;
     out->cols = sc->out;
-    cf_rs_arena_reset(&sc->arena);
+    /* The previous batch is gone: sources that ran out of rows may refill now. */
+    for (size_t i = 0; i < sc->nsrc; i++)
+        if (sc->src[i].sc != NULL && !sc->src[i].eof && sc->src[i].i >= sc->src[i].b.count)
+            CF_TRY(rs_ready(sc, &sc->src[i], err));
     cf_buf_clear(&sc->ords);
     for (size_t j = 0; j < sc->nproj; j++) {
         cf_buf_clear(&sc->ovals[j]);
         cf_buf_clear(&sc->onn[j]);
+        uint8_t *nn = cf_buf_extend(&sc->onn[j], cf_bitmap_bytes(sc->batch_rows));
+        CF_CHECK(cf_buf_extend(&sc->ovals[j], sc->batch_rows * sc->width[j] + 1) != NULL &&
+                     nn != NULL,
+                 err, CF_ENOMEM, "scan: out of memory");
+        memset(nn, 0, cf_bitmap_bytes(sc->batch_rows));
     }
     size_t n = 0;
     while (n < sc->batch_rows) {
@@ -377,9 +394,10 @@ cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_rs_batch *out, cf_error
         if (best->sc == NULL) {
             best->mrs_ord++;
             CF_TRY(mrs_advance(sc, best, cf_mrs_next(best->row), err));
+        } else if (++best->i < best->b.count) {
+            CF_TRY(rs_key(sc, best, err));
         } else {
-            best->i++;
-            CF_TRY(rs_ready(sc, best, err));
+            break; /* its refill would invalidate the rows just copied */
         }
     }
     for (size_t j = 0; j < sc->nproj; j++) {

@@ -1,0 +1,218 @@
+/* Table benchmark (inserts of new keys): a one-pass import of half the rows of the
+ * 6-column table of bench/rowset.c, then inserts of the other half in random key
+ * order (between the existing keys) through the MemRowSet, which flushes to new
+ * DiskRowSets; merged scans and point lookups over several rowsets; a merge
+ * compaction; the same reads over the compacted rowset.
+ * usage: bench_table [ROWS] [DIR] [FLUSH_MB]
+ *        (ROWS default 1 million, DIR default /tmp/cf_bench_table, removed first,
+ *         FLUSH_MB = MemRowSet flush size, default the library's) */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cfile/cfile.h>
+#include <cfile/rowset.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void die(const char *what, cf_status st, const cf_error *e)
+{
+    fprintf(stderr, "bench_table: %s: %s: %s\n", what, cf_status_str(st), e->msg);
+    exit(1);
+}
+
+#define B 4096
+
+/* Row i's values (id given): the forms of bench/rowset.c. */
+typedef struct rowvals {
+    int64_t id, ts;
+    int32_t v;
+    double price;
+    cf_slice name, note;
+    char nb[24], tb[24];
+    bool has_note;
+} rowvals;
+
+static void make_row(rowvals *r, uint64_t i, int64_t id)
+{
+    r->id = id;
+    int l = snprintf(r->nb, sizeof(r->nb), "user%07" PRIu64, i % 1000000);
+    r->name = (cf_slice){(const uint8_t *)r->nb, (size_t)l};
+    r->v = (int32_t)(i % 1000);
+    r->price = (double)(i % 10007) * 0.01;
+    r->ts = 1700000000000000ll + (int64_t)i * 1000;
+    r->has_note = i % 10 != 0;
+    l = snprintf(r->tb, sizeof(r->tb), "n%" PRIu64, i % 97);
+    r->note = (cf_slice){(const uint8_t *)r->tb, r->has_note ? (size_t)l : 0};
+}
+
+static uint64_t scan(cf_table *t, double *secs)
+{
+    cf_error e;
+    cf_rs_scan_options o;
+    cf_rs_scan_options_init(&o);
+    o.batch_rows = 4096;
+    cf_table_scanner *sc;
+    double t0 = now();
+    cf_status st = cf_table_scanner_create(&sc, t, &o, &e);
+    if (st)
+        die("scan", st, &e);
+    uint64_t n = 0;
+    for (;;) {
+        cf_rs_batch b;
+        if ((st = cf_table_scanner_next(sc, &b, &e)))
+            die("scan", st, &e);
+        if (!b.count)
+            break;
+        n += b.count;
+    }
+    *secs = now() - t0;
+    cf_table_scanner_free(sc);
+    return n;
+}
+
+static void lookups(cf_table *t, uint64_t rows, const char *what)
+{
+    cf_error e;
+    uint64_t seed = 12345, found = 0;
+    const uint64_t n = 20000;
+    double t0 = now();
+    for (uint64_t i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        int64_t key = (int64_t)((seed >> 11) % (rows * 6)); /* one in three exists */
+        const void *k[1] = {&key};
+        cf_rs_batch b;
+        cf_status st = cf_table_get(t, k, CF_RS_SNAPSHOT_LATEST, &b, &e);
+        if (st == CF_OK)
+            found++;
+        else if (st != CF_ENOTFOUND)
+            die("get", st, &e);
+    }
+    double secs = now() - t0;
+    printf("point lookups %-12s %" PRIu64 " (%" PRIu64 " found) in %.2f s = %.0f lookups/s\n", what,
+           n, found, secs, n / secs);
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t rows = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000ull;
+    const char *dir = argc > 2 ? argv[2] : "/tmp/cf_bench_table";
+    size_t flush_mb = argc > 3 ? (size_t)strtoull(argv[3], NULL, 10) : 0;
+    rows &= ~(uint64_t)1;
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        return 1;
+    cf_error e;
+    cf_status st;
+    cf_rs_schema *s;
+    if ((st = cf_rs_schema_parse(&s,
+                                 "id INT64 KEY, name STRING, v INT32, price DOUBLE, "
+                                 "ts UNIXTIME_MICROS, note STRING NULL",
+                                 &e)))
+        die("schema", st, &e);
+    /* Half the rows, ids 0, 6, 12, ..., written in one pass. */
+    uint64_t half = rows / 2;
+    cf_rs_writer *w;
+    if ((st = cf_rs_writer_create(&w, dir, s, NULL, &e)))
+        die("writer", st, &e);
+    static rowvals rv[B];
+    static int64_t id[B], ts[B];
+    static int32_t v[B];
+    static double price[B];
+    static cf_slice name[B], note[B];
+    static uint8_t nn[B / 8];
+    double t0 = now();
+    for (uint64_t base = 0; base < half; base += B) {
+        size_t m = half - base < B ? (size_t)(half - base) : B;
+        memset(nn, 0, sizeof(nn));
+        for (size_t j = 0; j < m; j++) {
+            uint64_t i = base + j;
+            make_row(&rv[j], i, (int64_t)i * 6);
+            id[j] = rv[j].id;
+            name[j] = rv[j].name;
+            v[j] = rv[j].v;
+            price[j] = rv[j].price;
+            ts[j] = rv[j].ts;
+            note[j] = rv[j].note;
+            if (rv[j].has_note)
+                nn[j / 8] |= (uint8_t)(1u << (j % 8));
+        }
+        cf_rs_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
+                              {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
+                              {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
+        if ((st = cf_rs_writer_append(w, cv, m, &e)))
+            die("append", st, &e);
+    }
+    if ((st = cf_rs_writer_finish(w, &e)))
+        die("finish", st, &e);
+    double ti = now() - t0;
+    cf_rs_writer_free(w);
+    printf("one-pass import:          %" PRIu64 " rows in %.2f s = %.0f rows/s\n", half, ti,
+           half / ti);
+
+    /* The other half, ids 3, 9, 15, ..., in a random order: i -> i * P mod half
+     * with P prime and not a factor of half visits each once. */
+    cf_table *t;
+    if ((st = cf_table_open(&t, dir, &e)))
+        die("open", st, &e);
+    if (flush_mb)
+        cf_table_set_flush_bytes(t, flush_mb << 20);
+    uint64_t p = 1000003;
+    while (half % p == 0)
+        p += 2;
+    uint64_t ts0 = cf_table_last_ts(t) + 1;
+    t0 = now();
+    for (uint64_t k = 0; k < half; k++) {
+        uint64_t i = (uint64_t)(((unsigned __int128)k * p) % half);
+        rowvals r;
+        make_row(&r, half + i, (int64_t)i * 6 + 3);
+        const void *vals[6] = {&r.id, &r.name, &r.v, &r.price, &r.ts, r.has_note ? &r.note : NULL};
+        if ((st = cf_table_insert(t, vals, ts0 + k, &e)))
+            die("insert", st, &e);
+    }
+    if ((st = cf_table_flush(t, &e)))
+        die("flush", st, &e);
+    ti = now() - t0;
+    printf("inserts, random order:    %" PRIu64 " rows in %.2f s = %.0f rows/s (%zu rowsets)\n",
+           half, ti, half / ti, cf_table_rowset_count(t));
+    /* Duplicates: every insert of an existing key is refused (bloom, then index). */
+    t0 = now();
+    uint64_t dups = 0;
+    for (uint64_t k = 0; k < 100000; k++) {
+        rowvals r;
+        make_row(&r, k, (int64_t)(k % half) * 3);
+        const void *vals[6] = {&r.id, &r.name, &r.v, &r.price, &r.ts, &r.note};
+        st = cf_table_insert(t, vals, ts0 + half + k, &e);
+        dups += st == CF_EINVAL;
+    }
+    ti = now() - t0;
+    printf("duplicate inserts:        %" PRIu64 " refused of 100000 in %.2f s = %.0f/s\n", dups, ti,
+           100000 / ti);
+
+    double secs;
+    uint64_t n = scan(t, &secs);
+    printf("merged scan (%zu rowsets): %" PRIu64 " rows in %.2f s = %.0f rows/s\n",
+           cf_table_rowset_count(t), n, secs, n / secs);
+    lookups(t, half, "(merged):");
+    t0 = now();
+    if ((st = cf_table_compact(t, 0, &e)))
+        die("compact", st, &e);
+    ti = now() - t0;
+    printf("merge compaction:         %" PRIu64 " rows in %.2f s = %.0f rows/s\n", rows, ti,
+           rows / ti);
+    n = scan(t, &secs);
+    printf("scan (1 rowset):          %" PRIu64 " rows in %.2f s = %.0f rows/s\n", n, secs,
+           n / secs);
+    lookups(t, half, "(1 rowset):");
+    cf_table_free(t);
+    cf_rs_schema_free(s);
+    return 0;
+}
