@@ -308,7 +308,9 @@ CF_API cf_status cf_table_flush(cf_table *t, cf_error *err);
 CF_API cf_status cf_table_compact(cf_table *t, uint64_t ahm, cf_error *err);
 
 /* A scan of every store at a snapshot, rows in key order, options and batches as
- * for a rowset scanner (ords[i] = the row's ordinal within its store). */
+ * for a rowset scanner (ords[i] = the row's ordinal within its store). A scanner
+ * must be freed before the next change to its table (insert, update, delete,
+ * flush, compact); cf_table_get's views last until the next call on the table. */
 typedef struct cf_table_scanner cf_table_scanner;
 CF_API cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t,
                                          const cf_rs_scan_options *o, cf_error *err);

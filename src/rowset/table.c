@@ -579,6 +579,12 @@ cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts, c
     for (size_t i = 0; i < t->nrs; i++) {
         if (!covers(t, i))
             continue;
+        cf_rowset_info info;
+        cf_rowset_get_info(t->rs[i], &info);
+        /* Such a rowset answers CF_ENOTSUP for every key: that must not read as
+         * "not here", or a duplicate could reach the MemRowSet. */
+        CF_CHECK(info.rows <= UINT32_MAX, err, CF_ENOTSUP,
+                 "insert: rowset %s is too large to take deltas", t->names[i]);
         cf_error e2;
         cf_status st = cf_rowset_reinsert(t->rs[i], values, values, ts, &e2);
         if (st == CF_ENOTSUP)
