@@ -638,13 +638,13 @@ static void test_table__crash_during_flush(void **state)
                         _exit(1);
                 if (cf_table_flush(t, &e) != CF_OK)
                     _exit(1);
-                if (r % 5 == 4 && cf_table_compact(t, 0, &e) != CF_OK)
+                if (r % 2 == 1 && cf_table_compact(t, 0, &e) != CF_OK)
                     _exit(1);
             }
             cf_table_free(t);
             _exit(0);
         }
-        usleep((useconds_t)(2000 + cf_rng_below(&rng, 200000)));
+        usleep((useconds_t)(2000 + cf_rng_below(&rng, 300000)));
         kill(pid, SIGKILL);
         int status;
         waitpid(pid, &status, 0);
