@@ -1,6 +1,7 @@
 /* `cfile` command-line behaviour: exit codes, help, write -> dump round trips from
  * JSON lines and CSV, seeks, verify on good and damaged files, info, escaping of
- * odd strings and the float forms. Every test works in its own temp directory. */
+ * odd strings and the float forms, bench read's accounting. Every test works in its
+ * own temp directory. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -843,6 +844,57 @@ static void test_cli__demo(void **state)
     done(&r);
 }
 
+/* A number member of a bench JSON line. */
+static double bench_num(const cf_json *o, const char *key)
+{
+    const cf_json *v = cf_json_get(o, key);
+    if (v == NULL || v->kind != CF_JSON_NUMBER)
+        fail_msg("bench output has no number %s", key);
+    return strtod(v->str, NULL);
+}
+
+/* `cfile bench read`: decoded bytes as its usage defines them (fixed-width:
+ * the type's size per row; binary: value bytes + 4 per row), counted once in
+ * the untimed scan, and both memcpy ratios present; with and without a cache
+ * and a partial last batch. */
+static void test_cli__bench_read(void **state)
+{
+    struct {
+        const char *dataset, *encoding, *rows;
+        double bytes;
+    } sets[] = {{"string_keys", "PREFIX_ENCODING", "3001", 3001.0 * (14 + 4)},
+                {"int32_random", "PLAIN_ENCODING", "5000", 5000.0 * 4}};
+    for (size_t k = 0; k < 2; k++) {
+        const char *file = path_in(state, "bench.cfile");
+        run w;
+        cli(&w, "bench", "write", "--dataset", (char *)sets[k].dataset, "--rows",
+            (char *)sets[k].rows, "--encoding", (char *)sets[k].encoding, "--iters", "1",
+            "--out", (char *)file, NULL);
+        EXPECT_RC(w, 0);
+        done(&w);
+        for (int cached = 0; cached < 2; cached++) {
+            run r;
+            if (cached)
+                cli(&r, "bench", "read", (char *)file, "--iters", "3", "--cache", "4", NULL);
+            else
+                cli(&r, "bench", "read", (char *)file, "--iters", "3", "--batch", "700", NULL);
+            EXPECT_RC(r, 0);
+            cf_json_doc doc;
+            char msg[128];
+            if (cf_json_parse(&doc, r.out, r.out_len, msg, sizeof msg) != 0)
+                fail_msg("bench read output is not JSON: %s", msg);
+            assert_true(bench_num(&doc.root, "rows") == strtod(sets[k].rows, NULL));
+            assert_true(bench_num(&doc.root, "decoded_bytes") == sets[k].bytes);
+            assert_true(bench_num(&doc.root, "ratio_vs_memcpy") > 0);
+            assert_true(bench_num(&doc.root, "best_ratio_vs_memcpy") > 0);
+            assert_true(bench_num(&doc.root, "memcpy_mb_per_s") > 0);
+            assert_true(bench_num(&doc.root, "mb_per_s") > 0);
+            cf_json_doc_dispose(&doc);
+            done(&r);
+        }
+    }
+}
+
 /* `cfile info` on an HBase HFile says what it is instead of "bad magic". */
 static void test_cli__info_recognises_hfile(void **state)
 {
@@ -876,6 +928,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_cli__verify, setup, teardown),
         cmocka_unit_test(test_cli__verify_golden),
         cmocka_unit_test_setup_teardown(test_cli__demo, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli__bench_read, setup, teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
