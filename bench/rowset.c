@@ -1,6 +1,7 @@
 /* Rowset benchmark: import N rows (default 10 million) of a 6-column table, then
  * full scans, scans with predicates, and random point lookups.
- * usage: bench_rowset [ROWS] [DIR]   (DIR default /tmp/cf_bench_rowset, removed first) */
+ * usage: bench_rowset [ROWS] [DIR] [LOOKUPS]
+ *   DIR default /tmp/cf_bench_rowset, removed first; LOOKUPS default 200000 */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,7 +138,7 @@ int main(int argc, char **argv)
     printf("scan key range:    %" PRIu64 " rows in %.4f s\n", n, secs);
 
     uint64_t seed = 12345, found = 0;
-    const uint64_t lookups = 200000;
+    const uint64_t lookups = argc > 3 ? strtoull(argv[3], NULL, 10) : 200000;
     t0 = now();
     for (uint64_t i = 0; i < lookups; i++) {
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;

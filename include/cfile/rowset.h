@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cache.h"
 #include "iter.h"
 #include "types.h"
 
@@ -138,8 +139,33 @@ typedef struct cf_rowset_info {
 } cf_rowset_info;
 
 /* Open the rowset in dir: reads and checks the MANIFEST (CF_ENOTFOUND when there
- * is none, CF_ECORRUPT when it is damaged), opens every file it names. */
+ * is none, CF_ECORRUPT when it is damaged), opens every file it names. Uses the
+ * default options (its own block cache of CF_RS_DEFAULT_CACHE_BYTES). */
 CF_API cf_status cf_rowset_open(cf_rowset **out, const char *dir, cf_error *err);
+
+#define CF_RS_OPEN_OPTIONS_VERSION 1
+/* Default capacity of a rowset's own block cache. Blocks that a mapped file
+ * serves in place cost only a small per-entry charge (the cache then records
+ * that their checksum was verified); compressed blocks cost their logical bytes. */
+#define CF_RS_DEFAULT_CACHE_BYTES ((size_t)64 << 20)
+
+typedef struct cf_rowset_options {
+    uint32_t version;   /* set by _init */
+    /* A block cache (cache.h) shared with other rowsets or readers, borrowed: it
+     * must outlive the rowset. NULL (default): the rowset makes its own. */
+    cf_cache *cache;
+    /* Capacity of the rowset's own cache when `cache` is NULL; 0 = no cache
+     * (every read checks and decompresses its block again). Default
+     * CF_RS_DEFAULT_CACHE_BYTES. */
+    size_t cache_bytes;
+} cf_rowset_options;
+
+CF_API void cf_rowset_options_init(cf_rowset_options *o);
+/* cf_rowset_open with options (NULL = defaults). */
+CF_API cf_status cf_rowset_open_opts(cf_rowset **out, const char *dir, const cf_rowset_options *o,
+                                     cf_error *err);
+/* The block cache the rowset reads through (its own or the shared one), or NULL. */
+CF_API cf_cache *cf_rowset_cache(const cf_rowset *rs);
 /* Unflushed mutations are lost: call cf_rowset_flush first. NULL is a no-op. */
 CF_API void cf_rowset_free(cf_rowset *rs);
 CF_API const cf_rs_schema *cf_rowset_schema(const cf_rowset *rs);

@@ -157,9 +157,15 @@ cf_status cf_reader_read_data_block(const cf_reader *r, cf_block_ptr ptr, cf_buf
         return CF_OK;
     }
     if (e != NULL) {
-        /* Served in place and already checked: only the view (and framing) again. */
-        cf_cache_release(c, e);
-        return read_block(r, ptr, scratch, out, "data block", true, err);
+        /* Served in place and already checked: only the view (and framing) again.
+         * The mark stays pinned so the iterator can keep derived state with it. */
+        cf_status st = read_block(r, ptr, scratch, out, "data block", true, err);
+        if (st != CF_OK) {
+            cf_cache_release(c, e);
+            return st;
+        }
+        *pin = e;
+        return CF_OK;
     }
     CF_TRY(read_block(r, ptr, scratch, out, "data block", false, err));
     uintptr_t d = (uintptr_t)out->data, s0 = (uintptr_t)scratch->data;
@@ -167,12 +173,11 @@ cf_status cf_reader_read_data_block(const cf_reader *r, cf_block_ptr ptr, cf_buf
     cf_slice cached;
     e = cf_cache_insert(c, r->cache_file_id, ptr.off, ptr.size, out->data, out->len, !in_scratch,
                         &cached);
-    if (e != NULL && in_scratch) {
-        *pin = e;
+    if (e != NULL && in_scratch)
         *out = cached;
-    } else {
-        cf_cache_release(c, e); /* a view mark, or not cached: keep the bytes we have */
-    }
+    /* A view mark is pinned too (the bytes stay the mapped ones): derived state
+     * such as a decoded null bitmap can then live with it. */
+    *pin = e;
     return CF_OK;
 }
 

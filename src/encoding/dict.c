@@ -383,8 +383,9 @@ typedef struct dict_dec {
     int mode;
     cf_decoder *cw_dec;    /* BIT_SHUFFLE UINT32, created on the first mode-1 block */
     cf_decoder *plain_dec; /* PLAIN BINARY, created on the first mode-2 block */
-    uint32_t *cw;          /* the loaded block's codewords */
+    uint32_t *cw;          /* decoded codewords: the last next()'s, or all (cw_all) */
     size_t cw_cap;
+    bool cw_all;           /* cw holds every codeword of the loaded block */
 } dict_dec;
 
 static void dict_dec_free(cf_decoder *d_)
@@ -411,6 +412,9 @@ static cf_status dict_dec_create(cf_decoder **out, const cf_dec_params *p, cf_er
     return CF_OK;
 }
 
+/* A codeword block binds its BIT_SHUFFLE sub-block only: codewords are
+ * decoded (and checked against the dictionary) as rows are asked for, so a seek
+ * that reads one row decodes one bitshuffle chunk, not the whole block. */
 static cf_status load_codewords(dict_dec *d, const uint8_t *data, size_t len, cf_error *err)
 {
     const cf_dict *dict = d->params.dict;
@@ -420,32 +424,42 @@ static cf_status load_codewords(dict_dec *d, const uint8_t *data, size_t len, cf
         CF_TRY(cf_dec_bshuf_ops.create(&d->cw_dec, &cp, err));
     }
     cf_decoder *c = d->cw_dec;
+    d->cw_all = false;
     CF_TRY(c->ops->load(c, data, len, err));
-    size_t n = c->count;
+    d->base.count = c->count;
+    d->base.first_ord = c->first_ord;
+    return CF_OK;
+}
+
+/* Decode n codewords from index `from` into d->cw (grown as needed), each
+ * checked to name a dictionary entry (format §8.8.2). */
+static cf_status decode_codewords(dict_dec *d, size_t from, size_t n, cf_error *err)
+{
     if (n > d->cw_cap) {
         uint32_t *w = cf_realloc(d->cw, n * sizeof *w);
         CF_CHECK(w != NULL, err, CF_ENOMEM, "dict block: out of memory for %zu codewords", n);
         d->cw = w;
         d->cw_cap = n;
     }
+    cf_decoder *c = d->cw_dec;
+    if (c->pos != from)
+        CF_TRY(c->ops->seek(c, from, err));
     size_t got = 0;
     if (n)
         CF_TRY(c->ops->next(c, d->cw, n, &got, err));
     CF_CHECK(got == n, err, CF_ECORRUPT, "dict block: %zu of %zu codewords decoded", got, n);
-    /* §8.8.2: every codeword names a dictionary entry */
+    size_t count = d->params.dict->count;
     uint32_t max = 0;
     for (size_t i = 0; i < n; i++)
         max = d->cw[i] > max ? d->cw[i] : max;
-    if (n && max >= dict->count) {
+    if (n && max >= count) {
         size_t i = 0;
-        while (d->cw[i] < dict->count)
+        while (d->cw[i] < count)
             i++;
         CF_FAIL(err, CF_ECORRUPT,
                 "dict block: codeword %" PRIu32 " at index %zu, dictionary has %zu entries",
-                d->cw[i], i, dict->count);
+                d->cw[i], from + i, count);
     }
-    d->base.count = n;
-    d->base.first_ord = c->first_ord;
     return CF_OK;
 }
 
@@ -502,12 +516,19 @@ static cf_status dict_next(cf_decoder *d_, void *dst, size_t n, size_t *got, cf_
     size_t avail = d->base.count - d->base.pos;
     if (n > avail)
         n = avail;
-    *got = n;
+    *got = 0;
     if (n == 0)
         return CF_OK;
     cf_slice *out = dst;
     const cf_slice *ent = d->params.dict->entries; /* n > 0: a mode-1 block is loaded */
-    const uint32_t *cw = d->cw + d->base.pos;
+    const uint32_t *cw;
+    if (d->cw_all) {
+        cw = d->cw + d->base.pos;
+    } else {
+        CF_TRY(decode_codewords(d, d->base.pos, n, err));
+        cw = d->cw;
+    }
+    *got = n;
     for (size_t i = 0; i < n; i++)
         out[i] = ent[cw[i]];
     d->base.pos += n;
@@ -545,7 +566,12 @@ static cf_status dict_seek_at_or_after(cf_decoder *d_, const void *key, bool *ex
     }
     bool dict_exact =
         slice_cmp(dict->entries[lo].data, dict->entries[lo].len, t->data, t->len) == 0;
-    /* ... then the first codeword of the block >= that entry's index */
+    /* ... then the first codeword of the block >= that entry's index (a binary
+     * search: every codeword is decoded once, and kept while the block is) */
+    if (!d->cw_all) {
+        CF_TRY(decode_codewords(d, 0, d->base.count, err));
+        d->cw_all = true;
+    }
     uint32_t target = (uint32_t)lo;
     size_t a = 0, b = d->base.count;
     while (a < b) {

@@ -24,6 +24,7 @@ typedef struct dms_ent {
 
 struct cf_rowset {
     char *dir;
+    cf_cache *cache, *own_cache; /* every reader reads through cache; own_cache is freed with rs */
     cf_rs_manifest m;
     cf_reader **col;
     cf_bloom_reader *bloom;
@@ -87,6 +88,7 @@ static cf_status open_files(cf_rowset *rs, cf_error *err)
         CF_FAIL_OUT(err, CF_ENOMEM, "rowset: out of memory");
     cf_reader_options ro;
     cf_reader_options_init(&ro);
+    ro.cache = rs->cache;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < rs->m.nfiles; i++) {
             const cf_rs_file *f = &rs->m.files[i];
@@ -176,13 +178,36 @@ void cf_rowset_free(cf_rowset *rs)
     cf_buf_dispose(&rs->dms_bytes);
     cf_buf_dispose(&rs->keybuf);
     cf_rcl_builder_free(rs->rcl);
+    cf_cache_free(rs->own_cache); /* after every reader using it */
     cf_free(rs->dir);
     cf_free(rs);
 }
 
+void cf_rowset_options_init(cf_rowset_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->version = CF_RS_OPEN_OPTIONS_VERSION;
+    o->cache_bytes = CF_RS_DEFAULT_CACHE_BYTES;
+}
+
 cf_status cf_rowset_open(cf_rowset **out, const char *dir, cf_error *err)
 {
+    return cf_rowset_open_opts(out, dir, NULL, err);
+}
+
+cf_cache *cf_rowset_cache(const cf_rowset *rs) { return rs->cache; }
+
+cf_status cf_rowset_open_opts(cf_rowset **out, const char *dir, const cf_rowset_options *o,
+                              cf_error *err)
+{
     *out = NULL;
+    cf_rowset_options dflt;
+    if (o == NULL) {
+        cf_rowset_options_init(&dflt);
+        o = &dflt;
+    }
+    CF_CHECK(o->version == CF_RS_OPEN_OPTIONS_VERSION, err, CF_EINVAL,
+             "rowset: options.version %u unknown", o->version);
     cf_rowset *rs = cf_calloc(1, sizeof(*rs));
     CF_CHECK(rs != NULL, err, CF_ENOMEM, "rowset: out of memory");
     cf_buf_init(&rs->dms_bytes);
@@ -194,6 +219,14 @@ cf_status cf_rowset_open(cf_rowset **out, const char *dir, cf_error *err)
     if (rs->dir == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "rowset: out of memory");
     memcpy(rs->dir, dir, l + 1);
+    /* Lookups and selective scans land in the same blocks again and again: the
+     * cache keeps them checked and decompressed (and marks mapped blocks as
+     * verified) so each visit costs only the rows it reads. */
+    rs->cache = o->cache;
+    if (rs->cache == NULL && o->cache_bytes > 0) {
+        CF_TRY_OUT(cf_cache_create(&rs->own_cache, o->cache_bytes, err));
+        rs->cache = rs->own_cache;
+    }
     CF_TRY_OUT(cf_rcl_builder_create(&rs->rcl, err));
     CF_TRY_OUT(open_files(rs, err));
 out:

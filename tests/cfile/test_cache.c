@@ -370,6 +370,79 @@ static void test_cache__mmap_view_marks(void **state)
     free(f);
 }
 
+/* A nullable file served in place: the decoded null bitmap of each block is
+ * kept with its view mark (charged to the cache), so seeks back into a block do
+ * not decode it again, and every row still reads right. */
+static void test_cache__mmap_view_keeps_null_state(void **state)
+{
+    (void)state;
+    cf_error e = {0};
+    cf_io *io;
+    CF_ASSERT_OK(cf_io_create_mem(&io, &e), &e);
+    cf_writer_options o;
+    cf_writer_options_init(&o, CF_TYPE_INT64);
+    o.encoding = CF_ENC_PLAIN;
+    o.nullable = true;
+    o.block_size = 4096;
+    cf_writer *w;
+    CF_ASSERT_OK(cf_writer_create(&w, io, &o, &e), &e);
+    int64_t *v = malloc(NROWS * sizeof *v);
+    uint8_t *nn = calloc(NROWS / 8 + 1, 1);
+    for (uint64_t i = 0; i < NROWS; i++) {
+        v[i] = value_at(i);
+        if (i % 3 != 0)
+            nn[i / 8] |= (uint8_t)(1u << (i % 8));
+    }
+    CF_ASSERT_OK(cf_writer_append(w, v, nn, NROWS, &e), &e);
+    CF_ASSERT_OK(cf_writer_finish(w, &e), &e);
+    cf_writer_free(w);
+    cf_slice s = cf_io_mem_contents(io);
+    char path[] = "/tmp/cf_test_cache_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, s.data, s.len), (ssize_t)s.len);
+    close(fd);
+    cf_io_free(io);
+
+    cf_cache *c = make_cache(1u << 20);
+    cf_reader_options ro;
+    cf_reader_options_init(&ro);
+    ro.cache = c;
+    cf_reader *r;
+    CF_ASSERT_OK(cf_reader_open_file(&r, path, true, &ro, &e), &e);
+    cf_iter *it;
+    CF_ASSERT_OK(cf_iter_create(&it, r, &e), &e);
+    cf_cache_stats a = {0}, b = {0};
+    for (int pass = 0; pass < 2; pass++) {
+        /* Seek all over the file, one row at a time. */
+        for (uint64_t k = 0; k < NROWS; k += 7) {
+            uint64_t ord = (k * 7919) % NROWS;
+            CF_ASSERT_OK(cf_iter_seek_to_ordinal(it, ord, &e), &e);
+            int64_t x;
+            uint8_t bm = 0;
+            size_t got;
+            CF_ASSERT_OK(cf_iter_copy_batch(it, &x, &bm, 1, &got, &e), &e);
+            assert_int_equal(got, 1);
+            assert_int_equal(bm & 1, ord % 3 != 0);
+            if (ord % 3 != 0)
+                assert_int_equal(x, value_at(ord));
+        }
+        cf_cache_get_stats(c, pass == 0 ? &a : &b);
+    }
+    /* Every block's mark carries its bitmap: more than the marks' fixed charge. */
+    assert_true(a.entries > 1);
+    assert_true(a.bytes > a.entries * 256);
+    /* The second pass found everything, bitmaps included. */
+    assert_int_equal(b.inserts, a.inserts);
+    assert_int_equal(b.bytes, a.bytes);
+    cf_iter_free(it);
+    cf_reader_free(r);
+    cf_cache_free(c);
+    unlink(path);
+    free(v);
+    free(nn);
+}
+
 /* Derived state kept with an entry: charged to the cache, first setter wins,
  * freed with the entry (ASan runs see any leak), and an entry whose state no
  * longer fits is dropped from the table but stays usable while pinned. */
@@ -422,6 +495,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cache__scans_hit),
         cmocka_unit_test(test_cache__threads_share_reader),
         cmocka_unit_test(test_cache__mmap_view_marks),
+        cmocka_unit_test(test_cache__mmap_view_keeps_null_state),
         cmocka_unit_test(test_cache__entry_aux),
     };
     return CF_RUN_TESTS(argc, argv, tests);

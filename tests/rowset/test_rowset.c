@@ -131,12 +131,13 @@ static void test_rowset__key_bytes(void **state)
 
 static void name_of(char *buf, size_t cap, int64_t i) { snprintf(buf, cap, "name-%" PRId64, i); }
 
-/* Write rows id = 2*i for i in [0, n), in appends of `chunk` rows. */
-static void write6(const char *dir, size_t n, size_t chunk)
+/* Write rows id = 2*i for i in [0, n), in appends of `chunk` rows, with the
+ * columns of SCHEMA6 (or `schema`, the same columns with other attributes). */
+static void write6_schema(const char *dir, size_t n, size_t chunk, const char *schema)
 {
     cf_error err;
     cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, SCHEMA6, &err), &err);
+    CF_ASSERT_OK(cf_rs_schema_parse(&s, schema, &err), &err);
     cf_rs_writer *w;
     CF_ASSERT_OK(cf_rs_writer_create(&w, dir, s, NULL, &err), &err);
     int64_t *ids = calloc(chunk, 8);
@@ -189,6 +190,8 @@ static void write6(const char *dir, size_t n, size_t chunk)
     free(ids); free(names); free(nb); free(vs); free(ds); free(fl);
     free(nn_name); free(nn_v); free(nn_fl); free(nn_tags); free(elems); free(counts);
 }
+
+static void write6(const char *dir, size_t n, size_t chunk) { write6_schema(dir, n, chunk, SCHEMA6); }
 
 static void check_row6(const cf_rs_batch *b, size_t r, int64_t i)
 {
@@ -271,6 +274,82 @@ static void test_rowset__write_scan_get(void **state)
     kb[0] = &zero;
     CF_ASSERT_STATUS(cf_rowset_get(rs, kb, 1, &b, &err), CF_ENOTFOUND, &err);
     cf_rowset_free(rs);
+    rm_rf(dir);
+}
+
+/* Lookups read through a block cache: the rowset's own (default), none, or one
+ * shared with other rowsets; every form gives the same rows, and a warm cache
+ * serves repeated lookups. */
+static void lookups_check(cf_rowset *rs, size_t n)
+{
+    cf_error err;
+    for (int64_t i = 0; i < (int64_t)n; i += 37) {
+        int64_t key = 2 * i;
+        const void *k[1] = {&key};
+        cf_rs_batch b;
+        CF_ASSERT_OK(cf_rowset_get(rs, k, CF_RS_SNAPSHOT_LATEST, &b, &err), &err);
+        assert_int_equal(b.count, 1);
+        check_row6(&b, 0, i);
+        key = 2 * i + 1;
+        CF_ASSERT_STATUS(cf_rowset_get(rs, k, CF_RS_SNAPSHOT_LATEST, &b, &err), CF_ENOTFOUND, &err);
+    }
+}
+
+static void test_rowset__block_cache(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    const size_t n = 20000;
+    /* Small blocks: lookups move between many blocks of every column. */
+    write6_schema(dir, n, 1000,
+                  "id INT64 KEY BLOCK_SIZE 1024, name STRING NULL BLOCK_SIZE 1024, "
+                  "v INT32 NULL ENCODING rle BLOCK_SIZE 1024, d DOUBLE BLOCK_SIZE 1024, "
+                  "flag BOOL NULL BLOCK_SIZE 1024, tags INT32[] NULL BLOCK_SIZE 1024");
+    cf_error err;
+    cf_rowset *rs;
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
+    cf_cache *own = cf_rowset_cache(rs);
+    assert_non_null(own);
+    cf_cache_stats a, b;
+    cf_cache_get_stats(own, &a);
+    assert_int_equal(a.capacity, CF_RS_DEFAULT_CACHE_BYTES);
+    lookups_check(rs, n);
+    cf_cache_get_stats(own, &a);
+    assert_true(a.inserts > 0);
+    lookups_check(rs, n);
+    cf_cache_get_stats(own, &b);
+    assert_true(b.hits > a.hits);
+    assert_int_equal(b.inserts, a.inserts); /* everything was already there */
+    cf_rowset_free(rs);
+
+    cf_rowset_options o;
+    cf_rowset_options_init(&o);
+    o.cache_bytes = 0;
+    CF_ASSERT_OK(cf_rowset_open_opts(&rs, dir, &o, &err), &err);
+    assert_null(cf_rowset_cache(rs));
+    lookups_check(rs, n);
+    cf_rowset_free(rs);
+
+    cf_cache *shared;
+    CF_ASSERT_OK(cf_cache_create(&shared, 1u << 20, &err), &err);
+    cf_rowset_options_init(&o);
+    o.cache = shared;
+    cf_rowset *r1, *r2;
+    CF_ASSERT_OK(cf_rowset_open_opts(&r1, dir, &o, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open_opts(&r2, dir, &o, &err), &err);
+    assert_ptr_equal(cf_rowset_cache(r1), shared);
+    assert_ptr_equal(cf_rowset_cache(r2), shared);
+    lookups_check(r1, n);
+    lookups_check(r2, n);
+    cf_cache_get_stats(shared, &a);
+    assert_true(a.hits > 0 && a.bytes <= a.capacity);
+    cf_rowset_free(r1);
+    cf_rowset_free(r2);
+    cf_cache_free(shared); /* after the rowsets: they borrowed it */
+
+    o.version = 99;
+    CF_ASSERT_STATUS(cf_rowset_open_opts(&rs, dir, &o, &err), CF_EINVAL, &err);
+    assert_null(rs);
     rm_rf(dir);
 }
 
@@ -849,6 +928,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_rowset__schema_errors),
         cmocka_unit_test(test_rowset__key_bytes),
         cmocka_unit_test(test_rowset__write_scan_get),
+        cmocka_unit_test(test_rowset__block_cache),
         cmocka_unit_test(test_rowset__predicates),
         cmocka_unit_test(test_rowset__order_errors),
         cmocka_unit_test(test_rowset__manifest_damage),
