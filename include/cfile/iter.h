@@ -70,6 +70,41 @@ CF_API const cf_reader *cf_iter_reader(const cf_iter *it);
 /* Ordinal of the next row next_batch would return. */
 CF_API uint64_t cf_iter_current_ordinal(const cf_iter *it);
 
+/* ---- block-level access: skipping data blocks for a predicate ---------------------------
+ *
+ * A filter holds a test on single values (fn: true when a non-NULL value in
+ * memory form may satisfy the caller's predicate). cf_iter_block_at tells, per
+ * data block, whether any row of the block can pass it, as far as the block's
+ * encoding can tell without decoding every value:
+ *   DICT codeword blocks: fn runs once per dictionary entry (when the filter is
+ *                         created); a block passes if one of its codewords does;
+ *   RLE blocks:           fn runs once per repeated run, per value of literal runs;
+ *   any block whose rows are all NULL: no row passes (NULL never satisfies fn);
+ *   everything else (other encodings, DICT blocks in plain-string mode): "may".
+ * Not for array columns. A filter is immutable once made: iterators of the
+ * same reader in several threads may share it.
+ */
+typedef bool (*cf_value_test_fn)(void *ctx, const void *value);
+typedef struct cf_block_filter cf_block_filter;
+
+/* A filter for r's values (r and ctx borrowed: they must outlive it). CF_EINVAL
+ * for array files. */
+CF_API cf_status cf_block_filter_create(cf_block_filter **out, const cf_reader *r,
+                                        cf_value_test_fn fn, void *ctx, cf_error *err);
+CF_API void cf_block_filter_free(cf_block_filter *f); /* NULL is a no-op */
+
+typedef struct cf_block_info {
+    uint64_t first_ord; /* ordinal of the block's first row */
+    uint64_t rows;      /* rows in the block (NULLs included) */
+    bool may_match;     /* false: no row of the block passes the filter */
+} cf_block_info;
+
+/* Position at row `ord` (as cf_iter_seek_to_ordinal, same errors) and describe
+ * the data block holding it; may_match is true without a filter (f == NULL).
+ * The next block starts at first_ord + rows. */
+CF_API cf_status cf_iter_block_at(cf_iter *it, uint64_t ord, const cf_block_filter *f,
+                                  cf_block_info *out, cf_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -228,14 +228,22 @@ typedef struct cf_rs_scan_stats {
     uint64_t rows_examined;
     uint64_t batches_skipped; /* batches where no row passed, other columns unread */
     bool bloom_pruned;        /* an equality on the whole key was absent from the bloom */
+    /* Data blocks of a predicate column that its encoding ruled out (DICT
+     * codewords, RLE runs, only NULLs: iter.h's cf_iter_block_at), with rows_skipped
+     * rows of every column left unread; those rows are not counted as examined. */
+    uint64_t blocks_skipped;
+    uint64_t rows_skipped;
 } cf_rs_scan_stats;
 
 typedef struct cf_rs_scanner cf_rs_scanner;
 
 /* Predicates on leading key columns become an ordinal range through the key
- * index; equality on the whole key probes the bloom first. Other predicates are
- * evaluated after deltas are applied, reading the remaining columns only for
- * batches with matches. CF_EINVAL for a bad column or predicate. */
+ * index; equality on the whole key probes the bloom first. A comparison on a
+ * column whose values no delta of the scan changes (no UPDATE of it, no
+ * REINSERT) skips the data blocks its encoding rules out (DICT codewords, RLE
+ * runs, blocks of NULLs) without reading any column there. Other predicates
+ * are evaluated after deltas are applied, reading the remaining columns only
+ * for batches with matches. CF_EINVAL for a bad column or predicate. */
 CF_API cf_status cf_rs_scanner_create(cf_rs_scanner **out, cf_rowset *rs,
                                       const cf_rs_scan_options *o, cf_error *err);
 CF_API cf_status cf_rs_scanner_next(cf_rs_scanner *sc, cf_rs_batch *out, cf_error *err);

@@ -101,6 +101,13 @@ cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scr
 cf_status cf_reader_read_data_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
                                     cf_cache_entry **pin, cf_slice *out, cf_error *err);
 
+/* cf_block_filter (filter.c): the caller's test and, for DICT files, its answer
+ * for every dictionary entry. */
+struct cf_block_filter {
+    const cf_reader *r;
+    cf_value_test test; /* dict_pass owned */
+};
+
 /* For verify: load the data block at ptr into the iterator and decode all of
  * its rows; *first_ord and *rows describe it, *logical_size is its length after
  * decompression and *dict_mode its DICT mode word (0 for other encodings). */

@@ -487,6 +487,32 @@ cf_status cf_iter_seek_to_ordinal(cf_iter *it, uint64_t ord, cf_error *err)
     return position_at_row(it, (uint32_t)(ord - it->blk_first), err);
 }
 
+cf_status cf_iter_block_at(cf_iter *it, uint64_t ord, const cf_block_filter *f,
+                           cf_block_info *out, cf_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    CF_CHECK(f == NULL || f->r == it->r, err, CF_EINVAL,
+             "block filter was made for another reader");
+    CF_TRY(cf_iter_seek_to_ordinal(it, ord, err));
+    out->first_ord = it->blk_first;
+    out->rows = it->blk_rows;
+    out->may_match = true;
+    if (f == NULL)
+        return CF_OK;
+    if (it->dec->count == 0) { /* only NULL rows: a test on values passes none */
+        out->may_match = false;
+        return CF_OK;
+    }
+    if (it->dec->ops->block_any == NULL)
+        return CF_OK;
+    bool any;
+    CF_TRY(cf_error_prefix(err, it->dec->ops->block_any(it->dec, &f->test, &any, err),
+                           "data block at offset %llu: ", (unsigned long long)it->blk_ptr.off));
+    out->may_match = any;
+    /* The test moved the decoder: back to the row the seek found. */
+    return position_at_row(it, it->row, err);
+}
+
 /* Row of the idx-th present value (nullable blocks). */
 static uint32_t row_of_value(const cf_iter *it, size_t idx)
 {

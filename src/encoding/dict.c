@@ -590,6 +590,26 @@ static cf_status dict_seek_at_or_after(cf_decoder *d_, const void *key, bool *ex
     return CF_OK;
 }
 
+/* Codeword blocks: does any codeword name an entry that passes? Plain-mode
+ * blocks (strings stored in full) cannot tell without testing every value. */
+static cf_status dict_block_any(cf_decoder *d_, const cf_value_test *t, bool *any, cf_error *err)
+{
+    dict_dec *d = (dict_dec *)d_;
+    *any = true;
+    if (d->mode != MODE_CODEWORDS || t->dict_pass == NULL)
+        return CF_OK;
+    if (!d->cw_all) {
+        CF_TRY(decode_codewords(d, 0, d->base.count, err));
+        d->cw_all = true;
+    }
+    const uint8_t *pass = t->dict_pass;
+    bool hit = false;
+    for (size_t i = 0; i < d->base.count && !hit; i++)
+        hit = (pass[d->cw[i] >> 3] >> (d->cw[i] & 7)) & 1;
+    *any = hit;
+    return CF_OK;
+}
+
 const cf_decoder_ops cf_dec_dict_ops = {
     .encoding = CF_ENC_DICT,
     .create = dict_dec_create,
@@ -598,4 +618,5 @@ const cf_decoder_ops cf_dec_dict_ops = {
     .seek = dict_seek,
     .next = dict_next,
     .seek_at_or_after = dict_seek_at_or_after,
+    .block_any = dict_block_any,
 };

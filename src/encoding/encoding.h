@@ -63,6 +63,15 @@ typedef struct cf_dec_params {
     const cf_dict *dict; /* DICT only: the file's dictionary (outlives the decoder) */
 } cf_dec_params;
 
+/* A test on single non-NULL values for block skipping (block_any below). */
+typedef struct cf_value_test {
+    bool (*fn)(void *ctx, const void *value); /* value in memory form */
+    void *ctx;
+    /* DICT: bit c set = dictionary entry c passes (fn already applied once per
+     * entry); NULL = no such answers. */
+    const uint8_t *dict_pass;
+} cf_value_test;
+
 typedef struct cf_decoder_ops {
     cf_encoding encoding;
     cf_status (*create)(cf_decoder **out, const cf_dec_params *p, cf_error *err);
@@ -88,6 +97,12 @@ typedef struct cf_decoder_ops {
      * next n values (n <= count - pos) inside the block or decoder memory, valid
      * until the next load; advances like next(). Lets scans skip a copy. */
     const void *(*view)(cf_decoder *d, size_t n);
+    /* Optional, NULL when the encoding has no shortcut: *any = whether some
+     * value of the loaded block may pass t, decided from the encoding's
+     * structure (DICT: the codewords against t->dict_pass; RLE: fn once per
+     * repeated run) and true whenever it cannot tell. Leaves the position
+     * anywhere: callers seek afterwards. */
+    cf_status (*block_any)(cf_decoder *d, const cf_value_test *t, bool *any, cf_error *err);
 } cf_decoder_ops;
 
 struct cf_decoder {

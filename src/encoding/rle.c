@@ -385,6 +385,51 @@ static cf_status dec_seek_value(cf_decoder *dd, const void *key, bool *exact, cf
     CF_FAIL(err, CF_ENOTFOUND, "rle block: every value is smaller than the key");
 }
 
+/* One test per repeated run (however long), one per value of literal runs. */
+static cf_status dec_block_any(cf_decoder *dd, const cf_value_test *t, bool *any, cf_error *err)
+{
+    rle_dec *d = (rle_dec *)dd;
+    uint8_t batch[SCAN_BATCH * 8];
+    *any = false;
+    restart(d);
+    while (dd->pos < dd->count) {
+        size_t left = dd->count - dd->pos;
+        if (d->rd.rep_left > 0) {
+            uint8_t rv[8];
+            memcpy(rv, &d->rd.rep_value, sizeof rv); /* little-endian: the low bytes */
+            if (t->fn(t->ctx, rv)) {
+                *any = true;
+                return CF_OK;
+            }
+            size_t n = d->rd.rep_left < left ? (size_t)d->rd.rep_left : left;
+            size_t skipped = cf_rle_dec_skip(&d->rd, n, NULL);
+            dd->pos += skipped;
+            CF_CHECK(skipped == n, err, CF_ECORRUPT,
+                     "rle block: stream ends after %zu of %zu values", dd->pos, dd->count);
+            continue;
+        }
+        /* Inside a literal run: its values, at most to its end. Between runs:
+         * one value, which reads the next run's header (a repeated run is then
+         * settled by the test above, whatever its length). */
+        size_t k = left < SCAN_BATCH ? left : SCAN_BATCH;
+        if (d->rd.lit_left == 0)
+            k = 1;
+        else if (d->rd.lit_left < k)
+            k = (size_t)d->rd.lit_left;
+        size_t g = cf_rle_dec_get(&d->rd, batch, d->elem, k);
+        dd->pos += g; /* the position stays true to the stream, also on return */
+        CF_CHECK(g == k, err, CF_ECORRUPT, "rle block: stream ends after %zu of %zu values",
+                 dd->pos, dd->count);
+        for (size_t i = 0; i < g; i++) {
+            if (t->fn(t->ctx, batch + i * d->elem)) {
+                *any = true;
+                return CF_OK;
+            }
+        }
+    }
+    return CF_OK;
+}
+
 const cf_decoder_ops cf_dec_rle_ops = {
     .encoding = CF_ENC_RLE,
     .create = dec_create_int,
@@ -393,6 +438,7 @@ const cf_decoder_ops cf_dec_rle_ops = {
     .seek = dec_seek,
     .next = dec_next,
     .seek_at_or_after = dec_seek_value,
+    .block_any = dec_block_any,
 };
 
 const cf_decoder_ops cf_dec_rle_bool_ops = {
@@ -402,5 +448,5 @@ const cf_decoder_ops cf_dec_rle_bool_ops = {
     .load = dec_load,
     .seek = dec_seek,
     .next = dec_next,
-    .seek_at_or_after = dec_seek_value,
+    .seek_at_or_after = dec_seek_value,    .block_any = dec_block_any,
 };

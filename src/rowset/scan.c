@@ -19,6 +19,15 @@
 #include "../util/bitmap.h"
 #include "../util/error.h"
 
+/* a OP b for the comparison operators. */
+#define TEST_OP(op, a, b)                                                                          \
+    ((op) == CF_RS_EQ   ? (a) == (b)                                                               \
+     : (op) == CF_RS_NE ? (a) != (b)                                                               \
+     : (op) == CF_RS_LT ? (a) < (b)                                                                \
+     : (op) == CF_RS_LE ? (a) <= (b)                                                               \
+     : (op) == CF_RS_GT ? (a) > (b)                                                                \
+                        : (a) >= (b))
+
 typedef struct rs_col {
     size_t idx;
     const cf_rs_column *c;
@@ -36,7 +45,12 @@ typedef struct rs_pred {
     size_t c; /* index into sc->cols */
     size_t col;
     cf_rs_op op;
+    cf_type phys;
     _Alignas(16) uint8_t slot[16];
+    /* Block skipping (filter != NULL): [ok_lo, ok_hi) is the last block of the
+     * column found to hold possible matches. */
+    cf_block_filter *filter;
+    uint64_t ok_lo, ok_hi;
 } rs_pred;
 
 struct cf_rs_scanner {
@@ -95,6 +109,8 @@ void cf_rs_scanner_free(cf_rs_scanner *sc)
     cf_free(sc->ap_pos);
     cf_free(sc->cols);
     cf_free(sc->proj);
+    for (size_t i = 0; i < sc->npreds; i++)
+        cf_block_filter_free(sc->preds[i].filter);
     cf_free(sc->preds);
     cf_free(sc->out);
     cf_buf_dispose(&sc->sel);
@@ -262,6 +278,7 @@ static cf_status copy_pred(cf_rs_scanner *sc, const cf_rs_pred *p, rs_pred *out,
     const cf_rs_column *c = &s->cols[p->col];
     out->col = p->col;
     out->op = p->op;
+    out->phys = cf_type_physical(c->type);
     memset(out->slot, 0, sizeof(out->slot));
     if (p->op == CF_RS_IS_NULL || p->op == CF_RS_IS_NOT_NULL)
         return CF_OK;
@@ -283,6 +300,122 @@ static cf_status copy_pred(cf_rs_scanner *sc, const cf_rs_pred *p, rs_pred *out,
     return CF_OK;
 }
 
+/* ---- block skipping -------------------------------------------------------------------------- */
+
+/* The predicate on one value (never NULL), for cf_block_filter. */
+static bool pred_test(void *ctx, const void *value)
+{
+    const rs_pred *p = ctx;
+#define T(type)                                                                                    \
+    do {                                                                                           \
+        type a, b;                                                                                 \
+        memcpy(&a, value, sizeof a);                                                               \
+        memcpy(&b, p->slot, sizeof b);                                                             \
+        return TEST_OP(p->op, a, b);                                                               \
+    } while (0)
+    switch (p->phys) {
+    case CF_TYPE_UINT8:
+    case CF_TYPE_BOOL: T(uint8_t);
+    case CF_TYPE_INT8: T(int8_t);
+    case CF_TYPE_UINT16: T(uint16_t);
+    case CF_TYPE_INT16: T(int16_t);
+    case CF_TYPE_UINT32: T(uint32_t);
+    case CF_TYPE_INT32: T(int32_t);
+    case CF_TYPE_UINT64: T(uint64_t);
+    case CF_TYPE_INT64: T(int64_t);
+    case CF_TYPE_INT128: T(__int128);
+    case CF_TYPE_FLOAT: T(float);
+    case CF_TYPE_DOUBLE: T(double);
+    default: {
+        cf_slice a, b;
+        memcpy(&a, value, sizeof a);
+        memcpy(&b, p->slot, sizeof b);
+        int r = cf_rs_bytes_cmp(a.data, a.len, b.data, b.len);
+        return TEST_OP(p->op, r, 0);
+    }
+    }
+#undef T
+}
+
+/* Mark in `changed` (one flag per column) the columns whose values deltas of
+ * reader r may change: UPDATEs name them; a REINSERT brings a whole row back;
+ * missing statistics could hide either. */
+static void mark_changed(const cf_rs_schema *s, const cf_delta_reader *r, bool *changed)
+{
+    const cf_delta_stats *ds;
+    cf_error e;
+    if (cf_delta_reader_stats(r, &ds, &e) != CF_OK || ds->reinsert_count != 0) {
+        for (size_t i = 0; i < s->ncols; i++)
+            changed[i] = true;
+        return;
+    }
+    for (size_t k = 0; k < ds->ncols; k++) {
+        if (ds->cols[k].update_count == 0)
+            continue;
+        int i = cf_delta_schema_find(s->dcols, s->ncols, ds->cols[k].col_id);
+        if (i < 0) {
+            for (size_t j = 0; j < s->ncols; j++)
+                changed[j] = true;
+            return;
+        }
+        changed[i] = true;
+    }
+}
+
+/* A block filter for each comparison on a column whose encoding can rule
+ * blocks out and whose values no delta visible to this scan changes (changed[],
+ * from mark_changed; deleted rows only ever leave a block with fewer matches). */
+static cf_status make_filters(cf_rs_scanner *sc, const bool *changed, cf_error *err)
+{
+    cf_rowset *rs = sc->rs;
+    cf_status st = CF_OK;
+    if (cf_rs_rows(rs) == 0)
+        return CF_OK;
+    for (size_t i = 0; i < sc->npreds; i++) {
+        rs_pred *p = &sc->preds[i];
+        if (p->op == CF_RS_IS_NULL || p->op == CF_RS_IS_NOT_NULL || changed[p->col])
+            continue;
+        const cf_reader *cr = cf_rs_column_reader(rs, p->col);
+        const cf_file_info *fi = cf_reader_info(cr);
+        if (fi->is_array || (fi->encoding != CF_ENC_DICT && fi->encoding != CF_ENC_RLE &&
+                             !fi->nullable))
+            continue; /* nothing to learn from its blocks */
+        CF_TRY(cf_block_filter_create(&p->filter, cr, pred_test, p, err));
+        p->ok_lo = p->ok_hi = 0;
+    }
+    return st;
+}
+
+/* Whether the rows from sc->cur on may match every filtered predicate: *skip_to
+ * > cur when a block rules them out up to there; *end = where the blocks known
+ * to hold possible matches end (a batch stops there, so the next one starts
+ * with a fresh check). */
+static cf_status check_blocks(cf_rs_scanner *sc, uint64_t *skip_to, uint64_t *end, cf_error *err)
+{
+    *skip_to = sc->cur;
+    *end = sc->hi;
+    for (size_t i = 0; i < sc->npreds; i++) {
+        rs_pred *p = &sc->preds[i];
+        if (p->filter == NULL)
+            continue;
+        if (sc->cur < p->ok_lo || sc->cur >= p->ok_hi) {
+            rs_col *c = &sc->cols[p->c];
+            cf_block_info bi;
+            CF_TRY(cf_iter_block_at(c->it, sc->cur, p->filter, &bi, err));
+            c->pos = sc->cur; /* block_at left the iterator there */
+            if (!bi.may_match) {
+                *skip_to = bi.first_ord + bi.rows;
+                return CF_OK;
+            }
+            p->ok_lo = bi.first_ord;
+            p->ok_hi = bi.first_ord + bi.rows;
+        }
+        if (p->ok_hi < *end)
+            *end = p->ok_hi;
+    }
+    return CF_OK;
+}
+
 cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_rs_scan_options *o,
                                   bool raw, bool include_dms, cf_error *err)
 {
@@ -297,6 +430,7 @@ cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_r
     const cf_rs_schema *s = cf_rowset_schema(rs);
     cf_rs_scanner *sc = cf_calloc(1, sizeof(*sc));
     CF_CHECK(sc != NULL, err, CF_ENOMEM, "scan: out of memory");
+    bool *changed = NULL;
     sc->rs = rs;
     sc->s = s;
     sc->raw = raw;
@@ -328,7 +462,8 @@ cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_r
         size_t nd = cf_rs_delta_file_count(rs);
         sc->ap = cf_calloc(nd + 1, sizeof(*sc->ap));
         sc->ap_pos = cf_calloc(nd + 1, sizeof(*sc->ap_pos));
-        if (sc->ap == NULL || sc->ap_pos == NULL)
+        changed = cf_calloc(s->ncols, sizeof(bool)); /* columns deltas may change */
+        if (sc->ap == NULL || sc->ap_pos == NULL || changed == NULL)
             CF_FAIL_OUT(err, CF_ENOMEM, "scan: out of memory");
         for (size_t i = 0; i <= nd; i++) {
             cf_delta_reader *r;
@@ -353,12 +488,15 @@ cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_r
                 continue;
             }
             sc->ap_pos[sc->nap++] = UINT64_MAX;
+            mark_changed(s, r, changed);
         }
+        CF_TRY_OUT(make_filters(sc, changed, err));
     }
     CF_TRY_OUT(key_range(sc, err));
     sc->cur = sc->lo;
     sc->st.rows_in_range = sc->hi - sc->lo;
 out:
+    cf_free(changed);
     if (st != CF_OK) {
         cf_rs_scanner_free(sc);
         return st;
@@ -484,14 +622,6 @@ static cf_status load_and_apply(cf_rs_scanner *sc, rs_col *c, size_t n, cf_error
 
 /* ---- predicates ------------------------------------------------------------------------------- */
 
-#define TEST_OP(op, a, b)                                                                          \
-    ((op) == CF_RS_EQ   ? (a) == (b)                                                               \
-     : (op) == CF_RS_NE ? (a) != (b)                                                               \
-     : (op) == CF_RS_LT ? (a) < (b)                                                                \
-     : (op) == CF_RS_LE ? (a) <= (b)                                                               \
-     : (op) == CF_RS_GT ? (a) > (b)                                                                \
-                        : (a) >= (b))
-
 #define EVAL_NUM(T)                                                                                \
     do {                                                                                           \
         const T *v = (const T *)(const void *)c->vals.data;                                        \
@@ -616,7 +746,16 @@ cf_status cf_rs_scanner_next(cf_rs_scanner *sc, cf_rs_batch *out, cf_error *err)
     out->ncols = sc->nproj;
     out->cols = sc->out;
     while (sc->visible && sc->cur < sc->hi) {
-        size_t n = sc->hi - sc->cur < sc->batch_rows ? (size_t)(sc->hi - sc->cur) : sc->batch_rows;
+        uint64_t skip_to, end;
+        CF_TRY(check_blocks(sc, &skip_to, &end, err));
+        if (skip_to > sc->cur) {
+            uint64_t to = skip_to < sc->hi ? skip_to : sc->hi;
+            sc->st.blocks_skipped++;
+            sc->st.rows_skipped += to - sc->cur;
+            sc->cur = to;
+            continue;
+        }
+        size_t n = end - sc->cur < sc->batch_rows ? (size_t)(end - sc->cur) : sc->batch_rows;
         cf_buf_clear(&sc->sel);
         uint8_t *sel = cf_buf_extend(&sc->sel, cf_bitmap_bytes(n));
         CF_CHECK(sel != NULL, err, CF_ENOMEM, "scan: out of memory");

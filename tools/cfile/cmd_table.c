@@ -985,8 +985,10 @@ static int cmd_scan(cf_cli *c, const char *dir, targs *t)
         const cf_rs_scan_stats *ss = cf_table_scanner_stats(sc);
         fprintf(c->err,
                 "rows: %" PRIu64 " returned, %" PRIu64 " in key range, %" PRIu64
-                " examined; %" PRIu64 " batches skipped%s\n",
+                " examined; %" PRIu64 " batches skipped; %" PRIu64 " blocks (%" PRIu64
+                " rows) skipped by encoding%s\n",
                 p.rows, ss->rows_in_range, ss->rows_examined, ss->batches_skipped,
+                ss->blocks_skipped, ss->rows_skipped,
                 ss->bloom_pruned ? "; bloom ruled the key out" : "");
     }
 out:
