@@ -580,6 +580,28 @@ static void check_batch(const cf_file_info *fi, const cf_batch *b, stash *sv, ui
     }
 }
 
+/* A value test for block filters: the value's first byte (a binary value's
+ * first byte, or 0 when empty) is below a threshold. */
+typedef struct block_test_ctx {
+    cf_type type;
+    uint8_t below;
+} block_test_ctx;
+
+static bool block_test(void *ctx, const void *value)
+{
+    const block_test_ctx *c = ctx;
+    uint8_t b = 0;
+    if (cf_type_is_binary(c->type)) {
+        cf_slice sl;
+        memcpy(&sl, value, sizeof sl);
+        if (sl.len > 0)
+            b = sl.data[0];
+    } else {
+        b = *(const uint8_t *)value;
+    }
+    return b < c->below;
+}
+
 void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uint32_t seed)
 {
     cf_error err = {0};
@@ -753,6 +775,45 @@ void fuzz_check_file(const uint8_t *file, size_t len, bool verify_checksums, uin
                 if (present)
                     FUZZ_REQUIRE(stash_equal(&sv, ord, b.values));
             }
+        }
+
+        /* 3b. block tests (iter.h): a block ruled out holds no row that passes */
+        if (!fi->is_array && fi->has_posidx) {
+            block_test_ctx bt = {fi->type, (uint8_t)fuzz_rng_next(&rng)};
+            cf_block_filter *flt = NULL;
+            st = cf_block_filter_create(&flt, r, block_test, &bt, &err);
+            FUZZ_REQUIRE_MSG(st == CF_OK, &err);
+            for (int k = 0; k < 4; k++) {
+                uint64_t ord = fuzz_rng_below(&rng, nrows + 1);
+                cf_block_info bi;
+                st = cf_iter_block_at(it, ord, k == 3 ? NULL : flt, &bi, &err);
+                if (ord >= nrows) {
+                    FUZZ_REQUIRE_MSG(st == CF_ENOTFOUND || st == CF_ECORRUPT, &err);
+                    continue;
+                }
+                if (st != CF_OK) {
+                    fuzz_require_clean_error(st, &err);
+                    continue;
+                }
+                FUZZ_REQUIRE(bi.first_ord <= ord && ord - bi.first_ord < bi.rows);
+                FUZZ_REQUIRE(cf_iter_current_ordinal(it) == ord);
+                if (!scan_ok || bi.may_match)
+                    continue;
+                for (uint64_t i = bi.first_ord; i < bi.first_ord + bi.rows && i < sv.n; i++) {
+                    if (!nn_stash[i])
+                        continue;
+                    uint8_t v[32];
+                    memcpy(v, sv.vals + i * es, es);
+                    if (cf_type_is_binary(fi->type)) { /* our copy of the bytes */
+                        cf_slice sl;
+                        memcpy(&sl, v, sizeof sl);
+                        sl.data = sv.arena + sv.arena_off[i];
+                        memcpy(v, &sl, sizeof sl);
+                    }
+                    FUZZ_REQUIRE(!block_test(&bt, v));
+                }
+            }
+            cf_block_filter_free(flt);
         }
 
         /* 4. seeks by value (keys copied out of the iterator first) */
