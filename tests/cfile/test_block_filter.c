@@ -236,7 +236,10 @@ static void test_block_filter__dict_plain_mode_says_may(void **state)
 
 static int32_t g_ints[NROWS];
 
-static bool int_row_pass(size_t row, void *ctx) { return g_ints[row] == ((i32_eq *)ctx)->want; }
+static bool int_row_pass(size_t row, void *ctx)
+{
+    return g_ints[row] == ((i32_eq *)ctx)->want;
+}
 
 static void int_row_check(cf_iter *it, uint64_t ord)
 {
