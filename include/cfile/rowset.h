@@ -307,6 +307,13 @@ typedef struct cf_table cf_table;
 
 /* Open the table in dir (CF_ENOTFOUND when it holds none). */
 CF_API cf_status cf_table_open(cf_table **out, const char *dir, cf_error *err);
+/* cf_table_open with options (NULL = defaults): every rowset of the table reads
+ * through one block cache, o->cache (shared, borrowed) or the table's own of
+ * o->cache_bytes (default CF_RS_DEFAULT_CACHE_BYTES; 0 = none). */
+CF_API cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_rowset_options *o,
+                                    cf_error *err);
+/* The table's block cache, or NULL. */
+CF_API cf_cache *cf_table_cache(const cf_table *t);
 /* Flush (cf_table_flush), then free; the table is freed even on error. */
 CF_API cf_status cf_table_close(cf_table *t, cf_error *err);
 /* Free without flushing: inserts and mutations not flushed are lost. NULL is a no-op. */

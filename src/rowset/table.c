@@ -38,6 +38,9 @@
 
 struct cf_table {
     char *dir;
+    /* One block cache for every rowset of the table (rowsets come and go with
+     * flushes and compactions; the cache stays). own_cache is freed with t. */
+    cf_cache *cache, *own_cache;
     cf_rs_schema *schema; /* a copy: rowsets come and go with compactions */
     cf_rowset **rs;
     char **names;
@@ -268,8 +271,19 @@ void cf_table_free(cf_table *t)
     cf_free(t->cells);
     cf_free(t->gcols);
     cf_free(t->gnn);
+    cf_cache_free(t->own_cache); /* after the rowsets reading through it */
     cf_free(t->dir);
     cf_free(t);
+}
+
+/* Open one rowset of the table, reading through the table's cache. */
+static cf_status open_rowset(const cf_table *t, const char *path, cf_rowset **out, cf_error *err)
+{
+    cf_rowset_options o;
+    cf_rowset_options_init(&o);
+    o.cache = t->cache;
+    o.cache_bytes = 0; /* no cache of its own when the table has none */
+    return cf_rowset_open_opts(out, path, &o, err);
 }
 
 static cf_status open_rowsets(cf_table *t, cf_error *err)
@@ -292,7 +306,7 @@ static cf_status open_rowsets(cf_table *t, cf_error *err)
     for (size_t i = 0; i < t->nrs; i++) {
         char *d = rowset_dir(t, t->names[i]);
         CF_CHECK(d != NULL, err, CF_ENOMEM, "table: out of memory");
-        st = cf_rowset_open(&t->rs[i], d, err);
+        st = open_rowset(t, d, &t->rs[i], err);
         cf_free(d);
         if (st != CF_OK && t->has_tablet) {
             cf_error_prefix(err, st, "rowset %s: ", t->names[i]);
@@ -311,7 +325,22 @@ static cf_status open_rowsets(cf_table *t, cf_error *err)
 
 cf_status cf_table_open(cf_table **out, const char *dir, cf_error *err)
 {
+    return cf_table_open_opts(out, dir, NULL, err);
+}
+
+cf_cache *cf_table_cache(const cf_table *t) { return t->cache; }
+
+cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_rowset_options *o,
+                             cf_error *err)
+{
     *out = NULL;
+    cf_rowset_options dflt;
+    if (o == NULL) {
+        cf_rowset_options_init(&dflt);
+        o = &dflt;
+    }
+    CF_CHECK(o->version == CF_RS_OPEN_OPTIONS_VERSION, err, CF_EINVAL,
+             "table: options.version %u unknown", o->version);
     cf_table *t = cf_calloc(1, sizeof(*t));
     CF_CHECK(t != NULL, err, CF_ENOMEM, "table: out of memory");
     cf_buf_init(&t->key);
@@ -319,6 +348,11 @@ cf_status cf_table_open(cf_table **out, const char *dir, cf_error *err)
     cf_status st = CF_OK;
     if ((t->dir = dup_str(dir)) == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
+    t->cache = o->cache;
+    if (t->cache == NULL && o->cache_bytes > 0) {
+        CF_TRY_OUT(cf_cache_create(&t->own_cache, o->cache_bytes, err));
+        t->cache = t->own_cache;
+    }
     CF_TRY_OUT(open_rowsets(t, err));
     CF_TRY_OUT(cf_rs_schema_clone(&t->schema, cf_rowset_schema(t->rs[0]), err));
     const cf_rs_schema *s = t->schema;
@@ -423,7 +457,7 @@ static cf_status flush_mrs(cf_table *t, cf_error *err)
     cf_status st = CF_OK;
     CF_TRY_OUT(new_rowset_dir(t, name, sizeof(name), &path, err));
     CF_TRY_OUT(cf_mrs_flush(t->mrs, path, err));
-    CF_TRY_OUT(cf_rowset_open(&nrs, path, err));
+    CF_TRY_OUT(open_rowset(t, path, &nrs, err));
     cf_rowset **rs = cf_realloc(t->rs, (t->nrs + 1) * sizeof(*rs));
     names = cf_calloc(t->nrs + 1, sizeof(*names));
     if (rs != NULL)
@@ -475,7 +509,7 @@ cf_status cf_table_compact(cf_table *t, uint64_t ahm, cf_error *err)
     if (mkdir(path, 0777) != 0)
         CF_FAIL_OUT(err, CF_EIO, "%s: cannot create directory: %s", path, strerror(errno));
     CF_TRY_OUT(cf_rs_compact_merge(t->rs, t->nrs, path, ahm, err));
-    CF_TRY_OUT(cf_rowset_open(&nrs, path, err));
+    CF_TRY_OUT(open_rowset(t, path, &nrs, err));
     names = cf_calloc(1, sizeof(*names));
     if (names == NULL || (names[0] = dup_str(name)) == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");

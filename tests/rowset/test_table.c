@@ -233,6 +233,61 @@ static void test_table__mrs_flushes_by_size(void **state)
     rm_rf(dir);
 }
 
+/* Every rowset of a table reads through the table's one block cache, which
+ * outlives flushes and compactions; or through a shared one; or none. */
+static void check_cache(cf_table *t, cf_cache *want)
+{
+    assert_ptr_equal(cf_table_cache(t), want);
+    for (size_t i = 0; i < cf_table_rowset_count(t); i++)
+        assert_ptr_equal(cf_rowset_cache(cf_table_rowset(t, i, NULL)), want);
+}
+
+static void test_table__block_cache(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    make_table(dir);
+    cf_error err;
+    cf_table *t;
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    cf_cache *c = cf_table_cache(t);
+    assert_non_null(c);
+    cf_table_set_flush_bytes(t, 4096);
+    for (int64_t i = 0; i < 500; i++)
+        CF_ASSERT_OK(ins(t, i, "name", 2 + (uint64_t)i, &err), &err);
+    assert_true(cf_table_rowset_count(t) > 2);
+    check_cache(t, c);
+    static int64_t ids[600];
+    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 600), 500);
+    CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
+    check_cache(t, c);
+    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 600), 500);
+    cf_cache_stats st;
+    cf_cache_get_stats(c, &st);
+    assert_true(st.inserts > 0);
+    cf_table_free(t);
+
+    cf_rowset_options o;
+    cf_rowset_options_init(&o);
+    o.cache_bytes = 0;
+    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    check_cache(t, NULL);
+    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 600), 500);
+    cf_table_free(t);
+
+    cf_cache *shared;
+    CF_ASSERT_OK(cf_cache_create(&shared, 1u << 20, &err), &err);
+    o.cache = shared;
+    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    check_cache(t, shared);
+    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 600), 500);
+    cf_table_free(t);
+    cf_cache_free(shared);
+    o.version = 0;
+    CF_ASSERT_STATUS(cf_table_open_opts(&t, dir, &o, &err), CF_EINVAL, &err);
+    rm_rf(dir);
+}
+
 static void test_table__old_layout_and_damage(void **state)
 {
     (void)state;
@@ -670,6 +725,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table__insert_any_order),
         cmocka_unit_test(test_table__mrs_flushes_by_size),
+        cmocka_unit_test(test_table__block_cache),
         cmocka_unit_test(test_table__old_layout_and_damage),
         cmocka_unit_test(test_table__model),
         cmocka_unit_test(test_table__crash_during_flush),
