@@ -53,8 +53,7 @@ struct cf_iter {
      * (aligned for the type), so batches are served without decoder calls. */
     const uint8_t *flat;
     /* Nullable (not array) blocks: the decoded non-null bitmap with its rank
-     * directory, kept with the cached block when there is one (so it is
-     * decoded once per cache lifetime) or in nb_own. */
+     * directory, in nb_own or adopted from the cached block (block_aux). */
     const struct null_state *ns;
     cf_buf nb_own;
 };
@@ -68,6 +67,18 @@ typedef struct null_state {
     const uint8_t *bits; /* cf_bitmap_bytes(rows) + 8 bytes, zero past rows */
     uint32_t rank[];     /* (rows >> RANK_SHIFT) + 1 entries */
 } null_state;
+
+/* What loading a cached block derives from its bytes, kept with the cache
+ * entry (its aux) so that the next load of the block, by any iterator, adopts
+ * it instead of decoding again: a nullable block's null_state and the
+ * decoder's saved state (PLAIN BINARY offsets, DICT codewords). One
+ * allocation, charged to the cache, immutable once attached, alive while the
+ * entry is pinned. Attached only after the whole load has been checked. */
+typedef struct block_aux {
+    const struct null_state *ns; /* nullable blocks, else NULL */
+    const void *dec;             /* the decoder's saved state, or NULL */
+    size_t dec_len;
+} block_aux;
 
 static size_t null_state_size(uint32_t rows, size_t *bits_off)
 {
@@ -185,20 +196,14 @@ static cf_status decode_bits(cf_iter *it, cf_slice s, size_t n, cf_buf *bm, cf_e
  * stream before memory is sized by them. */
 #define SMALL_BITMAP_ROWS (1u << 22)
 
-/* Decode a nullable block's bitmap into a fresh null_state in *own (replaced)
- * or, with a cache pin, into memory handed to the cache entry. */
+/* Decode a nullable block's bitmap into a fresh null_state in nb_own. */
 static cf_status build_null_state(cf_iter *it, cf_slice bm, uint32_t rows, cf_error *err)
 {
     if (rows > SMALL_BITMAP_ROWS && !stream_holds(bm, 1, rows))
         BLK_FAIL(it, err, "non-null bitmap holds fewer than its %u rows", rows);
     size_t bits_off, size = null_state_size(rows, &bits_off);
-    uint8_t *mem;
-    if (it->pin != NULL) {
-        mem = cf_malloc(size);
-    } else {
-        cf_buf_clear(&it->nb_own);
-        mem = cf_buf_extend(&it->nb_own, size);
-    }
+    cf_buf_clear(&it->nb_own);
+    uint8_t *mem = cf_buf_extend(&it->nb_own, size);
     CF_CHECK(mem != NULL, err, CF_ENOMEM, "data block at offset %llu: out of memory for a "
              "%u-row bitmap", (unsigned long long)it->blk_ptr.off, rows);
     null_state *ns = (null_state *)(void *)mem;
@@ -206,11 +211,8 @@ static cf_status build_null_state(cf_iter *it, cf_slice bm, uint32_t rows, cf_er
     memset(bits, 0, cf_bitmap_bytes(rows) + 8);
     cf_rle_decoder d;
     cf_rle_dec_init(&d, bm.data, bm.len, 1);
-    if (cf_rle_dec_get_bits(&d, bits, 0, rows) != rows) {
-        if (it->pin != NULL)
-            cf_free(mem);
+    if (cf_rle_dec_get_bits(&d, bits, 0, rows) != rows)
         BLK_FAIL(it, err, "non-null bitmap holds fewer than its %u rows", rows);
-    }
     ns->rows = rows;
     ns->bits = bits;
     uint32_t acc = 0;
@@ -220,10 +222,46 @@ static cf_status build_null_state(cf_iter *it, cf_slice bm, uint32_t rows, cf_er
         acc += (uint32_t)cf_bitmap_count(bits, i, k);
     }
     ns->present = acc;
-    it->ns = it->pin != NULL
-                 ? cf_cache_entry_set_aux(it->r->opts.cache, it->pin, ns, size)
-                 : ns;
+    it->ns = ns;
     return CF_OK;
+}
+
+#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
+
+/* Offer the loaded block's derived state to its cache entry (see block_aux).
+ * Best effort: without memory the next load simply decodes again. */
+static void attach_aux(cf_iter *it)
+{
+    const cf_decoder_ops *ops = it->dec->ops;
+    size_t dec_len = ops->saved_len != NULL ? ops->saved_len(it->dec) : 0;
+    size_t bits_off = 0, ns_len = 0;
+    if (it->r->info.nullable && !it->r->info.is_array)
+        ns_len = null_state_size(it->ns->rows, &bits_off);
+    if (dec_len == 0 && ns_len == 0)
+        return;
+    /* Both parts are bounded by memory the iterator already holds. */
+    size_t ns_at = ALIGN8(sizeof(block_aux)), dec_at = ns_at + ALIGN8(ns_len);
+    size_t total = dec_at + dec_len;
+    uint8_t *m = cf_malloc(total);
+    if (m == NULL)
+        return;
+    block_aux *a = (block_aux *)(void *)m;
+    a->ns = NULL;
+    a->dec = NULL;
+    a->dec_len = dec_len;
+    if (ns_len) {
+        memcpy(m + ns_at, it->ns, ns_len);
+        null_state *ns = (null_state *)(void *)(m + ns_at);
+        ns->bits = m + ns_at + bits_off;
+        a->ns = ns;
+    }
+    if (dec_len) {
+        ops->save(it->dec, m + dec_at);
+        a->dec = m + dec_at;
+    }
+    /* Another iterator may have attached its own first: ours is then freed,
+     * and this load keeps using the iterator's copy either way. */
+    cf_cache_entry_set_aux(it->r->opts.cache, it->pin, m, total);
 }
 
 /* A block's decoded bitmaps and counts are sized by the counts it claims, and a
@@ -246,7 +284,7 @@ static cf_status check_decoded_size(cf_iter *it, uint64_t bytes, const char *wha
 }
 
 static cf_status load_nullable(cf_iter *it, const uint8_t *p, const uint8_t *end,
-                               cf_slice *encoded, cf_error *err)
+                               const block_aux *aux, cf_slice *encoded, cf_error *err)
 {
     uint32_t rows;
     cf_slice bm;
@@ -263,7 +301,7 @@ static cf_status load_nullable(cf_iter *it, const uint8_t *p, const uint8_t *end
             BLK_FAIL(it, err, "non-null bitmap holds fewer than its %u rows", rows);
         CF_TRY(check_decoded_size(it, (uint64_t)rows / 8, "its rows' null flags", err));
     }
-    const null_state *ns = it->pin != NULL ? cf_cache_entry_aux(it->pin) : NULL;
+    const null_state *ns = aux != NULL ? aux->ns : NULL;
     if (ns != NULL && ns->rows == rows)
         it->ns = ns; /* decoded by an earlier load of this cached block */
     else
@@ -346,15 +384,23 @@ static cf_status load_block(cf_iter *it, cf_block_ptr ptr, cf_error *err)
     it->pin = NULL;
     cf_slice logical, encoded = {NULL, 0};
     CF_TRY(cf_reader_read_data_block(r, ptr, &it->blockbuf, &it->pin, &logical, err));
+    const block_aux *aux = it->pin != NULL ? cf_cache_entry_aux(it->pin) : NULL;
     const uint8_t *p = logical.data, *end = p + logical.len;
     if (r->info.is_array)
         CF_TRY(load_array(it, p, end, &encoded, err));
     else if (r->info.nullable)
-        CF_TRY(load_nullable(it, p, end, &encoded, err));
+        CF_TRY(load_nullable(it, p, end, aux, &encoded, err));
     else
         encoded = logical;
-    CF_TRY(cf_error_prefix(err, it->dec->ops->load(it->dec, encoded.data, encoded.len, err),
-                           "data block at offset %llu: ", (unsigned long long)ptr.off));
+    /* A state that does not fit the block (never expected: the entry's bytes
+     * are the ones it was derived from) is ignored and the block decoded. */
+    cf_status dst = CF_ECORRUPT;
+    if (aux != NULL && aux->dec != NULL && it->dec->ops->load_saved != NULL)
+        dst = it->dec->ops->load_saved(it->dec, encoded.data, encoded.len, aux->dec,
+                                       aux->dec_len, NULL);
+    if (dst != CF_OK)
+        CF_TRY(cf_error_prefix(err, it->dec->ops->load(it->dec, encoded.data, encoded.len, err),
+                               "data block at offset %llu: ", (unsigned long long)ptr.off));
     /* Remembered for cf_iter_check_block; the decoder has already checked that
      * a DICT block starts with a valid 4-byte mode word. */
     it->blk_logical_len = (uint32_t)logical.len;
@@ -382,6 +428,8 @@ static cf_status load_block(cf_iter *it, cf_block_ptr ptr, cf_error *err)
                  (unsigned long long)it->blk_first,
                  (unsigned long long)(it->blk_first + it->blk_rows),
                  (unsigned long long)r->info.num_values);
+    if (it->pin != NULL && aux == NULL)
+        attach_aux(it);
     it->row = 0;
     it->have_block = true;
     it->blk_valid = true;

@@ -383,10 +383,17 @@ typedef struct dict_dec {
     int mode;
     cf_decoder *cw_dec;    /* BIT_SHUFFLE UINT32, created on the first mode-1 block */
     cf_decoder *plain_dec; /* PLAIN BINARY, created on the first mode-2 block */
-    uint32_t *cw;          /* decoded codewords: the last next()'s, or all (cw_all) */
+    const uint32_t *cw;    /* decoded codewords: the last next()'s, or all (cw_all);
+                            * in cw_buf or a saved state (load_saved) */
+    uint32_t *cw_buf;
     size_t cw_cap;
     bool cw_all;           /* cw holds every codeword of the loaded block */
 } dict_dec;
+
+/* Saved state (load_saved), u32 words in memory order: the mode, then
+ *   mode 1: count, first ordinal, dictionary size, the count codewords;
+ *   mode 2: the PLAIN BINARY decoder's saved state. */
+#define CW_SAVED_HEAD 4
 
 static void dict_dec_free(cf_decoder *d_)
 {
@@ -395,7 +402,7 @@ static void dict_dec_free(cf_decoder *d_)
         return;
     cf_decoder_free(d->cw_dec);
     cf_decoder_free(d->plain_dec);
-    cf_free(d->cw);
+    cf_free(d->cw_buf);
     cf_free(d);
 }
 
@@ -436,29 +443,31 @@ static cf_status load_codewords(dict_dec *d, const uint8_t *data, size_t len, cf
 static cf_status decode_codewords(dict_dec *d, size_t from, size_t n, cf_error *err)
 {
     if (n > d->cw_cap) {
-        uint32_t *w = cf_realloc(d->cw, n * sizeof *w);
+        uint32_t *w = cf_realloc(d->cw_buf, n * sizeof *w);
         CF_CHECK(w != NULL, err, CF_ENOMEM, "dict block: out of memory for %zu codewords", n);
-        d->cw = w;
+        d->cw_buf = w;
         d->cw_cap = n;
     }
+    uint32_t *cw = d->cw_buf;
+    d->cw = cw;
     cf_decoder *c = d->cw_dec;
     if (c->pos != from)
         CF_TRY(c->ops->seek(c, from, err));
     size_t got = 0;
     if (n)
-        CF_TRY(c->ops->next(c, d->cw, n, &got, err));
+        CF_TRY(c->ops->next(c, cw, n, &got, err));
     CF_CHECK(got == n, err, CF_ECORRUPT, "dict block: %zu of %zu codewords decoded", got, n);
     size_t count = d->params.dict->count;
     uint32_t max = 0;
     for (size_t i = 0; i < n; i++)
-        max = d->cw[i] > max ? d->cw[i] : max;
+        max = cw[i] > max ? cw[i] : max;
     if (n && max >= count) {
         size_t i = 0;
-        while (d->cw[i] < count)
+        while (cw[i] < count)
             i++;
         CF_FAIL(err, CF_ECORRUPT,
                 "dict block: codeword %" PRIu32 " at index %zu, dictionary has %zu entries",
-                d->cw[i], from + i, count);
+                cw[i], from + i, count);
     }
     return CF_OK;
 }
@@ -470,6 +479,8 @@ static cf_status dict_load(cf_decoder *d_, const uint8_t *data, size_t len, cf_e
     d->base.first_ord = 0;
     d->base.pos = 0;
     d->mode = 0;
+    d->cw = NULL;
+    d->cw_all = false;
     CF_CHECK(len >= 4, err, CF_ECORRUPT, "dict block: %zu bytes cannot hold the mode word", len);
     uint32_t mode = cf_load_le32(data);
     if (mode == MODE_CODEWORDS) {
@@ -610,6 +621,86 @@ static cf_status dict_block_any(cf_decoder *d_, const cf_value_test *t, bool *an
     return CF_OK;
 }
 
+/* A codeword block's state is all its codewords: decoded here if load left
+ * them for later, so that no later load of the block decodes any. */
+static size_t dict_saved_len(cf_decoder *d_)
+{
+    dict_dec *d = (dict_dec *)d_;
+    if (d->mode == MODE_PLAIN) {
+        size_t n = d->plain_dec->ops->saved_len(d->plain_dec);
+        return n ? sizeof(uint32_t) + n : 0;
+    }
+    if (d->mode != MODE_CODEWORDS || d->base.count == 0)
+        return 0;
+    if (!d->cw_all) {
+        if (decode_codewords(d, 0, d->base.count, NULL) != CF_OK)
+            return 0;
+        d->cw_all = true;
+    }
+    return (CW_SAVED_HEAD + d->base.count) * sizeof(uint32_t);
+}
+
+static void dict_save(const cf_decoder *d_, void *dst)
+{
+    const dict_dec *d = (const dict_dec *)d_;
+    uint32_t *s = dst;
+    s[0] = (uint32_t)d->mode;
+    if (d->mode == MODE_PLAIN) {
+        d->plain_dec->ops->save(d->plain_dec, s + 1);
+        return;
+    }
+    s[1] = (uint32_t)d->base.count;
+    s[2] = d->base.first_ord;
+    s[3] = (uint32_t)d->params.dict->count;
+    memcpy(s + CW_SAVED_HEAD, d->cw, d->base.count * sizeof *s);
+}
+
+/* The codewords were checked against the dictionary when they were decoded;
+ * here the state need only be a mode-1 state for a block with the same mode,
+ * count and first ordinal over a dictionary of the same size, which also keeps
+ * every codeword a valid index whatever it holds. */
+static cf_status dict_load_saved(cf_decoder *d_, const uint8_t *data, size_t len,
+                                 const void *state, size_t state_len, cf_error *err)
+{
+    dict_dec *d = (dict_dec *)d_;
+    const uint32_t *s = state;
+    d->base.count = 0;
+    d->base.first_ord = 0;
+    d->base.pos = 0;
+    d->mode = 0;
+    d->cw = NULL;
+    d->cw_all = false;
+    CF_CHECK(len >= 4 && state_len >= 2 * sizeof *s && s[0] == cf_load_le32(data), err,
+             CF_ECORRUPT, "dict block: saved state does not fit the block");
+    if (s[0] == MODE_PLAIN) {
+        if (d->plain_dec == NULL) {
+            cf_dec_params pp = d->params;
+            pp.dict = NULL;
+            CF_TRY(cf_dec_plain_binary_ops.create(&d->plain_dec, &pp, err));
+        }
+        cf_decoder *p = d->plain_dec;
+        CF_TRY(p->ops->load_saved(p, data + 4, len - 4, s + 1, state_len - sizeof *s, err));
+        d->base.count = p->count;
+        d->base.first_ord = p->first_ord;
+        d->mode = MODE_PLAIN;
+        return CF_OK;
+    }
+    const cf_dict *dict = d->params.dict;
+    CF_CHECK(s[0] == MODE_CODEWORDS && dict != NULL && len >= 4 + 8 &&
+                 state_len >= CW_SAVED_HEAD * sizeof *s &&
+                 state_len / sizeof *s - CW_SAVED_HEAD == s[1] &&
+                 s[1] == cf_load_le32(data + 8) && s[2] == cf_load_le32(data + 4) &&
+                 s[3] == dict->count,
+             err, CF_ECORRUPT, "dict block: saved state does not fit the block");
+    /* The bitshuffle sub-block stays unbound: every codeword is at hand. */
+    d->cw = s + CW_SAVED_HEAD;
+    d->cw_all = true;
+    d->base.count = s[1];
+    d->base.first_ord = s[2];
+    d->mode = MODE_CODEWORDS;
+    return CF_OK;
+}
+
 const cf_decoder_ops cf_dec_dict_ops = {
     .encoding = CF_ENC_DICT,
     .create = dict_dec_create,
@@ -619,4 +710,7 @@ const cf_decoder_ops cf_dec_dict_ops = {
     .next = dict_next,
     .seek_at_or_after = dict_seek_at_or_after,
     .block_any = dict_block_any,
+    .saved_len = dict_saved_len,
+    .save = dict_save,
+    .load_saved = dict_load_saved,
 };

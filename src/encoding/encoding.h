@@ -103,6 +103,21 @@ typedef struct cf_decoder_ops {
      * repeated run) and true whenever it cannot tell. Leaves the position
      * anywhere: callers seek afterwards. */
     cf_status (*block_any)(cf_decoder *d, const cf_value_test *t, bool *any, cf_error *err);
+    /* Optional, all three or none: for decoders whose load decodes something
+     * per block (PLAIN BINARY's offsets, DICT's codewords), so a block cache can
+     * keep that state with the block's bytes and a later load adopt it instead
+     * of decoding again. saved_len = bytes save writes for the loaded block (0:
+     * nothing worth keeping); it may first finish decoding what load deferred
+     * (DICT codewords), and returns 0 if that fails (next() reports it). save
+     * writes the state to dst (4-byte aligned). load_saved binds to data as
+     * load does, borrowing state that save wrote after a load of these very
+     * bytes (it must outlive the binding). It makes only cheap consistency
+     * checks (CF_ECORRUPT when state and block disagree: the caller then loads
+     * normally); the decoder is unbound on failure. */
+    size_t (*saved_len)(cf_decoder *d);
+    void (*save)(const cf_decoder *d, void *dst);
+    cf_status (*load_saved)(cf_decoder *d, const uint8_t *data, size_t len, const void *state,
+                            size_t state_len, cf_error *err);
 } cf_decoder_ops;
 
 struct cf_decoder {

@@ -41,9 +41,15 @@ typedef struct bin_enc {
 typedef struct bin_dec {
     cf_decoder base;
     const uint8_t *data;
-    uint32_t *offs; /* count + 1 entries once loaded (the last is offsets_pos) */
-    size_t offs_cap;
+    const uint32_t *offs; /* count + 1 entries once loaded (the last is offsets_pos):
+                           * own, or a saved state's (load_saved) */
+    uint32_t *own;
+    size_t own_cap;
 } bin_dec;
+
+/* Saved state (load_saved): u32 count, u32 offsets_pos, then the count + 1
+ * decoded offsets, all in memory order. */
+#define SAVED_HEAD 2
 
 static cf_status check_type(cf_type t, size_t elem_size, cf_error *err)
 {
@@ -214,7 +220,7 @@ static void dec_free(cf_decoder *dd)
     bin_dec *d = (bin_dec *)dd;
     if (d == NULL)
         return;
-    cf_free(d->offs);
+    cf_free(d->own);
     cf_free(d);
 }
 
@@ -225,6 +231,7 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     d->base.pos = 0;
     d->base.first_ord = 0;
     d->data = NULL;
+    d->offs = NULL;
     CF_CHECK(len >= BIN_HEADER, err, CF_ECORRUPT,
              "plain binary block: %zu bytes cannot hold the 12-byte header", len);
     uint32_t count = cf_load_le32(data + 4);
@@ -238,15 +245,15 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     CF_CHECK(groups <= (len - offsets_pos) / 5, err, CF_ECORRUPT,
              "plain binary block: %u offsets cannot fit in %zu bytes", count, len - offsets_pos);
     size_t need = groups * 4 + 1;
-    if (need > d->offs_cap) {
-        uint32_t *o = cf_realloc(d->offs, need * sizeof *o); /* < 4 * len: no overflow */
+    if (need > d->own_cap) {
+        uint32_t *o = cf_realloc(d->own, need * sizeof *o); /* < 4 * len: no overflow */
         CF_CHECK(o != NULL, err, CF_ENOMEM, "plain binary block: out of memory for %u offsets",
                  count);
-        d->offs = o;
-        d->offs_cap = need;
+        d->own = o;
+        d->own_cap = need;
     }
     const uint8_t *p = data + offsets_pos, *end = data + len;
-    uint32_t *o = d->offs;
+    uint32_t *o = d->own;
     size_t g = 0;
     /* Unchecked while a whole 17-byte group surely fits, checked near the end. */
     for (; g < groups && (size_t)(end - p) >= CF_GVINT_MAX_GROUP; g++)
@@ -268,6 +275,51 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     CF_CHECK(!bad, err, CF_ECORRUPT,
              "plain binary block: string offsets out of order or outside [12, %u]", offsets_pos);
     d->data = data;
+    d->offs = o;
+    d->base.count = count;
+    d->base.first_ord = cf_load_le32(data);
+    return CF_OK;
+}
+
+static size_t dec_saved_len(cf_decoder *dd)
+{
+    const bin_dec *d = (const bin_dec *)dd;
+    if (d->offs == NULL)
+        return 0;
+    return (SAVED_HEAD + dd->count + 1) * sizeof(uint32_t);
+}
+
+static void dec_save(const cf_decoder *dd, void *dst)
+{
+    const bin_dec *d = (const bin_dec *)dd;
+    uint32_t *s = dst;
+    s[0] = (uint32_t)dd->count;
+    s[1] = d->offs[dd->count];
+    memcpy(s + SAVED_HEAD, d->offs, (dd->count + 1) * sizeof *s);
+}
+
+/* The offsets were checked (ordered, inside [12, offsets_pos]) when they were
+ * decoded; here they need only belong to a block of the same count and string
+ * area, which also keeps every slice inside the block whatever they hold. */
+static cf_status dec_load_saved(cf_decoder *dd, const uint8_t *data, size_t len,
+                                const void *state, size_t state_len, cf_error *err)
+{
+    bin_dec *d = (bin_dec *)dd;
+    const uint32_t *s = state;
+    d->base.count = 0;
+    d->base.pos = 0;
+    d->base.first_ord = 0;
+    d->data = NULL;
+    d->offs = NULL;
+    CF_CHECK(len >= BIN_HEADER && state_len >= (SAVED_HEAD + 1) * sizeof *s, err, CF_ECORRUPT,
+             "plain binary block: saved offsets do not fit the block");
+    uint32_t count = cf_load_le32(data + 4), offsets_pos = cf_load_le32(data + 8);
+    CF_CHECK(s[0] == count && s[1] == offsets_pos && offsets_pos <= len &&
+                 state_len / sizeof *s - SAVED_HEAD - 1 == count &&
+                 s[SAVED_HEAD + count] == offsets_pos,
+             err, CF_ECORRUPT, "plain binary block: saved offsets do not fit the block");
+    d->data = data;
+    d->offs = s + SAVED_HEAD;
     d->base.count = count;
     d->base.first_ord = cf_load_le32(data);
     return CF_OK;
@@ -336,4 +388,7 @@ const cf_decoder_ops cf_dec_plain_binary_ops = {
     .seek = dec_seek,
     .next = dec_next,
     .seek_at_or_after = dec_seek_value,
+    .saved_len = dec_saved_len,
+    .save = dec_save,
+    .load_saved = dec_load_saved,
 };
