@@ -1,13 +1,15 @@
 /* cfile: a shared block cache. Readers given one in cf_reader_options keep the
  * logical bytes of the data blocks they read (checksum verified, decompressed)
- * in it, so repeated scans and seeks into the same blocks neither read, check
- * nor decompress them again. Blocks an mmap/memory io serves in place
- * uncompressed are not cached: they already cost nothing.
+ * in it, with what loading them decoded (binary offsets, DICT codewords, null
+ * flags), so repeated scans and seeks into the same blocks neither read,
+ * check, decompress nor decode them again. Blocks an mmap/memory io serves in
+ * place uncompressed keep only that decoded state (and a checked mark): their
+ * bytes already cost nothing.
  *
  * Call order:  create (shared by any number of readers, in any threads)* free
  * Thread-safe: every reader and iterator may use one cache at the same time.
- * Bounded: the bytes of the cached blocks (plus a small per-entry charge) never
- * exceed the capacity; the least recently used blocks go first. A block larger
+ * Bounded: the bytes of the cached blocks and their decoded state (plus a
+ * small per-entry charge) never exceed the capacity; the least recently used blocks go first. A block larger
  * than a shard's share of the capacity is simply not cached. Blocks an iterator
  * is still reading stay alive after eviction until it moves on, outside the
  * count (at most one block per iterator).

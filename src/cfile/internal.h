@@ -60,14 +60,27 @@ cf_cache_entry *cf_cache_insert(cf_cache *c, uint64_t file_id, uint64_t off, uin
                                 const uint8_t *data, size_t len, bool is_view, cf_slice *out);
 /* Drop a pin; NULL is a no-op. */
 void cf_cache_release(cf_cache *c, cf_cache_entry *e);
-/* State derived from a cached block's bytes (a nullable block's decoded
- * bitmap), kept with the entry so that the next iterator to load the block
- * skips that decode; NULL until set. The pointer stays valid while e is pinned. */
+/* State derived from a cached block's bytes (a cf_block_aux for data blocks),
+ * kept with the entry so that the next iterator to load the block skips that
+ * decode; NULL until set. The pointer stays valid while e is pinned. */
 const void *cf_cache_entry_aux(const cf_cache_entry *e);
 /* Offer aux (cf_malloc'd, `charge` bytes) for pinned e. Returns the entry's
  * aux: ours, now owned by the entry (freed with it and charged to the cache),
  * or one another thread set first (ours is then freed). */
 const void *cf_cache_entry_set_aux(cf_cache *c, cf_cache_entry *e, void *aux, size_t charge);
+
+/* What loading a cached data block derives from its bytes, kept as the cache
+ * entry's aux (iter.c) so that the next load of the block, by any iterator,
+ * adopts it instead of decoding again: a nullable block's null-flag state and
+ * the decoder's saved state (cf_decoder_ops.save: PLAIN BINARY offsets, DICT
+ * codewords). One allocation, charged to the cache, immutable once attached,
+ * alive while the entry is pinned; attached only after the whole load passed
+ * its checks. */
+typedef struct cf_block_aux {
+    const struct null_state *ns; /* nullable (not array) blocks, else NULL */
+    const void *dec;             /* the decoder's saved state, or NULL */
+    size_t dec_len;
+} cf_block_aux;
 
 /* ---- the reader (immutable after open) --------------------------------------------- */
 
@@ -95,9 +108,11 @@ cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scr
                                cf_slice *out, const char *what, cf_error *err);
 
 /* cf_reader_read_block for data blocks, through the reader's cache when it has
- * one: *pin (NULL without a cache hit or insert) keeps *out alive until
- * released with cf_cache_release(r->opts.cache, *pin); without a pin, *out
- * lives in scratch or the io as for cf_reader_read_block. */
+ * one: *pin (NULL without a cache hit or insert) is the block's cache entry,
+ * to release with cf_cache_release(r->opts.cache, *pin). It keeps *out alive
+ * when the entry holds the bytes; for a block the io serves in place (a view
+ * mark) *out lives in the io, as it does without a pin (or in scratch, as for
+ * cf_reader_read_block). Either kind of entry carries the block's aux. */
 cf_status cf_reader_read_data_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
                                     cf_cache_entry **pin, cf_slice *out, cf_error *err);
 

@@ -53,7 +53,7 @@ struct cf_iter {
      * (aligned for the type), so batches are served without decoder calls. */
     const uint8_t *flat;
     /* Nullable (not array) blocks: the decoded non-null bitmap with its rank
-     * directory, in nb_own or adopted from the cached block (block_aux). */
+     * directory, in nb_own or adopted from the cached block (cf_block_aux). */
     const struct null_state *ns;
     cf_buf nb_own;
 };
@@ -67,18 +67,6 @@ typedef struct null_state {
     const uint8_t *bits; /* cf_bitmap_bytes(rows) + 8 bytes, zero past rows */
     uint32_t rank[];     /* (rows >> RANK_SHIFT) + 1 entries */
 } null_state;
-
-/* What loading a cached block derives from its bytes, kept with the cache
- * entry (its aux) so that the next load of the block, by any iterator, adopts
- * it instead of decoding again: a nullable block's null_state and the
- * decoder's saved state (PLAIN BINARY offsets, DICT codewords). One
- * allocation, charged to the cache, immutable once attached, alive while the
- * entry is pinned. Attached only after the whole load has been checked. */
-typedef struct block_aux {
-    const struct null_state *ns; /* nullable blocks, else NULL */
-    const void *dec;             /* the decoder's saved state, or NULL */
-    size_t dec_len;
-} block_aux;
 
 static size_t null_state_size(uint32_t rows, size_t *bits_off)
 {
@@ -228,7 +216,7 @@ static cf_status build_null_state(cf_iter *it, cf_slice bm, uint32_t rows, cf_er
 
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
 
-/* Offer the loaded block's derived state to its cache entry (see block_aux).
+/* Offer the loaded block's derived state to its cache entry (see cf_block_aux).
  * Best effort: without memory the next load simply decodes again. */
 static void attach_aux(cf_iter *it)
 {
@@ -240,12 +228,12 @@ static void attach_aux(cf_iter *it)
     if (dec_len == 0 && ns_len == 0)
         return;
     /* Both parts are bounded by memory the iterator already holds. */
-    size_t ns_at = ALIGN8(sizeof(block_aux)), dec_at = ns_at + ALIGN8(ns_len);
+    size_t ns_at = ALIGN8(sizeof(cf_block_aux)), dec_at = ns_at + ALIGN8(ns_len);
     size_t total = dec_at + dec_len;
     uint8_t *m = cf_malloc(total);
     if (m == NULL)
         return;
-    block_aux *a = (block_aux *)(void *)m;
+    cf_block_aux *a = (cf_block_aux *)(void *)m;
     a->ns = NULL;
     a->dec = NULL;
     a->dec_len = dec_len;
@@ -284,7 +272,7 @@ static cf_status check_decoded_size(cf_iter *it, uint64_t bytes, const char *wha
 }
 
 static cf_status load_nullable(cf_iter *it, const uint8_t *p, const uint8_t *end,
-                               const block_aux *aux, cf_slice *encoded, cf_error *err)
+                               const cf_block_aux *aux, cf_slice *encoded, cf_error *err)
 {
     uint32_t rows;
     cf_slice bm;
@@ -384,7 +372,7 @@ static cf_status load_block(cf_iter *it, cf_block_ptr ptr, cf_error *err)
     it->pin = NULL;
     cf_slice logical, encoded = {NULL, 0};
     CF_TRY(cf_reader_read_data_block(r, ptr, &it->blockbuf, &it->pin, &logical, err));
-    const block_aux *aux = it->pin != NULL ? cf_cache_entry_aux(it->pin) : NULL;
+    const cf_block_aux *aux = it->pin != NULL ? cf_cache_entry_aux(it->pin) : NULL;
     const uint8_t *p = logical.data, *end = p + logical.len;
     if (r->info.is_array)
         CF_TRY(load_array(it, p, end, &encoded, err));

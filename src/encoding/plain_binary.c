@@ -339,13 +339,15 @@ static cf_status dec_next(cf_decoder *dd, void *dst, size_t n, size_t *got, cf_e
     cf_slice *out = dst;
     size_t left = dd->count - dd->pos;
     size_t k = n < left ? n : left;
+    *got = k;
+    if (k == 0) /* also when nothing is loaded: offs may be NULL */
+        return CF_OK;
     const uint32_t *o = d->offs + dd->pos;
     for (size_t i = 0; i < k; i++) {
         out[i].data = d->data + o[i];
         out[i].len = o[i + 1] - o[i];
     }
     dd->pos += k;
-    *got = k;
     return CF_OK;
 }
 

@@ -1,7 +1,7 @@
 /* One reader shared by 8 threads (reader.h: a reader is immutable once open).
  * Each thread has its own iterators and does random ordinal seeks, value
  * seeks and scans over files of several encodings (BIT_SHUFFLE, DICT, PREFIX,
- * PLAIN; nullable; LZ4, Snappy, zlib; one reader with a shared block cache),
+ * PLAIN; nullable; LZ4, Snappy, zlib; three readers sharing a block cache),
  * checking every row against the values written. Runs in the normal ctest and
  * is the target of `make tsan` (ThreadSanitizer) and `make memcheck`.
  *
@@ -136,10 +136,10 @@ static void build_files(void)
             ((int64_t *)c->vals)[i] = (int64_t)cf_rng_next(&rng);
     }
 
-    /* 2: STRING DICT, value index, sorted, Snappy. The vocabulary outgrows
-     * the dictionary, so later blocks fall back to plain strings (mode 2). */
+    /* 2: STRING DICT, value index, sorted, Snappy, shared cache. The vocabulary
+     * outgrows the dictionary, so later blocks fall back to plain strings (mode 2). */
     c = &g_cols[2];
-    c->name = "string dict validx snappy";
+    c->name = "string dict validx snappy cached";
     cf_writer_options_init(&c->o, CF_TYPE_STRING);
     c->o.encoding = CF_ENC_DICT;
     c->o.write_validx = true;
@@ -167,9 +167,10 @@ static void build_files(void)
             ((double *)c->vals)[i] = (double)cf_rng_below(&rng, 1000000) / 7.0;
     }
 
-    /* 4: STRING PREFIX, nullable, uncompressed, random lengths incl. empty. */
+    /* 4: STRING PREFIX, nullable, uncompressed, random lengths incl. empty;
+     * shared cache (in-place blocks: marks carrying the null flags). */
     c = &g_cols[4];
-    c->name = "string prefix nullable";
+    c->name = "string prefix nullable cached";
     cf_writer_options_init(&c->o, CF_TYPE_STRING);
     c->o.encoding = CF_ENC_PREFIX;
     c->o.block_size = 1024;
@@ -191,7 +192,7 @@ static void build_files(void)
         CF_ASSERT_OK(cf_io_open_mem(&c->io, c->file, c->file_len, &err), &err);
         cf_reader_options ro;
         cf_reader_options_init(&ro);
-        if (f == 0)
+        if (f == 0 || f == 2 || f == 4) /* three readers share the cache */
             ro.cache = g_cache;
         CF_ASSERT_OK(cf_reader_open(&c->r, c->io, &ro, &err), &err);
         assert_int_equal(cf_reader_info(c->r)->num_values, c->n);

@@ -118,6 +118,90 @@ static void test_dict__example(void **state)
     free(data);
 }
 
+/* Saved codewords and fallback offsets (load_saved) read as a normal load
+ * does; a state of another mode, block or dictionary is refused. */
+static void test_dict__saved_state(void **state)
+{
+    (void)state;
+    cf_error err;
+    cf_encoder *e;
+    cf_enc_params p = enc_params(262144);
+    CF_ASSERT_OK(cf_enc_dict_ops.create(&e, &p, &err), &err);
+    cf_slice v[] = {S("b"), S("a"), S("b"), S("c")};
+    assert_int_equal(cf_enc_dict_ops.add(e, v, 4, false), 4);
+    cf_slice out;
+    CF_ASSERT_OK(cf_enc_dict_ops.finish(e, 5, &out, &err), &err);
+    size_t l1 = out.len;
+    uint8_t *b1 = malloc(l1);
+    memcpy(b1, out.data, l1);
+    cf_enc_dict_ops.reset(e);
+    cf_slice dblk;
+    CF_ASSERT_OK(cf_enc_dict_ops.finish_dict(e, &dblk, &err), &err);
+    test_dict td;
+    dict_open(&td, dblk.data, dblk.len);
+    cf_encoder_free(e);
+    /* A mode-2 block: the mode word, then a PLAIN BINARY block. */
+    cf_encoder *pe;
+    CF_ASSERT_OK(cf_enc_plain_binary_ops.create(&pe, &p, &err), &err);
+    cf_slice pv[] = {S("xy"), S("z")};
+    assert_int_equal(pe->ops->add(pe, pv, 2, false), 2);
+    CF_ASSERT_OK(pe->ops->finish(pe, 9, &out, &err), &err);
+    size_t l2 = out.len + 4;
+    uint8_t *b2 = malloc(l2);
+    cf_store_le32(b2, 2);
+    memcpy(b2 + 4, out.data, out.len);
+    cf_encoder_free(pe);
+
+    cf_decoder *d = open_dec(&td.dict), *d2 = open_dec(&td.dict);
+    uint32_t s1[16], s2[16];
+    CF_ASSERT_OK(d->ops->load(d, b1, l1, &err), &err);
+    size_t n1 = d->ops->saved_len(d);
+    assert_int_equal(n1, (4 + 4) * 4);
+    d->ops->save(d, s1);
+    CF_ASSERT_OK(d->ops->load(d, b2, l2, &err), &err);
+    size_t n2 = d->ops->saved_len(d);
+    assert_int_equal(n2, 4 + (2 + 3) * 4);
+    d->ops->save(d, s2);
+
+    cf_slice got[5];
+    size_t g;
+    CF_ASSERT_OK(d2->ops->load_saved(d2, b1, l1, s1, n1, &err), &err);
+    assert_int_equal(d2->count, 4);
+    assert_int_equal(d2->first_ord, 5);
+    CF_ASSERT_OK(d2->ops->next(d2, got, 5, &g, &err), &err);
+    assert_int_equal(g, 4);
+    for (int i = 0; i < 4; i++)
+        CF_ASSERT_BYTES(got[i].data, got[i].len, v[i].data, v[i].len);
+    bool exact;
+    cf_slice key = S("b");
+    CF_ASSERT_OK(d2->ops->seek_at_or_after(d2, &key, &exact, &err), &err);
+    CF_ASSERT_OK(d2->ops->load_saved(d2, b2, l2, s2, n2, &err), &err);
+    assert_int_equal(d2->count, 2);
+    assert_int_equal(d2->first_ord, 9);
+    CF_ASSERT_OK(d2->ops->seek(d2, 1, &err), &err);
+    CF_ASSERT_OK(d2->ops->next(d2, got, 5, &g, &err), &err);
+    assert_int_equal(g, 1);
+    CF_ASSERT_BYTES(got[0].data, got[0].len, "z", 1);
+
+    /* Wrong mode either way, a cut-short state, another dictionary size. */
+    CF_ASSERT_STATUS(d2->ops->load_saved(d2, b2, l2, s1, n1, &err), CF_ECORRUPT, &err);
+    assert_int_equal(d2->count, 0);
+    CF_ASSERT_STATUS(d2->ops->load_saved(d2, b1, l1, s2, n2, &err), CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(d2->ops->load_saved(d2, b1, l1, s1, n1 - 4, &err), CF_ECORRUPT, &err);
+    s1[3]++;
+    CF_ASSERT_STATUS(d2->ops->load_saved(d2, b1, l1, s1, n1, &err), CF_ECORRUPT, &err);
+    s1[3]--;
+    s1[1]--; /* count */
+    CF_ASSERT_STATUS(d2->ops->load_saved(d2, b1, l1, s1, n1 - 4, &err), CF_ECORRUPT, &err);
+    CF_ASSERT_OK(d2->ops->next(d2, got, 5, &g, &err), &err);
+    assert_int_equal(g, 0);
+    cf_decoder_free(d);
+    cf_decoder_free(d2);
+    dict_close(&td);
+    free(b1);
+    free(b2);
+}
+
 static void test_dict__empty(void **state)
 {
     (void)state;
@@ -723,6 +807,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dict__example),
+        cmocka_unit_test(test_dict__saved_state),
         cmocka_unit_test(test_dict__empty),
         cmocka_unit_test(test_dict__round_trip_random),
         cmocka_unit_test(test_dict__mode2_fallback),

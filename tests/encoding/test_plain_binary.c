@@ -451,6 +451,83 @@ static void test_plain_binary__decoder_reuse_across_loads(void **state)
     free(first);
 }
 
+/* Saved offsets (load_saved): a second decoder adopting them reads what a
+ * normal load reads, and offsets saved from another block, or cut short, are
+ * refused (the caller then decodes), leaving nothing to read. */
+static void test_plain_binary__saved_state(void **state)
+{
+    (void)state;
+    cf_error err;
+    cf_slice a[3] = {S("ab"), S(""), S("cde")}, b[3] = {S("abc"), S("de"), S("")};
+    uint8_t *blk[2];
+    size_t len[2];
+    for (int k = 0; k < 2; k++) {
+        cf_encoder *e = new_enc(1 << 16);
+        assert_int_equal(e->ops->add(e, k ? b : a, 3, false), 3);
+        cf_slice out;
+        CF_ASSERT_OK(e->ops->finish(e, 7, &out, &err), &err);
+        blk[k] = malloc(out.len);
+        memcpy(blk[k], out.data, out.len);
+        len[k] = out.len;
+        cf_encoder_free(e);
+    }
+    /* Same count and string area: only the offsets tell the blocks apart. */
+    assert_int_equal(len[0], len[1]);
+    cf_decoder *d = open_dec(blk[0], len[0]);
+    size_t n = d->ops->saved_len(d);
+    assert_int_equal(n, (2 + 4) * 4);
+    uint32_t saved[6];
+    d->ops->save(d, saved);
+    assert_int_equal(saved[0], 3);
+    assert_int_equal(saved[1], 12 + 5);
+    cf_decoder *d2;
+    cf_dec_params p = {.type = CF_TYPE_STRING, .elem_size = sizeof(cf_slice)};
+    CF_ASSERT_OK(cf_dec_plain_binary_ops.create(&d2, &p, &err), &err);
+    CF_ASSERT_OK(d2->ops->load_saved(d2, blk[0], len[0], saved, n, &err), &err);
+    assert_int_equal(d2->count, 3);
+    assert_int_equal(d2->first_ord, 7);
+    cf_slice got[4];
+    size_t g;
+    CF_ASSERT_OK(d2->ops->seek(d2, 1, &err), &err);
+    CF_ASSERT_OK(d2->ops->next(d2, got, 4, &g, &err), &err);
+    assert_int_equal(g, 2);
+    CF_ASSERT_BYTES(got[0].data, got[0].len, "", 0);
+    CF_ASSERT_BYTES(got[1].data, got[1].len, "cde", 3);
+    assert_ptr_equal(got[1].data, blk[0] + 12 + 2);
+    bool exact;
+    cf_slice key = S("cd");
+    CF_ASSERT_OK(d2->ops->seek_at_or_after(d2, &key, &exact, &err), &err);
+    assert_int_equal(d2->pos, 2);
+    assert_false(exact);
+    /* Another count, a cut-short state, a state of another string area. */
+    uint32_t bad[6];
+    memcpy(bad, saved, sizeof bad);
+    bad[0] = 2;
+    CF_ASSERT_STATUS(d2->ops->load_saved(d2, blk[0], len[0], bad, n, &err), CF_ECORRUPT, &err);
+    assert_int_equal(d2->count, 0);
+    CF_ASSERT_OK(d2->ops->next(d2, got, 4, &g, &err), &err);
+    assert_int_equal(g, 0);
+    CF_ASSERT_STATUS(d2->ops->load_saved(d2, blk[0], len[0], saved, n - 4, &err), CF_ECORRUPT,
+                     &err);
+    memcpy(bad, saved, sizeof bad);
+    bad[1] = bad[5] = 16;
+    CF_ASSERT_STATUS(d2->ops->load_saved(d2, blk[0], len[0], bad, n, &err), CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(d2->ops->load_saved(d2, blk[0], 11, saved, n, &err), CF_ECORRUPT, &err);
+    /* Block b's own state reads b, not a. */
+    cf_decoder *db = open_dec(blk[1], len[1]);
+    db->ops->save(db, bad);
+    CF_ASSERT_OK(d2->ops->load_saved(d2, blk[1], len[1], bad, n, &err), &err);
+    CF_ASSERT_OK(d2->ops->next(d2, got, 4, &g, &err), &err);
+    assert_int_equal(g, 3);
+    for (int i = 0; i < 3; i++)
+        CF_ASSERT_BYTES(got[i].data, got[i].len, b[i].data, b[i].len);
+    cf_decoder_free(db);
+    cf_decoder_free(d2);
+    cf_decoder_free(d);
+    free(blk[0]);
+    free(blk[1]);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -463,6 +540,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_plain_binary__corrupt_inputs),
         cmocka_unit_test(test_plain_binary__mutations_never_crash),
         cmocka_unit_test(test_plain_binary__decoder_reuse_across_loads),
+        cmocka_unit_test(test_plain_binary__saved_state),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
