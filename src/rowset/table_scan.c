@@ -426,6 +426,8 @@ const cf_rs_scan_stats *cf_table_scanner_stats(const cf_table_scanner *sc)
         m->st.rows_in_range += x->rows_in_range;
         m->st.rows_examined += x->rows_examined;
         m->st.batches_skipped += x->batches_skipped;
+        m->st.blocks_skipped += x->blocks_skipped;
+        m->st.rows_skipped += x->rows_skipped;
         pruned += x->bloom_pruned;
         rowsets++;
     }

@@ -259,6 +259,24 @@ static void test_table__block_cache(void **state)
     check_cache(t, c);
     static int64_t ids[600];
     assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 600), 500);
+    /* A string no row holds: every rowset's DICT blocks are ruled out, and the
+     * table's stats add up what its rowsets skipped. */
+    cf_slice none = {(const uint8_t *)"zzz", 3};
+    cf_rs_pred p = {1, CF_RS_EQ, &none};
+    cf_rs_scan_options so;
+    cf_rs_scan_options_init(&so);
+    so.preds = &p;
+    so.npreds = 1;
+    cf_table_scanner *sc;
+    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &so, &err), &err);
+    cf_rs_batch b;
+    CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
+    assert_int_equal(b.count, 0);
+    const cf_rs_scan_stats *ss = cf_table_scanner_stats(sc);
+    assert_true(ss->blocks_skipped > 0);
+    assert_true(ss->rows_skipped > 400); /* all but the MemRowSet's rows */
+    assert_int_equal(ss->rows_examined + ss->rows_skipped, ss->rows_in_range);
+    cf_table_scanner_free(sc);
     CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
     check_cache(t, c);
     assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 600), 500);
