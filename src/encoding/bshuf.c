@@ -295,6 +295,30 @@ static cf_status ensure_chunk(bshuf_dec *d, size_t c, cf_error *err)
     return CF_OK;
 }
 
+/* Room for `need` bytes of decoded values and `nch` chunks. */
+static cf_status size_buffers(bshuf_dec *d, size_t need, size_t nch, cf_error *err)
+{
+    if (d->cap < need) {
+        cf_free(d->buf);
+        d->cap = 0;
+        d->buf = cf_malloc(need);
+        CF_CHECK(d->buf != NULL, err, CF_ENOMEM, "bit_shuffle block: out of memory for %zu bytes",
+                 need);
+        d->cap = need;
+    }
+    if (d->chunks_cap < nch) {
+        cf_free(d->chunk_off);
+        cf_free(d->ready);
+        d->chunks_cap = 0;
+        d->chunk_off = cf_malloc(nch * sizeof *d->chunk_off);
+        d->ready = cf_malloc(nch);
+        CF_CHECK(d->chunk_off != NULL && d->ready != NULL, err, CF_ENOMEM,
+                 "bit_shuffle block: out of memory for %zu chunks", nch);
+        d->chunks_cap = nch;
+    }
+    return CF_OK;
+}
+
 static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_error *err)
 {
     bshuf_dec *d = (bshuf_dec *)dd;
@@ -330,26 +354,9 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
                  CF_ECORRUPT,
                  "bit_shuffle block: %" PRIu32 " values cannot come from %zu payload bytes", count,
                  payload);
-        if (d->cap < need) {
-            cf_free(d->buf);
-            d->cap = 0;
-            d->buf = cf_malloc((size_t)need);
-            CF_CHECK(d->buf != NULL, err, CF_ENOMEM,
-                     "bit_shuffle block: out of memory for %" PRIu64 " bytes", need);
-            d->cap = (size_t)need;
-        }
         size_t ce = cf_bshuf_chunk_elems(esz);
         size_t nch = (padded + ce - 1) / ce;
-        if (d->chunks_cap < nch) {
-            cf_free(d->chunk_off);
-            cf_free(d->ready);
-            d->chunks_cap = 0;
-            d->chunk_off = cf_malloc(nch * sizeof *d->chunk_off);
-            d->ready = cf_malloc(nch);
-            CF_CHECK(d->chunk_off != NULL && d->ready != NULL, err, CF_ENOMEM,
-                     "bit_shuffle block: out of memory for %zu chunks", nch);
-            d->chunks_cap = nch;
-        }
+        CF_TRY(size_buffers(d, (size_t)need, nch, err));
         /* Only the chunk lengths are read now; a chunk is decompressed when a
          * value in it is first asked for (a seek touches one chunk). */
         size_t got = 0;
@@ -472,6 +479,75 @@ static cf_status dec_seek_value(cf_decoder *dd, const void *key, bool *exact, cf
     return CF_OK;
 }
 
+/* Saved state (load_saved), u32 words: the header's first ordinal, count,
+ * block length, padded count and element size, then the chunk count and each
+ * chunk's payload offset. Loading it skips the chunk walk and the check of the
+ * last chunk that load does (both were done on the load that saved it). */
+#define SAVED_HEAD 6
+
+static size_t dec_saved_len(cf_decoder *dd)
+{
+    const bshuf_dec *d = (const bshuf_dec *)dd;
+    if (dd->count == 0 || d->nchunks == 0)
+        return 0;
+    return (SAVED_HEAD + d->nchunks) * sizeof(uint32_t);
+}
+
+static void dec_save(const cf_decoder *dd, void *dst)
+{
+    const bshuf_dec *d = (const bshuf_dec *)dd;
+    uint32_t *s = dst;
+    s[0] = dd->first_ord;
+    s[1] = (uint32_t)dd->count;
+    s[2] = (uint32_t)(d->payload_len + BSHUF_HEADER);
+    s[3] = (uint32_t)d->padded;
+    s[4] = (uint32_t)d->esz;
+    s[5] = (uint32_t)d->nchunks;
+    memcpy(s + SAVED_HEAD, d->chunk_off, d->nchunks * sizeof *s);
+}
+
+/* The header must match the state word for word and the chunk offsets must
+ * rise inside the payload (chunk decodes check each chunk's own bytes). */
+static cf_status dec_load_saved(cf_decoder *dd, const uint8_t *data, size_t len,
+                                const void *state, size_t state_len, cf_error *err)
+{
+    bshuf_dec *d = (bshuf_dec *)dd;
+    const uint32_t *s = state;
+    dd->count = 0;
+    dd->pos = 0;
+    dd->first_ord = 0;
+    d->nchunks = 0;
+    CF_CHECK(len >= BSHUF_HEADER && state_len >= SAVED_HEAD * sizeof *s, err, CF_ECORRUPT,
+             "bit_shuffle block: saved state does not fit the block");
+    uint32_t first_ord = cf_load_le32(data), count = cf_load_le32(data + 4);
+    uint32_t padded = cf_load_le32(data + 12), esz = cf_load_le32(data + 16);
+    bool fits = s[0] == first_ord && s[1] == count && s[2] == len &&
+                s[2] == cf_load_le32(data + 8) && s[3] == padded && s[4] == esz && count > 0 &&
+                (uint64_t)padded == (((uint64_t)count + 7) & ~(uint64_t)7) &&
+                (d->phys == CF_TYPE_UINT32 ? (esz == 1 || esz == 2 || esz == 4) : esz == d->elem) &&
+                (uint64_t)padded * d->elem <= MAX_DECODED_BYTES;
+    size_t ce = fits ? cf_bshuf_chunk_elems(esz) : 1;
+    size_t nch = fits ? (padded + ce - 1) / ce : 0;
+    fits = fits && s[5] == nch && state_len == (SAVED_HEAD + nch) * sizeof *s;
+    const size_t payload = len - BSHUF_HEADER;
+    const uint32_t *off = s + SAVED_HEAD;
+    for (size_t c = 0; fits && c < nch; c++)
+        fits = off[c] < payload && (c == 0 || off[c] > off[c - 1]);
+    CF_CHECK(fits, err, CF_ECORRUPT, "bit_shuffle block: saved state does not fit the block");
+    CF_TRY(size_buffers(d, (size_t)padded * d->elem, nch, err));
+    memcpy(d->chunk_off, off, nch * sizeof *off);
+    memset(d->ready, 0, nch);
+    d->nchunks = nch;
+    d->chunk_elems = ce;
+    d->padded = padded;
+    d->esz = esz;
+    d->payload = data + BSHUF_HEADER;
+    d->payload_len = payload;
+    dd->count = count;
+    dd->first_ord = first_ord;
+    return CF_OK;
+}
+
 const cf_decoder_ops cf_dec_bshuf_ops = {
     .encoding = CF_ENC_BIT_SHUFFLE,
     .create = dec_create,
@@ -480,4 +556,7 @@ const cf_decoder_ops cf_dec_bshuf_ops = {
     .seek = dec_seek,
     .next = dec_next,
     .seek_at_or_after = dec_seek_value,
+    .saved_len = dec_saved_len,
+    .save = dec_save,
+    .load_saved = dec_load_saved,
 };
