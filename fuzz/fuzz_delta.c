@@ -7,6 +7,7 @@
  *                  every delta in batches of varied sizes, every RowChangeList
  *                  decoded and validated against a small fixed schema, seeks
  *                  to rows, and the snapshot applier over the rows seen.
+ *                  Every change's value is also read as an array cell.
  *   opt bit 0 = 1: `rest` is a list of deltas, [row step][ts][kind][len][bytes]
  *                  each, written in the order the type demands (bit 1: UNDO,
  *                  bits 2..3 codec, bit 4 checksums, bit 5 statistics, bits
@@ -36,6 +37,34 @@ static const cf_delta_column schema[] = {
 };
 enum { NCOLS = sizeof schema / sizeof schema[0] };
 
+/* Read a change's value as an array cell (format §12.3, SPEC-NOTES D.2) of an element type
+ * picked by the column id: a clean error, or every element in bounds. */
+static void check_array_cell(cf_slice value, uint32_t col_id)
+{
+    static const cf_type types[] = {CF_TYPE_INT32, CF_TYPE_STRING, CF_TYPE_BINARY,
+                                    CF_TYPE_INT64, CF_TYPE_BOOL};
+    cf_type type = types[col_id % (sizeof types / sizeof types[0])];
+    cf_array_cell_view v;
+    cf_error err = {0};
+    cf_status st = cf_array_cell_decode(&v, value, type, &err);
+    if (st != CF_OK) {
+        fuzz_require_clean_error(st, &err);
+        return;
+    }
+    FUZZ_REQUIRE(v.count <= value.len);
+    for (size_t i = 0; i < v.count; i++) {
+        uint8_t out[16];
+        (void)cf_array_cell_is_null(&v, i);
+        cf_array_cell_get(&v, i, out);
+        if (cf_type_is_binary(type)) {
+            cf_slice s;
+            memcpy(&s, out, sizeof(s));
+            FUZZ_REQUIRE(s.len == 0 ||
+                         (s.data >= value.data && s.data + s.len <= value.data + value.len));
+        }
+    }
+}
+
 static void check_rcl(cf_slice rcl)
 {
     cf_rcl_decoder d;
@@ -60,6 +89,8 @@ static void check_rcl(cf_slice rcl)
         if (!c.is_null && c.value.len > 0)
             FUZZ_REQUIRE(c.value.data > rcl.data &&
                          c.value.data + c.value.len <= rcl.data + rcl.len);
+        if (!c.is_null)
+            check_array_cell(c.value, c.col_id);
         int idx;
         st = cf_rcl_change_validate(&c, schema, NCOLS, &idx, &err);
         if (st != CF_OK)

@@ -111,6 +111,57 @@ CF_API cf_status cf_rcl_decoder_next(cf_rcl_decoder *d, cf_rcl_change *out, cf_e
 CF_API cf_status cf_rcl_change_validate(const cf_rcl_change *c, const cf_delta_column *cols,
                                         size_t ncols, int *col_idx, cf_error *err);
 
+/* ---- array cells (format §12.3, docs/SPEC-NOTES.md D.2) ------------------------------ */
+
+/* The value of an array column inside a RowChangeList is a serialized FlatBuffers
+ * `Content` table (Kudu's common/serdes/array1d.fbs): a union of typed vectors
+ * plus an optional validity bitmap. Every element type but INT128/DECIMAL128 can
+ * be stored (Kudu has no vector for them: CF_ENOTSUP). */
+
+/* A cell to encode. */
+typedef struct cf_array_cell {
+    cf_type type;           /* element type */
+    size_t count;           /* elements, NULL ones included (at most 65535) */
+    const void *values;     /* count slots of cf_type_size(type): little-endian fixed
+                             * values (BOOL one byte 0/1) or cf_slice for binary types;
+                             * may be NULL when count is 0 */
+    const uint8_t *nonnull; /* bit per element, LSB first, 1 = present; NULL = all */
+} cf_array_cell;
+
+/* Largest number of bytes cf_array_cell_encode can produce for `cell`. */
+CF_API size_t cf_array_cell_encoded_max(const cf_array_cell *cell);
+/* Serialize `cell` into dst[0..cap) the way Kudu's FlatBufferBuilder lays it out
+ * (same object order, alignment and vtable sharing); *len = its length. NULL
+ * elements are written as 0 bytes of value (the caller's slot is ignored) or
+ * empty strings. CF_EINVAL for more than 65535 elements, CF_ENOTSUP for
+ * INT128/DECIMAL128 elements, CF_EBUFSIZE when cap is too small, CF_ENOMEM. */
+CF_API cf_status cf_array_cell_encode(uint8_t *dst, size_t cap, size_t *len,
+                                      const cf_array_cell *cell, cf_error *err);
+
+/* A decoded cell: a view into the serialized bytes, checked once by decode. */
+typedef struct cf_array_cell_view {
+    cf_type type;
+    size_t count;            /* elements, NULL ones included */
+    bool has_nulls;          /* some validity bit of [0, count) is 0 */
+    const uint8_t *validity; /* (count + 7) / 8 bytes, or NULL when not stored */
+    const uint8_t *elems;    /* the vector's first element (values, or offsets for
+                              * binary types); not aligned for the element type */
+} cf_array_cell_view;
+
+/* Check and view `bytes` as a cell of `type` elements. 0 bytes is an empty array
+ * (Kudu accepts it). CF_ECORRUPT for anything out of bounds, misaligned, a
+ * string without its terminator, a vector of another element type, or a
+ * validity bitmap whose size does not match the element count; CF_ENOTSUP for
+ * INT128/DECIMAL128. */
+CF_API cf_status cf_array_cell_decode(cf_array_cell_view *out, cf_slice bytes, cf_type type,
+                                      cf_error *err);
+/* Whether element i (< count) is NULL. */
+CF_API bool cf_array_cell_is_null(const cf_array_cell_view *v, size_t i);
+/* Element i (< count) into `out`: cf_type_size(type) bytes for fixed types
+ * (BOOL as 0/1), a cf_slice into the serialized bytes for binary types. A NULL
+ * element reads as whatever was stored (zeros or an empty string from us). */
+CF_API void cf_array_cell_get(const cf_array_cell_view *v, size_t i, void *out);
+
 /* ---- statistics (format §12.4) ----------------------------------------------------- */
 
 typedef struct cf_delta_col_stat {
