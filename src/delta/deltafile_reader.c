@@ -31,10 +31,14 @@ static cf_status finish_open(cf_delta_reader **out, cf_reader *r, cf_delta_type 
         CF_FAIL(err, CF_ENOTSUP, "file does not have a value index!");
     }
     if (fi->type != CF_TYPE_BINARY || fi->nullable || fi->is_array) {
+        /* fi lives in r: say what the values are before freeing it */
+        cf_status st = cf_error_set(err, CF_ENOTSUP, __FILE__, __LINE__,
+                                    "not a delta file: values are %s%s%s, not BINARY",
+                                    fi->is_array ? "arrays of " : "",
+                                    cf_type_name(fi->type) ? cf_type_name(fi->type) : "?",
+                                    fi->nullable ? " (nullable)" : "");
         cf_reader_free(r);
-        CF_FAIL(err, CF_ENOTSUP, "not a delta file: values are %s%s%s, not BINARY",
-                fi->is_array ? "arrays of " : "", cf_type_name(fi->type) ? cf_type_name(fi->type) : "?",
-                fi->nullable ? " (nullable)" : "");
+        return st;
     }
     cf_delta_reader *d = cf_calloc(1, sizeof(*d));
     if (d == NULL) {
