@@ -258,14 +258,17 @@ CF_API cf_status cf_rowset_get(cf_rowset *rs, const void *const *key, uint64_t s
 
 /* ---- mutations ----------------------------------------------------------------------------- */
 
-/* Set column `col` to `value` (memory form; NULL = SQL NULL). */
+/* Set column `col` to `value` (memory form; NULL = SQL NULL). The value of an
+ * array column is a cf_array_cell (delta.h) of the column's element type. */
 typedef struct cf_rs_change {
     size_t col;
     const void *value;
 } cf_rs_change;
 
 /* Update a live row at ts. CF_ENOTFOUND: no live row with that key; CF_EINVAL:
- * ts <= last_ts, a key column, an array column, NULL into a non-nullable one. */
+ * ts <= last_ts, a key column, NULL into a non-nullable one, an array cell of
+ * another element type or of more than 65535 elements (CF_ENOTSUP for INT128 and
+ * DECIMAL128 arrays: Kudu has no serialized form for them). */
 CF_API cf_status cf_rowset_update(cf_rowset *rs, const void *const *key,
                                   const cf_rs_change *changes, size_t n, uint64_t ts,
                                   cf_error *err);

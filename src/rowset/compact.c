@@ -132,7 +132,7 @@ static cf_status rcl_value(compactor *k, size_t col, const cell *c, cf_error *er
     const cf_rs_column *cd = &k->s->cols[col];
     if (!c->nonnull)
         return cf_rcl_builder_add(k->b, (uint32_t)col, NULL, 0, err);
-    if (cf_type_is_binary(cd->type)) {
+    if (cf_type_is_binary(cd->type) || cd->is_array) { /* arrays: the serialized cell */
         cf_slice v;
         memcpy(&v, c->slot, sizeof(v));
         return cf_rcl_builder_add(k->b, (uint32_t)col, v.len ? v.data : (const uint8_t *)"",
@@ -151,8 +151,7 @@ static cf_status replay(compactor *k, cf_slice rcl, uint64_t ts, bool *alive, en
         CF_CHECK(*alive, err, CF_ECORRUPT, "compact: DELETE of a deleted row at ts %" PRIu64, ts);
         cf_rcl_builder_reset(k->b, CF_RCL_REINSERT);
         for (size_t c = k->s->nkeys; c < k->s->ncols; c++)
-            if (!k->s->cols[c].is_array)
-                CF_TRY(rcl_value(k, c, &k->row[c], err));
+            CF_TRY(rcl_value(k, c, &k->row[c], err));
         *alive = false;
         return ent_push(undo, ts, cf_rcl_builder_bytes(k->b), err);
     }
@@ -179,14 +178,14 @@ static cf_status replay(compactor *k, cf_slice rcl, uint64_t ts, bool *alive, en
         int idx;
         CF_TRY(cf_rcl_decoder_next(&d, &ch, err));
         CF_TRY(cf_rcl_change_validate(&ch, k->s->dcols, k->s->ncols, &idx, err));
-        if (idx < 0 || k->s->cols[idx].is_array || k->s->cols[idx].is_key)
+        if (idx < 0 || k->s->cols[idx].is_key)
             continue;
         cell *c = &k->row[idx];
         c->nonnull = !ch.is_null;
         memset(c->slot, 0, sizeof(c->slot));
         if (ch.is_null)
             continue;
-        if (cf_type_is_binary(k->s->cols[idx].type))
+        if (cf_type_is_binary(k->s->cols[idx].type) || k->s->cols[idx].is_array)
             memcpy(c->slot, &ch.value, sizeof(cf_slice));
         else
             memcpy(c->slot, ch.value.data, ch.value.len); /* size checked by validate */
@@ -211,8 +210,9 @@ static cf_status delta_writer(compactor *k, cf_delta_writer **w, cf_delta_type t
     return st;
 }
 
-/* Add the row to the pending output batch, copying bytes that must outlive it. */
-static cf_status emit_row(compactor *k, const cf_rs_batch *base, size_t i, cf_error *err)
+/* Add the row (k->row, its final state) to the pending output batch, copying
+ * bytes that must outlive it. */
+static cf_status emit_row(compactor *k, cf_error *err)
 {
     for (size_t c = 0; c < k->s->ncols; c++) {
         const cf_rs_column *cd = &k->s->cols[c];
@@ -221,32 +221,30 @@ static cf_status emit_row(compactor *k, const cf_rs_batch *base, size_t i, cf_er
         size_t need = cf_bitmap_bytes(k->orows + 1);
         if (o->nn.len < need)
             cf_buf_put_u8(&o->nn, 0);
-        const cf_batch *b = &base->cols[c];
         if (cd->is_array) {
-            bool present = b->nonnull == NULL || cf_bitmap_get(b->nonnull, i);
-            uint32_t a = b->elem_offsets[i], n = b->elem_offsets[i + 1] - a;
-            cf_buf_append(&o->vals, (const uint8_t *)b->values + (size_t)a * w, (size_t)n * w);
-            if (cf_type_is_binary(cd->type) && n > 0) {
-                cf_slice *v = (cf_slice *)(void *)(o->vals.data + o->vals.len - (size_t)n * w);
-                for (uint32_t j = 0; j < n; j++) {
-                    uint8_t *p = cf_rs_arena_alloc(&k->arena, v[j].len ? v[j].len : 1);
-                    CF_CHECK(p != NULL, err, CF_ENOMEM, "compact: out of memory");
-                    if (v[j].len)
-                        memcpy(p, v[j].data, v[j].len);
-                    v[j].data = p;
+            /* The row's final cell, serialized (base or replayed), back to elements. */
+            const cell *cl = &k->row[c];
+            uint32_t n = 0;
+            if (cl->nonnull) {
+                cf_slice v;
+                memcpy(&v, cl->slot, sizeof(v));
+                size_t first = o->elems;
+                CF_TRY(cf_rs_cell_to_flat(v, cd->type, &o->vals, &o->enn, &o->elems, &n, err));
+                if (cf_type_is_binary(cd->type) && n > 0 && !o->vals.oom) {
+                    /* the elements point into change lists reused by the next row */
+                    cf_slice *e = (cf_slice *)(void *)(o->vals.data + first * w);
+                    for (uint32_t j = 0; j < n; j++) {
+                        uint8_t *p = cf_rs_arena_alloc(&k->arena, e[j].len ? e[j].len : 1);
+                        CF_CHECK(p != NULL, err, CF_ENOMEM, "compact: out of memory");
+                        if (e[j].len)
+                            memcpy(p, e[j].data, e[j].len);
+                        e[j].data = p;
+                    }
                 }
             }
-            size_t eneed = cf_bitmap_bytes(o->elems + n);
-            while (o->enn.len < eneed)
-                cf_buf_put_u8(&o->enn, 0);
-            if (!o->enn.oom)
-                for (uint32_t j = 0; j < n; j++)
-                    cf_bitmap_put(o->enn.data, o->elems + j,
-                                  b->elem_nonnull == NULL || cf_bitmap_get(b->elem_nonnull, a + j));
-            o->elems += n;
-            cf_buf_put_le32(&o->counts, present ? n : 0);
+            cf_buf_put_le32(&o->counts, n);
             if (!o->nn.oom)
-                cf_bitmap_put(o->nn.data, k->orows, present);
+                cf_bitmap_put(o->nn.data, k->orows, cl->nonnull);
             continue;
         }
         cell *cl = &k->row[c];
@@ -360,11 +358,21 @@ static cf_status compact_row(compactor *k, csrc *src, lists *l, cf_error *err)
     for (size_t c = 0; c < k->s->ncols; c++) {
         const cf_batch *cb = &b->cols[c];
         cell *cl = &k->row[c];
-        if (k->s->cols[c].is_array)
-            continue;
-        size_t w = cf_type_size(k->s->cols[c].type);
         cl->nonnull = cb->nonnull == NULL || cf_bitmap_get(cb->nonnull, i);
         memset(cl->slot, 0, sizeof(cl->slot));
+        if (k->s->cols[c].is_array) {
+            /* Serialized, so change lists can replace it and UNDOs restore it. */
+            cf_slice v = {NULL, 0};
+            if (cl->nonnull) {
+                uint32_t a = cb->elem_offsets[i];
+                CF_TRY(cf_rs_cell_from_flat(&k->arena, k->s->cols[c].type, cb->values,
+                                            cb->elem_nonnull, a, cb->elem_offsets[i + 1] - a, &v,
+                                            err));
+            }
+            memcpy(cl->slot, &v, sizeof(v));
+            continue;
+        }
+        size_t w = cf_type_size(k->s->cols[c].type);
         memcpy(cl->slot, (const uint8_t *)cb->values + i * w, w);
     }
     bool alive = true;
@@ -401,7 +409,7 @@ static cf_status compact_row(compactor *k, csrc *src, lists *l, cf_error *err)
         CF_TRY(cf_delta_writer_append(k->redo, (uint32_t)k->out_ord, del_ts, (cf_slice){&del, 1},
                                       err));
     }
-    CF_TRY(emit_row(k, b, i, err));
+    CF_TRY(emit_row(k, err));
     k->out_ord++;
     return CF_OK;
 }

@@ -22,6 +22,21 @@ typedef struct cf_rs_arena {
 void *cf_rs_arena_alloc(cf_rs_arena *a, size_t n);
 void cf_rs_arena_reset(cf_rs_arena *a);
 
+/* ---- array cells in change lists (array_value.c) ------------------------------------------ */
+/* Add column change col_id := `cell` (serialized) to b; CF_EINVAL when the element
+ * type is not the column's. */
+cf_status cf_rs_rcl_add_cell(cf_rcl_builder *b, uint32_t col_id, const cf_rs_column *c,
+                             const cf_array_cell *cell, cf_error *err);
+/* Serialize elements [first, first + n) of flattened values/enn (enn NULL = all
+ * present) into arena memory. */
+cf_status cf_rs_cell_from_flat(cf_rs_arena *a, cf_type type, const void *vals,
+                               const uint8_t *enn, size_t first, size_t n, cf_slice *out,
+                               cf_error *err);
+/* Append the elements of a serialized cell to flattened vals/enn (bit *elems
+ * onwards); *count = its elements. Binary elements point into `bytes`. */
+cf_status cf_rs_cell_to_flat(cf_slice bytes, cf_type type, cf_buf *vals, cf_buf *enn,
+                             size_t *elems, uint32_t *count, cf_error *err);
+
 /* ---- keys (format §1.8) --------------------------------------------------------------- */
 /* Append the encoding of key column `k`'s value to b. */
 void cf_rs_key_append(cf_buf *b, const cf_rs_schema *s, size_t k, const void *v);

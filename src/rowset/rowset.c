@@ -497,6 +497,8 @@ static cf_status add_value(cf_rowset *rs, size_t col, const void *value, cf_erro
         CF_CHECK(c->nullable, err, CF_EINVAL, "column '%s' cannot be NULL", c->name);
         return cf_rcl_builder_add(rs->rcl, (uint32_t)col, NULL, 0, err);
     }
+    if (c->is_array)
+        return cf_rs_rcl_add_cell(rs->rcl, (uint32_t)col, c, value, err);
     if (cf_type_is_binary(c->type)) {
         cf_slice s;
         memcpy(&s, value, sizeof(s));
@@ -525,8 +527,6 @@ cf_status cf_rowset_update(cf_rowset *rs, const void *const *key, const cf_rs_ch
                  changes[i].col);
         const cf_rs_column *c = &s->cols[changes[i].col];
         CF_CHECK(!c->is_key, err, CF_EINVAL, "update: '%s' is a key column", c->name);
-        CF_CHECK(!c->is_array, err, CF_ENOTSUP, "update: array column '%s' cannot be updated",
-                 c->name);
     }
     uint64_t ord;
     bool alive;

@@ -610,11 +610,76 @@ static cf_status load_col(rs_col *c, uint64_t cur, size_t n, cf_error *err)
     return CF_OK;
 }
 
+/* Apply updates of an array column: the appliers hand out serialized cells (the
+ * column's change-list form), so rows they touch are rebuilt into new flattened
+ * buffers, the others copied. `cells` starts as a marker that no update can
+ * produce, so a touched row is one whose slot no longer holds it. */
+static cf_status apply_arrays(cf_rs_scanner *sc, rs_col *c, size_t n, cf_error *err)
+{
+    static const uint8_t untouched;
+    cf_slice *cells = cf_malloc((n ? n : 1) * sizeof(*cells));
+    CF_CHECK(cells != NULL, err, CF_ENOMEM, "scan: out of memory");
+    for (size_t i = 0; i < n; i++)
+        cells[i] = (cf_slice){&untouched, 0};
+    cf_status st = CF_OK;
+    for (size_t i = 0; i < sc->nap; i++)
+        CF_TRY_OUT(cf_delta_apply_updates(sc->ap[i], c->idx, cells, c->nn.data, err));
+    size_t touched = 0;
+    for (size_t i = 0; i < n; i++)
+        touched += cells[i].data != &untouched;
+    if (touched == 0)
+        goto out;
+    cf_buf_clear(&c->ovals);
+    cf_buf_clear(&c->ooffs);
+    cf_buf_clear(&c->oenn);
+    const uint32_t *offs = (const uint32_t *)(const void *)c->offs.data;
+    size_t ne = 0;
+    cf_buf_put_le32(&c->ooffs, 0);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = 0;
+        if (cells[i].data == &untouched) {
+            size_t a = offs[i];
+            k = offs[i + 1] - offs[i];
+            cf_buf_append(&c->ovals, c->vals.data + a * c->width, k * c->width);
+            size_t need = cf_bitmap_bytes(ne + k);
+            if (need > c->oenn.len) {
+                size_t old = c->oenn.len;
+                uint8_t *q = cf_buf_extend(&c->oenn, need - old);
+                if (q != NULL)
+                    memset(q, 0, need - old);
+            }
+            if (!c->oenn.oom && k > 0)
+                cf_bitmap_copy(c->oenn.data, ne, c->enn.data, a, k);
+            ne += k;
+        } else if (cf_bitmap_get(c->nn.data, i)) {
+            CF_TRY_OUT(cf_rs_cell_to_flat(cells[i], c->c->type, &c->ovals, &c->oenn, &ne, &k,
+                                          err));
+        }
+        cf_buf_put_le32(&c->ooffs, (uint32_t)ne);
+    }
+    if (c->ovals.oom || c->ooffs.oom || c->oenn.oom)
+        CF_FAIL_OUT(err, CF_ENOMEM, "scan: out of memory");
+    /* The rebuilt buffers become the column's; pack reuses the old ones. */
+    cf_buf t = c->vals;
+    c->vals = c->ovals;
+    c->ovals = t;
+    t = c->offs;
+    c->offs = c->ooffs;
+    c->ooffs = t;
+    t = c->enn;
+    c->enn = c->oenn;
+    c->oenn = t;
+    c->elems = ne;
+out:
+    cf_free(cells);
+    return st;
+}
+
 static cf_status load_and_apply(cf_rs_scanner *sc, rs_col *c, size_t n, cf_error *err)
 {
     CF_TRY(load_col(c, sc->cur, n, err));
     if (c->c->is_array)
-        return CF_OK;
+        return sc->nap ? apply_arrays(sc, c, n, err) : CF_OK;
     for (size_t i = 0; i < sc->nap; i++)
         CF_TRY(cf_delta_apply_updates(sc->ap[i], c->idx, c->vals.data, c->nn.data, err));
     return CF_OK;

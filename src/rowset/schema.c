@@ -146,7 +146,10 @@ cf_status cf_rs_schema_create(cf_rs_schema **out, const cf_rs_column *cols, size
         s->cols[i].name = nm;
         s->dcols[i] = (cf_delta_column){.id = (uint32_t)i,
                                         .name = nm,
-                                        .type = cols[i].type,
+                                        /* an array cell travels in a change list as
+                                         * opaque bytes (Kudu's physical BINARY) */
+                                        .type = cols[i].is_array ? CF_TYPE_BINARY
+                                                                 : cols[i].type,
                                         .nullable = cols[i].nullable,
                                         .is_key = cols[i].is_key,
                                         .precision = cols[i].precision,

@@ -277,6 +277,144 @@ static void test_rowset__write_scan_get(void **state)
     rm_rf(dir);
 }
 
+/* ---- updates of array columns --------------------------------------------------------------- */
+
+/* The tags cell of SCHEMA6 row i as of `snap`, given the updates of
+ * test_rowset__array_updates: *present, elements into v (NULL elements as
+ * INT32_MIN); returns the count, or -1 when the row is deleted. */
+static int tags_at(int64_t i, uint64_t snap, bool *present, int32_t *v)
+{
+    *present = true;
+    if (i == 6 && snap > 6)
+        return -1;
+    if (i == 1 && snap > 5) {
+        v[0] = 42;
+        return 1;
+    }
+    if (i == 1 && snap > 2) {
+        v[0] = 7, v[1] = INT32_MIN, v[2] = 9;
+        return 3;
+    }
+    if (i == 4 && snap > 3)
+        return 0; /* an empty array where the base held NULL */
+    if (i == 5 && snap > 4) {
+        *present = false;
+        return 0;
+    }
+    if (i % 4 == 0) {
+        *present = false;
+        return 0;
+    }
+    for (int e = 0; e < (int)(i % 3); e++)
+        v[e] = (int32_t)(i + e);
+    return (int)(i % 3);
+}
+
+static void check_tags(cf_rowset *rs, size_t n, uint64_t snap)
+{
+    cf_error err;
+    cf_rs_scan_options o;
+    cf_rs_scan_options_init(&o);
+    o.snapshot = snap;
+    o.batch_rows = 7; /* several batches, rows of one batch touched and not */
+    cf_rs_scanner *sc;
+    CF_ASSERT_OK(cf_rs_scanner_create(&sc, rs, &o, &err), &err);
+    int64_t i = 0;
+    for (;;) {
+        cf_rs_batch b;
+        CF_ASSERT_OK(cf_rs_scanner_next(sc, &b, &err), &err);
+        if (b.count == 0)
+            break;
+        const cf_batch *t = &b.cols[5];
+        for (size_t r = 0; r < b.count; r++, i++) {
+            bool present;
+            int32_t want[4];
+            int k;
+            while ((k = tags_at(i, snap, &present, want)) < 0)
+                i++; /* deleted at this snapshot */
+            int64_t id;
+            memcpy(&id, (const uint8_t *)b.cols[0].values + r * 8, 8);
+            assert_int_equal(id, 2 * i);
+            assert_int_equal(bit(t->nonnull, r), present);
+            uint32_t a = t->elem_offsets[r];
+            assert_int_equal(t->elem_offsets[r + 1] - a, (uint32_t)k);
+            for (int e = 0; e < k; e++) {
+                bool enn = bit(t->elem_nonnull, a + (uint32_t)e);
+                assert_int_equal(enn, want[e] != INT32_MIN);
+                if (enn)
+                    assert_int_equal(((const int32_t *)t->values)[a + (uint32_t)e], want[e]);
+            }
+        }
+    }
+    while (i < (int64_t)n && tags_at(i, snap, &(bool){0}, (int32_t[4]){0}) < 0)
+        i++;
+    assert_int_equal(i, (int64_t)n);
+    cf_rs_scanner_free(sc);
+}
+
+/* Array cells set by updates (values, NULL elements, empty, NULL, twice) are
+ * seen by scans and lookups at every snapshot: from the in-memory deltas, from a
+ * flushed DeltaFile, and after a compaction (base + UNDO history, a deleted
+ * row's cells restored by its UNDO REINSERT). */
+static void test_rowset__array_updates(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    const size_t n = 40;
+    write6(dir, n, 16);
+    cf_error err;
+    cf_rowset *rs;
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
+    int64_t key;
+    const void *k[1] = {&key};
+    int32_t v1[3] = {7, 12345, 9}, v2[1] = {42};
+    uint8_t nn1 = 0x5; /* [7, NULL, 9] */
+    cf_array_cell c1 = {CF_TYPE_INT32, 3, v1, &nn1}, c2 = {CF_TYPE_INT32, 1, v2, NULL};
+    cf_array_cell empty = {CF_TYPE_INT32, 0, NULL, NULL};
+    cf_rs_change ch = {5, &c1};
+    key = 2;
+    CF_ASSERT_OK(cf_rowset_update(rs, k, &ch, 1, 2, &err), &err);
+    key = 8;
+    ch.value = &empty;
+    CF_ASSERT_OK(cf_rowset_update(rs, k, &ch, 1, 3, &err), &err);
+    key = 10;
+    ch.value = NULL;
+    CF_ASSERT_OK(cf_rowset_update(rs, k, &ch, 1, 4, &err), &err);
+    key = 2;
+    ch.value = &c2;
+    CF_ASSERT_OK(cf_rowset_update(rs, k, &ch, 1, 5, &err), &err);
+    key = 12;
+    CF_ASSERT_OK(cf_rowset_delete(rs, k, 6, &err), &err);
+    /* A cell of another element type is refused. */
+    int64_t wrong[1] = {1};
+    cf_array_cell bad = {CF_TYPE_INT64, 1, wrong, NULL};
+    ch.value = &bad;
+    key = 14;
+    CF_ASSERT_STATUS(cf_rowset_update(rs, k, &ch, 1, 7, &err), CF_EINVAL, &err);
+
+    static const uint64_t snaps[] = {2, 3, 4, 5, 6, 7, CF_RS_SNAPSHOT_LATEST};
+    for (int stage = 0; stage < 3; stage++) {
+        if (stage == 1)
+            CF_ASSERT_OK(cf_rowset_flush(rs, &err), &err);
+        if (stage == 2)
+            CF_ASSERT_OK(cf_rowset_compact(rs, 0, &err), &err);
+        for (size_t j = 0; j < sizeof(snaps) / sizeof(snaps[0]); j++)
+            check_tags(rs, n, snaps[j]);
+        key = 2;
+        cf_rs_batch b;
+        CF_ASSERT_OK(cf_rowset_get(rs, k, CF_RS_SNAPSHOT_LATEST, &b, &err), &err);
+        assert_int_equal(b.cols[5].elem_offsets[1] - b.cols[5].elem_offsets[0], 1);
+        assert_int_equal(((const int32_t *)b.cols[5].values)[b.cols[5].elem_offsets[0]], 42);
+    }
+    cf_rowset_free(rs);
+    /* Reopened, the compacted rowset still reads the same. */
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
+    check_tags(rs, n, CF_RS_SNAPSHOT_LATEST);
+    check_tags(rs, n, 3);
+    cf_rowset_free(rs);
+    rm_rf(dir);
+}
+
 /* Lookups read through a block cache: the rowset's own (default), none, or one
  * shared with other rowsets; every form gives the same rows, and a warm cache
  * serves repeated lookups. */
@@ -1071,6 +1209,7 @@ static void test_rowset__crash_during_compaction(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rowset__array_updates),
         cmocka_unit_test(test_rowset__schema_parse_format),
         cmocka_unit_test(test_rowset__schema_errors),
         cmocka_unit_test(test_rowset__key_bytes),
