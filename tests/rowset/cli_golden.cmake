@@ -11,7 +11,7 @@ cmake_minimum_required(VERSION 3.25)
 set(work ${WORK}/rowset_cli_golden)
 file(REMOVE_RECURSE ${work})
 file(MAKE_DIRECTORY ${work})
-foreach(csv people.csv regions.csv unsorted.csv)
+foreach(csv people.csv regions.csv unsorted.csv arrays.csv)
   file(COPY ${DATA}/${csv} DESTINATION ${work})
 endforeach()
 
@@ -98,6 +98,21 @@ step(42-insert insert people --row "id=4,name=erin,ts=1700000000000004")
 step(43-insert-duplicate insert people --row "id=3,name=x,ts=1")
 step(44-scan-inserted scan people --json)
 step(45-info-rowsets info people)
+
+# Array columns: cells set by update in the JSON value forms scan prints (NULL or
+# null for a NULL element), read at snapshots, carried by a compaction.
+step(50-import-arrays import tagged --schema "id INT64 KEY, tags INT32[] NULL, names STRING[] NULL"
+     arrays.csv)
+step(51-update-array update tagged --key 1 --set "tags=[1,2,NULL]")
+step(52-update-arrays update tagged --key 2 --set "tags=[],names=[\"x\",null,\"y,z\"]")
+step(53-update-array-null update tagged --key 3 --set "tags=NULL")
+step(54-scan-arrays scan tagged --json)
+step(55-scan-arrays-as-of scan tagged --json --as-of 2)
+step(56-compact-arrays compact tagged)
+step(57-scan-arrays-compacted scan tagged --json)
+step(58-get-arrays get tagged --json 2 3)
+step(59-bad-array-value update tagged --key 1 --set "tags=[1,x]")
+step(60-insert-array insert tagged --row "id=9,tags=[1]")
 
 # A failed import leaves nothing that opens as a table.
 if(EXISTS ${work}/bad/MANIFEST)

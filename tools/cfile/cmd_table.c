@@ -1055,16 +1055,100 @@ static int finish_mutation(cf_cli *c, cf_table *rs, const char *what, uint64_t t
     return CF_EXIT_OK;
 }
 
-/* Parse "col=value[,col=value]" (value NULL = SQL NULL, quotes stripped) into
- * ch / slots; returns the count through *n, or a CLI exit code. */
+/* The next comma-separated piece of *p (NUL-terminated in place), or NULL at the
+ * end. Commas inside [...] or quotes belong to the piece: array values. */
+static char *next_piece(char **p)
+{
+    char *start = *p, *q = start;
+    if (start == NULL)
+        return NULL;
+    int depth = 0;
+    char quote = 0;
+    for (; *q; q++) {
+        if (quote) {
+            if (*q == '\\' && q[1])
+                q++;
+            else if (*q == quote)
+                quote = 0;
+        } else if (*q == '"' || *q == '\'') {
+            quote = *q;
+        } else if (*q == '[') {
+            depth++;
+        } else if (*q == ']') {
+            depth--;
+        } else if (*q == ',' && depth <= 0) {
+            break;
+        }
+    }
+    *p = *q ? q + 1 : NULL;
+    *q = '\0';
+    return start;
+}
+
+/* An array value "[e, ...]": the elements in the JSON value forms `table scan
+ * --json` prints, NULL (any case) or null for a NULL element. */
+static int parse_array(const cf_rs_column *cd, const char *text, cf_array_cell **out, cf_arena *a,
+                       char *msg, size_t cap)
+{
+    /* Bare NULL words become JSON null; quoted text is left alone. */
+    size_t n = strlen(text);
+    char *j = cf_arena_alloc(a, n + 1);
+    if (j == NULL)
+        return snprintf(msg, cap, "out of memory"), -1;
+    memcpy(j, text, n + 1);
+    char quote = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (quote) {
+            if (j[i] == '\\' && i + 1 < n)
+                i++;
+            else if (j[i] == quote)
+                quote = 0;
+        } else if (j[i] == '"') {
+            quote = '"';
+        } else if (strncasecmp(j + i, "null", 4) == 0 &&
+                   (i == 0 || !isalnum((unsigned char)j[i - 1])) &&
+                   !isalnum((unsigned char)j[i + 4])) {
+            memcpy(j + i, "null", 4);
+            i += 3;
+        }
+    }
+    cf_json v;
+    if (cf_json_parse_arena(a, &v, j, n, msg, cap) != 0)
+        return -1;
+    if (v.kind != CF_JSON_ARRAY)
+        return snprintf(msg, cap, "an array column takes [element, ...]"), -1;
+    size_t w = cf_type_size(cd->type);
+    cf_array_cell *cell = cf_arena_alloc(a, sizeof(*cell));
+    uint8_t *vals = cf_arena_alloc(a, v.n * w + 1);
+    uint8_t *nn = cf_arena_alloc(a, v.n / 8 + 1);
+    if (cell == NULL || vals == NULL || nn == NULL)
+        return snprintf(msg, cap, "out of memory"), -1;
+    memset(nn, 0, v.n / 8 + 1);
+    for (size_t i = 0; i < v.n; i++) {
+        bool is_null = false;
+        memset(vals + i * w, 0, w);
+        if (cf_cli_value_parse(&v.items[i], cd->type, vals + i * w, &is_null, a, msg, cap) != 0)
+            return -1;
+        if (!is_null)
+            nn[i / 8] |= (uint8_t)(1u << (i % 8));
+    }
+    *cell = (cf_array_cell){cd->type, v.n, vals, nn};
+    *out = cell;
+    return 0;
+}
+
+/* Parse "col=value[,col=value]" (value NULL = SQL NULL, quotes stripped; arrays
+ * as [e, ...]) into ch / slots; returns the count through *n, or a CLI exit code. */
 static int parse_assignments(cf_cli *c, const cf_rs_schema *s, const char *opt, const char *text,
                              cf_rs_change *ch, uint8_t (*slots)[16], size_t *n, cf_arena *a)
 {
     char *copy = cf_arena_alloc(a, strlen(text) + 1);
     strcpy(copy, text);
-    char *save = NULL;
+    char *rest = copy;
     size_t nch = 0;
-    for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+    for (char *w; (w = next_piece(&rest)) != NULL;) {
+        if (*w == '\0')
+            continue; /* empty pieces (",,", a trailing comma) are skipped, as before */
         char *eq = strchr(w, '=');
         if (eq == NULL || nch == 64)
             return cf_cli_usage(c, "%s: expected col=value, got '%s'", opt, w);
@@ -1080,15 +1164,20 @@ static int parse_assignments(cf_cli *c, const cf_rs_schema *s, const char *opt, 
         const cf_rs_column *cd = cf_rs_schema_column(s, (size_t)col);
         char *v = eq + 1;
         ch[nch].col = (size_t)col;
+        char msg[200];
         if (strcasecmp(v, "NULL") == 0) {
             ch[nch].value = NULL;
+        } else if (cd->is_array) {
+            cf_array_cell *cell;
+            if (parse_array(cd, v, &cell, a, msg, sizeof(msg)) != 0)
+                return cf_cli_usage(c, "%s: column '%s': %s", opt, cd->name, msg);
+            ch[nch].value = cell;
         } else {
             size_t vl = strlen(v);
             if (vl >= 2 && (v[0] == '\'' || v[0] == '"') && v[vl - 1] == v[0]) {
                 v[vl - 1] = '\0';
                 v++;
             }
-            char msg[200];
             if (parse_scalar(cd->type, v, slots[nch], a, msg, sizeof(msg)) != 0)
                 return cf_cli_usage(c, "%s: column '%s': %s", opt, cd->name, msg);
             ch[nch].value = slots[nch];
