@@ -333,8 +333,8 @@ CF_API size_t cf_table_rowset_count(const cf_table *t);
 CF_API cf_rowset *cf_table_rowset(const cf_table *t, size_t i, const char **name);
 
 /* Insert a row at ts: values[i] for every column (memory form, NULL = SQL NULL).
- * CF_EINVAL "duplicate key" when a live row has the key, or for a bad value or
- * timestamp; CF_ENOTSUP for tables with array columns. */
+ * An array column's value is a cf_array_cell (as for updates). CF_EINVAL
+ * "duplicate key" when a live row has the key, or for a bad value or timestamp. */
 CF_API cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts,
                                  cf_error *err);
 /* As cf_rowset_update / cf_rowset_delete / cf_rowset_get, over every store. */

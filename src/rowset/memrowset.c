@@ -179,6 +179,21 @@ static cf_status copy_value(cf_mrs *m, const cf_rs_column *c, const void *v, cf_
     out->nonnull = v != NULL;
     if (v == NULL)
         return CF_OK;
+    if (c->is_array) {
+        /* Kept serialized, the form change lists carry: mutations replace it. */
+        const cf_array_cell *cell = v;
+        CF_CHECK(cell->type == c->type, err, CF_EINVAL,
+                 "column '%s': array of %s given for an array of %s", c->name,
+                 cf_type_name(cell->type) ? cf_type_name(cell->type) : "?",
+                 cf_type_name(c->type));
+        size_t cap = cf_array_cell_encoded_max(cell), len = 0;
+        uint8_t *p = alloc(m, cap);
+        CF_CHECK(p != NULL, err, CF_ENOMEM, "memrowset: out of memory");
+        CF_TRY(cf_array_cell_encode(p, cap, &len, cell, err));
+        cf_slice sl = {p, len};
+        memcpy(out->slot, &sl, sizeof(sl));
+        return CF_OK;
+    }
     if (!cf_type_is_binary(c->type)) {
         memcpy(out->slot, v, cf_type_size(c->type));
         return CF_OK;
@@ -269,14 +284,14 @@ static cf_status apply_rcl(const cf_rs_schema *s, cf_slice rcl, cf_mrs_cell *cel
         int idx;
         CF_TRY(cf_rcl_decoder_next(&d, &ch, err));
         CF_TRY(cf_rcl_change_validate(&ch, s->dcols, s->ncols, &idx, err));
-        if (idx < 0 || s->cols[idx].is_key || s->cols[idx].is_array)
+        if (idx < 0 || s->cols[idx].is_key)
             continue;
         cf_mrs_cell *c = &cells[idx];
         memset(c, 0, sizeof(*c));
         c->nonnull = !ch.is_null;
         if (ch.is_null)
             continue;
-        if (cf_type_is_binary(s->cols[idx].type))
+        if (cf_type_is_binary(s->cols[idx].type) || s->cols[idx].is_array)
             memcpy(c->slot, &ch.value, sizeof(cf_slice));
         else
             memcpy(c->slot, ch.value.data, ch.value.len); /* size checked by validate */
@@ -308,6 +323,8 @@ typedef struct flusher {
     cf_delta_writer *undo, *redo;
     char undo_name[64], redo_name[64];
     cf_buf *vals, *nn; /* per column, the pending batch */
+    cf_buf *counts, *enn; /* arrays: element counts (u32) and element validity */
+    size_t *elems;        /* arrays: elements in the pending batch */
     size_t n;
 } flusher;
 
@@ -336,12 +353,21 @@ static cf_status flush_batch(flusher *f, cf_error *err)
     cf_rs_colvec cv[CF_RS_MAX_COLUMNS];
     for (size_t c = 0; c < s->ncols; c++) {
         CF_CHECK(!f->vals[c].oom && !f->nn[c].oom, err, CF_ENOMEM, "memrowset: out of memory");
-        cv[c] = (cf_rs_colvec){f->vals[c].data, f->nn[c].data, NULL, NULL};
+        CF_CHECK(!f->counts[c].oom && !f->enn[c].oom, err, CF_ENOMEM, "memrowset: out of memory");
+        if (s->cols[c].is_array)
+            cv[c] = (cf_rs_colvec){f->vals[c].data, f->nn[c].data,
+                                   (const uint32_t *)(const void *)f->counts[c].data,
+                                   f->enn[c].data};
+        else
+            cv[c] = (cf_rs_colvec){f->vals[c].data, f->nn[c].data, NULL, NULL};
     }
     CF_TRY(cf_rs_writer_append(f->w, cv, f->n, err));
     for (size_t c = 0; c < s->ncols; c++) {
         cf_buf_clear(&f->vals[c]);
         cf_buf_clear(&f->nn[c]);
+        cf_buf_clear(&f->counts[c]);
+        cf_buf_clear(&f->enn[c]);
+        f->elems[c] = 0;
     }
     f->n = 0;
     return CF_OK;
@@ -356,7 +382,18 @@ static cf_status flush_rows(flusher *f, cf_error *err)
         for (size_t c = 0; c < s->ncols; c++) {
             if (cf_bitmap_bytes(f->n + 1) > f->nn[c].len)
                 cf_buf_put_u8(&f->nn[c], 0);
-            cf_buf_append(&f->vals[c], r->vals[c].slot, cf_type_size(s->cols[c].type));
+            if (s->cols[c].is_array) {
+                /* Elements point into the MemRowSet, which outlives the flush. */
+                uint32_t k = 0;
+                cf_slice cell;
+                memcpy(&cell, r->vals[c].slot, sizeof(cell));
+                if (r->vals[c].nonnull)
+                    CF_TRY(cf_rs_cell_to_flat(cell, s->cols[c].type, &f->vals[c], &f->enn[c],
+                                              &f->elems[c], &k, err));
+                cf_buf_put_le32(&f->counts[c], k);
+            } else {
+                cf_buf_append(&f->vals[c], r->vals[c].slot, cf_type_size(s->cols[c].type));
+            }
             if (!f->nn[c].oom)
                 cf_bitmap_put(f->nn[c].data, f->n, r->vals[c].nonnull);
         }
@@ -381,9 +418,6 @@ static cf_status flush_rows(flusher *f, cf_error *err)
 cf_status cf_mrs_flush(cf_mrs *m, const char *dir, cf_error *err)
 {
     const cf_rs_schema *s = m->s;
-    for (size_t c = 0; c < s->ncols; c++)
-        CF_CHECK(!s->cols[c].is_array, err, CF_ENOTSUP,
-                 "memrowset: array column '%s' cannot be inserted", s->cols[c].name);
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         CF_FAIL(err, CF_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
     flusher f;
@@ -406,11 +440,16 @@ cf_status cf_mrs_flush(cf_mrs *m, const char *dir, cf_error *err)
     cf_status st = CF_OK;
     f.vals = cf_calloc(s->ncols, sizeof(*f.vals));
     f.nn = cf_calloc(s->ncols, sizeof(*f.nn));
-    if (f.vals == NULL || f.nn == NULL)
+    f.counts = cf_calloc(s->ncols, sizeof(*f.counts));
+    f.enn = cf_calloc(s->ncols, sizeof(*f.enn));
+    f.elems = cf_calloc(s->ncols, sizeof(*f.elems));
+    if (f.vals == NULL || f.nn == NULL || f.counts == NULL || f.enn == NULL || f.elems == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "memrowset: out of memory");
     for (size_t c = 0; c < s->ncols; c++) {
         cf_buf_init(&f.vals[c]);
         cf_buf_init(&f.nn[c]);
+        cf_buf_init(&f.counts[c]);
+        cf_buf_init(&f.enn[c]);
     }
     cf_rs_writer_options wo;
     cf_rs_writer_options_init(&wo);
@@ -434,8 +473,15 @@ out:
         cf_buf_dispose(&f.vals[c]);
     for (size_t c = 0; f.nn != NULL && c < s->ncols; c++)
         cf_buf_dispose(&f.nn[c]);
+    for (size_t c = 0; f.counts != NULL && c < s->ncols; c++)
+        cf_buf_dispose(&f.counts[c]);
+    for (size_t c = 0; f.enn != NULL && c < s->ncols; c++)
+        cf_buf_dispose(&f.enn[c]);
     cf_free(f.vals);
     cf_free(f.nn);
+    cf_free(f.counts);
+    cf_free(f.enn);
+    cf_free(f.elems);
     cf_rs_writer_free(f.w);
     cf_delta_writer_free(f.undo);
     cf_delta_writer_free(f.redo);

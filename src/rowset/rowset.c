@@ -562,10 +562,8 @@ cf_status cf_rowset_reinsert(cf_rowset *rs, const void *const *key, const void *
     CF_CHECK(!alive, err, CF_EINVAL, "reinsert: the row is live (duplicate key)");
     const cf_rs_schema *s = rs->m.schema;
     cf_rcl_builder_reset(rs->rcl, CF_RCL_REINSERT);
-    /* Array columns keep their base cells: their change-list form is not pinned down. */
     for (size_t c = s->nkeys; c < s->ncols; c++)
-        if (!s->cols[c].is_array)
-            CF_TRY(add_value(rs, c, values[c], err));
+        CF_TRY(add_value(rs, c, values[c], err));
     return dms_add(rs, ord, ts, err);
 }
 

@@ -56,6 +56,8 @@ struct cf_table {
     cf_mrs_cell *cells;
     cf_batch *gcols;
     uint8_t *gnn;
+    cf_buf *gvals, *genn; /* array columns: the row's elements */
+    uint32_t *goffs;      /* array columns: [0, count] per column */
 };
 
 /* ---- TABLET ----------------------------------------------------------------------------- */
@@ -267,10 +269,17 @@ void cf_table_free(cf_table *t)
     cf_mrs_free(t->mrs);
     cf_buf_dispose(&t->key);
     cf_rcl_builder_free(t->rcl);
+    for (size_t c = 0; t->gvals != NULL && t->schema != NULL && c < t->schema->ncols; c++) {
+        cf_buf_dispose(&t->gvals[c]);
+        cf_buf_dispose(&t->genn[c]);
+    }
     cf_rs_schema_free(t->schema);
     cf_free(t->cells);
     cf_free(t->gcols);
     cf_free(t->gnn);
+    cf_free(t->gvals);
+    cf_free(t->genn);
+    cf_free(t->goffs);
     cf_cache_free(t->own_cache); /* after the rowsets reading through it */
     cf_free(t->dir);
     cf_free(t);
@@ -361,7 +370,11 @@ cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_rowset_op
     t->cells = cf_calloc(s->ncols, sizeof(*t->cells));
     t->gcols = cf_calloc(s->ncols, sizeof(*t->gcols));
     t->gnn = cf_calloc(s->ncols, 1);
-    if (t->cells == NULL || t->gcols == NULL || t->gnn == NULL)
+    t->gvals = cf_calloc(s->ncols, sizeof(*t->gvals));
+    t->genn = cf_calloc(s->ncols, sizeof(*t->genn));
+    t->goffs = cf_calloc(s->ncols * 2, sizeof(*t->goffs));
+    if (t->cells == NULL || t->gcols == NULL || t->gnn == NULL || t->gvals == NULL ||
+        t->genn == NULL || t->goffs == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
 out:
     if (st != CF_OK) {
@@ -580,6 +593,8 @@ static cf_status add_value(cf_table *t, size_t col, const void *value, cf_error 
         CF_CHECK(c->nullable, err, CF_EINVAL, "column '%s' cannot be NULL", c->name);
         return cf_rcl_builder_add(t->rcl, (uint32_t)col, NULL, 0, err);
     }
+    if (c->is_array)
+        return cf_rs_rcl_add_cell(t->rcl, (uint32_t)col, c, value, err);
     if (cf_type_is_binary(c->type)) {
         cf_slice s;
         memcpy(&s, value, sizeof(s));
@@ -594,8 +609,6 @@ cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts, c
     const cf_rs_schema *s = cf_table_schema(t);
     CF_TRY(check_ts(t, ts, err));
     for (size_t c = 0; c < s->ncols; c++) {
-        CF_CHECK(!s->cols[c].is_array, err, CF_ENOTSUP,
-                 "insert: tables with array columns take rows only by import");
         CF_CHECK(values[c] != NULL || s->cols[c].nullable, err, CF_EINVAL,
                  "insert: column '%s' cannot be NULL", s->cols[c].name);
     }
@@ -723,6 +736,24 @@ cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot, c
             t->gcols[c].count = 1;
             t->gcols[c].values = t->cells[c].slot;
             t->gnn[c] = t->cells[c].nonnull;
+            if (s->cols[c].is_array) {
+                /* the serialized cell, as flattened elements */
+                cf_slice cell;
+                memcpy(&cell, t->cells[c].slot, sizeof(cell));
+                cf_buf_clear(&t->gvals[c]);
+                cf_buf_clear(&t->genn[c]);
+                size_t ne = 0;
+                uint32_t k = 0;
+                if (t->cells[c].nonnull)
+                    CF_TRY(cf_rs_cell_to_flat(cell, s->cols[c].type, &t->gvals[c], &t->genn[c],
+                                              &ne, &k, err));
+                t->goffs[2 * c] = 0;
+                t->goffs[2 * c + 1] = k;
+                t->gcols[c].values = t->gvals[c].data;
+                t->gcols[c].elem_offsets = &t->goffs[2 * c];
+                t->gcols[c].elem_count = k;
+                t->gcols[c].elem_nonnull = t->genn[c].data;
+            }
             t->gcols[c].nonnull = s->cols[c].nullable ? &t->gnn[c] : NULL;
         }
         static const uint64_t zero = 0;

@@ -44,6 +44,8 @@ struct cf_table_scanner {
     cf_mrs_cell *cells; /* the MemRowSet's current row */
     uint64_t mrs_examined;
     cf_buf *ovals, *onn;
+    cf_buf *ooffs, *oenn; /* array columns: cell offsets (u32) and element validity */
+    size_t *oelems;       /* array columns: elements in the batch */
     size_t *width; /* of each projected column's values */
     cf_batch *out;
     cf_buf ords;
@@ -59,10 +61,16 @@ void cf_table_scanner_free(cf_table_scanner *sc)
         cf_rs_scanner_free(sc->src[i].sc);
         cf_buf_dispose(&sc->src[i].key);
     }
-    for (size_t j = 0; sc->ovals != NULL && j < sc->nproj; j++) {
+    for (size_t j = 0; sc->ovals != NULL && sc->ooffs != NULL && sc->oenn != NULL && j < sc->nproj;
+         j++) {
         cf_buf_dispose(&sc->ovals[j]);
         cf_buf_dispose(&sc->onn[j]);
+        cf_buf_dispose(&sc->ooffs[j]);
+        cf_buf_dispose(&sc->oenn[j]);
     }
+    cf_free(sc->ooffs);
+    cf_free(sc->oenn);
+    cf_free(sc->oelems);
     cf_free(sc->src);
     cf_free(sc->proj);
     cf_free(sc->ext);
@@ -228,17 +236,18 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_rs_scan
     sc->cells = cf_calloc(s->ncols, sizeof(*sc->cells));
     sc->ovals = cf_calloc(sc->nproj + 1, sizeof(cf_buf));
     sc->onn = cf_calloc(sc->nproj + 1, sizeof(cf_buf));
+    sc->ooffs = cf_calloc(sc->nproj + 1, sizeof(cf_buf));
+    sc->oenn = cf_calloc(sc->nproj + 1, sizeof(cf_buf));
+    sc->oelems = cf_calloc(sc->nproj + 1, sizeof(size_t));
     sc->out = cf_calloc(sc->nproj + 1, sizeof(cf_batch));
     sc->width = cf_calloc(sc->nproj + 1, sizeof(size_t));
     sc->src = cf_calloc(cf_table_rowset_count(t) + 1, sizeof(tsrc));
     CF_CHECK(sc->proj && sc->ext && sc->kpos && sc->cells && sc->ovals && sc->onn && sc->out &&
-                 sc->src && sc->width,
+                 sc->src && sc->width && sc->ooffs && sc->oenn && sc->oelems,
              err, CF_ENOMEM, "scan: out of memory");
     for (size_t j = 0; j < sc->nproj; j++) {
         sc->proj[j] = o->cols != NULL ? o->cols[j] : j;
         CF_CHECK(sc->proj[j] < s->ncols, err, CF_EINVAL, "scan: no column %zu", sc->proj[j]);
-        CF_CHECK(!s->cols[sc->proj[j]].is_array, err, CF_ENOTSUP,
-                 "scan: array columns of several stores cannot be merged");
         cf_buf_init(&sc->ovals[j]);
         cf_buf_init(&sc->onn[j]);
         sc->width[j] = cf_type_size(s->cols[sc->proj[j]].type);
@@ -331,10 +340,61 @@ static inline void copy_value(uint8_t *dst, const uint8_t *src, size_t w)
     }
 }
 
+/* Cell n of array column j from src's current row: the MemRowSet's serialized
+ * cell decoded, or the rowset batch's elements copied. Binary elements keep
+ * pointing where they were (the MemRowSet, or the rowset scanner's batch, which
+ * outlives this batch: see the top of the file). */
+static cf_status put_array(cf_table_scanner *sc, const tsrc *src, size_t j, size_t n,
+                           cf_error *err)
+{
+    cf_type type = sc->s->cols[sc->proj[j]].type;
+    size_t w = sc->width[j];
+    bool nonnull;
+    uint32_t k = 0;
+    if (src->sc == NULL) {
+        const cf_mrs_cell *cell = &sc->cells[sc->proj[j]];
+        nonnull = cell->nonnull;
+        if (nonnull) {
+            cf_slice v;
+            memcpy(&v, cell->slot, sizeof(v));
+            CF_TRY(cf_rs_cell_to_flat(v, type, &sc->ovals[j], &sc->oenn[j], &sc->oelems[j], &k,
+                                      err));
+        }
+    } else {
+        const cf_batch *b = &src->b.cols[j];
+        nonnull = b->nonnull == NULL || cf_bitmap_get(b->nonnull, src->i);
+        uint32_t a = b->elem_offsets[src->i];
+        k = b->elem_offsets[src->i + 1] - a;
+        cf_buf_append(&sc->ovals[j], (const uint8_t *)b->values + (size_t)a * w, (size_t)k * w);
+        size_t need = cf_bitmap_bytes(sc->oelems[j] + k);
+        if (need > sc->oenn[j].len) {
+            size_t old = sc->oenn[j].len;
+            uint8_t *q = cf_buf_extend(&sc->oenn[j], need - old);
+            if (q != NULL)
+                memset(q, 0, need - old);
+        }
+        if (!sc->oenn[j].oom)
+            for (uint32_t e = 0; e < k; e++)
+                cf_bitmap_put(sc->oenn[j].data, sc->oelems[j] + e,
+                              b->elem_nonnull == NULL || cf_bitmap_get(b->elem_nonnull, a + e));
+        sc->oelems[j] += k;
+    }
+    cf_buf_put_le32(&sc->ooffs[j], (uint32_t)sc->oelems[j]);
+    CF_CHECK(!sc->ovals[j].oom && !sc->oenn[j].oom && !sc->ooffs[j].oom, err, CF_ENOMEM,
+             "scan: out of memory");
+    if (nonnull)
+        cf_bitmap_set(sc->onn[j].data, n);
+    return CF_OK;
+}
+
 /* Row n of the output batch from src's current row (buffers sized for the batch). */
 static cf_status put_row(cf_table_scanner *sc, const tsrc *src, size_t n, cf_error *err)
 {
     for (size_t j = 0; j < sc->nproj; j++) {
+        if (sc->s->cols[sc->proj[j]].is_array) {
+            CF_TRY(put_array(sc, src, j, n, err));
+            continue;
+        }
         size_t w = sc->width[j];
         bool nonnull;
         const uint8_t *v;
@@ -372,11 +432,17 @@ cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_rs_batch *out, cf_error
     for (size_t j = 0; j < sc->nproj; j++) {
         cf_buf_clear(&sc->ovals[j]);
         cf_buf_clear(&sc->onn[j]);
+        cf_buf_clear(&sc->ooffs[j]);
+        cf_buf_clear(&sc->oenn[j]);
+        sc->oelems[j] = 0;
+        cf_buf_put_le32(&sc->ooffs[j], 0);
         uint8_t *nn = cf_buf_extend(&sc->onn[j], cf_bitmap_bytes(sc->batch_rows));
         CF_CHECK(cf_buf_extend(&sc->ovals[j], sc->batch_rows * sc->width[j] + 1) != NULL &&
                      nn != NULL,
                  err, CF_ENOMEM, "scan: out of memory");
         memset(nn, 0, cf_bitmap_bytes(sc->batch_rows));
+        if (sc->s->cols[sc->proj[j]].is_array)
+            cf_buf_clear(&sc->ovals[j]); /* elements are appended, not placed by row */
     }
     size_t n = 0;
     while (n < sc->batch_rows) {
@@ -406,6 +472,12 @@ cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_rs_batch *out, cf_error
         sc->out[j].count = n;
         sc->out[j].values = sc->ovals[j].data;
         sc->out[j].nonnull = c->nullable ? sc->onn[j].data : NULL;
+        if (c->is_array) {
+            CF_CHECK(!sc->ooffs[j].oom, err, CF_ENOMEM, "scan: out of memory");
+            sc->out[j].elem_offsets = (const uint32_t *)(const void *)sc->ooffs[j].data;
+            sc->out[j].elem_count = sc->oelems[j];
+            sc->out[j].elem_nonnull = sc->oenn[j].data;
+        }
     }
     out->count = n;
     out->ords = (const uint64_t *)(const void *)sc->ords.data;

@@ -356,6 +356,220 @@ static void test_table__old_layout_and_damage(void **state)
     rm_rf(dir);
 }
 
+/* ---- array columns ---------------------------------------------------------------------------- */
+
+/* Table (id INT64 KEY, tags INT32[] NULL, names STRING[] NULL) under random
+ * inserts (any order, so MemRowSet rows), updates, deletes, reinserts, flushes
+ * and compactions, against a model of each key's versions: merged scans at
+ * random snapshots and lookups see every array cell as the model has it. */
+typedef struct aver {
+    uint64_t ts;
+    bool alive, tags_nn, names_nn;
+    int ntags;
+    int32_t tags[3];
+    uint8_t tags_valid; /* bit per element */
+    char name[12];      /* names = [name] when non-empty, [] when empty */
+} aver;
+
+#define AKEYS 24
+
+typedef struct arow {
+    aver h[64];
+    size_t n;
+} arow;
+
+static const aver *aat(const arow *r, uint64_t snap)
+{
+    const aver *v = NULL;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->h[i].ts < snap)
+            v = &r->h[i];
+    return v != NULL && v->alive ? v : NULL;
+}
+
+static void arand(aver *v, cf_rng *rng, int64_t id)
+{
+    v->tags_nn = cf_rng_below(rng, 5) != 0;
+    v->ntags = v->tags_nn ? (int)cf_rng_below(rng, 4) : 0;
+    v->tags_valid = (uint8_t)(cf_rng_below(rng, 3) ? 0x7 : cf_rng_below(rng, 8));
+    for (int e = 0; e < 3; e++)
+        v->tags[e] = (v->tags_valid >> e) & 1 ? (int32_t)cf_rng_below(rng, 1000) - 500 : 0;
+    v->names_nn = cf_rng_below(rng, 4) != 0;
+    v->name[0] = '\0';
+    if (v->names_nn && cf_rng_below(rng, 3))
+        snprintf(v->name, sizeof(v->name), "n%" PRId64 "-%u", id, (unsigned)cf_rng_below(rng, 99));
+}
+
+/* The memory forms of v's cells (cells and slices owned by the caller). */
+static void acells(const aver *v, cf_array_cell *tags, cf_array_cell *names, cf_slice *nm)
+{
+    *tags = (cf_array_cell){CF_TYPE_INT32, (size_t)v->ntags, v->tags, &v->tags_valid};
+    *nm = (cf_slice){(const uint8_t *)v->name, strlen(v->name)};
+    *names = (cf_array_cell){CF_TYPE_STRING, v->name[0] ? 1 : 0, nm, NULL};
+}
+
+static void acheck_row(const cf_rs_batch *b, size_t r, const aver *v)
+{
+    const cf_batch *t = &b->cols[1], *n = &b->cols[2];
+    assert_int_equal(bit(t->nonnull, r), v->tags_nn);
+    uint32_t a = t->elem_offsets[r];
+    assert_int_equal(t->elem_offsets[r + 1] - a, (uint32_t)v->ntags);
+    for (int e = 0; e < v->ntags; e++) {
+        bool valid = (v->tags_valid >> e) & 1;
+        assert_int_equal(bit(t->elem_nonnull, a + (uint32_t)e), valid);
+        if (valid)
+            assert_int_equal(((const int32_t *)t->values)[a + (uint32_t)e], v->tags[e]);
+    }
+    assert_int_equal(bit(n->nonnull, r), v->names_nn);
+    a = n->elem_offsets[r];
+    size_t want = v->names_nn && v->name[0] ? 1 : 0;
+    assert_int_equal(n->elem_offsets[r + 1] - a, want);
+    if (want) {
+        const cf_slice *sl = (const cf_slice *)n->values + a;
+        assert_int_equal(sl->len, strlen(v->name));
+        assert_memory_equal(sl->data, v->name, sl->len);
+    }
+}
+
+static void acheck(cf_table *t, const arow *m, uint64_t snap, size_t batch)
+{
+    cf_error err;
+    cf_rs_scan_options o;
+    cf_rs_scan_options_init(&o);
+    o.snapshot = snap;
+    o.batch_rows = batch;
+    cf_table_scanner *sc;
+    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
+    int64_t k = 0;
+    for (;;) {
+        cf_rs_batch b;
+        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
+        if (b.count == 0)
+            break;
+        for (size_t r = 0; r < b.count; r++, k++) {
+            while (k < AKEYS && aat(&m[k], snap) == NULL)
+                k++;
+            assert_true(k < AKEYS);
+            assert_int_equal(((const int64_t *)b.cols[0].values)[r], k);
+            acheck_row(&b, r, aat(&m[k], snap));
+        }
+    }
+    while (k < AKEYS && aat(&m[k], snap) == NULL)
+        k++;
+    assert_int_equal(k, AKEYS);
+    cf_table_scanner_free(sc);
+}
+
+static void test_table__arrays(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    cf_error err;
+    cf_rs_schema *s;
+    CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY, tags INT32[] NULL, names STRING[] NULL",
+                                    &err),
+                 &err);
+    CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
+    cf_rs_schema_free(s);
+    cf_table *t;
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    static arow m[AKEYS];
+    memset(m, 0, sizeof(m));
+    cf_rng rng;
+    cf_rng_init(&rng, cf_test_seed(31));
+    uint64_t ts = cf_table_last_ts(t);
+    for (int op = 0; op < 400; op++) {
+        /* The first ops insert every other key, then update them, all in the
+         * MemRowSet (checked there before any flush); then anything goes. */
+        int64_t id = op < AKEYS ? (op % (AKEYS / 2)) * 2 : (int64_t)cf_rng_below(&rng, AKEYS);
+        arow *r = &m[id];
+        const aver *cur = r->n ? &r->h[r->n - 1] : NULL;
+        bool alive = cur != NULL && cur->alive;
+        unsigned pick = (unsigned)cf_rng_below(&rng, 100);
+        if (op < AKEYS)
+            pick = op < AKEYS / 2 ? 0 : 60;
+        else if (op == AKEYS)
+            pick = 95;
+        if (r->n + 1 >= sizeof(r->h) / sizeof(r->h[0]))
+            pick = 99; /* this key's history is full: check instead */
+        aver v;
+        memset(&v, 0, sizeof(v));
+        v.ts = ++ts;
+        cf_array_cell tags, names;
+        cf_slice nm;
+        /* inserts and updates (where possible), deletes, few flushes, checks */
+        if (pick < 50 && !alive) { /* insert (or reinsert) */
+            arand(&v, &rng, id);
+            v.alive = true;
+            acells(&v, &tags, &names, &nm);
+            const void *vals[3] = {&id, v.tags_nn ? &tags : NULL, v.names_nn ? &names : NULL};
+            CF_ASSERT_OK(cf_table_insert(t, vals, v.ts, &err), &err);
+            r->h[r->n++] = v;
+        } else if (pick < 80 && alive) { /* update one or both columns */
+            v = *cur;
+            v.ts = ts;
+            aver nv;
+            arand(&nv, &rng, id);
+            int which = (int)cf_rng_below(&rng, 3);
+            if (which != 1) {
+                v.tags_nn = nv.tags_nn, v.ntags = nv.ntags, v.tags_valid = nv.tags_valid;
+                memcpy(v.tags, nv.tags, sizeof(v.tags));
+            }
+            if (which != 0) {
+                v.names_nn = nv.names_nn;
+                memcpy(v.name, nv.name, sizeof(v.name));
+            }
+            acells(&v, &tags, &names, &nm);
+            cf_rs_change ch[2];
+            size_t nch = 0;
+            if (which != 1)
+                ch[nch++] = (cf_rs_change){1, v.tags_nn ? &tags : NULL};
+            if (which != 0)
+                ch[nch++] = (cf_rs_change){2, v.names_nn ? &names : NULL};
+            const void *key[1] = {&id};
+            CF_ASSERT_OK(cf_table_update(t, key, ch, nch, v.ts, &err), &err);
+            r->h[r->n++] = v;
+        } else if (pick >= 80 && pick < 86 && alive) {
+            const void *key[1] = {&id};
+            CF_ASSERT_OK(cf_table_delete(t, key, v.ts, &err), &err);
+            r->h[r->n++] = v; /* alive = false */
+        } else if (pick >= 86 && pick < 89) {
+            CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+            ts--;
+        } else if (pick == 89) {
+            CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
+            ts--;
+        } else if (pick < 50 || pick >= 90) {
+            ts--;
+            uint64_t snap = 1 + cf_rng_below(&rng, ts + 1);
+            acheck(t, m, snap, 1 + (size_t)cf_rng_below(&rng, 9));
+            const void *key[1] = {&id};
+            cf_rs_batch b;
+            const aver *want = aat(r, CF_RS_SNAPSHOT_LATEST);
+            cf_status st = cf_table_get(t, key, CF_RS_SNAPSHOT_LATEST, &b, &err);
+            if (want == NULL) {
+                assert_int_equal(st, CF_ENOTFOUND);
+            } else {
+                CF_ASSERT_OK(st, &err);
+                acheck_row(&b, 0, want);
+            }
+        } else {
+            ts--; /* an update or delete of a key not alive: nothing */
+        }
+    }
+    acheck(t, m, CF_RS_SNAPSHOT_LATEST, 5);
+    CF_ASSERT_OK(cf_table_close(t, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    for (uint64_t snap = 1; snap <= ts + 1; snap += 7)
+        acheck(t, m, snap, 4);
+    acheck(t, m, CF_RS_SNAPSHOT_LATEST, 1024);
+    CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
+    for (uint64_t snap = 1; snap <= ts + 1; snap += 5)
+        acheck(t, m, snap, 3);
+    cf_table_free(t);
+    rm_rf(dir);
+}
+
 /* ---- model-based test --------------------------------------------------------------------------
  */
 
@@ -741,6 +955,7 @@ static void test_table__crash_during_flush(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table__arrays),
         cmocka_unit_test(test_table__insert_any_order),
         cmocka_unit_test(test_table__mrs_flushes_by_size),
         cmocka_unit_test(test_table__block_cache),
