@@ -11,7 +11,7 @@ cmake_minimum_required(VERSION 3.25)
 set(work ${WORK}/rowset_cli_golden)
 file(REMOVE_RECURSE ${work})
 file(MAKE_DIRECTORY ${work})
-foreach(csv people.csv regions.csv unsorted.csv arrays.csv)
+foreach(csv people.csv regions.csv unsorted.csv arrays.csv arrays-unsorted.csv)
   file(COPY ${DATA}/${csv} DESTINATION ${work})
 endforeach()
 
@@ -113,6 +113,10 @@ step(57-scan-arrays-compacted scan tagged --json)
 step(58-get-arrays get tagged --json 2 3)
 step(59-bad-array-value update tagged --key 1 --set "tags=[1,x]")
 step(60-insert-array insert tagged --row "id=9,tags=[1]")
+step(61-scan-arrays-inserted scan tagged --json)
+step(62-import-arrays-unsorted import tagged2
+     --schema "id INT64 KEY, tags INT32[] NULL, names STRING[] NULL" arrays-unsorted.csv)
+step(63-scan-arrays-unsorted scan tagged2 --json)
 
 # A failed import leaves nothing that opens as a table.
 if(EXISTS ${work}/bad/MANIFEST)

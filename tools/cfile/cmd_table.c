@@ -583,9 +583,7 @@ static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
     }
     uint64_t *rowline = calloc(BATCH, sizeof(*rowline));
     keybuf kprev = {0}, kcur = {0};
-    bool khave = false, has_arrays = false;
-    for (size_t i = 0; i < cf_rs_schema_ncols(s); i++)
-        has_arrays |= cf_rs_schema_column(s, i)->is_array;
+    bool khave = false;
     uint64_t next_ts = 0;
     if (tb != NULL)
         next_ts = t->has_ts && t->ts > cf_table_last_ts(tb) ? t->ts : cf_table_last_ts(tb) + 1;
@@ -696,10 +694,7 @@ static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
             for (size_t i = 0; i < nc; i++)
                 cv[i] = (cf_rs_colvec){ic[i].c->is_array ? (const void *)ic[i].elems : ic[i].vals,
                                        ic[i].nn, ic[i].counts, ic[i].enn};
-            /* Tables with array columns take no inserts: their writer reports the
-             * order error as before, and nothing becomes visible; so does a
-             * repeated key in otherwise sorted input. */
-            if (w != NULL && !has_arrays && batch_in_order(s, ic, r, &kprev, &kcur, &khave) < 0) {
+            if (w != NULL && batch_in_order(s, ic, r, &kprev, &kcur, &khave) < 0) {
                 /* Not in key order: what was written becomes the first rowset. */
                 st = cf_rs_writer_finish(w, &e);
                 cf_rs_writer_free(w);
@@ -720,12 +715,32 @@ static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
                     goto out;
                 }
             }
+            size_t estart[CF_RS_MAX_COLUMNS] = {0}; /* array columns: row i's first element */
             for (size_t i = 0; w == NULL && i < r; i++) {
                 const void *vals[CF_RS_MAX_COLUMNS];
-                for (size_t k = 0; k < nc; k++)
-                    vals[k] = (ic[k].nn[i >> 3] >> (i & 7)) & 1
-                                  ? (const void *)(ic[k].vals + i * ic[k].w)
-                                  : NULL;
+                cf_array_cell cells[CF_RS_MAX_COLUMNS];
+                for (size_t k = 0; k < nc; k++) {
+                    bool present = (ic[k].nn[i >> 3] >> (i & 7)) & 1;
+                    vals[k] = present ? (const void *)(ic[k].vals + i * ic[k].w) : NULL;
+                    if (!ic[k].c->is_array)
+                        continue;
+                    size_t a = estart[k], n = present ? ic[k].counts[i] : 0;
+                    estart[k] += n;
+                    if (!present)
+                        continue;
+                    /* the cell's element validity from bit 0 */
+                    uint8_t *bm = cf_arena_alloc(&arena, n / 8 + 1);
+                    if (bm == NULL) {
+                        rc = cf_cli_fail(c, "out of memory");
+                        goto out;
+                    }
+                    memset(bm, 0, n / 8 + 1);
+                    for (size_t x = 0; x < n; x++)
+                        if ((ic[k].enn[(a + x) >> 3] >> ((a + x) & 7)) & 1)
+                            bm[x >> 3] |= (uint8_t)(1u << (x & 7));
+                    cells[k] = (cf_array_cell){ic[k].c->type, n, ic[k].elems + a * ic[k].w, bm};
+                    vals[k] = &cells[k];
+                }
                 st = cf_table_insert(tb, vals, next_ts, &e);
                 if (st != CF_OK) {
                     rc = cf_cli_fail(c, "%s: line %" PRIu64 ": %s", csv, rowline[i], e.msg);
