@@ -633,6 +633,56 @@ static void delta_seeds(const char *golden_delta)
         cf_io_free(io);
     }
 
+    /* Array cells (format §12.3, docs/SPEC-NOTES.md D.2) as change values, on the
+     * column ids fuzz_delta reads as INT32, STRING, BINARY, INT64 and BOOL cells. */
+    {
+        cf_error err;
+        cf_io *io;
+        cf_delta_writer *w;
+        cf_rcl_builder *b;
+        if (cf_io_create_mem(&io, &err) != CF_OK || cf_rcl_builder_create(&b, &err) != CF_OK ||
+            cf_delta_writer_create(&w, io, NULL, &err) != CF_OK)
+            die("delta writer", &err);
+        static const cf_type types[] = {CF_TYPE_INT32, CF_TYPE_STRING, CF_TYPE_BINARY,
+                                        CF_TYPE_INT64, CF_TYPE_BOOL};
+        for (uint32_t row = 0; row < 40; row++) {
+            cf_rcl_builder_reset(b, CF_RCL_UPDATE);
+            for (uint32_t k = 0; k < 2; k++) {
+                uint32_t id = 5 + (row + k) % 5;
+                cf_type t = types[id % 5];
+                size_t count = (row + k) % 4;
+                static const int32_t i32[4] = {3, -3, 0, 9};
+                static const int64_t i64[4] = {1, -1, 7, INT64_MIN};
+                static const uint8_t bools[4] = {1, 0, 1, 1};
+                static const cf_slice str[4] = {{(const uint8_t *)"a", 1},
+                                                {(const uint8_t *)"", 0},
+                                                {(const uint8_t *)"xyz", 3},
+                                                {(const uint8_t *)"q", 1}};
+                uint8_t nn = (uint8_t)(row % 3 ? 0xf : 0x5);
+                const void *vals = t == CF_TYPE_INT32   ? (const void *)i32
+                                   : t == CF_TYPE_INT64 ? (const void *)i64
+                                   : t == CF_TYPE_BOOL  ? (const void *)bools
+                                                        : (const void *)str;
+                cf_array_cell cell = {t, count, vals, &nn};
+                uint8_t buf[256];
+                size_t len;
+                if (cf_array_cell_encode(buf, sizeof buf, &len, &cell, &err) != CF_OK ||
+                    cf_rcl_builder_add(b, id, buf, len, &err) != CF_OK)
+                    die("array cell", &err);
+            }
+            if (cf_delta_writer_append(w, row, 20 + row % 3, cf_rcl_builder_bytes(b), &err) !=
+                CF_OK)
+                die("delta append", &err);
+        }
+        if (cf_delta_writer_finish(w, &err) != CF_OK)
+            die("delta finish", &err);
+        cf_delta_writer_free(w);
+        cf_rcl_builder_free(b);
+        cf_slice s = cf_io_mem_contents(io);
+        put_opt_file("fuzz_delta", "ours-redo-arrays", 4, s.data, s.len);
+        cf_io_free(io);
+    }
+
     /* Round-trip mode: [row step][ts][kind][len][bytes] records. */
     cf_buf recs;
     cf_buf_init(&recs);
