@@ -703,6 +703,36 @@ static void delta_seeds(const char *golden_delta)
     cf_buf_dispose(&recs);
 }
 
+/* fuzz_array_cell: [type index][cell] for a few cells our writer makes (the
+ * index is into fuzz_array_cell.c's type table). */
+static void array_cell_seeds(void)
+{
+    static const int32_t i32[5] = {1, 2, 0, -4, 5};
+    static const int64_t i64[2] = {INT64_MAX, -1};
+    static const cf_slice str[3] = {
+        {(const uint8_t *)"ab", 2}, {(const uint8_t *)"", 0}, {(const uint8_t *)"z", 1}};
+    static const uint8_t some = 0x1b, odd = 0x5;
+    static const struct {
+        const char *name;
+        uint8_t index;
+        cf_array_cell cell;
+    } seeds[] = {
+        {"int32-nulls", 5, {CF_TYPE_INT32, 5, i32, &some}},
+        {"int32-empty", 5, {CF_TYPE_INT32, 0, NULL, NULL}},
+        {"int64", 7, {CF_TYPE_INT64, 2, i64, NULL}},
+        {"string-nulls", 15, {CF_TYPE_STRING, 3, str, &odd}},
+        {"binary", 16, {CF_TYPE_BINARY, 3, str, NULL}},
+    };
+    for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+        uint8_t buf[256];
+        size_t len;
+        cf_error err;
+        if (cf_array_cell_encode(buf, sizeof buf, &len, &seeds[i].cell, &err) != CF_OK)
+            die("array cell", &err);
+        put_opt_file("fuzz_array_cell", seeds[i].name, seeds[i].index, buf, len);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3 && argc != 4) {
@@ -724,6 +754,7 @@ int main(int argc, char **argv)
     framing_seeds();
     tree_seeds();
     bloom_seeds(argv[2]);
+    array_cell_seeds();
     char delta_dir[4096];
     snprintf(delta_dir, sizeof delta_dir, "%s", argv[2]);
     size_t dl = strlen(delta_dir);
