@@ -9,8 +9,9 @@
  * Call order:  create (shared by any number of readers, in any threads)* free
  * Thread-safe: every reader and iterator may use one cache at the same time.
  * Bounded: the bytes of the cached blocks and their decoded state (plus a
- * small per-entry charge) never exceed the capacity; the least recently used blocks go first. A block larger
- * than a shard's share of the capacity is simply not cached. Blocks an iterator
+ * small per-entry charge) never exceed the capacity; the least recently used
+ * blocks go first. A block larger than a shard's share of the capacity is
+ * simply not cached. Blocks an iterator
  * is still reading stay alive after eviction until it moves on, outside the
  * count (at most one block per iterator).
  */
