@@ -11,9 +11,9 @@
  * Bounded: the bytes of the cached blocks and their decoded state (plus a
  * small per-entry charge) never exceed the capacity; the least recently used
  * blocks go first. A block larger than a shard's share of the capacity is
- * simply not cached. Blocks an iterator
- * is still reading stay alive after eviction until it moves on, outside the
- * count (at most one block per iterator).
+ * simply not cached. Blocks an iterator is still reading stay alive after
+ * eviction until it moves on, outside the count (at most one block per
+ * iterator).
  */
 #ifndef CFILE_CACHE_H
 #define CFILE_CACHE_H
