@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "json.h"
+#include "support_cli.h"
 #include "test_common.h"
 
 typedef struct fixture {
@@ -68,56 +69,6 @@ static const char *path_in(void **state, const char *name)
     return p;
 }
 
-static void write_text(const char *path, const char *text, size_t len)
-{
-    FILE *fp = fopen(path, "wb");
-    assert_non_null(fp);
-    assert_int_equal(fwrite(text, 1, len, fp), len);
-    fclose(fp);
-}
-
-static void write_str(const char *path, const char *text) { write_text(path, text, strlen(text)); }
-
-typedef struct run {
-    int rc;
-    char *out;
-    size_t out_len;
-    char *err;
-    size_t err_len;
-} run;
-
-/* Run `cfile args...` (NULL-terminated) in-process. */
-static void cli(run *r, ...)
-{
-    char *argv[32];
-    int argc = 0;
-    argv[argc++] = "cfile";
-    va_list ap;
-    va_start(ap, r);
-    char *a;
-    while ((a = va_arg(ap, char *)) != NULL && argc < 31)
-        argv[argc++] = a;
-    va_end(ap);
-    argv[argc] = NULL;
-    FILE *out = open_memstream(&r->out, &r->out_len);
-    FILE *err = open_memstream(&r->err, &r->err_len);
-    r->rc = cf_cli_main(argc, argv, out, err);
-    fclose(out);
-    fclose(err);
-}
-
-static void done(run *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-#define EXPECT_RC(r, want)                                                                    \
-    do {                                                                                      \
-        if ((r).rc != (want))                                                                 \
-            fail_msg("exit %d, want %d; stdout: %.300s; stderr: %.300s", (r).rc, (want),       \
-                     (r).out, (r).err);                                                       \
-    } while (0)
 
 /* ---- usage and help --------------------------------------------------------------------- */
 

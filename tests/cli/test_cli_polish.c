@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "json.h"
 #include "out.h"
+#include "support_cli.h"
 #include "test_common.h"
 
 /* ---- fixture and running the tool ---------------------------------------------------------- */
@@ -67,64 +68,12 @@ static const char *path_in(void **state, const char *name)
     return p;
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *fp = fopen(path, "wb");
-    assert_non_null(fp);
-    assert_int_equal(fwrite(text, 1, strlen(text), fp), strlen(text));
-    fclose(fp);
-}
-
-typedef struct run {
-    int rc;
-    char *out;
-    size_t out_len;
-    char *err;
-    size_t err_len;
-} run;
-
-static void run_argv(run *r, FILE *out_to, char **args)
-{
-    char *argv[32];
-    int argc = 0;
-    argv[argc++] = "cfile";
-    while (*args != NULL && argc < 31)
-        argv[argc++] = *args++;
-    argv[argc] = NULL;
-    FILE *out = out_to != NULL ? out_to : open_memstream(&r->out, &r->out_len);
-    FILE *err = open_memstream(&r->err, &r->err_len);
-    r->rc = cf_cli_main(argc, argv, out, err);
-    if (out_to == NULL)
-        fclose(out);
-    else
-        r->out = NULL;
-    fclose(err);
-}
-
-#define CLI(r, ...)                                                                                \
-    do {                                                                                           \
-        char *args_[] = {__VA_ARGS__, NULL};                                                       \
-        run_argv((r), NULL, args_);                                                                \
-    } while (0)
-
-static void done(run *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-#define EXPECT_RC(r, want)                                                                         \
-    do {                                                                                           \
-        if ((r).rc != (want))                                                                      \
-            fail_msg("exit %d, want %d; stdout: %.300s; stderr: %.300s", (r).rc, (want),           \
-                     (r).out ? (r).out : "", (r).err);                                             \
-    } while (0)
 
 /* Write `jsonl` as a column with the given `cfile write` options. */
 static void make_file(void **state, const char *name, const char *jsonl, char **opts)
 {
     const char *in = path_in(state, "in.jsonl");
-    write_file(in, jsonl);
+    write_str(in, jsonl);
     char *args[24];
     size_t n = 0;
     args[n++] = "write";
@@ -213,7 +162,7 @@ static void test_cli_polish__completion_script(void **state)
     /* bash accepts it and completes with it. */
     if (system("command -v bash >/dev/null 2>&1") == 0) {
         const char *script = path_in(state, "cfile.bash");
-        write_file(script, r.out);
+        write_str(script, r.out);
         char cmd[1200];
         snprintf(cmd, sizeof(cmd),
                  "bash -c 'source %s; COMP_WORDS=(cfile du); COMP_CWORD=1; _cfile; "

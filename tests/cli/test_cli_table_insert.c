@@ -2,7 +2,6 @@
  * empty table and of any CSV into a table with rows, duplicate-key errors with
  * their line, and scans/gets/info/compact over several rowsets. */
 #include <dirent.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "support_cli.h"
 #include "test_common.h"
 
 static char g_dir[64];
@@ -38,51 +38,6 @@ static char *in_dir(const char *name)
     return p;
 }
 
-static void write_str(const char *path, const char *text)
-{
-    FILE *fp = fopen(path, "wb");
-    assert_non_null(fp);
-    fputs(text, fp);
-    fclose(fp);
-}
-
-typedef struct run {
-    int rc;
-    char *out, *err;
-    size_t out_len, err_len;
-} run;
-
-static void cli(run *r, ...)
-{
-    char *argv[32];
-    int argc = 0;
-    argv[argc++] = "cfile";
-    va_list ap;
-    va_start(ap, r);
-    char *a;
-    while ((a = va_arg(ap, char *)) != NULL && argc < 31)
-        argv[argc++] = a;
-    va_end(ap);
-    argv[argc] = NULL;
-    FILE *out = open_memstream(&r->out, &r->out_len);
-    FILE *err = open_memstream(&r->err, &r->err_len);
-    r->rc = cf_cli_main(argc, argv, out, err);
-    fclose(out);
-    fclose(err);
-}
-
-static void done(run *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-#define EXPECT_RC(r, want)                                                                         \
-    do {                                                                                           \
-        if ((r).rc != (want))                                                                      \
-            fail_msg("exit %d, want %d; stdout: %.300s; stderr: %.300s", (r).rc, (want), (r).out,  \
-                     (r).err);                                                                     \
-    } while (0)
 
 #define SCHEMA "id INT64 KEY, name STRING NULL"
 

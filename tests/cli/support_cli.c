@@ -1,0 +1,57 @@
+/* Shared by the CLI tests: see support_cli.h. */
+#include "support_cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "test_common.h"
+
+void run_argv(run *r, FILE *out_to, char **args)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = "cfile";
+    while (*args != NULL && argc < 31)
+        argv[argc++] = *args++;
+    argv[argc] = NULL;
+    FILE *out = out_to != NULL ? out_to : open_memstream(&r->out, &r->out_len);
+    FILE *err = open_memstream(&r->err, &r->err_len);
+    r->rc = cf_cli_main(argc, argv, out, err);
+    if (out_to == NULL)
+        fclose(out);
+    else
+        r->out = NULL;
+    fclose(err);
+}
+
+void cli(run *r, ...)
+{
+    char *args[32];
+    size_t n = 0;
+    va_list ap;
+    va_start(ap, r);
+    char *a;
+    while ((a = va_arg(ap, char *)) != NULL && n < 30)
+        args[n++] = a;
+    va_end(ap);
+    args[n] = NULL;
+    run_argv(r, NULL, args);
+}
+
+void done(run *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+void write_text(const char *path, const char *text, size_t len)
+{
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(text, 1, len, fp), len);
+    fclose(fp);
+}
+
+void write_str(const char *path, const char *text) { write_text(path, text, strlen(text)); }

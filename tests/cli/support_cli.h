@@ -1,0 +1,42 @@
+/* Shared by the CLI tests: running `cfile` in-process (cf_cli_main) with its
+ * output captured, and writing small input files. */
+#ifndef CF_TEST_SUPPORT_CLI_H
+#define CF_TEST_SUPPORT_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* One run of the tool: exit code and captured stdout/stderr (NUL-terminated). */
+typedef struct run {
+    int rc;
+    char *out; /* NULL when stdout went to a caller's stream */
+    size_t out_len;
+    char *err;
+    size_t err_len;
+} run;
+
+/* Run `cfile args...` (args NULL-terminated, at most 30). stdout goes to out_to
+ * when it is not NULL, else it is captured in r->out. */
+void run_argv(run *r, FILE *out_to, char **args);
+/* Run `cfile a1 a2 ... NULL`, capturing both streams. */
+void cli(run *r, ...);
+#define CLI(r, ...)                                                                                \
+    do {                                                                                           \
+        char *args_[] = {__VA_ARGS__, NULL};                                                       \
+        run_argv((r), NULL, args_);                                                                \
+    } while (0)
+/* Free what a run captured. */
+void done(run *r);
+
+#define EXPECT_RC(r, want)                                                                         \
+    do {                                                                                           \
+        if ((r).rc != (want))                                                                      \
+            fail_msg("exit %d, want %d; stdout: %.300s; stderr: %.300s", (r).rc, (want),           \
+                     (r).out ? (r).out : "", (r).err);                                             \
+    } while (0)
+
+/* Write len bytes (or a string) to path, failing the test on error. */
+void write_text(const char *path, const char *text, size_t len);
+void write_str(const char *path, const char *text);
+
+#endif
