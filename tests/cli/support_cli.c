@@ -54,4 +54,7 @@ void write_text(const char *path, const char *text, size_t len)
     fclose(fp);
 }
 
-void write_str(const char *path, const char *text) { write_text(path, text, strlen(text)); }
+void write_str(const char *path, const char *text)
+{
+    write_text(path, text, strlen(text));
+}

@@ -15,22 +15,7 @@
 #include <cfile/cfile.h>
 #include <cfile/rowset.h>
 
-static char *mkdtemp_dir(void)
-{
-    static char buf[256];
-    snprintf(buf, sizeof(buf), "/tmp/cf_rowset_test_XXXXXX");
-    assert_non_null(mkdtemp(buf));
-    return buf;
-}
-
-static void rm_rf(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
-
-static bool bit(const uint8_t *bm, size_t i) { return bm == NULL || ((bm[i >> 3] >> (i & 7)) & 1); }
+#include "support_model.h"
 
 /* ---- schema and keys --------------------------------------------------------------------- */
 
@@ -802,45 +787,7 @@ static void test_rowset__manifest_damage(void **state)
 /* ---- model-based MVCC test ------------------------------------------------------------------- */
 
 /* Table (k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL): compound keys. */
-typedef struct version {
-    uint64_t ts;
-    bool alive;
-    bool v_nn, s_nn;
-    int32_t v;
-    char s[16];
-} version;
-
-typedef struct mrow {
-    version *h;
-    size_t n, cap;
-    bool gone; /* dropped by a compaction: the rowset no longer holds the key */
-} mrow;
-
 #define MROWS 300
-
-static void mkey(size_t i, char *kb, int32_t *j)
-{
-    snprintf(kb, 16, "k%03u", (unsigned)(i / 3 % 1000));
-    *j = (int32_t)(i % 3) - 1;
-}
-
-static void push_version(mrow *r, version v)
-{
-    if (r->n == r->cap) {
-        r->cap = r->cap ? r->cap * 2 : 4;
-        r->h = realloc(r->h, r->cap * sizeof(version));
-    }
-    r->h[r->n++] = v;
-}
-
-static const version *at(const mrow *r, uint64_t snap)
-{
-    const version *v = NULL;
-    for (size_t i = 0; i < r->n; i++)
-        if (r->h[i].ts < snap)
-            v = &r->h[i];
-    return v != NULL && v->alive ? v : NULL;
-}
 
 static void check_model(cf_rowset *rs, mrow *m, uint64_t snap, cf_rng *rng)
 {
@@ -873,46 +820,16 @@ static void check_model(cf_rowset *rs, mrow *m, uint64_t snap, cf_rng *rng)
         if (b.count == 0)
             break;
         for (size_t r = 0; r < b.count; r++) {
-            for (;; i++) { /* rows the model says are absent or filtered */
-                assert_true(i < MROWS);
-                const version *v = at(&m[i], snap);
-                char mk[16];
-                int32_t mj;
-                mkey(i, mk, &mj);
-                bool pass = v != NULL && (kind != 1 || (v->v_nn && v->v >= x)) &&
-                            (kind != 2 || !v->s_nn) && (kind != 3 || strcmp(mk, kb) <= 0);
-                if (pass)
-                    break;
-            }
-            const version *v = at(&m[i], snap);
-            const cf_slice *k = (const cf_slice *)b.cols[0].values + r;
-            char mk[16];
-            int32_t mj;
-            mkey(i, mk, &mj);
-            assert_int_equal(k->len, strlen(mk));
-            assert_memory_equal(k->data, mk, k->len);
-            assert_int_equal(((const int32_t *)b.cols[1].values)[r], mj);
-            assert_int_equal(bit(b.cols[2].nonnull, r), v->v_nn);
-            if (v->v_nn)
-                assert_int_equal(((const int32_t *)b.cols[2].values)[r], v->v);
-            assert_int_equal(bit(b.cols[3].nonnull, r), v->s_nn);
-            if (v->s_nn) {
-                const cf_slice *s = (const cf_slice *)b.cols[3].values + r;
-                assert_int_equal(s->len, strlen(v->s));
-                assert_memory_equal(s->data, v->s, s->len);
-            }
+            /* skip the rows the model says are absent or filtered */
+            while (i < MROWS && !passes(at(&m[i], snap), i, kind, x, kb))
+                i++;
+            assert_true(i < MROWS);
+            check_row(&b, r, i, at(&m[i], snap), true, 2, 3);
             i++;
         }
     }
-    for (; i < MROWS; i++) {
-        const version *v = at(&m[i], snap);
-        char mk[16];
-        int32_t mj;
-        mkey(i, mk, &mj);
-        bool pass = v != NULL && (kind != 1 || (v->v_nn && v->v >= x)) &&
-                    (kind != 2 || !v->s_nn) && (kind != 3 || strcmp(mk, kb) <= 0);
-        assert_false(pass);
-    }
+    for (; i < MROWS; i++)
+        assert_false(passes(at(&m[i], snap), i, kind, x, kb));
     cf_rs_scanner_free(sc);
     /* A few point lookups. */
     for (int t = 0; t < 5; t++) {
@@ -930,9 +847,7 @@ static void check_model(cf_rowset *rs, mrow *m, uint64_t snap, cf_rng *rng)
             continue;
         }
         CF_ASSERT_OK(st, &err);
-        assert_int_equal(bit(b.cols[2].nonnull, 0), v->v_nn);
-        if (v->v_nn)
-            assert_int_equal(((const int32_t *)b.cols[2].values)[0], v->v);
+        check_row(&b, 0, r, v, false, 2, 3);
     }
 }
 
@@ -996,31 +911,14 @@ static void test_rowset__model(void **state)
         const version *cur = at(&m[r], UINT64_MAX);
         ts += 1 + cf_rng_below(&rng, 3);
         if (op < 45) { /* update v and/or s */
-            version nv = cur ? *cur : (version){0};
-            nv.ts = ts;
-            cf_rs_change ch[2];
-            size_t nch = 0;
-            int32_t newv = (int32_t)cf_rng_below(&rng, 100);
-            char sb[16];
-            snprintf(sb, sizeof(sb), "u%u", (unsigned)cf_rng_below(&rng, 1000));
-            cf_slice sv = {(const uint8_t *)sb, strlen(sb)};
-            bool vnull = cf_rng_below(&rng, 5) == 0, snull = cf_rng_below(&rng, 5) == 0;
-            if (cf_rng_below(&rng, 2)) {
-                ch[nch++] = (cf_rs_change){2, vnull ? NULL : &newv};
-                nv.v_nn = !vnull;
-                nv.v = newv;
-            }
-            if (nch == 0 || cf_rng_below(&rng, 2)) {
-                ch[nch++] = (cf_rs_change){3, snull ? NULL : &sv};
-                nv.s_nn = !snull;
-                snprintf(nv.s, sizeof(nv.s), "%s", sb);
-            }
-            cf_status st = cf_rowset_update(rs, key, ch, nch, ts, &err);
+            model_update u;
+            model_update_draw(&u, &rng, cur, ts);
+            cf_status st = cf_rowset_update(rs, key, u.ch, u.nch, ts, &err);
             if (cur == NULL) {
                 CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
             } else {
                 CF_ASSERT_OK(st, &err);
-                push_version(&m[r], nv);
+                push_version(&m[r], u.next);
             }
         } else if (op < 60) {
             cf_status st = cf_rowset_delete(rs, key, ts, &err);

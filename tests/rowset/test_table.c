@@ -16,25 +16,7 @@
 #include <cfile/cfile.h>
 #include <cfile/rowset.h>
 
-static char *mkdtemp_dir(void)
-{
-    static char buf[256];
-    snprintf(buf, sizeof(buf), "/tmp/cf_table_test_XXXXXX");
-    assert_non_null(mkdtemp(buf));
-    return buf;
-}
-
-static void rm_rf(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
-
-static bool bit(const uint8_t *bm, size_t i)
-{
-    return bm == NULL || ((bm[i >> 3] >> (i & 7)) & 1);
-}
+#include "support_model.h"
 
 static bool exists(const char *dir, const char *name)
 {
@@ -576,53 +558,7 @@ static void test_table__arrays(void **state)
 /* Table (k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL): compound keys.
  * Key i of KEYS sorts as i does; the initial import holds the even ones of the
  * middle half, so fresh inserts land before, between and after them. */
-typedef struct version {
-    uint64_t ts;
-    bool alive;
-    bool v_nn, s_nn;
-    int32_t v;
-    char s[16];
-} version;
-
-typedef struct mrow {
-    version *h;
-    size_t n, cap;
-} mrow;
-
 #define KEYS 600
-
-static void mkey(size_t i, char *kb, int32_t *j)
-{
-    snprintf(kb, 16, "k%03u", (unsigned)(i / 3));
-    *j = (int32_t)(i % 3) - 1;
-}
-
-static void push_version(mrow *r, version v)
-{
-    if (r->n == r->cap) {
-        r->cap = r->cap ? r->cap * 2 : 4;
-        r->h = realloc(r->h, r->cap * sizeof(version));
-    }
-    r->h[r->n++] = v;
-}
-
-static const version *at(const mrow *r, uint64_t snap)
-{
-    const version *v = NULL;
-    for (size_t i = 0; i < r->n; i++)
-        if (r->h[i].ts < snap)
-            v = &r->h[i];
-    return v != NULL && v->alive ? v : NULL;
-}
-
-static bool passes(const version *v, size_t i, int kind, int32_t x, const char *kb)
-{
-    char mk[16];
-    int32_t mj;
-    mkey(i, mk, &mj);
-    return v != NULL && (kind != 1 || (v->v_nn && v->v >= x)) && (kind != 2 || !v->s_nn) &&
-           (kind != 3 || strcmp(mk, kb) <= 0);
-}
 
 static void check_model(cf_table *t, mrow *m, uint64_t snap, cf_rng *rng)
 {
@@ -665,25 +601,7 @@ static void check_model(cf_table *t, mrow *m, uint64_t snap, cf_rng *rng)
             while (i < KEYS && !passes(at(&m[i], snap), i, kind, x, kb))
                 i++;
             assert_true(i < KEYS);
-            const version *v = at(&m[i], snap);
-            if (!narrow) {
-                char mk[16];
-                int32_t mj;
-                mkey(i, mk, &mj);
-                const cf_slice *k = (const cf_slice *)b.cols[0].values + r;
-                assert_int_equal(k->len, strlen(mk));
-                assert_memory_equal(k->data, mk, k->len);
-                assert_int_equal(((const int32_t *)b.cols[1].values)[r], mj);
-            }
-            assert_int_equal(bit(b.cols[cv].nonnull, r), v->v_nn);
-            if (v->v_nn)
-                assert_int_equal(((const int32_t *)b.cols[cv].values)[r], v->v);
-            assert_int_equal(bit(b.cols[cs].nonnull, r), v->s_nn);
-            if (v->s_nn) {
-                const cf_slice *s = (const cf_slice *)b.cols[cs].values + r;
-                assert_int_equal(s->len, strlen(v->s));
-                assert_memory_equal(s->data, v->s, s->len);
-            }
+            check_row(&b, r, i, at(&m[i], snap), !narrow, cv, cs);
             i++;
         }
     }
@@ -705,15 +623,7 @@ static void check_model(cf_table *t, mrow *m, uint64_t snap, cf_rng *rng)
             continue;
         }
         CF_ASSERT_OK(st, &err);
-        assert_int_equal(bit(b.cols[2].nonnull, 0), v->v_nn);
-        if (v->v_nn)
-            assert_int_equal(((const int32_t *)b.cols[2].values)[0], v->v);
-        assert_int_equal(bit(b.cols[3].nonnull, 0), v->s_nn);
-        if (v->s_nn) {
-            const cf_slice *sv2 = (const cf_slice *)b.cols[3].values;
-            assert_int_equal(sv2->len, strlen(v->s));
-            assert_memory_equal(sv2->data, v->s, sv2->len);
-        }
+        check_row(&b, 0, r, v, false, 2, 3);
     }
 }
 
@@ -805,31 +715,14 @@ static void model_run(uint64_t seed)
                 last_ok = ts;
             }
         } else if (op < 60) { /* update v and/or s */
-            version nv = cur ? *cur : (version){0};
-            nv.ts = ts;
-            cf_rs_change ch[2];
-            size_t nch = 0;
-            int32_t newv = (int32_t)cf_rng_below(&rng, 100);
-            char sb[16];
-            snprintf(sb, sizeof(sb), "u%u", (unsigned)cf_rng_below(&rng, 1000));
-            cf_slice sv = {(const uint8_t *)sb, strlen(sb)};
-            bool vnull = cf_rng_below(&rng, 5) == 0, snull = cf_rng_below(&rng, 5) == 0;
-            if (cf_rng_below(&rng, 2)) {
-                ch[nch++] = (cf_rs_change){2, vnull ? NULL : &newv};
-                nv.v_nn = !vnull;
-                nv.v = newv;
-            }
-            if (nch == 0 || cf_rng_below(&rng, 2)) {
-                ch[nch++] = (cf_rs_change){3, snull ? NULL : &sv};
-                nv.s_nn = !snull;
-                snprintf(nv.s, sizeof(nv.s), "%s", sb);
-            }
-            cf_status st = cf_table_update(t, key, ch, nch, ts, &err);
+            model_update u;
+            model_update_draw(&u, &rng, cur, ts);
+            cf_status st = cf_table_update(t, key, u.ch, u.nch, ts, &err);
             if (cur == NULL) {
                 CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
             } else {
                 CF_ASSERT_OK(st, &err);
-                push_version(&m[r], nv);
+                push_version(&m[r], u.next);
                 last_ok = ts;
             }
         } else if (op < 75) {

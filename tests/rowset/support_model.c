@@ -1,0 +1,104 @@
+/* Shared by the rowset and table tests: see support_model.h. */
+#include "support_model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *mkdtemp_dir(void)
+{
+    static char buf[256];
+    snprintf(buf, sizeof(buf), "/tmp/cf_rowset_test_XXXXXX");
+    assert_non_null(mkdtemp(buf));
+    return buf;
+}
+
+void rm_rf(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+bool bit(const uint8_t *bm, size_t i)
+{
+    return bm == NULL || ((bm[i >> 3] >> (i & 7)) & 1);
+}
+
+void mkey(size_t i, char *kb, int32_t *j)
+{
+    snprintf(kb, 16, "k%03u", (unsigned)(i / 3 % 1000));
+    *j = (int32_t)(i % 3) - 1;
+}
+
+void push_version(mrow *r, version v)
+{
+    if (r->n == r->cap) {
+        r->cap = r->cap ? r->cap * 2 : 4;
+        r->h = realloc(r->h, r->cap * sizeof(version));
+        assert_non_null(r->h);
+    }
+    r->h[r->n++] = v;
+}
+
+const version *at(const mrow *r, uint64_t snap)
+{
+    const version *v = NULL;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->h[i].ts < snap)
+            v = &r->h[i];
+    return v != NULL && v->alive ? v : NULL;
+}
+
+bool passes(const version *v, size_t i, int kind, int32_t x, const char *kb)
+{
+    char mk[16];
+    int32_t mj;
+    mkey(i, mk, &mj);
+    return v != NULL && (kind != 1 || (v->v_nn && v->v >= x)) && (kind != 2 || !v->s_nn) &&
+           (kind != 3 || strcmp(mk, kb) <= 0);
+}
+
+void check_row(const cf_rs_batch *b, size_t r, size_t i, const version *v, bool keys, size_t cv,
+               size_t cs)
+{
+    if (keys) {
+        char mk[16];
+        int32_t mj;
+        mkey(i, mk, &mj);
+        const cf_slice *k = (const cf_slice *)b->cols[0].values + r;
+        assert_int_equal(k->len, strlen(mk));
+        assert_memory_equal(k->data, mk, k->len);
+        assert_int_equal(((const int32_t *)b->cols[1].values)[r], mj);
+    }
+    assert_int_equal(bit(b->cols[cv].nonnull, r), v->v_nn);
+    if (v->v_nn)
+        assert_int_equal(((const int32_t *)b->cols[cv].values)[r], v->v);
+    assert_int_equal(bit(b->cols[cs].nonnull, r), v->s_nn);
+    if (v->s_nn) {
+        const cf_slice *s = (const cf_slice *)b->cols[cs].values + r;
+        assert_int_equal(s->len, strlen(v->s));
+        assert_memory_equal(s->data, v->s, s->len);
+    }
+}
+
+void model_update_draw(model_update *u, cf_rng *rng, const version *cur, uint64_t ts)
+{
+    u->next = cur ? *cur : (version){0};
+    u->next.ts = ts;
+    u->nch = 0;
+    u->v = (int32_t)cf_rng_below(rng, 100);
+    snprintf(u->sb, sizeof(u->sb), "u%u", (unsigned)cf_rng_below(rng, 1000));
+    u->sv = (cf_slice){(const uint8_t *)u->sb, strlen(u->sb)};
+    bool vnull = cf_rng_below(rng, 5) == 0, snull = cf_rng_below(rng, 5) == 0;
+    if (cf_rng_below(rng, 2)) {
+        u->ch[u->nch++] = (cf_rs_change){2, vnull ? NULL : &u->v};
+        u->next.v_nn = !vnull;
+        u->next.v = u->v;
+    }
+    if (u->nch == 0 || cf_rng_below(rng, 2)) {
+        u->ch[u->nch++] = (cf_rs_change){3, snull ? NULL : &u->sv};
+        u->next.s_nn = !snull;
+        snprintf(u->next.s, sizeof(u->next.s), "%s", u->sb);
+    }
+}

@@ -1,0 +1,66 @@
+/* Shared by the rowset and table tests: temp directories, and the in-memory
+ * model their MVCC tests check a table "k STRING KEY, j INT32 KEY, v INT32 NULL,
+ * s STRING NULL" against (each key's history of versions, the predicates the
+ * scans draw, random updates of v and s, and comparing a returned row). */
+#ifndef CF_TEST_SUPPORT_MODEL_H
+#define CF_TEST_SUPPORT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cfile/rowset.h>
+
+#include "test_common.h"
+
+/* A fresh directory under /tmp (a static buffer: valid until the next call). */
+char *mkdtemp_dir(void);
+void rm_rf(const char *dir);
+/* Bit i of a non-null bitmap; a NULL bitmap means every row is present. */
+bool bit(const uint8_t *bm, size_t i);
+
+/* One version of a row: from ts on (until the next version) it reads as this. */
+typedef struct version {
+    uint64_t ts;
+    bool alive;
+    bool v_nn, s_nn;
+    int32_t v;
+    char s[16];
+} version;
+
+/* A key's history, oldest first. */
+typedef struct mrow {
+    version *h;
+    size_t n, cap;
+    bool gone; /* dropped by a compaction: the rowset no longer holds the key */
+} mrow;
+
+/* Key columns (k, j) of model row i: rows sorted by i are sorted by key. */
+void mkey(size_t i, char *kb, int32_t *j);
+void push_version(mrow *r, version v);
+/* The version a snapshot at snap sees (ts < snap), or NULL when none is alive. */
+const version *at(const mrow *r, uint64_t snap);
+
+/* Whether model row i at version v passes the scans' random predicate:
+ * kind 0 none, 1 v >= x, 2 s IS NULL, 3 k <= kb. */
+bool passes(const version *v, size_t i, int kind, int32_t x, const char *kb);
+
+/* Row r of a batch is model row i at version v: key columns 0 and 1 when
+ * `keys`, v in column cv and s in column cs. */
+void check_row(const cf_rs_batch *b, size_t r, size_t i, const version *v, bool keys, size_t cv,
+               size_t cs);
+
+/* A random update of v and/or s (at least one) over `cur` at ts: ch[0..nch)
+ * for cf_rowset_update / cf_table_update (pointing into this struct), and the
+ * version the row then has. */
+typedef struct model_update {
+    cf_rs_change ch[2];
+    size_t nch;
+    int32_t v;
+    char sb[16];
+    cf_slice sv;
+    version next;
+} model_update;
+void model_update_draw(model_update *u, cf_rng *rng, const version *cur, uint64_t ts);
+
+#endif
