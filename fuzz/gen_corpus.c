@@ -27,6 +27,7 @@
 #include "codec/crc32c.h"
 #include "encoding/encodings.h"
 #include "index/btree.h"
+#include "rowset/wal.h"
 #include "util/buf.h"
 #include "util/endian.h"
 #include "util/group_varint.h"
@@ -733,6 +734,61 @@ static void array_cell_seeds(void)
     }
 }
 
+/* fuzz_wal: segments our log writes (read mode: opt 0) and op lists for the
+ * round trip (opt bit 0 set). A segment of a few records of each op type, the
+ * same with a torn tail, and an empty one. */
+static void wal_seeds(void)
+{
+    cf_error err;
+    cf_rcl_builder *b;
+    if (cf_rcl_builder_create(&b, &err) != CF_OK)
+        die("rcl", &err);
+    cf_buf seg, payload, lists;
+    cf_buf_init(&seg);
+    cf_buf_init(&payload);
+    cf_buf_init(&lists);
+    uint8_t h[CF_WAL_HEADER_LEN];
+    cf_wal_header_encode(h, &(cf_wal_header){3, 10});
+    cf_buf_append(&seg, h, sizeof(h));
+    put_opt_file("fuzz_wal", "segment-empty", 0, seg.data, seg.len);
+    for (int i = 0; i < 6; i++) {
+        static const cf_rcl_type rt[] = {CF_RCL_REINSERT, CF_RCL_UPDATE, CF_RCL_DELETE};
+        int32_t k = i * 3;
+        int64_t v = i * 1000;
+        cf_buf_clear(&lists);
+        cf_rcl_builder_reset(b, CF_RCL_UPDATE);
+        if (cf_rcl_builder_add(b, 0, &k, 4, &err) != CF_OK)
+            die("rcl", &err);
+        cf_slice ks = cf_rcl_builder_bytes(b);
+        cf_buf_append(&lists, ks.data, ks.len);
+        cf_rcl_builder_reset(b, rt[i % 3]);
+        if (i % 3 != 2 && (cf_rcl_builder_add(b, 1, &v, 8, &err) != CF_OK ||
+                           cf_rcl_builder_add(b, 2, "abc", 3, &err) != CF_OK))
+            die("rcl", &err);
+        cf_slice vs = cf_rcl_builder_bytes(b);
+        cf_buf_append(&lists, vs.data, vs.len);
+        cf_wal_op op = {(uint8_t)(1 + i % 3), 11 + (uint64_t)i, {lists.data, ks.len},
+                        {lists.data + ks.len, vs.len}};
+        cf_buf_clear(&payload);
+        cf_wal_batch_encode(&payload, &op, 1);
+        cf_wal_record_encode(&seg, payload.data, payload.len);
+    }
+    put_opt_file("fuzz_wal", "segment-6-ops", 0, seg.data, seg.len);
+    put_opt_file("fuzz_wal", "segment-torn-tail", 0, seg.data, seg.len - 5);
+    /* round trip: [type][ts step][key len][rcl len][bytes] */
+    static const uint8_t ops[] = {0, 1, 4, 3, 1, 2, 3, 4, 'a', 'b', 'c',
+                                  1, 5, 4, 8, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8,
+                                  2, 1, 4, 0, 9, 9, 9, 9};
+    put_opt_file("fuzz_wal", "ops-batch1", 1 | (0 << 1) | (17 << 3), ops, sizeof(ops));
+    put_opt_file("fuzz_wal", "ops-batch3", 1 | (2 << 1) | (29 << 3), ops, sizeof(ops));
+    if (seg.oom || payload.oom || lists.oom)
+        die("wal seeds", NULL);
+    cf_buf_dispose(&seg);
+    cf_buf_dispose(&payload);
+    cf_buf_dispose(&lists);
+    cf_rcl_builder_free(b);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3 && argc != 4) {
@@ -755,6 +811,7 @@ int main(int argc, char **argv)
     tree_seeds();
     bloom_seeds(argv[2]);
     array_cell_seeds();
+    wal_seeds();
     char delta_dir[4096];
     snprintf(delta_dir, sizeof delta_dir, "%s", argv[2]);
     size_t dl = strlen(delta_dir);

@@ -1,0 +1,170 @@
+/* The write-ahead log of a table (docs/ROWSET.md "Write-ahead log"). Not installed.
+ *
+ * DIR/wal/ holds segments `wal-<16-digit seq>.log`. Each is
+ *
+ *   header   "cfwalseg" | u32 version (1) | u32 field bytes (16) | u64 seq |
+ *            u64 durable_ts | u32 CRC-32C of every header byte before it   (36 bytes)
+ *   record*  u32 payload length | u32 CRC-32C of the payload |
+ *            u32 CRC-32C of those 8 bytes | payload
+ *
+ * (all integers little-endian). A payload is a batch of operations:
+ *
+ *   u8 format (1) | varint count | op*
+ *   op = u8 type (1 insert, 2 update, 3 delete) | u64 ts |
+ *        varint len | key: an UPDATE RowChangeList setting every key column |
+ *        varint len | RowChangeList: REINSERT of every non-key column (insert),
+ *                     UPDATE (update) or DELETE (delete)
+ *
+ * Values travel in the RowChangeList form the delta store already keeps
+ * (src/delta/rcl.c; array cells serialized), so no new value format exists.
+ *
+ * A record cut short or failing its checksum at the very end of the segment is
+ * a torn tail (a crash during an append that never returned success): readers
+ * stop before it and a writer truncates it away. A bad record followed by a
+ * valid one is damage: CF_ECORRUPT naming the segment and the offset.
+ *
+ * Call order of a writer: open (append | sync | checkpoint)* free.
+ */
+#ifndef CF_ROWSET_WAL_H
+#define CF_ROWSET_WAL_H
+
+#include "internal.h"
+
+#define CF_WAL_DIR "wal"
+#define CF_WAL_MAGIC "cfwalseg"
+#define CF_WAL_VERSION 1u
+#define CF_WAL_HEADER_LEN 36u
+#define CF_WAL_RECORD_HEADER 12u
+/* Largest payload a record may claim: a larger append is refused (CF_EINVAL),
+ * a larger length read from a segment is damage. */
+#define CF_WAL_MAX_RECORD (64u << 20)
+/* Largest segment a reader loads (the writer checkpoints long before). */
+#define CF_WAL_MAX_SEGMENT ((uint64_t)2 << 30)
+
+typedef enum cf_wal_op_type { CF_WAL_INSERT = 1, CF_WAL_UPDATE = 2, CF_WAL_DELETE = 3 } cf_wal_op_type;
+
+/* One logged operation; slices borrow from the record (or the caller). */
+typedef struct cf_wal_op {
+    uint8_t type;  /* cf_wal_op_type */
+    uint64_t ts;
+    cf_slice key;  /* UPDATE change list of the key columns */
+    cf_slice rcl;  /* REINSERT (insert), UPDATE or DELETE change list */
+} cf_wal_op;
+
+/* ---- payloads ------------------------------------------------------------------------------ */
+
+/* Append the payload of a batch of n ops to b (b->oom on failure). */
+void cf_wal_batch_encode(cf_buf *b, const cf_wal_op *ops, size_t n);
+
+/* A cursor over a batch payload. */
+typedef struct cf_wal_batch {
+    const uint8_t *p, *end;
+    uint64_t left; /* ops not yet read */
+} cf_wal_batch;
+
+/* Check the batch header. CF_ECORRUPT for an unknown format or a bad count. */
+cf_status cf_wal_batch_begin(cf_wal_batch *b, cf_slice payload, cf_error *err);
+/* Next op (*has = false after the last). Checks its framing and that its
+ * change lists decode as the right types; not the values against a schema. */
+cf_status cf_wal_batch_next(cf_wal_batch *b, cf_wal_op *op, bool *has, cf_error *err);
+
+/* ---- segments ------------------------------------------------------------------------------ */
+
+typedef struct cf_wal_header {
+    uint64_t seq;
+    uint64_t durable_ts; /* every op with ts <= this is in the rowsets' files */
+} cf_wal_header;
+
+/* The 36 header bytes of a segment into dst. */
+void cf_wal_header_encode(uint8_t dst[CF_WAL_HEADER_LEN], const cf_wal_header *h);
+/* Parse a segment's header (name: for messages). CF_ECORRUPT when short or
+ * damaged, CF_ENOTSUP for a newer version. */
+cf_status cf_wal_header_parse(const uint8_t *p, size_t len, const char *name, cf_wal_header *h,
+                              cf_error *err);
+
+/* A cursor over the records of a segment held in memory. */
+typedef struct cf_wal_reader {
+    const uint8_t *data;
+    size_t len;
+    size_t off;      /* next record */
+    const char *name; /* for messages */
+    bool torn;       /* set once a torn tail was found at `off` */
+} cf_wal_reader;
+
+/* Start after the header (which the caller parsed). */
+void cf_wal_reader_init(cf_wal_reader *r, const uint8_t *data, size_t len, const char *name);
+/* The next record's payload (a view into data); *has = false at the end: the
+ * clean end of the data, or a torn tail (r->torn, r->off = where it starts).
+ * CF_ECORRUPT for damage. */
+cf_status cf_wal_reader_next(cf_wal_reader *r, cf_slice *payload, bool *has, cf_error *err);
+
+/* Encode one record (header + payload) onto b. */
+void cf_wal_record_encode(cf_buf *b, const uint8_t *payload, size_t len);
+
+/* ---- the directory -------------------------------------------------------------------------- */
+
+/* "DIR/wal/wal-<seq>.log" (malloc'd, NULL when out of memory). */
+char *cf_wal_segment_path(const char *table_dir, uint64_t seq);
+/* Sequence numbers of the segments in DIR/wal, ascending (malloc'd *seqs, or
+ * NULL when there are none). A missing wal directory is no segment. */
+cf_status cf_wal_list(const char *table_dir, uint64_t **seqs, size_t *n, cf_error *err);
+/* Read a whole file into a malloc'd buffer. CF_ENOTFOUND when it does not
+ * exist, CF_ECORRUPT when larger than CF_WAL_MAX_SEGMENT. */
+cf_status cf_wal_read_file(const char *path, uint8_t **data, size_t *len, cf_error *err);
+
+/* What a scan of the newest segment found. */
+typedef struct cf_wal_scan {
+    bool found;         /* a segment exists */
+    cf_wal_header hdr;  /* of the newest segment */
+    uint64_t valid_end; /* bytes of whole records (the writer truncates to this) */
+    uint64_t file_len;
+    size_t segments;    /* how many there are (older ones: a checkpoint cut short) */
+} cf_wal_scan;
+
+/* Called for each op of the newest segment, in log order; a failure stops the
+ * scan and is returned. */
+typedef cf_status (*cf_wal_apply_fn)(void *ctx, const cf_wal_op *op, const char *seg,
+                                     uint64_t off, cf_error *err);
+
+/* Read the newest segment of DIR/wal and hand each op to fn (NULL: only check).
+ * Older segments are not read: a checkpoint writes a new segment only after
+ * every op of the older ones is in the rowsets' files (and its header says up
+ * to which timestamp). CF_ENOTFOUND when the segment vanished between listing
+ * and reading (a concurrent checkpoint). */
+cf_status cf_wal_scan_dir(const char *table_dir, cf_wal_apply_fn fn, void *ctx, cf_wal_scan *out,
+                          cf_error *err);
+
+/* ---- the writer ---------------------------------------------------------------------------- */
+
+typedef enum cf_wal_sync_mode {
+    CF_WAL_SYNC_COMMIT = 0, /* fdatasync after every append */
+    CF_WAL_SYNC_GROUP = 1,  /* fdatasync on cf_wal_sync, at checkpoints, and once
+                             * sync_bytes have been appended since the last one */
+    CF_WAL_SYNC_NONE = 2    /* never fdatasync the log (rowset files still are) */
+} cf_wal_sync_mode;
+
+typedef struct cf_wal cf_wal;
+
+/* Open the log of table_dir for appending. With scan->found: reuse the newest
+ * segment (scan->hdr.seq), truncating it to scan->valid_end when a torn tail
+ * follows, and remove older segments and temporaries. Without: create DIR/wal
+ * and a first segment whose durable_ts is `durable_ts`. */
+cf_status cf_wal_open(cf_wal **out, const char *table_dir, const cf_wal_scan *scan,
+                      uint64_t durable_ts, cf_wal_sync_mode mode, uint64_t sync_bytes,
+                      cf_error *err);
+/* Append one record holding the batch of n ops; synced as the mode says. Any
+ * failure is sticky: the log may end in a partial record, and every later call
+ * returns the same status. CF_EINVAL (not sticky) for a batch too large. */
+cf_status cf_wal_append(cf_wal *w, const cf_wal_op *ops, size_t n, cf_error *err);
+/* fdatasync whatever was appended and not yet synced. */
+cf_status cf_wal_sync(cf_wal *w, cf_error *err);
+/* Every op so far is in the rowsets' files: start segment seq+1 whose header
+ * says durable_ts, make it durable, then remove the older segments. */
+cf_status cf_wal_checkpoint(cf_wal *w, uint64_t durable_ts, cf_error *err);
+/* Bytes in the current segment (header included). */
+uint64_t cf_wal_bytes(const cf_wal *w);
+uint64_t cf_wal_seq(const cf_wal *w);
+/* Close without syncing. NULL is a no-op. */
+void cf_wal_free(cf_wal *w);
+
+#endif
