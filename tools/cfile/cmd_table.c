@@ -1,5 +1,6 @@
 /* `cfile table`: multi-column rowsets (include/cfile/rowset.h, docs/ROWSET.md). */
 #include "cli.h"
+#include "table_args.h"
 #include "values.h"
 
 #include <cfile/rowset.h>
@@ -36,7 +37,14 @@ const char cf_cmd_table_usage[] =
     "  columns; array cells as JSON arrays. Rows in key order into an empty table are\n"
     "  written in one pass; other rows are inserted (at TS, TS+1, ...), and an\n"
     "  existing key is an error.\n"
-    "OP: = != < <= > >= , IS NULL, IS NOT NULL. KEY: key columns joined with commas.\n"
+    "OP: = != < <= > >= , IS NULL, IS NOT NULL.\n"
+    "KEY: the key columns' values joined with commas, e.g. 7,\"x,y\",3 for a key\n"
+    "  (INT64, STRING, INT32); the last value may hold commas unquoted.\n"
+    "Quoting (KEY, --row, --set, --where values): \"...\" or '...' around a value\n"
+    "  keeps its commas (and ' AND ') in it; inside, \\\" \\' and \\\\ stand for \" ' \\.\n"
+    "Limits: a schema has 1..1024 columns, any number of them KEY; column names are\n"
+    "  [A-Za-z_][A-Za-z0-9_]*, at most 128 bytes. Every command takes what create\n"
+    "  accepts: --columns, --where, --row and --set have no limit of their own.\n"
     "--as-of TS shows the table with every change at timestamp <= TS.\n";
 
 #define BATCH 8192
@@ -44,121 +52,6 @@ const char cf_cmd_table_usage[] =
 static int lib_fail(cf_cli *c, const char *what, cf_status st, const cf_error *e)
 {
     return cf_cli_lib_fail(c, what, st, e);
-}
-
-/* ---- values from text ------------------------------------------------------------------- */
-
-/* Parse one scalar from text into slot (memory form); binary bytes go to the arena. */
-static int parse_scalar(cf_type t, const char *text, void *slot, cf_arena *a, char *msg,
-                        size_t cap)
-{
-    cf_type p = cf_type_physical(t);
-    char *end;
-    errno = 0;
-    switch (t) {
-    case CF_TYPE_STRING:
-    case CF_TYPE_VARCHAR: {
-        size_t n = strlen(text);
-        uint8_t *d = cf_arena_alloc(a, n ? n : 1);
-        if (d == NULL)
-            return snprintf(msg, cap, "out of memory"), -1;
-        memcpy(d, text, n);
-        cf_slice s = {d, n};
-        memcpy(slot, &s, sizeof(s));
-        return 0;
-    }
-    case CF_TYPE_INT8:
-    case CF_TYPE_INT16:
-    case CF_TYPE_INT32:
-    case CF_TYPE_INT64:
-    case CF_TYPE_UNIXTIME_MICROS: {
-        long long v = strtoll(text, &end, 10);
-        if (end == text || *end != '\0' || errno != 0)
-            break;
-        size_t w = cf_type_size(p);
-        long long lo = w == 8 ? INT64_MIN : -(1ll << (8 * w - 1));
-        long long hi = w == 8 ? INT64_MAX : (1ll << (8 * w - 1)) - 1;
-        if (v < lo || v > hi)
-            return snprintf(msg, cap, "'%s' is out of range for %s", text, cf_type_name(t)), -1;
-        int64_t x = v;
-        memcpy(slot, &x, w); /* little-endian: the low bytes */
-        return 0;
-    }
-    case CF_TYPE_UINT8:
-    case CF_TYPE_UINT16:
-    case CF_TYPE_UINT32:
-    case CF_TYPE_UINT64: {
-        if (text[0] == '-')
-            break;
-        unsigned long long v = strtoull(text, &end, 10);
-        if (end == text || *end != '\0' || errno != 0)
-            break;
-        size_t w = cf_type_size(p);
-        if (w < 8 && v >> (8 * w))
-            return snprintf(msg, cap, "'%s' is out of range for %s", text, cf_type_name(t)), -1;
-        uint64_t x = v;
-        memcpy(slot, &x, w);
-        return 0;
-    }
-    case CF_TYPE_DOUBLE: {
-        double d = strtod(text, &end);
-        if (end == text || *end != '\0')
-            break;
-        memcpy(slot, &d, 8);
-        return 0;
-    }
-    case CF_TYPE_FLOAT: {
-        float f = strtof(text, &end);
-        if (end == text || *end != '\0')
-            break;
-        memcpy(slot, &f, 4);
-        return 0;
-    }
-    case CF_TYPE_BOOL:
-        if (strcasecmp(text, "true") == 0 || strcmp(text, "1") == 0) {
-            *(uint8_t *)slot = 1;
-            return 0;
-        }
-        if (strcasecmp(text, "false") == 0 || strcmp(text, "0") == 0) {
-            *(uint8_t *)slot = 0;
-            return 0;
-        }
-        break;
-    default:
-        break;
-    }
-    return cf_cli_value_parse_arg(text, t, slot, a, msg, cap);
-}
-
-/* ---- key and value arguments -------------------------------------------------------------- */
-
-typedef struct keyarg {
-    _Alignas(16) uint8_t slots[64][16];
-    const void *ptrs[64];
-} keyarg;
-
-static int parse_key(cf_cli *c, const cf_rs_schema *s, const char *text, keyarg *k, cf_arena *a)
-{
-    size_t nk = cf_rs_schema_nkeys(s);
-    if (nk > 64)
-        return cf_cli_fail(c, "too many key columns");
-    const char *p = text;
-    for (size_t i = 0; i < nk; i++) {
-        const char *comma = i + 1 < nk ? strchr(p, ',') : NULL;
-        if (i + 1 < nk && comma == NULL)
-            return cf_cli_usage(c, "key '%s': needs %zu comma-separated values", text, nk);
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        char *part = cf_arena_alloc(a, n + 1);
-        memcpy(part, p, n);
-        part[n] = '\0';
-        char msg[200];
-        const cf_rs_column *col = cf_rs_schema_column(s, i);
-        if (parse_scalar(col->type, part, k->slots[i], a, msg, sizeof(msg)) != 0)
-            return cf_cli_usage(c, "key column '%s': %s", col->name, msg);
-        k->ptrs[i] = k->slots[i];
-        p = comma ? comma + 1 : p + n;
-    }
-    return 0;
 }
 
 static int open_table(cf_cli *c, const char *dir, cf_table **t)
@@ -489,10 +382,8 @@ typedef struct keybuf {
 static int batch_in_order(const cf_rs_schema *s, const icol *ic, size_t r, keybuf *prev,
                            keybuf *cur, bool *have)
 {
-    const void *key[64];
+    const void *key[CF_RS_MAX_COLUMNS];
     size_t nk = cf_rs_schema_nkeys(s);
-    if (nk > 64)
-        return -1;
     int res = 1;
     for (size_t i = 0; i < r; i++) {
         for (size_t k = 0; k < nk; k++)
@@ -538,11 +429,15 @@ static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
     cf_table *tb = NULL;
     bool fast = true;
     if (cf_table_open(&tb, dir, &e) == CF_OK) {
-        cf_rs_schema *os;
-        char txt[8192];
-        cf_rs_schema_format(cf_table_schema(tb), txt, sizeof(txt));
-        cf_rs_schema_parse(&os, txt, &e);
-        s = os;
+        /* A copy of the table's schema that outlives tb (its text parses back
+         * to the same schema). */
+        char *txt = cf_cli_schema_text(cf_table_schema(tb));
+        st = txt != NULL ? cf_rs_schema_parse(&s, txt, &e) : CF_ENOMEM;
+        free(txt);
+        if (st != CF_OK) {
+            cf_table_free(tb);
+            return cf_cli_fail(c, "%s: schema: %s", dir, st == CF_ENOMEM ? "out of memory" : e.msg);
+        }
         const char *nm;
         cf_table_rowset(tb, 0, &nm);
         fast = cf_table_rowset_count(tb) == 1 && strcmp(nm, ".") == 0 && table_rows(tb) == 0;
@@ -560,14 +455,17 @@ static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
             return cf_cli_usage(c, "%s", e.msg);
         }
         if (tb != NULL && !fast) {
-            char a[8192], b[8192];
-            cf_rs_schema_format(s, a, sizeof(a));
-            cf_rs_schema_format(ns, b, sizeof(b));
-            if (strcmp(a, b) != 0) {
+            char *a = cf_cli_schema_text(s), *b = cf_cli_schema_text(ns);
+            rc = a == NULL || b == NULL ? cf_cli_fail(c, "out of memory")
+                 : strcmp(a, b) != 0    ? cf_cli_usage(c, "--schema differs from the table's: %s", a)
+                                        : CF_EXIT_OK;
+            free(a);
+            free(b);
+            if (rc != CF_EXIT_OK) {
                 cf_rs_schema_free(s);
                 cf_rs_schema_free(ns);
                 cf_table_free(tb);
-                return cf_cli_usage(c, "--schema differs from the table's: %s", a);
+                return rc;
             }
         }
         cf_rs_schema_free(s);
@@ -680,7 +578,7 @@ static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
                     continue;
                 }
                 char msg[200];
-                if (parse_scalar(x->c->type, f[i], x->vals + r * x->w, &arena, msg, sizeof(msg)) !=
+                if (cf_cli_scalar_parse(x->c->type, f[i], x->vals + r * x->w, &arena, msg, sizeof(msg)) !=
                     0) {
                     rc = cf_cli_fail(c, "line %" PRIu64 ": column '%s': %s", lineno, x->c->name,
                                      msg);
@@ -841,111 +739,6 @@ static int parse_columns(cf_cli *c, const cf_rs_schema *s, const char *spec, siz
     return *n ? 0 : cf_cli_usage(c, "--columns: empty");
 }
 
-/* "COL OP VALUE [AND ...]" -> predicates (values parsed into `slots`). */
-static int parse_where(cf_cli *c, const cf_rs_schema *s, const char *where, cf_rs_pred *preds,
-                       uint8_t (*slots)[16], size_t *n, cf_arena *a)
-{
-    *n = 0;
-    if (where == NULL)
-        return 0;
-    char *copy = cf_arena_alloc(a, strlen(where) + 1);
-    strcpy(copy, where);
-    char *p = copy;
-    for (;;) {
-        if (*n == 64)
-            return cf_cli_usage(c, "--where: too many conditions");
-        /* Find the next " AND " (case-insensitive) outside quotes. */
-        char *end = NULL;
-        char quote = 0;
-        for (char *x = p; *x; x++) {
-            if (quote) {
-                if (*x == quote)
-                    quote = 0;
-                continue;
-            }
-            if (*x == '\'' || *x == '"')
-                quote = *x;
-            else if (isspace((unsigned char)*x) && strncasecmp(x + 1, "AND", 3) == 0 &&
-                     isspace((unsigned char)x[4])) {
-                end = x;
-                break;
-            }
-        }
-        if (end)
-            *end = '\0';
-        while (isspace((unsigned char)*p))
-            p++;
-        char *nm = p;
-        while (isalnum((unsigned char)*p) || *p == '_')
-            p++;
-        char save = *p;
-        *p = '\0';
-        int col = cf_rs_schema_find(s, nm);
-        if (col < 0)
-            return cf_cli_usage(c, "--where: no column '%s'", nm);
-        *p = save;
-        while (isspace((unsigned char)*p))
-            p++;
-        cf_rs_pred *pr = &preds[*n];
-        pr->col = (size_t)col;
-        pr->value = NULL;
-        if (strncasecmp(p, "IS", 2) == 0 && isspace((unsigned char)p[2])) {
-            p += 3;
-            while (isspace((unsigned char)*p))
-                p++;
-            if (strncasecmp(p, "NOT", 3) == 0 && isspace((unsigned char)p[3])) {
-                pr->op = CF_RS_IS_NOT_NULL;
-                p += 4;
-                while (isspace((unsigned char)*p))
-                    p++;
-            } else {
-                pr->op = CF_RS_IS_NULL;
-            }
-            if (strncasecmp(p, "NULL", 4) != 0)
-                return cf_cli_usage(c, "--where: expected NULL after IS [NOT]");
-            p += 4;
-            while (isspace((unsigned char)*p))
-                p++;
-            if (*p != '\0')
-                return cf_cli_usage(c, "--where: unexpected '%s'", p);
-        } else {
-            static const struct { const char *s; cf_rs_op op; } ops[] = {
-                {"<=", CF_RS_LE}, {">=", CF_RS_GE}, {"!=", CF_RS_NE}, {"<>", CF_RS_NE},
-                {"=", CF_RS_EQ},  {"<", CF_RS_LT},  {">", CF_RS_GT}};
-            size_t k = 0;
-            for (; k < sizeof(ops) / sizeof(ops[0]); k++)
-                if (strncmp(p, ops[k].s, strlen(ops[k].s)) == 0)
-                    break;
-            if (k == sizeof(ops) / sizeof(ops[0]))
-                return cf_cli_usage(c, "--where: expected an operator after '%s'", nm);
-            pr->op = ops[k].op;
-            p += strlen(ops[k].s);
-            while (isspace((unsigned char)*p))
-                p++;
-            char *v = p, *ve = p + strlen(p);
-            while (ve > v && isspace((unsigned char)ve[-1]))
-                *--ve = '\0';
-            if (ve - v >= 2 && (*v == '\'' || *v == '"') && ve[-1] == *v) {
-                ve[-1] = '\0';
-                v++;
-            }
-            const cf_rs_column *cd = cf_rs_schema_column(s, (size_t)col);
-            if (cd->is_array)
-                return cf_cli_usage(c, "--where: array column '%s' takes only IS [NOT] NULL",
-                                    cd->name);
-            char msg[200];
-            if (parse_scalar(cd->type, v, slots[*n], a, msg, sizeof(msg)) != 0)
-                return cf_cli_usage(c, "--where: column '%s': %s", cd->name, msg);
-            pr->value = slots[*n];
-        }
-        (*n)++;
-        if (end == NULL)
-            break;
-        p = end + 5;
-    }
-    return 0;
-}
-
 static uint64_t snapshot_of(const targs *t)
 {
     /* --as-of TS is inclusive; a snapshot at TS+1 sees every op with ts <= TS. */
@@ -960,14 +753,13 @@ static int cmd_scan(cf_cli *c, const char *dir, targs *t)
         return rc;
     const cf_rs_schema *s = cf_table_schema(rs);
     size_t *cols = NULL, ncols = 0, npreds = 0;
-    cf_rs_pred preds[64];
-    _Alignas(16) uint8_t slots[64][16];
+    cf_rs_pred *preds = NULL;
     cf_arena a;
     cf_arena_init(&a);
     cf_table_scanner *sc = NULL;
     int *width = NULL;
     if ((rc = parse_columns(c, s, t->columns, &cols, &ncols)) != 0 ||
-        (rc = parse_where(c, s, t->where, preds, slots, &npreds, &a)) != 0)
+        (rc = cf_cli_where_parse(c, s, t->where, &preds, &npreds, &a)) != 0)
         goto out;
     cf_rs_scan_options o;
     cf_rs_scan_options_init(&o);
@@ -1032,12 +824,12 @@ static int cmd_get(cf_cli *c, const char *dir, targs *t)
     cf_arena_init(&a);
     bool missing = false;
     for (int i = 0; i < t->npos && rc == 0; i++) {
-        keyarg k;
-        if ((rc = parse_key(c, s, t->pos[i], &k, &a)) != 0)
+        const void **key;
+        if ((rc = cf_cli_key_parse(c, s, t->pos[i], &key, &a)) != 0)
             break;
         cf_rs_batch b;
         cf_error e;
-        cf_status st = cf_table_get(rs, k.ptrs, snapshot_of(t), &b, &e);
+        cf_status st = cf_table_get(rs, key, snapshot_of(t), &b, &e);
         if (st == CF_ENOTFOUND) {
             fprintf(c->err, "cfile: key %s: not found\n", t->pos[i]);
             missing = true;
@@ -1070,139 +862,6 @@ static int finish_mutation(cf_cli *c, cf_table *rs, const char *what, uint64_t t
     return CF_EXIT_OK;
 }
 
-/* The next comma-separated piece of *p (NUL-terminated in place), or NULL at the
- * end. Commas inside [...] or quotes belong to the piece: array values. */
-static char *next_piece(char **p)
-{
-    char *start = *p, *q = start;
-    if (start == NULL)
-        return NULL;
-    int depth = 0;
-    char quote = 0;
-    for (; *q; q++) {
-        if (quote) {
-            if (*q == '\\' && q[1])
-                q++;
-            else if (*q == quote)
-                quote = 0;
-        } else if (*q == '"' || *q == '\'') {
-            quote = *q;
-        } else if (*q == '[') {
-            depth++;
-        } else if (*q == ']') {
-            depth--;
-        } else if (*q == ',' && depth <= 0) {
-            break;
-        }
-    }
-    *p = *q ? q + 1 : NULL;
-    *q = '\0';
-    return start;
-}
-
-/* An array value "[e, ...]": the elements in the JSON value forms `table scan
- * --json` prints, NULL (any case) or null for a NULL element. */
-static int parse_array(const cf_rs_column *cd, const char *text, cf_array_cell **out, cf_arena *a,
-                       char *msg, size_t cap)
-{
-    /* Bare NULL words become JSON null; quoted text is left alone. */
-    size_t n = strlen(text);
-    char *j = cf_arena_alloc(a, n + 1);
-    if (j == NULL)
-        return snprintf(msg, cap, "out of memory"), -1;
-    memcpy(j, text, n + 1);
-    char quote = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (quote) {
-            if (j[i] == '\\' && i + 1 < n)
-                i++;
-            else if (j[i] == quote)
-                quote = 0;
-        } else if (j[i] == '"') {
-            quote = '"';
-        } else if (strncasecmp(j + i, "null", 4) == 0 &&
-                   (i == 0 || !isalnum((unsigned char)j[i - 1])) &&
-                   !isalnum((unsigned char)j[i + 4])) {
-            memcpy(j + i, "null", 4);
-            i += 3;
-        }
-    }
-    cf_json v;
-    if (cf_json_parse_arena(a, &v, j, n, msg, cap) != 0)
-        return -1;
-    if (v.kind != CF_JSON_ARRAY)
-        return snprintf(msg, cap, "an array column takes [element, ...]"), -1;
-    size_t w = cf_type_size(cd->type);
-    cf_array_cell *cell = cf_arena_alloc(a, sizeof(*cell));
-    uint8_t *vals = cf_arena_alloc(a, v.n * w + 1);
-    uint8_t *nn = cf_arena_alloc(a, v.n / 8 + 1);
-    if (cell == NULL || vals == NULL || nn == NULL)
-        return snprintf(msg, cap, "out of memory"), -1;
-    memset(nn, 0, v.n / 8 + 1);
-    for (size_t i = 0; i < v.n; i++) {
-        bool is_null = false;
-        memset(vals + i * w, 0, w);
-        if (cf_cli_value_parse(&v.items[i], cd->type, vals + i * w, &is_null, a, msg, cap) != 0)
-            return -1;
-        if (!is_null)
-            nn[i / 8] |= (uint8_t)(1u << (i % 8));
-    }
-    *cell = (cf_array_cell){cd->type, v.n, vals, nn};
-    *out = cell;
-    return 0;
-}
-
-/* Parse "col=value[,col=value]" (value NULL = SQL NULL, quotes stripped; arrays
- * as [e, ...]) into ch / slots; returns the count through *n, or a CLI exit code. */
-static int parse_assignments(cf_cli *c, const cf_rs_schema *s, const char *opt, const char *text,
-                             cf_rs_change *ch, uint8_t (*slots)[16], size_t *n, cf_arena *a)
-{
-    char *copy = cf_arena_alloc(a, strlen(text) + 1);
-    strcpy(copy, text);
-    char *rest = copy;
-    size_t nch = 0;
-    for (char *w; (w = next_piece(&rest)) != NULL;) {
-        if (*w == '\0')
-            continue; /* empty pieces (",,", a trailing comma) are skipped, as before */
-        char *eq = strchr(w, '=');
-        if (eq == NULL || nch == 64)
-            return cf_cli_usage(c, "%s: expected col=value, got '%s'", opt, w);
-        *eq = '\0';
-        while (isspace((unsigned char)*w))
-            w++;
-        char *we = eq;
-        while (we > w && isspace((unsigned char)we[-1]))
-            *--we = '\0';
-        int col = cf_rs_schema_find(s, w);
-        if (col < 0)
-            return cf_cli_usage(c, "%s: no column '%s'", opt, w);
-        const cf_rs_column *cd = cf_rs_schema_column(s, (size_t)col);
-        char *v = eq + 1;
-        ch[nch].col = (size_t)col;
-        char msg[200];
-        if (strcasecmp(v, "NULL") == 0) {
-            ch[nch].value = NULL;
-        } else if (cd->is_array) {
-            cf_array_cell *cell;
-            if (parse_array(cd, v, &cell, a, msg, sizeof(msg)) != 0)
-                return cf_cli_usage(c, "%s: column '%s': %s", opt, cd->name, msg);
-            ch[nch].value = cell;
-        } else {
-            size_t vl = strlen(v);
-            if (vl >= 2 && (v[0] == '\'' || v[0] == '"') && v[vl - 1] == v[0]) {
-                v[vl - 1] = '\0';
-                v++;
-            }
-            if (parse_scalar(cd->type, v, slots[nch], a, msg, sizeof(msg)) != 0)
-                return cf_cli_usage(c, "%s: column '%s': %s", opt, cd->name, msg);
-            ch[nch].value = slots[nch];
-        }
-        nch++;
-    }
-    *n = nch;
-    return 0;
-}
-
 static int cmd_insert(cf_cli *c, const char *dir, targs *t)
 {
     if (t->row == NULL)
@@ -1214,13 +873,12 @@ static int cmd_insert(cf_cli *c, const char *dir, targs *t)
     const cf_rs_schema *s = cf_table_schema(tb);
     cf_arena a;
     cf_arena_init(&a);
-    cf_rs_change ch[64];
-    _Alignas(16) uint8_t slots[64][16];
+    cf_rs_change *ch = NULL;
     const void *vals[CF_RS_MAX_COLUMNS] = {0};
     bool set[CF_RS_MAX_COLUMNS] = {0};
     size_t nch = 0;
     uint64_t ts = t->has_ts ? t->ts : cf_table_last_ts(tb) + 1;
-    if ((rc = parse_assignments(c, s, "--row", t->row, ch, slots, &nch, &a)) != 0)
+    if ((rc = cf_cli_assign_parse(c, s, "--row", t->row, &ch, &nch, &a)) != 0)
         goto out;
     for (size_t i = 0; i < nch; i++) {
         if (set[ch[i].col]) {
@@ -1264,21 +922,20 @@ static int cmd_update(cf_cli *c, const char *dir, targs *t, bool del)
     const cf_rs_schema *s = cf_table_schema(rs);
     cf_arena a;
     cf_arena_init(&a);
-    keyarg k;
-    cf_rs_change ch[64];
-    _Alignas(16) uint8_t slots[64][16];
+    const void **key;
+    cf_rs_change *ch = NULL;
     size_t nch = 0;
     uint64_t ts = t->has_ts ? t->ts : cf_table_last_ts(rs) + 1;
     cf_error e;
     cf_status st;
-    if ((rc = parse_key(c, s, t->key, &k, &a)) != 0)
+    if ((rc = cf_cli_key_parse(c, s, t->key, &key, &a)) != 0)
         goto out;
     if (del) {
-        st = cf_table_delete(rs, k.ptrs, ts, &e);
+        st = cf_table_delete(rs, key, ts, &e);
     } else {
-        if ((rc = parse_assignments(c, s, "--set", t->set, ch, slots, &nch, &a)) != 0)
+        if ((rc = cf_cli_assign_parse(c, s, "--set", t->set, &ch, &nch, &a)) != 0)
             goto out;
-        st = cf_table_update(rs, k.ptrs, ch, nch, ts, &e);
+        st = cf_table_update(rs, key, ch, nch, ts, &e);
     }
     if (st != CF_OK) {
         rc = lib_fail(c, t->key, st, &e);
@@ -1320,13 +977,15 @@ static void hex(FILE *f, cf_slice s)
         fprintf(f, "%02x", s.data[i]);
 }
 
-/* A rowset's file name relative to the table directory. */
-static void file_path(char *dst, size_t cap, const char *rsname, const char *name)
+/* dir/name, or name alone when dir is "." or NULL; malloc'd (NULL when out of memory). */
+static char *path_join(const char *dir, const char *name)
 {
-    if (strcmp(rsname, ".") == 0)
-        snprintf(dst, cap, "%s", name);
-    else
-        snprintf(dst, cap, "%s/%s", rsname, name);
+    bool bare = dir == NULL || strcmp(dir, ".") == 0;
+    size_t n = (bare ? 0 : strlen(dir) + 1) + strlen(name) + 1;
+    char *p = malloc(n);
+    if (p != NULL)
+        snprintf(p, n, "%s%s%s", bare ? "" : dir, bare ? "" : "/", name);
+    return p;
 }
 
 static void info_rowset_json(cf_jw *w, cf_rowset *rs, const char *rsname)
@@ -1334,7 +993,6 @@ static void info_rowset_json(cf_jw *w, cf_rowset *rs, const char *rsname)
     cf_rowset_info info;
     cf_rowset_get_info(rs, &info);
     const char *name, *role;
-    char path[4096];
     cf_jw_key(w, "rows");
     cf_jw_uint(w, info.rows);
     cf_jw_key(w, "generation");
@@ -1354,13 +1012,14 @@ static void info_rowset_json(cf_jw *w, cf_rowset *rs, const char *rsname)
     cf_jw_key(w, "files");
     cf_jw_arr_begin(w);
     for (size_t i = 0; cf_rowset_file(rs, i, &name, &role); i++) {
-        file_path(path, sizeof(path), rsname, name);
+        char *rel = path_join(rsname, name);
         cf_jw_obj_begin(w);
         cf_jw_key(w, "name");
-        cf_jw_cstr(w, path);
+        cf_jw_cstr(w, rel ? rel : name);
         cf_jw_key(w, "role");
         cf_jw_cstr(w, role);
         cf_jw_obj_end(w);
+        free(rel);
     }
     cf_jw_arr_end(w);
 }
@@ -1382,12 +1041,13 @@ static void info_rowset_text(FILE *o, const char *dir, cf_rowset *rs, const char
             ind, info.redo_deltas, info.redo_files, info.undo_deltas, info.undo_files);
     fprintf(o, "%sfiles:\n", ind);
     for (size_t i = 0; cf_rowset_file(rs, i, &name, &role); i++) {
-        char rel[2048], path[4096];
         struct stat sb;
-        file_path(rel, sizeof(rel), rsname, name);
-        snprintf(path, sizeof(path), "%s/%s", dir, rel);
-        long long sz = stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
-        fprintf(o, "%s  %-7s %-24s %12lld bytes\n", ind, role, rel, sz);
+        char *rel = path_join(rsname, name);
+        char *path = rel ? path_join(dir, rel) : NULL;
+        long long sz = path && stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
+        fprintf(o, "%s  %-7s %-24s %12lld bytes\n", ind, role, rel ? rel : name, sz);
+        free(rel);
+        free(path);
     }
 }
 
@@ -1402,8 +1062,11 @@ static int cmd_info(cf_cli *c, const char *dir, targs *t)
     const cf_rs_schema *s = cf_table_schema(tb);
     size_t nrs = cf_table_rowset_count(tb);
     const char *rsname;
-    char schema[8192];
-    cf_rs_schema_format(s, schema, sizeof(schema));
+    char *schema = cf_cli_schema_text(s);
+    if (schema == NULL) {
+        cf_table_free(tb);
+        return cf_cli_fail(c, "out of memory");
+    }
     FILE *o = c->out;
     if (t->json) {
         cf_jw w;
@@ -1468,6 +1131,7 @@ static int cmd_info(cf_cli *c, const char *dir, targs *t)
             }
         }
     }
+    free(schema);
     cf_table_free(tb);
     return CF_EXIT_OK;
 }

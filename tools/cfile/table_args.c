@@ -1,0 +1,449 @@
+/* `cfile table`'s command-line text forms: KEY, --where, --row/--set
+ * (table_args.h). */
+#include "table_args.h"
+#include "values.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static char *arena_strdup(cf_arena *a, const char *s)
+{
+    size_t n = strlen(s);
+    char *d = cf_arena_alloc(a, n + 1);
+    if (d != NULL)
+        memcpy(d, s, n + 1);
+    return d;
+}
+
+/* Room for one more element in an arena-backed array (*cap doubles; the old
+ * array stays in the arena, which bounds the waste to the final size). */
+static void *arena_grow(cf_arena *a, void *arr, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap)
+        return arr;
+    size_t nc = *cap ? *cap * 2 : 16;
+    void *d = cf_arena_alloc(a, nc * elem);
+    if (d == NULL)
+        return NULL;
+    if (n)
+        memcpy(d, arr, n * elem);
+    *cap = nc;
+    return d;
+}
+
+/* ---- values from text ------------------------------------------------------------------- */
+
+/* Parse one scalar from text into slot (memory form); binary bytes go to the arena. */
+int cf_cli_scalar_parse(cf_type t, const char *text, void *slot, cf_arena *a, char *msg,
+                        size_t cap)
+{
+    cf_type p = cf_type_physical(t);
+    char *end;
+    errno = 0;
+    switch (t) {
+    case CF_TYPE_STRING:
+    case CF_TYPE_VARCHAR: {
+        size_t n = strlen(text);
+        uint8_t *d = cf_arena_alloc(a, n ? n : 1);
+        if (d == NULL)
+            return snprintf(msg, cap, "out of memory"), -1;
+        memcpy(d, text, n);
+        cf_slice s = {d, n};
+        memcpy(slot, &s, sizeof(s));
+        return 0;
+    }
+    case CF_TYPE_INT8:
+    case CF_TYPE_INT16:
+    case CF_TYPE_INT32:
+    case CF_TYPE_INT64:
+    case CF_TYPE_UNIXTIME_MICROS: {
+        long long v = strtoll(text, &end, 10);
+        if (end == text || *end != '\0' || errno != 0)
+            break;
+        size_t w = cf_type_size(p);
+        long long lo = w == 8 ? INT64_MIN : -(1ll << (8 * w - 1));
+        long long hi = w == 8 ? INT64_MAX : (1ll << (8 * w - 1)) - 1;
+        if (v < lo || v > hi)
+            return snprintf(msg, cap, "'%s' is out of range for %s", text, cf_type_name(t)), -1;
+        int64_t x = v;
+        memcpy(slot, &x, w); /* little-endian: the low bytes */
+        return 0;
+    }
+    case CF_TYPE_UINT8:
+    case CF_TYPE_UINT16:
+    case CF_TYPE_UINT32:
+    case CF_TYPE_UINT64: {
+        if (text[0] == '-')
+            break;
+        unsigned long long v = strtoull(text, &end, 10);
+        if (end == text || *end != '\0' || errno != 0)
+            break;
+        size_t w = cf_type_size(p);
+        if (w < 8 && v >> (8 * w))
+            return snprintf(msg, cap, "'%s' is out of range for %s", text, cf_type_name(t)), -1;
+        uint64_t x = v;
+        memcpy(slot, &x, w);
+        return 0;
+    }
+    case CF_TYPE_DOUBLE: {
+        double d = strtod(text, &end);
+        if (end == text || *end != '\0')
+            break;
+        memcpy(slot, &d, 8);
+        return 0;
+    }
+    case CF_TYPE_FLOAT: {
+        float f = strtof(text, &end);
+        if (end == text || *end != '\0')
+            break;
+        memcpy(slot, &f, 4);
+        return 0;
+    }
+    case CF_TYPE_BOOL:
+        if (strcasecmp(text, "true") == 0 || strcmp(text, "1") == 0) {
+            *(uint8_t *)slot = 1;
+            return 0;
+        }
+        if (strcasecmp(text, "false") == 0 || strcmp(text, "0") == 0) {
+            *(uint8_t *)slot = 0;
+            return 0;
+        }
+        break;
+    default:
+        break;
+    }
+    return cf_cli_value_parse_arg(text, t, slot, a, msg, cap);
+}
+
+/* ---- quoting ------------------------------------------------------------------------------ */
+
+/* At an opening quote: the matching closing quote, or the terminating NUL when
+ * there is none. A backslash inside quotes escapes the next character. */
+static const char *quote_end(const char *q)
+{
+    char quote = *q++;
+    for (; *q; q++) {
+        if (*q == '\\' && q[1])
+            q++;
+        else if (*q == quote)
+            return q;
+    }
+    return q;
+}
+
+/* Length of the comma-separated piece at p: up to the first comma outside
+ * quotes and [...]. */
+static size_t piece_len(const char *p)
+{
+    const char *q = p;
+    int depth = 0;
+    for (; *q; q++) {
+        if (*q == '"' || *q == '\'') {
+            q = quote_end(q);
+            if (*q == '\0')
+                break;
+        } else if (*q == '[') {
+            depth++;
+        } else if (*q == ']') {
+            depth--;
+        } else if (*q == ',' && depth <= 0) {
+            break;
+        }
+    }
+    return (size_t)(q - p);
+}
+
+char *cf_cli_next_piece(char **p)
+{
+    char *start = *p;
+    if (start == NULL)
+        return NULL;
+    char *q = start + piece_len(start);
+    *p = *q ? q + 1 : NULL;
+    *q = '\0';
+    return start;
+}
+
+char *cf_cli_unquote(char *v)
+{
+    if (*v != '"' && *v != '\'')
+        return v;
+    const char *close = quote_end(v);
+    if (*close == '\0' || close[1] != '\0')
+        return v; /* not one quoted value: taken as written */
+    char quote = *v, *d = v;
+    for (const char *s = v + 1; s < close; s++) {
+        if (*s == '\\' && (s[1] == quote || s[1] == '\\'))
+            s++;
+        *d++ = *s;
+    }
+    *d = '\0';
+    return v;
+}
+
+/* ---- KEY ----------------------------------------------------------------------------------- */
+
+int cf_cli_key_parse(cf_cli *c, const cf_rs_schema *s, const char *text, const void ***key,
+                     cf_arena *a)
+{
+    size_t nk = cf_rs_schema_nkeys(s);
+    const void **ptrs = cf_arena_alloc(a, nk * sizeof(*ptrs));
+    uint8_t(*slots)[16] = cf_arena_alloc(a, nk * sizeof(*slots));
+    char *rest = arena_strdup(a, text);
+    if (ptrs == NULL || slots == NULL || rest == NULL)
+        return cf_cli_fail(c, "out of memory");
+    for (size_t i = 0; i < nk; i++) {
+        char *v;
+        if (i + 1 < nk) {
+            v = cf_cli_next_piece(&rest);
+            if (rest == NULL)
+                return cf_cli_usage(c,
+                                    "key '%s': needs %zu comma-separated values (one per key "
+                                    "column), got %zu; quote a value that holds a comma",
+                                    text, nk, i + 1);
+        } else {
+            /* The last value: one quoted piece is unquoted, anything else
+             * (commas included) is the value as written. */
+            v = rest;
+            if (v[piece_len(v)] == '\0')
+                v = cf_cli_unquote(v);
+        }
+        if (i + 1 < nk)
+            v = cf_cli_unquote(v);
+        char msg[200];
+        const cf_rs_column *col = cf_rs_schema_column(s, i);
+        if (cf_cli_scalar_parse(col->type, v, slots[i], a, msg, sizeof(msg)) != 0)
+            return cf_cli_usage(c, "key column '%s': %s", col->name, msg);
+        ptrs[i] = slots[i];
+    }
+    *key = ptrs;
+    return 0;
+}
+
+/* ---- --where ------------------------------------------------------------------------------- */
+
+int cf_cli_where_parse(cf_cli *c, const cf_rs_schema *s, const char *where, cf_rs_pred **out,
+                       size_t *n, cf_arena *a)
+{
+    *out = NULL;
+    *n = 0;
+    if (where == NULL)
+        return 0;
+    char *p = arena_strdup(a, where);
+    if (p == NULL)
+        return cf_cli_fail(c, "out of memory");
+    cf_rs_pred *preds = NULL;
+    size_t cap = 0;
+    for (;;) {
+        /* The next " AND " (any case) outside quotes ends this condition. */
+        char *end = NULL;
+        for (char *x = p; *x; x++) {
+            if (*x == '\'' || *x == '"') {
+                x = (char *)quote_end(x);
+                if (*x == '\0')
+                    break;
+            } else if (isspace((unsigned char)*x) && strncasecmp(x + 1, "AND", 3) == 0 &&
+                       isspace((unsigned char)x[4])) {
+                end = x;
+                break;
+            }
+        }
+        if (end)
+            *end = '\0';
+        while (isspace((unsigned char)*p))
+            p++;
+        char *nm = p;
+        while (isalnum((unsigned char)*p) || *p == '_')
+            p++;
+        char save = *p;
+        *p = '\0';
+        int col = cf_rs_schema_find(s, nm);
+        if (col < 0)
+            return cf_cli_usage(c, "--where: no column '%s'", nm);
+        *p = save;
+        while (isspace((unsigned char)*p))
+            p++;
+        if ((preds = arena_grow(a, preds, *n, &cap, sizeof(*preds))) == NULL)
+            return cf_cli_fail(c, "out of memory");
+        cf_rs_pred *pr = &preds[*n];
+        pr->col = (size_t)col;
+        pr->value = NULL;
+        const cf_rs_column *cd = cf_rs_schema_column(s, (size_t)col);
+        if (strncasecmp(p, "IS", 2) == 0 && isspace((unsigned char)p[2])) {
+            p += 3;
+            while (isspace((unsigned char)*p))
+                p++;
+            if (strncasecmp(p, "NOT", 3) == 0 && isspace((unsigned char)p[3])) {
+                pr->op = CF_RS_IS_NOT_NULL;
+                p += 4;
+                while (isspace((unsigned char)*p))
+                    p++;
+            } else {
+                pr->op = CF_RS_IS_NULL;
+            }
+            if (strncasecmp(p, "NULL", 4) != 0)
+                return cf_cli_usage(c, "--where: expected NULL after IS [NOT]");
+            p += 4;
+            while (isspace((unsigned char)*p))
+                p++;
+            if (*p != '\0')
+                return cf_cli_usage(c, "--where: unexpected '%s'", p);
+        } else {
+            static const struct {
+                const char *s;
+                cf_rs_op op;
+            } ops[] = {{"<=", CF_RS_LE}, {">=", CF_RS_GE}, {"!=", CF_RS_NE}, {"<>", CF_RS_NE},
+                       {"=", CF_RS_EQ},  {"<", CF_RS_LT},  {">", CF_RS_GT}};
+            size_t k = 0;
+            for (; k < sizeof(ops) / sizeof(ops[0]); k++)
+                if (strncmp(p, ops[k].s, strlen(ops[k].s)) == 0)
+                    break;
+            if (k == sizeof(ops) / sizeof(ops[0]))
+                return cf_cli_usage(c, "--where: expected an operator after '%s'", cd->name);
+            pr->op = ops[k].op;
+            p += strlen(ops[k].s);
+            while (isspace((unsigned char)*p))
+                p++;
+            char *v = p, *ve = p + strlen(p);
+            while (ve > v && isspace((unsigned char)ve[-1]))
+                *--ve = '\0';
+            v = cf_cli_unquote(v);
+            if (cd->is_array)
+                return cf_cli_usage(c, "--where: array column '%s' takes only IS [NOT] NULL",
+                                    cd->name);
+            void *slot = cf_arena_alloc(a, 16);
+            if (slot == NULL)
+                return cf_cli_fail(c, "out of memory");
+            char msg[200];
+            if (cf_cli_scalar_parse(cd->type, v, slot, a, msg, sizeof(msg)) != 0)
+                return cf_cli_usage(c, "--where: column '%s': %s", cd->name, msg);
+            pr->value = slot;
+        }
+        (*n)++;
+        if (end == NULL)
+            break;
+        p = end + 5;
+    }
+    *out = preds;
+    return 0;
+}
+
+/* ---- --row / --set ------------------------------------------------------------------------- */
+
+/* An array value "[e, ...]": the elements in the JSON value forms `table scan
+ * --json` prints, NULL (any case) or null for a NULL element. */
+static int parse_array(const cf_rs_column *cd, const char *text, cf_array_cell **out, cf_arena *a,
+                       char *msg, size_t cap)
+{
+    /* Bare NULL words become JSON null; quoted text is left alone. */
+    size_t n = strlen(text);
+    char *j = cf_arena_alloc(a, n + 1);
+    if (j == NULL)
+        return snprintf(msg, cap, "out of memory"), -1;
+    memcpy(j, text, n + 1);
+    char quote = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (quote) {
+            if (j[i] == '\\' && i + 1 < n)
+                i++;
+            else if (j[i] == quote)
+                quote = 0;
+        } else if (j[i] == '"') {
+            quote = '"';
+        } else if (strncasecmp(j + i, "null", 4) == 0 &&
+                   (i == 0 || !isalnum((unsigned char)j[i - 1])) &&
+                   !isalnum((unsigned char)j[i + 4])) {
+            memcpy(j + i, "null", 4);
+            i += 3;
+        }
+    }
+    cf_json v;
+    if (cf_json_parse_arena(a, &v, j, n, msg, cap) != 0)
+        return -1;
+    if (v.kind != CF_JSON_ARRAY)
+        return snprintf(msg, cap, "an array column takes [element, ...]"), -1;
+    size_t w = cf_type_size(cd->type);
+    cf_array_cell *cell = cf_arena_alloc(a, sizeof(*cell));
+    uint8_t *vals = cf_arena_alloc(a, v.n * w + 1);
+    uint8_t *nn = cf_arena_alloc(a, v.n / 8 + 1);
+    if (cell == NULL || vals == NULL || nn == NULL)
+        return snprintf(msg, cap, "out of memory"), -1;
+    memset(nn, 0, v.n / 8 + 1);
+    for (size_t i = 0; i < v.n; i++) {
+        bool is_null = false;
+        memset(vals + i * w, 0, w);
+        if (cf_cli_value_parse(&v.items[i], cd->type, vals + i * w, &is_null, a, msg, cap) != 0)
+            return -1;
+        if (!is_null)
+            nn[i / 8] |= (uint8_t)(1u << (i % 8));
+    }
+    *cell = (cf_array_cell){cd->type, v.n, vals, nn};
+    *out = cell;
+    return 0;
+}
+
+int cf_cli_assign_parse(cf_cli *c, const cf_rs_schema *s, const char *opt, const char *text,
+                        cf_rs_change **out, size_t *n, cf_arena *a)
+{
+    char *rest = arena_strdup(a, text);
+    if (rest == NULL)
+        return cf_cli_fail(c, "out of memory");
+    cf_rs_change *ch = NULL;
+    size_t nch = 0, cap = 0;
+    for (char *w; (w = cf_cli_next_piece(&rest)) != NULL;) {
+        if (*w == '\0')
+            continue; /* empty pieces (",,", a trailing comma) are skipped, as before */
+        char *eq = strchr(w, '=');
+        if (eq == NULL)
+            return cf_cli_usage(c, "%s: expected col=value, got '%s'", opt, w);
+        *eq = '\0';
+        while (isspace((unsigned char)*w))
+            w++;
+        char *we = eq;
+        while (we > w && isspace((unsigned char)we[-1]))
+            *--we = '\0';
+        int col = cf_rs_schema_find(s, w);
+        if (col < 0)
+            return cf_cli_usage(c, "%s: no column '%s'", opt, w);
+        const cf_rs_column *cd = cf_rs_schema_column(s, (size_t)col);
+        if ((ch = arena_grow(a, ch, nch, &cap, sizeof(*ch))) == NULL)
+            return cf_cli_fail(c, "out of memory");
+        char *v = eq + 1;
+        ch[nch].col = (size_t)col;
+        char msg[200];
+        if (strcasecmp(v, "NULL") == 0) {
+            ch[nch].value = NULL;
+        } else if (cd->is_array) {
+            cf_array_cell *cell;
+            if (parse_array(cd, v, &cell, a, msg, sizeof(msg)) != 0)
+                return cf_cli_usage(c, "%s: column '%s': %s", opt, cd->name, msg);
+            ch[nch].value = cell;
+        } else {
+            void *slot = cf_arena_alloc(a, 16);
+            if (slot == NULL)
+                return cf_cli_fail(c, "out of memory");
+            v = cf_cli_unquote(v);
+            if (cf_cli_scalar_parse(cd->type, v, slot, a, msg, sizeof(msg)) != 0)
+                return cf_cli_usage(c, "%s: column '%s': %s", opt, cd->name, msg);
+            ch[nch].value = slot;
+        }
+        nch++;
+    }
+    *out = ch;
+    *n = nch;
+    return 0;
+}
+
+/* ---- schema text --------------------------------------------------------------------------- */
+
+char *cf_cli_schema_text(const cf_rs_schema *s)
+{
+    size_t n = cf_rs_schema_format(s, NULL, 0);
+    char *t = malloc(n + 1);
+    if (t != NULL)
+        cf_rs_schema_format(s, t, n + 1);
+    return t;
+}

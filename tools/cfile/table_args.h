@@ -1,0 +1,55 @@
+/* The text forms `cfile table` reads from its command line: KEY arguments,
+ * --where conditions and --row/--set assignments, parsed against a table's
+ * schema into the library's memory forms (include/cfile/rowset.h).
+ *
+ * Nothing here has a fixed count: a schema of CF_RS_MAX_COLUMNS columns, every
+ * one of them a key column, fits. Everything parsed (values, binary bytes, the
+ * arrays returned) lives in the caller's arena. Errors are printed through the
+ * cf_cli (usage errors name the option and the column) and returned as exit
+ * codes; 0 is success.
+ *
+ * Quoting, shared by all three: a value may be written in "double" or 'single'
+ * quotes; inside them a comma (or " AND " in --where) is part of the value, and
+ * a backslash escapes the quote character or a backslash (\" \' \\). Any other
+ * backslash is kept as written.
+ */
+#ifndef CF_CLI_TABLE_ARGS_H
+#define CF_CLI_TABLE_ARGS_H
+
+#include <cfile/rowset.h>
+
+#include "cli.h"
+
+/* One scalar of type t from text into slot (its memory form, at most 16 bytes;
+ * binary bytes go to the arena). Returns 0, or -1 with a message. */
+int cf_cli_scalar_parse(cf_type t, const char *text, void *slot, cf_arena *a, char *msg,
+                        size_t cap);
+
+/* The next comma-separated piece of *p (NUL-terminated in place), or NULL at
+ * the end. Commas inside quotes or [...] belong to the piece. */
+char *cf_cli_next_piece(char **p);
+
+/* A piece written in quotes, without them and with its escapes undone (in
+ * place); any other text is returned as it is. */
+char *cf_cli_unquote(char *v);
+
+/* KEY: the key columns' values joined with commas, each quoted when it holds a
+ * comma; the last one may also hold commas unquoted. *key gets one pointer per
+ * key column (cf_table_get/update/delete's form). */
+int cf_cli_key_parse(cf_cli *c, const cf_rs_schema *s, const char *text, const void ***key,
+                     cf_arena *a);
+
+/* "COL OP VALUE [AND COL OP VALUE ...]", OP one of = != <> < <= > >= or
+ * IS [NOT] NULL; NULL where gives no predicates. */
+int cf_cli_where_parse(cf_cli *c, const cf_rs_schema *s, const char *where, cf_rs_pred **preds,
+                       size_t *n, cf_arena *a);
+
+/* "col=value[,col=value...]" for option `opt` (--row, --set): NULL (any case)
+ * is SQL NULL, arrays as [e, ...]. Columns may repeat (callers decide). */
+int cf_cli_assign_parse(cf_cli *c, const cf_rs_schema *s, const char *opt, const char *text,
+                        cf_rs_change **ch, size_t *n, cf_arena *a);
+
+/* The schema in cf_rs_schema_parse's syntax, malloc'd (NULL when out of memory). */
+char *cf_cli_schema_text(const cf_rs_schema *s);
+
+#endif
