@@ -262,16 +262,31 @@ static cf_status parse_column(const char **pp, cf_rs_column *c, char *namebuf, c
         p++;
         CF_TRY(parse_int_word(&p, &a, "a type parameter", err));
         p = skip_ws(p);
-        if (*p == ',') {
+        bool comma = *p == ',';
+        if (comma) {
             p++;
             CF_TRY(parse_int_word(&p, &b, "a type parameter", err));
             p = skip_ws(p);
         }
         CF_CHECK(*p == ')', err, CF_EINVAL, "schema: column '%s': missing ')'", namebuf);
         p = skip_ws(p + 1);
-        if (c->type == CF_TYPE_VARCHAR)
+        /* Kudu's ranges: what is recorded must also be what the text form gives
+         * back (cf_rs_schema_format writes the parameters of these types only). */
+        long maxp = c->type == CF_TYPE_DECIMAL32   ? 9
+                    : c->type == CF_TYPE_DECIMAL64 ? 18
+                    : c->type == CF_TYPE_DECIMAL128 ? 38
+                                                    : 0;
+        if (c->type == CF_TYPE_VARCHAR) {
+            CF_CHECK(a >= 1 && a <= 65535 && !comma, err, CF_EINVAL,
+                     "schema: column '%s': VARCHAR(n) takes a length of 1..65535", namebuf);
             c->length = (int)a;
-        else {
+        } else {
+            CF_CHECK(maxp > 0, err, CF_EINVAL, "schema: column '%s': %s takes no (...)", namebuf,
+                     cf_type_name(c->type));
+            CF_CHECK(a >= 1 && a <= maxp && b <= a, err, CF_EINVAL,
+                     "schema: column '%s': %s(p,s) takes a precision of 1..%ld and a scale "
+                     "of 0..p",
+                     namebuf, cf_type_name(c->type), maxp);
             c->precision = (int)a;
             c->scale = (int)b;
         }

@@ -115,6 +115,14 @@ static void test_json__errors(void **state)
     parse_bad("tru", 3, "literal");
     parse_bad("[1] x", 5, "trailing");
     parse_bad("\"a\\u12\"", 7, "\\u");
+    /* A backslash as the last byte does not close the string (was "abc"). */
+    parse_bad("\"abc\\", 5, "unterminated");
+    parse_bad("[\"abc\\", 6, "unterminated");
+    /* Strings are UTF-8 (RFC 8259): raw bytes that are not are refused, with
+     * the offset of the string; the writer never emits them. */
+    parse_bad("[1, \"a\xff" "b\"]", 10, "json at byte 4: a string that is not valid UTF-8");
+    parse_bad("{\"k\xc3\": 1}", 9, "not valid UTF-8");
+    parse_bad("\"\xc3\\u00a9\"", 9, "not valid UTF-8"); /* a raw lead byte, then an escape */
     /* Deep nesting is refused, not a stack overflow. */
     size_t n = 100000;
     char *deep = malloc(n);
@@ -193,6 +201,33 @@ static void test_json__writer_roundtrip_dom(void **state)
     /* Bare NaN comes back in the string form. */
     assert_string_equal(out, "{\"a\":[1,-2.5e3,true,false,null,\"x\"],\"b\":{\"c\":{}},\"d\":\"NaN\"}");
     free(out);
+    cf_json_doc_dispose(&d);
+}
+
+/* Any DOM the parser accepts is written back as it was, however deep (the
+ * writer keeps CF_JW_MAX_DEPTH levels of state; deeper ones share the last). */
+static void test_json__writer_roundtrip_deep(void **state)
+{
+    (void)state;
+    size_t depth = CF_JSON_MAX_DEPTH - 1;
+    size_t cap = depth * 8 + 16, n = 0;
+    char *text = malloc(cap);
+    for (size_t i = 0; i < depth; i++)
+        text[n++] = '[';
+    n += (size_t)sprintf(text + n, "1,2");
+    for (size_t i = 1; i < depth; i++)
+        n += (size_t)sprintf(text + n, "],%zu", i);
+    text[n++] = ']';
+    text[n] = '\0';
+    cf_json_doc d;
+    parse_ok(&d, text);
+    sink s;
+    sink_open(&s);
+    cf_jw_value(&s.w, &d.root);
+    char *out = sink_close(&s);
+    assert_string_equal(out, text);
+    free(out);
+    free(text);
     cf_json_doc_dispose(&d);
 }
 
@@ -472,6 +507,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_json__utf8),
         cmocka_unit_test(test_json__writer_escapes),
         cmocka_unit_test(test_json__writer_roundtrip_dom),
+        cmocka_unit_test(test_json__writer_roundtrip_deep),
         cmocka_unit_test(test_json__float_forms),
         cmocka_unit_test(test_json__value_forms),
         cmocka_unit_test(test_json__value_args),

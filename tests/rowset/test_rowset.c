@@ -67,6 +67,14 @@ static void test_rowset__schema_errors(void **state)
         "a INT32 KEY ENCODING prefix",   /* not allowed for INT32 */
         "a INT32[] KEY",                 /* array key */
         "a INT32 KEY, b INT32 FOO",      /* unknown attribute */
+        /* type parameters the text form could not give back (fuzz_schema) */
+        "a INT32(5) KEY",                /* a type without parameters */
+        "a INT64 KEY, d DECIMAL32(0,5)", /* precision 0: the scale was lost */
+        "a INT64 KEY, d DECIMAL32(10,2)",
+        "a INT64 KEY, d DECIMAL64(18,19)",
+        "a INT64 KEY, d DECIMAL128(4294967297,1)", /* wrapped to 1 in an int */
+        "a INT64 KEY, v VARCHAR(0)",
+        "a INT64 KEY, v VARCHAR(10,2)",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         CF_ASSERT_STATUS(cf_rs_schema_parse(&s, bad[i], &err), CF_EINVAL, &err);

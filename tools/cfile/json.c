@@ -114,7 +114,7 @@ bool cf_utf8_valid(const uint8_t *p, size_t len)
 
 /* ---- parser ------------------------------------------------------------------------ */
 
-#define MAX_DEPTH 512
+#define MAX_DEPTH CF_JSON_MAX_DEPTH
 
 typedef struct parser {
     const char *p, *end, *start;
@@ -213,7 +213,7 @@ static int parse_string(parser *ps, const char **out, size_t *out_len)
         }
         q++;
     }
-    if (q >= ps->end)
+    if (q >= ps->end || *q != '"') /* the end, or a backslash at the very end */
         return perr(ps, "unterminated string");
     size_t raw = (size_t)(q - (ps->p + 1));
     char *d = cf_arena_alloc(ps->arena, raw + 1);
@@ -264,6 +264,13 @@ static int parse_string(parser *ps, const char **out, size_t *out_len)
             ps->p--;
             return perr(ps, "bad escape \\%c", e);
         }
+    }
+    /* RFC 8259 text is UTF-8; escapes always decode to valid UTF-8, so the raw
+     * bytes are what this checks. (Bytes that are not UTF-8 have a value form of
+     * their own, {"hex": ...}, which is what the writer emits.) */
+    if (!cf_utf8_valid((const uint8_t *)d, n)) {
+        ps->p = q - raw - 1; /* the opening quote */
+        return perr(ps, "a string that is not valid UTF-8");
     }
     ps->p = q + 1;
     d[n] = '\0';

@@ -62,6 +62,9 @@ typedef struct cf_json_doc {
     cf_json root;
 } cf_json_doc;
 
+/* Deepest nesting of values the parser accepts (deeper input is an error). */
+#define CF_JSON_MAX_DEPTH 512
+
 /* Parse `len` bytes of JSON text (one value, surrounding whitespace allowed) into doc.
  * Returns 0, or -1 with a one-line message naming the byte offset in msg.
  * doc must be disposed in both cases. */
