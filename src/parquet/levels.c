@@ -1,0 +1,266 @@
+/* Parquet's RLE / bit-packing hybrid and the repetition/definition levels
+ * (Encodings.md "Run Length Encoding / Bit-Packing Hybrid", "Bit-packed").
+ *
+ *   | bytes     | field                                                          |
+ *   |-----------|----------------------------------------------------------------|
+ *   | 4         | length of what follows, LE (data page v1 levels, RLE booleans) |
+ *   | 1..5      | ULEB128 run header h                                           |
+ *   | h odd     | (h >> 1) groups of 8 values, w bits each, LSB-first: w bytes   |
+ *   |           | per group                                                      |
+ *   | h even    | (h >> 1) copies of one value in ceil(w / 8) LE bytes           |
+ *   | ...       | more runs                                                      |
+ *
+ * Same grammar as Kudu's RLE (src/util/rle.c, format §7): the bits are
+ * packed in the same LSB-first order and the headers are the same varints, so
+ * decoding goes through cf_rle_decoder, which already checks every byte.
+ * Differences handled here: width 0 is legal (runs with no value bytes; the
+ * Kudu decoder copes, cf_rle_dec_get yields zeros), widths stop at 32, and
+ * an encoder must finish its last bit-packed run with a whole group (Kudu's
+ * ends on a partial byte group, which parquet-java's reader would misread as
+ * a truncated stream) -- so the encoder below is Parquet's own.
+ * Kudu's decoder reads a width-1 repeated value byte as "any non-zero is 1"
+ * (its bitmaps); a Parquet writer only ever stores 0 or 1 there.
+ *
+ * The deprecated BIT_PACKED level encoding has no runs and no header: n values
+ * of w bits packed MSB-first, ceil(n * w / 8) bytes.
+ */
+#include "encoding.h"
+
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/endian.h"
+#include "util/error.h"
+
+/* A run length must fit a signed 32-bit integer (Encodings.md note 3). */
+#define MAX_RUN 0x7fffffffu
+/* Literal runs are split so that a header never exceeds 3 bytes. */
+#define MAX_LIT_GROUPS 8192u
+
+unsigned cf_pq_bit_width(uint64_t max)
+{
+    return max == 0 ? 0 : 64 - (unsigned)__builtin_clzll(max);
+}
+
+cf_status cf_pq_hybrid_decode(void *out, size_t elem_size, size_t n, unsigned bit_width,
+                              const uint8_t *data, size_t len, cf_error *err)
+{
+    CF_CHECK(elem_size == 2 || elem_size == 4, err, CF_EINVAL, "RLE: element size %zu", elem_size);
+    CF_CHECK(bit_width <= 8 * elem_size && bit_width <= 32, err, CF_ECORRUPT,
+             "RLE: bit width %u does not fit %zu-byte values", bit_width, elem_size);
+    cf_rle_decoder d;
+    cf_rle_dec_init(&d, data, len, bit_width);
+    size_t got = cf_rle_dec_get(&d, out, elem_size, n);
+    CF_CHECK(got == n, err, CF_ECORRUPT,
+             "RLE: stream of %zu bytes ends after %zu of %zu values (bit width %u)", len, got, n,
+             bit_width);
+    return CF_OK;
+}
+
+/* ---- encoder ---------------------------------------------------------------------------- */
+
+typedef struct henc {
+    cf_buf *out;
+    unsigned w;
+    const uint8_t *vals;
+    size_t es;
+} henc;
+
+static inline uint32_t val_at(const henc *h, size_t i)
+{
+    switch (h->es) {
+    case 1: return h->vals[i];
+    case 2: return cf_load_le16(h->vals + 2 * i);
+    default: return cf_load_le32(h->vals + 4 * i);
+    }
+}
+
+static void put_repeat(henc *h, uint32_t v, size_t count)
+{
+    uint8_t vb[4];
+    cf_store_le32(vb, v);
+    while (count > 0) {
+        uint32_t k = count > MAX_RUN ? MAX_RUN : (uint32_t)count;
+        cf_buf_put_varint32(h->out, k << 1);
+        cf_buf_append(h->out, vb, (h->w + 7) / 8);
+        count -= k;
+    }
+}
+
+/* Values [from, to) as bit-packed runs; the last group is padded with zeros. */
+static void put_literal(henc *h, size_t from, size_t to)
+{
+    while (from < to) {
+        size_t groups = (to - from + 7) / 8;
+        if (groups > MAX_LIT_GROUPS)
+            groups = MAX_LIT_GROUPS;
+        cf_buf_put_varint32(h->out, (uint32_t)(groups << 1) | 1);
+        uint8_t *q = cf_buf_extend(h->out, groups * h->w);
+        if (q == NULL)
+            return;
+        memset(q, 0, groups * h->w);
+        size_t stop = from + groups * 8 < to ? from + groups * 8 : to;
+        uint64_t acc = 0;
+        unsigned nb = 0;
+        for (size_t i = from; i < stop; i++) {
+            acc |= (uint64_t)val_at(h, i) << nb;
+            nb += h->w;
+            while (nb >= 8) {
+                *q++ = (uint8_t)acc;
+                acc >>= 8;
+                nb -= 8;
+            }
+        }
+        if (nb > 0)
+            *q = (uint8_t)acc;
+        from = stop;
+    }
+}
+
+cf_status cf_pq_hybrid_encode(cf_buf *out, const void *vals, size_t elem_size, size_t n,
+                              unsigned bit_width, cf_error *err)
+{
+    CF_CHECK(elem_size == 1 || elem_size == 2 || elem_size == 4, err, CF_EINVAL,
+             "RLE: element size %zu", elem_size);
+    CF_CHECK(bit_width <= 32, err, CF_EINVAL, "RLE: bit width %u exceeds 32", bit_width);
+    henc h = {out, bit_width, vals, elem_size};
+    const uint64_t limit = (uint64_t)1 << bit_width;
+    size_t lit = 0; /* first value of the open literal stretch */
+    size_t i = 0;
+    while (i < n) {
+        uint32_t v = val_at(&h, i);
+        CF_CHECK(v < limit, err, CF_EINVAL, "RLE: value %" PRIu32 " at %zu needs more than %u bits",
+                 v, i, bit_width);
+        size_t j = i + 1;
+        while (j < n && val_at(&h, j) == v)
+            j++;
+        /* A repeated run pays off from 8 values; the literal stretch before it
+         * must end on a group boundary, so it borrows the run's first values. */
+        size_t borrow = (8 - (i - lit) % 8) % 8;
+        if (j - i >= 8 + borrow) {
+            put_literal(&h, lit, i + borrow);
+            put_repeat(&h, v, j - i - borrow);
+            lit = j;
+        }
+        i = j;
+    }
+    put_literal(&h, lit, n);
+    CF_CHECK(!out->oom, err, CF_ENOMEM, "RLE: cannot allocate the encoded stream");
+    return CF_OK;
+}
+
+/* ---- deprecated BIT_PACKED ---------------------------------------------------------------- */
+
+static cf_status bitpacked_decode(uint16_t *out, size_t n, unsigned w, const uint8_t *data,
+                                  size_t len, size_t *used, cf_error *err)
+{
+    size_t bits;
+    CF_CHECK(cf_mul_ok(n, w, &bits) && bits / 8 + (bits % 8 != 0) <= len, err, CF_ECORRUPT,
+             "BIT_PACKED: %zu levels of %u bits need more than the %zu bytes present", n, w, len);
+    *used = bits / 8 + (bits % 8 != 0);
+    const uint8_t *q = data;
+    uint32_t acc = 0;
+    unsigned nb = 0;
+    const uint32_t mask = ((uint32_t)1 << w) - 1;
+    for (size_t i = 0; i < n; i++) {
+        while (nb < w) {
+            acc = (acc << 8) | *q++;
+            nb += 8;
+        }
+        nb -= w;
+        out[i] = (uint16_t)((acc >> nb) & mask);
+        acc &= ((uint32_t)1 << nb) - 1;
+    }
+    return CF_OK;
+}
+
+static void bitpacked_encode(cf_buf *out, const uint16_t *lv, size_t n, unsigned w)
+{
+    uint32_t acc = 0;
+    unsigned nb = 0;
+    for (size_t i = 0; i < n; i++) {
+        acc = (acc << w) | lv[i];
+        nb += w;
+        while (nb >= 8) {
+            nb -= 8;
+            cf_buf_put_u8(out, (uint8_t)(acc >> nb));
+        }
+        acc &= ((uint32_t)1 << nb) - 1;
+    }
+    if (nb > 0)
+        cf_buf_put_u8(out, (uint8_t)(acc << (8 - nb)));
+}
+
+/* ---- levels ------------------------------------------------------------------------------- */
+
+cf_status cf_pq_levels_decode(uint16_t *out, size_t n, unsigned encoding, uint16_t max_level,
+                              bool prefixed, const uint8_t *data, size_t len, size_t *consumed,
+                              cf_error *err)
+{
+    size_t used = 0;
+    const unsigned w = cf_pq_bit_width(max_level);
+    if (consumed)
+        *consumed = 0;
+    if (max_level == 0) {
+        memset(out, 0, n * sizeof *out);
+        return CF_OK;
+    }
+    if (encoding == CF_PQE_BIT_PACKED) {
+        CF_TRY(bitpacked_decode(out, n, w, data, len, &used, err));
+    } else {
+        CF_CHECK(encoding == CF_PQE_RLE, err, CF_ENOTSUP, "levels: encoding %s (%u) is not RLE or "
+                 "BIT_PACKED", cf_pq_encoding_name(encoding) ? cf_pq_encoding_name(encoding)
+                 : "unknown", encoding);
+        const uint8_t *p = data;
+        size_t plen = len;
+        if (prefixed) {
+            CF_CHECK(len >= 4, err, CF_ECORRUPT,
+                     "RLE levels: %zu bytes cannot hold the 4-byte length at offset 0", len);
+            uint32_t l = cf_load_le32(data);
+            CF_CHECK(l <= len - 4, err, CF_ECORRUPT,
+                     "RLE levels: length %" PRIu32 " at offset 0 exceeds the %zu bytes after it", l,
+                     len - 4);
+            p = data + 4;
+            plen = l;
+        }
+        cf_status st = cf_pq_hybrid_decode(out, 2, n, w, p, plen, err);
+        if (st != CF_OK)
+            return cf_error_prefix(err, st, "levels at offset %zu: ", (size_t)(p - data));
+        used = (size_t)(p - data) + plen;
+    }
+    for (size_t i = 0; i < n; i++)
+        CF_CHECK(out[i] <= max_level, err, CF_ECORRUPT,
+                 "%s levels: level %u of value %zu exceeds the maximum %u",
+                 encoding == CF_PQE_RLE ? "RLE" : "BIT_PACKED", out[i], i, max_level);
+    if (consumed)
+        *consumed = used;
+    return CF_OK;
+}
+
+cf_status cf_pq_levels_encode(cf_buf *out, const uint16_t *levels, size_t n, unsigned encoding,
+                              uint16_t max_level, bool prefixed, cf_error *err)
+{
+    if (max_level == 0)
+        return CF_OK;
+    const unsigned w = cf_pq_bit_width(max_level);
+    for (size_t i = 0; i < n; i++)
+        CF_CHECK(levels[i] <= max_level, err, CF_EINVAL,
+                 "levels: level %u of value %zu exceeds the maximum %u", levels[i], i, max_level);
+    if (encoding == CF_PQE_BIT_PACKED) {
+        bitpacked_encode(out, levels, n, w);
+    } else {
+        CF_CHECK(encoding == CF_PQE_RLE, err, CF_EINVAL, "levels: encoding %u is not RLE or "
+                 "BIT_PACKED", encoding);
+        size_t at = out->len;
+        if (prefixed)
+            cf_buf_put_le32(out, 0);
+        CF_TRY(cf_pq_hybrid_encode(out, levels, 2, n, w, err));
+        if (prefixed && !out->oom) {
+            size_t l = out->len - at - 4;
+            CF_CHECK(l <= UINT32_MAX, err, CF_EINVAL, "RLE levels: %zu bytes exceed 4 GiB", l);
+            cf_store_le32(out->data + at, (uint32_t)l);
+        }
+    }
+    CF_CHECK(!out->oom, err, CF_ENOMEM, "levels: cannot allocate the encoded stream");
+    return CF_OK;
+}
