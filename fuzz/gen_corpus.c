@@ -28,6 +28,7 @@
 #include "encoding/encodings.h"
 #include "index/btree.h"
 #include "rowset/wal.h"
+#include "parquet/encoding.h"
 #include "util/buf.h"
 #include "util/endian.h"
 #include "util/group_varint.h"
@@ -789,6 +790,121 @@ static void wal_seeds(void)
     cf_rcl_builder_free(b);
 }
 
+/* ---- Parquet pages ------------------------------------------------------------------------ */
+
+/* fuzz_pq_levels [mode][max x2][count x2][bytes], fuzz_pq_values
+ * [pair][type length][count x2][seed x4][bytes], fuzz_pq_codec
+ * [codec][size x3][bytes]: each built by our encoders from a few value shapes. */
+static void parquet_seeds(void)
+{
+    cf_error err;
+    cf_buf b, body;
+    cf_buf_init(&b);
+    cf_buf_init(&body);
+    char name[64];
+    /* levels: runs, literals, BIT_PACKED, dictionary indices */
+    uint16_t lv[600];
+    uint32_t idx[600];
+    for (int mode = 0; mode < 4; mode++) {
+        for (int shape = 0; shape < 3; shape++) {
+            uint16_t max = shape == 0 ? 1 : shape == 1 ? 3 : 300;
+            size_t n = shape == 2 ? 600 : 100;
+            for (size_t i = 0; i < n; i++) {
+                lv[i] = (uint16_t)(shape == 0 ? (i / 20) % 2 : (i * 7 + i / 9) % (max + 1u));
+                idx[i] = lv[i];
+            }
+            cf_buf_clear(&b);
+            cf_buf_put_u8(&b, (uint8_t)mode);
+            cf_buf_append(&b, &max, 2);
+            uint16_t n16 = (uint16_t)n;
+            cf_buf_append(&b, &n16, 2);
+            cf_status st = mode == 3 ? cf_pq_dict_indices_encode(&b, idx, n, max + 1u, &err)
+                                     : cf_pq_levels_encode(&b, lv, n,
+                                                           mode == 2 ? CF_PQE_BIT_PACKED
+                                                                     : CF_PQE_RLE,
+                                                           max, mode == 0, &err);
+            if (st != CF_OK)
+                die("parquet levels", &err);
+            if (mode == 3) { /* the size field is the dictionary size */
+                uint16_t sz = (uint16_t)(max + 1);
+                memcpy(b.data + 1, &sz, 2);
+            }
+            snprintf(name, sizeof name, "mode%d-shape%d", mode, shape);
+            put_file("fuzz_pq_levels", name, b.data, b.len);
+        }
+    }
+    /* values: every pair of fuzz_pq_values' table, in its order */
+    static const struct {
+        unsigned enc, type;
+    } pairs[] = {
+        {CF_PQE_PLAIN, CF_PQT_BOOLEAN},
+        {CF_PQE_PLAIN, CF_PQT_INT32},
+        {CF_PQE_PLAIN, CF_PQT_INT64},
+        {CF_PQE_PLAIN, CF_PQT_INT96},
+        {CF_PQE_PLAIN, CF_PQT_FLOAT},
+        {CF_PQE_PLAIN, CF_PQT_DOUBLE},
+        {CF_PQE_PLAIN, CF_PQT_BYTE_ARRAY},
+        {CF_PQE_PLAIN, CF_PQT_FIXED_LEN_BYTE_ARRAY},
+        {CF_PQE_RLE, CF_PQT_BOOLEAN},
+        {CF_PQE_DELTA_BINARY_PACKED, CF_PQT_INT32},
+        {CF_PQE_DELTA_BINARY_PACKED, CF_PQT_INT64},
+        {CF_PQE_DELTA_LENGTH_BYTE_ARRAY, CF_PQT_BYTE_ARRAY},
+        {CF_PQE_DELTA_BYTE_ARRAY, CF_PQT_BYTE_ARRAY},
+        {CF_PQE_DELTA_BYTE_ARRAY, CF_PQT_FIXED_LEN_BYTE_ARRAY},
+        {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_FLOAT},
+        {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_DOUBLE},
+        {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_INT32},
+        {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_INT64},
+        {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_FIXED_LEN_BYTE_ARRAY},
+    };
+    static const char *const words[] = {"apple", "apricot", "banana", "band", "bandana", "",
+                                        "cherry", "cherries", "date", "date"};
+    uint8_t raw[300 * 12];
+    cf_slice sl[300];
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        const int32_t tl = pairs[k].type == CF_PQT_FIXED_LEN_BYTE_ARRAY ? 5 : 0;
+        const size_t n = 200, w = cf_pq_value_size(pairs[k].type, tl);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t x = 1000 + i * 3 + (i % 17 == 0 ? 1u << 20 : 0);
+            for (size_t j = 0; j < w && pairs[k].type != CF_PQT_BYTE_ARRAY; j++)
+                raw[i * w + j] = pairs[k].type == CF_PQT_BOOLEAN ? (uint8_t)(i % 3 == 0)
+                                                                 : (uint8_t)(x >> (8 * (j % 8)));
+            const char *wd = words[(i / 3) % 10];
+            sl[i] = (cf_slice){(const uint8_t *)wd, strlen(wd)};
+        }
+        const void *vals = pairs[k].type == CF_PQT_BYTE_ARRAY ? (const void *)sl : (const void *)raw;
+        cf_buf_clear(&b);
+        cf_buf_put_u8(&b, (uint8_t)k);
+        cf_buf_put_u8(&b, (uint8_t)tl);
+        uint16_t n16 = (uint16_t)n;
+        cf_buf_append(&b, &n16, 2);
+        cf_buf_put_le32(&b, 0x1234u + (uint32_t)k);
+        if (cf_pq_encode(&b, pairs[k].enc, pairs[k].type, tl, vals, n, &err) != CF_OK)
+            die("parquet values", &err);
+        snprintf(name, sizeof name, "%s-%s", cf_pq_encoding_name(pairs[k].enc),
+                 cf_pq_type_name(pairs[k].type));
+        put_file("fuzz_pq_values", name, b.data, b.len);
+    }
+    /* codecs: one text page each */
+    cf_buf_clear(&body);
+    for (int i = 0; i < 300; i++)
+        cf_buf_append(&body, words[i % 10], strlen(words[i % 10]));
+    for (unsigned c = 0; c <= CF_PQC_LZ4_RAW; c++) {
+        if (!cf_pq_codec_supported(c))
+            continue;
+        cf_buf_clear(&b);
+        cf_buf_put_u8(&b, (uint8_t)c);
+        uint16_t lo = (uint16_t)body.len;
+        cf_buf_append(&b, &lo, 2);
+        cf_buf_put_u8(&b, (uint8_t)(body.len >> 16));
+        if (cf_pq_compress(c, body.data, body.len, 0, &b, &err) != CF_OK)
+            die("parquet codec", &err);
+        put_file("fuzz_pq_codec", cf_pq_codec_name(c), b.data, b.len);
+    }
+    cf_buf_dispose(&b);
+    cf_buf_dispose(&body);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3 && argc != 4) {
@@ -812,6 +928,7 @@ int main(int argc, char **argv)
     bloom_seeds(argv[2]);
     array_cell_seeds();
     wal_seeds();
+    parquet_seeds();
     char delta_dir[4096];
     snprintf(delta_dir, sizeof delta_dir, "%s", argv[2]);
     size_t dl = strlen(delta_dir);

@@ -5,14 +5,14 @@
 # A machine that already has every package does no apt work at all: dpkg-query decides
 # what is missing, and only then is `apt-get update` run (once) and the rest installed.
 
-# Build: compiler + make, CMake, pkg-config, and the four libraries the format needs
-# (protobuf-c for the header/footer messages, LZ4/snappy/zlib for block compression),
-# plus cmocka for the tests.
+# Build: compiler + make, CMake, pkg-config, and the libraries the formats need
+# (protobuf-c for the header/footer messages, LZ4/snappy/zlib for block compression,
+# zstd and brotli for Parquet's ZSTD and BROTLI pages), plus cmocka for the tests.
 CF_DEPS_BUILD=(
     gcc libc6-dev make
     cmake pkg-config
     libprotobuf-c-dev protobuf-c-compiler
-    liblz4-dev libsnappy-dev zlib1g-dev
+    liblz4-dev libsnappy-dev zlib1g-dev libzstd-dev libbrotli-dev
     libcmocka-dev
 )
 # Tests and CI add clang for the sanitizer build and the libFuzzer targets.  We install

@@ -21,4 +21,31 @@ cf_status cf_codec_compress(cf_compression c, const uint8_t *src, size_t len, cf
 cf_status cf_codec_decompress(cf_compression c, const uint8_t *src, size_t len, uint8_t *dst,
                               size_t dst_len, cf_error *err);
 
+/* The codecs Parquet adds (src/parquet/codec.c maps its codec numbers onto
+ * these and the ones above). Each decompressor writes at most dst_len bytes
+ * and fails (CF_ECORRUPT) unless the payload decodes to exactly dst_len. A
+ * level of 0 means the codec's default. */
+
+/* GZIP (RFC 1952), level 6 by default. Decoding also takes a zlib (RFC 1950)
+ * stream and several gzip members back to back (gzip.c). */
+cf_status cf_codec_gzip_compress(const uint8_t *src, size_t len, int level, cf_buf *dst,
+                                 cf_error *err);
+cf_status cf_codec_gzip_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t dst_len,
+                                   cf_error *err);
+/* Zstandard frames (libzstd); several frames back to back decode as one (zstd.c). */
+cf_status cf_codec_zstd_compress(const uint8_t *src, size_t len, int level, cf_buf *dst,
+                                 cf_error *err);
+cf_status cf_codec_zstd_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t dst_len,
+                                   cf_error *err);
+/* Brotli (RFC 7932, libbrotlienc/libbrotlidec), window 2^22 (brotli.c). */
+cf_status cf_codec_brotli_compress(const uint8_t *src, size_t len, int quality, cf_buf *dst,
+                                   cf_error *err);
+cf_status cf_codec_brotli_decompress(const uint8_t *src, size_t len, uint8_t *dst,
+                                     size_t dst_len, cf_error *err);
+/* An LZ4 frame (lz4frame.h, magic 04 22 4d 18), which old parquet-cpp wrote
+ * for Parquet's LZ4 codec; frames back to back decode as one (zstd.c). */
+bool cf_codec_is_lz4_frame(const uint8_t *src, size_t len);
+cf_status cf_codec_lz4_frame_decompress(const uint8_t *src, size_t len, uint8_t *dst,
+                                        size_t dst_len, cf_error *err);
+
 #endif

@@ -221,6 +221,36 @@ cf_status cf_pq_decoder_get(cf_pq_decoder *d, void *out, size_t n, cf_error *err
  * n values in the page itself. CF_ENOTSUP for other encodings/types. */
 cf_status cf_pq_decoder_view(cf_pq_decoder *d, const uint8_t **out, size_t n, cf_error *err);
 
+/* ---- page codecs (codec.c) ----------------------------------------------------------------- */
+
+/* parquet.thrift `CompressionCodec`. */
+enum {
+    CF_PQC_UNCOMPRESSED = 0,
+    CF_PQC_SNAPPY = 1,
+    CF_PQC_GZIP = 2,
+    CF_PQC_LZO = 3,
+    CF_PQC_BROTLI = 4,
+    CF_PQC_LZ4 = 5, /* deprecated: Hadoop-framed (or, from old parquet-cpp, raw/frame) */
+    CF_PQC_ZSTD = 6,
+    CF_PQC_LZ4_RAW = 7
+};
+
+/* "SNAPPY", ...; NULL for a number parquet.thrift does not define. */
+const char *cf_pq_codec_name(unsigned codec);
+/* Can we decode (and encode) pages of this codec? All but LZO. */
+bool cf_pq_codec_supported(unsigned codec);
+/* Decompress one page body [src, src+len) into exactly dst_len bytes (the
+ * page header's uncompressed_page_size, minus v2 levels). Never writes past
+ * dst + dst_len; a payload that decodes to any other size is CF_ECORRUPT.
+ * CF_ENOTSUP for LZO or an unknown codec. */
+cf_status cf_pq_decompress(unsigned codec, const uint8_t *src, size_t len, uint8_t *dst,
+                           size_t dst_len, cf_error *err);
+/* Append the compressed form of [src, src+len) to dst. level 0 = the codec's
+ * default (GZIP 6, ZSTD 3, BROTLI 5); ignored by SNAPPY and LZ4*. LZ4 is
+ * written Hadoop-framed, as parquet-java and arrow do. */
+cf_status cf_pq_compress(unsigned codec, const uint8_t *src, size_t len, int level, cf_buf *dst,
+                         cf_error *err);
+
 /* ---- the value encoders (values.c) ------------------------------------------------------ */
 
 /* Append n values (forms above) encoded with `encoding` to out: PLAIN, RLE
