@@ -7,7 +7,7 @@
 #
 # Environment:
 #   CF_FUZZ_SECONDS   seconds per target (default: 260 s shared by all targets, at least 10 and
-#                     at most 30 each; 11 s for 22 targets, so the fuzzing itself stays near
+#                     at most 30 each; 10 s for 25 targets, so the fuzzing itself stays near
 #                     4.5 minutes and the whole stage, build included, under 6 on 2 cores;
 #                     with a fixed seed CI replays a prefix of what longer local runs passed)
 #   CF_FUZZ_TARGETS   space-separated subset of targets to run (default: all)
