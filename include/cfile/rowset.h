@@ -351,6 +351,30 @@ CF_API cf_status cf_table_flush(cf_table *t, cf_error *err);
  * are removed. A table of one rowset is compacted in place. */
 CF_API cf_status cf_table_compact(cf_table *t, uint64_t ahm, cf_error *err);
 
+/* Automatic compaction. After each flush of the MemRowSet (cf_table_flush,
+ * cf_table_close, or an insert or mutation past the flush size) the table merges
+ * rowsets of similar row counts: when CF_TABLE_COMPACT_FANOUT (K) or more
+ * rowsets share a size tier (rows < K, then [K^t, K^(t+1)) rows), the smallest
+ * of the lowest such tier, up to budget_bytes of input and
+ * CF_TABLE_COMPACT_MAX_INPUTS rowsets, are merged into one new rowset, again
+ * until no tier is full. A table of N rows then holds at most
+ * (K - 1) * (floor(log_K N) + 1) rowsets, plus rowsets too large for the budget
+ * to merge K at a time; each row is rewritten at most floor(log_K N) + 1 times.
+ * Merges keep all history (ahm 0) and are crash-safe as cf_table_compact is
+ * (docs/ROWSET.md "Automatic compaction"). */
+#define CF_TABLE_COMPACT_FANOUT 4
+#define CF_TABLE_COMPACT_BUDGET ((uint64_t)128 << 20)
+#define CF_TABLE_COMPACT_MAX_INPUTS 64
+/* Turn automatic compaction on (the default) or off, with the most input bytes
+ * one merge may read (0 = CF_TABLE_COMPACT_BUDGET). */
+CF_API void cf_table_set_compaction(cf_table *t, bool on, uint64_t budget_bytes);
+/* How the automatic compaction after the last flush went. A merge that fails
+ * (disk full, out of memory) is not an error of the flush or of the operation
+ * that triggered it, which are committed; the table stays as it was, and the
+ * merge is tried again after the next flush. CF_OK, or the failure's status
+ * with its message copied to err (may be NULL). */
+CF_API cf_status cf_table_compaction_status(const cf_table *t, cf_error *err);
+
 /* A scan of every store at a snapshot, rows in key order, options and batches as
  * for a rowset scanner (ords[i] = the row's ordinal within its store). A scanner
  * must be freed before the next change to its table (insert, update, delete,

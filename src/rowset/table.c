@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compaction_policy.h"
 #include "memrowset.h"
 
 #include "../util/alloc.h"
@@ -58,6 +59,11 @@ struct cf_table {
     uint8_t *gnn;
     cf_buf *gvals, *genn; /* array columns: the row's elements */
     uint32_t *goffs;      /* array columns: [0, count] per column */
+    /* Automatic compaction after flushes (compaction_policy.h). */
+    bool auto_compact;
+    cf_cpol_options cpol;
+    cf_error compact_err; /* the last automatic merge that failed */
+    cf_status compact_st;
 };
 
 /* ---- TABLET ----------------------------------------------------------------------------- */
@@ -354,6 +360,9 @@ cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_rowset_op
     CF_CHECK(t != NULL, err, CF_ENOMEM, "table: out of memory");
     cf_buf_init(&t->key);
     t->flush_bytes = CF_TABLE_FLUSH_BYTES;
+    t->auto_compact = true;
+    t->cpol = (cf_cpol_options){CF_TABLE_COMPACT_FANOUT, CF_TABLE_COMPACT_BUDGET,
+                                CF_TABLE_COMPACT_MAX_INPUTS};
     cf_status st = CF_OK;
     if ((t->dir = dup_str(dir)) == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
@@ -493,65 +502,194 @@ out:
     return st;
 }
 
+static cf_status auto_compact(cf_table *t, cf_error *err);
+
 cf_status cf_table_flush(cf_table *t, cf_error *err)
 {
     CF_TRY(flush_mrs(t, err));
     for (size_t i = 0; i < t->nrs; i++)
         CF_TRY(cf_rowset_flush(t->rs[i], err));
-    return CF_OK;
+    return auto_compact(t, err);
 }
 
 static cf_status maybe_flush(cf_table *t, cf_error *err)
 {
-    return cf_mrs_bytes(t->mrs) > t->flush_bytes ? flush_mrs(t, err) : CF_OK;
+    if (cf_mrs_bytes(t->mrs) <= t->flush_bytes)
+        return CF_OK;
+    CF_TRY(flush_mrs(t, err));
+    return auto_compact(t, err);
 }
 
 /* ---- compaction ------------------------------------------------------------------------------ */
 
-cf_status cf_table_compact(cf_table *t, uint64_t ahm, cf_error *err)
+/* Merge rowsets pick[0..np) (ascending indexes, np >= 2) into one new rowset,
+ * which takes the place of the first of them in TABLET order; the others keep
+ * theirs. The new directory is complete before the TABLET naming it is
+ * committed. *committing is set once the TABLET write has begun: a failure from
+ * then on leaves the table's state on disk unknown to this handle. */
+static cf_status merge_rowsets(cf_table *t, const size_t *pick, size_t np, uint64_t ahm,
+                               bool *committing, cf_error *err)
 {
-    CF_TRY(flush_mrs(t, err));
-    if (t->nrs == 1)
-        return cf_rowset_compact(t->rs[0], ahm, err);
     char name[40];
     char *path = NULL;
     cf_rowset *nrs = NULL;
+    cf_rowset **src = NULL;
     char **names = NULL;
+    size_t nn = t->nrs - np + 1;
     cf_status st = CF_OK;
+    *committing = false;
     CF_TRY_OUT(new_rowset_dir(t, name, sizeof(name), &path, err));
     if (mkdir(path, 0777) != 0)
         CF_FAIL_OUT(err, CF_EIO, "%s: cannot create directory: %s", path, strerror(errno));
-    CF_TRY_OUT(cf_rs_compact_merge(t->rs, t->nrs, path, ahm, err));
-    CF_TRY_OUT(open_rowset(t, path, &nrs, err));
-    names = cf_calloc(1, sizeof(*names));
-    if (names == NULL || (names[0] = dup_str(name)) == NULL)
+    src = cf_malloc(np * sizeof(*src));
+    names = cf_calloc(nn, sizeof(*names));
+    if (src == NULL || names == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
+    for (size_t k = 0; k < np; k++)
+        src[k] = t->rs[pick[k]];
+    CF_TRY_OUT(cf_rs_compact_merge(src, np, path, ahm, err));
+    CF_TRY_OUT(open_rowset(t, path, &nrs, err));
+    for (size_t i = 0, k = 0, j = 0; i < t->nrs; i++) {
+        const char *n = t->names[i];
+        if (k < np && pick[k] == i) {
+            if (k++ > 0)
+                continue;
+            n = name;
+        }
+        if ((names[j++] = dup_str(n)) == NULL)
+            CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
+    }
     size_t old_n = t->nrs;
     char **old_names = t->names;
     t->names = NULL; /* commit_list frees the list it replaces: keep the old one */
     t->nrs = 0;
-    st = commit_list(t, names, 1, err);
+    *committing = true;
+    st = commit_list(t, names, nn, err);
     names = NULL;
     if (st != CF_OK) {
         t->names = old_names;
         t->nrs = old_n;
         goto out;
     }
-    for (size_t i = 0; i < old_n; i++)
-        cf_rowset_free(t->rs[i]);
-    free_names(old_names, old_n);
-    t->rs[0] = nrs;
-    t->nrs = 1;
+    size_t j = 0;
+    for (size_t i = 0, k = 0; i < old_n; i++) {
+        if (k < np && pick[k] == i) {
+            cf_rowset_free(t->rs[i]);
+            if (k++ == 0)
+                t->rs[j++] = nrs;
+        } else {
+            t->rs[j++] = t->rs[i];
+        }
+    }
+    t->nrs = j;
     nrs = NULL;
+    free_names(old_names, old_n);
     gc_rowsets(t); /* the merged rowsets: TABLET no longer names them */
 out:
-    if (names != NULL) {
-        cf_free(names[0]);
-        cf_free(names);
-    }
+    free_names(names, nn);
+    cf_free(src);
     cf_rowset_free(nrs);
     cf_free(path);
     return st;
+}
+
+cf_status cf_table_compact(cf_table *t, uint64_t ahm, cf_error *err)
+{
+    CF_TRY(flush_mrs(t, err));
+    if (t->nrs == 1)
+        return cf_rowset_compact(t->rs[0], ahm, err);
+    size_t *all = cf_malloc(t->nrs * sizeof(*all));
+    CF_CHECK(all != NULL, err, CF_ENOMEM, "table: out of memory");
+    for (size_t i = 0; i < t->nrs; i++)
+        all[i] = i;
+    bool committing;
+    cf_status st = merge_rowsets(t, all, t->nrs, ahm, &committing, err);
+    cf_free(all);
+    return st;
+}
+
+/* On-disk bytes of a rowset: its MANIFEST and every file it names. */
+static uint64_t rowset_bytes(const cf_rowset *rs)
+{
+    uint64_t sum = 0;
+    const char *name, *role;
+    struct stat sb;
+    char *p = cf_rs_path(cf_rs_dir(rs), CF_RS_MANIFEST);
+    if (p != NULL && lstat(p, &sb) == 0)
+        sum += (uint64_t)sb.st_size;
+    cf_free(p);
+    for (size_t i = 0; cf_rowset_file(rs, i, &name, &role); i++) {
+        p = cf_rs_path(cf_rs_dir(rs), name);
+        if (p != NULL && lstat(p, &sb) == 0)
+            sum += (uint64_t)sb.st_size;
+        cf_free(p);
+    }
+    return sum;
+}
+
+/* After a flush: the merges the policy asks for, until it asks for none. A
+ * merge that fails before its commit leaves the table as it was (its
+ * directory is removed by the next flush or merge); that is not an error of
+ * the flush, which is committed: it is kept for cf_table_compaction_status
+ * and the policy is asked again after the next flush. */
+static cf_status auto_compact(cf_table *t, cf_error *err)
+{
+    if (!t->auto_compact)
+        return CF_OK;
+    cf_status st = CF_OK;
+    cf_cpol_rowset *in = NULL;
+    size_t *pick = NULL;
+    bool committing = false;
+    while (t->nrs >= t->cpol.fanout) {
+        cf_cpol_rowset *in2 = cf_realloc(in, t->nrs * sizeof(*in));
+        size_t *pick2 = in2 != NULL ? cf_realloc(pick, t->nrs * sizeof(*pick)) : NULL;
+        if (in2 != NULL)
+            in = in2;
+        if (pick2 != NULL)
+            pick = pick2;
+        if (in2 == NULL || pick2 == NULL) {
+            st = cf_error_set(&t->compact_err, CF_ENOMEM, __FILE__, __LINE__,
+                              "automatic compaction: out of memory");
+            break;
+        }
+        for (size_t i = 0; i < t->nrs; i++) {
+            cf_rowset_info info;
+            cf_rowset_get_info(t->rs[i], &info);
+            in[i] = (cf_cpol_rowset){info.rows, rowset_bytes(t->rs[i])};
+        }
+        size_t np = cf_cpol_pick(in, t->nrs, &t->cpol, pick);
+        if (np < 2)
+            break;
+        st = merge_rowsets(t, pick, np, 0, &committing, &t->compact_err);
+        if (st != CF_OK)
+            break;
+    }
+    cf_free(in);
+    cf_free(pick);
+    t->compact_st = st;
+    if (st != CF_OK && committing) {
+        /* The TABLET write failed part way: the handle may no longer match
+         * the disk, so the caller must see it. */
+        *err = t->compact_err;
+        cf_error_prefix(err, st, "automatic compaction: ");
+        return st;
+    }
+    if (st != CF_OK)
+        cf_error_prefix(&t->compact_err, st, "automatic compaction: ");
+    return CF_OK;
+}
+
+void cf_table_set_compaction(cf_table *t, bool on, uint64_t budget_bytes)
+{
+    t->auto_compact = on;
+    t->cpol.budget_bytes = budget_bytes ? budget_bytes : CF_TABLE_COMPACT_BUDGET;
+}
+
+cf_status cf_table_compaction_status(const cf_table *t, cf_error *err)
+{
+    if (t->compact_st != CF_OK && err != NULL)
+        *err = t->compact_err;
+    return t->compact_st;
 }
 
 /* ---- keys and lookups --------------------------------------------------------------------- */

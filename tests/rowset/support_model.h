@@ -15,6 +15,9 @@
 
 /* A fresh directory under /tmp (a static buffer: valid until the next call). */
 char *mkdtemp_dir(void);
+/* The same in memory (/dev/shm, where fsync costs nothing) when there is one:
+ * for tests of thousands of commits. */
+char *mkdtemp_fast_dir(void);
 void rm_rf(const char *dir);
 /* Bit i of a non-null bitmap; a NULL bitmap means every row is present. */
 bool bit(const uint8_t *bm, size_t i);
@@ -62,5 +65,9 @@ typedef struct model_update {
     version next;
 } model_update;
 void model_update_draw(model_update *u, cf_rng *rng, const version *cur, uint64_t ts);
+
+/* Check table t at snapshot snap against model rows m[0..nkeys): a scan with a
+ * random predicate and projection (mkey order), then 8 random lookups. */
+void model_check_table(cf_table *t, const mrow *m, size_t nkeys, uint64_t snap, cf_rng *rng);
 
 #endif

@@ -169,6 +169,8 @@ static void test_table__mrs_flushes_by_size(void **state)
     cf_table *t;
     CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
     cf_table_set_flush_bytes(t, 8192);
+    /* Many rowsets for the merged scans below: no automatic merges. */
+    cf_table_set_compaction(t, false, 0);
     /* 997 is prime: i * 389 % 997 visits every id once, in no order. */
     for (int64_t i = 0; i < 997; i++)
         CF_ASSERT_OK(ins(t, i * 389 % 997, i % 7 ? "v" : NULL, 2 + (uint64_t)i, &err), &err);
@@ -560,73 +562,6 @@ static void test_table__arrays(void **state)
  * middle half, so fresh inserts land before, between and after them. */
 #define KEYS 600
 
-static void check_model(cf_table *t, mrow *m, uint64_t snap, cf_rng *rng)
-{
-    cf_error err;
-    int kind = (int)cf_rng_below(rng, 4);
-    int32_t x = (int32_t)cf_rng_below(rng, 100);
-    char kb[16];
-    snprintf(kb, sizeof(kb), "k%03d", (int)cf_rng_below(rng, KEYS / 3));
-    cf_slice ks = {(const uint8_t *)kb, strlen(kb)};
-    cf_rs_pred p[1];
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
-    o.snapshot = snap;
-    o.batch_rows = 1 + cf_rng_below(rng, 100);
-    if (kind == 1)
-        p[0] = (cf_rs_pred){2, CF_RS_GE, &x};
-    else if (kind == 2)
-        p[0] = (cf_rs_pred){3, CF_RS_IS_NULL, NULL};
-    else if (kind == 3)
-        p[0] = (cf_rs_pred){0, CF_RS_LE, &ks};
-    o.preds = p;
-    o.npreds = kind ? 1 : 0;
-    /* Half the scans project (s, v) only: no key column asked for. */
-    static const size_t sv[2] = {3, 2};
-    bool narrow = cf_rng_below(rng, 2) == 0;
-    if (narrow) {
-        o.cols = sv;
-        o.ncols = 2;
-    }
-    size_t cv = narrow ? 1 : 2, cs = narrow ? 0 : 3;
-    cf_table_scanner *sc;
-    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
-    size_t i = 0;
-    for (;;) {
-        cf_rs_batch b;
-        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
-        for (size_t r = 0; r < b.count; r++) {
-            while (i < KEYS && !passes(at(&m[i], snap), i, kind, x, kb))
-                i++;
-            assert_true(i < KEYS);
-            check_row(&b, r, i, at(&m[i], snap), !narrow, cv, cs);
-            i++;
-        }
-    }
-    for (; i < KEYS; i++)
-        assert_false(passes(at(&m[i], snap), i, kind, x, kb));
-    cf_table_scanner_free(sc);
-    for (int n = 0; n < 8; n++) {
-        size_t r = cf_rng_below(rng, KEYS);
-        char mk[16];
-        int32_t mj;
-        mkey(r, mk, &mj);
-        cf_slice s = {(const uint8_t *)mk, strlen(mk)};
-        const void *key[2] = {&s, &mj};
-        cf_rs_batch b;
-        cf_status st = cf_table_get(t, key, snap, &b, &err);
-        const version *v = at(&m[r], snap);
-        if (v == NULL) {
-            CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
-            continue;
-        }
-        CF_ASSERT_OK(st, &err);
-        check_row(&b, 0, r, v, false, 2, 3);
-    }
-}
-
 static void import_initial(const char *dir, const cf_rs_schema *s, mrow *m, cf_rng *rng)
 {
     cf_error err;
@@ -763,7 +698,7 @@ static void model_run(uint64_t seed)
                                                        : ahm + cf_rng_below(&rng, ts + 2 - ahm);
             if (snap < ahm)
                 snap = ahm;
-            check_model(t, m, snap, &rng);
+            model_check_table(t, m, KEYS, snap, &rng);
         }
     }
     assert_true(inserts > 40);
@@ -772,7 +707,7 @@ static void model_run(uint64_t seed)
     assert_int_equal(cf_table_rowset_count(t), 1);
     assert_int_equal(cf_table_mrs_rows(t), 0);
     for (uint64_t snap = ahm; snap < ts + 2; snap += 1 + ts / 20)
-        check_model(t, m, snap, &rng);
+        model_check_table(t, m, KEYS, snap, &rng);
     cf_table_free(t);
     for (size_t i = 0; i < KEYS; i++)
         free(m[i].h);
