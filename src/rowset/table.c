@@ -17,6 +17,10 @@
  * A rowset directory counts only once TABLET names it; after a crash, unnamed
  * rs-* directories (and an unnamed root rowset) are removed by the next flush
  * or compaction.
+ *
+ * After each flush of the MemRowSet, automatic compaction merges the rowsets
+ * compaction_policy.c picks (a subset; the output takes the first one's place
+ * in TABLET order), so the rowset count stays logarithmic in the rows.
  */
 #include <dirent.h>
 #include <errno.h>
