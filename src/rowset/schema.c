@@ -233,8 +233,10 @@ static cf_status parse_column(const char **pp, cf_rs_column *c, char *namebuf, c
 {
     const char *p = skip_ws(*pp);
     size_t n = word(p);
-    CF_CHECK(n > 0 && n <= 128 && (isalpha((unsigned char)*p) || *p == '_'), err, CF_EINVAL,
+    CF_CHECK(n > 0 && (isalpha((unsigned char)*p) || *p == '_'), err, CF_EINVAL,
              "schema: expected a column name at '%.20s'", p);
+    CF_CHECK(n <= 128, err, CF_EINVAL,
+             "schema: column name '%.20s...' has %zu bytes, at most 128 are allowed", p, n);
     memcpy(namebuf, p, n);
     namebuf[n] = '\0';
     memset(c, 0, sizeof(*c));

@@ -80,6 +80,26 @@ static void test_rowset__schema_errors(void **state)
         CF_ASSERT_STATUS(cf_rs_schema_parse(&s, bad[i], &err), CF_EINVAL, &err);
         assert_null(s);
     }
+    /* The limits are the library's, and its errors name them. */
+    char name[200];
+    memset(name, 'n', 129);
+    strcpy(name + 129, " INT64 KEY");
+    CF_ASSERT_STATUS(cf_rs_schema_parse(&s, name, &err), CF_EINVAL, &err);
+    assert_non_null(strstr(err.msg, "has 129 bytes, at most 128 are allowed"));
+    strcpy(name + 128, " INT64 KEY");
+    CF_ASSERT_OK(cf_rs_schema_parse(&s, name, &err), &err);
+    cf_rs_schema_free(s);
+    size_t cap = (CF_RS_MAX_COLUMNS + 1) * 16, len = 0;
+    char *many = malloc(cap);
+    for (size_t i = 0; i <= CF_RS_MAX_COLUMNS; i++)
+        len += (size_t)snprintf(many + len, cap - len, "%sc%zu INT32 KEY", i ? ", " : "", i);
+    CF_ASSERT_STATUS(cf_rs_schema_parse(&s, many, &err), CF_EINVAL, &err);
+    assert_non_null(strstr(err.msg, "more than 1024 columns"));
+    *strrchr(many, ',') = '\0'; /* 1024 columns, every one a key column */
+    CF_ASSERT_OK(cf_rs_schema_parse(&s, many, &err), &err);
+    assert_int_equal(cf_rs_schema_nkeys(s), CF_RS_MAX_COLUMNS);
+    cf_rs_schema_free(s);
+    free(many);
 }
 
 static void test_rowset__key_bytes(void **state)

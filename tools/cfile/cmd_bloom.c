@@ -123,9 +123,12 @@ static int bloom_write(cf_cli *c, const char *keys_path, const char *out_path,
         }
         st = cf_bloom_writer_add(w, key, &err);
         if (st != CF_OK) {
-            char what[1100];
-            snprintf(what, sizeof what, "%s:%zu", keys_path, line);
-            rc = cf_cli_lib_fail(c, what, st, &err);
+            size_t wn = strlen(keys_path) + 24; /* ":" and a line number */
+            char *what = malloc(wn);
+            if (what != NULL)
+                snprintf(what, wn, "%s:%zu", keys_path, line);
+            rc = cf_cli_lib_fail(c, what != NULL ? what : keys_path, st, &err);
+            free(what);
             goto out;
         }
         start = end + 1;
