@@ -303,10 +303,11 @@ cf_status cf_thrift_list_begin(cf_thrift_reader *r, uint8_t type, uint8_t *elem_
     uint8_t b = *r->p++;
     uint64_t n = b >> 4;
     *elem_type = b & 0x0f;
-    if (!elem_type_ok(*elem_type))
-        return cf_thrift_fail(r, "list of unknown element type %u", *elem_type);
     if (n == 15)
         CF_TRY(read_varint(r, &n));
+    /* Some writers give an empty list element type 0; nothing is read with it. */
+    if (!elem_type_ok(*elem_type) && !(n == 0 && *elem_type == CF_TT_STOP))
+        return cf_thrift_fail(r, "list of unknown element type %u", *elem_type);
     CF_TRY(check_count(r, n, count));
     return enter(r);
 }

@@ -44,6 +44,7 @@ int cf_cmd_demo(cf_cli *c, int argc, char **argv);
 int cf_cmd_bloom(cf_cli *c, int argc, char **argv);
 int cf_cmd_delta(cf_cli *c, int argc, char **argv);
 int cf_cmd_hfile(cf_cli *c, int argc, char **argv);
+int cf_cmd_parquet(cf_cli *c, int argc, char **argv);
 int cf_cmd_table(cf_cli *c, int argc, char **argv);
 int cf_cmd_bench(cf_cli *c, int argc, char **argv);
 
@@ -56,6 +57,7 @@ extern const char cf_cmd_demo_usage[];
 extern const char cf_cmd_bloom_usage[];
 extern const char cf_cmd_delta_usage[];
 extern const char cf_cmd_hfile_usage[];
+extern const char cf_cmd_parquet_usage[];
 extern const char cf_cmd_table_usage[];
 extern const char cf_cmd_bench_usage[];
 

@@ -8,6 +8,7 @@
 #include <cfile/delta.h>
 
 #include <cfile/hfile.h>
+#include <cfile/parquet.h>
 
 #include "cli.h"
 #include "out.h"
@@ -463,6 +464,56 @@ static void info_text(FILE *out, bool color, const char *path, const cf_reader *
     fprintf(out, "%" PRIu64 " bytes\n", in->file_size);
 }
 
+/* A Parquet file: a short summary; `cfile parquet meta|schema` show the rest. */
+static int parquet_info(cf_cli *c, const char *path, bool json)
+{
+    cf_error err = {0};
+    cf_parquet *pq = NULL;
+    cf_status st = cf_parquet_open_file(&pq, path, NULL, &err);
+    if (st != CF_OK)
+        return cf_cli_lib_fail(c, path, st, &err);
+    const cf_parquet_file_meta *m = cf_parquet_meta(pq);
+    if (json) {
+        cf_jw w;
+        cf_jw_init(&w, c->out);
+        cf_jw_obj_begin(&w);
+        cf_jw_key(&w, "format");
+        cf_jw_cstr(&w, "parquet");
+        cf_jw_key(&w, "format_version");
+        cf_jw_int(&w, m->version);
+        cf_jw_key(&w, "created_by");
+        if (m->has_created_by)
+            cf_jw_bytes(&w, m->created_by.data, m->created_by.len);
+        else
+            cf_jw_null(&w);
+        cf_jw_key(&w, "file_size");
+        cf_jw_uint(&w, cf_parquet_file_size(pq));
+        cf_jw_key(&w, "footer_size");
+        cf_jw_uint(&w, cf_parquet_footer_len(pq));
+        cf_jw_key(&w, "num_rows");
+        cf_jw_int(&w, cf_parquet_num_rows(pq));
+        cf_jw_key(&w, "num_row_groups");
+        cf_jw_uint(&w, m->row_group_count);
+        cf_jw_key(&w, "num_columns");
+        cf_jw_uint(&w, cf_parquet_column_count(pq));
+        cf_jw_obj_end(&w);
+        cf_jw_newline(&w);
+    } else {
+        fprintf(c->out, "%s: Apache Parquet (format version %" PRId32 ")\n", path, m->version);
+        if (m->has_created_by)
+            fprintf(c->out, "created by:  %.*s\n", (int)m->created_by.len,
+                    (const char *)m->created_by.data);
+        fprintf(c->out,
+                "rows:        %" PRId64 "\nrow groups:  %" PRIu32 "\ncolumns:     %" PRIu32
+                "\nsize:        %" PRIu64 " bytes (footer %" PRIu32 ")\n"
+                "see `cfile parquet meta %s` and `cfile parquet schema %s`\n",
+                cf_parquet_num_rows(pq), m->row_group_count, cf_parquet_column_count(pq),
+                cf_parquet_file_size(pq), cf_parquet_footer_len(pq), path, path);
+    }
+    cf_parquet_free(pq);
+    return CF_EXIT_OK;
+}
+
 int cf_cmd_info(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -490,8 +541,12 @@ int cf_cmd_info(cf_cli *c, int argc, char **argv)
     if (st != CF_OK) {
         /* Not a CFile: an HBase HFile has its own command. */
         cf_io *io = NULL;
-        bool hfile = cf_io_open_file(&io, path, NULL) == CF_OK && cf_hfile_sniff(io);
+        bool opened = cf_io_open_file(&io, path, NULL) == CF_OK;
+        bool hfile = opened && cf_hfile_sniff(io);
+        bool parquet = opened && !hfile && cf_parquet_sniff(io);
         cf_io_free(io);
+        if (parquet)
+            return parquet_info(c, path, json);
         if (hfile) {
             fprintf(c->out, "%s: an HBase HFile, not a CFile: see `cfile hfile info %s`\n", path,
                     path);

@@ -1,0 +1,310 @@
+/* cfile: Apache Parquet files (magic "PAR1"): footer metadata and schema.
+ *
+ * Parquet is Redfile's design as shipped: row groups of column chunks of
+ * pages, Thrift compact-protocol metadata in a footer written after the data,
+ * Dremel repetition and definition levels for nested data. This header opens a
+ * file, decodes its footer (FileMetaData, parquet.thrift in apache/parquet-format)
+ * and builds the schema tree with each leaf column's path and maximum levels.
+ *
+ * Layout of a file:
+ *   "PAR1" | column chunks (pages) ... | footer (FileMetaData, compact Thrift)
+ *   | footer length (4 bytes little-endian) | "PAR1"
+ * A file whose trailing magic is "PARE" has an encrypted footer: refused as
+ * CF_ENOTSUP, as is a plaintext footer whose columns are encrypted.
+ *
+ * The structs below mirror parquet.thrift field for field. Enum-typed fields
+ * hold the raw number from the file (names: cf_parquet_*_name), so values a
+ * newer writer adds survive; `has_*` flags say whether an optional field was
+ * present. Every pointer and cf_slice in them points into the cf_parquet
+ * handle and lives as long as it.
+ *
+ * Call order:  open (getters)* free
+ * Threads: an open cf_parquet is immutable and may be shared between threads.
+ */
+#ifndef CFILE_PARQUET_H
+#define CFILE_PARQUET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "io.h"
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cf_parquet cf_parquet;
+
+/* parquet.thrift `Type` (physical types). */
+typedef enum cf_parquet_type {
+    CF_PARQUET_BOOLEAN = 0,
+    CF_PARQUET_INT32 = 1,
+    CF_PARQUET_INT64 = 2,
+    CF_PARQUET_INT96 = 3,
+    CF_PARQUET_FLOAT = 4,
+    CF_PARQUET_DOUBLE = 5,
+    CF_PARQUET_BYTE_ARRAY = 6,
+    CF_PARQUET_FIXED_LEN_BYTE_ARRAY = 7
+} cf_parquet_type;
+
+/* parquet.thrift `FieldRepetitionType`. */
+typedef enum cf_parquet_repetition {
+    CF_PARQUET_REQUIRED = 0,
+    CF_PARQUET_OPTIONAL = 1,
+    CF_PARQUET_REPEATED = 2
+} cf_parquet_repetition;
+
+/* parquet.thrift `ConvertedType` (the legacy annotations). */
+typedef enum cf_parquet_converted {
+    CF_PARQUET_CT_UTF8 = 0, CF_PARQUET_CT_MAP = 1, CF_PARQUET_CT_MAP_KEY_VALUE = 2,
+    CF_PARQUET_CT_LIST = 3, CF_PARQUET_CT_ENUM = 4, CF_PARQUET_CT_DECIMAL = 5,
+    CF_PARQUET_CT_DATE = 6, CF_PARQUET_CT_TIME_MILLIS = 7, CF_PARQUET_CT_TIME_MICROS = 8,
+    CF_PARQUET_CT_TIMESTAMP_MILLIS = 9, CF_PARQUET_CT_TIMESTAMP_MICROS = 10,
+    CF_PARQUET_CT_UINT_8 = 11, CF_PARQUET_CT_UINT_16 = 12, CF_PARQUET_CT_UINT_32 = 13,
+    CF_PARQUET_CT_UINT_64 = 14, CF_PARQUET_CT_INT_8 = 15, CF_PARQUET_CT_INT_16 = 16,
+    CF_PARQUET_CT_INT_32 = 17, CF_PARQUET_CT_INT_64 = 18, CF_PARQUET_CT_JSON = 19,
+    CF_PARQUET_CT_BSON = 20, CF_PARQUET_CT_INTERVAL = 21
+} cf_parquet_converted;
+
+/* parquet.thrift `Encoding`. */
+typedef enum cf_parquet_encoding {
+    CF_PARQUET_PLAIN = 0, CF_PARQUET_PLAIN_DICTIONARY = 2, CF_PARQUET_RLE = 3,
+    CF_PARQUET_BIT_PACKED = 4, CF_PARQUET_DELTA_BINARY_PACKED = 5,
+    CF_PARQUET_DELTA_LENGTH_BYTE_ARRAY = 6, CF_PARQUET_DELTA_BYTE_ARRAY = 7,
+    CF_PARQUET_RLE_DICTIONARY = 8, CF_PARQUET_BYTE_STREAM_SPLIT = 9
+} cf_parquet_encoding;
+
+/* parquet.thrift `CompressionCodec`. */
+typedef enum cf_parquet_codec {
+    CF_PARQUET_UNCOMPRESSED = 0, CF_PARQUET_SNAPPY = 1, CF_PARQUET_GZIP = 2,
+    CF_PARQUET_LZO = 3, CF_PARQUET_BROTLI = 4, CF_PARQUET_LZ4 = 5, CF_PARQUET_ZSTD = 6,
+    CF_PARQUET_LZ4_RAW = 7
+} cf_parquet_codec;
+
+/* parquet.thrift `PageType`. */
+typedef enum cf_parquet_page_type {
+    CF_PARQUET_DATA_PAGE = 0, CF_PARQUET_INDEX_PAGE = 1, CF_PARQUET_DICTIONARY_PAGE = 2,
+    CF_PARQUET_DATA_PAGE_V2 = 3
+} cf_parquet_page_type;
+
+/* The member of the `LogicalType` union (its Thrift field id), or NONE when the
+ * element has no logical type. UNSUPPORTED: a member this reader does not know
+ * (treated as no logical type, as the spec asks). */
+typedef enum cf_parquet_logical_kind {
+    CF_PARQUET_LT_NONE = 0,
+    CF_PARQUET_LT_STRING = 1, CF_PARQUET_LT_MAP = 2, CF_PARQUET_LT_LIST = 3,
+    CF_PARQUET_LT_ENUM = 4, CF_PARQUET_LT_DECIMAL = 5, CF_PARQUET_LT_DATE = 6,
+    CF_PARQUET_LT_TIME = 7, CF_PARQUET_LT_TIMESTAMP = 8, CF_PARQUET_LT_INTEGER = 10,
+    CF_PARQUET_LT_UNKNOWN = 11, /* the null type: only nulls stored */
+    CF_PARQUET_LT_JSON = 12, CF_PARQUET_LT_BSON = 13, CF_PARQUET_LT_UUID = 14,
+    CF_PARQUET_LT_FLOAT16 = 15, CF_PARQUET_LT_VARIANT = 16, CF_PARQUET_LT_GEOMETRY = 17,
+    CF_PARQUET_LT_GEOGRAPHY = 18,
+    CF_PARQUET_LT_UNSUPPORTED = 255
+} cf_parquet_logical_kind;
+
+/* TimeUnit union member ids. */
+typedef enum cf_parquet_time_unit {
+    CF_PARQUET_MILLIS = 1, CF_PARQUET_MICROS = 2, CF_PARQUET_NANOS = 3
+} cf_parquet_time_unit;
+
+typedef struct cf_parquet_logical {
+    uint32_t kind;           /* cf_parquet_logical_kind */
+    int32_t scale, precision; /* DECIMAL */
+    uint32_t unit;           /* TIME, TIMESTAMP: cf_parquet_time_unit */
+    bool utc;                /* TIME, TIMESTAMP: isAdjustedToUTC */
+    int32_t bit_width;       /* INTEGER: 8, 16, 32 or 64 */
+    bool is_signed;          /* INTEGER */
+    bool has_crs;            /* GEOMETRY, GEOGRAPHY */
+    cf_slice crs;
+} cf_parquet_logical;
+
+typedef struct cf_parquet_schema_element {
+    cf_slice name;
+    bool has_type, has_type_length, has_repetition, has_num_children, has_converted_type,
+        has_scale, has_precision, has_field_id;
+    int32_t type;            /* cf_parquet_type */
+    int32_t type_length;     /* FIXED_LEN_BYTE_ARRAY bytes */
+    int32_t repetition;      /* cf_parquet_repetition */
+    int32_t num_children;
+    int32_t converted_type;  /* cf_parquet_converted */
+    int32_t scale, precision;
+    int32_t field_id;
+    cf_parquet_logical logical; /* kind NONE when absent */
+} cf_parquet_schema_element;
+
+typedef struct cf_parquet_kv {
+    cf_slice key;
+    bool has_value;
+    cf_slice value;
+} cf_parquet_kv;
+
+/* Statistics: min/max are the deprecated signed-order fields, min_value/
+ * max_value the ones written with the column order. PLAIN-encoded values. */
+typedef struct cf_parquet_stats {
+    bool has_max, has_min, has_null_count, has_distinct_count, has_max_value, has_min_value,
+        has_is_max_value_exact, has_is_min_value_exact, has_nan_count;
+    cf_slice max, min, max_value, min_value;
+    int64_t null_count, distinct_count, nan_count;
+    bool is_max_value_exact, is_min_value_exact;
+} cf_parquet_stats;
+
+typedef struct cf_parquet_encoding_stats {
+    int32_t page_type; /* cf_parquet_page_type */
+    int32_t encoding;  /* cf_parquet_encoding */
+    int32_t count;
+} cf_parquet_encoding_stats;
+
+typedef struct cf_parquet_column_meta {
+    int32_t type;  /* cf_parquet_type */
+    uint32_t encoding_count;
+    const int32_t *encodings;
+    uint32_t path_len;
+    const cf_slice *path; /* path_in_schema, root's children first */
+    int32_t codec; /* cf_parquet_codec */
+    int64_t num_values, total_uncompressed_size, total_compressed_size;
+    uint32_t kv_count;
+    const cf_parquet_kv *kv;
+    int64_t data_page_offset;
+    bool has_index_page_offset, has_dictionary_page_offset, has_statistics,
+        has_bloom_filter_offset, has_bloom_filter_length;
+    int64_t index_page_offset, dictionary_page_offset;
+    cf_parquet_stats statistics;
+    uint32_t encoding_stats_count;
+    const cf_parquet_encoding_stats *encoding_stats;
+    int64_t bloom_filter_offset;
+    int32_t bloom_filter_length;
+} cf_parquet_column_meta;
+
+typedef struct cf_parquet_column_chunk {
+    bool has_file_path; /* the chunk lives in another file: not supported for reading */
+    cf_slice file_path;
+    int64_t file_offset;
+    bool has_meta_data;
+    cf_parquet_column_meta meta;
+    bool has_offset_index, has_column_index; /* offset and length both present */
+    int64_t offset_index_offset, column_index_offset;
+    int32_t offset_index_length, column_index_length;
+    bool encrypted; /* crypto_metadata or encrypted_column_metadata present */
+} cf_parquet_column_chunk;
+
+typedef struct cf_parquet_sorting_column {
+    int32_t column_idx;
+    bool descending, nulls_first;
+} cf_parquet_sorting_column;
+
+typedef struct cf_parquet_row_group {
+    uint32_t column_count;
+    const cf_parquet_column_chunk *columns;
+    int64_t total_byte_size, num_rows;
+    uint32_t sorting_column_count;
+    const cf_parquet_sorting_column *sorting_columns;
+    bool has_file_offset, has_total_compressed_size, has_ordinal;
+    int64_t file_offset, total_compressed_size;
+    int16_t ordinal;
+} cf_parquet_row_group;
+
+typedef struct cf_parquet_file_meta {
+    int32_t version;
+    uint32_t schema_count;
+    const cf_parquet_schema_element *schema; /* depth-first, root first */
+    int64_t num_rows;                        /* as the footer says */
+    uint32_t row_group_count;
+    const cf_parquet_row_group *row_groups;
+    uint32_t kv_count;
+    const cf_parquet_kv *kv;
+    bool has_created_by;
+    cf_slice created_by;
+    bool has_column_orders;
+    uint32_t column_order_count;
+    const uint32_t *column_orders; /* ColumnOrder union member id: 1 = TYPE_ORDER */
+    bool encrypted; /* encryption_algorithm present (plaintext footer) */
+} cf_parquet_file_meta;
+
+/* One node of the schema tree. Leaves are the file's columns. */
+typedef struct cf_parquet_node cf_parquet_node;
+struct cf_parquet_node {
+    const cf_parquet_schema_element *element;
+    uint32_t index;            /* position in the footer's schema list */
+    const cf_parquet_node *parent; /* NULL for the root */
+    uint32_t child_count;
+    const cf_parquet_node *const *children;
+    uint32_t depth;            /* root 0 */
+    uint16_t max_def, max_rep; /* maximum definition and repetition level here */
+    int32_t column;            /* leaf: its column index (0-based); groups: -1 */
+    int32_t repetition;        /* cf_parquet_repetition (the root: REQUIRED) */
+    /* The resolved annotation: the logical type, or the one the legacy
+     * converted type means (UTF8 -> STRING, INT_32 -> INTEGER(32, signed),
+     * TIMESTAMP_MILLIS -> TIMESTAMP(MILLIS, utc), DECIMAL -> DECIMAL(p, s), ...).
+     * kind NONE when there is neither. MAP_KEY_VALUE and INTERVAL have no
+     * logical type: check element->converted_type. */
+    cf_parquet_logical logical;
+};
+
+/* A leaf column: the path from the root's child down, and its levels. */
+typedef struct cf_parquet_column {
+    const cf_parquet_node *leaf;
+    uint32_t path_len;
+    const cf_slice *path;
+    int32_t type;        /* cf_parquet_type */
+    int32_t type_length; /* FIXED_LEN_BYTE_ARRAY; else 0 */
+    uint16_t max_def, max_rep;
+} cf_parquet_column;
+
+#define CF_PARQUET_OPTIONS_VERSION 1
+
+typedef struct cf_parquet_options {
+    uint32_t version;         /* set by _init */
+    size_t max_footer_len;    /* refuse longer footers; default 256 MiB */
+} cf_parquet_options;
+
+CF_API void cf_parquet_options_init(cf_parquet_options *o);
+
+/* Open a Parquet file on io (borrowed: it must outlive the handle); o may be
+ * NULL. Reads the magic at both ends, the footer, and builds the schema tree.
+ * Errors: CF_ECORRUPT (bad magic, footer length, Thrift, schema; the message
+ * names the structure and byte offset or schema element), CF_ENOTSUP (an
+ * encrypted footer or columns), CF_EIO, CF_ENOMEM. */
+CF_API cf_status cf_parquet_open(cf_parquet **out, cf_io *io, const cf_parquet_options *o,
+                                 cf_error *err);
+/* Same, opening path with pread; the handle owns its io. */
+CF_API cf_status cf_parquet_open_file(cf_parquet **out, const char *path,
+                                      const cf_parquet_options *o, cf_error *err);
+CF_API void cf_parquet_free(cf_parquet *pq); /* NULL is a no-op */
+
+/* Does io start and end with "PAR1" (or end with "PARE")? No error on "no". */
+CF_API bool cf_parquet_sniff(cf_io *io);
+
+CF_API const cf_parquet_file_meta *cf_parquet_meta(const cf_parquet *pq);
+CF_API uint64_t cf_parquet_file_size(const cf_parquet *pq);
+CF_API uint32_t cf_parquet_footer_len(const cf_parquet *pq);
+/* Sum of the row groups' num_rows (what is stored; the footer's num_rows may
+ * disagree in files from some writers). */
+CF_API int64_t cf_parquet_num_rows(const cf_parquet *pq);
+CF_API const cf_parquet_node *cf_parquet_schema_root(const cf_parquet *pq);
+CF_API uint32_t cf_parquet_column_count(const cf_parquet *pq);
+/* Requires: i < cf_parquet_column_count(pq). */
+CF_API const cf_parquet_column *cf_parquet_column_at(const cf_parquet *pq, uint32_t i);
+/* The io the handle reads from (its own for _open_file). */
+CF_API cf_io *cf_parquet_io(const cf_parquet *pq);
+
+/* Names from parquet.thrift ("INT32", "OPTIONAL", "UTF8", "RLE_DICTIONARY",
+ * "ZSTD", "DATA_PAGE_V2", "MILLIS"); NULL for a number it does not know. */
+CF_API const char *cf_parquet_type_name(int32_t type);
+CF_API const char *cf_parquet_repetition_name(int32_t repetition);
+CF_API const char *cf_parquet_converted_name(int32_t converted);
+CF_API const char *cf_parquet_encoding_name(int32_t encoding);
+CF_API const char *cf_parquet_codec_name(int32_t codec);
+CF_API const char *cf_parquet_page_type_name(int32_t page_type);
+CF_API const char *cf_parquet_time_unit_name(uint32_t unit);
+/* The logical type in the normalised form of shared/parquet/README.md
+ * ("STRING", "DECIMAL(9,2)", "INT(32,true)", "TIMESTAMP(MICROS,true)") into
+ * buf (cap bytes, NUL-terminated, truncated if short); "" for NONE and
+ * UNSUPPORTED. Returns buf. */
+CF_API const char *cf_parquet_logical_str(const cf_parquet_logical *lt, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

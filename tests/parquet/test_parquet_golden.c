@@ -1,0 +1,486 @@
+/* Every file of shared/parquet/ opens through cf_parquet_open and its footer
+ * agrees with expected.json (written by DuckDB): row counts, every schema
+ * element field, file metadata, key/value metadata, the top-level columns, and
+ * per column chunk the type, codec, encodings, path, counts, sizes, page
+ * offsets, null count and bloom filter location. Malformed files whose damage
+ * is in the footer are refused as CF_ECORRUPT; the ones whose damage is in the
+ * pages (listed below) open, and the test fails when that list is wrong either
+ * way. Also drives `cfile parquet meta|schema` and `cfile info` in-process. */
+#include "test_common.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cfile/parquet.h>
+
+#include "cli.h"
+#include "util/alloc.h"
+
+static char dir[1024];
+
+/* Malformed cases whose footer is sound: their damage is in the pages. */
+static const char *const page_level_damage[] = {
+    "dk_issue22325_datapage_v2_zero_compressed_size",
+    "im_dict-encoded-negative-len",
+    "pt_datapage_v1-corrupt-checksum",
+};
+
+static bool is_page_level(const char *name)
+{
+    for (size_t i = 0; i < sizeof(page_level_damage) / sizeof(page_level_damage[0]); i++)
+        if (strcmp(name, page_level_damage[i]) == 0)
+            return true;
+    return false;
+}
+
+/* An expected integer: a JSON number, or a string of digits (DuckDB gives
+ * type_length as text). */
+static bool json_int(const cf_json *j, int64_t *v)
+{
+    if (!j || (j->kind != CF_JSON_NUMBER && j->kind != CF_JSON_STRING))
+        return false;
+    char *end;
+    *v = strtoll(j->str, &end, 10);
+    return end != j->str && *end == 0;
+}
+
+static void expect_int(const char *name, const char *what, const cf_json *j, bool has, int64_t v)
+{
+    if (!j || j->kind == CF_JSON_NULL) {
+        if (has)
+            fail_msg("%s: %s: got %lld, expected null", name, what, (long long)v);
+        return;
+    }
+    int64_t want;
+    if (!json_int(j, &want))
+        fail_msg("%s: %s: expected value is not an integer", name, what);
+    if (!has || want != v)
+        fail_msg("%s: %s: got %s%lld, expected %lld", name, what, has ? "" : "null/",
+                 (long long)v, (long long)want);
+}
+
+static void expect_str(const char *name, const char *what, const cf_json *j, const char *s,
+                       size_t len)
+{
+    if (!j || j->kind == CF_JSON_NULL) {
+        if (s)
+            fail_msg("%s: %s: got '%.*s', expected null", name, what, (int)len, s);
+        return;
+    }
+    if (j->kind != CF_JSON_STRING)
+        fail_msg("%s: %s: expected value is a %s", name, what, cf_json_kind_name(j->kind));
+    if (!s || j->len != len || memcmp(j->str, s, len) != 0)
+        fail_msg("%s: %s: got '%.*s', expected '%s'", name, what, s ? (int)len : 4,
+                 s ? s : "null", j->str);
+}
+
+static void expect_cstr(const char *name, const char *what, const cf_json *j, const char *s)
+{
+    expect_str(name, what, j, s, s ? strlen(s) : 0);
+}
+
+static void check_schema(const char *name, const cf_json *es, const cf_parquet_file_meta *m)
+{
+    assert_int_equal(es->kind, CF_JSON_ARRAY);
+    if (es->n != m->schema_count)
+        fail_msg("%s: %u schema elements, expected %zu", name, m->schema_count, es->n);
+    for (uint32_t i = 0; i < m->schema_count; i++) {
+        const cf_json *x = &es->items[i];
+        const cf_parquet_schema_element *e = &m->schema[i];
+        char what[64], lt[64];
+        snprintf(what, sizeof(what), "schema[%u]", i);
+        expect_str(name, what, cf_json_get(x, "name"), (const char *)e->name.data, e->name.len);
+        expect_cstr(name, what, cf_json_get(x, "type"),
+                    e->has_type ? cf_parquet_type_name(e->type) : NULL);
+        expect_int(name, what, cf_json_get(x, "type_length"), e->has_type_length, e->type_length);
+        expect_cstr(name, what, cf_json_get(x, "repetition_type"),
+                    e->has_repetition ? cf_parquet_repetition_name(e->repetition) : NULL);
+        expect_int(name, what, cf_json_get(x, "num_children"), e->has_num_children,
+                   e->num_children);
+        expect_cstr(name, what, cf_json_get(x, "converted_type"),
+                    e->has_converted_type ? cf_parquet_converted_name(e->converted_type) : NULL);
+        expect_int(name, what, cf_json_get(x, "scale"), e->has_scale, e->scale);
+        expect_int(name, what, cf_json_get(x, "precision"), e->has_precision, e->precision);
+        expect_int(name, what, cf_json_get(x, "field_id"), e->has_field_id, e->field_id);
+        cf_parquet_logical_str(&e->logical, lt, sizeof(lt));
+        expect_cstr(name, what, cf_json_get(x, "logical"), lt[0] ? lt : NULL);
+    }
+}
+
+static void check_chunks(const char *name, const cf_json *md, const cf_parquet_file_meta *m)
+{
+    size_t k = 0;
+    for (uint32_t g = 0; g < m->row_group_count; g++) {
+        const cf_parquet_row_group *rg = &m->row_groups[g];
+        for (uint32_t c = 0; c < rg->column_count; c++, k++) {
+            if (k >= md->n)
+                fail_msg("%s: more column chunks than expected (%zu)", name, md->n);
+            const cf_json *x = &md->items[k];
+            const cf_parquet_column_meta *cm = &rg->columns[c].meta;
+            char what[64];
+            snprintf(what, sizeof(what), "row group %u column %u", g, c);
+            expect_int(name, what, cf_json_get(x, "row_group_id"), true, g);
+            expect_int(name, what, cf_json_get(x, "row_group_num_rows"), true, rg->num_rows);
+            expect_int(name, what, cf_json_get(x, "row_group_num_columns"), true,
+                       rg->column_count);
+            expect_int(name, what, cf_json_get(x, "column_id"), true, c);
+            expect_int(name, what, cf_json_get(x, "num_values"), true, cm->num_values);
+            expect_cstr(name, what, cf_json_get(x, "type"), cf_parquet_type_name(cm->type));
+            expect_cstr(name, what, cf_json_get(x, "compression"),
+                        cf_parquet_codec_name(cm->codec));
+            char path[1024] = "";
+            size_t pl = 0;
+            for (uint32_t i = 0; i < cm->path_len && pl < sizeof(path) - 1; i++)
+                pl += (size_t)snprintf(path + pl, sizeof(path) - pl, "%s%.*s", i ? ", " : "",
+                                       (int)cm->path[i].len, (const char *)cm->path[i].data);
+            expect_cstr(name, what, cf_json_get(x, "path_in_schema"), path);
+            expect_int(name, what, cf_json_get(x, "data_page_offset"), true,
+                       cm->data_page_offset);
+            expect_int(name, what, cf_json_get(x, "dictionary_page_offset"),
+                       cm->has_dictionary_page_offset, cm->dictionary_page_offset);
+            expect_int(name, what, cf_json_get(x, "index_page_offset"), cm->has_index_page_offset,
+                       cm->index_page_offset);
+            expect_int(name, what, cf_json_get(x, "total_compressed_size"), true,
+                       cm->total_compressed_size);
+            expect_int(name, what, cf_json_get(x, "total_uncompressed_size"), true,
+                       cm->total_uncompressed_size);
+            expect_int(name, what, cf_json_get(x, "bloom_filter_offset"),
+                       cm->has_bloom_filter_offset, cm->bloom_filter_offset);
+            expect_int(name, what, cf_json_get(x, "bloom_filter_length"),
+                       cm->has_bloom_filter_length, cm->bloom_filter_length);
+            expect_int(name, what, cf_json_get(x, "stats_null_count"),
+                       cm->has_statistics && cm->statistics.has_null_count,
+                       cm->statistics.null_count);
+            /* Encodings: DuckDB lists each once, in its own order. */
+            const cf_json *enc = cf_json_get(x, "encodings");
+            assert_non_null(enc);
+            size_t listed = 0;
+            for (const char *p = enc->str; *p;) {
+                const char *e = strstr(p, ", ");
+                size_t n = e ? (size_t)(e - p) : strlen(p);
+                bool found = false;
+                for (uint32_t i = 0; i < cm->encoding_count && !found; i++) {
+                    const char *en = cf_parquet_encoding_name(cm->encodings[i]);
+                    found = en && strlen(en) == n && memcmp(en, p, n) == 0;
+                }
+                if (!found)
+                    fail_msg("%s: %s: encoding '%.*s' not in the chunk's list", name, what,
+                             (int)n, p);
+                listed++;
+                p = e ? e + 2 : p + n;
+            }
+            if (cm->encoding_count && listed == 0)
+                fail_msg("%s: %s: encodings missing", name, what);
+        }
+    }
+    if (k != md->n)
+        fail_msg("%s: %zu column chunks, expected %zu", name, k, md->n);
+}
+
+static void check_kv(const char *name, const cf_json *kv, const cf_parquet_file_meta *m)
+{
+    if (kv->n != m->kv_count)
+        fail_msg("%s: %u key/value pairs, expected %zu", name, m->kv_count, kv->n);
+    for (uint32_t i = 0; i < m->kv_count; i++) {
+        const cf_json *x = &kv->items[i];
+        expect_str(name, "kv key", cf_json_get(x, "key"), (const char *)m->kv[i].key.data,
+                   m->kv[i].key.len);
+        const cf_json *v = cf_json_get(x, "value");
+        cf_slice got = m->kv[i].value;
+        /* expected.json truncates values past 2,000 characters (README). */
+        if (v && v->kind == CF_JSON_STRING && v->len > 2000 && got.len > 2000) {
+            if (memcmp(v->str, got.data, 1000) != 0)
+                fail_msg("%s: kv value %u differs", name, i);
+            continue;
+        }
+        if (m->kv[i].has_value && v && v->kind == CF_JSON_STRING)
+            expect_str(name, "kv value", v, (const char *)got.data, got.len);
+    }
+}
+
+static void check_ok(const char *name, const cf_json *exp, cf_parquet *pq)
+{
+    const cf_parquet_file_meta *m = cf_parquet_meta(pq);
+    expect_int(name, "num_rows", cf_json_get(exp, "num_rows"), true, cf_parquet_num_rows(pq));
+    const cf_json *fnr = cf_json_get(exp, "footer_num_rows");
+    if (fnr)
+        expect_int(name, "footer_num_rows", fnr, true, m->num_rows);
+    else if (m->num_rows != cf_parquet_num_rows(pq))
+        fail_msg("%s: footer num_rows %lld disagrees with the row groups", name,
+                 (long long)m->num_rows);
+    check_schema(name, cf_json_get(exp, "schema"), m);
+
+    const cf_json *fm = cf_json_get(exp, "file_metadata");
+    expect_str(name, "created_by", cf_json_get(fm, "created_by"),
+               m->has_created_by ? (const char *)m->created_by.data : NULL, m->created_by.len);
+    expect_int(name, "format_version", cf_json_get(fm, "format_version"), true, m->version);
+    expect_int(name, "footer num_rows", cf_json_get(fm, "num_rows"), true, m->num_rows);
+    expect_int(name, "num_row_groups", cf_json_get(fm, "num_row_groups"), true,
+               m->row_group_count);
+    expect_int(name, "footer_size", cf_json_get(fm, "footer_size"), true,
+               cf_parquet_footer_len(pq));
+    expect_int(name, "file_size_bytes", cf_json_get(fm, "file_size_bytes"), true,
+               (int64_t)cf_parquet_file_size(pq));
+    const cf_json *co = cf_json_get(fm, "column_orders");
+    if (co && co->kind == CF_JSON_ARRAY) {
+        if (!m->has_column_orders || co->n != m->column_order_count)
+            fail_msg("%s: column_orders", name);
+        for (uint32_t i = 0; i < m->column_order_count; i++)
+            if ((strstr(co->items[i].str, "TYPE_ORDER") != NULL) != (m->column_orders[i] == 1))
+                fail_msg("%s: column order %u", name, i);
+    }
+    check_kv(name, cf_json_get(exp, "kv_metadata"), m);
+
+    /* Top-level columns are the root's children. */
+    const cf_json *cols = cf_json_get(exp, "columns");
+    const cf_parquet_node *root = cf_parquet_schema_root(pq);
+    if (cols->n != root->child_count)
+        fail_msg("%s: %u top-level fields, expected %zu", name, root->child_count, cols->n);
+    for (uint32_t i = 0; i < root->child_count; i++) {
+        cf_slice nm = root->children[i]->element->name;
+        expect_str(name, "column name", cf_json_get(&cols->items[i], "name"),
+                   (const char *)nm.data, nm.len);
+    }
+    check_chunks(name, cf_json_get(exp, "metadata"), m);
+
+    /* The tree: levels as the repetitions along each path say. */
+    for (uint32_t i = 0; i < cf_parquet_column_count(pq); i++) {
+        const cf_parquet_column *c = cf_parquet_column_at(pq, i);
+        unsigned d = 0, r = 0;
+        for (const cf_parquet_node *n = c->leaf; n->parent; n = n->parent) {
+            d += n->repetition != CF_PARQUET_REQUIRED;
+            r += n->repetition == CF_PARQUET_REPEATED;
+        }
+        assert_int_equal(c->max_def, d);
+        assert_int_equal(c->max_rep, r);
+        assert_int_equal(c->leaf->column, (int32_t)i);
+        assert_int_equal(c->path_len, c->leaf->depth);
+        if (m->row_group_count) {
+            const cf_parquet_column_meta *cm = &m->row_groups[0].columns[i].meta;
+            assert_int_equal(cm->path_len, c->path_len);
+            for (uint32_t k = 0; k < c->path_len; k++)
+                assert_true(cm->path[k].len == c->path[k].len &&
+                            memcmp(cm->path[k].data, c->path[k].data, c->path[k].len) == 0);
+        }
+    }
+}
+
+static void test_parquet_golden__every_file(void **state)
+{
+    (void)state;
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *de;
+    int ok = 0, refused = 0, page_level = 0;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        char path[2300], ej[2300];
+        snprintf(ej, sizeof(ej), "%s/%s/expected.json", dir, de->d_name);
+        snprintf(path, sizeof(path), "%s/%s/%s.parquet", dir, de->d_name, de->d_name);
+        cf_json_doc doc;
+        char msg[256];
+        if (cf_json_parse_file(&doc, ej, msg, sizeof(msg)) != 0) {
+            cf_json_doc_dispose(&doc);
+            continue; /* README.md, MANIFEST.json */
+        }
+        const cf_json *exp = &doc.root;
+        bool want_ok = strcmp(cf_json_get(exp, "expect")->str, "ok") == 0;
+        cf_error err = {0};
+        cf_parquet *pq = NULL;
+        cf_status st = cf_parquet_open_file(&pq, path, NULL, &err);
+        if (want_ok) {
+            if (st != CF_OK)
+                fail_msg("%s: %s: %s", de->d_name, cf_status_str(st), err.msg);
+            check_ok(de->d_name, exp, pq);
+            ok++;
+        } else if (is_page_level(de->d_name)) {
+            if (st != CF_OK)
+                fail_msg("%s: refused at open (%s), but its damage is in the pages: update "
+                         "the list",
+                         de->d_name, err.msg);
+            page_level++;
+        } else {
+            if (st != CF_ECORRUPT)
+                fail_msg("%s: malformed footer: got %s, expected %s", de->d_name,
+                         cf_status_str(st), cf_status_str(CF_ECORRUPT));
+            assert_true(strlen(err.msg) > 10);
+            refused++;
+        }
+        cf_parquet_free(pq);
+        cf_json_doc_dispose(&doc);
+    }
+    closedir(d);
+    printf("parquet golden: %d files agree, %d malformed refused at open, %d with page damage "
+           "open\n",
+           ok, refused, page_level);
+    assert_int_equal(ok, 90);
+    assert_int_equal(refused + page_level, 10);
+    assert_int_equal(page_level,
+                     (int)(sizeof(page_level_damage) / sizeof(page_level_damage[0])));
+}
+
+/* Open from memory too, and allocation failure at every step is ENOMEM with
+ * nothing leaked (ASan checks the leak part). */
+static void test_parquet_golden__open_mem_and_alloc_failures(void **state)
+{
+    (void)state;
+    char path[2300];
+    snprintf(path, sizeof(path), "%s/pt_nested_maps_snappy/pt_nested_maps_snappy.parquet", dir);
+    size_t len;
+    uint8_t *b = cf_test_read_file(path, &len);
+    assert_non_null(b);
+    cf_io *io;
+    cf_error err;
+    CF_ASSERT_OK(cf_io_open_mem(&io, b, len, &err), &err);
+    assert_true(cf_parquet_sniff(io));
+    cf_parquet *pq;
+    CF_ASSERT_OK(cf_parquet_open(&pq, io, NULL, &err), &err);
+    assert_int_equal(cf_parquet_num_rows(pq), 6);
+    assert_ptr_equal(cf_parquet_io(pq), io);
+    cf_parquet_free(pq);
+    cf_parquet_options o;
+    cf_parquet_options_init(&o);
+    o.version = 99;
+    CF_ASSERT_STATUS(cf_parquet_open(&pq, io, &o, &err), CF_EINVAL, &err);
+    cf_parquet_options_init(&o);
+    o.max_footer_len = 10;
+    CF_ASSERT_STATUS(cf_parquet_open(&pq, io, &o, &err), CF_ENOTSUP, &err);
+    int failures = 0;
+    for (uint64_t n = 1; n < 100; n++) {
+        cf_alloc_fail_after(n);
+        cf_status st = cf_parquet_open(&pq, io, NULL, &err);
+        cf_alloc_fail_after(0);
+        if (st == CF_OK) {
+            cf_parquet_free(pq);
+            break;
+        }
+        CF_ASSERT_STATUS(st, CF_ENOMEM, &err);
+        failures++;
+    }
+    assert_true(failures >= 3);
+    cf_io_free(io);
+    free(b);
+}
+
+static int run_cli(char **argv, int argc, char **out_text, char **err_text)
+{
+    char *ob = NULL, *eb = NULL;
+    size_t ol = 0, el = 0;
+    FILE *out = open_memstream(&ob, &ol), *errf = open_memstream(&eb, &el);
+    int rc = cf_cli_main(argc, argv, out, errf);
+    fclose(out);
+    fclose(errf);
+    *out_text = ob;
+    *err_text = eb;
+    return rc;
+}
+
+static void test_parquet_golden__cli(void **state)
+{
+    (void)state;
+    char path[2300], bad[2300], tmp[2300];
+    snprintf(path, sizeof(path), "%s/pt_nested_lists_snappy/pt_nested_lists_snappy.parquet", dir);
+    snprintf(bad, sizeof(bad), "%s/dk_missingmagicatend/dk_missingmagicatend.parquet", dir);
+    char *o, *e;
+
+    char *a1[] = {"cfile", "parquet", "schema", "--json", path};
+    assert_int_equal(run_cli(a1, 5, &o, &e), 0);
+    cf_json_doc doc, exp;
+    char msg[256];
+    assert_int_equal(cf_json_parse(&doc, o, strlen(o), msg, sizeof(msg)), 0);
+    snprintf(tmp, sizeof(tmp), "%s/pt_nested_lists_snappy/expected.json", dir);
+    assert_int_equal(cf_json_parse_file(&exp, tmp, msg, sizeof(msg)), 0);
+    const cf_json *gs = cf_json_get(&doc.root, "schema"), *es = cf_json_get(&exp.root, "schema");
+    assert_int_equal(gs->n, es->n);
+    for (size_t i = 0; i < gs->n; i++) {
+        static const char *const keys[] = {"name", "type", "repetition_type", "num_children",
+                                           "converted_type", "logical"};
+        for (size_t k = 0; k < 6; k++) {
+            const cf_json *g = cf_json_get(&gs->items[i], keys[k]);
+            const cf_json *x = cf_json_get(&es->items[i], keys[k]);
+            assert_non_null(g);
+            assert_int_equal(g->kind, x->kind);
+            if (x->str)
+                assert_string_equal(g->str, x->str);
+        }
+    }
+    const cf_json *cols = cf_json_get(&doc.root, "columns");
+    assert_int_equal(cols->n, 2);
+    const cf_json *c0 = &cols->items[0];
+    assert_string_equal(cf_json_get(c0, "max_definition_level")->str, "7");
+    assert_string_equal(cf_json_get(c0, "max_repetition_level")->str, "3");
+    cf_json_doc_dispose(&doc);
+    cf_json_doc_dispose(&exp);
+    free(o);
+    free(e);
+
+    char *a2[] = {"cfile", "parquet", "schema", path};
+    assert_int_equal(run_cli(a2, 4, &o, &e), 0);
+    assert_non_null(strstr(o, "message spark_schema {"));
+    assert_non_null(strstr(o, "  optional group a (LIST) {\n    repeated group list {"));
+    assert_non_null(strstr(o, "optional binary element (STRING);"));
+    assert_non_null(strstr(o, "D:7 R:3"));
+    free(o);
+    free(e);
+
+    char *a3[] = {"cfile", "parquet", "meta", "--json", path};
+    assert_int_equal(run_cli(a3, 5, &o, &e), 0);
+    assert_int_equal(cf_json_parse(&doc, o, strlen(o), msg, sizeof(msg)), 0);
+    assert_string_equal(cf_json_get(&doc.root, "num_rows")->str, "3");
+    const cf_json *rgs = cf_json_get(&doc.root, "row_groups");
+    assert_int_equal(rgs->n, 1);
+    assert_int_equal(cf_json_get(&rgs->items[0], "columns")->n, 2);
+    cf_json_doc_dispose(&doc);
+    free(o);
+    free(e);
+
+    char *a4[] = {"cfile", "parquet", "meta", path};
+    assert_int_equal(run_cli(a4, 4, &o, &e), 0);
+    assert_non_null(strstr(o, "row groups:      1"));
+    free(o);
+    free(e);
+
+    /* Damage: exit 1 and a message naming what and where. */
+    char *a5[] = {"cfile", "parquet", "meta", bad};
+    assert_int_equal(run_cli(a5, 4, &o, &e), 1);
+    assert_non_null(strstr(e, "no \"PAR1\" magic at the end (offset 34"));
+    free(o);
+    free(e);
+
+    /* Usage errors. */
+    char *a6[] = {"cfile", "parquet", "frobnicate", path};
+    assert_int_equal(run_cli(a6, 4, &o, &e), 2);
+    free(o);
+    free(e);
+    char *a7[] = {"cfile", "parquet", "meta"};
+    assert_int_equal(run_cli(a7, 3, &o, &e), 2);
+    free(o);
+    free(e);
+
+    /* cfile info recognizes Parquet by its magic. */
+    char *a8[] = {"cfile", "info", path};
+    assert_int_equal(run_cli(a8, 3, &o, &e), 0);
+    assert_non_null(strstr(o, "Apache Parquet"));
+    assert_non_null(strstr(o, "rows:        3"));
+    free(o);
+    free(e);
+    char *a9[] = {"cfile", "info", "--json", path};
+    assert_int_equal(run_cli(a9, 4, &o, &e), 0);
+    assert_non_null(strstr(o, "\"format\":\"parquet\""));
+    free(o);
+    free(e);
+}
+
+int main(int argc, char **argv)
+{
+    snprintf(dir, sizeof(dir), "%s/parquet", cf_test_shared_dir());
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parquet_golden__every_file),
+        cmocka_unit_test(test_parquet_golden__open_mem_and_alloc_failures),
+        cmocka_unit_test(test_parquet_golden__cli),
+    };
+    return CF_RUN_TESTS(argc, argv, tests);
+}
