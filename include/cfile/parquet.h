@@ -288,6 +288,49 @@ CF_API const cf_parquet_column *cf_parquet_column_at(const cf_parquet *pq, uint3
 /* The io the handle reads from (its own for _open_file). */
 CF_API cf_io *cf_parquet_io(const cf_parquet *pq);
 
+/* ---- pages ------------------------------------------------------------------------------
+ * Walking the pages of one column chunk: each page header decoded and checked
+ * against the chunk (sizes inside it, a dictionary page only first, v2 level
+ * lengths inside the page), its CRC-32 verified when the writer stored one,
+ * and the page bytes handed out as stored (still compressed). Decoding the
+ * bytes is the column reader's job.
+ *
+ * Call order:  pages_open (pages_next)* pages_free
+ * An iterator belongs to one thread; many may read one cf_parquet at once. */
+typedef struct cf_parquet_pages cf_parquet_pages;
+
+typedef struct cf_parquet_page {
+    uint64_t offset;              /* file offset of the page header */
+    uint32_t header_len;          /* bytes of the header; the page bytes follow */
+    int32_t type;                 /* cf_parquet_page_type */
+    int32_t compressed_size, uncompressed_size;
+    int32_t num_values;           /* data and dictionary pages (nulls included) */
+    int32_t num_nulls, num_rows;  /* DATA_PAGE_V2; -1 otherwise */
+    int32_t encoding;             /* of the values; -1 for index pages */
+    int32_t def_encoding, rep_encoding;     /* DATA_PAGE (v1); -1 otherwise */
+    int32_t def_levels_len, rep_levels_len; /* DATA_PAGE_V2; -1 otherwise */
+    bool is_compressed;           /* DATA_PAGE_V2's flag; true for the others */
+    bool is_sorted;               /* DICTIONARY_PAGE's flag when present */
+    bool has_crc;
+    uint32_t crc;                 /* CRC-32 (zlib's polynomial) of `body` */
+    bool has_statistics;
+    cf_parquet_stats statistics;
+    cf_slice body;                /* compressed_size bytes as stored */
+} cf_parquet_page;
+
+/* Iterate the pages of column `column` of row group `row_group`. verify_crc:
+ * check each page's CRC when present (a mismatch is CF_ECORRUPT naming the
+ * page). CF_EINVAL for indexes out of range. Slices in the pages it returns
+ * (body, statistics) live until the next call on the iterator. */
+CF_API cf_status cf_parquet_pages_open(cf_parquet_pages **out, const cf_parquet *pq,
+                                       uint32_t row_group, uint32_t column, bool verify_crc,
+                                       cf_error *err);
+/* The next page into *page, or *done = true after the last one. At the end
+ * the data pages' num_values must add up to the chunk's: CF_ECORRUPT if not. */
+CF_API cf_status cf_parquet_pages_next(cf_parquet_pages *it, cf_parquet_page *page, bool *done,
+                                       cf_error *err);
+CF_API void cf_parquet_pages_free(cf_parquet_pages *it); /* NULL is a no-op */
+
 /* Names from parquet.thrift ("INT32", "OPTIONAL", "UTF8", "RLE_DICTIONARY",
  * "ZSTD", "DATA_PAGE_V2", "MILLIS"); NULL for a number it does not know. */
 CF_API const char *cf_parquet_type_name(int32_t type);

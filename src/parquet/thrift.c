@@ -47,14 +47,19 @@ void cf_thrift_arena_free(cf_thrift_arena_chunk *a)
 cf_status cf_thrift_alloc(cf_thrift_reader *r, void **out, size_t count, size_t size)
 {
     size_t n;
+    const size_t align = sizeof(max_align_t);
     *out = NULL;
-    if (!cf_mul_ok(count, size, &n) || n > r->alloc_limit - r->alloc_used)
+    /* Rounded up before the comparison, so alloc_used never passes the limit. */
+    if (!cf_mul_ok(count, size, &n) || !cf_add_ok(n, align - 1, &n) ||
+        (n = n / align * align, n > r->alloc_limit - r->alloc_used))
         return cf_thrift_fail(r, "decoding needs more memory (%zu x %zu bytes) than %zu input "
                                  "bytes can justify",
                               count, size, (size_t)(r->end - r->base));
-    n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
     if (n == 0)
-        n = sizeof(max_align_t);
+        n = align; /* a distinct pointer for an empty list */
+    if (n > r->alloc_limit - r->alloc_used)
+        return cf_thrift_fail(r, "decoding needs more memory than %zu input bytes can justify",
+                              (size_t)(r->end - r->base));
     cf_thrift_arena_chunk *c = r->arena;
     if (!c || c->cap - c->used < n) {
         size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;

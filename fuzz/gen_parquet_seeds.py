@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Seeds for fuzz_thrift and fuzz_parquet_footer from the real files of
+../shared/parquet (footers, page headers, page indexes, bloom filter headers,
+and whole small files). Kept small: a few KiB per seed.
+
+    python3 fuzz/gen_parquet_seeds.py ../shared/parquet fuzz/corpus
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+
+src, out = sys.argv[1], sys.argv[2]
+CLI = os.environ.get("CFILE", "build/cfile")
+
+
+def path(case):
+    return os.path.join(src, case, case + ".parquet")
+
+
+def footer(case):
+    b = open(path(case), "rb").read()
+    n = struct.unpack("<I", b[-8:-4])[0]
+    return b, b[-8 - n:-8]
+
+
+def put(target, name, data):
+    d = os.path.join(out, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+small = []
+for case in sorted(os.listdir(src)):
+    p = path(case)
+    if not os.path.isfile(p):
+        continue
+    if json.load(open(os.path.join(src, case, "expected.json")))["expect"] != "ok":
+        continue
+    b, f = footer(case)
+    if len(f) <= 1500:
+        small.append((case, b, f))
+
+# Footers of varied writers (FileMetaData), and one generic struct skip.
+for case, b, f in small[::max(1, len(small) // 6)][:6]:
+    put("fuzz_thrift", "meta_" + case, b"\x00" + f)
+case, b, f = small[0]
+put("fuzz_thrift", "skip_" + case, b"\x05" + f)
+# First page headers (they start right after "PAR1").
+for case, b, f in small[:4]:
+    put("fuzz_thrift", "page_" + case, b"\x01" + b[4:68])
+
+# Page index and bloom filter headers, located through `cfile parquet meta --json`.
+def chunks(case):
+    m = json.loads(subprocess.check_output([CLI, "parquet", "meta", "--json", path(case)]))
+    return [c for rg in m["row_groups"] for c in rg["columns"]]
+
+for case in ("im_customer_multiblock_page_index", "dk_multi_bloom_a"):
+    if not os.path.isfile(path(case)):
+        continue
+    b = open(path(case), "rb").read()
+    for c in chunks(case)[:1]:
+        if c["column_index_offset"] is not None:
+            o, n = c["column_index_offset"], c["column_index_length"]
+            put("fuzz_thrift", "colidx_" + case, b"\x02" + b[o:o + min(n, 2000)])
+        if c["offset_index_offset"] is not None:
+            o, n = c["offset_index_offset"], c["offset_index_length"]
+            put("fuzz_thrift", "offidx_" + case, b"\x03" + b[o:o + min(n, 2000)])
+        if c["bloom_filter_offset"] is not None:
+            o = c["bloom_filter_offset"]
+            put("fuzz_thrift", "bloom_" + case, b"\x04" + b[o:o + 32])
+
+# Whole small files for the footer target (both io paths).
+for i, (case, b, f) in enumerate(sorted(small, key=lambda t: len(t[1]))[:8]):
+    if len(b) <= 4096:
+        put("fuzz_parquet_footer", case, bytes([i & 1]) + b)

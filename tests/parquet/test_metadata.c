@@ -1,0 +1,841 @@
+/* Parquet metadata: PageHeader, FileMetaData, page index and bloom headers
+ * built byte by byte with the Thrift writer and decoded; the schema tree and
+ * its errors; cf_parquet_open on hand-made files that break each rule of the
+ * layout; real footers truncated at every byte and bit-flipped. */
+#include "test_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cfile/parquet.h>
+
+#include "parquet/internal.h"
+#include "parquet/metadata.h"
+#include "parquet/thrift.h"
+
+/* ---- builders ------------------------------------------------------------------------- */
+
+static void stats(cf_thrift_writer *w, int16_t fid, int64_t nulls)
+{
+    cf_thrift_write_field(w, fid, CF_TT_STRUCT);
+    cf_thrift_write_struct_begin(w);
+    cf_thrift_write_field_binary(w, 1, "\x09", 1); /* max */
+    cf_thrift_write_field_binary(w, 2, "\x01", 1); /* min */
+    cf_thrift_write_field_i64(w, 3, nulls);
+    cf_thrift_write_field_binary(w, 5, "zz", 2);
+    cf_thrift_write_field_binary(w, 6, "aa", 2);
+    cf_thrift_write_field_bool(w, 7, true);
+    cf_thrift_write_field_bool(w, 8, false);
+    cf_thrift_write_struct_end(w);
+}
+
+/* PageHeader with a v1 data page header, plus an unknown struct field 99. */
+static void page_v1(cf_buf *b, bool with_sub, bool with_size)
+{
+    cf_thrift_writer w;
+    cf_thrift_writer_init(&w, b);
+    cf_thrift_write_struct_begin(&w);
+    cf_thrift_write_field_i32(&w, 1, CF_PARQUET_DATA_PAGE);
+    cf_thrift_write_field_i32(&w, 2, 100);
+    if (with_size)
+        cf_thrift_write_field_i32(&w, 3, 80);
+    cf_thrift_write_field_i32(&w, 4, (int32_t)0xdeadbeef);
+    if (with_sub) {
+        cf_thrift_write_field(&w, 5, CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(&w);
+        cf_thrift_write_field_i32(&w, 1, 10);
+        cf_thrift_write_field_i32(&w, 2, CF_PARQUET_PLAIN);
+        cf_thrift_write_field_i32(&w, 3, CF_PARQUET_RLE);
+        cf_thrift_write_field_i32(&w, 4, CF_PARQUET_BIT_PACKED);
+        stats(&w, 5, 2);
+        cf_thrift_write_struct_end(&w);
+    }
+    cf_thrift_write_field(&w, 99, CF_TT_STRUCT);
+    cf_thrift_write_struct_begin(&w);
+    cf_thrift_write_field(&w, 1, CF_TT_LIST);
+    cf_thrift_write_list_begin(&w, CF_TT_DOUBLE, 1);
+    cf_thrift_write_double(&w, 2.5);
+    cf_thrift_write_struct_end(&w);
+    cf_thrift_write_struct_end(&w);
+}
+
+static void test_metadata__page_header_v1(void **state)
+{
+    (void)state;
+    cf_buf b;
+    cf_buf_init(&b);
+    page_v1(&b, true, true);
+    size_t hl = b.len;
+    cf_buf_append(&b, "BODY", 4);
+    cf_pq_page_header h;
+    size_t got;
+    cf_error err;
+    CF_ASSERT_OK(cf_pq_page_header_decode(&h, &got, b.data, b.len, 500, &err), &err);
+    assert_int_equal(got, hl);
+    assert_int_equal(h.type, CF_PARQUET_DATA_PAGE);
+    assert_int_equal(h.uncompressed_page_size, 100);
+    assert_int_equal(h.compressed_page_size, 80);
+    assert_true(h.has_crc);
+    assert_int_equal(h.crc, 0xdeadbeef);
+    assert_true(h.has_data_page && !h.has_data_page_v2 && !h.has_dictionary_page);
+    assert_int_equal(h.data_page.num_values, 10);
+    assert_int_equal(h.data_page.definition_level_encoding, CF_PARQUET_RLE);
+    assert_int_equal(h.data_page.repetition_level_encoding, CF_PARQUET_BIT_PACKED);
+    assert_true(h.data_page.has_statistics);
+    const cf_parquet_stats *s = &h.data_page.statistics;
+    assert_true(s->has_null_count && s->null_count == 2);
+    assert_true(s->has_min && s->min.len == 1 && s->min.data[0] == 1);
+    assert_true(s->has_max_value && s->max_value.len == 2 && memcmp(s->max_value.data, "zz", 2) == 0);
+    assert_true(s->has_is_max_value_exact && s->is_max_value_exact);
+    assert_true(s->has_is_min_value_exact && !s->is_min_value_exact);
+    assert_false(s->has_distinct_count);
+    /* Every cut inside the header is damage, named with the file offset. */
+    for (size_t cut = 0; cut < hl; cut++) {
+        uint8_t *c = malloc(cut + 1);
+        memcpy(c, b.data, cut);
+        CF_ASSERT_STATUS(cf_pq_page_header_decode(&h, &got, c, cut, 500, &err), CF_ECORRUPT,
+                         &err);
+        assert_non_null(strstr(err.msg, "page header at offset 5"));
+        free(c);
+    }
+    cf_buf_dispose(&b);
+}
+
+static void test_metadata__page_header_errors(void **state)
+{
+    (void)state;
+    cf_buf b;
+    cf_buf_init(&b);
+    cf_pq_page_header h;
+    size_t got;
+    cf_error err;
+    page_v1(&b, false, true);
+    CF_ASSERT_STATUS(cf_pq_page_header_decode(&h, &got, b.data, b.len, 0, &err), CF_ECORRUPT,
+                     &err);
+    assert_non_null(strstr(err.msg, "DATA_PAGE page without its header"));
+    cf_buf_clear(&b);
+    page_v1(&b, true, false);
+    CF_ASSERT_STATUS(cf_pq_page_header_decode(&h, &got, b.data, b.len, 0, &err), CF_ECORRUPT,
+                     &err);
+    assert_non_null(strstr(err.msg, "PageHeader: required field compressed_page_size (3) missing"));
+
+    /* v2: counts checked, is_compressed defaults to true. */
+    cf_thrift_writer w;
+    for (int variant = 0; variant < 4; variant++) {
+        cf_buf_clear(&b);
+        cf_thrift_writer_init(&w, &b);
+        cf_thrift_write_struct_begin(&w);
+        cf_thrift_write_field_i32(&w, 1, CF_PARQUET_DATA_PAGE_V2);
+        cf_thrift_write_field_i32(&w, 2, variant == 3 ? -1 : 10);
+        cf_thrift_write_field_i32(&w, 3, 10);
+        cf_thrift_write_field(&w, 8, CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(&w);
+        cf_thrift_write_field_i32(&w, 1, 5);
+        cf_thrift_write_field_i32(&w, 2, variant == 1 ? 6 : 1);
+        cf_thrift_write_field_i32(&w, 3, 5);
+        cf_thrift_write_field_i32(&w, 4, CF_PARQUET_RLE_DICTIONARY);
+        cf_thrift_write_field_i32(&w, 5, 2);
+        if (variant != 2)
+            cf_thrift_write_field_i32(&w, 6, 0);
+        cf_thrift_write_struct_end(&w);
+        cf_thrift_write_struct_end(&w);
+        cf_status st = cf_pq_page_header_decode(&h, &got, b.data, b.len, 0, &err);
+        if (variant == 0) {
+            CF_ASSERT_OK(st, &err);
+            assert_true(h.has_data_page_v2);
+            assert_true(h.data_page_v2.is_compressed);
+            assert_int_equal(h.data_page_v2.num_nulls, 1);
+            assert_int_equal(h.data_page_v2.definition_levels_byte_length, 2);
+        } else {
+            CF_ASSERT_STATUS(st, CF_ECORRUPT, &err);
+            assert_non_null(strstr(err.msg, variant == 1   ? "out of range"
+                                            : variant == 2 ? "repetition_levels_byte_length"
+                                                           : "< 0"));
+        }
+    }
+
+    /* Dictionary page, is_sorted present. */
+    cf_buf_clear(&b);
+    cf_thrift_writer_init(&w, &b);
+    cf_thrift_write_struct_begin(&w);
+    cf_thrift_write_field_i32(&w, 1, CF_PARQUET_DICTIONARY_PAGE);
+    cf_thrift_write_field_i32(&w, 2, 7);
+    cf_thrift_write_field_i32(&w, 3, 7);
+    cf_thrift_write_field(&w, 7, CF_TT_STRUCT);
+    cf_thrift_write_struct_begin(&w);
+    cf_thrift_write_field_i32(&w, 1, 3);
+    cf_thrift_write_field_i32(&w, 2, CF_PARQUET_PLAIN_DICTIONARY);
+    cf_thrift_write_field_bool(&w, 3, true);
+    cf_thrift_write_struct_end(&w);
+    cf_thrift_write_struct_end(&w);
+    CF_ASSERT_OK(cf_pq_page_header_decode(&h, &got, b.data, b.len, 0, &err), &err);
+    assert_true(h.has_dictionary_page && h.dictionary_page.has_is_sorted &&
+                h.dictionary_page.is_sorted);
+    assert_int_equal(h.dictionary_page.num_values, 3);
+    assert_int_equal(got, b.len);
+
+    /* A field of the wrong wire type. */
+    uint8_t bad[] = {0x18, 0x01, 'x', 0x00};
+    CF_ASSERT_STATUS(cf_pq_page_header_decode(&h, &got, bad, sizeof(bad), 0, &err), CF_ECORRUPT,
+                     &err);
+    assert_non_null(strstr(err.msg, "expected an integer, found a binary"));
+    cf_buf_dispose(&b);
+}
+
+/* ---- schema tree ------------------------------------------------------------------------ */
+
+static cf_parquet_schema_element el(const char *name, int type, int rep, int children)
+{
+    cf_parquet_schema_element e;
+    memset(&e, 0, sizeof(e));
+    e.name.data = (const uint8_t *)name;
+    e.name.len = strlen(name);
+    if (type >= 0) {
+        e.has_type = true;
+        e.type = type;
+    }
+    if (rep >= 0) {
+        e.has_repetition = true;
+        e.repetition = rep;
+    }
+    if (children >= 0) {
+        e.has_num_children = true;
+        e.num_children = children;
+    }
+    return e;
+}
+
+static void test_metadata__schema_tree(void **state)
+{
+    (void)state;
+    /* schema { optional group a (LIST) { repeated group list { optional int32 element } }
+     *          required binary b (UTF8); repeated group c { required int64 x; optional double y } } */
+    cf_parquet_schema_element e[] = {
+        el("schema", -1, -1, 3),
+        el("a", -1, CF_PARQUET_OPTIONAL, 1),
+        el("list", -1, CF_PARQUET_REPEATED, 1),
+        el("element", CF_PARQUET_INT32, CF_PARQUET_OPTIONAL, -1),
+        el("b", CF_PARQUET_BYTE_ARRAY, CF_PARQUET_REQUIRED, 0), /* leaf with num_children 0 */
+        el("c", -1, CF_PARQUET_REPEATED, 2),
+        el("x", CF_PARQUET_INT64, CF_PARQUET_REQUIRED, -1),
+        el("y", CF_PARQUET_DOUBLE, CF_PARQUET_OPTIONAL, -1),
+    };
+    e[1].has_converted_type = true;
+    e[1].converted_type = CF_PARQUET_CT_LIST;
+    e[4].has_converted_type = true;
+    e[4].converted_type = CF_PARQUET_CT_UTF8;
+    cf_pq_schema s;
+    cf_error err;
+    CF_ASSERT_OK(cf_pq_schema_build(&s, e, 8, &err), &err);
+    assert_int_equal(s.column_count, 4);
+    const cf_parquet_node *root = &s.nodes[0];
+    assert_int_equal(root->child_count, 3);
+    assert_ptr_equal(root->children[2], &s.nodes[5]);
+    assert_ptr_equal(s.nodes[5].children[1], &s.nodes[7]);
+    assert_int_equal(s.nodes[1].logical.kind, CF_PARQUET_LT_LIST);
+    assert_int_equal(s.nodes[4].logical.kind, CF_PARQUET_LT_STRING);
+    struct { int def, rep; uint32_t depth; const char *last; } want[] = {
+        {3, 1, 3, "element"}, {0, 0, 1, "b"}, {1, 1, 2, "x"}, {2, 1, 2, "y"}};
+    for (int i = 0; i < 4; i++) {
+        const cf_parquet_column *c = &s.columns[i];
+        assert_int_equal(c->max_def, want[i].def);
+        assert_int_equal(c->max_rep, want[i].rep);
+        assert_int_equal(c->path_len, want[i].depth);
+        cf_slice l = c->path[c->path_len - 1];
+        assert_true(l.len == strlen(want[i].last) && memcmp(l.data, want[i].last, l.len) == 0);
+        assert_int_equal(c->leaf->column, i);
+    }
+    assert_true(s.columns[0].path[0].len == 1 && s.columns[0].path[0].data[0] == 'a');
+    assert_true(s.columns[0].path[1].len == 4);
+    cf_pq_schema_dispose(&s);
+}
+
+static void expect_schema_error(cf_parquet_schema_element *e, uint32_t n, cf_status want,
+                                const char *msg)
+{
+    cf_pq_schema s;
+    cf_error err;
+    CF_ASSERT_STATUS(cf_pq_schema_build(&s, e, n, &err), want, &err);
+    if (!strstr(err.msg, msg))
+        fail_msg("message '%s' lacks '%s'", err.msg, msg);
+    assert_null(s.nodes);
+}
+
+static void test_metadata__schema_errors(void **state)
+{
+    (void)state;
+    cf_parquet_schema_element e[4];
+    expect_schema_error(e, 0, CF_ECORRUPT, "no elements");
+    e[0] = el("schema", -1, -1, -1);
+    expect_schema_error(e, 1, CF_ECORRUPT, "schema element 0 (\"schema\"): the root is not a group");
+    e[0] = el("schema", -1, -1, 3);
+    e[1] = el("a", CF_PARQUET_INT32, 0, -1);
+    e[2] = el("b", CF_PARQUET_INT32, 0, -1);
+    expect_schema_error(e, 3, CF_ECORRUPT, "declares 3 children, the schema has 2 more");
+    e[0] = el("schema", -1, -1, 1);
+    e[1] = el("g", -1, 0, 2);
+    /* (Children are reserved as groups open, so a list that ends early is
+     * caught when the group claims more than the elements left.) */
+    expect_schema_error(e, 3, CF_ECORRUPT,
+                        "schema element 1 (\"g\"): declares 2 children, more than the");
+    e[1] = el("a", CF_PARQUET_INT32, 0, -1);
+    expect_schema_error(e, 3, CF_ECORRUPT, "uses 2 of 3 elements");
+    e[1] = el("a", -1, 0, -1);
+    expect_schema_error(e, 2, CF_ECORRUPT, "schema element 1 (\"a\"): a leaf without a physical type");
+    e[1] = el("a", 8, 0, -1);
+    expect_schema_error(e, 2, CF_ECORRUPT, "unknown physical type 8");
+    e[1] = el("a", CF_PARQUET_FIXED_LEN_BYTE_ARRAY, 0, -1);
+    expect_schema_error(e, 2, CF_ECORRUPT, "FIXED_LEN_BYTE_ARRAY without a positive type_length");
+    e[1] = el("", CF_PARQUET_INT32, 0, -1);
+    expect_schema_error(e, 2, CF_ECORRUPT, "schema element 1 (\"\"): empty name");
+    e[1] = el("a", CF_PARQUET_INT32, 3, -1);
+    expect_schema_error(e, 2, CF_ECORRUPT, "unknown repetition type 3");
+    e[1] = el("a", -1, 0, 0);
+    e[1].num_children = -7;
+    expect_schema_error(e, 2, CF_ECORRUPT, "num_children -7 < 0");
+    e[0] = el("schema", -1, -1, 1);
+    e[1] = el("g", -1, 0, 1);
+    e[2] = el("h", -1, 0, 5);
+    e[3] = el("x", CF_PARQUET_INT32, 0, -1);
+    expect_schema_error(e, 4, CF_ECORRUPT, "schema element 2 (\"h\"): declares 5 children, more");
+
+    /* A chain deeper than the limit, then one that fits. */
+    uint32_t n = CF_PQ_MAX_SCHEMA_DEPTH + 2;
+    cf_parquet_schema_element *deep = calloc(n, sizeof(*deep));
+    for (uint32_t i = 0; i + 1 < n; i++)
+        deep[i] = el("g", -1, i ? CF_PARQUET_OPTIONAL : -1, 1);
+    deep[n - 1] = el("leaf", CF_PARQUET_INT32, CF_PARQUET_OPTIONAL, -1);
+    expect_schema_error(deep, n, CF_ECORRUPT, "nested deeper than 1000 levels");
+    cf_pq_schema s;
+    cf_error err;
+    deep[n - 2] = el("leaf", CF_PARQUET_INT32, CF_PARQUET_OPTIONAL, -1);
+    CF_ASSERT_OK(cf_pq_schema_build(&s, deep, n - 1, &err), &err);
+    assert_int_equal(s.columns[0].max_def, CF_PQ_MAX_SCHEMA_DEPTH);
+    assert_int_equal(s.columns[0].path_len, CF_PQ_MAX_SCHEMA_DEPTH);
+    cf_pq_schema_dispose(&s);
+    free(deep);
+}
+
+static void test_metadata__legacy_types_resolve(void **state)
+{
+    (void)state;
+    struct { int ct; const char *want; } cases[] = {
+        {CF_PARQUET_CT_UTF8, "STRING"},
+        {CF_PARQUET_CT_INT_8, "INT(8,true)"},
+        {CF_PARQUET_CT_INT_16, "INT(16,true)"},
+        {CF_PARQUET_CT_INT_64, "INT(64,true)"},
+        {CF_PARQUET_CT_UINT_8, "INT(8,false)"},
+        {CF_PARQUET_CT_UINT_32, "INT(32,false)"},
+        {CF_PARQUET_CT_UINT_64, "INT(64,false)"},
+        {CF_PARQUET_CT_TIME_MILLIS, "TIME(MILLIS,true)"},
+        {CF_PARQUET_CT_TIME_MICROS, "TIME(MICROS,true)"},
+        {CF_PARQUET_CT_TIMESTAMP_MILLIS, "TIMESTAMP(MILLIS,true)"},
+        {CF_PARQUET_CT_TIMESTAMP_MICROS, "TIMESTAMP(MICROS,true)"},
+        {CF_PARQUET_CT_DECIMAL, "DECIMAL(9,2)"},
+        {CF_PARQUET_CT_DATE, "DATE"},
+        {CF_PARQUET_CT_ENUM, "ENUM"},
+        {CF_PARQUET_CT_JSON, "JSON"},
+        {CF_PARQUET_CT_BSON, "BSON"},
+        {CF_PARQUET_CT_MAP, "MAP"},
+        {CF_PARQUET_CT_LIST, "LIST"},
+        {CF_PARQUET_CT_MAP_KEY_VALUE, ""},
+        {CF_PARQUET_CT_INTERVAL, ""},
+        {77, ""},
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cf_parquet_schema_element e = el("x", CF_PARQUET_INT32, 0, -1);
+        e.has_converted_type = true;
+        e.converted_type = cases[i].ct;
+        e.has_scale = e.has_precision = true;
+        e.scale = 2;
+        e.precision = 9;
+        cf_parquet_logical lt = cf_pq_resolve_logical(&e);
+        assert_string_equal(cf_parquet_logical_str(&lt, buf, sizeof(buf)), cases[i].want);
+        /* A logical type wins over the converted one; an unknown one does not. */
+        e.logical.kind = CF_PARQUET_LT_TIMESTAMP;
+        e.logical.unit = CF_PARQUET_NANOS;
+        lt = cf_pq_resolve_logical(&e);
+        assert_string_equal(cf_parquet_logical_str(&lt, buf, sizeof(buf)),
+                            "TIMESTAMP(NANOS,false)");
+        e.logical.kind = CF_PARQUET_LT_UNSUPPORTED;
+        lt = cf_pq_resolve_logical(&e);
+        assert_string_equal(cf_parquet_logical_str(&lt, buf, sizeof(buf)), cases[i].want);
+    }
+    assert_string_equal(cf_parquet_logical_str(&(cf_parquet_logical){.kind = 99}, buf, 64), "");
+    assert_string_equal(cf_parquet_logical_str(&(cf_parquet_logical){.kind = CF_PARQUET_LT_UUID},
+                                               buf, 3),
+                        "UU");
+    assert_null(cf_parquet_type_name(8));
+    assert_null(cf_parquet_type_name(-1));
+    assert_string_equal(cf_parquet_encoding_name(8), "RLE_DICTIONARY");
+    assert_string_equal(cf_parquet_codec_name(7), "LZ4_RAW");
+    assert_string_equal(cf_parquet_converted_name(21), "INTERVAL");
+    assert_string_equal(cf_parquet_page_type_name(3), "DATA_PAGE_V2");
+}
+
+/* ---- FileMetaData and whole files --------------------------------------------------- */
+
+typedef struct fm_opts {
+    bool omit_num_rows;
+    int chunk_type;      /* the chunk's physical type */
+    int64_t data_off;    /* data_page_offset */
+    int64_t size;        /* total_compressed_size */
+    int columns;         /* chunks in the row group */
+    bool file_path, crypto, encryption_algorithm;
+    int64_t num_rows;
+    int logical_member;  /* LogicalType member on element 1 (0 = none) */
+} fm_opts;
+
+static fm_opts fm_defaults(void)
+{
+    fm_opts o = {false, CF_PARQUET_INT32, 4, 10, 1, false, false, false, 5, 0};
+    return o;
+}
+
+static void write_logical(cf_thrift_writer *w, int member)
+{
+    cf_thrift_write_field(w, 10, CF_TT_STRUCT);
+    cf_thrift_write_struct_begin(w);
+    cf_thrift_write_field(w, (int16_t)member, CF_TT_STRUCT);
+    cf_thrift_write_struct_begin(w);
+    if (member == CF_PARQUET_LT_TIMESTAMP || member == CF_PARQUET_LT_TIME) {
+        cf_thrift_write_field_bool(w, 1, true);
+        cf_thrift_write_field(w, 2, CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(w);
+        cf_thrift_write_field(w, 2, CF_TT_STRUCT); /* MICROS */
+        cf_thrift_write_struct_begin(w);
+        cf_thrift_write_struct_end(w);
+        cf_thrift_write_struct_end(w);
+    } else if (member == CF_PARQUET_LT_INTEGER) {
+        cf_thrift_write_field(w, 1, CF_TT_I8);
+        cf_thrift_write_i8(w, 16);
+        cf_thrift_write_field_bool(w, 2, false);
+    } else if (member == CF_PARQUET_LT_DECIMAL) {
+        cf_thrift_write_field_i32(w, 1, 3);
+        cf_thrift_write_field_i32(w, 2, 12);
+    }
+    cf_thrift_write_struct_end(w);
+    cf_thrift_write_struct_end(w);
+}
+
+/* A whole file: "PAR1", 16 data bytes, FileMetaData of schema { required int32 a },
+ * one row group with o.columns chunks, length, "PAR1". */
+static void build_file(cf_buf *f, const fm_opts *o)
+{
+    cf_buf_append(f, "PAR1", 4);
+    cf_buf_append(f, "0123456789abcdef", 16);
+    size_t start = f->len;
+    cf_thrift_writer w;
+    cf_thrift_writer_init(&w, f);
+    cf_thrift_write_struct_begin(&w);
+    cf_thrift_write_field_i32(&w, 1, 2);
+    cf_thrift_write_field(&w, 2, CF_TT_LIST);
+    cf_thrift_write_list_begin(&w, CF_TT_STRUCT, 2);
+    cf_thrift_write_struct_begin(&w);
+    cf_thrift_write_field_binary(&w, 4, "schema", 6);
+    cf_thrift_write_field_i32(&w, 5, 1);
+    cf_thrift_write_struct_end(&w);
+    cf_thrift_write_struct_begin(&w);
+    cf_thrift_write_field_i32(&w, 1, CF_PARQUET_INT32);
+    cf_thrift_write_field_i32(&w, 3, CF_PARQUET_REQUIRED);
+    cf_thrift_write_field_binary(&w, 4, "a", 1);
+    if (o->logical_member)
+        write_logical(&w, o->logical_member);
+    cf_thrift_write_struct_end(&w);
+    if (!o->omit_num_rows)
+        cf_thrift_write_field_i64(&w, 3, o->num_rows);
+    cf_thrift_write_field(&w, 4, CF_TT_LIST);
+    cf_thrift_write_list_begin(&w, CF_TT_STRUCT, 1);
+    cf_thrift_write_struct_begin(&w); /* RowGroup */
+    cf_thrift_write_field(&w, 1, CF_TT_LIST);
+    cf_thrift_write_list_begin(&w, CF_TT_STRUCT, (uint32_t)o->columns);
+    for (int c = 0; c < o->columns; c++) {
+        cf_thrift_write_struct_begin(&w); /* ColumnChunk */
+        if (o->file_path)
+            cf_thrift_write_field_binary(&w, 1, "other.parquet", 13);
+        cf_thrift_write_field_i64(&w, 2, 4);
+        cf_thrift_write_field(&w, 3, CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(&w); /* ColumnMetaData */
+        cf_thrift_write_field_i32(&w, 1, o->chunk_type);
+        cf_thrift_write_field(&w, 2, CF_TT_LIST);
+        cf_thrift_write_list_begin(&w, CF_TT_I32, 2);
+        cf_thrift_write_i32(&w, CF_PARQUET_PLAIN);
+        cf_thrift_write_i32(&w, CF_PARQUET_RLE);
+        cf_thrift_write_field(&w, 3, CF_TT_LIST);
+        cf_thrift_write_list_begin(&w, CF_TT_BINARY, 1);
+        cf_thrift_write_binary(&w, "a", 1);
+        cf_thrift_write_field_i32(&w, 4, CF_PARQUET_ZSTD);
+        cf_thrift_write_field_i64(&w, 5, o->num_rows);
+        cf_thrift_write_field_i64(&w, 6, 20);
+        cf_thrift_write_field_i64(&w, 7, o->size);
+        cf_thrift_write_field_i64(&w, 9, o->data_off);
+        stats(&w, 12, 0);
+        cf_thrift_write_field_i64(&w, 14, 12);
+        cf_thrift_write_field_i32(&w, 15, 8);
+        cf_thrift_write_struct_end(&w);
+        cf_thrift_write_field_i64(&w, 4, 14); /* offset index */
+        cf_thrift_write_field_i32(&w, 5, 2);
+        if (o->crypto) {
+            cf_thrift_write_field(&w, 8, CF_TT_STRUCT);
+            cf_thrift_write_struct_begin(&w);
+            cf_thrift_write_struct_end(&w);
+        }
+        cf_thrift_write_struct_end(&w);
+    }
+    cf_thrift_write_field_i64(&w, 2, 20);
+    cf_thrift_write_field_i64(&w, 3, o->num_rows);
+    cf_thrift_write_struct_end(&w);
+    cf_thrift_write_field(&w, 5, CF_TT_LIST);
+    cf_thrift_write_list_begin(&w, CF_TT_STRUCT, 1);
+    cf_thrift_write_struct_begin(&w);
+    cf_thrift_write_field_binary(&w, 1, "k", 1);
+    cf_thrift_write_field_binary(&w, 2, "v", 1);
+    cf_thrift_write_struct_end(&w);
+    cf_thrift_write_field_binary(&w, 6, "cfile test", 10);
+    cf_thrift_write_field(&w, 7, CF_TT_LIST);
+    cf_thrift_write_list_begin(&w, CF_TT_STRUCT, 1);
+    cf_thrift_write_struct_begin(&w);
+    cf_thrift_write_field(&w, 1, CF_TT_STRUCT);
+    cf_thrift_write_struct_begin(&w);
+    cf_thrift_write_struct_end(&w);
+    cf_thrift_write_struct_end(&w);
+    if (o->encryption_algorithm) {
+        cf_thrift_write_field(&w, 8, CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(&w);
+        cf_thrift_write_struct_end(&w);
+    }
+    cf_thrift_write_struct_end(&w);
+    cf_buf_put_le32(f, (uint32_t)(f->len - start));
+    cf_buf_append(f, "PAR1", 4);
+}
+
+static cf_status open_buf(cf_parquet **pq, const cf_buf *f, cf_io **io, cf_error *err)
+{
+    CF_ASSERT_OK(cf_io_open_mem(io, f->data, f->len, err), err);
+    return cf_parquet_open(pq, *io, NULL, err);
+}
+
+static void test_metadata__file_round_trip(void **state)
+{
+    (void)state;
+    cf_buf f;
+    cf_buf_init(&f);
+    fm_opts o = fm_defaults();
+    o.logical_member = CF_PARQUET_LT_INTEGER;
+    build_file(&f, &o);
+    cf_io *io;
+    cf_parquet *pq;
+    cf_error err;
+    CF_ASSERT_OK(open_buf(&pq, &f, &io, &err), &err);
+    const cf_parquet_file_meta *m = cf_parquet_meta(pq);
+    assert_int_equal(m->version, 2);
+    assert_int_equal(m->schema_count, 2);
+    assert_int_equal(m->num_rows, 5);
+    assert_int_equal(cf_parquet_num_rows(pq), 5);
+    assert_true(m->has_created_by && m->created_by.len == 10);
+    assert_int_equal(m->kv_count, 1);
+    assert_true(m->kv[0].has_value && m->kv[0].value.data[0] == 'v');
+    assert_true(m->has_column_orders && m->column_order_count == 1 && m->column_orders[0] == 1);
+    assert_int_equal(m->row_group_count, 1);
+    const cf_parquet_column_chunk *cc = &m->row_groups[0].columns[0];
+    assert_true(cc->has_meta_data && cc->has_offset_index && !cc->has_column_index);
+    assert_int_equal(cc->offset_index_offset, 14);
+    assert_int_equal(cc->meta.codec, CF_PARQUET_ZSTD);
+    assert_int_equal(cc->meta.encoding_count, 2);
+    assert_int_equal(cc->meta.encodings[1], CF_PARQUET_RLE);
+    assert_true(cc->meta.has_bloom_filter_offset && cc->meta.bloom_filter_offset == 12);
+    assert_true(cc->meta.has_bloom_filter_length && cc->meta.bloom_filter_length == 8);
+    assert_true(cc->meta.has_statistics && cc->meta.statistics.has_null_count);
+    char buf[64];
+    assert_string_equal(cf_parquet_logical_str(&m->schema[1].logical, buf, 64), "INT(16,false)");
+    assert_int_equal(cf_parquet_column_count(pq), 1);
+    assert_int_equal(cf_parquet_footer_len(pq), f.len - 28);
+    cf_parquet_free(pq);
+    cf_io_free(io);
+
+    /* Logical members: TIME, DECIMAL, an unknown member id (read as none). */
+    int members[] = {CF_PARQUET_LT_TIME, CF_PARQUET_LT_DECIMAL, 40, CF_PARQUET_LT_FLOAT16};
+    const char *want[] = {"TIME(MICROS,true)", "DECIMAL(12,3)", "", "FLOAT16"};
+    for (int i = 0; i < 4; i++) {
+        cf_buf_clear(&f);
+        o.logical_member = members[i];
+        build_file(&f, &o);
+        CF_ASSERT_OK(open_buf(&pq, &f, &io, &err), &err);
+        assert_string_equal(cf_parquet_logical_str(&cf_parquet_meta(pq)->schema[1].logical, buf, 64),
+                            want[i]);
+        cf_parquet_free(pq);
+        cf_io_free(io);
+    }
+    cf_buf_dispose(&f);
+}
+
+static void expect_open_error(const fm_opts *o, void (*patch)(cf_buf *), cf_status want,
+                              const char *msg)
+{
+    cf_buf f;
+    cf_buf_init(&f);
+    build_file(&f, o);
+    if (patch)
+        patch(&f);
+    cf_io *io;
+    cf_parquet *pq = NULL;
+    cf_error err;
+    CF_ASSERT_STATUS(open_buf(&pq, &f, &io, &err), want, &err);
+    if (!strstr(err.msg, msg))
+        fail_msg("message '%s' lacks '%s'", err.msg, msg);
+    assert_null(pq);
+    cf_io_free(io);
+    cf_buf_dispose(&f);
+}
+
+static void head_magic(cf_buf *f) { f->data[0] = 'X'; }
+static void pare(cf_buf *f) { memcpy(f->data + f->len - 4, "PARE", 4); }
+static void tail_magic(cf_buf *f) { f->data[f->len - 1] = '2'; }
+static void len_zero(cf_buf *f) { memset(f->data + f->len - 8, 0, 4); }
+static void len_huge(cf_buf *f) { memset(f->data + f->len - 8, 0xff, 4); }
+static void len_short(cf_buf *f) { f->data[f->len - 8]--; } /* footer starts one byte late */
+/* One byte of padding after FileMetaData, counted in the length. */
+static void len_long(cf_buf *f)
+{
+    uint8_t tail[8];
+    memcpy(tail, f->data + f->len - 8, 8);
+    f->data[f->len - 8] = 0;
+    f->len -= 7;
+    cf_buf_append(f, tail, 8);
+    f->data[f->len - 8]++;
+}
+static void tiny(cf_buf *f) { f->len = 11; }
+
+static void test_metadata__open_errors(void **state)
+{
+    (void)state;
+    fm_opts d = fm_defaults(), o;
+    expect_open_error(&d, tiny, CF_ECORRUPT, "11 bytes cannot hold");
+    expect_open_error(&d, head_magic, CF_ECORRUPT, "no \"PAR1\" magic at offset 0");
+    expect_open_error(&d, tail_magic, CF_ECORRUPT, "no \"PAR1\" magic at the end");
+    expect_open_error(&d, pare, CF_ENOTSUP, "encrypted footer");
+    expect_open_error(&d, len_zero, CF_ECORRUPT, "footer length 0");
+    expect_open_error(&d, len_huge, CF_ECORRUPT, "footer length 4294967295");
+    expect_open_error(&d, len_short, CF_ECORRUPT, "footer at offset");
+    expect_open_error(&d, len_long, CF_ECORRUPT, "FileMetaData ends after");
+    o = d;
+    o.omit_num_rows = true;
+    expect_open_error(&o, NULL, CF_ECORRUPT, "FileMetaData: required field num_rows (3) missing");
+    o = d;
+    o.columns = 2;
+    expect_open_error(&o, NULL, CF_ECORRUPT, "row group 0: 2 column chunks, the schema has 1");
+    o = d;
+    o.chunk_type = CF_PARQUET_INT64;
+    expect_open_error(&o, NULL, CF_ECORRUPT, "chunk type INT64, schema says INT32");
+    o = d;
+    o.data_off = 2;
+    expect_open_error(&o, NULL, CF_ECORRUPT, "data page offset 2 outside the data");
+    o = d;
+    o.size = 17;
+    expect_open_error(&o, NULL, CF_ECORRUPT, "chunk at 4 of 17 bytes runs past the data (ends at 20)");
+    o = d;
+    o.size = -1;
+    expect_open_error(&o, NULL, CF_ECORRUPT, "negative count or size");
+    o = d;
+    o.num_rows = -3;
+    expect_open_error(&o, NULL, CF_ECORRUPT, "num_rows -3 < 0");
+    o = d;
+    o.file_path = true;
+    expect_open_error(&o, NULL, CF_ENOTSUP, "another file (file_path \"other.parquet\")");
+    o = d;
+    o.crypto = true;
+    expect_open_error(&o, NULL, CF_ENOTSUP, "encrypted column");
+    o = d;
+    o.encryption_algorithm = true;
+    expect_open_error(&o, NULL, CF_ENOTSUP, "encrypted columns");
+    /* Exactly filling the data is fine. */
+    o = d;
+    o.size = 16;
+    cf_buf f;
+    cf_buf_init(&f);
+    build_file(&f, &o);
+    cf_io *io;
+    cf_parquet *pq;
+    cf_error err;
+    CF_ASSERT_OK(open_buf(&pq, &f, &io, &err), &err);
+    cf_parquet_free(pq);
+    cf_io_free(io);
+    cf_buf_dispose(&f);
+}
+
+/* ---- page index and bloom header --------------------------------------------------------- */
+
+static void test_metadata__page_index(void **state)
+{
+    (void)state;
+    cf_buf b;
+    cf_buf_init(&b);
+    cf_thrift_writer w;
+    cf_thrift_writer_init(&w, &b);
+    cf_thrift_write_struct_begin(&w); /* OffsetIndex */
+    cf_thrift_write_field(&w, 1, CF_TT_LIST);
+    cf_thrift_write_list_begin(&w, CF_TT_STRUCT, 2);
+    for (int i = 0; i < 2; i++) {
+        cf_thrift_write_struct_begin(&w);
+        cf_thrift_write_field_i64(&w, 1, 4 + 100 * i);
+        cf_thrift_write_field_i32(&w, 2, 100);
+        cf_thrift_write_field_i64(&w, 3, 50 * i);
+        cf_thrift_write_struct_end(&w);
+    }
+    cf_thrift_write_struct_end(&w);
+    cf_error err;
+    cf_thrift_reader r;
+    cf_pq_offset_index oi;
+    cf_thrift_reader_init(&r, b.data, b.len, 0, "offset index", &err);
+    CF_ASSERT_OK(cf_pq_offset_index_decode(&r, &oi), &err);
+    assert_int_equal(oi.page_count, 2);
+    assert_int_equal(oi.pages[1].offset, 104);
+    assert_int_equal(oi.pages[1].first_row_index, 50);
+    assert_int_equal(oi.unencoded_count, 0);
+    cf_thrift_reader_dispose(&r);
+
+    for (int variant = 0; variant < 2; variant++) {
+        cf_buf_clear(&b);
+        cf_thrift_writer_init(&w, &b);
+        cf_thrift_write_struct_begin(&w); /* ColumnIndex */
+        cf_thrift_write_field(&w, 1, CF_TT_LIST);
+        cf_thrift_write_list_begin(&w, CF_TT_BOOL_TRUE, 3);
+        cf_thrift_write_bool(&w, false);
+        cf_thrift_write_bool(&w, true);
+        cf_thrift_write_bool(&w, false);
+        for (int16_t fid = 2; fid <= 3; fid++) {
+            cf_thrift_write_field(&w, fid, CF_TT_LIST);
+            cf_thrift_write_list_begin(&w, CF_TT_BINARY, 3);
+            for (int i = 0; i < 3; i++)
+                cf_thrift_write_binary(&w, fid == 2 ? "a" : "z", i == 1 ? 0 : 1);
+        }
+        cf_thrift_write_field_i32(&w, 4, 1);
+        cf_thrift_write_field(&w, 5, CF_TT_LIST);
+        cf_thrift_write_list_begin(&w, CF_TT_I64, variant ? 2 : 3);
+        for (int i = 0; i < (variant ? 2 : 3); i++)
+            cf_thrift_write_i64(&w, i == 1 ? 50 : 0);
+        cf_thrift_write_struct_end(&w);
+        cf_pq_column_index ci;
+        cf_thrift_reader_init(&r, b.data, b.len, 0, "column index", &err);
+        if (variant == 0) {
+            CF_ASSERT_OK(cf_pq_column_index_decode(&r, &ci), &err);
+            assert_int_equal(ci.page_count, 3);
+            assert_true(!ci.null_pages[0] && ci.null_pages[1] && !ci.null_pages[2]);
+            assert_int_equal(ci.min_values[1].len, 0);
+            assert_true(ci.max_values[2].len == 1 && ci.max_values[2].data[0] == 'z');
+            assert_int_equal(ci.boundary_order, 1);
+            assert_true(ci.has_null_counts && ci.null_counts[1] == 50);
+        } else {
+            CF_ASSERT_STATUS(cf_pq_column_index_decode(&r, &ci), CF_ECORRUPT, &err);
+            assert_non_null(strstr(err.msg, "ColumnIndex lists disagree"));
+        }
+        cf_thrift_reader_dispose(&r);
+    }
+
+    /* Bloom filter header: numBytes and three unions. */
+    cf_buf_clear(&b);
+    cf_thrift_writer_init(&w, &b);
+    cf_thrift_write_struct_begin(&w);
+    cf_thrift_write_field_i32(&w, 1, 1024);
+    for (int16_t fid = 2; fid <= 4; fid++) {
+        cf_thrift_write_field(&w, fid, CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(&w);
+        cf_thrift_write_field(&w, 1, CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(&w);
+        cf_thrift_write_struct_end(&w);
+        cf_thrift_write_struct_end(&w);
+    }
+    cf_thrift_write_struct_end(&w);
+    size_t hl = b.len;
+    cf_pq_bloom_header bh;
+    size_t got;
+    CF_ASSERT_OK(cf_pq_bloom_header_decode(&bh, &got, b.data, b.len, 0, &err), &err);
+    assert_int_equal(got, hl);
+    assert_int_equal(bh.num_bytes, 1024);
+    assert_true(bh.algorithm == 1 && bh.hash == 1 && bh.compression == 1);
+    CF_ASSERT_STATUS(cf_pq_bloom_header_decode(&bh, &got, b.data, 3, 0, &err), CF_ECORRUPT, &err);
+    cf_buf_dispose(&b);
+}
+
+/* ---- real footers under damage ----------------------------------------------------------- */
+
+static void decode_footer(const uint8_t *p, size_t n, bool *ok)
+{
+    cf_error err;
+    cf_thrift_reader r;
+    cf_parquet_file_meta m;
+    cf_thrift_reader_init(&r, p, n, 0, "footer", &err);
+    cf_status st = cf_pq_file_meta_decode(&r, &m);
+    if (st == CF_OK) {
+        cf_pq_schema s;
+        if (cf_pq_schema_build(&s, m.schema, m.schema_count, &err) == CF_OK)
+            cf_pq_schema_dispose(&s);
+    } else {
+        assert_int_equal(st, CF_ECORRUPT);
+        assert_true(err.msg[0] != 0);
+    }
+    *ok = st == CF_OK;
+    cf_thrift_reader_dispose(&r);
+}
+
+static void test_metadata__real_footers_damaged(void **state)
+{
+    (void)state;
+    const char *cases[] = {"pt_nested_maps_snappy", "im_customer_multiblock_page_index",
+                           "dk_uuid-arrow"};
+    uint64_t seed = cf_test_seed(15);
+    cf_rng rng;
+    cf_rng_init(&rng, seed);
+    for (size_t k = 0; k < 3; k++) {
+        char path[2048];
+        snprintf(path, sizeof(path), "%s/parquet/%s/%s.parquet", cf_test_shared_dir(), cases[k],
+                 cases[k]);
+        size_t len;
+        uint8_t *b = cf_test_read_file(path, &len);
+        assert_non_null(b);
+        uint32_t fl = (uint32_t)b[len - 8] | (uint32_t)b[len - 7] << 8 |
+                      (uint32_t)b[len - 6] << 16 | (uint32_t)b[len - 5] << 24;
+        const uint8_t *footer = b + len - 8 - fl;
+        bool ok;
+        decode_footer(footer, fl, &ok);
+        assert_true(ok);
+        /* Truncated at every byte: always an error (the last STOP is needed). */
+        for (uint32_t cut = 0; cut < fl; cut += (fl > 4000 ? 7 : 1)) {
+            uint8_t *c = malloc(cut + 1);
+            memcpy(c, footer, cut);
+            decode_footer(c, cut, &ok);
+            assert_false(ok);
+            free(c);
+        }
+        /* Random bit flips: decode or refuse, never crash (ASan watches). */
+        uint8_t *c = malloc(fl);
+        for (int i = 0; i < 2000; i++) {
+            memcpy(c, footer, fl);
+            for (int f = 0; f < 3; f++) {
+                size_t at = (size_t)cf_rng_below(&rng, fl);
+                c[at] ^= (uint8_t)(1u << cf_rng_below(&rng, 8));
+            }
+            decode_footer(c, fl, &ok);
+        }
+        free(c);
+        free(b);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_metadata__page_header_v1),
+        cmocka_unit_test(test_metadata__page_header_errors),
+        cmocka_unit_test(test_metadata__schema_tree),
+        cmocka_unit_test(test_metadata__schema_errors),
+        cmocka_unit_test(test_metadata__legacy_types_resolve),
+        cmocka_unit_test(test_metadata__file_round_trip),
+        cmocka_unit_test(test_metadata__open_errors),
+        cmocka_unit_test(test_metadata__page_index),
+        cmocka_unit_test(test_metadata__real_footers_damaged),
+    };
+    return CF_RUN_TESTS(argc, argv, tests);
+}
