@@ -17,7 +17,8 @@
  * results: the quoting round-trips. Accepted conditions also scan a small table
  * of that schema (two overlapping DiskRowSets and MemRowSet rows, NULLs and
  * extreme values): the library takes them, and where every compared value is
- * an integer or a string the rows returned are exactly those a model picks. */
+ * an integer or a string the rows returned are exactly those a model picks;
+ * an accepted KEY looks up exactly the row with those key values, or none. */
 #include "fuzz.h"
 
 #include <inttypes.h>
@@ -414,6 +415,23 @@ static void fuzz_key(const char *text, size_t len)
     size_t nk = cf_rs_schema_nkeys(g_schema);
     for (size_t i = 0; i < nk; i++)
         check_value(cf_rs_schema_column(g_schema, i)->type, key[i], len);
+    /* The lookup finds the table's row with exactly these key values, or none. */
+    size_t want = NROWS;
+    for (size_t r = 0; r < NROWS && want == NROWS; r++) {
+        bool eq = true;
+        for (size_t i = 0; i < nk && eq; i++)
+            eq = model_cmp(cf_rs_schema_column(g_schema, i)->type, g_val[r][i], key[i]) == 0;
+        if (eq)
+            want = r;
+    }
+    cf_rs_batch row;
+    cf_error err;
+    cf_status st = cf_table_get(g_table, key, CF_RS_SNAPSHOT_LATEST, &row, &err);
+    FUZZ_REQUIRE_MSG(st == (want < NROWS ? CF_OK : CF_ENOTFOUND), &err);
+    if (st == CF_OK) {
+        FUZZ_REQUIRE(row.count == 1);
+        FUZZ_REQUIRE(memcmp(row.cols[0].values, g_val[want][0], 8) == 0);
+    }
     /* every key column is an integer or a string: write the key back, quoted */
     char *buf = NULL;
     size_t blen = 0;
