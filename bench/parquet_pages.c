@@ -2,8 +2,9 @@
  * one page of each kind a scan meets, encoded by our encoders. Not a test: it
  * prints numbers.
  *
- *   bench_parquet_pages [VALUES [RUNS]]   values per page (default 65536),
- *                                          timed runs per row (default 9; best)
+ *   bench_parquet_pages [VALUES [RUNS [FILTER]]]   values per page (default
+ *       65536), timed runs per row (default 9; best), only rows whose name
+ *       contains FILTER
  *
  * Per row: values/s, MB/s of encoded page bytes, and the ratio of the time
  * to a memcpy of the same number of encoded bytes in the same run (1.0 = as
@@ -80,6 +81,8 @@ int main(int argc, char **argv)
            "x memcpy");
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         const row *w = &rows[r];
+        if (argc > 3 && strstr(w->name, argv[3]) == NULL)
+            continue;
         cf_buf_clear(&page);
         /* data of a typical shape for the encoding */
         size_t hl = 0;

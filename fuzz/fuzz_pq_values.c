@@ -70,8 +70,8 @@ static cf_status decode(unsigned enc, unsigned type, int32_t tl, const uint8_t *
         FUZZ_REQUIRE(cf_pq_decoder_left(&d) == 0);
         if (type == CF_PQT_BYTE_ARRAY) {
             cf_slice *s = (cf_slice *)(void *)out;
-            for (size_t i = 0; i < n; i++)
-                s[i].data = heap->data + (uintptr_t)s[i].data;
+            for (size_t i = 0; i < n; i++) /* all empty: no heap at all */
+                s[i].data = heap->data ? heap->data + (uintptr_t)s[i].data : s[i].data;
         }
     }
     cf_pq_decoder_dispose(&d);

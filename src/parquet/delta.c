@@ -52,9 +52,7 @@ static inline uint64_t getbits(const uint8_t *base, const uint8_t *end, uint64_t
         uint64_t lo = 0;
         for (size_t i = 0; i < k && i < 8; i++)
             lo |= (uint64_t)q[i] << (8 * i);
-        x = lo >> sh;
-        if (k > 8 && sh > 0)
-            x |= (uint64_t)q[8] << (64 - sh);
+        x = lo >> sh; /* the caller's bits lie inside: sh + w <= 8k <= 64 */
     }
     return w >= 64 ? x : x & (((uint64_t)1 << w) - 1);
 }
@@ -152,13 +150,47 @@ cf_status cf_pq_dbp_get(cf_pq_dbp *d, void *out, size_t n, cf_error *err)
                  "(%zu bytes)",
                  OFF(d, d->mb_p), OFF(d, d->end));
         uint64_t last = d->last, md = d->min_delta, bit = d->mb_bit;
+        size_t j = 0;
+        if (w == 0) {
+            /* Every delta is the block's min delta. */
+            for (; j < k; j++) {
+                last += md;
+                if (es == 4)
+                    cf_store_le32(o + 4 * (i + j), (uint32_t)last);
+                else
+                    cf_store_le64(o + 8 * (i + j), last);
+            }
+        } else if (w <= 56) {
+            /* Values whose 8-byte load stays inside the miniblock's bytes need
+             * no end check: one load, shift and mask each. */
+            const uint64_t mask = ((uint64_t)1 << w) - 1;
+            const size_t avail = (size_t)(d->mb_end - d->mb_p);
+            size_t fast = 0;
+            if (avail >= 8) {
+                uint64_t lim = (uint64_t)(avail - 8) * 8 + 7; /* last safe start bit */
+                if (bit <= lim)
+                    fast = (lim - bit) / w + 1 < k ? (size_t)((lim - bit) / w + 1) : k;
+            }
+            const uint8_t *mp = d->mb_p;
+            if (es == 4) {
+                for (; j < fast; j++, bit += w) {
+                    last += md + ((cf_load_le64(mp + (bit >> 3)) >> (bit & 7)) & mask);
+                    cf_store_le32(o + 4 * (i + j), (uint32_t)last);
+                }
+            } else {
+                for (; j < fast; j++, bit += w) {
+                    last += md + ((cf_load_le64(mp + (bit >> 3)) >> (bit & 7)) & mask);
+                    cf_store_le64(o + 8 * (i + j), last);
+                }
+            }
+        }
         if (es == 4) {
-            for (size_t j = 0; j < k; j++, bit += w) {
+            for (; j < k; j++, bit += w) {
                 last += md + getbits(d->mb_p, d->mb_end, bit, w);
                 cf_store_le32(o + 4 * (i + j), (uint32_t)last);
             }
         } else {
-            for (size_t j = 0; j < k; j++, bit += w) {
+            for (; j < k; j++, bit += w) {
                 last += md + getbits(d->mb_p, d->mb_end, bit, w);
                 cf_store_le64(o + 8 * (i + j), last);
             }

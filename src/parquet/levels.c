@@ -228,10 +228,19 @@ cf_status cf_pq_levels_decode(uint16_t *out, size_t n, unsigned encoding, uint16
             return cf_error_prefix(err, st, "levels at offset %zu: ", (size_t)(p - data));
         used = (size_t)(p - data) + plen;
     }
-    for (size_t i = 0; i < n; i++)
-        CF_CHECK(out[i] <= max_level, err, CF_ECORRUPT,
-                 "%s levels: level %u of value %zu exceeds the maximum %u",
-                 encoding == CF_PQE_RLE ? "RLE" : "BIT_PACKED", out[i], i, max_level);
+    /* w bits cannot exceed max_level when it is 2^w - 1 (max 1, 3, 7, ...). */
+    if (max_level != ((1u << w) - 1)) {
+        uint16_t mx = 0; /* a branch-free pass; find the culprit only on failure */
+        for (size_t i = 0; i < n; i++)
+            mx = out[i] > mx ? out[i] : mx;
+        if (mx > max_level) {
+            size_t i = 0;
+            while (out[i] <= max_level)
+                i++;
+            CF_FAIL(err, CF_ECORRUPT, "%s levels: level %u of value %zu exceeds the maximum %u",
+                    encoding == CF_PQE_RLE ? "RLE" : "BIT_PACKED", out[i], i, max_level);
+        }
+    }
     if (consumed)
         *consumed = used;
     return CF_OK;
