@@ -161,10 +161,12 @@ cf_status cf_pq_dbp_get(cf_pq_dbp *d, void *out, size_t n, cf_error *err)
                     cf_store_le64(o + 8 * (i + j), last);
             }
         } else if (w <= 56) {
-            /* Values whose 8-byte load stays inside the miniblock's bytes need
-             * no end check: one load, shift and mask each. */
+            /* Values whose 8-byte load stays inside the buffer need no end
+             * check: one load, shift and mask each. (Their bits are inside the
+             * miniblock, checked above; the load may read past it, never past
+             * the buffer, and the mask drops what it read there.) */
             const uint64_t mask = ((uint64_t)1 << w) - 1;
-            const size_t avail = (size_t)(d->mb_end - d->mb_p);
+            const size_t avail = (size_t)(d->end - d->mb_p);
             size_t fast = 0;
             if (avail >= 8) {
                 uint64_t lim = (uint64_t)(avail - 8) * 8 + 7; /* last safe start bit */

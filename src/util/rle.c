@@ -435,10 +435,12 @@ static void get_literal(cf_rle_decoder *d, uint8_t *dst, size_t elem_size, size_
     }
     if (w < 32 && (elem_size == 2 || elem_size == 4)) {
         /* Narrow values into u16/u32 (levels, dictionary indices): one 64-bit
-         * load per value while 8 bytes remain, the width and the store size
-         * fixed for the loop; the last few values take the careful path. */
+         * load per value while 8 bytes of the stream remain (the load may
+         * read past the run, never past the buffer; the mask drops those
+         * bits), the width and the store size fixed for the loop; the last
+         * few values take the careful path. */
         const uint64_t mask = width_mask(w);
-        const uint8_t *base = d->lit_p, *end = d->lit_end;
+        const uint8_t *base = d->lit_p, *end = d->end;
         if (elem_size == 4) {
             for (; i < k && end - (base + (bit >> 3)) >= 8; i++, bit += w) {
                 uint32_t v = (uint32_t)((cf_load_le64(base + (bit >> 3)) >> (bit & 7)) & mask);
