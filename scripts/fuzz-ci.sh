@@ -6,8 +6,8 @@
 # fails the run; the input that did it is left in the artifacts directory printed at the end.
 #
 # Environment:
-#   CF_FUZZ_SECONDS   seconds per target (default: 260 s shared by all targets, at least 10 and
-#                     at most 30 each; 10 s for 25 targets, so the fuzzing itself stays near
+#   CF_FUZZ_SECONDS   seconds per target (default: 260 s shared by all targets, at least 8 and
+#                     at most 30 each; 9 s for 27 targets, so the fuzzing itself stays near
 #                     4.5 minutes and the whole stage, build included, under 6 on 2 cores;
 #                     with a fixed seed CI replays a prefix of what longer local runs passed)
 #   CF_FUZZ_TARGETS   space-separated subset of targets to run (default: all)
@@ -40,7 +40,7 @@ if [ -n "${CF_FUZZ_SECONDS:-}" ]; then
     secs=$CF_FUZZ_SECONDS
 else
     secs=$((260 / ${#targets[@]}))
-    [ "$secs" -ge 10 ] || secs=10
+    [ "$secs" -ge 8 ] || secs=8
     [ "$secs" -le 30 ] || secs=30
 fi
 
