@@ -533,12 +533,41 @@ static void test_cli_table_limits__quoted_keys(void **state)
                NULL);
 }
 
+/* The limits are the library's: past them, create says which (exit 2). */
+static void test_cli_table_limits__stated_limits(void **state)
+{
+    (void)state;
+    sb schema;
+    sb_init(&schema);
+    for (size_t i = 0; i <= CF_RS_MAX_COLUMNS; i++)
+        sb_printf(&schema, "%sc%zu INT32 KEY", i ? ", " : "", i);
+    run r;
+    cli(&r, "table", "create", in_dir("many"), "--schema", sb_str(&schema), NULL);
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "more than 1024 columns"));
+    done(&r);
+    sb_free(&schema);
+    char name[160];
+    memset(name, 'n', 129);
+    strcpy(name + 129, " INT64 KEY");
+    cli(&r, "table", "create", in_dir("long"), "--schema", name, NULL);
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "at most 128 are allowed"));
+    done(&r);
+    cli(&r, "table", "--help", NULL);
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "a schema has 1..1024 columns, any number of them KEY"));
+    assert_non_null(strstr(r.out, "at most 128 bytes"));
+    done(&r);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_cli_table_limits__600_columns, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_table_limits__100_key_columns, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_table_limits__quoted_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_table_limits__stated_limits, setup, teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
