@@ -14,8 +14,29 @@
  * MVCC: as in Kudu, a snapshot at TS sees every operation with ts < TS;
  * CF_RS_SNAPSHOT_LATEST sees everything. Every mutation needs a timestamp larger
  * than any the rowset has seen (cf_rowset_info.last_ts).
- * A rowset is used by one thread at a time (its in-memory delta store changes);
- * one process writes a rowset directory at a time.
+ * A rowset is used by one thread at a time (its in-memory delta store changes).
+ *
+ * One writer, many readers (docs/ROWSET.md "Concurrency"). A table directory
+ * has one writer lock: an exclusive flock(2) on the file DIR/LOCK (created when
+ * missing, never deleted), so it works across processes and between two handles
+ * of one process, and a writer that dies releases it. Holders:
+ *   - a table opened for writing (cf_table_options.read_only false, the default
+ *     of cf_table_open) takes it before it reads TABLET and the MANIFESTs and
+ *     holds it until cf_table_close/free;
+ *   - a rowset opened on its own for writing (cf_rowset_open) takes it at its
+ *     first mutation (update, delete, reinsert, flush, compact) and holds it
+ *     until cf_rowset_free; it then checks that the MANIFEST on disk is still the
+ *     generation it loaded, else fails (CF_ESTATE "rowset changed since it was
+ *     opened; reopen"). The lock of a table's rs-<n> rowset is the table's;
+ *   - cf_rs_writer_create, from create until free.
+ * A writer that finds the lock taken polls for up to lock_timeout_ms (default
+ * 10000; 0 = one try), then fails with CF_EBUSY, naming the holder ("pid P HOST
+ * COMMAND since TIME", which each holder writes into LOCK). Readers
+ * (read_only handles) take no lock and never write; they see the one committed
+ * version that was current when they opened (TABLET and MANIFESTs are replaced
+ * atomically, and files a later commit drops stay readable through the handles
+ * already open). A read_only handle refuses every mutation with CF_EINVAL
+ * "... opened read-only". The lock is advisory and meant for local file systems.
  */
 #ifndef CFILE_ROWSET_H
 #define CFILE_ROWSET_H
@@ -89,6 +110,9 @@ typedef struct cf_rs_writer_options {
     uint32_t version;   /* set by _init */
     uint64_t insert_ts; /* MVCC timestamp of the rows' insertion; default 1 */
     bool checksums;     /* CRC-32C in every CFile; default true */
+    /* How long cf_rs_writer_create waits for the directory's writer lock;
+     * default 10000 ms. New fields go at the end. */
+    uint32_t lock_timeout_ms;
 } cf_rs_writer_options;
 
 CF_API void cf_rs_writer_options_init(cf_rs_writer_options *o);
@@ -102,9 +126,11 @@ typedef struct cf_rs_colvec {
     const uint8_t *elem_nonnull; /* arrays only; NULL = all present */
 } cf_rs_colvec;
 
-/* Start a rowset in directory `dir` (created when missing). CF_EINVAL when dir
- * already holds a rowset with rows (an empty one, from `table create`, is
- * replaced). Nothing is visible until finish writes the MANIFEST. */
+/* Start a rowset in directory `dir` (created when missing), holding dir's writer
+ * lock (CF_EBUSY after o->lock_timeout_ms) until free. CF_EINVAL when dir
+ * already holds a table (a TABLET) or a rowset with rows (an empty one, from
+ * `table create`, is replaced). Nothing is visible until finish writes the
+ * MANIFEST. */
 CF_API cf_status cf_rs_writer_create(cf_rs_writer **out, const char *dir, const cf_rs_schema *s,
                                      const cf_rs_writer_options *o, cf_error *err);
 /* Append nrows rows, one cf_rs_colvec per schema column. Rows must come in
@@ -118,7 +144,8 @@ CF_API cf_status cf_rs_writer_finish(cf_rs_writer *w, cf_error *err);
 CF_API uint64_t cf_rs_writer_rows(const cf_rs_writer *w);
 CF_API void cf_rs_writer_free(cf_rs_writer *w); /* NULL is a no-op; abandons unfinished files */
 
-/* Write an empty rowset (MANIFEST only) with schema s into dir. */
+/* Write an empty rowset (MANIFEST only) with schema s into dir
+ * (cf_rs_writer_create's rules, default options). */
 CF_API cf_status cf_rs_create_empty(const char *dir, const cf_rs_schema *s, cf_error *err);
 
 /* ---- rowset: open, info ---------------------------------------------------------------- */
@@ -140,7 +167,8 @@ typedef struct cf_rowset_info {
 
 /* Open the rowset in dir: reads and checks the MANIFEST (CF_ENOTFOUND when there
  * is none, CF_ECORRUPT when it is damaged), opens every file it names. Uses the
- * default options (its own block cache of CF_RS_DEFAULT_CACHE_BYTES). */
+ * default options (its own block cache of CF_RS_DEFAULT_CACHE_BYTES; writable,
+ * taking the writer lock at the first mutation). */
 CF_API cf_status cf_rowset_open(cf_rowset **out, const char *dir, cf_error *err);
 
 #define CF_RS_OPEN_OPTIONS_VERSION 1
@@ -158,6 +186,11 @@ typedef struct cf_rowset_options {
      * (every read checks and decompresses its block again). Default
      * CF_RS_DEFAULT_CACHE_BYTES. */
     size_t cache_bytes;
+    /* true: never write, take no lock; every mutation is CF_EINVAL. Default false. */
+    bool read_only;
+    /* How long the first mutation waits for the writer lock (default 10000 ms;
+     * 0 = one try). New fields go at the end. */
+    uint32_t lock_timeout_ms;
 } cf_rowset_options;
 
 CF_API void cf_rowset_options_init(cf_rowset_options *o);
@@ -166,7 +199,8 @@ CF_API cf_status cf_rowset_open_opts(cf_rowset **out, const char *dir, const cf_
                                      cf_error *err);
 /* The block cache the rowset reads through (its own or the shared one), or NULL. */
 CF_API cf_cache *cf_rowset_cache(const cf_rowset *rs);
-/* Unflushed mutations are lost: call cf_rowset_flush first. NULL is a no-op. */
+/* Unflushed mutations are lost: call cf_rowset_flush first. Releases the writer
+ * lock if the rowset took it. NULL is a no-op. */
 CF_API void cf_rowset_free(cf_rowset *rs);
 CF_API const cf_rs_schema *cf_rowset_schema(const cf_rowset *rs);
 /* Slices live until the next mutation, flush or compaction. */
@@ -301,25 +335,48 @@ CF_API cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err);
  * that rowset. Every key lives in one store: an insert is refused while a live
  * row has its key, and a key deleted earlier is reinserted in the store that
  * holds it. Reads merge all stores in key order. Timestamps follow the rowset
- * rules above, table-wide. One thread and one process at a time.
+ * rules above, table-wide. A handle is used by one thread at a time; one
+ * writer handle per table at a time, any number of readers (the writer lock,
+ * at the top of this file).
  */
 typedef struct cf_table cf_table;
 
 /* Default MemRowSet size that triggers a flush. */
 #define CF_TABLE_FLUSH_BYTES (64u << 20)
 
-/* Open the table in dir (CF_ENOTFOUND when it holds none). */
+#define CF_TABLE_OPTIONS_VERSION 1
+
+typedef struct cf_table_options {
+    uint32_t version; /* set by _init */
+    /* Every rowset of the table reads through one block cache: `cache` (shared,
+     * borrowed: it must outlive the table) or, when NULL (default), the table's
+     * own of cache_bytes (default CF_RS_DEFAULT_CACHE_BYTES; 0 = none). */
+    cf_cache *cache;
+    size_t cache_bytes;
+    /* false (default): a writer, holding the table's writer lock from open to
+     * close/free. true: a reader, taking no lock; every mutation (insert, update,
+     * delete, flush, compact) is CF_EINVAL "table opened read-only". */
+    bool read_only;
+    /* How long a writer's open waits for the lock before CF_EBUSY; default
+     * 10000 ms, 0 = one try. */
+    uint32_t lock_timeout_ms;
+    /* New fields go at the end (each with its default set by _init). */
+} cf_table_options;
+
+CF_API void cf_table_options_init(cf_table_options *o);
+/* Open the table in dir for writing, with the default options (CF_ENOTFOUND when
+ * it holds none, CF_EBUSY when another writer keeps the lock for 10 s). */
 CF_API cf_status cf_table_open(cf_table **out, const char *dir, cf_error *err);
-/* cf_table_open with options (NULL = defaults): every rowset of the table reads
- * through one block cache, o->cache (shared, borrowed) or the table's own of
- * o->cache_bytes (default CF_RS_DEFAULT_CACHE_BYTES; 0 = none). */
-CF_API cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_rowset_options *o,
+/* cf_table_open with options (NULL = defaults). */
+CF_API cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_table_options *o,
                                     cf_error *err);
 /* The table's block cache, or NULL. */
 CF_API cf_cache *cf_table_cache(const cf_table *t);
-/* Flush (cf_table_flush), then free; the table is freed even on error. */
+/* Flush (cf_table_flush; nothing for a read-only table), then free; the table
+ * is freed even on error. */
 CF_API cf_status cf_table_close(cf_table *t, cf_error *err);
-/* Free without flushing: inserts and mutations not flushed are lost. NULL is a no-op. */
+/* Free without flushing: inserts and mutations not flushed are lost. Releases
+ * the writer lock. NULL is a no-op. */
 CF_API void cf_table_free(cf_table *t);
 /* MemRowSet bytes above which an insert or mutation flushes it (0 = default). */
 CF_API void cf_table_set_flush_bytes(cf_table *t, size_t bytes);
@@ -330,7 +387,11 @@ CF_API uint64_t cf_table_last_ts(const cf_table *t);
 CF_API size_t cf_table_mrs_rows(const cf_table *t);
 /* The DiskRowSets, in TABLET order, and their directory names ("." = dir itself). */
 CF_API size_t cf_table_rowset_count(const cf_table *t);
+/* Rowset i (< count), owned by the table; it writes under the table's lock (or
+ * refuses to, when the table is read-only). */
 CF_API cf_rowset *cf_table_rowset(const cf_table *t, size_t i, const char **name);
+/* Whether t was opened read-only. */
+CF_API bool cf_table_read_only(const cf_table *t);
 
 /* Insert a row at ts: values[i] for every column (memory form, NULL = SQL NULL).
  * An array column's value is a cf_array_cell (as for updates). CF_EINVAL

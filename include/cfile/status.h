@@ -30,7 +30,8 @@ typedef enum cf_status {
     CF_EIO = 5,       /* the operating system failed a read or write */
     CF_ENOMEM = 6,    /* an allocation failed */
     CF_ENOTFOUND = 7, /* a seek found nothing (past the end, key after last) */
-    CF_EBUFSIZE = 8   /* a caller buffer is too small */
+    CF_EBUFSIZE = 8,  /* a caller buffer is too small */
+    CF_EBUSY = 9      /* another holder has it (a table's writer lock) */
 } cf_status;
 
 typedef struct cf_error {

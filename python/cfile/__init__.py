@@ -46,7 +46,7 @@ library objects on close() / leaving a `with` block (and, as a safety net, when
 garbage collected).
 """
 
-from ._lib import (CFileError, EBUFSIZE, ECORRUPT, EINVAL, EIO, ENOMEM, ENOTFOUND, ENOTSUP,
+from ._lib import (CFileError, EBUFSIZE, EBUSY, ECORRUPT, EINVAL, EIO, ENOMEM, ENOTFOUND, ENOTSUP,
                    ESTATE, OK)
 from .reader import Reader, open
 from .writer import Writer, dumps, write
@@ -54,4 +54,5 @@ from .writer import Writer, dumps, write
 __all__ = [
     "open", "write", "dumps", "Reader", "Writer", "CFileError",
     "OK", "EINVAL", "ESTATE", "ECORRUPT", "ENOTSUP", "EIO", "ENOMEM", "ENOTFOUND", "EBUFSIZE",
+    "EBUSY",
 ]

@@ -108,12 +108,14 @@ EIO = 5
 ENOMEM = 6
 ENOTFOUND = 7
 EBUFSIZE = 8
+EBUSY = 9
 
 # cf_status_str's names (pinned with the codes).
 _STATUS_NAMES = {
     OK: "ok", EINVAL: "invalid argument", ESTATE: "call out of order",
     ECORRUPT: "corruption", ENOTSUP: "not supported", EIO: "i/o error",
     ENOMEM: "out of memory", ENOTFOUND: "not found", EBUFSIZE: "buffer too small",
+    EBUSY: "busy",
 }
 
 

@@ -530,7 +530,7 @@ class ErrorTest(unittest.TestCase):
         self.assertTrue(out.stdout.startswith("%d " % cfile.EIO))
 
     def test_status_names_match_library(self):
-        for code in range(cfile.OK, cfile.EBUFSIZE + 1):
+        for code in range(cfile.OK, cfile.EBUSY + 1):
             self.assertEqual(cfile.CFileError(code, "m").status_name,
                              cfile._lib.status_str(code))
 

@@ -554,6 +554,7 @@ out:
 
 cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err)
 {
+    CF_TRY(cf_rs_writable(rs, err));
     CF_TRY(cf_rowset_flush(rs, err));
     const cf_rs_manifest *old = cf_rs_manifest_of(rs);
     cf_rs_manifest nm;

@@ -58,6 +58,7 @@ typedef struct cf_rs_file {
 
 typedef struct cf_rs_manifest {
     uint64_t generation, next_file, insert_ts, last_ts, rows;
+    uint64_t checksum; /* of the MANIFEST as read (0 for one built in memory) */
     cf_rs_schema *schema; /* owned */
     cf_buf min_key, max_key;
     cf_rs_file *files;
@@ -65,6 +66,8 @@ typedef struct cf_rs_manifest {
 } cf_rs_manifest;
 
 #define CF_RS_MANIFEST "MANIFEST"
+#define CF_RS_TABLET "TABLET"
+#define CF_RS_LOCK "LOCK"
 
 void cf_rs_manifest_init(cf_rs_manifest *m);
 void cf_rs_manifest_dispose(cf_rs_manifest *m);
@@ -96,7 +99,27 @@ cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_r
 /* Restrict the scanner to ordinals [lo, hi) (repositions it). */
 void cf_rs_scanner_set_range(cf_rs_scanner *sc, uint64_t lo, uint64_t hi);
 
+/* ---- the writer lock (lock.c) ----------------------------------------------------------- */
+/* Default wait for the lock. */
+#define CF_RS_LOCK_TIMEOUT_MS 10000u
+/* Take the exclusive lock on dir/LOCK (created when missing), polling up to
+ * timeout_ms: CF_EBUSY naming the holder when it stays taken. *fd = the lock,
+ * held until cf_rs_lock_release. */
+cf_status cf_rs_lock_acquire(int *fd, const char *dir, uint32_t timeout_ms, cf_error *err);
+void cf_rs_lock_release(int fd); /* fd < 0 is a no-op */
+/* The directory whose LOCK guards rowset directory dir (malloc'd; NULL when out
+ * of memory): the table's for an rs-<n> beside a TABLET, else dir. */
+char *cf_rs_lock_dir(const char *dir);
+
 /* rowset.c */
+/* How a rowset handle may write: on its own (takes the lock at its first
+ * mutation and checks that its view is current), as part of a table that holds
+ * the lock for it, or not at all. */
+typedef enum cf_rs_mode { CF_RS_MODE_OWN, CF_RS_MODE_TABLE, CF_RS_MODE_READ_ONLY } cf_rs_mode;
+cf_status cf_rs_open_mode(cf_rowset **out, const char *dir, const cf_rowset_options *o,
+                          cf_rs_mode mode, cf_error *err);
+/* CF_OK when rs may be changed now (taking its lock first when it is its own). */
+cf_status cf_rs_writable(cf_rowset *rs, cf_error *err);
 size_t cf_rs_delta_file_count(const cf_rowset *rs);
 cf_delta_reader *cf_rs_delta_file(const cf_rowset *rs, size_t i, cf_delta_type *type);
 cf_delta_reader *cf_rs_dms_reader(cf_rowset *rs, cf_error *err, cf_status *st);

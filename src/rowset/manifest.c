@@ -315,6 +315,7 @@ cf_status cf_rs_manifest_read(cf_rs_manifest *m, const char *dir, cf_error *err)
     text[size - 21] = '\0';
     size_t ncols = 0;
     CF_TRY_OUT(parse_lines(m, text, cols, &ncols, err));
+    m->checksum = want;
     CF_TRY_OUT(cf_rs_schema_create(&m->schema, cols, ncols, err));
     for (size_t i = 0; i < m->nfiles; i++)
         if (m->files[i].role == CF_RS_FILE_COLUMN && m->files[i].col >= ncols)

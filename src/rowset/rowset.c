@@ -7,6 +7,7 @@
  * cf_rowset_flush writes the same DeltaFile to disk as a REDO file.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,9 @@ typedef struct dms_ent {
 
 struct cf_rowset {
     char *dir;
+    cf_rs_mode mode;
+    int lock_fd; /* CF_RS_MODE_OWN, once a mutation took the writer lock; else -1 */
+    uint32_t lock_timeout_ms;
     cf_cache *cache, *own_cache; /* every reader reads through cache; own_cache is freed with rs */
     cf_rs_manifest m;
     cf_reader **col;
@@ -179,6 +183,7 @@ void cf_rowset_free(cf_rowset *rs)
     cf_buf_dispose(&rs->keybuf);
     cf_rcl_builder_free(rs->rcl);
     cf_cache_free(rs->own_cache); /* after every reader using it */
+    cf_rs_lock_release(rs->lock_fd);
     cf_free(rs->dir);
     cf_free(rs);
 }
@@ -188,6 +193,42 @@ void cf_rowset_options_init(cf_rowset_options *o)
     memset(o, 0, sizeof(*o));
     o->version = CF_RS_OPEN_OPTIONS_VERSION;
     o->cache_bytes = CF_RS_DEFAULT_CACHE_BYTES;
+    o->read_only = false;
+    o->lock_timeout_ms = CF_RS_LOCK_TIMEOUT_MS;
+}
+
+cf_status cf_rs_writable(cf_rowset *rs, cf_error *err)
+{
+    if (rs->mode == CF_RS_MODE_TABLE || rs->lock_fd >= 0)
+        return CF_OK;
+    CF_CHECK(rs->mode != CF_RS_MODE_READ_ONLY, err, CF_EINVAL, "%s: rowset opened read-only",
+             rs->dir);
+    char *ld = cf_rs_lock_dir(rs->dir);
+    CF_CHECK(ld != NULL, err, CF_ENOMEM, "rowset: out of memory");
+    int fd;
+    cf_status st = cf_rs_lock_acquire(&fd, ld, rs->lock_timeout_ms, err);
+    cf_free(ld);
+    CF_TRY(st);
+    /* Another writer may have committed between our open and the lock: writing
+     * on that stale view would undo its work. */
+    cf_rs_manifest now;
+    cf_error e2;
+    bool same = false;
+    uint64_t gen = 0;
+    if (cf_rs_manifest_read(&now, rs->dir, &e2) == CF_OK) {
+        same = now.checksum == rs->m.checksum;
+        gen = now.generation;
+        cf_rs_manifest_dispose(&now);
+    }
+    if (!same) {
+        cf_rs_lock_release(fd);
+        CF_FAIL(err, CF_ESTATE,
+                "%s: rowset changed since it was opened (generation %" PRIu64 ", now %s%" PRIu64
+                "); reopen",
+                rs->dir, rs->m.generation, gen ? "" : "gone/", gen);
+    }
+    rs->lock_fd = fd;
+    return CF_OK;
 }
 
 cf_status cf_rowset_open(cf_rowset **out, const char *dir, cf_error *err)
@@ -200,6 +241,13 @@ cf_cache *cf_rowset_cache(const cf_rowset *rs) { return rs->cache; }
 cf_status cf_rowset_open_opts(cf_rowset **out, const char *dir, const cf_rowset_options *o,
                               cf_error *err)
 {
+    return cf_rs_open_mode(out, dir, o, o != NULL && o->read_only ? CF_RS_MODE_READ_ONLY
+                                                                   : CF_RS_MODE_OWN, err);
+}
+
+cf_status cf_rs_open_mode(cf_rowset **out, const char *dir, const cf_rowset_options *o,
+                          cf_rs_mode mode, cf_error *err)
+{
     *out = NULL;
     cf_rowset_options dflt;
     if (o == NULL) {
@@ -210,6 +258,9 @@ cf_status cf_rowset_open_opts(cf_rowset **out, const char *dir, const cf_rowset_
              "rowset: options.version %u unknown", o->version);
     cf_rowset *rs = cf_calloc(1, sizeof(*rs));
     CF_CHECK(rs != NULL, err, CF_ENOMEM, "rowset: out of memory");
+    rs->mode = mode;
+    rs->lock_fd = -1;
+    rs->lock_timeout_ms = o->lock_timeout_ms;
     cf_buf_init(&rs->dms_bytes);
     cf_buf_init(&rs->keybuf);
     cf_rs_manifest_init(&rs->m);
@@ -228,7 +279,26 @@ cf_status cf_rowset_open_opts(cf_rowset **out, const char *dir, const cf_rowset_
         rs->cache = rs->own_cache;
     }
     CF_TRY_OUT(cf_rcl_builder_create(&rs->rcl, err));
-    CF_TRY_OUT(open_files(rs, err));
+    /* A reader takes no lock: a writer may commit a new MANIFEST and remove the
+     * files of the old one between our reading it and opening them. Then the
+     * MANIFEST on disk is a new one and we start over from it. */
+    for (int attempt = 0;; attempt++) {
+        st = open_files(rs, err);
+        if (st == CF_OK || st == CF_ENOMEM || attempt == 8)
+            break;
+        uint64_t tried = rs->m.checksum;
+        cf_rs_manifest now;
+        cf_error e2;
+        bool changed = false;
+        if (cf_rs_manifest_read(&now, rs->dir, &e2) == CF_OK) {
+            changed = now.checksum != tried;
+            cf_rs_manifest_dispose(&now);
+        }
+        if (!changed)
+            break;
+        close_files(rs);
+    }
+    CF_TRY_OUT(st);
 out:
     if (st != CF_OK) {
         cf_rowset_free(rs);
@@ -519,6 +589,7 @@ static cf_status find_live(cf_rowset *rs, const void *const *key, uint64_t *ord,
 cf_status cf_rowset_update(cf_rowset *rs, const void *const *key, const cf_rs_change *changes,
                            size_t n, uint64_t ts, cf_error *err)
 {
+    CF_TRY(cf_rs_writable(rs, err));
     CF_TRY(check_ts(rs, ts, err));
     const cf_rs_schema *s = rs->m.schema;
     CF_CHECK(n > 0, err, CF_EINVAL, "update: no column to set");
@@ -540,6 +611,7 @@ cf_status cf_rowset_update(cf_rowset *rs, const void *const *key, const cf_rs_ch
 
 cf_status cf_rowset_delete(cf_rowset *rs, const void *const *key, uint64_t ts, cf_error *err)
 {
+    CF_TRY(cf_rs_writable(rs, err));
     CF_TRY(check_ts(rs, ts, err));
     uint64_t ord;
     bool alive;
@@ -552,6 +624,7 @@ cf_status cf_rowset_delete(cf_rowset *rs, const void *const *key, uint64_t ts, c
 cf_status cf_rowset_reinsert(cf_rowset *rs, const void *const *key, const void *const *values,
                              uint64_t ts, cf_error *err)
 {
+    CF_TRY(cf_rs_writable(rs, err));
     CF_TRY(check_ts(rs, ts, err));
     uint64_t ord;
     bool alive;
@@ -569,6 +642,7 @@ cf_status cf_rowset_reinsert(cf_rowset *rs, const void *const *key, const void *
 
 cf_status cf_rowset_flush(cf_rowset *rs, cf_error *err)
 {
+    CF_TRY(cf_rs_writable(rs, err));
     if (rs->ndms == 0)
         return CF_OK;
     char name[64];

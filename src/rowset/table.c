@@ -38,11 +38,14 @@
 #include "../util/bitmap.h"
 #include "../util/error.h"
 
-#define TABLET "TABLET"
+#define TABLET CF_RS_TABLET
 #define MAX_TABLET_LEN (16u << 20)
 
 struct cf_table {
     char *dir;
+    bool read_only;
+    int lock_fd;          /* the writer lock (lock.c); -1 for a reader */
+    uint64_t tablet_sum;  /* checksum of the TABLET read at open (0: none) */
     /* One block cache for every rowset of the table (rowsets come and go with
      * flushes and compactions; the cache stays). own_cache is freed with t. */
     cf_cache *cache, *own_cache;
@@ -151,8 +154,8 @@ static cf_status tablet_read(cf_table *t, cf_error *err)
     text[size] = '\0';
     if (size < 21 || memcmp(text + size - 21, "end ", 4) != 0 || text[size - 1] != '\n')
         CF_FAIL_OUT(err, CF_ECORRUPT, "tablet: truncated (no end line)");
-    if (cf_rs_fnv1a((const uint8_t *)text, (size_t)size - 21) !=
-        strtoull(text + size - 17, NULL, 16))
+    t->tablet_sum = strtoull(text + size - 17, NULL, 16);
+    if (cf_rs_fnv1a((const uint8_t *)text, (size_t)size - 21) != t->tablet_sum)
         CF_FAIL_OUT(err, CF_ECORRUPT, "tablet: checksum mismatch");
     text[size - 21] = '\0';
     char *save = NULL;
@@ -192,6 +195,24 @@ out:
     cf_free(path);
     cf_free(text);
     return st;
+}
+
+/* The checksum on the end line of the TABLET now on disk (0 when unreadable). */
+static uint64_t tablet_sum_on_disk(const char *dir)
+{
+    char *path = cf_rs_path(dir, TABLET);
+    uint64_t sum = 0;
+    FILE *f = path != NULL ? fopen(path, "rb") : NULL;
+    char tail[22];
+    if (f != NULL && fseek(f, -21, SEEK_END) == 0 && fread(tail, 1, 21, f) == 21 &&
+        memcmp(tail, "end ", 4) == 0) {
+        tail[20] = '\0';
+        sum = strtoull(tail + 4, NULL, 16);
+    }
+    if (f != NULL)
+        fclose(f);
+    cf_free(path);
+    return sum;
 }
 
 static char *rowset_dir(const cf_table *t, const char *name)
@@ -291,18 +312,27 @@ void cf_table_free(cf_table *t)
     cf_free(t->genn);
     cf_free(t->goffs);
     cf_cache_free(t->own_cache); /* after the rowsets reading through it */
+    cf_rs_lock_release(t->lock_fd); /* last: every write is done */
     cf_free(t->dir);
     cf_free(t);
 }
 
-/* Open one rowset of the table, reading through the table's cache. */
+/* Open one rowset of the table, reading through the table's cache; it writes
+ * under the table's lock (or not at all, for a reader). */
 static cf_status open_rowset(const cf_table *t, const char *path, cf_rowset **out, cf_error *err)
 {
     cf_rowset_options o;
     cf_rowset_options_init(&o);
     o.cache = t->cache;
     o.cache_bytes = 0; /* no cache of its own when the table has none */
-    return cf_rowset_open_opts(out, path, &o, err);
+    return cf_rs_open_mode(out, path, &o, t->read_only ? CF_RS_MODE_READ_ONLY : CF_RS_MODE_TABLE,
+                           err);
+}
+
+static cf_status check_writable(const cf_table *t, cf_error *err)
+{
+    CF_CHECK(!t->read_only, err, CF_EINVAL, "%s: table opened read-only", t->dir);
+    return CF_OK;
 }
 
 static cf_status open_rowsets(cf_table *t, cf_error *err)
@@ -342,26 +372,55 @@ static cf_status open_rowsets(cf_table *t, cf_error *err)
     return CF_OK;
 }
 
+void cf_table_options_init(cf_table_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->version = CF_TABLE_OPTIONS_VERSION;
+    o->cache = NULL;
+    o->cache_bytes = CF_RS_DEFAULT_CACHE_BYTES;
+    o->read_only = false;
+    o->lock_timeout_ms = CF_RS_LOCK_TIMEOUT_MS;
+}
+
 cf_status cf_table_open(cf_table **out, const char *dir, cf_error *err)
 {
     return cf_table_open_opts(out, dir, NULL, err);
 }
 
 cf_cache *cf_table_cache(const cf_table *t) { return t->cache; }
+bool cf_table_read_only(const cf_table *t) { return t->read_only; }
 
-cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_rowset_options *o,
+/* Does dir hold a table at all (a TABLET or a MANIFEST)? Checked before a
+ * writer creates its LOCK, so that opening a directory that is not a table
+ * leaves nothing behind. */
+static bool looks_like_table(const char *dir)
+{
+    bool any = false;
+    const char *names[] = {TABLET, CF_RS_MANIFEST};
+    for (size_t i = 0; i < 2 && !any; i++) {
+        char *p = cf_rs_path(dir, names[i]);
+        struct stat sb;
+        any = p == NULL || lstat(p, &sb) == 0; /* out of memory: let open report it */
+        cf_free(p);
+    }
+    return any;
+}
+
+cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_table_options *o,
                              cf_error *err)
 {
     *out = NULL;
-    cf_rowset_options dflt;
+    cf_table_options dflt;
     if (o == NULL) {
-        cf_rowset_options_init(&dflt);
+        cf_table_options_init(&dflt);
         o = &dflt;
     }
-    CF_CHECK(o->version == CF_RS_OPEN_OPTIONS_VERSION, err, CF_EINVAL,
+    CF_CHECK(o->version == CF_TABLE_OPTIONS_VERSION, err, CF_EINVAL,
              "table: options.version %u unknown", o->version);
     cf_table *t = cf_calloc(1, sizeof(*t));
     CF_CHECK(t != NULL, err, CF_ENOMEM, "table: out of memory");
+    t->lock_fd = -1;
+    t->read_only = o->read_only;
     cf_buf_init(&t->key);
     t->flush_bytes = CF_TABLE_FLUSH_BYTES;
     t->auto_compact = true;
@@ -375,7 +434,29 @@ cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_rowset_op
         CF_TRY_OUT(cf_cache_create(&t->own_cache, o->cache_bytes, err));
         t->cache = t->own_cache;
     }
-    CF_TRY_OUT(open_rowsets(t, err));
+    if (!t->read_only) {
+        /* The lock comes before any metadata is read: what we read is then what
+         * we write on top of, until close. */
+        if (!looks_like_table(dir))
+            CF_FAIL_OUT(err, CF_ENOTFOUND, "%s: no table here (no %s or %s)", dir, TABLET,
+                        CF_RS_MANIFEST);
+        CF_TRY_OUT(cf_rs_lock_acquire(&t->lock_fd, dir, o->lock_timeout_ms, err));
+        CF_TRY_OUT(open_rowsets(t, err));
+    } else {
+        /* A reader takes no lock: a writer may commit a new TABLET and remove
+         * rowsets the old one named while we open them. Then the TABLET on disk
+         * is a new one and we start over from it. */
+        for (int attempt = 0;; attempt++) {
+            st = open_rowsets(t, err);
+            if (st == CF_OK || st == CF_ENOMEM || attempt == 8 ||
+                tablet_sum_on_disk(dir) == t->tablet_sum)
+                break;
+            close_rowsets(t);
+            t->tablet_sum = 0;
+            t->last_ts = 0;
+        }
+        CF_TRY_OUT(st);
+    }
     CF_TRY_OUT(cf_rs_schema_clone(&t->schema, cf_rowset_schema(t->rs[0]), err));
     const cf_rs_schema *s = t->schema;
     CF_TRY_OUT(cf_mrs_create(&t->mrs, s, err));
@@ -402,7 +483,7 @@ cf_status cf_table_close(cf_table *t, cf_error *err)
 {
     if (t == NULL)
         return CF_OK;
-    cf_status st = cf_table_flush(t, err);
+    cf_status st = t->read_only ? CF_OK : cf_table_flush(t, err);
     cf_table_free(t);
     return st;
 }
@@ -510,6 +591,7 @@ static cf_status auto_compact(cf_table *t, cf_error *err);
 
 cf_status cf_table_flush(cf_table *t, cf_error *err)
 {
+    CF_TRY(check_writable(t, err));
     CF_TRY(flush_mrs(t, err));
     for (size_t i = 0; i < t->nrs; i++)
         CF_TRY(cf_rowset_flush(t->rs[i], err));
@@ -599,6 +681,7 @@ out:
 
 cf_status cf_table_compact(cf_table *t, uint64_t ahm, cf_error *err)
 {
+    CF_TRY(check_writable(t, err));
     CF_TRY(flush_mrs(t, err));
     if (t->nrs == 1)
         return cf_rowset_compact(t->rs[0], ahm, err);
@@ -749,6 +832,7 @@ static cf_status add_value(cf_table *t, size_t col, const void *value, cf_error 
 cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts, cf_error *err)
 {
     const cf_rs_schema *s = cf_table_schema(t);
+    CF_TRY(check_writable(t, err));
     CF_TRY(check_ts(t, ts, err));
     for (size_t c = 0; c < s->ncols; c++) {
         CF_CHECK(values[c] != NULL || s->cols[c].nullable, err, CF_EINVAL,
@@ -795,6 +879,7 @@ cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts, c
 cf_status cf_table_update(cf_table *t, const void *const *key, const cf_rs_change *changes,
                           size_t n, uint64_t ts, cf_error *err)
 {
+    CF_TRY(check_writable(t, err));
     CF_TRY(check_ts(t, ts, err));
     CF_TRY(encode_key(t, key, err));
     cf_mrs_row *r = cf_mrs_find(t->mrs, t->key.data, t->key.len);
@@ -834,6 +919,7 @@ cf_status cf_table_update(cf_table *t, const void *const *key, const cf_rs_chang
 
 cf_status cf_table_delete(cf_table *t, const void *const *key, uint64_t ts, cf_error *err)
 {
+    CF_TRY(check_writable(t, err));
     CF_TRY(check_ts(t, ts, err));
     CF_TRY(encode_key(t, key, err));
     cf_mrs_row *r = cf_mrs_find(t->mrs, t->key.data, t->key.len);

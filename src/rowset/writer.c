@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -32,6 +33,7 @@ struct cf_rs_writer {
     uint64_t rows;
     cf_status failed;
     bool finished;
+    int lock_fd; /* cf_rs_writer_create: the directory's writer lock; else -1 */
 };
 
 void cf_rs_writer_options_init(cf_rs_writer_options *o)
@@ -40,6 +42,7 @@ void cf_rs_writer_options_init(cf_rs_writer_options *o)
     o->version = CF_RS_WRITER_OPTIONS_VERSION;
     o->insert_ts = 1;
     o->checksums = true;
+    o->lock_timeout_ms = CF_RS_LOCK_TIMEOUT_MS;
 }
 
 static void file_name(char *dst, size_t cap, uint64_t id, const char *what)
@@ -123,6 +126,7 @@ cf_status cf_rs_writer_create_in(cf_rs_writer **out, const char *dir, const cf_r
     *out = NULL;
     cf_rs_writer *w = cf_calloc(1, sizeof(*w));
     CF_CHECK(w != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
+    w->lock_fd = -1;
     cf_rs_manifest_init(&w->own);
     cf_buf_init(&w->prev);
     cf_buf_init(&w->keys);
@@ -156,22 +160,42 @@ cf_status cf_rs_writer_create(cf_rs_writer **out, const char *dir, const cf_rs_s
                               const cf_rs_writer_options *o, cf_error *err)
 {
     *out = NULL;
+    cf_rs_writer_options dflt;
+    if (o == NULL) {
+        cf_rs_writer_options_init(&dflt);
+        o = &dflt;
+    }
     CF_TRY(make_dir(dir, err));
+    /* Everything below reads and writes under the lock, so the checks hold until
+     * the MANIFEST is written. */
+    char *ld = cf_rs_lock_dir(dir);
+    CF_CHECK(ld != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
+    int lock_fd;
+    cf_status st = cf_rs_lock_acquire(&lock_fd, ld, o->lock_timeout_ms, err);
+    cf_free(ld);
+    CF_TRY(st);
     cf_rs_manifest old;
     cf_error e2;
-    cf_status st = cf_rs_manifest_read(&old, dir, &e2);
     uint64_t gen = 0, next = 1, last = 0;
+    char *tablet = cf_rs_path(dir, CF_RS_TABLET);
+    if (tablet == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "rowset writer: out of memory");
+    if (access(tablet, F_OK) == 0)
+        CF_FAIL_OUT(err, CF_EINVAL, "%s: already holds a table", dir);
+    st = cf_rs_manifest_read(&old, dir, &e2);
     if (st == CF_OK) {
         bool empty = old.rows == 0;
         gen = old.generation;
         next = old.next_file;
         last = old.last_ts;
         cf_rs_manifest_dispose(&old);
-        CF_CHECK(empty, err, CF_EINVAL, "%s: already holds a rowset with rows", dir);
+        if (!empty)
+            CF_FAIL_OUT(err, CF_EINVAL, "%s: already holds a rowset with rows", dir);
     } else if (st != CF_ENOTFOUND) {
         *err = e2;
-        return st;
+        goto out;
     }
+    st = CF_OK;
     /* Leftovers of a crashed writer: nothing names them. */
     cf_rs_gc(dir, NULL);
     cf_rs_manifest tmp;
@@ -181,15 +205,20 @@ cf_status cf_rs_writer_create(cf_rs_writer **out, const char *dir, const cf_rs_s
     st = cf_rs_writer_create_in(&w, dir, s, o, &tmp, err);
     if (st != CF_OK) {
         cf_rs_manifest_dispose(&tmp);
-        return st;
+        goto out;
     }
+    w->lock_fd = lock_fd;
+    lock_fd = -1;
     w->own = tmp;
     w->m = &w->own;
     w->own.generation = gen + 1;
     w->own.insert_ts = w->o.insert_ts;
     w->own.last_ts = last > w->o.insert_ts ? last : w->o.insert_ts;
     *out = w;
-    return CF_OK;
+out:
+    cf_free(tablet);
+    cf_rs_lock_release(lock_fd);
+    return st;
 }
 
 static cf_status fail(cf_rs_writer *w, cf_status st)
@@ -345,6 +374,7 @@ void cf_rs_writer_free(cf_rs_writer *w)
     cf_buf_dispose(&w->first);
     cf_free(w->slices);
     cf_free(w->dir);
+    cf_rs_lock_release(w->lock_fd); /* after every file is closed */
     cf_free(w);
 }
 

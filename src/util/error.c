@@ -16,6 +16,7 @@ const char *cf_status_str(cf_status st)
     case CF_ENOMEM: return "out of memory";
     case CF_ENOTFOUND: return "not found";
     case CF_EBUFSIZE: return "buffer too small";
+    case CF_EBUSY: return "busy";
     }
     return "unknown status";
 }

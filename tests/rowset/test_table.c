@@ -269,8 +269,8 @@ static void test_table__block_cache(void **state)
     assert_true(st.inserts > 0);
     cf_table_free(t);
 
-    cf_rowset_options o;
-    cf_rowset_options_init(&o);
+    cf_table_options o;
+    cf_table_options_init(&o);
     o.cache_bytes = 0;
     CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
     check_cache(t, NULL);

@@ -110,7 +110,7 @@ static void test_error__status_names(void **state)
 {
     assert_string_equal(cf_status_str(CF_OK), "ok");
     assert_string_equal(cf_status_str(CF_ECORRUPT), "corruption");
-    for (int s = CF_OK; s <= CF_EBUFSIZE; s++) {
+    for (int s = CF_OK; s <= CF_EBUSY; s++) {
         const char *n = cf_status_str((cf_status)s);
         assert_non_null(n);
         assert_string_not_equal(n, "unknown status");
@@ -125,6 +125,7 @@ static void test_error__status_names(void **state)
     assert_int_equal(CF_ENOMEM, 6);
     assert_int_equal(CF_ENOTFOUND, 7);
     assert_int_equal(CF_EBUFSIZE, 8);
+    assert_int_equal(CF_EBUSY, 9);
 }
 
 int main(int argc, char **argv)

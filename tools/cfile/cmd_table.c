@@ -17,15 +17,16 @@
 #include <unistd.h>
 
 const char cf_cmd_table_usage[] =
-    "usage: cfile table create DIR --schema SCHEMA\n"
-    "       cfile table import DIR [--schema SCHEMA] [--ts TS] FILE.csv\n"
+    "usage: cfile table create DIR --schema SCHEMA [--lock-timeout MS]\n"
+    "       cfile table import DIR [--schema SCHEMA] [--ts TS] [--lock-timeout MS] FILE.csv\n"
     "       cfile table scan DIR [--json] [--columns a,b] [--where \"COL OP VALUE [AND ...]\"]\n"
     "                            [--as-of TS] [--stats]\n"
     "       cfile table get DIR [--json] [--as-of TS] KEY...\n"
-    "       cfile table insert DIR --row \"col=value[,col=value]\" [--ts TS]\n"
+    "       cfile table insert DIR --row \"col=value[,col=value]\" [--ts TS] [--lock-timeout MS]\n"
     "       cfile table update DIR --key KEY --set \"col=value[,col=value]\" [--ts TS]\n"
-    "       cfile table delete DIR --key KEY [--ts TS]\n"
-    "       cfile table compact DIR [--ahm TS]\n"
+    "                              [--lock-timeout MS]\n"
+    "       cfile table delete DIR --key KEY [--ts TS] [--lock-timeout MS]\n"
+    "       cfile table compact DIR [--ahm TS] [--lock-timeout MS]\n"
     "       cfile table info DIR [--json]\n"
     "\n"
     "A table is a directory of rowsets (docs/ROWSET.md): each has one CFile per column,\n"
@@ -45,7 +46,10 @@ const char cf_cmd_table_usage[] =
     "Limits: a schema has 1..1024 columns, any number of them KEY; column names are\n"
     "  [A-Za-z_][A-Za-z0-9_]*, at most 128 bytes. Every command takes what create\n"
     "  accepts: --columns, --where, --row and --set have no limit of their own.\n"
-    "--as-of TS shows the table with every change at timestamp <= TS.\n";
+    "--as-of TS shows the table with every change at timestamp <= TS.\n"
+    "One writer at a time: create, import, insert, update, delete and compact hold the\n"
+    "table's lock (DIR/LOCK) and wait up to --lock-timeout MS (default 10000) for\n"
+    "another writer, then fail (exit 1) naming it; scan, get and info take no lock.\n";
 
 #define BATCH 8192
 
@@ -54,11 +58,16 @@ static int lib_fail(cf_cli *c, const char *what, cf_status st, const cf_error *e
     return cf_cli_lib_fail(c, what, st, e);
 }
 
-static int open_table(cf_cli *c, const char *dir, cf_table **t)
+/* Writers (write = true) take the table's lock, waiting up to lock_ms; readers
+ * open read-only and take none. */
+static cf_status table_open_mode(cf_table **t, const char *dir, bool write, uint32_t lock_ms,
+                                 cf_error *e)
 {
-    cf_error e;
-    cf_status st = cf_table_open(t, dir, &e);
-    return st == CF_OK ? 0 : lib_fail(c, dir, st, &e);
+    cf_table_options o;
+    cf_table_options_init(&o);
+    o.read_only = !write;
+    o.lock_timeout_ms = lock_ms;
+    return cf_table_open_opts(t, dir, &o, e);
 }
 
 /* Rows in the table's rowsets and MemRowSet (deleted ones included). */
@@ -190,7 +199,10 @@ static void print_header_only(printer *p)
 
 /* ---- options ------------------------------------------------------------------------------- */
 
-enum { O_SCHEMA = 256, O_JSON, O_COLUMNS, O_WHERE, O_ASOF, O_KEY, O_SET, O_TS, O_AHM, O_STATS, O_ROW };
+enum {
+    O_SCHEMA = 256, O_JSON, O_COLUMNS, O_WHERE, O_ASOF, O_KEY, O_SET, O_TS, O_AHM, O_STATS, O_ROW,
+    O_LOCK_TIMEOUT
+};
 
 static const struct option opts[] = {
     {"schema", required_argument, NULL, O_SCHEMA}, {"json", no_argument, NULL, O_JSON},
@@ -198,20 +210,29 @@ static const struct option opts[] = {
     {"as-of", required_argument, NULL, O_ASOF},    {"key", required_argument, NULL, O_KEY},
     {"set", required_argument, NULL, O_SET},       {"ts", required_argument, NULL, O_TS},
     {"ahm", required_argument, NULL, O_AHM},       {"stats", no_argument, NULL, O_STATS},
-    {"row", required_argument, NULL, O_ROW},
+    {"row", required_argument, NULL, O_ROW},       {"lock-timeout", required_argument, NULL, O_LOCK_TIMEOUT},
     {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
 
 typedef struct targs {
     const char *schema, *columns, *where, *key, *set, *row;
     bool json, stats, has_asof, has_ts;
     uint64_t asof, ts, ahm;
+    uint32_t lock_ms; /* --lock-timeout, for writers */
     char **pos;
     int npos;
 } targs;
 
+static int open_table(cf_cli *c, const char *dir, const targs *t, bool write, cf_table **tb)
+{
+    cf_error e;
+    cf_status st = table_open_mode(tb, dir, write, t->lock_ms, &e);
+    return st == CF_OK ? 0 : lib_fail(c, dir, st, &e);
+}
+
 static int parse_args(cf_cli *c, int argc, char **argv, targs *t)
 {
     memset(t, 0, sizeof(*t));
+    t->lock_ms = 10000;
     int ch;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (ch) {
@@ -237,6 +258,14 @@ static int parse_args(cf_cli *c, int argc, char **argv, targs *t)
             if (cf_cli_parse_u64(optarg, &t->ahm) != 0)
                 return cf_cli_usage(c, "--ahm: not a timestamp: %s", optarg);
             break;
+        case O_LOCK_TIMEOUT: {
+            uint64_t ms;
+            if (cf_cli_parse_u64(optarg, &ms) != 0 || ms > UINT32_MAX)
+                return cf_cli_usage(c, "--lock-timeout: not a number of milliseconds: %s",
+                                    optarg);
+            t->lock_ms = (uint32_t)ms;
+            break;
+        }
         case 'h': return -2;
         default: return cf_cli_bad_option(c, argv);
         }
@@ -253,22 +282,20 @@ static int cmd_create(cf_cli *c, const char *dir, targs *t)
     if (t->schema == NULL)
         return cf_cli_usage(c, "create needs --schema");
     cf_error e;
-    cf_table *old;
-    if (cf_table_open(&old, dir, &e) == CF_OK) {
-        /* An empty one-rowset table may be replaced (as before); a table of
-         * several rowsets is never overwritten. */
-        const char *nm;
-        cf_table_rowset(old, 0, &nm);
-        bool several = cf_table_rowset_count(old) > 1 || strcmp(nm, ".") != 0;
-        cf_table_free(old);
-        if (several)
-            return cf_cli_fail(c, "%s: already holds a table", dir);
-    }
     cf_rs_schema *s;
     cf_status st = cf_rs_schema_parse(&s, t->schema, &e);
     if (st != CF_OK)
         return cf_cli_usage(c, "%s", e.msg);
-    st = cf_rs_create_empty(dir, s, &e);
+    /* The writer checks under the table's lock that dir holds no table (an
+     * empty one-rowset table may be replaced, as before). */
+    cf_rs_writer_options wo;
+    cf_rs_writer_options_init(&wo);
+    wo.lock_timeout_ms = t->lock_ms;
+    cf_rs_writer *w = NULL;
+    st = cf_rs_writer_create(&w, dir, s, &wo, &e);
+    if (st == CF_OK)
+        st = cf_rs_writer_finish(w, &e);
+    cf_rs_writer_free(w);
     cf_rs_schema_free(s);
     if (st != CF_OK)
         return lib_fail(c, dir, st, &e);
@@ -428,7 +455,10 @@ static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
     int rc = CF_EXIT_OK;
     cf_table *tb = NULL;
     bool fast = true;
-    if (cf_table_open(&tb, dir, &e) == CF_OK) {
+    /* A look first, without the lock: an empty table is written in one pass by
+     * a rowset writer, which takes the lock and checks again that the table is
+     * empty; anything else is reopened for writing below. */
+    if (table_open_mode(&tb, dir, false, 0, &e) == CF_OK) {
         /* A copy of the table's schema that outlives tb (its text parses back
          * to the same schema). */
         char *txt = cf_cli_schema_text(cf_table_schema(tb));
@@ -441,9 +471,23 @@ static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
         const char *nm;
         cf_table_rowset(tb, 0, &nm);
         fast = cf_table_rowset_count(tb) == 1 && strcmp(nm, ".") == 0 && table_rows(tb) == 0;
-        if (fast) {
-            cf_table_free(tb);
-            tb = NULL;
+        cf_table_free(tb);
+        tb = NULL;
+        if (!fast) {
+            st = table_open_mode(&tb, dir, true, t->lock_ms, &e);
+            cf_rs_schema_free(s);
+            s = NULL;
+            if (st != CF_OK)
+                return lib_fail(c, dir, st, &e);
+            /* the schema of the table we now hold */
+            txt = cf_cli_schema_text(cf_table_schema(tb));
+            st = txt != NULL ? cf_rs_schema_parse(&s, txt, &e) : CF_ENOMEM;
+            free(txt);
+            if (st != CF_OK) {
+                cf_table_free(tb);
+                return cf_cli_fail(c, "%s: schema: %s", dir,
+                                   st == CF_ENOMEM ? "out of memory" : e.msg);
+            }
         }
     }
     if (t->schema != NULL) {
@@ -535,6 +579,7 @@ static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
     cf_rs_writer_options_init(&wo);
     if (t->has_ts)
         wo.insert_ts = t->ts;
+    wo.lock_timeout_ms = t->lock_ms;
     st = fast ? cf_rs_writer_create(&w, dir, s, &wo, &e) : CF_OK;
     if (st != CF_OK) {
         rc = lib_fail(c, dir, st, &e);
@@ -598,7 +643,7 @@ static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
                 cf_rs_writer_free(w);
                 w = NULL;
                 if (st == CF_OK)
-                    st = cf_table_open(&tb, dir, &e);
+                    st = table_open_mode(&tb, dir, true, t->lock_ms, &e);
                 if (st != CF_OK) {
                     rc = lib_fail(c, dir, st, &e);
                     goto out;
@@ -748,7 +793,7 @@ static uint64_t snapshot_of(const targs *t)
 static int cmd_scan(cf_cli *c, const char *dir, targs *t)
 {
     cf_table *rs;
-    int rc = open_table(c, dir, &rs);
+    int rc = open_table(c, dir, t, false, &rs);
     if (rc)
         return rc;
     const cf_rs_schema *s = cf_table_schema(rs);
@@ -812,7 +857,7 @@ static int cmd_get(cf_cli *c, const char *dir, targs *t)
     if (t->npos < 1)
         return cf_cli_usage(c, "get needs at least one KEY");
     cf_table *rs;
-    int rc = open_table(c, dir, &rs);
+    int rc = open_table(c, dir, t, false, &rs);
     if (rc)
         return rc;
     const cf_rs_schema *s = cf_table_schema(rs);
@@ -867,7 +912,7 @@ static int cmd_insert(cf_cli *c, const char *dir, targs *t)
     if (t->row == NULL)
         return cf_cli_usage(c, "insert needs --row");
     cf_table *tb;
-    int rc = open_table(c, dir, &tb);
+    int rc = open_table(c, dir, t, true, &tb);
     if (rc)
         return rc;
     const cf_rs_schema *s = cf_table_schema(tb);
@@ -916,7 +961,7 @@ static int cmd_update(cf_cli *c, const char *dir, targs *t, bool del)
     if (!del && t->set == NULL)
         return cf_cli_usage(c, "update needs --set");
     cf_table *rs;
-    int rc = open_table(c, dir, &rs);
+    int rc = open_table(c, dir, t, true, &rs);
     if (rc)
         return rc;
     const cf_rs_schema *s = cf_table_schema(rs);
@@ -951,7 +996,7 @@ out:
 static int cmd_compact(cf_cli *c, const char *dir, targs *t)
 {
     cf_table *tb;
-    int rc = open_table(c, dir, &tb);
+    int rc = open_table(c, dir, t, true, &tb);
     if (rc)
         return rc;
     cf_error e;
@@ -1056,7 +1101,7 @@ static void info_rowset_text(FILE *o, const char *dir, cf_rowset *rs, const char
 static int cmd_info(cf_cli *c, const char *dir, targs *t)
 {
     cf_table *tb;
-    int rc = open_table(c, dir, &tb);
+    int rc = open_table(c, dir, t, false, &tb);
     if (rc)
         return rc;
     const cf_rs_schema *s = cf_table_schema(tb);

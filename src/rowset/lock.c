@@ -1,0 +1,180 @@
+/* The writer lock of a table (docs/ROWSET.md "One writer, many readers").
+ *
+ * An exclusive flock(2) on DIR/LOCK, a file that is created when missing and
+ * never deleted (GC leaves it alone: deleting it while a waiter holds it open
+ * would let two writers each lock a different inode). flock locks belong to the
+ * open file description, so two handles in one process conflict just as two
+ * processes do, and the kernel drops the lock when its holder dies: a crashed
+ * writer never leaves the table locked. Once locked, the holder writes "pid P
+ * HOST COMMAND since TIME" into the file so a writer that gives up can say who
+ * has it; the text is informational only (truncated again on release).
+ *
+ * The lock is advisory and, like flock itself, meant for local file systems.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#include "../util/alloc.h"
+#include "../util/error.h"
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void sleep_ms(uint64_t ms)
+{
+    struct timespec ts = {(time_t)(ms / 1000u), (long)(ms % 1000u) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* "pid P HOST COMMAND since YYYY-MM-DDTHH:MM:SSZ" */
+static void write_holder(int fd)
+{
+    char host[64] = "?", cmd[32] = "?", when[32] = "?";
+    if (gethostname(host, sizeof(host)) != 0)
+        strcpy(host, "?");
+    host[sizeof(host) - 1] = '\0';
+    FILE *f = fopen("/proc/self/comm", "r");
+    if (f != NULL) {
+        if (fgets(cmd, sizeof(cmd), f) == NULL)
+            strcpy(cmd, "?");
+        fclose(f);
+        cmd[strcspn(cmd, "\n")] = '\0';
+    }
+    time_t t = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&t, &tm) != NULL)
+        strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    char line[192];
+    int n = snprintf(line, sizeof(line), "pid %ld %s %s since %s\n", (long)getpid(), host, cmd,
+                     when);
+    if (n < 0)
+        return;
+    /* Informational: a failure here (disk full) must not fail the lock. */
+    if (ftruncate(fd, 0) == 0 && pwrite(fd, line, (size_t)n, 0) < 0) {
+        /* nothing to do */
+    }
+}
+
+/* The holder's line, printable characters only, into dst. */
+static void read_holder(int fd, char *dst, size_t cap)
+{
+    ssize_t n = pread(fd, dst, cap - 1, 0);
+    if (n <= 0) {
+        snprintf(dst, cap, "holder unknown");
+        return;
+    }
+    dst[n] = '\0';
+    dst[strcspn(dst, "\n")] = '\0';
+    for (char *p = dst; *p; p++)
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
+            *p = '?';
+    if (dst[0] == '\0')
+        snprintf(dst, cap, "holder unknown");
+}
+
+cf_status cf_rs_lock_acquire(int *fd_out, const char *dir, uint32_t timeout_ms, cf_error *err)
+{
+    *fd_out = -1;
+    char *path = cf_rs_path(dir, CF_RS_LOCK);
+    CF_CHECK(path != NULL, err, CF_ENOMEM, "lock: out of memory");
+    /* O_NOFOLLOW: a LOCK that is a symlink is not ours to write through. */
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+    int e = errno;
+    cf_free(path);
+    if (fd < 0)
+        CF_FAIL(err, e == ENOENT ? CF_ENOTFOUND : CF_EIO, "%s: cannot open %s: %s", dir,
+                CF_RS_LOCK, strerror(e));
+    uint64_t start = now_ms();
+    uint64_t nap = 1;
+    for (;;) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            break;
+        e = errno;
+        if (e == EINTR)
+            continue;
+        if (e != EWOULDBLOCK) {
+            close(fd);
+            CF_FAIL(err, CF_EIO, "%s: cannot lock %s: %s", dir, CF_RS_LOCK, strerror(e));
+        }
+        uint64_t waited = now_ms() - start;
+        if (waited >= timeout_ms) {
+            char holder[160];
+            read_holder(fd, holder, sizeof(holder));
+            close(fd);
+            CF_FAIL(err, CF_EBUSY, "%s: another writer holds the table lock (%s); gave up after %u ms",
+                    dir, holder, timeout_ms);
+        }
+        uint64_t left = timeout_ms - waited;
+        sleep_ms(nap < left ? nap : left);
+        if (nap < 50)
+            nap *= 2;
+    }
+    write_holder(fd);
+    *fd_out = fd;
+    return CF_OK;
+}
+
+void cf_rs_lock_release(int fd)
+{
+    if (fd < 0)
+        return;
+    /* Clear the holder line first: nobody holds it any more. */
+    if (ftruncate(fd, 0) != 0) {
+        /* informational only */
+    }
+    close(fd); /* drops the flock */
+}
+
+/* The directory whose LOCK guards `dir`: the table's, when dir is one of a
+ * table's rowset subdirectories (rs-<n> beside a TABLET), else dir itself. */
+char *cf_rs_lock_dir(const char *dir)
+{
+    size_t l = strlen(dir);
+    while (l > 1 && dir[l - 1] == '/')
+        l--;
+    size_t b = l;
+    while (b > 0 && dir[b - 1] != '/')
+        b--;
+    bool rsname = l - b > 3 && strncmp(dir + b, "rs-", 3) == 0;
+    for (size_t i = b + 3; rsname && i < l; i++)
+        rsname = dir[i] >= '0' && dir[i] <= '9';
+    char *parent = NULL;
+    if (rsname) {
+        parent = cf_malloc(b + 2);
+        if (parent == NULL)
+            return NULL;
+        if (b == 0) {
+            strcpy(parent, ".");
+        } else {
+            memcpy(parent, dir, b);
+            parent[b] = '\0';
+        }
+        char *tablet = cf_rs_path(parent, CF_RS_TABLET);
+        struct stat sb;
+        bool is_table = tablet != NULL && lstat(tablet, &sb) == 0;
+        cf_free(tablet);
+        if (is_table)
+            return parent;
+        cf_free(parent);
+    }
+    char *p = cf_malloc(l + 1);
+    if (p != NULL) {
+        memcpy(p, dir, l);
+        p[l] = '\0';
+    }
+    return p;
+}
