@@ -390,6 +390,49 @@ static void fill(uint8_t *dst, size_t elem_size, uint64_t v, size_t k)
     }
 }
 
+/* Eight w-bit values (one literal group, w bytes) into u32, w fixed at
+ * compile time so that every shift and offset is a constant. Reads up to
+ * byte 7w/8 + 7 of `in`: callers make sure 8 bytes follow the group's start
+ * plus its length rounded down. */
+#define CF_UNPACK8(W)                                                                              \
+    static void unpack8_##W(const uint8_t *in, uint8_t *out)                                      \
+    {                                                                                              \
+        for (unsigned j = 0; j < 8; j++) {                                                         \
+            uint32_t v = (uint32_t)((cf_load_le64(in + (j * W) / 8) >> ((j * W) % 8)) &           \
+                                    (((uint64_t)1 << W) - 1));                                     \
+            memcpy(out + 4 * j, &v, 4);                                                            \
+        }                                                                                          \
+    }
+CF_UNPACK8(2)
+CF_UNPACK8(3)
+CF_UNPACK8(4)
+CF_UNPACK8(5)
+CF_UNPACK8(6)
+CF_UNPACK8(7)
+CF_UNPACK8(9)
+CF_UNPACK8(10)
+CF_UNPACK8(11)
+CF_UNPACK8(12)
+CF_UNPACK8(13)
+CF_UNPACK8(14)
+CF_UNPACK8(15)
+CF_UNPACK8(17)
+CF_UNPACK8(18)
+CF_UNPACK8(19)
+CF_UNPACK8(20)
+CF_UNPACK8(21)
+CF_UNPACK8(22)
+CF_UNPACK8(23)
+CF_UNPACK8(24)
+#undef CF_UNPACK8
+typedef void (*unpack8_fn)(const uint8_t *in, uint8_t *out);
+/* Widths of dictionary indices (up to 16 M entries) that are not whole bytes. */
+static const unpack8_fn unpack8_u32[25] = {
+    NULL,        NULL,        unpack8_2,   unpack8_3,   unpack8_4,   unpack8_5,   unpack8_6,
+    unpack8_7,   NULL,        unpack8_9,   unpack8_10,  unpack8_11,  unpack8_12,  unpack8_13,
+    unpack8_14,  unpack8_15,  NULL,        unpack8_17,  unpack8_18,  unpack8_19,  unpack8_20,
+    unpack8_21,  unpack8_22,  unpack8_23,  unpack8_24};
+
 /* Copy k literal values out of the current literal run into dst. */
 static void get_literal(cf_rle_decoder *d, uint8_t *dst, size_t elem_size, size_t k)
 {
@@ -442,6 +485,13 @@ static void get_literal(cf_rle_decoder *d, uint8_t *dst, size_t elem_size, size_
         const uint64_t mask = width_mask(w);
         const uint8_t *base = d->lit_p, *end = d->end;
         if (elem_size == 4) {
+            unpack8_fn u = w < 25 ? unpack8_u32[w] : NULL;
+            if (u != NULL && (bit & 7) == 0 && bit % (8 * w) == 0) {
+                /* whole groups from a group boundary */
+                for (; k - i >= 8 && end - (base + (bit >> 3)) >= (ptrdiff_t)(w + 8);
+                     i += 8, bit += 8 * (uint64_t)w)
+                    u(base + (bit >> 3), dst + 4 * i);
+            }
             for (; i < k && end - (base + (bit >> 3)) >= 8; i++, bit += w) {
                 uint32_t v = (uint32_t)((cf_load_le64(base + (bit >> 3)) >> (bit & 7)) & mask);
                 memcpy(dst + 4 * i, &v, 4);
