@@ -12,9 +12,9 @@
  * takes one, only IS [NOT] NULL on array columns, binary values readable, no
  * more conditions than the text can hold; one key value per key column;
  * assignments to existing columns, array cells of the column's type. Where
- * every value is an integer or a string, the results written back as text
- * (each string quoted, its quotes and backslashes escaped) parse to the same
- * results: the quoting round-trips. Accepted conditions also scan a small table
+ * every value is an integer, a string (or NULL for assignments), the results
+ * written back as text (each string quoted, its quotes and backslashes
+ * escaped) parse to the same results: the quoting round-trips. Accepted conditions also scan a small table
  * of that schema (two overlapping DiskRowSets and MemRowSet rows, NULLs and
  * extreme values): the library takes them, and where every compared value is
  * an integer or a string the rows returned are exactly those a model picks;
@@ -471,6 +471,7 @@ static void fuzz_assign(const char *text, size_t len)
         return;
     }
     FUZZ_REQUIRE(3 * n <= len + 1); /* "c=" and a comma each, at least */
+    bool simple = true;
     for (size_t i = 0; i < n; i++) {
         FUZZ_REQUIRE(ch[i].col < cf_rs_schema_ncols(g_schema));
         const cf_rs_column *c = cf_rs_schema_column(g_schema, ch[i].col);
@@ -478,8 +479,10 @@ static void fuzz_assign(const char *text, size_t len)
             continue;
         if (!c->is_array) {
             check_value(c->type, ch[i].value, len);
+            simple = simple && (is_int(c->type) || is_text(c->type));
             continue;
         }
+        simple = false;
         const cf_array_cell *cell = ch[i].value;
         FUZZ_REQUIRE(cell->type == c->type && cell->count <= len);
         for (size_t e = 0; e < cell->count; e++) {
@@ -488,6 +491,36 @@ static void fuzz_assign(const char *text, size_t len)
                 check_value(c->type, (const uint8_t *)cell->values + e * cf_type_size(c->type),
                             len);
         }
+    }
+    if (simple) {
+        /* written back as name=value, strings quoted: the same assignments */
+        char *buf = NULL;
+        size_t blen = 0;
+        FILE *f = open_memstream(&buf, &blen);
+        FUZZ_REQUIRE(f != NULL);
+        for (size_t i = 0; i < n; i++) {
+            const cf_rs_column *c = cf_rs_schema_column(g_schema, ch[i].col);
+            fprintf(f, "%s%s=", i ? "," : "", c->name);
+            if (ch[i].value == NULL)
+                fputs("null", f);
+            else
+                put_value(f, c->type, ch[i].value);
+        }
+        FUZZ_REQUIRE(fclose(f) == 0);
+        cf_rs_change *c2 = NULL;
+        size_t m = 0;
+        rc = cf_cli_assign_parse(&g_cli, g_schema, "--set", buf, &c2, &m, &a);
+        bool same = rc == 0 && m == n;
+        for (size_t i = 0; same && i < n; i++) {
+            const cf_rs_column *c = cf_rs_schema_column(g_schema, ch[i].col);
+            same = c2[i].col == ch[i].col && (c2[i].value == NULL) == (ch[i].value == NULL) &&
+                   (ch[i].value == NULL || same_value(c->type, ch[i].value, c2[i].value));
+        }
+        if (!same) {
+            fprintf(stderr, "written back: %s\n", buf);
+            FUZZ_REQUIRE(!"the written assignments parse back");
+        }
+        free(buf);
     }
     cf_arena_dispose(&a);
 }
