@@ -9,7 +9,8 @@
  * each path, chunk ranges lie inside the file, and the row count is the sum
  * of the row groups'. Then every page header of every chunk is walked (CRCs
  * checked when opt bit 1 is set): pages stay inside their chunk and their
- * values never exceed the chunk's. */
+ * values never exceed the chunk's; then each chunk is decoded (levels within
+ * their maxima, values where the levels say, as many levels as values). */
 #include "fuzz.h"
 
 #include <string.h>
@@ -121,6 +122,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             cf_parquet_pages_free(it);
             FUZZ_REQUIRE(values == cm->num_values);
             FUZZ_REQUIRE(bytes <= (uint64_t)cm->total_compressed_size);
+            /* And the chunk's levels and values, decoded. */
+            cf_parquet_column_reader *cr = NULL;
+            st = cf_parquet_column_open(&cr, pq, g, c, &err);
+            if (st != CF_OK) {
+                fuzz_require_clean_error(st, &err);
+                continue;
+            }
+            const cf_parquet_column *col = cf_parquet_column_at(pq, c);
+            uint16_t def[257], rep[257];
+            void *vals = malloc(257 * cf_parquet_column_value_size(cr));
+            int64_t levels = 0;
+            for (;;) {
+                size_t nl, nv;
+                st = cf_parquet_column_read(cr, 257, def, rep, vals, &nl, &nv, &err);
+                if (st != CF_OK) {
+                    fuzz_require_clean_error(st, &err);
+                    break;
+                }
+                if (nl == 0) {
+                    FUZZ_REQUIRE(levels == cm->num_values);
+                    break;
+                }
+                size_t present = 0;
+                for (size_t i = 0; i < nl; i++) {
+                    FUZZ_REQUIRE(def[i] <= col->max_def && rep[i] <= col->max_rep);
+                    present += def[i] == col->max_def;
+                }
+                FUZZ_REQUIRE(present == nv && nl <= 257);
+                levels += (int64_t)nl;
+            }
+            free(vals);
+            cf_parquet_column_free(cr);
         }
     }
     cf_parquet_free(pq);

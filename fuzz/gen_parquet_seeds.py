@@ -72,7 +72,16 @@ for case in ("im_customer_multiblock_page_index", "dk_multi_bloom_a"):
             o = c["bloom_filter_offset"]
             put("fuzz_thrift", "bloom_" + case, b"\x04" + b[o:o + 32])
 
-# Whole small files for the footer target (both io paths).
-for i, (case, b, f) in enumerate(sorted(small, key=lambda t: len(t[1]))[:8]):
-    if len(b) <= 4096:
-        put("fuzz_parquet_footer", case, bytes([i & 1]) + b)
+# Whole small files for the footer target (both io paths, CRCs checked or not):
+# the smallest ones, plus one per codec, page kind and encoding family.
+whole = [c for c, b, f in sorted(small, key=lambda t: len(t[1]))[:6]]
+whole += ["dk_data_page_1_zstd", "dk_data_page_1_brotli", "dk_data_page_1_lz4",
+          "dk_data_page_2_gzip", "dk_dbp_small_decimal", "pt_datapage_v2_snappy",
+          "im_parquet_byte_stream_split_encoding-doubles_byte_stream_split",
+          "pt_plain-dict-uncompressed-checksum", "pt_nested_lists_snappy",
+          "pt_int96_from_spark", "pt_old_list_structure"]
+for i, case in enumerate(whole):
+    if os.path.isfile(path(case)):
+        b = open(path(case), "rb").read()
+        if len(b) <= 4096:
+            put("fuzz_parquet_footer", case, bytes([i & 3]) + b)

@@ -331,6 +331,37 @@ CF_API cf_status cf_parquet_pages_next(cf_parquet_pages *it, cf_parquet_page *pa
                                        cf_error *err);
 CF_API void cf_parquet_pages_free(cf_parquet_pages *it); /* NULL is a no-op */
 
+/* ---- column chunk reader ----------------------------------------------------------------
+ * The levels and values of one column chunk, page after page: dictionary page
+ * first, data pages v1 and v2, every codec and encoding of the format (LZO
+ * excepted), CRCs verified when stored. Record assembly (nested values from
+ * levels) sits on top of this.
+ *
+ * Value forms (one value in `values`): BOOLEAN uint8_t 0/1; INT32 and FLOAT 4
+ * bytes, INT64 and DOUBLE 8, INT96 12, FIXED_LEN_BYTE_ARRAY type_length bytes,
+ * all as stored (little-endian); BYTE_ARRAY a cf_slice. Only non-null values
+ * are stored: a level entry i holds a value when def[i] == the column's max_def.
+ *
+ * Call order:  column_open (column_read)* column_free */
+typedef struct cf_parquet_column_reader cf_parquet_column_reader;
+
+/* Requires: row_group and column in range (else CF_EINVAL). */
+CF_API cf_status cf_parquet_column_open(cf_parquet_column_reader **out, const cf_parquet *pq,
+                                        uint32_t row_group, uint32_t column, cf_error *err);
+/* The value size of this column's value form (see above). */
+CF_API size_t cf_parquet_column_value_size(const cf_parquet_column_reader *r);
+/* Read up to `max` level entries of the current page (a call never crosses a
+ * page): def and rep (each may be NULL; entries are 0 when the max level is 0)
+ * get *n_levels entries, values (room for max values of value_size bytes) the
+ * *n_values non-null values among them. *n_levels == 0 at the end of the
+ * chunk. BYTE_ARRAY slices point into the reader and stay valid until the next
+ * call. CF_ECORRUPT for damage (naming row group, column, page and offset),
+ * CF_ENOTSUP for a codec, encoding or page size this build does not read. */
+CF_API cf_status cf_parquet_column_read(cf_parquet_column_reader *r, size_t max, uint16_t *def,
+                                        uint16_t *rep, void *values, size_t *n_levels,
+                                        size_t *n_values, cf_error *err);
+CF_API void cf_parquet_column_free(cf_parquet_column_reader *r); /* NULL is a no-op */
+
 /* Names from parquet.thrift ("INT32", "OPTIONAL", "UTF8", "RLE_DICTIONARY",
  * "ZSTD", "DATA_PAGE_V2", "MILLIS"); NULL for a number it does not know. */
 CF_API const char *cf_parquet_type_name(int32_t type);

@@ -391,6 +391,163 @@ static void test_parquet_golden__every_page(void **state)
     assert_int_equal(refused, 2);
 }
 
+/* Read one chunk completely; counts into *levels, *values, *nulls_flat. */
+static cf_status read_chunk(const cf_parquet *pq, uint32_t g, uint32_t c, int64_t *levels,
+                            int64_t *values, cf_error *err)
+{
+    cf_parquet_column_reader *r;
+    cf_status st = cf_parquet_column_open(&r, pq, g, c, err);
+    if (st != CF_OK)
+        return st;
+    const cf_parquet_column *col = cf_parquet_column_at(pq, c);
+    enum { MAXN = 777 }; /* odd, so reads end mid-run */
+    uint16_t def[MAXN], rep[MAXN];
+    void *vals = malloc(MAXN * cf_parquet_column_value_size(r));
+    *levels = *values = 0;
+    for (;;) {
+        size_t nl, nv;
+        st = cf_parquet_column_read(r, MAXN, def, rep, vals, &nl, &nv, err);
+        if (st != CF_OK || nl == 0)
+            break;
+        size_t present = 0;
+        for (size_t i = 0; i < nl; i++) {
+            assert_true(def[i] <= col->max_def && rep[i] <= col->max_rep);
+            present += def[i] == col->max_def;
+        }
+        assert_int_equal(present, nv);
+        if (col->type == CF_PARQUET_BYTE_ARRAY)
+            for (size_t i = 0; i < nv; i++)
+                assert_true(((cf_slice *)vals)[i].len == 0 || ((cf_slice *)vals)[i].data);
+        *levels += (int64_t)nl;
+        *values += (int64_t)nv;
+    }
+    free(vals);
+    cf_parquet_column_free(r);
+    return st;
+}
+
+static void test_parquet_golden__every_column(void **state)
+{
+    (void)state;
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *de;
+    int ok = 0, refused = 0, unsupported = 0;
+    int64_t total_levels = 0;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        char path[2300], ej[2300];
+        snprintf(ej, sizeof(ej), "%s/%s/expected.json", dir, de->d_name);
+        snprintf(path, sizeof(path), "%s/%s/%s.parquet", dir, de->d_name, de->d_name);
+        cf_json_doc doc;
+        char msg[256];
+        if (cf_json_parse_file(&doc, ej, msg, sizeof(msg)) != 0) {
+            cf_json_doc_dispose(&doc);
+            continue;
+        }
+        bool want_ok = strcmp(cf_json_get(&doc.root, "expect")->str, "ok") == 0;
+        cf_error err = {0};
+        cf_parquet *pq = NULL;
+        if (cf_parquet_open_file(&pq, path, NULL, &err) != CF_OK) {
+            assert_false(want_ok);
+            cf_json_doc_dispose(&doc);
+            continue;
+        }
+        const cf_parquet_file_meta *m = cf_parquet_meta(pq);
+        cf_status st = CF_OK;
+        for (uint32_t g = 0; g < m->row_group_count && st == CF_OK; g++) {
+            for (uint32_t c = 0; c < cf_parquet_column_count(pq) && st == CF_OK; c++) {
+                int64_t lv, vv;
+                st = read_chunk(pq, g, c, &lv, &vv, &err);
+                if (st != CF_OK)
+                    break;
+                const cf_parquet_column_meta *cm = &m->row_groups[g].columns[c].meta;
+                if (lv != cm->num_values)
+                    fail_msg("%s: row group %u column %u: %lld levels, num_values %lld",
+                             de->d_name, g, c, (long long)lv, (long long)cm->num_values);
+                const cf_parquet_column *col = cf_parquet_column_at(pq, c);
+                /* Flat columns: the statistics' null count is the nulls read. */
+                if (col->max_rep == 0 && cm->has_statistics && cm->statistics.has_null_count &&
+                    lv - vv != cm->statistics.null_count)
+                    fail_msg("%s: row group %u column %u: %lld nulls, statistics say %lld",
+                             de->d_name, g, c, (long long)(lv - vv),
+                             (long long)cm->statistics.null_count);
+                if (col->max_rep == 0)
+                    assert_int_equal(lv, m->row_groups[g].num_rows);
+                total_levels += lv;
+            }
+        }
+        if (want_ok) {
+            if (st == CF_ENOTSUP) {
+                printf("  %s: not supported: %s\n", de->d_name, err.msg);
+                unsupported++;
+            } else if (st != CF_OK) {
+                fail_msg("%s: %s: %s", de->d_name, cf_status_str(st), err.msg);
+            } else {
+                ok++;
+            }
+        } else {
+            if (st != CF_ECORRUPT)
+                fail_msg("%s: malformed: got %s (%s)", de->d_name, cf_status_str(st), err.msg);
+            refused++;
+        }
+        cf_parquet_free(pq);
+        cf_json_doc_dispose(&doc);
+    }
+    closedir(d);
+    printf("parquet columns: %d files read completely (%lld level entries), %d not supported, "
+           "%d malformed refused\n",
+           ok, (long long)total_levels, unsupported, refused);
+    assert_int_equal(ok + unsupported, 90);
+    assert_int_equal(unsupported, 0);
+    assert_int_equal(refused, 3);
+}
+
+/* Values of a flat file against expected.json: the INT32 `id` column of
+ * alltypes_plain, and its BYTE_ARRAY `string_col` (hex in the corpus forms). */
+static void test_parquet_golden__values(void **state)
+{
+    (void)state;
+    const char *cases[] = {"pt_alltypes_plain", "pt_alltypes_dictionary",
+                           "pt_alltypes_plain_snappy"};
+    for (int k = 0; k < 3; k++) {
+        char path[2300], ej[2300];
+        snprintf(path, sizeof(path), "%s/%s/%s.parquet", dir, cases[k], cases[k]);
+        snprintf(ej, sizeof(ej), "%s/%s/expected.json", dir, cases[k]);
+        cf_json_doc doc;
+        char msg[256];
+        assert_int_equal(cf_json_parse_file(&doc, ej, msg, sizeof(msg)), 0);
+        const cf_json *rows = cf_json_get(&doc.root, "rows");
+        cf_error err;
+        cf_parquet *pq;
+        CF_ASSERT_OK(cf_parquet_open_file(&pq, path, NULL, &err), &err);
+        assert_string_equal((const char *)cf_parquet_column_at(pq, 0)->path[0].data, "id");
+        size_t row = 0;
+        for (uint32_t g = 0; g < cf_parquet_meta(pq)->row_group_count; g++) {
+            cf_parquet_column_reader *r;
+            CF_ASSERT_OK(cf_parquet_column_open(&r, pq, g, 0, &err), &err);
+            for (;;) {
+                uint16_t def[3];
+                int32_t v[3];
+                size_t nl, nv;
+                CF_ASSERT_OK(cf_parquet_column_read(r, 3, def, NULL, v, &nl, &nv, &err), &err);
+                if (nl == 0)
+                    break;
+                for (size_t i = 0; i < nv; i++, row++) {
+                    char want[32];
+                    snprintf(want, sizeof(want), "%d", v[i]);
+                    assert_string_equal(rows->items[row].items[0].str, want);
+                }
+            }
+            cf_parquet_column_free(r);
+        }
+        assert_int_equal(row, rows->n);
+        cf_parquet_free(pq);
+        cf_json_doc_dispose(&doc);
+    }
+}
+
 static void test_parquet_golden__every_file(void **state)
 {
     (void)state;
@@ -620,6 +777,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parquet_golden__every_file),
         cmocka_unit_test(test_parquet_golden__every_page),
+        cmocka_unit_test(test_parquet_golden__every_column),
+        cmocka_unit_test(test_parquet_golden__values),
         cmocka_unit_test(test_parquet_golden__open_mem_and_alloc_failures),
         cmocka_unit_test(test_parquet_golden__cli),
     };
