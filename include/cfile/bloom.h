@@ -99,9 +99,11 @@ CF_API void cf_bloom_writer_free(cf_bloom_writer *w);
 CF_API bool cf_bloom_is_bloom_file(const cf_file_info *fi);
 
 /* Open a BloomFile on `io` (borrowed: it must outlive the reader). opts may be
- * NULL (defaults: checksums verified). Errors: those of cf_reader_open, and
- * CF_ENOTSUP for a compressed file or one without a value index (Kudu refuses
- * both). Bloom blocks are read and checked when a probe reaches them. */
+ * NULL (defaults: checksums verified). Errors: those of cf_reader_open,
+ * CF_EINVAL ("not a BloomFile") for a CFile that is not shaped like one (it
+ * holds values, or is not BINARY PLAIN), and CF_ENOTSUP for a compressed file
+ * or one without a value index (Kudu refuses both). Bloom blocks are read and
+ * checked when a probe reaches them. */
 CF_API cf_status cf_bloom_reader_open(cf_bloom_reader **out, cf_io *io,
                                       const cf_reader_options *opts, cf_error *err);
 /* Same, opening `path` with pread (mmap == false) or mmap; the reader owns its io. */
@@ -115,6 +117,16 @@ CF_API cf_status cf_bloom_reader_open_file(cf_bloom_reader **out, const char *pa
  * block, k = 0 or above CF_BLOOM_MAX_HASHES, empty bitmap), CF_EIO. */
 CF_API cf_status cf_bloom_reader_may_contain(const cf_bloom_reader *r, cf_slice key, bool *out,
                                              cf_error *err);
+
+/* Check every block: each index block of the value index (its checksum and
+ * layout) and each bloom block (its checksum and header, §11.2), reporting each
+ * one to fn (may be NULL) with kind "value index" or "bloom block" (rows 0), as
+ * cf_reader_verify does for a column (whose data-block decoding does not apply
+ * to bloom blocks). Continues past a damaged bloom block; a damaged index block
+ * hides the blocks below it. *damaged (may be NULL) gets the number of damaged
+ * blocks. Returns CF_OK when all are intact, else the first problem. */
+CF_API cf_status cf_bloom_reader_verify(const cf_bloom_reader *r, cf_verify_fn fn, void *ctx,
+                                        size_t *damaged, cf_error *err);
 
 /* The CFile underneath (header, footer, metadata); lives as long as r. */
 CF_API const cf_reader *cf_bloom_reader_cfile(const cf_bloom_reader *r);

@@ -19,6 +19,18 @@ struct cf_bloom_reader {
 static cf_status check_file(const cf_reader *r, cf_error *err)
 {
     const cf_file_info *fi = cf_reader_info(r);
+    /* An ordinary column with a value index would otherwise be "probed" and
+     * answer absent for everything. The index checks follow, so a file shaped
+     * like a BloomFile but missing its value index keeps Kudu's reasons. */
+    CF_CHECK(fi->type == CF_TYPE_BINARY && fi->encoding == CF_ENC_PLAIN && fi->num_values == 0 &&
+                 !fi->nullable && !fi->is_array,
+             err, CF_EINVAL,
+             "not a BloomFile: a CFile of %llu %s%s %s values (a BloomFile holds no values, "
+             "only BINARY PLAIN bloom blocks)",
+             (unsigned long long)fi->num_values,
+             cf_type_name(fi->type) ? cf_type_name(fi->type) : "unknown-type",
+             fi->is_array ? " array" : "",
+             cf_encoding_name(fi->encoding) ? cf_encoding_name(fi->encoding) : "unknown-encoding");
     /* Kudu's BloomFileReader refuses both (format §11.1). */
     CF_CHECK(fi->compression == CF_COMP_NONE || fi->compression == CF_COMP_DEFAULT, err,
              CF_ENOTSUP, "bloom file is compressed (%s); bloom files must not be",
@@ -92,6 +104,96 @@ cf_status cf_bloom_reader_may_contain(const cf_bloom_reader *b, cf_slice key, bo
         cf_error_prefix(err, st, "bloom block at offset %" PRIu64, ptr.off);
     cf_buf_dispose(&scratch);
     return st;
+}
+
+/* ---- verify ------------------------------------------------------------------------------- */
+
+typedef struct bverify {
+    const cf_reader *r;
+    cf_verify_fn fn;
+    void *ctx;
+    size_t damaged;
+    cf_status first;
+    cf_error first_err;
+    uint32_t logical_size; /* of the block read last */
+} bverify;
+
+static void breport(bverify *v, const char *kind, cf_block_ptr p, cf_status st, const cf_error *e)
+{
+    if (st != CF_OK && v->damaged++ == 0) {
+        v->first = st;
+        v->first_err = *e;
+    }
+    if (v->fn != NULL) {
+        cf_block_report rep = {kind, p.off, p.size, 0, 0, st, st == CF_OK ? NULL : e->msg,
+                               st == CF_OK ? v->logical_size : 0, 0};
+        v->fn(v->ctx, &rep);
+    }
+    v->logical_size = 0;
+}
+
+static cf_status bread(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out, cf_error *err)
+{
+    bverify *v = ctx;
+    cf_status st = cf_reader_read_block(v->r, ptr, scratch, out, "index block", err);
+    v->logical_size = st == CF_OK ? (uint32_t)out->len : 0;
+    return st;
+}
+
+static cf_status bvisit(void *vctx, unsigned level, cf_block_ptr ptr, const cf_index_block *ib,
+                        cf_error *err)
+{
+    (void)level;
+    (void)ib;
+    breport(vctx, "value index", ptr, CF_OK, err);
+    return CF_OK;
+}
+
+cf_status cf_bloom_reader_verify(const cf_bloom_reader *b, cf_verify_fn fn, void *ctx,
+                                 size_t *damaged, cf_error *err)
+{
+    const cf_file_info *fi = cf_reader_info(b->r);
+    cf_block_ptr root = {fi->validx_root_off, fi->validx_root_size};
+    bverify v = {b->r, fn, ctx, 0, CF_OK, {0}, 0};
+    cf_error e = {0};
+    if (damaged != NULL)
+        *damaged = 0;
+    cf_status st = cf_btree_walk(root, bread, &v, bvisit, &v, &e);
+    if (st != CF_OK) {
+        /* A damaged index hides the bloom blocks below it. */
+        breport(&v, "value index", root, st, &e);
+    } else {
+        cf_btree_iter *bt = NULL;
+        cf_buf scratch;
+        cf_buf_init(&scratch);
+        st = cf_btree_iter_create(&bt, root, bread, &v, &e);
+        if (st == CF_OK)
+            st = cf_btree_iter_seek_to_first(bt, &e);
+        while (st == CF_OK) {
+            cf_block_ptr p = cf_btree_iter_ptr(bt);
+            cf_slice blk;
+            cf_bloom_block bb;
+            cf_error be = {0};
+            cf_status bst = cf_reader_read_block(b->r, p, &scratch, &blk, "bloom block", &be);
+            if (bst == CF_OK) {
+                v.logical_size = (uint32_t)blk.len;
+                bst = cf_bloom_block_parse(&bb, blk.data, blk.len, &be);
+                if (bst != CF_OK)
+                    cf_error_prefix(&be, bst, "bloom block at offset %" PRIu64, p.off);
+            }
+            breport(&v, "bloom block", p, bst, &be);
+            st = cf_btree_iter_next(bt, &e);
+        }
+        if (st != CF_ENOTFOUND) /* the walk saw every index block, so this is unexpected */
+            breport(&v, "value index", root, st, &e);
+        cf_btree_iter_free(bt);
+        cf_buf_dispose(&scratch);
+    }
+    if (damaged != NULL)
+        *damaged = v.damaged;
+    if (v.first != CF_OK && err != NULL)
+        *err = v.first_err;
+    return v.first;
 }
 
 const cf_reader *cf_bloom_reader_cfile(const cf_bloom_reader *b) { return b->r; }

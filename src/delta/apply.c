@@ -257,13 +257,17 @@ cf_status cf_delta_apply_updates(cf_delta_apply *a, size_t col, void *values, ui
         }
         if (nonnull != NULL)
             nonnull[idx / 8] |= (uint8_t)(1u << (idx % 8));
+        /* vals is still unallocated (NULL) when every update so far set an
+         * empty value: '' must not become NULL + 0 (undefined behaviour). */
+        static const uint8_t none[1];
+        const uint8_t *src = a->vals.data != NULL ? a->vals.data + u->off : none;
         if (bin) {
             /* The slice points into vals, which no longer grows until the
              * next prepare. */
-            cf_slice s = {a->vals.data + u->off, u->len};
+            cf_slice s = {src, u->len};
             memcpy(slot, &s, sizeof(s));
-        } else {
-            memcpy(slot, a->vals.data + u->off, u->len < w ? u->len : w);
+        } else if (u->len > 0) {
+            memcpy(slot, src, u->len < w ? u->len : w);
         }
     }
     return CF_OK;

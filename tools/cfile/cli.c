@@ -2,6 +2,8 @@
 #include "cli.h"
 #include "out.h"
 
+#include <cfile/bloom.h>
+
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -162,11 +164,25 @@ int cf_cli_fail(cf_cli *c, const char *fmt, ...)
 
 int cf_cli_bad_option(cf_cli *c, char **argv)
 {
-    /* getopt has advanced past the culprit. */
-    const char *bad = optind > 0 ? argv[optind - 1] : "?";
-    if (optopt != 0 && optopt != '?')
+    /* getopt has advanced past the culprit, except inside a cluster of short
+     * options ("-jq"), where argv[optind] is the cluster still being read. */
+    const char *cur = argv[optind] != NULL ? argv[optind] : "";
+    bool in_cluster = optopt > 0 && optopt < 128 && cur[0] == '-' && cur[1] != '-' &&
+                      strchr(cur + 1, optopt) != NULL;
+    const char *tok = optind > 0 && !in_cluster ? argv[optind - 1] : NULL;
+    if (tok != NULL && strncmp(tok, "--", 2) == 0 && tok[2] != '\0') {
+        /* A long option: name it as typed (an abbreviation stays one), never
+         * by the short letter or internal code getopt reports in optopt. */
+        size_t n = strcspn(tok, "=");
+        if (optopt == 0)
+            return cf_cli_usage(c, "unknown or ambiguous option: %.*s", (int)n, tok);
+        if (tok[n] == '=')
+            return cf_cli_usage(c, "option %.*s takes no argument", (int)n, tok);
+        return cf_cli_usage(c, "option %s needs an argument", tok);
+    }
+    if (optopt > 0x20 && optopt < 0x7f)
         return cf_cli_usage(c, "bad option or missing argument: -%c", optopt);
-    return cf_cli_usage(c, "bad option or missing argument: %s", bad);
+    return cf_cli_usage(c, "bad option or missing argument: %s", tok != NULL ? tok : "?");
 }
 
 int cf_cli_help(cf_cli *c)
@@ -198,6 +214,23 @@ cf_status cf_cli_open(cf_reader **out, const char *path, cf_error *err)
     cf_reader_options_init(&o);
     o.verify_checksums = true;
     return cf_reader_open_file(out, path, false, &o, err);
+}
+
+cf_status cf_cli_verify(const cf_reader *r, const char *path, cf_verify_fn fn, void *ctx,
+                        size_t *damaged, cf_error *err)
+{
+    if (!cf_bloom_is_bloom_file(cf_reader_info(r)))
+        return cf_reader_verify(r, fn, ctx, damaged, err);
+    /* A BloomFile's blocks are bloom pages, not PLAIN binary values: decoding
+     * them as a column would call every valid BloomFile damaged. */
+    cf_bloom_reader *b = NULL;
+    if (damaged != NULL)
+        *damaged = 0;
+    cf_status st = cf_bloom_reader_open_file(&b, path, false, NULL, err);
+    if (st == CF_OK)
+        st = cf_bloom_reader_verify(b, fn, ctx, damaged, err);
+    cf_bloom_reader_free(b);
+    return st;
 }
 
 void cf_cli_write_metadata(cf_jw *w, const cf_metadata_pair *p, size_t n)

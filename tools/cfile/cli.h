@@ -83,6 +83,11 @@ int cf_cli_parse_u64(const char *s, uint64_t *out);
 /* Open a file for reading (checksums verified). */
 cf_status cf_cli_open(cf_reader **out, const char *path, cf_error *err);
 
+/* cf_reader_verify, or for a BloomFile (which r is open on, from path)
+ * cf_bloom_reader_verify: block kinds "value index" and "bloom block". */
+cf_status cf_cli_verify(const cf_reader *r, const char *path, cf_verify_fn fn, void *ctx,
+                        size_t *damaged, cf_error *err);
+
 /* [{"key": ..., "value": ...}, ...] with keys and values in the STRING value form. */
 void cf_cli_write_metadata(cf_jw *w, const cf_metadata_pair *p, size_t n);
 /* The type as the golden files spell it ("INT32"), with a fallback for unknown values. */

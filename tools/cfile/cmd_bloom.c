@@ -29,7 +29,8 @@ const char cf_cmd_bloom_usage[] =
     "                probe: [{\"key\", \"maybe_present\"}, ...] with keys as given\n"
     "  --help        this text\n"
     "\n"
-    "Exit status: 0 ok (whatever the answers), 1 bad input or damaged file, 2 usage.\n";
+    "Exit status: 0 ok (whatever the answers), 1 bad input or damaged file (probe:\n"
+    "also a FILE that is not a BloomFile, which has no answers to give), 2 usage.\n";
 
 static int hexval(int c)
 {

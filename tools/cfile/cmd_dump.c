@@ -2,7 +2,10 @@
  * JSON lines, CSV or an aligned table. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <cfile/bloom.h>
 
 #include "cli.h"
 #include "out.h"
@@ -26,6 +29,11 @@ const char cf_cmd_dump_usage[] =
     "text (strings as their bytes, BINARY as hex, arrays as JSON), an empty field\n"
     "for NULL and \"\" for an empty string; table aligns `row` and `value` columns\n"
     "and shows NULL as NULL.\n"
+    "\n"
+    "A BloomFile (see `cfile info`) holds no values: dump lists its bloom blocks\n"
+    "instead (text: `# bloom block N at offset O, S bytes`; json: \"kind\":\n"
+    "\"BloomFile\", \"bloom_blocks\": [{\"offset\", \"size\", \"logical_size\"}] and no\n"
+    "values; the row formats print no rows). `cfile bloom probe` answers for keys.\n"
     "\n"
     "  --format F  text (default), json, jsonl, csv or table\n"
     "  --json      same as --format json\n"
@@ -124,6 +132,90 @@ static void header_fields(cf_jw *w, const cf_reader *r)
     cf_jw_int(w, in->format_version);
 }
 
+/* The bloom blocks of a BloomFile, in file order, as cf_cli_verify reports them. */
+typedef struct bloom_blocks {
+    cf_block_report *v; /* msg is not kept */
+    size_t n, cap;
+    bool oom;
+} bloom_blocks;
+
+static void on_bloom_block(void *ctx, const cf_block_report *rep)
+{
+    bloom_blocks *l = ctx;
+    if (strcmp(rep->kind, "bloom block") != 0 || l->oom)
+        return;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        cf_block_report *v = realloc(l->v, cap * sizeof(*v));
+        if (v == NULL) {
+            l->oom = true;
+            return;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n] = *rep;
+    l->v[l->n++].msg = NULL;
+}
+
+/* A BloomFile has no values to print: list its bloom blocks (checking each). */
+static int dump_bloom(cf_cli *c, const cf_reader *r, const char *path, dump_format fmt,
+                      bool color)
+{
+    bloom_blocks l = {NULL, 0, 0, false};
+    cf_error err = {0};
+    cf_status st = cf_cli_verify(r, path, on_bloom_block, &l, NULL, &err);
+    if (l.oom) {
+        free(l.v);
+        return cf_cli_fail(c, "%s: out of memory", path);
+    }
+    if (fmt == FMT_JSON) {
+        cf_jw w;
+        cf_jw_init(&w, c->out);
+        cf_jw_obj_begin(&w);
+        header_fields(&w, r);
+        cf_jw_key(&w, "kind");
+        cf_jw_cstr(&w, "BloomFile");
+        cf_jw_key(&w, "bloom_blocks");
+        cf_jw_arr_begin(&w);
+        for (size_t i = 0; i < l.n; i++) {
+            cf_jw_obj_begin(&w);
+            cf_jw_key(&w, "offset");
+            cf_jw_uint(&w, l.v[i].off);
+            cf_jw_key(&w, "size");
+            cf_jw_uint(&w, l.v[i].size);
+            cf_jw_key(&w, "logical_size");
+            cf_jw_uint(&w, l.v[i].logical_size);
+            cf_jw_obj_end(&w);
+        }
+        cf_jw_arr_end(&w);
+        cf_jw_key(&w, "values");
+        cf_jw_arr_begin(&w);
+        cf_jw_arr_end(&w);
+        cf_jw_obj_end(&w);
+        cf_jw_newline(&w);
+    } else if (fmt == FMT_TEXT) {
+        cf_out_on(c->out, color, CF_OUT_DIM);
+        fprintf(c->out,
+                "# %s: BloomFile, %zu bloom block%s, no values (`cfile bloom probe` tests keys)\n",
+                path, l.n, l.n == 1 ? "" : "s");
+        for (size_t i = 0; i < l.n; i++)
+            fprintf(c->out, "# bloom block %zu at offset %" PRIu64 ", %" PRIu32 " bytes\n", i,
+                    l.v[i].off, l.v[i].size);
+        cf_out_off(c->out, color);
+    } else if (fmt == FMT_CSV) {
+        fputs("row,value\n", c->out);
+    } else if (fmt == FMT_TABLE) {
+        static const char *const heads[] = {"row", "value"};
+        cf_out_table tab;
+        cf_out_table_init(&tab, c->out, color, 2, heads, "rl");
+        cf_out_table_flush(&tab);
+        cf_out_table_dispose(&tab);
+    }
+    free(l.v);
+    return st == CF_OK ? CF_EXIT_OK : cf_cli_lib_fail(c, path, st, &err);
+}
+
 int cf_cmd_dump(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -173,6 +265,10 @@ int cf_cmd_dump(cf_cli *c, int argc, char **argv)
     if (st != CF_OK)
         return cf_cli_lib_fail(c, path, st, &err);
     const cf_file_info *in = cf_reader_info(r);
+    if (cf_bloom_is_bloom_file(in)) {
+        rc = dump_bloom(c, r, path, fmt, color);
+        goto out;
+    }
     tab.right[1] = !in->is_array && numeric(in->type);
     st = cf_iter_create(&it, r, &err);
     bool past_end = false;

@@ -558,7 +558,7 @@ int cf_cmd_info(cf_cli *c, int argc, char **argv)
     size_t damaged = 0;
     cf_status vst = CF_OK;
     if (blocks) {
-        vst = cf_reader_verify(r, collect, &bl, &damaged, &err);
+        vst = cf_cli_verify(r, path, collect, &bl, &damaged, &err);
         if (bl.oom) {
             blk_list_dispose(&bl);
             cf_reader_free(r);

@@ -22,11 +22,12 @@ const char cf_cmd_table_usage[] =
     "       cfile table scan DIR [--json] [--columns a,b] [--where \"COL OP VALUE [AND ...]\"]\n"
     "                            [--as-of TS] [--stats]\n"
     "       cfile table get DIR [--json] [--as-of TS] KEY...\n"
-    "       cfile table insert DIR --row \"col=value[,col=value]\" [--ts TS] [--lock-timeout MS]\n"
-    "       cfile table update DIR --key KEY --set \"col=value[,col=value]\" [--ts TS]\n"
+    "       cfile table insert DIR --row \"col=value[,col=value]\" [--ts TS] [--json]\n"
     "                              [--lock-timeout MS]\n"
-    "       cfile table delete DIR --key KEY [--ts TS] [--lock-timeout MS]\n"
-    "       cfile table compact DIR [--ahm TS] [--lock-timeout MS]\n"
+    "       cfile table update DIR --key KEY --set \"col=value[,col=value]\" [--ts TS] [--json]\n"
+    "                              [--lock-timeout MS]\n"
+    "       cfile table delete DIR --key KEY [--ts TS] [--json] [--lock-timeout MS]\n"
+    "       cfile table compact DIR [--ahm TS] [--json] [--lock-timeout MS]\n"
     "       cfile table info DIR [--json]\n"
     "\n"
     "A table is a directory of rowsets (docs/ROWSET.md): each has one CFile per column,\n"
@@ -47,6 +48,9 @@ const char cf_cmd_table_usage[] =
     "  [A-Za-z_][A-Za-z0-9_]*, at most 128 bytes. Every command takes what create\n"
     "  accepts: --columns, --where, --row and --set have no limit of their own.\n"
     "--as-of TS shows the table with every change at timestamp <= TS.\n"
+    "--json on insert/update/delete prints {\"op\", \"rows\", \"ts\"}; on compact\n"
+    "  {\"op\", \"table\", \"rows\", \"undo_deltas\", \"redo_deltas\", \"generation\"}.\n"
+    "An option a subcommand does not take is a usage error.\n"
     "One writer at a time: create, import, insert, update, delete and compact hold the\n"
     "table's lock (DIR/LOCK) and wait up to --lock-timeout MS (default 10000) for\n"
     "another writer, then fail (exit 1) naming it; scan, get and info take no lock.\n";
@@ -218,6 +222,7 @@ typedef struct targs {
     bool json, stats, has_asof, has_ts;
     uint64_t asof, ts, ahm;
     uint32_t lock_ms; /* --lock-timeout, for writers */
+    unsigned seen;    /* OPT_BIT of every option given */
     char **pos;
     int npos;
 } targs;
@@ -235,6 +240,8 @@ static int parse_args(cf_cli *c, int argc, char **argv, targs *t)
     t->lock_ms = 10000;
     int ch;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (ch >= O_SCHEMA && ch - O_SCHEMA < 32)
+            t->seen |= 1u << (ch - O_SCHEMA);
         switch (ch) {
         case O_SCHEMA: t->schema = optarg; break;
         case O_JSON: t->json = true; break;
@@ -273,6 +280,49 @@ static int parse_args(cf_cli *c, int argc, char **argv, targs *t)
     t->pos = argv + optind;
     t->npos = argc - optind;
     return 0;
+}
+
+#define OPT_BIT(o) (1u << ((o) - O_SCHEMA))
+
+/* What every writing subcommand also takes. */
+#define WRITER OPT_BIT(O_LOCK_TIMEOUT)
+
+/* Which options each subcommand takes: any other one is a usage error rather
+ * than silently ignored (`insert --where` would otherwise look like it did
+ * something it did not). Only the options listed in `opts` above are checked. */
+static const struct {
+    const char *sub;
+    unsigned allowed;
+} sub_opts[] = {
+    {"create", OPT_BIT(O_SCHEMA) | WRITER},
+    {"import", OPT_BIT(O_SCHEMA) | OPT_BIT(O_TS) | WRITER},
+    {"scan",
+     OPT_BIT(O_JSON) | OPT_BIT(O_COLUMNS) | OPT_BIT(O_WHERE) | OPT_BIT(O_ASOF) | OPT_BIT(O_STATS)},
+    {"get", OPT_BIT(O_JSON) | OPT_BIT(O_ASOF)},
+    {"insert", OPT_BIT(O_JSON) | OPT_BIT(O_ROW) | OPT_BIT(O_TS) | WRITER},
+    {"update", OPT_BIT(O_JSON) | OPT_BIT(O_KEY) | OPT_BIT(O_SET) | OPT_BIT(O_TS) | WRITER},
+    {"delete", OPT_BIT(O_JSON) | OPT_BIT(O_KEY) | OPT_BIT(O_TS) | WRITER},
+    {"compact", OPT_BIT(O_JSON) | OPT_BIT(O_AHM) | WRITER},
+    {"info", OPT_BIT(O_JSON)},
+};
+
+/* A usage error naming the first option given that `sub` does not take. */
+static int check_sub_opts(cf_cli *c, const char *sub, const targs *t)
+{
+    unsigned known = 0;
+    for (size_t i = 0; opts[i].name != NULL; i++)
+        if (opts[i].val >= O_SCHEMA && opts[i].val - O_SCHEMA < 32)
+            known |= OPT_BIT(opts[i].val);
+    for (size_t i = 0; i < sizeof sub_opts / sizeof sub_opts[0]; i++) {
+        if (strcmp(sub, sub_opts[i].sub) != 0)
+            continue;
+        unsigned bad = t->seen & known & ~sub_opts[i].allowed;
+        for (size_t k = 0; bad != 0 && opts[k].name != NULL; k++)
+            if (opts[k].val >= O_SCHEMA && (bad & OPT_BIT(opts[k].val)))
+                return cf_cli_usage(c, "%s does not take --%s", sub, opts[k].name);
+        return 0;
+    }
+    return 0; /* an unknown subcommand is reported by the caller */
 }
 
 /* ---- create / import --------------------------------------------------------------------------- */
@@ -775,8 +825,10 @@ static int parse_columns(cf_cli *c, const cf_rs_schema *s, const char *spec, siz
             *--e = '\0';
         int k = cf_rs_schema_find(s, w);
         if (k < 0) {
+            /* w points into copy: say it before copy is freed. */
+            int rc = cf_cli_usage(c, "--columns: no column '%s'", w);
             free(copy);
-            return cf_cli_usage(c, "--columns: no column '%s'", w);
+            return rc;
         }
         (*cols)[(*n)++] = (size_t)k;
     }
@@ -897,13 +949,30 @@ static int cmd_get(cf_cli *c, const char *dir, targs *t)
 
 /* ---- mutations -------------------------------------------------------------------------------- */
 
-static int finish_mutation(cf_cli *c, cf_table *rs, const char *what, uint64_t ts)
+/* Flush, then say what was done: "<what> 1 row at ts N", or with --json
+ * {"op": "insert"|"update"|"delete", "rows": 1, "ts": N}. */
+static int finish_mutation(cf_cli *c, cf_table *rs, const char *op, const char *what,
+                           uint64_t ts, bool json)
 {
     cf_error e;
     cf_status st = cf_table_flush(rs, &e);
     if (st != CF_OK)
         return lib_fail(c, "flush", st, &e);
-    fprintf(c->out, "%s 1 row at ts %" PRIu64 "\n", what, ts);
+    if (json) {
+        cf_jw w;
+        cf_jw_init(&w, c->out);
+        cf_jw_obj_begin(&w);
+        cf_jw_key(&w, "op");
+        cf_jw_cstr(&w, op);
+        cf_jw_key(&w, "rows");
+        cf_jw_uint(&w, 1);
+        cf_jw_key(&w, "ts");
+        cf_jw_uint(&w, ts);
+        cf_jw_obj_end(&w);
+        cf_jw_newline(&w);
+    } else {
+        fprintf(c->out, "%s 1 row at ts %" PRIu64 "\n", what, ts);
+    }
     return CF_EXIT_OK;
 }
 
@@ -947,7 +1016,7 @@ static int cmd_insert(cf_cli *c, const char *dir, targs *t)
         rc = lib_fail(c, dir, st, &e);
         goto out;
     }
-    rc = finish_mutation(c, tb, "inserted", ts);
+    rc = finish_mutation(c, tb, "insert", "inserted", ts, t->json);
 out:
     cf_arena_dispose(&a);
     cf_table_free(tb);
@@ -986,7 +1055,8 @@ static int cmd_update(cf_cli *c, const char *dir, targs *t, bool del)
         rc = lib_fail(c, t->key, st, &e);
         goto out;
     }
-    rc = finish_mutation(c, rs, del ? "deleted" : "updated", ts);
+    rc = finish_mutation(c, rs, del ? "delete" : "update", del ? "deleted" : "updated", ts,
+                         t->json);
 out:
     cf_arena_dispose(&a);
     cf_table_free(rs);
@@ -1006,9 +1076,30 @@ static int cmd_compact(cf_cli *c, const char *dir, targs *t)
     else {
         cf_rowset_info info;
         cf_rowset_get_info(cf_table_rowset(tb, 0, NULL), &info);
-        fprintf(c->out, "compacted %s: %" PRIu64 " rows, %" PRIu64 " undo and %" PRIu64
-                        " redo deltas, generation %" PRIu64 "\n",
-                dir, info.rows, info.undo_deltas, info.redo_deltas, info.generation);
+        if (t->json) {
+            cf_jw w;
+            cf_jw_init(&w, c->out);
+            cf_jw_obj_begin(&w);
+            cf_jw_key(&w, "op");
+            cf_jw_cstr(&w, "compact");
+            cf_jw_key(&w, "table");
+            cf_jw_cstr(&w, dir);
+            cf_jw_key(&w, "rows");
+            cf_jw_uint(&w, info.rows);
+            cf_jw_key(&w, "undo_deltas");
+            cf_jw_uint(&w, info.undo_deltas);
+            cf_jw_key(&w, "redo_deltas");
+            cf_jw_uint(&w, info.redo_deltas);
+            cf_jw_key(&w, "generation");
+            cf_jw_uint(&w, info.generation);
+            cf_jw_obj_end(&w);
+            cf_jw_newline(&w);
+        } else {
+            fprintf(c->out,
+                    "compacted %s: %" PRIu64 " rows, %" PRIu64 " undo and %" PRIu64
+                    " redo deltas, generation %" PRIu64 "\n",
+                    dir, info.rows, info.undo_deltas, info.redo_deltas, info.generation);
+        }
     }
     cf_table_free(tb);
     return rc;
@@ -1193,6 +1284,8 @@ int cf_cmd_table(cf_cli *c, int argc, char **argv)
     if (rc == -2)
         return cf_cli_help(c);
     if (rc != 0)
+        return rc;
+    if ((rc = check_sub_opts(c, sub, &t)) != 0)
         return rc;
     if (t.npos < 1)
         return cf_cli_usage(c, "%s: missing DIR", sub);

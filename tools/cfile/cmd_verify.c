@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cfile/bloom.h>
+
 #include "cli.h"
 
 const char cf_cmd_verify_usage[] =
@@ -20,12 +22,16 @@ const char cf_cmd_verify_usage[] =
     "B data blocks, I index blocks)` for a good file. For a damaged file, each\n"
     "damaged block is named with its kind, file offset and the rows it holds, and\n"
     "the intact blocks are still counted, so you can tell exactly which rows are lost.\n"
+    "A BloomFile (as `cfile info` names it) is checked as one: its value index and\n"
+    "every bloom block (checksum and header), printing `FILE: ok (BloomFile: N bloom\n"
+    "blocks, I index blocks)`.\n"
     "Exit status 1 if any file is damaged or unreadable, 3 if one uses a feature\n"
     "this build does not support.\n"
     "\n"
-    "  --json   one JSON object per file: {\"file\", \"ok\", \"rows\", \"data_blocks\",\n"
-    "           \"index_blocks\", \"damaged\": [{\"kind\", \"offset\", \"size\",\n"
-    "           \"first_ordinal\", \"rows\", \"error\"}]}\n"
+    "  --json   one JSON object per file: {\"file\", \"ok\", \"kind\" (CFile or BloomFile),\n"
+    "           \"rows\", \"data_blocks\", \"index_blocks\", \"bloom_blocks\" (BloomFiles),\n"
+    "           \"damaged\": [{\"kind\", \"offset\", \"size\", \"first_ordinal\", \"rows\",\n"
+    "           \"error\"}]}\n"
     "  --help   this text\n";
 
 typedef struct damage {
@@ -37,7 +43,7 @@ typedef struct damage {
 
 typedef struct tally {
     uint64_t rows;
-    size_t data_blocks, index_blocks;
+    size_t data_blocks, index_blocks, bloom_blocks;
     damage *bad;
     size_t nbad, cap;
     bool oom;
@@ -49,6 +55,8 @@ static void on_block(void *ctx, const cf_block_report *rep)
     bool data = strcmp(rep->kind, "data block") == 0;
     if (data)
         t->data_blocks++;
+    else if (strcmp(rep->kind, "bloom block") == 0)
+        t->bloom_blocks++;
     else if (strstr(rep->kind, "index") != NULL)
         t->index_blocks++;
     if (rep->status == CF_OK) {
@@ -76,7 +84,7 @@ static void on_block(void *ctx, const cf_block_report *rep)
 }
 
 static void print_json(cf_cli *c, const char *path, cf_status st, const cf_error *err,
-                       const tally *t)
+                       const tally *t, bool bloom)
 {
     cf_jw w;
     cf_jw_init(&w, c->out);
@@ -89,12 +97,18 @@ static void print_json(cf_cli *c, const char *path, cf_status st, const cf_error
         cf_jw_key(&w, "error");
         cf_jw_cstr(&w, err->msg);
     } else {
+        cf_jw_key(&w, "kind");
+        cf_jw_cstr(&w, bloom ? "BloomFile" : "CFile");
         cf_jw_key(&w, "rows");
         cf_jw_uint(&w, t->rows);
         cf_jw_key(&w, "data_blocks");
         cf_jw_uint(&w, t->data_blocks);
         cf_jw_key(&w, "index_blocks");
         cf_jw_uint(&w, t->index_blocks);
+        if (bloom) {
+            cf_jw_key(&w, "bloom_blocks");
+            cf_jw_uint(&w, t->bloom_blocks);
+        }
         cf_jw_key(&w, "damaged");
         cf_jw_arr_begin(&w);
         for (size_t i = 0; i < t->nbad; i++) {
@@ -122,6 +136,12 @@ static void print_json(cf_cli *c, const char *path, cf_status st, const cf_error
 
 static void print_human(cf_cli *c, const char *path, const cf_file_info *fi, const tally *t)
 {
+    if (t->nbad == 0 && cf_bloom_is_bloom_file(fi)) {
+        fprintf(c->out, "%s: ok (BloomFile: %zu bloom block%s, %zu index block%s)\n", path,
+                t->bloom_blocks, t->bloom_blocks == 1 ? "" : "s", t->index_blocks,
+                t->index_blocks == 1 ? "" : "s");
+        return;
+    }
     if (t->nbad == 0) {
         fprintf(c->out, "%s: ok (%" PRIu64 " rows, %zu data block%s, %zu index block%s)\n",
                 path, t->rows, t->data_blocks, t->data_blocks == 1 ? "" : "s", t->index_blocks,
@@ -175,18 +195,19 @@ int cf_cmd_verify(cf_cli *c, int argc, char **argv)
         cf_status st = cf_cli_open(&r, path, &err);
         if (st != CF_OK) {
             if (json)
-                print_json(c, path, st, &err, NULL);
+                print_json(c, path, st, &err, NULL, false);
             int frc = cf_cli_lib_fail(c, path, st, &err);
             if (frc == CF_EXIT_FAIL || rc == CF_EXIT_OK)
                 rc = frc;
             continue;
         }
         tally t = {0};
-        st = cf_reader_verify(r, on_block, &t, NULL, &err);
+        bool bloom = cf_bloom_is_bloom_file(cf_reader_info(r));
+        st = cf_cli_verify(r, path, on_block, &t, NULL, &err);
         if (st == CF_OK && t.oom)
             st = CF_ENOMEM;
         if (json)
-            print_json(c, path, st, &err, &t);
+            print_json(c, path, st, &err, &t, bloom);
         else
             print_human(c, path, cf_reader_info(r), &t);
         if (st != CF_OK) {

@@ -1,0 +1,302 @@
+/* Known CLI defects (issue 14, item 10), each pinned by the test that failed
+ * before its fix:
+ *  - `table scan --columns` naming an unknown column printed freed memory;
+ *  - reading a STRING updated to '' (a delta holding only empty values) made
+ *    UBSan report NULL + 0 (the scan/get output is checked here; the report
+ *    itself needs the sanitizer build, where this test failed);
+ *  - `bloom probe` on a CFile that is not a BloomFile answered "absent", exit 0;
+ *  - `verify`, `dump` and `info --blocks` called Kudu's valid BloomFiles
+ *    damaged (they decoded bloom blocks as PLAIN binary values);
+ *  - `table insert/update/delete/compact --json` printed text;
+ *  - a long option missing its argument was named by its short letter
+ *    (`dump F --count` said "-n"), or by a control character for long-only ones.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "support_cli.h"
+#include "test_common.h"
+
+static char g_dir[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(g_dir, "/tmp/cf_cli_defects_XXXXXX");
+    return mkdtemp(g_dir) == NULL ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static char *in_dir(const char *name)
+{
+    static char buf[8][256];
+    static int k;
+    char *p = buf[k++ % 8];
+    snprintf(p, 256, "%s/%s", g_dir, name);
+    return p;
+}
+
+static void expect(run *r, int rc, const char *out)
+{
+    EXPECT_RC(*r, rc);
+    if (out != NULL)
+        assert_string_equal(r->out, out);
+    done(r);
+}
+
+static void test_cli_defects__scan_unknown_column_is_named(void **state)
+{
+    (void)state;
+    char *t = in_dir("t");
+    run r;
+    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, v INT32");
+    expect(&r, 0, NULL);
+    /* Long enough that the freed copy is reused and overwritten. */
+    CLI(&r, "table", "scan", t, "--columns", "id,no_such_column_anywhere_in_this_table");
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "--columns: no column 'no_such_column_anywhere_in_this_table'"));
+    done(&r);
+    CLI(&r, "table", "scan", t, "--columns", "nosuch,id");
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "no column 'nosuch'"));
+    done(&r);
+}
+
+static void test_cli_defects__string_updated_to_empty(void **state)
+{
+    (void)state;
+    char *t = in_dir("t");
+    run r;
+    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING, n STRING NULL, b BINARY");
+    expect(&r, 0, NULL);
+    CLI(&r, "table", "insert", t, "--row", "id=1,s=abc,n=def,b=0a0b");
+    expect(&r, 0, NULL);
+    CLI(&r, "table", "insert", t, "--row", "id=2,s=xyz,b=ff");
+    expect(&r, 0, NULL);
+    /* Every value of these deltas is empty: nothing is allocated for them. */
+    CLI(&r, "table", "update", t, "--key", "1", "--set", "s=''");
+    expect(&r, 0, NULL);
+    CLI(&r, "table", "update", t, "--key", "2", "--set", "n=\"\",b=");
+    expect(&r, 0, NULL);
+    const char *want = "{\"id\":1,\"s\":\"\",\"n\":\"def\",\"b\":\"0a0b\"}\n"
+                       "{\"id\":2,\"s\":\"xyz\",\"n\":\"\",\"b\":\"\"}\n";
+    CLI(&r, "table", "scan", t, "--json");
+    expect(&r, 0, want);
+    CLI(&r, "table", "get", t, "--json", "1");
+    expect(&r, 0, "{\"id\":1,\"s\":\"\",\"n\":\"def\",\"b\":\"0a0b\"}\n");
+    CLI(&r, "table", "compact", t);
+    expect(&r, 0, NULL);
+    CLI(&r, "table", "scan", t, "--json");
+    expect(&r, 0, want);
+}
+
+static char *golden(const char *name)
+{
+    static char buf[4][1024];
+    static int k;
+    char *p = buf[k++ % 4];
+    snprintf(p, 1024, "%s/golden/%.200s/%.200s.cfile", cf_test_shared_dir(), name, name);
+    return p;
+}
+
+static void test_cli_defects__bloom_probe_refuses_other_files(void **state)
+{
+    (void)state;
+    /* A sorted column with a value index: it used to be "probed". */
+    char *f = golden("string-dict-nocomp-notnull-sorted-validx-multilevel");
+    run r;
+    CLI(&r, "bloom", "probe", f, "abc");
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    assert_string_equal(r.out, "");
+    assert_non_null(strstr(r.err, "not a BloomFile"));
+    done(&r);
+    CLI(&r, "bloom", "probe", "--json", f, "abc");
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    assert_string_equal(r.out, "");
+    done(&r);
+    /* Without a value index: not "unsupported" (exit 3), not a BloomFile. */
+    CLI(&r, "bloom", "probe", golden("int32-plain-nocomp-notnull-appendbatch1"), "5");
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    assert_non_null(strstr(r.err, "not a BloomFile"));
+    done(&r);
+    /* A real one still answers. */
+    CLI(&r, "bloom", "probe", golden("bloom-100keys-4096b"), "no-such-key-at-all");
+    EXPECT_RC(r, 0);
+    done(&r);
+}
+
+/* Every golden BloomFile: verify, dump (each format) and info --blocks succeed. */
+static void test_cli_defects__golden_bloom_files(void **state)
+{
+    (void)state;
+    char gdir[512];
+    snprintf(gdir, sizeof gdir, "%s/golden", cf_test_shared_dir());
+    DIR *d = opendir(gdir);
+    assert_non_null(d);
+    int seen = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "bloom-", 6) != 0)
+            continue;
+        char *f = golden(e->d_name);
+        run r;
+        CLI(&r, "verify", f);
+        EXPECT_RC(r, 0);
+        assert_non_null(strstr(r.out, ": ok (BloomFile: "));
+        done(&r);
+        CLI(&r, "verify", "--json", f);
+        EXPECT_RC(r, 0);
+        assert_non_null(strstr(r.out, "\"ok\":true,\"kind\":\"BloomFile\""));
+        assert_non_null(strstr(r.out, "\"damaged\":[]"));
+        done(&r);
+        CLI(&r, "dump", f);
+        EXPECT_RC(r, 0);
+        assert_non_null(strstr(r.out, "BloomFile"));
+        assert_non_null(strstr(r.out, "# bloom block 0 at offset 16, "));
+        done(&r);
+        CLI(&r, "dump", "--json", f);
+        EXPECT_RC(r, 0);
+        assert_non_null(strstr(r.out, "\"kind\":\"BloomFile\",\"bloom_blocks\":[{\"offset\":16,"));
+        assert_non_null(strstr(r.out, "\"values\":[]}\n"));
+        done(&r);
+        CLI(&r, "dump", "--format", "csv", f);
+        expect(&r, 0, "row,value\n");
+        CLI(&r, "dump", "--format", "jsonl", f);
+        expect(&r, 0, "");
+        CLI(&r, "info", "--blocks", f);
+        EXPECT_RC(r, 0);
+        assert_non_null(strstr(r.out, "bloom block"));
+        assert_null(strstr(r.out, "data block"));
+        done(&r);
+        seen++;
+    }
+    closedir(d);
+    assert_true(seen >= 2);
+
+    /* A damaged bloom block is still found. */
+    size_t len;
+    uint8_t *bytes = cf_test_read_file(golden("bloom-100keys-4096b"), &len);
+    assert_non_null(bytes);
+    bytes[100] ^= 0x10; /* inside the one bloom block (offset 16, 4106 bytes) */
+    char *bad = in_dir("bad-bloom.cfile");
+    write_text(bad, (const char *)bytes, len);
+    free(bytes);
+    run r;
+    CLI(&r, "verify", bad);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    assert_non_null(strstr(r.out, "DAMAGED bloom block at offset 16"));
+    done(&r);
+    CLI(&r, "dump", bad);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    done(&r);
+}
+
+static void test_cli_defects__table_json_results(void **state)
+{
+    (void)state;
+    char *t = in_dir("t");
+    run r;
+    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, v INT32 NULL");
+    expect(&r, 0, "");
+    CLI(&r, "table", "insert", t, "--row", "id=1,v=10", "--json");
+    expect(&r, 0, "{\"op\":\"insert\",\"rows\":1,\"ts\":2}\n");
+    CLI(&r, "table", "insert", t, "--row", "id=2", "--json", "--ts", "7");
+    expect(&r, 0, "{\"op\":\"insert\",\"rows\":1,\"ts\":7}\n");
+    CLI(&r, "table", "update", t, "--key", "1", "--set", "v=11", "--json");
+    expect(&r, 0, "{\"op\":\"update\",\"rows\":1,\"ts\":8}\n");
+    CLI(&r, "table", "delete", t, "--key", "2", "--json");
+    expect(&r, 0, "{\"op\":\"delete\",\"rows\":1,\"ts\":9}\n");
+    CLI(&r, "table", "compact", t, "--json");
+    EXPECT_RC(r, 0);
+    /* The counts are the library's; the shape and the op are the CLI's. */
+    assert_non_null(strstr(r.out, "{\"op\":\"compact\",\"table\":\""));
+    assert_non_null(strstr(r.out, "\"rows\":"));
+    assert_non_null(strstr(r.out, "\"generation\":"));
+    assert_int_equal(r.out[strlen(r.out) - 1], '\n');
+    done(&r);
+    CLI(&r, "table", "scan", t, "--json");
+    expect(&r, 0, "{\"id\":1,\"v\":11}\n");
+    /* Options a subcommand does not take are refused, not ignored. */
+    CLI(&r, "table", "create", in_dir("u"), "--schema", "id INT64 KEY", "--json");
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "create does not take --json"));
+    done(&r);
+    CLI(&r, "table", "insert", t, "--row", "id=3", "--where", "id = 1");
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "insert does not take --where"));
+    done(&r);
+    CLI(&r, "table", "scan", t, "--ts", "5");
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "scan does not take --ts"));
+    done(&r);
+    /* Nothing was written by the refused insert. */
+    CLI(&r, "table", "scan", t, "--json");
+    expect(&r, 0, "{\"id\":1,\"v\":11}\n");
+}
+
+/* The first line of stderr. */
+static void expect_first_err_line(run *r, const char *want)
+{
+    EXPECT_RC(*r, CF_EXIT_USAGE);
+    char *nl = strchr(r->err, '\n');
+    if (nl != NULL)
+        *nl = '\0';
+    assert_string_equal(r->err, want);
+    done(r);
+}
+
+static void test_cli_defects__option_errors_name_what_was_typed(void **state)
+{
+    (void)state;
+    run r;
+    CLI(&r, "dump", "f", "--count");
+    expect_first_err_line(&r, "cfile dump: option --count needs an argument");
+    CLI(&r, "dump", "f", "--co"); /* an abbreviation is named as typed */
+    expect_first_err_line(&r, "cfile dump: option --co needs an argument");
+    CLI(&r, "dump", "f", "-n");
+    expect_first_err_line(&r, "cfile dump: bad option or missing argument: -n");
+    CLI(&r, "dump", "f", "--json=1");
+    expect_first_err_line(&r, "cfile dump: option --json takes no argument");
+    CLI(&r, "dump", "f", "--bogus");
+    expect_first_err_line(&r, "cfile dump: unknown or ambiguous option: --bogus");
+    CLI(&r, "dump", "f", "--f", "1"); /* --format or --from */
+    expect_first_err_line(&r, "cfile dump: unknown or ambiguous option: --f");
+    CLI(&r, "dump", "--json", "-jq", "f"); /* inside a cluster, after a long option */
+    expect_first_err_line(&r, "cfile dump: bad option or missing argument: -q");
+    /* Long-only options (codes above 255) used to print as a control byte. */
+    CLI(&r, "table", "scan", "t", "--where");
+    expect_first_err_line(&r, "cfile table: option --where needs an argument");
+    CLI(&r, "table", "scan", "t", "--stats=yes");
+    expect_first_err_line(&r, "cfile table: option --stats takes no argument");
+    CLI(&r, "seek", "f", "--ordinal");
+    expect_first_err_line(&r, "cfile seek: option --ordinal needs an argument");
+    CLI(&r, "bloom", "write", "--bytes");
+    expect_first_err_line(&r, "cfile bloom: option --bytes needs an argument");
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_cli_defects__scan_unknown_column_is_named, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_cli_defects__string_updated_to_empty, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_cli_defects__bloom_probe_refuses_other_files, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_cli_defects__golden_bloom_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_defects__table_json_results, setup, teardown),
+        cmocka_unit_test(test_cli_defects__option_errors_name_what_was_typed),
+    };
+    return CF_RUN_TESTS(argc, argv, tests);
+}
