@@ -47,7 +47,15 @@ CF_API cf_status cf_io_open_mmap(cf_io **out, const char *path, cf_error *err);
 /* Read from memory the caller owns; it must outlive the io. */
 CF_API cf_status cf_io_open_mem(cf_io **out, const void *data, size_t len, cf_error *err);
 /* Create `path` atomically: bytes go to "<path>.tmp.<pid>.<random>" (same
- * directory, created with O_EXCL) until commit; append after commit is CF_ESTATE. */
+ * directory, created with O_EXCL) until commit; append after commit is CF_ESTATE.
+ * Commit is fsync, rename over `path`, fsync of the directory; free without
+ * commit (and any failed write, e.g. EFBIG over RLIMIT_FSIZE or ENOSPC, which
+ * is reported with the system's message) removes the temporary file.
+ * Replacing an existing regular file keeps its permission bits (and, when the
+ * process may, its owner and group): the temporary gets them before any byte
+ * is written. A symlink at `path` is not followed: the rename replaces the
+ * link itself (as `sed -i` and `mv` do), its target is left untouched, and the
+ * new file gets the default mode (0666 less the umask). */
 CF_API cf_status cf_io_create_file(cf_io **out, const char *path, cf_error *err);
 /* Write into a growing memory buffer; cf_io_mem_contents() shows it. */
 CF_API cf_status cf_io_create_mem(cf_io **out, cf_error *err);

@@ -288,6 +288,22 @@ static const cf_io_ops file_writer_ops = {
     .free = fw_free,
 };
 
+/* Rewriting a file must not widen (or narrow) who may read it: the temporary
+ * gets the mode of the file it will replace, and its owner when we may (root,
+ * or a group we belong to; on EPERM the mode alone is kept). The temporary is
+ * created with that mode already (less the umask), so it is never more open
+ * than the old file, even before the fchmod that restores the exact bits.
+ * lstat: a symlink at the path is replaced, not followed, so it lends nothing.
+ * chown first, since it may clear set-id bits. */
+static cf_status keep_mode(const file_writer *w, const struct stat *old, cf_error *err)
+{
+    if (old->st_uid != geteuid() || old->st_gid != getegid())
+        (void)!fchown(w->fd, old->st_uid, old->st_gid);
+    CF_CHECK(fchmod(w->fd, old->st_mode & 07777) == 0, err, CF_EIO, "chmod %s: %s", w->tmp_path,
+             strerror(errno));
+    return CF_OK;
+}
+
 /* A fresh suffix per attempt: not secret, just unlikely to collide; O_EXCL
  * catches the collisions that remain. */
 static uint64_t tmp_suffix(void)
@@ -321,9 +337,12 @@ cf_status cf_io_create_file(cf_io **out, const char *path, cf_error *err)
     if (w->path == NULL || w->tmp_path == NULL || w->buf == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "create %s: cannot allocate the writer", path);
     memcpy(w->path, path, plen + 1);
+    struct stat old;
+    bool replacing = lstat(path, &old) == 0 && S_ISREG(old.st_mode);
+    mode_t mode = replacing ? old.st_mode & 07777 : 0666;
     for (int attempt = 0; attempt < 100; attempt++) {
         snprintf(w->tmp_path, tcap, "%s.tmp.%ld.%016" PRIx64, path, (long)getpid(), tmp_suffix());
-        w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
         if (w->fd >= 0 || (errno != EEXIST && errno != EINTR))
             break;
     }
@@ -332,6 +351,8 @@ cf_status cf_io_create_file(cf_io **out, const char *path, cf_error *err)
         CF_FAIL_OUT(err, CF_EIO, "create %s: %s", w->tmp_path, strerror(e));
     }
     w->created = true;
+    if (replacing)
+        CF_TRY_OUT(keep_mode(w, &old, err));
     *out = &w->base;
     return CF_OK;
 out:

@@ -4,6 +4,7 @@
 
 #include <cfile/bloom.h>
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -63,6 +64,20 @@ void cf_cli_global_usage(FILE *f)
                "  1  failure: bad input, damaged file, I/O error, seek found nothing\n"
                "  2  usage error\n"
                "  3  not supported by this build of the library\n"
+               "\nfiles:\n"
+               "  '-' as an input file (CSV or JSON lines, KEYS.txt, SPEC.json) reads\n"
+               "  standard input; `cfile write` writes its OUT '-' to standard output.\n"
+               "  Outputs are written under a temporary name in the same directory and\n"
+               "  renamed into place after fsync: a failure (a full disk, a file-size limit\n"
+               "  such as `ulimit -f`: \"File too large\") exits 1 and removes the\n"
+               "  temporary. A rewritten file keeps its permission bits (and its owner,\n"
+               "  when cfile may set it, e.g. as root); a symlink at the output path is\n"
+               "  replaced by the new file, and the file it pointed to is left untouched.\n"
+               "\noutput:\n"
+               "  A failed write to standard output (e.g. `> /dev/full`) exits 1 with a\n"
+               "  message. When the reader of a pipe exits early (`cfile dump f | head`)\n"
+               "  cfile ends by SIGPIPE, quietly, as cat does; with SIGPIPE ignored it\n"
+               "  exits 1, also quietly.\n"
                "\nenvironment:\n"
                "  NO_COLOR  when set and not empty, never colour the output (colour is\n"
                "            otherwise used only when writing to a terminal)\n");
@@ -81,7 +96,7 @@ void cf_cli_getopt_reset(void)
     opterr = 0;
 }
 
-int cf_cli_main(int argc, char **argv, FILE *out, FILE *err)
+static int run_main(int argc, char **argv, FILE *out, FILE *err)
 {
     cf_cli c = {out, err, "cfile", ""};
     int rc;
@@ -119,8 +134,6 @@ int cf_cli_main(int argc, char **argv, FILE *out, FILE *err)
             c.usage = commands[i].usage;
             cf_cli_getopt_reset();
             rc = commands[i].fn(&c, argc - 1, argv + 1);
-            fflush(out);
-            fflush(err);
             return rc;
         }
     }
@@ -130,6 +143,28 @@ int cf_cli_main(int argc, char **argv, FILE *out, FILE *err)
         fprintf(err, "cfile: unknown command '%s'\n", a);
     global_usage(err);
     return CF_EXIT_USAGE;
+}
+
+int cf_cli_main(int argc, char **argv, FILE *out, FILE *err)
+{
+    int rc = run_main(argc, argv, out, err);
+    /* Checked here, once, so no command can report success for output that
+     * never arrived (`cfile dump f > /dev/full`). A failed write leaves the
+     * stream's error flag set; the final flush fails too and tells why. */
+    errno = 0;
+    int e = fflush(out) != 0 ? errno : 0;
+    if (e != 0 || ferror(out)) {
+        /* The reader went away (`| head -1`) with SIGPIPE ignored (by default
+         * SIGPIPE ends the process quietly first): the output is incomplete,
+         * so not success, but nothing is wrong to report either. */
+        if (e != EPIPE)
+            fprintf(err, "cfile: error writing to standard output%s%s\n", e != 0 ? ": " : "",
+                    e != 0 ? strerror(e) : "");
+        if (rc == CF_EXIT_OK)
+            rc = CF_EXIT_FAIL;
+    }
+    fflush(err);
+    return rc;
 }
 
 int cf_cli_lib_fail(cf_cli *c, const char *what, cf_status st, const cf_error *e)
@@ -206,6 +241,17 @@ int cf_cli_parse_u64(const char *s, uint64_t *out)
     }
     *out = v;
     return 0;
+}
+
+FILE *cf_cli_fopen_input(const char *path)
+{
+    return strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+}
+
+void cf_cli_fclose_input(FILE *f)
+{
+    if (f != NULL && f != stdin)
+        fclose(f);
 }
 
 cf_status cf_cli_open(cf_reader **out, const char *path, cf_error *err)

@@ -80,6 +80,11 @@ int cf_cli_help(cf_cli *c);
 /* Decimal unsigned integer, the whole string; 0 on success. */
 int cf_cli_parse_u64(const char *s, uint64_t *out);
 
+/* An input file argument: "-" is stdin (never closed by cf_cli_fclose_input),
+ * else fopen(path, "rb"); NULL with errno set on failure. */
+FILE *cf_cli_fopen_input(const char *path);
+void cf_cli_fclose_input(FILE *f);
+
 /* Open a file for reading (checksums verified). */
 cf_status cf_cli_open(cf_reader **out, const char *path, cf_error *err);
 

@@ -16,7 +16,8 @@ const char cf_cmd_bloom_usage[] =
     "\n"
     "write: build a BloomFile as Kudu's BloomFileWriter does, from KEYS.txt (one key\n"
     "per line, in sorted byte order; every line is a key, the final newline ends the\n"
-    "last one). Bloom blocks hold N bytes of bitmap (default 4096) sized for a\n"
+    "last one; '-' reads standard input). Bloom blocks hold N bytes of bitmap (default 4096) sized "
+    "for a\n"
     "false-positive rate R (default Kudu's 0.0001f = 9.999999747378752e-05).\n"
     "probe: say for each KEY whether it may be present (true) or is definitely\n"
     "absent (false).\n"
@@ -71,7 +72,7 @@ static void write_double(cf_jw *w, double v)
 
 static uint8_t *read_all(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = cf_cli_fopen_input(path);
     if (f == NULL)
         return NULL;
     size_t cap = 1 << 16, n = 0;
@@ -89,7 +90,7 @@ static uint8_t *read_all(const char *path, size_t *len)
         free(b);
         b = NULL;
     }
-    fclose(f);
+    cf_cli_fclose_input(f);
     *len = n;
     return b;
 }

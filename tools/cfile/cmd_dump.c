@@ -355,6 +355,8 @@ int cf_cmd_dump(cf_cli *c, int argc, char **argv)
         if (fmt == FMT_TABLE)
             cf_out_table_flush(&tab);
         left -= b.count;
+        if (ferror(c->out))
+            break; /* stdout failed: cf_cli_main reports it; reading on is wasted */
     }
     if (json) {
         cf_jw_arr_end(&w);

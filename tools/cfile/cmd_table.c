@@ -883,6 +883,8 @@ static int cmd_scan(cf_cli *c, const char *dir, targs *t)
         if (b.count == 0)
             break;
         print_batch(&p, &b);
+        if (ferror(c->out))
+            break; /* stdout failed: cf_cli_main reports it; scanning on is wasted */
     }
     print_header_only(&p);
     if (t->stats) {

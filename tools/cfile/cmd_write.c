@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "values.h"
@@ -14,8 +15,11 @@ const char cf_cmd_write_usage[] =
     "usage: cfile write --spec SPEC.json OUT\n"
     "       cfile write --type T [options] INPUT OUT\n"
     "\n"
-    "Write one column to OUT (created atomically). With --spec, SPEC.json is a golden\n"
-    "spec (type, encoding, compression, nullable, is_array, write_posidx,\n"
+    "Write one column to OUT (created atomically: a temporary file renamed into\n"
+    "place; a rewritten OUT keeps its permission bits, a symlink OUT is replaced;\n"
+    "see `cfile --help`). OUT '-' writes the CFile to standard output (the summary\n"
+    "line then goes to standard error). With --spec, SPEC.json ('-' for stdin) is a\n"
+    "golden spec (type, encoding, compression, nullable, is_array, write_posidx,\n"
     "write_validx, checksums, block_size, index_block_size, block_restart_interval,\n"
     "optimize_index_keys, append_batch, metadata, values) and the file is what Kudu\n"
     "writes for it. Otherwise INPUT ('-' for stdin) holds one value per line:\n"
@@ -90,10 +94,21 @@ static int run_writer(cf_cli *c, const char *out, write_job *j, bool quiet)
 {
     cf_error err = {0};
     cf_writer *w = NULL;
+    cf_io *mem = NULL; /* OUT "-": the file is built here, then copied to stdout */
     int rc = CF_EXIT_OK;
+    bool to_stdout = strcmp(out, "-") == 0;
+    if (to_stdout && isatty(fileno(c->out)))
+        return cf_cli_usage(c, "refusing to write a binary CFile to a terminal (OUT is '-')");
     if (check_nulls(c, j) != 0)
         return CF_EXIT_FAIL;
-    cf_status st = cf_writer_create_file(&w, out, &j->opts, &err);
+    cf_status st;
+    if (to_stdout) {
+        st = cf_io_create_mem(&mem, &err);
+        if (st == CF_OK)
+            st = cf_writer_create(&w, mem, &j->opts, &err);
+    } else {
+        st = cf_writer_create_file(&w, out, &j->opts, &err);
+    }
     /* Metadata before the first append lands in the header, as in Kudu's files. */
     for (size_t i = 0; st == CF_OK && i < j->nmeta; i++)
         st = cf_writer_add_metadata(w, j->meta[i].key, j->meta[i].value, j->meta[i].value_len,
@@ -102,18 +117,27 @@ static int run_writer(cf_cli *c, const char *out, write_job *j, bool quiet)
         st = cf_cli_column_append(&j->col, w, j->batch, &err);
     if (st == CF_OK)
         st = cf_writer_finish(w, &err);
+    long long size = -1;
+    if (st == CF_OK && to_stdout) {
+        cf_slice b = cf_io_mem_contents(mem);
+        fwrite(b.data, 1, b.len, c->out); /* a failure is caught when cf_cli_main flushes */
+        size = (long long)b.len;
+    }
     if (st != CF_OK) {
-        rc = cf_cli_lib_fail(c, out, st, &err);
+        rc = cf_cli_lib_fail(c, to_stdout ? "standard output" : out, st, &err);
     } else if (!quiet) {
         const cf_writer_options *ro = cf_writer_resolved_options(w);
         struct stat sb;
-        long long size = stat(out, &sb) == 0 ? (long long)sb.st_size : -1;
-        fprintf(c->out, "wrote %s: %" PRIu64 " rows, %s%s %s %s, %lld bytes\n", out,
-                cf_writer_num_values(w), cf_cli_type_name(ro->type),
-                ro->is_array ? " 1d-array" : "", cf_cli_encoding_name(ro->encoding),
-                cf_cli_compression_name(ro->compression), size);
+        if (!to_stdout)
+            size = stat(out, &sb) == 0 ? (long long)sb.st_size : -1;
+        /* With the file on stdout, the summary goes with the diagnostics. */
+        fprintf(to_stdout ? c->err : c->out, "wrote %s: %" PRIu64 " rows, %s%s %s %s, %lld bytes\n",
+                to_stdout ? "standard output" : out, cf_writer_num_values(w),
+                cf_cli_type_name(ro->type), ro->is_array ? " 1d-array" : "",
+                cf_cli_encoding_name(ro->encoding), cf_cli_compression_name(ro->compression), size);
     }
     cf_writer_free(w);
+    cf_io_free(mem);
     return rc;
 }
 

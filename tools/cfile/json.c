@@ -540,7 +540,8 @@ int cf_json_parse_file(cf_json_doc *doc, const char *path, char *msg, size_t msg
 {
     cf_arena_init(&doc->arena);
     memset(&doc->root, 0, sizeof(doc->root));
-    FILE *f = fopen(path, "rb");
+    /* "-" is standard input, as for every input file argument of the CLI. */
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (f == NULL) {
         snprintf(msg, msg_cap, "%s: %s", path, strerror(errno));
         return -1;
@@ -553,7 +554,8 @@ int cf_json_parse_file(cf_json_doc *doc, const char *path, char *msg, size_t msg
             char *nb = realloc(buf, ncap);
             if (nb == NULL) {
                 free(buf);
-                fclose(f);
+                if (f != stdin)
+                    fclose(f);
                 snprintf(msg, msg_cap, "%s: out of memory", path);
                 return -1;
             }
@@ -566,7 +568,8 @@ int cf_json_parse_file(cf_json_doc *doc, const char *path, char *msg, size_t msg
             break;
     }
     bool failed = ferror(f) != 0;
-    fclose(f);
+    if (f != stdin)
+        fclose(f);
     if (failed) {
         free(buf);
         snprintf(msg, msg_cap, "%s: read error", path);
