@@ -568,10 +568,19 @@ cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err)
     if (st == CF_OK)
         st = cf_rs_manifest_write(&nm, cf_rs_dir(rs), err);
     cf_rs_manifest_dispose(&nm);
-    CF_TRY(st);
-    CF_TRY(cf_rs_reload(rs, err));
-    cf_rs_gc(cf_rs_dir(rs), cf_rs_manifest_of(rs));
-    return CF_OK;
+    /* The files of the MANIFEST just replaced are what clean-up may remove. */
+    cf_rs_manifest prev;
+    cf_rs_manifest_init(&prev);
+    prev.next_file = old->next_file;
+    for (size_t i = 0; st == CF_OK && i < old->nfiles; i++)
+        st = cf_rs_manifest_add(&prev, old->files[i].role, old->files[i].col, old->files[i].name,
+                                err);
+    if (st == CF_OK)
+        st = cf_rs_reload(rs, err);
+    if (st == CF_OK)
+        cf_rs_gc(cf_rs_dir(rs), cf_rs_manifest_of(rs), &prev, prev.next_file);
+    cf_rs_manifest_dispose(&prev);
+    return st;
 }
 
 cf_status cf_rs_compact_merge(cf_rowset *const *rs, size_t n, const char *outdir, uint64_t ahm,

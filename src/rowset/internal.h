@@ -76,8 +76,21 @@ cf_status cf_rs_manifest_write(const cf_rs_manifest *m, const char *dir, cf_erro
 cf_status cf_rs_manifest_add(cf_rs_manifest *m, int role, uint32_t col, const char *name,
                              cf_error *err);
 const char *cf_rs_role_name(int role);
-/* Remove files that look like ours (or our temporaries) and that m does not name. */
-void cf_rs_gc(const char *dir, const cf_rs_manifest *m);
+/* Our writers' exact data file names (N.colI.cfile, N.bloom.cfile, N.adhoc.cfile,
+ * N.redo.delta, N.undo.delta); *num = N. */
+bool cf_rs_data_name(const char *n, uint64_t *num);
+/* A cf_io_create_file temporary (NAME.tmp.PID.HEX16) of `base`, or (base NULL) of
+ * a MANIFEST or a data file name. */
+bool cf_rs_tmp_name(const char *n, const char *base);
+/* Remove from dir (regular files only, by lstat) our temporaries and the data
+ * files `now` does not name that `prev` named or that are numbered >=
+ * first_unfinished. now/prev may be NULL. */
+void cf_rs_gc(const char *dir, const cf_rs_manifest *now, const cf_rs_manifest *prev,
+              uint64_t first_unfinished);
+/* Remove a rowset directory no TABLET names: its data files, temporaries and
+ * MANIFEST, then the directory if that left it empty. Never follows a symlink.
+ * True when it is gone. */
+bool cf_rs_remove_dead_dir(const char *path);
 /* dir + "/" + name, malloc'd; NULL when out of memory. */
 char *cf_rs_path(const char *dir, const char *name);
 cf_status cf_rs_schema_clone(cf_rs_schema **out, const cf_rs_schema *s, cf_error *err);

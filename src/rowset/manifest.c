@@ -331,35 +331,132 @@ out:
     return st;
 }
 
-/* ---- garbage ---------------------------------------------------------------------------- */
+/* ---- garbage ----------------------------------------------------------------------------
+ *
+ * Clean-up removes only what this library wrote (docs/ROWSET.md "Clean-up"):
+ * names of the exact forms our writers produce, checked with lstat to be
+ * regular files (a symlink is never followed nor removed), and of those only
+ * the ones the committed metadata proves obsolete: named by the MANIFEST that a
+ * commit just replaced, or numbered at or past the committed next_file (an
+ * unfinished generation: every writer numbers its files from next_file and
+ * only a commit moves it on). A user's "2023-sales.cfile" or
+ * "1.col0.cfile.bak" never has such a name.
+ */
 
-static bool ours(const char *n)
+/* Decimal digits without a leading zero (or "0"); advances *p. */
+static bool digits(const char **p, uint64_t *v)
 {
-    if (strncmp(n, CF_RS_MANIFEST ".tmp.", strlen(CF_RS_MANIFEST ".tmp.")) == 0)
-        return true;
-    if (n[0] < '0' || n[0] > '9')
+    const char *s = *p;
+    if (*s < '0' || *s > '9' || (s[0] == '0' && s[1] >= '0' && s[1] <= '9'))
         return false;
-    return strstr(n, ".cfile") != NULL || strstr(n, ".delta") != NULL;
+    uint64_t x = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (x > (UINT64_MAX - 9) / 10)
+            return false;
+        x = x * 10 + (uint64_t)(*s - '0');
+    }
+    *v = x;
+    *p = s;
+    return true;
 }
 
-void cf_rs_gc(const char *dir, const cf_rs_manifest *m)
+bool cf_rs_data_name(const char *n, uint64_t *num)
+{
+    uint64_t id, col;
+    if (!digits(&n, &id) || *n++ != '.')
+        return false;
+    *num = id;
+    if (strncmp(n, "col", 3) == 0) {
+        n += 3;
+        return digits(&n, &col) && col < CF_RS_MAX_COLUMNS && strcmp(n, ".cfile") == 0;
+    }
+    return strcmp(n, "bloom.cfile") == 0 || strcmp(n, "adhoc.cfile") == 0 ||
+           strcmp(n, "redo.delta") == 0 || strcmp(n, "undo.delta") == 0;
+}
+
+bool cf_rs_tmp_name(const char *n, const char *base)
+{
+    /* cf_io_create_file: PATH ".tmp." PID "." 16 hex digits */
+    const char *t = strstr(n, ".tmp.");
+    while (t != NULL && strstr(t + 1, ".tmp.") != NULL)
+        t = strstr(t + 1, ".tmp.");
+    if (t == NULL)
+        return false;
+    const char *p = t + 5;
+    uint64_t pid;
+    if (!digits(&p, &pid) || *p++ != '.' || strlen(p) != 16)
+        return false;
+    for (size_t i = 0; i < 16; i++)
+        if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f')))
+            return false;
+    size_t bl = (size_t)(t - n);
+    char b[128];
+    if (bl >= sizeof(b))
+        return false;
+    memcpy(b, n, bl);
+    b[bl] = '\0';
+    if (base != NULL)
+        return strcmp(b, base) == 0;
+    uint64_t num;
+    return strcmp(b, CF_RS_MANIFEST) == 0 || cf_rs_data_name(b, &num);
+}
+
+/* Is dir/name a regular file (lstat: not a symlink, not a directory)? */
+static bool regular(const char *dir, const char *name)
+{
+    char *p = cf_rs_path(dir, name);
+    struct stat sb;
+    bool ok = p != NULL && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+    cf_free(p);
+    return ok;
+}
+
+static void unlink_in(const char *dir, const char *name)
+{
+    char *p = cf_rs_path(dir, name);
+    if (p != NULL)
+        unlink(p);
+    cf_free(p);
+}
+
+static bool names_file(const cf_rs_manifest *m, const char *name)
+{
+    for (size_t i = 0; m != NULL && i < m->nfiles; i++)
+        if (strcmp(m->files[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+void cf_rs_gc(const char *dir, const cf_rs_manifest *now, const cf_rs_manifest *prev,
+              uint64_t first_unfinished)
 {
     DIR *d = opendir(dir);
     if (d == NULL)
         return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (!ours(e->d_name))
-            continue;
-        bool used = false;
-        for (size_t i = 0; m != NULL && i < m->nfiles && !used; i++)
-            used = strcmp(m->files[i].name, e->d_name) == 0;
-        if (used)
-            continue;
-        char *p = cf_rs_path(dir, e->d_name);
-        if (p != NULL)
-            unlink(p);
-        cf_free(p);
+        const char *n = e->d_name;
+        uint64_t num;
+        bool drop;
+        if (cf_rs_data_name(n, &num))
+            drop = !names_file(now, n) && (names_file(prev, n) || num >= first_unfinished);
+        else
+            drop = cf_rs_tmp_name(n, NULL); /* a write cut short: never committed */
+        if (drop && regular(dir, n))
+            unlink_in(dir, n);
     }
     closedir(d);
+}
+
+bool cf_rs_remove_dead_dir(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return false; /* a symlink (or anything else) named like a rowset: not ours */
+    /* Every data file of a rowset no TABLET names is obsolete; the MANIFEST goes
+     * last, so a crash midway leaves a directory the next clean-up recognises. */
+    cf_rs_gc(path, NULL, NULL, 0);
+    if (regular(path, CF_RS_MANIFEST))
+        unlink_in(path, CF_RS_MANIFEST);
+    return rmdir(path) == 0; /* fails, keeping them, when anything else is inside */
 }

@@ -15,8 +15,10 @@
  *                         the older one-rowset layout; else "rs-<n>")
  *   end CHECKSUM         (FNV-1a 64 of every byte before "end", 16 hex digits)
  * A rowset directory counts only once TABLET names it; after a crash, unnamed
- * rs-* directories (and an unnamed root rowset) are removed by the next flush
- * or compaction.
+ * rs-* directories (and an unnamed root rowset) that are provably ours are
+ * removed by the next flush or compaction (gc_rowsets; docs/ROWSET.md
+ * "Clean-up"). The first flush writes a TABLET before it creates rs-<n>, so
+ * rs-<n> beside no TABLET is damage, never the older one-rowset layout.
  *
  * After each flush of the MemRowSet, automatic compaction merges the rowsets
  * compaction_policy.c picks (a subset; the output takes the first one's place
@@ -46,6 +48,7 @@ struct cf_table {
     bool read_only;
     int lock_fd;          /* the writer lock (lock.c); -1 for a reader */
     uint64_t tablet_sum;  /* checksum of the TABLET read at open (0: none) */
+    uint64_t tablet_next; /* next_rowset of the TABLET on disk (1 when there is none) */
     /* One block cache for every rowset of the table (rowsets come and go with
      * flushes and compactions; the cache stays). own_cache is freed with t. */
     cf_cache *cache, *own_cache;
@@ -230,53 +233,102 @@ static bool named(char *const *names, size_t n, const char *name)
     return false;
 }
 
-static void remove_tree(const char *path)
+/* "rs-<n>" exactly (n decimal, no leading zero): *num = n. */
+static bool rowset_num(const char *n, uint64_t *num)
 {
-    DIR *d = opendir(path);
-    if (d != NULL) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char *p = cf_rs_path(path, e->d_name);
-            if (p != NULL)
-                unlink(p);
-            cf_free(p);
-        }
-        closedir(d);
-    }
-    rmdir(path);
+    if (strncmp(n, "rs-", 3) != 0 || n[3] < '1' || n[3] > '9')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(n + 3, &end, 10);
+    if (*end != '\0' || errno != 0)
+        return false;
+    *num = v;
+    return true;
 }
 
-/* Only called once a TABLET exists: it is then the one list of rowsets. */
-static void gc_rowsets(const cf_table *t)
+/* Does path hold a MANIFEST of ours (its checksum checks)? */
+static bool has_our_manifest(const char *path)
+{
+    cf_rs_manifest m;
+    cf_error e;
+    if (cf_rs_manifest_read(&m, path, &e) != CF_OK)
+        return false;
+    cf_rs_manifest_dispose(&m);
+    return true;
+}
+
+/* Clean-up of the table directory (docs/ROWSET.md "Clean-up"), under the writer
+ * lock, once a TABLET exists: it is then the one list of rowsets. Removed are
+ * only TABLET temporaries and rowset directories "rs-<n>" (real directories, by
+ * lstat: a symlink named like one is left alone) that the TABLET does not name
+ * and that are provably ours: named by the TABLET a commit just replaced (prev),
+ * numbered at or past the committed next_rowset (an unfinished flush or merge),
+ * or holding a MANIFEST of ours. Inside one, only our own file names go
+ * (cf_rs_remove_dead_dir); a directory that still holds anything else stays. */
+static void gc_rowsets(const cf_table *t, char *const *prev, size_t nprev, uint64_t prev_next)
 {
     DIR *d = opendir(t->dir);
     if (d == NULL)
         return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        char *p = NULL;
-        if (strncmp(e->d_name, TABLET ".tmp.", strlen(TABLET ".tmp.")) == 0) {
-            /* a TABLET write cut short */
-            if ((p = cf_rs_path(t->dir, e->d_name)) != NULL)
-                unlink(p);
-        } else if (rowset_name_ok(e->d_name) && strcmp(e->d_name, ".") != 0 &&
-                   !named(t->names, t->nrs, e->d_name)) {
-            if ((p = cf_rs_path(t->dir, e->d_name)) != NULL)
-                remove_tree(p);
+        const char *n = e->d_name;
+        uint64_t num;
+        char *p = cf_rs_path(t->dir, n);
+        struct stat sb;
+        if (p == NULL || lstat(p, &sb) != 0) {
+            cf_free(p);
+            continue;
+        }
+        if (cf_rs_tmp_name(n, TABLET) && S_ISREG(sb.st_mode)) {
+            unlink(p); /* a TABLET write cut short */
+        } else if (rowset_num(n, &num) && S_ISDIR(sb.st_mode) && !named(t->names, t->nrs, n)) {
+            if (named(prev, nprev, n) || num >= prev_next || has_our_manifest(p))
+                cf_rs_remove_dead_dir(p);
+            else
+                rmdir(p); /* emptied by a clean-up a crash cut short; kept if not empty */
         }
         cf_free(p);
     }
     closedir(d);
     if (!named(t->names, t->nrs, ".")) {
-        /* The root rowset was merged away: its MANIFEST first, then its files. */
-        char *p = cf_rs_path(t->dir, CF_RS_MANIFEST);
-        if (p != NULL)
-            unlink(p);
-        cf_free(p);
-        cf_rs_gc(t->dir, NULL);
+        /* The root rowset was merged away: the files its MANIFEST names (and
+         * unfinished ones past its next_file), then the MANIFEST itself, so a
+         * crash midway leaves it to name what is left. */
+        cf_rs_manifest m;
+        cf_error e2;
+        if (cf_rs_manifest_read(&m, t->dir, &e2) == CF_OK) {
+            cf_rs_gc(t->dir, NULL, &m, m.next_file);
+            cf_rs_manifest_dispose(&m);
+            char *p = cf_rs_path(t->dir, CF_RS_MANIFEST);
+            struct stat sb;
+            if (p != NULL && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+                unlink(p);
+            cf_free(p);
+        }
     }
+}
+
+/* The first "rs-<n>" entry of dir into name (any kind: a rowset directory or
+ * something named like one); false when there is none. */
+static bool find_rowset_dir(const char *dir, char *name, size_t cap)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return false;
+    struct dirent *e;
+    bool found = false;
+    while (!found && (e = readdir(d)) != NULL) {
+        uint64_t num;
+        size_t l = strlen(e->d_name);
+        if (rowset_num(e->d_name, &num) && l < cap) {
+            memcpy(name, e->d_name, l + 1);
+            found = true;
+        }
+    }
+    closedir(d);
+    return found;
 }
 
 /* ---- open / close ------------------------------------------------------------------------- */
@@ -338,6 +390,16 @@ static cf_status check_writable(const cf_table *t, cf_error *err)
 static cf_status open_rowsets(cf_table *t, cf_error *err)
 {
     cf_status st = tablet_read(t, err);
+    char rsname[64];
+    if (st == CF_ENOTFOUND && find_rowset_dir(t->dir, rsname, sizeof(rsname))) {
+        /* Rowset directories exist only once a TABLET does (the first flush
+         * writes one before it creates rs-<n>): the list is lost, and opening
+         * the root rowset alone would silently drop rows. */
+        CF_FAIL(err, CF_ECORRUPT,
+                "%s: TABLET (the table's list of rowsets) is missing, but rowset directory "
+                "%s is here: the table is damaged",
+                t->dir, rsname);
+    }
     if (st == CF_ENOTFOUND) {
         t->has_tablet = false;
         t->names = cf_calloc(1, sizeof(*t->names));
@@ -346,9 +408,11 @@ static cf_status open_rowsets(cf_table *t, cf_error *err)
         CF_CHECK(t->names[0] != NULL, err, CF_ENOMEM, "table: out of memory");
         t->nrs = 1;
         t->next_rowset = 1;
+        t->tablet_next = 1;
     } else {
         CF_TRY(st);
         t->has_tablet = true;
+        t->tablet_next = t->next_rowset;
     }
     t->rs = cf_calloc(t->nrs, sizeof(*t->rs));
     CF_CHECK(t->rs != NULL, err, CF_ENOMEM, "table: out of memory");
@@ -403,7 +467,8 @@ static bool looks_like_table(const char *dir)
         any = p == NULL || lstat(p, &sb) == 0; /* out of memory: let open report it */
         cf_free(p);
     }
-    return any;
+    char rsname[64];
+    return any || find_rowset_dir(dir, rsname, sizeof(rsname)); /* open reports the damage */
 }
 
 cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_table_options *o,
@@ -538,18 +603,34 @@ static cf_status commit_list(cf_table *t, char **names, size_t n, cf_error *err)
     free_names(t->names, t->nrs);
     t->names = names;
     t->has_tablet = true;
+    t->tablet_next = t->next_rowset;
     return CF_OK;
 }
 
-/* A fresh rowset subdirectory name (removing a crashed writer's leftovers). */
+/* Create a fresh rowset subdirectory (after removing a crashed writer's
+ * leftovers). Its name is never reused: one that still exists is an error. */
 static cf_status new_rowset_dir(cf_table *t, char *name, size_t cap, char **path, cf_error *err)
 {
-    if (t->has_tablet)
-        gc_rowsets(t);
+    *path = NULL;
+    if (!t->has_tablet) {
+        /* The first rowset directory: a TABLET (naming the root rowset) comes
+         * first, so rs-<n> directories never exist without one and a missing
+         * TABLET beside them always reads as damage. */
+        CF_TRY(tablet_write(t->dir, t->names, t->nrs, t->next_rowset, err));
+        t->has_tablet = true;
+        t->tablet_next = t->next_rowset;
+    }
+    gc_rowsets(t, NULL, 0, t->tablet_next);
     snprintf(name, cap, "rs-%" PRIu64, t->next_rowset++);
     *path = cf_rs_path(t->dir, name);
     CF_CHECK(*path != NULL, err, CF_ENOMEM, "table: out of memory");
-    remove_tree(*path);
+    if (mkdir(*path, 0777) != 0) {
+        int e = errno;
+        CF_FAIL(err, e == EEXIST ? CF_ECORRUPT : CF_EIO, "%s: cannot create rowset directory: %s%s",
+                *path, strerror(e),
+                e == EEXIST ? " (it holds files that are not ours; rowset names are never reused)"
+                            : "");
+    }
     return CF_OK;
 }
 
@@ -625,8 +706,6 @@ static cf_status merge_rowsets(cf_table *t, const size_t *pick, size_t np, uint6
     cf_status st = CF_OK;
     *committing = false;
     CF_TRY_OUT(new_rowset_dir(t, name, sizeof(name), &path, err));
-    if (mkdir(path, 0777) != 0)
-        CF_FAIL_OUT(err, CF_EIO, "%s: cannot create directory: %s", path, strerror(errno));
     src = cf_malloc(np * sizeof(*src));
     names = cf_calloc(nn, sizeof(*names));
     if (src == NULL || names == NULL)
@@ -647,6 +726,7 @@ static cf_status merge_rowsets(cf_table *t, const size_t *pick, size_t np, uint6
     }
     size_t old_n = t->nrs;
     char **old_names = t->names;
+    uint64_t old_next = t->tablet_next;
     t->names = NULL; /* commit_list frees the list it replaces: keep the old one */
     t->nrs = 0;
     *committing = true;
@@ -669,8 +749,8 @@ static cf_status merge_rowsets(cf_table *t, const size_t *pick, size_t np, uint6
     }
     t->nrs = j;
     nrs = NULL;
+    gc_rowsets(t, old_names, old_n, old_next); /* the merged rowsets: TABLET no longer names them */
     free_names(old_names, old_n);
-    gc_rowsets(t); /* the merged rowsets: TABLET no longer names them */
 out:
     free_names(names, nn);
     cf_free(src);

@@ -4,6 +4,7 @@
  * the MANIFEST, written last, makes the rowset visible. Memory stays bounded:
  * each CFile writer holds one block, the key check keeps the previous key only.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -156,6 +157,37 @@ out:
     return CF_OK;
 }
 
+/* A new rowset goes only into a directory that is empty or holds only what our
+ * writers leave: the LOCK, an empty rowset's MANIFEST, an unfinished
+ * generation's data files (numbered next_file; with no MANIFEST, 1) and
+ * temporaries. Anything else is the user's: CF_EINVAL naming it. */
+static cf_status check_dir_ours(const char *dir, bool has_manifest, uint64_t next,
+                                cf_error *err)
+{
+    DIR *d = opendir(dir);
+    CF_CHECK(d != NULL, err, CF_EIO, "%s: cannot list: %s", dir, strerror(errno));
+    struct dirent *e;
+    cf_status st = CF_OK;
+    while (st == CF_OK && (e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        uint64_t num;
+        if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 || strcmp(n, CF_RS_LOCK) == 0 ||
+            (has_manifest && strcmp(n, CF_RS_MANIFEST) == 0) || cf_rs_tmp_name(n, NULL) ||
+            (cf_rs_data_name(n, &num) && num == next))
+            continue;
+        if (strcmp(n, CF_RS_TABLET) == 0 || (strncmp(n, "rs-", 3) == 0 && n[3] >= '0' && n[3] <= '9'))
+            st = cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
+                              "%s: already holds a table ('%s')", dir, n);
+        else
+            st = cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
+                              "%s: not empty and not a table of ours (holds '%s'); use an "
+                              "empty or new directory",
+                              dir, n);
+    }
+    closedir(d);
+    return st;
+}
+
 cf_status cf_rs_writer_create(cf_rs_writer **out, const char *dir, const cf_rs_schema *s,
                               const cf_rs_writer_options *o, cf_error *err)
 {
@@ -183,6 +215,7 @@ cf_status cf_rs_writer_create(cf_rs_writer **out, const char *dir, const cf_rs_s
     if (access(tablet, F_OK) == 0)
         CF_FAIL_OUT(err, CF_EINVAL, "%s: already holds a table", dir);
     st = cf_rs_manifest_read(&old, dir, &e2);
+    bool has_manifest = st == CF_OK;
     if (st == CF_OK) {
         bool empty = old.rows == 0;
         gen = old.generation;
@@ -196,8 +229,9 @@ cf_status cf_rs_writer_create(cf_rs_writer **out, const char *dir, const cf_rs_s
         goto out;
     }
     st = CF_OK;
-    /* Leftovers of a crashed writer: nothing names them. */
-    cf_rs_gc(dir, NULL);
+    CF_TRY_OUT(check_dir_ours(dir, has_manifest, next, err));
+    /* Leftovers of a crashed writer: numbered from the committed next_file. */
+    cf_rs_gc(dir, NULL, NULL, next);
     cf_rs_manifest tmp;
     cf_rs_manifest_init(&tmp);
     tmp.next_file = next;

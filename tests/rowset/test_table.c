@@ -312,15 +312,21 @@ static void test_table__old_layout_and_damage(void **state)
     char p[512];
     snprintf(p, sizeof(p), "%s/rs-9", dir);
     assert_int_equal(mkdir(p, 0777), 0);
-    snprintf(p, sizeof(p), "%s/TABLET.tmp.1.2", dir);
-    FILE *tf = fopen(p, "w");
-    assert_non_null(tf);
-    fclose(tf);
+    /* A temporary of cf_io_create_file (NAME.tmp.PID.HEX16) is ours; a name
+     * that only looks like one is not. */
+    static const char *const tmps[] = {"TABLET.tmp.1.0123456789abcdef", "TABLET.tmp.1.2"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(p, sizeof(p), "%s/%s", dir, tmps[i]);
+        FILE *tf = fopen(p, "w");
+        assert_non_null(tf);
+        fclose(tf);
+    }
     CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
     CF_ASSERT_OK(ins(t, 2, "two", 6, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_false(exists(dir, "rs-9"));
-    assert_false(exists(dir, "TABLET.tmp.1.2"));
+    assert_false(exists(dir, tmps[0]));
+    assert_true(exists(dir, tmps[1]));
     cf_table_free(t);
     /* Damage: a flipped byte, then a TABLET naming a missing rowset. */
     snprintf(p, sizeof(p), "%s/TABLET", dir);
