@@ -283,6 +283,11 @@ static void test_cli_defects__option_errors_name_what_was_typed(void **state)
     expect_first_err_line(&r, "cfile seek: option --ordinal needs an argument");
     CLI(&r, "bloom", "write", "--bytes");
     expect_first_err_line(&r, "cfile bloom: option --bytes needs an argument");
+    /* A bad value names its option, whether given as one word or two. */
+    CLI(&r, "write", "--type", "INT32", "--block-size", "abc", "in", "out");
+    expect_first_err_line(&r, "cfile write: --block-size: not a number in 0..4294967295: abc");
+    CLI(&r, "write", "--type", "INT32", "--append-batch=-1", "in", "out");
+    expect_first_err_line(&r, "cfile write: --append-batch: not a number in 0..4294967295: -1");
 }
 
 int main(int argc, char **argv)

@@ -475,8 +475,8 @@ int cf_cmd_write(cf_cli *c, int argc, char **argv)
     bool nullable = false, array = false, validx = false, noposidx = false, nock = false,
          noopt = false, quiet = false;
     uint64_t block = 0, iblock = 0, restart = 0, batch = 100;
-    int rc = CF_EXIT_OK, ch;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    int rc = CF_EXIT_OK, ch, li = 0;
+    while ((ch = getopt_long(argc, argv, "h", opts, &li)) != -1) {
         uint64_t *num = NULL;
         switch (ch) {
         case O_SPEC: spec = optarg; break;
@@ -503,8 +503,9 @@ int cf_cmd_write(cf_cli *c, int argc, char **argv)
         default: rc = cf_cli_bad_option(c, argv); goto out;
         }
         if (num != NULL && (cf_cli_parse_u64(optarg, num) != 0 || *num > UINT32_MAX)) {
-            rc = cf_cli_usage(c, "%s: not a number in 0..4294967295: %s", argv[optind - 1],
-                              optarg);
+            /* Named from the option table: argv[optind - 1] is the value itself
+             * when it came as a separate word (--block-size abc). */
+            rc = cf_cli_usage(c, "--%s: not a number in 0..4294967295: %s", opts[li].name, optarg);
             goto out;
         }
     }
