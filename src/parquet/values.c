@@ -388,7 +388,16 @@ cf_status cf_pq_decoder_get(cf_pq_decoder *d, void *out, size_t n, cf_error *err
     case CF_PQE_PLAIN:
         if (d->type == CF_PQT_BOOLEAN) {
             uint64_t bit = d->bit;
-            for (size_t i = 0; i < n; i++, bit++)
+            size_t i = 0;
+            for (; i < n && (bit & 7) != 0; i++, bit++)
+                o[i] = (d->start[bit >> 3] >> (bit & 7)) & 1;
+            /* Whole bytes: byte k of the product's high bits is bit k. */
+            for (; n - i >= 8; i += 8, bit += 8) {
+                uint64_t x = ((uint64_t)d->start[bit >> 3] * 0x0101010101010101ull) &
+                             0x8040201008040201ull;
+                cf_store_le64(o + i, ((x + 0x7f7f7f7f7f7f7f7full) >> 7) & 0x0101010101010101ull);
+            }
+            for (; i < n; i++, bit++)
                 o[i] = (d->start[bit >> 3] >> (bit & 7)) & 1;
             d->bit = bit;
         } else if (d->type == CF_PQT_BYTE_ARRAY) {
