@@ -122,6 +122,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             cf_parquet_pages_free(it);
             FUZZ_REQUIRE(values == cm->num_values);
             FUZZ_REQUIRE(bytes <= (uint64_t)cm->total_compressed_size);
+            /* The page index, when the chunk has one. */
+            cf_parquet_page_index *pi = NULL;
+            st = cf_parquet_page_index_read(&pi, pq, g, c, &err);
+            if (st == CF_OK) {
+                const cf_parquet_offset_index *oi = cf_parquet_page_index_offsets(pi);
+                const cf_parquet_column_index *ci = cf_parquet_page_index_columns(pi);
+                FUZZ_REQUIRE(oi || ci);
+                if (oi && ci)
+                    FUZZ_REQUIRE(oi->page_count == ci->page_count);
+                for (uint32_t k = 0; ci && k < ci->page_count; k++)
+                    FUZZ_REQUIRE(ci->min_values[k].len <= fsize && ci->max_values[k].len <= fsize);
+                cf_parquet_page_index_free(pi);
+            } else if (st != CF_ENOTFOUND) {
+                fuzz_require_clean_error(st, &err);
+            }
             /* And the chunk's levels and values, decoded. */
             cf_parquet_column_reader *cr = NULL;
             st = cf_parquet_column_open(&cr, pq, g, c, &err);

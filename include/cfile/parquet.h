@@ -362,6 +362,48 @@ CF_API cf_status cf_parquet_column_read(cf_parquet_column_reader *r, size_t max,
                                         size_t *n_values, cf_error *err);
 CF_API void cf_parquet_column_free(cf_parquet_column_reader *r); /* NULL is a no-op */
 
+/* ---- page index (PageIndex.md) -------------------------------------------------------------
+ * Per column chunk, written after the row groups: the offset index (where each
+ * data page starts, its size with header, its first row) and the column index
+ * (per page: all-null flag, min and max, null count), for reading only the
+ * pages a row range or a predicate needs. */
+typedef struct cf_parquet_page_location {
+    int64_t offset;               /* file offset of the page header */
+    int32_t compressed_page_size; /* header included */
+    int64_t first_row_index;      /* within the row group */
+} cf_parquet_page_location;
+
+typedef struct cf_parquet_offset_index {
+    uint32_t page_count;
+    const cf_parquet_page_location *pages;
+    uint32_t unencoded_count; /* 0 when absent, else page_count */
+    const int64_t *unencoded_byte_array_data_bytes;
+} cf_parquet_offset_index;
+
+typedef struct cf_parquet_column_index {
+    uint32_t page_count;
+    const bool *null_pages;
+    const cf_slice *min_values, *max_values; /* PLAIN-encoded; empty for null pages */
+    int32_t boundary_order;                  /* 0 UNORDERED, 1 ASCENDING, 2 DESCENDING */
+    bool has_null_counts;
+    const int64_t *null_counts;
+    uint32_t rep_histogram_count, def_histogram_count;
+    const int64_t *rep_histograms, *def_histograms;
+} cf_parquet_column_index;
+
+typedef struct cf_parquet_page_index cf_parquet_page_index;
+
+/* Read the page index of one column chunk. CF_ENOTFOUND when the chunk has
+ * neither index; CF_ECORRUPT for offsets outside the file or bytes that do not
+ * decode (naming the chunk); CF_EINVAL for indexes out of range. */
+CF_API cf_status cf_parquet_page_index_read(cf_parquet_page_index **out, const cf_parquet *pq,
+                                            uint32_t row_group, uint32_t column,
+                                            cf_error *err);
+/* Either may be NULL when the chunk has only the other. Owned by the index. */
+CF_API const cf_parquet_offset_index *cf_parquet_page_index_offsets(const cf_parquet_page_index *pi);
+CF_API const cf_parquet_column_index *cf_parquet_page_index_columns(const cf_parquet_page_index *pi);
+CF_API void cf_parquet_page_index_free(cf_parquet_page_index *pi); /* NULL is a no-op */
+
 /* Names from parquet.thrift ("INT32", "OPTIONAL", "UTF8", "RLE_DICTIONARY",
  * "ZSTD", "DATA_PAGE_V2", "MILLIS"); NULL for a number it does not know. */
 CF_API const char *cf_parquet_type_name(int32_t type);

@@ -771,9 +771,12 @@ cf_status cf_pq_offset_index_decode(cf_thrift_reader *r, cf_pq_offset_index *o)
             SEEN(1);
             break;
         }
-        case 2:
-            CF_TRY(list_i64(r, t, &o->unencoded_byte_array_data_bytes, &o->unencoded_count));
+        case 2: {
+            int64_t *p = NULL;
+            CF_TRY(list_i64(r, t, &p, &o->unencoded_count));
+            o->unencoded_byte_array_data_bytes = p;
             break;
+        }
         default: CF_TRY(cf_thrift_skip(r, t));
         }
     END_FIELDS(r);
@@ -791,19 +794,29 @@ cf_status cf_pq_column_index_decode(cf_thrift_reader *r, cf_pq_column_index *c)
     memset(c, 0, sizeof(*c));
     uint64_t seen = 0;
     uint32_t n_null = 0, n_min = 0, n_max = 0, n_counts = 0;
+    bool *nulls = NULL;
+    cf_slice *mins = NULL, *maxs = NULL;
+    int64_t *counts = NULL, *rh = NULL, *dh = NULL;
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(list_bool(r, t, &c->null_pages, &n_null)); SEEN(1); break;
-        case 2: CF_TRY(list_bin(r, t, &c->min_values, &n_min)); SEEN(2); break;
-        case 3: CF_TRY(list_bin(r, t, &c->max_values, &n_max)); SEEN(3); break;
+        case 1: CF_TRY(list_bool(r, t, &nulls, &n_null)); c->null_pages = nulls; SEEN(1); break;
+        case 2: CF_TRY(list_bin(r, t, &mins, &n_min)); c->min_values = mins; SEEN(2); break;
+        case 3: CF_TRY(list_bin(r, t, &maxs, &n_max)); c->max_values = maxs; SEEN(3); break;
         case 4: CF_TRY(rd_i32(r, t, &c->boundary_order)); SEEN(4); break;
         case 5:
-            CF_TRY(list_i64(r, t, &c->null_counts, &n_counts));
+            CF_TRY(list_i64(r, t, &counts, &n_counts));
+            c->null_counts = counts;
             c->has_null_counts = true;
             break;
-        case 6: CF_TRY(list_i64(r, t, &c->rep_histograms, &c->rep_histogram_count)); break;
-        case 7: CF_TRY(list_i64(r, t, &c->def_histograms, &c->def_histogram_count)); break;
+        case 6:
+            CF_TRY(list_i64(r, t, &rh, &c->rep_histogram_count));
+            c->rep_histograms = rh;
+            break;
+        case 7:
+            CF_TRY(list_i64(r, t, &dh, &c->def_histogram_count));
+            c->def_histograms = dh;
+            break;
         default: CF_TRY(cf_thrift_skip(r, t));
         }
     END_FIELDS(r);

@@ -64,29 +64,10 @@ typedef struct cf_pq_page_header {
 cf_status cf_pq_page_header_decode(cf_pq_page_header *out, size_t *header_len,
                                    const uint8_t *data, size_t len, uint64_t off, cf_error *err);
 
-typedef struct cf_pq_page_location {
-    int64_t offset;
-    int32_t compressed_page_size;
-    int64_t first_row_index;
-} cf_pq_page_location;
-
-typedef struct cf_pq_offset_index {
-    uint32_t page_count;
-    cf_pq_page_location *pages;
-    uint32_t unencoded_count; /* 0 when absent */
-    int64_t *unencoded_byte_array_data_bytes;
-} cf_pq_offset_index;
-
-typedef struct cf_pq_column_index {
-    uint32_t page_count;
-    bool *null_pages;
-    cf_slice *min_values, *max_values;
-    int32_t boundary_order; /* 0 UNORDERED, 1 ASCENDING, 2 DESCENDING */
-    bool has_null_counts;
-    int64_t *null_counts;
-    uint32_t rep_histogram_count, def_histogram_count;
-    int64_t *rep_histograms, *def_histograms;
-} cf_pq_column_index;
+/* The page index structs are public (cfile/parquet.h). */
+typedef cf_parquet_page_location cf_pq_page_location;
+typedef cf_parquet_offset_index cf_pq_offset_index;
+typedef cf_parquet_column_index cf_pq_column_index;
 
 /* Both check that their lists agree in length. */
 cf_status cf_pq_offset_index_decode(cf_thrift_reader *r, cf_pq_offset_index *out);
