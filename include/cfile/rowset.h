@@ -153,6 +153,10 @@ CF_API cf_status cf_rs_create_empty(const char *dir, const cf_rs_schema *s, cf_e
 typedef struct cf_rowset cf_rowset;
 
 #define CF_RS_SNAPSHOT_LATEST UINT64_MAX
+/* Mutations (and a writer's insert_ts) take timestamps 1..CF_RS_TS_MAX; larger
+ * values are reserved (CF_RS_SNAPSHOT_LATEST, and room above the last one used)
+ * and refused with CF_EINVAL stating the range. */
+#define CF_RS_TS_MAX ((uint64_t)INT64_MAX)
 
 typedef struct cf_rowset_info {
     uint64_t rows;         /* base rows (deleted ones included until compacted away) */
@@ -163,6 +167,9 @@ typedef struct cf_rowset_info {
     uint64_t redo_deltas, undo_deltas; /* in files */
     uint64_t dms_deltas;   /* in memory, not yet flushed */
     cf_slice min_key, max_key; /* encoded keys of the first and last row (empty if none) */
+    /* Ancient history mark: history before it was discarded by a compaction
+     * (cf_rowset_compact's ahm, recorded in the MANIFEST); 0 = none. */
+    uint64_t ahm;
 } cf_rowset_info;
 
 /* Open the rowset in dir: reads and checks the MANIFEST (CF_ENOTFOUND when there
@@ -286,7 +293,10 @@ CF_API void cf_rs_scanner_free(cf_rs_scanner *sc); /* NULL is a no-op */
 
 /* Point lookup: bloom, then key index, then deltas at `snapshot`. On success out
  * holds one row of all columns (views valid until the next call on rs).
- * CF_ENOTFOUND when the key is absent or deleted at the snapshot. */
+ * CF_ENOTFOUND when the key is absent or deleted at the snapshot. A snapshot
+ * older than the recorded ancient history mark (cf_rowset_info.ahm) is refused,
+ * for lookups and scans alike: CF_EINVAL "history before AHM was discarded by
+ * compaction". */
 CF_API cf_status cf_rowset_get(cf_rowset *rs, const void *const *key, uint64_t snapshot,
                                cf_rs_batch *out, cf_error *err);
 
@@ -320,8 +330,10 @@ CF_API cf_status cf_rowset_flush(cf_rowset *rs, cf_error *err);
 /* Flush, then rewrite base data + deltas into new files: the base becomes the
  * latest state, history before it goes to one UNDO file, rows deleted at the end
  * stay with a REDO DELETE. History older than `ahm` (ancient history mark) is
- * dropped: UNDOs with ts < ahm, rows deleted before ahm. The new MANIFEST replaces
- * the old one atomically; the old files are then removed. */
+ * dropped: UNDOs with ts < ahm, rows deleted before ahm. The mark is recorded in
+ * the MANIFEST (it never moves back), and reads at older snapshots are refused
+ * from then on. The new MANIFEST replaces the old one atomically; the old files
+ * are then removed. */
 CF_API cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err);
 
 /* ---- tables: a MemRowSet plus any number of DiskRowSets ----------------------------------
@@ -383,6 +395,9 @@ CF_API void cf_table_set_flush_bytes(cf_table *t, size_t bytes);
 CF_API const cf_rs_schema *cf_table_schema(const cf_table *t);
 /* Largest timestamp used so far: the next operation needs a larger one. */
 CF_API uint64_t cf_table_last_ts(const cf_table *t);
+/* The table's ancient history mark: the largest of its rowsets' (0 = none).
+ * Reads at a snapshot older than it are refused (CF_EINVAL). */
+CF_API uint64_t cf_table_ahm(const cf_table *t);
 /* Rows in the MemRowSet (deleted ones included). */
 CF_API size_t cf_table_mrs_rows(const cf_table *t);
 /* The DiskRowSets, in TABLET order, and their directory names ("." = dir itself). */

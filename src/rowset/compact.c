@@ -563,6 +563,7 @@ cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err)
     nm.generation = old->generation + 1;
     nm.insert_ts = old->insert_ts;
     nm.last_ts = old->last_ts;
+    nm.ahm = ahm > old->ahm ? ahm : old->ahm; /* the mark never moves back */
     cf_status st = compact_into(&rs, 1, cf_rs_dir(rs), ahm, &nm, err);
     /* The commit point: before this rename the old rowset is intact, after it the new. */
     if (st == CF_OK)
@@ -591,6 +592,7 @@ cf_status cf_rs_compact_merge(cf_rowset *const *rs, size_t n, const char *outdir
     cf_rs_manifest_init(&nm);
     nm.next_file = 1;
     nm.generation = 1;
+    nm.ahm = ahm;
     nm.insert_ts = UINT64_MAX;
     cf_status st = CF_OK;
     for (size_t i = 0; i < n; i++) {
@@ -602,6 +604,8 @@ cf_status cf_rs_compact_merge(cf_rowset *const *rs, size_t n, const char *outdir
             nm.insert_ts = m->insert_ts;
         if (m->last_ts > nm.last_ts)
             nm.last_ts = m->last_ts;
+        if (m->ahm > nm.ahm) /* a merged source's lost history stays lost */
+            nm.ahm = m->ahm;
     }
     CF_TRY_OUT(compact_into(rs, n, outdir, ahm, &nm, err));
     CF_TRY_OUT(cf_rs_manifest_write(&nm, outdir, err));

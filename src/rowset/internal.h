@@ -59,6 +59,7 @@ typedef struct cf_rs_file {
 typedef struct cf_rs_manifest {
     uint64_t generation, next_file, insert_ts, last_ts, rows;
     uint64_t checksum; /* of the MANIFEST as read (0 for one built in memory) */
+    uint64_t ahm;      /* ancient history mark: history before it is gone (0 = none) */
     cf_rs_schema *schema; /* owned */
     cf_buf min_key, max_key;
     cf_rs_file *files;
@@ -125,6 +126,11 @@ void cf_rs_lock_release(int fd); /* fd < 0 is a no-op */
 char *cf_rs_lock_dir(const char *dir);
 
 /* rowset.c */
+/* CF_EINVAL when a read at `snapshot` needs history before `ahm` (what = "table"
+ * or "rowset"). */
+cf_status cf_rs_check_snapshot(uint64_t snapshot, uint64_t ahm, cf_error *err);
+/* CF_EINVAL unless 1 <= ts <= CF_RS_TS_MAX (the message states the range). */
+cf_status cf_rs_check_ts_range(uint64_t ts, cf_error *err);
 /* How a rowset handle may write: on its own (takes the lock at its first
  * mutation and checks that its view is current), as part of a table that holds
  * the lock for it, or not at all. */

@@ -5,6 +5,7 @@
  * fsync, rename, directory fsync), so readers see the old or the new one:
  *   cfile-rowset 1
  *   generation G | next_file N | insert_ts T | last_ts T | rows R
+ *   ahm T        (only when a compaction discarded history before T)
  *   min_key HEX|- | max_key HEX|-
  *   column NAME TYPE FLAGS ENCODING COMPRESSION BLOCK_SIZE PRECISION SCALE LENGTH
  *          (FLAGS: letters k=key n=nullable a=array, or "-")
@@ -125,6 +126,8 @@ cf_status cf_rs_manifest_write(const cf_rs_manifest *m, const char *dir, cf_erro
     putf(&b, "\nmax_key ");
     put_hex(&b, &m->max_key);
     putf(&b, "\n");
+    if (m->ahm > 0) /* only then: older readers know no "ahm" line */
+        putf(&b, "ahm %" PRIu64 "\n", m->ahm);
     const cf_rs_schema *s = m->schema;
     for (size_t i = 0; i < s->ncols; i++) {
         const cf_rs_column *c = &s->cols[i];
@@ -234,6 +237,8 @@ static cf_status parse_lines(cf_rs_manifest *m, char *text, cf_rs_column *cols, 
             num = &m->last_ts;
         else if (strcmp(f[0], "rows") == 0)
             num = &m->rows;
+        else if (strcmp(f[0], "ahm") == 0)
+            num = &m->ahm;
         if (num != NULL) {
             CF_CHECK(nf == 2 && parse_u64(f[1], num) == 0, err, CF_ECORRUPT,
                      "manifest line %zu: bad %s", line, f[0]);

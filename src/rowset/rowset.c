@@ -328,6 +328,7 @@ void cf_rowset_get_info(const cf_rowset *rs, cf_rowset_info *out)
     out->dms_deltas = rs->ndms;
     out->min_key = (cf_slice){rs->m.min_key.data, rs->m.min_key.len};
     out->max_key = (cf_slice){rs->m.max_key.data, rs->m.max_key.len};
+    out->ahm = rs->m.ahm;
 }
 
 bool cf_rowset_file(const cf_rowset *rs, size_t i, const char **name, const char **role)
@@ -498,6 +499,7 @@ cf_status cf_rowset_get(cf_rowset *rs, const void *const *key, uint64_t snapshot
                         cf_rs_batch *out, cf_error *err)
 {
     memset(out, 0, sizeof(*out));
+    CF_TRY(cf_rs_check_snapshot(snapshot, rs->m.ahm, err));
     CF_TRY(encode_key(rs, key, err));
     uint64_t ord;
     CF_TRY(cf_rs_find_key(rs, rs->keybuf.data, rs->keybuf.len, &ord, err));
@@ -552,8 +554,27 @@ static cf_status row_alive(cf_rowset *rs, uint64_t ord, bool *alive, cf_error *e
 
 /* ---- mutations ---------------------------------------------------------------------------- */
 
+cf_status cf_rs_check_snapshot(uint64_t snapshot, uint64_t ahm, cf_error *err)
+{
+    CF_CHECK(snapshot >= ahm || snapshot == CF_RS_SNAPSHOT_LATEST, err, CF_EINVAL,
+             "snapshot %" PRIu64 ": history before %" PRIu64
+             " was discarded by compaction (ancient history mark); read at %" PRIu64 " or later",
+             snapshot, ahm, ahm);
+    return CF_OK;
+}
+
+cf_status cf_rs_check_ts_range(uint64_t ts, cf_error *err)
+{
+    CF_CHECK(ts >= 1 && ts <= CF_RS_TS_MAX, err, CF_EINVAL,
+             "timestamp %" PRIu64 " is out of range: mutations take 1..%" PRIu64
+             " (larger values are reserved)",
+             ts, CF_RS_TS_MAX);
+    return CF_OK;
+}
+
 static cf_status check_ts(const cf_rowset *rs, uint64_t ts, cf_error *err)
 {
+    CF_TRY(cf_rs_check_ts_range(ts, err));
     CF_CHECK(ts > rs->m.last_ts && ts != CF_RS_SNAPSHOT_LATEST, err, CF_EINVAL,
              "timestamp %" PRIu64 " is not after the last one (%" PRIu64 ")", ts, rs->m.last_ts);
     CF_CHECK(rs->m.rows <= UINT32_MAX, err, CF_ENOTSUP, "rowset too large for deltas");

@@ -508,6 +508,10 @@ out:
 cf_status cf_rs_scanner_create(cf_rs_scanner **out, cf_rowset *rs, const cf_rs_scan_options *o,
                                cf_error *err)
 {
+    *out = NULL;
+    cf_rowset_info info;
+    cf_rowset_get_info(rs, &info);
+    CF_TRY(cf_rs_check_snapshot(o != NULL ? o->snapshot : CF_RS_SNAPSHOT_LATEST, info.ahm, err));
     return cf_rs_scanner_create_ex(out, rs, o, false, true, err);
 }
 

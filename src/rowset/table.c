@@ -566,6 +566,17 @@ uint64_t cf_table_last_ts(const cf_table *t)
 {
     return t->last_ts;
 }
+uint64_t cf_table_ahm(const cf_table *t)
+{
+    uint64_t ahm = 0;
+    for (size_t i = 0; i < t->nrs; i++) {
+        cf_rowset_info info;
+        cf_rowset_get_info(t->rs[i], &info);
+        if (info.ahm > ahm)
+            ahm = info.ahm;
+    }
+    return ahm;
+}
 size_t cf_table_mrs_rows(const cf_table *t)
 {
     return cf_mrs_rows(t->mrs);
@@ -886,6 +897,7 @@ static bool covers(const cf_table *t, size_t i)
 
 static cf_status check_ts(const cf_table *t, uint64_t ts, cf_error *err)
 {
+    CF_TRY(cf_rs_check_ts_range(ts, err));
     CF_CHECK(ts > t->last_ts && ts != CF_RS_SNAPSHOT_LATEST, err, CF_EINVAL,
              "timestamp %" PRIu64 " is not after the last one (%" PRIu64 ")", ts, t->last_ts);
     return CF_OK;
@@ -1032,6 +1044,7 @@ cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot, c
                        cf_error *err)
 {
     memset(out, 0, sizeof(*out));
+    CF_TRY(cf_rs_check_snapshot(snapshot, cf_table_ahm(t), err));
     const cf_rs_schema *s = cf_table_schema(t);
     CF_TRY(encode_key(t, key, err));
     cf_mrs_row *r = cf_mrs_find(t->mrs, t->key.data, t->key.len);

@@ -296,6 +296,7 @@ cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t, const cf_
         cf_rs_scan_options_init(&dflt);
         o = &dflt;
     }
+    CF_TRY(cf_rs_check_snapshot(o->snapshot, cf_table_ahm(t), err));
     cf_table_scanner *sc = cf_calloc(1, sizeof(*sc));
     CF_CHECK(sc != NULL, err, CF_ENOMEM, "scan: out of memory");
     cf_buf_init(&sc->ords);

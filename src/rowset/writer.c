@@ -197,6 +197,7 @@ cf_status cf_rs_writer_create(cf_rs_writer **out, const char *dir, const cf_rs_s
         cf_rs_writer_options_init(&dflt);
         o = &dflt;
     }
+    CF_TRY(cf_rs_check_ts_range(o->insert_ts, err));
     CF_TRY(make_dir(dir, err));
     /* Everything below reads and writes under the lock, so the checks hold until
      * the MANIFEST is written. */

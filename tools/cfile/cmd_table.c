@@ -259,6 +259,9 @@ static int parse_args(cf_cli *c, int argc, char **argv, targs *t)
         case O_TS:
             if (cf_cli_parse_u64(optarg, &t->ts) != 0 || t->ts == 0)
                 return cf_cli_usage(c, "--ts: not a timestamp: %s", optarg);
+            if (t->ts > CF_RS_TS_MAX) /* the table reserves the values above */
+                return cf_cli_usage(c, "--ts: %s is out of range: timestamps are 1..%" PRIu64,
+                                    optarg, CF_RS_TS_MAX);
             t->has_ts = true;
             break;
         case O_AHM:
