@@ -386,11 +386,14 @@ typedef struct fm_opts {
     bool file_path, crypto, encryption_algorithm;
     int64_t num_rows;
     int logical_member;  /* LogicalType member on element 1 (0 = none) */
+    const cf_buf *pages; /* data bytes instead of the 16 filler bytes */
+    int64_t chunk_values; /* ColumnMetaData.num_values (default num_rows) */
+    int64_t dict_off;    /* dictionary_page_offset, 0 = absent */
 } fm_opts;
 
 static fm_opts fm_defaults(void)
 {
-    fm_opts o = {false, CF_PARQUET_INT32, 4, 10, 1, false, false, false, 5, 0};
+    fm_opts o = {false, CF_PARQUET_INT32, 4, 10, 1, false, false, false, 5, 0, NULL, -1, 0};
     return o;
 }
 
@@ -425,7 +428,10 @@ static void write_logical(cf_thrift_writer *w, int member)
 static void build_file(cf_buf *f, const fm_opts *o)
 {
     cf_buf_append(f, "PAR1", 4);
-    cf_buf_append(f, "0123456789abcdef", 16);
+    if (o->pages)
+        cf_buf_append(f, o->pages->data, o->pages->len);
+    else
+        cf_buf_append(f, "0123456789abcdef", 16);
     size_t start = f->len;
     cf_thrift_writer w;
     cf_thrift_writer_init(&w, f);
@@ -466,11 +472,13 @@ static void build_file(cf_buf *f, const fm_opts *o)
         cf_thrift_write_field(&w, 3, CF_TT_LIST);
         cf_thrift_write_list_begin(&w, CF_TT_BINARY, 1);
         cf_thrift_write_binary(&w, "a", 1);
-        cf_thrift_write_field_i32(&w, 4, CF_PARQUET_ZSTD);
-        cf_thrift_write_field_i64(&w, 5, o->num_rows);
+        cf_thrift_write_field_i32(&w, 4, o->pages ? CF_PARQUET_UNCOMPRESSED : CF_PARQUET_ZSTD);
+        cf_thrift_write_field_i64(&w, 5, o->chunk_values >= 0 ? o->chunk_values : o->num_rows);
         cf_thrift_write_field_i64(&w, 6, 20);
         cf_thrift_write_field_i64(&w, 7, o->size);
         cf_thrift_write_field_i64(&w, 9, o->data_off);
+        if (o->dict_off)
+            cf_thrift_write_field_i64(&w, 11, o->dict_off);
         stats(&w, 12, 0);
         cf_thrift_write_field_i64(&w, 14, 12);
         cf_thrift_write_field_i32(&w, 15, 8);
@@ -665,6 +673,159 @@ static void test_metadata__open_errors(void **state)
     cf_buf_dispose(&f);
 }
 
+/* ---- pages and the column reader on hand-made chunks ------------------------------------- */
+
+#include <zlib.h>
+
+typedef struct pg {
+    int type;          /* DATA_PAGE, DATA_PAGE_V2, DICTIONARY_PAGE */
+    int32_t nvals;     /* header num_values */
+    int encoding;
+    int32_t vals[4];   /* PLAIN INT32 values, or dictionary indices (bit width 8) */
+    int nbody;         /* how many of vals go into the body */
+    int crc;           /* 0 none, 1 right, 2 wrong */
+    int32_t levels_len; /* v2: definition_levels_byte_length */
+    int32_t size_delta; /* added to compressed_page_size in the header */
+} pg;
+
+static void put_page(cf_buf *b, const pg *p)
+{
+    cf_buf body;
+    cf_buf_init(&body);
+    if (p->encoding == CF_PARQUET_RLE_DICTIONARY) {
+        /* bit width 8, one bit-packed run of one group of 8 */
+        cf_buf_put_u8(&body, 8);
+        cf_buf_put_u8(&body, 3);
+        for (int i = 0; i < 8; i++)
+            cf_buf_put_u8(&body, (uint8_t)(i < p->nbody ? p->vals[i] : 0));
+    } else {
+        for (int i = 0; i < p->nbody; i++)
+            cf_buf_put_le32(&body, (uint32_t)p->vals[i]);
+    }
+    cf_thrift_writer w;
+    cf_thrift_writer_init(&w, b);
+    cf_thrift_write_struct_begin(&w);
+    cf_thrift_write_field_i32(&w, 1, p->type);
+    cf_thrift_write_field_i32(&w, 2, (int32_t)body.len);
+    cf_thrift_write_field_i32(&w, 3, (int32_t)body.len + p->size_delta);
+    if (p->crc)
+        cf_thrift_write_field_i32(&w, 4, (int32_t)(crc32(0, body.data, (uInt)body.len) +
+                                                   (p->crc == 2)));
+    int16_t fid = p->type == CF_PARQUET_DATA_PAGE ? 5 : p->type == CF_PARQUET_DICTIONARY_PAGE ? 7 : 8;
+    cf_thrift_write_field(&w, fid, CF_TT_STRUCT);
+    cf_thrift_write_struct_begin(&w);
+    cf_thrift_write_field_i32(&w, 1, p->nvals);
+    if (p->type == CF_PARQUET_DATA_PAGE_V2) {
+        cf_thrift_write_field_i32(&w, 2, 0);
+        cf_thrift_write_field_i32(&w, 3, p->nvals);
+    }
+    cf_thrift_write_field_i32(&w, p->type == CF_PARQUET_DATA_PAGE_V2 ? 4 : 2, p->encoding);
+    if (p->type == CF_PARQUET_DATA_PAGE) {
+        cf_thrift_write_field_i32(&w, 3, CF_PARQUET_RLE);
+        cf_thrift_write_field_i32(&w, 4, CF_PARQUET_RLE);
+    } else if (p->type == CF_PARQUET_DATA_PAGE_V2) {
+        cf_thrift_write_field_i32(&w, 5, p->levels_len);
+        cf_thrift_write_field_i32(&w, 6, 0);
+    }
+    cf_thrift_write_struct_end(&w);
+    cf_thrift_write_struct_end(&w);
+    cf_buf_append(b, body.data, body.len);
+    cf_buf_dispose(&body);
+}
+
+/* A file whose one chunk is `pages`; walk the pages and read the column.
+ * Returns the first error; *got gets up to 8 values read. */
+static cf_status read_pages(const pg *pages, int n, int64_t chunk_values, int32_t *got,
+                            size_t *ngot, cf_error *err)
+{
+    cf_buf data, f;
+    cf_buf_init(&data);
+    cf_buf_init(&f);
+    for (int i = 0; i < n; i++)
+        put_page(&data, &pages[i]);
+    fm_opts o = fm_defaults();
+    o.pages = &data;
+    o.size = (int64_t)data.len;
+    o.chunk_values = chunk_values;
+    o.num_rows = chunk_values;
+    if (pages[0].type == CF_PARQUET_DICTIONARY_PAGE)
+        o.dict_off = 4;
+    build_file(&f, &o);
+    cf_io *io;
+    cf_parquet *pq = NULL;
+    cf_status st = open_buf(&pq, &f, &io, err);
+    *ngot = 0;
+    if (st == CF_OK) {
+        cf_parquet_column_reader *r = NULL;
+        st = cf_parquet_column_open(&r, pq, 0, 0, err);
+        while (st == CF_OK) {
+            size_t nl, nv;
+            st = cf_parquet_column_read(r, 8 - *ngot, NULL, NULL, got + *ngot, &nl, &nv, err);
+            if (st != CF_OK || nl == 0)
+                break;
+            *ngot += nv;
+        }
+        cf_parquet_column_free(r);
+    }
+    cf_parquet_free(pq);
+    cf_io_free(io);
+    cf_buf_dispose(&data);
+    cf_buf_dispose(&f);
+    return st;
+}
+
+static void expect_pages_error(const pg *pages, int n, int64_t chunk_values, const char *msg)
+{
+    int32_t got[8];
+    size_t ngot;
+    cf_error err;
+    CF_ASSERT_STATUS(read_pages(pages, n, chunk_values, got, &ngot, &err), CF_ECORRUPT, &err);
+    if (!strstr(err.msg, msg))
+        fail_msg("message '%s' lacks '%s'", err.msg, msg);
+}
+
+static void test_metadata__pages_and_columns(void **state)
+{
+    (void)state;
+    int32_t got[8];
+    size_t ngot;
+    cf_error err;
+    const int DP = CF_PARQUET_DATA_PAGE, V2 = CF_PARQUET_DATA_PAGE_V2,
+              DICT = CF_PARQUET_DICTIONARY_PAGE, PLAIN = CF_PARQUET_PLAIN,
+              RD = CF_PARQUET_RLE_DICTIONARY;
+    /* Plain pages, v1 and v2, CRCs right: values come back in order. */
+    pg ok[] = {{DP, 2, PLAIN, {7, 8}, 2, 1, 0, 0}, {V2, 1, PLAIN, {9}, 1, 1, 0, 0}};
+    CF_ASSERT_OK(read_pages(ok, 2, 3, got, &ngot, &err), &err);
+    assert_int_equal(ngot, 3);
+    assert_true(got[0] == 7 && got[1] == 8 && got[2] == 9);
+    /* A dictionary page, then indices into it. */
+    pg dict[] = {{DICT, 3, PLAIN, {100, 200, 300}, 3, 0, 0, 0},
+                 {DP, 4, RD, {2, 0, 1, 2}, 4, 1, 0, 0}};
+    CF_ASSERT_OK(read_pages(dict, 2, 4, got, &ngot, &err), &err);
+    assert_int_equal(ngot, 4);
+    assert_true(got[0] == 300 && got[1] == 100 && got[2] == 200 && got[3] == 300);
+
+    /* Each rule, broken once. */
+    pg badcrc[] = {{DP, 2, PLAIN, {7, 8}, 2, 2, 0, 0}};
+    expect_pages_error(badcrc, 1, 2, "page 0 at offset 4: page CRC-32 mismatch");
+    pg toomany[] = {{DP, 3, PLAIN, {7, 8, 9}, 3, 0, 0, 0}};
+    expect_pages_error(toomany, 1, 2, "3 values, more than the chunk's 2 left");
+    pg toofew[] = {{DP, 2, PLAIN, {7, 8}, 2, 0, 0, 0}};
+    expect_pages_error(toofew, 1, 3, "hold 1 values fewer than its num_values");
+    pg late[] = {{DP, 1, PLAIN, {7}, 1, 0, 0, 0}, {DICT, 1, PLAIN, {1}, 1, 0, 0, 0}};
+    expect_pages_error(late, 2, 1, "a dictionary page after the first page");
+    pg levels[] = {{V2, 1, PLAIN, {9}, 1, 0, 5, 0}};
+    expect_pages_error(levels, 1, 1, "levels of 0+5 bytes in a page of 4");
+    pg past[] = {{DP, 1, PLAIN, {7}, 1, 0, 0, 1}};
+    expect_pages_error(past, 1, 1, "5 page bytes, only 4 left in the chunk");
+    pg badidx[] = {{DICT, 2, PLAIN, {100, 200}, 2, 0, 0, 0}, {DP, 2, RD, {0, 5}, 2, 0, 0, 0}};
+    expect_pages_error(badidx, 2, 2, "dictionary indices");
+    pg nodict[] = {{DP, 2, RD, {0, 1}, 2, 0, 0, 0}};
+    expect_pages_error(nodict, 1, 2, "without a dictionary page");
+    pg shortbody[] = {{DP, 3, PLAIN, {7, 8}, 2, 0, 0, 0}};
+    expect_pages_error(shortbody, 1, 3, "values");
+}
+
 /* ---- page index and bloom header --------------------------------------------------------- */
 
 static void test_metadata__page_index(void **state)
@@ -835,6 +996,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_metadata__file_round_trip),
         cmocka_unit_test(test_metadata__open_errors),
         cmocka_unit_test(test_metadata__page_index),
+        cmocka_unit_test(test_metadata__pages_and_columns),
         cmocka_unit_test(test_metadata__real_footers_damaged),
     };
     return CF_RUN_TESTS(argc, argv, tests);
