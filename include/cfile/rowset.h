@@ -372,6 +372,12 @@ typedef struct cf_table_options {
     /* How long a writer's open waits for the lock before CF_EBUSY; default
      * 10000 ms, 0 = one try. */
     uint32_t lock_timeout_ms;
+    /* Automatic compaction after each flush (see CF_TABLE_COMPACT_FANOUT below):
+     * default true. A read-only table never compacts. */
+    bool auto_compact;
+    /* Most input bytes one automatic merge may read; default
+     * CF_TABLE_COMPACT_BUDGET (128 MiB), must be > 0. */
+    uint64_t compact_budget_bytes;
     /* New fields go at the end (each with its default set by _init). */
 } cf_table_options;
 
@@ -441,8 +447,8 @@ CF_API cf_status cf_table_compact(cf_table *t, uint64_t ahm, cf_error *err);
 #define CF_TABLE_COMPACT_FANOUT 4
 #define CF_TABLE_COMPACT_BUDGET ((uint64_t)128 << 20)
 #define CF_TABLE_COMPACT_MAX_INPUTS 64
-/* Turn automatic compaction on (the default) or off, with the most input bytes
- * one merge may read (0 = CF_TABLE_COMPACT_BUDGET). */
+/* Change cf_table_options.auto_compact and compact_budget_bytes of an open
+ * table (budget 0 = CF_TABLE_COMPACT_BUDGET). */
 CF_API void cf_table_set_compaction(cf_table *t, bool on, uint64_t budget_bytes);
 /* How the automatic compaction after the last flush went. A merge that fails
  * (disk full, out of memory) is not an error of the flush or of the operation

@@ -444,6 +444,8 @@ void cf_table_options_init(cf_table_options *o)
     o->cache_bytes = CF_RS_DEFAULT_CACHE_BYTES;
     o->read_only = false;
     o->lock_timeout_ms = CF_RS_LOCK_TIMEOUT_MS;
+    o->auto_compact = true;
+    o->compact_budget_bytes = CF_TABLE_COMPACT_BUDGET;
 }
 
 cf_status cf_table_open(cf_table **out, const char *dir, cf_error *err)
@@ -482,14 +484,16 @@ cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_table_opt
     }
     CF_CHECK(o->version == CF_TABLE_OPTIONS_VERSION, err, CF_EINVAL,
              "table: options.version %u unknown", o->version);
+    CF_CHECK(o->compact_budget_bytes > 0, err, CF_EINVAL,
+             "table: options.compact_budget_bytes must be > 0");
     cf_table *t = cf_calloc(1, sizeof(*t));
     CF_CHECK(t != NULL, err, CF_ENOMEM, "table: out of memory");
     t->lock_fd = -1;
     t->read_only = o->read_only;
     cf_buf_init(&t->key);
     t->flush_bytes = CF_TABLE_FLUSH_BYTES;
-    t->auto_compact = true;
-    t->cpol = (cf_cpol_options){CF_TABLE_COMPACT_FANOUT, CF_TABLE_COMPACT_BUDGET,
+    t->auto_compact = o->auto_compact && !o->read_only;
+    t->cpol = (cf_cpol_options){CF_TABLE_COMPACT_FANOUT, o->compact_budget_bytes,
                                 CF_TABLE_COMPACT_MAX_INPUTS};
     cf_status st = CF_OK;
     if ((t->dir = dup_str(dir)) == NULL)
@@ -859,7 +863,7 @@ static cf_status auto_compact(cf_table *t, cf_error *err)
 
 void cf_table_set_compaction(cf_table *t, bool on, uint64_t budget_bytes)
 {
-    t->auto_compact = on;
+    t->auto_compact = on && !t->read_only;
     t->cpol.budget_bytes = budget_bytes ? budget_bytes : CF_TABLE_COMPACT_BUDGET;
 }
 

@@ -21,6 +21,7 @@
 
 #include "rowset/compaction_policy.h"
 #include "support_model.h"
+#include "util/alloc.h"
 
 #define SCHEMA "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL"
 
@@ -530,12 +531,148 @@ static void test_table_compaction__crash_during_merges(void **state)
     print_message("%zu of 8 rounds killed while a rowset directory was being written\n", cut);
 }
 
+/* ---- options, failures ----------------------------------------------------------------- */
+
+static void make_id_table(const char *dir)
+{
+    cf_error err;
+    cf_rs_schema *s;
+    CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
+    CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
+    cf_rs_schema_free(s);
+}
+
+static cf_status ins_id(cf_table *t, int64_t id, cf_error *err)
+{
+    cf_slice n = {(const uint8_t *)"x", 1};
+    const void *v[2] = {&id, &n};
+    return cf_table_insert(t, v, cf_table_last_ts(t) + 1, err);
+}
+
+static void test_table_compaction__options(void **state)
+{
+    (void)state;
+    char dir[256];
+    snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
+    make_id_table(dir);
+    cf_error err;
+    cf_table *t;
+    cf_table_options o;
+    cf_table_options_init(&o);
+    assert_true(o.auto_compact);
+    assert_int_equal(o.compact_budget_bytes, CF_TABLE_COMPACT_BUDGET);
+    o.compact_budget_bytes = 0;
+    CF_ASSERT_STATUS(cf_table_open_opts(&t, dir, &o, &err), CF_EINVAL, &err);
+    assert_non_null(strstr(err.msg, "compact_budget_bytes"));
+    /* Off: every flush stays a rowset. */
+    o.auto_compact = false;
+    o.compact_budget_bytes = CF_TABLE_COMPACT_BUDGET;
+    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    for (int64_t i = 0; i < 12; i++) {
+        CF_ASSERT_OK(ins_id(t, i, &err), &err);
+        CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+    }
+    assert_int_equal(cf_table_rowset_count(t), 13);
+    cf_table_free(t);
+    /* A budget smaller than any four rowsets: nothing is merged either. */
+    o.auto_compact = true;
+    o.compact_budget_bytes = 1000;
+    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    CF_ASSERT_OK(ins_id(t, 100, &err), &err);
+    CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+    assert_int_equal(cf_table_rowset_count(t), 14);
+    cf_table_free(t);
+    /* A reader never merges (nor writes). */
+    o = (cf_table_options){0};
+    cf_table_options_init(&o);
+    o.read_only = true;
+    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    cf_table_set_compaction(t, true, 0);
+    CF_ASSERT_STATUS(cf_table_flush(t, &err), CF_EINVAL, &err);
+    assert_int_equal(cf_table_rowset_count(t), 14);
+    cf_table_free(t);
+    /* Defaults: the next flush merges the overfull tier 0 down. */
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+    assert_true(cf_table_rowset_count(t) <= cf_cpol_bound(table_rows(t), CF_TABLE_COMPACT_FANOUT));
+    assert_int_equal(table_rows(t), 13);
+    check_no_stray_rowsets(t, dir);
+    cf_table_free(t);
+    rm_rf(dir);
+}
+
+/* An allocation failure at every point of a flush followed by a merge: the
+ * flush either fails as a whole (and works when retried) or is committed with
+ * the merge's failure kept for cf_table_compaction_status, the table as it was;
+ * the next flush merges. Rows are never lost. */
+static void test_table_compaction__failed_merge_is_not_a_failed_flush(void **state)
+{
+    (void)state;
+    cf_error err;
+    uint64_t calls = 0;
+    size_t merge_failed = 0, flush_failed = 0;
+    for (int k = -1; k < 96; k++) {
+        char dir[256];
+        snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
+        make_id_table(dir);
+        cf_table *t;
+        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        for (int64_t i = 0; i < 2; i++) { /* the empty root and two one-row rowsets */
+            CF_ASSERT_OK(ins_id(t, i, &err), &err);
+            CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+        }
+        assert_int_equal(cf_table_rowset_count(t), 3);
+        CF_ASSERT_OK(ins_id(t, 2, &err), &err);
+        cf_status st;
+        if (k < 0) { /* count the allocations of the flush and its merge */
+            cf_alloc_stats_start();
+            st = cf_table_flush(t, &err);
+            cf_alloc_stats stats;
+            cf_alloc_stats_stop(&stats);
+            calls = stats.calls;
+            CF_ASSERT_OK(st, &err);
+            assert_int_equal(cf_table_rowset_count(t), 1);
+        } else {
+            cf_alloc_fail_after(1 + (uint64_t)k * calls / 96);
+            st = cf_table_flush(t, &err);
+            cf_alloc_fail_after(0);
+            if (st != CF_OK) {
+                flush_failed++;
+                CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* retried */
+            } else if (cf_table_compaction_status(t, &err) != CF_OK) {
+                merge_failed++;
+                assert_non_null(strstr(err.msg, "automatic compaction"));
+                assert_int_equal(cf_table_rowset_count(t), 4);
+                CF_ASSERT_OK(ins_id(t, 3, &err), &err);
+                CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+                CF_ASSERT_OK(cf_table_compaction_status(t, &err), &err);
+                assert_true(cf_table_rowset_count(t) < 4);
+            }
+        }
+        cf_table_free(t);
+        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        uint64_t rows = table_rows(t);
+        assert_true(rows == 3 || rows == 4);
+        /* The next flush that writes removes what a failed flush or merge left. */
+        CF_ASSERT_OK(ins_id(t, 50, &err), &err);
+        CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+        check_no_stray_rowsets(t, dir);
+        cf_table_free(t);
+        rm_rf(dir);
+    }
+    print_message("%" PRIu64 " allocations; 96 failures: %zu failed the flush, %zu only the merge\n",
+                  calls, flush_failed, merge_failed);
+    assert_true(merge_failed > 0);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_compaction__bounded_over_many_flushes),
         cmocka_unit_test(test_table_compaction__partial_merge_keeps_snapshots),
         cmocka_unit_test(test_table_compaction__crash_during_merges),
+        cmocka_unit_test(test_table_compaction__options),
+        cmocka_unit_test(test_table_compaction__failed_merge_is_not_a_failed_flush),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
