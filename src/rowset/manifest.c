@@ -461,7 +461,18 @@ bool cf_rs_remove_dead_dir(const char *path)
     /* Every data file of a rowset no TABLET names is obsolete; the MANIFEST goes
      * last, so a crash midway leaves a directory the next clean-up recognises. */
     cf_rs_gc(path, NULL, NULL, 0);
-    if (regular(path, CF_RS_MANIFEST))
+    /* Only once every data file is gone: a removal that failed (out of memory
+     * for a path) must leave the MANIFEST that lets the next clean-up know the
+     * directory is ours, or the rest would stay for good. */
+    uint64_t num;
+    bool data_left = false;
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL && !data_left)
+        data_left = cf_rs_data_name(e->d_name, &num) || cf_rs_tmp_name(e->d_name, NULL);
+    if (d != NULL)
+        closedir(d);
+    if (d != NULL && !data_left && regular(path, CF_RS_MANIFEST))
         unlink_in(path, CF_RS_MANIFEST);
     return rmdir(path) == 0; /* fails, keeping them, when anything else is inside */
 }
