@@ -1,0 +1,88 @@
+/* Opening a table of many rowsets: builds a table of N one-row rowsets
+ * (automatic compaction off, one flush per insert, as N CLI inserts did before
+ * it existed), then times cf_table_open (writer) and a read-only open, and the
+ * first lookup after each. The number issue 14 asks for: the time to open a
+ * table of 1,000 rowsets.
+ * usage: bench_table_open [N] [DIR]   (N default 1000, DIR default
+ *        /tmp/cf_bench_table_open, removed first) */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cfile/cfile.h>
+#include <cfile/rowset.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void die(const char *what, cf_status st, const cf_error *e)
+{
+    fprintf(stderr, "bench_table_open: %s: %s: %s\n", what, cf_status_str(st), e->msg);
+    exit(1);
+}
+
+int main(int argc, char **argv)
+{
+    unsigned n = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 1000u;
+    const char *dir = argc > 2 ? argv[2] : "/tmp/cf_bench_table_open";
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        return 1;
+    cf_error e;
+    cf_status st;
+    cf_rs_schema *s;
+    if ((st = cf_rs_schema_parse(&s, "id INT64 KEY, name STRING NULL, v INT32 NULL", &e)))
+        die("schema", st, &e);
+    if ((st = cf_rs_create_empty(dir, s, &e)))
+        die("create", st, &e);
+    cf_rs_schema_free(s);
+    cf_table *t;
+    if ((st = cf_table_open(&t, dir, &e)))
+        die("open", st, &e);
+    cf_table_set_compaction(t, false, 0);
+    double t0 = now();
+    for (unsigned i = 0; i < n; i++) {
+        int64_t id = (int64_t)i * 7919 % 1000003;
+        int32_t v = (int32_t)i;
+        cf_slice nm = {(const uint8_t *)"name", 4};
+        const void *vals[3] = {&id, &nm, &v};
+        if ((st = cf_table_insert(t, vals, cf_table_last_ts(t) + 1, &e)))
+            die("insert", st, &e);
+        if ((st = cf_table_flush(t, &e)))
+            die("flush", st, &e);
+    }
+    printf("built %u rowsets in %.2f s\n", (unsigned)cf_table_rowset_count(t), now() - t0);
+    cf_table_free(t);
+    for (int ro = 0; ro < 2; ro++) {
+        cf_table_options o;
+        cf_table_options_init(&o);
+        o.read_only = ro;
+        double best = 1e9, look = 0;
+        for (int rep = 0; rep < 5; rep++) {
+            t0 = now();
+            if ((st = cf_table_open_opts(&t, dir, &o, &e)))
+                die("open", st, &e);
+            double d = now() - t0;
+            if (d < best)
+                best = d;
+            int64_t id = 7919;
+            const void *key[1] = {&id};
+            cf_rs_batch b;
+            t0 = now();
+            if ((st = cf_table_get(t, key, CF_RS_SNAPSHOT_LATEST, &b, &e)))
+                die("get", st, &e);
+            look = now() - t0;
+            cf_table_free(t);
+        }
+        printf("open %s, %u rowsets: %.1f ms (best of 5); first lookup after it %.3f ms\n",
+               ro ? "read-only" : "for writing", n, best * 1e3, look * 1e3);
+    }
+    return 0;
+}
