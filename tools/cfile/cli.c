@@ -28,7 +28,7 @@ static const command commands[] = {
     {"bloom", cf_cmd_bloom, "write and probe BloomFiles", cf_cmd_bloom_usage},
     {"delta", cf_cmd_delta, "write, dump and apply DeltaFiles", cf_cmd_delta_usage},
     {"hfile", cf_cmd_hfile, "inspect HBase HFiles (info, dump, seek, verify)", cf_cmd_hfile_usage},
-    {"parquet", cf_cmd_parquet, "inspect Apache Parquet files (meta, schema)",
+    {"parquet", cf_cmd_parquet, "inspect Apache Parquet files (meta, schema, pages)",
      cf_cmd_parquet_usage},
     {"table", cf_cmd_table, "multi-column tables (rowsets): import, scan, get, update",
      cf_cmd_table_usage},
