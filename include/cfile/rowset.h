@@ -469,6 +469,59 @@ CF_API cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_rs_batch *out, c
 CF_API const cf_rs_scan_stats *cf_table_scanner_stats(const cf_table_scanner *sc);
 CF_API void cf_table_scanner_free(cf_table_scanner *sc); /* NULL is a no-op */
 
+
+/* ---- bulk loads: many rows, all or nothing ------------------------------------------------
+ *
+ * A loader adds rows to a table as one commit. Rows that arrive in increasing key
+ * order stream straight into a new rowset (memory does not grow with them); from
+ * the first row out of order on, rows are held in memory, sorted, and written as
+ * one new rowset per o->memory_bytes of them. These rowset directories are not
+ * named by TABLET until cf_table_loader_commit names them all in one TABLET write
+ * (docs/ROWSET.md "Bulk loads"): before that, nothing of the load is visible, and
+ * an error, cf_table_loader_free or a crash leaves the table as it was (the
+ * directories are removed by free, or by the table's clean-up after a crash).
+ *
+ * Every key must be new: a key the table holds live, or one the load already
+ * had, is CF_EINVAL "duplicate key"; a key the table holds as a deleted row is
+ * CF_ENOTSUP (that row would have to be reinserted where it lives, in place,
+ * which a load cannot undo: insert it with cf_table_insert instead). The
+ * failing row is cf_table_loader_error_row. Every row is inserted at one
+ * timestamp, o->ts (default: the table's last_ts + 1; for a new table, one empty
+ * rowset with no history, any ts >= 1 and default 1), so a snapshot sees all of
+ * the load or none of it. The table must not be changed by other calls between
+ * create and commit/free.
+ *
+ * Call order: loader_create loader_append* loader_commit? loader_free
+ * (any error but CF_ENOMEM is sticky: only free remains).
+ */
+typedef struct cf_table_loader cf_table_loader;
+
+#define CF_TABLE_LOADER_OPTIONS_VERSION 1
+/* Default memory for out-of-order rows before they are written as a rowset. */
+#define CF_TABLE_LOADER_MEMORY_BYTES ((size_t)256 << 20)
+
+typedef struct cf_table_loader_options {
+    uint32_t version;    /* set by _init */
+    uint64_t ts;         /* insert timestamp; 0 (default) = last_ts + 1 */
+    size_t memory_bytes; /* default CF_TABLE_LOADER_MEMORY_BYTES */
+} cf_table_loader_options;
+
+CF_API void cf_table_loader_options_init(cf_table_loader_options *o);
+CF_API cf_status cf_table_loader_create(cf_table_loader **out, cf_table *t,
+                                        const cf_table_loader_options *o, cf_error *err);
+/* Add nrows rows (one cf_rs_colvec per schema column, as cf_rs_writer_append
+ * takes them; NULL in a non-nullable column is CF_EINVAL). */
+CF_API cf_status cf_table_loader_append(cf_table_loader *l, const cf_rs_colvec *cols,
+                                        size_t nrows, cf_error *err);
+/* 0-based row (counting every row appended) that the last error was about, or
+ * UINT64_MAX when it was about none (I/O). */
+CF_API uint64_t cf_table_loader_error_row(const cf_table_loader *l);
+CF_API uint64_t cf_table_loader_rows(const cf_table_loader *l);
+/* Write what is held, then name every new rowset in one TABLET write. */
+CF_API cf_status cf_table_loader_commit(cf_table_loader *l, cf_error *err);
+/* Removes the rowsets of a load not committed. NULL is a no-op. */
+CF_API void cf_table_loader_free(cf_table_loader *l);
+
 #ifdef __cplusplus
 }
 #endif

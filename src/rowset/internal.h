@@ -166,4 +166,25 @@ cf_status cf_rs_compact_merge(cf_rowset *const *rs, size_t n, const char *outdir
 /* manifest.c: FNV-1a 64, the checksum of manifest files. */
 uint64_t cf_rs_fnv1a(const uint8_t *p, size_t n);
 
+
+/* table.c, for bulk loads (table_import.c): a fresh rowset subdirectory, created
+ * (its name and path malloc'd; the first one of a load writes a TABLET when there
+ * is none and cleans up a crashed writer's leftovers, as a flush does); removing
+ * such a directory of this handle's while TABLET does not name it; opening a
+ * rowset through the table's cache. */
+cf_status cf_table_reserve_rowset(cf_table *t, char **name, char **path, cf_error *err);
+void cf_table_discard_rowset(cf_table *t, const char *name);
+cf_status cf_table_open_rowset(const cf_table *t, const char *path, cf_rowset **out,
+                               cf_error *err);
+/* Where the table holds an encoded key (keyvals: its key column values): *state
+ * 0 = nowhere, 1 = a live row, 2 = a deleted row, in store *where. */
+cf_status cf_table_key_state(cf_table *t, const uint8_t *key, size_t len,
+                             const void *const *keyvals, int *state, const char **where,
+                             cf_error *err);
+/* Add n finished rowsets (names copied, handles taken over on success) to the
+ * table with one TABLET write, the commit point; an empty root rowset is dropped
+ * from the list. last_ts becomes at least ts. */
+cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **rs, size_t n,
+                                  uint64_t ts, cf_error *err);
+
 #endif

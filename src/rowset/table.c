@@ -1101,3 +1101,152 @@ cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot, c
         return CF_ENOTFOUND;
     CF_FAIL(err, CF_ENOTFOUND, "key not found");
 }
+
+/* ---- bulk loads (table_import.c) ------------------------------------------------------------ */
+
+cf_status cf_table_reserve_rowset(cf_table *t, char **name, char **path, cf_error *err)
+{
+    *name = *path = NULL;
+    CF_TRY(check_writable(t, err));
+    if (t->next_rowset == t->tablet_next) {
+        /* The load's first directory: the same steps as a flush's (a TABLET
+         * first, clean-up of a crashed writer's leftovers). Later ones skip the
+         * clean-up, which would take the load's own unnamed directories. */
+        char tmp[40];
+        CF_TRY(new_rowset_dir(t, tmp, sizeof(tmp), path, err));
+        if ((*name = dup_str(tmp)) == NULL) {
+            cf_free(*path);
+            *path = NULL;
+            CF_FAIL(err, CF_ENOMEM, "table: out of memory");
+        }
+        return CF_OK;
+    }
+    char buf[40];
+    snprintf(buf, sizeof(buf), "rs-%" PRIu64, t->next_rowset++);
+    *name = dup_str(buf);
+    *path = *name != NULL ? cf_rs_path(t->dir, buf) : NULL;
+    if (*path == NULL) {
+        cf_free(*name);
+        *name = NULL;
+        CF_FAIL(err, CF_ENOMEM, "table: out of memory");
+    }
+    if (mkdir(*path, 0777) != 0) {
+        int e = errno;
+        cf_free(*name);
+        *name = NULL;
+        CF_FAIL(err, e == EEXIST ? CF_ECORRUPT : CF_EIO, "%s: cannot create rowset directory: %s",
+                *path, strerror(e));
+    }
+    return CF_OK;
+}
+
+void cf_table_discard_rowset(cf_table *t, const char *name)
+{
+    uint64_t num;
+    if (!rowset_num(name, &num) || num < t->tablet_next || named(t->names, t->nrs, name))
+        return; /* only a directory of this handle's, not yet committed */
+    char *p = cf_rs_path(t->dir, name);
+    if (p != NULL)
+        cf_rs_remove_dead_dir(p);
+    cf_free(p);
+}
+
+cf_status cf_table_open_rowset(const cf_table *t, const char *path, cf_rowset **out,
+                               cf_error *err)
+{
+    return open_rowset(t, path, out, err);
+}
+
+cf_status cf_table_key_state(cf_table *t, const uint8_t *key, size_t len,
+                             const void *const *keyvals, int *state, const char **where,
+                             cf_error *err)
+{
+    *state = 0;
+    *where = NULL;
+    cf_mrs_row *r = cf_mrs_find(t->mrs, key, len);
+    if (r != NULL) {
+        *state = cf_mrs_row_alive(r) ? 1 : 2;
+        *where = "the MemRowSet";
+        return CF_OK;
+    }
+    for (size_t i = 0; i < t->nrs; i++) {
+        cf_rowset_info info;
+        cf_rowset_get_info(t->rs[i], &info);
+        if (info.rows == 0 || cf_rs_bytes_cmp(info.min_key.data, info.min_key.len, key, len) > 0 ||
+            cf_rs_bytes_cmp(key, len, info.max_key.data, info.max_key.len) > 0)
+            continue;
+        uint64_t ord;
+        bool pruned;
+        cf_status st = cf_rs_probe_key(t->rs[i], key, len, &ord, &pruned, err);
+        if (st == CF_ENOTFOUND)
+            continue;
+        CF_TRY(st);
+        cf_rs_batch b;
+        st = cf_rowset_get(t->rs[i], keyvals, CF_RS_SNAPSHOT_LATEST, &b, err);
+        if (st != CF_OK && st != CF_ENOTFOUND)
+            return st;
+        *state = st == CF_OK ? 1 : 2;
+        *where = t->names[i];
+        return CF_OK;
+    }
+    return CF_OK;
+}
+
+cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **rs, size_t n,
+                                  uint64_t ts, cf_error *err)
+{
+    if (n == 0)
+        return CF_OK;
+    /* The empty root rowset of a new table (`table create`) is dropped from the
+     * list, as a compaction drops merged rowsets. */
+    size_t drop = SIZE_MAX;
+    for (size_t i = 0; i < t->nrs; i++) {
+        cf_rowset_info info;
+        cf_rowset_get_info(t->rs[i], &info);
+        if (strcmp(t->names[i], ".") == 0 && info.rows == 0 && info.dms_deltas == 0)
+            drop = i;
+    }
+    size_t keep = t->nrs - (drop != SIZE_MAX), total = keep + n;
+    char **nn = cf_calloc(total, sizeof(*nn));
+    cf_rowset **nrs = cf_calloc(total, sizeof(*nrs));
+    cf_status st = CF_OK;
+    if (nn == NULL || nrs == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < t->nrs; i++) {
+        if (i == drop)
+            continue;
+        nrs[k] = t->rs[i];
+        if ((nn[k++] = dup_str(t->names[i])) == NULL)
+            CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        nrs[k] = rs[i];
+        if ((nn[k++] = dup_str(names[i])) == NULL)
+            CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
+    }
+    /* TABLET is the commit point: before it, none of the new rowsets counts. */
+    CF_TRY_OUT(tablet_write(t->dir, nn, total, t->next_rowset, err));
+    cf_rowset *dropped = drop != SIZE_MAX ? t->rs[drop] : NULL;
+    char **old_names = t->names;
+    size_t old_n = t->nrs;
+    uint64_t old_next = t->tablet_next;
+    cf_free(t->rs);
+    t->names = nn;
+    t->rs = nrs;
+    t->nrs = total;
+    t->has_tablet = true;
+    t->tablet_next = t->next_rowset;
+    nn = NULL;
+    nrs = NULL;
+    if (ts > t->last_ts)
+        t->last_ts = ts;
+    cf_rowset_free(dropped);
+    if (dropped != NULL)
+        gc_rowsets(t, old_names, old_n, old_next); /* the root rowset's MANIFEST and files */
+    free_names(old_names, old_n);
+out:
+    free_names(nn, total);
+    cf_free(nrs);
+    return st;
+}

@@ -66,13 +66,14 @@ static void test_cli_table_insert__unsorted_import_and_insert(void **state)
     done(&r);
     expect_scan(dir, NULL,
                 "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":null}\n{\"id\":3,\"name\":\"c\"}\n");
-    /* The first batch was out of order: every row was inserted, in file order,
-     * at timestamps 2, 3, 4 (the empty table's last one is 1). */
-    expect_scan(dir, "2", "{\"id\":3,\"name\":\"c\"}\n");
-    expect_scan(dir, "3", "{\"id\":1,\"name\":\"a\"}\n{\"id\":3,\"name\":\"c\"}\n");
+    /* Out of order: the rows were sorted in memory and committed together at one
+     * timestamp (1, a new table's first): every snapshot sees all or none. */
+    expect_scan(dir, "0", "");
+    expect_scan(dir, "1",
+                "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":null}\n{\"id\":3,\"name\":\"c\"}\n");
     cli(&r, "table", "insert", dir, "--row", "name=zero, id=0", NULL);
     EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "inserted 1 row at ts 5\n");
+    assert_string_equal(r.out, "inserted 1 row at ts 2\n");
     done(&r);
     cli(&r, "table", "insert", dir, "--row", "id=2,name=again", NULL);
     EXPECT_RC(r, CF_EXIT_FAIL);
@@ -126,7 +127,7 @@ static void test_cli_table_insert__import_into_rows(void **state)
     /* A duplicate stops the import with its line; its rows are not kept. */
     cli(&r, "table", "import", dir, c, NULL);
     EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "line 3: insert: duplicate key"));
+    assert_non_null(strstr(r.err, "c.csv: line 3: duplicate key (the table holds it in rs-"));
     done(&r);
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING", b, NULL);
     EXPECT_RC(r, CF_EXIT_USAGE);
@@ -153,7 +154,7 @@ static void test_cli_table_insert__import_into_rows(void **state)
     write_str(dup, "id,name\n1,a\n2,b\n2,c\n");
     cli(&r, "table", "import", d3, "--schema", SCHEMA, dup, NULL);
     EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "line 4: row 2: duplicate key"));
+    assert_non_null(strstr(r.err, "dup.csv: line 4: duplicate key (repeated in the load)"));
     done(&r);
     assert_int_equal(access(in_dir("t3/MANIFEST"), F_OK), -1);
     /* A table of several rowsets is not replaced by `create`. */

@@ -1,5 +1,7 @@
 /* `cfile table`: multi-column rowsets (include/cfile/rowset.h, docs/ROWSET.md). */
 #include "cli.h"
+#include "csv.h"
+#include "out.h"
 #include "table_args.h"
 #include "values.h"
 
@@ -18,10 +20,11 @@
 
 const char cf_cmd_table_usage[] =
     "usage: cfile table create DIR --schema SCHEMA [--lock-timeout MS]\n"
-    "       cfile table import DIR [--schema SCHEMA] [--ts TS] [--lock-timeout MS] FILE.csv\n"
-    "       cfile table scan DIR [--json] [--columns a,b] [--where \"COL OP VALUE [AND ...]\"]\n"
-    "                            [--as-of TS] [--stats]\n"
-    "       cfile table get DIR [--json] [--as-of TS] KEY...\n"
+    "       cfile table import DIR [--schema SCHEMA] [--ts TS] [--format csv|jsonl]\n"
+    "                              [--lock-timeout MS] FILE\n"
+    "       cfile table scan DIR [--json | --format text|csv|jsonl] [--columns a,b]\n"
+    "                            [--where \"COL OP VALUE [AND ...]\"] [--as-of TS] [--stats]\n"
+    "       cfile table get DIR [--json | --format text|csv|jsonl] [--as-of TS] KEY...\n"
     "       cfile table insert DIR --row \"col=value[,col=value]\" [--ts TS] [--json]\n"
     "                              [--lock-timeout MS]\n"
     "       cfile table update DIR --key KEY --set \"col=value[,col=value]\" [--ts TS] [--json]\n"
@@ -35,10 +38,17 @@ const char cf_cmd_table_usage[] =
     "an in-memory MemRowSet, written as a new rowset when the command ends.\n"
     "SCHEMA: \"id INT64 KEY, name STRING NULL, ts UNIXTIME_MICROS\" (also T[] arrays,\n"
     "  ENCODING e, COMPRESSION c, BLOCK_SIZE n per column).\n"
-    "CSV: a header row naming the columns; an empty field is NULL for nullable\n"
-    "  columns; array cells as JSON arrays. Rows in key order into an empty table are\n"
-    "  written in one pass; other rows are inserted (at TS, TS+1, ...), and an\n"
-    "  existing key is an error.\n"
+    "import: FILE ('-' for stdin) is CSV (RFC 4180, as `scan --format csv` prints it:\n"
+    "  a header row naming the columns; an empty unquoted field is NULL, \"\" the empty\n"
+    "  string; BINARY as hex, array cells as JSON arrays) or, for *.jsonl/*.json or\n"
+    "  --format jsonl, one {\"column\": value} object per line (as `scan --json`\n"
+    "  prints them); columns left out are NULL. All rows or none: they are written as\n"
+    "  new rowsets (sorted in memory when not in key order) committed at one\n"
+    "  timestamp TS (default: the next one) by one TABLET write. A key the table\n"
+    "  holds, or a repeated one, is an error naming the line; so is a bad value, with\n"
+    "  its column; a key the table holds as a deleted row is refused (exit 3).\n"
+    "scan/get: text (NULL as NULL; strings reading as NULL or starting with a quote\n"
+    "  are quoted), csv (for import) or jsonl (--json).\n"
     "OP: = != < <= > >= , IS NULL, IS NOT NULL.\n"
     "KEY: the key columns' values joined with commas, e.g. 7,\"x,y\",3 for a key\n"
     "  (INT64, STRING, INT32); the last value may hold commas unquoted.\n"
@@ -54,8 +64,6 @@ const char cf_cmd_table_usage[] =
     "One writer at a time: create, import, insert, update, delete and compact hold the\n"
     "table's lock (DIR/LOCK) and wait up to --lock-timeout MS (default 10000) for\n"
     "another writer, then fail (exit 1) naming it; scan, get and info take no lock.\n";
-
-#define BATCH 8192
 
 static int lib_fail(cf_cli *c, const char *what, cf_status st, const cf_error *e)
 {
@@ -88,13 +96,20 @@ static uint64_t table_rows(const cf_table *t)
 
 /* ---- output ----------------------------------------------------------------------------------- */
 
-/* Text of one cell for the table form: the JSON value form, strings unquoted. */
+/* Text of one cell for the table form: the JSON value form, strings unquoted
+ * unless they could be mistaken for NULL (any case) or for a quoted string; NULL
+ * itself as NULL. */
 static void cell_text(FILE *mem, const cf_rs_column *col, const cf_batch *b, size_t i)
 {
-    if (!col->is_array && cf_type_is_binary(col->type) && col->type != CF_TYPE_BINARY &&
-        (b->nonnull == NULL || (b->nonnull[i >> 3] >> (i & 7)) & 1)) {
+    bool present = b->nonnull == NULL || (b->nonnull[i >> 3] >> (i & 7)) & 1;
+    if (!present) {
+        fputs("NULL", mem);
+        return;
+    }
+    if (!col->is_array && cf_type_is_binary(col->type) && col->type != CF_TYPE_BINARY) {
         const cf_slice *s = (const cf_slice *)b->values + i;
-        if (cf_utf8_valid(s->data, s->len)) {
+        bool nullish = s->len == 4 && strncasecmp((const char *)s->data, "null", 4) == 0;
+        if (cf_utf8_valid(s->data, s->len) && !nullish && (s->len == 0 || s->data[0] != '"')) {
             fwrite(s->data, 1, s->len, mem);
             return;
         }
@@ -113,11 +128,35 @@ typedef struct printer {
     bool header_done;
     int *width;
     uint64_t rows;
+    bool csv; /* --format csv: a header row, then RFC 4180 records (csv.h) */
 } printer;
 
 static void print_batch(printer *p, const cf_rs_batch *b)
 {
     FILE *out = p->c->out;
+    if (p->csv) {
+        if (!p->header_done) {
+            for (size_t j = 0; j < p->ncols; j++) {
+                const char *nm = cf_rs_schema_column(p->s, p->cols[j])->name;
+                if (j)
+                    fputc(',', out);
+                cf_out_csv_field(out, nm, strlen(nm));
+            }
+            fputc('\n', out);
+            p->header_done = true;
+        }
+        for (size_t r = 0; r < b->count; r++) {
+            for (size_t j = 0; j < p->ncols; j++) {
+                const cf_rs_column *col = cf_rs_schema_column(p->s, p->cols[j]);
+                if (j)
+                    fputc(',', out);
+                cf_csv_write_cell(out, col->type, col->is_array, &b->cols[j], r);
+            }
+            fputc('\n', out);
+        }
+        p->rows += b->count;
+        return;
+    }
     if (p->json) {
         cf_jw w;
         for (size_t r = 0; r < b->count; r++) {
@@ -196,6 +235,11 @@ static void print_header_only(printer *p)
 {
     if (p->json || p->header_done)
         return;
+    if (p->csv) {
+        cf_rs_batch none = {0, 0, NULL, NULL};
+        print_batch(p, &none);
+        return;
+    }
     for (size_t j = 0; j < p->ncols; j++)
         fprintf(p->c->out, "%s%s", j ? " | " : "", cf_rs_schema_column(p->s, p->cols[j])->name);
     fputc('\n', p->c->out);
@@ -205,7 +249,7 @@ static void print_header_only(printer *p)
 
 enum {
     O_SCHEMA = 256, O_JSON, O_COLUMNS, O_WHERE, O_ASOF, O_KEY, O_SET, O_TS, O_AHM, O_STATS, O_ROW,
-    O_LOCK_TIMEOUT
+    O_LOCK_TIMEOUT, O_FORMAT
 };
 
 static const struct option opts[] = {
@@ -215,10 +259,11 @@ static const struct option opts[] = {
     {"set", required_argument, NULL, O_SET},       {"ts", required_argument, NULL, O_TS},
     {"ahm", required_argument, NULL, O_AHM},       {"stats", no_argument, NULL, O_STATS},
     {"row", required_argument, NULL, O_ROW},       {"lock-timeout", required_argument, NULL, O_LOCK_TIMEOUT},
+    {"format", required_argument, NULL, O_FORMAT},
     {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
 
 typedef struct targs {
-    const char *schema, *columns, *where, *key, *set, *row;
+    const char *schema, *columns, *where, *key, *set, *row, *format;
     bool json, stats, has_asof, has_ts;
     uint64_t asof, ts, ahm;
     uint32_t lock_ms; /* --lock-timeout, for writers */
@@ -251,6 +296,7 @@ static int parse_args(cf_cli *c, int argc, char **argv, targs *t)
         case O_KEY: t->key = optarg; break;
         case O_SET: t->set = optarg; break;
         case O_ROW: t->row = optarg; break;
+        case O_FORMAT: t->format = optarg; break;
         case O_ASOF:
             if (cf_cli_parse_u64(optarg, &t->asof) != 0)
                 return cf_cli_usage(c, "--as-of: not a timestamp: %s", optarg);
@@ -298,10 +344,11 @@ static const struct {
     unsigned allowed;
 } sub_opts[] = {
     {"create", OPT_BIT(O_SCHEMA) | WRITER},
-    {"import", OPT_BIT(O_SCHEMA) | OPT_BIT(O_TS) | WRITER},
+    {"import", OPT_BIT(O_SCHEMA) | OPT_BIT(O_TS) | OPT_BIT(O_FORMAT) | WRITER},
     {"scan",
-     OPT_BIT(O_JSON) | OPT_BIT(O_COLUMNS) | OPT_BIT(O_WHERE) | OPT_BIT(O_ASOF) | OPT_BIT(O_STATS)},
-    {"get", OPT_BIT(O_JSON) | OPT_BIT(O_ASOF)},
+     OPT_BIT(O_JSON) | OPT_BIT(O_COLUMNS) | OPT_BIT(O_WHERE) | OPT_BIT(O_ASOF) | OPT_BIT(O_STATS) |
+         OPT_BIT(O_FORMAT)},
+    {"get", OPT_BIT(O_JSON) | OPT_BIT(O_ASOF) | OPT_BIT(O_FORMAT)},
     {"insert", OPT_BIT(O_JSON) | OPT_BIT(O_ROW) | OPT_BIT(O_TS) | WRITER},
     {"update", OPT_BIT(O_JSON) | OPT_BIT(O_KEY) | OPT_BIT(O_SET) | OPT_BIT(O_TS) | WRITER},
     {"delete", OPT_BIT(O_JSON) | OPT_BIT(O_KEY) | OPT_BIT(O_TS) | WRITER},
@@ -355,454 +402,6 @@ static int cmd_create(cf_cli *c, const char *dir, targs *t)
     return CF_EXIT_OK;
 }
 
-/* Split one CSV record (RFC 4180 quotes; no newlines inside fields) in place. */
-static size_t csv_split(char *line, char **f, size_t cap, bool *quoted)
-{
-    size_t n = 0;
-    char *p = line;
-    for (;;) {
-        if (n == cap)
-            return n + 1;
-        char *dst = p;
-        f[n] = p;
-        quoted[n] = false;
-        if (*p == '"') {
-            quoted[n] = true;
-            p++;
-            for (;;) {
-                if (*p == '\0')
-                    break;
-                if (*p == '"') {
-                    if (p[1] == '"') {
-                        *dst++ = '"';
-                        p += 2;
-                        continue;
-                    }
-                    p++;
-                    break;
-                }
-                *dst++ = *p++;
-            }
-            while (*p && *p != ',')
-                p++;
-        } else {
-            while (*p && *p != ',')
-                *dst++ = *p++;
-        }
-        n++;
-        char sep = *p;
-        *dst = '\0';
-        if (sep == '\0')
-            return n;
-        p++;
-    }
-}
-
-typedef struct icol {
-    const cf_rs_column *c;
-    size_t w;
-    uint8_t *vals;
-    uint8_t *nn;
-    uint32_t *counts;
-    uint8_t *elems;
-    uint8_t *enn;
-    size_t ne, ecap;
-} icol;
-
-static int add_array(cf_cli *c, icol *ic, size_t r, const char *text, cf_arena *a, uint64_t line)
-{
-    cf_json v;
-    char msg[200];
-    if (cf_json_parse_arena(a, &v, text, strlen(text), msg, sizeof(msg)) != 0 ||
-        v.kind != CF_JSON_ARRAY)
-        return cf_cli_fail(c, "line %" PRIu64 ": column '%s': not a JSON array", line, ic->c->name);
-    if (ic->ne + v.n > ic->ecap) {
-        size_t nc = (ic->ne + v.n) * 2 + 64;
-        uint8_t *e = realloc(ic->elems, nc * ic->w);
-        uint8_t *n = realloc(ic->enn, nc / 8 + 1);
-        if (e == NULL || n == NULL)
-            return cf_cli_fail(c, "out of memory");
-        ic->elems = e;
-        ic->enn = n;
-        ic->ecap = nc;
-    }
-    for (size_t i = 0; i < v.n; i++) {
-        bool is_null = false;
-        size_t k = ic->ne + i;
-        memset(ic->elems + k * ic->w, 0, ic->w);
-        if (cf_cli_value_parse(&v.items[i], ic->c->type, ic->elems + k * ic->w, &is_null, a, msg,
-                               sizeof(msg)) != 0)
-            return cf_cli_fail(c, "line %" PRIu64 ": column '%s': %s", line, ic->c->name, msg);
-        if (is_null)
-            ic->enn[k >> 3] &= (uint8_t)~(1u << (k & 7));
-        else
-            ic->enn[k >> 3] |= (uint8_t)(1u << (k & 7));
-    }
-    ic->ne += v.n;
-    ic->counts[r] = (uint32_t)v.n;
-    return 0;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-typedef struct keybuf {
-    uint8_t *p;
-    size_t len, cap;
-} keybuf;
-
-/* Are the batch's keys in increasing order after prev (the last key written,
- * when *have)? 1 = strictly increasing, 0 = a key repeats the one before it
- * (the writer reports the duplicate), -1 = out of order. Leaves the batch's
- * last key in prev. */
-static int batch_in_order(const cf_rs_schema *s, const icol *ic, size_t r, keybuf *prev,
-                           keybuf *cur, bool *have)
-{
-    const void *key[CF_RS_MAX_COLUMNS];
-    size_t nk = cf_rs_schema_nkeys(s);
-    int res = 1;
-    for (size_t i = 0; i < r; i++) {
-        for (size_t k = 0; k < nk; k++)
-            key[k] = ic[k].vals + i * ic[k].w;
-        cf_error e;
-        cf_status st = cf_rs_key_encode(s, key, cur->p, cur->cap, &cur->len, &e);
-        if (st == CF_EBUFSIZE) {
-            uint8_t *p = realloc(cur->p, cur->len);
-            if (p == NULL)
-                return -1;
-            cur->p = p;
-            cur->cap = cur->len;
-            st = cf_rs_key_encode(s, key, cur->p, cur->cap, &cur->len, &e);
-        }
-        if (st != CF_OK)
-            return -1;
-        if (*have) {
-            size_t m = cur->len < prev->len ? cur->len : prev->len;
-            int cmp = m ? memcmp(cur->p, prev->p, m) : 0;
-            if (cmp < 0 || (cmp == 0 && cur->len < prev->len))
-                return -1;
-            if (cmp == 0 && cur->len == prev->len)
-                res = 0;
-        }
-        keybuf tmp = *prev;
-        *prev = *cur;
-        *cur = tmp;
-        *have = true;
-    }
-    return res;
-}
-
-/* Rows in key order into an empty table are written in one pass by a rowset
- * writer. Anything else (a table with rows, or the first batch out of order,
- * when the rows written so far become the first rowset) is inserted row by
- * row through the table's MemRowSet, at timestamps TS, TS+1, ... */
-static int cmd_import(cf_cli *c, const char *dir, const char *csv, targs *t)
-{
-    cf_error e;
-    cf_rs_schema *s = NULL;
-    cf_status st;
-    int rc = CF_EXIT_OK;
-    cf_table *tb = NULL;
-    bool fast = true;
-    /* A look first, without the lock: an empty table is written in one pass by
-     * a rowset writer, which takes the lock and checks again that the table is
-     * empty; anything else is reopened for writing below. */
-    if (table_open_mode(&tb, dir, false, 0, &e) == CF_OK) {
-        /* A copy of the table's schema that outlives tb (its text parses back
-         * to the same schema). */
-        char *txt = cf_cli_schema_text(cf_table_schema(tb));
-        st = txt != NULL ? cf_rs_schema_parse(&s, txt, &e) : CF_ENOMEM;
-        free(txt);
-        if (st != CF_OK) {
-            cf_table_free(tb);
-            return cf_cli_fail(c, "%s: schema: %s", dir, st == CF_ENOMEM ? "out of memory" : e.msg);
-        }
-        const char *nm;
-        cf_table_rowset(tb, 0, &nm);
-        fast = cf_table_rowset_count(tb) == 1 && strcmp(nm, ".") == 0 && table_rows(tb) == 0;
-        cf_table_free(tb);
-        tb = NULL;
-        if (!fast) {
-            st = table_open_mode(&tb, dir, true, t->lock_ms, &e);
-            cf_rs_schema_free(s);
-            s = NULL;
-            if (st != CF_OK)
-                return lib_fail(c, dir, st, &e);
-            /* the schema of the table we now hold */
-            txt = cf_cli_schema_text(cf_table_schema(tb));
-            st = txt != NULL ? cf_rs_schema_parse(&s, txt, &e) : CF_ENOMEM;
-            free(txt);
-            if (st != CF_OK) {
-                cf_table_free(tb);
-                return cf_cli_fail(c, "%s: schema: %s", dir,
-                                   st == CF_ENOMEM ? "out of memory" : e.msg);
-            }
-        }
-    }
-    if (t->schema != NULL) {
-        cf_rs_schema *ns;
-        st = cf_rs_schema_parse(&ns, t->schema, &e);
-        if (st != CF_OK) {
-            cf_rs_schema_free(s);
-            cf_table_free(tb);
-            return cf_cli_usage(c, "%s", e.msg);
-        }
-        if (tb != NULL && !fast) {
-            char *a = cf_cli_schema_text(s), *b = cf_cli_schema_text(ns);
-            rc = a == NULL || b == NULL ? cf_cli_fail(c, "out of memory")
-                 : strcmp(a, b) != 0    ? cf_cli_usage(c, "--schema differs from the table's: %s", a)
-                                        : CF_EXIT_OK;
-            free(a);
-            free(b);
-            if (rc != CF_EXIT_OK) {
-                cf_rs_schema_free(s);
-                cf_rs_schema_free(ns);
-                cf_table_free(tb);
-                return rc;
-            }
-        }
-        cf_rs_schema_free(s);
-        s = ns;
-    }
-    if (s == NULL)
-        return cf_cli_usage(c, "import needs --schema (or a table made by `table create`)");
-    FILE *in = strcmp(csv, "-") == 0 ? stdin : fopen(csv, "r");
-    if (in == NULL) {
-        cf_rs_schema_free(s);
-        cf_table_free(tb);
-        return cf_cli_fail(c, "%s: %s", csv, strerror(errno));
-    }
-    uint64_t *rowline = calloc(BATCH, sizeof(*rowline));
-    keybuf kprev = {0}, kcur = {0};
-    bool khave = false;
-    uint64_t next_ts = 0;
-    if (tb != NULL)
-        next_ts = t->has_ts && t->ts > cf_table_last_ts(tb) ? t->ts : cf_table_last_ts(tb) + 1;
-    size_t nc = cf_rs_schema_ncols(s);
-    icol *ic = calloc(nc, sizeof(*ic));
-    size_t *map = calloc(nc, sizeof(*map)); /* CSV field -> column */
-    char **f = calloc(nc + 1, sizeof(*f));
-    bool *q = calloc(nc + 1, sizeof(*q));
-    cf_rs_colvec *cv = calloc(nc, sizeof(*cv));
-    char *line = NULL;
-    size_t lcap = 0;
-    cf_rs_writer *w = NULL;
-    cf_arena arena;
-    cf_arena_init(&arena);
-    uint64_t lineno = 1, total = 0;
-    bool tty = isatty(fileno(c->err));
-    double t0 = now_s(), last = t0;
-    for (size_t i = 0; i < nc; i++) {
-        ic[i].c = cf_rs_schema_column(s, i);
-        ic[i].w = cf_type_size(ic[i].c->type);
-        ic[i].vals = calloc(BATCH, ic[i].w);
-        ic[i].nn = calloc(BATCH / 8, 1);
-        ic[i].counts = calloc(BATCH, 4);
-    }
-    ssize_t got = getline(&line, &lcap, in);
-    if (got <= 0) {
-        rc = cf_cli_fail(c, "%s: no header row", csv);
-        goto out;
-    }
-    while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
-        line[--got] = '\0';
-    size_t nf = csv_split(line, f, nc + 1, q);
-    if (nf != nc) {
-        rc = cf_cli_fail(c, "%s: the header has %zu fields, the schema %zu columns", csv, nf, nc);
-        goto out;
-    }
-    for (size_t i = 0; i < nc; i++) {
-        int k = cf_rs_schema_find(s, f[i]);
-        if (k < 0) {
-            rc = cf_cli_fail(c, "%s: header names '%s', which the schema lacks", csv, f[i]);
-            goto out;
-        }
-        for (size_t j = 0; j < i; j++)
-            if (map[j] == (size_t)k) {
-                rc = cf_cli_fail(c, "%s: header names '%s' twice", csv, f[i]);
-                goto out;
-            }
-        map[i] = (size_t)k;
-    }
-    cf_rs_writer_options wo;
-    cf_rs_writer_options_init(&wo);
-    if (t->has_ts)
-        wo.insert_ts = t->ts;
-    wo.lock_timeout_ms = t->lock_ms;
-    st = fast ? cf_rs_writer_create(&w, dir, s, &wo, &e) : CF_OK;
-    if (st != CF_OK) {
-        rc = lib_fail(c, dir, st, &e);
-        goto out;
-    }
-    size_t r = 0;
-    for (;;) {
-        got = getline(&line, &lcap, in);
-        bool eof = got <= 0;
-        if (!eof) {
-            lineno++;
-            while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
-                line[--got] = '\0';
-            if (got == 0)
-                continue;
-            nf = csv_split(line, f, nc + 1, q);
-            if (nf != nc) {
-                rc = cf_cli_fail(c, "line %" PRIu64 ": %zu fields, expected %zu", lineno, nf, nc);
-                goto out;
-            }
-            for (size_t i = 0; i < nc; i++) {
-                icol *x = &ic[map[i]];
-                bool null = f[i][0] == '\0' && !q[i] && x->c->nullable;
-                if (f[i][0] == '\0' && !q[i] && !x->c->nullable && !cf_type_is_binary(x->c->type)) {
-                    rc = cf_cli_fail(c, "line %" PRIu64 ": column '%s' cannot be NULL", lineno,
-                                     x->c->name);
-                    goto out;
-                }
-                if (null) {
-                    x->nn[r >> 3] &= (uint8_t)~(1u << (r & 7));
-                    memset(x->vals + r * x->w, 0, x->w);
-                    x->counts[r] = 0;
-                    continue;
-                }
-                x->nn[r >> 3] |= (uint8_t)(1u << (r & 7));
-                if (x->c->is_array) {
-                    if (add_array(c, x, r, f[i], &arena, lineno) != 0) {
-                        rc = CF_EXIT_FAIL;
-                        goto out;
-                    }
-                    continue;
-                }
-                char msg[200];
-                if (cf_cli_scalar_parse(x->c->type, f[i], x->vals + r * x->w, &arena, msg, sizeof(msg)) !=
-                    0) {
-                    rc = cf_cli_fail(c, "line %" PRIu64 ": column '%s': %s", lineno, x->c->name,
-                                     msg);
-                    goto out;
-                }
-            }
-            rowline[r] = lineno;
-            r++;
-        }
-        if (r == BATCH || (eof && r > 0)) {
-            for (size_t i = 0; i < nc; i++)
-                cv[i] = (cf_rs_colvec){ic[i].c->is_array ? (const void *)ic[i].elems : ic[i].vals,
-                                       ic[i].nn, ic[i].counts, ic[i].enn};
-            if (w != NULL && batch_in_order(s, ic, r, &kprev, &kcur, &khave) < 0) {
-                /* Not in key order: what was written becomes the first rowset. */
-                st = cf_rs_writer_finish(w, &e);
-                cf_rs_writer_free(w);
-                w = NULL;
-                if (st == CF_OK)
-                    st = table_open_mode(&tb, dir, true, t->lock_ms, &e);
-                if (st != CF_OK) {
-                    rc = lib_fail(c, dir, st, &e);
-                    goto out;
-                }
-                next_ts = cf_table_last_ts(tb) + 1;
-            }
-            if (w != NULL) {
-                st = cf_rs_writer_append(w, cv, r, &e);
-                if (st != CF_OK) {
-                    rc = cf_cli_fail(c, "%s: near line %" PRIu64 ": %s", csv,
-                                     lineno - (eof ? 0 : 1), e.msg);
-                    goto out;
-                }
-            }
-            size_t estart[CF_RS_MAX_COLUMNS] = {0}; /* array columns: row i's first element */
-            for (size_t i = 0; w == NULL && i < r; i++) {
-                const void *vals[CF_RS_MAX_COLUMNS];
-                cf_array_cell cells[CF_RS_MAX_COLUMNS];
-                for (size_t k = 0; k < nc; k++) {
-                    bool present = (ic[k].nn[i >> 3] >> (i & 7)) & 1;
-                    vals[k] = present ? (const void *)(ic[k].vals + i * ic[k].w) : NULL;
-                    if (!ic[k].c->is_array)
-                        continue;
-                    size_t a = estart[k], n = present ? ic[k].counts[i] : 0;
-                    estart[k] += n;
-                    if (!present)
-                        continue;
-                    /* the cell's element validity from bit 0 */
-                    uint8_t *bm = cf_arena_alloc(&arena, n / 8 + 1);
-                    if (bm == NULL) {
-                        rc = cf_cli_fail(c, "out of memory");
-                        goto out;
-                    }
-                    memset(bm, 0, n / 8 + 1);
-                    for (size_t x = 0; x < n; x++)
-                        if ((ic[k].enn[(a + x) >> 3] >> ((a + x) & 7)) & 1)
-                            bm[x >> 3] |= (uint8_t)(1u << (x & 7));
-                    cells[k] = (cf_array_cell){ic[k].c->type, n, ic[k].elems + a * ic[k].w, bm};
-                    vals[k] = &cells[k];
-                }
-                st = cf_table_insert(tb, vals, next_ts, &e);
-                if (st != CF_OK) {
-                    rc = cf_cli_fail(c, "%s: line %" PRIu64 ": %s", csv, rowline[i], e.msg);
-                    goto out;
-                }
-                next_ts++;
-            }
-            total += r;
-            r = 0;
-            for (size_t i = 0; i < nc; i++)
-                ic[i].ne = 0;
-            cf_arena_dispose(&arena);
-            cf_arena_init(&arena);
-            double tn = now_s();
-            if (tty && tn - last > 0.5) {
-                fprintf(c->err, "\rimported %" PRIu64 " rows (%.0f rows/s)", total,
-                        total / (tn - t0));
-                fflush(c->err);
-                last = tn;
-            }
-        }
-        if (eof)
-            break;
-    }
-    st = w != NULL ? cf_rs_writer_finish(w, &e) : CF_OK;
-    if (st != CF_OK) {
-        rc = lib_fail(c, dir, st, &e);
-        goto out;
-    }
-    if (tb != NULL) {
-        st = cf_table_close(tb, &e); /* writes the MemRowSet */
-        tb = NULL;
-        if (st != CF_OK) {
-            rc = lib_fail(c, dir, st, &e);
-            goto out;
-        }
-    }
-    if (tty)
-        fputs("\r\033[K", c->err);
-    fprintf(c->out, "imported %" PRIu64 " rows into %s in %.2f s\n", total, dir, now_s() - t0);
-out:
-    cf_rs_writer_free(w);
-    cf_table_free(tb); /* after an error: rows not yet flushed are dropped */
-    free(rowline);
-    free(kprev.p);
-    free(kcur.p);
-    cf_arena_dispose(&arena);
-    if (in != stdin)
-        fclose(in);
-    for (size_t i = 0; i < nc; i++) {
-        free(ic[i].vals);
-        free(ic[i].nn);
-        free(ic[i].counts);
-        free(ic[i].elems);
-        free(ic[i].enn);
-    }
-    free(ic);
-    free(map);
-    free(f);
-    free(q);
-    free(cv);
-    free(line);
-    cf_rs_schema_free(s);
-    return rc;
-}
-
 /* ---- scan / get ------------------------------------------------------------------------------- */
 
 static int parse_columns(cf_cli *c, const cf_rs_schema *s, const char *spec, size_t **cols,
@@ -837,6 +436,21 @@ static int parse_columns(cf_cli *c, const cf_rs_schema *s, const char *spec, siz
     }
     free(copy);
     return *n ? 0 : cf_cli_usage(c, "--columns: empty");
+}
+
+/* --format text|csv|jsonl (--json = jsonl) for scan and get. */
+static int output_format(cf_cli *c, const targs *t, printer *p)
+{
+    if (t->format == NULL)
+        return 0;
+    if (strcmp(t->format, "csv") == 0 && !t->json)
+        p->csv = true;
+    else if (strcmp(t->format, "jsonl") == 0)
+        p->json = true;
+    else if (strcmp(t->format, "text") != 0 || t->json)
+        return cf_cli_usage(c, "--format: expected text, csv or jsonl, got '%s'%s", t->format,
+                            t->json ? " (with --json)" : "");
+    return 0;
 }
 
 static uint64_t snapshot_of(const targs *t)
@@ -875,7 +489,9 @@ static int cmd_scan(cf_cli *c, const char *dir, targs *t)
         goto out;
     }
     width = calloc(ncols, sizeof(*width));
-    printer p = {c, s, cols, ncols, t->json, false, width, 0};
+    printer p = {c, s, cols, ncols, t->json, false, width, 0, false};
+    if ((rc = output_format(c, t, &p)) != 0)
+        goto out;
     for (;;) {
         cf_rs_batch b;
         st = cf_table_scanner_next(sc, &b, &e);
@@ -921,7 +537,13 @@ static int cmd_get(cf_cli *c, const char *dir, targs *t)
     size_t *cols = NULL, ncols = 0;
     parse_columns(c, s, NULL, &cols, &ncols);
     int *width = calloc(ncols, sizeof(*width));
-    printer p = {c, s, cols, ncols, t->json, false, width, 0};
+    printer p = {c, s, cols, ncols, t->json, false, width, 0, false};
+    if ((rc = output_format(c, t, &p)) != 0) {
+        free(cols);
+        free(width);
+        cf_table_free(rs);
+        return rc;
+    }
     cf_arena a;
     cf_arena_init(&a);
     bool missing = false;
@@ -1301,8 +923,9 @@ int cf_cmd_table(cf_cli *c, int argc, char **argv)
         return cmd_create(c, dir, &t);
     if (strcmp(sub, "import") == 0) {
         if (t.npos != 1)
-            return cf_cli_usage(c, "import needs one CSV file");
-        return cmd_import(c, dir, t.pos[0], &t);
+            return cf_cli_usage(c, "import needs one input file (CSV or JSON lines; - for stdin)");
+        return cf_cmd_table_import(c, dir, t.pos[0], t.schema, t.format, t.has_ts, t.ts,
+                                   t.lock_ms);
     }
     if (strcmp(sub, "scan") == 0)
         return cmd_scan(c, dir, &t);

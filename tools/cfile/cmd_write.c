@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "csv.h"
 #include "values.h"
 
 const char cf_cmd_write_usage[] =
@@ -24,8 +25,13 @@ const char cf_cmd_write_usage[] =
     "optimize_index_keys, append_batch, metadata, values) and the file is what Kudu\n"
     "writes for it. Otherwise INPUT ('-' for stdin) holds one value per line:\n"
     "JSON lines (value forms as in `cfile dump --help`; `null` for NULL; arrays for\n"
-    "--array) or CSV (one field per line, double quotes allowed; an empty field is\n"
-    "NULL in a nullable column).\n"
+    "--array; or the {\"row\": N, \"value\": V} lines of `cfile dump --format jsonl`)\n"
+    "or CSV (RFC 4180: one field per record, or the `row,value` records of `cfile\n"
+    "dump --format csv`; quoted fields may hold commas, quotes as \"\" and newlines;\n"
+    "CRLF or LF; a UTF-8 BOM is skipped; an empty unquoted field is NULL, \"\" the\n"
+    "empty string; STRING as its bytes, BINARY as hex, arrays as JSON). Errors name\n"
+    "the line and column. Numbers must fit the type (DATE: 0001-01-01..9999-12-31 as\n"
+    "days -719162..2932896; FLOAT/DOUBLE text beyond the range is an error).\n"
     "\n"
     "  --spec SPEC.json          take everything from a golden spec\n"
     "  --type T                  INT8..INT64, UINT8..UINT64, FLOAT, DOUBLE, BOOL, STRING,\n"
@@ -330,7 +336,11 @@ static int read_all(cf_cli *c, const char *path, char **buf, size_t *len)
     return 0;
 }
 
-static int load_jsonl(cf_cli *c, write_job *j, const char *text, size_t len, cf_arena *arena)
+/* JSON lines: one value form per line, or the {"row": N, "value": V} objects of
+ * `cfile dump --format jsonl` (an object with a "value" member; the binary forms
+ * {"hex": ...} and {"repeat": ...} have none). */
+static int load_jsonl(cf_cli *c, write_job *j, const char *name, const char *text, size_t len,
+                      cf_arena *arena)
 {
     char msg[256];
     size_t line = 0;
@@ -345,77 +355,70 @@ static int load_jsonl(cf_cli *c, write_job *j, const char *text, size_t len, cf_
         if (s < e) {
             cf_json v;
             if (cf_json_parse_arena(arena, &v, s, (size_t)(e - s), msg, sizeof(msg)) != 0)
-                return cf_cli_fail(c, "line %zu: %s", line, msg);
-            if (cf_cli_column_add(&j->col, &v, msg, sizeof(msg)) != 0)
-                return cf_cli_fail(c, "line %zu: %s", line, msg);
+                return cf_cli_fail(c, "%s: line %zu: %s", name, line, msg);
+            const cf_json *val = &v;
+            if (v.kind == CF_JSON_OBJECT && cf_json_get(&v, "value") != NULL)
+                val = cf_json_get(&v, "value");
+            if (cf_cli_column_add(&j->col, val, msg, sizeof(msg)) != 0)
+                return cf_cli_fail(c, "%s: line %zu: %s", name, line, msg);
         }
         p = nl ? nl + 1 : end;
     }
     return 0;
 }
 
-static int load_csv(cf_cli *c, write_job *j, const char *text, size_t len, cf_arena *arena)
+/* CSV (csv.h): one value per record, or the `row,value` records of `cfile dump
+ * --format csv` (its header picks that form). An empty unquoted field is NULL
+ * (an error unless --nullable; for binary types it is the empty string when the
+ * column is not nullable, as before), "" the empty string. */
+static int load_csv(cf_cli *c, write_job *j, const char *name, const char *text, size_t len,
+                    cf_arena *arena)
 {
     char msg[256];
-    size_t line = 1;
-    const char *p = text, *end = text + len;
-    if (j->opts.is_array)
-        return cf_cli_usage(c, "CSV input cannot hold arrays: use --format jsonl");
-    while (p < end) {
-        size_t start_line = line;
-        char *field;
-        size_t flen = 0;
-        bool quoted = *p == '"';
-        if (quoted) {
-            /* "..." with "" for a quote; may span lines. */
-            field = cf_arena_alloc(arena, (size_t)(end - p) + 1);
-            if (field == NULL)
-                return cf_cli_fail(c, "out of memory");
-            p++;
-            for (;;) {
-                if (p >= end)
-                    return cf_cli_fail(c, "line %zu: unterminated quoted field", start_line);
-                if (*p == '"') {
-                    if (p + 1 < end && p[1] == '"') {
-                        field[flen++] = '"';
-                        p += 2;
-                        continue;
-                    }
-                    p++;
-                    break;
-                }
-                if (*p == '\n')
-                    line++;
-                field[flen++] = *p++;
+    cf_csv r;
+    cf_csv_init_mem(&r, text, len, name);
+    const cf_csv_field *f;
+    size_t n, want = 1, col = 0;
+    bool first = true;
+    int rc = 0, got;
+    while ((got = cf_csv_next(&r, &f, &n)) > 0) {
+        if (first) {
+            first = false;
+            if (n == 2 && !f[0].quoted && !f[1].quoted && strcmp(f[0].data, "row") == 0 &&
+                strcmp(f[1].data, "value") == 0) {
+                want = 2; /* `cfile dump --format csv` */
+                col = 1;
+                continue;
             }
-            if (p < end && *p == '\r')
-                p++;
-            if (p < end && *p != '\n')
-                return cf_cli_fail(c, "line %zu: text after a quoted field", line);
-        } else {
-            const char *nl = memchr(p, '\n', (size_t)(end - p));
-            const char *e = nl ? nl : end;
-            if (e > p && e[-1] == '\r')
-                e--;
-            flen = (size_t)(e - p);
-            field = cf_arena_alloc(arena, flen + 1);
-            if (field == NULL)
-                return cf_cli_fail(c, "out of memory");
-            memcpy(field, p, flen);
-            p = nl ? nl : end;
         }
-        field[flen] = '\0';
-        if (p < end && *p == '\n') {
-            p++;
-            line++;
+        if (n != want) {
+            rc = cf_cli_fail(c,
+                             "%s: line %llu: %zu fields, expected %zu%s", name,
+                             (unsigned long long)f[0].line, n, want,
+                             want == 1 ? " (quote a value holding a comma: \"a,b\")" : "");
+            break;
         }
-        cf_json v = {CF_JSON_STRING, field, flen, 0, NULL, NULL};
-        if (!quoted && flen == 0 && (j->nullable || !cf_type_is_binary(j->col.type)))
-            v.kind = CF_JSON_NULL; /* an empty field is NULL (an error if not nullable) */
-        if (cf_cli_column_add(&j->col, &v, msg, sizeof(msg)) != 0)
-            return cf_cli_fail(c, "line %zu: %s", start_line, msg);
+        cf_json v;
+        if (cf_csv_json(&f[col], j->col.type, j->opts.is_array, j->nullable, &v, arena, msg,
+                        sizeof(msg)) != 0 ||
+            cf_cli_column_add(&j->col, &v, msg, sizeof(msg)) != 0) {
+            rc = cf_cli_fail(c, "%s: line %llu, column %llu: %s", name,
+                             (unsigned long long)f[col].line, (unsigned long long)f[col].col,
+                             msg);
+            break;
+        }
+        if (!j->nullable && v.kind == CF_JSON_NULL) {
+            rc = cf_cli_fail(c, "%s: line %llu, column %llu: an empty field is NULL, and the "
+                                "column is not nullable (--nullable; \"\" is the empty string)",
+                             name, (unsigned long long)f[col].line,
+                             (unsigned long long)f[col].col);
+            break;
+        }
     }
-    return 0;
+    if (got < 0)
+        rc = cf_cli_fail(c, "%s", r.msg);
+    cf_csv_dispose(&r);
+    return rc;
 }
 
 static int parse_meta_arg(cf_cli *c, write_job *j, const char *arg)
@@ -578,7 +581,8 @@ int cf_cmd_write(cf_cli *c, int argc, char **argv)
     if ((rc = read_all(c, in_path, &input, &len)) != 0)
         goto out;
     cf_cli_column_init(&j.col, type, array, &arena);
-    rc = csv ? load_csv(c, &j, input, len, &arena) : load_jsonl(c, &j, input, len, &arena);
+    rc = csv ? load_csv(c, &j, in_path, input, len, &arena)
+             : load_jsonl(c, &j, in_path, input, len, &arena);
     if (rc == 0)
         rc = run_writer(c, out_path, &j, quiet);
 out:

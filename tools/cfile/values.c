@@ -186,6 +186,12 @@ static int parse_integer(const cf_json *v, cf_type t, void *slot, char *msg, siz
     if (!ok)
         return fail(msg, cap, "%s: %.*s is out of range", cf_type_name(t), (int)(len > 60 ? 60 : len), s);
     i128 val = neg ? (i128)((u128)0 - mag) : (i128)mag;
+    /* Kudu's DATE is days since 1970-01-01 in 0001-01-01..9999-12-31
+     * (DataTypeTraits<DATE>; the golden date-* files hold both ends). */
+    if (t == CF_TYPE_DATE && (val < CF_CLI_DATE_MIN || val > CF_CLI_DATE_MAX))
+        return fail(msg, cap,
+                    "DATE: %.*s is out of range (days %d..%d, 0001-01-01..9999-12-31)",
+                    (int)(len > 60 ? 60 : len), s, CF_CLI_DATE_MIN, CF_CLI_DATE_MAX);
     switch (bits) {
     case 8: { uint8_t x = (uint8_t)val; memcpy(slot, &x, 1); break; }
     case 16: { uint16_t x = (uint16_t)val; memcpy(slot, &x, 2); break; }
@@ -268,16 +274,24 @@ static int parse_floating(const cf_json *v, cf_type t, void *slot, char *msg, si
              s[i] == 'e' || s[i] == 'E';
     char *end = NULL;
     errno = 0;
+    bool overflow = false;
     if (ok && is_float) {
         /* strtof rounds the decimal once; (float)strtod could round twice. */
         float f = strtof(s, &end);
         ok = end == s + len;
+        overflow = isinf(f);
         memcpy(slot, &f, 4);
     } else if (ok) {
         double d = strtod(s, &end);
         ok = end == s + len;
+        overflow = isinf(d);
         memcpy(slot, &d, 8);
     }
+    /* Decimal text that does not fit is an error, not infinity (which has its own
+     * form); text too small for the type rounds to 0 or a subnormal, as it must. */
+    if (ok && overflow)
+        return fail(msg, cap, "%s: %.*s is out of range (use \"Infinity\" for infinity)",
+                    cf_type_name(t), (int)(len > 60 ? 60 : len), s);
     if (!ok)
         return fail(msg, cap, "%s: not a number: %.*s", cf_type_name(t), (int)(len > 60 ? 60 : len), s);
     return 0;

@@ -13,6 +13,11 @@
 
 #include "json.h"
 
+/* Kudu's DATE range in days since 1970-01-01: 0001-01-01..9999-12-31. Parsing
+ * refuses values outside it (and decimal FLOAT/DOUBLE text that overflows). */
+#define CF_CLI_DATE_MIN (-719162)
+#define CF_CLI_DATE_MAX 2932896
+
 /* Longest text cf_cli_format_* writes, NUL included. */
 #define CF_CLI_NUM_CAP 48
 

@@ -1,0 +1,471 @@
+/* `cfile table import`: CSV (csv.h) or JSON lines into a table through one bulk
+ * loader (rowset.h "bulk loads"): all rows or none. */
+#include "cli.h"
+#include "csv.h"
+#include "table_args.h"
+#include "values.h"
+
+#include <cfile/rowset.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BATCH 8192
+
+typedef struct icol {
+    const cf_rs_column *c;
+    size_t w;
+    uint8_t *vals;   /* BATCH slots */
+    uint8_t *nn;     /* BATCH bits */
+    uint32_t *counts; /* arrays: elements per row */
+    uint8_t *elems;  /* arrays: flattened elements */
+    uint8_t *enn;
+    size_t ne, ecap;
+} icol;
+
+typedef struct importer {
+    cf_cli *c;
+    const char *file;
+    const cf_rs_schema *s;
+    size_t nc;
+    icol *ic;
+    cf_rs_colvec *cv;
+    uint64_t *lines; /* input line of each row of the batch */
+    size_t r;        /* rows in the batch */
+    cf_arena arena;  /* binary values of the batch */
+    cf_table_loader *ld;
+    uint64_t total;
+} importer;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void set_bit(uint8_t *bm, size_t i, bool on)
+{
+    if (on)
+        bm[i >> 3] |= (uint8_t)(1u << (i & 7));
+    else
+        bm[i >> 3] &= (uint8_t)~(1u << (i & 7));
+}
+
+/* Value v (a value form, null included) into row im->r of column x; -1 with msg. */
+static int put_value(importer *im, icol *x, const cf_json *v, char *msg, size_t cap)
+{
+    size_t r = im->r;
+    if (v->kind == CF_JSON_NULL) {
+        if (!x->c->nullable)
+            return snprintf(msg, cap, "column '%s' cannot be NULL%s", x->c->name,
+                            cf_type_is_binary(x->c->type) || x->c->is_array
+                                ? ""
+                                : " (an empty CSV field is NULL)"),
+                   -1;
+        set_bit(x->nn, r, false);
+        memset(x->vals + r * x->w, 0, x->w);
+        x->counts[r] = 0;
+        return 0;
+    }
+    set_bit(x->nn, r, true);
+    if (!x->c->is_array) {
+        bool is_null;
+        if (cf_cli_value_parse(v, x->c->type, x->vals + r * x->w, &is_null, &im->arena, msg,
+                               cap) != 0)
+            return -1;
+        return 0;
+    }
+    if (v->kind != CF_JSON_ARRAY)
+        return snprintf(msg, cap, "an array column takes [element, ...]"), -1;
+    if (v->n > 65535)
+        return snprintf(msg, cap, "an array cell of %zu elements (at most 65535)", v->n), -1;
+    if (x->ne + v->n > x->ecap) {
+        size_t ncap = (x->ne + v->n) * 2 + 64;
+        uint8_t *e = realloc(x->elems, ncap * x->w);
+        if (e != NULL)
+            x->elems = e;
+        uint8_t *b = e != NULL ? realloc(x->enn, ncap / 8 + 1) : NULL;
+        if (b == NULL)
+            return snprintf(msg, cap, "out of memory"), -1;
+        x->enn = b;
+        x->ecap = ncap;
+    }
+    for (size_t i = 0; i < v->n; i++) {
+        bool is_null = false;
+        size_t k = x->ne + i;
+        if (cf_cli_value_parse(&v->items[i], x->c->type, x->elems + k * x->w, &is_null,
+                               &im->arena, msg, cap) != 0)
+            return -1;
+        set_bit(x->enn, k, !is_null);
+    }
+    x->ne += v->n;
+    x->counts[r] = (uint32_t)v->n;
+    return 0;
+}
+
+/* The loader's message without its "row N: " (the caller names the line). */
+static const char *strip_row(const char *m)
+{
+    if (strncmp(m, "row ", 4) == 0) {
+        const char *p = strstr(m, ": ");
+        if (p != NULL)
+            return p + 2;
+    }
+    return m;
+}
+
+static int flush_batch(importer *im)
+{
+    if (im->r == 0)
+        return 0;
+    for (size_t i = 0; i < im->nc; i++)
+        im->cv[i] = (cf_rs_colvec){im->ic[i].c->is_array ? (const void *)im->ic[i].elems
+                                                         : im->ic[i].vals,
+                                   im->ic[i].nn, im->ic[i].counts, im->ic[i].enn};
+    cf_error e;
+    uint64_t before = cf_table_loader_rows(im->ld);
+    cf_status st = cf_table_loader_append(im->ld, im->cv, im->r, &e);
+    if (st != CF_OK) {
+        uint64_t row = cf_table_loader_error_row(im->ld);
+        if (row != UINT64_MAX && row >= before && row - before < im->r) {
+            int rc = cf_cli_fail(im->c, "%s: line %" PRIu64 ": %s", im->file,
+                                 im->lines[row - before], strip_row(e.msg));
+            return st == CF_ENOTSUP ? CF_EXIT_NOTSUP : rc;
+        }
+        return cf_cli_lib_fail(im->c, im->file, st, &e);
+    }
+    im->total += im->r;
+    im->r = 0;
+    for (size_t i = 0; i < im->nc; i++)
+        im->ic[i].ne = 0;
+    cf_arena_dispose(&im->arena);
+    cf_arena_init(&im->arena);
+    return 0;
+}
+
+/* ---- CSV ---------------------------------------------------------------------------------- */
+
+static int read_csv(importer *im, FILE *in)
+{
+    cf_cli *c = im->c;
+    cf_csv r;
+    cf_csv_init_file(&r, in, im->file);
+    const cf_csv_field *f;
+    size_t n;
+    int rc = 0, got;
+    char msg[300];
+    size_t *map = calloc(im->nc + 1, sizeof(*map)); /* field -> column */
+    bool *seen = calloc(im->nc + 1, sizeof(*seen));
+    size_t nf = 0;
+    if (map == NULL || seen == NULL) {
+        rc = cf_cli_fail(c, "out of memory");
+        goto out;
+    }
+    got = cf_csv_next(&r, &f, &n);
+    if (got == 0) {
+        rc = cf_cli_fail(c, "%s: no header row", im->file);
+        goto out;
+    }
+    if (got < 0)
+        goto bad;
+    for (size_t i = 0; i < n; i++) {
+        int k = cf_rs_schema_find(im->s, f[i].data);
+        if (k < 0 || strlen(f[i].data) != f[i].len) {
+            rc = cf_cli_fail(c, "%s: line %" PRIu64 ", column %" PRIu64
+                                ": the header names '%.100s', which the schema lacks",
+                             im->file, f[i].line, f[i].col, f[i].data);
+            goto out;
+        }
+        if (seen[k]) {
+            rc = cf_cli_fail(c, "%s: line %" PRIu64 ", column %" PRIu64
+                                ": the header names '%s' twice",
+                             im->file, f[i].line, f[i].col, f[i].data);
+            goto out;
+        }
+        seen[k] = true;
+        map[i] = (size_t)k;
+    }
+    nf = n;
+    for (size_t k = 0; k < im->nc; k++)
+        if (!seen[k] && !im->ic[k].c->nullable) {
+            rc = cf_cli_fail(c, "%s: the header lacks column '%s', which cannot be NULL",
+                             im->file, im->ic[k].c->name);
+            goto out;
+        }
+    while ((got = cf_csv_next(&r, &f, &n)) > 0) {
+        if (n == 1 && f[0].len == 0 && !f[0].quoted)
+            continue; /* a blank line */
+        if (n != nf) {
+            rc = cf_cli_fail(c, "%s: line %" PRIu64 ": %zu fields, the header has %zu",
+                             im->file, f[0].line, n, nf);
+            goto out;
+        }
+        for (size_t k = 0; k < im->nc; k++)
+            if (!seen[k]) {
+                cf_json null = {CF_JSON_NULL, NULL, 0, 0, NULL, NULL};
+                put_value(im, &im->ic[k], &null, msg, sizeof(msg));
+            }
+        for (size_t i = 0; i < n; i++) {
+            icol *x = &im->ic[map[i]];
+            cf_json v;
+            if (cf_csv_json(&f[i], x->c->type, x->c->is_array, x->c->nullable, &v, &im->arena,
+                            msg, sizeof(msg)) != 0 ||
+                put_value(im, x, &v, msg, sizeof(msg)) != 0) {
+                rc = cf_cli_fail(c, "%s: line %" PRIu64 ", column %" PRIu64 " ('%s'): %s",
+                                 im->file, f[i].line, f[i].col, x->c->name, msg);
+                goto out;
+            }
+        }
+        im->lines[im->r++] = f[0].line;
+        if (im->r == BATCH && (rc = flush_batch(im)) != 0)
+            goto out;
+    }
+    if (got == 0)
+        goto out;
+bad:
+    rc = cf_cli_fail(c, "%s", r.msg);
+out:
+    free(map);
+    free(seen);
+    cf_csv_dispose(&r);
+    return rc;
+}
+
+/* ---- JSON lines: {"col": value, ...} as `table scan --json` prints -------------------------- */
+
+static int read_jsonl(importer *im, FILE *in)
+{
+    cf_cli *c = im->c;
+    char *line = NULL, msg[300];
+    size_t cap = 0;
+    uint64_t lineno = 0;
+    int rc = 0;
+    bool *seen = calloc(im->nc + 1, sizeof(*seen));
+    cf_arena la; /* one line's document */
+    cf_arena_init(&la);
+    if (seen == NULL)
+        return cf_cli_fail(c, "out of memory");
+    ssize_t got;
+    errno = 0;
+    while ((got = getline(&line, &cap, in)) > 0) {
+        lineno++;
+        size_t len = (size_t)got;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' ||
+                           line[len - 1] == ' ' || line[len - 1] == '\t'))
+            len--;
+        size_t s0 = 0;
+        if (lineno == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0)
+            s0 = 3;
+        while (s0 < len && (line[s0] == ' ' || line[s0] == '\t'))
+            s0++;
+        if (s0 == len)
+            continue;
+        cf_arena_dispose(&la);
+        cf_arena_init(&la);
+        cf_json v;
+        if (cf_json_parse_arena(&la, &v, line + s0, len - s0, msg, sizeof(msg)) != 0) {
+            rc = cf_cli_fail(c, "%s: line %" PRIu64 ": %s", im->file, lineno, msg);
+            break;
+        }
+        if (v.kind != CF_JSON_OBJECT) {
+            rc = cf_cli_fail(c, "%s: line %" PRIu64 ": expected an object {\"column\": value, ...}",
+                             im->file, lineno);
+            break;
+        }
+        memset(seen, 0, im->nc * sizeof(*seen));
+        for (size_t i = 0; i < v.n && rc == 0; i++) {
+            const cf_json_member *m = &v.members[i];
+            int k = cf_rs_schema_find(im->s, m->key);
+            if (k < 0 || strlen(m->key) != m->key_len)
+                rc = cf_cli_fail(c, "%s: line %" PRIu64 ": no column '%.100s'", im->file, lineno,
+                                 m->key);
+            else if (seen[k])
+                rc = cf_cli_fail(c, "%s: line %" PRIu64 ": column '%s' given twice", im->file,
+                                 lineno, m->key);
+            else if (put_value(im, &im->ic[k], &m->value, msg, sizeof(msg)) != 0)
+                rc = cf_cli_fail(c, "%s: line %" PRIu64 ", column '%s': %s", im->file, lineno,
+                                 m->key, msg);
+            else
+                seen[k] = true;
+        }
+        for (size_t k = 0; k < im->nc && rc == 0; k++) {
+            if (seen[k])
+                continue;
+            cf_json null = {CF_JSON_NULL, NULL, 0, 0, NULL, NULL};
+            if (put_value(im, &im->ic[k], &null, msg, sizeof(msg)) != 0)
+                rc = cf_cli_fail(c, "%s: line %" PRIu64 ": %s", im->file, lineno, msg);
+        }
+        if (rc != 0)
+            break;
+        im->lines[im->r++] = lineno;
+        if (im->r == BATCH && (rc = flush_batch(im)) != 0)
+            break;
+    }
+    if (rc == 0 && ferror(in))
+        rc = cf_cli_fail(c, "%s: read error: %s", im->file, strerror(errno));
+    free(line);
+    free(seen);
+    cf_arena_dispose(&la);
+    return rc;
+}
+
+/* ---- the command ------------------------------------------------------------------------- */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The table, opened for writing (its lock held until it is freed). */
+static cf_status open_writer(cf_table **tb, const char *dir, uint32_t lock_ms, cf_error *e)
+{
+    cf_table_options o;
+    cf_table_options_init(&o);
+    o.lock_timeout_ms = lock_ms;
+    return cf_table_open_opts(tb, dir, &o, e);
+}
+
+int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char *schema,
+                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms)
+{
+    cf_error e;
+    cf_status st;
+    cf_table *tb = NULL;
+    cf_rs_schema *ns = NULL;
+    bool jsonl;
+    if (format == NULL)
+        jsonl = ends_with(file, ".jsonl") || ends_with(file, ".json");
+    else if (strcmp(format, "csv") == 0 || strcmp(format, "jsonl") == 0)
+        jsonl = format[0] == 'j';
+    else
+        return cf_cli_usage(c, "--format: expected csv or jsonl, got '%s'", format);
+    if (schema != NULL && (st = cf_rs_schema_parse(&ns, schema, &e)) != CF_OK)
+        return cf_cli_usage(c, "%s", e.msg);
+    bool made_dir = false, made_table = false;
+    st = open_writer(&tb, dir, lock_ms, &e);
+    if (st == CF_ENOTFOUND && ns != NULL) {
+        /* A new table: made here, and removed again if the import fails. */
+        struct stat sb;
+        if (stat(dir, &sb) != 0) {
+            if (mkdir(dir, 0777) != 0) {
+                cf_rs_schema_free(ns);
+                return cf_cli_fail(c, "%s: %s", dir, strerror(errno));
+            }
+            made_dir = true;
+        }
+        /* The rowset writer takes the lock and checks, under it, that dir holds
+         * no table; the table then takes it for the load. */
+        cf_rs_writer_options wo;
+        cf_rs_writer_options_init(&wo);
+        wo.lock_timeout_ms = lock_ms;
+        cf_rs_writer *w = NULL;
+        st = cf_rs_writer_create(&w, dir, ns, &wo, &e);
+        if (st == CF_OK)
+            st = cf_rs_writer_finish(w, &e);
+        cf_rs_writer_free(w);
+        made_table = st == CF_OK;
+        if (st == CF_OK)
+            st = open_writer(&tb, dir, lock_ms, &e);
+    } else if (st == CF_ENOTFOUND) {
+        return cf_cli_usage(c, "import needs --schema (or a table made by `table create`)");
+    }
+    int rc = 0;
+    if (st != CF_OK) {
+        rc = cf_cli_lib_fail(c, dir, st, &e);
+        goto undo;
+    }
+    const cf_rs_schema *s = cf_table_schema(tb);
+    if (ns != NULL && !made_table) {
+        char *a = cf_cli_schema_text(s), *b = cf_cli_schema_text(ns);
+        if (a == NULL || b == NULL)
+            rc = cf_cli_fail(c, "out of memory");
+        else if (strcmp(a, b) != 0)
+            rc = cf_cli_usage(c, "--schema differs from the table's: %s", a);
+        free(a);
+        free(b);
+        if (rc != 0)
+            goto undo;
+    }
+    FILE *in = strcmp(file, "-") == 0 ? stdin : fopen(file, "rb");
+    if (in == NULL) {
+        rc = cf_cli_fail(c, "%s: %s", file, strerror(errno));
+        goto undo;
+    }
+    importer im;
+    memset(&im, 0, sizeof(im));
+    im.c = c;
+    im.file = strcmp(file, "-") == 0 ? "stdin" : file;
+    im.s = s;
+    im.nc = cf_rs_schema_ncols(s);
+    im.ic = calloc(im.nc, sizeof(*im.ic));
+    im.cv = calloc(im.nc, sizeof(*im.cv));
+    im.lines = calloc(BATCH, sizeof(*im.lines));
+    cf_arena_init(&im.arena);
+    bool oom = im.ic == NULL || im.cv == NULL || im.lines == NULL;
+    for (size_t i = 0; !oom && i < im.nc; i++) {
+        icol *x = &im.ic[i];
+        x->c = cf_rs_schema_column(s, i);
+        x->w = cf_type_size(x->c->type);
+        x->vals = calloc(BATCH, x->w);
+        x->nn = calloc(BATCH / 8, 1);
+        x->counts = calloc(BATCH, sizeof(uint32_t));
+        oom = x->vals == NULL || x->nn == NULL || x->counts == NULL;
+    }
+    double t0 = now_s();
+    cf_table_loader_options lo;
+    cf_table_loader_options_init(&lo);
+    if (has_ts)
+        lo.ts = ts;
+    if (oom)
+        rc = cf_cli_fail(c, "out of memory");
+    else if ((st = cf_table_loader_create(&im.ld, tb, &lo, &e)) != CF_OK)
+        rc = st == CF_EINVAL ? cf_cli_usage(c, "%s", e.msg) : cf_cli_lib_fail(c, dir, st, &e);
+    if (rc == 0)
+        rc = jsonl ? read_jsonl(&im, in) : read_csv(&im, in);
+    if (rc == 0)
+        rc = flush_batch(&im);
+    if (rc == 0 && (st = cf_table_loader_commit(im.ld, &e)) != CF_OK)
+        rc = cf_cli_lib_fail(c, dir, st, &e);
+    if (rc == 0)
+        fprintf(c->out, "imported %" PRIu64 " rows into %s in %.2f s\n", im.total, dir,
+                now_s() - t0);
+    cf_table_loader_free(im.ld); /* after a failure: removes what the load wrote */
+    if (in != stdin)
+        fclose(in);
+    for (size_t i = 0; im.ic != NULL && i < im.nc; i++) {
+        free(im.ic[i].vals);
+        free(im.ic[i].nn);
+        free(im.ic[i].counts);
+        free(im.ic[i].elems);
+        free(im.ic[i].enn);
+    }
+    free(im.ic);
+    free(im.cv);
+    free(im.lines);
+    cf_arena_dispose(&im.arena);
+undo:
+    cf_table_free(tb);
+    if (rc != 0 && made_table) {
+        /* Nothing of a failed import into a new table remains. */
+        size_t n = strlen(dir) + sizeof("/MANIFEST");
+        char *p = malloc(n);
+        if (p != NULL) {
+            snprintf(p, n, "%s/MANIFEST", dir);
+            unlink(p);
+            free(p);
+        }
+        /* The directory stays when the table's LOCK was made in it: a lock
+         * file is never deleted (another writer may be waiting on it). */
+        if (made_dir)
+            rmdir(dir);
+    }
+    cf_rs_schema_free(ns);
+    return rc;
+}
