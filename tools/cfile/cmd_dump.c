@@ -8,6 +8,7 @@
 #include <cfile/bloom.h>
 
 #include "cli.h"
+#include "csv.h"
 #include "out.h"
 #include "values.h"
 
@@ -27,8 +28,9 @@ const char cf_cmd_dump_usage[] =
     "Other formats, one row per line: jsonl writes {\"row\": N, \"value\": V} with V\n"
     "in the value form; csv writes a `row,value` header, then the value as plain\n"
     "text (strings as their bytes, BINARY as hex, arrays as JSON), an empty field\n"
-    "for NULL and \"\" for an empty string; table aligns `row` and `value` columns\n"
-    "and shows NULL as NULL.\n"
+    "for NULL and \"\" for an empty string (both forms read back by `cfile write`);\n"
+    "table aligns `row` and `value` columns and shows NULL as NULL (a string that\n"
+    "reads as NULL or starts with a quote is shown quoted).\n"
     "\n"
     "A BloomFile (see `cfile info`) holds no values: dump lists its bloom blocks\n"
     "instead (text: `# bloom block N at offset O, S bytes`; json: \"kind\":\n"
@@ -334,12 +336,7 @@ int cf_cmd_dump(cf_cli *c, int argc, char **argv)
                 break;
             case FMT_CSV:
                 fprintf(c->out, "%" PRIu64 ",", ord);
-                if (cf_out_row_text(&text, in->type, in->is_array, &b, i, false)) {
-                    if (text.len == 0)
-                        fputs("\"\"", c->out); /* empty, not NULL */
-                    else
-                        cf_out_csv_field(c->out, text.data, text.len);
-                }
+                cf_csv_write_cell(c->out, in->type, in->is_array, &b, i); /* reads back */
                 fputc('\n', c->out);
                 break;
             case FMT_TABLE: {

@@ -247,8 +247,6 @@ static int read_jsonl(importer *im, FILE *in)
     uint64_t lineno = 0;
     int rc = 0;
     bool *seen = calloc(im->nc + 1, sizeof(*seen));
-    cf_arena la; /* one line's document */
-    cf_arena_init(&la);
     if (seen == NULL)
         return cf_cli_fail(c, "out of memory");
     ssize_t got;
@@ -266,10 +264,10 @@ static int read_jsonl(importer *im, FILE *in)
             s0++;
         if (s0 == len)
             continue;
-        cf_arena_dispose(&la);
-        cf_arena_init(&la);
+        /* The batch's arena: string values point into the document until the
+         * batch is appended. */
         cf_json v;
-        if (cf_json_parse_arena(&la, &v, line + s0, len - s0, msg, sizeof(msg)) != 0) {
+        if (cf_json_parse_arena(&im->arena, &v, line + s0, len - s0, msg, sizeof(msg)) != 0) {
             rc = cf_cli_fail(c, "%s: line %" PRIu64 ": %s", im->file, lineno, msg);
             break;
         }
@@ -311,7 +309,6 @@ static int read_jsonl(importer *im, FILE *in)
         rc = cf_cli_fail(c, "%s: read error: %s", im->file, strerror(errno));
     free(line);
     free(seen);
-    cf_arena_dispose(&la);
     return rc;
 }
 

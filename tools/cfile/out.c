@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "json.h"
@@ -144,7 +145,11 @@ bool cf_out_row_text(cf_out_str *s, cf_type t, bool is_array, const cf_batch *b,
     case CF_TYPE_VARCHAR: {
         cf_slice v;
         memcpy(&v, slot, sizeof(v));
-        if (cf_utf8_valid(v.data, v.len) && !(escape_ctl && has_ctl(v.data, v.len)))
+        /* In tables NULL is shown as NULL: a string that reads as NULL (or as a
+         * quoted string) is shown quoted, so the two never look alike. */
+        bool ambiguous = escape_ctl && ((v.len == 4 && strncasecmp((const char *)v.data, "null", 4) == 0) ||
+                                        (v.len > 0 && v.data[0] == '"'));
+        if (cf_utf8_valid(v.data, v.len) && !(escape_ctl && has_ctl(v.data, v.len)) && !ambiguous)
             cf_out_str_put(s, v.data, v.len);
         else
             json_text(s, t, false, b, i);

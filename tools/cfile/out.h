@@ -54,8 +54,9 @@ void cf_out_str_dispose(cf_out_str *s);
 /* Row i of a batch as plain text (replacing s): integers and floats as in the JSON
  * value forms, BOOL as true/false, STRING/VARCHAR as their bytes (or the JSON form
  * {"hex": ...} when not UTF-8), BINARY as lower-case hex, arrays as their JSON
- * array. With escape_ctl (for tables), a string holding a control character is
- * given as its quoted JSON string instead, so one row stays one line.
+ * array. With escape_ctl (for tables), a string holding a control character,
+ * reading as NULL (any case) or starting with a quote is given as its quoted JSON
+ * string instead, so one row stays one line and NULL (shown as NULL) is distinct.
  * Returns false (s empty) for a NULL row. */
 bool cf_out_row_text(cf_out_str *s, cf_type t, bool is_array, const cf_batch *b, size_t i,
                      bool escape_ctl);

@@ -1,0 +1,195 @@
+/* Fuzz the CLI's CSV reader and the conversion of CSV fields to values
+ * (tools/cfile/csv.c, values.c):
+ *
+ *   input: [opt][type][CSV text]
+ *   opt bit 0: read through a stream (fmemopen) as well as from memory; both
+ *              must give the same records, or the same error
+ *   opt bits 1..2: a record limit (none, 16, 256, 4096 bytes)
+ *   type: picks a column type (and bit 7: array) for every field's value
+ *
+ * Invariants: fields are NUL-terminated at their length, lines and columns are
+ * >= 1 and never go back, an error names "line L, column C"; the records written
+ * back with cf_out_csv_field read again to the same fields; every field either
+ * converts to a value or says why (never a crash). */
+#include "fuzz.h"
+
+#include <string.h>
+
+#include "csv.h"
+#include "out.h"
+#include "values.h"
+
+enum { MAX_RECORDS = 4096 };
+
+static const cf_type types[] = {CF_TYPE_INT8,      CF_TYPE_INT32,  CF_TYPE_UINT64,
+                                CF_TYPE_INT64,     CF_TYPE_FLOAT,  CF_TYPE_DOUBLE,
+                                CF_TYPE_BOOL,      CF_TYPE_STRING, CF_TYPE_BINARY,
+                                CF_TYPE_DATE,      CF_TYPE_UNIXTIME_MICROS,
+                                CF_TYPE_DECIMAL128, CF_TYPE_INT128, CF_TYPE_VARCHAR};
+
+/* Every record of the reader as "[q]bytes\x1f...\x1e", or "!" + the error. */
+static char *records(cf_csv *r, size_t *len)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    FUZZ_REQUIRE(m != NULL);
+    const cf_csv_field *f;
+    size_t nf;
+    int got;
+    uint64_t last_line = 1;
+    for (int k = 0; k < MAX_RECORDS && (got = cf_csv_next(r, &f, &nf)) != 0; k++) {
+        if (got < 0) {
+            FUZZ_REQUIRE(strstr(r->msg, ": line ") != NULL && strstr(r->msg, ", column ") != NULL);
+            fprintf(m, "!%s", r->msg);
+            break;
+        }
+        FUZZ_REQUIRE(nf >= 1);
+        for (size_t i = 0; i < nf; i++) {
+            FUZZ_REQUIRE(f[i].data[f[i].len] == '\0');
+            FUZZ_REQUIRE(f[i].line >= last_line && f[i].col >= 1);
+            last_line = f[i].line;
+            fputc(f[i].quoted ? 'q' : 'u', m);
+            fwrite(f[i].data, 1, f[i].len, m);
+            fputc(0x1f, m);
+        }
+        fputc(0x1e, m);
+    }
+    fclose(m);
+    *len = n;
+    return buf;
+}
+
+/* Write the records back as CSV (each field quoted when needed), read them again:
+ * the same bytes in every field. */
+static void check_rewrite(const uint8_t *text, size_t len)
+{
+    cf_csv r;
+    cf_csv_init_mem(&r, text, len, "in");
+    char *out = NULL;
+    size_t olen = 0;
+    FILE *m = open_memstream(&out, &olen);
+    FUZZ_REQUIRE(m != NULL);
+    const cf_csv_field *f;
+    size_t nf;
+    int got, k = 0;
+    char *orig = NULL;
+    size_t orig_len = 0;
+    FILE *om = open_memstream(&orig, &orig_len);
+    FUZZ_REQUIRE(om != NULL);
+    while (k++ < MAX_RECORDS && (got = cf_csv_next(&r, &f, &nf)) > 0) {
+        for (size_t i = 0; i < nf; i++) {
+            if (i)
+                fputc(',', m);
+            bool bom = olen == 0 && i == 0 && f[i].len >= 3 && memcmp(f[i].data, "\xEF\xBB\xBF", 3) == 0;
+            fflush(m);
+            if (f[i].len == 0 && (f[i].quoted || nf == 1)) {
+                fputs("\"\"", m); /* keep the field: a bare empty line would be too */
+            } else if (bom) {
+                /* unquoted, these bytes at the very start would read as a BOM */
+                fputc('"', m);
+                for (size_t b = 0; b < f[i].len; b++) {
+                    if (f[i].data[b] == '"')
+                        fputc('"', m);
+                    fputc(f[i].data[b], m);
+                }
+                fputc('"', m);
+            } else
+                cf_out_csv_field(m, f[i].data, f[i].len);
+            fwrite(f[i].data, 1, f[i].len, om);
+            fputc(0x1f, om);
+        }
+        fputc('\n', m);
+        fputc(0x1e, om);
+    }
+    fclose(m);
+    fclose(om);
+    cf_csv_dispose(&r);
+    cf_csv_init_mem(&r, out, olen, "again");
+    char *again = NULL;
+    size_t again_len = 0;
+    om = open_memstream(&again, &again_len);
+    FUZZ_REQUIRE(om != NULL);
+    k = 0;
+    while (k++ < MAX_RECORDS && (got = cf_csv_next(&r, &f, &nf)) > 0) {
+        for (size_t i = 0; i < nf; i++) {
+            fwrite(f[i].data, 1, f[i].len, om);
+            fputc(0x1f, om);
+        }
+        fputc(0x1e, om);
+    }
+    FUZZ_REQUIRE(got >= 0 || k > MAX_RECORDS);
+    fclose(om);
+    FUZZ_REQUIRE(again_len == orig_len && memcmp(again, orig, again_len) == 0);
+    cf_csv_dispose(&r);
+    free(out);
+    free(orig);
+    free(again);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_input in = {data, size < 2 ? size : 2};
+    uint8_t opt = fuzz_u8(&in), tsel = fuzz_u8(&in);
+    const uint8_t *text = data + (size < 2 ? size : 2);
+    size_t len = size < 2 ? 0 : size - 2;
+    uint8_t *copy = fuzz_dup(text, len); /* reads past the end are ASan reports */
+    static const size_t limits[] = {0, 16, 256, 4096};
+    size_t limit = limits[(opt >> 1) & 3];
+
+    cf_csv r;
+    cf_csv_init_mem(&r, copy, len, "in");
+    if (limit)
+        r.max_record_len = limit;
+    size_t mlen;
+    char *mem = records(&r, &mlen);
+    cf_csv_dispose(&r);
+    if (opt & 1) {
+        FILE *f = fmemopen(copy, len ? len : 1, "rb");
+        FUZZ_REQUIRE(f != NULL);
+        if (len == 0)
+            fgetc(f);
+        cf_csv_init_file(&r, f, "in");
+        if (limit)
+            r.max_record_len = limit;
+        size_t slen;
+        char *str = records(&r, &slen);
+        FUZZ_REQUIRE(slen == mlen && memcmp(str, mem, slen) == 0);
+        free(str);
+        cf_csv_dispose(&r);
+        fclose(f);
+    }
+    free(mem);
+    if (!limit)
+        check_rewrite(copy, len);
+
+    /* Values: every field as the chosen type. */
+    cf_type t = types[(tsel & 0x7f) % (sizeof(types) / sizeof(types[0]))];
+    bool is_array = tsel & 0x80;
+    cf_csv_init_mem(&r, copy, len, "in");
+    const cf_csv_field *f;
+    size_t nf;
+    int k = 0;
+    while (k++ < MAX_RECORDS && cf_csv_next(&r, &f, &nf) > 0) {
+        for (size_t i = 0; i < nf; i++) {
+            cf_arena arena;
+            cf_arena_init(&arena);
+            cf_cli_column col;
+            cf_cli_column_init(&col, t, is_array, &arena);
+            char msg[256];
+            cf_json v;
+            msg[0] = '\0';
+            if (cf_csv_json(&f[i], t, is_array, true, &v, &arena, msg, sizeof(msg)) != 0)
+                FUZZ_REQUIRE(msg[0] != '\0');
+            else if (cf_cli_column_add(&col, &v, msg, sizeof(msg)) != 0)
+                FUZZ_REQUIRE(msg[0] != '\0');
+            else
+                FUZZ_REQUIRE(col.rows == 1);
+            cf_cli_column_dispose(&col);
+            cf_arena_dispose(&arena);
+        }
+    }
+    cf_csv_dispose(&r);
+    free(copy);
+    return 0;
+}
