@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -508,6 +509,32 @@ static void test_csv__import_all_or_nothing(void **state)
             fail_msg("case %zu: exit %d, stderr %s; want exit %d and '%s'", k, r.rc, r.err,
                      cases[k].rc, cases[k].msg);
         done(&r);
+        char *after = table_state(dir);
+        assert_string_equal(after, before);
+        free(after);
+    }
+    /* An I/O error: a file-size limit (ulimit -f) in a child, so writing a rowset
+     * fails part way; the table is as before and nothing is left behind. */
+    {
+        size_t o = (size_t)snprintf(text, cap, "id,name,v\n");
+        for (int i = 0; i < 20000; i++)
+            o += (size_t)snprintf(text + o, cap - o, "%d,name number %d,%d.25\n",
+                                  1000 + (i * 7919) % 20000, i, i);
+        write_text(bad, text, o);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            signal(SIGXFSZ, SIG_IGN);
+            struct rlimit rl = {64 << 10, 64 << 10};
+            setrlimit(RLIMIT_FSIZE, &rl);
+            FILE *devnull = fopen("/dev/null", "w");
+            char *args[] = {"cfile", "table", "import", dir, bad, NULL};
+            _exit(cf_cli_main(5, args, devnull, devnull));
+        }
+        int status;
+        waitpid(pid, &status, 0);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 1);
         char *after = table_state(dir);
         assert_string_equal(after, before);
         free(after);
