@@ -355,6 +355,26 @@ typedef struct cf_table cf_table;
 
 /* Default MemRowSet size that triggers a flush. */
 #define CF_TABLE_FLUSH_BYTES (64u << 20)
+/* Default size of the write-ahead log past which the next operation first
+ * flushes everything (a checkpoint), so that replay on open stays short. */
+#define CF_TABLE_WAL_MAX_BYTES ((uint64_t)8 << 20)
+/* Group commit: default bytes appended to the log between two fdatasyncs. */
+#define CF_TABLE_SYNC_BYTES ((uint64_t)1 << 20)
+
+/* When the write-ahead log is synced (docs/ROWSET.md "Write-ahead log"). Every
+ * mode writes each op to the log before it returns, so a killed process never
+ * loses an acknowledged op; the modes differ on a power loss or OS crash. */
+typedef enum cf_table_sync_mode {
+    /* fdatasync before each insert/update/delete returns (default) */
+    CF_TABLE_SYNC_COMMIT = 0,
+    /* group commit: the caller commits a group of ops with cf_table_sync (also
+     * done by flush and close, and after sync_bytes of log); an OS crash may
+     * lose the ops after the last sync */
+    CF_TABLE_SYNC_GROUP = 1,
+    /* never fdatasync the log (bulk loads): an OS crash may lose any op not yet
+     * flushed to rowset files */
+    CF_TABLE_SYNC_NONE = 2
+} cf_table_sync_mode;
 
 #define CF_TABLE_OPTIONS_VERSION 1
 
@@ -426,8 +446,14 @@ CF_API cf_status cf_table_delete(cf_table *t, const void *const *key, uint64_t t
                                  cf_error *err);
 CF_API cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot,
                               cf_rs_batch *out, cf_error *err);
-/* Write the MemRowSet as a new DiskRowSet and each rowset's deltas as REDO files. */
+/* Write the MemRowSet as a new DiskRowSet and each rowset's deltas as REDO files,
+ * then start a new log segment and remove the old one (a checkpoint). Happens by
+ * itself before an op once the MemRowSet passes its flush size or the log
+ * passes wal_max_bytes. */
 CF_API cf_status cf_table_flush(cf_table *t, cf_error *err);
+/* Make every op so far durable (fdatasync of the log): the commit point of a
+ * group in CF_TABLE_SYNC_GROUP mode; a no-op for a reader. */
+CF_API cf_status cf_table_sync(cf_table *t, cf_error *err);
 /* Flush, then merge every rowset into one (cf_rowset_compact's rules for history
  * and `ahm`); the new TABLET replaces the old atomically, then the old rowsets
  * are removed. A table of one rowset is compacted in place. */

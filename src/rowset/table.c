@@ -35,6 +35,7 @@
 
 #include "compaction_policy.h"
 #include "memrowset.h"
+#include "wal.h"
 
 #include "../util/alloc.h"
 #include "../util/bitmap.h"
@@ -74,7 +75,28 @@ struct cf_table {
     cf_cpol_options cpol;
     cf_error compact_err; /* the last automatic merge that failed */
     cf_status compact_st;
+    /* The write-ahead log (docs/ROWSET.md "Write-ahead log"): every insert,
+     * update and delete is applied in memory, then appended (and by default
+     * synced) before it returns success. NULL for a reader. */
+    cf_wal *wal;
+    cf_table_sync_mode sync_mode;
+    uint64_t sync_bytes, wal_max_bytes;
+    cf_rcl_builder *lkey, *lrcl; /* the op being logged: its key and change list */
+    cf_wal_op lop;
+    /* A log append or sync failed after the op was applied in memory: memory is
+     * now ahead of the log, so the handle refuses everything (close does not
+     * flush); reopening replays what is durable. */
+    cf_status sticky;
+    cf_error sticky_err;
+    /* replay: one op's values in memory form */
+    cf_mrs_cell *rcells;
+    cf_array_cell *rarr;
+    const void **rvals;
+    cf_rs_change *rchg;
 };
+
+static cf_status usable(const cf_table *t, cf_error *err);
+static cf_status wal_attach(cf_table *t, bool writer, cf_error *err);
 
 /* ---- TABLET ----------------------------------------------------------------------------- */
 
@@ -352,6 +374,13 @@ void cf_table_free(cf_table *t)
     cf_mrs_free(t->mrs);
     cf_buf_dispose(&t->key);
     cf_rcl_builder_free(t->rcl);
+    cf_wal_free(t->wal);
+    cf_rcl_builder_free(t->lkey);
+    cf_rcl_builder_free(t->lrcl);
+    cf_free(t->rcells);
+    cf_free(t->rarr);
+    cf_free(t->rvals);
+    cf_free(t->rchg);
     for (size_t c = 0; t->gvals != NULL && t->schema != NULL && c < t->schema->ncols; c++) {
         cf_buf_dispose(&t->gvals[c]);
         cf_buf_dispose(&t->genn[c]);
@@ -495,6 +524,9 @@ cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_table_opt
     t->auto_compact = o->auto_compact && !o->read_only;
     t->cpol = (cf_cpol_options){CF_TABLE_COMPACT_FANOUT, o->compact_budget_bytes,
                                 CF_TABLE_COMPACT_MAX_INPUTS};
+    t->sync_mode = CF_TABLE_SYNC_COMMIT;
+    t->sync_bytes = CF_TABLE_SYNC_BYTES;
+    t->wal_max_bytes = CF_TABLE_WAL_MAX_BYTES;
     cf_status st = CF_OK;
     if ((t->dir = dup_str(dir)) == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
@@ -536,9 +568,17 @@ cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_table_opt
     t->gvals = cf_calloc(s->ncols, sizeof(*t->gvals));
     t->genn = cf_calloc(s->ncols, sizeof(*t->genn));
     t->goffs = cf_calloc(s->ncols * 2, sizeof(*t->goffs));
+    t->rcells = cf_calloc(s->ncols, sizeof(*t->rcells));
+    t->rarr = cf_calloc(s->ncols, sizeof(*t->rarr));
+    t->rvals = cf_calloc(s->ncols, sizeof(*t->rvals));
+    t->rchg = cf_calloc(s->ncols, sizeof(*t->rchg));
     if (t->cells == NULL || t->gcols == NULL || t->gnn == NULL || t->gvals == NULL ||
-        t->genn == NULL || t->goffs == NULL)
+        t->genn == NULL || t->goffs == NULL || t->rcells == NULL || t->rarr == NULL ||
+        t->rvals == NULL || t->rchg == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
+    CF_TRY_OUT(cf_rcl_builder_create(&t->lkey, err));
+    CF_TRY_OUT(cf_rcl_builder_create(&t->lrcl, err));
+    CF_TRY_OUT(wal_attach(t, true, err));
 out:
     if (st != CF_OK) {
         cf_table_free(t);
@@ -552,7 +592,13 @@ cf_status cf_table_close(cf_table *t, cf_error *err)
 {
     if (t == NULL)
         return CF_OK;
-    cf_status st = t->read_only ? CF_OK : cf_table_flush(t, err);
+    /* No flush: every acknowledged op is in the log. Group commit's last ops
+     * are synced here. */
+    cf_status st = t->sticky;
+    if (st != CF_OK && err != NULL)
+        *err = t->sticky_err;
+    if (st == CF_OK && t->wal != NULL)
+        st = cf_wal_sync(t->wal, err);
     cf_table_free(t);
     return st;
 }
@@ -685,21 +731,37 @@ out:
 
 static cf_status auto_compact(cf_table *t, cf_error *err);
 
+
+/* A checkpoint (docs/ROWSET.md "Write-ahead log"): write the MemRowSet and
+ * every rowset's deltas to files, then start a new log segment whose header
+ * says that every op up to last_ts is in those files, and drop the older
+ * segments. Compaction may then drop rows and history (the ancient history
+ * mark) that older log records refer to: replay never sees those records
+ * again, since it starts from the newest segment and skips ops at or before its
+ * durable_ts. A crash in between leaves the old segment, which replays onto
+ * whatever part of the flush committed (each store's MANIFEST last_ts says
+ * which ops it already holds). */
 cf_status cf_table_flush(cf_table *t, cf_error *err)
 {
     CF_TRY(check_writable(t, err));
+    CF_TRY(usable(t, err));
     CF_TRY(flush_mrs(t, err));
     for (size_t i = 0; i < t->nrs; i++)
         CF_TRY(cf_rowset_flush(t->rs[i], err));
+    if (t->wal != NULL)
+        CF_TRY(cf_wal_checkpoint(t->wal, t->last_ts, err));
     return auto_compact(t, err);
 }
 
+/* Before an op: flush when the MemRowSet or the log has grown past its limit,
+ * so that memory and replay time stay bounded. Done before (not after) the op,
+ * so an op's status is its own, never a later flush's. */
 static cf_status maybe_flush(cf_table *t, cf_error *err)
 {
-    if (cf_mrs_bytes(t->mrs) <= t->flush_bytes)
-        return CF_OK;
-    CF_TRY(flush_mrs(t, err));
-    return auto_compact(t, err);
+    if (cf_mrs_bytes(t->mrs) > t->flush_bytes ||
+        (t->wal != NULL && cf_wal_bytes(t->wal) > t->wal_max_bytes))
+        return cf_table_flush(t, err);
+    return CF_OK;
 }
 
 /* ---- compaction ------------------------------------------------------------------------------ */
@@ -777,7 +839,8 @@ out:
 cf_status cf_table_compact(cf_table *t, uint64_t ahm, cf_error *err)
 {
     CF_TRY(check_writable(t, err));
-    CF_TRY(flush_mrs(t, err));
+    /* a checkpoint first: the merge may drop what older log records name */
+    CF_TRY(cf_table_flush(t, err));
     if (t->nrs == 1)
         return cf_rowset_compact(t->rs[0], ahm, err);
     size_t *all = cf_malloc(t->nrs * sizeof(*all));
@@ -907,34 +970,93 @@ static cf_status check_ts(const cf_table *t, uint64_t ts, cf_error *err)
     return CF_OK;
 }
 
-static cf_status add_value(cf_table *t, size_t col, const void *value, cf_error *err)
+static cf_status add_value_to(cf_rcl_builder *b, const cf_rs_column *c, size_t col,
+                              const void *value, cf_error *err)
 {
-    const cf_rs_column *c = &cf_table_schema(t)->cols[col];
     if (value == NULL) {
         CF_CHECK(c->nullable, err, CF_EINVAL, "column '%s' cannot be NULL", c->name);
-        return cf_rcl_builder_add(t->rcl, (uint32_t)col, NULL, 0, err);
+        return cf_rcl_builder_add(b, (uint32_t)col, NULL, 0, err);
     }
     if (c->is_array)
-        return cf_rs_rcl_add_cell(t->rcl, (uint32_t)col, c, value, err);
+        return cf_rs_rcl_add_cell(b, (uint32_t)col, c, value, err);
     if (cf_type_is_binary(c->type)) {
         cf_slice s;
         memcpy(&s, value, sizeof(s));
-        return cf_rcl_builder_add(t->rcl, (uint32_t)col, s.data ? s.data : (const uint8_t *)"",
-                                  s.len, err);
+        return cf_rcl_builder_add(b, (uint32_t)col, s.data ? s.data : (const uint8_t *)"", s.len,
+                                  err);
     }
-    return cf_rcl_builder_add(t->rcl, (uint32_t)col, value, cf_type_size(c->type), err);
+    return cf_rcl_builder_add(b, (uint32_t)col, value, cf_type_size(c->type), err);
 }
 
-cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts, cf_error *err)
+static cf_status add_value(cf_table *t, size_t col, const void *value, cf_error *err)
+{
+    return add_value_to(t->rcl, &cf_table_schema(t)->cols[col], col, value, err);
+}
+
+static void set_last_ts(cf_table *t, uint64_t ts)
+{
+    if (ts > t->last_ts)
+        t->last_ts = ts;
+}
+
+/* ---- the log: building and appending an op --------------------------------------------------- */
+
+static cf_status usable(const cf_table *t, cf_error *err)
+{
+    if (t->sticky != CF_OK) {
+        if (err != NULL)
+            *err = t->sticky_err;
+        return t->sticky;
+    }
+    return CF_OK;
+}
+
+/* t->lop.key := the key columns of `key` as an UPDATE change list. */
+static cf_status log_key(cf_table *t, const void *const *key, cf_error *err)
 {
     const cf_rs_schema *s = cf_table_schema(t);
-    CF_TRY(check_writable(t, err));
-    CF_TRY(check_ts(t, ts, err));
-    for (size_t c = 0; c < s->ncols; c++) {
-        CF_CHECK(values[c] != NULL || s->cols[c].nullable, err, CF_EINVAL,
-                 "insert: column '%s' cannot be NULL", s->cols[c].name);
+    cf_rcl_builder_reset(t->lkey, CF_RCL_UPDATE);
+    for (size_t k = 0; k < s->nkeys; k++)
+        CF_TRY(add_value_to(t->lkey, &s->cols[k], k, key[k], err));
+    t->lop.key = cf_rcl_builder_bytes(t->lkey);
+    return CF_OK;
+}
+
+static cf_status log_done(cf_table *t, uint8_t type, uint64_t ts, cf_error *err)
+{
+    t->lop.type = type;
+    t->lop.ts = ts;
+    t->lop.rcl = cf_rcl_builder_bytes(t->lrcl);
+    /* checked before the op is applied: a refused append must not leave memory
+     * ahead of the log (batch framing takes well under 64 bytes) */
+    CF_CHECK(t->lop.key.len + t->lop.rcl.len <= CF_WAL_MAX_RECORD - 64, err, CF_EINVAL,
+             "operation of %zu bytes is larger than a log record may be (%u)",
+             t->lop.key.len + t->lop.rcl.len, CF_WAL_MAX_RECORD - 64);
+    return CF_OK;
+}
+
+/* Append t->lop, the op just applied in memory. A failure makes the handle
+ * unusable: memory is ahead of the log. */
+static cf_status log_commit(cf_table *t, cf_error *err)
+{
+    if (t->wal == NULL)
+        return CF_OK;
+    cf_status st = cf_wal_append(t->wal, &t->lop, 1, err);
+    if (st != CF_OK) {
+        cf_error_prefix(err, st, "the operation was not logged (reopen the table): ");
+        t->sticky = st;
+        if (err != NULL)
+            t->sticky_err = *err;
     }
-    CF_TRY(encode_key(t, values, err));
+    return st;
+}
+
+/* ---- applying ops in memory (shared by the API and log replay) ------------------------------- */
+
+/* Route an insert of a key no live row has (t->key holds it encoded). */
+static cf_status apply_insert(cf_table *t, const void *const *values, uint64_t ts, cf_error *err)
+{
+    const cf_rs_schema *s = cf_table_schema(t);
     cf_mrs_row *r = cf_mrs_find(t->mrs, t->key.data, t->key.len);
     if (r != NULL) {
         CF_CHECK(!cf_mrs_row_alive(r), err, CF_EINVAL, "insert: duplicate key");
@@ -942,8 +1064,8 @@ cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts, c
         for (size_t c = s->nkeys; c < s->ncols; c++)
             CF_TRY(add_value(t, c, values[c], err));
         CF_TRY(cf_mrs_mutate(t->mrs, r, cf_rcl_builder_bytes(t->rcl), ts, err));
-        t->last_ts = ts;
-        return maybe_flush(t, err);
+        set_last_ts(t, ts);
+        return CF_OK;
     }
     for (size_t i = 0; i < t->nrs; i++) {
         if (!covers(t, i))
@@ -961,39 +1083,30 @@ cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts, c
         if (st == CF_EINVAL)
             CF_FAIL(err, CF_EINVAL, "insert: duplicate key");
         if (st != CF_OK) {
-            *err = e2;
+            if (err != NULL)
+                *err = e2;
             return st;
         }
-        t->last_ts = ts;
+        set_last_ts(t, ts);
         return CF_OK;
     }
     CF_TRY(cf_mrs_insert(t->mrs, t->key.data, t->key.len, values, ts, err));
-    t->last_ts = ts;
-    return maybe_flush(t, err);
+    set_last_ts(t, ts);
+    return CF_OK;
 }
 
-cf_status cf_table_update(cf_table *t, const void *const *key, const cf_rs_change *changes,
-                          size_t n, uint64_t ts, cf_error *err)
+static cf_status apply_update(cf_table *t, const void *const *key, const cf_rs_change *changes,
+                              size_t n, uint64_t ts, cf_error *err)
 {
-    CF_TRY(check_writable(t, err));
-    CF_TRY(check_ts(t, ts, err));
-    CF_TRY(encode_key(t, key, err));
     cf_mrs_row *r = cf_mrs_find(t->mrs, t->key.data, t->key.len);
     if (r != NULL) {
-        const cf_rs_schema *s = cf_table_schema(t);
-        CF_CHECK(n > 0, err, CF_EINVAL, "update: no column to set");
         cf_rcl_builder_reset(t->rcl, CF_RCL_UPDATE);
-        for (size_t i = 0; i < n; i++) {
-            CF_CHECK(changes[i].col < s->ncols, err, CF_EINVAL, "update: no column %zu",
-                     changes[i].col);
-            CF_CHECK(!s->cols[changes[i].col].is_key, err, CF_EINVAL,
-                     "update: '%s' is a key column", s->cols[changes[i].col].name);
+        for (size_t i = 0; i < n; i++)
             CF_TRY(add_value(t, changes[i].col, changes[i].value, err));
-        }
         CF_CHECK(cf_mrs_row_alive(r), err, CF_ENOTFOUND, "update: key not found (deleted)");
         CF_TRY(cf_mrs_mutate(t->mrs, r, cf_rcl_builder_bytes(t->rcl), ts, err));
-        t->last_ts = ts;
-        return maybe_flush(t, err);
+        set_last_ts(t, ts);
+        return CF_OK;
     }
     bool tried = false; /* then err holds the rowset's own message */
     for (size_t i = 0; i < t->nrs; i++) {
@@ -1005,7 +1118,7 @@ cf_status cf_table_update(cf_table *t, const void *const *key, const cf_rs_chang
             continue;
         }
         CF_TRY(st);
-        t->last_ts = ts;
+        set_last_ts(t, ts);
         return CF_OK;
     }
     if (tried)
@@ -1013,18 +1126,15 @@ cf_status cf_table_update(cf_table *t, const void *const *key, const cf_rs_chang
     CF_FAIL(err, CF_ENOTFOUND, "key not found");
 }
 
-cf_status cf_table_delete(cf_table *t, const void *const *key, uint64_t ts, cf_error *err)
+static cf_status apply_delete(cf_table *t, const void *const *key, uint64_t ts, cf_error *err)
 {
-    CF_TRY(check_writable(t, err));
-    CF_TRY(check_ts(t, ts, err));
-    CF_TRY(encode_key(t, key, err));
     cf_mrs_row *r = cf_mrs_find(t->mrs, t->key.data, t->key.len);
     if (r != NULL) {
         CF_CHECK(cf_mrs_row_alive(r), err, CF_ENOTFOUND, "delete: key not found (deleted)");
         static const uint8_t del = CF_RCL_DELETE;
         CF_TRY(cf_mrs_mutate(t->mrs, r, (cf_slice){&del, 1}, ts, err));
-        t->last_ts = ts;
-        return maybe_flush(t, err);
+        set_last_ts(t, ts);
+        return CF_OK;
     }
     bool tried = false; /* then err holds the rowset's own message */
     for (size_t i = 0; i < t->nrs; i++) {
@@ -1036,12 +1146,225 @@ cf_status cf_table_delete(cf_table *t, const void *const *key, uint64_t ts, cf_e
             continue;
         }
         CF_TRY(st);
-        t->last_ts = ts;
+        set_last_ts(t, ts);
         return CF_OK;
     }
     if (tried)
         return CF_ENOTFOUND;
     CF_FAIL(err, CF_ENOTFOUND, "key not found");
+}
+
+/* ---- the API: check, log record built, apply, append ------------------------------------------ */
+
+static cf_status begin_op(cf_table *t, uint64_t ts, cf_error *err)
+{
+    CF_TRY(check_writable(t, err));
+    CF_TRY(usable(t, err));
+    CF_TRY(maybe_flush(t, err));
+    return check_ts(t, ts, err);
+}
+
+cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts, cf_error *err)
+{
+    const cf_rs_schema *s = cf_table_schema(t);
+    CF_TRY(begin_op(t, ts, err));
+    for (size_t c = 0; c < s->ncols; c++) {
+        CF_CHECK(values[c] != NULL || s->cols[c].nullable, err, CF_EINVAL,
+                 "insert: column '%s' cannot be NULL", s->cols[c].name);
+    }
+    CF_TRY(log_key(t, values, err));
+    cf_rcl_builder_reset(t->lrcl, CF_RCL_REINSERT);
+    for (size_t c = s->nkeys; c < s->ncols; c++)
+        CF_TRY(add_value_to(t->lrcl, &s->cols[c], c, values[c], err));
+    CF_TRY(log_done(t, CF_WAL_INSERT, ts, err));
+    CF_TRY(encode_key(t, values, err));
+    CF_TRY(apply_insert(t, values, ts, err));
+    return log_commit(t, err);
+}
+
+cf_status cf_table_update(cf_table *t, const void *const *key, const cf_rs_change *changes,
+                          size_t n, uint64_t ts, cf_error *err)
+{
+    const cf_rs_schema *s = cf_table_schema(t);
+    CF_TRY(begin_op(t, ts, err));
+    CF_CHECK(n > 0, err, CF_EINVAL, "update: no column to set");
+    CF_TRY(log_key(t, key, err));
+    cf_rcl_builder_reset(t->lrcl, CF_RCL_UPDATE);
+    for (size_t i = 0; i < n; i++) {
+        size_t c = changes[i].col;
+        CF_CHECK(c < s->ncols, err, CF_EINVAL, "update: no column %zu", c);
+        CF_CHECK(!s->cols[c].is_key, err, CF_EINVAL, "update: '%s' is a key column",
+                 s->cols[c].name);
+        CF_TRY(add_value_to(t->lrcl, &s->cols[c], c, changes[i].value, err));
+    }
+    CF_TRY(log_done(t, CF_WAL_UPDATE, ts, err));
+    CF_TRY(encode_key(t, key, err));
+    CF_TRY(apply_update(t, key, changes, n, ts, err));
+    return log_commit(t, err);
+}
+
+cf_status cf_table_delete(cf_table *t, const void *const *key, uint64_t ts, cf_error *err)
+{
+    CF_TRY(begin_op(t, ts, err));
+    CF_TRY(log_key(t, key, err));
+    cf_rcl_builder_reset(t->lrcl, CF_RCL_DELETE);
+    CF_TRY(log_done(t, CF_WAL_DELETE, ts, err));
+    CF_TRY(encode_key(t, key, err));
+    CF_TRY(apply_delete(t, key, ts, err));
+    return log_commit(t, err);
+}
+
+cf_status cf_table_sync(cf_table *t, cf_error *err)
+{
+    CF_TRY(usable(t, err));
+    return t->wal != NULL ? cf_wal_sync(t->wal, err) : CF_OK;
+}
+
+/* ---- replay ------------------------------------------------------------------------------------
+ *
+ * On open, every op of the newest log segment is applied again through the
+ * routing above, unless its effect is already in files:
+ *   - ts <= the segment's durable_ts: a checkpoint flushed it;
+ *   - the store holding the key is a rowset whose MANIFEST last_ts >= ts: that
+ *     rowset's files hold every op on it up to last_ts (cf_rowset_flush writes
+ *     its whole delta store and last_ts with it; a MemRowSet flush writes every
+ *     row with all its mutations, last_ts = the newest of them), and any op on
+ *     the key was routed to that store (a key lives in one store; a rowset
+ *     made by a MemRowSet flush holds the ops the MemRowSet had; one made by a
+ *     merge exists only after a checkpoint).
+ * Ops come in timestamp order, so a rowset's last_ts grows as replay applies
+ * them, and the comparison stays right op after op.
+ */
+
+typedef struct replay_ctx {
+    cf_table *t;
+    const cf_wal_scan *scan;
+    uint64_t prev;
+} replay_ctx;
+
+/* Decode change list `rcl` into t->rvals (key columns when keys, else the
+ * others); an UPDATE also into t->rchg (*nchg). Each column at most once;
+ * insert lists (REINSERT, keys) must name all their columns. */
+static cf_status replay_values(cf_table *t, cf_slice rcl, bool keys, size_t *nchg, cf_error *err)
+{
+    const cf_rs_schema *s = cf_table_schema(t);
+    cf_rcl_decoder d;
+    CF_TRY(cf_rcl_decoder_init(&d, rcl, err));
+    size_t n = 0;
+    if (d.type == CF_RCL_DELETE)
+        return CF_OK;
+    while (cf_rcl_decoder_has_next(&d)) {
+        cf_rcl_change ch;
+        int idx;
+        CF_TRY(cf_rcl_decoder_next(&d, &ch, err));
+        CF_TRY(cf_rcl_change_validate(&ch, s->dcols, s->ncols, &idx, err));
+        CF_CHECK(idx >= 0 && s->cols[idx].is_key == keys, err, CF_ECORRUPT,
+                 "column id %" PRIu32 " does not belong here", ch.col_id);
+        for (size_t i = 0; i < n; i++)
+            CF_CHECK(t->rchg[i].col != (size_t)idx, err, CF_ECORRUPT, "column '%s' set twice",
+                     s->cols[idx].name);
+        const cf_rs_column *c = &s->cols[idx];
+        cf_mrs_cell *cell = &t->rcells[idx];
+        const void *v = NULL;
+        if (!ch.is_null && c->is_array) {
+            cf_buf_clear(&t->gvals[idx]);
+            cf_buf_clear(&t->genn[idx]);
+            size_t ne = 0;
+            uint32_t k = 0;
+            CF_TRY(cf_rs_cell_to_flat(ch.value, c->type, &t->gvals[idx], &t->genn[idx], &ne, &k,
+                                      err));
+            t->rarr[idx] = (cf_array_cell){c->type, k, t->gvals[idx].data, t->genn[idx].data};
+            v = &t->rarr[idx];
+        } else if (!ch.is_null) {
+            if (cf_type_is_binary(c->type))
+                memcpy(cell->slot, &ch.value, sizeof(cf_slice));
+            else
+                memcpy(cell->slot, ch.value.data, ch.value.len); /* size checked by validate */
+            v = cell->slot;
+        }
+        t->rvals[idx] = v;
+        t->rchg[n++] = (cf_rs_change){(size_t)idx, v};
+    }
+    size_t want = keys ? s->nkeys : s->ncols - s->nkeys;
+    CF_CHECK(d.type == CF_RCL_UPDATE && !keys ? n > 0 : n == want, err, CF_ECORRUPT,
+             "%zu columns where %zu are needed", n, want);
+    *nchg = n;
+    return CF_OK;
+}
+
+/* Is the key in t->key held by a rowset whose files already have op ts? */
+static cf_status replay_done(cf_table *t, uint64_t ts, bool *done, cf_error *err)
+{
+    *done = false;
+    if (cf_mrs_find(t->mrs, t->key.data, t->key.len) != NULL)
+        return CF_OK;
+    for (size_t i = 0; i < t->nrs; i++) {
+        if (!covers(t, i))
+            continue;
+        uint64_t ord;
+        cf_status st = cf_rs_find_key(t->rs[i], t->key.data, t->key.len, &ord, err);
+        if (st == CF_ENOTFOUND)
+            continue;
+        CF_TRY(st);
+        cf_rowset_info info;
+        cf_rowset_get_info(t->rs[i], &info);
+        *done = info.last_ts >= ts;
+        return CF_OK;
+    }
+    return CF_OK;
+}
+
+static cf_status replay_op(void *ctx, const cf_wal_op *op, const char *seg, uint64_t off,
+                           cf_error *err)
+{
+    replay_ctx *r = ctx;
+    cf_table *t = r->t;
+    CF_CHECK(op->ts > r->prev && op->ts != CF_RS_SNAPSHOT_LATEST, err, CF_ECORRUPT,
+             "%s: record at offset %" PRIu64 ": timestamp %" PRIu64 " after %" PRIu64, seg, off,
+             op->ts, r->prev);
+    r->prev = op->ts;
+    if (op->ts <= r->scan->hdr.durable_ts)
+        return CF_OK;
+    size_t nkey, nchg = 0;
+    cf_status st = replay_values(t, op->key, true, &nkey, err);
+    if (st == CF_OK)
+        st = encode_key(t, t->rvals, err);
+    bool done = false;
+    if (st == CF_OK)
+        st = replay_done(t, op->ts, &done, err);
+    if (st == CF_OK && !done) {
+        /* rvals holds the key columns; the change list fills in the rest */
+        st = replay_values(t, op->rcl, false, &nchg, err);
+        if (st == CF_OK && op->type == CF_WAL_INSERT)
+            st = apply_insert(t, t->rvals, op->ts, err);
+        else if (st == CF_OK && op->type == CF_WAL_UPDATE)
+            st = apply_update(t, t->rvals, t->rchg, nchg, op->ts, err);
+        else if (st == CF_OK)
+            st = apply_delete(t, t->rvals, op->ts, err);
+    }
+    if (st != CF_OK) {
+        cf_error_prefix(err, st, "%s: record at offset %" PRIu64 ": op at ts %" PRIu64 ": ", seg,
+                        off, op->ts);
+        return st == CF_ENOMEM || st == CF_EIO ? st : CF_ECORRUPT;
+    }
+    set_last_ts(t, op->ts);
+    return CF_OK;
+}
+
+/* Replay the log into memory; a writer then opens it for appending (cutting a
+ * torn tail, removing what an interrupted checkpoint left). */
+static cf_status wal_attach(cf_table *t, bool writer, cf_error *err)
+{
+    cf_wal_scan sc;
+    replay_ctx r = {t, &sc, 0};
+    CF_TRY(cf_wal_scan_dir(t->dir, replay_op, &r, &sc, err));
+    if (sc.found)
+        set_last_ts(t, sc.hdr.durable_ts);
+    if (!writer)
+        return CF_OK;
+    /* Without a log, everything so far is in the rowsets' files. */
+    return cf_wal_open(&t->wal, t->dir, &sc, t->last_ts, (cf_wal_sync_mode)t->sync_mode,
+                       t->sync_bytes, err);
 }
 
 cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot, cf_rs_batch *out,

@@ -31,11 +31,15 @@ const char cf_cmd_table_usage[] =
     "                              [--lock-timeout MS]\n"
     "       cfile table delete DIR --key KEY [--ts TS] [--json] [--lock-timeout MS]\n"
     "       cfile table compact DIR [--ahm TS] [--json] [--lock-timeout MS]\n"
+    "       cfile table flush DIR [--lock-timeout MS]\n"
     "       cfile table info DIR [--json]\n"
     "\n"
     "A table is a directory of rowsets (docs/ROWSET.md): each has one CFile per column,\n"
     "a bloom filter and key index, REDO/UNDO delta files and a MANIFEST; new rows go to\n"
-    "an in-memory MemRowSet, written as a new rowset when the command ends.\n"
+    "an in-memory MemRowSet. Every insert, update and delete is in the table's\n"
+    "write-ahead log (DIR/wal/) and synced before the command reports it; the MemRowSet\n"
+    "becomes a new rowset when it or the log grows large, on `flush`, and before\n"
+    "`compact`.\n"
     "SCHEMA: \"id INT64 KEY, name STRING NULL, ts UNIXTIME_MICROS\" (also T[] arrays,\n"
     "  ENCODING e, COMPRESSION c, BLOCK_SIZE n per column).\n"
     "import: FILE ('-' for stdin) is CSV (RFC 4180, as `scan --format csv` prints it:\n"
@@ -581,10 +585,11 @@ static int cmd_get(cf_cli *c, const char *dir, targs *t)
 static int finish_mutation(cf_cli *c, cf_table *rs, const char *op, const char *what,
                            uint64_t ts, bool json)
 {
+    /* The op is in the write-ahead log (synced): no flush per command. */
     cf_error e;
-    cf_status st = cf_table_flush(rs, &e);
+    cf_status st = cf_table_sync(rs, &e);
     if (st != CF_OK)
-        return lib_fail(c, "flush", st, &e);
+        return lib_fail(c, "sync", st, &e);
     if (json) {
         cf_jw w;
         cf_jw_init(&w, c->out);
@@ -687,6 +692,24 @@ static int cmd_update(cf_cli *c, const char *dir, targs *t, bool del)
 out:
     cf_arena_dispose(&a);
     cf_table_free(rs);
+    return rc;
+}
+
+static int cmd_flush(cf_cli *c, const char *dir, const targs *t)
+{
+    cf_table *tb;
+    int rc = open_table(c, dir, t, true, &tb);
+    if (rc)
+        return rc;
+    cf_error e;
+    size_t rows = cf_table_mrs_rows(tb);
+    cf_status st = cf_table_flush(tb, &e);
+    if (st != CF_OK)
+        rc = lib_fail(c, "flush", st, &e);
+    else
+        fprintf(c->out, "flushed %s: %zu MemRowSet rows, %zu rowsets\n", dir, rows,
+                cf_table_rowset_count(tb));
+    cf_table_free(tb);
     return rc;
 }
 
@@ -802,6 +825,9 @@ static void info_rowset_text(FILE *o, const char *dir, cf_rowset *rs, const char
     hex(o, info.max_key);
     fprintf(o, "\n%sdeltas:      %" PRIu64 " redo in %zu files, %" PRIu64 " undo in %zu files\n",
             ind, info.redo_deltas, info.redo_files, info.undo_deltas, info.undo_files);
+    if (info.dms_deltas > 0)
+        fprintf(o, "%s             %" PRIu64 " more in the log, not yet flushed\n", ind,
+                info.dms_deltas);
     fprintf(o, "%sfiles:\n", ind);
     for (size_t i = 0; cf_rowset_file(rs, i, &name, &role); i++) {
         struct stat sb;
@@ -893,6 +919,9 @@ static int cmd_info(cf_cli *c, const char *dir, targs *t)
                 info_rowset_text(o, dir, rs, rsname, "  ");
             }
         }
+        if (cf_table_mrs_rows(tb) > 0)
+            fprintf(o, "memrowset:   %zu rows (in the log, not yet flushed)\n",
+                    cf_table_mrs_rows(tb));
     }
     free(schema);
     cf_table_free(tb);
@@ -941,5 +970,7 @@ int cf_cmd_table(cf_cli *c, int argc, char **argv)
         return cmd_compact(c, dir, &t);
     if (strcmp(sub, "info") == 0)
         return cmd_info(c, dir, &t);
+    if (strcmp(sub, "flush") == 0)
+        return cmd_flush(c, dir, &t);
     return cf_cli_usage(c, "unknown subcommand '%s'", sub);
 }
