@@ -1,0 +1,370 @@
+/* The table's write-ahead log end to end (docs/ROWSET.md "Write-ahead log"):
+ * ops freed without a flush come back on reopen (MemRowSet rows and deltas of
+ * flushed rowsets alike, across checkpoints); a damaged log is an error naming
+ * the segment; and processes SIGKILLed at random moments (during inserts,
+ * updates, deletes, flushes, compactions with and without an ancient history
+ * mark, and log replay) never lose an acknowledged op nor leave one
+ * half-applied, checked against a model. */
+#include "test_common.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cfile/cfile.h>
+#include <cfile/rowset.h>
+
+#include "support_model.h"
+
+#define NKEYS 96
+
+/* (id INT64 KEY, v INT64 NULL, s STRING NULL) */
+static void make_table(const char *dir)
+{
+    cf_error err;
+    cf_rs_schema *s;
+    CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY, v INT64 NULL, s STRING NULL", &err), &err);
+    CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
+    cf_rs_schema_free(s);
+}
+
+/* The model: each key's latest state. */
+typedef struct mstate {
+    bool live[NKEYS];
+    int64_t v[NKEYS];
+} mstate;
+
+static cf_status put(cf_table *t, int64_t id, int64_t v, uint64_t ts, cf_error *err)
+{
+    char buf[32];
+    snprintf(buf, sizeof(buf), "s%" PRId64, v);
+    cf_slice s = {(const uint8_t *)buf, strlen(buf)};
+    const void *vals[3] = {&id, &v, &s};
+    return cf_table_insert(t, vals, ts, err);
+}
+
+static cf_status upd(cf_table *t, int64_t id, int64_t v, uint64_t ts, cf_error *err)
+{
+    char buf[32];
+    snprintf(buf, sizeof(buf), "s%" PRId64, v);
+    cf_slice s = {(const uint8_t *)buf, strlen(buf)};
+    const void *key[1] = {&id};
+    cf_rs_change ch[2] = {{1, &v}, {2, &s}};
+    return cf_table_update(t, key, ch, 2, ts, err);
+}
+
+static cf_status del(cf_table *t, int64_t id, uint64_t ts, cf_error *err)
+{
+    const void *key[1] = {&id};
+    return cf_table_delete(t, key, ts, err);
+}
+
+/* Read the table's latest state; false (with a message) when a row's two
+ * columns disagree, i.e. an update was half applied. */
+static bool read_state(cf_table *t, mstate *out)
+{
+    memset(out, 0, sizeof(*out));
+    cf_error err;
+    cf_rs_scan_options o;
+    cf_rs_scan_options_init(&o);
+    cf_table_scanner *sc;
+    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
+    bool ok = true;
+    for (;;) {
+        cf_rs_batch b;
+        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
+        if (b.count == 0)
+            break;
+        for (size_t r = 0; r < b.count; r++) {
+            int64_t id = ((const int64_t *)b.cols[0].values)[r];
+            int64_t v = ((const int64_t *)b.cols[1].values)[r];
+            cf_slice s = ((const cf_slice *)b.cols[2].values)[r];
+            assert_true(id >= 0 && id < NKEYS);
+            char want[32];
+            snprintf(want, sizeof(want), "s%" PRId64, v);
+            if (s.len != strlen(want) || memcmp(s.data, want, s.len) != 0) {
+                print_error("key %" PRId64 ": v %" PRId64 " but s '%.*s'\n", id, v, (int)s.len,
+                            (const char *)s.data);
+                ok = false;
+            }
+            out->live[id] = true;
+            out->v[id] = v;
+        }
+    }
+    cf_table_scanner_free(sc);
+    return ok;
+}
+
+static bool same(const mstate *a, const mstate *b)
+{
+    for (int k = 0; k < NKEYS; k++)
+        if (a->live[k] != b->live[k] || (a->live[k] && a->v[k] != b->v[k]))
+            return false;
+    return true;
+}
+
+/* ---- reopen without a flush -------------------------------------------------------------- */
+
+static void test_table_wal__free_without_flush(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    make_table(dir);
+    cf_error err;
+    cf_table *t;
+    mstate m;
+    memset(&m, 0, sizeof(m));
+    uint64_t ts = 2;
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    /* rows into a flushed rowset, then ops on them (rowset deltas) and new rows
+     * (MemRowSet), then a second checkpoint and more */
+    for (int k = 0; k < 40; k++) {
+        CF_ASSERT_OK(put(t, k, k, ts++, &err), &err);
+        m.live[k] = true;
+        m.v[k] = k;
+    }
+    CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+    for (int round = 0; round < 3; round++) {
+        for (int k = 0; k < NKEYS; k++) {
+            int64_t v = round * 1000 + k;
+            if (!m.live[k] && (k + round) % 3 != 0) {
+                CF_ASSERT_OK(put(t, k, v, ts++, &err), &err);
+            } else if (m.live[k] && (k + round) % 4 == 0) {
+                CF_ASSERT_OK(del(t, k, ts++, &err), &err);
+                m.live[k] = false;
+                continue;
+            } else if (m.live[k]) {
+                CF_ASSERT_OK(upd(t, k, v, ts++, &err), &err);
+            } else {
+                continue;
+            }
+            m.live[k] = true;
+            m.v[k] = v;
+        }
+        if (round == 1)
+            CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+    }
+    uint64_t last = cf_table_last_ts(t);
+    cf_table_free(t); /* no flush, no close */
+    for (int i = 0; i < 2; i++) { /* twice: replay is repeatable */
+        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        assert_int_equal(cf_table_last_ts(t), last);
+        mstate got;
+        assert_true(read_state(t, &got));
+        assert_true(same(&got, &m));
+        cf_table_free(t);
+    }
+    /* after a flush the log is short again and the state the same */
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+    assert_int_equal(cf_table_mrs_rows(t), 0);
+    CF_ASSERT_OK(cf_table_close(t, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    mstate got;
+    assert_true(read_state(t, &got));
+    assert_true(same(&got, &m));
+    cf_table_free(t);
+    rm_rf(dir);
+}
+
+/* A flipped byte inside a logged record that is followed by more records is
+ * damage: open fails naming the segment and offset, and nothing is truncated. */
+static void test_table_wal__damaged_log(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    make_table(dir);
+    cf_error err;
+    cf_table *t;
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    for (int k = 0; k < 10; k++)
+        CF_ASSERT_OK(put(t, k, k, 2 + (uint64_t)k, &err), &err);
+    cf_table_free(t);
+    char path[600];
+    snprintf(path, sizeof(path), "%s/wal/wal-0000000000000001.log", dir);
+    size_t len;
+    uint8_t *bytes = cf_test_read_file(path, &len);
+    assert_non_null(bytes);
+    bytes[60] ^= 0x40; /* inside the first record's payload */
+    FILE *f = fopen(path, "wb");
+    assert_int_equal(fwrite(bytes, 1, len, f), len);
+    fclose(f);
+    CF_ASSERT_STATUS(cf_table_open(&t, dir, &err), CF_ECORRUPT, &err);
+    assert_non_null(strstr(err.msg, "wal-0000000000000001.log: record at offset 36"));
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal((size_t)sb.st_size, len);
+    free(bytes);
+    rm_rf(dir);
+}
+
+/* ---- SIGKILL at random moments ------------------------------------------------------------- */
+
+/* What the child tells the parent, through a pipe, before and after each op. */
+typedef struct msg {
+    uint8_t kind; /* 'I'ntent or 'A'ck */
+    uint8_t op;   /* 'i' insert, 'u' update, 'd' delete, 'f' flush, 'c' compact */
+    int32_t key;
+    int64_t v;
+    uint64_t ts;
+} msg;
+
+static void send_msg(int fd, const msg *m)
+{
+    if (write(fd, m, sizeof(*m)) != (ssize_t)sizeof(*m))
+        _exit(3);
+}
+
+/* The child: ops chosen from its copy of the model, each announced, done, then
+ * acknowledged; runs until killed. */
+static void child(const char *dir, mstate m, uint64_t seed, int fd)
+{
+    cf_rng rng;
+    cf_rng_init(&rng, seed);
+    cf_error e;
+    cf_table *t;
+    if (cf_table_open(&t, dir, &e) != CF_OK) {
+        fprintf(stderr, "child open: %s\n", e.msg);
+        _exit(2);
+    }
+    cf_table_set_flush_bytes(t, 8 << 10);
+    for (;;) {
+        msg x = {'I', 0, 0, 0, cf_table_last_ts(t) + 1};
+        uint64_t r = cf_rng_below(&rng, 100);
+        x.key = (int32_t)cf_rng_below(&rng, NKEYS);
+        x.v = (int64_t)cf_rng_below(&rng, 1000000);
+        cf_status st;
+        if (r < 3) {
+            x.op = 'f';
+        } else if (r < 5) {
+            x.op = 'c';
+            /* an ahm at the last timestamp drops deleted rows and all history */
+            x.v = cf_rng_below(&rng, 2) ? (int64_t)cf_table_last_ts(t) : 0;
+        } else if (!m.live[x.key]) {
+            x.op = 'i';
+        } else {
+            x.op = cf_rng_below(&rng, 3) ? 'u' : 'd';
+        }
+        send_msg(fd, &x);
+        switch (x.op) {
+        case 'f': st = cf_table_flush(t, &e); break;
+        case 'c': st = cf_table_compact(t, (uint64_t)x.v, &e); break;
+        case 'i': st = put(t, x.key, x.v, x.ts, &e); break;
+        case 'u': st = upd(t, x.key, x.v, x.ts, &e); break;
+        default: st = del(t, x.key, x.ts, &e); break;
+        }
+        if (st != CF_OK) {
+            fprintf(stderr, "child op %c: %s\n", x.op, e.msg);
+            _exit(2);
+        }
+        if (x.op == 'i' || x.op == 'u')
+            m.live[x.key] = true, m.v[x.key] = x.v;
+        else if (x.op == 'd')
+            m.live[x.key] = false;
+        x.kind = 'A';
+        send_msg(fd, &x);
+    }
+}
+
+static void apply(mstate *m, const msg *x)
+{
+    if (x->op == 'i' || x->op == 'u') {
+        m->live[x->key] = true;
+        m->v[x->key] = x->v;
+    } else if (x->op == 'd') {
+        m->live[x->key] = false;
+    }
+}
+
+static void test_table_wal__crash(void **state)
+{
+    (void)state;
+    uint64_t seed = cf_test_seed(14);
+    cf_rng rng;
+    cf_rng_init(&rng, seed);
+    char *dir = mkdtemp_dir();
+    make_table(dir);
+    mstate m;
+    memset(&m, 0, sizeof(m));
+    uint64_t acked_ts = 0;
+    int pending_seen = 0, rounds = 40;
+    for (int round = 0; round < rounds; round++) {
+        int p[2];
+        assert_int_equal(pipe(p), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            close(p[0]);
+            child(dir, m, seed * 1000 + (uint64_t)round, p[1]);
+        }
+        close(p[1]);
+        /* sometimes right away (during the replay of a long log), else later */
+        uint64_t r = cf_rng_below(&rng, 4);
+        usleep((useconds_t)(r == 0 ? cf_rng_below(&rng, 3000) : 2000 + cf_rng_below(&rng, 60000)));
+        kill(pid, SIGKILL);
+        int status;
+        waitpid(pid, &status, 0);
+        if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
+            fail_msg("round %d: the child ended by itself (status %d)", round, status);
+        /* what the child acknowledged, and the op it was doing when killed */
+        msg x, pending;
+        bool has_pending = false;
+        ssize_t n;
+        while ((n = read(p[0], &x, sizeof(x))) == (ssize_t)sizeof(x)) {
+            if (x.kind == 'I') {
+                pending = x;
+                has_pending = true;
+            } else {
+                assert_true(has_pending && pending.ts == x.ts && pending.op == x.op);
+                apply(&m, &x);
+                if (x.op != 'f' && x.op != 'c')
+                    acked_ts = x.ts;
+                has_pending = false;
+            }
+        }
+        assert_true(n == 0 || n == -1 || (size_t)n < sizeof(x));
+        close(p[0]);
+        cf_error err;
+        cf_table *t;
+        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        mstate got;
+        if (!read_state(t, &got))
+            fail_msg("round %d: a half-applied row", round);
+        assert_true(cf_table_last_ts(t) >= acked_ts);
+        if (!same(&got, &m)) {
+            /* then only the op in flight may explain the difference, wholly */
+            mstate with = m;
+            if (has_pending)
+                apply(&with, &pending);
+            if (!has_pending || !same(&got, &with)) {
+                for (int k = 0; k < NKEYS; k++)
+                    if (got.live[k] != m.live[k] || (m.live[k] && got.v[k] != m.v[k]))
+                        print_error("key %d: table %d/%" PRId64 ", model %d/%" PRId64 "\n", k,
+                                    got.live[k], got.v[k], m.live[k], m.v[k]);
+                fail_msg("round %d (seed %" PRIu64 "): an acknowledged op is missing", round,
+                         seed);
+            }
+            m = with;
+            pending_seen++;
+        }
+        cf_table_free(t);
+    }
+    print_message("crash rounds: %d, in-flight ops found applied: %d\n", rounds, pending_seen);
+    rm_rf(dir);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table_wal__free_without_flush),
+        cmocka_unit_test(test_table_wal__damaged_log),
+        cmocka_unit_test(test_table_wal__crash),
+    };
+    return CF_RUN_TESTS(argc, argv, tests);
+}
