@@ -418,6 +418,15 @@ CF_API cf_status cf_table_close(cf_table *t, cf_error *err);
 CF_API void cf_table_free(cf_table *t);
 /* MemRowSet bytes above which an insert or mutation flushes it (0 = default). */
 CF_API void cf_table_set_flush_bytes(cf_table *t, size_t bytes);
+/* How the write-ahead log is synced (default CF_TABLE_SYNC_COMMIT); sync_bytes:
+ * group commit syncs by itself after this many bytes of log (0 = default
+ * CF_TABLE_SYNC_BYTES). Switching away from a mode that did not sync does not
+ * sync what was appended before: call cf_table_sync. */
+CF_API void cf_table_set_sync(cf_table *t, cf_table_sync_mode mode, uint64_t sync_bytes);
+/* Log size past which the next op first flushes everything (a checkpoint);
+ * 0 = default CF_TABLE_WAL_MAX_BYTES. Replay on open reads at most about this
+ * much. */
+CF_API void cf_table_set_wal_max_bytes(cf_table *t, uint64_t bytes);
 CF_API const cf_rs_schema *cf_table_schema(const cf_table *t);
 /* Largest timestamp used so far: the next operation needs a larger one. */
 CF_API uint64_t cf_table_last_ts(const cf_table *t);

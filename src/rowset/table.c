@@ -608,6 +608,19 @@ void cf_table_set_flush_bytes(cf_table *t, size_t bytes)
     t->flush_bytes = bytes ? bytes : CF_TABLE_FLUSH_BYTES;
 }
 
+void cf_table_set_sync(cf_table *t, cf_table_sync_mode mode, uint64_t sync_bytes)
+{
+    t->sync_mode = mode <= CF_TABLE_SYNC_NONE ? mode : CF_TABLE_SYNC_COMMIT;
+    t->sync_bytes = sync_bytes ? sync_bytes : CF_TABLE_SYNC_BYTES;
+    if (t->wal != NULL)
+        cf_wal_set_mode(t->wal, (cf_wal_sync_mode)t->sync_mode, t->sync_bytes);
+}
+
+void cf_table_set_wal_max_bytes(cf_table *t, uint64_t bytes)
+{
+    t->wal_max_bytes = bytes ? bytes : CF_TABLE_WAL_MAX_BYTES;
+}
+
 const cf_rs_schema *cf_table_schema(const cf_table *t)
 {
     return t->schema;

@@ -670,5 +670,11 @@ cf_status cf_wal_checkpoint(cf_wal *w, uint64_t durable_ts, cf_error *err)
     return CF_OK;
 }
 
+void cf_wal_set_mode(cf_wal *w, cf_wal_sync_mode mode, uint64_t sync_bytes)
+{
+    w->mode = mode;
+    w->sync_bytes = sync_bytes;
+}
+
 uint64_t cf_wal_bytes(const cf_wal *w) { return w->bytes; }
 uint64_t cf_wal_seq(const cf_wal *w) { return w->seq; }

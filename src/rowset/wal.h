@@ -161,6 +161,8 @@ cf_status cf_wal_sync(cf_wal *w, cf_error *err);
 /* Every op so far is in the rowsets' files: start segment seq+1 whose header
  * says durable_ts, make it durable, then remove the older segments. */
 cf_status cf_wal_checkpoint(cf_wal *w, uint64_t durable_ts, cf_error *err);
+/* Change the sync mode (for the next appends). */
+void cf_wal_set_mode(cf_wal *w, cf_wal_sync_mode mode, uint64_t sync_bytes);
 /* Bytes in the current segment (header included). */
 uint64_t cf_wal_bytes(const cf_wal *w);
 uint64_t cf_wal_seq(const cf_wal *w);
