@@ -341,8 +341,14 @@ CF_API cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err);
  * A table is a directory holding rowsets the way a Kudu tablet does: new rows go
  * to an in-memory MemRowSet (sorted by encoded key, each row with its insert
  * timestamp and mutations), which is flushed to a new DiskRowSet (a rowset
- * subdirectory) when it grows past a size, on cf_table_flush and on
- * cf_table_close. A TABLET file lists the rowsets (docs/ROWSET.md); a directory
+ * subdirectory) when it or the write-ahead log grows past a size, on
+ * cf_table_flush and before a compaction. Every insert, update and delete is
+ * appended to the table's write-ahead log (DIR/wal/, docs/ROWSET.md) and, by
+ * default, synced before it returns success; opening a table replays the log,
+ * so nothing acknowledged is lost when a process dies. If an append or sync
+ * fails, the op is already applied in memory: the handle then returns that
+ * error from every call (close included) and must be reopened. A TABLET file
+ * lists the rowsets (docs/ROWSET.md); a directory
  * holding only a MANIFEST (one rowset, the older layout) opens as a table of
  * that rowset. Every key lives in one store: an insert is refused while a live
  * row has its key, and a key deleted earlier is reinserted in the store that
@@ -410,11 +416,13 @@ CF_API cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_ta
                                     cf_error *err);
 /* The table's block cache, or NULL. */
 CF_API cf_cache *cf_table_cache(const cf_table *t);
-/* Flush (cf_table_flush; nothing for a read-only table), then free; the table
- * is freed even on error. */
+/* Sync the log (group commit's last ops), then free; no flush: the log holds
+ * every op. Nothing to sync for a read-only table. The table is freed even on
+ * error. */
 CF_API cf_status cf_table_close(cf_table *t, cf_error *err);
-/* Free without flushing: inserts and mutations not flushed are lost. Releases
- * the writer lock. NULL is a no-op. */
+/* Free without syncing or flushing: every op already returned is in the log
+ * (synced unless the sync mode says otherwise). Releases the writer lock. NULL
+ * is a no-op. */
 CF_API void cf_table_free(cf_table *t);
 /* MemRowSet bytes above which an insert or mutation flushes it (0 = default). */
 CF_API void cf_table_set_flush_bytes(cf_table *t, size_t bytes);
