@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -359,11 +360,75 @@ static void test_table_wal__crash(void **state)
     rm_rf(dir);
 }
 
+/* A log append that fails (here: the file size limit, ulimit -f) after the op
+ * was applied in memory makes the handle unusable: that op and every later
+ * call fail with the same error, close too; reopening has every acknowledged
+ * op and not the failed one (its partial record is a torn tail, cut). */
+static void test_table_wal__append_failure_is_sticky(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    make_table(dir);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(p[0]);
+        signal(SIGXFSZ, SIG_IGN);
+        cf_error e;
+        cf_table *t;
+        if (cf_table_open(&t, dir, &e) != CF_OK)
+            _exit(2);
+        struct rlimit rl = {4096, 4096}; /* the log may not grow past 4 KiB */
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+            _exit(2);
+        int64_t k = 0;
+        cf_status st;
+        while ((st = put(t, k, k, cf_table_last_ts(t) + 1, &e)) == CF_OK) {
+            if (write(p[1], &k, sizeof(k)) != (ssize_t)sizeof(k))
+                _exit(2);
+            k++;
+        }
+        if (st != CF_EIO || strstr(e.msg, "not logged") == NULL)
+            _exit(3);
+        /* sticky: reads, writes, flush and close all refuse */
+        cf_error e2;
+        if (put(t, 1000, 1, cf_table_last_ts(t) + 1, &e2) != CF_EIO ||
+            strcmp(e2.msg, e.msg) != 0 || cf_table_flush(t, &e2) != CF_EIO ||
+            cf_table_sync(t, &e2) != CF_EIO || cf_table_close(t, &e2) != CF_EIO)
+            _exit(4);
+        _exit(0);
+    }
+    close(p[1]);
+    int status;
+    waitpid(pid, &status, 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    int64_t k, acked = 0;
+    while (read(p[0], &k, sizeof(k)) == (ssize_t)sizeof(k))
+        assert_int_equal(k, acked++);
+    close(p[0]);
+    assert_true(acked > 10);
+    cf_error err;
+    cf_table *t;
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    mstate got;
+    assert_true(read_state(t, &got));
+    for (int64_t i = 0; i < NKEYS; i++)
+        assert_int_equal(got.live[i], i < acked);
+    /* and it takes new ops */
+    CF_ASSERT_OK(put(t, acked, 7, cf_table_last_ts(t) + 1, &err), &err);
+    CF_ASSERT_OK(cf_table_close(t, &err), &err);
+    rm_rf(dir);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_wal__free_without_flush),
         cmocka_unit_test(test_table_wal__damaged_log),
+        cmocka_unit_test(test_table_wal__append_failure_is_sticky),
         cmocka_unit_test(test_table_wal__crash),
     };
     return CF_RUN_TESTS(argc, argv, tests);
