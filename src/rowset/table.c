@@ -96,6 +96,7 @@ struct cf_table {
 };
 
 static cf_status usable(const cf_table *t, cf_error *err);
+static void flush_after(cf_table *t);
 static cf_status wal_attach(cf_table *t, bool writer, cf_error *err);
 
 /* ---- TABLET ----------------------------------------------------------------------------- */
@@ -754,27 +755,67 @@ static cf_status auto_compact(cf_table *t, cf_error *err);
  * durable_ts. A crash in between leaves the old segment, which replays onto
  * whatever part of the flush committed (each store's MANIFEST last_ts says
  * which ops it already holds). */
+static cf_status checkpoint(cf_table *t, cf_error *err)
+{
+    CF_TRY(flush_mrs(t, err));
+    for (size_t i = 0; i < t->nrs; i++)
+        CF_TRY(cf_rowset_flush(t->rs[i], err));
+    return t->wal != NULL ? cf_wal_checkpoint(t->wal, t->last_ts, err) : CF_OK;
+}
+
 cf_status cf_table_flush(cf_table *t, cf_error *err)
 {
     CF_TRY(check_writable(t, err));
     CF_TRY(usable(t, err));
-    CF_TRY(flush_mrs(t, err));
-    for (size_t i = 0; i < t->nrs; i++)
-        CF_TRY(cf_rowset_flush(t->rs[i], err));
-    if (t->wal != NULL)
-        CF_TRY(cf_wal_checkpoint(t->wal, t->last_ts, err));
+    CF_TRY(checkpoint(t, err));
     return auto_compact(t, err);
 }
 
-/* Before an op: flush when the MemRowSet or the log has grown past its limit,
- * so that memory and replay time stay bounded. Done before (not after) the op,
- * so an op's status is its own, never a later flush's. */
+/* Flush what has grown past its limit: everything (a checkpoint) once the log
+ * is past wal_max_bytes, else the MemRowSet alone once it is past flush_bytes.
+ * A MemRowSet flush needs no checkpoint: the new rowset's last_ts covers every
+ * op it holds, which is what replay checks. Neither do the automatic merges
+ * that follow: they keep all history (ahm 0) and flush their sources first, so
+ * the output holds every op on its keys and its last_ts is the sources'
+ * largest. *flushed: whether anything was written. */
+static cf_status flush_due(cf_table *t, bool *flushed, cf_error *err)
+{
+    *flushed = false;
+    if (t->wal != NULL && cf_wal_bytes(t->wal) > t->wal_max_bytes) {
+        *flushed = true;
+        return checkpoint(t, err);
+    }
+    if (cf_mrs_bytes(t->mrs) > t->flush_bytes) {
+        *flushed = true;
+        return flush_mrs(t, err);
+    }
+    return CF_OK;
+}
+
+/* Before an op: what is due must be flushed, else the op is refused (memory
+ * and replay time stay bounded). */
 static cf_status maybe_flush(cf_table *t, cf_error *err)
 {
-    if (cf_mrs_bytes(t->mrs) > t->flush_bytes ||
-        (t->wal != NULL && cf_wal_bytes(t->wal) > t->wal_max_bytes))
-        return cf_table_flush(t, err);
-    return CF_OK;
+    bool flushed;
+    CF_TRY(flush_due(t, &flushed, err));
+    return flushed ? auto_compact(t, err) : CF_OK;
+}
+
+/* After an op is committed (logged): flush what is due, best effort. A failed
+ * flush leaves the table consistent and is not this op's failure (the op is
+ * durable); the next op flushes first and reports it. A merge that failed while
+ * committing its TABLET leaves the handle unsure of the disk: unusable. */
+static void flush_after(cf_table *t)
+{
+    cf_error e;
+    bool flushed;
+    if (flush_due(t, &flushed, &e) != CF_OK || !flushed)
+        return;
+    cf_status st = auto_compact(t, &e);
+    if (st != CF_OK) {
+        t->sticky = st;
+        t->sticky_err = e;
+    }
 }
 
 /* ---- compaction ------------------------------------------------------------------------------ */
@@ -1052,16 +1093,16 @@ static cf_status log_done(cf_table *t, uint8_t type, uint64_t ts, cf_error *err)
  * unusable: memory is ahead of the log. */
 static cf_status log_commit(cf_table *t, cf_error *err)
 {
-    if (t->wal == NULL)
-        return CF_OK;
-    cf_status st = cf_wal_append(t->wal, &t->lop, 1, err);
+    cf_status st = t->wal != NULL ? cf_wal_append(t->wal, &t->lop, 1, err) : CF_OK;
     if (st != CF_OK) {
         cf_error_prefix(err, st, "the operation was not logged (reopen the table): ");
         t->sticky = st;
         if (err != NULL)
             t->sticky_err = *err;
+        return st;
     }
-    return st;
+    flush_after(t);
+    return CF_OK;
 }
 
 /* ---- applying ops in memory (shared by the API and log replay) ------------------------------- */
@@ -1305,12 +1346,15 @@ static cf_status replay_values(cf_table *t, cf_slice rcl, bool keys, size_t *nch
     return CF_OK;
 }
 
-/* Is the key in t->key held by a rowset whose files already have op ts? */
-static cf_status replay_done(cf_table *t, uint64_t ts, bool *done, cf_error *err)
+/* The store holding the key in t->key: *where = -1 the MemRowSet, -2 none,
+ * else the rowset's index; *done when that rowset's files already have op ts. */
+static cf_status replay_locate(cf_table *t, uint64_t ts, long *where, bool *done, cf_error *err)
 {
     *done = false;
+    *where = -1;
     if (cf_mrs_find(t->mrs, t->key.data, t->key.len) != NULL)
         return CF_OK;
+    *where = -2;
     for (size_t i = 0; i < t->nrs; i++) {
         if (!covers(t, i))
             continue;
@@ -1322,9 +1366,36 @@ static cf_status replay_done(cf_table *t, uint64_t ts, bool *done, cf_error *err
         cf_rowset_info info;
         cf_rowset_get_info(t->rs[i], &info);
         *done = info.last_ts >= ts;
+        *where = (long)i;
         return CF_OK;
     }
     return CF_OK;
+}
+
+/* Apply a replayed op to the store that holds its key (not through the
+ * routing of new ops: that asks each covering rowset in turn, and a rowset that
+ * does not hold the key but has a later last_ts would refuse the timestamp). */
+static cf_status replay_apply(cf_table *t, const cf_wal_op *op, long where, size_t nchg,
+                              cf_error *err)
+{
+    const void *const *v = t->rvals;
+    if (where == -1) { /* the MemRowSet: the routing takes it first */
+        if (op->type == CF_WAL_INSERT)
+            return apply_insert(t, v, op->ts, err);
+        if (op->type == CF_WAL_UPDATE)
+            return apply_update(t, v, t->rchg, nchg, op->ts, err);
+        return apply_delete(t, v, op->ts, err);
+    }
+    if (where == -2) {
+        CF_CHECK(op->type == CF_WAL_INSERT, err, CF_ENOTFOUND, "key not found");
+        return cf_mrs_insert(t->mrs, t->key.data, t->key.len, v, op->ts, err);
+    }
+    cf_rowset *rs = t->rs[where];
+    if (op->type == CF_WAL_INSERT)
+        return cf_rowset_reinsert(rs, v, v, op->ts, err);
+    if (op->type == CF_WAL_UPDATE)
+        return cf_rowset_update(rs, v, t->rchg, nchg, op->ts, err);
+    return cf_rowset_delete(rs, v, op->ts, err);
 }
 
 static cf_status replay_op(void *ctx, const cf_wal_op *op, const char *seg, uint64_t off,
@@ -1343,17 +1414,14 @@ static cf_status replay_op(void *ctx, const cf_wal_op *op, const char *seg, uint
     if (st == CF_OK)
         st = encode_key(t, t->rvals, err);
     bool done = false;
+    long where = -2;
     if (st == CF_OK)
-        st = replay_done(t, op->ts, &done, err);
+        st = replay_locate(t, op->ts, &where, &done, err);
     if (st == CF_OK && !done) {
         /* rvals holds the key columns; the change list fills in the rest */
         st = replay_values(t, op->rcl, false, &nchg, err);
-        if (st == CF_OK && op->type == CF_WAL_INSERT)
-            st = apply_insert(t, t->rvals, op->ts, err);
-        else if (st == CF_OK && op->type == CF_WAL_UPDATE)
-            st = apply_update(t, t->rvals, t->rchg, nchg, op->ts, err);
-        else if (st == CF_OK)
-            st = apply_delete(t, t->rvals, op->ts, err);
+        if (st == CF_OK)
+            st = replay_apply(t, op, where, nchg, err);
     }
     if (st != CF_OK) {
         cf_error_prefix(err, st, "%s: record at offset %" PRIu64 ": op at ts %" PRIu64 ": ", seg,
