@@ -1276,16 +1276,17 @@ cf_status cf_table_sync(cf_table *t, cf_error *err)
 
 /* ---- replay ------------------------------------------------------------------------------------
  *
- * On open, every op of the newest log segment is applied again through the
- * routing above, unless its effect is already in files:
+ * On open, every op of the newest log segment is applied again to the store
+ * holding its key (replay_apply), unless its effect is already in files:
  *   - ts <= the segment's durable_ts: a checkpoint flushed it;
  *   - the store holding the key is a rowset whose MANIFEST last_ts >= ts: that
  *     rowset's files hold every op on it up to last_ts (cf_rowset_flush writes
  *     its whole delta store and last_ts with it; a MemRowSet flush writes every
  *     row with all its mutations, last_ts = the newest of them), and any op on
- *     the key was routed to that store (a key lives in one store; a rowset
- *     made by a MemRowSet flush holds the ops the MemRowSet had; one made by a
- *     merge exists only after a checkpoint).
+ *     the key went to that store (a key lives in one store; a rowset made by a
+ *     MemRowSet flush holds the ops the MemRowSet had; an automatic merge keeps
+ *     all history, flushes its sources first and takes their largest last_ts;
+ *     a merge that may drop rows, cf_table_compact, runs after a checkpoint).
  * Ops come in timestamp order, so a rowset's last_ts grows as replay applies
  * them, and the comparison stays right op after op.
  */
