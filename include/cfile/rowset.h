@@ -404,6 +404,15 @@ typedef struct cf_table_options {
     /* Most input bytes one automatic merge may read; default
      * CF_TABLE_COMPACT_BUDGET (128 MiB), must be > 0. */
     uint64_t compact_budget_bytes;
+    /* The write-ahead log (docs/ROWSET.md "Write-ahead log"): when it is synced
+     * (default CF_TABLE_SYNC_COMMIT), how many bytes group commit appends
+     * between two syncs by itself (default CF_TABLE_SYNC_BYTES), and the log
+     * size past which everything is flushed (a checkpoint; default
+     * CF_TABLE_WAL_MAX_BYTES, at most 1 GiB). As cf_table_set_sync and
+     * cf_table_set_wal_max_bytes. */
+    cf_table_sync_mode sync_mode;
+    uint64_t sync_bytes;
+    uint64_t wal_max_bytes;
     /* New fields go at the end (each with its default set by _init). */
 } cf_table_options;
 

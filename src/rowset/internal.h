@@ -138,6 +138,10 @@ typedef enum cf_rs_mode { CF_RS_MODE_OWN, CF_RS_MODE_TABLE, CF_RS_MODE_READ_ONLY
 cf_status cf_rs_open_mode(cf_rowset **out, const char *dir, const cf_rowset_options *o,
                           cf_rs_mode mode, cf_error *err);
 /* CF_OK when rs may be changed now (taking its lock first when it is its own). */
+/* Log replay into a table's rowset (read-only ones included): update, delete
+ * and reinsert change the in-memory delta store only (what they always do) and
+ * need neither the writer lock nor a writable handle while this is on. */
+void cf_rs_set_replay(cf_rowset *rs, bool on);
 cf_status cf_rs_writable(cf_rowset *rs, cf_error *err);
 size_t cf_rs_delta_file_count(const cf_rowset *rs);
 cf_delta_reader *cf_rs_delta_file(const cf_rowset *rs, size_t i, cf_delta_type *type);

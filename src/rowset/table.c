@@ -88,6 +88,7 @@ struct cf_table {
      * flush); reopening replays what is durable. */
     cf_status sticky;
     cf_error sticky_err;
+    uint64_t wal_seq0; /* a reader: the newest log segment before it read TABLET */
     /* replay: one op's values in memory form */
     cf_mrs_cell *rcells;
     cf_array_cell *rarr;
@@ -466,6 +467,39 @@ static cf_status open_rowsets(cf_table *t, cf_error *err)
     return CF_OK;
 }
 
+/* A reader takes no lock: a writer may commit a new TABLET and remove rowsets
+ * the old one named while we open them. Then the TABLET on disk is a new one
+ * and we start over from it. */
+static cf_status open_rowsets_reader(cf_table *t, cf_error *err)
+{
+    cf_status st;
+    for (int attempt = 0;; attempt++) {
+        st = open_rowsets(t, err);
+        if (st == CF_OK || st == CF_ENOMEM || attempt == 8 ||
+            tablet_sum_on_disk(t->dir) == t->tablet_sum)
+            break;
+        close_rowsets(t);
+        t->tablet_sum = 0;
+        t->last_ts = 0;
+    }
+    return st;
+}
+
+/* The newest log segment's number: 0 when there is none, UINT64_MAX when the
+ * directory cannot be listed (then no two readings agree). */
+static uint64_t newest_seq(const char *dir)
+{
+    uint64_t *seqs = NULL, seq = 0;
+    size_t n = 0;
+    cf_error e;
+    if (cf_wal_list(dir, &seqs, &n, &e) != CF_OK)
+        return UINT64_MAX;
+    if (n > 0)
+        seq = seqs[n - 1];
+    cf_free(seqs);
+    return seq;
+}
+
 void cf_table_options_init(cf_table_options *o)
 {
     memset(o, 0, sizeof(*o));
@@ -476,6 +510,9 @@ void cf_table_options_init(cf_table_options *o)
     o->lock_timeout_ms = CF_RS_LOCK_TIMEOUT_MS;
     o->auto_compact = true;
     o->compact_budget_bytes = CF_TABLE_COMPACT_BUDGET;
+    o->sync_mode = CF_TABLE_SYNC_COMMIT;
+    o->sync_bytes = CF_TABLE_SYNC_BYTES;
+    o->wal_max_bytes = CF_TABLE_WAL_MAX_BYTES;
 }
 
 cf_status cf_table_open(cf_table **out, const char *dir, cf_error *err)
@@ -516,6 +553,11 @@ cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_table_opt
              "table: options.version %u unknown", o->version);
     CF_CHECK(o->compact_budget_bytes > 0, err, CF_EINVAL,
              "table: options.compact_budget_bytes must be > 0");
+    CF_CHECK(o->sync_mode <= CF_TABLE_SYNC_NONE, err, CF_EINVAL,
+             "table: options.sync_mode %d unknown", (int)o->sync_mode);
+    CF_CHECK(o->sync_bytes > 0, err, CF_EINVAL, "table: options.sync_bytes must be above 0");
+    CF_CHECK(o->wal_max_bytes > 0 && o->wal_max_bytes <= ((uint64_t)1 << 30), err, CF_EINVAL,
+             "table: options.wal_max_bytes %" PRIu64 " is not in 1..2^30", o->wal_max_bytes);
     cf_table *t = cf_calloc(1, sizeof(*t));
     CF_CHECK(t != NULL, err, CF_ENOMEM, "table: out of memory");
     t->lock_fd = -1;
@@ -525,9 +567,9 @@ cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_table_opt
     t->auto_compact = o->auto_compact && !o->read_only;
     t->cpol = (cf_cpol_options){CF_TABLE_COMPACT_FANOUT, o->compact_budget_bytes,
                                 CF_TABLE_COMPACT_MAX_INPUTS};
-    t->sync_mode = CF_TABLE_SYNC_COMMIT;
-    t->sync_bytes = CF_TABLE_SYNC_BYTES;
-    t->wal_max_bytes = CF_TABLE_WAL_MAX_BYTES;
+    t->sync_mode = o->sync_mode;
+    t->sync_bytes = o->sync_bytes;
+    t->wal_max_bytes = o->wal_max_bytes;
     cf_status st = CF_OK;
     if ((t->dir = dup_str(dir)) == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
@@ -548,16 +590,8 @@ cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_table_opt
         /* A reader takes no lock: a writer may commit a new TABLET and remove
          * rowsets the old one named while we open them. Then the TABLET on disk
          * is a new one and we start over from it. */
-        for (int attempt = 0;; attempt++) {
-            st = open_rowsets(t, err);
-            if (st == CF_OK || st == CF_ENOMEM || attempt == 8 ||
-                tablet_sum_on_disk(dir) == t->tablet_sum)
-                break;
-            close_rowsets(t);
-            t->tablet_sum = 0;
-            t->last_ts = 0;
-        }
-        CF_TRY_OUT(st);
+        t->wal_seq0 = newest_seq(dir);
+        CF_TRY_OUT(open_rowsets_reader(t, err));
     }
     CF_TRY_OUT(cf_rs_schema_clone(&t->schema, cf_rowset_schema(t->rs[0]), err));
     const cf_rs_schema *s = t->schema;
@@ -579,7 +613,7 @@ cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_table_opt
         CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
     CF_TRY_OUT(cf_rcl_builder_create(&t->lkey, err));
     CF_TRY_OUT(cf_rcl_builder_create(&t->lrcl, err));
-    CF_TRY_OUT(wal_attach(t, true, err));
+    CF_TRY_OUT(wal_attach(t, !t->read_only, err));
 out:
     if (st != CF_OK) {
         cf_table_free(t);
@@ -1392,11 +1426,16 @@ static cf_status replay_apply(cf_table *t, const cf_wal_op *op, long where, size
         return cf_mrs_insert(t->mrs, t->key.data, t->key.len, v, op->ts, err);
     }
     cf_rowset *rs = t->rs[where];
+    cf_status st;
+    cf_rs_set_replay(rs, true); /* a reader's rowsets too: memory only */
     if (op->type == CF_WAL_INSERT)
-        return cf_rowset_reinsert(rs, v, v, op->ts, err);
-    if (op->type == CF_WAL_UPDATE)
-        return cf_rowset_update(rs, v, t->rchg, nchg, op->ts, err);
-    return cf_rowset_delete(rs, v, op->ts, err);
+        st = cf_rowset_reinsert(rs, v, v, op->ts, err);
+    else if (op->type == CF_WAL_UPDATE)
+        st = cf_rowset_update(rs, v, t->rchg, nchg, op->ts, err);
+    else
+        st = cf_rowset_delete(rs, v, op->ts, err);
+    cf_rs_set_replay(rs, false);
+    return st;
 }
 
 static cf_status replay_op(void *ctx, const cf_wal_op *op, const char *seg, uint64_t off,
@@ -1439,14 +1478,50 @@ static cf_status wal_attach(cf_table *t, bool writer, cf_error *err)
 {
     cf_wal_scan sc;
     replay_ctx r = {t, &sc, 0};
-    CF_TRY(cf_wal_scan_dir(t->dir, replay_op, &r, &sc, err));
-    if (sc.found)
-        set_last_ts(t, sc.hdr.durable_ts);
-    if (!writer)
-        return CF_OK;
-    /* Without a log, everything so far is in the rowsets' files. */
-    return cf_wal_open(&t->wal, t->dir, &sc, t->last_ts, (cf_wal_sync_mode)t->sync_mode,
-                       t->sync_bytes, err);
+    if (writer) {
+        /* Under the lock: nothing changes while we read. */
+        CF_TRY(cf_wal_scan_dir(t->dir, replay_op, &r, &sc, err));
+        if (sc.found)
+            set_last_ts(t, sc.hdr.durable_ts);
+        /* Without a log, everything so far is in the rowsets' files. */
+        return cf_wal_open(&t->wal, t->dir, &sc, t->last_ts, (cf_wal_sync_mode)t->sync_mode,
+                           t->sync_bytes, err);
+    }
+    /* A reader races the writer's checkpoints: one writes a new segment after
+     * its flush, then deletes the older ones and may compact. Rowsets opened
+     * before that plus the segment read after it would be a state that never
+     * was (ops of a deleted segment missing, or ops aimed at rows a merge
+     * dropped). The newest segment is listed before TABLET is read
+     * (t->wal_seq0) and again after the replay; while no checkpoint happened in
+     * between, the rowsets are at most a flush ahead of the log, which the
+     * replay's last_ts rule handles. Otherwise start over. Readings that do
+     * not reach a segment's end (a writer appending) see a prefix of it. */
+    for (int attempt = 0;; attempt++) {
+        r.prev = 0;
+        cf_status st = cf_wal_scan_dir(t->dir, replay_op, &r, &sc, err);
+        uint64_t now = newest_seq(t->dir);
+        bool same = now == t->wal_seq0 && (st != CF_OK || !sc.found || sc.hdr.seq == now);
+        if (same && st == CF_OK) {
+            if (sc.found)
+                set_last_ts(t, sc.hdr.durable_ts);
+            return CF_OK;
+        }
+        if ((same && st != CF_ENOTFOUND) || st == CF_ENOMEM)
+            return st; /* not a race */
+        if (attempt == 20) {
+            CF_CHECK(st != CF_OK, err, CF_EIO,
+                     "%s: the write-ahead log kept changing while it was read; try again",
+                     t->dir);
+            return st;
+        }
+        cf_mrs_clear(t->mrs);
+        close_rowsets(t);
+        t->tablet_sum = 0;
+        t->last_ts = 0;
+        t->wal_seq0 = newest_seq(t->dir);
+        CF_TRY(open_rowsets_reader(t, err));
+        usleep(1000u << (attempt < 5 ? attempt : 5));
+    }
 }
 
 cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot, cf_rs_batch *out,

@@ -312,6 +312,24 @@ out:
     return st;
 }
 
+bool cf_wal_has_records(const char *table_dir)
+{
+    uint64_t *seqs = NULL;
+    size_t n = 0;
+    cf_error e;
+    if (cf_wal_list(table_dir, &seqs, &n, &e) != CF_OK)
+        return true;
+    bool any = false;
+    for (size_t i = 0; i < n && !any; i++) {
+        char *p = cf_wal_segment_path(table_dir, seqs[i]);
+        struct stat sb;
+        any = p == NULL || lstat(p, &sb) != 0 || sb.st_size > (off_t)CF_WAL_HEADER_LEN;
+        cf_free(p);
+    }
+    cf_free(seqs);
+    return any;
+}
+
 cf_status cf_wal_read_file(const char *path, uint8_t **data, size_t *len, cf_error *err)
 {
     *data = NULL;

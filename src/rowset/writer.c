@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "wal.h"
 
 #include "../util/alloc.h"
 #include "../util/error.h"
@@ -215,6 +216,10 @@ cf_status cf_rs_writer_create(cf_rs_writer **out, const char *dir, const cf_rs_s
         CF_FAIL_OUT(err, CF_ENOMEM, "rowset writer: out of memory");
     if (access(tablet, F_OK) == 0)
         CF_FAIL_OUT(err, CF_EINVAL, "%s: already holds a table", dir);
+    /* Logged ops (a table's write-ahead log) are rows too: replacing the rowset
+     * under them would replay them onto rows they never saw. */
+    if (cf_wal_has_records(dir))
+        CF_FAIL_OUT(err, CF_EINVAL, "%s: already holds a table (with logged changes)", dir);
     st = cf_rs_manifest_read(&old, dir, &e2);
     bool has_manifest = st == CF_OK;
     if (st == CF_OK) {

@@ -305,6 +305,7 @@ static void test_lock__standalone_rowset(void **state)
     CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
     for (int64_t i = 1; i <= 3; i++)
         CF_ASSERT_OK(ins(t, i, "v", (uint64_t)i + 1, &err), &err);
+    CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* rs-1 (close does not flush) */
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
     char sub[512];
     snprintf(sub, sizeof(sub), "%s/rs-1", dir);
@@ -398,6 +399,12 @@ static void test_lock__root_rowset_and_writer(void **state)
     /* A directory holding a table (a TABLET) is never overwritten by a writer. */
     CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
     CF_ASSERT_OK(ins(t, 1, "one", 5, &err), &err);
+    CF_ASSERT_OK(cf_table_close(t, &err), &err);
+    /* the row is in the write-ahead log: that is a table too */
+    CF_ASSERT_STATUS(cf_rs_writer_create(&w, dir, s, &wo, &err), CF_EINVAL, &err);
+    assert_non_null(strstr(err.msg, "already holds a table (with logged changes)"));
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
     CF_ASSERT_STATUS(cf_rs_writer_create(&w, dir, s, &wo, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "already holds a table"));
