@@ -174,6 +174,8 @@ static cf_status check_dir_ours(const char *dir, bool has_manifest, uint64_t nex
         uint64_t num;
         if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 || strcmp(n, CF_RS_LOCK) == 0 ||
             (has_manifest && strcmp(n, CF_RS_MANIFEST) == 0) || cf_rs_tmp_name(n, NULL) ||
+            /* a write-ahead log without records (checked before this) */
+            (has_manifest && strcmp(n, CF_WAL_DIR) == 0) ||
             (cf_rs_data_name(n, &num) && num == next))
             continue;
         if (strcmp(n, CF_RS_TABLET) == 0 || (strncmp(n, "rs-", 3) == 0 && n[3] >= '0' && n[3] <= '9'))

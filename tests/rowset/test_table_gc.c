@@ -161,7 +161,8 @@ static void test_gc__symlink_named_like_a_rowset(void **state)
     cf_table *t;
     CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
     CF_ASSERT_OK(ins(t, 100, 4, &err), &err);
-    CF_ASSERT_OK(cf_table_close(t, &err), &err); /* TABLET, rs-1 */
+    CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* TABLET, rs-1 (close does not flush) */
+    CF_ASSERT_OK(cf_table_close(t, &err), &err);
     char link[512];
     snprintf(link, sizeof(link), "%s/rs-9", dir);
     assert_int_equal(symlink(outside, link), 0);
@@ -176,7 +177,9 @@ static void test_gc__symlink_named_like_a_rowset(void **state)
     cf_table_free(t);
     unlink(link); /* the user moves it away */
     CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
-    for (int64_t i = 1; i <= 3; i++) {
+    /* key 1 came back from the write-ahead log; its flush now succeeds */
+    CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+    for (int64_t i = 2; i <= 3; i++) {
         CF_ASSERT_OK(ins(t, i, 10 + (uint64_t)i, &err), &err);
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     }
