@@ -415,6 +415,11 @@ static cf_status add_present(cf_writer *w, const uint8_t *vals, size_t n, cf_err
         n -= took;
         if (w->eops->is_full(w->enc)) {
             CF_TRY(finish_data_block(w, err));
+            /* Full again with nothing taken: an encoder out of memory (its
+             * sticky oom flag reads as full) would loop here forever. */
+            CF_CHECK(took > 0 || !w->eops->is_full(w->enc), err, CF_ENOMEM,
+                     "writer: out of memory in the encoder at row %llu",
+                     (unsigned long long)w->rows);
         } else if (took == 0) {
             /* An encoder that takes nothing and is not full would loop forever. */
             CF_FAIL(err, CF_EINVAL, "value at row %llu does not fit in an empty block",

@@ -676,8 +676,17 @@ cf_status cf_wal_checkpoint(cf_wal *w, uint64_t durable_ts, cf_error *err)
         return w->sticky;
     }
     cf_status st = create_segment(w->table_dir, w->seq + 1, durable_ts, err);
-    if (st != CF_OK)
-        return fail_sticky(w, st, err);
+    if (st != CF_OK) {
+        /* Not there (the temporary was removed): the current segment is still
+         * the newest, keep appending to it. There after all (a failure after
+         * the rename): replay would start from it, so nothing may be appended
+         * to the old one. */
+        char *p = cf_wal_segment_path(w->table_dir, w->seq + 1);
+        struct stat sb;
+        bool there = p == NULL || lstat(p, &sb) == 0;
+        cf_free(p);
+        return there ? fail_sticky(w, st, err) : st;
+    }
     w->seq++;
     st = open_append(w, err);
     if (st != CF_OK)
