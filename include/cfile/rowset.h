@@ -444,11 +444,6 @@ CF_API void cf_table_set_sync(cf_table *t, cf_table_sync_mode mode, uint64_t syn
  * 0 = default CF_TABLE_WAL_MAX_BYTES. Replay on open reads at most about this
  * much. */
 CF_API void cf_table_set_wal_max_bytes(cf_table *t, uint64_t bytes);
-/* Logging off (default on): inserts, updates and deletes are applied in memory
- * only and become durable at the next cf_table_flush; a crash or a free before
- * it loses them (a MemRowSet flush by size may keep some). For loads that
- * would rather lose everything than keep a part: `cfile table import`. */
-CF_API void cf_table_set_logging(cf_table *t, bool on);
 CF_API const cf_rs_schema *cf_table_schema(const cf_table *t);
 /* Largest timestamp used so far: the next operation needs a larger one. */
 CF_API uint64_t cf_table_last_ts(const cf_table *t);

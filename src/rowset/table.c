@@ -89,7 +89,6 @@ struct cf_table {
     cf_status sticky;
     cf_error sticky_err;
     uint64_t wal_seq0; /* a reader: the newest log segment before it read TABLET */
-    bool unlogged;     /* cf_table_set_logging(false): ops wait for the next flush */
     /* replay: one op's values in memory form */
     cf_mrs_cell *rcells;
     cf_array_cell *rarr;
@@ -652,11 +651,6 @@ void cf_table_set_sync(cf_table *t, cf_table_sync_mode mode, uint64_t sync_bytes
         cf_wal_set_mode(t->wal, (cf_wal_sync_mode)t->sync_mode, t->sync_bytes);
 }
 
-void cf_table_set_logging(cf_table *t, bool on)
-{
-    t->unlogged = !on;
-}
-
 void cf_table_set_wal_max_bytes(cf_table *t, uint64_t bytes)
 {
     t->wal_max_bytes = bytes ? bytes : CF_TABLE_WAL_MAX_BYTES;
@@ -1133,7 +1127,7 @@ static cf_status log_done(cf_table *t, uint8_t type, uint64_t ts, cf_error *err)
  * unusable: memory is ahead of the log. */
 static cf_status log_commit(cf_table *t, cf_error *err)
 {
-    cf_status st = t->wal != NULL && !t->unlogged ? cf_wal_append(t->wal, &t->lop, 1, err) : CF_OK;
+    cf_status st = t->wal != NULL ? cf_wal_append(t->wal, &t->lop, 1, err) : CF_OK;
     if (st != CF_OK) {
         cf_error_prefix(err, st, "the operation was not logged (reopen the table): ");
         t->sticky = st;
