@@ -72,6 +72,24 @@ cf_ensure_packages() {
     rm -f "$log"
 }
 
+# cf_ensure_duckdb: DuckDB from the npm registry, the independent reader of the Parquet and
+# Arrow tests (tools/duckdb/README.md).  Debian's nodejs and npm are installed only when
+# npm is missing (a machine with another Node.js keeps it); `npm ci` runs only when the
+# install is missing or older than the lock file.
+cf_ensure_duckdb() {
+    local dir
+    dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tools/duckdb"
+    command -v npm >/dev/null 2>&1 || cf_ensure_packages nodejs npm
+    if [ ! -d "$dir/node_modules/@duckdb/node-api" ] \
+       || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+        cf_say "npm ci in tools/duckdb (DuckDB for the cross-checks)"
+        local log
+        log=$(mktemp "${TMPDIR:-/tmp}/cfile-npm.XXXXXX")
+        cf_logged "$log" npm ci --prefix "$dir" --no-audit --no-fund || cf_die "npm ci failed"
+        rm -f "$log"
+    fi
+}
+
 cf_jobs() { nproc 2>/dev/null || echo 2; }
 
 # cf_build DIR [CMAKE_ARG...]: configure (plus the words of CF_CMAKE_ARGS) and build.
