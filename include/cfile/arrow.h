@@ -8,7 +8,8 @@
  * Type mapping (column type -> Arrow format string):
  *   INT8 "c"  INT16 "s"  INT32 "i"  INT64 "l"  UINT8 "C"  UINT16 "S"  UINT32 "I"  UINT64 "L"
  *   FLOAT "f"  DOUBLE "g"  BOOL "b" (bit-packed)
- *   STRING, VARCHAR "u" (utf8, int32 offsets) or "U" (large_utf8, int64 offsets)
+ *   STRING, VARCHAR "u" (utf8, int32 offsets) or "U" (large_utf8, int64 offsets);
+ *                   as BINARY ("z"/"Z") with cf_arrow_options.utf8 = CF_ARROW_UTF8_BINARY
  *   BINARY "z" (binary, int32 offsets) or "Z" (large_binary, int64 offsets)
  *   UNIXTIME_MICROS "tsu:" (timestamp[us], optionally "tsu:<timezone>")
  *   DATE "tdD" (date32)
@@ -27,6 +28,20 @@
  *
  * Threads: the export calls follow the iterator's rules (one thread at a time);
  * an exported array is independent of the iterator and may move to any thread.
+ *
+ * STRING and VARCHAR hold bytes that Kudu never checks, while Arrow's utf8 type
+ * promises valid UTF-8 (consumers such as DuckDB reject anything else). The rule
+ * (cf_arrow_options.utf8): by default every STRING/VARCHAR value is validated
+ * (strict UTF-8: no overlong forms, surrogates or code points above U+10FFFF) as
+ * it is exported, and the first invalid one fails the batch with CF_ENOTSUP
+ * naming the column, the row and the byte; nothing invalid is ever exported as
+ * utf8. CF_ARROW_UTF8_BINARY exports those columns as binary instead (no check,
+ * every byte kept). The type never changes between the batches of one export,
+ * which is what a stream's one schema needs.
+ *
+ * Streams (the Arrow C Stream Interface, at the end of this file) carry record
+ * batches: a struct array ("+s") with one child per column, as every Arrow
+ * consumer expects of a table.
  */
 #ifndef CFILE_ARROW_H
 #define CFILE_ARROW_H
@@ -83,6 +98,21 @@ struct ArrowArray {
 
 #endif /* ARROW_C_DATA_INTERFACE */
 
+/* ---- the Arrow C Stream Interface ABI (do not change: it is Arrow's) ------------------- */
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+struct ArrowArrayStream {
+    /* errno-compatible codes: 0 ok, else EINVAL, ENOMEM, EIO, ENOSYS */
+    int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
+    int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
+    const char *(*get_last_error)(struct ArrowArrayStream *);
+    void (*release)(struct ArrowArrayStream *);
+    void *private_data;
+};
+
+#endif /* ARROW_C_STREAM_INTERFACE */
+
 /* ---- options --------------------------------------------------------------------------- */
 
 #define CF_ARROW_OPTIONS_VERSION 1
@@ -119,7 +149,18 @@ typedef struct cf_arrow_options {
      * readers over memory or mmap (cf_reader_open_file with mmap = true). The
      * reader must then outlive the exported arrays. Default false (copies). */
     bool zero_copy;
+    /* STRING/VARCHAR bytes (see the top of this file): CF_ARROW_UTF8_CHECK
+     * (default) exports utf8 and fails on the first value that is not UTF-8;
+     * CF_ARROW_UTF8_BINARY exports binary. */
+    int utf8;
+    /* Streams only: rows per record batch (the last one may hold fewer, a
+     * filtered table scan fewer too); 0 = CF_ARROW_BATCH_ROWS. */
+    size_t batch_rows;
+    /* New fields go at the end (each with its default set by _init). */
 } cf_arrow_options;
+
+enum { CF_ARROW_UTF8_CHECK = 0, CF_ARROW_UTF8_BINARY = 1 };
+#define CF_ARROW_BATCH_ROWS ((size_t)65536)
 
 /* Fill o with the defaults above. */
 CF_API void cf_arrow_options_init(cf_arrow_options *o);
@@ -153,6 +194,62 @@ CF_API cf_status cf_arrow_schema(const cf_reader *r, const cf_arrow_options *o,
 CF_API cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows,
                                     const cf_arrow_options *o, struct ArrowArray *out,
                                     struct ArrowSchema *schema, cf_error *err);
+
+/* ---- streams: the Arrow C Stream Interface ------------------------------------------------
+ *
+ * Each function below fills *out with a stream of record batches and returns
+ * CF_OK, or returns an error (named in err) with out->release == NULL. Then:
+ *   out->get_schema(out, &schema)  the schema: a struct ("+s", name "") with one
+ *                                  child per column, in order; callable any time,
+ *                                  each call gives a new copy the caller releases.
+ *   out->get_next(out, &array)     the next record batch: a struct array of
+ *                                  `length` rows, no nulls of its own, children as
+ *                                  the schema says; owned by the caller (release it
+ *                                  when done; it does not depend on the stream or
+ *                                  its source and may outlive both). At the end:
+ *                                  0 with array.release == NULL.
+ *   out->get_last_error(out)       after a non-zero return, what failed ("corruption:
+ *                                  block 3 at offset ...": cf_status_str, then the
+ *                                  message); valid until the next call. NULL if none.
+ *   out->release(out)              frees the stream (not the arrays it handed out).
+ * Return codes are errno values: ENOSYS (CF_ENOTSUP: something Arrow cannot carry
+ * under these options, e.g. STRING bytes that are not UTF-8), ENOMEM, EIO (damage
+ * or an I/O error: the source's CF_ECORRUPT / CF_EIO), EINVAL (anything else). An
+ * error is final: every later get_next returns it again.
+ * Options (o may be NULL: defaults) are copied; `name`, `lender` and `zero_copy`
+ * are ignored (every batch owns copies of its bytes).
+ * A stream is used by one thread at a time; the source it reads (readers, table,
+ * HFile) is borrowed and must stay open, and unchanged, until it is released. */
+
+/* Rows of n CFiles read side by side: column i is readers[i] under the name
+ * names[i] (copied; NULL = "c<i>"). Every reader must hold the same number of
+ * rows (CF_EINVAL otherwise, naming both); n is 1..CF_ARROW_MAX_COLUMNS. */
+#define CF_ARROW_MAX_COLUMNS 4096u
+CF_API cf_status cf_arrow_stream_cfiles(struct ArrowArrayStream *out,
+                                        const cf_reader *const *readers,
+                                        const char *const *names, size_t n,
+                                        const cf_arrow_options *o, cf_error *err);
+
+/* A table scan (rowset.h cf_table_scanner_create with `scan`, which may be NULL:
+ * every column, latest snapshot): the projected columns under their names, rows
+ * in key order. Decimal columns take the table's precision and scale when the
+ * schema records them (else the options'). The table must not change while the
+ * stream lives (a scanner's rule). */
+struct cf_table;
+struct cf_rs_scan_options;
+CF_API cf_status cf_arrow_stream_table(struct ArrowArrayStream *out, struct cf_table *t,
+                                       const struct cf_rs_scan_options *scan,
+                                       const cf_arrow_options *o, cf_error *err);
+
+/* The cells of an HFile in file order, as columns
+ *   row binary, family binary, qualifier binary, timestamp int64 (ms, as HBase
+ *   stores it), type utf8 ("Put", "Delete", ...; the code in decimal when
+ *   unknown), value binary
+ * (v1 files, whose keys are opaque: row = the whole key, family and qualifier
+ * empty, timestamp and type NULL). */
+struct cf_hfile;
+CF_API cf_status cf_arrow_stream_hfile(struct ArrowArrayStream *out, const struct cf_hfile *h,
+                                       const cf_arrow_options *o, cf_error *err);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,8 @@
 #include "../util/alloc.h"
 #include "../util/bitmap.h"
 #include "../util/error.h"
+#include "../util/utf8.h"
+#include "arrow_internal.h"
 
 void cf_arrow_options_init(cf_arrow_options *o)
 {
@@ -45,6 +47,9 @@ static cf_status check_options(const cf_arrow_options *o, cf_type t, cf_error *e
     CF_CHECK(o->version == CF_ARROW_OPTIONS_VERSION, err, CF_EINVAL,
              "arrow options: version %" PRIu32 " is not %d (call cf_arrow_options_init)",
              o->version, CF_ARROW_OPTIONS_VERSION);
+    CF_CHECK(o->utf8 == CF_ARROW_UTF8_CHECK || o->utf8 == CF_ARROW_UTF8_BINARY, err, CF_EINVAL,
+             "arrow options: utf8 %d is neither CF_ARROW_UTF8_CHECK nor CF_ARROW_UTF8_BINARY",
+             o->utf8);
     CF_CHECK(o->decimal_precision >= 0 && o->decimal_precision <= 38, err, CF_EINVAL,
              "arrow options: decimal_precision %" PRId32 " is outside 0..38", o->decimal_precision);
     bool dec = t == CF_TYPE_DECIMAL32 || t == CF_TYPE_DECIMAL64 || t == CF_TYPE_DECIMAL128;
@@ -61,9 +66,14 @@ static cf_status check_options(const cf_arrow_options *o, cf_type t, cf_error *e
     return CF_OK;
 }
 
+cf_status cf_arrow_check_options(const cf_arrow_options *o, cf_type t, cf_error *err)
+{
+    return check_options(o, t, err);
+}
+
 /* The Arrow format string of one (element) type, in a cf_malloc'd string. */
-static cf_status format_of(char **out, cf_type t, const cf_arrow_options *o, bool large,
-                           cf_error *err)
+cf_status cf_arrow_format(char **out, cf_type t, const cf_arrow_options *o, bool large,
+                          cf_error *err)
 {
     const char *f = NULL;
     char buf[48];
@@ -80,7 +90,12 @@ static cf_status format_of(char **out, cf_type t, const cf_arrow_options *o, boo
     case CF_TYPE_DOUBLE: f = "g"; break;
     case CF_TYPE_BOOL: f = "b"; break;
     case CF_TYPE_STRING:
-    case CF_TYPE_VARCHAR: f = large ? "U" : "u"; break;
+    case CF_TYPE_VARCHAR:
+        if (o->utf8 == CF_ARROW_UTF8_BINARY)
+            f = large ? "Z" : "z";
+        else
+            f = large ? "U" : "u";
+        break;
     case CF_TYPE_BINARY: f = large ? "Z" : "z"; break;
     case CF_TYPE_DATE: f = "tdD"; break;
     case CF_TYPE_INT128: f = "d:38,0"; break;
@@ -176,7 +191,7 @@ static cf_status make_schema(struct ArrowSchema *out, const cf_file_info *fi,
     const char *name = o->name ? o->name : "";
     int64_t flags = fi->nullable ? ARROW_FLAG_NULLABLE : 0;
     char *fmt = NULL;
-    CF_TRY(format_of(&fmt, fi->type, o, large, err));
+    CF_TRY(cf_arrow_format(&fmt, fi->type, o, large, err));
     if (!fi->is_array)
         return schema_node(out, fmt, name, flags, err);
 
@@ -216,6 +231,17 @@ cf_status cf_arrow_schema(const cf_reader *r, const cf_arrow_options *o, struct 
     const cf_file_info *fi = cf_reader_info(r);
     CF_TRY(check_options(o, fi->type, err));
     return make_schema(out, fi, o, o->large_binary, err);
+}
+
+cf_status cf_arrow_utf8_error(cf_error *err, const char *column, uint64_t row, size_t at)
+{
+    char where[200] = "";
+    if (column != NULL)
+        snprintf(where, sizeof where, "column '%.120s' ", column);
+    return cf_error_set(err, CF_ENOTSUP, __FILE__, __LINE__,
+                        "arrow: %srow %" PRIu64 " is not valid UTF-8 (byte %zu); arrow utf8 "
+                        "cannot hold it: export STRING as binary (utf8 = CF_ARROW_UTF8_BINARY)",
+                        where, row, at);
 }
 
 /* ---- arrays ---------------------------------------------------------------------------- */
@@ -317,8 +343,8 @@ static bool lent(const cf_arrow_options *o, const void *p, size_t len)
 /* A leaf array of `n` values of type t in the iterator's memory form.
  * *large tells whether binary offsets came out as int64. */
 static cf_status leaf(struct ArrowArray *a, cf_type t, const cf_arrow_options *o,
-                      const void *values, const uint8_t *nonnull, size_t n, bool *large,
-                      cf_error *err)
+                      const void *values, const uint8_t *nonnull, size_t n, uint64_t first_ord,
+                      const uint32_t *cells, bool *large, cf_error *err)
 {
     bool bin = cf_type_is_binary(t);
     CF_TRY(array_node(a, (int64_t)n, bin ? 3 : 2, err));
@@ -335,6 +361,20 @@ static cf_status leaf(struct ArrowArray *a, cf_type t, const cf_arrow_options *o
             if (!cf_add_ok(total, sl[i].len, &total)) {
                 st = cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__, "arrow: batch too large");
                 goto fail;
+            }
+        }
+        if ((t == CF_TYPE_STRING || t == CF_TYPE_VARCHAR) && o->utf8 == CF_ARROW_UTF8_CHECK) {
+            for (size_t i = 0; i < n; i++) {
+                size_t at = cf_utf8_invalid_at(sl[i].data, sl[i].len);
+                if (at != sl[i].len) {
+                    /* Elements of arrays: name the row (cell) holding element i. */
+                    size_t row = i;
+                    if (cells != NULL)
+                        for (row = 0; cells[row + 1] <= i; row++) {
+                        }
+                    st = cf_arrow_utf8_error(err, NULL, first_ord + row, at);
+                    goto fail;
+                }
             }
         }
         *large = o->large_binary || total > (size_t)INT32_MAX;
@@ -456,7 +496,8 @@ static cf_status list_of(struct ArrowArray *a, cf_type t, const cf_arrow_options
     }
     for (size_t i = 0; i <= b->count; i++)
         offs[i] = (int32_t)b->elem_offsets[i];
-    st = leaf(&p->child, t, o, b->values, b->elem_nonnull, b->elem_count, large, err);
+    st = leaf(&p->child, t, o, b->values, b->elem_nonnull, b->elem_count, b->first_ord,
+              b->elem_offsets, large, err);
     if (st != CF_OK)
         goto fail;
     p->child_ptr = &p->child;
@@ -499,7 +540,8 @@ cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows, const cf_arrow_option
     if (fi->is_array)
         CF_TRY(list_of(out, fi->type, o, &b, &large, err));
     else
-        CF_TRY(leaf(out, fi->type, o, b.values, b.nonnull, b.count, &large, err));
+        CF_TRY(leaf(out, fi->type, o, b.values, b.nonnull, b.count, b.first_ord, NULL, &large,
+                    err));
     if (schema != NULL) {
         cf_status st = make_schema(schema, fi, o, large, err);
         if (st != CF_OK) {
