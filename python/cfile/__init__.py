@@ -36,9 +36,19 @@ Value forms (reading; writing accepts the same):
   array columns                        a list of elements (elements may be None)
 
 numpy (optional, never required): Reader.read_numpy() / read(numpy=True) return
-one numpy array for fixed-width, non-nullable, non-array columns. It is one
-copy per batch into a preallocated array, not zero-copy: the library's batch
-views only live until its next call.
+one numpy array for any non-array column: fixed-width types in their raw forms
+(one copy per batch into a preallocated array), STRING/VARCHAR/BINARY/INT128/
+DECIMAL128 as object arrays, and a numpy.ma.MaskedArray (mask True = NULL) for
+nullable columns. pandas (optional): Reader.to_pandas() is a Series (nullable
+integer dtypes for nullable ints), Table/Scan.to_pandas() a DataFrame.
+
+Arrow: readers, cfile.columns({...}) (CFiles side by side), tables and their
+scans, and HFiles implement the Arrow PyCapsule interface (__arrow_c_stream__,
+__arrow_c_schema__), so pyarrow, polars and DuckDB read them directly; see
+cfile.arrow.
+
+Other formats: cfile.table (tables: scan/get/insert/update/delete), cfile.hfile
+(HBase HFiles), cfile.bloom (BloomFile probes), cfile.delta (DeltaFiles).
 
 Errors from the library raise CFileError(status, message); .status is the
 cf_status code (cfile.ECORRUPT, cfile.EIO, ...). Readers and writers free their
@@ -48,11 +58,13 @@ garbage collected).
 
 from ._lib import (CFileError, EBUFSIZE, EBUSY, ECORRUPT, EINVAL, EIO, ENOMEM, ENOTFOUND, ENOTSUP,
                    ESTATE, OK)
-from .reader import Reader, open
+from . import arrow, hfile, table
+from .reader import Columns, Reader, columns, open
 from .writer import Writer, dumps, write
 
 __all__ = [
-    "open", "write", "dumps", "Reader", "Writer", "CFileError",
+    "open", "write", "dumps", "Reader", "Writer", "CFileError", "columns", "Columns", "arrow",
+    "hfile", "table",
     "OK", "EINVAL", "ESTATE", "ECORRUPT", "ENOTSUP", "EIO", "ENOMEM", "ENOTFOUND", "EBUFSIZE",
     "EBUSY",
 ]

@@ -182,7 +182,22 @@ _DECLS = {
     "cf_writer_num_values": (ctypes.c_uint64, [_P]),
     "cf_writer_resolved_options": (ctypes.POINTER(CWriterOptions), [_P]),
     "cf_writer_free": (None, [_P]),
+    "cf_arrow_options_init": (None, [_P]),
+    "cf_arrow_stream_cfiles": (c_status, [_P, _P, _P, ctypes.c_size_t, _P, _E]),
+    "cf_arrow_stream_table": (c_status, [_P, _P, _P, _P, _E]),
+    "cf_arrow_stream_hfile": (c_status, [_P, _P, _P, _E]),
 }
+
+
+def declare(decls):
+    """Add declarations (name: (restype, argtypes)) before the library loads;
+    modules of the package call it at import."""
+    if _lib is not None:
+        for name, (res, args) in decls.items():
+            fn = getattr(_lib, name)
+            fn.restype = res
+            fn.argtypes = args
+    _DECLS.update(decls)
 
 _lock = threading.Lock()
 _lib = None

@@ -4,6 +4,7 @@ import ctypes
 
 from . import _convert as cv
 from . import _lib
+from . import arrow as _arrow
 from ._lib import CFileError
 
 # Rows asked of the library per call; a batch also ends at a block boundary.
@@ -44,7 +45,62 @@ class _Iter:
             self.reader._iters.discard(self)
 
 
-class Reader:
+def _open_c_reader(source, mmap):
+    """A library reader of its own over `source` (a path as bytes, or a ctypes
+    buffer); returns (reader, io or None)."""
+    lib = _lib.lib()
+    err = _lib.CError()
+    out = ctypes.c_void_p()
+    if isinstance(source, bytes):
+        _lib.check(lib.cf_reader_open_file(ctypes.byref(out), source, bool(mmap), None,
+                                           ctypes.byref(err)), err)
+        return out.value, None
+    io = ctypes.c_void_p()
+    _lib.check(lib.cf_io_open_mem(ctypes.byref(io), ctypes.addressof(source),
+                                  len(source) - 1 if len(source) > 1 else 0,
+                                  ctypes.byref(err)), err)
+    st = lib.cf_reader_open(ctypes.byref(out), io.value, None, ctypes.byref(err))
+    if st != _lib.OK:
+        lib.cf_io_free(io.value)
+        _lib.check(st, err)
+    return out.value, io.value
+
+
+def stream_columns(ptr, sources, names, o):
+    """Fill the ArrowArrayStream at ptr with CFiles read side by side; returns the
+    cleanup that frees the library readers the stream reads from."""
+    lib = _lib.lib()
+    opened = []
+
+    def cleanup():
+        for r, io in opened:
+            lib.cf_reader_free(r)
+            if io:
+                lib.cf_io_free(io)
+        opened.clear()
+
+    try:
+        for src, mmap in sources:
+            opened.append(_open_c_reader(src, mmap))
+        n = len(opened)
+        readers = (ctypes.c_void_p * n)(*[r for r, _ in opened])
+        cnames = (ctypes.c_char_p * n)(*[nm.encode() for nm in names])
+        err = _lib.CError()
+        _lib.check(lib.cf_arrow_stream_cfiles(ptr, readers, cnames, n, ctypes.byref(o),
+                                              ctypes.byref(err)), err)
+    except BaseException:
+        cleanup()
+        raise
+    sources_keepalive = list(sources)  # memory sources' buffers live as long as the stream
+
+    def done():
+        cleanup()
+        sources_keepalive.clear()
+
+    return done
+
+
+class Reader(_arrow.StreamSource):
     """An open CFile. Use cfile.open() to make one.
 
     A Reader is a context manager; close() (or leaving the `with` block) frees the
@@ -55,8 +111,9 @@ class Reader:
     """
 
     def __init__(self, source, mmap=False, verify_checksums=True, max_block_len=None,
-                 scale=None, timestamps="int", dates="int"):
+                 scale=None, timestamps="int", dates="int", column_name="value"):
         self._r = None
+        self._source = None
         self._io = None
         self._data = None
         self._iters = set()
@@ -72,10 +129,11 @@ class Reader:
         out = ctypes.c_void_p()
         if isinstance(source, (bytes, bytearray, memoryview)):
             # The library borrows these bytes for the reader's whole life.
-            self._data = ctypes.create_string_buffer(bytes(source), max(len(source), 1))
+            self._data = ctypes.create_string_buffer(bytes(source), len(source) + 1)
             io = ctypes.c_void_p()
             _lib.check(lib.cf_io_open_mem(ctypes.byref(io), ctypes.addressof(self._data),
                                           len(source), ctypes.byref(err)), err)
+            self._source = self._data
             self._io = io.value
             st = lib.cf_reader_open(ctypes.byref(out), self._io, ctypes.byref(ro),
                                     ctypes.byref(err))
@@ -89,6 +147,9 @@ class Reader:
             st = lib.cf_reader_open_file(ctypes.byref(out), path, bool(mmap), ctypes.byref(ro),
                                          ctypes.byref(err))
             self.name = path.decode(errors="replace")
+            self._source = path
+        self._mmap = bool(mmap)
+        self.column_name = column_name
         if st != _lib.OK:
             self.close()
             _lib.check(st, err)
@@ -256,43 +317,84 @@ class Reader:
         return out
 
     def numpy_dtype(self):
-        """The numpy dtype read_numpy() returns, or None when the column has no
-        fixed-width non-nullable numpy form (or numpy is not installed)."""
-        if _np is None or self._info.nullable or self._info.is_array:
+        """The numpy dtype read_numpy() returns (object for STRING, VARCHAR, BINARY,
+        INT128 and DECIMAL128, whose values are Python objects), or None for array
+        columns (or when numpy is not installed)."""
+        if _np is None or self._info.is_array:
             return None
         name = cv.NUMPY_DTYPE.get(self._type)
-        return None if name is None else _np.dtype(name)
+        return _np.dtype(name if name is not None else object)
 
     def read_numpy(self, start=0, count=None):
-        """Rows as one numpy array, for fixed-width, non-nullable, non-array columns.
+        """Rows as one numpy array (not for array columns).
 
-        The library's batch views only live until its next call, so each batch is
-        copied once (memmove) into one preallocated array: one copy, no Python
-        objects per value. Values are raw memory forms (DATE: int32 days, etc.).
+        Fixed-width types come out in their raw memory forms (DATE: int32 days,
+        UNIXTIME_MICROS: int64 microseconds, DECIMAL32/64: the unscaled ints); each
+        batch is copied once (memmove) into one preallocated array, no Python object
+        per value. STRING, VARCHAR, BINARY, INT128 and DECIMAL128 come out as an
+        object array of the values read() returns. A nullable column comes out as a
+        numpy.ma.MaskedArray whose mask is True for NULL rows (the data there is 0,
+        or None in object arrays).
         """
         if _np is None:
             raise ImportError("read_numpy() needs numpy")
         dt = self.numpy_dtype()
         if dt is None:
-            raise TypeError("%s column%s has no numpy form" % (
-                self.info["type"], " (nullable)" if self._info.nullable else
-                " (array)" if self._info.is_array else ""))
+            raise TypeError("%s array column has no numpy form (use read())" % self.info["type"])
         start, count = self._range(start, count)
         arr = _np.empty(count, dtype=dt)
-        if count == 0:
+        mask = _np.zeros(count, dtype=bool) if self._info.nullable else None
+        if count:
+            it = self._iter_main()
+            self._position(it, start)
+            done = [0]
+
+            def sink(b):
+                n, at = b.count, done[0]
+                if dt == object:
+                    arr[at:at + n] = self._decode_batch(b)
+                else:
+                    ctypes.memmove(arr.ctypes.data + at * dt.itemsize, b.values, n * dt.itemsize)
+                if mask is not None:
+                    flags = cv.bitmap_flags(b.nonnull, n)
+                    if flags is not None:
+                        mask[at:at + n] = _np.logical_not(_np.array(flags, dtype=bool))
+                done[0] += n
+
+            self._pull(it, count, sink)
+        if mask is None:
             return arr
-        it = self._iter_main()
-        self._position(it, start)
-        base = arr.ctypes.data
-        size = dt.itemsize
-        done = [0]
+        return _np.ma.MaskedArray(arr, mask=mask)
 
-        def sink(b):
-            ctypes.memmove(base + done[0] * size, b.values, b.count * size)
-            done[0] += b.count
+    def to_pandas(self, start=0, count=None, name=None):
+        """The rows as a pandas Series (needs pandas; the Series is named `name`,
+        default the reader's column_name). Nullable integer and bool columns use
+        pandas' nullable dtypes (Int32, boolean, ...) so NULL stays NULL without
+        turning the column into floats; floats use NaN for NULL; everything else is
+        an object Series of read()'s values (None for NULL)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas (Debian: python3-pandas)") from None
+        name = self.column_name if name is None else name
+        if self._info.is_array:
+            return pd.Series(self.read(start, count), name=name, dtype=object)
+        a = self.read_numpy(start, count)
+        if not isinstance(a, _np.ma.MaskedArray):
+            return pd.Series(a, name=name)
+        kind = a.dtype.kind
+        if kind in "iub":
+            ext = {"b": "boolean"}.get(kind) or str(a.dtype).capitalize().replace("Uint", "UInt")
+            return pd.Series(pd.array(a.data, dtype=ext), name=name).mask(a.mask)
+        if kind == "f":
+            return pd.Series(a.filled(_np.nan), name=name)
+        return pd.Series(a.data, name=name, dtype=object)
 
-        self._pull(it, count, sink)
-        return arr
+    # ---- Arrow --------------------------------------------------------------------------
+
+    def _arrow_stream(self, o, ptr):
+        self._ptr()
+        return stream_columns(ptr, [(self._source, self._mmap)], [self.column_name], o)
 
     def batches(self, size=_BATCH_ROWS, start=0, count=None, numpy=False):
         """Yield the rows [start, start+count) as lists of at most `size` rows
@@ -302,8 +404,10 @@ class Reader:
         if size < 1:
             raise ValueError("size must be >= 1")
         start, count = self._range(start, count)
-        if numpy and self.numpy_dtype() is None:
-            raise TypeError("this column has no numpy form")
+        if numpy and (self.numpy_dtype() is None or self.numpy_dtype() == object
+                      or self._info.nullable):
+            raise TypeError("batches(numpy=True) needs a fixed-width, non-nullable column "
+                            "(read_numpy() takes the others)")
         return self._batches(size, start, count, numpy)
 
     def _batches(self, size, start, count, numpy):
@@ -382,7 +486,7 @@ class Reader:
 
 
 def open(path, mmap=False, verify_checksums=True, max_block_len=None, scale=None,
-         timestamps="int", dates="int"):
+         timestamps="int", dates="int", column_name="value"):
     """Open a CFile for reading (a path, or the file's bytes).
 
     mmap:        map the file instead of reading it with pread
@@ -390,6 +494,37 @@ def open(path, mmap=False, verify_checksums=True, max_block_len=None, scale=None
                  without it, as the unscaled int (a CFile does not record the scale)
     timestamps:  "int" (microseconds since the epoch) or "datetime" (aware, UTC)
     dates:       "int" (days since 1970-01-01) or "date" (datetime.date)
+    column_name: the column's name in Arrow streams and pandas (a CFile has none)
     """
     return Reader(path, mmap=mmap, verify_checksums=verify_checksums,
-                  max_block_len=max_block_len, scale=scale, timestamps=timestamps, dates=dates)
+                  max_block_len=max_block_len, scale=scale, timestamps=timestamps, dates=dates,
+                  column_name=column_name)
+
+
+class Columns(_arrow.StreamSource):
+    """CFiles holding the columns of one table, read side by side as Arrow record
+    batches: cfile.columns({"id": "id.cfile", "name": "name.cfile"}) (or a list of
+    (name, path) pairs). Every file must hold the same number of rows."""
+
+    def __init__(self, columns, mmap=False):
+        items = list(columns.items()) if hasattr(columns, "items") else list(columns)
+        if not items:
+            raise ValueError("columns() needs at least one column")
+        self.names = []
+        self._sources = []
+        for name, path in items:
+            p = path.__fspath__() if hasattr(path, "__fspath__") else path
+            if isinstance(p, str):
+                p = p.encode()
+            if not isinstance(p, bytes):
+                raise TypeError("column %r: a path, not %s" % (name, type(path).__name__))
+            self.names.append(str(name))
+            self._sources.append((p, bool(mmap)))
+
+    def _arrow_stream(self, o, ptr):
+        return stream_columns(ptr, self._sources, self.names, o)
+
+
+def columns(columns, mmap=False):
+    """See Columns."""
+    return Columns(columns, mmap=mmap)

@@ -1,0 +1,529 @@
+"""Tables (include/cfile/rowset.h): a MemRowSet plus DiskRowSets in a directory.
+
+    t = cfile.table.create("dir", "id INT64 KEY, name STRING NULL, tags INT32[] NULL")
+    t.insert({"id": 1, "name": "a", "tags": [1, None]})     # ts: last_ts + 1
+    t.update(1, {"name": "b"})
+    t.get(1)                      # {"id": 1, "name": "b", "tags": [1, None]} or None
+    t.delete(1)
+    for row in t.scan(columns=["name"], where=[("id", ">=", 10)], snapshot=5): ...
+    t.close()
+
+A key is the key column's value, or a tuple of them for a composite key. Rows
+are dicts (column name -> value, in the value forms of cfile's module docs).
+Every mutation takes a timestamp `ts` larger than any the table has used
+(default: last_ts + 1). A scan is an Arrow stream source too (pa.table(scan)),
+read through a read-only table handle of its own.
+"""
+
+import ctypes
+
+from . import _convert as cv
+from . import _lib
+from . import arrow as _arrow
+from ._lib import CFileError
+
+_P = ctypes.c_void_p
+_E = ctypes.POINTER(_lib.CError)
+_PP = ctypes.POINTER(ctypes.c_void_p)
+
+
+class CRsColumn(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("type", ctypes.c_int),
+        ("nullable", ctypes.c_bool),
+        ("is_array", ctypes.c_bool),
+        ("is_key", ctypes.c_bool),
+        ("encoding", ctypes.c_int),
+        ("compression", ctypes.c_int),
+        ("block_size", ctypes.c_uint32),
+        ("precision", ctypes.c_int),
+        ("scale", ctypes.c_int),
+        ("length", ctypes.c_int),
+    ]
+
+
+class CTableOptions(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_uint32),
+        ("cache", ctypes.c_void_p),
+        ("cache_bytes", ctypes.c_size_t),
+        ("read_only", ctypes.c_bool),
+        ("lock_timeout_ms", ctypes.c_uint32),
+        ("auto_compact", ctypes.c_bool),
+        ("compact_budget_bytes", ctypes.c_uint64),
+        ("sync_mode", ctypes.c_int),
+        ("sync_bytes", ctypes.c_uint64),
+        ("wal_max_bytes", ctypes.c_uint64),
+    ]
+
+
+class CPred(ctypes.Structure):
+    _fields_ = [("col", ctypes.c_size_t), ("op", ctypes.c_int), ("value", ctypes.c_void_p)]
+
+
+class CScanOptions(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_uint32),
+        ("cols", ctypes.POINTER(ctypes.c_size_t)),
+        ("ncols", ctypes.c_size_t),
+        ("preds", ctypes.POINTER(CPred)),
+        ("npreds", ctypes.c_size_t),
+        ("snapshot", ctypes.c_uint64),
+        ("batch_rows", ctypes.c_size_t),
+    ]
+
+
+class CRsBatch(ctypes.Structure):
+    _fields_ = [
+        ("count", ctypes.c_size_t),
+        ("ncols", ctypes.c_size_t),
+        ("cols", ctypes.POINTER(_lib.CBatch)),
+        ("ords", ctypes.c_void_p),
+    ]
+
+
+class CChange(ctypes.Structure):
+    _fields_ = [("col", ctypes.c_size_t), ("value", ctypes.c_void_p)]
+
+
+class CArrayCell(ctypes.Structure):
+    _fields_ = [
+        ("type", ctypes.c_int),
+        ("count", ctypes.c_size_t),
+        ("values", ctypes.c_void_p),
+        ("nonnull", ctypes.c_void_p),
+    ]
+
+
+_lib.declare({
+    "cf_rs_schema_parse": (ctypes.c_int, [_PP, ctypes.c_char_p, _E]),
+    "cf_rs_schema_free": (None, [_P]),
+    "cf_rs_schema_ncols": (ctypes.c_size_t, [_P]),
+    "cf_rs_schema_column": (ctypes.POINTER(CRsColumn), [_P, ctypes.c_size_t]),
+    "cf_rs_create_empty": (ctypes.c_int, [ctypes.c_char_p, _P, _E]),
+    "cf_table_options_init": (None, [ctypes.POINTER(CTableOptions)]),
+    "cf_table_open_opts": (ctypes.c_int, [_PP, ctypes.c_char_p, ctypes.POINTER(CTableOptions),
+                                          _E]),
+    "cf_table_close": (ctypes.c_int, [_P, _E]),
+    "cf_table_free": (None, [_P]),
+    "cf_table_schema": (_P, [_P]),
+    "cf_table_last_ts": (ctypes.c_uint64, [_P]),
+    "cf_table_insert": (ctypes.c_int, [_P, _P, ctypes.c_uint64, _E]),
+    "cf_table_update": (ctypes.c_int, [_P, _P, ctypes.POINTER(CChange), ctypes.c_size_t,
+                                       ctypes.c_uint64, _E]),
+    "cf_table_delete": (ctypes.c_int, [_P, _P, ctypes.c_uint64, _E]),
+    "cf_table_get": (ctypes.c_int, [_P, _P, ctypes.c_uint64, ctypes.POINTER(CRsBatch), _E]),
+    "cf_table_flush": (ctypes.c_int, [_P, _E]),
+    "cf_table_compact": (ctypes.c_int, [_P, ctypes.c_uint64, _E]),
+    "cf_rs_scan_options_init": (None, [ctypes.POINTER(CScanOptions)]),
+    "cf_table_scanner_create": (ctypes.c_int, [_PP, _P, ctypes.POINTER(CScanOptions), _E]),
+    "cf_table_scanner_next": (ctypes.c_int, [_P, ctypes.POINTER(CRsBatch), _E]),
+    "cf_table_scanner_free": (None, [_P]),
+})
+
+SNAPSHOT_LATEST = (1 << 64) - 1
+_OPS = {"=": 0, "==": 0, "!=": 1, "<>": 1, "<": 2, "<=": 3, ">": 4, ">=": 5,
+        "is null": 6, "is not null": 7}
+
+
+def decode_batch(t, is_array, b, opts, start=0, count=None):
+    """Python values of rows [start, start+count) of a cf_batch (iter.h's form)."""
+    n = b.count if count is None else count
+    if not is_array:
+        size = cv.value_size(t)
+        vals = cv.decode(t, (b.values or 0) + start * size, n, opts) if n else []
+        flags = cv.bitmap_flags(b.nonnull, start + n)
+        return cv.apply_nulls(vals, flags[start:] if flags is not None else None)
+    total = start + n
+    offs = memoryview(ctypes.string_at(b.elem_offsets, 4 * (total + 1))).cast("I")
+    elems = cv.apply_nulls(cv.decode(t, b.values, b.elem_count, opts),
+                           cv.bitmap_flags(b.elem_nonnull, b.elem_count))
+    cells = cv.bitmap_flags(b.nonnull, total)
+    out = [elems[offs[i]:offs[i + 1]] for i in range(start, total)]
+    return cv.apply_nulls(out, cells[start:] if cells is not None else None)
+
+
+def _check(st, err):
+    _lib.check(st, err)
+
+
+class _Schema:
+    def __init__(self, ptr):
+        lib = _lib.lib()
+        self.columns = []
+        for i in range(lib.cf_rs_schema_ncols(ptr)):
+            c = lib.cf_rs_schema_column(ptr, i).contents
+            self.columns.append({
+                "name": c.name.decode(), "type": _lib.type_name(c.type), "type_id": c.type,
+                "nullable": bool(c.nullable), "is_array": bool(c.is_array),
+                "is_key": bool(c.is_key), "precision": c.precision, "scale": c.scale,
+            })
+        self.names = [c["name"] for c in self.columns]
+        self.keys = [i for i, c in enumerate(self.columns) if c["is_key"]]
+        self.index = {n: i for i, n in enumerate(self.names)}
+
+    def col(self, name):
+        if isinstance(name, int):
+            if not 0 <= name < len(self.columns):
+                raise IndexError("column %d of %d" % (name, len(self.columns)))
+            return name
+        try:
+            return self.index[name]
+        except KeyError:
+            raise KeyError("no column %r (columns: %s)" % (name, ", ".join(self.names))) from None
+
+
+class _Values:
+    """Memory forms of one row's values, kept alive with their pointers."""
+
+    def __init__(self):
+        self.keep = []
+
+    def one(self, col, v):
+        """A pointer to v's memory form for column col (dict), or None for NULL."""
+        if v is None:
+            return None
+        t = col["type_id"]
+        scale = col["scale"] if col["type"].startswith("DECIMAL") and col["scale"] else None
+        if col["is_array"]:
+            if not isinstance(v, (list, tuple)):
+                raise TypeError("column %r holds arrays: give a list" % col["name"])
+            enc = cv.encode(t, list(v), scale)
+            bm = cv.make_bitmap([e is not None for e in v])
+            bmbuf = (ctypes.c_uint8 * max(len(bm), 1)).from_buffer(bm) if bm else None
+            cell = CArrayCell(t, len(v), enc.ptr, ctypes.addressof(bmbuf) if bmbuf else None)
+            self.keep += [enc, bm, bmbuf, cell]
+            return ctypes.addressof(cell)
+        enc = cv.encode(t, [v], scale)
+        self.keep.append(enc)
+        return enc.ptr
+
+
+class Table(_arrow.StreamSource):
+    """An open table. cfile.table.open(path) / create(path, schema) make one.
+
+    read_only=True takes no lock and refuses mutations (a reader sees the version
+    current when it opened, plus the log). lock_timeout_ms: how long a writer waits
+    for another writer's lock (default 10000). sync: "commit" (fdatasync each op,
+    the default), "group" (sync() commits), "none" (bulk loads)."""
+
+    def __init__(self, path, read_only=False, lock_timeout_ms=None, sync="commit"):
+        self._t = None
+        self.path = path.__fspath__() if hasattr(path, "__fspath__") else path
+        lib = _lib.lib()
+        o = CTableOptions()
+        lib.cf_table_options_init(ctypes.byref(o))
+        o.read_only = bool(read_only)
+        if lock_timeout_ms is not None:
+            o.lock_timeout_ms = int(lock_timeout_ms)
+        modes = {"commit": 0, "group": 1, "none": 2}
+        if sync not in modes:
+            raise ValueError("sync must be one of %s" % ", ".join(modes))
+        o.sync_mode = modes[sync]
+        out = ctypes.c_void_p()
+        err = _lib.CError()
+        _check(lib.cf_table_open_opts(ctypes.byref(out), self.path.encode(), ctypes.byref(o),
+                                      ctypes.byref(err)), err)
+        self._t = out.value
+        self.read_only = bool(read_only)
+        self._schema = _Schema(lib.cf_table_schema(self._t))
+        self._opts = cv.ReadOptions()
+
+    # ---- description ---------------------------------------------------------------------
+
+    def _ptr(self):
+        if not self._t:
+            raise ValueError("the table was closed")
+        return self._t
+
+    @property
+    def schema(self):
+        """The columns: dicts of name, type, nullable, is_array, is_key, precision, scale."""
+        return [dict(c) for c in self._schema.columns]
+
+    @property
+    def columns(self):
+        return list(self._schema.names)
+
+    @property
+    def last_ts(self):
+        return _lib.lib().cf_table_last_ts(self._ptr())
+
+    def __repr__(self):
+        return "<cfile.table.Table %s (%s)>" % (self.path, "closed" if not self._t else
+                                                ", ".join(self._schema.names))
+
+    # ---- keys and rows ---------------------------------------------------------------------
+
+    def _key(self, key, vals):
+        keys = self._schema.keys
+        if not isinstance(key, tuple):
+            key = (key,)
+        if len(key) != len(keys):
+            raise ValueError("the key has %d column%s, got %d value%s" % (
+                len(keys), "" if len(keys) == 1 else "s", len(key), "" if len(key) == 1 else "s"))
+        ptrs = (ctypes.c_void_p * len(keys))()
+        for i, (k, v) in enumerate(zip(keys, key)):
+            if v is None:
+                raise ValueError("a key value may not be None")
+            ptrs[i] = vals.one(self._schema.columns[k], v)
+        vals.keep.append(ptrs)
+        return ptrs
+
+    def _ts(self, ts):
+        return self.last_ts + 1 if ts is None else int(ts)
+
+    def _row(self, b, i=0):
+        cols = self._schema.columns
+        return {c["name"]: decode_batch(c["type_id"], c["is_array"], b.cols[j], self._opts,
+                                        i, 1)[0]
+                for j, c in enumerate(cols)}
+
+    def insert(self, row, ts=None):
+        """Insert one row (a dict by column name, or a sequence in column order;
+        missing columns are NULL). CFileError EINVAL "duplicate key" when a live
+        row has the key."""
+        cols = self._schema.columns
+        if isinstance(row, dict):
+            unknown = set(row) - set(self._schema.names)
+            if unknown:
+                raise KeyError("no column %s" % ", ".join(sorted(map(repr, unknown))))
+            values = [row.get(c["name"]) for c in cols]
+        else:
+            values = list(row)
+            if len(values) != len(cols):
+                raise ValueError("a row has %d values, got %d" % (len(cols), len(values)))
+        vals = _Values()
+        ptrs = (ctypes.c_void_p * len(cols))(*[vals.one(c, v) for c, v in zip(cols, values)])
+        err = _lib.CError()
+        _check(_lib.lib().cf_table_insert(self._ptr(), ptrs, self._ts(ts), ctypes.byref(err)),
+               err)
+
+    def update(self, key, changes, ts=None):
+        """Set columns of a live row: changes is a dict (column -> value, None =
+        NULL). CFileError ENOTFOUND when no live row has the key."""
+        if not changes:
+            raise ValueError("update() needs at least one change")
+        vals = _Values()
+        k = self._key(key, vals)
+        ch = (CChange * len(changes))()
+        for i, (name, v) in enumerate(changes.items()):
+            j = self._schema.col(name)
+            ch[i].col = j
+            ch[i].value = vals.one(self._schema.columns[j], v)
+        err = _lib.CError()
+        _check(_lib.lib().cf_table_update(self._ptr(), k, ch, len(changes), self._ts(ts),
+                                          ctypes.byref(err)), err)
+
+    def delete(self, key, ts=None):
+        """Delete a live row. CFileError ENOTFOUND when absent or already deleted."""
+        vals = _Values()
+        k = self._key(key, vals)
+        err = _lib.CError()
+        _check(_lib.lib().cf_table_delete(self._ptr(), k, self._ts(ts), ctypes.byref(err)), err)
+
+    def get(self, key, snapshot=None):
+        """The row with this key (a dict) at the snapshot (default: latest), or None."""
+        vals = _Values()
+        k = self._key(key, vals)
+        b = CRsBatch()
+        err = _lib.CError()
+        st = _lib.lib().cf_table_get(self._ptr(), k,
+                                     SNAPSHOT_LATEST if snapshot is None else int(snapshot),
+                                     ctypes.byref(b), ctypes.byref(err))
+        if st == _lib.ENOTFOUND:
+            return None
+        _check(st, err)
+        return self._row(b)
+
+    def __contains__(self, key):
+        return self.get(key) is not None
+
+    # ---- scans ---------------------------------------------------------------------------------
+
+    def scan(self, columns=None, where=None, snapshot=None, batch_rows=None):
+        """A Scan: rows (dicts of the projected columns) in key order, at the
+        snapshot (default: latest). where: (column, op, value) triples, ANDed; op
+        is one of = != < <= > >= and "is null" / "is not null" (value ignored)."""
+        return Scan(self, columns, where, snapshot, batch_rows)
+
+    def __iter__(self):
+        return iter(self.scan())
+
+    def _arrow_stream(self, o, ptr):
+        return self.scan()._arrow_stream(o, ptr)
+
+    def to_pandas(self, **kw):
+        return self.scan(**kw).to_pandas()
+
+    # ---- maintenance and lifetime ------------------------------------------------------------
+
+    def flush(self):
+        """Write the MemRowSet as a DiskRowSet (a checkpoint of the log)."""
+        err = _lib.CError()
+        _check(_lib.lib().cf_table_flush(self._ptr(), ctypes.byref(err)), err)
+
+    def compact(self, ahm=0):
+        """Merge every rowset into one; history older than ahm is dropped."""
+        err = _lib.CError()
+        _check(_lib.lib().cf_table_compact(self._ptr(), int(ahm), ctypes.byref(err)), err)
+
+    def close(self):
+        """Sync the log and free the handle (releasing the writer lock)."""
+        if self._t:
+            t, self._t = self._t, None
+            err = _lib.CError()
+            _check(_lib.lib().cf_table_close(t, ctypes.byref(err)), err)
+
+    @property
+    def closed(self):
+        return not self._t
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            if self._t:
+                _lib.lib().cf_table_free(self._t)
+                self._t = None
+        except Exception:
+            pass
+
+
+class _ScanSpec:
+    """Scan options in C form, kept alive with their values."""
+
+    def __init__(self, table, columns, where, snapshot, batch_rows):
+        sch = table._schema
+        self.cols = None if columns is None else [sch.col(c) for c in columns]
+        if self.cols is not None and not self.cols:
+            raise ValueError("a scan needs at least one column")
+        self.vals = _Values()
+        preds = []
+        for w in where or []:
+            if len(w) == 2:
+                name, op = w
+                v = None
+            else:
+                name, op, v = w
+            op = op.lower() if isinstance(op, str) else op
+            if op not in _OPS:
+                raise ValueError("unknown operator %r (one of %s)" % (op, ", ".join(_OPS)))
+            j = sch.col(name)
+            code = _OPS[op]
+            if code < 6 and v is None:
+                raise ValueError("%s %s needs a value (use 'is null')" % (sch.names[j], op))
+            preds.append((j, code, None if code >= 6 else self.vals.one(sch.columns[j], v)))
+        self.o = CScanOptions()
+        _lib.lib().cf_rs_scan_options_init(ctypes.byref(self.o))
+        if self.cols is not None:
+            self.carr = (ctypes.c_size_t * len(self.cols))(*self.cols)
+            self.o.cols = self.carr
+            self.o.ncols = len(self.cols)
+        if preds:
+            self.parr = (CPred * len(preds))(*[CPred(j, c, v) for j, c, v in preds])
+            self.o.preds = self.parr
+            self.o.npreds = len(preds)
+        if snapshot is not None:
+            self.o.snapshot = int(snapshot)
+        if batch_rows is not None:
+            self.o.batch_rows = int(batch_rows)
+        idx = self.cols if self.cols is not None else range(len(sch.columns))
+        self.columns = [sch.columns[j] for j in idx]
+
+
+class Scan(_arrow.StreamSource):
+    """A table scan (Table.scan). Iterating yields dicts; batches() yields lists of
+    them; to_pandas() makes a DataFrame; it is an Arrow stream source
+    (__arrow_c_stream__), read through a read-only handle of its own."""
+
+    def __init__(self, table, columns, where, snapshot, batch_rows):
+        self._table = table
+        self._spec = _ScanSpec(table, columns, where, snapshot, batch_rows)
+        self._args = (columns, where, snapshot, batch_rows)
+
+    @property
+    def columns(self):
+        return [c["name"] for c in self._spec.columns]
+
+    def batches(self):
+        """Lists of row dicts, one per scanner batch. Uses the table's handle: do
+        not change the table while iterating."""
+        lib = _lib.lib()
+        sc = ctypes.c_void_p()
+        err = _lib.CError()
+        _check(lib.cf_table_scanner_create(ctypes.byref(sc), self._table._ptr(),
+                                           ctypes.byref(self._spec.o), ctypes.byref(err)), err)
+        try:
+            b = CRsBatch()
+            opts = self._table._opts
+            cols = self._spec.columns
+            while True:
+                _check(lib.cf_table_scanner_next(sc, ctypes.byref(b), ctypes.byref(err)), err)
+                if b.count == 0:
+                    return
+                colvals = [decode_batch(c["type_id"], c["is_array"], b.cols[j], opts)
+                           for j, c in enumerate(cols)]
+                names = [c["name"] for c in cols]
+                yield [dict(zip(names, r)) for r in zip(*colvals)]
+        finally:
+            lib.cf_table_scanner_free(sc)
+
+    def __iter__(self):
+        for batch in self.batches():
+            yield from batch
+
+    def to_list(self):
+        return list(self)
+
+    def to_pandas(self):
+        """The rows as a pandas DataFrame (needs pandas)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas (Debian: python3-pandas)") from None
+        return pd.DataFrame(self.to_list(), columns=self.columns)
+
+    def _arrow_stream(self, o, ptr):
+        # A read-only handle of the stream's own: the stream may outlive this
+        # object and the table handle, and the writer may go on changing the table.
+        reader = Table(self._table.path, read_only=True)
+        spec = _ScanSpec(reader, *self._args)
+        err = _lib.CError()
+        st = _lib.lib().cf_arrow_stream_table(ptr, reader._t, ctypes.byref(spec.o), ctypes.byref(o),
+                                              ctypes.byref(err))
+        if st != _lib.OK:
+            reader.close()
+            _check(st, err)
+
+        def cleanup():
+            spec.vals.keep.clear()
+            reader.close()
+
+        return cleanup
+
+
+def open(path, read_only=False, lock_timeout_ms=None, sync="commit"):
+    """Open the table in directory `path` (see Table)."""
+    return Table(path, read_only=read_only, lock_timeout_ms=lock_timeout_ms, sync=sync)
+
+
+def create(path, schema, **kw):
+    """Create an empty table in `path` (created when missing) with a schema in
+    cfile's syntax ("id INT64 KEY, name STRING NULL, ...") and open it."""
+    lib = _lib.lib()
+    s = ctypes.c_void_p()
+    err = _lib.CError()
+    p = path.__fspath__() if hasattr(path, "__fspath__") else path
+    _check(lib.cf_rs_schema_parse(ctypes.byref(s), schema.encode(), ctypes.byref(err)), err)
+    try:
+        _check(lib.cf_rs_create_empty(p.encode(), s, ctypes.byref(err)), err)
+    finally:
+        lib.cf_rs_schema_free(s)
+    return Table(p, **kw)
