@@ -214,6 +214,87 @@ CF_API cf_status cf_hfile_bloom_may_contain(const cf_hfile *h, int which, const 
 /* HBase's hash functions (Hash.JENKINS_HASH, MURMUR_HASH, MURMUR_HASH3). */
 CF_API int32_t cf_hfile_hash(uint32_t hash_type, const void *data, size_t len, int32_t seed);
 
+/* ---- inspection (src/hfile/inspect.c): what `hbase hfile` shows ------------------- */
+
+/* How a FileInfo value is typed, by its key, as HBase's HFilePrettyPrinter and
+ * HStoreFile read it. A value whose width does not fit its key's type is
+ * CF_HFILE_FI_BYTES with `malformed` set (never an error: FileInfo is
+ * advisory, and HBase itself ignores most of it). */
+typedef enum cf_hfile_fi_kind {
+    CF_HFILE_FI_BYTES,     /* unknown key (or malformed): raw bytes */
+    CF_HFILE_FI_STRING,    /* text: BLOOM_FILTER_TYPE, DATA_BLOCK_ENCODING, hfile.COMPARATOR ... */
+    CF_HFILE_FI_INT,       /* 4-byte big-endian: hfile.AVG_KEY_LEN, KEY_VALUE_VERSION ... */
+    CF_HFILE_FI_LONG,      /* 8-byte big-endian: MAX_SEQ_ID_KEY, EARLIEST_PUT_TS ... */
+    CF_HFILE_FI_BOOL,      /* 1 byte, non-zero = true: MAJOR_COMPACTION_KEY ... */
+    CF_HFILE_FI_TIMERANGE, /* TIMERANGE: Writable (two longs) or "PBUF" + TimeRangeTracker */
+    CF_HFILE_FI_KEY,       /* a KeyValue key: hfile.LASTKEY, hfile.KEY_OF_BIGGEST_CELL */
+    CF_HFILE_FI_COMPACTION /* COMPACTION_EVENT_KEY: "PBUF" + CompactionEventTracker */
+} cf_hfile_fi_kind;
+
+typedef struct cf_hfile_fi_value {
+    cf_hfile_fi_kind kind;
+    int64_t num;              /* INT, LONG, BOOL (0/1) */
+    int64_t tr_from, tr_to;   /* TIMERANGE */
+    bool tr_protobuf;         /* TIMERANGE in its protobuf form */
+    size_t tr_extra;          /* TIMERANGE: bytes after the two Writable longs (0.9x pads to 32) */
+    cf_hfile_cell key;        /* KEY: row, family, qualifier, timestamp, type (slices into value) */
+    size_t compacted_files;   /* COMPACTION: how many store file names it lists */
+    const char *malformed;    /* BYTES: why a known key's value did not decode, else NULL */
+} cf_hfile_fi_value;
+
+/* Decode one FileInfo value (key and value as cf_hfile_file_info_at gives them). */
+CF_API void cf_hfile_file_info_decode(const cf_hfile *h, cf_slice key, cf_slice value,
+                                      cf_hfile_fi_value *out);
+/* The i-th store file name of a COMPACTION_EVENT_KEY value (a slice of value);
+ * false when i is past the end. */
+CF_API bool cf_hfile_compacted_file_at(cf_slice value, size_t i, cf_slice *name);
+
+/* One index block of the data index, visited root first, then each level in
+ * file order (v1: the one root-format index). entries[i].key is valid during
+ * the call only. Entries of the last level point at data blocks. */
+typedef struct cf_hfile_index_block {
+    uint32_t level;         /* 0 = root */
+    uint32_t levels;        /* trailer num_data_index_levels */
+    const char *kind;       /* "root", "intermediate" or "leaf" */
+    uint64_t offset;        /* of the index block */
+    uint32_t on_disk_size;  /* with header (v1: 0) */
+    uint32_t uncompressed_size; /* payload */
+} cf_hfile_index_block;
+typedef bool (*cf_hfile_index_fn)(void *ctx, const cf_hfile_index_block *blk,
+                                  const cf_hfile_block_ref *entries, size_t n);
+/* Read every index block again (checksums verified as the reader's options say)
+ * and call fn for each; fn returns false to stop. CF_ECORRUPT as open would. */
+CF_API cf_status cf_hfile_index_walk(const cf_hfile *h, cf_hfile_index_fn fn, void *ctx,
+                                     cf_error *err);
+
+/* A block type's HBase name ("DATA", "ENCODED_DATA", "LEAF_INDEX", "BLOOM_CHUNK",
+ * "META", "INTERMEDIATE_INDEX", "ROOT_INDEX", "FILE_INFO", "GENERAL_BLOOM_META",
+ * "DELETE_FAMILY_BLOOM_META", "TRAILER", "INDEX_V1") from its 8-byte magic;
+ * NULL if unknown. */
+CF_API const char *cf_hfile_block_type_name(const char magic[8]);
+/* "NULL", "CRC32", "CRC32C"; NULL if unknown. */
+CF_API const char *cf_hfile_checksum_name(uint8_t type);
+/* "NONE", "PREFIX", "DIFF", "FAST_DIFF", "PREFIX_TREE", "ROW_INDEX_V1"; NULL if unknown. */
+CF_API const char *cf_hfile_encoding_name(int id);
+
+/* What a Bloom probe tested. */
+typedef struct cf_hfile_bloom_result {
+    bool present;       /* the file has this Bloom filter (else may_contain is true) */
+    bool may_contain;   /* false: certainly absent */
+    const char *type;   /* general: BLOOM_FILTER_TYPE ("ROW", "ROWCOL", ...); "ROW" for delete family */
+    uint32_t chunk;     /* the chunk probed (when present and some chunk can hold the key) */
+    bool before_first;  /* the key sorts before every chunk: absent without a probe */
+} cf_hfile_bloom_result;
+/* Probe a Bloom filter as HBase's StoreFileReader does: which is
+ * CF_HFILE_BLOOM_GENERAL (the key is built by the file's BLOOM_FILTER_TYPE:
+ * ROW = the row, ROWCOL = the first-on-row-column key, which needs has_column,
+ * ROWPREFIX_FIXED_LENGTH = the row's first BLOOM_FILTER_PARAM bytes) or
+ * CF_HFILE_BLOOM_DELETE_FAMILY (the row). CF_EINVAL for ROWCOL without a column,
+ * CF_ENOTSUP for a Bloom type this build cannot form keys for. */
+CF_API cf_status cf_hfile_bloom_check(const cf_hfile *h, int which, cf_slice row, bool has_column,
+                                      cf_slice family, cf_slice qualifier,
+                                      cf_hfile_bloom_result *out, cf_error *err);
+
 /* ---- cells ------------------------------------------------------------------------- */
 
 /* Positioned before the first cell. */

@@ -77,6 +77,21 @@ typedef struct hf_entry {
     size_t key_off;
 } hf_entry;
 
+/* A growing list of index entries (keys in a separate cf_buf). */
+typedef struct entry_vec {
+    hf_entry *v;
+    size_t n, cap;
+} entry_vec;
+
+/* Root-format index entries (offset, size, vint key length, key): count of
+ * them from p (n bytes) into e/keys; *used = bytes consumed. what names the
+ * index in messages. */
+cf_status cf_hfile_parse_root(const uint8_t *p, size_t n, uint64_t count, entry_vec *e,
+                              cf_buf *keys, size_t *used, const char *what, cf_error *err);
+/* A non-root (leaf or intermediate) index block payload, at most limit entries. */
+cf_status cf_hfile_parse_nonroot(const uint8_t *p, size_t n, entry_vec *e, cf_buf *keys,
+                                 size_t limit, cf_error *err);
+
 typedef struct hf_bloom {
     bool present;
     cf_hfile_bloom_info info;

@@ -72,11 +72,6 @@ static void keybuf_init(cf_buf *b)
     (void)cf_buf_reserve(b, 16);
 }
 
-typedef struct entry_vec {
-    hf_entry *v;
-    size_t n, cap;
-} entry_vec;
-
 static cf_status vec_push(entry_vec *e, cf_buf *keys, uint64_t off, uint32_t size,
                           const uint8_t *key, size_t key_len, size_t limit, cf_error *err)
 {
@@ -919,4 +914,17 @@ cf_status cf_hfile_walk_blocks(const cf_hfile *h, bool verify, cf_hfile_block_fn
     }
     cf_hfile_block_dispose(&blk);
     return st;
+}
+
+/* The index parsers, for src/hfile/inspect.c's index listing. */
+cf_status cf_hfile_parse_root(const uint8_t *p, size_t n, uint64_t count, entry_vec *e,
+                              cf_buf *keys, size_t *used, const char *what, cf_error *err)
+{
+    return parse_root(p, n, count, e, keys, used, what, err);
+}
+
+cf_status cf_hfile_parse_nonroot(const uint8_t *p, size_t n, entry_vec *e, cf_buf *keys,
+                                 size_t limit, cf_error *err)
+{
+    return parse_nonroot(p, n, e, keys, limit, err);
 }

@@ -465,6 +465,62 @@ static void info_text(FILE *out, bool color, const char *path, const cf_reader *
 }
 
 /* A Parquet file: a short summary; `cfile parquet meta|schema` show the rest. */
+/* An HBase HFile: what it is and how its blocks are stored; `cfile hfile meta`
+ * has the rest. */
+static int hfile_info(cf_cli *c, const char *path, bool json)
+{
+    cf_error err = {0};
+    cf_hfile *h = NULL;
+    cf_status st = cf_hfile_open_file(&h, path, NULL, &err);
+    if (st != CF_OK) {
+        fprintf(c->err, "cfile: %s: an HBase HFile, but it cannot be read:\n", path);
+        return cf_cli_lib_fail(c, path, st, &err);
+    }
+    const cf_hfile_info *in = cf_hfile_get_info(h);
+    const cf_hfile_trailer *t = cf_hfile_get_trailer(h);
+    const char *codec = cf_hfile_codec_name(in->compression);
+    const char *enc = cf_hfile_encoding_name(in->data_block_encoding);
+    if (json) {
+        cf_jw w;
+        cf_jw_init(&w, c->out);
+        cf_jw_obj_begin(&w);
+        cf_jw_key(&w, "format");
+        cf_jw_cstr(&w, "hfile");
+        cf_jw_key(&w, "hfile_version");
+        cf_jw_obj_begin(&w);
+        cf_jw_key(&w, "major");
+        cf_jw_uint(&w, in->major);
+        cf_jw_key(&w, "minor");
+        cf_jw_uint(&w, in->minor);
+        cf_jw_obj_end(&w);
+        cf_jw_key(&w, "compression");
+        cf_jw_cstr(&w, codec ? codec : "UNKNOWN");
+        cf_jw_key(&w, "data_block_encoding");
+        cf_jw_cstr(&w, enc ? enc : "UNKNOWN");
+        cf_jw_key(&w, "num_cells");
+        cf_jw_uint(&w, t->entry_count);
+        cf_jw_key(&w, "data_blocks");
+        cf_jw_uint(&w, in->num_data_blocks);
+        cf_jw_key(&w, "index_levels");
+        cf_jw_uint(&w, in->index_levels);
+        cf_jw_key(&w, "comparator");
+        cf_jw_cstr(&w, t->comparator);
+        cf_jw_obj_end(&w);
+        cf_jw_newline(&w);
+    } else {
+        fprintf(c->out, "%s: an HBase HFile (v%" PRIu32 ".%" PRIu32 "), not a CFile\n"
+                        "compression:          %s\ndata block encoding:  %s\n"
+                        "cells:                %" PRIu64 "\ndata blocks:          %" PRIu64
+                        " (%" PRIu32 " index level%s)\ncomparator:           %s\n"
+                        "more:                 cfile hfile meta %s\n",
+                path, in->major, in->minor, codec ? codec : "UNKNOWN", enc ? enc : "UNKNOWN",
+                t->entry_count, in->num_data_blocks, in->index_levels,
+                in->index_levels == 1 ? "" : "s", t->comparator, path);
+    }
+    cf_hfile_free(h);
+    return CF_EXIT_OK;
+}
+
 static int parquet_info(cf_cli *c, const char *path, bool json)
 {
     cf_error err = {0};
@@ -547,11 +603,8 @@ int cf_cmd_info(cf_cli *c, int argc, char **argv)
         cf_io_free(io);
         if (parquet)
             return parquet_info(c, path, json);
-        if (hfile) {
-            fprintf(c->out, "%s: an HBase HFile, not a CFile: see `cfile hfile info %s`\n", path,
-                    path);
-            return CF_EXIT_OK;
-        }
+        if (hfile)
+            return hfile_info(c, path, json);
         return cf_cli_lib_fail(c, path, st, &err);
     }
     blk_list bl = {NULL, 0, 0, false};
