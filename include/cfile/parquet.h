@@ -404,6 +404,95 @@ CF_API const cf_parquet_offset_index *cf_parquet_page_index_offsets(const cf_par
 CF_API const cf_parquet_column_index *cf_parquet_page_index_columns(const cf_parquet_page_index *pi);
 CF_API void cf_parquet_page_index_free(cf_parquet_page_index *pi); /* NULL is a no-op */
 
+/* ---- record assembly ----------------------------------------------------------------------
+ * Rows of nested values from the leaf columns' repetition and definition
+ * levels (Dremel), as Arrow-shaped arrays: one array per field, with a
+ * validity bitmap, list offsets and child arrays, so the JSON printer and the
+ * Arrow C Data export read the same thing.
+ *
+ * The field tree follows the schema with the Parquet spec's backward-
+ * compatibility rules as DuckDB applies them: a LIST- or MAP-annotated group,
+ * or a repeated group, with a single child stands for that child; a repeated
+ * field (primitive or group) is a list of its element; a repeated group under
+ * a MAP with one child, or annotated MAP_KEY_VALUE, is a map of its two
+ * children; any other group is a struct. So 3-level lists, legacy 2-level
+ * lists and bare repeated fields all come out as LIST.
+ *
+ * Memory: rows come in batches of at most batch_rows within one row group;
+ * each leaf column buffers only the levels and values of the batch (plus the
+ * page being decoded), so memory follows the batch, not the file. */
+typedef enum cf_parquet_array_kind {
+    CF_PARQUET_ARRAY_PRIMITIVE = 0, /* a leaf column's values */
+    CF_PARQUET_ARRAY_STRUCT = 1,    /* children: the fields */
+    CF_PARQUET_ARRAY_LIST = 2,      /* children[0]: the elements */
+    CF_PARQUET_ARRAY_MAP = 3        /* children[0]: a STRUCT of key, value (never null) */
+} cf_parquet_array_kind;
+
+typedef struct cf_parquet_array cf_parquet_array;
+struct cf_parquet_array {
+    uint32_t kind;                 /* cf_parquet_array_kind */
+    cf_slice name;                 /* the field's name (the topmost element it reads) */
+    const cf_parquet_node *node;   /* that element */
+    const cf_parquet_node *leaf;   /* PRIMITIVE: the leaf (type, logical type); else NULL */
+    int32_t column;                /* PRIMITIVE: the leaf column's index; else -1 */
+    size_t length;                 /* slots */
+    size_t null_count;
+    const uint8_t *validity;       /* bit i (LSB first) set = slot i not null; NULL: none null */
+    /* LIST, MAP: child slots of slot i are offsets[i]..offsets[i+1].
+     * PRIMITIVE BYTE_ARRAY: bytes of slot i are values[offsets[i]..offsets[i+1]]. */
+    const int32_t *offsets;
+    /* PRIMITIVE: one slot of value_size bytes per slot (null slots zeroed):
+     * BOOLEAN one byte 0/1, INT32/FLOAT 4, INT64/DOUBLE 8, INT96 12,
+     * FIXED_LEN_BYTE_ARRAY type_length, little-endian as stored. BYTE_ARRAY:
+     * value_size 0, the bytes the offsets index. */
+    const uint8_t *values;
+    size_t value_size;
+    uint32_t child_count;
+    cf_parquet_array *const *children;
+};
+
+#define CF_PARQUET_RECORDS_OPTIONS_VERSION 1
+
+typedef struct cf_parquet_records_options {
+    uint32_t version;     /* set by _init */
+    size_t batch_rows;    /* rows per batch at most; default 1024 */
+    /* Projection: top-level field indexes (children of the schema root), in
+     * the order wanted; NULL = all fields. */
+    const uint32_t *fields;
+    uint32_t field_count;
+    /* Row range [row_begin, row_end) of the file; default 0, INT64_MAX. */
+    int64_t row_begin, row_end;
+    size_t max_batch_levels; /* refuse batches needing more level entries per
+                                column (one huge row); default 64 Mi */
+} cf_parquet_records_options;
+
+CF_API void cf_parquet_records_options_init(cf_parquet_records_options *o);
+
+typedef struct cf_parquet_records cf_parquet_records;
+
+/* Start reading rows (o may be NULL). CF_ECORRUPT for a schema the rules
+ * above cannot read (a MAP_KEY_VALUE group without two children or not
+ * repeated), CF_EINVAL for bad options. */
+CF_API cf_status cf_parquet_records_open(cf_parquet_records **out, const cf_parquet *pq,
+                                         const cf_parquet_records_options *o, cf_error *err);
+/* The field tree without data (length 0): for building an Arrow schema. Owned
+ * by the reader. */
+CF_API const cf_parquet_array *cf_parquet_records_schema(const cf_parquet_records *r);
+/* The next batch: *out is a STRUCT array (never null) whose children are the
+ * top-level fields, `length` rows long; owned by the reader and valid until
+ * the next call. *out is NULL at the end. Damage (levels that do not nest,
+ * columns disagreeing on the row count, counts against the metadata) is
+ * CF_ECORRUPT naming the row group and column. */
+CF_API cf_status cf_parquet_records_next(cf_parquet_records *r, const cf_parquet_array **out,
+                                         cf_error *err);
+/* Row group of the last batch, and the file row of its first row. */
+CF_API uint32_t cf_parquet_records_row_group(const cf_parquet_records *r);
+CF_API int64_t cf_parquet_records_first_row(const cf_parquet_records *r);
+/* Data pages decoded so far (all columns), for checking that a row range
+ * reads only the pages it needs. */
+CF_API uint64_t cf_parquet_records_pages_read(const cf_parquet_records *r);
+CF_API void cf_parquet_records_free(cf_parquet_records *r); /* NULL is a no-op */
+
 /* Names from parquet.thrift ("INT32", "OPTIONAL", "UTF8", "RLE_DICTIONARY",
  * "ZSTD", "DATA_PAGE_V2", "MILLIS"); NULL for a number it does not know. */
 CF_API const char *cf_parquet_type_name(int32_t type);

@@ -88,7 +88,9 @@ cf_status cf_parquet_column_open(cf_parquet_column_reader **out, const cf_parque
     cf_status st = cf_parquet_pages_open(&r->pages, pq, row_group, column, true, err);
     if (st == CF_OK && !cf_pq_codec_supported((unsigned)r->codec)) {
         const char *name = cf_parquet_codec_name(r->codec);
-        st = cf_error_set(err, CF_ENOTSUP, __FILE__, __LINE__,
+        /* A codec parquet.thrift names (LZO) is a feature this build lacks;
+         * a number it does not name is damage. */
+        st = cf_error_set(err, name ? CF_ENOTSUP : CF_ECORRUPT, __FILE__, __LINE__,
                           "row group %" PRIu32 " column %" PRIu32 ": codec %s (%" PRId32
                           ") is not supported",
                           row_group, column, name ? name : "unknown", r->codec);
@@ -147,7 +149,8 @@ static cf_status load_dictionary(cf_parquet_column_reader *r, const cf_parquet_p
 {
     CF_CHECK(!r->has_dict, err, CF_ECORRUPT, WHERE ": a second dictionary page", WHERE_ARGS);
     CF_CHECK(p->encoding == CF_PARQUET_PLAIN || p->encoding == CF_PARQUET_PLAIN_DICTIONARY, err,
-             CF_ENOTSUP, WHERE ": dictionary page encoding %" PRId32, WHERE_ARGS, p->encoding);
+             CF_ECORRUPT, WHERE ": dictionary page encoding %" PRId32 " (PLAIN expected)",
+             WHERE_ARGS, p->encoding);
     CF_CHECK(p->num_values >= 0 && (size_t)p->num_values <= CF_PQ_MAX_PAGE_VALUES, err,
              CF_ENOTSUP, WHERE ": dictionary of %" PRId32 " values", WHERE_ARGS, p->num_values);
     /* PLAIN values take at least a bit (BOOLEAN), 4 bytes (a BYTE_ARRAY's

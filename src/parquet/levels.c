@@ -208,7 +208,7 @@ cf_status cf_pq_levels_decode(uint16_t *out, size_t n, unsigned encoding, uint16
     if (encoding == CF_PQE_BIT_PACKED) {
         CF_TRY(bitpacked_decode(out, n, w, data, len, &used, err));
     } else {
-        CF_CHECK(encoding == CF_PQE_RLE, err, CF_ENOTSUP, "levels: encoding %s (%u) is not RLE or "
+        CF_CHECK(encoding == CF_PQE_RLE, err, CF_ECORRUPT, "levels: encoding %s (%u) is not RLE or "
                  "BIT_PACKED", cf_pq_encoding_name(encoding) ? cf_pq_encoding_name(encoding)
                  : "unknown", encoding);
         const uint8_t *p = data;

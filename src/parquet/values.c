@@ -131,7 +131,9 @@ static cf_status arena_alloc(cf_pq_arena *a, size_t n, uint8_t **out, cf_error *
 static cf_status unsupported(unsigned encoding, unsigned type, cf_error *err)
 {
     const char *t = cf_pq_type_name(type);
-    CF_FAIL(err, CF_ENOTSUP, "%s (%u) values of type %s (%u) are not supported", ename(encoding),
+    /* Every pairing parquet-format allows is implemented: any other is a
+     * damaged (or hostile) page, not a feature this reader lacks. */
+    CF_FAIL(err, CF_ECORRUPT, "%s (%u) values of type %s (%u) are not valid Parquet", ename(encoding),
             encoding, t ? t : "unknown", type);
 }
 

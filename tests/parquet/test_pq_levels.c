@@ -124,7 +124,7 @@ static void test_pq_levels__level_above_max(void **state)
     for (int i = 0; i < 8; i++)
         assert_int_equal(lv[i], 0);
     CF_ASSERT_STATUS(cf_pq_levels_decode(lv, 8, CF_PQE_PLAIN, 1, false, stream, 2, &used, &err),
-                     CF_ENOTSUP, &err);
+                     CF_ECORRUPT, &err);
 }
 
 /* Bit width 0: runs carry no value bytes (a 1-entry dictionary). */

@@ -1,0 +1,827 @@
+/* Record assembly: the leaf columns' repetition and definition levels
+ * (Dremel) turned into Arrow-shaped nested arrays (include/cfile/parquet.h
+ * "record assembly").
+ *
+ * The field tree. Each field F of the tree (struct, list, map or primitive)
+ * knows three levels:
+ *   valid_def  F's slot holds a value (is not null) when def >= valid_def;
+ *   elem_def   LIST/MAP: the slot holds an element when def >= elem_def
+ *              (the repeated element's max definition level);
+ *   elem_rep   LIST/MAP: that repeated element's repetition level.
+ * Its slots are read in a context (ctx_rep, ctx_rad) set by the nearest
+ * enclosing list: a level entry starts a new slot of F when
+ * rep <= ctx_rep and def >= ctx_rad (entries below ctx_rad belong to a null
+ * or empty ancestor; entries with a higher rep continue a deeper list). The
+ * elements of a list are read in the context (elem_rep, elem_def).
+ *
+ * Any leaf under a field carries that field's structure, so each field reads
+ * its slots from its first leaf (`rep_leaf`); fields that disagree (a struct
+ * whose children count different slots, a list whose elements do not add up)
+ * are damage. Each leaf's levels are checked as they arrive: the first entry
+ * of a chunk starts a row (rep 0), and rep r > 0 needs def at least the
+ * definition level of the r-th repeated ancestor (a continued list must
+ * exist), so the walks below never see an element without a slot.
+ *
+ * Batches: each leaf buffers entries until it holds batch_rows + 1 row starts
+ * (or its chunk ends); a batch takes every leaf's entries before its
+ * (batch_rows + 1)-th row start, and the rest moves to the buffer's front. */
+#include "parquet/internal.h"
+
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/error.h"
+
+#define DEFAULT_BATCH_ROWS 1024
+#define DEFAULT_MAX_BATCH_LEVELS ((size_t)64 << 20)
+#define READ_STEP 4096
+
+/* One field of the tree: the public array plus what assembly needs. */
+typedef struct field {
+    cf_parquet_array a;           /* first member: &field->a is the public view */
+    uint16_t valid_def, elem_def, elem_rep;
+    uint32_t rep_leaf;            /* index into r->leaves */
+    struct field **kids;
+    /* Owned buffers behind the array's const pointers. */
+    uint8_t *validity;
+    size_t validity_cap;
+    int32_t *offsets;
+    size_t offsets_cap;
+    uint8_t *values;
+    size_t values_cap;
+} field;
+
+/* One leaf column's buffered levels and values. */
+typedef struct leaf {
+    uint32_t column;
+    const cf_parquet_column *col;
+    bool is_bytes;                /* BYTE_ARRAY */
+    size_t vsize;                 /* value form size (cf_slice for BYTE_ARRAY) */
+    uint16_t rep_def[64];         /* def level of the r-th repeated ancestor (r = 1..) */
+    cf_parquet_column_reader *rd;
+    bool eof;
+    uint64_t levels_total;        /* entries read from this chunk */
+    uint16_t last_def;            /* def level of the chunk's last entry so far */
+    uint64_t rows_total;          /* row starts taken from this chunk */
+    uint16_t *def, *rep;
+    size_t n, level_cap;
+    size_t starts;                /* rows starting in [0, n) */
+    /* Dense non-null values: fixed-size forms, or for BYTE_ARRAY the bytes
+     * with voff[i]..voff[i+1] per value. */
+    uint8_t *vals;
+    size_t nv, vals_cap;
+    size_t *voff;
+    size_t voff_cap;
+    uint8_t *bytes;
+    size_t bytes_len, bytes_cap;
+    /* Per batch: entries and values it takes, and the walk's cursor. */
+    size_t cut, cut_values;
+    size_t vcur;
+    /* Scratch for one read. */
+    cf_slice *scratch;
+} leaf;
+
+struct cf_parquet_records {
+    const cf_parquet *pq;
+    cf_parquet_records_options o;
+    field *root;
+    field *top;                   /* the batch's STRUCT: root with the chosen fields */
+    uint32_t leaf_count;
+    leaf *leaves;
+    uint32_t rg;                  /* current row group */
+    bool rg_open;
+    int64_t rg_first_row;         /* file row of the row group's first row */
+    int64_t rg_rows_done;         /* rows of the row group handed out (or skipped) */
+    uint32_t batch_rg;
+    int64_t batch_first_row;
+    uint64_t pages_read;
+    bool done;
+    /* Every field, to free. */
+    field **all;
+    uint32_t all_count, all_cap;
+};
+
+static cf_status oom(cf_error *err)
+{
+    CF_FAIL(err, CF_ENOMEM, "parquet records: out of memory");
+}
+
+static cf_status grow(void **p, size_t *cap, size_t n, size_t elem, cf_error *err)
+{
+    if (n <= *cap)
+        return CF_OK;
+    size_t want = *cap ? *cap : 64;
+    while (want < n)
+        want = want > SIZE_MAX / 2 ? n : want * 2;
+    size_t bytes;
+    if (!cf_mul_ok(want, elem, &bytes))
+        return oom(err);
+    void *q = cf_realloc(*p, bytes);
+    if (!q)
+        return oom(err);
+    *p = q;
+    *cap = want;
+    return CF_OK;
+}
+
+void cf_parquet_records_options_init(cf_parquet_records_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->version = CF_PARQUET_RECORDS_OPTIONS_VERSION;
+    o->batch_rows = DEFAULT_BATCH_ROWS;
+    o->max_batch_levels = DEFAULT_MAX_BATCH_LEVELS;
+    o->row_end = INT64_MAX;
+}
+
+/* ---- the field tree --------------------------------------------------------------------- */
+
+static field *new_field(cf_parquet_records *r, uint32_t kind, const cf_parquet_node *n)
+{
+    if (r->all_count == r->all_cap) {
+        uint32_t cap = r->all_cap ? r->all_cap * 2 : 32;
+        field **q = cf_realloc(r->all, cap * sizeof(*q));
+        if (!q)
+            return NULL;
+        r->all = q;
+        r->all_cap = cap;
+    }
+    field *f = cf_calloc(1, sizeof(*f));
+    if (!f)
+        return NULL;
+    r->all[r->all_count++] = f;
+    f->a.kind = kind;
+    f->a.node = n;
+    f->a.name = n->element->name;
+    f->a.column = -1;
+    return f;
+}
+
+static cf_status set_kids(cf_parquet_records *r, field *f, field **kids, uint32_t n, cf_error *err)
+{
+    (void)r;
+    f->kids = cf_calloc(n ? n : 1, sizeof(field *));
+    if (!f->kids)
+        return oom(err);
+    memcpy(f->kids, kids, n * sizeof(field *));
+    f->a.child_count = n;
+    f->a.children = (cf_parquet_array *const *)f->kids;
+    f->rep_leaf = n ? kids[0]->rep_leaf : 0;
+    return CF_OK;
+}
+
+static bool has_ct(const cf_parquet_node *n, int32_t ct)
+{
+    return n->element->has_converted_type && n->element->converted_type == ct;
+}
+
+/* Wrap `inner` (the element) in a LIST or MAP read through repeated node n. */
+static field *wrap_repeated(cf_parquet_records *r, uint32_t kind, const cf_parquet_node *n,
+                            field *inner, cf_error *err)
+{
+    field *l = new_field(r, kind, n);
+    if (!l || set_kids(r, l, &inner, 1, err) != CF_OK)
+        return NULL;
+    l->valid_def = (uint16_t)(n->max_def - 1);
+    l->elem_def = n->max_def;
+    l->elem_rep = n->max_rep;
+    return l;
+}
+
+/* The field a schema node reads as (see the header for the rules). *leaf_no
+ * counts the leaves met so far, which are the projected leaves in order. */
+static cf_status convert(cf_parquet_records *r, const cf_parquet_node *n, uint32_t *leaf_no,
+                         field **out, cf_error *err)
+{
+    *out = NULL;
+    bool repeated = n->repetition == CF_PARQUET_REPEATED;
+    if (n->child_count == 0 && n->column >= 0) {
+        field *p = new_field(r, CF_PARQUET_ARRAY_PRIMITIVE, n);
+        if (!p)
+            return oom(err);
+        p->a.leaf = n;
+        p->a.column = n->column;
+        p->valid_def = n->max_def;
+        p->rep_leaf = (*leaf_no)++;
+        if (repeated) {
+            p = wrap_repeated(r, CF_PARQUET_ARRAY_LIST, n, p, err);
+            if (!p)
+                return oom(err);
+        }
+        *out = p;
+        return CF_OK;
+    }
+    CF_CHECK(n->child_count > 0, err, CF_ENOTSUP,
+             "schema element %" PRIu32 " (%.*s): a group without fields is not supported",
+             n->index, (int)n->element->name.len, (const char *)n->element->name.data);
+    field *stack[16];
+    field **kids = n->child_count <= 16 ? stack : cf_calloc(n->child_count, sizeof(field *));
+    if (!kids)
+        return oom(err);
+    cf_status st = CF_OK;
+    for (uint32_t i = 0; i < n->child_count && st == CF_OK; i++)
+        st = convert(r, n->children[i], leaf_no, &kids[i], err);
+    field *res = NULL;
+    if (st != CF_OK)
+        goto out;
+    bool is_list = has_ct(n, CF_PARQUET_CT_LIST) || n->element->logical.kind == CF_PARQUET_LT_LIST;
+    bool is_map = has_ct(n, CF_PARQUET_CT_MAP) || n->element->logical.kind == CF_PARQUET_LT_MAP;
+    bool is_kv = has_ct(n, CF_PARQUET_CT_MAP_KEY_VALUE);
+    if (!is_kv && n->parent && n->parent->child_count == 1 && n->parent->parent &&
+        (has_ct(n->parent, CF_PARQUET_CT_MAP) ||
+         n->parent->element->logical.kind == CF_PARQUET_LT_MAP))
+        is_kv = true;
+    if (is_kv) {
+        if (n->child_count != 2 || !repeated) {
+            st = cf_error_set(err, CF_ECORRUPT, __FILE__, __LINE__,
+                              "schema element %" PRIu32 " (%.*s): a map's key/value group must "
+                              "be repeated and have two fields (key, value)",
+                              n->index, (int)n->element->name.len,
+                              (const char *)n->element->name.data);
+            goto out;
+        }
+        field *kv = new_field(r, CF_PARQUET_ARRAY_STRUCT, n);
+        if (!kv) {
+            st = oom(err);
+            goto out;
+        }
+        kv->valid_def = n->max_def;
+        CF_TRY_OUT(set_kids(r, kv, kids, 2, err));
+        res = wrap_repeated(r, CF_PARQUET_ARRAY_MAP, n, kv, err);
+        if (!res)
+            st = oom(err);
+        goto out;
+    }
+    if (n->child_count > 1 || (!is_list && !is_map && !repeated) || !n->parent) {
+        res = new_field(r, CF_PARQUET_ARRAY_STRUCT, n);
+        if (!res) {
+            st = oom(err);
+            goto out;
+        }
+        res->valid_def = n->max_def;
+        CF_TRY_OUT(set_kids(r, res, kids, n->child_count, err));
+    } else {
+        res = kids[0]; /* a single child stands for its group */
+    }
+    if (repeated) {
+        res = wrap_repeated(r, CF_PARQUET_ARRAY_LIST, n, res, err);
+        if (!res) {
+            st = oom(err);
+            goto out;
+        }
+    }
+    res->a.name = n->element->name;
+    res->a.node = n;
+out:
+    if (kids != stack)
+        cf_free(kids);
+    *out = res;
+    return st;
+}
+
+/* ---- leaves ----------------------------------------------------------------------------- */
+
+static cf_status leaf_init(leaf *l, const cf_parquet *pq, uint32_t column, cf_error *err)
+{
+    l->column = column;
+    l->col = cf_parquet_column_at(pq, column);
+    l->is_bytes = l->col->type == CF_PARQUET_BYTE_ARRAY;
+    /* The value form sizes of include/cfile/parquet.h "column chunk reader". */
+    switch (l->col->type) {
+    case CF_PARQUET_BOOLEAN: l->vsize = 1; break;
+    case CF_PARQUET_INT32:
+    case CF_PARQUET_FLOAT: l->vsize = 4; break;
+    case CF_PARQUET_INT64:
+    case CF_PARQUET_DOUBLE: l->vsize = 8; break;
+    case CF_PARQUET_INT96: l->vsize = 12; break;
+    case CF_PARQUET_FIXED_LEN_BYTE_ARRAY: l->vsize = (size_t)l->col->type_length; break;
+    default: l->vsize = sizeof(cf_slice); break;
+    }
+    CF_CHECK(l->col->max_rep < 64, err, CF_ENOTSUP,
+             "column %" PRIu32 ": %u levels of repetition (63 at most)", column,
+             l->col->max_rep);
+    /* Walk up: each repeated ancestor (or self), deepest first, has rep level
+     * r = its max_rep and the def level its max_def. */
+    for (const cf_parquet_node *n = l->col->leaf; n; n = n->parent)
+        if (n->repetition == CF_PARQUET_REPEATED && n->max_rep > 0 && n->max_rep < 64)
+            l->rep_def[n->max_rep] = n->max_def;
+    return CF_OK;
+}
+
+static void leaf_reset(leaf *l)
+{
+    cf_parquet_column_free(l->rd);
+    l->rd = NULL;
+    l->eof = false;
+    l->levels_total = l->rows_total = 0;
+    l->last_def = 0;
+    l->n = l->starts = l->nv = l->bytes_len = 0;
+}
+
+static void leaf_dispose(leaf *l)
+{
+    cf_parquet_column_free(l->rd);
+    cf_free(l->def);
+    cf_free(l->rep);
+    cf_free(l->vals);
+    cf_free(l->voff);
+    cf_free(l->bytes);
+    cf_free(l->scratch);
+}
+
+#define LEAF_WHERE "row group %" PRIu32 " column %" PRIu32 " (%.*s)"
+#define LEAF_ARGS(r, l)                                                                            \
+    (r)->rg, (l)->column, (int)(l)->col->leaf->element->name.len,                                  \
+        (const char *)(l)->col->leaf->element->name.data
+
+/* Read one more piece (at most one page's worth) of the leaf's chunk. */
+static cf_status leaf_fill(cf_parquet_records *r, leaf *l, cf_error *err)
+{
+    size_t need = l->n + READ_STEP;
+    CF_CHECK(l->n < r->o.max_batch_levels, err, CF_ENOTSUP,
+             LEAF_WHERE ": a batch of %zu rows needs more than %zu level entries", LEAF_ARGS(r, l),
+             r->o.batch_rows, r->o.max_batch_levels);
+    size_t cap = l->level_cap;
+    CF_TRY(grow((void **)&l->def, &cap, need, sizeof(uint16_t), err));
+    cap = l->level_cap;
+    CF_TRY(grow((void **)&l->rep, &cap, need, sizeof(uint16_t), err));
+    l->level_cap = cap;
+    void *dst;
+    if (l->is_bytes) {
+        if (!l->scratch) {
+            l->scratch = cf_malloc(READ_STEP * sizeof(cf_slice));
+            if (!l->scratch)
+                return oom(err);
+        }
+        dst = l->scratch;
+    } else {
+        CF_TRY(grow((void **)&l->vals, &l->vals_cap, (l->nv + READ_STEP) * l->vsize, 1, err));
+        dst = l->vals + l->nv * l->vsize;
+    }
+    size_t nl, nv;
+    CF_TRY(cf_parquet_column_read(l->rd, READ_STEP, l->def + l->n, l->rep + l->n, dst, &nl, &nv,
+                                  err));
+    if (nl == 0) {
+        l->eof = true;
+        return CF_OK;
+    }
+    const cf_parquet_column_chunk *cc = &cf_parquet_meta(r->pq)->row_groups[r->rg].columns[l->column];
+    CF_CHECK(l->levels_total + nl <= (uint64_t)cc->meta.num_values, err, CF_ECORRUPT,
+             LEAF_WHERE ": pages hold more than the chunk's %" PRId64 " values", LEAF_ARGS(r, l),
+             cc->meta.num_values);
+    /* Check the levels nest (see the top of the file). */
+    const uint16_t *def = l->def + l->n, *rep = l->rep + l->n;
+    for (size_t i = 0; i < nl; i++) {
+        uint16_t prev = l->last_def;
+        l->last_def = def[i];
+        if (rep[i] == 0) {
+            l->starts++;
+            continue;
+        }
+        CF_CHECK(l->levels_total + i > 0, err, CF_ECORRUPT,
+                 LEAF_WHERE ": the first value has repetition level %u, not 0 (it continues "
+                 "no row)",
+                 LEAF_ARGS(r, l), rep[i]);
+        /* Repeating at level r adds an element to the r-th list: this entry
+         * and the one before must both have that list non-empty. */
+        CF_CHECK(def[i] >= l->rep_def[rep[i]] && prev >= l->rep_def[rep[i]], err, CF_ECORRUPT,
+                 LEAF_WHERE ": value %" PRIu64 " repeats at level %u but the definition "
+                 "levels (%u, before it %u) say that list is empty or null",
+                 LEAF_ARGS(r, l), l->levels_total + i, rep[i], def[i], prev);
+    }
+    if (l->is_bytes) {
+        CF_TRY(grow((void **)&l->voff, &l->voff_cap, l->nv + nv + 1, sizeof(size_t), err));
+        size_t total = 0;
+        for (size_t i = 0; i < nv; i++)
+            total += l->scratch[i].len;
+        CF_TRY(grow((void **)&l->bytes, &l->bytes_cap, l->bytes_len + total, 1, err));
+        l->voff[0] = 0;
+        for (size_t i = 0; i < nv; i++) {
+            if (l->scratch[i].len)
+                memcpy(l->bytes + l->bytes_len, l->scratch[i].data, l->scratch[i].len);
+            l->bytes_len += l->scratch[i].len;
+            l->voff[l->nv + i + 1] = l->bytes_len;
+        }
+    }
+    l->n += nl;
+    l->nv += nv;
+    l->levels_total += nl;
+    return CF_OK;
+}
+
+/* Take the batch's entries: everything before the (rows + 1)-th row start. */
+static void leaf_cut(leaf *l, size_t rows, size_t *rows_out)
+{
+    size_t seen = 0, i = 0;
+    for (; i < l->n; i++)
+        if (l->rep[i] == 0 && seen++ == rows)
+            break;
+    l->cut = i;
+    *rows_out = seen > rows ? rows : seen;
+    size_t v = 0;
+    for (size_t k = 0; k < i; k++)
+        v += l->def[k] == l->col->max_def;
+    l->cut_values = v;
+    l->vcur = 0;
+}
+
+/* Drop the batch's entries from the front. */
+static void leaf_compact(leaf *l, size_t rows)
+{
+    size_t rest = l->n - l->cut;
+    memmove(l->def, l->def + l->cut, rest * sizeof(uint16_t));
+    memmove(l->rep, l->rep + l->cut, rest * sizeof(uint16_t));
+    l->n = rest;
+    l->starts -= rows;
+    l->rows_total += rows;
+    size_t vrest = l->nv - l->cut_values;
+    if (l->is_bytes) {
+        size_t b0 = l->voff[l->cut_values];
+        memmove(l->bytes, l->bytes + b0, l->bytes_len - b0);
+        l->bytes_len -= b0;
+        for (size_t i = 0; i <= vrest; i++)
+            l->voff[i] = l->voff[l->cut_values + i] - b0;
+    } else {
+        memmove(l->vals, l->vals + l->cut_values * l->vsize, vrest * l->vsize);
+    }
+    l->nv = vrest;
+    l->cut = l->cut_values = 0;
+}
+
+/* ---- building arrays -------------------------------------------------------------------- */
+
+static cf_status set_length(field *f, size_t len, cf_error *err)
+{
+    size_t bytes = len / 8 + 1;
+    CF_TRY(grow((void **)&f->validity, &f->validity_cap, bytes, 1, err));
+    memset(f->validity, 0, bytes);
+    f->a.length = len;
+    f->a.null_count = 0;
+    return CF_OK;
+}
+
+static void set_valid(field *f, size_t i, bool valid)
+{
+    if (valid)
+        f->validity[i >> 3] |= (uint8_t)(1u << (i & 7));
+    else
+        f->a.null_count++;
+}
+
+static void finish_validity(field *f)
+{
+    f->a.validity = f->a.null_count ? f->validity : NULL;
+}
+
+static cf_status build(cf_parquet_records *r, field *f, uint16_t ctx_rep, uint16_t ctx_rad,
+                       cf_error *err);
+
+#define FIELD_WHERE "row group %" PRIu32 " field %.*s"
+#define FIELD_ARGS(r, f) (r)->rg, (int)(f)->a.name.len, (const char *)(f)->a.name.data
+
+static cf_status build_primitive(cf_parquet_records *r, field *f, uint16_t ctx_rep,
+                                 uint16_t ctx_rad, cf_error *err)
+{
+    leaf *l = &r->leaves[f->rep_leaf];
+    size_t slots = 0;
+    for (size_t i = 0; i < l->cut; i++)
+        slots += l->rep[i] <= ctx_rep && l->def[i] >= ctx_rad;
+    CF_TRY(set_length(f, slots, err));
+    size_t vs = l->is_bytes ? 0 : l->vsize;
+    f->a.value_size = vs;
+    if (l->is_bytes) {
+        CF_TRY(grow((void **)&f->offsets, &f->offsets_cap, slots + 1, sizeof(int32_t), err));
+        size_t b0 = l->voff[0], b1 = l->cut_values ? l->voff[l->cut_values] : b0;
+        CF_CHECK(b1 - b0 <= INT32_MAX, err, CF_ENOTSUP,
+                 FIELD_WHERE ": more than 2 GiB of bytes in one batch", FIELD_ARGS(r, f));
+        CF_TRY(grow((void **)&f->values, &f->values_cap, (b1 - b0) ? b1 - b0 : 1, 1, err));
+        if (b1 > b0)
+            memcpy(f->values, l->bytes + b0, b1 - b0);
+        f->offsets[0] = 0;
+    } else {
+        size_t bytes;
+        if (!cf_mul_ok(slots ? slots : 1, vs ? vs : 1, &bytes))
+            return oom(err);
+        CF_TRY(grow((void **)&f->values, &f->values_cap, bytes, 1, err));
+    }
+    size_t s = 0, v = 0;
+    for (size_t i = 0; i < l->cut; i++) {
+        if (!(l->rep[i] <= ctx_rep && l->def[i] >= ctx_rad))
+            continue;
+        bool valid = l->def[i] >= f->valid_def;
+        set_valid(f, s, valid);
+        if (l->is_bytes) {
+            if (valid)
+                v++;
+            f->offsets[s + 1] = (int32_t)(l->voff[v] - l->voff[0]);
+        } else if (valid) {
+            memcpy(f->values + s * vs, l->vals + v * vs, vs);
+            v++;
+        } else {
+            memset(f->values + s * vs, 0, vs);
+        }
+        s++;
+    }
+    CF_CHECK(v == l->cut_values, err, CF_ECORRUPT,
+             FIELD_WHERE ": %zu values for %zu present slots", FIELD_ARGS(r, f), l->cut_values, v);
+    f->a.offsets = l->is_bytes ? f->offsets : NULL;
+    f->a.values = f->values;
+    finish_validity(f);
+    return CF_OK;
+}
+
+static cf_status build(cf_parquet_records *r, field *f, uint16_t ctx_rep, uint16_t ctx_rad,
+                       cf_error *err)
+{
+    if (f->a.kind == CF_PARQUET_ARRAY_PRIMITIVE)
+        return build_primitive(r, f, ctx_rep, ctx_rad, err);
+    leaf *l = &r->leaves[f->rep_leaf];
+    size_t slots = 0;
+    for (size_t i = 0; i < l->cut; i++)
+        slots += l->rep[i] <= ctx_rep && l->def[i] >= ctx_rad;
+    CF_TRY(set_length(f, slots, err));
+    if (f->a.kind == CF_PARQUET_ARRAY_STRUCT) {
+        size_t s = 0;
+        for (size_t i = 0; i < l->cut; i++)
+            if (l->rep[i] <= ctx_rep && l->def[i] >= ctx_rad)
+                set_valid(f, s++, l->def[i] >= f->valid_def);
+        finish_validity(f);
+        for (uint32_t k = 0; k < f->a.child_count; k++) {
+            CF_TRY(build(r, f->kids[k], ctx_rep, ctx_rad, err));
+            CF_CHECK(f->kids[k]->a.length == slots, err, CF_ECORRUPT,
+                     FIELD_WHERE ": field %.*s has %zu values, its struct %zu", FIELD_ARGS(r, f),
+                     (int)f->kids[k]->a.name.len, (const char *)f->kids[k]->a.name.data,
+                     f->kids[k]->a.length, slots);
+        }
+        return CF_OK;
+    }
+    /* LIST, MAP */
+    CF_TRY(grow((void **)&f->offsets, &f->offsets_cap, slots + 1, sizeof(int32_t), err));
+    size_t s = 0, elems = 0;
+    f->offsets[0] = 0;
+    for (size_t i = 0; i < l->cut; i++) {
+        uint16_t d = l->def[i], rp = l->rep[i];
+        if (rp <= ctx_rep) {
+            if (d < ctx_rad)
+                continue;
+            set_valid(f, s, d >= f->valid_def);
+            s++;
+            f->offsets[s] = (int32_t)elems;
+        }
+        if (rp <= f->elem_rep && d >= f->elem_def) {
+            CF_CHECK(s > 0, err, CF_ECORRUPT, FIELD_WHERE ": an element before any list",
+                     FIELD_ARGS(r, f));
+            elems++;
+            CF_CHECK(elems <= INT32_MAX, err, CF_ENOTSUP,
+                     FIELD_WHERE ": more than 2^31 list elements in one batch", FIELD_ARGS(r, f));
+            f->offsets[s] = (int32_t)elems;
+        }
+    }
+    f->a.offsets = f->offsets;
+    finish_validity(f);
+    CF_TRY(build(r, f->kids[0], f->elem_rep, f->elem_def, err));
+    CF_CHECK(f->kids[0]->a.length == elems, err, CF_ECORRUPT,
+             FIELD_WHERE ": %zu list elements by one column, %zu by another", FIELD_ARGS(r, f),
+             elems, f->kids[0]->a.length);
+    return CF_OK;
+}
+
+/* ---- the reader ------------------------------------------------------------------------- */
+
+static void collect_leaves(const cf_parquet_node *n, uint32_t *cols, uint32_t *count)
+{
+    if (n->child_count == 0 && n->column >= 0) {
+        cols[(*count)++] = (uint32_t)n->column;
+        return;
+    }
+    for (uint32_t i = 0; i < n->child_count; i++)
+        collect_leaves(n->children[i], cols, count);
+}
+
+cf_status cf_parquet_records_open(cf_parquet_records **out, const cf_parquet *pq,
+                                  const cf_parquet_records_options *o, cf_error *err)
+{
+    *out = NULL;
+    cf_parquet_records_options def;
+    if (!o) {
+        cf_parquet_records_options_init(&def);
+        o = &def;
+    }
+    CF_CHECK(o->version == CF_PARQUET_RECORDS_OPTIONS_VERSION, err, CF_EINVAL,
+             "parquet records options: version %" PRIu32 " (call "
+             "cf_parquet_records_options_init)",
+             o->version);
+    CF_CHECK(o->batch_rows > 0 && o->batch_rows <= INT32_MAX, err, CF_EINVAL,
+             "parquet records options: batch_rows %zu out of range", o->batch_rows);
+    CF_CHECK(o->max_batch_levels > 0, err, CF_EINVAL,
+             "parquet records options: max_batch_levels 0");
+    CF_CHECK(o->row_begin >= 0 && o->row_end >= o->row_begin, err,
+             CF_EINVAL, "parquet records options: bad row range %" PRId64 "..%" PRId64,
+             o->row_begin, o->row_end);
+    const cf_parquet_node *root = cf_parquet_schema_root(pq);
+    for (uint32_t i = 0; i < o->field_count; i++)
+        CF_CHECK(o->fields && o->fields[i] < root->child_count, err, CF_EINVAL,
+                 "parquet records options: field %" PRIu32 " out of range (%" PRIu32 " fields)",
+                 o->fields ? o->fields[i] : 0, root->child_count);
+    cf_parquet_records *r = cf_calloc(1, sizeof(*r));
+    if (!r)
+        return oom(err);
+    r->pq = pq;
+    r->o = *o;
+    if (!o->fields)
+        r->o.field_count = root->child_count;
+    cf_status st = CF_OK;
+    uint32_t *cols = NULL;
+    field **kids = NULL;
+    uint32_t ncols = cf_parquet_column_count(pq);
+    cols = cf_calloc(ncols ? ncols : 1, sizeof(uint32_t));
+    kids = cf_calloc(r->o.field_count ? r->o.field_count : 1, sizeof(field *));
+    if (!cols || !kids)
+        CF_FAIL_OUT(err, CF_ENOMEM, "parquet records: out of memory");
+    uint32_t nleaves = 0;
+    for (uint32_t i = 0; i < r->o.field_count; i++) {
+        const cf_parquet_node *c = root->children[o->fields ? o->fields[i] : i];
+        uint32_t first = nleaves;
+        collect_leaves(c, cols, &nleaves);
+        uint32_t no = first;
+        CF_TRY_OUT(convert(r, c, &no, &kids[i], err));
+    }
+    r->leaves = cf_calloc(nleaves ? nleaves : 1, sizeof(leaf));
+    if (!r->leaves)
+        CF_FAIL_OUT(err, CF_ENOMEM, "parquet records: out of memory");
+    r->leaf_count = nleaves;
+    for (uint32_t i = 0; i < nleaves; i++)
+        CF_TRY_OUT(leaf_init(&r->leaves[i], pq, cols[i], err));
+    r->top = new_field(r, CF_PARQUET_ARRAY_STRUCT, root);
+    if (!r->top)
+        CF_FAIL_OUT(err, CF_ENOMEM, "parquet records: out of memory");
+    CF_TRY_OUT(set_kids(r, r->top, kids, r->o.field_count, err));
+    r->rg_first_row = 0;
+out:
+    cf_free(cols);
+    cf_free(kids);
+    if (st != CF_OK) {
+        cf_parquet_records_free(r);
+        return st;
+    }
+    *out = r;
+    return CF_OK;
+}
+
+const cf_parquet_array *cf_parquet_records_schema(const cf_parquet_records *r)
+{
+    return &r->top->a;
+}
+
+uint32_t cf_parquet_records_row_group(const cf_parquet_records *r) { return r->batch_rg; }
+int64_t cf_parquet_records_first_row(const cf_parquet_records *r) { return r->batch_first_row; }
+uint64_t cf_parquet_records_pages_read(const cf_parquet_records *r) { return r->pages_read; }
+
+void cf_parquet_records_free(cf_parquet_records *r)
+{
+    if (!r)
+        return;
+    for (uint32_t i = 0; i < r->leaf_count; i++)
+        leaf_dispose(&r->leaves[i]);
+    cf_free(r->leaves);
+    for (uint32_t i = 0; i < r->all_count; i++) {
+        field *f = r->all[i];
+        cf_free(f->kids);
+        cf_free(f->validity);
+        cf_free(f->offsets);
+        cf_free(f->values);
+        cf_free(f);
+    }
+    cf_free(r->all);
+    cf_free(r);
+}
+
+/* Finish the current row group: every leaf must have ended with the group's
+ * rows. */
+static cf_status close_row_group(cf_parquet_records *r, cf_error *err)
+{
+    const cf_parquet_row_group *rg = &cf_parquet_meta(r->pq)->row_groups[r->rg];
+    for (uint32_t i = 0; i < r->leaf_count; i++) {
+        leaf *l = &r->leaves[i];
+        CF_CHECK(l->rows_total == (uint64_t)rg->num_rows, err, CF_ECORRUPT,
+                 LEAF_WHERE ": %" PRIu64 " rows, the row group says %" PRId64, LEAF_ARGS(r, l),
+                 l->rows_total, rg->num_rows);
+        leaf_reset(l);
+    }
+    r->rg_first_row += rg->num_rows;
+    r->rg++;
+    r->rg_open = false;
+    return CF_OK;
+}
+
+cf_status cf_parquet_records_next(cf_parquet_records *r, const cf_parquet_array **out,
+                                  cf_error *err)
+{
+    *out = NULL;
+    const cf_parquet_file_meta *m = cf_parquet_meta(r->pq);
+    int64_t end = r->o.row_end;
+    for (;;) {
+        if (r->done || r->rg >= m->row_group_count ||
+            r->rg_first_row + (r->rg_open ? r->rg_rows_done : 0) >= end) {
+            r->done = true;
+            return CF_OK;
+        }
+        const cf_parquet_row_group *rg = &m->row_groups[r->rg];
+        if (!r->rg_open) {
+            if (r->rg_first_row + rg->num_rows <= r->o.row_begin || rg->num_rows == 0) {
+                /* Skipped whole (or empty): still check an empty group's chunks hold
+                 * no rows when it is read. */
+                if (rg->num_rows == 0 || r->leaf_count == 0) {
+                    r->rg_first_row += rg->num_rows;
+                    r->rg++;
+                    continue;
+                }
+                r->rg_first_row += rg->num_rows;
+                r->rg++;
+                continue;
+            }
+            for (uint32_t i = 0; i < r->leaf_count; i++)
+                CF_TRY(cf_parquet_column_open(&r->leaves[i].rd, r->pq, r->rg,
+                                              r->leaves[i].column, err));
+            r->rg_open = true;
+            r->rg_rows_done = 0;
+        }
+        int64_t left = rg->num_rows - r->rg_rows_done;
+        size_t want = r->o.batch_rows;
+        /* Rows before row_begin in this group are read and dropped. */
+        int64_t skip = r->o.row_begin - (r->rg_first_row + r->rg_rows_done);
+        if (skip > 0 && (int64_t)want > skip)
+            want = (size_t)skip;
+        int64_t until_end = end - (r->rg_first_row + r->rg_rows_done);
+        if (skip <= 0 && until_end < (int64_t)want)
+            want = (size_t)until_end;
+        if (left > 0 && (int64_t)want > left)
+            want = (size_t)left;
+        if (r->leaf_count == 0) {
+            /* No columns chosen: rows without fields. */
+            if (left <= 0) {
+                r->rg_first_row += rg->num_rows;
+                r->rg++;
+                r->rg_open = false;
+                continue;
+            }
+            r->batch_rg = r->rg;
+            r->batch_first_row = r->rg_first_row + r->rg_rows_done;
+            r->rg_rows_done += (int64_t)want;
+            if (skip > 0)
+                continue;
+            CF_TRY(set_length(r->top, want, err));
+            for (size_t i = 0; i < want; i++)
+                set_valid(r->top, i, true);
+            finish_validity(r->top);
+            *out = &r->top->a;
+            return CF_OK;
+        }
+        size_t rows = 0;
+        for (uint32_t i = 0; i < r->leaf_count; i++) {
+            leaf *l = &r->leaves[i];
+            while (!l->eof && l->starts <= want)
+                CF_TRY(leaf_fill(r, l, err));
+            size_t got;
+            leaf_cut(l, want, &got);
+            if (i == 0)
+                rows = got;
+            CF_CHECK(got == rows, err, CF_ECORRUPT,
+                     LEAF_WHERE ": %zu rows where column %" PRIu32 " has %zu", LEAF_ARGS(r, l),
+                     got, r->leaves[0].column, rows);
+        }
+        if (rows == 0) {
+            CF_TRY(close_row_group(r, err));
+            continue;
+        }
+        CF_CHECK((int64_t)rows <= left, err, CF_ECORRUPT,
+                 "row group %" PRIu32 ": columns hold more than its %" PRId64 " rows", r->rg,
+                 rg->num_rows);
+        r->batch_rg = r->rg;
+        r->batch_first_row = r->rg_first_row + r->rg_rows_done;
+        cf_status st = CF_OK;
+        if (skip <= 0) {
+            st = set_length(r->top, rows, err);
+            for (size_t i = 0; i < rows && st == CF_OK; i++)
+                set_valid(r->top, i, true);
+            finish_validity(r->top);
+            for (uint32_t k = 0; k < r->top->a.child_count && st == CF_OK; k++) {
+                st = build(r, r->top->kids[k], 0, 0, err);
+                if (st == CF_OK && r->top->kids[k]->a.length != rows)
+                    st = cf_error_set(err, CF_ECORRUPT, __FILE__, __LINE__,
+                                      "row group %" PRIu32 ": field %.*s has %zu rows, not %zu",
+                                      r->rg, (int)r->top->kids[k]->a.name.len,
+                                      (const char *)r->top->kids[k]->a.name.data,
+                                      r->top->kids[k]->a.length, rows);
+            }
+        }
+        for (uint32_t i = 0; i < r->leaf_count; i++)
+            leaf_compact(&r->leaves[i], rows);
+        r->rg_rows_done += (int64_t)rows;
+        if (st != CF_OK)
+            return st;
+        if (skip > 0)
+            continue;
+        *out = &r->top->a;
+        return CF_OK;
+    }
+}
