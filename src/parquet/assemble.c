@@ -428,20 +428,24 @@ static void leaf_cut(leaf *l, size_t rows, size_t *rows_out)
 static void leaf_compact(leaf *l, size_t rows)
 {
     size_t rest = l->n - l->cut;
-    memmove(l->def, l->def + l->cut, rest * sizeof(uint16_t));
-    memmove(l->rep, l->rep + l->cut, rest * sizeof(uint16_t));
+    if (rest && l->cut) {
+        memmove(l->def, l->def + l->cut, rest * sizeof(uint16_t));
+        memmove(l->rep, l->rep + l->cut, rest * sizeof(uint16_t));
+    }
     l->n = rest;
     l->starts -= rows;
     l->rows_total += rows;
     size_t vrest = l->nv - l->cut_values;
     if (l->is_bytes) {
         size_t b0 = l->voff[l->cut_values];
-        memmove(l->bytes, l->bytes + b0, l->bytes_len - b0);
+        if (b0 && l->bytes_len > b0)
+            memmove(l->bytes, l->bytes + b0, l->bytes_len - b0);
         l->bytes_len -= b0;
         for (size_t i = 0; i <= vrest; i++)
             l->voff[i] = l->voff[l->cut_values + i] - b0;
     } else {
-        memmove(l->vals, l->vals + l->cut_values * l->vsize, vrest * l->vsize);
+        if (vrest && l->cut_values)
+            memmove(l->vals, l->vals + l->cut_values * l->vsize, vrest * l->vsize);
     }
     l->nv = vrest;
     l->cut = l->cut_values = 0;
