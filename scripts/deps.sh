@@ -7,12 +7,13 @@
 
 # Build: compiler + make, CMake, pkg-config, and the libraries the formats need
 # (protobuf-c for the header/footer messages, LZ4/snappy/zlib for block compression,
-# zstd and brotli for Parquet's ZSTD and BROTLI pages), plus cmocka for the tests.
+# zstd and brotli for Parquet's ZSTD and BROTLI pages and HFile's ZSTD, LZO and bzip2
+# for HFile's LZO and BZIP2 blocks), plus cmocka for the tests.
 CF_DEPS_BUILD=(
     gcc libc6-dev make
     cmake pkg-config
     libprotobuf-c-dev protobuf-c-compiler
-    liblz4-dev libsnappy-dev zlib1g-dev libzstd-dev libbrotli-dev
+    liblz4-dev libsnappy-dev zlib1g-dev libzstd-dev libbrotli-dev liblzo2-dev libbz2-dev
     libcmocka-dev
 )
 # Tests and CI add clang for the sanitizer build and the libFuzzer targets.  We install

@@ -3,10 +3,14 @@
  * The reader opens every HFile layout HBase has written: the 60-byte v1
  * trailer, the 212-byte Writable v2 trailer and the 4096-byte protobuf trailer
  * of v2.2+/v3; block headers with and without HBase checksums (CRC32C/CRC32
- * chunks, verified by default); NONE, GZ, SNAPPY, LZ4 (Hadoop block framing)
- * and ZSTD (Hadoop block framing or a bare zstd frame) payloads; data block
- * encodings NONE and ROW_INDEX_V1; single- and multi-level data indexes;
- * FileInfo, meta blocks and compound Bloom filters.
+ * chunks, verified by default); NONE, GZ, SNAPPY, LZ4, LZO (Hadoop block
+ * framing), ZSTD (Hadoop block framing or a bare zstd frame) and BZIP2
+ * payloads; data block encodings NONE, PREFIX, DIFF, FAST_DIFF and
+ * ROW_INDEX_V1 with mvcc versions and (dictionary-compressed) tags;
+ * single- and multi-level data indexes; FileInfo, meta blocks and compound
+ * Bloom filters. An encoding it cannot decode (PREFIX_TREE) is CF_ENOTSUP
+ * naming it, when the first data block is read. v1 cells are opaque keys
+ * in byte order.
  *
  * The writer produces HFile v3 in HBase's block order, for bulk loading.
  *
@@ -60,6 +64,9 @@ typedef enum cf_hfile_kv_type {
 enum { CF_HFILE_DBE_NONE = 0, CF_HFILE_DBE_PREFIX = 2, CF_HFILE_DBE_DIFF = 3,
        CF_HFILE_DBE_FAST_DIFF = 4, CF_HFILE_DBE_ROW_INDEX_V1 = 7 };
 
+/* "FAST_DIFF", "ROW_INDEX_V1", ... for a CF_HFILE_DBE_* id (6 is HBase 1.x's
+ * PREFIX_TREE, which is named but not decoded); NULL for an unknown id. */
+CF_API const char *cf_hfile_encoding_name(int id);
 /* "GZ", "NONE", ...; NULL for an unknown ordinal. */
 CF_API const char *cf_hfile_codec_name(uint32_t codec);
 /* "Put", "DeleteFamily", ...; NULL for an unknown code. */
@@ -329,7 +336,7 @@ CF_API cf_status cf_hfile_parse_key(cf_hfile_cell *out, const uint8_t *key, size
 
 typedef struct cf_hfile_writer_options {
     uint32_t version;            /* set by _init */
-    uint32_t compression;        /* cf_hfile_codec: NONE, GZ, SNAPPY, LZ4 (default NONE) */
+    uint32_t compression;        /* cf_hfile_codec: any of them (default NONE) */
     uint32_t block_size;         /* data block target (default 65536) */
     uint32_t bytes_per_checksum; /* default 16384 */
     uint32_t index_block_size;   /* hfile.index.block.max.size (default 131072) */

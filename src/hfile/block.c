@@ -167,8 +167,8 @@ cf_status cf_hfile_read_block(const cf_hfile *h, uint64_t off, uint32_t expect_s
 }
 
 cf_status cf_hfile_cells_region(const cf_hfile *h, const char *magic, const uint8_t *p,
-                                size_t n, const uint8_t **cells, size_t *cells_len,
-                                cf_error *err)
+                                size_t n, cf_buf *scratch, const uint8_t **cells,
+                                size_t *cells_len, cf_error *err)
 {
     if (memcmp(magic, HF_ENCDATA, HF_MAGIC_LEN) != 0) {
         *cells = p;
@@ -176,7 +176,13 @@ cf_status cf_hfile_cells_region(const cf_hfile *h, const char *magic, const uint
         return CF_OK;
     }
     CF_CHECK(n >= 2, err, CF_ECORRUPT, "encoded data block: %zu bytes hold no encoding id", n);
-    uint16_t id = hf_be16(p);
+    int id = hf_be16(p);
+    const char *name = cf_hfile_encoding_name(id);
+    /* HBase's EncodedScanner refuses a block whose encoding is not the file's. */
+    int want = h->info.data_block_encoding;
+    if (want > 0 && id != want)
+        CF_FAIL(err, CF_ECORRUPT, "encoded data block: encoding %s (id %d), file says %s",
+                name ? name : "unknown", id, cf_hfile_encoding_name(want));
     if (id == CF_HFILE_DBE_NONE) {
         *cells = p + 2;
         *cells_len = n - 2;
@@ -194,11 +200,15 @@ cf_status cf_hfile_cells_region(const cf_hfile *h, const char *magic, const uint
         *cells_len = clen;
         return CF_OK;
     }
-    static const char *const names[] = {"NONE", "?", "PREFIX", "DIFF", "FAST_DIFF", "?",
-                                        "PREFIX_TREE", "ROW_INDEX_V1"};
-    CF_FAIL(err, id < 8 ? CF_ENOTSUP : CF_ECORRUPT,
-            "data block encoding %s (id %u) is not supported", id < 8 ? names[id] : "unknown",
-            id);
+    hf_cellfmt f = {h->info.includes_mvcc, h->info.includes_tags, h->tags_compressed,
+                    h->opt.max_block_len};
+    cf_buf_clear(scratch);
+    CF_TRY(cf_hfile_dbe_decode(id, p + 2, n - 2, &f, scratch, err));
+    /* Keep a valid pointer for an empty region. */
+    CF_CHECK(cf_buf_reserve(scratch, 1), err, CF_ENOMEM, "encoded data block: out of memory");
+    *cells = scratch->data;
+    *cells_len = scratch->len;
+    return CF_OK;
 }
 
 cf_status cf_hfile_parse_key(cf_hfile_cell *c, const uint8_t *k, size_t klen, cf_error *err)

@@ -9,14 +9,20 @@
  *     8     n  chunk (raw snappy / LZ4 block / zstd frame)
  *           .. more (length, chunk) pairs until the block's bytes are produced,
  *              then the next block's uncompressed length, until the input ends.
+ * LZO (hadoop-lzo's LzoCodec) uses the same framing around LZO1X chunks.
  * ZSTD payloads that start with a bare zstd frame (Hadoop's ZStandardCodec
- * stream) are decoded as such.
+ * stream) are decoded as such; HBase 2.4+'s own ZstdCodec frames them.
+ * BZIP2 (Hadoop's BZip2Codec): one ordinary "BZh" bzip2 stream.
  */
 #include "internal.h"
 
+#include <limits.h>
 #include <string.h>
 
+#include <bzlib.h>
 #include <lz4.h>
+#include <lzo1x.h>
+#include <pthread.h>
 #include <snappy-c.h>
 #include <zlib.h>
 #ifdef CF_HAVE_ZSTD
@@ -66,6 +72,8 @@ bool cf_hfile_codec_built(uint32_t codec)
     case CF_HFILE_GZ:
     case CF_HFILE_SNAPPY:
     case CF_HFILE_LZ4:
+    case CF_HFILE_LZO:
+    case CF_HFILE_BZIP2:
         return true;
 #ifdef CF_HAVE_ZSTD
     case CF_HFILE_ZSTD:
@@ -186,6 +194,16 @@ out:
     return st;
 }
 
+static pthread_once_t lzo_once = PTHREAD_ONCE_INIT;
+static bool lzo_ok;
+static void lzo_setup(void) { lzo_ok = lzo_init() == LZO_E_OK; }
+
+static bool lzo_ready(void)
+{
+    pthread_once(&lzo_once, lzo_setup);
+    return lzo_ok;
+}
+
 /* One chunk of Hadoop block framing; returns bytes produced in *got. */
 static cf_status chunk_decode(uint32_t codec, const uint8_t *src, size_t len, uint8_t *dst,
                               size_t cap, size_t *got, cf_error *err)
@@ -209,6 +227,14 @@ static cf_status chunk_decode(uint32_t codec, const uint8_t *src, size_t len, ui
         *got = (size_t)r;
         return CF_OK;
     }
+    if (codec == CF_HFILE_LZO) {
+        CF_CHECK(lzo_ready(), err, CF_ENOTSUP, "lzo: library failed to initialise");
+        lzo_uint n = cap;
+        int r = lzo1x_decompress_safe(src, len, dst, &n, NULL);
+        CF_CHECK(r == LZO_E_OK, err, CF_ECORRUPT, "lzo: corrupt chunk (error %d)", r);
+        *got = n;
+        return CF_OK;
+    }
 #ifdef CF_HAVE_ZSTD
     if (codec == CF_HFILE_ZSTD) {
         size_t r = ZSTD_decompress(dst, cap, src, len);
@@ -224,39 +250,69 @@ static cf_status chunk_decode(uint32_t codec, const uint8_t *src, size_t len, ui
 static cf_status hadoop_block_decode(uint32_t codec, const uint8_t *src, size_t len,
                                      uint8_t *dst, size_t dst_len, cf_error *err)
 {
+    const char *name = cf_hfile_codec_name(codec);
     size_t in = 0, out = 0;
-    while (out < dst_len) {
-        CF_CHECK(len - in >= 4, err, CF_ECORRUPT, "%s: framing truncated at byte %zu",
-                 cf_hfile_codec_name(codec), in);
+    while (out < dst_len || in < len) {
+        CF_CHECK(len - in >= 4, err, CF_ECORRUPT, "%s: framing truncated at byte %zu", name, in);
         size_t blk = cf_load_be32(src + in);
         in += 4;
+        /* A zero-length framed block is what Hadoop's BlockCompressorStream
+         * writes for an empty stream (HBase 2.x's empty meta index, say);
+         * its decompressor reads it as the end. */
+        if (blk == 0)
+            continue;
         CF_CHECK(blk <= dst_len - out, err, CF_ECORRUPT,
-                 "%s: framed block of %zu bytes overflows the %zu-byte payload",
-                 cf_hfile_codec_name(codec), blk, dst_len);
+                 "%s: framed block of %zu bytes overflows the %zu-byte payload", name, blk,
+                 dst_len);
         size_t done = 0;
         while (done < blk) {
-            CF_CHECK(len - in >= 4, err, CF_ECORRUPT, "%s: chunk length truncated",
-                     cf_hfile_codec_name(codec));
+            CF_CHECK(len - in >= 4, err, CF_ECORRUPT, "%s: chunk length truncated", name);
             size_t clen = cf_load_be32(src + in);
             in += 4;
             CF_CHECK(clen <= len - in, err, CF_ECORRUPT,
-                     "%s: chunk of %zu bytes overruns the payload", cf_hfile_codec_name(codec),
-                     clen);
+                     "%s: chunk of %zu bytes overruns the payload", name, clen);
             size_t got = 0;
             CF_TRY(chunk_decode(codec, src + in, clen, dst + out + done, blk - done, &got, err));
-            CF_CHECK(got > 0 || clen == 0, err, CF_ECORRUPT, "%s: empty chunk",
-                     cf_hfile_codec_name(codec));
-            if (got == 0)
-                CF_FAIL(err, CF_ECORRUPT, "%s: zero-length chunk loops", cf_hfile_codec_name(codec));
+            CF_CHECK(got > 0, err, CF_ECORRUPT, "%s: empty chunk", name);
             done += got;
             in += clen;
         }
         out += blk;
-        if (blk == 0)
-            CF_FAIL(err, CF_ECORRUPT, "%s: empty framed block", cf_hfile_codec_name(codec));
     }
-    CF_CHECK(in == len, err, CF_ECORRUPT, "%s: %zu trailing bytes after the payload",
-             cf_hfile_codec_name(codec), len - in);
+    return CF_OK;
+}
+
+/* One bzip2 stream (Hadoop writes "BZh" streams; an empty payload may be no
+ * stream at all) that must inflate to exactly dst_len bytes. */
+static cf_status bzip2_decode(const uint8_t *src, size_t len, uint8_t *dst, size_t dst_len,
+                              cf_error *err)
+{
+    if (len == 0 && dst_len == 0)
+        return CF_OK;
+    CF_CHECK(len <= UINT_MAX && dst_len < UINT_MAX, err, CF_ECORRUPT, "bzip2: block too large");
+    bz_stream z;
+    memset(&z, 0, sizeof(z));
+    CF_CHECK(BZ2_bzDecompressInit(&z, 0, 0) == BZ_OK, err, CF_ENOMEM, "bzip2: init failed");
+    uint8_t spare;
+    z.next_in = (char *)(uintptr_t)src;
+    z.avail_in = (unsigned)len;
+    z.next_out = dst_len ? (char *)dst : (char *)&spare;
+    /* One byte of slack shows a stream that inflates past the header's size. */
+    z.avail_out = (unsigned)dst_len;
+    int r = BZ2_bzDecompress(&z);
+    size_t got = dst_len - z.avail_out;
+    if (r == BZ_OK && z.avail_out == 0) {
+        z.next_out = (char *)&spare;
+        z.avail_out = 1;
+        r = BZ2_bzDecompress(&z);
+        if (z.avail_out == 0)
+            got++;
+    }
+    BZ2_bzDecompressEnd(&z);
+    CF_CHECK(r == BZ_STREAM_END || r == BZ_OK, err, CF_ECORRUPT, "bzip2: corrupt stream (%d)", r);
+    CF_CHECK(r == BZ_STREAM_END, err, CF_ECORRUPT, "bzip2: stream truncated");
+    CF_CHECK(got == dst_len, err, CF_ECORRUPT, "bzip2: payload inflates to %zu+ bytes, header "
+             "says %zu", got, dst_len);
     return CF_OK;
 }
 
@@ -289,7 +345,10 @@ cf_status cf_hfile_decompress(uint32_t codec, const uint8_t *src, size_t len, ui
     }
     case CF_HFILE_SNAPPY:
     case CF_HFILE_LZ4:
+    case CF_HFILE_LZO:
         return hadoop_block_decode(codec, src, len, dst, dst_len, err);
+    case CF_HFILE_BZIP2:
+        return bzip2_decode(src, len, dst, dst_len, err);
 #ifdef CF_HAVE_ZSTD
     case CF_HFILE_ZSTD:
         if (len >= 4 && cf_load_le32(src) == 0xFD2FB528u) {
@@ -369,6 +428,20 @@ static cf_status gzip_stream(const uint8_t *src, size_t len, cf_buf *dst, cf_err
     return cf_buf_status(dst);
 }
 
+static cf_status bzip2_stream(const uint8_t *src, size_t len, cf_buf *dst, cf_error *err)
+{
+    CF_CHECK(len < UINT_MAX / 2, err, CF_EINVAL, "block of %zu bytes too large", len);
+    unsigned cap = (unsigned)(len + len / 100 + 600);
+    size_t base = dst->len;
+    uint8_t *o = cf_buf_extend(dst, cap);
+    CF_CHECK(o != NULL, err, CF_ENOMEM, "bzip2: out of memory");
+    int r = BZ2_bzBuffToBuffCompress((char *)o, &cap, (char *)(uintptr_t)src, (unsigned)len, 9,
+                                     0, 0);
+    CF_CHECK(r == BZ_OK, err, CF_ENOMEM, "bzip2: compress failed (%d)", r);
+    dst->len = base + cap;
+    return CF_OK;
+}
+
 cf_status cf_hfile_compress(uint32_t codec, const uint8_t *src, size_t len, cf_buf *dst,
                             cf_error *err)
 {
@@ -378,32 +451,63 @@ cf_status cf_hfile_compress(uint32_t codec, const uint8_t *src, size_t len, cf_b
         return cf_buf_status(dst);
     case CF_HFILE_GZ:
         return gzip_stream(src, len, dst, err);
+    case CF_HFILE_BZIP2:
+        return bzip2_stream(src, len, dst, err);
     case CF_HFILE_SNAPPY:
-    case CF_HFILE_LZ4: {
+    case CF_HFILE_LZ4:
+    case CF_HFILE_LZO:
+#ifdef CF_HAVE_ZSTD
+    case CF_HFILE_ZSTD:
+#endif
+    {
         /* One framed block holding one chunk: what BlockCompressorStream writes
-         * when the payload fits its buffer. */
+         * when the payload fits its buffer; an empty payload is one
+         * zero-length block, as HBase 2.x writes it. */
         uint8_t be[4];
         cf_store_be32(be, (uint32_t)len);
+        if (len == 0) {
+            cf_buf_append(dst, be, 4);
+            return cf_buf_status(dst);
+        }
         cf_buf_append(dst, be, 4);
         size_t lenpos = dst->len;
         cf_buf_append(dst, be, 4);
+        CF_CHECK(len <= INT32_MAX, err, CF_EINVAL, "block of %zu bytes too large", len);
         size_t bound = codec == CF_HFILE_SNAPPY ? snappy_max_compressed_length(len)
-                                                : (size_t)LZ4_compressBound((int)len);
+                     : codec == CF_HFILE_LZ4    ? (size_t)LZ4_compressBound((int)len)
+                     : codec == CF_HFILE_LZO    ? len + len / 16 + 64 + 3
+#ifdef CF_HAVE_ZSTD
+                                                : ZSTD_compressBound(len);
+#else
+                                                : 0;
+#endif
         uint8_t *o = cf_buf_extend(dst, bound);
         CF_CHECK(o != NULL, err, CF_ENOMEM, "out of memory");
         size_t n = bound;
         if (codec == CF_HFILE_SNAPPY) {
             if (snappy_compress((const char *)src, len, (char *)o, &n) != SNAPPY_OK)
                 CF_FAIL(err, CF_ENOMEM, "snappy: compress failed");
-        } else {
+        } else if (codec == CF_HFILE_LZ4) {
             int r = LZ4_compress_default((const char *)src, (char *)o, (int)len, (int)bound);
-            CF_CHECK(r > 0 || len == 0, err, CF_ENOMEM, "lz4: compress failed");
+            CF_CHECK(r > 0, err, CF_ENOMEM, "lz4: compress failed");
             n = (size_t)r;
+        } else if (codec == CF_HFILE_LZO) {
+            CF_CHECK(lzo_ready(), err, CF_ENOTSUP, "lzo: library failed to initialise");
+            void *wrk = cf_malloc(LZO1X_1_MEM_COMPRESS);
+            CF_CHECK(wrk != NULL, err, CF_ENOMEM, "lzo: out of memory");
+            lzo_uint on = bound;
+            int r = lzo1x_1_compress(src, len, o, &on, wrk);
+            cf_free(wrk);
+            CF_CHECK(r == LZO_E_OK, err, CF_ENOMEM, "lzo: compress failed (%d)", r);
+            n = on;
+        } else {
+#ifdef CF_HAVE_ZSTD
+            n = ZSTD_compress(o, bound, src, len, 3);
+            CF_CHECK(!ZSTD_isError(n), err, CF_ENOMEM, "zstd: %s", ZSTD_getErrorName(n));
+#endif
         }
         dst->len -= bound - n;
         cf_store_be32(dst->data + lenpos, (uint32_t)n);
-        if (len == 0)
-            dst->len -= 8; /* an empty payload is an empty stream */
         return cf_buf_status(dst);
     }
     default:

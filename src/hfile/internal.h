@@ -112,6 +112,7 @@ struct cf_hfile {
     cf_hfile_info info;
     uint32_t hdr_size;   /* 33, 24, or 0 (v1) */
     bool raw_compare;    /* v1: Bytes comparator on raw keys */
+    bool tags_compressed; /* FileInfo hfile.TAGS_COMPRESSED (delta encodings only) */
     hf_entry *blocks;    /* flattened data index */
     cf_buf keys;
     hf_entry *metas;
@@ -141,10 +142,24 @@ cf_status cf_hfile_read_block(const cf_hfile *h, uint64_t off, uint32_t expect_s
 cf_status cf_hfile_read_header(const cf_hfile *h, uint64_t off, cf_hfile_block_header *hdr,
                                cf_error *err);
 
-/* The cells region of a data block payload (handles DATABLKE encodings). */
+/* What each cell carries after its value, and a cap on a decoded block. */
+typedef struct hf_cellfmt {
+    bool mvcc, tags, tags_compressed;
+    size_t max;
+} hf_cellfmt;
+
+/* Expand an encoded data block (PREFIX, DIFF, FAST_DIFF; p/n = the payload
+ * after the 2-byte encoding id) into plain cells appended to out
+ * (encoding.c). CF_ENOTSUP names an encoding we cannot decode. */
+cf_status cf_hfile_dbe_decode(int id, const uint8_t *p, size_t n, const hf_cellfmt *f,
+                              cf_buf *out, cf_error *err);
+
+/* The cells region of a data block payload: DATABLKE blocks are checked
+ * against the file's encoding and, when delta-encoded, expanded into
+ * scratch (which the region then points into). */
 cf_status cf_hfile_cells_region(const cf_hfile *h, const char *magic, const uint8_t *p,
-                                size_t n, const uint8_t **cells, size_t *cells_len,
-                                cf_error *err);
+                                size_t n, cf_buf *scratch, const uint8_t **cells,
+                                size_t *cells_len, cf_error *err);
 /* Parse one cell at p (n bytes left); *used = its size. */
 cf_status cf_hfile_parse_cell(const cf_hfile *h, const uint8_t *p, size_t n, cf_hfile_cell *c,
                               size_t *used, cf_error *err);

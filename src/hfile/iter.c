@@ -18,6 +18,7 @@
 struct cf_hfile_iter {
     const cf_hfile *h;
     hf_block blk;
+    cf_buf decoded;        /* a delta-encoded block expanded to plain cells */
     uint64_t block;        /* index of the loaded block; == num blocks at the end */
     bool loaded;
     const uint8_t *cells;  /* cells region of the loaded block */
@@ -33,6 +34,7 @@ cf_status cf_hfile_iter_create(cf_hfile_iter **out, const cf_hfile *h, cf_error 
     CF_CHECK(it != NULL, err, CF_ENOMEM, "hfile iterator: out of memory");
     it->h = h;
     cf_hfile_block_init(&it->blk);
+    cf_buf_init(&it->decoded);
     *out = it;
     return CF_OK;
 }
@@ -42,6 +44,7 @@ void cf_hfile_iter_free(cf_hfile_iter *it)
     if (it == NULL)
         return;
     cf_hfile_block_dispose(&it->blk);
+    cf_buf_dispose(&it->decoded);
     cf_free(it);
 }
 
@@ -79,8 +82,8 @@ static cf_status load_block(cf_hfile_iter *it, uint64_t i, cf_error *err)
         CF_CHECK(memcmp(m, HF_DATA, HF_MAGIC_LEN) == 0 || memcmp(m, HF_ENCDATA, HF_MAGIC_LEN) == 0,
                  err, CF_ECORRUPT, "data block %" PRIu64 " at offset %" PRIu64 ": magic '%.8s'",
                  i, e->off, "not data");
-        st = cf_hfile_cells_region(h, m, it->blk.payload, it->blk.payload_len, &it->cells,
-                                   &it->cells_len, err);
+        st = cf_hfile_cells_region(h, m, it->blk.payload, it->blk.payload_len, &it->decoded,
+                                   &it->cells, &it->cells_len, err);
         if (st != CF_OK)
             return cf_error_prefix(err, st, "data block %" PRIu64 ": ", i);
     }

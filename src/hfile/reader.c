@@ -513,6 +513,37 @@ cf_status cf_hfile_bloom_may_contain(const cf_hfile *h, int which, const void *r
 
 /* ---- open ---------------------------------------------------------------------------- */
 
+/* A compressed v1 index stores each block's uncompressed size; its bytes on
+ * disk run to whatever structure starts next (a block, FileInfo, an index). */
+static uint64_t v1_next(const cf_hfile *h, uint64_t off, uint64_t tstart)
+{
+    const cf_hfile_trailer *t = &h->tr;
+    uint64_t end = tstart;
+    uint64_t fixed[3] = {t->file_info_offset, t->data_index_offset, t->meta_index_offset};
+    for (int i = 0; i < 3; i++)
+        if (fixed[i] > off && fixed[i] < end)
+            end = fixed[i];
+    for (uint64_t i = 0; i < h->info.num_data_blocks; i++)
+        if (h->blocks[i].off > off && h->blocks[i].off < end)
+            end = h->blocks[i].off;
+    for (size_t i = 0; i < h->info.meta_count; i++)
+        if (h->metas[i].off > off && h->metas[i].off < end)
+            end = h->metas[i].off;
+    return end;
+}
+
+static void fix_v1_extents(cf_hfile *h, uint64_t tstart)
+{
+    for (uint64_t i = 0; i < h->info.num_data_blocks; i++) {
+        uint64_t n = v1_next(h, h->blocks[i].off, tstart) - h->blocks[i].off;
+        h->blocks[i].size = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+    }
+    for (size_t i = 0; i < h->info.meta_count; i++) {
+        uint64_t n = v1_next(h, h->metas[i].off, tstart) - h->metas[i].off;
+        h->metas[i].size = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+    }
+}
+
 static cf_status open_v1(cf_hfile *h, cf_error *err)
 {
     cf_hfile_trailer *t = &h->tr;
@@ -539,9 +570,10 @@ static cf_status open_v1(cf_hfile *h, cf_error *err)
         memcpy(t->comparator, cmp.data, cl);
         t->comparator[cl] = '\0';
     }
-    h->raw_compare = strstr(t->comparator, "KeyComparator") == NULL &&
-                     strstr(t->comparator, "KVComparator") == NULL;
-    h->info.raw_keys = h->raw_compare;
+    /* v1 cells are read as opaque keys in byte order, whatever the comparator
+     * (HBase 0.90's KeyComparator files included), as HFile v1 tools list them. */
+    h->raw_compare = true;
+    h->info.raw_keys = true;
     /* Data index: IDXBLK)+ then root-format entries. */
     uint64_t di_end = t->meta_index_count > 0 && t->meta_index_offset > t->data_index_offset
                           ? t->meta_index_offset : tstart;
@@ -581,6 +613,8 @@ static cf_status open_v1(cf_hfile *h, cf_error *err)
         h->metas = me.v;
         h->info.meta_count = me.n;
     }
+    if (st == CF_OK && t->compression_codec != CF_HFILE_NONE)
+        fix_v1_extents(h, tstart);
     h->info.index_levels = 1;
     h->info.root_entries = t->data_index_count;
 out:
@@ -682,8 +716,11 @@ static cf_status open_v2(cf_hfile *h, cf_error *err)
         h->info.includes_mvcc = cf_load_be32(v.data) == 1;
     }
     h->info.includes_tags = t->major >= 3 && cf_hfile_file_info_get(h, "hfile.MAX_TAGS_LEN", NULL);
-    if (cf_hfile_file_info_get(h, "hfile.TAGS_COMPRESSED", &v) && v.len == 1 && v.data[0] != 0)
-        CF_FAIL_OUT(err, CF_ENOTSUP, "compressed tags are not supported");
+    /* HBase honours the flag only in files with tags, and only its delta
+     * encoders compress tags (ROW_INDEX_V1 and NONE write them plain). */
+    h->tags_compressed = h->info.includes_tags &&
+                         cf_hfile_file_info_get(h, "hfile.TAGS_COMPRESSED", &v) && v.len == 1 &&
+                         v.data[0] != 0;
     h->info.data_block_encoding = CF_HFILE_DBE_NONE;
     if (cf_hfile_file_info_get(h, "DATA_BLOCK_ENCODING", &v)) {
         static const struct { const char *n; int id; } encs[] = {

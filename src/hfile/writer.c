@@ -488,10 +488,10 @@ cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io,
         cf_hfile_writer_options_init(&d);
         o = &d;
     }
-    CF_CHECK(o->compression == CF_HFILE_NONE || o->compression == CF_HFILE_GZ ||
-                 o->compression == CF_HFILE_SNAPPY || o->compression == CF_HFILE_LZ4,
-             err, CF_EINVAL, "hfile writer: compression %" PRIu32 " cannot be written",
-             o->compression);
+    CF_CHECK(cf_hfile_codec_name(o->compression) != NULL, err, CF_EINVAL,
+             "hfile writer: unknown compression %" PRIu32, o->compression);
+    CF_CHECK(cf_hfile_codec_built(o->compression), err, CF_ENOTSUP,
+             "hfile writer: compression %s is not built in", cf_hfile_codec_name(o->compression));
     CF_CHECK(o->block_size > 0, err, CF_EINVAL, "hfile writer: block_size 0");
     CF_CHECK(o->bytes_per_checksum >= 512, err, CF_EINVAL,
              "hfile writer: bytes_per_checksum %" PRIu32 " (minimum 512)", o->bytes_per_checksum);

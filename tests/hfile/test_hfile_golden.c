@@ -333,16 +333,12 @@ static bool walk_ok(void *ctx, const cf_hfile_block_header *hdr)
  * known gap while it fails, and the test fails once it passes, so this list can
  * only shrink. Every other file must pass. */
 static const char *const known_gaps[] = {
-    "bigtable_e2e_snappy_1a7e4615.hfile",           /* SNAPPY in HBase 2.x block framing */
-    "hbase_0_90_root_v1_2167868774148288302.hfile", /* v1 written by a RegionServer */
-    "hbase_testhfilereaderv1_gz_v1.hfile",          /* v1 GZ: index sizes uncompressed */
-    "kylin_ii_lzo_fastdiff_0231cd23.hfile",         /* LZO + FAST_DIFF */
-    "phoenix_syscat_fastdiff_22f861a3.hfile",       /* FAST_DIFF, CRC32 checksums */
+    NULL, /* none left: every file of shared/hfile/ reads */
 };
 
 static bool is_known_gap(const char *name)
 {
-    for (size_t i = 0; i < sizeof(known_gaps) / sizeof(known_gaps[0]); i++)
+    for (size_t i = 0; known_gaps[i] != NULL; i++)
         if (strcmp(known_gaps[i], name) == 0)
             return true;
     return false;
@@ -355,8 +351,11 @@ static bool check_file_isolated(const char *name)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        FILE *devnull = freopen("/dev/null", "w", stderr);
-        (void)devnull;
+        /* CF_GOLDEN_VERBOSE=1 shows why a known gap fails. */
+        if (getenv("CF_GOLDEN_VERBOSE") == NULL) {
+            FILE *devnull = freopen("/dev/null", "w", stderr);
+            (void)devnull;
+        }
         check_file(name);
         _exit(0);
     }
@@ -399,7 +398,7 @@ static void test_hfile__golden_all(void **state)
     print_message("hfile golden: %d files, %d passed, %d known gaps (issue 16)\n", files,
                   files - gaps - now_pass, gaps);
     assert_int_equal(now_pass, 0);
-    assert_true(files - gaps >= 12);
+    assert_true(files - gaps >= 19);
 }
 
 static void test_hfile__walk_verifies_every_block(void **state)
