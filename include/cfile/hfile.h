@@ -348,6 +348,10 @@ typedef struct cf_hfile_writer_options {
     bool include_tags;           /* tags + MAX_TAGS_LEN (default false) */
     int64_t create_time;         /* hfile.CREATE_TIME_TS (default 0) */
     const char *comparator;      /* default org.apache.hadoop.hbase.KeyValue$KVComparator */
+    int encoding;                /* data block encoding, CF_HFILE_DBE_* (default NONE);
+                                  * PREFIX, DIFF and FAST_DIFF need one family per file */
+    bool compress_tags;          /* tags in PREFIX/DIFF/FAST_DIFF blocks dictionary-
+                                  * compressed (default true, HBase's COMPRESS_TAGS) */
 } cf_hfile_writer_options;
 
 CF_API void cf_hfile_writer_options_init(cf_hfile_writer_options *o);

@@ -154,6 +154,12 @@ typedef struct hf_cellfmt {
 cf_status cf_hfile_dbe_decode(int id, const uint8_t *p, size_t n, const hf_cellfmt *f,
                               cf_buf *out, cf_error *err);
 
+/* Encode a block of plain cells (block.c's layout, as f describes them) with
+ * encoding id (PREFIX, DIFF, FAST_DIFF, ROW_INDEX_V1): appends the whole
+ * DATABLKE payload, encoding id first, to out (encoding_write.c). */
+cf_status cf_hfile_dbe_encode(int id, const uint8_t *cells, size_t n, const hf_cellfmt *f,
+                              cf_buf *out, cf_error *err);
+
 /* The cells region of a data block payload: DATABLKE blocks are checked
  * against the file's encoding and, when delta-encoded, expanded into
  * scratch (which the region then points into). */

@@ -78,6 +78,8 @@ struct cf_hfile_writer {
     ichunk bloom_index;
     uint64_t bloom_total_bytes, bloom_total_keys, bloom_total_max;
     cf_buf user_fi, metas; /* records: u32 len | bytes | u32 len | bytes */
+    cf_buf enc;            /* the encoded form of a data block */
+    bool delta;            /* PREFIX, DIFF or FAST_DIFF: one family per file */
 };
 
 void cf_hfile_writer_options_init(cf_hfile_writer_options *o)
@@ -96,6 +98,8 @@ void cf_hfile_writer_options_init(cf_hfile_writer_options *o)
     o->include_tags = false;
     o->create_time = 0;
     o->comparator = NULL;
+    o->encoding = CF_HFILE_DBE_NONE;
+    o->compress_tags = true;
 }
 
 /* ---- index chunks -------------------------------------------------------------------- */
@@ -454,7 +458,14 @@ static cf_status finish_block(cf_hfile_writer *w, cf_error *err)
         return CF_OK;
     uint64_t off;
     uint32_t size;
-    CF_TRY(write_block(w, HF_DATA, w->blk.data, w->blk.len, true, &off, &size, err));
+    if (w->o.encoding == CF_HFILE_DBE_NONE) {
+        CF_TRY(write_block(w, HF_DATA, w->blk.data, w->blk.len, true, &off, &size, err));
+    } else {
+        hf_cellfmt f = {w->o.include_mvcc, w->o.include_tags, w->o.compress_tags && w->delta, 0};
+        cf_buf_clear(&w->enc);
+        CF_TRY(cf_hfile_dbe_encode(w->o.encoding, w->blk.data, w->blk.len, &f, &w->enc, err));
+        CF_TRY(write_block(w, HF_ENCDATA, w->enc.data, w->enc.len, true, &off, &size, err));
+    }
     cf_buf *k = &w->payload;
     if (!w->have_prev_blk) {
         cf_buf_clear(k);
@@ -500,6 +511,10 @@ cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io,
     CF_CHECK(!o->row_bloom || (o->bloom_chunk_size >= 16 && o->bloom_chunk_size <= (1u << 26) &&
                                o->bloom_error_rate > 0 && o->bloom_error_rate < 1),
              err, CF_EINVAL, "hfile writer: bad Bloom chunk size or error rate");
+    int e = o->encoding;
+    CF_CHECK(e == CF_HFILE_DBE_NONE || e == CF_HFILE_DBE_PREFIX || e == CF_HFILE_DBE_DIFF ||
+                 e == CF_HFILE_DBE_FAST_DIFF || e == CF_HFILE_DBE_ROW_INDEX_V1,
+             err, CF_EINVAL, "hfile writer: data block encoding %d cannot be written", e);
     const char *cmp = o->comparator ? o->comparator : KV_COMPARATOR;
     CF_CHECK(strlen(cmp) < 256, err, CF_EINVAL, "hfile writer: comparator name too long");
     cf_hfile_writer *w = cf_calloc(1, sizeof(*w));
@@ -511,12 +526,14 @@ cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io,
         w->prev_off[i] = -1;
     cf_buf *bufs[] = {&w->out, &w->payload, &w->key, &w->last_key, &w->blk, &w->blk_first_key,
                       &w->prev_blk_last_key, &w->chunk_first_key, &w->last_row, &w->ready_data,
-                      &w->user_fi, &w->metas};
+                      &w->user_fi, &w->metas, &w->enc};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         cf_buf_init(bufs[i]);
     ichunk_init(&w->leaf);
     ichunk_init(&w->root);
     ichunk_init(&w->bloom_index);
+    w->delta = o->encoding == CF_HFILE_DBE_PREFIX || o->encoding == CF_HFILE_DBE_DIFF ||
+               o->encoding == CF_HFILE_DBE_FAST_DIFF;
     w->levels = 1;
     w->first_data_off = -1;
     w->last_data_off = -1;
@@ -533,7 +550,7 @@ void cf_hfile_writer_free(cf_hfile_writer *w)
         return;
     cf_buf *bufs[] = {&w->out, &w->payload, &w->key, &w->last_key, &w->blk, &w->blk_first_key,
                       &w->prev_blk_last_key, &w->chunk_first_key, &w->last_row, &w->ready_data,
-                      &w->user_fi, &w->metas};
+                      &w->user_fi, &w->metas, &w->enc};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         cf_buf_dispose(bufs[i]);
     ichunk_dispose(&w->leaf);
@@ -573,6 +590,11 @@ static cf_status append(cf_hfile_writer *w, const cf_hfile_cell *c, cf_error *er
         cf_hfile_cell cur = *c;
         CF_CHECK(cf_hfile_cell_compare(&prev, &cur) <= 0, err, CF_EINVAL,
                  "hfile writer: cell %" PRIu64 " sorts before the previous cell", w->entries);
+        /* HBase's delta encoders copy the family from the previous cell. */
+        CF_CHECK(!w->delta || (prev.family.len == c->family.len &&
+                               memcmp(prev.family.data, c->family.data, c->family.len) == 0),
+                 err, CF_EINVAL, "hfile writer: cell %" PRIu64 ": %s encoding needs one column "
+                 "family per file", w->entries, cf_hfile_encoding_name(w->o.encoding));
     }
     /* StoreFileWriter feeds the Bloom before the cell reaches the HFile writer. */
     if (w->o.row_bloom && (!w->have_row || w->last_row.len != c->row.len ||
@@ -735,7 +757,13 @@ static cf_status write_file_info(cf_hfile_writer *w, cf_error *err)
     put_be32_rec(fi, "hfile.AVG_VALUE_LEN", (uint32_t)(w->entries ? w->total_val_len / w->entries : 0));
     if (w->o.include_tags) {
         put_be32_rec(fi, "hfile.MAX_TAGS_LEN", w->max_tags);
-        put_record(fi, "hfile.TAGS_COMPRESSED", 21, "\0", 1);
+        /* HBase compresses tags only in its delta encoders' blocks. */
+        put_record(fi, "hfile.TAGS_COMPRESSED", 21, w->o.compress_tags && w->delta ? "\xff" : "\0",
+                   1);
+    }
+    if (w->o.encoding != CF_HFILE_DBE_NONE) {
+        const char *en = cf_hfile_encoding_name(w->o.encoding);
+        put_record(fi, "DATA_BLOCK_ENCODING", 19, en, strlen(en));
     }
     if (w->o.include_mvcc) {
         put_be64_rec(fi, "MAX_MEMSTORE_TS_KEY", w->max_mvcc);
