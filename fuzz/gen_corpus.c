@@ -21,6 +21,7 @@
 
 #include <cfile/bloom.h>
 #include <cfile/delta.h>
+#include <cfile/hfile.h>
 
 #include "cfile/internal.h"
 #include "codec/compress.h"
@@ -905,6 +906,66 @@ static void parquet_seeds(void)
     cf_buf_dispose(&body);
 }
 
+/* HFiles our writer writes with each data block encoding and each codec
+ * (small blocks, tags, mvcc), with checksums verified (opt 1) and skipped
+ * (opt 0) so mutations reach the decoders. The real HBase, Hudi, Phoenix,
+ * Kylin and Bigtable files of corpus/fuzz_hfile/ were added by hand. */
+static void hfile_seeds(void)
+{
+    static const struct { int enc; uint32_t codec; bool tags; } v[] = {
+        {CF_HFILE_DBE_PREFIX, CF_HFILE_NONE, true},  {CF_HFILE_DBE_DIFF, CF_HFILE_NONE, false},
+        {CF_HFILE_DBE_FAST_DIFF, CF_HFILE_NONE, true}, {CF_HFILE_DBE_ROW_INDEX_V1, CF_HFILE_NONE, true},
+        {CF_HFILE_DBE_NONE, CF_HFILE_GZ, false},     {CF_HFILE_DBE_NONE, CF_HFILE_SNAPPY, false},
+        {CF_HFILE_DBE_NONE, CF_HFILE_LZ4, false},    {CF_HFILE_DBE_FAST_DIFF, CF_HFILE_LZO, false},
+        {CF_HFILE_DBE_DIFF, CF_HFILE_ZSTD, true},    {CF_HFILE_DBE_PREFIX, CF_HFILE_BZIP2, false},
+    };
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        cf_error err = {0};
+        cf_io *io;
+        if (cf_io_create_mem(&io, &err) != CF_OK)
+            die("hfile seed", &err);
+        cf_hfile_writer_options o;
+        cf_hfile_writer_options_init(&o);
+        o.encoding = v[i].enc;
+        o.compression = v[i].codec;
+        o.include_tags = v[i].tags;
+        o.block_size = 256;
+        o.row_bloom = i % 2 == 0;
+        cf_hfile_writer *w;
+        if (cf_hfile_writer_create(&w, io, &o, &err) != CF_OK)
+            die("hfile seed", &err);
+        for (int k = 0; k < 24; k++) {
+            char row[16], val[16];
+            snprintf(row, sizeof row, "row%03d", k / 3);
+            snprintf(val, sizeof val, "v%d", k % 4);
+            cf_hfile_cell c;
+            memset(&c, 0, sizeof c);
+            c.row = (cf_slice){(const uint8_t *)row, strlen(row)};
+            c.family = (cf_slice){(const uint8_t *)"f", 1};
+            c.qualifier = (cf_slice){(const uint8_t *)"qq", (size_t)(k % 3)};
+            c.timestamp = 5000 - k % 3;
+            c.type = k % 5 == 4 ? CF_HFILE_DELETE : CF_HFILE_PUT;
+            c.value = (cf_slice){(const uint8_t *)val, strlen(val)};
+            c.mvcc = (uint64_t)k * 7;
+            if (o.include_tags && k % 2)
+                c.tags = (cf_slice){(const uint8_t *)"\x00\x03\x01xy", 5};
+            if (cf_hfile_writer_append(w, &c, &err) != CF_OK)
+                die("hfile seed", &err);
+        }
+        if (cf_hfile_writer_finish(w, &err) != CF_OK)
+            die("hfile seed", &err);
+        cf_hfile_writer_free(w);
+        cf_slice f = cf_io_mem_contents(io);
+        char name[64];
+        for (uint8_t opt = 0; opt < 2; opt++) {
+            snprintf(name, sizeof name, "written_%s_%s%s", cf_hfile_encoding_name(o.encoding),
+                     cf_hfile_codec_name(o.compression), opt ? "" : "_nocrc");
+            put_opt_file("fuzz_hfile", name, opt, f.data, f.len);
+        }
+        cf_io_free(io);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3 && argc != 4) {
@@ -929,6 +990,7 @@ int main(int argc, char **argv)
     array_cell_seeds();
     wal_seeds();
     parquet_seeds();
+    hfile_seeds();
     char delta_dir[4096];
     snprintf(delta_dir, sizeof delta_dir, "%s", argv[2]);
     size_t dl = strlen(delta_dir);

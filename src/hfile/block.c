@@ -243,6 +243,15 @@ cf_status cf_hfile_parse_cell(const cf_hfile *h, const uint8_t *p, size_t n, cf_
     if (h->raw_compare) {
         memset(c, 0, sizeof(*c));
         c->key = (cf_slice){k, klen};
+    } else if (klen >= 2 && hf_be16(k) == klen - 2) {
+        /* A row-only key (row length + row), as Hudi's first native writer
+         * stored its record keys; Hudi reads it as a Put at LATEST_TIMESTAMP
+         * with an empty column, as its later writers spell out. */
+        memset(c, 0, sizeof(*c));
+        c->key = (cf_slice){k, klen};
+        c->row = (cf_slice){k + 2, klen - 2};
+        c->timestamp = INT64_MAX;
+        c->type = CF_HFILE_PUT;
     } else {
         CF_TRY(cf_hfile_parse_key(c, k, klen, err));
     }

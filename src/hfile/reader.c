@@ -376,7 +376,8 @@ static cf_status parse_trailer(cf_hfile *h, cf_error *err)
         t->comparator[cl] = '\0';
     }
     t->compression_codec = m->has_compression_codec ? m->compression_codec : CF_HFILE_NONE;
-    t->has_encryption_key = m->has_encryption_key;
+    /* Hudi's first native writer stored an empty key; Hudi reads such files. */
+    t->has_encryption_key = m->has_encryption_key && m->encryption_key.len > 0;
     hbase__file_trailer_proto__free_unpacked(m, NULL);
     return CF_OK;
 }
@@ -714,6 +715,10 @@ static cf_status open_v2(cf_hfile *h, cf_error *err)
         if (v.len != 4)
             CF_FAIL_OUT(err, CF_ECORRUPT, "file info: KEY_VALUE_VERSION is %zu bytes", v.len);
         h->info.includes_mvcc = cf_load_be32(v.data) == 1;
+    } else if (strstr(t->comparator, "org.apache.hudi") != NULL || strcmp(t->comparator, "NA") == 0) {
+        /* Hudi's reader always skips one mvcc byte per cell, and its first
+         * native writers wrote that byte without KEY_VALUE_VERSION. */
+        h->info.includes_mvcc = true;
     }
     h->info.includes_tags = t->major >= 3 && cf_hfile_file_info_get(h, "hfile.MAX_TAGS_LEN", NULL);
     /* HBase honours the flag only in files with tags, and only its delta
