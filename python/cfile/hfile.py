@@ -60,7 +60,8 @@ class CWriterOptions(ctypes.Structure):
         ("row_bloom", ctypes.c_bool), ("bloom_chunk_size", ctypes.c_uint32),
         ("bloom_error_rate", ctypes.c_double), ("include_mvcc", ctypes.c_bool),
         ("include_tags", ctypes.c_bool), ("create_time", ctypes.c_int64),
-        ("comparator", ctypes.c_char_p),
+        ("comparator", ctypes.c_char_p), ("encoding", ctypes.c_int),
+        ("compress_tags", ctypes.c_bool),
     ]
 
 
