@@ -64,9 +64,6 @@ typedef enum cf_hfile_kv_type {
 enum { CF_HFILE_DBE_NONE = 0, CF_HFILE_DBE_PREFIX = 2, CF_HFILE_DBE_DIFF = 3,
        CF_HFILE_DBE_FAST_DIFF = 4, CF_HFILE_DBE_ROW_INDEX_V1 = 7 };
 
-/* "FAST_DIFF", "ROW_INDEX_V1", ... for a CF_HFILE_DBE_* id (6 is HBase 1.x's
- * PREFIX_TREE, which is named but not decoded); NULL for an unknown id. */
-CF_API const char *cf_hfile_encoding_name(int id);
 /* "GZ", "NONE", ...; NULL for an unknown ordinal. */
 CF_API const char *cf_hfile_codec_name(uint32_t codec);
 /* "Put", "DeleteFamily", ...; NULL for an unknown code. */

@@ -54,19 +54,6 @@
 #define FD_SAME_VAL 0x40
 #define TAG_DICT_CAP 127
 
-const char *cf_hfile_encoding_name(int id)
-{
-    switch (id) {
-    case CF_HFILE_DBE_NONE: return "NONE";
-    case CF_HFILE_DBE_PREFIX: return "PREFIX";
-    case CF_HFILE_DBE_DIFF: return "DIFF";
-    case CF_HFILE_DBE_FAST_DIFF: return "FAST_DIFF";
-    case 6: return "PREFIX_TREE";
-    case CF_HFILE_DBE_ROW_INDEX_V1: return "ROW_INDEX_V1";
-    default: return NULL;
-    }
-}
-
 typedef struct rd {
     const uint8_t *p;
     size_t n, pos;
