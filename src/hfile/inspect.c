@@ -226,8 +226,11 @@ void cf_hfile_file_info_decode(const cf_hfile *h, cf_slice key, cf_slice v, cf_h
         return;
     case CF_HFILE_FI_TIMERANGE: decode_timerange(v, out); return;
     case CF_HFILE_FI_KEY:
-        /* v1 files with raw keys store their last key as raw bytes too. */
-        if (h->info.raw_keys) {
+        /* v1 files with raw keys store their last key as raw bytes too (v1 cells
+         * are always read raw; only the comparator says whether the keys are
+         * KeyValues underneath). */
+        if (h->info.raw_keys && strstr(h->tr.comparator, "KeyComparator") == NULL &&
+            strstr(h->tr.comparator, "KVComparator") == NULL) {
             out->malformed = "raw key (v1 Bytes comparator)";
             return;
         }

@@ -33,7 +33,8 @@ static void print_fi_value(FILE *o, const cf_hfile *h, cf_slice v, const cf_hfil
         fprintf(o, "%" PRId64 "....%" PRId64 "%s", d->tr_from, d->tr_to,
                 d->tr_protobuf ? " (protobuf)" : "");
         break;
-    case CF_HFILE_FI_KEY: hf_print_cell_key(o, h, &d->key); break;
+    /* Decoded as a KeyValue key even where v1 cells are listed raw. */
+    case CF_HFILE_FI_KEY: hf_print_cell_key(o, NULL, &d->key); break;
     case CF_HFILE_FI_COMPACTION: {
         fprintf(o, "%zu compacted store file(s)", d->compacted_files);
         cf_slice name;
@@ -70,7 +71,7 @@ static void jw_fi_value(cf_jw *w, const cf_hfile *h, cf_slice v, const cf_hfile_
         }
         cf_jw_obj_end(w);
         break;
-    case CF_HFILE_FI_KEY: hf_jw_key(w, h, d->key.key); break;
+    case CF_HFILE_FI_KEY: hf_jw_key(w, NULL, d->key.key); break;
     case CF_HFILE_FI_COMPACTION: {
         cf_jw_obj_begin(w);
         cf_jw_key(w, "compacted_store_files");

@@ -99,7 +99,8 @@ static void jw_parsed_key(cf_jw *w, const cf_hfile_cell *c)
 void hf_jw_key(cf_jw *w, const cf_hfile *h, cf_slice k)
 {
     cf_hfile_cell c;
-    if (cf_hfile_get_info(h)->raw_keys || cf_hfile_parse_key(&c, k.data, k.len, NULL) != CF_OK) {
+    if ((h && cf_hfile_get_info(h)->raw_keys) ||
+        cf_hfile_parse_key(&c, k.data, k.len, NULL) != CF_OK) {
         hf_jw_bytes(w, k);
         return;
     }
@@ -108,7 +109,7 @@ void hf_jw_key(cf_jw *w, const cf_hfile *h, cf_slice k)
 
 void hf_print_cell_key(FILE *f, const cf_hfile *h, const cf_hfile_cell *c)
 {
-    if (cf_hfile_get_info(h)->raw_keys) {
+    if (h && cf_hfile_get_info(h)->raw_keys) {
         hf_print_bytes(f, c->key);
         return;
     }

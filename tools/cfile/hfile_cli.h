@@ -39,7 +39,9 @@ typedef struct hf_opts {
 void hf_jw_bytes(cf_jw *w, cf_slice s);
 void hf_print_bytes(FILE *f, cf_slice s);
 const char *hf_type_name(uint8_t t);
-/* A serialized key: decoded object (or bytes for raw v1 keys / unparsable ones). */
+/* A serialized key: decoded object (or bytes for raw v1 keys / unparsable ones).
+ * h NULL: a key the library decoded as a KeyValue (a v1 KeyComparator file's
+ * LASTKEY, while its cells are listed raw). */
 void hf_jw_key(cf_jw *w, const cf_hfile *h, cf_slice k);
 void hf_print_key(FILE *f, const cf_hfile *h, cf_slice k);
 /* row/family:qualifier/timestamp/Type of a parsed cell (v1: the raw key). */
