@@ -28,6 +28,8 @@
 #include <stdint.h>
 
 #include "io.h"
+#include "iter.h"
+#include "reader.h"
 #include "types.h"
 
 #ifdef __cplusplus
@@ -492,6 +494,110 @@ CF_API int64_t cf_parquet_records_first_row(const cf_parquet_records *r);
  * reads only the pages it needs. */
 CF_API uint64_t cf_parquet_records_pages_read(const cf_parquet_records *r);
 CF_API void cf_parquet_records_free(cf_parquet_records *r); /* NULL is a no-op */
+
+/* ---- writer -------------------------------------------------------------------------------
+ * Parquet files from Kudu-typed columns, one row group at a time: rows are
+ * appended as cf_batch columns (iter.h's forms, so a CFile iterator's or a
+ * table scanner's batches go straight in), encoded into pages as they arrive,
+ * and each row group is written out once it reaches its size; the page index
+ * and the footer follow the last one. Memory is one row group's encoded pages
+ * plus, per column, one page of values and the dictionary.
+ *
+ * Types (Kudu -> Parquet physical type and annotation):
+ *   INT8, INT16, INT32     INT32 INT(8|16|32, true)
+ *   UINT8, UINT16, UINT32  INT32 INT(8|16|32, false) (UINT32 stored as its bits)
+ *   INT64, UINT64          INT64 INT(64, true|false)
+ *   DECIMAL32, DECIMAL64   INT32, INT64 DECIMAL(precision, scale)
+ *   DECIMAL128             FIXED_LEN_BYTE_ARRAY(16) DECIMAL (big-endian two's complement)
+ *   INT128                 FIXED_LEN_BYTE_ARRAY(16), no annotation (Parquet has no
+ *                          128-bit integer; big-endian two's complement)
+ *   DATE                   INT32 DATE
+ *   UNIXTIME_MICROS        INT64 TIMESTAMP(MICROS, isAdjustedToUTC=true)
+ *   STRING, VARCHAR        BYTE_ARRAY STRING;  BINARY  BYTE_ARRAY
+ *   BOOL, FLOAT, DOUBLE    BOOLEAN, FLOAT, DOUBLE
+ * Nullable columns are OPTIONAL, the others REQUIRED; arrays are the 3-level
+ * LIST (`<rep> group name (LIST) { repeated group list { optional T element } }`).
+ * The legacy converted types are written beside the logical types.
+ *
+ * Pages: values dictionary-encoded (RLE_DICTIONARY, dictionary page first)
+ * until the chunk's dictionary passes dict_page_bytes, then PLAIN for the rest
+ * of the chunk (BOOLEAN: always PLAIN); levels RLE. Statistics (min_value,
+ * max_value in the column's sort order, null_count), the page index, page
+ * CRC-32s and split-block bloom filters (XXH64) as the options ask.
+ *
+ * Call order:  create (append)* finish? free
+ * free without finish abandons the file (nothing appears at the path). The
+ * first failure is sticky. A writer belongs to one thread. */
+typedef struct cf_parquet_writer cf_parquet_writer;
+
+/* One column as the caller describes it. */
+typedef struct cf_parquet_write_column {
+    const char *name;      /* any UTF-8 name, copied */
+    cf_type type;          /* element type for arrays */
+    bool nullable;         /* OPTIONAL (row may be NULL), else REQUIRED */
+    bool is_array;         /* 3-level LIST of `type`; elements may be NULL */
+    int precision, scale;  /* DECIMAL*: 0 precision = the type's most (9, 18, 38) */
+    bool bloom_filter;     /* write a split-block bloom filter for this column */
+    bool binary;           /* STRING/VARCHAR: plain BYTE_ARRAY without the STRING
+                            * annotation. Without it their values must be UTF-8
+                            * (Parquet's STRING is): others are CF_EINVAL. */
+} cf_parquet_write_column;
+
+#define CF_PARQUET_WRITER_OPTIONS_VERSION 1
+
+typedef struct cf_parquet_writer_options {
+    uint32_t version;          /* set by _init */
+    int32_t codec;             /* cf_parquet_codec: UNCOMPRESSED, SNAPPY (default), GZIP,
+                                * BROTLI, ZSTD, LZ4_RAW (LZ4 and LZO: CF_EINVAL) */
+    int level;                 /* codec level; 0 = the codec's default */
+    uint64_t row_group_rows;   /* most rows per row group; default 1048576 */
+    size_t row_group_bytes;    /* a row group ends once its encoded pages pass this;
+                                * default 128 MiB */
+    size_t page_bytes;         /* a data page ends once its values pass this; default 1 MiB */
+    uint32_t page_rows;        /* most rows per data page; default 20000 */
+    bool dictionary;           /* dictionary encoding (default true) */
+    size_t dict_page_bytes;    /* a chunk's dictionary larger than this falls back to
+                                * PLAIN; default 1 MiB */
+    bool data_page_v2;         /* DATA_PAGE_V2 instead of DATA_PAGE (default false) */
+    bool statistics;           /* column chunk statistics (default true) */
+    bool page_index;           /* column and offset index (default true) */
+    bool page_crc;             /* CRC-32 in each page header (default true) */
+    double bloom_fpp;          /* bloom filters' false positive rate; default 0.01 */
+    const cf_metadata_pair *kv; /* key_value_metadata of the footer (copied) */
+    size_t kv_count;
+} cf_parquet_writer_options;
+
+CF_API void cf_parquet_writer_options_init(cf_parquet_writer_options *o);
+
+/* Start a file on io (borrowed; append-only, as cf_io_create_file/_mem give),
+ * with ncols columns (1..32767; names must be distinct and non-empty). o may be
+ * NULL. CF_EINVAL names the bad column or option, CF_ENOTSUP a codec this build
+ * lacks. Nothing is written before the first row group but the magic. */
+CF_API cf_status cf_parquet_writer_create(cf_parquet_writer **out, cf_io *io,
+                                          const cf_parquet_write_column *cols, size_t ncols,
+                                          const cf_parquet_writer_options *o, cf_error *err);
+/* Same, creating `path` atomically (cf_io_create_file: a temporary renamed over
+ * path by finish, fsynced; removed by free without finish). */
+CF_API cf_status cf_parquet_writer_create_file(cf_parquet_writer **out, const char *path,
+                                               const cf_parquet_write_column *cols, size_t ncols,
+                                               const cf_parquet_writer_options *o,
+                                               cf_error *err);
+/* Append `nrows` rows: cols[i] holds column i in iter.h's cf_batch form
+ * (values row-aligned, NULL rows zeroed; nonnull NULL = all present; arrays:
+ * elem_offsets[0..nrows], values/elem_nonnull over the elements; count and
+ * first_ord are ignored). A NULL row of a REQUIRED column is CF_EINVAL. */
+CF_API cf_status cf_parquet_writer_append(cf_parquet_writer *w, const cf_batch *cols,
+                                          size_t nrows, cf_error *err);
+/* Write the last row group, the bloom filters' and page index's remaining
+ * parts and the footer, then commit the io (for _create_file: fsync + rename). */
+CF_API cf_status cf_parquet_writer_finish(cf_parquet_writer *w, cf_error *err);
+CF_API uint64_t cf_parquet_writer_rows(const cf_parquet_writer *w);
+/* Bytes written to the io so far. */
+CF_API uint64_t cf_parquet_writer_bytes(const cf_parquet_writer *w);
+CF_API void cf_parquet_writer_free(cf_parquet_writer *w); /* NULL is a no-op */
+
+/* XXH64 (seed given) of [data, data+len): the hash of Parquet's bloom filters. */
+CF_API uint64_t cf_parquet_xxh64(const void *data, size_t len, uint64_t seed);
 
 /* Names from parquet.thrift ("INT32", "OPTIONAL", "UTF8", "RLE_DICTIONARY",
  * "ZSTD", "DATA_PAGE_V2", "MILLIS"); NULL for a number it does not know. */

@@ -83,6 +83,11 @@ CF_API cf_status cf_rs_schema_create(cf_rs_schema **out, const cf_rs_column *col
  * ENCODING bit_shuffle COMPRESSION lz4 BLOCK_SIZE 4096". Attributes: KEY, NULL,
  * NOT NULL, ENCODING e, COMPRESSION c, BLOCK_SIZE n; arrays as T[] or ARRAY<T>. */
 CF_API cf_status cf_rs_schema_parse(cf_rs_schema **out, const char *text, cf_error *err);
+/* As cf_rs_schema_parse, but KEY is optional: a list of columns for something
+ * that is not a table (`cfile parquet write`). A schema without a KEY column
+ * is refused by cf_rs_writer_create (and so by tables). */
+CF_API cf_status cf_rs_schema_parse_columns(cf_rs_schema **out, const char *text,
+                                            cf_error *err);
 CF_API void cf_rs_schema_free(cf_rs_schema *s); /* NULL is a no-op */
 CF_API size_t cf_rs_schema_ncols(const cf_rs_schema *s);
 CF_API size_t cf_rs_schema_nkeys(const cf_rs_schema *s);

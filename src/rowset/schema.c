@@ -89,8 +89,8 @@ void cf_rs_schema_free(cf_rs_schema *s)
     cf_free(s);
 }
 
-cf_status cf_rs_schema_create(cf_rs_schema **out, const cf_rs_column *cols, size_t n,
-                              cf_error *err)
+static cf_status schema_create(cf_rs_schema **out, const cf_rs_column *cols, size_t n,
+                               bool need_key, cf_error *err)
 {
     *out = NULL;
     CF_CHECK(n > 0 && n <= CF_RS_MAX_COLUMNS, err, CF_EINVAL, "schema: %zu columns (1..%u)", n,
@@ -124,7 +124,7 @@ cf_status cf_rs_schema_create(cf_rs_schema **out, const cf_rs_column *cols, size
         CF_CHECK((int)c->compression >= 0 && c->compression <= CF_COMP_ZLIB, err, CF_EINVAL,
                  "schema: column '%s': bad compression", c->name);
     }
-    CF_CHECK(nkeys > 0, err, CF_EINVAL, "schema: no KEY column");
+    CF_CHECK(nkeys > 0 || !need_key, err, CF_EINVAL, "schema: no KEY column");
     cf_rs_schema *s = cf_calloc(1, sizeof(*s));
     CF_CHECK(s != NULL, err, CF_ENOMEM, "schema: out of memory");
     s->cols = cf_calloc(n, sizeof(*s->cols));
@@ -164,7 +164,7 @@ cf_status cf_rs_schema_create(cf_rs_schema **out, const cf_rs_column *cols, size
 
 cf_status cf_rs_schema_clone(cf_rs_schema **out, const cf_rs_schema *s, cf_error *err)
 {
-    return cf_rs_schema_create(out, s->cols, s->ncols, err);
+    return schema_create(out, s->cols, s->ncols, s->nkeys > 0, err);
 }
 
 bool cf_rs_schema_equal(const cf_rs_schema *a, const cf_rs_schema *b)
@@ -353,7 +353,13 @@ static cf_status parse_column(const char **pp, cf_rs_column *c, char *namebuf, c
     return CF_OK;
 }
 
-cf_status cf_rs_schema_parse(cf_rs_schema **out, const char *text, cf_error *err)
+cf_status cf_rs_schema_create(cf_rs_schema **out, const cf_rs_column *cols, size_t n,
+                              cf_error *err)
+{
+    return schema_create(out, cols, n, true, err);
+}
+
+static cf_status schema_parse(cf_rs_schema **out, const char *text, bool need_key, cf_error *err)
 {
     *out = NULL;
     cf_rs_column *cols = cf_calloc(CF_RS_MAX_COLUMNS, sizeof(*cols));
@@ -372,11 +378,21 @@ cf_status cf_rs_schema_parse(cf_rs_schema **out, const char *text, cf_error *err
             break;
         p++; /* ',' */
     }
-    st = cf_rs_schema_create(out, cols, n, err);
+    st = schema_create(out, cols, n, need_key, err);
 out:
     cf_free(cols);
     cf_free(names);
     return st;
+}
+
+cf_status cf_rs_schema_parse(cf_rs_schema **out, const char *text, cf_error *err)
+{
+    return schema_parse(out, text, true, err);
+}
+
+cf_status cf_rs_schema_parse_columns(cf_rs_schema **out, const char *text, cf_error *err)
+{
+    return schema_parse(out, text, false, err);
 }
 
 size_t cf_rs_schema_format(const cf_rs_schema *s, char *dst, size_t cap)

@@ -126,6 +126,7 @@ cf_status cf_rs_writer_create_in(cf_rs_writer **out, const char *dir, const cf_r
                                  const cf_rs_writer_options *o, cf_rs_manifest *m, cf_error *err)
 {
     *out = NULL;
+    CF_CHECK(cf_rs_schema_nkeys(s) > 0, err, CF_EINVAL, "rowset writer: schema: no KEY column");
     cf_rs_writer *w = cf_calloc(1, sizeof(*w));
     CF_CHECK(w != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
     w->lock_fd = -1;

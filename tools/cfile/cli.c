@@ -31,6 +31,8 @@ static const command commands[] = {
      cf_cmd_hfile_usage},
     {"parquet", cf_cmd_parquet, "inspect Apache Parquet files (meta, schema, pages)",
      cf_cmd_parquet_usage},
+    {"convert", cf_cmd_convert, "write CFiles or a table as an Apache Parquet file",
+     cf_cmd_convert_usage},
     {"table", cf_cmd_table, "multi-column tables (rowsets): import, scan, get, update",
      cf_cmd_table_usage},
     {"bench", cf_cmd_bench, "read, seek and write benchmarks (JSON)", cf_cmd_bench_usage},

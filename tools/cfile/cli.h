@@ -45,6 +45,9 @@ int cf_cmd_bloom(cf_cli *c, int argc, char **argv);
 int cf_cmd_delta(cf_cli *c, int argc, char **argv);
 int cf_cmd_hfile(cf_cli *c, int argc, char **argv);
 int cf_cmd_parquet(cf_cli *c, int argc, char **argv);
+/* `cfile parquet write` (cmd_convert.c); argv[0] is "write". */
+int cf_cmd_parquet_write(cf_cli *c, int argc, char **argv);
+int cf_cmd_convert(cf_cli *c, int argc, char **argv);
 int cf_cmd_table(cf_cli *c, int argc, char **argv);
 int cf_cmd_bench(cf_cli *c, int argc, char **argv);
 
@@ -58,6 +61,8 @@ extern const char cf_cmd_bloom_usage[];
 extern const char cf_cmd_delta_usage[];
 extern const char cf_cmd_hfile_usage[];
 extern const char cf_cmd_parquet_usage[];
+extern const char cf_cmd_parquet_write_usage[];
+extern const char cf_cmd_convert_usage[];
 extern const char cf_cmd_table_usage[];
 extern const char cf_cmd_bench_usage[];
 

@@ -18,8 +18,9 @@ const char cf_cmd_parquet_usage[] =
     "       cfile parquet schema [--json] FILE\n"
     "       cfile parquet pages [--json] FILE\n"
     "       cfile parquet dump [--json] FILE\n"
+    "       cfile parquet write --schema SCHEMA [options] OUT < ROWS\n"
     "\n"
-    "Read an Apache Parquet file's footer and page headers.\n"
+    "Read an Apache Parquet file (or write one: `write`).\n"
     "  meta    file and row-group metadata: writer, rows, key/value metadata, and per\n"
     "          column chunk its type, codec, encodings, sizes, page offsets,\n"
     "          statistics, page index and bloom filter locations\n"
@@ -34,6 +35,7 @@ const char cf_cmd_parquet_usage[] =
     "          document {\"num_rows\", \"schema\", \"rows\": [[field values], ...]} in the\n"
     "          value forms of shared/parquet/README.md. Rows are read a batch at a\n"
     "          time; damage found part-way exits 1 naming the row group and column\n"
+    "  write   a Parquet file from JSON lines or CSV (`cfile parquet write --help`)\n"
     "\n"
     "A damaged footer is refused naming what and where (exit 1); an encrypted\n"
     "file is not supported (exit 3).\n"
@@ -689,6 +691,9 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    /* `parquet write` has options of its own: dispatched before getopt sees them. */
+    if (argc >= 2 && strcmp(argv[1], "write") == 0)
+        return cf_cmd_parquet_write(c, argc - 1, argv + 1);
     bool json = false;
     int ch;
     while ((ch = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {

@@ -5,6 +5,7 @@
 #include "table_args.h"
 #include "values.h"
 
+#include <cfile/parquet.h>
 #include <cfile/rowset.h>
 
 #include <errno.h>
@@ -26,6 +27,7 @@ typedef struct icol {
     uint8_t *elems;  /* arrays: flattened elements */
     uint8_t *enn;
     size_t ne, ecap;
+    uint32_t *offs;  /* arrays into Parquet: BATCH + 1 element offsets */
 } icol;
 
 typedef struct importer {
@@ -39,6 +41,9 @@ typedef struct importer {
     size_t r;        /* rows in the batch */
     cf_arena arena;  /* binary values of the batch */
     cf_table_loader *ld;
+    cf_parquet_writer *pw; /* instead of ld: rows into a Parquet file */
+    void (*progress)(void *ctx, uint64_t rows);
+    void *progress_ctx;
     uint64_t total;
 } importer;
 
@@ -129,6 +134,32 @@ static int flush_batch(importer *im)
                                                          : im->ic[i].vals,
                                    im->ic[i].nn, im->ic[i].counts, im->ic[i].enn};
     cf_error e;
+    if (im->pw != NULL) {
+        cf_batch b[CF_RS_MAX_COLUMNS];
+        for (size_t i = 0; i < im->nc; i++) {
+            icol *x = &im->ic[i];
+            memset(&b[i], 0, sizeof(b[i]));
+            b[i].count = im->r;
+            b[i].nonnull = x->nn;
+            if (x->c->is_array) {
+                x->offs[0] = 0;
+                for (size_t r = 0; r < im->r; r++)
+                    x->offs[r + 1] = x->offs[r] + x->counts[r];
+                b[i].values = x->elems;
+                b[i].elem_offsets = x->offs;
+                b[i].elem_count = x->ne;
+                b[i].elem_nonnull = x->enn;
+            } else {
+                b[i].values = x->vals;
+            }
+        }
+        cf_status st = cf_parquet_writer_append(im->pw, b, im->r, &e);
+        if (st != CF_OK)
+            return cf_cli_lib_fail(im->c, im->file, st, &e);
+        if (im->progress)
+            im->progress(im->progress_ctx, im->total + im->r);
+        goto next;
+    }
     uint64_t before = cf_table_loader_rows(im->ld);
     cf_status st = cf_table_loader_append(im->ld, im->cv, im->r, &e);
     if (st != CF_OK) {
@@ -140,6 +171,7 @@ static int flush_batch(importer *im)
         }
         return cf_cli_lib_fail(im->c, im->file, st, &e);
     }
+next:
     im->total += im->r;
     im->r = 0;
     for (size_t i = 0; i < im->nc; i++)
@@ -314,6 +346,69 @@ static int read_jsonl(importer *im, FILE *in)
 
 /* ---- the command ------------------------------------------------------------------------- */
 
+/* -1 when out of memory (dispose anyway). */
+static int importer_setup(importer *im, cf_cli *c, const char *file, const cf_rs_schema *s)
+{
+    memset(im, 0, sizeof(*im));
+    im->c = c;
+    im->file = strcmp(file, "-") == 0 ? "stdin" : file;
+    im->s = s;
+    im->nc = cf_rs_schema_ncols(s);
+    im->ic = calloc(im->nc, sizeof(*im->ic));
+    im->cv = calloc(im->nc, sizeof(*im->cv));
+    im->lines = calloc(BATCH, sizeof(*im->lines));
+    cf_arena_init(&im->arena);
+    bool oom = im->ic == NULL || im->cv == NULL || im->lines == NULL;
+    for (size_t i = 0; !oom && i < im->nc; i++) {
+        icol *x = &im->ic[i];
+        x->c = cf_rs_schema_column(s, i);
+        x->w = cf_type_size(x->c->type);
+        x->vals = calloc(BATCH, x->w);
+        x->nn = calloc(BATCH / 8, 1);
+        x->counts = calloc(BATCH, sizeof(uint32_t));
+        x->offs = x->c->is_array ? calloc(BATCH + 1, sizeof(uint32_t)) : NULL;
+        oom = x->vals == NULL || x->nn == NULL || x->counts == NULL ||
+              (x->c->is_array && x->offs == NULL);
+    }
+    return oom ? -1 : 0;
+}
+
+static void importer_dispose(importer *im)
+{
+    for (size_t i = 0; im->ic != NULL && i < im->nc; i++) {
+        free(im->ic[i].vals);
+        free(im->ic[i].nn);
+        free(im->ic[i].counts);
+        free(im->ic[i].elems);
+        free(im->ic[i].enn);
+        free(im->ic[i].offs);
+    }
+    free(im->ic);
+    free(im->cv);
+    free(im->lines);
+    cf_arena_dispose(&im->arena);
+}
+
+int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl,
+                           const cf_rs_schema *s, cf_parquet_writer *pw,
+                           void (*progress)(void *ctx, uint64_t rows), void *ctx, uint64_t *rows)
+{
+    importer im;
+    int rc = 0;
+    if (importer_setup(&im, c, file, s) != 0)
+        rc = cf_cli_fail(c, "out of memory");
+    im.pw = pw;
+    im.progress = progress;
+    im.progress_ctx = ctx;
+    if (rc == 0)
+        rc = jsonl ? read_jsonl(&im, in) : read_csv(&im, in);
+    if (rc == 0)
+        rc = flush_batch(&im);
+    *rows = im.total;
+    importer_dispose(&im);
+    return rc;
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -396,25 +491,7 @@ int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char
         goto undo;
     }
     importer im;
-    memset(&im, 0, sizeof(im));
-    im.c = c;
-    im.file = strcmp(file, "-") == 0 ? "stdin" : file;
-    im.s = s;
-    im.nc = cf_rs_schema_ncols(s);
-    im.ic = calloc(im.nc, sizeof(*im.ic));
-    im.cv = calloc(im.nc, sizeof(*im.cv));
-    im.lines = calloc(BATCH, sizeof(*im.lines));
-    cf_arena_init(&im.arena);
-    bool oom = im.ic == NULL || im.cv == NULL || im.lines == NULL;
-    for (size_t i = 0; !oom && i < im.nc; i++) {
-        icol *x = &im.ic[i];
-        x->c = cf_rs_schema_column(s, i);
-        x->w = cf_type_size(x->c->type);
-        x->vals = calloc(BATCH, x->w);
-        x->nn = calloc(BATCH / 8, 1);
-        x->counts = calloc(BATCH, sizeof(uint32_t));
-        oom = x->vals == NULL || x->nn == NULL || x->counts == NULL;
-    }
+    bool oom = importer_setup(&im, c, file, s) != 0;
     double t0 = now_s();
     cf_table_loader_options lo;
     cf_table_loader_options_init(&lo);
@@ -436,17 +513,7 @@ int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char
     cf_table_loader_free(im.ld); /* after a failure: removes what the load wrote */
     if (in != stdin)
         fclose(in);
-    for (size_t i = 0; im.ic != NULL && i < im.nc; i++) {
-        free(im.ic[i].vals);
-        free(im.ic[i].nn);
-        free(im.ic[i].counts);
-        free(im.ic[i].elems);
-        free(im.ic[i].enn);
-    }
-    free(im.ic);
-    free(im.cv);
-    free(im.lines);
-    cf_arena_dispose(&im.arena);
+    importer_dispose(&im);
 undo:
     cf_table_free(tb);
     if (rc != 0 && made_table) {

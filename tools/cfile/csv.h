@@ -26,6 +26,8 @@
 #include <stdio.h>
 
 #include <cfile/cfile.h>
+#include <cfile/parquet.h>
+#include <cfile/rowset.h>
 
 #include "cli.h"
 #include "json.h"
@@ -86,6 +88,14 @@ int cf_csv_json(const cf_csv_field *f, cf_type t, bool is_array, bool nullable, 
  * types as their value form's text; quoted when needed (so it reads back with
  * cf_csv_value to the same value). */
 void cf_csv_write_cell(FILE *f, cf_type t, bool is_array, const cf_batch *b, size_t i);
+
+/* Rows of CSV (with a header naming the columns) or JSON lines ({"col": value})
+ * read from `in` (named `file` in messages) into a Parquet writer whose columns
+ * are s's, in batches; progress (may be NULL) after each. *rows gets the rows
+ * appended. Returns an exit code; messages name the line and column. */
+int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl,
+                           const cf_rs_schema *s, cf_parquet_writer *pw,
+                           void (*progress)(void *ctx, uint64_t rows), void *ctx, uint64_t *rows);
 
 /* `cfile table import DIR FILE` (cmd_table_import.c): FILE ("-" = stdin) as CSV
  * with a header row, or JSON lines of {"column": value} objects (format "jsonl",

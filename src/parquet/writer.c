@@ -1,0 +1,746 @@
+/* The Parquet writer: schema, row groups, page index and footer.
+ *
+ * File layout as written:
+ *   "PAR1"
+ *   per row group: per column [dictionary page][data pages]; then the row
+ *                  group's bloom filters (header + bitset) per column
+ *   column indexes of every chunk, then offset indexes (PageIndex.md: each
+ *   kind together, so a reader fetches them in one read)
+ *   FileMetaData (compact Thrift) | its length (4 bytes LE) | "PAR1"
+ *
+ * Only the open row group's pages are in memory (writer_col.c); what the
+ * footer and page index need of written chunks is a few numbers per chunk and
+ * a few per page (cf_pq_chunk_rec).
+ */
+#include "parquet/writer.h"
+
+#include <cfile/cfile.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/endian.h"
+#include "util/error.h"
+
+/* Rows of one batch handed to the columns at a time: bounds how far a row
+ * group can overshoot row_group_bytes. */
+#define SLICE_ROWS 4096
+#define MAX_COLUMNS 32767
+
+typedef struct rg_rec {
+    int64_t num_rows, total_byte_size, total_compressed, file_offset;
+    cf_pq_chunk_rec *chunks; /* ncols */
+} rg_rec;
+
+struct cf_parquet_writer {
+    cf_io *io;
+    bool own_io;
+    cf_pq_wopts o;
+    uint64_t rg_max_rows;
+    size_t rg_max_bytes;
+    int data_page_version;
+    size_t ncols;
+    cf_pq_wcol_def *defs;
+    cf_pq_wcol **cols;
+    cf_metadata_pair *kv; /* copies */
+    size_t kv_count;
+    uint64_t rows, rg_rows;
+    rg_rec *rgs;
+    size_t nrgs, rgs_cap;
+    cf_status failed; /* sticky */
+    cf_error fail_err;
+    bool finished;
+};
+
+void cf_parquet_writer_options_init(cf_parquet_writer_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->version = CF_PARQUET_WRITER_OPTIONS_VERSION;
+    o->codec = CF_PARQUET_SNAPPY;
+    o->row_group_rows = 1048576;
+    o->row_group_bytes = (size_t)128 << 20;
+    o->page_bytes = (size_t)1 << 20;
+    o->page_rows = 20000;
+    o->dictionary = true;
+    o->dict_page_bytes = (size_t)1 << 20;
+    o->statistics = true;
+    o->page_index = true;
+    o->page_crc = true;
+    o->bloom_fpp = 0.01;
+}
+
+/* ---- schema --------------------------------------------------------------------------- */
+
+static cf_status column_def(cf_pq_wcol_def *d, const cf_parquet_write_column *c, size_t i,
+                            cf_error *err)
+{
+    CF_CHECK(c->name != NULL && c->name[0] != '\0', err, CF_EINVAL, "column %zu: empty name", i);
+    CF_CHECK(cf_type_valid((int)c->type), err, CF_EINVAL, "column %s: unknown type %d", c->name,
+             (int)c->type);
+    memset(d, 0, sizeof(*d));
+    d->ktype = c->type;
+    d->nullable = c->nullable;
+    d->is_array = c->is_array;
+    d->bloom = c->bloom_filter && c->type != CF_TYPE_BOOL;
+    d->utf8 = (c->type == CF_TYPE_STRING || c->type == CF_TYPE_VARCHAR) && !c->binary;
+    d->precision = c->precision;
+    d->scale = c->scale;
+    int maxp = 0;
+    switch (c->type) {
+    case CF_TYPE_BOOL: d->ptype = CF_PQT_BOOLEAN; d->sort = CF_PQS_BOOL; break;
+    case CF_TYPE_INT8: case CF_TYPE_INT16: case CF_TYPE_INT32: case CF_TYPE_DATE:
+        d->ptype = CF_PQT_INT32; d->sort = CF_PQS_I32; break;
+    case CF_TYPE_UINT8: case CF_TYPE_UINT16: case CF_TYPE_UINT32:
+        d->ptype = CF_PQT_INT32; d->sort = CF_PQS_U32; break;
+    case CF_TYPE_INT64: case CF_TYPE_UNIXTIME_MICROS:
+        d->ptype = CF_PQT_INT64; d->sort = CF_PQS_I64; break;
+    case CF_TYPE_UINT64: d->ptype = CF_PQT_INT64; d->sort = CF_PQS_U64; break;
+    case CF_TYPE_FLOAT: d->ptype = CF_PQT_FLOAT; d->sort = CF_PQS_FLOAT; break;
+    case CF_TYPE_DOUBLE: d->ptype = CF_PQT_DOUBLE; d->sort = CF_PQS_DOUBLE; break;
+    case CF_TYPE_STRING: case CF_TYPE_VARCHAR: case CF_TYPE_BINARY:
+        d->ptype = CF_PQT_BYTE_ARRAY; d->sort = CF_PQS_BYTES; break;
+    case CF_TYPE_DECIMAL32: d->ptype = CF_PQT_INT32; d->sort = CF_PQS_I32; maxp = 9; break;
+    case CF_TYPE_DECIMAL64: d->ptype = CF_PQT_INT64; d->sort = CF_PQS_I64; maxp = 18; break;
+    case CF_TYPE_DECIMAL128:
+        d->ptype = CF_PQT_FIXED_LEN_BYTE_ARRAY; d->type_length = 16; d->sort = CF_PQS_DECIMAL_BE;
+        maxp = 38;
+        break;
+    case CF_TYPE_INT128:
+        d->ptype = CF_PQT_FIXED_LEN_BYTE_ARRAY; d->type_length = 16; d->sort = CF_PQS_BYTES;
+        break;
+    }
+    if (maxp) {
+        if (d->precision == 0)
+            d->precision = maxp;
+        CF_CHECK(d->precision >= 1 && d->precision <= maxp, err, CF_EINVAL,
+                 "column %s: precision %d outside 1..%d for %s", c->name, c->precision, maxp,
+                 cf_type_name(c->type));
+        CF_CHECK(d->scale >= 0 && d->scale <= d->precision, err, CF_EINVAL,
+                 "column %s: scale %d outside 0..%d", c->name, c->scale, d->precision);
+    }
+    if (c->is_array) {
+        d->max_rep = 1;
+        d->max_def = c->nullable ? 3 : 2;
+    } else {
+        d->max_def = c->nullable ? 1 : 0;
+    }
+    size_t n = strlen(c->name);
+    d->name = cf_malloc(n + 1);
+    CF_CHECK(d->name != NULL, err, CF_ENOMEM, "out of memory");
+    memcpy(d->name, c->name, n + 1);
+    return CF_OK;
+}
+
+static cf_status check_options(const cf_parquet_writer_options *o, cf_error *err)
+{
+    CF_CHECK(o->version == CF_PARQUET_WRITER_OPTIONS_VERSION, err, CF_EINVAL,
+             "parquet writer options: version %u is not %u (call _init)", o->version,
+             CF_PARQUET_WRITER_OPTIONS_VERSION);
+    switch (o->codec) {
+    case CF_PARQUET_UNCOMPRESSED: case CF_PARQUET_SNAPPY: case CF_PARQUET_GZIP:
+    case CF_PARQUET_BROTLI: case CF_PARQUET_ZSTD: case CF_PARQUET_LZ4_RAW: break;
+    default:
+        CF_FAIL(err, CF_EINVAL,
+                "parquet writer options: codec %d is not UNCOMPRESSED, SNAPPY, GZIP, BROTLI, "
+                "ZSTD or LZ4_RAW", o->codec);
+    }
+    CF_CHECK(o->row_group_rows >= 1, err, CF_EINVAL, "parquet writer options: row_group_rows 0");
+    CF_CHECK(o->row_group_bytes >= 1, err, CF_EINVAL, "parquet writer options: row_group_bytes 0");
+    CF_CHECK(o->page_bytes >= 1 && o->page_bytes <= ((size_t)1 << 30), err, CF_EINVAL,
+             "parquet writer options: page_bytes %zu outside 1..1 GiB", o->page_bytes);
+    CF_CHECK(o->page_rows >= 1, err, CF_EINVAL, "parquet writer options: page_rows 0");
+    CF_CHECK(o->dict_page_bytes <= ((size_t)1 << 30), err, CF_EINVAL,
+             "parquet writer options: dict_page_bytes %zu above 1 GiB", o->dict_page_bytes);
+    CF_CHECK(o->bloom_fpp > 0.0 && o->bloom_fpp < 1.0, err, CF_EINVAL,
+             "parquet writer options: bloom_fpp %g outside (0, 1)", o->bloom_fpp);
+    CF_CHECK(o->kv_count == 0 || o->kv != NULL, err, CF_EINVAL,
+             "parquet writer options: kv_count without kv");
+    return CF_OK;
+}
+
+static cf_status dup_slice(cf_slice *out, cf_slice in, cf_error *err)
+{
+    uint8_t *p = cf_malloc(in.len + 1);
+    CF_CHECK(p != NULL, err, CF_ENOMEM, "out of memory");
+    if (in.len)
+        memcpy(p, in.data, in.len);
+    out->data = p;
+    out->len = in.len;
+    return CF_OK;
+}
+
+cf_status cf_parquet_writer_create(cf_parquet_writer **out, cf_io *io,
+                                   const cf_parquet_write_column *cols, size_t ncols,
+                                   const cf_parquet_writer_options *opts, cf_error *err)
+{
+    *out = NULL;
+    cf_parquet_writer_options defaults;
+    if (opts == NULL) {
+        cf_parquet_writer_options_init(&defaults);
+        opts = &defaults;
+    }
+    CF_TRY(check_options(opts, err));
+    CF_CHECK(io != NULL && io->ops->append != NULL, err, CF_EINVAL,
+             "parquet writer: the io is not writable");
+    CF_CHECK(ncols >= 1 && ncols <= MAX_COLUMNS, err, CF_EINVAL,
+             "parquet writer: %zu columns (1..%d)", ncols, MAX_COLUMNS);
+    CF_CHECK(cf_pq_codec_supported((unsigned)opts->codec), err, CF_ENOTSUP,
+             "parquet writer: codec %s is not built in", cf_pq_codec_name((unsigned)opts->codec));
+    cf_status st = CF_OK;
+    cf_parquet_writer *w = cf_calloc(1, sizeof(*w));
+    CF_CHECK(w != NULL, err, CF_ENOMEM, "out of memory");
+    w->io = io;
+    w->o.codec = opts->codec;
+    w->o.level = opts->level;
+    w->o.page_bytes = opts->page_bytes;
+    w->o.page_rows = opts->page_rows;
+    w->o.dictionary = opts->dictionary;
+    w->o.dict_page_bytes = opts->dict_page_bytes;
+    w->o.v2 = opts->data_page_v2;
+    w->o.statistics = opts->statistics;
+    w->o.page_index = opts->page_index;
+    w->o.page_crc = opts->page_crc;
+    w->o.bloom_fpp = opts->bloom_fpp;
+    w->rg_max_rows = opts->row_group_rows;
+    w->rg_max_bytes = opts->row_group_bytes;
+    w->ncols = ncols;
+    w->defs = cf_calloc(ncols, sizeof(*w->defs));
+    w->cols = cf_calloc(ncols, sizeof(*w->cols));
+    if (w->defs == NULL || w->cols == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "out of memory");
+    for (size_t i = 0; i < ncols; i++) {
+        CF_TRY_OUT(column_def(&w->defs[i], &cols[i], i, err));
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(w->defs[j].name, w->defs[i].name) == 0)
+                CF_FAIL_OUT(err, CF_EINVAL, "parquet writer: two columns named %s",
+                            w->defs[i].name);
+        CF_TRY_OUT(cf_pq_wcol_create(&w->cols[i], &w->defs[i], &w->o, err));
+    }
+    if (opts->kv_count) {
+        w->kv = cf_calloc(opts->kv_count, sizeof(*w->kv));
+        if (w->kv == NULL)
+            CF_FAIL_OUT(err, CF_ENOMEM, "out of memory");
+        w->kv_count = opts->kv_count;
+        for (size_t i = 0; i < opts->kv_count; i++) {
+            CF_TRY_OUT(dup_slice(&w->kv[i].key, opts->kv[i].key, err));
+            CF_TRY_OUT(dup_slice(&w->kv[i].value, opts->kv[i].value, err));
+        }
+    }
+    CF_TRY_OUT(io->ops->append(io, "PAR1", 4, err));
+    *out = w;
+    return CF_OK;
+out:
+    cf_parquet_writer_free(w);
+    return st;
+}
+
+cf_status cf_parquet_writer_create_file(cf_parquet_writer **out, const char *path,
+                                        const cf_parquet_write_column *cols, size_t ncols,
+                                        const cf_parquet_writer_options *o, cf_error *err)
+{
+    *out = NULL;
+    cf_io *io;
+    CF_TRY(cf_io_create_file(&io, path, err));
+    cf_status st = cf_parquet_writer_create(out, io, cols, ncols, o, err);
+    if (st != CF_OK) {
+        cf_io_free(io);
+        return st;
+    }
+    (*out)->own_io = true;
+    return CF_OK;
+}
+
+void cf_parquet_writer_free(cf_parquet_writer *w)
+{
+    if (w == NULL)
+        return;
+    for (size_t i = 0; i < w->ncols; i++) {
+        if (w->cols)
+            cf_pq_wcol_free(w->cols[i]);
+        if (w->defs)
+            cf_free(w->defs[i].name);
+    }
+    cf_free(w->cols);
+    cf_free(w->defs);
+    for (size_t i = 0; i < w->kv_count; i++) {
+        cf_free((void *)w->kv[i].key.data);
+        cf_free((void *)w->kv[i].value.data);
+    }
+    cf_free(w->kv);
+    for (size_t g = 0; g < w->nrgs; g++) {
+        for (size_t i = 0; i < w->ncols; i++)
+            cf_pq_chunk_rec_dispose(&w->rgs[g].chunks[i]);
+        cf_free(w->rgs[g].chunks);
+    }
+    cf_free(w->rgs);
+    if (w->own_io)
+        cf_io_free(w->io);
+    cf_free(w);
+}
+
+uint64_t cf_parquet_writer_rows(const cf_parquet_writer *w) { return w->rows; }
+uint64_t cf_parquet_writer_bytes(const cf_parquet_writer *w) { return w->io->ops->size(w->io); }
+
+/* ---- row groups ------------------------------------------------------------------------ */
+
+static cf_status fail(cf_parquet_writer *w, cf_status st, cf_error *err)
+{
+    w->failed = st;
+    if (err)
+        w->fail_err = *err;
+    else
+        cf_error_set(&w->fail_err, st, __FILE__, __LINE__, "parquet writer failed earlier");
+    return st;
+}
+
+static cf_status sticky(const cf_parquet_writer *w, cf_error *err)
+{
+    if (err)
+        *err = w->fail_err;
+    return w->failed;
+}
+
+static cf_status flush_row_group(cf_parquet_writer *w, cf_error *err)
+{
+    if (w->rg_rows == 0)
+        return CF_OK;
+    if (w->nrgs == w->rgs_cap) {
+        size_t ncap = w->rgs_cap ? 2 * w->rgs_cap : 8;
+        rg_rec *n = cf_realloc(w->rgs, ncap * sizeof(*n));
+        CF_CHECK(n != NULL, err, CF_ENOMEM, "out of memory");
+        w->rgs = n;
+        w->rgs_cap = ncap;
+    }
+    CF_CHECK(w->nrgs < 32767, err, CF_EINVAL,
+             "parquet writer: more than 32767 row groups (raise the row group size)");
+    rg_rec *g = &w->rgs[w->nrgs];
+    memset(g, 0, sizeof(*g));
+    g->chunks = cf_calloc(w->ncols, sizeof(*g->chunks));
+    CF_CHECK(g->chunks != NULL, err, CF_ENOMEM, "out of memory");
+    w->nrgs++;
+    g->num_rows = (int64_t)w->rg_rows;
+    g->file_offset = (int64_t)w->io->ops->size(w->io);
+    for (size_t i = 0; i < w->ncols; i++) {
+        CF_TRY(cf_pq_wcol_write_chunk(w->cols[i], w->io, &g->chunks[i], err));
+        g->total_byte_size += g->chunks[i].total_uncompressed;
+        g->total_compressed += g->chunks[i].total_compressed;
+    }
+    for (size_t i = 0; i < w->ncols; i++)
+        CF_TRY(cf_pq_wcol_write_bloom(w->cols[i], w->io, &g->chunks[i], err));
+    w->rg_rows = 0;
+    return CF_OK;
+}
+
+static cf_status append(cf_parquet_writer *w, const cf_batch *cols, size_t nrows, cf_error *err)
+{
+    size_t done = 0;
+    while (done < nrows) {
+        uint64_t room = w->rg_max_rows - w->rg_rows;
+        size_t n = nrows - done;
+        if (n > SLICE_ROWS)
+            n = SLICE_ROWS;
+        if (n > room)
+            n = (size_t)room;
+        for (size_t i = 0; i < w->ncols; i++)
+            CF_TRY(cf_pq_wcol_append(w->cols[i], &cols[i], done, done + n, err));
+        done += n;
+        w->rg_rows += n;
+        w->rows += n;
+        size_t buffered = 0;
+        for (size_t i = 0; i < w->ncols; i++)
+            buffered += cf_pq_wcol_buffered(w->cols[i]);
+        if (w->rg_rows >= w->rg_max_rows || buffered >= w->rg_max_bytes)
+            CF_TRY(flush_row_group(w, err));
+    }
+    return CF_OK;
+}
+
+cf_status cf_parquet_writer_append(cf_parquet_writer *w, const cf_batch *cols, size_t nrows,
+                                   cf_error *err)
+{
+    if (w->failed)
+        return sticky(w, err);
+    CF_CHECK(!w->finished, err, CF_ESTATE, "parquet writer: append after finish");
+    CF_CHECK(cols != NULL || nrows == 0, err, CF_EINVAL, "parquet writer: no columns");
+    cf_status st = append(w, cols, nrows, err);
+    if (st != CF_OK)
+        return fail(w, st, err);
+    return CF_OK;
+}
+
+/* ---- footer ------------------------------------------------------------------------------ */
+
+static void logical(cf_thrift_writer *tw, const cf_pq_wcol_def *d)
+{
+    int bits = 0;
+    bool is_signed = true;
+    switch (d->ktype) {
+    case CF_TYPE_INT8: bits = 8; break;
+    case CF_TYPE_INT16: bits = 16; break;
+    case CF_TYPE_INT32: bits = 32; break;
+    case CF_TYPE_INT64: bits = 64; break;
+    case CF_TYPE_UINT8: bits = 8; is_signed = false; break;
+    case CF_TYPE_UINT16: bits = 16; is_signed = false; break;
+    case CF_TYPE_UINT32: bits = 32; is_signed = false; break;
+    case CF_TYPE_UINT64: bits = 64; is_signed = false; break;
+    default: break;
+    }
+    int32_t ct = -1;
+    if (bits) {
+        static const int32_t sct[] = {CF_PARQUET_CT_INT_8, CF_PARQUET_CT_INT_16,
+                                      CF_PARQUET_CT_INT_32, CF_PARQUET_CT_INT_64};
+        static const int32_t uct[] = {CF_PARQUET_CT_UINT_8, CF_PARQUET_CT_UINT_16,
+                                      CF_PARQUET_CT_UINT_32, CF_PARQUET_CT_UINT_64};
+        int k = bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 : 3;
+        ct = is_signed ? sct[k] : uct[k];
+    }
+    switch (d->ktype) {
+    case CF_TYPE_STRING: case CF_TYPE_VARCHAR:
+        if (d->utf8)
+            ct = CF_PARQUET_CT_UTF8;
+        break;
+    case CF_TYPE_DATE: ct = CF_PARQUET_CT_DATE; break;
+    case CF_TYPE_UNIXTIME_MICROS: ct = CF_PARQUET_CT_TIMESTAMP_MICROS; break;
+    case CF_TYPE_DECIMAL32: case CF_TYPE_DECIMAL64: case CF_TYPE_DECIMAL128:
+        ct = CF_PARQUET_CT_DECIMAL;
+        break;
+    default: break;
+    }
+    if (ct >= 0)
+        cf_thrift_write_field_i32(tw, 6, ct);
+    if (ct == CF_PARQUET_CT_DECIMAL) {
+        cf_thrift_write_field_i32(tw, 7, d->scale);
+        cf_thrift_write_field_i32(tw, 8, d->precision);
+    }
+    if (ct < 0)
+        return;
+    cf_thrift_write_field(tw, 10, CF_TT_STRUCT); /* LogicalType union */
+    cf_thrift_write_struct_begin(tw);
+    if (bits) {
+        cf_thrift_write_field(tw, CF_PARQUET_LT_INTEGER, CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(tw);
+        cf_thrift_write_field(tw, 1, CF_TT_I8);
+        cf_thrift_write_i8(tw, (int8_t)bits);
+        cf_thrift_write_field_bool(tw, 2, is_signed);
+        cf_thrift_write_struct_end(tw);
+    } else if (ct == CF_PARQUET_CT_UTF8 || ct == CF_PARQUET_CT_DATE) {
+        cf_thrift_write_field(tw, ct == CF_PARQUET_CT_UTF8 ? CF_PARQUET_LT_STRING
+                                                           : CF_PARQUET_LT_DATE,
+                              CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(tw);
+        cf_thrift_write_struct_end(tw);
+    } else if (ct == CF_PARQUET_CT_TIMESTAMP_MICROS) {
+        cf_thrift_write_field(tw, CF_PARQUET_LT_TIMESTAMP, CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(tw);
+        cf_thrift_write_field_bool(tw, 1, true);
+        cf_thrift_write_field(tw, 2, CF_TT_STRUCT); /* TimeUnit union */
+        cf_thrift_write_struct_begin(tw);
+        cf_thrift_write_field(tw, CF_PARQUET_MICROS, CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(tw);
+        cf_thrift_write_struct_end(tw);
+        cf_thrift_write_struct_end(tw);
+        cf_thrift_write_struct_end(tw);
+    } else if (ct == CF_PARQUET_CT_DECIMAL) {
+        cf_thrift_write_field(tw, CF_PARQUET_LT_DECIMAL, CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(tw);
+        cf_thrift_write_field_i32(tw, 1, d->scale);
+        cf_thrift_write_field_i32(tw, 2, d->precision);
+        cf_thrift_write_struct_end(tw);
+    }
+    cf_thrift_write_struct_end(tw);
+}
+
+static void leaf_element(cf_thrift_writer *tw, const cf_pq_wcol_def *d, const char *name,
+                         int32_t repetition)
+{
+    cf_thrift_write_struct_begin(tw);
+    cf_thrift_write_field_i32(tw, 1, d->ptype);
+    if (d->ptype == CF_PQT_FIXED_LEN_BYTE_ARRAY)
+        cf_thrift_write_field_i32(tw, 2, d->type_length);
+    cf_thrift_write_field_i32(tw, 3, repetition);
+    cf_thrift_write_field_binary(tw, 4, name, strlen(name));
+    logical(tw, d);
+    cf_thrift_write_struct_end(tw);
+}
+
+static void group_element(cf_thrift_writer *tw, const char *name, int32_t repetition,
+                          int32_t children, bool list)
+{
+    cf_thrift_write_struct_begin(tw);
+    if (repetition >= 0)
+        cf_thrift_write_field_i32(tw, 3, repetition);
+    cf_thrift_write_field_binary(tw, 4, name, strlen(name));
+    cf_thrift_write_field_i32(tw, 5, children);
+    if (list) {
+        cf_thrift_write_field_i32(tw, 6, CF_PARQUET_CT_LIST);
+        cf_thrift_write_field(tw, 10, CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(tw);
+        cf_thrift_write_field(tw, CF_PARQUET_LT_LIST, CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(tw);
+        cf_thrift_write_struct_end(tw);
+        cf_thrift_write_struct_end(tw);
+    }
+    cf_thrift_write_struct_end(tw);
+}
+
+static void write_chunk_meta(cf_thrift_writer *tw, const cf_parquet_writer *w,
+                             const cf_pq_wcol_def *d, const cf_pq_chunk_rec *r)
+{
+    cf_thrift_write_struct_begin(tw); /* ColumnChunk */
+    cf_thrift_write_field_i64(tw, 2, r->has_dict ? r->dict_page_offset : r->data_page_offset);
+    cf_thrift_write_field(tw, 3, CF_TT_STRUCT);
+    cf_thrift_write_struct_begin(tw); /* ColumnMetaData */
+    cf_thrift_write_field_i32(tw, 1, d->ptype);
+    uint32_t nenc = 0;
+    for (unsigned e = 0; e < 32; e++)
+        nenc += (r->encodings >> e) & 1;
+    cf_thrift_write_field(tw, 2, CF_TT_LIST);
+    cf_thrift_write_list_begin(tw, CF_TT_I32, nenc);
+    for (unsigned e = 0; e < 32; e++)
+        if ((r->encodings >> e) & 1)
+            cf_thrift_write_i32(tw, (int32_t)e);
+    cf_thrift_write_field(tw, 3, CF_TT_LIST);
+    if (d->is_array) {
+        cf_thrift_write_list_begin(tw, CF_TT_BINARY, 3);
+        cf_thrift_write_binary(tw, d->name, strlen(d->name));
+        cf_thrift_write_binary(tw, "list", 4);
+        cf_thrift_write_binary(tw, "element", 7);
+    } else {
+        cf_thrift_write_list_begin(tw, CF_TT_BINARY, 1);
+        cf_thrift_write_binary(tw, d->name, strlen(d->name));
+    }
+    cf_thrift_write_field_i32(tw, 4, w->o.codec);
+    cf_thrift_write_field_i64(tw, 5, r->num_values);
+    cf_thrift_write_field_i64(tw, 6, r->total_uncompressed);
+    cf_thrift_write_field_i64(tw, 7, r->total_compressed);
+    cf_thrift_write_field_i64(tw, 9, r->data_page_offset);
+    if (r->has_dict)
+        cf_thrift_write_field_i64(tw, 11, r->dict_page_offset);
+    if (r->has_stats) {
+        cf_thrift_write_field(tw, 12, CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(tw);
+        cf_thrift_write_field_i64(tw, 3, r->null_count);
+        if (r->has_minmax) {
+            cf_thrift_write_field_binary(tw, 5, r->max, r->max_len);
+            cf_thrift_write_field_binary(tw, 6, r->min, r->min_len);
+        }
+        cf_thrift_write_struct_end(tw);
+    }
+    if (r->has_bloom) {
+        cf_thrift_write_field_i64(tw, 14, r->bloom_offset);
+        cf_thrift_write_field_i32(tw, 15, r->bloom_len);
+    }
+    cf_thrift_write_struct_end(tw); /* ColumnMetaData */
+    if (r->oi_len) {
+        cf_thrift_write_field_i64(tw, 4, r->oi_offset);
+        cf_thrift_write_field_i32(tw, 5, r->oi_len);
+    }
+    if (r->ci_len) {
+        cf_thrift_write_field_i64(tw, 6, r->ci_offset);
+        cf_thrift_write_field_i32(tw, 7, r->ci_len);
+    }
+    cf_thrift_write_struct_end(tw);
+}
+
+static cf_status write_footer(cf_parquet_writer *w, cf_buf *b, cf_error *err)
+{
+    cf_thrift_writer tw;
+    cf_thrift_writer_init(&tw, b);
+    cf_thrift_write_struct_begin(&tw);
+    cf_thrift_write_field_i32(&tw, 1, w->o.v2 ? 2 : 1);
+    uint32_t nelem = 1;
+    for (size_t i = 0; i < w->ncols; i++)
+        nelem += w->defs[i].is_array ? 3 : 1;
+    cf_thrift_write_field(&tw, 2, CF_TT_LIST);
+    cf_thrift_write_list_begin(&tw, CF_TT_STRUCT, nelem);
+    group_element(&tw, "schema", -1, (int32_t)w->ncols, false);
+    for (size_t i = 0; i < w->ncols; i++) {
+        const cf_pq_wcol_def *d = &w->defs[i];
+        int32_t rep = d->nullable ? CF_PARQUET_OPTIONAL : CF_PARQUET_REQUIRED;
+        if (d->is_array) {
+            group_element(&tw, d->name, rep, 1, true);
+            group_element(&tw, "list", CF_PARQUET_REPEATED, 1, false);
+            leaf_element(&tw, d, "element", CF_PARQUET_OPTIONAL);
+        } else {
+            leaf_element(&tw, d, d->name, rep);
+        }
+    }
+    cf_thrift_write_field_i64(&tw, 3, (int64_t)w->rows);
+    cf_thrift_write_field(&tw, 4, CF_TT_LIST);
+    cf_thrift_write_list_begin(&tw, CF_TT_STRUCT, (uint32_t)w->nrgs);
+    for (size_t g = 0; g < w->nrgs; g++) {
+        const rg_rec *rg = &w->rgs[g];
+        cf_thrift_write_struct_begin(&tw);
+        cf_thrift_write_field(&tw, 1, CF_TT_LIST);
+        cf_thrift_write_list_begin(&tw, CF_TT_STRUCT, (uint32_t)w->ncols);
+        for (size_t i = 0; i < w->ncols; i++)
+            write_chunk_meta(&tw, w, &w->defs[i], &rg->chunks[i]);
+        cf_thrift_write_field_i64(&tw, 2, rg->total_byte_size);
+        cf_thrift_write_field_i64(&tw, 3, rg->num_rows);
+        cf_thrift_write_field_i64(&tw, 5, rg->file_offset);
+        cf_thrift_write_field_i64(&tw, 6, rg->total_compressed);
+        cf_thrift_write_field(&tw, 7, CF_TT_I16);
+        cf_thrift_write_i32(&tw, (int32_t)g);
+        cf_thrift_write_struct_end(&tw);
+    }
+    if (w->kv_count) {
+        cf_thrift_write_field(&tw, 5, CF_TT_LIST);
+        cf_thrift_write_list_begin(&tw, CF_TT_STRUCT, (uint32_t)w->kv_count);
+        for (size_t i = 0; i < w->kv_count; i++) {
+            cf_thrift_write_struct_begin(&tw);
+            cf_thrift_write_field_binary(&tw, 1, w->kv[i].key.data, w->kv[i].key.len);
+            cf_thrift_write_field_binary(&tw, 2, w->kv[i].value.data, w->kv[i].value.len);
+            cf_thrift_write_struct_end(&tw);
+        }
+    }
+    char created_by[64];
+    snprintf(created_by, sizeof(created_by), "cfile version %d.%d.%d", CF_VERSION_MAJOR,
+             CF_VERSION_MINOR, CF_VERSION_PATCH);
+    cf_thrift_write_field_binary(&tw, 6, created_by, strlen(created_by));
+    cf_thrift_write_field(&tw, 7, CF_TT_LIST);
+    cf_thrift_write_list_begin(&tw, CF_TT_STRUCT, (uint32_t)w->ncols);
+    for (size_t i = 0; i < w->ncols; i++) {
+        cf_thrift_write_struct_begin(&tw); /* ColumnOrder { 1: TYPE_ORDER {} } */
+        cf_thrift_write_field(&tw, 1, CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(&tw);
+        cf_thrift_write_struct_end(&tw);
+        cf_thrift_write_struct_end(&tw);
+    }
+    cf_thrift_write_struct_end(&tw);
+    CF_CHECK(cf_thrift_writer_status(&tw) == CF_OK, err, CF_ENOMEM,
+             "out of memory encoding the footer");
+    return CF_OK;
+}
+
+/* ---- page index ------------------------------------------------------------------------ */
+
+/* ASCENDING (1) when every non-null page's bounds are >= the previous one's,
+ * DESCENDING (2) when <=, else UNORDERED (0). */
+static int32_t boundary_order(const cf_pq_chunk_rec *r, cf_pq_sort s)
+{
+    bool asc = true, desc = true;
+    const cf_pq_page_rec *prev = NULL;
+    for (uint32_t i = 0; i < r->page_count; i++) {
+        const cf_pq_page_rec *p = &r->pages[i];
+        if (!p->has_minmax)
+            continue;
+        if (prev) {
+            const uint8_t *b = r->bounds;
+            int cmin = 0, cmax = 0;
+            cmin = cf_pq_wcol_cmp(s, b + prev->min_off, prev->min_len, b + p->min_off, p->min_len);
+            cmax = cf_pq_wcol_cmp(s, b + prev->max_off, prev->max_len, b + p->max_off, p->max_len);
+            if (cmin > 0 || cmax > 0)
+                asc = false;
+            if (cmin < 0 || cmax < 0)
+                desc = false;
+        }
+        prev = p;
+    }
+    return asc ? 1 : desc ? 2 : 0;
+}
+
+static cf_status write_page_index(cf_parquet_writer *w, cf_error *err)
+{
+    cf_buf b;
+    cf_buf_init(&b);
+    cf_status st = CF_OK;
+    for (int kind = 0; kind < 2; kind++) { /* column indexes, then offset indexes */
+        for (size_t g = 0; g < w->nrgs; g++) {
+            for (size_t i = 0; i < w->ncols; i++) {
+                cf_pq_chunk_rec *r = &w->rgs[g].chunks[i];
+                if (r->page_count == 0 || (kind == 0 && !r->ci_ok))
+                    continue;
+                cf_buf_clear(&b);
+                cf_thrift_writer tw;
+                cf_thrift_writer_init(&tw, &b);
+                cf_thrift_write_struct_begin(&tw);
+                if (kind == 0) {
+                    cf_thrift_write_field(&tw, 1, CF_TT_LIST);
+                    cf_thrift_write_list_begin(&tw, CF_TT_BOOL_TRUE, r->page_count);
+                    for (uint32_t p = 0; p < r->page_count; p++)
+                        cf_thrift_write_bool(&tw, r->pages[p].null_page);
+                    for (int16_t f = 2; f <= 3; f++) {
+                        cf_thrift_write_field(&tw, f, CF_TT_LIST);
+                        cf_thrift_write_list_begin(&tw, CF_TT_BINARY, r->page_count);
+                        for (uint32_t p = 0; p < r->page_count; p++) {
+                            const cf_pq_page_rec *pr = &r->pages[p];
+                            if (!pr->has_minmax)
+                                cf_thrift_write_binary(&tw, "", 0);
+                            else if (f == 2)
+                                cf_thrift_write_binary(&tw, r->bounds + pr->min_off, pr->min_len);
+                            else
+                                cf_thrift_write_binary(&tw, r->bounds + pr->max_off, pr->max_len);
+                        }
+                    }
+                    cf_thrift_write_field_i32(&tw, 4, boundary_order(r, w->defs[i].sort));
+                    cf_thrift_write_field(&tw, 5, CF_TT_LIST);
+                    cf_thrift_write_list_begin(&tw, CF_TT_I64, r->page_count);
+                    for (uint32_t p = 0; p < r->page_count; p++)
+                        cf_thrift_write_i64(&tw, r->pages[p].null_count);
+                } else {
+                    cf_thrift_write_field(&tw, 1, CF_TT_LIST);
+                    cf_thrift_write_list_begin(&tw, CF_TT_STRUCT, r->page_count);
+                    for (uint32_t p = 0; p < r->page_count; p++) {
+                        cf_thrift_write_struct_begin(&tw);
+                        cf_thrift_write_field_i64(&tw, 1, r->pages[p].offset);
+                        cf_thrift_write_field_i32(&tw, 2, r->pages[p].size);
+                        cf_thrift_write_field_i64(&tw, 3, r->pages[p].first_row);
+                        cf_thrift_write_struct_end(&tw);
+                    }
+                }
+                cf_thrift_write_struct_end(&tw);
+                if (cf_thrift_writer_status(&tw) != CF_OK || b.len > INT32_MAX)
+                    CF_FAIL_OUT(err, CF_ENOMEM, "out of memory encoding the page index");
+                int64_t off = (int64_t)w->io->ops->size(w->io);
+                CF_TRY_OUT(w->io->ops->append(w->io, b.data, b.len, err));
+                if (kind == 0) {
+                    r->ci_offset = off;
+                    r->ci_len = (int32_t)b.len;
+                } else {
+                    r->oi_offset = off;
+                    r->oi_len = (int32_t)b.len;
+                }
+            }
+        }
+    }
+out:
+    cf_buf_dispose(&b);
+    return st;
+}
+
+static cf_status finish(cf_parquet_writer *w, cf_error *err)
+{
+    CF_TRY(flush_row_group(w, err));
+    if (w->o.page_index)
+        CF_TRY(write_page_index(w, err));
+    cf_buf b;
+    cf_buf_init(&b);
+    cf_status st = write_footer(w, &b, err);
+    if (st == CF_OK && b.len > UINT32_MAX)
+        st = cf_error_set(err, CF_EINVAL, __FILE__, __LINE__, "footer of %zu bytes", b.len);
+    if (st == CF_OK) {
+        uint8_t tail[8];
+        cf_store_le32(tail, (uint32_t)b.len);
+        memcpy(tail + 4, "PAR1", 4);
+        st = w->io->ops->append(w->io, b.data, b.len, err);
+        if (st == CF_OK)
+            st = w->io->ops->append(w->io, tail, 8, err);
+    }
+    cf_buf_dispose(&b);
+    CF_TRY(st);
+    if (w->io->ops->commit)
+        CF_TRY(w->io->ops->commit(w->io, err));
+    return CF_OK;
+}
+
+cf_status cf_parquet_writer_finish(cf_parquet_writer *w, cf_error *err)
+{
+    if (w->failed)
+        return sticky(w, err);
+    CF_CHECK(!w->finished, err, CF_ESTATE, "parquet writer: finish called twice");
+    cf_status st = finish(w, err);
+    if (st != CF_OK)
+        return fail(w, st, err);
+    w->finished = true;
+    return CF_OK;
+}
