@@ -592,6 +592,9 @@ CF_API cf_status cf_parquet_writer_append(cf_parquet_writer *w, const cf_batch *
  * parts and the footer, then commit the io (for _create_file: fsync + rename). */
 CF_API cf_status cf_parquet_writer_finish(cf_parquet_writer *w, cf_error *err);
 CF_API uint64_t cf_parquet_writer_rows(const cf_parquet_writer *w);
+/* After append refused a value (a NULL in a REQUIRED column, a STRING that is
+ * not UTF-8): its row, counted from the file's first row; else UINT64_MAX. */
+CF_API uint64_t cf_parquet_writer_error_row(const cf_parquet_writer *w);
 /* Bytes written to the io so far. */
 CF_API uint64_t cf_parquet_writer_bytes(const cf_parquet_writer *w);
 CF_API void cf_parquet_writer_free(cf_parquet_writer *w); /* NULL is a no-op */

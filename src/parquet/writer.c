@@ -279,6 +279,16 @@ void cf_parquet_writer_free(cf_parquet_writer *w)
 }
 
 uint64_t cf_parquet_writer_rows(const cf_parquet_writer *w) { return w->rows; }
+
+uint64_t cf_parquet_writer_error_row(const cf_parquet_writer *w)
+{
+    uint64_t row = UINT64_MAX;
+    for (size_t i = 0; i < w->ncols; i++) {
+        uint64_t r = cf_pq_wcol_bad_row(w->cols[i]);
+        row = r < row ? r : row;
+    }
+    return row;
+}
 uint64_t cf_parquet_writer_bytes(const cf_parquet_writer *w) { return w->io->ops->size(w->io); }
 
 /* ---- row groups ------------------------------------------------------------------------ */
@@ -614,6 +624,12 @@ static cf_status write_footer(cf_parquet_writer *w, cf_buf *b, cf_error *err)
 
 /* ---- page index ------------------------------------------------------------------------ */
 
+/* A page bound's bytes (bounds is NULL when every bound is empty). */
+static const uint8_t *bound(const cf_pq_chunk_rec *r, uint32_t off)
+{
+    return r->bounds ? r->bounds + off : (const uint8_t *)"";
+}
+
 /* ASCENDING (1) when every non-null page's bounds are >= the previous one's,
  * DESCENDING (2) when <=, else UNORDERED (0). */
 static int32_t boundary_order(const cf_pq_chunk_rec *r, cf_pq_sort s)
@@ -625,10 +641,10 @@ static int32_t boundary_order(const cf_pq_chunk_rec *r, cf_pq_sort s)
         if (!p->has_minmax)
             continue;
         if (prev) {
-            const uint8_t *b = r->bounds;
-            int cmin = 0, cmax = 0;
-            cmin = cf_pq_wcol_cmp(s, b + prev->min_off, prev->min_len, b + p->min_off, p->min_len);
-            cmax = cf_pq_wcol_cmp(s, b + prev->max_off, prev->max_len, b + p->max_off, p->max_len);
+            int cmin = cf_pq_wcol_cmp(s, bound(r, prev->min_off), prev->min_len,
+                                      bound(r, p->min_off), p->min_len);
+            int cmax = cf_pq_wcol_cmp(s, bound(r, prev->max_off), prev->max_len,
+                                      bound(r, p->max_off), p->max_len);
             if (cmin > 0 || cmax > 0)
                 asc = false;
             if (cmin < 0 || cmax < 0)
@@ -667,9 +683,9 @@ static cf_status write_page_index(cf_parquet_writer *w, cf_error *err)
                             if (!pr->has_minmax)
                                 cf_thrift_write_binary(&tw, "", 0);
                             else if (f == 2)
-                                cf_thrift_write_binary(&tw, r->bounds + pr->min_off, pr->min_len);
+                                cf_thrift_write_binary(&tw, bound(r, pr->min_off), pr->min_len);
                             else
-                                cf_thrift_write_binary(&tw, r->bounds + pr->max_off, pr->max_len);
+                                cf_thrift_write_binary(&tw, bound(r, pr->max_off), pr->max_len);
                         }
                     }
                     cf_thrift_write_field_i32(&tw, 4, boundary_order(r, w->defs[i].sort));

@@ -121,6 +121,8 @@ void cf_pq_wcol_free(cf_pq_wcol *c);
 /* Rows [from, to) of b (cf_parquet_writer_append's form). */
 cf_status cf_pq_wcol_append(cf_pq_wcol *c, const cf_batch *b, size_t from, size_t to,
                             cf_error *err);
+/* The row (counted over the whole file) whose value an append refused, or UINT64_MAX. */
+uint64_t cf_pq_wcol_bad_row(const cf_pq_wcol *c);
 /* Bytes the open chunk holds (pages written so far plus the open page). */
 size_t cf_pq_wcol_buffered(const cf_pq_wcol *c);
 /* Finish the chunk: flush the open page, then append [dictionary page][data

@@ -55,6 +55,7 @@ struct cf_pq_wcol {
 
     /* the open chunk */
     uint64_t rows_total; /* rows appended before the current one, all row groups */
+    uint64_t bad_row;    /* the row a value was refused in; UINT64_MAX: none */
     int64_t rg_rows;
     cf_pq_minmax cstat;
     int64_t cnulls;
@@ -226,6 +227,7 @@ cf_status cf_pq_wcol_create(cf_pq_wcol **out, const cf_pq_wcol_def *def, const c
     c->d = *def;
     c->o = *o;
     c->src_width = cf_type_size(def->ktype);
+    c->bad_row = UINT64_MAX;
     cf_buf_init(&c->plain);
     cf_buf_init(&c->pstat.min);
     cf_buf_init(&c->pstat.max);
@@ -277,6 +279,8 @@ void cf_pq_chunk_rec_dispose(cf_pq_chunk_rec *r)
     cf_free(r->bounds);
     memset(r, 0, sizeof(*r));
 }
+
+uint64_t cf_pq_wcol_bad_row(const cf_pq_wcol *c) { return c->bad_row; }
 
 size_t cf_pq_wcol_buffered(const cf_pq_wcol *c)
 {
@@ -422,6 +426,8 @@ static cf_status add_value(cf_pq_wcol *c, const uint8_t *p, size_t n, cf_error *
 {
     CF_CHECK(n <= INT32_MAX, err, CF_EINVAL, "column %s: a value of %zu bytes exceeds 2^31 - 1",
              c->d.name, n);
+    if (c->d.utf8 && !utf8_ok(p, n))
+        c->bad_row = c->rows_total;
     CF_CHECK(!c->d.utf8 || utf8_ok(p, n), err, CF_EINVAL,
              "column %s: row %" PRIu64 ": the value is not UTF-8, which Parquet's STRING "
              "requires (write the column as binary)",
@@ -617,8 +623,9 @@ static cf_status flush_page(cf_pq_wcol *c, cf_error *err)
         pr->has_minmax = true;
         put_bound(&c->bounds, &c->pstat.min, false, trunc, &pr->min_off, &pr->min_len);
         put_bound(&c->bounds, &c->pstat.max, true, trunc, &pr->max_off, &pr->max_len);
-        cf_pq_minmax_fix_zero(c->d.sort, c->bounds.data + pr->min_off,
-                              c->bounds.data + pr->max_off);
+        if (c->d.sort == CF_PQS_FLOAT || c->d.sort == CF_PQS_DOUBLE)
+            cf_pq_minmax_fix_zero(c->d.sort, c->bounds.data + pr->min_off,
+                                  c->bounds.data + pr->max_off);
     } else if (!pr->null_page) {
         c->ci_ok = false; /* only NaNs: no bounds to give */
     }
@@ -738,9 +745,11 @@ cf_status cf_pq_wcol_append(cf_pq_wcol *c, const cf_batch *b, size_t from, size_
         for (size_t r = from; r < to; r++) {
             bool present = bit(b->nonnull, r);
             if (!present) {
+                if (!c->d.nullable)
+                    c->bad_row = c->rows_total;
                 CF_CHECK(c->d.nullable, err, CF_EINVAL,
-                         "column %s: row %zu is NULL but the column is not nullable", c->d.name,
-                         r);
+                         "column %s: row %" PRIu64 " is NULL but the column is not nullable",
+                         c->d.name, c->rows_total);
                 CF_TRY(push_level(c, 0, 0, err));
                 c->pnulls++;
             } else {
@@ -758,8 +767,11 @@ cf_status cf_pq_wcol_append(cf_pq_wcol *c, const cf_batch *b, size_t from, size_
     const uint16_t md = c->d.max_def;
     for (size_t r = from; r < to; r++) {
         if (!bit(b->nonnull, r)) {
+            if (!c->d.nullable)
+                c->bad_row = c->rows_total;
             CF_CHECK(c->d.nullable, err, CF_EINVAL,
-                     "column %s: row %zu is NULL but the column is not nullable", c->d.name, r);
+                     "column %s: row %" PRIu64 " is NULL but the column is not nullable",
+                     c->d.name, c->rows_total);
             CF_TRY(push_level(c, 0, 0, err));
             c->pnulls++;
         } else {
@@ -852,8 +864,10 @@ cf_status cf_pq_wcol_write_chunk(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec,
         rec->min = cf_malloc(c->cstat.min.len + 1);
         rec->max = cf_malloc(c->cstat.max.len + 1);
         CF_CHECK(rec->min != NULL && rec->max != NULL, err, CF_ENOMEM, "out of memory");
-        memcpy(rec->min, c->cstat.min.data, c->cstat.min.len);
-        memcpy(rec->max, c->cstat.max.data, c->cstat.max.len);
+        if (c->cstat.min.len) /* the empty string's buffer may be NULL */
+            memcpy(rec->min, c->cstat.min.data, c->cstat.min.len);
+        if (c->cstat.max.len)
+            memcpy(rec->max, c->cstat.max.data, c->cstat.max.len);
         rec->min_len = (uint32_t)c->cstat.min.len;
         rec->max_len = (uint32_t)c->cstat.max.len;
         cf_pq_minmax_fix_zero(c->d.sort, rec->min, rec->max);

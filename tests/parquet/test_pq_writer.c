@@ -797,6 +797,7 @@ static void test_pq_writer__errors(void **state)
     cf_batch b = {.values = v, .nonnull = &nn};
     CF_ASSERT_STATUS(cf_parquet_writer_append(w, &b, 2, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "row 1 is NULL"));
+    assert_int_equal(cf_parquet_writer_error_row(w), 1);
     b.nonnull = NULL;
     CF_ASSERT_STATUS(cf_parquet_writer_append(w, &b, 2, &err), CF_EINVAL, &err);
     CF_ASSERT_STATUS(cf_parquet_writer_finish(w, &err), CF_EINVAL, &err);
@@ -824,6 +825,7 @@ static void test_pq_writer__utf8(void **state)
             CF_ASSERT_OK(cf_parquet_writer_append(w, &b, 2, &err), &err);
             CF_ASSERT_STATUS(cf_parquet_writer_append(w, &b, 3, &err), CF_EINVAL, &err);
             assert_non_null(strstr(err.msg, "row 4: the value is not UTF-8"));
+            assert_int_equal(cf_parquet_writer_error_row(w), 4);
         } else {
             CF_ASSERT_OK(cf_parquet_writer_append(w, &b, 3, &err), &err);
             CF_ASSERT_OK(cf_parquet_writer_finish(w, &err), &err);

@@ -154,8 +154,13 @@ static int flush_batch(importer *im)
             }
         }
         cf_status st = cf_parquet_writer_append(im->pw, b, im->r, &e);
-        if (st != CF_OK)
+        if (st != CF_OK) {
+            uint64_t row = cf_parquet_writer_error_row(im->pw);
+            if (row != UINT64_MAX && row >= im->total && row - im->total < im->r)
+                return cf_cli_fail(im->c, "%s: line %" PRIu64 ": %s", im->file,
+                                   im->lines[row - im->total], e.msg);
             return cf_cli_lib_fail(im->c, im->file, st, &e);
+        }
         if (im->progress)
             im->progress(im->progress_ctx, im->total + im->r);
         goto next;
