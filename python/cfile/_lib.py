@@ -6,7 +6,10 @@ field for field; they must change when those headers change.
 Where the library is found, first match wins:
   1. the CFILE_LIB environment variable (a path to libcfile.so);
   2. the build tree next to this package: <repo>/build/libcfile.so;
-  3. ctypes.util.find_library("cfile") (an installed library).
+  3. the library CMake installed beside the package (<libdir>/libcfile.so.0, the
+     package being in <libdir>/python3/dist-packages/cfile);
+  4. ctypes.util.find_library("cfile"), else "libcfile.so.0" through the dynamic
+     linker's search (ldconfig's cache, LD_LIBRARY_PATH).
 The library is loaded on first use, so `import cfile` never fails for lack of it.
 """
 
@@ -208,10 +211,11 @@ def _candidates():
     if env:
         return [env]
     here = os.path.dirname(os.path.abspath(__file__))
-    out = [os.path.normpath(os.path.join(here, "..", "..", "build", "libcfile.so"))]
+    out = [os.path.normpath(os.path.join(here, "..", "..", "build", "libcfile.so")),
+           # Installed by CMake beside the library: <libdir>/python3/dist-packages/cfile.
+           os.path.normpath(os.path.join(here, "..", "..", "..", "libcfile.so.0"))]
     found = ctypes.util.find_library("cfile")
-    if found:
-        out.append(found)
+    out.append(found or "libcfile.so.0")  # the dynamic linker's own search
     return out
 
 

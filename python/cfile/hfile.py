@@ -10,7 +10,8 @@ write v3 files.
     cfile.hfile.write("out.hfile", cells, compression="gz")
 
 Rows, families, qualifiers and values are bytes; type is HBase's name ("Put",
-"Delete", ...); timestamps are ints (milliseconds, as HBase stores them).
+"Delete", ...); timestamps are ints (milliseconds, as HBase stores them). A v1
+file whose keys are opaque bytes gives Cell(key, b"", b"", None, None, value).
 """
 
 import collections
@@ -52,6 +53,13 @@ class CTrailer(ctypes.Structure):
     ]
 
 
+class CInfoHead(ctypes.Structure):
+    """The leading fields of cf_hfile_info (only read through the library's pointer)."""
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
+                ("compression", ctypes.c_uint32), ("data_block_encoding", ctypes.c_int),
+                ("raw_keys", ctypes.c_bool)]
+
+
 class CWriterOptions(ctypes.Structure):
     _fields_ = [
         ("version", ctypes.c_uint32), ("compression", ctypes.c_uint32),
@@ -70,6 +78,7 @@ _lib.declare({
     "cf_hfile_open": (ctypes.c_int, [_PP, _P, _P, _E]),
     "cf_hfile_free": (None, [_P]),
     "cf_hfile_get_trailer": (ctypes.POINTER(CTrailer), [_P]),
+    "cf_hfile_get_info": (ctypes.POINTER(CInfoHead), [_P]),
     "cf_hfile_type_name": (ctypes.c_char_p, [ctypes.c_uint8]),
     "cf_hfile_codec_name": (ctypes.c_char_p, [ctypes.c_uint32]),
     "cf_hfile_codec_parse": (ctypes.c_int, [ctypes.POINTER(ctypes.c_uint32), ctypes.c_char_p]),
@@ -144,6 +153,7 @@ class HFile(_arrow.StreamSource):
                 raise TypeError("open() takes a path or bytes, not %s" % type(source).__name__)
             self.name = self._source.decode(errors="replace")
         self._h, self._io = _open_c(self._source)
+        self._raw_keys = bool(_lib.lib().cf_hfile_get_info(self._h).contents.raw_keys)
         t = _lib.lib().cf_hfile_get_trailer(self._h).contents
         codec = _lib.lib().cf_hfile_codec_name(t.compression_codec)
         self.info = {
@@ -180,8 +190,11 @@ class HFile(_arrow.StreamSource):
                                                   ctypes.byref(err)), err)
                 if not has.value:
                     return
-                yield Cell(_b(c.row), _b(c.family), _b(c.qualifier), c.timestamp,
-                           _type_name(c.type), _b(c.value))
+                if self._raw_keys:  # v1 with opaque keys: the key is the row
+                    yield Cell(_b(c.key), b"", b"", None, None, _b(c.value))
+                else:
+                    yield Cell(_b(c.row), _b(c.family), _b(c.qualifier), c.timestamp,
+                               _type_name(c.type), _b(c.value))
         finally:
             lib.cf_hfile_iter_free(it)
 

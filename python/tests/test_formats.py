@@ -1,0 +1,242 @@
+"""cfile.table, cfile.hfile, cfile.bloom and cfile.delta against the golden corpora
+and round trips (stdlib unittest; run as test_cfile.py is)."""
+
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import cfile  # noqa: E402
+from arrow_consumer import consume  # noqa: E402
+
+SHARED = os.environ.get("CF_SHARED_DIR") or os.path.normpath(os.path.join(HERE, "..", "..", "..",
+                                                                          "shared"))
+
+
+def load(p):
+    with open(p, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def jbytes(x):
+    """A corpus byte string: text, or {"hex": ...}."""
+    if isinstance(x, dict):
+        return bytes.fromhex(x["hex"])
+    return x.encode()
+
+
+class TableTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.tmp.name, "t")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_rows_and_history(self):
+        t = cfile.table.create(self.path, "id INT64 KEY, name STRING NULL, tags INT32[] NULL, "
+                               "p DECIMAL64(10,2) NULL, d DATE NULL")
+        self.assertEqual(t.columns, ["id", "name", "tags", "p", "d"])
+        self.assertTrue(t.schema[0]["is_key"])
+        for i in range(50):
+            t.insert({"id": i, "name": "n%d" % i, "tags": [i, None] if i % 2 else [], "p": i})
+        t.flush()
+        t.insert([100, None, None, None, 7])
+        ts_before = t.last_ts + 1
+        t.update(3, {"name": "three", "tags": [3, 3, 3]})
+        t.delete(4)
+        self.assertEqual(t.get(3), {"id": 3, "name": "three", "tags": [3, 3, 3], "p": 3,
+                                    "d": None})
+        self.assertEqual(t.get(3, snapshot=ts_before)["name"], "n3")
+        self.assertIsNone(t.get(4))
+        self.assertEqual(t.get(4, snapshot=ts_before)["id"], 4)
+        self.assertIn(100, t)
+        self.assertNotIn(101, t)
+        with self.assertRaises(cfile.CFileError) as cm:
+            t.insert({"id": 3})
+        self.assertEqual(cm.exception.status, cfile.EINVAL)
+        self.assertIn("duplicate key", str(cm.exception))
+        with self.assertRaises(cfile.CFileError) as cm:
+            t.update(999, {"name": "x"})
+        self.assertEqual(cm.exception.status, cfile.ENOTFOUND)
+        with self.assertRaises(cfile.CFileError):
+            t.delete(4)
+        with self.assertRaises(KeyError):
+            t.insert({"id": 200, "nope": 1})
+        ids = [r["id"] for r in t.scan()]
+        self.assertEqual(ids, [i for i in range(50) if i != 4] + [100])
+        got = list(t.scan(columns=["id", "name"], where=[("id", ">", 45), ("name", "is not null")]))
+        self.assertEqual(got, [{"id": i, "name": "n%d" % i} for i in range(46, 50)])
+        self.assertEqual(list(t.scan(columns=["id"], where=[("name", "is null")])), [{"id": 100}])
+        with self.assertRaises(ValueError):
+            t.scan(where=[("id", "~", 1)])
+        t.compact()
+        self.assertEqual([r["id"] for r in t.scan()], ids)
+        t.close()
+        with self.assertRaises(ValueError):
+            t.get(1)
+        # Reopened: the log and the rowsets have everything.
+        with cfile.table.open(self.path, read_only=True) as r:
+            self.assertEqual(r.get(3)["tags"], [3, 3, 3])
+            with self.assertRaises(cfile.CFileError) as cm:
+                r.insert({"id": 500})
+            self.assertIn("read-only", str(cm.exception))
+
+    def test_composite_key(self):
+        with cfile.table.create(self.path, "a STRING KEY, b INT32 KEY, v DOUBLE NULL") as t:
+            t.insert({"a": "x", "b": 2, "v": 1.5})
+            t.insert({"a": "x", "b": 1})
+            self.assertEqual(t.get(("x", 2)), {"a": "x", "b": 2, "v": 1.5})
+            with self.assertRaises(ValueError):
+                t.get("x")
+            self.assertEqual([(r["a"], r["b"]) for r in t], [("x", 1), ("x", 2)])
+
+
+class HFileTest(unittest.TestCase):
+    def test_golden(self):
+        root = os.path.join(SHARED, "hfile")
+        seen = 0
+        for name in sorted(os.listdir(root)):
+            if not name.endswith(".hfile"):
+                continue
+            exp = load(os.path.join(root, name + ".expected.json"))
+            try:  # features other helpers are still building (FAST_DIFF, LZO, ...)
+                with cfile.hfile.open(os.path.join(root, name)) as h:
+                    list(h)
+            except cfile.CFileError:
+                continue
+            with self.subTest(name), cfile.hfile.open(os.path.join(root, name)) as h:
+                cells = list(h)
+                self.assertEqual(len(cells), exp["num_cells"])
+                if exp["cell_format"] == "keyvalue" and isinstance(exp.get("cells"), list):
+                    for c, e in zip(cells, exp["cells"]):
+                        self.assertEqual((c.row, c.family, c.qualifier, c.timestamp, c.type,
+                                          c.value),
+                                         (jbytes(e["row"]), jbytes(e["family"]),
+                                          jbytes(e["qualifier"]), e["timestamp"], e["type"],
+                                          jbytes(e["value"])))
+                # The Arrow stream holds the same cells (v1: raw keys as rows).
+                f, cols = consume(h.__arrow_c_stream__())
+                self.assertEqual(len(cols["row"]), len(cells))
+                for k in ("row", "family", "qualifier", "timestamp", "type", "value"):
+                    self.assertEqual(cols[k], [getattr(c, k) for c in cells])
+                seen += 1
+        self.assertGreaterEqual(seen, 3)
+
+    def test_write_read(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "x.hfile")
+            cells = []
+            for i in range(400):
+                cells.append((b"row%04d" % i, b"cf", b"a", 2000, "Put", b"v%d" % i))
+                cells.append((b"row%04d" % i, b"cf", b"b", 1000, "DeleteColumn", b""))
+            self.assertEqual(cfile.hfile.write(p, cells, compression="gz", block_size=1024), 800)
+            with cfile.hfile.open(p) as h:
+                self.assertEqual(len(h), 800)
+                self.assertEqual(h.info["compression"], "GZ")
+                self.assertEqual([tuple(c) for c in h], cells)
+                self.assertEqual([tuple(c) for c in h.get(b"row0123")], cells[246:248])
+                self.assertEqual(h.get("nope"), [])
+                self.assertEqual(next(h.cells(start_row=b"row0399")).row, b"row0399")
+                self.assertTrue(h.may_contain(b"row0007"))
+                absent = sum(not h.may_contain(b"zz%d" % i) for i in range(200))
+                self.assertGreater(absent, 150)
+            # Out of order: refused, and no file appears.
+            q = os.path.join(d, "bad.hfile")
+            with self.assertRaises(cfile.CFileError):
+                cfile.hfile.write(q, [(b"b", b"f", b"q", 1, "Put", b""),
+                                      (b"a", b"f", b"q", 1, "Put", b"")])
+            self.assertFalse(os.path.exists(q))
+            with open(p, "rb") as f:
+                data = f.read()
+            with cfile.hfile.open(data) as h:
+                self.assertEqual(len(list(h)), 800)
+
+
+class BloomTest(unittest.TestCase):
+    def test_golden_probes_and_rewrite(self):
+        root = os.path.join(SHARED, "golden")
+        cases = [d for d in sorted(os.listdir(root)) if d.startswith("bloom-")]
+        self.assertTrue(cases)
+        for c in cases:
+            probes = load(os.path.join(root, c, "probes.json"))
+            with open(os.path.join(root, c, "keys.txt"), encoding="utf-8") as f:
+                keys = f.read().split("\n")
+            keys = [k for k in keys if k]
+            with cfile.bloom.open(os.path.join(root, c, c + ".cfile")) as b:
+                for p in probes["probes"]:
+                    self.assertEqual(b.may_contain(p["key"]), p["maybe_present"], p["key"])
+            w = probes["write"]
+            with tempfile.TemporaryDirectory() as d:
+                out = os.path.join(d, "b.cfile")
+                n = cfile.bloom.write(out, keys, fp_rate=w["fp_rate"],
+                                      bytes_per_block=w["bytes_per_bloom"])
+                self.assertEqual(n, w["num_keys"])
+                with cfile.bloom.open(out) as b:
+                    for p in probes["probes"]:
+                        self.assertEqual(b.may_contain(p["key"]), p["maybe_present"])
+                with self.assertRaises(cfile.CFileError):
+                    cfile.bloom.write(os.path.join(d, "bad.cfile"), [b"b", b"a"])
+                self.assertFalse(os.path.exists(os.path.join(d, "bad.cfile")))
+
+
+class DeltaTest(unittest.TestCase):
+    def test_golden(self):
+        root = os.path.join(SHARED, "golden-delta")
+        seen = 0
+        for c in sorted(os.listdir(root)):
+            p = os.path.join(root, c, c + ".cfile")
+            if not os.path.exists(p):
+                continue
+            spec = load(os.path.join(root, c, "spec.json"))
+            exp = load(os.path.join(root, c, "expected.json"))
+            kind = exp["delta_type"].lower()
+            names = {col["id"]: col["name"] for col in spec.get("schema", [])}
+            if any("decode_error" in e for e in exp["deltas"]):
+                # A damaged change list stops the iteration with a clear error.
+                with cfile.delta.open(p, kind) as d, self.assertRaises(cfile.CFileError) as cm:
+                    list(d)
+                self.assertEqual(cm.exception.status, cfile.ECORRUPT)
+                continue
+            with self.subTest(c), cfile.delta.open(p, kind) as d:
+                got = list(d)
+                self.assertEqual([(x.row, x.ts, x.op) for x in got],
+                                 [(e["row"], e["ts"], e["op"]) for e in exp["deltas"]])
+                for x, e in zip(got, exp["deltas"]):
+                    # Every column id in the list: named ones and those Kudu's
+                    # schema no longer has (a dropped column).
+                    ids = {k for k, v in names.items() if v in e.get("set", {})}
+                    ids |= {u["col_id"] for u in e.get("unknown_columns", [])}
+                    self.assertEqual(set(x.changes), ids)
+            seen += 1
+        self.assertGreater(seen, 5)
+        # Typed values of the basic case.
+        p = os.path.join(root, "redo-basic", "redo-basic.cfile")
+        with cfile.delta.open(p, "redo", types={10: "INT32", 11: "STRING"}) as d:
+            self.assertEqual([x.changes for x in d][:2], [{10: 7, 11: None}, {11: "hello"}])
+            self.assertEqual([x.row for x in d.deltas(start_row=6)], [6, 6, 9])
+
+    def test_write_read(self):
+        deltas = [(1, 10, "UPDATE", {1: 5, 2: "a"}), (1, 11, "DELETE", {}),
+                  (2, 10, "REINSERT", {1: -1, 2: None}), (3, 12, "UPDATE", {2: b"\xff"})]
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "redo.cfile")
+            types = {1: "INT64", 2: "BINARY"}
+            want = [(1, 10, "UPDATE", {1: 5, 2: b"a"}), (1, 11, "DELETE", {}),
+                    (2, 10, "REINSERT", {1: -1, 2: None}), (3, 12, "UPDATE", {2: b"\xff"})]
+            self.assertEqual(cfile.delta.write(p, deltas, "redo", types=types), 4)
+            with cfile.delta.open(p, "redo", types=types) as r:
+                self.assertEqual([tuple(x) for x in r], want)
+            with self.assertRaises(cfile.CFileError):
+                cfile.delta.write(os.path.join(d, "bad.cfile"),
+                                  [(2, 1, "DELETE", {}), (1, 1, "DELETE", {})], "redo")
+            self.assertFalse(os.path.exists(os.path.join(d, "bad.cfile")))
+
+
+if __name__ == "__main__":
+    unittest.main()
