@@ -58,13 +58,13 @@ garbage collected).
 
 from ._lib import (CFileError, EBUFSIZE, EBUSY, ECORRUPT, EINVAL, EIO, ENOMEM, ENOTFOUND, ENOTSUP,
                    ESTATE, OK)
-from . import arrow, bloom, delta, hfile, table
+from . import arrow, bloom, delta, hfile, parquet, table
 from .reader import Columns, Reader, columns, open
 from .writer import Writer, dumps, write
 
 __all__ = [
     "open", "write", "dumps", "Reader", "Writer", "CFileError", "columns", "Columns", "arrow",
-    "bloom", "delta", "hfile", "table",
+    "bloom", "delta", "hfile", "parquet", "table",
     "OK", "EINVAL", "ESTATE", "ECORRUPT", "ENOTSUP", "EIO", "ENOMEM", "ENOTFOUND", "EBUFSIZE",
     "EBUSY",
 ]

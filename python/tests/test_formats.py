@@ -1,8 +1,12 @@
 """cfile.table, cfile.hfile, cfile.bloom and cfile.delta against the golden corpora
 and round trips (stdlib unittest; run as test_cfile.py is)."""
 
+import datetime
+import decimal
 import json
+import math
 import os
+import uuid
 import sys
 import tempfile
 import unittest
@@ -236,6 +240,113 @@ class DeltaTest(unittest.TestCase):
                 cfile.delta.write(os.path.join(d, "bad.cfile"),
                                   [(2, 1, "DELETE", {}), (1, 1, "DELETE", {})], "redo")
             self.assertFalse(os.path.exists(os.path.join(d, "bad.cfile")))
+
+
+def canon(v):
+    """A value in shared/parquet/README.md's canonical JSON forms."""
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "NaN"
+        if math.isinf(v):
+            return "Infinity" if v > 0 else "-Infinity"
+        return v
+    if isinstance(v, decimal.Decimal):
+        return format(v, "f")
+    if isinstance(v, datetime.date):
+        return v.isoformat()
+    if isinstance(v, bytes):
+        return v.hex()
+    if isinstance(v, uuid.UUID):
+        return str(v)
+    if isinstance(v, tuple):
+        return {"key": canon(v[0]), "value": canon(v[1])}
+    if isinstance(v, list):
+        return [canon(e) for e in v]
+    if isinstance(v, dict):
+        return {k: canon(x) for k, x in v.items()}
+    raise TypeError(type(v))
+
+
+def same(got, want):
+    if isinstance(got, int) and not isinstance(got, bool) and isinstance(want, str):
+        return str(got) == want  # |v| > 2^53 is a decimal string
+    if isinstance(got, float) and isinstance(want, (int, float)) and not isinstance(want, bool):
+        return got == float(want) and (got != 0 or math.copysign(1, got) == math.copysign(1, want))
+    if isinstance(got, list) and isinstance(want, list):
+        return len(got) == len(want) and all(same(a, b) for a, b in zip(got, want))
+    if isinstance(got, dict) and isinstance(want, dict):
+        return got.keys() == want.keys() and all(same(got[k], want[k]) for k in got)
+    return got == want and type(got) is type(want)
+
+
+def civil(days):
+    """Days since 1970-01-01 as "YYYY-MM-DD", proleptic Gregorian with astronomical
+    years (H. Hinnant's civil_from_days), for dates Python's datetime cannot hold."""
+    z = days + 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    y = yoe + era * 400
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + 3 if mp < 10 else mp - 9
+    y += m <= 2
+    ys = "%04d" % y if 0 <= y <= 9999 else ("-%04d" % -y if y < 0 else "+%05d" % y)
+    return "%s-%02d-%02d" % (ys, m, d)
+
+
+class ParquetTest(unittest.TestCase):
+    def test_corpus(self):
+        root = os.path.join(SHARED, "parquet")
+        checked = errors = 0
+        for c in sorted(os.listdir(root)):
+            d = os.path.join(root, c)
+            if not os.path.isdir(d):
+                continue
+            exp = load(os.path.join(d, "expected.json"))
+            f = os.path.join(d, exp["file"])
+            with self.subTest(c):
+                if exp["expect"] == "error":
+                    with self.assertRaises(cfile.CFileError):
+                        with cfile.parquet.open(f) as pq:
+                            pq.read()
+                    errors += 1
+                    continue
+                with cfile.parquet.open(f) as pq:
+                    self.assertEqual(pq.num_rows, exp["num_rows"])
+                    if "rows" not in exp:
+                        continue  # rows in a side file: counted above
+                    dates = {e["name"] for e in exp["schema"]
+                             if "DATE" in (str(e.get("logical")), e.get("converted_type"))}
+                    rows = [[civil(r[k]) if k in dates and isinstance(r[k], int) else canon(r[k])
+                             for k in pq.columns] for r in pq.rows()]
+                    self.assertEqual(len(rows), len(exp["rows"]))
+                    for i, (g, w) in enumerate(zip(rows, exp["rows"])):
+                        if not same(g, w):
+                            self.fail("row %d: %r != %r" % (i, g, w))
+                    checked += 1
+        self.assertGreater(checked, 50)
+        self.assertGreater(errors, 3)
+
+    def test_projection_and_pandas(self):
+        p = os.path.join(SHARED, "parquet", "dk_boolean_stats")
+        f = os.path.join(p, load(os.path.join(p, "expected.json"))["file"])
+        with open(f, "rb") as fh:
+            data = fh.read()
+        with cfile.parquet.open(data) as pq:
+            self.assertEqual(pq.columns, ["i"])
+            self.assertEqual(pq.read(columns=["i"])[:3], [{"i": None}, {"i": False},
+                                                          {"i": True}])
+            with self.assertRaises(KeyError):
+                pq.read(columns=["nope"])
+            try:
+                import pandas  # noqa: F401
+            except ImportError:
+                return
+            self.assertEqual(list(pq.to_pandas().columns), ["i"])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,326 @@
+"""Reading Apache Parquet files (include/cfile/parquet.h record assembly).
+
+    with cfile.parquet.open("f.parquet") as pq:
+        pq.num_rows, pq.columns
+        for row in pq.rows(columns=["a", "b"]):   # dicts, in file order
+            ...
+        pq.to_pandas()
+
+Values: BOOLEAN bool; INT32/INT64 int (unsigned annotations as unsigned); FLOAT,
+DOUBLE, FLOAT16 float; STRING/ENUM/JSON str (bytes when not UTF-8); other byte
+arrays bytes; DECIMAL decimal.Decimal; DATE datetime.date (int days when outside
+Python's years 1..9999); TIME and TIMESTAMP int counts of the schema's unit
+(TIMESTAMP since the epoch, no zone shift); INT96 int microseconds since the epoch;
+UUID uuid.UUID; lists list; maps a list of (key, value) pairs; groups dict; NULL None.
+Lists and maps in legacy layouts are read as DuckDB reads them.
+
+An Arrow stream (__arrow_c_stream__) of Parquet files is not offered yet: it needs
+the library's Arrow export of Parquet columns.
+"""
+
+import ctypes
+import datetime
+import decimal
+import struct
+import uuid
+
+from . import _lib
+from ._lib import CSlice
+
+_P = ctypes.c_void_p
+_E = ctypes.POINTER(_lib.CError)
+_PP = ctypes.POINTER(ctypes.c_void_p)
+
+BOOLEAN, INT32, INT64, INT96, FLOAT, DOUBLE, BYTE_ARRAY, FIXED = range(8)
+LT_STRING, LT_ENUM, LT_DECIMAL, LT_DATE, LT_INTEGER, LT_JSON, LT_UUID, LT_FLOAT16 = (
+    1, 4, 5, 6, 10, 12, 14, 15)
+STRUCT, LIST, MAP = 1, 2, 3
+
+
+class CLogical(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_uint32), ("scale", ctypes.c_int32),
+                ("precision", ctypes.c_int32), ("unit", ctypes.c_uint32), ("utc", ctypes.c_bool),
+                ("bit_width", ctypes.c_int32), ("is_signed", ctypes.c_bool),
+                ("has_crs", ctypes.c_bool), ("crs", CSlice)]
+
+
+class CElement(ctypes.Structure):
+    _fields_ = [("name", CSlice)] + [(n, ctypes.c_bool) for n in (
+        "has_type", "has_type_length", "has_repetition", "has_num_children",
+        "has_converted_type", "has_scale", "has_precision", "has_field_id")] + [
+        (n, ctypes.c_int32) for n in ("type", "type_length", "repetition", "num_children",
+                                      "converted_type", "scale", "precision", "field_id")] + [
+        ("logical", CLogical)]
+
+
+class CNode(ctypes.Structure):
+    pass
+
+
+CNode._fields_ = [
+    ("element", ctypes.POINTER(CElement)), ("index", ctypes.c_uint32),
+    ("parent", ctypes.POINTER(CNode)), ("child_count", ctypes.c_uint32),
+    ("children", ctypes.POINTER(ctypes.POINTER(CNode))), ("depth", ctypes.c_uint32),
+    ("max_def", ctypes.c_uint16), ("max_rep", ctypes.c_uint16), ("column", ctypes.c_int32),
+    ("repetition", ctypes.c_int32), ("logical", CLogical),
+]
+
+
+class CArray(ctypes.Structure):
+    pass
+
+
+CArray._fields_ = [
+    ("kind", ctypes.c_uint32), ("name", CSlice), ("node", ctypes.POINTER(CNode)),
+    ("leaf", ctypes.POINTER(CNode)), ("column", ctypes.c_int32), ("length", ctypes.c_size_t),
+    ("null_count", ctypes.c_size_t), ("validity", ctypes.c_void_p),
+    ("offsets", ctypes.c_void_p), ("values", ctypes.c_void_p), ("value_size", ctypes.c_size_t),
+    ("child_count", ctypes.c_uint32), ("children", ctypes.POINTER(ctypes.POINTER(CArray))),
+]
+
+
+class CRecordsOptions(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("batch_rows", ctypes.c_size_t),
+                ("fields", ctypes.POINTER(ctypes.c_uint32)), ("field_count", ctypes.c_uint32),
+                ("row_begin", ctypes.c_int64), ("row_end", ctypes.c_int64),
+                ("max_batch_levels", ctypes.c_size_t)]
+
+
+_lib.declare({
+    "cf_parquet_open_file": (ctypes.c_int, [_PP, ctypes.c_char_p, _P, _E]),
+    "cf_parquet_open": (ctypes.c_int, [_PP, _P, _P, _E]),
+    "cf_parquet_free": (None, [_P]),
+    "cf_parquet_num_rows": (ctypes.c_int64, [_P]),
+    "cf_parquet_records_options_init": (None, [ctypes.POINTER(CRecordsOptions)]),
+    "cf_parquet_records_open": (ctypes.c_int, [_PP, _P, ctypes.POINTER(CRecordsOptions), _E]),
+    "cf_parquet_records_schema": (ctypes.POINTER(CArray), [_P]),
+    "cf_parquet_records_next": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.POINTER(CArray)), _E]),
+    "cf_parquet_records_free": (None, [_P]),
+})
+
+_EPOCH = datetime.date(1970, 1, 1)
+_MIN_DAYS = (datetime.date(1, 1, 1) - _EPOCH).days
+_MAX_DAYS = (datetime.date(9999, 12, 31) - _EPOCH).days
+
+
+_WIDE = decimal.Context(prec=100)  # exact for any stored decimal
+
+
+def _wrap64(x):
+    return ((x + (1 << 63)) % (1 << 64)) - (1 << 63)
+
+
+def _name(a):
+    return ctypes.string_at(a.name.data, a.name.len).decode("utf-8", "replace")
+
+
+def _bit(ptr, i):
+    return ctypes.c_uint8.from_address(ptr + (i >> 3)).value >> (i & 7) & 1
+
+
+class _Leaf:
+    """How one leaf column's slots become Python values."""
+
+    def __init__(self, a):
+        leaf = a.leaf.contents
+        self.phys = leaf.element.contents.type
+        lt = leaf.logical
+        self.kind = lt.kind
+        self.scale = lt.scale
+        self.unsigned = lt.kind == LT_INTEGER and not lt.is_signed
+        self.size = a.value_size
+
+    def value(self, a, i):
+        p, k = self.phys, self.kind
+        if p == BYTE_ARRAY:
+            offs = ctypes.cast(a.offsets, ctypes.POINTER(ctypes.c_int32))
+            b = ctypes.string_at(a.values + offs[i], offs[i + 1] - offs[i]) \
+                if offs[i + 1] > offs[i] else b""
+            return self.bytes_value(b)
+        raw = ctypes.string_at(a.values + i * self.size, self.size)
+        if p == BOOLEAN:
+            return raw[0] != 0
+        if p in (INT32, INT64):
+            v = int.from_bytes(raw, "little", signed=not self.unsigned)
+            if k == LT_DECIMAL:
+                return decimal.Decimal(v).scaleb(-self.scale, _WIDE)
+            if k == LT_DATE and p == INT32:
+                return _EPOCH + datetime.timedelta(days=v) if _MIN_DAYS <= v <= _MAX_DAYS else v
+            return v
+        if p == FLOAT:
+            return struct.unpack("<f", raw)[0]
+        if p == DOUBLE:
+            return struct.unpack("<d", raw)[0]
+        if p == INT96:
+            # As DuckDB computes it (64-bit arithmetic that wraps, C division):
+            # the Julian day unsigned, the nanoseconds of the day signed.
+            nanos = int.from_bytes(raw[:8], "little", signed=True)
+            day = int.from_bytes(raw[8:12], "little")
+            micros = abs(nanos) // 1000 * (1 if nanos >= 0 else -1)
+            return _wrap64(_wrap64((day - 2440588) * 86400000000) + micros)
+        return self.bytes_value(raw)  # FIXED_LEN_BYTE_ARRAY
+
+    def bytes_value(self, b):
+        k = self.kind
+        if k in (LT_STRING, LT_ENUM, LT_JSON):
+            try:
+                return b.decode("utf-8")
+            except UnicodeDecodeError:
+                return b
+        if k == LT_DECIMAL:
+            return decimal.Decimal(int.from_bytes(b, "big", signed=True)).scaleb(-self.scale, _WIDE)
+        if k == LT_UUID and len(b) == 16:
+            return uuid.UUID(bytes=b)
+        if k == LT_FLOAT16 and len(b) == 2:
+            return struct.unpack("<e", b)[0]
+        return b
+
+
+def _values(a, leaves):
+    """Every slot of array a as Python values."""
+    a = a.contents
+    n = a.length
+    valid = a.validity
+    present = [True] * n if not valid or a.null_count == 0 else [bool(_bit(valid, i))
+                                                                  for i in range(n)]
+    if a.kind == STRUCT:
+        cols = [(_name(a.children[j].contents), _values(a.children[j], leaves))
+                for j in range(a.child_count)]
+        return [{k: v[i] for k, v in cols} if present[i] else None for i in range(n)]
+    if a.kind in (LIST, MAP):
+        offs = ctypes.cast(a.offsets, ctypes.POINTER(ctypes.c_int32))
+        if a.kind == LIST:
+            elems = _values(a.children[0], leaves)
+        else:
+            kv = a.children[0].contents
+            keys = _values(kv.children[0], leaves)
+            vals = _values(kv.children[1], leaves)
+            elems = list(zip(keys, vals))
+        return [elems[offs[i]:offs[i + 1]] if present[i] else None for i in range(n)]
+    leaf = leaves.get(a.column)
+    if leaf is None:
+        leaf = leaves[a.column] = _Leaf(a)
+    return [leaf.value(a, i) if present[i] else None for i in range(n)]
+
+
+class ParquetFile:
+    """An open Parquet file (a path or the file's bytes)."""
+
+    def __init__(self, source):
+        self._pq = None
+        self._io = None
+        lib = _lib.lib()
+        out = ctypes.c_void_p()
+        err = _lib.CError()
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            self._data = ctypes.create_string_buffer(bytes(source), len(source) + 1)
+            io = ctypes.c_void_p()
+            _lib.check(lib.cf_io_open_mem(ctypes.byref(io), ctypes.addressof(self._data),
+                                          len(source), ctypes.byref(err)), err)
+            self._io = io.value
+            st = lib.cf_parquet_open(ctypes.byref(out), self._io, None, ctypes.byref(err))
+            if st != _lib.OK:
+                self.close()
+                _lib.check(st, err)
+        else:
+            p = source.__fspath__() if hasattr(source, "__fspath__") else source
+            _lib.check(lib.cf_parquet_open_file(ctypes.byref(out), p.encode(), None,
+                                                ctypes.byref(err)), err)
+        self._pq = out.value
+        self.num_rows = lib.cf_parquet_num_rows(self._pq)
+        r = self._records(None, 1)
+        try:
+            root = lib.cf_parquet_records_schema(r).contents
+            self.columns = [_name(root.children[j].contents) for j in range(root.child_count)]
+        finally:
+            lib.cf_parquet_records_free(r)
+
+    def _ptr(self):
+        if not self._pq:
+            raise ValueError("the Parquet file was closed")
+        return self._pq
+
+    def _records(self, fields, batch_rows):
+        lib = _lib.lib()
+        o = CRecordsOptions()
+        lib.cf_parquet_records_options_init(ctypes.byref(o))
+        if batch_rows:
+            o.batch_rows = int(batch_rows)
+        if fields is not None:
+            arr = (ctypes.c_uint32 * len(fields))(*fields)
+            o.fields = arr
+            o.field_count = len(fields)
+        r = ctypes.c_void_p()
+        err = _lib.CError()
+        _lib.check(lib.cf_parquet_records_open(ctypes.byref(r), self._ptr(), ctypes.byref(o),
+                                               ctypes.byref(err)), err)
+        return r.value
+
+    def batches(self, columns=None, batch_rows=None):
+        """Lists of row dicts (top-level fields, in `columns` order when given)."""
+        fields = None
+        if columns is not None:
+            idx = {n: i for i, n in enumerate(self.columns)}
+            try:
+                fields = [idx[c] if isinstance(c, str) else int(c) for c in columns]
+            except KeyError as e:
+                raise KeyError("no column %s (columns: %s)" % (e, ", ".join(self.columns))) \
+                    from None
+        lib = _lib.lib()
+        r = self._records(fields, batch_rows)
+        try:
+            out = ctypes.POINTER(CArray)()
+            err = _lib.CError()
+            leaves = {}
+            while True:
+                _lib.check(lib.cf_parquet_records_next(r, ctypes.byref(out), ctypes.byref(err)),
+                           err)
+                if not out:
+                    return
+                yield _values(out, leaves)
+        finally:
+            lib.cf_parquet_records_free(r)
+
+    def rows(self, columns=None, batch_rows=None):
+        for b in self.batches(columns, batch_rows):
+            yield from b
+
+    def __iter__(self):
+        return self.rows()
+
+    def read(self, columns=None):
+        return list(self.rows(columns))
+
+    def to_pandas(self, columns=None):
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas (Debian: python3-pandas)") from None
+        rows = self.read(columns)
+        return pd.DataFrame(rows, columns=list(columns) if columns else self.columns)
+
+    def close(self):
+        lib = _lib._lib
+        if self._pq:
+            lib.cf_parquet_free(self._pq)
+            self._pq = None
+        if self._io:
+            lib.cf_io_free(self._io)
+            self._io = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def open(source):
+    return ParquetFile(source)
