@@ -48,7 +48,8 @@ __arrow_c_schema__), so pyarrow, polars and DuckDB read them directly; see
 cfile.arrow.
 
 Other formats: cfile.table (tables: scan/get/insert/update/delete), cfile.hfile
-(HBase HFiles), cfile.bloom (BloomFile probes), cfile.delta (DeltaFiles).
+(HBase HFiles), cfile.bloom (BloomFile probes), cfile.delta (DeltaFiles),
+cfile.parquet (Parquet: rows, and writing).
 
 Errors from the library raise CFileError(status, message); .status is the
 cf_status code (cfile.ECORRUPT, cfile.EIO, ...). Readers and writers free their

@@ -1,10 +1,12 @@
-"""Reading Apache Parquet files (include/cfile/parquet.h record assembly).
+"""Reading and writing Apache Parquet files (include/cfile/parquet.h: record
+assembly, writer).
 
     with cfile.parquet.open("f.parquet") as pq:
         pq.num_rows, pq.columns
         for row in pq.rows(columns=["a", "b"]):   # dicts, in file order
             ...
         pq.to_pandas()
+    cfile.parquet.write("out.parquet", rows, "id INT64, name STRING NULL, tags INT32[] NULL")
 
 Values: BOOLEAN bool; INT32/INT64 int (unsigned annotations as unsigned); FLOAT,
 DOUBLE, FLOAT16 float; STRING/ENUM/JSON str (bytes when not UTF-8); other byte
@@ -324,3 +326,165 @@ class ParquetFile:
 
 def open(source):
     return ParquetFile(source)
+
+
+# ---- writing ----------------------------------------------------------------------------
+
+class CWriteColumn(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int), ("nullable", ctypes.c_bool),
+                ("is_array", ctypes.c_bool), ("precision", ctypes.c_int),
+                ("scale", ctypes.c_int), ("bloom_filter", ctypes.c_bool),
+                ("binary", ctypes.c_bool)]
+
+
+class CWriterOptions(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("codec", ctypes.c_int32), ("level", ctypes.c_int),
+                ("row_group_rows", ctypes.c_uint64), ("row_group_bytes", ctypes.c_size_t),
+                ("page_bytes", ctypes.c_size_t), ("page_rows", ctypes.c_uint32),
+                ("dictionary", ctypes.c_bool), ("dict_page_bytes", ctypes.c_size_t),
+                ("data_page_v2", ctypes.c_bool), ("statistics", ctypes.c_bool),
+                ("page_index", ctypes.c_bool), ("page_crc", ctypes.c_bool),
+                ("bloom_fpp", ctypes.c_double), ("kv", ctypes.c_void_p),
+                ("kv_count", ctypes.c_size_t)]
+
+
+_CODECS = {"none": 0, "uncompressed": 0, "snappy": 1, "gzip": 2, "brotli": 4, "zstd": 6,
+           "lz4_raw": 7}
+
+_lib.declare({
+    "cf_parquet_writer_options_init": (None, [ctypes.POINTER(CWriterOptions)]),
+    "cf_parquet_writer_create_file": (ctypes.c_int, [_PP, ctypes.c_char_p,
+                                                     ctypes.POINTER(CWriteColumn), ctypes.c_size_t,
+                                                     ctypes.POINTER(CWriterOptions), _E]),
+    "cf_parquet_writer_append": (ctypes.c_int, [_P, _P, ctypes.c_size_t, _E]),
+    "cf_parquet_writer_finish": (ctypes.c_int, [_P, _E]),
+    "cf_parquet_writer_free": (None, [_P]),
+})
+
+
+def _column_batch(col, vals, keep):
+    """A cf_batch of one column's Python values (col: a table schema dict)."""
+    from . import _convert as cv
+    t = col["type_id"]
+    scale = col["scale"] if col["type"].startswith("DECIMAL") and col["scale"] else None
+    b = _lib.CBatch()
+    b.count = len(vals)
+    nonnull = cv.make_bitmap([v is not None for v in vals])
+    nbuf = (ctypes.c_uint8 * max(len(nonnull), 1)).from_buffer(nonnull) if nonnull else None
+    keep += [nonnull, nbuf]
+    b.nonnull = ctypes.addressof(nbuf) if nbuf is not None and None in vals else None
+    if not col["is_array"]:
+        enc = cv.encode(t, vals, scale)
+        keep.append(enc)
+        b.values = enc.ptr
+        return b
+    elems, offs = [], [0]
+    for v in vals:
+        if v is not None:
+            if not isinstance(v, (list, tuple)):
+                raise TypeError("column %r holds arrays: give lists" % col["name"])
+            elems.extend(v)
+        offs.append(len(elems))
+    enc = cv.encode(t, elems, scale)
+    offarr = (ctypes.c_uint32 * len(offs))(*offs)
+    enn = cv.make_bitmap([e is not None for e in elems])
+    ebuf = (ctypes.c_uint8 * max(len(enn), 1)).from_buffer(enn) if enn else None
+    keep += [enc, offarr, enn, ebuf]
+    b.values = enc.ptr
+    b.elem_offsets = ctypes.addressof(offarr)
+    b.elem_count = len(elems)
+    b.elem_nonnull = ctypes.addressof(ebuf) if ebuf is not None and None in elems else None
+    return b
+
+
+def _parse_schema(text):
+    """Columns of "name TYPE [NULL|NOT NULL|KEY], ..." (TYPE[] or ARRAY<TYPE> for
+    arrays, DECIMAL64(p,s)) as the table module's column dicts."""
+    import re
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch in "(<"
+        depth -= ch in ")>"
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    cols = []
+    for part in parts:
+        m = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s+(ARRAY<\s*(\w+)\s*>|(\w+)(\(\s*(\d+)\s*,\s*"
+                     r"(\d+)\s*\))?(\[\])?)\s*(.*)$", part, re.I | re.S)
+        if not m:
+            raise ValueError("schema: cannot read column %r" % part.strip())
+        name, _, arr_t, t, _, prec, scale, brackets, rest = m.groups()
+        attrs = rest.upper().split()
+        tname = arr_t or t
+        tid = _lib.parse_type(tname)
+        cols.append({"name": name, "type": _lib.type_name(tid), "type_id": tid,
+                     "nullable": "NULL" in attrs and "NOT" not in attrs,
+                     "is_array": bool(arr_t or brackets),
+                     "precision": int(prec or 0), "scale": int(scale or 0)})
+    if len({c["name"] for c in cols}) != len(cols):
+        raise ValueError("schema: duplicate column names")
+    return cols
+
+
+def write(path, rows, schema, codec="snappy", row_group_rows=None, batch_rows=65536):
+    """Write rows (dicts by column name, or sequences in column order) as a Parquet
+    file. schema uses the table syntax ("id INT64, name STRING NULL, tags INT32[]
+    NULL, p DECIMAL64(10,2) NULL"; KEY and storage attributes are ignored); types
+    map as include/cfile/parquet.h's writer says. The file appears atomically when
+    complete (nothing on failure). Returns the number of rows."""
+    lib = _lib.lib()
+    err = _lib.CError()
+    cols = _parse_schema(schema)
+    names_list = [c["name"] for c in cols]
+
+    ccols = (CWriteColumn * len(cols))()
+    names = [c["name"].encode() for c in cols]
+    for i, c in enumerate(cols):
+        ccols[i] = CWriteColumn(names[i], c["type_id"], c["nullable"], c["is_array"],
+                                c["precision"], c["scale"], False, False)
+    o = CWriterOptions()
+    lib.cf_parquet_writer_options_init(ctypes.byref(o))
+    if codec.lower() not in _CODECS:
+        raise ValueError("codec must be one of %s" % ", ".join(_CODECS))
+    o.codec = _CODECS[codec.lower()]
+    if row_group_rows is not None:
+        o.row_group_rows = int(row_group_rows)
+    p = path.__fspath__() if hasattr(path, "__fspath__") else path
+    w = ctypes.c_void_p()
+    _lib.check(lib.cf_parquet_writer_create_file(ctypes.byref(w), p.encode(), ccols, len(cols),
+                                                 ctypes.byref(o), ctypes.byref(err)), err)
+    n = 0
+    try:
+        pending = []
+
+        def flush():
+            keep = []
+            batches = (_lib.CBatch * len(cols))()
+            for j, c in enumerate(cols):
+                batches[j] = _column_batch(c, [r[j] for r in pending], keep)
+            _lib.check(lib.cf_parquet_writer_append(w, batches, len(pending), ctypes.byref(err)),
+                       err)
+            pending.clear()
+
+        for row in rows:
+            if isinstance(row, dict):
+                unknown = set(row) - set(names_list)
+                if unknown:
+                    raise KeyError("no column %s" % ", ".join(sorted(map(repr, unknown))))
+                row = [row.get(c) for c in names_list]
+            elif len(row) != len(cols):
+                raise ValueError("a row has %d values, got %d" % (len(cols), len(row)))
+            pending.append(row)
+            n += 1
+            if len(pending) >= batch_rows:
+                flush()
+        if pending:
+            flush()
+        _lib.check(lib.cf_parquet_writer_finish(w, ctypes.byref(err)), err)
+        return n
+    finally:
+        lib.cf_parquet_writer_free(w)

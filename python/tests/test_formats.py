@@ -331,6 +331,35 @@ class ParquetTest(unittest.TestCase):
         self.assertGreater(checked, 50)
         self.assertGreater(errors, 3)
 
+    def test_write_read(self):
+        schema = ("id INT64 KEY, name STRING NULL, tags INT32[] NULL, p DECIMAL64(10,2) NULL, "
+                  "ok BOOL, d DATE NULL, raw BINARY NULL, u UINT32, f DOUBLE NULL")
+        rows = [{"id": i, "name": None if i % 3 == 0 else "n\u00e9%d" % i,
+                 "tags": None if i % 5 == 0 else [i, None, -i], "p": decimal.Decimal(i) / 100,
+                 "ok": i % 2 == 0, "d": datetime.date(2024, 1, 1) + datetime.timedelta(days=i),
+                 "raw": bytes([i % 256, 0]), "u": 4000000000 + i,
+                 "f": None if i % 7 == 0 else i / 3} for i in range(3000)]
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "x.parquet")
+            self.assertEqual(cfile.parquet.write(p, rows, schema, codec="zstd",
+                                                 row_group_rows=1000, batch_rows=700), 3000)
+            with cfile.parquet.open(p) as pq:
+                self.assertEqual(pq.num_rows, 3000)
+                self.assertEqual(pq.read(), rows)
+            # Sequences in column order work too.
+            q = os.path.join(d, "y.parquet")
+            cfile.parquet.write(q, [[1, "a"], [2, None]], "a INT8, b STRING NULL")
+            with cfile.parquet.open(q) as pq:
+                self.assertEqual(pq.read(), [{"a": 1, "b": "a"}, {"a": 2, "b": None}])
+            # A STRING that is not UTF-8 is refused, and no file appears.
+            bad = os.path.join(d, "bad.parquet")
+            with self.assertRaises(cfile.CFileError) as cm:
+                cfile.parquet.write(bad, [[b"\xff"]], "s STRING")
+            self.assertEqual(cm.exception.status, cfile.EINVAL)
+            self.assertFalse(os.path.exists(bad))
+            with self.assertRaises(ValueError):
+                cfile.parquet.write(bad, [], "a INT32, a INT64")
+
     def test_projection_and_pandas(self):
         p = os.path.join(SHARED, "parquet", "dk_boolean_stats")
         f = os.path.join(p, load(os.path.join(p, "expected.json"))["file"])
