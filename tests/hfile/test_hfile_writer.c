@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include <cfile/hfile.h>
 #include <cfile/io.h>
 
@@ -152,6 +154,41 @@ static void read_back(const bytes *b, const cf_hfile_writer_options *o, uint64_t
     cf_slice mid;
     CF_ASSERT_OK(cf_hfile_midkey(h, &mid, &err), &err);
     assert_true(mid.len > 0);
+    cf_hfile_free(h);
+    cf_io_free(io);
+}
+
+/* The generator's cells, in order, from a file of any version. */
+static void read_back_v2(const bytes *b, uint64_t ncells, int rows_per)
+{
+    cf_error err = {0};
+    cf_hfile *h;
+    cf_io *io;
+    CF_ASSERT_OK(open_bytes(&h, &io, b, &err), &err);
+    cf_hfile_iter *it;
+    CF_ASSERT_OK(cf_hfile_iter_create(&it, h, &err), &err);
+    uint64_t n = 0;
+    char row[64];
+    for (;; n++) {
+        cf_hfile_cell c;
+        bool has;
+        CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
+        if (!has)
+            break;
+        snprintf(row, sizeof(row), "row-%08llu", (unsigned long long)(n / rows_per));
+        CF_ASSERT_BYTES(c.row.data, c.row.len, row, strlen(row));
+        assert_int_equal(c.timestamp, 1700000000000LL + (int64_t)n);
+        assert_int_equal(c.mvcc, n % 5);
+    }
+    assert_int_equal(n, ncells);
+    snprintf(row, sizeof(row), "row-%08llu", 77ULL);
+    CF_ASSERT_OK(cf_hfile_iter_seek_row(it, row, strlen(row), &err), &err);
+    cf_hfile_cell c;
+    bool has;
+    CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
+    assert_true(has);
+    assert_int_equal(c.timestamp, 1700000000000LL + 77 * rows_per);
+    cf_hfile_iter_free(it);
     cf_hfile_free(h);
     cf_io_free(io);
 }
@@ -511,6 +548,92 @@ static void test_hfile__bad_inputs(void **state)
     free(b.p);
 }
 
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (56 - 8 * i));
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+/* HFile v2.1 (HBase 0.94): block headers with checksums, the 212-byte
+ * Writable trailer. Our v3 file without tags, its trailer rewritten so, and
+ * with CRC32 instead of CRC32C in every block, reads the same cells. */
+static void test_hfile__v2_1_writable_trailer(void **state)
+{
+    (void)state;
+    cf_hfile_writer_options o;
+    cf_hfile_writer_options_init(&o);
+    o.block_size = 2048;
+    o.compression = CF_HFILE_GZ;
+    o.encoding = CF_HFILE_DBE_FAST_DIFF;
+    bytes b = write_file(&o, 600, 3, true);
+    cf_error err = {0};
+    cf_hfile *h;
+    cf_io *io;
+    CF_ASSERT_OK(open_bytes(&h, &io, &b, &err), &err);
+    cf_hfile_trailer t = *cf_hfile_get_trailer(h);
+    cf_hfile_free(h);
+    cf_io_free(io);
+    size_t body = b.n - 4096;
+    /* Every block's checksums recomputed as CRC32 (type 1). */
+    for (size_t off = 0; off < body;) {
+        uint8_t *hd = b.p + off;
+        uint32_t ondisk = (uint32_t)hd[8] << 24 | hd[9] << 16 | hd[10] << 8 | hd[11];
+        uint32_t bpc = (uint32_t)hd[25] << 24 | hd[26] << 16 | hd[27] << 8 | hd[28];
+        uint32_t data = (uint32_t)hd[29] << 24 | hd[30] << 16 | hd[31] << 8 | hd[32];
+        assert_int_equal(hd[24], 2);
+        hd[24] = 1;
+        for (uint32_t pos = 0, i = 0; pos < data; pos += bpc, i++) {
+            uint32_t n = data - pos < bpc ? data - pos : bpc;
+            put32(hd + data + 4 * i, (uint32_t)crc32(crc32(0L, Z_NULL, 0), hd + pos, n));
+        }
+        off += 33 + ondisk;
+    }
+    uint8_t *tr = b.p + body;
+    memset(tr, 0, 212);
+    memcpy(tr, "TRABLK\"$", 8);
+    put64(tr + 8, t.file_info_offset);
+    put64(tr + 16, t.load_on_open_data_offset);
+    put32(tr + 24, t.data_index_count);
+    put64(tr + 28, t.uncompressed_data_index_size);
+    put32(tr + 36, t.meta_index_count);
+    put64(tr + 40, t.total_uncompressed_bytes);
+    put64(tr + 48, t.entry_count);
+    put32(tr + 56, t.compression_codec);
+    put32(tr + 60, t.num_data_index_levels);
+    put64(tr + 64, t.first_data_block_offset);
+    put64(tr + 72, t.last_data_block_offset);
+    memcpy(tr + 80, "org.apache.hadoop.hbase.KeyValue$KeyComparator", 46);
+    put32(tr + 208, 1u << 24 | 2);
+    b.n = body + 212;
+    CF_ASSERT_OK(open_bytes(&h, &io, &b, &err), &err);
+    const cf_hfile_trailer *t2 = cf_hfile_get_trailer(h);
+    assert_true(t2->major == 2 && t2->minor == 1 && t2->trailer_size == 212 && !t2->protobuf);
+    assert_true(cf_hfile_get_info(h)->checksums);
+    assert_int_equal(t2->entry_count, 600);
+    cf_hfile_free(h);
+    cf_io_free(io);
+    read_back_v2(&b, 600, 3);
+    /* A flipped payload byte is caught by the CRC32 chunks. */
+    b.p[40] ^= 1;
+    CF_ASSERT_OK(open_bytes(&h, &io, &b, &err), &err);
+    cf_hfile_iter *it;
+    CF_ASSERT_OK(cf_hfile_iter_create(&it, h, &err), &err);
+    cf_hfile_cell c;
+    bool has;
+    CF_ASSERT_STATUS(cf_hfile_iter_next(it, &c, &has, &err), CF_ECORRUPT, &err);
+    assert_non_null(strstr(err.msg, "checksum"));
+    cf_hfile_iter_free(it);
+    cf_hfile_free(h);
+    cf_io_free(io);
+    free(b.p);
+}
+
 static void test_hfile__vlong_and_hash(void **state)
 {
     (void)state;
@@ -540,6 +663,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_hfile__writer_structure_matches_hbase),
         cmocka_unit_test(test_hfile__bad_inputs),
         cmocka_unit_test(test_hfile__vlong_and_hash),
+        cmocka_unit_test(test_hfile__v2_1_writable_trailer),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
