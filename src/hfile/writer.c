@@ -757,9 +757,10 @@ static cf_status write_file_info(cf_hfile_writer *w, cf_error *err)
     put_be32_rec(fi, "hfile.AVG_VALUE_LEN", (uint32_t)(w->entries ? w->total_val_len / w->entries : 0));
     if (w->o.include_tags) {
         put_be32_rec(fi, "hfile.MAX_TAGS_LEN", w->max_tags);
-        /* HBase compresses tags only in its delta encoders' blocks. */
-        put_record(fi, "hfile.TAGS_COMPRESSED", 21, w->o.compress_tags && w->delta ? "\xff" : "\0",
-                   1);
+        /* As HBase sets it (any encoding); only its delta encoders then
+         * compress tags, ROW_INDEX_V1 writes them plain whatever the flag. */
+        bool ct = w->o.compress_tags && w->o.encoding != CF_HFILE_DBE_NONE;
+        put_record(fi, "hfile.TAGS_COMPRESSED", 21, ct ? "\xff" : "\0", 1);
     }
     if (w->o.encoding != CF_HFILE_DBE_NONE) {
         const char *en = cf_hfile_encoding_name(w->o.encoding);
