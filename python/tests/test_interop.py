@@ -189,6 +189,98 @@ class CapsuleTest(unittest.TestCase):
                 self.assertEqual(list(zip(*[cols[k] for k in f])), cells)
 
 
+DUCKDB = os.environ.get("CF_DUCKDB_LIB")
+
+
+class _DuckResult(ctypes.Structure):
+    _fields_ = [("column_count", ctypes.c_uint64), ("row_count", ctypes.c_uint64),
+                ("rows_changed", ctypes.c_uint64), ("columns", ctypes.c_void_p),
+                ("error", ctypes.c_char_p), ("internal", ctypes.c_void_p)]
+
+
+@unittest.skipUnless(DUCKDB and os.path.exists(DUCKDB), "libduckdb not installed (./test does)")
+class DuckDBTest(unittest.TestCase):
+    """The capsules' streams scanned by real DuckDB (libduckdb from npm, through
+    ctypes: DuckDB's Python package is not in Debian), as duckdb.sql would."""
+
+    def setUp(self):
+        d = self.d = ctypes.CDLL(DUCKDB)
+        P, PP = ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)
+        R = ctypes.POINTER(_DuckResult)
+        for name, res, args in [
+                ("duckdb_open", ctypes.c_int, [ctypes.c_char_p, PP]),
+                ("duckdb_connect", ctypes.c_int, [P, PP]),
+                ("duckdb_disconnect", None, [PP]), ("duckdb_close", None, [PP]),
+                ("duckdb_query", ctypes.c_int, [P, ctypes.c_char_p, R]),
+                ("duckdb_result_error", ctypes.c_char_p, [R]),
+                ("duckdb_destroy_result", None, [R]),
+                ("duckdb_value_int64", ctypes.c_int64, [R, ctypes.c_uint64, ctypes.c_uint64]),
+                ("duckdb_row_count", ctypes.c_uint64, [R]),
+                ("duckdb_column_count", ctypes.c_uint64, [R]),
+                ("duckdb_arrow_scan", ctypes.c_int, [P, ctypes.c_char_p, P])]:
+            getattr(d, name).restype = res
+            getattr(d, name).argtypes = args
+        self.db, self.conn = ctypes.c_void_p(), ctypes.c_void_p()
+        self.assertEqual(d.duckdb_open(None, ctypes.byref(self.db)), 0)
+        self.assertEqual(d.duckdb_connect(self.db, ctypes.byref(self.conn)), 0)
+        self.query("SET threads TO 1")
+
+    def tearDown(self):
+        self.d.duckdb_disconnect(ctypes.byref(self.conn))
+        self.d.duckdb_close(ctypes.byref(self.db))
+
+    def query(self, sql):
+        r = _DuckResult()
+        if self.d.duckdb_query(self.conn, sql.encode(), ctypes.byref(r)) != 0:
+            msg = self.d.duckdb_result_error(ctypes.byref(r))
+            self.d.duckdb_destroy_result(ctypes.byref(r))
+            raise RuntimeError(msg.decode() if msg else sql)
+        ncols = self.d.duckdb_column_count(ctypes.byref(r))
+        vals = [[self.d.duckdb_value_int64(ctypes.byref(r), c, i) for c in range(ncols)]
+                for i in range(self.d.duckdb_row_count(ctypes.byref(r)))]
+        self.d.duckdb_destroy_result(ctypes.byref(r))
+        return vals
+
+    def load(self, obj, table, **kw):
+        """Scan obj.__arrow_c_stream__() into a DuckDB table, moving the stream out
+        of the capsule as a consumer does (DuckDB then owns the scan; we release)."""
+        cap = obj.__arrow_c_stream__(**kw)
+        s = cfile.arrow.ArrowArrayStream()
+        p = cfile.arrow.stream_pointer(cap)
+        ctypes.memmove(ctypes.addressof(s), p, ctypes.sizeof(s))
+        p.contents.release = None
+        try:
+            self.assertEqual(self.d.duckdb_arrow_scan(self.conn, b"v", ctypes.addressof(s)), 0)
+            self.query("CREATE TABLE %s AS SELECT * FROM v" % table)
+            self.query("DROP VIEW v")
+        finally:
+            ctypes.cast(s.release, cfile.arrow.STREAM_RELEASE)(ctypes.pointer(s))
+
+    def test_table_and_reader(self):
+        with tempfile.TemporaryDirectory() as d:
+            t = cfile.table.create(os.path.join(d, "t"), "id INT64 KEY, g INT32 NULL, "
+                                   "s STRING NULL, tags INT32[] NULL")
+            for i in range(2000):
+                t.insert([i, None if i % 9 == 0 else i % 7, "x%d" % i, [i, i] if i % 2 else None])
+                if i % 700 == 699:
+                    t.flush()
+            t.delete(5)
+            self.load(t.scan(where=[("id", "<", 1500)]), "t1", batch_rows=100)
+            want = [r for r in t.scan(where=[("id", "<", 1500)])]
+            got = self.query("SELECT count(*), sum(id), count(g), sum(g), "
+                             "sum(length(s)), sum(len(tags)) FROM t1")[0]
+            self.assertEqual(got, [len(want), sum(r["id"] for r in want),
+                                   sum(r["g"] is not None for r in want),
+                                   sum(r["g"] or 0 for r in want),
+                                   sum(len(r["s"]) for r in want),
+                                   sum(len(r["tags"]) for r in want if r["tags"])])
+            t.close()
+        with cfile.open(cfile.dumps(list(range(-500, 500)), "INT16")) as r:
+            self.load(r, "c1")
+            self.assertEqual(self.query("SELECT count(*), sum(value), min(value) FROM c1"),
+                             [[1000, -500, -500]])
+
+
 @unittest.skipUnless(numpy is not None, "numpy not installed")
 class NumpyTest(unittest.TestCase):
     def test_nullable_masked(self):
