@@ -148,13 +148,19 @@ static bool is_nan(cf_pq_sort s, const uint8_t *p)
     return false;
 }
 
-static void set_buf(cf_buf *b, const uint8_t *p, size_t n)
+static inline void set_buf(cf_buf *b, const uint8_t *p, size_t n)
 {
+    if (n <= b->cap && !b->oom) { /* min and max are replaced often: no call */
+        if (n)
+            memcpy(b->data, p, n);
+        b->len = n;
+        return;
+    }
     cf_buf_clear(b);
     cf_buf_append(b, p, n);
 }
 
-static void minmax_add(cf_pq_minmax *m, cf_pq_sort s, const uint8_t *p, size_t n)
+static inline void minmax_add(cf_pq_minmax *m, cf_pq_sort s, const uint8_t *p, size_t n)
 {
     if (!m->has) {
         set_buf(&m->min, p, n);
@@ -304,7 +310,7 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem)
     return true;
 }
 
-static cf_status push_level(cf_pq_wcol *c, uint16_t def, uint16_t rep, cf_error *err)
+static inline cf_status push_level(cf_pq_wcol *c, uint16_t def, uint16_t rep, cf_error *err)
 {
     if (c->nlev == c->lev_cap) {
         size_t ncap = c->lev_cap ? 2 * c->lev_cap : 1024;
@@ -328,6 +334,34 @@ static cf_status push_level(cf_pq_wcol *c, uint16_t def, uint16_t rep, cf_error 
     return CF_OK;
 }
 
+/* The dictionary's hash: for 4- and 8-byte values (most columns) a 64-bit
+ * finalizer (two multiplies; every input bit reaches the low bits the table
+ * uses), XXH64 for the others. */
+static inline uint64_t dict_hash(const uint8_t *p, size_t n)
+{
+    uint64_t h;
+    if (n == 8)
+        h = cf_load_le64(p);
+    else if (n == 4)
+        h = cf_load_le32(p);
+    else
+        return cf_parquet_xxh64(p, n, 0);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 33);
+}
+
+static inline bool same_fixed(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n == 8)
+        return cf_load_le64(a) == cf_load_le64(b);
+    if (n == 4)
+        return cf_load_le32(a) == cf_load_le32(b);
+    return memcmp(a, b, n) == 0;
+}
+
 /* The dictionary index of value [p, p+n), added when new. */
 static cf_status dict_index(cf_pq_wcol *c, const uint8_t *p, size_t n, uint64_t h, uint32_t *out,
                             cf_error *err)
@@ -345,7 +379,7 @@ static cf_status dict_index(cf_pq_wcol *c, const uint8_t *p, size_t n, uint64_t 
             size_t el = c->d.ptype == CF_PQT_BYTE_ARRAY ? cf_load_le32(e) : n;
             if (c->d.ptype == CF_PQT_BYTE_ARRAY)
                 e += 4;
-            size_t j = (size_t)cf_parquet_xxh64(e, el, 0) & (ncap - 1);
+            size_t j = (size_t)dict_hash(e, el) & (ncap - 1);
             while (ns[j] != 0)
                 j = (j + 1) & (ncap - 1);
             ns[j] = (uint32_t)i + 1;
@@ -361,7 +395,7 @@ static cf_status dict_index(cf_pq_wcol *c, const uint8_t *p, size_t n, uint64_t 
                 *out = e;
                 return CF_OK;
             }
-        } else if (memcmp(q, p, n) == 0) {
+        } else if (same_fixed(q, p, n)) {
             *out = e;
             return CF_OK;
         }
@@ -388,6 +422,10 @@ static bool utf8_ok(const uint8_t *p, size_t n)
 {
     size_t i = 0;
     while (i < n) {
+        if (n - i >= 8 && (cf_load_le64(p + i) & 0x8080808080808080ULL) == 0) {
+            i += 8; /* ASCII */
+            continue;
+        }
         uint8_t b = p[i];
         if (b < 0x80) {
             i++;
@@ -434,19 +472,12 @@ static cf_status add_value(cf_pq_wcol *c, const uint8_t *p, size_t n, cf_error *
              c->d.name, c->rows_total);
     if (stats_on(c) && !is_nan(c->d.sort, p))
         minmax_add(&c->pstat, c->d.sort, p, n);
-    uint64_t h = 0;
-    bool hashed = false;
-    if (c->d.bloom) {
-        h = cf_parquet_xxh64(p, n, 0);
-        hashed = true;
-        CF_CHECK(cf_pq_hashset_add(&c->bloom, h), err, CF_ENOMEM,
+    if (c->d.bloom)
+        CF_CHECK(cf_pq_hashset_add(&c->bloom, cf_parquet_xxh64(p, n, 0)), err, CF_ENOMEM,
                  "column %s: out of memory for the bloom filter", c->d.name);
-    }
     if (c->dict_on) {
-        if (!hashed)
-            h = cf_parquet_xxh64(p, n, 0);
         uint32_t e;
-        CF_TRY(dict_index(c, p, n, h, &e, err));
+        CF_TRY(dict_index(c, p, n, dict_hash(p, n), &e, err));
         CF_CHECK(grow((void **)&c->idx, &c->idx_cap, c->nidx + 1, sizeof(uint32_t)), err,
                  CF_ENOMEM, "column %s: out of memory for a page", c->d.name);
         c->idx[c->nidx++] = e;
