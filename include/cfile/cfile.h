@@ -24,6 +24,11 @@ extern "C" {
 CF_API unsigned cf_version(void);
 /* "0.1.0" */
 CF_API const char *cf_version_string(void);
+/* What this build has, for `cfile --version` and bug reports: newline-terminated
+ * "key: values" lines. "codecs:" lists every compression library compiled in
+ * (snappy lz4 zlib gzip zstd brotli lzo bzip2), "crc32c:" and "bitshuffle:" the kernel picked
+ * for this CPU at run time (e.g. "avx2+vpclmul", "portable"). Static storage. */
+CF_API const char *cf_build_features(void);
 
 #ifdef __cplusplus
 }

@@ -108,16 +108,24 @@ static void test_cli_polish__version(void **state)
     char want[64];
     snprintf(want, sizeof(want), "cfile %d.%d.%d\n", CF_VERSION_MAJOR, CF_VERSION_MINOR,
              CF_VERSION_PATCH);
+    /* The first line is the version alone; then the build's formats, codecs and the
+     * kernels picked for this CPU, the same for --version and -V. */
+    static const char *const lines[] = {
+        "\nformats: cfile bloomfile deltafile table hfile parquet arrow\n",
+        "\ncodecs: snappy lz4 zlib gzip zstd brotli lzo bzip2\n", "\ncrc32c: ", "\nbitshuffle: "};
+    static char *const flags[] = {"--version", "-V"};
     run r;
-    CLI(&r, "--version");
-    EXPECT_RC(r, 0);
-    expect_text(&r, want);
-    assert_int_equal(r.err_len, 0);
-    done(&r);
-    CLI(&r, "-V");
-    EXPECT_RC(r, 0);
-    expect_text(&r, want);
-    done(&r);
+    for (size_t f = 0; f < 2; f++) {
+        CLI(&r, flags[f]);
+        EXPECT_RC(r, 0);
+        assert_true(strncmp(r.out, want, strlen(want)) == 0);
+        for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+            if (strstr(r.out, lines[i]) == NULL)
+                fail_msg("%s lacks \"%s\":\n%s", flags[f], lines[i] + 1, r.out);
+        assert_int_equal(r.err_len, 0);
+        done(&r);
+    }
+    assert_string_equal(cf_build_features() + strlen(cf_build_features()) - 1, "\n");
     /* The library agrees with its header. */
     assert_int_equal(cf_version(),
                      (CF_VERSION_MAJOR << 16) | (CF_VERSION_MINOR << 8) | CF_VERSION_PATCH);

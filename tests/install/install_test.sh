@@ -5,12 +5,16 @@
 #   install_test.sh BUILD_DIR SOURCE_DIR VERSION CC [SANITIZE]
 #
 # Checks: the expected files are installed (shared and static library, headers,
-# cfile.pc, the tool, cfile(1), bash completion); libcfile.so exports only cf_*
-# symbols, all at version CFILE_0; a small program compiled with
-# `pkg-config --cflags --libs cfile` runs against the shared library; the same
-# program linked with `pkg-config --static` against libcfile.a runs without it;
-# the installed tool reports the version; the prefix can be moved (relocatable
-# cfile.pc).
+# cfile.pc, the CMake package, the tool, cfile(1), bash completion); libcfile.so
+# exports only cf_* symbols, all at version CFILE_0; a small program (hello.c)
+# built each way a user would, then run:
+#   - `pkg-config --cflags --libs cfile`, against libcfile.so;
+#   - `pkg-config --static --libs cfile`, against libcfile.a;
+#   - `cc -static` with `pkg-config --static`: every library named, libstdc++ too;
+#   - CMake `find_package(cfile CONFIG)` -> cfile::cfile, shared and static;
+# the README's C example, built and run by the README's own shell lines; the
+# installed tool reports the version and features and needs no libcfile.so; the
+# prefix can be moved (relocatable cfile.pc).
 set -eu
 
 build=$1
@@ -21,7 +25,9 @@ sanitize=${5:-}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cf_install_XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
-prefix=$work/prefix
+# The prefix is $HOME/.local of a HOME of our own: the README's lines use that path.
+home=$work/home
+prefix=$home/.local
 
 fail() {
     echo "install test: $*" >&2
@@ -37,6 +43,7 @@ pc=$(find "$prefix" -name cfile.pc | head -n 1)
 libdir=$(dirname "$(dirname "$pc")")
 
 for f in "$libdir/libcfile.a" "$prefix/include/cfile/cfile.h" "$prefix/include/cfile/reader.h" \
+    "$libdir/cmake/cfile/cfile-config.cmake" "$libdir/cmake/cfile/cfile-config-version.cmake" \
     "$prefix/bin/cfile" "$prefix/share/man/man1/cfile.1" \
     "$prefix/share/bash-completion/completions/cfile"; do
     [ -e "$f" ] || fail "not installed: ${f#"$prefix"/}"
@@ -86,9 +93,78 @@ fi
 out=$("$work/hello_static" "$version" "$work/b.cfile") || fail "hello (static) failed: $out"
 [ "$out" = "cfile $version ok" ] || fail "hello (static) printed: $out"
 
-# The installed tool: version, and it reads what the program wrote.
+# Fully static (`cc -static`): `pkg-config --static` must name every library libcfile.a
+# needs (libstdc++ for snappy, libm, pthreads). Not with sanitizers: their runtimes
+# are shared libraries.
+if [ -z "$sanitize" ]; then
+    # shellcheck disable=SC2046
+    "$cc" -std=c11 -Wall -Werror -static -o "$work/hello_allstatic" "$src/tests/install/hello.c" \
+        $(pkg-config --cflags cfile) $(pkg-config --static --libs cfile) \
+        >"$work/static.log" 2>&1 || { cat "$work/static.log" >&2; fail "cc -static failed"; }
+    if readelf -d "$work/hello_allstatic" 2>/dev/null | grep -q NEEDED; then
+        fail "cc -static produced a dynamic program"
+    fi
+    out=$("$work/hello_allstatic" "$version" "$work/s.cfile") || fail "hello (cc -static) failed: $out"
+    [ "$out" = "cfile $version ok" ] || fail "hello (cc -static) printed: $out"
+fi
+
+# CMake: find_package(cfile CONFIG REQUIRED) -> cfile::cfile, shared then static. The
+# shared program runs with no LD_LIBRARY_PATH (CMake's build-tree rpath, as a user gets).
+cmake_flags=
+if [ -n "$sanitize" ]; then
+    cmake_flags="-DCMAKE_C_FLAGS=-fsanitize=$sanitize -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=$sanitize"
+fi
+for kind in shared static; do
+    use_static=OFF
+    [ "$kind" = static ] && use_static=ON
+    bdir=$work/consumer-$kind
+    # shellcheck disable=SC2086
+    { cmake -S "$src/tests/install/consumer" -B "$bdir" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCMAKE_C_COMPILER="$cc" -DCFILE_USE_STATIC_LIBS=$use_static $cmake_flags &&
+        cmake --build "$bdir"; } >"$work/cmake-$kind.log" 2>&1 ||
+        { cat "$work/cmake-$kind.log" >&2; fail "the CMake consumer ($kind) did not build"; }
+    needs_so=no
+    readelf -d "$bdir/hello" | grep -q 'libcfile\.so\.0' && needs_so=yes
+    case $kind:$needs_so in
+    shared:no) fail "cfile::cfile (shared) did not link libcfile.so" ;;
+    static:yes) fail "cfile::cfile with CFILE_USE_STATIC_LIBS still needs libcfile.so" ;;
+    esac
+    out=$(env -u LD_LIBRARY_PATH "$bdir/hello" "$version" "$work/c-$kind.cfile") ||
+        fail "hello (CMake, $kind) failed: $out"
+    [ "$out" = "cfile $version ok" ] || fail "hello (CMake, $kind) printed: $out"
+done
+
+# The README's C example, built and run by the README's shell lines as written (all but
+# its `make install`, done above), with no LD_LIBRARY_PATH. They assume lib/, the
+# libdir GNUInstallDirs picks for a prefix other than /usr.
+if [ "$libdir" = "$prefix/lib" ]; then
+    mkdir -p "$home/demo"
+    awk '/^```c$/ {on = 1; next} on && /^```$/ {exit} on' "$src/README.md" >"$home/demo/demo.c"
+    awk '/^```sh$/ {on = 1; buf = ""; next} on && /^```$/ {on = 0; if (hit) exit; next}
+         on {buf = buf $0 "\n"} on && /make install PREFIX=\$HOME\/\.local/ {hit = 1}
+         END {printf "%s", buf}' "$src/README.md" | sed '/^make install/d' >"$home/demo/build.sh"
+    grep -q '^cc demo.c' "$home/demo/build.sh" || fail "no build lines found in README.md"
+    grep -q 'int main' "$home/demo/demo.c" || fail "no C example found in README.md"
+    [ -z "$sanitize" ] || sed -i "s|^cc |$cc -fsanitize=$sanitize |" "$home/demo/build.sh"
+    out=$(cd "$home/demo" && HOME=$home CC=$cc env -u LD_LIBRARY_PATH -u PKG_CONFIG_PATH \
+        sh -e build.sh 2>&1) || fail "the README example failed: $out"
+    case $out in
+    "1000 rows of INT32"*"rows 100..: first 300"*) ;;
+    *) fail "the README example printed: $out" ;;
+    esac
+else
+    echo "install test: libdir is $libdir, not lib/: the README example is not checked"
+fi
+
+# The installed tool: version and build features, linked without libcfile.so, and it
+# reads what the program wrote.
+if readelf -d "$prefix/bin/cfile" | grep -q 'libcfile\.so'; then
+    fail "the installed cfile needs libcfile.so"
+fi
 out=$("$prefix/bin/cfile" --version) || fail "cfile --version failed"
-[ "$out" = "cfile $version" ] || fail "cfile --version printed: $out"
+[ "$(echo "$out" | head -n 1)" = "cfile $version" ] || fail "cfile --version printed: $out"
+echo "$out" | grep -q '^codecs: snappy lz4 zlib gzip zstd brotli lzo bzip2$' ||
+    fail "cfile --version lists no codecs: $out"
 "$prefix/bin/cfile" verify "$work/a.cfile" >/dev/null || fail "cfile verify rejects hello's file"
 
 # The man page is roff for cfile(1) and documents every command.

@@ -123,7 +123,11 @@ static int run_main(int argc, char **argv, FILE *out, FILE *err)
         return CF_EXIT_OK;
     }
     if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
+        /* The first line alone is the version (scripts read `--version | head -1`);
+         * then what this build reads and writes, and with what. */
         fprintf(out, "cfile %s\n", cf_version_string());
+        fputs("formats: cfile bloomfile deltafile table hfile parquet arrow\n", out);
+        fputs(cf_build_features(), out);
         return CF_EXIT_OK;
     }
     /* Not advertised: the build generates cfile(1) with it (see cmd_completion.c). */
