@@ -159,7 +159,7 @@ static void test_cli_polish__completion_script(void **state)
     }
     assert_true(ncmd >= 9);
     /* Options come from the usage texts, values from `write --help`. */
-    assert_non_null(strstr(r.out, "dump) opts=\"--format --from --count --json --help\""));
+    assert_non_null(strstr(r.out, "dump) opts=\"--format --from --limit --json --count --help\""));
     assert_non_null(strstr(r.out, "info) opts=\"--json --blocks --help\""));
     assert_non_null(strstr(r.out, "actions=\"write probe\""));
     assert_non_null(strstr(r.out, "\"AUTO PLAIN PREFIX RLE DICT BIT_SHUFFLE\""));
@@ -266,9 +266,15 @@ static void test_cli_polish__dump_int32_nullable(void **state)
     EXPECT_RC(r, 0);
     expect_text(&r, "row,value\n1,\n2,-3\n");
     done(&r);
-    CLI(&r, "dump", "--format", "table", (char *)f, "--from", "9");
+    CLI(&r, "dump", "--format", "table", (char *)f, "--from", "1", "--limit", "0");
     EXPECT_RC(r, 0);
     expect_text(&r, "row  value\n---  -----\n");
+    done(&r);
+    /* A start row past the end is "not found", as `seek --ordinal` says it. */
+    CLI(&r, "dump", "--format", "table", (char *)f, "--from", "9");
+    EXPECT_RC(r, 1);
+    expect_text(&r, "");
+    assert_non_null(strstr(r.err, "not found: ordinal 9 is past the last row (4 rows)\n"));
     done(&r);
 
     /* text and json are unchanged; --json is --format json. */

@@ -20,6 +20,7 @@ typedef struct command {
 static const command commands[] = {
     {"info", cf_cmd_info, "show a file's header and footer", cf_cmd_info_usage},
     {"dump", cf_cmd_dump, "print the values of a file", cf_cmd_dump_usage},
+    {"head", cf_cmd_head, "print the first rows of a file or a table", cf_cmd_head_usage},
     {"seek", cf_cmd_seek, "seek by ordinal or by value and read from there", cf_cmd_seek_usage},
     {"verify", cf_cmd_verify, "check every checksum and decode every row", cf_cmd_verify_usage},
     {"write", cf_cmd_write, "write a CFile from JSON lines, CSV or a golden spec.json",
@@ -76,6 +77,16 @@ void cf_cli_global_usage(FILE *f)
                "  temporary. A rewritten file keeps its permission bits (and its owner,\n"
                "  when cfile may set it, e.g. as root); a symlink at the output path is\n"
                "  replaced by the new file, and the file it pointed to is left untouched.\n"
+               "\njson:\n"
+               "  --json writes compact JSON (no spaces, no indentation) to standard output,\n"
+               "  in one of two shapes, stated in each command's --help:\n"
+               "  - a report is one JSON document (info, seek, write, bloom, delta, hfile,\n"
+               "    parquet, bench, table info/insert/update/delete/compact; verify: one\n"
+               "    document per FILE, a line each); `dump --json` is one document holding\n"
+               "    every value (the golden files' expected.json);\n"
+               "  - a row stream is JSON Lines, one object per row (dump --format jsonl,\n"
+               "    head --json, table scan/get --json).\n"
+               "  Usage errors print one line and a hint (`try 'cfile CMD --help'`), exit 2.\n"
                "\noutput:\n"
                "  A failed write to standard output (e.g. `> /dev/full`) exits 1 with a\n"
                "  message. When the reader of a pipe exits early (`cfile dump f | head`)\n"
@@ -104,7 +115,7 @@ static int run_main(int argc, char **argv, FILE *out, FILE *err)
     cf_cli c = {out, err, "cfile", ""};
     int rc;
     if (argc < 2) {
-        global_usage(err);
+        fprintf(err, "cfile: no command given\ntry 'cfile --help'\n");
         return CF_EXIT_USAGE;
     }
     const char *a = argv[1];
@@ -116,7 +127,7 @@ static int run_main(int argc, char **argv, FILE *out, FILE *err)
                     return CF_EXIT_OK;
                 }
             }
-            fprintf(err, "cfile: unknown command '%s'\n", argv[2]);
+            fprintf(err, "cfile: unknown command '%s'\ntry 'cfile --help'\n", argv[2]);
             return CF_EXIT_USAGE;
         }
         global_usage(out);
@@ -148,7 +159,7 @@ static int run_main(int argc, char **argv, FILE *out, FILE *err)
         fprintf(err, "cfile: unknown option '%s'\n", a);
     else
         fprintf(err, "cfile: unknown command '%s'\n", a);
-    global_usage(err);
+    fputs("try 'cfile --help'\n", err);
     return CF_EXIT_USAGE;
 }
 
@@ -183,14 +194,21 @@ int cf_cli_lib_fail(cf_cli *c, const char *what, cf_status st, const cf_error *e
 
 int cf_cli_usage(cf_cli *c, const char *fmt, ...)
 {
+    /* One line saying what is wrong and where to look, as git and curl do: the whole
+     * help would bury the one line that matters (and scroll it off the screen). */
     va_list ap;
     fprintf(c->err, "cfile %s: ", c->cmd);
     va_start(ap, fmt);
     vfprintf(c->err, fmt, ap);
     va_end(ap);
-    fputc('\n', c->err);
-    fputs(c->usage, c->err);
+    fprintf(c->err, "\ntry 'cfile %s --help'\n", c->cmd);
     return CF_EXIT_USAGE;
+}
+
+int cf_cli_not_found(cf_cli *c, const char *path, const char *msg)
+{
+    fprintf(c->err, "cfile %s: %s: not found: %s\n", c->cmd, path, msg);
+    return CF_EXIT_FAIL;
 }
 
 int cf_cli_fail(cf_cli *c, const char *fmt, ...)

@@ -50,6 +50,7 @@ int cf_cmd_parquet_write(cf_cli *c, int argc, char **argv);
 int cf_cmd_convert(cf_cli *c, int argc, char **argv);
 int cf_cmd_table(cf_cli *c, int argc, char **argv);
 int cf_cmd_bench(cf_cli *c, int argc, char **argv);
+int cf_cmd_head(cf_cli *c, int argc, char **argv);
 
 extern const char cf_cmd_info_usage[];
 extern const char cf_cmd_dump_usage[];
@@ -65,6 +66,7 @@ extern const char cf_cmd_parquet_write_usage[];
 extern const char cf_cmd_convert_usage[];
 extern const char cf_cmd_table_usage[];
 extern const char cf_cmd_bench_usage[];
+extern const char cf_cmd_head_usage[];
 
 /* ---- helpers --------------------------------------------------------------------------- */
 
@@ -73,8 +75,12 @@ void cf_cli_getopt_reset(void);
 
 /* "cfile: <what>: <err msg>"; returns CF_EXIT_NOTSUP for CF_ENOTSUP, else CF_EXIT_FAIL. */
 int cf_cli_lib_fail(cf_cli *c, const char *what, cf_status st, const cf_error *e);
-/* "cfile <cmd>: <message>" then the usage text; returns CF_EXIT_USAGE. */
+/* "cfile <cmd>: <message>" and the hint "try 'cfile <cmd> --help'" (never the whole
+ * usage text); returns CF_EXIT_USAGE. */
 int cf_cli_usage(cf_cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A row or value past the end (dump --from, seek): "cfile <cmd>: <path>: not found:
+ * <msg>" on stderr; returns CF_EXIT_FAIL. dump and seek say it the same way. */
+int cf_cli_not_found(cf_cli *c, const char *path, const char *msg);
 /* "cfile: <message>"; returns CF_EXIT_FAIL. */
 int cf_cli_fail(cf_cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The message for getopt's '?' (unknown option or missing argument). */

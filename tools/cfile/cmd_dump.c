@@ -13,7 +13,7 @@
 #include "values.h"
 
 const char cf_cmd_dump_usage[] =
-    "usage: cfile dump [--format text|json|jsonl|csv|table] FILE [--from N] [--count M]\n"
+    "usage: cfile dump [--format text|json|jsonl|csv|table] FILE [--from N] [--limit M]\n"
     "\n"
     "Print the values of a CFile, one per line as `ordinal: value`, or with --json\n"
     "one object with the fields of the golden files' expected.json (type, encoding,\n"
@@ -39,8 +39,9 @@ const char cf_cmd_dump_usage[] =
     "\n"
     "  --format F  text (default), json, jsonl, csv or table\n"
     "  --json      same as --format json\n"
-    "  --from N    start at row N (through the positional index when there is one)\n"
-    "  --count M   print at most M rows\n"
+    "  --from N    start at row N (through the positional index when there is one);\n"
+    "              N past the last row is \"not found\" (exit 1), as in `cfile seek`\n"
+    "  -n, --limit M  print at most M rows (--count M is the same)\n"
     "  --help      this text\n";
 
 typedef enum dump_format { FMT_TEXT, FMT_JSON, FMT_JSONL, FMT_CSV, FMT_TABLE } dump_format;
@@ -69,12 +70,12 @@ static cf_status position(cf_iter *it, const cf_file_info *in, uint64_t from, bo
                           cf_error *err)
 {
     *past_end = false;
-    if (from == 0)
-        return cf_iter_seek_to_first(it, err);
     if (from >= in->num_values) {
         *past_end = true;
         return CF_OK;
     }
+    if (from == 0)
+        return cf_iter_seek_to_first(it, err);
     if (in->has_posidx) {
         cf_status st = cf_iter_seek_to_ordinal(it, from, err);
         if (st == CF_ENOTFOUND)
@@ -223,10 +224,12 @@ int cf_cmd_dump(cf_cli *c, int argc, char **argv)
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},       {"format", required_argument, NULL, 'F'},
         {"from", required_argument, NULL, 'f'}, {"count", required_argument, NULL, 'n'},
+        {"limit", required_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
     dump_format fmt = FMT_TEXT;
     uint64_t from = 0, count = UINT64_MAX;
+    bool from_given = false;
     int ch;
     while ((ch = getopt_long(argc, argv, "jF:f:n:h", opts, NULL)) != -1) {
         switch (ch) {
@@ -239,10 +242,11 @@ int cf_cmd_dump(cf_cli *c, int argc, char **argv)
         case 'f':
             if (cf_cli_parse_u64(optarg, &from) != 0)
                 return cf_cli_usage(c, "--from: not a row number: %s", optarg);
+            from_given = true;
             break;
         case 'n':
             if (cf_cli_parse_u64(optarg, &count) != 0)
-                return cf_cli_usage(c, "--count: not a count: %s", optarg);
+                return cf_cli_usage(c, "--limit: not a count: %s", optarg);
             break;
         case 'h': return cf_cli_help(c);
         default: return cf_cli_bad_option(c, argv);
@@ -278,6 +282,14 @@ int cf_cmd_dump(cf_cli *c, int argc, char **argv)
         st = position(it, in, from, &past_end, &err);
     if (st != CF_OK) {
         rc = cf_cli_lib_fail(c, path, st, &err);
+        goto out;
+    }
+    if (past_end && from_given) {
+        /* As `cfile seek --ordinal` says it: a start row that is not a row. */
+        char m[128];
+        snprintf(m, sizeof(m), "ordinal %" PRIu64 " is past the last row (%" PRIu64 " rows)",
+                 from, in->num_values);
+        rc = cf_cli_not_found(c, path, m);
         goto out;
     }
 

@@ -75,7 +75,7 @@ const char cf_cmd_hfile_usage[] =
     "--json prints one JSON object per line, each starting with \"file\"; the exit\n"
     "code is 1 if any file failed, else 3 if any needs an unsupported feature.\n"
     "\n"
-    "  --json            JSON output\n"
+    "  --json            one compact JSON document (a line) per FILE\n"
     "  --hex HEX         (seek) the row as hex bytes\n"
     "  --keys            (dump) keys only, no values\n"
     "  --row ROW         (dump) only the cells of this row\n"

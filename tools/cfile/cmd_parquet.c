@@ -40,7 +40,7 @@ const char cf_cmd_parquet_usage[] =
     "A damaged footer is refused naming what and where (exit 1); an encrypted\n"
     "file is not supported (exit 3).\n"
     "\n"
-    "  --json      JSON output\n"
+    "  --json      one compact JSON document (a line) per command\n"
     "  --help      this text\n";
 
 static void jw_slice(cf_jw *w, cf_slice s) { cf_jw_str(w, s.data, s.len); }

@@ -19,10 +19,14 @@ const char cf_cmd_seek_usage[] =
     "seeks), \"values\": [...]}, or {\"op\", \"target\", \"status\": \"Not found\",\n"
     "\"message\"} when the row or value lies past the end.\n"
     "\n"
+    "A row or value past the end is \"not found\": exit 1, and without --json the\n"
+    "message `cfile seek: FILE: not found: ...` on standard error, as `cfile dump\n"
+    "--from` says it. Reading K rows stops quietly at the last row.\n"
+    "\n"
     "Exit status: 0 found, 1 not found (the JSON is printed all the same) or error,\n"
     "2 usage, 3 not supported.\n"
     "\n"
-    "  --json        JSON output\n"
+    "  --json        one compact JSON document (a line; see above)\n"
     "  --ordinal N   seek to row N\n"
     "  --value V     seek to the first value >= V (needs a value index)\n"
     "  --count K     rows to read after the seek (default 1)\n"
@@ -127,10 +131,10 @@ int cf_cmd_seek(cf_cli *c, int argc, char **argv)
             cf_jw_cstr(&w, full);
             cf_jw_obj_end(&w);
             cf_jw_newline(&w);
+            rc = CF_EXIT_FAIL;
         } else {
-            fprintf(c->out, "not found: %s\n", m);
+            rc = cf_cli_not_found(c, path, m); /* as `dump --from` past the end */
         }
-        rc = CF_EXIT_FAIL;
         goto out;
     }
     uint64_t landed = cf_iter_current_ordinal(it);

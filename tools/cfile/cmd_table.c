@@ -24,6 +24,7 @@ const char cf_cmd_table_usage[] =
     "                              [--lock-timeout MS] FILE\n"
     "       cfile table scan DIR [--json | --format text|csv|jsonl] [--columns a,b]\n"
     "                            [--where \"COL OP VALUE [AND ...]\"] [--as-of TS] [--stats]\n"
+    "                            [--limit N]\n"
     "       cfile table get DIR [--json | --format text|csv|jsonl] [--as-of TS] KEY...\n"
     "       cfile table insert DIR --row \"col=value[,col=value]\" [--ts TS] [--json]\n"
     "                              [--lock-timeout MS]\n"
@@ -52,7 +53,8 @@ const char cf_cmd_table_usage[] =
     "  holds, or a repeated one, is an error naming the line; so is a bad value, with\n"
     "  its column; a key the table holds as a deleted row is refused (exit 3).\n"
     "scan/get: text (NULL as NULL; strings reading as NULL or starting with a quote\n"
-    "  are quoted), csv (for import) or jsonl (--json).\n"
+    "  are quoted), csv (for import) or jsonl (--json): JSON Lines, one compact\n"
+    "  {\"column\": value} object per row. Every other --json is one JSON document.\n"
     "OP: = != < <= > >= , IS NULL, IS NOT NULL.\n"
     "KEY: the key columns' values joined with commas, e.g. 7,\"x,y\",3 for a key\n"
     "  (INT64, STRING, INT32); the last value may hold commas unquoted.\n"
@@ -62,6 +64,7 @@ const char cf_cmd_table_usage[] =
     "  [A-Za-z_][A-Za-z0-9_]*, at most 128 bytes. Every command takes what create\n"
     "  accepts: --columns, --where, --row and --set have no limit of their own.\n"
     "--as-of TS shows the table with every change at timestamp <= TS.\n"
+    "--limit N (scan) prints at most the first N matching rows.\n"
     "--json on insert/update/delete prints {\"op\", \"rows\", \"ts\"}; on compact\n"
     "  {\"op\", \"table\", \"rows\", \"undo_deltas\", \"redo_deltas\", \"generation\"}.\n"
     "An option a subcommand does not take is a usage error.\n"
@@ -260,7 +263,7 @@ static void print_header_only(printer *p)
 
 enum {
     O_SCHEMA = 256, O_JSON, O_COLUMNS, O_WHERE, O_ASOF, O_KEY, O_SET, O_TS, O_AHM, O_STATS, O_ROW,
-    O_LOCK_TIMEOUT, O_FORMAT
+    O_LOCK_TIMEOUT, O_FORMAT, O_LIMIT
 };
 
 static const struct option opts[] = {
@@ -270,13 +273,14 @@ static const struct option opts[] = {
     {"set", required_argument, NULL, O_SET},       {"ts", required_argument, NULL, O_TS},
     {"ahm", required_argument, NULL, O_AHM},       {"stats", no_argument, NULL, O_STATS},
     {"row", required_argument, NULL, O_ROW},       {"lock-timeout", required_argument, NULL, O_LOCK_TIMEOUT},
-    {"format", required_argument, NULL, O_FORMAT},
+    {"format", required_argument, NULL, O_FORMAT}, {"limit", required_argument, NULL, O_LIMIT},
     {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
 
 typedef struct targs {
     const char *schema, *columns, *where, *key, *set, *row, *format;
     bool json, stats, has_asof, has_ts;
     uint64_t asof, ts, ahm;
+    uint64_t limit;   /* --limit: rows scan prints at most (default all) */
     uint32_t lock_ms; /* --lock-timeout, for writers */
     unsigned seen;    /* OPT_BIT of every option given */
     char **pos;
@@ -294,6 +298,7 @@ static int parse_args(cf_cli *c, int argc, char **argv, targs *t)
 {
     memset(t, 0, sizeof(*t));
     t->lock_ms = 10000;
+    t->limit = UINT64_MAX;
     int ch;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         if (ch >= O_SCHEMA && ch - O_SCHEMA < 32)
@@ -320,6 +325,10 @@ static int parse_args(cf_cli *c, int argc, char **argv, targs *t)
                 return cf_cli_usage(c, "--ts: %s is out of range: timestamps are 1..%" PRIu64,
                                     optarg, CF_RS_TS_MAX);
             t->has_ts = true;
+            break;
+        case O_LIMIT:
+            if (cf_cli_parse_u64(optarg, &t->limit) != 0)
+                return cf_cli_usage(c, "--limit: not a count: %s", optarg);
             break;
         case O_AHM:
             if (cf_cli_parse_u64(optarg, &t->ahm) != 0)
@@ -358,7 +367,7 @@ static const struct {
     {"import", OPT_BIT(O_SCHEMA) | OPT_BIT(O_TS) | OPT_BIT(O_FORMAT) | WRITER},
     {"scan",
      OPT_BIT(O_JSON) | OPT_BIT(O_COLUMNS) | OPT_BIT(O_WHERE) | OPT_BIT(O_ASOF) | OPT_BIT(O_STATS) |
-         OPT_BIT(O_FORMAT)},
+         OPT_BIT(O_FORMAT) | OPT_BIT(O_LIMIT)},
     {"get", OPT_BIT(O_JSON) | OPT_BIT(O_ASOF) | OPT_BIT(O_FORMAT)},
     {"insert", OPT_BIT(O_JSON) | OPT_BIT(O_ROW) | OPT_BIT(O_TS) | WRITER},
     {"update", OPT_BIT(O_JSON) | OPT_BIT(O_KEY) | OPT_BIT(O_SET) | OPT_BIT(O_TS) | WRITER},
@@ -503,7 +512,7 @@ static int cmd_scan(cf_cli *c, const char *dir, targs *t)
     printer p = {c, s, cols, ncols, t->json, false, width, 0, false};
     if ((rc = output_format(c, t, &p)) != 0)
         goto out;
-    for (;;) {
+    for (uint64_t left = t->limit; left > 0;) {
         cf_rs_batch b;
         st = cf_table_scanner_next(sc, &b, &e);
         if (st != CF_OK) {
@@ -512,6 +521,9 @@ static int cmd_scan(cf_cli *c, const char *dir, targs *t)
         }
         if (b.count == 0)
             break;
+        if (b.count > left)
+            b.count = (size_t)left; /* --limit: the first rows of the batch */
+        left -= b.count;
         print_batch(&p, &b);
         if (ferror(c->out))
             break; /* stdout failed: cf_cli_main reports it; scanning on is wasted */

@@ -52,6 +52,9 @@ const char cf_cmd_write_usage[] =
     "  --meta KEY=VALUE          header metadata pair (repeatable)\n"
     "  --format jsonl|csv        input format (default: csv for *.csv, else jsonl)\n"
     "  --quiet                   no summary line\n"
+    "  --json                    the summary as one JSON object: {\"file\" (null for\n"
+    "                            OUT '-'), \"rows\", \"type\", \"is_array\", \"encoding\",\n"
+    "                            \"compression\", \"bytes\"}\n"
     "  --help                    this text\n";
 
 /* Header metadata pairs, in order. */
@@ -96,7 +99,10 @@ static int check_nulls(cf_cli *c, const write_job *j)
     return 0;
 }
 
-static int run_writer(cf_cli *c, const char *out, write_job *j, bool quiet)
+/* The summary: none (--quiet), a line, or with --json one compact JSON object. */
+enum { SUMMARY_NONE, SUMMARY_TEXT, SUMMARY_JSON };
+
+static int run_writer(cf_cli *c, const char *out, write_job *j, int summary)
 {
     cf_error err = {0};
     cf_writer *w = NULL;
@@ -131,13 +137,38 @@ static int run_writer(cf_cli *c, const char *out, write_job *j, bool quiet)
     }
     if (st != CF_OK) {
         rc = cf_cli_lib_fail(c, to_stdout ? "standard output" : out, st, &err);
-    } else if (!quiet) {
+    } else if (summary != SUMMARY_NONE) {
         const cf_writer_options *ro = cf_writer_resolved_options(w);
         struct stat sb;
         if (!to_stdout)
             size = stat(out, &sb) == 0 ? (long long)sb.st_size : -1;
         /* With the file on stdout, the summary goes with the diagnostics. */
-        fprintf(to_stdout ? c->err : c->out, "wrote %s: %" PRIu64 " rows, %s%s %s %s, %lld bytes\n",
+        FILE *sf = to_stdout ? c->err : c->out;
+        if (summary == SUMMARY_JSON) {
+            cf_jw jw;
+            cf_jw_init(&jw, sf);
+            cf_jw_obj_begin(&jw);
+            cf_jw_key(&jw, "file");
+            if (to_stdout)
+                cf_jw_null(&jw);
+            else
+                cf_jw_cstr(&jw, out);
+            cf_jw_key(&jw, "rows");
+            cf_jw_uint(&jw, cf_writer_num_values(w));
+            cf_jw_key(&jw, "type");
+            cf_jw_cstr(&jw, cf_cli_type_name(ro->type));
+            cf_jw_key(&jw, "is_array");
+            cf_jw_bool(&jw, ro->is_array);
+            cf_jw_key(&jw, "encoding");
+            cf_jw_cstr(&jw, cf_cli_encoding_name(ro->encoding));
+            cf_jw_key(&jw, "compression");
+            cf_jw_cstr(&jw, cf_cli_compression_name(ro->compression));
+            cf_jw_key(&jw, "bytes");
+            cf_jw_int(&jw, size);
+            cf_jw_obj_end(&jw);
+            cf_jw_newline(&jw);
+        } else
+        fprintf(sf, "wrote %s: %" PRIu64 " rows, %s%s %s %s, %lld bytes\n",
                 to_stdout ? "standard output" : out, cf_writer_num_values(w),
                 cf_cli_type_name(ro->type), ro->is_array ? " 1d-array" : "",
                 cf_cli_encoding_name(ro->encoding), cf_cli_compression_name(ro->compression), size);
@@ -444,7 +475,7 @@ int cf_cmd_write(cf_cli *c, int argc, char **argv)
 {
     enum {
         O_SPEC = 256, O_TYPE, O_ENC, O_COMP, O_NULLABLE, O_ARRAY, O_BLOCK, O_IBLOCK, O_RESTART,
-        O_BATCH, O_VALIDX, O_NOPOSIDX, O_NOCK, O_NOOPT, O_META, O_FORMAT, O_QUIET
+        O_BATCH, O_VALIDX, O_NOPOSIDX, O_NOCK, O_NOOPT, O_META, O_FORMAT, O_QUIET, O_JSON
     };
     static const struct option opts[] = {
         {"spec", required_argument, NULL, O_SPEC},
@@ -464,10 +495,12 @@ int cf_cmd_write(cf_cli *c, int argc, char **argv)
         {"meta", required_argument, NULL, O_META},
         {"format", required_argument, NULL, O_FORMAT},
         {"quiet", no_argument, NULL, O_QUIET},
+        {"json", no_argument, NULL, O_JSON},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     write_job j;
+    int summary = SUMMARY_TEXT;
     memset(&j, 0, sizeof(j));
     cf_arena arena;
     cf_arena_init(&arena);
@@ -476,7 +509,7 @@ int cf_cmd_write(cf_cli *c, int argc, char **argv)
     char *input = NULL;
     const char *spec = NULL, *type_name = NULL, *enc = NULL, *comp = NULL, *format = NULL;
     bool nullable = false, array = false, validx = false, noposidx = false, nock = false,
-         noopt = false, quiet = false;
+         noopt = false;
     uint64_t block = 0, iblock = 0, restart = 0, batch = 100;
     int rc = CF_EXIT_OK, ch, li = 0;
     while ((ch = getopt_long(argc, argv, "h", opts, &li)) != -1) {
@@ -501,7 +534,8 @@ int cf_cmd_write(cf_cli *c, int argc, char **argv)
                 goto out;
             break;
         case O_FORMAT: format = optarg; break;
-        case O_QUIET: quiet = true; break;
+        case O_QUIET: summary = SUMMARY_NONE; break;
+        case O_JSON: summary = SUMMARY_JSON; break;
         case 'h': rc = cf_cli_help(c); goto out;
         default: rc = cf_cli_bad_option(c, argv); goto out;
         }
@@ -530,7 +564,7 @@ int cf_cmd_write(cf_cli *c, int argc, char **argv)
         }
         if ((rc = load_spec(c, &j, &spec_doc.root, &arena)) != 0)
             goto out;
-        rc = run_writer(c, argv[optind], &j, quiet);
+        rc = run_writer(c, argv[optind], &j, summary);
         goto out;
     }
 
@@ -584,7 +618,7 @@ int cf_cmd_write(cf_cli *c, int argc, char **argv)
     rc = csv ? load_csv(c, &j, in_path, input, len, &arena)
              : load_jsonl(c, &j, in_path, input, len, &arena);
     if (rc == 0)
-        rc = run_writer(c, out_path, &j, quiet);
+        rc = run_writer(c, out_path, &j, summary);
 out:
     for (size_t i = 0; i < j.nmeta; i++)
         if (j.meta[i].owned)
