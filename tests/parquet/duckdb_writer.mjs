@@ -3,8 +3,8 @@
 // 1. `cfile parquet write` over every Kudu type, nullable or not, scalar and array,
 //    under option sets that cover every codec, v1 and v2 pages, dictionary on, off and
 //    falling back, page index on and off, bloom filters, many row groups and pages.
-//    Every value DuckDB reads must equal the value written (the JSON lines are the
-//    source of truth); DuckDB's parquet_metadata() must show the row groups, codec,
+//    Every value DuckDB reads, and every value our own reader (`cfile parquet dump
+//    --json`) reads, must equal the value written (the JSON lines are the source of truth); DuckDB's parquet_metadata() must show the row groups, codec,
 //    encodings and, per row group, min/max statistics equal to the rows' (unsigned
 //    order for UINT64); predicates DuckDB prunes with statistics and the page index
 //    must count right; parquet_bloom_probe must never exclude a present value.
@@ -122,6 +122,19 @@ function expr(type, x) {
   return `CAST(${x} AS VARCHAR)`;
 }
 
+// `cfile parquet dump --json` form (parsed by parseJson) -> the `want` form of expr()
+function ourForm(type, v) {
+  if (v === null) return null;
+  if (Array.isArray(v)) return v.map((x) => ourForm(type, x));
+  if (typeof v === 'object' && v.num !== undefined)
+    return type === 'FLOAT' || type === 'DOUBLE' ? Number(v.num) : v.num;
+  if (typeof v !== 'string') return v;
+  if (type === 'DATE') return String(Math.round(Date.parse(v + 'T00:00:00Z') / 86400000));
+  if (type === 'FLOAT' || type === 'DOUBLE') return Number(v);
+  if (type === 'BINARY' || type === 'INT128') return v.toUpperCase();
+  return v;
+}
+
 function same(a, b) {
   if (typeof a === 'number' || typeof b === 'number') {
     const x = typeof a === 'string' ? Number(a) : a, y = typeof b === 'string' ? Number(b) : b;
@@ -203,6 +216,17 @@ for (const [k, set] of OPTION_SETS.entries()) {
       const w = table[r][i], g = got[r][c.name];
       if (!(w === null ? g === null : same(g, w)))
         fail(`${label}: row ${r} column ${c.name} (${c.type}): DuckDB ${JSON.stringify(g)}, wrote ${JSON.stringify(w)}`);
+    });
+  // our own reader: `cfile parquet dump --json` (shared/parquet/README.md value forms)
+  const dump = parseJson(execFileSync(cfileBin, ['parquet', 'dump', '--json', out],
+    { encoding: 'utf8', maxBuffer: 1 << 30 }));
+  if (dump.rows.length !== NROWS) fail(`${label}: our reader gives ${dump.rows.length} rows`);
+  for (let r = 0; r < Math.min(dump.rows.length, NROWS); r++)
+    cols.forEach((c, i) => {
+      checked++;
+      const w = table[r][i], g = ourForm(c.type, dump.rows[r][i]);
+      if (!(w === null ? g === null : same(g, w)))
+        fail(`${label}: row ${r} column ${c.name} (${c.type}): our reader ${JSON.stringify(g)}, wrote ${JSON.stringify(w)}`);
     });
   // metadata: row groups, codec, statistics per row group
   const md = await rows(`SELECT * FROM parquet_metadata(${q(out)}) ORDER BY row_group_id, column_id`);
@@ -390,6 +414,35 @@ checked += 2;
 if (JSON.stringify(tNow) !== JSON.stringify(wantNow)) fail(`table now: ${JSON.stringify(tNow)}`);
 wantNow[0].s = 'a';
 if (JSON.stringify(t10) !== JSON.stringify(wantNow)) fail(`table as of 10: ${JSON.stringify(t10)}`);
+
+// ---- crash safety: a writer killed half-way leaves OUT as it was -----------------------------
+{
+  const out = path.join(work, 'kill.parquet');
+  cfile(['parquet', 'write', '--quiet', '--schema', 'x INT64', out], '{"x": 1}\n{"x": 2}\n');
+  const before = fs.readFileSync(out);
+  const { spawn } = await import('node:child_process');
+  let sawTmp = 0;
+  for (let round = 0; round < 3; round++) {
+    const p = spawn(cfileBin, ['parquet', 'write', '--quiet', '--row-group-rows', '1000', '--schema', 'x INT64', out]);
+    const exited = new Promise((res) => p.on('exit', res));
+    p.stdin.on('error', () => {});
+    let chunk = '';
+    for (let i = 0; i < 5000; i++) chunk += `{"x": ${i}}\n`;
+    for (let i = 0; i < 20 + 40 * round; i++) p.stdin.write(chunk); // row groups reach the temporary file
+    await new Promise((res) => setTimeout(res, 200 + 100 * round));
+    p.kill('SIGKILL');
+    await exited;
+    checked++;
+    if (!fs.readFileSync(out).equals(before)) fail(`kill round ${round}: OUT changed under a killed writer`);
+    const [{ n }] = await rows(`SELECT count(*)::INTEGER AS n FROM read_parquet(${q(out)})`);
+    if (n !== 2) fail(`kill round ${round}: OUT reads ${n} rows`);
+    for (const f of fs.readdirSync(work).filter((f) => f.startsWith('kill.parquet.tmp.'))) {
+      sawTmp++; // the writer was killed with its temporary file open: a real mid-write kill
+      fs.rmSync(path.join(work, f));
+    }
+  }
+  if (sawTmp === 0) fail('no kill round caught the writer mid-file');
+}
 
 fs.rmSync(work, { recursive: true, force: true });
 console.log(`${checked} values and facts checked, ${OPTION_SETS.length} option sets, ${goldenFiles} golden CFiles, ${failures} failures`);
