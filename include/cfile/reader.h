@@ -100,6 +100,10 @@ typedef struct cf_block_report {
     /* Added for `cfile info --blocks` (fields only ever appended here): */
     uint32_t logical_size; /* bytes after the CRC and compression are undone; 0 when unknown */
     int dict_mode;         /* DICT data blocks: 1 codewords, 2 plain strings; else 0 */
+    /* Index blocks (for drawing the trees): verify reports each tree's blocks in a
+     * pre-order walk, so a block's parent is the last one reported a level up. */
+    uint32_t index_entries; /* entries (children, or data blocks for a leaf) */
+    unsigned index_level;   /* depth below the root (the root is 0) */
 } cf_block_report;
 
 typedef void (*cf_verify_fn)(void *ctx, const cf_block_report *rep);

@@ -126,7 +126,7 @@ static void breport(bverify *v, const char *kind, cf_block_ptr p, cf_status st, 
     }
     if (v->fn != NULL) {
         cf_block_report rep = {kind, p.off, p.size, 0, 0, st, st == CF_OK ? NULL : e->msg,
-                               st == CF_OK ? v->logical_size : 0, 0};
+                               st == CF_OK ? v->logical_size : 0, 0, 0, 0};
         v->fn(v->ctx, &rep);
     }
     v->logical_size = 0;

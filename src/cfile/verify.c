@@ -18,6 +18,8 @@ typedef struct verify_state {
      * just before each report() call, then cleared by it. */
     uint32_t logical_size;
     int dict_mode;
+    uint32_t index_entries; /* likewise, for index blocks */
+    unsigned index_level;
 } verify_state;
 
 static void report(verify_state *vs, const char *kind, cf_block_ptr p, uint64_t first,
@@ -25,8 +27,12 @@ static void report(verify_state *vs, const char *kind, cf_block_ptr p, uint64_t 
 {
     uint32_t logical_size = vs->logical_size;
     int dict_mode = vs->dict_mode;
+    uint32_t index_entries = vs->index_entries;
+    unsigned index_level = vs->index_level;
     vs->logical_size = 0;
     vs->dict_mode = 0;
+    vs->index_entries = 0;
+    vs->index_level = 0;
     if (st != CF_OK) {
         vs->damaged++;
         if (vs->first == CF_OK) {
@@ -36,7 +42,7 @@ static void report(verify_state *vs, const char *kind, cf_block_ptr p, uint64_t 
     }
     if (vs->fn) {
         cf_block_report rep = {kind, p.off, p.size, first, rows, st, st == CF_OK ? NULL : e->msg,
-                               logical_size, dict_mode};
+                               logical_size, dict_mode, index_entries, index_level};
         vs->fn(vs->ctx, &rep);
     }
 }
@@ -50,6 +56,8 @@ static cf_status visit(void *vctx, unsigned level, cf_block_ptr ptr, const cf_in
                        cf_error *err)
 {
     walk_ctx *wc = vctx;
+    wc->vs->index_entries = ib->count;
+    wc->vs->index_level = level;
     report(wc->vs, wc->kind, ptr, 0, 0, CF_OK, err);
     return CF_OK;
 }
@@ -156,7 +164,7 @@ static void verify_tree(verify_state *vs, cf_iter *it, cf_block_ptr root, const 
 cf_status cf_reader_verify(const cf_reader *r, cf_verify_fn fn, void *ctx, size_t *damaged,
                            cf_error *err)
 {
-    verify_state vs = {r, fn, ctx, 0, CF_OK, {0}, 0, 0};
+    verify_state vs = {r, fn, ctx, 0, CF_OK, {0}, 0, 0, 0, 0};
     const cf_file_info *fi = &r->info;
     if (fi->has_dict_block) { /* decoded at open: reaching here means it is intact */
         cf_block_ptr dp = {fi->dict_block_off, fi->dict_block_size};

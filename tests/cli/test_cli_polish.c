@@ -543,11 +543,11 @@ static void test_cli_polish__info_blocks_table(void **state)
     run r;
     CLI(&r, "info", "--blocks", (char *)f);
     EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out,
-                           "\n#  kind              offset  stored  logical  first  rows  dict  "
-                           "     status\n"));
+    assert_non_null(strstr(r.out, "\n#  kind              offset  stored  logical  first  rows  "
+                                  "nulls  min  max  distinct  dict       status\n"));
     assert_non_null(strstr(r.out, "  data block  "));
-    assert_non_null(strstr(r.out, "  codewords  ok\n"));
+    /* The block's statistics: 4 rows, 1 NULL, min "a", max "b", 2 distinct values. */
+    assert_non_null(strstr(r.out, "     4      1  \"a\"  \"b\"         2  codewords  ok\n"));
     assert_non_null(strstr(r.out, "\nall blocks  "));
     struct stat sb;
     assert_int_equal(stat(f, &sb), 0);

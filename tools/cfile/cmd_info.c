@@ -10,6 +10,7 @@
 #include <cfile/hfile.h>
 #include <cfile/parquet.h>
 
+#include "blockstats.h"
 #include "cli.h"
 #include "out.h"
 
@@ -23,11 +24,16 @@ const char cf_cmd_info_usage[] =
     "With --blocks, also read, check and decode every block (as `cfile verify` does)\n"
     "and list each one: kind, offset, stored bytes (as on disk: compressed, with its\n"
     "checksum), logical bytes (after decompression: the encoded block), first row\n"
-    "and rows of data blocks, the mode of DICT data blocks (codewords or plain) and\n"
-    "whether it is intact; then totals per kind. The stored bytes of all blocks plus\n"
-    "the header and footer add up to the file size. In JSON the list is \"blocks\"\n"
-    "({\"kind\", \"offset\", \"stored_bytes\", \"logical_bytes\", \"first_row\", \"rows\",\n"
-    "\"dict_mode\", \"status\": \"ok\" or \"damaged\", \"error\"}) and the totals per kind\n"
+    "and rows of data blocks, their statistics (NULL rows, smallest and largest\n"
+    "value in the value forms of `cfile dump --help`, NaNs left out; array columns:\n"
+    "NULL cells and the extremes of their elements; DICT blocks: distinct values),\n"
+    "gathered by reading every intact block's rows, the mode of DICT data blocks\n"
+    "(codewords or plain) and whether it is intact; then totals per kind. The stored\n"
+    "bytes of all blocks plus the header and footer add up to the file size. In JSON\n"
+    "the list is \"blocks\" ({\"kind\", \"offset\", \"stored_bytes\", \"logical_bytes\",\n"
+    "\"first_row\", \"rows\", data blocks: \"nulls\", \"min\", \"max\", DICT: \"distinct\";\n"
+    "index blocks: \"index_level\" (root 0), \"index_entries\"; \"dict_mode\", \"status\":\n"
+    "\"ok\" or \"damaged\", \"error\"}) and the totals per kind\n"
     "\"block_totals\". A damaged block makes the exit status 1.\n"
     "\n"
     "  --json     one JSON object (stable field names) instead of text\n"
@@ -43,6 +49,12 @@ typedef struct blk {
     int dict_mode;
     cf_status status;
     char *msg; /* owned; NULL when intact */
+    /* Added to the library's report: */
+    uint32_t index_entries; /* index blocks: entries */
+    unsigned index_level;   /* index blocks: depth below the root (0) */
+    size_t seq;             /* the order verify reported it (a pre-order walk per tree) */
+    cf_cli_bstats *st;      /* data blocks: value statistics; NULL when not read */
+    uint64_t distinct;      /* DICT data blocks (st->want_distinct) */
 } blk;
 
 typedef struct blk_list {
@@ -76,12 +88,21 @@ static void collect(void *ctx, const cf_block_report *rep)
     b->dict_mode = rep->dict_mode;
     b->status = rep->status;
     b->msg = rep->msg != NULL ? strdup(rep->msg) : NULL;
+    b->index_entries = rep->index_entries;
+    b->index_level = rep->index_level;
+    b->seq = l->n - 1;
+    b->st = NULL;
+    b->distinct = 0;
 }
 
 static void blk_list_dispose(blk_list *l)
 {
-    for (size_t i = 0; i < l->n; i++)
+    for (size_t i = 0; i < l->n; i++) {
         free(l->v[i].msg);
+        if (l->v[i].st != NULL)
+            cf_cli_bstats_dispose(l->v[i].st);
+        free(l->v[i].st);
+    }
     free(l->v);
 }
 
@@ -89,6 +110,92 @@ static int by_offset(const void *a, const void *b)
 {
     const blk *x = a, *y = b;
     return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static bool is_data(const blk *b)
+{
+    return strcmp(b->kind, "data block") == 0;
+}
+
+/* Read every intact data block's rows again, through an iterator, and gather their
+ * statistics (verify has checked the blocks but keeps no values). With a positional
+ * index each block is reached by seeking to its first row; without one, by reading
+ * on in file order until the first damaged block. Blocks must be in file order. */
+static cf_status gather_stats(const cf_reader *r, blk_list *l, cf_error *err)
+{
+    const cf_file_info *in = cf_reader_info(r);
+    if (cf_bloom_is_bloom_file(in))
+        return CF_OK; /* bloom pages, not values */
+    cf_iter *it = NULL;
+    cf_status st = cf_iter_create(&it, r, err);
+    if (st == CF_OK)
+        st = cf_iter_seek_to_first(it, err);
+    uint64_t at = 0; /* the iterator's next row, when reading on */
+    for (size_t i = 0; st == CF_OK && i < l->n; i++) {
+        blk *b = &l->v[i];
+        if (!is_data(b))
+            continue;
+        if (b->status != CF_OK) {
+            if (!in->has_posidx)
+                break;
+            continue;
+        }
+        if (in->has_posidx && b->rows > 0) {
+            st = cf_iter_seek_to_ordinal(it, b->first_ord, err);
+            at = b->first_ord;
+        }
+        if (st != CF_OK || at != b->first_ord)
+            break;
+        b->st = malloc(sizeof(*b->st));
+        if (b->st == NULL) {
+            st = CF_ENOMEM;
+            break;
+        }
+        cf_cli_bstats_init(b->st, in->type, in->encoding == CF_ENC_DICT);
+        for (uint64_t left = b->rows; st == CF_OK && left > 0;) {
+            cf_batch bt;
+            st = cf_iter_next_batch(it, left < CF_CLI_BATCH ? (size_t)left : CF_CLI_BATCH, &bt,
+                                    err);
+            if (st != CF_OK || bt.count == 0)
+                break;
+            for (size_t k = 0; k < bt.count; k++)
+                cf_cli_bstats_add(b->st, in->is_array, &bt, k);
+            left -= bt.count;
+            at += bt.count;
+        }
+        if (b->st->oom)
+            st = CF_ENOMEM;
+        b->distinct = cf_cli_bstats_distinct(b->st);
+    }
+    cf_iter_free(it);
+    return st;
+}
+
+/* A value form as text for the block table, cut to `cap` characters. */
+static void value_cell(char *out, size_t cap, const cf_cli_bstats *s, bool max)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    out[0] = '\0';
+    if (f == NULL)
+        return;
+    cf_jw w;
+    cf_jw_init(&w, f);
+    if (max)
+        cf_cli_bstats_write_max(&w, s);
+    else
+        cf_cli_bstats_write_min(&w, s);
+    fclose(f);
+    if (buf == NULL)
+        return;
+    if (len < cap) {
+        memcpy(out, buf, len + 1);
+    } else if (cap > 4) {
+        memcpy(out, buf, cap - 4);
+        memcpy(out + cap - 4, "...", 4);
+    }
+    free(buf);
 }
 
 static const char *dict_mode_name(int m)
@@ -148,6 +255,24 @@ static void blocks_json(cf_jw *w, const blk_list *l)
         cf_jw_uint(w, b->first_ord);
         cf_jw_key(w, "rows");
         cf_jw_uint(w, b->rows);
+        if (b->st != NULL) {
+            cf_jw_key(w, "nulls");
+            cf_jw_uint(w, b->st->nulls);
+            cf_jw_key(w, "min");
+            cf_cli_bstats_write_min(w, b->st);
+            cf_jw_key(w, "max");
+            cf_cli_bstats_write_max(w, b->st);
+            if (b->st->want_distinct) {
+                cf_jw_key(w, "distinct");
+                cf_jw_uint(w, b->distinct);
+            }
+        }
+        if (!is_data(b)) {
+            cf_jw_key(w, "index_level");
+            cf_jw_uint(w, b->index_level);
+            cf_jw_key(w, "index_entries");
+            cf_jw_uint(w, b->index_entries);
+        }
         cf_jw_key(w, "dict_mode");
         if (dict_mode_name(b->dict_mode) != NULL)
             cf_jw_cstr(w, dict_mode_name(b->dict_mode));
@@ -196,10 +321,11 @@ static void u64s(char *buf, size_t cap, uint64_t v)
 
 static void blocks_text(FILE *out, bool color, const blk_list *l)
 {
-    static const char *const heads[] = {"#",     "kind", "offset", "stored", "logical",
-                                        "first", "rows", "dict",   "status"};
+    static const char *const heads[] = {"#",    "kind",  "offset", "stored", "logical",
+                                        "first", "rows", "nulls", "min",    "max",
+                                        "distinct", "dict", "status"};
     cf_out_table t;
-    cf_out_table_init(&t, out, color, 9, heads, "rlrrrrrll");
+    cf_out_table_init(&t, out, color, 13, heads, "rlrrrrrrllrll");
     for (size_t i = 0; i < l->n; i++) {
         const blk *b = &l->v[i];
         bool data = strcmp(b->kind, "data block") == 0;
@@ -211,14 +337,26 @@ static void blocks_text(FILE *out, bool color, const blk_list *l)
         u64s(c[4], sizeof(c[4]), b->first_ord);
         u64s(c[5], sizeof(c[5]), b->rows);
         const char *dm = dict_mode_name(b->dict_mode);
+        char nulls[24] = "", mn[28] = "", mx[28] = "", dist[24] = "";
+        if (b->st != NULL) {
+            u64s(nulls, sizeof(nulls), b->st->nulls);
+            value_cell(mn, sizeof(mn), b->st, false);
+            value_cell(mx, sizeof(mx), b->st, true);
+            if (b->st->want_distinct)
+                u64s(dist, sizeof(dist), b->distinct);
+        }
         /* A damaged block's logical size is unknown; its rows are those lost. */
-        const char *cells[9] = {c[0],
+        const char *cells[13] = {c[0],
                                 b->kind,
                                 c[1],
                                 c[2],
                                 b->status == CF_OK ? c[3] : "?",
                                 data ? c[4] : "",
                                 data ? c[5] : "",
+                                nulls,
+                                mn,
+                                mx,
+                                dist,
                                 dm ? dm : "",
                                 b->status == CF_OK ? "ok"
                                 : b->msg           ? b->msg
@@ -620,6 +758,13 @@ int cf_cmd_info(cf_cli *c, int argc, char **argv)
         /* Verify visits the trees one after the other; file order reads better. */
         if (bl.n > 1)
             qsort(bl.v, bl.n, sizeof(bl.v[0]), by_offset);
+        /* A block verify passed but the iterator cannot read is a failure too. */
+        cf_error serr = {0};
+        cf_status sst = gather_stats(r, &bl, &serr);
+        if (sst != CF_OK && vst == CF_OK) {
+            vst = sst;
+            err = serr;
+        }
     }
     bool color = !json && cf_out_color(c->out);
     if (json) {

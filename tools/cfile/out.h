@@ -67,7 +67,7 @@ void cf_out_csv_field(FILE *f, const char *p, size_t n);
 
 /* ---- tables -------------------------------------------------------------------------- */
 
-#define CF_OUT_TABLE_MAX_COLS 12
+#define CF_OUT_TABLE_MAX_COLS 16
 
 /* Rows are buffered and printed by cf_out_table_flush with every column padded to
  * its widest cell (header included); widths only grow, so a long listing can be
