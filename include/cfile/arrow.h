@@ -251,6 +251,24 @@ struct cf_hfile;
 CF_API cf_status cf_arrow_stream_hfile(struct ArrowArrayStream *out, const struct cf_hfile *h,
                                        const cf_arrow_options *o, cf_error *err);
 
+/* The rows of a Parquet file (parquet.h cf_parquet_records, with `ro`: NULL =
+ * every field, every row, batches of o->batch_rows) as record batches: one
+ * child per top-level field, nested fields as "+s" (struct), "+l" (list) and
+ * "+m" (map: "entries" struct of "key", "value"); leaf types as listed at the
+ * top of src/arrow/parquet.c (DATE "tdD", TIMESTAMP "ts?:" with "UTC" when
+ * adjusted to UTC, INT96 "tsu:", DECIMAL "d:P,S", FLOAT16 "e", STRING "u",
+ * other binary "z"/"w:N", the null type "n"). CF_ENOTSUP for a DECIMAL wider
+ * than 38 digits; STRING bytes that are not UTF-8 fail the batch (ENOSYS,
+ * naming the column), or with o->utf8 = CF_ARROW_UTF8_BINARY every STRING
+ * column goes out as binary "z". pq must stay open until the stream is
+ * released. */
+struct cf_parquet;
+struct cf_parquet_records_options;
+CF_API cf_status cf_arrow_stream_parquet(struct ArrowArrayStream *out,
+                                         const struct cf_parquet *pq,
+                                         const struct cf_parquet_records_options *ro,
+                                         const cf_arrow_options *o, cf_error *err);
+
 #ifdef __cplusplus
 }
 #endif

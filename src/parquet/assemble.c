@@ -27,6 +27,8 @@
  * (batch_rows + 1)-th row start, and the rest moves to the buffer's front. */
 #include "parquet/internal.h"
 
+#include "parquet/encoding.h"
+
 #include <string.h>
 
 #include "util/alloc.h"
@@ -200,6 +202,10 @@ static cf_status convert(cf_parquet_records *r, const cf_parquet_node *n, uint32
             return oom(err);
         p->a.leaf = n;
         p->a.column = n->column;
+        const cf_parquet_column *col = cf_parquet_column_at(r->pq, (uint32_t)n->column);
+        p->a.value_size = col->type == CF_PARQUET_BYTE_ARRAY
+                              ? 0
+                              : cf_pq_value_size((unsigned)col->type, col->type_length);
         p->valid_def = n->max_def;
         p->rep_leaf = (*leaf_no)++;
         if (repeated) {
