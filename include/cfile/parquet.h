@@ -331,6 +331,10 @@ CF_API cf_status cf_parquet_pages_open(cf_parquet_pages **out, const cf_parquet 
  * the data pages' num_values must add up to the chunk's: CF_ECORRUPT if not. */
 CF_API cf_status cf_parquet_pages_next(cf_parquet_pages *it, cf_parquet_page *page, bool *done,
                                        cf_error *err);
+/* Continue at the page header at `offset` (a data page's, from the offset
+ * index), skipping what lies between. The end-of-chunk value count is then
+ * not checked. CF_ECORRUPT for an offset outside the chunk. */
+CF_API cf_status cf_parquet_pages_seek(cf_parquet_pages *it, uint64_t offset, cf_error *err);
 CF_API void cf_parquet_pages_free(cf_parquet_pages *it); /* NULL is a no-op */
 
 /* ---- column chunk reader ----------------------------------------------------------------
@@ -362,6 +366,13 @@ CF_API size_t cf_parquet_column_value_size(const cf_parquet_column_reader *r);
 CF_API cf_status cf_parquet_column_read(cf_parquet_column_reader *r, size_t max, uint16_t *def,
                                         uint16_t *rep, void *values, size_t *n_levels,
                                         size_t *n_values, cf_error *err);
+/* Continue at the data page whose header is at `offset` (from the offset
+ * index: pages of an indexed chunk start at row boundaries). Only before the
+ * first read; the dictionary page, if any, is loaded first. */
+CF_API cf_status cf_parquet_column_seek(cf_parquet_column_reader *r, uint64_t offset,
+                                        cf_error *err);
+/* Data pages decoded so far. */
+CF_API uint64_t cf_parquet_column_pages_read(const cf_parquet_column_reader *r);
 CF_API void cf_parquet_column_free(cf_parquet_column_reader *r); /* NULL is a no-op */
 
 /* ---- page index (PageIndex.md) -------------------------------------------------------------

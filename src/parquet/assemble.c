@@ -313,8 +313,10 @@ static cf_status leaf_init(leaf *l, const cf_parquet *pq, uint32_t column, cf_er
     return CF_OK;
 }
 
-static void leaf_reset(leaf *l)
+static void leaf_reset(leaf *l, uint64_t *pages_read)
 {
+    if (l->rd)
+        *pages_read += cf_parquet_column_pages_read(l->rd);
     cf_parquet_column_free(l->rd);
     l->rd = NULL;
     l->eof = false;
@@ -684,7 +686,14 @@ const cf_parquet_array *cf_parquet_records_schema(const cf_parquet_records *r)
 
 uint32_t cf_parquet_records_row_group(const cf_parquet_records *r) { return r->batch_rg; }
 int64_t cf_parquet_records_first_row(const cf_parquet_records *r) { return r->batch_first_row; }
-uint64_t cf_parquet_records_pages_read(const cf_parquet_records *r) { return r->pages_read; }
+uint64_t cf_parquet_records_pages_read(const cf_parquet_records *r)
+{
+    uint64_t n = r->pages_read;
+    for (uint32_t i = 0; i < r->leaf_count; i++)
+        if (r->leaves[i].rd)
+            n += cf_parquet_column_pages_read(r->leaves[i].rd);
+    return n;
+}
 
 void cf_parquet_records_free(cf_parquet_records *r)
 {
@@ -715,11 +724,85 @@ static cf_status close_row_group(cf_parquet_records *r, cf_error *err)
         CF_CHECK(l->rows_total == (uint64_t)rg->num_rows, err, CF_ECORRUPT,
                  LEAF_WHERE ": %" PRIu64 " rows, the row group says %" PRId64, LEAF_ARGS(r, l),
                  l->rows_total, rg->num_rows);
-        leaf_reset(l);
+        leaf_reset(l, &r->pages_read);
     }
     r->rg_first_row += rg->num_rows;
     r->rg++;
     r->rg_open = false;
+    return CF_OK;
+}
+
+/* The page of an offset index holding row `target` of the row group: its
+ * offset and first row, when the index is present and sane (first rows
+ * ascending from 0, offsets ascending); else *offset 0 (read from the start). */
+static cf_status index_page_for(cf_parquet_records *r, leaf *l, int64_t target, uint64_t *offset,
+                                int64_t *first, cf_error *err)
+{
+    *offset = 0;
+    *first = 0;
+    cf_parquet_page_index *pi = NULL;
+    cf_error e2 = {0};
+    cf_status st = cf_parquet_page_index_read(&pi, r->pq, r->rg, l->column, &e2);
+    if (st == CF_ENOMEM)
+        return cf_error_set(err, st, __FILE__, __LINE__, "%s", e2.msg);
+    if (st != CF_OK) /* none, or damaged: the pages themselves still read */
+        return CF_OK;
+    const cf_parquet_offset_index *oi = cf_parquet_page_index_offsets(pi);
+    const cf_parquet_row_group *rg = &cf_parquet_meta(r->pq)->row_groups[r->rg];
+    bool sane = oi && oi->page_count > 0 && oi->pages[0].first_row_index == 0;
+    uint32_t k = 0;
+    for (uint32_t i = 0; sane && i < oi->page_count; i++) {
+        const cf_parquet_page_location *pl = &oi->pages[i];
+        if (pl->first_row_index < 0 || pl->first_row_index >= rg->num_rows || pl->offset < 4 ||
+            (i > 0 && (pl->first_row_index < oi->pages[i - 1].first_row_index ||
+                       pl->offset <= oi->pages[i - 1].offset)))
+            sane = false;
+        else if (pl->first_row_index <= target)
+            k = i;
+    }
+    if (sane && k > 0) {
+        *offset = (uint64_t)oi->pages[k].offset;
+        *first = oi->pages[k].first_row_index;
+    }
+    cf_parquet_page_index_free(pi);
+    return CF_OK;
+}
+
+/* Drop `rows` rows from the front of the leaf's chunk. */
+static cf_status leaf_drop(cf_parquet_records *r, leaf *l, int64_t rows, cf_error *err)
+{
+    while (rows > 0) {
+        size_t want = (int64_t)r->o.batch_rows < rows ? r->o.batch_rows : (size_t)rows;
+        while (!l->eof && l->starts <= want)
+            CF_TRY(leaf_fill(r, l, err));
+        size_t got;
+        leaf_cut(l, want, &got);
+        CF_CHECK(got == want, err, CF_ECORRUPT,
+                 LEAF_WHERE ": the chunk ends %" PRId64 " rows before the row group does",
+                 LEAF_ARGS(r, l), rows - (int64_t)got);
+        leaf_compact(l, got);
+        rows -= (int64_t)got;
+    }
+    return CF_OK;
+}
+
+/* Start the open row group at its row `target`: each leaf jumps to the page
+ * of its offset index that holds the row (when it has one) and drops the rows
+ * before it, so only the pages from there on are read. */
+static cf_status skip_to(cf_parquet_records *r, int64_t target, cf_error *err)
+{
+    for (uint32_t i = 0; i < r->leaf_count; i++) {
+        leaf *l = &r->leaves[i];
+        uint64_t off;
+        int64_t first;
+        CF_TRY(index_page_for(r, l, target, &off, &first, err));
+        if (off) {
+            CF_TRY(cf_parquet_column_seek(l->rd, off, err));
+            l->rows_total = (uint64_t)first;
+        }
+        CF_TRY(leaf_drop(r, l, target - first, err));
+    }
+    r->rg_rows_done = target;
     return CF_OK;
 }
 
@@ -754,6 +837,8 @@ cf_status cf_parquet_records_next(cf_parquet_records *r, const cf_parquet_array 
                                               r->leaves[i].column, err));
             r->rg_open = true;
             r->rg_rows_done = 0;
+            if (r->o.row_begin > r->rg_first_row)
+                CF_TRY(skip_to(r, r->o.row_begin - r->rg_first_row, err));
         }
         int64_t left = rg->num_rows - r->rg_rows_done;
         size_t want = r->o.batch_rows;

@@ -32,6 +32,7 @@ struct cf_parquet_column_reader {
     size_t vsize;              /* bytes of one value form */
     cf_parquet_pages *pages;
     uint32_t page_no;
+    uint64_t data_pages;       /* data pages loaded */
     uint64_t page_off;
     /* Dictionary: values in their forms (slices into dict_page). */
     bool has_dict;
@@ -291,6 +292,7 @@ static cf_status next_page(cf_parquet_column_reader *r, bool *end, cf_error *err
             CF_TRY(load_dictionary(r, &p, err));
         } else if (p.type == CF_PARQUET_DATA_PAGE || p.type == CF_PARQUET_DATA_PAGE_V2) {
             CF_TRY(load_data_page(r, &p, err));
+            r->data_pages++;
             r->page_no++;
             *end = false;
             return CF_OK;
@@ -336,4 +338,27 @@ cf_status cf_parquet_column_read(cf_parquet_column_reader *r, size_t max, uint16
     *n_levels = k;
     *n_values = present;
     return CF_OK;
+}
+
+uint64_t cf_parquet_column_pages_read(const cf_parquet_column_reader *r) { return r->data_pages; }
+
+cf_status cf_parquet_column_seek(cf_parquet_column_reader *r, uint64_t offset, cf_error *err)
+{
+    CF_CHECK(r->page_no == 0 && r->n == 0, err, CF_EINVAL,
+             "parquet column: seek after reading started");
+    const cf_parquet_column_meta *cm =
+        &cf_parquet_meta(r->pq)->row_groups[r->row_group].columns[r->column].meta;
+    if (cm->has_dictionary_page_offset && cm->dictionary_page_offset > 0) {
+        /* The first page: the dictionary (or, from writers that record a
+         * dictionary offset without one, a data page the seek passes over). */
+        cf_parquet_page p;
+        bool done;
+        CF_TRY(cf_parquet_pages_next(r->pages, &p, &done, err));
+        if (!done && p.type == CF_PARQUET_DICTIONARY_PAGE) {
+            r->page_off = p.offset;
+            CF_TRY(load_dictionary(r, &p, err));
+        }
+        r->page_no++;
+    }
+    return cf_parquet_pages_seek(r->pages, offset, err);
 }

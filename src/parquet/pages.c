@@ -27,6 +27,8 @@ struct cf_parquet_pages {
     int64_t values_left;      /* the chunk's num_values not yet seen in data pages */
     uint32_t index;           /* pages returned */
     bool seen_data;
+    bool skipped;             /* a seek passed over pages: no count at the end */
+    uint64_t start;           /* the chunk's first page */
     uint8_t *buf;             /* header window and body, when the io cannot lend */
     size_t cap;
 };
@@ -86,7 +88,23 @@ cf_status cf_parquet_pages_open(cf_parquet_pages **out, const cf_parquet *pq,
     it->end = has_dict || has_data ? (uint64_t)start + (uint64_t)cm->total_compressed_size
                                    : it->pos; /* no pages at all */
     it->values_left = cm->num_values;
+    it->start = it->pos;
     *out = it;
+    return CF_OK;
+}
+
+cf_status cf_parquet_pages_seek(cf_parquet_pages *it, uint64_t offset, cf_error *err)
+{
+    CF_CHECK(offset >= it->start && offset < it->end, err, CF_ECORRUPT,
+             "row group %" PRIu32 " column %" PRIu32 ": page offset %" PRIu64
+             " outside the chunk (%" PRIu64 "..%" PRIu64 ")",
+             it->row_group, it->column, offset, it->start, it->end);
+    if (offset != it->pos)
+        it->skipped = true;
+    it->pos = offset;
+    it->seen_data = true; /* a dictionary page is only valid first */
+    if (it->index == 0)
+        it->index = 1;
     return CF_OK;
 }
 
@@ -123,7 +141,7 @@ cf_status cf_parquet_pages_next(cf_parquet_pages *it, cf_parquet_page *pg, bool 
     memset(pg, 0, sizeof(*pg));
     *done = false;
     if (it->pos >= it->end) {
-        CF_CHECK(it->values_left == 0, err, CF_ECORRUPT,
+        CF_CHECK(it->values_left == 0 || it->skipped, err, CF_ECORRUPT,
                  "row group %" PRIu32 " column %" PRIu32 ": the chunk's pages hold %" PRId64
                  " values fewer than its num_values says",
                  it->row_group, it->column, it->values_left);
@@ -189,7 +207,7 @@ cf_status cf_parquet_pages_next(cf_parquet_pages *it, cf_parquet_page *pg, bool 
     }
     if (h.type == CF_PARQUET_DATA_PAGE || h.type == CF_PARQUET_DATA_PAGE_V2) {
         it->seen_data = true;
-        CF_CHECK(pg->num_values <= it->values_left, err, CF_ECORRUPT,
+        CF_CHECK(pg->num_values <= it->values_left || it->skipped, err, CF_ECORRUPT,
                  WHERE ": %" PRId32 " values, more than the chunk's %" PRId64 " left", WHERE_ARGS,
                  pg->num_values, it->values_left);
         it->values_left -= pg->num_values;
