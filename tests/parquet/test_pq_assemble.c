@@ -16,6 +16,7 @@
 
 #include <cfile/parquet.h>
 
+#include "cli.h"
 #include "parquet/encoding.h"
 #include "parquet/thrift.h"
 #include "pq_values.h"
@@ -499,9 +500,55 @@ static void test_pq_assemble__row_range_reads_few_pages(void **state)
     assert_true(tail * 10 <= all);
 }
 
+/* Run the CLI; returns its exit code, stdout in *out (caller frees). */
+static int cli(char **out, const char *a1, const char *a2, const char *a3, const char *a4,
+               const char *a5, const char *a6)
+{
+    char *argv[10] = {"cfile", "parquet", (char *)a1, (char *)a2, (char *)a3, (char *)a4,
+                      (char *)a5, (char *)a6, NULL};
+    int argc = 2;
+    while (argv[argc])
+        argc++;
+    size_t ol, el;
+    char *errs = NULL;
+    FILE *o = open_memstream(out, &ol), *e = open_memstream(&errs, &el);
+    int rc = cf_cli_main(argc, argv, o, e);
+    fclose(o);
+    fclose(e);
+    free(errs);
+    return rc;
+}
+
+static void test_pq_assemble__cli_head_rows_columns(void **state)
+{
+    (void)state;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/parquet/pt_repeated_primitive_no_list/"
+             "pt_repeated_primitive_no_list.parquet", CF_SHARED_DIR);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        skip();
+    fclose(f);
+    char *out;
+    assert_int_equal(cli(&out, "head", "-n", "2", "--columns", "String_list,Int32_list", path),
+                     0);
+    assert_string_equal(out, "{\"String_list\": [\"foo\", \"zero\", \"one\", \"two\"], "
+                             "\"Int32_list\": [0, 1, 2, 3]}\n"
+                             "{\"String_list\": [\"three\"], \"Int32_list\": []}\n");
+    free(out);
+    assert_int_equal(cli(&out, "dump", "--rows", "2..", "--columns", "Int32_list", path), 0);
+    assert_string_equal(out, "{\"Int32_list\": [4]}\n{\"Int32_list\": [5, 6, 7, 8]}\n");
+    free(out);
+    assert_int_equal(cli(&out, "dump", "--columns", "nope", path, NULL, NULL), 2);
+    free(out);
+    assert_int_equal(cli(&out, "dump", "--rows", "3..1", path, NULL, NULL), 2);
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pq_assemble__cli_head_rows_columns),
         cmocka_unit_test(test_pq_assemble__row_range_reads_few_pages),
         cmocka_unit_test(test_pq_assemble__three_level_list_arrays),
         cmocka_unit_test(test_pq_assemble__legacy_lists_and_structs),

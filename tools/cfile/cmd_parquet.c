@@ -17,7 +17,8 @@ const char cf_cmd_parquet_usage[] =
     "usage: cfile parquet meta [--json] FILE\n"
     "       cfile parquet schema [--json] FILE\n"
     "       cfile parquet pages [--json] FILE\n"
-    "       cfile parquet dump [--json] FILE\n"
+    "       cfile parquet dump [--json] [--rows A..B] [--columns F,...] FILE\n"
+    "       cfile parquet head [-n N] [--columns F,...] FILE\n"
     "       cfile parquet write --schema SCHEMA [options] OUT < ROWS\n"
     "\n"
     "Read an Apache Parquet file (or write one: `write`).\n"
@@ -35,12 +36,18 @@ const char cf_cmd_parquet_usage[] =
     "          document {\"num_rows\", \"schema\", \"rows\": [[field values], ...]} in the\n"
     "          value forms of shared/parquet/README.md. Rows are read a batch at a\n"
     "          time; damage found part-way exits 1 naming the row group and column\n"
+    "  head    the first N rows (default 10) as dump prints them\n"
     "  write   a Parquet file from JSON lines or CSV (`cfile parquet write --help`)\n"
     "\n"
     "A damaged footer is refused naming what and where (exit 1); an encrypted\n"
     "file is not supported (exit 3).\n"
     "\n"
     "  --json      one compact JSON document (a line) per command\n"
+    "  --rows A..B rows A (inclusive) to B (exclusive), counted from 0; either side\n"
+    "              may be left out. Only the pages holding them are read when the\n"
+    "              file has an offset index\n"
+    "  --columns F,... only these top-level fields, in this order\n"
+    "  -n N        rows for head\n"
     "  --help      this text\n";
 
 static void jw_slice(cf_jw *w, cf_slice s) { cf_jw_str(w, s.data, s.len); }
@@ -635,11 +642,12 @@ static int pages_cmd(cf_cli *c, const char *path, const cf_parquet *pq, bool jso
 
 /* Rows stream out a batch at a time (memory follows the batch); damage found
  * part-way ends the output early and exits 1 naming where. */
-static int dump_cmd(cf_cli *c, const char *path, const cf_parquet *pq, bool json)
+static int dump_cmd(cf_cli *c, const char *path, const cf_parquet *pq, bool json,
+                    const cf_parquet_records_options *ro)
 {
     cf_error err = {0};
     cf_parquet_records *rec = NULL;
-    cf_status st = cf_parquet_records_open(&rec, pq, NULL, &err);
+    cf_status st = cf_parquet_records_open(&rec, pq, ro, &err);
     if (st != CF_OK)
         return cf_cli_lib_fail(c, path, st, &err);
     FILE *f = c->out;
@@ -662,7 +670,7 @@ static int dump_cmd(cf_cli *c, const char *path, const cf_parquet *pq, bool json
             break;
         for (size_t i = 0; i < b->length; i++) {
             if (json) {
-                fputs(first ? "\n[" : ",\n[", f);
+                fputs(first ? "[" : ", [", f);
                 for (uint32_t k = 0; k < b->child_count; k++) {
                     if (k)
                         fputs(", ", f);
@@ -684,9 +692,71 @@ static int dump_cmd(cf_cli *c, const char *path, const cf_parquet *pq, bool json
     return CF_EXIT_OK;
 }
 
+/* "A..B", "A..", "..B" into [begin, end). */
+static bool parse_rows(const char *s, int64_t *begin, int64_t *end)
+{
+    const char *dots = strstr(s, "..");
+    if (!dots)
+        return false;
+    char a[32], b[32];
+    size_t la = (size_t)(dots - s), lb = strlen(dots + 2);
+    if (la >= sizeof a || lb >= sizeof b)
+        return false;
+    memcpy(a, s, la);
+    a[la] = 0;
+    memcpy(b, dots + 2, lb + 1);
+    uint64_t v;
+    *begin = 0;
+    *end = INT64_MAX;
+    if (la) {
+        if (cf_cli_parse_u64(a, &v) != 0 || v > INT64_MAX)
+            return false;
+        *begin = (int64_t)v;
+    }
+    if (lb) {
+        if (cf_cli_parse_u64(b, &v) != 0 || v > INT64_MAX)
+            return false;
+        *end = (int64_t)v;
+    }
+    return *begin <= *end;
+}
+
+/* Top-level field names (comma-separated) to their indexes; -1 naming the
+ * unknown one. */
+static int parse_columns(cf_cli *c, const cf_parquet *pq, const char *list, uint32_t *idx,
+                         uint32_t cap, uint32_t *n)
+{
+    const cf_parquet_node *root = cf_parquet_schema_root(pq);
+    *n = 0;
+    const char *p = list;
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        uint32_t k = 0;
+        for (; k < root->child_count; k++) {
+            cf_slice nm = root->children[k]->element->name;
+            if (nm.len == len && memcmp(nm.data, p, len) == 0)
+                break;
+        }
+        if (k == root->child_count)
+            return cf_cli_usage(c, "no top-level field '%.*s'", (int)len, p);
+        if (*n == cap)
+            return cf_cli_usage(c, "too many --columns");
+        idx[(*n)++] = k;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    if (*n == 0)
+        return cf_cli_usage(c, "--columns needs at least one field");
+    return CF_EXIT_OK;
+}
+
 int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
+        {"rows", required_argument, NULL, 'r'},
+        {"columns", required_argument, NULL, 'c'},
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -695,19 +765,28 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "write") == 0)
         return cf_cmd_parquet_write(c, argc - 1, argv + 1);
     bool json = false;
+    const char *rows_arg = NULL, *cols_arg = NULL;
+    uint64_t head_n = 10;
     int ch;
-    while ((ch = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "jhn:", opts, NULL)) != -1) {
         switch (ch) {
         case 'j': json = true; break;
+        case 'r': rows_arg = optarg; break;
+        case 'c': cols_arg = optarg; break;
+        case 'n':
+            if (cf_cli_parse_u64(optarg, &head_n) != 0 || head_n > INT64_MAX)
+                return cf_cli_usage(c, "-n: '%s' is not a row count", optarg);
+            break;
         case 'h': return cf_cli_help(c);
         default: return cf_cli_bad_option(c, argv);
         }
     }
     if (optind >= argc)
-        return cf_cli_usage(c, "missing subcommand (meta, schema, pages, dump)");
+        return cf_cli_usage(c, "missing subcommand (meta, schema, pages, dump, head)");
     const char *sub = argv[optind++];
     bool is_meta = strcmp(sub, "meta") == 0, is_pages = strcmp(sub, "pages") == 0;
-    bool is_dump = strcmp(sub, "dump") == 0;
+    bool is_head = strcmp(sub, "head") == 0;
+    bool is_dump = strcmp(sub, "dump") == 0 || is_head;
     if (!is_meta && !is_pages && !is_dump && strcmp(sub, "schema"))
         return cf_cli_usage(c, "unknown subcommand '%s'", sub);
     if (optind >= argc)
@@ -720,8 +799,33 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
     cf_status st = cf_parquet_open_file(&pq, path, NULL, &err);
     if (st != CF_OK)
         return cf_cli_lib_fail(c, path, st, &err);
-    if (is_pages || is_dump) {
-        int rc = is_pages ? pages_cmd(c, path, pq, json) : dump_cmd(c, path, pq, json);
+    if (is_dump) {
+        cf_parquet_records_options ro;
+        cf_parquet_records_options_init(&ro);
+        uint32_t idx[256];
+        int rc = CF_EXIT_OK;
+        if (rows_arg && !parse_rows(rows_arg, &ro.row_begin, &ro.row_end))
+            rc = cf_cli_usage(c, "--rows: '%s' is not A..B", rows_arg);
+        if (rc == CF_EXIT_OK && cols_arg) {
+            rc = parse_columns(c, pq, cols_arg, idx, 256, &ro.field_count);
+            ro.fields = idx;
+        }
+        if (rc == CF_EXIT_OK && is_head) {
+            if (ro.row_end - ro.row_begin > (int64_t)head_n)
+                ro.row_end = ro.row_begin + (int64_t)head_n;
+            json = false;
+        }
+        if (rc == CF_EXIT_OK)
+            rc = dump_cmd(c, path, pq, json, &ro);
+        cf_parquet_free(pq);
+        return rc;
+    }
+    if (rows_arg || cols_arg) {
+        cf_parquet_free(pq);
+        return cf_cli_usage(c, "--rows and --columns are for dump and head");
+    }
+    if (is_pages) {
+        int rc = pages_cmd(c, path, pq, json);
         cf_parquet_free(pq);
         return rc;
     }
