@@ -157,6 +157,7 @@ static void roundtrip_mode(uint8_t opt, const uint8_t *data, size_t len)
         cf_buf_append(&lists, v.data, v.len);
         ops[n].type = type;
         ops[n].ts = ts;
+        ops[n].flags = (uint8_t)(data[pos - 4 + 2] >> 7); /* CF_WAL_OP_MRS or 0 */
         pos += kl + vl;
         n++;
     }
@@ -170,7 +171,7 @@ static void roundtrip_mode(uint8_t opt, const uint8_t *data, size_t len)
     cf_buf_init(&seg);
     cf_buf_init(&payload);
     uint8_t h[CF_WAL_HEADER_LEN];
-    cf_wal_header_encode(h, &(cf_wal_header){7, 3});
+    cf_wal_header_encode(h, &(cf_wal_header){.seq = 7, .durable_ts = 3});
     cf_buf_append(&seg, h, sizeof(h));
     size_t *rec_end = malloc((n + 1) * sizeof(size_t)), nrec = 0;
     size_t *rec_ops = malloc((n + 1) * sizeof(size_t));
@@ -190,7 +191,8 @@ static void roundtrip_mode(uint8_t opt, const uint8_t *data, size_t len)
     size_t got = read_segment(seg.data, seg.len, &end, &torn, back, MAX_OPS);
     FUZZ_REQUIRE(got == n && !torn && end == seg.len);
     for (size_t i = 0; i < n; i++) {
-        FUZZ_REQUIRE(back[i].type == ops[i].type && back[i].ts == ops[i].ts);
+        FUZZ_REQUIRE(back[i].type == ops[i].type && back[i].ts == ops[i].ts &&
+                     back[i].flags == ops[i].flags);
         FUZZ_REQUIRE(back[i].key.len == ops[i].key.len &&
                      memcmp(back[i].key.data, ops[i].key.data, ops[i].key.len) == 0);
         FUZZ_REQUIRE(back[i].rcl.len == ops[i].rcl.len &&

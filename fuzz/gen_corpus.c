@@ -750,7 +750,7 @@ static void wal_seeds(void)
     cf_buf_init(&payload);
     cf_buf_init(&lists);
     uint8_t h[CF_WAL_HEADER_LEN];
-    cf_wal_header_encode(h, &(cf_wal_header){3, 10});
+    cf_wal_header_encode(h, &(cf_wal_header){.seq = 3, .durable_ts = 10});
     cf_buf_append(&seg, h, sizeof(h));
     put_opt_file("fuzz_wal", "segment-empty", 0, seg.data, seg.len);
     for (int i = 0; i < 6; i++) {
@@ -770,7 +770,7 @@ static void wal_seeds(void)
         cf_slice vs = cf_rcl_builder_bytes(b);
         cf_buf_append(&lists, vs.data, vs.len);
         cf_wal_op op = {(uint8_t)(1 + i % 3), 11 + (uint64_t)i, {lists.data, ks.len},
-                        {lists.data + ks.len, vs.len}};
+                        {lists.data + ks.len, vs.len}, (uint8_t)(i & 1)};
         cf_buf_clear(&payload);
         cf_wal_batch_encode(&payload, &op, 1);
         cf_wal_record_encode(&seg, payload.data, payload.len);

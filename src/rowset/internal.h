@@ -190,5 +190,8 @@ cf_status cf_table_key_state(cf_table *t, const uint8_t *key, size_t len,
  * from the list. last_ts becomes at least ts. */
 cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **rs, size_t n,
                                   uint64_t ts, cf_error *err);
+/* What the last open's log replay did: ops applied, and rowsets a replayed
+ * op's key was looked up in (bloom + key index). For tests and benchmarks. */
+void cf_table_replay_stats(const cf_table *t, uint64_t *applied, uint64_t *probes);
 
 #endif

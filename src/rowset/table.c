@@ -83,6 +83,7 @@ struct cf_table {
     uint64_t sync_bytes, wal_max_bytes;
     cf_rcl_builder *lkey, *lrcl; /* the op being logged: its key and change list */
     cf_wal_op lop;
+    bool lop_mrs; /* the op being applied went to the MemRowSet (CF_WAL_OP_MRS) */
     /* A log append or sync failed after the op was applied in memory: memory is
      * now ahead of the log, so the handle refuses everything (close does not
      * flush); reopening replays what is durable. */
@@ -94,6 +95,8 @@ struct cf_table {
     cf_array_cell *rarr;
     const void **rvals;
     cf_rs_change *rchg;
+    uint64_t files_ts; /* replay: the largest last_ts of the rowsets' files at open */
+    uint64_t replay_applied, replay_probes; /* cf_table_replay_stats */
 };
 
 static cf_status usable(const cf_table *t, cf_error *err);
@@ -1127,6 +1130,7 @@ static cf_status log_done(cf_table *t, uint8_t type, uint64_t ts, cf_error *err)
  * unusable: memory is ahead of the log. */
 static cf_status log_commit(cf_table *t, cf_error *err)
 {
+    t->lop.flags = t->lop_mrs ? CF_WAL_OP_MRS : 0;
     cf_status st = t->wal != NULL ? cf_wal_append(t->wal, &t->lop, 1, err) : CF_OK;
     if (st != CF_OK) {
         cf_error_prefix(err, st, "the operation was not logged (reopen the table): ");
@@ -1153,8 +1157,10 @@ static cf_status apply_insert(cf_table *t, const void *const *values, uint64_t t
             CF_TRY(add_value(t, c, values[c], err));
         CF_TRY(cf_mrs_mutate(t->mrs, r, cf_rcl_builder_bytes(t->rcl), ts, err));
         set_last_ts(t, ts);
+        t->lop_mrs = true;
         return CF_OK;
     }
+    t->lop_mrs = false;
     for (size_t i = 0; i < t->nrs; i++) {
         if (!covers(t, i))
             continue;
@@ -1180,6 +1186,7 @@ static cf_status apply_insert(cf_table *t, const void *const *values, uint64_t t
     }
     CF_TRY(cf_mrs_insert(t->mrs, t->key.data, t->key.len, values, ts, err));
     set_last_ts(t, ts);
+    t->lop_mrs = true;
     return CF_OK;
 }
 
@@ -1194,8 +1201,10 @@ static cf_status apply_update(cf_table *t, const void *const *key, const cf_rs_c
         CF_CHECK(cf_mrs_row_alive(r), err, CF_ENOTFOUND, "update: key not found (deleted)");
         CF_TRY(cf_mrs_mutate(t->mrs, r, cf_rcl_builder_bytes(t->rcl), ts, err));
         set_last_ts(t, ts);
+        t->lop_mrs = true;
         return CF_OK;
     }
+    t->lop_mrs = false;
     bool tried = false; /* then err holds the rowset's own message */
     for (size_t i = 0; i < t->nrs; i++) {
         if (!covers(t, i))
@@ -1222,8 +1231,10 @@ static cf_status apply_delete(cf_table *t, const void *const *key, uint64_t ts, 
         static const uint8_t del = CF_RCL_DELETE;
         CF_TRY(cf_mrs_mutate(t->mrs, r, (cf_slice){&del, 1}, ts, err));
         set_last_ts(t, ts);
+        t->lop_mrs = true;
         return CF_OK;
     }
+    t->lop_mrs = false;
     bool tried = false; /* then err holds the rowset's own message */
     for (size_t i = 0; i < t->nrs; i++) {
         if (!covers(t, i))
@@ -1382,17 +1393,30 @@ static cf_status replay_values(cf_table *t, cf_slice rcl, bool keys, size_t *nch
 }
 
 /* The store holding the key in t->key: *where = -1 the MemRowSet, -2 none,
- * else the rowset's index; *done when that rowset's files already have op ts. */
-static cf_status replay_locate(cf_table *t, uint64_t ts, long *where, bool *done, cf_error *err)
+ * else the rowset's index; *done when that rowset's files already have op ts.
+ *
+ * An op logged with CF_WAL_OP_MRS at a ts above every rowset's files (files_ts)
+ * probes no rowset: when it was applied its key lived in the MemRowSet (or, for
+ * an insert, nowhere else), so no rowset held the key then; a rowset that got
+ * it later would have it from a MemRowSet flush or a merge after ts, and its
+ * last_ts would be >= ts > files_ts. So the key is in the replayed MemRowSet,
+ * or (an insert) in no store. This is what keeps a CLI command's replay cost
+ * from growing with the rowsets (each probe reads a bloom page and the key
+ * index, checksums and all, in a fresh process). */
+static cf_status replay_locate(cf_table *t, const cf_wal_op *op, long *where, bool *done,
+                               cf_error *err)
 {
     *done = false;
     *where = -1;
     if (cf_mrs_find(t->mrs, t->key.data, t->key.len) != NULL)
         return CF_OK;
     *where = -2;
+    if ((op->flags & CF_WAL_OP_MRS) && op->ts > t->files_ts)
+        return CF_OK;
     for (size_t i = 0; i < t->nrs; i++) {
         if (!covers(t, i))
             continue;
+        t->replay_probes++;
         uint64_t ord;
         cf_status st = cf_rs_find_key(t->rs[i], t->key.data, t->key.len, &ord, err);
         if (st == CF_ENOTFOUND)
@@ -1400,7 +1424,7 @@ static cf_status replay_locate(cf_table *t, uint64_t ts, long *where, bool *done
         CF_TRY(st);
         cf_rowset_info info;
         cf_rowset_get_info(t->rs[i], &info);
-        *done = info.last_ts >= ts;
+        *done = info.last_ts >= op->ts;
         *where = (long)i;
         return CF_OK;
     }
@@ -1456,12 +1480,13 @@ static cf_status replay_op(void *ctx, const cf_wal_op *op, const char *seg, uint
     bool done = false;
     long where = -2;
     if (st == CF_OK)
-        st = replay_locate(t, op->ts, &where, &done, err);
+        st = replay_locate(t, op, &where, &done, err);
     if (st == CF_OK && !done) {
         /* rvals holds the key columns; the change list fills in the rest */
         st = replay_values(t, op->rcl, false, &nchg, err);
         if (st == CF_OK)
             st = replay_apply(t, op, where, nchg, err);
+        t->replay_applied++;
     }
     if (st != CF_OK) {
         cf_error_prefix(err, st, "%s: record at offset %" PRIu64 ": op at ts %" PRIu64 ": ", seg,
@@ -1474,10 +1499,31 @@ static cf_status replay_op(void *ctx, const cf_wal_op *op, const char *seg, uint
 
 /* Replay the log into memory; a writer then opens it for appending (cutting a
  * torn tail, removing what an interrupted checkpoint left). */
+/* The largest last_ts of the rowsets as opened (their files; before replay
+ * adds deltas in memory). */
+static void note_files_ts(cf_table *t)
+{
+    t->files_ts = 0;
+    t->replay_applied = t->replay_probes = 0;
+    for (size_t i = 0; i < t->nrs; i++) {
+        cf_rowset_info info;
+        cf_rowset_get_info(t->rs[i], &info);
+        if (info.last_ts > t->files_ts)
+            t->files_ts = info.last_ts;
+    }
+}
+
+void cf_table_replay_stats(const cf_table *t, uint64_t *applied, uint64_t *probes)
+{
+    *applied = t->replay_applied;
+    *probes = t->replay_probes;
+}
+
 static cf_status wal_attach(cf_table *t, bool writer, cf_error *err)
 {
     cf_wal_scan sc;
     replay_ctx r = {t, &sc, 0};
+    note_files_ts(t);
     if (writer) {
         /* Under the lock: nothing changes while we read. */
         CF_TRY(cf_wal_scan_dir(t->dir, replay_op, &r, &sc, err));
@@ -1520,6 +1566,7 @@ static cf_status wal_attach(cf_table *t, bool writer, cf_error *err)
         t->last_ts = 0;
         t->wal_seq0 = newest_seq(t->dir);
         CF_TRY(open_rowsets_reader(t, err));
+        note_files_ts(t);
         usleep(1000u << (attempt < 5 ? attempt : 5));
     }
 }

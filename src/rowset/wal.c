@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,6 @@
 #include "../util/error.h"
 #include "../util/varint.h"
 
-#define BATCH_FORMAT 1
 /* Records examined in full while deciding whether a bad record is a torn tail:
  * past this many valid-looking headers, call it damage (bounds the work on
  * hostile bytes). */
@@ -47,12 +47,14 @@
 
 /* ---- payloads ------------------------------------------------------------------------------ */
 
-void cf_wal_batch_encode(cf_buf *b, const cf_wal_op *ops, size_t n)
+void cf_wal_batch_encode_v(cf_buf *b, const cf_wal_op *ops, size_t n, uint32_t format)
 {
-    cf_buf_put_u8(b, BATCH_FORMAT);
+    cf_buf_put_u8(b, (uint8_t)format);
     cf_buf_put_varint64(b, n);
     for (size_t i = 0; i < n; i++) {
         cf_buf_put_u8(b, ops[i].type);
+        if (format >= 2)
+            cf_buf_put_u8(b, ops[i].flags);
         cf_buf_put_le64(b, ops[i].ts);
         cf_buf_put_varint64(b, ops[i].key.len);
         cf_buf_append(b, ops[i].key.data, ops[i].key.len);
@@ -61,11 +63,18 @@ void cf_wal_batch_encode(cf_buf *b, const cf_wal_op *ops, size_t n)
     }
 }
 
+void cf_wal_batch_encode(cf_buf *b, const cf_wal_op *ops, size_t n)
+{
+    cf_wal_batch_encode_v(b, ops, n, CF_WAL_VERSION);
+}
+
 cf_status cf_wal_batch_begin(cf_wal_batch *b, cf_slice payload, cf_error *err)
 {
     const uint8_t *p = payload.data, *end = payload.data + payload.len;
     CF_CHECK(payload.len >= 2, err, CF_ECORRUPT, "wal batch: %zu bytes", payload.len);
-    CF_CHECK(p[0] == BATCH_FORMAT, err, CF_ECORRUPT, "wal batch: unknown format %u", p[0]);
+    CF_CHECK(p[0] >= 1 && p[0] <= CF_WAL_VERSION, err, CF_ECORRUPT,
+             "wal batch: unknown format %u", p[0]);
+    b->format = p[0];
     uint64_t n;
     p = cf_varint64_decode(p + 1, end, &n);
     CF_CHECK(p != NULL, err, CF_ECORRUPT, "wal batch: bad op count");
@@ -98,12 +107,16 @@ cf_status cf_wal_batch_next(cf_wal_batch *b, cf_wal_op *op, bool *has, cf_error 
                  (size_t)(b->end - b->p));
         return CF_OK;
     }
-    CF_CHECK(b->end - b->p >= 9, err, CF_ECORRUPT, "wal op: truncated");
+    size_t fl = b->format >= 2; /* the flags byte */
+    CF_CHECK(b->end - b->p >= (ptrdiff_t)(9 + fl), err, CF_ECORRUPT, "wal op: truncated");
     op->type = b->p[0];
     CF_CHECK(op->type >= CF_WAL_INSERT && op->type <= CF_WAL_DELETE, err, CF_ECORRUPT,
              "wal op: unknown type %u", op->type);
-    op->ts = cf_load_le64(b->p + 1);
-    b->p += 9;
+    op->flags = fl ? b->p[1] : 0;
+    CF_CHECK((op->flags & ~CF_WAL_OP_MRS) == 0, err, CF_ECORRUPT, "wal op: unknown flags 0x%02x",
+             op->flags);
+    op->ts = cf_load_le64(b->p + 1 + fl);
+    b->p += 9 + fl;
     CF_TRY(get_slice(&b->p, b->end, &op->key, "key", err));
     CF_TRY(get_slice(&b->p, b->end, &op->rcl, "change list", err));
     cf_rcl_decoder d;
@@ -123,7 +136,7 @@ cf_status cf_wal_batch_next(cf_wal_batch *b, cf_wal_op *op, bool *has, cf_error 
 void cf_wal_header_encode(uint8_t dst[CF_WAL_HEADER_LEN], const cf_wal_header *h)
 {
     memcpy(dst, CF_WAL_MAGIC, 8);
-    cf_store_le32(dst + 8, CF_WAL_VERSION);
+    cf_store_le32(dst + 8, h->version ? h->version : CF_WAL_VERSION);
     cf_store_le32(dst + 12, 16);
     cf_store_le64(dst + 16, h->seq);
     cf_store_le64(dst + 24, h->durable_ts);
@@ -136,7 +149,7 @@ cf_status cf_wal_header_parse(const uint8_t *p, size_t len, const char *name, cf
     CF_CHECK(len >= 16 && memcmp(p, CF_WAL_MAGIC, 8) == 0, err, CF_ECORRUPT,
              "%s: not a log segment (bad magic)", name);
     uint32_t ver = cf_load_le32(p + 8), flen = cf_load_le32(p + 12);
-    CF_CHECK(ver == CF_WAL_VERSION, err, ver > CF_WAL_VERSION ? CF_ENOTSUP : CF_ECORRUPT,
+    CF_CHECK(ver >= 1 && ver <= CF_WAL_VERSION, err, ver > CF_WAL_VERSION ? CF_ENOTSUP : CF_ECORRUPT,
              "%s: log format version %" PRIu32 " unknown", name, ver);
     CF_CHECK(flen == 16 && len >= CF_WAL_HEADER_LEN, err, CF_ECORRUPT,
              "%s: truncated segment header", name);
@@ -144,6 +157,7 @@ cf_status cf_wal_header_parse(const uint8_t *p, size_t len, const char *name, cf
              "%s: segment header checksum mismatch", name);
     h->seq = cf_load_le64(p + 16);
     h->durable_ts = cf_load_le64(p + 24);
+    h->version = ver;
     return CF_OK;
 }
 
@@ -404,6 +418,10 @@ cf_status cf_wal_scan_dir(const char *table_dir, cf_wal_apply_fn fn, void *ctx, 
             break;
         cf_wal_batch b;
         st = cf_wal_batch_begin(&b, payload, err);
+        if (st == CF_OK && b.format != out->hdr.version)
+            st = cf_error_set(err, CF_ECORRUPT, __FILE__, __LINE__,
+                              "batch of format %u in a version %" PRIu32 " segment", b.format,
+                              out->hdr.version);
         for (;;) {
             cf_wal_op op;
             if (st == CF_OK)
@@ -435,6 +453,7 @@ struct cf_wal {
     char *table_dir;
     int fd;
     uint64_t seq;
+    uint32_t version; /* of the current segment: the format appends are written in */
     uint64_t bytes, unsynced;
     cf_wal_sync_mode mode;
     uint64_t sync_bytes;
@@ -468,7 +487,7 @@ static cf_status create_segment(const char *table_dir, uint64_t seq, uint64_t du
     char *path = cf_wal_segment_path(table_dir, seq);
     CF_CHECK(path != NULL, err, CF_ENOMEM, "wal: out of memory");
     uint8_t h[CF_WAL_HEADER_LEN];
-    cf_wal_header_encode(h, &(cf_wal_header){seq, durable_ts});
+    cf_wal_header_encode(h, &(cf_wal_header){.seq = seq, .durable_ts = durable_ts});
     cf_io *io = NULL;
     cf_status st = cf_io_create_file(&io, path, err);
     if (st == CF_OK)
@@ -568,8 +587,10 @@ cf_status cf_wal_open(cf_wal **out, const char *table_dir, const cf_wal_scan *sc
     memcpy(w->table_dir, table_dir, l + 1);
     if ((waldir = cf_rs_path(table_dir, CF_WAL_DIR)) == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "wal: out of memory");
+    w->version = CF_WAL_VERSION;
     if (scan != NULL && scan->found) {
         w->seq = scan->hdr.seq;
+        w->version = scan->hdr.version ? scan->hdr.version : CF_WAL_VERSION;
         if (scan->valid_end < scan->file_len) {
             /* A torn tail: an append that never returned. Cut it, durably,
              * before anything is appended after it. */
@@ -651,7 +672,7 @@ cf_status cf_wal_append(cf_wal *w, const cf_wal_op *ops, size_t n, cf_error *err
         return w->sticky;
     }
     cf_buf_clear(&w->payload);
-    cf_wal_batch_encode(&w->payload, ops, n);
+    cf_wal_batch_encode_v(&w->payload, ops, n, w->version);
     CF_CHECK(!w->payload.oom, err, CF_ENOMEM, "wal: out of memory");
     CF_CHECK(w->payload.len <= CF_WAL_MAX_RECORD, err, CF_EINVAL,
              "operation of %zu bytes is larger than a log record may be (%u)", w->payload.len,
@@ -688,6 +709,7 @@ cf_status cf_wal_checkpoint(cf_wal *w, uint64_t durable_ts, cf_error *err)
         return there ? fail_sticky(w, st, err) : st;
     }
     w->seq++;
+    w->version = CF_WAL_VERSION;
     st = open_append(w, err);
     if (st != CF_OK)
         return fail_sticky(w, st, err);
@@ -705,3 +727,4 @@ void cf_wal_set_mode(cf_wal *w, cf_wal_sync_mode mode, uint64_t sync_bytes)
 
 uint64_t cf_wal_bytes(const cf_wal *w) { return w->bytes; }
 uint64_t cf_wal_seq(const cf_wal *w) { return w->seq; }
+uint32_t cf_wal_version(const cf_wal *w) { return w->version; }

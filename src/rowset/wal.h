@@ -2,18 +2,25 @@
  *
  * DIR/wal/ holds segments `wal-<16-digit seq>.log`. Each is
  *
- *   header   "cfwalseg" | u32 version (1) | u32 field bytes (16) | u64 seq |
+ *   header   "cfwalseg" | u32 version (1 or 2) | u32 field bytes (16) | u64 seq |
  *            u64 durable_ts | u32 CRC-32C of every header byte before it   (36 bytes)
  *   record*  u32 payload length | u32 CRC-32C of the payload |
  *            u32 CRC-32C of those 8 bytes | payload
  *
  * (all integers little-endian). A payload is a batch of operations:
  *
- *   u8 format (1) | varint count | op*
- *   op = u8 type (1 insert, 2 update, 3 delete) | u64 ts |
+ *   u8 format (= the segment's version) | varint count | op*
+ *   op = u8 type (1 insert, 2 update, 3 delete) | [format 2: u8 flags] | u64 ts |
  *        varint len | key: an UPDATE RowChangeList setting every key column |
  *        varint len | RowChangeList: REINSERT of every non-key column (insert),
  *                     UPDATE (update) or DELETE (delete)
+ *
+ * Flags (format 2): bit 0, CF_WAL_OP_MRS, says the op was applied to the
+ * MemRowSet (an insert that made or reinserted a MemRowSet row, a mutation of
+ * one); the other bits are 0. Replay uses it to skip probing the rowsets
+ * (table.c, replay_locate). Format 1 ops have no flags and are replayed by
+ * probing, as before. A writer keeps appending in the version of the segment it
+ * found; a checkpoint starts a segment of the current version.
  *
  * Values travel in the RowChangeList form the delta store already keeps
  * (src/delta/rcl.c; array cells serialized), so no new value format exists.
@@ -32,7 +39,7 @@
 
 #define CF_WAL_DIR "wal"
 #define CF_WAL_MAGIC "cfwalseg"
-#define CF_WAL_VERSION 1u
+#define CF_WAL_VERSION 2u /* the version new segments get; 1 is still read */
 #define CF_WAL_HEADER_LEN 36u
 #define CF_WAL_RECORD_HEADER 12u
 /* Largest payload a record may claim: a larger append is refused (CF_EINVAL),
@@ -44,25 +51,33 @@
 typedef enum cf_wal_op_type { CF_WAL_INSERT = 1, CF_WAL_UPDATE = 2, CF_WAL_DELETE = 3 } cf_wal_op_type;
 
 /* One logged operation; slices borrow from the record (or the caller). */
+/* cf_wal_op.flags */
+#define CF_WAL_OP_MRS 0x01u /* applied to the MemRowSet (format 2) */
+
 typedef struct cf_wal_op {
     uint8_t type;  /* cf_wal_op_type */
     uint64_t ts;
     cf_slice key;  /* UPDATE change list of the key columns */
     cf_slice rcl;  /* REINSERT (insert), UPDATE or DELETE change list */
+    uint8_t flags; /* CF_WAL_OP_*; always 0 when read from a format 1 batch */
 } cf_wal_op;
 
 /* ---- payloads ------------------------------------------------------------------------------ */
 
-/* Append the payload of a batch of n ops to b (b->oom on failure). */
+/* Append the payload of a batch of n ops to b (b->oom on failure), in the
+ * current format (CF_WAL_VERSION); _v in format 1 or 2 (format 1 drops flags). */
 void cf_wal_batch_encode(cf_buf *b, const cf_wal_op *ops, size_t n);
+void cf_wal_batch_encode_v(cf_buf *b, const cf_wal_op *ops, size_t n, uint32_t format);
 
 /* A cursor over a batch payload. */
 typedef struct cf_wal_batch {
     const uint8_t *p, *end;
     uint64_t left; /* ops not yet read */
+    uint8_t format; /* 1 or 2 */
 } cf_wal_batch;
 
-/* Check the batch header. CF_ECORRUPT for an unknown format or a bad count. */
+/* Check the batch header (format 1 or 2). CF_ECORRUPT for an unknown format or
+ * a bad count. */
 cf_status cf_wal_batch_begin(cf_wal_batch *b, cf_slice payload, cf_error *err);
 /* Next op (*has = false after the last). Checks its framing and that its
  * change lists decode as the right types; not the values against a schema. */
@@ -73,12 +88,13 @@ cf_status cf_wal_batch_next(cf_wal_batch *b, cf_wal_op *op, bool *has, cf_error 
 typedef struct cf_wal_header {
     uint64_t seq;
     uint64_t durable_ts; /* every op with ts <= this is in the rowsets' files */
+    uint32_t version;    /* 1 or 2; 0 when encoding means CF_WAL_VERSION */
 } cf_wal_header;
 
 /* The 36 header bytes of a segment into dst. */
 void cf_wal_header_encode(uint8_t dst[CF_WAL_HEADER_LEN], const cf_wal_header *h);
 /* Parse a segment's header (name: for messages). CF_ECORRUPT when short or
- * damaged, CF_ENOTSUP for a newer version. */
+ * damaged, CF_ENOTSUP for a newer version; versions 1 and 2 are read. */
 cf_status cf_wal_header_parse(const uint8_t *p, size_t len, const char *name, cf_wal_header *h,
                               cf_error *err);
 
@@ -150,8 +166,9 @@ typedef struct cf_wal cf_wal;
 
 /* Open the log of table_dir for appending. With scan->found: reuse the newest
  * segment (scan->hdr.seq), truncating it to scan->valid_end when a torn tail
- * follows, and remove older segments and temporaries. Without: create DIR/wal
- * and a first segment whose durable_ts is `durable_ts`. */
+ * follows, and remove older segments and temporaries; appends to it are in its
+ * version's format (scan->hdr.version). Without: create DIR/wal and a first
+ * segment (CF_WAL_VERSION) whose durable_ts is `durable_ts`. */
 cf_status cf_wal_open(cf_wal **out, const char *table_dir, const cf_wal_scan *scan,
                       uint64_t durable_ts, cf_wal_sync_mode mode, uint64_t sync_bytes,
                       cf_error *err);
@@ -169,6 +186,8 @@ void cf_wal_set_mode(cf_wal *w, cf_wal_sync_mode mode, uint64_t sync_bytes);
 /* Bytes in the current segment (header included). */
 uint64_t cf_wal_bytes(const cf_wal *w);
 uint64_t cf_wal_seq(const cf_wal *w);
+/* The format version appends are written in (the current segment's). */
+uint32_t cf_wal_version(const cf_wal *w);
 /* Close without syncing. NULL is a no-op. */
 void cf_wal_free(cf_wal *w);
 

@@ -60,6 +60,7 @@ static void make_op(opbuf *o, uint64_t i)
     o->op.rcl = (cf_slice){o->rcl, s.len};
     o->op.type = type;
     o->op.ts = 100 + i;
+    o->op.flags = (uint8_t)(i % 2 ? CF_WAL_OP_MRS : 0);
     cf_rcl_builder_free(b);
 }
 
@@ -78,6 +79,7 @@ static cf_status count_op(void *ctx, const cf_wal_op *op, const char *seg, uint6
     make_op(&want, s->n);
     assert_int_equal(op->type, want.op.type);
     assert_int_equal(op->ts, want.op.ts);
+    assert_int_equal(op->flags, want.op.flags);
     CF_ASSERT_BYTES(op->key.data, op->key.len, want.op.key.data, want.op.key.len);
     CF_ASSERT_BYTES(op->rcl.data, op->rcl.len, want.op.rcl.data, want.op.rcl.len);
     s->n++;
@@ -413,6 +415,32 @@ static void test_wal__bad_batches(void **state)
     size_t n;
     CF_ASSERT_OK(decode_all(b.data, b.len, &n, &err), &err);
     assert_int_equal(n, 1);
+    /* format 2: the flags byte follows the type; unknown bits are damage */
+    assert_int_equal(b.data[0], 2);
+    assert_int_equal(b.data[3], CF_WAL_OP_MRS); /* format, count, type, flags */
+    b.data[3] = 0x02;
+    CF_ASSERT_STATUS(decode_all(b.data, b.len, &n, &err), CF_ECORRUPT, &err);
+    assert_non_null(strstr(err.msg, "unknown flags"));
+    b.data[3] = CF_WAL_OP_MRS;
+    /* format 1 (logs written before flags) decodes with flags 0 */
+    {
+        cf_buf b1;
+        cf_buf_init(&b1);
+        cf_wal_batch_encode_v(&b1, &o.op, 1, 1);
+        assert_int_equal(b1.len + 1, b.len);
+        cf_wal_batch bb;
+        CF_ASSERT_OK(cf_wal_batch_begin(&bb, (cf_slice){b1.data, b1.len}, &err), &err);
+        assert_int_equal(bb.format, 1);
+        cf_wal_op op;
+        bool has;
+        CF_ASSERT_OK(cf_wal_batch_next(&bb, &op, &has, &err), &err);
+        assert_true(has);
+        assert_int_equal(op.flags, 0);
+        assert_int_equal(op.ts, o.op.ts);
+        b1.data[0] = 3; /* an unknown format */
+        CF_ASSERT_STATUS(decode_all(b1.data, b1.len, &n, &err), CF_ECORRUPT, &err);
+        cf_buf_dispose(&b1);
+    }
     /* every truncation fails cleanly */
     for (size_t cut = 0; cut < b.len; cut++)
         CF_ASSERT_STATUS(decode_all(b.data, cut, &n, &err), CF_ECORRUPT, &err);

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Single-row CLI inserts, one `cfile table insert` process per row (issue 14:
+# per-insert time must stay flat over 100,000 of them). Keys are a random
+# permutation of 1..N (fixed seed), so every flush covers the whole key space.
+# Prints the mean wall time per command for each window of WIN commands with
+# the rowset count after it, then the time of a read-only open (`table info`),
+# of a lookup, and of `table compact`, which must succeed.
+#
+# usage: bench/table_cli_inserts.sh [N] [DIR] [CFILE]
+#   N      commands (default 100000)
+#   DIR    table directory, removed first (default /dev/shm/cf_bench_cli_inserts)
+#   CFILE  the cfile binary (default build/cfile)
+#   WIN    environment: window size (default 10000)
+set -euo pipefail
+N=${1:-100000}
+DIR=${2:-/dev/shm/cf_bench_cli_inserts}
+CFILE=${3:-build/cfile}
+WIN=${WIN:-10000}
+
+ms_since() { # ms since $1 (ns), three decimals
+    awk -v a="$1" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e6 }'
+}
+
+rm -rf "$DIR"
+"$CFILE" table create "$DIR" --schema "id INT64 KEY, name STRING NULL, v INT32 NULL" >/dev/null
+echo "# $N single-row 'cfile table insert' commands into $DIR ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "# window            ms/command  rowsets  log bytes"
+i=0
+start=$(date +%s%N)
+while read -r k; do
+    "$CFILE" table insert "$DIR" --row "id=$k,name=n$k,v=$((k % 1000))" >/dev/null
+    i=$((i + 1))
+    if ((i % WIN == 0)); then
+        per=$(awk -v a="$start" -v b="$(date +%s%N)" -v n="$WIN" 'BEGIN { printf "%.2f", (b - a) / 1e6 / n }')
+        rs=$(find "$DIR" -maxdepth 1 -name 'rs-*' -type d | wc -l)
+        log=$(cat "$DIR"/wal/*.log | wc -c)
+        printf '%7d..%-7d  %10s  %7d  %9d\n' $((i - WIN + 1)) "$i" "$per" "$rs" "$log"
+        start=$(date +%s%N)
+    fi
+done < <(shuf -i 1-"$N" --random-source=<(yes))
+
+t0=$(date +%s%N)
+"$CFILE" table info "$DIR" >/dev/null
+echo "table info (read-only open + replay): $(ms_since "$t0") ms"
+t0=$(date +%s%N)
+"$CFILE" table get "$DIR" 1 >/dev/null
+echo "table get 1: $(ms_since "$t0") ms"
+t0=$(date +%s%N)
+"$CFILE" table compact "$DIR" >/dev/null
+echo "table compact: $(ms_since "$t0") ms (ok)"
+rows=$("$CFILE" table scan "$DIR" --format csv | tail -n +2 | wc -l)
+echo "rows after compact: $rows (want $N)"
+test "$rows" -eq "$N"
