@@ -3,9 +3,11 @@
  * it existed), then times cf_table_open (writer) and a read-only open, and the
  * first lookup after each. The number issue 14 asks for: the time to open a
  * table of 1,000 rowsets.
- * usage: bench_table_open [N] [DIR]   (N default 1000, DIR default
- *        /tmp/cf_bench_table_open, removed first) */
+ * usage: bench_table_open [N] [DIR] [reuse]   (N default 1000, DIR default
+ *        /tmp/cf_bench_table_open, removed first; with "reuse" the table in DIR
+ *        is opened as it is, to compare two builds on one table) */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,19 +33,22 @@ int main(int argc, char **argv)
 {
     unsigned n = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 1000u;
     const char *dir = argc > 2 ? argv[2] : "/tmp/cf_bench_table_open";
+    bool reuse = argc > 3 && strcmp(argv[3], "reuse") == 0;
+    cf_error e;
+    cf_status st;
+    cf_table *t;
+    if (reuse)
+        goto time_open;
     char cmd[600];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         return 1;
-    cf_error e;
-    cf_status st;
     cf_rs_schema *s;
     if ((st = cf_rs_schema_parse(&s, "id INT64 KEY, name STRING NULL, v INT32 NULL", &e)))
         die("schema", st, &e);
     if ((st = cf_rs_create_empty(dir, s, &e)))
         die("create", st, &e);
     cf_rs_schema_free(s);
-    cf_table *t;
     if ((st = cf_table_open(&t, dir, &e)))
         die("open", st, &e);
     cf_table_set_compaction(t, false, 0);
@@ -60,6 +65,7 @@ int main(int argc, char **argv)
     }
     printf("built %u rowsets in %.2f s\n", (unsigned)cf_table_rowset_count(t), now() - t0);
     cf_table_free(t);
+time_open:
     for (int ro = 0; ro < 2; ro++) {
         cf_table_options o;
         cf_table_options_init(&o);

@@ -169,7 +169,9 @@ typedef struct cf_rowset_info {
     uint64_t insert_ts;    /* rows were inserted at this timestamp */
     uint64_t last_ts;      /* largest timestamp used so far */
     size_t redo_files, undo_files;
-    uint64_t redo_deltas, undo_deltas; /* in files */
+    /* in files; 0 until the files are open: a table opened for writing opens
+     * a rowset's files at its first use (cf_rowset_load opens them now) */
+    uint64_t redo_deltas, undo_deltas;
     uint64_t dms_deltas;   /* in memory, not yet flushed */
     cf_slice min_key, max_key; /* encoded keys of the first and last row (empty if none) */
     /* Ancient history mark: history before it was discarded by a compaction
@@ -182,6 +184,12 @@ typedef struct cf_rowset_info {
  * default options (its own block cache of CF_RS_DEFAULT_CACHE_BYTES; writable,
  * taking the writer lock at the first mutation). */
 CF_API cf_status cf_rowset_open(cf_rowset **out, const char *dir, cf_error *err);
+/* Open the rowset's files now. A table opened for writing (cf_table_open) reads
+ * only each rowset's MANIFEST when it opens and opens a rowset's files when a
+ * lookup, scan, mutation or compaction first touches it (docs/ROWSET.md
+ * "Opening a table"); every other rowset handle has them open already (then this
+ * is a no-op). CF_ECORRUPT naming the rowset when a file is missing or damaged. */
+CF_API cf_status cf_rowset_load(cf_rowset *rs, cf_error *err);
 
 #define CF_RS_OPEN_OPTIONS_VERSION 1
 /* Default capacity of a rowset's own block cache. Blocks that a mapped file

@@ -474,6 +474,7 @@ static cf_status src_open(csrc *src, cf_rowset *rs, cf_error *err)
     cf_buf_init(&src->key);
     src->rs = rs;
     src->insert_ts = cf_rs_insert_ts(rs);
+    CF_TRY(cf_rs_load(rs, err));
     src->nds = cf_rs_delta_file_count(rs);
     src->ds = cf_calloc(src->nds + 1, sizeof(*src->ds));
     src->dt = cf_calloc(src->nds + 1, sizeof(*src->dt));

@@ -153,6 +153,11 @@ const char *cf_rs_dir(const cf_rowset *rs);
 cf_rs_manifest *cf_rs_manifest_of(cf_rowset *rs);
 /* Reopen every file from the MANIFEST on disk (after a commit). */
 cf_status cf_rs_reload(cf_rowset *rs, cf_error *err);
+/* Open the rowset's files now if they are not (a rowset of a table opened for
+ * writing opens them at first use). Any failure is CF_ECORRUPT, CF_EIO or
+ * CF_ENOMEM, prefixed with the rowset's directory: never a "not found" a caller
+ * could take for an absent key. Callers: key probes, scanners, compaction. */
+cf_status cf_rs_load(cf_rowset *rs, cf_error *err);
 /* Ordinal of an encoded key: CF_ENOTFOUND when absent. */
 cf_status cf_rs_find_key(cf_rowset *rs, const uint8_t *key, size_t len, uint64_t *ord,
                          cf_error *err);

@@ -28,6 +28,11 @@ struct cf_rowset {
     cf_rs_mode mode;
     int lock_fd; /* CF_RS_MODE_OWN, once a mutation took the writer lock; else -1 */
     bool replay; /* a table's log replay: mutations of memory only, no lock needed */
+    /* Files open? A rowset of a table opened for writing (CF_RS_MODE_TABLE)
+     * reads only its MANIFEST at open and opens its files at first use
+     * (cf_rs_load): under the writer lock nothing else removes them meanwhile.
+     * Every other mode opens them at once. */
+    bool loaded;
     uint32_t lock_timeout_ms;
     cf_cache *cache, *own_cache; /* every reader reads through cache; own_cache is freed with rs */
     cf_rs_manifest m;
@@ -53,7 +58,8 @@ struct cf_rowset {
 
 /* ---- open / close ------------------------------------------------------------------------ */
 
-static void close_files(cf_rowset *rs)
+/* Everything opened from the MANIFEST's files (not the MANIFEST itself). */
+static void close_data(cf_rowset *rs)
 {
     cf_rs_scanner_free(rs->get_all);
     cf_rs_scanner_free(rs->get_files);
@@ -77,12 +83,18 @@ static void close_files(cf_rowset *rs)
     rs->dtypes = NULL;
     rs->ndfiles = 0;
     rs->redo_deltas = rs->undo_deltas = 0;
+    rs->loaded = false;
+}
+
+static void close_files(cf_rowset *rs)
+{
+    close_data(rs);
     cf_rs_manifest_dispose(&rs->m);
 }
 
-static cf_status open_files(cf_rowset *rs, cf_error *err)
+/* Open every file the MANIFEST (read already) names. */
+static cf_status open_data(cf_rowset *rs, cf_error *err)
 {
-    CF_TRY(cf_rs_manifest_read(&rs->m, rs->dir, err));
     const cf_rs_schema *s = rs->m.schema;
     cf_status st = CF_OK;
     char *path = NULL;
@@ -155,7 +167,36 @@ static cf_status open_files(cf_rowset *rs, cf_error *err)
     }
 out:
     cf_free(path);
+    if (st == CF_OK)
+        rs->loaded = true;
     return st;
+}
+
+static cf_status open_files(cf_rowset *rs, cf_error *err)
+{
+    CF_TRY(cf_rs_manifest_read(&rs->m, rs->dir, err));
+    if (rs->mode == CF_RS_MODE_TABLE)
+        return CF_OK; /* files at first use: cf_rs_load */
+    return open_data(rs, err);
+}
+
+cf_status cf_rs_load(cf_rowset *rs, cf_error *err)
+{
+    if (rs->loaded)
+        return CF_OK;
+    cf_status st = open_data(rs, err);
+    if (st == CF_OK)
+        return CF_OK;
+    close_data(rs);
+    /* Not "key not found" nor "not here" to the caller: the rowset is damaged
+     * (or unreadable now), whatever the open said. */
+    cf_error_prefix(err, st, "rowset %s: ", rs->dir);
+    return st == CF_ENOMEM || st == CF_EIO ? st : CF_ECORRUPT;
+}
+
+cf_status cf_rowset_load(cf_rowset *rs, cf_error *err)
+{
+    return cf_rs_load(rs, err);
 }
 
 cf_status cf_rs_reload(cf_rowset *rs, cf_error *err)
@@ -320,10 +361,10 @@ void cf_rowset_get_info(const cf_rowset *rs, cf_rowset_info *out)
     out->generation = rs->m.generation;
     out->insert_ts = rs->m.insert_ts;
     out->last_ts = rs->m.last_ts;
-    for (size_t i = 0; i < rs->ndfiles; i++) {
-        if (rs->dtypes[i] == CF_DELTA_REDO)
+    for (size_t i = 0; i < rs->m.nfiles; i++) {
+        if (rs->m.files[i].role == CF_RS_FILE_REDO)
             out->redo_files++;
-        else
+        else if (rs->m.files[i].role == CF_RS_FILE_UNDO)
             out->undo_files++;
     }
     out->redo_deltas = rs->redo_deltas;
@@ -386,6 +427,7 @@ static cf_status lower_bound(cf_rowset *rs, const uint8_t *enc, size_t len, uint
 cf_status cf_rs_lower_bound(cf_rowset *rs, const uint8_t *enc, size_t len, uint64_t *ord,
                             cf_error *err)
 {
+    CF_TRY(cf_rs_load(rs, err));
     bool exact;
     return lower_bound(rs, enc, len, ord, &exact, err);
 }
@@ -395,6 +437,7 @@ cf_status cf_rs_probe_key(cf_rowset *rs, const uint8_t *key, size_t len, uint64_
 {
     *pruned = false;
     CF_CHECK(rs->m.rows > 0, err, CF_ENOTFOUND, "key not found");
+    CF_TRY(cf_rs_load(rs, err));
     bool maybe;
     CF_TRY(cf_bloom_reader_may_contain(rs->bloom, (cf_slice){key, len}, &maybe, err));
     *pruned = !maybe;

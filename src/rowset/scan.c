@@ -427,6 +427,7 @@ cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_r
     }
     CF_CHECK(o->version == CF_RS_SCAN_OPTIONS_VERSION, err, CF_EINVAL,
              "scan: options.version %u unknown", o->version);
+    CF_TRY(cf_rs_load(rs, err));
     const cf_rs_schema *s = cf_rowset_schema(rs);
     cf_rs_scanner *sc = cf_calloc(1, sizeof(*sc));
     CF_CHECK(sc != NULL, err, CF_ENOMEM, "scan: out of memory");

@@ -295,6 +295,87 @@ static void test_table__block_cache(void **state)
     rm_rf(dir);
 }
 
+/* Mappings of files under dir in this process (/proc/self/maps). */
+static size_t mapped_under(const char *dir)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    assert_non_null(f);
+    char line[1024];
+    size_t n = 0;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (strstr(line, dir) != NULL)
+            n++;
+    fclose(f);
+    return n;
+}
+
+/* A table opened for writing opens a rowset's files only when something touches
+ * it (issue 14 item 3): opening maps nothing; a lookup, insert or update in one
+ * rowset's key range maps that rowset's files only. A file of an untouched
+ * rowset that is damaged does not stop the writer; touching that rowset fails
+ * with CF_ECORRUPT naming it (never "not found", which would let an insert of
+ * a key it holds through as new, nor a silent answer). Readers still open every
+ * rowset up front and fail at open. */
+static void test_table__lazy_rowset_open(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    make_table(dir);
+    cf_error err;
+    cf_table *t;
+    uint64_t ts = 2;
+    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    cf_table_set_compaction(t, false, 0);
+    for (int r = 0; r < 3; r++) { /* rs-1: 0..9, rs-2: 100..109, rs-3: 200..209 */
+        for (int k = 0; k < 10; k++)
+            CF_ASSERT_OK(ins(t, r * 100 + k, "x", ts++, &err), &err);
+        CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+    }
+    CF_ASSERT_OK(cf_table_close(t, &err), &err);
+    assert_int_equal(mapped_under(dir), 0);
+    cf_table_options o;
+    cf_table_options_init(&o);
+    o.auto_compact = false;
+    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    assert_int_equal(cf_table_rowset_count(t), 4);
+    assert_int_equal(mapped_under(dir), 0); /* nothing mapped at open */
+    int64_t id = 105;
+    const void *key[1] = {&id};
+    cf_rs_batch b;
+    CF_ASSERT_OK(cf_table_get(t, key, CF_RS_SNAPSHOT_LATEST, &b, &err), &err);
+    size_t one = mapped_under(dir);
+    assert_true(one > 0);
+    char rs2[600];
+    snprintf(rs2, sizeof(rs2), "%s/rs-2/", dir);
+    assert_int_equal(mapped_under(rs2), one); /* only rs-2's */
+    CF_ASSERT_OK(ins(t, 50, "new", ts++, &err), &err); /* in no rowset's range */
+    assert_int_equal(mapped_under(dir), one);
+    cf_table_free(t);
+    /* A damaged column file of rs-3 */
+    char p[700];
+    snprintf(p, sizeof(p), "%s/rs-3/1.col1.cfile", dir);
+    assert_true(truncate(p, 20) == 0);
+    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    CF_ASSERT_OK(ins(t, 51, "ok", ts++, &err), &err);
+    id = 205;
+    CF_ASSERT_STATUS(cf_table_get(t, key, CF_RS_SNAPSHOT_LATEST, &b, &err), CF_ECORRUPT, &err);
+    assert_non_null(strstr(err.msg, "rs-3"));
+    CF_ASSERT_STATUS(ins(t, 205, "dup", ts, &err), CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(ins(t, 250, "in range? no", ts, &err), CF_OK, &err);
+    ts++;
+    id = 203;
+    cf_slice nm = {(const uint8_t *)"y", 1};
+    cf_rs_change ch = {1, &nm};
+    CF_ASSERT_STATUS(cf_table_update(t, key, &ch, 1, ts, &err), CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(cf_table_delete(t, key, ts, &err), CF_ECORRUPT, &err);
+    assert_int_equal(cf_table_mrs_rows(t), 3); /* 50, 51, 250: not 205 */
+    cf_table_free(t);
+    o.read_only = true;
+    CF_ASSERT_STATUS(cf_table_open_opts(&t, dir, &o, &err), CF_ECORRUPT, &err);
+    assert_non_null(strstr(err.msg, "rs-3"));
+    rm_rf(dir);
+}
+
 static void test_table__old_layout_and_damage(void **state)
 {
     (void)state;
@@ -807,6 +888,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_table__mrs_flushes_by_size),
         cmocka_unit_test(test_table__block_cache),
         cmocka_unit_test(test_table__old_layout_and_damage),
+        cmocka_unit_test(test_table__lazy_rowset_open),
         cmocka_unit_test(test_table__model),
         cmocka_unit_test(test_table__crash_during_flush),
     };

@@ -740,6 +740,8 @@ static int cmd_compact(cf_cli *c, const char *dir, targs *t)
         return rc;
     cf_error e;
     cf_status st = cf_table_compact(tb, t->ahm, &e);
+    if (st == CF_OK) /* its delta counts: the output's files are opened at first use */
+        st = cf_rowset_load(cf_table_rowset(tb, 0, NULL), &e);
     if (st != CF_OK)
         rc = lib_fail(c, "compact", st, &e);
     else {
