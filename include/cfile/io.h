@@ -57,6 +57,13 @@ CF_API cf_status cf_io_open_mem(cf_io **out, const void *data, size_t len, cf_er
  * link itself (as `sed -i` and `mv` do), its target is left untouched, and the
  * new file gets the default mode (0666 less the umask). */
 CF_API cf_status cf_io_create_file(cf_io **out, const char *path, cf_error *err);
+/* cf_io_create_file, except that a new file (nothing at `path`, or a symlink)
+ * gets exactly the permission bits `mode` (07777 bits; the umask does not
+ * apply), from its creation on. Replacing a regular file keeps its bits as
+ * above. mode 0: the default. A table's writers use it so that files they add
+ * take the mode of the table's own metadata (docs/ROWSET.md). */
+CF_API cf_status cf_io_create_file_mode(cf_io **out, const char *path, unsigned mode,
+                                        cf_error *err);
 /* Write into a growing memory buffer; cf_io_mem_contents() shows it. */
 CF_API cf_status cf_io_create_mem(cf_io **out, cf_error *err);
 /* The bytes of a memory writer, valid until the next append or free. */

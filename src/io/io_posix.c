@@ -321,6 +321,11 @@ static uint64_t tmp_suffix(void)
 
 cf_status cf_io_create_file(cf_io **out, const char *path, cf_error *err)
 {
+    return cf_io_create_file_mode(out, path, 0, err);
+}
+
+cf_status cf_io_create_file_mode(cf_io **out, const char *path, unsigned new_mode, cf_error *err)
+{
     *out = NULL;
     CF_CHECK(path != NULL && path[0] != '\0', err, CF_EINVAL, "create: empty path");
     cf_status st = CF_OK;
@@ -339,7 +344,9 @@ cf_status cf_io_create_file(cf_io **out, const char *path, cf_error *err)
     memcpy(w->path, path, plen + 1);
     struct stat old;
     bool replacing = lstat(path, &old) == 0 && S_ISREG(old.st_mode);
-    mode_t mode = replacing ? old.st_mode & 07777 : 0666;
+    new_mode &= 07777;
+    /* created no more open than asked (less the umask), then set exactly */
+    mode_t mode = replacing ? old.st_mode & 07777 : new_mode ? (mode_t)new_mode : 0666;
     for (int attempt = 0; attempt < 100; attempt++) {
         snprintf(w->tmp_path, tcap, "%s.tmp.%ld.%016" PRIx64, path, (long)getpid(), tmp_suffix());
         w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
@@ -353,6 +360,8 @@ cf_status cf_io_create_file(cf_io **out, const char *path, cf_error *err)
     w->created = true;
     if (replacing)
         CF_TRY_OUT(keep_mode(w, &old, err));
+    else if (new_mode != 0 && fchmod(w->fd, (mode_t)new_mode) != 0)
+        CF_FAIL_OUT(err, CF_EIO, "chmod %s: %s", w->tmp_path, strerror(errno));
     *out = &w->base;
     return CF_OK;
 out:

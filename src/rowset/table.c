@@ -47,6 +47,11 @@
 struct cf_table {
     char *dir;
     bool read_only;
+    /* Modes new files and rowset directories get (0: the defaults): those of
+     * the table's metadata (TABLET, else the root MANIFEST) and its directory
+     * at open, so a table made private stays private as it grows. */
+    unsigned file_mode, dir_mode;
+    uint64_t ahm; /* cf_table_ahm: the largest of the rowsets', kept current */
     int lock_fd;          /* the writer lock (lock.c); -1 for a reader */
     uint64_t tablet_sum;  /* checksum of the TABLET read at open (0: none) */
     uint64_t tablet_next; /* next_rowset of the TABLET on disk (1 when there is none) */
@@ -134,7 +139,7 @@ static void free_names(char **names, size_t n)
 }
 
 static cf_status tablet_write(const char *dir, char *const *names, size_t n, uint64_t next,
-                              cf_error *err)
+                              unsigned mode, cf_error *err)
 {
     cf_buf b;
     cf_buf_init(&b);
@@ -153,7 +158,7 @@ static cf_status tablet_write(const char *dir, char *const *names, size_t n, uin
     char *path = cf_rs_path(dir, TABLET);
     if (b.oom || path == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "tablet: out of memory");
-    CF_TRY_OUT(cf_io_create_file(&io, path, err));
+    CF_TRY_OUT(cf_io_create_file_mode(&io, path, mode, err));
     CF_TRY_OUT(io->ops->append(io, b.data, b.len, err));
     CF_TRY_OUT(io->ops->commit(io, err));
 out:
@@ -403,6 +408,51 @@ void cf_table_free(cf_table *t)
     cf_free(t);
 }
 
+/* The permission bits of dir/name (0 when it is not a regular file or dir). */
+static unsigned mode_of(const char *dir, const char *name)
+{
+    char *p = name != NULL ? cf_rs_path(dir, name) : NULL;
+    struct stat sb;
+    unsigned m = 0;
+    if ((name == NULL || p != NULL) && lstat(p != NULL ? p : dir, &sb) == 0 &&
+        (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)))
+        m = (unsigned)(sb.st_mode & 07777);
+    cf_free(p);
+    return m;
+}
+
+/* The files of a new rowset directory take the table's file mode (they were
+ * created with the defaults by the rowset writers) before TABLET names them;
+ * only regular files, by lstat. */
+static void match_mode(const cf_table *t, const char *path)
+{
+    if (t->file_mode == 0)
+        return;
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char *p = cf_rs_path(path, e->d_name);
+        struct stat sb;
+        if (p != NULL && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode) &&
+            (sb.st_mode & 07777) != t->file_mode)
+            (void)chmod(p, t->file_mode);
+        cf_free(p);
+    }
+    closedir(d);
+}
+
+/* mkdir a new rowset directory with the table directory's mode. */
+static int mkdir_rowset(const cf_table *t, const char *path)
+{
+    if (mkdir(path, t->dir_mode ? 0700 : 0777) != 0)
+        return -1;
+    if (t->dir_mode)
+        (void)chmod(path, t->dir_mode);
+    return 0;
+}
+
 /* Open one rowset of the table, reading through the table's cache; it writes
  * under the table's lock (or not at all, for a reader). */
 static cf_status open_rowset(const cf_table *t, const char *path, cf_rowset **out, cf_error *err)
@@ -419,6 +469,23 @@ static cf_status check_writable(const cf_table *t, cf_error *err)
 {
     CF_CHECK(!t->read_only, err, CF_EINVAL, "%s: table opened read-only", t->dir);
     return CF_OK;
+}
+
+/* t->ahm := the largest ancient history mark of the rowsets. Kept current by
+ * whatever changes the rowset list or compacts (open, flush, merge, compact,
+ * a load's commit), so reads check it without walking every rowset. */
+static void refresh_ahm(cf_table *t)
+{
+    uint64_t ahm = 0;
+    for (size_t i = 0; t->rs != NULL && i < t->nrs; i++) {
+        cf_rowset_info info;
+        if (t->rs[i] == NULL)
+            continue;
+        cf_rowset_get_info(t->rs[i], &info);
+        if (info.ahm > ahm)
+            ahm = info.ahm;
+    }
+    t->ahm = ahm;
 }
 
 static cf_status open_rowsets(cf_table *t, cf_error *err)
@@ -467,6 +534,7 @@ static cf_status open_rowsets(cf_table *t, cf_error *err)
         if (info.last_ts > t->last_ts)
             t->last_ts = info.last_ts;
     }
+    refresh_ahm(t);
     return CF_OK;
 }
 
@@ -588,6 +656,9 @@ cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_table_opt
             CF_FAIL_OUT(err, CF_ENOTFOUND, "%s: no table here (no %s or %s)", dir, TABLET,
                         CF_RS_MANIFEST);
         CF_TRY_OUT(cf_rs_lock_acquire(&t->lock_fd, dir, o->lock_timeout_ms, err));
+        if ((t->file_mode = mode_of(dir, TABLET)) == 0)
+            t->file_mode = mode_of(dir, CF_RS_MANIFEST);
+        t->dir_mode = mode_of(dir, NULL);
         CF_TRY_OUT(open_rowsets(t, err));
     } else {
         /* A reader takes no lock: a writer may commit a new TABLET and remove
@@ -669,14 +740,7 @@ uint64_t cf_table_last_ts(const cf_table *t)
 }
 uint64_t cf_table_ahm(const cf_table *t)
 {
-    uint64_t ahm = 0;
-    for (size_t i = 0; i < t->nrs; i++) {
-        cf_rowset_info info;
-        cf_rowset_get_info(t->rs[i], &info);
-        if (info.ahm > ahm)
-            ahm = info.ahm;
-    }
-    return ahm;
+    return t->ahm;
 }
 size_t cf_table_mrs_rows(const cf_table *t)
 {
@@ -707,7 +771,7 @@ cf_mrs *cf_table_mrs(const cf_table *t)
  * state. `names` is taken over. */
 static cf_status commit_list(cf_table *t, char **names, size_t n, cf_error *err)
 {
-    cf_status st = tablet_write(t->dir, names, n, t->next_rowset, err);
+    cf_status st = tablet_write(t->dir, names, n, t->next_rowset, t->file_mode, err);
     if (st != CF_OK) {
         free_names(names, n);
         return st;
@@ -728,7 +792,7 @@ static cf_status new_rowset_dir(cf_table *t, char *name, size_t cap, char **path
         /* The first rowset directory: a TABLET (naming the root rowset) comes
          * first, so rs-<n> directories never exist without one and a missing
          * TABLET beside them always reads as damage. */
-        CF_TRY(tablet_write(t->dir, t->names, t->nrs, t->next_rowset, err));
+        CF_TRY(tablet_write(t->dir, t->names, t->nrs, t->next_rowset, t->file_mode, err));
         t->has_tablet = true;
         t->tablet_next = t->next_rowset;
     }
@@ -736,7 +800,7 @@ static cf_status new_rowset_dir(cf_table *t, char *name, size_t cap, char **path
     snprintf(name, cap, "rs-%" PRIu64, t->next_rowset++);
     *path = cf_rs_path(t->dir, name);
     CF_CHECK(*path != NULL, err, CF_ENOMEM, "table: out of memory");
-    if (mkdir(*path, 0777) != 0) {
+    if (mkdir_rowset(t, *path) != 0) {
         int e = errno;
         CF_FAIL(err, e == EEXIST ? CF_ECORRUPT : CF_EIO, "%s: cannot create rowset directory: %s%s",
                 *path, strerror(e),
@@ -757,6 +821,7 @@ static cf_status flush_mrs(cf_table *t, cf_error *err)
     cf_status st = CF_OK;
     CF_TRY_OUT(new_rowset_dir(t, name, sizeof(name), &path, err));
     CF_TRY_OUT(cf_mrs_flush(t->mrs, path, err));
+    match_mode(t, path);
     CF_TRY_OUT(open_rowset(t, path, &nrs, err));
     cf_rowset **rs = cf_realloc(t->rs, (t->nrs + 1) * sizeof(*rs));
     names = cf_calloc(t->nrs + 1, sizeof(*names));
@@ -881,6 +946,7 @@ static cf_status merge_rowsets(cf_table *t, const size_t *pick, size_t np, uint6
     for (size_t k = 0; k < np; k++)
         src[k] = t->rs[pick[k]];
     CF_TRY_OUT(cf_rs_compact_merge(src, np, path, ahm, err));
+    match_mode(t, path);
     CF_TRY_OUT(open_rowset(t, path, &nrs, err));
     for (size_t i = 0, k = 0, j = 0; i < t->nrs; i++) {
         const char *n = t->names[i];
@@ -917,6 +983,7 @@ static cf_status merge_rowsets(cf_table *t, const size_t *pick, size_t np, uint6
     }
     t->nrs = j;
     nrs = NULL;
+    refresh_ahm(t);
     gc_rowsets(t, old_names, old_n, old_next); /* the merged rowsets: TABLET no longer names them */
     free_names(old_names, old_n);
 out:
@@ -932,8 +999,11 @@ cf_status cf_table_compact(cf_table *t, uint64_t ahm, cf_error *err)
     CF_TRY(check_writable(t, err));
     /* a checkpoint first: the merge may drop what older log records name */
     CF_TRY(cf_table_flush(t, err));
-    if (t->nrs == 1)
-        return cf_rowset_compact(t->rs[0], ahm, err);
+    if (t->nrs == 1) {
+        cf_status st = cf_rowset_compact(t->rs[0], ahm, err);
+        refresh_ahm(t);
+        return st;
+    }
     size_t *all = cf_malloc(t->nrs * sizeof(*all));
     CF_CHECK(all != NULL, err, CF_ENOMEM, "table: out of memory");
     for (size_t i = 0; i < t->nrs; i++)
@@ -1657,7 +1727,7 @@ cf_status cf_table_reserve_rowset(cf_table *t, char **name, char **path, cf_erro
         *name = NULL;
         CF_FAIL(err, CF_ENOMEM, "table: out of memory");
     }
-    if (mkdir(*path, 0777) != 0) {
+    if (mkdir_rowset(t, *path) != 0) {
         int e = errno;
         cf_free(*name);
         *name = NULL;
@@ -1752,8 +1822,15 @@ cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **r
         if ((nn[k++] = dup_str(names[i])) == NULL)
             CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
     }
+    for (size_t i = 0; i < n; i++) {
+        char *d = rowset_dir(t, names[i]);
+        if (d == NULL)
+            CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
+        match_mode(t, d);
+        cf_free(d);
+    }
     /* TABLET is the commit point: before it, none of the new rowsets counts. */
-    CF_TRY_OUT(tablet_write(t->dir, nn, total, t->next_rowset, err));
+    CF_TRY_OUT(tablet_write(t->dir, nn, total, t->next_rowset, t->file_mode, err));
     cf_rowset *dropped = drop != SIZE_MAX ? t->rs[drop] : NULL;
     char **old_names = t->names;
     size_t old_n = t->nrs;
@@ -1768,6 +1845,7 @@ cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **r
     nrs = NULL;
     if (ts > t->last_ts)
         t->last_ts = ts;
+    refresh_ahm(t);
     cf_rowset_free(dropped);
     if (dropped != NULL)
         gc_rowsets(t, old_names, old_n, old_next); /* the root rowset's MANIFEST and files */

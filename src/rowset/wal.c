@@ -480,6 +480,22 @@ static cf_status sync_dir(const char *path, cf_error *err)
     return CF_OK;
 }
 
+/* The permission bits of table_dir/name, or of table_dir itself (name NULL);
+ * 0 when it is not there. New segments take those of the table's metadata
+ * (TABLET, else MANIFEST), the log directory those of the table's directory:
+ * the log holds the table's rows, and a private table stays private. */
+static unsigned mode_of(const char *table_dir, const char *name)
+{
+    char *p = name != NULL ? cf_rs_path(table_dir, name) : NULL;
+    struct stat sb;
+    unsigned m = 0;
+    if ((name == NULL || p != NULL) && lstat(p != NULL ? p : table_dir, &sb) == 0 &&
+        (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)))
+        m = (unsigned)(sb.st_mode & 07777);
+    cf_free(p);
+    return m;
+}
+
 /* Create segment `seq` atomically (temporary name, fsync, rename, directory fsync). */
 static cf_status create_segment(const char *table_dir, uint64_t seq, uint64_t durable_ts,
                                 cf_error *err)
@@ -489,7 +505,10 @@ static cf_status create_segment(const char *table_dir, uint64_t seq, uint64_t du
     uint8_t h[CF_WAL_HEADER_LEN];
     cf_wal_header_encode(h, &(cf_wal_header){.seq = seq, .durable_ts = durable_ts});
     cf_io *io = NULL;
-    cf_status st = cf_io_create_file(&io, path, err);
+    unsigned mode = mode_of(table_dir, CF_RS_TABLET);
+    if (mode == 0)
+        mode = mode_of(table_dir, CF_RS_MANIFEST);
+    cf_status st = cf_io_create_file_mode(&io, path, mode, err);
     if (st == CF_OK)
         st = io->ops->append(io, h, sizeof(h), err);
     if (st == CF_OK)
@@ -608,8 +627,13 @@ cf_status cf_wal_open(cf_wal **out, const char *table_dir, const cf_wal_scan *sc
                 CF_FAIL_OUT(err, CF_EIO, "truncate %s: %s", path, strerror(e));
         }
     } else {
-        if (mkdir(waldir, 0777) != 0 && errno != EEXIST)
+        unsigned dmode = mode_of(table_dir, NULL);
+        if (mkdir(waldir, dmode ? 0700 : 0777) == 0) {
+            if (dmode)
+                (void)chmod(waldir, dmode);
+        } else if (errno != EEXIST) {
             CF_FAIL_OUT(err, CF_EIO, "%s: cannot create directory: %s", waldir, strerror(errno));
+        }
         CF_TRY_OUT(sync_dir(table_dir, err));
         w->seq = 1;
         CF_TRY_OUT(create_segment(table_dir, w->seq, durable_ts, err));

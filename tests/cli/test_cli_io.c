@@ -525,6 +525,75 @@ static void test_cli_io__rewrite_keeps_mode(void **state)
     done(&r);
 }
 
+/* Files a table adds later take the mode of its metadata, its new directories
+ * that of the table's directory: the first TABLET (written by a flush or a
+ * merge; it used to get 0644), a flushed or merged rowset's directory and
+ * files, and new log segments. A table made private stays private. */
+static void check_modes(const char *dir, mode_t file, mode_t d)
+{
+    DIR *dd = opendir(dir);
+    assert_non_null(dd);
+    struct dirent *e;
+    while ((e = readdir(dd)) != NULL) {
+        if (e->d_name[0] == '.' || strcmp(e->d_name, "LOCK") == 0)
+            continue;
+        char p[1024];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        struct stat st;
+        assert_int_equal(lstat(p, &st), 0);
+        if ((st.st_mode & 07777) != (S_ISDIR(st.st_mode) ? d : file))
+            fail_msg("%s: mode %o", p, (unsigned)(st.st_mode & 07777));
+        if (S_ISDIR(st.st_mode))
+            check_modes(p, file, d);
+    }
+    closedir(dd);
+}
+
+static void test_cli_io__new_table_files_keep_mode(void **state)
+{
+    (void)state;
+    char *t = in_dir("t");
+    run r;
+    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
+    ok(&r);
+    CLI(&r, "table", "insert", t, "--row", "id=1,s=a");
+    ok(&r);
+    chmod_all(t, 0600);
+    assert_int_equal(chmod(t, 0710), 0);
+    char *wal = in_dir("t/wal");
+    assert_int_equal(chmod(wal, 0710), 0);
+    assert_int_not_equal(access(in_dir("t/TABLET"), F_OK), 0);
+    for (int i = 2; i < 8; i++) { /* flushes, a merge after the fourth rowset */
+        char row[64];
+        snprintf(row, sizeof row, "id=%d,s=x", i);
+        CLI(&r, "table", "insert", t, "--row", row);
+        ok(&r);
+        CLI(&r, "table", "flush", t);
+        ok(&r);
+        check_modes(t, 0600, 0710);
+    }
+    assert_int_equal(mode_of(in_dir("t/TABLET")) & 07777, 0600);
+    CLI(&r, "table", "compact", t);
+    ok(&r);
+    check_modes(t, 0600, 0710);
+    /* a new table's log directory takes the table directory's mode */
+    char *u = in_dir("u");
+    assert_int_equal(mkdir(u, 0750), 0);
+    assert_int_equal(chmod(u, 0750), 0);
+    CLI(&r, "table", "create", u, "--schema", "id INT64 KEY");
+    ok(&r);
+    chmod_all(u, 0640);
+    CLI(&r, "table", "insert", u, "--row", "id=1");
+    ok(&r);
+    CLI(&r, "table", "flush", u);
+    ok(&r);
+    check_modes(u, 0640, 0750);
+    CLI(&r, "table", "scan", t, "--format", "csv");
+    EXPECT_RC(r, 0);
+    assert_string_equal(r.out, "id,s\n1,a\n2,x\n3,x\n4,x\n5,x\n6,x\n7,x\n");
+    done(&r);
+}
+
 static void test_cli_io__symlinked_output_is_replaced(void **state)
 {
     (void)state;
@@ -621,6 +690,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_cli_io__file_size_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_io__disk_full, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_io__rewrite_keeps_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_io__new_table_files_keep_mode, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_io__symlinked_output_is_replaced, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_io__dash_is_stdin_and_stdout, setup, teardown),
     };

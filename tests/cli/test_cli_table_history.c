@@ -52,8 +52,21 @@ static void test_cli_history__ahm_and_reserved_ts(void **state)
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, "1 | 1"));
     done(&r);
+    CLI(&r, "table", "info", t, "--json");
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "\"ahm\":0,"));
+    done(&r);
     CLI(&r, "table", "compact", t, "--ahm", "25");
     ok(&r);
+    /* info shows the mark */
+    CLI(&r, "table", "info", t);
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "\nahm:         25 (history before it was discarded"));
+    done(&r);
+    CLI(&r, "table", "info", t, "--json");
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "\"ahm\":25,"));
+    done(&r);
     /* Older than the mark: refused, not answered from what is left. */
     CLI(&r, "table", "scan", t, "--as-of", "15");
     EXPECT_RC(r, 1);
@@ -85,10 +98,67 @@ static void test_cli_history__ahm_and_reserved_ts(void **state)
     done(&r);
 }
 
+/* An automatic merge that fails after a committed write: the write stands
+ * (exit 0, the row is there) and stderr says the merge failed. Here a column
+ * file of a rowset that is no key's home for the rows inserted damages the
+ * merge that the fourth rowset triggers. */
+static void test_cli_history__failed_merge_warns(void **state)
+{
+    (void)state;
+    char t[128], p[256];
+    snprintf(t, sizeof(t), "%s/w", g_dir);
+    run r;
+    CLI(&r, "table", "create", t, "--schema", "k INT64 KEY, v INT64 NULL");
+    ok(&r);
+    static char rows[5][16] = {"k=10,v=1", "k=20,v=1", "k=30,v=1", "k=40,v=1", "k=50,v=1"};
+    for (size_t i = 0; i < 5; i++) {
+        CLI(&r, "table", "insert", t, "--row", rows[i]);
+        ok(&r);
+        CLI(&r, "table", "flush", t);
+        EXPECT_RC(r, 0);
+        assert_null(strstr(r.err, "warning"));
+        done(&r);
+    }
+    /* ".", rs-1..3 merged into rs-4 at the third flush; rs-5 holds 40, rs-6 50 */
+    snprintf(p, sizeof(p), "%s/rs-5/MANIFEST", t);
+    assert_int_equal(access(p, F_OK), 0);
+    char bak[300];
+    snprintf(p, sizeof(p), "%s/rs-5/1.col1.cfile", t);
+    snprintf(bak, sizeof(bak), "%s.bak", p);
+    assert_int_equal(rename(p, bak), 0);
+    write_str(p, "too short");
+    CLI(&r, "table", "insert", t, "--row", "k=60,v=1");
+    ok(&r);
+    CLI(&r, "table", "flush", t); /* the fourth rowset: a merge, which fails */
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "flushed"));
+    assert_non_null(strstr(r.err, "cfile: warning: automatic compaction: "));
+    assert_non_null(strstr(r.err, "rs-5"));
+    assert_non_null(strstr(r.err, "(the write itself is committed)"));
+    done(&r);
+    /* repaired, the row is there and the next flush merges without a word */
+    assert_int_equal(rename(bak, p), 0);
+    CLI(&r, "table", "get", t, "60", "--format", "csv");
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "60,1"));
+    done(&r);
+    CLI(&r, "table", "insert", t, "--row", "k=70,v=1");
+    ok(&r);
+    CLI(&r, "table", "flush", t);
+    EXPECT_RC(r, 0);
+    assert_null(strstr(r.err, "warning"));
+    done(&r);
+    CLI(&r, "table", "scan", t, "--format", "csv");
+    EXPECT_RC(r, 0);
+    assert_string_equal(r.out, "k,v\n10,1\n20,1\n30,1\n40,1\n50,1\n60,1\n70,1\n");
+    done(&r);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_cli_history__ahm_and_reserved_ts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_history__failed_merge_warns, setup, teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

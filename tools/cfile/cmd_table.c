@@ -599,6 +599,16 @@ static int cmd_get(cf_cli *c, const char *dir, targs *t)
 
 /* ---- mutations -------------------------------------------------------------------------------- */
 
+/* An automatic merge after a committed write failed: the write stands (exit
+ * 0), but say so on stderr, since the rowsets it should have merged remain and
+ * the next flush retries. */
+static void warn_compaction(cf_cli *c, const cf_table *tb)
+{
+    cf_error e;
+    if (cf_table_compaction_status(tb, &e) != CF_OK)
+        fprintf(c->err, "cfile: warning: %s (the write itself is committed)\n", e.msg);
+}
+
 /* Flush, then say what was done: "<what> 1 row at ts N", or with --json
  * {"op": "insert"|"update"|"delete", "rows": 1, "ts": N}. */
 static int finish_mutation(cf_cli *c, cf_table *rs, const char *op, const char *what,
@@ -609,6 +619,7 @@ static int finish_mutation(cf_cli *c, cf_table *rs, const char *op, const char *
     cf_status st = cf_table_sync(rs, &e);
     if (st != CF_OK)
         return lib_fail(c, "sync", st, &e);
+    warn_compaction(c, rs);
     if (json) {
         cf_jw w;
         cf_jw_init(&w, c->out);
@@ -725,9 +736,11 @@ static int cmd_flush(cf_cli *c, const char *dir, const targs *t)
     cf_status st = cf_table_flush(tb, &e);
     if (st != CF_OK)
         rc = lib_fail(c, "flush", st, &e);
-    else
+    else {
         fprintf(c->out, "flushed %s: %zu MemRowSet rows, %zu rowsets\n", dir, rows,
                 cf_table_rowset_count(tb));
+        warn_compaction(c, tb);
+    }
     cf_table_free(tb);
     return rc;
 }
@@ -904,6 +917,8 @@ static int cmd_info(cf_cli *c, const char *dir, targs *t)
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);
+        cf_jw_key(&w, "ahm"); /* the ancient history mark: 0 = all history kept */
+        cf_jw_uint(&w, cf_table_ahm(tb));
         if (nrs == 1) {
             cf_rowset *rs = cf_table_rowset(tb, 0, &rsname);
             info_rowset_json(&w, rs, rsname);
@@ -943,6 +958,11 @@ static int cmd_info(cf_cli *c, const char *dir, targs *t)
         if (cf_table_mrs_rows(tb) > 0)
             fprintf(o, "memrowset:   %zu rows (in the log, not yet flushed)\n",
                     cf_table_mrs_rows(tb));
+        if (cf_table_ahm(tb) > 0)
+            fprintf(o,
+                    "ahm:         %" PRIu64 " (history before it was discarded: reads --as-of "
+                    "below it are refused)\n",
+                    cf_table_ahm(tb));
     }
     free(schema);
     cf_table_free(tb);
