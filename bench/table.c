@@ -155,6 +155,8 @@ static double loader_import(const char *dir, const cf_rs_schema *s, uint64_t hal
     cf_table_loader_free(l);
     cf_table_free(t);
     return now() - t0;
+}
+
 static cf_status insert_row(cf_table *t, uint64_t i, uint64_t ts, cf_error *e)
 {
     rowvals r;

@@ -32,7 +32,7 @@ shuf -i 1-"$N" --random-source=<(yes) >"$keys"
 TIMEFORMAT='%R %U %S'
 for ((w = 0; w < N; w += WIN)); do
     n=$((N - w < WIN ? N - w : WIN))
-    t=$({ time tail -n +$((w + 1)) "$keys" | head -n "$n" | while read -r k; do
+    t=$({ time sed -n "$((w + 1)),$((w + n))p" "$keys" | while read -r k; do
         "$CFILE" table insert "$DIR" --row "id=$k,name=n$k,v=$((k % 1000))" >/dev/null
     done; } 2>&1)
     rs=$(find "$DIR" -maxdepth 1 -name 'rs-*' -type d | wc -l)
