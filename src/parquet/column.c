@@ -29,6 +29,7 @@ struct cf_parquet_column_reader {
     const cf_parquet_column *col;
     uint32_t row_group, column;
     int32_t codec;
+    int64_t chunk_raw_size;    /* the chunk's total_uncompressed_size (0: not given) */
     size_t vsize;              /* bytes of one value form */
     cf_parquet_pages *pages;
     uint32_t page_no;
@@ -85,6 +86,7 @@ cf_status cf_parquet_column_open(cf_parquet_column_reader **out, const cf_parque
     r->row_group = row_group;
     r->column = column;
     r->codec = m->row_groups[row_group].columns[column].meta.codec;
+    r->chunk_raw_size = m->row_groups[row_group].columns[column].meta.total_uncompressed_size;
     r->vsize = cf_pq_value_size((unsigned)r->col->type, r->col->type_length);
     cf_status st = cf_parquet_pages_open(&r->pages, pq, row_group, column, true, err);
     if (st == CF_OK && !cf_pq_codec_supported((unsigned)r->codec)) {
@@ -133,6 +135,11 @@ static cf_status inflate(cf_parquet_column_reader *r, const uint8_t *src, size_t
         *out_len = len;
         return CF_OK;
     }
+    /* A page larger than its whole chunk says it is a lie (damage); a page
+     * beyond our limit inside a chunk that size is real but not taken. */
+    CF_CHECK(r->chunk_raw_size <= 0 || raw_len <= (uint64_t)r->chunk_raw_size, err, CF_ECORRUPT,
+             WHERE ": a page of %zu bytes decompressed in a chunk of %" PRId64 " bytes",
+             WHERE_ARGS, raw_len, r->chunk_raw_size);
     CF_CHECK(raw_len <= CF_PQ_MAX_PAGE_BYTES, err, CF_ENOTSUP,
              WHERE ": a page of %zu bytes decompressed, more than this reader takes", WHERE_ARGS,
              raw_len);
@@ -152,16 +159,23 @@ static cf_status load_dictionary(cf_parquet_column_reader *r, const cf_parquet_p
     CF_CHECK(p->encoding == CF_PARQUET_PLAIN || p->encoding == CF_PARQUET_PLAIN_DICTIONARY, err,
              CF_ECORRUPT, WHERE ": dictionary page encoding %" PRId32 " (PLAIN expected)",
              WHERE_ARGS, p->encoding);
-    CF_CHECK(p->num_values >= 0 && (size_t)p->num_values <= CF_PQ_MAX_PAGE_VALUES, err,
-             CF_ENOTSUP, WHERE ": dictionary of %" PRId32 " values", WHERE_ARGS, p->num_values);
+    CF_CHECK(p->num_values >= 0, err, CF_ECORRUPT, WHERE ": dictionary of %" PRId32 " values",
+             WHERE_ARGS, p->num_values);
     /* PLAIN values take at least a bit (BOOLEAN), 4 bytes (a BYTE_ARRAY's
-     * length) or their width each: a count beyond that is a lie. */
+     * length) or their width each: a count beyond that is a lie. Checked
+     * before our own limit, so that a lie is reported as damage. */
     size_t min_bits = r->col->type == CF_PARQUET_BOOLEAN      ? 1
                       : r->col->type == CF_PARQUET_BYTE_ARRAY ? 32
                                                                : r->vsize * 8;
     CF_CHECK((uint64_t)p->num_values * min_bits <= (uint64_t)p->uncompressed_size * 8, err,
              CF_ECORRUPT, WHERE ": dictionary of %" PRId32 " values in %" PRId32 " bytes",
              WHERE_ARGS, p->num_values, p->uncompressed_size);
+    CF_CHECK(r->chunk_raw_size <= 0 || p->uncompressed_size <= r->chunk_raw_size, err,
+             CF_ECORRUPT, WHERE ": a dictionary page of %" PRId32 " bytes in a chunk of %" PRId64
+             " bytes", WHERE_ARGS, p->uncompressed_size, r->chunk_raw_size);
+    CF_CHECK((size_t)p->num_values <= CF_PQ_MAX_PAGE_VALUES, err, CF_ENOTSUP,
+             WHERE ": dictionary of %" PRId32 " values, more than this reader takes", WHERE_ARGS,
+             p->num_values);
     size_t cap = 0;
     const uint8_t *data;
     size_t len;

@@ -42,6 +42,13 @@ typedef struct tcol {
     const int32_t *vals;
 } tcol;
 
+/* What every built chunk claims beyond its bytes (zero: the truth). The body
+ * is stored as is whatever the codec says. */
+static struct {
+    int codec;
+    int32_t raw_size;
+} claim;
+
 static void put_chunk_pages(cf_buf *f, const tcol *c)
 {
     cf_error err;
@@ -59,7 +66,7 @@ static void put_chunk_pages(cf_buf *f, const tcol *c)
     cf_thrift_writer_init(&w, f);
     cf_thrift_write_struct_begin(&w);
     cf_thrift_write_field_i32(&w, 1, CF_PARQUET_DATA_PAGE);
-    cf_thrift_write_field_i32(&w, 2, (int32_t)body.len);
+    cf_thrift_write_field_i32(&w, 2, claim.raw_size ? claim.raw_size : (int32_t)body.len);
     cf_thrift_write_field_i32(&w, 3, (int32_t)body.len);
     cf_thrift_write_field(&w, 5, CF_TT_STRUCT);
     cf_thrift_write_struct_begin(&w);
@@ -123,7 +130,7 @@ static void build(cf_buf *f, const tel *els, int nel, const tcol *cols, int ncol
         cf_thrift_write_list_begin(&w, CF_TT_BINARY, (uint32_t)cols[c].path_len);
         for (int k = 0; k < cols[c].path_len; k++)
             cf_thrift_write_binary(&w, cols[c].path[k], strlen(cols[c].path[k]));
-        cf_thrift_write_field_i32(&w, 4, CF_PARQUET_UNCOMPRESSED);
+        cf_thrift_write_field_i32(&w, 4, claim.codec);
         cf_thrift_write_field_i64(&w, 5, (int64_t)cols[c].n);
         cf_thrift_write_field_i64(&w, 6, len[c]);
         cf_thrift_write_field_i64(&w, 7, len[c]);
@@ -330,6 +337,13 @@ static void test_pq_assemble__levels_that_do_not_nest(void **state)
     tcol c4 = {{"a", "list", "element"}, 3, 6, list3_def, list3_rep, 3, 1, 3, list3_vals};
     expect_damage(&c4, 3, "columns hold more than its 3 rows");
     expect_damage(&c4, 5, "4 rows, the row group says 5");
+    /* A compressed page claiming to inflate to 300 MiB inside a chunk of a
+     * few dozen bytes is a lie (damage), not a page too big for us (exit 3). */
+    claim.codec = CF_PARQUET_SNAPPY;
+    claim.raw_size = 300 << 20;
+    expect_damage(&c4, 3, "bytes decompressed in a chunk of");
+    claim.codec = CF_PARQUET_UNCOMPRESSED;
+    claim.raw_size = 0;
 }
 
 /* ---- the real corpus -------------------------------------------------------------------- */
