@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seeds for fuzz_thrift and fuzz_parquet_footer from the real files of
+"""Seeds for fuzz_thrift, fuzz_parquet_footer and fuzz_parquet_records from the real files of
 ../shared/parquet (footers, page headers, page indexes, bloom filter headers,
 and whole small files). Kept small: a few KiB per seed.
 
@@ -85,3 +85,5 @@ for i, case in enumerate(whole):
         b = open(path(case), "rb").read()
         if len(b) <= 4096:
             put("fuzz_parquet_footer", case, bytes([i & 3]) + b)
+            # Same files for the whole reader, with varied batch/projection/range bits.
+            put("fuzz_parquet_records", case, bytes([(i * 7) & 31]) + b)
