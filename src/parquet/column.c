@@ -135,14 +135,18 @@ static cf_status inflate(cf_parquet_column_reader *r, const uint8_t *src, size_t
         *out_len = len;
         return CF_OK;
     }
-    /* A page larger than its whole chunk says it is a lie (damage); a page
-     * beyond our limit inside a chunk that size is real but not taken. */
-    CF_CHECK(r->chunk_raw_size <= 0 || raw_len <= (uint64_t)r->chunk_raw_size, err, CF_ECORRUPT,
-             WHERE ": a page of %zu bytes decompressed in a chunk of %" PRId64 " bytes",
-             WHERE_ARGS, raw_len, r->chunk_raw_size);
-    CF_CHECK(raw_len <= CF_PQ_MAX_PAGE_BYTES, err, CF_ENOTSUP,
-             WHERE ": a page of %zu bytes decompressed, more than this reader takes", WHERE_ARGS,
-             raw_len);
+    /* Past our limit, a page larger than its whole chunk is a lie (damage);
+     * one inside a chunk that size is real but not taken. Below the limit the
+     * chunk total is not trusted: some writers get it wrong, and the codec
+     * checks the size anyway. */
+    if (raw_len > CF_PQ_MAX_PAGE_BYTES) {
+        CF_CHECK(r->chunk_raw_size <= 0 || raw_len <= (uint64_t)r->chunk_raw_size, err,
+                 CF_ECORRUPT, WHERE ": a page of %zu bytes decompressed in a chunk of %" PRId64
+                 " bytes", WHERE_ARGS, raw_len, r->chunk_raw_size);
+        CF_FAIL(err, CF_ENOTSUP,
+                WHERE ": a page of %zu bytes decompressed, more than this reader takes",
+                WHERE_ARGS, raw_len);
+    }
     CF_TRY(reserve((void **)buf, cap, raw_len ? raw_len : 1, 1, err));
     cf_status st = cf_pq_decompress((unsigned)r->codec, src, len, *buf, raw_len, err);
     if (st != CF_OK)
@@ -170,9 +174,11 @@ static cf_status load_dictionary(cf_parquet_column_reader *r, const cf_parquet_p
     CF_CHECK((uint64_t)p->num_values * min_bits <= (uint64_t)p->uncompressed_size * 8, err,
              CF_ECORRUPT, WHERE ": dictionary of %" PRId32 " values in %" PRId32 " bytes",
              WHERE_ARGS, p->num_values, p->uncompressed_size);
-    CF_CHECK(r->chunk_raw_size <= 0 || p->uncompressed_size <= r->chunk_raw_size, err,
-             CF_ECORRUPT, WHERE ": a dictionary page of %" PRId32 " bytes in a chunk of %" PRId64
-             " bytes", WHERE_ARGS, p->uncompressed_size, r->chunk_raw_size);
+    CF_CHECK((size_t)p->num_values <= CF_PQ_MAX_PAGE_VALUES || r->chunk_raw_size <= 0 ||
+                 p->uncompressed_size <= r->chunk_raw_size,
+             err, CF_ECORRUPT,
+             WHERE ": a dictionary page of %" PRId32 " bytes in a chunk of %" PRId64 " bytes",
+             WHERE_ARGS, p->uncompressed_size, r->chunk_raw_size);
     CF_CHECK((size_t)p->num_values <= CF_PQ_MAX_PAGE_VALUES, err, CF_ENOTSUP,
              WHERE ": dictionary of %" PRId32 " values, more than this reader takes", WHERE_ARGS,
              p->num_values);
