@@ -6,6 +6,7 @@
  * parent's release then skips it, as the C Data Interface requires. */
 #include "record.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "../util/alloc.h"
@@ -156,4 +157,16 @@ void cf_arrow_array_own(struct ArrowArray *a, int slot, void *buf)
     cf_free(p->owned[slot]);
     p->owned[slot] = buf;
     p->bufs[slot] = buf;
+}
+
+int cf_arrow_errno(cf_status st)
+{
+    switch (st) {
+    case CF_OK: return 0;
+    case CF_ENOMEM: return ENOMEM;
+    case CF_ENOTSUP: return ENOSYS;
+    case CF_ECORRUPT:
+    case CF_EIO: return EIO;
+    default: return EINVAL;
+    }
 }

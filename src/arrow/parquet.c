@@ -19,7 +19,6 @@
 #include "record.h"
 
 #include <cfile/parquet.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -385,21 +384,10 @@ static cf_status array_of(const cf_parquet_array *a, const struct ArrowSchema *s
     return st;
 }
 
-static int errno_of(cf_status st)
-{
-    switch (st) {
-    case CF_ENOMEM: return ENOMEM;
-    case CF_ENOTSUP: return ENOSYS;
-    case CF_ECORRUPT:
-    case CF_EIO: return EIO;
-    default: return EINVAL;
-    }
-}
-
 static int fail(pq_stream *p, cf_status st, const cf_error *err)
 {
     snprintf(p->msg, sizeof p->msg, "%s: %s", cf_status_str(st), err->msg);
-    p->failed = errno_of(st);
+    p->failed = cf_arrow_errno(st);
     return p->failed;
 }
 
@@ -410,7 +398,7 @@ static int get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
     cf_status st = cf_arrow_schema_copy(out, &p->schema, &err);
     if (st != CF_OK) {
         snprintf(p->msg, sizeof p->msg, "%s: %s", cf_status_str(st), err.msg);
-        return errno_of(st);
+        return cf_arrow_errno(st);
     }
     return 0;
 }

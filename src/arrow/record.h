@@ -23,6 +23,9 @@ cf_status cf_arrow_schema_new(struct ArrowSchema *out, const char *format, const
 /* A deep copy of a schema this module made (no dictionary, no metadata). */
 cf_status cf_arrow_schema_copy(struct ArrowSchema *out, const struct ArrowSchema *s,
                                cf_error *err);
+/* The errno an ArrowArrayStream callback returns for a status (0 for CF_OK):
+ * the one mapping every stream of this module uses. */
+int cf_arrow_errno(cf_status st);
 /* An array node with n_buffers NULL buffer slots and n_children zeroed children;
  * cf_arrow_array_own hands it a cf_malloc'd buffer (freed with it). */
 cf_status cf_arrow_array_new(struct ArrowArray *out, int64_t length, int64_t n_buffers,

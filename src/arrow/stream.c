@@ -4,7 +4,6 @@
  * one batch and hands it over as a struct array of the builders' arrays. */
 #include "record.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,22 +21,10 @@ typedef struct stream_priv {
     char msg[320];
 } stream_priv;
 
-static int errno_of(cf_status st)
-{
-    switch (st) {
-    case CF_OK: return 0;
-    case CF_ENOMEM: return ENOMEM;
-    case CF_ENOTSUP: return ENOSYS;
-    case CF_ECORRUPT:
-    case CF_EIO: return EIO;
-    default: return EINVAL;
-    }
-}
-
 static int fail(stream_priv *p, cf_status st, const cf_error *err)
 {
     snprintf(p->msg, sizeof p->msg, "%s: %s", cf_status_str(st), err->msg);
-    p->failed = errno_of(st);
+    p->failed = cf_arrow_errno(st);
     return p->failed;
 }
 
@@ -48,7 +35,7 @@ static int get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
     cf_status st = cf_arrow_schema_copy(out, &p->schema, &err);
     if (st != CF_OK) {
         snprintf(p->msg, sizeof p->msg, "%s: %s", cf_status_str(st), err.msg);
-        return errno_of(st);
+        return cf_arrow_errno(st);
     }
     return 0;
 }
