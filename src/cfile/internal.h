@@ -37,6 +37,8 @@ cf_status cf_frame_block(const cf_frame_opts *fo, const uint8_t *logical, size_t
 bool cf_key_supported(cf_type t);
 /* Replace `out` with the memcomparable encoding of one value (memory form). */
 void cf_key_encode(cf_type t, const void *value, cf_buf *out);
+/* The same for a fixed-width (not binary) type, into out; returns its length. */
+size_t cf_key_encode_fixed(cf_type t, const void *value, uint8_t out[16]);
 /* Kudu's key shortening: the shortest prefix of cur still > prev. */
 size_t cf_key_shortened_len(cf_slice prev, cf_slice cur);
 

@@ -580,13 +580,15 @@ cf_status cf_iter_seek_at_or_after(cf_iter *it, const void *key, bool *exact, cf
     it->have_block = false;
     it->at_end = true;
     it->cur_bt = it->val_bt;
-    cf_buf kb;
-    cf_buf_init(&kb);
-    cf_key_encode(it->r->info.type, key, &kb);
-    cf_status st = kb.oom ? CF_ENOMEM
-                          : cf_btree_iter_seek_before(it->val_bt, (cf_slice){kb.data, kb.len},
-                                                      err);
-    cf_buf_dispose(&kb);
+    /* The index key: a binary value is its own key; a fixed-width one is
+     * encoded on the stack (no allocation per seek). */
+    uint8_t kbytes[16];
+    cf_slice ks;
+    if (cf_type_is_binary(it->r->info.type))
+        ks = *(const cf_slice *)key;
+    else
+        ks = (cf_slice){kbytes, cf_key_encode_fixed(it->r->info.type, key, kbytes)};
+    cf_status st = cf_btree_iter_seek_before(it->val_bt, ks, err);
     /* format §9.5 starts at the last block whose key is <= the target; we start
      * at the last one whose key is < it, so that a value repeated across a block
      * boundary is found at its first row (Kudu's keys are unique, where both

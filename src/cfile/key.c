@@ -30,6 +30,13 @@ void cf_key_encode(cf_type t, const void *value, cf_buf *out)
         cf_buf_append(out, s->data, s->len);
         return;
     }
+    uint8_t k[16];
+    size_t n = cf_key_encode_fixed(t, value, k);
+    cf_buf_append(out, k, n);
+}
+
+size_t cf_key_encode_fixed(cf_type t, const void *value, uint8_t out[16])
+{
     /* Integers: big-endian, with the sign bit flipped for signed types so that
      * unsigned byte order equals numeric order. */
     size_t n = cf_type_size(t);
@@ -37,11 +44,9 @@ void cf_key_encode(cf_type t, const void *value, cf_buf *out)
     memcpy(le, value, n);
     if (type_signed(t))
         le[n - 1] ^= 0x80;
-    uint8_t *p = cf_buf_extend(out, n);
-    if (p == NULL)
-        return;
     for (size_t i = 0; i < n; i++)
-        p[i] = le[n - 1 - i];
+        out[i] = le[n - 1 - i];
+    return n;
 }
 
 size_t cf_key_shortened_len(cf_slice prev, cf_slice cur)

@@ -50,15 +50,6 @@
  * otherwise make a few KiB expand to gigabytes. */
 #define MATERIALIZE_FLOOR ((size_t)64 << 20)
 
-static int slice_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
-{
-    size_t n = alen < blen ? alen : blen;
-    int c = n ? memcmp(a, b, n) : 0;
-    if (c != 0)
-        return c;
-    return alen < blen ? -1 : alen > blen ? 1 : 0;
-}
-
 /* ---- encoder ---------------------------------------------------------------------- */
 
 typedef struct prefix_enc {
@@ -315,6 +306,10 @@ typedef struct prefix_dec {
     size_t s_off, s_end; /* its entry's offset; the end of its run (checked) */
     cf_slice s_prev;     /* the value before s_idx in its run; {NULL, 0} at a run start */
     size_t s_materialized;
+    /* A value seek's answer, rebuilt from the key (see prefix_seek_at_or_after):
+     * value h_idx is h_val, and the stream stands right after it. SIZE_MAX: none. */
+    size_t h_idx;
+    cf_slice h_val;
 } prefix_dec;
 
 static void prefix_dec_free(cf_decoder *d_)
@@ -418,7 +413,7 @@ static uint8_t *arena_alloc_slow(prefix_dec *d, size_t n)
     return p;
 }
 
-static size_t restart_off(const prefix_dec *d, uint32_t k)
+static inline size_t restart_off(const prefix_dec *d, uint32_t k)
 {
     return k == 0 ? d->entries_off : cf_load_le32(d->restarts + 4 * ((size_t)k - 1));
 }
@@ -499,6 +494,7 @@ static cf_status prefix_load(cf_decoder *d_, const uint8_t *data, size_t len, cf
     d->s_off = d->s_end = hl;
     d->s_prev = (cf_slice){NULL, 0};
     d->s_materialized = 0;
+    d->h_idx = SIZE_MAX;
     /* A well-formed block rebuilds at most interval * entries bytes (a value is no
      * longer than the entries of its run so far); allow that for ordinary
      * intervals, and a fixed floor beyond. */
@@ -523,7 +519,7 @@ static inline bool readable16(const prefix_dec *d, const uint8_t *v)
 /* Restart k's offset (1 <= k <= nrestarts) in *off, and whether it is sound:
  * strictly after restart k - 1 (restart 0 is the end of the header), inside
  * the entries area and leaving room for one two-byte entry (format §8.7). */
-static bool restart_checked(const prefix_dec *d, uint32_t k, size_t *off)
+static inline bool restart_checked(const prefix_dec *d, uint32_t k, size_t *off)
 {
     size_t r = restart_off(d, k), prev = restart_off(d, k - 1);
     *off = r;
@@ -686,6 +682,36 @@ static cf_status stream_seat(prefix_dec *d, size_t idx, cf_error *err)
     d->s_idx = idx;
     d->s_off = d->s_end = off;
     d->s_prev = (cf_slice){NULL, 0};
+    return CF_OK;
+}
+
+/* A value seek found value idx = key[0, shared) + the suffix at q: keep it as
+ * the head (h_idx) and stand the stream right after it (at offset next, in the
+ * run ending at run_end), so that reading on from the seek decodes nothing
+ * twice. Only called when the stream has not passed idx: each value is then
+ * still built at most once per load. */
+static cf_status seat_after_seek(prefix_dec *d, size_t idx, const uint8_t *key, size_t shared,
+                                 const uint8_t *q, size_t non_shared, size_t next, size_t run_end,
+                                 cf_error *err)
+{
+    cf_slice v = {q, non_shared};
+    if (shared > 0) {
+        size_t n = shared + non_shared;
+        CF_CHECK(n <= d->materialize_cap - d->s_materialized, err, CF_ENOTSUP,
+                 "prefix block: values expand beyond %zu bytes", d->materialize_cap);
+        uint8_t *dst = arena_alloc(d, n < 16 ? 16 : n); /* see readable16 */
+        CF_CHECK(dst != NULL, err, CF_ENOMEM, "prefix block: out of memory");
+        d->s_materialized += n;
+        copy_short(dst, key, shared);
+        copy_short(dst + shared, q, non_shared);
+        v = (cf_slice){dst, n};
+    }
+    d->h_idx = idx;
+    d->h_val = v;
+    d->s_idx = idx + 1;
+    d->s_off = next;
+    d->s_end = run_end;
+    d->s_prev = v;
     return CF_OK;
 }
 
@@ -895,6 +921,13 @@ static cf_status prefix_next(cf_decoder *d_, void *dst, size_t n, size_t *got, c
     size_t i = 0;
     while (i < n) {
         size_t m, pos = d->base.pos;
+        if (pos == d->h_idx) {
+            /* the value a value seek found; the stream continues after it */
+            out[i++] = d->h_val;
+            d->base.pos++;
+            *got = i;
+            continue;
+        }
         /* A seek forward to a run start moves the stream there. */
         if (pos > d->s_idx && pos % d->interval == 0)
             CF_TRY(stream_seat(d, pos, err));
@@ -912,49 +945,132 @@ static cf_status prefix_next(cf_decoder *d_, void *dst, size_t n, size_t *got, c
     return CF_OK;
 }
 
+/* Compare a (alen bytes) with b (blen bytes) as memcmp-then-length order;
+ * *lcp = the length of their common prefix. Eight bytes per step: the keys
+ * compared here are mostly short, where a memcmp call costs more than this. */
+static inline int cmp_lcp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                          size_t *lcp)
+{
+    size_t n = alen < blen ? alen : blen, i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t x = cf_load_le64(a + i), y = cf_load_le64(b + i);
+        if (x != y) {
+            unsigned k = (unsigned)__builtin_ctzll(x ^ y) >> 3;
+            *lcp = i + k;
+            return a[i + k] < b[i + k] ? -1 : 1;
+        }
+    }
+    for (; i < n; i++)
+        if (a[i] != b[i]) {
+            *lcp = i;
+            return a[i] < b[i] ? -1 : 1;
+        }
+    *lcp = n;
+    return alen < blen ? -1 : alen > blen ? 1 : 0;
+}
+
+/* One entry's two varints at p (before limit): the common one-byte case inline. */
+static inline const uint8_t *entry_lengths(const uint8_t *p, const uint8_t *limit,
+                                           uint32_t *shared, uint32_t *non_shared)
+{
+    if (limit - p >= 2 && (p[0] | p[1]) < 0x80) {
+        *shared = p[0];
+        *non_shared = p[1];
+        return p + 2;
+    }
+    p = cf_varint32_decode(p, limit, shared);
+    return p != NULL ? cf_varint32_decode(p, limit, non_shared) : NULL;
+}
+
+/* Value seeks compare the key in place against the entries, as Kudu does,
+ * without rebuilding any value: with m = the common prefix of the previous
+ * value and the key (which the previous value is below), an entry sharing
+ * more than m bytes with it is below the key as well (same byte at m); one
+ * sharing at most m bytes equals the key on those bytes, so only its suffix
+ * is compared, against the key's bytes from there. That is exact whatever the
+ * order of the values, so damage cannot make it answer wrongly. The answer is
+ * then key[0, shared) + its suffix: it alone is built, and the stream (a scan
+ * from here) continues right after it. */
 static cf_status prefix_seek_at_or_after(cf_decoder *d_, const void *key, bool *exact,
                                          cf_error *err)
 {
     prefix_dec *d = (prefix_dec *)d_;
     const cf_slice *t = key;
+    const uint8_t *kd = t->len ? t->data : (const uint8_t *)""; /* no offsets on NULL */
+    const size_t klen = t->len;
     *exact = false;
     if (d->base.count == 0) {
         d->base.pos = 0;
         CF_FAIL(err, CF_ENOTFOUND, "prefix block: empty");
     }
     /* format §8.7: last restart whose value is < target (restart 0 if none) */
+    const uint8_t *const limit = d->data + d->entries_end;
     uint32_t left = 0, right = d->nrestarts;
     while (left < right) {
         uint32_t mid = left + (right - left + 1) / 2;
-        size_t roff;
+        size_t roff, lcp;
+        uint32_t shared, non_shared;
         CF_CHECK(restart_checked(d, mid, &roff), err, CF_ECORRUPT,
                  "prefix block: restart %" PRIu32 " at offset %zu is outside (%zu, %zu)", mid,
                  roff, restart_off(d, mid - 1), d->entries_end);
-        const uint8_t *p = d->data + roff;
-        const uint8_t *limit = d->data + d->entries_end;
-        uint32_t shared, non_shared;
-        p = cf_varint32_decode(p, limit, &shared);
-        if (p)
-            p = cf_varint32_decode(p, limit, &non_shared);
+        const uint8_t *p = entry_lengths(d->data + roff, limit, &shared, &non_shared);
         CF_CHECK(p != NULL && shared == 0 && non_shared <= (size_t)(limit - p), err, CF_ECORRUPT,
                  "prefix block: bad entry at restart %" PRIu32, mid);
-        if (slice_cmp(p, non_shared, t->data, t->len) < 0)
+        if (cmp_lcp(p, non_shared, kd, klen, &lcp) < 0)
             left = mid;
         else
             right = mid - 1;
     }
-    size_t idx = (size_t)left * d->interval;
-    while (idx < d->base.count) {
-        size_t m;
-        CF_TRY(ensure(d, idx, d->base.count - idx, &m, err));
-        for (size_t j = 0; j < m; j++, idx++) {
-            int c = slice_cmp(d->vals[idx].data, d->vals[idx].len, t->data, t->len);
-            if (c >= 0) {
-                *exact = c == 0;
-                d->base.pos = idx;
-                return CF_OK;
-            }
+    /* Walk the entries from restart `left` with the checks decode_run_to makes. */
+    const uint32_t interval = d->interval;
+    size_t idx = (size_t)left * interval;
+    uint32_t k = left;
+    size_t start = d->entries_off, end = d->entries_end;
+    CF_CHECK(k == 0 || restart_checked(d, k, &start), err, CF_ECORRUPT,
+             "prefix block: restart %" PRIu32 " at offset %zu is outside (%zu, %zu)", k,
+             restart_off(d, k), restart_off(d, k - 1), d->entries_end);
+    const uint8_t *p = d->data + start;
+    size_t prev_len = 0, m = 0;
+    for (; idx < d->base.count; idx++) {
+        if (idx % interval == 0) {
+            k = (uint32_t)(idx / interval);
+            CF_CHECK(p == d->data + end || idx == (size_t)left * interval, err, CF_ECORRUPT,
+                     "prefix block: restart %" PRIu32 " at offset %zu does not follow value %zu",
+                     k, end, idx - 1);
+            end = d->entries_end;
+            CF_CHECK(k == d->nrestarts || restart_checked(d, k + 1, &end), err, CF_ECORRUPT,
+                     "prefix block: restart %" PRIu32 " at offset %zu is outside (%zu, %zu)",
+                     k + 1, restart_off(d, k + 1), restart_off(d, k), d->entries_end);
+            prev_len = 0;
+            m = 0;
         }
+        const uint8_t *run_end = d->data + end;
+        uint32_t shared, non_shared;
+        const uint8_t *q = entry_lengths(p, run_end, &shared, &non_shared);
+        CF_CHECK(q != NULL, err, CF_ECORRUPT, "prefix block: value %zu: bad shared or value length",
+                 idx);
+        CF_CHECK(non_shared <= (size_t)(run_end - q), err, CF_ECORRUPT,
+                 "prefix block: value %zu: %" PRIu32 " bytes run past the end of its run", idx,
+                 non_shared);
+        /* format §8.7: shared never exceeds the previous value (0 at a restart) */
+        CF_CHECK(shared <= prev_len, err, CF_ECORRUPT,
+                 "prefix block: value %zu shares %" PRIu32 " bytes with a %zu-byte value", idx,
+                 shared, prev_len);
+        p = q + non_shared;
+        prev_len = (size_t)shared + non_shared;
+        if (shared > m)
+            continue; /* still below the key, with the same common prefix */
+        size_t lcp;
+        int c = cmp_lcp(q, non_shared, kd + shared, klen - shared, &lcp);
+        m = shared + lcp;
+        if (c < 0)
+            continue;
+        *exact = c == 0;
+        d->base.pos = idx;
+        if (idx >= d->s_idx && d->s_idx != SIZE_MAX)
+            return seat_after_seek(d, idx, kd, shared, q, non_shared, (size_t)(p - d->data), end,
+                                   err);
+        return CF_OK;
     }
     d->base.pos = d->base.count;
     CF_FAIL(err, CF_ENOTFOUND, "prefix block: every value is smaller than the key");

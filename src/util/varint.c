@@ -40,7 +40,7 @@ static const uint8_t *decode(const uint8_t *p, const uint8_t *end, unsigned max_
     return NULL;
 }
 
-const uint8_t *cf_varint32_decode(const uint8_t *p, const uint8_t *end, uint32_t *out)
+const uint8_t *cf_varint32_decode_any(const uint8_t *p, const uint8_t *end, uint32_t *out)
 {
     uint64_t v;
     const uint8_t *q = decode(p, end, 5, &v);
@@ -49,7 +49,7 @@ const uint8_t *cf_varint32_decode(const uint8_t *p, const uint8_t *end, uint32_t
     return q;
 }
 
-const uint8_t *cf_varint64_decode(const uint8_t *p, const uint8_t *end, uint64_t *out)
+const uint8_t *cf_varint64_decode_any(const uint8_t *p, const uint8_t *end, uint64_t *out)
 {
     return decode(p, end, 10, out);
 }

@@ -461,6 +461,104 @@ static void test_prefix__seek_at_or_after(void **state)
     }
 }
 
+/* Every string over `alpha` of length <= maxlen (the empty one included) into
+ * out[] (each 8 bytes, NUL padded), in memcmp-then-length order; returns how
+ * many. */
+static size_t all_strings(const char *alpha, size_t maxlen, char (*out)[8], cf_slice *v,
+                          size_t cap)
+{
+    size_t n = 0, na = strlen(alpha);
+    /* breadth by length, then sort */
+    out[n][0] = 0;
+    v[n] = (cf_slice){(const uint8_t *)out[n], 0};
+    n++;
+    for (size_t from = 0; from < n; from++) {
+        if (v[from].len == maxlen)
+            continue;
+        for (size_t a = 0; a < na && n < cap; a++) {
+            memcpy(out[n], out[from], 8);
+            out[n][v[from].len] = alpha[a];
+            v[n] = (cf_slice){(const uint8_t *)out[n], v[from].len + 1};
+            n++;
+        }
+    }
+    qsort(v, n, sizeof *v, cmp_slice);
+    return n;
+}
+
+/* Value seeks compare the key in place against the restart runs: values that
+ * share prefixes inside and across runs (every string over "ab" up to 5 bytes,
+ * the empty one first), keys shorter and longer than the values, equal to
+ * them, between them, the empty key. Each seek is checked against a linear
+ * search, and the values after it against the list (the stream continues from
+ * the rebuilt answer, across runs), on a decoder loaded afresh and on one that
+ * keeps seeking in the same block (backward seeks take the lazy path). */
+static void test_prefix__seek_in_place(void **state)
+{
+    (void)state;
+    static char vb[64][8], kb[1100][8];
+    cf_slice v[64], keys[1100];
+    size_t nv = all_strings("ab", 5, vb, v, 64);
+    size_t nk = all_strings("abc", 6, kb, keys, 1100);
+    assert_int_equal(nv, 63);
+    assert_true(nk > 1000);
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(0x1b7ace));
+    cf_error err;
+    const uint32_t intervals[] = {1, 2, 3, 16, 64};
+    for (size_t ii = 0; ii < 5; ii++) {
+        cf_encoder *e;
+        cf_enc_params p = enc_params(1 << 20, intervals[ii]);
+        CF_ASSERT_OK(cf_enc_prefix_ops.create(&e, &p, &err), &err);
+        assert_int_equal(cf_enc_prefix_ops.add(e, v, nv, false), nv);
+        cf_slice out;
+        CF_ASSERT_OK(cf_enc_prefix_ops.finish(e, 0, &out, &err), &err);
+        cf_decoder *kept;
+        CF_ASSERT_OK(cf_decoder_open(&kept, CF_ENC_PREFIX, &dec_params, out.data, out.len, &err),
+                     &err);
+        for (size_t k = 0; k < nk; k++) {
+            size_t want = 0;
+            while (want < nv && cmp_slice(&v[want], &keys[k]) < 0)
+                want++;
+            for (int fresh = 0; fresh < 2; fresh++) {
+                cf_decoder *d = kept;
+                if (fresh)
+                    CF_ASSERT_OK(
+                        cf_decoder_open(&d, CF_ENC_PREFIX, &dec_params, out.data, out.len, &err),
+                        &err);
+                bool exact = true;
+                cf_status st = d->ops->seek_at_or_after(d, &keys[k], &exact, &err);
+                if (want == nv) {
+                    CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
+                    assert_int_equal(d->pos, nv);
+                    assert_false(exact);
+                } else {
+                    CF_ASSERT_OK(st, &err);
+                    assert_int_equal(d->pos, want);
+                    assert_int_equal(exact, cmp_slice(&v[want], &keys[k]) == 0);
+                    cf_slice got[70];
+                    size_t g, m = 1 + cf_rng_below(&r, 70);
+                    CF_ASSERT_OK(d->ops->next(d, got, m, &g, &err), &err);
+                    assert_int_equal(g, m < nv - want ? m : nv - want);
+                    for (size_t i = 0; i < g; i++)
+                        CF_ASSERT_BYTES(got[i].data, got[i].len, v[want + i].data,
+                                        v[want + i].len);
+                }
+                if (fresh)
+                    cf_decoder_free(d);
+            }
+        }
+        /* The empty key finds the empty value, first. */
+        cf_slice empty = {NULL, 0};
+        bool exact = false;
+        CF_ASSERT_OK(kept->ops->seek_at_or_after(kept, &empty, &exact, &err), &err);
+        assert_int_equal(kept->pos, 0);
+        assert_true(exact);
+        cf_decoder_free(kept);
+        cf_encoder_free(e);
+    }
+}
+
 /* ---- corruption -------------------------------------------------------------------- */
 
 static cf_status decode_all(const uint8_t *blk, size_t len, cf_error *err)
@@ -719,6 +817,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_prefix__round_trip_random),
         cmocka_unit_test(test_prefix__force_takes_all),
         cmocka_unit_test(test_prefix__seek_at_or_after),
+        cmocka_unit_test(test_prefix__seek_in_place),
         cmocka_unit_test(test_prefix__corrupt_blocks),
         cmocka_unit_test(test_prefix__corrupt_inside_long_block),
         cmocka_unit_test(test_prefix__lazy_restart_checks),
