@@ -32,7 +32,7 @@ static const command commands[] = {
      cf_cmd_hfile_usage},
     {"parquet", cf_cmd_parquet, "inspect Apache Parquet files (meta, schema, pages)",
      cf_cmd_parquet_usage},
-    {"convert", cf_cmd_convert, "write CFiles or a table as an Apache Parquet file",
+    {"convert", cf_cmd_convert, "CFiles or a table to Parquet, and Parquet to CFiles or a table",
      cf_cmd_convert_usage},
     {"table", cf_cmd_table, "multi-column tables (rowsets): import, scan, get, update",
      cf_cmd_table_usage},

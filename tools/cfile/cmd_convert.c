@@ -15,6 +15,7 @@
 #include <cfile/rowset.h>
 
 #include "cli.h"
+#include "convert.h"
 #include "csv.h"
 
 #define PQ_OPTIONS_HELP                                                                           \
@@ -44,16 +45,48 @@
 
 const char cf_cmd_convert_usage[] =
     "usage: cfile convert [options] IN... OUT.parquet\n"
+    "       cfile convert [--column C] IN.parquet OUT.cfile\n"
+    "       cfile convert --to cfiles [--column C,...] IN.parquet DIR\n"
+    "       cfile convert --to table --key K[,K...] [--column C,...] IN.parquet DIR\n"
     "\n"
-    "Write OUT as an Apache Parquet file (created atomically: a temporary file renamed\n"
-    "into place once complete) from IN: one or more CFiles (one column each, named\n"
-    "by its file name without directory and extension, all with the same number of\n"
-    "rows), or a table directory (`cfile table`), read at --as-of TS (default: the\n"
-    "latest). Types map to Parquet as `cfile parquet write --help` lists.\n"
+    "The output's name says which way: OUT ending in .parquet is written as an\n"
+    "Apache Parquet file, OUT ending in .cfile as one CFile, and --to cfiles or\n"
+    "--to table reads one Parquet file into a directory (any other OUT without\n"
+    "--to is a usage error).\n"
+    "\n"
+    "To Parquet: OUT is created atomically (a temporary file renamed into place once\n"
+    "complete) from IN: one or more CFiles (one column each, named by its file name\n"
+    "without directory and extension, all with the same number of rows), or a table\n"
+    "directory (`cfile table`), read at --as-of TS (default: the latest). Types map\n"
+    "to Parquet as `cfile parquet write --help` lists.\n"
     "\n"
     "  --as-of TS              the table as of timestamp TS (inclusive)\n"
     "  --name NAME             column name for a single CFile IN\n"
     PQ_OPTIONS_HELP
+    "\n"
+    "From Parquet: the top-level columns of IN (or those --column names), a row group\n"
+    "at a time. OUT.cfile takes one column (replaced atomically). --to cfiles writes\n"
+    "DIR/<column>.cfile for each (DIR is made when missing; an existing file is never\n"
+    "replaced; all files or none). --to table loads the rows into the table at DIR\n"
+    "in one commit (all rows or none, under the table's lock): a new table needs\n"
+    "--key (its key columns, placed first); an existing one takes columns by name.\n"
+    "Types: INT(bits, signed) as INT8..INT64/UINT8..UINT64, DECIMAL(p,s) as\n"
+    "DECIMAL32/64/128 by p, DATE, TIMESTAMP as UNIXTIME_MICROS (MILLIS and NANOS\n"
+    "converted exactly, local ones keeping their count), INT96 as UNIXTIME_MICROS,\n"
+    "STRING/ENUM/JSON as STRING, other BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY (UUID\n"
+    "too) as BINARY, FLOAT16 as FLOAT, BOOLEAN, FLOAT, DOUBLE; a LIST of those as an\n"
+    "array column; OPTIONAL as nullable. Structs, maps, nested lists, TIME and\n"
+    "INTERVAL have no Kudu column: exit 3 naming the column (leave it out with\n"
+    "--column). A value that would change (sub-microsecond digits, a MILLIS time\n"
+    "past the microsecond range, a decimal wider than its precision) fails with\n"
+    "exit 1 naming its row and column.\n"
+    "\n"
+    "  --to cfiles|table|cfile the output kind (default: by OUT's name)\n"
+    "  --column C[,C...]       only these top-level columns (repeatable)\n"
+    "  --key K[,K...]          --to table: the new table's key columns\n"
+    "  --ts TS                 --to table: insert timestamp of every row\n"
+    "  --lock-timeout MS       --to table: wait up to MS for the lock (default 10000)\n"
+    "  --progress, --quiet     as above\n"
     "  --help                  this text\n";
 
 const char cf_cmd_parquet_write_usage[] =
@@ -83,7 +116,8 @@ const char cf_cmd_parquet_write_usage[] =
 enum {
     O_CODEC = 1000, O_LEVEL, O_RG_ROWS, O_RG_BYTES, O_PAGE_BYTES, O_PAGE_ROWS, O_V2, O_NO_DICT,
     O_DICT_BYTES, O_NO_STATS, O_NO_PI, O_NO_CRC, O_BLOOM, O_BLOOM_FPP, O_META, O_PROGRESS,
-    O_QUIET, O_HELP, O_BINARY, O_SCHEMA, O_INPUT, O_FORMAT, O_AS_OF, O_NAME
+    O_QUIET, O_HELP, O_BINARY, O_SCHEMA, O_INPUT, O_FORMAT, O_AS_OF, O_NAME, O_TO, O_COLUMN,
+    O_KEY, O_TS, O_LOCK_TIMEOUT
 };
 
 #define PQ_LONG_OPTIONS                                                                          \
@@ -287,26 +321,27 @@ static int pq_apply_bloom(cf_cli *c, pq_args *a, cf_parquet_write_column *cols, 
     return 0;
 }
 
-static double now_s(void)
+double cf_cli_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-typedef struct progress {
-    cf_cli *c;
-    bool on;
-    uint64_t total; /* 0 = unknown */
-    double t0, last;
-} progress;
-
-static void progress_cb(void *ctx, uint64_t rows)
+void cf_cli_progress_init(cf_cli_progress *p, cf_cli *c, bool on, uint64_t total)
 {
-    progress *p = ctx;
+    p->c = c;
+    p->on = on;
+    p->total = total;
+    p->t0 = p->last = cf_cli_now_s();
+}
+
+void cf_cli_progress_cb(void *ctx, uint64_t rows)
+{
+    cf_cli_progress *p = ctx;
     if (!p->on)
         return;
-    double t = now_s();
+    double t = cf_cli_now_s();
     if (t - p->last < 0.5)
         return;
     p->last = t;
@@ -318,7 +353,7 @@ static void progress_cb(void *ctx, uint64_t rows)
     fflush(p->c->err);
 }
 
-static void progress_end(progress *p)
+void cf_cli_progress_end(cf_cli_progress *p)
 {
     if (p->on && p->last > p->t0)
         fputc('\n', p->c->err);
@@ -353,7 +388,7 @@ static int finish_writer(cf_cli *c, const char *out, cf_parquet_writer *w, const
         return cf_cli_lib_fail(c, out, st, &e);
     if (!a->quiet)
         fprintf(c->out, "wrote %" PRIu64 " rows, %" PRIu64 " bytes to %s in %.2f s\n",
-                cf_parquet_writer_rows(w), cf_parquet_writer_bytes(w), out, now_s() - t0);
+                cf_parquet_writer_rows(w), cf_parquet_writer_bytes(w), out, cf_cli_now_s() - t0);
     return 0;
 }
 
@@ -436,16 +471,17 @@ int cf_cmd_parquet_write(cf_cli *c, int argc, char **argv)
         rc = cf_cli_fail(c, "%s: %s", input, strerror(errno));
         goto out;
     }
-    double t0 = now_s();
+    double t0 = cf_cli_now_s();
     st = cf_parquet_writer_create_file(&w, out, cols, n, &a.o, &e);
     if (st != CF_OK) {
         rc = st == CF_EINVAL ? cf_cli_usage(c, "%s", e.msg) : cf_cli_lib_fail(c, out, st, &e);
         goto out;
     }
-    progress p = {c, a.progress, 0, t0, t0};
+    cf_cli_progress p;
+    cf_cli_progress_init(&p, c, a.progress, 0);
     uint64_t rows;
-    rc = cf_cli_rows_to_parquet(c, input, in, jsonl, s, w, progress_cb, &p, &rows);
-    progress_end(&p);
+    rc = cf_cli_rows_to_parquet(c, input, in, jsonl, s, w, cf_cli_progress_cb, &p, &rows);
+    cf_cli_progress_end(&p);
     if (rc == 0)
         rc = finish_writer(c, out, w, &a, t0);
 out:
@@ -540,13 +576,14 @@ static int convert_cfiles(cf_cli *c, char **paths, size_t n, const char *name, c
     }
     if ((rc = pq_apply_bloom(c, a, cols, n)) != 0)
         goto out;
-    double t0 = now_s();
+    double t0 = cf_cli_now_s();
     st = cf_parquet_writer_create_file(&w, out, cols, n, &a->o, &e);
     if (st != CF_OK) {
         rc = st == CF_EINVAL ? cf_cli_usage(c, "%s", e.msg) : cf_cli_lib_fail(c, out, st, &e);
         goto out;
     }
-    progress p = {c, a->progress, rows, t0, t0};
+    cf_cli_progress p;
+    cf_cli_progress_init(&p, c, a->progress, rows);
     uint64_t done = 0;
     while (done < rows) {
         size_t step = SIZE_MAX;
@@ -585,9 +622,9 @@ static int convert_cfiles(cf_cli *c, char **paths, size_t n, const char *name, c
             goto out;
         }
         done += step;
-        progress_cb(&p, done);
+        cf_cli_progress_cb(&p, done);
     }
-    progress_end(&p);
+    cf_cli_progress_end(&p);
     rc = finish_writer(c, out, w, a, t0);
 out:
     cf_parquet_writer_free(w);
@@ -630,13 +667,14 @@ static int convert_table(cf_cli *c, const char *dir, bool has_ts, uint64_t ts, c
         rc = cf_cli_lib_fail(c, dir, st, &e);
         goto out;
     }
-    double t0 = now_s();
+    double t0 = cf_cli_now_s();
     st = cf_parquet_writer_create_file(&w, out, cols, n, &a->o, &e);
     if (st != CF_OK) {
         rc = st == CF_EINVAL ? cf_cli_usage(c, "%s", e.msg) : cf_cli_lib_fail(c, out, st, &e);
         goto out;
     }
-    progress p = {c, a->progress, 0, t0, t0};
+    cf_cli_progress p;
+    cf_cli_progress_init(&p, c, a->progress, 0);
     uint64_t done = 0;
     for (;;) {
         cf_rs_batch rb;
@@ -651,9 +689,9 @@ static int convert_table(cf_cli *c, const char *dir, bool has_ts, uint64_t ts, c
             goto out;
         }
         done += rb.count;
-        progress_cb(&p, done);
+        cf_cli_progress_cb(&p, done);
     }
-    progress_end(&p);
+    cf_cli_progress_end(&p);
     rc = finish_writer(c, out, w, a, t0);
 out:
     cf_parquet_writer_free(w);
@@ -663,16 +701,82 @@ out:
     return rc;
 }
 
+static void free_list(char **l, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(l[i]);
+    free(l);
+}
+
+/* Comma-separated names appended to *list. */
+static int add_names(cf_cli *c, const char *opt, const char *arg, char ***list, size_t *n)
+{
+    char *copy = strdup(arg), *save = NULL;
+    if (copy == NULL)
+        return cf_cli_fail(c, "out of memory");
+    for (char *p = strtok_r(copy, ",", &save); p != NULL; p = strtok_r(NULL, ",", &save)) {
+        char **nl = realloc(*list, (*n + 1) * sizeof(*nl));
+        char *d = strdup(p);
+        if (nl != NULL)
+            *list = nl;
+        if (nl == NULL || d == NULL) {
+            free(d);
+            free(copy);
+            return cf_cli_fail(c, "out of memory");
+        }
+        (*list)[(*n)++] = d;
+    }
+    free(copy);
+    if (*n == 0)
+        return cf_cli_usage(c, "--%s: expected names, got '%s'", opt, arg);
+    return 0;
+}
+
+/* The options of a Parquet IN. */
+static int pq_in_option(cf_cli *c, cf_pq_convert_args *pa, const char **to, int ch,
+                        const char *arg)
+{
+    uint64_t v;
+    switch (ch) {
+    case O_TO:
+        if (strcmp(arg, "cfiles") != 0 && strcmp(arg, "table") != 0 && strcmp(arg, "cfile") != 0)
+            return cf_cli_usage(c, "--to: expected cfiles, table or cfile, got '%s'", arg);
+        *to = arg;
+        return 0;
+    case O_COLUMN: return add_names(c, "column", arg, &pa->columns, &pa->ncolumns);
+    case O_KEY: return add_names(c, "key", arg, &pa->keys, &pa->nkeys);
+    case O_TS:
+        if (cf_cli_parse_u64(arg, &pa->ts) != 0 || pa->ts == 0 || pa->ts == UINT64_MAX)
+            return cf_cli_usage(c, "--ts: expected a timestamp >= 1, got '%s'", arg);
+        pa->has_ts = true;
+        return 0;
+    default:
+        if (cf_cli_parse_u64(arg, &v) != 0 || v > UINT32_MAX)
+            return cf_cli_usage(c, "--lock-timeout: expected milliseconds, got '%s'", arg);
+        pa->lock_ms = (uint32_t)v;
+        return 0;
+    }
+}
+
 int cf_cmd_convert(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
         PQ_LONG_OPTIONS,
         {"as-of", required_argument, NULL, O_AS_OF},
         {"name", required_argument, NULL, O_NAME},
+        {"to", required_argument, NULL, O_TO},
+        {"column", required_argument, NULL, O_COLUMN},
+        {"key", required_argument, NULL, O_KEY},
+        {"ts", required_argument, NULL, O_TS},
+        {"lock-timeout", required_argument, NULL, O_LOCK_TIMEOUT},
         {NULL, 0, NULL, 0},
     };
     pq_args a;
     pq_args_init(&a);
+    cf_pq_convert_args pa;
+    memset(&pa, 0, sizeof(pa));
+    pa.lock_ms = 10000;
+    const char *to = NULL, *writer_opt = NULL, *reader_opt = NULL;
     const char *name = NULL;
     bool has_ts = false;
     uint64_t ts = 0;
@@ -680,31 +784,81 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (ch == O_HELP) {
             pq_args_dispose(&a);
+            free_list(pa.columns, pa.ncolumns);
+            free_list(pa.keys, pa.nkeys);
             return cf_cli_help(c);
         }
         if (ch == O_AS_OF) {
             if (cf_cli_parse_u64(optarg, &ts) != 0 || ts == UINT64_MAX) {
                 pq_args_dispose(&a);
+                free_list(pa.columns, pa.ncolumns);
+                free_list(pa.keys, pa.nkeys);
                 return cf_cli_usage(c, "--as-of: expected a timestamp, got '%s'", optarg);
             }
             has_ts = true;
         } else if (ch == O_NAME) {
             name = optarg;
+        } else if (ch == O_TO || ch == O_COLUMN || ch == O_KEY || ch == O_TS ||
+                   ch == O_LOCK_TIMEOUT) {
+            if (reader_opt == NULL)
+                reader_opt = argv[optind - 1];
+            if ((rc = pq_in_option(c, &pa, &to, ch, optarg)) != 0) {
+                pq_args_dispose(&a);
+                free_list(pa.columns, pa.ncolumns);
+                free_list(pa.keys, pa.nkeys);
+                return rc;
+            }
         } else if ((rc = pq_option(c, &a, ch, optarg)) != 0) {
             pq_args_dispose(&a);
+            free_list(pa.columns, pa.ncolumns);
+            free_list(pa.keys, pa.nkeys);
             return rc == 1 ? cf_cli_bad_option(c, argv) : rc;
+        } else if (ch != O_PROGRESS && ch != O_QUIET && writer_opt == NULL) {
+            writer_opt = argv[optind - 1];
         }
     }
     int nin = argc - optind - 1;
     if (nin < 1) {
         pq_args_dispose(&a);
+        free_list(pa.columns, pa.ncolumns);
+        free_list(pa.keys, pa.nkeys);
         return cf_cli_usage(c, argc == optind ? "missing IN and OUT" : "missing OUT");
     }
     const char *out = argv[argc - 1];
-    if (!ends_with(out, ".parquet")) {
+    if (to != NULL || !ends_with(out, ".parquet")) {
+        /* Parquet in: the output kind by --to or OUT's name. */
+        if (to == NULL && !ends_with(out, ".cfile"))
+            rc = cf_cli_usage(c, "OUT: name a .parquet or .cfile file, or say --to cfiles or "
+                                 "--to table for a directory");
+        else if (nin != 1)
+            rc = cf_cli_usage(c, "a Parquet IN is converted alone");
+        else if (writer_opt != NULL || has_ts || name != NULL)
+            rc = cf_cli_usage(c, "%s is for Parquet output", writer_opt != NULL ? writer_opt
+                                                             : has_ts ? "--as-of" : "--name");
+        else if (pa.nkeys && strcmp(to == NULL ? "" : to, "table") != 0)
+            rc = cf_cli_usage(c, "--key is for --to table");
+        else if ((pa.has_ts || pa.lock_ms != 10000) && strcmp(to == NULL ? "" : to, "table") != 0)
+            rc = cf_cli_usage(c, "--ts and --lock-timeout are for --to table");
+        if (rc == 0) {
+            pa.to = to == NULL || strcmp(to, "cfile") == 0 ? CF_PQ_TO_CFILE
+                    : strcmp(to, "cfiles") == 0          ? CF_PQ_TO_CFILES
+                                                         : CF_PQ_TO_TABLE;
+            pa.in = argv[optind];
+            pa.out = out;
+            pa.progress = a.progress;
+            pa.quiet = a.quiet;
+            rc = cf_cli_convert_parquet(c, &pa);
+        }
         pq_args_dispose(&a);
-        return cf_cli_usage(c, "OUT must name a .parquet file (Parquet to CFile is not "
-                               "supported yet)");
+        free_list(pa.columns, pa.ncolumns);
+        free_list(pa.keys, pa.nkeys);
+        return rc;
+    }
+    if (reader_opt != NULL) {
+        pq_args_dispose(&a);
+        free_list(pa.columns, pa.ncolumns);
+        free_list(pa.keys, pa.nkeys);
+        return cf_cli_usage(c, "%s is for a Parquet IN", reader_opt);
     }
     struct stat sb;
     bool is_dir = stat(argv[optind], &sb) == 0 && S_ISDIR(sb.st_mode);

@@ -8,6 +8,7 @@
 #include <cfile/parquet.h>
 #include <cfile/rowset.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -429,32 +430,57 @@ static cf_status open_writer(cf_table **tb, const char *dir, uint32_t lock_ms, c
     return cf_table_open_opts(tb, dir, &o, e);
 }
 
-int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char *schema,
-                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms)
+/* Nothing of a failed import into a new table remains: everything in dir but
+ * LOCK was made by this run (TABLET, MANIFEST, the log), so it goes, TABLET
+ * first (without it dir is no table). The directory stays when the table's
+ * LOCK was made in it: a lock file is never deleted (another writer may be
+ * waiting on it). */
+static void undo_new_table(const char *dir, bool made_dir)
+{
+    size_t n = strlen(dir) + 300;
+    char *p = malloc(n);
+    if (p == NULL)
+        return;
+    static const char *const files[] = {"TABLET", "MANIFEST"};
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        snprintf(p, n, "%s/%s", dir, files[i]);
+        unlink(p);
+    }
+    snprintf(p, n, "%s/wal", dir);
+    DIR *d = opendir(p);
+    if (d != NULL) {
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL) {
+            if (strncmp(de->d_name, "wal-", 4) != 0 || strlen(de->d_name) > 200)
+                continue;
+            snprintf(p, n, "%s/wal/%s", dir, de->d_name);
+            unlink(p);
+        }
+        closedir(d);
+        snprintf(p, n, "%s/wal", dir);
+        rmdir(p);
+    }
+    free(p);
+    if (made_dir)
+        rmdir(dir);
+}
+
+int cf_cli_table_load(cf_cli *c, const char *dir, const cf_rs_schema *ns, bool same_schema,
+                      const char *no_table, bool has_ts, uint64_t ts, uint32_t lock_ms,
+                      cf_cli_load_fn fn, void *ctx, uint64_t *rows)
 {
     cf_error e;
     cf_status st;
     cf_table *tb = NULL;
-    cf_rs_schema *ns = NULL;
-    bool jsonl;
-    if (format == NULL)
-        jsonl = ends_with(file, ".jsonl") || ends_with(file, ".json");
-    else if (strcmp(format, "csv") == 0 || strcmp(format, "jsonl") == 0)
-        jsonl = format[0] == 'j';
-    else
-        return cf_cli_usage(c, "--format: expected csv or jsonl, got '%s'", format);
-    if (schema != NULL && (st = cf_rs_schema_parse(&ns, schema, &e)) != CF_OK)
-        return cf_cli_usage(c, "%s", e.msg);
+    *rows = 0;
     bool made_dir = false, made_table = false;
     st = open_writer(&tb, dir, lock_ms, &e);
     if (st == CF_ENOTFOUND && ns != NULL) {
         /* A new table: made here, and removed again if the import fails. */
         struct stat sb;
         if (stat(dir, &sb) != 0) {
-            if (mkdir(dir, 0777) != 0) {
-                cf_rs_schema_free(ns);
+            if (mkdir(dir, 0777) != 0)
                 return cf_cli_fail(c, "%s: %s", dir, strerror(errno));
-            }
             made_dir = true;
         }
         /* The rowset writer takes the lock and checks, under it, that dir holds
@@ -471,7 +497,7 @@ int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char
         if (st == CF_OK)
             st = open_writer(&tb, dir, lock_ms, &e);
     } else if (st == CF_ENOTFOUND) {
-        return cf_cli_usage(c, "import needs --schema (or a table made by `table create`)");
+        return cf_cli_usage(c, "%s", no_table);
     }
     int rc = 0;
     if (st != CF_OK) {
@@ -479,7 +505,7 @@ int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char
         goto undo;
     }
     const cf_rs_schema *s = cf_table_schema(tb);
-    if (ns != NULL && !made_table) {
+    if (ns != NULL && !made_table && same_schema) {
         char *a = cf_cli_schema_text(s), *b = cf_cli_schema_text(ns);
         if (a == NULL || b == NULL)
             rc = cf_cli_fail(c, "out of memory");
@@ -490,51 +516,76 @@ int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char
         if (rc != 0)
             goto undo;
     }
-    FILE *in = strcmp(file, "-") == 0 ? stdin : fopen(file, "rb");
-    if (in == NULL) {
-        rc = cf_cli_fail(c, "%s: %s", file, strerror(errno));
-        goto undo;
-    }
-    importer im;
-    bool oom = importer_setup(&im, c, file, s) != 0;
-    double t0 = now_s();
+    cf_table_loader *ld = NULL;
     cf_table_loader_options lo;
     cf_table_loader_options_init(&lo);
     if (has_ts)
         lo.ts = ts;
-    if (oom)
-        rc = cf_cli_fail(c, "out of memory");
-    else if ((st = cf_table_loader_create(&im.ld, tb, &lo, &e)) != CF_OK)
+    if ((st = cf_table_loader_create(&ld, tb, &lo, &e)) != CF_OK)
         rc = st == CF_EINVAL ? cf_cli_usage(c, "%s", e.msg) : cf_cli_lib_fail(c, dir, st, &e);
     if (rc == 0)
-        rc = jsonl ? read_jsonl(&im, in) : read_csv(&im, in);
+        rc = fn(ctx, c, ld, s, made_table, rows);
+    if (rc == 0 && (st = cf_table_loader_commit(ld, &e)) != CF_OK)
+        rc = cf_cli_lib_fail(c, dir, st, &e);
+    cf_table_loader_free(ld); /* after a failure: removes what the load wrote */
+undo:
+    cf_table_free(tb);
+    if (rc != 0 && made_table)
+        undo_new_table(dir, made_dir);
+    return rc;
+}
+
+typedef struct text_load {
+    const char *file;
+    bool jsonl;
+} text_load;
+
+/* CSV or JSON lines into the loader. */
+static int load_text(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_rs_schema *s,
+                     bool new_table, uint64_t *rows)
+{
+    text_load *t = ctx;
+    FILE *in = strcmp(t->file, "-") == 0 ? stdin : fopen(t->file, "rb");
+    if (in == NULL)
+        return cf_cli_fail(c, "%s: %s", t->file, strerror(errno));
+    importer im;
+    int rc = 0;
+    if (importer_setup(&im, c, t->file, s) != 0)
+        rc = cf_cli_fail(c, "out of memory");
+    im.ld = ld;
+    if (rc == 0)
+        rc = t->jsonl ? read_jsonl(&im, in) : read_csv(&im, in);
     if (rc == 0)
         rc = flush_batch(&im);
-    if (rc == 0 && (st = cf_table_loader_commit(im.ld, &e)) != CF_OK)
-        rc = cf_cli_lib_fail(c, dir, st, &e);
-    if (rc == 0)
-        fprintf(c->out, "imported %" PRIu64 " rows into %s in %.2f s\n", im.total, dir,
-                now_s() - t0);
-    cf_table_loader_free(im.ld); /* after a failure: removes what the load wrote */
+    *rows = im.total;
     if (in != stdin)
         fclose(in);
     importer_dispose(&im);
-undo:
-    cf_table_free(tb);
-    if (rc != 0 && made_table) {
-        /* Nothing of a failed import into a new table remains. */
-        size_t n = strlen(dir) + sizeof("/MANIFEST");
-        char *p = malloc(n);
-        if (p != NULL) {
-            snprintf(p, n, "%s/MANIFEST", dir);
-            unlink(p);
-            free(p);
-        }
-        /* The directory stays when the table's LOCK was made in it: a lock
-         * file is never deleted (another writer may be waiting on it). */
-        if (made_dir)
-            rmdir(dir);
-    }
+    return rc;
+}
+
+int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char *schema,
+                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms)
+{
+    cf_error e;
+    cf_rs_schema *ns = NULL;
+    text_load t = {file, false};
+    if (format == NULL)
+        t.jsonl = ends_with(file, ".jsonl") || ends_with(file, ".json");
+    else if (strcmp(format, "csv") == 0 || strcmp(format, "jsonl") == 0)
+        t.jsonl = format[0] == 'j';
+    else
+        return cf_cli_usage(c, "--format: expected csv or jsonl, got '%s'", format);
+    if (schema != NULL && cf_rs_schema_parse(&ns, schema, &e) != CF_OK)
+        return cf_cli_usage(c, "%s", e.msg);
+    double t0 = now_s();
+    uint64_t rows;
+    int rc = cf_cli_table_load(c, dir, ns, true,
+                               "import needs --schema (or a table made by `table create`)",
+                               has_ts, ts, lock_ms, load_text, &t, &rows);
+    if (rc == 0)
+        fprintf(c->out, "imported %" PRIu64 " rows into %s in %.2f s\n", rows, dir,
+                now_s() - t0);
     cf_rs_schema_free(ns);
     return rc;
 }

@@ -97,6 +97,21 @@ int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl,
                            const cf_rs_schema *s, cf_parquet_writer *pw,
                            void (*progress)(void *ctx, uint64_t rows), void *ctx, uint64_t *rows);
 
+/* Fills a table loader with rows (the table's schema s; new_table: the table
+ * was made for this load); *rows = rows appended. Returns an exit code. */
+typedef int (*cf_cli_load_fn)(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_rs_schema *s,
+                              bool new_table, uint64_t *rows);
+
+/* Rows into the table at dir through one loader (rowset.h "bulk loads"): all
+ * or nothing, holding the table's writer lock (waiting up to lock_ms for it),
+ * every row at timestamp ts when has_ts. A directory without a table gets one
+ * with schema ns (removed again, with the directory if made here, when the load
+ * fails); without ns that is a usage error saying no_table. same_schema: ns,
+ * when given for an existing table, must be the table's schema. */
+int cf_cli_table_load(cf_cli *c, const char *dir, const cf_rs_schema *ns, bool same_schema,
+                      const char *no_table, bool has_ts, uint64_t ts, uint32_t lock_ms,
+                      cf_cli_load_fn fn, void *ctx, uint64_t *rows);
+
 /* `cfile table import DIR FILE` (cmd_table_import.c): FILE ("-" = stdin) as CSV
  * with a header row, or JSON lines of {"column": value} objects (format "jsonl",
  * or NULL: by the name's suffix .jsonl/.json), loaded all or nothing, holding
