@@ -469,6 +469,53 @@ checked += 1
 if b"row 1" not in p.stderr or b"column 't'" not in p.stderr:
     fail("MILLIS overflow: %r" % p.stderr[:300])
 
+# ---- 5. killed mid-way: the outputs are complete or absent, a table as it was ------------------
+import random
+import signal
+import time
+
+big = os.path.join(WORK, "big.jsonl")
+with open(big, "w") as f:
+    for i in range(400000):
+        f.write('{"id": %d, "s": "v%d", "l": [%d, %d]}\n' % (i, i % 1000, i, -i))
+bigq = os.path.join(WORK, "big.parquet")
+cfile("parquet", "write", "--quiet", "--row-group-rows", "50000", "--schema",
+      "id INT64, s STRING, l INT64[] NULL", "--input", big, bigq)
+tk = os.path.join(WORK, "tk")
+cfile("table", "create", tk, "--schema", "id INT64 KEY, s STRING, l INT64[] NULL")
+cfile("table", "insert", tk, "--row", "id=-1,s=before")
+before = scan(tk)
+rnd = random.Random(15)
+killed = 0
+for trial in range(8):
+    kd = os.path.join(WORK, "kill%d" % trial)
+    if trial % 2:
+        shutil.copytree(tk, kd)  # a table with one row, for this trial alone
+    args = ["--to", "cfiles", bigq, kd] if trial % 2 == 0 else ["--to", "table", bigq, kd]
+    proc = subprocess.Popen([CLI, "convert", "--quiet"] + args, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    time.sleep(rnd.uniform(0.003, 0.15))
+    proc.send_signal(signal.SIGKILL)
+    rc = proc.wait()
+    killed += rc != 0
+    checked += 1
+    if trial % 2 == 0:
+        done = sorted(f for f in os.listdir(kd) if f.endswith(".cfile")) if os.path.exists(kd) else []
+        if rc == 0 and done != ["id.cfile", "l.cfile", "s.cfile"]:
+            fail("kill %d: finished but files %r" % (trial, done))
+        for f in done:  # what is there is whole
+            d = dump(os.path.join(kd, f))
+            if d is None or d["num_values"] != 400000:
+                fail("kill %d: %s partial" % (trial, f))
+    else:
+        got = scan(kd)
+        if rc == 0:
+            if got.count(b"\n") != 400001:
+                fail("kill %d: finished with %d rows" % (trial, got.count(b"\n")))
+        elif got != before:
+            fail("kill %d: the table changed (%d bytes of scan, want %d)" % (trial, len(got), len(before)))
+
+print("%d of 8 conversions killed mid-way" % killed)
 print("%d checks (%d golden CFiles, %d corpus files, %d corpus columns, %d refused as "
       "unsupported), %d failures" % (checked, ngolden, ncases, ncols, nrefused, len(failures)))
 sys.exit(1 if failures else 0)
