@@ -183,6 +183,27 @@ cfile("convert", "--quiet", "--to", "table", "--key", "id,k2", tpq, t5)
 checked += 1
 if scan(t5) != want_scan:
     fail("a load after a failed one: scans differ")
+# An OPTIONAL column (as Spark writes every one) as the key: NOT NULL, and a NULL
+# in it fails naming the row, leaving no table.
+cfile("convert", "--quiet", "--to", "table", "--key", "i8,id", tpq, os.path.join(WORK, "tn"), rc=1)
+p = cfile("convert", "--to", "table", "--key", "i32", tpq, os.path.join(WORK, "tn"), rc=1)
+checked += 1
+if b"row 1, column 'i32': NULL in a key column" not in p.stderr or \
+        sorted(os.listdir(os.path.join(WORK, "tn"))) not in ([], ["LOCK"]):
+    fail("NULL in a key: %r" % p.stderr[:200])
+cfile("convert", "--quiet", "--to", "table", "--key", "u64,id", "--column", "id,u64,s", tpq,
+      os.path.join(WORK, "tn2"), rc=1)
+optj = os.path.join(WORK, "opt.jsonl")
+with open(optj, "w") as f:
+    f.write('{"id": 2, "s": "b"}\n{"id": 1, "s": null}\n')
+optq = os.path.join(WORK, "opt.parquet")
+cfile("parquet", "write", "--quiet", "--schema", "id INT64 NULL, s STRING NULL", "--input",
+      optj, optq)
+tn3 = os.path.join(WORK, "tn3")
+cfile("convert", "--quiet", "--to", "table", "--key", "id", optq, tn3)
+checked += 1
+if scan(tn3) != b'{"id":1,"s":null}\n{"id":2,"s":"b"}\n':
+    fail("OPTIONAL key column: %r" % scan(tn3))
 # A table column the file lacks is NULL; a key the file lacks is an error.
 t6 = os.path.join(WORK, "t6")
 cfile("table", "create", t6, "--schema", "id INT64 KEY, k2 STRING KEY, extra STRING NULL, s STRING NULL")

@@ -83,7 +83,7 @@ const char cf_cmd_convert_usage[] =
     "\n"
     "  --to cfiles|table|cfile the output kind (default: by OUT's name)\n"
     "  --column C[,C...]       only these top-level columns (repeatable)\n"
-    "  --key K[,K...]          --to table: the new table's key columns\n"
+    "  --key K[,K...]          --to table: the new table's key columns (taken NOT NULL)\n"
     "  --ts TS                 --to table: insert timestamp of every row\n"
     "  --lock-timeout MS       --to table: wait up to MS for the lock (default 10000)\n"
     "  --progress, --quiet     as above\n"

@@ -282,11 +282,10 @@ static int table_schema(pqconv *v, cf_rs_schema **out)
             rc = cf_cli_usage(c, "--key: '%s' named twice", a->keys[i]);
             goto out;
         }
-        if (v->k[j].col.nullable) {
-            rc = cf_cli_usage(c, "--key: column '%s' is OPTIONAL (may be NULL); a key column "
-                                 "cannot be", a->keys[i]);
-            goto out;
-        }
+        /* Writers like Spark make every column OPTIONAL: a key column is taken
+         * NOT NULL, and a NULL in it fails at its row. */
+        v->k[j].col.nullable = false;
+        v->k[j].is_key = true;
         used[j] = true;
         cols[m] = v->k[j].col;
         cols[m++].is_key = true;

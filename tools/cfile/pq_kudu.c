@@ -419,7 +419,8 @@ int cf_pq_kudu_convert(cf_cli *c, const char *file, cf_pq_kcol *k, const cf_parq
         bool present = bit(a->validity, i);
         if (!present && !k->col.nullable)
             return bad_value(c, file, k, first_row + (int64_t)i,
-                             "NULL in a column that is not OPTIONAL");
+                             k->is_key ? "NULL in a key column" :
+                                         "NULL in a column that is not OPTIONAL");
         set_bit(k->nn, i, present);
     }
     if (!k->col.is_array) {

@@ -26,6 +26,7 @@ typedef struct cf_pq_kcol {
     int conv;          /* how values convert (pq_kudu.c) */
     int32_t bits;      /* integers: the Parquet annotation's width */
     bool src_signed;   /* integers: the Parquet annotation's signedness */
+    bool is_key;       /* a table's key column: NOT NULL whatever the file says */
     /* The batch in memory form: values (scalars) or the flattened elements
      * (arrays), the rows' bitmap, and for arrays each row's element count and
      * the elements' bitmap. Binary values are slices into the Parquet batch:
