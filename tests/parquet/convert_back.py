@@ -437,6 +437,25 @@ for label, bad in (("truncated", data[:len(data) // 2]),
     checked += 1
     if not p.stderr or os.path.exists(o):
         fail("damaged (%s): %r, left %s" % (label, p.stderr[:200], os.path.exists(o)))
+# Damage in the last row group, found after earlier row groups went into the
+# load: no rows of it stay, into a new table or an existing one.
+meta = cfile("parquet", "meta", tpq).stdout.decode().split("row group 4:")[1]
+at = int(meta.split("data at ")[1].split(",")[0]) + 40  # the last row group's first page
+lastbad = os.path.join(WORK, "bad_last.parquet")
+open(lastbad, "wb").write(data[:at] + bytes(b ^ 0x5a for b in data[at:at + 64]) + data[at + 64:])
+tl = os.path.join(WORK, "tl")
+p = cfile("convert", "--to", "table", "--key", "id,k2", lastbad, tl, rc=1)
+checked += 1
+left = sorted(os.listdir(tl)) if os.path.exists(tl) else []
+if left not in ([], ["LOCK"]):
+    fail("damage in the last row group, new table: left %r (%r)" % (left, p.stderr[:200]))
+te = os.path.join(WORK, "te")
+cfile("table", "create", te, "--schema", SCHEMA)
+empty = scan(te)
+p = cfile("convert", "--to", "table", lastbad, te, rc=1)
+checked += 1
+if scan(te) != empty:
+    fail("damage in the last row group, existing table: rows stayed (%r)" % p.stderr[:200])
 # --to cfiles never replaces a file it was not named.
 ex = os.path.join(WORK, "exists")
 os.makedirs(ex)
