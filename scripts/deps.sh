@@ -22,9 +22,10 @@ CF_DEPS_BUILD=(
 # tests (python/tests; the package needs only the standard library, and
 # python3-numpy and python3-pandas let the tests exercise its optional numpy and pandas
 # paths for real; python3-pip and python3-setuptools run the offline
-# `pip install --no-build-isolation` of python/tests/install_test.sh).
+# `pip install --no-build-isolation` of python/tests/install_test.sh).  chromium renders
+# the `--svg` pictures to PNG in tests/svg/render_test.py (headless, a real browser).
 CF_DEPS_TEST=(clang libclang-rt-14-dev python3 python3-numpy python3-pandas
-              python3-pip python3-setuptools)
+              python3-pip python3-setuptools chromium)
 # Optional: found at configure time and used when present, never required.
 # libisal-dev (Intel ISA-L) adds its CRC-32C to the CRC test and bench_crc32c as
 # a comparison backend.  ./test and CI install it so that path is tested; CI's

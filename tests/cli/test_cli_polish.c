@@ -160,7 +160,7 @@ static void test_cli_polish__completion_script(void **state)
     assert_true(ncmd >= 9);
     /* Options come from the usage texts, values from `write --help`. */
     assert_non_null(strstr(r.out, "dump) opts=\"--format --from --limit --json --count --help\""));
-    assert_non_null(strstr(r.out, "info) opts=\"--json --blocks --help\""));
+    assert_non_null(strstr(r.out, "info) opts=\"--json --blocks --svg --help\""));
     assert_non_null(strstr(r.out, "actions=\"write probe\""));
     assert_non_null(strstr(r.out, "\"AUTO PLAIN PREFIX RLE DICT BIT_SHUFFLE\""));
     assert_non_null(strstr(r.out, "\"NONE SNAPPY LZ4 ZLIB\""));

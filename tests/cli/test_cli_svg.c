@@ -1,0 +1,199 @@
+/* `--svg`: the SVG writer's escaping and bucketing, and `cfile info --svg` as a
+ * command (exit codes, atomic output, damaged files drawn). Rendering in a real
+ * browser is tests/svg/render_test.py. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "support_cli.h"
+#include "svg.h"
+#include "test_common.h"
+
+static void golden(char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "%s/golden/%s/%s.cfile", cf_test_shared_dir(), name, name);
+}
+
+static char *slurp(const char *path)
+{
+    size_t len = 0;
+    uint8_t *p = cf_test_read_file(path, &len);
+    assert_non_null(p);
+    char *s = realloc(p, len + 1);
+    assert_non_null(s);
+    s[len] = '\0';
+    return s;
+}
+
+/* Entries of dir other than . and .. */
+static int dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+static void test_svg__escape(void **state)
+{
+    (void)state;
+    /* XML's specials, a control character, a byte that is not UTF-8, a truncated
+     * sequence, a surrogate, and good UTF-8 (é, €) kept as is. */
+    static const char in[] = "a&<>\"'\x01\xff\xc3\xa9\xe2\x82\xac\xed\xa0\x80\xe2\x82";
+    cf_out_str s;
+    cf_out_str_init(&s);
+    cf_svg_escape(&s, in, sizeof(in) - 1);
+    const char *want = "a&amp;&lt;&gt;&quot;&apos;\\x01\\xff\xc3\xa9\xe2\x82\xac\\xed\\xa0\\x80"
+                       "\\xe2\\x82";
+    assert_string_equal(s.data, want);
+    cf_out_str_dispose(&s);
+}
+
+static void test_svg__buckets(void **state)
+{
+    (void)state;
+    /* Widths 10, 1, 1, 1, 1, 10, 0.5: the four narrow ones merge in pairs at 2 px,
+     * the last (narrow, nothing after it) stands alone. */
+    double x0[] = {0, 10, 11, 12, 13, 14, 24};
+    double x1[] = {10, 11, 12, 13, 14, 24, 24.5};
+    size_t out[7];
+    size_t n = cf_svg_buckets(x0, x1, 7, 2.0, out);
+    assert_int_equal(n, 5);
+    size_t want[] = {0, 1, 3, 5, 6};
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(out[i], want[i]);
+    assert_int_equal(cf_svg_buckets(x0, x1, 0, 2.0, out), 0);
+}
+
+static void test_svg__info_writes_picture(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cf_svg_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char f[512], out[128];
+    golden(f, sizeof(f), "int32-bitshuffle-nocomp-notnull-sorted-validx-multilevel");
+    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    write_str(out, "old contents\n"); /* replaced whole */
+    run r;
+    CLI(&r, "info", "--svg", out, f);
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "BIT_SHUFFLE")); /* the usual report still printed */
+    done(&r);
+    char *s = slurp(out);
+    assert_memory_equal(s, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 44);
+    assert_non_null(strstr(s, "</svg>\n"));
+    assert_null(strstr(s, "old contents"));
+    assert_non_null(strstr(s, ">positional L0 root<"));
+    assert_non_null(strstr(s, ">value L2 leaves<"));
+    /* the last data block's tooltip gives its rows (20000 rows in all). */
+    assert_non_null(strstr(s, "rows 19968 .. 19999 (32 rows)"));
+    free(s);
+    assert_int_equal(dir_entries(dir), 1); /* no temporary left behind */
+    unlink(out);
+    rmdir(dir);
+}
+
+static void test_svg__path_is_escaped(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cf_svg_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char src[512], f[256], out[128];
+    golden(src, sizeof(src), "string-dict-lz4-nullable");
+    snprintf(f, sizeof(f), "%s/a&b<c>\x01.cfile", dir);
+    size_t len = 0;
+    uint8_t *bytes = cf_test_read_file(src, &len);
+    assert_non_null(bytes);
+    write_text(f, (const char *)bytes, len);
+    free(bytes);
+    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    run r;
+    CLI(&r, "info", "--svg", out, f);
+    EXPECT_RC(r, 0);
+    done(&r);
+    char *s = slurp(out);
+    assert_non_null(strstr(s, "a&amp;b&lt;c&gt;\\x01.cfile"));
+    assert_null(strstr(s, "a&b"));
+    assert_non_null(strstr(s, "dictionary block"));
+    free(s);
+    unlink(out);
+    unlink(f);
+    rmdir(dir);
+}
+
+static void test_svg__damaged_file_is_drawn(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cf_svg_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char src[512], f[128], out[128];
+    golden(src, sizeof(src), "int32-plain-nocomp-notnull-multiblock");
+    size_t len = 0;
+    uint8_t *bytes = cf_test_read_file(src, &len);
+    assert_non_null(bytes);
+    assert_true(len > 600);
+    bytes[300] ^= 0x40; /* inside the first data blocks: a checksum mismatch */
+    snprintf(f, sizeof(f), "%s/bad.cfile", dir);
+    write_text(f, (const char *)bytes, len);
+    free(bytes);
+    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    run r;
+    CLI(&r, "info", "--svg", out, f);
+    EXPECT_RC(r, 1);
+    done(&r);
+    char *s = slurp(out);
+    assert_non_null(strstr(s, "DAMAGED"));
+    assert_non_null(strstr(s, ">damaged<")); /* in the legend */
+    free(s);
+    unlink(out);
+    unlink(f);
+    rmdir(dir);
+}
+
+static void test_svg__errors(void **state)
+{
+    (void)state;
+    char f[512];
+    golden(f, sizeof(f), "int32-plain-nocomp-notnull-multiblock");
+    run r;
+    /* --svg needs its argument. */
+    CLI(&r, "info", f, "--svg");
+    EXPECT_RC(r, 2);
+    done(&r);
+    /* A directory that does not exist: exit 1, naming the output. */
+    CLI(&r, "info", "--svg", "/nonexistent-cf-dir/pic.svg", f);
+    EXPECT_RC(r, 1);
+    assert_non_null(strstr(r.err, "/nonexistent-cf-dir/pic.svg"));
+    done(&r);
+    /* HFiles are not drawn: unsupported, and nothing written. */
+    char h[512], dir[] = "/tmp/cf_svg_XXXXXX", out[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    snprintf(h, sizeof(h), "%s/hfile/gohfile_simple_v1.hfile", cf_test_shared_dir());
+    CLI(&r, "info", "--svg", out, h);
+    EXPECT_RC(r, 3);
+    assert_non_null(strstr(r.err, "HFile"));
+    done(&r);
+    assert_int_equal(dir_entries(dir), 0);
+    rmdir(dir);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_svg__escape),
+        cmocka_unit_test(test_svg__buckets),
+        cmocka_unit_test(test_svg__info_writes_picture),
+        cmocka_unit_test(test_svg__path_is_escaped),
+        cmocka_unit_test(test_svg__damaged_file_is_drawn),
+        cmocka_unit_test(test_svg__errors),
+    };
+    return CF_RUN_TESTS(argc, argv, tests);
+}

@@ -1,0 +1,391 @@
+/* SVG primitives for the layout pictures (svg.h). */
+#include "svg.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cf_svg_init(cf_svg *g, double width)
+{
+    cf_out_str_init(&g->body);
+    cf_out_str_init(&g->style);
+    cf_out_str_init(&g->tip);
+    g->width = width;
+    g->height = 0;
+}
+
+void cf_svg_dispose(cf_svg *g)
+{
+    cf_out_str_dispose(&g->body);
+    cf_out_str_dispose(&g->style);
+    cf_out_str_dispose(&g->tip);
+}
+
+/* Length of the UTF-8 sequence at p (of n bytes left), or 0 when it is not one
+ * (overlong forms, surrogates and code points past U+10FFFF included). */
+static size_t utf8_len(const uint8_t *p, size_t n)
+{
+    uint8_t c = p[0];
+    size_t len;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+        cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3f);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    /* U+FFFE and U+FFFF are not XML characters either. */
+    if (cp == 0xfffe || cp == 0xffff)
+        return 0;
+    return len;
+}
+
+void cf_svg_escape(cf_out_str *s, const void *src, size_t n)
+{
+    const uint8_t *p = src;
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = p[i];
+        const char *ent = NULL;
+        switch (c) {
+        case '&': ent = "&amp;"; break;
+        case '<': ent = "&lt;"; break;
+        case '>': ent = "&gt;"; break;
+        case '"': ent = "&quot;"; break;
+        case '\'': ent = "&apos;"; break;
+        default: break;
+        }
+        if (ent != NULL) {
+            cf_out_str_puts(s, ent);
+            i++;
+            continue;
+        }
+        size_t len = utf8_len(p + i, n - i);
+        bool ctl = c < 0x20 && c != '\n' && c != '\t';
+        if (len == 0 || ctl || c == 0x7f) {
+            char hex[8];
+            snprintf(hex, sizeof(hex), "\\x%02x", c);
+            cf_out_str_puts(s, hex);
+            i++;
+            continue;
+        }
+        cf_out_str_put(s, p + i, len);
+        i += len;
+    }
+}
+
+static void putf(cf_out_str *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(cf_out_str *s, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    cf_out_str_put(s, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* Coordinates with one decimal: enough for a screen, short in the file. */
+static void num(cf_out_str *s, double v)
+{
+    char buf[32];
+    long long t = (long long)(v * 10 + (v < 0 ? -0.5 : 0.5));
+    if (t % 10 == 0)
+        snprintf(buf, sizeof(buf), "%lld", t / 10);
+    else
+        snprintf(buf, sizeof(buf), "%s%lld.%lld", t < 0 ? "-" : "", llabs(t) / 10, llabs(t) % 10);
+    cf_out_str_puts(s, buf);
+}
+
+static void attr_num(cf_out_str *s, const char *name, double v)
+{
+    cf_out_str_puts(s, " ");
+    cf_out_str_puts(s, name);
+    cf_out_str_puts(s, "=\"");
+    num(s, v);
+    cf_out_str_puts(s, "\"");
+}
+
+static void attr_cls(cf_out_str *s, const char *cls)
+{
+    if (cls == NULL || cls[0] == '\0')
+        return;
+    cf_out_str_puts(s, " class=\"");
+    cf_out_str_puts(s, cls); /* our own literals: no escaping needed */
+    cf_out_str_puts(s, "\"");
+}
+
+/* Close a shape's start tag: with the pending tooltip as a <title> child. */
+static void close_shape(cf_svg *g, const char *tag)
+{
+    if (g->tip.len == 0) {
+        cf_out_str_puts(&g->body, "/>\n");
+        return;
+    }
+    cf_out_str_puts(&g->body, "><title>");
+    cf_svg_escape(&g->body, g->tip.data, g->tip.len);
+    cf_out_str_puts(&g->body, "</title></");
+    cf_out_str_puts(&g->body, tag);
+    cf_out_str_puts(&g->body, ">\n");
+    cf_out_str_clear(&g->tip);
+}
+
+void cf_svg_css(cf_svg *g, const char *rule)
+{
+    cf_out_str_puts(&g->style, rule);
+    cf_out_str_puts(&g->style, "\n");
+}
+
+void cf_svg_tip(cf_svg *g, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        cf_out_str_put(&g->tip, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+void cf_svg_tip_bytes(cf_svg *g, const void *p, size_t n)
+{
+    cf_out_str_put(&g->tip, p, n);
+}
+
+static void rect_start(cf_svg *g, double x, double y, double w, double h)
+{
+    cf_out_str_puts(&g->body, "<rect");
+    attr_num(&g->body, "x", x);
+    attr_num(&g->body, "y", y);
+    attr_num(&g->body, "width", w > 0 ? w : 0);
+    attr_num(&g->body, "height", h > 0 ? h : 0);
+}
+
+void cf_svg_rect(cf_svg *g, double x, double y, double w, double h, const char *cls)
+{
+    rect_start(g, x, y, w, h);
+    attr_cls(&g->body, cls);
+    close_shape(g, "rect");
+}
+
+void cf_svg_rect_fill(cf_svg *g, double x, double y, double w, double h, const char *fill,
+                      const char *cls)
+{
+    rect_start(g, x, y, w, h);
+    attr_cls(&g->body, cls);
+    putf(&g->body, " fill=\"%s\"", fill);
+    close_shape(g, "rect");
+}
+
+void cf_svg_line(cf_svg *g, double x1, double y1, double x2, double y2, const char *cls)
+{
+    cf_out_str_puts(&g->body, "<line");
+    attr_num(&g->body, "x1", x1);
+    attr_num(&g->body, "y1", y1);
+    attr_num(&g->body, "x2", x2);
+    attr_num(&g->body, "y2", y2);
+    attr_cls(&g->body, cls);
+    close_shape(g, "line");
+}
+
+void cf_svg_quad(cf_svg *g, const double *xy, const char *cls)
+{
+    cf_out_str_puts(&g->body, "<polygon points=\"");
+    for (int i = 0; i < 4; i++) {
+        if (i > 0)
+            cf_out_str_puts(&g->body, " ");
+        num(&g->body, xy[2 * i]);
+        cf_out_str_puts(&g->body, ",");
+        num(&g->body, xy[2 * i + 1]);
+    }
+    cf_out_str_puts(&g->body, "\"");
+    attr_cls(&g->body, cls);
+    close_shape(g, "polygon");
+}
+
+static void text_start(cf_svg *g, double x, double y, const char *anchor, const char *cls)
+{
+    cf_out_str_puts(&g->body, "<text");
+    attr_num(&g->body, "x", x);
+    attr_num(&g->body, "y", y);
+    if (anchor != NULL && strcmp(anchor, "start") != 0)
+        putf(&g->body, " text-anchor=\"%s\"", anchor);
+    attr_cls(&g->body, cls);
+    cf_out_str_puts(&g->body, ">");
+}
+
+static void text_end(cf_svg *g)
+{
+    if (g->tip.len > 0) {
+        cf_out_str_puts(&g->body, "<title>");
+        cf_svg_escape(&g->body, g->tip.data, g->tip.len);
+        cf_out_str_puts(&g->body, "</title>");
+        cf_out_str_clear(&g->tip);
+    }
+    cf_out_str_puts(&g->body, "</text>\n");
+}
+
+void cf_svg_text(cf_svg *g, double x, double y, const char *anchor, const char *cls,
+                 const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        n = 0;
+    text_start(g, x, y, anchor, cls);
+    cf_svg_escape(&g->body, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+    text_end(g);
+}
+
+void cf_svg_text_bytes(cf_svg *g, double x, double y, const char *anchor, const char *cls,
+                       const void *src, size_t n, size_t max_chars)
+{
+    const uint8_t *p = src;
+    /* Cut at a character boundary (counting UTF-8 sequences, not bytes). */
+    size_t i = 0, chars = 0;
+    while (i < n && chars < max_chars) {
+        size_t l = utf8_len(p + i, n - i);
+        i += l ? l : 1;
+        chars++;
+    }
+    text_start(g, x, y, anchor, cls);
+    cf_svg_escape(&g->body, p, i);
+    if (i < n)
+        cf_out_str_puts(&g->body, "...");
+    text_end(g);
+}
+
+double cf_svg_legend(cf_svg *g, double x, double y, const char *cls, const char *fill,
+                     const char *label)
+{
+    if (fill != NULL)
+        cf_svg_rect_fill(g, x, y - 10, 14, 12, fill, cls);
+    else
+        cf_svg_rect(g, x, y - 10, 14, 12, cls);
+    cf_svg_text(g, x + 19, y, "start", "lg", "%s", label);
+    /* An estimate of the label's width: the legend wraps by it, no font metrics here. */
+    return x + 19 + 6.2 * (double)strlen(label) + 16;
+}
+
+void cf_svg_bytes(char *buf, size_t cap, uint64_t n)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    if (n < 1024) {
+        snprintf(buf, cap, "%" PRIu64 " B", n);
+        return;
+    }
+    double v = (double)n;
+    int u = 0;
+    while (v >= 1024 && u < 5) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, cap, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+/* The fixed look of every picture: fonts, outlines, the legend's text. */
+static const char base_css[] =
+    "text{font-family:DejaVu Sans,Verdana,Arial,sans-serif;font-size:11px;fill:#222}\n"
+    ".ttl{font-size:15px;font-weight:bold}\n"
+    ".sub{font-size:11px;fill:#555}\n"
+    ".lg{font-size:11px}\n"
+    ".ax{font-size:10px;fill:#666}\n"
+    ".axl{stroke:#999;stroke-width:1}\n"
+    ".lab{font-size:11px;font-weight:bold;fill:#333}\n";
+
+char *cf_svg_render(cf_svg *g, double height, const char *title, size_t *len)
+{
+    cf_out_str d;
+    cf_out_str_init(&d);
+    g->height = height;
+    cf_out_str_puts(&d, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                        "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\"");
+    attr_num(&d, "width", g->width);
+    attr_num(&d, "height", height);
+    cf_out_str_puts(&d, " viewBox=\"0 0 ");
+    num(&d, g->width);
+    cf_out_str_puts(&d, " ");
+    num(&d, height);
+    cf_out_str_puts(&d, "\">\n<title>");
+    cf_svg_escape(&d, title, strlen(title));
+    cf_out_str_puts(&d, "</title>\n<style type=\"text/css\"><![CDATA[\n");
+    cf_out_str_puts(&d, base_css);
+    if (g->style.len > 0)
+        cf_out_str_put(&d, g->style.data, g->style.len);
+    cf_out_str_puts(&d, "]]></style>\n");
+    cf_out_str_puts(&d,
+                    "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
+    if (g->body.len > 0)
+        cf_out_str_put(&d, g->body.data, g->body.len);
+    cf_out_str_puts(&d, "</svg>\n");
+    bool oom = d.oom || g->body.oom || g->style.oom;
+    if (oom) {
+        cf_out_str_dispose(&d);
+        return NULL;
+    }
+    *len = d.len;
+    return d.data; /* ownership passes to the caller */
+}
+
+cf_status cf_svg_finish(cf_svg *g, double height, const char *title, const char *path,
+                        cf_error *err)
+{
+    size_t len = 0;
+    char *doc = cf_svg_render(g, height, title, &len);
+    if (doc == NULL) {
+        if (err != NULL) {
+            err->code = CF_ENOMEM;
+            snprintf(err->msg, sizeof(err->msg), "out of memory drawing the picture");
+        }
+        return CF_ENOMEM;
+    }
+    cf_io *io = NULL;
+    cf_status st = cf_io_create_file(&io, path, err);
+    if (st == CF_OK)
+        st = io->ops->append(io, doc, len, err);
+    if (st == CF_OK)
+        st = io->ops->commit(io, err);
+    cf_io_free(io); /* without a commit: removes the temporary file */
+    free(doc);
+    return st;
+}
+
+size_t cf_svg_buckets(const double *x0, const double *x1, size_t n, double min_px, size_t *out)
+{
+    size_t nb = 0, i = 0;
+    while (i < n) {
+        out[nb++] = i;
+        size_t j = i + 1;
+        if (x1[i] - x0[i] < min_px) {
+            while (j < n && x1[j - 1] - x0[i] < min_px && x1[j] - x0[j] < min_px)
+                j++;
+        }
+        i = j;
+    }
+    return nb;
+}
