@@ -182,7 +182,67 @@ static void test_svg__errors(void **state)
     assert_non_null(strstr(r.err, "HFile"));
     done(&r);
     assert_int_equal(dir_entries(dir), 0);
+    /* --svg belongs to `parquet meta` and `table info` only. */
+    char pq[512];
+    snprintf(pq, sizeof(pq), "%s/parquet/pt_binary/pt_binary.parquet", cf_test_shared_dir());
+    CLI(&r, "parquet", "schema", "--svg", out, pq);
+    EXPECT_RC(r, 2);
+    done(&r);
+    CLI(&r, "table", "scan", dir, "--svg", out);
+    EXPECT_RC(r, 2);
+    assert_non_null(strstr(r.err, "--svg"));
+    done(&r);
+    assert_int_equal(dir_entries(dir), 0);
     rmdir(dir);
+}
+
+static void test_svg__parquet_and_table(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cf_svg_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char pq[512], out[128], tdir[128], csv[128];
+    snprintf(pq, sizeof(pq), "%s/parquet/pt_binary/pt_binary.parquet", cf_test_shared_dir());
+    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    run r;
+    CLI(&r, "parquet", "meta", pq, "--svg", out);
+    EXPECT_RC(r, 0);
+    done(&r);
+    char *s = slurp(out);
+    assert_non_null(strstr(s, ">column chunks<"));
+    assert_non_null(strstr(s, "footer (FileMetaData, Thrift)"));
+    free(s);
+    unlink(out);
+    /* The same picture through `cfile info`. */
+    CLI(&r, "info", "--svg", out, pq);
+    EXPECT_RC(r, 0);
+    done(&r);
+    s = slurp(out);
+    assert_non_null(strstr(s, ">column chunks<"));
+    free(s);
+    unlink(out);
+    /* A table whose key strings need escaping. */
+    snprintf(tdir, sizeof(tdir), "%s/t", dir);
+    snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
+    write_str(csv, "k,v\n\"a<&>\",1\nb,2\n");
+    CLI(&r, "table", "create", tdir, "--schema", "k STRING KEY, v INT32");
+    EXPECT_RC(r, 0);
+    done(&r);
+    CLI(&r, "table", "import", tdir, csv);
+    EXPECT_RC(r, 0);
+    done(&r);
+    CLI(&r, "table", "info", tdir, "--svg", out);
+    EXPECT_RC(r, 0);
+    done(&r);
+    s = slurp(out);
+    assert_non_null(strstr(s, "a&lt;&amp;&gt; .. b"));
+    assert_null(strstr(s, "a<&>"));
+    free(s);
+    unlink(out);
+    unlink(csv);
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 int main(int argc, char **argv)
@@ -194,6 +254,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_svg__path_is_escaped),
         cmocka_unit_test(test_svg__damaged_file_is_drawn),
         cmocka_unit_test(test_svg__errors),
+        cmocka_unit_test(test_svg__parquet_and_table),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -709,7 +709,7 @@ static int hfile_info(cf_cli *c, const char *path, bool json)
     return CF_EXIT_OK;
 }
 
-static int parquet_info(cf_cli *c, const char *path, bool json)
+static int parquet_info(cf_cli *c, const char *path, bool json, const char *svg)
 {
     cf_error err = {0};
     cf_parquet *pq = NULL;
@@ -754,8 +754,9 @@ static int parquet_info(cf_cli *c, const char *path, bool json)
                 cf_parquet_num_rows(pq), m->row_group_count, cf_parquet_column_count(pq),
                 cf_parquet_file_size(pq), cf_parquet_footer_len(pq), path, path);
     }
+    int rc = svg != NULL ? cf_cli_svg_parquet_cmd(c, path, pq, svg) : CF_EXIT_OK;
     cf_parquet_free(pq);
-    return CF_EXIT_OK;
+    return rc;
 }
 
 int cf_cmd_info(cf_cli *c, int argc, char **argv)
@@ -792,13 +793,15 @@ int cf_cmd_info(cf_cli *c, int argc, char **argv)
         bool hfile = opened && cf_hfile_sniff(io);
         bool parquet = opened && !hfile && cf_parquet_sniff(io);
         cf_io_free(io);
-        if ((parquet || hfile) && svg != NULL) {
-            fprintf(c->err, "cfile info: %s: --svg draws CFiles only, not %s\n", path,
-                    parquet ? "Parquet files (yet)" : "HBase HFiles");
+        if (hfile && svg != NULL) {
+            fprintf(c->err,
+                    "cfile info: %s: --svg draws CFiles, tables and Parquet files, not HBase "
+                    "HFiles\n",
+                    path);
             return CF_EXIT_NOTSUP;
         }
         if (parquet)
-            return parquet_info(c, path, json);
+            return parquet_info(c, path, json, svg);
         if (hfile)
             return hfile_info(c, path, json);
         return cf_cli_lib_fail(c, path, st, &err);

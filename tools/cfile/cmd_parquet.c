@@ -12,9 +12,10 @@
 
 #include "cli.h"
 #include "pq_values.h"
+#include "svg.h"
 
 const char cf_cmd_parquet_usage[] =
-    "usage: cfile parquet meta [--json] FILE\n"
+    "usage: cfile parquet meta [--json] [--svg OUT.svg] FILE\n"
     "       cfile parquet schema [--json] FILE\n"
     "       cfile parquet pages [--json] FILE\n"
     "       cfile parquet dump [--json] [--rows A..B] [--columns F,...] FILE\n"
@@ -47,6 +48,13 @@ const char cf_cmd_parquet_usage[] =
     "              may be left out. Only the pages holding them are read when the\n"
     "              file has an offset index\n"
     "  --columns F,... only these top-level fields, in this order\n"
+    "  --svg OUT   meta: also draw the file's layout as an SVG picture into OUT\n"
+    "              (created atomically): row groups, column chunks (coloured by\n"
+    "              column) and every page by offset, dictionary pages, the page\n"
+    "              index, bloom filters and the footer, the bytes each codec saved,\n"
+    "              and a row group x column grid of chunk sizes; hover a shape for\n"
+    "              its offsets, sizes and encodings. Pages that cannot be read are\n"
+    "              left out of the picture and exit 1\n"
     "  -n N        rows for head\n"
     "  --help      this text\n";
 
@@ -758,6 +766,7 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
         {"rows", required_argument, NULL, 'r'},
         {"columns", required_argument, NULL, 'c'},
         {"json", no_argument, NULL, 'j'},
+        {"svg", required_argument, NULL, 's'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -765,7 +774,7 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "write") == 0)
         return cf_cmd_parquet_write(c, argc - 1, argv + 1);
     bool json = false;
-    const char *rows_arg = NULL, *cols_arg = NULL;
+    const char *rows_arg = NULL, *cols_arg = NULL, *svg = NULL;
     uint64_t head_n = 10;
     int ch;
     while ((ch = getopt_long(argc, argv, "jhn:", opts, NULL)) != -1) {
@@ -773,6 +782,7 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
         case 'j': json = true; break;
         case 'r': rows_arg = optarg; break;
         case 'c': cols_arg = optarg; break;
+        case 's': svg = optarg; break;
         case 'n':
             if (cf_cli_parse_u64(optarg, &head_n) != 0 || head_n > INT64_MAX)
                 return cf_cli_usage(c, "-n: '%s' is not a row count", optarg);
@@ -794,6 +804,8 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
     if (argc - optind != 1)
         return cf_cli_usage(c, "expected one FILE");
     const char *path = argv[optind];
+    if (svg != NULL && !is_meta)
+        return cf_cli_usage(c, "--svg is for meta");
     cf_error err = {0};
     cf_parquet *pq = NULL;
     cf_status st = cf_parquet_open_file(&pq, path, NULL, &err);
@@ -837,6 +849,7 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
         schema_json(c->out, pq);
     else
         schema_text(c->out, pq);
+    int rc = svg != NULL ? cf_cli_svg_parquet_cmd(c, path, pq, svg) : CF_EXIT_OK;
     cf_parquet_free(pq);
-    return CF_EXIT_OK;
+    return rc;
 }

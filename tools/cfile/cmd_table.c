@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "csv.h"
 #include "out.h"
+#include "svg.h"
 #include "table_args.h"
 #include "values.h"
 
@@ -33,7 +34,7 @@ const char cf_cmd_table_usage[] =
     "       cfile table delete DIR --key KEY [--ts TS] [--json] [--lock-timeout MS]\n"
     "       cfile table compact DIR [--ahm TS] [--json] [--lock-timeout MS]\n"
     "       cfile table flush DIR [--lock-timeout MS]\n"
-    "       cfile table info DIR [--json]\n"
+    "       cfile table info DIR [--json] [--svg OUT.svg]\n"
     "\n"
     "A table is a directory of rowsets (docs/ROWSET.md): each has one CFile per column,\n"
     "a bloom filter and key index, REDO/UNDO delta files and a MANIFEST; new rows go to\n"
@@ -63,6 +64,10 @@ const char cf_cmd_table_usage[] =
     "Limits: a schema has 1..1024 columns, any number of them KEY; column names are\n"
     "  [A-Za-z_][A-Za-z0-9_]*, at most 128 bytes. Every command takes what create\n"
     "  accepts: --columns, --where, --row and --set have no limit of their own.\n"
+    "info --svg OUT also draws the table as an SVG picture into OUT (created\n"
+    "  atomically): every rowset as a bar over its key range (overlapping ranges in\n"
+    "  separate lanes), with its column, bloom, key index and delta files stacked by\n"
+    "  size under it; hover a shape for its keys, rows, deltas and sizes.\n"
     "--as-of TS shows the table with every change at timestamp <= TS.\n"
     "--limit N (scan) prints at most the first N matching rows.\n"
     "--json on insert/update/delete prints {\"op\", \"rows\", \"ts\"}; on compact\n"
@@ -263,7 +268,7 @@ static void print_header_only(printer *p)
 
 enum {
     O_SCHEMA = 256, O_JSON, O_COLUMNS, O_WHERE, O_ASOF, O_KEY, O_SET, O_TS, O_AHM, O_STATS, O_ROW,
-    O_LOCK_TIMEOUT, O_FORMAT, O_LIMIT
+    O_LOCK_TIMEOUT, O_FORMAT, O_LIMIT, O_SVG
 };
 
 static const struct option opts[] = {
@@ -274,10 +279,11 @@ static const struct option opts[] = {
     {"ahm", required_argument, NULL, O_AHM},       {"stats", no_argument, NULL, O_STATS},
     {"row", required_argument, NULL, O_ROW},       {"lock-timeout", required_argument, NULL, O_LOCK_TIMEOUT},
     {"format", required_argument, NULL, O_FORMAT}, {"limit", required_argument, NULL, O_LIMIT},
+    {"svg", required_argument, NULL, O_SVG},
     {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
 
 typedef struct targs {
-    const char *schema, *columns, *where, *key, *set, *row, *format;
+    const char *schema, *columns, *where, *key, *set, *row, *format, *svg;
     bool json, stats, has_asof, has_ts;
     uint64_t asof, ts, ahm;
     uint64_t limit;   /* --limit: rows scan prints at most (default all) */
@@ -306,6 +312,7 @@ static int parse_args(cf_cli *c, int argc, char **argv, targs *t)
         switch (ch) {
         case O_SCHEMA: t->schema = optarg; break;
         case O_JSON: t->json = true; break;
+        case O_SVG: t->svg = optarg; break;
         case O_STATS: t->stats = true; break;
         case O_COLUMNS: t->columns = optarg; break;
         case O_WHERE: t->where = optarg; break;
@@ -373,7 +380,7 @@ static const struct {
     {"update", OPT_BIT(O_JSON) | OPT_BIT(O_KEY) | OPT_BIT(O_SET) | OPT_BIT(O_TS) | WRITER},
     {"delete", OPT_BIT(O_JSON) | OPT_BIT(O_KEY) | OPT_BIT(O_TS) | WRITER},
     {"compact", OPT_BIT(O_JSON) | OPT_BIT(O_AHM) | WRITER},
-    {"info", OPT_BIT(O_JSON)},
+    {"info", OPT_BIT(O_JSON) | OPT_BIT(O_SVG)},
 };
 
 /* A usage error naming the first option given that `sub` does not take. */
@@ -965,8 +972,15 @@ static int cmd_info(cf_cli *c, const char *dir, targs *t)
                     cf_table_ahm(tb));
     }
     free(schema);
+    int rc2 = CF_EXIT_OK;
+    if (t->svg != NULL) {
+        cf_error e = {0};
+        cf_status st = cf_svg_table(t->svg, dir, tb, &e);
+        if (st != CF_OK)
+            rc2 = lib_fail(c, t->svg, st, &e);
+    }
     cf_table_free(tb);
-    return CF_EXIT_OK;
+    return rc2;
 }
 
 int cf_cmd_table(cf_cli *c, int argc, char **argv)

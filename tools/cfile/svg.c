@@ -316,7 +316,9 @@ static const char base_css[] =
     ".lg{font-size:11px}\n"
     ".ax{font-size:10px;fill:#666}\n"
     ".axl{stroke:#999;stroke-width:1}\n"
-    ".lab{font-size:11px;font-weight:bold;fill:#333}\n";
+    ".lab{font-size:11px;font-weight:bold;fill:#333}\n"
+    ".blk{stroke:#fff;stroke-width:.4}\n.lt{fill-opacity:.32}\n.in{stroke:none}\n"
+    ".cur{fill:#34466e;fill-opacity:.07}\n.cur2{fill-opacity:.16}\n";
 
 char *cf_svg_render(cf_svg *g, double height, const char *title, size_t *len)
 {
@@ -388,4 +390,62 @@ size_t cf_svg_buckets(const double *x0, const double *x1, size_t n, double min_p
         i = j;
     }
     return nb;
+}
+
+void cf_svg_lane(cf_svg *g, const cf_svg_item *it, size_t n, double left, double scale, double y,
+                 double h, double min_px, const char *noun, cf_svg_tip_fn tip, void *ctx)
+{
+    double *x0 = malloc((n ? n : 1) * sizeof(*x0)), *x1 = malloc((n ? n : 1) * sizeof(*x1));
+    size_t *bk = malloc((n ? n : 1) * sizeof(*bk));
+    if (x0 == NULL || x1 == NULL || bk == NULL) {
+        g->body.oom = true;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        x0[i] = left + (double)it[i].off * scale;
+        x1[i] = left + (double)(it[i].off + it[i].size) * scale;
+    }
+    size_t nb = cf_svg_buckets(x0, x1, n, min_px, bk);
+    for (size_t q = 0; q < nb; q++) {
+        size_t s = bk[q], e = q + 1 < nb ? bk[q + 1] : n;
+        uint64_t stored = 0, logical = 0, best = 0;
+        size_t best_i = s, dmg = 0;
+        for (size_t i = s; i < e; i++) {
+            stored += it[i].size;
+            logical += it[i].logical ? it[i].logical : it[i].size;
+            dmg += it[i].damaged;
+            if (it[i].size >= best) {
+                best = it[i].size;
+                best_i = i;
+            }
+        }
+        if (e - s > 1) {
+            char sb[32], lb[32];
+            cf_svg_bytes(sb, sizeof(sb), stored);
+            cf_svg_bytes(lb, sizeof(lb), logical);
+            cf_svg_tip(g,
+                       "%zu %s merged (each narrower than %.0f px)\noffset %" PRIu64 " .. %" PRIu64
+                       "\nstored %" PRIu64 " bytes (%s), logical %" PRIu64 " bytes (%s)",
+                       e - s, noun, min_px, it[s].off, it[e - 1].off + it[e - 1].size, stored, sb,
+                       logical, lb);
+            if (dmg)
+                cf_svg_tip(g, "\n%zu DAMAGED", dmg);
+            cf_svg_tip(g, "\n\nthe first of them:\n");
+        }
+        tip(g, ctx, s);
+        const char *fill = dmg ? "#d62728" : it[best_i].fill;
+        double w = x1[e - 1] - x0[s];
+        if (w < 0.5)
+            w = 0.5;
+        double frac = 1.0;
+        if (logical > stored && stored > 0)
+            frac = (double)stored / (double)logical;
+        cf_svg_rect_fill(g, x0[s], y, w, h, fill, frac < 1.0 ? "blk lt" : "blk");
+        if (frac < 1.0)
+            cf_svg_rect_fill(g, x0[s], y + h - h * frac, w, h * frac, fill, "in");
+    }
+out:
+    free(x0);
+    free(x1);
+    free(bk);
 }

@@ -22,6 +22,8 @@
 #include <stdint.h>
 
 #include <cfile/cfile.h>
+#include <cfile/parquet.h>
+#include <cfile/rowset.h>
 
 #include "out.h"
 
@@ -81,6 +83,25 @@ void cf_svg_bytes(char *buf, size_t cap, uint64_t n);
  * number of buckets (out must hold n entries). */
 size_t cf_svg_buckets(const double *x0, const double *x1, size_t n, double min_px, size_t *out);
 
+/* ---- lanes: items on a byte axis --------------------------------------------------------- */
+
+typedef struct cf_svg_item {
+    uint64_t off, size; /* where on the axis */
+    uint64_t logical;   /* bytes before compression; 0: no compression mark */
+    const char *fill;   /* "#rrggbb" */
+    bool damaged;
+} cf_svg_item;
+
+/* Append item i's tooltip text (cf_svg_tip) for a lane. */
+typedef void (*cf_svg_tip_fn)(cf_svg *g, void *ctx, size_t i);
+
+/* Draw items it[0..n) (in offset order) as bars of height h at y, x = left + off *
+ * scale: full colour for the stored bytes, the pale rest up to the logical size.
+ * Runs of items narrower than min_px become one bar in the colour of the most
+ * bytes, with a tooltip counting them ("N <noun> merged") and the first's. */
+void cf_svg_lane(cf_svg *g, const cf_svg_item *it, size_t n, double left, double scale, double y,
+                 double h, double min_px, const char *noun, cf_svg_tip_fn tip, void *ctx);
+
 /* ---- the pictures ---------------------------------------------------------------------- */
 
 /* One block of a CFile as `cfile info --blocks` found it. */
@@ -104,5 +125,17 @@ typedef struct cf_svg_cblock {
 /* The layout of a CFile (svg_cfile.c): blocks b[0..n) in file order. */
 cf_status cf_svg_cfile(const char *out_path, const char *file_path, const cf_reader *r,
                        const char *kind, const cf_svg_cblock *b, size_t n, cf_error *err);
+
+/* The layout of a Parquet file (svg_parquet.c). Pages are walked (CRCs not
+ * checked); a chunk whose pages cannot be read is drawn as far as they could,
+ * and its error goes to *damage / damage_err (the first one; CF_OK if none).
+ * Returns the status of writing the picture. */
+cf_status cf_svg_parquet(const char *out_path, const char *file_path, const cf_parquet *pq,
+                         cf_status *damage, cf_error *damage_err, cf_error *err);
+/* The layout of a table (svg_table.c): its rowsets on a key axis, with their files. */
+cf_status cf_svg_table(const char *out_path, const char *dir, cf_table *tb, cf_error *err);
+
+/* --svg OUT for a Parquet file as a command does it: exit code, messages on c->err. */
+int cf_cli_svg_parquet_cmd(cf_cli *c, const char *path, const cf_parquet *pq, const char *out);
 
 #endif
