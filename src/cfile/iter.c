@@ -8,6 +8,7 @@
  *                  | varint32 L3 | RLE_1 cell bitmap | encoded elements
  */
 #include "internal.h"
+#include "expand.h"
 #include "extend.h"
 
 #include <string.h>
@@ -638,8 +639,8 @@ uint64_t cf_iter_current_ordinal(const cf_iter *it)
 static cf_status decode_dense(cf_iter *it, cf_buf *dst, size_t k, cf_error *err)
 {
     cf_buf_clear(dst);
-    /* 16 spare bytes: scatter reads one value past the last (and masks it). */
-    uint8_t *p = cf_buf_extend(dst, k * it->es + 16);
+    /* spare bytes: cf_expand_nulls reads past the last value (and masks it) */
+    uint8_t *p = cf_buf_extend(dst, k * it->es + CF_EXPAND_SLACK);
     CF_CHECK(p != NULL, err, CF_ENOMEM, "out of memory decoding %zu values", k);
     size_t got = 0;
     CF_TRY(cf_error_prefix(err, it->dec->ops->next(it->dec, p, k, &got, err),
@@ -647,63 +648,6 @@ static cf_status decode_dense(cf_iter *it, cf_buf *dst, size_t k, cf_error *err)
     if (got != k)
         BLK_FAIL(it, err, "decoded %zu of %zu values", got, k);
     return CF_OK;
-}
-
-/* Spread k dense values over n slots following bitmap bits [bit0, bit0 + n).
- * dense has one value's worth of readable bytes after its k values. Fixed
- * sizes go branch-free, one slot per step (a NULL slot loads the next dense
- * value and masks it to zero), because 20% NULLs at random make runs too
- * short for a memcpy per run to pay. */
-#define SCATTER_FIXED(T)                                                                           \
-    do {                                                                                           \
-        size_t j = 0;                                                                              \
-        for (size_t i = 0; i < n; i++) {                                                           \
-            T x;                                                                                   \
-            uint64_t b = cf_bitmap_get(bm, bit0 + i);                                              \
-            memcpy(&x, dense + j * sizeof(T), sizeof(T));                                          \
-            x &= (T)(0 - b);                                                                       \
-            memcpy(out + i * sizeof(T), &x, sizeof(T));                                            \
-            j += b;                                                                                \
-        }                                                                                          \
-    } while (0)
-
-static void scatter(uint8_t *out, const uint8_t *dense, const uint8_t *bm, size_t bit0, size_t n,
-                    size_t k, size_t es)
-{
-    if (k == n) { /* no NULLs in this stretch */
-        memcpy(out, dense, n * es);
-        return;
-    }
-    switch (es) {
-    case 1: SCATTER_FIXED(uint8_t); return;
-    case 2: SCATTER_FIXED(uint16_t); return;
-    case 4: SCATTER_FIXED(uint32_t); return;
-    case 8: SCATTER_FIXED(uint64_t); return;
-    case 16: { /* cf_slice and INT128: two 8-byte halves */
-        size_t j = 0;
-        for (size_t i = 0; i < n; i++) {
-            uint64_t b = cf_bitmap_get(bm, bit0 + i), m = 0 - b, x[2];
-            memcpy(x, dense + j * 16, 16);
-            x[0] &= m;
-            x[1] &= m;
-            memcpy(out + i * 16, x, 16);
-            j += b;
-        }
-        return;
-    }
-    default: break;
-    }
-    size_t i = 0;
-    while (i < n) {
-        size_t run = cf_bitmap_run(bm, bit0 + i, n - i);
-        if (cf_bitmap_get(bm, bit0 + i)) {
-            memcpy(out + i * es, dense, run * es);
-            dense += run * es;
-        } else {
-            memset(out + i * es, 0, run * es);
-        }
-        i += run;
-    }
 }
 
 /* n rows of a nullable (not array) block from the current row into vals
@@ -714,7 +658,7 @@ static cf_status nullable_rows(cf_iter *it, size_t n, uint8_t *vals, uint8_t *nn
     const uint8_t *bits = it->ns->bits;
     size_t k = cf_bitmap_count(bits, it->row, n);
     CF_TRY(decode_dense(it, &it->dense, k, err));
-    scatter(vals, it->dense.data, bits, it->row, n, k, it->es);
+    cf_expand_nulls(vals, it->dense.data, bits, it->row, n, k, it->es);
     if (nn) {
         memset(nn, 0, cf_bitmap_bytes(n));
         cf_bitmap_copy(nn, 0, bits, it->row, n);
@@ -760,7 +704,7 @@ cf_status cf_iter_next_batch(cf_iter *it, size_t max_rows, cf_batch *out, cf_err
         uint8_t *enn = out_bitmap(&it->out_elem_nonnull, it->flatbm.data, e0, ne);
         uint8_t *cnn = out_bitmap(&it->out_nonnull, it->rowbm.data, it->row, n);
         CF_CHECK(vals && offs && enn && cnn, err, CF_ENOMEM, "out of memory for a batch");
-        scatter(vals, it->dense.data, it->flatbm.data, e0, ne, k, es);
+        cf_expand_nulls(vals, it->dense.data, it->flatbm.data, e0, ne, k, es);
         for (size_t i = 0; i <= n; i++)
             offs[i] = (uint32_t)(o[it->row + i] - e0);
         out->values = vals;

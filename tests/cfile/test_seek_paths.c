@@ -33,8 +33,10 @@ typedef struct col {
 
 static bool present(const col *c, uint64_t i) { return !c->nullable || cf_bitmap_get(c->nn, i); }
 
-/* Sorted values with repeats (runs for RLE), 20% NULL when nullable, in
- * 16 KiB blocks: about ten per file, each with a few 512-row rank stretches. */
+/* Sorted values with repeats (runs for RLE), 20% NULL when nullable except
+ * rows [3000, 9000), all NULL, and [11000, 17000), none NULL (each spans
+ * whole blocks), in 16 KiB blocks: about ten per file, each with a few
+ * 512-row rank stretches. */
 static void make_col(col *c, cf_type t, cf_encoding enc, bool nullable, cf_rng *rng)
 {
     memset(c, 0, sizeof *c);
@@ -54,6 +56,10 @@ static void make_col(col *c, cf_type t, cf_encoding enc, bool nullable, cf_rng *
         if (cf_rng_next(rng) % 4 == 0)
             x += 1 + (int64_t)(cf_rng_next(rng) % 7);
         bool p = !nullable || cf_rng_next(rng) % 5 != 0;
+        if (nullable && i >= 3000 && i < 9000)
+            p = false;
+        if (i >= 11000 && i < 17000)
+            p = true;
         cf_bitmap_put(c->nn, i, p);
         if (str) {
             snprintf(c->s[i], sizeof c->s[i], "k%09lld", (long long)(x + 100000));
@@ -74,8 +80,14 @@ static void make_col(col *c, cf_type t, cf_encoding enc, bool nullable, cf_rng *
     o.restart_interval = 4;
     cf_writer *w;
     CF_ASSERT_OK(cf_writer_create(&w, io, &o, &e), &e);
+    int32_t v32[250];
     for (size_t i = 0; i < NROWS; i += 250) {
         const void *vals = str ? (const void *)(c->sl + i) : (const void *)(c->v + i);
+        if (t == CF_TYPE_INT32) {
+            for (size_t j = 0; j < 250; j++)
+                v32[j] = (int32_t)c->v[i + j];
+            vals = v32;
+        }
         uint8_t nn[32];
         memset(nn, 0, sizeof nn);
         cf_bitmap_copy(nn, 0, c->nn, i, 250);
@@ -112,6 +124,8 @@ static void check_batch(const col *c, const cf_batch *b, uint64_t ord)
         if (c->type == CF_TYPE_STRING) {
             const cf_slice *s = (const cf_slice *)b->values + i;
             CF_ASSERT_BYTES(s->data, s->len, c->sl[r].data, c->sl[r].len);
+        } else if (c->type == CF_TYPE_INT32) {
+            assert_int_equal(((const int32_t *)b->values)[i], c->v[r]);
         } else {
             assert_int_equal(((const int64_t *)b->values)[i], c->v[r]);
         }
@@ -299,6 +313,16 @@ static void test_seek_paths__nullable(void **state)
     run_col(CF_TYPE_STRING, CF_ENC_PREFIX, true, cf_test_seed(108));
 }
 
+/* 4-byte values take the vector expansion (eight rows per step where the CPU
+ * has AVX2); DICT strings the 16-byte one. */
+static void test_seek_paths__nullable_int32_and_dict(void **state)
+{
+    cf_encoding encs[] = {CF_ENC_PLAIN, CF_ENC_RLE, CF_ENC_BIT_SHUFFLE};
+    for (size_t k = 0; k < 3; k++)
+        run_col(CF_TYPE_INT32, encs[k], true, cf_test_seed(120 + k));
+    run_col(CF_TYPE_STRING, CF_ENC_DICT, true, cf_test_seed(123));
+}
+
 /* Every fixed-width type in each encoding it allows, read back by copy_batch
  * in random batch sizes into exact-size heap buffers (the decoders now write
  * straight into the caller's buffer: an overrun shows under ASan), across the
@@ -427,6 +451,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_seek_paths__dict_and_plain_strings),
         cmocka_unit_test(test_seek_paths__copy_batch_fixed_widths),
         cmocka_unit_test(test_seek_paths__nullable),
+        cmocka_unit_test(test_seek_paths__nullable_int32_and_dict),
         cmocka_unit_test(test_seek_paths__shared_null_state),
     };
     return CF_RUN_TESTS(argc, argv, tests);
