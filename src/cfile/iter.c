@@ -103,6 +103,9 @@ cf_status cf_iter_create(cf_iter **out, const cf_reader *r, cf_error *err)
         cf_buf_init(bufs[i]);
     void *ctx = (void *)r;
     cf_status st = r->dec_ops->create(&it->dec, &r->dec_params, err);
+    /* iter.h: batches are valid until the next call on the iterator */
+    if (st == CF_OK)
+        it->dec->batch_scoped = true;
     if (st == CF_OK && r->info.has_posidx)
         st = cf_btree_iter_create(&it->pos_bt,
                                   (cf_block_ptr){r->info.posidx_root_off, r->info.posidx_root_size},

@@ -125,6 +125,11 @@ struct cf_decoder {
     size_t count;       /* values in the loaded block */
     uint32_t first_ord; /* ordinal field of the loaded block's header */
     size_t pos;         /* index of the next value next() returns */
+    /* Set by the owner after create (default false): binary values next()
+     * hands out need stay valid only until the next call on the decoder, not
+     * until the next load, so a decoder may reuse their memory on every call
+     * (PREFIX: a batch-sized arena instead of one growing over the block). */
+    bool batch_scoped;
 };
 
 /* The encoding actually used for a request, as Kudu resolves it (format §8.0):

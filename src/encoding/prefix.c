@@ -275,6 +275,13 @@ typedef struct arena_chunk {
     size_t cap;
 } arena_chunk;
 
+/* Bump allocation from reusable chunks; chunks never move, so slices into them
+ * survive later allocations. A reset starts over in the first chunk. */
+typedef struct arena {
+    arena_chunk *chunks;
+    size_t nchunks, chunks_cap, cur_chunk, chunk_used;
+} arena;
+
 /* Decoding state of one restart run: how many of its values are decoded and
  * where its next entry starts (offset from the block start). */
 typedef struct run_state {
@@ -297,8 +304,10 @@ typedef struct prefix_dec {
     run_state *runs; /* nrestarts + 1, initialized on first use (see run_at) */
     size_t runs_cap;
     uint32_t gen; /* bumped by every load: makes every run state stale at once */
-    arena_chunk *chunks;
-    size_t nchunks, chunks_cap, cur_chunk, chunk_used;
+    /* Rebuilt values: ra for the random-access path and value seeks' answers
+     * (valid until the next load), sa for the stream (until the next load, or
+     * with base.batch_scoped until the next call: it then stays a batch's size). */
+    arena ra, sa;
     size_t materialized, materialize_cap;
     /* The stream (see the top of the file). s_idx only grows during a load
      * (SIZE_MAX once it failed), so it decodes each value at most once. */
@@ -317,9 +326,12 @@ static void prefix_dec_free(cf_decoder *d_)
     prefix_dec *d = (prefix_dec *)d_;
     if (d == NULL)
         return;
-    for (size_t i = 0; i < d->nchunks; i++)
-        cf_free(d->chunks[i].p);
-    cf_free(d->chunks);
+    arena *as[2] = {&d->ra, &d->sa};
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; i < as[k]->nchunks; i++)
+            cf_free(as[k]->chunks[i].p);
+        cf_free(as[k]->chunks);
+    }
     cf_free(d->vals);
     cf_free(d->runs);
     cf_free(d);
@@ -337,11 +349,9 @@ static cf_status prefix_dec_create(cf_decoder **out, const cf_dec_params *p, cf_
     return CF_OK;
 }
 
-/* Bump allocation from reusable chunks; chunks never move, so slices into them
- * survive later allocations. */
-static uint8_t *arena_alloc_slow(prefix_dec *d, size_t n);
+static uint8_t *arena_alloc_slow(arena *d, size_t n);
 
-static inline uint8_t *arena_alloc(prefix_dec *d, size_t n)
+static inline uint8_t *arena_alloc(arena *d, size_t n)
 {
     if (d->cur_chunk < d->nchunks) {
         arena_chunk *c = &d->chunks[d->cur_chunk];
@@ -378,7 +388,7 @@ static inline void copy_short(uint8_t *dst, const uint8_t *src, size_t n)
     }
 }
 
-static uint8_t *arena_alloc_slow(prefix_dec *d, size_t n)
+static uint8_t *arena_alloc_slow(arena *d, size_t n)
 {
     while (d->cur_chunk < d->nchunks) {
         arena_chunk *c = &d->chunks[d->cur_chunk];
@@ -459,19 +469,27 @@ static cf_status prefix_load(cf_decoder *d_, const uint8_t *data, size_t len, cf
      * (restart_checked), not here: a load then costs O(1) instead of a read of
      * every restart, which dominated value seeks into big blocks. */
     const uint8_t *restarts = data + entries_end;
+    /* Both arrays describe one load only: grow them without copying (a copy
+     * would touch every page of the old array on each bigger block; fresh
+     * zeroed memory is touched only where a seek decodes). */
     if (count > d->vals_cap) {
-        cf_slice *v = cf_realloc(d->vals, count * sizeof *v);
-        CF_CHECK(v != NULL, err, CF_ENOMEM, "prefix block: out of memory for %zu values", count);
-        d->vals = v;
-        d->vals_cap = count;
+        /* an eighth more: blocks of one file differ by a few values */
+        size_t cap = count + count / 8;
+        cf_free(d->vals);
+        d->vals_cap = 0;
+        d->vals = cf_malloc(cap * sizeof *d->vals);
+        CF_CHECK(d->vals != NULL, err, CF_ENOMEM, "prefix block: out of memory for %zu values",
+                 count);
+        d->vals_cap = cap;
     }
     if ((size_t)nr + 1 > d->runs_cap) {
-        run_state *rs = cf_realloc(d->runs, ((size_t)nr + 1) * sizeof *rs);
-        CF_CHECK(rs != NULL, err, CF_ENOMEM, "prefix block: out of memory for %" PRIu32 " runs",
-                 nr);
-        memset(rs + d->runs_cap, 0, ((size_t)nr + 1 - d->runs_cap) * sizeof *rs);
-        d->runs = rs;
-        d->runs_cap = (size_t)nr + 1;
+        size_t cap = (size_t)nr + 1 + ((size_t)nr + 1) / 8;
+        cf_free(d->runs);
+        d->runs_cap = 0;
+        d->runs = cf_calloc(cap, sizeof *d->runs);
+        CF_CHECK(d->runs != NULL, err, CF_ENOMEM,
+                 "prefix block: out of memory for %" PRIu32 " runs", nr);
+        d->runs_cap = cap;
     }
     d->data = data;
     d->len = len;
@@ -486,8 +504,8 @@ static cf_status prefix_load(cf_decoder *d_, const uint8_t *data, size_t len, cf
         memset(d->runs, 0, d->runs_cap * sizeof *d->runs);
         d->gen = 1;
     }
-    d->cur_chunk = 0;
-    d->chunk_used = 0;
+    d->ra.cur_chunk = d->ra.chunk_used = 0;
+    d->sa.cur_chunk = d->sa.chunk_used = 0;
     d->materialized = 0;
     /* s_end == s_off: the "previous run ends here" check at value 0 holds */
     d->s_idx = 0;
@@ -595,7 +613,7 @@ static cf_status decode_run_to(prefix_dec *d, uint32_t k, size_t idx, cf_error *
             size_t n = (size_t)shared + non_shared;
             CF_CHECK(n <= d->materialize_cap - d->materialized, err, CF_ENOTSUP,
                      "prefix block: values expand beyond %zu bytes", d->materialize_cap);
-            uint8_t *dst = arena_alloc(d, 16); /* 16 so that it can be loaded whole */
+            uint8_t *dst = arena_alloc(&d->ra, 16); /* 16 so that it can be loaded whole */
             CF_CHECK(dst != NULL, err, CF_ENOMEM, "prefix block: out of memory");
             d->materialized += n;
             __m128i keep = _mm_cmpgt_epi8(_mm_set1_epi8((char)shared), iota);
@@ -613,7 +631,7 @@ static cf_status decode_run_to(prefix_dec *d, uint32_t k, size_t idx, cf_error *
             size_t n = (size_t)shared + non_shared;
             CF_CHECK(n <= d->materialize_cap - d->materialized, err, CF_ENOTSUP,
                      "prefix block: values expand beyond %zu bytes", d->materialize_cap);
-            uint8_t *dst = arena_alloc(d, n < 16 ? 16 : n); /* see readable16 */
+            uint8_t *dst = arena_alloc(&d->ra, n < 16 ? 16 : n); /* see readable16 */
             CF_CHECK(dst != NULL, err, CF_ENOMEM, "prefix block: out of memory");
             d->materialized += n;
             copy_short(dst, prevv.data, shared);
@@ -699,7 +717,7 @@ static cf_status seat_after_seek(prefix_dec *d, size_t idx, const uint8_t *key, 
         size_t n = shared + non_shared;
         CF_CHECK(n <= d->materialize_cap - d->s_materialized, err, CF_ENOTSUP,
                  "prefix block: values expand beyond %zu bytes", d->materialize_cap);
-        uint8_t *dst = arena_alloc(d, n < 16 ? 16 : n); /* see readable16 */
+        uint8_t *dst = arena_alloc(&d->ra, n < 16 ? 16 : n); /* see readable16 */
         CF_CHECK(dst != NULL, err, CF_ENOMEM, "prefix block: out of memory");
         d->s_materialized += n;
         copy_short(dst, key, shared);
@@ -721,13 +739,14 @@ static cf_status seat_after_seek(prefix_dec *d, size_t idx, const uint8_t *key, 
  * memory is short (the chunk state is then consistent without the cursor). */
 static uint8_t *stream_arena_refill(prefix_dec *d, const uint8_t *a, size_t need, uint8_t **end)
 {
+    arena *sa = &d->sa;
     if (a != NULL)
-        d->chunk_used = (size_t)(a - d->chunks[d->cur_chunk].p);
-    uint8_t *q = arena_alloc_slow(d, need);
+        sa->chunk_used = (size_t)(a - sa->chunks[sa->cur_chunk].p);
+    uint8_t *q = arena_alloc_slow(sa, need);
     if (q == NULL)
         return NULL;
-    d->chunk_used -= need; /* the caller advances the cursor itself */
-    *end = d->chunks[d->cur_chunk].p + d->chunks[d->cur_chunk].cap;
+    sa->chunk_used -= need; /* the caller advances the cursor itself */
+    *end = sa->chunks[sa->cur_chunk].p + sa->chunks[sa->cur_chunk].cap;
     return q;
 }
 
@@ -759,9 +778,9 @@ static cf_status stream_next(prefix_dec *d, cf_slice *out, size_t n, cf_error *e
     cf_slice prev = d->s_prev;
     static uint8_t no_chunk[1];
     uint8_t *a = no_chunk, *a_end = no_chunk;
-    if (d->cur_chunk < d->nchunks) {
-        a = d->chunks[d->cur_chunk].p + d->chunk_used;
-        a_end = d->chunks[d->cur_chunk].p + d->chunks[d->cur_chunk].cap;
+    if (d->sa.cur_chunk < d->sa.nchunks) {
+        a = d->sa.chunks[d->sa.cur_chunk].p + d->sa.chunk_used;
+        a_end = d->sa.chunks[d->sa.cur_chunk].p + d->sa.chunks[d->sa.cur_chunk].cap;
     }
     cf_status st = CF_OK;
 #ifdef PREFIX_SSE2
@@ -898,8 +917,31 @@ out:
     if (st != CF_OK)
         d->s_idx = SIZE_MAX; /* the random-access path takes over and meets the same damage */
     if (a != no_chunk)
-        d->chunk_used = (size_t)(a - d->chunks[d->cur_chunk].p);
+        d->sa.chunk_used = (size_t)(a - d->sa.chunks[d->sa.cur_chunk].p);
     return st;
+}
+
+/* Batch-scoped stream (base.batch_scoped): what earlier calls handed out is
+ * dead, so the stream arena starts over; only the stream's previous value,
+ * the prefix source of its next one, moves to the front if it lives there. */
+static cf_status stream_arena_restart(prefix_dec *d, cf_error *err)
+{
+    arena *sa = &d->sa;
+    const uint8_t *v = d->s_prev.data;
+    size_t len = d->s_prev.len;
+    bool in_sa = false;
+    for (size_t i = 0; i <= sa->cur_chunk && i < sa->nchunks && len > 0; i++)
+        if ((uintptr_t)v - (uintptr_t)sa->chunks[i].p < sa->chunks[i].cap)
+            in_sa = true;
+    sa->cur_chunk = 0;
+    sa->chunk_used = 0;
+    if (!in_sa)
+        return CF_OK;
+    uint8_t *dst = arena_alloc(sa, len < 16 ? 16 : len); /* see readable16 */
+    CF_CHECK(dst != NULL, err, CF_ENOMEM, "prefix block: out of memory");
+    memmove(dst, v, len); /* both may lie in the first chunk */
+    d->s_prev.data = dst;
+    return CF_OK;
 }
 
 static cf_status prefix_seek(cf_decoder *d_, size_t idx, cf_error *err)
@@ -918,6 +960,8 @@ static cf_status prefix_next(cf_decoder *d_, void *dst, size_t n, size_t *got, c
     if (n > avail)
         n = avail;
     *got = 0;
+    if (d->base.batch_scoped && d->sa.nchunks > 0)
+        CF_TRY(stream_arena_restart(d, err));
     size_t i = 0;
     while (i < n) {
         size_t m, pos = d->base.pos;
