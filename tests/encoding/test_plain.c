@@ -326,6 +326,58 @@ static void test_plain__value_seek_every_ordered_type(void **state)
     }
 }
 
+/* The integer types' branch-free lower bound: every block length from 1 to
+ * 40 (odd and even halvings), repeated values (the first of a run is the
+ * answer), keys below, between, on and above them, against a linear search. */
+static void test_plain__value_seek_lower_bound_small_blocks(void **state)
+{
+    (void)state;
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(0x10b0));
+    cf_error err;
+    const cf_type ts[] = {CF_TYPE_INT32, CF_TYPE_INT64, CF_TYPE_UINT64, CF_TYPE_INT8};
+    for (size_t ti = 0; ti < 4; ti++) {
+        cf_type t = ts[ti];
+        size_t es = cf_type_size(t);
+        for (size_t n = 1; n <= 40; n++) {
+            int64_t v[40];
+            int64_t x = (int64_t)cf_rng_below(&r, 5) - (t == CF_TYPE_UINT64 ? 0 : 2);
+            for (size_t i = 0; i < n; i++) {
+                v[i] = x;
+                x += (int64_t)cf_rng_below(&r, 3); /* 0: a repeat */
+            }
+            uint8_t vals[40 * 8];
+            for (size_t i = 0; i < n; i++)
+                memcpy(vals + i * es, &v[i], es); /* little-endian truncation */
+            cf_encoder *e = new_enc(t, 1 << 20);
+            e->ops->add(e, vals, n, false);
+            cf_slice out;
+            CF_ASSERT_OK(e->ops->finish(e, 0, &out, &err), &err);
+            cf_decoder *d = open_dec(t, out.data, out.len);
+            for (int64_t k = v[0] - 2; k <= v[n - 1] + 2; k++) {
+                if (t == CF_TYPE_UINT64 && k < 0)
+                    continue;
+                size_t want = 0;
+                while (want < n && v[want] < k)
+                    want++;
+                uint8_t key[8];
+                memcpy(key, &k, es);
+                bool exact = true;
+                cf_status st = d->ops->seek_at_or_after(d, key, &exact, &err);
+                assert_int_equal(d->pos, want);
+                if (want == n) {
+                    CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
+                } else {
+                    CF_ASSERT_OK(st, &err);
+                    assert_int_equal(exact, v[want] == k);
+                }
+            }
+            cf_decoder_free(d);
+            cf_encoder_free(e);
+        }
+    }
+}
+
 static void test_plain__value_seek_signed_order(void **state)
 {
     (void)state;
@@ -460,6 +512,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_plain__fullness_follows_add_calls),
         cmocka_unit_test(test_plain__random_round_trip_every_type),
         cmocka_unit_test(test_plain__value_seek_every_ordered_type),
+        cmocka_unit_test(test_plain__value_seek_lower_bound_small_blocks),
         cmocka_unit_test(test_plain__value_seek_signed_order),
         cmocka_unit_test(test_plain__value_seek_unsupported_for_floats),
         cmocka_unit_test(test_plain__corrupt_lengths),

@@ -559,6 +559,83 @@ static void test_prefix__seek_in_place(void **state)
     }
 }
 
+/* A batch-scoped decoder (the iterator's: values live until the next call)
+ * restarts its stream arena on every next(): the previous value, prefix of
+ * the next, must survive that, whether short (built in a register) or long
+ * (copied), at every batch size, also after value seeks. Each batch is checked
+ * right after its call, as the contract allows no more. */
+static void test_prefix__batch_scoped_stream(void **state)
+{
+    (void)state;
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(0xba7c4));
+    cf_error err;
+    size_t n = 3000;
+    char (*buf)[120] = calloc(n, sizeof *buf);
+    cf_slice *v = calloc(n, sizeof *v);
+    /* sorted: a long common stem, then a counter; some values long, some
+     * short. The last third are triples "k<i>", "k<i>" + 80 x, that + "y":
+     * a long value sharing most of a long value just before it, which a
+     * restarted arena would overwrite while copying unless moved first. */
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        if (i < 2000) {
+            size_t stem = (i / 100) % 3 == 0 ? 90 : (i / 100) % 3 == 1 ? 10 : 0;
+            memset(buf[i], 'a' + (int)(i / 1000), stem);
+            int w = snprintf(buf[i] + stem, sizeof buf[i] - stem, "%06zu", i);
+            len = stem + (size_t)w;
+            if (i % 7 == 0)
+                buf[i][len++] = 'z'; /* longer than its neighbours */
+        } else {
+            len = (size_t)snprintf(buf[i], sizeof buf[i], "k%04zu", (i - 2000) / 3);
+            if ((i - 2000) % 3 > 0) {
+                memset(buf[i] + len, 'x', 80);
+                len += 80;
+            }
+            if ((i - 2000) % 3 == 2)
+                buf[i][len++] = 'y';
+        }
+        v[i] = (cf_slice){(const uint8_t *)buf[i], len};
+    }
+    qsort(v, n, sizeof *v, cmp_slice);
+    const uint32_t intervals[] = {1, 3, 16};
+    for (size_t ii = 0; ii < 3; ii++) {
+        cf_encoder *e;
+        cf_enc_params p = enc_params(1 << 20, intervals[ii]);
+        CF_ASSERT_OK(cf_enc_prefix_ops.create(&e, &p, &err), &err);
+        assert_int_equal(cf_enc_prefix_ops.add(e, v, n, false), n);
+        cf_slice out;
+        CF_ASSERT_OK(cf_enc_prefix_ops.finish(e, 0, &out, &err), &err);
+        cf_decoder *d;
+        CF_ASSERT_OK(cf_decoder_open(&d, CF_ENC_PREFIX, &dec_params, out.data, out.len, &err),
+                     &err);
+        d->batch_scoped = true;
+        for (int round = 0; round < 4; round++) {
+            if (round > 0) { /* a fresh load, then start at a value seek */
+                CF_ASSERT_OK(d->ops->load(d, out.data, out.len, &err), &err);
+                bool exact;
+                size_t at = (size_t)cf_rng_below(&r, n);
+                CF_ASSERT_OK(d->ops->seek_at_or_after(d, &v[at], &exact, &err), &err);
+                assert_true(exact);
+                assert_int_equal(d->pos, at);
+            }
+            while (d->pos < n) {
+                size_t at = d->pos, g;
+                size_t want = round < 2 ? 1 + (size_t)cf_rng_below(&r, 50) : 1 + at % 4;
+                cf_slice got[50];
+                CF_ASSERT_OK(d->ops->next(d, got, want, &g, &err), &err);
+                assert_int_equal(g, want < n - at ? want : n - at);
+                for (size_t i = 0; i < g; i++)
+                    CF_ASSERT_BYTES(got[i].data, got[i].len, v[at + i].data, v[at + i].len);
+            }
+        }
+        cf_decoder_free(d);
+        cf_encoder_free(e);
+    }
+    free(buf);
+    free(v);
+}
+
 /* ---- corruption -------------------------------------------------------------------- */
 
 static cf_status decode_all(const uint8_t *blk, size_t len, cf_error *err)
@@ -818,6 +895,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_prefix__force_takes_all),
         cmocka_unit_test(test_prefix__seek_at_or_after),
         cmocka_unit_test(test_prefix__seek_in_place),
+        cmocka_unit_test(test_prefix__batch_scoped_stream),
         cmocka_unit_test(test_prefix__corrupt_blocks),
         cmocka_unit_test(test_prefix__corrupt_inside_long_block),
         cmocka_unit_test(test_prefix__lazy_restart_checks),
