@@ -5,10 +5,12 @@
  * |--------|--------------------------------------|----------------------|---------------------|
  * | SNAPPY | raw snappy: varint length + elements | snappy_compress      | snappy_uncompress   |
  * | LZ4    | LZ4 block (no frame, no size prefix) | LZ4_compress_default | LZ4_decompress_safe |
- * | ZLIB   | zlib stream (RFC 1950), level 6      | compress2 (level 6)  | uncompress          |
+ * | ZLIB   | zlib stream (RFC 1950), level 6      | compress2 (level 6)  | inflate.c (ISA-L)   |
  *
  * The §5.1 wrapper (the 4-byte uncompressed size, raw pass-through) belongs to
- * the block layer; here a payload must decode to exactly dst_len bytes. The
+ * the block layer; here a payload must decode to exactly dst_len bytes.
+ * cf_codec_decompress_padded decodes LZ4 with our own decoder (lz4.c, same
+ * acceptance as liblz4) and ZLIB goes through inflate.c (ISA-L when built in). The
  * libraries allocate with their own malloc: their state is internal to one call.
  */
 #include "compress.h"
@@ -21,6 +23,7 @@
 #include <zlib.h>
 
 #include "../util/error.h"
+#include "lz4.h"
 
 bool cf_codec_available(cf_compression c)
 {
@@ -142,24 +145,24 @@ static cf_status decompress_lz4(const uint8_t *src, size_t len, uint8_t *dst, si
     return CF_OK;
 }
 
-static cf_status decompress_zlib(const uint8_t *src, size_t len, uint8_t *dst, size_t dst_len,
-                                 cf_error *err)
+/* With CF_CODEC_PAD bytes of room past the output, LZ4 goes through our own
+ * decoder (lz4.c: same acceptance as liblz4, faster on short sequences). */
+static cf_status decompress_lz4_padded(const uint8_t *src, size_t len, uint8_t *dst, size_t dst_len,
+                                       cf_error *err)
 {
-    CF_CHECK(len <= (uLong)-1 && dst_len <= (uLong)-1, err, CF_ECORRUPT,
-             "zlib: payload %zu / output %zu bytes exceed the codec's limits", len, dst_len);
-    /* Kudu calls uncompress(): it needs the stream's end within dst_len bytes
-     * (so a larger output is Z_BUF_ERROR) and ignores bytes after the end. */
-    uLongf out_len = (uLongf)dst_len;
-    Bytef one;
-    int z = uncompress(dst_len ? dst : &one, &out_len, src, (uLong)len);
-    CF_CHECK(z != Z_MEM_ERROR, err, CF_ENOMEM, "zlib: out of memory decompressing");
-    CF_CHECK(z == Z_OK, err, CF_ECORRUPT,
-             "zlib: corrupt %zu-byte payload (expected %zu bytes out): %s", len, dst_len,
-             z == Z_BUF_ERROR ? "output too long or input truncated" : "bad stream");
-    CF_CHECK(out_len == dst_len, err, CF_ECORRUPT,
-             "zlib: payload decodes to %lu bytes, block header says %zu", (unsigned long)out_len,
-             dst_len);
+    CF_CHECK(cf_lz4_decode_exact(src, len, dst, dst_len), err, CF_ECORRUPT,
+             "lz4: corrupt %zu-byte payload (does not decode to the %zu bytes the block header "
+             "says)",
+             len, dst_len);
     return CF_OK;
+}
+
+cf_status cf_codec_decompress_padded(cf_compression c, const uint8_t *src, size_t len, uint8_t *dst,
+                                     size_t dst_len, cf_error *err)
+{
+    if (c == CF_COMP_LZ4)
+        return decompress_lz4_padded(src, len, dst, dst_len, err);
+    return cf_codec_decompress(c, src, len, dst, dst_len, err);
 }
 
 cf_status cf_codec_decompress(cf_compression c, const uint8_t *src, size_t len, uint8_t *dst,
@@ -174,7 +177,7 @@ cf_status cf_codec_decompress(cf_compression c, const uint8_t *src, size_t len, 
         return CF_OK;
     case CF_COMP_SNAPPY: return decompress_snappy(src, len, dst, dst_len, err);
     case CF_COMP_LZ4: return decompress_lz4(src, len, dst, dst_len, err);
-    case CF_COMP_ZLIB: return decompress_zlib(src, len, dst, dst_len, err);
+    case CF_COMP_ZLIB: return cf_codec_zlib_inflate(CF_INFLATE_AUTO, src, len, dst, dst_len, err);
     case CF_COMP_DEFAULT: break;
     }
     return bad_codec(c, err);

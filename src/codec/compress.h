@@ -21,6 +21,26 @@ cf_status cf_codec_compress(cf_compression c, const uint8_t *src, size_t len, cf
 cf_status cf_codec_decompress(cf_compression c, const uint8_t *src, size_t len, uint8_t *dst,
                               size_t dst_len, cf_error *err);
 
+/* Bytes past dst + dst_len that cf_codec_decompress_padded may overwrite. */
+#define CF_CODEC_PAD 64u
+/* cf_codec_decompress for a dst with CF_CODEC_PAD writable bytes after dst_len
+ * (their contents are then undefined): LZ4 takes our faster decoder (lz4.c),
+ * which accepts exactly what liblz4 accepts. */
+cf_status cf_codec_decompress_padded(cf_compression c, const uint8_t *src, size_t len, uint8_t *dst,
+                                     size_t dst_len, cf_error *err);
+
+/* The ZLIB codec's decoders (inflate.c): ISA-L's inflate where the build has it
+ * (AUTO picks it), zlib's uncompress() always. Both accept exactly what zlib
+ * accepts for a dst_len-byte block; tests run both over the same inputs. */
+typedef enum cf_inflater { CF_INFLATE_AUTO, CF_INFLATE_ZLIB, CF_INFLATE_ISAL } cf_inflater;
+bool cf_codec_inflater_available(cf_inflater which);
+/* The inflater AUTO uses: "isa-l" or "zlib" (cf_build_features). */
+const char *cf_codec_inflater_name(void);
+/* Decode the zlib stream src into exactly dst_len bytes (else CF_ECORRUPT);
+ * CF_ENOTSUP if `which` is not in this build. */
+cf_status cf_codec_zlib_inflate(cf_inflater which, const uint8_t *src, size_t len, uint8_t *dst,
+                                size_t dst_len, cf_error *err);
+
 /* The codecs Parquet adds (src/parquet/codec.c maps its codec numbers onto
  * these and the ones above). Each decompressor writes at most dst_len bytes
  * and fails (CF_ECORRUPT) unless the payload decodes to exactly dst_len. A
@@ -40,8 +60,8 @@ cf_status cf_codec_zstd_decompress(const uint8_t *src, size_t len, uint8_t *dst,
 /* Brotli (RFC 7932, libbrotlienc/libbrotlidec), window 2^22 (brotli.c). */
 cf_status cf_codec_brotli_compress(const uint8_t *src, size_t len, int quality, cf_buf *dst,
                                    cf_error *err);
-cf_status cf_codec_brotli_decompress(const uint8_t *src, size_t len, uint8_t *dst,
-                                     size_t dst_len, cf_error *err);
+cf_status cf_codec_brotli_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t dst_len,
+                                     cf_error *err);
 /* An LZ4 frame (lz4frame.h, magic 04 22 4d 18), which old parquet-cpp wrote
  * for Parquet's LZ4 codec; frames back to back decode as one (zstd.c). */
 bool cf_codec_is_lz4_frame(const uint8_t *src, size_t len);
