@@ -122,8 +122,9 @@ static cf_status read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratc
     /* Decompress after the raw bytes in scratch (data may point into scratch). */
     size_t data_off = data == scratch->data ? 0 : SIZE_MAX;
     size_t dst_off = scratch->len;
-    /* at least one byte, so that scratch->data is never NULL (NULL + 0 is undefined) */
-    CF_CHECK(cf_buf_reserve(scratch, ulen ? ulen : 1), err, CF_ENOMEM,
+    /* CF_CODEC_PAD: room the fast LZ4 decoder may overwrite (it also keeps
+     * scratch->data from being NULL: NULL + 0 is undefined) */
+    CF_CHECK(cf_buf_reserve(scratch, (size_t)ulen + CF_CODEC_PAD), err, CF_ENOMEM,
              "%s at offset %llu: out of memory",
              what, (unsigned long long)ptr.off);
     if (data_off == 0)
@@ -131,7 +132,7 @@ static cf_status read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratc
     uint8_t *dst = scratch->data + dst_off;
     scratch->len += ulen;
     CF_TRY(cf_error_prefix(
-        err, cf_codec_decompress(fi->compression, data + hdr, plen, dst, ulen, err),
+        err, cf_codec_decompress_padded(fi->compression, data + hdr, plen, dst, ulen, err),
         "%s at offset %llu: ", what, (unsigned long long)ptr.off));
     *out = (cf_slice){dst, ulen};
     return CF_OK;

@@ -17,7 +17,7 @@
  * 8x8 bit-matrix transpose in a 64-bit word; the AVX2 code in
  * bitshuffle_avx2.c and, for unshuffling, the AVX-512 + GFNI code in
  * bitshuffle_avx512.c are picked once at run time and produce equal bytes.
- * LZ4 blocks are decoded by our own decoder (cf_lz4_decode_exact below) and encoded by
+ * LZ4 blocks are decoded by our own decoder (cf_lz4_decode_exact, lz4.c) and encoded by
  * liblz4.
  */
 #include "bitshuffle.h"
@@ -189,132 +189,6 @@ cf_status cf_bshuf_compress_lz4(const void *in, size_t n, size_t elem_size, cf_b
     return CF_OK;
 }
 
-/* ---- LZ4 block decoding ------------------------------------------------------------- */
-
-/* Our own LZ4 block decoder (the LZ4 block format: sequences of a token, literal
- * length, literals, 2-byte offset, match length). liblz4's safe decoder copies
- * a match at a short offset 8 bytes at a time, each copy reading the bytes the
- * previous one just stored; the long zero and one runs of bitshuffled planes
- * are exactly such matches, and they made LZ4 the slowest step of decoding.
- * This one replicates a short-period pattern with wide stores instead.
- *
- * It accepts a subset of what liblz4's LZ4_decompress_safe accepts when asked
- * for exactly dst_len bytes (everything liblz4's compressor writes), with
- * liblz4 itself as the fallback for the rest: the last sequence is literals only and ends both
- * buffers; every other sequence has its literals end at least 12 bytes before
- * the output end and 8 before the input end; a match ends at least 5 bytes
- * before the output end, and its offset is 1..bytes produced. It writes up to
- * CF_BSHUF_LZ4_SLACK bytes past dst + dst_len (scratch the caller provides)
- * and never reads outside [src, src + src_len). */
-static bool lz4_decode_fast(const uint8_t *ip, size_t src_len, uint8_t *dst, size_t dst_len)
-{
-    const uint8_t *const iend = ip + src_len;
-    uint8_t *op = dst;
-    uint8_t *const oend = dst + dst_len;
-    for (;;) {
-        if (ip == iend)
-            return false;
-        unsigned tok = *ip++;
-        size_t lit = tok >> 4;
-        if (lit == 15) {
-            unsigned c;
-            do {
-                if (ip == iend)
-                    return false;
-                c = *ip++;
-                lit += c;
-            } while (c == 255);
-        }
-        if (lit > (size_t)(iend - ip) || lit > (size_t)(oend - op))
-            return false;
-        if (lit <= 32 && iend - ip >= 32)
-            memcpy(op, ip, 32); /* op + 32 <= oend + 32: inside the slack */
-        else
-            memcpy(op, ip, lit);
-        ip += lit;
-        op += lit;
-        if ((size_t)(oend - op) < 12 || (size_t)(iend - ip) < 8)
-            return ip == iend && op == oend; /* must be the last sequence */
-        size_t off = (size_t)ip[0] | (size_t)ip[1] << 8;
-        ip += 2;
-        if (off == 0 || off > (size_t)(op - dst))
-            return false;
-        size_t ml = tok & 15;
-        if (ml == 15) {
-            unsigned c;
-            do {
-                if (ip == iend)
-                    return false;
-                c = *ip++;
-                ml += c;
-            } while (c == 255);
-        }
-        ml += 4;
-        if (ml > (size_t)(oend - op) - 5) /* oend - op >= 12 here */
-            return false;
-        const uint8_t *m = op - off;
-        uint8_t *const cpy = op + ml;
-        if (off >= 16) {
-            /* Steps of 16 read only bytes already written (m + 16 <= op at
-             * each step); most matches are done after one or two. */
-            memcpy(op, m, 16);
-            if (ml > 16) {
-                memcpy(op + 16, m + 16, 16);
-                if (ml > 32) {
-                    uint8_t *q = op + 32;
-                    m += 32;
-                    if (off >= 32) {
-                        for (; q < cpy; q += 32, m += 32)
-                            memcpy(q, m, 32);
-                    } else {
-                        for (; q < cpy; q += 16, m += 16)
-                            memcpy(q, m, 16);
-                    }
-                }
-            }
-        } else if (off >= 8 && ml <= 16) {
-            memcpy(op, m, 8);
-            memcpy(op + 8, m + 8, 8); /* off >= 8: reads written bytes */
-        } else {
-            /* Period-off pattern: write its first 32 bytes, then repeat them at
-             * a stride that is a multiple of off (overshoot lands in the slack
-             * or is overwritten by the next sequence). */
-            if (off < 8) {
-                for (unsigned i = 0; i < 8; i++)
-                    op[i] = m[i]; /* byte order matters: the copy overlaps */
-                const size_t st8 = 8 - 8 % off;
-                uint64_t v;
-                memcpy(&v, op, 8);
-                for (uint8_t *q = op + st8; q < op + 32; q += st8)
-                    memcpy(q, &v, 8);
-            } else {
-                for (unsigned i = 0; i < 32; i += 8)
-                    memcpy(op + i, m + i, 8); /* off >= 8: reads written bytes */
-            }
-            if (ml > 32) {
-                uint8_t pat[32];
-                memcpy(pat, op, 32);
-                const size_t st = 32 - 32 % off;
-                for (uint8_t *q = op + st; q < cpy; q += st)
-                    memcpy(q, pat, 32);
-            }
-        }
-        op = cpy;
-    }
-}
-
-bool cf_lz4_decode_exact(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len)
-{
-    if (lz4_decode_fast(src, src_len, dst, dst_len))
-        return true;
-    /* The fast path refuses a few unusual but legal block endings (and every
-     * damaged block); liblz4 has the last word, so acceptance is exactly its. */
-    if (src_len > INT32_MAX || dst_len > INT32_MAX)
-        return false;
-    int n = LZ4_decompress_safe((const char *)src, (char *)dst, (int)src_len, (int)dst_len);
-    return n >= 0 && (size_t)n == dst_len;
-}
-
 cf_status cf_bshuf_index_lz4(const uint8_t *src, size_t src_len, size_t n, size_t elem_size,
                              uint32_t *chunk_off, size_t *nchunks, cf_error *err)
 {
@@ -351,8 +225,7 @@ cf_status cf_bshuf_decompress_chunk(const uint8_t *src, size_t src_len, void *ou
     CF_CHECK(bytes <= CF_BSHUF_CHUNK_BYTES && k % 8 == 0 && src_len >= 4, err, CF_EINVAL,
              "bitshuffle: bad chunk of %zu elements", k);
     uint32_t lz = cf_load_be32(src);
-    CF_CHECK(lz <= src_len - 4, err, CF_ECORRUPT, "bitshuffle: chunk claims %" PRIu32 " bytes",
-             lz);
+    CF_CHECK(lz <= src_len - 4, err, CF_ECORRUPT, "bitshuffle: chunk claims %" PRIu32 " bytes", lz);
     CF_CHECK(cf_lz4_decode_exact(src + 4, lz, scratch, bytes), err, CF_ECORRUPT,
              "bitshuffle: chunk does not decode to %zu bytes", bytes);
     cf_bitunshuffle(scratch, out, k, elem_size);

@@ -11,6 +11,7 @@
 #include <cfile/status.h>
 
 #include "../util/buf.h"
+#include "lz4.h"
 
 /* Transpose n elements (n a multiple of 8) of elem_size bytes: out has 8*elem_size
  * bit planes of n/8 bytes. in and out must not overlap. */
@@ -37,7 +38,7 @@ cf_status cf_bshuf_decompress_lz4(const uint8_t *src, size_t src_len, void *out,
  * element size up to 64; the scratch a chunk decode needs is
  * CF_BSHUF_SCRATCH_BYTES (LZ4 output plus the slack our decoder may write). */
 #define CF_BSHUF_CHUNK_BYTES 8192u
-#define CF_BSHUF_LZ4_SLACK 64u
+#define CF_BSHUF_LZ4_SLACK CF_LZ4_SLACK
 #define CF_BSHUF_SCRATCH_BYTES (CF_BSHUF_CHUNK_BYTES + CF_BSHUF_LZ4_SLACK)
 /* Walk the big-endian chunk length prefixes of a payload for n elements:
  * chunk_off[c] = payload offset of chunk c's prefix (the caller gives room for
@@ -50,12 +51,5 @@ cf_status cf_bshuf_index_lz4(const uint8_t *src, size_t src_len, size_t n, size_
  * CF_BSHUF_SCRATCH_BYTES. CF_ECORRUPT if it does not decode to exactly that. */
 cf_status cf_bshuf_decompress_chunk(const uint8_t *src, size_t src_len, void *out, size_t k,
                                     size_t elem_size, uint8_t *scratch, cf_error *err);
-
-/* Decode one LZ4 block of exactly src_len bytes into exactly dst_len bytes.
- * Accepts exactly what liblz4's LZ4_decompress_safe(src, dst, src_len, dst_len)
- * accepts with a result of dst_len (tests compare the two), but may write up to
- * CF_BSHUF_LZ4_SLACK bytes past dst + dst_len: the caller provides that room.
- * Never reads outside [src, src + src_len). */
-bool cf_lz4_decode_exact(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len);
 
 #endif

@@ -1,4 +1,4 @@
-/* Our LZ4 block decoder (cf_lz4_decode_exact, used for bitshuffle chunks)
+/* Our LZ4 block decoder (cf_lz4_decode_exact, lz4.c: bitshuffle chunks and LZ4 blocks)
  * against liblz4's LZ4_decompress_safe: on valid blocks of every shape and on
  * mutated ones, both must accept the same inputs and produce the same bytes. */
 #include "test_common.h"
@@ -34,6 +34,23 @@ static void fill(cf_rng *r, uint8_t *p, size_t n, int kind)
             p[cf_rng_below(r, n)] ^= 1;
         break;
     }
+    case 4: { /* sorted little-endian int64s (PLAIN int64 blocks): one literal
+               * byte, then a 7-byte match at offset 8, per value */
+        uint64_t x = cf_rng_next(r) >> 8;
+        for (size_t i = 0; i < n; i++) {
+            if (i % 8 == 0)
+                x += 2 + cf_rng_below(r, 3);
+            p[i] = (uint8_t)(x >> (8 * (i % 8)));
+        }
+        break;
+    }
+    case 5: /* runs of short periods 1..16 with long matches (the pattern path) */
+        for (size_t i = 0; i < n;) {
+            size_t period = 1 + cf_rng_below(r, 16), run = 1 + cf_rng_below(r, 300);
+            for (size_t j = 0; j < run && i < n; j++, i++)
+                p[i] = j < period ? (uint8_t)cf_rng_next(r) : p[i - period];
+        }
+        break;
     default: /* text-like: small alphabet */
         for (size_t i = 0; i < n; i++)
             p[i] = (uint8_t)('a' + cf_rng_below(r, 4 + (unsigned)cf_rng_below(r, 20)));
@@ -61,7 +78,7 @@ static void test_lz4_decode__valid_blocks_match_liblz4(void **state)
     static uint8_t raw[MAX_RAW], comp[LZ4_COMPRESSBOUND(MAX_RAW)];
     for (int it = 0; it < 20000; it++) {
         size_t n = cf_rng_below(&r, 8) == 0 ? cf_rng_below(&r, 40) : 1 + cf_rng_below(&r, 8192);
-        fill(&r, raw, n, (int)cf_rng_below(&r, 4));
+        fill(&r, raw, n, (int)cf_rng_below(&r, 7));
         int c = LZ4_compress_default((const char *)raw, (char *)comp, (int)n, (int)sizeof comp);
         assert_true(c > 0 || n == 0);
         static uint8_t out[MAX_RAW + CF_BSHUF_LZ4_SLACK];
@@ -84,7 +101,7 @@ static void test_lz4_decode__mutations_match_liblz4(void **state)
     static uint8_t raw[MAX_RAW], comp[LZ4_COMPRESSBOUND(MAX_RAW)];
     for (int it = 0; it < 20000; it++) {
         size_t n = 1 + cf_rng_below(&r, 4096);
-        fill(&r, raw, n, (int)cf_rng_below(&r, 4));
+        fill(&r, raw, n, (int)cf_rng_below(&r, 7));
         int c = LZ4_compress_default((const char *)raw, (char *)comp, (int)n, (int)sizeof comp);
         size_t len = (size_t)c;
         int flips = 1 + (int)cf_rng_below(&r, 3);
