@@ -113,11 +113,26 @@ static void test_lz4_decode__mutations_match_liblz4(void **state)
     }
 }
 
+/* Empty output: liblz4 takes only the block "00" (fuzz_lz4_diff found our
+ * decoder accepting "02": the last token's match bits are ignored elsewhere). */
+static void test_lz4_decode__empty_output(void **state)
+{
+    (void)state;
+    static const uint8_t blocks[][2] = {{0x00, 0}, {0x02, 0}, {0x0f, 0}, {0x10, 'a'}, {0x00, 0x00}};
+    static const size_t lens[] = {1, 1, 1, 2, 2, 0};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+        check_same(blocks[i < 5 ? i : 0], lens[i], 0);
+    uint8_t out[CF_BSHUF_LZ4_SLACK];
+    assert_true(cf_lz4_decode_exact(blocks[0], 1, out, 0));
+    assert_false(cf_lz4_decode_exact(blocks[1], 1, out, 0));
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lz4_decode__valid_blocks_match_liblz4),
         cmocka_unit_test(test_lz4_decode__mutations_match_liblz4),
+        cmocka_unit_test(test_lz4_decode__empty_output),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
