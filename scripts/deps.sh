@@ -27,10 +27,14 @@ CF_DEPS_BUILD=(
 CF_DEPS_TEST=(clang libclang-rt-14-dev python3 python3-numpy python3-pandas
               python3-pip python3-setuptools chromium)
 # Optional: found at configure time and used when present, never required.
-# libisal-dev (Intel ISA-L) adds its CRC-32C to the CRC test and bench_crc32c as
-# a comparison backend.  ./test and CI install it so that path is tested; CI's
-# sanitizer stage configures with -DCF_WITH_ISAL=OFF so the build without it is
-# tested too, and ./run (users) does not install it.
+# libisal-dev (Intel ISA-L): ZLIB blocks inflate through it (src/codec/inflate.c,
+# 1.4-1.7x zlib; zlib still writes them, so our bytes stay Kudu's), and it adds its
+# CRC-32C to the CRC test and bench_crc32c as a comparison backend.  ./test and CI
+# install it so that path is tested; CI's sanitizer stage configures with
+# -DCF_WITH_ISAL=OFF so the build without it (zlib's inflate) is tested too, and
+# ./run (users) does not install it.  libdeflate-dev was measured for inflate and
+# left out: no faster than zlib on int64 blocks, and it accepts damaged streams
+# that zlib (and so Kudu) rejects.
 CF_DEPS_OPTIONAL=(libisal-dev)
 # `make bench` only (never ./test or CI): the peers of bench/peers.c, the chart,
 # and python3 for bench/report.py.
