@@ -7,6 +7,8 @@
 #   make fuzz         libFuzzer targets (clang, ASan+UBSan), in build-fuzz/
 #   make bench        Release build in build-bench/, bench/run_bench.sh -> docs/PERFORMANCE.md
 #   make bench-micro  the CRC, encoding and codec micro-benchmarks
+#   make bench-big    scans of files > 1 GiB, warm and cold (bench/bigfile.sh; kept in
+#                     CF_BENCH_DIR, default build-bench/bench-big, ~5.5 GB)
 #   make memcheck     the tests under valgrind (errors and leaks fail), in build/
 #   make tsan         the thread test under TSan (clang), in build-tsan/
 #   make format       clang-format -i over our C sources
@@ -24,7 +26,7 @@ FORMAT_DIRS := src include tools tests bench fuzz
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all build test asan tsan fuzz bench bench-micro memcheck format install clean
+.PHONY: all build test asan tsan fuzz bench bench-micro bench-big memcheck format install clean
 
 all: build
 
@@ -70,6 +72,12 @@ bench-micro:
 	@echo "== build-bench/bench_crc32c"; build-bench/bench_crc32c
 	@set -e; for b in build-bench/bench_encodings build-bench/bench_compression; do \
 	    [ -x "$$b" ] || continue; echo "== $$b"; "$$b" $(ARGS); done
+
+bench-big:
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
+	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build build-bench -j$(JOBS) --target cfile
+	bench/bigfile.sh build-bench
 
 # Every test under valgrind memcheck: a memory error or any leak (definite,
 # indirect or possible) makes that test exit 99 and fail.  Excluded by default

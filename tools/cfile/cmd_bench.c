@@ -5,6 +5,7 @@
  * repetitions, and every ratio compares two numbers measured in this process
  * one after the other, because the machines we run on are noisy VMs.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -13,13 +14,14 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "datasets.h"
 
 const char cf_cmd_bench_usage[] =
     "usage: cfile bench read FILE [--iters K] [--batch N] [--mmap] [--view] [--threads T]\n"
-    "                          [--cache MB] [--no-checksum-cost]\n"
+    "                          [--cache MB] [--no-checksum-cost] [--cold]\n"
     "       cfile bench seek FILE --mode ordinal|value [--n N] [--mmap] [--cache MB]\n"
     "                          [--keys-out PATH]\n"
     "       cfile bench write --dataset NAME [--rows N] [--encoding E] [--compression C]\n"
@@ -41,7 +43,9 @@ const char cf_cmd_bench_usage[] =
     "       the best times; > 1: faster than memcpy); the cost of checksums (a second\n"
     "       reader with verification off); with --threads T > 1 the file is also\n"
     "       scanned as T ordinal ranges by T iterators over one reader, and the\n"
-    "       speedup reported.\n"
+    "       speedup reported. --cold drops FILE from the page cache (fdatasync +\n"
+    "       posix_fadvise DONTNEED, untimed) before every scan, so each one reads\n"
+    "       from the disk (pread only: not with --mmap).\n"
     "seek   N (default 100000) random seeks, each reading one row, timed one by one\n"
     "       after an untimed warm-up pass over the same targets. --mode value seeks\n"
     "       need a value index; half of their keys are absent (value + 1, string +\n"
@@ -201,11 +205,32 @@ static void *scan_range(void *arg)
  * not NULL it also sums the decoded bytes: binary ones take a pass over every
  * slice, which is the benchmark's work, not the reader's, so only the untimed
  * warm-up scans count them. */
+/* --cold: the file every scan drops from the page cache first (NULL: warm). */
+static const char *cold_path;
+
+static cf_status drop_page_cache(const char *path, cf_error *err)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return fail(err, CF_EIO, "--cold: cannot open the file again");
+    /* Dirty pages are not dropped: write them out first. */
+    int rc = fdatasync(fd);
+    if (rc == 0)
+        rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+    return rc == 0 ? CF_OK : fail(err, CF_EIO, "--cold: cannot drop the file's cached pages");
+}
+
 static cf_status timed_scan(const cf_reader *r, size_t batch, bool view, unsigned threads,
                             scan_job *jobs, double *secs, uint64_t *bytes, cf_error *err)
 {
     uint64_t nv = cf_reader_info(r)->num_values;
     pthread_t th[64];
+    if (cold_path != NULL) {
+        cf_status cst = drop_page_cache(cold_path, err);
+        if (cst != CF_OK)
+            return cst;
+    }
     double t0 = now_s();
     for (unsigned t = 0; t < threads; t++) {
         jobs[t].r = r;
@@ -361,10 +386,10 @@ static int bench_read(cf_cli *c, int argc, char **argv)
         {"mmap", no_argument, NULL, 'm'},         {"view", no_argument, NULL, 'v'},
         {"threads", required_argument, NULL, 't'}, {"cache", required_argument, NULL, 'c'},
         {"no-checksum-cost", no_argument, NULL, 'x'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"cold", no_argument, NULL, 'C'},         {NULL, 0, NULL, 0},
     };
     uint64_t iters = 5, batch = CF_CLI_BATCH, threads = 1, cache_mb = 0;
-    bool mmap = false, view = false, cksum = true;
+    bool mmap = false, view = false, cksum = true, cold = false;
     int ch, rc;
     while ((ch = getopt_long(argc, argv, "k:b:mvt:c:xh", opts, NULL)) != -1) {
         switch (ch) {
@@ -375,6 +400,7 @@ static int bench_read(cf_cli *c, int argc, char **argv)
         case 'm': mmap = true; break;
         case 'v': view = true; break;
         case 'x': cksum = false; break;
+        case 'C': cold = true; break;
         case 'h': return cf_cli_help(c);
         default: return cf_cli_bad_option(c, argv);
         }
@@ -384,7 +410,10 @@ static int bench_read(cf_cli *c, int argc, char **argv)
     if (iters == 0 || iters > 1000 || batch == 0 || batch > (1u << 24) || threads == 0 ||
         threads > 64)
         return cf_cli_usage(c, "--iters 1..1000, --batch 1..16M, --threads 1..64");
+    if (cold && mmap)
+        return cf_cli_usage(c, "--cold reads with pread: not with --mmap");
     const char *path = argv[optind];
+    cold_path = cold ? path : NULL;
     cf_error e = {0};
     cf_cache *cache = NULL, *cache2 = NULL;
     cf_reader *r = NULL, *r2 = NULL;
@@ -433,6 +462,7 @@ static int bench_read(cf_cli *c, int argc, char **argv)
     json_header(f, "read", path, fi);
     fprintf(f, ", \"iters\": %" PRIu64 ", \"batch\": %" PRIu64 ", \"mmap\": %s, \"view\": %s",
             iters, batch, mmap ? "true" : "false", view ? "true" : "false");
+    fprintf(f, ", \"cold\": %s", cold ? "true" : "false");
     fprintf(f, ", \"decoded_bytes\": %" PRIu64 ", \"best_s\": %.6f, \"median_s\": %.6f", bytes,
             best, med);
     fprintf(f, ", \"values_per_s\": %.0f, \"mb_per_s\": %.1f", (double)fi->num_values / med,

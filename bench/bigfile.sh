@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# bench/bigfile.sh BUILD_DIR - scans of files far bigger than the CPU caches.
+#
+# Every other benchmark's files decode to 8-17 MB, inside a 32 MiB L3, so their
+# memcpy references are cache speeds. These data sets hold CF_BIG_MB (default
+# 1100, over 1 GiB) of decoded values each, one file per encoding the type
+# allows (plus PLAIN int64 with LZ4 and ZLIB), and are written ONCE into
+# CF_BENCH_DIR and kept between runs (a file is rewritten only when its size
+# setting changes). Each file is scanned with `cfile bench read`:
+#   warm  page cache warm (pread, checksums on), each scan paired with a memcpy
+#         of the same decoded bytes from one buffer of that size (DRAM speed)
+#   cold  the same with the file dropped from the page cache before every scan
+#         (--cold: fdatasync + posix_fadvise DONTNEED), so it is read from disk
+#   2 thr the file as two ordinal ranges on two threads (warm)
+# and one table of GB/s against the memcpy is printed (and kept as
+# $CF_BENCH_DIR/results.jsonl / results.md).
+#
+# Multi-column table scans: the table API (rowset.h) has no threaded scan (a
+# handle is used by one thread at a time), so "both cores" is measured on one
+# column file as two iterator ranges (`--threads 2`), the way a table scan
+# would split its columns' row ranges.
+#
+#   CF_BENCH_DIR  where the data sets live (default BUILD_DIR/bench-big)
+#   CF_BIG_MB     decoded MB per data set (default 1100)
+#   CF_BIG_ITERS  timed scans per configuration (default 3)
+#   CF_BIG_SETS   which files (default: all; names as in the table, e.g. "int64.PLAIN.LZ4")
+#
+# Disk: about 0.75x CF_BIG_MB per uncompressed fixed-width file and less for
+# the others: ~5.5 GB at the default size (7 files), ~1.3 GB at CF_BIG_MB=256.
+# Memory: `cfile bench write` holds the values and the encoded file in memory
+# while writing (about 3x CF_BIG_MB for the string sets).
+set -euo pipefail
+
+BUILD=${1:-build-bench}
+CFILE=$BUILD/cfile
+DIR=${CF_BENCH_DIR:-$BUILD/bench-big}
+MB=${CF_BIG_MB:-1100}
+ITERS=${CF_BIG_ITERS:-3}
+[ -x "$CFILE" ] || { echo "bigfile.sh: $CFILE not built" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "bigfile.sh: needs python3 for the table" >&2; exit 1; }
+mkdir -p "$DIR"
+RES=$DIR/results.jsonl
+: >"$RES"
+say() { printf '==> %s\n' "$*" >&2; }
+
+# name  data set  encoding  codec  decoded bytes per value
+SPECS="
+int64.PLAIN.NONE       int64_sorted PLAIN_ENCODING  NO_COMPRESSION 8
+int64.BIT_SHUFFLE.NONE int64_sorted BIT_SHUFFLE     NO_COMPRESSION 8
+int64.RLE.NONE         int64_sorted RLE             NO_COMPRESSION 8
+int64.PLAIN.LZ4        int64_sorted PLAIN_ENCODING  LZ4            8
+int64.PLAIN.ZLIB       int64_sorted PLAIN_ENCODING  ZLIB           8
+keys.PLAIN.NONE        string_keys  PLAIN_ENCODING  NO_COMPRESSION 18
+keys.PREFIX.NONE       string_keys  PREFIX_ENCODING NO_COMPRESSION 18
+zipf.DICT.NONE         string_zipf  DICT_ENCODING   NO_COMPRESSION 12
+"
+
+tag() { # tag KEY=VALUE... : add fields to the JSON line on stdin
+    python3 -c 'import json,sys
+extra=dict(a.split("=",1) for a in sys.argv[1:])
+for l in sys.stdin:
+    l=l.strip()
+    if l:
+        o=json.loads(l); o.update(extra); print(json.dumps(o))' "$@"
+}
+
+while read -r name ds enc codec per; do
+    [ -n "$name" ] || continue
+    case " ${CF_BIG_SETS:-$name} " in *" $name "*) ;; *) continue ;; esac
+    rows=$((MB * 1000000 / per))
+    f=$DIR/$name.cfile
+    stamp=$DIR/$name.rows
+    if [ ! -f "$f" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$rows" ]; then
+        say "writing $name ($rows rows, once)"
+        rm -f "$f" "$stamp"
+        "$CFILE" bench write --dataset "$ds" --rows "$rows" --encoding "$enc" \
+            --compression "$codec" --iters 1 --out "$f.tmp" >/dev/null
+        mv "$f.tmp" "$f"
+        echo "$rows" >"$stamp"
+    fi
+    say "scanning $name ($(du -h "$f" | cut -f1) on disk)"
+    "$CFILE" bench read "$f" --iters "$ITERS" --no-checksum-cost --threads 2 \
+        | tag name="$name" mode=warm >>"$RES"
+    "$CFILE" bench read "$f" --iters "$ITERS" --no-checksum-cost --cold \
+        | tag name="$name" mode=cold >>"$RES"
+done <<<"$SPECS"
+
+python3 - "$RES" "$DIR/results.md" "$MB" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+by = {}
+for r in rows:
+    by.setdefault(r["name"], {})[r["mode"]] = r
+out = ["Files of %s MB decoded values each; GB/s of decoded bytes (median of the timed scans), "
+       "memcpy of the same bytes (same size, same run) and scan/memcpy (median of pair ratios)."
+       % sys.argv[3], "",
+       "| file | disk MB | warm GB/s | memcpy GB/s | warm/memcpy | cold GB/s | cold/memcpy "
+       "| 2 threads GB/s | 2-thread speedup |",
+       "|---|---|---|---|---|---|---|---|---|"]
+for name, m in by.items():
+    w, c = m.get("warm"), m.get("cold")
+    if not w or not c:
+        continue
+    gb = lambda r: r["mb_per_s"] / 1e3
+    th = w["decoded_bytes"] / w["threads_median_s"] / 1e9 if w.get("threads_median_s") else 0
+    import os
+    out.append("| %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |" % (
+        name, os.path.getsize(w["file"]) / 1e6 if os.path.exists(w["file"]) else 0,
+        gb(w), w["memcpy_mb_per_s"] / 1e3, w["ratio_vs_memcpy"], gb(c), c["ratio_vs_memcpy"],
+        th, w.get("speedup", 0)))
+text = "\n".join(out) + "\n"
+open(sys.argv[2], "w").write(text)
+print(text)
+PY
