@@ -58,6 +58,8 @@ typedef struct leaf {
     uint32_t column;
     const cf_parquet_column *col;
     bool is_bytes;                /* BYTE_ARRAY */
+    bool flat;                    /* max_rep 0: every entry starts a row, `rep` is
+                                   * never filled (all zeros) */
     size_t vsize;                 /* value form size (cf_slice for BYTE_ARRAY) */
     uint16_t rep_def[64];         /* def level of the r-th repeated ancestor (r = 1..) */
     cf_parquet_column_reader *rd;
@@ -291,6 +293,7 @@ static cf_status leaf_init(leaf *l, const cf_parquet *pq, uint32_t column, cf_er
     l->column = column;
     l->col = cf_parquet_column_at(pq, column);
     l->is_bytes = l->col->type == CF_PARQUET_BYTE_ARRAY;
+    l->flat = l->col->max_rep == 0;
     /* The value form sizes of include/cfile/parquet.h "column chunk reader". */
     switch (l->col->type) {
     case CF_PARQUET_BOOLEAN: l->vsize = 1; break;
@@ -341,17 +344,33 @@ static void leaf_dispose(leaf *l)
     (r)->rg, (l)->column, (int)(l)->col->leaf->element->name.len,                                  \
         (const char *)(l)->col->leaf->element->name.data
 
-/* Read one more piece (at most one page's worth) of the leaf's chunk. */
-static cf_status leaf_fill(cf_parquet_records *r, leaf *l, cf_error *err)
+/* Does the leaf hold the `want` rows a batch takes? A row ends where the
+ * next one starts, so a repeated leaf needs one row start more; in a flat leaf
+ * each entry is a whole row. */
+static bool leaf_has(const leaf *l, size_t want)
 {
-    size_t need = l->n + READ_STEP;
+    return l->flat ? l->starts >= want : l->starts > want;
+}
+
+/* Read one more piece (at most one page's worth) of the leaf's chunk, towards
+ * `want` rows. A flat leaf reads no more than those rows, so that a batch takes
+ * all it holds: nothing is moved to the front afterwards, and its values can
+ * be handed out where they are (build_primitive). */
+static cf_status leaf_fill(cf_parquet_records *r, leaf *l, size_t want, cf_error *err)
+{
+    size_t step = READ_STEP;
+    if (l->flat && want > l->n && want - l->n < step)
+        step = want - l->n;
+    size_t need = l->n + step;
     CF_CHECK(l->n < r->o.max_batch_levels, err, CF_ENOTSUP,
              LEAF_WHERE ": a batch of %zu rows needs more than %zu level entries", LEAF_ARGS(r, l),
              r->o.batch_rows, r->o.max_batch_levels);
     size_t cap = l->level_cap;
     CF_TRY(grow((void **)&l->def, &cap, need, sizeof(uint16_t), err));
-    cap = l->level_cap;
-    CF_TRY(grow((void **)&l->rep, &cap, need, sizeof(uint16_t), err));
+    if (!l->flat) {
+        cap = l->level_cap;
+        CF_TRY(grow((void **)&l->rep, &cap, need, sizeof(uint16_t), err));
+    }
     l->level_cap = cap;
     void *dst;
     if (l->is_bytes) {
@@ -362,12 +381,12 @@ static cf_status leaf_fill(cf_parquet_records *r, leaf *l, cf_error *err)
         }
         dst = l->scratch;
     } else {
-        CF_TRY(grow((void **)&l->vals, &l->vals_cap, (l->nv + READ_STEP) * l->vsize, 1, err));
+        CF_TRY(grow((void **)&l->vals, &l->vals_cap, (l->nv + step) * l->vsize, 1, err));
         dst = l->vals + l->nv * l->vsize;
     }
     size_t nl, nv;
-    CF_TRY(cf_parquet_column_read(l->rd, READ_STEP, l->def + l->n, l->rep + l->n, dst, &nl, &nv,
-                                  err));
+    CF_TRY(cf_parquet_column_read(l->rd, step, l->def + l->n, l->flat ? NULL : l->rep + l->n, dst,
+                                  &nl, &nv, err));
     if (nl == 0) {
         l->eof = true;
         return CF_OK;
@@ -376,9 +395,14 @@ static cf_status leaf_fill(cf_parquet_records *r, leaf *l, cf_error *err)
     CF_CHECK(l->levels_total + nl <= (uint64_t)cc->meta.num_values, err, CF_ECORRUPT,
              LEAF_WHERE ": pages hold more than the chunk's %" PRId64 " values", LEAF_ARGS(r, l),
              cc->meta.num_values);
-    /* Check the levels nest (see the top of the file). */
-    const uint16_t *def = l->def + l->n, *rep = l->rep + l->n;
-    for (size_t i = 0; i < nl; i++) {
+    /* Check the levels nest (see the top of the file). Flat: nothing to nest,
+     * each entry is a row. */
+    const uint16_t *def = l->def + l->n, *rep = l->flat ? NULL : l->rep + l->n;
+    if (l->flat) {
+        l->starts += nl;
+        l->last_def = def[nl - 1];
+    }
+    for (size_t i = 0; rep != NULL && i < nl; i++) {
         uint16_t prev = l->last_def;
         l->last_def = def[i];
         if (rep[i] == 0) {
@@ -419,15 +443,24 @@ static cf_status leaf_fill(cf_parquet_records *r, leaf *l, cf_error *err)
 /* Take the batch's entries: everything before the (rows + 1)-th row start. */
 static void leaf_cut(leaf *l, size_t rows, size_t *rows_out)
 {
-    size_t seen = 0, i = 0;
-    for (; i < l->n; i++)
-        if (l->rep[i] == 0 && seen++ == rows)
-            break;
+    size_t i = 0;
+    if (l->flat) {
+        i = rows < l->n ? rows : l->n;
+        *rows_out = i;
+    } else {
+        size_t seen = 0;
+        for (; i < l->n; i++)
+            if (l->rep[i] == 0 && seen++ == rows)
+                break;
+        *rows_out = seen > rows ? rows : seen;
+    }
     l->cut = i;
-    *rows_out = seen > rows ? rows : seen;
-    size_t v = 0;
-    for (size_t k = 0; k < i; k++)
-        v += l->def[k] == l->col->max_def;
+    size_t v = i;
+    if (l->col->max_def > 0) {
+        v = 0;
+        for (size_t k = 0; k < i; k++)
+            v += l->def[k] == l->col->max_def;
+    }
     l->cut_values = v;
     l->vcur = 0;
 }
@@ -438,7 +471,8 @@ static void leaf_compact(leaf *l, size_t rows)
     size_t rest = l->n - l->cut;
     if (rest && l->cut) {
         memmove(l->def, l->def + l->cut, rest * sizeof(uint16_t));
-        memmove(l->rep, l->rep + l->cut, rest * sizeof(uint16_t));
+        if (!l->flat)
+            memmove(l->rep, l->rep + l->cut, rest * sizeof(uint16_t));
     }
     l->n = rest;
     l->starts -= rows;
@@ -490,10 +524,108 @@ static cf_status build(cf_parquet_records *r, field *f, uint16_t ctx_rep, uint16
 #define FIELD_WHERE "row group %" PRIu32 " field %.*s"
 #define FIELD_ARGS(r, f) (r)->rg, (int)(f)->a.name.len, (const char *)(f)->a.name.data
 
+/* The repetition level of entry i (a flat leaf stores none: all 0). */
+static inline uint16_t rep_at(const leaf *l, size_t i)
+{
+    return l->flat ? 0 : l->rep[i];
+}
+
+/* One value of vs bytes: the common sizes as constant-size copies (inline
+ * moves, not a call per value). */
+static inline void copy_val(uint8_t *dst, const uint8_t *src, size_t vs)
+{
+    switch (vs) {
+    case 1: *dst = *src; break;
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    case 16: memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, vs); break;
+    }
+}
+
+/* A flat leaf's batch (no list above it: every entry is a slot): validity
+ * straight from the definition levels, eight slots a byte; fixed-size values
+ * in one copy when none is null -- or no copy at all when the batch took
+ * everything the leaf held (leaf_fill reads a flat leaf only up to the batch),
+ * since leaf_compact then moves nothing and the leaf's buffer stays put until
+ * the next batch, as long as the array must live. */
+static cf_status build_flat(cf_parquet_records *r, field *f, leaf *l, cf_error *err)
+{
+    size_t slots = l->cut, vs = l->is_bytes ? 0 : l->vsize;
+    bool all = l->cut_values == slots, whole = l->cut == l->n;
+    const uint16_t *def = l->def;
+    const uint16_t vd = f->valid_def;
+    CF_TRY(set_length(f, slots, err));
+    f->a.value_size = vs;
+    if (!all) {
+        size_t i = 0;
+        for (; i + 8 <= slots; i += 8) {
+            unsigned b = 0;
+            for (unsigned j = 0; j < 8; j++)
+                b |= (unsigned)(def[i + j] >= vd) << j;
+            f->validity[i >> 3] = (uint8_t)b;
+        }
+        for (; i < slots; i++)
+            f->validity[i >> 3] |= (uint8_t)((def[i] >= vd) << (i & 7));
+        f->a.null_count = slots - l->cut_values;
+    }
+    if (l->is_bytes) {
+        CF_TRY(grow((void **)&f->offsets, &f->offsets_cap, slots + 1, sizeof(int32_t), err));
+        size_t b0 = l->voff[0], b1 = l->voff[l->cut_values];
+        CF_CHECK(b1 - b0 <= INT32_MAX, err, CF_ENOTSUP,
+                 FIELD_WHERE ": more than 2 GiB of bytes in one batch", FIELD_ARGS(r, f));
+        int32_t *o = f->offsets;
+        o[0] = 0;
+        if (all) {
+            for (size_t i = 0; i < slots; i++)
+                o[i + 1] = (int32_t)(l->voff[i + 1] - b0);
+        } else {
+            size_t v = 0;
+            for (size_t i = 0; i < slots; i++) {
+                v += def[i] >= vd;
+                o[i + 1] = (int32_t)(l->voff[v] - b0);
+            }
+        }
+        f->a.offsets = o;
+        if (whole && b0 == 0 && l->bytes != NULL) {
+            f->a.values = l->bytes;
+        } else {
+            CF_TRY(grow((void **)&f->values, &f->values_cap, (b1 - b0) ? b1 - b0 : 1, 1, err));
+            if (b1 > b0)
+                memcpy(f->values, l->bytes + b0, b1 - b0);
+            f->a.values = f->values;
+        }
+    } else {
+        f->a.offsets = NULL;
+        size_t bytes;
+        if (!cf_mul_ok(slots ? slots : 1, vs, &bytes))
+            return oom(err);
+        if (all && whole && slots > 0) {
+            f->a.values = l->vals;
+        } else {
+            CF_TRY(grow((void **)&f->values, &f->values_cap, bytes, 1, err));
+            if (all) {
+                memcpy(f->values, l->vals, slots * vs);
+            } else {
+                memset(f->values, 0, slots * vs);
+                size_t v = 0;
+                for (size_t i = 0; i < slots; i++)
+                    if (def[i] >= vd)
+                        copy_val(f->values + i * vs, l->vals + vs * v++, vs);
+            }
+            f->a.values = f->values;
+        }
+    }
+    finish_validity(f);
+    return CF_OK;
+}
+
 static cf_status build_primitive(cf_parquet_records *r, field *f, uint16_t ctx_rep,
                                  uint16_t ctx_rad, cf_error *err)
 {
     leaf *l = &r->leaves[f->rep_leaf];
+    if (l->flat)
+        return build_flat(r, f, l, err); /* ctx_rep and ctx_rad are 0: no list above */
     size_t slots = 0;
     for (size_t i = 0; i < l->cut; i++)
         slots += l->rep[i] <= ctx_rep && l->def[i] >= ctx_rad;
@@ -526,7 +658,7 @@ static cf_status build_primitive(cf_parquet_records *r, field *f, uint16_t ctx_r
                 v++;
             f->offsets[s + 1] = (int32_t)(l->voff[v] - l->voff[0]);
         } else if (valid) {
-            memcpy(f->values + s * vs, l->vals + v * vs, vs);
+            copy_val(f->values + s * vs, l->vals + v * vs, vs);
             v++;
         } else {
             memset(f->values + s * vs, 0, vs);
@@ -549,12 +681,12 @@ static cf_status build(cf_parquet_records *r, field *f, uint16_t ctx_rep, uint16
     leaf *l = &r->leaves[f->rep_leaf];
     size_t slots = 0;
     for (size_t i = 0; i < l->cut; i++)
-        slots += l->rep[i] <= ctx_rep && l->def[i] >= ctx_rad;
+        slots += rep_at(l, i) <= ctx_rep && l->def[i] >= ctx_rad;
     CF_TRY(set_length(f, slots, err));
     if (f->a.kind == CF_PARQUET_ARRAY_STRUCT) {
         size_t s = 0;
         for (size_t i = 0; i < l->cut; i++)
-            if (l->rep[i] <= ctx_rep && l->def[i] >= ctx_rad)
+            if (rep_at(l, i) <= ctx_rep && l->def[i] >= ctx_rad)
                 set_valid(f, s++, l->def[i] >= f->valid_def);
         finish_validity(f);
         for (uint32_t k = 0; k < f->a.child_count; k++) {
@@ -571,7 +703,7 @@ static cf_status build(cf_parquet_records *r, field *f, uint16_t ctx_rep, uint16
     size_t s = 0, elems = 0;
     f->offsets[0] = 0;
     for (size_t i = 0; i < l->cut; i++) {
-        uint16_t d = l->def[i], rp = l->rep[i];
+        uint16_t d = l->def[i], rp = rep_at(l, i);
         if (rp <= ctx_rep) {
             if (d < ctx_rad)
                 continue;
@@ -773,8 +905,8 @@ static cf_status leaf_drop(cf_parquet_records *r, leaf *l, int64_t rows, cf_erro
 {
     while (rows > 0) {
         size_t want = (int64_t)r->o.batch_rows < rows ? r->o.batch_rows : (size_t)rows;
-        while (!l->eof && l->starts <= want)
-            CF_TRY(leaf_fill(r, l, err));
+        while (!l->eof && !leaf_has(l, want))
+            CF_TRY(leaf_fill(r, l, want, err));
         size_t got;
         leaf_cut(l, want, &got);
         CF_CHECK(got == want, err, CF_ECORRUPT,
@@ -874,8 +1006,8 @@ cf_status cf_parquet_records_next(cf_parquet_records *r, const cf_parquet_array 
         size_t rows = 0;
         for (uint32_t i = 0; i < r->leaf_count; i++) {
             leaf *l = &r->leaves[i];
-            while (!l->eof && l->starts <= want)
-                CF_TRY(leaf_fill(r, l, err));
+            while (!l->eof && !leaf_has(l, want))
+                CF_TRY(leaf_fill(r, l, want, err));
             size_t got;
             leaf_cut(l, want, &got);
             if (i == 0)
@@ -895,9 +1027,7 @@ cf_status cf_parquet_records_next(cf_parquet_records *r, const cf_parquet_array 
         r->batch_first_row = r->rg_first_row + r->rg_rows_done;
         cf_status st = CF_OK;
         if (skip <= 0) {
-            st = set_length(r->top, rows, err);
-            for (size_t i = 0; i < rows && st == CF_OK; i++)
-                set_valid(r->top, i, true);
+            st = set_length(r->top, rows, err); /* rows are never null */
             finish_validity(r->top);
             for (uint32_t k = 0; k < r->top->a.child_count && st == CF_OK; k++) {
                 st = build(r, r->top->kids[k], 0, 0, err);

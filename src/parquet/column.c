@@ -124,6 +124,46 @@ void cf_parquet_column_free(cf_parquet_column_reader *r)
     cf_free(r);
 }
 
+/* Entries among def[0..n) that hold a value (def == max_def). A column
+ * without definition levels has them all; the loop has no branch, so it
+ * vectorises. */
+static size_t count_present(const uint16_t *def, size_t n, uint16_t max_def)
+{
+    if (max_def == 0)
+        return n;
+    size_t present = 0;
+    for (size_t i = 0; i < n; i++)
+        present += def[i] == max_def;
+    return present;
+}
+
+/* out[i] = dict[idx[i]] for values of vsize bytes; the indices were checked
+ * against the dictionary when the page loaded (cf_pq_dict_indices_decode).
+ * The common sizes get a loop whose copy has a constant size (an inline
+ * load and store, not a call per value). */
+static void gather(void *out, const uint8_t *dict, const uint32_t *idx, size_t n, size_t vsize)
+{
+    uint8_t *o = out;
+    switch (vsize) {
+    case 4:
+        for (size_t i = 0; i < n; i++)
+            memcpy(o + 4 * i, dict + 4 * (size_t)idx[i], 4);
+        break;
+    case 8:
+        for (size_t i = 0; i < n; i++)
+            memcpy(o + 8 * i, dict + 8 * (size_t)idx[i], 8);
+        break;
+    case 16: /* cf_slice (BYTE_ARRAY), FIXED_LEN_BYTE_ARRAY(16) */
+        for (size_t i = 0; i < n; i++)
+            memcpy(o + 16 * i, dict + 16 * (size_t)idx[i], 16);
+        break;
+    default:
+        for (size_t i = 0; i < n; i++)
+            memcpy(o + i * vsize, dict + (size_t)idx[i] * vsize, vsize);
+        break;
+    }
+}
+
 /* The page's bytes after its (uncompressed) prefix, decompressed when the
  * codec says so, into *out (owned buffer `*buf` or the body itself). */
 static cf_status inflate(cf_parquet_column_reader *r, const uint8_t *src, size_t len,
@@ -183,8 +223,8 @@ static cf_status load_dictionary(cf_parquet_column_reader *r, const cf_parquet_p
              WHERE ": dictionary of %" PRId32 " values, more than this reader takes", WHERE_ARGS,
              p->num_values);
     size_t cap = 0;
-    const uint8_t *data;
-    size_t len;
+    const uint8_t *data = NULL; /* set by inflate: initialised for -O3's flow analysis */
+    size_t len = 0;
     CF_TRY(inflate(r, p->body.data, p->body.len, (size_t)p->uncompressed_size, true,
                    &r->dict_page, &cap, &data, &len, err));
     if (data == p->body.data) {
@@ -256,9 +296,7 @@ static cf_status load_data_page(cf_parquet_column_reader *r, const cf_parquet_pa
                        (size_t)p->uncompressed_size - rl - dl, p->is_compressed, &r->page,
                        &r->page_cap, &data, &len, err));
     }
-    size_t present = 0;
-    for (size_t i = 0; i < n; i++)
-        present += r->def[i] == r->col->max_def;
+    size_t present = count_present(r->def, n, r->col->max_def);
     if (p->num_nulls >= 0)
         CF_CHECK(present == n - (size_t)p->num_nulls, err, CF_ECORRUPT,
                  WHERE ": %zu values present by the levels, the header says %zu", WHERE_ARGS,
@@ -334,19 +372,14 @@ cf_status cf_parquet_column_read(cf_parquet_column_reader *r, size_t max, uint16
     if (r->done || max == 0)
         return CF_OK;
     size_t k = r->n - r->pos < max ? r->n - r->pos : max;
-    size_t present = 0;
-    for (size_t i = 0; i < k; i++)
-        present += r->def[r->pos + i] == r->col->max_def;
+    size_t present = count_present(r->def + r->pos, k, r->col->max_def);
     if (def)
         memcpy(def, r->def + r->pos, k * sizeof(uint16_t));
     if (rep)
         memcpy(rep, r->rep + r->pos, k * sizeof(uint16_t));
     if (present) {
         if (r->dict_encoded) {
-            uint8_t *out = values;
-            for (size_t i = 0; i < present; i++)
-                memcpy(out + i * r->vsize, r->dict_values + (size_t)r->idx[r->vpos + i] * r->vsize,
-                       r->vsize);
+            gather(values, r->dict_values, r->idx + r->vpos, present, r->vsize);
         } else {
             cf_status st = cf_pq_decoder_get(&r->dec, values, present, err);
             if (st != CF_OK)
