@@ -156,6 +156,8 @@ int main(int argc, char **argv)
         runs = 5;
     for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
         const bcase *bc = &cases[ci];
+        if (getenv("CF_BENCH_FILTER") && !strstr(bc->name, getenv("CF_BENCH_FILTER")))
+            continue; /* CF_BENCH_FILTER=text: only the cases whose name contains it */
         gcol g[MAXC];
         cf_batch b[MAXC];
         size_t raw = 0;

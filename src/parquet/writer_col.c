@@ -64,6 +64,8 @@ struct cf_pq_wcol {
     uint32_t *dict_offs;   /* entry i starts at dict.data + dict_offs[i] */
     size_t dict_count, dict_offs_cap;
     uint32_t *slots;       /* open addressing: entry + 1, 0 = empty */
+    uint64_t *slot_keys;   /* 4- and 8-byte values: the value of each used slot, so a
+                            * probe compares in the table, without visiting the entry */
     size_t slot_cap;
     cf_buf pages;          /* encoded data pages, headers included */
     cf_pq_page_rec *recs;
@@ -266,6 +268,7 @@ void cf_pq_wcol_free(cf_pq_wcol *c)
     cf_buf_dispose(&c->dict);
     cf_free(c->dict_offs);
     cf_free(c->slots);
+    cf_free(c->slot_keys);
     cf_buf_dispose(&c->pages);
     cf_free(c->recs);
     cf_buf_dispose(&c->bounds);
@@ -366,13 +369,20 @@ static inline bool same_fixed(const uint8_t *a, const uint8_t *b, size_t n)
 static cf_status dict_index(cf_pq_wcol *c, const uint8_t *p, size_t n, uint64_t h, uint32_t *out,
                             cf_error *err)
 {
+    const bool ba = c->d.ptype == CF_PQT_BYTE_ARRAY, keyed = !ba && (n == 4 || n == 8);
     if (2 * (c->dict_count + 1) > c->slot_cap) {
         size_t ncap = c->slot_cap ? 2 * c->slot_cap : 1024;
         uint32_t *ns = cf_calloc(ncap, sizeof(*ns));
-        CF_CHECK(ns != NULL, err, CF_ENOMEM, "column %s: out of memory for the dictionary",
-                 c->d.name);
+        uint64_t *nk = keyed ? cf_malloc(ncap * sizeof(*nk)) : NULL;
+        if (ns == NULL || (keyed && nk == NULL)) {
+            cf_free(ns);
+            cf_free(nk);
+            CF_FAIL(err, CF_ENOMEM, "column %s: out of memory for the dictionary", c->d.name);
+        }
         cf_free(c->slots);
+        cf_free(c->slot_keys);
         c->slots = ns;
+        c->slot_keys = nk;
         c->slot_cap = ncap;
         for (size_t i = 0; i < c->dict_count; i++) {
             const uint8_t *e = c->dict.data + c->dict_offs[i];
@@ -383,10 +393,22 @@ static cf_status dict_index(cf_pq_wcol *c, const uint8_t *p, size_t n, uint64_t 
             while (ns[j] != 0)
                 j = (j + 1) & (ncap - 1);
             ns[j] = (uint32_t)i + 1;
+            if (keyed)
+                nk[j] = n == 8 ? cf_load_le64(e) : cf_load_le32(e);
         }
     }
     size_t mask = c->slot_cap - 1, j = (size_t)h & mask;
-    bool ba = c->d.ptype == CF_PQT_BYTE_ARRAY;
+    uint64_t key = 0;
+    if (keyed) {
+        key = n == 8 ? cf_load_le64(p) : cf_load_le32(p);
+        while (c->slots[j] != 0) {
+            if (c->slot_keys[j] == key) {
+                *out = c->slots[j] - 1;
+                return CF_OK;
+            }
+            j = (j + 1) & mask;
+        }
+    }
     while (c->slots[j] != 0) {
         uint32_t e = c->slots[j] - 1;
         const uint8_t *q = c->dict.data + c->dict_offs[e];
@@ -411,6 +433,8 @@ static cf_status dict_index(cf_pq_wcol *c, const uint8_t *p, size_t n, uint64_t 
     CF_CHECK(!c->dict.oom, err, CF_ENOMEM, "column %s: out of memory for the dictionary",
              c->d.name);
     c->slots[j] = (uint32_t)c->dict_count + 1;
+    if (keyed)
+        c->slot_keys[j] = key;
     *out = (uint32_t)c->dict_count++;
     if (c->dict.len > c->o.dict_page_bytes)
         c->fallback = true;
@@ -765,12 +789,154 @@ static size_t to_plain(const cf_pq_wcol *c, const uint8_t *src, uint8_t tmp[16],
 
 static inline bool bit(const uint8_t *bm, size_t i) { return bm == NULL || (bm[i >> 3] >> (i & 7)) & 1; }
 
+/* Columns append_fixed takes: 4- and 8-byte integers stored as they are in
+ * memory (INT32, UINT32, INT64, UINT64, DATE, UNIXTIME_MICROS, DECIMAL32/64),
+ * not arrays, without a bloom filter. */
+static bool fixed_fast(const cf_pq_wcol *c)
+{
+    if (c->d.is_array || c->d.bloom || c->d.utf8)
+        return false;
+    if (c->d.sort == CF_PQS_I32 || c->d.sort == CF_PQS_U32)
+        return c->src_width == 4 && c->d.ptype == CF_PQT_INT32;
+    if (c->d.sort == CF_PQS_I64 || c->d.sort == CF_PQS_U64)
+        return c->src_width == 8 && c->d.ptype == CF_PQT_INT64;
+    return false;
+}
+
+/* The value at p as a key whose unsigned order is the column's sort order. */
+static inline uint64_t sort_key(cf_pq_sort s, const uint8_t *p)
+{
+    switch (s) {
+    case CF_PQS_I32: return (uint64_t)(int64_t)(int32_t)cf_load_le32(p) ^ (UINT64_C(1) << 63);
+    case CF_PQS_U32: return cf_load_le32(p);
+    case CF_PQS_I64: return cf_load_le64(p) ^ (UINT64_C(1) << 63);
+    default: return cf_load_le64(p);
+    }
+}
+
+/* cf_pq_wcol_append for the columns of fixed_fast, doing what the general
+ * path does row by row (the same pages, dictionary, statistics and errors)
+ * without its per-value calls: levels and dictionary indices reserved once per
+ * stretch of rows, PLAIN values copied straight from the batch, min and max
+ * kept as sort keys in registers and merged into the page's statistics before
+ * the page is closed. A stretch ends where a page does. */
+static cf_status append_fixed(cf_pq_wcol *c, const cf_batch *b, size_t from, size_t to,
+                              cf_error *err)
+{
+    const size_t w = c->src_width;
+    const uint8_t *vals = b->values;
+    const cf_pq_sort sort = c->d.sort;
+    const bool stats = stats_on(c);
+    const uint16_t md = c->d.max_def;
+    size_t r = from;
+    while (r < to) {
+        size_t seg = to - r;
+        if (c->nlev + seg > c->lev_cap) {
+            size_t ncap = c->lev_cap ? 2 * c->lev_cap : 1024;
+            while (ncap < c->nlev + seg)
+                ncap *= 2;
+            if (md) {
+                uint16_t *q = cf_realloc(c->def, ncap * sizeof(*q));
+                CF_CHECK(q != NULL, err, CF_ENOMEM, "column %s: out of memory for levels",
+                         c->d.name);
+                c->def = q;
+            }
+            c->lev_cap = ncap;
+        }
+        const bool dict = c->dict_on;
+        uint8_t *plain = NULL;
+        size_t plain0 = c->plain.len;
+        if (dict) {
+            CF_CHECK(grow((void **)&c->idx, &c->idx_cap, c->nidx + seg, sizeof(uint32_t)), err,
+                     CF_ENOMEM, "column %s: out of memory for a page", c->d.name);
+        } else {
+            plain = cf_buf_extend(&c->plain, seg * w);
+            CF_CHECK(plain != NULL, err, CF_ENOMEM, "column %s: out of memory for a page",
+                     c->d.name);
+        }
+        uint64_t kmin = UINT64_MAX, kmax = 0;
+        const uint8_t *pmin = NULL, *pmax = NULL;
+        size_t nv = 0;
+        bool close = false;
+        cf_status st = CF_OK;
+        size_t i = r;
+        for (; i < to && !close; i++) {
+            if (!bit(b->nonnull, i)) {
+                if (!c->d.nullable) {
+                    c->bad_row = c->rows_total;
+                    st = cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
+                                      "column %s: row %" PRIu64
+                                      " is NULL but the column is not nullable",
+                                      c->d.name, c->rows_total);
+                    break;
+                }
+                c->def[c->nlev++] = 0;
+                c->pnulls++;
+            } else {
+                const uint8_t *p = vals + i * w;
+                if (md)
+                    c->def[c->nlev] = md;
+                c->nlev++;
+                if (stats) {
+                    uint64_t k = sort_key(sort, p);
+                    if (k <= kmin) {
+                        kmin = k;
+                        pmin = p;
+                    }
+                    if (k >= kmax) {
+                        kmax = k;
+                        pmax = p;
+                    }
+                }
+                if (dict) {
+                    uint32_t e;
+                    st = dict_index(c, p, w, dict_hash(p, w), &e, err);
+                    if (st != CF_OK)
+                        break;
+                    c->idx[c->nidx++] = e;
+                } else {
+                    memcpy(plain + nv * w, p, w);
+                }
+                nv++;
+                c->nvals++;
+            }
+            /* row_done, without the flush: that comes after the statistics */
+            c->page_rows++;
+            c->rg_rows++;
+            c->rows_total++;
+            size_t est = dict ? c->nidx * cf_pq_bit_width(c->dict_count) / 8 : c->plain.len;
+            if (!dict)
+                est = plain0 + nv * w;
+            close = c->fallback || c->page_rows >= c->o.page_rows || est >= c->o.page_bytes;
+        }
+        if (!dict)
+            c->plain.len = plain0 + nv * w; /* give back what the stretch did not use */
+        if (pmin != NULL) {
+            minmax_add(&c->pstat, sort, pmin, w);
+            minmax_add(&c->pstat, sort, pmax, w);
+        }
+        if (st != CF_OK)
+            return st;
+        if (close) {
+            CF_TRY(flush_page(c, err));
+            if (c->fallback) {
+                c->dict_on = false;
+                c->fallback = false;
+            }
+        }
+        r = i;
+    }
+    return CF_OK;
+}
+
 cf_status cf_pq_wcol_append(cf_pq_wcol *c, const cf_batch *b, size_t from, size_t to,
                             cf_error *err)
 {
     const uint8_t *vals = b->values;
     uint8_t tmp[16];
     const uint8_t *p;
+    if (fixed_fast(c))
+        return append_fixed(c, b, from, to, err);
     if (!c->d.is_array) {
         /* Fast path: REQUIRED, no levels. */
         for (size_t r = from; r < to; r++) {
