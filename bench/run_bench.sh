@@ -117,6 +117,16 @@ for ds in int64_sorted string_keys; do
     fi
 done
 
+# Parquet scans beside DuckDB in one process (docs/REDFILE.md "Speed"): printed, not
+# charted; needs DuckDB from npm (./test installs it), skipped without it.
+if [ -x "$BUILD/bench_parquet_read" ]; then
+    say "parquet read vs DuckDB"
+    rc=0
+    "$BUILD/bench_parquet_read" "$ROWS" "$ITERS" "$WORK/parquet" 2>/dev/null \
+        | tee "$WORK/parquet_read.txt" >&2 || rc=$?
+    [ "$rc" = 0 ] || say "bench_parquet_read skipped (exit $rc: DuckDB not installed?)"
+fi
+
 python3 "$ROOT/bench/report.py" "$RES" "$DOCS" "$(nproc) vCPU, $(uname -m)" \
     "rows=$ROWS strings=$SROWS iters=$ITERS seeks=$SEEKS"
 if command -v gnuplot >/dev/null; then
