@@ -10,9 +10,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char cf_cmd_delta_usage[] =
-    "usage: cfile delta write SPEC.json OUT\n"
+    "usage: cfile delta write [--json] SPEC.json OUT\n"
     "       cfile delta dump [--json] FILE --schema SCHEMA.json --type REDO|UNDO\n"
     "       cfile delta apply [--json] FILE --schema SCHEMA.json --type REDO|UNDO\n"
     "                         --snapshot TS --rows N [--start R] [--batch B] --base BASE.json\n"
@@ -24,7 +25,9 @@ const char cf_cmd_delta_usage[] =
     "        to rows [R, R+N) of the base values, in batches of B rows (default N)\n"
     "\n"
     "SCHEMA.json is a spec.json (its \"schema\") or a bare array of columns\n"
-    "({\"id\", \"name\", \"type\", \"nullable\", \"key\"}). Output of --json is one object.\n";
+    "({\"id\", \"name\", \"type\", \"nullable\", \"key\"}). Output of --json is one object;\n"
+    "for write: {\"file\", \"deltas\" (written), \"bytes\" (the file's size)}. Without\n"
+    "--json, write prints nothing.\n";
 
 /* ---- schema ------------------------------------------------------------------------ */
 
@@ -286,9 +289,24 @@ static bool json_bool(const cf_json *o, const char *key, bool dflt)
 
 static int cmd_write(cf_cli *c, int argc, char **argv)
 {
-    if (argc != 3)
+    /* --json anywhere among the arguments (the only option write takes). */
+    bool json = false;
+    const char *pos[2] = {NULL, NULL};
+    int npos = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = true;
+        else if (argv[i][0] == '-' && argv[i][1] == '-')
+            return cf_cli_usage(c, "write: unknown option '%s'", argv[i]);
+        else if (npos < 2)
+            pos[npos++] = argv[i];
+        else
+            return cf_cli_usage(c, "write: unexpected argument '%s'", argv[i]);
+    }
+    if (npos != 2)
         return cf_cli_usage(c, "write needs SPEC.json and OUT");
-    const char *spec_path = argv[1], *out_path = argv[2];
+    const char *spec_path = pos[0], *out_path = pos[1];
+    uint64_t ndeltas = 0;
     cf_json_doc doc;
     schema s = {0};
     char msg[256];
@@ -363,9 +381,27 @@ static int cmd_write(cf_cli *c, int argc, char **argv)
             rc = cf_cli_lib_fail(c, out_path, st, &e);
             goto out;
         }
+        ndeltas++;
     }
     if ((st = cf_delta_writer_finish(w, &e)) != CF_OK)
         rc = cf_cli_lib_fail(c, out_path, st, &e);
+    else if (json) {
+        struct stat sb;
+        cf_jw jw;
+        cf_jw_init(&jw, c->out);
+        cf_jw_obj_begin(&jw);
+        cf_jw_key(&jw, "file");
+        cf_jw_cstr(&jw, out_path);
+        cf_jw_key(&jw, "deltas");
+        cf_jw_uint(&jw, ndeltas);
+        cf_jw_key(&jw, "bytes");
+        if (stat(out_path, &sb) == 0)
+            cf_jw_uint(&jw, (uint64_t)sb.st_size);
+        else
+            cf_jw_null(&jw);
+        cf_jw_obj_end(&jw);
+        cf_jw_newline(&jw);
+    }
 out:
     cf_delta_writer_free(w);
     cf_rcl_builder_free(b);

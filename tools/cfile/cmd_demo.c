@@ -11,7 +11,7 @@
 #include "values.h"
 
 const char cf_cmd_demo_usage[] =
-    "usage: cfile demo [--dir DIR] [--rows N]\n"
+    "usage: cfile demo [--dir DIR] [--rows N] [--json]\n"
     "\n"
     "Write a sample table of typed columns to DIR/<column>.cfile (default ./demo):\n"
     "  id      INT64, sorted, with a value index\n"
@@ -26,6 +26,11 @@ const char cf_cmd_demo_usage[] =
     "\n"
     "  --dir DIR   output directory (created if missing)\n"
     "  --rows N    rows per column (default 10000)\n"
+    "  --json      one JSON document instead of text: {\"dir\", \"rows\", \"columns\":\n"
+    "              [{\"name\", \"file\", \"type\", \"encoding\", \"compression\",\n"
+    "              \"rows\", \"bytes\", \"first_values\", \"fallback\" (why PLAIN was used,\n"
+    "              or null), and for id \"value_index_lookup\": {\"key\", \"value\",\n"
+    "              \"row\", \"exact\"}}]}\n"
     "  --help      this text\n";
 
 typedef struct demo_col {
@@ -109,8 +114,8 @@ static cf_status write_col(const char *path, const demo_col *dc, cf_encoding enc
     return st;
 }
 
-static cf_status show_col(cf_cli *c, const char *path, const demo_col *dc, const char *note,
-                          cf_error *err)
+static cf_status show_col(cf_cli *c, cf_jw *jw, const char *path, const demo_col *dc,
+                          const char *note, cf_error *err)
 {
     cf_reader *r = NULL;
     cf_iter *it = NULL;
@@ -118,9 +123,33 @@ static cf_status show_col(cf_cli *c, const char *path, const demo_col *dc, const
     if (st != CF_OK)
         return st;
     const cf_file_info *in = cf_reader_info(r);
-    fprintf(c->out, "%-7s %-16s %-15s %-15s %7" PRIu64 " %9" PRIu64 "  ", dc->name,
-            cf_cli_type_name(in->type), cf_cli_encoding_name(in->encoding),
-            cf_cli_compression_name(in->compression), in->num_values, in->file_size);
+    if (jw != NULL) {
+        cf_jw_obj_begin(jw);
+        cf_jw_key(jw, "name");
+        cf_jw_cstr(jw, dc->name);
+        cf_jw_key(jw, "file");
+        cf_jw_cstr(jw, path);
+        cf_jw_key(jw, "type");
+        cf_jw_cstr(jw, cf_cli_type_name(in->type));
+        cf_jw_key(jw, "encoding");
+        cf_jw_cstr(jw, cf_cli_encoding_name(in->encoding));
+        cf_jw_key(jw, "compression");
+        cf_jw_cstr(jw, cf_cli_compression_name(in->compression));
+        cf_jw_key(jw, "rows");
+        cf_jw_uint(jw, in->num_values);
+        cf_jw_key(jw, "bytes");
+        cf_jw_uint(jw, in->file_size);
+        cf_jw_key(jw, "fallback");
+        if (note[0] != '\0')
+            cf_jw_cstr(jw, note);
+        else
+            cf_jw_null(jw);
+        cf_jw_key(jw, "first_values");
+    } else {
+        fprintf(c->out, "%-7s %-16s %-15s %-15s %7" PRIu64 " %9" PRIu64 "  ", dc->name,
+                cf_cli_type_name(in->type), cf_cli_encoding_name(in->encoding),
+                cf_cli_compression_name(in->compression), in->num_values, in->file_size);
+    }
     st = cf_iter_create(&it, r, err);
     cf_batch b = {0};
     if (st == CF_OK)
@@ -128,12 +157,16 @@ static cf_status show_col(cf_cli *c, const char *path, const demo_col *dc, const
     if (st == CF_OK) {
         cf_jw w;
         cf_jw_init(&w, c->out);
-        cf_jw_arr_begin(&w);
+        cf_jw *vw = jw != NULL ? jw : &w;
+        cf_jw_arr_begin(vw);
         for (size_t i = 0; i < b.count; i++)
-            cf_cli_row_write(&w, in->type, in->is_array, &b, i);
-        cf_jw_arr_end(&w);
+            cf_cli_row_write(vw, in->type, in->is_array, &b, i);
+        cf_jw_arr_end(vw);
+    } else if (jw != NULL) {
+        cf_jw_null(jw);
     }
-    fprintf(c->out, "%s\n", note);
+    if (jw == NULL)
+        fprintf(c->out, "%s%s\n", note[0] != '\0' ? "  " : "", note);
     if (st == CF_OK && in->has_validx && dc->type == CF_TYPE_INT64 && in->num_values > 0) {
         int64_t key = (int64_t)(in->num_values / 2) * 7 + 3; /* between two ids */
         bool exact = false;
@@ -141,12 +174,27 @@ static cf_status show_col(cf_cli *c, const char *path, const demo_col *dc, const
         if (st == CF_OK) {
             uint64_t ord = cf_iter_current_ordinal(it);
             st = cf_iter_next_batch(it, 1, &b, err);
-            if (st == CF_OK && b.count == 1)
+            if (st == CF_OK && b.count == 1 && jw != NULL) {
+                cf_jw_key(jw, "value_index_lookup");
+                cf_jw_obj_begin(jw);
+                cf_jw_key(jw, "key");
+                cf_jw_int(jw, key);
+                cf_jw_key(jw, "value");
+                cf_jw_int(jw, ((const int64_t *)b.values)[0]);
+                cf_jw_key(jw, "row");
+                cf_jw_uint(jw, ord);
+                cf_jw_key(jw, "exact");
+                cf_jw_bool(jw, exact);
+                cf_jw_obj_end(jw);
+            } else if (st == CF_OK && b.count == 1) {
                 fprintf(c->out, "        value index: first id >= %" PRId64 " is %" PRId64
                                 " at row %" PRIu64 " (%s)\n",
                         key, ((const int64_t *)b.values)[0], ord, exact ? "exact" : "not exact");
+            }
         }
     }
+    if (jw != NULL)
+        cf_jw_obj_end(jw);
     cf_iter_free(it);
     cf_reader_free(r);
     return st;
@@ -157,15 +205,18 @@ int cf_cmd_demo(cf_cli *c, int argc, char **argv)
     static const struct option opts[] = {
         {"dir", required_argument, NULL, 'd'},
         {"rows", required_argument, NULL, 'n'},
+        {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *dir = "demo";
     uint64_t rows = 10000;
+    bool json = false;
     int ch;
-    while ((ch = getopt_long(argc, argv, "d:n:h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "d:n:jh", opts, NULL)) != -1) {
         switch (ch) {
         case 'd': dir = optarg; break;
+        case 'j': json = true; break;
         case 'n':
             if (cf_cli_parse_u64(optarg, &rows) != 0 || rows > 100000000)
                 return cf_cli_usage(c, "--rows: expected 0..100000000, got %s", optarg);
@@ -189,9 +240,36 @@ int cf_cmd_demo(cf_cli *c, int argc, char **argv)
         return cf_cli_fail(c, "out of memory");
     }
     int rc = CF_EXIT_OK;
-    fprintf(c->out, "writing %" PRIu64 " rows to %s/\n\n", rows, dir);
-    fprintf(c->out, "%-7s %-16s %-15s %-15s %7s %9s  %s\n", "column", "type", "encoding",
-            "compression", "rows", "bytes", "first values");
+    /* JSON: built in memory and printed only when complete, so a failure leaves no
+     * half a document on stdout. */
+    char *mem = NULL;
+    size_t mem_len = 0;
+    FILE *jf = NULL;
+    cf_jw jwv, *jw = NULL;
+    cf_cli sub = *c;
+    if (json) {
+        jf = open_memstream(&mem, &mem_len);
+        if (jf == NULL) {
+            free(values);
+            free(nonnull);
+            free(path);
+            return cf_cli_fail(c, "out of memory");
+        }
+        sub.out = jf;
+        cf_jw_init(&jwv, jf);
+        jw = &jwv;
+        cf_jw_obj_begin(jw);
+        cf_jw_key(jw, "dir");
+        cf_jw_cstr(jw, dir);
+        cf_jw_key(jw, "rows");
+        cf_jw_uint(jw, rows);
+        cf_jw_key(jw, "columns");
+        cf_jw_arr_begin(jw);
+    } else {
+        fprintf(c->out, "writing %" PRIu64 " rows to %s/\n\n", rows, dir);
+        fprintf(c->out, "%-7s %-16s %-15s %-15s %7s %9s  %s\n", "column", "type", "encoding",
+                "compression", "rows", "bytes", "first values");
+    }
     for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
         const demo_col *dc = &cols[k];
         cf_error err = {0};
@@ -200,19 +278,27 @@ int cf_cmd_demo(cf_cli *c, int argc, char **argv)
         fill(dc, (size_t)rows, values, nonnull);
         cf_status st = write_col(path, dc, dc->enc, (size_t)rows, values, nonnull, &err);
         if (st == CF_ENOTSUP && dc->enc != CF_ENC_PLAIN) {
-            snprintf(note, sizeof(note), "  (fell back to PLAIN: %s)", err.msg);
+            snprintf(note, sizeof(note), json ? "%s" : "(fell back to PLAIN: %s)", err.msg);
             memset(&err, 0, sizeof(err));
             st = write_col(path, dc, CF_ENC_PLAIN, (size_t)rows, values, nonnull, &err);
         }
         if (st == CF_OK)
-            st = show_col(c, path, dc, note, &err);
+            st = show_col(&sub, jw, path, dc, note, &err);
         if (st != CF_OK) {
             int frc = cf_cli_lib_fail(c, path, st, &err);
             if (rc == CF_EXIT_OK || frc == CF_EXIT_FAIL)
                 rc = frc;
         }
     }
-    if (rc == CF_EXIT_OK)
+    if (json) {
+        cf_jw_arr_end(jw);
+        cf_jw_obj_end(jw);
+        cf_jw_newline(jw);
+        fclose(jf);
+        if (rc == CF_EXIT_OK && mem != NULL)
+            fwrite(mem, 1, mem_len, c->out);
+        free(mem);
+    } else if (rc == CF_EXIT_OK)
         fprintf(c->out, "\ntry: cfile info %s/id.cfile; cfile dump %s/name.cfile --count 5; "
                         "cfile seek %s/id.cfile --value 700; cfile verify %s/*.cfile\n",
                 dir, dir, dir, dir);

@@ -33,7 +33,7 @@ const char cf_cmd_hfile_usage[] =
     "       cfile hfile info [--json] FILE...\n"
     "       cfile hfile blocks [--json] [--index | --headers] FILE...\n"
     "       cfile hfile stats [--json] [--details] FILE...\n"
-    "       cfile hfile dump [--json] [--keys] [--row ROW | --row-hex HEX] FILE...\n"
+    "       cfile hfile dump [--json] [--keys] [--row ROW | --row-hex HEX] [--limit N] FILE...\n"
     "       cfile hfile check [--json] FILE...\n"
     "       cfile hfile verify [--json] FILE...\n"
     "       cfile hfile seek [--json] FILE (ROW | --hex HEX)\n"
@@ -54,7 +54,8 @@ const char cf_cmd_hfile_usage[] =
     "          ranges, families, the biggest row\n"
     "  dump    (-p, -e, -w) every cell in file order, with tags (T[i]); --keys\n"
     "          prints keys only; --row prints just that row's cells (exit 1 if it\n"
-    "          has none)\n"
+    "          has none); --limit N (-n N) stops after N cells of each file, as\n"
+    "          `cfile dump --limit` does (in JSON: the first N of \"cells\")\n"
     "  check   (-k) cell order: exit 1 naming the first cell that sorts before\n"
     "          its predecessor; also reports cells of more than one family\n"
     "  verify  (-v) every block's checksum, every cell, cell order and counts\n"
@@ -160,7 +161,7 @@ static int do_dump(cf_cli *c, cf_hfile *h, const hf_opts *o)
         cf_jw_arr_begin(&w);
     }
     uint64_t n = 0;
-    while (st == CF_OK) {
+    while (st == CF_OK && n < o->limit) {
         cf_hfile_cell cell;
         bool has;
         st = cf_hfile_iter_next(it, &cell, &has, &e);
@@ -196,7 +197,7 @@ static int do_dump(cf_cli *c, cf_hfile *h, const hf_opts *o)
         return cf_cli_lib_fail(c, "dump", st, &e);
     if (!o->json)
         fprintf(c->out, "Scanned kv count -> %" PRIu64 "\n", n);
-    if (o->has_row && n == 0) {
+    if (o->has_row && n == 0 && o->limit > 0) {
         fputs("cfile: no cell has row '", c->err);
         hf_print_bytes(c->err, (cf_slice){o->row, o->row_len});
         fputs("'\n", c->err);
@@ -405,12 +406,14 @@ int cf_cmd_hfile(cf_cli *c, int argc, char **argv)
         O_NO_BLOOM,
         O_NO_MVCC,
         O_TAGS,
-        O_KEYS
+        O_KEYS,
+        O_LIMIT
     };
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},
         {"hex", required_argument, NULL, 'x'},
         {"keys", no_argument, NULL, O_KEYS},
+        {"limit", required_argument, NULL, O_LIMIT},
         {"row", required_argument, NULL, O_ROW},
         {"row-hex", required_argument, NULL, O_ROW_HEX},
         {"details", no_argument, NULL, O_DETAILS},
@@ -427,14 +430,21 @@ int cf_cmd_hfile(cf_cli *c, int argc, char **argv)
     };
     hf_opts o;
     memset(&o, 0, sizeof(o));
+    o.limit = UINT64_MAX;
     const char *row_text = NULL, *row_hex = NULL;
     /* Which subcommand-specific options were given, to refuse them elsewhere. */
     const char *seek_only = NULL, *dump_only = NULL, *stats_only = NULL, *blocks_only = NULL,
                *write_only = NULL;
     int ch;
-    while ((ch = getopt_long(argc, argv, "jx:h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "jx:n:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'j': o.json = true; break;
+        case 'n':
+        case O_LIMIT:
+            if (cf_cli_parse_u64(optarg, &o.limit) != 0)
+                return cf_cli_usage(c, "--limit: '%s' is not a cell count", optarg);
+            dump_only = "--limit";
+            break;
         case 'x':
             o.hex = optarg;
             seek_only = "--hex";

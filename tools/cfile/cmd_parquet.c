@@ -18,7 +18,7 @@ const char cf_cmd_parquet_usage[] =
     "usage: cfile parquet meta [--json] [--svg OUT.svg] FILE\n"
     "       cfile parquet schema [--json] FILE\n"
     "       cfile parquet pages [--json] FILE\n"
-    "       cfile parquet dump [--json] [--rows A..B] [--columns F,...] FILE\n"
+    "       cfile parquet dump [--json] [--rows A..B] [--columns F,...] [--limit N] FILE\n"
     "       cfile parquet head [-n N] [--columns F,...] FILE\n"
     "       cfile parquet write --schema SCHEMA [options] OUT < ROWS\n"
     "\n"
@@ -55,7 +55,8 @@ const char cf_cmd_parquet_usage[] =
     "              and a row group x column grid of chunk sizes; hover a shape for\n"
     "              its offsets, sizes and encodings. Pages that cannot be read are\n"
     "              left out of the picture and exit 1\n"
-    "  -n N        rows for head\n"
+    "  -n N, --limit N  dump and head: at most N rows (from --rows' start), as\n"
+    "              `cfile dump --limit`; head's default is 10\n"
     "  --help      this text\n";
 
 static void jw_slice(cf_jw *w, cf_slice s) { cf_jw_str(w, s.data, s.len); }
@@ -767,6 +768,7 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
         {"columns", required_argument, NULL, 'c'},
         {"json", no_argument, NULL, 'j'},
         {"svg", required_argument, NULL, 's'},
+        {"limit", required_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -776,6 +778,7 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
     bool json = false;
     const char *rows_arg = NULL, *cols_arg = NULL, *svg = NULL;
     uint64_t head_n = 10;
+    bool has_n = false;
     int ch;
     while ((ch = getopt_long(argc, argv, "jhn:", opts, NULL)) != -1) {
         switch (ch) {
@@ -786,6 +789,7 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
         case 'n':
             if (cf_cli_parse_u64(optarg, &head_n) != 0 || head_n > INT64_MAX)
                 return cf_cli_usage(c, "-n: '%s' is not a row count", optarg);
+            has_n = true;
             break;
         case 'h': return cf_cli_help(c);
         default: return cf_cli_bad_option(c, argv);
@@ -822,19 +826,20 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
             rc = parse_columns(c, pq, cols_arg, idx, 256, &ro.field_count);
             ro.fields = idx;
         }
-        if (rc == CF_EXIT_OK && is_head) {
+        if (rc == CF_EXIT_OK && (is_head || has_n)) {
             if (ro.row_end - ro.row_begin > (int64_t)head_n)
                 ro.row_end = ro.row_begin + (int64_t)head_n;
-            json = false;
+            if (is_head)
+                json = false;
         }
         if (rc == CF_EXIT_OK)
             rc = dump_cmd(c, path, pq, json, &ro);
         cf_parquet_free(pq);
         return rc;
     }
-    if (rows_arg || cols_arg) {
+    if (rows_arg || cols_arg || has_n) {
         cf_parquet_free(pq);
-        return cf_cli_usage(c, "--rows and --columns are for dump and head");
+        return cf_cli_usage(c, "--rows, --columns and --limit are for dump and head");
     }
     if (is_pages) {
         int rc = pages_cmd(c, path, pq, json);

@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 const char cf_cmd_table_usage[] =
-    "usage: cfile table create DIR --schema SCHEMA [--lock-timeout MS]\n"
+    "usage: cfile table create DIR --schema SCHEMA [--json] [--lock-timeout MS]\n"
     "       cfile table import DIR [--schema SCHEMA] [--ts TS] [--format csv|jsonl]\n"
-    "                              [--lock-timeout MS] FILE\n"
+    "                              [--json] [--lock-timeout MS] FILE\n"
     "       cfile table scan DIR [--json | --format text|csv|jsonl] [--columns a,b]\n"
     "                            [--where \"COL OP VALUE [AND ...]\"] [--as-of TS] [--stats]\n"
     "                            [--limit N]\n"
@@ -33,7 +33,7 @@ const char cf_cmd_table_usage[] =
     "                              [--lock-timeout MS]\n"
     "       cfile table delete DIR --key KEY [--ts TS] [--json] [--lock-timeout MS]\n"
     "       cfile table compact DIR [--ahm TS] [--json] [--lock-timeout MS]\n"
-    "       cfile table flush DIR [--lock-timeout MS]\n"
+    "       cfile table flush DIR [--json] [--lock-timeout MS]\n"
     "       cfile table info DIR [--json] [--svg OUT.svg]\n"
     "\n"
     "A table is a directory of rowsets (docs/ROWSET.md): each has one CFile per column,\n"
@@ -71,7 +71,9 @@ const char cf_cmd_table_usage[] =
     "--as-of TS shows the table with every change at timestamp <= TS.\n"
     "--limit N (scan) prints at most the first N matching rows.\n"
     "--json on insert/update/delete prints {\"op\", \"rows\", \"ts\"}; on compact\n"
-    "  {\"op\", \"table\", \"rows\", \"undo_deltas\", \"redo_deltas\", \"generation\"}.\n"
+    "  {\"op\", \"table\", \"rows\", \"undo_deltas\", \"redo_deltas\", \"generation\"};\n"
+    "  on create {\"op\", \"table\", \"schema\"}; on import {\"op\", \"table\", \"rows\"};\n"
+    "  on flush {\"op\", \"table\", \"rows\" (MemRowSet rows flushed), \"rowsets\"}.\n"
     "An option a subcommand does not take is a usage error.\n"
     "One writer at a time: create, import, insert, update, delete and compact hold the\n"
     "table's lock (DIR/LOCK) and wait up to --lock-timeout MS (default 10000) for\n"
@@ -370,8 +372,9 @@ static const struct {
     const char *sub;
     unsigned allowed;
 } sub_opts[] = {
-    {"create", OPT_BIT(O_SCHEMA) | WRITER},
-    {"import", OPT_BIT(O_SCHEMA) | OPT_BIT(O_TS) | OPT_BIT(O_FORMAT) | WRITER},
+    {"create", OPT_BIT(O_SCHEMA) | OPT_BIT(O_JSON) | WRITER},
+    {"import", OPT_BIT(O_SCHEMA) | OPT_BIT(O_TS) | OPT_BIT(O_FORMAT) | OPT_BIT(O_JSON) | WRITER},
+    {"flush", OPT_BIT(O_JSON) | WRITER},
     {"scan",
      OPT_BIT(O_JSON) | OPT_BIT(O_COLUMNS) | OPT_BIT(O_WHERE) | OPT_BIT(O_ASOF) | OPT_BIT(O_STATS) |
          OPT_BIT(O_FORMAT) | OPT_BIT(O_LIMIT)},
@@ -423,6 +426,24 @@ static int cmd_create(cf_cli *c, const char *dir, targs *t)
     if (st == CF_OK)
         st = cf_rs_writer_finish(w, &e);
     cf_rs_writer_free(w);
+    if (st == CF_OK && t->json) {
+        char *text = cf_cli_schema_text(s);
+        cf_jw jw;
+        cf_jw_init(&jw, c->out);
+        cf_jw_obj_begin(&jw);
+        cf_jw_key(&jw, "op");
+        cf_jw_cstr(&jw, "create");
+        cf_jw_key(&jw, "table");
+        cf_jw_cstr(&jw, dir);
+        cf_jw_key(&jw, "schema");
+        if (text != NULL)
+            cf_jw_cstr(&jw, text);
+        else
+            cf_jw_null(&jw);
+        cf_jw_obj_end(&jw);
+        cf_jw_newline(&jw);
+        free(text);
+    }
     cf_rs_schema_free(s);
     if (st != CF_OK)
         return lib_fail(c, dir, st, &e);
@@ -743,7 +764,22 @@ static int cmd_flush(cf_cli *c, const char *dir, const targs *t)
     cf_status st = cf_table_flush(tb, &e);
     if (st != CF_OK)
         rc = lib_fail(c, "flush", st, &e);
-    else {
+    else if (t->json) {
+        cf_jw w;
+        cf_jw_init(&w, c->out);
+        cf_jw_obj_begin(&w);
+        cf_jw_key(&w, "op");
+        cf_jw_cstr(&w, "flush");
+        cf_jw_key(&w, "table");
+        cf_jw_cstr(&w, dir);
+        cf_jw_key(&w, "rows");
+        cf_jw_uint(&w, rows);
+        cf_jw_key(&w, "rowsets");
+        cf_jw_uint(&w, cf_table_rowset_count(tb));
+        cf_jw_obj_end(&w);
+        cf_jw_newline(&w);
+        warn_compaction(c, tb);
+    } else {
         fprintf(c->out, "flushed %s: %zu MemRowSet rows, %zu rowsets\n", dir, rows,
                 cf_table_rowset_count(tb));
         warn_compaction(c, tb);
@@ -1009,7 +1045,7 @@ int cf_cmd_table(cf_cli *c, int argc, char **argv)
         if (t.npos != 1)
             return cf_cli_usage(c, "import needs one input file (CSV or JSON lines; - for stdin)");
         return cf_cmd_table_import(c, dir, t.pos[0], t.schema, t.format, t.has_ts, t.ts,
-                                   t.lock_ms);
+                                   t.lock_ms, t.json);
     }
     if (strcmp(sub, "scan") == 0)
         return cmd_scan(c, dir, &t);

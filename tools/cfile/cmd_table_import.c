@@ -565,7 +565,8 @@ static int load_text(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_rs_sche
 }
 
 int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char *schema,
-                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms)
+                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms,
+                        bool json)
 {
     cf_error e;
     cf_rs_schema *ns = NULL;
@@ -583,9 +584,22 @@ int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char
     int rc = cf_cli_table_load(c, dir, ns, true,
                                "import needs --schema (or a table made by `table create`)",
                                has_ts, ts, lock_ms, load_text, &t, &rows);
-    if (rc == 0)
+    if (rc == 0 && json) {
+        cf_jw w;
+        cf_jw_init(&w, c->out);
+        cf_jw_obj_begin(&w);
+        cf_jw_key(&w, "op");
+        cf_jw_cstr(&w, "import");
+        cf_jw_key(&w, "table");
+        cf_jw_cstr(&w, dir);
+        cf_jw_key(&w, "rows");
+        cf_jw_uint(&w, rows);
+        cf_jw_obj_end(&w);
+        cf_jw_newline(&w);
+    } else if (rc == 0) {
         fprintf(c->out, "imported %" PRIu64 " rows into %s in %.2f s\n", rows, dir,
                 now_s() - t0);
+    }
     cf_rs_schema_free(ns);
     return rc;
 }

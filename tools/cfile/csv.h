@@ -117,6 +117,7 @@ int cf_cli_table_load(cf_cli *c, const char *dir, const cf_rs_schema *ns, bool s
  * or NULL: by the name's suffix .jsonl/.json), loaded all or nothing, holding
  * the table's writer lock (waiting up to lock_ms for it). */
 int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char *schema,
-                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms);
+                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms,
+                        bool json);
 
 #endif

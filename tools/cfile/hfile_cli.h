@@ -21,6 +21,7 @@ typedef struct hf_opts {
     bool json;
     const char *hex;    /* seek: the row as hex */
     bool keys_only;     /* dump --keys */
+    uint64_t limit;     /* dump --limit: cells per file at most (UINT64_MAX: all) */
     const uint8_t *row; /* dump --row / --row-hex (malloc'd) */
     size_t row_len;
     bool has_row;
