@@ -34,9 +34,18 @@
  * COMMAND since TIME", which each holder writes into LOCK). Readers
  * (read_only handles) take no lock and never write; they see the one committed
  * version that was current when they opened (TABLET and MANIFESTs are replaced
- * atomically, and files a later commit drops stay readable through the handles
- * already open). A read_only handle refuses every mutation with CF_EINVAL
- * "... opened read-only". The lock is advisory and meant for local file systems.
+ * atomically). A reader pins that version (docs/ROWSET.md "Readers: the pin"):
+ * a shared flock(2) on the table directory itself, taken before it reads
+ * TABLET and held until cf_table_free/close; the writer removes the files its
+ * commits made obsolete only while it gets that flock exclusively without
+ * waiting, and otherwise leaves them for a later clean-up. So a pinned reader
+ * opens each rowset's files at first use, like a writer, and a long-lived
+ * reader only delays the reclaiming of space, never a write. A reader that
+ * finds the pin held exclusively (the writer removing files at that moment)
+ * for more than ~50 ms opens every file up front instead, as before the pin.
+ * A read_only handle refuses every mutation with CF_EINVAL "... opened
+ * read-only". The lock and the pin are advisory and meant for local file
+ * systems; do not flock(2) a table directory yourself.
  */
 #ifndef CFILE_ROWSET_H
 #define CFILE_ROWSET_H
@@ -169,8 +178,9 @@ typedef struct cf_rowset_info {
     uint64_t insert_ts;    /* rows were inserted at this timestamp */
     uint64_t last_ts;      /* largest timestamp used so far */
     size_t redo_files, undo_files;
-    /* in files; 0 until the files are open: a table opened for writing opens
-     * a rowset's files at its first use (cf_rowset_load opens them now) */
+    /* in files; 0 until the files are open: a table's rowsets (writers and
+     * pinned readers) open their files at first use (cf_rowset_load opens
+     * them now) */
     uint64_t redo_deltas, undo_deltas;
     uint64_t dms_deltas;   /* in memory, not yet flushed */
     cf_slice min_key, max_key; /* encoded keys of the first and last row (empty if none) */
@@ -184,11 +194,12 @@ typedef struct cf_rowset_info {
  * default options (its own block cache of CF_RS_DEFAULT_CACHE_BYTES; writable,
  * taking the writer lock at the first mutation). */
 CF_API cf_status cf_rowset_open(cf_rowset **out, const char *dir, cf_error *err);
-/* Open the rowset's files now. A table opened for writing (cf_table_open) reads
- * only each rowset's MANIFEST when it opens and opens a rowset's files when a
- * lookup, scan, mutation or compaction first touches it (docs/ROWSET.md
- * "Opening a table"); every other rowset handle has them open already (then this
- * is a no-op). CF_ECORRUPT naming the rowset when a file is missing or damaged. */
+/* Open the rowset's files now. A table (opened for writing, or read_only and
+ * pinned) reads only each rowset's MANIFEST when it opens and opens a rowset's
+ * files when a lookup, scan, mutation or compaction first touches it
+ * (docs/ROWSET.md "Opening a table"); every other rowset handle has them open
+ * already (then this is a no-op). CF_ECORRUPT naming the rowset when a file is
+ * missing or damaged. */
 CF_API cf_status cf_rowset_load(cf_rowset *rs, cf_error *err);
 
 #define CF_RS_OPEN_OPTIONS_VERSION 1
@@ -346,7 +357,8 @@ CF_API cf_status cf_rowset_flush(cf_rowset *rs, cf_error *err);
  * dropped: UNDOs with ts < ahm, rows deleted before ahm. The mark is recorded in
  * the MANIFEST (it never moves back), and reads at older snapshots are refused
  * from then on. The new MANIFEST replaces the old one atomically; the old files
- * are then removed. */
+ * are then removed, unless a table reader holds the pin (then they stay: a
+ * leak, as after a crash between the commit and the removal). */
 CF_API cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err);
 
 /* ---- tables: a MemRowSet plus any number of DiskRowSets ----------------------------------
@@ -405,8 +417,9 @@ typedef struct cf_table_options {
     cf_cache *cache;
     size_t cache_bytes;
     /* false (default): a writer, holding the table's writer lock from open to
-     * close/free. true: a reader, taking no lock; every mutation (insert, update,
-     * delete, flush, compact) is CF_EINVAL "table opened read-only". */
+     * close/free. true: a reader, taking no lock (it pins its version, see the
+     * top of this file); every mutation (insert, update, delete, flush,
+     * compact) is CF_EINVAL "table opened read-only". */
     bool read_only;
     /* How long a writer's open waits for the lock before CF_EBUSY; default
      * 10000 ms, 0 = one try. */
@@ -495,7 +508,9 @@ CF_API cf_status cf_table_flush(cf_table *t, cf_error *err);
 CF_API cf_status cf_table_sync(cf_table *t, cf_error *err);
 /* Flush, then merge every rowset into one (cf_rowset_compact's rules for history
  * and `ahm`); the new TABLET replaces the old atomically, then the old rowsets
- * are removed. A table of one rowset is compacted in place. */
+ * are removed (once no reader holds the pin). A table of one rowset is
+ * compacted in place when no reader holds the pin, else into a new rowset
+ * directory. */
 CF_API cf_status cf_table_compact(cf_table *t, uint64_t ahm, cf_error *err);
 
 /* Automatic compaction. After each flush of the MemRowSet (cf_table_flush,

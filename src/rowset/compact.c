@@ -20,6 +20,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -553,7 +554,28 @@ out:
     return st;
 }
 
+/* A compaction in place replaces the MANIFEST and then removes the files the
+ * old one named, which a table reader holding the pin may still open: the pin
+ * (of the table the rowset belongs to, or of its own directory, the older
+ * one-rowset layout) is taken exclusively before anything is written and held
+ * to the end, and when a reader holds it the old files are left in place (a
+ * leak like a crash's between commit and clean-up; a table's own compaction
+ * writes a new rowset directory then, see cf_table_compact). */
 cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err)
+{
+    CF_TRY(cf_rs_writable(rs, err));
+    char *pd = cf_rs_lock_dir(cf_rs_dir(rs));
+    CF_CHECK(pd != NULL, err, CF_ENOMEM, "rowset: out of memory");
+    int pin = cf_rs_pin_open(pd);
+    cf_free(pd);
+    bool gc = cf_rs_pin_exclusive(pin);
+    cf_status st = cf_rs_compact_in_place(rs, ahm, gc, err);
+    if (pin >= 0)
+        close(pin); /* drops the pin */
+    return st;
+}
+
+cf_status cf_rs_compact_in_place(cf_rowset *rs, uint64_t ahm, bool gc_prev, cf_error *err)
 {
     CF_TRY(cf_rs_writable(rs, err));
     CF_TRY(cf_rowset_flush(rs, err));
@@ -579,7 +601,7 @@ cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err)
                                 err);
     if (st == CF_OK)
         st = cf_rs_reload(rs, err);
-    if (st == CF_OK)
+    if (st == CF_OK && gc_prev)
         cf_rs_gc(cf_rs_dir(rs), cf_rs_manifest_of(rs), &prev, prev.next_file);
     cf_rs_manifest_dispose(&prev);
     return st;

@@ -124,6 +124,19 @@ void cf_rs_lock_release(int fd); /* fd < 0 is a no-op */
 /* The directory whose LOCK guards rowset directory dir (malloc'd; NULL when out
  * of memory): the table's for an rs-<n> beside a TABLET, else dir. */
 char *cf_rs_lock_dir(const char *dir);
+/* The reader pin (lock.c; docs/ROWSET.md "Readers: the pin"): a flock on the
+ * table directory. Readers hold it shared while open; the writer removes files
+ * a commit made obsolete only under it exclusively, taken without waiting. */
+#define CF_RS_PIN_WAIT_MS 50u
+/* An fd of dir for pinning (-1 on failure). */
+int cf_rs_pin_open(const char *dir);
+/* A reader's pin, held shared: the fd (close it to let go), or -1 when the
+ * writer kept it exclusive past CF_RS_PIN_WAIT_MS or dir cannot be opened; the
+ * reader then opens every file up front. */
+int cf_rs_pin_shared(const char *dir);
+/* Take the pin exclusively without waiting: false when a reader holds it. */
+bool cf_rs_pin_exclusive(int fd);
+void cf_rs_pin_unlock(int fd);
 
 /* rowset.c */
 /* CF_EINVAL when a read at `snapshot` needs history before `ahm` (what = "table"
@@ -134,7 +147,15 @@ cf_status cf_rs_check_ts_range(uint64_t ts, cf_error *err);
 /* How a rowset handle may write: on its own (takes the lock at its first
  * mutation and checks that its view is current), as part of a table that holds
  * the lock for it, or not at all. */
-typedef enum cf_rs_mode { CF_RS_MODE_OWN, CF_RS_MODE_TABLE, CF_RS_MODE_READ_ONLY } cf_rs_mode;
+/* CF_RS_MODE_READ_PINNED: read-only, files opened at first use like a table
+ * writer's rowsets; only for a table reader holding the pin (nothing it may
+ * open is removed meanwhile). */
+typedef enum cf_rs_mode {
+    CF_RS_MODE_OWN,
+    CF_RS_MODE_TABLE,
+    CF_RS_MODE_READ_ONLY,
+    CF_RS_MODE_READ_PINNED
+} cf_rs_mode;
 cf_status cf_rs_open_mode(cf_rowset **out, const char *dir, const cf_rowset_options *o,
                           cf_rs_mode mode, cf_error *err);
 /* CF_OK when rs may be changed now (taking its lock first when it is its own). */
@@ -167,6 +188,9 @@ cf_status cf_rs_probe_key(cf_rowset *rs, const uint8_t *key, size_t len, uint64_
 cf_status cf_rs_lower_bound(cf_rowset *rs, const uint8_t *enc, size_t len, uint64_t *ord,
                             cf_error *err);
 
+/* compact.c: cf_rowset_compact without the pin handling; gc_prev: remove the
+ * files the replaced MANIFEST named (only under the pin held exclusively). */
+cf_status cf_rs_compact_in_place(cf_rowset *rs, uint64_t ahm, bool gc_prev, cf_error *err);
 /* compact.c: merge the rows of n rowsets (disjoint keys, same schema; each is
  * flushed first) into a new rowset in outdir (an existing empty directory),
  * history kept as cf_rowset_compact keeps it; writes outdir's MANIFEST. */
@@ -198,5 +222,8 @@ cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **r
 /* What the last open's log replay did: ops applied, and rowsets a replayed
  * op's key was looked up in (bloom + key index). For tests and benchmarks. */
 void cf_table_replay_stats(const cf_table *t, uint64_t *applied, uint64_t *probes);
+/* A reader holds the pin (its rowsets open their files at first use); false
+ * for a writer and for a reader that opened everything up front. */
+bool cf_table_pinned(const cf_table *t);
 
 #endif

@@ -178,3 +178,61 @@ char *cf_rs_lock_dir(const char *dir)
     }
     return p;
 }
+
+/* ---- the reader pin (docs/ROWSET.md "Readers: the pin") ------------------------------------
+ *
+ * A flock(2) on the table directory itself: readers hold it shared from before
+ * they read TABLET until they close, and the writer removes what a commit made
+ * obsolete only while it holds it exclusively (LOCK_NB: it never waits, and
+ * leaves the files for a later clean-up when a reader is in). A directory lock
+ * needs no file of its own, so a reader writes nothing and any table, old ones
+ * included, can be pinned; it is a different inode from LOCK, so the pin and
+ * the writer lock never meet. */
+
+int cf_rs_pin_open(const char *dir)
+{
+    return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+int cf_rs_pin_shared(const char *dir)
+{
+    int fd = cf_rs_pin_open(dir);
+    if (fd < 0)
+        return -1;
+    /* The writer holds the pin exclusively only while it removes files (or,
+     * for a compaction in place, while it rewrites a rowset): a short wait, and
+     * never on the writer's LOCK. Past it the caller opens without a pin. */
+    uint64_t nap = 1, waited = 0;
+    for (;;) {
+        if (flock(fd, LOCK_SH | LOCK_NB) == 0)
+            return fd;
+        if (errno == EINTR)
+            continue;
+        if (errno != EWOULDBLOCK || waited >= CF_RS_PIN_WAIT_MS) {
+            close(fd);
+            return -1;
+        }
+        sleep_ms(nap);
+        waited += nap;
+        if (nap < 8)
+            nap *= 2;
+    }
+}
+
+bool cf_rs_pin_exclusive(int fd)
+{
+    if (fd < 0)
+        return false;
+    for (;;) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            return true;
+        if (errno != EINTR)
+            return false;
+    }
+}
+
+void cf_rs_pin_unlock(int fd)
+{
+    if (fd >= 0)
+        (void)flock(fd, LOCK_UN);
+}

@@ -29,9 +29,10 @@ struct cf_rowset {
     int lock_fd; /* CF_RS_MODE_OWN, once a mutation took the writer lock; else -1 */
     bool replay; /* a table's log replay: mutations of memory only, no lock needed */
     /* Files open? A rowset of a table opened for writing (CF_RS_MODE_TABLE)
-     * reads only its MANIFEST at open and opens its files at first use
-     * (cf_rs_load): under the writer lock nothing else removes them meanwhile.
-     * Every other mode opens them at once. */
+     * or by a pinned reader (CF_RS_MODE_READ_PINNED) reads only its MANIFEST
+     * at open and opens its files at first use (cf_rs_load): under the writer
+     * lock, or the reader pin, nothing removes them meanwhile. Every other mode
+     * opens them at once. */
     bool loaded;
     uint32_t lock_timeout_ms;
     cf_cache *cache, *own_cache; /* every reader reads through cache; own_cache is freed with rs */
@@ -175,7 +176,7 @@ out:
 static cf_status open_files(cf_rowset *rs, cf_error *err)
 {
     CF_TRY(cf_rs_manifest_read(&rs->m, rs->dir, err));
-    if (rs->mode == CF_RS_MODE_TABLE)
+    if (rs->mode == CF_RS_MODE_TABLE || rs->mode == CF_RS_MODE_READ_PINNED)
         return CF_OK; /* files at first use: cf_rs_load */
     return open_data(rs, err);
 }
@@ -245,8 +246,8 @@ cf_status cf_rs_writable(cf_rowset *rs, cf_error *err)
 {
     if (rs->mode == CF_RS_MODE_TABLE || rs->lock_fd >= 0)
         return CF_OK;
-    CF_CHECK(rs->mode != CF_RS_MODE_READ_ONLY, err, CF_EINVAL, "%s: rowset opened read-only",
-             rs->dir);
+    CF_CHECK(rs->mode != CF_RS_MODE_READ_ONLY && rs->mode != CF_RS_MODE_READ_PINNED, err,
+             CF_EINVAL, "%s: rowset opened read-only", rs->dir);
     char *ld = cf_rs_lock_dir(rs->dir);
     CF_CHECK(ld != NULL, err, CF_ENOMEM, "rowset: out of memory");
     int fd;

@@ -53,6 +53,11 @@ struct cf_table {
     unsigned file_mode, dir_mode;
     uint64_t ahm; /* cf_table_ahm: the largest of the rowsets', kept current */
     int lock_fd;          /* the writer lock (lock.c); -1 for a reader */
+    /* The reader pin (lock.c, docs/ROWSET.md "Readers: the pin"): a writer's fd
+     * of the directory, taken exclusively around removals of what a commit made
+     * obsolete; a reader's, held shared from before it reads TABLET until it is
+     * freed (-1: not pinned; it then opened every file up front). */
+    int pin_fd;
     uint64_t tablet_sum;  /* checksum of the TABLET read at open (0: none) */
     uint64_t tablet_next; /* next_rowset of the TABLET on disk (1 when there is none) */
     /* One block cache for every rowset of the table (rowsets come and go with
@@ -300,9 +305,16 @@ static bool has_our_manifest(const char *path)
  * (cf_rs_remove_dead_dir); a directory that still holds anything else stays. */
 static void gc_rowsets(const cf_table *t, char *const *prev, size_t nprev, uint64_t prev_next)
 {
+    /* What a committed TABLET named may be in use by a pinned reader that read
+     * that TABLET: removed only while no reader is pinned (any reader pinned
+     * later reads the TABLET just committed, which names none of it), else
+     * left for a later clean-up, which finds it by its MANIFEST. */
+    bool unpinned = cf_rs_pin_exclusive(t->pin_fd);
     DIR *d = opendir(t->dir);
-    if (d == NULL)
+    if (d == NULL) {
+        cf_rs_pin_unlock(t->pin_fd);
         return;
+    }
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         const char *n = e->d_name;
@@ -316,7 +328,11 @@ static void gc_rowsets(const cf_table *t, char *const *prev, size_t nprev, uint6
         if (cf_rs_tmp_name(n, TABLET) && S_ISREG(sb.st_mode)) {
             unlink(p); /* a TABLET write cut short */
         } else if (rowset_num(n, &num) && S_ISDIR(sb.st_mode) && !named(t->names, t->nrs, n)) {
-            if (named(prev, nprev, n) || num >= prev_next || has_our_manifest(p))
+            if (num >= prev_next) /* never named by a committed TABLET */
+                cf_rs_remove_dead_dir(p);
+            else if (!unpinned)
+                ; /* perhaps a pinned reader's: for a later clean-up */
+            else if (named(prev, nprev, n) || has_our_manifest(p))
                 cf_rs_remove_dead_dir(p);
             else
                 rmdir(p); /* emptied by a clean-up a crash cut short; kept if not empty */
@@ -324,7 +340,7 @@ static void gc_rowsets(const cf_table *t, char *const *prev, size_t nprev, uint6
         cf_free(p);
     }
     closedir(d);
-    if (!named(t->names, t->nrs, ".")) {
+    if (unpinned && !named(t->names, t->nrs, ".")) {
         /* The root rowset was merged away: the files its MANIFEST names (and
          * unfinished ones past its next_file), then the MANIFEST itself, so a
          * crash midway leaves it to name what is left. */
@@ -340,6 +356,7 @@ static void gc_rowsets(const cf_table *t, char *const *prev, size_t nprev, uint6
             cf_free(p);
         }
     }
+    cf_rs_pin_unlock(t->pin_fd);
 }
 
 /* The first "rs-<n>" entry of dir into name (any kind: a rowset directory or
@@ -403,6 +420,8 @@ void cf_table_free(cf_table *t)
     cf_free(t->genn);
     cf_free(t->goffs);
     cf_cache_free(t->own_cache); /* after the rowsets reading through it */
+    if (t->pin_fd >= 0)
+        close(t->pin_fd); /* a reader's pin: its files are open or no longer needed */
     cf_rs_lock_release(t->lock_fd); /* last: every write is done */
     cf_free(t->dir);
     cf_free(t);
@@ -461,8 +480,10 @@ static cf_status open_rowset(const cf_table *t, const char *path, cf_rowset **ou
     cf_rowset_options_init(&o);
     o.cache = t->cache;
     o.cache_bytes = 0; /* no cache of its own when the table has none */
-    return cf_rs_open_mode(out, path, &o, t->read_only ? CF_RS_MODE_READ_ONLY : CF_RS_MODE_TABLE,
-                           err);
+    cf_rs_mode mode = !t->read_only   ? CF_RS_MODE_TABLE
+                      : t->pin_fd >= 0 ? CF_RS_MODE_READ_PINNED
+                                       : CF_RS_MODE_READ_ONLY;
+    return cf_rs_open_mode(out, path, &o, mode, err);
 }
 
 static cf_status check_writable(const cf_table *t, cf_error *err)
@@ -632,6 +653,7 @@ cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_table_opt
     cf_table *t = cf_calloc(1, sizeof(*t));
     CF_CHECK(t != NULL, err, CF_ENOMEM, "table: out of memory");
     t->lock_fd = -1;
+    t->pin_fd = -1;
     t->read_only = o->read_only;
     cf_buf_init(&t->key);
     t->flush_bytes = CF_TABLE_FLUSH_BYTES;
@@ -656,14 +678,19 @@ cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_table_opt
             CF_FAIL_OUT(err, CF_ENOTFOUND, "%s: no table here (no %s or %s)", dir, TABLET,
                         CF_RS_MANIFEST);
         CF_TRY_OUT(cf_rs_lock_acquire(&t->lock_fd, dir, o->lock_timeout_ms, err));
+        t->pin_fd = cf_rs_pin_open(dir); /* -1: clean-up keeps what readers might use */
         if ((t->file_mode = mode_of(dir, TABLET)) == 0)
             t->file_mode = mode_of(dir, CF_RS_MANIFEST);
         t->dir_mode = mode_of(dir, NULL);
         CF_TRY_OUT(open_rowsets(t, err));
     } else {
-        /* A reader takes no lock: a writer may commit a new TABLET and remove
-         * rowsets the old one named while we open them. Then the TABLET on disk
-         * is a new one and we start over from it. */
+        /* A reader takes no lock. Pinned (before anything is read: every file
+         * the TABLET and MANIFESTs we read name then stays until we let go),
+         * it opens each rowset's files at first use. Unpinned (the writer is
+         * removing files right now), a writer may commit a new TABLET and
+         * remove rowsets the old one named while we open them: we open every
+         * file up front, and start over from a new TABLET when one appears. */
+        t->pin_fd = cf_rs_pin_shared(dir);
         t->wal_seq0 = newest_seq(dir);
         CF_TRY_OUT(open_rowsets_reader(t, err));
     }
@@ -999,8 +1026,15 @@ cf_status cf_table_compact(cf_table *t, uint64_t ahm, cf_error *err)
     CF_TRY(check_writable(t, err));
     /* a checkpoint first: the merge may drop what older log records name */
     CF_TRY(cf_table_flush(t, err));
-    if (t->nrs == 1) {
-        cf_status st = cf_rowset_compact(t->rs[0], ahm, err);
+    /* One rowset is compacted in place when no reader is pinned: the pin is
+     * held from before the rewrite until the old files are removed (a reader
+     * arriving meanwhile opens every file up front). With a reader pinned, the
+     * old files must stay until it lets go, and only a rowset directory of its
+     * own is found again by a later clean-up: the rowset is merged into a new
+     * rs-<n> instead, as a merge of several would be. */
+    if (t->nrs == 1 && cf_rs_pin_exclusive(t->pin_fd)) {
+        cf_status st = cf_rs_compact_in_place(t->rs[0], ahm, true, err);
+        cf_rs_pin_unlock(t->pin_fd);
         refresh_ahm(t);
         return st;
     }
@@ -1582,6 +1616,8 @@ static void note_files_ts(cf_table *t)
             t->files_ts = info.last_ts;
     }
 }
+
+bool cf_table_pinned(const cf_table *t) { return t->read_only && t->pin_fd >= 0; }
 
 void cf_table_replay_stats(const cf_table *t, uint64_t *applied, uint64_t *probes)
 {

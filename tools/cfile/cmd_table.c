@@ -927,6 +927,16 @@ static int cmd_info(cf_cli *c, const char *dir, targs *t)
         return rc;
     const cf_rs_schema *s = cf_table_schema(tb);
     size_t nrs = cf_table_rowset_count(tb);
+    /* The delta counts come from the delta files' footers, and a reader opens
+     * a rowset's files at first use: open them all (this also checks them). */
+    for (size_t i = 0; i < nrs; i++) {
+        cf_error e;
+        cf_status st = cf_rowset_load(cf_table_rowset(tb, i, NULL), &e);
+        if (st != CF_OK) {
+            cf_table_free(tb);
+            return lib_fail(c, "info", st, &e);
+        }
+    }
     const char *rsname;
     char *schema = cf_cli_schema_text(s);
     if (schema == NULL) {
