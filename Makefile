@@ -8,7 +8,7 @@
 #   make bench        Release build in build-bench/, bench/run_bench.sh -> docs/PERFORMANCE.md
 #   make bench-micro  the CRC, encoding and codec micro-benchmarks
 #   make bench-big    scans of files > 1 GiB, warm and cold (bench/bigfile.sh; kept in
-#                     CF_BENCH_DIR, default build-bench/bench-big, ~5.5 GB)
+#                     CF_BENCH_DIR, default build-bench/bench-big, ~4.5 GB)
 #   make memcheck     the tests under valgrind (errors and leaks fail), in build/
 #   make tsan         the thread test under TSan (clang), in build-tsan/
 #   make format       clang-format -i over our C sources

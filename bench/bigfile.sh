@@ -25,8 +25,9 @@
 #   CF_BIG_ITERS  timed scans per configuration (default 3)
 #   CF_BIG_SETS   which files (default: all; names as in the table, e.g. "int64.PLAIN.LZ4")
 #
-# Disk: about 0.75x CF_BIG_MB per uncompressed fixed-width file and less for
-# the others: ~5.5 GB at the default size (7 files), ~1.3 GB at CF_BIG_MB=256.
+# Disk: about 1.5x CF_BIG_MB for the 8 files (PLAIN and RLE int64 and PLAIN
+# strings ~1x each, the rest less): ~4.5 GB at the default size, 1.65 GB
+# measured at CF_BIG_MB=400.
 # Memory: `cfile bench write` holds the values and the encoded file in memory
 # while writing (about 3x CF_BIG_MB for the string sets).
 set -euo pipefail
