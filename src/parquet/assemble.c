@@ -344,6 +344,31 @@ static void leaf_dispose(leaf *l)
     (r)->rg, (l)->column, (int)(l)->col->leaf->element->name.len,                                  \
         (const char *)(l)->col->leaf->element->name.data
 
+/* memcpy for the short strings most columns hold: up to 16 bytes as two
+ * overlapping fixed-size moves (never reading or writing outside either
+ * range), no call per value. */
+static inline void copy_bytes(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t a, b;
+        memcpy(&a, src, 8);
+        memcpy(&b, src + n - 8, 8);
+        memcpy(dst, &a, 8);
+        memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        memcpy(&a, src, 4);
+        memcpy(&b, src + n - 4, 4);
+        memcpy(dst, &a, 4);
+        memcpy(dst + n - 4, &b, 4);
+    } else if (n < 4) {
+        for (size_t i = 0; i < n; i++)
+            dst[i] = src[i];
+    } else {
+        memcpy(dst, src, n);
+    }
+}
+
 /* Does the leaf hold the `want` rows a batch takes? A row ends where the
  * next one starts, so a repeated leaf needs one row start more; in a flat leaf
  * each entry is a whole row. */
@@ -427,12 +452,14 @@ static cf_status leaf_fill(cf_parquet_records *r, leaf *l, size_t want, cf_error
             total += l->scratch[i].len;
         CF_TRY(grow((void **)&l->bytes, &l->bytes_cap, l->bytes_len + total, 1, err));
         l->voff[0] = 0;
+        uint8_t *o = l->bytes;
+        size_t at = l->bytes_len;
         for (size_t i = 0; i < nv; i++) {
-            if (l->scratch[i].len)
-                memcpy(l->bytes + l->bytes_len, l->scratch[i].data, l->scratch[i].len);
-            l->bytes_len += l->scratch[i].len;
-            l->voff[l->nv + i + 1] = l->bytes_len;
+            copy_bytes(o + at, l->scratch[i].data, l->scratch[i].len);
+            at += l->scratch[i].len;
+            l->voff[l->nv + i + 1] = at;
         }
+        l->bytes_len = at;
     }
     l->n += nl;
     l->nv += nv;
@@ -627,11 +654,30 @@ static cf_status build_primitive(cf_parquet_records *r, field *f, uint16_t ctx_r
     if (l->flat)
         return build_flat(r, f, l, err); /* ctx_rep and ctx_rad are 0: no list above */
     size_t slots = 0;
-    for (size_t i = 0; i < l->cut; i++)
-        slots += l->rep[i] <= ctx_rep && l->def[i] >= ctx_rad;
+    if (ctx_rep >= l->col->max_rep) { /* the elements of the innermost list: no rep test */
+        for (size_t i = 0; i < l->cut; i++)
+            slots += l->def[i] >= ctx_rad;
+    } else {
+        for (size_t i = 0; i < l->cut; i++)
+            slots += l->rep[i] <= ctx_rep && l->def[i] >= ctx_rad;
+    }
     CF_TRY(set_length(f, slots, err));
     size_t vs = l->is_bytes ? 0 : l->vsize;
     f->a.value_size = vs;
+    if (ctx_rep >= l->col->max_rep && l->cut_values == slots && !l->is_bytes) {
+        /* Every entry in context is a slot, and as many slots as values: no
+         * slot is null, the slots are the leaf's values in order. */
+        size_t bytes;
+        if (!cf_mul_ok(slots ? slots : 1, vs, &bytes))
+            return oom(err);
+        CF_TRY(grow((void **)&f->values, &f->values_cap, bytes, 1, err));
+        if (slots)
+            memcpy(f->values, l->vals, slots * vs);
+        f->a.offsets = NULL;
+        f->a.values = f->values;
+        finish_validity(f);
+        return CF_OK;
+    }
     if (l->is_bytes) {
         CF_TRY(grow((void **)&f->offsets, &f->offsets_cap, slots + 1, sizeof(int32_t), err));
         size_t b0 = l->voff[0], b1 = l->cut_values ? l->voff[l->cut_values] : b0;
@@ -702,22 +748,48 @@ static cf_status build(cf_parquet_records *r, field *f, uint16_t ctx_rep, uint16
     CF_TRY(grow((void **)&f->offsets, &f->offsets_cap, slots + 1, sizeof(int32_t), err));
     size_t s = 0, elems = 0;
     f->offsets[0] = 0;
-    for (size_t i = 0; i < l->cut; i++) {
-        uint16_t d = l->def[i], rp = rep_at(l, i);
-        if (rp <= ctx_rep) {
-            if (d < ctx_rad)
-                continue;
-            set_valid(f, s, d >= f->valid_def);
-            s++;
-            f->offsets[s] = (int32_t)elems;
+    if (ctx_rep == 0 && ctx_rad == 0 && l->col->max_rep == f->elem_rep && l->cut <= INT32_MAX) {
+        /* A top-level list of values (the usual list column): every entry is
+         * in context, rep 0 starts a slot, and each entry at elem_def or above
+         * is an element (leaf_fill saw that a continued list exists, and a
+         * chunk's entries start at a row). */
+        const uint16_t *def = l->def, *rp = l->rep;
+        const uint16_t vd = f->valid_def, ed = f->elem_def;
+        CF_CHECK(l->cut == 0 || rp[0] == 0, err, CF_ECORRUPT,
+                 FIELD_WHERE ": an element before any list", FIELD_ARGS(r, f));
+        size_t nulls = 0;
+        int32_t *o = f->offsets;
+        for (size_t i = 0; i < l->cut; i++) {
+            uint16_t d = def[i];
+            if (rp[i] == 0) {
+                unsigned ok = d >= vd;
+                f->validity[s >> 3] |= (uint8_t)(ok << (s & 7));
+                nulls += !ok;
+                s++;
+            }
+            elems += d >= ed;
+            o[s] = (int32_t)elems;
         }
-        if (rp <= f->elem_rep && d >= f->elem_def) {
-            CF_CHECK(s > 0, err, CF_ECORRUPT, FIELD_WHERE ": an element before any list",
-                     FIELD_ARGS(r, f));
-            elems++;
-            CF_CHECK(elems <= INT32_MAX, err, CF_ENOTSUP,
-                     FIELD_WHERE ": more than 2^31 list elements in one batch", FIELD_ARGS(r, f));
-            f->offsets[s] = (int32_t)elems;
+        f->a.null_count = nulls;
+    } else {
+        for (size_t i = 0; i < l->cut; i++) {
+            uint16_t d = l->def[i], rp = rep_at(l, i);
+            if (rp <= ctx_rep) {
+                if (d < ctx_rad)
+                    continue;
+                set_valid(f, s, d >= f->valid_def);
+                s++;
+                f->offsets[s] = (int32_t)elems;
+            }
+            if (rp <= f->elem_rep && d >= f->elem_def) {
+                CF_CHECK(s > 0, err, CF_ECORRUPT, FIELD_WHERE ": an element before any list",
+                         FIELD_ARGS(r, f));
+                elems++;
+                CF_CHECK(elems <= INT32_MAX, err, CF_ENOTSUP,
+                         FIELD_WHERE ": more than 2^31 list elements in one batch",
+                         FIELD_ARGS(r, f));
+                f->offsets[s] = (int32_t)elems;
+            }
         }
     }
     f->a.offsets = f->offsets;

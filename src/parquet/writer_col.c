@@ -32,6 +32,9 @@
 
 /* Column index bounds of BYTE_ARRAY pages longer than this are truncated. */
 #define CI_TRUNC 64
+/* A chunk's dictionary with this many entries, nearly one per value, falls
+ * back to PLAIN (dict_index). */
+#define DICT_GIVE_UP 32768
 /* Chunk statistics with a longer min or max leave both out (null_count stays). */
 #define STATS_MAX_LEN 4096
 
@@ -437,6 +440,13 @@ static cf_status dict_index(cf_pq_wcol *c, const uint8_t *p, size_t n, uint64_t 
         c->slot_keys[j] = key;
     *out = (uint32_t)c->dict_count++;
     if (c->dict.len > c->o.dict_page_bytes)
+        c->fallback = true;
+    /* A dictionary of (nearly) all distinct values only adds bytes (the
+     * dictionary page plus indices nearly as wide as the values) and time:
+     * give up once it holds DICT_GIVE_UP entries for fewer than 1.25 values
+     * each, as DuckDB and arrow do on high-cardinality data. */
+    else if (c->dict_count >= DICT_GIVE_UP &&
+             (uint64_t)c->dict_count * 5 > ((uint64_t)c->num_values + c->nlev + 1) * 4)
         c->fallback = true;
     return CF_OK;
 }
@@ -889,10 +899,24 @@ static cf_status append_fixed(cf_pq_wcol *c, const cf_batch *b, size_t from, siz
                     }
                 }
                 if (dict) {
-                    uint32_t e;
-                    st = dict_index(c, p, w, dict_hash(p, w), &e, err);
-                    if (st != CF_OK)
-                        break;
+                    /* A value already in the dictionary (the common case) is
+                     * found here; dict_index adds the others. */
+                    uint64_t h = dict_hash(p, w);
+                    uint32_t e = UINT32_MAX;
+                    if (c->slot_keys != NULL) {
+                        const uint64_t key = w == 8 ? cf_load_le64(p) : cf_load_le32(p);
+                        const size_t mask = c->slot_cap - 1;
+                        for (size_t j = (size_t)h & mask; c->slots[j] != 0; j = (j + 1) & mask)
+                            if (c->slot_keys[j] == key) {
+                                e = c->slots[j] - 1;
+                                break;
+                            }
+                    }
+                    if (e == UINT32_MAX) {
+                        st = dict_index(c, p, w, h, &e, err);
+                        if (st != CF_OK)
+                            break;
+                    }
                     c->idx[c->nidx++] = e;
                 } else {
                     memcpy(plain + nv * w, p, w);
