@@ -455,7 +455,8 @@ static cf_status leaf_fill(cf_parquet_records *r, leaf *l, size_t want, cf_error
         uint8_t *o = l->bytes;
         size_t at = l->bytes_len;
         for (size_t i = 0; i < nv; i++) {
-            copy_bytes(o + at, l->scratch[i].data, l->scratch[i].len);
+            if (l->scratch[i].len) /* empty values: o may still be NULL */
+                copy_bytes(o + at, l->scratch[i].data, l->scratch[i].len);
             at += l->scratch[i].len;
             l->voff[l->nv + i + 1] = at;
         }
