@@ -417,6 +417,44 @@ CF_API const cf_parquet_offset_index *cf_parquet_page_index_offsets(const cf_par
 CF_API const cf_parquet_column_index *cf_parquet_page_index_columns(const cf_parquet_page_index *pi);
 CF_API void cf_parquet_page_index_free(cf_parquet_page_index *pi); /* NULL is a no-op */
 
+/* ---- bloom filters (BloomFilter.md) --------------------------------------------------------
+ * A column chunk's split-block bloom filter, located by the chunk's
+ * bloom_filter_offset (and _length when the writer gave it): a
+ * BloomFilterHeader (compact Thrift) then numBytes of bitset. A probe answers
+ * "maybe present" (true) or "certainly absent" (false) for one value, hashed
+ * with XXH64 (seed 0) over its PLAIN bytes: INT32/FLOAT 4 bytes, INT64/DOUBLE
+ * 8, INT96 12, FIXED_LEN_BYTE_ARRAY type_length, BYTE_ARRAY the bytes without
+ * their length prefix. The whole bitset is read at open (its size is checked
+ * against the file first).
+ *
+ * Call order:  bloom_open probe* bloom_free
+ * An open filter is immutable and may be probed from many threads. */
+typedef struct cf_parquet_bloom cf_parquet_bloom;
+
+/* Read the filter of column `column` of row group `row_group`. CF_ENOTFOUND
+ * when the chunk has none; CF_ECORRUPT when it lies outside the file's data,
+ * its header does not decode, its bitset is not whole 32-byte blocks or does
+ * not fill bloom_filter_length; CF_ENOTSUP for an algorithm, hash or
+ * compression other than BLOCK, XXHASH, UNCOMPRESSED, or a bitset larger than
+ * 128 MiB; CF_EINVAL for indexes out of range. */
+CF_API cf_status cf_parquet_bloom_open(cf_parquet_bloom **out, const cf_parquet *pq,
+                                       uint32_t row_group, uint32_t column, cf_error *err);
+/* Bytes of the bitset; file offset and bytes of the whole filter (header
+ * included). */
+CF_API size_t cf_parquet_bloom_bitset_bytes(const cf_parquet_bloom *b);
+CF_API uint64_t cf_parquet_bloom_offset(const cf_parquet_bloom *b);
+CF_API uint64_t cf_parquet_bloom_length(const cf_parquet_bloom *b);
+/* Probe by hash (XXH64 seed 0 of the PLAIN bytes), by PLAIN bytes, or by one
+ * value in the column reader's value form (BYTE_ARRAY: a cf_slice; BOOLEAN
+ * values are not hashed by the format: always true). */
+CF_API bool cf_parquet_bloom_probe_hash(const cf_parquet_bloom *b, uint64_t hash);
+CF_API bool cf_parquet_bloom_probe_bytes(const cf_parquet_bloom *b, const void *data, size_t len);
+CF_API bool cf_parquet_bloom_probe(const cf_parquet_bloom *b, const void *value);
+/* The hash of one value in the value form of a column of physical type `type`
+ * (type_length for FIXED_LEN_BYTE_ARRAY): what bloom filters store. */
+CF_API uint64_t cf_parquet_bloom_hash(int32_t type, int32_t type_length, const void *value);
+CF_API void cf_parquet_bloom_free(cf_parquet_bloom *b); /* NULL is a no-op */
+
 /* ---- record assembly ----------------------------------------------------------------------
  * Rows of nested values from the leaf columns' repetition and definition
  * levels (Dremel), as Arrow-shaped arrays: one array per field, with a

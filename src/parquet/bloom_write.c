@@ -1,15 +1,9 @@
-/* XXH64 and the split-block bloom filter as a writer builds it
- * (apache/parquet-format BloomFilter.md).
+/* A writer's split-block bloom filter (apache/parquet-format BloomFilter.md):
+ * its size, and the set of distinct value hashes a column chunk collects
+ * before the filter is built. The hash and the block operations themselves
+ * are shared with the reader (bloom.c).
  *
- * XXH64 is the hash BloomFilter.md fixes (seed 0) over a value's PLAIN bytes
- * (BYTE_ARRAY: the bytes without their length prefix). Written from the
- * algorithm's description: four 64-bit lanes over 32-byte stripes, then the
- * tail in 8-, 4- and 1-byte steps, then the avalanche.
- *
- * The filter is z blocks of 256 bits (eight 32-bit little-endian words). A
- * hash h picks block ((h >> 32) * z) >> 32; its low 32 bits, multiplied by
- * eight fixed odd salts, pick one bit (the top 5 bits of each product) in
- * each word. Size: the bits BloomFilter.md gives for n distinct values and a
+ * Size: the bits BloomFilter.md gives for n distinct values and a
  * false-positive rate p, m = -8n / ln(1 - p^(1/8)), rounded up to a power of
  * two bytes between 32 bytes and 128 MiB.
  */
@@ -19,75 +13,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
-#include "util/endian.h"
 #include "util/error.h"
-
-#define P1 0x9E3779B185EBCA87ULL
-#define P2 0xC2B2AE3D27D4EB4FULL
-#define P3 0x165667B19E3779F9ULL
-#define P4 0x85EBCA77C2B2AE63ULL
-#define P5 0x27D4EB2F165667C5ULL
-
-static inline uint64_t rotl(uint64_t x, unsigned r) { return (x << r) | (x >> (64 - r)); }
-
-static inline uint64_t lane(uint64_t acc, uint64_t in)
-{
-    acc += in * P2;
-    return rotl(acc, 31) * P1;
-}
-
-static inline uint64_t merge(uint64_t h, uint64_t v)
-{
-    h ^= lane(0, v);
-    return h * P1 + P4;
-}
-
-uint64_t cf_parquet_xxh64(const void *data, size_t len, uint64_t seed)
-{
-    const uint8_t *p = data, *end = p + len;
-    uint64_t h;
-    if (len >= 32) {
-        uint64_t v1 = seed + P1 + P2, v2 = seed + P2, v3 = seed, v4 = seed - P1;
-        while (end - p >= 32) {
-            v1 = lane(v1, cf_load_le64(p));
-            v2 = lane(v2, cf_load_le64(p + 8));
-            v3 = lane(v3, cf_load_le64(p + 16));
-            v4 = lane(v4, cf_load_le64(p + 24));
-            p += 32;
-        }
-        h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18);
-        h = merge(h, v1);
-        h = merge(h, v2);
-        h = merge(h, v3);
-        h = merge(h, v4);
-    } else {
-        h = seed + P5;
-    }
-    h += (uint64_t)len;
-    while (end - p >= 8) {
-        h ^= lane(0, cf_load_le64(p));
-        h = rotl(h, 27) * P1 + P4;
-        p += 8;
-    }
-    if (end - p >= 4) {
-        h ^= (uint64_t)cf_load_le32(p) * P1;
-        h = rotl(h, 23) * P2 + P3;
-        p += 4;
-    }
-    while (p < end) {
-        h ^= (uint64_t)*p++ * P5;
-        h = rotl(h, 11) * P1;
-    }
-    h ^= h >> 33;
-    h *= P2;
-    h ^= h >> 29;
-    h *= P3;
-    h ^= h >> 32;
-    return h;
-}
-
-static const uint32_t salt[8] = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU, 0xa2b7289dU,
-                                 0x705495c7U, 0x2df1424bU, 0x9efc4947U, 0x5c6bfb31U};
 
 size_t cf_pq_bloom_bytes(uint64_t ndv, double fpp)
 {
@@ -98,29 +24,6 @@ size_t cf_pq_bloom_bytes(uint64_t ndv, double fpp)
     while ((double)bytes * 8.0 < bits && bytes < CF_PQ_BLOOM_MAX_BYTES)
         bytes <<= 1;
     return bytes;
-}
-
-void cf_pq_bloom_insert(uint8_t *bits, size_t bytes, uint64_t hash)
-{
-    uint64_t z = bytes / 32;
-    uint8_t *block = bits + (((hash >> 32) * z) >> 32) * 32;
-    uint32_t key = (uint32_t)hash;
-    for (unsigned i = 0; i < 8; i++) {
-        uint32_t w = cf_load_le32(block + 4 * i);
-        w |= 1u << ((key * salt[i]) >> 27);
-        cf_store_le32(block + 4 * i, w);
-    }
-}
-
-bool cf_pq_bloom_check(const uint8_t *bits, size_t bytes, uint64_t hash)
-{
-    uint64_t z = bytes / 32;
-    const uint8_t *block = bits + (((hash >> 32) * z) >> 32) * 32;
-    uint32_t key = (uint32_t)hash;
-    for (unsigned i = 0; i < 8; i++)
-        if (!(cf_load_le32(block + 4 * i) & (1u << ((key * salt[i]) >> 27))))
-            return false;
-    return true;
 }
 
 /* ---- a set of hashes: the distinct values of one column chunk -------------------------- */

@@ -1,24 +1,21 @@
 /* Internal: the Parquet writer's parts. writer.c owns the file (schema, row
  * groups, page index, footer), writer_col.c one column's chunk (levels,
- * values, dictionary, pages, statistics), bloom_write.c the hash and filter. */
+ * values, dictionary, pages, statistics), bloom_write.c the filter's size and
+ * distinct hashes (bloom.c the hash and filter, shared with the reader). */
 #ifndef CF_PARQUET_WRITER_H
 #define CF_PARQUET_WRITER_H
 
 #include <cfile/parquet.h>
 
+#include "parquet/bloom.h"
 #include "parquet/encoding.h"
 #include "parquet/thrift.h"
 #include "util/buf.h"
 
 /* ---- bloom filters (bloom_write.c) --------------------------------------------------- */
 
-#define CF_PQ_BLOOM_MAX_BYTES ((size_t)128 << 20)
-
 /* Bytes of a filter for ndv distinct values at false-positive rate fpp. */
 size_t cf_pq_bloom_bytes(uint64_t ndv, double fpp);
-/* Requires: bytes a multiple of 32. */
-void cf_pq_bloom_insert(uint8_t *bits, size_t bytes, uint64_t hash);
-bool cf_pq_bloom_check(const uint8_t *bits, size_t bytes, uint64_t hash);
 
 typedef struct cf_pq_hashset {
     uint64_t *slots;
