@@ -49,6 +49,7 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv);
 int cf_cmd_parquet_write(cf_cli *c, int argc, char **argv);
 /* `cfile parquet bloom` (cmd_parquet_bloom.c) and `verify` (cmd_parquet_verify.c). */
 int cf_cmd_parquet_bloom(cf_cli *c, int argc, char **argv);
+int cf_cmd_parquet_verify(cf_cli *c, int argc, char **argv);
 int cf_cmd_convert(cf_cli *c, int argc, char **argv);
 int cf_cmd_table(cf_cli *c, int argc, char **argv);
 int cf_cmd_bench(cf_cli *c, int argc, char **argv);
@@ -66,6 +67,7 @@ extern const char cf_cmd_hfile_usage[];
 extern const char cf_cmd_parquet_usage[];
 extern const char cf_cmd_parquet_write_usage[];
 extern const char cf_cmd_parquet_bloom_usage[];
+extern const char cf_cmd_parquet_verify_usage[];
 extern const char cf_cmd_convert_usage[];
 extern const char cf_cmd_table_usage[];
 extern const char cf_cmd_bench_usage[];

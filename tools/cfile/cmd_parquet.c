@@ -20,6 +20,7 @@ const char cf_cmd_parquet_usage[] =
     "       cfile parquet pages [--json] FILE\n"
     "       cfile parquet dump [--json] [--rows A..B] [--columns F,...] [--limit N] FILE\n"
     "       cfile parquet head [-n N] [--columns F,...] FILE\n"
+    "       cfile parquet verify [--json] FILE\n"
     "       cfile parquet bloom [--json] [--hex] --column C FILE [--] VALUE...\n"
     "       cfile parquet write --schema SCHEMA [options] OUT < ROWS\n"
     "\n"
@@ -39,6 +40,10 @@ const char cf_cmd_parquet_usage[] =
     "          value forms of shared/parquet/README.md. Rows are read a batch at a\n"
     "          time; damage found part-way exits 1 naming the row group and column\n"
     "  head    the first N rows (default 10) as dump prints them\n"
+    "  verify  check everything checkable without an expected answer: every page\n"
+    "          header, CRC and value decoded, row counts, statistics in the column's\n"
+    "          sort order, page index and bloom filters against the pages; exit 1\n"
+    "          naming every problem (`cfile parquet verify --help`)\n"
     "  bloom   probe a column's bloom filters for values: 'maybe present' or\n"
     "          'absent' per row group (`cfile parquet bloom --help`)\n"
     "  write   a Parquet file from JSON lines or CSV (`cfile parquet write --help`)\n"
@@ -780,6 +785,8 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
         return cf_cmd_parquet_write(c, argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "bloom") == 0)
         return cf_cmd_parquet_bloom(c, argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "verify") == 0)
+        return cf_cmd_parquet_verify(c, argc - 1, argv + 1);
     bool json = false;
     const char *rows_arg = NULL, *cols_arg = NULL, *svg = NULL;
     uint64_t head_n = 10;
@@ -801,7 +808,7 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
         }
     }
     if (optind >= argc)
-        return cf_cli_usage(c, "missing subcommand (meta, schema, pages, dump, head, bloom, write)");
+        return cf_cli_usage(c, "missing subcommand (meta, schema, pages, dump, head, verify, bloom, write)");
     const char *sub = argv[optind++];
     bool is_meta = strcmp(sub, "meta") == 0, is_pages = strcmp(sub, "pages") == 0;
     bool is_head = strcmp(sub, "head") == 0;
