@@ -339,8 +339,9 @@ CF_API void cf_parquet_pages_free(cf_parquet_pages *it); /* NULL is a no-op */
 
 /* ---- column chunk reader ----------------------------------------------------------------
  * The levels and values of one column chunk, page after page: dictionary page
- * first, data pages v1 and v2, every codec and encoding of the format (LZO
- * excepted), CRCs verified when stored. Record assembly (nested values from
+ * first, data pages v1 and v2, every codec (LZO and the legacy LZ4 in
+ * Hadoop's framing included) and encoding of the format, CRCs verified when
+ * stored. Record assembly (nested values from
  * levels) sits on top of this.
  *
  * Value forms (one value in `values`): BOOLEAN uint8_t 0/1; INT32 and FLOAT 4

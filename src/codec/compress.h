@@ -68,4 +68,23 @@ bool cf_codec_is_lz4_frame(const uint8_t *src, size_t len);
 cf_status cf_codec_lz4_frame_decompress(const uint8_t *src, size_t len, uint8_t *dst,
                                         size_t dst_len, cf_error *err);
 
+/* Hadoop's BlockCompressorStream framing (hadoop.c): blocks of a big-endian
+ * uncompressed length, then (big-endian compressed length, chunk) pairs until
+ * the block is produced, until the input ends. `chunk` decodes one chunk into
+ * at most cap bytes, *got what it produced. Exactly dst_len bytes or
+ * CF_ECORRUPT naming `name`. Shared by HFile payloads and Parquet's LZO. */
+typedef cf_status (*cf_codec_chunk_fn)(const uint8_t *src, size_t len, uint8_t *dst, size_t cap,
+                                       size_t *got, cf_error *err);
+cf_status cf_codec_hadoop_decode(const char *name, cf_codec_chunk_fn chunk, const uint8_t *src,
+                                 size_t len, uint8_t *dst, size_t dst_len, cf_error *err);
+/* LZO1X (liblzo2): one chunk decoded (a cf_codec_chunk_fn), or compressed
+ * into dst (room for cf_codec_lzo_bound(len) bytes; *dst_len in: room, out:
+ * bytes). cf_codec_lzo_ready: the library initialised (once). */
+bool cf_codec_lzo_ready(void);
+cf_status cf_codec_lzo_chunk(const uint8_t *src, size_t len, uint8_t *dst, size_t cap,
+                             size_t *got, cf_error *err);
+size_t cf_codec_lzo_bound(size_t len);
+cf_status cf_codec_lzo_compress_chunk(const uint8_t *src, size_t len, uint8_t *dst,
+                                      size_t *dst_len, cf_error *err);
+
 #endif

@@ -21,14 +21,13 @@
 
 #include <bzlib.h>
 #include <lz4.h>
-#include <lzo1x.h>
-#include <pthread.h>
 #include <snappy-c.h>
 #include <zlib.h>
 #ifdef CF_HAVE_ZSTD
 #include <zstd.h>
 #endif
 
+#include "codec/compress.h"
 #include "codec/crc32c.h"
 #include "util/alloc.h"
 #include "util/endian.h"
@@ -194,92 +193,57 @@ out:
     return st;
 }
 
-static pthread_once_t lzo_once = PTHREAD_ONCE_INIT;
-static bool lzo_ok;
-static void lzo_setup(void) { lzo_ok = lzo_init() == LZO_E_OK; }
-
-static bool lzo_ready(void)
+/* One chunk of Hadoop block framing per codec (cf_codec_chunk_fn). */
+static cf_status chunk_snappy(const uint8_t *src, size_t len, uint8_t *dst, size_t cap,
+                              size_t *got, cf_error *err)
 {
-    pthread_once(&lzo_once, lzo_setup);
-    return lzo_ok;
+    size_t n;
+    if (snappy_uncompressed_length((const char *)src, len, &n) != SNAPPY_OK || n > cap)
+        CF_FAIL(err, CF_ECORRUPT, "snappy: bad chunk header (or %zu bytes overflow the block)",
+                cap);
+    if (snappy_uncompress((const char *)src, len, (char *)dst, &n) != SNAPPY_OK)
+        CF_FAIL(err, CF_ECORRUPT, "snappy: corrupt chunk");
+    *got = n;
+    return CF_OK;
 }
 
-/* One chunk of Hadoop block framing; returns bytes produced in *got. */
-static cf_status chunk_decode(uint32_t codec, const uint8_t *src, size_t len, uint8_t *dst,
-                              size_t cap, size_t *got, cf_error *err)
+static cf_status chunk_lz4(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *got,
+                           cf_error *err)
 {
-    if (codec == CF_HFILE_SNAPPY) {
-        size_t n;
-        if (snappy_uncompressed_length((const char *)src, len, &n) != SNAPPY_OK || n > cap)
-            CF_FAIL(err, CF_ECORRUPT, "snappy: bad chunk header (or %zu bytes overflow the block)",
-                    cap);
-        if (snappy_uncompress((const char *)src, len, (char *)dst, &n) != SNAPPY_OK)
-            CF_FAIL(err, CF_ECORRUPT, "snappy: corrupt chunk");
-        *got = n;
-        return CF_OK;
-    }
-    if (codec == CF_HFILE_LZ4) {
-        if (len > INT32_MAX || cap > INT32_MAX)
-            CF_FAIL(err, CF_ECORRUPT, "lz4: chunk too large");
-        int r = LZ4_decompress_safe((const char *)src, (char *)dst, (int)len, (int)cap);
-        if (r < 0)
-            CF_FAIL(err, CF_ECORRUPT, "lz4: corrupt chunk");
-        *got = (size_t)r;
-        return CF_OK;
-    }
-    if (codec == CF_HFILE_LZO) {
-        CF_CHECK(lzo_ready(), err, CF_ENOTSUP, "lzo: library failed to initialise");
-        lzo_uint n = cap;
-        int r = lzo1x_decompress_safe(src, len, dst, &n, NULL);
-        CF_CHECK(r == LZO_E_OK, err, CF_ECORRUPT, "lzo: corrupt chunk (error %d)", r);
-        *got = n;
-        return CF_OK;
-    }
+    if (len > INT32_MAX || cap > INT32_MAX)
+        CF_FAIL(err, CF_ECORRUPT, "lz4: chunk too large");
+    int r = LZ4_decompress_safe((const char *)src, (char *)dst, (int)len, (int)cap);
+    if (r < 0)
+        CF_FAIL(err, CF_ECORRUPT, "lz4: corrupt chunk");
+    *got = (size_t)r;
+    return CF_OK;
+}
+
 #ifdef CF_HAVE_ZSTD
-    if (codec == CF_HFILE_ZSTD) {
-        size_t r = ZSTD_decompress(dst, cap, src, len);
-        if (ZSTD_isError(r))
-            CF_FAIL(err, CF_ECORRUPT, "zstd: %s", ZSTD_getErrorName(r));
-        *got = r;
-        return CF_OK;
-    }
-#endif
-    CF_FAIL(err, CF_ENOTSUP, "compression %s is not built in", cf_hfile_codec_name(codec) ? cf_hfile_codec_name(codec) : "?");
+static cf_status chunk_zstd(const uint8_t *src, size_t len, uint8_t *dst, size_t cap,
+                            size_t *got, cf_error *err)
+{
+    size_t r = ZSTD_decompress(dst, cap, src, len);
+    if (ZSTD_isError(r))
+        CF_FAIL(err, CF_ECORRUPT, "zstd: %s", ZSTD_getErrorName(r));
+    *got = r;
+    return CF_OK;
 }
+#endif
 
 static cf_status hadoop_block_decode(uint32_t codec, const uint8_t *src, size_t len,
                                      uint8_t *dst, size_t dst_len, cf_error *err)
 {
+    cf_codec_chunk_fn fn = codec == CF_HFILE_SNAPPY ? chunk_snappy
+                           : codec == CF_HFILE_LZ4  ? chunk_lz4
+                           : codec == CF_HFILE_LZO  ? cf_codec_lzo_chunk
+#ifdef CF_HAVE_ZSTD
+                           : codec == CF_HFILE_ZSTD ? chunk_zstd
+#endif
+                                                    : NULL;
     const char *name = cf_hfile_codec_name(codec);
-    size_t in = 0, out = 0;
-    while (out < dst_len || in < len) {
-        CF_CHECK(len - in >= 4, err, CF_ECORRUPT, "%s: framing truncated at byte %zu", name, in);
-        size_t blk = cf_load_be32(src + in);
-        in += 4;
-        /* A zero-length framed block is what Hadoop's BlockCompressorStream
-         * writes for an empty stream (HBase 2.x's empty meta index, say);
-         * its decompressor reads it as the end. */
-        if (blk == 0)
-            continue;
-        CF_CHECK(blk <= dst_len - out, err, CF_ECORRUPT,
-                 "%s: framed block of %zu bytes overflows the %zu-byte payload", name, blk,
-                 dst_len);
-        size_t done = 0;
-        while (done < blk) {
-            CF_CHECK(len - in >= 4, err, CF_ECORRUPT, "%s: chunk length truncated", name);
-            size_t clen = cf_load_be32(src + in);
-            in += 4;
-            CF_CHECK(clen <= len - in, err, CF_ECORRUPT,
-                     "%s: chunk of %zu bytes overruns the payload", name, clen);
-            size_t got = 0;
-            CF_TRY(chunk_decode(codec, src + in, clen, dst + out + done, blk - done, &got, err));
-            CF_CHECK(got > 0, err, CF_ECORRUPT, "%s: empty chunk", name);
-            done += got;
-            in += clen;
-        }
-        out += blk;
-    }
-    return CF_OK;
+    CF_CHECK(fn != NULL, err, CF_ENOTSUP, "compression %s is not built in", name ? name : "?");
+    return cf_codec_hadoop_decode(name, fn, src, len, dst, dst_len, err);
 }
 
 /* One bzip2 stream (Hadoop writes "BZh" streams; an empty payload may be no
@@ -475,7 +439,7 @@ cf_status cf_hfile_compress(uint32_t codec, const uint8_t *src, size_t len, cf_b
         CF_CHECK(len <= INT32_MAX, err, CF_EINVAL, "block of %zu bytes too large", len);
         size_t bound = codec == CF_HFILE_SNAPPY ? snappy_max_compressed_length(len)
                      : codec == CF_HFILE_LZ4    ? (size_t)LZ4_compressBound((int)len)
-                     : codec == CF_HFILE_LZO    ? len + len / 16 + 64 + 3
+                     : codec == CF_HFILE_LZO    ? cf_codec_lzo_bound(len)
 #ifdef CF_HAVE_ZSTD
                                                 : ZSTD_compressBound(len);
 #else
@@ -492,14 +456,7 @@ cf_status cf_hfile_compress(uint32_t codec, const uint8_t *src, size_t len, cf_b
             CF_CHECK(r > 0, err, CF_ENOMEM, "lz4: compress failed");
             n = (size_t)r;
         } else if (codec == CF_HFILE_LZO) {
-            CF_CHECK(lzo_ready(), err, CF_ENOTSUP, "lzo: library failed to initialise");
-            void *wrk = cf_malloc(LZO1X_1_MEM_COMPRESS);
-            CF_CHECK(wrk != NULL, err, CF_ENOMEM, "lzo: out of memory");
-            lzo_uint on = bound;
-            int r = lzo1x_1_compress(src, len, o, &on, wrk);
-            cf_free(wrk);
-            CF_CHECK(r == LZO_E_OK, err, CF_ENOMEM, "lzo: compress failed (%d)", r);
-            n = on;
+            CF_TRY(cf_codec_lzo_compress_chunk(src, len, o, &n, err));
         } else {
 #ifdef CF_HAVE_ZSTD
             n = ZSTD_compress(o, bound, src, len, 3);

@@ -5,7 +5,7 @@
  *   | UNCOMPRESSED | the page                                             |
  *   | SNAPPY       | raw snappy (varint length + elements), not framed    |
  *   | GZIP         | gzip member(s); a zlib stream is accepted too        |
- *   | LZO          | not supported (no Debian LZO in our dependencies)    |
+ *   | LZO          | Hadoop-framed LZO1X chunks (hadoop-lzo's LzoCodec)   |
  *   | BROTLI       | brotli stream                                        |
  *   | LZ4          | see below                                            |
  *   | ZSTD         | zstd frame(s)                                        |
@@ -22,6 +22,9 @@
  * decoding to its stated length, nothing left over), then an LZ4 frame by its
  * magic number, then a raw block. The raw block is always tried last because
  * it is the only form without a signature.
+ *
+ * LZO pages (parquet-java with hadoop-lzo) carry the same Hadoop block framing
+ * as HFile's LZO payloads: one framing decoder (src/codec/hadoop.c) serves both.
  */
 #include "encoding.h"
 
@@ -42,10 +45,7 @@ const char *cf_pq_codec_name(unsigned codec)
     return codec < sizeof codec_names / sizeof codec_names[0] ? codec_names[codec] : NULL;
 }
 
-bool cf_pq_codec_supported(unsigned codec)
-{
-    return codec <= CF_PQC_LZ4_RAW && codec != CF_PQC_LZO;
-}
+bool cf_pq_codec_supported(unsigned codec) { return codec <= CF_PQC_LZ4_RAW; }
 
 /* Hadoop-framed LZ4: true and the whole of dst filled, or false (nothing
  * decided: the caller tries the other forms). */
@@ -84,6 +84,8 @@ cf_status cf_pq_decompress(unsigned codec, const uint8_t *src, size_t len, uint8
     case CF_PQC_BROTLI: return cf_codec_brotli_decompress(src, len, dst, dst_len, err);
     case CF_PQC_ZSTD: return cf_codec_zstd_decompress(src, len, dst, dst_len, err);
     case CF_PQC_LZ4_RAW: return cf_codec_decompress(CF_COMP_LZ4, src, len, dst, dst_len, err);
+    case CF_PQC_LZO:
+        return cf_codec_hadoop_decode("LZO", cf_codec_lzo_chunk, src, len, dst, dst_len, err);
     case CF_PQC_LZ4:
         if (dst_len == 0 && len == 0)
             return CF_OK;
@@ -124,6 +126,25 @@ cf_status cf_pq_compress(unsigned codec, const uint8_t *src, size_t len, int lev
         CF_CHECK(!dst->oom, err, CF_ENOMEM, "LZ4: cannot allocate the block header");
         CF_TRY(cf_codec_compress(CF_COMP_LZ4, src, len, dst, err));
         cf_store_be32(dst->data + at + 4, (uint32_t)(dst->len - at - 8));
+        return CF_OK;
+    }
+    case CF_PQC_LZO: {
+        /* One Hadoop block of one LZO1X chunk, as hadoop-lzo's LzoCodec writes
+         * a page. */
+        CF_CHECK(len <= INT32_MAX, err, CF_EINVAL, "LZO: %zu bytes exceed one Hadoop block", len);
+        size_t room = cf_codec_lzo_bound(len), at = dst->len;
+        cf_buf_put_be32(dst, (uint32_t)len);
+        if (len == 0) { /* Hadoop's empty stream: one zero-length block */
+            CF_CHECK(!dst->oom, err, CF_ENOMEM, "LZO: out of memory");
+            return CF_OK;
+        }
+        cf_buf_put_be32(dst, 0);
+        uint8_t *o = cf_buf_extend(dst, room);
+        CF_CHECK(!dst->oom && o, err, CF_ENOMEM, "LZO: out of memory");
+        size_t n = room;
+        CF_TRY(cf_codec_lzo_compress_chunk(src, len, o, &n, err));
+        dst->len -= room - n;
+        cf_store_be32(dst->data + at + 4, (uint32_t)n);
         return CF_OK;
     }
     default: {

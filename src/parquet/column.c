@@ -91,7 +91,7 @@ cf_status cf_parquet_column_open(cf_parquet_column_reader **out, const cf_parque
     cf_status st = cf_parquet_pages_open(&r->pages, pq, row_group, column, true, err);
     if (st == CF_OK && !cf_pq_codec_supported((unsigned)r->codec)) {
         const char *name = cf_parquet_codec_name(r->codec);
-        /* A codec parquet.thrift names (LZO) is a feature this build lacks;
+        /* A codec parquet.thrift names is a feature this build lacks;
          * a number it does not name is damage. */
         st = cf_error_set(err, name ? CF_ENOTSUP : CF_ECORRUPT, __FILE__, __LINE__,
                           "row group %" PRIu32 " column %" PRIu32 ": codec %s (%" PRId32

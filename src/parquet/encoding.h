@@ -237,17 +237,18 @@ enum {
 
 /* "SNAPPY", ...; NULL for a number parquet.thrift does not define. */
 const char *cf_pq_codec_name(unsigned codec);
-/* Can we decode (and encode) pages of this codec? All but LZO. */
+/* Can we decode (and encode) pages of this codec? All parquet.thrift names. */
 bool cf_pq_codec_supported(unsigned codec);
 /* Decompress one page body [src, src+len) into exactly dst_len bytes (the
  * page header's uncompressed_page_size, minus v2 levels). Never writes past
  * dst + dst_len; a payload that decodes to any other size is CF_ECORRUPT.
- * CF_ENOTSUP for LZO or an unknown codec. */
+ * CF_ENOTSUP for an unknown codec. LZO is Hadoop-framed LZO1X chunks. */
 cf_status cf_pq_decompress(unsigned codec, const uint8_t *src, size_t len, uint8_t *dst,
                            size_t dst_len, cf_error *err);
 /* Append the compressed form of [src, src+len) to dst. level 0 = the codec's
  * default (GZIP 6, ZSTD 3, BROTLI 5); ignored by SNAPPY and LZ4*. LZ4 is
- * written Hadoop-framed, as parquet-java and arrow do. */
+ * written Hadoop-framed, as parquet-java and arrow do; LZO as one Hadoop block
+ * of one LZO1X chunk. */
 cf_status cf_pq_compress(unsigned codec, const uint8_t *src, size_t len, int level, cf_buf *dst,
                          cf_error *err);
 

@@ -1,7 +1,8 @@
 /* Parquet page codecs (src/parquet/codec.c over src/codec): round trips for
  * every codec, sizes that disagree with the page header, truncated and
  * mutated payloads, concatenated gzip members and zlib streams, and the three
- * forms of the deprecated LZ4 codec. */
+ * forms of the deprecated LZ4 codec, LZO in Hadoop's framing, and two real
+ * files with the legacy LZ4 codec (apache/parquet-testing). */
 #include "test_common.h"
 
 #include <stdlib.h>
@@ -9,7 +10,11 @@
 
 #include <lz4.h>
 #include <lz4frame.h>
+#include <lzo1x.h>
+#include <stdio.h>
 #include <zlib.h>
+
+#include <cfile/parquet.h>
 
 #include "parquet/encoding.h"
 #include "util/buf.h"
@@ -17,7 +22,7 @@
 
 static const unsigned codecs[] = {CF_PQC_UNCOMPRESSED, CF_PQC_SNAPPY, CF_PQC_GZIP,
                                   CF_PQC_BROTLI,       CF_PQC_LZ4,    CF_PQC_ZSTD,
-                                  CF_PQC_LZ4_RAW};
+                                  CF_PQC_LZ4_RAW,      CF_PQC_LZO};
 #define NCODECS (sizeof codecs / sizeof codecs[0])
 
 static void fill(cf_rng *r, uint8_t *p, size_t len)
@@ -166,21 +171,126 @@ static void test_pq_codec__lz4_forms(void **state)
     cf_buf_dispose(&b);
 }
 
+/* LZO: Hadoop framing by hand (two blocks, the second in two chunks), as
+ * hadoop-lzo writes larger pages; a chunk cut or a length that lies is damage. */
+static void test_pq_codec__lzo_framing(void **state)
+{
+    (void)state;
+    assert_true(lzo_init() == LZO_E_OK);
+    uint8_t src[9000];
+    for (size_t i = 0; i < sizeof src; i++)
+        src[i] = (uint8_t)(i % 97 < 50 ? 'a' + i % 13 : i * 31);
+    static uint8_t wrk[LZO1X_1_MEM_COMPRESS];
+    cf_buf b;
+    cf_buf_init(&b);
+    /* block 1: 4000 bytes in one chunk; block 2: 5000 bytes in chunks of 3000 + 2000 */
+    const size_t blocks[][3] = {{4000, 4000, 0}, {5000, 3000, 2000}};
+    size_t off = 0;
+    for (int k = 0; k < 2; k++) {
+        cf_buf_put_be32(&b, (uint32_t)blocks[k][0]);
+        for (int j = 1; j < 3 && blocks[k][j]; j++) {
+            uint8_t tmp[4000 + 4000 / 16 + 64 + 3];
+            lzo_uint n = sizeof tmp;
+            assert_int_equal(lzo1x_1_compress(src + off, blocks[k][j], tmp, &n, wrk), LZO_E_OK);
+            cf_buf_put_be32(&b, (uint32_t)n);
+            cf_buf_append(&b, tmp, n);
+            off += blocks[k][j];
+        }
+    }
+    assert_int_equal(off, sizeof src);
+    uint8_t out[sizeof src + 1];
+    cf_error err;
+    CF_ASSERT_OK(cf_pq_decompress(CF_PQC_LZO, b.data, b.len, out, sizeof src, &err), &err);
+    assert_memory_equal(out, src, sizeof src);
+    CF_ASSERT_STATUS(cf_pq_decompress(CF_PQC_LZO, b.data, b.len - 5, out, sizeof src, &err),
+                     CF_ECORRUPT, &err);
+    assert_non_null(strstr(err.msg, "LZO"));
+    CF_ASSERT_STATUS(cf_pq_decompress(CF_PQC_LZO, b.data, b.len, out, sizeof src + 1, &err),
+                     CF_ECORRUPT, &err);
+    /* the first block claims more than the page holds */
+    uint8_t *m = malloc(b.len);
+    memcpy(m, b.data, b.len);
+    cf_store_be32(m, 100000);
+    CF_ASSERT_STATUS(cf_pq_decompress(CF_PQC_LZO, m, b.len, out, sizeof src, &err), CF_ECORRUPT,
+                     &err);
+    /* a chunk length past the end */
+    memcpy(m, b.data, b.len);
+    cf_store_be32(m + 4, 0x7fffffff);
+    CF_ASSERT_STATUS(cf_pq_decompress(CF_PQC_LZO, m, b.len, out, sizeof src, &err), CF_ECORRUPT,
+                     &err);
+    free(m);
+    cf_buf_dispose(&b);
+}
+
+/* Real pages of the deprecated LZ4 codec: parquet-java's Hadoop framing and
+ * old parquet-cpp's raw block, from apache/parquet-testing (data/, commit
+ * 1a2a751; the values are the ones its README gives). */
+static void lz4_file(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/parquet/data/%s", CF_SOURCE_DIR, name);
+    cf_error err = {0};
+    cf_parquet *pq = NULL;
+    CF_ASSERT_OK(cf_parquet_open_file(&pq, path, NULL, &err), &err);
+    assert_int_equal(cf_parquet_column_count(pq), 3);
+    const cf_parquet_file_meta *fm = cf_parquet_meta(pq);
+    assert_int_equal(fm->row_group_count, 1);
+    static const int64_t c0[] = {1593604800, 1593604800, 1593604801, 1593604801};
+    static const char *const c1[] = {"abc", "def", "abc", "def"};
+    static const double v11[] = {42.0, 7.7, 42.125, 7.7};
+    for (uint32_t c = 0; c < 3; c++) {
+        assert_int_equal(fm->row_groups[0].columns[c].meta.codec, CF_PARQUET_LZ4);
+        cf_parquet_column_reader *r = NULL;
+        CF_ASSERT_OK(cf_parquet_column_open(&r, pq, 0, c, &err), &err);
+        uint8_t vals[16 * 8];
+        size_t nl, nv, got = 0;
+        for (;;) {
+            CF_ASSERT_OK(cf_parquet_column_read(r, 16, NULL, NULL, vals, &nl, &nv, &err), &err);
+            if (nl == 0)
+                break;
+            for (size_t i = 0; i < nv; i++, got++) {
+                if (c == 0) {
+                    int64_t x;
+                    memcpy(&x, vals + 8 * i, 8);
+                    assert_true(x == c0[got]);
+                } else if (c == 1) {
+                    cf_slice s;
+                    memcpy(&s, vals + i * sizeof s, sizeof s);
+                    assert_int_equal(s.len, 3);
+                    assert_memory_equal(s.data, c1[got], 3);
+                } else {
+                    double d;
+                    memcpy(&d, vals + 8 * i, 8);
+                    assert_true(d == v11[got]);
+                }
+            }
+        }
+        assert_int_equal(got, 4);
+        cf_parquet_column_free(r);
+    }
+    cf_parquet_free(pq);
+}
+
+static void test_pq_codec__lz4_real_files(void **state)
+{
+    (void)state;
+    lz4_file("hadoop_lz4_compressed.parquet");
+    lz4_file("non_hadoop_lz4_compressed.parquet");
+}
+
 static void test_pq_codec__unsupported(void **state)
 {
     (void)state;
     cf_error err;
     uint8_t out[4];
     const uint8_t in[4] = {0};
-    assert_false(cf_pq_codec_supported(CF_PQC_LZO));
+    assert_true(cf_pq_codec_supported(CF_PQC_LZO));
     assert_false(cf_pq_codec_supported(8));
     assert_null(cf_pq_codec_name(8));
-    CF_ASSERT_STATUS(cf_pq_decompress(CF_PQC_LZO, in, 4, out, 4, &err), CF_ENOTSUP, &err);
-    assert_non_null(strstr(err.msg, "LZO"));
     CF_ASSERT_STATUS(cf_pq_decompress(99, in, 4, out, 4, &err), CF_ENOTSUP, &err);
     cf_buf b;
     cf_buf_init(&b);
-    CF_ASSERT_STATUS(cf_pq_compress(CF_PQC_LZO, in, 4, 0, &b, &err), CF_ENOTSUP, &err);
+    CF_ASSERT_STATUS(cf_pq_compress(99, in, 4, 0, &b, &err), CF_ENOTSUP, &err);
     cf_buf_dispose(&b);
 }
 
@@ -190,6 +300,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_pq_codec__round_trips),
         cmocka_unit_test(test_pq_codec__gzip_members_and_zlib),
         cmocka_unit_test(test_pq_codec__lz4_forms),
+        cmocka_unit_test(test_pq_codec__lzo_framing),
+        cmocka_unit_test(test_pq_codec__lz4_real_files),
         cmocka_unit_test(test_pq_codec__unsupported),
     };
     return CF_RUN_TESTS(argc, argv, tests);

@@ -1,0 +1,93 @@
+/* Hadoop's BlockCompressorStream framing, shared by HFile payloads
+ * (src/hfile/codec.c: SNAPPY, LZ4, LZO, ZSTD) and Parquet's LZO pages
+ * (src/parquet/codec.c):
+ *
+ *   off  size  field
+ *     0     4  uncompressed length of this block (big-endian)
+ *     4     4  compressed length of the next chunk
+ *     8     n  chunk
+ *           .. more (length, chunk) pairs until the block's bytes are produced,
+ *              then the next block's uncompressed length, until the input ends.
+ *
+ * LZO chunks are LZO1X (hadoop-lzo's LzoCodec), decoded here with liblzo2. */
+#include "codec/compress.h"
+
+#include <pthread.h>
+
+#include <lzo1x.h>
+
+#include "util/alloc.h"
+#include "util/endian.h"
+#include "util/error.h"
+
+cf_status cf_codec_hadoop_decode(const char *name, cf_codec_chunk_fn chunk, const uint8_t *src,
+                                 size_t len, uint8_t *dst, size_t dst_len, cf_error *err)
+{
+    size_t in = 0, out = 0;
+    while (out < dst_len || in < len) {
+        CF_CHECK(len - in >= 4, err, CF_ECORRUPT, "%s: framing truncated at byte %zu", name, in);
+        size_t blk = cf_load_be32(src + in);
+        in += 4;
+        /* A zero-length framed block is what Hadoop's BlockCompressorStream
+         * writes for an empty stream (HBase 2.x's empty meta index, say);
+         * its decompressor reads it as the end. */
+        if (blk == 0)
+            continue;
+        CF_CHECK(blk <= dst_len - out, err, CF_ECORRUPT,
+                 "%s: framed block of %zu bytes overflows the %zu-byte payload", name, blk,
+                 dst_len);
+        size_t done = 0;
+        while (done < blk) {
+            CF_CHECK(len - in >= 4, err, CF_ECORRUPT, "%s: chunk length truncated", name);
+            size_t clen = cf_load_be32(src + in);
+            in += 4;
+            CF_CHECK(clen <= len - in, err, CF_ECORRUPT,
+                     "%s: chunk of %zu bytes overruns the payload", name, clen);
+            size_t got = 0;
+            CF_TRY(chunk(src + in, clen, dst + out + done, blk - done, &got, err));
+            CF_CHECK(got > 0, err, CF_ECORRUPT, "%s: empty chunk", name);
+            done += got;
+            in += clen;
+        }
+        out += blk;
+    }
+    return CF_OK;
+}
+
+static pthread_once_t lzo_once = PTHREAD_ONCE_INIT;
+static bool lzo_ok;
+static void lzo_setup(void) { lzo_ok = lzo_init() == LZO_E_OK; }
+
+bool cf_codec_lzo_ready(void)
+{
+    pthread_once(&lzo_once, lzo_setup);
+    return lzo_ok;
+}
+
+cf_status cf_codec_lzo_chunk(const uint8_t *src, size_t len, uint8_t *dst, size_t cap,
+                             size_t *got, cf_error *err)
+{
+    CF_CHECK(cf_codec_lzo_ready(), err, CF_ENOTSUP, "lzo: library failed to initialise");
+    lzo_uint n = cap;
+    int r = lzo1x_decompress_safe(src, len, dst, &n, NULL);
+    CF_CHECK(r == LZO_E_OK, err, CF_ECORRUPT, "lzo: corrupt chunk (error %d)", r);
+    *got = n;
+    return CF_OK;
+}
+
+size_t cf_codec_lzo_bound(size_t len) { return len + len / 16 + 64 + 3; }
+
+cf_status cf_codec_lzo_compress_chunk(const uint8_t *src, size_t len, uint8_t *dst,
+                                      size_t *dst_len, cf_error *err)
+{
+    CF_CHECK(cf_codec_lzo_ready(), err, CF_ENOTSUP, "lzo: library failed to initialise");
+    CF_CHECK(*dst_len >= cf_codec_lzo_bound(len), err, CF_EINVAL, "lzo: output too small");
+    void *wrk = cf_malloc(LZO1X_1_MEM_COMPRESS);
+    CF_CHECK(wrk != NULL, err, CF_ENOMEM, "lzo: out of memory");
+    lzo_uint on = *dst_len;
+    int r = lzo1x_1_compress(src, len, dst, &on, wrk);
+    cf_free(wrk);
+    CF_CHECK(r == LZO_E_OK, err, CF_ENOMEM, "lzo: compress failed (%d)", r);
+    *dst_len = on;
+    return CF_OK;
+}
