@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
@@ -711,6 +712,19 @@ cf_status cf_rowset_reinsert(cf_rowset *rs, const void *const *key, const void *
     return dms_add(rs, ord, ts, err);
 }
 
+/* The permission bits of the rowset's MANIFEST, 0 (the default) when it is
+ * not a regular file. */
+static unsigned manifest_mode(const cf_rowset *rs)
+{
+    char *p = cf_rs_path(rs->dir, CF_RS_MANIFEST);
+    struct stat sb;
+    unsigned m = 0;
+    if (p != NULL && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+        m = (unsigned)(sb.st_mode & 07777);
+    cf_free(p);
+    return m;
+}
+
 cf_status cf_rowset_flush(cf_rowset *rs, cf_error *err)
 {
     CF_TRY(cf_rs_writable(rs, err));
@@ -720,12 +734,18 @@ cf_status cf_rowset_flush(cf_rowset *rs, cf_error *err)
     snprintf(name, sizeof(name), "%" PRIu64 ".redo.delta", rs->m.next_file);
     char *path = cf_rs_path(rs->dir, name);
     CF_CHECK(path != NULL, err, CF_ENOMEM, "rowset: out of memory");
+    /* The new DeltaFile takes the mode of the MANIFEST that will name it (a
+     * table made private stays private, from the file's creation on). */
     cf_delta_writer *w = NULL;
-    cf_status st = cf_delta_writer_create_file(&w, path, NULL, err);
+    cf_io *io = NULL;
+    cf_status st = cf_io_create_file_mode(&io, path, manifest_mode(rs), err);
     cf_free(path);
+    if (st == CF_OK)
+        st = cf_delta_writer_create(&w, io, NULL, err);
     if (st == CF_OK)
         st = write_dms(rs, w, err);
     cf_delta_writer_free(w);
+    cf_io_free(io); /* after the writer that borrowed it; removes the temporary unless committed */
     CF_TRY(st);
     rs->m.next_file++;
     rs->m.generation++;

@@ -573,6 +573,13 @@ static void test_cli_io__new_table_files_keep_mode(void **state)
         check_modes(t, 0600, 0710);
     }
     assert_int_equal(mode_of(in_dir("t/TABLET")) & 07777, 0600);
+    /* an update of a flushed row, then a flush: a REDO DeltaFile added to an
+     * existing rowset (it used to get 0644) */
+    CLI(&r, "table", "update", t, "--key", "3", "--set", "s=y");
+    ok(&r);
+    CLI(&r, "table", "flush", t);
+    ok(&r);
+    check_modes(t, 0600, 0710);
     CLI(&r, "table", "compact", t);
     ok(&r);
     check_modes(t, 0600, 0710);
@@ -590,7 +597,7 @@ static void test_cli_io__new_table_files_keep_mode(void **state)
     check_modes(u, 0640, 0750);
     CLI(&r, "table", "scan", t, "--format", "csv");
     EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "id,s\n1,a\n2,x\n3,x\n4,x\n5,x\n6,x\n7,x\n");
+    assert_string_equal(r.out, "id,s\n1,a\n2,x\n3,y\n4,x\n5,x\n6,x\n7,x\n");
     done(&r);
 }
 
