@@ -1,8 +1,9 @@
 /* BloomFile reader (format §11.5): find the bloom block through the value index
  * (seek at or before the key), parse its header (§11.2) and probe it (§11.3).
  *
- * Nothing is cached between probes, so one reader serves many threads; with a
- * memory or mmap io the uncompressed bloom block is probed in place. */
+ * Nothing is kept between probes, so one reader serves many threads; with a
+ * memory or mmap io the uncompressed bloom block is probed in place (and with a
+ * block cache its checksum is checked once, cf_reader_read_index_block). */
 #include "../cfile/extend.h"
 #include "../cfile/internal.h"
 #include "../util/alloc.h"
@@ -95,7 +96,7 @@ cf_status cf_bloom_reader_may_contain(const cf_bloom_reader *b, cf_slice key, bo
     cf_buf_init(&scratch);
     cf_slice blk;
     cf_bloom_block bb;
-    st = cf_reader_read_block(b->r, ptr, &scratch, &blk, "bloom block", err);
+    st = cf_reader_read_index_block(b->r, ptr, &scratch, &blk, "bloom block", err);
     if (st == CF_OK)
         st = cf_bloom_block_parse(&bb, blk.data, blk.len, err);
     if (st == CF_OK)

@@ -109,6 +109,15 @@ struct cf_reader {
 cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
                                cf_slice *out, const char *what, cf_error *err);
 
+/* cf_reader_read_block for a BloomFile's index and bloom blocks, which every
+ * point lookup and duplicate check reads (cf_reader_find_validx_block): with a cache
+ * and an io that serves blocks in place, the cache marks a block whose checksum
+ * passed, so later reads skip the check (as data blocks' view marks do). The
+ * bytes are never cached (compressed ones are undone into scratch each time).
+ * Verification uses cf_reader_read_block, which always checks. */
+cf_status cf_reader_read_index_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
+                                     cf_slice *out, const char *what, cf_error *err);
+
 /* cf_reader_read_block for data blocks, through the reader's cache when it has
  * one: *pin (NULL without a cache hit or insert) is the block's cache entry,
  * to release with cf_cache_release(r->opts.cache, *pin). It keeps *out alive

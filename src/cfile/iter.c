@@ -822,6 +822,14 @@ static cf_status validx_find(cf_btree_iter *bt, cf_slice key, bool *before_all, 
     return st;
 }
 
+/* A BloomFile's index is read on every probe: its blocks' checksums are
+ * checked once (the cache marks them), not on each lookup. */
+static cf_status read_index_cb(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out,
+                               cf_error *err)
+{
+    return cf_reader_read_index_block(ctx, ptr, scratch, out, "index block", err);
+}
+
 cf_status cf_reader_find_validx_block(const cf_reader *r, cf_slice key, cf_block_ptr *ptr,
                                       bool *before_all, cf_error *err)
 {
@@ -829,7 +837,7 @@ cf_status cf_reader_find_validx_block(const cf_reader *r, cf_slice key, cf_block
     CF_CHECK(fi->has_validx, err, CF_EINVAL, "file has no value index");
     cf_btree_iter *bt;
     CF_TRY(cf_btree_iter_create(&bt, (cf_block_ptr){fi->validx_root_off, fi->validx_root_size},
-                                read_cb, (void *)r, err));
+                                read_index_cb, (void *)r, err));
     cf_status st = validx_find(bt, key, before_all, err);
     if (st == CF_OK)
         *ptr = cf_btree_iter_ptr(bt);

@@ -144,6 +144,24 @@ cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scr
     return read_block(r, ptr, scratch, out, what, false, err);
 }
 
+cf_status cf_reader_read_index_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
+                                     cf_slice *out, const char *what, cf_error *err)
+{
+    cf_cache *c = r->opts.cache;
+    /* Only blocks the io serves in place can be remembered as checked: a
+     * block read into scratch is checked again each time it is read. */
+    if (c == NULL || r->io->ops->view_at == NULL)
+        return read_block(r, ptr, scratch, out, what, false, err);
+    bool is_view = false;
+    cf_slice unused;
+    cf_cache_entry *e = cf_cache_lookup(c, r->cache_file_id, ptr.off, ptr.size, &unused, &is_view);
+    cf_status st = read_block(r, ptr, scratch, out, what, e != NULL && is_view, err);
+    if (e == NULL && st == CF_OK && r->io->ops->view_at(r->io, ptr.off, ptr.size) != NULL)
+        e = cf_cache_insert(c, r->cache_file_id, ptr.off, ptr.size, NULL, 0, true, &unused);
+    cf_cache_release(c, e);
+    return st;
+}
+
 cf_status cf_reader_read_data_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
                                     cf_cache_entry **pin, cf_slice *out, cf_error *err)
 {

@@ -15,6 +15,7 @@
 #include "../../src/bloom/cityhash.h"
 #include "../../src/cfile/extend.h"
 #include "../../src/cfile/internal.h"
+#include "../../src/util/endian.h"
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
@@ -611,6 +612,73 @@ static void test_bloom__damaged_files(void **state)
     }
 }
 
+/* With a block cache, a probe checks each index and bloom block's checksum once
+ * and leaves a mark, so later probes of the same blocks are cache hits (the
+ * point lookups' bloom cost). A damaged block is never marked: every probe
+ * that reads it fails, the first and the later ones. */
+static void test_bloom__cache_marks_checked_blocks(void **state)
+{
+    (void)state;
+    enum { N = 2000 };
+    uint8_t store[N][8];
+    cf_slice keys[N];
+    for (size_t i = 0; i < N; i++) {
+        cf_store_be64(store[i], 0x1000 + i * 7);
+        keys[i] = (cf_slice){store[i], 8};
+    }
+    cf_bloom_sizing sz;
+    cf_io *io = write_mem(keys, N, 64, 0.05, &sz); /* many small bloom blocks */
+    cf_slice file = cf_io_mem_contents(io);
+    cf_error err;
+    for (int damaged = 0; damaged <= 1; damaged++) {
+        uint8_t *copy = malloc(file.len);
+        memcpy(copy, file.data, file.len);
+        cf_io *rio;
+        CF_ASSERT_OK(cf_io_open_mem(&rio, copy, file.len, &err), &err);
+        cf_cache *c;
+        CF_ASSERT_OK(cf_cache_create(&c, 1u << 20, &err), &err);
+        cf_reader_options ro;
+        cf_reader_options_init(&ro);
+        ro.cache = c;
+        cf_bloom_reader *r;
+        CF_ASSERT_OK(cf_bloom_reader_open(&r, rio, &ro, &err), &err);
+        if (damaged) /* a byte in the middle of the first bloom block's bits */
+            copy[16 + 40] ^= 0x10;
+        cf_cache_stats st0, st1, st2;
+        cf_cache_get_stats(c, &st0);
+        bool maybe = false;
+        for (int round = 0; round < 2; round++) {
+            cf_status st = cf_bloom_reader_may_contain(r, keys[0], &maybe, &err);
+            if (damaged) {
+                CF_ASSERT_STATUS(st, CF_ECORRUPT, &err);
+                assert_non_null(strstr(err.msg, "checksum mismatch"));
+            } else {
+                CF_ASSERT_OK(st, &err);
+                assert_true(maybe);
+            }
+            cf_cache_get_stats(c, round == 0 ? &st1 : &st2);
+        }
+        if (!damaged) {
+            /* the first probe marked the blocks it read; the second only hit */
+            assert_true(st1.entries > st0.entries);
+            assert_int_equal(st2.entries, st1.entries);
+            assert_int_equal(st2.misses, st1.misses);
+            assert_true(st2.hits > st1.hits);
+            for (size_t i = 0; i < N; i++)
+                assert_true(probe(r, keys[i].data, keys[i].len));
+        } else {
+            /* the index blocks passed and were marked, the damaged block was not */
+            assert_int_equal(st2.entries, st1.entries);
+            assert_true(st2.misses > st1.misses);
+        }
+        cf_bloom_reader_free(r);
+        cf_cache_free(c);
+        cf_io_free(rio);
+        free(copy);
+    }
+    cf_io_free(io);
+}
+
 /* Kudu's reader refuses a compressed file and one without a value index. */
 static void test_bloom__refuses_non_bloom_cfiles(void **state)
 {
@@ -665,6 +733,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bloom__keys_out_of_order),
         cmocka_unit_test(test_bloom__block_header_errors),
         cmocka_unit_test(test_bloom__damaged_files),
+        cmocka_unit_test(test_bloom__cache_marks_checked_blocks),
         cmocka_unit_test(test_bloom__refuses_non_bloom_cfiles),
     };
     return CF_RUN_TESTS(argc, argv, tests);
