@@ -1661,7 +1661,10 @@ static cf_status wal_attach(cf_table *t, bool writer, cf_error *err)
         if ((same && st != CF_ENOTFOUND) || st == CF_ENOMEM)
             return st; /* not a race */
         if (attempt == 20) {
-            CF_CHECK(st != CF_OK, err, CF_EIO,
+            /* Still racing the writer's checkpoints. Whatever this last reading
+             * failed with came from rowsets and a log of two different versions,
+             * not from damage: say so, never "corrupt". */
+            CF_CHECK(same, err, CF_EIO,
                      "%s: the write-ahead log kept changing while it was read; try again",
                      t->dir);
             return st;
