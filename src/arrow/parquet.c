@@ -29,11 +29,9 @@
 __extension__ typedef __int128 i128;
 
 typedef struct pq_stream {
+    cf_arrow_stream_state st; /* first: stream.c's callbacks reach it */
     cf_parquet_records *rec;
     cf_arrow_options o;
-    struct ArrowSchema schema;
-    int failed;
-    char msg[320];
 } pq_stream;
 
 static const cf_parquet_logical *lt_of(const cf_parquet_array *a) { return &a->leaf->logical; }
@@ -384,48 +382,23 @@ static cf_status array_of(const cf_parquet_array *a, const struct ArrowSchema *s
     return st;
 }
 
-static int fail(pq_stream *p, cf_status st, const cf_error *err)
-{
-    snprintf(p->msg, sizeof p->msg, "%s: %s", cf_status_str(st), err->msg);
-    p->failed = cf_arrow_errno(st);
-    return p->failed;
-}
-
-static int get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
-{
-    pq_stream *p = s->private_data;
-    cf_error err = {0};
-    cf_status st = cf_arrow_schema_copy(out, &p->schema, &err);
-    if (st != CF_OK) {
-        snprintf(p->msg, sizeof p->msg, "%s: %s", cf_status_str(st), err.msg);
-        return cf_arrow_errno(st);
-    }
-    return 0;
-}
-
 static int get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
 {
     pq_stream *p = s->private_data;
     memset(out, 0, sizeof *out);
-    if (p->failed)
-        return p->failed;
+    if (p->st.failed)
+        return p->st.failed;
     cf_error err = {0};
     const cf_parquet_array *b;
     cf_status st = cf_parquet_records_next(p->rec, &b, &err);
     if (st != CF_OK)
-        return fail(p, st, &err);
+        return cf_arrow_stream_fail(&p->st, st, &err);
     if (!b)
         return 0;
-    st = array_of(b, &p->schema, &p->o, out, &err);
+    st = array_of(b, &p->st.schema, &p->o, out, &err);
     if (st != CF_OK)
-        return fail(p, st, &err);
+        return cf_arrow_stream_fail(&p->st, st, &err);
     return 0;
-}
-
-static const char *get_last_error(struct ArrowArrayStream *s)
-{
-    pq_stream *p = s->private_data;
-    return p->msg[0] ? p->msg : NULL;
 }
 
 static void release(struct ArrowArrayStream *s)
@@ -434,8 +407,8 @@ static void release(struct ArrowArrayStream *s)
         return;
     pq_stream *p = s->private_data;
     cf_parquet_records_free(p->rec);
-    if (p->schema.release)
-        p->schema.release(&p->schema);
+    if (p->st.schema.release)
+        p->st.schema.release(&p->st.schema);
     cf_free(p);
     s->release = NULL;
     s->private_data = NULL;
@@ -465,15 +438,15 @@ cf_status cf_arrow_stream_parquet(struct ArrowArrayStream *out, const cf_parquet
     p->o = *o;
     cf_status st = cf_parquet_records_open(&p->rec, pq, ro, err);
     if (st == CF_OK)
-        st = schema_of(cf_parquet_records_schema(p->rec), &p->o, &p->schema, false, "", err);
+        st = schema_of(cf_parquet_records_schema(p->rec), &p->o, &p->st.schema, false, "", err);
     if (st != CF_OK) {
         cf_parquet_records_free(p->rec);
         cf_free(p);
         return st;
     }
-    out->get_schema = get_schema;
+    out->get_schema = cf_arrow_stream_get_schema;
     out->get_next = get_next;
-    out->get_last_error = get_last_error;
+    out->get_last_error = cf_arrow_stream_last_error;
     out->release = release;
     out->private_data = p;
     return CF_OK;

@@ -82,4 +82,23 @@ cf_status cf_arrow_stream_make(struct ArrowArrayStream *out, cf_arrow_source src
                                cf_arrow_col *cols, size_t ncols, const cf_arrow_options *o,
                                cf_error *err);
 
+/* ---- the stream contract shared by every stream ------------------------------------------ */
+
+/* What the ArrowArrayStream callbacks need beyond the source: the schema
+ * (copied for each get_schema), the first failure's errno (then final) and its
+ * message (get_last_error). Each stream's private data begins with it, so the
+ * callbacks below serve them all. */
+typedef struct cf_arrow_stream_state {
+    struct ArrowSchema schema;
+    int failed;
+    char msg[320];
+} cf_arrow_stream_state;
+
+/* Record a get_next failure: it sticks, and its message is the last error. */
+int cf_arrow_stream_fail(cf_arrow_stream_state *st, cf_status status, const cf_error *err);
+/* get_schema and get_last_error for a stream whose private data begins with
+ * a cf_arrow_stream_state. */
+int cf_arrow_stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out);
+const char *cf_arrow_stream_last_error(struct ArrowArrayStream *s);
+
 #endif

@@ -11,26 +11,24 @@
 #include "../util/error.h"
 
 typedef struct stream_priv {
+    cf_arrow_stream_state st; /* first: the shared callbacks reach it */
     cf_arrow_source src;
     cf_arrow_col *cols;
     size_t ncols;
     size_t batch_rows;
-    struct ArrowSchema schema;
-    int failed;          /* the errno of a failure, then final */
     bool done;
-    char msg[320];
 } stream_priv;
 
-static int fail(stream_priv *p, cf_status st, const cf_error *err)
+int cf_arrow_stream_fail(cf_arrow_stream_state *st, cf_status status, const cf_error *err)
 {
-    snprintf(p->msg, sizeof p->msg, "%s: %s", cf_status_str(st), err->msg);
-    p->failed = cf_arrow_errno(st);
-    return p->failed;
+    snprintf(st->msg, sizeof st->msg, "%s: %s", cf_status_str(status), err->msg);
+    st->failed = cf_arrow_errno(status);
+    return st->failed;
 }
 
-static int get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
+int cf_arrow_stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
 {
-    stream_priv *p = s->private_data;
+    cf_arrow_stream_state *p = s->private_data;
     cf_error err = {0};
     cf_status st = cf_arrow_schema_copy(out, &p->schema, &err);
     if (st != CF_OK) {
@@ -40,12 +38,23 @@ static int get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
     return 0;
 }
 
+const char *cf_arrow_stream_last_error(struct ArrowArrayStream *s)
+{
+    cf_arrow_stream_state *p = s->private_data;
+    return p->msg[0] ? p->msg : NULL;
+}
+
+static int fail(stream_priv *p, cf_status st, const cf_error *err)
+{
+    return cf_arrow_stream_fail(&p->st, st, err);
+}
+
 static int get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
 {
     stream_priv *p = s->private_data;
     memset(out, 0, sizeof *out);
-    if (p->failed)
-        return p->failed;
+    if (p->st.failed)
+        return p->st.failed;
     if (p->done)
         return 0;
     cf_error err = {0};
@@ -77,12 +86,6 @@ static int get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
     return 0;
 }
 
-static const char *get_last_error(struct ArrowArrayStream *s)
-{
-    stream_priv *p = s->private_data;
-    return p->msg[0] ? p->msg : NULL;
-}
-
 static void free_priv(stream_priv *p)
 {
     if (p->src.free != NULL)
@@ -90,8 +93,8 @@ static void free_priv(stream_priv *p)
     for (size_t i = 0; i < p->ncols; i++)
         cf_arrow_col_dispose(&p->cols[i]);
     cf_free(p->cols);
-    if (p->schema.release != NULL)
-        p->schema.release(&p->schema);
+    if (p->st.schema.release != NULL)
+        p->st.schema.release(&p->st.schema);
     cf_free(p);
 }
 
@@ -122,16 +125,16 @@ cf_status cf_arrow_stream_make(struct ArrowArrayStream *out, cf_arrow_source src
     p->cols = cols;
     p->ncols = ncols;
     p->batch_rows = o->batch_rows ? o->batch_rows : CF_ARROW_BATCH_ROWS;
-    cf_status st = cf_arrow_schema_new(&p->schema, "+s", "", 0, (int64_t)ncols, err);
+    cf_status st = cf_arrow_schema_new(&p->st.schema, "+s", "", 0, (int64_t)ncols, err);
     for (size_t i = 0; i < ncols && st == CF_OK; i++)
-        st = cf_arrow_col_schema(&cols[i], p->schema.children[i], err);
+        st = cf_arrow_col_schema(&cols[i], p->st.schema.children[i], err);
     if (st != CF_OK) {
         free_priv(p);
         return st;
     }
-    out->get_schema = get_schema;
+    out->get_schema = cf_arrow_stream_get_schema;
     out->get_next = get_next;
-    out->get_last_error = get_last_error;
+    out->get_last_error = cf_arrow_stream_last_error;
     out->release = release;
     out->private_data = p;
     return CF_OK;
