@@ -1,13 +1,91 @@
-/* The (type, encoding) registry (format §8.0) and value comparison in key order
+/* The (type, encoding) table (format §8.0) and value comparison in key order
  * (format §1.8, §8.10).
  *
- * Lookups follow Kudu's matrix by physical type; a pair outside the matrix has
- * no implementation (NULL), except the legacy GROUP_VARINT decoder for UINT32.
+ * One row per pair Kudu knows, by physical type (util/types.c maps logical
+ * types onto physical ones): the encoder and decoder that implement it and
+ * whether it is the type's default. A pair is allowed for writing when it has
+ * an encoder; GROUP_VARINT has only a decoder (legacy UINT32 files). Adding an
+ * encoding means adding its rows here and nothing else.
  */
 #include <string.h>
 
 #include "encodings.h"
 #include "util/error.h"
+
+typedef struct encoding_row {
+    cf_type phys;
+    cf_encoding enc;
+    const cf_encoder_ops *encoder; /* NULL: read-only (legacy) */
+    const cf_decoder_ops *decoder;
+    bool is_default;
+} encoding_row;
+
+static const encoding_row encoding_table[] = {
+    {CF_TYPE_UINT8, CF_ENC_BIT_SHUFFLE, &cf_enc_bshuf_ops, &cf_dec_bshuf_ops, true},
+    {CF_TYPE_UINT8, CF_ENC_PLAIN, &cf_enc_plain_ops, &cf_dec_plain_ops, false},
+    {CF_TYPE_UINT8, CF_ENC_RLE, &cf_enc_rle_ops, &cf_dec_rle_ops, false},
+    {CF_TYPE_INT8, CF_ENC_BIT_SHUFFLE, &cf_enc_bshuf_ops, &cf_dec_bshuf_ops, true},
+    {CF_TYPE_INT8, CF_ENC_PLAIN, &cf_enc_plain_ops, &cf_dec_plain_ops, false},
+    {CF_TYPE_INT8, CF_ENC_RLE, &cf_enc_rle_ops, &cf_dec_rle_ops, false},
+    {CF_TYPE_UINT16, CF_ENC_BIT_SHUFFLE, &cf_enc_bshuf_ops, &cf_dec_bshuf_ops, true},
+    {CF_TYPE_UINT16, CF_ENC_PLAIN, &cf_enc_plain_ops, &cf_dec_plain_ops, false},
+    {CF_TYPE_UINT16, CF_ENC_RLE, &cf_enc_rle_ops, &cf_dec_rle_ops, false},
+    {CF_TYPE_INT16, CF_ENC_BIT_SHUFFLE, &cf_enc_bshuf_ops, &cf_dec_bshuf_ops, true},
+    {CF_TYPE_INT16, CF_ENC_PLAIN, &cf_enc_plain_ops, &cf_dec_plain_ops, false},
+    {CF_TYPE_INT16, CF_ENC_RLE, &cf_enc_rle_ops, &cf_dec_rle_ops, false},
+    {CF_TYPE_UINT32, CF_ENC_BIT_SHUFFLE, &cf_enc_bshuf_ops, &cf_dec_bshuf_ops, true},
+    {CF_TYPE_UINT32, CF_ENC_PLAIN, &cf_enc_plain_ops, &cf_dec_plain_ops, false},
+    {CF_TYPE_UINT32, CF_ENC_RLE, &cf_enc_rle_ops, &cf_dec_rle_ops, false},
+    {CF_TYPE_UINT32, CF_ENC_GROUP_VARINT, NULL, &cf_dec_gvint_ops, false},
+    {CF_TYPE_INT32, CF_ENC_BIT_SHUFFLE, &cf_enc_bshuf_ops, &cf_dec_bshuf_ops, true},
+    {CF_TYPE_INT32, CF_ENC_PLAIN, &cf_enc_plain_ops, &cf_dec_plain_ops, false},
+    {CF_TYPE_INT32, CF_ENC_RLE, &cf_enc_rle_ops, &cf_dec_rle_ops, false},
+    {CF_TYPE_UINT64, CF_ENC_BIT_SHUFFLE, &cf_enc_bshuf_ops, &cf_dec_bshuf_ops, true},
+    {CF_TYPE_UINT64, CF_ENC_PLAIN, &cf_enc_plain_ops, &cf_dec_plain_ops, false},
+    {CF_TYPE_UINT64, CF_ENC_RLE, &cf_enc_rle_ops, &cf_dec_rle_ops, false},
+    {CF_TYPE_INT64, CF_ENC_BIT_SHUFFLE, &cf_enc_bshuf_ops, &cf_dec_bshuf_ops, true},
+    {CF_TYPE_INT64, CF_ENC_PLAIN, &cf_enc_plain_ops, &cf_dec_plain_ops, false},
+    {CF_TYPE_INT64, CF_ENC_RLE, &cf_enc_rle_ops, &cf_dec_rle_ops, false},
+    {CF_TYPE_FLOAT, CF_ENC_BIT_SHUFFLE, &cf_enc_bshuf_ops, &cf_dec_bshuf_ops, true},
+    {CF_TYPE_FLOAT, CF_ENC_PLAIN, &cf_enc_plain_ops, &cf_dec_plain_ops, false},
+    {CF_TYPE_DOUBLE, CF_ENC_BIT_SHUFFLE, &cf_enc_bshuf_ops, &cf_dec_bshuf_ops, true},
+    {CF_TYPE_DOUBLE, CF_ENC_PLAIN, &cf_enc_plain_ops, &cf_dec_plain_ops, false},
+    {CF_TYPE_INT128, CF_ENC_BIT_SHUFFLE, &cf_enc_bshuf_ops, &cf_dec_bshuf_ops, true},
+    {CF_TYPE_INT128, CF_ENC_PLAIN, &cf_enc_plain_ops, &cf_dec_plain_ops, false},
+    {CF_TYPE_BINARY, CF_ENC_DICT, &cf_enc_dict_ops, &cf_dec_dict_ops, true},
+    {CF_TYPE_BINARY, CF_ENC_PLAIN, &cf_enc_plain_binary_ops, &cf_dec_plain_binary_ops, false},
+    {CF_TYPE_BINARY, CF_ENC_PREFIX, &cf_enc_prefix_ops, &cf_dec_prefix_ops, false},
+    {CF_TYPE_BOOL, CF_ENC_RLE, &cf_enc_rle_bool_ops, &cf_dec_rle_bool_ops, true},
+    {CF_TYPE_BOOL, CF_ENC_PLAIN, &cf_enc_plain_bool_ops, &cf_dec_plain_bool_ops, false},
+};
+
+static const encoding_row *find_row(cf_type t, cf_encoding e)
+{
+    if (!cf_type_valid((int)t))
+        return NULL;
+    cf_type phys = cf_type_physical(t);
+    for (size_t i = 0; i < sizeof encoding_table / sizeof encoding_table[0]; i++)
+        if (encoding_table[i].phys == phys && encoding_table[i].enc == e)
+            return &encoding_table[i];
+    return NULL;
+}
+
+cf_encoding cf_type_default_encoding(cf_type t)
+{
+    if (cf_type_valid((int)t)) {
+        cf_type phys = cf_type_physical(t);
+        for (size_t i = 0; i < sizeof encoding_table / sizeof encoding_table[0]; i++)
+            if (encoding_table[i].phys == phys && encoding_table[i].is_default)
+                return encoding_table[i].enc;
+    }
+    return CF_ENC_AUTO;
+}
+
+bool cf_type_allows_encoding(cf_type t, cf_encoding e)
+{
+    /* AUTO is a request, not an encoding; GROUP_VARINT has no encoder. */
+    return cf_encoder_lookup(t, e) != NULL;
+}
 
 cf_encoding cf_encoding_resolve(cf_type t, cf_encoding requested)
 {
@@ -17,57 +95,16 @@ cf_encoding cf_encoding_resolve(cf_type t, cf_encoding requested)
     return cf_type_default_encoding(t);
 }
 
-static bool is_rle_int(cf_type phys)
-{
-    return phys <= CF_TYPE_INT64; /* UINT8 .. INT64 are ids 0..7 */
-}
-
 const cf_encoder_ops *cf_encoder_lookup(cf_type t, cf_encoding e)
 {
-    if (!cf_type_allows_encoding(t, e))
-        return NULL;
-    cf_type phys = cf_type_physical(t);
-    switch (e) {
-    case CF_ENC_PLAIN:
-        if (phys == CF_TYPE_BOOL)
-            return &cf_enc_plain_bool_ops;
-        if (phys == CF_TYPE_BINARY)
-            return &cf_enc_plain_binary_ops;
-        return &cf_enc_plain_ops;
-    case CF_ENC_RLE:
-        if (phys == CF_TYPE_BOOL)
-            return (&cf_enc_rle_bool_ops);
-        return is_rle_int(phys) ? (&cf_enc_rle_ops) : NULL;
-    case CF_ENC_BIT_SHUFFLE: return (&cf_enc_bshuf_ops);
-    case CF_ENC_PREFIX: return (&cf_enc_prefix_ops);
-    case CF_ENC_DICT: return (&cf_enc_dict_ops);
-    default: return NULL; /* AUTO must be resolved first; GROUP_VARINT is never written */
-    }
+    const encoding_row *r = find_row(t, e);
+    return r ? r->encoder : NULL;
 }
 
 const cf_decoder_ops *cf_decoder_lookup(cf_type t, cf_encoding e)
 {
-    cf_type phys = cf_type_physical(t);
-    if (e == CF_ENC_GROUP_VARINT)
-        return t == CF_TYPE_UINT32 ? (&cf_dec_gvint_ops) : NULL;
-    if (!cf_type_allows_encoding(t, e))
-        return NULL;
-    switch (e) {
-    case CF_ENC_PLAIN:
-        if (phys == CF_TYPE_BOOL)
-            return &cf_dec_plain_bool_ops;
-        if (phys == CF_TYPE_BINARY)
-            return &cf_dec_plain_binary_ops;
-        return &cf_dec_plain_ops;
-    case CF_ENC_RLE:
-        if (phys == CF_TYPE_BOOL)
-            return (&cf_dec_rle_bool_ops);
-        return is_rle_int(phys) ? (&cf_dec_rle_ops) : NULL;
-    case CF_ENC_BIT_SHUFFLE: return (&cf_dec_bshuf_ops);
-    case CF_ENC_PREFIX: return (&cf_dec_prefix_ops);
-    case CF_ENC_DICT: return (&cf_dec_dict_ops);
-    default: return NULL;
-    }
+    const encoding_row *r = find_row(t, e);
+    return r ? r->decoder : NULL;
 }
 
 cf_status cf_decoder_open(cf_decoder **out, cf_encoding e, const cf_dec_params *p,

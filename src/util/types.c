@@ -1,8 +1,8 @@
-/* Column types, encodings and codecs: names, sizes, and Kudu's type x encoding
- * matrix (format §1.9 for the logical -> physical mapping, §8.0 for the matrix).
+/* Column types, encodings and codecs: names, sizes, and the
+ * mapping of logical onto physical types (format §1.9). Which encodings a type
+ * allows is encoding policy and lives with the encodings (encoding/registry.c).
  *
- * Encoders are chosen by the physical type, so every question about encodings
- * is answered by first mapping the logical type onto its physical one:
+ * Encoders are chosen by the physical type:
  *
  *   logical                                   physical
  *   STRING, BINARY, VARCHAR                   BINARY
@@ -184,40 +184,5 @@ size_t cf_type_size(cf_type t)
     case CF_TYPE_INT128: return 16;
     case CF_TYPE_BINARY: return sizeof(cf_slice);
     default: return 0;
-    }
-}
-
-cf_encoding cf_type_default_encoding(cf_type t)
-{
-    if (!cf_type_valid((int)t))
-        return CF_ENC_AUTO;
-    switch (cf_type_physical(t)) {
-    case CF_TYPE_BINARY: return CF_ENC_DICT;
-    case CF_TYPE_BOOL: return CF_ENC_RLE;
-    default: return CF_ENC_BIT_SHUFFLE;
-    }
-}
-
-bool cf_type_allows_encoding(cf_type t, cf_encoding e)
-{
-    if (!cf_type_valid((int)t))
-        return false;
-    /* format §8.0; AUTO is a request, not an encoding, and GROUP_VARINT is not
-     * in the matrix (§8.9), so neither is "allowed". */
-    switch (cf_type_physical(t)) {
-    case CF_TYPE_UINT8:
-    case CF_TYPE_INT8:
-    case CF_TYPE_UINT16:
-    case CF_TYPE_INT16:
-    case CF_TYPE_UINT32:
-    case CF_TYPE_INT32:
-    case CF_TYPE_UINT64:
-    case CF_TYPE_INT64: return e == CF_ENC_BIT_SHUFFLE || e == CF_ENC_PLAIN || e == CF_ENC_RLE;
-    case CF_TYPE_FLOAT:
-    case CF_TYPE_DOUBLE:
-    case CF_TYPE_INT128: return e == CF_ENC_BIT_SHUFFLE || e == CF_ENC_PLAIN;
-    case CF_TYPE_BINARY: return e == CF_ENC_DICT || e == CF_ENC_PLAIN || e == CF_ENC_PREFIX;
-    case CF_TYPE_BOOL: return e == CF_ENC_RLE || e == CF_ENC_PLAIN;
-    default: return false;
     }
 }

@@ -1,4 +1,4 @@
-/* The (type, encoding) registry (format §8.0) and value comparison. */
+/* The (type, encoding) table (format §8.0) and value comparison. */
 #include "test_common.h"
 
 #include <string.h>
@@ -103,6 +103,84 @@ static void test_registry__lookups_follow_the_matrix(void **state)
     assert_null(cf_decoder_lookup((cf_type)99, CF_ENC_PLAIN));
 }
 
+/* The whole §8.0 matrix, written out per logical type. */
+static void test_registry__the_whole_matrix(void **state)
+{
+    (void)state;
+    enum {
+        A = 1 << CF_ENC_AUTO,
+        P = 1 << CF_ENC_PLAIN,
+        X = 1 << CF_ENC_PREFIX,
+        G = 1 << CF_ENC_GROUP_VARINT,
+        R = 1 << CF_ENC_RLE,
+        D = 1 << CF_ENC_DICT,
+        B = 1 << CF_ENC_BIT_SHUFFLE
+    };
+    static const struct {
+        cf_type t;
+        int allowed;
+        cf_encoding dflt;
+    } m[] = {
+        {CF_TYPE_UINT8, B | P | R, CF_ENC_BIT_SHUFFLE},
+        {CF_TYPE_INT8, B | P | R, CF_ENC_BIT_SHUFFLE},
+        {CF_TYPE_UINT16, B | P | R, CF_ENC_BIT_SHUFFLE},
+        {CF_TYPE_INT16, B | P | R, CF_ENC_BIT_SHUFFLE},
+        {CF_TYPE_UINT32, B | P | R, CF_ENC_BIT_SHUFFLE},
+        {CF_TYPE_INT32, B | P | R, CF_ENC_BIT_SHUFFLE},
+        {CF_TYPE_UINT64, B | P | R, CF_ENC_BIT_SHUFFLE},
+        {CF_TYPE_INT64, B | P | R, CF_ENC_BIT_SHUFFLE},
+        {CF_TYPE_STRING, D | P | X, CF_ENC_DICT},
+        {CF_TYPE_BOOL, R | P, CF_ENC_RLE},
+        {CF_TYPE_FLOAT, B | P, CF_ENC_BIT_SHUFFLE},
+        {CF_TYPE_DOUBLE, B | P, CF_ENC_BIT_SHUFFLE},
+        {CF_TYPE_BINARY, D | P | X, CF_ENC_DICT},
+        {CF_TYPE_UNIXTIME_MICROS, B | P | R, CF_ENC_BIT_SHUFFLE},
+        {CF_TYPE_INT128, B | P, CF_ENC_BIT_SHUFFLE},
+        {CF_TYPE_DECIMAL32, B | P | R, CF_ENC_BIT_SHUFFLE},
+        {CF_TYPE_DECIMAL64, B | P | R, CF_ENC_BIT_SHUFFLE},
+        {CF_TYPE_DECIMAL128, B | P, CF_ENC_BIT_SHUFFLE},
+        {CF_TYPE_VARCHAR, D | P | X, CF_ENC_DICT},
+        {CF_TYPE_DATE, B | P | R, CF_ENC_BIT_SHUFFLE},
+    };
+    (void)A;
+    (void)G;
+    assert_int_equal(sizeof m / sizeof m[0], NTYPES);
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+        assert_int_equal(cf_type_default_encoding(m[i].t), m[i].dflt);
+        for (int e = CF_ENC_AUTO; e <= CF_ENC_BIT_SHUFFLE; e++) {
+            bool want = (m[i].allowed >> e) & 1;
+            if (cf_type_allows_encoding(m[i].t, (cf_encoding)e) != want)
+                fail_msg("type %s encoding %s: allowed %d, want %d", cf_type_name(m[i].t),
+                         cf_encoding_name((cf_encoding)e), !want, want);
+        }
+    }
+    assert_false(cf_type_allows_encoding((cf_type)18, CF_ENC_PLAIN));
+    assert_int_equal(cf_type_default_encoding((cf_type)18), CF_ENC_AUTO);
+}
+
+/* Every pair that can be written can be read back, and each type has exactly
+ * one default, which it allows. */
+static void test_registry__table_is_consistent(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NTYPES; i++) {
+        cf_type t = all_types[i];
+        int defaults = 0;
+        for (int ei = CF_ENC_AUTO; ei <= CF_ENC_BIT_SHUFFLE; ei++) {
+            cf_encoding e = (cf_encoding)ei;
+            if (cf_encoder_lookup(t, e) != NULL) {
+                assert_true(cf_type_allows_encoding(t, e));
+                assert_non_null(cf_decoder_lookup(t, e));
+            }
+            if (e == cf_type_default_encoding(t)) {
+                defaults++;
+                assert_true(cf_type_allows_encoding(t, e));
+            }
+        }
+        assert_int_equal(defaults, 1);
+    }
+}
+
 static void test_registry__decoder_open(void **state)
 {
     (void)state;
@@ -185,6 +263,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_registry__resolve),
         cmocka_unit_test(test_registry__plain_by_type),
         cmocka_unit_test(test_registry__lookups_follow_the_matrix),
+        cmocka_unit_test(test_registry__the_whole_matrix),
+        cmocka_unit_test(test_registry__table_is_consistent),
         cmocka_unit_test(test_registry__decoder_open),
         cmocka_unit_test(test_registry__value_compare),
     };

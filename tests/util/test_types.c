@@ -193,61 +193,6 @@ static void test_types__physical(void **state)
     assert_int_equal(cf_type_physical(CF_TYPE_BOOL), CF_TYPE_BOOL);
 }
 
-/* The whole §8.0 matrix, written out per logical type. */
-static void test_types__encoding_matrix(void **state)
-{
-    (void)state;
-    enum {
-        A = 1 << CF_ENC_AUTO,
-        P = 1 << CF_ENC_PLAIN,
-        X = 1 << CF_ENC_PREFIX,
-        G = 1 << CF_ENC_GROUP_VARINT,
-        R = 1 << CF_ENC_RLE,
-        D = 1 << CF_ENC_DICT,
-        B = 1 << CF_ENC_BIT_SHUFFLE
-    };
-    static const struct {
-        cf_type t;
-        int allowed;
-        cf_encoding dflt;
-    } m[] = {
-        {CF_TYPE_UINT8, B | P | R, CF_ENC_BIT_SHUFFLE},
-        {CF_TYPE_INT8, B | P | R, CF_ENC_BIT_SHUFFLE},
-        {CF_TYPE_UINT16, B | P | R, CF_ENC_BIT_SHUFFLE},
-        {CF_TYPE_INT16, B | P | R, CF_ENC_BIT_SHUFFLE},
-        {CF_TYPE_UINT32, B | P | R, CF_ENC_BIT_SHUFFLE},
-        {CF_TYPE_INT32, B | P | R, CF_ENC_BIT_SHUFFLE},
-        {CF_TYPE_UINT64, B | P | R, CF_ENC_BIT_SHUFFLE},
-        {CF_TYPE_INT64, B | P | R, CF_ENC_BIT_SHUFFLE},
-        {CF_TYPE_STRING, D | P | X, CF_ENC_DICT},
-        {CF_TYPE_BOOL, R | P, CF_ENC_RLE},
-        {CF_TYPE_FLOAT, B | P, CF_ENC_BIT_SHUFFLE},
-        {CF_TYPE_DOUBLE, B | P, CF_ENC_BIT_SHUFFLE},
-        {CF_TYPE_BINARY, D | P | X, CF_ENC_DICT},
-        {CF_TYPE_UNIXTIME_MICROS, B | P | R, CF_ENC_BIT_SHUFFLE},
-        {CF_TYPE_INT128, B | P, CF_ENC_BIT_SHUFFLE},
-        {CF_TYPE_DECIMAL32, B | P | R, CF_ENC_BIT_SHUFFLE},
-        {CF_TYPE_DECIMAL64, B | P | R, CF_ENC_BIT_SHUFFLE},
-        {CF_TYPE_DECIMAL128, B | P, CF_ENC_BIT_SHUFFLE},
-        {CF_TYPE_VARCHAR, D | P | X, CF_ENC_DICT},
-        {CF_TYPE_DATE, B | P | R, CF_ENC_BIT_SHUFFLE},
-    };
-    (void)A;
-    (void)G;
-    assert_int_equal(sizeof m / sizeof m[0], NTYPES);
-    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
-        assert_int_equal(cf_type_default_encoding(m[i].t), m[i].dflt);
-        for (int e = CF_ENC_AUTO; e <= CF_ENC_BIT_SHUFFLE; e++) {
-            bool want = (m[i].allowed >> e) & 1;
-            if (cf_type_allows_encoding(m[i].t, (cf_encoding)e) != want)
-                fail_msg("type %s encoding %s: allowed %d, want %d", cf_type_name(m[i].t),
-                         cf_encoding_name((cf_encoding)e), !want, want);
-        }
-    }
-    assert_false(cf_type_allows_encoding((cf_type)18, CF_ENC_PLAIN));
-    assert_int_equal(cf_type_default_encoding((cf_type)18), CF_ENC_AUTO);
-}
-
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -257,7 +202,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_types__parse_rejects_unknown),
         cmocka_unit_test(test_types__valid_binary_and_sizes),
         cmocka_unit_test(test_types__physical),
-        cmocka_unit_test(test_types__encoding_matrix),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
