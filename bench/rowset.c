@@ -1,9 +1,22 @@
 /* Rowset benchmark: import N rows (default 10 million) of a 6-column table, then
  * full scans, scans with predicates, and random point lookups.
- * usage: bench_rowset [ROWS] [DIR] [LOOKUPS] [CACHE_MB]
+ * usage: bench_rowset [ROWS] [DIR] [LOOKUPS] [CACHE_MB] [THREADS] [REPS]
  *   DIR default /tmp/cf_bench_rowset, removed first; LOOKUPS default 200000;
  *   CACHE_MB the rowset's block cache (default CF_RS_DEFAULT_CACHE_BYTES: at
- *   10 M rows random lookups touch ~78 MB of blocks, more than the default) */
+ *   10 M rows random lookups touch ~78 MB of blocks, more than the default);
+ *   THREADS a comma-separated list of scan thread counts (cf_rs_scan_options
+ *   .threads, default "1,2"): every scan runs with each, REPS times (default
+ *   3), alternating the counts, after one untimed warm-up scan.
+ * Each scan prints one line of key=value fields (stable, for scripts):
+ *   scan NAME threads=T rows=R matches=M reps=K wall_best=S wall_med=S
+ *   cpu_med=S caller_cpu_med=S rows_per_s=X rows_per_cpu_s=Y
+ * rows = rows the scan covers (examined or skipped), wall_* in seconds of
+ * CLOCK_MONOTONIC, cpu_med the median process CPU seconds (all threads) of a
+ * scan, caller_cpu_med that of the calling thread alone (with threads it
+ * also spins while it waits for a worker, so on an idle machine it is close
+ * to the wall time), rows_per_s = rows / wall_best, rows_per_cpu_s = rows /
+ * cpu_med. On a shared machine compare CPU times; wall times only from a
+ * quiet run. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +33,20 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double thread_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void die(const char *what, cf_status st, const cf_error *e)
 {
     fprintf(stderr, "bench_rowset: %s: %s: %s\n", what, cf_status_str(st), e->msg);
@@ -27,9 +54,17 @@ static void die(const char *what, cf_status st, const cf_error *e)
 }
 
 #define B 4096
+#define MAX_THREAD_COUNTS 8
+#define MAX_REPS 32
 
-static uint64_t scan(cf_rowset *rs, const cf_rs_pred *p, size_t np, const size_t *cols,
-                     size_t ncols, double *secs)
+static size_t thread_counts[MAX_THREAD_COUNTS] = {1, 2};
+static size_t nthread_counts = 2;
+static int reps = 3;
+
+/* One scan with `threads`; returns the matches, wall and CPU seconds. */
+static uint64_t scan_once(cf_rowset *rs, const cf_rs_pred *p, size_t np, const size_t *cols,
+                          size_t ncols, size_t threads, double *wall, double *cpu,
+                          double *caller)
 {
     cf_error e;
     cf_rs_scan_options o;
@@ -39,8 +74,9 @@ static uint64_t scan(cf_rowset *rs, const cf_rs_pred *p, size_t np, const size_t
     o.cols = cols;
     o.ncols = ncols;
     o.batch_rows = 4096;
+    o.threads = threads;
     cf_rs_scanner *sc;
-    double t0 = now();
+    double t0 = now(), c0 = cpu_now(), k0 = thread_cpu_now();
     cf_status st = cf_rs_scanner_create(&sc, rs, &o, &e);
     if (st)
         die("scan", st, &e);
@@ -54,8 +90,44 @@ static uint64_t scan(cf_rowset *rs, const cf_rs_pred *p, size_t np, const size_t
         n += b.count;
     }
     cf_rs_scanner_free(sc);
-    *secs = now() - t0;
+    *wall = now() - t0;
+    *cpu = cpu_now() - c0;
+    *caller = thread_cpu_now() - k0;
     return n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The scan `name` over `rows` rows with every thread count, reps times each
+ * (counts alternating within a repetition), one line per count. */
+static void scan(const char *name, uint64_t rows, cf_rowset *rs, const cf_rs_pred *p, size_t np,
+                 const size_t *cols, size_t ncols)
+{
+    double wall[MAX_THREAD_COUNTS][MAX_REPS], cpu[MAX_THREAD_COUNTS][MAX_REPS];
+    double caller[MAX_THREAD_COUNTS][MAX_REPS];
+    uint64_t matches = 0;
+    double w, c, k;
+    scan_once(rs, p, np, cols, ncols, 1, &w, &c, &k); /* warm-up: page cache, block cache */
+    for (int r = 0; r < reps; r++)
+        for (size_t t = 0; t < nthread_counts; t++)
+            matches = scan_once(rs, p, np, cols, ncols, thread_counts[t], &wall[t][r], &cpu[t][r],
+                                &caller[t][r]);
+    for (size_t t = 0; t < nthread_counts; t++) {
+        qsort(wall[t], (size_t)reps, sizeof(double), cmp_double);
+        qsort(cpu[t], (size_t)reps, sizeof(double), cmp_double);
+        qsort(caller[t], (size_t)reps, sizeof(double), cmp_double);
+        double cmed = cpu[t][reps / 2];
+        printf("scan %-14s threads=%zu rows=%" PRIu64 " matches=%" PRIu64
+               " reps=%d wall_best=%.4f wall_med=%.4f cpu_med=%.4f caller_cpu_med=%.4f"
+               " rows_per_s=%.0f rows_per_cpu_s=%.0f\n",
+               name, thread_counts[t], rows, matches, reps, wall[t][0], wall[t][reps / 2], cmed,
+               caller[t][reps / 2], rows / wall[t][0], rows / cmed);
+    }
+    fflush(stdout);
 }
 
 /* Scans with selective predicates on a DICT and an RLE column of a table whose
@@ -105,17 +177,14 @@ static int skip_bench(uint64_t rows, const char *dir0)
     cf_rowset *rs;
     if ((st = cf_rowset_open(&rs, dir, &e)))
         die("open", st, &e);
-    double secs;
+    /* region = 'r3-west' (DICT, 1/8 of the rows, clustered) and grp = N (RLE,
+     * runs of 1000): all 4 columns */
     cf_slice west = {(const uint8_t *)"r3-west", 7};
     cf_rs_pred pr = {1, CF_RS_EQ, &west};
-    uint64_t n = scan(rs, &pr, 1, NULL, 0, &secs);
-    printf("skip: region = r3-west (DICT):   %" PRIu64 " matches of %" PRIu64 " rows in %.3f s = %.0f rows/s\n",
-           n, rows, secs, rows / secs);
+    scan("skip_dict_eq", rows, rs, &pr, 1, NULL, 0);
     int32_t g = (int32_t)(rows / 2000);
     cf_rs_pred pg = {2, CF_RS_EQ, &g};
-    n = scan(rs, &pg, 1, NULL, 0, &secs);
-    printf("skip: grp = %d (RLE):          %" PRIu64 " matches of %" PRIu64 " rows in %.3f s = %.0f rows/s\n",
-           (int)g, n, rows, secs, rows / secs);
+    scan("skip_rle_eq", rows, rs, &pg, 1, NULL, 0);
     cf_rowset_free(rs);
     cf_rs_schema_free(s);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
@@ -126,6 +195,21 @@ int main(int argc, char **argv)
 {
     uint64_t rows = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000ull;
     const char *dir = argc > 2 ? argv[2] : "/tmp/cf_bench_rowset";
+    if (argc > 5) {
+        nthread_counts = 0;
+        for (const char *q = argv[5]; *q && nthread_counts < MAX_THREAD_COUNTS;) {
+            char *end;
+            thread_counts[nthread_counts++] = (size_t)strtoull(q, &end, 10);
+            q = *end == ',' ? end + 1 : end + strlen(end);
+        }
+    }
+    if (argc > 6) {
+        reps = atoi(argv[6]);
+        if (reps < 1 || reps > MAX_REPS) {
+            fprintf(stderr, "bench_rowset: REPS must be 1..%d\n", MAX_REPS);
+            return 2;
+        }
+    }
     char cmd[512];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     if (system(cmd) != 0)
@@ -147,7 +231,7 @@ int main(int argc, char **argv)
     static cf_slice name[B], note[B];
     static char nb[B][24], tb[B][24];
     static uint8_t nn[B / 8];
-    double t0 = now();
+    double t0 = now(), c0 = cpu_now();
     for (uint64_t base = 0; base < rows; base += B) {
         size_t m = rows - base < B ? (size_t)(rows - base) : B;
         memset(nn, 0, sizeof(nn));
@@ -175,9 +259,10 @@ int main(int argc, char **argv)
     }
     if ((st = cf_rs_writer_finish(w, &e)))
         die("finish", st, &e);
-    double ti = now() - t0;
+    double ti = now() - t0, tc = cpu_now() - c0;
     cf_rs_writer_free(w);
-    printf("import:            %" PRIu64 " rows in %.2f s = %.0f rows/s\n", rows, ti, rows / ti);
+    printf("import rows=%" PRIu64 " wall=%.3f cpu=%.3f rows_per_s=%.0f rows_per_cpu_s=%.0f\n", rows,
+           ti, tc, rows / ti, rows / tc);
 
     cf_rowset *rs;
     cf_rowset_options ro;
@@ -186,27 +271,22 @@ int main(int argc, char **argv)
         ro.cache_bytes = (size_t)strtoull(argv[4], NULL, 10) << 20;
     if ((st = cf_rowset_open_opts(&rs, dir, &ro, &e)))
         die("open", st, &e);
-    double secs;
-    uint64_t n = scan(rs, NULL, 0, NULL, 0, &secs);
-    printf("scan all columns:  %" PRIu64 " rows in %.2f s = %.0f rows/s\n", n, secs, n / secs);
+    /* all columns; (id, v); v = 7 (all columns of the ~0.1% matching rows);
+     * price > 50 (50% match) projecting (id, v); a 100 k-row key range */
+    scan("all_columns", rows, rs, NULL, 0, NULL, 0);
     size_t c2[2] = {0, 2};
-    n = scan(rs, NULL, 0, c2, 2, &secs);
-    printf("scan (id, v):      %" PRIu64 " rows in %.2f s = %.0f rows/s\n", rows, secs, rows / secs);
+    scan("id_v", rows, rs, NULL, 0, c2, 2);
     int32_t seven = 7;
     cf_rs_pred pv = {2, CF_RS_EQ, &seven};
-    n = scan(rs, &pv, 1, NULL, 0, &secs);
-    printf("scan v = 7:        %" PRIu64 " matches, %" PRIu64 " rows examined in %.2f s = %.0f rows/s\n",
-           n, rows, secs, rows / secs);
+    scan("v_eq_7", rows, rs, &pv, 1, NULL, 0);
     double lim = 50.0;
     cf_rs_pred pp = {3, CF_RS_GT, &lim};
-    n = scan(rs, &pp, 1, c2, 2, &secs);
-    printf("scan price > 50:   %" PRIu64 " matches, %" PRIu64 " rows examined in %.2f s = %.0f rows/s\n",
-           n, rows, secs, rows / secs);
-    int64_t lo = (int64_t)rows, hi = (int64_t)rows + 300000;
+    scan("price_gt_50", rows, rs, &pp, 1, c2, 2);
+    int64_t lo = (int64_t)rows, hi = (int64_t)rows + 300000; /* ids are 3 * row */
     cf_rs_pred pk[2] = {{0, CF_RS_GE, &lo}, {0, CF_RS_LT, &hi}};
-    n = scan(rs, pk, 2, NULL, 0, &secs);
-    printf("scan key range:    %" PRIu64 " rows in %.4f s\n", n, secs);
+    scan("key_range", rows >= 300000 ? 100000 : 0, rs, pk, 2, NULL, 0);
 
+    double secs;
     uint64_t seed = 12345, found = 0;
     const uint64_t lookups = argc > 3 ? strtoull(argv[3], NULL, 10) : 200000;
     t0 = now();

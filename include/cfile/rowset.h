@@ -272,7 +272,18 @@ typedef struct cf_rs_scan_options {
     size_t npreds;
     uint64_t snapshot;     /* default CF_RS_SNAPSHOT_LATEST */
     size_t batch_rows;     /* rows examined per batch; default 1024 */
+    /* Threads that read a batch's columns (docs/ROWSET.md "Reading: threads"):
+     * 1 (default) = the calling thread only; N in 2..CF_RS_MAX_THREADS = the
+     * caller and up to N-1 worker threads (never more threads than projected
+     * and predicate columns), started by create and joined by free;
+     * CF_RS_THREADS_AUTO (0) = one per online CPU. Results (rows, order,
+     * batches, stats, errors) are the same for every value. New fields go at
+     * the end. */
+    size_t threads;
 } cf_rs_scan_options;
+
+#define CF_RS_THREADS_AUTO 0u
+#define CF_RS_MAX_THREADS 64u
 
 CF_API void cf_rs_scan_options_init(cf_rs_scan_options *o);
 
@@ -308,9 +319,14 @@ typedef struct cf_rs_scanner cf_rs_scanner;
  * REINSERT) skips the data blocks its encoding rules out (DICT codewords, RLE
  * runs, blocks of NULLs) without reading any column there. Other predicates
  * are evaluated after deltas are applied, reading the remaining columns only
- * for batches with matches. CF_EINVAL for a bad column or predicate. */
+ * for batches with matches. CF_EINVAL for a bad column, predicate or
+ * thread count; CF_EIO when a worker thread cannot be started. */
 CF_API cf_status cf_rs_scanner_create(cf_rs_scanner **out, cf_rowset *rs,
                                       const cf_rs_scan_options *o, cf_error *err);
+/* The next batch. With o->threads > 1 the columns read after the predicates
+ * are spread over the scanner's threads, and the call returns when all of them
+ * are read (no thread works between calls); a failure is reported as a single
+ * thread would report it (the first failing column in projection order). */
 CF_API cf_status cf_rs_scanner_next(cf_rs_scanner *sc, cf_rs_batch *out, cf_error *err);
 CF_API const cf_rs_scan_stats *cf_rs_scanner_stats(const cf_rs_scanner *sc);
 CF_API void cf_rs_scanner_free(cf_rs_scanner *sc); /* NULL is a no-op */
@@ -538,7 +554,8 @@ CF_API void cf_table_set_compaction(cf_table *t, bool on, uint64_t budget_bytes)
 CF_API cf_status cf_table_compaction_status(const cf_table *t, cf_error *err);
 
 /* A scan of every store at a snapshot, rows in key order, options and batches as
- * for a rowset scanner (ords[i] = the row's ordinal within its store). A scanner
+ * for a rowset scanner (ords[i] = the row's ordinal within its store; with
+ * threads > 1 the rowset scanners share one set of worker threads). A scanner
  * must be freed before the next change to its table (insert, update, delete,
  * flush, compact); cf_table_get's views last until the next call on the table. */
 typedef struct cf_table_scanner cf_table_scanner;

@@ -71,6 +71,7 @@ class CScanOptions(ctypes.Structure):
         ("npreds", ctypes.c_size_t),
         ("snapshot", ctypes.c_uint64),
         ("batch_rows", ctypes.c_size_t),
+        ("threads", ctypes.c_size_t),
     ]
 
 

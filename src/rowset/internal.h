@@ -112,6 +112,14 @@ cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_r
                                   bool raw, bool include_dms, cf_error *err);
 /* Restrict the scanner to ordinals [lo, hi) (repositions it). */
 void cf_rs_scanner_set_range(cf_rs_scanner *sc, uint64_t lo, uint64_t hi);
+/* Worker threads a scan of ncols distinct columns starts for o->threads
+ * (CF_EINVAL when out of range): 0 for a single-threaded scan. */
+cf_status cf_rs_scan_workers(const cf_rs_scan_options *o, size_t ncols, size_t *workers,
+                             cf_error *err);
+/* Read columns with `team` (borrowed: a table scanner's, shared by its rowset
+ * scanners, which it drives one at a time) instead of the scanner's own. */
+struct cf_rs_team;
+void cf_rs_scanner_set_team(cf_rs_scanner *sc, struct cf_rs_team *team);
 
 /* ---- the writer lock (lock.c) ----------------------------------------------------------- */
 /* Default wait for the lock. */

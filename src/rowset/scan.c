@@ -12,8 +12,11 @@
  */
 #include <inttypes.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
+#include "team.h"
 
 #include "../util/alloc.h"
 #include "../util/bitmap.h"
@@ -39,6 +42,20 @@ typedef struct rs_col {
     size_t elems;
     cf_rs_arena arena;
     cf_buf ovals, onn, ooffs, oenn;
+    /* The batch's rows as the predicates and the output see them: vals/nn,
+     * or a slice of the window. */
+    uint8_t *bv, *bnn;
+    /* Threads (team != NULL, not arrays): rows [wlo, whi) read ahead in one
+     * window, with its own copies of binary bytes; rows before wbad_hi are read
+     * batch by batch again, because a window read there failed (the error is
+     * reported only if a batch really needs those rows, and then as a single
+     * thread would report it). used = the batch that last needed the column. */
+    cf_buf wvals, wnn, wbytes;
+    uint64_t wlo, whi, wbad_hi, used;
+    /* the last window read: nanoseconds taken (the longest go first), status, error */
+    uint64_t cost_ns;
+    cf_status jst;
+    cf_error jerr;
 } rs_col;
 
 typedef struct rs_pred {
@@ -73,6 +90,16 @@ struct cf_rs_scanner {
     cf_batch *out;
     cf_buf ords;
     cf_rs_scan_stats st;
+    /* Column reads shared with worker threads (threads > 1): the team (owned,
+     * or a table scanner's), and per column read of a batch its column,
+     * status and error. */
+    cf_rs_team *team;
+    bool own_team;
+    size_t *jobs, njobs;
+    uint64_t wstart, batchno; /* the window being read; batches so far */
+    size_t wrows;
+    cf_status *jst;
+    cf_error *jerr;
 };
 
 void cf_rs_scan_options_init(cf_rs_scan_options *o)
@@ -81,6 +108,7 @@ void cf_rs_scan_options_init(cf_rs_scan_options *o)
     o->version = CF_RS_SCAN_OPTIONS_VERSION;
     o->snapshot = CF_RS_SNAPSHOT_LATEST;
     o->batch_rows = 1024;
+    o->threads = 1;
 }
 
 static void col_dispose(rs_col *c)
@@ -95,12 +123,22 @@ static void col_dispose(rs_col *c)
     cf_buf_dispose(&c->ooffs);
     cf_buf_dispose(&c->oenn);
     cf_rs_arena_reset(&c->arena);
+    cf_buf_dispose(&c->wvals);
+    cf_buf_dispose(&c->wnn);
+    cf_buf_dispose(&c->wbytes);
 }
 
 void cf_rs_scanner_free(cf_rs_scanner *sc)
 {
     if (sc == NULL)
         return;
+    /* Workers run only inside cf_rs_scanner_next, which waits for them: none
+     * is touching a column now. */
+    if (sc->own_team)
+        cf_rs_team_free(sc->team);
+    cf_free(sc->jobs);
+    cf_free(sc->jst);
+    cf_free(sc->jerr);
     for (size_t i = 0; i < sc->ncols; i++)
         col_dispose(&sc->cols[i]);
     for (size_t i = 0; i < sc->nap; i++)
@@ -141,6 +179,9 @@ static cf_status add_col(cf_rs_scanner *sc, size_t idx, size_t *out, cf_error *e
     cf_buf_init(&c->onn);
     cf_buf_init(&c->ooffs);
     cf_buf_init(&c->oenn);
+    cf_buf_init(&c->wvals);
+    cf_buf_init(&c->wnn);
+    cf_buf_init(&c->wbytes);
     *out = sc->ncols++;
     if (cf_rs_rows(sc->rs) > 0)
         CF_TRY(cf_iter_create(&c->it, cf_rs_column_reader(sc->rs, idx), err));
@@ -458,6 +499,17 @@ cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_r
         CF_TRY_OUT(add_col(sc, sc->preds[i].col, &sc->preds[i].c, err));
         sc->npreds++;
     }
+    size_t workers;
+    CF_TRY_OUT(cf_rs_scan_workers(o, sc->ncols, &workers, err));
+    sc->jobs = cf_calloc(sc->ncols + 1, sizeof(*sc->jobs));
+    sc->jst = cf_calloc(sc->ncols + 1, sizeof(*sc->jst));
+    sc->jerr = cf_calloc(sc->ncols + 1, sizeof(*sc->jerr));
+    if (sc->jobs == NULL || sc->jst == NULL || sc->jerr == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "scan: out of memory");
+    if (workers > 0 && cf_rs_rows(rs) > 0) {
+        CF_TRY_OUT(cf_rs_team_create(&sc->team, workers, err));
+        sc->own_team = true;
+    }
     sc->visible = raw || cf_rs_insert_ts(rs) < o->snapshot;
     if (!raw) {
         size_t nd = cf_rs_delta_file_count(rs);
@@ -526,18 +578,44 @@ void cf_rs_scanner_set_range(cf_rs_scanner *sc, uint64_t lo, uint64_t hi)
     sc->cur = sc->lo;
 }
 
+void cf_rs_scanner_set_team(cf_rs_scanner *sc, cf_rs_team *team)
+{
+    if (sc->own_team)
+        cf_rs_team_free(sc->team);
+    sc->team = team;
+    sc->own_team = false;
+}
+
+cf_status cf_rs_scan_workers(const cf_rs_scan_options *o, size_t ncols, size_t *workers,
+                             cf_error *err)
+{
+    size_t t = o->threads;
+    *workers = 0;
+    if (t == CF_RS_THREADS_AUTO) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        t = n < 1 ? 1 : n > CF_RS_MAX_THREADS ? CF_RS_MAX_THREADS : (size_t)n;
+    }
+    CF_CHECK(t <= CF_RS_MAX_THREADS, err, CF_EINVAL,
+             "scan: threads %zu (at most %u, or 0 for one per CPU)", t, CF_RS_MAX_THREADS);
+    /* Each thread reads whole columns: more threads than columns would idle. */
+    if (t > ncols)
+        t = ncols;
+    *workers = t > 1 ? t - 1 : 0;
+    return CF_OK;
+}
+
 const cf_rs_scan_stats *cf_rs_scanner_stats(const cf_rs_scanner *sc) { return &sc->st; }
 
 /* ---- reading one column ------------------------------------------------------------------------ */
 
 /* Copy the bytes of binary slices into the column's arena: the iterator's views
  * die at its next call, and a batch may need several. */
-static cf_status deep_copy(rs_col *c, cf_slice *v, size_t n, cf_error *err)
+static cf_status deep_copy(cf_rs_arena *arena, cf_slice *v, size_t n, cf_error *err)
 {
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += v[i].len;
-    uint8_t *p = cf_rs_arena_alloc(&c->arena, total ? total : 1);
+    uint8_t *p = cf_rs_arena_alloc(arena, total ? total : 1);
     CF_CHECK(p != NULL, err, CF_ENOMEM, "scan: out of memory");
     for (size_t i = 0; i < n; i++) {
         if (v[i].len)
@@ -548,19 +626,49 @@ static cf_status deep_copy(rs_col *c, cf_slice *v, size_t n, cf_error *err)
     return CF_OK;
 }
 
-static cf_status load_col(rs_col *c, uint64_t cur, size_t n, cf_error *err)
+/* Window reads copy binary bytes to one buffer that is reused from window to
+ * window (an arena would map and fault in fresh chunks every time): the slices
+ * hold offsets into it until the read ends and it can no longer move. */
+static cf_status copy_to_buf(cf_buf *bytes, cf_slice *v, size_t n, cf_error *err)
 {
-    cf_buf_clear(&c->vals);
-    cf_buf_clear(&c->nn);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += v[i].len;
+    size_t at = bytes->len;
+    uint8_t *p = cf_buf_extend(bytes, total);
+    CF_CHECK(p != NULL, err, CF_ENOMEM, "scan: out of memory");
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].len)
+            memcpy(p, v[i].data, v[i].len);
+        p += v[i].len;
+        v[i].data = (const uint8_t *)(uintptr_t)at;
+        at += v[i].len;
+    }
+    return CF_OK;
+}
+
+/* Read rows [cur, cur+n) of column c into vals/nn: the column's own buffers
+ * for a batch (binary bytes that the iterator's next call would invalidate
+ * copied to arena), its window's when reading ahead (bytes != NULL, never
+ * arrays). */
+static cf_status load_into(rs_col *c, uint64_t cur, size_t n, cf_buf *vals, cf_buf *nnb,
+                           cf_rs_arena *arena, cf_buf *bytes, cf_error *err)
+{
+    size_t copied = 0; /* rows whose bytes went to `bytes` */
+    cf_buf_clear(vals);
+    cf_buf_clear(nnb);
     cf_buf_clear(&c->offs);
     cf_buf_clear(&c->enn);
     c->elems = 0;
-    cf_rs_arena_reset(&c->arena);
+    if (bytes != NULL)
+        cf_buf_clear(bytes);
+    else
+        cf_rs_arena_reset(arena);
     if (c->pos != cur) {
         CF_TRY(cf_iter_seek_to_ordinal(c->it, cur, err));
         c->pos = cur;
     }
-    uint8_t *nn = cf_buf_extend(&c->nn, cf_bitmap_bytes(n));
+    uint8_t *nn = cf_buf_extend(nnb, cf_bitmap_bytes(n));
     CF_CHECK(nn != NULL, err, CF_ENOMEM, "scan: out of memory");
     bool bin = cf_type_is_binary(c->c->type);
     if (c->c->is_array)
@@ -574,26 +682,30 @@ static cf_status load_col(rs_col *c, uint64_t cur, size_t n, cf_error *err)
                  c->c->name, cur + got);
         bool more = got + b.count < n;
         if (b.nonnull)
-            cf_bitmap_copy(c->nn.data, got, b.nonnull, 0, b.count);
+            cf_bitmap_copy(nn, got, b.nonnull, 0, b.count);
         else
-            cf_bitmap_fill(c->nn.data, got, b.count, true);
+            cf_bitmap_fill(nn, got, b.count, true);
         if (!c->c->is_array) {
-            uint8_t *dst = cf_buf_extend(&c->vals, b.count * c->width);
+            uint8_t *dst = cf_buf_extend(vals, b.count * c->width);
             CF_CHECK(dst != NULL, err, CF_ENOMEM, "scan: out of memory");
             memcpy(dst, b.values, b.count * c->width);
-            if (bin && more)
-                CF_TRY(deep_copy(c, (cf_slice *)dst, b.count, err));
+            if (bin && more && bytes != NULL) {
+                CF_TRY(copy_to_buf(bytes, (cf_slice *)dst, b.count, err));
+                copied += b.count;
+            } else if (bin && more) {
+                CF_TRY(deep_copy(arena, (cf_slice *)dst, b.count, err));
+            }
         } else {
             uint32_t base = b.elem_offsets[0];
             for (size_t i = 0; i < b.count; i++)
                 cf_buf_put_le32(&c->offs, (uint32_t)c->elems + b.elem_offsets[i + 1] - base);
             size_t ne = b.elem_offsets[b.count] - base;
-            uint8_t *dst = cf_buf_extend(&c->vals, ne * c->width);
+            uint8_t *dst = cf_buf_extend(vals, ne * c->width);
             CF_CHECK(dst != NULL || ne == 0, err, CF_ENOMEM, "scan: out of memory");
             if (ne) {
                 memcpy(dst, (const uint8_t *)b.values + (size_t)base * c->width, ne * c->width);
                 if (bin && more)
-                    CF_TRY(deep_copy(c, (cf_slice *)dst, ne, err));
+                    CF_TRY(deep_copy(arena, (cf_slice *)dst, ne, err));
             }
             size_t need = cf_bitmap_bytes(c->elems + ne);
             if (need > c->enn.len)
@@ -609,8 +721,19 @@ static cf_status load_col(rs_col *c, uint64_t cur, size_t n, cf_error *err)
         }
         got += b.count;
     }
-    CF_CHECK(!c->vals.oom && !c->offs.oom, err, CF_ENOMEM, "scan: out of memory");
+    CF_CHECK(!vals->oom && !c->offs.oom, err, CF_ENOMEM, "scan: out of memory");
+    cf_slice *v = (cf_slice *)(void *)vals->data;
+    for (size_t i = 0; i < copied; i++)
+        v[i].data = bytes->data + (uintptr_t)v[i].data;
     c->pos = cur + n;
+    return CF_OK;
+}
+
+static cf_status load_col(rs_col *c, uint64_t cur, size_t n, cf_error *err)
+{
+    CF_TRY(load_into(c, cur, n, &c->vals, &c->nn, &c->arena, NULL, err));
+    c->bv = c->vals.data;
+    c->bnn = c->nn.data;
     c->loaded = true;
     return CF_OK;
 }
@@ -675,6 +798,7 @@ static cf_status apply_arrays(cf_rs_scanner *sc, rs_col *c, size_t n, cf_error *
     c->enn = c->oenn;
     c->oenn = t;
     c->elems = ne;
+    c->bv = c->vals.data;
 out:
     cf_free(cells);
     return st;
@@ -686,7 +810,125 @@ static cf_status load_and_apply(cf_rs_scanner *sc, rs_col *c, size_t n, cf_error
     if (c->c->is_array)
         return sc->nap ? apply_arrays(sc, c, n, err) : CF_OK;
     for (size_t i = 0; i < sc->nap; i++)
-        CF_TRY(cf_delta_apply_updates(sc->ap[i], c->idx, c->vals.data, c->nn.data, err));
+        CF_TRY(cf_delta_apply_updates(sc->ap[i], c->idx, c->bv, c->bnn, err));
+    return CF_OK;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- reading ahead with threads ------------------------------------------------------- *
+ *
+ * A column's blocks hold tens of thousands of rows and are decoded whole when
+ * the iterator enters them, and columns of different widths change blocks at
+ * different rows: shared out batch by batch, one thread would decode a block
+ * while the others copied rows out of blocks already decoded. So with threads
+ * the columns are read ahead in windows of many batches (WINDOW_ROWS, cut where
+ * block skipping may stop the scan), every column that the last batch needed
+ * at once, spread over the team; each batch then takes its rows from the
+ * windows and applies its deltas to them as before. A window only ever covers
+ * rows the single-threaded scan examines; it may read a column for rows that
+ * the predicates then reject (which a single thread would not read), so an
+ * error there is kept back, and the rows are read again batch by batch if a
+ * batch needs them (giving the single thread's result and message). */
+#ifndef WINDOW_ROWS
+#define WINDOW_ROWS 8192
+#endif
+
+/* Job i: the window [wstart, wstart + wrows) of the column sc->jobs[i]. */
+static cf_status window_job(void *ctx, size_t i, cf_error *err)
+{
+    cf_rs_scanner *sc = ctx;
+    rs_col *c = &sc->cols[sc->jobs[i]];
+    uint64_t t0 = now_ns();
+    c->jst = load_into(c, sc->wstart, sc->wrows, &c->wvals, &c->wnn, NULL, &c->wbytes, &c->jerr);
+    c->cost_ns = now_ns() - t0;
+    (void)err;
+    return c->jst;
+}
+
+/* Whether the rows [cur, cur+n) of c are read ahead. */
+static bool in_window(const rs_col *c, uint64_t cur, size_t n)
+{
+    return c->wlo <= cur && cur + n <= c->whi;
+}
+
+/* Read the windows at cur for c and every column the last batch needed that
+ * has none there; `end` = where the scan may stop (block skipping). */
+static void read_windows(cf_rs_scanner *sc, rs_col *c, size_t n, uint64_t end)
+{
+    uint64_t cur = sc->cur;
+    size_t rows = sc->batch_rows < WINDOW_ROWS
+                      ? (WINDOW_ROWS + sc->batch_rows - 1) / sc->batch_rows * sc->batch_rows
+                      : sc->batch_rows;
+    if (rows > end - cur)
+        rows = (size_t)(end - cur);
+    sc->njobs = 0;
+    for (size_t i = 0; i < sc->ncols; i++) {
+        rs_col *x = &sc->cols[i];
+        /* needed by the last batch or this one; at the start, every column */
+        bool hot = x->used + 1 >= sc->batchno || (x->used == 0 && sc->batchno == 1);
+        if (x == c || (hot && !x->c->is_array && !x->loaded && !in_window(x, cur, n) &&
+                       cur >= x->wbad_hi))
+            sc->jobs[sc->njobs++] = i;
+    }
+    /* Longest first (by the last window's times), so that the threads finish
+     * together. */
+    for (size_t k = 1; k < sc->njobs; k++) {
+        size_t x = sc->jobs[k], m = k;
+        for (; m > 0 && sc->cols[sc->jobs[m - 1]].cost_ns < sc->cols[x].cost_ns; m--)
+            sc->jobs[m] = sc->jobs[m - 1];
+        sc->jobs[m] = x;
+    }
+    sc->wstart = cur;
+    sc->wrows = rows;
+    cf_rs_team_run(sc->team, window_job, sc, sc->njobs, sc->jst, sc->jerr);
+    for (size_t k = 0; k < sc->njobs; k++) {
+        rs_col *x = &sc->cols[sc->jobs[k]];
+        if (x->jst == CF_OK) {
+            x->wlo = cur;
+            x->whi = cur + rows;
+        } else {
+            x->wlo = x->whi = 0;
+            x->wbad_hi = cur + rows;
+            x->pos = UINT64_MAX; /* where the failure left the iterator is unknown */
+            x->jst = CF_OK;
+        }
+    }
+}
+
+/* Make the batch's rows of column c (n rows at sc->cur) readable at c->bv /
+ * c->bnn with the deltas applied, once per batch. */
+static cf_status need_col(cf_rs_scanner *sc, rs_col *c, size_t n, uint64_t end, cf_error *err)
+{
+    if (c->loaded)
+        return CF_OK;
+    c->used = sc->batchno;
+    uint64_t cur = sc->cur;
+    if (sc->team == NULL || c->c->is_array || cur < c->wbad_hi)
+        return load_and_apply(sc, c, n, err);
+    if (!in_window(c, cur, n))
+        read_windows(sc, c, n, end);
+    if (!in_window(c, cur, n))
+        return load_and_apply(sc, c, n, err); /* the window failed: as a single thread */
+    uint64_t off = cur - c->wlo;
+    c->bv = c->wvals.data + off * c->width;
+    if (off % 8 == 0) {
+        c->bnn = c->wnn.data + off / 8;
+    } else { /* the deltas and the output want the batch's bits from bit 0 */
+        cf_buf_clear(&c->nn);
+        uint8_t *nn = cf_buf_extend(&c->nn, cf_bitmap_bytes(n));
+        CF_CHECK(nn != NULL, err, CF_ENOMEM, "scan: out of memory");
+        cf_bitmap_copy(nn, 0, c->wnn.data, (size_t)off, n);
+        c->bnn = nn;
+    }
+    c->loaded = true;
+    for (size_t i = 0; i < sc->nap; i++)
+        CF_TRY(cf_delta_apply_updates(sc->ap[i], c->idx, c->bv, c->bnn, err));
     return CF_OK;
 }
 
@@ -694,7 +936,7 @@ static cf_status load_and_apply(cf_rs_scanner *sc, rs_col *c, size_t n, cf_error
 
 #define EVAL_NUM(T)                                                                                \
     do {                                                                                           \
-        const T *v = (const T *)(const void *)c->vals.data;                                        \
+        const T *v = (const T *)(const void *)c->bv;                                               \
         T x;                                                                                       \
         memcpy(&x, p->slot, sizeof(T));                                                            \
         for (size_t i = 0; i < n; i++)                                                             \
@@ -704,7 +946,7 @@ static cf_status load_and_apply(cf_rs_scanner *sc, rs_col *c, size_t n, cf_error
 
 static void eval_pred(const rs_pred *p, const rs_col *c, uint8_t *sel, size_t n)
 {
-    const uint8_t *nn = c->nn.data;
+    const uint8_t *nn = c->bnn;
     cf_rs_op op = p->op;
     if (op == CF_RS_IS_NULL || op == CF_RS_IS_NOT_NULL) {
         bool want = op == CF_RS_IS_NOT_NULL;
@@ -727,7 +969,7 @@ static void eval_pred(const rs_pred *p, const rs_col *c, uint8_t *sel, size_t n)
     case CF_TYPE_FLOAT: EVAL_NUM(float); break;
     case CF_TYPE_DOUBLE: EVAL_NUM(double); break;
     default: {
-        const cf_slice *v = (const cf_slice *)(const void *)c->vals.data;
+        const cf_slice *v = (const cf_slice *)(const void *)c->bv;
         cf_slice x;
         memcpy(&x, p->slot, sizeof(x));
         for (size_t i = 0; i < n; i++) {
@@ -749,8 +991,8 @@ static cf_status pack(rs_col *c, const uint8_t *sel, size_t n, size_t count, cf_
     memset(b, 0, sizeof(*b));
     b->count = count;
     if (count == n) { /* every row survived: hand out the column buffers */
-        b->values = c->vals.data;
-        b->nonnull = c->c->nullable ? c->nn.data : NULL;
+        b->values = c->bv;
+        b->nonnull = c->c->nullable ? c->bnn : NULL;
         if (c->c->is_array) {
             b->elem_offsets = (const uint32_t *)(const void *)c->offs.data;
             b->elem_count = c->elems;
@@ -772,8 +1014,8 @@ static cf_status pack(rs_col *c, const uint8_t *sel, size_t n, size_t count, cf_
         for (size_t i = 0; i < n; i++) {
             if (!cf_bitmap_get(sel, i))
                 continue;
-            memcpy(dst + j * c->width, c->vals.data + i * c->width, c->width);
-            cf_bitmap_put(onn, j, cf_bitmap_get(c->nn.data, i));
+            memcpy(dst + j * c->width, c->bv + i * c->width, c->width);
+            cf_bitmap_put(onn, j, cf_bitmap_get(c->bnn, i));
             j++;
         }
     } else {
@@ -838,13 +1080,13 @@ cf_status cf_rs_scanner_next(cf_rs_scanner *sc, cf_rs_batch *out, cf_error *err)
             CF_TRY(cf_delta_apply_deletes(sc->ap[i], sel, err));
         }
         sc->st.rows_examined += n;
+        sc->batchno++;
         for (size_t i = 0; i < sc->ncols; i++)
             sc->cols[i].loaded = false;
         size_t count = cf_bitmap_count(sel, 0, n);
         for (size_t i = 0; i < sc->npreds && count > 0; i++) {
             rs_col *c = &sc->cols[sc->preds[i].c];
-            if (!c->loaded)
-                CF_TRY(load_and_apply(sc, c, n, err));
+            CF_TRY(need_col(sc, c, n, end, err));
             eval_pred(&sc->preds[i], c, sel, n);
             count = cf_bitmap_count(sel, 0, n);
         }
@@ -853,11 +1095,8 @@ cf_status cf_rs_scanner_next(cf_rs_scanner *sc, cf_rs_batch *out, cf_error *err)
             sc->cur += n;
             continue;
         }
-        for (size_t j = 0; j < sc->nproj; j++) {
-            rs_col *c = &sc->cols[sc->proj[j]];
-            if (!c->loaded)
-                CF_TRY(load_and_apply(sc, c, n, err));
-        }
+        for (size_t j = 0; j < sc->nproj; j++)
+            CF_TRY(need_col(sc, &sc->cols[sc->proj[j]], n, end, err));
         for (size_t j = 0; j < sc->nproj; j++)
             CF_TRY(pack(&sc->cols[sc->proj[j]], sel, n, count, &sc->out[j], err));
         cf_buf_clear(&sc->ords);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "memrowset.h"
+#include "team.h"
 
 #include "../util/alloc.h"
 #include "../util/bitmap.h"
@@ -50,6 +51,7 @@ struct cf_table_scanner {
     cf_batch *out;
     cf_buf ords;
     cf_rs_scan_stats st;
+    cf_rs_team *team; /* threads > 1: shared by the rowset scanners */
 };
 
 void cf_table_scanner_free(cf_table_scanner *sc)
@@ -61,6 +63,7 @@ void cf_table_scanner_free(cf_table_scanner *sc)
         cf_rs_scanner_free(sc->src[i].sc);
         cf_buf_dispose(&sc->src[i].key);
     }
+    cf_rs_team_free(sc->team); /* after the scanners that borrow it */
     for (size_t j = 0; sc->ovals != NULL && sc->ooffs != NULL && sc->oenn != NULL && j < sc->nproj;
          j++) {
         cf_buf_dispose(&sc->ovals[j]);
@@ -268,6 +271,13 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_rs_scan
     cf_rs_scan_options so = *o;
     so.cols = sc->ext;
     so.ncols = sc->next;
+    /* One team for all rowset scanners: they run one at a time (the merge
+     * refills one source at a time), so more would only idle. */
+    size_t workers;
+    CF_TRY(cf_rs_scan_workers(o, sc->next, &workers, err));
+    if (workers > 0)
+        CF_TRY(cf_rs_team_create(&sc->team, workers, err));
+    so.threads = 1;
     for (size_t i = 0; i < cf_table_rowset_count(t); i++) {
         cf_rowset *rs = cf_table_rowset(t, i, NULL);
         cf_rowset_info info;
@@ -277,6 +287,8 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_rs_scan
         tsrc *src = &sc->src[sc->nsrc++];
         cf_buf_init(&src->key);
         CF_TRY(cf_rs_scanner_create(&src->sc, rs, &so, err));
+        if (sc->team != NULL)
+            cf_rs_scanner_set_team(src->sc, sc->team);
         CF_TRY(rs_ready(sc, src, err));
     }
     if (cf_mrs_rows(sc->mrs) > 0) {

@@ -25,7 +25,7 @@ const char cf_cmd_table_usage[] =
     "                              [--json] [--lock-timeout MS] FILE\n"
     "       cfile table scan DIR [--json | --format text|csv|jsonl] [--columns a,b]\n"
     "                            [--where \"COL OP VALUE [AND ...]\"] [--as-of TS] [--stats]\n"
-    "                            [--limit N]\n"
+    "                            [--limit N] [--threads N|auto]\n"
     "       cfile table get DIR [--json | --format text|csv|jsonl] [--as-of TS] KEY...\n"
     "       cfile table insert DIR --row \"col=value[,col=value]\" [--ts TS] [--json]\n"
     "                              [--lock-timeout MS]\n"
@@ -70,6 +70,8 @@ const char cf_cmd_table_usage[] =
     "  size under it; hover a shape for its keys, rows, deltas and sizes.\n"
     "--as-of TS shows the table with every change at timestamp <= TS.\n"
     "--limit N (scan) prints at most the first N matching rows.\n"
+    "--threads N|auto (scan): threads that read the columns (default auto: one per\n"
+    "  CPU, at most 64; 1 = this thread only). Output is the same for every N.\n"
     "--json on insert/update/delete prints {\"op\", \"rows\", \"ts\"}; on compact\n"
     "  {\"op\", \"table\", \"rows\", \"undo_deltas\", \"redo_deltas\", \"generation\"};\n"
     "  on create {\"op\", \"table\", \"schema\"}; on import {\"op\", \"table\", \"rows\"};\n"
@@ -270,7 +272,7 @@ static void print_header_only(printer *p)
 
 enum {
     O_SCHEMA = 256, O_JSON, O_COLUMNS, O_WHERE, O_ASOF, O_KEY, O_SET, O_TS, O_AHM, O_STATS, O_ROW,
-    O_LOCK_TIMEOUT, O_FORMAT, O_LIMIT, O_SVG
+    O_LOCK_TIMEOUT, O_FORMAT, O_LIMIT, O_SVG, O_THREADS
 };
 
 static const struct option opts[] = {
@@ -281,7 +283,7 @@ static const struct option opts[] = {
     {"ahm", required_argument, NULL, O_AHM},       {"stats", no_argument, NULL, O_STATS},
     {"row", required_argument, NULL, O_ROW},       {"lock-timeout", required_argument, NULL, O_LOCK_TIMEOUT},
     {"format", required_argument, NULL, O_FORMAT}, {"limit", required_argument, NULL, O_LIMIT},
-    {"svg", required_argument, NULL, O_SVG},
+    {"svg", required_argument, NULL, O_SVG},       {"threads", required_argument, NULL, O_THREADS},
     {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
 
 typedef struct targs {
@@ -289,6 +291,7 @@ typedef struct targs {
     bool json, stats, has_asof, has_ts;
     uint64_t asof, ts, ahm;
     uint64_t limit;   /* --limit: rows scan prints at most (default all) */
+    size_t threads;   /* --threads: cf_rs_scan_options.threads (default auto) */
     uint32_t lock_ms; /* --lock-timeout, for writers */
     unsigned seen;    /* OPT_BIT of every option given */
     char **pos;
@@ -307,6 +310,7 @@ static int parse_args(cf_cli *c, int argc, char **argv, targs *t)
     memset(t, 0, sizeof(*t));
     t->lock_ms = 10000;
     t->limit = UINT64_MAX;
+    t->threads = CF_RS_THREADS_AUTO;
     int ch;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         if (ch >= O_SCHEMA && ch - O_SCHEMA < 32)
@@ -339,6 +343,17 @@ static int parse_args(cf_cli *c, int argc, char **argv, targs *t)
             if (cf_cli_parse_u64(optarg, &t->limit) != 0)
                 return cf_cli_usage(c, "--limit: not a count: %s", optarg);
             break;
+        case O_THREADS: {
+            uint64_t n;
+            if (strcmp(optarg, "auto") == 0)
+                t->threads = CF_RS_THREADS_AUTO;
+            else if (cf_cli_parse_u64(optarg, &n) != 0 || n < 1 || n > CF_RS_MAX_THREADS)
+                return cf_cli_usage(c, "--threads: expected 1..%u or auto, got '%s'",
+                                    CF_RS_MAX_THREADS, optarg);
+            else
+                t->threads = (size_t)n;
+            break;
+        }
         case O_AHM:
             if (cf_cli_parse_u64(optarg, &t->ahm) != 0)
                 return cf_cli_usage(c, "--ahm: not a timestamp: %s", optarg);
@@ -377,7 +392,7 @@ static const struct {
     {"flush", OPT_BIT(O_JSON) | WRITER},
     {"scan",
      OPT_BIT(O_JSON) | OPT_BIT(O_COLUMNS) | OPT_BIT(O_WHERE) | OPT_BIT(O_ASOF) | OPT_BIT(O_STATS) |
-         OPT_BIT(O_FORMAT) | OPT_BIT(O_LIMIT)},
+         OPT_BIT(O_FORMAT) | OPT_BIT(O_LIMIT) | OPT_BIT(O_THREADS)},
     {"get", OPT_BIT(O_JSON) | OPT_BIT(O_ASOF) | OPT_BIT(O_FORMAT)},
     {"insert", OPT_BIT(O_JSON) | OPT_BIT(O_ROW) | OPT_BIT(O_TS) | WRITER},
     {"update", OPT_BIT(O_JSON) | OPT_BIT(O_KEY) | OPT_BIT(O_SET) | OPT_BIT(O_TS) | WRITER},
@@ -530,6 +545,7 @@ static int cmd_scan(cf_cli *c, const char *dir, targs *t)
     o.preds = preds;
     o.npreds = npreds;
     o.snapshot = snapshot_of(t);
+    o.threads = t->threads;
     cf_error e;
     cf_status st = cf_table_scanner_create(&sc, rs, &o, &e);
     if (st != CF_OK) {

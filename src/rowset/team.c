@@ -1,0 +1,218 @@
+/* A team of worker threads for scans (team.h).
+ *
+ * A scan hands over a few jobs per batch (one per column to read), each taking
+ * tens of microseconds, so waking a sleeping thread (a futex round trip, more
+ * on a busy machine) would cost as much as the job. Both sides therefore spin
+ * a little before they sleep: a worker for SPIN_NS after its last job, waiting
+ * for the next run; the caller for SPIN_NS waiting for the last job of its run.
+ * Jobs are claimed and counted under one mutex (a handful per run); the spins
+ * read two atomics without it.
+ */
+#include "team.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+
+#include "../util/alloc.h"
+#include "../util/error.h"
+
+/* How long an idle side spins before it sleeps. */
+#ifndef WORKER_SPIN_NS
+#define WORKER_SPIN_NS 0
+#endif
+#ifndef CALLER_SPIN_NS
+#define CALLER_SPIN_NS 10000
+#endif
+
+struct cf_rs_team {
+    pthread_mutex_t mu;
+    pthread_cond_t wake; /* workers: a run started, or quit */
+    pthread_cond_t done; /* the caller: the run's last job finished */
+    pthread_t *th;
+    size_t nth;
+    /* the current run, under mu */
+    cf_rs_team_fn fn;
+    void *ctx;
+    size_t n, next;
+    cf_status *st;
+    cf_error *errs;
+    size_t sleeping;   /* workers waiting on `wake` */
+    bool caller_waits; /* the caller waits on `done` */
+    /* read without mu by the spins */
+    atomic_bool pending; /* next < n */
+    atomic_size_t finished;
+    atomic_bool quit;
+};
+
+static void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Spin until *flag holds `want` or SPIN_NS pass; true when it does. */
+static bool spin_until(atomic_bool *flag, bool want, atomic_bool *quit)
+{
+    if (WORKER_SPIN_NS == 0)
+        return atomic_load_explicit(flag, memory_order_acquire) == want;
+    uint64_t start = 0;
+    for (unsigned k = 0;; k++) {
+        if (atomic_load_explicit(flag, memory_order_acquire) == want ||
+            (quit != NULL && atomic_load_explicit(quit, memory_order_relaxed)))
+            return true;
+        relax();
+        if ((k & 63) == 63) {
+            uint64_t t = now_ns();
+            if (start == 0)
+                start = t;
+            else if (t - start > WORKER_SPIN_NS)
+                return false;
+        }
+    }
+}
+
+/* Claim and run jobs until none is left. Requires: mu held; returns with it held. */
+static void run_jobs(cf_rs_team *t)
+{
+    while (t->next < t->n) {
+        size_t i = t->next++;
+        if (t->next == t->n)
+            atomic_store_explicit(&t->pending, false, memory_order_relaxed);
+        cf_rs_team_fn fn = t->fn;
+        void *ctx = t->ctx;
+        cf_status *st = t->st;
+        cf_error *errs = t->errs;
+        size_t n = t->n;
+        pthread_mutex_unlock(&t->mu);
+        st[i] = fn(ctx, i, &errs[i]);
+        pthread_mutex_lock(&t->mu);
+        if (atomic_fetch_add_explicit(&t->finished, 1, memory_order_release) + 1 == n &&
+            t->caller_waits)
+            pthread_cond_signal(&t->done);
+    }
+}
+
+static void *worker(void *arg)
+{
+    cf_rs_team *t = arg;
+    for (;;) {
+        spin_until(&t->pending, true, &t->quit);
+        pthread_mutex_lock(&t->mu);
+        while (t->next >= t->n && !atomic_load(&t->quit)) {
+            t->sleeping++;
+            pthread_cond_wait(&t->wake, &t->mu);
+            t->sleeping--;
+        }
+        if (atomic_load(&t->quit)) {
+            pthread_mutex_unlock(&t->mu);
+            return NULL;
+        }
+        run_jobs(t);
+        pthread_mutex_unlock(&t->mu);
+    }
+}
+
+cf_status cf_rs_team_create(cf_rs_team **out, size_t workers, cf_error *err)
+{
+    *out = NULL;
+    cf_rs_team *t = cf_calloc(1, sizeof(*t));
+    pthread_t *th = cf_calloc(workers ? workers : 1, sizeof(*th));
+    if (t == NULL || th == NULL) {
+        cf_free(t);
+        cf_free(th);
+        CF_FAIL(err, CF_ENOMEM, "scan: out of memory for %zu threads", workers);
+    }
+    t->th = th;
+    atomic_init(&t->pending, false);
+    atomic_init(&t->finished, 0);
+    atomic_init(&t->quit, false);
+    if (pthread_mutex_init(&t->mu, NULL) != 0) {
+        cf_free(th);
+        cf_free(t);
+        CF_FAIL(err, CF_ENOMEM, "scan: cannot make a mutex");
+    }
+    pthread_cond_init(&t->wake, NULL);
+    pthread_cond_init(&t->done, NULL);
+    for (; t->nth < workers; t->nth++) {
+        int rc = pthread_create(&t->th[t->nth], NULL, worker, t);
+        if (rc != 0) {
+            cf_rs_team_free(t);
+            CF_FAIL(err, CF_EIO, "scan: cannot start thread %zu of %zu: %s", t->nth + 1, workers,
+                    strerror(rc));
+        }
+    }
+    *out = t;
+    return CF_OK;
+}
+
+void cf_rs_team_free(cf_rs_team *t)
+{
+    if (t == NULL)
+        return;
+    pthread_mutex_lock(&t->mu);
+    atomic_store(&t->quit, true);
+    pthread_cond_broadcast(&t->wake);
+    pthread_mutex_unlock(&t->mu);
+    for (size_t i = 0; i < t->nth; i++)
+        pthread_join(t->th[i], NULL);
+    pthread_cond_destroy(&t->wake);
+    pthread_cond_destroy(&t->done);
+    pthread_mutex_destroy(&t->mu);
+    cf_free(t->th);
+    cf_free(t);
+}
+
+size_t cf_rs_team_threads(const cf_rs_team *t)
+{
+    return t->nth + 1;
+}
+
+void cf_rs_team_run(cf_rs_team *t, cf_rs_team_fn fn, void *ctx, size_t n, cf_status *st,
+                    cf_error *errs)
+{
+    if (n == 0)
+        return;
+    pthread_mutex_lock(&t->mu);
+    t->fn = fn;
+    t->ctx = ctx;
+    t->st = st;
+    t->errs = errs;
+    t->n = n;
+    t->next = 0;
+    atomic_store_explicit(&t->finished, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->pending, true, memory_order_release);
+    if (t->sleeping > 0 && n > 1)
+        pthread_cond_broadcast(&t->wake);
+    run_jobs(t);
+    pthread_mutex_unlock(&t->mu);
+    /* A worker may still be on its job: spin a little, then sleep. */
+    uint64_t start = 0;
+    for (unsigned k = 0; atomic_load_explicit(&t->finished, memory_order_acquire) < n; k++) {
+        relax();
+        if ((k & 63) != 63)
+            continue;
+        uint64_t now = now_ns();
+        if (start == 0) {
+            start = now;
+        } else if (now - start > CALLER_SPIN_NS) {
+            pthread_mutex_lock(&t->mu);
+            t->caller_waits = true;
+            while (atomic_load_explicit(&t->finished, memory_order_acquire) < n)
+                pthread_cond_wait(&t->done, &t->mu);
+            t->caller_waits = false;
+            pthread_mutex_unlock(&t->mu);
+            break;
+        }
+    }
+}
