@@ -378,7 +378,9 @@ static cf_status put_array(cf_table_scanner *sc, const tsrc *src, size_t j, size
         nonnull = b->nonnull == NULL || cf_bitmap_get(b->nonnull, src->i);
         uint32_t a = b->elem_offsets[src->i];
         k = b->elem_offsets[src->i + 1] - a;
-        cf_buf_append(&sc->ovals[j], (const uint8_t *)b->values + (size_t)a * w, (size_t)k * w);
+        if (k > 0) /* values may be NULL when the batch holds no elements */
+            cf_buf_append(&sc->ovals[j], (const uint8_t *)b->values + (size_t)a * w,
+                          (size_t)k * w);
         size_t need = cf_bitmap_bytes(sc->oelems[j] + k);
         if (need > sc->oenn[j].len) {
             size_t old = sc->oenn[j].len;
