@@ -234,7 +234,9 @@ CF_API cf_status cf_arrow_stream_cfiles(struct ArrowArrayStream *out,
  * every column, latest snapshot): the projected columns under their names, rows
  * in key order. Decimal columns take the table's precision and scale when the
  * schema records them (else the options'). The table must not change while the
- * stream lives (a scanner's rule). */
+ * stream lives (a scanner's rule). With scan->threads > 1 the scanner's worker
+ * threads read the columns during get_next and are joined when the stream is
+ * released. */
 struct cf_table;
 struct cf_rs_scan_options;
 CF_API cf_status cf_arrow_stream_table(struct ArrowArrayStream *out, struct cf_table *t,
