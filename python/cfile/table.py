@@ -343,11 +343,13 @@ class Table(_arrow.StreamSource):
 
     # ---- scans ---------------------------------------------------------------------------------
 
-    def scan(self, columns=None, where=None, snapshot=None, batch_rows=None):
+    def scan(self, columns=None, where=None, snapshot=None, batch_rows=None, threads=None):
         """A Scan: rows (dicts of the projected columns) in key order, at the
         snapshot (default: latest). where: (column, op, value) triples, ANDed; op
-        is one of = != < <= > >= and "is null" / "is not null" (value ignored)."""
-        return Scan(self, columns, where, snapshot, batch_rows)
+        is one of = != < <= > >= and "is null" / "is not null" (value ignored).
+        threads: threads that read the columns (default 1; 0 = one per CPU);
+        the rows are the same for every value."""
+        return Scan(self, columns, where, snapshot, batch_rows, threads)
 
     def __iter__(self):
         return iter(self.scan())
@@ -400,7 +402,7 @@ class Table(_arrow.StreamSource):
 class _ScanSpec:
     """Scan options in C form, kept alive with their values."""
 
-    def __init__(self, table, columns, where, snapshot, batch_rows):
+    def __init__(self, table, columns, where, snapshot, batch_rows, threads=None):
         sch = table._schema
         self.cols = None if columns is None else [sch.col(c) for c in columns]
         if self.cols is not None and not self.cols:
@@ -435,6 +437,10 @@ class _ScanSpec:
             self.o.snapshot = int(snapshot)
         if batch_rows is not None:
             self.o.batch_rows = int(batch_rows)
+        if threads is not None:
+            if not 0 <= int(threads) <= 64:
+                raise ValueError("threads must be 0 (one per CPU) .. 64")
+            self.o.threads = int(threads)
         idx = self.cols if self.cols is not None else range(len(sch.columns))
         self.columns = [sch.columns[j] for j in idx]
 
@@ -444,10 +450,10 @@ class Scan(_arrow.StreamSource):
     them; to_pandas() makes a DataFrame; it is an Arrow stream source
     (__arrow_c_stream__), read through a read-only handle of its own."""
 
-    def __init__(self, table, columns, where, snapshot, batch_rows):
+    def __init__(self, table, columns, where, snapshot, batch_rows, threads=None):
         self._table = table
-        self._spec = _ScanSpec(table, columns, where, snapshot, batch_rows)
-        self._args = (columns, where, snapshot, batch_rows)
+        self._spec = _ScanSpec(table, columns, where, snapshot, batch_rows, threads)
+        self._args = (columns, where, snapshot, batch_rows, threads)
 
     @property
     def columns(self):

@@ -81,6 +81,12 @@ class TableTest(unittest.TestCase):
             t.scan(where=[("id", "~", 1)])
         t.compact()
         self.assertEqual([r["id"] for r in t.scan()], ids)
+        # threads change nothing in the rows; out of range is refused
+        self.assertEqual(list(t.scan(threads=2)), list(t.scan(threads=1)))
+        self.assertEqual(list(t.scan(columns=["id"], where=[("id", ">", 45)], threads=0)),
+                         [{"id": i} for i in range(46, 50)] + [{"id": 100}])
+        with self.assertRaises(ValueError):
+            t.scan(threads=65)
         t.close()
         with self.assertRaises(ValueError):
             t.get(1)

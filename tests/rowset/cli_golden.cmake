@@ -118,6 +118,11 @@ step(62-import-arrays-unsorted import tagged2
      --schema "id INT64 KEY, tags INT32[] NULL, names STRING[] NULL" arrays-unsorted.csv)
 step(63-scan-arrays-unsorted scan tagged2 --json)
 
+# Threads (default auto) change nothing in what a scan prints; a bad count is usage.
+step(64-scan-one-thread scan people --json --threads 1)
+step(65-scan-four-threads scan tagged --json --threads 4 --where "id >= 2")
+step(66-bad-threads scan people --threads 0)
+
 # A failed import leaves nothing that opens as a table.
 if(EXISTS ${work}/bad/MANIFEST)
   message(SEND_ERROR "a failed import left a MANIFEST behind")
