@@ -838,6 +838,10 @@ static uint64_t now_ns(void)
 #ifndef WINDOW_ROWS
 #define WINDOW_ROWS 8192
 #endif
+/* ... but the windows of a wide scan hold at most about this many bytes of
+ * values (slices for strings, whose bytes come on top), never less than a
+ * batch. */
+#define WINDOW_BYTES ((size_t)32 << 20)
 
 /* Job i: the window [wstart, wstart + wrows) of the column sc->jobs[i]. */
 static cf_status window_job(void *ctx, size_t i, cf_error *err)
@@ -862,9 +866,13 @@ static bool in_window(const rs_col *c, uint64_t cur, size_t n)
 static void read_windows(cf_rs_scanner *sc, rs_col *c, size_t n, uint64_t end)
 {
     uint64_t cur = sc->cur;
-    size_t rows = sc->batch_rows < WINDOW_ROWS
-                      ? (WINDOW_ROWS + sc->batch_rows - 1) / sc->batch_rows * sc->batch_rows
-                      : sc->batch_rows;
+    size_t row_bytes = 0;
+    for (size_t i = 0; i < sc->ncols; i++)
+        row_bytes += sc->cols[i].width;
+    size_t want = WINDOW_ROWS;
+    if (row_bytes > 0 && WINDOW_BYTES / row_bytes < want)
+        want = WINDOW_BYTES / row_bytes;
+    size_t rows = sc->batch_rows < want ? want / sc->batch_rows * sc->batch_rows : sc->batch_rows;
     if (rows > end - cur)
         rows = (size_t)(end - cur);
     sc->njobs = 0;
