@@ -1,7 +1,8 @@
 /* One set of habits (issue 18, item 4): --json on the reporting commands that
- * lacked it (demo, table create/import/flush, delta write), each one compact JSON
- * document; --limit N on `hfile dump` and `parquet dump`, stopping after N rows
- * as `cfile dump --limit` does. */
+ * lacked it (demo, table create/import/flush, delta write, convert in every
+ * direction, parquet write), each one compact JSON document; --limit N on
+ * `hfile dump` and `parquet dump`, stopping after N rows as `cfile dump --limit`
+ * does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +262,255 @@ static void test_json_habits__parquet_dump_limit(void **state)
     done(&r);
 }
 
+/* A string item. */
+static const char *sv(const cf_json *v)
+{
+    if (v->kind != CF_JSON_STRING)
+        fail_msg("not a string");
+    return v->str;
+}
+
+static long long file_size(const char *path)
+{
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    return (long long)sb.st_size;
+}
+
+static const cf_json *arr_of(const cf_json *o, const char *key, size_t n)
+{
+    const cf_json *v = cf_json_get(o, key);
+    if (v == NULL || v->kind != CF_JSON_ARRAY)
+        fail_msg("no array \"%s\"", key);
+    if (v->n != n)
+        fail_msg("\"%s\" has %zu items, want %zu", key, v->n, n);
+    return v;
+}
+
+/* Row groups of a Parquet file as `cfile info --json` reads them. */
+static long long pq_row_groups(const char *path)
+{
+    run r;
+    cf_json_doc doc;
+    CLI(&r, "info", "--json", (char *)path);
+    EXPECT_RC(r, 0);
+    parse_one(&doc, &r);
+    long long n = num_of(&doc.root, "num_row_groups");
+    assert_int_equal(num_of(&doc.root, "num_rows"), 10);
+    cf_json_doc_dispose(&doc);
+    done(&r);
+    return n;
+}
+
+static void check_pq_columns(const cf_json *root)
+{
+    const cf_json *cols = arr_of(root, "columns", 2);
+    assert_string_equal(str_of(&cols->items[0], "name"), "id");
+    assert_string_equal(str_of(&cols->items[0], "type"), "INT64");
+    assert_int_equal(cf_json_get(&cols->items[0], "nullable")->kind, CF_JSON_FALSE);
+    assert_string_equal(str_of(&cols->items[1], "name"), "name");
+    assert_string_equal(str_of(&cols->items[1], "type"), "STRING");
+    assert_int_equal(cf_json_get(&cols->items[1], "nullable")->kind, CF_JSON_TRUE);
+}
+
+static void test_json_habits__parquet_write(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cf_habits_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char csv[128], out[128];
+    snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
+    snprintf(out, sizeof(out), "%s/out.parquet", dir);
+    write_str(csv, "id,name\n0,a\n1,b\n2,\n3,d\n4,e\n5,f\n6,g\n7,h\n8,\n9,j\n");
+    run r;
+    cf_json_doc doc;
+    CLI(&r, "parquet", "write", "--schema", "id INT64, name STRING NULL", "--input", csv,
+        "--row-group-rows", "4", "--codec", "zstd", "--bloom", "id", "--json", out);
+    EXPECT_RC(r, 0);
+    parse_one(&doc, &r);
+    assert_string_equal(str_of(&doc.root, "op"), "write");
+    assert_string_equal(str_of(&doc.root, "from"), "csv");
+    assert_string_equal(sv(&arr_of(&doc.root, "inputs", 1)->items[0]), csv);
+    assert_string_equal(str_of(&doc.root, "to"), "parquet");
+    assert_string_equal(str_of(&doc.root, "file"), out);
+    assert_int_equal(num_of(&doc.root, "rows"), 10);
+    assert_int_equal(num_of(&doc.root, "row_groups"), 3);
+    assert_int_equal(pq_row_groups(out), 3);
+    check_pq_columns(&doc.root);
+    const cf_json *cols = cf_json_get(&doc.root, "columns");
+    assert_int_equal(cf_json_get(&cols->items[0], "bloom_filter")->kind, CF_JSON_TRUE);
+    assert_int_equal(cf_json_get(&cols->items[1], "bloom_filter")->kind, CF_JSON_FALSE);
+    assert_string_equal(str_of(&doc.root, "codec"), "ZSTD");
+    assert_int_equal(num_of(&doc.root, "bytes"), file_size(out));
+    cf_json_doc_dispose(&doc);
+    done(&r);
+
+    /* JSON lines from stdin (a file here): "from" says so; the last of --quiet and
+     * --json wins, as in `cfile write`. */
+    char jl[128];
+    snprintf(jl, sizeof(jl), "%s/rows.jsonl", dir);
+    write_str(jl, "{\"id\": 1, \"name\": \"x\"}\n{\"id\": 2}\n");
+    CLI(&r, "parquet", "write", "--schema", "id INT64, name STRING NULL", "--quiet", "--json",
+        "--input", jl, out);
+    EXPECT_RC(r, 0);
+    parse_one(&doc, &r);
+    assert_string_equal(str_of(&doc.root, "from"), "jsonl");
+    assert_int_equal(num_of(&doc.root, "rows"), 2);
+    assert_int_equal(num_of(&doc.root, "row_groups"), 1);
+    assert_string_equal(str_of(&doc.root, "codec"), "SNAPPY");
+    cf_json_doc_dispose(&doc);
+    done(&r);
+    CLI(&r, "parquet", "write", "--schema", "id INT64, name STRING NULL", "--json", "--quiet",
+        "--input", jl, out);
+    EXPECT_RC(r, 0);
+    assert_int_equal(r.out_len, 0);
+    done(&r);
+    /* A failure prints no document. */
+    write_str(jl, "{\"id\": \"nope\"}\n");
+    CLI(&r, "parquet", "write", "--schema", "id INT64", "--json", "--input", jl, out);
+    EXPECT_RC(r, 1);
+    assert_int_equal(r.out_len, 0);
+    done(&r);
+    rm_rf(dir);
+}
+
+static void test_json_habits__convert(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cf_habits_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char csv[128], pq[128], cdir[128], one[128], back[128], t[128], tpq[128];
+    snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
+    snprintf(pq, sizeof(pq), "%s/in.parquet", dir);
+    snprintf(cdir, sizeof(cdir), "%s/cols", dir);
+    snprintf(one, sizeof(one), "%s/one.cfile", dir);
+    snprintf(back, sizeof(back), "%s/back.parquet", dir);
+    snprintf(t, sizeof(t), "%s/t", dir);
+    snprintf(tpq, sizeof(tpq), "%s/t.parquet", dir);
+    write_str(csv, "id,name\n0,a\n1,b\n2,\n3,d\n4,e\n5,f\n6,g\n7,h\n8,\n9,j\n");
+    run r;
+    cf_json_doc doc;
+    CLI(&r, "parquet", "write", "--schema", "id INT64, name STRING NULL", "--input", csv,
+        "--row-group-rows", "5", "--quiet", pq);
+    EXPECT_RC(r, 0);
+    done(&r);
+
+    /* Parquet -> one CFile per column. */
+    CLI(&r, "convert", "--json", pq, "--to", "cfiles", cdir);
+    EXPECT_RC(r, 0);
+    parse_one(&doc, &r);
+    assert_string_equal(str_of(&doc.root, "op"), "convert");
+    assert_string_equal(str_of(&doc.root, "from"), "parquet");
+    assert_string_equal(sv(&arr_of(&doc.root, "inputs", 1)->items[0]), pq);
+    assert_int_equal(num_of(&doc.root, "row_groups"), 2);
+    assert_string_equal(str_of(&doc.root, "to"), "cfiles");
+    assert_string_equal(str_of(&doc.root, "dir"), cdir);
+    assert_int_equal(num_of(&doc.root, "rows"), 10);
+    const cf_json *files = arr_of(&doc.root, "files", 2);
+    long long total = 0;
+    char paths[2][160];
+    for (size_t i = 0; i < 2; i++) {
+        const cf_json *f = &files->items[i];
+        snprintf(paths[i], sizeof(paths[i]), "%s", str_of(f, "file"));
+        assert_int_equal(num_of(f, "bytes"), file_size(paths[i]));
+        total += num_of(f, "bytes");
+        assert_non_null(cf_json_get(f, "encoding"));
+        assert_non_null(cf_json_get(f, "compression"));
+    }
+    assert_string_equal(str_of(&files->items[0], "column"), "id");
+    assert_string_equal(str_of(&files->items[0], "type"), "INT64");
+    assert_string_equal(str_of(&files->items[1], "column"), "name");
+    assert_string_equal(str_of(&files->items[1], "type"), "STRING");
+    assert_int_equal(cf_json_get(&files->items[1], "nullable")->kind, CF_JSON_TRUE);
+    assert_int_equal(num_of(&doc.root, "bytes"), total);
+    cf_json_doc_dispose(&doc);
+    done(&r);
+    /* What it says it wrote is what the files hold. */
+    CLI(&r, "info", "--json", paths[1]);
+    EXPECT_RC(r, 0);
+    parse_one(&doc, &r);
+    assert_int_equal(num_of(&doc.root, "num_values"), 10);
+    cf_json_doc_dispose(&doc);
+    done(&r);
+
+    /* Parquet -> one CFile. */
+    CLI(&r, "convert", "--column", "name", "--json", pq, one);
+    EXPECT_RC(r, 0);
+    parse_one(&doc, &r);
+    assert_string_equal(str_of(&doc.root, "to"), "cfile");
+    assert_null(cf_json_get(&doc.root, "dir"));
+    files = arr_of(&doc.root, "files", 1);
+    assert_string_equal(str_of(&files->items[0], "file"), one);
+    assert_int_equal(num_of(&doc.root, "bytes"), file_size(one));
+    cf_json_doc_dispose(&doc);
+    done(&r);
+
+    /* CFiles -> Parquet. */
+    CLI(&r, "convert", "--json", "--codec", "gzip", "--row-group-rows", "3", paths[0], paths[1],
+        back);
+    EXPECT_RC(r, 0);
+    parse_one(&doc, &r);
+    assert_string_equal(str_of(&doc.root, "op"), "convert");
+    assert_string_equal(str_of(&doc.root, "from"), "cfiles");
+    const cf_json *ins = arr_of(&doc.root, "inputs", 2);
+    assert_string_equal(sv(&ins->items[1]), paths[1]);
+    assert_null(cf_json_get(&doc.root, "as_of"));
+    assert_string_equal(str_of(&doc.root, "to"), "parquet");
+    assert_string_equal(str_of(&doc.root, "file"), back);
+    assert_int_equal(num_of(&doc.root, "rows"), 10);
+    assert_int_equal(num_of(&doc.root, "row_groups"), 4);
+    assert_int_equal(pq_row_groups(back), 4);
+    check_pq_columns(&doc.root);
+    assert_string_equal(str_of(&doc.root, "codec"), "GZIP");
+    assert_int_equal(num_of(&doc.root, "bytes"), file_size(back));
+    cf_json_doc_dispose(&doc);
+    done(&r);
+
+    /* Parquet -> a new table. */
+    CLI(&r, "convert", "--json", "--to", "table", "--key", "id", "--ts", "7", pq, t);
+    EXPECT_RC(r, 0);
+    parse_one(&doc, &r);
+    assert_string_equal(str_of(&doc.root, "to"), "table");
+    assert_string_equal(str_of(&doc.root, "table"), t);
+    assert_int_equal(num_of(&doc.root, "rows"), 10);
+    assert_int_equal(num_of(&doc.root, "row_groups"), 2);
+    assert_string_equal(sv(&arr_of(&doc.root, "key", 1)->items[0]), "id");
+    assert_string_equal(str_of(&arr_of(&doc.root, "columns", 2)->items[1], "column"), "name");
+    assert_int_equal(num_of(&doc.root, "rowsets"), 1);
+    cf_json_doc_dispose(&doc);
+    done(&r);
+
+    /* A table at a snapshot -> Parquet. */
+    CLI(&r, "convert", "--json", "--as-of", "7", t, tpq);
+    EXPECT_RC(r, 0);
+    parse_one(&doc, &r);
+    assert_string_equal(str_of(&doc.root, "from"), "table");
+    assert_string_equal(sv(&arr_of(&doc.root, "inputs", 1)->items[0]), t);
+    assert_int_equal(num_of(&doc.root, "as_of"), 7);
+    assert_int_equal(num_of(&doc.root, "rows"), 10);
+    assert_int_equal(num_of(&doc.root, "row_groups"), 1);
+    assert_int_equal(num_of(&doc.root, "bytes"), file_size(tpq));
+    cf_json_doc_dispose(&doc);
+    done(&r);
+    CLI(&r, "convert", "--json", "--as-of", "6", t, tpq);
+    EXPECT_RC(r, 0);
+    parse_one(&doc, &r);
+    assert_int_equal(num_of(&doc.root, "rows"), 0);
+    cf_json_doc_dispose(&doc);
+    done(&r);
+
+    /* A refused conversion prints no document; a bad flag is one usage line. */
+    CLI(&r, "convert", "--json", pq, "--to", "cfiles", cdir);
+    EXPECT_RC(r, 1);
+    assert_int_equal(r.out_len, 0);
+    done(&r);
+    CLI(&r, "convert", "--json=yes", pq, back);
+    EXPECT_RC(r, 2);
+    assert_int_equal(count_lines(r.err), 2);
+    done(&r);
+    rm_rf(dir);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -269,6 +519,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_json_habits__delta_write),
         cmocka_unit_test(test_json_habits__hfile_dump_limit),
         cmocka_unit_test(test_json_habits__parquet_dump_limit),
+        cmocka_unit_test(test_json_habits__parquet_write),
+        cmocka_unit_test(test_json_habits__convert),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "support_cli.h"
 #include "svg.h"
 #include "test_common.h"
@@ -245,6 +246,77 @@ static void test_svg__parquet_and_table(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* `--svg -`: the picture on stdout, the report on stderr, no file named "-". */
+static void expect_svg_on_stdout(const run *r)
+{
+    assert_non_null(r->out);
+    assert_true(r->out_len > 100);
+    assert_memory_equal(r->out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 44);
+    assert_string_equal(r->out + r->out_len - 7, "</svg>\n");
+    /* one document: nothing but the picture on stdout */
+    assert_ptr_equal(strstr(r->out, "</svg>"), r->out + r->out_len - 7);
+    assert_int_equal(access("-", F_OK), -1);
+}
+
+static void test_svg__to_stdout(void **state)
+{
+    (void)state;
+    char f[512], pq[512];
+    golden(f, sizeof(f), "int32-bitshuffle-nocomp-notnull-sorted-validx-multilevel");
+    snprintf(pq, sizeof(pq), "%s/parquet/pt_binary/pt_binary.parquet", cf_test_shared_dir());
+    run r;
+    CLI(&r, "info", "--svg", "-", f);
+    EXPECT_RC(r, 0);
+    expect_svg_on_stdout(&r);
+    assert_non_null(strstr(r.out, ">value L2 leaves<"));
+    assert_non_null(strstr(r.err, "BIT_SHUFFLE")); /* the report, on stderr */
+    assert_null(strstr(r.out, "format version"));
+    done(&r);
+    /* With --json the report on stderr is the JSON document. */
+    CLI(&r, "info", "--json", "--blocks", "--svg", "-", f);
+    EXPECT_RC(r, 0);
+    expect_svg_on_stdout(&r);
+    cf_json_doc doc;
+    char msg[128];
+    assert_int_equal(cf_json_parse(&doc, r.err, r.err_len, msg, sizeof(msg)), 0);
+    assert_non_null(cf_json_get(&doc.root, "blocks"));
+    cf_json_doc_dispose(&doc);
+    done(&r);
+    /* Parquet: `parquet meta` and `info`. */
+    CLI(&r, "parquet", "meta", "--svg", "-", pq);
+    EXPECT_RC(r, 0);
+    expect_svg_on_stdout(&r);
+    assert_non_null(strstr(r.out, ">column chunks<"));
+    assert_true(r.err_len > 0);
+    done(&r);
+    CLI(&r, "info", "--json", pq, "--svg", "-");
+    EXPECT_RC(r, 0);
+    expect_svg_on_stdout(&r);
+    assert_non_null(strstr(r.err, "\"num_row_groups\""));
+    done(&r);
+    /* A table. */
+    char dir[] = "/tmp/cf_svg_XXXXXX", tdir[128], csv[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(tdir, sizeof(tdir), "%s/t", dir);
+    snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
+    write_str(csv, "k,v\nx,1\ny,2\n");
+    CLI(&r, "table", "create", tdir, "--schema", "k STRING KEY, v INT32");
+    EXPECT_RC(r, 0);
+    done(&r);
+    CLI(&r, "table", "import", tdir, csv);
+    EXPECT_RC(r, 0);
+    done(&r);
+    CLI(&r, "table", "info", tdir, "--svg", "-");
+    EXPECT_RC(r, 0);
+    expect_svg_on_stdout(&r);
+    assert_non_null(strstr(r.out, "x .. y"));
+    assert_non_null(strstr(r.err, "schema:"));
+    done(&r);
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -255,6 +327,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_svg__damaged_file_is_drawn),
         cmocka_unit_test(test_svg__errors),
         cmocka_unit_test(test_svg__parquet_and_table),
+        cmocka_unit_test(test_svg__to_stdout),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -41,7 +41,8 @@
     "  --meta KEY=VALUE        footer key/value metadata (repeatable)\n"                         \
     "  --progress              rows written so far on stderr (default: when stderr is a\n"       \
     "                          terminal)\n"                                                        \
-    "  --quiet                 no summary line\n"
+    "  --quiet                 no summary line\n"                                           \
+    "  --json                  the summary as one JSON document (see below)\n"
 
 const char cf_cmd_convert_usage[] =
     "usage: cfile convert [options] IN... OUT.parquet\n"
@@ -87,7 +88,20 @@ const char cf_cmd_convert_usage[] =
     "  --ts TS                 --to table: insert timestamp of every row\n"
     "  --lock-timeout MS       --to table: wait up to MS for the lock (default 10000)\n"
     "  --progress, --quiet     as above\n"
-    "  --help                  this text\n";
+    "  --json                  as above\n"
+    "  --help                  this text\n"
+    "\n"
+    "--json prints one compact JSON document instead of the summary line, every\n"
+    "direction starting {\"op\": \"convert\", \"from\": \"cfiles\"|\"table\"|\"parquet\",\n"
+    "\"inputs\": [IN...], ... \"to\", \"rows\"}: to Parquet it adds \"as_of\" (a table\n"
+    "at --as-of), \"file\", \"row_groups\" (read back from its footer), \"columns\"\n"
+    "([{\"name\", \"type\", \"is_array\", \"nullable\", \"bloom_filter\"}]), \"codec\" and\n"
+    "\"bytes\" (the file's size); from Parquet \"row_groups\" is IN's, and --to cfile\n"
+    "or cfiles adds \"dir\" (cfiles), \"files\" ([{\"file\", \"column\", \"type\",\n"
+    "\"is_array\", \"nullable\", \"encoding\", \"compression\", \"bytes\"}]) and \"bytes\"\n"
+    "(their total); --to table adds \"table\", \"columns\" ([{\"column\", \"type\",\n"
+    "\"is_array\", \"nullable\"}]), \"key\" (the table's key columns) and \"rowsets\"\n"
+    "(the table's rowsets after the load).\n";
 
 const char cf_cmd_parquet_write_usage[] =
     "usage: cfile parquet write --schema SCHEMA [options] [--input IN] OUT\n"
@@ -109,7 +123,13 @@ const char cf_cmd_parquet_write_usage[] =
     "  --input IN              read IN instead of stdin\n"
     "  --format jsonl|csv      input format (default: csv when IN ends in .csv)\n"
     PQ_OPTIONS_HELP
-    "  --help                  this text\n";
+    "  --help                  this text\n"
+    "\n"
+    "--json prints one compact JSON document instead of the summary line:\n"
+    "{\"op\": \"write\", \"from\": \"jsonl\"|\"csv\", \"inputs\": [IN or \"-\"], \"to\":\n"
+    "\"parquet\", \"file\", \"rows\", \"row_groups\", \"columns\": [{\"name\", \"type\",\n"
+    "\"is_array\", \"nullable\", \"bloom_filter\"}], \"codec\", \"bytes\"}, as\n"
+    "`cfile convert --json` prints it for a Parquet OUT.\n";
 
 /* ---- the shared options ------------------------------------------------------------------ */
 
@@ -117,7 +137,7 @@ enum {
     O_CODEC = 1000, O_LEVEL, O_RG_ROWS, O_RG_BYTES, O_PAGE_BYTES, O_PAGE_ROWS, O_V2, O_NO_DICT,
     O_DICT_BYTES, O_NO_STATS, O_NO_PI, O_NO_CRC, O_BLOOM, O_BLOOM_FPP, O_META, O_PROGRESS,
     O_QUIET, O_HELP, O_BINARY, O_SCHEMA, O_INPUT, O_FORMAT, O_AS_OF, O_NAME, O_TO, O_COLUMN,
-    O_KEY, O_TS, O_LOCK_TIMEOUT
+    O_KEY, O_TS, O_LOCK_TIMEOUT, O_JSON
 };
 
 #define PQ_LONG_OPTIONS                                                                          \
@@ -134,7 +154,7 @@ enum {
     {"bloom-fpp", required_argument, NULL, O_BLOOM_FPP},                                          \
     {"meta", required_argument, NULL, O_META}, {"progress", no_argument, NULL, O_PROGRESS},       \
     {"quiet", no_argument, NULL, O_QUIET}, {"help", no_argument, NULL, O_HELP},                  \
-    {"binary", required_argument, NULL, O_BINARY}
+    {"binary", required_argument, NULL, O_BINARY}, {"json", no_argument, NULL, O_JSON}
 
 typedef struct pq_args {
     cf_parquet_writer_options o;
@@ -145,7 +165,7 @@ typedef struct pq_args {
     bool bloom_all;
     cf_metadata_pair *meta;
     size_t nmeta;
-    bool progress, quiet;
+    bool progress, quiet, json; /* --quiet and --json: the last one given wins */
 } pq_args;
 
 static void pq_args_init(pq_args *a)
@@ -295,7 +315,8 @@ static int pq_option(cf_cli *c, pq_args *a, int ch, const char *arg)
         return 0;
     }
     case O_PROGRESS: a->progress = true; return 0;
-    case O_QUIET: a->quiet = true; return 0;
+    case O_QUIET: a->quiet = true; a->json = false; return 0;
+    case O_JSON: a->json = true; a->quiet = false; return 0;
     default: return 1;
     }
 }
@@ -379,13 +400,90 @@ static int columns_of(cf_cli *c, const cf_rs_schema *s, cf_parquet_write_column 
     return 0;
 }
 
+/* What a Parquet output was made from, for its --json summary. */
+typedef struct pq_source {
+    const char *op;      /* "convert" or "write" */
+    const char *from;    /* "cfiles", "table", "jsonl" or "csv" */
+    char *const *inputs; /* the input paths ("-" for stdin) */
+    size_t ninputs;
+    bool has_as_of; /* a table read at --as-of */
+    uint64_t as_of;
+    const cf_parquet_write_column *cols;
+    size_t ncols;
+} pq_source;
+
+/* --json for a Parquet output: one document. Row groups are read back from the
+ * footer just written (the writer does not count them). */
+static int pq_json(cf_cli *c, const char *out, const cf_parquet_writer *w, const pq_args *a,
+                   const pq_source *src)
+{
+    cf_parquet *pq = NULL;
+    cf_error e;
+    cf_status st = cf_parquet_open_file(&pq, out, NULL, &e);
+    if (st != CF_OK)
+        return cf_cli_lib_fail(c, out, st, &e);
+    cf_jw j;
+    cf_jw_init(&j, c->out);
+    cf_jw_obj_begin(&j);
+    cf_jw_key(&j, "op");
+    cf_jw_cstr(&j, src->op);
+    cf_jw_key(&j, "from");
+    cf_jw_cstr(&j, src->from);
+    cf_jw_key(&j, "inputs");
+    cf_jw_arr_begin(&j);
+    for (size_t i = 0; i < src->ninputs; i++)
+        cf_jw_cstr(&j, src->inputs[i]);
+    cf_jw_arr_end(&j);
+    if (src->has_as_of) {
+        cf_jw_key(&j, "as_of");
+        cf_jw_uint(&j, src->as_of);
+    }
+    cf_jw_key(&j, "to");
+    cf_jw_cstr(&j, "parquet");
+    cf_jw_key(&j, "file");
+    cf_jw_cstr(&j, out);
+    cf_jw_key(&j, "rows");
+    cf_jw_uint(&j, cf_parquet_writer_rows(w));
+    cf_jw_key(&j, "row_groups");
+    cf_jw_uint(&j, cf_parquet_meta(pq)->row_group_count);
+    cf_jw_key(&j, "columns");
+    cf_jw_arr_begin(&j);
+    for (size_t i = 0; i < src->ncols; i++) {
+        const cf_parquet_write_column *col = &src->cols[i];
+        cf_jw_obj_begin(&j);
+        cf_jw_key(&j, "name");
+        cf_jw_cstr(&j, col->name);
+        cf_jw_key(&j, "type");
+        cf_jw_cstr(&j, cf_cli_type_name(col->type));
+        cf_jw_key(&j, "is_array");
+        cf_jw_bool(&j, col->is_array);
+        cf_jw_key(&j, "nullable");
+        cf_jw_bool(&j, col->nullable);
+        cf_jw_key(&j, "bloom_filter");
+        cf_jw_bool(&j, col->bloom_filter);
+        cf_jw_obj_end(&j);
+    }
+    cf_jw_arr_end(&j);
+    cf_jw_key(&j, "codec");
+    const char *codec = cf_parquet_codec_name(a->o.codec);
+    cf_jw_cstr(&j, codec != NULL ? codec : "UNKNOWN");
+    cf_jw_key(&j, "bytes");
+    cf_jw_uint(&j, cf_parquet_file_size(pq));
+    cf_jw_obj_end(&j);
+    cf_jw_newline(&j);
+    cf_parquet_free(pq);
+    return 0;
+}
+
 static int finish_writer(cf_cli *c, const char *out, cf_parquet_writer *w, const pq_args *a,
-                         double t0)
+                         const pq_source *src, double t0)
 {
     cf_error e;
     cf_status st = cf_parquet_writer_finish(w, &e);
     if (st != CF_OK)
         return cf_cli_lib_fail(c, out, st, &e);
+    if (a->json)
+        return pq_json(c, out, w, a, src);
     if (!a->quiet)
         fprintf(c->out, "wrote %" PRIu64 " rows, %" PRIu64 " bytes to %s in %.2f s\n",
                 cf_parquet_writer_rows(w), cf_parquet_writer_bytes(w), out, cf_cli_now_s() - t0);
@@ -482,8 +580,11 @@ int cf_cmd_parquet_write(cf_cli *c, int argc, char **argv)
     uint64_t rows;
     rc = cf_cli_rows_to_parquet(c, input, in, jsonl, s, w, cf_cli_progress_cb, &p, &rows);
     cf_cli_progress_end(&p);
-    if (rc == 0)
-        rc = finish_writer(c, out, w, &a, t0);
+    if (rc == 0) {
+        char *inputs[] = {(char *)input};
+        pq_source src = {"write", jsonl ? "jsonl" : "csv", inputs, 1, false, 0, cols, n};
+        rc = finish_writer(c, out, w, &a, &src, t0);
+    }
 out:
     cf_parquet_writer_free(w); /* after a failure: nothing appears at OUT */
     if (in != NULL)
@@ -625,7 +726,8 @@ static int convert_cfiles(cf_cli *c, char **paths, size_t n, const char *name, c
         cf_cli_progress_cb(&p, done);
     }
     cf_cli_progress_end(&p);
-    rc = finish_writer(c, out, w, a, t0);
+    pq_source src = {"convert", "cfiles", paths, n, false, 0, cols, n};
+    rc = finish_writer(c, out, w, a, &src, t0);
 out:
     cf_parquet_writer_free(w);
     for (size_t i = 0; f != NULL && i < n; i++) {
@@ -692,7 +794,9 @@ static int convert_table(cf_cli *c, const char *dir, bool has_ts, uint64_t ts, c
         cf_cli_progress_cb(&p, done);
     }
     cf_cli_progress_end(&p);
-    rc = finish_writer(c, out, w, a, t0);
+    char *inputs[] = {(char *)dir};
+    pq_source src = {"convert", "table", inputs, 1, has_ts, ts, cols, n};
+    rc = finish_writer(c, out, w, a, &src, t0);
 out:
     cf_parquet_writer_free(w);
     cf_table_scanner_free(sc);
@@ -813,7 +917,7 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
             free_list(pa.columns, pa.ncolumns);
             free_list(pa.keys, pa.nkeys);
             return rc == 1 ? cf_cli_bad_option(c, argv) : rc;
-        } else if (ch != O_PROGRESS && ch != O_QUIET && writer_opt == NULL) {
+        } else if (ch != O_PROGRESS && ch != O_QUIET && ch != O_JSON && writer_opt == NULL) {
             writer_opt = argv[optind - 1];
         }
     }
@@ -847,6 +951,7 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
             pa.out = out;
             pa.progress = a.progress;
             pa.quiet = a.quiet;
+            pa.json = a.json;
             rc = cf_cli_convert_parquet(c, &pa);
         }
         pq_args_dispose(&a);

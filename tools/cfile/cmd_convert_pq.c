@@ -122,6 +122,39 @@ static int pq_next(pqconv *v, size_t *rows)
     return 0;
 }
 
+/* --json: the members every Parquet-in summary starts with. */
+static void json_head(pqconv *v, cf_jw *j, const char *to, uint64_t rows)
+{
+    cf_jw_init(j, v->c->out);
+    cf_jw_obj_begin(j);
+    cf_jw_key(j, "op");
+    cf_jw_cstr(j, "convert");
+    cf_jw_key(j, "from");
+    cf_jw_cstr(j, "parquet");
+    cf_jw_key(j, "inputs");
+    cf_jw_arr_begin(j);
+    cf_jw_cstr(j, v->a->in);
+    cf_jw_arr_end(j);
+    cf_jw_key(j, "row_groups");
+    cf_jw_uint(j, cf_parquet_meta(v->pq)->row_group_count);
+    cf_jw_key(j, "to");
+    cf_jw_cstr(j, to);
+    cf_jw_key(j, "rows");
+    cf_jw_uint(j, rows);
+}
+
+static void json_column(cf_jw *j, const cf_pq_kcol *k)
+{
+    cf_jw_key(j, "column");
+    cf_jw_cstr(j, k->name);
+    cf_jw_key(j, "type");
+    cf_jw_cstr(j, cf_cli_type_name(k->col.type));
+    cf_jw_key(j, "is_array");
+    cf_jw_bool(j, k->col.is_array);
+    cf_jw_key(j, "nullable");
+    cf_jw_bool(j, k->col.nullable);
+}
+
 /* ---- CFiles ------------------------------------------------------------------------------ */
 
 static bool exists(const char *path)
@@ -233,9 +266,42 @@ static int to_cfiles(pqconv *v)
             goto out;
         }
     cf_cli_progress_end(&v->p);
-    if (!a->quiet)
+    if (a->json) {
+        cf_jw j;
+        json_head(v, &j, a->to == CF_PQ_TO_CFILE ? "cfile" : "cfiles", done);
+        if (a->to == CF_PQ_TO_CFILES) {
+            cf_jw_key(&j, "dir");
+            cf_jw_cstr(&j, a->out);
+        }
+        uint64_t total = 0;
+        cf_jw_key(&j, "files");
+        cf_jw_arr_begin(&j);
+        for (size_t i = 0; i < v->n; i++) {
+            const cf_writer_options *ro = cf_writer_resolved_options(w[i]);
+            struct stat sb;
+            uint64_t size = stat(paths[i], &sb) == 0 ? (uint64_t)sb.st_size : 0;
+            total += size;
+            cf_jw_obj_begin(&j);
+            cf_jw_key(&j, "file");
+            cf_jw_cstr(&j, paths[i]);
+            json_column(&j, &v->k[i]);
+            cf_jw_key(&j, "encoding");
+            cf_jw_cstr(&j, cf_cli_encoding_name(ro->encoding));
+            cf_jw_key(&j, "compression");
+            cf_jw_cstr(&j, cf_cli_compression_name(ro->compression));
+            cf_jw_key(&j, "bytes");
+            cf_jw_uint(&j, size);
+            cf_jw_obj_end(&j);
+        }
+        cf_jw_arr_end(&j);
+        cf_jw_key(&j, "bytes");
+        cf_jw_uint(&j, total);
+        cf_jw_obj_end(&j);
+        cf_jw_newline(&j);
+    } else if (!a->quiet) {
         fprintf(c->out, "wrote %" PRIu64 " rows of %zu column%s to %s in %.2f s\n", done, v->n,
                 v->n == 1 ? "" : "s", a->out, cf_cli_now_s() - v->p.t0);
+    }
 out:
     for (size_t i = 0; w != NULL && i < v->n; i++)
         cf_writer_free(w[i]); /* unfinished: nothing appears at its path */
@@ -418,6 +484,43 @@ out:
     return rc;
 }
 
+/* --json after a load: the table as it now is (read back, without a lock). */
+static int table_json(pqconv *v, uint64_t rows)
+{
+    cf_table_options o;
+    cf_table_options_init(&o);
+    o.read_only = true;
+    cf_table *t = NULL;
+    cf_error e;
+    cf_status st = cf_table_open_opts(&t, v->a->out, &o, &e);
+    if (st != CF_OK)
+        return cf_cli_lib_fail(v->c, v->a->out, st, &e);
+    cf_jw j;
+    json_head(v, &j, "table", rows);
+    cf_jw_key(&j, "table");
+    cf_jw_cstr(&j, v->a->out);
+    cf_jw_key(&j, "columns");
+    cf_jw_arr_begin(&j);
+    for (size_t i = 0; i < v->n; i++) {
+        cf_jw_obj_begin(&j);
+        json_column(&j, &v->k[i]);
+        cf_jw_obj_end(&j);
+    }
+    cf_jw_arr_end(&j);
+    const cf_rs_schema *s = cf_table_schema(t);
+    cf_jw_key(&j, "key");
+    cf_jw_arr_begin(&j);
+    for (size_t i = 0; i < cf_rs_schema_nkeys(s); i++)
+        cf_jw_cstr(&j, cf_rs_schema_column(s, i)->name);
+    cf_jw_arr_end(&j);
+    cf_jw_key(&j, "rowsets");
+    cf_jw_uint(&j, cf_table_rowset_count(t));
+    cf_jw_obj_end(&j);
+    cf_jw_newline(&j);
+    cf_table_free(t);
+    return 0;
+}
+
 static int to_table(pqconv *v)
 {
     cf_cli *c = v->c;
@@ -433,7 +536,9 @@ static int to_table(pqconv *v)
                            "--key COL[,COL...] to create one",
                            a->has_ts, a->ts, a->lock_ms, load_parquet, &t, &rows);
     cf_cli_progress_end(&v->p);
-    if (rc == 0 && !a->quiet)
+    if (rc == 0 && a->json)
+        rc = table_json(v, rows);
+    else if (rc == 0 && !a->quiet)
         fprintf(c->out, "imported %" PRIu64 " rows into %s in %.2f s\n", rows, a->out,
                 cf_cli_now_s() - v->p.t0);
     cf_rs_schema_free(ns);

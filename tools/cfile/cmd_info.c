@@ -44,9 +44,11 @@ const char cf_cmd_info_usage[] =
     "             bytes, coloured by kind and encoding, its logical size and NULL\n"
     "             share marked, both B-trees drawn over the blocks they point at;\n"
     "             hover a shape for its offsets, sizes and statistics. Reads every\n"
-    "             block as --blocks does. A Parquet file gets its row groups, column\n"
-    "             chunks and pages (as `cfile parquet meta --svg`); HFiles are not\n"
-    "             drawn (exit 3)\n"
+    "             block as --blocks does. A BloomFile gets its bloom blocks by\n"
+    "             offset under its B-tree index. A Parquet file gets its row\n"
+    "             groups, column chunks and pages (as `cfile parquet meta --svg`);\n"
+    "             HFiles are not drawn (exit 3). OUT '-' writes the picture to\n"
+    "             standard output, and the report (text or JSON) to standard error\n"
     "  --help     this text\n";
 
 /* ---- per-block statistics (--blocks) ---------------------------------------------------- */
@@ -477,8 +479,8 @@ static void root(cf_jw *w, const char *key, bool has, uint64_t off, uint32_t siz
 }
 
 /* --svg: the blocks as svg_cfile.c takes them. */
-static cf_status draw(const char *out, const char *path, const cf_reader *r, const blk_list *l,
-                      cf_error *err)
+static cf_status draw(const char *out, FILE *std, const char *path, const cf_reader *r,
+                      const blk_list *l, cf_error *err)
 {
     cf_svg_cblock *v = calloc(l->n ? l->n : 1, sizeof(*v));
     if (v == NULL) {
@@ -512,7 +514,7 @@ static cf_status draw(const char *out, const char *path, const cf_reader *r, con
             }
         }
     }
-    cf_status st = cf_svg_cfile(out, path, r, kind_of(r), v, l->n, err);
+    cf_status st = cf_svg_cfile(out, std, path, r, kind_of(r), v, l->n, err);
     free(v);
     return st;
 }
@@ -717,9 +719,10 @@ static int parquet_info(cf_cli *c, const char *path, bool json, const char *svg)
     if (st != CF_OK)
         return cf_cli_lib_fail(c, path, st, &err);
     const cf_parquet_file_meta *m = cf_parquet_meta(pq);
+    FILE *rep = svg != NULL && strcmp(svg, "-") == 0 ? c->err : c->out; /* as for a CFile */
     if (json) {
         cf_jw w;
-        cf_jw_init(&w, c->out);
+        cf_jw_init(&w, rep);
         cf_jw_obj_begin(&w);
         cf_jw_key(&w, "format");
         cf_jw_cstr(&w, "parquet");
@@ -743,11 +746,11 @@ static int parquet_info(cf_cli *c, const char *path, bool json, const char *svg)
         cf_jw_obj_end(&w);
         cf_jw_newline(&w);
     } else {
-        fprintf(c->out, "%s: Apache Parquet (format version %" PRId32 ")\n", path, m->version);
+        fprintf(rep, "%s: Apache Parquet (format version %" PRId32 ")\n", path, m->version);
         if (m->has_created_by)
-            fprintf(c->out, "created by:  %.*s\n", (int)m->created_by.len,
+            fprintf(rep, "created by:  %.*s\n", (int)m->created_by.len,
                     (const char *)m->created_by.data);
-        fprintf(c->out,
+        fprintf(rep,
                 "rows:        %" PRId64 "\nrow groups:  %" PRIu32 "\ncolumns:     %" PRIu32
                 "\nsize:        %" PRIu64 " bytes (footer %" PRIu32 ")\n"
                 "see `cfile parquet meta %s` and `cfile parquet schema %s`\n",
@@ -827,22 +830,25 @@ int cf_cmd_info(cf_cli *c, int argc, char **argv)
             err = serr;
         }
     }
-    bool color = !json && cf_out_color(c->out);
+    /* With the picture on stdout (--svg -), the report goes with the diagnostics,
+     * as `cfile write`'s summary does when its OUT is '-'. */
+    FILE *rep = svg != NULL && strcmp(svg, "-") == 0 ? c->err : c->out;
+    bool color = !json && cf_out_color(rep);
     if (json) {
-        info_json(c->out, r, blocks ? &bl : NULL);
+        info_json(rep, r, blocks ? &bl : NULL);
     } else {
-        info_text(c->out, color, path, r);
+        info_text(rep, color, path, r);
         if (blocks) {
-            fputc('\n', c->out);
-            blocks_text(c->out, color, &bl);
-            framing_line(c->out, r, &bl);
+            fputc('\n', rep);
+            blocks_text(rep, color, &bl);
+            framing_line(rep, r, &bl);
         }
     }
     int rc = CF_EXIT_OK;
     if (svg != NULL) {
         /* Drawn even when damaged: the red blocks are the point then. */
         cf_error serr = {0};
-        cf_status sst = draw(svg, path, r, &bl, &serr);
+        cf_status sst = draw(svg, c->out, path, r, &bl, &serr);
         if (sst != CF_OK)
             rc = cf_cli_lib_fail(c, svg, sst, &serr);
     }

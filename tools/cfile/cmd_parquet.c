@@ -62,7 +62,8 @@ const char cf_cmd_parquet_usage[] =
     "              index, bloom filters and the footer, the bytes each codec saved,\n"
     "              and a row group x column grid of chunk sizes; hover a shape for\n"
     "              its offsets, sizes and encodings. Pages that cannot be read are\n"
-    "              left out of the picture and exit 1\n"
+    "              left out of the picture and exit 1. OUT '-' writes the picture\n"
+    "              to standard output and the report to standard error\n"
     "  -n N, --limit N  dump and head: at most N rows (from --rows' start), as\n"
     "              `cfile dump --limit`; head's default is 10\n"
     "  --help      this text\n";
@@ -858,10 +859,12 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
         cf_parquet_free(pq);
         return rc;
     }
+    /* With the picture on stdout (--svg -), the report goes to stderr. */
+    FILE *rep = svg != NULL && strcmp(svg, "-") == 0 ? c->err : c->out;
     if (is_meta && json)
-        meta_json(c->out, pq);
+        meta_json(rep, pq);
     else if (is_meta)
-        meta_text(c->out, path, pq);
+        meta_text(rep, path, pq);
     else if (json)
         schema_json(c->out, pq);
     else

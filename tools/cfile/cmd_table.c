@@ -67,7 +67,8 @@ const char cf_cmd_table_usage[] =
     "info --svg OUT also draws the table as an SVG picture into OUT (created\n"
     "  atomically): every rowset as a bar over its key range (overlapping ranges in\n"
     "  separate lanes), with its column, bloom, key index and delta files stacked by\n"
-    "  size under it; hover a shape for its keys, rows, deltas and sizes.\n"
+    "  size under it; hover a shape for its keys, rows, deltas and sizes. OUT '-'\n"
+    "  writes the picture to standard output and the report to standard error.\n"
     "--as-of TS shows the table with every change at timestamp <= TS.\n"
     "--limit N (scan) prints at most the first N matching rows.\n"
     "--threads N|auto (scan): threads that read the columns (default auto: one per\n"
@@ -959,7 +960,9 @@ static int cmd_info(cf_cli *c, const char *dir, targs *t)
         cf_table_free(tb);
         return cf_cli_fail(c, "out of memory");
     }
-    FILE *o = c->out;
+    /* With the picture on stdout (--svg -), the report goes with the diagnostics,
+     * as `cfile write`'s summary does when its OUT is '-'. */
+    FILE *o = t->svg != NULL && strcmp(t->svg, "-") == 0 ? c->err : c->out;
     if (t->json) {
         cf_jw w;
         cf_jw_init(&w, o);
@@ -1037,7 +1040,7 @@ static int cmd_info(cf_cli *c, const char *dir, targs *t)
     int rc2 = CF_EXIT_OK;
     if (t->svg != NULL) {
         cf_error e = {0};
-        cf_status st = cf_svg_table(t->svg, dir, tb, &e);
+        cf_status st = cf_svg_table(t->svg, c->out, dir, tb, &e);
         if (st != CF_OK)
             rc2 = lib_fail(c, t->svg, st, &e);
     }

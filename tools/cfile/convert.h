@@ -36,6 +36,7 @@ typedef struct cf_pq_convert_args {
     uint64_t ts;
     uint32_t lock_ms;
     bool progress, quiet;
+    bool json; /* the summary as one JSON document (replaces the line) */
 } cf_pq_convert_args;
 
 /* Parquet -> one CFile, one CFile per column, or a table (cmd_convert_pq.c). */

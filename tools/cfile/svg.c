@@ -355,7 +355,7 @@ char *cf_svg_render(cf_svg *g, double height, const char *title, size_t *len)
 }
 
 cf_status cf_svg_finish(cf_svg *g, double height, const char *title, const char *path,
-                        cf_error *err)
+                        FILE *std, cf_error *err)
 {
     size_t len = 0;
     char *doc = cf_svg_render(g, height, title, &len);
@@ -365,6 +365,12 @@ cf_status cf_svg_finish(cf_svg *g, double height, const char *title, const char 
             snprintf(err->msg, sizeof(err->msg), "out of memory drawing the picture");
         }
         return CF_ENOMEM;
+    }
+    if (strcmp(path, "-") == 0) {
+        /* A short write leaves std's error flag set: cf_cli_main reports it. */
+        fwrite(doc, 1, len, std);
+        free(doc);
+        return CF_OK;
     }
     cf_io *io = NULL;
     cf_status st = cf_io_create_file(&io, path, err);

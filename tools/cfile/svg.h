@@ -63,10 +63,11 @@ void cf_svg_text_bytes(cf_svg *g, double x, double y, const char *anchor, const 
 double cf_svg_legend(cf_svg *g, double x, double y, const char *cls, const char *fill,
                      const char *label);
 
-/* Set the document height and write the whole document to path atomically.
+/* Set the document height and write the whole document to path atomically, or
+ * to std when path is "-" (a failed write is caught where the tool flushes it).
  * CF_EIO etc. from cf_io with err set; nothing is left at path on failure. */
 cf_status cf_svg_finish(cf_svg *g, double height, const char *title, const char *path,
-                        cf_error *err);
+                        FILE *std, cf_error *err);
 /* The whole document as it would be written (for tests); caller frees with free(). */
 char *cf_svg_render(cf_svg *g, double height, const char *title, size_t *len);
 
@@ -102,7 +103,8 @@ typedef void (*cf_svg_tip_fn)(cf_svg *g, void *ctx, size_t i);
 void cf_svg_lane(cf_svg *g, const cf_svg_item *it, size_t n, double left, double scale, double y,
                  double h, double min_px, const char *noun, cf_svg_tip_fn tip, void *ctx);
 
-/* ---- the pictures ---------------------------------------------------------------------- */
+/* ---- the pictures ----------------------------------------------------------------------
+ * Each takes out_path "-" to mean std (the command's standard output). */
 
 /* One block of a CFile as `cfile info --blocks` found it. */
 typedef struct cf_svg_cblock {
@@ -123,19 +125,22 @@ typedef struct cf_svg_cblock {
 } cf_svg_cblock;
 
 /* The layout of a CFile (svg_cfile.c): blocks b[0..n) in file order. */
-cf_status cf_svg_cfile(const char *out_path, const char *file_path, const cf_reader *r,
+cf_status cf_svg_cfile(const char *out_path, FILE *std, const char *file_path, const cf_reader *r,
                        const char *kind, const cf_svg_cblock *b, size_t n, cf_error *err);
 
 /* The layout of a Parquet file (svg_parquet.c). Pages are walked (CRCs not
  * checked); a chunk whose pages cannot be read is drawn as far as they could,
  * and its error goes to *damage / damage_err (the first one; CF_OK if none).
  * Returns the status of writing the picture. */
-cf_status cf_svg_parquet(const char *out_path, const char *file_path, const cf_parquet *pq,
-                         cf_status *damage, cf_error *damage_err, cf_error *err);
+cf_status cf_svg_parquet(const char *out_path, FILE *std, const char *file_path,
+                         const cf_parquet *pq, cf_status *damage, cf_error *damage_err,
+                         cf_error *err);
 /* The layout of a table (svg_table.c): its rowsets on a key axis, with their files. */
-cf_status cf_svg_table(const char *out_path, const char *dir, cf_table *tb, cf_error *err);
+cf_status cf_svg_table(const char *out_path, FILE *std, const char *dir, cf_table *tb,
+                       cf_error *err);
 
-/* --svg OUT for a Parquet file as a command does it: exit code, messages on c->err. */
+/* --svg OUT for a Parquet file as a command does it: exit code, messages on c->err;
+ * OUT "-" is c->out. */
 int cf_cli_svg_parquet_cmd(cf_cli *c, const char *path, const cf_parquet *pq, const char *out);
 
 #endif

@@ -445,7 +445,7 @@ static void draw_axis(cf_svg *g, const layout *L, double y)
     }
 }
 
-cf_status cf_svg_cfile(const char *out_path, const char *file_path, const cf_reader *r,
+cf_status cf_svg_cfile(const char *out_path, FILE *std, const char *file_path, const cf_reader *r,
                        const char *kind, const cf_svg_cblock *b, size_t n, cf_error *err)
 {
     const cf_file_info *in = cf_reader_info(r);
@@ -731,7 +731,7 @@ cf_status cf_svg_cfile(const char *out_path, const char *file_path, const cf_rea
 
     char title[160];
     snprintf(title, sizeof(title), "layout of a %s", kind);
-    st = cf_svg_finish(&g, y, title, out_path, err);
+    st = cf_svg_finish(&g, y, title, out_path, std, err);
 out:
     if (st == CF_ENOMEM && err != NULL) {
         err->code = CF_ENOMEM;

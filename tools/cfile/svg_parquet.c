@@ -347,8 +347,9 @@ static void axis(cf_svg *g, const pq_ctx *c, double y)
     }
 }
 
-cf_status cf_svg_parquet(const char *out_path, const char *file_path, const cf_parquet *pq,
-                         cf_status *damage, cf_error *damage_err, cf_error *err)
+cf_status cf_svg_parquet(const char *out_path, FILE *std, const char *file_path,
+                         const cf_parquet *pq, cf_status *damage, cf_error *damage_err,
+                         cf_error *err)
 {
     const cf_parquet_file_meta *m = cf_parquet_meta(pq);
     pq_ctx c = {0};
@@ -688,7 +689,7 @@ cf_status cf_svg_parquet(const char *out_path, const char *file_path, const cf_p
 
     char title[64];
     snprintf(title, sizeof(title), "layout of a Parquet file");
-    st = cf_svg_finish(&g, y, title, out_path, err);
+    st = cf_svg_finish(&g, y, title, out_path, std, err);
 out:
     if (st == CF_ENOMEM && err != NULL) {
         err->code = CF_ENOMEM;
@@ -707,7 +708,7 @@ int cf_cli_svg_parquet_cmd(cf_cli *c, const char *path, const cf_parquet *pq, co
 {
     cf_status damage = CF_OK;
     cf_error derr = {0}, err = {0};
-    cf_status st = cf_svg_parquet(out, path, pq, &damage, &derr, &err);
+    cf_status st = cf_svg_parquet(out, c->out, path, pq, &damage, &derr, &err);
     if (st != CF_OK)
         return cf_cli_lib_fail(c, out, st, &err);
     /* Drawn as far as the pages could be read; the damage still fails the run. */

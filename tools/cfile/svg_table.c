@@ -189,7 +189,8 @@ static void rowset_tip(cf_svg *g, const cf_rs_schema *sc, const rsv *r)
     }
 }
 
-cf_status cf_svg_table(const char *out_path, const char *dir, cf_table *tb, cf_error *err)
+cf_status cf_svg_table(const char *out_path, FILE *std, const char *dir, cf_table *tb,
+                       cf_error *err)
 {
     const cf_rs_schema *sc = cf_table_schema(tb);
     size_t n = cf_table_rowset_count(tb);
@@ -415,7 +416,7 @@ cf_status cf_svg_table(const char *out_path, const char *dir, cf_table *tb, cf_e
     }
     cf_out_str_dispose(&ks);
     y += 12;
-    st = cf_svg_finish(&g, y, "layout of a table", out_path, err);
+    st = cf_svg_finish(&g, y, "layout of a table", out_path, std, err);
 out:
     if (st == CF_ENOMEM && err != NULL) {
         err->code = CF_ENOMEM;
