@@ -43,13 +43,13 @@ nullable columns. pandas (optional): Reader.to_pandas() is a Series (nullable
 integer dtypes for nullable ints), Table/Scan.to_pandas() a DataFrame.
 
 Arrow: readers, cfile.columns({...}) (CFiles side by side), tables and their
-scans, and HFiles implement the Arrow PyCapsule interface (__arrow_c_stream__,
-__arrow_c_schema__), so pyarrow, polars and DuckDB read them directly; see
-cfile.arrow.
+scans, HFiles and Parquet files (and their select([...]) of fields) implement the
+Arrow PyCapsule interface (__arrow_c_stream__, __arrow_c_schema__), so pyarrow,
+polars and DuckDB read them directly; see cfile.arrow.
 
 Other formats: cfile.table (tables: scan/get/insert/update/delete), cfile.hfile
 (HBase HFiles), cfile.bloom (BloomFile probes), cfile.delta (DeltaFiles),
-cfile.parquet (Parquet: rows, and writing).
+cfile.parquet (Parquet: rows, Arrow streams, and writing).
 
 Errors from the library raise CFileError(status, message); .status is the
 cf_status code (cfile.ECORRUPT, cfile.EIO, ...). Readers and writers free their

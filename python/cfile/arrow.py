@@ -1,6 +1,6 @@
 """Arrow PyCapsule interface: cfile objects as Arrow streams (no pyarrow needed).
 
-Readers, table scans, HFiles (and Parquet files) have
+Readers, table scans, HFiles and Parquet files have
 
     obj.__arrow_c_stream__(requested_schema=None)  -> PyCapsule "arrow_array_stream"
     obj.__arrow_c_schema__()                       -> PyCapsule "arrow_schema"

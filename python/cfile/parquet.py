@@ -16,8 +16,11 @@ Python's years 1..9999); TIME and TIMESTAMP int counts of the schema's unit
 UUID uuid.UUID; lists list; maps a list of (key, value) pairs; groups dict; NULL None.
 Lists and maps in legacy layouts are read as DuckDB reads them.
 
-An Arrow stream (__arrow_c_stream__) of Parquet files is not offered yet: it needs
-the library's Arrow export of Parquet columns.
+Arrow: a ParquetFile is an Arrow stream source (the PyCapsule interface,
+cfile.arrow): pq.__arrow_c_stream__() gives record batches with one child per
+top-level field (nested fields as struct, list and map), as the library's
+cf_arrow_stream_parquet exports them; pq.select(["a", "b"]) is a source of only
+those fields. Each stream reads through a handle of its own.
 """
 
 import ctypes
@@ -27,6 +30,7 @@ import struct
 import uuid
 
 from . import _lib
+from . import arrow as _arrow
 from ._lib import CSlice
 
 _P = ctypes.c_void_p
@@ -98,6 +102,7 @@ _lib.declare({
     "cf_parquet_records_schema": (ctypes.POINTER(CArray), [_P]),
     "cf_parquet_records_next": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.POINTER(CArray)), _E]),
     "cf_parquet_records_free": (None, [_P]),
+    "cf_arrow_stream_parquet": (ctypes.c_int, [_P, _P, ctypes.POINTER(CRecordsOptions), _P, _E]),
 })
 
 _EPOCH = datetime.date(1970, 1, 1)
@@ -205,12 +210,33 @@ def _values(a, leaves):
     return [leaf.value(a, i) if present[i] else None for i in range(n)]
 
 
-class ParquetFile:
+def _open_c(source, data):
+    """A library handle of its own on the file: (cf_parquet*, cf_io* or None)."""
+    lib = _lib.lib()
+    out = ctypes.c_void_p()
+    err = _lib.CError()
+    if data is None:
+        _lib.check(lib.cf_parquet_open_file(ctypes.byref(out), source, None, ctypes.byref(err)),
+                   err)
+        return out.value, None
+    io = ctypes.c_void_p()
+    _lib.check(lib.cf_io_open_mem(ctypes.byref(io), ctypes.addressof(data), len(data) - 1,
+                                  ctypes.byref(err)), err)
+    st = lib.cf_parquet_open(ctypes.byref(out), io.value, None, ctypes.byref(err))
+    if st != _lib.OK:
+        lib.cf_io_free(io.value)
+        _lib.check(st, err)
+    return out.value, io.value
+
+
+class ParquetFile(_arrow.StreamSource):
     """An open Parquet file (a path or the file's bytes)."""
 
     def __init__(self, source):
         self._pq = None
         self._io = None
+        self._data = None
+        self._path = None
         lib = _lib.lib()
         out = ctypes.c_void_p()
         err = _lib.CError()
@@ -226,7 +252,8 @@ class ParquetFile:
                 _lib.check(st, err)
         else:
             p = source.__fspath__() if hasattr(source, "__fspath__") else source
-            _lib.check(lib.cf_parquet_open_file(ctypes.byref(out), p.encode(), None,
+            self._path = p.encode() if isinstance(p, str) else bytes(p)
+            _lib.check(lib.cf_parquet_open_file(ctypes.byref(out), self._path, None,
                                                 ctypes.byref(err)), err)
         self._pq = out.value
         self.num_rows = lib.cf_parquet_num_rows(self._pq)
@@ -258,16 +285,24 @@ class ParquetFile:
                                                ctypes.byref(err)), err)
         return r.value
 
+    def _fields(self, columns):
+        """Field indexes of columns (names or indexes), or None for all."""
+        if columns is None:
+            return None
+        idx = {n: i for i, n in enumerate(self.columns)}
+        try:
+            fields = [idx[c] if isinstance(c, str) else int(c) for c in columns]
+        except KeyError as e:
+            raise KeyError("no column %s (columns: %s)" % (e, ", ".join(self.columns))) \
+                from None
+        for f in fields:
+            if not 0 <= f < len(self.columns):
+                raise IndexError("column %d of %d" % (f, len(self.columns)))
+        return fields
+
     def batches(self, columns=None, batch_rows=None):
         """Lists of row dicts (top-level fields, in `columns` order when given)."""
-        fields = None
-        if columns is not None:
-            idx = {n: i for i, n in enumerate(self.columns)}
-            try:
-                fields = [idx[c] if isinstance(c, str) else int(c) for c in columns]
-            except KeyError as e:
-                raise KeyError("no column %s (columns: %s)" % (e, ", ".join(self.columns))) \
-                    from None
+        fields = self._fields(columns)
         lib = _lib.lib()
         r = self._records(fields, batch_rows)
         try:
@@ -301,6 +336,38 @@ class ParquetFile:
         rows = self.read(columns)
         return pd.DataFrame(rows, columns=list(columns) if columns else self.columns)
 
+    def select(self, columns):
+        """An Arrow stream source of only these top-level fields, in this order."""
+        return _Selection(self, self._fields(columns))
+
+    def _arrow_stream(self, o, ptr, fields=None):
+        self._ptr()
+        h, io = _open_c(self._path, self._data)
+        lib = _lib.lib()
+        ro = CRecordsOptions()
+        lib.cf_parquet_records_options_init(ctypes.byref(ro))
+        ro.batch_rows = o.batch_rows or 65536  # 0: CF_ARROW_BATCH_ROWS, as the library's default
+        arr = None
+        if fields is not None:
+            arr = (ctypes.c_uint32 * max(len(fields), 1))(*fields)
+            ro.fields = arr
+            ro.field_count = len(fields)
+        err = _lib.CError()
+        st = lib.cf_arrow_stream_parquet(ptr, h, ctypes.byref(ro), ctypes.byref(o),
+                                         ctypes.byref(err))
+        keep = [self._data, arr]  # the bytes a memory io reads, the field list
+
+        def cleanup():
+            lib.cf_parquet_free(h)
+            if io:
+                lib.cf_io_free(io)
+            keep.clear()
+
+        if st != _lib.OK:
+            cleanup()
+            _lib.check(st, err)
+        return cleanup
+
     def close(self):
         lib = _lib._lib
         if self._pq:
@@ -322,6 +389,17 @@ class ParquetFile:
             self.close()
         except Exception:
             pass
+
+
+class _Selection(_arrow.StreamSource):
+    """Some top-level fields of a ParquetFile as an Arrow stream source."""
+
+    def __init__(self, pq, fields):
+        self._pq = pq
+        self._fields = fields
+
+    def _arrow_stream(self, o, ptr):
+        return self._pq._arrow_stream(o, ptr, self._fields)
 
 
 def open(source):

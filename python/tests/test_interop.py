@@ -17,6 +17,7 @@ sys.path.insert(0, HERE)
 
 import cfile  # noqa: E402
 import cfile.hfile  # noqa: E402
+import cfile.parquet  # noqa: E402
 import cfile.table  # noqa: E402
 from arrow_consumer import StreamError, consume  # noqa: E402
 
@@ -188,6 +189,54 @@ class CapsuleTest(unittest.TestCase):
                                      "timestamp": "l", "type": "u", "value": "z"})
                 self.assertEqual(list(zip(*[cols[k] for k in f])), cells)
 
+    def test_parquet_stream(self):
+        rows = [{"id": i, "name": None if i % 3 == 0 else "n\u00e9%d" % i,
+                 "tags": None if i % 5 == 0 else [i, -i], "f": None if i % 7 == 0 else i / 4}
+                for i in range(300)]
+        schema = "id INT64, name STRING NULL, tags INT32[] NULL, f DOUBLE NULL"
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "f.parquet")
+            cfile.parquet.write(p, rows, schema, row_group_rows=100)
+            with cfile.parquet.open(p) as pq:
+                cap = pq.__arrow_c_stream__(batch_rows=64)
+                cfile.arrow.stream_pointer(cap)  # a capsule named "arrow_array_stream"
+                f, cols = consume(cap)
+                self.assertEqual(f, {"id": "l", "name": "u", "tags": "+l", "f": "g"})
+                for k in f:
+                    self.assertEqual(cols[k], [r[k] for r in rows], k)
+                # Only some fields, in the order asked for.
+                f, cols = consume(pq.select(["f", "id"]).__arrow_c_stream__())
+                self.assertEqual(list(f), ["f", "id"])
+                self.assertEqual(cols["id"], list(range(300)))
+                scap = pq.__arrow_c_schema__()  # owns the schema: kept while it is read
+                sch = cfile.arrow.schema_pointer(scap).contents
+                self.assertEqual(sch.format, b"+s")
+                self.assertEqual(sch.n_children, 4)
+                self.assertEqual(sch.children[2].contents.name, b"tags")
+                with self.assertRaises(KeyError):
+                    pq.select(["nope"])
+                cap = pq.__arrow_c_stream__()
+            # The stream reads through a handle of its own: still good after close.
+            self.assertEqual(consume(cap)[1]["id"], list(range(300)))
+            # The file's bytes, not its path.
+            with open(p, "rb") as fh:
+                data = fh.read()
+            with cfile.parquet.open(data) as pq:
+                self.assertEqual(consume(pq.__arrow_c_stream__())[1]["name"],
+                                 [r["name"] for r in rows])
+        gc.collect()
+        self.assertEqual(cfile.arrow.live_streams(), self.live)
+
+    def test_parquet_stream_utf8_rule(self):
+        # utf8="binary": STRING columns go out as Arrow binary, every byte kept.
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "f.parquet")
+            cfile.parquet.write(p, [{"s": "ok"}, {"s": None}], "s STRING NULL")
+            with cfile.parquet.open(p) as pq:
+                f, cols = consume(pq.__arrow_c_stream__(utf8="binary"))
+                self.assertEqual(f, {"s": "z"})
+                self.assertEqual(cols["s"], [b"ok", None])
+
 
 DUCKDB = os.environ.get("CF_DUCKDB_LIB")
 
@@ -275,6 +324,16 @@ class DuckDBTest(unittest.TestCase):
                                    sum(len(r["s"]) for r in want),
                                    sum(len(r["tags"]) for r in want if r["tags"])])
             t.close()
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "f.parquet")
+            rows = [{"id": i, "s": None if i % 4 == 0 else "v%d" % i} for i in range(5000)]
+            cfile.parquet.write(p, rows, "id INT64, s STRING NULL", row_group_rows=1000)
+            with cfile.parquet.open(p) as pq:
+                self.load(pq, "p1", batch_rows=700)
+            self.assertEqual(self.query("SELECT count(*), sum(id), count(s), sum(length(s)) "
+                                        "FROM p1"),
+                             [[5000, sum(range(5000)), sum(r["s"] is not None for r in rows),
+                               sum(len(r["s"]) for r in rows if r["s"])]])
         with cfile.open(cfile.dumps(list(range(-500, 500)), "INT16")) as r:
             self.load(r, "c1")
             self.assertEqual(self.query("SELECT count(*), sum(value), min(value) FROM c1"),

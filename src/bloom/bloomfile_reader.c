@@ -117,6 +117,10 @@ typedef struct bverify {
     cf_status first;
     cf_error first_err;
     uint32_t logical_size; /* of the block read last */
+    /* Of the index block being reported (so `cfile info --svg` can draw the tree
+     * as it does a CFile's: pre-order, each block's depth and entries). */
+    uint32_t index_entries;
+    unsigned index_level;
 } bverify;
 
 static void breport(bverify *v, const char *kind, cf_block_ptr p, cf_status st, const cf_error *e)
@@ -127,10 +131,13 @@ static void breport(bverify *v, const char *kind, cf_block_ptr p, cf_status st, 
     }
     if (v->fn != NULL) {
         cf_block_report rep = {kind, p.off, p.size, 0, 0, st, st == CF_OK ? NULL : e->msg,
-                               st == CF_OK ? v->logical_size : 0, 0, 0, 0};
+                               st == CF_OK ? v->logical_size : 0, 0, v->index_entries,
+                               v->index_level};
         v->fn(v->ctx, &rep);
     }
     v->logical_size = 0;
+    v->index_entries = 0;
+    v->index_level = 0;
 }
 
 static cf_status bread(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out, cf_error *err)
@@ -144,9 +151,10 @@ static cf_status bread(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice *o
 static cf_status bvisit(void *vctx, unsigned level, cf_block_ptr ptr, const cf_index_block *ib,
                         cf_error *err)
 {
-    (void)level;
-    (void)ib;
-    breport(vctx, "value index", ptr, CF_OK, err);
+    bverify *v = vctx;
+    v->index_entries = ib->count;
+    v->index_level = level;
+    breport(v, "value index", ptr, CF_OK, err);
     return CF_OK;
 }
 
@@ -155,7 +163,7 @@ cf_status cf_bloom_reader_verify(const cf_bloom_reader *b, cf_verify_fn fn, void
 {
     const cf_file_info *fi = cf_reader_info(b->r);
     cf_block_ptr root = {fi->validx_root_off, fi->validx_root_size};
-    bverify v = {b->r, fn, ctx, 0, CF_OK, {0}, 0};
+    bverify v = {b->r, fn, ctx, 0, CF_OK, {0}, 0, 0, 0};
     cf_error e = {0};
     if (damaged != NULL)
         *damaged = 0;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "out.h"
 #include "support_cli.h"
 #include "test_common.h"
 
@@ -250,7 +251,8 @@ static void test_json_habits__parquet_dump_limit(void **state)
     /* JSON Lines stop after N rows, from --rows' start. */
     CLI(&r, "parquet", "dump", "--limit", "2", "--rows", "5..", f);
     EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"foo\": \"05\"}\n{\"foo\": \"06\"}\n");
+    /* in the one compact style of every --json (no spaces) */
+    assert_string_equal(r.out, "{\"foo\":\"05\"}\n{\"foo\":\"06\"}\n");
     done(&r);
     CLI(&r, "parquet", "head", "--limit", "1", f);
     EXPECT_RC(r, 0);
@@ -511,6 +513,132 @@ static void test_json_habits__convert(void **state)
     rm_rf(dir);
 }
 
+/* Every output line of a run is one compact JSON document (a report has one
+ * line, a row stream one per row). */
+static void expect_json_lines(const char *what, const run *r)
+{
+    if (r->rc != 0)
+        fail_msg("%s: exit %d: %.300s", what, r->rc, r->err);
+    if (r->out_len == 0 || r->out[r->out_len - 1] != '\n')
+        fail_msg("%s: no JSON on stdout", what);
+    const char *p = r->out;
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        char msg[160];
+        cf_json_doc doc;
+        if (cf_json_parse(&doc, p, (size_t)(e - p), msg, sizeof(msg)) != 0)
+            fail_msg("%s: not JSON (%s): %.200s", what, msg, p);
+        cf_json_doc_dispose(&doc);
+        /* compact: no space outside strings */
+        bool in_str = false;
+        for (const char *q = p; q < e; q++) {
+            if (*q == '"' && (q == p || q[-1] != '\\'))
+                in_str = !in_str;
+            if (!in_str && (*q == ' ' || *q == '\t'))
+                fail_msg("%s: not compact: %.200s", what, p);
+        }
+        p = e + 1;
+    }
+}
+
+/* `--json` on every command that reports something (issue 18): each run below
+ * exits 0 with compact JSON on stdout. `completion` prints a script, and the
+ * picture of --svg - is SVG: those are the only outputs that are not JSON. */
+static void test_json_habits__every_reporting_command(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cf_habits_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char jl[128], cf[128], cf2[128], keys[128], bl[128], t[128], csv[128], delta[128], hf[128],
+        hf2[128], pq[128], pq2[128], cdir[128], spec[512], hfile[512], pqin[512];
+    snprintf(jl, sizeof(jl), "%s/v.jsonl", dir);
+    snprintf(cf, sizeof(cf), "%s/v.cfile", dir);
+    snprintf(cf2, sizeof(cf2), "%s/from-parquet", dir);
+    snprintf(keys, sizeof(keys), "%s/keys.txt", dir);
+    snprintf(bl, sizeof(bl), "%s/k.bloom", dir);
+    snprintf(t, sizeof(t), "%s/t", dir);
+    snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
+    snprintf(delta, sizeof(delta), "%s/d.delta", dir);
+    snprintf(hf, sizeof(hf), "%s/h.hfile", dir);
+    snprintf(hf2, sizeof(hf2), "%s/cells.jsonl", dir);
+    snprintf(pq, sizeof(pq), "%s/p.parquet", dir);
+    snprintf(pq2, sizeof(pq2), "%s/q.parquet", dir);
+    snprintf(cdir, sizeof(cdir), "%s/cols", dir);
+    snprintf(spec, sizeof(spec), "%s/golden-delta/redo-basic/spec.json", cf_test_shared_dir());
+    snprintf(hfile, sizeof(hfile), "%s/hfile/gohfile_simple_v1.hfile", cf_test_shared_dir());
+    snprintf(pqin, sizeof(pqin), "%s/parquet/pt_binary/pt_binary.parquet", cf_test_shared_dir());
+    write_str(jl, "1\n2\n3\n");
+    write_str(keys, "a\nb\n");
+    write_str(csv, "id,name\n1,a\n2,b\n");
+    write_str(hf2, "{\"row\":\"r\",\"family\":\"f\",\"qualifier\":\"q\",\"timestamp\":1,"
+                   "\"type\":\"Put\",\"value\":\"v\"}\n");
+    char *cases[][12] = {
+        {"write", "--json", "--type", "INT64", jl, cf},
+        {"info", "--json", cf},
+        {"info", "--json", "--blocks", cf},
+        {"verify", "--json", cf},
+        {"seek", "--json", cf, "--ordinal", "1"},
+        {"dump", "--json", cf},
+        {"dump", "--json", "--limit", "1", cf},
+        {"head", "--json", cf},
+        {"demo", "--json", "--dir", cdir, "--rows", "10"},
+        {"bloom", "write", "--json", keys, bl},
+        {"bloom", "probe", "--json", bl, "a"},
+        {"delta", "write", "--json", spec, delta},
+        {"delta", "dump", "--json", delta, "--schema", spec, "--type", "REDO"},
+        {"hfile", "write", "--json", hf, hf2},
+        {"hfile", "meta", "--json", hfile},
+        {"hfile", "info", "--json", hfile},
+        {"hfile", "blocks", "--json", hfile},
+        {"hfile", "stats", "--json", hfile},
+        {"hfile", "dump", "--json", hfile},
+        {"hfile", "check", "--json", hfile},
+        {"hfile", "verify", "--json", hfile},
+        {"hfile", "seek", "--json", hfile, "--hex", "00"},
+        {"hfile", "bloom", "--json", hfile, "x"},
+        {"parquet", "meta", "--json", pqin},
+        {"parquet", "schema", "--json", pqin},
+        {"parquet", "pages", "--json", pqin},
+        {"parquet", "dump", "--json", pqin},
+        {"parquet", "dump", pqin}, /* JSON Lines */
+        {"parquet", "head", pqin},
+        {"parquet", "verify", "--json", pqin},
+        {"parquet", "write", "--json", "--schema", "id INT64, name STRING", "--input", csv,
+         "--bloom", "id", pq},
+        {"parquet", "bloom", "--json", "--column", "id", pq, "1", "7"},
+        {"convert", "--json", pq, "--to", "cfiles", cf2},
+        {"convert", "--json", cf, pq2},
+        {"table", "create", "--json", t, "--schema", "id INT64 KEY, name STRING NULL"},
+        {"table", "import", "--json", t, csv},
+        {"table", "insert", "--json", t, "--row", "id=3,name=c"},
+        {"table", "update", "--json", t, "--key", "3", "--set", "name=d"},
+        {"table", "delete", "--json", t, "--key", "3"},
+        {"table", "flush", "--json", t},
+        {"table", "compact", "--json", t},
+        {"table", "info", "--json", t},
+        {"table", "scan", "--json", t},
+        {"table", "get", "--json", t, "1"},
+        {"bench", "read", "--json", cf, "--iters", "1"},
+        {"bench", "seek", "--json", cf, "--mode", "ordinal", "--n", "10"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        run r;
+        run_argv(&r, NULL, cases[i]);
+        char what[160];
+        snprintf(what, sizeof(what), "cfile %s %s %s", cases[i][0], cases[i][1],
+                 cases[i][2] ? cases[i][2] : "");
+        expect_json_lines(what, &r);
+        done(&r);
+    }
+    /* Every command's --help names --json, but completion's (a script). */
+    for (size_t i = 0; cf_cli_command_name(i) != NULL; i++) {
+        const char *name = cf_cli_command_name(i), *u = cf_cli_command_usage(i);
+        if (strcmp(name, "completion") != 0 && strstr(u, "--json") == NULL)
+            fail_msg("cfile %s --help does not mention --json", name);
+    }
+    rm_rf(dir);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -521,6 +649,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_json_habits__parquet_dump_limit),
         cmocka_unit_test(test_json_habits__parquet_write),
         cmocka_unit_test(test_json_habits__convert),
+        cmocka_unit_test(test_json_habits__every_reporting_command),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

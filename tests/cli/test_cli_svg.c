@@ -317,6 +317,47 @@ static void test_svg__to_stdout(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A BloomFile: its bloom blocks by offset under the value index, drawn above
+ * them; the index node knows how many bloom blocks it points at (the index
+ * entries BloomFile verification reports, as a CFile's does). */
+static void test_svg__bloomfile(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cf_svg_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char f[512], out[128];
+    golden(f, sizeof(f), "bloom-20000keys-512b-multiblock");
+    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    run r;
+    CLI(&r, "info", "--svg", out, f);
+    EXPECT_RC(r, 0);
+    done(&r);
+    char *s = slurp(out);
+    assert_non_null(strstr(s, "<title>layout of a BloomFile</title>"));
+    assert_non_null(strstr(s, ">index L0 root+leaf<"));
+    assert_non_null(strstr(s, "points at 47 bloom blocks, offset 16 .. 24550"));
+    assert_non_null(strstr(s, ">bloom blocks: 47, 24.0 KiB stored, 23.8 KiB logical, 96.4% of the "
+                              "file<"));
+    assert_non_null(strstr(s, "block #0: bloom block\noffset 16 .. 538"));
+    /* No rows or data blocks in a BloomFile's picture, and the index is above
+     * the blocks: its row before the strip's label. */
+    assert_null(strstr(s, "data block ("));
+    assert_null(strstr(s, "rows 0"));
+    const char *idx = strstr(s, ">index L0"), *strip = strstr(s, ">file by offset<");
+    assert_non_null(strip);
+    double iy = atof(strstr(idx - 40, "y=\"") + 3), sy = atof(strstr(strip - 40, "y=\"") + 3);
+    assert_true(iy < sy);
+    free(s);
+    /* --blocks JSON: the index block's entries and level, from verify. */
+    CLI(&r, "info", "--json", "--blocks", f);
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "\"kind\":\"value index\""));
+    assert_non_null(strstr(r.out, "\"index_level\":0,\"index_entries\":47"));
+    done(&r);
+    unlink(out);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -328,6 +369,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_svg__errors),
         cmocka_unit_test(test_svg__parquet_and_table),
         cmocka_unit_test(test_svg__to_stdout),
+        cmocka_unit_test(test_svg__bloomfile),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -164,7 +164,7 @@ static cf_status rows_text(cf_parquet *pq, const cf_parquet_records_options *o, 
             putc('[', m);
             for (uint32_t k = 0; k < b->child_count; k++) {
                 if (k)
-                    fputs(", ", m);
+                    fputs(",", m);
                 cf_pq_put_value(m, b->children[k], i);
             }
             fputs("]\n", m);
@@ -249,7 +249,7 @@ static void test_pq_assemble__three_level_list_arrays(void **state)
     /* One row per batch gives the same rows. */
     char *all = NULL, *one = NULL;
     CF_ASSERT_OK(rows_text(pq, NULL, &all, &err), &err);
-    assert_string_equal(all, "[[1, null, 2]]\n[null]\n[[]]\n[[3]]\n");
+    assert_string_equal(all, "[[1,null,2]]\n[null]\n[[]]\n[[3]]\n");
     cf_parquet_records_options o;
     cf_parquet_records_options_init(&o);
     o.batch_rows = 1;
@@ -298,7 +298,7 @@ static void test_pq_assemble__legacy_lists_and_structs(void **state)
     char *text;
     cf_error err;
     CF_ASSERT_OK(text_of(&f, &text, &err), &err);
-    assert_string_equal(text, "[[7, 8], [], {\"x\": 5}]\n[[], [9], null]\n");
+    assert_string_equal(text, "[[7,8],[],{\"x\":5}]\n[[],[9],null]\n");
     free(text);
     cf_buf_dispose(&f);
 }
@@ -428,13 +428,13 @@ static void test_pq_assemble__corpus_batches_projection_ranges(void **state)
             for (char *s = other; *s; s++)
                 olines += *s == '\n';
             assert_int_equal(olines, nl);
-            /* Each projected line "[v]" ends the full line ", v]". */
+            /* Each projected line "[v]" ends the full line ",v]". */
             const char *fl = all, *ol = other;
             for (size_t i = 0; i < nl; i++) {
                 const char *fe = strchr(fl, '\n'), *oe = strchr(ol, '\n');
                 size_t vlen = (size_t)(oe - ol) - 2; /* without [ and ] */
                 if ((size_t)(fe - fl) < vlen + 2 ||
-                    memcmp(fe - 1 - vlen, ol + 1, vlen) != 0 || fe[-2 - (long)vlen] != ' ')
+                    memcmp(fe - 1 - vlen, ol + 1, vlen) != 0 || fe[-2 - (long)vlen] != ',')
                     fail_msg("%s: row %zu: projected '%.*s' is not the end of '%.*s'",
                              de->d_name, i, (int)(oe - ol), ol, (int)(fe - fl), fl);
                 fl = fe + 1;
@@ -546,12 +546,12 @@ static void test_pq_assemble__cli_head_rows_columns(void **state)
     char *out;
     assert_int_equal(cli(&out, "head", "-n", "2", "--columns", "String_list,Int32_list", path),
                      0);
-    assert_string_equal(out, "{\"String_list\": [\"foo\", \"zero\", \"one\", \"two\"], "
-                             "\"Int32_list\": [0, 1, 2, 3]}\n"
-                             "{\"String_list\": [\"three\"], \"Int32_list\": []}\n");
+    assert_string_equal(out, "{\"String_list\":[\"foo\",\"zero\",\"one\",\"two\"],"
+                             "\"Int32_list\":[0,1,2,3]}\n"
+                             "{\"String_list\":[\"three\"],\"Int32_list\":[]}\n");
     free(out);
     assert_int_equal(cli(&out, "dump", "--rows", "2..", "--columns", "Int32_list", path), 0);
-    assert_string_equal(out, "{\"Int32_list\": [4]}\n{\"Int32_list\": [5, 6, 7, 8]}\n");
+    assert_string_equal(out, "{\"Int32_list\":[4]}\n{\"Int32_list\":[5,6,7,8]}\n");
     free(out);
     assert_int_equal(cli(&out, "dump", "--columns", "nope", path, NULL, NULL), 2);
     free(out);

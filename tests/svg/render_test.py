@@ -213,6 +213,28 @@ def main():
          ["positional L5 leaves", "data blocks: 1182"], ["#4e79a7"], min_rects=100,
          max_bytes=400_000)
 
+    # A BloomFile: bloom blocks by offset under its value index (drawn above them).
+    case("bloomfile", chromium, work,
+         [cfile, "info", gf("bloom-20000keys-512b-multiblock")], "bloom.svg",
+         ["index L0 root+leaf", "bloom block", "bloom blocks: 47", "file by offset",
+          "BloomFile v2"],
+         ["#ff9da7", "#3f1d5c", "#9d9d9d"], min_rects=40, tip_word="points at 47 bloom blocks")
+    # A BloomFile whose index has two levels (many small bloom blocks).
+    keys = os.path.join(work, "bloom-keys.txt")
+    with open(keys, "w") as f:
+        for i in range(60000):
+            f.write("key%08d\n" % i)
+    big = os.path.join(work, "big.bloom")
+    if os.path.exists(big):
+        os.remove(big)
+    try:
+        run([cfile, "bloom", "write", "--bytes", "64", keys, big])
+        case("bloomfile-2level", chromium, work, [cfile, "info", big], "bloom2.svg",
+             ["index L0 root", "index L1 leaves", "bloom block"],
+             ["#ff9da7", "#3f1d5c", "#5b2c83"], min_rects=40, tip_word="bloom blocks")
+    except RuntimeError as e:
+        fail("bloomfile-2level", str(e))
+
     parquet = os.path.join(shared, "parquet")
 
     def pf(name):

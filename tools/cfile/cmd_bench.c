@@ -33,7 +33,7 @@ const char cf_cmd_bench_usage[] =
     "       cfile bench scan DIR [--threads T[,T...]] [--iters K] [--batch N]\n"
     "                          [--columns a,b] [--where \"COL OP VALUE [AND ...]\"]\n"
     "\n"
-    "Benchmarks; each prints one JSON object.\n"
+    "Benchmarks; each prints one JSON object (--json is accepted and changes nothing).\n"
     "\n"
     "read   open FILE once, scan it once untimed, then K times (default 5) in batches\n"
     "       of N rows (default 1024) copied into one reused buffer (--view: take the\n"
@@ -120,9 +120,14 @@ static cf_status open_reader(cf_reader **out, const char *path, bool mmap, bool 
 
 static void json_header(FILE *f, const char *op, const char *path, const cf_file_info *fi)
 {
-    fprintf(f, "{\"op\": \"%s\", \"file\": \"%s\", \"type\": \"%s\", \"encoding\": \"%s\", "
-               "\"compression\": \"%s\", \"nullable\": %s, \"rows\": %" PRIu64,
-            op, path, cf_cli_type_name(fi->type), cf_cli_encoding_name(fi->encoding),
+    /* Compact, as every --json; the path through the JSON writer (escaped). */
+    fprintf(f, "{\"op\":\"%s\",\"file\":", op);
+    cf_jw w;
+    cf_jw_init(&w, f);
+    cf_jw_cstr(&w, path);
+    fprintf(f, ",\"type\":\"%s\",\"encoding\":\"%s\","
+               "\"compression\":\"%s\",\"nullable\":%s,\"rows\":%" PRIu64,
+            cf_cli_type_name(fi->type), cf_cli_encoding_name(fi->encoding),
             cf_cli_compression_name(fi->compression), fi->nullable ? "true" : "false",
             fi->num_values);
 }
@@ -134,8 +139,8 @@ static void json_cache(FILE *f, const cf_cache *cache)
     cf_cache_stats s;
     cf_cache_get_stats(cache, &s);
     fprintf(f,
-            ", \"cache\": {\"capacity\": %zu, \"bytes\": %zu, \"entries\": %zu, \"hits\": %" PRIu64
-            ", \"misses\": %" PRIu64 ", \"inserts\": %" PRIu64 ", \"evictions\": %" PRIu64 "}",
+            ",\"cache\":{\"capacity\":%zu,\"bytes\":%zu,\"entries\":%zu,\"hits\":%" PRIu64
+            ",\"misses\":%" PRIu64 ",\"inserts\":%" PRIu64 ",\"evictions\":%" PRIu64 "}",
             s.capacity, s.bytes, s.entries, s.hits, s.misses, s.inserts, s.evictions);
 }
 
@@ -398,7 +403,8 @@ static int bench_read(cf_cli *c, int argc, char **argv)
         {"mmap", no_argument, NULL, 'm'},         {"view", no_argument, NULL, 'v'},
         {"threads", required_argument, NULL, 't'}, {"cache", required_argument, NULL, 'c'},
         {"no-checksum-cost", no_argument, NULL, 'x'}, {"help", no_argument, NULL, 'h'},
-        {"cold", no_argument, NULL, 'C'},         {NULL, 0, NULL, 0},
+        {"cold", no_argument, NULL, 'C'},         {"json", no_argument, NULL, 'J'},
+        {NULL, 0, NULL, 0},
     };
     uint64_t iters = 5, batch = CF_CLI_BATCH, threads = 1, cache_mb = 0;
     bool mmap = false, view = false, cksum = true, cold = false;
@@ -413,6 +419,7 @@ static int bench_read(cf_cli *c, int argc, char **argv)
         case 'v': view = true; break;
         case 'x': cksum = false; break;
         case 'C': cold = true; break;
+        case 'J': break; /* the report is JSON already: --json is accepted as everywhere */
         case 'h': return cf_cli_help(c);
         default: return cf_cli_bad_option(c, argv);
         }
@@ -472,26 +479,26 @@ static int bench_read(cf_cli *c, int argc, char **argv)
         goto out;
     FILE *f = c->out;
     json_header(f, "read", path, fi);
-    fprintf(f, ", \"iters\": %" PRIu64 ", \"batch\": %" PRIu64 ", \"mmap\": %s, \"view\": %s",
+    fprintf(f, ",\"iters\":%" PRIu64 ",\"batch\":%" PRIu64 ",\"mmap\":%s,\"view\":%s",
             iters, batch, mmap ? "true" : "false", view ? "true" : "false");
-    fprintf(f, ", \"cold\": %s", cold ? "true" : "false");
-    fprintf(f, ", \"decoded_bytes\": %" PRIu64 ", \"best_s\": %.6f, \"median_s\": %.6f", bytes,
+    fprintf(f, ",\"cold\":%s", cold ? "true" : "false");
+    fprintf(f, ",\"decoded_bytes\":%" PRIu64 ",\"best_s\":%.6f,\"median_s\":%.6f", bytes,
             best, med);
-    fprintf(f, ", \"values_per_s\": %.0f, \"mb_per_s\": %.1f", (double)fi->num_values / med,
+    fprintf(f, ",\"values_per_s\":%.0f,\"mb_per_s\":%.1f", (double)fi->num_values / med,
             (double)bytes / med / 1e6);
-    fprintf(f, ", \"memcpy_best_s\": %.6f, \"memcpy_median_s\": %.6f, \"memcpy_mb_per_s\": %.1f",
+    fprintf(f, ",\"memcpy_best_s\":%.6f,\"memcpy_median_s\":%.6f,\"memcpy_mb_per_s\":%.1f",
             mc_best, mc_med, mc_med > 0 ? (double)bytes / mc_med / 1e6 : 0);
     /* > 1 means the decode beat memcpy of the same bytes (median of pairs).
      * The ratio of the best times as well: on a loaded VM a run of a few ms is
      * often preempted, which only ever adds time, so bests are the steadier
      * estimate when many pairs are hit. */
-    fprintf(f, ", \"ratio_vs_memcpy\": %.3f, \"best_ratio_vs_memcpy\": %.3f", ratio,
+    fprintf(f, ",\"ratio_vs_memcpy\":%.3f,\"best_ratio_vs_memcpy\":%.3f", ratio,
             best > 0 ? mc_best / best : 0);
     if (nv_med > 0)
-        fprintf(f, ", \"nocksum_median_s\": %.6f, \"checksum_cost\": %.4f", nv_med,
+        fprintf(f, ",\"nocksum_median_s\":%.6f,\"checksum_cost\":%.4f", nv_med,
                 (med - nv_med) / med);
     if (threads > 1)
-        fprintf(f, ", \"threads\": %" PRIu64 ", \"threads_median_s\": %.6f, \"speedup\": %.3f",
+        fprintf(f, ",\"threads\":%" PRIu64 ",\"threads_median_s\":%.6f,\"speedup\":%.3f",
                 threads, th_med, th_med > 0 ? med / th_med : 0);
     json_cache(f, cache);
     fprintf(f, "}\n");
@@ -618,7 +625,7 @@ static int bench_seek(cf_cli *c, int argc, char **argv)
         {"mode", required_argument, NULL, 'o'}, {"n", required_argument, NULL, 'n'},
         {"mmap", no_argument, NULL, 'm'},       {"cache", required_argument, NULL, 'c'},
         {"keys-out", required_argument, NULL, 'K'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, 'J'},       {NULL, 0, NULL, 0},
     };
     const char *mode = NULL, *keys_out = NULL;
     uint64_t n = 100000, cache_mb = 0;
@@ -631,6 +638,7 @@ static int bench_seek(cf_cli *c, int argc, char **argv)
         case 'c': if ((rc = parse_opt_u64(c, "cache", &cache_mb))) return rc; break;
         case 'm': mmap = true; break;
         case 'K': keys_out = optarg; break;
+        case 'J': break; /* the report is JSON already: --json is accepted as everywhere */
         case 'h': return cf_cli_help(c);
         default: return cf_cli_bad_option(c, argv);
         }
@@ -711,12 +719,12 @@ static int bench_seek(cf_cli *c, int argc, char **argv)
     qsort(lat, n, sizeof *lat, cmp_double);
     FILE *f = c->out;
     json_header(f, "seek", path, fi);
-    fprintf(f, ", \"mode\": \"%s\", \"n\": %" PRIu64 ", \"mmap\": %s, \"cache_mb\": %" PRIu64,
+    fprintf(f, ",\"mode\":\"%s\",\"n\":%" PRIu64 ",\"mmap\":%s,\"cache_mb\":%" PRIu64,
             mode, n, mmap ? "true" : "false", cache_mb);
-    fprintf(f, ", \"seeks_per_s\": %.0f, \"mean_us\": %.3f, \"p50_us\": %.3f, \"p99_us\": %.3f",
+    fprintf(f, ",\"seeks_per_s\":%.0f,\"mean_us\":%.3f,\"p50_us\":%.3f,\"p99_us\":%.3f",
             (double)n / total, mean * 1e6, lat[n / 2] * 1e6, lat[(size_t)((double)n * 0.99)] * 1e6);
     if (by_value)
-        fprintf(f, ", \"exact\": %" PRIu64, exact_n);
+        fprintf(f, ",\"exact\":%" PRIu64, exact_n);
     json_cache(f, cache);
     fprintf(f, "}\n");
     ret = CF_EXIT_OK;
@@ -779,7 +787,7 @@ static int bench_write(cf_cli *c, int argc, char **argv)
         {"encoding", required_argument, NULL, 'e'}, {"compression", required_argument, NULL, 'z'},
         {"iters", required_argument, NULL, 'k'},    {"out", required_argument, NULL, 'o'},
         {"values-out", required_argument, NULL, 'V'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, 'J'},           {NULL, 0, NULL, 0},
     };
     const char *name = NULL, *out = NULL, *values_out = NULL;
     uint64_t rows = 1000000, iters = 3;
@@ -801,6 +809,7 @@ static int bench_write(cf_cli *c, int argc, char **argv)
             break;
         case 'o': out = optarg; break;
         case 'V': values_out = optarg; break;
+        case 'J': break; /* the report is JSON already: --json is accepted as everywhere */
         case 'h': return cf_cli_help(c);
         default: return cf_cli_bad_option(c, argv);
         }
@@ -871,18 +880,22 @@ static int bench_write(cf_cli *c, int argc, char **argv)
     double med = median(t, iters);
     uint64_t raw = d.raw_bytes;
     FILE *f = c->out;
-    fprintf(f, "{\"op\": \"write\", \"dataset\": \"%s\", \"type\": \"%s\", \"encoding\": \"%s\", "
-               "\"compression\": \"%s\", \"rows\": %" PRIu64 ", \"raw_bytes\": %" PRIu64
-               ", \"file_bytes\": %" PRIu64,
+    fprintf(f, "{\"op\":\"write\",\"dataset\":\"%s\",\"type\":\"%s\",\"encoding\":\"%s\","
+               "\"compression\":\"%s\",\"rows\":%" PRIu64 ",\"raw_bytes\":%" PRIu64
+               ",\"file_bytes\":%" PRIu64,
             name, cf_cli_type_name(d.type), cf_cli_encoding_name(resolved),
             cf_cli_compression_name(comp), rows, raw, mem_bytes);
-    fprintf(f, ", \"iters\": %" PRIu64 ", \"best_s\": %.6f, \"median_s\": %.6f, \"mb_per_s\": "
-               "%.1f, \"values_per_s\": %.0f",
+    fprintf(f, ",\"iters\":%" PRIu64 ",\"best_s\":%.6f,\"median_s\":%.6f,\"mb_per_s\":"
+               "%.1f,\"values_per_s\":%.0f",
             iters, t[0], med, (double)raw / med / 1e6, (double)rows / med);
-    if (out)
-        fprintf(f, ", \"out\": \"%s\", \"out_bytes\": %" PRIu64 ", \"file_write_s\": %.6f"
-                   ", \"writer_peak_rss_kb\": %ld",
-                out, file_bytes, file_s, mem_kb);
+    if (out) {
+        cf_jw w;
+        cf_jw_init(&w, f);
+        fputs(",\"out\":", f);
+        cf_jw_cstr(&w, out);
+        fprintf(f, ",\"out_bytes\":%" PRIu64 ",\"file_write_s\":%.6f,\"writer_peak_rss_kb\":%ld",
+                file_bytes, file_s, mem_kb);
+    }
     fprintf(f, "}\n");
     ret = CF_EXIT_OK;
 out:

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "hfile_cli.h"
 
@@ -362,6 +363,9 @@ int hf_do_write(cf_cli *c, const hf_opts *o, int argc, char **argv)
         cf_jw_cstr(&jw, path);
         cf_jw_key(&jw, "cells");
         cf_jw_uint(&jw, cells);
+        struct stat sb;
+        cf_jw_key(&jw, "bytes");
+        cf_jw_uint(&jw, stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0);
         cf_jw_obj_end(&jw);
         cf_jw_newline(&jw);
     }

@@ -278,7 +278,7 @@ static void blocks_json(cf_jw *w, const blk_list *l)
                 cf_jw_uint(w, b->distinct);
             }
         }
-        if (!is_data(b)) {
+        if (strcmp(b->kind, "positional index") == 0 || strcmp(b->kind, "value index") == 0) {
             cf_jw_key(w, "index_level");
             cf_jw_uint(w, b->index_level);
             cf_jw_key(w, "index_entries");

@@ -670,7 +670,7 @@ static int dump_cmd(cf_cli *c, const char *path, const cf_parquet *pq, bool json
         return cf_cli_lib_fail(c, path, st, &err);
     FILE *f = c->out;
     if (json) {
-        fprintf(f, "{\"num_rows\": %" PRId64 ", \"schema\": ", cf_parquet_num_rows(pq));
+        fprintf(f, "{\"num_rows\":%" PRId64 ",\"schema\":", cf_parquet_num_rows(pq));
         const cf_parquet_file_meta *m = cf_parquet_meta(pq);
         cf_jw w;
         cf_jw_init(&w, f);
@@ -678,7 +678,7 @@ static int dump_cmd(cf_cli *c, const char *path, const cf_parquet *pq, bool json
         for (uint32_t i = 0; i < m->schema_count; i++)
             schema_element_json(&w, &m->schema[i]);
         cf_jw_arr_end(&w);
-        fputs(", \"rows\": [", f);
+        fputs(",\"rows\":[", f);
     }
     bool first = true;
     for (;;) {
@@ -688,10 +688,10 @@ static int dump_cmd(cf_cli *c, const char *path, const cf_parquet *pq, bool json
             break;
         for (size_t i = 0; i < b->length; i++) {
             if (json) {
-                fputs(first ? "[" : ", [", f);
+                fputs(first ? "[" : ",[", f);
                 for (uint32_t k = 0; k < b->child_count; k++) {
                     if (k)
-                        fputs(", ", f);
+                        fputs(",", f);
                     cf_pq_put_value(f, b->children[k], i);
                 }
                 putc(']', f);

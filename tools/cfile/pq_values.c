@@ -344,7 +344,7 @@ static void put_primitive(FILE *f, const cf_parquet_array *a, size_t i)
         put_double(f, half_to_double((uint16_t)(p[0] | p[1] << 8)));
     } else if (n->element->has_converted_type &&
                n->element->converted_type == CF_PARQUET_CT_INTERVAL && len == 12) {
-        fprintf(f, "{\"months\": %" PRIu32 ", \"days\": %" PRIu32 ", \"millis\": %" PRIu32 "}",
+        fprintf(f, "{\"months\":%" PRIu32 ",\"days\":%" PRIu32 ",\"millis\":%" PRIu32 "}",
                 le32(p), le32(p + 4), le32(p + 8));
     } else if (is_string_annotated(n)) {
         cf_pq_put_string(f, p, len);
@@ -370,9 +370,9 @@ void cf_pq_put_value(FILE *f, const cf_parquet_array *a, size_t i)
         putc('{', f);
         for (uint32_t k = 0; k < a->child_count; k++) {
             if (k)
-                fputs(", ", f);
+                fputs(",", f);
             cf_pq_put_string(f, a->children[k]->name.data, a->children[k]->name.len);
-            fputs(": ", f);
+            fputs(":", f);
             cf_pq_put_value(f, a->children[k], i);
         }
         putc('}', f);
@@ -381,7 +381,7 @@ void cf_pq_put_value(FILE *f, const cf_parquet_array *a, size_t i)
         putc('[', f);
         for (int32_t j = a->offsets[i]; j < a->offsets[i + 1]; j++) {
             if (j > a->offsets[i])
-                fputs(", ", f);
+                fputs(",", f);
             cf_pq_put_value(f, a->children[0], (size_t)j);
         }
         putc(']', f);
@@ -391,10 +391,10 @@ void cf_pq_put_value(FILE *f, const cf_parquet_array *a, size_t i)
         putc('[', f);
         for (int32_t j = a->offsets[i]; j < a->offsets[i + 1]; j++) {
             if (j > a->offsets[i])
-                fputs(", ", f);
-            fputs("{\"key\": ", f);
+                fputs(",", f);
+            fputs("{\"key\":", f);
             cf_pq_put_value(f, kv->children[0], (size_t)j);
-            fputs(", \"value\": ", f);
+            fputs(",\"value\":", f);
             if (kv->child_count > 1)
                 cf_pq_put_value(f, kv->children[1], (size_t)j);
             else

@@ -13,6 +13,10 @@
  *       point at the same strip)
  *   legend and totals per kind
  *
+ * A BloomFile (bloom blocks under a value index keyed by each block's first key)
+ * is drawn the same way, its index above the strip: there is no positional
+ * tree, and bloom blocks hold no rows.
+ *
  * Thousands of blocks: items narrower than a few pixels are merged into one
  * bucket (its tooltip says which blocks and their totals), so the document's size
  * is bounded by the picture's width, not the block count.
@@ -123,7 +127,7 @@ static void block_tip(cf_svg *g, const cf_svg_cblock *b, size_t i)
                "\noffset %" PRIu64 " .. %" PRIu64 "\nstored %" PRIu32
                " bytes (%s), logical %" PRIu32 " bytes (%s)\ncompression %s",
                b->off, b->off + b->size, b->size, st, b->logical_size, lg, ratio);
-    if (is_data_kind(b->kind))
+    if (strcmp(b->kind, "data block") == 0)
         cf_svg_tip(g, "\nrows %" PRIu64 " .. %" PRIu64 " (%" PRIu64 " rows)", b->first_ord,
                    b->rows ? b->first_ord + b->rows - 1 : b->first_ord, b->rows);
     if (b->has_stats) {
@@ -274,10 +278,10 @@ static size_t build_tree(const cf_svg_cblock *b, size_t n, const char *kind, con
 /* Draw a tree: rows of nodes, root at top_y (down) or bottom (up = mirrored). */
 static void draw_tree(cf_svg *g, const cf_svg_cblock *b, const node *nd, size_t m, unsigned levels,
                       bool value_tree, double top_y, bool mirrored, const layout *L,
-                      const size_t *data)
+                      const size_t *data, bool bloom)
 {
     const char *name = value_tree ? "value index" : "positional index";
-    const char *lane = value_tree ? "value" : "positional";
+    const char *lane = bloom ? "index" : value_tree ? "value" : "positional";
     /* Row y of level l. */
 #define ROW_Y(l)                                                                                   \
     (mirrored ? top_y + (double)(levels - 1 - (l)) * LEVEL_H : top_y + (double)(l)*LEVEL_H)
@@ -337,7 +341,11 @@ static void draw_tree(cf_svg *g, const cf_svg_cblock *b, const node *nd, size_t 
             cf_svg_bytes(sb, sizeof(sb), stored);
             if (e - s == 1) {
                 block_tip(g, first, nd[idx[s]].blk);
-                if (nd[idx[s]].d1 > nd[idx[s]].d0)
+                if (bloom && nd[idx[s]].d1 > nd[idx[s]].d0)
+                    cf_svg_tip(g, "\npoints at %zu bloom blocks, offset %" PRIu64 " .. %" PRIu64,
+                               nd[idx[s]].d1 - nd[idx[s]].d0, b[data[nd[idx[s]].d0]].off,
+                               b[data[nd[idx[s]].d1 - 1]].off + b[data[nd[idx[s]].d1 - 1]].size);
+                else if (nd[idx[s]].d1 > nd[idx[s]].d0)
                     cf_svg_tip(g, "\npoints at data blocks covering rows %" PRIu64 " .. %" PRIu64,
                                b[data[nd[idx[s]].d0]].first_ord,
                                b[data[nd[idx[s]].d1 - 1]].first_ord +
@@ -462,6 +470,7 @@ cf_status cf_svg_cfile(const char *out_path, FILE *std, const char *file_path, c
         goto out;
     }
     layout L = {in->file_size, 0};
+    bool bloom = strcmp(kind, "BloomFile") == 0;
     size_t ndata = 0;
     for (size_t i = 0; i < n; i++)
         if (is_data_kind(b[i].kind))
@@ -481,6 +490,12 @@ cf_status cf_svg_cfile(const char *out_path, FILE *std, const char *file_path, c
     cf_svg_text_bytes(&g, 12, 22, "start", "ttl", file_path, strlen(file_path), 120);
     char fsz[32];
     cf_svg_bytes(fsz, sizeof(fsz), in->file_size);
+    if (bloom)
+        cf_svg_text(&g, 12, 40, "start", "sub",
+                    "BloomFile v%d \u00b7 %zu bloom blocks under a value index keyed by each "
+                    "block's first key \u00b7 %zu index blocks \u00b7 %" PRIu64 " bytes (%s)",
+                    in->format_version, ndata, n - ndata, in->file_size, fsz);
+    else
     cf_svg_text(&g, 12, 40, "start", "sub",
                 "%s v%d \u00b7 %s%s%s \u00b7 %s \u00b7 %s \u00b7 %" PRIu64
                 " rows \u00b7 %zu blocks (%zu data) \u00b7 %" PRIu64 " bytes (%s)",
@@ -496,13 +511,15 @@ cf_status cf_svg_cfile(const char *out_path, FILE *std, const char *file_path, c
     double pos_top = y;
     if (npos > 0)
         y += (double)plev * LEVEL_H + 14;
+    else if (bloom && nval > 0)
+        y += (double)vlev * LEVEL_H + 14; /* a BloomFile's index goes above */
     L.strip_y = y + 14;
     double strip_lab_y = y + 8;
     y = L.strip_y + STRIP_H;
     double axis_y = y + 2;
     y += 24;
     double val_top = y + 8;
-    if (nval > 0)
+    if (nval > 0 && !bloom)
         y = val_top + (double)vlev * LEVEL_H + 6;
 
     /* The strip: blocks and the bytes around them, by offset. */
@@ -615,7 +632,7 @@ cf_status cf_svg_cfile(const char *out_path, FILE *std, const char *file_path, c
             it[s].blk >= 0 ? it[s].blk : (e - s > 1 ? it[s + 1].blk : 0),
             it[e - 1].blk >= 0 ? it[e - 1].blk : it[e - 2].blk, it[s].off, end, stored, sb, logical,
             lb, ratio);
-        if (ndat > 0)
+        if (ndat > 0 && !bloom)
             cf_svg_tip(&g, "\nrows %" PRIu64 " .. %" PRIu64 " (%" PRIu64 " rows)", first_row,
                        last_row ? last_row - 1 : 0, rows);
         if (stats)
@@ -637,9 +654,11 @@ cf_status cf_svg_cfile(const char *out_path, FILE *std, const char *file_path, c
     draw_axis(&g, &L, axis_y);
 
     if (npos > 0)
-        draw_tree(&g, b, pos, npos, plev, false, pos_top, false, &L, data);
-    if (nval > 0)
-        draw_tree(&g, b, val, nval, vlev, true, val_top, true, &L, data);
+        draw_tree(&g, b, pos, npos, plev, false, pos_top, false, &L, data, false);
+    if (nval > 0 && bloom)
+        draw_tree(&g, b, val, nval, vlev, true, pos_top, false, &L, data, true);
+    else if (nval > 0)
+        draw_tree(&g, b, val, nval, vlev, true, val_top, true, &L, data, false);
 
     /* Legend: what each colour means, then totals. */
     y += 22;
@@ -658,7 +677,7 @@ cf_status cf_svg_cfile(const char *out_path, FILE *std, const char *file_path, c
         any_bloom |= strcmp(b[i].kind, "bloom block") == 0;
     }
     lx = cf_svg_legend(&g, lx, y, NULL, FILL_FRAME, "header / footer");
-    if (ndata > (any_bloom ? 1u : 0u) || !any_bloom)
+    if (!bloom)
         lx = cf_svg_legend(&g, lx, y, NULL, enc_fill(in->encoding, 1),
                            in->encoding == CF_ENC_DICT ? "data block (DICT codewords)" : lab);
     if (any_plain)
@@ -677,14 +696,14 @@ cf_status cf_svg_cfile(const char *out_path, FILE *std, const char *file_path, c
         lx = cf_svg_legend(&g, lx, y, NULL, level_fill(false, l), lab);
     }
     for (unsigned l = 0; l < vlev && l < 6; l++) {
-        snprintf(lab, sizeof(lab), "value index L%u", l);
+        snprintf(lab, sizeof(lab), "%s L%u", bloom ? "index" : "value index", l);
         lx = cf_svg_legend(&g, lx, y, NULL, level_fill(true, l), lab);
     }
     if (plev > 0 || vlev > 0)
         y += 20;
     lx = 12;
     if (any_comp)
-        lx = cf_svg_legend(&g, lx, y, "lt", enc_fill(in->encoding, 1),
+        lx = cf_svg_legend(&g, lx, y, "lt", bloom ? FILL_BLOOM : enc_fill(in->encoding, 1),
                            "pale: logical bytes saved by compression");
     if (any_ixb)
         lx = cf_svg_legend(&g, lx, y, "ixb", NULL, "foot band: index bytes among merged blocks");
@@ -693,9 +712,11 @@ cf_status cf_svg_cfile(const char *out_path, FILE *std, const char *file_path, c
                            any_nulls ? "NULL share of the block's rows" : "nullable (no NULLs)");
     if (lx > 12)
         y += 20;
-    cf_svg_text(&g, 12, y, "start", "lg",
-                "bar width = stored bytes at its offset; hover any shape for offsets, sizes, rows "
-                "and statistics");
+    cf_svg_text(&g, 12, y, "start", "lg", "%s",
+                bloom ? "bar width = stored bytes at its offset; hover any shape for offsets and "
+                        "sizes, an index node for the bloom blocks it points at"
+                      : "bar width = stored bytes at its offset; hover any shape for offsets, "
+                        "sizes, rows and statistics");
     y += 24;
 
     /* Totals per kind. */
@@ -719,7 +740,7 @@ cf_status cf_svg_cfile(const char *out_path, FILE *std, const char *file_path, c
         cf_svg_bytes(sb, sizeof(sb), stored);
         cf_svg_bytes(lb, sizeof(lb), logical);
         char rw[48] = "";
-        if (is_data_kind(kinds[k]))
+        if (strcmp(kinds[k], "data block") == 0)
             snprintf(rw, sizeof(rw), ", %" PRIu64 " rows", rows);
         cf_svg_text(&g, 12, y, "start", "lg",
                     "%s: %" PRIu64 ", %s stored, %s logical%s, %.1f%% of the file", plural[k], cnt,
