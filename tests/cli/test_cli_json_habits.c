@@ -181,6 +181,23 @@ static void test_json_habits__delta_write(void **state)
     assert_true(nd > 0);
     cf_json_doc_dispose(&doc);
     done(&r);
+    /* --limit N: the first N deltas, as `cfile dump --limit` (JSON and text). */
+    assert_true(nd > 1);
+    CLI(&r, "delta", "dump", "--json", "--limit", "1", out, "--schema", spec, "--type", "REDO");
+    EXPECT_RC(r, 0);
+    parse_one(&doc, &r);
+    assert_int_equal(cf_json_get(&doc.root, "deltas")->n, 1);
+    assert_int_equal(num_of(&doc.root, "num_deltas"), nd); /* the file's count stays */
+    cf_json_doc_dispose(&doc);
+    done(&r);
+    CLI(&r, "delta", "dump", "--limit", "0", out, "--schema", spec, "--type", "REDO");
+    EXPECT_RC(r, 0);
+    for (const char *p = r.out; *p; p = strchr(p, '\n') + 1)
+        assert_int_equal(*p, '#'); /* the header lines only */
+    done(&r);
+    CLI(&r, "delta", "dump", "--limit", "x", out, "--schema", spec, "--type", "REDO");
+    EXPECT_RC(r, 2);
+    done(&r);
     /* Without --json: silent, as before. */
     unlink(out);
     CLI(&r, "delta", "write", spec, out);

@@ -14,13 +14,14 @@
 
 const char cf_cmd_delta_usage[] =
     "usage: cfile delta write [--json] SPEC.json OUT\n"
-    "       cfile delta dump [--json] FILE --schema SCHEMA.json --type REDO|UNDO\n"
+    "       cfile delta dump [--json] [--limit N] FILE --schema SCHEMA.json --type REDO|UNDO\n"
     "       cfile delta apply [--json] FILE --schema SCHEMA.json --type REDO|UNDO\n"
     "                         --snapshot TS --rows N [--start R] [--batch B] --base BASE.json\n"
     "\n"
     "write   build a DeltaFile from a golden-delta spec.json (schema, deltas, options)\n"
     "dump    print every delta (row, ts, change list decoded with the schema) and the\n"
-    "        file's delta statistics\n"
+    "        file's delta statistics; --limit N stops after N deltas, as\n"
+    "        `cfile dump --limit` does (in JSON: the first N of \"deltas\")\n"
     "apply   apply the deltas visible at snapshot TS (REDO: ts < TS; UNDO: undo ts >= TS)\n"
     "        to rows [R, R+N) of the base values, in batches of B rows (default N)\n"
     "\n"
@@ -578,8 +579,8 @@ typedef struct common_args {
     bool json;
     const char *file, *schema_path, *base_path;
     cf_delta_type type;
-    bool has_type, has_snapshot, has_rows;
-    uint64_t snapshot, rows, start, batch;
+    bool has_type, has_snapshot, has_rows, has_limit;
+    uint64_t snapshot, rows, start, batch, limit;
 } common_args;
 
 static int parse_args(cf_cli *c, int argc, char **argv, common_args *a, bool apply)
@@ -589,9 +590,11 @@ static int parse_args(cf_cli *c, int argc, char **argv, common_args *a, bool app
         {"type", required_argument, NULL, 't'},   {"snapshot", required_argument, NULL, 'S'},
         {"rows", required_argument, NULL, 'n'},   {"start", required_argument, NULL, 'r'},
         {"batch", required_argument, NULL, 'b'},  {"base", required_argument, NULL, 'B'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},         {"limit", required_argument, NULL, 'L'},
+        {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof(*a));
+    a->limit = UINT64_MAX;
     cf_cli_getopt_reset();
     int ch;
     while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -610,6 +613,13 @@ static int parse_args(cf_cli *c, int argc, char **argv, common_args *a, bool app
         case 'n': dst = &a->rows; a->has_rows = true; break;
         case 'r': dst = &a->start; break;
         case 'b': dst = &a->batch; break;
+        case 'L':
+            if (cf_cli_parse_u64(optarg, &a->limit) != 0)
+                return cf_cli_usage(c, "--limit: expected a row count, got '%s'", optarg), -2;
+            if (apply)
+                return cf_cli_usage(c, "apply takes no --limit"), -2;
+            a->has_limit = true;
+            continue;
         default: return cf_cli_bad_option(c, argv), -2;
         }
         if (dst != NULL && cf_cli_parse_u64(optarg, dst) != 0)
@@ -690,9 +700,11 @@ static int cmd_dump(cf_cli *c, int argc, char **argv)
         else
             fprintf(c->out, "# stats: %s\n", se.msg);
     }
-    for (;;) {
+    uint64_t shown = 0;
+    while (shown < a.limit) {
         size_t n;
-        if ((st = cf_delta_iter_next_batch(it, buf, CF_CLI_BATCH, &n, &e)) != CF_OK) {
+        size_t want = a.limit - shown < CF_CLI_BATCH ? (size_t)(a.limit - shown) : CF_CLI_BATCH;
+        if ((st = cf_delta_iter_next_batch(it, buf, want, &n, &e)) != CF_OK) {
             if (a.json)
                 fputc('\n', c->out);
             rc = cf_cli_lib_fail(c, a.file, st, &e);
@@ -707,6 +719,7 @@ static int cmd_dump(cf_cli *c, int argc, char **argv)
             if (!a.json)
                 fputc('\n', c->out);
         }
+        shown += n;
     }
     if (a.json) {
         cf_jw_arr_end(&w);
