@@ -637,6 +637,7 @@ static void test_json_habits__every_reporting_command(void **state)
         {"table", "get", "--json", t, "1"},
         {"bench", "read", "--json", cf, "--iters", "1"},
         {"bench", "seek", "--json", cf, "--mode", "ordinal", "--n", "10"},
+        {"bench", "scan", "--json", t, "--iters", "1", "--threads", "1"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         run r;

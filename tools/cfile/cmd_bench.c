@@ -943,7 +943,7 @@ static int bench_scan(cf_cli *c, int argc, char **argv)
         {"iters", required_argument, NULL, 'k'},   {"batch", required_argument, NULL, 'b'},
         {"threads", required_argument, NULL, 't'}, {"columns", required_argument, NULL, 'c'},
         {"where", required_argument, NULL, 'w'},   {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, 'J'},          {NULL, 0, NULL, 0},
     };
     uint64_t iters = 5, batch = 1024;
     size_t counts[BENCH_SCAN_MAX_T] = {1, 2};
@@ -974,6 +974,7 @@ static int bench_scan(cf_cli *c, int argc, char **argv)
         }
         case 'c': columns = optarg; break;
         case 'w': where = optarg; break;
+        case 'J': break; /* the report is JSON already */
         case 'h': return cf_cli_help(c);
         default: return cf_cli_bad_option(c, argv);
         }
@@ -1039,15 +1040,19 @@ static int bench_scan(cf_cli *c, int argc, char **argv)
         }
     }
     FILE *f = c->out;
-    fprintf(f, "{\"op\": \"scan\", \"table\": \"%s\", \"rows\": %" PRIu64
-               ", \"iters\": %" PRIu64 ", \"batch\": %" PRIu64 ", \"runs\": [",
-            dir, rows, iters, batch);
+    /* Compact, as every --json; the directory through the JSON writer (escaped). */
+    fputs("{\"op\":\"scan\",\"table\":", f);
+    cf_jw jw;
+    cf_jw_init(&jw, f);
+    cf_jw_cstr(&jw, dir);
+    fprintf(f, ",\"rows\":%" PRIu64 ",\"iters\":%" PRIu64 ",\"batch\":%" PRIu64 ",\"runs\":[",
+            rows, iters, batch);
     for (size_t k = 0; k < ncounts; k++) {
         double *wk = &wall[k * iters], *ck = &cpu[k * iters];
         double cmed = median(ck, iters), wmed = median(wk, iters); /* sorts */
-        fprintf(f, "%s{\"threads\": %zu, \"best_s\": %.6f, \"median_s\": %.6f, "
-                   "\"cpu_median_s\": %.6f, \"rows_per_s\": %.0f, \"rows_per_cpu_s\": %.0f}",
-                k ? ", " : "", counts[k], wk[0], wmed, cmed, (double)rows / wmed,
+        fprintf(f, "%s{\"threads\":%zu,\"best_s\":%.6f,\"median_s\":%.6f,"
+                   "\"cpu_median_s\":%.6f,\"rows_per_s\":%.0f,\"rows_per_cpu_s\":%.0f}",
+                k ? "," : "", counts[k], wk[0], wmed, cmed, (double)rows / wmed,
                 (double)rows / cmed);
     }
     fprintf(f, "]}\n");
