@@ -3,11 +3,13 @@
  * 4-, 8- and 16-byte values on CPUs with AVX2 go eight 32-bit lanes at a
  * time (8, 4 or 2 rows): the row flags of a group index a table of lane
  * permutations that moves the group's dense values into their rows (one
- * load, one permute, one mask, one store, and a popcount to advance), where
- * the portable loop takes one row per step. Everything else, and the rows after the last whole group, use
- * the portable loop: branch-free, one slot per step (a NULL slot loads the
- * next dense value and masks it to zero), because 10-20% NULLs at random make
- * runs too short for a memcpy per run to pay.
+ * table load, one permute, one blend that zeroes the NULL lanes, one store,
+ * and a popcount to advance), 64 rows per bitmap load, where the portable
+ * loop takes one row per step. Everything else, and the rows after the last
+ * whole group, use the portable loop: branch-free, one slot per step (a NULL
+ * slot loads the next dense value and masks it to zero), because 10-20% NULLs
+ * at random make runs too short for a memcpy per run to pay. Neither reads
+ * past the k dense values, so PLAIN blocks are spread from in place.
  */
 #include "expand.h"
 
@@ -21,9 +23,12 @@
 #include <immintrin.h>
 #endif
 
+/* Rows while dense values remain (j < k: the slot loaded is always one of
+ * them); the rows after the last dense value are all NULL. */
 #define SCATTER_FIXED(T)                                                                           \
     do {                                                                                           \
-        for (size_t i = 0; i < n; i++) {                                                           \
+        size_t i = 0;                                                                              \
+        for (; i < n && j < k; i++) {                                                              \
             T x;                                                                                   \
             uint64_t b = cf_bitmap_get(bm, bit0 + i);                                              \
             memcpy(&x, dense + j * sizeof(T), sizeof(T));                                          \
@@ -31,6 +36,7 @@
             memcpy(out + i * sizeof(T), &x, sizeof(T));                                            \
             j += b;                                                                                \
         }                                                                                          \
+        memset(out + i * sizeof(T), 0, (n - i) * sizeof(T));                                       \
     } while (0)
 
 /* Flags of rows [b, b + 8) as one byte (bit r = row b + r). */
@@ -44,7 +50,7 @@ static inline unsigned group8(const uint8_t *bm, size_t b)
 }
 
 static void expand_portable(uint8_t *out, const uint8_t *dense, const uint8_t *bm, size_t bit0,
-                            size_t n, size_t es)
+                            size_t n, size_t k, size_t es)
 {
     size_t j = 0;
     switch (es) {
@@ -56,7 +62,7 @@ static void expand_portable(uint8_t *out, const uint8_t *dense, const uint8_t *b
         /* Eight rows with no NULL (most of them at 10% NULLs) are one copy,
          * eight NULLs one clear; mixed groups go row by row. */
         size_t i = 0;
-        for (; i + 8 <= n; i += 8) {
+        for (; i + 8 <= n && j + 8 <= k; i += 8) {
             unsigned m = group8(bm, bit0 + i);
             if (m == 0xff) {
                 memcpy(out + i * 16, dense + j * 16, 128);
@@ -76,7 +82,7 @@ static void expand_portable(uint8_t *out, const uint8_t *dense, const uint8_t *b
                 j += b;
             }
         }
-        for (; i < n; i++) {
+        for (; i < n && j < k; i++) {
             uint64_t b = cf_bitmap_get(bm, bit0 + i), m = 0 - b, x[2];
             memcpy(x, dense + j * 16, 16);
             x[0] &= m;
@@ -84,6 +90,7 @@ static void expand_portable(uint8_t *out, const uint8_t *dense, const uint8_t *b
             memcpy(out + i * 16, x, 16);
             j += b;
         }
+        memset(out + i * 16, 0, (n - i) * 16);
         return;
     }
     default: break;
@@ -101,76 +108,123 @@ static void expand_portable(uint8_t *out, const uint8_t *dense, const uint8_t *b
     }
 }
 
-
 #ifdef CF_EXPAND_X86
-/* lane_idx[m]: for each of 8 lanes, the index among the set bits of m below
- * it (the dense value that lane takes), one byte per lane; 0 for clear bits
- * (masked afterwards). pair_mask[m4]: 4 row flags as 8 lane flags (a 64-bit
- * value is two lanes). */
-static uint64_t lane_idx[256];
-static uint8_t pair_mask[16];
+/* Lane permutations, one byte per 32-bit lane: the dense lane a lane takes,
+ * or 0x80 for a lane of a NULL row (sign-extended, its sign selects zero in
+ * the blend). idx4[m]: 8 rows of 4 bytes under flags m; idx8[m]: 4 rows of 8
+ * bytes (two lanes each); idx16[m]: 2 rows of 16 bytes (four lanes each). */
+static uint64_t idx4[256], idx8[16], idx16[4];
 static int have_avx2;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+static uint64_t lanes_for(unsigned m, unsigned rows, unsigned per_row)
+{
+    uint64_t v = 0;
+    unsigned k = 0;
+    for (unsigned r = 0; r < rows; r++) {
+        bool set = m >> r & 1;
+        for (unsigned l = 0; l < per_row; l++) {
+            uint64_t b = set ? (uint64_t)(k * per_row + l) : 0x80;
+            v |= b << (8 * (r * per_row + l));
+        }
+        k += set;
+    }
+    return v;
+}
+
 static void init(void)
 {
-    for (unsigned m = 0; m < 256; m++) {
-        uint64_t v = 0;
-        unsigned k = 0;
-        for (unsigned l = 0; l < 8; l++)
-            if (m >> l & 1)
-                v |= (uint64_t)k++ << (8 * l);
-        lane_idx[m] = v;
-    }
-    for (unsigned m = 0; m < 16; m++) {
-        unsigned v = 0;
-        for (unsigned r = 0; r < 4; r++)
-            if (m >> r & 1)
-                v |= 3u << (2 * r);
-        pair_mask[m] = (uint8_t)v;
-    }
+    for (unsigned m = 0; m < 256; m++)
+        idx4[m] = lanes_for(m, 8, 1);
+    for (unsigned m = 0; m < 16; m++)
+        idx8[m] = lanes_for(m, 4, 2);
+    for (unsigned m = 0; m < 4; m++)
+        idx16[m] = lanes_for(m, 2, 4);
     __builtin_cpu_init();
     have_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
 }
 
 #define AVX2 __attribute__((target("avx2,popcnt")))
 
-/* Eight lanes of 32 bits under lane flags m, from the dense lanes at src;
- * returns how many dense lanes it took. */
-AVX2 static inline unsigned lanes8(uint8_t *dst, const uint8_t *src, unsigned m)
+/* One register of rows: 32 bytes of dense values from src permuted by the
+ * lane table entry t, NULL lanes zeroed. */
+AVX2 static inline void spread(uint8_t *dst, const uint8_t *src, uint64_t t)
 {
-    const __m256i sel = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-    __m256i idx = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)lane_idx[m]));
-    __m256i keep = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)m), sel), sel);
+    __m256i idx = _mm256_cvtepi8_epi32(_mm_cvtsi64_si128((long long)t));
     __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)src);
-    v = _mm256_and_si256(_mm256_permutevar8x32_epi32(v, idx), keep);
+    v = _mm256_permutevar8x32_epi32(v, idx);
+    v = _mm256_blendv_epi8(v, _mm256_setzero_si256(), idx);
     _mm256_storeu_si256((__m256i *)(void *)dst, v);
-    return (unsigned)_mm_popcnt_u32(m);
 }
 
-/* Rows [0, *done) of an es = 4, 8 or 16 expansion; returns the dense values taken. */
+/* Flags of rows [b, b + 64), all inside the range (the ninth byte is read
+ * only when b is not on a byte, and then it holds some of them). */
+static inline uint64_t group64(const uint8_t *bm, size_t b)
+{
+    const uint8_t *p = bm + (b >> 3);
+    unsigned s = (unsigned)(b & 7);
+    uint64_t w;
+    memcpy(&w, p, 8);
+    if (s != 0)
+        w = w >> s | (uint64_t)p[8] << (64 - s);
+    return w;
+}
+
+/* Rows [0, *done) of an es = 4, 8 or 16 expansion; returns the dense values
+ * taken. A step loads 32 bytes of dense values: steps run only while enough
+ * values remain, so nothing past the k values is read. 64 rows take one
+ * bitmap load; each register is one table load, permute, blend and store,
+ * and a popcount to advance. */
 AVX2 static size_t expand_avx2(uint8_t *out, const uint8_t *dense, const uint8_t *bm, size_t bit0,
-                               size_t n, size_t es, size_t *done)
+                               size_t n, size_t k, size_t es, size_t *done)
 {
     size_t i = 0, j = 0;
     if (es == 4) {
-        for (; i + 8 <= n; i += 8) {
+        for (; i + 64 <= n && j + 64 <= k; i += 64) {
+            uint64_t w = group64(bm, bit0 + i);
+            for (unsigned g = 0; g < 8; g++) {
+                unsigned m = (unsigned)(w >> (8 * g)) & 0xff;
+                spread(out + (i + 8 * g) * 4, dense + j * 4, idx4[m]);
+                j += (unsigned)_mm_popcnt_u32(m);
+            }
+        }
+        for (; i + 8 <= n && j + 8 <= k; i += 8) {
             unsigned m = group8(bm, bit0 + i);
-            j += lanes8(out + i * 4, dense + j * 4, m);
+            spread(out + i * 4, dense + j * 4, idx4[m]);
+            j += (unsigned)_mm_popcnt_u32(m);
         }
     } else if (es == 8) {
-        for (; i + 8 <= n; i += 8) {
+        for (; i + 64 <= n && j + 64 <= k; i += 64) {
+            uint64_t w = group64(bm, bit0 + i);
+            for (unsigned g = 0; g < 16; g++) {
+                unsigned m = (unsigned)(w >> (4 * g)) & 15;
+                spread(out + (i + 4 * g) * 8, dense + j * 8, idx8[m]);
+                j += (unsigned)_mm_popcnt_u32(m);
+            }
+        }
+        for (; i + 8 <= n && j + 8 <= k; i += 8) {
             unsigned m = group8(bm, bit0 + i);
-            j += lanes8(out + i * 8, dense + j * 8, pair_mask[m & 15]) / 2;
-            j += lanes8(out + i * 8 + 32, dense + j * 8, pair_mask[m >> 4]) / 2;
+            spread(out + i * 8, dense + j * 8, idx8[m & 15]);
+            j += (unsigned)_mm_popcnt_u32(m & 15);
+            spread(out + i * 8 + 32, dense + j * 8, idx8[m >> 4]);
+            j += (unsigned)_mm_popcnt_u32(m >> 4);
         }
     } else {
-        /* 16 bytes: two rows of four lanes per register */
-        static const uint8_t quad_mask[4] = {0x00, 0x0f, 0xf0, 0xff};
-        for (; i + 8 <= n; i += 8) {
+        for (; i + 64 <= n && j + 64 <= k; i += 64) {
+            uint64_t w = group64(bm, bit0 + i);
+            for (unsigned g = 0; g < 32; g++) {
+                unsigned m = (unsigned)(w >> (2 * g)) & 3;
+                spread(out + (i + 2 * g) * 16, dense + j * 16, idx16[m]);
+                j += (m & 1) + (m >> 1);
+            }
+        }
+        for (; i + 8 <= n && j + 8 <= k; i += 8) {
             unsigned m = group8(bm, bit0 + i);
-            for (unsigned q = 0; q < 4; q++)
-                j += lanes8(out + (i + 2 * q) * 16, dense + j * 16, quad_mask[m >> (2 * q) & 3]) / 4;
+            for (unsigned q = 0; q < 4; q++) {
+                unsigned mq = m >> (2 * q) & 3;
+                spread(out + (i + 2 * q) * 16, dense + j * 16, idx16[mq]);
+                j += (mq & 1) + (mq >> 1);
+            }
         }
     }
     *done = i;
@@ -193,13 +247,46 @@ void cf_expand_nulls(uint8_t *out, const uint8_t *dense, const uint8_t *bm, size
     if (es == 4 || es == 8 || es == 16) {
         pthread_once(&once, init);
         if (have_avx2) {
-            size_t done, j = expand_avx2(out, dense, bm, bit0, n, es, &done);
+            size_t done, j = expand_avx2(out, dense, bm, bit0, n, k, es, &done);
             out += done * es;
             dense += j * es;
             bit0 += done;
             n -= done;
+            k -= j;
         }
     }
 #endif
-    expand_portable(out, dense, bm, bit0, n, es);
+    expand_portable(out, dense, bm, bit0, n, k, es);
+}
+
+void cf_expand_dict(cf_slice *out, const uint32_t *cw, const cf_slice *entries, const uint8_t *bm,
+                    size_t bit0, size_t n, size_t k)
+{
+    /* The lookup and the spreading in one pass (not entries into a dense
+     * array, then that array into the rows), without a branch per row (NULLs
+     * at random defeat the predictor): every row loads the entry of the next
+     * codeword (there is one while j < k) and a NULL row masks it to zero;
+     * eight rows share one bitmap load. */
+    uint8_t *o = (uint8_t *)out;
+    size_t i = 0, j = 0;
+    for (; i + 8 <= n && j + 8 <= k; i += 8) {
+        unsigned m = group8(bm, bit0 + i);
+        for (unsigned r = 0; r < 8; r++) {
+            uint64_t b = m >> r & 1, mk = 0 - b, x[2];
+            memcpy(x, &entries[cw[j]], 16);
+            x[0] &= mk;
+            x[1] &= mk;
+            memcpy(o + (i + r) * 16, x, 16);
+            j += b;
+        }
+    }
+    for (; i < n && j < k; i++) {
+        uint64_t b = cf_bitmap_get(bm, bit0 + i), mk = 0 - b, x[2];
+        memcpy(x, &entries[cw[j]], 16);
+        x[0] &= mk;
+        x[1] &= mk;
+        memcpy(o + i * 16, x, 16);
+        j += b;
+    }
+    memset(o + i * 16, 0, (n - i) * 16);
 }

@@ -5,14 +5,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Readable bytes expand needs after the k dense values (vector loads). */
-#define CF_EXPAND_SLACK 64
+#include <cfile/types.h>
 
 /* Spread k dense values of es bytes over n rows following bitmap bits
  * [bit0, bit0 + n) (k = the set bits among them): a set bit takes the next
- * dense value, a clear one zeros. dense has CF_EXPAND_SLACK readable bytes
- * after its k values; out and dense do not overlap. */
+ * dense value, a clear one zeros. Reads nothing past the k dense values, so
+ * dense may point straight into a block (PLAIN); out and dense do not
+ * overlap. */
 void cf_expand_nulls(uint8_t *out, const uint8_t *dense, const uint8_t *bm, size_t bit0, size_t n,
                      size_t k, size_t es);
+
+/* The same for a DICT block's rows: k codewords (each < the dictionary's
+ * size) spread over n rows as their dictionary entries, NULL rows as empty
+ * slices; reads nothing past the k codewords. */
+void cf_expand_dict(cf_slice *out, const uint32_t *cw, const cf_slice *entries, const uint8_t *bm,
+                    size_t bit0, size_t n, size_t k);
 
 #endif

@@ -178,7 +178,7 @@ static cf_status decode_bits(cf_iter *it, cf_slice s, size_t n, cf_buf *bm, cf_e
     memset(p, 0, bm->len);
     cf_rle_decoder d;
     cf_rle_dec_init(&d, s.data, s.len, 1);
-    if (cf_rle_dec_get_bits(&d, p, 0, n) != n)
+    if (cf_rle_dec_bitmap(&d, p, n) != n)
         BLK_FAIL(it, err, "bitmap stream ends before its %zu flags", n);
     return CF_OK;
 }
@@ -203,7 +203,7 @@ static cf_status build_null_state(cf_iter *it, cf_slice bm, uint32_t rows, cf_er
     memset(bits, 0, cf_bitmap_bytes(rows) + 8);
     cf_rle_decoder d;
     cf_rle_dec_init(&d, bm.data, bm.len, 1);
-    if (cf_rle_dec_get_bits(&d, bits, 0, rows) != rows)
+    if (cf_rle_dec_bitmap(&d, bits, rows) != rows)
         BLK_FAIL(it, err, "non-null bitmap holds fewer than its %u rows", rows);
     ns->rows = rows;
     ns->bits = bits;
@@ -642,8 +642,7 @@ uint64_t cf_iter_current_ordinal(const cf_iter *it)
 static cf_status decode_dense(cf_iter *it, cf_buf *dst, size_t k, cf_error *err)
 {
     cf_buf_clear(dst);
-    /* spare bytes: cf_expand_nulls reads past the last value (and masks it) */
-    uint8_t *p = cf_buf_extend(dst, k * it->es + CF_EXPAND_SLACK);
+    uint8_t *p = cf_buf_extend(dst, k * it->es + 1);
     CF_CHECK(p != NULL, err, CF_ENOMEM, "out of memory decoding %zu values", k);
     size_t got = 0;
     CF_TRY(cf_error_prefix(err, it->dec->ops->next(it->dec, p, k, &got, err),
@@ -660,8 +659,23 @@ static cf_status nullable_rows(cf_iter *it, size_t n, uint8_t *vals, uint8_t *nn
 {
     const uint8_t *bits = it->ns->bits;
     size_t k = cf_bitmap_count(bits, it->row, n);
-    CF_TRY(decode_dense(it, &it->dense, k, err));
-    cf_expand_nulls(vals, it->dense.data, bits, it->row, n, k, it->es);
+    const cf_decoder_ops *ops = it->dec->ops;
+    const uint32_t *cw = NULL;
+    if (ops->codewords != NULL)
+        CF_TRY(cf_error_prefix(err, ops->codewords(it->dec, k, &cw, err),
+                               "data block at offset %llu: ",
+                               (unsigned long long)it->blk_ptr.off));
+    if (ops->view != NULL) {
+        /* PLAIN: spread straight from the block (no dense copy first). */
+        cf_expand_nulls(vals, ops->view(it->dec, k), bits, it->row, n, k, it->es);
+    } else if (cw != NULL) {
+        /* DICT codewords: entries looked up straight into their rows. */
+        cf_expand_dict((cf_slice *)(void *)vals, cw, it->r->dec_params.dict->entries, bits,
+                       it->row, n, k);
+    } else {
+        CF_TRY(decode_dense(it, &it->dense, k, err));
+        cf_expand_nulls(vals, it->dense.data, bits, it->row, n, k, it->es);
+    }
     if (nn) {
         memset(nn, 0, cf_bitmap_bytes(n));
         cf_bitmap_copy(nn, 0, bits, it->row, n);

@@ -546,6 +546,24 @@ static cf_status dict_next(cf_decoder *d_, void *dst, size_t n, size_t *got, cf_
     return CF_OK;
 }
 
+static cf_status dict_codewords(cf_decoder *d_, size_t n, const uint32_t **out, cf_error *err)
+{
+    dict_dec *d = (dict_dec *)d_;
+    *out = NULL;
+    if (d->mode != MODE_CODEWORDS)
+        return CF_OK;
+    CF_CHECK(n <= d->base.count - d->base.pos, err, CF_EINVAL,
+             "dict block: %zu codewords asked at %zu of %zu", n, d->base.pos, d->base.count);
+    if (d->cw_all) {
+        *out = d->cw + d->base.pos;
+    } else {
+        CF_TRY(decode_codewords(d, d->base.pos, n, err));
+        *out = d->cw;
+    }
+    d->base.pos += n;
+    return CF_OK;
+}
+
 static cf_status dict_seek_at_or_after(cf_decoder *d_, const void *key, bool *exact, cf_error *err)
 {
     dict_dec *d = (dict_dec *)d_;
@@ -709,6 +727,7 @@ const cf_decoder_ops cf_dec_dict_ops = {
     .seek = dict_seek,
     .next = dict_next,
     .seek_at_or_after = dict_seek_at_or_after,
+    .codewords = dict_codewords,
     .block_any = dict_block_any,
     .saved_len = dict_saved_len,
     .save = dict_save,

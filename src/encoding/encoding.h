@@ -97,6 +97,14 @@ typedef struct cf_decoder_ops {
      * next n values (n <= count - pos) inside the block or decoder memory, valid
      * until the next load; advances like next(). Lets scans skip a copy. */
     const void *(*view)(cf_decoder *d, size_t n);
+    /* Optional (DICT): the next n values (n <= count - pos) as codewords of
+     * the dictionary in cf_dec_params.dict rather than as values: *cw = n
+     * codewords, each checked to name an entry, valid until the next call on
+     * the decoder; advances like next(). *cw = NULL (CF_OK, nothing moved)
+     * when the loaded block holds no codewords (DICT's plain-string blocks):
+     * use next(). Lets a nullable scan look entries up straight into their
+     * rows. */
+    cf_status (*codewords)(cf_decoder *d, size_t n, const uint32_t **cw, cf_error *err);
     /* Optional, NULL when the encoding has no shortcut: *any = whether some
      * value of the loaded block may pass t, decided from the encoding's
      * structure (DICT: the codewords against t->dict_pass; RLE: fn once per

@@ -68,6 +68,12 @@ void cf_rle_dec_init(cf_rle_decoder *d, const uint8_t *data, size_t len, unsigne
 size_t cf_rle_dec_get(cf_rle_decoder *d, void *dst, size_t elem_size, size_t n);
 /* Width 1 only: decode up to n flags into bitmap bits [off, off + n). */
 size_t cf_rle_dec_get_bits(cf_rle_decoder *d, uint8_t *bitmap, size_t off, size_t n);
+/* Width 1 only: decode up to n flags into bits [0, n) of a bitmap with
+ * cf_bitmap_bytes(n) + 8 writable bytes, for nullable blocks' row bitmaps.
+ * Writes 8 bytes at a time: the bits past the flags, up to 8 bytes past
+ * them, become 0. Returns how many flags were decoded, as get_bits does, and
+ * leaves the decoder where get_bits would. */
+size_t cf_rle_dec_bitmap(cf_rle_decoder *d, uint8_t *bitmap, size_t n);
 /* Skip up to n values; *nonzero (may be NULL) gets how many skipped values
  * were non-zero. Returns how many were skipped. */
 size_t cf_rle_dec_skip(cf_rle_decoder *d, size_t n, size_t *nonzero);

@@ -610,6 +610,91 @@ static void test_rle__index_checkpoints(void **state)
     free(got);
 }
 
+/* cf_rle_dec_bitmap (8-byte stores, short runs without a branch on their
+ * kind) against cf_rle_dec_get_bits over the same stream: the same count, the
+ * same flags, zeros after them, and the decoder left in the same state (a
+ * second call of either continues alike). Streams: the encoder's over bitmaps
+ * of every NULL density (short literal and repeated runs alternating, long
+ * runs, multi-byte indicators), and random bytes (truncated literal runs,
+ * over-long indicators, zero-length runs). */
+static void check_bitmap_vs_get_bits(const uint8_t *s, size_t len, size_t n, size_t n2)
+{
+    size_t cap = n + n2 + 64;
+    uint8_t *a = malloc(cap / 8 + 9), *b = malloc(cap / 8 + 9);
+    memset(a, 0x5a, cap / 8 + 9);
+    memset(b, 0, cap / 8 + 9);
+    cf_rle_decoder da, db;
+    cf_rle_dec_init(&da, s, len, 1);
+    cf_rle_dec_init(&db, s, len, 1);
+    memset(a, 0, cf_bitmap_bytes(n) + 8);
+    size_t ka = cf_rle_dec_bitmap(&da, a, n), kb = cf_rle_dec_get_bits(&db, b, 0, n);
+    assert_int_equal(ka, kb);
+    for (size_t i = 0; i < n + 64 && i / 8 < cf_bitmap_bytes(n) + 8; i++)
+        assert_int_equal(cf_bitmap_get(a, i), i < ka ? cf_bitmap_get(b, i) : 0);
+    assert_ptr_equal(da.p, db.p);
+    assert_true(da.rep_left == db.rep_left && da.lit_left == db.lit_left);
+    assert_true(da.lit_left == 0 || (da.lit_p == db.lit_p && da.lit_bit == db.lit_bit &&
+                                      da.lit_end == db.lit_end));
+    assert_true(da.rep_left == 0 || da.rep_value == db.rep_value);
+    /* continuing: the same flags after the first n */
+    if (ka == n && n2 > 0) {
+        memset(a, 0, cap / 8 + 9);
+        memset(b, 0, cap / 8 + 9);
+        size_t k2a = cf_rle_dec_get_bits(&da, a, 0, n2), k2b = cf_rle_dec_get_bits(&db, b, 0, n2);
+        assert_int_equal(k2a, k2b);
+        assert_memory_equal(a, b, cf_bitmap_bytes(k2a));
+    }
+    free(a);
+    free(b);
+}
+
+static void test_rle__bitmap_matches_get_bits(void **state)
+{
+    (void)state;
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(1) + 9);
+    static const unsigned pct_null[] = {0, 1, 5, 10, 20, 50, 80, 95, 100};
+    for (int iter = 0; iter < 400; iter++) {
+        size_t n = 1 + (size_t)cf_rng_below(&r, iter < 200 ? 700 : 70000);
+        unsigned pct = pct_null[iter % 9];
+        cf_rle_encoder e;
+        cf_rle_enc_init(&e, 1);
+        for (size_t i = 0; i < n; i++) {
+            /* sometimes long runs, so indicators take two or more bytes */
+            if (iter % 7 == 3 && cf_rng_below(&r, 100) == 0) {
+                size_t run = (size_t)cf_rng_below(&r, 3000);
+                cf_rle_enc_put_run(&e, cf_rng_below(&r, 2), run);
+                continue;
+            }
+            cf_rle_enc_put(&e, cf_rng_below(&r, 100) >= pct);
+        }
+        CF_ASSERT_OK(cf_rle_enc_finish(&e), NULL);
+        size_t total = 0;
+        cf_rle_decoder d;
+        cf_rle_dec_init(&d, e.out.data, e.out.len, 1);
+        total = cf_rle_dec_skip(&d, SIZE_MAX / 2, NULL);
+        /* all of it, part of it (a run cut in two), more than it holds */
+        size_t cut = (size_t)cf_rng_below(&r, total + 1);
+        check_bitmap_vs_get_bits(e.out.data, e.out.len, total, 0);
+        check_bitmap_vs_get_bits(e.out.data, e.out.len, cut, total - cut);
+        check_bitmap_vs_get_bits(e.out.data, e.out.len, total + 9, 0);
+        cf_rle_enc_dispose(&e);
+    }
+    /* random bytes: malformed and truncated streams */
+    for (int iter = 0; iter < 5000; iter++) {
+        size_t len = (size_t)cf_rng_below(&r, 48);
+        uint8_t *buf = malloc(len ? len : 1);
+        for (size_t i = 0; i < len; i++) {
+            buf[i] = (uint8_t)cf_rng_next(&r);
+            if (iter % 2) /* mostly one-byte indicators and short runs */
+                buf[i] &= 0x1f;
+        }
+        size_t n = (size_t)cf_rng_below(&r, 400);
+        check_bitmap_vs_get_bits(buf, len, n, (size_t)cf_rng_below(&r, 100));
+        free(buf);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -624,6 +709,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_rle__decoder_accepts_grammar),
         cmocka_unit_test(test_rle__decoder_hostile),
         cmocka_unit_test(test_rle__get_bits_pieces_keep_neighbours),
+        cmocka_unit_test(test_rle__bitmap_matches_get_bits),
         cmocka_unit_test(test_rle__index_checkpoints),
     };
     return CF_RUN_TESTS(argc, argv, tests);

@@ -1,0 +1,244 @@
+/* bench/nulls: what NULLs cost a scan (issue 17 item 3). Not a test: it
+ * prints numbers.
+ *
+ *   bench_nulls write DIR [ROWS]    write the data sets into DIR (default
+ *                                   4 M rows; the DICT words get ROWS / 2)
+ *   bench_nulls scan DIR [REPS [FILTER [IO]]]
+ *                                   scan each file REPS times (default 9)
+ *                                   without a cache (pread) and with a
+ *                                   256 MiB block cache; FILTER: only files
+ *                                   whose name contains it; IO: pread or
+ *                                   cache, only that one
+ *
+ * Data sets: random int32 (PLAIN, BIT_SHUFFLE), int32 runs of 1-32 (RLE),
+ * zipf-ish words (DICT), each written not nullable ("n0") and nullable with
+ * 10% ("n10") and 50% ("n50") NULLs at random, the same values in the non-null
+ * rows. A scan is a new iterator and 1024-row cf_iter_copy_batch calls into
+ * one reused buffer, timed in thread CPU time (the machine is shared: time
+ * spent descheduled is not the scan's); the median of REPS scans after an
+ * untimed one. Output: one line per file and I/O mode, and the nullable /
+ * not-nullable ratio of the medians. Link it against two builds and alternate
+ * the runs to compare them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cfile/cfile.h>
+
+#define BATCH 1024
+
+static const int null_pcts[] = {0, 10, 50};
+static const struct {
+    const char *name;
+    cf_type type;
+    cf_encoding enc;
+} sets[] = {
+    {"int32.PLAIN", CF_TYPE_INT32, CF_ENC_PLAIN},
+    {"int32.BIT_SHUFFLE", CF_TYPE_INT32, CF_ENC_BIT_SHUFFLE},
+    {"int32runs.RLE", CF_TYPE_INT32, CF_ENC_RLE},
+    {"words.DICT", CF_TYPE_STRING, CF_ENC_DICT},
+};
+#define NSETS (sizeof sets / sizeof sets[0])
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what, cf_error *err)
+{
+    fprintf(stderr, "%s: %s\n", what, err->msg);
+    exit(1);
+}
+
+static void write_set(const char *dir, size_t s, size_t rows)
+{
+    int32_t *iv = NULL;
+    cf_slice *sv = NULL;
+    char *words = NULL;
+    if (sets[s].type == CF_TYPE_STRING) {
+        rows /= 2;
+        enum { VOCAB = 20000 };
+        words = malloc((size_t)VOCAB * 24);
+        for (size_t w = 0; w < VOCAB; w++) {
+            size_t len = 3 + next_rand() % 12;
+            for (size_t c = 0; c < len; c++)
+                words[w * 24 + c] = (char)('a' + next_rand() % 26);
+            words[w * 24 + len] = 0;
+        }
+        sv = malloc(rows * sizeof *sv);
+        for (size_t i = 0; i < rows; i++) {
+            /* zipf-ish: rank = VOCAB * u^3 */
+            double u = (double)(next_rand() >> 11) / 9007199254740992.0;
+            size_t w = (size_t)(VOCAB * u * u * u);
+            sv[i] = (cf_slice){(const uint8_t *)words + w * 24, strlen(words + w * 24)};
+        }
+    } else {
+        iv = malloc(rows * sizeof *iv);
+        for (size_t i = 0; i < rows;) {
+            if (sets[s].enc == CF_ENC_RLE) {
+                size_t run = 1 + next_rand() % 32;
+                int32_t v = (int32_t)(next_rand() % 1000);
+                for (size_t k = 0; k < run && i < rows; k++)
+                    iv[i++] = v;
+            } else {
+                iv[i++] = (int32_t)next_rand();
+            }
+        }
+    }
+    size_t es = iv ? 4 : sizeof(cf_slice);
+    uint8_t *vals = malloc(rows * es), *nn = malloc(rows / 8 + 1);
+    for (size_t p = 0; p < sizeof null_pcts / sizeof null_pcts[0]; p++) {
+        int pct = null_pcts[p];
+        /* the same values, in the non-null rows, in the same order */
+        size_t j = 0;
+        memset(nn, 0, rows / 8 + 1);
+        for (size_t i = 0; i < rows; i++) {
+            bool null = pct > 0 && next_rand() % 100 < (uint64_t)pct;
+            if (null) {
+                memset(vals + i * es, 0, es);
+                continue;
+            }
+            nn[i / 8] |= (uint8_t)(1u << (i % 8));
+            memcpy(vals + i * es, iv ? (const void *)(iv + j) : (const void *)(sv + j), es);
+            j++;
+        }
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.n%d.cfile", dir, sets[s].name, pct);
+        cf_writer_options o;
+        cf_writer_options_init(&o, sets[s].type);
+        o.encoding = sets[s].enc;
+        o.nullable = pct > 0;
+        cf_error err = {0};
+        cf_writer *w;
+        if (cf_writer_create_file(&w, path, &o, &err) != CF_OK)
+            die(path, &err);
+        for (size_t i = 0; i < rows; i += 4096) {
+            size_t k = rows - i < 4096 ? rows - i : 4096;
+            uint8_t bm[512];
+            memset(bm, 0, sizeof bm);
+            for (size_t r = 0; r < k; r++)
+                if (nn[(i + r) / 8] >> ((i + r) % 8) & 1)
+                    bm[r / 8] |= (uint8_t)(1u << (r % 8));
+            if (cf_writer_append(w, vals + i * es, pct > 0 ? bm : NULL, k, &err) != CF_OK)
+                die(path, &err);
+        }
+        if (cf_writer_finish(w, &err) != CF_OK)
+            die(path, &err);
+        cf_writer_free(w);
+        printf("wrote %s (%zu rows)\n", path, rows);
+    }
+    free(iv);
+    free(sv);
+    free(words);
+    free(vals);
+    free(nn);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median CPU seconds of reps full scans. */
+static double scan_file(const char *path, cf_cache *cache, int reps, uint64_t *rows_out)
+{
+    cf_reader_options ro;
+    cf_reader_options_init(&ro);
+    ro.cache = cache;
+    cf_error err = {0};
+    cf_reader *r;
+    if (cf_reader_open_file(&r, path, false, &ro, &err) != CF_OK)
+        die(path, &err);
+    static uint8_t vals[BATCH * 16], nn[BATCH / 8];
+    double *t = malloc(sizeof(double) * (size_t)reps);
+    uint64_t check = 0;
+    for (int rep = -1; rep < reps; rep++) {
+        double t0 = cpu_now();
+        cf_iter *it;
+        if (cf_iter_create(&it, r, &err) != CF_OK)
+            die(path, &err);
+        uint64_t rows = 0;
+        for (;;) {
+            size_t got;
+            if (cf_iter_copy_batch(it, vals, nn, BATCH, &got, &err) != CF_OK)
+                die(path, &err);
+            if (got == 0)
+                break;
+            rows += got;
+            check += vals[0] + nn[0];
+        }
+        cf_iter_free(it);
+        double dt = cpu_now() - t0;
+        if (rep >= 0)
+            t[rep] = dt;
+        *rows_out = rows;
+    }
+    if (check == 1)
+        printf(" ");
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    double med = t[reps / 2];
+    free(t);
+    cf_reader_free(r);
+    return med;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: bench_nulls write DIR [ROWS] | scan DIR [REPS [FILTER]]\n");
+        return 2;
+    }
+    if (strcmp(argv[1], "write") == 0) {
+        size_t rows = argc > 3 ? strtoull(argv[3], NULL, 10) : 4u << 20;
+        for (size_t s = 0; s < NSETS; s++)
+            write_set(argv[2], s, rows);
+        return 0;
+    }
+    int reps = argc > 3 ? atoi(argv[3]) : 9;
+    const char *filter = argc > 4 ? argv[4] : NULL;
+    const char *only = argc > 5 ? argv[5] : NULL;
+    if (reps < 1)
+        reps = 1;
+    for (int io = 0; io < 2; io++) {
+        if (only && strcmp(only, io ? "cache" : "pread") != 0)
+            continue;
+        for (size_t s = 0; s < NSETS; s++) {
+            double base = 0;
+            for (size_t p = 0; p < sizeof null_pcts / sizeof null_pcts[0]; p++) {
+                char path[4096];
+                snprintf(path, sizeof path, "%s/%s.n%d.cfile", argv[2], sets[s].name, null_pcts[p]);
+                if (filter && strstr(path, filter) == NULL)
+                    continue;
+                cf_cache *cache = NULL;
+                cf_error err = {0};
+                if (io == 1 && cf_cache_create(&cache, 256u << 20, &err) != CF_OK)
+                    die("cache", &err);
+                uint64_t rows = 0;
+                double med = scan_file(path, cache, reps, &rows);
+                cf_cache_free(cache);
+                if (p == 0)
+                    base = med;
+                printf("%-18s n%-2d %-5s %8.3f ms  ratio %.2f  (%llu rows)\n", sets[s].name,
+                       null_pcts[p], io ? "cache" : "pread", med * 1e3, base > 0 ? med / base : 0.0,
+                       (unsigned long long)rows);
+                fflush(stdout);
+            }
+        }
+    }
+    return 0;
+}
