@@ -91,8 +91,9 @@ struct cf_rs_scanner {
     cf_buf ords;
     cf_rs_scan_stats st;
     /* Column reads shared with worker threads (threads > 1): the team (owned,
-     * or a table scanner's), and per column read of a batch its column,
-     * status and error. */
+     * or a table scanner's); the columns of the window being read (jobs) and
+     * the team's status and error slots for them (each column also keeps its
+     * own, which is what is read back). */
     cf_rs_team *team;
     bool own_team;
     size_t *jobs, njobs;
