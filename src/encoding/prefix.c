@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "encodings.h"
+#include "prefix_fence.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/endian.h"
@@ -327,6 +328,11 @@ typedef struct prefix_dec {
      * value h_idx is h_val, and the stream stands right after it. SIZE_MAX: none. */
     size_t h_idx;
     cf_slice h_val;
+    /* The loaded block's restart fence (prefix_fence.h), if any: a saved
+     * state's (load_saved) or fence_own once saved_len built it. */
+    const uint8_t *fence;
+    uint8_t *fence_own;
+    size_t fence_cap;
 } prefix_dec;
 
 static void prefix_dec_free(cf_decoder *d_)
@@ -342,6 +348,7 @@ static void prefix_dec_free(cf_decoder *d_)
     }
     cf_free(d->vals);
     cf_free(d->runs);
+    cf_free(d->fence_own);
     cf_free(d);
 }
 
@@ -521,6 +528,7 @@ static cf_status prefix_load(cf_decoder *d_, const uint8_t *data, size_t len, cf
     d->s_prev = (cf_slice){NULL, 0};
     d->s_materialized = 0;
     d->h_idx = SIZE_MAX;
+    d->fence = NULL;
     /* A well-formed block rebuilds at most interval * entries bytes (a value is no
      * longer than the entries of its run so far); allow that for ordinary
      * intervals, and a fixed floor beyond. */
@@ -797,50 +805,101 @@ static cf_status stream_next(prefix_dec *d, cf_slice *out, size_t n, cf_error *e
         pr = _mm_loadu_si128((const __m128i *)(const void *)prev.data);
 #endif
     size_t j = 0;
+    /* values left in the run that ends at `end` (0: the next value starts a run) */
+    size_t run_left = idx % interval ? interval - idx % interval : 0;
     while (j < n) {
-        size_t in_run = idx % interval, m = interval - in_run;
-        if (in_run == 0) {
+        if (run_left == 0) {
             CF_TRY_OUT(
                 stream_run_start(d, (uint32_t)(idx / interval), (size_t)(p - data), &end, err));
             lim = data + end;
             prev = (cf_slice){NULL, 0};
+            run_left = interval;
         }
-        if (m > n - j)
-            m = n - j;
-        const size_t stop = j + m;
 #ifdef PREFIX_SSE2
-        /* A run ending at least 18 bytes before the block's end, with arena
-         * room for all of this stretch as short values: the per-value checks
-         * of 16 readable bytes and of arena room hold for the whole stretch.
-         * The first entry this loop does not take (long lengths, a long
-         * value, damage) goes to the loop below. */
-        if ((size_t)(data + d->len - lim) >= 18 && (size_t)(a_end - a) >= 16 * m) {
-            for (; j < stop; j++, idx++) {
-                uint16_t w = cf_load_le16(p);
+        /* While the run ends at least 18 bytes before the block's end, every
+         * 16-byte load below stays in the block; values of at most 16 bytes
+         * take 16 bytes of arena room at most, reserved up front. Runs follow
+         * one another in this loop (a restart costs a few checks, not a trip
+         * through the loop around it). The first entry or restart it does not
+         * take (long lengths, a long value, damage, the block's last bytes)
+         * goes to the code around it, which reports damage. */
+        if ((size_t)(data + d->len - lim) >= 18) {
+            size_t want = n - j;
+            if ((size_t)(a_end - a) < 16 * want && (size_t)(a_end - a) < 16 * 64) {
+                size_t need = 16 * (want < 1024 ? want : 1024);
+                if ((a = stream_arena_refill(d, a == no_chunk ? NULL : a, need, &a_end)) == NULL) {
+                    a = no_chunk;
+                    CF_FAIL_OUT(err, CF_ENOMEM, "prefix block: out of memory");
+                }
+            }
+            size_t room = (size_t)(a_end - a) / 16;
+            /* out through a pointer, shared as a negative index: fewer
+             * instructions per value (the loop is throughput-bound too) */
+            cf_slice *o = out + j, *const o_end = o + (want < room ? want : room);
+            uint32_t k = (uint32_t)(idx / interval); /* the current run */
+            const uint8_t *pd = prev.data;
+            size_t plen = prev.len;
+            const uint8_t *const keep_end = keep_mask + 16;
+            for (; o < o_end; o++) {
+                if (run_left == 0) {
+                    /* run k + 1 starts here: stream_run_start's checks */
+                    size_t r = d->entries_end;
+                    if (p != lim || k + 1 > d->nrestarts)
+                        break;
+                    if (k + 1 < d->nrestarts) {
+                        r = restart_off(d, k + 2);
+                        if (r <= (size_t)(p - data) || r >= d->entries_end ||
+                            d->entries_end - r < 2)
+                            break;
+                    }
+                    if (d->len - r < 18)
+                        break;
+                    k++;
+                    end = r;
+                    lim = data + r;
+                    run_left = interval;
+                    pd = NULL;
+                    plen = 0;
+                }
+                /* Two byte loads, not one 16-bit load and a shift: the next
+                 * entry's address (p + 2 + non_shared) is the loop's chain of
+                 * dependent loads, one instruction shorter this way. */
+                size_t shared = p[0], non_shared = p[1];
                 const uint8_t *q = p + 2;
-                uint32_t shared = w & 0xff, non_shared = w >> 8;
-                if ((w & 0x8080) != 0 || (ptrdiff_t)non_shared > lim - q || shared > prev.len)
+                if (((shared | non_shared) & 0x80) != 0 || (ptrdiff_t)non_shared > lim - q ||
+                    shared > plen)
                     break;
-                size_t len = (size_t)shared + non_shared;
-                if (shared == 0) {
-                    prev = (cf_slice){q, non_shared};
-                    pr = _mm_loadu_si128((const __m128i *)(const void *)q);
-                } else if (len <= 16) {
+                size_t len = shared + non_shared;
+                if (__builtin_expect(shared != 0, 1)) {
+                    if (len > 16)
+                        break;
+                    ptrdiff_t back = -(ptrdiff_t)shared;
                     __m128i keep =
-                        _mm_loadu_si128((const __m128i *)(const void *)(keep_mask + 16 - shared));
-                    __m128i suf = _mm_loadu_si128((const __m128i *)(const void *)(q - shared));
+                        _mm_loadu_si128((const __m128i *)(const void *)(keep_end + back));
+                    __m128i suf = _mm_loadu_si128((const __m128i *)(const void *)(q + back));
                     pr = _mm_or_si128(_mm_and_si128(keep, pr), _mm_andnot_si128(keep, suf));
                     _mm_storeu_si128((__m128i *)(void *)a, pr);
-                    prev = (cf_slice){a, len};
+                    pd = a;
+                    plen = len;
                     a += len;
                 } else {
-                    break;
+                    pd = q;
+                    plen = non_shared;
+                    pr = _mm_loadu_si128((const __m128i *)(const void *)q);
                 }
-                out[j] = prev;
+                *o = (cf_slice){pd, plen};
                 p = q + non_shared;
+                run_left--;
             }
+            size_t done = (size_t)(o - (out + j));
+            j += done;
+            idx += done;
+            prev = (cf_slice){pd, plen};
         }
 #endif
+        size_t m = run_left < n - j ? run_left : n - j;
+        const size_t stop = j + m;
+        run_left -= m;
         for (; j < stop; j++, idx++) {
             uint32_t shared, non_shared;
             /* Two bytes are readable even at lim (p <= lim <= entries_end, and
@@ -1058,6 +1117,8 @@ static cf_status prefix_seek_at_or_after(cf_decoder *d_, const void *key, bool *
     /* format §8.7: last restart whose value is < target (restart 0 if none) */
     const uint8_t *const limit = d->data + d->entries_end;
     uint32_t left = 0, right = d->nrestarts;
+    if (d->fence != NULL)
+        cf_prefix_fence_range(d->fence, d->data, d->len, d->entries_end, kd, klen, &left, &right);
     while (left < right) {
         uint32_t mid = left + (right - left + 1) / 2;
         size_t roff, lcp;
@@ -1092,13 +1153,22 @@ static cf_status prefix_seek_at_or_after(cf_decoder *d_, const void *key, bool *
              "prefix block: restart %" PRIu32 " at offset %zu is outside (%zu, %zu)", k,
              restart_off(d, k), restart_off(d, k - 1), d->entries_end);
     const uint8_t *p = d->data + start;
+    /* the run's later lines: the walk below reads them one after another */
+    if (d->entries_end - start > 64)
+        __builtin_prefetch(p + 64);
+    if (d->entries_end - start > 128)
+        __builtin_prefetch(p + 128);
     size_t prev_len = 0, m = 0;
+    /* next_run: the first value of the next run (no division per entry) */
+    size_t next_run = idx;
+    k = left - 1; /* becomes left at the first run start */
     for (; idx < d->base.count; idx++) {
-        if (idx % interval == 0) {
-            k = (uint32_t)(idx / interval);
-            CF_CHECK(p == d->data + end || idx == (size_t)left * interval, err, CF_ECORRUPT,
-                     "prefix block: restart %" PRIu32 " at offset %zu does not follow value %zu",
-                     k, end, idx - 1);
+        if (idx == next_run) {
+            k++;
+            next_run += interval;
+            CF_CHECK(p == d->data + end || k == left, err, CF_ECORRUPT,
+                     "prefix block: restart %" PRIu32 " at offset %zu does not follow value %zu", k,
+                     end, idx - 1);
             end = d->entries_end;
             CF_CHECK(k == d->nrestarts || restart_checked(d, k + 1, &end), err, CF_ECORRUPT,
                      "prefix block: restart %" PRIu32 " at offset %zu is outside (%zu, %zu)",
@@ -1138,6 +1208,56 @@ static cf_status prefix_seek_at_or_after(cf_decoder *d_, const void *key, bool *
     CF_FAIL(err, CF_ENOTFOUND, "prefix block: every value is smaller than the key");
 }
 
+/* Saved state (encoding.h): the block's restart fence, built here (one read of
+ * every restart) for a block cache to keep; 0 when the block has too few
+ * restarts to gain from one, or restarts a fence cannot describe exactly
+ * (damage, values out of order: seeks then search the block, as without). */
+static size_t prefix_saved_len(cf_decoder *d_)
+{
+    prefix_dec *d = (prefix_dec *)d_;
+    if (d->data == NULL || d->nrestarts < CF_PREFIX_FENCE_MIN_RESTARTS)
+        return 0;
+    size_t n = cf_prefix_fence_size(d->nrestarts);
+    if (d->fence == NULL) {
+        if (n > d->fence_cap) {
+            cf_free(d->fence_own);
+            d->fence = NULL;
+            d->fence_cap = 0;
+            d->fence_own = cf_malloc(n);
+            if (d->fence_own == NULL)
+                return 0;
+            d->fence_cap = n;
+        }
+        if (!cf_prefix_fence_build(d->fence_own, d->data, d->len, d->entries_off, d->entries_end,
+                                   d->nrestarts))
+            return 0;
+        d->fence = d->fence_own; /* this load's seeks use it too */
+    }
+    return n;
+}
+
+static void prefix_save(const cf_decoder *d_, void *dst)
+{
+    const prefix_dec *d = (const prefix_dec *)d_;
+    memcpy(dst, d->fence, cf_prefix_fence_size(d->nrestarts));
+}
+
+static cf_status prefix_load_saved(cf_decoder *d_, const uint8_t *data, size_t len,
+                                   const void *state, size_t state_len, cf_error *err)
+{
+    prefix_dec *d = (prefix_dec *)d_;
+    CF_TRY(prefix_load(d_, data, len, err));
+    if (!cf_prefix_fence_fits(state, state_len, len, d->entries_off, d->nrestarts)) {
+        d->base.count = 0;
+        d->data = NULL;
+        d->len = 0;
+        d->nrestarts = 0;
+        CF_FAIL(err, CF_ECORRUPT, "prefix block: saved restart fence does not fit the block");
+    }
+    d->fence = state;
+    return CF_OK;
+}
+
 const cf_decoder_ops cf_dec_prefix_ops = {
     .encoding = CF_ENC_PREFIX,
     .create = prefix_dec_create,
@@ -1146,4 +1266,7 @@ const cf_decoder_ops cf_dec_prefix_ops = {
     .seek = prefix_seek,
     .next = prefix_next,
     .seek_at_or_after = prefix_seek_at_or_after,
+    .saved_len = prefix_saved_len,
+    .save = prefix_save,
+    .load_saved = prefix_load_saved,
 };

@@ -636,6 +636,266 @@ static void test_prefix__batch_scoped_stream(void **state)
     free(v);
 }
 
+/* ---- restart fence (saved state) ----------------------------------------------------- */
+
+/* One block of all n values (sorted or not) at this interval, in an exact-size
+ * copy (over-reads show under ASan); *len its length. */
+static uint8_t *encode_block(const cf_slice *v, size_t n, uint32_t interval, size_t *len)
+{
+    cf_error err;
+    cf_encoder *e;
+    cf_enc_params p = enc_params(1 << 24, interval);
+    CF_ASSERT_OK(cf_enc_prefix_ops.create(&e, &p, &err), &err);
+    assert_int_equal(cf_enc_prefix_ops.add(e, v, n, true), n);
+    cf_slice out;
+    CF_ASSERT_OK(cf_enc_prefix_ops.finish(e, 0, &out, &err), &err);
+    uint8_t *copy = malloc(out.len);
+    memcpy(copy, out.data, out.len);
+    *len = out.len;
+    cf_encoder_free(e);
+    return copy;
+}
+
+/* The fence a block cache keeps (saved_len / save), adopted by another
+ * decoder (load_saved); NULL if the block has none. */
+static void *save_state(cf_decoder *d, size_t *sl)
+{
+    *sl = d->ops->saved_len(d);
+    if (*sl == 0)
+        return NULL;
+    void *st = malloc(*sl);
+    d->ops->save(d, st);
+    return st;
+}
+
+/* The same seek on decoders with and without a fence: same status, position,
+ * exactness and the values read after it. */
+static void same_seek(cf_decoder *plain, cf_decoder *fenced, const cf_slice *key)
+{
+    cf_error err;
+    bool e1 = true, e2 = false;
+    cf_status s1 = plain->ops->seek_at_or_after(plain, key, &e1, &err);
+    cf_status s2 = fenced->ops->seek_at_or_after(fenced, key, &e2, &err);
+    assert_int_equal(s1, s2);
+    assert_int_equal(plain->pos, fenced->pos);
+    if (s1 != CF_OK)
+        return;
+    assert_int_equal(e1, e2);
+    cf_slice g1[3], g2[3];
+    size_t n1, n2;
+    CF_ASSERT_OK(plain->ops->next(plain, g1, 3, &n1, &err), &err);
+    CF_ASSERT_OK(fenced->ops->next(fenced, g2, 3, &n2, &err), &err);
+    assert_int_equal(n1, n2);
+    for (size_t i = 0; i < n1; i++)
+        CF_ASSERT_BYTES(g1[i].data, g1[i].len, g2[i].data, g2[i].len);
+}
+
+/* Value seeks through the restart fence answer exactly as the search of the
+ * block does: values with a long common prefix (so the fence's bytes start
+ * past it), values that differ only after the fence's 8 bytes (equal fence
+ * entries, decided in the block), NULs inside and at the end (the fence pads
+ * with zeros), the empty value, every interval; keys equal to values, just
+ * after them (+ "\0"), truncated, random, empty, below and above everything.
+ * Checked on a decoder that adopted a saved fence and on one that built its
+ * own (saved_len), against one with none. */
+static void test_prefix__fence_seeks(void **state)
+{
+    (void)state;
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(0xfe9ce));
+    cf_error err;
+    const uint32_t intervals[] = {1, 2, 4, 16, 64};
+    for (int shape = 0; shape < 4; shape++) {
+        size_t n = 800 + (size_t)cf_rng_below(&r, 1500);
+        char(*buf)[64] = calloc(n, sizeof *buf);
+        cf_slice *v = calloc(n, sizeof *v);
+        for (size_t i = 0; i < n; i++) {
+            size_t len = 0;
+            if (shape == 0) { /* Kudu-style keys: a stem and a counter */
+                len = (size_t)snprintf(buf[i], sizeof buf[i], "user%010zu", i * 7);
+            } else if (shape == 1) { /* a long stem, then bytes differing late */
+                memcpy(buf[i], "a-common-prefix-longer-than-8/", 30);
+                len = 30;
+                for (size_t k = 0, m = 1 + cf_rng_below(&r, 20); k < m; k++)
+                    buf[i][len++] = "\0ab\xff"[cf_rng_below(&r, 4)];
+            } else if (shape == 2) { /* 8 equal bytes, then a difference */
+                len =
+                    (size_t)snprintf(buf[i], sizeof buf[i], "%c12345678%c%zu",
+                                     'a' + (int)cf_rng_below(&r, 3), "xy"[cf_rng_below(&r, 2)], i);
+            } else { /* anything short, NULs and empties included */
+                len = cf_rng_below(&r, 12);
+                for (size_t k = 0; k < len; k++)
+                    buf[i][k] = "\0\1az\xff"[cf_rng_below(&r, 5)];
+            }
+            v[i] = (cf_slice){(const uint8_t *)buf[i], len};
+        }
+        qsort(v, n, sizeof *v, cmp_slice);
+        /* keys: every value, value + NUL, value cut short, random bytes */
+        size_t nk = 4 * n + 3;
+        char(*kb)[72] = calloc(nk, sizeof *kb);
+        cf_slice *keys = calloc(nk, sizeof *keys);
+        for (size_t i = 0; i < n; i++) {
+            memcpy(kb[4 * i], v[i].data, v[i].len);
+            keys[4 * i] = (cf_slice){(const uint8_t *)kb[4 * i], v[i].len};
+            memcpy(kb[4 * i + 1], v[i].data, v[i].len);
+            kb[4 * i + 1][v[i].len] = 0;
+            keys[4 * i + 1] = (cf_slice){(const uint8_t *)kb[4 * i + 1], v[i].len + 1};
+            size_t cut = cf_rng_below(&r, v[i].len + 1);
+            memcpy(kb[4 * i + 2], v[i].data, cut);
+            keys[4 * i + 2] = (cf_slice){(const uint8_t *)kb[4 * i + 2], cut};
+            size_t kl = cf_rng_below(&r, 40);
+            memcpy(kb[4 * i + 3], v[cf_rng_below(&r, n)].data, 4);
+            for (size_t k = cf_rng_below(&r, 5); k < kl; k++)
+                kb[4 * i + 3][k] = (char)cf_rng_below(&r, 256);
+            keys[4 * i + 3] = (cf_slice){(const uint8_t *)kb[4 * i + 3], kl};
+        }
+        keys[4 * n] = (cf_slice){NULL, 0};
+        memset(kb[4 * n + 1], 0xff, 70);
+        keys[4 * n + 1] = (cf_slice){(const uint8_t *)kb[4 * n + 1], 70};
+        keys[4 * n + 2] = (cf_slice){(const uint8_t *)"\0", 1};
+        for (size_t ii = 0; ii < 5; ii++) {
+            size_t len;
+            uint8_t *blk = encode_block(v, n, intervals[ii], &len);
+            cf_decoder *plain, *own, *adopted;
+            CF_ASSERT_OK(cf_decoder_open(&plain, CF_ENC_PREFIX, &dec_params, blk, len, &err), &err);
+            CF_ASSERT_OK(cf_decoder_open(&own, CF_ENC_PREFIX, &dec_params, blk, len, &err), &err);
+            CF_ASSERT_OK(cf_dec_prefix_ops.create(&adopted, &dec_params, &err), &err);
+            size_t sl;
+            void *st = save_state(own, &sl);
+            /* every block here has at least 4 restarts, all in order */
+            assert_non_null(st);
+            CF_ASSERT_OK(adopted->ops->load_saved(adopted, blk, len, st, sl, &err), &err);
+            assert_int_equal(adopted->count, n);
+            for (size_t k = 0; k < nk; k++) {
+                same_seek(plain, own, &keys[k]);
+                same_seek(plain, adopted, &keys[k]);
+            }
+            cf_decoder_free(plain);
+            cf_decoder_free(own);
+            cf_decoder_free(adopted);
+            free(st);
+            free(blk);
+        }
+        free(kb);
+        free(keys);
+        free(buf);
+        free(v);
+    }
+}
+
+/* A fence exists only where it is exact, and is adopted only by its block:
+ * none for blocks with few restarts or restarts out of order (a seek then
+ * searches the block, as before); a state of another length or from another
+ * block is refused and leaves the decoder unbound. */
+static void test_prefix__fence_refused(void **state)
+{
+    (void)state;
+    cf_error err;
+    char buf[64][8];
+    cf_slice v[64];
+    for (size_t i = 0; i < 64; i++) {
+        snprintf(buf[i], sizeof buf[i], "k%03zu", i);
+        v[i] = (cf_slice){(const uint8_t *)buf[i], 4};
+    }
+    size_t len, len2;
+    cf_decoder *d;
+    CF_ASSERT_OK(cf_dec_prefix_ops.create(&d, &dec_params, &err), &err);
+    /* 3 restarts: too few to gain */
+    uint8_t *blk = encode_block(v, 64, 16, &len);
+    CF_ASSERT_OK(d->ops->load(d, blk, len, &err), &err);
+    assert_int_equal(d->ops->saved_len(d), 0);
+    free(blk);
+    /* restarts out of order (k063 first) */
+    cf_slice t = v[0];
+    v[0] = v[63];
+    v[63] = t;
+    blk = encode_block(v, 64, 4, &len);
+    CF_ASSERT_OK(d->ops->load(d, blk, len, &err), &err);
+    assert_int_equal(d->ops->saved_len(d), 0);
+    free(blk);
+    v[63] = v[0];
+    v[0] = t;
+    /* a good one, and a state offered to the wrong block or cut short */
+    blk = encode_block(v, 64, 4, &len);
+    uint8_t *other = encode_block(v, 60, 4, &len2);
+    CF_ASSERT_OK(d->ops->load(d, blk, len, &err), &err);
+    size_t sl;
+    void *st = save_state(d, &sl);
+    assert_non_null(st);
+    CF_ASSERT_STATUS(d->ops->load_saved(d, other, len2, st, sl, &err), CF_ECORRUPT, &err);
+    assert_int_equal(d->count, 0);
+    CF_ASSERT_STATUS(d->ops->load_saved(d, blk, len, st, sl - 8, &err), CF_ECORRUPT, &err);
+    assert_int_equal(d->count, 0);
+    CF_ASSERT_OK(d->ops->load_saved(d, blk, len, st, sl, &err), &err);
+    assert_int_equal(d->count, 64);
+    bool exact;
+    CF_ASSERT_OK(d->ops->seek_at_or_after(d, &v[37], &exact, &err), &err);
+    assert_true(exact);
+    assert_int_equal(d->pos, 37);
+    free(st);
+    free(other);
+    free(blk);
+    cf_decoder_free(d);
+}
+
+/* The stream's fast loop runs across restarts and takes arena room for many
+ * values at once: a long block of short values read in batches of every size
+ * (values valid until the next load: all checked at the end, so arena chunks
+ * must not move or be reused), with long values and two-byte lengths in some
+ * runs (the fast loop hands those entries to the general one mid-run and
+ * takes over again), and the same batch-scoped (checked batch by batch). */
+static void test_prefix__stream_across_runs(void **state)
+{
+    (void)state;
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(0x5f7ea));
+    cf_error err;
+    size_t n = 40000;
+    char(*buf)[200] = calloc(n, sizeof *buf);
+    cf_slice *v = calloc(n, sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = (size_t)snprintf(buf[i], sizeof buf[i], "row%08zu", i);
+        if (i % 997 == 5) { /* longer than 16: copied, not blended */
+            memset(buf[i] + len, 'q', 20);
+            len += 20;
+        } else if (i % 1499 == 7) { /* a suffix over 127 bytes: two-byte varint */
+            memset(buf[i] + len, 'r', 150);
+            len += 150;
+        }
+        v[i] = (cf_slice){(const uint8_t *)buf[i], len};
+    }
+    const uint32_t intervals[] = {1, 16, 100};
+    for (size_t ii = 0; ii < 3; ii++) {
+        size_t len;
+        uint8_t *blk = encode_block(v, n, intervals[ii], &len);
+        cf_decoder *d;
+        CF_ASSERT_OK(cf_decoder_open(&d, CF_ENC_PREFIX, &dec_params, blk, len, &err), &err);
+        for (int scoped = 0; scoped < 2; scoped++) {
+            d->batch_scoped = scoped;
+            CF_ASSERT_OK(d->ops->load(d, blk, len, &err), &err);
+            cf_slice *all = calloc(n, sizeof *all);
+            size_t at = 0;
+            while (at < n) {
+                size_t want = 1 + (size_t)cf_rng_below(&r, cf_rng_below(&r, 2) ? 40 : 3000), g;
+                CF_ASSERT_OK(d->ops->next(d, all + at, want, &g, &err), &err);
+                assert_int_equal(g, want < n - at ? want : n - at);
+                if (scoped)
+                    for (size_t k = at; k < at + g; k++)
+                        CF_ASSERT_BYTES(all[k].data, all[k].len, v[k].data, v[k].len);
+                at += g;
+            }
+            if (!scoped)
+                for (size_t k = 0; k < n; k++)
+                    CF_ASSERT_BYTES(all[k].data, all[k].len, v[k].data, v[k].len);
+            free(all);
+        }
+        cf_decoder_free(d);
+        free(blk);
+    }
+    free(buf);
+    free(v);
+}
+
 /* ---- corruption -------------------------------------------------------------------- */
 
 static cf_status decode_all(const uint8_t *blk, size_t len, cf_error *err)
@@ -896,6 +1156,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_prefix__seek_at_or_after),
         cmocka_unit_test(test_prefix__seek_in_place),
         cmocka_unit_test(test_prefix__batch_scoped_stream),
+        cmocka_unit_test(test_prefix__fence_seeks),
+        cmocka_unit_test(test_prefix__fence_refused),
+        cmocka_unit_test(test_prefix__stream_across_runs),
         cmocka_unit_test(test_prefix__corrupt_blocks),
         cmocka_unit_test(test_prefix__corrupt_inside_long_block),
         cmocka_unit_test(test_prefix__lazy_restart_checks),
