@@ -1118,7 +1118,7 @@ static cf_status prefix_seek_at_or_after(cf_decoder *d_, const void *key, bool *
     const uint8_t *const limit = d->data + d->entries_end;
     uint32_t left = 0, right = d->nrestarts;
     if (d->fence != NULL)
-        cf_prefix_fence_range(d->fence, d->data, d->len, d->entries_end, kd, klen, &left, &right);
+        cf_prefix_fence_range(d->fence, d->data, d->len, kd, klen, &left, &right);
     while (left < right) {
         uint32_t mid = left + (right - left + 1) / 2;
         size_t roff, lcp;
@@ -1149,9 +1149,12 @@ static cf_status prefix_seek_at_or_after(cf_decoder *d_, const void *key, bool *
     size_t idx = (size_t)left * interval;
     uint32_t k = left;
     size_t start = d->entries_off, end = d->entries_end;
-    CF_CHECK(k == 0 || restart_checked(d, k, &start), err, CF_ECORRUPT,
-             "prefix block: restart %" PRIu32 " at offset %zu is outside (%zu, %zu)", k,
-             restart_off(d, k), restart_off(d, k - 1), d->entries_end);
+    if (d->fence != NULL) /* its offsets were checked as restart_checked does */
+        start = cf_prefix_fence_restart(d->fence, k);
+    else
+        CF_CHECK(k == 0 || restart_checked(d, k, &start), err, CF_ECORRUPT,
+                 "prefix block: restart %" PRIu32 " at offset %zu is outside (%zu, %zu)", k,
+                 restart_off(d, k), restart_off(d, k - 1), d->entries_end);
     const uint8_t *p = d->data + start;
     /* the run's later lines: the walk below reads them one after another */
     if (d->entries_end - start > 64)
@@ -1170,9 +1173,12 @@ static cf_status prefix_seek_at_or_after(cf_decoder *d_, const void *key, bool *
                      "prefix block: restart %" PRIu32 " at offset %zu does not follow value %zu", k,
                      end, idx - 1);
             end = d->entries_end;
-            CF_CHECK(k == d->nrestarts || restart_checked(d, k + 1, &end), err, CF_ECORRUPT,
-                     "prefix block: restart %" PRIu32 " at offset %zu is outside (%zu, %zu)",
-                     k + 1, restart_off(d, k + 1), restart_off(d, k), d->entries_end);
+            if (k < d->nrestarts && d->fence != NULL)
+                end = cf_prefix_fence_restart(d->fence, k + 1);
+            else
+                CF_CHECK(k == d->nrestarts || restart_checked(d, k + 1, &end), err, CF_ECORRUPT,
+                         "prefix block: restart %" PRIu32 " at offset %zu is outside (%zu, %zu)",
+                         k + 1, restart_off(d, k + 1), restart_off(d, k), d->entries_end);
             prev_len = 0;
             m = 0;
         }

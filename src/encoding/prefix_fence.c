@@ -5,21 +5,23 @@
  * A value seek into a 256 KiB block of short keys binary-searches ~4000
  * restarts; in the block each probe is two dependent cache misses (the restart
  * offset, then the entry) and they were most of a warm seek's time. The fence
- * is ~8 bytes per restart (31 KiB for such a block), searched without
- * branches and with both possible next probes prefetched, and it leaves one
- * restart to read from the block. Building it reads every restart once, so it
- * is only worth keeping where a block cache keeps it with the block (as PLAIN
- * BINARY's decoded offsets are kept); without a cache seeks search the block.
+ * is 12 bytes per restart (47 KiB for such a block): the window and the
+ * restart's offset side by side, so that the last probes bring the offsets
+ * the walk needs. It is searched without branches, both possible next probes
+ * prefetched, and the candidate entries prefetched before the search ends;
+ * it leaves one restart run to read from the block. Building it reads every
+ * restart once, so it is only worth keeping where a block cache keeps it
+ * with the block (as PLAIN BINARY's decoded offsets are kept); without a
+ * cache seeks search the block.
  *
- * Layout (native order, 8-byte aligned when the state is):
+ * Layout (native order):
  *   u32 nrestarts R, u32 common_len L, u32 common_off, u32 entries_off, u64 len,
- *   u64 window[R + 1]
+ *   then R + 1 records of 12 bytes: u64 window, u32 offset
  * common_off: where restart 0's value bytes start (their first L bytes are the
- * shared prefix); window[k] = bytes [L, L + 8) of restart k's value, zero
- * padded, big-endian. For two strings a, b that share their first L bytes,
- * window(a) < window(b) implies a < b (a byte of padding is a zero past the
- * string's end, and a string that ends there is a prefix, hence smaller);
- * equal windows decide nothing. */
+ * shared prefix); record k: window = bytes [L, L + 8) of restart k's value,
+ * zero padded, big-endian; offset = restart k's entry. For two strings a, b that share their first
+ * L bytes, window(a) < window(b) implies a < b (a byte of padding is a zero past the string's end,
+ * and a string that ends there is a prefix, hence smaller); equal windows decide nothing. */
 #include "prefix_fence.h"
 
 #include <string.h>
@@ -28,10 +30,16 @@
 #include "util/varint.h"
 
 #define HDR 24
+#define REC 12 /* bytes per restart */
 
 size_t cf_prefix_fence_size(uint32_t nrestarts)
 {
-    return HDR + 8 * ((size_t)nrestarts + 1);
+    return HDR + REC * ((size_t)nrestarts + 1);
+}
+
+size_t cf_prefix_fence_restart(const uint8_t *fence, uint32_t k)
+{
+    return cf_load_le32(fence + HDR + REC * (size_t)k + 8);
 }
 
 static uint64_t load64(const uint8_t *p)
@@ -44,18 +52,27 @@ static uint64_t load64(const uint8_t *p)
 /* Bytes [from, from + 8) of s[0, len), zero padded, as a big-endian integer. */
 static inline uint64_t window(const uint8_t *s, size_t len, size_t from)
 {
-    uint8_t b[8] = {0};
-    if (len > from)
-        memcpy(b, s + from, len - from < 8 ? len - from : 8);
-    return cf_load_be64(b);
+    if (len >= from + 8)
+        return cf_load_be64(s + from);
+    uint64_t x = 0;
+    for (size_t i = from; i < len; i++)
+        x |= (uint64_t)s[i] << (8 * (7 - (i - from)));
+    return x;
 }
 
-/* memcmp-then-length order */
+/* memcmp-then-length order, eight bytes per step (short keys: no call) */
 static int cmp_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
-    size_t n = alen < blen ? alen : blen;
-    int c = n ? memcmp(a, b, n) : 0;
-    return c != 0 ? c : alen < blen ? -1 : alen > blen ? 1 : 0;
+    size_t n = alen < blen ? alen : blen, i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t x = cf_load_be64(a + i), y = cf_load_be64(b + i);
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+    for (; i < n; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return alen < blen ? -1 : alen > blen ? 1 : 0;
 }
 
 static size_t restart_off(const uint8_t *data, size_t entries_off, size_t entries_end, uint32_t k)
@@ -111,7 +128,9 @@ bool cf_prefix_fence_build(uint8_t *dst, const uint8_t *data, size_t len, size_t
             cmp_bytes(prev, prev_len, v, vlen) > 0)
             return false;
         uint64_t x = window(v, vlen, common);
-        memcpy(w + 8 * (size_t)k, &x, 8);
+        uint32_t off = (uint32_t)restart_off(data, entries_off, entries_end, k);
+        memcpy(w + REC * (size_t)k, &x, 8);
+        memcpy(w + REC * (size_t)k + 8, &off, 4);
         prev = v;
         prev_len = vlen;
     }
@@ -136,52 +155,51 @@ bool cf_prefix_fence_fits(const uint8_t *fence, size_t state_len, size_t len, si
            h[2] <= len && h[1] <= len - h[2];
 }
 
-/* For the n > 0 windows at w, in order: the index i such that the number of
- * windows below x (or_equal: at most x) is i or i + 1, the first exactly when
- * window i is not (see finish). Branch-free, prefetching both possible next
- * probes; once at most 16 candidates are left, also the restart offsets (at
- * `offs`, one per window) that the caller reads next, so that their cache
- * miss overlaps the last probes instead of following them. */
-static inline size_t narrow(const uint8_t *w, size_t n, uint64_t x, bool or_equal,
-                            const uint8_t *offs)
+/* Prefetch restart k's entry (k <= R: its record is in the fence) if it lies
+ * in the block. */
+static inline void prefetch_restart(const uint8_t *recs, const uint8_t *data, size_t len, size_t k)
 {
-    const uint8_t *base = w;
-    while (n > 1) {
-        size_t half = n / 2;
-        __builtin_prefetch(base + 8 * (half / 2));
-        __builtin_prefetch(base + 8 * (half + half / 2));
-        if (n <= 16) {
-            size_t i = (size_t)(base - w) / 8;
-            __builtin_prefetch(offs + 4 * i);
-            __builtin_prefetch(offs + 4 * (i + n));
-        }
-        uint64_t v = load64(base + 8 * half);
-        base = (or_equal ? v <= x : v < x) ? base + 8 * half : base;
-        n -= half;
-    }
-    return (size_t)(base - w) / 8;
+    uint32_t off = cf_load_le32(recs + REC * k + 8);
+    if (off < len)
+        __builtin_prefetch(data + off);
 }
 
-static inline size_t finish(const uint8_t *w, size_t i, uint64_t x, bool or_equal)
+/* For the n > 0 records at r (restarts k0, k0 + 1, ...; recs: record 0), in
+ * order of their windows: the index i such that the number of windows below
+ * x (or_equal: at most x) is i or i + 1, the first exactly when window i is
+ * not (see finish). Branch-free, prefetching both possible next probes. The
+ * caller then reads the answer's entry from the block, a cache miss: once at
+ * most 4 candidates are left, their entries are prefetched (their offsets are
+ * in the records these probes bring in), so that miss overlaps the search. */
+static inline size_t narrow(const uint8_t *r, size_t n, uint64_t x, bool or_equal,
+                            const uint8_t *recs, size_t k0, const uint8_t *data, size_t len)
 {
-    uint64_t v = load64(w + 8 * i);
+    const uint8_t *base = r;
+    while (n > 1) {
+        size_t half = n / 2;
+        __builtin_prefetch(base + REC * (half / 2));
+        __builtin_prefetch(base + REC * (half + half / 2));
+        if (n <= 4) {
+            /* the answer is restart k0 - 1 + i + c for some c in [0, n] */
+            size_t i = (size_t)(base - r) / REC;
+            for (size_t c = 0; c <= n; c++)
+                prefetch_restart(recs, data, len, k0 - 1 + i + c);
+        }
+        uint64_t v = load64(base + REC * half);
+        base = (or_equal ? v <= x : v < x) ? base + REC * half : base;
+        n -= half;
+    }
+    return (size_t)(base - r) / REC;
+}
+
+static inline size_t finish(const uint8_t *r, size_t i, uint64_t x, bool or_equal)
+{
+    uint64_t v = load64(r + REC * i);
     return i + (or_equal ? v <= x : v < x);
 }
 
-/* Prefetch the entry at restart k, which the caller reads first. */
-static inline void prefetch_restart(const uint8_t *data, size_t len, size_t entries_end,
-                                    const uint8_t *offs, size_t k)
-{
-    if (k > 0 && 4 * k <= len - entries_end) {
-        uint32_t off = cf_load_le32(offs + 4 * k);
-        if (off < len)
-            __builtin_prefetch(data + off);
-    }
-}
-
 void cf_prefix_fence_range(const uint8_t *fence, const uint8_t *data, size_t len,
-                           size_t entries_end, const uint8_t *key, size_t klen, uint32_t *lo,
-                           uint32_t *hi)
+                           const uint8_t *key, size_t klen, uint32_t *lo, uint32_t *hi)
 {
     uint32_t h[4];
     memcpy(h, fence, 16);
@@ -201,23 +219,16 @@ void cf_prefix_fence_range(const uint8_t *fence, const uint8_t *data, size_t len
         return;
     }
     uint64_t x = window(key, klen, common);
-    const uint8_t *w = fence + HDR + 8; /* restarts 1..nr (nr >= 1) */
-    /* restart k's offset is at offs + 4 * k (restart 0 has none) */
-    const uint8_t *offs = data + entries_end - 4;
-    size_t i = narrow(w, nr, x, false, offs);
-    /* The answer is restart i or i + 1: start loading both entries while the
-     * last window is compared (the offsets are on their way: see narrow). */
-    prefetch_restart(data, len, entries_end, offs, i);
-    prefetch_restart(data, len, entries_end, offs, i + 1);
+    const uint8_t *recs = fence + HDR, *w = recs + REC; /* w: restarts 1..nr (nr >= 1) */
+    size_t i = narrow(w, nr, x, false, recs, 1, data, len);
     size_t below = finish(w, i, x, false);
     size_t upto = below;
-    if (below < nr && load64(w + 8 * below) == x) {
+    if (below < nr && load64(w + REC * below) == x) {
         size_t m = nr - below - 1;
+        const uint8_t *w2 = w + REC * (below + 1);
         upto = below + 1;
         if (m > 0)
-            upto +=
-                finish(w + 8 * (below + 1),
-                       narrow(w + 8 * (below + 1), m, x, true, offs + 4 * (below + 1)), x, true);
+            upto += finish(w2, narrow(w2, m, x, true, recs, below + 2, data, len), x, true);
     }
     *lo = (uint32_t)below;
     *hi = (uint32_t)upto;

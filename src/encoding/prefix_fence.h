@@ -32,10 +32,12 @@ bool cf_prefix_fence_fits(const uint8_t *fence, size_t state_len, size_t len, si
  * below the key, restarts after *hi values at or above it, and restarts in
  * (*lo, *hi] (usually none) must be compared with the key in the block.
  * So the last restart whose value is below the key is in [*lo, *hi].
- * data[0, len): the block, its restart array at entries_end (the restarts
- * the answer may be are prefetched). */
+ * data[0, len): the block (the entries the answer may start at are
+ * prefetched). */
 void cf_prefix_fence_range(const uint8_t *fence, const uint8_t *data, size_t len,
-                           size_t entries_end, const uint8_t *key, size_t klen, uint32_t *lo,
-                           uint32_t *hi);
+                           const uint8_t *key, size_t klen, uint32_t *lo, uint32_t *hi);
+
+/* Restart k's offset (k <= nrestarts), checked when the fence was built. */
+size_t cf_prefix_fence_restart(const uint8_t *fence, uint32_t k);
 
 #endif
