@@ -30,16 +30,31 @@
 #include "util/varint.h"
 
 #define HDR 24
-#define REC 12 /* bytes per restart */
+#define REC 12   /* bytes per restart */
+#define GROUP 16 /* restarts per top entry */
+
+/* Top entries for restarts 1..nr: one per GROUP. */
+static size_t top_count(uint32_t nrestarts)
+{
+    return ((size_t)nrestarts + GROUP - 1) / GROUP;
+}
+
+/* Where record 0 starts. */
+static size_t recs_at(uint32_t nrestarts)
+{
+    return HDR + 8 * top_count(nrestarts);
+}
 
 size_t cf_prefix_fence_size(uint32_t nrestarts)
 {
-    return HDR + REC * ((size_t)nrestarts + 1);
+    return recs_at(nrestarts) + REC * ((size_t)nrestarts + 1);
 }
 
 size_t cf_prefix_fence_restart(const uint8_t *fence, uint32_t k)
 {
-    return cf_load_le32(fence + HDR + REC * (size_t)k + 8);
+    uint32_t nr;
+    memcpy(&nr, fence, 4);
+    return cf_load_le32(fence + recs_at(nr) + REC * (size_t)k + 8);
 }
 
 static uint64_t load64(const uint8_t *p)
@@ -118,7 +133,7 @@ bool cf_prefix_fence_build(uint8_t *dst, const uint8_t *data, size_t len, size_t
         common++;
     if (common > UINT32_MAX || (size_t)(first - data) > UINT32_MAX)
         return false;
-    uint8_t *w = dst + HDR;
+    uint8_t *w = dst + recs_at(nrestarts);
     const uint8_t *prev = first;
     size_t prev_len = first_len;
     for (uint32_t k = 0; k <= nrestarts; k++) {
@@ -134,6 +149,9 @@ bool cf_prefix_fence_build(uint8_t *dst, const uint8_t *data, size_t len, size_t
         prev = v;
         prev_len = vlen;
     }
+    /* the top level: the window of every GROUP-th restart from restart 1 */
+    for (size_t j = 0; j < top_count(nrestarts); j++)
+        memcpy(dst + HDR + 8 * j, w + REC * (1 + GROUP * j), 8);
     uint32_t h[4] = {nrestarts, (uint32_t)common, (uint32_t)(first - data), (uint32_t)entries_off};
     uint64_t l = len;
     memcpy(dst, h, 16);
@@ -219,9 +237,30 @@ void cf_prefix_fence_range(const uint8_t *fence, const uint8_t *data, size_t len
         return;
     }
     uint64_t x = window(key, klen, common);
-    const uint8_t *recs = fence + HDR, *w = recs + REC; /* w: restarts 1..nr (nr >= 1) */
-    size_t i = narrow(w, nr, x, false, recs, 1, data, len);
-    size_t below = finish(w, i, x, false);
+    const uint8_t *top = fence + HDR, *recs = fence + recs_at(nr);
+    const uint8_t *w = recs + REC; /* restarts 1..nr (nr >= 1) */
+    /* Two levels: the top entries (one window per GROUP restarts, a few KiB
+     * that stay cached) say which group holds the answer, then that group's
+     * records (GROUP * 12 bytes: their lines are fetched together, not one
+     * dependent miss per probe). */
+    size_t below = 0;
+    if (load64(top) < x) {
+        const uint8_t *base = top;
+        for (size_t left = top_count(nr); left > 1;) {
+            size_t half = left / 2;
+            uint64_t v = load64(base + 8 * half);
+            base = v < x ? base + 8 * half : base;
+            left -= half;
+        }
+        /* group g: windows before it are below x, those after it are not */
+        size_t g = (size_t)(base - top) / 8;
+        size_t first = GROUP * g, cnt = nr - first < GROUP ? nr - first : GROUP;
+        const uint8_t *r = w + REC * first;
+        for (size_t off = 0; off < REC * cnt; off += 64)
+            __builtin_prefetch(r + off);
+        __builtin_prefetch(r + REC * cnt - 1);
+        below = first + finish(r, narrow(r, cnt, x, false, recs, 1 + first, data, len), x, false);
+    }
     size_t upto = below;
     if (below < nr && load64(w + REC * below) == x) {
         size_t m = nr - below - 1;
