@@ -33,14 +33,15 @@ for rows in 1000000 4000000; do
 done
 out=$DIR/results.txt
 : >"$out"
-for r in $(seq "$ROUNDS"); do
+for _ in $(seq "$ROUNDS"); do
     for rows in 1000000 4000000; do
         f=$DIR/keys$rows.cfile
         for cfg in "warm_seek seek 256 20000" "cold_seek seek 0 2000" "scan_pread scan 0 9" \
                    "scan_cached scan 256 9"; do
-            set -- $cfg
+            read -r what mode cache_mb n <<<"$cfg"
             for side in base new; do
-                echo "$rows $1 $side $(LD_LIBRARY_PATH=$DIR/$side "$DIR/prefix_ab" "$2" "$f" "$3" "$4")" >>"$out"
+                res=$(LD_LIBRARY_PATH=$DIR/$side "$DIR/prefix_ab" "$mode" "$f" "$cache_mb" "$n")
+                echo "$rows $what $side $res" >>"$out"
             done
         done
     done
