@@ -578,18 +578,23 @@ CF_API void cf_table_scanner_free(cf_table_scanner *sc); /* NULL is a no-op */
  * an error, cf_table_loader_free or a crash leaves the table as it was (the
  * directories are removed by free, or by the table's clean-up after a crash).
  *
- * Every key must be new: a key the table holds live, or one the load already
- * had, is CF_EINVAL "duplicate key"; a key the table holds as a deleted row is
- * CF_ENOTSUP (that row would have to be reinserted where it lives, in place,
- * which a load cannot undo: insert it with cf_table_insert instead). The
- * failing row is cf_table_loader_error_row. Every row is inserted at one
+ * A key the table holds live, or one the load already had, is CF_EINVAL
+ * "duplicate key" (the failing row is cf_table_loader_error_row). A key the
+ * table holds as a deleted row is reinserted where it lives, as cf_table_insert
+ * does, within the same commit: such rows are kept aside until
+ * cf_table_loader_commit, which adds them as REINSERT deltas to copies of the
+ * rowsets holding those keys (sharing their files through hard links) and to a
+ * rowset the MemRowSet is flushed to, and names the copies in place of the
+ * originals in the same TABLET write; snapshots before the load still see
+ * those rows deleted. Every row is inserted at one
  * timestamp, o->ts (default: the table's last_ts + 1; for a new table, one empty
  * rowset with no history, any ts >= 1 and default 1), so a snapshot sees all of
  * the load or none of it. The table must not be changed by other calls between
  * create and commit/free.
  *
  * Call order: loader_create loader_append* loader_commit? loader_free
- * (any error but CF_ENOMEM is sticky: only free remains).
+ * (any error but CF_ENOMEM of an append is sticky, and so is every error of
+ * commit: only free remains).
  */
 typedef struct cf_table_loader cf_table_loader;
 
@@ -614,7 +619,10 @@ CF_API cf_status cf_table_loader_append(cf_table_loader *l, const cf_rs_colvec *
  * UINT64_MAX when it was about none (I/O). */
 CF_API uint64_t cf_table_loader_error_row(const cf_table_loader *l);
 CF_API uint64_t cf_table_loader_rows(const cf_table_loader *l);
-/* Write what is held, then name every new rowset in one TABLET write. */
+/* Write what is held and the reinserts, then name every new rowset (and the
+ * copies of the rowsets the reinserts changed) in one TABLET write. Before that
+ * write it may flush in-memory deltas of those rowsets into their own files (as
+ * cf_table_flush would; nothing visible changes). */
 CF_API cf_status cf_table_loader_commit(cf_table_loader *l, cf_error *err);
 /* Removes the rowsets of a load not committed. NULL is a no-op. */
 CF_API void cf_table_loader_free(cf_table_loader *l);

@@ -27,6 +27,10 @@ void cf_rs_arena_reset(cf_rs_arena *a);
  * type is not the column's. */
 cf_status cf_rs_rcl_add_cell(cf_rcl_builder *b, uint32_t col_id, const cf_rs_column *c,
                              const cf_array_cell *cell, cf_error *err);
+/* Add column change col := value (memory form; NULL = SQL NULL, refused for a
+ * column that is not nullable; an array column's value is a cf_array_cell). */
+cf_status cf_rs_rcl_add_value(cf_rcl_builder *b, const cf_rs_column *c, size_t col,
+                              const void *value, cf_error *err);
 /* Serialize elements [first, first + n) of flattened values/enn (enn NULL = all
  * present) into arena memory. */
 cf_status cf_rs_cell_from_flat(cf_rs_arena *a, cf_type type, const void *vals,
@@ -196,6 +200,19 @@ cf_status cf_rs_probe_key(cf_rowset *rs, const uint8_t *key, size_t len, uint64_
 cf_status cf_rs_lower_bound(cf_rowset *rs, const uint8_t *enc, size_t len, uint64_t *ord,
                             cf_error *err);
 
+/* rowset.c, for bulk loads: add a REINSERT change list `rcl` of the deleted row
+ * with encoded key `key` to the in-memory delta store at ts. Unlike
+ * cf_rowset_reinsert, ts may equal last_ts (every row of a load shares its
+ * timestamp; each row is reinserted at most once). CF_EINVAL when the row is
+ * live, CF_ENOTSUP when the rowset never held the key. */
+cf_status cf_rs_reinsert_rcl(cf_rowset *rs, const uint8_t *key, size_t len, cf_slice rcl,
+                             uint64_t ts, cf_error *err);
+/* clone.c: copy the rowset whose MANIFEST is m (in src_dir; its files, no
+ * in-memory deltas) into the empty directory dst_dir: every file hard-linked
+ * (copied, with mode, where links fail), then m written as dst_dir's MANIFEST. */
+cf_status cf_rs_clone(const cf_rs_manifest *m, const char *src_dir, const char *dst_dir,
+                      unsigned mode, cf_error *err);
+
 /* compact.c: cf_rowset_compact without the pin handling; gc_prev: remove the
  * files the replaced MANIFEST named (only under the pin held exclusively). */
 cf_status cf_rs_compact_in_place(cf_rowset *rs, uint64_t ahm, bool gc_prev, cf_error *err);
@@ -218,15 +235,25 @@ void cf_table_discard_rowset(cf_table *t, const char *name);
 cf_status cf_table_open_rowset(const cf_table *t, const char *path, cf_rowset **out,
                                cf_error *err);
 /* Where the table holds an encoded key (keyvals: its key column values): *state
- * 0 = nowhere, 1 = a live row, 2 = a deleted row, in store *where. */
+ * 0 = nowhere, 1 = a live row, 2 = a deleted row, in store *where (its name),
+ * *store (the rowset's index, CF_TABLE_STORE_MRS for the MemRowSet). */
+#define CF_TABLE_STORE_MRS SIZE_MAX
 cf_status cf_table_key_state(cf_table *t, const uint8_t *key, size_t len,
                              const void *const *keyvals, int *state, const char **where,
-                             cf_error *err);
+                             size_t *store, cf_error *err);
 /* Add n finished rowsets (names copied, handles taken over on success) to the
  * table with one TABLET write, the commit point; an empty root rowset is dropped
- * from the list. last_ts becomes at least ts. */
+ * from the list. replaces (NULL: all SIZE_MAX): per new rowset, the index of the
+ * table's rowset it takes the place of (a copy holding its rows and more), or
+ * SIZE_MAX to add it. takes_mrs: one of them holds every row of the MemRowSet,
+ * which is then emptied. The replaced rowsets (and the root rowset when it is
+ * dropped) are removed after the commit, as merged ones are. last_ts becomes
+ * at least ts. */
 cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **rs, size_t n,
-                                  uint64_t ts, cf_error *err);
+                                  const size_t *replaces, bool takes_mrs, uint64_t ts,
+                                  cf_error *err);
+/* The table's mode for new files (0 = the defaults). */
+unsigned cf_table_file_mode(const cf_table *t);
 /* What the last open's log replay did: ops applied, and rowsets a replayed
  * op's key was looked up in (bloom + key index). For tests and benchmarks. */
 void cf_table_replay_stats(const cf_table *t, uint64_t *applied, uint64_t *probes);

@@ -203,8 +203,20 @@ cf_status cf_rowset_load(cf_rowset *rs, cf_error *err)
 
 cf_status cf_rs_reload(cf_rowset *rs, cf_error *err)
 {
-    close_files(rs);
-    return open_files(rs, err);
+    /* The MANIFEST is read before anything is closed: when that fails (out of
+     * memory after a commit), the handle keeps the MANIFEST it has in memory
+     * (a flush's is the one it wrote) rather than none, which read as an
+     * empty rowset; its files are reopened at the next use. */
+    cf_rs_manifest m;
+    cf_status st = cf_rs_manifest_read(&m, rs->dir, err);
+    close_data(rs);
+    if (st != CF_OK)
+        return st;
+    cf_rs_manifest_dispose(&rs->m);
+    rs->m = m;
+    if (rs->mode == CF_RS_MODE_TABLE || rs->mode == CF_RS_MODE_READ_PINNED)
+        return CF_OK; /* files at first use: cf_rs_load */
+    return cf_rs_load(rs, err);
 }
 
 static void dms_clear(cf_rowset *rs)
@@ -522,9 +534,9 @@ cf_delta_reader *cf_rs_dms_reader(cf_rowset *rs, cf_error *err, cf_status *st)
     return rs->dms_reader;
 }
 
-static cf_status dms_add(cf_rowset *rs, uint64_t row, uint64_t ts, cf_error *err)
+static cf_status dms_add_bytes(cf_rowset *rs, uint64_t row, uint64_t ts, cf_slice rcl,
+                               cf_error *err)
 {
-    cf_slice rcl = cf_rcl_builder_bytes(rs->rcl);
     if (rs->ndms == rs->dms_cap) {
         size_t nc = rs->dms_cap ? rs->dms_cap * 2 : 64;
         dms_ent *p = cf_realloc(rs->dms, nc * sizeof(*p));
@@ -539,6 +551,11 @@ static cf_status dms_add(cf_rowset *rs, uint64_t row, uint64_t ts, cf_error *err
     rs->dms_dirty = true;
     rs->m.last_ts = ts;
     return CF_OK;
+}
+
+static cf_status dms_add(cf_rowset *rs, uint64_t row, uint64_t ts, cf_error *err)
+{
+    return dms_add_bytes(rs, row, ts, cf_rcl_builder_bytes(rs->rcl), err);
 }
 
 /* ---- lookups ------------------------------------------------------------------------------ */
@@ -712,6 +729,31 @@ cf_status cf_rowset_reinsert(cf_rowset *rs, const void *const *key, const void *
     return dms_add(rs, ord, ts, err);
 }
 
+cf_status cf_rs_reinsert_rcl(cf_rowset *rs, const uint8_t *key, size_t len, cf_slice rcl,
+                             uint64_t ts, cf_error *err)
+{
+    CF_TRY(cf_rs_writable(rs, err));
+    CF_TRY(cf_rs_check_ts_range(ts, err));
+    /* Several rows of one load share its timestamp: a row's deltas are keyed
+     * by (row, ts), and each row is reinserted at most once. */
+    CF_CHECK(ts >= rs->m.last_ts && ts != CF_RS_SNAPSHOT_LATEST, err, CF_EINVAL,
+             "timestamp %" PRIu64 " is before the last one (%" PRIu64 ")", ts, rs->m.last_ts);
+    CF_CHECK(rs->m.rows <= UINT32_MAX, err, CF_ENOTSUP, "rowset too large for deltas");
+    CF_CHECK(rcl.len > 0 && rcl.data[0] == CF_RCL_REINSERT, err, CF_EINVAL,
+             "reinsert: not a REINSERT change list");
+    uint64_t ord;
+    bool alive;
+    cf_status st = cf_rs_find_key(rs, key, len, &ord, err);
+    CF_CHECK(st != CF_ENOTFOUND, err, CF_ENOTSUP, "reinsert: the rowset never held this key");
+    CF_TRY(st);
+    CF_TRY(row_alive(rs, ord, &alive, err));
+    CF_CHECK(!alive, err, CF_EINVAL, "reinsert: the row is live (duplicate key)");
+    for (size_t i = 0; i < rs->ndms; i++)
+        CF_CHECK(rs->dms[i].row != ord || rs->dms[i].ts < ts, err, CF_EINVAL,
+                 "reinsert: the row changed at timestamp %" PRIu64 " already", ts);
+    return dms_add_bytes(rs, ord, ts, rcl, err);
+}
+
 /* The permission bits of the rowset's MANIFEST, 0 (the default) when it is
  * not a regular file. */
 static unsigned manifest_mode(const cf_rowset *rs)
@@ -747,10 +789,23 @@ cf_status cf_rowset_flush(cf_rowset *rs, cf_error *err)
     cf_delta_writer_free(w);
     cf_io_free(io); /* after the writer that borrowed it; removes the temporary unless committed */
     CF_TRY(st);
+    /* The MANIFEST in memory changes only once the new one is written: after
+     * a failure the deltas stay in memory, and a retry must not name this
+     * file as well as its own (it would apply every delta twice). The retry
+     * writes the same name again; clean-up removes the file otherwise
+     * (numbered at the committed next_file, named by no MANIFEST). */
     rs->m.next_file++;
     rs->m.generation++;
-    CF_TRY(cf_rs_manifest_add(&rs->m, CF_RS_FILE_REDO, 0, name, err));
-    CF_TRY(cf_rs_manifest_write(&rs->m, rs->dir, err));
+    st = cf_rs_manifest_add(&rs->m, CF_RS_FILE_REDO, 0, name, err);
+    if (st == CF_OK && (st = cf_rs_manifest_write(&rs->m, rs->dir, err)) != CF_OK) {
+        cf_free(rs->m.files[rs->m.nfiles - 1].name);
+        rs->m.nfiles--;
+    }
+    if (st != CF_OK) {
+        rs->m.generation--;
+        rs->m.next_file--;
+        return st;
+    }
     rs->ndms = 0;
     cf_buf_clear(&rs->dms_bytes);
     rs->dms_dirty = true;

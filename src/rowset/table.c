@@ -1165,8 +1165,8 @@ static cf_status check_ts(const cf_table *t, uint64_t ts, cf_error *err)
     return CF_OK;
 }
 
-static cf_status add_value_to(cf_rcl_builder *b, const cf_rs_column *c, size_t col,
-                              const void *value, cf_error *err)
+cf_status cf_rs_rcl_add_value(cf_rcl_builder *b, const cf_rs_column *c, size_t col,
+                             const void *value, cf_error *err)
 {
     if (value == NULL) {
         CF_CHECK(c->nullable, err, CF_EINVAL, "column '%s' cannot be NULL", c->name);
@@ -1185,7 +1185,7 @@ static cf_status add_value_to(cf_rcl_builder *b, const cf_rs_column *c, size_t c
 
 static cf_status add_value(cf_table *t, size_t col, const void *value, cf_error *err)
 {
-    return add_value_to(t->rcl, &cf_table_schema(t)->cols[col], col, value, err);
+    return cf_rs_rcl_add_value(t->rcl, &cf_table_schema(t)->cols[col], col, value, err);
 }
 
 static void set_last_ts(cf_table *t, uint64_t ts)
@@ -1212,7 +1212,7 @@ static cf_status log_key(cf_table *t, const void *const *key, cf_error *err)
     const cf_rs_schema *s = cf_table_schema(t);
     cf_rcl_builder_reset(t->lkey, CF_RCL_UPDATE);
     for (size_t k = 0; k < s->nkeys; k++)
-        CF_TRY(add_value_to(t->lkey, &s->cols[k], k, key[k], err));
+        CF_TRY(cf_rs_rcl_add_value(t->lkey, &s->cols[k], k, key[k], err));
     t->lop.key = cf_rcl_builder_bytes(t->lkey);
     return CF_OK;
 }
@@ -1378,7 +1378,7 @@ cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts, c
     CF_TRY(log_key(t, values, err));
     cf_rcl_builder_reset(t->lrcl, CF_RCL_REINSERT);
     for (size_t c = s->nkeys; c < s->ncols; c++)
-        CF_TRY(add_value_to(t->lrcl, &s->cols[c], c, values[c], err));
+        CF_TRY(cf_rs_rcl_add_value(t->lrcl, &s->cols[c], c, values[c], err));
     CF_TRY(log_done(t, CF_WAL_INSERT, ts, err));
     CF_TRY(encode_key(t, values, err));
     CF_TRY(apply_insert(t, values, ts, err));
@@ -1398,7 +1398,7 @@ cf_status cf_table_update(cf_table *t, const void *const *key, const cf_rs_chang
         CF_CHECK(c < s->ncols, err, CF_EINVAL, "update: no column %zu", c);
         CF_CHECK(!s->cols[c].is_key, err, CF_EINVAL, "update: '%s' is a key column",
                  s->cols[c].name);
-        CF_TRY(add_value_to(t->lrcl, &s->cols[c], c, changes[i].value, err));
+        CF_TRY(cf_rs_rcl_add_value(t->lrcl, &s->cols[c], c, changes[i].value, err));
     }
     CF_TRY(log_done(t, CF_WAL_UPDATE, ts, err));
     CF_TRY(encode_key(t, key, err));
@@ -1795,10 +1795,11 @@ cf_status cf_table_open_rowset(const cf_table *t, const char *path, cf_rowset **
 
 cf_status cf_table_key_state(cf_table *t, const uint8_t *key, size_t len,
                              const void *const *keyvals, int *state, const char **where,
-                             cf_error *err)
+                             size_t *store, cf_error *err)
 {
     *state = 0;
     *where = NULL;
+    *store = CF_TABLE_STORE_MRS;
     cf_mrs_row *r = cf_mrs_find(t->mrs, key, len);
     if (r != NULL) {
         *state = cf_mrs_row_alive(r) ? 1 : 2;
@@ -1823,26 +1824,53 @@ cf_status cf_table_key_state(cf_table *t, const uint8_t *key, size_t len,
             return st;
         *state = st == CF_OK ? 1 : 2;
         *where = t->names[i];
+        *store = i;
         return CF_OK;
     }
     return CF_OK;
 }
 
+unsigned cf_table_file_mode(const cf_table *t)
+{
+    return t->file_mode;
+}
+
 cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **rs, size_t n,
-                                  uint64_t ts, cf_error *err)
+                                  const size_t *replaces, bool takes_mrs, uint64_t ts,
+                                  cf_error *err)
 {
     if (n == 0)
         return CF_OK;
-    /* The empty root rowset of a new table (`table create`) is dropped from the
-     * list, as a compaction drops merged rowsets. */
+    /* Where each of the table's rowsets goes: kept, replaced by new rowset j,
+     * or (the empty root rowset of a new table, `table create`'s) dropped from
+     * the list, as a compaction drops merged rowsets. */
+    size_t *by = cf_malloc((t->nrs ? t->nrs : 1) * sizeof(*by));
+    CF_CHECK(by != NULL, err, CF_ENOMEM, "table: out of memory");
+    size_t added = 0, nrepl = 0;
+    for (size_t i = 0; i < t->nrs; i++)
+        by[i] = SIZE_MAX;
+    for (size_t j = 0; j < n; j++) {
+        size_t r = replaces != NULL ? replaces[j] : SIZE_MAX;
+        if (r == SIZE_MAX) {
+            added++;
+            continue;
+        }
+        if (r >= t->nrs || by[r] != SIZE_MAX) {
+            cf_free(by);
+            CF_FAIL(err, CF_EINVAL, "table: bad rowset replacement");
+        }
+        by[r] = j;
+        nrepl++;
+    }
     size_t drop = SIZE_MAX;
     for (size_t i = 0; i < t->nrs; i++) {
         cf_rowset_info info;
         cf_rowset_get_info(t->rs[i], &info);
-        if (strcmp(t->names[i], ".") == 0 && info.rows == 0 && info.dms_deltas == 0)
+        if (by[i] == SIZE_MAX && strcmp(t->names[i], ".") == 0 && info.rows == 0 &&
+            info.dms_deltas == 0)
             drop = i;
     }
-    size_t keep = t->nrs - (drop != SIZE_MAX), total = keep + n;
+    size_t keep = t->nrs - (drop != SIZE_MAX), total = keep + added;
     char **nn = cf_calloc(total, sizeof(*nn));
     cf_rowset **nrs = cf_calloc(total, sizeof(*nrs));
     cf_status st = CF_OK;
@@ -1852,13 +1880,16 @@ cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **r
     for (size_t i = 0; i < t->nrs; i++) {
         if (i == drop)
             continue;
-        nrs[k] = t->rs[i];
-        if ((nn[k++] = dup_str(t->names[i])) == NULL)
+        size_t j = by[i];
+        nrs[k] = j == SIZE_MAX ? t->rs[i] : rs[j];
+        if ((nn[k++] = dup_str(j == SIZE_MAX ? t->names[i] : names[j])) == NULL)
             CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
     }
-    for (size_t i = 0; i < n; i++) {
-        nrs[k] = rs[i];
-        if ((nn[k++] = dup_str(names[i])) == NULL)
+    for (size_t j = 0; j < n; j++) {
+        if (replaces != NULL && replaces[j] != SIZE_MAX)
+            continue;
+        nrs[k] = rs[j];
+        if ((nn[k++] = dup_str(names[j])) == NULL)
             CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
     }
     for (size_t i = 0; i < n; i++) {
@@ -1871,6 +1902,9 @@ cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **r
     /* TABLET is the commit point: before it, none of the new rowsets counts. */
     CF_TRY_OUT(tablet_write(t->dir, nn, total, t->next_rowset, t->file_mode, err));
     cf_rowset *dropped = drop != SIZE_MAX ? t->rs[drop] : NULL;
+    for (size_t i = 0; i < t->nrs; i++)
+        if (by[i] != SIZE_MAX)
+            cf_rowset_free(t->rs[i]); /* its copy took its place */
     char **old_names = t->names;
     size_t old_n = t->nrs;
     uint64_t old_next = t->tablet_next;
@@ -1882,15 +1916,18 @@ cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **r
     t->tablet_next = t->next_rowset;
     nn = NULL;
     nrs = NULL;
+    if (takes_mrs)
+        cf_mrs_clear(t->mrs); /* its rows are in a rowset the TABLET names now */
     if (ts > t->last_ts)
         t->last_ts = ts;
     refresh_ahm(t);
     cf_rowset_free(dropped);
-    if (dropped != NULL)
-        gc_rowsets(t, old_names, old_n, old_next); /* the root rowset's MANIFEST and files */
+    if (dropped != NULL || nrepl > 0)
+        gc_rowsets(t, old_names, old_n, old_next); /* the root rowset's or the replaced ones */
     free_names(old_names, old_n);
 out:
     free_names(nn, total);
     cf_free(nrs);
+    cf_free(by);
     return st;
 }

@@ -11,8 +11,21 @@
  * touching any existing store: each row's key is looked up in the table (the
  * MemRowSet, then the bloom and key index of every rowset whose range covers it)
  * and in what the load wrote or holds so far. A live or loaded key is a
- * duplicate; a deleted one is refused (reinserting it means a REDO in the rowset
- * that holds it, a second commit point we do not take).
+ * duplicate.
+ *
+ * A key the table holds as a deleted row is reinserted where it lives, as
+ * cf_table_insert does, without a second commit point: such rows are kept aside
+ * (key and REINSERT change list) until commit. Then each rowset holding some of
+ * them is copied into a new rowset directory sharing its files (clone.c, after
+ * its in-memory deltas are flushed into its own files) and the REINSERTs go to
+ * the copy as a new REDO file at the load's timestamp; deleted rows of the
+ * MemRowSet are reinserted into a rowset the MemRowSet is flushed to. The one
+ * TABLET write names the copies in place of the originals (and the flushed
+ * MemRowSet) together with the load's new rowsets. Until it, nothing the table
+ * reads has changed; the copies are removed as the load's other directories
+ * are. The log needs nothing: a copy holds every op its original held, and its
+ * MANIFEST's last_ts (the load's) is above every op logged before the load, so
+ * replay skips those ops for its keys (docs/ROWSET.md "Write-ahead log").
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -22,6 +35,13 @@
 
 #include "../util/alloc.h"
 #include "../util/error.h"
+
+/* A row that reinserts a key the table holds as a deleted row. */
+typedef struct re_row {
+    size_t koff, klen, roff, rlen; /* its encoded key and REINSERT change list in l->re */
+    size_t store;                  /* where the table holds the key (cf_table_key_state) */
+    uint64_t row;
+} re_row;
 
 struct cf_table_loader {
     cf_table *t;
@@ -41,10 +61,24 @@ struct cf_table_loader {
     bool have_prev;
     /* buffered rows */
     cf_mrs *mrs;
-    /* rowsets written, not yet committed */
+    /* rowsets written, not yet committed; replaces[i]: the table rowset that
+     * rowset i is a copy of (SIZE_MAX: a new one) */
     char **names;
     cf_rowset **rs;
+    size_t *replaces;
     size_t n, cap;
+    bool takes_mrs; /* one of them holds the table's MemRowSet */
+    /* reinserts of deleted keys, applied at commit; re_hash: open addressing
+     * over their keys (index + 1, 0 = empty) */
+    cf_buf re;
+    re_row *rerows;
+    size_t nre, re_cap;
+    size_t *re_hash, re_hcap;
+    cf_rcl_builder *rcl;
+    /* streaming with reinserts: the streamed rows between two of them */
+    cf_rs_colvec *slice;
+    cf_buf *slice_nn, *slice_enn;
+    size_t *seoff; /* array columns: the segment's first element */
     /* per append: encoded keys (offsets into keys), row values, array cells */
     cf_buf keys;
     size_t *koff;
@@ -120,13 +154,27 @@ cf_status cf_table_loader_create(cf_table_loader **out, cf_table *t,
     l->cells = cf_calloc(s->ncols, sizeof(*l->cells));
     l->cellbits = cf_calloc(s->ncols, sizeof(*l->cellbits));
     l->eoff = cf_calloc(s->ncols, sizeof(*l->eoff));
+    l->seoff = cf_calloc(s->ncols, sizeof(*l->seoff));
+    l->slice = cf_calloc(s->ncols, sizeof(*l->slice));
+    l->slice_nn = cf_calloc(s->ncols, sizeof(*l->slice_nn));
+    l->slice_enn = cf_calloc(s->ncols, sizeof(*l->slice_enn));
+    cf_buf_init(&l->re);
     if (l->vals == NULL || l->keyvals == NULL || l->cells == NULL || l->cellbits == NULL ||
-        l->eoff == NULL) {
+        l->eoff == NULL || l->seoff == NULL || l->slice == NULL || l->slice_nn == NULL ||
+        l->slice_enn == NULL) {
         cf_table_loader_free(l);
         CF_FAIL(err, CF_ENOMEM, "loader: out of memory");
     }
-    for (size_t c = 0; c < s->ncols; c++)
+    for (size_t c = 0; c < s->ncols; c++) {
         cf_buf_init(&l->cellbits[c]);
+        cf_buf_init(&l->slice_nn[c]);
+        cf_buf_init(&l->slice_enn[c]);
+    }
+    cf_status st = cf_rcl_builder_create(&l->rcl, err);
+    if (st != CF_OK) {
+        cf_table_loader_free(l);
+        return st;
+    }
     *out = l;
     return CF_OK;
 }
@@ -143,8 +191,10 @@ uint64_t cf_table_loader_rows(const cf_table_loader *l)
 
 /* ---- rowsets written by the load --------------------------------------------------------- */
 
-/* Take over `name` (a finished rowset directory at path): open it for lookups. */
-static cf_status add_rowset(cf_table_loader *l, char *name, const char *path, cf_error *err)
+/* Take over `name` (a finished rowset directory at path; a copy of the table's
+ * rowset `replaces`, or SIZE_MAX): open it for lookups. */
+static cf_status add_rowset(cf_table_loader *l, char *name, const char *path, size_t replaces,
+                            cf_error *err)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 8;
@@ -152,16 +202,20 @@ static cf_status add_rowset(cf_table_loader *l, char *name, const char *path, cf
         if (nn != NULL)
             l->names = nn;
         cf_rowset **nr = nn != NULL ? cf_realloc(l->rs, cap * sizeof(*nr)) : NULL;
-        if (nr == NULL) {
+        if (nr != NULL)
+            l->rs = nr;
+        size_t *np = nr != NULL ? cf_realloc(l->replaces, cap * sizeof(*np)) : NULL;
+        if (np == NULL) {
             cf_table_discard_rowset(l->t, name);
             cf_free(name);
             CF_FAIL(err, CF_ENOMEM, "loader: out of memory");
         }
-        l->rs = nr;
+        l->replaces = np;
         l->cap = cap;
     }
     l->names[l->n] = name;
     l->rs[l->n] = NULL;
+    l->replaces[l->n] = replaces;
     l->n++; /* counted before it opens, so free removes it either way */
     return cf_table_open_rowset(l->t, path, &l->rs[l->n - 1], err);
 }
@@ -189,7 +243,7 @@ static cf_status finish_stream(cf_table_loader *l, cf_error *err)
         cf_free(name);
     } else {
         cf_rs_writer_free(w);
-        st = add_rowset(l, name, path, err);
+        st = add_rowset(l, name, path, SIZE_MAX, err);
     }
     cf_free(path);
     return st;
@@ -207,7 +261,7 @@ static cf_status flush_chunk(cf_table_loader *l, cf_error *err)
         cf_table_discard_rowset(l->t, name);
         cf_free(name);
     } else {
-        st = add_rowset(l, name, path, err);
+        st = add_rowset(l, name, path, SIZE_MAX, err);
         cf_mrs_clear(l->mrs);
     }
     cf_free(path);
@@ -216,13 +270,44 @@ static cf_status flush_chunk(cf_table_loader *l, cf_error *err)
 
 /* ---- keys -------------------------------------------------------------------------------- */
 
-/* Is the encoded key new to the table and to the load? (CF_OK, or the error.) */
-static cf_status check_key(cf_table_loader *l, const uint8_t *k, size_t kl, uint64_t row,
-                           cf_error *err)
+/* The reinsert row with encoded key k, or SIZE_MAX. */
+static size_t re_find(const cf_table_loader *l, const uint8_t *k, size_t kl)
 {
+    if (l->re_hcap == 0)
+        return SIZE_MAX;
+    size_t mask = l->re_hcap - 1;
+    for (size_t h = (size_t)cf_rs_fnv1a(k, kl) & mask;; h = (h + 1) & mask) {
+        size_t e = l->re_hash[h];
+        if (e == 0)
+            return SIZE_MAX;
+        const re_row *r = &l->rerows[e - 1];
+        if (r->klen == kl && memcmp(l->re.data + r->koff, k, kl) == 0)
+            return e - 1;
+    }
+}
+
+static void re_hash_put(cf_table_loader *l, size_t idx)
+{
+    const re_row *r = &l->rerows[idx];
+    size_t mask = l->re_hcap - 1;
+    size_t h = (size_t)cf_rs_fnv1a(l->re.data + r->koff, r->klen) & mask;
+    while (l->re_hash[h] != 0)
+        h = (h + 1) & mask;
+    l->re_hash[h] = idx + 1;
+}
+
+/* Is the encoded key new to the table and to the load? CF_OK with *re set
+ * when the table holds it as a deleted row (in store *store), else the error. */
+static cf_status check_key(cf_table_loader *l, const uint8_t *k, size_t kl, uint64_t row,
+                           bool *re, size_t *store, cf_error *err)
+{
+    *re = false;
     if (l->mrs != NULL && cf_mrs_find(l->mrs, k, kl) != NULL)
         CF_FAIL(err, fail_row(l, row, CF_EINVAL), "row %" PRIu64 ": duplicate key (repeated in the load)",
                 row);
+    if (re_find(l, k, kl) != SIZE_MAX)
+        CF_FAIL(err, fail_row(l, row, CF_EINVAL),
+                "row %" PRIu64 ": duplicate key (repeated in the load)", row);
     for (size_t i = 0; i < l->n; i++) {
         cf_rowset_info info;
         cf_rowset_get_info(l->rs[i], &info);
@@ -242,18 +327,14 @@ static cf_status check_key(cf_table_loader *l, const uint8_t *k, size_t kl, uint
         return CF_OK;
     int state;
     const char *where;
-    cf_status st = cf_table_key_state(l->t, k, kl, l->keyvals, &state, &where, err);
+    cf_status st = cf_table_key_state(l->t, k, kl, l->keyvals, &state, &where, store, err);
     if (st != CF_OK)
         return fail(l, st);
     if (state == 1)
         CF_FAIL(err, fail_row(l, row, CF_EINVAL),
                 "row %" PRIu64 ": duplicate key (the table holds it in %s)", row,
                 strcmp(where, ".") == 0 ? "its root rowset" : where);
-    if (state == 2)
-        CF_FAIL(err, fail_row(l, row, CF_ENOTSUP),
-                "row %" PRIu64 ": the table holds this key as a deleted row (in %s); a load "
-                "cannot reinsert it atomically: insert that row on its own",
-                row, strcmp(where, ".") == 0 ? "its root rowset" : where);
+    *re = state == 2;
     return CF_OK;
 }
 
@@ -307,6 +388,129 @@ static cf_status row_values(cf_table_loader *l, const cf_rs_colvec *cols, size_t
     return CF_OK;
 }
 
+/* Keep row i (encoded key k, held deleted by the table in `store`) aside as a
+ * reinsert: its key and a REINSERT of its other columns. Moves eoff past it. */
+static cf_status add_reinsert(cf_table_loader *l, const cf_rs_colvec *cols, size_t i,
+                              const uint8_t *k, size_t kl, uint64_t row, size_t store,
+                              cf_error *err)
+{
+    const cf_rs_schema *s = l->s;
+    cf_status st = row_values(l, cols, i, err);
+    if (st != CF_OK)
+        return fail_row(l, row, st);
+    cf_rcl_builder_reset(l->rcl, CF_RCL_REINSERT);
+    for (size_t c = s->nkeys; c < s->ncols; c++)
+        if ((st = cf_rs_rcl_add_value(l->rcl, &s->cols[c], c, l->vals[c], err)) != CF_OK)
+            return fail_row(l, row, st);
+    cf_slice rcl = cf_rcl_builder_bytes(l->rcl);
+    if (l->nre == l->re_cap) {
+        size_t cap = l->re_cap ? l->re_cap * 2 : 16;
+        re_row *p = cf_realloc(l->rerows, cap * sizeof(*p));
+        CF_CHECK(p != NULL, err, fail(l, CF_ENOMEM), "loader: out of memory");
+        l->rerows = p;
+        l->re_cap = cap;
+    }
+    if (2 * (l->nre + 1) > l->re_hcap) {
+        size_t cap = l->re_hcap ? l->re_hcap * 2 : 32;
+        size_t *h = cf_calloc(cap, sizeof(*h));
+        CF_CHECK(h != NULL, err, fail(l, CF_ENOMEM), "loader: out of memory");
+        cf_free(l->re_hash);
+        l->re_hash = h;
+        l->re_hcap = cap;
+        for (size_t e = 0; e < l->nre; e++)
+            re_hash_put(l, e);
+    }
+    re_row *r = &l->rerows[l->nre];
+    r->koff = l->re.len;
+    r->klen = kl;
+    cf_buf_append(&l->re, k, kl);
+    r->roff = l->re.len;
+    r->rlen = rcl.len;
+    cf_buf_append(&l->re, rcl.data, rcl.len);
+    CF_CHECK(!l->re.oom, err, fail(l, CF_ENOMEM), "loader: out of memory");
+    r->store = store;
+    r->row = row;
+    re_hash_put(l, l->nre++);
+    return CF_OK;
+}
+
+/* Move eoff past row i's array elements. */
+static void skip_elems(cf_table_loader *l, const cf_rs_colvec *cols, size_t i)
+{
+    for (size_t c = 0; c < l->s->ncols; c++)
+        if (l->s->cols[c].is_array)
+            l->eoff[c] += cols[c].elem_counts[i];
+}
+
+/* Bits [first, first + n) of bm into b (NULL bm: NULL). */
+static const uint8_t *shift_bits(cf_buf *b, const uint8_t *bm, size_t first, size_t n)
+{
+    if (bm == NULL || first % 8 == 0)
+        return bm != NULL ? bm + first / 8 : NULL;
+    cf_buf_clear(b);
+    uint8_t *p = cf_buf_extend(b, n / 8 + 1);
+    if (p == NULL)
+        return NULL;
+    memset(p, 0, n / 8 + 1);
+    for (size_t i = 0; i < n; i++)
+        if (bit(bm, first + i))
+            p[i >> 3] |= (uint8_t)(1u << (i & 7));
+    return p;
+}
+
+/* Stream rows [a, b) of the batch (eoff: row b's first elements, seoff: row
+ * a's) into the load's rowset writer, created at the first of them. */
+static cf_status stream_rows(cf_table_loader *l, const cf_rs_colvec *cols, size_t a, size_t b,
+                             cf_error *err)
+{
+    const cf_rs_schema *s = l->s;
+    cf_status st;
+    if (b <= a)
+        return CF_OK;
+    if (l->w == NULL) {
+        if ((st = cf_table_reserve_rowset(l->t, &l->w_name, &l->w_path, err)) != CF_OK)
+            return fail(l, st);
+        cf_rs_writer_options wo;
+        cf_rs_writer_options_init(&wo);
+        wo.insert_ts = l->ts;
+        cf_rs_manifest_dispose(&l->wm);
+        cf_rs_manifest_init(&l->wm);
+        l->wm.next_file = 1;
+        l->wm.generation = 1;
+        l->wm.insert_ts = l->wm.last_ts = l->ts;
+        if ((st = cf_rs_writer_create_in(&l->w, l->w_path, s, &wo, &l->wm, err)) != CF_OK)
+            return fail(l, st);
+    }
+    const cf_rs_colvec *v = cols;
+    if (a > 0) {
+        /* the rows after a reinsert: the columns from row a on */
+        for (size_t c = 0; c < s->ncols; c++) {
+            const cf_rs_column *cd = &s->cols[c];
+            cf_rs_colvec *o = &l->slice[c];
+            size_t w = cf_type_size(cd->type);
+            o->nonnull = shift_bits(&l->slice_nn[c], cols[c].nonnull, a, b - a);
+            if (cd->is_array) {
+                o->values = (const uint8_t *)cols[c].values + l->seoff[c] * w;
+                o->elem_counts = cols[c].elem_counts + a;
+                o->elem_nonnull = shift_bits(&l->slice_enn[c], cols[c].elem_nonnull, l->seoff[c],
+                                             l->eoff[c] - l->seoff[c]);
+                CF_CHECK(cols[c].elem_nonnull == NULL || o->elem_nonnull != NULL, err,
+                         fail(l, CF_ENOMEM), "loader: out of memory");
+            } else {
+                o->values = (const uint8_t *)cols[c].values + a * w;
+                o->elem_counts = NULL;
+                o->elem_nonnull = NULL;
+            }
+            CF_CHECK(cols[c].nonnull == NULL || o->nonnull != NULL, err, fail(l, CF_ENOMEM),
+                     "loader: out of memory");
+        }
+        v = l->slice;
+    }
+    if ((st = cf_rs_writer_append(l->w, v, b - a, err)) != CF_OK)
+        return fail(l, st);
+    return CF_OK;
+}
+
 /* ---- append ------------------------------------------------------------------------------ */
 
 cf_status cf_table_loader_append(cf_table_loader *l, const cf_rs_colvec *cols, size_t nrows,
@@ -340,17 +544,33 @@ cf_status cf_table_loader_append(cf_table_loader *l, const cf_rs_colvec *cols, s
     }
     l->koff[nrows] = l->keys.len;
     CF_CHECK(!l->keys.oom, err, CF_ENOMEM, "loader: out of memory");
+    memset(l->eoff, 0, s->ncols * sizeof(*l->eoff));
     size_t i = 0;
     cf_status st;
+    bool re;
+    size_t store;
     if (l->streaming) {
-        /* The rows in order after the last one streamed. */
+        /* The rows in order after the last one streamed; reinserts are kept
+         * aside, and the rows between them streamed in segments. */
         const uint8_t *pk = l->prev.data;
         size_t pl = l->prev.len;
-        bool have = l->have_prev;
-        size_t k = 0;
+        bool have = l->have_prev, streamed = false;
+        size_t k = 0, seg = 0;
+        memset(l->seoff, 0, s->ncols * sizeof(*l->seoff));
         for (; k < nrows; k++) {
             const uint8_t *key = l->keys.data + l->koff[k];
             size_t kl = l->koff[k + 1] - l->koff[k];
+            if (!l->table_empty) {
+                key_values(l, cols, k);
+                CF_TRY(check_key(l, key, kl, row0 + k, &re, &store, err));
+                if (re) {
+                    CF_TRY(stream_rows(l, cols, seg, k, err));
+                    CF_TRY(add_reinsert(l, cols, k, key, kl, row0 + k, store, err));
+                    seg = k + 1;
+                    memcpy(l->seoff, l->eoff, s->ncols * sizeof(*l->seoff));
+                    continue;
+                }
+            }
             if (have) {
                 int cmp = cf_rs_bytes_cmp(pk, pl, key, kl);
                 if (cmp == 0)
@@ -359,31 +579,14 @@ cf_status cf_table_loader_append(cf_table_loader *l, const cf_rs_colvec *cols, s
                 if (cmp > 0)
                     break;
             }
-            if (!l->table_empty) {
-                key_values(l, cols, k);
-                CF_TRY(check_key(l, key, kl, row0 + k, err));
-            }
+            skip_elems(l, cols, k);
             pk = key;
             pl = kl;
             have = true;
+            streamed = true;
         }
-        if (k > 0) {
-            if (l->w == NULL) {
-                if ((st = cf_table_reserve_rowset(l->t, &l->w_name, &l->w_path, err)) != CF_OK)
-                    return fail(l, st);
-                cf_rs_writer_options wo;
-                cf_rs_writer_options_init(&wo);
-                wo.insert_ts = l->ts;
-                cf_rs_manifest_dispose(&l->wm);
-                cf_rs_manifest_init(&l->wm);
-                l->wm.next_file = 1;
-                l->wm.generation = 1;
-                l->wm.insert_ts = l->wm.last_ts = l->ts;
-                if ((st = cf_rs_writer_create_in(&l->w, l->w_path, s, &wo, &l->wm, err)) != CF_OK)
-                    return fail(l, st);
-            }
-            if ((st = cf_rs_writer_append(l->w, cols, k, err)) != CF_OK)
-                return fail(l, st);
+        CF_TRY(stream_rows(l, cols, seg, k, err));
+        if (streamed) {
             cf_buf_clear(&l->prev);
             cf_buf_append(&l->prev, pk, pl);
             CF_CHECK(!l->prev.oom, err, fail(l, CF_ENOMEM), "loader: out of memory");
@@ -393,28 +596,24 @@ cf_status cf_table_loader_append(cf_table_loader *l, const cf_rs_colvec *cols, s
             l->rows += nrows;
             return CF_OK;
         }
-        /* Row k is out of order: the streamed rows become a rowset of their own. */
+        /* Row k is out of order: the streamed rows become a rowset of their own
+         * (eoff is at row k's first elements). */
         if ((st = finish_stream(l, err)) != CF_OK)
             return fail(l, st);
         l->streaming = false;
         if ((st = cf_mrs_create(&l->mrs, s, err)) != CF_OK)
             return fail(l, st);
         i = k;
-        /* rows before k: their array elements precede row k's */
-        for (size_t c = 0; c < s->ncols; c++) {
-            l->eoff[c] = 0;
-            if (s->cols[c].is_array)
-                for (size_t r = 0; r < k; r++)
-                    l->eoff[c] += cols[c].elem_counts[r];
-        }
-    } else {
-        memset(l->eoff, 0, s->ncols * sizeof(*l->eoff));
     }
     for (; i < nrows; i++) {
         const uint8_t *key = l->keys.data + l->koff[i];
         size_t kl = l->koff[i + 1] - l->koff[i];
         key_values(l, cols, i);
-        CF_TRY(check_key(l, key, kl, row0 + i, err));
+        CF_TRY(check_key(l, key, kl, row0 + i, &re, &store, err));
+        if (re) {
+            CF_TRY(add_reinsert(l, cols, i, key, kl, row0 + i, store, err));
+            continue;
+        }
         if ((st = row_values(l, cols, i, err)) != CF_OK ||
             (st = cf_mrs_insert(l->mrs, key, kl, l->vals, l->ts, err)) != CF_OK)
             return fail_row(l, row0 + i, st);
@@ -422,6 +621,77 @@ cf_status cf_table_loader_append(cf_table_loader *l, const cf_rs_colvec *cols, s
             return fail(l, st);
     }
     l->rows += nrows;
+    return CF_OK;
+}
+
+/* ---- reinserts at commit ---------------------------------------------------------------- */
+
+static int re_cmp(const void *a, const void *b)
+{
+    const re_row *x = a, *y = b;
+    if (x->store != y->store)
+        return x->store < y->store ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* A rowset holding the rows of table store `store` that the reinserts can go
+ * to without touching the table: a copy of the rowset (its in-memory deltas
+ * flushed into its own files first), or the MemRowSet flushed to a new one. It
+ * is l->rs[l->n - 1] on success. */
+static cf_status target_for(cf_table_loader *l, size_t store, cf_error *err)
+{
+    char *name, *path;
+    cf_status st;
+    const char *src_name;
+    cf_rowset *src = NULL;
+    if (store != CF_TABLE_STORE_MRS) {
+        src = cf_table_rowset(l->t, store, &src_name);
+        CF_CHECK(src != NULL, err, CF_ESTATE, "loader: the table changed during the load");
+        CF_TRY(cf_rowset_flush(src, err));
+    }
+    CF_TRY(cf_table_reserve_rowset(l->t, &name, &path, err));
+    if (src == NULL)
+        st = cf_mrs_flush(cf_table_mrs(l->t), path, err);
+    else
+        st = cf_rs_clone(cf_rs_manifest_of(src), cf_rs_dir(src), path,
+                         cf_table_file_mode(l->t), err);
+    if (st != CF_OK) {
+        cf_table_discard_rowset(l->t, name);
+        cf_free(name);
+    } else {
+        st = add_rowset(l, name, path, src == NULL ? SIZE_MAX : store, err);
+        if (src == NULL)
+            l->takes_mrs = true;
+    }
+    cf_free(path);
+    return st;
+}
+
+/* Every reinsert into a copy of the store holding its key, each copy's
+ * REINSERTs then written as a REDO file (docs/ROWSET.md "Bulk loads"). */
+static cf_status apply_reinserts(cf_table_loader *l, cf_error *err)
+{
+    if (l->nre == 0)
+        return CF_OK;
+    qsort(l->rerows, l->nre, sizeof(*l->rerows), re_cmp); /* re_hash is stale from here */
+    for (size_t a = 0, b; a < l->nre; a = b) {
+        size_t store = l->rerows[a].store;
+        for (b = a; b < l->nre && l->rerows[b].store == store; b++)
+            ;
+        CF_TRY(target_for(l, store, err));
+        cf_rowset *rs = l->rs[l->n - 1];
+        for (size_t e = a; e < b; e++) {
+            const re_row *r = &l->rerows[e];
+            cf_status st = cf_rs_reinsert_rcl(rs, l->re.data + r->koff, r->klen,
+                                              (cf_slice){l->re.data + r->roff, r->rlen}, l->ts,
+                                              err);
+            if (st != CF_OK) {
+                l->err_row = r->row;
+                return cf_error_prefix(err, st, "row %" PRIu64 ": ", r->row);
+            }
+        }
+        CF_TRY(cf_rowset_flush(rs, err));
+    }
     return CF_OK;
 }
 
@@ -434,8 +704,14 @@ cf_status cf_table_loader_commit(cf_table_loader *l, cf_error *err)
     cf_status st;
     if ((st = finish_stream(l, err)) != CF_OK || (st = flush_chunk(l, err)) != CF_OK)
         return fail(l, st);
-    if ((st = cf_table_commit_rowsets(l->t, l->names, l->rs, l->n, l->ts, err)) != CF_OK)
-        return fail(l, st);
+    /* From here a failure is sticky, out of memory too: copies of the table's
+     * rowsets may be among the load's rowsets, and a retry would copy again. */
+    if ((st = apply_reinserts(l, err)) != CF_OK ||
+        (st = cf_table_commit_rowsets(l->t, l->names, l->rs, l->n, l->replaces, l->takes_mrs,
+                                      l->ts, err)) != CF_OK) {
+        l->failed = st;
+        return st;
+    }
     /* The table has the rowsets now. */
     for (size_t i = 0; i < l->n; i++)
         cf_free(l->names[i]);
@@ -461,6 +737,19 @@ void cf_table_loader_free(cf_table_loader *l)
     }
     cf_free(l->names);
     cf_free(l->rs);
+    cf_free(l->replaces);
+    cf_buf_dispose(&l->re);
+    cf_free(l->rerows);
+    cf_free(l->re_hash);
+    cf_rcl_builder_free(l->rcl);
+    for (size_t c = 0; l->slice_nn != NULL && c < l->s->ncols; c++)
+        cf_buf_dispose(&l->slice_nn[c]);
+    for (size_t c = 0; l->slice_enn != NULL && c < l->s->ncols; c++)
+        cf_buf_dispose(&l->slice_enn[c]);
+    cf_free(l->slice_nn);
+    cf_free(l->slice_enn);
+    cf_free(l->slice);
+    cf_free(l->seoff);
     cf_mrs_free(l->mrs);
     cf_rs_manifest_dispose(&l->wm);
     cf_buf_dispose(&l->prev);

@@ -3,8 +3,8 @@
  * value errors (float overflow, DATE range) with line and column; round trips of
  * `dump --format csv|jsonl` through `write` and of `table scan --format
  * csv|jsonl` through `table import`; NULL never printed as the string "null";
- * and `table import` all or nothing (bad value, duplicate key, deleted key,
- * SIGKILL mid-import). */
+ * and `table import` all or nothing (bad value, duplicate key, after rows that
+ * reinsert deleted keys; SIGKILL mid-import). */
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
@@ -472,11 +472,18 @@ static void test_csv__import_all_or_nothing(void **state)
         a, NULL);
     EXPECT_RC(r, 0);
     done(&r);
-    cli(&r, "table", "delete", dir, "--key", "20", NULL);
+    cli(&r, "table", "delete", dir, "--key", "20", NULL); /* in rs-1's deltas: ts 2 */
+    EXPECT_RC(r, 0);
+    done(&r);
+    cli(&r, "table", "insert", dir, "--row", "id=25,name=w", NULL); /* the MemRowSet's: ts 3 */
+    EXPECT_RC(r, 0);
+    done(&r);
+    cli(&r, "table", "delete", dir, "--key", "25", NULL); /* ts 4 */
     EXPECT_RC(r, 0);
     done(&r);
     char *before = table_state(dir);
-    /* Failures after more than one 8192-row batch, sorted and not. */
+    /* Failures after more than one 8192-row batch, sorted and not, and after
+     * rows that reinsert the deleted keys 20 and 25 (first in every file). */
     size_t cap = 1 << 20;
     char *text = malloc(cap);
     struct {
@@ -485,19 +492,20 @@ static void test_csv__import_all_or_nothing(void **state)
         int rc;
         const char *msg;
     } cases[] = {
-        {"20001,a,1e999\n", true, 1, "bad.csv: line 20002, column 9 ('v'): DOUBLE: 1e999 is out "
+        {"20001,a,1e999\n", true, 1, "bad.csv: line 20004, column 9 ('v'): DOUBLE: 1e999 is out "
                                      "of range"},
-        {"20001,a,x\n", false, 1, "bad.csv: line 20002, column 9 ('v'): DOUBLE: not a number: x"},
-        {"30,again,\n", true, 1, "bad.csv: line 20002: duplicate key (the table holds it in rs-"},
-        {"19000,again,\n", false, 1, "bad.csv: line 20002: duplicate key (repeated in the load)"},
-        {"19000,again,\n", true, 1, "bad.csv: line 20002: duplicate key (repeated in the load)"},
-        {"20,again,\n", false, 3, "bad.csv: line 20002: the table holds this key as a deleted row"},
-        {"20001,\"open\n", true, 1, "bad.csv: line 20002, column 7: quoted field never closed"},
-        {"20001,\"a\"b,\n", false, 1, "bad.csv: line 20002, column 10: text after the closing"},
-        {"20001,a,1,2\n", true, 1, "bad.csv: line 20002: 4 fields, the header has 3"},
+        {"20001,a,x\n", false, 1, "bad.csv: line 20004, column 9 ('v'): DOUBLE: not a number: x"},
+        {"30,again,\n", true, 1, "bad.csv: line 20004: duplicate key (the table holds it in rs-"},
+        {"19000,again,\n", false, 1, "bad.csv: line 20004: duplicate key (repeated in the load)"},
+        {"19000,again,\n", true, 1, "bad.csv: line 20004: duplicate key (repeated in the load)"},
+        {"20,again,\n", false, 1, "bad.csv: line 20004: duplicate key (repeated in the load)"},
+        {"25,again,\n", true, 1, "bad.csv: line 20004: duplicate key (repeated in the load)"},
+        {"20001,\"open\n", true, 1, "bad.csv: line 20004, column 7: quoted field never closed"},
+        {"20001,\"a\"b,\n", false, 1, "bad.csv: line 20004, column 10: text after the closing"},
+        {"20001,a,1,2\n", true, 1, "bad.csv: line 20004: 4 fields, the header has 3"},
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        size_t o = (size_t)snprintf(text, cap, "id,name,v\n");
+        size_t o = (size_t)snprintf(text, cap, "id,name,v\n20,back,2.5\n25,back,\n");
         for (int i = 0; i < 20000; i++) {
             int id = cases[k].sorted ? 1000 + i : 1000 + (i * 7919) % 20000;
             o += (size_t)snprintf(text + o, cap - o, "%d,n%d,%d.5\n", id, i, i);
@@ -539,22 +547,45 @@ static void test_csv__import_all_or_nothing(void **state)
         assert_string_equal(after, before);
         free(after);
     }
-    /* The same rows without the bad one: all of them, at one timestamp. */
-    size_t o = (size_t)snprintf(text, cap, "id,name,v\n");
+    /* The same rows without the bad one: all of them, at one timestamp (5),
+     * the deleted keys back with their new values. */
+    size_t o = (size_t)snprintf(text, cap, "id,name,v\n20,back,2.5\n25,back,\n");
     for (int i = 0; i < 20000; i++)
         o += (size_t)snprintf(text + o, cap - o, "%d,n%d,%d.5\n", 1000 + (i * 7919) % 20000, i, i);
     write_text(bad, text, o);
     cli(&r, "table", "import", dir, bad, NULL);
     EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "imported 20000 rows"));
+    assert_non_null(strstr(r.out, "imported 20002 rows"));
     done(&r);
-    cli(&r, "table", "get", dir, "--json", "--as-of", "2", "1000", NULL);
-    EXPECT_RC(r, 1); /* deleted at ts 2, the load at ts 3 */
+    cli(&r, "table", "get", dir, "--json", "--as-of", "4", "1000", NULL);
+    EXPECT_RC(r, 1); /* the load is at ts 5 */
     done(&r);
-    cli(&r, "table", "get", dir, "--format", "csv", "--as-of", "3", "1000", "20999", NULL);
+    for (int i = 0; i < 2; i++) { /* older snapshots: 20 and 25 as they were */
+        cli(&r, "table", "scan", dir, "--format", "csv", "--as-of", i ? "3" : "4", NULL);
+        EXPECT_RC(r, 0);
+        assert_string_equal(r.out, i ? "id,name,v\n10,x,\n25,w,\n30,z,\n"
+                                     : "id,name,v\n10,x,\n30,z,\n");
+        done(&r);
+    }
+    cli(&r, "table", "get", dir, "--format", "csv", "--as-of", "5", "1000", "20999", "20", "25",
+        NULL);
     EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "id,name,v\n1000,n0,0.5\n20999,n2321,2321.5\n");
+    assert_string_equal(r.out,
+                        "id,name,v\n1000,n0,0.5\n20999,n2321,2321.5\n20,back,2.5\n25,back,\n");
     done(&r);
+    /* after a compaction and at every snapshot */
+    char *after = table_state(dir);
+    cli(&r, "table", "compact", dir, NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    char *compacted = table_state(dir);
+    char *s1 = strstr(after, "cfile-tablet"), *s2 = strstr(compacted, "cfile-tablet");
+    assert_non_null(s1);
+    assert_non_null(s2);
+    *s1 = *s2 = '\0';
+    assert_string_equal(after, compacted);
+    free(after);
+    free(compacted);
     free(text);
     free(before);
 }
@@ -592,20 +623,25 @@ static void test_csv__failed_new_table_retry(void **state)
     done(&r);
 }
 
-/* SIGKILL a child in the middle of an import, at random moments: the table then
- * holds all of the import or none of it, and opens. */
+/* SIGKILL a child in the middle of an import that also reinserts a deleted key,
+ * at random moments: the table then holds all of the import or none of it, and
+ * opens. */
 static void test_csv__import_killed(void **state)
 {
     (void)state;
     char *dir = in_dir("k"), *a = in_dir("k0.csv"), *big = in_dir("big.csv");
     run r;
-    write_str(a, "id,name\n-1,first\n");
+    /* -2 deleted (in the log and rs-1's deltas), then reinserted by the import */
+    write_str(a, "id,name\n-2,second\n-1,first\n");
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING NULL", a, NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    cli(&r, "table", "delete", dir, "--key", "-2", NULL);
     EXPECT_RC(r, 0);
     done(&r);
     size_t rows = 60000, cap = rows * 32;
     char *text = malloc(cap);
-    size_t o = (size_t)snprintf(text, cap, "id,name\n");
+    size_t o = (size_t)snprintf(text, cap, "id,name\n-2,back\n");
     for (size_t i = 0; i < rows; i++) /* sorted for half, then out of order */
         o += (size_t)snprintf(text + o, cap - o, "%zu,name %zu\n",
                               i < rows / 2 ? i : rows / 2 + (i * 7919) % (rows / 2), i);
@@ -638,7 +674,7 @@ static void test_csv__import_killed(void **state)
         if (have == 1) {
             none++;
         } else {
-            assert_int_equal(have, rows + 1);
+            assert_int_equal(have, rows + 2);
             all++;
             /* back to one row for the next round */
             char *fresh = in_dir("k");
@@ -647,6 +683,9 @@ static void test_csv__import_killed(void **state)
             assert_int_equal(system(cmd), 0);
             cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING NULL", a,
                 NULL);
+            EXPECT_RC(r, 0);
+            done(&r);
+            cli(&r, "table", "delete", dir, "--key", "-2", NULL);
             EXPECT_RC(r, 0);
             done(&r);
         }
