@@ -87,7 +87,10 @@ cf_status cf_rs_clone(const cf_rs_manifest *m, const char *src_dir, const char *
         if (dfd >= 0)
             close(dfd);
     }
-    if (st == CF_OK)
-        st = cf_rs_manifest_write(m, dst_dir, err);
+    if (st == CF_OK) {
+        cf_rs_manifest c = *m; /* a shallow copy: only the new MANIFEST's mode differs */
+        c.file_mode = mode;
+        st = cf_rs_manifest_write(&c, dst_dir, err);
+    }
     return st;
 }

@@ -124,6 +124,7 @@ typedef struct compactor {
     cf_rcl_builder *b;
     cf_rs_writer *w;
     cf_delta_writer *undo, *redo;
+    cf_io *undo_io, *redo_io; /* theirs, created with the output's file_mode */
     cf_rs_manifest *nm;
     char undo_name[64], redo_name[64];
 } compactor;
@@ -206,9 +207,10 @@ static cf_status delta_writer(compactor *k, cf_delta_writer **w, cf_delta_type t
     o.type = t;
     char *p = cf_rs_path(k->outdir, name);
     CF_CHECK(p != NULL, err, CF_ENOMEM, "compact: out of memory");
-    cf_status st = cf_delta_writer_create_file(w, p, &o, err);
+    cf_io **io = t == CF_DELTA_UNDO ? &k->undo_io : &k->redo_io;
+    cf_status st = cf_io_create_file_mode(io, p, k->nm->file_mode, err);
     cf_free(p);
-    return st;
+    return st == CF_OK ? cf_delta_writer_create(w, *io, &o, err) : st;
 }
 
 /* Add the row (k->row, its final state) to the pending output batch, copying
@@ -551,6 +553,8 @@ out:
     cf_rs_writer_free(k.w);
     cf_delta_writer_free(k.undo);
     cf_delta_writer_free(k.redo);
+    cf_io_free(k.undo_io); /* after the writers; removes what was not committed */
+    cf_io_free(k.redo_io);
     return st;
 }
 
@@ -583,6 +587,7 @@ cf_status cf_rs_compact_in_place(cf_rowset *rs, uint64_t ahm, bool gc_prev, cf_e
     cf_rs_manifest nm;
     cf_rs_manifest_init(&nm);
     nm.next_file = old->next_file;
+    nm.file_mode = old->file_mode;
     nm.generation = old->generation + 1;
     nm.insert_ts = old->insert_ts;
     nm.last_ts = old->last_ts;
@@ -608,11 +613,12 @@ cf_status cf_rs_compact_in_place(cf_rowset *rs, uint64_t ahm, bool gc_prev, cf_e
 }
 
 cf_status cf_rs_compact_merge(cf_rowset *const *rs, size_t n, const char *outdir, uint64_t ahm,
-                              cf_error *err)
+                              unsigned mode, cf_error *err)
 {
     CF_CHECK(n > 0, err, CF_EINVAL, "compact: no rowset");
     cf_rs_manifest nm;
     cf_rs_manifest_init(&nm);
+    nm.file_mode = mode;
     nm.next_file = 1;
     nm.generation = 1;
     nm.ahm = ahm;

@@ -66,6 +66,12 @@ typedef struct cf_rs_manifest {
     uint64_t ahm;      /* ancient history mark: history before it is gone (0 = none) */
     cf_rs_schema *schema; /* owned */
     cf_buf min_key, max_key;
+    /* Not stored: the permission bits files created for this rowset get from
+     * their creation on (open(2)'s mode, cf_io_create_file_mode; 0 = the
+     * defaults). cf_rs_manifest_read sets the MANIFEST's own; the writers of a
+     * table's new rowsets set the table's. A MANIFEST that replaces one keeps
+     * the bits of the one it replaces. */
+    unsigned file_mode;
     cf_rs_file *files;
     size_t nfiles;
 } cf_rs_manifest;
@@ -218,9 +224,10 @@ cf_status cf_rs_clone(const cf_rs_manifest *m, const char *src_dir, const char *
 cf_status cf_rs_compact_in_place(cf_rowset *rs, uint64_t ahm, bool gc_prev, cf_error *err);
 /* compact.c: merge the rows of n rowsets (disjoint keys, same schema; each is
  * flushed first) into a new rowset in outdir (an existing empty directory),
- * history kept as cf_rowset_compact keeps it; writes outdir's MANIFEST. */
+ * history kept as cf_rowset_compact keeps it; writes outdir's MANIFEST. Its
+ * files are created with permission bits `mode` (0: the defaults). */
 cf_status cf_rs_compact_merge(cf_rowset *const *rs, size_t n, const char *outdir, uint64_t ahm,
-                              cf_error *err);
+                              unsigned mode, cf_error *err);
 /* manifest.c: FNV-1a 64, the checksum of manifest files. */
 uint64_t cf_rs_fnv1a(const uint8_t *p, size_t n);
 

@@ -157,7 +157,7 @@ cf_status cf_rs_manifest_write(const cf_rs_manifest *m, const char *dir, cf_erro
     char *path = cf_rs_path(dir, CF_RS_MANIFEST);
     if (st != CF_OK || path == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "manifest: out of memory");
-    CF_TRY_OUT(cf_io_create_file(&io, path, err));
+    CF_TRY_OUT(cf_io_create_file_mode(&io, path, m->file_mode, err));
     CF_TRY_OUT(io->ops->append(io, b.data, b.len, err));
     CF_TRY_OUT(io->ops->commit(io, err));
 out:
@@ -302,6 +302,9 @@ cf_status cf_rs_manifest_read(cf_rs_manifest *m, const char *dir, cf_error *err)
     if (access(path, F_OK) != 0)
         CF_FAIL_OUT(err, CF_ENOTFOUND, "%s: no rowset here (no %s)", dir, CF_RS_MANIFEST);
     CF_TRY_OUT(cf_io_open_file(&io, path, err));
+    struct stat sb;
+    if (stat(path, &sb) == 0)
+        m->file_mode = (unsigned)(sb.st_mode & 07777); /* what files added to it get */
     uint64_t size = io->ops->size(io);
     if (size > MAX_MANIFEST_LEN)
         CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: %" PRIu64 " bytes is too large", size);

@@ -321,6 +321,7 @@ typedef struct flusher {
     cf_rs_manifest nm;
     cf_rs_writer *w;
     cf_delta_writer *undo, *redo;
+    cf_io *undo_io, *redo_io; /* theirs, created with the rowset's file_mode */
     char undo_name[64], redo_name[64];
     cf_buf *vals, *nn; /* per column, the pending batch */
     cf_buf *counts, *enn; /* arrays: element counts (u32) and element validity */
@@ -340,9 +341,10 @@ static cf_status open_delta(flusher *f, cf_delta_writer **w, cf_delta_type t, ch
     o.type = t;
     char *p = cf_rs_path(f->dir, name);
     CF_CHECK(p != NULL, err, CF_ENOMEM, "memrowset: out of memory");
-    cf_status st = cf_delta_writer_create_file(w, p, &o, err);
+    cf_io **io = t == CF_DELTA_UNDO ? &f->undo_io : &f->redo_io;
+    cf_status st = cf_io_create_file_mode(io, p, f->nm.file_mode, err);
     cf_free(p);
-    return st;
+    return st == CF_OK ? cf_delta_writer_create(w, *io, &o, err) : st;
 }
 
 static cf_status flush_batch(flusher *f, cf_error *err)
@@ -415,7 +417,7 @@ static cf_status flush_rows(flusher *f, cf_error *err)
     return flush_batch(f, err);
 }
 
-cf_status cf_mrs_flush(cf_mrs *m, const char *dir, cf_error *err)
+cf_status cf_mrs_flush(cf_mrs *m, const char *dir, unsigned mode, cf_error *err)
 {
     const cf_rs_schema *s = m->s;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
@@ -425,6 +427,7 @@ cf_status cf_mrs_flush(cf_mrs *m, const char *dir, cf_error *err)
     f.m = m;
     f.dir = dir;
     cf_rs_manifest_init(&f.nm);
+    f.nm.file_mode = mode;
     f.nm.next_file = 1;
     f.nm.generation = 1;
     f.nm.insert_ts = UINT64_MAX;
@@ -485,6 +488,8 @@ out:
     cf_rs_writer_free(f.w);
     cf_delta_writer_free(f.undo);
     cf_delta_writer_free(f.redo);
+    cf_io_free(f.undo_io); /* after the writers; removes what was not committed */
+    cf_io_free(f.redo_io);
     cf_rs_manifest_dispose(&f.nm);
     return st;
 }

@@ -47,8 +47,9 @@ cf_status cf_mrs_row_at(const cf_mrs *m, const cf_mrs_row *r, uint64_t snap, cf_
 /* Write every row as a new DiskRowSet in dir (created; must hold no rowset):
  * base = the inserted values, an UNDO DELETE at each row's insert timestamp
  * (rows inserted after the earliest one), the mutations as a REDO file; the
- * MANIFEST is written last. Does not clear m. */
-cf_status cf_mrs_flush(cf_mrs *m, const char *dir, cf_error *err);
+ * MANIFEST is written last. Every file is created with permission bits mode
+ * (0: the defaults). Does not clear m. */
+cf_status cf_mrs_flush(cf_mrs *m, const char *dir, unsigned mode, cf_error *err);
 
 /* table.c: the table's MemRowSet, for table_scan.c. */
 cf_mrs *cf_table_mrs(const cf_table *t);

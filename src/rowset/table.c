@@ -847,7 +847,7 @@ static cf_status flush_mrs(cf_table *t, cf_error *err)
     char **names = NULL;
     cf_status st = CF_OK;
     CF_TRY_OUT(new_rowset_dir(t, name, sizeof(name), &path, err));
-    CF_TRY_OUT(cf_mrs_flush(t->mrs, path, err));
+    CF_TRY_OUT(cf_mrs_flush(t->mrs, path, t->file_mode, err));
     match_mode(t, path);
     CF_TRY_OUT(open_rowset(t, path, &nrs, err));
     cf_rowset **rs = cf_realloc(t->rs, (t->nrs + 1) * sizeof(*rs));
@@ -972,7 +972,7 @@ static cf_status merge_rowsets(cf_table *t, const size_t *pick, size_t np, uint6
         CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
     for (size_t k = 0; k < np; k++)
         src[k] = t->rs[pick[k]];
-    CF_TRY_OUT(cf_rs_compact_merge(src, np, path, ahm, err));
+    CF_TRY_OUT(cf_rs_compact_merge(src, np, path, ahm, t->file_mode, err));
     match_mode(t, path);
     CF_TRY_OUT(open_rowset(t, path, &nrs, err));
     for (size_t i = 0, k = 0, j = 0; i < t->nrs; i++) {

@@ -256,7 +256,7 @@ static cf_status flush_chunk(cf_table_loader *l, cf_error *err)
         return CF_OK;
     char *name, *path;
     CF_TRY(cf_table_reserve_rowset(l->t, &name, &path, err));
-    cf_status st = cf_mrs_flush(l->mrs, path, err);
+    cf_status st = cf_mrs_flush(l->mrs, path, cf_table_file_mode(l->t), err);
     if (st != CF_OK) {
         cf_table_discard_rowset(l->t, name);
         cf_free(name);
@@ -477,6 +477,7 @@ static cf_status stream_rows(cf_table_loader *l, const cf_rs_colvec *cols, size_
         cf_rs_manifest_init(&l->wm);
         l->wm.next_file = 1;
         l->wm.generation = 1;
+        l->wm.file_mode = cf_table_file_mode(l->t);
         l->wm.insert_ts = l->wm.last_ts = l->ts;
         if ((st = cf_rs_writer_create_in(&l->w, l->w_path, s, &wo, &l->wm, err)) != CF_OK)
             return fail(l, st);
@@ -651,7 +652,7 @@ static cf_status target_for(cf_table_loader *l, size_t store, cf_error *err)
     }
     CF_TRY(cf_table_reserve_rowset(l->t, &name, &path, err));
     if (src == NULL)
-        st = cf_mrs_flush(cf_table_mrs(l->t), path, err);
+        st = cf_mrs_flush(cf_table_mrs(l->t), path, cf_table_file_mode(l->t), err);
     else
         st = cf_rs_clone(cf_rs_manifest_of(src), cf_rs_dir(src), path,
                          cf_table_file_mode(l->t), err);

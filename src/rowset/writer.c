@@ -28,6 +28,9 @@ struct cf_rs_writer {
     cf_writer **cols;
     cf_bloom_writer *bloom;
     cf_writer *adhoc;
+    /* The files the writers above write through (borrowed by them): created by
+     * us with the MANIFEST's file_mode, freed after them. */
+    cf_io **cols_io, *bloom_io, *adhoc_io;
     cf_writer *keyfile; /* adhoc, or the first column's writer */
     cf_buf prev, keys, first;
     cf_slice *slices;
@@ -62,12 +65,48 @@ static cf_status make_dir(const char *dir, cf_error *err)
     return CF_OK;
 }
 
+/* Create file `name` in dir with the rowset's mode from the start (open(2)'s
+ * mode, not a chmod after: a table made private never has a file others may
+ * read, even for a moment). */
+static cf_status create_file(cf_io **io, const cf_rs_writer *w, const char *name, cf_error *err)
+{
+    char *p = cf_rs_path(w->dir, name);
+    CF_CHECK(p != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
+    cf_status st = cf_io_create_file_mode(io, p, w->m->file_mode, err);
+    cf_free(p);
+    return st;
+}
+
+/* Free the writers, then the files they wrote through (removing what was not
+ * committed). */
+static void free_writers(cf_rs_writer *w)
+{
+    for (size_t i = 0; w->cols != NULL && i < w->s->ncols; i++) {
+        cf_writer_free(w->cols[i]);
+        w->cols[i] = NULL;
+        if (w->cols_io != NULL) {
+            cf_io_free(w->cols_io[i]);
+            w->cols_io[i] = NULL;
+        }
+    }
+    cf_bloom_writer_free(w->bloom);
+    w->bloom = NULL;
+    cf_io_free(w->bloom_io);
+    w->bloom_io = NULL;
+    cf_writer_free(w->adhoc);
+    w->adhoc = NULL;
+    cf_io_free(w->adhoc_io);
+    w->adhoc_io = NULL;
+}
+
 static cf_status open_writers(cf_rs_writer *w, cf_error *err)
 {
     const cf_rs_schema *s = w->s;
     char name[96];
     w->cols = cf_calloc(s->ncols, sizeof(*w->cols));
-    CF_CHECK(w->cols != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
+    w->cols_io = cf_calloc(s->ncols, sizeof(*w->cols_io));
+    CF_CHECK(w->cols != NULL && w->cols_io != NULL, err, CF_ENOMEM,
+             "rowset writer: out of memory");
     for (size_t i = 0; i < s->ncols; i++) {
         const cf_rs_column *c = &s->cols[i];
         cf_writer_options o;
@@ -84,10 +123,9 @@ static cf_status open_writers(cf_rs_writer *w, cf_error *err)
         char what[32];
         snprintf(what, sizeof(what), "col%zu.cfile", i);
         file_name(name, sizeof(name), w->file_id, what);
-        char *p = cf_rs_path(w->dir, name);
-        CF_CHECK(p != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
-        cf_status st = cf_writer_create_file(&w->cols[i], p, &o, err);
-        cf_free(p);
+        cf_status st = create_file(&w->cols_io[i], w, name, err);
+        if (st == CF_OK)
+            st = cf_writer_create(&w->cols[i], w->cols_io[i], &o, err);
         if (st != CF_OK)
             return cf_error_prefix(err, st, "column '%s': ", c->name);
     }
@@ -95,11 +133,8 @@ static cf_status open_writers(cf_rs_writer *w, cf_error *err)
     cf_bloom_writer_options_init(&bo);
     bo.checksums = w->o.checksums;
     file_name(name, sizeof(name), w->file_id, "bloom.cfile");
-    char *p = cf_rs_path(w->dir, name);
-    CF_CHECK(p != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
-    cf_status st = cf_bloom_writer_create_file(&w->bloom, p, &bo, err);
-    cf_free(p);
-    CF_TRY(st);
+    CF_TRY(create_file(&w->bloom_io, w, name, err));
+    CF_TRY(cf_bloom_writer_create(&w->bloom, w->bloom_io, &bo, err));
     w->keyfile = w->cols[0];
     if (s->nkeys > 1) {
         /* format §13: the ad-hoc index of a compound key. */
@@ -112,11 +147,8 @@ static cf_status open_writers(cf_rs_writer *w, cf_error *err)
         o.write_posidx = false;
         o.checksums = w->o.checksums;
         file_name(name, sizeof(name), w->file_id, "adhoc.cfile");
-        p = cf_rs_path(w->dir, name);
-        CF_CHECK(p != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
-        st = cf_writer_create_file(&w->adhoc, p, &o, err);
-        cf_free(p);
-        CF_TRY(st);
+        CF_TRY(create_file(&w->adhoc_io, w, name, err));
+        CF_TRY(cf_writer_create(&w->adhoc, w->adhoc_io, &o, err));
         w->keyfile = w->adhoc;
     }
     return CF_OK;
@@ -214,6 +246,7 @@ cf_status cf_rs_writer_create(cf_rs_writer **out, const char *dir, const cf_rs_s
     cf_rs_manifest old;
     cf_error e2;
     uint64_t gen = 0, next = 1, last = 0;
+    unsigned mode = 0;
     char *tablet = cf_rs_path(dir, CF_RS_TABLET);
     if (tablet == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "rowset writer: out of memory");
@@ -230,6 +263,7 @@ cf_status cf_rs_writer_create(cf_rs_writer **out, const char *dir, const cf_rs_s
         gen = old.generation;
         next = old.next_file;
         last = old.last_ts;
+        mode = old.file_mode;
         cf_rs_manifest_dispose(&old);
         if (!empty)
             CF_FAIL_OUT(err, CF_EINVAL, "%s: already holds a rowset with rows", dir);
@@ -244,6 +278,7 @@ cf_status cf_rs_writer_create(cf_rs_writer **out, const char *dir, const cf_rs_s
     cf_rs_manifest tmp;
     cf_rs_manifest_init(&tmp);
     tmp.next_file = next;
+    tmp.file_mode = mode; /* an empty rowset's files take its MANIFEST's bits */
     cf_rs_writer *w;
     st = cf_rs_writer_create_in(&w, dir, s, o, &tmp, err);
     if (st != CF_OK) {
@@ -353,14 +388,7 @@ cf_status cf_rs_writer_finish_files(cf_rs_writer *w, cf_rs_manifest *m, cf_error
     cf_buf_clear(&m->max_key);
     if (w->rows == 0) {
         /* An empty rowset has no files: abandon them all. */
-        for (size_t i = 0; i < w->s->ncols; i++) {
-            cf_writer_free(w->cols[i]);
-            w->cols[i] = NULL;
-        }
-        cf_bloom_writer_free(w->bloom);
-        w->bloom = NULL;
-        cf_writer_free(w->adhoc);
-        w->adhoc = NULL;
+        free_writers(w);
         return CF_OK;
     }
     /* format §13: the key file's footer holds the first and last keys. */
@@ -404,12 +432,9 @@ void cf_rs_writer_free(cf_rs_writer *w)
 {
     if (w == NULL)
         return;
-    if (w->cols != NULL)
-        for (size_t i = 0; i < w->s->ncols; i++)
-            cf_writer_free(w->cols[i]);
+    free_writers(w);
     cf_free(w->cols);
-    cf_bloom_writer_free(w->bloom);
-    cf_writer_free(w->adhoc);
+    cf_free(w->cols_io);
     cf_rs_schema_free(w->s);
     cf_rs_manifest_dispose(&w->own);
     cf_buf_dispose(&w->prev);

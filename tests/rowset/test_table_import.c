@@ -679,12 +679,102 @@ static void test_table_import__killed(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Every regular file under dir (rowset directories and the log included; not
+ * LOCK, which holds no data) has exactly permission bits `mode`: the count of
+ * files checked, or fails naming the first that does not. */
+static int check_file_modes(const char *dir, unsigned mode, const char *when)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "find '%s' -type f ! -name LOCK -printf '%%m %%p\\n'", dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char line[600];
+    int n = 0;
+    while (fgets(line, sizeof(line), p) != NULL) {
+        unsigned m = (unsigned)strtoul(line, NULL, 8);
+        if (m != mode)
+            fail_msg("%s: %s (want %o)", when, line, mode);
+        n++;
+    }
+    pclose(p);
+    return n;
+}
+
+/* A table made private (its MANIFEST 0600) gets every new file with those bits
+ * from the file's creation on, not at a chmod before the commit: under umask
+ * 022 the load's rowset files, written while the load runs (streamed column
+ * files still temporaries, rowsets of unsorted rows finished but not
+ * committed), were 0644 until the commit; so were the files a commit or a
+ * compaction had written when it failed (out of memory at every point), which
+ * stay until the next clean-up. */
+static void test_table_import__files_private_from_creation(void **state)
+{
+    (void)state;
+    mode_t old_umask = umask(022);
+    cf_error err;
+    cf_rng rng;
+    uint64_t seed = cf_test_seed(1404);
+    static krow m[NKEYS];
+    static int64_t ids[NKEYS];
+    static ver vals[NKEYS];
+    for (int k = -1; k < 24; k++) {
+        char dir[256], path[400];
+        snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
+        cf_rng_init(&rng, seed);
+        cf_table *t;
+        build(dir, m, &rng, &t);
+        cf_table_free(t);
+        snprintf(path, sizeof(path), "find '%s' -type f ! -name LOCK -exec chmod 600 {} +", dir);
+        assert_int_equal(system(path), 0);
+        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        size_t re;
+        uint64_t ts = cf_table_last_ts(t) + 1;
+        size_t n = load_rows(m, NKEYS, &rng, ts, ids, vals, &re);
+        cf_table_loader_options o;
+        cf_table_loader_options_init(&o);
+        o.ts = ts;
+        o.memory_bytes = 2048;
+        cf_table_loader *l;
+        CF_ASSERT_OK(cf_table_loader_create(&l, t, &o, &err), &err);
+        batch b;
+        memset(&b, 0, sizeof(b));
+        for (size_t i = 0; i < 40; i++) /* sorted: streamed into a rowset writer */
+            batch_add(&b, ids[i], &vals[i]);
+        CF_ASSERT_OK(batch_append(l, &b, &err), &err);
+        if (k < 0)
+            assert_true(check_file_modes(dir, 0600, "streaming") > 0);
+        shuffle(ids + 40, vals + 40, n - 40, &rng);
+        for (size_t a = 40; a < n; a += 60) { /* unsorted: rowsets of 2 KiB */
+            memset(&b, 0, sizeof(b));
+            for (size_t i = a; i < n && i < a + 60; i++)
+                batch_add(&b, ids[i], &vals[i]);
+            CF_ASSERT_OK(batch_append(l, &b, &err), &err);
+        }
+        if (k < 0)
+            check_file_modes(dir, 0600, "unsorted rows written");
+        cf_alloc_fail_after(k < 0 ? 0 : 1 + (uint64_t)k * 97);
+        cf_status st = cf_table_loader_commit(l, &err);
+        cf_alloc_fail_after(0);
+        check_file_modes(dir, 0600, st == CF_OK ? "committed" : "commit failed");
+        cf_table_loader_free(l);
+        /* a compaction (every rowset merged into a new one) that fails part way */
+        cf_alloc_fail_after(k < 0 ? 0 : 1 + (uint64_t)k * 131);
+        st = cf_table_compact(t, 0, &err);
+        cf_alloc_fail_after(0);
+        check_file_modes(dir, 0600, st == CF_OK ? "compacted" : "compaction failed");
+        cf_table_free(t);
+        rm_rf(dir);
+    }
+    umask(old_umask);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_import__reinserts),
         cmocka_unit_test(test_table_import__failure_commits_nothing),
         cmocka_unit_test(test_table_import__killed),
+        cmocka_unit_test(test_table_import__files_private_from_creation),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
