@@ -30,6 +30,14 @@ cf_status cf_rcl_builder_create(cf_rcl_builder **out, cf_error *err)
     cf_rcl_builder *b = cf_calloc(1, sizeof(*b));
     CF_CHECK(b != NULL, err, CF_ENOMEM, "rcl builder: out of memory");
     cf_buf_init(&b->buf);
+    /* Room for the type byte now: cf_rcl_builder_reset cannot report a failure,
+     * and a DELETE (no column change to fail instead) that lost its type byte
+     * to an allocation failure was an empty list, accepted, logged and stored,
+     * that no reader takes (a table's log then refused to replay). */
+    if (!cf_buf_reserve(&b->buf, 64)) {
+        cf_free(b);
+        CF_FAIL(err, CF_ENOMEM, "rcl builder: out of memory");
+    }
     *out = b;
     return CF_OK;
 }

@@ -1227,7 +1227,10 @@ static cf_status log_done(cf_table *t, uint8_t type, uint64_t ts, cf_error *err)
     CF_CHECK(t->lop.key.len + t->lop.rcl.len <= CF_WAL_MAX_RECORD - 64, err, CF_EINVAL,
              "operation of %zu bytes is larger than a log record may be (%u)",
              t->lop.key.len + t->lop.rcl.len, CF_WAL_MAX_RECORD - 64);
-    return CF_OK;
+    /* the room to log it, taken now: out of memory refuses the op, where
+     * after applying it the handle could only give up (memory ahead of the
+     * log, its reads showing an op that failed) */
+    return t->wal != NULL ? cf_wal_reserve(t->wal, &t->lop, 1, err) : CF_OK;
 }
 
 /* Append t->lop, the op just applied in memory. A failure makes the handle

@@ -688,6 +688,25 @@ cf_status cf_wal_sync(cf_wal *w, cf_error *err)
     return CF_OK;
 }
 
+cf_status cf_wal_reserve(cf_wal *w, const cf_wal_op *ops, size_t n, cf_error *err)
+{
+    /* cf_wal_batch_encode_v's most: format and count, then per op type, flags,
+     * ts and two length-prefixed strings (varints of at most 10 bytes) */
+    size_t need = 1 + 10;
+    for (size_t i = 0; i < n; i++) {
+        size_t op = 2 + 8 + 10 + 10;
+        CF_CHECK(cf_add_ok(op, ops[i].key.len, &op) && cf_add_ok(op, ops[i].rcl.len, &op) &&
+                     cf_add_ok(need, op, &need),
+                 err, CF_EINVAL, "wal: operation too large");
+    }
+    cf_buf_clear(&w->payload);
+    cf_buf_clear(&w->rec);
+    CF_CHECK(cf_buf_reserve(&w->payload, need) &&
+                 cf_buf_reserve(&w->rec, need + CF_WAL_RECORD_HEADER),
+             err, CF_ENOMEM, "wal: out of memory");
+    return CF_OK;
+}
+
 cf_status cf_wal_append(cf_wal *w, const cf_wal_op *ops, size_t n, cf_error *err)
 {
     if (w->sticky != CF_OK) {

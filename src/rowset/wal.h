@@ -176,6 +176,11 @@ cf_status cf_wal_open(cf_wal **out, const char *table_dir, const cf_wal_scan *sc
  * failure is sticky: the log may end in a partial record, and every later call
  * returns the same status. CF_EINVAL (not sticky) for a batch too large. */
 cf_status cf_wal_append(cf_wal *w, const cf_wal_op *ops, size_t n, cf_error *err);
+/* Make room for cf_wal_append(ops, n) to build its record without allocating
+ * (flags may still change: they take the same room). A table calls it before
+ * it applies an op in memory, so that running out of memory refuses the op
+ * instead of leaving memory ahead of the log. CF_ENOMEM, nothing changed. */
+cf_status cf_wal_reserve(cf_wal *w, const cf_wal_op *ops, size_t n, cf_error *err);
 /* fdatasync whatever was appended and not yet synced. */
 cf_status cf_wal_sync(cf_wal *w, cf_error *err);
 /* Every op so far is in the rowsets' files: start segment seq+1 whose header

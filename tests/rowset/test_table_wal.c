@@ -25,6 +25,7 @@
 #include "codec/crc32c.h"
 #include "rowset/internal.h"
 #include "rowset/wal.h"
+#include "util/alloc.h"
 #include "util/endian.h"
 
 #include "support_model.h"
@@ -429,6 +430,116 @@ static void test_table_wal__append_failure_is_sticky(void **state)
     rm_rf(dir);
 }
 
+/* The latest state of key id through the handle: -1 absent, else its v. */
+static int64_t get_v(cf_table *t, int64_t id)
+{
+    cf_error err;
+    const void *key[1] = {&id};
+    cf_rs_batch b;
+    cf_status st = cf_table_get(t, key, CF_RS_SNAPSHOT_LATEST, &b, &err);
+    if (st == CF_ENOTFOUND)
+        return -1;
+    CF_ASSERT_OK(st, &err);
+    return ((const int64_t *)b.cols[1].values)[0];
+}
+
+/* An allocation failure at any point of an insert, update or delete (of a
+ * MemRowSet row, of a rowset row, a reinsert in each) leaves the handle
+ * consistent: the op either succeeded, or failed and is nowhere, not in the
+ * handle's reads either; the next op succeeds and is durable; reopening shows
+ * exactly the ops that succeeded. Two bugs this found: an out-of-memory while
+ * the log record was built, after the op was applied in memory, made the
+ * handle unusable, its reads showing the failed op (which reopening lost); and
+ * a delete whose change list lost its type byte to an allocation failure was
+ * accepted and logged empty, after which the table no longer opened. */
+static void test_table_wal__oom_in_an_op(void **state)
+{
+    (void)state;
+    cf_error err;
+    int failed = 0;
+    /* op: 0 insert (MemRowSet), 1 reinsert (rowset), 2 reinsert (MemRowSet),
+     * 3 update (rowset), 4 update (MemRowSet), 5 delete (rowset) */
+    for (int op = 0; op < 6; op++) {
+        uint64_t calls = 0;
+        for (uint64_t k = 0; k == 0 || k <= calls; k++) {
+            char dir[256];
+            snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
+            make_table(dir);
+            cf_table *t;
+            CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+            mstate m;
+            memset(&m, 0, sizeof(m));
+            uint64_t ts = cf_table_last_ts(t);
+            for (int64_t id = 0; id < 20; id++) {
+                CF_ASSERT_OK(put(t, id, id, ++ts, &err), &err);
+                m.live[id] = true;
+                m.v[id] = id;
+                if (id == 9)
+                    CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* 0..9 in a rowset */
+            }
+            CF_ASSERT_OK(del(t, 3, ++ts, &err), &err);
+            CF_ASSERT_OK(del(t, 13, ++ts, &err), &err);
+            m.live[3] = m.live[13] = false;
+            cf_table_free(t); /* a fresh handle: its first op allocates all it needs */
+            CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+            int64_t id = op == 0 ? 50 : op == 1 ? 3 : op == 2 ? 13 : op == 3 ? 5 : op == 4 ? 15 : 6;
+            cf_status st;
+            if (k == 0)
+                cf_alloc_stats_start();
+            else
+                cf_alloc_fail_after(k);
+            ++ts;
+            if (op <= 2)
+                st = put(t, id, 77, ts, &err);
+            else if (op <= 4)
+                st = upd(t, id, 77, ts, &err);
+            else
+                st = del(t, id, ts, &err);
+            cf_alloc_fail_after(0);
+            if (k == 0) {
+                cf_alloc_stats s;
+                cf_alloc_stats_stop(&s);
+                calls = s.calls;
+                CF_ASSERT_OK(st, &err);
+            }
+            if (st == CF_OK) {
+                m.live[id] = op != 5;
+                m.v[id] = 77;
+            } else {
+                failed++;
+                CF_ASSERT_STATUS(st, CF_ENOMEM, &err);
+            }
+            /* the handle reads what the op did, or did not do */
+            int64_t want = m.live[id] ? m.v[id] : -1;
+            if (get_v(t, id) != want)
+                fail_msg("op %d, allocation %" PRIu64 ": %s, yet the handle reads key %" PRId64
+                         " as %" PRId64,
+                         op, k, st == CF_OK ? "done" : "failed", id, get_v(t, id));
+            mstate got;
+            assert_true(read_state(t, &got));
+            assert_true(same(&got, &m));
+            /* and takes the next op, durably */
+            cf_status st2 = put(t, 60, 60, ++ts, &err);
+            if (st2 != CF_OK)
+                fail_msg("op %d, allocation %" PRIu64 " (%s): the next insert: %s", op, k,
+                         st == CF_OK ? "done" : "failed", err.msg);
+            m.live[60] = true;
+            m.v[60] = 60;
+            cf_table_free(t);
+            cf_status st3 = cf_table_open(&t, dir, &err);
+            if (st3 != CF_OK)
+                fail_msg("op %d, allocation %" PRIu64 " (%s): reopening: %s", op, k,
+                         st == CF_OK ? "done" : "failed", err.msg);
+            assert_true(read_state(t, &got));
+            assert_true(same(&got, &m));
+            cf_table_free(t);
+            rm_rf(dir);
+        }
+    }
+    print_message("%d injected allocation failures failed their op\n", failed);
+    assert_true(failed > 10);
+}
+
 /* Replay sends an op to the store holding its key, even when an earlier
  * rowset whose key range covers the key has files with a later last_ts (that
  * rowset would refuse the op's timestamp: a bug the crash test found). */
@@ -772,6 +883,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_table_wal__replay_probes_no_rowset_for_mrs_ops),
         cmocka_unit_test(test_table_wal__old_log_format),
         cmocka_unit_test(test_table_wal__append_failure_is_sticky),
+        cmocka_unit_test(test_table_wal__oom_in_an_op),
         cmocka_unit_test(test_table_wal__crash),
         cmocka_unit_test(test_table_wal__readers_during_checkpoints),
     };
