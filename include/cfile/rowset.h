@@ -386,9 +386,11 @@ CF_API cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err);
  * cf_table_flush and before a compaction. Every insert, update and delete is
  * appended to the table's write-ahead log (DIR/wal/, docs/ROWSET.md) and, by
  * default, synced before it returns success; opening a table replays the log,
- * so nothing acknowledged is lost when a process dies. If an append or sync
- * fails, the op is already applied in memory: the handle then returns that
- * error from every call (close included) and must be reopened. A TABLET file
+ * so nothing acknowledged is lost when a process dies. An op that runs out of
+ * memory is refused before it is applied (CF_ENOMEM; the handle stays usable).
+ * If the log's write or sync fails, the op is already applied in memory: the
+ * handle then returns that error from every later write (close included) and
+ * must be reopened. A TABLET file
  * lists the rowsets (docs/ROWSET.md); a directory
  * holding only a MANIFEST (one rowset, the older layout) opens as a table of
  * that rowset. Every key lives in one store: an insert is refused while a live
