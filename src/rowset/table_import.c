@@ -79,6 +79,7 @@ struct cf_table_loader {
     cf_rs_colvec *slice;
     cf_buf *slice_nn, *slice_enn;
     size_t *seoff; /* array columns: the segment's first element */
+    bool has_arrays;
     /* per append: encoded keys (offsets into keys), row values, array cells */
     cf_buf keys;
     size_t *koff;
@@ -166,6 +167,7 @@ cf_status cf_table_loader_create(cf_table_loader **out, cf_table *t,
         CF_FAIL(err, CF_ENOMEM, "loader: out of memory");
     }
     for (size_t c = 0; c < s->ncols; c++) {
+        l->has_arrays |= s->cols[c].is_array;
         cf_buf_init(&l->cellbits[c]);
         cf_buf_init(&l->slice_nn[c]);
         cf_buf_init(&l->slice_enn[c]);
@@ -437,7 +439,7 @@ static cf_status add_reinsert(cf_table_loader *l, const cf_rs_colvec *cols, size
 /* Move eoff past row i's array elements. */
 static void skip_elems(cf_table_loader *l, const cf_rs_colvec *cols, size_t i)
 {
-    for (size_t c = 0; c < l->s->ncols; c++)
+    for (size_t c = 0; l->has_arrays && c < l->s->ncols; c++)
         if (l->s->cols[c].is_array)
             l->eoff[c] += cols[c].elem_counts[i];
 }
