@@ -496,12 +496,11 @@ static unsigned mode_of(const char *table_dir, const char *name)
     return m;
 }
 
-/* Create segment `seq` atomically (temporary name, fsync, rename, directory fsync). */
-static cf_status create_segment(const char *table_dir, uint64_t seq, uint64_t durable_ts,
-                                cf_error *err)
+/* Create segment `seq` at path atomically (temporary name, fsync, rename,
+ * directory fsync). */
+static cf_status create_segment_at(const char *table_dir, const char *path, uint64_t seq,
+                                   uint64_t durable_ts, cf_error *err)
 {
-    char *path = cf_wal_segment_path(table_dir, seq);
-    CF_CHECK(path != NULL, err, CF_ENOMEM, "wal: out of memory");
     uint8_t h[CF_WAL_HEADER_LEN];
     cf_wal_header_encode(h, &(cf_wal_header){.seq = seq, .durable_ts = durable_ts});
     cf_io *io = NULL;
@@ -514,14 +513,22 @@ static cf_status create_segment(const char *table_dir, uint64_t seq, uint64_t du
     if (st == CF_OK)
         st = io->ops->commit(io, err);
     cf_io_free(io);
+    return st;
+}
+
+static cf_status create_segment(const char *table_dir, uint64_t seq, uint64_t durable_ts,
+                                cf_error *err)
+{
+    char *path = cf_wal_segment_path(table_dir, seq);
+    CF_CHECK(path != NULL, err, CF_ENOMEM, "wal: out of memory");
+    cf_status st = create_segment_at(table_dir, path, seq, durable_ts, err);
     cf_free(path);
     return st;
 }
 
-static cf_status open_append(cf_wal *w, cf_error *err)
+/* Append to the segment at path (w->seq's) from now on; allocates nothing. */
+static cf_status open_append_at(cf_wal *w, const char *path, cf_error *err)
 {
-    char *path = cf_wal_segment_path(w->table_dir, w->seq);
-    CF_CHECK(path != NULL, err, CF_ENOMEM, "wal: out of memory");
     int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
     int e = errno;
     struct stat sb;
@@ -530,18 +537,23 @@ static cf_status open_append(cf_wal *w, cf_error *err)
         close(fd);
         fd = -1;
     }
-    if (fd < 0) {
-        cf_error_set(err, CF_EIO, __FILE__, __LINE__, "%s: %s", path, strerror(e));
-        cf_free(path);
-        return CF_EIO;
-    }
-    cf_free(path);
+    if (fd < 0)
+        CF_FAIL(err, CF_EIO, "%s: %s", path, strerror(e));
     if (w->fd >= 0)
         close(w->fd);
     w->fd = fd;
     w->bytes = (uint64_t)sb.st_size;
     w->unsynced = 0;
     return CF_OK;
+}
+
+static cf_status open_append(cf_wal *w, cf_error *err)
+{
+    char *path = cf_wal_segment_path(w->table_dir, w->seq);
+    CF_CHECK(path != NULL, err, CF_ENOMEM, "wal: out of memory");
+    cf_status st = open_append_at(w, path, err);
+    cf_free(path);
+    return st;
 }
 
 /* Remove segments older than w->seq and temporaries of ours (never a symlink,
@@ -739,21 +751,26 @@ cf_status cf_wal_checkpoint(cf_wal *w, uint64_t durable_ts, cf_error *err)
             *err = w->sticky_err;
         return w->sticky;
     }
-    cf_status st = create_segment(w->table_dir, w->seq + 1, durable_ts, err);
+    /* The new segment's path first: once the segment exists, switching to it
+     * must not fail for want of memory (the log would then be unusable until
+     * reopened, as after a failed write). */
+    char *path = cf_wal_segment_path(w->table_dir, w->seq + 1);
+    CF_CHECK(path != NULL, err, CF_ENOMEM, "wal: out of memory");
+    cf_status st = create_segment_at(w->table_dir, path, w->seq + 1, durable_ts, err);
     if (st != CF_OK) {
         /* Not there (the temporary was removed): the current segment is still
          * the newest, keep appending to it. There after all (a failure after
          * the rename): replay would start from it, so nothing may be appended
          * to the old one. */
-        char *p = cf_wal_segment_path(w->table_dir, w->seq + 1);
         struct stat sb;
-        bool there = p == NULL || lstat(p, &sb) == 0;
-        cf_free(p);
+        bool there = lstat(path, &sb) == 0;
+        cf_free(path);
         return there ? fail_sticky(w, st, err) : st;
     }
     w->seq++;
     w->version = CF_WAL_VERSION;
-    st = open_append(w, err);
+    st = open_append_at(w, path, err);
+    cf_free(path);
     if (st != CF_OK)
         return fail_sticky(w, st, err);
     /* The new segment is durable (create_segment synced it and the directory):
