@@ -1216,14 +1216,20 @@ static cf_status prefix_seek_at_or_after(cf_decoder *d_, const void *key, bool *
 
 /* Saved state (encoding.h): the block's restart fence, built here (one read of
  * every restart) for a block cache to keep; 0 when the block has too few
- * restarts to gain from one, or restarts a fence cannot describe exactly
- * (damage, values out of order: seeks then search the block, as without). */
+ * restarts to gain from one, so many that the fence would outweigh half the
+ * block, or restarts a fence cannot describe exactly (damage, values out of
+ * order: seeks then search the block, as without). */
 static size_t prefix_saved_len(cf_decoder *d_)
 {
     prefix_dec *d = (prefix_dec *)d_;
     if (d->data == NULL || d->nrestarts < CF_PREFIX_FENCE_MIN_RESTARTS)
         return 0;
     size_t n = cf_prefix_fence_size(d->nrestarts);
+    /* Short restart intervals make a fence of ~12 bytes per few values: keep
+     * it to half the block, so that the cache it is charged to keeps most of
+     * its room for blocks (Kudu's interval of 16 over 16-byte keys: ~18%). */
+    if (n > d->len / 2)
+        return 0;
     if (d->fence == NULL) {
         if (n > d->fence_cap) {
             cf_free(d->fence_own);

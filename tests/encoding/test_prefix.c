@@ -762,13 +762,20 @@ static void test_prefix__fence_seeks(void **state)
             CF_ASSERT_OK(cf_dec_prefix_ops.create(&adopted, &dec_params, &err), &err);
             size_t sl;
             void *st = save_state(own, &sl);
-            /* every block here has at least 4 restarts, all in order */
-            assert_non_null(st);
-            CF_ASSERT_OK(adopted->ops->load_saved(adopted, blk, len, st, sl, &err), &err);
-            assert_int_equal(adopted->count, n);
+            /* in order, at least 4 restarts: a fence unless it would outweigh
+             * half the block (short intervals over short values) */
+            size_t nr = cf_load_le32(blk + len - 4);
+            assert_int_equal(st != NULL, 24 + 8 * ((nr + 15) / 16) + 12 * (nr + 1) <= len / 2);
+            if (intervals[ii] >= 16)
+                assert_non_null(st);
+            if (st != NULL) {
+                CF_ASSERT_OK(adopted->ops->load_saved(adopted, blk, len, st, sl, &err), &err);
+                assert_int_equal(adopted->count, n);
+            }
             for (size_t k = 0; k < nk; k++) {
                 same_seek(plain, own, &keys[k]);
-                same_seek(plain, adopted, &keys[k]);
+                if (st != NULL)
+                    same_seek(plain, adopted, &keys[k]);
             }
             cf_decoder_free(plain);
             cf_decoder_free(own);
@@ -791,11 +798,11 @@ static void test_prefix__fence_refused(void **state)
 {
     (void)state;
     cf_error err;
-    char buf[64][8];
+    char buf[64][32];
     cf_slice v[64];
     for (size_t i = 0; i < 64; i++) {
-        snprintf(buf[i], sizeof buf[i], "k%03zu", i);
-        v[i] = (cf_slice){(const uint8_t *)buf[i], 4};
+        int w = snprintf(buf[i], sizeof buf[i], "k%03zu-with-a-longer-tail", i);
+        v[i] = (cf_slice){(const uint8_t *)buf[i], (size_t)w};
     }
     size_t len, len2;
     cf_decoder *d;
