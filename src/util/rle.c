@@ -666,7 +666,7 @@ size_t cf_rle_dec_bitmap(cf_rle_decoder *d, uint8_t *bitmap, size_t n)
              * and either a repeated run of at most 56 flags or a literal run of
              * at most 7 bytes, all in one 8-byte load. */
             const uint8_t *p = d->p;
-            while (d->end - p >= 9) {
+            while (done < n && d->end - p >= 9) {
                 unsigned ind = p[0];
                 uint64_t word = cf_load_le64(p + 1);
                 uint64_t lit = 0 - (uint64_t)(ind & 1);

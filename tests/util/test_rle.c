@@ -680,6 +680,11 @@ static void test_rle__bitmap_matches_get_bits(void **state)
         check_bitmap_vs_get_bits(e.out.data, e.out.len, total + 9, 0);
         cf_rle_enc_dispose(&e);
     }
+    /* zero-length runs right after the last flag asked for stay unread (as
+     * get_bits leaves them; fuzz_dec_nullable found the difference) */
+    static const uint8_t zl[] = {0x24, 0x24, 0x24, 0x00, 0x00, 0x00, 0x02, 0x24, 0x24, 0x24, 0x24,
+                                 0x24, 0x24, 0x24, 0x24, 0x24, 0x24, 0x24, 0x24, 0x24, 0x24};
+    check_bitmap_vs_get_bits(zl, sizeof zl, 36, 10);
     /* random bytes: malformed and truncated streams */
     for (int iter = 0; iter < 5000; iter++) {
         size_t len = (size_t)cf_rng_below(&r, 48);
