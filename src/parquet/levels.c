@@ -59,62 +59,103 @@ cf_status cf_pq_hybrid_decode(void *out, size_t elem_size, size_t n, unsigned bi
 
 /* ---- encoder ---------------------------------------------------------------------------- */
 
-typedef struct henc {
-    cf_buf *out;
-    unsigned w;
-    const uint8_t *vals;
-    size_t es;
-} henc;
-
-static inline uint32_t val_at(const henc *h, size_t i)
+static inline uint32_t val_at(const uint8_t *vals, size_t es, size_t i)
 {
-    switch (h->es) {
-    case 1: return h->vals[i];
-    case 2: return cf_load_le16(h->vals + 2 * i);
-    default: return cf_load_le32(h->vals + 4 * i);
+    switch (es) {
+    case 1: return vals[i];
+    case 2: return cf_load_le16(vals + 2 * i);
+    default: return cf_load_le32(vals + 4 * i);
     }
 }
 
-static void put_repeat(henc *h, uint32_t v, size_t count)
+static void put_repeat(cf_buf *out, unsigned w, uint32_t v, size_t count)
 {
     uint8_t vb[4];
     cf_store_le32(vb, v);
     while (count > 0) {
         uint32_t k = count > MAX_RUN ? MAX_RUN : (uint32_t)count;
-        cf_buf_put_varint32(h->out, k << 1);
-        cf_buf_append(h->out, vb, (h->w + 7) / 8);
+        cf_buf_put_varint32(out, k << 1);
+        cf_buf_append(out, vb, (w + 7) / 8);
         count -= k;
     }
 }
 
-/* Values [from, to) as bit-packed runs; the last group is padded with zeros. */
-static void put_literal(henc *h, size_t from, size_t to)
+/* Values [from, to) as bit-packed runs; the last group is padded with zeros.
+ * Four bytes are stored at a time from a 64-bit accumulator (w <= 32, so it
+ * holds at most 31 + 32 bits), then the rest of the run's w bytes per group. */
+static inline __attribute__((always_inline)) void
+put_literal(cf_buf *out, unsigned w, const uint8_t *vals, const size_t es, size_t from, size_t to)
 {
     while (from < to) {
         size_t groups = (to - from + 7) / 8;
         if (groups > MAX_LIT_GROUPS)
             groups = MAX_LIT_GROUPS;
-        cf_buf_put_varint32(h->out, (uint32_t)(groups << 1) | 1);
-        uint8_t *q = cf_buf_extend(h->out, groups * h->w);
+        cf_buf_put_varint32(out, (uint32_t)(groups << 1) | 1);
+        uint8_t *q = cf_buf_extend(out, groups * w);
         if (q == NULL)
             return;
-        memset(q, 0, groups * h->w);
+        uint8_t *const end = q + groups * w;
         size_t stop = from + groups * 8 < to ? from + groups * 8 : to;
         uint64_t acc = 0;
         unsigned nb = 0;
         for (size_t i = from; i < stop; i++) {
-            acc |= (uint64_t)val_at(h, i) << nb;
-            nb += h->w;
-            while (nb >= 8) {
-                *q++ = (uint8_t)acc;
-                acc >>= 8;
-                nb -= 8;
+            acc |= (uint64_t)val_at(vals, es, i) << nb;
+            nb += w;
+            if (nb >= 32) {
+                cf_store_le32(q, (uint32_t)acc);
+                q += 4;
+                acc >>= 32;
+                nb -= 32;
             }
         }
-        if (nb > 0)
-            *q = (uint8_t)acc;
+        while (q < end) { /* what is left of acc, then the padding's zeros */
+            *q++ = (uint8_t)acc;
+            acc >>= 8;
+        }
         from = stop;
     }
+}
+
+/* The encoder for one element size (es a constant where it is inlined). */
+static inline __attribute__((always_inline)) cf_status
+hybrid_encode(cf_buf *out, const uint8_t *vals, const size_t es, size_t n, unsigned w,
+              cf_error *err)
+{
+    const uint64_t limit = (uint64_t)1 << w;
+    uint32_t any = 0; /* every value's bits: one branch-free pass for the width check */
+    for (size_t i = 0; i < n; i++)
+        any |= val_at(vals, es, i);
+    if ((uint64_t)any >= limit) {
+        size_t i = 0;
+        while (val_at(vals, es, i) < limit)
+            i++;
+        CF_FAIL(err, CF_EINVAL, "RLE: value %" PRIu32 " at %zu needs more than %u bits",
+                val_at(vals, es, i), i, w);
+    }
+    size_t lit = 0; /* first value of the open literal stretch */
+    size_t i = 0;
+    while (i < n) {
+        uint32_t v = val_at(vals, es, i);
+        if (i + 1 < n && val_at(vals, es, i + 1) != v) {
+            i++; /* no run starts here (the common case of literal stretches) */
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < n && val_at(vals, es, j) == v)
+            j++;
+        /* A repeated run pays off from 8 values; the literal stretch before it
+         * must end on a group boundary, so it borrows the run's first values. */
+        size_t borrow = (8 - (i - lit) % 8) % 8;
+        if (j - i >= 8 + borrow) {
+            put_literal(out, w, vals, es, lit, i + borrow);
+            put_repeat(out, w, v, j - i - borrow);
+            lit = j;
+        }
+        i = j;
+    }
+    put_literal(out, w, vals, es, lit, n);
+    CF_CHECK(!out->oom, err, CF_ENOMEM, "RLE: cannot allocate the encoded stream");
+    return CF_OK;
 }
 
 cf_status cf_pq_hybrid_encode(cf_buf *out, const void *vals, size_t elem_size, size_t n,
@@ -123,30 +164,11 @@ cf_status cf_pq_hybrid_encode(cf_buf *out, const void *vals, size_t elem_size, s
     CF_CHECK(elem_size == 1 || elem_size == 2 || elem_size == 4, err, CF_EINVAL,
              "RLE: element size %zu", elem_size);
     CF_CHECK(bit_width <= 32, err, CF_EINVAL, "RLE: bit width %u exceeds 32", bit_width);
-    henc h = {out, bit_width, vals, elem_size};
-    const uint64_t limit = (uint64_t)1 << bit_width;
-    size_t lit = 0; /* first value of the open literal stretch */
-    size_t i = 0;
-    while (i < n) {
-        uint32_t v = val_at(&h, i);
-        CF_CHECK(v < limit, err, CF_EINVAL, "RLE: value %" PRIu32 " at %zu needs more than %u bits",
-                 v, i, bit_width);
-        size_t j = i + 1;
-        while (j < n && val_at(&h, j) == v)
-            j++;
-        /* A repeated run pays off from 8 values; the literal stretch before it
-         * must end on a group boundary, so it borrows the run's first values. */
-        size_t borrow = (8 - (i - lit) % 8) % 8;
-        if (j - i >= 8 + borrow) {
-            put_literal(&h, lit, i + borrow);
-            put_repeat(&h, v, j - i - borrow);
-            lit = j;
-        }
-        i = j;
+    switch (elem_size) {
+    case 1: return hybrid_encode(out, vals, 1, n, bit_width, err);
+    case 2: return hybrid_encode(out, vals, 2, n, bit_width, err);
+    default: return hybrid_encode(out, vals, 4, n, bit_width, err);
     }
-    put_literal(&h, lit, n);
-    CF_CHECK(!out->oom, err, CF_ENOMEM, "RLE: cannot allocate the encoded stream");
-    return CF_OK;
 }
 
 /* ---- deprecated BIT_PACKED ---------------------------------------------------------------- */

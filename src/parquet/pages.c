@@ -16,6 +16,8 @@
 
 #include <zlib.h>
 
+#include "codec/crc32.h"
+
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -227,8 +229,7 @@ cf_status cf_parquet_pages_next(cf_parquet_pages *it, cf_parquet_page *pg, bool 
                                                         : again.data_page_v2.statistics;
     }
     if (it->verify_crc && pg->has_crc) {
-        uint32_t got = (uint32_t)crc32(0L, pg->body.len ? pg->body.data : Z_NULL,
-                                       (uInt)pg->body.len);
+        uint32_t got = cf_crc32(0, pg->body.data, pg->body.len);
         CF_CHECK(got == pg->crc, err, CF_ECORRUPT,
                  WHERE ": page CRC-32 mismatch (stored %08" PRIx32 ", computed %08" PRIx32 ")",
                  WHERE_ARGS, pg->crc, got);

@@ -52,6 +52,7 @@ typedef struct cf_pq_minmax {
 typedef struct cf_pq_page_rec {
     int64_t offset;      /* within the chunk's data pages while open; file offset after */
     int32_t size;        /* header included */
+    uint32_t hdr_len;    /* the header's bytes */
     int64_t first_row;   /* within the row group */
     int64_t null_count;
     bool null_page;      /* no non-null value */

@@ -24,8 +24,8 @@
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
-#include <zlib.h>
 
+#include "codec/crc32.h"
 #include "util/alloc.h"
 #include "util/endian.h"
 #include "util/error.h"
@@ -70,7 +70,8 @@ struct cf_pq_wcol {
     uint64_t *slot_keys;   /* 4- and 8-byte values: the value of each used slot, so a
                             * probe compares in the table, without visiting the entry */
     size_t slot_cap;
-    cf_buf pages;          /* encoded data pages, headers included */
+    cf_buf pages;          /* the data pages' bodies (levels and stored values) */
+    cf_buf hdrs;           /* their headers (recs[i].hdr_len bytes each, in order) */
     cf_pq_page_rec *recs;
     size_t nrecs, recs_cap;
     cf_buf bounds;
@@ -81,7 +82,7 @@ struct cf_pq_wcol {
     cf_pq_hashset bloom;
 
     /* scratch */
-    cf_buf body, vals, comp, hdr;
+    cf_buf body, comp, hdr;
 };
 
 static bool stats_on(const cf_pq_wcol *c) { return c->o.statistics || c->o.page_index; }
@@ -222,6 +223,7 @@ static void reset_chunk(cf_pq_wcol *c)
     if (c->slots)
         memset(c->slots, 0, c->slot_cap * sizeof(*c->slots));
     cf_buf_clear(&c->pages);
+    cf_buf_clear(&c->hdrs);
     c->nrecs = 0;
     cf_buf_clear(&c->bounds);
     c->ci_ok = true;
@@ -246,9 +248,9 @@ cf_status cf_pq_wcol_create(cf_pq_wcol **out, const cf_pq_wcol_def *def, const c
     cf_buf_init(&c->cstat.max);
     cf_buf_init(&c->dict);
     cf_buf_init(&c->pages);
+    cf_buf_init(&c->hdrs);
     cf_buf_init(&c->bounds);
     cf_buf_init(&c->body);
-    cf_buf_init(&c->vals);
     cf_buf_init(&c->comp);
     cf_buf_init(&c->hdr);
     reset_chunk(c);
@@ -273,11 +275,11 @@ void cf_pq_wcol_free(cf_pq_wcol *c)
     cf_free(c->slots);
     cf_free(c->slot_keys);
     cf_buf_dispose(&c->pages);
+    cf_buf_dispose(&c->hdrs);
     cf_free(c->recs);
     cf_buf_dispose(&c->bounds);
     cf_pq_hashset_dispose(&c->bloom);
     cf_buf_dispose(&c->body);
-    cf_buf_dispose(&c->vals);
     cf_buf_dispose(&c->comp);
     cf_buf_dispose(&c->hdr);
     cf_free(c);
@@ -296,7 +298,7 @@ uint64_t cf_pq_wcol_bad_row(const cf_pq_wcol *c) { return c->bad_row; }
 
 size_t cf_pq_wcol_buffered(const cf_pq_wcol *c)
 {
-    return c->pages.len + c->plain.len + c->nidx * 4 + c->dict.len;
+    return c->pages.len + c->hdrs.len + c->plain.len + c->nidx * 4 + c->dict.len;
 }
 
 /* ---- the open page ------------------------------------------------------------------ */
@@ -373,8 +375,14 @@ static cf_status dict_index(cf_pq_wcol *c, const uint8_t *p, size_t n, uint64_t 
                             cf_error *err)
 {
     const bool ba = c->d.ptype == CF_PQT_BYTE_ARRAY, keyed = !ba && (n == 4 || n == 8);
-    if (2 * (c->dict_count + 1) > c->slot_cap) {
+    /* Keyed tables (found by append_fixed's inlined probe) stay at most a
+     * quarter full up to 64 Ki entries, so most values are in their home slot
+     * and the probe's loop exit is predicted; the others half full. */
+    const size_t fill = keyed && c->dict_count < 65536 ? 4 : 2;
+    if (fill * (c->dict_count + 1) > c->slot_cap) {
         size_t ncap = c->slot_cap ? 2 * c->slot_cap : 1024;
+        while (fill * (c->dict_count + 1) > ncap)
+            ncap *= 2;
         uint32_t *ns = cf_calloc(ncap, sizeof(*ns));
         uint64_t *nk = keyed ? cf_malloc(ncap * sizeof(*nk)) : NULL;
         if (ns == NULL || (keyed && nk == NULL)) {
@@ -563,92 +571,84 @@ static void put_header_crc(cf_pq_wcol *c, cf_thrift_writer *tw, const uint8_t *a
 {
     if (!c->o.page_crc)
         return;
-    uLong crc = crc32(0L, Z_NULL, 0);
-    if (al)
-        crc = crc32(crc, a, (uInt)al);
+    uint32_t crc = cf_crc32(0, a, al);
     if (bl)
-        crc = crc32(crc, b2, (uInt)bl);
+        crc = cf_crc32(crc, b2, bl);
     cf_thrift_write_field_i32(tw, 4, (int32_t)(uint32_t)crc);
 }
 
-/* Close the open page: encode, compress, append header and body to the chunk. */
+/* Close the open page: encode, compress, and add it to the chunk. The body
+ * goes into `pages` as it is made (values encoded after the levels in `body`,
+ * or PLAIN values taken from `plain` where they lie, compressed straight into
+ * `pages`); the header, which needs the stored size and CRC, goes into `hdrs`.
+ * write_chunk interleaves the two. */
 static cf_status flush_page(cf_pq_wcol *c, cf_error *err)
 {
     if (c->nlev == 0)
         return CF_OK;
     const bool v2 = c->o.v2, dict = c->dict_on;
-    cf_buf *body = &c->body, *vals = &c->vals, *comp = &c->comp, *hdr = &c->hdr;
+    cf_buf *body = &c->body, *pages = &c->pages;
     cf_buf_clear(body);
-    cf_buf_clear(vals);
-    cf_buf_clear(comp);
-    cf_buf_clear(hdr);
 
     /* levels: repetition first, then definition */
     CF_TRY(cf_pq_levels_encode(body, c->rep, c->nlev, CF_PQE_RLE, c->d.max_rep, !v2, err));
     size_t rep_len = body->len;
     CF_TRY(cf_pq_levels_encode(body, c->def, c->nlev, CF_PQE_RLE, c->d.max_def, !v2, err));
-    size_t def_len = body->len - rep_len;
+    const size_t lev_len = body->len, def_len = lev_len - rep_len;
 
+    /* the values: [vals, vals + vals_len), after the levels in body unless
+     * they are PLAIN bytes that can be compressed (or stored) where they lie */
     unsigned enc;
     if (dict) {
         enc = CF_PQE_RLE_DICTIONARY;
-        CF_TRY(cf_pq_dict_indices_encode(vals, c->idx, c->nidx, (uint32_t)c->dict_count, err));
+        CF_TRY(cf_pq_dict_indices_encode(body, c->idx, c->nidx, (uint32_t)c->dict_count, err));
         c->dict_used = true;
     } else {
         enc = CF_PQE_PLAIN;
         if (c->d.ptype == CF_PQT_BOOLEAN)
-            CF_TRY(cf_pq_encode(vals, CF_PQE_PLAIN, CF_PQT_BOOLEAN, 0, c->plain.data, c->nvals,
+            CF_TRY(cf_pq_encode(body, CF_PQE_PLAIN, CF_PQT_BOOLEAN, 0, c->plain.data, c->nvals,
                                 err));
-        else
-            cf_buf_append(vals, c->plain.data, c->plain.len);
+        else if (!v2 && lev_len > 0)
+            cf_buf_append(body, c->plain.data, c->plain.len); /* v1 compresses both together */
     }
-    CF_CHECK(!vals->oom && !body->oom, err, CF_ENOMEM, "column %s: out of memory for a page",
-             c->d.name);
+    CF_CHECK(!body->oom, err, CF_ENOMEM, "column %s: out of memory for a page", c->d.name);
+    const bool in_body = dict || c->d.ptype == CF_PQT_BOOLEAN || (!v2 && lev_len > 0);
+    const uint8_t *vals = in_body ? body->data + lev_len : c->plain.data;
+    const size_t vals_len = in_body ? body->len - lev_len : c->plain.len;
+    if (vals == NULL)
+        vals = (const uint8_t *)""; /* nothing allocated for no values */
 
-    /* what is compressed: v1 the whole body, v2 only the values */
-    const uint8_t *stored;
-    size_t stored_len, unc_len;
-    const uint8_t *lev = NULL;
-    size_t lev_len = 0;
-    if (!v2) {
-        cf_buf_append(body, vals->data, vals->len);
-        CF_CHECK(!body->oom, err, CF_ENOMEM, "column %s: out of memory for a page", c->d.name);
-        unc_len = body->len;
-        if (c->o.codec == CF_PQC_UNCOMPRESSED) {
-            stored = body->data;
-            stored_len = body->len;
-        } else {
-            CF_TRY(cf_pq_compress((unsigned)c->o.codec, body->data, body->len, c->o.level, comp,
-                                  err));
-            stored = comp->data;
-            stored_len = comp->len;
-        }
+    /* what is compressed: v1 the levels and values, v2 only the values (the
+     * levels are stored before them as they are) */
+    const uint8_t *src = v2 || !in_body ? vals : body->data;
+    const size_t src_len = v2 || !in_body ? vals_len : body->len;
+    const size_t unc_len = lev_len + vals_len;
+    const size_t start = pages->len;
+    if (v2 && lev_len > 0)
+        cf_buf_append(pages, body->data, lev_len);
+    CF_CHECK(!pages->oom, err, CF_ENOMEM, "column %s: out of memory for the row group's pages",
+             c->d.name);
+    if (c->o.codec == CF_PQC_UNCOMPRESSED) {
+        cf_buf_append(pages, src, src_len);
+        CF_CHECK(!pages->oom, err, CF_ENOMEM,
+                 "column %s: out of memory for the row group's pages", c->d.name);
     } else {
-        lev = body->data;
-        lev_len = body->len;
-        unc_len = lev_len + vals->len;
-        if (c->o.codec == CF_PQC_UNCOMPRESSED) {
-            stored = vals->data;
-            stored_len = vals->len;
-        } else {
-            CF_TRY(cf_pq_compress((unsigned)c->o.codec, vals->data, vals->len, c->o.level, comp,
-                                  err));
-            stored = comp->data;
-            stored_len = comp->len;
-        }
+        CF_TRY(cf_pq_compress((unsigned)c->o.codec, src, src_len, c->o.level, pages, err));
     }
-    size_t page_len = lev_len + stored_len;
+    const size_t page_len = pages->len - start;
     CF_CHECK(unc_len <= INT32_MAX && page_len <= INT32_MAX, err, CF_EINVAL,
              "column %s: a page of %zu bytes exceeds 2^31 - 1 (lower the page size)", c->d.name,
              unc_len);
 
+    cf_buf *hdr = &c->hdrs;
+    const size_t hdr_at = hdr->len;
     cf_thrift_writer tw;
     cf_thrift_writer_init(&tw, hdr);
     cf_thrift_write_struct_begin(&tw);
     cf_thrift_write_field_i32(&tw, 1, v2 ? CF_PARQUET_DATA_PAGE_V2 : CF_PARQUET_DATA_PAGE);
     cf_thrift_write_field_i32(&tw, 2, (int32_t)unc_len);
     cf_thrift_write_field_i32(&tw, 3, (int32_t)page_len);
-    put_header_crc(c, &tw, lev, lev_len, stored, stored_len);
+    put_header_crc(c, &tw, pages->data + start, page_len, NULL, 0);
     if (!v2) {
         cf_thrift_write_field(&tw, 5, CF_TT_STRUCT);
         cf_thrift_write_struct_begin(&tw);
@@ -672,14 +672,16 @@ static cf_status flush_page(cf_pq_wcol *c, cf_error *err)
     cf_thrift_write_struct_end(&tw);
     CF_CHECK(cf_thrift_writer_status(&tw) == CF_OK, err, CF_ENOMEM, "column %s: out of memory",
              c->d.name);
+    const size_t hdr_len = hdr->len - hdr_at;
 
     /* the page record (offset within the chunk's data pages for now) */
     if (!grow((void **)&c->recs, &c->recs_cap, c->nrecs + 1, sizeof(*c->recs)))
         CF_FAIL(err, CF_ENOMEM, "column %s: out of memory for the page index", c->d.name);
     cf_pq_page_rec *pr = &c->recs[c->nrecs++];
     memset(pr, 0, sizeof(*pr));
-    pr->offset = (int64_t)c->pages.len;
-    pr->size = (int32_t)(hdr->len + page_len);
+    pr->offset = (int64_t)(start + hdr_at);
+    pr->size = (int32_t)(hdr_len + page_len);
+    pr->hdr_len = (uint32_t)hdr_len;
     pr->first_row = c->page_first_row;
     pr->null_count = c->pnulls;
     pr->null_page = c->nvals == 0;
@@ -694,16 +696,11 @@ static cf_status flush_page(cf_pq_wcol *c, cf_error *err)
     } else if (!pr->null_page) {
         c->ci_ok = false; /* only NaNs: no bounds to give */
     }
-
-    cf_buf_append(&c->pages, hdr->data, hdr->len);
-    if (lev_len)
-        cf_buf_append(&c->pages, lev, lev_len);
-    cf_buf_append(&c->pages, stored, stored_len);
-    CF_CHECK(!c->pages.oom && !c->bounds.oom, err, CF_ENOMEM,
-             "column %s: out of memory for the row group's pages", c->d.name);
+    CF_CHECK(!c->bounds.oom, err, CF_ENOMEM, "column %s: out of memory for the page index",
+             c->d.name);
 
     /* chunk totals */
-    c->unc_total += (int64_t)(hdr->len + unc_len);
+    c->unc_total += (int64_t)(hdr_len + unc_len);
     c->encodings |= 1u << enc;
     if (c->d.max_def || c->d.max_rep)
         c->encodings |= 1u << CF_PQE_RLE;
@@ -799,9 +796,9 @@ static size_t to_plain(const cf_pq_wcol *c, const uint8_t *src, uint8_t tmp[16],
 
 static inline bool bit(const uint8_t *bm, size_t i) { return bm == NULL || (bm[i >> 3] >> (i & 7)) & 1; }
 
-/* Columns append_fixed takes: 4- and 8-byte integers stored as they are in
- * memory (INT32, UINT32, INT64, UINT64, DATE, UNIXTIME_MICROS, DECIMAL32/64),
- * not arrays, without a bloom filter. */
+/* Columns append_fixed takes: 4- and 8-byte integers and floats stored as they
+ * are in memory (INT32, UINT32, INT64, UINT64, DATE, UNIXTIME_MICROS,
+ * DECIMAL32/64, FLOAT, DOUBLE), not arrays, without a bloom filter. */
 static bool fixed_fast(const cf_pq_wcol *c)
 {
     if (c->d.is_array || c->d.bloom || c->d.utf8)
@@ -810,42 +807,185 @@ static bool fixed_fast(const cf_pq_wcol *c)
         return c->src_width == 4 && c->d.ptype == CF_PQT_INT32;
     if (c->d.sort == CF_PQS_I64 || c->d.sort == CF_PQS_U64)
         return c->src_width == 8 && c->d.ptype == CF_PQT_INT64;
+    if (c->d.sort == CF_PQS_FLOAT)
+        return c->src_width == 4 && c->d.ptype == CF_PQT_FLOAT;
+    if (c->d.sort == CF_PQS_DOUBLE)
+        return c->src_width == 8 && c->d.ptype == CF_PQT_DOUBLE;
     return false;
 }
 
-/* The value at p as a key whose unsigned order is the column's sort order. */
-static inline uint64_t sort_key(cf_pq_sort s, const uint8_t *p)
+/* What one stretch of append_fixed did (fixed_run). */
+typedef struct fixed_out {
+    size_t rows;      /* rows taken (a refused row not counted) */
+    size_t nv;        /* non-null values among them */
+    uint64_t kmin, kmax;
+    bool refused;     /* stopped at a NULL of a column that is not nullable */
+    bool slow;        /* stopped after a row whose value was new to the dictionary */
+} fixed_out;
+
+#define CF_PQ_KEY_TOP (UINT64_C(1) << 63)
+
+/* How append_fixed turns a value into a key whose unsigned order is the
+ * column's sort order, and back. */
+enum { KEY_UNSIGNED, KEY_SIGNED, KEY_FLOAT };
+
+/* The key of value bits v (w bytes); floats: their bits with the sign flipped
+ * when positive, all flipped when negative (-0 sorts before +0, which the
+ * statistics' zero rule makes moot). */
+static inline uint64_t fixed_key(uint64_t v, size_t w, int km)
 {
-    switch (s) {
-    case CF_PQS_I32: return (uint64_t)(int64_t)(int32_t)cf_load_le32(p) ^ (UINT64_C(1) << 63);
-    case CF_PQS_U32: return cf_load_le32(p);
-    case CF_PQS_I64: return cf_load_le64(p) ^ (UINT64_C(1) << 63);
-    default: return cf_load_le64(p);
+    if (km == KEY_SIGNED)
+        return w == 8 ? v ^ CF_PQ_KEY_TOP : (uint64_t)(int64_t)(int32_t)(uint32_t)v ^ CF_PQ_KEY_TOP;
+    if (km == KEY_FLOAT) {
+        if (w == 8)
+            return (v >> 63) ? ~v : v ^ CF_PQ_KEY_TOP;
+        uint32_t b = (uint32_t)v;
+        return (b >> 31) ? (uint32_t)~b : b ^ 0x80000000u;
     }
+    return v;
 }
 
-/* cf_pq_wcol_append for the columns of fixed_fast, doing what the general
- * path does row by row (the same pages, dictionary, statistics and errors)
- * without its per-value calls: levels and dictionary indices reserved once per
- * stretch of rows, PLAIN values copied straight from the batch, min and max
- * kept as sort keys in registers and merged into the page's statistics before
- * the page is closed. A stretch ends where a page does. */
+static inline uint64_t fixed_unkey(uint64_t k, size_t w, int km)
+{
+    if (km == KEY_SIGNED)
+        return k ^ CF_PQ_KEY_TOP; /* 4 bytes: the truncation drops the sign extension */
+    if (km == KEY_FLOAT) {
+        if (w == 8)
+            return (k >> 63) ? k ^ CF_PQ_KEY_TOP : ~k;
+        uint32_t b = (uint32_t)k;
+        return (b >> 31) ? b ^ 0x80000000u : (uint32_t)~b;
+    }
+    return k;
+}
+
+/* A NaN's bits (left out of min and max, as the general path does). */
+static inline bool fixed_nan(uint64_t v, size_t w, int km)
+{
+    if (km != KEY_FLOAT)
+        return false;
+    return w == 8 ? (v & ~CF_PQ_KEY_TOP) > UINT64_C(0x7ff0000000000000)
+                  : ((uint32_t)v & 0x7fffffffu) > 0x7f800000u;
+}
+
+/* Rows [r, r + n) of a fixed_fast column into the open page, which has room
+ * for all of them (levels, indices or PLAIN bytes reserved by the caller).
+ * Instantiated for each width, signedness, null bitmap and encoding, so the
+ * loop holds no per-value branch on them: min and max are kept as sort keys
+ * (the value in a form whose unsigned order is the column's), a value already
+ * in the dictionary is found by an inlined probe, and a new one goes through
+ * dict_index and ends the stretch, since the dictionary (and so the page size
+ * estimate) changed. */
+static inline __attribute__((always_inline)) void
+fixed_run(cf_pq_wcol *c, const uint8_t *vals, const uint8_t *nonnull, size_t r, size_t n,
+          const size_t w, const int km, const bool has_nn, const bool dict, fixed_out *o,
+          cf_status *st, cf_error *err)
+{
+    const uint16_t md = c->d.max_def;
+    const bool nullable = c->d.nullable;
+    uint16_t *def = md ? c->def + c->nlev : NULL;
+    uint32_t *idx = dict ? c->idx + c->nidx : NULL;
+    uint8_t *plain = dict ? NULL : c->plain.data + c->plain.len;
+    const uint32_t *slots = c->slots;
+    const uint64_t *keys = c->slot_keys;
+    size_t mask = c->slot_cap - 1;
+    uint64_t kmin = o->kmin, kmax = o->kmax;
+    size_t nv = 0, i = 0;
+    for (; i < n; i++) {
+        const size_t row = r + i;
+        if (has_nn && !((nonnull[row >> 3] >> (row & 7)) & 1)) {
+            if (!nullable) {
+                o->refused = true;
+                break;
+            }
+            def[i] = 0;
+            continue;
+        }
+        if (md)
+            def[i] = md;
+        const uint8_t *p = vals + row * w;
+        uint64_t v = w == 8 ? cf_load_le64(p) : cf_load_le32(p);
+        uint64_t k = fixed_key(v, w, km);
+        if (!fixed_nan(v, w, km)) {
+            kmin = k < kmin ? k : kmin;
+            kmax = k > kmax ? k : kmax;
+        }
+        if (dict) {
+            uint32_t e = UINT32_MAX;
+            uint64_t h = dict_hash(p, w);
+            if (keys != NULL)
+                for (size_t j = (size_t)h & mask; slots[j] != 0; j = (j + 1) & mask)
+                    if (keys[j] == v) {
+                        e = slots[j] - 1;
+                        break;
+                    }
+            if (e == UINT32_MAX) {
+                unsigned bw = cf_pq_bit_width(c->dict_count);
+                *st = dict_index(c, p, w, h, &e, err);
+                if (*st != CF_OK)
+                    break;
+                idx[nv++] = e;
+                if (c->fallback || cf_pq_bit_width(c->dict_count) != bw) {
+                    i++;
+                    o->slow = true;
+                    break;
+                }
+                slots = c->slots; /* dict_index may have grown the table */
+                keys = c->slot_keys;
+                mask = c->slot_cap - 1;
+                continue;
+            }
+            idx[nv++] = e;
+        } else {
+            memcpy(plain + nv * w, p, w);
+            nv++;
+        }
+    }
+    o->rows = i;
+    o->nv = nv;
+    o->kmin = kmin;
+    o->kmax = kmax;
+}
+
+/* cf_pq_wcol_append for the columns of fixed_fast: the same pages,
+ * dictionary, statistics and errors as the general path's row by row, decided
+ * once per stretch instead. A stretch is as many rows as the open page can
+ * take before a limit (page_rows; page_bytes, counting every row as a value,
+ * which only ever shortens it) would close it, so the limits are tested where
+ * the general path would find them reached, and nothing per row. */
 static cf_status append_fixed(cf_pq_wcol *c, const cf_batch *b, size_t from, size_t to,
                               cf_error *err)
 {
     const size_t w = c->src_width;
-    const uint8_t *vals = b->values;
-    const cf_pq_sort sort = c->d.sort;
+    const int km = c->d.sort == CF_PQS_I32 || c->d.sort == CF_PQS_I64 ? KEY_SIGNED
+                   : c->d.sort == CF_PQS_FLOAT || c->d.sort == CF_PQS_DOUBLE ? KEY_FLOAT
+                                                                               : KEY_UNSIGNED;
+    const bool has_nn = b->nonnull != NULL;
     const bool stats = stats_on(c);
-    const uint16_t md = c->d.max_def;
     size_t r = from;
     while (r < to) {
+        const bool dict = c->dict_on;
         size_t seg = to - r;
+        size_t room = c->page_rows < c->o.page_rows ? c->o.page_rows - c->page_rows : 1;
+        if (seg > room)
+            seg = room;
+        /* values until the page's estimate reaches page_bytes (row_done's test) */
+        size_t vroom;
+        if (dict) {
+            unsigned bw = cf_pq_bit_width(c->dict_count);
+            size_t bits = 8 * c->o.page_bytes, have = c->nidx * bw;
+            vroom = bw == 0 ? SIZE_MAX : have >= bits ? 1 : (bits - have + bw - 1) / bw;
+        } else {
+            vroom = c->plain.len >= c->o.page_bytes
+                        ? 1
+                        : (c->o.page_bytes - c->plain.len + w - 1) / w;
+        }
+        if (seg > vroom)
+            seg = vroom;
         if (c->nlev + seg > c->lev_cap) {
             size_t ncap = c->lev_cap ? 2 * c->lev_cap : 1024;
             while (ncap < c->nlev + seg)
                 ncap *= 2;
-            if (md) {
+            if (c->d.max_def) {
                 uint16_t *q = cf_realloc(c->def, ncap * sizeof(*q));
                 CF_CHECK(q != NULL, err, CF_ENOMEM, "column %s: out of memory for levels",
                          c->d.name);
@@ -853,102 +993,70 @@ static cf_status append_fixed(cf_pq_wcol *c, const cf_batch *b, size_t from, siz
             }
             c->lev_cap = ncap;
         }
-        const bool dict = c->dict_on;
-        uint8_t *plain = NULL;
-        size_t plain0 = c->plain.len;
         if (dict) {
             CF_CHECK(grow((void **)&c->idx, &c->idx_cap, c->nidx + seg, sizeof(uint32_t)), err,
                      CF_ENOMEM, "column %s: out of memory for a page", c->d.name);
         } else {
-            plain = cf_buf_extend(&c->plain, seg * w);
-            CF_CHECK(plain != NULL, err, CF_ENOMEM, "column %s: out of memory for a page",
-                     c->d.name);
+            CF_CHECK(cf_buf_reserve(&c->plain, seg * w), err, CF_ENOMEM,
+                     "column %s: out of memory for a page", c->d.name);
         }
-        uint64_t kmin = UINT64_MAX, kmax = 0;
-        const uint8_t *pmin = NULL, *pmax = NULL;
-        size_t nv = 0;
-        bool close = false;
+        fixed_out o = {.kmin = UINT64_MAX, .kmax = 0};
         cf_status st = CF_OK;
-        size_t i = r;
-        for (; i < to && !close; i++) {
-            if (!bit(b->nonnull, i)) {
-                if (!c->d.nullable) {
-                    c->bad_row = c->rows_total;
-                    st = cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
-                                      "column %s: row %" PRIu64
-                                      " is NULL but the column is not nullable",
-                                      c->d.name, c->rows_total);
-                    break;
-                }
-                c->def[c->nlev++] = 0;
-                c->pnulls++;
+        const uint8_t *v = b->values, *nn = b->nonnull;
+#define CF_PQ_RUN(W, S, N, D) fixed_run(c, v, nn, r, seg, W, S, N, D, &o, &st, err)
+#define CF_PQ_RUN_D(W, S, N) (dict ? CF_PQ_RUN(W, S, N, true) : CF_PQ_RUN(W, S, N, false))
+#define CF_PQ_RUN_N(W, S) (has_nn ? CF_PQ_RUN_D(W, S, true) : CF_PQ_RUN_D(W, S, false))
+        if (w == 8)
+            km == KEY_SIGNED  ? CF_PQ_RUN_N(8, KEY_SIGNED)
+            : km == KEY_FLOAT ? CF_PQ_RUN_N(8, KEY_FLOAT)
+                              : CF_PQ_RUN_N(8, KEY_UNSIGNED);
+        else
+            km == KEY_SIGNED  ? CF_PQ_RUN_N(4, KEY_SIGNED)
+            : km == KEY_FLOAT ? CF_PQ_RUN_N(4, KEY_FLOAT)
+                              : CF_PQ_RUN_N(4, KEY_UNSIGNED);
+#undef CF_PQ_RUN
+#undef CF_PQ_RUN_D
+#undef CF_PQ_RUN_N
+        /* the rows taken, as row_done counts them */
+        c->nlev += o.rows;
+        c->pnulls += (int64_t)(o.rows - o.nv);
+        c->nvals += o.nv;
+        if (dict)
+            c->nidx += o.nv;
+        else
+            c->plain.len += o.nv * w;
+        c->page_rows += (uint32_t)o.rows;
+        c->rg_rows += (int64_t)o.rows;
+        c->rows_total += o.rows;
+        if (stats && o.kmin <= o.kmax) { /* a value that is not NaN */
+            uint64_t mn = fixed_unkey(o.kmin, w, km), mx = fixed_unkey(o.kmax, w, km);
+            uint8_t a[8], z[8];
+            if (w == 8) {
+                cf_store_le64(a, mn);
+                cf_store_le64(z, mx);
             } else {
-                const uint8_t *p = vals + i * w;
-                if (md)
-                    c->def[c->nlev] = md;
-                c->nlev++;
-                if (stats) {
-                    uint64_t k = sort_key(sort, p);
-                    if (k <= kmin) {
-                        kmin = k;
-                        pmin = p;
-                    }
-                    if (k >= kmax) {
-                        kmax = k;
-                        pmax = p;
-                    }
-                }
-                if (dict) {
-                    /* A value already in the dictionary (the common case) is
-                     * found here; dict_index adds the others. */
-                    uint64_t h = dict_hash(p, w);
-                    uint32_t e = UINT32_MAX;
-                    if (c->slot_keys != NULL) {
-                        const uint64_t key = w == 8 ? cf_load_le64(p) : cf_load_le32(p);
-                        const size_t mask = c->slot_cap - 1;
-                        for (size_t j = (size_t)h & mask; c->slots[j] != 0; j = (j + 1) & mask)
-                            if (c->slot_keys[j] == key) {
-                                e = c->slots[j] - 1;
-                                break;
-                            }
-                    }
-                    if (e == UINT32_MAX) {
-                        st = dict_index(c, p, w, h, &e, err);
-                        if (st != CF_OK)
-                            break;
-                    }
-                    c->idx[c->nidx++] = e;
-                } else {
-                    memcpy(plain + nv * w, p, w);
-                }
-                nv++;
-                c->nvals++;
+                cf_store_le32(a, (uint32_t)mn);
+                cf_store_le32(z, (uint32_t)mx);
             }
-            /* row_done, without the flush: that comes after the statistics */
-            c->page_rows++;
-            c->rg_rows++;
-            c->rows_total++;
-            size_t est = dict ? c->nidx * cf_pq_bit_width(c->dict_count) / 8 : c->plain.len;
-            if (!dict)
-                est = plain0 + nv * w;
-            close = c->fallback || c->page_rows >= c->o.page_rows || est >= c->o.page_bytes;
-        }
-        if (!dict)
-            c->plain.len = plain0 + nv * w; /* give back what the stretch did not use */
-        if (pmin != NULL) {
-            minmax_add(&c->pstat, sort, pmin, w);
-            minmax_add(&c->pstat, sort, pmax, w);
+            minmax_add(&c->pstat, c->d.sort, a, w);
+            minmax_add(&c->pstat, c->d.sort, z, w);
         }
         if (st != CF_OK)
             return st;
-        if (close) {
+        if (o.refused) {
+            c->bad_row = c->rows_total;
+            CF_FAIL(err, CF_EINVAL, "column %s: row %" PRIu64 " is NULL but the column is not nullable",
+                    c->d.name, c->rows_total);
+        }
+        size_t est = dict ? c->nidx * cf_pq_bit_width(c->dict_count) / 8 : c->plain.len;
+        if (c->fallback || c->page_rows >= c->o.page_rows || est >= c->o.page_bytes) {
             CF_TRY(flush_page(c, err));
             if (c->fallback) {
                 c->dict_on = false;
                 c->fallback = false;
             }
         }
-        r = i;
+        r += o.rows;
     }
     return CF_OK;
 }
@@ -1073,7 +1181,13 @@ cf_status cf_pq_wcol_write_chunk(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec,
         c->encodings |= 1u << CF_PQE_PLAIN;
     }
     rec->data_page_offset = (int64_t)io->ops->size(io);
-    CF_TRY(io_put(io, c->pages.data, c->pages.len, err));
+    for (size_t i = 0, h = 0, p = 0; i < c->nrecs; i++) {
+        size_t hl = c->recs[i].hdr_len, pl = (size_t)c->recs[i].size - hl;
+        CF_TRY(io_put(io, c->hdrs.data + h, hl, err));
+        CF_TRY(io_put(io, c->pages.data + p, pl, err));
+        h += hl;
+        p += pl;
+    }
     rec->num_values = c->num_values;
     rec->total_uncompressed = unc + c->unc_total;
     rec->total_compressed = (int64_t)io->ops->size(io) - start;

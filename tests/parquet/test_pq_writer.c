@@ -865,6 +865,218 @@ static void test_pq_writer__empty(void **state)
     gtable_free(&t);
 }
 
+/* ---- the 4/8-byte fast path's statistics -------------------------------------------- */
+
+#define FS_ROWS 5000
+#define FS_PAGE 700
+
+/* -1, 0, 1: a against b in the column's order (a and b not NaN). */
+static int fs_cmp(cf_type t, const uint8_t *a, const uint8_t *b)
+{
+    switch (t) {
+    case CF_TYPE_FLOAT: {
+        float x, y;
+        memcpy(&x, a, 4), memcpy(&y, b, 4);
+        return (x > y) - (x < y);
+    }
+    case CF_TYPE_DOUBLE: {
+        double x, y;
+        memcpy(&x, a, 8), memcpy(&y, b, 8);
+        return (x > y) - (x < y);
+    }
+    case CF_TYPE_INT32: {
+        int32_t x, y;
+        memcpy(&x, a, 4), memcpy(&y, b, 4);
+        return (x > y) - (x < y);
+    }
+    case CF_TYPE_UINT32: {
+        uint32_t x, y;
+        memcpy(&x, a, 4), memcpy(&y, b, 4);
+        return (x > y) - (x < y);
+    }
+    case CF_TYPE_INT64: {
+        int64_t x, y;
+        memcpy(&x, a, 8), memcpy(&y, b, 8);
+        return (x > y) - (x < y);
+    }
+    default: {
+        uint64_t x, y;
+        memcpy(&x, a, 8), memcpy(&y, b, 8);
+        return (x > y) - (x < y);
+    }
+    }
+}
+
+static bool fs_nan(cf_type t, const uint8_t *p)
+{
+    if (t == CF_TYPE_FLOAT) {
+        float f;
+        memcpy(&f, p, 4);
+        return isnan(f);
+    }
+    if (t == CF_TYPE_DOUBLE) {
+        double d;
+        memcpy(&d, p, 8);
+        return isnan(d);
+    }
+    return false;
+}
+
+/* What a reader expects of rows [from, to): min and max of the values that are
+ * not NULL or NaN, a zero min as -0 and a zero max as +0; false when none. */
+static bool fs_bounds(cf_type t, size_t w, const uint8_t *v, const uint8_t *nn, size_t from,
+                      size_t to, uint8_t *mn, uint8_t *mx)
+{
+    bool any = false;
+    for (size_t i = from; i < to; i++) {
+        const uint8_t *p = v + i * w;
+        if (!getbit(nn, i) || fs_nan(t, p))
+            continue;
+        if (!any || fs_cmp(t, p, mn) < 0)
+            memcpy(mn, p, w);
+        if (!any || fs_cmp(t, p, mx) > 0)
+            memcpy(mx, p, w);
+        any = true;
+    }
+    if (any && (t == CF_TYPE_FLOAT || t == CF_TYPE_DOUBLE))
+        cf_pq_minmax_fix_zero(t == CF_TYPE_FLOAT ? CF_PQS_FLOAT : CF_PQS_DOUBLE, mn, mx);
+    return any;
+}
+
+/* 4- and 8-byte integers and floats, with NULLs, NaNs, both zeros, infinities
+ * and each type's extremes, dictionary or PLAIN, v1 or v2, appended in batches
+ * that do not line up with the pages: every page's bounds and null count in
+ * the column index, the chunk's statistics and the page count are what the
+ * rows say (the fast path keeps min and max as sort keys per stretch). */
+static void test_pq_writer__fixed_statistics(void **state)
+{
+    (void)state;
+    static const cf_type types[] = {CF_TYPE_FLOAT, CF_TYPE_DOUBLE, CF_TYPE_INT32,
+                                    CF_TYPE_UINT32, CF_TYPE_INT64, CF_TYPE_UINT64};
+    enum { NT = sizeof(types) / sizeof(types[0]) };
+    cf_parquet_write_column cols[NT];
+    uint8_t *vals[NT], *nn[NT];
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    for (size_t c = 0; c < NT; c++) {
+        size_t w = cf_type_size(types[c]);
+        cols[c] = (cf_parquet_write_column){.name = cf_type_name(types[c]), .type = types[c],
+                                            .nullable = c % 2 == 0};
+        vals[c] = calloc(FS_ROWS, w);
+        nn[c] = cols[c].nullable ? calloc(FS_ROWS / 8 + 1, 1) : NULL;
+        for (size_t i = 0; i < FS_ROWS; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint8_t *p = vals[c] + i * w;
+            int pick = (int)(x % 40);
+            bool page3 = i / FS_PAGE == 3; /* a page of NaNs and NULLs only */
+            if (nn[c])
+                setbit(nn[c], i, x % 7 != 0 && !(page3 && c % 2 == 0 && i % 2));
+            if (types[c] == CF_TYPE_FLOAT) {
+                float f = pick == 0 ? NAN : pick == 1 ? -0.0f : pick == 2 ? 0.0f
+                        : pick == 3 ? INFINITY : pick == 4 ? -INFINITY
+                        : (float)((int)(x >> 20) % 1000) / 4.0f;
+                if (page3)
+                    f = NAN;
+                memcpy(p, &f, 4);
+            } else if (types[c] == CF_TYPE_DOUBLE) {
+                double d = pick == 0 ? NAN : pick == 1 ? -0.0 : pick == 2 ? 0.0
+                         : pick == 3 ? -INFINITY : (double)((int64_t)(x >> 11) % 100000) / 8.0;
+                memcpy(p, &d, 8);
+            } else {
+                /* extremes, and few distinct values so the dictionary holds */
+                uint64_t v = pick == 0 ? 0 : pick == 1 ? UINT64_MAX : pick == 2 ? 1ull << 63
+                           : pick == 3 ? (1ull << 31) : pick == 4 ? 0x7fffffffull
+                           : (x >> 40) % 300 - 150;
+                memcpy(p, &v, w); /* little-endian: the low bytes for 4-byte types */
+            }
+        }
+    }
+    for (int variant = 0; variant < 4; variant++) {
+        cf_parquet_writer_options o;
+        cf_parquet_writer_options_init(&o);
+        o.page_rows = FS_PAGE;
+        o.dictionary = variant % 2 == 0;
+        o.data_page_v2 = variant >= 2;
+        cf_error err;
+        cf_io *io;
+        cf_parquet_writer *w;
+        CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
+        CF_ASSERT_OK(cf_parquet_writer_create(&w, io, cols, NT, &o, &err), &err);
+        for (size_t at = 0; at < FS_ROWS;) {
+            size_t n = at % 3 == 0 ? 333 : 1000; /* batches across page ends */
+            if (n > FS_ROWS - at)
+                n = FS_ROWS - at;
+            cf_batch b[NT];
+            uint8_t bm[NT][1000 / 8 + 2];
+            memset(b, 0, sizeof b);
+            for (size_t c = 0; c < NT; c++) {
+                b[c].values = vals[c] + at * cf_type_size(types[c]);
+                if (nn[c]) {
+                    memset(bm[c], 0, sizeof bm[c]);
+                    for (size_t i = 0; i < n; i++)
+                        setbit(bm[c], i, getbit(nn[c], at + i));
+                    b[c].nonnull = bm[c];
+                }
+            }
+            CF_ASSERT_OK(cf_parquet_writer_append(w, b, n, &err), &err);
+            at += n;
+        }
+        CF_ASSERT_OK(cf_parquet_writer_finish(w, &err), &err);
+        cf_parquet_writer_free(w);
+        cf_slice fs = cf_io_mem_contents(io);
+        cf_io *rio;
+        cf_parquet *pq;
+        CF_ASSERT_OK(cf_io_open_mem(&rio, fs.data, fs.len, &err), &err);
+        CF_ASSERT_OK(cf_parquet_open(&pq, rio, NULL, &err), &err);
+        const cf_parquet_column_chunk *ch = cf_parquet_meta(pq)->row_groups[0].columns;
+        for (size_t c = 0; c < NT; c++) {
+            size_t w8 = cf_type_size(types[c]);
+            uint8_t mn[8], mx[8];
+            int64_t nulls = 0;
+            for (size_t i = 0; i < FS_ROWS; i++)
+                nulls += !getbit(nn[c], i);
+            const cf_parquet_stats *st = &ch[c].meta.statistics;
+            assert_true(fs_bounds(types[c], w8, vals[c], nn[c], 0, FS_ROWS, mn, mx));
+            assert_int_equal(st->null_count, nulls);
+            CF_ASSERT_BYTES(st->min_value.data, st->min_value.len, mn, w8);
+            CF_ASSERT_BYTES(st->max_value.data, st->max_value.len, mx, w8);
+            cf_parquet_page_index *pi;
+            CF_ASSERT_OK(cf_parquet_page_index_read(&pi, pq, 0, (uint32_t)c, &err), &err);
+            const cf_parquet_offset_index *oi = cf_parquet_page_index_offsets(pi);
+            const cf_parquet_column_index *ci = cf_parquet_page_index_columns(pi);
+            size_t pages = (FS_ROWS + FS_PAGE - 1) / FS_PAGE;
+            assert_int_equal(oi->page_count, pages);
+            /* the float column's NaN page has no bounds to give: no column index */
+            if (types[c] == CF_TYPE_FLOAT) {
+                assert_null(ci);
+            } else {
+                assert_non_null(ci);
+                for (size_t g = 0; g < pages; g++) {
+                    size_t from = g * FS_PAGE, to = from + FS_PAGE < FS_ROWS ? from + FS_PAGE : FS_ROWS;
+                    assert_int_equal(oi->pages[g].first_row_index, from);
+                    int64_t pn = 0;
+                    for (size_t i = from; i < to; i++)
+                        pn += !getbit(nn[c], i);
+                    assert_int_equal(ci->null_counts[g], pn);
+                    bool any = fs_bounds(types[c], w8, vals[c], nn[c], from, to, mn, mx);
+                    assert_int_equal(ci->null_pages[g], !any);
+                    if (any) {
+                        CF_ASSERT_BYTES(ci->min_values[g].data, ci->min_values[g].len, mn, w8);
+                        CF_ASSERT_BYTES(ci->max_values[g].data, ci->max_values[g].len, mx, w8);
+                    }
+                }
+            }
+            cf_parquet_page_index_free(pi);
+        }
+        cf_parquet_free(pq);
+        cf_io_free(rio);
+        cf_io_free(io);
+    }
+    for (size_t c = 0; c < NT; c++) {
+        free(vals[c]);
+        free(nn[c]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -877,6 +1089,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_pq_writer__errors),
         cmocka_unit_test(test_pq_writer__empty),
         cmocka_unit_test(test_pq_writer__utf8),
+        cmocka_unit_test(test_pq_writer__fixed_statistics),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
