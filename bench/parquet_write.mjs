@@ -11,6 +11,9 @@
 // machine is shared: wall-clock would time the neighbours), best of RUNS, and
 // the table shows rows/s and MB/s of the values in memory (8 bytes per int64,
 // string bytes + 4, ...) and ours / DuckDB (> 1: we are faster).
+// CF_BENCH_JSON=1: no table, one JSON object per case instead (bench/run_bench.sh
+// feeds them to bench/report.py): times best and median of both sides, the
+// median memcpy of the same bytes ("memcpy_s"), file sizes.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -57,11 +60,17 @@ for (const c of ours) {
     duck_rows_s: Math.round(c.rows / best), duck_mb_s: +(c.raw_bytes / best / 1e6).toFixed(1),
     duck_bytes: size, ratio: +(best / c.best_s).toFixed(2),
     ours_median_s: c.median_s, duck_median_s: +times[Math.floor(runs / 2)].toFixed(6),
+    ours_best_s: c.best_s, duck_best_s: +best.toFixed(6), raw_bytes: c.raw_bytes,
+    memcpy_s: c.memcpy_s,
   });
   fs.rmSync(out, { force: true });
   fs.rmSync(src, { force: true });
 }
 
+if (process.env.CF_BENCH_JSON) {
+  for (const r of rowsOut) console.log(JSON.stringify(r));
+  process.exit(0);
+}
 const pad = (s, n) => String(s).padEnd(n);
 const padl = (s, n) => String(s).padStart(n);
 console.log(`${pad('case', 22)}${padl('rows', 9)}${padl('ours rows/s', 13)}${padl('MB/s', 8)}` +
@@ -69,4 +78,3 @@ console.log(`${pad('case', 22)}${padl('rows', 9)}${padl('ours rows/s', 13)}${pad
 for (const r of rowsOut)
   console.log(`${pad(r.case, 22)}${padl(r.rows, 9)}${padl(r.ours_rows_s.toExponential(2), 13)}${padl(r.ours_mb_s, 8)}` +
     `${padl(r.duck_rows_s.toExponential(2), 15)}${padl(r.duck_mb_s, 8)}${padl(r.ratio, 11)}${padl(r.ours_bytes, 12)}${padl(r.duck_bytes, 10)}`);
-if (process.env.CF_BENCH_JSON) console.log(JSON.stringify(rowsOut));

@@ -176,11 +176,51 @@ if sp:
     target("2-thread scan speedup (reported)", True,
            "median %.2fx, best %.2fx" % (statistics.median(sp), max(sp)))
 
+# ---- Parquet beside DuckDB -------------------------------------------------------------
+PQ_READ = {"int64_plain": "int64 PLAIN, uncompressed", "int64_dict": "int64 dictionary",
+           "string_dict": "strings dictionary", "list_int64": "list<int64> (0..6)",
+           "int64_zstd": "int64, ZSTD pages", "int64_snappy": "int64, SNAPPY pages"}
+pq_read = []
+for r in pick("parquet_read"):
+    rec, duck, mem = r["records_median_s"], r["duckdb_median_s"], r["memcpy_median_s"]
+    col = r["column_median_s"]
+    pq_read.append([
+        PQ_READ.get(r["file"], r["file"]), "%.3g" % (r["values"] / rec),
+        "%.0f" % (r["decoded_bytes"] / rec / 1e6), "%.1f" % (rec / mem) if mem > 0 else "-",
+        "%.3g" % (r["values"] / duck), "%.0f" % (r["decoded_bytes"] / duck / 1e6),
+        "%.2fx" % (duck / rec), "%.2fx" % (duck / col)])
+pq_write = []
+for r in pick("parquet_write"):
+    ours, duck, mem = r["ours_median_s"], r["duck_median_s"], r.get("memcpy_s", 0)
+    pq_write.append([
+        r["case"], "%.3g" % (r["rows"] / ours), "%.0f" % (r["raw_bytes"] / ours / 1e6),
+        "%.1f" % (ours / mem) if mem > 0 else "-", "%.3g" % (r["rows"] / duck),
+        "%.0f" % (r["raw_bytes"] / duck / 1e6), "%.2fx" % (duck / ours),
+        "%.2fx" % (r["duck_best_s"] / r["ours_best_s"]) if "ours_best_s" in r else "-",
+        "%d / %d" % (r["ours_bytes"], r["duck_bytes"])])
+if pq_read:
+    best = min(float(x[6][:-1]) for x in pq_read)
+    target("Parquet scans ahead of DuckDB (records, every file)", best > 1.0,
+           "worst %.2fx DuckDB" % best)
+if pq_write:
+    best = min(float(x[6][:-1]) for x in pq_write)
+    target("Parquet writes ahead of DuckDB COPY (every case)", best > 1.0,
+           "worst %.2fx DuckDB (medians)" % best)
+
 out = []
 out.append("## Scans, writes and ordinal seeks\n")
 out.append(fmt(hdr, table))
 out.append("\n## Value lookups (half absent keys) and peers on the same keys\n")
 out.append(fmt(["data set", "engine", "p50 us", "p99 us", "lookups/s"], vtable))
+if pq_read or pq_write:
+    out.append("\n## Parquet beside DuckDB (single-threaded, CPU seconds, medians)\n")
+if pq_read:
+    out.append(fmt(["file (DuckDB-written)", "values/s", "MB/s", "x memcpy", "DuckDB values/s",
+                    "DuckDB MB/s", "vs DuckDB (records)", "vs DuckDB (column)"], pq_read))
+    out.append("")
+if pq_write:
+    out.append(fmt(["write case", "rows/s", "MB/s", "x memcpy", "DuckDB rows/s", "DuckDB MB/s",
+                    "vs DuckDB", "vs DuckDB (best)", "bytes ours / DuckDB"], pq_write))
 out.append("\n## Targets\n")
 out.append(fmt(["", "target", "this run"], targets))
 text = "\n".join(out)
@@ -198,7 +238,15 @@ with open(os.path.join(docs, "PERFORMANCE.md"), "w") as f:
             "\"mmap view\" takes the iterator's zero-copy views of an mmap'd file.\n"
             "Seeks read one row after each seek; p50 over random targets after a warm-up\n"
             "pass over the same targets. \"cache\" is the shared block cache (256 MiB).\n"
-            "GB = 1e9 bytes. Noise on this VM class is 20-30%%.\n\n")
+            "GB = 1e9 bytes. Noise on this VM class is 20-30%%.\n"
+            "Parquet: bench_parquet_read scans DuckDB-written one-column files with our\n"
+            "reader (records = Arrow-shaped record assembly; column = levels and values)\n"
+            "and with libduckdb (`SET threads=1`) in one process; bench/parquet_write.mjs\n"
+            "writes the same generated rows with our writer (into memory) and with DuckDB's\n"
+            "`COPY ... TO (FORMAT parquet)` (to a file beside the data). MB/s counts the\n"
+            "values in memory (8 bytes per int64, string bytes + 4, list elements + 4 per\n"
+            "row); \"x memcpy\" is our time over a memcpy of those bytes; \"vs DuckDB\" is\n"
+            "DuckDB's time over ours (> 1: we are faster).\n\n")
     f.write(text)
     f.write("\n\n![decode GB/s per encoding](performance.png)\n\n")
     notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "PERFORMANCE-notes.md")

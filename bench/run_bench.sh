@@ -14,6 +14,8 @@
 #   CF_BENCH_SEEKS  seeks per seek benchmark (default 50000)
 #   CF_BENCH_DOCS   where PERFORMANCE.md and performance.png go (default docs/)
 #   CF_BENCH_CODECS codecs to write each file with (default "NO_COMPRESSION LZ4 SNAPPY ZLIB")
+#   CF_BENCH_PQROWS rows per Parquet file scanned beside DuckDB (default CF_BENCH_ROWS)
+#   CF_BENCH_PQWROWS rows per Parquet write case beside DuckDB (default 1000000)
 set -euo pipefail
 
 BUILD=${1:-build-bench}
@@ -24,6 +26,8 @@ ROWS=${CF_BENCH_ROWS:-2000000}
 SROWS=${CF_BENCH_SROWS:-1000000}
 ITERS=${CF_BENCH_ITERS:-5}
 SEEKS=${CF_BENCH_SEEKS:-50000}
+PQROWS=${CF_BENCH_PQROWS:-$ROWS}
+PQWROWS=${CF_BENCH_PQWROWS:-1000000}
 DOCS=${CF_BENCH_DOCS:-$ROOT/docs}
 WORK=$BUILD/bench-data
 RES=$WORK/results.jsonl
@@ -117,18 +121,31 @@ for ds in int64_sorted string_keys; do
     fi
 done
 
-# Parquet scans beside DuckDB in one process (docs/REDFILE.md "Speed"): printed, not
-# charted; needs DuckDB from npm (./test installs it), skipped without it.
+# Parquet beside DuckDB in this run (the "Parquet" section of PERFORMANCE.md; how
+# each side is timed: bench/parquet_read.c, bench/parquet_write.mjs). Needs
+# DuckDB from npm (./test installs it in tools/duckdb); skipped without it.
 if [ -x "$BUILD/bench_parquet_read" ]; then
     say "parquet read vs DuckDB"
     rc=0
-    "$BUILD/bench_parquet_read" "$ROWS" "$ITERS" "$WORK/parquet" 2>/dev/null \
-        | tee "$WORK/parquet_read.txt" >&2 || rc=$?
-    [ "$rc" = 0 ] || say "bench_parquet_read skipped (exit $rc: DuckDB not installed?)"
+    CF_BENCH_JSON=1 "$BUILD/bench_parquet_read" "$PQROWS" "$ITERS" "$WORK/parquet" \
+        2>"$WORK/parquet_read.err" | tag op=parquet_read >>"$RES" || rc=$?
+    [ "$rc" = 0 ] || say "bench_parquet_read skipped (exit $rc: $(head -c 300 "$WORK/parquet_read.err"))"
+fi
+if [ -x "$BUILD/bench_parquet_write" ] && command -v node >/dev/null \
+    && [ -d "$ROOT/tools/duckdb/node_modules/@duckdb/node-api" ]; then
+    say "parquet write vs DuckDB"
+    mkdir -p "$WORK/parquet_write"
+    rc=0
+    CF_BENCH_JSON=1 node "$ROOT/bench/parquet_write.mjs" "$BUILD/bench_parquet_write" \
+        "$PQWROWS" "$ITERS" "$WORK/parquet_write" 2>"$WORK/parquet_write.err" \
+        | tag op=parquet_write >>"$RES" || rc=$?
+    [ "$rc" = 0 ] || say "parquet write bench skipped (exit $rc: $(head -c 300 "$WORK/parquet_write.err"))"
+else
+    say "parquet write vs DuckDB skipped (bench_parquet_write, node or tools/duckdb missing)"
 fi
 
 python3 "$ROOT/bench/report.py" "$RES" "$DOCS" "$(nproc) vCPU, $(uname -m)" \
-    "rows=$ROWS strings=$SROWS iters=$ITERS seeks=$SEEKS"
+    "rows=$ROWS strings=$SROWS iters=$ITERS seeks=$SEEKS parquet_rows=$PQROWS parquet_write_rows=$PQWROWS"
 if command -v gnuplot >/dev/null; then
     gnuplot -e "datafile='$WORK/chart.dat'; peerfile='$WORK/peers.dat'; out='$DOCS/performance.png'" \
         "$ROOT/bench/performance.gp"
