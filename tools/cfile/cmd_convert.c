@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "convert.h"
 #include "csv.h"
+#include "pq_kudu.h"
 
 #define PQ_OPTIONS_HELP                                                                           \
     "Parquet options:\n"                                                                         \
@@ -80,7 +81,10 @@ const char cf_cmd_convert_usage[] =
     "INTERVAL have no Kudu column: exit 3 naming the column (leave it out with\n"
     "--column). A value that would change (sub-microsecond digits, a MILLIS time\n"
     "past the microsecond range, a decimal wider than its precision) fails with\n"
-    "exit 1 naming its row and column.\n"
+    "exit 1 naming its row and column. VARCHAR(n) and INT128, which Parquet writes\n"
+    "as STRING and FIXED_LEN_BYTE_ARRAY(16), come back as they were from a file\n"
+    "cfile wrote: their Kudu types are kept in the footer's key/value metadata\n"
+    "(key cfile.kudu_types, a JSON object of column name to type).\n"
     "\n"
     "  --to cfiles|table|cfile the output kind (default: by OUT's name)\n"
     "  --column C[,C...]       only these top-level columns (repeatable)\n"
@@ -165,6 +169,7 @@ typedef struct pq_args {
     bool bloom_all;
     cf_metadata_pair *meta;
     size_t nmeta;
+    char *kudu_types; /* the CF_PQ_KUDU_TYPES_KEY entry's value, when one is added */
     bool progress, quiet, json; /* --quiet and --json: the last one given wins */
 } pq_args;
 
@@ -184,6 +189,40 @@ static void pq_args_dispose(pq_args *a)
         free(a->binary[i]);
     free(a->binary);
     free(a->meta);
+    free(a->kudu_types);
+}
+
+/* Record the Kudu types Parquet cannot say (pq_kudu.h) in the footer, unless
+ * --meta set that key itself. s: the columns' schema (VARCHAR lengths), or NULL. */
+static int pq_kudu_types(cf_cli *c, pq_args *a, const cf_parquet_write_column *cols,
+                         const cf_rs_schema *s, size_t n)
+{
+    const size_t klen = strlen(CF_PQ_KUDU_TYPES_KEY);
+    for (size_t i = 0; i < a->nmeta; i++)
+        if (a->meta[i].key.len == klen && memcmp(a->meta[i].key.data, CF_PQ_KUDU_TYPES_KEY, klen) == 0)
+            return 0;
+    int *len = calloc(n ? n : 1, sizeof(*len));
+    if (len == NULL)
+        return cf_cli_fail(c, "out of memory");
+    for (size_t i = 0; s != NULL && i < n; i++)
+        len[i] = cf_rs_schema_column(s, i)->length;
+    char *v = cf_pq_kudu_types_value(cols, len, n);
+    free(len);
+    if (v == NULL)
+        return 0;
+    cf_metadata_pair *m = realloc(a->meta, (a->nmeta + 1) * sizeof(*m));
+    if (m == NULL) {
+        free(v);
+        return cf_cli_fail(c, "out of memory");
+    }
+    free(a->kudu_types);
+    a->kudu_types = v;
+    a->meta = m;
+    m[a->nmeta].key = (cf_slice){(const uint8_t *)CF_PQ_KUDU_TYPES_KEY, klen};
+    m[a->nmeta].value = (cf_slice){(const uint8_t *)v, strlen(v)};
+    a->o.kv = a->meta;
+    a->o.kv_count = a->nmeta + 1;
+    return 0;
 }
 
 static int parse_size(cf_cli *c, const char *opt, const char *arg, uint64_t min, uint64_t *out)
@@ -354,30 +393,39 @@ void cf_cli_progress_init(cf_cli_progress *p, cf_cli *c, bool on, uint64_t total
     p->c = c;
     p->on = on;
     p->total = total;
+    p->rows = 0;
     p->t0 = p->last = cf_cli_now_s();
+}
+
+static void progress_draw(cf_cli_progress *p, double t)
+{
+    if (p->total)
+        fprintf(p->c->err, "\r%" PRIu64 " / %" PRIu64 " rows (%.0f%%), %.1f s", p->rows, p->total,
+                100.0 * (double)p->rows / (double)p->total, t - p->t0);
+    else
+        fprintf(p->c->err, "\r%" PRIu64 " rows, %.1f s", p->rows, t - p->t0);
+    fflush(p->c->err);
 }
 
 void cf_cli_progress_cb(void *ctx, uint64_t rows)
 {
     cf_cli_progress *p = ctx;
+    p->rows = rows;
     if (!p->on)
         return;
     double t = cf_cli_now_s();
     if (t - p->last < 0.5)
         return;
     p->last = t;
-    if (p->total)
-        fprintf(p->c->err, "\r%" PRIu64 " / %" PRIu64 " rows (%.0f%%), %.1f s", rows, p->total,
-                100.0 * (double)rows / (double)p->total, t - p->t0);
-    else
-        fprintf(p->c->err, "\r%" PRIu64 " rows, %.1f s", rows, t - p->t0);
-    fflush(p->c->err);
+    progress_draw(p, t);
 }
 
 void cf_cli_progress_end(cf_cli_progress *p)
 {
-    if (p->on && p->last > p->t0)
-        fputc('\n', p->c->err);
+    if (!p->on)
+        return;
+    progress_draw(p, cf_cli_now_s());
+    fputc('\n', p->c->err);
 }
 
 /* Columns of a table schema as the writer takes them. */
@@ -562,7 +610,7 @@ int cf_cmd_parquet_write(cf_cli *c, int argc, char **argv)
     if ((rc = columns_of(c, s, &cols)) != 0)
         goto out;
     size_t n = cf_rs_schema_ncols(s);
-    if ((rc = pq_apply_bloom(c, &a, cols, n)) != 0)
+    if ((rc = pq_apply_bloom(c, &a, cols, n)) != 0 || (rc = pq_kudu_types(c, &a, cols, s, n)) != 0)
         goto out;
     in = cf_cli_fopen_input(input);
     if (in == NULL) {
@@ -675,7 +723,7 @@ static int convert_cfiles(cf_cli *c, char **paths, size_t n, const char *name, c
             goto out;
         }
     }
-    if ((rc = pq_apply_bloom(c, a, cols, n)) != 0)
+    if ((rc = pq_apply_bloom(c, a, cols, n)) != 0 || (rc = pq_kudu_types(c, a, cols, NULL, n)) != 0)
         goto out;
     double t0 = cf_cli_now_s();
     st = cf_parquet_writer_create_file(&w, out, cols, n, &a->o, &e);
@@ -759,7 +807,8 @@ static int convert_table(cf_cli *c, const char *dir, bool has_ts, uint64_t ts, c
         return cf_cli_lib_fail(c, dir, st, &e);
     const cf_rs_schema *s = cf_table_schema(t);
     size_t n = cf_rs_schema_ncols(s);
-    if ((rc = columns_of(c, s, &cols)) != 0 || (rc = pq_apply_bloom(c, a, cols, n)) != 0)
+    if ((rc = columns_of(c, s, &cols)) != 0 || (rc = pq_apply_bloom(c, a, cols, n)) != 0 ||
+        (rc = pq_kudu_types(c, a, cols, s, n)) != 0)
         goto out;
     cf_rs_scan_options so;
     cf_rs_scan_options_init(&so);

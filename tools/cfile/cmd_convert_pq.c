@@ -77,6 +77,7 @@ static int pq_setup(pqconv *v)
         if ((rc = cf_pq_kudu_map(c, a->in, root->children[f], f, &v->k[i])) != 0)
             goto out;
     }
+    cf_pq_kudu_apply_types(cf_parquet_meta(v->pq), v->k, v->n);
     cf_parquet_records_options o;
     cf_parquet_records_options_init(&o);
     o.batch_rows = PQ_BATCH_ROWS;

@@ -14,13 +14,16 @@ typedef struct cf_cli_progress {
     cf_cli *c;
     bool on;
     uint64_t total; /* 0 = unknown */
+    uint64_t rows;  /* the latest count reported */
     double t0, last;
 } cf_cli_progress;
 
 double cf_cli_now_s(void);
 void cf_cli_progress_init(cf_cli_progress *p, cf_cli *c, bool on, uint64_t total);
 void cf_cli_progress_cb(void *ctx, uint64_t rows); /* ctx: a cf_cli_progress */
-void cf_cli_progress_end(cf_cli_progress *p);      /* ends the line it drew */
+/* Draws the final count (rows and seconds, as the updates) and ends the line,
+ * so a conversion shorter than the first update still says what it did. */
+void cf_cli_progress_end(cf_cli_progress *p);
 
 /* What OUT becomes when IN is a Parquet file. */
 typedef enum cf_pq_to { CF_PQ_TO_CFILE, CF_PQ_TO_CFILES, CF_PQ_TO_TABLE } cf_pq_to;

@@ -4,8 +4,11 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "json.h"
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
@@ -172,6 +175,8 @@ static int map_leaf(cf_cli *c, const char *file, const cf_parquet_node *leaf, cf
             return 0;
         }
         k->conv = K_BYTES;
+        if (ptype == CF_PARQUET_FIXED_LEN_BYTE_ARRAY && kind == CF_PARQUET_LT_NONE)
+            k->fixed_len = e->type_length;
         if (ptype == CF_PARQUET_BYTE_ARRAY &&
             (kind == CF_PARQUET_LT_STRING || kind == CF_PARQUET_LT_ENUM ||
              kind == CF_PARQUET_LT_JSON))
@@ -214,6 +219,84 @@ int cf_pq_kudu_map(cf_cli *c, const char *file, const cf_parquet_array *a, uint3
     return map_leaf(c, file, leaf->leaf, k);
 }
 
+/* ---- Kudu types recorded in the footer ----------------------------------------------------- */
+
+char *cf_pq_kudu_types_value(const cf_parquet_write_column *cols, const int *lengths, size_t n)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return NULL;
+    cf_jw w;
+    cf_jw_init(&w, f);
+    cf_jw_obj_begin(&w);
+    size_t any = 0;
+    for (size_t i = 0; i < n; i++) {
+        char t[32];
+        if (cols[i].type == CF_TYPE_VARCHAR && !cols[i].binary) {
+            if (lengths != NULL && lengths[i] > 0)
+                snprintf(t, sizeof(t), "VARCHAR(%d)", lengths[i]);
+            else
+                snprintf(t, sizeof(t), "VARCHAR");
+        } else if (cols[i].type == CF_TYPE_INT128) {
+            snprintf(t, sizeof(t), "INT128");
+        } else {
+            continue;
+        }
+        cf_jw_key(&w, cols[i].name);
+        cf_jw_cstr(&w, t);
+        any++;
+    }
+    cf_jw_obj_end(&w);
+    if (fclose(f) != 0 || any == 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+void cf_pq_kudu_apply_types(const cf_parquet_file_meta *meta, cf_pq_kcol *k, size_t n)
+{
+    const cf_parquet_kv *kv = NULL;
+    for (uint32_t i = 0; i < meta->kv_count; i++) {
+        const cf_parquet_kv *e = &meta->kv[i];
+        if (e->has_value && e->key.len == strlen(CF_PQ_KUDU_TYPES_KEY) &&
+            memcmp(e->key.data, CF_PQ_KUDU_TYPES_KEY, e->key.len) == 0)
+            kv = e;
+    }
+    if (kv == NULL)
+        return;
+    cf_json_doc doc;
+    char msg[128];
+    if (cf_json_parse(&doc, (const char *)kv->value.data, kv->value.len, msg, sizeof(msg)) != 0 ||
+        doc.root.kind != CF_JSON_OBJECT) {
+        cf_json_doc_dispose(&doc);
+        return;
+    }
+    for (size_t m = 0; m < doc.root.n; m++) {
+        const cf_json_member *jm = &doc.root.members[m];
+        if (jm->value.kind != CF_JSON_STRING)
+            continue;
+        const char *t = jm->value.str;
+        for (size_t i = 0; i < n; i++) {
+            if (strlen(k[i].name) != jm->key_len || memcmp(k[i].name, jm->key, jm->key_len) != 0)
+                continue;
+            int len = 0, used = 0;
+            if (k[i].conv == K_BYTES && k[i].col.type == CF_TYPE_STRING &&
+                (strcmp(t, "VARCHAR") == 0 ||
+                 (sscanf(t, "VARCHAR(%d)%n", &len, &used) == 1 && t[used] == '\0' && len > 0))) {
+                k[i].col.type = CF_TYPE_VARCHAR;
+                k[i].col.length = len;
+            } else if (k[i].conv == K_BYTES && k[i].fixed_len == 16 && strcmp(t, "INT128") == 0) {
+                k[i].col.type = CF_TYPE_INT128;
+                k[i].conv = K_DEC_BYTES; /* big-endian two's complement, as decimals */
+            }
+        }
+    }
+    cf_json_doc_dispose(&doc);
+}
+
 /* ---- values ----------------------------------------------------------------------------- */
 
 static void put_i128(char *buf, size_t cap, i128 v)
@@ -238,6 +321,7 @@ static bool fits(const cf_pq_kcol *k, i128 v, char *msg, size_t cap)
 {
     i128 lo, hi;
     switch (k->col.type) {
+    case CF_TYPE_INT128: return true; /* 16 bytes at most, checked by the caller */
     case CF_TYPE_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
     case CF_TYPE_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
     case CF_TYPE_INT32:

@@ -27,6 +27,7 @@ typedef struct cf_pq_kcol {
     int32_t bits;      /* integers: the Parquet annotation's width */
     bool src_signed;   /* integers: the Parquet annotation's signedness */
     bool is_key;       /* a table's key column: NOT NULL whatever the file says */
+    int32_t fixed_len; /* FIXED_LEN_BYTE_ARRAY without annotation: its length, else 0 */
     /* The batch in memory form: values (scalars) or the flattened elements
      * (arrays), the rows' bitmap, and for arrays each row's element count and
      * the elements' bitmap. Binary values are slices into the Parquet batch:
@@ -46,6 +47,26 @@ typedef struct cf_pq_kcol {
  * the column and why) or CF_EXIT_FAIL. `file` names the input in messages. */
 int cf_pq_kudu_map(cf_cli *c, const char *file, const cf_parquet_array *a, uint32_t field,
                    cf_pq_kcol *k);
+
+/* The Kudu types a Parquet type cannot say, recorded in the footer's
+ * key_value_metadata by `cfile convert` / `cfile parquet write` under this key
+ * so that converting back gives the same Kudu column: a JSON object
+ * {"column": "VARCHAR(n)" | "VARCHAR" | "INT128", ...} (VARCHAR is written as
+ * STRING, INT128 as FIXED_LEN_BYTE_ARRAY(16); every other Kudu type has a
+ * Parquet type that maps back to it). */
+#define CF_PQ_KUDU_TYPES_KEY "cfile.kudu_types"
+
+/* The value for columns cols[0..n) (lengths[i]: VARCHAR length, 0 unknown;
+ * lengths may be NULL), malloc'd; NULL when no column needs recording (or out
+ * of memory: the entry is advisory). --binary columns are not recorded. */
+char *cf_pq_kudu_types_value(const cf_parquet_write_column *cols, const int *lengths, size_t n);
+
+/* After cf_pq_kudu_map of each of k[0..n): take the recorded Kudu type of a
+ * column from meta's CF_PQ_KUDU_TYPES_KEY entry where the column's Parquet
+ * type is the one the writer makes of it (STRING for VARCHAR,
+ * FIXED_LEN_BYTE_ARRAY(16) for INT128). An entry that does not parse, or does
+ * not fit the column, is ignored: the file's own types stand. */
+void cf_pq_kudu_apply_types(const cf_parquet_file_meta *meta, cf_pq_kcol *k, size_t n);
 
 /* Convert this batch's array of k's field (a->length rows; first_row: the file
  * row of slot 0, for messages) into k's buffers. 0 or an exit status after a
