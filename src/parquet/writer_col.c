@@ -376,9 +376,11 @@ static cf_status dict_index(cf_pq_wcol *c, const uint8_t *p, size_t n, uint64_t 
 {
     const bool ba = c->d.ptype == CF_PQT_BYTE_ARRAY, keyed = !ba && (n == 4 || n == 8);
     /* Keyed tables (found by append_fixed's inlined probe) stay at most a
-     * quarter full up to 64 Ki entries, so most values are in their home slot
-     * and the probe's loop exit is predicted; the others half full. */
-    const size_t fill = keyed && c->dict_count < 65536 ? 4 : 2;
+     * quarter full up to 8 Ki entries (a 384 KiB table), so most values are in
+     * their home slot and the probe's loop exit is predicted; past that, and
+     * for the others, half full (a table of nearly distinct values grows to
+     * DICT_GIVE_UP entries before it is abandoned: its memory is fresh pages). */
+    const size_t fill = keyed && c->dict_count < 8192 ? 4 : 2;
     if (fill * (c->dict_count + 1) > c->slot_cap) {
         size_t ncap = c->slot_cap ? 2 * c->slot_cap : 1024;
         while (fill * (c->dict_count + 1) > ncap)
