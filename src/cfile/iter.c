@@ -50,6 +50,9 @@ struct cf_iter {
      * only repositions. `pin` holds the block in the reader's cache, if any. */
     bool blk_valid;
     cf_cache_entry *pin;
+    /* The decoder's seek index for the loaded block (use_seek_index), a cache
+     * entry of its own; NULL when it has none. */
+    cf_cache_entry *seek_pin;
     /* PLAIN, not nullable, not array: the loaded block's values in memory form
      * (aligned for the type), so batches are served without decoder calls. */
     const uint8_t *flat;
@@ -127,6 +130,7 @@ void cf_iter_free(cf_iter *it)
     if (it == NULL)
         return;
     cf_cache_release(it->r->opts.cache, it->pin);
+    cf_cache_release(it->r->opts.cache, it->seek_pin);
     cf_decoder_free(it->dec);
     cf_btree_iter_free(it->pos_bt);
     cf_btree_iter_free(it->val_bt);
@@ -374,6 +378,8 @@ static cf_status load_block(cf_iter *it, cf_block_ptr ptr, cf_error *err)
     it->blk_ptr = ptr;
     cf_cache_release(r->opts.cache, it->pin);
     it->pin = NULL;
+    cf_cache_release(r->opts.cache, it->seek_pin); /* the load below makes the decoder forget it */
+    it->seek_pin = NULL;
     cf_slice logical, encoded = {NULL, 0};
     CF_TRY(cf_reader_read_data_block(r, ptr, &it->blockbuf, &it->pin, &logical, err));
     const cf_block_aux *aux = it->pin != NULL ? cf_cache_entry_aux(it->pin) : NULL;
@@ -576,6 +582,45 @@ static uint32_t row_of_value(const cf_iter *it, size_t idx)
     return it->blk_rows;
 }
 
+/* Lend the decoder the seek index of the loaded block (cf_decoder_ops
+ * seek_index_*), from the reader's cache or built now and cached there: a
+ * separate entry, keyed by the block's offset with the top bit set (no block
+ * starts there), charged like a block and evicted like one. Only with a
+ * cache: building one costs more than the seek it serves. Best effort: when
+ * it cannot be built (no memory, a damaged chunk) the seek simply goes
+ * without, and reports any damage it meets itself. */
+static void use_seek_index(cf_iter *it)
+{
+    const cf_reader *r = it->r;
+    const cf_decoder_ops *ops = it->dec->ops;
+    if (r->opts.cache == NULL || ops->seek_index_len == NULL || it->seek_pin != NULL)
+        return;
+    size_t len = ops->seek_index_len(it->dec);
+    if (len == 0)
+        return;
+    uint64_t key = it->blk_ptr.off | (UINT64_C(1) << 63);
+    cf_slice got = {NULL, 0};
+    bool is_view = false;
+    cf_cache_entry *e =
+        cf_cache_lookup(r->opts.cache, r->cache_file_id, key, it->blk_ptr.size, &got, &is_view);
+    if (e == NULL) {
+        uint64_t *tmp = cf_malloc(len);
+        cf_error e2;
+        if (tmp != NULL && ops->seek_index_build(it->dec, tmp, &e2) == CF_OK)
+            e = cf_cache_insert(r->opts.cache, r->cache_file_id, key, it->blk_ptr.size,
+                                (const uint8_t *)tmp, len, false, &got);
+        cf_free(tmp);
+        if (e == NULL)
+            return;
+    }
+    if (is_view || got.len != len) { /* never expected: not an index of this block */
+        cf_cache_release(r->opts.cache, e);
+        return;
+    }
+    it->seek_pin = e;
+    ops->seek_index_use(it->dec, got.data, got.len);
+}
+
 cf_status cf_iter_seek_at_or_after(cf_iter *it, const void *key, bool *exact, cf_error *err)
 {
     CF_CHECK(it->val_bt != NULL, err, CF_EINVAL, "file has no value index");
@@ -603,6 +648,7 @@ cf_status cf_iter_seek_at_or_after(cf_iter *it, const void *key, bool *exact, cf
         CF_FAIL(err, CF_ENOTFOUND, "the file has no rows");
     CF_TRY(st);
     CF_TRY(load_block(it, cf_btree_iter_ptr(it->val_bt), err));
+    use_seek_index(it);
     bool ex = false;
     st = it->dec->ops->seek_at_or_after(it->dec, key, &ex, err);
     if (st == CF_ENOTFOUND) {
@@ -611,6 +657,7 @@ cf_status cf_iter_seek_at_or_after(cf_iter *it, const void *key, bool *exact, cf
             CF_FAIL(err, CF_ENOTFOUND, "key is after the last value in the file");
         CF_TRY(cf_btree_iter_next(it->val_bt, err));
         CF_TRY(load_block(it, cf_btree_iter_ptr(it->val_bt), err));
+        use_seek_index(it);
         /* Its first value is >= the key; it may equal it. */
         st = it->dec->ops->seek_at_or_after(it->dec, key, &ex, err);
         if (st == CF_ENOTFOUND)

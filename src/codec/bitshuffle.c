@@ -218,8 +218,8 @@ cf_status cf_bshuf_index_lz4(const uint8_t *src, size_t src_len, size_t n, size_
     return CF_OK;
 }
 
-cf_status cf_bshuf_decompress_chunk(const uint8_t *src, size_t src_len, void *out, size_t k,
-                                    size_t elem_size, uint8_t *scratch, cf_error *err)
+cf_status cf_bshuf_lz4_chunk(const uint8_t *src, size_t src_len, size_t k, size_t elem_size,
+                             uint8_t *scratch, cf_error *err)
 {
     size_t bytes = k * elem_size;
     CF_CHECK(bytes <= CF_BSHUF_CHUNK_BYTES && k % 8 == 0 && src_len >= 4, err, CF_EINVAL,
@@ -228,8 +228,28 @@ cf_status cf_bshuf_decompress_chunk(const uint8_t *src, size_t src_len, void *ou
     CF_CHECK(lz <= src_len - 4, err, CF_ECORRUPT, "bitshuffle: chunk claims %" PRIu32 " bytes", lz);
     CF_CHECK(cf_lz4_decode_exact(src + 4, lz, scratch, bytes), err, CF_ECORRUPT,
              "bitshuffle: chunk does not decode to %zu bytes", bytes);
+    return CF_OK;
+}
+
+cf_status cf_bshuf_decompress_chunk(const uint8_t *src, size_t src_len, void *out, size_t k,
+                                    size_t elem_size, uint8_t *scratch, cf_error *err)
+{
+    CF_TRY(cf_bshuf_lz4_chunk(src, src_len, k, elem_size, scratch, err));
     cf_bitunshuffle(scratch, out, k, elem_size);
     return CF_OK;
+}
+
+void cf_bshuf_extract(const uint8_t *t, size_t k, size_t elem_size, size_t i, uint8_t *out)
+{
+    const size_t nb = k / 8, byte = i / 8;
+    const unsigned bit = (unsigned)(i % 8);
+    for (size_t j = 0; j < elem_size; j++) {
+        const uint8_t *p = t + 8 * j * nb + byte; /* plane 8j + b at p + b * nb */
+        unsigned v = 0;
+        for (unsigned b = 0; b < 8; b++)
+            v |= (unsigned)((p[b * nb] >> bit) & 1u) << b;
+        out[j] = (uint8_t)v;
+    }
 }
 
 cf_status cf_bshuf_decompress_lz4(const uint8_t *src, size_t src_len, void *out, size_t n,

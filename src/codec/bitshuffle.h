@@ -51,5 +51,13 @@ cf_status cf_bshuf_index_lz4(const uint8_t *src, size_t src_len, size_t n, size_
  * CF_BSHUF_SCRATCH_BYTES. CF_ECORRUPT if it does not decode to exactly that. */
 cf_status cf_bshuf_decompress_chunk(const uint8_t *src, size_t src_len, void *out, size_t k,
                                     size_t elem_size, uint8_t *scratch, cf_error *err);
+/* The first half of cf_bshuf_decompress_chunk: only the LZ4 block, so scratch
+ * holds the chunk still transposed (8 * elem_size bit planes of k / 8 bytes). */
+cf_status cf_bshuf_lz4_chunk(const uint8_t *src, size_t src_len, size_t k, size_t elem_size,
+                             uint8_t *scratch, cf_error *err);
+/* Element i of a transposed chunk of k elements (k a multiple of 8, i < k) into
+ * out (elem_size bytes): one bit from each plane, so reading a few values of a
+ * chunk costs 8 * elem_size loads each instead of a transpose of the chunk. */
+void cf_bshuf_extract(const uint8_t *t, size_t k, size_t elem_size, size_t i, uint8_t *out);
 
 #endif

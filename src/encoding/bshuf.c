@@ -21,6 +21,14 @@
  * else into a block buffer the decoder owns and reuses. So a seek costs one
  * chunk, and value seek is a binary search that decodes the chunks it probes
  * (§8.5.4). LZ4 damage inside a chunk is reported by the call that reads it.
+ *
+ * A few values of a chunk (a point lookup's row, a value seek's probes) are
+ * read from its LZ4 output without the transpose: one bit per bit plane
+ * (cf_bshuf_extract). The transposed chunk stays in scratch, so more reads of
+ * it cost no LZ4 either; past EXTRACT_BUDGET values it is transposed whole.
+ * A value seek with the block's seek index (the first value of each chunk,
+ * built once per cached block by the iterator: seek_index_*) narrows the
+ * search to one chunk before decoding any.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -37,6 +45,10 @@
 #define MAX_DECODED_BYTES ((uint64_t)64 << 20)
 /* An LZ4 block never expands more than ~255x; 256 leaves margin. */
 #define MAX_LZ4_RATIO 256u
+/* Values read one by one from a chunk's LZ4 output before it is transposed
+ * whole: a value costs 8 loads per byte, a transpose ~1.5 us per 8 KiB. */
+#define EXTRACT_BUDGET 32u
+#define NO_CHUNK SIZE_MAX
 
 static cf_status check_type(cf_type t, size_t elem_size, size_t *elem, cf_error *err)
 {
@@ -220,6 +232,9 @@ typedef struct bshuf_dec {
     size_t payload_len;
     size_t elem;
     cf_type phys;
+    size_t lz_chunk;     /* scratch holds this chunk's LZ4 output (transposed), or NO_CHUNK */
+    size_t lz_extracted; /* values read from it one by one */
+    const uint8_t *firsts; /* borrowed seek index: chunk c's first value at c * elem, or NULL */
     uint8_t scratch[CF_BSHUF_SCRATCH_BYTES]; /* LZ4 output of one chunk */
     uint8_t narrow[CF_BSHUF_CHUNK_BYTES];    /* a narrowed UINT32 chunk, before widening */
 } bshuf_dec;
@@ -234,6 +249,7 @@ static cf_status dec_create(cf_decoder **out, const cf_dec_params *prm, cf_error
     d->base.ops = &cf_dec_bshuf_ops;
     d->elem = elem;
     d->phys = cf_type_physical(prm->type);
+    d->lz_chunk = NO_CHUNK;
     *out = &d->base;
     return CF_OK;
 }
@@ -267,22 +283,39 @@ static size_t chunk_len(const bshuf_dec *d, size_t c)
     return d->padded - first < d->chunk_elems ? d->padded - first : d->chunk_elems;
 }
 
+/* Chunk c's LZ4 output into scratch (transposed), unless it is there. */
+static cf_status lz4_chunk(bshuf_dec *d, size_t c, cf_error *err)
+{
+    if (d->lz_chunk == c)
+        return CF_OK;
+    d->lz_chunk = NO_CHUNK;
+    size_t off = d->chunk_off[c];
+    cf_status st = cf_bshuf_lz4_chunk(d->payload + off, d->payload_len - off, chunk_len(d, c),
+                                      d->esz, d->scratch, err);
+    if (st != CF_OK)
+        return cf_error_prefix(err, st, "bit_shuffle block: chunk %zu: ", c);
+    d->lz_chunk = c;
+    d->lz_extracted = 0;
+    return CF_OK;
+}
+
+/* Transpose the chunk in scratch (chunk c, chunk_len(c) elements) into out. */
+static void unshuffle_chunk(bshuf_dec *d, size_t c, uint8_t *out)
+{
+    size_t k = chunk_len(d, c);
+    if (d->esz == d->elem) {
+        cf_bitunshuffle(d->scratch, out, k, d->esz);
+    } else {
+        cf_bitunshuffle(d->scratch, d->narrow, k, d->esz);
+        widen_u32(out, d->narrow, k, d->esz);
+    }
+}
+
 /* Decode chunk c into out (chunk_len(c) * elem bytes). */
 static cf_status decode_chunk(bshuf_dec *d, size_t c, uint8_t *out, cf_error *err)
 {
-    size_t k = chunk_len(d, c), off = d->chunk_off[c];
-    cf_status st;
-    if (d->esz == d->elem) {
-        st = cf_bshuf_decompress_chunk(d->payload + off, d->payload_len - off, out, k, d->esz,
-                                       d->scratch, err);
-    } else {
-        st = cf_bshuf_decompress_chunk(d->payload + off, d->payload_len - off, d->narrow, k,
-                                       d->esz, d->scratch, err);
-        if (st == CF_OK)
-            widen_u32(out, d->narrow, k, d->esz);
-    }
-    if (st != CF_OK)
-        return cf_error_prefix(err, st, "bit_shuffle block: chunk %zu: ", c);
+    CF_TRY(lz4_chunk(d, c, err));
+    unshuffle_chunk(d, c, out);
     return CF_OK;
 }
 
@@ -292,6 +325,29 @@ static cf_status ensure_chunk(bshuf_dec *d, size_t c, cf_error *err)
         CF_TRY(decode_chunk(d, c, d->buf + c * d->chunk_elems * d->elem, err));
         d->ready[c] = 1;
     }
+    return CF_OK;
+}
+
+/* Value idx in memory form: in the decoded chunk when it is, else read from
+ * its LZ4 output into tmp (16 bytes). */
+static cf_status value_at(bshuf_dec *d, size_t idx, uint8_t *tmp, const uint8_t **out,
+                          cf_error *err)
+{
+    size_t c = idx / d->chunk_elems;
+    if (d->ready[c]) {
+        *out = d->buf + idx * d->elem;
+        return CF_OK;
+    }
+    CF_TRY(lz4_chunk(d, c, err));
+    size_t within = idx - c * d->chunk_elems;
+    if (d->esz == d->elem) {
+        cf_bshuf_extract(d->scratch, chunk_len(d, c), d->esz, within, tmp);
+    } else {
+        uint8_t n[4];
+        cf_bshuf_extract(d->scratch, chunk_len(d, c), d->esz, within, n);
+        widen_u32(tmp, n, 1, d->esz);
+    }
+    *out = tmp;
     return CF_OK;
 }
 
@@ -326,6 +382,8 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     dd->pos = 0;
     dd->first_ord = 0;
     d->nchunks = 0;
+    d->lz_chunk = NO_CHUNK;
+    d->firsts = NULL;
     CF_CHECK(len >= BSHUF_HEADER, err, CF_ECORRUPT,
              "bit_shuffle block: %zu bytes cannot hold the 20-byte header", len);
     uint32_t first_ord = cf_load_le32(data);
@@ -404,9 +462,21 @@ static cf_status dec_next(cf_decoder *dd, void *dst, size_t n, size_t *got, cf_e
         size_t pos = dd->pos, c = pos / ce, within = pos - c * ce;
         size_t real = dd->count - c * ce < ce ? dd->count - c * ce : ce; /* values, no padding */
         size_t take = k < real - within ? k : real - within;
-        if (!d->ready[c] && within == 0 && take == chunk_len(d, c)) {
+        if (d->ready[c]) {
+            memcpy(out, d->buf + pos * es, take * es);
+        } else if (within == 0 && take == chunk_len(d, c)) {
             /* The whole chunk is wanted: decode it straight into dst. */
             CF_TRY(decode_chunk(d, c, out, err));
+        } else if (take <= EXTRACT_BUDGET &&
+                   (d->lz_chunk != c || d->lz_extracted + take <= EXTRACT_BUDGET)) {
+            /* A few values: read them from the LZ4 output, no transpose. */
+            uint8_t tmp[16];
+            for (size_t i = 0; i < take; i++) {
+                const uint8_t *v;
+                CF_TRY(value_at(d, pos + i, tmp, &v, err));
+                memcpy(out + i * es, v, es);
+            }
+            d->lz_extracted += take;
         } else {
             CF_TRY(ensure_chunk(d, c, err));
             memcpy(out, d->buf + pos * es, take * es);
@@ -462,21 +532,73 @@ static cf_status dec_seek_value(cf_decoder *dd, const void *key, bool *exact, cf
              "bit_shuffle block: %s values have no key order", cf_type_name(d->phys));
     /* format §8.5.4: the first index whose value is >= key. */
     size_t lo = 0, hi = dd->count;
+    if (d->firsts != NULL && dd->count > 0) {
+        /* cl = chunks whose first value is < key: the answer is past the first
+         * value of chunk cl - 1 and at most the first of chunk cl. */
+        size_t a = 0, b = d->nchunks;
+        while (a < b) {
+            size_t mid = a + (b - a) / 2;
+            if (cmp_value(d->phys, d->elem, d->firsts + mid * d->elem, key) < 0)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        if (a > 0) {
+            lo = (a - 1) * d->chunk_elems + 1;
+            hi = a * d->chunk_elems < dd->count ? a * d->chunk_elems : dd->count;
+        } else {
+            hi = 0;
+        }
+    }
+    uint8_t tmp[16];
+    const uint8_t *v;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        CF_TRY(ensure_chunk(d, mid / d->chunk_elems, err));
-        if (cmp_value(d->phys, d->elem, d->buf + mid * d->elem, key) < 0)
+        CF_TRY(value_at(d, mid, tmp, &v, err));
+        if (cmp_value(d->phys, d->elem, v, key) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo < dd->count)
-        CF_TRY(ensure_chunk(d, lo / d->chunk_elems, err));
     dd->pos = lo;
-    *exact = lo < dd->count && cmp_value(d->phys, d->elem, d->buf + lo * d->elem, key) == 0;
-    if (lo == dd->count)
+    if (lo == dd->count) {
+        *exact = false;
         CF_FAIL(err, CF_ENOTFOUND, "bit_shuffle block: every value is smaller than the key");
+    }
+    CF_TRY(value_at(d, lo, tmp, &v, err));
+    *exact = cmp_value(d->phys, d->elem, v, key) == 0;
     return CF_OK;
+}
+
+/* The seek index of the loaded block: the first value of each chunk, in
+ * memory form (nchunks * elem bytes). Building it decodes every chunk's LZ4
+ * once; a cache keeps it beside the block (iter.c), so later value seeks in
+ * the block decode one chunk. */
+static size_t dec_seek_index_len(cf_decoder *dd)
+{
+    const bshuf_dec *d = (const bshuf_dec *)dd;
+    if (dd->count == 0 || d->nchunks == 0 || d->phys == CF_TYPE_FLOAT ||
+        d->phys == CF_TYPE_DOUBLE)
+        return 0;
+    return d->nchunks * d->elem;
+}
+
+static cf_status dec_seek_index_build(cf_decoder *dd, void *dst, cf_error *err)
+{
+    bshuf_dec *d = (bshuf_dec *)dd;
+    uint8_t *o = dst, tmp[16];
+    for (size_t c = 0; c < d->nchunks; c++) {
+        const uint8_t *v;
+        CF_TRY(value_at(d, c * d->chunk_elems, tmp, &v, err));
+        memcpy(o + c * d->elem, v, d->elem);
+    }
+    return CF_OK;
+}
+
+static void dec_seek_index_use(cf_decoder *dd, const void *idx, size_t len)
+{
+    bshuf_dec *d = (bshuf_dec *)dd;
+    d->firsts = len == dec_seek_index_len(dd) && len > 0 ? idx : NULL;
 }
 
 /* Saved state (load_saved), u32 words: the header's first ordinal, count,
@@ -517,6 +639,8 @@ static cf_status dec_load_saved(cf_decoder *dd, const uint8_t *data, size_t len,
     dd->pos = 0;
     dd->first_ord = 0;
     d->nchunks = 0;
+    d->lz_chunk = NO_CHUNK;
+    d->firsts = NULL;
     CF_CHECK(len >= BSHUF_HEADER && state_len >= SAVED_HEAD * sizeof *s, err, CF_ECORRUPT,
              "bit_shuffle block: saved state does not fit the block");
     uint32_t first_ord = cf_load_le32(data), count = cf_load_le32(data + 4);
@@ -559,4 +683,7 @@ const cf_decoder_ops cf_dec_bshuf_ops = {
     .saved_len = dec_saved_len,
     .save = dec_save,
     .load_saved = dec_load_saved,
+    .seek_index_len = dec_seek_index_len,
+    .seek_index_build = dec_seek_index_build,
+    .seek_index_use = dec_seek_index_use,
 };

@@ -126,6 +126,17 @@ typedef struct cf_decoder_ops {
     void (*save)(const cf_decoder *d, void *dst);
     cf_status (*load_saved)(cf_decoder *d, const uint8_t *data, size_t len, const void *state,
                             size_t state_len, cf_error *err);
+    /* Optional, all three or none: a per-block index that lets
+     * seek_at_or_after skip most of the block (BIT_SHUFFLE: each chunk's first
+     * value), too costly to build on every load but worth keeping in a cache.
+     * seek_index_len = its bytes for the loaded block (0: none); build writes
+     * it to dst (8-byte aligned), decoding what it needs (an error leaves the
+     * decoder usable, without an index); use lends the decoder an index built
+     * from these very bytes (it must stay valid until the next load, which
+     * forgets it; a wrong len is ignored). */
+    size_t (*seek_index_len)(cf_decoder *d);
+    cf_status (*seek_index_build)(cf_decoder *d, void *dst, cf_error *err);
+    void (*seek_index_use)(cf_decoder *d, const void *idx, size_t len);
 } cf_decoder_ops;
 
 struct cf_decoder {

@@ -122,6 +122,11 @@ cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_r
                                   bool raw, bool include_dms, cf_error *err);
 /* Restrict the scanner to ordinals [lo, hi) (repositions it). */
 void cf_rs_scanner_set_range(cf_rs_scanner *sc, uint64_t lo, uint64_t hi);
+/* Restrict the scanner to the one row `ord` whose key columns hold keyvals
+ * (memory form, as cf_rowset_get takes them; borrowed until the next
+ * cf_rs_scanner_next): key columns no delta of the scanner sets are answered
+ * from them instead of being read. */
+void cf_rs_scanner_set_row(cf_rs_scanner *sc, uint64_t ord, const void *const *keyvals);
 /* Worker threads a scan of ncols distinct columns starts for o->threads
  * (CF_EINVAL when out of range): 0 for a single-threaded scan. */
 cf_status cf_rs_scan_workers(const cf_rs_scan_options *o, size_t ncols, size_t *workers,

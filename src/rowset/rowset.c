@@ -582,7 +582,8 @@ cf_status cf_rowset_get(cf_rowset *rs, const void *const *key, uint64_t snapshot
         CF_TRY(cf_rs_scanner_create_ex(&rs->get_all, rs, &o, false, true, err));
         rs->get_all_snap = snapshot;
     }
-    cf_rs_scanner_set_range(rs->get_all, ord, ord + 1);
+    /* The key columns are the key looked up: the row fetch reads only the others. */
+    cf_rs_scanner_set_row(rs->get_all, ord, key);
     CF_TRY(cf_rs_scanner_next(rs->get_all, out, err));
     CF_CHECK(out->count == 1, err, CF_ENOTFOUND, "key not found (deleted)");
     return CF_OK;

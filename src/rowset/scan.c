@@ -56,6 +56,9 @@ typedef struct rs_col {
     uint64_t cost_ns;
     cf_status jst;
     cf_error jerr;
+    /* A key column no delta visible to this scanner changes: a point lookup
+     * (cf_rs_scanner_set_row) hands its value in, so the column is not read. */
+    bool key_fixed;
 } rs_col;
 
 typedef struct rs_pred {
@@ -101,6 +104,9 @@ struct cf_rs_scanner {
     size_t wrows;
     cf_status *jst;
     cf_error *jerr;
+    /* cf_rs_scanner_set_row: the looked-up key's column values (memory form),
+     * for the one row of the range; NULL otherwise. */
+    const void *const *keyvals;
 };
 
 void cf_rs_scan_options_init(cf_rs_scan_options *o)
@@ -404,6 +410,28 @@ static void mark_changed(const cf_rs_schema *s, const cf_delta_reader *r, bool *
     }
 }
 
+/* Mark in `changed` the key columns whose values deltas of reader r may set:
+ * only a change list naming the column can (its statistics count every
+ * column an UPDATE or REINSERT sets); without statistics, all of them. Our
+ * writers never set a key column, but a file may. */
+static void mark_keys_changed(const cf_rs_schema *s, const cf_delta_reader *r, bool *changed)
+{
+    const cf_delta_stats *ds;
+    cf_error e;
+    bool all = cf_delta_reader_stats(r, &ds, &e) != CF_OK;
+    for (size_t k = 0; !all && k < ds->ncols; k++) {
+        if (ds->cols[k].update_count == 0)
+            continue;
+        int i = cf_delta_schema_find(s->dcols, s->ncols, ds->cols[k].col_id);
+        if (i < 0)
+            all = true;
+        else if ((size_t)i < s->nkeys)
+            changed[i] = true;
+    }
+    for (size_t i = 0; all && i < s->nkeys; i++)
+        changed[i] = true;
+}
+
 /* A block filter for each comparison on a column whose encoding can rule
  * blocks out and whose values no delta visible to this scan changes (changed[],
  * from mark_changed; deleted rows only ever leave a block with fewer matches). */
@@ -473,7 +501,7 @@ cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_r
     const cf_rs_schema *s = cf_rowset_schema(rs);
     cf_rs_scanner *sc = cf_calloc(1, sizeof(*sc));
     CF_CHECK(sc != NULL, err, CF_ENOMEM, "scan: out of memory");
-    bool *changed = NULL;
+    bool *changed = NULL, *kchanged = NULL;
     sc->rs = rs;
     sc->s = s;
     sc->raw = raw;
@@ -517,7 +545,8 @@ cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_r
         sc->ap = cf_calloc(nd + 1, sizeof(*sc->ap));
         sc->ap_pos = cf_calloc(nd + 1, sizeof(*sc->ap_pos));
         changed = cf_calloc(s->ncols, sizeof(bool)); /* columns deltas may change */
-        if (sc->ap == NULL || sc->ap_pos == NULL || changed == NULL)
+        kchanged = cf_calloc(s->ncols, sizeof(bool)); /* key columns deltas may set */
+        if (sc->ap == NULL || sc->ap_pos == NULL || changed == NULL || kchanged == NULL)
             CF_FAIL_OUT(err, CF_ENOMEM, "scan: out of memory");
         for (size_t i = 0; i <= nd; i++) {
             cf_delta_reader *r;
@@ -543,14 +572,19 @@ cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_r
             }
             sc->ap_pos[sc->nap++] = UINT64_MAX;
             mark_changed(s, r, changed);
+            mark_keys_changed(s, r, kchanged);
         }
         CF_TRY_OUT(make_filters(sc, changed, err));
+        for (size_t i = 0; i < sc->ncols; i++)
+            sc->cols[i].key_fixed =
+                sc->cols[i].idx < s->nkeys && !kchanged[sc->cols[i].idx];
     }
     CF_TRY_OUT(key_range(sc, err));
     sc->cur = sc->lo;
     sc->st.rows_in_range = sc->hi - sc->lo;
 out:
     cf_free(changed);
+    cf_free(kchanged);
     if (st != CF_OK) {
         cf_rs_scanner_free(sc);
         return st;
@@ -569,8 +603,15 @@ cf_status cf_rs_scanner_create(cf_rs_scanner **out, cf_rowset *rs, const cf_rs_s
     return cf_rs_scanner_create_ex(out, rs, o, false, true, err);
 }
 
+void cf_rs_scanner_set_row(cf_rs_scanner *sc, uint64_t ord, const void *const *keyvals)
+{
+    cf_rs_scanner_set_range(sc, ord, ord + 1);
+    sc->keyvals = keyvals;
+}
+
 void cf_rs_scanner_set_range(cf_rs_scanner *sc, uint64_t lo, uint64_t hi)
 {
+    sc->keyvals = NULL;
     uint64_t rows = cf_rs_rows(sc->rs);
     sc->lo = lo < rows ? lo : rows;
     sc->hi = hi < rows ? hi : rows;
@@ -805,8 +846,31 @@ out:
     return st;
 }
 
+/* The looked-up key's value as the column's one row (cf_rs_scanner_set_row):
+ * the probe found the row by this very value, and no delta sets it. */
+static cf_status load_key_value(rs_col *c, const void *v, cf_error *err)
+{
+    cf_buf_clear(&c->vals);
+    cf_buf_clear(&c->nn);
+    cf_rs_arena_reset(&c->arena);
+    uint8_t *nn = cf_buf_extend(&c->nn, 1);
+    uint8_t *dst = cf_buf_extend(&c->vals, c->width);
+    CF_CHECK(nn != NULL && dst != NULL, err, CF_ENOMEM, "scan: out of memory");
+    nn[0] = 1;
+    memcpy(dst, v, c->width);
+    if (cf_type_is_binary(c->c->type)) /* the caller's bytes: copied, they may go */
+        CF_TRY(deep_copy(&c->arena, (cf_slice *)(void *)dst, 1, err));
+    c->pos = UINT64_MAX; /* the iterator did not move */
+    c->bv = c->vals.data;
+    c->bnn = c->nn.data;
+    c->loaded = true;
+    return CF_OK;
+}
+
 static cf_status load_and_apply(cf_rs_scanner *sc, rs_col *c, size_t n, cf_error *err)
 {
+    if (sc->keyvals != NULL && c->key_fixed && n == 1)
+        return load_key_value(c, sc->keyvals[c->idx], err);
     CF_TRY(load_col(c, sc->cur, n, err));
     if (c->c->is_array)
         return sc->nap ? apply_arrays(sc, c, n, err) : CF_OK;
@@ -918,7 +982,8 @@ static cf_status need_col(cf_rs_scanner *sc, rs_col *c, size_t n, uint64_t end, 
         return CF_OK;
     c->used = sc->batchno;
     uint64_t cur = sc->cur;
-    if (sc->team == NULL || c->c->is_array || cur < c->wbad_hi)
+    if (sc->team == NULL || c->c->is_array || cur < c->wbad_hi ||
+        (sc->keyvals != NULL && c->key_fixed))
         return load_and_apply(sc, c, n, err);
     if (!in_window(c, cur, n))
         read_windows(sc, c, n, end);
