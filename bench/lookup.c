@@ -101,6 +101,15 @@ int main(int argc, char **argv)
                "= %.0f/cpu-s\n",
                r + 1, lookups, found, w, lookups / w, c, lookups / c);
     }
+    cf_cache *c = cf_rowset_cache(rs);
+    if (c != NULL) {
+        cf_cache_stats cs;
+        cf_cache_get_stats(c, &cs);
+        printf("cache: %zu MiB capacity, %" PRIu64 " entries, %.1f MB, %" PRIu64 " hits, %" PRIu64
+               " misses, %" PRIu64 " evictions\n",
+               cs.capacity >> 20, (uint64_t)cs.entries, cs.bytes / 1e6, (uint64_t)cs.hits,
+               (uint64_t)cs.misses, (uint64_t)cs.evictions);
+    }
     cf_rowset_free(rs);
     return 0;
 }
