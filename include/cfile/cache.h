@@ -2,7 +2,9 @@
  * logical bytes of the data blocks they read (checksum verified, decompressed)
  * in it, with what loading them decoded (binary offsets, DICT codewords, null
  * flags), so repeated scans and seeks into the same blocks neither read,
- * check, decompress nor decode them again. Blocks an mmap/memory io serves in
+ * check, decompress nor decode them again. Value seeks (key lookups) into a
+ * BIT_SHUFFLE block also keep the block's seek index there (the first value of
+ * each 8 KiB chunk), charged and evicted like a block. Blocks an mmap/memory io serves in
  * place uncompressed keep only that decoded state (and a checked mark): their
  * bytes already cost nothing.
  *
