@@ -20,6 +20,7 @@
 
 #include <cfile/cfile.h>
 #include <cfile/rowset.h>
+#include "util/int128.h"
 
 static double now(void)
 {
@@ -344,7 +345,7 @@ int main(int argc, char **argv)
     uint64_t ts0 = cf_table_last_ts(t) + 1;
     t0 = now();
     for (uint64_t k = 0; k < half; k++) {
-        uint64_t i = (uint64_t)(((unsigned __int128)k * p) % half);
+        uint64_t i = (uint64_t)(((cf_u128)k * p) % half);
         rowvals r;
         make_row(&r, half + i, (int64_t)i * 6 + 3);
         const void *vals[6] = {&r.id, &r.name, &r.v, &r.price, &r.ts, r.has_note ? &r.note : NULL};

@@ -25,8 +25,7 @@
 
 #include "../util/alloc.h"
 #include "../util/error.h"
-
-__extension__ typedef __int128 i128;
+#include "../util/int128.h"
 
 typedef struct pq_stream {
     cf_arrow_stream_state st; /* first: stream.c's callbacks reach it */
@@ -271,7 +270,7 @@ static cf_status leaf_array(const cf_parquet_array *a, const char *fmt,
         buf = cf_calloc(n ? n : 1, 16);
         CF_CHECK(buf, err, CF_ENOMEM, "arrow: out of memory");
         for (size_t i = 0; i < n; i++) {
-            i128 x = 0;
+            cf_i128 x = 0;
             if (type == CF_PARQUET_INT32) {
                 int32_t y;
                 memcpy(&y, v + i * 4, 4);
@@ -295,10 +294,10 @@ static cf_status leaf_array(const cf_parquet_array *a, const char *fmt,
                             "decimal128",
                             (int)a->name.len, (const char *)a->name.data, len);
                 }
-                unsigned __int128 u = (len > skip && (p[skip] & 0x80)) ? ~(unsigned __int128)0 : 0;
+                cf_u128 u = (len > skip && (p[skip] & 0x80)) ? ~(cf_u128)0 : 0;
                 for (size_t k = skip; k < len; k++)
                     u = (u << 8) | p[k];
-                x = (i128)u;
+                x = (cf_i128)u;
             }
             memcpy((uint8_t *)buf + i * 16, &x, 16);
         }

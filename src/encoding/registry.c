@@ -11,6 +11,7 @@
 
 #include "encodings.h"
 #include "util/error.h"
+#include "util/int128.h"
 
 typedef struct encoding_row {
     cf_type phys;
@@ -135,8 +136,6 @@ cf_status cf_decoder_open(cf_decoder **out, cf_encoding e, const cf_dec_params *
         memcpy(&y_, b, sizeof y_);                                                                 \
         return CMP3(x_, y_);                                                                       \
     } while (0)
-
-__extension__ typedef __int128 cf_i128;
 
 /* BOOL, FLOAT and DOUBLE have no key order in Kudu (format §1.8); they are
  * compared numerically here only so that tests and tools can sort them (NaN

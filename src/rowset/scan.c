@@ -21,6 +21,7 @@
 #include "../util/alloc.h"
 #include "../util/bitmap.h"
 #include "../util/error.h"
+#include "../util/int128.h"
 
 /* a OP b for the comparison operators. */
 #define TEST_OP(op, a, b)                                                                          \
@@ -371,7 +372,7 @@ static bool pred_test(void *ctx, const void *value)
     case CF_TYPE_INT32: T(int32_t);
     case CF_TYPE_UINT64: T(uint64_t);
     case CF_TYPE_INT64: T(int64_t);
-    case CF_TYPE_INT128: T(__int128);
+    case CF_TYPE_INT128: T(cf_i128);
     case CF_TYPE_FLOAT: T(float);
     case CF_TYPE_DOUBLE: T(double);
     default: {
@@ -1039,7 +1040,7 @@ static void eval_pred(const rs_pred *p, const rs_col *c, uint8_t *sel, size_t n)
     case CF_TYPE_INT32: EVAL_NUM(int32_t); break;
     case CF_TYPE_UINT64: EVAL_NUM(uint64_t); break;
     case CF_TYPE_INT64: EVAL_NUM(int64_t); break;
-    case CF_TYPE_INT128: EVAL_NUM(__int128); break;
+    case CF_TYPE_INT128: EVAL_NUM(cf_i128); break;
     case CF_TYPE_FLOAT: EVAL_NUM(float); break;
     case CF_TYPE_DOUBLE: EVAL_NUM(double); break;
     default: {

@@ -17,6 +17,7 @@
 #include "../util/alloc.h"
 #include "../util/bitmap.h"
 #include "../util/error.h"
+#include "../util/int128.h"
 
 typedef struct tsrc {
     cf_rs_scanner *sc; /* NULL: the MemRowSet */
@@ -120,7 +121,7 @@ static bool pred_pass(const cf_rs_column *c, const cf_rs_pred *p, const cf_mrs_c
     case CF_TYPE_INT32: CMP(int32_t); break;
     case CF_TYPE_UINT64: CMP(uint64_t); break;
     case CF_TYPE_INT64: CMP(int64_t); break;
-    case CF_TYPE_INT128: CMP(__int128); break;
+    case CF_TYPE_INT128: CMP(cf_i128); break;
     case CF_TYPE_FLOAT: CMP(float); break;
     case CF_TYPE_DOUBLE: CMP(double); break;
     default: {

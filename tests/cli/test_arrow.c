@@ -19,8 +19,7 @@
 #include "json.h"
 #include "test_common.h"
 #include "util/alloc.h"
-
-__extension__ typedef __int128 i128;
+#include "util/int128.h"
 
 /* ---- dump --json ------------------------------------------------------------------------ */
 
@@ -213,18 +212,18 @@ static bool bit_at(const void *bm, int64_t i)
     return (((const uint8_t *)bm)[i >> 3] >> (i & 7)) & 1;
 }
 
-static i128 parse_i128(const char *s)
+static cf_i128 parse_i128(const char *s)
 {
     bool neg = *s == '-';
     if (neg || *s == '+')
         s++;
     assert_true(*s >= '0' && *s <= '9');
-    unsigned __int128 v = 0;
+    cf_u128 v = 0;
     for (; *s; s++) {
         assert_true(*s >= '0' && *s <= '9');
         v = v * 10 + (unsigned)(*s - '0');
     }
-    return neg ? (i128)(0 - v) : (i128)v;
+    return neg ? (cf_i128)(0 - v) : (cf_i128)v;
 }
 
 static size_t unhex(const char *h, size_t hlen, uint8_t *out)
@@ -317,7 +316,7 @@ static void check_value(const struct ArrowArray *a, fmt f, const char *type, int
         break;
     case K_DEC: {
         /* decimal128/64/32: little-endian two's complement of f.width bytes. */
-        i128 got = 0;
+        cf_i128 got = 0;
         if (f.width == 16) {
             memcpy(&got, data + 16 * j, 16);
         } else if (f.width == 8) {
@@ -753,7 +752,7 @@ static void random_value(cf_rng *g, cf_type t, void *slot, const uint8_t *pool)
         int64_t x = (int64_t)cf_rng_below(g, 1999999999999999999ull) - 999999999999999999ll;
         memcpy(raw, &x, 8);
     } else if (t == CF_TYPE_DECIMAL128) {
-        i128 x = (i128)(int64_t)cf_rng_next(g) * 1000000007;
+        cf_i128 x = (cf_i128)(int64_t)cf_rng_next(g) * 1000000007;
         memcpy(raw, &x, 16);
     }
     memcpy(slot, raw, w);

@@ -10,8 +10,7 @@
 #include "codec/bitshuffle.h"
 #include "encoding/encodings.h"
 #include "util/endian.h"
-
-__extension__ typedef __int128 i128;
+#include "util/int128.h"
 
 static cf_encoder *make_enc(cf_type t, uint32_t block_size)
 {
@@ -198,7 +197,7 @@ static int cmp(cf_type t, const uint8_t *a, const uint8_t *b)
     cf_type p = cf_type_physical(t);
     size_t es = cf_type_size(t);
     if (p == CF_TYPE_INT128) {
-        i128 x, y;
+        cf_i128 x, y;
         memcpy(&x, a, 16);
         memcpy(&y, b, 16);
         return (x > y) - (x < y);

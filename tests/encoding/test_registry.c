@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "encoding/encodings.h"
+#include "util/int128.h"
 
 static const cf_type all_types[] = {
     CF_TYPE_UINT8,     CF_TYPE_INT8,
@@ -205,8 +206,6 @@ static void test_registry__decoder_open(void **state)
     cf_encoder_free(NULL);
 }
 
-__extension__ typedef __int128 i128;
-
 static void test_registry__value_compare(void **state)
 {
     (void)state;
@@ -233,7 +232,7 @@ static void test_registry__value_compare(void **state)
     assert_int_equal(cf_value_compare(CF_TYPE_UINT64, &ua64, &ub64), 1);
     /* INT128 is signed across all 16 bytes, compared from unaligned memory */
     uint8_t raw[40];
-    i128 neg = -((i128)1 << 100), pos = ((i128)1 << 64) + 5, pos2 = ((i128)1 << 64) + 6;
+    cf_i128 neg = -((cf_i128)1 << 100), pos = ((cf_i128)1 << 64) + 5, pos2 = ((cf_i128)1 << 64) + 6;
     memcpy(raw + 1, &neg, 16);
     memcpy(raw + 17, &pos, 16);
     assert_int_equal(cf_value_compare(CF_TYPE_INT128, raw + 1, raw + 17), -1);

@@ -14,6 +14,7 @@
 #include <cfile/parquet.h>
 
 #include "util/endian.h"
+#include "util/int128.h"
 
 #define ROWS 6000
 #define GROUP_ROWS 2500
@@ -50,7 +51,7 @@ static uint8_t *write_file(size_t *len, bool v2, int32_t codec)
     static cf_slice s[ROWS];
     static char sbuf[ROWS][16];
     static double d[ROWS];
-    static __int128 dec[ROWS];
+    static cf_i128 dec[ROWS];
     static uint8_t b[ROWS], nn[ROWS / 8 + 1];
     for (size_t i = 0; i < ROWS; i++) {
         i32[i] = (int32_t)(i * 7) - 1000;
@@ -59,7 +60,7 @@ static uint8_t *write_file(size_t *len, bool v2, int32_t codec)
         s[i].data = (const uint8_t *)sbuf[i];
         s[i].len = (size_t)n;
         d[i] = (double)i / 4.0;
-        dec[i] = (__int128)i * 1000000007 - 5;
+        dec[i] = (cf_i128)i * 1000000007 - 5;
         b[i] = i & 1;
         if (i % 5 != 0)
             nn[i / 8] |= (uint8_t)(1u << (i % 8));

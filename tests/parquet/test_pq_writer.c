@@ -17,6 +17,7 @@
 #include <cfile/cfile.h>
 
 #include "parquet/writer.h"
+#include "util/int128.h"
 
 /* ---- a table of generated columns ---------------------------------------------------- */
 
@@ -69,7 +70,7 @@ static void gen_value(gtable *t, cf_type ty, uint64_t x, uint8_t *slot)
     case CF_TYPE_FLOAT: { float v = (float)((double)(int64_t)(x % 20001) - 10000.0) / 8.0f; if (x % 97 == 5) v = -0.0f; memcpy(slot, &v, 4); break; }
     case CF_TYPE_DOUBLE: { double v = ((double)(int64_t)(x % 2000001) - 1e6) / 3.0; if (x % 89 == 3) v = 0.0; memcpy(slot, &v, 8); break; }
     case CF_TYPE_INT128: case CF_TYPE_DECIMAL128: {
-        __int128 v = ((__int128)(int64_t)(x * 0x9E3779B97F4A7C15ULL)) * 1000003;
+        cf_i128 v = ((cf_i128)(int64_t)(x * 0x9E3779B97F4A7C15ULL)) * 1000003;
         memcpy(slot, &v, 16);
         break;
     }
@@ -191,7 +192,7 @@ static void all_types(gtable *t)
         {"d", CF_TYPE_DOUBLE}, {"b", CF_TYPE_BOOL}, {"s", CF_TYPE_STRING},
         {"vc", CF_TYPE_VARCHAR}, {"bin", CF_TYPE_BINARY}, {"ts", CF_TYPE_UNIXTIME_MICROS},
         {"date", CF_TYPE_DATE}, {"dec32", CF_TYPE_DECIMAL32}, {"dec64", CF_TYPE_DECIMAL64},
-        {"dec128", CF_TYPE_DECIMAL128}, {"i128", CF_TYPE_INT128},
+        {"dec128", CF_TYPE_DECIMAL128}, {"cf_i128", CF_TYPE_INT128},
     };
     static char names[3][20][24];
     memset(t, 0, sizeof *t);

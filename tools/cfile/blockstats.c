@@ -9,8 +9,6 @@
 
 #include "values.h"
 
-__extension__ typedef __int128 i128;
-
 void cf_cli_bstats_init(cf_cli_bstats *s, cf_type t, bool want_distinct)
 {
     memset(s, 0, sizeof(*s));
@@ -53,7 +51,7 @@ static int cmp(cf_type t, const void *a, const void *b)
     case CF_TYPE_UINT64: CMPT(uint64_t);
     case CF_TYPE_FLOAT: CMPT(float);
     case CF_TYPE_DOUBLE: CMPT(double);
-    case CF_TYPE_INT128: CMPT(i128);
+    case CF_TYPE_INT128: CMPT(cf_cli_i128);
 #undef CMPT
     case CF_TYPE_BINARY: {
         const cf_slice *x = a, *y = b;

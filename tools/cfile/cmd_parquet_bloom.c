@@ -20,6 +20,7 @@
 #include <cfile/parquet.h>
 
 #include "cli.h"
+#include "values.h"
 
 const char cf_cmd_parquet_bloom_usage[] =
     "usage: cfile parquet bloom [--json] [--hex] --column C FILE [--] VALUE...\n"
@@ -120,14 +121,14 @@ static bool parse_date(const char *s, int64_t *days)
 }
 
 /* "-12.34" with `scale` fraction digits at most into the unscaled integer. */
-static bool parse_decimal(const char *s, int32_t scale, __int128 *out)
+static bool parse_decimal(const char *s, int32_t scale, cf_cli_i128 *out)
 {
     bool neg = *s == '-';
     if (*s == '-' || *s == '+')
         s++;
     if (!*s)
         return false;
-    __int128 v = 0;
+    cf_cli_i128 v = 0;
     int32_t frac = -1;
     bool digits = false;
     for (; *s; s++) {
@@ -139,7 +140,7 @@ static bool parse_decimal(const char *s, int32_t scale, __int128 *out)
             return false;
         if (frac >= 0 && ++frac > scale)
             return false;
-        if (v > ((__int128)1 << 124))
+        if (v > ((cf_cli_i128)1 << 124))
             return false;
         v = v * 10 + (*s - '0');
         digits = true;
@@ -147,7 +148,7 @@ static bool parse_decimal(const char *s, int32_t scale, __int128 *out)
     if (!digits)
         return false;
     for (int32_t i = frac < 0 ? 0 : frac; i < scale; i++) {
-        if (v > ((__int128)1 << 124))
+        if (v > ((cf_cli_i128)1 << 124))
             return false;
         v *= 10;
     }
@@ -156,14 +157,14 @@ static bool parse_decimal(const char *s, int32_t scale, __int128 *out)
 }
 
 /* Big-endian two's complement of v in n bytes (n <= 16), if it fits. */
-static bool be_twos(__int128 v, size_t n, uint8_t *out)
+static bool be_twos(cf_cli_i128 v, size_t n, uint8_t *out)
 {
     if (n < 16) {
-        __int128 lim = (__int128)1 << (8 * n - 1);
+        cf_cli_i128 lim = (cf_cli_i128)1 << (8 * n - 1);
         if (v < -lim || v >= lim)
             return false;
     }
-    unsigned __int128 u = (unsigned __int128)v;
+    cf_cli_u128 u = (cf_cli_u128)v;
     for (size_t i = 0; i < n; i++)
         out[n - 1 - i] = (uint8_t)(u >> (8 * i));
     return true;
@@ -181,7 +182,7 @@ static int parse_value(const cf_parquet_column *col, const char *text, bool hex,
     case CF_PARQUET_INT64: {
         bool is64 = col->type == CF_PARQUET_INT64;
         int64_t x;
-        __int128 d;
+        cf_cli_i128 d;
         if (lt->kind == CF_PARQUET_LT_DATE && strchr(text + 1, '-') && parse_date(text, &x)) {
             /* x from the date */
         } else if (lt->kind == CF_PARQUET_LT_DECIMAL && parse_decimal(text, lt->scale, &d)) {
@@ -246,7 +247,7 @@ static int parse_value(const cf_parquet_column *col, const char *text, bool hex,
             return parse_hex(text, v) ? CF_EXIT_OK : (snprintf(msg, cap, "'%s' is not hex", text),
                                                       CF_EXIT_USAGE);
         if (lt->kind == CF_PARQUET_LT_DECIMAL) {
-            __int128 d;
+            cf_cli_i128 d;
             if (!parse_decimal(text, lt->scale, &d))
                 goto bad;
             /* The shortest two's complement, as writers store it. */
@@ -267,7 +268,7 @@ static int parse_value(const cf_parquet_column *col, const char *text, bool hex,
         if (lt->kind == CF_PARQUET_LT_UUID && parse_uuid(text, v))
             return CF_EXIT_OK;
         if (lt->kind == CF_PARQUET_LT_DECIMAL && want <= 16) {
-            __int128 d;
+            cf_cli_i128 d;
             if (parse_decimal(text, lt->scale, &d)) {
                 if (!be_twos(d, want, v->bytes))
                     goto bad;

@@ -9,9 +9,7 @@
 #include <string.h>
 
 #include "json.h"
-
-__extension__ typedef __int128 i128;
-__extension__ typedef unsigned __int128 u128;
+#include "values.h"
 
 /* How one value converts. */
 enum {
@@ -34,7 +32,7 @@ static uint32_t ld32(const uint8_t *p)
 
 static uint64_t ld64(const uint8_t *p) { return ld32(p) | (uint64_t)ld32(p + 4) << 32; }
 
-static void st_le(uint8_t *dst, u128 v, size_t n)
+static void st_le(uint8_t *dst, cf_cli_u128 v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dst[i] = (uint8_t)(v >> (8 * i));
@@ -299,11 +297,11 @@ void cf_pq_kudu_apply_types(const cf_parquet_file_meta *meta, cf_pq_kcol *k, siz
 
 /* ---- values ----------------------------------------------------------------------------- */
 
-static void put_i128(char *buf, size_t cap, i128 v)
+static void put_i128(char *buf, size_t cap, cf_cli_i128 v)
 {
     char tmp[48];
     size_t n = 0;
-    u128 u = v < 0 ? -(u128)v : (u128)v;
+    cf_cli_u128 u = v < 0 ? -(cf_cli_u128)v : (cf_cli_u128)v;
     do {
         tmp[n++] = (char)('0' + (int)(u % 10));
         u /= 10;
@@ -317,9 +315,9 @@ static void put_i128(char *buf, size_t cap, i128 v)
 }
 
 /* Is v inside the Kudu type t (integers and decimals)? */
-static bool fits(const cf_pq_kcol *k, i128 v, char *msg, size_t cap)
+static bool fits(const cf_pq_kcol *k, cf_cli_i128 v, char *msg, size_t cap)
 {
-    i128 lo, hi;
+    cf_cli_i128 lo, hi;
     switch (k->col.type) {
     case CF_TYPE_INT128: return true; /* 16 bytes at most, checked by the caller */
     case CF_TYPE_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
@@ -335,7 +333,7 @@ static bool fits(const cf_pq_kcol *k, i128 v, char *msg, size_t cap)
     case CF_TYPE_DECIMAL128: {
         /* A value of more digits than the precision would be a value the
          * Kudu column's type does not allow. */
-        i128 p10 = 1;
+        cf_cli_i128 p10 = 1;
         for (int i = 0; i < k->col.precision; i++)
             p10 *= 10;
         lo = -p10 + 1, hi = p10 - 1;
@@ -396,11 +394,11 @@ static int conv_value(const cf_pq_kcol *k, const cf_parquet_array *p, size_t i, 
     case K_INT:
     case K_TS_MILLIS:
     case K_TS_NANOS: {
-        i128 x;
+        cf_cli_i128 x;
         if (k->bits == 32)
-            x = k->src_signed ? (i128)(int32_t)ld32(v) : (i128)ld32(v);
+            x = k->src_signed ? (cf_cli_i128)(int32_t)ld32(v) : (cf_cli_i128)ld32(v);
         else
-            x = k->src_signed ? (i128)(int64_t)ld64(v) : (i128)ld64(v);
+            x = k->src_signed ? (cf_cli_i128)(int64_t)ld64(v) : (cf_cli_i128)ld64(v);
         /* INT(8|16, ...) annotations on INT32: the bits above the width must
          * be the sign (or zero) extension, else the value does not fit. */
         if (k->conv == K_TS_MILLIS) {
@@ -415,21 +413,21 @@ static int conv_value(const cf_pq_kcol *k, const cf_parquet_array *p, size_t i, 
         }
         if (!fits(k, x, msg, cap))
             return -1;
-        st_le(dst, (u128)x, w);
+        st_le(dst, (cf_cli_u128)x, w);
         return 0;
     }
     case K_INT96: {
         int64_t nanos = (int64_t)ld64(v);
-        i128 days = (i128)ld32(v + 8) - 2440588;
+        cf_cli_i128 days = (cf_cli_i128)ld32(v + 8) - 2440588;
         if (nanos % 1000 != 0) {
             snprintf(msg, cap, "INT96 timestamp has digits below a microsecond "
                      "(%" PRId64 " ns into the day; UNIXTIME_MICROS would lose them)", nanos);
             return -1;
         }
-        i128 us = days * 86400000000 + nanos / 1000;
+        cf_cli_i128 us = days * 86400000000 + nanos / 1000;
         if (!fits(k, us, msg, cap))
             return -1;
-        st_le(dst, (u128)us, 8);
+        st_le(dst, (cf_cli_u128)us, 8);
         return 0;
     }
     case K_DEC_BYTES: {
@@ -440,7 +438,7 @@ static int conv_value(const cf_pq_kcol *k, const cf_parquet_array *p, size_t i, 
             n = (size_t)(p->offsets[i + 1] - p->offsets[i]);
         }
         /* Big-endian two's complement; bytes beyond 16 must only extend the sign. */
-        i128 x = n > 0 && (b[0] & 0x80) ? -1 : 0;
+        cf_cli_i128 x = n > 0 && (b[0] & 0x80) ? -1 : 0;
         for (size_t j = 0; j < n; j++) {
             if (j + 16 < n) {
                 if (b[j] != ((b[n - 16] & 0x80) ? 0xff : 0)) {
@@ -449,11 +447,11 @@ static int conv_value(const cf_pq_kcol *k, const cf_parquet_array *p, size_t i, 
                 }
                 continue;
             }
-            x = (i128)((u128)x << 8 | b[j]);
+            x = (cf_cli_i128)((cf_cli_u128)x << 8 | b[j]);
         }
         if (!fits(k, x, msg, cap))
             return -1;
-        st_le(dst, (u128)x, w);
+        st_le(dst, (cf_cli_u128)x, w);
         return 0;
     }
     case K_BYTES: {

@@ -9,9 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-__extension__ typedef __int128 i128;
-__extension__ typedef unsigned __int128 u128;
-
 static int fail(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static int fail(char *msg, size_t cap, const char *fmt, ...)
@@ -100,9 +97,9 @@ void cf_cli_format_double(char out[CF_CLI_NUM_CAP], double d, bool *is_string)
 
 void cf_cli_format_i128(char out[CF_CLI_NUM_CAP], const void *v16)
 {
-    i128 v;
+    cf_cli_i128 v;
     memcpy(&v, v16, 16);
-    u128 mag = v < 0 ? (u128)0 - (u128)v : (u128)v;
+    cf_cli_u128 mag = v < 0 ? (cf_cli_u128)0 - (cf_cli_u128)v : (cf_cli_u128)v;
     char tmp[48];
     size_t n = 0;
     do {
@@ -120,7 +117,7 @@ void cf_cli_format_i128(char out[CF_CLI_NUM_CAP], const void *v16)
 /* ---- text to numbers ----------------------------------------------------------------- */
 
 /* Integer text ("-12", "0") into sign and magnitude; no fraction, exponent or '+'. */
-static int parse_int_text(const char *s, size_t len, bool *neg, u128 *mag)
+static int parse_int_text(const char *s, size_t len, bool *neg, cf_cli_u128 *mag)
 {
     size_t i = 0;
     *neg = false;
@@ -130,8 +127,8 @@ static int parse_int_text(const char *s, size_t len, bool *neg, u128 *mag)
     }
     if (i == len)
         return -1;
-    u128 m = 0;
-    const u128 max = ~(u128)0;
+    cf_cli_u128 m = 0;
+    const cf_cli_u128 max = ~(cf_cli_u128)0;
     for (; i < len; i++) {
         if (s[i] < '0' || s[i] > '9')
             return -1;
@@ -156,7 +153,7 @@ static int parse_integer(const cf_json *v, cf_type t, void *slot, char *msg, siz
                     cf_json_kind_name(v->kind));
     }
     bool neg;
-    u128 mag;
+    cf_cli_u128 mag;
     if (parse_int_text(s, len, &neg, &mag) != 0)
         return fail(msg, cap, "%s: not an integer: %.*s", cf_type_name(t), (int)(len > 60 ? 60 : len), s);
     int bits;
@@ -178,14 +175,14 @@ static int parse_integer(const cf_json *v, cf_type t, void *slot, char *msg, siz
     }
     bool ok;
     if (!is_signed) {
-        ok = (!neg || mag == 0) && (bits == 128 || mag <= (((u128)1 << bits) - 1));
+        ok = (!neg || mag == 0) && (bits == 128 || mag <= (((cf_cli_u128)1 << bits) - 1));
     } else {
-        u128 lim = (u128)1 << (bits - 1); /* |min| */
+        cf_cli_u128 lim = (cf_cli_u128)1 << (bits - 1); /* |min| */
         ok = neg ? mag <= lim : mag < lim;
     }
     if (!ok)
         return fail(msg, cap, "%s: %.*s is out of range", cf_type_name(t), (int)(len > 60 ? 60 : len), s);
-    i128 val = neg ? (i128)((u128)0 - mag) : (i128)mag;
+    cf_cli_i128 val = neg ? (cf_cli_i128)((cf_cli_u128)0 - mag) : (cf_cli_i128)mag;
     /* Kudu's DATE is days since 1970-01-01 in 0001-01-01..9999-12-31
      * (DataTypeTraits<DATE>; the golden date-* files hold both ends). */
     if (t == CF_TYPE_DATE && (val < CF_CLI_DATE_MIN || val > CF_CLI_DATE_MAX))
@@ -328,7 +325,7 @@ static int parse_repeat(const cf_json *v, cf_type t, cf_slice *out, cf_arena *ar
     const cf_json *unit = cf_json_get(v, "repeat");
     const cf_json *count = cf_json_get(v, "count");
     bool neg;
-    u128 n;
+    cf_cli_u128 n;
     if (unit == NULL || count == NULL || !cf_json_is_integer(count) ||
         parse_int_text(count->str, count->len, &neg, &n) != 0 || neg)
         return fail(msg, cap, "%s: {\"repeat\": ..., \"count\": N} needs both fields",
@@ -336,7 +333,7 @@ static int parse_repeat(const cf_json *v, cf_type t, cf_slice *out, cf_arena *ar
     cf_slice u;
     if (parse_bytes(unit, t, &u, arena, msg, cap) != 0)
         return -1;
-    if (n > (u128)(SIZE_MAX / 2) || (u.len != 0 && n > (u128)((SIZE_MAX / 2) / u.len)))
+    if (n > (cf_cli_u128)(SIZE_MAX / 2) || (u.len != 0 && n > (cf_cli_u128)((SIZE_MAX / 2) / u.len)))
         return fail(msg, cap, "%s: repeat count too large", cf_type_name(t));
     size_t total = u.len * (size_t)n;
     uint8_t *d = cf_arena_alloc(arena, total);

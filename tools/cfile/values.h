@@ -13,6 +13,10 @@
 
 #include "json.h"
 
+/* INT128/DECIMAL128 in memory: __int128 is a GCC/Clang extension (-Wpedantic). */
+__extension__ typedef __int128 cf_cli_i128;
+__extension__ typedef unsigned __int128 cf_cli_u128;
+
 /* Kudu's DATE range in days since 1970-01-01: 0001-01-01..9999-12-31. Parsing
  * refuses values outside it (and decimal FLOAT/DOUBLE text that overflows). */
 #define CF_CLI_DATE_MIN (-719162)
