@@ -54,12 +54,13 @@ fuzz:
 	cmake --build build-fuzz -j$(JOBS)
 	@ls build-fuzz/fuzz_* 2>/dev/null || echo "no fuzz targets yet (fuzz/fuzz_*.c)"
 
-# Installs the peers and gnuplot (scripts/deps.sh CF_DEPS_BENCH) when missing, builds
-# Release, then bench/run_bench.sh writes docs/PERFORMANCE.md and docs/performance.png.
+# Installs the peers, gnuplot (scripts/deps.sh CF_DEPS_BENCH) and DuckDB (the Parquet
+# section's peer, from npm) when missing, builds Release, then bench/run_bench.sh
+# writes docs/PERFORMANCE.md and docs/performance.png.
 # The micro-benchmarks (bench_crc32c, bench_encodings, bench_compression) run with
 # `make bench-micro` (ARGS go to the last two: values per data set).
 bench:
-	bash -c '. scripts/deps.sh && cf_ensure_packages "$${CF_DEPS_BENCH[@]}" "$${CF_DEPS_OPTIONAL[@]}"'
+	bash -c '. scripts/deps.sh && cf_ensure_packages "$${CF_DEPS_BENCH[@]}" "$${CF_DEPS_OPTIONAL[@]}" && cf_ensure_duckdb'
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
 	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build build-bench -j$(JOBS)

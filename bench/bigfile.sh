@@ -15,15 +15,19 @@
 # and one table of GB/s against the memcpy is printed (and kept as
 # $CF_BENCH_DIR/results.jsonl / results.md).
 #
-# Multi-column table scans: the table API (rowset.h) has no threaded scan (a
-# handle is used by one thread at a time), so "both cores" is measured on one
-# column file as two iterator ranges (`--threads 2`), the way a table scan
-# would split its columns' row ranges.
+# "2 thr" measures one column file as two iterator ranges (`--threads 2`); a
+# multi-column table's threaded scan is measured by `cfile bench scan` and
+# bench_rowset (docs/ROWSET.md).
+#
+# Also draws DOCS/performance-big.png (bench/performance-big.gp, when gnuplot is
+# installed); `make bench` run afterwards puts the table and the chart into
+# docs/PERFORMANCE.md.
 #
 #   CF_BENCH_DIR  where the data sets live (default BUILD_DIR/bench-big)
 #   CF_BIG_MB     decoded MB per data set (default 1100)
 #   CF_BIG_ITERS  timed scans per configuration (default 3)
 #   CF_BIG_SETS   which files (default: all; names as in the table, e.g. "int64.PLAIN.LZ4")
+#   CF_BENCH_DOCS where performance-big.png goes (default docs/)
 #
 # Disk: about 1.5x CF_BIG_MB for the 8 files (PLAIN and RLE int64 and PLAIN
 # strings ~1x each, the rest less): ~4.5 GB at the default size, 1.65 GB
@@ -86,7 +90,7 @@ while read -r name ds enc codec per; do
         | tag name="$name" mode=cold >>"$RES"
 done <<<"$SPECS"
 
-python3 - "$RES" "$DIR/results.md" "$MB" <<'PY'
+python3 - "$RES" "$DIR/results.md" "$MB" "$DIR/big.dat" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 by = {}
@@ -112,4 +116,19 @@ for name, m in by.items():
 text = "\n".join(out) + "\n"
 open(sys.argv[2], "w").write(text)
 print(text)
+with open(sys.argv[4], "w") as f:
+    f.write("# file warm_gbs cold_gbs memcpy_gbs\n")
+    for name, m in by.items():
+        w, c = m.get("warm"), m.get("cold")
+        if w and c:
+            f.write('"%s" %.3f %.3f %.3f\n' % (name, w["mb_per_s"] / 1e3, c["mb_per_s"] / 1e3,
+                                              w["memcpy_mb_per_s"] / 1e3))
 PY
+DOCS=${CF_BENCH_DOCS:-$(cd "$(dirname "$0")/.." && pwd)/docs}
+if command -v gnuplot >/dev/null; then
+    mkdir -p "$DOCS"
+    gnuplot -e "datafile='$DIR/big.dat'; out='$DOCS/performance-big.png'" \
+        "$(dirname "$0")/performance-big.gp"
+else
+    say "gnuplot not found: performance-big.png not drawn"
+fi

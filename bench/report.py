@@ -249,6 +249,16 @@ with open(os.path.join(docs, "PERFORMANCE.md"), "w") as f:
             "DuckDB's time over ours (> 1: we are faster).\n\n")
     f.write(text)
     f.write("\n\n![decode GB/s per encoding](performance.png)\n\n")
+    # `make bench-big` (bench/bigfile.sh) keeps its results beside this run's data.
+    big_dir = os.environ.get("CF_BENCH_DIR") or os.path.join(os.path.dirname(work), "bench-big")
+    big = os.path.join(big_dir, "results.md")
+    if os.path.exists(big):
+        f.write("## Files larger than the cache (`make bench-big`, bench/bigfile.sh)\n\n")
+        f.write("From the last `make bench-big` run before this report; warm = page cache\n"
+                "warm, cold = every scan read from disk after dropping the file from the\n"
+                "page cache; memcpy copies the same decoded bytes from a buffer of that size.\n\n")
+        f.write(open(big).read())
+        f.write("\n![decode GB/s of > 1 GiB files vs memcpy](performance-big.png)\n\n")
     notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "PERFORMANCE-notes.md")
     if os.path.exists(notes):
         f.write(open(notes).read())
