@@ -274,6 +274,27 @@ static void check_error_pos(const cf_decoder *d)
     FUZZ_REQUIRE(d->pos <= d->count);
 }
 
+/* A value-seek target: a value the block holds (when `from_values` and it
+ * holds any), else random bytes: a slice of 0..cap bytes in `keybytes` for
+ * binary types, es random bytes otherwise. */
+static void random_seek_key(fuzz_rng *rng, cf_type type, const stash *sv, bool from_values,
+                            uint8_t *key, uint8_t *keybytes, size_t cap)
+{
+    size_t es = sv->es;
+    if (from_values && sv->n > 0) {
+        memcpy(key, sv->vals + fuzz_rng_below(rng, sv->n) * es, es);
+    } else if (cf_type_is_binary(type)) {
+        size_t kl = fuzz_rng_below(rng, cap + 1);
+        for (size_t i = 0; i < kl; i++)
+            keybytes[i] = (uint8_t)fuzz_rng_next(rng);
+        cf_slice ks = {keybytes, kl};
+        memcpy(key, &ks, sizeof ks);
+    } else {
+        for (size_t i = 0; i < es; i++)
+            key[i] = (uint8_t)fuzz_rng_next(rng);
+    }
+}
+
 void fuzz_check_decoder(cf_encoding enc, cf_type type, const cf_dict *dict, const uint8_t *blk,
                         size_t len, uint32_t seed)
 {
@@ -386,18 +407,7 @@ void fuzz_check_decoder(cf_encoding enc, cf_type type, const cf_dict *dict, cons
     uint8_t keybytes[8];
     const int value_seeks = count > DECODE_CAP && fuzz_skip("long_seek") ? 0 : 4;
     for (int k = 0; k < value_seeks; k++) {
-        if (k < 2 && sv.n > 0) {
-            memcpy(key, sv.vals + fuzz_rng_below(&rng, sv.n) * es, es);
-        } else if (cf_type_is_binary(type)) {
-            size_t kl = fuzz_rng_below(&rng, sizeof keybytes + 1);
-            for (size_t i = 0; i < kl; i++)
-                keybytes[i] = (uint8_t)fuzz_rng_next(&rng);
-            cf_slice ks = {keybytes, kl};
-            memcpy(key, &ks, sizeof ks);
-        } else {
-            for (size_t i = 0; i < es; i++)
-                key[i] = (uint8_t)fuzz_rng_next(&rng);
-        }
+        random_seek_key(&rng, type, &sv, k < 2, key, keybytes, sizeof keybytes);
         /* binary keys taken from the block point into decoder memory, which a
          * seek may not move: copy them to our own buffer first */
         if (cf_type_is_binary(type) && k < 2 && sv.n > 0) {
@@ -474,18 +484,7 @@ void fuzz_check_decoder(cf_encoding enc, cf_type type, const cf_dict *dict, cons
         st = ops->load(d3, blk, len, &err);
         FUZZ_REQUIRE_MSG(st == CF_OK, &err);
         for (int k = 0; k < 8 && orderable; k++) {
-            if (k < 4 && sv.n > 0) {
-                memcpy(key, sv.vals + fuzz_rng_below(&rng, sv.n) * es, es);
-            } else if (cf_type_is_binary(type)) {
-                size_t kl = fuzz_rng_below(&rng, sizeof keybytes + 1);
-                for (size_t i = 0; i < kl; i++)
-                    keybytes[i] = (uint8_t)fuzz_rng_next(&rng);
-                cf_slice ks = {keybytes, kl};
-                memcpy(key, &ks, sizeof ks);
-            } else {
-                for (size_t i = 0; i < es; i++)
-                    key[i] = (uint8_t)fuzz_rng_next(&rng);
-            }
+            random_seek_key(&rng, type, &sv, k < 4, key, keybytes, sizeof keybytes);
             bool e2 = false, e3 = false;
             cf_status s2 = ops->seek_at_or_after(d2, key, &e2, &err);
             cf_status s3 = ops->seek_at_or_after(d3, key, &e3, &err);
