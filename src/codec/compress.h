@@ -44,17 +44,30 @@ cf_status cf_codec_zlib_inflate(cf_inflater which, const uint8_t *src, size_t le
 /* The codecs Parquet adds (src/parquet/codec.c maps its codec numbers onto
  * these and the ones above). Each decompressor writes at most dst_len bytes
  * and fails (CF_ECORRUPT) unless the payload decodes to exactly dst_len. A
- * level of 0 means the codec's default. */
+ * level of 0 means the codec's default.
+ *
+ * GZIP and ZSTD compress with a context (cx; NULL: one made and freed for the
+ * call) from cf_codec_{gzip,zstd}_cctx_create (NULL: out of memory), freed by
+ * _cctx_free (NULL is a no-op). A context keeps the codec's tables, about a
+ * MiB, from one call to the next: made anew per call they are fresh memory
+ * the kernel must zero every time. The bytes out are the same either way. A
+ * context belongs to one thread at a time. */
+typedef struct cf_codec_gzip_cctx cf_codec_gzip_cctx;
+typedef struct cf_codec_zstd_cctx cf_codec_zstd_cctx;
+cf_codec_gzip_cctx *cf_codec_gzip_cctx_create(void);
+void cf_codec_gzip_cctx_free(cf_codec_gzip_cctx *cx);
+cf_codec_zstd_cctx *cf_codec_zstd_cctx_create(void);
+void cf_codec_zstd_cctx_free(cf_codec_zstd_cctx *cx);
 
 /* GZIP (RFC 1952), level 6 by default. Decoding also takes a zlib (RFC 1950)
  * stream and several gzip members back to back (gzip.c). */
-cf_status cf_codec_gzip_compress(const uint8_t *src, size_t len, int level, cf_buf *dst,
-                                 cf_error *err);
+cf_status cf_codec_gzip_compress(cf_codec_gzip_cctx *cx, const uint8_t *src, size_t len,
+                                 int level, cf_buf *dst, cf_error *err);
 cf_status cf_codec_gzip_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t dst_len,
                                    cf_error *err);
 /* Zstandard frames (libzstd); several frames back to back decode as one (zstd.c). */
-cf_status cf_codec_zstd_compress(const uint8_t *src, size_t len, int level, cf_buf *dst,
-                                 cf_error *err);
+cf_status cf_codec_zstd_compress(cf_codec_zstd_cctx *cx, const uint8_t *src, size_t len,
+                                 int level, cf_buf *dst, cf_error *err);
 cf_status cf_codec_zstd_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t dst_len,
                                    cf_error *err);
 /* Brotli (RFC 7932, libbrotlienc/libbrotlidec), window 2^22 (brotli.c). */

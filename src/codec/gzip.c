@@ -15,32 +15,74 @@
 
 #include <zlib.h>
 
+#include "../util/alloc.h"
 #include "../util/error.h"
 
-cf_status cf_codec_gzip_compress(const uint8_t *src, size_t len, int level, cf_buf *dst,
-                                 cf_error *err)
+struct cf_codec_gzip_cctx {
+    z_stream z;
+    int level; /* the level z was started with; 0: not started */
+};
+
+cf_codec_gzip_cctx *cf_codec_gzip_cctx_create(void)
+{
+    return cf_calloc(1, sizeof(cf_codec_gzip_cctx));
+}
+
+void cf_codec_gzip_cctx_free(cf_codec_gzip_cctx *cx)
+{
+    if (cx == NULL)
+        return;
+    if (cx->level)
+        deflateEnd(&cx->z);
+    cf_free(cx);
+}
+
+/* deflate src into dst with z, started (or reset) for one gzip member. */
+static cf_status gzip_run(z_stream *z, const uint8_t *src, size_t len, cf_buf *dst, cf_error *err)
+{
+    uLong bound = deflateBound(z, (uLong)len);
+    CF_CHECK(cf_buf_reserve(dst, bound), err, CF_ENOMEM, "gzip: cannot allocate %lu output bytes",
+             bound);
+    z->next_in = (Bytef *)(uintptr_t)src;
+    z->avail_in = (uInt)len;
+    z->next_out = dst->data + dst->len;
+    z->avail_out = (uInt)(bound > UINT_MAX ? UINT_MAX : bound);
+    int rc = deflate(z, Z_FINISH);
+    CF_CHECK(rc == Z_STREAM_END, err, CF_EIO, "gzip: compression of %zu bytes failed (%d)", len,
+             rc);
+    dst->len += z->total_out;
+    return CF_OK;
+}
+
+cf_status cf_codec_gzip_compress(cf_codec_gzip_cctx *cx, const uint8_t *src, size_t len,
+                                 int level, cf_buf *dst, cf_error *err)
 {
     CF_CHECK(len <= UINT_MAX, err, CF_EINVAL, "gzip: %zu bytes exceed the input limit", len);
-    z_stream z;
-    memset(&z, 0, sizeof z);
     int lv = level ? level : 6;
-    int rc = deflateInit2(&z, lv, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+    if (cx != NULL && cx->level == lv) {
+        /* deflateReset keeps the window and hash tables deflateInit2 allocated:
+         * the member is the bytes a fresh stream would make */
+        int rc = deflateReset(&cx->z);
+        CF_CHECK(rc == Z_OK, err, CF_EINVAL, "gzip: cannot restart level %d (%d)", lv, rc);
+        return gzip_run(&cx->z, src, len, dst, err);
+    }
+    z_stream local, *z = &local;
+    if (cx != NULL) {
+        if (cx->level)
+            deflateEnd(&cx->z);
+        cx->level = 0;
+        z = &cx->z;
+    }
+    memset(z, 0, sizeof(*z));
+    int rc = deflateInit2(z, lv, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
     CF_CHECK(rc == Z_OK, err, rc == Z_MEM_ERROR ? CF_ENOMEM : CF_EINVAL,
              "gzip: cannot start level %d (%d)", lv, rc);
-    uLong bound = deflateBound(&z, (uLong)len);
-    cf_status st = CF_OK;
-    if (!cf_buf_reserve(dst, bound))
-        CF_FAIL_OUT(err, CF_ENOMEM, "gzip: cannot allocate %lu output bytes", bound);
-    z.next_in = (Bytef *)(uintptr_t)src;
-    z.avail_in = (uInt)len;
-    z.next_out = dst->data + dst->len;
-    z.avail_out = (uInt)(bound > UINT_MAX ? UINT_MAX : bound);
-    rc = deflate(&z, Z_FINISH);
-    if (rc != Z_STREAM_END)
-        CF_FAIL_OUT(err, CF_EIO, "gzip: compression of %zu bytes failed (%d)", len, rc);
-    dst->len += z.total_out;
-out:
-    deflateEnd(&z);
+    if (cx != NULL) {
+        cx->level = lv;
+        return gzip_run(z, src, len, dst, err);
+    }
+    cf_status st = gzip_run(z, src, len, dst, err);
+    deflateEnd(z);
     return st;
 }
 

@@ -11,18 +11,47 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "../util/alloc.h"
 #include "../util/endian.h"
 #include "../util/error.h"
 
-cf_status cf_codec_zstd_compress(const uint8_t *src, size_t len, int level, cf_buf *dst,
-                                 cf_error *err)
+struct cf_codec_zstd_cctx {
+    ZSTD_CCtx *z;
+};
+
+cf_codec_zstd_cctx *cf_codec_zstd_cctx_create(void)
+{
+    cf_codec_zstd_cctx *cx = cf_malloc(sizeof(*cx));
+    if (cx == NULL)
+        return NULL;
+    cx->z = ZSTD_createCCtx();
+    if (cx->z == NULL) {
+        cf_free(cx);
+        return NULL;
+    }
+    return cx;
+}
+
+void cf_codec_zstd_cctx_free(cf_codec_zstd_cctx *cx)
+{
+    if (cx == NULL)
+        return;
+    ZSTD_freeCCtx(cx->z);
+    cf_free(cx);
+}
+
+cf_status cf_codec_zstd_compress(cf_codec_zstd_cctx *cx, const uint8_t *src, size_t len,
+                                 int level, cf_buf *dst, cf_error *err)
 {
     size_t bound = ZSTD_compressBound(len);
     CF_CHECK(!ZSTD_isError(bound), err, CF_EINVAL, "zstd: %zu bytes exceed the input limit", len);
     CF_CHECK(cf_buf_reserve(dst, bound), err, CF_ENOMEM, "zstd: cannot allocate %zu output bytes",
              bound);
-    size_t n = ZSTD_compress(dst->data + dst->len, bound, src, len,
-                             level ? level : ZSTD_CLEVEL_DEFAULT);
+    /* ZSTD_compress is ZSTD_compressCCtx on a context of its own: the same
+     * bytes, but its tables are built and freed on every call. */
+    int lv = level ? level : ZSTD_CLEVEL_DEFAULT;
+    size_t n = cx ? ZSTD_compressCCtx(cx->z, dst->data + dst->len, bound, src, len, lv)
+                  : ZSTD_compress(dst->data + dst->len, bound, src, len, lv);
     CF_CHECK(!ZSTD_isError(n), err, CF_EIO, "zstd: compression of %zu bytes failed: %s", len,
              ZSTD_getErrorName(n));
     dst->len += n;

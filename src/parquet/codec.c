@@ -108,15 +108,48 @@ cf_status cf_pq_decompress(unsigned codec, const uint8_t *src, size_t len, uint8
     }
 }
 
+void cf_pq_compressor_init(cf_pq_compressor *cz, unsigned codec, int level)
+{
+    memset(cz, 0, sizeof(*cz));
+    cz->codec = codec;
+    cz->level = level;
+}
+
+void cf_pq_compressor_dispose(cf_pq_compressor *cz)
+{
+    cf_codec_gzip_cctx_free(cz->gzip);
+    cf_codec_zstd_cctx_free(cz->zstd);
+    cz->gzip = NULL;
+    cz->zstd = NULL;
+}
+
+cf_status cf_pq_compressor_run(cf_pq_compressor *cz, const uint8_t *src, size_t len, cf_buf *dst,
+                               cf_error *err)
+{
+    if (cz->codec == CF_PQC_ZSTD) {
+        if (cz->zstd == NULL)
+            cz->zstd = cf_codec_zstd_cctx_create();
+        CF_CHECK(cz->zstd != NULL, err, CF_ENOMEM, "zstd: cannot allocate a compression context");
+        return cf_codec_zstd_compress(cz->zstd, src, len, cz->level, dst, err);
+    }
+    if (cz->codec == CF_PQC_GZIP) {
+        if (cz->gzip == NULL)
+            cz->gzip = cf_codec_gzip_cctx_create();
+        CF_CHECK(cz->gzip != NULL, err, CF_ENOMEM, "gzip: cannot allocate a compression context");
+        return cf_codec_gzip_compress(cz->gzip, src, len, cz->level, dst, err);
+    }
+    return cf_pq_compress(cz->codec, src, len, cz->level, dst, err);
+}
+
 cf_status cf_pq_compress(unsigned codec, const uint8_t *src, size_t len, int level, cf_buf *dst,
                          cf_error *err)
 {
     switch (codec) {
     case CF_PQC_UNCOMPRESSED: return cf_codec_compress(CF_COMP_NONE, src, len, dst, err);
     case CF_PQC_SNAPPY: return cf_codec_compress(CF_COMP_SNAPPY, src, len, dst, err);
-    case CF_PQC_GZIP: return cf_codec_gzip_compress(src, len, level, dst, err);
+    case CF_PQC_GZIP: return cf_codec_gzip_compress(NULL, src, len, level, dst, err);
     case CF_PQC_BROTLI: return cf_codec_brotli_compress(src, len, level, dst, err);
-    case CF_PQC_ZSTD: return cf_codec_zstd_compress(src, len, level, dst, err);
+    case CF_PQC_ZSTD: return cf_codec_zstd_compress(NULL, src, len, level, dst, err);
     case CF_PQC_LZ4_RAW: return cf_codec_compress(CF_COMP_LZ4, src, len, dst, err);
     case CF_PQC_LZ4: {
         CF_CHECK(len <= INT32_MAX, err, CF_EINVAL, "LZ4: %zu bytes exceed one Hadoop block", len);

@@ -252,6 +252,22 @@ cf_status cf_pq_decompress(unsigned codec, const uint8_t *src, size_t len, uint8
 cf_status cf_pq_compress(unsigned codec, const uint8_t *src, size_t len, int level, cf_buf *dst,
                          cf_error *err);
 
+/* cf_pq_compress for many pages of one codec and level (a writer's): GZIP
+ * and ZSTD keep their library context between pages instead of building one
+ * per page (the same bytes). Call order: init run* dispose; one thread at a
+ * time. */
+typedef struct cf_pq_compressor {
+    unsigned codec;
+    int level;
+    struct cf_codec_gzip_cctx *gzip; /* made at the first page (codec/compress.h) */
+    struct cf_codec_zstd_cctx *zstd;
+} cf_pq_compressor;
+
+void cf_pq_compressor_init(cf_pq_compressor *cz, unsigned codec, int level);
+void cf_pq_compressor_dispose(cf_pq_compressor *cz);
+cf_status cf_pq_compressor_run(cf_pq_compressor *cz, const uint8_t *src, size_t len, cf_buf *dst,
+                               cf_error *err);
+
 /* ---- the value encoders (values.c) ------------------------------------------------------ */
 
 /* Append n values (forms above) encoded with `encoding` to out: PLAIN, RLE

@@ -8,9 +8,10 @@
  *   kind together, so a reader fetches them in one read)
  *   FileMetaData (compact Thrift) | its length (4 bytes LE) | "PAR1"
  *
- * Only the open row group's pages are in memory (writer_col.c); what the
- * footer and page index need of written chunks is a few numbers per chunk and
- * a few per page (cf_pq_chunk_rec).
+ * Only the open row group's pages are in memory (writer_col.c), less for the
+ * first column, which writes its pages as they close once its dictionary is
+ * settled; what the footer and page index need of written chunks is a few
+ * numbers per chunk and a few per page (cf_pq_chunk_rec).
  */
 #include "parquet/writer.h"
 
@@ -36,6 +37,7 @@ struct cf_parquet_writer {
     cf_io *io;
     bool own_io;
     cf_pq_wopts o;
+    cf_pq_compressor cz; /* one codec context for every page */
     uint64_t rg_max_rows;
     size_t rg_max_bytes;
     int data_page_version;
@@ -190,6 +192,7 @@ cf_status cf_parquet_writer_create(cf_parquet_writer **out, cf_io *io,
     cf_parquet_writer *w = cf_calloc(1, sizeof(*w));
     CF_CHECK(w != NULL, err, CF_ENOMEM, "out of memory");
     w->io = io;
+    cf_pq_compressor_init(&w->cz, (unsigned)opts->codec, opts->level);
     w->o.codec = opts->codec;
     w->o.level = opts->level;
     w->o.page_bytes = opts->page_bytes;
@@ -214,8 +217,9 @@ cf_status cf_parquet_writer_create(cf_parquet_writer **out, cf_io *io,
             if (strcmp(w->defs[j].name, w->defs[i].name) == 0)
                 CF_FAIL_OUT(err, CF_EINVAL, "parquet writer: two columns named %s",
                             w->defs[i].name);
-        CF_TRY_OUT(cf_pq_wcol_create(&w->cols[i], &w->defs[i], &w->o, err));
+        CF_TRY_OUT(cf_pq_wcol_create(&w->cols[i], &w->defs[i], &w->o, &w->cz, err));
     }
+    cf_pq_wcol_stream_to(w->cols[0], io); /* its chunk leads every row group */
     if (opts->kv_count) {
         w->kv = cf_calloc(opts->kv_count, sizeof(*w->kv));
         if (w->kv == NULL)
@@ -273,6 +277,7 @@ void cf_parquet_writer_free(cf_parquet_writer *w)
         cf_free(w->rgs[g].chunks);
     }
     cf_free(w->rgs);
+    cf_pq_compressor_dispose(&w->cz);
     if (w->own_io)
         cf_io_free(w->io);
     cf_free(w);
@@ -329,12 +334,15 @@ static cf_status flush_row_group(cf_parquet_writer *w, cf_error *err)
     CF_CHECK(g->chunks != NULL, err, CF_ENOMEM, "out of memory");
     w->nrgs++;
     g->num_rows = (int64_t)w->rg_rows;
-    g->file_offset = (int64_t)w->io->ops->size(w->io);
     for (size_t i = 0; i < w->ncols; i++) {
         CF_TRY(cf_pq_wcol_write_chunk(w->cols[i], w->io, &g->chunks[i], err));
         g->total_byte_size += g->chunks[i].total_uncompressed;
         g->total_compressed += g->chunks[i].total_compressed;
     }
+    /* the first chunk's start (it may have been written while the row group
+     * was open) */
+    const cf_pq_chunk_rec *c0 = &g->chunks[0];
+    g->file_offset = c0->has_dict ? c0->dict_page_offset : c0->data_page_offset;
     for (size_t i = 0; i < w->ncols; i++)
         CF_TRY(cf_pq_wcol_write_bloom(w->cols[i], w->io, &g->chunks[i], err));
     w->rg_rows = 0;
@@ -760,3 +768,5 @@ cf_status cf_parquet_writer_finish(cf_parquet_writer *w, cf_error *err)
     w->finished = true;
     return CF_OK;
 }
+
+void cf_pq_writer_hold_chunks(cf_parquet_writer *w) { cf_pq_wcol_stream_to(w->cols[0], NULL); }

@@ -113,24 +113,38 @@ typedef struct cf_pq_wopts {
     double bloom_fpp;
 } cf_pq_wopts;
 
+/* cz: the writer's compressor for o->codec and o->level, borrowed (its
+ * columns share it; one thread at a time). */
 cf_status cf_pq_wcol_create(cf_pq_wcol **out, const cf_pq_wcol_def *def, const cf_pq_wopts *o,
-                            cf_error *err);
+                            cf_pq_compressor *cz, cf_error *err);
 void cf_pq_wcol_free(cf_pq_wcol *c);
 /* Rows [from, to) of b (cf_parquet_writer_append's form). */
 cf_status cf_pq_wcol_append(cf_pq_wcol *c, const cf_batch *b, size_t from, size_t to,
                             cf_error *err);
 /* The row (counted over the whole file) whose value an append refused, or UINT64_MAX. */
 uint64_t cf_pq_wcol_bad_row(const cf_pq_wcol *c);
-/* Bytes the open chunk holds (pages written so far plus the open page). */
+/* Bytes of the open chunk (its pages so far, held or streamed, plus the open
+ * page): what the row group size counts. */
 size_t cf_pq_wcol_buffered(const cf_pq_wcol *c);
+/* Let the column write its chunk to io before the row group ends, once its
+ * dictionary is settled (writer_col.c, "Streaming"). Only for the column
+ * whose chunk comes first in every row group: nothing else may be appended
+ * to io while its chunk is open. io NULL: hold every chunk until
+ * cf_pq_wcol_write_chunk (the same bytes). */
+void cf_pq_wcol_stream_to(cf_pq_wcol *c, cf_io *io);
 /* Finish the chunk: flush the open page, then append [dictionary page][data
- * pages] to io (whose size is the chunk's file offset) and fill rec; the
- * column is then empty for the next row group. */
+ * pages] to io (whose size is the chunk's file offset; a streaming chunk has
+ * written them already, to the same io) and fill rec; the column is then
+ * empty for the next row group. */
 cf_status cf_pq_wcol_write_chunk(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec,
                                  cf_error *err);
 /* After write_chunk: the bloom filter (header + bits) appended to io, when
  * the column has one; rec's bloom fields set. */
 cf_status cf_pq_wcol_write_bloom(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec, cf_error *err);
+
+/* Tests: every chunk held until its row group ends, none streamed (call
+ * before the first append). The file's bytes are the same. */
+void cf_pq_writer_hold_chunks(cf_parquet_writer *w);
 
 /* Compare two values in PLAIN form (BYTE_ARRAY: bytes only) in sort order s. */
 int cf_pq_wcol_cmp(cf_pq_sort s, const uint8_t *a, size_t al, const uint8_t *b, size_t bl);

@@ -9,6 +9,14 @@
  * in memory until the row group ends, because the dictionary page must come
  * first in the chunk and is only complete then.
  *
+ * Streaming: the first column's chunk leads its row group, so nothing else
+ * is written while it is open. Once its dictionary is settled (none, or given
+ * up for PLAIN, after which no entry is added) the writer lets it write: the
+ * dictionary page and the pages held so far go to the file, and every later
+ * page as it closes (cf_pq_wcol_stream_to). The bytes are those the chunk
+ * would have had at the row group's end; only the memory differs (one page
+ * instead of the chunk, reused).
+ *
  * Dictionary fallback: once the chunk's dictionary (PLAIN bytes) passes
  * dict_page_bytes, the open page is closed with its indices and the rest of
  * the chunk is PLAIN, as parquet-java and arrow do; the next chunk starts over
@@ -70,8 +78,16 @@ struct cf_pq_wcol {
     uint64_t *slot_keys;   /* 4- and 8-byte values: the value of each used slot, so a
                             * probe compares in the table, without visiting the entry */
     size_t slot_cap;
-    cf_buf pages;          /* the data pages' bodies (levels and stored values) */
+    cf_buf pages;          /* the held data pages' bodies (levels and stored values) */
     cf_buf hdrs;           /* their headers (recs[i].hdr_len bytes each, in order) */
+    int64_t data_bytes;    /* the data pages' bytes so far, held or written */
+    /* streaming (see the top): */
+    cf_io *stream_io;      /* the file, when this column may write before the row group ends */
+    bool streaming;        /* the chunk is being written: pages go out as they close */
+    int64_t chunk_off;     /* its file offset (dictionary page or first data page) */
+    int64_t data_off;      /* its data pages' file offset */
+    int64_t dict_unc;      /* its dictionary page's uncompressed size, header included */
+    cf_pq_compressor *cz;  /* the writer's (shared by its columns) */
     cf_pq_page_rec *recs;
     size_t nrecs, recs_cap;
     cf_buf bounds;
@@ -224,6 +240,9 @@ static void reset_chunk(cf_pq_wcol *c)
         memset(c->slots, 0, c->slot_cap * sizeof(*c->slots));
     cf_buf_clear(&c->pages);
     cf_buf_clear(&c->hdrs);
+    c->data_bytes = 0;
+    c->streaming = false;
+    c->chunk_off = c->data_off = c->dict_unc = 0;
     c->nrecs = 0;
     cf_buf_clear(&c->bounds);
     c->ci_ok = true;
@@ -233,12 +252,13 @@ static void reset_chunk(cf_pq_wcol *c)
 }
 
 cf_status cf_pq_wcol_create(cf_pq_wcol **out, const cf_pq_wcol_def *def, const cf_pq_wopts *o,
-                            cf_error *err)
+                            cf_pq_compressor *cz, cf_error *err)
 {
     cf_pq_wcol *c = cf_calloc(1, sizeof(*c));
     CF_CHECK(c != NULL, err, CF_ENOMEM, "out of memory creating a column writer");
     c->d = *def;
     c->o = *o;
+    c->cz = cz;
     c->src_width = cf_type_size(def->ktype);
     c->bad_row = UINT64_MAX;
     cf_buf_init(&c->plain);
@@ -298,8 +318,12 @@ uint64_t cf_pq_wcol_bad_row(const cf_pq_wcol *c) { return c->bad_row; }
 
 size_t cf_pq_wcol_buffered(const cf_pq_wcol *c)
 {
-    return c->pages.len + c->hdrs.len + c->plain.len + c->nidx * 4 + c->dict.len;
+    /* the pages written by streaming count as if held, so a row group ends
+     * where it would without streaming */
+    return (size_t)c->data_bytes + c->plain.len + c->nidx * 4 + c->dict.len;
 }
+
+void cf_pq_wcol_stream_to(cf_pq_wcol *c, cf_io *io) { c->stream_io = io; }
 
 /* ---- the open page ------------------------------------------------------------------ */
 
@@ -579,6 +603,74 @@ static void put_header_crc(cf_pq_wcol *c, cf_thrift_writer *tw, const uint8_t *a
     cf_thrift_write_field_i32(tw, 4, (int32_t)(uint32_t)crc);
 }
 
+static cf_status io_put(cf_io *io, const void *p, size_t n, cf_error *err)
+{
+    if (n == 0)
+        return CF_OK;
+    return io->ops->append(io, p, n, err);
+}
+
+/* The chunk's dictionary page (when its pages use one) and the data pages
+ * held so far, to io: the chunk's file offsets are set and the pages' memory
+ * is free for the next ones. */
+static cf_status write_held(cf_pq_wcol *c, cf_io *io, cf_error *err)
+{
+    c->chunk_off = (int64_t)io->ops->size(io);
+    c->dict_unc = 0;
+    if (c->dict_used) {
+        cf_buf *hdr = &c->hdr, *comp = &c->comp;
+        cf_buf_clear(hdr);
+        cf_buf_clear(comp);
+        const uint8_t *stored = c->dict.data;
+        size_t stored_len = c->dict.len;
+        if (c->o.codec != CF_PQC_UNCOMPRESSED) {
+            CF_TRY(cf_pq_compressor_run(c->cz, c->dict.data, c->dict.len, comp, err));
+            stored = comp->data;
+            stored_len = comp->len;
+        }
+        CF_CHECK(c->dict.len <= INT32_MAX && stored_len <= INT32_MAX, err, CF_EINVAL,
+                 "column %s: dictionary page of %zu bytes", c->d.name, c->dict.len);
+        cf_thrift_writer tw;
+        cf_thrift_writer_init(&tw, hdr);
+        cf_thrift_write_struct_begin(&tw);
+        cf_thrift_write_field_i32(&tw, 1, CF_PARQUET_DICTIONARY_PAGE);
+        cf_thrift_write_field_i32(&tw, 2, (int32_t)c->dict.len);
+        cf_thrift_write_field_i32(&tw, 3, (int32_t)stored_len);
+        put_header_crc(c, &tw, NULL, 0, stored, stored_len);
+        cf_thrift_write_field(&tw, 7, CF_TT_STRUCT);
+        cf_thrift_write_struct_begin(&tw);
+        cf_thrift_write_field_i32(&tw, 1, (int32_t)c->dict_count);
+        cf_thrift_write_field_i32(&tw, 2, CF_PQE_PLAIN);
+        cf_thrift_write_struct_end(&tw);
+        cf_thrift_write_struct_end(&tw);
+        CF_CHECK(cf_thrift_writer_status(&tw) == CF_OK, err, CF_ENOMEM,
+                 "column %s: out of memory", c->d.name);
+        CF_TRY(io_put(io, hdr->data, hdr->len, err));
+        CF_TRY(io_put(io, stored, stored_len, err));
+        c->dict_unc = (int64_t)(hdr->len + c->dict.len);
+        c->encodings |= 1u << CF_PQE_PLAIN;
+    }
+    c->data_off = (int64_t)io->ops->size(io);
+    for (size_t i = 0, h = 0, p = 0; i < c->nrecs; i++) {
+        size_t hl = c->recs[i].hdr_len, pl = (size_t)c->recs[i].size - hl;
+        CF_TRY(io_put(io, c->hdrs.data + h, hl, err));
+        CF_TRY(io_put(io, c->pages.data + p, pl, err));
+        h += hl;
+        p += pl;
+    }
+    cf_buf_clear(&c->pages);
+    cf_buf_clear(&c->hdrs);
+    return CF_OK;
+}
+
+/* Let the chunk write from here on (see the top): its dictionary is settled. */
+static cf_status start_stream(cf_pq_wcol *c, cf_error *err)
+{
+    CF_TRY(write_held(c, c->stream_io, err));
+    c->streaming = true;
+    return CF_OK;
+}
+
 /* Close the open page: encode, compress, and add it to the chunk. The body
  * goes into `pages` as it is made (values encoded after the levels in `body`,
  * or PLAIN values taken from `plain` where they lie, compressed straight into
@@ -588,6 +680,8 @@ static cf_status flush_page(cf_pq_wcol *c, cf_error *err)
 {
     if (c->nlev == 0)
         return CF_OK;
+    if (c->stream_io != NULL && !c->streaming && !c->dict_on)
+        CF_TRY(start_stream(c, err));
     const bool v2 = c->o.v2, dict = c->dict_on;
     cf_buf *body = &c->body, *pages = &c->pages;
     cf_buf_clear(body);
@@ -635,7 +729,7 @@ static cf_status flush_page(cf_pq_wcol *c, cf_error *err)
         CF_CHECK(!pages->oom, err, CF_ENOMEM,
                  "column %s: out of memory for the row group's pages", c->d.name);
     } else {
-        CF_TRY(cf_pq_compress((unsigned)c->o.codec, src, src_len, c->o.level, pages, err));
+        CF_TRY(cf_pq_compressor_run(c->cz, src, src_len, pages, err));
     }
     const size_t page_len = pages->len - start;
     CF_CHECK(unc_len <= INT32_MAX && page_len <= INT32_MAX, err, CF_EINVAL,
@@ -681,7 +775,7 @@ static cf_status flush_page(cf_pq_wcol *c, cf_error *err)
         CF_FAIL(err, CF_ENOMEM, "column %s: out of memory for the page index", c->d.name);
     cf_pq_page_rec *pr = &c->recs[c->nrecs++];
     memset(pr, 0, sizeof(*pr));
-    pr->offset = (int64_t)(start + hdr_at);
+    pr->offset = c->data_bytes;
     pr->size = (int32_t)(hdr_len + page_len);
     pr->hdr_len = (uint32_t)hdr_len;
     pr->first_row = c->page_first_row;
@@ -702,6 +796,7 @@ static cf_status flush_page(cf_pq_wcol *c, cf_error *err)
              c->d.name);
 
     /* chunk totals */
+    c->data_bytes += (int64_t)(hdr_len + page_len);
     c->unc_total += (int64_t)(hdr_len + unc_len);
     c->encodings |= 1u << enc;
     if (c->d.max_def || c->d.max_rep)
@@ -711,6 +806,13 @@ static cf_status flush_page(cf_pq_wcol *c, cf_error *err)
     if (c->pstat.has) {
         minmax_add(&c->cstat, c->d.sort, c->pstat.min.data, c->pstat.min.len);
         minmax_add(&c->cstat, c->d.sort, c->pstat.max.data, c->pstat.max.len);
+    }
+
+    if (c->streaming) {
+        CF_TRY(io_put(c->stream_io, hdr->data + hdr_at, hdr_len, err));
+        CF_TRY(io_put(c->stream_io, pages->data + start, page_len, err));
+        cf_buf_clear(pages);
+        cf_buf_clear(hdr);
     }
 
     c->nlev = 0;
@@ -1133,66 +1235,23 @@ cf_status cf_pq_wcol_append(cf_pq_wcol *c, const cf_batch *b, size_t from, size_
 
 /* ---- the chunk ----------------------------------------------------------------------- */
 
-static cf_status io_put(cf_io *io, const void *p, size_t n, cf_error *err)
-{
-    if (n == 0)
-        return CF_OK;
-    return io->ops->append(io, p, n, err);
-}
-
 cf_status cf_pq_wcol_write_chunk(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec, cf_error *err)
 {
     CF_TRY(flush_page(c, err));
     memset(rec, 0, sizeof(*rec));
-    int64_t start = (int64_t)io->ops->size(io);
-    int64_t unc = 0;
+    if (c->streaming) /* the pages are in the file already */
+        CF_CHECK(io == c->stream_io, err, CF_ESTATE, "column %s: chunk streamed to another file",
+                 c->d.name);
+    else
+        CF_TRY(write_held(c, io, err));
     if (c->dict_used) {
-        cf_buf *hdr = &c->hdr, *comp = &c->comp;
-        cf_buf_clear(hdr);
-        cf_buf_clear(comp);
-        const uint8_t *stored = c->dict.data;
-        size_t stored_len = c->dict.len;
-        if (c->o.codec != CF_PQC_UNCOMPRESSED) {
-            CF_TRY(cf_pq_compress((unsigned)c->o.codec, c->dict.data, c->dict.len, c->o.level,
-                                  comp, err));
-            stored = comp->data;
-            stored_len = comp->len;
-        }
-        CF_CHECK(c->dict.len <= INT32_MAX && stored_len <= INT32_MAX, err, CF_EINVAL,
-                 "column %s: dictionary page of %zu bytes", c->d.name, c->dict.len);
-        cf_thrift_writer tw;
-        cf_thrift_writer_init(&tw, hdr);
-        cf_thrift_write_struct_begin(&tw);
-        cf_thrift_write_field_i32(&tw, 1, CF_PARQUET_DICTIONARY_PAGE);
-        cf_thrift_write_field_i32(&tw, 2, (int32_t)c->dict.len);
-        cf_thrift_write_field_i32(&tw, 3, (int32_t)stored_len);
-        put_header_crc(c, &tw, NULL, 0, stored, stored_len);
-        cf_thrift_write_field(&tw, 7, CF_TT_STRUCT);
-        cf_thrift_write_struct_begin(&tw);
-        cf_thrift_write_field_i32(&tw, 1, (int32_t)c->dict_count);
-        cf_thrift_write_field_i32(&tw, 2, CF_PQE_PLAIN);
-        cf_thrift_write_struct_end(&tw);
-        cf_thrift_write_struct_end(&tw);
-        CF_CHECK(cf_thrift_writer_status(&tw) == CF_OK, err, CF_ENOMEM,
-                 "column %s: out of memory", c->d.name);
         rec->has_dict = true;
-        rec->dict_page_offset = start;
-        CF_TRY(io_put(io, hdr->data, hdr->len, err));
-        CF_TRY(io_put(io, stored, stored_len, err));
-        unc = (int64_t)(hdr->len + c->dict.len);
-        c->encodings |= 1u << CF_PQE_PLAIN;
+        rec->dict_page_offset = c->chunk_off;
     }
-    rec->data_page_offset = (int64_t)io->ops->size(io);
-    for (size_t i = 0, h = 0, p = 0; i < c->nrecs; i++) {
-        size_t hl = c->recs[i].hdr_len, pl = (size_t)c->recs[i].size - hl;
-        CF_TRY(io_put(io, c->hdrs.data + h, hl, err));
-        CF_TRY(io_put(io, c->pages.data + p, pl, err));
-        h += hl;
-        p += pl;
-    }
+    rec->data_page_offset = c->data_off;
     rec->num_values = c->num_values;
-    rec->total_uncompressed = unc + c->unc_total;
-    rec->total_compressed = (int64_t)io->ops->size(io) - start;
+    rec->total_uncompressed = c->dict_unc + c->unc_total;
+    rec->total_compressed = (int64_t)io->ops->size(io) - c->chunk_off;
     rec->encodings = c->encodings;
     rec->has_stats = c->o.statistics;
     rec->null_count = c->cnulls;

@@ -84,6 +84,55 @@ static void test_pq_codec__round_trips(void **state)
     cf_buf_dispose(&b);
 }
 
+/* A writer's compressor (one library context for many pages) makes the
+ * bytes cf_pq_compress makes with a context per call, page after page, for
+ * every codec and a few levels, and the pages decode. */
+static void test_pq_codec__compressor_same_bytes(void **state)
+{
+    (void)state;
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(1518));
+    const size_t sizes[] = {70000, 0, 4096, 1, 300000, 100};
+    const int levels[] = {0, 1, 9};
+    size_t maxn = 300000;
+    uint8_t *src = malloc(maxn), *back = malloc(maxn + 1);
+    cf_error err;
+    cf_buf a, b;
+    cf_buf_init(&a);
+    cf_buf_init(&b);
+    for (size_t c = 0; c < NCODECS; c++) {
+        for (size_t l = 0; l < 3; l++) {
+            cf_pq_compressor cz;
+            cf_pq_compressor_init(&cz, codecs[c], levels[l]);
+            for (int round = 0; round < 2; round++) {
+                for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                    size_t n = sizes[s];
+                    fill(&r, src, n);
+                    cf_buf_clear(&a);
+                    cf_buf_clear(&b);
+                    cf_buf_put_u8(&a, 0x77); /* appended after what dst holds */
+                    cf_buf_put_u8(&b, 0x77);
+                    CF_ASSERT_OK(cf_pq_compressor_run(&cz, src, n, &a, &err), &err);
+                    CF_ASSERT_OK(cf_pq_compress(codecs[c], src, n, levels[l], &b, &err), &err);
+                    CF_ASSERT_BYTES(a.data, a.len, b.data, b.len);
+                    CF_ASSERT_OK(cf_pq_decompress(codecs[c], a.data + 1, a.len - 1, back, n, &err),
+                                 &err);
+                    if (n)
+                        assert_memory_equal(back, src, n);
+                }
+            }
+            if (codecs[c] == CF_PQC_GZIP || codecs[c] == CF_PQC_ZSTD)
+                assert_true(cz.gzip != NULL || cz.zstd != NULL); /* kept, not per page */
+            cf_pq_compressor_dispose(&cz);
+            cf_pq_compressor_dispose(&cz); /* twice is harmless */
+        }
+    }
+    free(src);
+    free(back);
+    cf_buf_dispose(&a);
+    cf_buf_dispose(&b);
+}
+
 static void test_pq_codec__gzip_members_and_zlib(void **state)
 {
     (void)state;
@@ -298,6 +347,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pq_codec__round_trips),
+        cmocka_unit_test(test_pq_codec__compressor_same_bytes),
         cmocka_unit_test(test_pq_codec__gzip_members_and_zlib),
         cmocka_unit_test(test_pq_codec__lz4_forms),
         cmocka_unit_test(test_pq_codec__lzo_framing),

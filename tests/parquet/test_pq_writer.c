@@ -215,8 +215,10 @@ static void all_types(gtable *t)
 
 /* ---- writing --------------------------------------------------------------------------- */
 
-static uint8_t *write_table(const gtable *t, const cf_parquet_writer_options *o, size_t batch,
-                            size_t *len)
+/* hold: no chunk streamed (cf_pq_writer_hold_chunks); first_bytes, when not
+ * NULL: the file's size after the first batch. */
+static uint8_t *write_table_x(const gtable *t, const cf_parquet_writer_options *o, size_t batch,
+                              size_t *len, bool hold, uint64_t *first_bytes)
 {
     cf_error err;
     cf_io *io;
@@ -226,6 +228,8 @@ static uint8_t *write_table(const gtable *t, const cf_parquet_writer_options *o,
         specs[c] = t->c[c].spec;
     cf_parquet_writer *w;
     CF_ASSERT_OK(cf_parquet_writer_create(&w, io, specs, t->ncols, o, &err), &err);
+    if (hold)
+        cf_pq_writer_hold_chunks(w);
     cf_batch b[MAX_COLS];
     uint32_t *offs[MAX_COLS] = {0};
     for (size_t r = 0; r < t->rows; r += batch) {
@@ -259,6 +263,8 @@ static uint8_t *write_table(const gtable *t, const cf_parquet_writer_options *o,
             }
         }
         CF_ASSERT_OK(cf_parquet_writer_append(w, b, n, &err), &err);
+        if (first_bytes && r == 0)
+            *first_bytes = cf_parquet_writer_bytes(w);
         for (size_t c = 0; c < t->ncols; c++) {
             free((void *)b[c].nonnull);
             free((void *)b[c].elem_nonnull);
@@ -275,6 +281,12 @@ static uint8_t *write_table(const gtable *t, const cf_parquet_writer_options *o,
     cf_parquet_writer_free(w);
     cf_io_free(io);
     return copy;
+}
+
+static uint8_t *write_table(const gtable *t, const cf_parquet_writer_options *o, size_t batch,
+                            size_t *len)
+{
+    return write_table_x(t, o, batch, len, false, NULL);
 }
 
 /* ---- reading back ---------------------------------------------------------------------- */
@@ -553,6 +565,110 @@ static void test_pq_writer__dictionary_fallback(void **state)
     cf_io_free(io);
     free(f);
     gtable_free(&t);
+}
+
+/* Every row group starts at its first chunk's first page (file_offset), its
+ * chunks follow each other in column order, and the row groups each other. */
+static void chunk_layout(const uint8_t *f, size_t len)
+{
+    cf_error err;
+    cf_io *io;
+    cf_parquet *pq;
+    CF_ASSERT_OK(cf_io_open_mem(&io, f, len, &err), &err);
+    CF_ASSERT_OK(cf_parquet_open(&pq, io, NULL, &err), &err);
+    const cf_parquet_file_meta *m = cf_parquet_meta(pq);
+    int64_t at = 4;
+    for (uint32_t g = 0; g < m->row_group_count; g++) {
+        const cf_parquet_row_group *rg = &m->row_groups[g];
+        assert_true(rg->has_file_offset);
+        if (g == 0)
+            assert_int_equal(rg->file_offset, 4);
+        else
+            assert_true(rg->file_offset >= at); /* bloom filters sit between */
+        at = rg->file_offset;
+        for (uint32_t c = 0; c < rg->column_count; c++) {
+            const cf_parquet_column_meta *cm = &rg->columns[c].meta;
+            int64_t start = cm->has_dictionary_page_offset ? cm->dictionary_page_offset
+                                                           : cm->data_page_offset;
+            assert_int_equal(start, at);
+            at += cm->total_compressed_size;
+        }
+    }
+    cf_parquet_free(pq);
+    cf_io_free(io);
+}
+
+/* The first column writes its pages as they close once its dictionary is
+ * settled (none, or given up): the file holds the bytes it would have had
+ * with every chunk held to the end of its row group, whatever the codec, page
+ * version, dictionary, fallback, and number of pages and row groups; the pages
+ * do reach the file before their row group ends. */
+static void test_pq_writer__streamed_same_bytes(void **state)
+{
+    (void)state;
+    static const struct { const char *name; cf_type ty; bool nullable, array; int card; } cols[] = {
+        {"i64", CF_TYPE_INT64, false, false, 1 << 30},   /* falls back */
+        {"s", CF_TYPE_STRING, true, false, 1 << 30},     /* falls back, nullable */
+        {"d", CF_TYPE_DOUBLE, true, false, 40},          /* keeps its dictionary */
+        {"b", CF_TYPE_BOOL, true, false, 2},             /* never a dictionary */
+        {"l", CF_TYPE_INT32, true, true, 1 << 30},       /* levels, falls back */
+        {"x", CF_TYPE_DECIMAL128, false, false, 1 << 30},
+    };
+    static const int32_t codecs[] = {CF_PARQUET_UNCOMPRESSED, CF_PARQUET_SNAPPY, CF_PARQUET_GZIP,
+                                     CF_PARQUET_ZSTD, CF_PARQUET_LZ4_RAW, CF_PARQUET_BROTLI};
+    const size_t nc = sizeof cols / sizeof cols[0];
+    for (size_t first = 0; first <= nc; first++) { /* nc: every column, first i64 */
+        gtable t;
+        memset(&t, 0, sizeof t);
+        for (size_t i = 0; i < nc; i++)
+            if (first == nc || i == first)
+                add_col(&t, cols[i].name, cols[i].ty, cols[i].nullable, cols[i].array,
+                        cols[i].card);
+        for (size_t i = 0; i < t.ncols; i++)
+            t.c[i].spec.bloom_filter = i % 2 == 0;
+        gen(&t, 6000, cf_test_seed(31) + first);
+        for (size_t k = 0; k < 6; k++) {
+            for (int variant = 0; variant < 4; variant++) {
+                cf_parquet_writer_options o;
+                cf_parquet_writer_options_init(&o);
+                o.codec = codecs[k];
+                o.page_rows = 400;
+                o.dict_page_bytes = 2048;
+                if (variant == 1) {
+                    o.data_page_v2 = true;
+                    o.row_group_rows = 1300; /* several row groups */
+                } else if (variant == 2) {
+                    o.dictionary = false;
+                    o.row_group_bytes = 9000; /* row groups ended by their size */
+                    o.page_crc = false;
+                } else if (variant == 3) {
+                    o.page_bytes = 700;
+                    o.page_index = false;
+                    o.statistics = false;
+                }
+                size_t len, hlen;
+                uint64_t first_bytes = 0, hold_first = 0;
+                uint8_t *f = write_table_x(&t, &o, 1000, &len, false, &first_bytes);
+                uint8_t *h = write_table_x(&t, &o, 1000, &hlen, true, &hold_first);
+                CF_ASSERT_BYTES(f, len, h, hlen);
+                if (o.row_group_bytes > 9000) { /* the first batch ends no row group */
+                    assert_int_equal(hold_first, 4); /* held: nothing but the magic */
+                    /* streamed: 1000 rows fill pages of 400 rows, which the first
+                     * column writes unless it still builds a dictionary */
+                    bool settles = o.dictionary == false || t.c[0].spec.type == CF_TYPE_BOOL ||
+                                   (t.c[0].card > 1000 && !t.c[0].spec.is_array);
+                    if (settles)
+                        assert_true(first_bytes > 4);
+                }
+                chunk_layout(f, len);
+                if ((k == 1 || k == 3) && o.page_crc) /* check_file wants CRCs */
+                    check_file(&t, f, len, NULL);
+                free(f);
+                free(h);
+            }
+        }
+        gtable_free(&t);
+    }
 }
 
 static int64_t ld64(cf_slice s) { int64_t v; assert_int_equal(s.len, 8); memcpy(&v, s.data, 8); return v; }
@@ -1085,6 +1201,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_pq_writer__zero_bounds),
         cmocka_unit_test(test_pq_writer__footer),
         cmocka_unit_test(test_pq_writer__dictionary_fallback),
+        cmocka_unit_test(test_pq_writer__streamed_same_bytes),
         cmocka_unit_test(test_pq_writer__round_trip_matrix),
         cmocka_unit_test(test_pq_writer__atomic_file),
         cmocka_unit_test(test_pq_writer__errors),
