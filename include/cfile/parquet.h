@@ -551,7 +551,9 @@ CF_API void cf_parquet_records_free(cf_parquet_records *r); /* NULL is a no-op *
  * table scanner's batches go straight in), encoded into pages as they arrive,
  * and each row group is written out once it reaches its size; the page index
  * and the footer follow the last one. Memory is one row group's encoded pages
- * plus, per column, one page of values and the dictionary.
+ * plus, per column, one page of values and the dictionary; the first column's
+ * pages go to the file as they close once its dictionary is settled (none, or
+ * given up), so a one-column file holds a page, not a row group.
  *
  * Types (Kudu -> Parquet physical type and annotation):
  *   INT8, INT16, INT32     INT32 INT(8|16|32, true)
