@@ -32,6 +32,7 @@ static const struct {
     {"sse42 3-way + pclmul", cf_crc32c_hw, cf_crc32c_hw_available},
     {"avx512 vpclmul folding", cf_crc32c_avx512, cf_crc32c_avx512_available},
     {"avx2 vpclmul folding", cf_crc32c_avx2, cf_crc32c_avx2_available},
+    {"avx2 folding + crc32 mix", cf_crc32c_mix, cf_crc32c_avx2_available},
 #if defined(CF_HAVE_ISAL)
     {"isa-l crc32_iscsi", cf_crc32c_isal, NULL},
 #endif

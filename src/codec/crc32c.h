@@ -32,6 +32,9 @@ uint32_t cf_crc32c_avx512(uint32_t crc, const void *data, size_t len);
 /* The same with 256-bit registers (AVX2 + VPCLMULQDQ, no AVX-512 needed). */
 bool cf_crc32c_avx2_available(void);
 uint32_t cf_crc32c_avx2(uint32_t crc, const void *data, size_t len);
+/* The 256-bit folding and the crc32 instruction on different parts of the
+ * buffer at once (the avx2 path below 2 KiB); falls back as avx2 does. */
+uint32_t cf_crc32c_mix(uint32_t crc, const void *data, size_t len);
 
 /* CRC of A || B from crc1 = cf_crc32c(A), crc2 = cf_crc32c(B) and len2 = |B|. */
 uint32_t cf_crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);

@@ -24,9 +24,14 @@ typedef struct cf_crc32c_fold_consts {
     cf_crc32c_fold_k by48, by32, by16; /* lanes 0..2 of a 512-bit register onto lane 3 */
     cf_crc32c_fold_k by128;            /* 4 x 256-bit accumulators: 128 bytes per round */
     /* (256-bit: by32 folds one register onto the next 32 bytes, by16 lane 0 onto 1) */
+    /* x^(2^j - 33) mod P for j = 6..62 (0 below): a register times x^(2^j) is
+     * one carry-less multiply by it and one crc32 (crc32c.c shift_clmul). */
+    uint32_t xshift[63];
 } cf_crc32c_fold_consts;
 
 /* Smallest lengths the folding paths take: their first round's loads. */
+#define CF_CRC32C_MIX_STREAM 40u /* bytes per crc32 stream per round of the mixed path */
+#define CF_CRC32C_MIX_ROUND (128u + 3u * CF_CRC32C_MIX_STREAM)
 #define CF_CRC32C_FOLD_MIN 256u
 #define CF_CRC32C_FOLD256_MIN 128u
 
@@ -38,5 +43,14 @@ uint32_t cf_crc32c_fold512_reg(uint32_t reg, const uint8_t *p, size_t len,
  * VPCLMULQDQ and SSE4.2 at run time. */
 uint32_t cf_crc32c_fold256_reg(uint32_t reg, const uint8_t *p, size_t len,
                                const cf_crc32c_fold_consts *k);
+
+/* The mixed path: the first 128 * n bytes by 256-bit folding while three
+ * crc32-instruction streams take the 3 * S * n bytes after them (S =
+ * CF_CRC32C_MIX_STREAM, n = len / CF_CRC32C_MIX_ROUND >= 2), the four parts
+ * then merged by shifts. Returns the register after those n rounds' bytes and
+ * sets *done to their count (the caller takes the rest). Needs what
+ * fold256_reg needs; len >= 2 * CF_CRC32C_MIX_ROUND. */
+uint32_t cf_crc32c_mix256_reg(uint32_t reg, const uint8_t *p, size_t len,
+                              const cf_crc32c_fold_consts *k, size_t *done);
 
 #endif

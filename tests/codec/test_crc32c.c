@@ -1,7 +1,9 @@
 /* CRC-32C (format §4): the check value, the worked examples of §14, and every
  * implementation (portable, hardware with pclmul merge, hardware with software
- * merge, AVX-512 and AVX2 folding) against a bit-at-a-time reference over all small lengths, random
- * alignments, the interleaved-path boundaries and large buffers. */
+ * merge, AVX-512 and AVX2 folding, AVX2 folding mixed with crc32 streams)
+ * against a bit-at-a-time reference over all small lengths, random
+ * alignments, the interleaved-path and mixed-path boundaries and large
+ * buffers. */
 #include "test_common.h"
 
 #include <stdlib.h>
@@ -39,6 +41,7 @@ static const struct {
     {"hw_nopclmul", cf_crc32c_hw_nopclmul},
     {"avx512", cf_crc32c_avx512},
     {"avx2", cf_crc32c_avx2},
+    {"mix", cf_crc32c_mix},
 #if defined(CF_HAVE_ISAL)
     {"isal", cf_crc32c_isal},
 #endif
@@ -177,6 +180,42 @@ static void test_crc32c__fold_lengths(void **state)
     free(buf);
 }
 
+/* The mixed path (2 KiB and up): n rounds of 128 folded + 3 x S streamed
+ * bytes, merged, then a tail of under one round through the folding or the
+ * crc32 loop. Every length over its first rounds (so every tail, and round
+ * counts whose merge constant has one to several bits), and lengths around
+ * the 256 KiB blocks it mostly sees, with every misalignment mod 32. */
+static void test_crc32c__mix_lengths(void **state)
+{
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(0xc5c));
+    const size_t hi = 6000, big = (size_t)256 << 10;
+    uint8_t *buf = malloc(big + 1024);
+    assert_non_null(buf);
+    fill_random(&r, buf, big + 1024);
+    for (size_t len = 1900; len <= hi; len++) {
+        size_t mis = (size_t)cf_rng_below(&r, 64);
+        uint32_t start = (uint32_t)cf_rng_next(&r);
+        uint32_t want = crc_ref(start, buf + mis, len);
+        uint32_t got = cf_crc32c_mix(start, buf + mis, len);
+        if (got != want)
+            fail_msg("mix: len %zu misalign %zu: got %08x want %08x", len, mis, got, want);
+    }
+    assert_int_equal(crc_ref(0, buf, big), cf_crc32c_portable(0, buf, big));
+    for (long d = -300; d <= 300; d++) {
+        size_t len = (size_t)((long)big + d), mis = (size_t)(d & 31) + 32;
+        uint32_t start = (uint32_t)cf_rng_next(&r);
+        uint32_t want = cf_crc32c_portable(start, buf + mis, len);
+        for (size_t i = 0; i < NIMPLS; i++) {
+            uint32_t got = impls[i].fn(start, buf + mis, len);
+            if (got != want)
+                fail_msg("%s: len %zu misalign %zu: got %08x want %08x", impls[i].name, len, mis,
+                         got, want);
+        }
+    }
+    free(buf);
+}
+
 static void test_crc32c__large_random(void **state)
 {
     cf_rng r;
@@ -293,6 +332,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_crc32c__all_small_lengths),
         cmocka_unit_test(test_crc32c__interleave_boundaries),
         cmocka_unit_test(test_crc32c__fold_lengths),
+        cmocka_unit_test(test_crc32c__mix_lengths),
         cmocka_unit_test(test_crc32c__large_random),
         cmocka_unit_test(test_crc32c__constant_buffers),
         cmocka_unit_test(test_crc32c__extend_chains),
