@@ -27,10 +27,27 @@ static cf_status need(cf_thrift_reader *r, uint64_t seen, uint64_t req, const ch
     return cf_thrift_fail(r, "%s: required field %s (%d) missing", what, names[id], id);
 }
 
-static cf_status rd_i32(cf_thrift_reader *r, uint8_t t, int32_t *v) { return cf_thrift_read_i32(r, t, v); }
-static cf_status rd_i64(cf_thrift_reader *r, uint8_t t, int64_t *v) { return cf_thrift_read_i64(r, t, v); }
-static cf_status rd_bin(cf_thrift_reader *r, uint8_t t, cf_slice *v) { return cf_thrift_read_binary(r, t, v); }
-static cf_status rd_bool(cf_thrift_reader *r, uint8_t t, bool *v) { return cf_thrift_read_bool(r, t, v); }
+/* Field readers: opt_T reads an optional field and sets its has_ flag; req_T
+ * reads a required one and records its id for need(). Both only after the
+ * value was read, so a damaged field is never marked present. */
+#define FIELD_READERS(T, ctype, read)                                                              \
+    static cf_status opt_##T(cf_thrift_reader *r, uint8_t t, ctype *v, bool *has)                  \
+    {                                                                                              \
+        CF_TRY(read(r, t, v));                                                                     \
+        *has = true;                                                                               \
+        return CF_OK;                                                                              \
+    }                                                                                              \
+    static cf_status req_##T(cf_thrift_reader *r, uint8_t t, ctype *v, uint64_t *seen, int id)     \
+    {                                                                                              \
+        CF_TRY(read(r, t, v));                                                                     \
+        *seen |= (uint64_t)1 << id;                                                                \
+        return CF_OK;                                                                              \
+    }
+FIELD_READERS(i32, int32_t, cf_thrift_read_i32)
+FIELD_READERS(i64, int64_t, cf_thrift_read_i64)
+FIELD_READERS(bin, cf_slice, cf_thrift_read_binary)
+FIELD_READERS(bool, bool, cf_thrift_read_bool)
+#undef FIELD_READERS
 
 static cf_status list_i32(cf_thrift_reader *r, uint8_t t, const int32_t **out, uint32_t *count)
 {
@@ -140,17 +157,17 @@ static cf_status stats_decode(cf_thrift_reader *r, cf_parquet_stats *s)
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(rd_bin(r, t, &s->max)); s->has_max = true; break;
-        case 2: CF_TRY(rd_bin(r, t, &s->min)); s->has_min = true; break;
-        case 3: CF_TRY(rd_i64(r, t, &s->null_count)); s->has_null_count = true; break;
-        case 4: CF_TRY(rd_i64(r, t, &s->distinct_count)); s->has_distinct_count = true; break;
-        case 5: CF_TRY(rd_bin(r, t, &s->max_value)); s->has_max_value = true; break;
-        case 6: CF_TRY(rd_bin(r, t, &s->min_value)); s->has_min_value = true; break;
-        case 7: CF_TRY(rd_bool(r, t, &s->is_max_value_exact)); s->has_is_max_value_exact = true; break;
-        case 8: CF_TRY(rd_bool(r, t, &s->is_min_value_exact)); s->has_is_min_value_exact = true; break;
-        case 9: CF_TRY(rd_i64(r, t, &s->nan_count)); s->has_nan_count = true; break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(opt_bin(r, t, &s->max, &s->has_max)); break;
+    case 2: CF_TRY(opt_bin(r, t, &s->min, &s->has_min)); break;
+    case 3: CF_TRY(opt_i64(r, t, &s->null_count, &s->has_null_count)); break;
+    case 4: CF_TRY(opt_i64(r, t, &s->distinct_count, &s->has_distinct_count)); break;
+    case 5: CF_TRY(opt_bin(r, t, &s->max_value, &s->has_max_value)); break;
+    case 6: CF_TRY(opt_bin(r, t, &s->min_value, &s->has_min_value)); break;
+    case 7: CF_TRY(opt_bool(r, t, &s->is_max_value_exact, &s->has_is_max_value_exact)); break;
+    case 8: CF_TRY(opt_bool(r, t, &s->is_min_value_exact, &s->has_is_min_value_exact)); break;
+    case 9: CF_TRY(opt_i64(r, t, &s->nan_count, &s->has_nan_count)); break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     return CF_OK;
 }
@@ -163,10 +180,10 @@ static cf_status kv_decode(cf_thrift_reader *r, void *elem)
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(rd_bin(r, t, &kv->key)); SEEN(1); break;
-        case 2: CF_TRY(rd_bin(r, t, &kv->value)); kv->has_value = true; break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(req_bin(r, t, &kv->key, &seen, 1)); break;
+    case 2: CF_TRY(opt_bin(r, t, &kv->value, &kv->has_value)); break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     return need(r, seen, 1u << 1, "KeyValue", names);
 }
@@ -178,16 +195,16 @@ static cf_status time_unit_decode(cf_thrift_reader *r, uint32_t *unit)
     uint8_t t;
     *unit = 0;
     FIELDS(r) {
-        case 1:
-        case 2:
-        case 3:
-            if (t != CF_TT_STRUCT)
-                return cf_thrift_fail(r, "TimeUnit member %d is not a struct", fid);
-            *unit = (uint32_t)fid;
-            CF_TRY(cf_thrift_skip(r, t));
-            break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1:
+    case 2:
+    case 3:
+        if (t != CF_TT_STRUCT)
+            return cf_thrift_fail(r, "TimeUnit member %d is not a struct", fid);
+        *unit = (uint32_t)fid;
+        CF_TRY(cf_thrift_skip(r, t));
+        break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     return CF_OK;
 }
@@ -200,15 +217,15 @@ static cf_status time_decode(cf_thrift_reader *r, cf_parquet_logical *lt, const 
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(rd_bool(r, t, &lt->utc)); SEEN(1); break;
-        case 2:
-            if (t != CF_TT_STRUCT)
-                return cf_thrift_fail(r, "%s unit is not a struct", what);
-            CF_TRY(time_unit_decode(r, &lt->unit));
-            SEEN(2);
-            break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(req_bool(r, t, &lt->utc, &seen, 1)); break;
+    case 2:
+        if (t != CF_TT_STRUCT)
+            return cf_thrift_fail(r, "%s unit is not a struct", what);
+        CF_TRY(time_unit_decode(r, &lt->unit));
+        SEEN(2);
+        break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     CF_TRY(need(r, seen, 6, what, names));
     if (lt->unit == 0)
@@ -223,10 +240,10 @@ static cf_status int_type_decode(cf_thrift_reader *r, cf_parquet_logical *lt)
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(rd_i32(r, t, &lt->bit_width)); SEEN(1); break;
-        case 2: CF_TRY(rd_bool(r, t, &lt->is_signed)); SEEN(2); break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(req_i32(r, t, &lt->bit_width, &seen, 1)); break;
+    case 2: CF_TRY(req_bool(r, t, &lt->is_signed, &seen, 2)); break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     return need(r, seen, 6, "IntType", names);
 }
@@ -238,10 +255,10 @@ static cf_status decimal_type_decode(cf_thrift_reader *r, cf_parquet_logical *lt
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(rd_i32(r, t, &lt->scale)); SEEN(1); break;
-        case 2: CF_TRY(rd_i32(r, t, &lt->precision)); SEEN(2); break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(req_i32(r, t, &lt->scale, &seen, 1)); break;
+    case 2: CF_TRY(req_i32(r, t, &lt->precision, &seen, 2)); break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     return need(r, seen, 6, "DecimalType", names);
 }
@@ -252,9 +269,9 @@ static cf_status geo_type_decode(cf_thrift_reader *r, cf_parquet_logical *lt)
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(rd_bin(r, t, &lt->crs)); lt->has_crs = true; break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(opt_bin(r, t, &lt->crs, &lt->has_crs)); break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     return CF_OK;
 }
@@ -270,42 +287,48 @@ static cf_status logical_decode(cf_thrift_reader *r, cf_parquet_logical *lt)
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        default:
-            if (t != CF_TT_STRUCT) {
-                CF_TRY(cf_thrift_skip(r, t));
-                break;
-            }
-            members++;
-            switch (fid) {
-            case CF_PARQUET_LT_DECIMAL:
-                lt->kind = (uint32_t)fid;
-                CF_TRY(decimal_type_decode(r, lt));
-                break;
-            case CF_PARQUET_LT_TIME:
-            case CF_PARQUET_LT_TIMESTAMP:
-                lt->kind = (uint32_t)fid;
-                CF_TRY(time_decode(r, lt, fid == CF_PARQUET_LT_TIME ? "TimeType" : "TimestampType"));
-                break;
-            case CF_PARQUET_LT_INTEGER:
-                lt->kind = (uint32_t)fid;
-                CF_TRY(int_type_decode(r, lt));
-                break;
-            case CF_PARQUET_LT_GEOMETRY:
-            case CF_PARQUET_LT_GEOGRAPHY:
-                lt->kind = (uint32_t)fid;
-                CF_TRY(geo_type_decode(r, lt));
-                break;
-            case CF_PARQUET_LT_STRING: case CF_PARQUET_LT_MAP: case CF_PARQUET_LT_LIST:
-            case CF_PARQUET_LT_ENUM: case CF_PARQUET_LT_DATE: case CF_PARQUET_LT_UNKNOWN:
-            case CF_PARQUET_LT_JSON: case CF_PARQUET_LT_BSON: case CF_PARQUET_LT_UUID:
-            case CF_PARQUET_LT_FLOAT16: case CF_PARQUET_LT_VARIANT:
-                lt->kind = (uint32_t)fid;
-                CF_TRY(cf_thrift_skip(r, t));
-                break;
-            default:
-                CF_TRY(cf_thrift_skip(r, t));
-            }
+    default:
+        if (t != CF_TT_STRUCT) {
+            CF_TRY(cf_thrift_skip(r, t));
+            break;
         }
+        members++;
+        switch (fid) {
+        case CF_PARQUET_LT_DECIMAL:
+            lt->kind = (uint32_t)fid;
+            CF_TRY(decimal_type_decode(r, lt));
+            break;
+        case CF_PARQUET_LT_TIME:
+        case CF_PARQUET_LT_TIMESTAMP:
+            lt->kind = (uint32_t)fid;
+            CF_TRY(time_decode(r, lt, fid == CF_PARQUET_LT_TIME ? "TimeType" : "TimestampType"));
+            break;
+        case CF_PARQUET_LT_INTEGER:
+            lt->kind = (uint32_t)fid;
+            CF_TRY(int_type_decode(r, lt));
+            break;
+        case CF_PARQUET_LT_GEOMETRY:
+        case CF_PARQUET_LT_GEOGRAPHY:
+            lt->kind = (uint32_t)fid;
+            CF_TRY(geo_type_decode(r, lt));
+            break;
+        case CF_PARQUET_LT_STRING:
+        case CF_PARQUET_LT_MAP:
+        case CF_PARQUET_LT_LIST:
+        case CF_PARQUET_LT_ENUM:
+        case CF_PARQUET_LT_DATE:
+        case CF_PARQUET_LT_UNKNOWN:
+        case CF_PARQUET_LT_JSON:
+        case CF_PARQUET_LT_BSON:
+        case CF_PARQUET_LT_UUID:
+        case CF_PARQUET_LT_FLOAT16:
+        case CF_PARQUET_LT_VARIANT:
+            lt->kind = (uint32_t)fid;
+            CF_TRY(cf_thrift_skip(r, t));
+            break;
+        default: CF_TRY(cf_thrift_skip(r, t));
+        }
+    }
     END_FIELDS(r);
     if (members != 1)
         lt->kind = CF_PARQUET_LT_UNSUPPORTED;
@@ -322,22 +345,22 @@ static cf_status schema_element_decode(cf_thrift_reader *r, void *elem)
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(rd_i32(r, t, &e->type)); e->has_type = true; break;
-        case 2: CF_TRY(rd_i32(r, t, &e->type_length)); e->has_type_length = true; break;
-        case 3: CF_TRY(rd_i32(r, t, &e->repetition)); e->has_repetition = true; break;
-        case 4: CF_TRY(rd_bin(r, t, &e->name)); SEEN(4); break;
-        case 5: CF_TRY(rd_i32(r, t, &e->num_children)); e->has_num_children = true; break;
-        case 6: CF_TRY(rd_i32(r, t, &e->converted_type)); e->has_converted_type = true; break;
-        case 7: CF_TRY(rd_i32(r, t, &e->scale)); e->has_scale = true; break;
-        case 8: CF_TRY(rd_i32(r, t, &e->precision)); e->has_precision = true; break;
-        case 9: CF_TRY(rd_i32(r, t, &e->field_id)); e->has_field_id = true; break;
-        case 10:
-            if (t != CF_TT_STRUCT)
-                return cf_thrift_fail(r, "SchemaElement logicalType is not a struct");
-            CF_TRY(logical_decode(r, &e->logical));
-            break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(opt_i32(r, t, &e->type, &e->has_type)); break;
+    case 2: CF_TRY(opt_i32(r, t, &e->type_length, &e->has_type_length)); break;
+    case 3: CF_TRY(opt_i32(r, t, &e->repetition, &e->has_repetition)); break;
+    case 4: CF_TRY(req_bin(r, t, &e->name, &seen, 4)); break;
+    case 5: CF_TRY(opt_i32(r, t, &e->num_children, &e->has_num_children)); break;
+    case 6: CF_TRY(opt_i32(r, t, &e->converted_type, &e->has_converted_type)); break;
+    case 7: CF_TRY(opt_i32(r, t, &e->scale, &e->has_scale)); break;
+    case 8: CF_TRY(opt_i32(r, t, &e->precision, &e->has_precision)); break;
+    case 9: CF_TRY(opt_i32(r, t, &e->field_id, &e->has_field_id)); break;
+    case 10:
+        if (t != CF_TT_STRUCT)
+            return cf_thrift_fail(r, "SchemaElement logicalType is not a struct");
+        CF_TRY(logical_decode(r, &e->logical));
+        break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     return need(r, seen, 1u << 4, "SchemaElement", names);
 }
@@ -352,69 +375,77 @@ static cf_status encoding_stats_decode(cf_thrift_reader *r, void *elem)
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(rd_i32(r, t, &s->page_type)); SEEN(1); break;
-        case 2: CF_TRY(rd_i32(r, t, &s->encoding)); SEEN(2); break;
-        case 3: CF_TRY(rd_i32(r, t, &s->count)); SEEN(3); break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(req_i32(r, t, &s->page_type, &seen, 1)); break;
+    case 2: CF_TRY(req_i32(r, t, &s->encoding, &seen, 2)); break;
+    case 3: CF_TRY(req_i32(r, t, &s->count, &seen, 3)); break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     return need(r, seen, 0xe, "PageEncodingStats", names);
 }
 
 static cf_status column_meta_decode(cf_thrift_reader *r, cf_parquet_column_meta *m)
 {
-    static const char *const names[] = {"",           "type",
-                                        "encodings",  "path_in_schema",
-                                        "codec",      "num_values",
-                                        "total_uncompressed_size", "total_compressed_size",
-                                        "",           "data_page_offset"};
+    static const char *const names[] = {"",
+                                        "type",
+                                        "encodings",
+                                        "path_in_schema",
+                                        "codec",
+                                        "num_values",
+                                        "total_uncompressed_size",
+                                        "total_compressed_size",
+                                        "",
+                                        "data_page_offset"};
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(rd_i32(r, t, &m->type)); SEEN(1); break;
-        case 2: CF_TRY(list_i32(r, t, &m->encodings, &m->encoding_count)); SEEN(2); break;
-        case 3: {
-            cf_slice *p;
-            CF_TRY(list_bin(r, t, &p, &m->path_len));
-            m->path = p;
-            SEEN(3);
-            break;
-        }
-        case 4: CF_TRY(rd_i32(r, t, &m->codec)); SEEN(4); break;
-        case 5: CF_TRY(rd_i64(r, t, &m->num_values)); SEEN(5); break;
-        case 6: CF_TRY(rd_i64(r, t, &m->total_uncompressed_size)); SEEN(6); break;
-        case 7: CF_TRY(rd_i64(r, t, &m->total_compressed_size)); SEEN(7); break;
-        case 8: {
-            void *p;
-            CF_TRY(list_struct(r, t, sizeof(cf_parquet_kv), kv_decode, "key_value_metadata",
-                               &p, &m->kv_count));
-            m->kv = p;
-            break;
-        }
-        case 9: CF_TRY(rd_i64(r, t, &m->data_page_offset)); SEEN(9); break;
-        case 10: CF_TRY(rd_i64(r, t, &m->index_page_offset)); m->has_index_page_offset = true; break;
-        case 11:
-            CF_TRY(rd_i64(r, t, &m->dictionary_page_offset));
-            m->has_dictionary_page_offset = true;
-            break;
-        case 12:
-            if (t != CF_TT_STRUCT)
-                return cf_thrift_fail(r, "ColumnMetaData statistics is not a struct");
-            CF_TRY(stats_decode(r, &m->statistics));
-            m->has_statistics = true;
-            break;
-        case 13: {
-            void *p;
-            CF_TRY(list_struct(r, t, sizeof(cf_parquet_encoding_stats), encoding_stats_decode,
-                               "encoding_stats", &p, &m->encoding_stats_count));
-            m->encoding_stats = p;
-            break;
-        }
-        case 14: CF_TRY(rd_i64(r, t, &m->bloom_filter_offset)); m->has_bloom_filter_offset = true; break;
-        case 15: CF_TRY(rd_i32(r, t, &m->bloom_filter_length)); m->has_bloom_filter_length = true; break;
-        default: CF_TRY(cf_thrift_skip(r, t)); /* 16 size_statistics, 17 geospatial */
-        }
+    case 1: CF_TRY(req_i32(r, t, &m->type, &seen, 1)); break;
+    case 2:
+        CF_TRY(list_i32(r, t, &m->encodings, &m->encoding_count));
+        SEEN(2);
+        break;
+    case 3: {
+        cf_slice *p;
+        CF_TRY(list_bin(r, t, &p, &m->path_len));
+        m->path = p;
+        SEEN(3);
+        break;
+    }
+    case 4: CF_TRY(req_i32(r, t, &m->codec, &seen, 4)); break;
+    case 5: CF_TRY(req_i64(r, t, &m->num_values, &seen, 5)); break;
+    case 6: CF_TRY(req_i64(r, t, &m->total_uncompressed_size, &seen, 6)); break;
+    case 7: CF_TRY(req_i64(r, t, &m->total_compressed_size, &seen, 7)); break;
+    case 8: {
+        void *p;
+        CF_TRY(list_struct(r, t, sizeof(cf_parquet_kv), kv_decode, "key_value_metadata", &p,
+                           &m->kv_count));
+        m->kv = p;
+        break;
+    }
+    case 9: CF_TRY(req_i64(r, t, &m->data_page_offset, &seen, 9)); break;
+    case 10: CF_TRY(opt_i64(r, t, &m->index_page_offset, &m->has_index_page_offset)); break;
+    case 11:
+        CF_TRY(cf_thrift_read_i64(r, t, &m->dictionary_page_offset));
+        m->has_dictionary_page_offset = true;
+        break;
+    case 12:
+        if (t != CF_TT_STRUCT)
+            return cf_thrift_fail(r, "ColumnMetaData statistics is not a struct");
+        CF_TRY(stats_decode(r, &m->statistics));
+        m->has_statistics = true;
+        break;
+    case 13: {
+        void *p;
+        CF_TRY(list_struct(r, t, sizeof(cf_parquet_encoding_stats), encoding_stats_decode,
+                           "encoding_stats", &p, &m->encoding_stats_count));
+        m->encoding_stats = p;
+        break;
+    }
+    case 14: CF_TRY(opt_i64(r, t, &m->bloom_filter_offset, &m->has_bloom_filter_offset)); break;
+    case 15: CF_TRY(opt_i32(r, t, &m->bloom_filter_length, &m->has_bloom_filter_length)); break;
+    default: CF_TRY(cf_thrift_skip(r, t)); /* 16 size_statistics, 17 geospatial */
+    }
     END_FIELDS(r);
     return need(r, seen, 0x2fe, "ColumnMetaData", names);
 }
@@ -428,25 +459,25 @@ static cf_status column_chunk_decode(cf_thrift_reader *r, void *elem)
     /* file_offset (2) is required by the spec but several writers leave it out
      * or zero; nothing depends on it, so its absence is not damage. */
     FIELDS(r) {
-        case 1: CF_TRY(rd_bin(r, t, &c->file_path)); c->has_file_path = true; break;
-        case 2: CF_TRY(rd_i64(r, t, &c->file_offset)); break;
-        case 3:
-            if (t != CF_TT_STRUCT)
-                return cf_thrift_fail(r, "ColumnChunk meta_data is not a struct");
-            CF_TRY(column_meta_decode(r, &c->meta));
-            c->has_meta_data = true;
-            break;
-        case 4: CF_TRY(rd_i64(r, t, &c->offset_index_offset)); has_oi_off = true; break;
-        case 5: CF_TRY(rd_i32(r, t, &c->offset_index_length)); has_oi_len = true; break;
-        case 6: CF_TRY(rd_i64(r, t, &c->column_index_offset)); has_ci_off = true; break;
-        case 7: CF_TRY(rd_i32(r, t, &c->column_index_length)); has_ci_len = true; break;
-        case 8:
-        case 9:
-            c->encrypted = true;
-            CF_TRY(cf_thrift_skip(r, t));
-            break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(opt_bin(r, t, &c->file_path, &c->has_file_path)); break;
+    case 2: CF_TRY(cf_thrift_read_i64(r, t, &c->file_offset)); break;
+    case 3:
+        if (t != CF_TT_STRUCT)
+            return cf_thrift_fail(r, "ColumnChunk meta_data is not a struct");
+        CF_TRY(column_meta_decode(r, &c->meta));
+        c->has_meta_data = true;
+        break;
+    case 4: CF_TRY(opt_i64(r, t, &c->offset_index_offset, &has_oi_off)); break;
+    case 5: CF_TRY(opt_i32(r, t, &c->offset_index_length, &has_oi_len)); break;
+    case 6: CF_TRY(opt_i64(r, t, &c->column_index_offset, &has_ci_off)); break;
+    case 7: CF_TRY(opt_i32(r, t, &c->column_index_length, &has_ci_len)); break;
+    case 8:
+    case 9:
+        c->encrypted = true;
+        CF_TRY(cf_thrift_skip(r, t));
+        break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     c->has_offset_index = has_oi_off && has_oi_len;
     c->has_column_index = has_ci_off && has_ci_len;
@@ -461,11 +492,11 @@ static cf_status sorting_column_decode(cf_thrift_reader *r, void *elem)
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(rd_i32(r, t, &s->column_idx)); SEEN(1); break;
-        case 2: CF_TRY(rd_bool(r, t, &s->descending)); SEEN(2); break;
-        case 3: CF_TRY(rd_bool(r, t, &s->nulls_first)); SEEN(3); break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(req_i32(r, t, &s->column_idx, &seen, 1)); break;
+    case 2: CF_TRY(req_bool(r, t, &s->descending, &seen, 2)); break;
+    case 3: CF_TRY(req_bool(r, t, &s->nulls_first, &seen, 3)); break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     return need(r, seen, 0xe, "SortingColumn", names);
 }
@@ -478,39 +509,39 @@ static cf_status row_group_decode(cf_thrift_reader *r, void *elem)
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: {
-            void *p;
-            CF_TRY(list_struct(r, t, sizeof(cf_parquet_column_chunk), column_chunk_decode,
-                               "column", &p, &g->column_count));
-            g->columns = p;
-            SEEN(1);
-            break;
-        }
-        case 2: CF_TRY(rd_i64(r, t, &g->total_byte_size)); SEEN(2); break;
-        case 3: CF_TRY(rd_i64(r, t, &g->num_rows)); SEEN(3); break;
-        case 4: {
-            void *p;
-            CF_TRY(list_struct(r, t, sizeof(cf_parquet_sorting_column), sorting_column_decode,
-                               "sorting column", &p, &g->sorting_column_count));
-            g->sorting_columns = p;
-            break;
-        }
-        case 5: CF_TRY(rd_i64(r, t, &g->file_offset)); g->has_file_offset = true; break;
-        case 6:
-            CF_TRY(rd_i64(r, t, &g->total_compressed_size));
-            g->has_total_compressed_size = true;
-            break;
-        case 7: {
-            int32_t v;
-            CF_TRY(rd_i32(r, t, &v));
-            if (v < INT16_MIN || v > INT16_MAX)
-                return cf_thrift_fail(r, "RowGroup ordinal %" PRId32 " out of range", v);
-            g->ordinal = (int16_t)v;
-            g->has_ordinal = true;
-            break;
-        }
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: {
+        void *p;
+        CF_TRY(list_struct(r, t, sizeof(cf_parquet_column_chunk), column_chunk_decode, "column", &p,
+                           &g->column_count));
+        g->columns = p;
+        SEEN(1);
+        break;
+    }
+    case 2: CF_TRY(req_i64(r, t, &g->total_byte_size, &seen, 2)); break;
+    case 3: CF_TRY(req_i64(r, t, &g->num_rows, &seen, 3)); break;
+    case 4: {
+        void *p;
+        CF_TRY(list_struct(r, t, sizeof(cf_parquet_sorting_column), sorting_column_decode,
+                           "sorting column", &p, &g->sorting_column_count));
+        g->sorting_columns = p;
+        break;
+    }
+    case 5: CF_TRY(opt_i64(r, t, &g->file_offset, &g->has_file_offset)); break;
+    case 6:
+        CF_TRY(cf_thrift_read_i64(r, t, &g->total_compressed_size));
+        g->has_total_compressed_size = true;
+        break;
+    case 7: {
+        int32_t v;
+        CF_TRY(cf_thrift_read_i32(r, t, &v));
+        if (v < INT16_MIN || v > INT16_MAX)
+            return cf_thrift_fail(r, "RowGroup ordinal %" PRId32 " out of range", v);
+        g->ordinal = (int16_t)v;
+        g->has_ordinal = true;
+        break;
+    }
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     return need(r, seen, 0xe, "RowGroup", names);
 }
@@ -522,11 +553,11 @@ static cf_status column_order_decode(cf_thrift_reader *r, void *elem)
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        default:
-            if (t == CF_TT_STRUCT && fid > 0)
-                *id = (uint32_t)fid;
-            CF_TRY(cf_thrift_skip(r, t));
-        }
+    default:
+        if (t == CF_TT_STRUCT && fid > 0)
+            *id = (uint32_t)fid;
+        CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     return CF_OK;
 }
@@ -539,46 +570,46 @@ cf_status cf_pq_file_meta_decode(cf_thrift_reader *r, cf_parquet_file_meta *m)
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(rd_i32(r, t, &m->version)); SEEN(1); break;
-        case 2: {
-            void *p;
-            CF_TRY(list_struct(r, t, sizeof(cf_parquet_schema_element), schema_element_decode,
-                               "schema element", &p, &m->schema_count));
-            m->schema = p;
-            SEEN(2);
-            break;
-        }
-        case 3: CF_TRY(rd_i64(r, t, &m->num_rows)); SEEN(3); break;
-        case 4: {
-            void *p;
-            CF_TRY(list_struct(r, t, sizeof(cf_parquet_row_group), row_group_decode, "row group",
-                               &p, &m->row_group_count));
-            m->row_groups = p;
-            SEEN(4);
-            break;
-        }
-        case 5: {
-            void *p;
-            CF_TRY(list_struct(r, t, sizeof(cf_parquet_kv), kv_decode, "key_value_metadata", &p,
-                               &m->kv_count));
-            m->kv = p;
-            break;
-        }
-        case 6: CF_TRY(rd_bin(r, t, &m->created_by)); m->has_created_by = true; break;
-        case 7: {
-            void *p;
-            CF_TRY(list_struct(r, t, sizeof(uint32_t), column_order_decode, "column order", &p,
-                               &m->column_order_count));
-            m->column_orders = p;
-            m->has_column_orders = true;
-            break;
-        }
-        case 8:
-            m->encrypted = true;
-            CF_TRY(cf_thrift_skip(r, t));
-            break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(req_i32(r, t, &m->version, &seen, 1)); break;
+    case 2: {
+        void *p;
+        CF_TRY(list_struct(r, t, sizeof(cf_parquet_schema_element), schema_element_decode,
+                           "schema element", &p, &m->schema_count));
+        m->schema = p;
+        SEEN(2);
+        break;
+    }
+    case 3: CF_TRY(req_i64(r, t, &m->num_rows, &seen, 3)); break;
+    case 4: {
+        void *p;
+        CF_TRY(list_struct(r, t, sizeof(cf_parquet_row_group), row_group_decode, "row group", &p,
+                           &m->row_group_count));
+        m->row_groups = p;
+        SEEN(4);
+        break;
+    }
+    case 5: {
+        void *p;
+        CF_TRY(list_struct(r, t, sizeof(cf_parquet_kv), kv_decode, "key_value_metadata", &p,
+                           &m->kv_count));
+        m->kv = p;
+        break;
+    }
+    case 6: CF_TRY(opt_bin(r, t, &m->created_by, &m->has_created_by)); break;
+    case 7: {
+        void *p;
+        CF_TRY(list_struct(r, t, sizeof(uint32_t), column_order_decode, "column order", &p,
+                           &m->column_order_count));
+        m->column_orders = p;
+        m->has_column_orders = true;
+        break;
+    }
+    case 8:
+        m->encrypted = true;
+        CF_TRY(cf_thrift_skip(r, t));
+        break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     return need(r, seen, 0x1e, "FileMetaData", names);
 }
@@ -593,18 +624,18 @@ static cf_status data_page_decode(cf_thrift_reader *r, cf_pq_data_page_header *h
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(rd_i32(r, t, &h->num_values)); SEEN(1); break;
-        case 2: CF_TRY(rd_i32(r, t, &h->encoding)); SEEN(2); break;
-        case 3: CF_TRY(rd_i32(r, t, &h->definition_level_encoding)); SEEN(3); break;
-        case 4: CF_TRY(rd_i32(r, t, &h->repetition_level_encoding)); SEEN(4); break;
-        case 5:
-            if (t != CF_TT_STRUCT)
-                return cf_thrift_fail(r, "DataPageHeader statistics is not a struct");
-            CF_TRY(stats_decode(r, &h->statistics));
-            h->has_statistics = true;
-            break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(req_i32(r, t, &h->num_values, &seen, 1)); break;
+    case 2: CF_TRY(req_i32(r, t, &h->encoding, &seen, 2)); break;
+    case 3: CF_TRY(req_i32(r, t, &h->definition_level_encoding, &seen, 3)); break;
+    case 4: CF_TRY(req_i32(r, t, &h->repetition_level_encoding, &seen, 4)); break;
+    case 5:
+        if (t != CF_TT_STRUCT)
+            return cf_thrift_fail(r, "DataPageHeader statistics is not a struct");
+        CF_TRY(stats_decode(r, &h->statistics));
+        h->has_statistics = true;
+        break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     CF_TRY(need(r, seen, 0x1e, "DataPageHeader", names));
     if (h->num_values < 0)
@@ -619,58 +650,62 @@ static cf_status dict_page_decode(cf_thrift_reader *r, cf_pq_dictionary_page_hea
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(rd_i32(r, t, &h->num_values)); SEEN(1); break;
-        case 2: CF_TRY(rd_i32(r, t, &h->encoding)); SEEN(2); break;
-        case 3: CF_TRY(rd_bool(r, t, &h->is_sorted)); h->has_is_sorted = true; break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(req_i32(r, t, &h->num_values, &seen, 1)); break;
+    case 2: CF_TRY(req_i32(r, t, &h->encoding, &seen, 2)); break;
+    case 3: CF_TRY(opt_bool(r, t, &h->is_sorted, &h->has_is_sorted)); break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     CF_TRY(need(r, seen, 0x6, "DictionaryPageHeader", names));
     if (h->num_values < 0)
-        return cf_thrift_fail(r, "DictionaryPageHeader num_values %" PRId32 " < 0",
-                              h->num_values);
+        return cf_thrift_fail(r, "DictionaryPageHeader num_values %" PRId32 " < 0", h->num_values);
     return CF_OK;
 }
 
 static cf_status data_page_v2_decode(cf_thrift_reader *r, cf_pq_data_page_header_v2 *h)
 {
-    static const char *const names[] = {"",         "num_values", "num_nulls",
-                                        "num_rows", "encoding",   "definition_levels_byte_length",
+    static const char *const names[] = {"",
+                                        "num_values",
+                                        "num_nulls",
+                                        "num_rows",
+                                        "encoding",
+                                        "definition_levels_byte_length",
                                         "repetition_levels_byte_length"};
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
     h->is_compressed = true;
     FIELDS(r) {
-        case 1: CF_TRY(rd_i32(r, t, &h->num_values)); SEEN(1); break;
-        case 2: CF_TRY(rd_i32(r, t, &h->num_nulls)); SEEN(2); break;
-        case 3: CF_TRY(rd_i32(r, t, &h->num_rows)); SEEN(3); break;
-        case 4: CF_TRY(rd_i32(r, t, &h->encoding)); SEEN(4); break;
-        case 5: CF_TRY(rd_i32(r, t, &h->definition_levels_byte_length)); SEEN(5); break;
-        case 6: CF_TRY(rd_i32(r, t, &h->repetition_levels_byte_length)); SEEN(6); break;
-        case 7: CF_TRY(rd_bool(r, t, &h->is_compressed)); break;
-        case 8:
-            if (t != CF_TT_STRUCT)
-                return cf_thrift_fail(r, "DataPageHeaderV2 statistics is not a struct");
-            CF_TRY(stats_decode(r, &h->statistics));
-            h->has_statistics = true;
-            break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(req_i32(r, t, &h->num_values, &seen, 1)); break;
+    case 2: CF_TRY(req_i32(r, t, &h->num_nulls, &seen, 2)); break;
+    case 3: CF_TRY(req_i32(r, t, &h->num_rows, &seen, 3)); break;
+    case 4: CF_TRY(req_i32(r, t, &h->encoding, &seen, 4)); break;
+    case 5: CF_TRY(req_i32(r, t, &h->definition_levels_byte_length, &seen, 5)); break;
+    case 6: CF_TRY(req_i32(r, t, &h->repetition_levels_byte_length, &seen, 6)); break;
+    case 7: CF_TRY(cf_thrift_read_bool(r, t, &h->is_compressed)); break;
+    case 8:
+        if (t != CF_TT_STRUCT)
+            return cf_thrift_fail(r, "DataPageHeaderV2 statistics is not a struct");
+        CF_TRY(stats_decode(r, &h->statistics));
+        h->has_statistics = true;
+        break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     CF_TRY(need(r, seen, 0x7e, "DataPageHeaderV2", names));
     if (h->num_values < 0 || h->num_nulls < 0 || h->num_rows < 0 || h->num_nulls > h->num_values ||
         h->definition_levels_byte_length < 0 || h->repetition_levels_byte_length < 0)
-        return cf_thrift_fail(r, "DataPageHeaderV2 counts or lengths out of range (values %" PRId32
-                                 ", nulls %" PRId32 ", rows %" PRId32 ", levels %" PRId32
-                                 "+%" PRId32 ")",
+        return cf_thrift_fail(r,
+                              "DataPageHeaderV2 counts or lengths out of range (values %" PRId32
+                              ", nulls %" PRId32 ", rows %" PRId32 ", levels %" PRId32 "+%" PRId32
+                              ")",
                               h->num_values, h->num_nulls, h->num_rows,
                               h->repetition_levels_byte_length, h->definition_levels_byte_length);
     return CF_OK;
 }
 
-cf_status cf_pq_page_header_decode(cf_pq_page_header *out, size_t *header_len,
-                                   const uint8_t *data, size_t len, uint64_t off, cf_error *err)
+cf_status cf_pq_page_header_decode(cf_pq_page_header *out, size_t *header_len, const uint8_t *data,
+                                   size_t len, uint64_t off, cf_error *err)
 {
     static const char *const names[] = {"", "type", "uncompressed_page_size",
                                         "compressed_page_size"};
@@ -683,40 +718,40 @@ cf_status cf_pq_page_header_decode(cf_pq_page_header *out, size_t *header_len,
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(rd_i32(r, t, &out->type)); SEEN(1); break;
-        case 2: CF_TRY(rd_i32(r, t, &out->uncompressed_page_size)); SEEN(2); break;
-        case 3: CF_TRY(rd_i32(r, t, &out->compressed_page_size)); SEEN(3); break;
-        case 4: {
-            int32_t crc;
-            CF_TRY(rd_i32(r, t, &crc));
-            out->crc = (uint32_t)crc;
-            out->has_crc = true;
-            break;
-        }
-        case 5:
-            if (t != CF_TT_STRUCT)
-                return cf_thrift_fail(r, "data_page_header is not a struct");
-            CF_TRY(data_page_decode(r, &out->data_page));
-            out->has_data_page = true;
-            break;
-        case 6:
-            out->has_index_page = true;
-            CF_TRY(cf_thrift_skip(r, t));
-            break;
-        case 7:
-            if (t != CF_TT_STRUCT)
-                return cf_thrift_fail(r, "dictionary_page_header is not a struct");
-            CF_TRY(dict_page_decode(r, &out->dictionary_page));
-            out->has_dictionary_page = true;
-            break;
-        case 8:
-            if (t != CF_TT_STRUCT)
-                return cf_thrift_fail(r, "data_page_header_v2 is not a struct");
-            CF_TRY(data_page_v2_decode(r, &out->data_page_v2));
-            out->has_data_page_v2 = true;
-            break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(req_i32(r, t, &out->type, &seen, 1)); break;
+    case 2: CF_TRY(req_i32(r, t, &out->uncompressed_page_size, &seen, 2)); break;
+    case 3: CF_TRY(req_i32(r, t, &out->compressed_page_size, &seen, 3)); break;
+    case 4: {
+        int32_t crc;
+        CF_TRY(cf_thrift_read_i32(r, t, &crc));
+        out->crc = (uint32_t)crc;
+        out->has_crc = true;
+        break;
+    }
+    case 5:
+        if (t != CF_TT_STRUCT)
+            return cf_thrift_fail(r, "data_page_header is not a struct");
+        CF_TRY(data_page_decode(r, &out->data_page));
+        out->has_data_page = true;
+        break;
+    case 6:
+        out->has_index_page = true;
+        CF_TRY(cf_thrift_skip(r, t));
+        break;
+    case 7:
+        if (t != CF_TT_STRUCT)
+            return cf_thrift_fail(r, "dictionary_page_header is not a struct");
+        CF_TRY(dict_page_decode(r, &out->dictionary_page));
+        out->has_dictionary_page = true;
+        break;
+    case 8:
+        if (t != CF_TT_STRUCT)
+            return cf_thrift_fail(r, "data_page_header_v2 is not a struct");
+        CF_TRY(data_page_v2_decode(r, &out->data_page_v2));
+        out->has_data_page_v2 = true;
+        break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     CF_TRY(need(r, seen, 0xe, "PageHeader", names));
     if (out->uncompressed_page_size < 0 || out->compressed_page_size < 0)
@@ -746,11 +781,11 @@ static cf_status page_location_decode(cf_thrift_reader *r, void *elem)
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(rd_i64(r, t, &l->offset)); SEEN(1); break;
-        case 2: CF_TRY(rd_i32(r, t, &l->compressed_page_size)); SEEN(2); break;
-        case 3: CF_TRY(rd_i64(r, t, &l->first_row_index)); SEEN(3); break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(req_i64(r, t, &l->offset, &seen, 1)); break;
+    case 2: CF_TRY(req_i32(r, t, &l->compressed_page_size, &seen, 2)); break;
+    case 3: CF_TRY(req_i64(r, t, &l->first_row_index, &seen, 3)); break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     return need(r, seen, 0xe, "PageLocation", names);
 }
@@ -763,22 +798,22 @@ cf_status cf_pq_offset_index_decode(cf_thrift_reader *r, cf_pq_offset_index *o)
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: {
-            void *p;
-            CF_TRY(list_struct(r, t, sizeof(cf_pq_page_location), page_location_decode, "page",
-                               &p, &o->page_count));
-            o->pages = p;
-            SEEN(1);
-            break;
-        }
-        case 2: {
-            int64_t *p = NULL;
-            CF_TRY(list_i64(r, t, &p, &o->unencoded_count));
-            o->unencoded_byte_array_data_bytes = p;
-            break;
-        }
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: {
+        void *p;
+        CF_TRY(list_struct(r, t, sizeof(cf_pq_page_location), page_location_decode, "page", &p,
+                           &o->page_count));
+        o->pages = p;
+        SEEN(1);
+        break;
+    }
+    case 2: {
+        int64_t *p = NULL;
+        CF_TRY(list_i64(r, t, &p, &o->unencoded_count));
+        o->unencoded_byte_array_data_bytes = p;
+        break;
+    }
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     CF_TRY(need(r, seen, 0x2, "OffsetIndex", names));
     if (o->unencoded_count && o->unencoded_count != o->page_count)
@@ -800,30 +835,43 @@ cf_status cf_pq_column_index_decode(cf_thrift_reader *r, cf_pq_column_index *c)
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(list_bool(r, t, &nulls, &n_null)); c->null_pages = nulls; SEEN(1); break;
-        case 2: CF_TRY(list_bin(r, t, &mins, &n_min)); c->min_values = mins; SEEN(2); break;
-        case 3: CF_TRY(list_bin(r, t, &maxs, &n_max)); c->max_values = maxs; SEEN(3); break;
-        case 4: CF_TRY(rd_i32(r, t, &c->boundary_order)); SEEN(4); break;
-        case 5:
-            CF_TRY(list_i64(r, t, &counts, &n_counts));
-            c->null_counts = counts;
-            c->has_null_counts = true;
-            break;
-        case 6:
-            CF_TRY(list_i64(r, t, &rh, &c->rep_histogram_count));
-            c->rep_histograms = rh;
-            break;
-        case 7:
-            CF_TRY(list_i64(r, t, &dh, &c->def_histogram_count));
-            c->def_histograms = dh;
-            break;
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1:
+        CF_TRY(list_bool(r, t, &nulls, &n_null));
+        c->null_pages = nulls;
+        SEEN(1);
+        break;
+    case 2:
+        CF_TRY(list_bin(r, t, &mins, &n_min));
+        c->min_values = mins;
+        SEEN(2);
+        break;
+    case 3:
+        CF_TRY(list_bin(r, t, &maxs, &n_max));
+        c->max_values = maxs;
+        SEEN(3);
+        break;
+    case 4: CF_TRY(req_i32(r, t, &c->boundary_order, &seen, 4)); break;
+    case 5:
+        CF_TRY(list_i64(r, t, &counts, &n_counts));
+        c->null_counts = counts;
+        c->has_null_counts = true;
+        break;
+    case 6:
+        CF_TRY(list_i64(r, t, &rh, &c->rep_histogram_count));
+        c->rep_histograms = rh;
+        break;
+    case 7:
+        CF_TRY(list_i64(r, t, &dh, &c->def_histogram_count));
+        c->def_histograms = dh;
+        break;
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     CF_TRY(need(r, seen, 0x1e, "ColumnIndex", names));
     if (n_min != n_null || n_max != n_null || (c->has_null_counts && n_counts != n_null))
-        return cf_thrift_fail(r, "ColumnIndex lists disagree: %" PRIu32 " null_pages, %" PRIu32
-                                 " min, %" PRIu32 " max, %" PRIu32 " null counts",
+        return cf_thrift_fail(r,
+                              "ColumnIndex lists disagree: %" PRIu32 " null_pages, %" PRIu32
+                              " min, %" PRIu32 " max, %" PRIu32 " null counts",
                               n_null, n_min, n_max, n_counts);
     c->page_count = n_null;
     return CF_OK;
@@ -837,11 +885,11 @@ static cf_status union_member(cf_thrift_reader *r, uint32_t *id)
     uint8_t t;
     *id = 0;
     FIELDS(r) {
-        default:
-            if (t == CF_TT_STRUCT && fid > 0)
-                *id = (uint32_t)fid;
-            CF_TRY(cf_thrift_skip(r, t));
-        }
+    default:
+        if (t == CF_TT_STRUCT && fid > 0)
+            *id = (uint32_t)fid;
+        CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     return CF_OK;
 }
@@ -859,19 +907,19 @@ cf_status cf_pq_bloom_header_decode(cf_pq_bloom_header *out, size_t *header_len,
     int16_t fid;
     uint8_t t;
     FIELDS(r) {
-        case 1: CF_TRY(rd_i32(r, t, &out->num_bytes)); SEEN(1); break;
-        case 2:
-        case 3:
-        case 4: {
-            if (t != CF_TT_STRUCT)
-                return cf_thrift_fail(r, "BloomFilterHeader field %d is not a union", fid);
-            uint32_t *dst = fid == 2 ? &out->algorithm : fid == 3 ? &out->hash : &out->compression;
-            CF_TRY(union_member(r, dst));
-            SEEN(fid);
-            break;
-        }
-        default: CF_TRY(cf_thrift_skip(r, t));
-        }
+    case 1: CF_TRY(req_i32(r, t, &out->num_bytes, &seen, 1)); break;
+    case 2:
+    case 3:
+    case 4: {
+        if (t != CF_TT_STRUCT)
+            return cf_thrift_fail(r, "BloomFilterHeader field %d is not a union", fid);
+        uint32_t *dst = fid == 2 ? &out->algorithm : fid == 3 ? &out->hash : &out->compression;
+        CF_TRY(union_member(r, dst));
+        SEEN(fid);
+        break;
+    }
+    default: CF_TRY(cf_thrift_skip(r, t));
+    }
     END_FIELDS(r);
     CF_TRY(need(r, seen, 0x1e, "BloomFilterHeader", names));
     if (out->num_bytes < 0)
