@@ -135,6 +135,9 @@ cf_status cf_rs_scan_workers(const cf_rs_scan_options *o, size_t ncols, size_t *
  * scanners, which it drives one at a time) instead of the scanner's own. */
 struct cf_rs_team;
 void cf_rs_scanner_set_team(cf_rs_scanner *sc, struct cf_rs_team *team);
+/* Tests: read ahead windows of about `rows` rows (default 8192; rounded to
+ * whole batches, never less than one). Requires: before the first next. */
+void cf_rs_scanner_set_window_rows(cf_rs_scanner *sc, size_t rows);
 
 /* ---- the writer lock (lock.c) ----------------------------------------------------------- */
 /* Default wait for the lock. */

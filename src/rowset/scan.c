@@ -23,6 +23,11 @@
 #include "../util/error.h"
 #include "../util/int128.h"
 
+/* Rows a column is read ahead by with threads (see "reading ahead"). */
+#ifndef WINDOW_ROWS
+#define WINDOW_ROWS 8192
+#endif
+
 /* a OP b for the comparison operators. */
 #define TEST_OP(op, a, b)                                                                          \
     ((op) == CF_RS_EQ   ? (a) == (b)                                                               \
@@ -31,6 +36,12 @@
      : (op) == CF_RS_LE ? (a) <= (b)                                                               \
      : (op) == CF_RS_GT ? (a) > (b)                                                                \
                         : (a) >= (b))
+
+/* Rows [lo, hi) of a column read ahead (threads). */
+typedef struct rs_win {
+    cf_buf vals, nn, bytes;
+    uint64_t lo, hi;
+} rs_win;
 
 typedef struct rs_col {
     size_t idx;
@@ -46,13 +57,21 @@ typedef struct rs_col {
     /* The batch's rows as the predicates and the output see them: vals/nn,
      * or a slice of the window. */
     uint8_t *bv, *bnn;
-    /* Threads (team != NULL, not arrays): rows [wlo, whi) read ahead in one
-     * window, with its own copies of binary bytes; rows before wbad_hi are read
-     * batch by batch again, because a window read there failed (the error is
-     * reported only if a batch really needs those rows, and then as a single
-     * thread would report it). used = the batch that last needed the column. */
-    cf_buf wvals, wnn, wbytes;
-    uint64_t wlo, whi, wbad_hi, used;
+    /* Threads (team != NULL, not arrays): two windows of rows read ahead, each
+     * with its own copies of binary bytes: win[cw] the one batches take rows
+     * from, the other being read (busy: by a run of the team that may still be
+     * going, into rows [nlo, nlo + nrows)) or read (next_ok). Rows before
+     * wbad_hi are read batch by batch again, because a window read there
+     * failed (the error is reported only if a batch really needs those rows,
+     * and then as a single thread would report it). used = the batch that
+     * last needed the column. While busy, only the job touches it, iterator
+     * included. */
+    rs_win win[2];
+    unsigned cw;
+    bool busy, next_ok;
+    uint64_t nlo;
+    size_t nrows;
+    uint64_t wbad_hi, used;
     /* the last window read: nanoseconds taken (the longest go first), status, error */
     uint64_t cost_ns;
     cf_status jst;
@@ -95,14 +114,17 @@ struct cf_rs_scanner {
     cf_buf ords;
     cf_rs_scan_stats st;
     /* Column reads shared with worker threads (threads > 1): the team (owned,
-     * or a table scanner's); the columns of the window being read (jobs) and
-     * the team's status and error slots for them (each column also keeps its
-     * own, which is what is read back). */
+     * or a table scanner's); the columns of the windows being read (jobs), the
+     * run's ticket while it may be going (inflight), and the team's status and
+     * error slots for them (each column also keeps its own, which is what is
+     * read back). */
     cf_rs_team *team;
-    bool own_team;
+    bool own_team, inflight;
     size_t *jobs, njobs;
-    uint64_t wstart, batchno; /* the window being read; batches so far */
-    size_t wrows;
+    bool *moves; /* advance: per column */
+    uint64_t ticket;
+    uint64_t batchno;   /* batches so far */
+    size_t window_rows; /* WINDOW_ROWS, or a test's */
     cf_status *jst;
     cf_error *jerr;
     /* cf_rs_scanner_set_row: the looked-up key's column values (memory form),
@@ -131,20 +153,32 @@ static void col_dispose(rs_col *c)
     cf_buf_dispose(&c->ooffs);
     cf_buf_dispose(&c->oenn);
     cf_rs_arena_reset(&c->arena);
-    cf_buf_dispose(&c->wvals);
-    cf_buf_dispose(&c->wnn);
-    cf_buf_dispose(&c->wbytes);
+    for (int k = 0; k < 2; k++) {
+        cf_buf_dispose(&c->win[k].vals);
+        cf_buf_dispose(&c->win[k].nn);
+        cf_buf_dispose(&c->win[k].bytes);
+    }
 }
+
+static void settle(cf_rs_scanner *sc);
+#ifdef CF_SCAN_TRACE
+static void trace_dump(void);
+#endif
 
 void cf_rs_scanner_free(cf_rs_scanner *sc)
 {
     if (sc == NULL)
         return;
-    /* Workers run only inside cf_rs_scanner_next, which waits for them: none
-     * is touching a column now. */
+    /* A worker may still read a window ahead for this scanner: wait for it
+     * before the columns go. */
+    settle(sc);
+#ifdef CF_SCAN_TRACE
+    trace_dump();
+#endif
     if (sc->own_team)
         cf_rs_team_free(sc->team);
     cf_free(sc->jobs);
+    cf_free(sc->moves);
     cf_free(sc->jst);
     cf_free(sc->jerr);
     for (size_t i = 0; i < sc->ncols; i++)
@@ -187,9 +221,11 @@ static cf_status add_col(cf_rs_scanner *sc, size_t idx, size_t *out, cf_error *e
     cf_buf_init(&c->onn);
     cf_buf_init(&c->ooffs);
     cf_buf_init(&c->oenn);
-    cf_buf_init(&c->wvals);
-    cf_buf_init(&c->wnn);
-    cf_buf_init(&c->wbytes);
+    for (int k = 0; k < 2; k++) {
+        cf_buf_init(&c->win[k].vals);
+        cf_buf_init(&c->win[k].nn);
+        cf_buf_init(&c->win[k].bytes);
+    }
     *out = sc->ncols++;
     if (cf_rs_rows(sc->rs) > 0)
         CF_TRY(cf_iter_create(&c->it, cf_rs_column_reader(sc->rs, idx), err));
@@ -471,6 +507,8 @@ static cf_status check_blocks(cf_rs_scanner *sc, uint64_t *skip_to, uint64_t *en
             continue;
         if (sc->cur < p->ok_lo || sc->cur >= p->ok_hi) {
             rs_col *c = &sc->cols[p->c];
+            if (c->busy) /* the iterator is the job's until it ends */
+                settle(sc);
             cf_block_info bi;
             CF_TRY(cf_iter_block_at(c->it, sc->cur, p->filter, &bi, err));
             c->pos = sc->cur; /* block_at left the iterator there */
@@ -509,6 +547,7 @@ cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_r
     cf_buf_init(&sc->sel);
     cf_buf_init(&sc->ords);
     sc->batch_rows = o->batch_rows ? o->batch_rows : 1024;
+    sc->window_rows = WINDOW_ROWS;
     cf_status st = CF_OK;
     size_t nproj = o->cols ? o->ncols : s->ncols;
     sc->cols = cf_calloc(s->ncols, sizeof(*sc->cols));
@@ -534,7 +573,8 @@ cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_r
     sc->jobs = cf_calloc(sc->ncols + 1, sizeof(*sc->jobs));
     sc->jst = cf_calloc(sc->ncols + 1, sizeof(*sc->jst));
     sc->jerr = cf_calloc(sc->ncols + 1, sizeof(*sc->jerr));
-    if (sc->jobs == NULL || sc->jst == NULL || sc->jerr == NULL)
+    sc->moves = cf_calloc(sc->ncols + 1, sizeof(*sc->moves));
+    if (sc->jobs == NULL || sc->jst == NULL || sc->jerr == NULL || sc->moves == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "scan: out of memory");
     if (workers > 0 && cf_rs_rows(rs) > 0) {
         CF_TRY_OUT(cf_rs_team_create(&sc->team, workers, err));
@@ -612,6 +652,7 @@ void cf_rs_scanner_set_row(cf_rs_scanner *sc, uint64_t ord, const void *const *k
 
 void cf_rs_scanner_set_range(cf_rs_scanner *sc, uint64_t lo, uint64_t hi)
 {
+    settle(sc);
     sc->keyvals = NULL;
     uint64_t rows = cf_rs_rows(sc->rs);
     sc->lo = lo < rows ? lo : rows;
@@ -623,6 +664,7 @@ void cf_rs_scanner_set_range(cf_rs_scanner *sc, uint64_t lo, uint64_t hi)
 
 void cf_rs_scanner_set_team(cf_rs_scanner *sc, cf_rs_team *team)
 {
+    settle(sc);
     if (sc->own_team)
         cf_rs_team_free(sc->team);
     sc->team = team;
@@ -645,6 +687,11 @@ cf_status cf_rs_scan_workers(const cf_rs_scan_options *o, size_t ncols, size_t *
         t = ncols;
     *workers = t > 1 ? t - 1 : 0;
     return CF_OK;
+}
+
+void cf_rs_scanner_set_window_rows(cf_rs_scanner *sc, size_t rows)
+{
+    sc->window_rows = rows;
 }
 
 const cf_rs_scan_stats *cf_rs_scanner_stats(const cf_rs_scanner *sc) { return &sc->st; }
@@ -870,6 +917,8 @@ static cf_status load_key_value(rs_col *c, const void *v, cf_error *err)
 
 static cf_status load_and_apply(cf_rs_scanner *sc, rs_col *c, size_t n, cf_error *err)
 {
+    if (c->busy)
+        settle(sc);
     if (sc->keyvals != NULL && c->key_fixed && n == 1)
         return load_key_value(c, sc->keyvals[c->idx], err);
     CF_TRY(load_col(c, sc->cur, n, err));
@@ -894,85 +943,212 @@ static uint64_t now_ns(void)
  * different rows: shared out batch by batch, one thread would decode a block
  * while the others copied rows out of blocks already decoded. So with threads
  * the columns are read ahead in windows of many batches (WINDOW_ROWS, cut where
- * block skipping may stop the scan), every column that the last batch needed
- * at once, spread over the team; each batch then takes its rows from the
- * windows and applies its deltas to them as before. A window only ever covers
- * rows the single-threaded scan examines; it may read a column for rows that
- * the predicates then reject (which a single thread would not read), so an
- * error there is kept back, and the rows are read again batch by batch if a
- * batch needs them (giving the single thread's result and message). */
-#ifndef WINDOW_ROWS
-#define WINDOW_ROWS 8192
-#endif
+ * block skipping may stop the scan), each batch then taking its rows from the
+ * windows and applying its deltas to them as before.
+ *
+ * Each column has two windows. When a batch needs a column whose window does
+ * not hold its rows, that column and every column the last batch needed move
+ * on together: to the window read ahead for them if it holds the rows, else
+ * to one read now (spread over the team, the caller taking jobs too); and at
+ * once the next window of each of them is posted to the team, which reads it
+ * while the caller works through this one (and while the caller's caller
+ * works through the batches). Workers thus decode window k+1 while batches
+ * are taken from window k, and the caller joins in only for what is left
+ * when it reaches the end of window k. A window only ever covers rows the
+ * single-threaded scan examines; it may read a column for rows that the
+ * predicates then reject (which a single thread would not read), so an error
+ * there is kept back, and the rows are read again batch by batch if a batch
+ * needs them (giving the single thread's result and message). */
 /* ... but the windows of a wide scan hold at most about this many bytes of
- * values (slices for strings, whose bytes come on top), never less than a
- * batch. */
-#define WINDOW_BYTES ((size_t)32 << 20)
+ * values (slices for strings, whose bytes come on top), two windows per
+ * column, never less than a batch. */
+#define WINDOW_BYTES ((size_t)16 << 20)
 
-/* Job i: the window [wstart, wstart + wrows) of the column sc->jobs[i]. */
+#ifdef CF_SCAN_TRACE
+/* Debug builds (-DCF_SCAN_TRACE): a timeline of the threaded reads, appended
+ * at scanner free to the file $CF_SCAN_TRACE, one event per line:
+ * "thread kind column first_row rows start_ns end_ns" with kind J (a window
+ * read, on any thread), W (the caller waiting for, or helping with, windows
+ * read ahead), S (the caller reading windows now) or N (one
+ * cf_rs_scanner_next). Not for production: one global buffer. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#define TRACE_MAX ((size_t)1 << 20)
+typedef struct trace_ev {
+    unsigned tid;
+    char kind;
+    size_t col;
+    uint64_t lo, rows, t0, t1;
+} trace_ev;
+static trace_ev trace_evs[TRACE_MAX];
+static atomic_size_t trace_n;
+static atomic_uint trace_tids;
+static _Thread_local unsigned trace_tid;
+
+static void trace(char kind, size_t col, uint64_t lo, uint64_t rows, uint64_t t0, uint64_t t1)
+{
+    if (trace_tid == 0)
+        trace_tid = atomic_fetch_add(&trace_tids, 1) + 1;
+    size_t i = atomic_fetch_add(&trace_n, 1);
+    if (i < TRACE_MAX)
+        trace_evs[i] = (trace_ev){trace_tid, kind, col, lo, rows, t0, t1};
+}
+
+static void trace_dump(void)
+{
+    const char *path = getenv("CF_SCAN_TRACE");
+    FILE *f = path != NULL ? fopen(path, "a") : NULL;
+    size_t n = atomic_exchange(&trace_n, 0);
+    if (f != NULL)
+        fprintf(f, "# scanner\n");
+    for (size_t i = 0; f != NULL && i < n && i < TRACE_MAX; i++)
+        fprintf(f, "%u %c %zu %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", trace_evs[i].tid,
+                trace_evs[i].kind, trace_evs[i].col, trace_evs[i].lo, trace_evs[i].rows,
+                trace_evs[i].t0, trace_evs[i].t1);
+    if (f != NULL)
+        fclose(f);
+}
+#define TRACE(...) trace(__VA_ARGS__)
+#else
+#define TRACE(...) ((void)0)
+#endif
+
+/* Job i: the next window [nlo, nlo + nrows) of the column sc->jobs[i]. */
 static cf_status window_job(void *ctx, size_t i, cf_error *err)
 {
     cf_rs_scanner *sc = ctx;
     rs_col *c = &sc->cols[sc->jobs[i]];
+    rs_win *w = &c->win[c->cw ^ 1];
     uint64_t t0 = now_ns();
-    c->jst = load_into(c, sc->wstart, sc->wrows, &c->wvals, &c->wnn, NULL, &c->wbytes, &c->jerr);
+    c->jst = load_into(c, c->nlo, c->nrows, &w->vals, &w->nn, NULL, &w->bytes, &c->jerr);
     c->cost_ns = now_ns() - t0;
+    TRACE('J', c->idx, c->nlo, c->nrows, t0, t0 + c->cost_ns);
     (void)err;
     return c->jst;
 }
 
-/* Whether the rows [cur, cur+n) of c are read ahead. */
-static bool in_window(const rs_col *c, uint64_t cur, size_t n)
+/* Whether the rows [cur, cur+n) of c are in window w. */
+static bool in_win(const rs_win *w, uint64_t cur, size_t n)
 {
-    return c->wlo <= cur && cur + n <= c->whi;
+    return w->lo <= cur && cur + n <= w->hi;
 }
 
-/* Read the windows at cur for c and every column the last batch needed that
- * has none there; `end` = where the scan may stop (block skipping). */
-static void read_windows(cf_rs_scanner *sc, rs_col *c, size_t n, uint64_t end)
+static bool in_window(const rs_col *c, uint64_t cur, size_t n)
 {
-    uint64_t cur = sc->cur;
-    size_t row_bytes = 0;
-    for (size_t i = 0; i < sc->ncols; i++)
-        row_bytes += sc->cols[i].width;
-    size_t want = WINDOW_ROWS;
-    if (row_bytes > 0 && WINDOW_BYTES / row_bytes < want)
-        want = WINDOW_BYTES / row_bytes;
-    size_t rows = sc->batch_rows < want ? want / sc->batch_rows * sc->batch_rows : sc->batch_rows;
-    if (rows > end - cur)
-        rows = (size_t)(end - cur);
-    sc->njobs = 0;
-    for (size_t i = 0; i < sc->ncols; i++) {
-        rs_col *x = &sc->cols[i];
-        /* needed by the last batch or this one; at the start, every column */
-        bool hot = x->used + 1 >= sc->batchno || (x->used == 0 && sc->batchno == 1);
-        if (x == c || (hot && !x->c->is_array && !x->loaded && !in_window(x, cur, n) &&
-                       cur >= x->wbad_hi))
-            sc->jobs[sc->njobs++] = i;
-    }
-    /* Longest first (by the last window's times), so that the threads finish
-     * together. */
+    return in_win(&c->win[c->cw], cur, n);
+}
+
+/* Post jobs (sc->jobs, the longest first by the last window's times) and
+ * mark them busy; the run goes on in the background. */
+static void post(cf_rs_scanner *sc)
+{
     for (size_t k = 1; k < sc->njobs; k++) {
         size_t x = sc->jobs[k], m = k;
         for (; m > 0 && sc->cols[sc->jobs[m - 1]].cost_ns < sc->cols[x].cost_ns; m--)
             sc->jobs[m] = sc->jobs[m - 1];
         sc->jobs[m] = x;
     }
-    sc->wstart = cur;
-    sc->wrows = rows;
-    cf_rs_team_run(sc->team, window_job, sc, sc->njobs, sc->jst, sc->jerr);
     for (size_t k = 0; k < sc->njobs; k++) {
         rs_col *x = &sc->cols[sc->jobs[k]];
+        x->busy = true;
+        x->next_ok = false;
+    }
+    sc->ticket = cf_rs_team_start(sc->team, window_job, sc, sc->njobs, sc->jst, sc->jerr);
+    sc->inflight = sc->njobs > 0;
+}
+
+/* Wait for the posted run (helping with its jobs nobody took) and take in
+ * its windows: read (next_ok), or failed (their rows read batch by batch). */
+static void settle(cf_rs_scanner *sc)
+{
+    if (!sc->inflight)
+        return;
+#ifdef CF_SCAN_TRACE
+    uint64_t t0 = now_ns();
+#endif
+    cf_rs_team_finish(sc->team, sc->ticket);
+    TRACE('W', 0, 0, 0, t0, now_ns());
+    sc->inflight = false;
+    for (size_t k = 0; k < sc->njobs; k++) {
+        rs_col *x = &sc->cols[sc->jobs[k]];
+        x->busy = false;
         if (x->jst == CF_OK) {
-            x->wlo = cur;
-            x->whi = cur + rows;
+            x->win[x->cw ^ 1].lo = x->nlo;
+            x->win[x->cw ^ 1].hi = x->nlo + x->nrows;
+            x->next_ok = true;
         } else {
-            x->wlo = x->whi = 0;
-            x->wbad_hi = cur + rows;
+            if (x->wbad_hi < x->nlo + x->nrows)
+                x->wbad_hi = x->nlo + x->nrows;
             x->pos = UINT64_MAX; /* where the failure left the iterator is unknown */
             x->jst = CF_OK;
         }
     }
+    sc->njobs = 0;
+}
+
+/* Move c and every column the last batch needed that has no window at cur
+ * to one that has (read ahead, or read now), then post the reads of their
+ * next windows; `end` = where the scan may stop (block skipping). */
+static void advance(cf_rs_scanner *sc, rs_col *c, size_t n, uint64_t end)
+{
+    settle(sc);
+    uint64_t cur = sc->cur;
+    size_t row_bytes = 0;
+    for (size_t i = 0; i < sc->ncols; i++)
+        row_bytes += sc->cols[i].width;
+    size_t want = sc->window_rows;
+    if (row_bytes > 0 && WINDOW_BYTES / 2 / row_bytes < want)
+        want = WINDOW_BYTES / 2 / row_bytes;
+    size_t rows = sc->batch_rows < want ? want / sc->batch_rows * sc->batch_rows : sc->batch_rows;
+    /* the columns that move on: read ahead, or read now (jobs) */
+    bool *moves = sc->moves;
+    for (size_t i = 0; i < sc->ncols; i++) {
+        rs_col *x = &sc->cols[i];
+        /* needed by the last batch or this one; at the start, every column */
+        bool hot = x->used + 1 >= sc->batchno || (x->used == 0 && sc->batchno == 1);
+        moves[i] = x == c || (hot && !x->c->is_array && !x->loaded && !in_window(x, cur, n) &&
+                              cur >= x->wbad_hi);
+        if (!moves[i])
+            continue;
+        if (x->next_ok && in_win(&x->win[x->cw ^ 1], cur, n)) {
+            x->cw ^= 1;
+            x->next_ok = false;
+        } else {
+            x->nlo = cur;
+            x->nrows = rows < end - cur ? rows : (size_t)(end - cur);
+            sc->jobs[sc->njobs++] = i;
+        }
+    }
+    if (sc->njobs > 0) {
+#ifdef CF_SCAN_TRACE
+        uint64_t t0 = now_ns();
+#endif
+        post(sc);
+        settle(sc);
+        TRACE('S', 0, cur, rows, t0, now_ns());
+        for (size_t i = 0; i < sc->ncols; i++) {
+            rs_col *x = &sc->cols[i];
+            if (moves[i] && x->next_ok && in_win(&x->win[x->cw ^ 1], cur, n)) {
+                x->cw ^= 1;
+                x->next_ok = false;
+            }
+        }
+    }
+    /* Read ahead: the next window of every column that moved, up to where
+     * block skipping may stop the scan (a window ends on a batch boundary
+     * there, or at a multiple of the batch rows). */
+    for (size_t i = 0; i < sc->ncols; i++) {
+        rs_col *x = &sc->cols[i];
+        uint64_t hi = x->win[x->cw].hi;
+        if (!moves[i] || !in_window(x, cur, n) || hi >= end)
+            continue;
+        x->nlo = hi;
+        x->nrows = rows < end - hi ? rows : (size_t)(end - hi);
+        sc->jobs[sc->njobs++] = i;
+    }
+    if (sc->njobs > 0)
+        post(sc);
 }
 
 /* Make the batch's rows of column c (n rows at sc->cur) readable at c->bv /
@@ -983,22 +1159,26 @@ static cf_status need_col(cf_rs_scanner *sc, rs_col *c, size_t n, uint64_t end, 
         return CF_OK;
     c->used = sc->batchno;
     uint64_t cur = sc->cur;
-    if (sc->team == NULL || c->c->is_array || cur < c->wbad_hi ||
-        (sc->keyvals != NULL && c->key_fixed))
+    if (sc->team == NULL || c->c->is_array || (sc->keyvals != NULL && c->key_fixed))
         return load_and_apply(sc, c, n, err);
-    if (!in_window(c, cur, n))
-        read_windows(sc, c, n, end);
-    if (!in_window(c, cur, n))
-        return load_and_apply(sc, c, n, err); /* the window failed: as a single thread */
-    uint64_t off = cur - c->wlo;
-    c->bv = c->wvals.data + off * c->width;
+    if (!in_window(c, cur, n)) {
+        settle(sc); /* c's next window may be on its way */
+        if (cur < c->wbad_hi)
+            return load_and_apply(sc, c, n, err);
+        advance(sc, c, n, end);
+        if (!in_window(c, cur, n))
+            return load_and_apply(sc, c, n, err); /* the window failed: as a single thread */
+    }
+    const rs_win *w = &c->win[c->cw];
+    uint64_t off = cur - w->lo;
+    c->bv = w->vals.data + off * c->width;
     if (off % 8 == 0) {
-        c->bnn = c->wnn.data + off / 8;
+        c->bnn = w->nn.data + off / 8;
     } else { /* the deltas and the output want the batch's bits from bit 0 */
         cf_buf_clear(&c->nn);
         uint8_t *nn = cf_buf_extend(&c->nn, cf_bitmap_bytes(n));
         CF_CHECK(nn != NULL, err, CF_ENOMEM, "scan: out of memory");
-        cf_bitmap_copy(nn, 0, c->wnn.data, (size_t)off, n);
+        cf_bitmap_copy(nn, 0, w->nn.data, (size_t)off, n);
         c->bnn = nn;
     }
     c->loaded = true;
@@ -1132,6 +1312,9 @@ cf_status cf_rs_scanner_next(cf_rs_scanner *sc, cf_rs_batch *out, cf_error *err)
     memset(out, 0, sizeof(*out));
     out->ncols = sc->nproj;
     out->cols = sc->out;
+#ifdef CF_SCAN_TRACE
+    uint64_t t0 = now_ns();
+#endif
     while (sc->visible && sc->cur < sc->hi) {
         uint64_t skip_to, end;
         CF_TRY(check_blocks(sc, &skip_to, &end, err));
@@ -1184,7 +1367,9 @@ cf_status cf_rs_scanner_next(cf_rs_scanner *sc, cf_rs_batch *out, cf_error *err)
         out->count = count;
         out->ords = ords;
         sc->cur += n;
+        TRACE('N', 0, sc->cur - n, n, t0, now_ns());
         return CF_OK;
     }
+    settle(sc); /* the end: no worker reads for this scanner any more */
     return CF_OK;
 }

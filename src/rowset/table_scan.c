@@ -65,7 +65,10 @@ void cf_table_scanner_free(cf_table_scanner *sc)
         cf_buf_dispose(&sc->src[i].key);
     }
     cf_rs_team_free(sc->team); /* after the scanners that borrow it */
-    for (size_t j = 0; sc->ovals != NULL && sc->ooffs != NULL && sc->oenn != NULL && j < sc->nproj;
+    /* all four or none: a create that failed between them (out of memory)
+     * left calloc's zeroes, which dispose takes */
+    for (size_t j = 0; sc->ovals != NULL && sc->onn != NULL && sc->ooffs != NULL &&
+                       sc->oenn != NULL && j < sc->nproj;
          j++) {
         cf_buf_dispose(&sc->ovals[j]);
         cf_buf_dispose(&sc->onn[j]);

@@ -1,16 +1,24 @@
 /* A team of worker threads for scans (team.h).
  *
- * A scan hands over a few jobs per batch (one per column to read), each taking
+ * A scan posts a few jobs per window (one per column to read), each taking
  * tens of microseconds, so waking a sleeping thread (a futex round trip, more
- * on a busy machine) would cost as much as the job. Both sides therefore spin
- * a little before they sleep: a worker for SPIN_NS after its last job, waiting
- * for the next run; the caller for SPIN_NS waiting for the last job of its run.
- * Jobs are claimed and counted under one mutex (a handful per run); the spins
- * read two atomics without it.
+ * on a busy machine) would cost as much as a job. The scan posts the next
+ * window's jobs as soon as it starts on a window, so a sleeping worker wakes
+ * while the caller works; and a worker that runs out of jobs spins for
+ * WORKER_SPIN_NS before it sleeps, long enough to catch the next post when the
+ * caller only had its own last job to finish. The caller, waiting for a job a
+ * worker still runs, spins for CALLER_SPIN_NS before it sleeps. Both yield
+ * the CPU every few microseconds while they spin: on a busy machine the
+ * thread they wait for may be queued for that very CPU (a timeline of a
+ * loaded 2-core run showed the woken worker running its jobs on the
+ * caller's CPU, then spinning, while the caller waited to run). Jobs are
+ * claimed and counted under one mutex (a handful per run); the spins read two
+ * atomics without it.
  */
 #include "team.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
@@ -21,7 +29,7 @@
 
 /* How long an idle side spins before it sleeps. */
 #ifndef WORKER_SPIN_NS
-#define WORKER_SPIN_NS 0
+#define WORKER_SPIN_NS 50000
 #endif
 #ifndef CALLER_SPIN_NS
 #define CALLER_SPIN_NS 10000
@@ -41,6 +49,10 @@ struct cf_rs_team {
     cf_error *errs;
     size_t sleeping;   /* workers waiting on `wake` */
     bool caller_waits; /* the caller waits on `done` */
+    /* written by the caller only: the last run's ticket, and whether it may
+     * still have jobs unfinished */
+    uint64_t ticket;
+    bool open;
     /* read without mu by the spins */
     atomic_bool pending; /* next < n */
     atomic_size_t finished;
@@ -73,6 +85,9 @@ static bool spin_until(atomic_bool *flag, bool want, atomic_bool *quit)
             return true;
         relax();
         if ((k & 63) == 63) {
+            /* On a machine with more runnable threads than CPUs the
+             * caller may be waiting for this very CPU: let it have it. */
+            sched_yield();
             uint64_t t = now_ns();
             if (start == 0)
                 start = t;
@@ -160,6 +175,7 @@ void cf_rs_team_free(cf_rs_team *t)
 {
     if (t == NULL)
         return;
+    cf_rs_team_finish(t, t->ticket);
     pthread_mutex_lock(&t->mu);
     atomic_store(&t->quit, true);
     pthread_cond_broadcast(&t->wake);
@@ -178,11 +194,13 @@ size_t cf_rs_team_threads(const cf_rs_team *t)
     return t->nth + 1;
 }
 
-void cf_rs_team_run(cf_rs_team *t, cf_rs_team_fn fn, void *ctx, size_t n, cf_status *st,
-                    cf_error *errs)
+uint64_t cf_rs_team_start(cf_rs_team *t, cf_rs_team_fn fn, void *ctx, size_t n, cf_status *st,
+                          cf_error *errs)
 {
+    cf_rs_team_finish(t, t->ticket);
+    t->ticket++;
     if (n == 0)
-        return;
+        return t->ticket;
     pthread_mutex_lock(&t->mu);
     t->fn = fn;
     t->ctx = ctx;
@@ -190,10 +208,21 @@ void cf_rs_team_run(cf_rs_team *t, cf_rs_team_fn fn, void *ctx, size_t n, cf_sta
     t->errs = errs;
     t->n = n;
     t->next = 0;
+    t->open = true;
     atomic_store_explicit(&t->finished, 0, memory_order_relaxed);
     atomic_store_explicit(&t->pending, true, memory_order_release);
-    if (t->sleeping > 0 && n > 1)
+    if (t->sleeping > 0)
         pthread_cond_broadcast(&t->wake);
+    pthread_mutex_unlock(&t->mu);
+    return t->ticket;
+}
+
+void cf_rs_team_finish(cf_rs_team *t, uint64_t ticket)
+{
+    if (ticket != t->ticket || !t->open)
+        return;
+    size_t n = t->n; /* the caller wrote it */
+    pthread_mutex_lock(&t->mu);
     run_jobs(t);
     pthread_mutex_unlock(&t->mu);
     /* A worker may still be on its job: spin a little, then sleep. */
@@ -202,6 +231,7 @@ void cf_rs_team_run(cf_rs_team *t, cf_rs_team_fn fn, void *ctx, size_t n, cf_sta
         relax();
         if ((k & 63) != 63)
             continue;
+        sched_yield(); /* the worker may be waiting for this very CPU */
         uint64_t now = now_ns();
         if (start == 0) {
             start = now;
@@ -215,4 +245,11 @@ void cf_rs_team_run(cf_rs_team *t, cf_rs_team_fn fn, void *ctx, size_t n, cf_sta
             break;
         }
     }
+    t->open = false;
+}
+
+void cf_rs_team_run(cf_rs_team *t, cf_rs_team_fn fn, void *ctx, size_t n, cf_status *st,
+                    cf_error *errs)
+{
+    cf_rs_team_finish(t, cf_rs_team_start(t, fn, ctx, n, st, errs));
 }

@@ -1,14 +1,19 @@
 /* Internal: a small team of worker threads that a scan hands independent jobs
- * to (one column of a batch each), the calling thread taking jobs too.
+ * to (one column's next window each), the calling thread taking jobs too.
  *
- * Call order: create (run)* free. A team is driven by one thread at a time:
- * run returns only when every job of the call has finished, so between two runs
- * (and at free) no worker touches anything of the caller's.
+ * Call order: create (start finish?)* free. A team is driven by one thread at
+ * a time (the caller). start posts a run's jobs and returns at once, so the
+ * workers read ahead while the caller goes on with other work; finish makes
+ * the caller take the run's jobs nobody has claimed and then wait for the
+ * rest. Only one run is open at a time: start (and free) first finish the
+ * open one, whoever posted it. Once finish has returned (or a later start, or
+ * free, has), no worker touches anything of that run's.
  */
 #ifndef CF_ROWSET_TEAM_H
 #define CF_ROWSET_TEAM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cfile/status.h>
 
@@ -20,13 +25,20 @@ typedef cf_status (*cf_rs_team_fn)(void *ctx, size_t i, cf_error *err);
 /* Start `workers` threads (>= 1). CF_ENOMEM, or CF_EIO when the system refuses
  * a thread (the threads already started are joined). */
 cf_status cf_rs_team_create(cf_rs_team **out, size_t workers, cf_error *err);
-/* Joins the workers (idle: see above). NULL is a no-op. */
+/* Finishes the open run, joins the workers. NULL is a no-op. */
 void cf_rs_team_free(cf_rs_team *t);
 /* Threads that run jobs: the workers plus the caller. */
 size_t cf_rs_team_threads(const cf_rs_team *t);
-/* Run fn(ctx, i, &errs[i]) for every i < n, spread over the caller and the
- * workers, each job on one thread; st[i] gets job i's status. Returns when all
- * have finished. Jobs are claimed in order of i. */
+/* Post fn(ctx, i, &errs[i]) for every i < n (claimed in order of i, each on
+ * one thread; st[i] gets job i's status) after finishing the open run; returns
+ * the run's ticket for cf_rs_team_finish without waiting. ctx, st and errs
+ * must stay valid until the run is finished. n == 0 posts nothing. */
+uint64_t cf_rs_team_start(cf_rs_team *t, cf_rs_team_fn fn, void *ctx, size_t n, cf_status *st,
+                          cf_error *errs);
+/* Make sure the run `ticket` has finished: the caller runs its unclaimed jobs
+ * and waits for the claimed ones. A no-op for a run already finished. */
+void cf_rs_team_finish(cf_rs_team *t, uint64_t ticket);
+/* start + finish. */
 void cf_rs_team_run(cf_rs_team *t, cf_rs_team_fn fn, void *ctx, size_t n, cf_status *st,
                     cf_error *errs);
 
