@@ -1,36 +1,22 @@
 /* cfile: read and write Apache Kudu's CFile columnar format.
- * This header includes the whole public API. */
+ *
+ * This header includes the stable core of the public API: status.h (codes and
+ * cf_error), types.h, io.h, reader.h, iter.h, writer.h, cache.h, arrow.h and
+ * version.h. The extensions have headers of their own, included on their own:
+ * bloom.h (BloomFiles), delta.h (DeltaFiles), rowset.h (DiskRowSets and tables),
+ * hfile.h (HBase HFiles) and parquet.h (Apache Parquet).
+ */
 #ifndef CFILE_CFILE_H
 #define CFILE_CFILE_H
 
-#include "bloom.h"
-#include "delta.h"
+#include "arrow.h"
+#include "cache.h"
 #include "io.h"
 #include "iter.h"
 #include "reader.h"
 #include "status.h"
 #include "types.h"
+#include "version.h"
 #include "writer.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#define CF_VERSION_MAJOR 0
-#define CF_VERSION_MINOR 1
-#define CF_VERSION_PATCH 0
-
-/* (major << 16) | (minor << 8) | patch of the linked library. */
-CF_API unsigned cf_version(void);
-/* "0.1.0" */
-CF_API const char *cf_version_string(void);
-/* What this build has, for `cfile --version` and bug reports: newline-terminated
- * "key: values" lines. "codecs:" lists every compression library compiled in
- * (snappy lz4 zlib gzip zstd brotli lzo bzip2), "crc32c:" and "bitshuffle:" the kernel picked
- * for this CPU at run time (e.g. "avx2+vpclmul", "portable"). Static storage. */
-CF_API const char *cf_build_features(void);
-
-#ifdef __cplusplus
-}
-#endif
 #endif

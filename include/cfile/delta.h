@@ -40,17 +40,19 @@ typedef enum cf_rcl_type { CF_RCL_UPDATE = 1, CF_RCL_DELETE = 2, CF_RCL_REINSERT
 
 /* ---- memcomparable varint and DeltaKey (format §1.5, §12.2) ------------------------ */
 
+#ifdef CF_STATIC_LINKING_ONLY /* not exported by libcfile.so: status.h */
 /* Write v in 1..9 bytes to dst (room for 9); returns the length. */
-CF_API size_t cf_mcvarint_encode(uint8_t *dst, uint64_t v);
+CF_STATIC_API size_t cf_mcvarint_encode(uint8_t *dst, uint64_t v);
 /* Read one value from [p, p+len); returns the bytes used, 0 when truncated. */
-CF_API size_t cf_mcvarint_decode(const uint8_t *p, size_t len, uint64_t *out);
+CF_STATIC_API size_t cf_mcvarint_decode(const uint8_t *p, size_t len, uint64_t *out);
 
 /* Encode (row, ts) into dst (room for CF_DELTA_KEY_MAX); returns the length. */
-CF_API size_t cf_delta_key_encode(uint8_t *dst, uint32_t row, uint64_t ts);
+CF_STATIC_API size_t cf_delta_key_encode(uint8_t *dst, uint32_t row, uint64_t ts);
 /* Decode a DeltaKey prefix of [p, p+len): *used = its length. CF_ECORRUPT when
  * truncated or when the row does not fit in 32 bits. */
-CF_API cf_status cf_delta_key_decode(const uint8_t *p, size_t len, uint32_t *row, uint64_t *ts,
+CF_STATIC_API cf_status cf_delta_key_decode(const uint8_t *p, size_t len, uint32_t *row, uint64_t *ts,
                                      size_t *used, cf_error *err);
+#endif /* CF_STATIC_LINKING_ONLY */
 
 /* ---- schema ------------------------------------------------------------------------ */
 
@@ -65,8 +67,10 @@ typedef struct cf_delta_column {
     int length;           /* VARCHAR: for messages only */
 } cf_delta_column;
 
+#ifdef CF_STATIC_LINKING_ONLY /* not exported by libcfile.so: status.h */
 /* Index of the column with `id`, or -1. */
-CF_API int cf_delta_schema_find(const cf_delta_column *cols, size_t ncols, uint32_t id);
+CF_STATIC_API int cf_delta_schema_find(const cf_delta_column *cols, size_t ncols, uint32_t id);
+#endif /* CF_STATIC_LINKING_ONLY */
 
 /* ---- RowChangeList ----------------------------------------------------------------- */
 
@@ -128,15 +132,17 @@ typedef struct cf_array_cell {
     const uint8_t *nonnull; /* bit per element, LSB first, 1 = present; NULL = all */
 } cf_array_cell;
 
+#ifdef CF_STATIC_LINKING_ONLY /* not exported by libcfile.so: status.h */
 /* Largest number of bytes cf_array_cell_encode can produce for `cell`. */
-CF_API size_t cf_array_cell_encoded_max(const cf_array_cell *cell);
+CF_STATIC_API size_t cf_array_cell_encoded_max(const cf_array_cell *cell);
 /* Serialize `cell` into dst[0..cap) the way Kudu's FlatBufferBuilder lays it out
  * (same object order, alignment and vtable sharing); *len = its length. NULL
  * elements are written as 0 bytes of value (the caller's slot is ignored) or
  * empty strings. CF_EINVAL for more than 65535 elements, CF_ENOTSUP for
  * INT128/DECIMAL128 elements, CF_EBUFSIZE when cap is too small, CF_ENOMEM. */
-CF_API cf_status cf_array_cell_encode(uint8_t *dst, size_t cap, size_t *len,
+CF_STATIC_API cf_status cf_array_cell_encode(uint8_t *dst, size_t cap, size_t *len,
                                       const cf_array_cell *cell, cf_error *err);
+#endif /* CF_STATIC_LINKING_ONLY */
 
 /* A decoded cell: a view into the serialized bytes, checked once by decode. */
 typedef struct cf_array_cell_view {
@@ -148,19 +154,21 @@ typedef struct cf_array_cell_view {
                               * binary types); not aligned for the element type */
 } cf_array_cell_view;
 
+#ifdef CF_STATIC_LINKING_ONLY /* not exported by libcfile.so: status.h */
 /* Check and view `bytes` as a cell of `type` elements. 0 bytes is an empty array
  * (Kudu accepts it). CF_ECORRUPT for anything out of bounds, misaligned, a
  * string without its terminator, a vector of another element type, or a
  * validity bitmap whose size does not match the element count; CF_ENOTSUP for
  * INT128/DECIMAL128. */
-CF_API cf_status cf_array_cell_decode(cf_array_cell_view *out, cf_slice bytes, cf_type type,
+CF_STATIC_API cf_status cf_array_cell_decode(cf_array_cell_view *out, cf_slice bytes, cf_type type,
                                       cf_error *err);
 /* Whether element i (< count) is NULL. */
-CF_API bool cf_array_cell_is_null(const cf_array_cell_view *v, size_t i);
+CF_STATIC_API bool cf_array_cell_is_null(const cf_array_cell_view *v, size_t i);
 /* Element i (< count) into `out`: cf_type_size(type) bytes for fixed types
  * (BOOL as 0/1), a cf_slice into the serialized bytes for binary types. A NULL
  * element reads as whatever was stored (zeros or an empty string from us). */
-CF_API void cf_array_cell_get(const cf_array_cell_view *v, size_t i, void *out);
+CF_STATIC_API void cf_array_cell_get(const cf_array_cell_view *v, size_t i, void *out);
+#endif /* CF_STATIC_LINKING_ONLY */
 
 /* ---- statistics (format §12.4) ----------------------------------------------------- */
 

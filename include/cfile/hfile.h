@@ -215,8 +215,10 @@ CF_API void cf_hfile_bloom_chunk(const cf_hfile *h, int which, uint32_t i, uint6
 /* false when the row is certainly absent. No Bloom filter: *out = true. */
 CF_API cf_status cf_hfile_bloom_may_contain(const cf_hfile *h, int which, const void *row,
                                             size_t len, bool *out, cf_error *err);
+#ifdef CF_STATIC_LINKING_ONLY /* not exported by libcfile.so: status.h */
 /* HBase's hash functions (Hash.JENKINS_HASH, MURMUR_HASH, MURMUR_HASH3). */
-CF_API int32_t cf_hfile_hash(uint32_t hash_type, const void *data, size_t len, int32_t seed);
+CF_STATIC_API int32_t cf_hfile_hash(uint32_t hash_type, const void *data, size_t len, int32_t seed);
+#endif /* CF_STATIC_LINKING_ONLY */
 
 /* ---- inspection (src/hfile/inspect.c): what `hbase hfile` shows ------------------- */
 
@@ -322,12 +324,14 @@ CF_API void cf_hfile_iter_position(const cf_hfile_iter *it, uint64_t *block, uin
 CF_API cf_status cf_hfile_block_cell_count(const cf_hfile *h, uint64_t i, uint64_t *out,
                                            cf_error *err);
 
+#ifdef CF_STATIC_LINKING_ONLY /* not exported by libcfile.so: status.h */
 /* CellComparator order of two cells (row, family, qualifier, timestamp desc,
  * type desc); <0, 0, >0. */
-CF_API int cf_hfile_cell_compare(const cf_hfile_cell *a, const cf_hfile_cell *b);
+CF_STATIC_API int cf_hfile_cell_compare(const cf_hfile_cell *a, const cf_hfile_cell *b);
 /* Parse a serialized KeyValue key. CF_ECORRUPT when the lengths do not fit. */
-CF_API cf_status cf_hfile_parse_key(cf_hfile_cell *out, const uint8_t *key, size_t len,
+CF_STATIC_API cf_status cf_hfile_parse_key(cf_hfile_cell *out, const uint8_t *key, size_t len,
                                     cf_error *err);
+#endif /* CF_STATIC_LINKING_ONLY */
 
 /* ---- writer (HFile v3) -------------------------------------------------------------- */
 

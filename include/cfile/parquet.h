@@ -445,15 +445,19 @@ CF_API cf_status cf_parquet_bloom_open(cf_parquet_bloom **out, const cf_parquet 
 CF_API size_t cf_parquet_bloom_bitset_bytes(const cf_parquet_bloom *b);
 CF_API uint64_t cf_parquet_bloom_offset(const cf_parquet_bloom *b);
 CF_API uint64_t cf_parquet_bloom_length(const cf_parquet_bloom *b);
-/* Probe by hash (XXH64 seed 0 of the PLAIN bytes), by PLAIN bytes, or by one
- * value in the column reader's value form (BYTE_ARRAY: a cf_slice; BOOLEAN
+/* Probe by hash (XXH64 seed 0 of the PLAIN bytes; opt-in, status.h), by PLAIN bytes,
+ * or by one value in the column reader's value form (BYTE_ARRAY: a cf_slice; BOOLEAN
  * values are not hashed by the format: always true). */
-CF_API bool cf_parquet_bloom_probe_hash(const cf_parquet_bloom *b, uint64_t hash);
+#ifdef CF_STATIC_LINKING_ONLY /* not exported by libcfile.so: status.h */
+CF_STATIC_API bool cf_parquet_bloom_probe_hash(const cf_parquet_bloom *b, uint64_t hash);
+#endif /* CF_STATIC_LINKING_ONLY */
 CF_API bool cf_parquet_bloom_probe_bytes(const cf_parquet_bloom *b, const void *data, size_t len);
 CF_API bool cf_parquet_bloom_probe(const cf_parquet_bloom *b, const void *value);
+#ifdef CF_STATIC_LINKING_ONLY /* not exported by libcfile.so: status.h */
 /* The hash of one value in the value form of a column of physical type `type`
  * (type_length for FIXED_LEN_BYTE_ARRAY): what bloom filters store. */
-CF_API uint64_t cf_parquet_bloom_hash(int32_t type, int32_t type_length, const void *value);
+CF_STATIC_API uint64_t cf_parquet_bloom_hash(int32_t type, int32_t type_length, const void *value);
+#endif /* CF_STATIC_LINKING_ONLY */
 CF_API void cf_parquet_bloom_free(cf_parquet_bloom *b); /* NULL is a no-op */
 
 /* ---- record assembly ----------------------------------------------------------------------
@@ -651,8 +655,10 @@ CF_API uint64_t cf_parquet_writer_error_row(const cf_parquet_writer *w);
 CF_API uint64_t cf_parquet_writer_bytes(const cf_parquet_writer *w);
 CF_API void cf_parquet_writer_free(cf_parquet_writer *w); /* NULL is a no-op */
 
+#ifdef CF_STATIC_LINKING_ONLY /* not exported by libcfile.so: status.h */
 /* XXH64 (seed given) of [data, data+len): the hash of Parquet's bloom filters. */
-CF_API uint64_t cf_parquet_xxh64(const void *data, size_t len, uint64_t seed);
+CF_STATIC_API uint64_t cf_parquet_xxh64(const void *data, size_t len, uint64_t seed);
+#endif /* CF_STATIC_LINKING_ONLY */
 
 /* Names from parquet.thrift ("INT32", "OPTIONAL", "UTF8", "RLE_DICTIONARY",
  * "ZSTD", "DATA_PAGE_V2", "MILLIS"); NULL for a number it does not know. */

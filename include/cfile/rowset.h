@@ -55,6 +55,7 @@
 #include <stdint.h>
 
 #include "cache.h"
+#include "delta.h" /* cf_array_cell: an array column's value */
 #include "iter.h"
 #include "types.h"
 
@@ -108,11 +109,13 @@ CF_API int cf_rs_schema_find(const cf_rs_schema *s, const char *name);
  * returns the length it needs (excluding the NUL), like snprintf. */
 CF_API size_t cf_rs_schema_format(const cf_rs_schema *s, char *dst, size_t cap);
 
+#ifdef CF_STATIC_LINKING_ONLY /* not exported by libcfile.so: status.h */
 /* The composite memcomparable key (format §1.8) of one row: key[i] points to key
  * column i's value in memory form (cf_slice for binary). Writes up to cap bytes
  * to dst; *len = the full length (CF_EBUFSIZE when it exceeds cap). */
-CF_API cf_status cf_rs_key_encode(const cf_rs_schema *s, const void *const *key, uint8_t *dst,
+CF_STATIC_API cf_status cf_rs_key_encode(const cf_rs_schema *s, const void *const *key, uint8_t *dst,
                                   size_t cap, size_t *len, cf_error *err);
+#endif /* CF_STATIC_LINKING_ONLY */
 
 /* ---- writer ----------------------------------------------------------------------------- */
 

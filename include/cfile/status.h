@@ -20,6 +20,18 @@ extern "C" {
 #define CF_API
 #endif
 
+/* The stable API is what libcfile.so exports: every CF_API function, each with version
+ * CFILE_0 (cmake/cfile.map lists them; ctest build/exports keeps the two in step).
+ * A few low-level helpers (one field's codec, a hash, a key parser) are declared only
+ * inside `#ifdef CF_STATIC_LINKING_ONLY` blocks with CF_STATIC_API: they may change
+ * between releases, libcfile.so does not export them, and a program that uses them
+ * defines CF_STATIC_LINKING_ONLY before including a cfile header and links libcfile.a
+ * (the CLI, tests and fuzz targets do), as zstd does with ZSTD_STATIC_LINKING_ONLY. */
+#if defined(CF_BUILDING_LIBRARY) && !defined(CF_STATIC_LINKING_ONLY)
+#define CF_STATIC_LINKING_ONLY
+#endif
+#define CF_STATIC_API /* hidden (-fvisibility=hidden): in libcfile.a only */
+
 /* Pinned forever: values never change, new codes are only appended. */
 typedef enum cf_status {
     CF_OK = 0,

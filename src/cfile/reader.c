@@ -10,7 +10,7 @@
  */
 #include "internal.h"
 
-#include <cfile/cfile.h>
+#include <cfile/version.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <cfile/cfile.h>
+#include <cfile/version.h>
 
 #include "bitshuffle.h"
 #include "compress.h"

@@ -15,7 +15,7 @@
  */
 #include "parquet/writer.h"
 
-#include <cfile/cfile.h>
+#include <cfile/version.h>
 #include <stdio.h>
 #include <string.h>
 

@@ -3,6 +3,8 @@
 #define CF_ROWSET_INTERNAL_H
 
 #include <cfile/cfile.h>
+#include <cfile/bloom.h>
+#include <cfile/delta.h>
 #include <cfile/rowset.h>
 
 #include "../util/buf.h"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cfile/cfile.h>
+#include <cfile/delta.h>
 
 #include "codec/crc32c.h"
 #include "rowset/wal.h"

@@ -15,6 +15,8 @@
 #include <stdio.h>
 
 #include <cfile/cfile.h>
+#include <cfile/bloom.h>
+#include <cfile/delta.h>
 
 #include "json.h"
 

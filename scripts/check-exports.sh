@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# scripts/check-exports.sh LIBCFILE_SO - the exported set is the stable API and nothing else
+# (status.h). Run by ctest as build/exports. Three lists must agree:
+#   - the CF_API functions declared in include/cfile/*.h (CF_STATIC_API helpers excluded),
+#   - the names cmake/cfile.map gives version CFILE_0,
+#   - what the library exports (nm -D), each at CFILE_0.
+set -euo pipefail
+lib=${1:?usage: check-exports.sh LIBCFILE_SO}
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# A declaration starts its line with CF_API; its name is the identifier before the first '('.
+awk '/^CF_API[ \t]/ { s = $0; sub(/\(.*/, "", s); n = split(s, w, /[ \t*]+/); print w[n] }' \
+    include/cfile/*.h | sort >"$tmp/headers"
+sed -n 's/^[[:space:]]*\(cf_[a-z0-9_]*\);$/\1/p' cmake/cfile.map | sort >"$tmp/map"
+nm -D --defined-only "$lib" | awk '$3 != "CFILE_0" { print $3 }' | sort >"$tmp/nm"
+
+fail=0
+report() { # title file
+    if [ -s "$2" ]; then
+        echo "FAIL: $1:"
+        sed 's/^/    /' "$2"
+        fail=1
+    fi
+}
+comm -23 "$tmp/headers" "$tmp/map" >"$tmp/d1"
+report "declared CF_API but not in cmake/cfile.map (add it, or make it CF_STATIC_API)" "$tmp/d1"
+comm -13 "$tmp/headers" "$tmp/map" >"$tmp/d2"
+report "in cmake/cfile.map but not declared CF_API in include/cfile/" "$tmp/d2"
+grep -v '@@CFILE_0$' "$tmp/nm" >"$tmp/d3" || true
+report "exported without version CFILE_0" "$tmp/d3"
+sed 's/@.*//' "$tmp/nm" | sort >"$tmp/nm_names"
+comm -13 "$tmp/nm_names" "$tmp/map" >"$tmp/d4"
+report "in cmake/cfile.map but not exported by $lib (declared, never defined?)" "$tmp/d4"
+comm -23 "$tmp/nm_names" "$tmp/map" >"$tmp/d5"
+report "exported by $lib but not in the API" "$tmp/d5"
+[ "$fail" = 0 ] && echo "check-exports: $(wc -l <"$tmp/map") functions exported, all CF_API, all CFILE_0"
+exit "$fail"
