@@ -45,11 +45,18 @@ cf_status cf_pq_dict_indices_decode(uint32_t *out, size_t n, uint32_t dict_count
 cf_status cf_pq_dict_indices_encode(cf_buf *out, const uint32_t *idx, size_t n,
                                     uint32_t dict_count, cf_error *err)
 {
+    uint32_t max = 0; /* branch-free, as in the decoder */
     for (size_t i = 0; i < n; i++)
-        CF_CHECK(idx[i] < dict_count, err, CF_EINVAL,
-                 "RLE_DICTIONARY: index %" PRIu32 " of value %zu is outside the %" PRIu32
-                 "-entry dictionary",
-                 idx[i], i, dict_count);
+        max = idx[i] > max ? idx[i] : max;
+    if (n > 0 && max >= dict_count) {
+        size_t i = 0;
+        while (idx[i] < dict_count)
+            i++;
+        CF_FAIL(err, CF_EINVAL,
+                "RLE_DICTIONARY: index %" PRIu32 " of value %zu is outside the %" PRIu32
+                "-entry dictionary",
+                idx[i], i, dict_count);
+    }
     unsigned w = dict_count > 0 ? cf_pq_bit_width(dict_count - 1) : 0;
     cf_buf_put_u8(out, (uint8_t)w);
     return cf_pq_hybrid_encode(out, idx, 4, n, w, err);

@@ -85,7 +85,10 @@ size_t cf_pq_value_size(unsigned type, int32_t type_length);
  * encoding is a different thing: no runs, values packed MSB-first. */
 
 /* Bits needed for values 0..max: 0 for 0, 1 for 1, 2 for 2..3, ... */
-unsigned cf_pq_bit_width(uint64_t max);
+static inline unsigned cf_pq_bit_width(uint64_t max)
+{
+    return max == 0 ? 0 : 64 - (unsigned)__builtin_clzll(max);
+}
 
 /* Decode exactly n hybrid values of bit_width (0..32) from [data, data+len)
  * (no length prefix) into out as elem_size-byte integers (2 or 4). Values

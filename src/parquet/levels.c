@@ -37,11 +37,6 @@
 /* Literal runs are split so that a header never exceeds 3 bytes. */
 #define MAX_LIT_GROUPS 8192u
 
-unsigned cf_pq_bit_width(uint64_t max)
-{
-    return max == 0 ? 0 : 64 - (unsigned)__builtin_clzll(max);
-}
-
 cf_status cf_pq_hybrid_decode(void *out, size_t elem_size, size_t n, unsigned bit_width,
                               const uint8_t *data, size_t len, cf_error *err)
 {
@@ -274,9 +269,16 @@ cf_status cf_pq_levels_encode(cf_buf *out, const uint16_t *levels, size_t n, uns
     if (max_level == 0)
         return CF_OK;
     const unsigned w = cf_pq_bit_width(max_level);
+    uint16_t top = 0; /* the largest level, branch-free (the loop vectorizes) */
     for (size_t i = 0; i < n; i++)
-        CF_CHECK(levels[i] <= max_level, err, CF_EINVAL,
-                 "levels: level %u of value %zu exceeds the maximum %u", levels[i], i, max_level);
+        top = levels[i] > top ? levels[i] : top;
+    if (top > max_level) {
+        size_t i = 0;
+        while (levels[i] <= max_level)
+            i++;
+        CF_FAIL(err, CF_EINVAL, "levels: level %u of value %zu exceeds the maximum %u", levels[i],
+                i, max_level);
+    }
     if (encoding == CF_PQE_BIT_PACKED) {
         bitpacked_encode(out, levels, n, w);
     } else {

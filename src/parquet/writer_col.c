@@ -38,6 +38,10 @@
 #include "util/endian.h"
 #include "util/error.h"
 
+/* The refusal of a value that is not UTF-8 (column, row). */
+#define UTF8_MSG                                                                                   \
+    "column %s: row %" PRIu64 ": the value is not UTF-8, which Parquet's STRING requires (write "  \
+    "the column as binary)"
 /* Column index bounds of BYTE_ARRAY pages longer than this are truncated. */
 #define CI_TRUNC 64
 /* A chunk's dictionary with this many entries, nearly one per value, falls
@@ -74,6 +78,9 @@ struct cf_pq_wcol {
     cf_buf dict;           /* PLAIN dictionary values */
     uint32_t *dict_offs;   /* entry i starts at dict.data + dict_offs[i] */
     size_t dict_count, dict_offs_cap;
+    uint32_t *dict_seen;   /* entry i was last in page number dict_seen[i] (add_value) */
+    size_t dict_seen_cap;
+    uint32_t page_no;      /* the open page's number, counted over the file from 1 */
     uint32_t *slots;       /* open addressing: entry + 1, 0 = empty */
     uint64_t *slot_keys;   /* 4- and 8-byte values: the value of each used slot, so a
                             * probe compares in the table, without visiting the entry */
@@ -260,6 +267,7 @@ cf_status cf_pq_wcol_create(cf_pq_wcol **out, const cf_pq_wcol_def *def, const c
     c->o = *o;
     c->cz = cz;
     c->src_width = cf_type_size(def->ktype);
+    c->page_no = 1;
     c->bad_row = UINT64_MAX;
     cf_buf_init(&c->plain);
     cf_buf_init(&c->pstat.min);
@@ -292,6 +300,7 @@ void cf_pq_wcol_free(cf_pq_wcol *c)
     cf_buf_dispose(&c->cstat.max);
     cf_buf_dispose(&c->dict);
     cf_free(c->dict_offs);
+    cf_free(c->dict_seen);
     cf_free(c->slots);
     cf_free(c->slot_keys);
     cf_buf_dispose(&c->pages);
@@ -394,7 +403,52 @@ static inline bool same_fixed(const uint8_t *a, const uint8_t *b, size_t n)
     return memcmp(a, b, n) == 0;
 }
 
-/* The dictionary index of value [p, p+n), added when new. */
+/* Well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF). */
+static bool utf8_ok(const uint8_t *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (n - i >= 8 && (cf_load_le64(p + i) & 0x8080808080808080ULL) == 0) {
+            i += 8; /* ASCII */
+            continue;
+        }
+        uint8_t b = p[i];
+        if (b < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k;
+        uint8_t lo = 0x80, hi = 0xbf;
+        if (b >= 0xc2 && b <= 0xdf)
+            k = 1;
+        else if (b >= 0xe0 && b <= 0xef) {
+            k = 2;
+            if (b == 0xe0)
+                lo = 0xa0;
+            else if (b == 0xed)
+                hi = 0x9f;
+        } else if (b >= 0xf0 && b <= 0xf4) {
+            k = 3;
+            if (b == 0xf0)
+                lo = 0x90;
+            else if (b == 0xf4)
+                hi = 0x8f;
+        } else {
+            return false;
+        }
+        if (n - i <= k || p[i + 1] < lo || p[i + 1] > hi)
+            return false;
+        for (size_t j = 2; j <= k; j++)
+            if ((p[i + j] & 0xc0) != 0x80)
+                return false;
+        i += k + 1;
+    }
+    return true;
+}
+
+/* The dictionary index of value [p, p+n), added when new. A new value is
+ * where the general path's once-per-distinct-value work is done (add_value):
+ * its UTF-8 check and bloom filter hash. */
 static cf_status dict_index(cf_pq_wcol *c, const uint8_t *p, size_t n, uint64_t h, uint32_t *out,
                             cf_error *err)
 {
@@ -460,10 +514,21 @@ static cf_status dict_index(cf_pq_wcol *c, const uint8_t *p, size_t n, uint64_t 
         }
         j = (j + 1) & mask;
     }
+    if (c->d.utf8 && !utf8_ok(p, n)) {
+        c->bad_row = c->rows_total;
+        CF_FAIL(err, CF_EINVAL, UTF8_MSG, c->d.name, c->rows_total);
+    }
+    if (c->d.bloom)
+        CF_CHECK(cf_pq_hashset_add(&c->bloom, n == 4 || n == 8 ? cf_parquet_xxh64(p, n, 0)
+                                                               : h), /* h is XXH64 then */
+                 err, CF_ENOMEM, "column %s: out of memory for the bloom filter", c->d.name);
     CF_CHECK(grow((void **)&c->dict_offs, &c->dict_offs_cap, c->dict_count + 1,
-                  sizeof(uint32_t)),
+                  sizeof(uint32_t)) &&
+                 grow((void **)&c->dict_seen, &c->dict_seen_cap, c->dict_count + 1,
+                      sizeof(uint32_t)),
              err, CF_ENOMEM, "column %s: out of memory for the dictionary", c->d.name);
     c->dict_offs[c->dict_count] = (uint32_t)c->dict.len;
+    c->dict_seen[c->dict_count] = 0;
     if (ba)
         cf_buf_put_le32(&c->dict, (uint32_t)n);
     cf_buf_append(&c->dict, p, n);
@@ -485,77 +550,54 @@ static cf_status dict_index(cf_pq_wcol *c, const uint8_t *p, size_t n, uint64_t 
     return CF_OK;
 }
 
-/* Well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF). */
-static bool utf8_ok(const uint8_t *p, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        if (n - i >= 8 && (cf_load_le64(p + i) & 0x8080808080808080ULL) == 0) {
-            i += 8; /* ASCII */
-            continue;
-        }
-        uint8_t b = p[i];
-        if (b < 0x80) {
-            i++;
-            continue;
-        }
-        size_t k;
-        uint8_t lo = 0x80, hi = 0xbf;
-        if (b >= 0xc2 && b <= 0xdf)
-            k = 1;
-        else if (b >= 0xe0 && b <= 0xef) {
-            k = 2;
-            if (b == 0xe0)
-                lo = 0xa0;
-            else if (b == 0xed)
-                hi = 0x9f;
-        } else if (b >= 0xf0 && b <= 0xf4) {
-            k = 3;
-            if (b == 0xf0)
-                lo = 0x90;
-            else if (b == 0xf4)
-                hi = 0x8f;
-        } else {
-            return false;
-        }
-        if (n - i <= k || p[i + 1] < lo || p[i + 1] > hi)
-            return false;
-        for (size_t j = 2; j <= k; j++)
-            if ((p[i + j] & 0xc0) != 0x80)
-                return false;
-        i += k + 1;
-    }
-    return true;
-}
-
-static cf_status add_value(cf_pq_wcol *c, const uint8_t *p, size_t n, cf_error *err)
+static inline __attribute__((always_inline)) cf_status
+add_value(cf_pq_wcol *c, const uint8_t *p, size_t n, cf_error *err)
 {
     CF_CHECK(n <= INT32_MAX, err, CF_EINVAL, "column %s: a value of %zu bytes exceeds 2^31 - 1",
              c->d.name, n);
-    if (c->d.utf8 && !utf8_ok(p, n))
+    if (c->dict_on) {
+        /* A value already in the dictionary has had its UTF-8 check and bloom
+         * hash (dict_index does them for a new one), and a value the page has
+         * had cannot move its min or max: min and max take each entry once per
+         * page, in the order the values come, so they are the bytes the
+         * value-by-value comparison would keep. */
+        uint32_t e = UINT32_MAX;
+        const uint64_t h = dict_hash(p, n);
+        if (c->slot_keys != NULL) { /* 4- and 8-byte values: dict_index's probe, inlined */
+            const uint64_t key = n == 8 ? cf_load_le64(p) : cf_load_le32(p);
+            const size_t mask = c->slot_cap - 1;
+            for (size_t j = (size_t)h & mask; c->slots[j] != 0; j = (j + 1) & mask)
+                if (c->slot_keys[j] == key) {
+                    e = c->slots[j] - 1;
+                    break;
+                }
+        }
+        if (e == UINT32_MAX)
+            CF_TRY(dict_index(c, p, n, h, &e, err));
+        if (c->dict_seen[e] != c->page_no) {
+            c->dict_seen[e] = c->page_no;
+            if (stats_on(c) && !is_nan(c->d.sort, p))
+                minmax_add(&c->pstat, c->d.sort, p, n);
+        }
+        CF_CHECK(grow((void **)&c->idx, &c->idx_cap, c->nidx + 1, sizeof(uint32_t)), err,
+                 CF_ENOMEM, "column %s: out of memory for a page", c->d.name);
+        c->idx[c->nidx++] = e;
+        c->nvals++;
+        return CF_OK;
+    }
+    if (c->d.utf8 && !utf8_ok(p, n)) {
         c->bad_row = c->rows_total;
-    CF_CHECK(!c->d.utf8 || utf8_ok(p, n), err, CF_EINVAL,
-             "column %s: row %" PRIu64 ": the value is not UTF-8, which Parquet's STRING "
-             "requires (write the column as binary)",
-             c->d.name, c->rows_total);
+        CF_FAIL(err, CF_EINVAL, UTF8_MSG, c->d.name, c->rows_total);
+    }
     if (stats_on(c) && !is_nan(c->d.sort, p))
         minmax_add(&c->pstat, c->d.sort, p, n);
     if (c->d.bloom)
         CF_CHECK(cf_pq_hashset_add(&c->bloom, cf_parquet_xxh64(p, n, 0)), err, CF_ENOMEM,
                  "column %s: out of memory for the bloom filter", c->d.name);
-    if (c->dict_on) {
-        uint32_t e;
-        CF_TRY(dict_index(c, p, n, dict_hash(p, n), &e, err));
-        CF_CHECK(grow((void **)&c->idx, &c->idx_cap, c->nidx + 1, sizeof(uint32_t)), err,
-                 CF_ENOMEM, "column %s: out of memory for a page", c->d.name);
-        c->idx[c->nidx++] = e;
-    } else {
-        if (c->d.ptype == CF_PQT_BYTE_ARRAY)
-            cf_buf_put_le32(&c->plain, (uint32_t)n);
-        cf_buf_append(&c->plain, p, n);
-        CF_CHECK(!c->plain.oom, err, CF_ENOMEM, "column %s: out of memory for a page",
-                 c->d.name);
-    }
+    if (c->d.ptype == CF_PQT_BYTE_ARRAY)
+        cf_buf_put_le32(&c->plain, (uint32_t)n);
+    cf_buf_append(&c->plain, p, n);
+    CF_CHECK(!c->plain.oom, err, CF_ENOMEM, "column %s: out of memory for a page", c->d.name);
     c->nvals++;
     return CF_OK;
 }
@@ -817,6 +859,11 @@ static cf_status flush_page(cf_pq_wcol *c, cf_error *err)
 
     c->nlev = 0;
     c->nidx = 0;
+    if (++c->page_no == 0) { /* wrapped: no entry may look seen in the new page */
+        if (c->dict_seen)
+            memset(c->dict_seen, 0, c->dict_seen_cap * sizeof(*c->dict_seen));
+        c->page_no = 1;
+    }
     cf_buf_clear(&c->plain);
     c->nvals = 0;
     c->page_rows = 0;
@@ -851,8 +898,8 @@ static cf_status row_done(cf_pq_wcol *c, cf_error *err)
 /* ---- Kudu values -> Parquet values ----------------------------------------------------- */
 
 /* The PLAIN bytes of the Kudu value at src: *p points at them (into src or tmp). */
-static size_t to_plain(const cf_pq_wcol *c, const uint8_t *src, uint8_t tmp[16],
-                       const uint8_t **p)
+static inline __attribute__((always_inline)) size_t
+to_plain(const cf_pq_wcol *c, const uint8_t *src, uint8_t tmp[16], const uint8_t **p)
 {
     int32_t v32;
     switch (c->d.ktype) {

@@ -931,13 +931,17 @@ static void test_pq_writer__utf8(void **state)
                      {(const uint8_t *)"\xff\x00", 2}};
     cf_batch b = {.values = v};
     cf_parquet_write_column col = {.name = "s", .type = CF_TYPE_STRING};
-    for (int binary = 0; binary < 2; binary++) {
+    for (int k = 0; k < 4; k++) { /* checked as a new dictionary entry, or each PLAIN value */
+        int binary = k % 2;
         col.binary = binary;
+        cf_parquet_writer_options o;
+        cf_parquet_writer_options_init(&o);
+        o.dictionary = k < 2;
         cf_error err;
         cf_io *io;
         CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
         cf_parquet_writer *w;
-        CF_ASSERT_OK(cf_parquet_writer_create(&w, io, &col, 1, NULL, &err), &err);
+        CF_ASSERT_OK(cf_parquet_writer_create(&w, io, &col, 1, &o, &err), &err);
         if (!binary) {
             CF_ASSERT_OK(cf_parquet_writer_append(w, &b, 2, &err), &err);
             CF_ASSERT_STATUS(cf_parquet_writer_append(w, &b, 3, &err), CF_EINVAL, &err);
@@ -1064,7 +1068,9 @@ static bool fs_bounds(cf_type t, size_t w, const uint8_t *v, const uint8_t *nn, 
  * and each type's extremes, dictionary or PLAIN, v1 or v2, appended in batches
  * that do not line up with the pages: every page's bounds and null count in
  * the column index, the chunk's statistics and the page count are what the
- * rows say (the fast path keeps min and max as sort keys per stretch). */
+ * rows say (the fast path keeps min and max as sort keys per stretch; the
+ * general path, taken with a bloom filter, compares each dictionary entry once
+ * per page). */
 static void test_pq_writer__fixed_statistics(void **state)
 {
     (void)state;
@@ -1107,12 +1113,14 @@ static void test_pq_writer__fixed_statistics(void **state)
             }
         }
     }
-    for (int variant = 0; variant < 4; variant++) {
+    for (int variant = 0; variant < 8; variant++) {
         cf_parquet_writer_options o;
         cf_parquet_writer_options_init(&o);
         o.page_rows = FS_PAGE;
         o.dictionary = variant % 2 == 0;
-        o.data_page_v2 = variant >= 2;
+        o.data_page_v2 = variant % 4 >= 2;
+        for (size_t c = 0; c < NT; c++) /* a bloom filter: the general path, value by value */
+            cols[c].bloom_filter = variant >= 4;
         cf_error err;
         cf_io *io;
         cf_parquet_writer *w;
