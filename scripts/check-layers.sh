@@ -9,6 +9,10 @@
 #   - `#include "<upper>/<header>"` from a layer that may not see <upper> must fail;
 #   - `#include "<lower>/<header>"` of a layer it may see must compile (so a failure above
 #     is the rule at work, not broken flags).
+# It also rejects a `#include "../...` in src/: a path relative to the including file would
+# reach a folder whatever the include path says, so the library names other layers only
+# from src/ ("util/error.h"), and its own folder's headers by their bare name
+# (scripts/include-style.py converts the old forms).
 set -euo pipefail
 cc=${1:?usage: check-layers.sh CC BUILD_DIR}
 build=${2:?usage: check-layers.sh CC BUILD_DIR}
@@ -58,6 +62,13 @@ while read -r dir below; do
         pairs=$((pairs + 1))
     done
 done <"$list"
+
+rel=$(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"\.\./' src || true)
+if [ -n "$rel" ]; then
+    echo "FAIL: relative includes in src/ bypass the layer include paths (name the layer instead):"
+    printf '%s\n' "$rel" | sed 's/^/    /'
+    fail=1
+fi
 
 [ "$fail" = 0 ] && echo "check-layers: $pairs layer pairs probed, every upward include refused"
 exit "$fail"

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 typedef struct cfiles_src {
     cf_iter **iters;

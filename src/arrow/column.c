@@ -9,10 +9,10 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "../cfile/arrow_internal.h"
-#include "../util/alloc.h"
-#include "../util/error.h"
-#include "../util/utf8.h"
+#include "cfile/arrow_internal.h"
+#include "util/alloc.h"
+#include "util/error.h"
+#include "util/utf8.h"
 
 /* Bytes per value in Arrow form (0 for bits and binary). */
 static size_t width_of(const cf_arrow_col *c)

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 enum { H_ROW, H_FAMILY, H_QUALIFIER, H_TIMESTAMP, H_TYPE, H_VALUE, H_NCOLS };
 

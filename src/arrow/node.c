@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 typedef struct schema_priv {
     char *format, *name;

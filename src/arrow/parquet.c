@@ -23,9 +23,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../util/alloc.h"
-#include "../util/error.h"
-#include "../util/int128.h"
+#include "util/alloc.h"
+#include "util/error.h"
+#include "util/int128.h"
 
 typedef struct pq_stream {
     cf_arrow_stream_state st; /* first: stream.c's callbacks reach it */

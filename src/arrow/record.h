@@ -12,7 +12,7 @@
 #include <cfile/arrow.h>
 #include <cfile/iter.h>
 
-#include "../util/buf.h"
+#include "util/buf.h"
 
 /* ---- nodes ------------------------------------------------------------------------------ */
 

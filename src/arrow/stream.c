@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 typedef struct stream_priv {
     cf_arrow_stream_state st; /* first: the shared callbacks reach it */

@@ -6,8 +6,8 @@
 #include <cfile/rowset.h>
 #include <string.h>
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 typedef struct table_src {
     cf_table_scanner *sc;

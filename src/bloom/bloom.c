@@ -14,9 +14,9 @@
 
 #include <math.h>
 
-#include "../util/endian.h"
-#include "../util/error.h"
-#include "../util/varint.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/varint.h"
 
 /* Kudu's approximation of ln 2 (format §11.4: 0.69314, not ln 2). */
 static const double KUDU_LN2 = 0.69314;

@@ -4,11 +4,11 @@
  * Nothing is kept between probes, so one reader serves many threads; with a
  * memory or mmap io the uncompressed bloom block is probed in place (and with a
  * block cache its checksum is checked once, cf_reader_read_index_block). */
-#include "../cfile/extend.h"
-#include "../cfile/internal.h"
-#include "../util/alloc.h"
-#include "../util/buf.h"
-#include "../util/error.h"
+#include "cfile/extend.h"
+#include "cfile/internal.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/error.h"
 #include "bloom.h"
 #include "cityhash.h"
 

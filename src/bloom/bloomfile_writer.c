@@ -13,10 +13,10 @@
  * expected_count keys (§11.4), and at finish if it holds any. */
 #include <string.h>
 
-#include "../cfile/extend.h"
-#include "../util/alloc.h"
-#include "../util/buf.h"
-#include "../util/error.h"
+#include "cfile/extend.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/error.h"
 #include "bloom.h"
 #include "cityhash.h"
 

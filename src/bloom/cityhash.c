@@ -11,7 +11,7 @@
  * All arithmetic is modulo 2^64; loads are little-endian at byte offsets. */
 #include "cityhash.h"
 
-#include "../util/endian.h"
+#include "util/endian.h"
 
 static const uint64_t K0 = 0xa5b85c5e198ed849ULL;
 static const uint64_t K1 = 0x8d58ac26afe12e47ULL;

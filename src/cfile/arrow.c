@@ -19,10 +19,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../util/alloc.h"
-#include "../util/bitmap.h"
-#include "../util/error.h"
-#include "../util/utf8.h"
+#include "util/alloc.h"
+#include "util/bitmap.h"
+#include "util/error.h"
+#include "util/utf8.h"
 #include "arrow_internal.h"
 
 void cf_arrow_options_init(cf_arrow_options *o)

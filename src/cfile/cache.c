@@ -16,8 +16,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 #define NSHARDS_BIG 16u
 #define SHARD_THRESHOLD (16u * 1024u * 1024u)

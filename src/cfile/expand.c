@@ -16,7 +16,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "../util/bitmap.h"
+#include "util/bitmap.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CF_EXPAND_X86 1

@@ -7,8 +7,8 @@
 #include <cfile/iter.h>
 #include <cfile/writer.h>
 
-#include "../index/btree.h"
-#include "../util/buf.h"
+#include "index/btree.h"
+#include "util/buf.h"
 
 /* ---- writing ------------------------------------------------------------------------- */
 

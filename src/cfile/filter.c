@@ -4,9 +4,9 @@
  * check only looks up codewords. */
 #include "internal.h"
 
-#include "../util/alloc.h"
-#include "../util/bitmap.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/bitmap.h"
+#include "util/error.h"
 
 cf_status cf_block_filter_create(cf_block_filter **out, const cf_reader *r, cf_value_test_fn fn,
                                  void *ctx, cf_error *err)

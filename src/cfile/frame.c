@@ -7,10 +7,10 @@
  */
 #include "internal.h"
 
-#include "../codec/compress.h"
-#include "../codec/crc32c.h"
-#include "../util/endian.h"
-#include "../util/error.h"
+#include "codec/compress.h"
+#include "codec/crc32c.h"
+#include "util/endian.h"
+#include "util/error.h"
 
 cf_status cf_frame_block(const cf_frame_opts *fo, const uint8_t *logical, size_t len,
                          cf_buf *out, cf_error *err)

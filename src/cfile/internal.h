@@ -7,9 +7,9 @@
 #include <cfile/reader.h>
 #include <cfile/writer.h>
 
-#include "../encoding/encoding.h"
-#include "../index/btree.h"
-#include "../util/buf.h"
+#include "encoding/encoding.h"
+#include "index/btree.h"
+#include "util/buf.h"
 
 #define CF_MAGIC_V1 "kuducfil"
 #define CF_MAGIC_V2 "kuducfl2"

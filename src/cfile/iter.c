@@ -13,12 +13,12 @@
 
 #include <string.h>
 
-#include "../util/alloc.h"
-#include "../util/bitmap.h"
-#include "../util/endian.h"
-#include "../util/error.h"
-#include "../util/rle.h"
-#include "../util/varint.h"
+#include "util/alloc.h"
+#include "util/bitmap.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/rle.h"
+#include "util/varint.h"
 
 struct cf_iter {
     const cf_reader *r;

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "../util/endian.h"
+#include "util/endian.h"
 
 bool cf_key_supported(cf_type t)
 {

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../codec/compress.h"
-#include "../codec/crc32c.h"
-#include "../util/alloc.h"
-#include "../util/endian.h"
-#include "../util/error.h"
+#include "codec/compress.h"
+#include "codec/crc32c.h"
+#include "util/alloc.h"
+#include "util/endian.h"
+#include "util/error.h"
 #include "cfile.pb-c.h"
 
 unsigned cf_version(void)

@@ -4,8 +4,8 @@
 
 #include <string.h>
 
-#include "../util/endian.h"
-#include "../util/error.h"
+#include "util/endian.h"
+#include "util/error.h"
 
 typedef struct verify_state {
     const cf_reader *r;

@@ -13,13 +13,13 @@
 
 #include <string.h>
 
-#include "../codec/compress.h"
-#include "../codec/crc32c.h"
-#include "../util/alloc.h"
-#include "../util/bitmap.h"
-#include "../util/endian.h"
-#include "../util/error.h"
-#include "../util/rle.h"
+#include "codec/compress.h"
+#include "codec/crc32c.h"
+#include "util/alloc.h"
+#include "util/bitmap.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/rle.h"
 #include "cfile.pb-c.h"
 
 typedef struct md_pair {

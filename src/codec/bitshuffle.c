@@ -29,8 +29,8 @@
 
 #include <lz4.h>
 
-#include "../util/endian.h"
-#include "../util/error.h"
+#include "util/endian.h"
+#include "util/error.h"
 #include "bitshuffle_impl.h"
 
 /* bitshuffle's default block: 8 KiB of elements, in multiples of 8, >= 128. */

@@ -10,7 +10,7 @@
 
 #include <cfile/status.h>
 
-#include "../util/buf.h"
+#include "util/buf.h"
 #include "lz4.h"
 
 /* Transpose n elements (n a multiple of 8) of elem_size bytes: out has 8*elem_size

@@ -9,7 +9,7 @@
 #include <brotli/decode.h>
 #include <brotli/encode.h>
 
-#include "../util/error.h"
+#include "util/error.h"
 
 cf_status cf_codec_brotli_compress(const uint8_t *src, size_t len, int quality, cf_buf *dst,
                                    cf_error *err)

@@ -22,7 +22,7 @@
 #include <snappy-c.h>
 #include <zlib.h>
 
-#include "../util/error.h"
+#include "util/error.h"
 #include "lz4.h"
 
 bool cf_codec_available(cf_compression c)

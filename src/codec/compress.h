@@ -8,7 +8,7 @@
 
 #include <cfile/types.h>
 
-#include "../util/buf.h"
+#include "util/buf.h"
 
 /* Is this codec compiled in? (NONE always is.) */
 bool cf_codec_available(cf_compression c);

@@ -37,7 +37,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "../util/endian.h"
+#include "util/endian.h"
 
 #if defined(__x86_64__)
 #define CF_CRC_X86 1

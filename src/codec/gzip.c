@@ -15,8 +15,8 @@
 
 #include <zlib.h>
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 struct cf_codec_gzip_cctx {
     z_stream z;

@@ -10,7 +10,7 @@
  *              then the next block's uncompressed length, until the input ends.
  *
  * LZO chunks are LZO1X (hadoop-lzo's LzoCodec), decoded here with liblzo2. */
-#include "codec/compress.h"
+#include "compress.h"
 
 #include <pthread.h>
 

@@ -27,8 +27,8 @@
 #include <isa-l/igzip_lib.h>
 #endif
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 bool cf_codec_inflater_available(cf_inflater which)
 {

@@ -11,9 +11,9 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#include "../util/alloc.h"
-#include "../util/endian.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/endian.h"
+#include "util/error.h"
 
 struct cf_codec_zstd_cctx {
     ZSTD_CCtx *z;

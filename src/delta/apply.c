@@ -15,8 +15,8 @@
 
 #include "delta_internal.h"
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 #define LOOKAHEAD 256
 

@@ -17,8 +17,8 @@
 
 #include <cfile/delta.h>
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 /* The union's tags, in array1d.fbs declaration order (0 = NONE). */
 enum {

@@ -5,7 +5,7 @@
 
 #include <cfile/delta.h>
 
-#include "../util/buf.h"
+#include "util/buf.h"
 
 /* Running statistics. Column ids are kept in the iteration order of libstdc++'s
  * std::unordered_map<ColumnId, int64_t> (what Kudu serializes), emulated. */

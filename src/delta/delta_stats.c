@@ -20,9 +20,9 @@
 
 #include "delta_internal.h"
 
-#include "../util/alloc.h"
-#include "../util/error.h"
-#include "../util/varint.h"
+#include "util/alloc.h"
+#include "util/error.h"
+#include "util/varint.h"
 
 /* libstdc++'s bucket counts for a default-constructed map growing one insert at
  * a time (measured with g++ 12: the count after inserting key number n). */

@@ -9,9 +9,9 @@
 
 #include "delta_internal.h"
 
-#include "../cfile/extend.h"
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "cfile/extend.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 struct cf_delta_reader {
     cf_reader *r;

@@ -7,9 +7,9 @@
 
 #include "delta_internal.h"
 
-#include "../cfile/extend.h"
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "cfile/extend.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 struct cf_delta_writer {
     cf_writer *w;

@@ -11,7 +11,7 @@
  */
 #include <cfile/delta.h>
 
-#include "../util/error.h"
+#include "util/error.h"
 
 size_t cf_mcvarint_encode(uint8_t *dst, uint64_t v)
 {

@@ -15,10 +15,10 @@
 
 #include <cfile/delta.h>
 
-#include "../util/alloc.h"
-#include "../util/buf.h"
-#include "../util/error.h"
-#include "../util/varint.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/varint.h"
 
 struct cf_rcl_builder {
     cf_buf buf;

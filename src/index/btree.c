@@ -16,8 +16,8 @@
 
 #include <string.h>
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 /* ---- writer ------------------------------------------------------------------------- */
 

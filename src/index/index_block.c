@@ -23,10 +23,10 @@
 
 #include "cfile.pb-c.h"
 
-#include "../util/alloc.h"
-#include "../util/endian.h"
-#include "../util/error.h"
-#include "../util/varint.h"
+#include "util/alloc.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/varint.h"
 
 /* Smallest possible entry: 1-byte key_len, empty key, 1-byte offset, 1-byte size
  * (format §9.1: Kudu refuses offset arrays starting before byte 3n). */

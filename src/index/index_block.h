@@ -9,7 +9,7 @@
 
 #include <cfile/types.h>
 
-#include "../util/buf.h"
+#include "util/buf.h"
 
 typedef struct cf_block_ptr {
     uint64_t off;

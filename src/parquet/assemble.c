@@ -25,9 +25,9 @@
  * Batches: each leaf buffers entries until it holds batch_rows + 1 row starts
  * (or its chunk ends); a batch takes every leaf's entries before its
  * (batch_rows + 1)-th row start, and the rest moves to the buffer's front. */
-#include "parquet/internal.h"
+#include "internal.h"
 
-#include "parquet/encoding.h"
+#include "encoding.h"
 
 #include <string.h>
 

@@ -6,7 +6,7 @@
  * 32-byte stripes, then the tail in 8-, 4- and 1-byte steps, then the
  * avalanche.
  */
-#include "parquet/bloom.h"
+#include "bloom.h"
 
 #include <cfile/parquet.h>
 

@@ -7,11 +7,11 @@
  * decoded from a small window first and the bitset read after it. Everything
  * must lie inside the file's data (after the leading magic, before the
  * footer), so the bitset allocation is bounded by the file's size. */
-#include "parquet/internal.h"
+#include "internal.h"
 
 #include <string.h>
 
-#include "parquet/bloom.h"
+#include "bloom.h"
 #include "util/alloc.h"
 #include "util/error.h"
 

@@ -7,7 +7,7 @@
  * false-positive rate p, m = -8n / ln(1 - p^(1/8)), rounded up to a power of
  * two bytes between 32 bytes and 128 MiB.
  */
-#include "parquet/writer.h"
+#include "writer.h"
 
 #include <math.h>
 #include <string.h>

@@ -11,11 +11,11 @@
  * A page's levels are decoded when the page is loaded (the hybrid has no
  * resumable decoder), so pages claiming more than CF_PQ_MAX_PAGE_VALUES
  * entries are refused rather than sized blindly. */
-#include "parquet/internal.h"
+#include "internal.h"
 
 #include <string.h>
 
-#include "parquet/encoding.h"
+#include "encoding.h"
 #include "util/alloc.h"
 #include "util/error.h"
 

@@ -4,8 +4,8 @@
 
 #include <cfile/parquet.h>
 
-#include "parquet/metadata.h"
-#include "parquet/thrift.h"
+#include "metadata.h"
+#include "thrift.h"
 
 /* Deeper schemas are refused (Impala tests 100 levels; levels are uint16). */
 #define CF_PQ_MAX_SCHEMA_DEPTH 1000

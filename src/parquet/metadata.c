@@ -6,7 +6,7 @@
  * fields), and a bitmask of the ids seen checks the required ones at the end.
  * Lists are allocated from the reader's arena after their count has been
  * checked against the bytes left, so the memory is bounded by the input. */
-#include "parquet/metadata.h"
+#include "metadata.h"
 
 #include <string.h>
 

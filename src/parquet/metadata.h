@@ -13,7 +13,7 @@
 
 #include <cfile/parquet.h>
 
-#include "parquet/thrift.h"
+#include "thrift.h"
 
 /* File layout (parquet-format README "File Format"):
  *   offset 0        4 bytes   "PAR1"

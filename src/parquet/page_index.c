@@ -2,7 +2,7 @@
  * OffsetIndex structs sit between the last row group and the footer, located
  * by the ColumnChunk's *_index_offset/_length. Each is read whole, checked to
  * lie inside the data region and to decode to exactly its length. */
-#include "parquet/internal.h"
+#include "internal.h"
 
 #include <string.h>
 

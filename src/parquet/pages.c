@@ -10,7 +10,7 @@
  * dictionary page when there is one). Headers are read through a window that
  * grows while a header does not fit it, so huge statistics cost only what the
  * chunk holds; bodies are served in place when the io can lend its bytes. */
-#include "parquet/internal.h"
+#include "internal.h"
 
 #include <string.h>
 

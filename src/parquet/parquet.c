@@ -7,7 +7,7 @@
  *   size-8-len       len   FileMetaData, compact Thrift
  *   size-8           4     len, little-endian
  *   size-4           4     "PAR1" ("PARE": encrypted footer, not supported) */
-#include "parquet/internal.h"
+#include "internal.h"
 
 #include <string.h>
 

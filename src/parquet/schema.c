@@ -7,7 +7,7 @@
  * checked against the elements left, and each leaf gets its column path and
  * its maximum definition level (one per OPTIONAL or REPEATED ancestor-or-self)
  * and repetition level (one per REPEATED). */
-#include "parquet/internal.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * limited to CF_THRIFT_MAX_DEPTH, and decoded structures come from an arena
  * whose total is capped in proportion to the input, so a small hostile footer
  * cannot make us allocate much. */
-#include "parquet/thrift.h"
+#include "thrift.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
  * settled; what the footer and page index need of written chunks is a few
  * numbers per chunk and a few per page (cf_pq_chunk_rec).
  */
-#include "parquet/writer.h"
+#include "writer.h"
 
 #include <cfile/version.h>
 #include <stdio.h>

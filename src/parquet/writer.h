@@ -7,9 +7,9 @@
 
 #include <cfile/parquet.h>
 
-#include "parquet/bloom.h"
-#include "parquet/encoding.h"
-#include "parquet/thrift.h"
+#include "bloom.h"
+#include "encoding.h"
+#include "thrift.h"
 #include "util/buf.h"
 
 /* ---- bloom filters (bloom_write.c) --------------------------------------------------- */

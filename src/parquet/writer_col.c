@@ -27,7 +27,7 @@
  * { optional T element } }`: max_rep 1; max_def 3 when the list is OPTIONAL
  * (0 NULL list, 1 empty list, 2 NULL element, 3 value), 2 when REQUIRED.
  */
-#include "parquet/writer.h"
+#include "writer.h"
 
 #include <inttypes.h>
 #include <math.h>

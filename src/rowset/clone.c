@@ -19,8 +19,8 @@
 
 #include "internal.h"
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 /* Copy src to dst (a new file) through a temporary; mode 0 = src's bits. */
 static cf_status copy_file(const char *src, const char *dst, unsigned mode, cf_error *err)

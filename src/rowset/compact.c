@@ -24,9 +24,9 @@
 
 #include "internal.h"
 
-#include "../util/alloc.h"
-#include "../util/bitmap.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/bitmap.h"
+#include "util/error.h"
 
 #define DS_BATCH 128
 

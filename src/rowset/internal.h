@@ -7,7 +7,7 @@
 #include <cfile/delta.h>
 #include <cfile/rowset.h>
 
-#include "../util/buf.h"
+#include "util/buf.h"
 
 struct cf_rs_schema {
     size_t ncols, nkeys;

@@ -23,8 +23,8 @@
 
 #include "internal.h"
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 static uint64_t now_ms(void)
 {

@@ -24,8 +24,8 @@
 
 #include "internal.h"
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 #define MAX_MANIFEST_LEN (64u << 20)
 

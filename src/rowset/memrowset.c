@@ -19,9 +19,9 @@
 
 #include "memrowset.h"
 
-#include "../util/alloc.h"
-#include "../util/bitmap.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/bitmap.h"
+#include "util/error.h"
 
 #define MAX_LEVEL 20
 #define FLUSH_BATCH 1024

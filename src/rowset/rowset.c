@@ -15,8 +15,8 @@
 
 #include "internal.h"
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 typedef struct dms_ent {
     uint32_t row;

@@ -18,10 +18,10 @@
 #include "internal.h"
 #include "team.h"
 
-#include "../util/alloc.h"
-#include "../util/bitmap.h"
-#include "../util/error.h"
-#include "../util/int128.h"
+#include "util/alloc.h"
+#include "util/bitmap.h"
+#include "util/error.h"
+#include "util/int128.h"
 
 /* Rows a column is read ahead by with threads (see "reading ahead"). */
 #ifndef WINDOW_ROWS

@@ -14,8 +14,8 @@
 
 #include "internal.h"
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 /* ---- arena ------------------------------------------------------------------------------- */
 

@@ -37,9 +37,9 @@
 #include "memrowset.h"
 #include "wal.h"
 
-#include "../util/alloc.h"
-#include "../util/bitmap.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/bitmap.h"
+#include "util/error.h"
 
 #define TABLET CF_RS_TABLET
 #define MAX_TABLET_LEN (16u << 20)

@@ -33,8 +33,8 @@
 
 #include "memrowset.h"
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 /* A row that reinserts a key the table holds as a deleted row. */
 typedef struct re_row {

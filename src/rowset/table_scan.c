@@ -14,10 +14,10 @@
 #include "memrowset.h"
 #include "team.h"
 
-#include "../util/alloc.h"
-#include "../util/bitmap.h"
-#include "../util/error.h"
-#include "../util/int128.h"
+#include "util/alloc.h"
+#include "util/bitmap.h"
+#include "util/error.h"
+#include "util/int128.h"
 
 typedef struct tsrc {
     cf_rs_scanner *sc; /* NULL: the MemRowSet */

@@ -24,8 +24,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 /* How long an idle side spins before it sleeps. */
 #ifndef WORKER_SPIN_NS

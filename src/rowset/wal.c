@@ -34,11 +34,11 @@
 
 #include "wal.h"
 
-#include "../codec/crc32c.h"
-#include "../util/alloc.h"
-#include "../util/endian.h"
-#include "../util/error.h"
-#include "../util/varint.h"
+#include "codec/crc32c.h"
+#include "util/alloc.h"
+#include "util/endian.h"
+#include "util/error.h"
+#include "util/varint.h"
 
 /* Records examined in full while deciding whether a bad record is a torn tail:
  * past this many valid-looking headers, call it damage (bounds the work on

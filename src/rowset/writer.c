@@ -15,8 +15,8 @@
 #include "internal.h"
 #include "wal.h"
 
-#include "../util/alloc.h"
-#include "../util/error.h"
+#include "util/alloc.h"
+#include "util/error.h"
 
 struct cf_rs_writer {
     char *dir;

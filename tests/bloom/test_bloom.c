@@ -11,11 +11,11 @@
 #include <cfile/bloom.h>
 #include <cfile/cfile.h>
 
-#include "../../src/bloom/bloom.h"
-#include "../../src/bloom/cityhash.h"
-#include "../../src/cfile/extend.h"
-#include "../../src/cfile/internal.h"
-#include "../../src/util/endian.h"
+#include "bloom/bloom.h"
+#include "bloom/cityhash.h"
+#include "cfile/extend.h"
+#include "cfile/internal.h"
+#include "util/endian.h"
 
 /* ---- helpers ---------------------------------------------------------------------- */
 

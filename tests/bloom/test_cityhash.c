@@ -3,8 +3,8 @@
 
 #include "test_common.h"
 
-#include "../../src/bloom/cityhash.h"
-#include "../../src/util/alloc.h"
+#include "bloom/cityhash.h"
+#include "util/alloc.h"
 
 static uint64_t hash_str(const char *s) { return cf_cityhash64((const uint8_t *)s, strlen(s)); }
 
