@@ -7,18 +7,19 @@
  * while the caller works; and a worker that runs out of jobs spins for
  * WORKER_SPIN_NS before it sleeps, long enough to catch the next post when the
  * caller only had its own last job to finish. The caller, waiting for a job a
- * worker still runs, spins for CALLER_SPIN_NS before it sleeps. Both yield
- * the CPU every few microseconds while they spin: on a busy machine the
- * thread they wait for may be queued for that very CPU (a timeline of a
- * loaded 2-core run showed the woken worker running its jobs on the
- * caller's CPU, then spinning, while the caller waited to run). Jobs are
+ * worker still runs, spins for CALLER_SPIN_NS before it sleeps. The spins do
+ * not yield: timelines of a loaded 2-core run (CF_SCAN_TRACE in scan.c)
+ * showed a worker that yields while it spins losing its turn for
+ * milliseconds, so that the caller ran almost every job itself; one woken
+ * from its futex gets the scheduler's wake-up credit and runs at once. On
+ * such a machine a spinning worker may hold the CPU the caller waits for, so
+ * the spin is kept short. Jobs are
  * claimed and counted under one mutex (a handful per run); the spins read two
  * atomics without it.
  */
 #include "team.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
@@ -29,7 +30,7 @@
 
 /* How long an idle side spins before it sleeps. */
 #ifndef WORKER_SPIN_NS
-#define WORKER_SPIN_NS 50000
+#define WORKER_SPIN_NS 30000
 #endif
 #ifndef CALLER_SPIN_NS
 #define CALLER_SPIN_NS 10000
@@ -85,9 +86,6 @@ static bool spin_until(atomic_bool *flag, bool want, atomic_bool *quit)
             return true;
         relax();
         if ((k & 63) == 63) {
-            /* On a machine with more runnable threads than CPUs the
-             * caller may be waiting for this very CPU: let it have it. */
-            sched_yield();
             uint64_t t = now_ns();
             if (start == 0)
                 start = t;
@@ -231,7 +229,6 @@ void cf_rs_team_finish(cf_rs_team *t, uint64_t ticket)
         relax();
         if ((k & 63) != 63)
             continue;
-        sched_yield(); /* the worker may be waiting for this very CPU */
         uint64_t now = now_ns();
         if (start == 0) {
             start = now;
