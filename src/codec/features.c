@@ -10,6 +10,7 @@
 #include "compress.h"
 #include "crc32c.h"
 #include "lz4.h"
+#include "snappy.h"
 
 static char text[384];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -26,9 +27,11 @@ static void build(void)
         if (cf_codec_available(block[i]))
             n += (size_t)snprintf(text + n, sizeof(text) - n, " %s", block_name[i]);
     n += (size_t)snprintf(text + n, sizeof(text) - n, " gzip zstd brotli lzo bzip2\n");
-    n += (size_t)snprintf(
-        text + n, sizeof(text) - n, "crc32c: %s\nbitshuffle: %s\nlz4 decode: %s\ninflate: %s\n",
-        cf_crc32c_impl(), cf_bitshuffle_impl(), cf_lz4_impl(), cf_codec_inflater_name());
+    n += (size_t)snprintf(text + n, sizeof(text) - n,
+                          "crc32c: %s\nbitshuffle: %s\nlz4 decode: %s\nsnappy decode: %s\n"
+                          "inflate: %s\n",
+                          cf_crc32c_impl(), cf_bitshuffle_impl(), cf_lz4_impl(), cf_snappy_impl(),
+                          cf_codec_inflater_name());
 }
 
 const char *cf_build_features(void)
