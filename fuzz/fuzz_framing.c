@@ -116,7 +116,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* 2. v2 framing written by us reads back as the same logical bytes */
     if (!(opt & 4) && in.size <= 65536 && !(in.size == 0 && fuzz_skip("buf_extend_zero"))) {
-        cf_frame_opts fo = {(cf_compression)(CF_COMP_NONE + (opt & 3)), (opt & 8) != 0};
+        cf_frame_opts fo = {.compression = (cf_compression)(CF_COMP_NONE + (opt & 3)),
+                            .checksums = (opt & 8) != 0};
         cf_buf framed;
         cf_buf_init(&framed);
         cf_status st = cf_frame_block(&fo, in.data, in.size, &framed, &err);

@@ -432,7 +432,8 @@ static void framing_seeds(void)
         text[i] = (uint8_t)("the quick brown fox "[i % 20] + (i / 100));
     for (unsigned c = 0; c < 4; c++) {
         for (unsigned crc = 0; crc < 2; crc++) {
-            cf_frame_opts fo = {(cf_compression)(CF_COMP_NONE + c), crc != 0};
+            cf_frame_opts fo = {.compression = (cf_compression)(CF_COMP_NONE + c),
+                                .checksums = crc != 0};
             cf_buf fr, b;
             cf_buf_init(&fr);
             cf_buf_init(&b);

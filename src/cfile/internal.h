@@ -8,6 +8,7 @@
 #include <cfile/writer.h>
 
 #include "encoding/encoding.h"
+#include "frame.h"
 #include "index/btree.h"
 #include "util/buf.h"
 
@@ -16,20 +17,6 @@
 #define CF_MAGIC_LEN 8
 /* Kudu's limit on the header and footer protobuf lengths (format §2.2, §2.3). */
 #define CF_MAX_PB_LEN 65536u
-/* Kudu's --min_compression_ratio: compress only when it saves more than 10%. */
-#define CF_MIN_COMPRESSION_RATIO 0.9
-
-/* ---- block framing (format §2.7, §5) ---------------------------------------------- */
-
-typedef struct cf_frame_opts {
-    cf_compression compression;
-    bool checksums;
-} cf_frame_opts;
-
-/* Wrap logical bytes as Kudu stores a block: compression header and payload
- * (raw when compression does not pay), then the CRC. Result replaces `out`. */
-cf_status cf_frame_block(const cf_frame_opts *fo, const uint8_t *logical, size_t len,
-                         cf_buf *out, cf_error *err);
 
 /* ---- value-index keys (format §1.8, §9.2) ------------------------------------------ */
 
@@ -43,8 +30,6 @@ size_t cf_key_encode_fixed(cf_type t, const void *value, uint8_t out[16]);
 size_t cf_key_shortened_len(cf_slice prev, cf_slice cur);
 
 /* ---- the shared block cache (cache.c, include/cfile/cache.h) ------------------------ */
-
-typedef struct cf_cache_entry cf_cache_entry;
 
 /* A key space of its own for one reader, so stale blocks of a freed reader are
  * never served to a new one. */
@@ -119,13 +104,13 @@ cf_status cf_reader_read_index_block(const cf_reader *r, cf_block_ptr ptr, cf_bu
                                      cf_slice *out, const char *what, cf_error *err);
 
 /* cf_reader_read_block for data blocks, through the reader's cache when it has
- * one: *pin (NULL without a cache hit or insert) is the block's cache entry,
- * to release with cf_cache_release(r->opts.cache, *pin). It keeps *out alive
- * when the entry holds the bytes; for a block the io serves in place (a view
- * mark) *out lives in the io, as it does without a pin (or in scratch, as for
- * cf_reader_read_block). Either kind of entry carries the block's aux. */
+ * one. out->home says where the bytes live and out->pin is the cache entry
+ * to release (cf_cache_release(r->opts.cache, out->pin)) when not NULL: the
+ * entry holding the bytes (IN_CACHE), or the "checked" mark of a block the io
+ * serves in place (IN_IO), which carries the block's aux as well. Without a
+ * cache hit or insert the bytes are in the io or in scratch, unpinned. */
 cf_status cf_reader_read_data_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
-                                    cf_cache_entry **pin, cf_slice *out, cf_error *err);
+                                    cf_block_contents *out, cf_error *err);
 
 /* cf_block_filter (filter.c): the caller's test and, for DICT files, its answer
  * for every dictionary entry. */

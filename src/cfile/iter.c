@@ -47,9 +47,10 @@ struct cf_iter {
 
     /* Block reuse (bench/PERFORMANCE.md): blk_valid says that blk_ptr's block
      * is still fully loaded (bytes, bitmaps, decoder), so seeking into it again
-     * only repositions. `pin` holds the block in the reader's cache, if any. */
+     * only repositions. `blk` says where its bytes live (blk.pin holds it in
+     * the reader's cache, if any). */
     bool blk_valid;
-    cf_cache_entry *pin;
+    cf_block_contents blk;
     /* The decoder's seek index for the loaded block (use_seek_index), a cache
      * entry of its own; NULL when it has none. */
     cf_cache_entry *seek_pin;
@@ -129,7 +130,7 @@ void cf_iter_free(cf_iter *it)
 {
     if (it == NULL)
         return;
-    cf_cache_release(it->r->opts.cache, it->pin);
+    cf_cache_release(it->r->opts.cache, it->blk.pin);
     cf_cache_release(it->r->opts.cache, it->seek_pin);
     cf_decoder_free(it->dec);
     cf_btree_iter_free(it->pos_bt);
@@ -257,7 +258,7 @@ static void attach_aux(cf_iter *it)
     }
     /* Another iterator may have attached its own first: ours is then freed,
      * and this load keeps using the iterator's copy either way. */
-    cf_cache_entry_set_aux(it->r->opts.cache, it->pin, m, total);
+    cf_cache_entry_set_aux(it->r->opts.cache, it->blk.pin, m, total);
 }
 
 /* A block's decoded bitmaps and counts are sized by the counts it claims, and a
@@ -376,13 +377,15 @@ static cf_status load_block(cf_iter *it, cf_block_ptr ptr, cf_error *err)
     it->flat = NULL;
     it->ns = NULL;
     it->blk_ptr = ptr;
-    cf_cache_release(r->opts.cache, it->pin);
-    it->pin = NULL;
+    cf_cache_release(r->opts.cache, it->blk.pin);
+    it->blk.pin = NULL;
     cf_cache_release(r->opts.cache, it->seek_pin); /* the load below makes the decoder forget it */
     it->seek_pin = NULL;
-    cf_slice logical, encoded = {NULL, 0};
-    CF_TRY(cf_reader_read_data_block(r, ptr, &it->blockbuf, &it->pin, &logical, err));
-    const cf_block_aux *aux = it->pin != NULL ? cf_cache_entry_aux(it->pin) : NULL;
+    cf_slice encoded = {NULL, 0};
+    it->blk = (cf_block_contents){{NULL, 0}, CF_BLOCK_IN_SCRATCH, NULL};
+    CF_TRY(cf_reader_read_data_block(r, ptr, &it->blockbuf, &it->blk, err));
+    cf_slice logical = it->blk.data;
+    const cf_block_aux *aux = it->blk.pin != NULL ? cf_cache_entry_aux(it->blk.pin) : NULL;
     const uint8_t *p = logical.data, *end = p + logical.len;
     if (r->info.is_array)
         CF_TRY(load_array(it, p, end, &encoded, err));
@@ -426,7 +429,7 @@ static cf_status load_block(cf_iter *it, cf_block_ptr ptr, cf_error *err)
                  (unsigned long long)it->blk_first,
                  (unsigned long long)(it->blk_first + it->blk_rows),
                  (unsigned long long)r->info.num_values);
-    if (it->pin != NULL && aux == NULL)
+    if (it->blk.pin != NULL && aux == NULL)
         attach_aux(it);
     it->row = 0;
     it->have_block = true;

@@ -57,91 +57,59 @@ static cf_status read_at(const cf_reader *r, uint64_t off, void *dst, size_t len
 
 /* ---- blocks -------------------------------------------------------------------------- */
 
-/* skip_crc: the cache remembers that this in-place block already passed its check. */
-static cf_status read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out,
-                            const char *what, bool skip_crc, cf_error *err)
+/* The framing a block of this file has (frame.c). */
+static cf_frame_opts frame_opts(const cf_reader *r)
 {
     const cf_file_info *fi = &r->info;
-    bool has_crc = (fi->incompatible_features & CF_FEATURE_CHECKSUM) != 0;
+    return (cf_frame_opts){.compression = fi->compression,
+                           .checksums = (fi->incompatible_features & CF_FEATURE_CHECKSUM) != 0,
+                           .format_version = (uint8_t)fi->format_version,
+                           .verify_checksums = r->opts.verify_checksums,
+                           .max_block_len = r->opts.max_block_len};
+}
+
+/* Read one block's stored bytes (in place when the io serves them, else into
+ * scratch) and unframe them. skip_crc: the cache remembers that this in-place
+ * block already passed its check. *in_io (may be NULL): the stored bytes were
+ * served in place, whatever the logical ones are. */
+static cf_status read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
+                            cf_block_contents *out, const char *what, bool skip_crc,
+                            bool *in_io, cf_error *err)
+{
+    const cf_file_info *fi = &r->info;
     /* format §2.4: a block starts after the header and never touches the end. */
     CF_CHECK(ptr.off > 0 && ptr.off < fi->file_size && ptr.size < fi->file_size - ptr.off, err,
              CF_ECORRUPT, "%s at offset %llu: pointer of %u bytes runs outside the %llu-byte file",
              what, (unsigned long long)ptr.off, ptr.size, (unsigned long long)fi->file_size);
-    CF_CHECK(!has_crc || ptr.size >= 4, err, CF_ECORRUPT,
-             "%s at offset %llu: %u bytes cannot hold its checksum", what,
-             (unsigned long long)ptr.off, ptr.size);
     /* No size limit on stored bytes: Kudu writes uncompressed blocks of any size
      * (a long array cell, long strings), and the pointer is already bounded by
-     * the file. Only a claimed uncompressed size is capped, below. */
-    const uint8_t *data = NULL;
+     * the file. Only a claimed uncompressed size is capped (frame.c). */
+    cf_block_contents stored = {{NULL, ptr.size}, CF_BLOCK_IN_IO, NULL};
     if (r->io->ops->view_at)
-        data = r->io->ops->view_at(r->io, ptr.off, ptr.size);
+        stored.data.data = r->io->ops->view_at(r->io, ptr.off, ptr.size);
     cf_buf_clear(scratch);
-    if (data == NULL) {
+    if (stored.data.data == NULL) {
         uint8_t *dst = cf_buf_extend(scratch, ptr.size);
         CF_CHECK(dst != NULL, err, CF_ENOMEM, "%s at offset %llu: out of memory", what,
                  (unsigned long long)ptr.off);
         CF_TRY(cf_error_prefix(err, read_at(r, ptr.off, dst, ptr.size, err), "%s at offset %llu: ",
                                what, (unsigned long long)ptr.off));
-        data = scratch->data;
+        stored = (cf_block_contents){{dst, ptr.size}, CF_BLOCK_IN_SCRATCH, NULL};
     }
-    size_t stored = ptr.size - (has_crc ? 4 : 0);
-    if (has_crc && r->opts.verify_checksums && !skip_crc) {
-        uint32_t want = cf_load_le32(data + stored), got = cf_crc32c(data, stored);
-        CF_CHECK(want == got, err, CF_ECORRUPT,
-                 "%s at offset %llu: checksum mismatch (stored %08x, computed %08x)", what,
-                 (unsigned long long)ptr.off, want, got);
-    }
-    if (fi->compression == CF_COMP_NONE) {
-        *out = (cf_slice){data, stored};
-        return CF_OK;
-    }
-    /* format §5.1 (v2) and §5.2 (v1) compressed framing. */
-    size_t hdr = fi->format_version == 1 ? 8 : 4;
-    CF_CHECK(stored >= hdr, err, CF_ECORRUPT,
-             "%s at offset %llu: %zu bytes cannot hold the compression header", what,
-             (unsigned long long)ptr.off, stored);
-    uint32_t ulen = cf_load_le32(data + hdr - 4);
-    size_t plen = stored - hdr;
-    CF_CHECK(ulen <= r->opts.max_block_len, err, CF_ECORRUPT,
-             "%s at offset %llu: claims %u uncompressed bytes, over the %zu-byte limit", what,
-             (unsigned long long)ptr.off, ulen, r->opts.max_block_len);
-    if (fi->format_version == 1) {
-        CF_CHECK(cf_load_le32(data) == plen, err, CF_ECORRUPT,
-                 "%s at offset %llu: v1 compressed size %u does not match the %zu payload bytes",
-                 what, (unsigned long long)ptr.off, cf_load_le32(data), plen);
-    } else {
-        if (plen == ulen) { /* stored raw: compression did not pay */
-            *out = (cf_slice){data + hdr, plen};
-            return CF_OK;
-        }
-        CF_CHECK(plen < ulen, err, CF_ECORRUPT,
-                 "%s at offset %llu: %zu payload bytes exceed the %u uncompressed bytes", what,
-                 (unsigned long long)ptr.off, plen, ulen);
-    }
-    /* Decompress after the raw bytes in scratch (data may point into scratch). */
-    size_t data_off = data == scratch->data ? 0 : SIZE_MAX;
-    size_t dst_off = scratch->len;
-    /* CF_CODEC_PAD: room the fast LZ4 decoder may overwrite (it also keeps
-     * scratch->data from being NULL: NULL + 0 is undefined) */
-    CF_CHECK(cf_buf_reserve(scratch, (size_t)ulen + CF_CODEC_PAD), err, CF_ENOMEM,
-             "%s at offset %llu: out of memory",
-             what, (unsigned long long)ptr.off);
-    if (data_off == 0)
-        data = scratch->data;
-    uint8_t *dst = scratch->data + dst_off;
-    scratch->len += ulen;
-    CF_TRY(cf_error_prefix(
-        err, cf_codec_decompress_padded(fi->compression, data + hdr, plen, dst, ulen, err),
-        "%s at offset %llu: ", what, (unsigned long long)ptr.off));
-    *out = (cf_slice){dst, ulen};
-    return CF_OK;
+    if (in_io != NULL)
+        *in_io = stored.home == CF_BLOCK_IN_IO;
+    cf_frame_opts fo = frame_opts(r);
+    return cf_error_prefix(err, cf_unframe_block(&fo, &stored, skip_crc, scratch, out, err),
+                           "%s at offset %llu: ", what, (unsigned long long)ptr.off);
 }
 
 cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
                                cf_slice *out, const char *what, cf_error *err)
 {
-    return read_block(r, ptr, scratch, out, what, false, err);
+    cf_block_contents bc;
+    CF_TRY(read_block(r, ptr, scratch, &bc, what, false, NULL, err));
+    *out = bc.data;
+    return CF_OK;
 }
 
 cf_status cf_reader_read_index_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
@@ -151,52 +119,54 @@ cf_status cf_reader_read_index_block(const cf_reader *r, cf_block_ptr ptr, cf_bu
     /* Only blocks the io serves in place can be remembered as checked: a
      * block read into scratch is checked again each time it is read. */
     if (c == NULL || r->io->ops->view_at == NULL)
-        return read_block(r, ptr, scratch, out, what, false, err);
+        return cf_reader_read_block(r, ptr, scratch, out, what, err);
     bool is_view = false;
     cf_slice unused;
     cf_cache_entry *e = cf_cache_lookup(c, r->cache_file_id, ptr.off, ptr.size, &unused, &is_view);
-    cf_status st = read_block(r, ptr, scratch, out, what, e != NULL && is_view, err);
-    if (e == NULL && st == CF_OK && r->io->ops->view_at(r->io, ptr.off, ptr.size) != NULL)
+    cf_block_contents bc;
+    bool in_io = false;
+    cf_status st = read_block(r, ptr, scratch, &bc, what, e != NULL && is_view, &in_io, err);
+    if (st == CF_OK)
+        *out = bc.data;
+    if (e == NULL && st == CF_OK && in_io)
         e = cf_cache_insert(c, r->cache_file_id, ptr.off, ptr.size, NULL, 0, true, &unused);
     cf_cache_release(c, e);
     return st;
 }
 
 cf_status cf_reader_read_data_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
-                                    cf_cache_entry **pin, cf_slice *out, cf_error *err)
+                                    cf_block_contents *out, cf_error *err)
 {
-    *pin = NULL;
     cf_cache *c = r->opts.cache;
     if (c == NULL)
-        return read_block(r, ptr, scratch, out, "data block", false, err);
+        return read_block(r, ptr, scratch, out, "data block", false, NULL, err);
     bool is_view = false;
-    cf_cache_entry *e = cf_cache_lookup(c, r->cache_file_id, ptr.off, ptr.size, out, &is_view);
+    cf_slice cached;
+    cf_cache_entry *e = cf_cache_lookup(c, r->cache_file_id, ptr.off, ptr.size, &cached, &is_view);
     if (e != NULL && !is_view) {
-        *pin = e;
+        *out = (cf_block_contents){cached, CF_BLOCK_IN_CACHE, e};
         return CF_OK;
     }
     if (e != NULL) {
         /* Served in place and already checked: only the view (and framing) again.
          * The mark stays pinned so the iterator can keep derived state with it. */
-        cf_status st = read_block(r, ptr, scratch, out, "data block", true, err);
+        cf_status st = read_block(r, ptr, scratch, out, "data block", true, NULL, err);
         if (st != CF_OK) {
             cf_cache_release(c, e);
             return st;
         }
-        *pin = e;
+        out->pin = e;
         return CF_OK;
     }
-    CF_TRY(read_block(r, ptr, scratch, out, "data block", false, err));
-    uintptr_t d = (uintptr_t)out->data, s0 = (uintptr_t)scratch->data;
-    bool in_scratch = scratch->len > 0 && d >= s0 && d - s0 <= scratch->len;
-    cf_slice cached;
-    e = cf_cache_insert(c, r->cache_file_id, ptr.off, ptr.size, out->data, out->len, !in_scratch,
-                        &cached);
+    CF_TRY(read_block(r, ptr, scratch, out, "data block", false, NULL, err));
+    bool in_scratch = out->home == CF_BLOCK_IN_SCRATCH;
+    e = cf_cache_insert(c, r->cache_file_id, ptr.off, ptr.size, out->data.data, out->data.len,
+                        !in_scratch, &cached);
     if (e != NULL && in_scratch)
-        *out = cached;
-    /* A view mark is pinned too (the bytes stay the mapped ones): derived state
-     * such as a decoded null bitmap can then live with it. */
-    *pin = e;
+        *out = (cf_block_contents){cached, CF_BLOCK_IN_CACHE, e};
+    else
+        out->pin = e; /* a view mark is pinned too: derived state such as a
+                         decoded null bitmap can then live with it */
     return CF_OK;
 }
 

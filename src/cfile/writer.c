@@ -604,7 +604,7 @@ cf_status cf_writer_create(cf_writer **out, cf_io *io, const cf_writer_options *
     w->io = io;
     w->eops = eops;
     w->elem_size = cf_type_size(o.type);
-    w->fo = (cf_frame_opts){o.compression, o.checksums};
+    w->fo = (cf_frame_opts){.compression = o.compression, .checksums = o.checksums};
     cf_rle_enc_init(&w->nonnull, 1);
     cf_rle_enc_init(&w->flat, 1);
     cf_rle_enc_init(&w->counts, 16);
