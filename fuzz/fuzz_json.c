@@ -1,5 +1,5 @@
-/* Fuzz the CLI's JSON parser and writer (tools/cfile/json.c): what `cfile write`
- * reads (JSON lines, golden specs), `cfile delta` reads (specs, bases) and
+/* Fuzz the CLI's JSON parser and writer (tools/cfile/json.c, json_write.c): what
+ * `cfile write` reads (JSON lines, golden specs), `cfile delta` reads (specs, bases) and
  * `table` reads for array cells.
  *
  *   input: JSON text (any bytes)

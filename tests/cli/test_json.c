@@ -1,4 +1,4 @@
-/* The CLI's JSON parser and writer, and the value forms (tools/cfile/json.c,
+/* The CLI's JSON parser and writer, and the value forms (tools/cfile/json.c, json_write.c,
  * values.c), without files. */
 #include <math.h>
 #include <stdio.h>

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct command {
     const char *name;
@@ -252,6 +253,19 @@ int cf_cli_help(cf_cli *c)
 {
     fputs(c->usage, c->out);
     return CF_EXIT_OK;
+}
+
+double cf_cli_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+bool cf_cli_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
 int cf_cli_parse_u64(const char *s, uint64_t *out)

@@ -47,7 +47,7 @@ int cf_cmd_bloom(cf_cli *c, int argc, char **argv);
 int cf_cmd_delta(cf_cli *c, int argc, char **argv);
 int cf_cmd_hfile(cf_cli *c, int argc, char **argv);
 int cf_cmd_parquet(cf_cli *c, int argc, char **argv);
-/* `cfile parquet write` (cmd_convert.c); argv[0] is "write". */
+/* `cfile parquet write` (cmd_parquet_write.c); argv[0] is "write". */
 int cf_cmd_parquet_write(cf_cli *c, int argc, char **argv);
 /* `cfile parquet bloom` (cmd_parquet_bloom.c) and `verify` (cmd_parquet_verify.c). */
 int cf_cmd_parquet_bloom(cf_cli *c, int argc, char **argv);
@@ -94,6 +94,12 @@ int cf_cli_fail(cf_cli *c, const char *fmt, ...) __attribute__((format(printf, 2
 int cf_cli_bad_option(cf_cli *c, char **argv);
 /* Print the usage text to out; returns CF_EXIT_OK (for --help). */
 int cf_cli_help(cf_cli *c);
+
+/* Seconds on the monotonic clock (for durations). */
+double cf_cli_now_s(void);
+
+/* Does s end with suffix? */
+bool cf_cli_ends_with(const char *s, const char *suffix);
 
 /* Decimal unsigned integer, the whole string; 0 on success. */
 int cf_cli_parse_u64(const char *s, uint64_t *out);

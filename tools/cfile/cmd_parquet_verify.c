@@ -29,6 +29,8 @@
 
 #include <cfile/parquet.h>
 
+#include "pq_order.h"
+
 #include "cli.h"
 
 const char cf_cmd_parquet_verify_usage[] =
@@ -38,13 +40,13 @@ const char cf_cmd_parquet_verify_usage[] =
     "the footer; every page header and stored CRC-32; every page decompressed and\n"
     "decoded (level and value counts, dictionary indices); each row group's columns\n"
     "agreeing on its row count; chunk statistics (min/max/null_count) against the\n"
-    "decoded values in the column's sort order; the column and offset index against\n"
+    "decoded values in the column's sort cf_pq_order; the column and offset index against\n"
     "the pages; bloom filters well-formed and holding every decoded value.\n"
     "\n"
     "Sort orders (parquet.thrift ColumnOrder TYPE_ORDER): signed integers, unsigned\n"
     "for INT(bits, false), numeric for FLOAT/DOUBLE (NaN ignored, -0 = +0), unsigned\n"
     "bytes for BYTE_ARRAY/FIXED_LEN_BYTE_ARRAY, signed for DECIMAL on them.\n"
-    "min_value/max_value are checked in that order; the deprecated min/max only for\n"
+    "min_value/max_value are checked in that cf_pq_order; the deprecated min/max only for\n"
     "columns whose signed order is theirs (not for byte arrays or unsigned integers,\n"
     "where legacy writers used a signed byte order: ignored). INT96, INTERVAL and\n"
     "FLOAT16 have no order here: their statistics are skipped and reported as such.\n"
@@ -68,7 +70,8 @@ typedef struct vstate {
         bloom_checked, bloom_values;
 } vstate;
 
-__attribute__((format(printf, 3, 0))) static void add_msg(char ***list, size_t *count, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static void add_msg(char ***list, size_t *count,
+                                                          const char *fmt, va_list ap)
 {
     if (*count >= MAX_PROBLEMS)
         return;
@@ -124,190 +127,12 @@ static void lib_error(vstate *v, cf_status st, const cf_error *err)
         problem(v, "%s", err->msg);
 }
 
-/* ---- sort orders ---------------------------------------------------------------------- */
-
-typedef enum order {
-    ORD_NONE,
-    ORD_BOOL,
-    ORD_I32,
-    ORD_U32,
-    ORD_I64,
-    ORD_U64,
-    ORD_FLOAT,
-    ORD_DOUBLE,
-    ORD_BYTES,    /* unsigned lexicographic */
-    ORD_DECIMAL   /* big-endian two's complement */
-} order;
-
-/* The order min_value/max_value are written in; ORD_NONE with *why. */
-static order stat_order(const cf_parquet_column *col, const char **why)
-{
-    const cf_parquet_logical *lt = &col->leaf->logical;
-    const cf_parquet_schema_element *e = col->leaf->element;
-    if (e->has_converted_type && e->converted_type == CF_PARQUET_CT_INTERVAL) {
-        *why = "INTERVAL has no defined sort order";
-        return ORD_NONE;
-    }
-    switch (col->type) {
-    case CF_PARQUET_BOOLEAN: return ORD_BOOL;
-    case CF_PARQUET_INT32:
-        return lt->kind == CF_PARQUET_LT_INTEGER && !lt->is_signed ? ORD_U32 : ORD_I32;
-    case CF_PARQUET_INT64:
-        return lt->kind == CF_PARQUET_LT_INTEGER && !lt->is_signed ? ORD_U64 : ORD_I64;
-    case CF_PARQUET_FLOAT: return ORD_FLOAT;
-    case CF_PARQUET_DOUBLE: return ORD_DOUBLE;
-    case CF_PARQUET_INT96: *why = "INT96 has no defined sort order"; return ORD_NONE;
-    case CF_PARQUET_BYTE_ARRAY:
-    case CF_PARQUET_FIXED_LEN_BYTE_ARRAY:
-        if (lt->kind == CF_PARQUET_LT_DECIMAL)
-            return ORD_DECIMAL;
-        if (lt->kind == CF_PARQUET_LT_FLOAT16) {
-            *why = "FLOAT16 statistics are not checked";
-            return ORD_NONE;
-        }
-        return ORD_BYTES;
-    default: *why = "unknown physical type"; return ORD_NONE;
-    }
-}
-
-/* A value: fixed bytes or a byte string. */
-typedef struct val {
-    const uint8_t *p;
-    size_t n;
-} val;
-
-static int64_t ld_i64(const uint8_t *p, size_t n)
-{
-    uint64_t u = 0;
-    for (size_t i = 0; i < n; i++)
-        u |= (uint64_t)p[i] << (8 * i);
-    if (n == 4)
-        return (int32_t)(uint32_t)u;
-    return (int64_t)u;
-}
-
-static double ld_f(const uint8_t *p, size_t n)
-{
-    if (n == 4) {
-        float f;
-        memcpy(&f, p, 4);
-        return f;
-    }
-    double d;
-    memcpy(&d, p, 8);
-    return d;
-}
-
-static bool is_nan(order o, val a)
-{
-    return (o == ORD_FLOAT || o == ORD_DOUBLE) && isnan(ld_f(a.p, a.n));
-}
-
-/* Width a stats value must have in order o (0: any). */
-static size_t order_width(order o)
-{
-    switch (o) {
-    case ORD_BOOL: return 1;
-    case ORD_I32: case ORD_U32: case ORD_FLOAT: return 4;
-    case ORD_I64: case ORD_U64: case ORD_DOUBLE: return 8;
-    default: return 0;
-    }
-}
-
-static int cmp(order o, val a, val b)
-{
-    switch (o) {
-    case ORD_BOOL: return (a.p[0] != 0) - (b.p[0] != 0);
-    case ORD_I32:
-    case ORD_I64: {
-        int64_t x = ld_i64(a.p, a.n), y = ld_i64(b.p, b.n);
-        return (x > y) - (x < y);
-    }
-    case ORD_U32:
-    case ORD_U64: {
-        uint64_t x = (uint64_t)ld_i64(a.p, a.n), y = (uint64_t)ld_i64(b.p, b.n);
-        if (o == ORD_U32) {
-            x &= 0xffffffffu;
-            y &= 0xffffffffu;
-        }
-        return (x > y) - (x < y);
-    }
-    case ORD_FLOAT:
-    case ORD_DOUBLE: {
-        double x = ld_f(a.p, a.n), y = ld_f(b.p, b.n);
-        return (x > y) - (x < y); /* -0 == +0 */
-    }
-    case ORD_BYTES: {
-        size_t n = a.n < b.n ? a.n : b.n;
-        int c = n ? memcmp(a.p, b.p, n) : 0;
-        if (c)
-            return c < 0 ? -1 : 1;
-        return (a.n > b.n) - (a.n < b.n);
-    }
-    case ORD_DECIMAL: {
-        bool na = a.n && (a.p[0] & 0x80), nb = b.n && (b.p[0] & 0x80);
-        if (na != nb)
-            return na ? -1 : 1;
-        /* Same sign: compare sign-extended to the longer length. */
-        size_t n = a.n > b.n ? a.n : b.n;
-        uint8_t pad = na ? 0xff : 0x00;
-        for (size_t i = 0; i < n; i++) {
-            uint8_t x = i < n - a.n ? pad : a.p[i - (n - a.n)];
-            uint8_t y = i < n - b.n ? pad : b.p[i - (n - b.n)];
-            if (x != y)
-                return x < y ? -1 : 1;
-        }
-        return 0;
-    }
-    default: return 0;
-    }
-}
-
-/* Running min/max of a set of values (copies: pages come and go). */
-typedef struct range {
-    bool any;
-    uint8_t *min, *max;
-    size_t min_n, max_n, min_cap, max_cap;
-} range;
-
-static void keep(uint8_t **buf, size_t *cap, size_t *n, val v)
-{
-    if (v.n > *cap) {
-        uint8_t *b = realloc(*buf, v.n);
-        if (!b)
-            return;
-        *buf = b;
-        *cap = v.n;
-    }
-    if (v.n)
-        memcpy(*buf, v.p, v.n);
-    *n = v.n;
-}
-
-static void range_add(range *r, order o, val v)
-{
-    if (o == ORD_NONE || is_nan(o, v))
-        return;
-    if (!r->any || cmp(o, v, (val){r->min, r->min_n}) < 0)
-        keep(&r->min, &r->min_cap, &r->min_n, v);
-    if (!r->any || cmp(o, v, (val){r->max, r->max_n}) > 0)
-        keep(&r->max, &r->max_cap, &r->max_n, v);
-    r->any = true;
-}
-
-static void range_free(range *r)
-{
-    free(r->min);
-    free(r->max);
-    memset(r, 0, sizeof(*r));
-}
-
 /* The statistics' bounds against the values' range. `what` names the place. */
-static void check_bounds(vstate *v, order o, const range *r, bool has_min, cf_slice smin,
-                         bool has_max, cf_slice smax, bool exact, const char *what,
+static void check_bounds(vstate *v, cf_pq_order o, const cf_pq_range *r, bool has_min,
+                         cf_slice smin, bool has_max, cf_slice smax, bool exact, const char *what,
                          const char *fields)
 {
-    size_t w = order_width(o);
+    size_t w = cf_pq_order_width(o);
     if ((has_min && w && smin.len != w) || (has_max && w && smax.len != w)) {
         problem(v, "%s: %s of %zu/%zu bytes, the type takes %zu", what, fields,
                 has_min ? smin.len : 0, has_max ? smax.len : 0, w);
@@ -315,19 +140,19 @@ static void check_bounds(vstate *v, order o, const range *r, bool has_min, cf_sl
     }
     if (!r->any)
         return; /* only nulls (or NaNs): nothing to hold the bounds against */
-    val mn = {r->min, r->min_n}, mx = {r->max, r->max_n};
+    cf_pq_val mn = {r->min, r->min_n}, mx = {r->max, r->max_n};
     if (has_min) {
-        val s = {smin.data, smin.len};
-        if (!is_nan(o, s) && cmp(o, s, mn) > 0)
+        cf_pq_val s = {smin.data, smin.len};
+        if (!cf_pq_is_nan(o, s) && cf_pq_cmp(o, s, mn) > 0)
             problem(v, "%s: %s min is above the smallest value", what, fields);
-        else if (exact && !is_nan(o, s) && cmp(o, s, mn) != 0)
+        else if (exact && !cf_pq_is_nan(o, s) && cf_pq_cmp(o, s, mn) != 0)
             problem(v, "%s: %s min is not the smallest value", what, fields);
     }
     if (has_max) {
-        val s = {smax.data, smax.len};
-        if (!is_nan(o, s) && cmp(o, s, mx) < 0)
+        cf_pq_val s = {smax.data, smax.len};
+        if (!cf_pq_is_nan(o, s) && cf_pq_cmp(o, s, mx) < 0)
             problem(v, "%s: %s max is below the largest value", what, fields);
-        else if (exact && !is_nan(o, s) && cmp(o, s, mx) != 0)
+        else if (exact && !cf_pq_is_nan(o, s) && cf_pq_cmp(o, s, mx) != 0)
             problem(v, "%s: %s max is not the largest value", what, fields);
     }
 }
@@ -340,7 +165,7 @@ typedef struct page_info {
     int32_t compressed_size, num_values, num_rows;
     int64_t rows, nulls, present; /* from the decoded levels */
     int64_t first_row, first_level; /* rows and level entries before the page */
-    range r;
+    cf_pq_range r;
 } page_info;
 
 static void path_str(const cf_parquet_column *col, char *buf, size_t cap)
@@ -411,18 +236,18 @@ static bool walk_pages(vstate *v, uint32_t g, uint32_t c, page_info **out, size_
 static void free_pages(page_info *pi, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        range_free(&pi[i].r);
+        cf_pq_range_free(&pi[i].r);
     free(pi);
 }
 
-static val value_at(const cf_parquet_column *col, const uint8_t *vals, size_t vs, size_t i)
+static cf_pq_val value_at(const cf_parquet_column *col, const uint8_t *vals, size_t vs, size_t i)
 {
     if (col->type == CF_PARQUET_BYTE_ARRAY) {
         cf_slice s;
         memcpy(&s, vals + i * vs, sizeof s);
-        return (val){s.data, s.len};
+        return (cf_pq_val){s.data, s.len};
     }
-    return (val){vals + i * vs, vs};
+    return (cf_pq_val){vals + i * vs, vs};
 }
 
 #define BATCH 4096
@@ -444,7 +269,7 @@ static void verify_chunk(vstate *v, uint32_t g, uint32_t c)
         return;
     }
     const char *why = NULL;
-    order o = stat_order(col, &why);
+    cf_pq_order o = cf_pq_stat_order(col, &why);
     cf_error err = {0};
     cf_parquet_bloom *bloom = NULL;
     cf_status st = cf_parquet_bloom_open(&bloom, v->pq, g, c, &err);
@@ -464,7 +289,7 @@ static void verify_chunk(vstate *v, uint32_t g, uint32_t c)
     size_t vs = cf_parquet_column_value_size(r);
     uint16_t *def = malloc(BATCH * sizeof(uint16_t)), *rep = malloc(BATCH * sizeof(uint16_t));
     uint8_t *vals = malloc(BATCH * (vs ? vs : 1));
-    range chunk = {0};
+    cf_pq_range chunk = {0};
     int64_t rows = 0, nulls = 0, levels = 0;
     bool ok = def && rep && vals;
     bool bloom_miss = false;
@@ -503,9 +328,9 @@ static void verify_chunk(vstate *v, uint32_t g, uint32_t c)
         p->present += (int64_t)nv;
         v->values += nv;
         for (size_t i = 0; i < nv; i++) {
-            val x = value_at(col, vals, vs, i);
-            range_add(&chunk, o, x);
-            range_add(&p->r, o, x);
+            cf_pq_val x = value_at(col, vals, vs, i);
+            cf_pq_range_add(&chunk, o, x);
+            cf_pq_range_add(&p->r, o, x);
             if (bloom && !bloom_miss && col->type != CF_PARQUET_BOOLEAN) {
                 v->bloom_values++;
                 if (!cf_parquet_bloom_probe_bytes(bloom, x.p, x.n)) {
@@ -522,7 +347,7 @@ static void verify_chunk(vstate *v, uint32_t g, uint32_t c)
     cf_parquet_column_free(r);
     cf_parquet_bloom_free(bloom);
     if (!ok) {
-        range_free(&chunk);
+        cf_pq_range_free(&chunk);
         free_pages(pi, np);
         return;
     }
@@ -556,19 +381,19 @@ static void verify_chunk(vstate *v, uint32_t g, uint32_t c)
                 problem(v, "%s: statistics null_count %" PRId64 ", the levels hold %" PRId64
                         " nulls", where, s->null_count, nulls);
         }
-        if (any_minmax && o == ORD_NONE) {
+        if (any_minmax && o == CF_PQ_ORD_NONE) {
             v->stats_skipped++;
             note(v, "%s: statistics not checked: %s", where, why);
         } else if (any_minmax) {
             v->stats_checked++;
-            bool bytes = o == ORD_BYTES || o == ORD_DECIMAL;
+            bool bytes = o == CF_PQ_ORD_BYTES || o == CF_PQ_ORD_DECIMAL;
             if (s->has_min_value || s->has_max_value) {
                 /* Exact unless the writer says otherwise; byte arrays may be truncated. */
-                bool exact = !bytes && o != ORD_FLOAT && o != ORD_DOUBLE &&
+                bool exact = !bytes && o != CF_PQ_ORD_FLOAT && o != CF_PQ_ORD_DOUBLE &&
                              !(s->has_is_min_value_exact && !s->is_min_value_exact);
                 check_bounds(v, o, &chunk, s->has_min_value, s->min_value, s->has_max_value,
                              s->max_value, exact, where, "statistics min_value/max_value");
-            } else if (!bytes && o != ORD_U32 && o != ORD_U64) {
+            } else if (!bytes && o != CF_PQ_ORD_U32 && o != CF_PQ_ORD_U64) {
                 check_bounds(v, o, &chunk, s->has_min, s->min, s->has_max, s->max, false, where,
                              "deprecated statistics min/max");
             } else {
@@ -627,7 +452,7 @@ static void verify_chunk(vstate *v, uint32_t g, uint32_t c)
         }
         if (ci && ci->page_count == np) {
             const char *cwhy = NULL;
-            order co = stat_order(col, &cwhy);
+            cf_pq_order co = cf_pq_stat_order(col, &cwhy);
             const cf_parquet_page_location *locs = oi ? oi->pages : NULL;
             int prev = -1;
             bool asc = true, desc = true;
@@ -647,23 +472,23 @@ static void verify_chunk(vstate *v, uint32_t g, uint32_t c)
                         problem(v, "%s: null_count %" PRId64 ", the page has %" PRId64, pw,
                                 ci->null_counts[k], pi[k].nulls);
                 }
-                if (all_null || co == ORD_NONE)
+                if (all_null || co == CF_PQ_ORD_NONE)
                     continue;
                 check_bounds(v, co, &pi[k].r, true, ci->min_values[k], true, ci->max_values[k],
                              false, pw, "min/max");
                 if (prev >= 0) {
-                    val pmin = {ci->min_values[prev].data, ci->min_values[prev].len};
-                    val pmax = {ci->max_values[prev].data, ci->max_values[prev].len};
-                    val kmin = {ci->min_values[k].data, ci->min_values[k].len};
-                    val kmax = {ci->max_values[k].data, ci->max_values[k].len};
-                    if (cmp(co, kmin, pmin) < 0 || cmp(co, kmax, pmax) < 0)
+                    cf_pq_val pmin = {ci->min_values[prev].data, ci->min_values[prev].len};
+                    cf_pq_val pmax = {ci->max_values[prev].data, ci->max_values[prev].len};
+                    cf_pq_val kmin = {ci->min_values[k].data, ci->min_values[k].len};
+                    cf_pq_val kmax = {ci->max_values[k].data, ci->max_values[k].len};
+                    if (cf_pq_cmp(co, kmin, pmin) < 0 || cf_pq_cmp(co, kmax, pmax) < 0)
                         asc = false;
-                    if (cmp(co, kmin, pmin) > 0 || cmp(co, kmax, pmax) > 0)
+                    if (cf_pq_cmp(co, kmin, pmin) > 0 || cf_pq_cmp(co, kmax, pmax) > 0)
                         desc = false;
                 }
                 prev = (int)k;
             }
-            if (co != ORD_NONE && ((ci->boundary_order == 1 && !asc) ||
+            if (co != CF_PQ_ORD_NONE && ((ci->boundary_order == 1 && !asc) ||
                                    (ci->boundary_order == 2 && !desc)))
                 problem(v, "%s: column index says %s, the page bounds are not", where,
                         ci->boundary_order == 1 ? "ASCENDING" : "DESCENDING");
@@ -673,7 +498,7 @@ static void verify_chunk(vstate *v, uint32_t g, uint32_t c)
         }
         cf_parquet_page_index_free(pidx);
     }
-    range_free(&chunk);
+    cf_pq_range_free(&chunk);
     free_pages(pi, np);
 }
 
@@ -811,3 +636,4 @@ int cf_cmd_parquet_verify(cf_cli *c, int argc, char **argv)
         return cf_cli_usage(c, "expected one FILE");
     return verify_file(c, argv[optind], json);
 }
+

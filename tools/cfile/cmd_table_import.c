@@ -415,12 +415,6 @@ int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl,
     return rc;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 /* The table, opened for writing (its lock held until it is freed). */
 static cf_status open_writer(cf_table **tb, const char *dir, uint32_t lock_ms, cf_error *e)
 {
@@ -572,7 +566,7 @@ int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char
     cf_rs_schema *ns = NULL;
     text_load t = {file, false};
     if (format == NULL)
-        t.jsonl = ends_with(file, ".jsonl") || ends_with(file, ".json");
+        t.jsonl = cf_cli_ends_with(file, ".jsonl") || cf_cli_ends_with(file, ".json");
     else if (strcmp(format, "csv") == 0 || strcmp(format, "jsonl") == 0)
         t.jsonl = format[0] == 'j';
     else

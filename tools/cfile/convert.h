@@ -18,7 +18,6 @@ typedef struct cf_cli_progress {
     double t0, last;
 } cf_cli_progress;
 
-double cf_cli_now_s(void);
 void cf_cli_progress_init(cf_cli_progress *p, cf_cli *c, bool on, uint64_t total);
 void cf_cli_progress_cb(void *ctx, uint64_t rows); /* ctx: a cf_cli_progress */
 /* Draws the final count (rows and seconds, as the updates) and ends the line,

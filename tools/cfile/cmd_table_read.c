@@ -1,0 +1,346 @@
+/* `cfile table scan` and `get`: rows of a table printed as text (an aligned
+ * table), CSV (what `import` reads back) or JSON lines. */
+#include "cli.h"
+#include "csv.h"
+#include "out.h"
+#include "table_args.h"
+#include "table_cmd.h"
+#include "values.h"
+
+#include <cfile/rowset.h>
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- output -----------------------------------------------------------------------------------
+ */
+
+/* Text of one cell for the table form: the JSON value form, strings unquoted
+ * unless they could be mistaken for NULL (any case) or for a quoted string; NULL
+ * itself as NULL. */
+static void cell_text(FILE *mem, const cf_rs_column *col, const cf_batch *b, size_t i)
+{
+    bool present = b->nonnull == NULL || (b->nonnull[i >> 3] >> (i & 7)) & 1;
+    if (!present) {
+        fputs("NULL", mem);
+        return;
+    }
+    if (!col->is_array && cf_type_is_binary(col->type) && col->type != CF_TYPE_BINARY) {
+        const cf_slice *s = (const cf_slice *)b->values + i;
+        bool nullish = s->len == 4 && strncasecmp((const char *)s->data, "null", 4) == 0;
+        if (cf_utf8_valid(s->data, s->len) && !nullish && (s->len == 0 || s->data[0] != '"')) {
+            fwrite(s->data, 1, s->len, mem);
+            return;
+        }
+    }
+    cf_jw w;
+    cf_jw_init(&w, mem);
+    cf_cli_row_write(&w, col->type, col->is_array, b, i);
+}
+
+typedef struct printer {
+    cf_cli *c;
+    const cf_rs_schema *s;
+    const size_t *cols;
+    size_t ncols;
+    bool json;
+    bool header_done;
+    int *width;
+    uint64_t rows;
+    bool csv; /* --format csv: a header row, then RFC 4180 records (csv.h) */
+} printer;
+
+static void print_batch(printer *p, const cf_rs_batch *b)
+{
+    FILE *out = p->c->out;
+    if (p->csv) {
+        if (!p->header_done) {
+            for (size_t j = 0; j < p->ncols; j++) {
+                const char *nm = cf_rs_schema_column(p->s, p->cols[j])->name;
+                if (j)
+                    fputc(',', out);
+                cf_out_csv_field(out, nm, strlen(nm));
+            }
+            fputc('\n', out);
+            p->header_done = true;
+        }
+        for (size_t r = 0; r < b->count; r++) {
+            for (size_t j = 0; j < p->ncols; j++) {
+                const cf_rs_column *col = cf_rs_schema_column(p->s, p->cols[j]);
+                if (j)
+                    fputc(',', out);
+                cf_csv_write_cell(out, col->type, col->is_array, &b->cols[j], r);
+            }
+            fputc('\n', out);
+        }
+        p->rows += b->count;
+        return;
+    }
+    if (p->json) {
+        cf_jw w;
+        for (size_t r = 0; r < b->count; r++) {
+            cf_jw_init(&w, out);
+            cf_jw_obj_begin(&w);
+            for (size_t j = 0; j < p->ncols; j++) {
+                const cf_rs_column *col = cf_rs_schema_column(p->s, p->cols[j]);
+                cf_jw_key(&w, col->name);
+                cf_cli_row_write(&w, col->type, col->is_array, &b->cols[j], r);
+            }
+            cf_jw_obj_end(&w);
+            cf_jw_newline(&w);
+        }
+        p->rows += b->count;
+        return;
+    }
+    /* Cells of the batch as text; widths fixed by the header and the first batch. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    size_t n = b->count * p->ncols;
+    size_t *off = calloc(n + 1, sizeof(*off));
+    if (mem == NULL || off == NULL) {
+        if (mem)
+            fclose(mem);
+        free(off);
+        return;
+    }
+    for (size_t r = 0; r < b->count; r++)
+        for (size_t j = 0; j < p->ncols; j++) {
+            fflush(mem);
+            off[r * p->ncols + j] = len;
+            cell_text(mem, cf_rs_schema_column(p->s, p->cols[j]), &b->cols[j], r);
+        }
+    fflush(mem);
+    off[n] = len;
+    if (!p->header_done) {
+        for (size_t j = 0; j < p->ncols; j++) {
+            int w = (int)strlen(cf_rs_schema_column(p->s, p->cols[j])->name);
+            for (size_t r = 0; r < b->count; r++) {
+                size_t k = r * p->ncols + j;
+                int cw = (int)(off[k + 1] - off[k]);
+                if (cw > w)
+                    w = cw > 60 ? 60 : cw;
+            }
+            p->width[j] = w;
+        }
+        for (size_t j = 0; j < p->ncols; j++)
+            fprintf(out, "%s%-*s", j ? " | " : "", p->width[j],
+                    cf_rs_schema_column(p->s, p->cols[j])->name);
+        fputc('\n', out);
+        for (size_t j = 0; j < p->ncols; j++) {
+            fputs(j ? "-+-" : "", out);
+            for (int k = 0; k < p->width[j]; k++)
+                fputc('-', out);
+        }
+        fputc('\n', out);
+        p->header_done = true;
+    }
+    for (size_t r = 0; r < b->count; r++) {
+        for (size_t j = 0; j < p->ncols; j++) {
+            size_t k = r * p->ncols + j;
+            int cw = (int)(off[k + 1] - off[k]);
+            fprintf(out, "%s%.*s%*s", j ? " | " : "", cw, buf + off[k],
+                    p->width[j] > cw ? p->width[j] - cw : 0, "");
+        }
+        fputc('\n', out);
+    }
+    p->rows += b->count;
+    fclose(mem);
+    free(buf);
+    free(off);
+}
+
+static void print_header_only(printer *p)
+{
+    if (p->json || p->header_done)
+        return;
+    if (p->csv) {
+        cf_rs_batch none = {0, 0, NULL, NULL};
+        print_batch(p, &none);
+        return;
+    }
+    for (size_t j = 0; j < p->ncols; j++)
+        fprintf(p->c->out, "%s%s", j ? " | " : "", cf_rs_schema_column(p->s, p->cols[j])->name);
+    fputc('\n', p->c->out);
+}
+
+/* ---- scan / get -------------------------------------------------------------------------------
+ */
+
+static int parse_columns(cf_cli *c, const cf_rs_schema *s, const char *spec, size_t **cols,
+                         size_t *n)
+{
+    size_t nc = cf_rs_schema_ncols(s);
+    if (spec == NULL) {
+        *cols = calloc(nc, sizeof(**cols));
+        for (size_t i = 0; i < nc; i++)
+            (*cols)[i] = i;
+        *n = nc;
+        return 0;
+    }
+    char *copy = strdup(spec);
+    *cols = calloc(strlen(spec) + 1, sizeof(**cols));
+    *n = 0;
+    char *save = NULL;
+    for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        while (isspace((unsigned char)*w))
+            w++;
+        char *e = w + strlen(w);
+        while (e > w && isspace((unsigned char)e[-1]))
+            *--e = '\0';
+        int k = cf_rs_schema_find(s, w);
+        if (k < 0) {
+            /* w points into copy: say it before copy is freed. */
+            int rc = cf_cli_usage(c, "--columns: no column '%s'", w);
+            free(copy);
+            return rc;
+        }
+        (*cols)[(*n)++] = (size_t)k;
+    }
+    free(copy);
+    return *n ? 0 : cf_cli_usage(c, "--columns: empty");
+}
+
+/* --format text|csv|jsonl (--json = jsonl) for scan and get. */
+static int output_format(cf_cli *c, const cf_table_args *t, printer *p)
+{
+    if (t->format == NULL)
+        return 0;
+    if (strcmp(t->format, "csv") == 0 && !t->json)
+        p->csv = true;
+    else if (strcmp(t->format, "jsonl") == 0)
+        p->json = true;
+    else if (strcmp(t->format, "text") != 0 || t->json)
+        return cf_cli_usage(c, "--format: expected text, csv or jsonl, got '%s'%s", t->format,
+                            t->json ? " (with --json)" : "");
+    return 0;
+}
+
+static uint64_t snapshot_of(const cf_table_args *t)
+{
+    /* --as-of TS is inclusive; a snapshot at TS+1 sees every op with ts <= TS. */
+    return t->has_asof && t->asof < UINT64_MAX - 1 ? t->asof + 1 : CF_RS_SNAPSHOT_LATEST;
+}
+
+int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t)
+{
+    cf_table *rs;
+    int rc = cf_cli_table_open(c, dir, t, false, &rs);
+    if (rc)
+        return rc;
+    const cf_rs_schema *s = cf_table_schema(rs);
+    size_t *cols = NULL, ncols = 0, npreds = 0;
+    cf_rs_pred *preds = NULL;
+    cf_arena a;
+    cf_arena_init(&a);
+    cf_table_scanner *sc = NULL;
+    int *width = NULL;
+    if ((rc = parse_columns(c, s, t->columns, &cols, &ncols)) != 0 ||
+        (rc = cf_cli_where_parse(c, s, t->where, &preds, &npreds, &a)) != 0)
+        goto out;
+    cf_rs_scan_options o;
+    cf_rs_scan_options_init(&o);
+    o.cols = cols;
+    o.ncols = ncols;
+    o.preds = preds;
+    o.npreds = npreds;
+    o.snapshot = snapshot_of(t);
+    o.threads = t->threads;
+    cf_error e;
+    cf_status st = cf_table_scanner_create(&sc, rs, &o, &e);
+    if (st != CF_OK) {
+        rc = cf_cli_lib_fail(c, "scan", st, &e);
+        goto out;
+    }
+    width = calloc(ncols, sizeof(*width));
+    printer p = {c, s, cols, ncols, t->json, false, width, 0, false};
+    if ((rc = output_format(c, t, &p)) != 0)
+        goto out;
+    for (uint64_t left = t->limit; left > 0;) {
+        cf_rs_batch b;
+        st = cf_table_scanner_next(sc, &b, &e);
+        if (st != CF_OK) {
+            rc = cf_cli_lib_fail(c, "scan", st, &e);
+            goto out;
+        }
+        if (b.count == 0)
+            break;
+        if (b.count > left)
+            b.count = (size_t)left; /* --limit: the first rows of the batch */
+        left -= b.count;
+        print_batch(&p, &b);
+        if (ferror(c->out))
+            break; /* stdout failed: cf_cli_main reports it; scanning on is wasted */
+    }
+    print_header_only(&p);
+    if (t->stats) {
+        const cf_rs_scan_stats *ss = cf_table_scanner_stats(sc);
+        fprintf(c->err,
+                "rows: %" PRIu64 " returned, %" PRIu64 " in key range, %" PRIu64
+                " examined; %" PRIu64 " batches skipped; %" PRIu64 " blocks (%" PRIu64
+                " rows) skipped by encoding%s\n",
+                p.rows, ss->rows_in_range, ss->rows_examined, ss->batches_skipped,
+                ss->blocks_skipped, ss->rows_skipped,
+                ss->bloom_pruned ? "; bloom ruled the key out" : "");
+    }
+out:
+    cf_table_scanner_free(sc);
+    cf_table_free(rs);
+    cf_arena_dispose(&a);
+    free(cols);
+    free(width);
+    return rc;
+}
+
+int cf_cmd_table_get(cf_cli *c, const char *dir, cf_table_args *t)
+{
+    if (t->npos < 1)
+        return cf_cli_usage(c, "get needs at least one KEY");
+    cf_table *rs;
+    int rc = cf_cli_table_open(c, dir, t, false, &rs);
+    if (rc)
+        return rc;
+    const cf_rs_schema *s = cf_table_schema(rs);
+    size_t *cols = NULL, ncols = 0;
+    parse_columns(c, s, NULL, &cols, &ncols);
+    int *width = calloc(ncols, sizeof(*width));
+    printer p = {c, s, cols, ncols, t->json, false, width, 0, false};
+    if ((rc = output_format(c, t, &p)) != 0) {
+        free(cols);
+        free(width);
+        cf_table_free(rs);
+        return rc;
+    }
+    cf_arena a;
+    cf_arena_init(&a);
+    bool missing = false;
+    for (int i = 0; i < t->npos && rc == 0; i++) {
+        const void **key;
+        if ((rc = cf_cli_key_parse(c, s, t->pos[i], &key, &a)) != 0)
+            break;
+        cf_rs_batch b;
+        cf_error e;
+        cf_status st = cf_table_get(rs, key, snapshot_of(t), &b, &e);
+        if (st == CF_ENOTFOUND) {
+            fprintf(c->err, "cfile: key %s: not found\n", t->pos[i]);
+            missing = true;
+            continue;
+        }
+        if (st != CF_OK) {
+            rc = cf_cli_lib_fail(c, t->pos[i], st, &e);
+            break;
+        }
+        print_batch(&p, &b);
+    }
+    if (rc == 0 && missing)
+        rc = CF_EXIT_FAIL;
+    cf_arena_dispose(&a);
+    free(cols);
+    free(width);
+    cf_table_free(rs);
+    return rc;
+}
+

@@ -1,0 +1,209 @@
+/* The CLI's streaming JSON writer (json.h): compact output, commas placed by
+ * depth, strings escaped so the output is valid JSON whatever the bytes. */
+#include "json.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- writer ------------------------------------------------------------------------ */
+
+void cf_jw_init(cf_jw *w, FILE *f)
+{
+    w->f = f;
+    w->depth = 0;
+    w->first[0] = true;
+    w->after_key = false;
+}
+
+/* Called before every value and key: writes the separating comma. */
+static void sep(cf_jw *w)
+{
+    if (w->after_key) {
+        w->after_key = false;
+        return;
+    }
+    if (!w->first[w->depth])
+        fputc(',', w->f);
+    w->first[w->depth] = false;
+}
+
+static void jw_open(cf_jw *w, char c)
+{
+    sep(w);
+    fputc(c, w->f);
+    if (w->depth + 1 < CF_JW_MAX_DEPTH)
+        w->depth++;
+    w->first[w->depth] = true;
+}
+
+static void jw_close(cf_jw *w, char c)
+{
+    fputc(c, w->f);
+    if (w->depth > 0)
+        w->depth--;
+}
+
+void cf_jw_obj_begin(cf_jw *w) { jw_open(w, '{'); }
+void cf_jw_obj_end(cf_jw *w) { jw_close(w, '}'); }
+void cf_jw_arr_begin(cf_jw *w) { jw_open(w, '['); }
+void cf_jw_arr_end(cf_jw *w) { jw_close(w, ']'); }
+
+static void put_escaped(FILE *f, const uint8_t *s, size_t len)
+{
+    static const char hexd[] = "0123456789abcdef";
+    fputc('"', f);
+    size_t run = 0; /* start of the pending run of bytes needing no escape */
+    for (size_t i = 0; i < len; i++) {
+        uint8_t c = s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        if (i > run)
+            fwrite(s + run, 1, i - run, f);
+        run = i + 1;
+        switch (c) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        case '\b': fputs("\\b", f); break;
+        case '\f': fputs("\\f", f); break;
+        default: {
+            char u[7] = {'\\', 'u', '0', '0', hexd[c >> 4], hexd[c & 15], 0};
+            fputs(u, f);
+        }
+        }
+    }
+    if (len > run)
+        fwrite(s + run, 1, len - run, f);
+    fputc('"', f);
+}
+
+/* Escapes every byte >= 0x80 as the code point of the same value: only for bytes
+ * that are not UTF-8, where any reading is a guess but the output must parse. */
+static void put_latin1(FILE *f, const uint8_t *s, size_t len)
+{
+    fputc('"', f);
+    for (size_t i = 0; i < len; i++) {
+        uint8_t c = s[i];
+        if (c >= 0x80 || c < 0x20 || c == '"' || c == '\\')
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+void cf_jw_key(cf_jw *w, const char *key)
+{
+    sep(w);
+    put_escaped(w->f, (const uint8_t *)key, strlen(key));
+    fputc(':', w->f);
+    w->after_key = true;
+}
+
+void cf_jw_str(cf_jw *w, const void *s, size_t len)
+{
+    sep(w);
+    if (cf_utf8_valid(s, len))
+        put_escaped(w->f, s, len);
+    else
+        put_latin1(w->f, s, len);
+}
+
+void cf_jw_cstr(cf_jw *w, const char *s) { cf_jw_str(w, s, strlen(s)); }
+
+static void put_hex(FILE *f, const uint8_t *s, size_t len)
+{
+    static const char hexd[] = "0123456789abcdef";
+    char buf[512];
+    size_t n = 0;
+    fputc('"', f);
+    for (size_t i = 0; i < len; i++) {
+        buf[n++] = hexd[s[i] >> 4];
+        buf[n++] = hexd[s[i] & 15];
+        if (n == sizeof(buf)) {
+            fwrite(buf, 1, n, f);
+            n = 0;
+        }
+    }
+    fwrite(buf, 1, n, f);
+    fputc('"', f);
+}
+
+void cf_jw_bytes(cf_jw *w, const void *s, size_t len)
+{
+    if (cf_utf8_valid(s, len)) {
+        sep(w);
+        put_escaped(w->f, s, len);
+        return;
+    }
+    cf_jw_obj_begin(w);
+    cf_jw_key(w, "hex");
+    cf_jw_hex(w, s, len);
+    cf_jw_obj_end(w);
+}
+
+void cf_jw_hex(cf_jw *w, const void *s, size_t len)
+{
+    sep(w);
+    put_hex(w->f, s, len);
+}
+
+void cf_jw_raw(cf_jw *w, const char *lit_)
+{
+    sep(w);
+    fputs(lit_, w->f);
+}
+
+void cf_jw_int(cf_jw *w, int64_t v)
+{
+    sep(w);
+    fprintf(w->f, "%" PRId64, v);
+}
+
+void cf_jw_uint(cf_jw *w, uint64_t v)
+{
+    sep(w);
+    fprintf(w->f, "%" PRIu64, v);
+}
+
+void cf_jw_bool(cf_jw *w, bool v) { cf_jw_raw(w, v ? "true" : "false"); }
+void cf_jw_null(cf_jw *w) { cf_jw_raw(w, "null"); }
+
+void cf_jw_value(cf_jw *w, const cf_json *v)
+{
+    switch (v->kind) {
+    case CF_JSON_NULL: cf_jw_null(w); break;
+    case CF_JSON_FALSE: cf_jw_bool(w, false); break;
+    case CF_JSON_TRUE: cf_jw_bool(w, true); break;
+    case CF_JSON_NUMBER:
+        /* Bare NaN/Infinity are not JSON: write them in the string form. */
+        if (v->str[0] == 'N' || v->str[0] == 'I' || (v->str[0] == '-' && v->str[1] == 'I'))
+            cf_jw_cstr(w, v->str);
+        else
+            cf_jw_raw(w, v->str);
+        break;
+    case CF_JSON_STRING: cf_jw_str(w, v->str, v->len); break;
+    case CF_JSON_ARRAY:
+        cf_jw_arr_begin(w);
+        for (size_t i = 0; i < v->n; i++)
+            cf_jw_value(w, &v->items[i]);
+        cf_jw_arr_end(w);
+        break;
+    case CF_JSON_OBJECT:
+        cf_jw_obj_begin(w);
+        for (size_t i = 0; i < v->n; i++) {
+            sep(w);
+            put_escaped(w->f, (const uint8_t *)v->members[i].key, v->members[i].key_len);
+            fputc(':', w->f);
+            w->after_key = true;
+            cf_jw_value(w, &v->members[i].value);
+        }
+        cf_jw_obj_end(w);
+        break;
+    }
+}
+
+void cf_jw_newline(cf_jw *w) { fputc('\n', w->f); }

@@ -1,0 +1,54 @@
+/* What the `cfile table` subcommands share (cmd_table*.c): the parsed command
+ * line and the way every subcommand opens the table.
+ *
+ * cmd_table.c       usage, options, which subcommand takes which, dispatch
+ * cmd_table_read.c  scan and get, and the text/csv/jsonl row printer
+ * cmd_table_write.c create, insert, update, delete, flush and compact
+ * cmd_table_info.c  info (text, JSON and --svg)
+ * cmd_table_import.c import (csv.h)
+ *
+ * Each subcommand gets the table directory and the options; it returns an exit
+ * code (cli.h) and prints its own errors.
+ */
+#ifndef CF_CLI_TABLE_CMD_H
+#define CF_CLI_TABLE_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cfile/rowset.h>
+
+#include "cli.h"
+
+/* The options of `cfile table` (every subcommand's; cmd_table.c rejects the
+ * ones a subcommand does not take). */
+typedef struct cf_table_args {
+    const char *schema, *columns, *where, *key, *set, *row, *format, *svg;
+    bool json, stats, has_asof, has_ts;
+    uint64_t asof, ts, ahm;
+    uint64_t limit;   /* --limit: rows scan prints at most (default all) */
+    size_t threads;   /* --threads: cf_rs_scan_options.threads (default auto) */
+    uint32_t lock_ms; /* --lock-timeout, for writers */
+    unsigned seen;    /* OPT_BIT of every option given */
+    char **pos;       /* the arguments after DIR */
+    int npos;
+} cf_table_args;
+
+/* Open the table at dir: writers (write = true) take its lock, waiting up to
+ * t->lock_ms; readers open it read-only and take none. Prints the error;
+ * returns 0 or an exit code. */
+int cf_cli_table_open(cf_cli *c, const char *dir, const cf_table_args *t, bool write,
+                      cf_table **out);
+
+int cf_cmd_table_create(cf_cli *c, const char *dir, cf_table_args *t);
+int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t);
+int cf_cmd_table_get(cf_cli *c, const char *dir, cf_table_args *t);
+int cf_cmd_table_insert(cf_cli *c, const char *dir, cf_table_args *t);
+/* update, or delete when del. */
+int cf_cmd_table_update(cf_cli *c, const char *dir, cf_table_args *t, bool del);
+int cf_cmd_table_flush(cf_cli *c, const char *dir, const cf_table_args *t);
+int cf_cmd_table_compact(cf_cli *c, const char *dir, cf_table_args *t);
+int cf_cmd_table_info(cf_cli *c, const char *dir, cf_table_args *t);
+
+#endif
