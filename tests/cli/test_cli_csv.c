@@ -365,6 +365,55 @@ static void test_csv__null_is_not_the_string_null(void **state)
     "id INT64 KEY, name STRING NULL, b BINARY NULL, d DOUBLE NULL, day DATE NULL, ok BOOL "     \
     "NULL, tags INT32[] NULL, words STRING[] NULL, big DECIMAL128(38,0) NULL"
 
+
+/* `table scan` text is one line per row: a string holding a newline or a tab is
+ * shown in its JSON form, as `dump --format table` shows it (the table printer
+ * used to write its bytes, so a row ran over two lines). */
+static void test_csv__table_text_escapes_control_characters(void **state)
+{
+    (void)state;
+    run r;
+    char *dir = in_dir("ct"), *csv = in_dir("ct.csv");
+    write_str(csv, "id,s\n1,\"two\nlines\"\n2,\"a\tb\"\n3,plain\n");
+    cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING", csv, NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    cli(&r, "table", "scan", dir, NULL);
+    EXPECT_RC(r, 0);
+    assert_string_equal(r.out, "id | s           \n---+-------------\n1  | \"two\\nlines\"\n"
+                               "2  | \"a\\tb\"      \n3  | plain       \n");
+    done(&r);
+    /* The same cells as `cfile dump --format table` prints them. */
+    cli(&r, "head", dir, NULL);
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "1  | \"two\\nlines\"\n"));
+    done(&r);
+}
+
+/* `bench scan --columns` reads the list as `table scan --columns` does: spaces
+ * after the commas are allowed (bench used to look for a column named " s"). */
+static void test_csv__bench_scan_columns_as_table_scan(void **state)
+{
+    (void)state;
+    run r;
+    char *dir = in_dir("bc"), *csv = in_dir("bc.csv");
+    write_str(csv, "id,s\n1,x\n2,y\n");
+    cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING", csv, NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    cli(&r, "table", "scan", dir, "--columns", "id, s", "--format", "csv", NULL);
+    EXPECT_RC(r, 0);
+    assert_string_equal(r.out, "id,s\n1,x\n2,y\n");
+    done(&r);
+    cli(&r, "bench", "scan", dir, "--columns", "id, s", "--iters", "1", "--threads", "1", NULL);
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "\"rows\":2"));
+    done(&r);
+    cli(&r, "bench", "scan", dir, "--columns", "id,nosuch", "--iters", "1", NULL);
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "--columns: no column 'nosuch'"));
+    done(&r);
+}
 static void test_csv__table_round_trips(void **state)
 {
     (void)state;
@@ -704,6 +753,9 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_csv__table_round_trips, setup, teardown),
         cmocka_unit_test_setup_teardown(test_csv__import_all_or_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_csv__import_killed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_csv__table_text_escapes_control_characters, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_csv__bench_scan_columns_as_table_scan, setup, teardown),
         cmocka_unit_test_setup_teardown(test_csv__failed_new_table_retry, setup, teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);

@@ -268,6 +268,31 @@ bool cf_cli_ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+int cf_cli_hex_digit(int ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+int cf_cli_hex_decode(uint8_t *out, const char *s, size_t len)
+{
+    if (len % 2 != 0)
+        return -1;
+    for (size_t i = 0; i < len; i += 2) {
+        int hi = cf_cli_hex_digit((unsigned char)s[i]);
+        int lo = cf_cli_hex_digit((unsigned char)s[i + 1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        out[i / 2] = (uint8_t)(hi << 4 | lo);
+    }
+    return 0;
+}
+
 int cf_cli_parse_u64(const char *s, uint64_t *out)
 {
     if (s == NULL || *s == '\0')

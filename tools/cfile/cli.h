@@ -101,6 +101,13 @@ double cf_cli_now_s(void);
 /* Does s end with suffix? */
 bool cf_cli_ends_with(const char *s, const char *suffix);
 
+/* The value of one hex digit (either case), or -1. */
+int cf_cli_hex_digit(int ch);
+/* len hex digits (either case) at s into len / 2 bytes at out, which may be s
+ * itself (each byte is written behind the digits it came from). 0, or -1 when
+ * len is odd or a character is not a hex digit (out may be partly written). */
+int cf_cli_hex_decode(uint8_t *out, const char *s, size_t len);
+
 /* Decimal unsigned integer, the whole string; 0 on success. */
 int cf_cli_parse_u64(const char *s, uint64_t *out);
 

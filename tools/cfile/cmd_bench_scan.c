@@ -115,20 +115,9 @@ int cf_bench_scan(cf_cli *c, int argc, char **argv)
     rc = CF_EXIT_FAIL;
     if (wall == NULL || cpu == NULL)
         goto out;
-    if (columns != NULL) {
-        cols = calloc(strlen(columns) + 1, sizeof(*cols));
-        char *copy = strdup(columns), *save = NULL;
-        for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-            int k = cf_rs_schema_find(s, w);
-            if (k < 0) {
-                rc = cf_cli_usage(c, "--columns: no column '%s'", w);
-                free(copy);
-                goto out;
-            }
-            cols[ncols++] = (size_t)k;
-        }
-        free(copy);
-    }
+    /* As `cfile table scan --columns` reads them; without it, every column. */
+    if (columns != NULL && (rc = cf_cli_columns_parse(c, s, columns, &cols, &ncols)) != 0)
+        goto out;
     if ((rc = cf_cli_where_parse(c, s, where, &preds, &npreds, &a)) != 0)
         goto out;
     rc = CF_EXIT_FAIL;

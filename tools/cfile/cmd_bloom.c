@@ -33,31 +33,6 @@ const char cf_cmd_bloom_usage[] =
     "Exit status: 0 ok (whatever the answers), 1 bad input or damaged file (probe:\n"
     "also a FILE that is not a BloomFile, which has no answers to give), 2 usage.\n";
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* Decode hex in place (dst may equal src); returns the length or -1. */
-static long unhex(uint8_t *dst, const char *src, size_t len)
-{
-    if (len % 2 != 0)
-        return -1;
-    for (size_t i = 0; i < len; i += 2) {
-        int hi = hexval((unsigned char)src[i]), lo = hexval((unsigned char)src[i + 1]);
-        if (hi < 0 || lo < 0)
-            return -1;
-        dst[i / 2] = (uint8_t)(hi << 4 | lo);
-    }
-    return (long)(len / 2);
-}
-
 /* Shortest %g form that reads back as the same double. */
 static void write_double(cf_jw *w, double v)
 {
@@ -116,7 +91,9 @@ static int bloom_write(cf_cli *c, const char *keys_path, const char *out_path,
         size_t end = nl != NULL ? (size_t)(nl - text) : len;
         cf_slice key = {text + start, end - start};
         if (hex) {
-            long n = unhex(text + start, (const char *)text + start, end - start);
+            long n = cf_cli_hex_decode(text + start, (const char *)text + start, end - start) == 0
+                         ? (long)((end - start) / 2)
+                         : -1;
             if (n < 0) {
                 rc = cf_cli_fail(c, "%s:%zu: not a hex key", keys_path, line);
                 goto out;
@@ -197,7 +174,7 @@ static int bloom_probe(cf_cli *c, const char *path, char **keys, int nkeys, bool
         if (hex) {
             free(buf);
             buf = malloc(key.len / 2 + 1);
-            long n = buf != NULL ? unhex(buf, keys[i], key.len) : -1;
+            long n = buf != NULL && cf_cli_hex_decode(buf, keys[i], key.len) == 0 ? (long)(key.len / 2) : -1;
             if (n < 0) {
                 rc = buf == NULL ? cf_cli_fail(c, "out of memory")
                                  : cf_cli_usage(c, "not a hex key: %s", keys[i]);

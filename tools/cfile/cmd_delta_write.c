@@ -14,27 +14,6 @@
 
 /* ---- write ------------------------------------------------------------------------- */
 
-static int hex_decode(const char *s, size_t len, uint8_t *out)
-{
-    if (len % 2 != 0)
-        return -1;
-    for (size_t i = 0; i < len / 2; i++) {
-        int v = 0;
-        for (int k = 0; k < 2; k++) {
-            char ch = s[2 * i + k];
-            int d = ch >= '0' && ch <= '9'   ? ch - '0'
-                    : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-                    : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
-                                             : -1;
-            if (d < 0)
-                return -1;
-            v = v * 16 + d;
-        }
-        out[i] = (uint8_t)v;
-    }
-    return 0;
-}
-
 /* Add one column change from its value form. */
 static int add_change(cf_rcl_builder *b, const cf_delta_column *col, const cf_json *v,
                       cf_arena *arena, char *msg, size_t cap)
@@ -71,7 +50,7 @@ static int build_rcl(cf_rcl_builder *b, const cf_cli_delta_schema *s, const cf_j
     const cf_json *hex = cf_json_get(d, "rcl_hex");
     if (hex != NULL) {
         if (hex->kind != CF_JSON_STRING || (*raw = malloc(hex->len / 2 + 1)) == NULL ||
-            hex_decode(hex->str, hex->len, *raw) != 0) {
+            cf_cli_hex_decode(*raw, hex->str, hex->len) != 0) {
             snprintf(msg, cap, "bad \"rcl_hex\"");
             return -1;
         }

@@ -52,28 +52,13 @@ typedef struct pq_probe_value {
     size_t len;
 } pq_probe_value;
 
-static int hexval(int ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
 static bool parse_hex(const char *s, pq_probe_value *v)
 {
     size_t n = strlen(s);
     if (n % 2 || n / 2 > VALUE_CAP)
         return false;
-    for (size_t i = 0; i < n / 2; i++) {
-        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return false;
-        v->bytes[i] = (uint8_t)(hi << 4 | lo);
-    }
+    if (cf_cli_hex_decode(v->bytes, s, n) != 0)
+        return false;
     v->len = n / 2;
     return true;
 }
@@ -90,7 +75,7 @@ static bool parse_uuid(const char *s, pq_probe_value *v)
                 return false;
             continue;
         }
-        int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+        int hi = cf_cli_hex_digit(s[i]), lo = cf_cli_hex_digit(s[i + 1]);
         if (hi < 0 || lo < 0)
             return false;
         v->bytes[k++] = (uint8_t)(hi << 4 | lo);

@@ -19,8 +19,8 @@
  */
 
 /* Text of one cell for the table form: the JSON value form, strings unquoted
- * unless they could be mistaken for NULL (any case) or for a quoted string; NULL
- * itself as NULL. */
+ * when cf_out_string_plain says they may be (not when they could be mistaken for
+ * NULL or a quoted string, or hold a control character); NULL itself as NULL. */
 static void cell_text(FILE *mem, const cf_rs_column *col, const cf_batch *b, size_t i)
 {
     bool present = b->nonnull == NULL || (b->nonnull[i >> 3] >> (i & 7)) & 1;
@@ -30,8 +30,7 @@ static void cell_text(FILE *mem, const cf_rs_column *col, const cf_batch *b, siz
     }
     if (!col->is_array && cf_type_is_binary(col->type) && col->type != CF_TYPE_BINARY) {
         const cf_slice *s = (const cf_slice *)b->values + i;
-        bool nullish = s->len == 4 && strncasecmp((const char *)s->data, "null", 4) == 0;
-        if (cf_utf8_valid(s->data, s->len) && !nullish && (s->len == 0 || s->data[0] != '"')) {
+        if (cf_out_string_plain(s->data, s->len)) {
             fwrite(s->data, 1, s->len, mem);
             return;
         }
@@ -170,40 +169,6 @@ static void print_header_only(printer *p)
 /* ---- scan / get -------------------------------------------------------------------------------
  */
 
-static int parse_columns(cf_cli *c, const cf_rs_schema *s, const char *spec, size_t **cols,
-                         size_t *n)
-{
-    size_t nc = cf_rs_schema_ncols(s);
-    if (spec == NULL) {
-        *cols = calloc(nc, sizeof(**cols));
-        for (size_t i = 0; i < nc; i++)
-            (*cols)[i] = i;
-        *n = nc;
-        return 0;
-    }
-    char *copy = strdup(spec);
-    *cols = calloc(strlen(spec) + 1, sizeof(**cols));
-    *n = 0;
-    char *save = NULL;
-    for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-        while (isspace((unsigned char)*w))
-            w++;
-        char *e = w + strlen(w);
-        while (e > w && isspace((unsigned char)e[-1]))
-            *--e = '\0';
-        int k = cf_rs_schema_find(s, w);
-        if (k < 0) {
-            /* w points into copy: say it before copy is freed. */
-            int rc = cf_cli_usage(c, "--columns: no column '%s'", w);
-            free(copy);
-            return rc;
-        }
-        (*cols)[(*n)++] = (size_t)k;
-    }
-    free(copy);
-    return *n ? 0 : cf_cli_usage(c, "--columns: empty");
-}
-
 /* --format text|csv|jsonl (--json = jsonl) for scan and get. */
 static int output_format(cf_cli *c, const cf_table_args *t, printer *p)
 {
@@ -238,7 +203,7 @@ int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t)
     cf_arena_init(&a);
     cf_table_scanner *sc = NULL;
     int *width = NULL;
-    if ((rc = parse_columns(c, s, t->columns, &cols, &ncols)) != 0 ||
+    if ((rc = cf_cli_columns_parse(c, s, t->columns, &cols, &ncols)) != 0 ||
         (rc = cf_cli_where_parse(c, s, t->where, &preds, &npreds, &a)) != 0)
         goto out;
     cf_rs_scan_options o;
@@ -305,7 +270,7 @@ int cf_cmd_table_get(cf_cli *c, const char *dir, cf_table_args *t)
         return rc;
     const cf_rs_schema *s = cf_table_schema(rs);
     size_t *cols = NULL, ncols = 0;
-    parse_columns(c, s, NULL, &cols, &ncols);
+    cf_cli_columns_parse(c, s, NULL, &cols, &ncols);
     int *width = calloc(ncols, sizeof(*width));
     printer p = {c, s, cols, ncols, t->json, false, width, 0, false};
     if ((rc = output_format(c, t, &p)) != 0) {

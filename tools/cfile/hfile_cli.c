@@ -214,21 +214,9 @@ int hf_unhex(const char *s, uint8_t **out, size_t *len)
     uint8_t *b = malloc(n / 2 + 1);
     if (!b)
         return -1;
-    for (size_t i = 0; i < n / 2; i++) {
-        int v = 0;
-        for (int k = 0; k < 2; k++) {
-            char ch = s[2 * i + k];
-            int d = ch >= '0' && ch <= '9'   ? ch - '0'
-                    : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-                    : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
-                                             : -1;
-            if (d < 0) {
-                free(b);
-                return -1;
-            }
-            v = v * 16 + d;
-        }
-        b[i] = (uint8_t)v;
+    if (cf_cli_hex_decode(b, s, n) != 0) {
+        free(b);
+        return -1;
     }
     *out = b;
     *len = n / 2;

@@ -127,6 +127,15 @@ static bool has_ctl(const uint8_t *p, size_t n)
     return false;
 }
 
+bool cf_out_string_plain(const uint8_t *p, size_t n)
+{
+    /* In tables NULL is shown as NULL: a string that reads as NULL (or as a
+     * quoted string) is shown quoted, so the two never look alike. */
+    bool ambiguous = (n == 4 && strncasecmp((const char *)p, "null", 4) == 0) ||
+                     (n > 0 && p[0] == '"');
+    return cf_utf8_valid(p, n) && !has_ctl(p, n) && !ambiguous;
+}
+
 bool cf_out_row_text(cf_out_str *s, cf_type t, bool is_array, const cf_batch *b, size_t i,
                      bool escape_ctl)
 {
@@ -145,11 +154,7 @@ bool cf_out_row_text(cf_out_str *s, cf_type t, bool is_array, const cf_batch *b,
     case CF_TYPE_VARCHAR: {
         cf_slice v;
         memcpy(&v, slot, sizeof(v));
-        /* In tables NULL is shown as NULL: a string that reads as NULL (or as a
-         * quoted string) is shown quoted, so the two never look alike. */
-        bool ambiguous = escape_ctl && ((v.len == 4 && strncasecmp((const char *)v.data, "null", 4) == 0) ||
-                                        (v.len > 0 && v.data[0] == '"'));
-        if (cf_utf8_valid(v.data, v.len) && !(escape_ctl && has_ctl(v.data, v.len)) && !ambiguous)
+        if (escape_ctl ? cf_out_string_plain(v.data, v.len) : cf_utf8_valid(v.data, v.len))
             cf_out_str_put(s, v.data, v.len);
         else
             json_text(s, t, false, b, i);

@@ -51,6 +51,11 @@ void cf_out_str_dispose(cf_out_str *s);
 
 /* ---- value text ---------------------------------------------------------------------- */
 
+/* Can a STRING/VARCHAR value be shown in a text table as its bytes? Not when
+ * they are not UTF-8, hold a control character (a newline would break the row),
+ * or could be read as NULL (any case) or as a quoted string: the table forms
+ * (`dump --format table`, `table scan`) show those in their JSON form. */
+bool cf_out_string_plain(const uint8_t *p, size_t n);
 /* Row i of a batch as plain text (replacing s): integers and floats as in the JSON
  * value forms, BOOL as true/false, STRING/VARCHAR as their bytes (or the JSON form
  * {"hex": ...} when not UTF-8), BINARY as lower-case hex, arrays as their JSON

@@ -447,3 +447,43 @@ char *cf_cli_schema_text(const cf_rs_schema *s)
         cf_rs_schema_format(s, t, n + 1);
     return t;
 }
+
+int cf_cli_columns_parse(cf_cli *c, const cf_rs_schema *s, const char *spec, size_t **cols,
+                         size_t *n)
+{
+    size_t nc = cf_rs_schema_ncols(s);
+    if (spec == NULL) {
+        *cols = calloc(nc ? nc : 1, sizeof(**cols));
+        if (*cols == NULL)
+            return cf_cli_fail(c, "out of memory");
+        for (size_t i = 0; i < nc; i++)
+            (*cols)[i] = i;
+        *n = nc;
+        return 0;
+    }
+    char *copy = strdup(spec);
+    *cols = calloc(strlen(spec) + 1, sizeof(**cols));
+    if (copy == NULL || *cols == NULL) {
+        free(copy);
+        return cf_cli_fail(c, "out of memory");
+    }
+    *n = 0;
+    char *save = NULL;
+    for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        while (isspace((unsigned char)*w))
+            w++;
+        char *e = w + strlen(w);
+        while (e > w && isspace((unsigned char)e[-1]))
+            *--e = '\0';
+        int k = cf_rs_schema_find(s, w);
+        if (k < 0) {
+            /* w points into copy: say it before copy is freed. */
+            int rc = cf_cli_usage(c, "--columns: no column '%s'", w);
+            free(copy);
+            return rc;
+        }
+        (*cols)[(*n)++] = (size_t)k;
+    }
+    free(copy);
+    return *n ? 0 : cf_cli_usage(c, "--columns: empty");
+}

@@ -49,6 +49,13 @@ int cf_cli_where_parse(cf_cli *c, const cf_rs_schema *s, const char *where, cf_r
 int cf_cli_assign_parse(cf_cli *c, const cf_rs_schema *s, const char *opt, const char *text,
                         cf_rs_change **ch, size_t *n, cf_arena *a);
 
+/* --columns: names of s's columns joined with commas (spaces around each name
+ * ignored) into *cols (malloc'd, the caller frees it even on failure) and *n;
+ * spec NULL: every column in schema order. An unknown name or an empty list is a
+ * usage error. */
+int cf_cli_columns_parse(cf_cli *c, const cf_rs_schema *s, const char *spec, size_t **cols,
+                         size_t *n);
+
 /* The schema in cf_rs_schema_parse's syntax, malloc'd (NULL when out of memory). */
 char *cf_cli_schema_text(const cf_rs_schema *s);
 

@@ -1,6 +1,7 @@
 /* Value forms <-> memory forms, and columns of parsed values (see values.h and
  * ../shared/golden/README.md "Value forms"). */
 #include "values.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -199,17 +200,6 @@ static int parse_integer(const cf_json *v, cf_type t, void *slot, char *msg, siz
     return 0;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* "0x7fc00001" -> bits, at most max_digits hex digits. */
 static int parse_bits(const char *s, size_t len, int max_digits, uint64_t *out)
 {
@@ -217,7 +207,7 @@ static int parse_bits(const char *s, size_t len, int max_digits, uint64_t *out)
         return -1;
     uint64_t v = 0;
     for (size_t i = 2; i < len; i++) {
-        int h = hexval(s[i]);
+        int h = cf_cli_hex_digit((unsigned char)s[i]);
         if (h < 0)
             return -1;
         v = (v << 4) | (uint64_t)h;
@@ -304,12 +294,8 @@ static int decode_hex(const char *s, size_t len, cf_arena *arena, cf_slice *out,
     uint8_t *d = cf_arena_alloc(arena, len / 2);
     if (d == NULL)
         return fail(msg, cap, "out of memory");
-    for (size_t i = 0; i < len / 2; i++) {
-        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return fail(msg, cap, "not a hex string: %.*s", (int)(len > 60 ? 60 : len), s);
-        d[i] = (uint8_t)(hi << 4 | lo);
-    }
+    if (cf_cli_hex_decode(d, s, len) != 0)
+        return fail(msg, cap, "not a hex string: %.*s", (int)(len > 60 ? 60 : len), s);
     out->data = d;
     out->len = len / 2;
     return 0;
