@@ -293,6 +293,44 @@ int cf_cli_hex_decode(uint8_t *out, const char *s, size_t len)
     return 0;
 }
 
+int cf_cli_read_input(cf_cli *c, const char *path, char **buf, size_t *len)
+{
+    FILE *f = cf_cli_fopen_input(path);
+    if (f == NULL)
+        return cf_cli_fail(c, "%s: %s", path, strerror(errno));
+    char *b = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    for (;;) {
+        if (cap - n < 65536) {
+            size_t ncap = cap ? cap * 2 : 1u << 16;
+            char *nb = realloc(b, ncap + 1);
+            if (nb == NULL) {
+                rc = cf_cli_fail(c, "%s: out of memory", path);
+                break;
+            }
+            b = nb;
+            cap = ncap;
+        }
+        size_t got = fread(b + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f))
+                rc = cf_cli_fail(c, "%s: read error", path);
+            break;
+        }
+    }
+    cf_cli_fclose_input(f);
+    if (rc != 0) {
+        free(b);
+        return rc;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
 int cf_cli_parse_u64(const char *s, uint64_t *out)
 {
     if (s == NULL || *s == '\0')

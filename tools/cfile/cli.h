@@ -115,6 +115,10 @@ int cf_cli_parse_u64(const char *s, uint64_t *out);
  * else fopen(path, "rb"); NULL with errno set on failure. */
 FILE *cf_cli_fopen_input(const char *path);
 void cf_cli_fclose_input(FILE *f);
+/* The whole of an input file argument ("-" is stdin) into *buf (malloc'd, NUL
+ * appended, *len bytes before it). Errors ("<path>: <why>") are printed; returns
+ * 0 or an exit code. */
+int cf_cli_read_input(cf_cli *c, const char *path, char **buf, size_t *len);
 
 /* Open a file for reading (checksums verified). */
 cf_status cf_cli_open(cf_reader **out, const char *path, cf_error *err);

@@ -9,6 +9,7 @@
 #include <cfile/bloom.h>
 
 #include "cli.h"
+#include "values.h"
 
 const char cf_cmd_bloom_usage[] =
     "usage: cfile bloom write [--bytes N] [--fp-rate R] [--hex] [--json] KEYS.txt OUT\n"
@@ -33,50 +34,15 @@ const char cf_cmd_bloom_usage[] =
     "Exit status: 0 ok (whatever the answers), 1 bad input or damaged file (probe:\n"
     "also a FILE that is not a BloomFile, which has no answers to give), 2 usage.\n";
 
-/* Shortest %g form that reads back as the same double. */
-static void write_double(cf_jw *w, double v)
-{
-    char buf[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    cf_jw_raw(w, buf);
-}
-
-static uint8_t *read_all(const char *path, size_t *len)
-{
-    FILE *f = cf_cli_fopen_input(path);
-    if (f == NULL)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *b = malloc(cap);
-    while (b != NULL) {
-        n += fread(b + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        uint8_t *nb = realloc(b, cap *= 2);
-        if (nb == NULL)
-            free(b);
-        b = nb;
-    }
-    if (b != NULL && ferror(f)) {
-        free(b);
-        b = NULL;
-    }
-    cf_cli_fclose_input(f);
-    *len = n;
-    return b;
-}
-
 static int bloom_write(cf_cli *c, const char *keys_path, const char *out_path,
                        const cf_bloom_writer_options *o, bool hex, bool json)
 {
     size_t len;
-    uint8_t *text = read_all(keys_path, &len);
-    if (text == NULL)
-        return cf_cli_fail(c, "%s: %s", keys_path, strerror(errno ? errno : ENOMEM));
+    char *input;
+    int rc0 = cf_cli_read_input(c, keys_path, &input, &len);
+    if (rc0 != 0)
+        return rc0;
+    uint8_t *text = (uint8_t *)input;
     cf_error err = {0};
     cf_bloom_writer *w = NULL;
     int rc = CF_EXIT_OK;
@@ -130,7 +96,10 @@ static int bloom_write(cf_cli *c, const char *keys_path, const char *out_path,
         cf_jw_key(&j, "bytes_per_bloom");
         cf_jw_uint(&j, sz->n_bytes);
         cf_jw_key(&j, "fp_rate");
-        write_double(&j, o->fp_rate);
+        char num[CF_CLI_NUM_CAP];
+        bool is_string;
+        cf_cli_format_double(num, o->fp_rate, &is_string); /* a number: 0 < fp_rate < 1 */
+        cf_jw_raw(&j, num);
         cf_jw_key(&j, "written_size");
         cf_jw_uint(&j, cf_bloom_writer_written_size(w));
         cf_jw_key(&j, "num_blocks");

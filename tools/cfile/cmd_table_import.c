@@ -539,7 +539,7 @@ static int load_text(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_rs_sche
                      bool new_table, uint64_t *rows)
 {
     text_load *t = ctx;
-    FILE *in = strcmp(t->file, "-") == 0 ? stdin : fopen(t->file, "rb");
+    FILE *in = cf_cli_fopen_input(t->file);
     if (in == NULL)
         return cf_cli_fail(c, "%s: %s", t->file, strerror(errno));
     importer im;
@@ -552,8 +552,7 @@ static int load_text(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_rs_sche
     if (rc == 0)
         rc = flush_batch(&im);
     *rows = im.total;
-    if (in != stdin)
-        fclose(in);
+    cf_cli_fclose_input(in);
     importer_dispose(&im);
     return rc;
 }

@@ -328,45 +328,6 @@ static int load_spec(cf_cli *c, write_job *j, const cf_json *spec, cf_arena *are
 
 /* ---- JSON lines and CSV ---------------------------------------------------------------- */
 
-static int read_all(cf_cli *c, const char *path, char **buf, size_t *len)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (f == NULL)
-        return cf_cli_fail(c, "%s: %s", path, strerror(errno));
-    char *b = NULL;
-    size_t n = 0, cap = 0;
-    int rc = 0;
-    for (;;) {
-        if (cap - n < 65536) {
-            size_t ncap = cap ? cap * 2 : 1u << 16;
-            char *nb = realloc(b, ncap + 1);
-            if (nb == NULL) {
-                rc = cf_cli_fail(c, "%s: out of memory", path);
-                break;
-            }
-            b = nb;
-            cap = ncap;
-        }
-        size_t got = fread(b + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f))
-                rc = cf_cli_fail(c, "%s: read error", path);
-            break;
-        }
-    }
-    if (f != stdin)
-        fclose(f);
-    if (rc != 0) {
-        free(b);
-        return rc;
-    }
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
-    return 0;
-}
-
 /* JSON lines: one value form per line, or the {"row": N, "value": V} objects of
  * `cfile dump --format jsonl` (an object with a "value" member; the binary forms
  * {"hex": ...} and {"repeat": ...} have none). */
@@ -612,7 +573,7 @@ int cf_cmd_write(cf_cli *c, int argc, char **argv)
         goto out;
     }
     size_t len = 0;
-    if ((rc = read_all(c, in_path, &input, &len)) != 0)
+    if ((rc = cf_cli_read_input(c, in_path, &input, &len)) != 0)
         goto out;
     cf_cli_column_init(&j.col, type, array, &arena);
     rc = csv ? load_csv(c, &j, in_path, input, len, &arena)
