@@ -35,6 +35,31 @@
 #include "util/endian.h"
 #include "util/error.h"
 
+/* protobuf-c allocates through us, so failure injection reaches it and a NULL
+ * from unpack is told apart: out of memory (pb_mem.oom) or bytes that do not
+ * parse. */
+typedef struct pb_mem {
+    ProtobufCAllocator a;
+    bool oom;
+} pb_mem;
+static void *pb_alloc(void *ctx, size_t n)
+{
+    void *p = cf_malloc(n);
+    if (p == NULL)
+        ((pb_mem *)ctx)->oom = true;
+    return p;
+}
+static void pb_free(void *ctx, void *p)
+{
+    (void)ctx;
+    cf_free(p);
+}
+static void pb_mem_init(pb_mem *m)
+{
+    m->a = (ProtobufCAllocator){pb_alloc, pb_free, m};
+    m->oom = false;
+}
+
 #define HF_MAX_LEVELS 16
 
 void cf_hfile_options_init(cf_hfile_options *o)
@@ -251,7 +276,10 @@ static cf_status parse_fileinfo(cf_hfile *h, const uint8_t *p, size_t n, cf_erro
     CF_CHECK(v <= n - pos, err, CF_ECORRUPT,
              "file info: message of %" PRIu64 " bytes exceeds the %zu-byte block", v, n - pos);
     len = (int64_t)v;
-    Hbase__FileInfoProto *m = hbase__file_info_proto__unpack(NULL, (size_t)len, p + pos);
+    pb_mem mem;
+    pb_mem_init(&mem);
+    Hbase__FileInfoProto *m = hbase__file_info_proto__unpack(&mem.a, (size_t)len, p + pos);
+    CF_CHECK(m != NULL || !mem.oom, err, CF_ENOMEM, "file info: out of memory");
     CF_CHECK(m != NULL, err, CF_ECORRUPT, "file info: FileInfoProto does not parse");
     cf_status st = CF_OK;
     size_t cap = 0;
@@ -260,7 +288,7 @@ static cf_status parse_fileinfo(cf_hfile *h, const uint8_t *p, size_t n, cf_erro
         st = fi_add(h, NULL, e->first.data, e->first.len, e->second.data, e->second.len, &cap,
                     err);
     }
-    hbase__file_info_proto__free_unpacked(m, NULL);
+    hbase__file_info_proto__free_unpacked(m, &mem.a);
     return st;
 }
 
@@ -356,7 +384,10 @@ static cf_status parse_trailer(cf_hfile *h, cf_error *err)
     }
     CF_CHECK(len <= room - pos, err, CF_ECORRUPT,
              "trailer: FileTrailerProto of %" PRIu64 " bytes exceeds the trailer", len);
-    Hbase__FileTrailerProto *m = hbase__file_trailer_proto__unpack(NULL, (size_t)len, p + pos);
+    pb_mem mem;
+    pb_mem_init(&mem);
+    Hbase__FileTrailerProto *m = hbase__file_trailer_proto__unpack(&mem.a, (size_t)len, p + pos);
+    CF_CHECK(m != NULL || !mem.oom, err, CF_ENOMEM, "trailer: out of memory");
     CF_CHECK(m != NULL, err, CF_ECORRUPT, "trailer: FileTrailerProto does not parse");
     t->file_info_offset = m->file_info_offset;
     t->load_on_open_data_offset = m->load_on_open_data_offset;
@@ -378,7 +409,7 @@ static cf_status parse_trailer(cf_hfile *h, cf_error *err)
     t->compression_codec = m->has_compression_codec ? m->compression_codec : CF_HFILE_NONE;
     /* Hudi's first native writer stored an empty key; Hudi reads such files. */
     t->has_encryption_key = m->has_encryption_key && m->encryption_key.len > 0;
-    hbase__file_trailer_proto__free_unpacked(m, NULL);
+    hbase__file_trailer_proto__free_unpacked(m, &mem.a);
     return CF_OK;
 }
 

@@ -13,6 +13,8 @@
 #include <cfile/hfile.h>
 #include <cfile/io.h>
 
+#include "util/alloc.h"
+
 typedef struct bytes {
     uint8_t *p;
     size_t n;
@@ -253,6 +255,37 @@ static void test_hfile__writer_multilevel_and_tags(void **state)
     free(b.p);
 }
 
+/* Out of memory while opening (the trailer and FileInfo protobufs included) is
+ * CF_ENOMEM, never a claim that the file is corrupt. */
+static void test_hfile__open_out_of_memory(void **state)
+{
+    (void)state;
+    cf_hfile_writer_options o;
+    cf_hfile_writer_options_init(&o);
+    bytes b = write_file(&o, 50, 2, true);
+    bool trailer = false, file_info = false;
+    cf_status st = CF_ENOMEM;
+    for (uint64_t k = 1; st == CF_ENOMEM && k < 10000; k++) {
+        cf_error err = {0};
+        cf_io *io;
+        CF_ASSERT_OK(cf_io_open_mem(&io, b.p, b.n, &err), &err);
+        cf_hfile *h = NULL;
+        cf_alloc_fail_after(k);
+        st = cf_hfile_open(&h, io, NULL, &err);
+        cf_alloc_fail_after(0);
+        if (st != CF_OK)
+            CF_ASSERT_STATUS(st, CF_ENOMEM, &err);
+        trailer |= strstr(err.msg, "trailer: out of memory") != NULL;
+        file_info |= strstr(err.msg, "file info: out of memory") != NULL;
+        cf_hfile_free(h);
+        cf_io_free(io);
+    }
+    CF_ASSERT_OK(st, NULL);
+    assert_true(trailer);   /* the injected failures reached both protobufs */
+    assert_true(file_info);
+    free(b.p);
+}
+
 static void test_hfile__writer_rejects_misuse(void **state)
 {
     (void)state;
@@ -268,9 +301,15 @@ static void test_hfile__writer_rejects_misuse(void **state)
     CF_ASSERT_OK(cf_hfile_writer_append(w, &c, &err), &err);
     c.row = (cf_slice){(const uint8_t *)"a", 1};
     CF_ASSERT_STATUS(cf_hfile_writer_append(w, &c, &err), CF_EINVAL, &err);
-    /* Sticky. */
+    assert_non_null(strstr(err.msg, "sorts before the previous cell"));
+    /* Sticky, and every later call says why. */
+    const cf_error first = err;
     c.row = (cf_slice){(const uint8_t *)"c", 1};
-    CF_ASSERT_STATUS(cf_hfile_writer_append(w, &c, &err), CF_EINVAL, &err);
+    CF_ASSERT_REPLAYED(cf_hfile_writer_append(w, &c, &err), CF_EINVAL, &err, "hfile writer",
+                       &first);
+    CF_ASSERT_REPLAYED(cf_hfile_writer_add_file_info(w, "k", 1, "v", 1, &err), CF_EINVAL, &err,
+                       "hfile writer", &first);
+    CF_ASSERT_REPLAYED(cf_hfile_writer_finish(w, &err), CF_EINVAL, &err, "hfile writer", &first);
     cf_hfile_writer_free(w);
     cf_io_free(io);
     cf_hfile_writer_options o;
@@ -660,6 +699,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_hfile__writer_round_trip_codecs),
         cmocka_unit_test(test_hfile__writer_multilevel_and_tags),
         cmocka_unit_test(test_hfile__writer_rejects_misuse),
+        cmocka_unit_test(test_hfile__open_out_of_memory),
         cmocka_unit_test(test_hfile__writer_structure_matches_hbase),
         cmocka_unit_test(test_hfile__bad_inputs),
         cmocka_unit_test(test_hfile__vlong_and_hash),
