@@ -114,8 +114,7 @@ typedef struct bverify {
     cf_verify_fn fn;
     void *ctx;
     size_t damaged;
-    cf_status first;
-    cf_error first_err;
+    cf_sticky first; /* the first damage found, returned at the end */
     uint32_t logical_size; /* of the block read last */
     /* Of the index block being reported (so `cfile info --svg` can draw the tree
      * as it does a CFile's: pre-order, each block's depth and entries). */
@@ -125,9 +124,9 @@ typedef struct bverify {
 
 static void breport(bverify *v, const char *kind, cf_block_ptr p, cf_status st, const cf_error *e)
 {
-    if (st != CF_OK && v->damaged++ == 0) {
-        v->first = st;
-        v->first_err = *e;
+    if (st != CF_OK) {
+        v->damaged++;
+        cf_sticky_set(&v->first, st, e);
     }
     if (v->fn != NULL) {
         cf_block_report rep = {kind, p.off, p.size, 0, 0, st, st == CF_OK ? NULL : e->msg,
@@ -163,7 +162,7 @@ cf_status cf_bloom_reader_verify(const cf_bloom_reader *b, cf_verify_fn fn, void
 {
     const cf_file_info *fi = cf_reader_info(b->r);
     cf_block_ptr root = {fi->validx_root_off, fi->validx_root_size};
-    bverify v = {b->r, fn, ctx, 0, CF_OK, {0}, 0, 0, 0};
+    bverify v = {.r = b->r, .fn = fn, .ctx = ctx};
     cf_error e = {0};
     if (damaged != NULL)
         *damaged = 0;
@@ -200,9 +199,7 @@ cf_status cf_bloom_reader_verify(const cf_bloom_reader *b, cf_verify_fn fn, void
     }
     if (damaged != NULL)
         *damaged = v.damaged;
-    if (v.first != CF_OK && err != NULL)
-        *err = v.first_err;
-    return v.first;
+    return cf_sticky_first(&v.first, err);
 }
 
 const cf_reader *cf_bloom_reader_cfile(const cf_bloom_reader *b) { return b->r; }

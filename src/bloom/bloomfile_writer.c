@@ -33,27 +33,12 @@ struct cf_bloom_writer {
     cf_buf last_key;   /* the last key added (order check, and the page's last key) */
     uint64_t n_keys, n_blocks;
     bool finished;
-    cf_status sticky;
-    cf_error sticky_err;
+    cf_sticky sticky; /* the first failure, replayed by every later call */
 };
 
-static cf_status fail(cf_bloom_writer *w, cf_status st, cf_error *err)
+static cf_status fail(cf_bloom_writer *w, cf_status st, const cf_error *err)
 {
-    if (st != CF_OK && w->sticky == CF_OK) {
-        w->sticky = st;
-        if (err != NULL)
-            w->sticky_err = *err;
-        else
-            w->sticky_err.code = st;
-    }
-    return st;
-}
-
-static cf_status sticky(const cf_bloom_writer *w, cf_error *err)
-{
-    if (err != NULL)
-        *err = w->sticky_err;
-    return w->sticky;
+    return cf_sticky_set(&w->sticky, st, err);
 }
 
 cf_status cf_bloom_writer_create(cf_bloom_writer **out, cf_io *io,
@@ -172,8 +157,7 @@ static cf_status add_key(cf_bloom_writer *w, cf_slice key, cf_error *err)
 
 cf_status cf_bloom_writer_add(cf_bloom_writer *w, cf_slice key, cf_error *err)
 {
-    if (w->sticky != CF_OK)
-        return sticky(w, err);
+    CF_TRY(cf_sticky_replay(&w->sticky, "bloom writer", err));
     return fail(w, add_key(w, key, err), err);
 }
 
@@ -189,8 +173,7 @@ static cf_status finish(cf_bloom_writer *w, cf_error *err)
 
 cf_status cf_bloom_writer_finish(cf_bloom_writer *w, cf_error *err)
 {
-    if (w->sticky != CF_OK)
-        return sticky(w, err);
+    CF_TRY(cf_sticky_replay(&w->sticky, "bloom writer", err));
     return fail(w, finish(w, err), err);
 }
 

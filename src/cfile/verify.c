@@ -12,8 +12,7 @@ typedef struct verify_state {
     cf_verify_fn fn;
     void *ctx;
     size_t damaged;
-    cf_status first;
-    cf_error first_err;
+    cf_sticky first; /* the first damage found, returned at the end */
     /* For the block report's logical_size/dict_mode (cfile info --blocks): set
      * just before each report() call, then cleared by it. */
     uint32_t logical_size;
@@ -35,10 +34,7 @@ static void report(verify_state *vs, const char *kind, cf_block_ptr p, uint64_t 
     vs->index_level = 0;
     if (st != CF_OK) {
         vs->damaged++;
-        if (vs->first == CF_OK) {
-            vs->first = st;
-            vs->first_err = *e;
-        }
+        cf_sticky_set(&vs->first, st, e);
     }
     if (vs->fn) {
         cf_block_report rep = {kind, p.off, p.size, first, rows, st, st == CF_OK ? NULL : e->msg,
@@ -164,7 +160,7 @@ static void verify_tree(verify_state *vs, cf_iter *it, cf_block_ptr root, const 
 cf_status cf_reader_verify(const cf_reader *r, cf_verify_fn fn, void *ctx, size_t *damaged,
                            cf_error *err)
 {
-    verify_state vs = {r, fn, ctx, 0, CF_OK, {0}, 0, 0, 0, 0};
+    verify_state vs = {.r = r, .fn = fn, .ctx = ctx};
     const cf_file_info *fi = &r->info;
     if (fi->has_dict_block) { /* decoded at open: reaching here means it is intact */
         cf_block_ptr dp = {fi->dict_block_off, fi->dict_block_size};
@@ -198,7 +194,5 @@ cf_status cf_reader_verify(const cf_reader *r, cf_verify_fn fn, void *ctx, size_
     cf_iter_free(it);
     if (damaged)
         *damaged = vs.damaged;
-    if (vs.first != CF_OK && err)
-        *err = vs.first_err;
-    return vs.first;
+    return cf_sticky_first(&vs.first, err);
 }

@@ -37,8 +37,7 @@ struct cf_writer {
     cf_writer_options o; /* resolved */
     cf_io *io;
     cf_io *owned_io;
-    cf_status sticky;
-    cf_error sticky_err;
+    cf_sticky sticky; /* the first failure, replayed by every later call */
     bool started, finished;
     size_t elem_size;
     cf_frame_opts fo;
@@ -197,25 +196,14 @@ static Kudu__FileMetadataPairPB **md_to_pb(const md_list *l)
 
 /* ---- low-level writing ------------------------------------------------------------- */
 
-static cf_status fail(cf_writer *w, cf_status st, cf_error *err)
+static cf_status fail(cf_writer *w, cf_status st, const cf_error *err)
 {
-    if (st != CF_OK && w->sticky == CF_OK) {
-        w->sticky = st;
-        if (err)
-            w->sticky_err = *err;
-        else
-            w->sticky_err = (cf_error){.code = st};
-    }
-    return st;
+    return cf_sticky_set(&w->sticky, st, err);
 }
 
 static cf_status sticky(const cf_writer *w, cf_error *err)
 {
-    if (w->sticky == CF_OK)
-        return CF_OK;
-    if (err)
-        *err = w->sticky_err;
-    return w->sticky;
+    return cf_sticky_replay(&w->sticky, "cfile writer", err);
 }
 
 static uint64_t file_off(const cf_writer *w) { return w->io->ops->size(w->io); }

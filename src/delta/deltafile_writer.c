@@ -19,8 +19,7 @@ struct cf_delta_writer {
     uint64_t count;
     uint32_t last_row;
     uint64_t last_ts;
-    cf_status sticky;
-    cf_error sticky_err;
+    cf_sticky sticky; /* the first failure, replayed by every later call */
 };
 
 void cf_delta_writer_options_init(cf_delta_writer_options *o)
@@ -115,28 +114,15 @@ cf_status cf_delta_writer_create_file(cf_delta_writer **out, const char *path,
     return finish_setup(out, w, cf_writer_create_file(&w->w, path, &wo, err), err);
 }
 
-static cf_status fail(cf_delta_writer *w, cf_status st, cf_error *err)
+static cf_status fail(cf_delta_writer *w, cf_status st, const cf_error *err)
 {
-    w->sticky = st;
-    if (err != NULL)
-        w->sticky_err = *err;
-    else
-        w->sticky_err.code = st;
-    return st;
-}
-
-static cf_status replay(const cf_delta_writer *w, cf_error *err)
-{
-    if (err != NULL)
-        *err = w->sticky_err;
-    return w->sticky;
+    return cf_sticky_set(&w->sticky, st, err);
 }
 
 cf_status cf_delta_writer_append(cf_delta_writer *w, uint32_t row, uint64_t ts, cf_slice rcl,
                                  cf_error *err)
 {
-    if (w->sticky != CF_OK)
-        return replay(w, err);
+    CF_TRY(cf_sticky_replay(&w->sticky, "delta writer", err));
     cf_status st;
     if (w->opts.check_order && w->count > 0) {
         /* Kudu's DeltaKey::CompareTo<REDO|UNDO>: row ascending, then ts ascending
@@ -183,8 +169,7 @@ cf_status cf_delta_writer_append(cf_delta_writer *w, uint32_t row, uint64_t ts, 
 
 cf_status cf_delta_writer_finish(cf_delta_writer *w, cf_error *err)
 {
-    if (w->sticky != CF_OK)
-        return replay(w, err);
+    CF_TRY(cf_sticky_replay(&w->sticky, "delta writer", err));
     cf_status st;
     if (w->count == 0)
         return fail(w, cf_error_set(err, CF_ESTATE, __FILE__, __LINE__, "no deltas written"), err);

@@ -50,7 +50,7 @@ typedef struct ready_chunk {
 struct cf_hfile_writer {
     cf_io *io;
     cf_hfile_writer_options o;
-    cf_status sticky;
+    cf_sticky sticky; /* the first failure, replayed by every later call */
     bool finished;
     char comparator[256];
     uint64_t pos;
@@ -561,15 +561,6 @@ void cf_hfile_writer_free(cf_hfile_writer *w)
     cf_free(w);
 }
 
-#define STICKY(w, expr)                                                                            \
-    do {                                                                                           \
-        cf_status s_ = (expr);                                                                     \
-        if (s_ != CF_OK) {                                                                         \
-            (w)->sticky = s_;                                                                      \
-            return s_;                                                                             \
-        }                                                                                          \
-    } while (0)
-
 static cf_status append(cf_hfile_writer *w, const cf_hfile_cell *c, cf_error *err)
 {
     CF_CHECK(c->row.len <= 32767 && c->family.len <= 127, err, CF_EINVAL,
@@ -583,10 +574,10 @@ static cf_status append(cf_hfile_writer *w, const cf_hfile_cell *c, cf_error *er
     cf_buf *k = &w->key;
     cf_buf_clear(k);
     put_key(k, c->row, c->family, c->qualifier, c->timestamp, c->type);
-    STICKY(w, cf_buf_status(k));
+    CF_CHECK(!k->oom, err, CF_ENOMEM, "hfile writer: out of memory");
     if (w->entries > 0) {
         cf_hfile_cell prev;
-        STICKY(w, cf_hfile_parse_key(&prev, w->last_key.data, w->last_key.len, err));
+        CF_TRY(cf_hfile_parse_key(&prev, w->last_key.data, w->last_key.len, err));
         cf_hfile_cell cur = *c;
         CF_CHECK(cf_hfile_cell_compare(&prev, &cur) <= 0, err, CF_EINVAL,
                  "hfile writer: cell %" PRIu64 " sorts before the previous cell", w->entries);
@@ -599,14 +590,14 @@ static cf_status append(cf_hfile_writer *w, const cf_hfile_cell *c, cf_error *er
     /* StoreFileWriter feeds the Bloom before the cell reaches the HFile writer. */
     if (w->o.row_bloom && (!w->have_row || w->last_row.len != c->row.len ||
                            (c->row.len && memcmp(w->last_row.data, c->row.data, c->row.len)))) {
-        STICKY(w, bloom_add(w, c->row.data, c->row.len, err));
+        CF_TRY(bloom_add(w, c->row.data, c->row.len, err));
         cf_buf_clear(&w->last_row);
         cf_buf_append(&w->last_row, c->row.data, c->row.len);
         w->have_row = true;
     }
     if (w->blk_cells > 0 && w->blk.len >= w->o.block_size) {
-        STICKY(w, finish_block(w, err));
-        STICKY(w, write_inline(w, false, err));
+        CF_TRY(finish_block(w, err));
+        CF_TRY(write_inline(w, false, err));
     }
     if (w->blk_cells == 0) {
         cf_buf_clear(&w->blk_first_key);
@@ -624,7 +615,7 @@ static cf_status append(cf_hfile_writer *w, const cf_hfile_cell *c, cf_error *er
     }
     if (w->o.include_mvcc)
         cf_hfile_put_vlong(b, (int64_t)c->mvcc);
-    STICKY(w, cf_buf_status(b));
+    CF_CHECK(!b->oom, err, CF_ENOMEM, "hfile writer: out of memory");
     w->blk_cells++;
     w->entries++;
     w->total_key_len += k->len;
@@ -635,18 +626,16 @@ static cf_status append(cf_hfile_writer *w, const cf_hfile_cell *c, cf_error *er
         w->max_mvcc = c->mvcc;
     cf_buf_clear(&w->last_key);
     cf_buf_append(&w->last_key, k->data, k->len);
-    STICKY(w, cf_buf_status(&w->last_key));
+    CF_CHECK(!w->last_key.oom, err, CF_ENOMEM, "hfile writer: out of memory");
     return CF_OK;
 }
 
 cf_status cf_hfile_writer_append(cf_hfile_writer *w, const cf_hfile_cell *c, cf_error *err)
 {
-    if (w->sticky != CF_OK)
-        CF_FAIL(err, w->sticky, "hfile writer: an earlier call failed");
+    CF_TRY(cf_sticky_replay(&w->sticky, "hfile writer", err));
     CF_CHECK(!w->finished, err, CF_ESTATE, "hfile writer: append after finish");
     /* The first failure (a bad cell included) is sticky: the file is unusable. */
-    STICKY(w, append(w, c, err));
-    return CF_OK;
+    return cf_sticky_set(&w->sticky, append(w, c, err), err);
 }
 
 static void put_record(cf_buf *b, const void *k, size_t kl, const void *v, size_t vl)
@@ -660,22 +649,30 @@ static void put_record(cf_buf *b, const void *k, size_t kl, const void *v, size_
 cf_status cf_hfile_writer_add_file_info(cf_hfile_writer *w, const void *key, size_t key_len,
                                         const void *value, size_t value_len, cf_error *err)
 {
+    CF_TRY(cf_sticky_replay(&w->sticky, "hfile writer", err));
     CF_CHECK(!w->finished, err, CF_ESTATE, "hfile writer: add_file_info after finish");
     CF_CHECK(key_len > 0 && key_len < (1u << 20) && value_len < (1u << 26), err, CF_EINVAL,
              "hfile writer: bad FileInfo entry size");
     CF_CHECK(!(key_len >= 6 && memcmp(key, "hfile.", 6) == 0), err, CF_EINVAL,
              "hfile writer: FileInfo keys starting with \"hfile.\" are reserved");
     put_record(&w->user_fi, key, key_len, value, value_len);
-    return cf_buf_status(&w->user_fi);
+    if (w->user_fi.oom)
+        return cf_sticky_set(&w->sticky, cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__,
+                                                      "hfile writer: out of memory"), err);
+    return CF_OK;
 }
 
 cf_status cf_hfile_writer_add_meta(cf_hfile_writer *w, const char *name, const void *data,
                                    size_t len, cf_error *err)
 {
+    CF_TRY(cf_sticky_replay(&w->sticky, "hfile writer", err));
     CF_CHECK(!w->finished, err, CF_ESTATE, "hfile writer: add_meta after finish");
     CF_CHECK(name && *name && len <= INT32_MAX / 2, err, CF_EINVAL, "hfile writer: bad meta block");
     put_record(&w->metas, name, strlen(name), data, len);
-    return cf_buf_status(&w->metas);
+    if (w->metas.oom)
+        return cf_sticky_set(&w->sticky, cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__,
+                                                      "hfile writer: out of memory"), err);
+    return CF_OK;
 }
 
 typedef struct rec {
@@ -980,10 +977,8 @@ out:
 
 cf_status cf_hfile_writer_finish(cf_hfile_writer *w, cf_error *err)
 {
-    if (w->sticky != CF_OK)
-        CF_FAIL(err, w->sticky, "hfile writer: an earlier call failed");
+    CF_TRY(cf_sticky_replay(&w->sticky, "hfile writer", err));
     CF_CHECK(!w->finished, err, CF_ESTATE, "hfile writer: finish called twice");
     w->finished = true;
-    STICKY(w, finish(w, err));
-    return CF_OK;
+    return cf_sticky_set(&w->sticky, finish(w, err), err);
 }

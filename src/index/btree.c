@@ -26,7 +26,8 @@ struct cf_btree_writer {
     cf_block_write_fn write;
     void *ctx;
     size_t nlevels;  /* builders in use; level[0] is the leaf level */
-    cf_status state; /* first failure, sticky; CF_ESTATE once finished */
+    bool finished;
+    cf_sticky failed; /* the first failure, replayed by every later call */
     cf_index_builder level[CF_BTREE_MAX_DEPTH];
 };
 
@@ -40,7 +41,6 @@ cf_status cf_btree_writer_create(cf_btree_writer **out, size_t index_block_size,
     w->block_size = index_block_size;
     w->write = write;
     w->ctx = ctx;
-    w->state = CF_OK;
     cf_ib_init(&w->level[0], true);
     w->nlevels = 1;
     *out = w;
@@ -99,39 +99,32 @@ static cf_status flush_and_propagate(cf_btree_writer *w, size_t lvl, cf_error *e
     return CF_OK;
 }
 
-static cf_status refuse(const cf_btree_writer *w, cf_error *err)
+static cf_status usable(const cf_btree_writer *w, cf_error *err)
 {
-    if (w->state == CF_ESTATE)
-        CF_FAIL(err, CF_ESTATE, "btree writer: already finished");
-    CF_FAIL(err, w->state, "btree writer: an earlier call failed");
+    CF_TRY(cf_sticky_replay(&w->failed, "btree writer", err));
+    CF_CHECK(!w->finished, err, CF_ESTATE, "btree writer: already finished");
+    return CF_OK;
 }
 
 cf_status cf_btree_writer_append(cf_btree_writer *w, cf_slice key, cf_block_ptr child,
                                  cf_error *err)
 {
-    if (w->state != CF_OK)
-        return refuse(w, err);
-    cf_status st = add_at(w, key, child, 0, err);
-    if (st != CF_OK)
-        w->state = st;
-    return st;
+    CF_TRY(usable(w, err));
+    return cf_sticky_set(&w->failed, add_at(w, key, child, 0, err), err);
 }
 
 cf_status cf_btree_writer_finish(cf_btree_writer *w, cf_block_ptr *root, cf_error *err)
 {
-    if (w->state != CF_OK)
-        return refuse(w, err);
+    CF_TRY(usable(w, err));
     cf_status st = CF_OK;
     /* format §9.3 finish: nlevels may grow while the lower levels are flushed. */
     for (size_t i = 1; i < w->nlevels; i++)
         CF_TRY_OUT(flush_and_propagate(w, i - 1, err));
     /* The root is written even when it is an empty leaf (format §10.7). */
     CF_TRY_OUT(write_level(w, w->nlevels - 1, root, err));
-    w->state = CF_ESTATE;
+    w->finished = true;
 out:
-    if (st != CF_OK)
-        w->state = st;
-    return st;
+    return cf_sticky_set(&w->failed, st, err);
 }
 
 /* ---- reading: shared by the iterator and the walk ----------------------------------- */

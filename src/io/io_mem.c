@@ -73,6 +73,7 @@ typedef struct mem_writer {
     cf_io base;
     cf_buf buf;
     bool committed;
+    cf_sticky failed; /* the first failure, replayed by every later call */
 } mem_writer;
 
 static uint64_t memw_size(cf_io *io)
@@ -83,18 +84,23 @@ static uint64_t memw_size(cf_io *io)
 static cf_status memw_append(cf_io *io, const void *src, size_t len, cf_error *err)
 {
     mem_writer *w = (mem_writer *)io;
+    CF_TRY(cf_sticky_replay(&w->failed, "memory io", err));
     CF_CHECK(!w->committed, err, CF_ESTATE, "memory io: append after commit");
     cf_buf_append(&w->buf, src, len);
-    CF_CHECK(!w->buf.oom, err, CF_ENOMEM, "memory io: cannot grow the buffer past %zu bytes",
-             w->buf.len);
+    if (w->buf.oom)
+        return cf_sticky_set(&w->failed,
+                             cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__,
+                                          "memory io: cannot grow the buffer past %zu bytes",
+                                          w->buf.len),
+                             err);
     return CF_OK;
 }
 
 static cf_status memw_commit(cf_io *io, cf_error *err)
 {
     mem_writer *w = (mem_writer *)io;
+    CF_TRY(cf_sticky_replay(&w->failed, "memory io", err));
     CF_CHECK(!w->committed, err, CF_ESTATE, "memory io: commit called twice");
-    CF_CHECK(!w->buf.oom, err, CF_ENOMEM, "memory io: an append ran out of memory");
     w->committed = true;
     return CF_OK;
 }
@@ -116,7 +122,7 @@ static const cf_io_ops mem_writer_ops = {
 cf_status cf_io_create_mem(cf_io **out, cf_error *err)
 {
     *out = NULL;
-    mem_writer *w = cf_malloc(sizeof *w);
+    mem_writer *w = cf_calloc(1, sizeof *w);
     CF_CHECK(w != NULL, err, CF_ENOMEM, "memory io: cannot allocate the writer");
     w->base.ops = &mem_writer_ops;
     cf_buf_init(&w->buf);

@@ -133,8 +133,7 @@ typedef struct file_writer {
     cf_io base;
     int fd; /* -1 once closed */
     bool committed;
-    cf_status failed; /* first failure, returned by every later call */
-    cf_error failed_err;
+    cf_sticky failed; /* the first failure, replayed by every later call */
     uint64_t appended; /* bytes accepted by append */
     uint8_t *buf;
     size_t buf_len;
@@ -143,25 +142,16 @@ typedef struct file_writer {
     bool created; /* tmp_path names a file this writer created */
 } file_writer;
 
-/* Remember the first failure: later calls repeat it. */
+/* Remember the first failure: later calls replay it. */
 static cf_status stick(file_writer *w, cf_status st, const cf_error *err)
 {
-    if (w->failed == CF_OK) {
-        w->failed = st;
-        if (err != NULL)
-            w->failed_err = *err;
-        else
-            snprintf(w->failed_err.msg, sizeof w->failed_err.msg, "write %s: %s", w->path,
-                     cf_status_str(st));
+    cf_error own;
+    if (err == NULL && st != CF_OK) {
+        /* a caller without an error record still gets a message on replay */
+        cf_error_set(&own, st, __FILE__, __LINE__, "write %s: %s", w->path, cf_status_str(st));
+        err = &own;
     }
-    return st;
-}
-
-static cf_status replay(const file_writer *w, cf_error *err)
-{
-    if (err != NULL)
-        *err = w->failed_err;
-    return w->failed;
+    return cf_sticky_set(&w->failed, st, err);
 }
 
 static cf_status write_all(file_writer *w, const uint8_t *p, size_t len, cf_error *err)
@@ -189,8 +179,7 @@ static cf_status flush_buf(file_writer *w, cf_error *err)
 static cf_status fw_append(cf_io *io, const void *src, size_t len, cf_error *err)
 {
     file_writer *w = (file_writer *)io;
-    if (w->failed != CF_OK)
-        return replay(w, err);
+    CF_TRY(cf_sticky_replay(&w->failed, "file writer", err));
     CF_CHECK(!w->committed, err, CF_ESTATE, "write %s: append after commit", w->path);
     cf_status st = CF_OK;
     if (len <= WRITE_BUF_CAP - w->buf_len) {
@@ -258,8 +247,7 @@ static cf_status fw_commit_steps(file_writer *w, cf_error *err)
 static cf_status fw_commit(cf_io *io, cf_error *err)
 {
     file_writer *w = (file_writer *)io;
-    if (w->failed != CF_OK)
-        return replay(w, err);
+    CF_TRY(cf_sticky_replay(&w->failed, "file writer", err));
     CF_CHECK(!w->committed, err, CF_ESTATE, "commit %s: already committed", w->path);
     cf_status st = fw_commit_steps(w, err);
     if (st != CF_OK)

@@ -49,8 +49,7 @@ struct cf_parquet_writer {
     uint64_t rows, rg_rows;
     rg_rec *rgs;
     size_t nrgs, rgs_cap;
-    cf_status failed; /* sticky */
-    cf_error fail_err;
+    cf_sticky failed; /* the first failure, replayed by every later call */
     bool finished;
 };
 
@@ -298,21 +297,9 @@ uint64_t cf_parquet_writer_bytes(const cf_parquet_writer *w) { return w->io->ops
 
 /* ---- row groups ------------------------------------------------------------------------ */
 
-static cf_status fail(cf_parquet_writer *w, cf_status st, cf_error *err)
+static cf_status fail(cf_parquet_writer *w, cf_status st, const cf_error *err)
 {
-    w->failed = st;
-    if (err)
-        w->fail_err = *err;
-    else
-        cf_error_set(&w->fail_err, st, __FILE__, __LINE__, "parquet writer failed earlier");
-    return st;
-}
-
-static cf_status sticky(const cf_parquet_writer *w, cf_error *err)
-{
-    if (err)
-        *err = w->fail_err;
-    return w->failed;
+    return cf_sticky_set(&w->failed, st, err);
 }
 
 static cf_status flush_row_group(cf_parquet_writer *w, cf_error *err)
@@ -376,8 +363,7 @@ static cf_status append(cf_parquet_writer *w, const cf_batch *cols, size_t nrows
 cf_status cf_parquet_writer_append(cf_parquet_writer *w, const cf_batch *cols, size_t nrows,
                                    cf_error *err)
 {
-    if (w->failed)
-        return sticky(w, err);
+    CF_TRY(cf_sticky_replay(&w->failed, "parquet writer", err));
     CF_CHECK(!w->finished, err, CF_ESTATE, "parquet writer: append after finish");
     CF_CHECK(cols != NULL || nrows == 0, err, CF_EINVAL, "parquet writer: no columns");
     cf_status st = append(w, cols, nrows, err);
@@ -759,8 +745,7 @@ static cf_status finish(cf_parquet_writer *w, cf_error *err)
 
 cf_status cf_parquet_writer_finish(cf_parquet_writer *w, cf_error *err)
 {
-    if (w->failed)
-        return sticky(w, err);
+    CF_TRY(cf_sticky_replay(&w->failed, "parquet writer", err));
     CF_CHECK(!w->finished, err, CF_ESTATE, "parquet writer: finish called twice");
     cf_status st = finish(w, err);
     if (st != CF_OK)

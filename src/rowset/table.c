@@ -97,8 +97,7 @@ struct cf_table {
     /* A log append or sync failed after the op was applied in memory: memory is
      * now ahead of the log, so the handle refuses everything (close does not
      * flush); reopening replays what is durable. */
-    cf_status sticky;
-    cf_error sticky_err;
+    cf_sticky sticky; /* the first failure that left the handle unusable, replayed */
     uint64_t wal_seq0; /* a reader: the newest log segment before it read TABLET */
     /* replay: one op's values in memory form */
     cf_mrs_cell *rcells;
@@ -730,9 +729,7 @@ cf_status cf_table_close(cf_table *t, cf_error *err)
         return CF_OK;
     /* No flush: every acknowledged op is in the log. Group commit's last ops
      * are synced here. */
-    cf_status st = t->sticky;
-    if (st != CF_OK && err != NULL)
-        *err = t->sticky_err;
+    cf_status st = cf_sticky_replay(&t->sticky, "table", err);
     if (st == CF_OK && t->wal != NULL)
         st = cf_wal_sync(t->wal, err);
     cf_table_free(t);
@@ -941,10 +938,7 @@ static void flush_after(cf_table *t)
     if (flush_due(t, &flushed, &e) != CF_OK || !flushed)
         return;
     cf_status st = auto_compact(t, &e);
-    if (st != CF_OK) {
-        t->sticky = st;
-        t->sticky_err = e;
-    }
+    cf_sticky_set(&t->sticky, st, &e);
 }
 
 /* ---- compaction ------------------------------------------------------------------------------ */
@@ -1198,12 +1192,7 @@ static void set_last_ts(cf_table *t, uint64_t ts)
 
 static cf_status usable(const cf_table *t, cf_error *err)
 {
-    if (t->sticky != CF_OK) {
-        if (err != NULL)
-            *err = t->sticky_err;
-        return t->sticky;
-    }
-    return CF_OK;
+    return cf_sticky_replay(&t->sticky, "table", err);
 }
 
 /* t->lop.key := the key columns of `key` as an UPDATE change list. */
@@ -1241,10 +1230,7 @@ static cf_status log_commit(cf_table *t, cf_error *err)
     cf_status st = t->wal != NULL ? cf_wal_append(t->wal, &t->lop, 1, err) : CF_OK;
     if (st != CF_OK) {
         cf_error_prefix(err, st, "the operation was not logged (reopen the table): ");
-        t->sticky = st;
-        if (err != NULL)
-            t->sticky_err = *err;
-        return st;
+        return cf_sticky_set(&t->sticky, st, err);
     }
     flush_after(t);
     return CF_OK;

@@ -49,7 +49,7 @@ struct cf_table_loader {
     uint64_t ts;
     size_t memory_bytes;
     bool table_empty; /* no store holds a row: no lookups in the table */
-    cf_status failed;
+    cf_sticky failed; /* the first failure but out of memory, replayed */
     bool committed;
     uint64_t rows, err_row;
     /* streaming, until the first row out of order */
@@ -97,12 +97,18 @@ void cf_table_loader_options_init(cf_table_loader_options *o)
     o->memory_bytes = CF_TABLE_LOADER_MEMORY_BYTES;
 }
 
+/* Note the row a failure is about (UINT64_MAX: none) for cf_table_loader_error_row. */
 static cf_status fail_row(cf_table_loader *l, uint64_t row, cf_status st)
 {
     l->err_row = row;
-    if (st != CF_ENOMEM)
-        l->failed = st;
     return st;
+}
+
+/* Out of memory leaves the loader usable (the failed call can be retried);
+ * any other failure is sticky. */
+static cf_status stick(cf_table_loader *l, cf_status st, const cf_error *err)
+{
+    return st == CF_ENOMEM ? st : cf_sticky_set(&l->failed, st, err);
 }
 
 static cf_status fail(cf_table_loader *l, cf_status st)
@@ -516,13 +522,9 @@ static cf_status stream_rows(cf_table_loader *l, const cf_rs_colvec *cols, size_
 
 /* ---- append ------------------------------------------------------------------------------ */
 
-cf_status cf_table_loader_append(cf_table_loader *l, const cf_rs_colvec *cols, size_t nrows,
-                                 cf_error *err)
+static cf_status append(cf_table_loader *l, const cf_rs_colvec *cols, size_t nrows,
+                        cf_error *err)
 {
-    CF_CHECK(l->failed == CF_OK, err, l->failed, "loader: an earlier call failed");
-    CF_CHECK(!l->committed, err, CF_ESTATE, "loader: append after commit");
-    if (nrows == 0)
-        return CF_OK;
     const cf_rs_schema *s = l->s;
     uint64_t row0 = l->rows;
     for (size_t c = 0; c < s->ncols; c++) {
@@ -627,6 +629,16 @@ cf_status cf_table_loader_append(cf_table_loader *l, const cf_rs_colvec *cols, s
     return CF_OK;
 }
 
+cf_status cf_table_loader_append(cf_table_loader *l, const cf_rs_colvec *cols, size_t nrows,
+                                 cf_error *err)
+{
+    CF_TRY(cf_sticky_replay(&l->failed, "loader", err));
+    CF_CHECK(!l->committed, err, CF_ESTATE, "loader: append after commit");
+    if (nrows == 0)
+        return CF_OK;
+    return stick(l, append(l, cols, nrows, err), err);
+}
+
 /* ---- reinserts at commit ---------------------------------------------------------------- */
 
 static int re_cmp(const void *a, const void *b)
@@ -702,19 +714,17 @@ static cf_status apply_reinserts(cf_table_loader *l, cf_error *err)
 
 cf_status cf_table_loader_commit(cf_table_loader *l, cf_error *err)
 {
-    CF_CHECK(l->failed == CF_OK, err, l->failed, "loader: an earlier call failed");
+    CF_TRY(cf_sticky_replay(&l->failed, "loader", err));
     CF_CHECK(!l->committed, err, CF_ESTATE, "loader: committed already");
     cf_status st;
     if ((st = finish_stream(l, err)) != CF_OK || (st = flush_chunk(l, err)) != CF_OK)
-        return fail(l, st);
+        return stick(l, fail(l, st), err);
     /* From here a failure is sticky, out of memory too: copies of the table's
      * rowsets may be among the load's rowsets, and a retry would copy again. */
     if ((st = apply_reinserts(l, err)) != CF_OK ||
         (st = cf_table_commit_rowsets(l->t, l->names, l->rs, l->n, l->replaces, l->takes_mrs,
-                                      l->ts, err)) != CF_OK) {
-        l->failed = st;
-        return st;
-    }
+                                      l->ts, err)) != CF_OK)
+        return cf_sticky_set(&l->failed, st, err);
     /* The table has the rowsets now. */
     for (size_t i = 0; i < l->n; i++)
         cf_free(l->names[i]);

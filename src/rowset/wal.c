@@ -457,18 +457,9 @@ struct cf_wal {
     uint64_t bytes, unsynced;
     cf_wal_sync_mode mode;
     uint64_t sync_bytes;
-    cf_status sticky;
-    cf_error sticky_err;
+    cf_sticky sticky; /* the first failure, replayed by every later call */
     cf_buf payload, rec;
 };
-
-static cf_status fail_sticky(cf_wal *w, cf_status st, const cf_error *err)
-{
-    w->sticky = st;
-    if (err != NULL)
-        w->sticky_err = *err;
-    return st;
-}
 
 static cf_status sync_dir(const char *path, cf_error *err)
 {
@@ -684,17 +675,13 @@ static cf_status write_all(cf_wal *w, const uint8_t *p, size_t n, cf_error *err)
 
 cf_status cf_wal_sync(cf_wal *w, cf_error *err)
 {
-    if (w->sticky != CF_OK) {
-        if (err != NULL)
-            *err = w->sticky_err;
-        return w->sticky;
-    }
+    CF_TRY(cf_sticky_replay(&w->sticky, "wal", err));
     if (w->unsynced == 0)
         return CF_OK;
     if (fdatasync(w->fd) != 0) {
         cf_error_set(err, CF_EIO, __FILE__, __LINE__, "wal segment %" PRIu64 ": fdatasync: %s",
                      w->seq, strerror(errno));
-        return fail_sticky(w, CF_EIO, err);
+        return cf_sticky_set(&w->sticky, CF_EIO, err);
     }
     w->unsynced = 0;
     return CF_OK;
@@ -721,11 +708,7 @@ cf_status cf_wal_reserve(cf_wal *w, const cf_wal_op *ops, size_t n, cf_error *er
 
 cf_status cf_wal_append(cf_wal *w, const cf_wal_op *ops, size_t n, cf_error *err)
 {
-    if (w->sticky != CF_OK) {
-        if (err != NULL)
-            *err = w->sticky_err;
-        return w->sticky;
-    }
+    CF_TRY(cf_sticky_replay(&w->sticky, "wal", err));
     cf_buf_clear(&w->payload);
     cf_wal_batch_encode_v(&w->payload, ops, n, w->version);
     CF_CHECK(!w->payload.oom, err, CF_ENOMEM, "wal: out of memory");
@@ -737,7 +720,7 @@ cf_status cf_wal_append(cf_wal *w, const cf_wal_op *ops, size_t n, cf_error *err
     CF_CHECK(!w->rec.oom, err, CF_ENOMEM, "wal: out of memory");
     cf_status st = write_all(w, w->rec.data, w->rec.len, err);
     if (st != CF_OK)
-        return fail_sticky(w, st, err);
+        return cf_sticky_set(&w->sticky, st, err);
     if (w->mode == CF_WAL_SYNC_COMMIT ||
         (w->mode == CF_WAL_SYNC_GROUP && w->unsynced >= w->sync_bytes))
         return cf_wal_sync(w, err);
@@ -746,11 +729,7 @@ cf_status cf_wal_append(cf_wal *w, const cf_wal_op *ops, size_t n, cf_error *err
 
 cf_status cf_wal_checkpoint(cf_wal *w, uint64_t durable_ts, cf_error *err)
 {
-    if (w->sticky != CF_OK) {
-        if (err != NULL)
-            *err = w->sticky_err;
-        return w->sticky;
-    }
+    CF_TRY(cf_sticky_replay(&w->sticky, "wal", err));
     /* The new segment's path first: once the segment exists, switching to it
      * must not fail for want of memory (the log would then be unusable until
      * reopened, as after a failed write). */
@@ -765,14 +744,14 @@ cf_status cf_wal_checkpoint(cf_wal *w, uint64_t durable_ts, cf_error *err)
         struct stat sb;
         bool there = lstat(path, &sb) == 0;
         cf_free(path);
-        return there ? fail_sticky(w, st, err) : st;
+        return there ? cf_sticky_set(&w->sticky, st, err) : st;
     }
     w->seq++;
     w->version = CF_WAL_VERSION;
     st = open_append_at(w, path, err);
     cf_free(path);
     if (st != CF_OK)
-        return fail_sticky(w, st, err);
+        return cf_sticky_set(&w->sticky, st, err);
     /* The new segment is durable (create_segment synced it and the directory):
      * the older ones hold only ops whose effects are in the rowsets' files. */
     remove_old(w);

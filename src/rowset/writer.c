@@ -36,7 +36,7 @@ struct cf_rs_writer {
     cf_slice *slices;
     size_t slices_cap;
     uint64_t rows;
-    cf_status failed;
+    cf_sticky failed; /* the first failure, replayed by every later call */
     bool finished;
     int lock_fd; /* cf_rs_writer_create: the directory's writer lock; else -1 */
 };
@@ -299,24 +299,12 @@ out:
     return st;
 }
 
-static cf_status fail(cf_rs_writer *w, cf_status st)
+static cf_status append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t nrows, cf_error *err)
 {
-    if (st != CF_OK && w->failed == CF_OK)
-        w->failed = st;
-    return st;
-}
-
-cf_status cf_rs_writer_append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t nrows,
-                              cf_error *err)
-{
-    CF_CHECK(w->failed == CF_OK, err, w->failed, "rowset writer: an earlier call failed");
-    CF_CHECK(!w->finished, err, CF_ESTATE, "rowset writer: append after finish");
-    if (nrows == 0)
-        return CF_OK;
     const cf_rs_schema *s = w->s;
     if (nrows > w->slices_cap) {
         cf_slice *p = cf_realloc(w->slices, nrows * sizeof(*p));
-        CF_CHECK(p != NULL, err, fail(w, CF_ENOMEM), "rowset writer: out of memory");
+        CF_CHECK(p != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
         w->slices = p;
         w->slices_cap = nrows;
     }
@@ -328,7 +316,7 @@ cf_status cf_rs_writer_append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t 
         w->slices[i].data = (const uint8_t *)(uintptr_t)start;
         w->slices[i].len = w->keys.len - start;
     }
-    CF_CHECK(!w->keys.oom, err, fail(w, CF_ENOMEM), "rowset writer: out of memory");
+    CF_CHECK(!w->keys.oom, err, CF_ENOMEM, "rowset writer: out of memory");
     for (size_t i = 0; i < nrows; i++) {
         w->slices[i].data = w->keys.data + (uintptr_t)w->slices[i].data;
         const cf_slice *k = &w->slices[i];
@@ -336,9 +324,9 @@ cf_status cf_rs_writer_append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t 
         size_t pl = i ? w->slices[i - 1].len : w->prev.len;
         if (w->rows + i > 0) {
             int c = cf_rs_bytes_cmp(pd, pl, k->data, k->len);
-            CF_CHECK(c != 0, err, fail(w, CF_EINVAL), "row %" PRIu64 ": duplicate key",
+            CF_CHECK(c != 0, err, CF_EINVAL, "row %" PRIu64 ": duplicate key",
                      w->rows + i);
-            CF_CHECK(c < 0, err, fail(w, CF_EINVAL),
+            CF_CHECK(c < 0, err, CF_EINVAL,
                      "row %" PRIu64 ": key out of order (rows must come in key order)",
                      w->rows + i);
         }
@@ -346,13 +334,12 @@ cf_status cf_rs_writer_append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t 
     cf_status st;
     for (size_t i = 0; i < nrows; i++) {
         st = cf_bloom_writer_add(w->bloom, w->slices[i], err);
-        if (st != CF_OK)
-            return fail(w, st);
+        CF_TRY(st);
     }
     if (w->adhoc != NULL) {
         st = cf_writer_append(w->adhoc, w->slices, NULL, nrows, err);
         if (st != CF_OK)
-            return fail(w, cf_error_prefix(err, st, "key index: "));
+            return cf_error_prefix(err, st, "key index: ");
     }
     for (size_t c = 0; c < s->ncols; c++) {
         const cf_rs_colvec *v = &cols[c];
@@ -363,7 +350,7 @@ cf_status cf_rs_writer_append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t 
             st = cf_writer_append(w->cols[c], v->values, s->cols[c].nullable ? v->nonnull : NULL,
                                   nrows, err);
         if (st != CF_OK)
-            return fail(w, cf_error_prefix(err, st, "column '%s': ", s->cols[c].name));
+            return cf_error_prefix(err, st, "column '%s': ", s->cols[c].name);
     }
     if (w->rows == 0) {
         cf_buf_clear(&w->first);
@@ -371,17 +358,24 @@ cf_status cf_rs_writer_append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t 
     }
     cf_buf_clear(&w->prev);
     cf_buf_append(&w->prev, w->slices[nrows - 1].data, w->slices[nrows - 1].len);
-    CF_CHECK(!w->prev.oom && !w->first.oom, err, fail(w, CF_ENOMEM),
+    CF_CHECK(!w->prev.oom && !w->first.oom, err, CF_ENOMEM,
              "rowset writer: out of memory");
     w->rows += nrows;
     return CF_OK;
 }
 
-cf_status cf_rs_writer_finish_files(cf_rs_writer *w, cf_rs_manifest *m, cf_error *err)
+cf_status cf_rs_writer_append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t nrows,
+                              cf_error *err)
 {
-    CF_CHECK(w->failed == CF_OK, err, w->failed, "rowset writer: an earlier call failed");
-    CF_CHECK(!w->finished, err, CF_ESTATE, "rowset writer: finished twice");
-    w->finished = true;
+    CF_TRY(cf_sticky_replay(&w->failed, "rowset writer", err));
+    CF_CHECK(!w->finished, err, CF_ESTATE, "rowset writer: append after finish");
+    if (nrows == 0)
+        return CF_OK;
+    return cf_sticky_set(&w->failed, append(w, cols, nrows, err), err);
+}
+
+static cf_status finish_files(cf_rs_writer *w, cf_rs_manifest *m, cf_error *err)
+{
     cf_status st = CF_OK;
     m->rows = w->rows;
     cf_buf_clear(&m->min_key);
@@ -413,7 +407,15 @@ cf_status cf_rs_writer_finish_files(cf_rs_writer *w, cf_rs_manifest *m, cf_error
     if (m->min_key.oom || m->max_key.oom)
         CF_FAIL_OUT(err, CF_ENOMEM, "rowset writer: out of memory");
 out:
-    return fail(w, st);
+    return st;
+}
+
+cf_status cf_rs_writer_finish_files(cf_rs_writer *w, cf_rs_manifest *m, cf_error *err)
+{
+    CF_TRY(cf_sticky_replay(&w->failed, "rowset writer", err));
+    CF_CHECK(!w->finished, err, CF_ESTATE, "rowset writer: finished twice");
+    w->finished = true;
+    return cf_sticky_set(&w->failed, finish_files(w, m, err), err);
 }
 
 cf_status cf_rs_writer_finish(cf_rs_writer *w, cf_error *err)
@@ -423,7 +425,7 @@ cf_status cf_rs_writer_finish(cf_rs_writer *w, cf_error *err)
     cf_status st = cf_rs_schema_clone(&w->own.schema, w->s, err);
     if (st == CF_OK)
         st = cf_rs_manifest_write(&w->own, w->dir, err);
-    return fail(w, st);
+    return cf_sticky_set(&w->failed, st, err);
 }
 
 uint64_t cf_rs_writer_rows(const cf_rs_writer *w) { return w->rows; }

@@ -57,3 +57,42 @@ cf_status cf_error_prefix(cf_error *err, cf_status st, const char *fmt, ...)
     err->msg[plen + mlen] = '\0';
     return st;
 }
+
+cf_status cf_sticky_set(cf_sticky *s, cf_status st, const cf_error *err)
+{
+    if (st == CF_OK || s->code != CF_OK)
+        return st;
+    s->code = st;
+    if (err != NULL) {
+        s->err = *err;
+        /* the callee may have failed without touching a caller's stale record */
+        s->err.msg[sizeof s->err.msg - 1] = '\0';
+        s->err.where[sizeof s->err.where - 1] = '\0';
+    } else {
+        s->err = (cf_error){.code = st};
+    }
+    s->err.code = st;
+    return st;
+}
+
+cf_status cf_sticky_replay(const cf_sticky *s, const char *who, cf_error *err)
+{
+    if (s->code == CF_OK)
+        return CF_OK;
+    if (err == NULL)
+        return s->code;
+    *err = s->err; /* the origin (err->where) stays the first failure's */
+    if (err->msg[0] == '\0')
+        snprintf(err->msg, sizeof err->msg, "%s: an earlier call failed (%s)", who,
+                 cf_status_str(s->code));
+    else
+        cf_error_prefix(err, s->code, "%s: an earlier call failed: ", who);
+    return s->code;
+}
+
+cf_status cf_sticky_first(const cf_sticky *s, cf_error *err)
+{
+    if (s->code != CF_OK && err != NULL)
+        *err = s->err;
+    return s->code;
+}

@@ -418,10 +418,15 @@ static void test_writer_validation__first_error_is_sticky(void **state)
     int32_t v[3] = {5, 1, 9};
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     ASSERT_ERR(cf_writer_append(w, v, NULL, 2, &err), CF_EINVAL, &err, "sorted");
-    /* A valid append, metadata and finish all report the first error again. */
-    CF_ASSERT_STATUS(cf_writer_append(w, v + 2, NULL, 1, &err), CF_EINVAL, &err);
-    CF_ASSERT_STATUS(cf_writer_add_metadata(w, "k", "v", 1, &err), CF_EINVAL, &err);
-    ASSERT_ERR(cf_writer_finish(w, &err), CF_EINVAL, &err, "sorted");
+    const cf_error first = err;
+    /* A valid append, metadata and finish all report the first error again,
+     * its message included. */
+    CF_ASSERT_REPLAYED(cf_writer_append(w, v + 2, NULL, 1, &err), CF_EINVAL, &err, "cfile writer",
+                       &first);
+    CF_ASSERT_REPLAYED(cf_writer_add_metadata(w, "k", "v", 1, &err), CF_EINVAL, &err,
+                       "cfile writer", &first);
+    CF_ASSERT_REPLAYED(cf_writer_finish(w, &err), CF_EINVAL, &err, "cfile writer", &first);
+    assert_string_equal(err.where, first.where); /* the origin is the first failure's */
     cf_writer_free(w);
     cf_io_free(io);
 }

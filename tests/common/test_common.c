@@ -28,6 +28,24 @@ void cf_test_assert_status(cf_status st, cf_status want, const cf_error *err, co
     _fail(file, line);
 }
 
+void cf_test_assert_replayed(cf_status st, cf_status want, const cf_error *err, const char *who,
+                             const cf_error *first, const char *file, int line)
+{
+    cf_test_assert_status(st, want, err, file, line);
+    char pre[128];
+    snprintf(pre, sizeof pre, "%s: an earlier call failed: ", who);
+    size_t plen = strlen(pre), mlen = strlen(err->msg);
+    bool ok = first->code == want && first->msg[0] != '\0' && err->code == want &&
+              strncmp(err->msg, pre, plen) == 0 && mlen > plen &&
+              strncmp(err->msg + plen, first->msg, mlen - plen) == 0 &&
+              (mlen == sizeof err->msg - 1 || strlen(first->msg) == mlen - plen);
+    if (ok)
+        return;
+    print_error("%s:%d: expected the replay \"%s%s\" (%s), got \"%s\" (%s)\n", file, line, pre,
+                first->msg, cf_status_str(first->code), err->msg, cf_status_str(err->code));
+    _fail(file, line);
+}
+
 void cf_test_assert_bytes(const void *a, size_t alen, const void *b, size_t blen, const char *file,
                           int line)
 {

@@ -26,6 +26,14 @@ void cf_test_assert_ok(cf_status st, const cf_error *err, const char *file, int 
 void cf_test_assert_status(cf_status st, cf_status want, const cf_error *err, const char *file,
                            int line);
 
+/* A writer's replay of its first failure (cf_sticky, STYLE.md §5): status `want`
+ * and a message "<who>: an earlier call failed: " followed by first->msg (its
+ * tail may be cut at the record's size), with first->code == want. */
+#define CF_ASSERT_REPLAYED(st, want, errp, who, firstp)                                            \
+    cf_test_assert_replayed((st), (want), (errp), (who), (firstp), __FILE__, __LINE__)
+void cf_test_assert_replayed(cf_status st, cf_status want, const cf_error *err, const char *who,
+                             const cf_error *first, const char *file, int line);
+
 /* Fails with a hex diff of the first difference when a != b. */
 #define CF_ASSERT_BYTES(a, alen, b, blen) cf_test_assert_bytes((a), (alen), (b), (blen), __FILE__, __LINE__)
 void cf_test_assert_bytes(const void *a, size_t alen, const void *b, size_t blen, const char *file,

@@ -578,11 +578,14 @@ static void test_btree__writer_errors(void **state)
         st = cf_btree_writer_append(w, S(k, 4), ff_data_block(f, 100), &err);
     }
     CF_ASSERT_STATUS(st, CF_EIO, &err);
+    const cf_error first = err;
     uint8_t k[4] = {0xff, 0xff, 0xff, 0xff};
     cf_block_ptr p = {16, 1};
-    CF_ASSERT_STATUS(cf_btree_writer_append(w, S(k, 4), p, &err), CF_EIO, &err);
+    CF_ASSERT_REPLAYED(cf_btree_writer_append(w, S(k, 4), p, &err), CF_EIO, &err, "btree writer",
+                       &first);
     cf_block_ptr root;
-    CF_ASSERT_STATUS(cf_btree_writer_finish(w, &root, &err), CF_EIO, &err);
+    CF_ASSERT_REPLAYED(cf_btree_writer_finish(w, &root, &err), CF_EIO, &err, "btree writer",
+                       &first);
     cf_btree_writer_free(w);
 
     f->fail_write_at = 0;

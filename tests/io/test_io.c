@@ -208,6 +208,32 @@ static void test_io__commit_replaces_existing(void **state)
     assert_int_equal(dir_count(d->path, "f", &found), 1);
 }
 
+/* A failed commit (its target became a non-empty directory) is sticky: every
+ * later call returns it with the rename's message, and nothing is left behind. */
+static void test_io__file_writer_failure_is_sticky(void **state)
+{
+    tdir *d = *state;
+    char path[300], sub[320];
+    snprintf(path, sizeof path, "%s/taken", d->path);
+    snprintf(sub, sizeof sub, "%s/x", path);
+    cf_io *w = NULL;
+    cf_error err;
+    CF_ASSERT_OK(cf_io_create_file(&w, path, &err), &err);
+    CF_ASSERT_OK(w->ops->append(w, "abc", 3, &err), &err);
+    assert_int_equal(mkdir(path, 0700), 0);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    CF_ASSERT_STATUS(w->ops->commit(w, &err), CF_EIO, &err);
+    assert_non_null(strstr(err.msg, "rename"));
+    const cf_error first = err;
+    assert_int_equal(rmdir(sub), 0);
+    assert_int_equal(rmdir(path), 0);
+    CF_ASSERT_REPLAYED(w->ops->append(w, "d", 1, &err), CF_EIO, &err, "file writer", &first);
+    CF_ASSERT_REPLAYED(w->ops->commit(w, &err), CF_EIO, &err, "file writer", &first);
+    cf_io_free(w);
+    int found;
+    assert_int_equal(dir_count(d->path, NULL, &found), 0);
+}
+
 static void test_io__empty_file(void **state)
 {
     tdir *d = *state;
@@ -373,7 +399,11 @@ static void test_io__mem_writer_alloc_failure(void **state)
     cf_alloc_fail_after(1);
     CF_ASSERT_STATUS(io->ops->append(io, "abc", 3, &err), CF_ENOMEM, &err);
     cf_alloc_fail_after(0);
-    CF_ASSERT_STATUS(io->ops->commit(io, &err), CF_ENOMEM, &err);
+    const cf_error first = err;
+    assert_non_null(strstr(first.msg, "cannot grow"));
+    /* sticky: a later append (that would fit now) and the commit say why */
+    CF_ASSERT_REPLAYED(io->ops->append(io, "d", 1, &err), CF_ENOMEM, &err, "memory io", &first);
+    CF_ASSERT_REPLAYED(io->ops->commit(io, &err), CF_ENOMEM, &err, "memory io", &first);
     cf_io_free(io);
 }
 
@@ -390,6 +420,7 @@ int main(int argc, char **argv)
         T(test_io__file_round_trip),
         T(test_io__free_without_commit_leaves_nothing),
         T(test_io__commit_replaces_existing),
+        T(test_io__file_writer_failure_is_sticky),
         T(test_io__empty_file),
         T(test_io__read_past_eof),
         T(test_io__open_errors),

@@ -915,9 +915,12 @@ static void test_pq_writer__errors(void **state)
     CF_ASSERT_STATUS(cf_parquet_writer_append(w, &b, 2, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "row 1 is NULL"));
     assert_int_equal(cf_parquet_writer_error_row(w), 1);
+    const cf_error first = err;
     b.nonnull = NULL;
-    CF_ASSERT_STATUS(cf_parquet_writer_append(w, &b, 2, &err), CF_EINVAL, &err);
-    CF_ASSERT_STATUS(cf_parquet_writer_finish(w, &err), CF_EINVAL, &err);
+    CF_ASSERT_REPLAYED(cf_parquet_writer_append(w, &b, 2, &err), CF_EINVAL, &err, "parquet writer",
+                       &first);
+    CF_ASSERT_REPLAYED(cf_parquet_writer_finish(w, &err), CF_EINVAL, &err, "parquet writer",
+                       &first);
     cf_parquet_writer_free(w);
     cf_io_free(io);
 }

@@ -877,7 +877,10 @@ static void test_rowset__order_errors(void **state)
     cf_rs_colvec cols[3] = {{a, NULL, NULL, NULL}, {bv, NULL, NULL, NULL}, {cv, NULL, NULL, NULL}};
     CF_ASSERT_STATUS(cf_rs_writer_append(w, cols, 3, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "row 2: duplicate key"));
-    CF_ASSERT_STATUS(cf_rs_writer_append(w, cols, 1, &err), CF_EINVAL, &err); /* sticky */
+    const cf_error first = err; /* sticky, with its message */
+    CF_ASSERT_REPLAYED(cf_rs_writer_append(w, cols, 1, &err), CF_EINVAL, &err, "rowset writer",
+                       &first);
+    CF_ASSERT_REPLAYED(cf_rs_writer_finish(w, &err), CF_EINVAL, &err, "rowset writer", &first);
     cf_rs_writer_free(w);
     /* Nothing visible: no MANIFEST was written. */
     cf_rowset *rs;

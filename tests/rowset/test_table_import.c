@@ -279,6 +279,11 @@ static cf_status load(cf_table *t, const int64_t *ids, const ver *vals, size_t n
             batch_add(&b, ids[i], &vals[i]);
         st = batch_append(l, &b, err);
     }
+    if (st != CF_OK && st != CF_ENOMEM) {
+        /* sticky: the commit refuses too, and says why */
+        cf_error again;
+        CF_ASSERT_REPLAYED(cf_table_loader_commit(l, &again), st, &again, "loader", err);
+    }
     if (st == CF_OK) {
         cf_alloc_stats_start();
         cf_alloc_fail_after(g_commit_fail);

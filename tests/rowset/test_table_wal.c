@@ -402,7 +402,8 @@ static void test_table_wal__append_failure_is_sticky(void **state)
         /* sticky: reads, writes, flush and close all refuse */
         cf_error e2;
         if (put(t, 1000, 1, cf_table_last_ts(t) + 1, &e2) != CF_EIO ||
-            strcmp(e2.msg, e.msg) != 0 || cf_table_flush(t, &e2) != CF_EIO ||
+            strstr(e2.msg, "table: an earlier call failed: the operation was not logged") == NULL ||
+            cf_table_flush(t, &e2) != CF_EIO ||
             cf_table_sync(t, &e2) != CF_EIO || cf_table_close(t, &e2) != CF_EIO)
             _exit(4);
         _exit(0);

@@ -128,6 +128,71 @@ static void test_error__status_names(void **state)
     assert_int_equal(CF_EBUSY, 9);
 }
 
+/* cf_sticky: the first failure wins; replays carry its status, message and origin. */
+static void test_error__sticky(void **state)
+{
+    cf_sticky s = {0};
+    cf_error err, first;
+    assert_false(cf_sticky_failed(&s));
+    memset(&err, 0x55, sizeof err);
+    assert_int_equal(cf_sticky_replay(&s, "w", &err), CF_OK);
+    assert_int_equal(err.msg[0], 0x55); /* untouched while nothing failed */
+    assert_int_equal(cf_sticky_set(&s, CF_OK, NULL), CF_OK);
+    assert_false(cf_sticky_failed(&s));
+
+    cf_error_set(&first, CF_ECORRUPT, "x.c", 7, "block 3: bad crc");
+    assert_int_equal(cf_sticky_set(&s, CF_ECORRUPT, &first), CF_ECORRUPT);
+    assert_true(cf_sticky_failed(&s));
+    /* a later failure does not replace the first */
+    cf_error second;
+    cf_error_set(&second, CF_EIO, "y.c", 9, "disk gone");
+    assert_int_equal(cf_sticky_set(&s, CF_EIO, &second), CF_EIO);
+
+    assert_int_equal(cf_sticky_replay(&s, "cfile writer", &err), CF_ECORRUPT);
+    assert_int_equal(err.code, CF_ECORRUPT);
+    assert_string_equal(err.msg, "cfile writer: an earlier call failed: block 3: bad crc");
+    assert_string_equal(err.where, "x.c:7");
+    CF_ASSERT_REPLAYED(cf_sticky_replay(&s, "cfile writer", &err), CF_ECORRUPT, &err,
+                       "cfile writer", &first);
+    assert_int_equal(cf_sticky_replay(&s, "w", NULL), CF_ECORRUPT);
+    /* the first failure as it was */
+    assert_int_equal(cf_sticky_first(&s, &err), CF_ECORRUPT);
+    assert_string_equal(err.msg, "block 3: bad crc");
+    assert_int_equal(cf_sticky_first(&s, NULL), CF_ECORRUPT);
+}
+
+static void test_error__sticky_without_message(void **state)
+{
+    cf_sticky s = {0};
+    cf_error err;
+    assert_int_equal(cf_sticky_set(&s, CF_ENOMEM, NULL), CF_ENOMEM);
+    assert_int_equal(cf_sticky_replay(&s, "bloom writer", &err), CF_ENOMEM);
+    assert_string_equal(err.msg, "bloom writer: an earlier call failed (out of memory)");
+    /* a record the callee never filled (no terminator) is cut, not overrun */
+    cf_sticky t = {0};
+    cf_error junk;
+    memset(&junk, 'j', sizeof junk);
+    assert_int_equal(cf_sticky_set(&t, CF_EIO, &junk), CF_EIO);
+    assert_int_equal(cf_sticky_replay(&t, "w", &err), CF_EIO);
+    assert_int_equal(strlen(err.msg), sizeof err.msg - 1);
+    assert_memory_equal(err.msg, "w: an earlier call failed: jjj", 30);
+}
+
+/* A long first message is cut at the record's end, its beginning kept. */
+static void test_error__sticky_long_message(void **state)
+{
+    cf_sticky s = {0};
+    cf_error first, err;
+    char big[300];
+    memset(big, 'm', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    cf_error_set(&first, CF_EINVAL, "x.c", 1, "%s", big);
+    cf_sticky_set(&s, CF_EINVAL, &first);
+    CF_ASSERT_REPLAYED(cf_sticky_replay(&s, "rowset writer", &err), CF_EINVAL, &err,
+                       "rowset writer", &first);
+    assert_int_equal(strlen(err.msg), sizeof err.msg - 1);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -140,6 +205,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_error__prefix_longer_than_its_buffer),
         cmocka_unit_test(test_error__macros),
         cmocka_unit_test(test_error__status_names),
+        cmocka_unit_test(test_error__sticky),
+        cmocka_unit_test(test_error__sticky_without_message),
+        cmocka_unit_test(test_error__sticky_long_message),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
