@@ -28,6 +28,7 @@
 #endif
 
 #include "codec/compress.h"
+#include "codec/crc32.h"
 #include "codec/crc32c.h"
 #include "util/alloc.h"
 #include "util/endian.h"
@@ -86,7 +87,7 @@ bool cf_hfile_codec_built(uint32_t codec)
 uint32_t cf_hfile_checksum(uint8_t type, const uint8_t *p, size_t len)
 {
     if (type == 1)
-        return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)len);
+        return cf_crc32(0, p, len);
     return cf_crc32c(p, len);
 }
 
@@ -385,7 +386,7 @@ static cf_status gzip_stream(const uint8_t *src, size_t len, cf_buf *dst, cf_err
     CF_CHECK(r == Z_STREAM_END, err, CF_ENOMEM, "gz: deflate failed");
     dst->len -= bound - produced;
     uint8_t tail[8];
-    uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), src, (uInt)len);
+    uint32_t crc = cf_crc32(0, src, len);
     cf_store_le32(tail, crc);
     cf_store_le32(tail + 4, (uint32_t)len);
     cf_buf_append(dst, tail, 8);

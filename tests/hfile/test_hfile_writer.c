@@ -13,6 +13,7 @@
 #include <cfile/hfile.h>
 #include <cfile/io.h>
 
+#include "hfile/internal.h"
 #include "util/alloc.h"
 
 typedef struct bytes {
@@ -253,6 +254,27 @@ static void test_hfile__writer_multilevel_and_tags(void **state)
     cf_hfile_free(h);
     cf_io_free(io);
     free(b.p);
+}
+
+/* HFile's CRC32 checksum type is zlib's CRC-32 (the library's cf_crc32), at
+ * every length class its folding distinguishes. */
+static void test_hfile__crc32_checksum_is_zlibs(void **state)
+{
+    (void)state;
+    size_t n = 200000;
+    uint8_t *p = malloc(n);
+    assert_non_null(p);
+    cf_rng rng;
+    cf_rng_init(&rng, cf_test_seed(35));
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)cf_rng_next(&rng);
+    const size_t lens[] = {0, 1, 3, 15, 16, 63, 64, 65, 255, 4096, 65537, 200000};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+        for (size_t off = 0; off < 3 && off + lens[i] <= n; off++)
+            assert_int_equal(cf_hfile_checksum(1, p + off, lens[i]),
+                             (uint32_t)crc32(0L, p + off, (uInt)lens[i]));
+    assert_int_equal(cf_hfile_checksum(1, (const uint8_t *)"123456789", 9), 0xCBF43926u);
+    free(p);
 }
 
 /* Out of memory while opening (the trailer and FileInfo protobufs included) is
@@ -700,6 +722,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_hfile__writer_multilevel_and_tags),
         cmocka_unit_test(test_hfile__writer_rejects_misuse),
         cmocka_unit_test(test_hfile__open_out_of_memory),
+        cmocka_unit_test(test_hfile__crc32_checksum_is_zlibs),
         cmocka_unit_test(test_hfile__writer_structure_matches_hbase),
         cmocka_unit_test(test_hfile__bad_inputs),
         cmocka_unit_test(test_hfile__vlong_and_hash),
