@@ -17,7 +17,9 @@
  *   CF_ENOTSUP a valid option this build cannot honour (codec not built).
  *   CF_ENOMEM, CF_EIO  from allocation and from the io.
  * The first error of any kind is sticky: every later call (append, metadata,
- * finish) returns the same status again, and the output is abandoned on free.
+ * finish) returns the same status again, with the message "cfile writer: an
+ * earlier call failed: <the first message>" (every writer of the library
+ * replays its first failure this way), and the output is abandoned on free.
  * That includes misuse: an append after a successful finish is CF_ESTATE, and
  * from then on so is everything else.
  */
