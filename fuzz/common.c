@@ -570,6 +570,32 @@ cf_io *fuzz_io_noview(const uint8_t *p, size_t n)
     return &r->base;
 }
 
+bool fuzz_file_open(fuzz_file *f, const uint8_t *p, size_t n, bool no_view)
+{
+    cf_error err = {0};
+    f->bytes = fuzz_dup(p, n);
+    f->size = n;
+    f->io = NULL;
+    if (no_view)
+        f->io = fuzz_io_noview(f->bytes, n);
+    else if (cf_io_open_mem(&f->io, f->bytes, n, &err) != CF_OK)
+        f->io = NULL;
+    if (!f->io) {
+        free(f->bytes);
+        f->bytes = NULL;
+        return false;
+    }
+    return true;
+}
+
+void fuzz_file_close(fuzz_file *f)
+{
+    cf_io_free(f->io);
+    free(f->bytes);
+    f->io = NULL;
+    f->bytes = NULL;
+}
+
 typedef struct verify_seen {
     size_t reports, bad;
 } verify_seen;

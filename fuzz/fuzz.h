@@ -83,6 +83,19 @@ void fuzz_require_clean_error(cf_status st, const cf_error *err);
  * Freed with cf_io_free. */
 cf_io *fuzz_io_noview(const uint8_t *p, size_t n);
 
+/* The bytes under test as a file: an exact-size copy (a read past the end is
+ * an ASan report) behind an io that serves views in place (cf_io_open_mem) or,
+ * with no_view, only copying reads (fuzz_io_noview). False when the io cannot
+ * be made; then there is nothing to close. */
+typedef struct fuzz_file {
+    uint8_t *bytes;
+    size_t size;
+    cf_io *io;
+} fuzz_file;
+bool fuzz_file_open(fuzz_file *f, const uint8_t *p, size_t n, bool no_view);
+/* Frees the io, then the bytes it borrows. */
+void fuzz_file_close(fuzz_file *f);
+
 /* ---- decoders --------------------------------------------------------------------------- */
 
 /* Every type with a decoder for `enc` (for picking one with an option byte). */

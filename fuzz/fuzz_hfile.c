@@ -25,22 +25,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_input in = {data, size};
     uint8_t opt = fuzz_u8(&in);
-    uint8_t *file = fuzz_dup(in.data, in.size);
-    cf_error err = {0};
-    cf_io *io = NULL;
-    if (cf_io_open_mem(&io, file, in.size, &err) != CF_OK) {
-        free(file);
+    fuzz_file f;
+    if (!fuzz_file_open(&f, in.data, in.size, false))
         return 0;
-    }
+    cf_error err = {0};
     cf_hfile_options o;
     cf_hfile_options_init(&o);
     o.verify_checksums = (opt & 1) != 0;
     o.max_block_len = 1 << 24;
     cf_hfile *h = NULL;
-    if (cf_hfile_open(&h, io, &o, &err) != CF_OK) {
+    if (cf_hfile_open(&h, f.io, &o, &err) != CF_OK) {
         FUZZ_REQUIRE(err.msg[0] != '\0');
-        cf_io_free(io);
-        free(file);
+        fuzz_file_close(&f);
         return 0;
     }
     const cf_hfile_info *info = cf_hfile_get_info(h);
@@ -99,7 +95,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cf_hfile_iter_free(it);
     }
     cf_hfile_free(h);
-    cf_io_free(io);
-    free(file);
+    fuzz_file_close(&f);
     return 0;
 }

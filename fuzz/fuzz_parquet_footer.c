@@ -33,27 +33,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_input in = {data, size};
     uint8_t opt = fuzz_u8(&in);
-    uint8_t *file = fuzz_dup(in.data, in.size);
-    cf_error err = {0};
-    cf_io *io = NULL;
-    if (opt & 1)
-        io = fuzz_io_noview(file, in.size);
-    else if (cf_io_open_mem(&io, file, in.size, &err) != CF_OK)
-        io = NULL;
-    if (!io) {
-        free(file);
+    fuzz_file f;
+    if (!fuzz_file_open(&f, in.data, in.size, (opt & 1) != 0))
         return 0;
-    }
+    cf_error err = {0};
     cf_parquet *pq = NULL;
-    cf_status st = cf_parquet_open(&pq, io, NULL, &err);
+    cf_status st = cf_parquet_open(&pq, f.io, NULL, &err);
     if (st != CF_OK) {
         fuzz_require_clean_error(st, &err);
         FUZZ_REQUIRE(pq == NULL);
-        cf_io_free(io);
-        free(file);
+        fuzz_file_close(&f);
         return 0;
     }
-    FUZZ_REQUIRE(cf_parquet_sniff(io));
+    FUZZ_REQUIRE(cf_parquet_sniff(f.io));
     const cf_parquet_file_meta *m = cf_parquet_meta(pq);
     uint64_t fsize = cf_parquet_file_size(pq);
     FUZZ_REQUIRE(fsize == in.size && cf_parquet_footer_len(pq) <= fsize - 12);
@@ -172,7 +164,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     cf_parquet_free(pq);
-    cf_io_free(io);
-    free(file);
+    fuzz_file_close(&f);
     return 0;
 }

@@ -82,19 +82,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const size_t batches[8] = {1, 2, 3, 7, 64, 1024, 4096, 100000};
     fuzz_input in = {data, size};
     uint8_t opt = fuzz_u8(&in);
-    uint8_t *file = fuzz_dup(in.data, in.size);
-    cf_error err = {0};
-    cf_io *io = NULL;
-    if (cf_io_open_mem(&io, file, in.size, &err) != CF_OK) {
-        free(file);
+    fuzz_file f;
+    if (!fuzz_file_open(&f, in.data, in.size, false))
         return 0;
-    }
+    cf_error err = {0};
     cf_parquet *pq = NULL;
-    cf_status st = cf_parquet_open(&pq, io, NULL, &err);
+    cf_status st = cf_parquet_open(&pq, f.io, NULL, &err);
     if (st != CF_OK) {
         fuzz_require_clean_error(st, &err);
-        cf_io_free(io);
-        free(file);
+        fuzz_file_close(&f);
         return 0;
     }
     cf_parquet_records_options o;
@@ -148,7 +144,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cf_parquet_records_free(r);
     }
     cf_parquet_free(pq);
-    cf_io_free(io);
-    free(file);
+    fuzz_file_close(&f);
     return 0;
 }

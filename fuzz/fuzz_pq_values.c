@@ -11,32 +11,10 @@
 #include <string.h>
 
 #include "parquet/encoding.h"
+#include "pq_value_pairs.h"
 #include "util/buf.h"
 
-static const struct {
-    unsigned enc, type;
-} pairs[] = {
-    {CF_PQE_PLAIN, CF_PQT_BOOLEAN},
-    {CF_PQE_PLAIN, CF_PQT_INT32},
-    {CF_PQE_PLAIN, CF_PQT_INT64},
-    {CF_PQE_PLAIN, CF_PQT_INT96},
-    {CF_PQE_PLAIN, CF_PQT_FLOAT},
-    {CF_PQE_PLAIN, CF_PQT_DOUBLE},
-    {CF_PQE_PLAIN, CF_PQT_BYTE_ARRAY},
-    {CF_PQE_PLAIN, CF_PQT_FIXED_LEN_BYTE_ARRAY},
-    {CF_PQE_RLE, CF_PQT_BOOLEAN},
-    {CF_PQE_DELTA_BINARY_PACKED, CF_PQT_INT32},
-    {CF_PQE_DELTA_BINARY_PACKED, CF_PQT_INT64},
-    {CF_PQE_DELTA_LENGTH_BYTE_ARRAY, CF_PQT_BYTE_ARRAY},
-    {CF_PQE_DELTA_BYTE_ARRAY, CF_PQT_BYTE_ARRAY},
-    {CF_PQE_DELTA_BYTE_ARRAY, CF_PQT_FIXED_LEN_BYTE_ARRAY},
-    {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_FLOAT},
-    {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_DOUBLE},
-    {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_INT32},
-    {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_INT64},
-    {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_FIXED_LEN_BYTE_ARRAY},
-};
-#define NPAIRS (sizeof pairs / sizeof pairs[0])
+#define NPAIRS FUZZ_PQ_VALUE_PAIR_COUNT
 
 /* Decode all n values in seeded batches into out (n * w bytes); binary
  * values are copied to *heap so they outlive the decoder's arena. */
@@ -87,8 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t seed = fuzz_u32(&in);
     unsigned enc, type;
     if (sel < 2 * NPAIRS) {
-        enc = pairs[sel % NPAIRS].enc;
-        type = pairs[sel % NPAIRS].type;
+        enc = fuzz_pq_value_pairs[sel % NPAIRS].enc;
+        type = fuzz_pq_value_pairs[sel % NPAIRS].type;
     } else {
         enc = sel & 15;
         type = (sel >> 4) & 7;

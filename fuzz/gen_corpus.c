@@ -30,6 +30,7 @@
 #include "index/btree.h"
 #include "rowset/wal.h"
 #include "parquet/encoding.h"
+#include "pq_value_pairs.h"
 #include "util/buf.h"
 #include "util/endian.h"
 #include "util/group_varint.h"
@@ -836,34 +837,12 @@ static void parquet_seeds(void)
         }
     }
     /* values: every pair of fuzz_pq_values' table, in its order */
-    static const struct {
-        unsigned enc, type;
-    } pairs[] = {
-        {CF_PQE_PLAIN, CF_PQT_BOOLEAN},
-        {CF_PQE_PLAIN, CF_PQT_INT32},
-        {CF_PQE_PLAIN, CF_PQT_INT64},
-        {CF_PQE_PLAIN, CF_PQT_INT96},
-        {CF_PQE_PLAIN, CF_PQT_FLOAT},
-        {CF_PQE_PLAIN, CF_PQT_DOUBLE},
-        {CF_PQE_PLAIN, CF_PQT_BYTE_ARRAY},
-        {CF_PQE_PLAIN, CF_PQT_FIXED_LEN_BYTE_ARRAY},
-        {CF_PQE_RLE, CF_PQT_BOOLEAN},
-        {CF_PQE_DELTA_BINARY_PACKED, CF_PQT_INT32},
-        {CF_PQE_DELTA_BINARY_PACKED, CF_PQT_INT64},
-        {CF_PQE_DELTA_LENGTH_BYTE_ARRAY, CF_PQT_BYTE_ARRAY},
-        {CF_PQE_DELTA_BYTE_ARRAY, CF_PQT_BYTE_ARRAY},
-        {CF_PQE_DELTA_BYTE_ARRAY, CF_PQT_FIXED_LEN_BYTE_ARRAY},
-        {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_FLOAT},
-        {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_DOUBLE},
-        {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_INT32},
-        {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_INT64},
-        {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_FIXED_LEN_BYTE_ARRAY},
-    };
+    const fuzz_pq_value_pair *pairs = fuzz_pq_value_pairs;
     static const char *const words[] = {"apple", "apricot", "banana", "band", "bandana", "",
                                         "cherry", "cherries", "date", "date"};
     uint8_t raw[300 * 12];
     cf_slice sl[300];
-    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+    for (size_t k = 0; k < FUZZ_PQ_VALUE_PAIR_COUNT; k++) {
         const int32_t tl = pairs[k].type == CF_PQT_FIXED_LEN_BYTE_ARRAY ? 5 : 0;
         const size_t n = 200, w = cf_pq_value_size(pairs[k].type, tl);
         for (size_t i = 0; i < n; i++) {
