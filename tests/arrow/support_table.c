@@ -1,28 +1,13 @@
 /* The Arrow tests' table (support_table.h). */
-#define _XOPEN_SOURCE 700
 #include "support_table.h"
 
 #include <cfile/delta.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "test_common.h"
-
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(p);
-}
-
-void rm_tree(const char *dir)
-{
-    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 static void insert(cf_table *t, int64_t id, uint64_t ts)
 {

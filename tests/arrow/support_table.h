@@ -17,7 +17,5 @@
 /* Creates the table in a new temporary directory (its path into dir, 256 bytes)
  * and returns it open for writing. */
 cf_table *fixture_table(char *dir);
-/* Remove a directory tree made by a test. */
-void rm_tree(const char *dir);
 
 #endif

@@ -190,7 +190,7 @@ static void test_duckdb__table(void **state)
     o.snapshot = FIX_TS_DELETE;
     table_case(&d, t, &o, "projected");
     cf_table_free(t);
-    rm_tree(dir);
+    CF_ASSERT_RM_RF(dir);
     duck_stop(&d);
 }
 

@@ -298,7 +298,7 @@ static void test_stream__table(void **state)
     assert_int_not_equal(cf_arrow_stream_table(&s, t, &o, NULL, &err), CF_OK);
     assert_null(s.release);
     cf_table_free(t);
-    rm_tree(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_stream__hfile(void **state)

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "test_common.h"
@@ -57,4 +58,28 @@ void write_text(const char *path, const char *text, size_t len)
 void write_str(const char *path, const char *text)
 {
     write_text(path, text, strlen(text));
+}
+
+char cli_dir[64];
+
+int cli_dir_setup(void **state)
+{
+    (void)state;
+    strcpy(cli_dir, "/tmp/cf_cli_XXXXXX");
+    return mkdtemp(cli_dir) == NULL ? -1 : 0;
+}
+
+int cli_dir_teardown(void **state)
+{
+    (void)state;
+    return cf_test_rm_rf(cli_dir);
+}
+
+char *cli_dir_path(const char *name)
+{
+    static char buf[16][256];
+    static unsigned k;
+    char *p = buf[k++ % 16];
+    snprintf(p, 256, "%s/%s", cli_dir, name);
+    return p;
 }

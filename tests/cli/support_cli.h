@@ -35,6 +35,15 @@ void done(run *r);
                      (r).out ? (r).out : "", (r).err);                                             \
     } while (0)
 
+/* The scratch directory of one test: cli_dir_setup (a cmocka per-test setup)
+ * makes a fresh /tmp/cf_cli_XXXXXX in cli_dir; cli_dir_teardown removes it with
+ * all it holds. cli_dir_path(name) is "cli_dir/name" in one of 16 rotating
+ * buffers, so one call may take several. */
+extern char cli_dir[64];
+int cli_dir_setup(void **state);
+int cli_dir_teardown(void **state);
+char *cli_dir_path(const char *name);
+
 /* Write len bytes (or a string) to path, failing the test on error. */
 void write_text(const char *path, const char *text, size_t len);
 void write_str(const char *path, const char *text);

@@ -2,7 +2,6 @@
  * JSON lines and CSV, seeks, verify on good and damaged files, info, escaping of
  * odd strings and the float forms, bench read's accounting. Every test works in its
  * own temp directory. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,29 +17,6 @@ typedef struct fixture {
     char dir[64];
 } fixture;
 
-static int rm_rf(const char *path)
-{
-    struct stat sb;
-    if (lstat(path, &sb) != 0)
-        return 0;
-    if (S_ISDIR(sb.st_mode)) {
-        DIR *d = opendir(path);
-        if (d != NULL) {
-            struct dirent *e;
-            while ((e = readdir(d)) != NULL) {
-                if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                    continue;
-                char p[1024];
-                snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
-                rm_rf(p);
-            }
-            closedir(d);
-        }
-        return rmdir(path);
-    }
-    return unlink(path);
-}
-
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof(*f));
@@ -54,7 +30,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    rm_rf(f->dir);
+    CF_ASSERT_RM_RF(f->dir);
     free(f);
     return 0;
 }

@@ -315,9 +315,7 @@ static int teardown(void **state)
 {
     (void)state;
     fclose(devnull);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return cf_test_rm_rf(dir);
 }
 
 int main(int argc, char **argv)

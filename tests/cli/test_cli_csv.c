@@ -21,32 +21,6 @@
 #include "support_cli.h"
 #include "test_common.h"
 
-static char g_dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    strcpy(g_dir, "/tmp/cf_cli_csv_XXXXXX");
-    return mkdtemp(g_dir) == NULL ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static char *in_dir(const char *name)
-{
-    static char buf[16][256];
-    static int k;
-    char *p = buf[k++ % 16];
-    snprintf(p, 256, "%s/%s", g_dir, name);
-    return p;
-}
-
 /* ---- the reader itself ------------------------------------------------------------------- */
 
 /* Every record of text as "f1|f2|...\n" with quoted fields marked by a leading
@@ -179,7 +153,7 @@ static void expect_fail(run *r, int rc, const char *needle)
 static void test_csv__write_errors(void **state)
 {
     (void)state;
-    char *in = in_dir("in.csv"), *out = in_dir("out.cfile");
+    char *in = cli_dir_path("in.csv"), *out = cli_dir_path("out.cfile");
     run r;
     write_str(in, "1\n2\n1e999\n");
     cli(&r, "write", "--type", "DOUBLE", in, out, NULL);
@@ -218,7 +192,8 @@ static void test_csv__write_errors(void **state)
 /* dump FILE --format F > x; write --type T [flags] x -> y; dump y --format F == x. */
 static void write_round_trip(const char *type, bool nullable, bool array, const char *jsonl)
 {
-    char *src = in_dir("src.jsonl"), *a = in_dir("a.cfile"), *b = in_dir("b.cfile");
+    char *src = cli_dir_path("src.jsonl"), *a = cli_dir_path("a.cfile"),
+         *b = cli_dir_path("b.cfile");
     write_str(src, jsonl);
     run r;
     char *args[16];
@@ -239,7 +214,7 @@ static void write_round_trip(const char *type, bool nullable, bool array, const 
     EXPECT_RC(r, 0);
     done(&r);
     for (int k = 0; k < 2; k++) {
-        char *dumped = in_dir(k ? "d.jsonl" : "d.csv");
+        char *dumped = cli_dir_path(k ? "d.jsonl" : "d.csv");
         cli(&r, "dump", "--format", fmts[k], a, NULL);
         EXPECT_RC(r, 0);
         write_text(dumped, r.out, r.out_len);
@@ -299,7 +274,7 @@ static void test_csv__write_round_trips(void **state)
 static void test_csv__null_is_not_the_string_null(void **state)
 {
     (void)state;
-    char *src = in_dir("n.jsonl"), *f = in_dir("n.cfile");
+    char *src = cli_dir_path("n.jsonl"), *f = cli_dir_path("n.cfile");
     write_str(src, "null\n\"null\"\n\"NULL\"\n\"\\\"x\\\"\"\n");
     run r;
     cli(&r, "write", "--type", "STRING", "--nullable", src, f, NULL);
@@ -337,7 +312,7 @@ static void test_csv__null_is_not_the_string_null(void **state)
         done(&r);
     }
     /* table scan, every form */
-    char *dir = in_dir("nt"), *csv = in_dir("nt.csv");
+    char *dir = cli_dir_path("nt"), *csv = cli_dir_path("nt.csv");
     write_str(csv, "id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n");
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING NULL", csv, NULL);
     EXPECT_RC(r, 0);
@@ -373,7 +348,7 @@ static void test_csv__table_text_escapes_control_characters(void **state)
 {
     (void)state;
     run r;
-    char *dir = in_dir("ct"), *csv = in_dir("ct.csv");
+    char *dir = cli_dir_path("ct"), *csv = cli_dir_path("ct.csv");
     write_str(csv, "id,s\n1,\"two\nlines\"\n2,\"a\tb\"\n3,plain\n");
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING", csv, NULL);
     EXPECT_RC(r, 0);
@@ -396,7 +371,7 @@ static void test_csv__bench_scan_columns_as_table_scan(void **state)
 {
     (void)state;
     run r;
-    char *dir = in_dir("bc"), *csv = in_dir("bc.csv");
+    char *dir = cli_dir_path("bc"), *csv = cli_dir_path("bc.csv");
     write_str(csv, "id,s\n1,x\n2,y\n");
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING", csv, NULL);
     EXPECT_RC(r, 0);
@@ -417,7 +392,7 @@ static void test_csv__bench_scan_columns_as_table_scan(void **state)
 static void test_csv__table_round_trips(void **state)
 {
     (void)state;
-    char *src = in_dir("rt.jsonl"), *t0 = in_dir("rt0");
+    char *src = cli_dir_path("rt.jsonl"), *t0 = cli_dir_path("rt0");
     write_str(src,
               "{\"id\":3,\"name\":\"a,b\",\"b\":\"00ff\",\"d\":1.5,\"day\":-719162,\"ok\":true,"
               "\"tags\":[1,null],\"words\":[\"x,y\",null,\"null\"],\"big\":\"-1\"}\n"
@@ -438,10 +413,10 @@ static void test_csv__table_round_trips(void **state)
     const char *forms[][3] = {{"--format", "csv", "x.csv"}, {"--format", "jsonl", "x.jsonl"},
                               {"--json", NULL, "y.jsonl"}};
     for (int k = 0; k < 3; k++) {
-        char *file = in_dir(forms[k][2]);
+        char *file = cli_dir_path(forms[k][2]);
         char name[32];
         snprintf(name, sizeof(name), "rt%d", k + 1);
-        char *tk = in_dir(name);
+        char *tk = cli_dir_path(name);
         if (forms[k][1] != NULL)
             cli(&r, "table", "scan", t0, (char *)forms[k][0], (char *)forms[k][1], NULL);
         else
@@ -514,7 +489,7 @@ static char *table_state(const char *dir)
 static void test_csv__import_all_or_nothing(void **state)
 {
     (void)state;
-    char *dir = in_dir("an"), *a = in_dir("a.csv"), *bad = in_dir("bad.csv");
+    char *dir = cli_dir_path("an"), *a = cli_dir_path("a.csv"), *bad = cli_dir_path("bad.csv");
     run r;
     write_str(a, "id,name\n10,x\n20,y\n30,z\n");
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING NULL, v DOUBLE NULL",
@@ -646,7 +621,8 @@ static void test_csv__import_all_or_nothing(void **state)
 static void test_csv__failed_new_table_retry(void **state)
 {
     (void)state;
-    char *dir = in_dir("nt"), *bad = in_dir("nt_bad.jsonl"), *good = in_dir("nt_good.jsonl");
+    char *dir = cli_dir_path("nt"), *bad = cli_dir_path("nt_bad.jsonl"),
+         *good = cli_dir_path("nt_good.jsonl");
     run r;
     write_str(bad, "{\"v\": 5}\n{\"v\": 3}\n{\"v\": 5}\n"); /* out of order, then repeated */
     write_str(good, "{\"v\": 5}\n{\"v\": 3}\n");
@@ -678,7 +654,7 @@ static void test_csv__failed_new_table_retry(void **state)
 static void test_csv__import_killed(void **state)
 {
     (void)state;
-    char *dir = in_dir("k"), *a = in_dir("k0.csv"), *big = in_dir("big.csv");
+    char *dir = cli_dir_path("k"), *a = cli_dir_path("k0.csv"), *big = cli_dir_path("big.csv");
     run r;
     /* -2 deleted (in the log and rs-1's deltas), then reinserted by the import */
     write_str(a, "id,name\n-2,second\n-1,first\n");
@@ -726,10 +702,8 @@ static void test_csv__import_killed(void **state)
             assert_int_equal(have, rows + 2);
             all++;
             /* back to one row for the next round */
-            char *fresh = in_dir("k");
-            char cmd[400];
-            snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fresh);
-            assert_int_equal(system(cmd), 0);
+            char *fresh = cli_dir_path("k");
+            CF_ASSERT_RM_RF(fresh);
             cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING NULL", a,
                 NULL);
             EXPECT_RC(r, 0);
@@ -747,16 +721,22 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv__reader),
         cmocka_unit_test(test_csv__long_fields),
-        cmocka_unit_test_setup_teardown(test_csv__write_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_csv__write_round_trips, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_csv__null_is_not_the_string_null, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_csv__table_round_trips, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_csv__import_all_or_nothing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_csv__import_killed, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_csv__table_text_escapes_control_characters, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_csv__bench_scan_columns_as_table_scan, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_csv__failed_new_table_retry, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_csv__write_errors, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_csv__write_round_trips, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_csv__null_is_not_the_string_null, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_csv__table_round_trips, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_csv__import_all_or_nothing, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_csv__import_killed, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_csv__table_text_escapes_control_characters,
+                                        cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_csv__bench_scan_columns_as_table_scan, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_csv__failed_new_table_retry, cli_dir_setup,
+                                        cli_dir_teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

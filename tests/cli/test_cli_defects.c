@@ -21,32 +21,6 @@
 #include "support_cli.h"
 #include "test_common.h"
 
-static char g_dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    strcpy(g_dir, "/tmp/cf_cli_defects_XXXXXX");
-    return mkdtemp(g_dir) == NULL ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static char *in_dir(const char *name)
-{
-    static char buf[8][256];
-    static int k;
-    char *p = buf[k++ % 8];
-    snprintf(p, 256, "%s/%s", g_dir, name);
-    return p;
-}
-
 static void expect(run *r, int rc, const char *out)
 {
     EXPECT_RC(*r, rc);
@@ -58,7 +32,7 @@ static void expect(run *r, int rc, const char *out)
 static void test_cli_defects__scan_unknown_column_is_named(void **state)
 {
     (void)state;
-    char *t = in_dir("t");
+    char *t = cli_dir_path("t");
     run r;
     CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, v INT32");
     expect(&r, 0, NULL);
@@ -76,7 +50,7 @@ static void test_cli_defects__scan_unknown_column_is_named(void **state)
 static void test_cli_defects__string_updated_to_empty(void **state)
 {
     (void)state;
-    char *t = in_dir("t");
+    char *t = cli_dir_path("t");
     run r;
     CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING, n STRING NULL, b BINARY");
     expect(&r, 0, NULL);
@@ -189,7 +163,7 @@ static void test_cli_defects__golden_bloom_files(void **state)
     uint8_t *bytes = cf_test_read_file(golden("bloom-100keys-4096b"), &len);
     assert_non_null(bytes);
     bytes[100] ^= 0x10; /* inside the one bloom block (offset 16, 4106 bytes) */
-    char *bad = in_dir("bad-bloom.cfile");
+    char *bad = cli_dir_path("bad-bloom.cfile");
     write_text(bad, (const char *)bytes, len);
     free(bytes);
     run r;
@@ -205,7 +179,7 @@ static void test_cli_defects__golden_bloom_files(void **state)
 static void test_cli_defects__table_json_results(void **state)
 {
     (void)state;
-    char *t = in_dir("t");
+    char *t = cli_dir_path("t");
     run r;
     CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, v INT32 NULL");
     expect(&r, 0, "");
@@ -228,7 +202,7 @@ static void test_cli_defects__table_json_results(void **state)
     CLI(&r, "table", "scan", t, "--json");
     expect(&r, 0, "{\"id\":1,\"v\":11}\n");
     /* Options a subcommand does not take are refused, not ignored. */
-    CLI(&r, "table", "create", in_dir("u"), "--schema", "id INT64 KEY", "--limit", "3");
+    CLI(&r, "table", "create", cli_dir_path("u"), "--schema", "id INT64 KEY", "--limit", "3");
     EXPECT_RC(r, CF_EXIT_USAGE);
     assert_non_null(strstr(r.err, "create does not take --limit"));
     done(&r);
@@ -293,14 +267,16 @@ static void test_cli_defects__option_errors_name_what_was_typed(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_defects__scan_unknown_column_is_named, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_cli_defects__string_updated_to_empty, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_cli_defects__bloom_probe_refuses_other_files, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_cli_defects__golden_bloom_files, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_defects__table_json_results, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_defects__scan_unknown_column_is_named,
+                                        cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_defects__string_updated_to_empty, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_defects__bloom_probe_refuses_other_files,
+                                        cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_defects__golden_bloom_files, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_defects__table_json_results, cli_dir_setup,
+                                        cli_dir_teardown),
         cmocka_unit_test(test_cli_defects__option_errors_name_what_was_typed),
     };
     return CF_RUN_TESTS(argc, argv, tests);

@@ -3,7 +3,6 @@
  * documented shapes (one document, or JSON Lines for row streams); --limit and `head`
  * cut dumps and scans; `cfile table --help` lists every table command; reading past
  * the end is the same "not found" in dump and seek. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,29 +20,6 @@ typedef struct fixture {
     char file[128];  /* 25 INT64 rows 0, 10, ..., 240, with a value index */
     char table[128]; /* a table of 12 rows */
 } fixture;
-
-static int rm_rf(const char *path)
-{
-    struct stat sb;
-    if (lstat(path, &sb) != 0)
-        return 0;
-    if (S_ISDIR(sb.st_mode)) {
-        DIR *d = opendir(path);
-        if (d != NULL) {
-            struct dirent *e;
-            while ((e = readdir(d)) != NULL) {
-                if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                    continue;
-                char p[1024];
-                snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
-                rm_rf(p);
-            }
-            closedir(d);
-        }
-        return rmdir(path);
-    }
-    return unlink(path);
-}
 
 static int setup(void **state)
 {
@@ -79,7 +55,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    rm_rf(f->dir);
+    CF_ASSERT_RM_RF(f->dir);
     free(f);
     return 0;
 }

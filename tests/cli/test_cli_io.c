@@ -28,34 +28,19 @@
 #include "support_cli.h"
 #include "test_common.h"
 
-static char g_dir[64];
 static char g_mnt[128]; /* a tmpfs mounted by the disk-full test, or "" */
 
 static int setup(void **state)
 {
-    (void)state;
-    strcpy(g_dir, "/tmp/cf_cli_io_XXXXXX");
     g_mnt[0] = '\0';
-    return mkdtemp(g_dir) == NULL ? -1 : 0;
+    return cli_dir_setup(state);
 }
 
 static int teardown(void **state)
 {
-    (void)state;
     if (g_mnt[0] != '\0')
         umount2(g_mnt, MNT_DETACH);
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static char *in_dir(const char *name)
-{
-    static char buf[16][256];
-    static int k;
-    char *p = buf[k++ % 16];
-    snprintf(p, 256, "%s/%s", g_dir, name);
-    return p;
+    return cli_dir_teardown(state);
 }
 
 static char *shared(const char *rel)
@@ -192,9 +177,9 @@ static void write_ints(const char *path, int n)
 
 static char *make_column(const char *name, int rows)
 {
-    char *in = in_dir("ints.jsonl");
+    char *in = cli_dir_path("ints.jsonl");
     write_ints(in, rows);
-    char *out = in_dir(name);
+    char *out = cli_dir_path(name);
     run r;
     CLI(&r, "write", "--type", "INT32", "--encoding", "PLAIN", "--quiet", in, out);
     ok(&r);
@@ -218,7 +203,7 @@ static void test_cli_io__stdout_write_errors(void **state)
 {
     (void)state;
     char *col = make_column("col.cfile", 3000); /* dump output spans many buffers */
-    char *t = in_dir("t");
+    char *t = cli_dir_path("t");
     run r;
     CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
     ok(&r);
@@ -228,7 +213,7 @@ static void test_cli_io__stdout_write_errors(void **state)
     char *delta = shared("golden-delta/redo-basic/redo-basic.cfile");
     char *dspec = shared("golden-delta/redo-basic/spec.json");
     char *hfile = shared("hfile/riverbed_simple.hfile");
-    char *ints = in_dir("ints.jsonl");
+    char *ints = cli_dir_path("ints.jsonl");
     char *cmds[][12] = {
         {"info", col},
         {"info", "--json", col},
@@ -320,10 +305,10 @@ static void test_cli_io__closed_pipe(void **state)
 static void test_cli_io__file_size_limit(void **state)
 {
     (void)state;
-    char *big = in_dir("big.jsonl");
+    char *big = cli_dir_path("big.jsonl");
     write_ints(big, 20000); /* 80 KB of PLAIN INT32 */
     char *old = make_column("old.cfile", 10);
-    char *keep = in_dir("keep.cfile");
+    char *keep = cli_dir_path("keep.cfile");
     size_t len;
     uint8_t *bytes = cf_test_read_file(old, &len);
     assert_non_null(bytes);
@@ -333,10 +318,11 @@ static void test_cli_io__file_size_limit(void **state)
     child_opts o = {NULL, -1, 16384, false};
     child ch;
     /* A new file: nothing at the path, no temporary. */
-    SPAWN(&ch, &o, "write", "--type", "INT32", "--encoding", "PLAIN", big, in_dir("new.cfile"));
+    SPAWN(&ch, &o, "write", "--type", "INT32", "--encoding", "PLAIN", big,
+          cli_dir_path("new.cfile"));
     expect_exit(&ch, CF_EXIT_FAIL);
     expect_err(&ch, "File too large");
-    assert_int_equal(access(in_dir("new.cfile"), F_OK), -1);
+    assert_int_equal(access(cli_dir_path("new.cfile"), F_OK), -1);
     /* Rewriting an existing file: the old one stays, whole. */
     SPAWN(&ch, &o, "write", "--type", "INT32", "--encoding", "PLAIN", big, old);
     expect_exit(&ch, CF_EXIT_FAIL);
@@ -346,16 +332,16 @@ static void test_cli_io__file_size_limit(void **state)
     EXPECT_RC(r, 0);
     assert_string_equal(r.out, "row,value\n0,0\n");
     done(&r);
-    assert_int_equal(count_tmp(g_dir), 0);
+    assert_int_equal(count_tmp(cli_dir), 0);
 
     /* A table: import over the limit fails the same way; the table still
      * reads as before; so does an insert under a limit smaller than any file. */
-    char *t = in_dir("t");
+    char *t = cli_dir_path("t");
     CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
     ok(&r);
     CLI(&r, "table", "insert", t, "--row", "id=-1,s=before");
     ok(&r);
-    char *csv = in_dir("big.csv");
+    char *csv = cli_dir_path("big.csv");
     FILE *f = fopen(csv, "w");
     assert_non_null(f);
     fputs("id,s\n", f);
@@ -369,7 +355,7 @@ static void test_cli_io__file_size_limit(void **state)
     SPAWN(&ch, &tiny, "table", "insert", t, "--row", "id=5,s=x");
     expect_exit(&ch, CF_EXIT_FAIL);
     expect_err(&ch, "File too large");
-    assert_int_equal(count_tmp(g_dir), 0);
+    assert_int_equal(count_tmp(cli_dir), 0);
     CLI(&r, "table", "scan", t, "--json");
     EXPECT_RC(r, 0);
     assert_string_equal(r.out, "{\"id\":-1,\"s\":\"before\"}\n");
@@ -379,7 +365,7 @@ static void test_cli_io__file_size_limit(void **state)
 static void test_cli_io__disk_full(void **state)
 {
     (void)state;
-    snprintf(g_mnt, sizeof g_mnt, "%s/small", g_dir);
+    snprintf(g_mnt, sizeof g_mnt, "%s/small", cli_dir);
     assert_int_equal(mkdir(g_mnt, 0755), 0);
     if (mount("tmpfs", g_mnt, "tmpfs", 0, "size=96k") != 0) {
         int e = errno;
@@ -390,15 +376,15 @@ static void test_cli_io__disk_full(void **state)
         skip();
     }
     char big[300], old[300], t[300];
-    snprintf(big, sizeof big, "%s/big.jsonl", g_dir); /* the inputs live outside */
+    snprintf(big, sizeof big, "%s/big.jsonl", cli_dir); /* the inputs live outside */
     write_ints(big, 50000);                           /* 200 KB of PLAIN INT32 */
-    write_ints(in_dir("ints.jsonl"), 10);
+    write_ints(cli_dir_path("ints.jsonl"), 10);
     snprintf(old, sizeof old, "%s/old.cfile", g_mnt);
     run r;
-    CLI(&r, "write", "--type", "INT32", "--quiet", in_dir("ints.jsonl"), old);
+    CLI(&r, "write", "--type", "INT32", "--quiet", cli_dir_path("ints.jsonl"), old);
     EXPECT_RC(r, 0);
     done(&r);
-    char *copy = in_dir("old-copy.cfile");
+    char *copy = cli_dir_path("old-copy.cfile");
     size_t len;
     uint8_t *bytes = cf_test_read_file(old, &len);
     write_text(copy, (const char *)bytes, len);
@@ -415,7 +401,7 @@ static void test_cli_io__disk_full(void **state)
     ok(&r);
     CLI(&r, "table", "insert", t, "--row", "id=-1,s=before");
     ok(&r);
-    char *csv = in_dir("big.csv");
+    char *csv = cli_dir_path("big.csv");
     FILE *f = fopen(csv, "w");
     assert_non_null(f);
     fputs("id,s\n", f);
@@ -467,9 +453,9 @@ static void chmod_all(const char *dir, mode_t m)
 static void test_cli_io__rewrite_keeps_mode(void **state)
 {
     (void)state;
-    char *in = in_dir("ints.jsonl");
+    char *in = cli_dir_path("ints.jsonl");
     write_ints(in, 5);
-    char *f = in_dir("f.cfile");
+    char *f = cli_dir_path("f.cfile");
     run r;
     CLI(&r, "write", "--type", "INT32", "--quiet", in, f);
     ok(&r);
@@ -498,7 +484,7 @@ static void test_cli_io__rewrite_keeps_mode(void **state)
     }
 
     /* A table's own files: every rewrite keeps what the user set. */
-    char *t = in_dir("t");
+    char *t = cli_dir_path("t");
     CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
     ok(&r);
     CLI(&r, "table", "insert", t, "--row", "id=1,s=a");
@@ -510,8 +496,8 @@ static void test_cli_io__rewrite_keeps_mode(void **state)
     ok(&r);
     CLI(&r, "table", "update", t, "--key", "1", "--set", "s=c");
     ok(&r);
-    char *tablet = in_dir("t/TABLET");
-    char *manifest = in_dir("t/MANIFEST");
+    char *tablet = cli_dir_path("t/TABLET");
+    char *manifest = cli_dir_path("t/MANIFEST");
     if (access(tablet, F_OK) == 0)
         assert_int_equal(mode_of(tablet) & 07777, 0600);
     assert_int_equal(mode_of(manifest) & 07777, 0600);
@@ -552,7 +538,7 @@ static void check_modes(const char *dir, mode_t file, mode_t d)
 static void test_cli_io__new_table_files_keep_mode(void **state)
 {
     (void)state;
-    char *t = in_dir("t");
+    char *t = cli_dir_path("t");
     run r;
     CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
     ok(&r);
@@ -560,9 +546,9 @@ static void test_cli_io__new_table_files_keep_mode(void **state)
     ok(&r);
     chmod_all(t, 0600);
     assert_int_equal(chmod(t, 0710), 0);
-    char *wal = in_dir("t/wal");
+    char *wal = cli_dir_path("t/wal");
     assert_int_equal(chmod(wal, 0710), 0);
-    assert_int_not_equal(access(in_dir("t/TABLET"), F_OK), 0);
+    assert_int_not_equal(access(cli_dir_path("t/TABLET"), F_OK), 0);
     for (int i = 2; i < 8; i++) { /* flushes, a merge after the fourth rowset */
         char row[64];
         snprintf(row, sizeof row, "id=%d,s=x", i);
@@ -572,7 +558,7 @@ static void test_cli_io__new_table_files_keep_mode(void **state)
         ok(&r);
         check_modes(t, 0600, 0710);
     }
-    assert_int_equal(mode_of(in_dir("t/TABLET")) & 07777, 0600);
+    assert_int_equal(mode_of(cli_dir_path("t/TABLET")) & 07777, 0600);
     /* an update of a flushed row, then a flush: a REDO DeltaFile added to an
      * existing rowset (it used to get 0644) */
     CLI(&r, "table", "update", t, "--key", "3", "--set", "s=y");
@@ -584,7 +570,7 @@ static void test_cli_io__new_table_files_keep_mode(void **state)
     ok(&r);
     check_modes(t, 0600, 0710);
     /* a new table's log directory takes the table directory's mode */
-    char *u = in_dir("u");
+    char *u = cli_dir_path("u");
     assert_int_equal(mkdir(u, 0750), 0);
     assert_int_equal(chmod(u, 0750), 0);
     CLI(&r, "table", "create", u, "--schema", "id INT64 KEY");
@@ -604,14 +590,14 @@ static void test_cli_io__new_table_files_keep_mode(void **state)
 static void test_cli_io__symlinked_output_is_replaced(void **state)
 {
     (void)state;
-    char *in = in_dir("ints.jsonl");
+    char *in = cli_dir_path("ints.jsonl");
     write_ints(in, 5);
-    char *target = in_dir("target.cfile");
-    char *link = in_dir("link.cfile");
+    char *target = cli_dir_path("target.cfile");
+    char *link = cli_dir_path("link.cfile");
     run r;
     CLI(&r, "write", "--type", "INT32", "--quiet", in, target);
     ok(&r);
-    char *copy = in_dir("target-copy.cfile");
+    char *copy = cli_dir_path("target-copy.cfile");
     size_t len;
     uint8_t *bytes = cf_test_read_file(target, &len);
     write_text(copy, (const char *)bytes, len);
@@ -628,7 +614,7 @@ static void test_cli_io__symlinked_output_is_replaced(void **state)
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, "\"type\":\"INT64\""));
     done(&r);
-    assert_int_equal(count_tmp(g_dir), 0);
+    assert_int_equal(count_tmp(cli_dir), 0);
 }
 
 /* ---- '-' ---------------------------------------------------------------------------------- */
@@ -636,15 +622,15 @@ static void test_cli_io__symlinked_output_is_replaced(void **state)
 static void test_cli_io__dash_is_stdin_and_stdout(void **state)
 {
     (void)state;
-    char *in = in_dir("ints.jsonl");
+    char *in = cli_dir_path("ints.jsonl");
     write_ints(in, 100);
-    char *by_path = in_dir("by-path.cfile");
+    char *by_path = cli_dir_path("by-path.cfile");
     run r;
     CLI(&r, "write", "--type", "INT32", "--quiet", in, by_path);
     ok(&r);
 
     /* OUT '-': the same bytes on stdout; the summary on stderr. */
-    char *to_stdout = in_dir("stdout.cfile");
+    char *to_stdout = cli_dir_path("stdout.cfile");
     FILE *o = fopen(to_stdout, "wb");
     assert_non_null(o);
     char *args[] = {"write", "--type", "INT32", in, "-", NULL};
@@ -654,22 +640,22 @@ static void test_cli_io__dash_is_stdin_and_stdout(void **state)
     assert_non_null(strstr(r.err, "wrote standard output: 100 rows"));
     done(&r);
     same_bytes(by_path, to_stdout);
-    assert_int_equal(access(in_dir("-"), F_OK), -1);
+    assert_int_equal(access(cli_dir_path("-"), F_OK), -1);
     assert_int_equal(access("-", F_OK), -1);
 
     /* INPUT '-' (the real binary, stdin from a file). */
     child_opts co = {in, -1, 0, false};
     child ch;
-    char *from_stdin = in_dir("stdin.cfile");
+    char *from_stdin = cli_dir_path("stdin.cfile");
     SPAWN(&ch, &co, "write", "--type", "INT32", "--quiet", "-", from_stdin);
     expect_exit(&ch, 0);
     free(ch.err);
     same_bytes(by_path, from_stdin);
 
     /* bloom write KEYS '-' and write --spec '-'. */
-    char *keys = in_dir("keys.txt");
+    char *keys = cli_dir_path("keys.txt");
     write_str(keys, "a\nb\nc\n");
-    char *b1 = in_dir("b1.bloom"), *b2 = in_dir("b2.bloom");
+    char *b1 = cli_dir_path("b1.bloom"), *b2 = cli_dir_path("b2.bloom");
     CLI(&r, "bloom", "write", keys, b1);
     ok(&r);
     co.stdin_path = keys;
@@ -677,9 +663,9 @@ static void test_cli_io__dash_is_stdin_and_stdout(void **state)
     expect_exit(&ch, 0);
     free(ch.err);
     same_bytes(b1, b2);
-    char *spec = in_dir("spec.json");
+    char *spec = cli_dir_path("spec.json");
     write_str(spec, "{\"type\": \"INT32\", \"values\": [1, 2, 3]}");
-    char *s1 = in_dir("s1.cfile"), *s2 = in_dir("s2.cfile");
+    char *s1 = cli_dir_path("s1.cfile"), *s2 = cli_dir_path("s2.cfile");
     CLI(&r, "write", "--spec", spec, s1);
     ok(&r);
     co.stdin_path = spec;

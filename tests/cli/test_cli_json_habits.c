@@ -50,13 +50,6 @@ static size_t count_lines(const char *s)
     return n;
 }
 
-static void rm_rf(const char *dir)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
-
 static void test_json_habits__demo(void **state)
 {
     (void)state;
@@ -99,7 +92,7 @@ static void test_json_habits__demo(void **state)
     assert_non_null(strstr(r.out, "\ntry: cfile info"));
     assert_null(strstr(r.out, "  \n")); /* no trailing blanks */
     done(&r);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_json_habits__table_create_import_flush(void **state)
@@ -147,7 +140,7 @@ static void test_json_habits__table_create_import_flush(void **state)
     EXPECT_RC(r, 2);
     assert_non_null(strstr(r.err, "flush does not take --where"));
     done(&r);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_json_habits__delta_write(void **state)
@@ -207,7 +200,7 @@ static void test_json_habits__delta_write(void **state)
     CLI(&r, "delta", "write", "--jsn", spec, out);
     EXPECT_RC(r, 2);
     done(&r);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_json_habits__hfile_dump_limit(void **state)
@@ -390,7 +383,7 @@ static void test_json_habits__parquet_write(void **state)
     EXPECT_RC(r, 1);
     assert_int_equal(r.out_len, 0);
     done(&r);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_json_habits__convert(void **state)
@@ -527,7 +520,7 @@ static void test_json_habits__convert(void **state)
     EXPECT_RC(r, 2);
     assert_int_equal(count_lines(r.err), 2);
     done(&r);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* Every output line of a run is one compact JSON document (a report has one
@@ -654,7 +647,7 @@ static void test_json_habits__every_reporting_command(void **state)
         if (strcmp(name, "completion") != 0 && strstr(u, "--json") == NULL)
             fail_msg("cfile %s --help does not mention --json", name);
     }
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 int main(int argc, char **argv)

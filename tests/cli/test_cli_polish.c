@@ -3,7 +3,6 @@
  * colour only on a terminal without NO_COLOR. Each test works in its own temp dir. */
 #define _XOPEN_SOURCE 700 /* posix_openpt, grantpt, unlockpt, ptsname */
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,23 +22,6 @@ typedef struct fixture {
     char dir[64];
 } fixture;
 
-static void rm_tree(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d != NULL) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char p[600];
-            snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
-            unlink(p);
-        }
-        closedir(d);
-    }
-    rmdir(path);
-}
-
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof(*f));
@@ -53,7 +35,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    rm_tree(f->dir);
+    CF_ASSERT_RM_RF(f->dir);
     free(f);
     return 0;
 }

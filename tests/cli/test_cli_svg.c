@@ -241,9 +241,7 @@ static void test_svg__parquet_and_table(void **state)
     free(s);
     unlink(out);
     unlink(csv);
-    char cmd[256];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* `--svg -`: the picture on stdout, the report on stderr, no file named "-". */
@@ -312,9 +310,7 @@ static void test_svg__to_stdout(void **state)
     assert_non_null(strstr(r.out, "x .. y"));
     assert_non_null(strstr(r.err, "schema:"));
     done(&r);
-    char cmd[256];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* A BloomFile: its bloom blocks by offset under the value index, drawn above

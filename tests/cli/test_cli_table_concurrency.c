@@ -24,23 +24,6 @@
 #define NOPS 40  /* commands per process */
 #define NKEYS 10 /* keys per process */
 
-static char g_dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    strcpy(g_dir, "/tmp/cf_cli_conc_XXXXXX");
-    return mkdtemp(g_dir) == NULL ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 typedef struct mkey {
     bool live;
     int64_t v;
@@ -108,7 +91,7 @@ static void test_concurrency__acknowledged_writes_survive(void **state)
 {
     (void)state;
     char table[128];
-    snprintf(table, sizeof(table), "%s/t", g_dir);
+    snprintf(table, sizeof(table), "%s/t", cli_dir);
     run r;
     CLI(&r, "table", "create", table, "--schema", "k INT64 KEY, v INT64 NULL");
     EXPECT_RC(r, 0);
@@ -117,7 +100,7 @@ static void test_concurrency__acknowledged_writes_survive(void **state)
     pid_t pids[NPROC];
     for (int p = 0; p < NPROC; p++) {
         char ack[160];
-        snprintf(ack, sizeof(ack), "%s/ack.%d", g_dir, p);
+        snprintf(ack, sizeof(ack), "%s/ack.%d", cli_dir, p);
         pids[p] = fork();
         assert_true(pids[p] >= 0);
         if (pids[p] == 0) {
@@ -138,7 +121,7 @@ static void test_concurrency__acknowledged_writes_survive(void **state)
     size_t acked = 0, failed = 0;
     for (int p = 0; p < NPROC; p++) {
         char path[160], line[512];
-        snprintf(path, sizeof(path), "%s/ack.%d", g_dir, p);
+        snprintf(path, sizeof(path), "%s/ack.%d", cli_dir, p);
         FILE *f = fopen(path, "r");
         assert_non_null(f);
         while (fgets(line, sizeof(line), f) != NULL) {
@@ -213,7 +196,7 @@ static void test_concurrency__lock_timeout_option(void **state)
 {
     (void)state;
     char table[128];
-    snprintf(table, sizeof(table), "%s/u", g_dir);
+    snprintf(table, sizeof(table), "%s/u", cli_dir);
     run r;
     CLI(&r, "table", "create", table, "--schema", "k INT64 KEY, v INT64 NULL");
     EXPECT_RC(r, 0);
@@ -272,9 +255,10 @@ static void test_concurrency__lock_timeout_option(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_concurrency__acknowledged_writes_survive, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_concurrency__lock_timeout_option, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_concurrency__acknowledged_writes_survive,
+                                        cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_concurrency__lock_timeout_option, cli_dir_setup,
+                                        cli_dir_teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

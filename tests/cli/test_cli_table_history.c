@@ -11,23 +11,6 @@
 #include "support_cli.h"
 #include "test_common.h"
 
-static char g_dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    strcpy(g_dir, "/tmp/cf_cli_hist_XXXXXX");
-    return mkdtemp(g_dir) == NULL ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 static void ok(run *r)
 {
     EXPECT_RC(*r, 0);
@@ -38,7 +21,7 @@ static void test_cli_history__ahm_and_reserved_ts(void **state)
 {
     (void)state;
     char t[128];
-    snprintf(t, sizeof(t), "%s/t", g_dir);
+    snprintf(t, sizeof(t), "%s/t", cli_dir);
     run r;
     CLI(&r, "table", "create", t, "--schema", "k INT64 KEY, v INT64 NULL");
     ok(&r);
@@ -106,7 +89,7 @@ static void test_cli_history__failed_merge_warns(void **state)
 {
     (void)state;
     char t[128], p[256];
-    snprintf(t, sizeof(t), "%s/w", g_dir);
+    snprintf(t, sizeof(t), "%s/w", cli_dir);
     run r;
     CLI(&r, "table", "create", t, "--schema", "k INT64 KEY, v INT64 NULL");
     ok(&r);
@@ -157,8 +140,10 @@ static void test_cli_history__failed_merge_warns(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_history__ahm_and_reserved_ts, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_history__failed_merge_warns, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_history__ahm_and_reserved_ts, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_history__failed_merge_warns, cli_dir_setup,
+                                        cli_dir_teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -12,33 +12,6 @@
 #include "support_cli.h"
 #include "test_common.h"
 
-static char g_dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    strcpy(g_dir, "/tmp/cf_cli_tins_XXXXXX");
-    return mkdtemp(g_dir) == NULL ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static char *in_dir(const char *name)
-{
-    static char buf[16][256];
-    static int k;
-    char *p = buf[k++ % 16];
-    snprintf(p, 256, "%s/%s", g_dir, name);
-    return p;
-}
-
-
 #define SCHEMA "id INT64 KEY, name STRING NULL"
 
 static void expect_scan(const char *dir, const char *as_of, const char *want)
@@ -56,8 +29,8 @@ static void expect_scan(const char *dir, const char *as_of, const char *want)
 static void test_cli_table_insert__unsorted_import_and_insert(void **state)
 {
     (void)state;
-    char *dir = in_dir("t");
-    char *csv = in_dir("u.csv");
+    char *dir = cli_dir_path("t");
+    char *csv = cli_dir_path("u.csv");
     write_str(csv, "id,name\n3,c\n1,a\n2,\n");
     run r;
     cli(&r, "table", "import", dir, "--schema", SCHEMA, csv, NULL);
@@ -107,8 +80,8 @@ static void test_cli_table_insert__unsorted_import_and_insert(void **state)
 static void test_cli_table_insert__import_into_rows(void **state)
 {
     (void)state;
-    char *dir = in_dir("t2");
-    char *a = in_dir("a.csv"), *b = in_dir("b.csv"), *c = in_dir("c.csv");
+    char *dir = cli_dir_path("t2");
+    char *a = cli_dir_path("a.csv"), *b = cli_dir_path("b.csv"), *c = cli_dir_path("c.csv");
     write_str(a, "id,name\n10,x\n20,y\n");
     write_str(b, "name,id\nw,25\nv,5\n");
     write_str(c, "id,name\n30,z\n20,dup\n");
@@ -152,13 +125,13 @@ static void test_cli_table_insert__import_into_rows(void **state)
     expect_scan(dir, "1", "{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n");
     /* A repeated key in sorted input into an empty table: the one-pass writer
      * refuses it, and nothing opens as a table. */
-    char *d3 = in_dir("t3"), *dup = in_dir("dup.csv");
+    char *d3 = cli_dir_path("t3"), *dup = cli_dir_path("dup.csv");
     write_str(dup, "id,name\n1,a\n2,b\n2,c\n");
     cli(&r, "table", "import", d3, "--schema", SCHEMA, dup, NULL);
     EXPECT_RC(r, CF_EXIT_FAIL);
     assert_non_null(strstr(r.err, "dup.csv: line 4: duplicate key (repeated in the load)"));
     done(&r);
-    assert_int_equal(access(in_dir("t3/MANIFEST"), F_OK), -1);
+    assert_int_equal(access(cli_dir_path("t3/MANIFEST"), F_OK), -1);
     /* A table of several rowsets is not replaced by `create`. */
     cli(&r, "table", "insert", dir, "--row", "id=1", NULL);
     EXPECT_RC(r, 0);
@@ -172,9 +145,10 @@ static void test_cli_table_insert__import_into_rows(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_table_insert__unsorted_import_and_insert, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_insert__import_into_rows, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_table_insert__unsorted_import_and_insert,
+                                        cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_table_insert__import_into_rows, cli_dir_setup,
+                                        cli_dir_teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

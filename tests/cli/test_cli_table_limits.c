@@ -13,38 +13,6 @@
 #include "support_cli.h"
 #include "test_common.h"
 
-static char g_dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    /* Every mutation of a 600-column table fsyncs some 600 files: seconds on a
-     * disk, milliseconds in memory. This test is about limits, not durability,
-     * so it works in /dev/shm where there is one. */
-    strcpy(g_dir, "/dev/shm/cf_cli_tlim_XXXXXX");
-    if (mkdtemp(g_dir) != NULL)
-        return 0;
-    strcpy(g_dir, "/tmp/cf_cli_tlim_XXXXXX");
-    return mkdtemp(g_dir) == NULL ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static char *in_dir(const char *name)
-{
-    static char buf[8][256];
-    static int k;
-    char *p = buf[k++ % 8];
-    snprintf(p, 256, "%s/%s", g_dir, name);
-    return p;
-}
-
 /* A growing string (open_memstream). */
 typedef struct sb {
     char *s;
@@ -160,7 +128,8 @@ static void test_cli_table_limits__600_columns(void **state)
     sb_init(&schema);
     for (size_t i = 0; i < WIDE; i++)
         sb_printf(&schema, "%sc%zu %s%s", i ? ", " : "", i, wide_type(i), i ? " NULL" : " KEY");
-    char *dir = in_dir("wide"), *csv = in_dir("wide.csv"), *dir2 = in_dir("wide2");
+    char *dir = cli_dir_path("wide"), *csv = cli_dir_path("wide.csv"),
+         *dir2 = cli_dir_path("wide2");
     run r;
     cli(&r, "table", "create", dir, "--schema", sb_str(&schema), NULL);
     EXPECT_RC(r, 0);
@@ -338,7 +307,7 @@ static void test_cli_table_limits__100_key_columns(void **state)
     for (size_t i = 0; i < NKEYS; i++)
         sb_printf(&schema, "k%zu %s KEY, ", i, i == 0 ? "INT64" : i % 2 ? "STRING" : "INT32");
     sb_printf(&schema, "v STRING NULL");
-    char *dir = in_dir("keys"), *csv = in_dir("keys.csv");
+    char *dir = cli_dir_path("keys"), *csv = cli_dir_path("keys.csv");
 
     /* import in key order into an empty table: one pass by the rowset writer,
      * every row at the writer's timestamp 1 */
@@ -478,7 +447,7 @@ static void expect_out(const char *want, ...)
 static void test_cli_table_limits__quoted_keys(void **state)
 {
     (void)state;
-    char *dir = in_dir("q");
+    char *dir = cli_dir_path("q");
     run r;
     cli(&r, "table", "create", dir, "--schema",
         "a INT64 KEY, b STRING KEY, c INT32 KEY, v STRING NULL", NULL);
@@ -521,7 +490,7 @@ static void test_cli_table_limits__quoted_keys(void **state)
                "--json", "7,'p,q\\ \\'s',4", NULL);
 
     /* A last STRING key column takes commas unquoted, as before. */
-    char *dir2 = in_dir("q2");
+    char *dir2 = cli_dir_path("q2");
     cli(&r, "table", "create", dir2, "--schema", "a INT64 KEY, b STRING KEY", NULL);
     EXPECT_RC(r, 0);
     done(&r);
@@ -542,7 +511,7 @@ static void test_cli_table_limits__stated_limits(void **state)
     for (size_t i = 0; i <= CF_RS_MAX_COLUMNS; i++)
         sb_printf(&schema, "%sc%zu INT32 KEY", i ? ", " : "", i);
     run r;
-    cli(&r, "table", "create", in_dir("many"), "--schema", sb_str(&schema), NULL);
+    cli(&r, "table", "create", cli_dir_path("many"), "--schema", sb_str(&schema), NULL);
     EXPECT_RC(r, CF_EXIT_USAGE);
     assert_non_null(strstr(r.err, "more than 1024 columns"));
     done(&r);
@@ -550,7 +519,7 @@ static void test_cli_table_limits__stated_limits(void **state)
     char name[160];
     memset(name, 'n', 129);
     strcpy(name + 129, " INT64 KEY");
-    cli(&r, "table", "create", in_dir("long"), "--schema", name, NULL);
+    cli(&r, "table", "create", cli_dir_path("long"), "--schema", name, NULL);
     EXPECT_RC(r, CF_EXIT_USAGE);
     assert_non_null(strstr(r.err, "at most 128 are allowed"));
     done(&r);
@@ -564,10 +533,14 @@ static void test_cli_table_limits__stated_limits(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_table_limits__600_columns, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_limits__100_key_columns, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_limits__quoted_keys, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_limits__stated_limits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_table_limits__600_columns, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_table_limits__100_key_columns, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_table_limits__quoted_keys, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_table_limits__stated_limits, cli_dir_setup,
+                                        cli_dir_teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

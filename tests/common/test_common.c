@@ -1,5 +1,9 @@
+/* nftw() is XSI. */
+#define _XOPEN_SOURCE 700
 #include "test_common.h"
 
+#include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +162,23 @@ uint8_t *cf_test_read_file(const char *path, size_t *len)
     if (p)
         *len = (size_t)n;
     return p;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+int cf_test_rm_rf(const char *path)
+{
+    /* Depth first so each directory is empty when its turn comes; PHYS so a
+     * link is removed, never what it points to. */
+    if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+        return errno == ENOENT ? 0 : -1;
+    return 0;
 }
 
 const char *cf_test_shared_dir(void)

@@ -53,6 +53,12 @@ uint64_t cf_rng_below(cf_rng *r, uint64_t n);
 
 /* Read a whole file (malloc'd; caller frees). NULL on failure. */
 uint8_t *cf_test_read_file(const char *path, size_t *len);
+/* Remove path and everything below it, as `rm -rf` does, without a shell and
+ * without following links. A path that does not exist is not an error.
+ * Returns 0, or -1 (errno set) when something could not be removed. */
+int cf_test_rm_rf(const char *path);
+/* cf_test_rm_rf, failing the test when something could not be removed. */
+#define CF_ASSERT_RM_RF(path) assert_int_equal(cf_test_rm_rf(path), 0)
 /* The shared/ directory (CF_SHARED_DIR env var, else the build-time default). */
 const char *cf_test_shared_dir(void);
 

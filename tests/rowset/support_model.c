@@ -22,13 +22,6 @@ char *mkdtemp_fast_dir(void)
     return mkdtemp_dir();
 }
 
-void rm_rf(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
-
 bool bit(const uint8_t *bm, size_t i)
 {
     return bm == NULL || ((bm[i >> 3] >> (i & 7)) & 1);

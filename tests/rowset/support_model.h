@@ -18,7 +18,6 @@ char *mkdtemp_dir(void);
 /* The same in memory (/dev/shm, where fsync costs nothing) when there is one:
  * for tests of thousands of commits. */
 char *mkdtemp_fast_dir(void);
-void rm_rf(const char *dir);
 /* Bit i of a non-null bitmap; a NULL bitmap means every row is present. */
 bool bit(const uint8_t *bm, size_t i);
 

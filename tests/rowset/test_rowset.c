@@ -287,7 +287,7 @@ static void test_rowset__write_scan_get(void **state)
     kb[0] = &zero;
     CF_ASSERT_STATUS(cf_rowset_get(rs, kb, 1, &b, &err), CF_ENOTFOUND, &err);
     cf_rowset_free(rs);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- updates of array columns --------------------------------------------------------------- */
@@ -425,7 +425,7 @@ static void test_rowset__array_updates(void **state)
     check_tags(rs, n, CF_RS_SNAPSHOT_LATEST);
     check_tags(rs, n, 3);
     cf_rowset_free(rs);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* Lookups read through a block cache: the rowset's own (default), none, or one
@@ -501,7 +501,7 @@ static void test_rowset__block_cache(void **state)
     o.version = 99;
     CF_ASSERT_STATUS(cf_rowset_open_opts(&rs, dir, &o, &err), CF_EINVAL, &err);
     assert_null(rs);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* Point lookups on a key column of many-chunk BIT_SHUFFLE blocks: the key
@@ -616,7 +616,7 @@ static void test_rowset__lookups_seek_index(void **state)
     cf_rowset_free(rs);
     cf_cache_free(shared);
     cf_rs_schema_free(s);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* Block skipping: comparisons on a DICT and an RLE column rule out whole
@@ -763,7 +763,7 @@ static void test_rowset__block_skipping(void **state)
     free(grp);
     free(nn);
     free(x);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_rowset__predicates(void **state)
@@ -859,7 +859,7 @@ static void test_rowset__predicates(void **state)
     assert_true(cf_rs_scanner_stats(sc)->batches_skipped >= 9);
     cf_rs_scanner_free(sc);
     cf_rowset_free(rs);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_rowset__order_errors(void **state)
@@ -892,7 +892,7 @@ static void test_rowset__order_errors(void **state)
     assert_non_null(strstr(err.msg, "row 1: key out of order"));
     cf_rs_writer_free(w);
     cf_rs_schema_free(s);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_rowset__manifest_damage(void **state)
@@ -927,7 +927,7 @@ static void test_rowset__manifest_damage(void **state)
     CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
     cf_rowset_free(rs);
     free(orig);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- model-based MVCC test ------------------------------------------------------------------- */
@@ -1140,7 +1140,7 @@ static void test_rowset__model(void **state)
         free(m[i].h);
     free(m);
     cf_rs_schema_free(s);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- crash tests ------------------------------------------------------------------------------- */
@@ -1178,7 +1178,7 @@ static void test_rowset__crash_during_write(void **state)
             CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
             cf_rowset_free(rs);
         }
-        rm_rf(dir);
+        CF_ASSERT_RM_RF(dir);
     }
 }
 
@@ -1250,7 +1250,7 @@ static void test_rowset__crash_during_compaction(void **state)
         /* And a later compaction works and cleans leftovers. */
         CF_ASSERT_OK(cf_rowset_compact(rs, 0, &err), &err);
         cf_rowset_free(rs);
-        rm_rf(dir);
+        CF_ASSERT_RM_RF(dir);
     }
 }
 

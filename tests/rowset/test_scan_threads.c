@@ -348,7 +348,7 @@ static void test_scan_threads__same_as_one_thread(void **state)
     }
     assert_true(rows > 100000); /* the cases did read something */
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
     free(dir);
 }
 
@@ -437,7 +437,7 @@ static void test_scan_threads__damaged_block(void **state)
         cf_buf_dispose(&one);
         cf_buf_dispose(&many);
         cf_table_free(t);
-        rm_rf(dir);
+        CF_ASSERT_RM_RF(dir);
         free(dir);
     }
 }
@@ -485,7 +485,7 @@ static void test_scan_threads__free_early(void **state)
     assert_true(bt.count > 0);
     cf_table_scanner_free(ts);
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
     free(dir);
 }
 
@@ -533,7 +533,7 @@ static void test_scan_threads__window_sizes(void **state)
     cf_buf_dispose(&one);
     cf_buf_dispose(&many);
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
     free(dir);
 }
 
@@ -605,7 +605,7 @@ static void test_scan_threads__alloc_failures(void **state)
     cf_buf_dispose(&one[1]);
     cf_buf_dispose(&many);
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
     free(dir);
 }
 
@@ -636,7 +636,7 @@ static void test_scan_threads__bad_count(void **state)
     assert_int_equal(b.count, 100);
     cf_table_scanner_free(ts);
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
     free(dir);
 }
 

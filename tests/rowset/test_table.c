@@ -162,7 +162,7 @@ static void test_table__insert_any_order(void **state)
     CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
     assert_int_equal(scan_ids(t, 37, ids, 16), 8);
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_table__mrs_flushes_by_size(void **state)
@@ -219,7 +219,7 @@ static void test_table__mrs_flushes_by_size(void **state)
     assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 1000), 997);
     assert_int_equal(scan_ids(t, 502, ids, 1000), 500); /* inserted at ts 2..501 */
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* Every rowset of a table reads through the table's one block cache, which
@@ -292,7 +292,7 @@ static void test_table__block_cache(void **state)
     cf_cache_free(shared);
     o.version = 0;
     CF_ASSERT_STATUS(cf_table_open_opts(&t, dir, &o, &err), CF_EINVAL, &err);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* Mappings of files under dir in this process (/proc/self/maps). */
@@ -417,7 +417,7 @@ static void test_table__lazy_rowset_open(void **state)
     cf_table_free(t);
     /* The table of the damage test below: rs-1..rs-3 hold 0..9, 100..109,
      * 200..209; 50 is in the log. */
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
     assert_int_equal(mkdir(dir, 0700), 0);
     make_table(dir);
     CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
@@ -470,7 +470,7 @@ static void test_table__lazy_rowset_open(void **state)
     assert_non_null(strstr(err.msg, "rs-3"));
     cf_table_scanner_free(sc);
     cf_table_free(r);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_table__old_layout_and_damage(void **state)
@@ -527,7 +527,7 @@ static void test_table__old_layout_and_damage(void **state)
              dir, dir);
     assert_int_equal(system(cmd), 0);
     CF_ASSERT_STATUS(cf_table_open(&t, dir, &err), CF_ECORRUPT, &err);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- array columns ---------------------------------------------------------------------------- */
@@ -741,7 +741,7 @@ static void test_table__arrays(void **state)
     for (uint64_t snap = 1; snap <= ts + 1; snap += 5)
         acheck(t, m, snap, 3);
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- model-based test --------------------------------------------------------------------------
@@ -903,7 +903,7 @@ static void model_run(uint64_t seed)
         free(m[i].h);
     free(m);
     cf_rs_schema_free(s);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_table__model(void **state)
@@ -973,7 +973,7 @@ static void test_table__crash_during_flush(void **state)
         /* The table takes new rows and flushes after the crash. */
         CF_ASSERT_OK(ins(t, -1, "after", cf_table_last_ts(t) + 1, &err), &err);
         CF_ASSERT_OK(cf_table_close(t, &err), &err);
-        rm_rf(dir);
+        CF_ASSERT_RM_RF(dir);
     }
 }
 

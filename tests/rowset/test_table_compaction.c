@@ -206,7 +206,7 @@ static void test_table_compaction__bounded_over_many_flushes(void **state)
         free(m[i].h);
     free(m);
     cf_rs_schema_free(s);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- a merge of some rowsets keeps every snapshot ---------------------------------------- */
@@ -377,7 +377,7 @@ static void test_table_compaction__partial_merge_keeps_snapshots(void **state)
         free(m[i].h);
     free(m);
     cf_rs_schema_free(s);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- crash test ------------------------------------------------------------------------------ */
@@ -525,7 +525,7 @@ static void test_table_compaction__crash_during_merges(void **state)
         check_no_stray_rowsets(t, dir);
         CF_ASSERT_OK(cf_table_close(t, &err), &err);
         free(got);
-        rm_rf(dir);
+        CF_ASSERT_RM_RF(dir);
     }
     assert_true(merged_any > 0);
     print_message("%zu of 8 rounds killed while a rowset directory was being written\n", cut);
@@ -598,7 +598,7 @@ static void test_table_compaction__options(void **state)
     assert_int_equal(table_rows(t), 13);
     check_no_stray_rowsets(t, dir);
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* An allocation failure at every point of a flush followed by a merge: the
@@ -658,7 +658,7 @@ static void test_table_compaction__failed_merge_is_not_a_failed_flush(void **sta
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
         check_no_stray_rowsets(t, dir);
         cf_table_free(t);
-        rm_rf(dir);
+        CF_ASSERT_RM_RF(dir);
     }
     print_message("%" PRIu64 " allocations; 96 failures: %zu failed the flush, %zu only the merge\n",
                   calls, flush_failed, merge_failed);

@@ -141,7 +141,7 @@ static void test_gc__foreign_files_survive(void **state)
     assert_false(exists(dir, p));
     /* The root rowset was merged away: its MANIFEST went, our files with it. */
     assert_false(exists(dir, "MANIFEST"));
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_gc__symlink_named_like_a_rowset(void **state)
@@ -189,10 +189,8 @@ static void test_gc__symlink_named_like_a_rowset(void **state)
     for (size_t i = 0; i < 5; i++)
         expect(outside, names[i], names[i]);
     assert_true(exists(dir, "rs-9"));
-    char cmd[1200];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", outside);
-    assert_int_equal(system(cmd), 0);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(outside);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_gc__create_refuses_foreign_directory(void **state)
@@ -224,9 +222,9 @@ static void test_gc__create_refuses_foreign_directory(void **state)
     CF_ASSERT_STATUS(cf_rs_create_empty(dir3, s, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "5.col0.cfile"));
     cf_rs_schema_free(s);
-    rm_rf(dir3);
-    rm_rf(dir2);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir3);
+    CF_ASSERT_RM_RF(dir2);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_gc__missing_metadata_is_damage(void **state)
@@ -281,7 +279,7 @@ static void test_gc__missing_metadata_is_damage(void **state)
     /* Nothing was removed by the failed opens. */
     assert_true(exists(dir, "rs-2/MANIFEST.saved"));
     assert_true(exists(dir, "rs-1/MANIFEST"));
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_gc__first_flush_writes_tablet_first(void **state)
@@ -315,7 +313,7 @@ static void test_gc__first_flush_writes_tablet_first(void **state)
     assert_false(exists(dir, "rs-8/1.col0.cfile"));
     assert_int_equal(count_rows(t), 2);
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 int main(int argc, char **argv)

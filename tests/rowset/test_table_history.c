@@ -145,7 +145,7 @@ static void test_history__ahm_recorded_and_enforced(void **state)
     CF_ASSERT_OK(scan_at(t, 41, &n, &err), &err);
     assert_int_equal(n, 5);
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_history__reserved_timestamps(void **state)
@@ -199,8 +199,8 @@ static void test_history__reserved_timestamps(void **state)
     CF_ASSERT_STATUS(cf_rs_writer_create(&w, dir2, s, &wo, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, range));
     cf_rs_schema_free(s);
-    rm_rf(dir2);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir2);
+    CF_ASSERT_RM_RF(dir);
 }
 
 int main(int argc, char **argv)

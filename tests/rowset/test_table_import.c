@@ -460,7 +460,7 @@ static void test_table_import__reinserts(void **state)
         CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
         check(t, m, &rng, STRIDE);
         cf_table_free(t);
-        rm_rf(dir);
+        CF_ASSERT_RM_RF(dir);
     }
 }
 
@@ -574,7 +574,7 @@ static void test_table_import__failure_commits_nothing(void **state)
         closedir(d);
         cf_table_free(t);
         free(disk0);
-        rm_rf(dir);
+        CF_ASSERT_RM_RF(dir);
     }
     print_message("%" PRIu64 " allocations in a load's commit; %d injected failures failed it, "
                   "%d did not\n",
@@ -768,7 +768,7 @@ static void test_table_import__files_private_from_creation(void **state)
         cf_alloc_fail_after(0);
         check_file_modes(dir, 0600, st == CF_OK ? "compacted" : "compaction failed");
         cf_table_free(t);
-        rm_rf(dir);
+        CF_ASSERT_RM_RF(dir);
     }
     umask(old_umask);
 }

@@ -88,7 +88,7 @@ static void test_lock__defaults(void **state)
     o.version = 99;
     CF_ASSERT_STATUS(cf_table_open_opts(&t, dir, &o, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "version"));
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_lock__two_handles_in_one_process(void **state)
@@ -119,7 +119,7 @@ static void test_lock__two_handles_in_one_process(void **state)
     struct stat sb;
     assert_int_equal(stat(p, &sb), 0);
     assert_int_equal(sb.st_size, 0);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_lock__other_process_holds_it(void **state)
@@ -196,7 +196,7 @@ static void test_lock__other_process_holds_it(void **state)
     assert_int_equal(waitpid(pid, &status, 0), pid);
     CF_ASSERT_OK(open_with(&t, dir, false, 0, &err), &err);
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_lock__readers(void **state)
@@ -259,8 +259,8 @@ static void test_lock__readers(void **state)
     CF_ASSERT_OK(open_with(&r, dir2, true, 0, &err), &err);
     cf_table_free(r);
     assert_int_not_equal(access(p, F_OK), 0);
-    rm_rf(dir2);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir2);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_lock__not_a_table_leaves_nothing(void **state)
@@ -292,7 +292,7 @@ static void test_lock__not_a_table_leaves_nothing(void **state)
     assert_int_equal(len, 4);
     free(got);
     unlink(target);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_lock__standalone_rowset(void **state)
@@ -361,7 +361,7 @@ static void test_lock__standalone_rowset(void **state)
     assert_non_null(strstr(err.msg, "read-only"));
     cf_rowset_free(b);
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_lock__root_rowset_and_writer(void **state)
@@ -409,7 +409,7 @@ static void test_lock__root_rowset_and_writer(void **state)
     CF_ASSERT_STATUS(cf_rs_writer_create(&w, dir, s, &wo, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "already holds a table"));
     cf_rs_schema_free(s);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 int main(int argc, char **argv)

@@ -321,7 +321,7 @@ static void test_pin__readers_race_a_writer(void **state)
     CF_ASSERT_OK(cf_table_flush(t, &e), &e);
     assert_int_equal(rowset_dirs(dir), cf_table_rowset_count(t));
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* A reader SIGKILLed while pinned: its pin goes with it (the kernel drops the
@@ -386,7 +386,7 @@ static void test_pin__killed_reader(void **state)
     assert_int_equal(rowset_dirs(dir), cf_table_rowset_count(t));
     assert_int_equal(cf_table_rowset_count(t), 3);
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* While someone holds the pin exclusively (the writer removing files, here the
@@ -430,7 +430,7 @@ static void test_pin__held_exclusively(void **state)
     assert_false(cf_table_pinned(t));
     cf_table_free(t);
     cf_table_free(r);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 int main(int argc, char **argv)

@@ -178,7 +178,7 @@ static void test_table_wal__free_without_flush(void **state)
     assert_true(read_state(t, &got));
     assert_true(same(&got, &m));
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* A flipped byte inside a logged record that is followed by more records is
@@ -209,7 +209,7 @@ static void test_table_wal__damaged_log(void **state)
     assert_int_equal(stat(path, &sb), 0);
     assert_int_equal((size_t)sb.st_size, len);
     free(bytes);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- SIGKILL at random moments ------------------------------------------------------------- */
@@ -364,7 +364,7 @@ static void test_table_wal__crash(void **state)
         cf_table_free(t);
     }
     print_message("crash rounds: %d, in-flight ops found applied: %d\n", rounds, pending_seen);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* A log append that fails (here: the file size limit, ulimit -f) after the op
@@ -428,7 +428,7 @@ static void test_table_wal__append_failure_is_sticky(void **state)
     /* and it takes new ops */
     CF_ASSERT_OK(put(t, acked, 7, cf_table_last_ts(t) + 1, &err), &err);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* The latest state of key id through the handle: -1 absent, else its v. */
@@ -534,7 +534,7 @@ static void test_table_wal__oom_in_an_op(void **state)
             assert_true(read_state(t, &got));
             assert_true(same(&got, &m));
             cf_table_free(t);
-            rm_rf(dir);
+            CF_ASSERT_RM_RF(dir);
         }
     }
     print_message("%d injected allocation failures failed their op\n", failed);
@@ -570,7 +570,7 @@ static void test_table_wal__replay_skips_covering_rowsets(void **state)
     assert_true(read_state(t, &got));
     assert_true(got.live[0] && got.v[0] == 60 && got.live[5] && got.v[5] == 50 && got.live[9]);
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* Ops logged as applied to the MemRowSet (CF_WAL_OP_MRS) at timestamps above
@@ -632,7 +632,7 @@ static void test_table_wal__replay_probes_no_rowset_for_mrs_ops(void **state)
         assert_true(same(&got, &m));
         cf_table_free(t);
     }
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* Logs written before ops carried flags (segment version 1, batch format 1)
@@ -782,7 +782,7 @@ static void test_table_wal__old_log_format(void **state)
     assert_true(read_state(t, &got));
     assert_true(same(&got, &m));
     cf_table_free(t);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* Readers open (read-only, no lock) while a writer inserts key i and deletes
@@ -872,7 +872,7 @@ static void test_table_wal__readers_during_checkpoints(void **state)
     assert_true(opens >= 20);
     print_message("reader opens: %d, writer ops acknowledged: %" PRIu64 "\n", opens, *acked);
     munmap((void *)acked, 4096);
-    rm_rf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 int main(int argc, char **argv)

@@ -27,13 +27,6 @@ static void tmpdir(char *out, size_t cap)
     assert_non_null(mkdtemp(out));
 }
 
-static void rmrf(const char *dir)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
-
 /* An op of record i: update, key = i, one int64 column. */
 typedef struct opbuf {
     uint8_t key[32], rcl[64];
@@ -139,7 +132,7 @@ static void test_wal__round_trip(void **state)
         s.n = 0;
         CF_ASSERT_OK(cf_wal_scan_dir(dir, count_op, &s, &sc, &err), &err);
         assert_int_equal(s.n, n + 1);
-        rmrf(dir);
+        CF_ASSERT_RM_RF(dir);
         assert_int_equal(mkdir(dir, 0777), 0);
     }
     /* a batch of several ops in one record */
@@ -158,7 +151,7 @@ static void test_wal__round_trip(void **state)
     CF_ASSERT_OK(cf_wal_scan_dir(dir, count_op, &s, &sc, &err), &err);
     assert_int_equal(s.n, 10);
     assert_int_equal(s.last_off, CF_WAL_HEADER_LEN);
-    rmrf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static void truncate_to(const char *path, off_t len)
@@ -219,7 +212,7 @@ static void test_wal__torn_tail_every_offset(void **state)
         assert_int_equal(sc.file_len, full);
     }
     free(orig);
-    rmrf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* A flipped bit in any record but the last is damage naming segment and offset;
@@ -286,7 +279,7 @@ static void test_wal__bit_flip(void **state)
     CF_ASSERT_STATUS(cf_wal_scan_dir(dir, NULL, NULL, &sc, &err), CF_ECORRUPT, &err);
     assert_non_null(strstr(err.msg, "segment header checksum"));
     free(orig);
-    rmrf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* A record whose (checksummed) length exceeds the limit is refused as damage,
@@ -309,7 +302,7 @@ static void test_wal__oversized(void **state)
     cf_wal_scan sc;
     CF_ASSERT_STATUS(cf_wal_scan_dir(dir, NULL, NULL, &sc, &err), CF_ECORRUPT, &err);
     assert_non_null(strstr(err.msg, "exceeds"));
-    rmrf(dir);
+    CF_ASSERT_RM_RF(dir);
 
     tmpdir(dir, sizeof(dir));
     cf_wal *w;
@@ -324,7 +317,7 @@ static void test_wal__oversized(void **state)
     make_op(&o, 1);
     CF_ASSERT_OK(cf_wal_append(w, &o.op, 1, &err), &err); /* not sticky */
     cf_wal_free(w);
-    rmrf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 /* A checkpoint starts segment 2 with the new durable_ts and removes segment 1;
@@ -385,7 +378,7 @@ static void test_wal__checkpoint(void **state)
     CF_ASSERT_OK(cf_wal_open(&w, dir, &sc, 0, CF_WAL_SYNC_COMMIT, 0, &err), &err);
     cf_wal_free(w);
     assert_int_not_equal(access(path, F_OK), 0);
-    rmrf(dir);
+    CF_ASSERT_RM_RF(dir);
 }
 
 static cf_status decode_all(const uint8_t *p, size_t n, size_t *ops, cf_error *err)
@@ -449,7 +442,7 @@ static void test_wal__checkpoint_out_of_memory(void **state)
         CF_ASSERT_OK(cf_wal_scan_dir(dir, count_op, &s, &sc, &err), &err);
         assert_int_equal(sc.hdr.seq, 2);
         assert_int_equal(s.n, 1);
-        rmrf(dir);
+        CF_ASSERT_RM_RF(dir);
     }
     assert_true(calls > 1);
 }
