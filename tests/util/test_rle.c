@@ -51,50 +51,44 @@ static void check_example(unsigned w, const seq *s, const char *hex)
     cf_rle_enc_dispose(&e);
 }
 
+/* One worked example of format §7.4: the values as runs of (value, times),
+ * ended by a run of 0 times, and the stream they encode to. */
+typedef struct rle_example {
+    unsigned width;
+    struct {
+        uint64_t v;
+        size_t times;
+    } runs[12];
+    const char *hex;
+} rle_example;
+
+static void check_examples(const rle_example *ex, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        seq s = {.n = 0};
+        for (size_t r = 0; ex[i].runs[r].times > 0; r++)
+            seq_add(&s, ex[i].runs[r].v, ex[i].runs[r].times);
+        check_example(ex[i].width, &s, ex[i].hex);
+    }
+}
+
 static void test_rle__examples_w1(void **state)
 {
     (void)state;
-    seq s;
-    s = (seq){.n = 0};
-    seq_add(&s, 1, 10);
-    check_example(1, &s, "14 01");
-    s = (seq){.n = 0};
-    seq_add(&s, 1, 3);
-    check_example(1, &s, "06 01");
-    s = (seq){.n = 0};
-    seq_add(&s, 1, 1);
-    check_example(1, &s, "02 01");
-    s = (seq){.n = 0};
-    seq_add(&s, 1, 1);
-    seq_add(&s, 0, 2);
-    seq_add(&s, 1, 1);
-    check_example(1, &s, "03 09");
-    s = (seq){.n = 0};
-    seq_add(&s, 1, 2);
-    seq_add(&s, 0, 1);
-    seq_add(&s, 1, 7);
-    check_example(1, &s, "05 fb 03");
-    s = (seq){.n = 0};
-    seq_add(&s, 1, 8);
-    seq_add(&s, 0, 1);
-    seq_add(&s, 1, 1);
-    check_example(1, &s, "10 01 03 02");
-    s = (seq){.n = 0};
-    seq_add(&s, 1, 5);
-    seq_add(&s, 0, 1);
-    seq_add(&s, 1, 1);
-    seq_add(&s, 1, 20);
-    check_example(1, &s, "03 df 26 01");
-    s = (seq){.n = 0};
-    seq_add(&s, 0, 3);
-    seq_add(&s, 1, 12);
-    check_example(1, &s, "05 f8 7f");
-    s = (seq){.n = 0};
-    seq_add(&s, 0, 8);
-    seq_add(&s, 1, 12);
-    check_example(1, &s, "10 00 18 01");
+    static const rle_example ex[] = {
+        {1, {{1, 10}}, "14 01"},
+        {1, {{1, 3}}, "06 01"},
+        {1, {{1, 1}}, "02 01"},
+        {1, {{1, 1}, {0, 2}, {1, 1}}, "03 09"},
+        {1, {{1, 2}, {0, 1}, {1, 7}}, "05 fb 03"},
+        {1, {{1, 8}, {0, 1}, {1, 1}}, "10 01 03 02"},
+        {1, {{1, 5}, {0, 1}, {1, 1}, {1, 20}}, "03 df 26 01"},
+        {1, {{0, 3}, {1, 12}}, "05 f8 7f"},
+        {1, {{0, 8}, {1, 12}}, "10 00 18 01"},
+    };
+    check_examples(ex, sizeof ex / sizeof ex[0]);
 
-    s = (seq){.n = 0};
+    seq s = {.n = 0};
     for (int i = 0; i < 600; i++)
         seq_add(&s, (uint64_t)(i & 1), 1);
     char hex[400];
@@ -118,36 +112,21 @@ static void test_rle__examples_w1(void **state)
 static void test_rle__examples_w16_w32(void **state)
 {
     (void)state;
-    seq s;
-    s = (seq){.n = 0};
-    uint64_t a[] = {2, 0, 0, 2, 4, 1, 1};
-    for (size_t i = 0; i < 7; i++)
-        seq_add(&s, a[i], 1);
-    check_example(16, &s, "03 02 00 00 00 00 00 02 00 04 00 01 00 01 00");
-    s = (seq){.n = 0};
-    seq_add(&s, 10, 1);
-    check_example(16, &s, "02 0a 00");
-    s = (seq){.n = 0};
-    seq_add(&s, 3, 300);
-    check_example(16, &s, "d8 04 03 00");
-    s = (seq){.n = 0};
-    seq_add(&s, 5, 7);
-    check_example(32, &s, "0e 05 00 00 00");
-    s = (seq){.n = 0};
-    seq_add(&s, 1, 1);
-    seq_add(&s, 2, 1);
-    seq_add(&s, 3, 1);
-    check_example(32, &s, "03 01 00 00 00 02 00 00 00 03 00 00 00");
-    s = (seq){.n = 0};
-    for (uint64_t v = 1; v <= 8; v++)
-        seq_add(&s, v, 1);
-    seq_add(&s, 9, 10);
-    check_example(32, &s,
-                  "03 01000000 02000000 03000000 04000000 05000000 06000000 07000000 08000000"
-                  " 14 09000000");
-    s = (seq){.n = 0};
-    seq_add(&s, (uint64_t)-1, 10);
-    check_example(32, &s, "14 ff ff ff ff");
+    static const rle_example ex[] = {
+        {16,
+         {{2, 1}, {0, 2}, {2, 1}, {4, 1}, {1, 2}},
+         "03 02 00 00 00 00 00 02 00 04 00 01 00 01 00"},
+        {16, {{10, 1}}, "02 0a 00"},
+        {16, {{3, 300}}, "d8 04 03 00"},
+        {32, {{5, 7}}, "0e 05 00 00 00"},
+        {32, {{1, 1}, {2, 1}, {3, 1}}, "03 01 00 00 00 02 00 00 00 03 00 00 00"},
+        {32,
+         {{1, 1}, {2, 1}, {3, 1}, {4, 1}, {5, 1}, {6, 1}, {7, 1}, {8, 1}, {9, 10}},
+         "03 01000000 02000000 03000000 04000000 05000000 06000000 07000000 08000000"
+         " 14 09000000"},
+        {32, {{(uint64_t)-1, 10}}, "14 ff ff ff ff"},
+    };
+    check_examples(ex, sizeof ex / sizeof ex[0]);
 }
 
 static void test_rle__empty_stream(void **state)
