@@ -122,6 +122,40 @@ _STATUS_NAMES = {
 }
 
 
+class Closing:
+    """Mixin for an object that holds library handles and frees them in close():
+    `with` closes it on the way out, and so does the garbage collector. A failure
+    while collected is dropped: __del__ may run at interpreter exit, when the
+    library may already be gone."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def stream_cleanup(free, handle, io, keep):
+    """The cleanup of an Arrow stream that reads through a handle of its own:
+    free the handle, then the io under it (0 or None: none), then let go of
+    `keep`, the Python objects (file bytes, arrays) the C side points into."""
+
+    def cleanup():
+        free(handle)
+        if io:
+            lib().cf_io_free(io)
+        keep.clear()
+
+    return cleanup
+
+
 class CFileError(Exception):
     """A call into libcfile failed.
 

@@ -47,7 +47,7 @@ def _key(k):
     raise TypeError("a key is bytes or str, not %s" % type(k).__name__)
 
 
-class BloomFile:
+class BloomFile(_lib.Closing):
     """An open BloomFile (a path or the file's bytes)."""
 
     def __init__(self, source, mmap=False):
@@ -96,19 +96,6 @@ class BloomFile:
         if self._io:
             lib.cf_io_free(self._io)
             self._io = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def open(source, mmap=False):

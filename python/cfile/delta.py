@@ -85,7 +85,7 @@ def _types(types):
     return {int(k): _lib.parse_type(v) for k, v in (types or {}).items()}
 
 
-class DeltaFile:
+class DeltaFile(_lib.Closing):
     """An open DeltaFile; iterating yields Deltas in file order."""
 
     def __init__(self, path, kind="redo", types=None):
@@ -157,19 +157,6 @@ class DeltaFile:
         if self._r:
             _lib._lib.cf_delta_reader_free(self._r)
             self._r = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def open(path, kind="redo", types=None):

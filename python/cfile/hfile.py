@@ -137,7 +137,7 @@ def _open_c(source):
     return out.value, io.value
 
 
-class HFile(_arrow.StreamSource):
+class HFile(_lib.Closing, _arrow.StreamSource):
     """An open HFile (a path or the file's bytes). Iterating yields Cells."""
 
     def __init__(self, source):
@@ -234,14 +234,7 @@ class HFile(_arrow.StreamSource):
         err = _lib.CError()
         lib = _lib.lib()
         st = lib.cf_arrow_stream_hfile(ptr, h, ctypes.byref(o), ctypes.byref(err))
-        keep = [self._source]
-
-        def cleanup():
-            lib.cf_hfile_free(h)
-            if io:
-                lib.cf_io_free(io)
-            keep.clear()
-
+        cleanup = _lib.stream_cleanup(lib.cf_hfile_free, h, io, [self._source])
         if st != _lib.OK:
             cleanup()
             _lib.check(st, err)
@@ -259,19 +252,6 @@ class HFile(_arrow.StreamSource):
     @property
     def closed(self):
         return not self._h
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def open(source):

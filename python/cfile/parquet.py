@@ -229,7 +229,7 @@ def _open_c(source, data):
     return out.value, io.value
 
 
-class ParquetFile(_arrow.StreamSource):
+class ParquetFile(_lib.Closing, _arrow.StreamSource):
     """An open Parquet file (a path or the file's bytes)."""
 
     def __init__(self, source):
@@ -355,14 +355,8 @@ class ParquetFile(_arrow.StreamSource):
         err = _lib.CError()
         st = lib.cf_arrow_stream_parquet(ptr, h, ctypes.byref(ro), ctypes.byref(o),
                                          ctypes.byref(err))
-        keep = [self._data, arr]  # the bytes a memory io reads, the field list
-
-        def cleanup():
-            lib.cf_parquet_free(h)
-            if io:
-                lib.cf_io_free(io)
-            keep.clear()
-
+        # keep: the bytes a memory io reads, the field list
+        cleanup = _lib.stream_cleanup(lib.cf_parquet_free, h, io, [self._data, arr])
         if st != _lib.OK:
             cleanup()
             _lib.check(st, err)
@@ -376,19 +370,6 @@ class ParquetFile(_arrow.StreamSource):
         if self._io:
             lib.cf_io_free(self._io)
             self._io = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 class _Selection(_arrow.StreamSource):

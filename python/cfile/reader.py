@@ -100,7 +100,7 @@ def stream_columns(ptr, sources, names, o):
     return done
 
 
-class Reader(_arrow.StreamSource):
+class Reader(_lib.Closing, _arrow.StreamSource):
     """An open CFile. Use cfile.open() to make one.
 
     A Reader is a context manager; close() (or leaving the `with` block) frees the
@@ -470,19 +470,6 @@ class Reader(_arrow.StreamSource):
     @property
     def closed(self):
         return not self._r
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def open(path, mmap=False, verify_checksums=True, max_block_len=None, scale=None,

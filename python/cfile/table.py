@@ -201,7 +201,7 @@ class _Values:
         return enc.ptr
 
 
-class Table(_arrow.StreamSource):
+class Table(_lib.Closing, _arrow.StreamSource):
     """An open table. cfile.table.open(path) / create(path, schema) make one.
 
     read_only=True takes no lock and refuses mutations (a reader sees the version
@@ -383,14 +383,9 @@ class Table(_arrow.StreamSource):
     def closed(self):
         return not self._t
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
     def __del__(self):
+        # Frees without close(): cf_table_close syncs the log and may fail; a
+        # finalizer only lets go of the handle.
         try:
             if self._t:
                 _lib.lib().cf_table_free(self._t)

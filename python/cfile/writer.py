@@ -16,7 +16,7 @@ def _bytes_of(v, what):
     raise TypeError("%s must be str or bytes, not %s" % (what, type(v).__name__))
 
 
-class Writer:
+class Writer(_lib.Closing):
     """A CFile being written (one column). Arguments mirror cf_writer_options:
 
     type                a type name: "INT32", "string", "DECIMAL128", ... (Kudu's names
@@ -189,21 +189,13 @@ class Writer:
             lib.cf_io_free(self._io)
             self._io = None
 
-    def __enter__(self):
-        return self
-
     def __exit__(self, exc_type, exc, tb):
+        # Unlike other handles, leaving the block normally finishes the file.
         if exc_type is None and self._w:
             self.finish()
         else:
             self.close()
         return False
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def _is_cell(v):
