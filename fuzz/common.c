@@ -596,6 +596,20 @@ void fuzz_file_close(fuzz_file *f)
     f->bytes = NULL;
 }
 
+int fuzz_read_or_round_trip(const uint8_t *data, size_t size, fuzz_body_fn read_file,
+                            fuzz_body_fn round_trip)
+{
+    fuzz_input in = {data, size};
+    uint8_t opt = fuzz_u8(&in);
+    uint8_t *rest = fuzz_dup(in.data, in.size);
+    if (opt & 1)
+        round_trip(opt, rest, in.size);
+    else
+        read_file(opt, rest, in.size);
+    free(rest);
+    return 0;
+}
+
 typedef struct verify_seen {
     size_t reports, bad;
 } verify_seen;

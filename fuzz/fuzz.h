@@ -96,6 +96,13 @@ bool fuzz_file_open(fuzz_file *f, const uint8_t *p, size_t n, bool no_view);
 /* Frees the io, then the bytes it borrows. */
 void fuzz_file_close(fuzz_file *f);
 
+/* A reader-and-writer target: input [opt][rest]. opt bit 0 clear: `rest` is a
+ * file for read_file; set: the writer's input for round_trip. Either gets opt
+ * and an exact-size copy of rest. */
+typedef void (*fuzz_body_fn)(uint8_t opt, const uint8_t *rest, size_t len);
+int fuzz_read_or_round_trip(const uint8_t *data, size_t size, fuzz_body_fn read_file,
+                            fuzz_body_fn round_trip);
+
 /* ---- decoders --------------------------------------------------------------------------- */
 
 /* Every type with a decoder for `enc` (for picking one with an option byte). */

@@ -172,13 +172,5 @@ static void round_trip(uint8_t opt, const uint8_t *p, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fuzz_input in = {data, size};
-    uint8_t opt = fuzz_u8(&in);
-    uint8_t *rest = fuzz_dup(in.data, in.size);
-    if (opt & 1)
-        round_trip(opt, rest, in.size);
-    else
-        read_file(opt, rest, in.size);
-    free(rest);
-    return 0;
+    return fuzz_read_or_round_trip(data, size, read_file, round_trip);
 }
