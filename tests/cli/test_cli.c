@@ -13,38 +13,12 @@
 #include "support_cli.h"
 #include "test_common.h"
 
-typedef struct fixture {
-    char dir[64];
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof(*f));
-    strcpy(f->dir, "/tmp/cf_cli_XXXXXX");
-    if (mkdtemp(f->dir) == NULL)
-        return -1;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    CF_ASSERT_RM_RF(f->dir);
-    free(f);
-    return 0;
-}
-
+/* Each test's scratch directory is support_cli's cli_dir; `state` is unused. */
 static const char *path_in(void **state, const char *name)
 {
-    static char buf[4][512];
-    static int k;
-    fixture *f = *state;
-    char *p = buf[k++ % 4];
-    snprintf(p, 512, "%s/%s", f->dir, name);
-    return p;
+    (void)state;
+    return cli_dir_path(name);
 }
-
 
 /* ---- usage and help --------------------------------------------------------------------- */
 
@@ -845,23 +819,23 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cli__info_recognises_hfile),
-        cmocka_unit_test_setup_teardown(test_cli__usage_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli__usage_errors, cli_dir_setup, cli_dir_teardown),
         cmocka_unit_test(test_cli__help),
-        cmocka_unit_test_setup_teardown(test_cli__jsonl_roundtrip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli__csv_roundtrip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli__odd_strings_escaped, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli__float_forms, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli__big_numbers, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli__arrays, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli__seek, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli__seek_strings, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli__dump_ranges, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli__info, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli__spec_and_metadata, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli__verify, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli__jsonl_roundtrip, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli__csv_roundtrip, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli__odd_strings_escaped, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli__float_forms, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli__big_numbers, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli__arrays, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli__seek, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli__seek_strings, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli__dump_ranges, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli__info, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli__spec_and_metadata, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli__verify, cli_dir_setup, cli_dir_teardown),
         cmocka_unit_test(test_cli__verify_golden),
-        cmocka_unit_test_setup_teardown(test_cli__demo, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli__bench_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli__demo, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli__bench_read, cli_dir_setup, cli_dir_teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

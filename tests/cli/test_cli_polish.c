@@ -18,38 +18,12 @@
 
 /* ---- fixture and running the tool ---------------------------------------------------------- */
 
-typedef struct fixture {
-    char dir[64];
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof(*f));
-    strcpy(f->dir, "/tmp/cf_polish_XXXXXX");
-    if (mkdtemp(f->dir) == NULL)
-        return -1;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    CF_ASSERT_RM_RF(f->dir);
-    free(f);
-    return 0;
-}
-
+/* Each test's scratch directory is support_cli's cli_dir; `state` is unused. */
 static const char *path_in(void **state, const char *name)
 {
-    static char buf[4][512];
-    static int k;
-    fixture *f = *state;
-    char *p = buf[k++ % 4];
-    snprintf(p, 512, "%s/%s", f->dir, name);
-    return p;
+    (void)state;
+    return cli_dir_path(name);
 }
-
 
 /* Write `jsonl` as a column with the given `cfile write` options. */
 static void make_file(void **state, const char *name, const char *jsonl, char **opts)
@@ -748,14 +722,14 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cli_polish__version),
-        cmocka_unit_test_setup_teardown(test_cli_polish__completion_script, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_polish__completion_script, cli_dir_setup, cli_dir_teardown),
         cmocka_unit_test(test_cli_polish__man_page),
-        cmocka_unit_test_setup_teardown(test_cli_polish__dump_int32_nullable, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_polish__dump_strings, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_polish__dump_other_types, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_polish__info_blocks_json, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_polish__info_blocks_table, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_polish__color_policy, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_polish__dump_int32_nullable, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_polish__dump_strings, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_polish__dump_other_types, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_polish__info_blocks_json, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_polish__info_blocks_table, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_polish__color_policy, cli_dir_setup, cli_dir_teardown),
         cmocka_unit_test(test_cli_polish__table_and_csv_helpers),
     };
     return CF_RUN_TESTS(argc, argv, tests);

@@ -29,6 +29,17 @@ static char *slurp(const char *path)
     return s;
 }
 
+/* `cfile info --svg out file`, expecting exit want_rc; the picture's text
+ * (the caller frees it). */
+static char *info_svg(const char *out, const char *file, int want_rc)
+{
+    run r;
+    CLI(&r, "info", "--svg", (char *)out, (char *)file);
+    EXPECT_RC(r, want_rc);
+    done(&r);
+    return slurp(out);
+}
+
 /* Entries of dir other than . and .. */
 static int dir_entries(const char *dir)
 {
@@ -115,11 +126,7 @@ static void test_svg__path_is_escaped(void **state)
     write_text(f, (const char *)bytes, len);
     free(bytes);
     snprintf(out, sizeof(out), "%s/pic.svg", dir);
-    run r;
-    CLI(&r, "info", "--svg", out, f);
-    EXPECT_RC(r, 0);
-    done(&r);
-    char *s = slurp(out);
+    char *s = info_svg(out, f, 0);
     assert_non_null(strstr(s, "a&amp;b&lt;c&gt;\\x01.cfile"));
     assert_null(strstr(s, "a&b"));
     assert_non_null(strstr(s, "dictionary block"));
@@ -145,11 +152,7 @@ static void test_svg__damaged_file_is_drawn(void **state)
     write_text(f, (const char *)bytes, len);
     free(bytes);
     snprintf(out, sizeof(out), "%s/pic.svg", dir);
-    run r;
-    CLI(&r, "info", "--svg", out, f);
-    EXPECT_RC(r, 1);
-    done(&r);
-    char *s = slurp(out);
+    char *s = info_svg(out, f, 1);
     assert_non_null(strstr(s, "DAMAGED"));
     assert_non_null(strstr(s, ">damaged<")); /* in the legend */
     free(s);
@@ -324,11 +327,7 @@ static void test_svg__bloomfile(void **state)
     char f[512], out[128];
     golden(f, sizeof(f), "bloom-20000keys-512b-multiblock");
     snprintf(out, sizeof(out), "%s/pic.svg", dir);
-    run r;
-    CLI(&r, "info", "--svg", out, f);
-    EXPECT_RC(r, 0);
-    done(&r);
-    char *s = slurp(out);
+    char *s = info_svg(out, f, 0);
     assert_non_null(strstr(s, "<title>layout of a BloomFile</title>"));
     assert_non_null(strstr(s, ">index L0 root+leaf<"));
     assert_non_null(strstr(s, "points at 47 bloom blocks, offset 16 .. 24550"));
@@ -345,6 +344,7 @@ static void test_svg__bloomfile(void **state)
     assert_true(iy < sy);
     free(s);
     /* --blocks JSON: the index block's entries and level, from verify. */
+    run r;
     CLI(&r, "info", "--json", "--blocks", f);
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, "\"kind\":\"value index\""));
