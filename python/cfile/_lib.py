@@ -142,6 +142,24 @@ class Closing:
             pass
 
 
+def open_in_memory(open_fn, buf, size, opts=None):
+    """A handle opened by open_fn(out, io, opts, err) over the first `size` bytes
+    of the ctypes buffer `buf`, through a memory io: (handle, io). The library
+    borrows the bytes, so buf must outlive the handle; on failure the io is
+    freed and CFileError raised."""
+    lib_ = lib()
+    err = CError()
+    io = ctypes.c_void_p()
+    check(lib_.cf_io_open_mem(ctypes.byref(io), ctypes.addressof(buf), size, ctypes.byref(err)),
+          err)
+    out = ctypes.c_void_p()
+    st = open_fn(ctypes.byref(out), io.value, opts, ctypes.byref(err))
+    if st != OK:
+        lib_.cf_io_free(io.value)
+        check(st, err)
+    return out.value, io.value
+
+
 def stream_cleanup(free, handle, io, keep):
     """The cleanup of an Arrow stream that reads through a handle of its own:
     free the handle, then the io under it (0 or None: none), then let go of

@@ -54,23 +54,17 @@ class BloomFile(_lib.Closing):
         self._r = None
         self._io = None
         lib = _lib.lib()
-        out = ctypes.c_void_p()
-        err = _lib.CError()
         if isinstance(source, (bytes, bytearray, memoryview)):
             self._data = ctypes.create_string_buffer(bytes(source), len(source) + 1)
-            io = ctypes.c_void_p()
-            _lib.check(lib.cf_io_open_mem(ctypes.byref(io), ctypes.addressof(self._data),
-                                          len(source), ctypes.byref(err)), err)
-            self._io = io.value
-            st = lib.cf_bloom_reader_open(ctypes.byref(out), self._io, None, ctypes.byref(err))
-            if st != _lib.OK:
-                self.close()
-                _lib.check(st, err)
+            self._r, self._io = _lib.open_in_memory(lib.cf_bloom_reader_open, self._data,
+                                                    len(source))
         else:
+            out = ctypes.c_void_p()
+            err = _lib.CError()
             p = source.__fspath__() if hasattr(source, "__fspath__") else source
             _lib.check(lib.cf_bloom_reader_open_file(ctypes.byref(out), p.encode(), bool(mmap),
                                                      None, ctypes.byref(err)), err)
-        self._r = out.value
+            self._r = out.value
 
     def may_contain(self, key):
         """False when `key` is certainly absent; True when present or a false positive."""

@@ -127,14 +127,7 @@ def _open_c(source):
     if isinstance(source, bytes):
         _lib.check(lib.cf_hfile_open_file(ctypes.byref(out), source, None, ctypes.byref(err)), err)
         return out.value, None
-    io = ctypes.c_void_p()
-    _lib.check(lib.cf_io_open_mem(ctypes.byref(io), ctypes.addressof(source), len(source) - 1,
-                                  ctypes.byref(err)), err)
-    st = lib.cf_hfile_open(ctypes.byref(out), io.value, None, ctypes.byref(err))
-    if st != _lib.OK:
-        lib.cf_io_free(io.value)
-        _lib.check(st, err)
-    return out.value, io.value
+    return _lib.open_in_memory(lib.cf_hfile_open, source, len(source) - 1)
 
 
 class HFile(_lib.Closing, _arrow.StreamSource):

@@ -219,14 +219,7 @@ def _open_c(source, data):
         _lib.check(lib.cf_parquet_open_file(ctypes.byref(out), source, None, ctypes.byref(err)),
                    err)
         return out.value, None
-    io = ctypes.c_void_p()
-    _lib.check(lib.cf_io_open_mem(ctypes.byref(io), ctypes.addressof(data), len(data) - 1,
-                                  ctypes.byref(err)), err)
-    st = lib.cf_parquet_open(ctypes.byref(out), io.value, None, ctypes.byref(err))
-    if st != _lib.OK:
-        lib.cf_io_free(io.value)
-        _lib.check(st, err)
-    return out.value, io.value
+    return _lib.open_in_memory(lib.cf_parquet_open, data, len(data) - 1)
 
 
 class ParquetFile(_lib.Closing, _arrow.StreamSource):
@@ -238,24 +231,17 @@ class ParquetFile(_lib.Closing, _arrow.StreamSource):
         self._data = None
         self._path = None
         lib = _lib.lib()
-        out = ctypes.c_void_p()
-        err = _lib.CError()
         if isinstance(source, (bytes, bytearray, memoryview)):
             self._data = ctypes.create_string_buffer(bytes(source), len(source) + 1)
-            io = ctypes.c_void_p()
-            _lib.check(lib.cf_io_open_mem(ctypes.byref(io), ctypes.addressof(self._data),
-                                          len(source), ctypes.byref(err)), err)
-            self._io = io.value
-            st = lib.cf_parquet_open(ctypes.byref(out), self._io, None, ctypes.byref(err))
-            if st != _lib.OK:
-                self.close()
-                _lib.check(st, err)
+            self._pq, self._io = _lib.open_in_memory(lib.cf_parquet_open, self._data, len(source))
         else:
+            out = ctypes.c_void_p()
+            err = _lib.CError()
             p = source.__fspath__() if hasattr(source, "__fspath__") else source
             self._path = p.encode() if isinstance(p, str) else bytes(p)
             _lib.check(lib.cf_parquet_open_file(ctypes.byref(out), self._path, None,
                                                 ctypes.byref(err)), err)
-        self._pq = out.value
+            self._pq = out.value
         self.num_rows = lib.cf_parquet_num_rows(self._pq)
         r = self._records(None, 1)
         try:

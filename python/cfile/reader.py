@@ -55,15 +55,8 @@ def _open_c_reader(source, mmap):
         _lib.check(lib.cf_reader_open_file(ctypes.byref(out), source, bool(mmap), None,
                                            ctypes.byref(err)), err)
         return out.value, None
-    io = ctypes.c_void_p()
-    _lib.check(lib.cf_io_open_mem(ctypes.byref(io), ctypes.addressof(source),
-                                  len(source) - 1 if len(source) > 1 else 0,
-                                  ctypes.byref(err)), err)
-    st = lib.cf_reader_open(ctypes.byref(out), io.value, None, ctypes.byref(err))
-    if st != _lib.OK:
-        lib.cf_io_free(io.value)
-        _lib.check(st, err)
-    return out.value, io.value
+    return _lib.open_in_memory(lib.cf_reader_open, source,
+                               len(source) - 1 if len(source) > 1 else 0)
 
 
 def stream_columns(ptr, sources, names, o):
