@@ -21,7 +21,6 @@ CMAKE_ARGS ?=
 ARGS ?=
 CLANG ?= clang
 CLANG_FORMAT ?= clang-format
-FORMAT_DIRS := src include tools tests bench fuzz
 
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -114,8 +113,7 @@ tsan:
 	    ctest --test-dir $(TSAN_DIR) --output-on-failure --no-tests=error -R '$(TSAN_TESTS)' $(ARGS)
 
 format:
-	find $(FORMAT_DIRS) -type f \( -name '*.c' -o -name '*.h' \) -print0 2>/dev/null \
-	    | xargs -0 -r $(CLANG_FORMAT) -i
+	git ls-files -z -- '*.c' '*.h' | xargs -0 -r $(CLANG_FORMAT) -i
 
 install: build
 	cmake --install build --prefix $(PREFIX)

@@ -16,7 +16,8 @@ CF_DEPS_BUILD=(
     liblz4-dev libsnappy-dev zlib1g-dev libzstd-dev libbrotli-dev liblzo2-dev libbz2-dev
     libcmocka-dev
 )
-# Tests and CI add clang for the sanitizer build and the libFuzzer targets.  We install
+# Tests and CI add clang for the sanitizer build and the libFuzzer targets, and
+# clang-format for CI's formatting check (scripts/check-format.sh).  We install
 # without Recommends, and clang-14 only *recommends* the compiler-rt runtimes (ASan,
 # UBSan, libFuzzer), so they are named explicitly.  python3 runs the Python package's
 # tests (python/tests; the package needs only the standard library, and
@@ -24,7 +25,7 @@ CF_DEPS_BUILD=(
 # paths for real; python3-pip and python3-setuptools run the offline
 # `pip install --no-build-isolation` of python/tests/install_test.sh).  chromium renders
 # the `--svg` pictures to PNG in tests/svg/render_test.py (headless, a real browser).
-CF_DEPS_TEST=(clang libclang-rt-14-dev python3 python3-numpy python3-pandas
+CF_DEPS_TEST=(clang clang-format libclang-rt-14-dev python3 python3-numpy python3-pandas
               python3-pip python3-setuptools chromium)
 # Optional: found at configure time and used when present, never required.
 # libisal-dev (Intel ISA-L): ZLIB blocks inflate through it (src/codec/inflate.c,
