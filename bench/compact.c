@@ -91,10 +91,10 @@ int main(int argc, char **argv)
         check += cf_table_rowset_count(t);
         cf_table_free(t);
     }
-    printf("auto compaction %s, %" PRIu64 " inserts + flushes: %.3f s (%.0f/s)\n", on ? "on" : "off",
-           n, total, n / total);
-    printf("  per insert: first %" PRIu64 " %.3f ms, last %" PRIu64 " %.3f ms, slowest %.3f ms\n", w,
-           first / w * 1e3, w, last / w * 1e3, worst * 1e3);
+    printf("auto compaction %s, %" PRIu64 " inserts + flushes: %.3f s (%.0f/s)\n",
+           on ? "on" : "off", n, total, n / total);
+    printf("  per insert: first %" PRIu64 " %.3f ms, last %" PRIu64 " %.3f ms, slowest %.3f ms\n",
+           w, first / w * 1e3, w, last / w * 1e3, worst * 1e3);
     printf("  rowsets at the end: %zu; open: %.3f ms (check %" PRIu64 ")\n", nrs, open_best * 1e3,
            check);
     cf_rs_schema_free(s);

@@ -197,9 +197,9 @@ static void run_set(const cf_dataset *d, const cf_encoding *encs, size_t nenc)
                 exit(1);
             }
             printf("| %-22s | %-10s | %-6s | %8.2f | %6.2f | %8.0f | %8.0f | %7.2f | %6.3f |\n",
-                   d->name, enc_names[encs[k]], codec_names[codecs[ci] + 1],
-                   (double)file.len / 1e6, (double)d->raw_bytes / (double)file.len, mb / wsec,
-                   mb / ssec, mb / mc / 1e3, mc / ssec);
+                   d->name, enc_names[encs[k]], codec_names[codecs[ci] + 1], (double)file.len / 1e6,
+                   (double)d->raw_bytes / (double)file.len, mb / wsec, mb / ssec, mb / mc / 1e3,
+                   mc / ssec);
             fflush(stdout);
             cf_io_free(io);
         }

@@ -113,8 +113,10 @@ static void duck_start(void)
     const char *lib = getenv("CF_DUCKDB_LIB") ? getenv("CF_DUCKDB_LIB") : CF_DUCKDB_LIB;
     dk.lib = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
     if (dk.lib == NULL) {
-        fprintf(stderr, "bench_parquet_read: cannot load DuckDB (%s): %s; ./test installs it "
-                "(tools/duckdb/README.md)\n", lib, dlerror());
+        fprintf(stderr,
+                "bench_parquet_read: cannot load DuckDB (%s): %s; ./test installs it "
+                "(tools/duckdb/README.md)\n",
+                lib, dlerror());
         exit(77);
     }
     *(void **)&dk.open = sym("duckdb_open");
@@ -286,8 +288,7 @@ static const fcase cases[] = {
      "AS l FROM range(%zu) t(i)",
      "uncompressed"},
     {"int64_zstd", "SELECT (i // 4 + hash(i) %% 16)::BIGINT AS v FROM range(%zu) t(i)", "zstd"},
-    {"int64_snappy", "SELECT (i // 4 + hash(i) %% 16)::BIGINT AS v FROM range(%zu) t(i)",
-     "snappy"},
+    {"int64_snappy", "SELECT (i // 4 + hash(i) %% 16)::BIGINT AS v FROM range(%zu) t(i)", "snappy"},
 };
 
 static int cmpd(const void *a, const void *b)
@@ -311,9 +312,9 @@ int main(int argc, char **argv)
     size_t rows = argc > 1 ? strtoull(argv[1], NULL, 10) : 2000000;
     int runs = argc > 2 ? atoi(argv[2]) : 5;
     struct stat st;
-    const char *dir = argc > 3                           ? argv[3]
+    const char *dir = argc > 3                     ? argv[3]
                       : stat("/dev/shm", &st) == 0 ? "/dev/shm/cf_parquet_read"
-                                                         : "/tmp/cf_parquet_read";
+                                                   : "/tmp/cf_parquet_read";
     if (rows == 0)
         rows = 1;
     if (runs < 1 || runs > 99)
@@ -323,10 +324,11 @@ int main(int argc, char **argv)
     duck_start();
     duck_exec("SET threads=1");
     if (!json_only)
-        printf("%-13s %9s %10s | %-7s %9s %8s %7s | %-7s %9s %8s %7s | %-7s %9s %8s %7s | %6s %6s\n",
-               "file", "rows", "values", "column", "values/s", "MB/s", "/memcpy", "records",
-               "values/s", "MB/s", "/memcpy", "duckdb", "values/s", "MB/s", "/memcpy",
-               "col/dk", "rec/dk");
+        printf(
+            "%-13s %9s %10s | %-7s %9s %8s %7s | %-7s %9s %8s %7s | %-7s %9s %8s %7s | %6s %6s\n",
+            "file", "rows", "values", "column", "values/s", "MB/s", "/memcpy", "records",
+            "values/s", "MB/s", "/memcpy", "duckdb", "values/s", "MB/s", "/memcpy", "col/dk",
+            "rec/dk");
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         const fcase *fc = &cases[ci];
         if (getenv("CF_BENCH_FILTER") && !strstr(fc->name, getenv("CF_BENCH_FILTER")))
@@ -335,8 +337,8 @@ int main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/%s.%zu.parquet", dir, fc->name, rows);
         if (stat(path, &st) != 0) { /* written once, kept for later runs */
             snprintf(sel, sizeof sel, fc->select, rows);
-            snprintf(sql, sizeof sql, "COPY (%s) TO '%s.tmp' (FORMAT parquet, COMPRESSION %s)",
-                     sel, path, fc->codec);
+            snprintf(sql, sizeof sql, "COPY (%s) TO '%s.tmp' (FORMAT parquet, COMPRESSION %s)", sel,
+                     path, fc->codec);
             duck_exec(sql);
             char tmp[4200];
             snprintf(tmp, sizeof tmp, "%s.tmp", path);

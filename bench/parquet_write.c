@@ -57,9 +57,13 @@ static const bcase cases[] = {
     {"string_dict_snappy", CF_PARQUET_SNAPPY, 1, {{.name = "s", .type = CF_TYPE_STRING}}},
     {"string_unique_zstd", CF_PARQUET_ZSTD, 1, {{.name = "s", .type = CF_TYPE_STRING}}},
     {"double_snappy", CF_PARQUET_SNAPPY, 1, {{.name = "d", .type = CF_TYPE_DOUBLE}}},
-    {"list_int32_snappy", CF_PARQUET_SNAPPY, 1,
+    {"list_int32_snappy",
+     CF_PARQUET_SNAPPY,
+     1,
      {{.name = "l", .type = CF_TYPE_INT32, .is_array = true, .nullable = true}}},
-    {"mixed_nullable_zstd", CF_PARQUET_ZSTD, 4,
+    {"mixed_nullable_zstd",
+     CF_PARQUET_ZSTD,
+     4,
      {{.name = "id", .type = CF_TYPE_INT64},
       {.name = "name", .type = CF_TYPE_STRING, .nullable = true},
       {.name = "price", .type = CF_TYPE_DOUBLE, .nullable = true},
@@ -202,8 +206,8 @@ int main(int argc, char **argv)
                     if (b[k].elem_offsets)
                         s[k].elem_offsets = b[k].elem_offsets + at;
                     else
-                        s[k].values = (const uint8_t *)b[k].values +
-                                      at * cf_type_size(bc->cols[k].type);
+                        s[k].values =
+                            (const uint8_t *)b[k].values + at * cf_type_size(bc->cols[k].type);
                 }
                 if (cf_parquet_writer_append(w, s, n, &err) != CF_OK) {
                     fprintf(stderr, "%s: %s\n", bc->name, err.msg);

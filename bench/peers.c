@@ -215,9 +215,10 @@ static void run_sqlite(const keys *v, const keys *q, const char *dir, double *la
     sqlite3 *db;
     if (sqlite3_open(path, &db) != SQLITE_OK)
         return;
-    sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-                     "CREATE TABLE t (k BLOB PRIMARY KEY, v INTEGER) WITHOUT ROWID;"
-                     "BEGIN;",
+    sqlite3_exec(db,
+                 "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                 "CREATE TABLE t (k BLOB PRIMARY KEY, v INTEGER) WITHOUT ROWID;"
+                 "BEGIN;",
                  NULL, NULL, NULL);
     sqlite3_stmt *ins, *sel;
     sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO t VALUES (?, ?)", -1, &ins, NULL);

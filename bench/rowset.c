@@ -63,8 +63,7 @@ static int reps = 3;
 
 /* One scan with `threads`; returns the matches, wall and CPU seconds. */
 static uint64_t scan_once(cf_rowset *rs, const cf_rs_pred *p, size_t np, const size_t *cols,
-                          size_t ncols, size_t threads, double *wall, double *cpu,
-                          double *caller)
+                          size_t ncols, size_t threads, double *wall, double *cpu, double *caller)
 {
     cf_error e;
     cf_rs_scan_options o;
@@ -144,13 +143,13 @@ static int skip_bench(uint64_t rows, const char *dir0)
     cf_error e;
     cf_status st;
     cf_rs_schema *s;
-    if ((st = cf_rs_schema_parse(&s, "id INT64 KEY, region STRING, grp INT32 ENCODING rle, amount DOUBLE",
-                                 &e)))
+    if ((st = cf_rs_schema_parse(
+             &s, "id INT64 KEY, region STRING, grp INT32 ENCODING rle, amount DOUBLE", &e)))
         die("schema", st, &e);
     cf_rs_writer *w;
     if ((st = cf_rs_writer_create(&w, dir, s, NULL, &e)))
         die("writer", st, &e);
-    static const char *regions[8] = {"r0-north", "r1-south", "r2-east",   "r3-west",
+    static const char *regions[8] = {"r0-north",  "r1-south", "r2-east",   "r3-west",
                                      "r4-centre", "r5-coast", "r6-island", "r7-hills"};
     static int64_t id[B];
     static cf_slice reg[B];
@@ -166,8 +165,10 @@ static int skip_bench(uint64_t rows, const char *dir0)
             grp[j] = (int32_t)(i / 1000);
             amount[j] = (double)(i % 10007) * 0.5;
         }
-        cf_rs_colvec cv[4] = {{id, NULL, NULL, NULL}, {reg, NULL, NULL, NULL},
-                              {grp, NULL, NULL, NULL}, {amount, NULL, NULL, NULL}};
+        cf_rs_colvec cv[4] = {{id, NULL, NULL, NULL},
+                              {reg, NULL, NULL, NULL},
+                              {grp, NULL, NULL, NULL},
+                              {amount, NULL, NULL, NULL}};
         if ((st = cf_rs_writer_append(w, cv, m, &e)))
             die("append", st, &e);
     }
@@ -251,9 +252,9 @@ int main(int argc, char **argv)
                 note[j] = (cf_slice){NULL, 0};
             }
         }
-        cf_rs_colvec cv[6] = {{id, NULL, NULL, NULL},    {name, NULL, NULL, NULL},
-                              {v, NULL, NULL, NULL},     {price, NULL, NULL, NULL},
-                              {ts, NULL, NULL, NULL},    {note, nn, NULL, NULL}};
+        cf_rs_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
+                              {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
+                              {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
         if ((st = cf_rs_writer_append(w, cv, m, &e)))
             die("append", st, &e);
     }

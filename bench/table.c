@@ -211,8 +211,7 @@ static int bench_wal(uint64_t n, const char *dir, const cf_rs_schema *s)
         for (uint64_t i = 0; i < rows; i++) {
             if ((st = insert_row(t, i, ts++, &e)))
                 die("insert", st, &e);
-            if (modes[m].group > 1 && (i + 1) % modes[m].group == 0 &&
-                (st = cf_table_sync(t, &e)))
+            if (modes[m].group > 1 && (i + 1) % modes[m].group == 0 && (st = cf_table_sync(t, &e)))
                 die("sync", st, &e);
         }
         if ((st = cf_table_sync(t, &e)))

@@ -21,11 +21,11 @@
 
 enum { MAX_RECORDS = 4096 };
 
-static const cf_type types[] = {CF_TYPE_INT8,      CF_TYPE_INT32,  CF_TYPE_UINT64,
-                                CF_TYPE_INT64,     CF_TYPE_FLOAT,  CF_TYPE_DOUBLE,
-                                CF_TYPE_BOOL,      CF_TYPE_STRING, CF_TYPE_BINARY,
-                                CF_TYPE_DATE,      CF_TYPE_UNIXTIME_MICROS,
-                                CF_TYPE_DECIMAL128, CF_TYPE_INT128, CF_TYPE_VARCHAR};
+static const cf_type types[] = {CF_TYPE_INT8,   CF_TYPE_INT32,           CF_TYPE_UINT64,
+                                CF_TYPE_INT64,  CF_TYPE_FLOAT,           CF_TYPE_DOUBLE,
+                                CF_TYPE_BOOL,   CF_TYPE_STRING,          CF_TYPE_BINARY,
+                                CF_TYPE_DATE,   CF_TYPE_UNIXTIME_MICROS, CF_TYPE_DECIMAL128,
+                                CF_TYPE_INT128, CF_TYPE_VARCHAR};
 
 /* Every record of the reader as "[q]bytes\x1f...\x1e", or "!" + the error. */
 static char *records(cf_csv *r, size_t *len)
@@ -81,7 +81,8 @@ static void check_rewrite(const uint8_t *text, size_t len)
         for (size_t i = 0; i < nf; i++) {
             if (i)
                 fputc(',', m);
-            bool bom = olen == 0 && i == 0 && f[i].len >= 3 && memcmp(f[i].data, "\xEF\xBB\xBF", 3) == 0;
+            bool bom =
+                olen == 0 && i == 0 && f[i].len >= 3 && memcmp(f[i].data, "\xEF\xBB\xBF", 3) == 0;
             fflush(m);
             if (f[i].len == 0 && (f[i].quoted || nf == 1)) {
                 fputs("\"\"", m); /* keep the field: a bare empty line would be too */

@@ -41,8 +41,8 @@ enum { NCOLS = sizeof schema / sizeof schema[0] };
  * picked by the column id: a clean error, or every element in bounds. */
 static void check_array_cell(cf_slice value, uint32_t col_id)
 {
-    static const cf_type types[] = {CF_TYPE_INT32, CF_TYPE_STRING, CF_TYPE_BINARY,
-                                    CF_TYPE_INT64, CF_TYPE_BOOL};
+    static const cf_type types[] = {CF_TYPE_INT32, CF_TYPE_STRING, CF_TYPE_BINARY, CF_TYPE_INT64,
+                                    CF_TYPE_BOOL};
     cf_type type = types[col_id % (sizeof types / sizeof types[0])];
     cf_array_cell_view v;
     cf_error err = {0};

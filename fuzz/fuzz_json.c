@@ -63,8 +63,7 @@ static bool dom_equal(const cf_json *a, const cf_json *b)
         return false;
     switch (a->kind) {
     case CF_JSON_NUMBER:
-    case CF_JSON_STRING:
-        return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
+    case CF_JSON_STRING: return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
     case CF_JSON_ARRAY:
         if (a->n != b->n)
             return false;

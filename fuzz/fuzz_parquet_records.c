@@ -72,8 +72,7 @@ static void check(const cf_parquet_array *a)
         check(a->children[0]);
         break;
     }
-    default:
-        FUZZ_REQUIRE(!"unknown array kind");
+    default: FUZZ_REQUIRE(!"unknown array kind");
     }
 }
 

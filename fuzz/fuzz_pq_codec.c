@@ -14,7 +14,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_input in = {data, size};
-    unsigned codec = fuzz_u8(&in) % 9; /* 8: unknown */
+    unsigned codec = fuzz_u8(&in) % 9;                                    /* 8: unknown */
     size_t dst_len = fuzz_u16(&in) | (size_t)(fuzz_u8(&in) & 0x0f) << 16; /* < 1 MiB */
     uint8_t *p = fuzz_dup(in.data, in.size);
     uint8_t *dst = malloc(dst_len ? dst_len : 1), *again = malloc(dst_len ? dst_len : 1);

@@ -88,9 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cf_status st;
     size_t hl = 0;
     switch (opt % 6) {
-    case 0:
-        file_meta(p, n);
-        break;
+    case 0: file_meta(p, n); break;
     case 1: {
         cf_pq_page_header h;
         st = cf_pq_page_header_decode(&h, &hl, p, n, 0, &err);

@@ -14,11 +14,11 @@
  * assignments to existing columns, array cells of the column's type. Where
  * every value is an integer, a string (or NULL for assignments), the results
  * written back as text (each string quoted, its quotes and backslashes
- * escaped) parse to the same results: the quoting round-trips. Accepted conditions also scan a small table
- * of that schema (two overlapping DiskRowSets and MemRowSet rows, NULLs and
- * extreme values): the library takes them, and where every compared value is
- * an integer or a string the rows returned are exactly those a model picks;
- * an accepted KEY looks up exactly the row with those key values, or none. */
+ * escaped) parse to the same results: the quoting round-trips. Accepted conditions also scan a
+ * small table of that schema (two overlapping DiskRowSets and MemRowSet rows, NULLs and extreme
+ * values): the library takes them, and where every compared value is an integer or a string the
+ * rows returned are exactly those a model picks; an accepted KEY looks up exactly the row with
+ * those key values, or none. */
 #include "fuzz.h"
 
 #include <inttypes.h>
@@ -60,7 +60,10 @@ static void cleanup(void)
         fprintf(stderr, "fuzz_where: could not remove %s\n", g_dir);
 }
 
-static void put_int(uint8_t *slot, size_t w, int64_t v) { memcpy(slot, &v, w); }
+static void put_int(uint8_t *slot, size_t w, int64_t v)
+{
+    memcpy(slot, &v, w);
+}
 
 /* Row r's values: keys always, other columns NULL now and then. */
 static void make_row(size_t r)
@@ -164,7 +167,10 @@ static bool is_int(cf_type t)
     }
 }
 
-static bool is_text(cf_type t) { return t == CF_TYPE_STRING || t == CF_TYPE_VARCHAR; }
+static bool is_text(cf_type t)
+{
+    return t == CF_TYPE_STRING || t == CF_TYPE_VARCHAR;
+}
 
 /* Touch every byte of a value (ASan checks it is readable); binary ones must
  * not be longer than the text they came from. */

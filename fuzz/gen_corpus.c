@@ -771,8 +771,11 @@ static void wal_seeds(void)
             die("rcl", &err);
         cf_slice vs = cf_rcl_builder_bytes(b);
         cf_buf_append(&lists, vs.data, vs.len);
-        cf_wal_op op = {(uint8_t)(1 + i % 3), 11 + (uint64_t)i, {lists.data, ks.len},
-                        {lists.data + ks.len, vs.len}, (uint8_t)(i & 1)};
+        cf_wal_op op = {(uint8_t)(1 + i % 3),
+                        11 + (uint64_t)i,
+                        {lists.data, ks.len},
+                        {lists.data + ks.len, vs.len},
+                        (uint8_t)(i & 1)};
         cf_buf_clear(&payload);
         cf_wal_batch_encode(&payload, &op, 1);
         cf_wal_record_encode(&seg, payload.data, payload.len);
@@ -780,9 +783,8 @@ static void wal_seeds(void)
     put_opt_file("fuzz_wal", "segment-6-ops", 0, seg.data, seg.len);
     put_opt_file("fuzz_wal", "segment-torn-tail", 0, seg.data, seg.len - 5);
     /* round trip: [type][ts step][key len][rcl len][bytes] */
-    static const uint8_t ops[] = {0, 1, 4, 3, 1, 2, 3, 4, 'a', 'b', 'c',
-                                  1, 5, 4, 8, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8,
-                                  2, 1, 4, 0, 9, 9, 9, 9};
+    static const uint8_t ops[] = {0, 1, 4, 3, 1, 2, 3, 4, 'a', 'b', 'c', 1, 5, 4, 8, 5, 6, 7,
+                                  8, 1, 2, 3, 4, 5, 6, 7, 8,   2,   1,   4, 0, 9, 9, 9, 9};
     put_opt_file("fuzz_wal", "ops-batch1", 1 | (0 << 1) | (17 << 3), ops, sizeof(ops));
     put_opt_file("fuzz_wal", "ops-batch3", 1 | (2 << 1) | (29 << 3), ops, sizeof(ops));
     if (seg.oom || payload.oom || lists.oom)
@@ -821,11 +823,11 @@ static void parquet_seeds(void)
             cf_buf_append(&b, &max, 2);
             uint16_t n16 = (uint16_t)n;
             cf_buf_append(&b, &n16, 2);
-            cf_status st = mode == 3 ? cf_pq_dict_indices_encode(&b, idx, n, max + 1u, &err)
-                                     : cf_pq_levels_encode(&b, lv, n,
-                                                           mode == 2 ? CF_PQE_BIT_PACKED
-                                                                     : CF_PQE_RLE,
-                                                           max, mode == 0, &err);
+            cf_status st =
+                mode == 3
+                    ? cf_pq_dict_indices_encode(&b, idx, n, max + 1u, &err)
+                    : cf_pq_levels_encode(&b, lv, n, mode == 2 ? CF_PQE_BIT_PACKED : CF_PQE_RLE,
+                                          max, mode == 0, &err);
             if (st != CF_OK)
                 die("parquet levels", &err);
             if (mode == 3) { /* the size field is the dictionary size */
@@ -838,8 +840,8 @@ static void parquet_seeds(void)
     }
     /* values: every pair of fuzz_pq_values' table, in its order */
     const fuzz_pq_value_pair *pairs = fuzz_pq_value_pairs;
-    static const char *const words[] = {"apple", "apricot", "banana", "band", "bandana", "",
-                                        "cherry", "cherries", "date", "date"};
+    static const char *const words[] = {"apple", "apricot", "banana",   "band", "bandana",
+                                        "",      "cherry",  "cherries", "date", "date"};
     uint8_t raw[300 * 12];
     cf_slice sl[300];
     for (size_t k = 0; k < FUZZ_PQ_VALUE_PAIR_COUNT; k++) {
@@ -853,7 +855,8 @@ static void parquet_seeds(void)
             const char *wd = words[(i / 3) % 10];
             sl[i] = (cf_slice){(const uint8_t *)wd, strlen(wd)};
         }
-        const void *vals = pairs[k].type == CF_PQT_BYTE_ARRAY ? (const void *)sl : (const void *)raw;
+        const void *vals =
+            pairs[k].type == CF_PQT_BYTE_ARRAY ? (const void *)sl : (const void *)raw;
         cf_buf_clear(&b);
         cf_buf_put_u8(&b, (uint8_t)k);
         cf_buf_put_u8(&b, (uint8_t)tl);
@@ -892,12 +895,21 @@ static void parquet_seeds(void)
  * Kylin and Bigtable files of corpus/fuzz_hfile/ were added by hand. */
 static void hfile_seeds(void)
 {
-    static const struct { int enc; uint32_t codec; bool tags; } v[] = {
-        {CF_HFILE_DBE_PREFIX, CF_HFILE_NONE, true},  {CF_HFILE_DBE_DIFF, CF_HFILE_NONE, false},
-        {CF_HFILE_DBE_FAST_DIFF, CF_HFILE_NONE, true}, {CF_HFILE_DBE_ROW_INDEX_V1, CF_HFILE_NONE, true},
-        {CF_HFILE_DBE_NONE, CF_HFILE_GZ, false},     {CF_HFILE_DBE_NONE, CF_HFILE_SNAPPY, false},
-        {CF_HFILE_DBE_NONE, CF_HFILE_LZ4, false},    {CF_HFILE_DBE_FAST_DIFF, CF_HFILE_LZO, false},
-        {CF_HFILE_DBE_DIFF, CF_HFILE_ZSTD, true},    {CF_HFILE_DBE_PREFIX, CF_HFILE_BZIP2, false},
+    static const struct {
+        int enc;
+        uint32_t codec;
+        bool tags;
+    } v[] = {
+        {CF_HFILE_DBE_PREFIX, CF_HFILE_NONE, true},
+        {CF_HFILE_DBE_DIFF, CF_HFILE_NONE, false},
+        {CF_HFILE_DBE_FAST_DIFF, CF_HFILE_NONE, true},
+        {CF_HFILE_DBE_ROW_INDEX_V1, CF_HFILE_NONE, true},
+        {CF_HFILE_DBE_NONE, CF_HFILE_GZ, false},
+        {CF_HFILE_DBE_NONE, CF_HFILE_SNAPPY, false},
+        {CF_HFILE_DBE_NONE, CF_HFILE_LZ4, false},
+        {CF_HFILE_DBE_FAST_DIFF, CF_HFILE_LZO, false},
+        {CF_HFILE_DBE_DIFF, CF_HFILE_ZSTD, true},
+        {CF_HFILE_DBE_PREFIX, CF_HFILE_BZIP2, false},
     };
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         cf_error err = {0};

@@ -10,8 +10,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# A declaration starts its line with CF_API; its name is the identifier before the first '('.
-awk '/^CF_API[ \t]/ { s = $0; sub(/\(.*/, "", s); n = split(s, w, /[ \t*]+/); print w[n] }' \
+# A declaration starts its line with CF_API; its name is the identifier before the first '('
+# (clang-format may put the name on the next line when the return type is long).
+awk '/^CF_API[ \t]/ { s = $0; while (s !~ /\(/ && (getline l) > 0) s = s " " l
+                      sub(/\(.*/, "", s); n = split(s, w, /[ \t*]+/); print w[n] }' \
     include/cfile/*.h | sort >"$tmp/headers"
 sed -n 's/^[[:space:]]*\(cf_[a-z0-9_]*\);$/\1/p' cmake/cfile.map | sort >"$tmp/map"
 nm -D --defined-only "$lib" | awk '$3 != "CFILE_0" { print $3 }' | sort >"$tmp/nm"

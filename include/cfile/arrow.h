@@ -191,9 +191,9 @@ CF_API cf_status cf_arrow_schema(const cf_reader *r, const cf_arrow_options *o,
  * Errors: the iterator's (CF_ECORRUPT, CF_EIO, ...), CF_EINVAL (bad option),
  * CF_ENOTSUP (no Arrow mapping), CF_ENOMEM. On error out (and schema) are marked
  * released, and the rows of the failed batch may have been consumed. */
-CF_API cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows,
-                                    const cf_arrow_options *o, struct ArrowArray *out,
-                                    struct ArrowSchema *schema, cf_error *err);
+CF_API cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows, const cf_arrow_options *o,
+                                    struct ArrowArray *out, struct ArrowSchema *schema,
+                                    cf_error *err);
 
 /* ---- streams: the Arrow C Stream Interface ------------------------------------------------
  *
@@ -226,9 +226,8 @@ CF_API cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows,
  * rows (CF_EINVAL otherwise, naming both); n is 1..CF_ARROW_MAX_COLUMNS. */
 #define CF_ARROW_MAX_COLUMNS 4096u
 CF_API cf_status cf_arrow_stream_cfiles(struct ArrowArrayStream *out,
-                                        const cf_reader *const *readers,
-                                        const char *const *names, size_t n,
-                                        const cf_arrow_options *o, cf_error *err);
+                                        const cf_reader *const *readers, const char *const *names,
+                                        size_t n, const cf_arrow_options *o, cf_error *err);
 
 /* A table scan (rowset.h cf_table_scanner_create with `scan`, which may be NULL:
  * every column, latest snapshot): the projected columns under their names, rows
@@ -266,8 +265,7 @@ CF_API cf_status cf_arrow_stream_hfile(struct ArrowArrayStream *out, const struc
  * released. */
 struct cf_parquet;
 struct cf_parquet_records_options;
-CF_API cf_status cf_arrow_stream_parquet(struct ArrowArrayStream *out,
-                                         const struct cf_parquet *pq,
+CF_API cf_status cf_arrow_stream_parquet(struct ArrowArrayStream *out, const struct cf_parquet *pq,
                                          const struct cf_parquet_records_options *ro,
                                          const cf_arrow_options *o, cf_error *err);
 

@@ -50,8 +50,8 @@ CF_STATIC_API size_t cf_mcvarint_decode(const uint8_t *p, size_t len, uint64_t *
 CF_STATIC_API size_t cf_delta_key_encode(uint8_t *dst, uint32_t row, uint64_t ts);
 /* Decode a DeltaKey prefix of [p, p+len): *used = its length. CF_ECORRUPT when
  * truncated or when the row does not fit in 32 bits. */
-CF_STATIC_API cf_status cf_delta_key_decode(const uint8_t *p, size_t len, uint32_t *row, uint64_t *ts,
-                                     size_t *used, cf_error *err);
+CF_STATIC_API cf_status cf_delta_key_decode(const uint8_t *p, size_t len, uint32_t *row,
+                                            uint64_t *ts, size_t *used, cf_error *err);
 #endif /* CF_STATIC_LINKING_ONLY */
 
 /* ---- schema ------------------------------------------------------------------------ */
@@ -62,7 +62,7 @@ typedef struct cf_delta_column {
     const char *name; /* borrowed; for messages and output */
     cf_type type;
     bool nullable;
-    bool is_key;        /* key columns are never in a REINSERT */
+    bool is_key;          /* key columns are never in a REINSERT */
     int precision, scale; /* DECIMAL*: for messages only */
     int length;           /* VARCHAR: for messages only */
 } cf_delta_column;
@@ -141,7 +141,7 @@ CF_STATIC_API size_t cf_array_cell_encoded_max(const cf_array_cell *cell);
  * empty strings. CF_EINVAL for more than 65535 elements, CF_ENOTSUP for
  * INT128/DECIMAL128 elements, CF_EBUFSIZE when cap is too small, CF_ENOMEM. */
 CF_STATIC_API cf_status cf_array_cell_encode(uint8_t *dst, size_t cap, size_t *len,
-                                      const cf_array_cell *cell, cf_error *err);
+                                             const cf_array_cell *cell, cf_error *err);
 #endif /* CF_STATIC_LINKING_ONLY */
 
 /* A decoded cell: a view into the serialized bytes, checked once by decode. */
@@ -161,7 +161,7 @@ typedef struct cf_array_cell_view {
  * validity bitmap whose size does not match the element count; CF_ENOTSUP for
  * INT128/DECIMAL128. */
 CF_STATIC_API cf_status cf_array_cell_decode(cf_array_cell_view *out, cf_slice bytes, cf_type type,
-                                      cf_error *err);
+                                             cf_error *err);
 /* Whether element i (< count) is NULL. */
 CF_STATIC_API bool cf_array_cell_is_null(const cf_array_cell_view *v, size_t i);
 /* Element i (< count) into `out`: cf_type_size(type) bytes for fixed types
@@ -192,13 +192,13 @@ typedef struct cf_delta_writer cf_delta_writer;
 #define CF_DELTA_WRITER_OPTIONS_VERSION 1
 
 typedef struct cf_delta_writer_options {
-    uint32_t version;          /* set by _init */
-    cf_delta_type type;        /* decides the order check (default REDO) */
+    uint32_t version;           /* set by _init */
+    cf_delta_type type;         /* decides the order check (default REDO) */
     cf_compression compression; /* default LZ4 (Kudu's deltafile codec flag) */
-    uint32_t block_size;       /* default 32 KiB; below 512 is raised to 512 */
-    bool checksums;            /* default true */
-    bool write_stats;          /* write "deltafilestats" (default true) */
-    bool check_order;          /* refuse out-of-order deltas (default true) */
+    uint32_t block_size;        /* default 32 KiB; below 512 is raised to 512 */
+    bool checksums;             /* default true */
+    bool write_stats;           /* write "deltafilestats" (default true) */
+    bool check_order;           /* refuse out-of-order deltas (default true) */
 } cf_delta_writer_options;
 
 CF_API void cf_delta_writer_options_init(cf_delta_writer_options *o);
@@ -208,14 +208,13 @@ CF_API cf_status cf_delta_writer_create(cf_delta_writer **out, cf_io *io,
                                         const cf_delta_writer_options *opts, cf_error *err);
 /* Same, creating `path` atomically. */
 CF_API cf_status cf_delta_writer_create_file(cf_delta_writer **out, const char *path,
-                                             const cf_delta_writer_options *opts,
-                                             cf_error *err);
+                                             const cf_delta_writer_options *opts, cf_error *err);
 /* Append one delta. Requires (with check_order) REDO: (row, ts) non-decreasing;
  * UNDO: row non-decreasing, ts non-increasing within a row; CF_EINVAL otherwise.
  * With write_stats the list is decoded for the statistics: CF_ECORRUPT when it
  * is not a valid RowChangeList. Errors are sticky. */
-CF_API cf_status cf_delta_writer_append(cf_delta_writer *w, uint32_t row, uint64_t ts,
-                                        cf_slice rcl, cf_error *err);
+CF_API cf_status cf_delta_writer_append(cf_delta_writer *w, uint32_t row, uint64_t ts, cf_slice rcl,
+                                        cf_error *err);
 /* Write the statistics and finish the file. CF_ESTATE with no delta appended
  * (Kudu refuses to write an empty DeltaFile). */
 CF_API cf_status cf_delta_writer_finish(cf_delta_writer *w, cf_error *err);
@@ -254,8 +253,7 @@ typedef struct cf_delta {
     cf_slice rcl; /* the RowChangeList bytes (not validated) */
 } cf_delta;
 
-CF_API cf_status cf_delta_iter_create(cf_delta_iter **out, const cf_delta_reader *r,
-                                      cf_error *err);
+CF_API cf_status cf_delta_iter_create(cf_delta_iter **out, const cf_delta_reader *r, cf_error *err);
 CF_API void cf_delta_iter_free(cf_delta_iter *it); /* NULL is a no-op */
 CF_API cf_status cf_delta_iter_seek_to_first(cf_delta_iter *it, cf_error *err);
 /* Position at the first delta of a row >= row, through the value index (format
@@ -263,8 +261,8 @@ CF_API cf_status cf_delta_iter_seek_to_first(cf_delta_iter *it, cf_error *err);
 CF_API cf_status cf_delta_iter_seek_to_row(cf_delta_iter *it, uint32_t row, cf_error *err);
 /* Up to cap deltas in file order; *n = 0 at the end. CF_ECORRUPT for a value
  * whose DeltaKey does not decode. */
-CF_API cf_status cf_delta_iter_next_batch(cf_delta_iter *it, cf_delta *out, size_t cap,
-                                          size_t *n, cf_error *err);
+CF_API cf_status cf_delta_iter_next_batch(cf_delta_iter *it, cf_delta *out, size_t cap, size_t *n,
+                                          cf_error *err);
 
 /* ---- applying deltas at a snapshot --------------------------------------------------- */
 
@@ -277,8 +275,8 @@ typedef struct cf_delta_apply cf_delta_apply;
  * NewDeltaIterator NotFound); the applier then changes nothing. Needs the
  * statistics: their error otherwise. */
 CF_API cf_status cf_delta_apply_create(cf_delta_apply **out, const cf_delta_reader *r,
-                                       const cf_delta_column *cols, size_t ncols,
-                                       uint64_t snapshot, bool *culled, cf_error *err);
+                                       const cf_delta_column *cols, size_t ncols, uint64_t snapshot,
+                                       bool *culled, cf_error *err);
 CF_API void cf_delta_apply_free(cf_delta_apply *a); /* NULL is a no-op */
 /* The next prepare starts at `row`. */
 CF_API cf_status cf_delta_apply_seek(cf_delta_apply *a, uint32_t row, cf_error *err);

@@ -61,8 +61,13 @@ typedef enum cf_hfile_kv_type {
 } cf_hfile_kv_type;
 
 /* DataBlockEncoding ids. */
-enum { CF_HFILE_DBE_NONE = 0, CF_HFILE_DBE_PREFIX = 2, CF_HFILE_DBE_DIFF = 3,
-       CF_HFILE_DBE_FAST_DIFF = 4, CF_HFILE_DBE_ROW_INDEX_V1 = 7 };
+enum {
+    CF_HFILE_DBE_NONE = 0,
+    CF_HFILE_DBE_PREFIX = 2,
+    CF_HFILE_DBE_DIFF = 3,
+    CF_HFILE_DBE_FAST_DIFF = 4,
+    CF_HFILE_DBE_ROW_INDEX_V1 = 7
+};
 
 /* "GZ", "NONE", ...; NULL for an unknown ordinal. */
 CF_API const char *cf_hfile_codec_name(uint32_t codec);
@@ -102,19 +107,19 @@ typedef struct cf_hfile_cell {
     int64_t timestamp;
     uint8_t type;
     cf_slice value;
-    cf_slice tags;    /* empty unless the file carries tags */
-    uint64_t mvcc;    /* 0 unless the file carries memstore timestamps */
+    cf_slice tags; /* empty unless the file carries tags */
+    uint64_t mvcc; /* 0 unless the file carries memstore timestamps */
 } cf_hfile_cell;
 
 /* What open found. */
 typedef struct cf_hfile_info {
     uint32_t major, minor;
-    uint32_t compression;         /* cf_hfile_codec */
-    int data_block_encoding;      /* CF_HFILE_DBE_*, from FileInfo DATA_BLOCK_ENCODING */
-    bool raw_keys;                /* v1: keys are opaque bytes */
-    bool includes_mvcc;           /* KEY_VALUE_VERSION == 1 */
-    bool includes_tags;           /* v3 with hfile.MAX_TAGS_LEN */
-    bool checksums;               /* block headers carry HBase checksums */
+    uint32_t compression;    /* cf_hfile_codec */
+    int data_block_encoding; /* CF_HFILE_DBE_*, from FileInfo DATA_BLOCK_ENCODING */
+    bool raw_keys;           /* v1: keys are opaque bytes */
+    bool includes_mvcc;      /* KEY_VALUE_VERSION == 1 */
+    bool includes_tags;      /* v3 with hfile.MAX_TAGS_LEN */
+    bool checksums;          /* block headers carry HBase checksums */
     uint64_t num_data_blocks;
     uint32_t index_levels;
     uint32_t root_entries;
@@ -129,9 +134,9 @@ typedef struct cf_hfile_info {
 } cf_hfile_info;
 
 typedef struct cf_hfile_options {
-    uint32_t version;       /* set by _init */
-    bool verify_checksums;  /* default true */
-    size_t max_block_len;   /* refuse blocks larger than this (default 256 MiB) */
+    uint32_t version;      /* set by _init */
+    bool verify_checksums; /* default true */
+    size_t max_block_len;  /* refuse blocks larger than this (default 256 MiB) */
 } cf_hfile_options;
 
 CF_API void cf_hfile_options_init(cf_hfile_options *o);
@@ -139,8 +144,7 @@ CF_API void cf_hfile_options_init(cf_hfile_options *o);
 /* Open an HFile from io (borrowed: it must outlive the reader). o may be NULL.
  * CF_ECORRUPT for anything that breaks the format, CF_ENOTSUP for a valid
  * feature not implemented here (encryption, an unbuilt codec). */
-CF_API cf_status cf_hfile_open(cf_hfile **out, cf_io *io, const cf_hfile_options *o,
-                               cf_error *err);
+CF_API cf_status cf_hfile_open(cf_hfile **out, cf_io *io, const cf_hfile_options *o, cf_error *err);
 /* Open a file by path; the reader owns its io. */
 CF_API cf_status cf_hfile_open_file(cf_hfile **out, const char *path, const cf_hfile_options *o,
                                     cf_error *err);
@@ -182,10 +186,10 @@ typedef struct cf_hfile_block_header {
     uint32_t on_disk_size_without_header;
     uint32_t uncompressed_size_without_header;
     int64_t prev_block_offset;
-    uint8_t checksum_type;      /* 0 none, 1 CRC32, 2 CRC32C */
+    uint8_t checksum_type; /* 0 none, 1 CRC32, 2 CRC32C */
     uint32_t bytes_per_checksum;
     uint32_t on_disk_data_size_with_header;
-    uint32_t header_size;       /* 33 with checksums, 24 without */
+    uint32_t header_size; /* 33 with checksums, 24 without */
 } cf_hfile_block_header;
 /* Walk every block from offset 0 to the trailer in file order (v2/v3),
  * verifying each one (checksums, decompression) when verify is true.
@@ -239,13 +243,13 @@ typedef enum cf_hfile_fi_kind {
 
 typedef struct cf_hfile_fi_value {
     cf_hfile_fi_kind kind;
-    int64_t num;              /* INT, LONG, BOOL (0/1) */
-    int64_t tr_from, tr_to;   /* TIMERANGE */
-    bool tr_protobuf;         /* TIMERANGE in its protobuf form */
-    size_t tr_extra;          /* TIMERANGE: bytes after the two Writable longs (0.9x pads to 32) */
-    cf_hfile_cell key;        /* KEY: row, family, qualifier, timestamp, type (slices into value) */
-    size_t compacted_files;   /* COMPACTION: how many store file names it lists */
-    const char *malformed;    /* BYTES: why a known key's value did not decode, else NULL */
+    int64_t num;            /* INT, LONG, BOOL (0/1) */
+    int64_t tr_from, tr_to; /* TIMERANGE */
+    bool tr_protobuf;       /* TIMERANGE in its protobuf form */
+    size_t tr_extra;        /* TIMERANGE: bytes after the two Writable longs (0.9x pads to 32) */
+    cf_hfile_cell key;      /* KEY: row, family, qualifier, timestamp, type (slices into value) */
+    size_t compacted_files; /* COMPACTION: how many store file names it lists */
+    const char *malformed;  /* BYTES: why a known key's value did not decode, else NULL */
 } cf_hfile_fi_value;
 
 /* Decode one FileInfo value (key and value as cf_hfile_file_info_at gives them). */
@@ -259,11 +263,11 @@ CF_API bool cf_hfile_compacted_file_at(cf_slice value, size_t i, cf_slice *name)
  * file order (v1: the one root-format index). entries[i].key is valid during
  * the call only. Entries of the last level point at data blocks. */
 typedef struct cf_hfile_index_block {
-    uint32_t level;         /* 0 = root */
-    uint32_t levels;        /* trailer num_data_index_levels */
-    const char *kind;       /* "root", "intermediate" or "leaf" */
-    uint64_t offset;        /* of the index block */
-    uint32_t on_disk_size;  /* with header (v1: 0) */
+    uint32_t level;             /* 0 = root */
+    uint32_t levels;            /* trailer num_data_index_levels */
+    const char *kind;           /* "root", "intermediate" or "leaf" */
+    uint64_t offset;            /* of the index block */
+    uint32_t on_disk_size;      /* with header (v1: 0) */
     uint32_t uncompressed_size; /* payload */
 } cf_hfile_index_block;
 typedef bool (*cf_hfile_index_fn)(void *ctx, const cf_hfile_index_block *blk,
@@ -285,11 +289,12 @@ CF_API const char *cf_hfile_encoding_name(int id);
 
 /* What a Bloom probe tested. */
 typedef struct cf_hfile_bloom_result {
-    bool present;       /* the file has this Bloom filter (else may_contain is true) */
-    bool may_contain;   /* false: certainly absent */
-    const char *type;   /* general: BLOOM_FILTER_TYPE ("ROW", "ROWCOL", ...); "ROW" for delete family */
-    uint32_t chunk;     /* the chunk probed (when present and some chunk can hold the key) */
-    bool before_first;  /* the key sorts before every chunk: absent without a probe */
+    bool present;     /* the file has this Bloom filter (else may_contain is true) */
+    bool may_contain; /* false: certainly absent */
+    const char
+        *type;      /* general: BLOOM_FILTER_TYPE ("ROW", "ROWCOL", ...); "ROW" for delete family */
+    uint32_t chunk; /* the chunk probed (when present and some chunk can hold the key) */
+    bool before_first; /* the key sorts before every chunk: absent without a probe */
 } cf_hfile_bloom_result;
 /* Probe a Bloom filter as HBase's StoreFileReader does: which is
  * CF_HFILE_BLOOM_GENERAL (the key is built by the file's BLOOM_FILTER_TYPE:
@@ -316,8 +321,7 @@ CF_API cf_status cf_hfile_iter_seek_row(cf_hfile_iter *it, const void *row, size
                                         cf_error *err);
 /* Position before the first cell >= key under HBase's CellComparator: key's
  * row/family/qualifier/timestamp/type are used (v1: key.key, raw order). */
-CF_API cf_status cf_hfile_iter_seek_key(cf_hfile_iter *it, const cf_hfile_cell *key,
-                                        cf_error *err);
+CF_API cf_status cf_hfile_iter_seek_key(cf_hfile_iter *it, const cf_hfile_cell *key, cf_error *err);
 /* Data block and cell-in-block of the cell next will return. */
 CF_API void cf_hfile_iter_position(const cf_hfile_iter *it, uint64_t *block, uint64_t *cell);
 /* Number of cells in data block i (decodes it). */
@@ -330,7 +334,7 @@ CF_API cf_status cf_hfile_block_cell_count(const cf_hfile *h, uint64_t i, uint64
 CF_STATIC_API int cf_hfile_cell_compare(const cf_hfile_cell *a, const cf_hfile_cell *b);
 /* Parse a serialized KeyValue key. CF_ECORRUPT when the lengths do not fit. */
 CF_STATIC_API cf_status cf_hfile_parse_key(cf_hfile_cell *out, const uint8_t *key, size_t len,
-                                    cf_error *err);
+                                           cf_error *err);
 #endif /* CF_STATIC_LINKING_ONLY */
 
 /* ---- writer (HFile v3) -------------------------------------------------------------- */
@@ -361,15 +365,13 @@ CF_API cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io,
                                         const cf_hfile_writer_options *o, cf_error *err);
 /* Append one cell (row, family, qualifier, timestamp, type, value, tags, mvcc).
  * Requires: cells in non-decreasing CellComparator order (CF_EINVAL otherwise). */
-CF_API cf_status cf_hfile_writer_append(cf_hfile_writer *w, const cf_hfile_cell *c,
-                                        cf_error *err);
+CF_API cf_status cf_hfile_writer_append(cf_hfile_writer *w, const cf_hfile_cell *c, cf_error *err);
 /* Extra FileInfo entries (user keys must not start with "hfile."). */
-CF_API cf_status cf_hfile_writer_add_file_info(cf_hfile_writer *w, const void *key,
-                                               size_t key_len, const void *value,
-                                               size_t value_len, cf_error *err);
+CF_API cf_status cf_hfile_writer_add_file_info(cf_hfile_writer *w, const void *key, size_t key_len,
+                                               const void *value, size_t value_len, cf_error *err);
 /* A named meta block (written after the data, before the load-on-open section). */
-CF_API cf_status cf_hfile_writer_add_meta(cf_hfile_writer *w, const char *name,
-                                          const void *data, size_t len, cf_error *err);
+CF_API cf_status cf_hfile_writer_add_meta(cf_hfile_writer *w, const char *name, const void *data,
+                                          size_t len, cf_error *err);
 /* Write the index, FileInfo, Bloom metadata and trailer. */
 CF_API cf_status cf_hfile_writer_finish(cf_hfile_writer *w, cf_error *err);
 CF_API void cf_hfile_writer_free(cf_hfile_writer *w);

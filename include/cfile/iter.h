@@ -20,8 +20,8 @@ typedef struct cf_iter cf_iter;
 /* One batch of consecutive rows, as views owned by the iterator: valid until
  * the next call on the same iterator (or its free). */
 typedef struct cf_batch {
-    size_t count;            /* rows in this batch; 0 means the end of the file */
-    uint64_t first_ord;      /* ordinal of the first row */
+    size_t count;       /* rows in this batch; 0 means the end of the file */
+    uint64_t first_ord; /* ordinal of the first row */
     /* Non-array columns: `count` row-aligned values of cf_type_size(type) bytes
      * (cf_slice for binary types, uint8_t 0/1 for BOOL); NULL rows hold zeros
      * (an empty slice for binary).
@@ -50,8 +50,7 @@ CF_API cf_status cf_iter_seek_to_ordinal(cf_iter *it, uint64_t ord, cf_error *er
  * key points to one value in the column's memory form (cf_slice for binary).
  * *exact (may be NULL) tells whether that row equals the key.
  * CF_ENOTFOUND if every value is smaller; CF_EINVAL without a value index. */
-CF_API cf_status cf_iter_seek_at_or_after(cf_iter *it, const void *key, bool *exact,
-                                          cf_error *err);
+CF_API cf_status cf_iter_seek_at_or_after(cf_iter *it, const void *key, bool *exact, cf_error *err);
 
 /* Read up to max_rows rows from the current position (fewer at a block
  * boundary; 0 at the end) as views. */

@@ -59,34 +59,60 @@ typedef enum cf_parquet_repetition {
 
 /* parquet.thrift `ConvertedType` (the legacy annotations). */
 typedef enum cf_parquet_converted {
-    CF_PARQUET_CT_UTF8 = 0, CF_PARQUET_CT_MAP = 1, CF_PARQUET_CT_MAP_KEY_VALUE = 2,
-    CF_PARQUET_CT_LIST = 3, CF_PARQUET_CT_ENUM = 4, CF_PARQUET_CT_DECIMAL = 5,
-    CF_PARQUET_CT_DATE = 6, CF_PARQUET_CT_TIME_MILLIS = 7, CF_PARQUET_CT_TIME_MICROS = 8,
-    CF_PARQUET_CT_TIMESTAMP_MILLIS = 9, CF_PARQUET_CT_TIMESTAMP_MICROS = 10,
-    CF_PARQUET_CT_UINT_8 = 11, CF_PARQUET_CT_UINT_16 = 12, CF_PARQUET_CT_UINT_32 = 13,
-    CF_PARQUET_CT_UINT_64 = 14, CF_PARQUET_CT_INT_8 = 15, CF_PARQUET_CT_INT_16 = 16,
-    CF_PARQUET_CT_INT_32 = 17, CF_PARQUET_CT_INT_64 = 18, CF_PARQUET_CT_JSON = 19,
-    CF_PARQUET_CT_BSON = 20, CF_PARQUET_CT_INTERVAL = 21
+    CF_PARQUET_CT_UTF8 = 0,
+    CF_PARQUET_CT_MAP = 1,
+    CF_PARQUET_CT_MAP_KEY_VALUE = 2,
+    CF_PARQUET_CT_LIST = 3,
+    CF_PARQUET_CT_ENUM = 4,
+    CF_PARQUET_CT_DECIMAL = 5,
+    CF_PARQUET_CT_DATE = 6,
+    CF_PARQUET_CT_TIME_MILLIS = 7,
+    CF_PARQUET_CT_TIME_MICROS = 8,
+    CF_PARQUET_CT_TIMESTAMP_MILLIS = 9,
+    CF_PARQUET_CT_TIMESTAMP_MICROS = 10,
+    CF_PARQUET_CT_UINT_8 = 11,
+    CF_PARQUET_CT_UINT_16 = 12,
+    CF_PARQUET_CT_UINT_32 = 13,
+    CF_PARQUET_CT_UINT_64 = 14,
+    CF_PARQUET_CT_INT_8 = 15,
+    CF_PARQUET_CT_INT_16 = 16,
+    CF_PARQUET_CT_INT_32 = 17,
+    CF_PARQUET_CT_INT_64 = 18,
+    CF_PARQUET_CT_JSON = 19,
+    CF_PARQUET_CT_BSON = 20,
+    CF_PARQUET_CT_INTERVAL = 21
 } cf_parquet_converted;
 
 /* parquet.thrift `Encoding`. */
 typedef enum cf_parquet_encoding {
-    CF_PARQUET_PLAIN = 0, CF_PARQUET_PLAIN_DICTIONARY = 2, CF_PARQUET_RLE = 3,
-    CF_PARQUET_BIT_PACKED = 4, CF_PARQUET_DELTA_BINARY_PACKED = 5,
-    CF_PARQUET_DELTA_LENGTH_BYTE_ARRAY = 6, CF_PARQUET_DELTA_BYTE_ARRAY = 7,
-    CF_PARQUET_RLE_DICTIONARY = 8, CF_PARQUET_BYTE_STREAM_SPLIT = 9
+    CF_PARQUET_PLAIN = 0,
+    CF_PARQUET_PLAIN_DICTIONARY = 2,
+    CF_PARQUET_RLE = 3,
+    CF_PARQUET_BIT_PACKED = 4,
+    CF_PARQUET_DELTA_BINARY_PACKED = 5,
+    CF_PARQUET_DELTA_LENGTH_BYTE_ARRAY = 6,
+    CF_PARQUET_DELTA_BYTE_ARRAY = 7,
+    CF_PARQUET_RLE_DICTIONARY = 8,
+    CF_PARQUET_BYTE_STREAM_SPLIT = 9
 } cf_parquet_encoding;
 
 /* parquet.thrift `CompressionCodec`. */
 typedef enum cf_parquet_codec {
-    CF_PARQUET_UNCOMPRESSED = 0, CF_PARQUET_SNAPPY = 1, CF_PARQUET_GZIP = 2,
-    CF_PARQUET_LZO = 3, CF_PARQUET_BROTLI = 4, CF_PARQUET_LZ4 = 5, CF_PARQUET_ZSTD = 6,
+    CF_PARQUET_UNCOMPRESSED = 0,
+    CF_PARQUET_SNAPPY = 1,
+    CF_PARQUET_GZIP = 2,
+    CF_PARQUET_LZO = 3,
+    CF_PARQUET_BROTLI = 4,
+    CF_PARQUET_LZ4 = 5,
+    CF_PARQUET_ZSTD = 6,
     CF_PARQUET_LZ4_RAW = 7
 } cf_parquet_codec;
 
 /* parquet.thrift `PageType`. */
 typedef enum cf_parquet_page_type {
-    CF_PARQUET_DATA_PAGE = 0, CF_PARQUET_INDEX_PAGE = 1, CF_PARQUET_DICTIONARY_PAGE = 2,
+    CF_PARQUET_DATA_PAGE = 0,
+    CF_PARQUET_INDEX_PAGE = 1,
+    CF_PARQUET_DICTIONARY_PAGE = 2,
     CF_PARQUET_DATA_PAGE_V2 = 3
 } cf_parquet_page_type;
 
@@ -95,41 +121,53 @@ typedef enum cf_parquet_page_type {
  * (treated as no logical type, as the spec asks). */
 typedef enum cf_parquet_logical_kind {
     CF_PARQUET_LT_NONE = 0,
-    CF_PARQUET_LT_STRING = 1, CF_PARQUET_LT_MAP = 2, CF_PARQUET_LT_LIST = 3,
-    CF_PARQUET_LT_ENUM = 4, CF_PARQUET_LT_DECIMAL = 5, CF_PARQUET_LT_DATE = 6,
-    CF_PARQUET_LT_TIME = 7, CF_PARQUET_LT_TIMESTAMP = 8, CF_PARQUET_LT_INTEGER = 10,
+    CF_PARQUET_LT_STRING = 1,
+    CF_PARQUET_LT_MAP = 2,
+    CF_PARQUET_LT_LIST = 3,
+    CF_PARQUET_LT_ENUM = 4,
+    CF_PARQUET_LT_DECIMAL = 5,
+    CF_PARQUET_LT_DATE = 6,
+    CF_PARQUET_LT_TIME = 7,
+    CF_PARQUET_LT_TIMESTAMP = 8,
+    CF_PARQUET_LT_INTEGER = 10,
     CF_PARQUET_LT_UNKNOWN = 11, /* the null type: only nulls stored */
-    CF_PARQUET_LT_JSON = 12, CF_PARQUET_LT_BSON = 13, CF_PARQUET_LT_UUID = 14,
-    CF_PARQUET_LT_FLOAT16 = 15, CF_PARQUET_LT_VARIANT = 16, CF_PARQUET_LT_GEOMETRY = 17,
+    CF_PARQUET_LT_JSON = 12,
+    CF_PARQUET_LT_BSON = 13,
+    CF_PARQUET_LT_UUID = 14,
+    CF_PARQUET_LT_FLOAT16 = 15,
+    CF_PARQUET_LT_VARIANT = 16,
+    CF_PARQUET_LT_GEOMETRY = 17,
     CF_PARQUET_LT_GEOGRAPHY = 18,
     CF_PARQUET_LT_UNSUPPORTED = 255
 } cf_parquet_logical_kind;
 
 /* TimeUnit union member ids. */
 typedef enum cf_parquet_time_unit {
-    CF_PARQUET_MILLIS = 1, CF_PARQUET_MICROS = 2, CF_PARQUET_NANOS = 3
+    CF_PARQUET_MILLIS = 1,
+    CF_PARQUET_MICROS = 2,
+    CF_PARQUET_NANOS = 3
 } cf_parquet_time_unit;
 
 typedef struct cf_parquet_logical {
-    uint32_t kind;           /* cf_parquet_logical_kind */
+    uint32_t kind;            /* cf_parquet_logical_kind */
     int32_t scale, precision; /* DECIMAL */
-    uint32_t unit;           /* TIME, TIMESTAMP: cf_parquet_time_unit */
-    bool utc;                /* TIME, TIMESTAMP: isAdjustedToUTC */
-    int32_t bit_width;       /* INTEGER: 8, 16, 32 or 64 */
-    bool is_signed;          /* INTEGER */
-    bool has_crs;            /* GEOMETRY, GEOGRAPHY */
+    uint32_t unit;            /* TIME, TIMESTAMP: cf_parquet_time_unit */
+    bool utc;                 /* TIME, TIMESTAMP: isAdjustedToUTC */
+    int32_t bit_width;        /* INTEGER: 8, 16, 32 or 64 */
+    bool is_signed;           /* INTEGER */
+    bool has_crs;             /* GEOMETRY, GEOGRAPHY */
     cf_slice crs;
 } cf_parquet_logical;
 
 typedef struct cf_parquet_schema_element {
     cf_slice name;
-    bool has_type, has_type_length, has_repetition, has_num_children, has_converted_type,
-        has_scale, has_precision, has_field_id;
-    int32_t type;            /* cf_parquet_type */
-    int32_t type_length;     /* FIXED_LEN_BYTE_ARRAY bytes */
-    int32_t repetition;      /* cf_parquet_repetition */
+    bool has_type, has_type_length, has_repetition, has_num_children, has_converted_type, has_scale,
+        has_precision, has_field_id;
+    int32_t type;        /* cf_parquet_type */
+    int32_t type_length; /* FIXED_LEN_BYTE_ARRAY bytes */
+    int32_t repetition;  /* cf_parquet_repetition */
     int32_t num_children;
-    int32_t converted_type;  /* cf_parquet_converted */
+    int32_t converted_type; /* cf_parquet_converted */
     int32_t scale, precision;
     int32_t field_id;
     cf_parquet_logical logical; /* kind NONE when absent */
@@ -158,18 +196,18 @@ typedef struct cf_parquet_encoding_stats {
 } cf_parquet_encoding_stats;
 
 typedef struct cf_parquet_column_meta {
-    int32_t type;  /* cf_parquet_type */
+    int32_t type; /* cf_parquet_type */
     uint32_t encoding_count;
     const int32_t *encodings;
     uint32_t path_len;
     const cf_slice *path; /* path_in_schema, root's children first */
-    int32_t codec; /* cf_parquet_codec */
+    int32_t codec;        /* cf_parquet_codec */
     int64_t num_values, total_uncompressed_size, total_compressed_size;
     uint32_t kv_count;
     const cf_parquet_kv *kv;
     int64_t data_page_offset;
-    bool has_index_page_offset, has_dictionary_page_offset, has_statistics,
-        has_bloom_filter_offset, has_bloom_filter_length;
+    bool has_index_page_offset, has_dictionary_page_offset, has_statistics, has_bloom_filter_offset,
+        has_bloom_filter_length;
     int64_t index_page_offset, dictionary_page_offset;
     cf_parquet_stats statistics;
     uint32_t encoding_stats_count;
@@ -220,14 +258,14 @@ typedef struct cf_parquet_file_meta {
     bool has_column_orders;
     uint32_t column_order_count;
     const uint32_t *column_orders; /* ColumnOrder union member id: 1 = TYPE_ORDER */
-    bool encrypted; /* encryption_algorithm present (plaintext footer) */
+    bool encrypted;                /* encryption_algorithm present (plaintext footer) */
 } cf_parquet_file_meta;
 
 /* One node of the schema tree. Leaves are the file's columns. */
 typedef struct cf_parquet_node cf_parquet_node;
 struct cf_parquet_node {
     const cf_parquet_schema_element *element;
-    uint32_t index;            /* position in the footer's schema list */
+    uint32_t index;                /* position in the footer's schema list */
     const cf_parquet_node *parent; /* NULL for the root */
     uint32_t child_count;
     const cf_parquet_node *const *children;
@@ -256,8 +294,8 @@ typedef struct cf_parquet_column {
 #define CF_PARQUET_OPTIONS_VERSION 1
 
 typedef struct cf_parquet_options {
-    uint32_t version;         /* set by _init */
-    size_t max_footer_len;    /* refuse longer footers; default 256 MiB */
+    uint32_t version;      /* set by _init */
+    size_t max_footer_len; /* refuse longer footers; default 256 MiB */
 } cf_parquet_options;
 
 CF_API void cf_parquet_options_init(cf_parquet_options *o);
@@ -302,22 +340,22 @@ CF_API cf_io *cf_parquet_io(const cf_parquet *pq);
 typedef struct cf_parquet_pages cf_parquet_pages;
 
 typedef struct cf_parquet_page {
-    uint64_t offset;              /* file offset of the page header */
-    uint32_t header_len;          /* bytes of the header; the page bytes follow */
-    int32_t type;                 /* cf_parquet_page_type */
+    uint64_t offset;     /* file offset of the page header */
+    uint32_t header_len; /* bytes of the header; the page bytes follow */
+    int32_t type;        /* cf_parquet_page_type */
     int32_t compressed_size, uncompressed_size;
-    int32_t num_values;           /* data and dictionary pages (nulls included) */
-    int32_t num_nulls, num_rows;  /* DATA_PAGE_V2; -1 otherwise */
-    int32_t encoding;             /* of the values; -1 for index pages */
+    int32_t num_values;                     /* data and dictionary pages (nulls included) */
+    int32_t num_nulls, num_rows;            /* DATA_PAGE_V2; -1 otherwise */
+    int32_t encoding;                       /* of the values; -1 for index pages */
     int32_t def_encoding, rep_encoding;     /* DATA_PAGE (v1); -1 otherwise */
     int32_t def_levels_len, rep_levels_len; /* DATA_PAGE_V2; -1 otherwise */
-    bool is_compressed;           /* DATA_PAGE_V2's flag; true for the others */
-    bool is_sorted;               /* DICTIONARY_PAGE's flag when present */
+    bool is_compressed;                     /* DATA_PAGE_V2's flag; true for the others */
+    bool is_sorted;                         /* DICTIONARY_PAGE's flag when present */
     bool has_crc;
-    uint32_t crc;                 /* CRC-32 (zlib's polynomial) of `body` */
+    uint32_t crc; /* CRC-32 (zlib's polynomial) of `body` */
     bool has_statistics;
     cf_parquet_stats statistics;
-    cf_slice body;                /* compressed_size bytes as stored */
+    cf_slice body; /* compressed_size bytes as stored */
 } cf_parquet_page;
 
 /* Iterate the pages of column `column` of row group `row_group`. verify_crc:
@@ -411,11 +449,12 @@ typedef struct cf_parquet_page_index cf_parquet_page_index;
  * neither index; CF_ECORRUPT for offsets outside the file or bytes that do not
  * decode (naming the chunk); CF_EINVAL for indexes out of range. */
 CF_API cf_status cf_parquet_page_index_read(cf_parquet_page_index **out, const cf_parquet *pq,
-                                            uint32_t row_group, uint32_t column,
-                                            cf_error *err);
+                                            uint32_t row_group, uint32_t column, cf_error *err);
 /* Either may be NULL when the chunk has only the other. Owned by the index. */
-CF_API const cf_parquet_offset_index *cf_parquet_page_index_offsets(const cf_parquet_page_index *pi);
-CF_API const cf_parquet_column_index *cf_parquet_page_index_columns(const cf_parquet_page_index *pi);
+CF_API const cf_parquet_offset_index *
+cf_parquet_page_index_offsets(const cf_parquet_page_index *pi);
+CF_API const cf_parquet_column_index *
+cf_parquet_page_index_columns(const cf_parquet_page_index *pi);
 CF_API void cf_parquet_page_index_free(cf_parquet_page_index *pi); /* NULL is a no-op */
 
 /* ---- bloom filters (BloomFilter.md) --------------------------------------------------------
@@ -457,7 +496,7 @@ CF_API bool cf_parquet_bloom_probe(const cf_parquet_bloom *b, const void *value)
 /* The hash of one value in the value form of a column of physical type `type`
  * (type_length for FIXED_LEN_BYTE_ARRAY): what bloom filters store. */
 CF_STATIC_API uint64_t cf_parquet_bloom_hash(int32_t type, int32_t type_length, const void *value);
-#endif /* CF_STATIC_LINKING_ONLY */
+#endif                                                  /* CF_STATIC_LINKING_ONLY */
 CF_API void cf_parquet_bloom_free(cf_parquet_bloom *b); /* NULL is a no-op */
 
 /* ---- record assembly ----------------------------------------------------------------------
@@ -486,14 +525,14 @@ typedef enum cf_parquet_array_kind {
 
 typedef struct cf_parquet_array cf_parquet_array;
 struct cf_parquet_array {
-    uint32_t kind;                 /* cf_parquet_array_kind */
-    cf_slice name;                 /* the field's name (the topmost element it reads) */
-    const cf_parquet_node *node;   /* that element */
-    const cf_parquet_node *leaf;   /* PRIMITIVE: the leaf (type, logical type); else NULL */
-    int32_t column;                /* PRIMITIVE: the leaf column's index; else -1 */
-    size_t length;                 /* slots */
+    uint32_t kind;               /* cf_parquet_array_kind */
+    cf_slice name;               /* the field's name (the topmost element it reads) */
+    const cf_parquet_node *node; /* that element */
+    const cf_parquet_node *leaf; /* PRIMITIVE: the leaf (type, logical type); else NULL */
+    int32_t column;              /* PRIMITIVE: the leaf column's index; else -1 */
+    size_t length;               /* slots */
     size_t null_count;
-    const uint8_t *validity;       /* bit i (LSB first) set = slot i not null; NULL: none null */
+    const uint8_t *validity; /* bit i (LSB first) set = slot i not null; NULL: none null */
     /* LIST, MAP: child slots of slot i are offsets[i]..offsets[i+1].
      * PRIMITIVE BYTE_ARRAY: bytes of slot i are values[offsets[i]..offsets[i+1]]. */
     const int32_t *offsets;
@@ -510,8 +549,8 @@ struct cf_parquet_array {
 #define CF_PARQUET_RECORDS_OPTIONS_VERSION 1
 
 typedef struct cf_parquet_records_options {
-    uint32_t version;     /* set by _init */
-    size_t batch_rows;    /* rows per batch at most; default 1024 */
+    uint32_t version;  /* set by _init */
+    size_t batch_rows; /* rows per batch at most; default 1024 */
     /* Projection: top-level field indexes (children of the schema root), in
      * the order wanted; NULL = all fields. */
     const uint32_t *fields;
@@ -588,37 +627,37 @@ typedef struct cf_parquet_writer cf_parquet_writer;
 
 /* One column as the caller describes it. */
 typedef struct cf_parquet_write_column {
-    const char *name;      /* any UTF-8 name, copied */
-    cf_type type;          /* element type for arrays */
-    bool nullable;         /* OPTIONAL (row may be NULL), else REQUIRED */
-    bool is_array;         /* 3-level LIST of `type`; elements may be NULL */
-    int precision, scale;  /* DECIMAL*: 0 precision = the type's most (9, 18, 38) */
-    bool bloom_filter;     /* write a split-block bloom filter for this column */
-    bool binary;           /* STRING/VARCHAR: plain BYTE_ARRAY without the STRING
-                            * annotation. Without it their values must be UTF-8
-                            * (Parquet's STRING is): others are CF_EINVAL. */
+    const char *name;     /* any UTF-8 name, copied */
+    cf_type type;         /* element type for arrays */
+    bool nullable;        /* OPTIONAL (row may be NULL), else REQUIRED */
+    bool is_array;        /* 3-level LIST of `type`; elements may be NULL */
+    int precision, scale; /* DECIMAL*: 0 precision = the type's most (9, 18, 38) */
+    bool bloom_filter;    /* write a split-block bloom filter for this column */
+    bool binary;          /* STRING/VARCHAR: plain BYTE_ARRAY without the STRING
+                           * annotation. Without it their values must be UTF-8
+                           * (Parquet's STRING is): others are CF_EINVAL. */
 } cf_parquet_write_column;
 
 #define CF_PARQUET_WRITER_OPTIONS_VERSION 1
 
 typedef struct cf_parquet_writer_options {
-    uint32_t version;          /* set by _init */
-    int32_t codec;             /* cf_parquet_codec: UNCOMPRESSED, SNAPPY (default), GZIP,
-                                * BROTLI, ZSTD, LZ4_RAW (LZ4 and LZO: CF_EINVAL) */
-    int level;                 /* codec level; 0 = the codec's default */
-    uint64_t row_group_rows;   /* most rows per row group; default 1048576 */
-    size_t row_group_bytes;    /* a row group ends once its encoded pages pass this;
-                                * default 128 MiB */
-    size_t page_bytes;         /* a data page ends once its values pass this; default 1 MiB */
-    uint32_t page_rows;        /* most rows per data page; default 20000 */
-    bool dictionary;           /* dictionary encoding (default true) */
-    size_t dict_page_bytes;    /* a chunk's dictionary larger than this falls back to
-                                * PLAIN; default 1 MiB */
-    bool data_page_v2;         /* DATA_PAGE_V2 instead of DATA_PAGE (default false) */
-    bool statistics;           /* column chunk statistics (default true) */
-    bool page_index;           /* column and offset index (default true) */
-    bool page_crc;             /* CRC-32 in each page header (default true) */
-    double bloom_fpp;          /* bloom filters' false positive rate; default 0.01 */
+    uint32_t version;           /* set by _init */
+    int32_t codec;              /* cf_parquet_codec: UNCOMPRESSED, SNAPPY (default), GZIP,
+                                 * BROTLI, ZSTD, LZ4_RAW (LZ4 and LZO: CF_EINVAL) */
+    int level;                  /* codec level; 0 = the codec's default */
+    uint64_t row_group_rows;    /* most rows per row group; default 1048576 */
+    size_t row_group_bytes;     /* a row group ends once its encoded pages pass this;
+                                 * default 128 MiB */
+    size_t page_bytes;          /* a data page ends once its values pass this; default 1 MiB */
+    uint32_t page_rows;         /* most rows per data page; default 20000 */
+    bool dictionary;            /* dictionary encoding (default true) */
+    size_t dict_page_bytes;     /* a chunk's dictionary larger than this falls back to
+                                 * PLAIN; default 1 MiB */
+    bool data_page_v2;          /* DATA_PAGE_V2 instead of DATA_PAGE (default false) */
+    bool statistics;            /* column chunk statistics (default true) */
+    bool page_index;            /* column and offset index (default true) */
+    bool page_crc;              /* CRC-32 in each page header (default true) */
+    double bloom_fpp;           /* bloom filters' false positive rate; default 0.01 */
     const cf_metadata_pair *kv; /* key_value_metadata of the footer (copied) */
     size_t kv_count;
 } cf_parquet_writer_options;
@@ -636,14 +675,13 @@ CF_API cf_status cf_parquet_writer_create(cf_parquet_writer **out, cf_io *io,
  * path by finish, fsynced; removed by free without finish). */
 CF_API cf_status cf_parquet_writer_create_file(cf_parquet_writer **out, const char *path,
                                                const cf_parquet_write_column *cols, size_t ncols,
-                                               const cf_parquet_writer_options *o,
-                                               cf_error *err);
+                                               const cf_parquet_writer_options *o, cf_error *err);
 /* Append `nrows` rows: cols[i] holds column i in iter.h's cf_batch form
  * (values row-aligned, NULL rows zeroed; nonnull NULL = all present; arrays:
  * elem_offsets[0..nrows], values/elem_nonnull over the elements; count and
  * first_ord are ignored). A NULL row of a REQUIRED column is CF_EINVAL. */
-CF_API cf_status cf_parquet_writer_append(cf_parquet_writer *w, const cf_batch *cols,
-                                          size_t nrows, cf_error *err);
+CF_API cf_status cf_parquet_writer_append(cf_parquet_writer *w, const cf_batch *cols, size_t nrows,
+                                          cf_error *err);
 /* Write the last row group, the bloom filters' and page index's remaining
  * parts and the footer, then commit the io (for _create_file: fsync + rename). */
 CF_API cf_status cf_parquet_writer_finish(cf_parquet_writer *w, cf_error *err);

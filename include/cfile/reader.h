@@ -28,9 +28,9 @@ typedef struct cf_reader cf_reader;
 #define CF_FEATURES_SUPPORTED (CF_FEATURE_CHECKSUM | CF_FEATURE_ARRAY_DATA_BLOCK)
 
 typedef struct cf_reader_options {
-    uint32_t version;       /* CF_READER_OPTIONS_VERSION, set by _init */
-    bool verify_checksums;  /* default true */
-    size_t max_block_len;   /* refuse blocks claiming more bytes; default 16 MiB */
+    uint32_t version;      /* CF_READER_OPTIONS_VERSION, set by _init */
+    bool verify_checksums; /* default true */
+    size_t max_block_len;  /* refuse blocks claiming more bytes; default 16 MiB */
     /* Optional shared block cache (cache.h; borrowed: it must outlive the
      * reader). Data blocks are kept there checked and decompressed; default NULL. */
     cf_cache *cache;
@@ -41,11 +41,11 @@ CF_API void cf_reader_options_init(cf_reader_options *o);
 /* What the header and footer say. Strings and slices point into the reader and
  * live as long as it. */
 typedef struct cf_file_info {
-    int format_version;            /* 1 or 2 (from the header's magic) */
-    cf_type type;                  /* element type for arrays */
-    cf_encoding encoding;          /* as recorded in the footer */
+    int format_version;   /* 1 or 2 (from the header's magic) */
+    cf_type type;         /* element type for arrays */
+    cf_encoding encoding; /* as recorded in the footer */
     cf_compression compression;
-    uint64_t num_values;           /* rows, NULLs included */
+    uint64_t num_values; /* rows, NULLs included */
     bool nullable;
     bool is_array;
     bool has_posidx;
@@ -56,8 +56,8 @@ typedef struct cf_file_info {
     uint64_t file_size;
     uint64_t posidx_root_off, validx_root_off, dict_block_off;
     uint32_t posidx_root_size, validx_root_size, dict_block_size;
-    size_t header_len;             /* bytes of the header PB */
-    size_t footer_len;             /* bytes of the footer PB */
+    size_t header_len; /* bytes of the header PB */
+    size_t footer_len; /* bytes of the footer PB */
 } cf_file_info;
 
 typedef struct cf_metadata_pair {
@@ -90,13 +90,13 @@ CF_API cf_status cf_reader_get_metadata(const cf_reader *r, const char *key, cf_
 
 /* What `cf_reader_verify` found about one block. */
 typedef struct cf_block_report {
-    const char *kind;    /* "data block", "positional index", "value index", "dictionary block" */
-    uint64_t off;        /* file offset of the block */
-    uint32_t size;       /* stored bytes */
-    uint64_t first_ord;  /* data blocks: first row (from the index when undecodable) */
-    uint64_t rows;       /* data blocks: rows; 0 when unknown */
-    cf_status status;    /* CF_OK when intact */
-    const char *msg;     /* why not, when status != CF_OK (valid during the callback) */
+    const char *kind;   /* "data block", "positional index", "value index", "dictionary block" */
+    uint64_t off;       /* file offset of the block */
+    uint32_t size;      /* stored bytes */
+    uint64_t first_ord; /* data blocks: first row (from the index when undecodable) */
+    uint64_t rows;      /* data blocks: rows; 0 when unknown */
+    cf_status status;   /* CF_OK when intact */
+    const char *msg;    /* why not, when status != CF_OK (valid during the callback) */
     /* Added for `cfile info --blocks` (fields only ever appended here): */
     uint32_t logical_size; /* bytes after the CRC and compression are undone; 0 when unknown */
     int dict_mode;         /* DICT data blocks: 1 codewords, 2 plain strings; else 0 */

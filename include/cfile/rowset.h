@@ -70,8 +70,8 @@ extern "C" {
 
 /* One column as a caller describes it. */
 typedef struct cf_rs_column {
-    const char *name;           /* [A-Za-z_][A-Za-z0-9_]*, at most 128 bytes; copied */
-    cf_type type;               /* element type for arrays */
+    const char *name; /* [A-Za-z_][A-Za-z0-9_]*, at most 128 bytes; copied */
+    cf_type type;     /* element type for arrays */
     bool nullable;
     bool is_array;
     bool is_key;                /* key columns are the leading ones, not nullable, not
@@ -96,8 +96,7 @@ CF_API cf_status cf_rs_schema_parse(cf_rs_schema **out, const char *text, cf_err
 /* As cf_rs_schema_parse, but KEY is optional: a list of columns for something
  * that is not a table (`cfile parquet write`). A schema without a KEY column
  * is refused by cf_rs_writer_create (and so by tables). */
-CF_API cf_status cf_rs_schema_parse_columns(cf_rs_schema **out, const char *text,
-                                            cf_error *err);
+CF_API cf_status cf_rs_schema_parse_columns(cf_rs_schema **out, const char *text, cf_error *err);
 CF_API void cf_rs_schema_free(cf_rs_schema *s); /* NULL is a no-op */
 CF_API size_t cf_rs_schema_ncols(const cf_rs_schema *s);
 CF_API size_t cf_rs_schema_nkeys(const cf_rs_schema *s);
@@ -113,8 +112,8 @@ CF_API size_t cf_rs_schema_format(const cf_rs_schema *s, char *dst, size_t cap);
 /* The composite memcomparable key (format §1.8) of one row: key[i] points to key
  * column i's value in memory form (cf_slice for binary). Writes up to cap bytes
  * to dst; *len = the full length (CF_EBUFSIZE when it exceeds cap). */
-CF_STATIC_API cf_status cf_rs_key_encode(const cf_rs_schema *s, const void *const *key, uint8_t *dst,
-                                  size_t cap, size_t *len, cf_error *err);
+CF_STATIC_API cf_status cf_rs_key_encode(const cf_rs_schema *s, const void *const *key,
+                                         uint8_t *dst, size_t cap, size_t *len, cf_error *err);
 #endif /* CF_STATIC_LINKING_ONLY */
 
 /* ---- writer ----------------------------------------------------------------------------- */
@@ -176,16 +175,16 @@ typedef struct cf_rowset cf_rowset;
 #define CF_RS_TS_MAX ((uint64_t)INT64_MAX)
 
 typedef struct cf_rowset_info {
-    uint64_t rows;         /* base rows (deleted ones included until compacted away) */
-    uint64_t generation;   /* MANIFEST generation, +1 per commit */
-    uint64_t insert_ts;    /* rows were inserted at this timestamp */
-    uint64_t last_ts;      /* largest timestamp used so far */
+    uint64_t rows;       /* base rows (deleted ones included until compacted away) */
+    uint64_t generation; /* MANIFEST generation, +1 per commit */
+    uint64_t insert_ts;  /* rows were inserted at this timestamp */
+    uint64_t last_ts;    /* largest timestamp used so far */
     size_t redo_files, undo_files;
     /* in files; 0 until the files are open: a table's rowsets (writers and
      * pinned readers) open their files at first use (cf_rowset_load opens
      * them now) */
     uint64_t redo_deltas, undo_deltas;
-    uint64_t dms_deltas;   /* in memory, not yet flushed */
+    uint64_t dms_deltas;       /* in memory, not yet flushed */
     cf_slice min_key, max_key; /* encoded keys of the first and last row (empty if none) */
     /* Ancient history mark: history before it was discarded by a compaction
      * (cf_rowset_compact's ahm, recorded in the MANIFEST); 0 = none. */
@@ -212,7 +211,7 @@ CF_API cf_status cf_rowset_load(cf_rowset *rs, cf_error *err);
 #define CF_RS_DEFAULT_CACHE_BYTES ((size_t)64 << 20)
 
 typedef struct cf_rowset_options {
-    uint32_t version;   /* set by _init */
+    uint32_t version; /* set by _init */
     /* A block cache (cache.h) shared with other rowsets or readers, borrowed: it
      * must outlive the rowset. NULL (default): the rowset makes its own. */
     cf_cache *cache;
@@ -268,13 +267,13 @@ typedef struct cf_rs_pred {
 #define CF_RS_SCAN_OPTIONS_VERSION 1
 
 typedef struct cf_rs_scan_options {
-    uint32_t version;      /* set by _init */
-    const size_t *cols;    /* projection: column positions, any order; NULL = all */
+    uint32_t version;   /* set by _init */
+    const size_t *cols; /* projection: column positions, any order; NULL = all */
     size_t ncols;
     const cf_rs_pred *preds; /* ANDed */
     size_t npreds;
-    uint64_t snapshot;     /* default CF_RS_SNAPSHOT_LATEST */
-    size_t batch_rows;     /* rows examined per batch; default 1024 */
+    uint64_t snapshot; /* default CF_RS_SNAPSHOT_LATEST */
+    size_t batch_rows; /* rows examined per batch; default 1024 */
     /* Threads that read a batch's columns (docs/ROWSET.md "Reading: threads"):
      * 1 (default) = the calling thread only; N in 2..CF_RS_MAX_THREADS = the
      * caller and up to N-1 worker threads (never more threads than projected
@@ -303,7 +302,7 @@ typedef struct cf_rs_batch {
 
 /* What the scanner skipped, for tests and `table scan --stats`. */
 typedef struct cf_rs_scan_stats {
-    uint64_t rows_in_range;   /* rows left after key-range pushdown */
+    uint64_t rows_in_range; /* rows left after key-range pushdown */
     uint64_t rows_examined;
     uint64_t batches_skipped; /* batches where no row passed, other columns unread */
     bool bloom_pruned;        /* an equality on the whole key was absent from the bloom */
@@ -515,8 +514,7 @@ CF_API cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_
 /* As cf_rowset_update / cf_rowset_delete / cf_rowset_get, over every store. */
 CF_API cf_status cf_table_update(cf_table *t, const void *const *key, const cf_rs_change *changes,
                                  size_t n, uint64_t ts, cf_error *err);
-CF_API cf_status cf_table_delete(cf_table *t, const void *const *key, uint64_t ts,
-                                 cf_error *err);
+CF_API cf_status cf_table_delete(cf_table *t, const void *const *key, uint64_t ts, cf_error *err);
 CF_API cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot,
                               cf_rs_batch *out, cf_error *err);
 /* Write the MemRowSet as a new DiskRowSet and each rowset's deltas as REDO files,
@@ -571,7 +569,6 @@ CF_API cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_rs_batch *out, c
 CF_API const cf_rs_scan_stats *cf_table_scanner_stats(const cf_table_scanner *sc);
 CF_API void cf_table_scanner_free(cf_table_scanner *sc); /* NULL is a no-op */
 
-
 /* ---- bulk loads: many rows, all or nothing ------------------------------------------------
  *
  * A loader adds rows to a table as one commit. Rows that arrive in increasing key
@@ -618,8 +615,8 @@ CF_API cf_status cf_table_loader_create(cf_table_loader **out, cf_table *t,
                                         const cf_table_loader_options *o, cf_error *err);
 /* Add nrows rows (one cf_rs_colvec per schema column, as cf_rs_writer_append
  * takes them; NULL in a non-nullable column is CF_EINVAL). */
-CF_API cf_status cf_table_loader_append(cf_table_loader *l, const cf_rs_colvec *cols,
-                                        size_t nrows, cf_error *err);
+CF_API cf_status cf_table_loader_append(cf_table_loader *l, const cf_rs_colvec *cols, size_t nrows,
+                                        cf_error *err);
 /* 0-based row (counting every row appended) that the last error was about, or
  * UINT64_MAX when it was about none (I/O). */
 CF_API uint64_t cf_table_loader_error_row(const cf_table_loader *l);

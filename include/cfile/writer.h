@@ -46,32 +46,32 @@ typedef struct cf_writer cf_writer;
 /* Each field's limits; a value outside them makes create fail with CF_EINVAL
  * and a message naming the field ("option block_size: ..."). */
 typedef struct cf_writer_options {
-    uint32_t version;            /* CF_WRITER_OPTIONS_VERSION, set by _init; any
-                                  * other value: CF_EINVAL ("version") */
-    cf_type type;                /* column type (element type for arrays); not
-                                  * one of cf_type's values: CF_EINVAL */
-    cf_encoding encoding;        /* AUTO = Kudu's default for the type; a pair Kudu
-                                  * does not allow resolves to that default too (as
-                                  * Kudu does). GROUP_VARINT is read-only: CF_EINVAL.
-                                  * Not one of cf_encoding's values: CF_EINVAL. */
-    cf_compression compression;  /* DEFAULT = NONE. Not one of cf_compression's
-                                  * values: CF_EINVAL; a codec not built in:
-                                  * CF_ENOTSUP */
-    bool nullable;               /* rows may be NULL (nullable data blocks) */
-    bool is_array;               /* one-dimensional arrays of `type` */
-    bool write_posidx;           /* positional B-tree (default true) */
-    bool write_validx;           /* value B-tree; values must be appended sorted.
-                                  * CF_EINVAL for FLOAT, DOUBLE and BOOL (no key
-                                  * order) and for array columns. */
-    bool checksums;              /* CRC-32C on header, blocks, footer (default true) */
-    bool optimize_index_keys;    /* shorten value-index keys (default true) */
-    uint32_t block_size;         /* bytes; 0 = 256 KiB; below 512 is raised to 512;
-                                  * above 16 MiB (CF_DEFAULT_MAX_BLOCK_LEN, the
-                                  * readers' limit): CF_EINVAL */
-    uint32_t index_block_size;   /* bytes; 0 = 32 KiB; else [64, 16 MiB], outside:
-                                  * CF_EINVAL */
-    uint32_t restart_interval;   /* PREFIX restart interval; 0 = 16; above 65536:
-                                  * CF_EINVAL */
+    uint32_t version;           /* CF_WRITER_OPTIONS_VERSION, set by _init; any
+                                 * other value: CF_EINVAL ("version") */
+    cf_type type;               /* column type (element type for arrays); not
+                                 * one of cf_type's values: CF_EINVAL */
+    cf_encoding encoding;       /* AUTO = Kudu's default for the type; a pair Kudu
+                                 * does not allow resolves to that default too (as
+                                 * Kudu does). GROUP_VARINT is read-only: CF_EINVAL.
+                                 * Not one of cf_encoding's values: CF_EINVAL. */
+    cf_compression compression; /* DEFAULT = NONE. Not one of cf_compression's
+                                 * values: CF_EINVAL; a codec not built in:
+                                 * CF_ENOTSUP */
+    bool nullable;              /* rows may be NULL (nullable data blocks) */
+    bool is_array;              /* one-dimensional arrays of `type` */
+    bool write_posidx;          /* positional B-tree (default true) */
+    bool write_validx;          /* value B-tree; values must be appended sorted.
+                                 * CF_EINVAL for FLOAT, DOUBLE and BOOL (no key
+                                 * order) and for array columns. */
+    bool checksums;             /* CRC-32C on header, blocks, footer (default true) */
+    bool optimize_index_keys;   /* shorten value-index keys (default true) */
+    uint32_t block_size;        /* bytes; 0 = 256 KiB; below 512 is raised to 512;
+                                 * above 16 MiB (CF_DEFAULT_MAX_BLOCK_LEN, the
+                                 * readers' limit): CF_EINVAL */
+    uint32_t index_block_size;  /* bytes; 0 = 32 KiB; else [64, 16 MiB], outside:
+                                 * CF_EINVAL */
+    uint32_t restart_interval;  /* PREFIX restart interval; 0 = 16; above 65536:
+                                 * CF_EINVAL */
 } cf_writer_options;
 
 /* Fill o with Kudu's defaults for `type`. */
@@ -136,10 +136,8 @@ CF_API cf_status cf_writer_append(cf_writer *w, const void *values, const uint8_
  * a NULL cell with a nonzero count; a NULL cell in a column that is not
  * nullable), CF_ESTATE (after finish). */
 CF_API cf_status cf_writer_append_arrays(cf_writer *w, const void *elems,
-                                         const uint8_t *elem_nonnull,
-                                         const uint32_t *elem_counts,
-                                         const uint8_t *cell_nonnull, size_t count,
-                                         cf_error *err);
+                                         const uint8_t *elem_nonnull, const uint32_t *elem_counts,
+                                         const uint8_t *cell_nonnull, size_t count, cf_error *err);
 
 /* Flush the last block, the indexes, the dictionary and the footer; commit.
  * Errors: CF_ESTATE (called twice), the writer's sticky first error, CF_EIO

@@ -28,8 +28,7 @@ static void cfiles_free(void *ctx)
     cf_free(s);
 }
 
-static cf_status cfiles_fill(void *ctx, cf_arrow_col *cols, size_t rows, size_t *got,
-                             cf_error *err)
+static cf_status cfiles_fill(void *ctx, cf_arrow_col *cols, size_t rows, size_t *got, cf_error *err)
 {
     cfiles_src *s = ctx;
     uint64_t left = s->rows - s->done;
@@ -61,14 +60,15 @@ cf_status cf_arrow_stream_cfiles(struct ArrowArrayStream *out, const cf_reader *
         cf_arrow_options_init(&dflt);
         o = &dflt;
     }
-    CF_CHECK(n >= 1 && n <= CF_ARROW_MAX_COLUMNS, err, CF_EINVAL,
-             "arrow: %zu columns (1..%u)", n, CF_ARROW_MAX_COLUMNS);
+    CF_CHECK(n >= 1 && n <= CF_ARROW_MAX_COLUMNS, err, CF_EINVAL, "arrow: %zu columns (1..%u)", n,
+             CF_ARROW_MAX_COLUMNS);
     uint64_t rows = cf_reader_info(readers[0])->num_values;
     for (size_t i = 1; i < n; i++) {
         uint64_t r = cf_reader_info(readers[i])->num_values;
         CF_CHECK(r == rows, err, CF_EINVAL,
                  "arrow: column %zu holds %" PRIu64 " rows, column 0 %" PRIu64
-                 " (files read together need the same rows)", i, r, rows);
+                 " (files read together need the same rows)",
+                 i, r, rows);
     }
     cfiles_src *s = cf_calloc(1, sizeof *s);
     cf_arrow_col *cols = cf_calloc(n, sizeof *cols);
@@ -87,8 +87,8 @@ cf_status cf_arrow_stream_cfiles(struct ArrowArrayStream *out, const cf_reader *
         char dflt_name[24];
         snprintf(dflt_name, sizeof dflt_name, "c%zu", made);
         const char *name = names && names[made] ? names[made] : dflt_name;
-        st = cf_arrow_col_init(&cols[made], name, fi->type, fi->is_array, fi->nullable, 0, 0,
-                               o, err);
+        st = cf_arrow_col_init(&cols[made], name, fi->type, fi->is_array, fi->nullable, 0, 0, o,
+                               err);
         if (st != CF_OK)
             break;
         s->n = made + 1;

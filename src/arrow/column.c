@@ -86,10 +86,10 @@ cf_status cf_arrow_col_init(cf_arrow_col *c, const char *name, cf_type type, boo
     }
     if (is_array) {
         c->elem = cf_calloc(1, sizeof *c->elem);
-        st = c->elem ? cf_arrow_col_init(c->elem, "item", type, false, true, precision, scale,
-                                         o, err)
-                     : cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__,
-                                    "out of memory for an arrow column");
+        st = c->elem
+                 ? cf_arrow_col_init(c->elem, "item", type, false, true, precision, scale, o, err)
+                 : cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__,
+                                "out of memory for an arrow column");
         if (st != CF_OK) {
             cf_free(c->elem);
             c->elem = NULL;
@@ -99,8 +99,8 @@ cf_status cf_arrow_col_init(cf_arrow_col *c, const char *name, cf_type type, boo
     } else {
         c->binary = cf_type_is_binary(type);
         c->large = c->binary && o->large_binary;
-        c->check_utf8 = (type == CF_TYPE_STRING || type == CF_TYPE_VARCHAR) &&
-                        o->utf8 == CF_ARROW_UTF8_CHECK;
+        c->check_utf8 =
+            (type == CF_TYPE_STRING || type == CF_TYPE_VARCHAR) && o->utf8 == CF_ARROW_UTF8_CHECK;
     }
     reset(c);
     return cf_buf_status(&c->values);
@@ -156,8 +156,10 @@ static void put_valid(cf_arrow_col *c, bool present)
 static cf_status put_value(cf_arrow_col *c, const void *v, uint64_t row, cf_error *err)
 {
     if (v == NULL && !c->nullable)
-        CF_FAIL(err, CF_ECORRUPT, "arrow: column '%s' row %" PRIu64 ": NULL in a column that "
-                "is not nullable", c->name, row);
+        CF_FAIL(err, CF_ECORRUPT,
+                "arrow: column '%s' row %" PRIu64 ": NULL in a column that "
+                "is not nullable",
+                c->name, row);
     put_valid(c, v != NULL);
     if (c->binary) {
         cf_slice s = v ? *(const cf_slice *)v : (cf_slice){NULL, 0};
@@ -173,7 +175,8 @@ static cf_status put_value(cf_arrow_col *c, const void *v, uint64_t row, cf_erro
         else {
             CF_CHECK(c->bytes.len <= (size_t)INT32_MAX, err, CF_ENOTSUP,
                      "arrow: column '%s': more than 2 GiB of bytes in one batch; set "
-                     "large_binary or fewer batch_rows", c->name);
+                     "large_binary or fewer batch_rows",
+                     c->name);
             cf_buf_put_le32(&c->values, (uint32_t)c->bytes.len);
         }
     } else if (c->type == CF_TYPE_BOOL) {
@@ -206,8 +209,7 @@ static cf_status put_value(cf_arrow_col *c, const void *v, uint64_t row, cf_erro
     return CF_OK;
 }
 
-cf_status cf_arrow_col_append_one(cf_arrow_col *c, const void *value, uint64_t row,
-                                  cf_error *err)
+cf_status cf_arrow_col_append_one(cf_arrow_col *c, const void *value, uint64_t row, cf_error *err)
 {
     return put_value(c, value, row, err);
 }
@@ -232,8 +234,10 @@ cf_status cf_arrow_col_append(cf_arrow_col *c, const cf_batch *b, size_t from, s
     for (size_t r = from; r < from + n; r++) {
         bool present = bit(b->nonnull, r);
         if (!present && !c->nullable)
-            CF_FAIL(err, CF_ECORRUPT, "arrow: column '%s' row %" PRIu64 ": NULL in a column "
-                    "that is not nullable", c->name, row0 + r);
+            CF_FAIL(err, CF_ECORRUPT,
+                    "arrow: column '%s' row %" PRIu64 ": NULL in a column "
+                    "that is not nullable",
+                    c->name, row0 + r);
         put_valid(c, present);
         uint32_t e0 = b->elem_offsets[r], e1 = b->elem_offsets[r + 1];
         CF_CHECK(e0 <= e1 && e1 <= b->elem_count, err, CF_ECORRUPT,
@@ -243,7 +247,8 @@ cf_status cf_arrow_col_append(cf_arrow_col *c, const cf_batch *b, size_t from, s
                              row0 + r, err));
         CF_CHECK(c->elem->count <= (size_t)INT32_MAX, err, CF_ENOTSUP,
                  "arrow: column '%s': more than 2^31 array elements in one batch; use fewer "
-                 "batch_rows", c->name);
+                 "batch_rows",
+                 c->name);
         cf_buf_put_le32(&c->values, (uint32_t)c->elem->count);
         c->count++;
         if (c->values.oom || c->validity.oom)

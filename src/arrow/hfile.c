@@ -27,8 +27,7 @@ static void hfile_free(void *ctx)
     cf_free(s);
 }
 
-static cf_status hfile_fill(void *ctx, cf_arrow_col *cols, size_t rows, size_t *got,
-                            cf_error *err)
+static cf_status hfile_fill(void *ctx, cf_arrow_col *cols, size_t rows, size_t *got, cf_error *err)
 {
     hfile_src *s = ctx;
     size_t have = 0;
@@ -83,9 +82,9 @@ cf_status cf_arrow_stream_hfile(struct ArrowArrayStream *out, const struct cf_hf
     static const struct {
         const char *name;
         cf_type type;
-    } spec[H_NCOLS] = {{"row", CF_TYPE_BINARY},          {"family", CF_TYPE_BINARY},
-                       {"qualifier", CF_TYPE_BINARY},    {"timestamp", CF_TYPE_INT64},
-                       {"type", CF_TYPE_STRING},         {"value", CF_TYPE_BINARY}};
+    } spec[H_NCOLS] = {{"row", CF_TYPE_BINARY},       {"family", CF_TYPE_BINARY},
+                       {"qualifier", CF_TYPE_BINARY}, {"timestamp", CF_TYPE_INT64},
+                       {"type", CF_TYPE_STRING},      {"value", CF_TYPE_BINARY}};
     hfile_src *s = cf_calloc(1, sizeof *s);
     cf_arrow_col *cols = cf_calloc(H_NCOLS, sizeof *cols);
     if (s == NULL || cols == NULL) {
@@ -98,8 +97,8 @@ cf_status cf_arrow_stream_hfile(struct ArrowArrayStream *out, const struct cf_hf
     size_t made = 0;
     for (; made < H_NCOLS && st == CF_OK; made++) {
         bool nullable = s->raw_keys && (made == H_TIMESTAMP || made == H_TYPE);
-        st = cf_arrow_col_init(&cols[made], spec[made].name, spec[made].type, false, nullable, 0,
-                               0, &opts, err);
+        st = cf_arrow_col_init(&cols[made], spec[made].name, spec[made].type, false, nullable, 0, 0,
+                               &opts, err);
         if (st != CF_OK)
             break;
     }

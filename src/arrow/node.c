@@ -77,8 +77,7 @@ cf_status cf_arrow_schema_new(struct ArrowSchema *out, const char *format, const
     return CF_OK;
 }
 
-cf_status cf_arrow_schema_copy(struct ArrowSchema *out, const struct ArrowSchema *s,
-                               cf_error *err)
+cf_status cf_arrow_schema_copy(struct ArrowSchema *out, const struct ArrowSchema *s, cf_error *err)
 {
     CF_TRY(cf_arrow_schema_new(out, s->format, s->name, s->flags, s->n_children, err));
     for (int64_t i = 0; i < s->n_children; i++) {

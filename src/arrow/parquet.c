@@ -33,7 +33,10 @@ typedef struct pq_stream {
     cf_arrow_options o;
 } pq_stream;
 
-static const cf_parquet_logical *lt_of(const cf_parquet_array *a) { return &a->leaf->logical; }
+static const cf_parquet_logical *lt_of(const cf_parquet_array *a)
+{
+    return &a->leaf->logical;
+}
 
 static bool is_interval(const cf_parquet_array *a)
 {
@@ -64,8 +67,7 @@ static cf_status leaf_format(const cf_parquet_array *a, const cf_arrow_options *
         CF_CHECK(lt->precision >= 1 && lt->precision <= 38 && lt->scale >= 0 &&
                      lt->scale <= lt->precision,
                  err, CF_ENOTSUP,
-                 "parquet column %.*s: DECIMAL(%" PRId32 ",%" PRId32
-                 ") has no decimal128 form",
+                 "parquet column %.*s: DECIMAL(%" PRId32 ",%" PRId32 ") has no decimal128 form",
                  (int)a->name.len, (const char *)a->name.data, lt->precision, lt->scale);
         snprintf(buf, cap, "d:%" PRId32 ",%" PRId32, lt->precision, lt->scale);
         return CF_OK;
@@ -90,7 +92,9 @@ static cf_status leaf_format(const cf_parquet_array *a, const cf_arrow_options *
             if (lt->kind == CF_PARQUET_LT_TIME) {
                 f = lt->unit == CF_PARQUET_NANOS ? "ttn" : "ttu";
             } else if (lt->kind == CF_PARQUET_LT_TIMESTAMP) {
-                char u = lt->unit == CF_PARQUET_MILLIS ? 'm' : lt->unit == CF_PARQUET_NANOS ? 'n' : 'u';
+                char u = lt->unit == CF_PARQUET_MILLIS  ? 'm'
+                         : lt->unit == CF_PARQUET_NANOS ? 'n'
+                                                        : 'u';
                 snprintf(buf, cap, "ts%c:%s", u, lt->utc ? "UTC" : "");
                 return CF_OK;
             } else if (lt->kind == CF_PARQUET_LT_INTEGER && !lt->is_signed) {
@@ -194,8 +198,8 @@ static cf_status put_validity(struct ArrowArray *out, const cf_parquet_array *a,
     return CF_OK;
 }
 
-static cf_status leaf_array(const cf_parquet_array *a, const char *fmt,
-                            const cf_arrow_options *o, struct ArrowArray *out, cf_error *err)
+static cf_status leaf_array(const cf_parquet_array *a, const char *fmt, const cf_arrow_options *o,
+                            struct ArrowArray *out, cf_error *err)
 {
     size_t n = a->length;
     if (fmt[0] == 'n') {
@@ -223,16 +227,19 @@ static cf_status leaf_array(const cf_parquet_array *a, const char *fmt,
                 size_t k = 0;
                 while (k < len) {
                     uint8_t c = p[k];
-                    size_t l = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-                               : (c & 0xf8) == 0xf0 ? 4 : 0;
+                    size_t l = c < 0x80             ? 1
+                               : (c & 0xe0) == 0xc0 ? 2
+                               : (c & 0xf0) == 0xe0 ? 3
+                               : (c & 0xf8) == 0xf0 ? 4
+                                                    : 0;
                     bool ok = l && k + l <= len;
                     for (size_t j = 1; ok && j < l; j++)
                         ok = (p[k + j] & 0xc0) == 0x80;
                     if (ok && l == 2)
                         ok = c >= 0xc2;
                     if (ok && l == 3) {
-                        uint32_t cp = (uint32_t)(c & 0x0f) << 12 | (uint32_t)(p[k + 1] & 0x3f) << 6 |
-                                      (p[k + 2] & 0x3f);
+                        uint32_t cp = (uint32_t)(c & 0x0f) << 12 |
+                                      (uint32_t)(p[k + 1] & 0x3f) << 6 | (p[k + 2] & 0x3f);
                         ok = cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff);
                     }
                     if (ok && l == 4) {
@@ -348,9 +355,7 @@ static cf_status array_of(const cf_parquet_array *a, const struct ArrowSchema *s
 {
     cf_status st = CF_OK;
     switch (a->kind) {
-    case CF_PARQUET_ARRAY_PRIMITIVE:
-        st = leaf_array(a, s->format, o, out, err);
-        break;
+    case CF_PARQUET_ARRAY_PRIMITIVE: st = leaf_array(a, s->format, o, out, err); break;
     case CF_PARQUET_ARRAY_STRUCT:
         CF_TRY(cf_arrow_array_new(out, (int64_t)a->length, 1, a->child_count, err));
         st = put_validity(out, a, err);

@@ -21,8 +21,7 @@
 cf_status cf_arrow_schema_new(struct ArrowSchema *out, const char *format, const char *name,
                               int64_t flags, int64_t n_children, cf_error *err);
 /* A deep copy of a schema this module made (no dictionary, no metadata). */
-cf_status cf_arrow_schema_copy(struct ArrowSchema *out, const struct ArrowSchema *s,
-                               cf_error *err);
+cf_status cf_arrow_schema_copy(struct ArrowSchema *out, const struct ArrowSchema *s, cf_error *err);
 /* The errno an ArrowArrayStream callback returns for a status (0 for CF_OK):
  * the one mapping every stream of this module uses. */
 int cf_arrow_errno(cf_status st);
@@ -35,17 +34,17 @@ void cf_arrow_array_own(struct ArrowArray *a, int slot, void *buf);
 /* ---- column builder ---------------------------------------------------------------------- */
 
 typedef struct cf_arrow_col {
-    cf_type type;       /* element type for arrays */
+    cf_type type; /* element type for arrays */
     bool is_array, nullable;
-    bool binary;        /* values are offsets + bytes */
-    bool large;         /* int64 offsets */
-    bool check_utf8;    /* validate each value (STRING/VARCHAR, CF_ARROW_UTF8_CHECK) */
+    bool binary;     /* values are offsets + bytes */
+    bool large;      /* int64 offsets */
+    bool check_utf8; /* validate each value (STRING/VARCHAR, CF_ARROW_UTF8_CHECK) */
     char *name;
     cf_arrow_options o; /* with this column's decimal precision and scale */
     size_t count, nulls;
-    cf_buf validity;    /* bit per row, LSB-first */
-    cf_buf values;      /* fixed width values, bits for BOOL, or offsets (binary, list) */
-    cf_buf bytes;       /* binary data */
+    cf_buf validity;           /* bit per row, LSB-first */
+    cf_buf values;             /* fixed width values, bits for BOOL, or offsets (binary, list) */
+    cf_buf bytes;              /* binary data */
     struct cf_arrow_col *elem; /* arrays: the element builder */
 } cf_arrow_col;
 
@@ -61,8 +60,7 @@ cf_status cf_arrow_col_schema(const cf_arrow_col *c, struct ArrowSchema *out, cf
 cf_status cf_arrow_col_append(cf_arrow_col *c, const cf_batch *b, size_t from, size_t n,
                               uint64_t row0, cf_error *err);
 /* Append one value in memory form (cf_slice for binary types); NULL = a NULL. */
-cf_status cf_arrow_col_append_one(cf_arrow_col *c, const void *value, uint64_t row,
-                                  cf_error *err);
+cf_status cf_arrow_col_append_one(cf_arrow_col *c, const void *value, uint64_t row, cf_error *err);
 /* Hand the rows appended so far over as one array (moved into *out) and start over. */
 cf_status cf_arrow_col_finish(cf_arrow_col *c, struct ArrowArray *out, cf_error *err);
 

@@ -11,8 +11,8 @@
 
 typedef struct table_src {
     cf_table_scanner *sc;
-    uint64_t done;  /* rows exported so far */
-    cf_rs_batch b;  /* the scanner's current batch, from row `at` on */
+    uint64_t done; /* rows exported so far */
+    cf_rs_batch b; /* the scanner's current batch, from row `at` on */
     size_t at;
     bool end;
 } table_src;
@@ -26,8 +26,7 @@ static void table_free(void *ctx)
     cf_free(s);
 }
 
-static cf_status table_fill(void *ctx, cf_arrow_col *cols, size_t rows, size_t *got,
-                            cf_error *err)
+static cf_status table_fill(void *ctx, cf_arrow_col *cols, size_t rows, size_t *got, cf_error *err)
 {
     table_src *s = ctx;
     size_t have = 0;
@@ -44,8 +43,8 @@ static cf_status table_fill(void *ctx, cf_arrow_col *cols, size_t rows, size_t *
         if (take > rows - have)
             take = rows - have;
         for (size_t j = 0; j < s->b.ncols; j++)
-            CF_TRY(cf_arrow_col_append(&cols[j], &s->b.cols[j], s->at, take,
-                                       s->done + have - s->at, err));
+            CF_TRY(cf_arrow_col_append(&cols[j], &s->b.cols[j], s->at, take, s->done + have - s->at,
+                                       err));
         s->at += take;
         have += take;
     }

@@ -47,8 +47,7 @@ cf_status cf_bloom_sizing_compute(cf_bloom_sizing *out, size_t n_bytes, double f
     /* Kudu truncates n_bits * ln2 / count to int, with a floor of one hash. */
     double k = n_bits * KUDU_LN2 / (double)expected_count;
     CF_CHECK(k <= (double)CF_BLOOM_MAX_HASHES, err, CF_EINVAL,
-             "fp_rate: %g needs %.0f hash functions (at most %u)", fp_rate, k,
-             CF_BLOOM_MAX_HASHES);
+             "fp_rate: %g needs %.0f hash functions (at most %u)", fp_rate, k, CF_BLOOM_MAX_HASHES);
     uint32_t n_hashes = (uint32_t)k;
     if (n_hashes < 1)
         n_hashes = 1;
@@ -84,12 +83,10 @@ static const uint8_t *skip_field(const uint8_t *p, const uint8_t *end, unsigned 
     }
 }
 
-cf_status cf_bloom_block_parse(cf_bloom_block *out, const uint8_t *data, size_t len,
-                               cf_error *err)
+cf_status cf_bloom_block_parse(cf_bloom_block *out, const uint8_t *data, size_t len, cf_error *err)
 {
     /* format §11.2: fixed32 header length first. */
-    CF_CHECK(len >= 4, err, CF_ECORRUPT, "bloom block: %zu bytes cannot hold a header length",
-             len);
+    CF_CHECK(len >= 4, err, CF_ECORRUPT, "bloom block: %zu bytes cannot hold a header length", len);
     uint32_t hdr_len = cf_load_le32(data);
     CF_CHECK(hdr_len <= len - 4, err, CF_ECORRUPT,
              "bloom block: header of %" PRIu32 " bytes does not fit in %zu bytes", hdr_len,

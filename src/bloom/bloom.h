@@ -27,15 +27,13 @@ size_t cf_bloom_header_encode(uint8_t *dst, uint32_t k);
 /* Parse a bloom block's logical bytes. CF_ECORRUPT when the header does not fit
  * the block, the protobuf is malformed or lacks num_hash_functions, k is 0 or
  * above CF_BLOOM_MAX_HASHES, or no bitmap bytes follow the header. */
-cf_status cf_bloom_block_parse(cf_bloom_block *out, const uint8_t *data, size_t len,
-                               cf_error *err);
+cf_status cf_bloom_block_parse(cf_bloom_block *out, const uint8_t *data, size_t len, cf_error *err);
 
 /* The bit a probe touches: x mod n_bits (Kudu masks for n_bits = 32768, which
  * gives the same number). */
 static inline uint32_t cf_bloom_pick_bit(uint32_t x, size_t n_bits)
 {
-    return (n_bits & (n_bits - 1)) == 0 ? (uint32_t)(x & (n_bits - 1))
-                                        : (uint32_t)(x % n_bits);
+    return (n_bits & (n_bits - 1)) == 0 ? (uint32_t)(x & (n_bits - 1)) : (uint32_t)(x % n_bits);
 }
 
 /* Set the k bits of a key whose CityHash64 is h (format §11.3). */

@@ -33,10 +33,10 @@ static cf_status check_file(const cf_reader *r, cf_error *err)
              fi->is_array ? " array" : "",
              cf_encoding_name(fi->encoding) ? cf_encoding_name(fi->encoding) : "unknown-encoding");
     /* Kudu's BloomFileReader refuses both (format §11.1). */
-    CF_CHECK(fi->compression == CF_COMP_NONE || fi->compression == CF_COMP_DEFAULT, err,
-             CF_ENOTSUP, "bloom file is compressed (%s); bloom files must not be",
+    CF_CHECK(fi->compression == CF_COMP_NONE || fi->compression == CF_COMP_DEFAULT, err, CF_ENOTSUP,
+             "bloom file is compressed (%s); bloom files must not be",
              cf_compression_name(fi->compression) ? cf_compression_name(fi->compression)
-                                                   : "unknown codec");
+                                                  : "unknown codec");
     CF_CHECK(fi->has_validx, err, CF_ENOTSUP, "bloom file has no value index");
     return CF_OK;
 }
@@ -114,7 +114,7 @@ typedef struct bverify {
     cf_verify_fn fn;
     void *ctx;
     size_t damaged;
-    cf_sticky first; /* the first damage found, returned at the end */
+    cf_sticky first;       /* the first damage found, returned at the end */
     uint32_t logical_size; /* of the block read last */
     /* Of the index block being reported (so `cfile info --svg` can draw the tree
      * as it does a CFile's: pre-order, each block's depth and entries). */
@@ -129,8 +129,16 @@ static void breport(bverify *v, const char *kind, cf_block_ptr p, cf_status st, 
         cf_sticky_set(&v->first, st, e);
     }
     if (v->fn != NULL) {
-        cf_block_report rep = {kind, p.off, p.size, 0, 0, st, st == CF_OK ? NULL : e->msg,
-                               st == CF_OK ? v->logical_size : 0, 0, v->index_entries,
+        cf_block_report rep = {kind,
+                               p.off,
+                               p.size,
+                               0,
+                               0,
+                               st,
+                               st == CF_OK ? NULL : e->msg,
+                               st == CF_OK ? v->logical_size : 0,
+                               0,
+                               v->index_entries,
                                v->index_level};
         v->fn(v->ctx, &rep);
     }
@@ -202,7 +210,10 @@ cf_status cf_bloom_reader_verify(const cf_bloom_reader *b, cf_verify_fn fn, void
     return cf_sticky_first(&v.first, err);
 }
 
-const cf_reader *cf_bloom_reader_cfile(const cf_bloom_reader *b) { return b->r; }
+const cf_reader *cf_bloom_reader_cfile(const cf_bloom_reader *b)
+{
+    return b->r;
+}
 
 void cf_bloom_reader_free(cf_bloom_reader *b)
 {

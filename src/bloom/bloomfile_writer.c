@@ -25,7 +25,7 @@ struct cf_bloom_writer {
     cf_io *owned_io; /* io we created (create_file), freed with the writer */
     cf_writer *cw;
     cf_bloom_sizing sz;
-    uint8_t *page;   /* header then bitmap: the whole logical block */
+    uint8_t *page; /* header then bitmap: the whole logical block */
     size_t hdr_len;
     size_t page_len;
     size_t page_count; /* keys in the current page */
@@ -135,9 +135,10 @@ static cf_status add_key(cf_bloom_writer *w, cf_slice key, cf_error *err)
     CF_CHECK(!w->finished, err, CF_ESTATE, "bloom writer: add after finish");
     CF_CHECK(key.data != NULL || key.len == 0, err, CF_EINVAL, "bloom writer: NULL key data");
     if (w->n_keys > 0)
-        CF_CHECK(key_cmp(w->last_key.data, w->last_key.len, key.data, key.len) <= 0, err,
-                 CF_EINVAL, "bloom writer: key %" PRIu64 " is smaller than the key before it "
-                            "(keys must be added in sorted order)", w->n_keys);
+        CF_CHECK(key_cmp(w->last_key.data, w->last_key.len, key.data, key.len) <= 0, err, CF_EINVAL,
+                 "bloom writer: key %" PRIu64 " is smaller than the key before it "
+                 "(keys must be added in sorted order)",
+                 w->n_keys);
     if (w->page_count == 0) {
         cf_buf_clear(&w->first_key);
         cf_buf_append(&w->first_key, key.data, key.len);
@@ -177,9 +178,18 @@ cf_status cf_bloom_writer_finish(cf_bloom_writer *w, cf_error *err)
     return fail(w, finish(w, err), err);
 }
 
-const cf_bloom_sizing *cf_bloom_writer_sizing(const cf_bloom_writer *w) { return &w->sz; }
-uint64_t cf_bloom_writer_num_keys(const cf_bloom_writer *w) { return w->n_keys; }
-uint64_t cf_bloom_writer_num_blocks(const cf_bloom_writer *w) { return w->n_blocks; }
+const cf_bloom_sizing *cf_bloom_writer_sizing(const cf_bloom_writer *w)
+{
+    return &w->sz;
+}
+uint64_t cf_bloom_writer_num_keys(const cf_bloom_writer *w)
+{
+    return w->n_keys;
+}
+uint64_t cf_bloom_writer_num_blocks(const cf_bloom_writer *w)
+{
+    return w->n_blocks;
+}
 
 uint64_t cf_bloom_writer_written_size(const cf_bloom_writer *w)
 {

@@ -19,8 +19,14 @@ static const uint64_t K2 = 0xc47b6e9e3a970ed3ULL;
 static const uint64_t K3 = 0xc70f6907e782aa0bULL;
 static const uint64_t KMUL = 0xc6a4a7935bd1e995ULL;
 
-static inline uint64_t ld64(const uint8_t *s, size_t off) { return cf_load_le64(s + off); }
-static inline uint64_t ld32(const uint8_t *s, size_t off) { return cf_load_le32(s + off); }
+static inline uint64_t ld64(const uint8_t *s, size_t off)
+{
+    return cf_load_le64(s + off);
+}
+static inline uint64_t ld32(const uint8_t *s, size_t off)
+{
+    return cf_load_le32(s + off);
+}
 
 /* Rotate right; r == 0 must not shift by 64 (undefined in C). */
 static inline uint64_t ror(uint64_t v, unsigned r)
@@ -28,7 +34,10 @@ static inline uint64_t ror(uint64_t v, unsigned r)
     return r == 0 ? v : (v >> r) | (v << (64 - r));
 }
 
-static inline uint64_t mix(uint64_t v) { return v ^ (v >> 47); }
+static inline uint64_t mix(uint64_t v)
+{
+    return v ^ (v >> 47);
+}
 
 /* Fold 128 bits to 64; `hi` is the first argument (Appendix A note). */
 static inline uint64_t pair16(uint64_t hi, uint64_t lo)

@@ -540,8 +540,8 @@ cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows, const cf_arrow_option
     if (fi->is_array)
         CF_TRY(list_of(out, fi->type, o, &b, &large, err));
     else
-        CF_TRY(leaf(out, fi->type, o, b.values, b.nonnull, b.count, b.first_ord, NULL, &large,
-                    err));
+        CF_TRY(
+            leaf(out, fi->type, o, b.values, b.nonnull, b.count, b.first_ord, NULL, &large, err));
     if (schema != NULL) {
         cf_status st = make_schema(schema, fi, o, large, err);
         if (st != CF_OK) {

@@ -25,17 +25,17 @@
 #define ENTRY_OVERHEAD 64u
 
 struct cf_cache_entry {
-    struct cf_cache_entry *hnext;        /* hash chain */
-    struct cf_cache_entry *prev, *next;  /* LRU list, most recent at head.next */
+    struct cf_cache_entry *hnext;       /* hash chain */
+    struct cf_cache_entry *prev, *next; /* LRU list, most recent at head.next */
     uint64_t file_id, off;
-    uint32_t size;   /* stored bytes of the block: part of the key */
-    bool is_view;    /* a "verified in place" mark, no bytes */
+    uint32_t size; /* stored bytes of the block: part of the key */
+    bool is_view;  /* a "verified in place" mark, no bytes */
     size_t len;
     size_t charge;
-    unsigned refs;   /* table reference + pins; guarded by the shard mutex */
+    unsigned refs; /* table reference + pins; guarded by the shard mutex */
     bool in_table;
     _Atomic(void *) aux; /* derived state (cf_cache_entry_set_aux), owned */
-    uint8_t *data;   /* the block's logical bytes, inside this allocation */
+    uint8_t *data;       /* the block's logical bytes, inside this allocation */
     uint8_t space[];
 };
 
@@ -150,11 +150,20 @@ void cf_cache_get_stats(const cf_cache *c, cf_cache_stats *out)
     }
 }
 
-uint64_t cf_cache_new_file_id(cf_cache *c) { return atomic_fetch_add(&c->next_id, 1); }
+uint64_t cf_cache_new_file_id(cf_cache *c)
+{
+    return atomic_fetch_add(&c->next_id, 1);
+}
 
-static shard *shard_of(cf_cache *c, uint64_t h) { return &c->shards[(h >> 40) % c->nshards]; }
+static shard *shard_of(cf_cache *c, uint64_t h)
+{
+    return &c->shards[(h >> 40) % c->nshards];
+}
 
-static cf_cache_entry **bucket(shard *s, uint64_t h) { return &s->table[h & (s->nbuckets - 1)]; }
+static cf_cache_entry **bucket(shard *s, uint64_t h)
+{
+    return &s->table[h & (s->nbuckets - 1)];
+}
 
 static void lru_unlink(cf_cache_entry *e)
 {

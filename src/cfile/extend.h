@@ -20,8 +20,7 @@ typedef void (*cf_validx_key_fn)(void *ctx, const void *value, cf_buf *out);
  * memcomparable value (DeltaFile: the DeltaKey prefix, format §12.5). Turns off
  * the writer's sort check: the caller orders its values. Requires write_validx;
  * call before the first append (CF_ESTATE otherwise). */
-cf_status cf_writer_set_validx_key_fn(cf_writer *w, cf_validx_key_fn fn, void *ctx,
-                                      cf_error *err);
+cf_status cf_writer_set_validx_key_fn(cf_writer *w, cf_validx_key_fn fn, void *ctx, cf_error *err);
 
 /* Append a block of raw logical bytes that holds no values (BloomFile pages,
  * format §11.5): framed like any block (compression, checksum), entered in the

@@ -17,8 +17,8 @@
 #include "codec/crc32c.h"
 #include "util/endian.h"
 
-cf_status cf_frame_block(const cf_frame_opts *fo, const uint8_t *logical, size_t len,
-                         cf_buf *out, cf_error *err)
+cf_status cf_frame_block(const cf_frame_opts *fo, const uint8_t *logical, size_t len, cf_buf *out,
+                         cf_error *err)
 {
     cf_buf_clear(out);
     if (fo->compression != CF_COMP_NONE) {
@@ -89,8 +89,7 @@ cf_status cf_unframe_block(const cf_frame_opts *fo, const cf_block_contents *in,
     size_t dst_off = scratch->len;
     /* CF_CODEC_PAD: room the fast LZ4 decoder may overwrite (it also keeps
      * scratch->data from being NULL: NULL + 0 is undefined) */
-    CF_CHECK(cf_buf_reserve(scratch, (size_t)ulen + CF_CODEC_PAD), err, CF_ENOMEM,
-             "out of memory");
+    CF_CHECK(cf_buf_reserve(scratch, (size_t)ulen + CF_CODEC_PAD), err, CF_ENOMEM, "out of memory");
     if (home == CF_BLOCK_IN_SCRATCH)
         data = scratch->data + data_off;
     uint8_t *dst = scratch->data + dst_off;

@@ -39,7 +39,7 @@ typedef enum cf_block_home {
 } cf_block_home;
 
 typedef struct cf_block_contents {
-    cf_slice data;       /* the logical bytes (after CRC and compression framing) */
+    cf_slice data; /* the logical bytes (after CRC and compression framing) */
     cf_block_home home;
     cf_cache_entry *pin; /* a pinned cache entry to release (IN_CACHE, or an IN_IO
                             block's checked mark), else NULL */
@@ -47,8 +47,8 @@ typedef struct cf_block_contents {
 
 /* Wrap logical bytes as Kudu stores a block: compression header and payload
  * (raw when compression does not pay), then the CRC. Result replaces `out`. */
-cf_status cf_frame_block(const cf_frame_opts *fo, const uint8_t *logical, size_t len,
-                         cf_buf *out, cf_error *err);
+cf_status cf_frame_block(const cf_frame_opts *fo, const uint8_t *logical, size_t len, cf_buf *out,
+                         cf_error *err);
 
 /* Undo cf_frame_block (or Kudu's v1 framing) for one block's stored bytes,
  * in->data (CRC included). Checks the CRC unless skip_crc (the cache vouches

@@ -78,21 +78,21 @@ struct cf_reader {
     cf_file_info info;
     cf_metadata_pair *header_md, *footer_md;
     size_t n_header_md, n_footer_md;
-    uint8_t *header_md_bytes;    /* backing stores of the metadata slices */
+    uint8_t *header_md_bytes; /* backing stores of the metadata slices */
     uint8_t *footer_md_bytes;
     const cf_decoder_ops *dec_ops;
     cf_dec_params dec_params;
-    cf_dict dict;                /* DICT files: the decoded dictionary */
+    cf_dict dict; /* DICT files: the decoded dictionary */
     cf_slice *dict_entries;
     uint8_t *dict_bytes;
-    uint64_t cache_file_id;      /* key space in opts.cache (0 without a cache) */
+    uint64_t cache_file_id; /* key space in opts.cache (0 without a cache) */
 };
 
 /* Read one block's logical bytes through `r` (check CRC, undo compression).
  * The result is a view into the io (mmap/memory, uncompressed) or lives in
  * scratch. `what` names the block kind in errors ("data block", ...). */
-cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
-                               cf_slice *out, const char *what, cf_error *err);
+cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out,
+                               const char *what, cf_error *err);
 
 /* cf_reader_read_block for a BloomFile's index and bloom blocks, which every
  * point lookup and duplicate check reads (cf_reader_find_validx_block): with a cache

@@ -32,9 +32,9 @@ struct cf_iter {
     bool have_block;
     bool at_end;
     cf_block_ptr blk_ptr;
-    uint64_t blk_first; /* ordinal of the block's first row */
-    uint32_t blk_rows;  /* rows (cells for arrays) */
-    uint32_t row;       /* next row inside the block */
+    uint64_t blk_first;       /* ordinal of the block's first row */
+    uint32_t blk_rows;        /* rows (cells for arrays) */
+    uint32_t row;             /* next row inside the block */
     uint32_t blk_logical_len; /* for verify's block report: bytes after decompression */
     int blk_dict_mode;        /* for verify's block report: DICT mode word (format §8.8), else 0 */
 
@@ -87,8 +87,7 @@ static size_t null_rank(const null_state *ns, uint32_t j)
     return ns->rank[j >> RANK_SHIFT] + cf_bitmap_count(ns->bits, base, j - base);
 }
 
-static cf_status read_cb(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out,
-                         cf_error *err)
+static cf_status read_cb(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out, cf_error *err)
 {
     return cf_reader_read_block(ctx, ptr, scratch, out, "index block", err);
 }
@@ -100,9 +99,9 @@ cf_status cf_iter_create(cf_iter **out, const cf_reader *r, cf_error *err)
     CF_CHECK(it != NULL, err, CF_ENOMEM, "out of memory creating an iterator");
     it->r = r;
     it->es = cf_type_size(r->info.type);
-    cf_buf *bufs[] = {&it->blockbuf, &it->rowbm,       &it->flatbm,           &it->offsets,
-                      &it->counts,   &it->out_vals,    &it->out_nonnull,      &it->out_offsets,
-                      &it->out_elem_nonnull, &it->dense, &it->nb_own};
+    cf_buf *bufs[] = {&it->blockbuf,         &it->rowbm,    &it->flatbm,      &it->offsets,
+                      &it->counts,           &it->out_vals, &it->out_nonnull, &it->out_offsets,
+                      &it->out_elem_nonnull, &it->dense,    &it->nb_own};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         cf_buf_init(bufs[i]);
     void *ctx = (void *)r;
@@ -135,9 +134,9 @@ void cf_iter_free(cf_iter *it)
     cf_decoder_free(it->dec);
     cf_btree_iter_free(it->pos_bt);
     cf_btree_iter_free(it->val_bt);
-    cf_buf *bufs[] = {&it->blockbuf, &it->rowbm,       &it->flatbm,           &it->offsets,
-                      &it->counts,   &it->out_vals,    &it->out_nonnull,      &it->out_offsets,
-                      &it->out_elem_nonnull, &it->dense, &it->nb_own};
+    cf_buf *bufs[] = {&it->blockbuf,         &it->rowbm,    &it->flatbm,      &it->offsets,
+                      &it->counts,           &it->out_vals, &it->out_nonnull, &it->out_offsets,
+                      &it->out_elem_nonnull, &it->dense,    &it->nb_own};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         cf_buf_dispose(bufs[i]);
     cf_free(it);
@@ -146,7 +145,7 @@ void cf_iter_free(cf_iter *it)
 /* ---- block loading ---------------------------------------------------------------- */
 
 #define BLK_FAIL(it, err, ...)                                                                     \
-    return cf_error_prefix(err, cf_error_set(err, CF_ECORRUPT, __FILE__, __LINE__, __VA_ARGS__),  \
+    return cf_error_prefix(err, cf_error_set(err, CF_ECORRUPT, __FILE__, __LINE__, __VA_ARGS__),   \
                            "data block at offset %llu: ", (unsigned long long)(it)->blk_ptr.off)
 
 /* Read a varint32-length-prefixed section. */
@@ -178,8 +177,10 @@ static cf_status decode_bits(cf_iter *it, cf_slice s, size_t n, cf_buf *bm, cf_e
 {
     cf_buf_clear(bm);
     uint8_t *p = cf_buf_extend(bm, cf_bitmap_bytes(n) + 8);
-    CF_CHECK(p != NULL, err, CF_ENOMEM, "data block at offset %llu: out of memory for a %zu-bit "
-             "bitmap", (unsigned long long)it->blk_ptr.off, n);
+    CF_CHECK(p != NULL, err, CF_ENOMEM,
+             "data block at offset %llu: out of memory for a %zu-bit "
+             "bitmap",
+             (unsigned long long)it->blk_ptr.off, n);
     memset(p, 0, bm->len);
     cf_rle_decoder d;
     cf_rle_dec_init(&d, s.data, s.len, 1);
@@ -201,8 +202,10 @@ static cf_status build_null_state(cf_iter *it, cf_slice bm, uint32_t rows, cf_er
     size_t bits_off, size = null_state_size(rows, &bits_off);
     cf_buf_clear(&it->nb_own);
     uint8_t *mem = cf_buf_extend(&it->nb_own, size);
-    CF_CHECK(mem != NULL, err, CF_ENOMEM, "data block at offset %llu: out of memory for a "
-             "%u-row bitmap", (unsigned long long)it->blk_ptr.off, rows);
+    CF_CHECK(mem != NULL, err, CF_ENOMEM,
+             "data block at offset %llu: out of memory for a "
+             "%u-row bitmap",
+             (unsigned long long)it->blk_ptr.off, rows);
     null_state *ns = (null_state *)(void *)mem;
     uint8_t *bits = mem + bits_off;
     memset(bits, 0, cf_bitmap_bytes(rows) + 8);
@@ -265,8 +268,7 @@ static void attach_aux(cf_iter *it)
  * repeated RLE run can claim billions of rows in a few bytes. Keep that state
  * within the reader's block limit (max_block_len, 16 MiB by default: over 130
  * million rows per block), so no file can make us allocate more than that. */
-static cf_status check_decoded_size(cf_iter *it, uint64_t bytes, const char *what,
-                                    cf_error *err)
+static cf_status check_decoded_size(cf_iter *it, uint64_t bytes, const char *what, cf_error *err)
 {
     size_t lim = it->r->opts.max_block_len;
     if (bytes <= lim)
@@ -397,17 +399,16 @@ static cf_status load_block(cf_iter *it, cf_block_ptr ptr, cf_error *err)
      * are the ones it was derived from) is ignored and the block decoded. */
     cf_status dst = CF_ECORRUPT;
     if (aux != NULL && aux->dec != NULL && it->dec->ops->load_saved != NULL)
-        dst = it->dec->ops->load_saved(it->dec, encoded.data, encoded.len, aux->dec,
-                                       aux->dec_len, NULL);
+        dst = it->dec->ops->load_saved(it->dec, encoded.data, encoded.len, aux->dec, aux->dec_len,
+                                       NULL);
     if (dst != CF_OK)
         CF_TRY(cf_error_prefix(err, it->dec->ops->load(it->dec, encoded.data, encoded.len, err),
                                "data block at offset %llu: ", (unsigned long long)ptr.off));
     /* Remembered for cf_iter_check_block; the decoder has already checked that
      * a DICT block starts with a valid 4-byte mode word. */
     it->blk_logical_len = (uint32_t)logical.len;
-    it->blk_dict_mode = r->info.encoding == CF_ENC_DICT && encoded.len >= 4
-                            ? (int)cf_load_le32(encoded.data)
-                            : 0;
+    it->blk_dict_mode =
+        r->info.encoding == CF_ENC_DICT && encoded.len >= 4 ? (int)cf_load_le32(encoded.data) : 0;
     size_t present = it->dec->count;
     if (r->info.is_array) {
         uint32_t flat = ((const uint32_t *)(const void *)it->offsets.data)[it->blk_rows];
@@ -536,8 +537,8 @@ cf_status cf_iter_seek_to_ordinal(cf_iter *it, uint64_t ord, cf_error *err)
     return position_at_row(it, (uint32_t)(ord - it->blk_first), err);
 }
 
-cf_status cf_iter_block_at(cf_iter *it, uint64_t ord, const cf_block_filter *f,
-                           cf_block_info *out, cf_error *err)
+cf_status cf_iter_block_at(cf_iter *it, uint64_t ord, const cf_block_filter *f, cf_block_info *out,
+                           cf_error *err)
 {
     memset(out, 0, sizeof(*out));
     CF_CHECK(f == NULL || f->r == it->r, err, CF_EINVAL,
@@ -667,8 +668,8 @@ cf_status cf_iter_seek_at_or_after(cf_iter *it, const void *key, bool *exact, cf
             BLK_FAIL(it, err, "value index is out of order: the next block's values are smaller");
         CF_TRY(st);
     }
-    CF_TRY(cf_error_prefix(err, st, "data block at offset %llu: ",
-                           (unsigned long long)it->blk_ptr.off));
+    CF_TRY(cf_error_prefix(err, st,
+                           "data block at offset %llu: ", (unsigned long long)it->blk_ptr.off));
     uint32_t row = row_of_value(it, it->dec->pos);
     it->at_end = false;
     if (exact)
@@ -676,7 +677,10 @@ cf_status cf_iter_seek_at_or_after(cf_iter *it, const void *key, bool *exact, cf
     return position_at_row(it, row, err);
 }
 
-const cf_reader *cf_iter_reader(const cf_iter *it) { return it->r; }
+const cf_reader *cf_iter_reader(const cf_iter *it)
+{
+    return it->r;
+}
 
 uint64_t cf_iter_current_ordinal(const cf_iter *it)
 {
@@ -713,15 +717,14 @@ static cf_status nullable_rows(cf_iter *it, size_t n, uint8_t *vals, uint8_t *nn
     const uint32_t *cw = NULL;
     if (ops->codewords != NULL)
         CF_TRY(cf_error_prefix(err, ops->codewords(it->dec, k, &cw, err),
-                               "data block at offset %llu: ",
-                               (unsigned long long)it->blk_ptr.off));
+                               "data block at offset %llu: ", (unsigned long long)it->blk_ptr.off));
     if (ops->view != NULL) {
         /* PLAIN: spread straight from the block (no dense copy first). */
         cf_expand_nulls(vals, ops->view(it->dec, k), bits, it->row, n, k, it->es);
     } else if (cw != NULL) {
         /* DICT codewords: entries looked up straight into their rows. */
-        cf_expand_dict((cf_slice *)(void *)vals, cw, it->r->dec_params.dict->entries, bits,
-                       it->row, n, k);
+        cf_expand_dict((cf_slice *)(void *)vals, cw, it->r->dec_params.dict->entries, bits, it->row,
+                       n, k);
     } else {
         CF_TRY(decode_dense(it, &it->dense, k, err));
         cf_expand_nulls(vals, it->dense.data, bits, it->row, n, k, it->es);
@@ -809,8 +812,8 @@ cf_status cf_iter_next_batch(cf_iter *it, size_t max_rows, cf_batch *out, cf_err
     return CF_OK;
 }
 
-cf_status cf_iter_copy_batch(cf_iter *it, void *values, uint8_t *nonnull, size_t cap,
-                             size_t *count, cf_error *err)
+cf_status cf_iter_copy_batch(cf_iter *it, void *values, uint8_t *nonnull, size_t cap, size_t *count,
+                             cf_error *err)
 {
     *count = 0;
     CF_CHECK(!it->r->info.is_array, err, CF_EINVAL, "copy_batch does not take array columns");
@@ -839,8 +842,7 @@ cf_status cf_iter_copy_batch(cf_iter *it, void *values, uint8_t *nonnull, size_t
     } else {
         size_t got = 0;
         CF_TRY(cf_error_prefix(err, it->dec->ops->next(it->dec, values, n, &got, err),
-                               "data block at offset %llu: ",
-                               (unsigned long long)it->blk_ptr.off));
+                               "data block at offset %llu: ", (unsigned long long)it->blk_ptr.off));
         if (got != n)
             BLK_FAIL(it, err, "decoded %zu of %zu values", got, n);
     }

@@ -26,7 +26,10 @@ unsigned cf_version(void)
     return (CF_VERSION_MAJOR << 16) | (CF_VERSION_MINOR << 8) | CF_VERSION_PATCH;
 }
 
-const char *cf_version_string(void) { return "0.1.0"; }
+const char *cf_version_string(void)
+{
+    return "0.1.0";
+}
 
 void cf_reader_options_init(cf_reader_options *o)
 {
@@ -37,8 +40,14 @@ void cf_reader_options_init(cf_reader_options *o)
 }
 
 /* protobuf-c allocates through us, so allocation limits and failure injection apply. */
-static void *pb_alloc(void *ctx, size_t n) { return cf_malloc(n); }
-static void pb_free(void *ctx, void *p) { cf_free(p); }
+static void *pb_alloc(void *ctx, size_t n)
+{
+    return cf_malloc(n);
+}
+static void pb_free(void *ctx, void *p)
+{
+    cf_free(p);
+}
 static ProtobufCAllocator pb_allocator = {pb_alloc, pb_free, NULL};
 
 static int magic_version(const uint8_t *p)
@@ -73,8 +82,8 @@ static cf_frame_opts frame_opts(const cf_reader *r)
  * block already passed its check. *in_io (may be NULL): the stored bytes were
  * served in place, whatever the logical ones are. */
 static cf_status read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
-                            cf_block_contents *out, const char *what, bool skip_crc,
-                            bool *in_io, cf_error *err)
+                            cf_block_contents *out, const char *what, bool skip_crc, bool *in_io,
+                            cf_error *err)
 {
     const cf_file_info *fi = &r->info;
     /* format §2.4: a block starts after the header and never touches the end. */
@@ -92,8 +101,8 @@ static cf_status read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratc
         uint8_t *dst = cf_buf_extend(scratch, ptr.size);
         CF_CHECK(dst != NULL, err, CF_ENOMEM, "%s at offset %llu: out of memory", what,
                  (unsigned long long)ptr.off);
-        CF_TRY(cf_error_prefix(err, read_at(r, ptr.off, dst, ptr.size, err), "%s at offset %llu: ",
-                               what, (unsigned long long)ptr.off));
+        CF_TRY(cf_error_prefix(err, read_at(r, ptr.off, dst, ptr.size, err),
+                               "%s at offset %llu: ", what, (unsigned long long)ptr.off));
         stored = (cf_block_contents){{dst, ptr.size}, CF_BLOCK_IN_SCRATCH, NULL};
     }
     if (in_io != NULL)
@@ -103,8 +112,8 @@ static cf_status read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratc
                            "%s at offset %llu: ", what, (unsigned long long)ptr.off);
 }
 
-cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
-                               cf_slice *out, const char *what, cf_error *err)
+cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out,
+                               const char *what, cf_error *err)
 {
     cf_block_contents bc;
     CF_TRY(read_block(r, ptr, scratch, &bc, what, false, NULL, err));
@@ -216,8 +225,8 @@ static cf_status read_footer(cf_reader *r, cf_error *err)
     int ver = magic_version(tail);
     CF_CHECK(ver != 0, err, CF_ECORRUPT, "bad magic at the end of the file (not a CFile)");
     uint32_t flen = cf_load_le32(tail + 8);
-    CF_CHECK(flen <= CF_MAX_PB_LEN, err, CF_ECORRUPT,
-             "footer length %u exceeds the 64 KiB limit", flen);
+    CF_CHECK(flen <= CF_MAX_PB_LEN, err, CF_ECORRUPT, "footer length %u exceeds the 64 KiB limit",
+             flen);
     CF_CHECK(size >= (uint64_t)flen + 16, err, CF_ECORRUPT,
              "footer length %u does not fit in a %llu-byte file", flen, (unsigned long long)size);
     uint8_t *buf = cf_malloc((size_t)flen + 16);
@@ -237,8 +246,8 @@ static cf_status read_footer(cf_reader *r, cf_error *err)
     if ((fi->incompatible_features & CF_FEATURE_CHECKSUM) && r->opts.verify_checksums) {
         uint32_t want = cf_load_le32(buf), got = cf_crc32c(buf + 4, (size_t)flen + 12);
         if (want != got)
-            CF_FAIL_OUT(err, CF_ECORRUPT,
-                        "footer checksum mismatch (stored %08x, computed %08x)", want, got);
+            CF_FAIL_OUT(err, CF_ECORRUPT, "footer checksum mismatch (stored %08x, computed %08x)",
+                        want, got);
     }
     uint32_t unknown = fi->incompatible_features & ~CF_FEATURES_SUPPORTED;
     if (unknown) {
@@ -249,8 +258,7 @@ static cf_status read_footer(cf_reader *r, cf_error *err)
                     bit, 1u << bit);
     }
     if (!cf_type_valid((int)f->data_type))
-        CF_FAIL_OUT(err, CF_ENOTSUP, "footer data type %d is not a column type",
-                    (int)f->data_type);
+        CF_FAIL_OUT(err, CF_ENOTSUP, "footer data type %d is not a column type", (int)f->data_type);
     fi->type = (cf_type)f->data_type;
     fi->encoding = (cf_encoding)f->encoding;
     if (f->num_values < 0 || f->num_values > (int64_t)UINT32_MAX)
@@ -322,8 +330,8 @@ static cf_status read_header(cf_reader *r, cf_error *err)
     if (has_crc && r->opts.verify_checksums) {
         uint32_t want = cf_load_le32(buf + 12 + hlen), got = cf_crc32c(buf, 12 + (size_t)hlen);
         if (want != got)
-            CF_FAIL_OUT(err, CF_ECORRUPT,
-                        "header checksum mismatch (stored %08x, computed %08x)", want, got);
+            CF_FAIL_OUT(err, CF_ECORRUPT, "header checksum mismatch (stored %08x, computed %08x)",
+                        want, got);
     }
     h = kudu__cfile_header_pb__unpack(&pb_allocator, hlen, buf + 12);
     if (h == NULL)
@@ -350,9 +358,8 @@ static cf_status load_dict(cf_reader *r, cf_error *err)
     cf_buf_init(&scratch);
     cf_decoder *d = NULL;
     cf_slice blk;
-    cf_status st = cf_reader_read_block(
-        r, (cf_block_ptr){fi->dict_block_off, fi->dict_block_size}, &scratch, &blk,
-        "dictionary block", err);
+    cf_status st = cf_reader_read_block(r, (cf_block_ptr){fi->dict_block_off, fi->dict_block_size},
+                                        &scratch, &blk, "dictionary block", err);
     if (st != CF_OK)
         goto out;
     /* Own the bytes: the slices must outlive scratch and any mmap view. */
@@ -362,9 +369,9 @@ static cf_status load_dict(cf_reader *r, cf_error *err)
     memcpy(r->dict_bytes, blk.data, blk.len);
     cf_dec_params dp = {CF_TYPE_BINARY, sizeof(cf_slice), NULL};
     CF_TRY_OUT(cf_error_prefix(err, pops->create(&d, &dp, err), "dictionary block: "));
-    CF_TRY_OUT(cf_error_prefix(err, d->ops->load(d, r->dict_bytes, blk.len, err),
-                               "dictionary block at offset %llu: ",
-                               (unsigned long long)fi->dict_block_off));
+    CF_TRY_OUT(cf_error_prefix(
+        err, d->ops->load(d, r->dict_bytes, blk.len, err),
+        "dictionary block at offset %llu: ", (unsigned long long)fi->dict_block_off));
     size_t n = d->count;
     r->dict_entries = cf_calloc(n ? n : 1, sizeof(cf_slice));
     if (r->dict_entries == NULL)
@@ -381,8 +388,7 @@ out:
     return st;
 }
 
-cf_status cf_reader_open(cf_reader **out, cf_io *io, const cf_reader_options *opts,
-                         cf_error *err)
+cf_status cf_reader_open(cf_reader **out, cf_io *io, const cf_reader_options *opts, cf_error *err)
 {
     *out = NULL;
     CF_CHECK(io != NULL && io->ops && io->ops->read_at && io->ops->size, err, CF_EINVAL,
@@ -412,11 +418,10 @@ cf_status cf_reader_open(cf_reader **out, cf_io *io, const cf_reader_options *op
         cf_file_info *fi = &r->info;
         r->dec_ops = cf_decoder_lookup(fi->type, fi->encoding);
         if (r->dec_ops == NULL) {
-            st = cf_error_set(err, CF_ENOTSUP, __FILE__, __LINE__,
-                              "encoding %s for %s is not supported",
-                              cf_encoding_name(fi->encoding) ? cf_encoding_name(fi->encoding)
-                                                             : "(unknown)",
-                              cf_type_name(fi->type));
+            st = cf_error_set(
+                err, CF_ENOTSUP, __FILE__, __LINE__, "encoding %s for %s is not supported",
+                cf_encoding_name(fi->encoding) ? cf_encoding_name(fi->encoding) : "(unknown)",
+                cf_type_name(fi->type));
         }
     }
     if (st == CF_OK) {
@@ -447,9 +452,15 @@ cf_status cf_reader_open_file(cf_reader **out, const char *path, bool mmap,
     return CF_OK;
 }
 
-const cf_file_info *cf_reader_info(const cf_reader *r) { return &r->info; }
+const cf_file_info *cf_reader_info(const cf_reader *r)
+{
+    return &r->info;
+}
 
-cf_io *cf_reader_io(const cf_reader *r) { return r->io; }
+cf_io *cf_reader_io(const cf_reader *r)
+{
+    return r->io;
+}
 
 size_t cf_reader_header_metadata(const cf_reader *r, const cf_metadata_pair **out)
 {

@@ -37,8 +37,17 @@ static void report(verify_state *vs, const char *kind, cf_block_ptr p, uint64_t 
         cf_sticky_set(&vs->first, st, e);
     }
     if (vs->fn) {
-        cf_block_report rep = {kind, p.off, p.size, first, rows, st, st == CF_OK ? NULL : e->msg,
-                               logical_size, dict_mode, index_entries, index_level};
+        cf_block_report rep = {kind,
+                               p.off,
+                               p.size,
+                               first,
+                               rows,
+                               st,
+                               st == CF_OK ? NULL : e->msg,
+                               logical_size,
+                               dict_mode,
+                               index_entries,
+                               index_level};
         vs->fn(vs->ctx, &rep);
     }
 }
@@ -58,8 +67,7 @@ static cf_status visit(void *vctx, unsigned level, cf_block_ptr ptr, const cf_in
     return CF_OK;
 }
 
-static cf_status read_cb(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out,
-                         cf_error *err)
+static cf_status read_cb(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out, cf_error *err)
 {
     return cf_reader_read_block(ctx, ptr, scratch, out, "index block", err);
 }
@@ -76,7 +84,10 @@ static cf_status walk_read_cb(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_s
 }
 
 /* Leaf keys are ordinals only in the positional tree. */
-static bool data_by_position(const verify_state *vs) { return vs->r->info.has_posidx; }
+static bool data_by_position(const verify_state *vs)
+{
+    return vs->r->info.has_posidx;
+}
 
 /* Walk one tree's index blocks, then check every data block of its leaves. */
 static void verify_tree(verify_state *vs, cf_iter *it, cf_block_ptr root, const char *kind,

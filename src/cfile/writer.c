@@ -48,7 +48,7 @@ struct cf_writer {
     /* Rows: total appended, and in the open block. Arrays: cells. */
     uint64_t rows;
     uint32_t block_rows;
-    uint32_t block_flat; /* arrays: flattened elements in the open block */
+    uint32_t block_flat;    /* arrays: flattened elements in the open block */
     cf_rle_encoder nonnull; /* nullable: row bitmap; arrays: cell bitmap */
     cf_rle_encoder flat;    /* arrays: element bitmap */
     cf_rle_encoder counts;  /* arrays: u16 element counts */
@@ -57,8 +57,8 @@ struct cf_writer {
      * of the previous block for shortening. */
     cf_buf first_key, last_key, prev_last_key;
     bool block_has_value;
-    cf_buf key_tmp;       /* key of the value being checked */
-    bool have_last_value; /* last_key holds the last appended value's key */
+    cf_buf key_tmp;          /* key of the value being checked */
+    bool have_last_value;    /* last_key holds the last appended value's key */
     cf_validx_key_fn key_fn; /* custom value-index keys (DeltaFile), or NULL */
     void *key_ctx;
     bool raw_blocks; /* raw blocks were appended (BloomFile) */
@@ -104,7 +104,8 @@ static cf_status resolve_options(cf_writer_options *o, const cf_writer_options *
      * silently substitute the type default; we say so instead. */
     CF_CHECK(o->encoding != CF_ENC_GROUP_VARINT, err, CF_EINVAL,
              "option encoding: GROUP_VARINT is read-only (legacy); Kudu writes %s instead, ask "
-             "for AUTO", cf_encoding_name(cf_type_default_encoding(o->type)));
+             "for AUTO",
+             cf_encoding_name(cf_type_default_encoding(o->type)));
     CF_CHECK((int)o->compression >= CF_COMP_DEFAULT && o->compression <= CF_COMP_ZLIB, err,
              CF_EINVAL, "option compression: %d is not a codec", (int)o->compression);
     if (o->compression == CF_COMP_DEFAULT)
@@ -121,8 +122,7 @@ static cf_status resolve_options(cf_writer_options *o, const cf_writer_options *
     if (o->index_block_size == 0)
         o->index_block_size = CF_DEFAULT_INDEX_BLOCK_SIZE;
     CF_CHECK(o->index_block_size >= 64 && o->index_block_size <= CF_DEFAULT_MAX_BLOCK_LEN, err,
-             CF_EINVAL, "option index_block_size: %u is outside [64, 16 MiB]",
-             o->index_block_size);
+             CF_EINVAL, "option index_block_size: %u is outside [64, 16 MiB]", o->index_block_size);
     if (o->restart_interval == 0)
         o->restart_interval = CF_DEFAULT_RESTART_INTERVAL;
     CF_CHECK(o->restart_interval <= 65536, err, CF_EINVAL,
@@ -206,7 +206,10 @@ static cf_status sticky(const cf_writer *w, cf_error *err)
     return cf_sticky_replay(&w->sticky, "cfile writer", err);
 }
 
-static uint64_t file_off(const cf_writer *w) { return w->io->ops->size(w->io); }
+static uint64_t file_off(const cf_writer *w)
+{
+    return w->io->ops->size(w->io);
+}
 
 static cf_status io_append(cf_writer *w, const void *p, size_t n, cf_error *err)
 {
@@ -286,8 +289,7 @@ static cf_status add_validx_entry(cf_writer *w, cf_slice first, cf_slice last, c
 {
     size_t klen = first.len;
     if (w->o.optimize_index_keys)
-        klen = cf_key_shortened_len((cf_slice){w->prev_last_key.data, w->prev_last_key.len},
-                                    first);
+        klen = cf_key_shortened_len((cf_slice){w->prev_last_key.data, w->prev_last_key.len}, first);
     CF_TRY(cf_btree_writer_append(w->validx, (cf_slice){first.data, klen}, ptr, err));
     cf_buf_clear(&w->prev_last_key);
     cf_buf_append(&w->prev_last_key, last.data, last.len);
@@ -435,8 +437,9 @@ cf_status cf_writer_append(cf_writer *w, const void *values, const uint8_t *nonn
     if (st != CF_OK)
         return fail(w, st, err);
     if (w->o.is_array)
-        return fail(w, cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
-                                    "array column: use cf_writer_append_arrays"),
+        return fail(w,
+                    cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
+                                 "array column: use cf_writer_append_arrays"),
                     err);
     if (count == 0)
         return CF_OK;
@@ -479,8 +482,9 @@ cf_status cf_writer_append_arrays(cf_writer *w, const void *elems, const uint8_t
     if (st != CF_OK)
         return fail(w, st, err);
     if (!w->o.is_array)
-        return fail(w, cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
-                                    "not an array column: use cf_writer_append"),
+        return fail(w,
+                    cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
+                                 "not an array column: use cf_writer_append"),
                     err);
     if (count > 0 && elem_counts == NULL)
         return fail(w, cf_error_set(err, CF_EINVAL, __FILE__, __LINE__, "elem_counts is NULL"),
@@ -491,17 +495,20 @@ cf_status cf_writer_append_arrays(cf_writer *w, const void *elems, const uint8_t
         bool present = cell_nonnull ? cf_bitmap_get(cell_nonnull, c) : true;
         uint32_t k = present ? elem_counts[c] : 0;
         if (!present && elem_counts[c] != 0)
-            return fail(w, cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
-                                        "cell %zu is NULL but has %u elements", c, elem_counts[c]),
+            return fail(w,
+                        cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
+                                     "cell %zu is NULL but has %u elements", c, elem_counts[c]),
                         err);
         if (!present && !w->o.nullable)
-            return fail(w, cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
-                                        "cell %zu is NULL in a column that is not nullable", c),
+            return fail(w,
+                        cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
+                                     "cell %zu is NULL in a column that is not nullable", c),
                         err);
         if (k > CF_MAX_ARRAY_ELEMS)
-            return fail(w, cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
-                                        "cell %zu has %u elements; an array holds at most %u", c,
-                                        k, CF_MAX_ARRAY_ELEMS),
+            return fail(w,
+                        cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
+                                     "cell %zu has %u elements; an array holds at most %u", c, k,
+                                     CF_MAX_ARRAY_ELEMS),
                         err);
         total += k;
     }
@@ -526,8 +533,9 @@ cf_status cf_writer_append_arrays(cf_writer *w, const void *elems, const uint8_t
             if (ep) {
                 size_t took = w->eops->add(w->enc, base + (e + j) * es, run, true);
                 if (took != run)
-                    return fail(w, cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
-                                                "encoder refused array elements of cell %zu", c),
+                    return fail(w,
+                                cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
+                                             "encoder refused array elements of cell %zu", c),
                                 err);
             }
             cf_rle_enc_put_run(&w->flat, ep ? 1 : 0, run);
@@ -544,8 +552,7 @@ cf_status cf_writer_append_arrays(cf_writer *w, const void *elems, const uint8_t
     return CF_OK;
 }
 
-cf_status cf_writer_set_validx_key_fn(cf_writer *w, cf_validx_key_fn fn, void *ctx,
-                                      cf_error *err)
+cf_status cf_writer_set_validx_key_fn(cf_writer *w, cf_validx_key_fn fn, void *ctx, cf_error *err)
 {
     CF_TRY(sticky(w, err));
     CF_CHECK(!w->started, err, CF_ESTATE, "the value-index key function is set before appends");
@@ -575,8 +582,7 @@ cf_status cf_writer_append_raw_block(cf_writer *w, const uint8_t *data, size_t l
 
 /* ---- create, metadata, finish, free ------------------------------------------------ */
 
-cf_status cf_writer_create(cf_writer **out, cf_io *io, const cf_writer_options *opts,
-                           cf_error *err)
+cf_status cf_writer_create(cf_writer **out, cf_io *io, const cf_writer_options *opts, cf_error *err)
 {
     *out = NULL;
     CF_CHECK(io != NULL && io->ops && io->ops->append && io->ops->size, err, CF_EINVAL,
@@ -631,8 +637,8 @@ cf_status cf_writer_create_file(cf_writer **out, const char *path, const cf_writ
     return CF_OK;
 }
 
-cf_status cf_writer_add_metadata(cf_writer *w, const char *key, const void *value,
-                                 size_t value_len, cf_error *err)
+cf_status cf_writer_add_metadata(cf_writer *w, const char *key, const void *value, size_t value_len,
+                                 cf_error *err)
 {
     CF_TRY(sticky(w, err));
     CF_CHECK(!w->finished, err, CF_ESTATE, "metadata added after finish");
@@ -741,9 +747,15 @@ cf_status cf_writer_finish(cf_writer *w, cf_error *err)
     return fail(w, st, err);
 }
 
-uint64_t cf_writer_num_values(const cf_writer *w) { return w->rows; }
+uint64_t cf_writer_num_values(const cf_writer *w)
+{
+    return w->rows;
+}
 
-const cf_writer_options *cf_writer_resolved_options(const cf_writer *w) { return &w->o; }
+const cf_writer_options *cf_writer_resolved_options(const cf_writer *w)
+{
+    return &w->o;
+}
 
 void cf_writer_free(cf_writer *w)
 {

@@ -30,9 +30,9 @@
  * which the permutation undoes in advance by putting plane 7 - b' at byte b'. */
 AVX512 static inline __m512i planes_to_row(const uint8_t *src, size_t nb)
 {
-    const __m512i vidx = _mm512_setr_epi64(0, (long long)nb, 2 * (long long)nb, 3 * (long long)nb,
-                                           4 * (long long)nb, 5 * (long long)nb,
-                                           6 * (long long)nb, 7 * (long long)nb);
+    const __m512i vidx =
+        _mm512_setr_epi64(0, (long long)nb, 2 * (long long)nb, 3 * (long long)nb, 4 * (long long)nb,
+                          5 * (long long)nb, 6 * (long long)nb, 7 * (long long)nb);
     /* byte 8k + b' of the result = byte k of plane 7 - b' */
     const __m512i perm = _mm512_set_epi8(
         7, 15, 23, 31, 39, 47, 55, 63, 6, 14, 22, 30, 38, 46, 54, 62, 5, 13, 21, 29, 37, 45, 53, 61,
@@ -103,8 +103,8 @@ AVX512 void cf_bitunshuffle_avx512(const void *in, void *out, size_t n, size_t e
         case 2: {
             __m512i r0 = planes_to_row(p, nb), r1 = planes_to_row(p + 8 * nb, nb);
             __m512i lo = _mm512_unpacklo_epi8(r0, r1), hi = _mm512_unpackhi_epi8(r0, r1);
-            store64(e, _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11),
-                                                 hi));
+            store64(e,
+                    _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), hi));
             store64(e + 64, _mm512_permutex2var_epi64(
                                 lo, _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15), hi));
             break;

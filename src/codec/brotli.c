@@ -16,8 +16,8 @@ cf_status cf_codec_brotli_compress(const uint8_t *src, size_t len, int quality, 
 {
     size_t bound = BrotliEncoderMaxCompressedSize(len);
     CF_CHECK(bound != 0, err, CF_EINVAL, "brotli: %zu bytes exceed the input limit", len);
-    CF_CHECK(cf_buf_reserve(dst, bound), err, CF_ENOMEM,
-             "brotli: cannot allocate %zu output bytes", bound);
+    CF_CHECK(cf_buf_reserve(dst, bound), err, CF_ENOMEM, "brotli: cannot allocate %zu output bytes",
+             bound);
     size_t n = bound;
     int q = quality ? quality : 5;
     CF_CHECK(BrotliEncoderCompress(q, 22, BROTLI_MODE_GENERIC, len, src, &n,
@@ -27,8 +27,8 @@ cf_status cf_codec_brotli_compress(const uint8_t *src, size_t len, int quality, 
     return CF_OK;
 }
 
-cf_status cf_codec_brotli_decompress(const uint8_t *src, size_t len, uint8_t *dst,
-                                     size_t dst_len, cf_error *err)
+cf_status cf_codec_brotli_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t dst_len,
+                                     cf_error *err)
 {
     uint8_t one;
     size_t n = dst_len;

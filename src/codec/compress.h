@@ -61,13 +61,13 @@ void cf_codec_zstd_cctx_free(cf_codec_zstd_cctx *cx);
 
 /* GZIP (RFC 1952), level 6 by default. Decoding also takes a zlib (RFC 1950)
  * stream and several gzip members back to back (gzip.c). */
-cf_status cf_codec_gzip_compress(cf_codec_gzip_cctx *cx, const uint8_t *src, size_t len,
-                                 int level, cf_buf *dst, cf_error *err);
+cf_status cf_codec_gzip_compress(cf_codec_gzip_cctx *cx, const uint8_t *src, size_t len, int level,
+                                 cf_buf *dst, cf_error *err);
 cf_status cf_codec_gzip_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t dst_len,
                                    cf_error *err);
 /* Zstandard frames (libzstd); several frames back to back decode as one (zstd.c). */
-cf_status cf_codec_zstd_compress(cf_codec_zstd_cctx *cx, const uint8_t *src, size_t len,
-                                 int level, cf_buf *dst, cf_error *err);
+cf_status cf_codec_zstd_compress(cf_codec_zstd_cctx *cx, const uint8_t *src, size_t len, int level,
+                                 cf_buf *dst, cf_error *err);
 cf_status cf_codec_zstd_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t dst_len,
                                    cf_error *err);
 /* Brotli (RFC 7932, libbrotlienc/libbrotlidec), window 2^22 (brotli.c). */
@@ -94,10 +94,10 @@ cf_status cf_codec_hadoop_decode(const char *name, cf_codec_chunk_fn chunk, cons
  * into dst (room for cf_codec_lzo_bound(len) bytes; *dst_len in: room, out:
  * bytes). cf_codec_lzo_ready: the library initialised (once). */
 bool cf_codec_lzo_ready(void);
-cf_status cf_codec_lzo_chunk(const uint8_t *src, size_t len, uint8_t *dst, size_t cap,
-                             size_t *got, cf_error *err);
+cf_status cf_codec_lzo_chunk(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *got,
+                             cf_error *err);
 size_t cf_codec_lzo_bound(size_t len);
-cf_status cf_codec_lzo_compress_chunk(const uint8_t *src, size_t len, uint8_t *dst,
-                                      size_t *dst_len, cf_error *err);
+cf_status cf_codec_lzo_compress_chunk(const uint8_t *src, size_t len, uint8_t *dst, size_t *dst_len,
+                                      cf_error *err);
 
 #endif

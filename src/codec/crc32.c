@@ -96,9 +96,8 @@ static void init(void)
 
 CF_CLMUL_TARGET static inline __m128i fold(__m128i x, __m128i k, __m128i next)
 {
-    return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00),
-                                       _mm_clmulepi64_si128(x, k, 0x11)),
-                         next);
+    return _mm_xor_si128(
+        _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), next);
 }
 
 /* len >= FOLD_MIN. */
@@ -157,6 +156,9 @@ uint32_t cf_crc32(uint32_t crc, const void *data, size_t len)
     return cf_crc32_zlib(crc, data, len);
 }
 
-const char *cf_crc32_impl(void) { return "zlib"; }
+const char *cf_crc32_impl(void)
+{
+    return "zlib";
+}
 
 #endif

@@ -54,8 +54,8 @@ static cf_status gzip_run(z_stream *z, const uint8_t *src, size_t len, cf_buf *d
     return CF_OK;
 }
 
-cf_status cf_codec_gzip_compress(cf_codec_gzip_cctx *cx, const uint8_t *src, size_t len,
-                                 int level, cf_buf *dst, cf_error *err)
+cf_status cf_codec_gzip_compress(cf_codec_gzip_cctx *cx, const uint8_t *src, size_t len, int level,
+                                 cf_buf *dst, cf_error *err)
 {
     CF_CHECK(len <= UINT_MAX, err, CF_EINVAL, "gzip: %zu bytes exceed the input limit", len);
     int lv = level ? level : 6;
@@ -109,8 +109,10 @@ cf_status cf_codec_gzip_decompress(const uint8_t *src, size_t len, uint8_t *dst,
         rc = inflate(&z, Z_NO_FLUSH);
         size_t got = (size_t)(z.total_out - before);
         if (over && got > 0)
-            CF_FAIL_OUT(err, CF_ECORRUPT, "gzip: payload decodes to more than the %zu bytes the "
-                        "page header says", dst_len);
+            CF_FAIL_OUT(err, CF_ECORRUPT,
+                        "gzip: payload decodes to more than the %zu bytes the "
+                        "page header says",
+                        dst_len);
         produced += got;
         if (rc == Z_STREAM_END) {
             members++;
@@ -118,9 +120,10 @@ cf_status cf_codec_gzip_decompress(const uint8_t *src, size_t len, uint8_t *dst,
                 break;
             /* Another member follows (gzip only: 1f 8b). */
             if (z.avail_in < 2 || z.next_in[0] != 0x1f || z.next_in[1] != 0x8b)
-                CF_FAIL_OUT(err, CF_ECORRUPT, "gzip: %u bytes after member %d at offset %zu "
-                            "are not another gzip member", z.avail_in, members,
-                            (size_t)(z.next_in - src));
+                CF_FAIL_OUT(err, CF_ECORRUPT,
+                            "gzip: %u bytes after member %d at offset %zu "
+                            "are not another gzip member",
+                            z.avail_in, members, (size_t)(z.next_in - src));
             rc = inflateReset(&z);
             if (rc != Z_OK)
                 CF_FAIL_OUT(err, CF_ECORRUPT, "gzip: cannot restart after member %d", members);
@@ -136,8 +139,9 @@ cf_status cf_codec_gzip_decompress(const uint8_t *src, size_t len, uint8_t *dst,
             CF_FAIL_OUT(err, CF_ECORRUPT, "gzip: payload of %zu bytes ends inside the stream", len);
     }
     if (produced != dst_len)
-        CF_FAIL_OUT(err, CF_ECORRUPT, "gzip: payload decodes to %zu bytes, the page header says %zu",
-                    produced, dst_len);
+        CF_FAIL_OUT(err, CF_ECORRUPT,
+                    "gzip: payload decodes to %zu bytes, the page header says %zu", produced,
+                    dst_len);
 out:
     inflateEnd(&z);
     return st;

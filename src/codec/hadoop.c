@@ -56,7 +56,10 @@ cf_status cf_codec_hadoop_decode(const char *name, cf_codec_chunk_fn chunk, cons
 
 static pthread_once_t lzo_once = PTHREAD_ONCE_INIT;
 static bool lzo_ok;
-static void lzo_setup(void) { lzo_ok = lzo_init() == LZO_E_OK; }
+static void lzo_setup(void)
+{
+    lzo_ok = lzo_init() == LZO_E_OK;
+}
 
 bool cf_codec_lzo_ready(void)
 {
@@ -64,8 +67,8 @@ bool cf_codec_lzo_ready(void)
     return lzo_ok;
 }
 
-cf_status cf_codec_lzo_chunk(const uint8_t *src, size_t len, uint8_t *dst, size_t cap,
-                             size_t *got, cf_error *err)
+cf_status cf_codec_lzo_chunk(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *got,
+                             cf_error *err)
 {
     CF_CHECK(cf_codec_lzo_ready(), err, CF_ENOTSUP, "lzo: library failed to initialise");
     lzo_uint n = cap;
@@ -75,10 +78,13 @@ cf_status cf_codec_lzo_chunk(const uint8_t *src, size_t len, uint8_t *dst, size_
     return CF_OK;
 }
 
-size_t cf_codec_lzo_bound(size_t len) { return len + len / 16 + 64 + 3; }
+size_t cf_codec_lzo_bound(size_t len)
+{
+    return len + len / 16 + 64 + 3;
+}
 
-cf_status cf_codec_lzo_compress_chunk(const uint8_t *src, size_t len, uint8_t *dst,
-                                      size_t *dst_len, cf_error *err)
+cf_status cf_codec_lzo_compress_chunk(const uint8_t *src, size_t len, uint8_t *dst, size_t *dst_len,
+                                      cf_error *err)
 {
     CF_CHECK(cf_codec_lzo_ready(), err, CF_ENOTSUP, "lzo: library failed to initialise");
     CF_CHECK(*dst_len >= cf_codec_lzo_bound(len), err, CF_EINVAL, "lzo: output too small");

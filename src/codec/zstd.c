@@ -40,8 +40,8 @@ void cf_codec_zstd_cctx_free(cf_codec_zstd_cctx *cx)
     cf_free(cx);
 }
 
-cf_status cf_codec_zstd_compress(cf_codec_zstd_cctx *cx, const uint8_t *src, size_t len,
-                                 int level, cf_buf *dst, cf_error *err)
+cf_status cf_codec_zstd_compress(cf_codec_zstd_cctx *cx, const uint8_t *src, size_t len, int level,
+                                 cf_buf *dst, cf_error *err)
 {
     size_t bound = ZSTD_compressBound(len);
     CF_CHECK(!ZSTD_isError(bound), err, CF_EINVAL, "zstd: %zu bytes exceed the input limit", len);
@@ -63,8 +63,8 @@ cf_status cf_codec_zstd_decompress(const uint8_t *src, size_t len, uint8_t *dst,
 {
     uint8_t one;
     size_t n = ZSTD_decompress(dst_len ? dst : &one, dst_len, src, len);
-    CF_CHECK(!ZSTD_isError(n), err, ZSTD_getErrorCode(n) == ZSTD_error_memory_allocation
-                                        ? CF_ENOMEM : CF_ECORRUPT,
+    CF_CHECK(!ZSTD_isError(n), err,
+             ZSTD_getErrorCode(n) == ZSTD_error_memory_allocation ? CF_ENOMEM : CF_ECORRUPT,
              "zstd: corrupt %zu-byte payload (expected %zu bytes out): %s", len, dst_len,
              ZSTD_getErrorName(n));
     CF_CHECK(n == dst_len, err, CF_ECORRUPT,
@@ -89,8 +89,8 @@ cf_status cf_codec_lz4_frame_decompress(const uint8_t *src, size_t len, uint8_t 
     for (;;) {
         bool over = out_off == dst_len;
         size_t out_n = over ? 1 : dst_len - out_off, in_n = len - in_off;
-        size_t hint = LZ4F_decompress(dc, over ? &scratch : dst + out_off, &out_n, src + in_off,
-                                      &in_n, NULL);
+        size_t hint =
+            LZ4F_decompress(dc, over ? &scratch : dst + out_off, &out_n, src + in_off, &in_n, NULL);
         if (LZ4F_isError(hint))
             CF_FAIL_OUT(err, CF_ECORRUPT, "lz4 frame: corrupt payload at offset %zu: %s", in_off,
                         LZ4F_getErrorName(hint));

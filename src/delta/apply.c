@@ -46,7 +46,7 @@ struct cf_delta_apply {
     uint32_t cur, prev; /* next prepare starts at cur; the prepared batch at prev */
     size_t nrows;       /* rows of the prepared batch */
     bool prepared;
-    upd_list *ups;      /* per column */
+    upd_list *ups; /* per column */
     cf_buf vals;
     uint32_t *deleted, *reinserted;
     size_t ndel, nrein, cap_del, cap_rein;
@@ -252,7 +252,7 @@ cf_status cf_delta_apply_updates(cf_delta_apply *a, size_t col, void *values, ui
         if (u->is_null) {
             memset(slot, 0, w);
             if (nonnull != NULL)
-                nonnull[idx / 8] &= (uint8_t)~(1u << (idx % 8));
+                nonnull[idx / 8] &= (uint8_t) ~(1u << (idx % 8));
             continue;
         }
         if (nonnull != NULL)
@@ -278,7 +278,7 @@ cf_status cf_delta_apply_deletes(cf_delta_apply *a, uint8_t *selected, cf_error 
     CF_CHECK(a->prepared, err, CF_ESTATE, "delta apply: deletes before prepare");
     for (size_t i = 0; i < a->ndel; i++) {
         size_t idx = a->deleted[i] - a->prev;
-        selected[idx / 8] &= (uint8_t)~(1u << (idx % 8));
+        selected[idx / 8] &= (uint8_t) ~(1u << (idx % 8));
     }
     for (size_t i = 0; i < a->nrein; i++) {
         size_t idx = a->reinserted[i] - a->prev;

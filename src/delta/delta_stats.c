@@ -26,8 +26,8 @@
 
 /* libstdc++'s bucket counts for a default-constructed map growing one insert at
  * a time (measured with g++ 12: the count after inserting key number n). */
-static const size_t bucket_steps[] = {13,    29,    59,    127,    257,    541,    1109,  2357,
-                                      5087,  10273, 20753, 42043,  85229,  172933, 351061};
+static const size_t bucket_steps[] = {13,   29,    59,    127,   257,   541,    1109,  2357,
+                                      5087, 10273, 20753, 42043, 85229, 172933, 351061};
 #define NSTEPS (sizeof(bucket_steps) / sizeof(bucket_steps[0]))
 
 void cf_dstats_init(cf_dstats *s)
@@ -134,7 +134,8 @@ cf_status cf_dstats_incr(cf_dstats *s, uint32_t col_id, int64_t count, cf_error 
     uint32_t i = (uint32_t)s->n++;
     s->nodes[i].col_id = col_id;
     s->nodes[i].update_count = count;
-    size_t head_bkt = s->head == CF_DSTATS_NONE ? 0 : bucket_of(s->nodes[s->head].col_id, s->nbuckets);
+    size_t head_bkt =
+        s->head == CF_DSTATS_NONE ? 0 : bucket_of(s->nodes[s->head].col_id, s->nbuckets);
     link_node(s, s->buckets, i, &head_bkt);
     return CF_OK;
 }
@@ -201,17 +202,13 @@ static const uint8_t *skip_field(const uint8_t *p, const uint8_t *end, uint32_t 
 {
     uint64_t v;
     switch (wire) {
-    case 0:
-        return cf_varint64_decode(p, end, &v);
-    case 1:
-        return (size_t)(end - p) < 8 ? NULL : p + 8;
+    case 0: return cf_varint64_decode(p, end, &v);
+    case 1: return (size_t)(end - p) < 8 ? NULL : p + 8;
     case 2:
         p = cf_varint64_decode(p, end, &v);
         return p == NULL || v > (uint64_t)(end - p) ? NULL : p + v;
-    case 5:
-        return (size_t)(end - p) < 4 ? NULL : p + 4;
-    default:
-        return NULL;
+    case 5: return (size_t)(end - p) < 4 ? NULL : p + 4;
+    default: return NULL;
     }
 }
 

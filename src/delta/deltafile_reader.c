@@ -22,8 +22,7 @@ struct cf_delta_reader {
     cf_delta_col_stat *stats_cols;
 };
 
-static cf_status finish_open(cf_delta_reader **out, cf_reader *r, cf_delta_type type,
-                             cf_error *err)
+static cf_status finish_open(cf_delta_reader **out, cf_reader *r, cf_delta_type type, cf_error *err)
 {
     const cf_file_info *fi = cf_reader_info(r);
     if (!fi->has_validx) {
@@ -32,11 +31,10 @@ static cf_status finish_open(cf_delta_reader **out, cf_reader *r, cf_delta_type 
     }
     if (fi->type != CF_TYPE_BINARY || fi->nullable || fi->is_array) {
         /* fi lives in r: say what the values are before freeing it */
-        cf_status st = cf_error_set(err, CF_ENOTSUP, __FILE__, __LINE__,
-                                    "not a delta file: values are %s%s%s, not BINARY",
-                                    fi->is_array ? "arrays of " : "",
-                                    cf_type_name(fi->type) ? cf_type_name(fi->type) : "?",
-                                    fi->nullable ? " (nullable)" : "");
+        cf_status st = cf_error_set(
+            err, CF_ENOTSUP, __FILE__, __LINE__, "not a delta file: values are %s%s%s, not BINARY",
+            fi->is_array ? "arrays of " : "", cf_type_name(fi->type) ? cf_type_name(fi->type) : "?",
+            fi->nullable ? " (nullable)" : "");
         cf_reader_free(r);
         return st;
     }
@@ -99,8 +97,7 @@ cf_delta_type cf_delta_reader_type(const cf_delta_reader *r)
     return r->type;
 }
 
-cf_status cf_delta_reader_stats(const cf_delta_reader *r, const cf_delta_stats **out,
-                                cf_error *err)
+cf_status cf_delta_reader_stats(const cf_delta_reader *r, const cf_delta_stats **out, cf_error *err)
 {
     if (r->stats_st != CF_OK) {
         if (err != NULL)

@@ -144,8 +144,8 @@ cf_status cf_delta_writer_append(cf_delta_writer *w, uint32_t row, uint64_t ts, 
     if (w->opts.write_stats) {
         st = cf_dstats_update(&w->stats, ts, rcl, err);
         if (st != CF_OK) {
-            cf_error_prefix(err, st, "delta %" PRIu64 " (row %" PRIu32 "@ts%" PRIu64 "): ",
-                            w->count, row, ts);
+            cf_error_prefix(
+                err, st, "delta %" PRIu64 " (row %" PRIu32 "@ts%" PRIu64 "): ", w->count, row, ts);
             return fail(w, st, err);
         }
     }
@@ -155,7 +155,8 @@ cf_status cf_delta_writer_append(cf_delta_writer *w, uint32_t row, uint64_t ts, 
         w->tmp.len = cf_delta_key_encode(k, row, ts);
     cf_buf_append(&w->tmp, rcl.data, rcl.len);
     if (w->tmp.oom)
-        return fail(w, cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__, "delta writer: out of memory"),
+        return fail(w,
+                    cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__, "delta writer: out of memory"),
                     err);
     cf_slice v = {w->tmp.data, w->tmp.len};
     st = cf_writer_append(w->w, &v, NULL, 1, err);

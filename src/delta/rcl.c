@@ -141,18 +141,15 @@ static void column_desc(char *dst, size_t cap, const cf_delta_column *c)
         tn = "DECIMAL";
         snprintf(attrs, sizeof(attrs), "(%d, %d)", c->precision, c->scale);
         break;
-    case CF_TYPE_VARCHAR:
-        snprintf(attrs, sizeof(attrs), "(%d)", c->length);
-        break;
-    default:
-        break;
+    case CF_TYPE_VARCHAR: snprintf(attrs, sizeof(attrs), "(%d)", c->length); break;
+    default: break;
     }
     snprintf(dst, cap, "%s %s%s %s", c->name ? c->name : "?", tn ? tn : "?", attrs,
              c->nullable ? "NULLABLE" : "NOT NULL");
 }
 
-cf_status cf_rcl_change_validate(const cf_rcl_change *c, const cf_delta_column *cols,
-                                 size_t ncols, int *col_idx, cf_error *err)
+cf_status cf_rcl_change_validate(const cf_rcl_change *c, const cf_delta_column *cols, size_t ncols,
+                                 int *col_idx, cf_error *err)
 {
     int i = cf_delta_schema_find(cols, ncols, c->col_id);
     *col_idx = i;

@@ -232,8 +232,8 @@ typedef struct bshuf_dec {
     size_t payload_len;
     size_t elem;
     cf_type phys;
-    size_t lz_chunk;     /* scratch holds this chunk's LZ4 output (transposed), or NO_CHUNK */
-    size_t lz_extracted; /* values read from it one by one */
+    size_t lz_chunk;       /* scratch holds this chunk's LZ4 output (transposed), or NO_CHUNK */
+    size_t lz_extracted;   /* values read from it one by one */
     const uint8_t *firsts; /* borrowed seek index: chunk c's first value at c * elem, or NULL */
     uint8_t scratch[CF_BSHUF_SCRATCH_BYTES]; /* LZ4 output of one chunk */
     uint8_t narrow[CF_BSHUF_CHUNK_BYTES];    /* a narrowed UINT32 chunk, before widening */
@@ -418,8 +418,8 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
         /* Only the chunk lengths are read now; a chunk is decompressed when a
          * value in it is first asked for (a seek touches one chunk). */
         size_t got = 0;
-        cf_status st = cf_bshuf_index_lz4(data + BSHUF_HEADER, payload, padded, esz,
-                                          d->chunk_off, &got, err);
+        cf_status st =
+            cf_bshuf_index_lz4(data + BSHUF_HEADER, payload, padded, esz, d->chunk_off, &got, err);
         if (st != CF_OK)
             return cf_error_prefix(err, st, "bit_shuffle block: ");
         memset(d->ready, 0, nch);
@@ -577,8 +577,7 @@ static cf_status dec_seek_value(cf_decoder *dd, const void *key, bool *exact, cf
 static size_t dec_seek_index_len(cf_decoder *dd)
 {
     const bshuf_dec *d = (const bshuf_dec *)dd;
-    if (dd->count == 0 || d->nchunks == 0 || d->phys == CF_TYPE_FLOAT ||
-        d->phys == CF_TYPE_DOUBLE)
+    if (dd->count == 0 || d->nchunks == 0 || d->phys == CF_TYPE_FLOAT || d->phys == CF_TYPE_DOUBLE)
         return 0;
     return d->nchunks * d->elem;
 }
@@ -630,8 +629,8 @@ static void dec_save(const cf_decoder *dd, void *dst)
 
 /* The header must match the state word for word and the chunk offsets must
  * rise inside the payload (chunk decodes check each chunk's own bytes). */
-static cf_status dec_load_saved(cf_decoder *dd, const uint8_t *data, size_t len,
-                                const void *state, size_t state_len, cf_error *err)
+static cf_status dec_load_saved(cf_decoder *dd, const uint8_t *data, size_t len, const void *state,
+                                size_t state_len, cf_error *err)
 {
     bshuf_dec *d = (bshuf_dec *)dd;
     const uint32_t *s = state;

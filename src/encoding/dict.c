@@ -387,7 +387,7 @@ typedef struct dict_dec {
                             * in cw_buf or a saved state (load_saved) */
     uint32_t *cw_buf;
     size_t cw_cap;
-    bool cw_all;           /* cw holds every codeword of the loaded block */
+    bool cw_all; /* cw holds every codeword of the loaded block */
 } dict_dec;
 
 /* Saved state (load_saved), u32 words in memory order: the mode, then
@@ -466,8 +466,8 @@ static cf_status decode_codewords(dict_dec *d, size_t from, size_t n, cf_error *
         while (cw[i] < count)
             i++;
         CF_FAIL(err, CF_ECORRUPT,
-                "dict block: codeword %" PRIu32 " at index %zu, dictionary has %zu entries",
-                cw[i], from + i, count);
+                "dict block: codeword %" PRIu32 " at index %zu, dictionary has %zu entries", cw[i],
+                from + i, count);
     }
     return CF_OK;
 }
@@ -677,8 +677,8 @@ static void dict_save(const cf_decoder *d_, void *dst)
  * here the state need only be a mode-1 state for a block with the same mode,
  * count and first ordinal over a dictionary of the same size, which also keeps
  * every codeword a valid index whatever it holds. */
-static cf_status dict_load_saved(cf_decoder *d_, const uint8_t *data, size_t len,
-                                 const void *state, size_t state_len, cf_error *err)
+static cf_status dict_load_saved(cf_decoder *d_, const uint8_t *data, size_t len, const void *state,
+                                 size_t state_len, cf_error *err)
 {
     dict_dec *d = (dict_dec *)d_;
     const uint32_t *s = state;
@@ -688,8 +688,8 @@ static cf_status dict_load_saved(cf_decoder *d_, const uint8_t *data, size_t len
     d->mode = 0;
     d->cw = NULL;
     d->cw_all = false;
-    CF_CHECK(len >= 4 && state_len >= 2 * sizeof *s && s[0] == cf_load_le32(data), err,
-             CF_ECORRUPT, "dict block: saved state does not fit the block");
+    CF_CHECK(len >= 4 && state_len >= 2 * sizeof *s && s[0] == cf_load_le32(data), err, CF_ECORRUPT,
+             "dict block: saved state does not fit the block");
     if (s[0] == MODE_PLAIN) {
         if (d->plain_dec == NULL) {
             cf_dec_params pp = d->params;
@@ -706,9 +706,8 @@ static cf_status dict_load_saved(cf_decoder *d_, const uint8_t *data, size_t len
     const cf_dict *dict = d->params.dict;
     CF_CHECK(s[0] == MODE_CODEWORDS && dict != NULL && len >= 4 + 8 &&
                  state_len >= CW_SAVED_HEAD * sizeof *s &&
-                 state_len / sizeof *s - CW_SAVED_HEAD == s[1] &&
-                 s[1] == cf_load_le32(data + 8) && s[2] == cf_load_le32(data + 4) &&
-                 s[3] == dict->count,
+                 state_len / sizeof *s - CW_SAVED_HEAD == s[1] && s[1] == cf_load_le32(data + 8) &&
+                 s[2] == cf_load_le32(data + 4) && s[3] == dict->count,
              err, CF_ECORRUPT, "dict block: saved state does not fit the block");
     /* The bitshuffle sub-block stays unbound: every codeword is at hand. */
     d->cw = s + CW_SAVED_HEAD;

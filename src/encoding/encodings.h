@@ -5,22 +5,22 @@
 
 #include "encoding.h"
 
-extern const cf_encoder_ops cf_enc_plain_ops;        /* fixed-width types */
+extern const cf_encoder_ops cf_enc_plain_ops; /* fixed-width types */
 extern const cf_decoder_ops cf_dec_plain_ops;
-extern const cf_encoder_ops cf_enc_plain_bool_ops;   /* BOOL as a packed bitmap */
+extern const cf_encoder_ops cf_enc_plain_bool_ops; /* BOOL as a packed bitmap */
 extern const cf_decoder_ops cf_dec_plain_bool_ops;
 extern const cf_encoder_ops cf_enc_plain_binary_ops; /* binary types */
 extern const cf_decoder_ops cf_dec_plain_binary_ops;
-extern const cf_encoder_ops cf_enc_rle_ops;          /* integer types */
+extern const cf_encoder_ops cf_enc_rle_ops; /* integer types */
 extern const cf_decoder_ops cf_dec_rle_ops;
-extern const cf_encoder_ops cf_enc_rle_bool_ops;     /* BOOL */
+extern const cf_encoder_ops cf_enc_rle_bool_ops; /* BOOL */
 extern const cf_decoder_ops cf_dec_rle_bool_ops;
-extern const cf_encoder_ops cf_enc_bshuf_ops;        /* ints, floats, 128-bit */
+extern const cf_encoder_ops cf_enc_bshuf_ops; /* ints, floats, 128-bit */
 extern const cf_decoder_ops cf_dec_bshuf_ops;
-extern const cf_encoder_ops cf_enc_prefix_ops;       /* binary types */
+extern const cf_encoder_ops cf_enc_prefix_ops; /* binary types */
 extern const cf_decoder_ops cf_dec_prefix_ops;
-extern const cf_encoder_ops cf_enc_dict_ops;         /* binary types */
+extern const cf_encoder_ops cf_enc_dict_ops; /* binary types */
 extern const cf_decoder_ops cf_dec_dict_ops;
-extern const cf_decoder_ops cf_dec_gvint_ops;        /* legacy UINT32, read only */
+extern const cf_decoder_ops cf_dec_gvint_ops; /* legacy UINT32, read only */
 
 #endif

@@ -301,8 +301,8 @@ static void dec_save(const cf_decoder *dd, void *dst)
 /* The offsets were checked (ordered, inside [12, offsets_pos]) when they were
  * decoded; here they need only belong to a block of the same count and string
  * area, which also keeps every slice inside the block whatever they hold. */
-static cf_status dec_load_saved(cf_decoder *dd, const uint8_t *data, size_t len,
-                                const void *state, size_t state_len, cf_error *err)
+static cf_status dec_load_saved(cf_decoder *dd, const uint8_t *data, size_t len, const void *state,
+                                size_t state_len, cf_error *err)
 {
     bin_dec *d = (bin_dec *)dd;
     const uint32_t *s = state;

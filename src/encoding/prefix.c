@@ -1059,8 +1059,7 @@ static cf_status prefix_next(cf_decoder *d_, void *dst, size_t n, size_t *got, c
 /* Compare a (alen bytes) with b (blen bytes) as memcmp-then-length order;
  * *lcp = the length of their common prefix. Eight bytes per step: the keys
  * compared here are mostly short, where a memcmp call costs more than this. */
-static inline int cmp_lcp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
-                          size_t *lcp)
+static inline int cmp_lcp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, size_t *lcp)
 {
     size_t n = alen < blen ? alen : blen, i = 0;
     for (; n - i >= 8; i += 8) {
@@ -1081,8 +1080,8 @@ static inline int cmp_lcp(const uint8_t *a, size_t alen, const uint8_t *b, size_
 }
 
 /* One entry's two varints at p (before limit): the common one-byte case inline. */
-static inline const uint8_t *entry_lengths(const uint8_t *p, const uint8_t *limit,
-                                           uint32_t *shared, uint32_t *non_shared)
+static inline const uint8_t *entry_lengths(const uint8_t *p, const uint8_t *limit, uint32_t *shared,
+                                           uint32_t *non_shared)
 {
     if (limit - p >= 2 && (p[0] | p[1]) < 0x80) {
         *shared = p[0];
@@ -1129,8 +1128,8 @@ static cf_status prefix_seek_at_or_after(cf_decoder *d_, const void *key, bool *
             __builtin_prefetch(d->restarts + 4 * ((size_t)lo_next - 1));
         __builtin_prefetch(d->restarts + 4 * ((size_t)hi_next - 1));
         CF_CHECK(restart_checked(d, mid, &roff), err, CF_ECORRUPT,
-                 "prefix block: restart %" PRIu32 " at offset %zu is outside (%zu, %zu)", mid,
-                 roff, restart_off(d, mid - 1), d->entries_end);
+                 "prefix block: restart %" PRIu32 " at offset %zu is outside (%zu, %zu)", mid, roff,
+                 restart_off(d, mid - 1), d->entries_end);
         const uint8_t *p = entry_lengths(d->data + roff, limit, &shared, &non_shared);
         CF_CHECK(p != NULL && shared == 0 && non_shared <= (size_t)(limit - p), err, CF_ECORRUPT,
                  "prefix block: bad entry at restart %" PRIu32, mid);

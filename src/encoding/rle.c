@@ -284,8 +284,8 @@ static cf_status dec_seek(cf_decoder *dd, size_t idx, cf_error *err)
     if (!d->walk.done && d->walk.index <= idx) {
         /* Walk the runs up to idx (what a skip from the start would cost),
          * leaving checkpoints: later seeks below it are O(log runs). */
-        cf_rle_index_extend(&d->cps, d->stream, d->stream_len, d->width, dd->count,
-                            CP_EVERY_RUNS, idx, &d->walk);
+        cf_rle_index_extend(&d->cps, d->stream, d->stream_len, d->width, dd->count, CP_EVERY_RUNS,
+                            idx, &d->walk);
     }
     size_t n_cp = d->cps.oom ? 0 : d->cps.len / sizeof(cf_rle_checkpoint);
     if (n_cp > 0) {
@@ -300,8 +300,7 @@ static cf_status dec_seek(cf_decoder *dd, size_t idx, cf_error *err)
         }
         /* Jump unless the current position is already between it and idx. */
         if (idx < dd->pos || cp[lo].index > dd->pos) {
-            cf_rle_dec_init(&d->rd, d->stream + cp[lo].off, d->stream_len - cp[lo].off,
-                            d->width);
+            cf_rle_dec_init(&d->rd, d->stream + cp[lo].off, d->stream_len - cp[lo].off, d->width);
             dd->pos = (size_t)cp[lo].index;
         }
     } else if (idx < dd->pos) {
@@ -448,5 +447,6 @@ const cf_decoder_ops cf_dec_rle_bool_ops = {
     .load = dec_load,
     .seek = dec_seek,
     .next = dec_next,
-    .seek_at_or_after = dec_seek_value,    .block_any = dec_block_any,
+    .seek_at_or_after = dec_seek_value,
+    .block_any = dec_block_any,
 };

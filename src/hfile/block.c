@@ -90,14 +90,16 @@ cf_status cf_hfile_read_block(const cf_hfile *h, uint64_t off, uint32_t expect_s
              off, hdr->on_disk_size_without_header);
     CF_CHECK(hdr->on_disk_size_without_header <= h->opt.max_block_len &&
                  hdr->uncompressed_size_without_header <= h->opt.max_block_len,
-             err, CF_ECORRUPT, "block at offset %" PRIu64 ": %" PRIu32 "/%" PRIu32
-             " bytes exceed the %zu-byte block limit", off, hdr->on_disk_size_without_header,
-             hdr->uncompressed_size_without_header, h->opt.max_block_len);
+             err, CF_ECORRUPT,
+             "block at offset %" PRIu64 ": %" PRIu32 "/%" PRIu32
+             " bytes exceed the %zu-byte block limit",
+             off, hdr->on_disk_size_without_header, hdr->uncompressed_size_without_header,
+             h->opt.max_block_len);
     size_t total = (size_t)hs + hdr->on_disk_size_without_header;
     if (expect_size != 0)
         CF_CHECK(expect_size == total, err, CF_ECORRUPT,
-                 "block at offset %" PRIu64 ": index says %" PRIu32 " bytes, header says %zu",
-                 off, expect_size, total);
+                 "block at offset %" PRIu64 ": index says %" PRIu32 " bytes, header says %zu", off,
+                 expect_size, total);
     size_t data_end = total; /* header + compressed payload */
     if (hs == HF_HDR_CKSUM) {
         uint32_t dsz = hdr->on_disk_data_size_with_header;
@@ -107,8 +109,8 @@ cf_status cf_hfile_read_block(const cf_hfile *h, uint64_t off, uint32_t expect_s
         size_t ck_bytes = total - dsz;
         if (hdr->checksum_type == 0) {
             CF_CHECK(ck_bytes == 0, err, CF_ECORRUPT,
-                     "block at offset %" PRIu64 ": %zu checksum bytes with checksum type NULL",
-                     off, ck_bytes);
+                     "block at offset %" PRIu64 ": %zu checksum bytes with checksum type NULL", off,
+                     ck_bytes);
         } else {
             CF_CHECK(hdr->checksum_type <= 2, err, CF_ECORRUPT,
                      "block at offset %" PRIu64 ": unknown checksum type %u", off,
@@ -166,9 +168,9 @@ cf_status cf_hfile_read_block(const cf_hfile *h, uint64_t off, uint32_t expect_s
     return CF_OK;
 }
 
-cf_status cf_hfile_cells_region(const cf_hfile *h, const char *magic, const uint8_t *p,
-                                size_t n, cf_buf *scratch, const uint8_t **cells,
-                                size_t *cells_len, cf_error *err)
+cf_status cf_hfile_cells_region(const cf_hfile *h, const char *magic, const uint8_t *p, size_t n,
+                                cf_buf *scratch, const uint8_t **cells, size_t *cells_len,
+                                cf_error *err)
 {
     if (memcmp(magic, HF_ENCDATA, HF_MAGIC_LEN) != 0) {
         *cells = p;
@@ -213,8 +215,7 @@ cf_status cf_hfile_cells_region(const cf_hfile *h, const char *magic, const uint
 
 cf_status cf_hfile_parse_key(cf_hfile_cell *c, const uint8_t *k, size_t klen, cf_error *err)
 {
-    CF_CHECK(klen >= HF_KEY_INFRA, err, CF_ECORRUPT, "key of %zu bytes is shorter than 12",
-             klen);
+    CF_CHECK(klen >= HF_KEY_INFRA, err, CF_ECORRUPT, "key of %zu bytes is shorter than 12", klen);
     size_t rlen = hf_be16(k);
     CF_CHECK(rlen <= klen - HF_KEY_INFRA, err, CF_ECORRUPT,
              "key: row length %zu exceeds the %zu-byte key", rlen, klen);

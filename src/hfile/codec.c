@@ -73,14 +73,11 @@ bool cf_hfile_codec_built(uint32_t codec)
     case CF_HFILE_SNAPPY:
     case CF_HFILE_LZ4:
     case CF_HFILE_LZO:
-    case CF_HFILE_BZIP2:
-        return true;
+    case CF_HFILE_BZIP2: return true;
 #ifdef CF_HAVE_ZSTD
-    case CF_HFILE_ZSTD:
-        return true;
+    case CF_HFILE_ZSTD: return true;
 #endif
-    default:
-        return false;
+    default: return false;
     }
 }
 
@@ -195,8 +192,8 @@ out:
 }
 
 /* One chunk of Hadoop block framing per codec (cf_codec_chunk_fn). */
-static cf_status chunk_snappy(const uint8_t *src, size_t len, uint8_t *dst, size_t cap,
-                              size_t *got, cf_error *err)
+static cf_status chunk_snappy(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *got,
+                              cf_error *err)
 {
     size_t n;
     if (snappy_uncompressed_length((const char *)src, len, &n) != SNAPPY_OK || n > cap)
@@ -221,8 +218,8 @@ static cf_status chunk_lz4(const uint8_t *src, size_t len, uint8_t *dst, size_t 
 }
 
 #ifdef CF_HAVE_ZSTD
-static cf_status chunk_zstd(const uint8_t *src, size_t len, uint8_t *dst, size_t cap,
-                            size_t *got, cf_error *err)
+static cf_status chunk_zstd(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *got,
+                            cf_error *err)
 {
     size_t r = ZSTD_decompress(dst, cap, src, len);
     if (ZSTD_isError(r))
@@ -232,8 +229,8 @@ static cf_status chunk_zstd(const uint8_t *src, size_t len, uint8_t *dst, size_t
 }
 #endif
 
-static cf_status hadoop_block_decode(uint32_t codec, const uint8_t *src, size_t len,
-                                     uint8_t *dst, size_t dst_len, cf_error *err)
+static cf_status hadoop_block_decode(uint32_t codec, const uint8_t *src, size_t len, uint8_t *dst,
+                                     size_t dst_len, cf_error *err)
 {
     cf_codec_chunk_fn fn = codec == CF_HFILE_SNAPPY ? chunk_snappy
                            : codec == CF_HFILE_LZ4  ? chunk_lz4
@@ -276,8 +273,10 @@ static cf_status bzip2_decode(const uint8_t *src, size_t len, uint8_t *dst, size
     BZ2_bzDecompressEnd(&z);
     CF_CHECK(r == BZ_STREAM_END || r == BZ_OK, err, CF_ECORRUPT, "bzip2: corrupt stream (%d)", r);
     CF_CHECK(r == BZ_STREAM_END, err, CF_ECORRUPT, "bzip2: stream truncated");
-    CF_CHECK(got == dst_len, err, CF_ECORRUPT, "bzip2: payload inflates to %zu+ bytes, header "
-             "says %zu", got, dst_len);
+    CF_CHECK(got == dst_len, err, CF_ECORRUPT,
+             "bzip2: payload inflates to %zu+ bytes, header "
+             "says %zu",
+             got, dst_len);
     return CF_OK;
 }
 
@@ -304,22 +303,21 @@ cf_status cf_hfile_decompress(uint32_t codec, const uint8_t *src, size_t len, ui
             st = inflate_all(src, len, dst, dst_len, &got, &full, err);
         }
         CF_TRY(st);
-        CF_CHECK(got == dst_len, err, CF_ECORRUPT, "gz: payload inflates to %zu bytes, header says %zu",
-                 got, dst_len);
+        CF_CHECK(got == dst_len, err, CF_ECORRUPT,
+                 "gz: payload inflates to %zu bytes, header says %zu", got, dst_len);
         return CF_OK;
     }
     case CF_HFILE_SNAPPY:
     case CF_HFILE_LZ4:
-    case CF_HFILE_LZO:
-        return hadoop_block_decode(codec, src, len, dst, dst_len, err);
-    case CF_HFILE_BZIP2:
-        return bzip2_decode(src, len, dst, dst_len, err);
+    case CF_HFILE_LZO: return hadoop_block_decode(codec, src, len, dst, dst_len, err);
+    case CF_HFILE_BZIP2: return bzip2_decode(src, len, dst, dst_len, err);
 #ifdef CF_HAVE_ZSTD
     case CF_HFILE_ZSTD:
         if (len >= 4 && cf_load_le32(src) == 0xFD2FB528u) {
             size_t r = ZSTD_decompress(dst, dst_len, src, len);
             CF_CHECK(!ZSTD_isError(r), err, CF_ECORRUPT, "zstd: %s", ZSTD_getErrorName(r));
-            CF_CHECK(r == dst_len, err, CF_ECORRUPT, "zstd: %zu bytes, header says %zu", r, dst_len);
+            CF_CHECK(r == dst_len, err, CF_ECORRUPT, "zstd: %zu bytes, header says %zu", r,
+                     dst_len);
             return CF_OK;
         }
         return hadoop_block_decode(codec, src, len, dst, dst_len, err);
@@ -400,8 +398,8 @@ static cf_status bzip2_stream(const uint8_t *src, size_t len, cf_buf *dst, cf_er
     size_t base = dst->len;
     uint8_t *o = cf_buf_extend(dst, cap);
     CF_CHECK(o != NULL, err, CF_ENOMEM, "bzip2: out of memory");
-    int r = BZ2_bzBuffToBuffCompress((char *)o, &cap, (char *)(uintptr_t)src, (unsigned)len, 9,
-                                     0, 0);
+    int r =
+        BZ2_bzBuffToBuffCompress((char *)o, &cap, (char *)(uintptr_t)src, (unsigned)len, 9, 0, 0);
     CF_CHECK(r == BZ_OK, err, CF_ENOMEM, "bzip2: compress failed (%d)", r);
     dst->len = base + cap;
     return CF_OK;
@@ -411,13 +409,9 @@ cf_status cf_hfile_compress(uint32_t codec, const uint8_t *src, size_t len, cf_b
                             cf_error *err)
 {
     switch (codec) {
-    case CF_HFILE_NONE:
-        cf_buf_append(dst, src, len);
-        return cf_buf_status(dst);
-    case CF_HFILE_GZ:
-        return gzip_stream(src, len, dst, err);
-    case CF_HFILE_BZIP2:
-        return bzip2_stream(src, len, dst, err);
+    case CF_HFILE_NONE: cf_buf_append(dst, src, len); return cf_buf_status(dst);
+    case CF_HFILE_GZ: return gzip_stream(src, len, dst, err);
+    case CF_HFILE_BZIP2: return bzip2_stream(src, len, dst, err);
     case CF_HFILE_SNAPPY:
     case CF_HFILE_LZ4:
     case CF_HFILE_LZO:
@@ -439,12 +433,12 @@ cf_status cf_hfile_compress(uint32_t codec, const uint8_t *src, size_t len, cf_b
         cf_buf_append(dst, be, 4);
         CF_CHECK(len <= INT32_MAX, err, CF_EINVAL, "block of %zu bytes too large", len);
         size_t bound = codec == CF_HFILE_SNAPPY ? snappy_max_compressed_length(len)
-                     : codec == CF_HFILE_LZ4    ? (size_t)LZ4_compressBound((int)len)
-                     : codec == CF_HFILE_LZO    ? cf_codec_lzo_bound(len)
+                       : codec == CF_HFILE_LZ4  ? (size_t)LZ4_compressBound((int)len)
+                       : codec == CF_HFILE_LZO  ? cf_codec_lzo_bound(len)
 #ifdef CF_HAVE_ZSTD
-                                                : ZSTD_compressBound(len);
+                                               : ZSTD_compressBound(len);
 #else
-                                                : 0;
+                                               : 0;
 #endif
         uint8_t *o = cf_buf_extend(dst, bound);
         CF_CHECK(o != NULL, err, CF_ENOMEM, "out of memory");

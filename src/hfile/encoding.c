@@ -159,8 +159,7 @@ typedef struct dec {
 static cf_status cell_alloc(dec *d, uint32_t klen, uint32_t vlen, size_t *off, cf_error *err)
 {
     size_t need = (size_t)8 + klen + vlen;
-    CF_CHECK(need <= d->f->max - (d->out->len - d->start) &&
-                 d->out->len - d->start <= d->f->max,
+    CF_CHECK(need <= d->f->max - (d->out->len - d->start) && d->out->len - d->start <= d->f->max,
              err, CF_ECORRUPT, "cell %" PRIu64 ": decoded block exceeds %zu bytes", d->cell,
              d->f->max);
     *off = d->out->len;
@@ -203,7 +202,8 @@ static cf_status cell_tail(dec *d, cf_error *err)
                              "cell %" PRIu64 ": compressed tag length truncated", d->cell);
                     CF_CHECK(len <= 0xffff && 2 + (size_t)len <= tlen - pos, err, CF_ECORRUPT,
                              "cell %" PRIu64 ": compressed tag of %" PRIu32 " bytes overruns "
-                             "the tags", d->cell, len);
+                             "the tags",
+                             d->cell, len);
                     o[0] = (uint8_t)(len >> 8);
                     o[1] = (uint8_t)len;
                     CF_CHECK(rd_copy(&d->r, o + 2, len), err, CF_ECORRUPT,
@@ -288,8 +288,8 @@ static cf_status prefix_cell(dec *d, cf_error *err)
 /* The row part of a DIFF/FAST_DIFF key when the row differs from the previous
  * one: the rest of the row (and its length), then family (fam, famlen).
  * k already holds `common` bytes. Returns the key position after the family. */
-static cf_status new_row(dec *d, uint8_t *k, uint32_t klen, uint32_t common,
-                         const uint8_t *fam, uint32_t famlen, size_t *kpos, cf_error *err)
+static cf_status new_row(dec *d, uint8_t *k, uint32_t klen, uint32_t common, const uint8_t *fam,
+                         uint32_t famlen, size_t *kpos, cf_error *err)
 {
     size_t pos = common;
     if (common < 2) {
@@ -299,8 +299,9 @@ static cf_status new_row(dec *d, uint8_t *k, uint32_t klen, uint32_t common,
     }
     uint32_t rowlen = hf_be16(k);
     CF_CHECK((size_t)2 + rowlen + 1 + famlen + 9 <= klen && pos <= (size_t)2 + rowlen, err,
-             CF_ECORRUPT, "cell %" PRIu64 ": row of %" PRIu32 " bytes does not fit the %" PRIu32
-             "-byte key", d->cell, rowlen, klen);
+             CF_ECORRUPT,
+             "cell %" PRIu64 ": row of %" PRIu32 " bytes does not fit the %" PRIu32 "-byte key",
+             d->cell, rowlen, klen);
     CF_CHECK(rd_copy(&d->r, k + pos, 2 + (size_t)rowlen - pos), err, CF_ECORRUPT,
              "cell %" PRIu64 ": row truncated", d->cell);
     pos = 2 + (size_t)rowlen;
@@ -322,16 +323,17 @@ static cf_status diff_cell(dec *d, const uint8_t **fam, uint32_t *famlen, cf_err
     }
     uint8_t flag;
     CF_CHECK(rd_u8(&d->r, &flag), err, CF_ECORRUPT, "cell %" PRIu64 ": flag truncated", d->cell);
-    CF_CHECK(!d->first || (flag & (DIFF_SAME_KEY | DIFF_SAME_VAL | DIFF_SAME_TYPE |
-                                   DIFF_TS_DIFF)) == 0,
+    CF_CHECK(!d->first ||
+                 (flag & (DIFF_SAME_KEY | DIFF_SAME_VAL | DIFF_SAME_TYPE | DIFF_TS_DIFF)) == 0,
              err, CF_ECORRUPT, "cell %" PRIu64 ": first cell refers to a previous one", d->cell);
     uint32_t klen = d->prev_klen, vlen = d->prev_vlen, common;
     CF_CHECK(((flag & DIFF_SAME_KEY) || rd_cint(&d->r, &klen)) &&
                  ((flag & DIFF_SAME_VAL) || rd_cint(&d->r, &vlen)) && rd_cint(&d->r, &common),
              err, CF_ECORRUPT, "cell %" PRIu64 ": lengths truncated", d->cell);
-    CF_CHECK(klen >= 9 && common <= klen - 9 && (d->first ? common == 0 : common <= d->prev_klen - 9),
-             err, CF_ECORRUPT, "cell %" PRIu64 ": shared prefix %" PRIu32 " of a %" PRIu32
-             "-byte key", d->cell, common, klen);
+    CF_CHECK(
+        klen >= 9 && common <= klen - 9 && (d->first ? common == 0 : common <= d->prev_klen - 9),
+        err, CF_ECORRUPT, "cell %" PRIu64 ": shared prefix %" PRIu32 " of a %" PRIu32 "-byte key",
+        d->cell, common, klen);
     size_t off;
     CF_TRY(cell_alloc(d, klen, vlen, &off, err));
     uint8_t *k = d->out->data + off + 8;
@@ -358,8 +360,8 @@ static cf_status diff_cell(dec *d, const uint8_t **fam, uint32_t *famlen, cf_err
     if (flag & DIFF_SAME_TYPE)
         k[klen - 1] = prev[d->prev_klen - 1];
     else
-        CF_CHECK(rd_u8(&d->r, &k[klen - 1]), err, CF_ECORRUPT,
-                 "cell %" PRIu64 ": type truncated", d->cell);
+        CF_CHECK(rd_u8(&d->r, &k[klen - 1]), err, CF_ECORRUPT, "cell %" PRIu64 ": type truncated",
+                 d->cell);
     CF_CHECK(rd_copy(&d->r, k + klen, vlen), err, CF_ECORRUPT, "cell %" PRIu64 ": value truncated",
              d->cell);
     uint32_t rl, fl;
@@ -382,8 +384,9 @@ static cf_status fast_diff_cell(dec *d, cf_error *err)
                  ((flag & FD_SAME_VAL_LEN) || rd_cint(&d->r, &vlen)) && rd_cint(&d->r, &common),
              err, CF_ECORRUPT, "cell %" PRIu64 ": lengths truncated", d->cell);
     CF_CHECK(klen >= 9 && common <= klen - 9 && (d->first ? common == 0 : common <= d->prev_klen),
-             err, CF_ECORRUPT, "cell %" PRIu64 ": shared prefix %" PRIu32 " of a %" PRIu32
-             "-byte key", d->cell, common, klen);
+             err, CF_ECORRUPT,
+             "cell %" PRIu64 ": shared prefix %" PRIu32 " of a %" PRIu32 "-byte key", d->cell,
+             common, klen);
     CF_CHECK(!(flag & FD_SAME_VAL) || vlen == d->prev_vlen, err, CF_ECORRUPT,
              "cell %" PRIu64 ": same value flag with a new value length", d->cell);
     uint32_t prev_vlen = d->prev_vlen;
@@ -413,8 +416,8 @@ static cf_status fast_diff_cell(dec *d, cf_error *err)
     if (flag & FD_SAME_TYPE)
         k[klen - 1] = prev[d->prev_klen - 1];
     else
-        CF_CHECK(rd_u8(&d->r, &k[klen - 1]), err, CF_ECORRUPT,
-                 "cell %" PRIu64 ": type truncated", d->cell);
+        CF_CHECK(rd_u8(&d->r, &k[klen - 1]), err, CF_ECORRUPT, "cell %" PRIu64 ": type truncated",
+                 d->cell);
     if (flag & FD_SAME_VAL)
         memcpy(k + klen, prev + d->prev_klen, prev_vlen);
     else
@@ -428,12 +431,11 @@ static cf_status fast_diff_cell(dec *d, cf_error *err)
     return CF_OK;
 }
 
-cf_status cf_hfile_dbe_decode(int id, const uint8_t *p, size_t n, const hf_cellfmt *f,
-                              cf_buf *out, cf_error *err)
+cf_status cf_hfile_dbe_decode(int id, const uint8_t *p, size_t n, const hf_cellfmt *f, cf_buf *out,
+                              cf_error *err)
 {
     const char *name = cf_hfile_encoding_name(id);
-    CF_CHECK(id == CF_HFILE_DBE_PREFIX || id == CF_HFILE_DBE_DIFF ||
-                 id == CF_HFILE_DBE_FAST_DIFF,
+    CF_CHECK(id == CF_HFILE_DBE_PREFIX || id == CF_HFILE_DBE_DIFF || id == CF_HFILE_DBE_FAST_DIFF,
              err, name ? CF_ENOTSUP : CF_ECORRUPT,
              "data block encoding %s (id %d) is not supported", name ? name : "unknown", id);
     CF_CHECK(n >= 4, err, CF_ECORRUPT, "%s block: %zu bytes hold no unencoded size", name, n);

@@ -24,8 +24,8 @@ typedef struct pcell {
     uint32_t rlen, flen, qlen;
 } pcell;
 
-static cf_status next_cell(const uint8_t *p, size_t n, size_t *pos, const hf_cellfmt *f,
-                           pcell *c, cf_error *err)
+static cf_status next_cell(const uint8_t *p, size_t n, size_t *pos, const hf_cellfmt *f, pcell *c,
+                           cf_error *err)
 {
     size_t at = *pos;
     CF_CHECK(n - at >= 8, err, CF_EINVAL, "encoder: cell lengths truncated");
@@ -191,7 +191,10 @@ static void put_key_rest(cf_buf *b, const pcell *c, uint32_t common)
     }
 }
 
-static int64_t ts_of(const pcell *c) { return (int64_t)cf_load_be64(c->key + c->klen - 9); }
+static int64_t ts_of(const pcell *c)
+{
+    return (int64_t)cf_load_be64(c->key + c->klen - 9);
+}
 
 static void diff_cell(cf_buf *b, const pcell *c, const pcell *p)
 {
@@ -328,8 +331,7 @@ cf_status cf_hfile_dbe_encode(int id, const uint8_t *cells, size_t n, const hf_c
         CF_TRY(st);
         return cf_buf_status(out);
     }
-    CF_CHECK(id == CF_HFILE_DBE_PREFIX || id == CF_HFILE_DBE_DIFF ||
-                 id == CF_HFILE_DBE_FAST_DIFF,
+    CF_CHECK(id == CF_HFILE_DBE_PREFIX || id == CF_HFILE_DBE_DIFF || id == CF_HFILE_DBE_FAST_DIFF,
              err, CF_EINVAL, "encoder: data block encoding %d cannot be written", id);
     /* The unencoded size: the plain cells' bytes (BufferedDataBlockEncoder). */
     cf_buf_put_be32(out, (uint32_t)n);

@@ -13,7 +13,10 @@
 
 #include <stdlib.h>
 
-static inline uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
+static inline uint32_t rotl32(uint32_t x, int r)
+{
+    return (x << r) | (x >> (32 - r));
+}
 
 static uint32_t murmur2(const uint8_t *p, size_t len, uint32_t seed)
 {
@@ -76,8 +79,7 @@ static uint32_t murmur3(const uint8_t *p, size_t len, uint32_t seed)
         k *= c2;
         h ^= k;
         break;
-    default:
-        break;
+    default: break;
     }
     h ^= (uint32_t)len;
     h ^= h >> 16;
@@ -91,22 +93,41 @@ static uint32_t murmur3(const uint8_t *p, size_t len, uint32_t seed)
 /* Bob Jenkins' lookup3 hashlittle, as HBase's JenkinsHash computes it. */
 #define JMIX(a, b, c)                                                                              \
     do {                                                                                           \
-        a -= c; a ^= rotl32(c, 4); c += b;                                                         \
-        b -= a; b ^= rotl32(a, 6); a += c;                                                         \
-        c -= b; c ^= rotl32(b, 8); b += a;                                                         \
-        a -= c; a ^= rotl32(c, 16); c += b;                                                        \
-        b -= a; b ^= rotl32(a, 19); a += c;                                                        \
-        c -= b; c ^= rotl32(b, 4); b += a;                                                         \
+        a -= c;                                                                                    \
+        a ^= rotl32(c, 4);                                                                         \
+        c += b;                                                                                    \
+        b -= a;                                                                                    \
+        b ^= rotl32(a, 6);                                                                         \
+        a += c;                                                                                    \
+        c -= b;                                                                                    \
+        c ^= rotl32(b, 8);                                                                         \
+        b += a;                                                                                    \
+        a -= c;                                                                                    \
+        a ^= rotl32(c, 16);                                                                        \
+        c += b;                                                                                    \
+        b -= a;                                                                                    \
+        b ^= rotl32(a, 19);                                                                        \
+        a += c;                                                                                    \
+        c -= b;                                                                                    \
+        c ^= rotl32(b, 4);                                                                         \
+        b += a;                                                                                    \
     } while (0)
 #define JFINAL(a, b, c)                                                                            \
     do {                                                                                           \
-        c ^= b; c -= rotl32(b, 14);                                                                \
-        a ^= c; a -= rotl32(c, 11);                                                                \
-        b ^= a; b -= rotl32(a, 25);                                                                \
-        c ^= b; c -= rotl32(b, 16);                                                                \
-        a ^= c; a -= rotl32(c, 4);                                                                 \
-        b ^= a; b -= rotl32(a, 14);                                                                \
-        c ^= b; c -= rotl32(b, 24);                                                                \
+        c ^= b;                                                                                    \
+        c -= rotl32(b, 14);                                                                        \
+        a ^= c;                                                                                    \
+        a -= rotl32(c, 11);                                                                        \
+        b ^= a;                                                                                    \
+        b -= rotl32(a, 25);                                                                        \
+        c ^= b;                                                                                    \
+        c -= rotl32(b, 16);                                                                        \
+        a ^= c;                                                                                    \
+        a -= rotl32(c, 4);                                                                         \
+        b ^= a;                                                                                    \
+        b -= rotl32(a, 14);                                                                        \
+        c ^= b;                                                                                    \
+        c -= rotl32(b, 24);                                                                        \
     } while (0)
 
 static uint32_t le_part(const uint8_t *p, size_t n)
@@ -144,12 +165,9 @@ int32_t cf_hfile_hash(uint32_t hash_type, const void *data, size_t len, int32_t 
 {
     const uint8_t *p = data;
     switch (hash_type) {
-    case CF_HFILE_HASH_JENKINS:
-        return (int32_t)jenkins(p, len, (uint32_t)seed);
-    case CF_HFILE_HASH_MURMUR3:
-        return (int32_t)murmur3(p, len, (uint32_t)seed);
-    default:
-        return (int32_t)murmur2(p, len, (uint32_t)seed);
+    case CF_HFILE_HASH_JENKINS: return (int32_t)jenkins(p, len, (uint32_t)seed);
+    case CF_HFILE_HASH_MURMUR3: return (int32_t)murmur3(p, len, (uint32_t)seed);
+    default: return (int32_t)murmur2(p, len, (uint32_t)seed);
     }
 }
 

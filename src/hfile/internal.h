@@ -47,7 +47,10 @@ extern const char HF_DFBLOOM[];  /* "DFBLMET2" */
 extern const char HF_TRAILER[];  /* "TRABLK\"$" */
 extern const char HF_IDXV1[];    /* "IDXBLK)+" */
 
-static inline uint16_t hf_be16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+static inline uint16_t hf_be16(const uint8_t *p)
+{
+    return (uint16_t)((p[0] << 8) | p[1]);
+}
 
 /* Hadoop WritableUtils vlong/vint. Returns bytes consumed, 0 if malformed or short. */
 size_t cf_hfile_get_vlong(const uint8_t *p, size_t n, int64_t *out);
@@ -110,10 +113,10 @@ struct cf_hfile {
     uint64_t file_size;
     cf_hfile_trailer tr;
     cf_hfile_info info;
-    uint32_t hdr_size;   /* 33, 24, or 0 (v1) */
-    bool raw_compare;    /* v1: Bytes comparator on raw keys */
+    uint32_t hdr_size;    /* 33, 24, or 0 (v1) */
+    bool raw_compare;     /* v1: Bytes comparator on raw keys */
     bool tags_compressed; /* FileInfo hfile.TAGS_COMPRESSED (delta encodings only) */
-    hf_entry *blocks;    /* flattened data index */
+    hf_entry *blocks;     /* flattened data index */
     cf_buf keys;
     hf_entry *metas;
     cf_buf meta_keys;
@@ -151,8 +154,8 @@ typedef struct hf_cellfmt {
 /* Expand an encoded data block (PREFIX, DIFF, FAST_DIFF; p/n = the payload
  * after the 2-byte encoding id) into plain cells appended to out
  * (encoding.c). CF_ENOTSUP names an encoding we cannot decode. */
-cf_status cf_hfile_dbe_decode(int id, const uint8_t *p, size_t n, const hf_cellfmt *f,
-                              cf_buf *out, cf_error *err);
+cf_status cf_hfile_dbe_decode(int id, const uint8_t *p, size_t n, const hf_cellfmt *f, cf_buf *out,
+                              cf_error *err);
 
 /* Encode a block of plain cells (block.c's layout, as f describes them) with
  * encoding id (PREFIX, DIFF, FAST_DIFF, ROW_INDEX_V1): appends the whole
@@ -163,9 +166,9 @@ cf_status cf_hfile_dbe_encode(int id, const uint8_t *cells, size_t n, const hf_c
 /* The cells region of a data block payload: DATABLKE blocks are checked
  * against the file's encoding and, when delta-encoded, expanded into
  * scratch (which the region then points into). */
-cf_status cf_hfile_cells_region(const cf_hfile *h, const char *magic, const uint8_t *p,
-                                size_t n, cf_buf *scratch, const uint8_t **cells,
-                                size_t *cells_len, cf_error *err);
+cf_status cf_hfile_cells_region(const cf_hfile *h, const char *magic, const uint8_t *p, size_t n,
+                                cf_buf *scratch, const uint8_t **cells, size_t *cells_len,
+                                cf_error *err);
 /* Parse one cell at p (n bytes left); *used = its size. */
 cf_status cf_hfile_parse_cell(const cf_hfile *h, const uint8_t *p, size_t n, cf_hfile_cell *c,
                               size_t *used, cf_error *err);

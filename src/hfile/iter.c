@@ -18,12 +18,12 @@
 struct cf_hfile_iter {
     const cf_hfile *h;
     hf_block blk;
-    cf_buf decoded;        /* a delta-encoded block expanded to plain cells */
-    uint64_t block;        /* index of the loaded block; == num blocks at the end */
+    cf_buf decoded; /* a delta-encoded block expanded to plain cells */
+    uint64_t block; /* index of the loaded block; == num blocks at the end */
     bool loaded;
-    const uint8_t *cells;  /* cells region of the loaded block */
+    const uint8_t *cells; /* cells region of the loaded block */
     size_t cells_len;
-    size_t pos;            /* next cell's offset in the region */
+    size_t pos; /* next cell's offset in the region */
     uint64_t cell_in_block;
 };
 
@@ -80,8 +80,8 @@ static cf_status load_block(cf_hfile_iter *it, uint64_t i, cf_error *err)
             return cf_error_prefix(err, st, "data block %" PRIu64 ": ", i);
         const char *m = it->blk.hdr.magic;
         CF_CHECK(memcmp(m, HF_DATA, HF_MAGIC_LEN) == 0 || memcmp(m, HF_ENCDATA, HF_MAGIC_LEN) == 0,
-                 err, CF_ECORRUPT, "data block %" PRIu64 " at offset %" PRIu64 ": magic '%.8s'",
-                 i, e->off, "not data");
+                 err, CF_ECORRUPT, "data block %" PRIu64 " at offset %" PRIu64 ": magic '%.8s'", i,
+                 e->off, "not data");
         st = cf_hfile_cells_region(h, m, it->blk.payload, it->blk.payload_len, &it->decoded,
                                    &it->cells, &it->cells_len, err);
         if (st != CF_OK)
@@ -117,16 +117,16 @@ cf_status cf_hfile_iter_next(cf_hfile_iter *it, cf_hfile_cell *out, bool *has, c
         if (it->pos < it->cells_len)
             break;
         /* A block with no cells is legal only for an empty file. */
-        CF_CHECK(it->cell_in_block > 0, err, CF_ECORRUPT,
-                 "data block %" PRIu64 " holds no cells", it->block);
+        CF_CHECK(it->cell_in_block > 0, err, CF_ECORRUPT, "data block %" PRIu64 " holds no cells",
+                 it->block);
         it->loaded = false;
         it->block++;
         it->pos = 0;
         it->cell_in_block = 0;
     }
     size_t used = 0;
-    cf_status st = cf_hfile_parse_cell(h, it->cells + it->pos, it->cells_len - it->pos, out,
-                                       &used, err);
+    cf_status st =
+        cf_hfile_parse_cell(h, it->cells + it->pos, it->cells_len - it->pos, out, &used, err);
     if (st != CF_OK)
         return cf_error_prefix(err, st, "data block %" PRIu64 ", cell %" PRIu64 ": ", it->block,
                                it->cell_in_block);
@@ -181,8 +181,8 @@ cf_status cf_hfile_iter_seek_key(cf_hfile_iter *it, const cf_hfile_cell *key, cf
         }
         cf_hfile_cell c;
         size_t used;
-        cf_status st = cf_hfile_parse_cell(h, it->cells + it->pos, it->cells_len - it->pos, &c,
-                                           &used, err);
+        cf_status st =
+            cf_hfile_parse_cell(h, it->cells + it->pos, it->cells_len - it->pos, &c, &used, err);
         if (st != CF_OK)
             return cf_error_prefix(err, st, "data block %" PRIu64 ": ", b);
         int r = h->raw_compare ? cf_hfile_key_compare(h, c.key.data, c.key.len, key)

@@ -70,8 +70,8 @@ void cf_hfile_options_init(cf_hfile_options *o)
     o->max_block_len = (size_t)256 << 20;
 }
 
-static const char *const type_names[] = {"Minimum", "Put", "Delete", "DeleteFamilyVersion",
-                                         "DeleteColumn", "DeleteFamily", "Maximum"};
+static const char *const type_names[] = {
+    "Minimum", "Put", "Delete", "DeleteFamilyVersion", "DeleteColumn", "DeleteFamily", "Maximum"};
 
 const char *cf_hfile_type_name(uint8_t t)
 {
@@ -117,11 +117,11 @@ static cf_status vec_push(entry_vec *e, cf_buf *keys, uint64_t off, uint32_t siz
 }
 
 /* Root-format entries: count of them from p (n bytes); *used = bytes consumed. */
-static cf_status parse_root(const uint8_t *p, size_t n, uint64_t count, entry_vec *e,
-                            cf_buf *keys, size_t *used, const char *what, cf_error *err)
+static cf_status parse_root(const uint8_t *p, size_t n, uint64_t count, entry_vec *e, cf_buf *keys,
+                            size_t *used, const char *what, cf_error *err)
 {
-    CF_CHECK(count <= n / 13, err, CF_ECORRUPT,
-             "%s: %" PRIu64 " entries cannot fit in %zu bytes", what, count, n);
+    CF_CHECK(count <= n / 13, err, CF_ECORRUPT, "%s: %" PRIu64 " entries cannot fit in %zu bytes",
+             what, count, n);
     size_t pos = 0;
     for (uint64_t i = 0; i < count; i++) {
         CF_CHECK(n - pos >= 13, err, CF_ECORRUPT, "%s: entry %" PRIu64 " truncated", what, i);
@@ -142,8 +142,8 @@ static cf_status parse_root(const uint8_t *p, size_t n, uint64_t count, entry_ve
 }
 
 /* Non-root block payload into (off, size, key slice) callbacks via a vec. */
-static cf_status parse_nonroot(const uint8_t *p, size_t n, entry_vec *e, cf_buf *keys,
-                               size_t limit, cf_error *err)
+static cf_status parse_nonroot(const uint8_t *p, size_t n, entry_vec *e, cf_buf *keys, size_t limit,
+                               cf_error *err)
 {
     CF_CHECK(n >= 4, err, CF_ECORRUPT, "non-root index block: %zu bytes", n);
     uint32_t cnt = cf_load_be32(p);
@@ -156,7 +156,8 @@ static cf_status parse_nonroot(const uint8_t *p, size_t n, entry_vec *e, cf_buf 
         uint32_t a = cf_load_be32(sec + 4 * i), b = cf_load_be32(sec + 4 * (i + 1));
         CF_CHECK(a <= b && b <= area && b - a >= 12, err, CF_ECORRUPT,
                  "non-root index block: entry %" PRIu32 " spans [%" PRIu32 ", %" PRIu32
-                 ") of %zu bytes", i, a, b, area);
+                 ") of %zu bytes",
+                 i, a, b, area);
         const uint8_t *q = p + base + a;
         CF_TRY(vec_push(e, keys, cf_load_be64(q), cf_load_be32(q + 8), q + 12, b - a - 12, limit,
                         err));
@@ -192,8 +193,8 @@ static cf_status descend(flatten *f, uint64_t off, uint32_t size, const uint8_t 
     entry_vec kids = {0};
     cf_buf kkeys;
     keybuf_init(&kkeys);
-    cf_status st = parse_nonroot(f->blk.payload, f->blk.payload_len, &kids, &kkeys, SIZE_MAX / 2,
-                                 err);
+    cf_status st =
+        parse_nonroot(f->blk.payload, f->blk.payload_len, &kids, &kkeys, SIZE_MAX / 2, err);
     if (st == CF_OK && kids.n > 0) {
         /* The index key of a child must not sort after its first grandchild's (loose check). */
         for (size_t i = 0; i < kids.n && st == CF_OK; i++)
@@ -245,7 +246,8 @@ static cf_status parse_fileinfo_writable(cf_hfile *h, const uint8_t *p, size_t n
                  "file info: entry %" PRIu32 " key truncated", i);
         const uint8_t *k = p + pos + m;
         pos += m + (size_t)kl;
-        CF_CHECK(n - pos >= 1, err, CF_ECORRUPT, "file info: entry %" PRIu32 " class code missing", i);
+        CF_CHECK(n - pos >= 1, err, CF_ECORRUPT, "file info: entry %" PRIu32 " class code missing",
+                 i);
         pos++;
         m = cf_hfile_get_vlong(p + pos, n - pos, &vl);
         CF_CHECK(m > 0 && vl >= 0 && (uint64_t)vl <= n - pos - m, err, CF_ECORRUPT,
@@ -285,8 +287,7 @@ static cf_status parse_fileinfo(cf_hfile *h, const uint8_t *p, size_t n, cf_erro
     size_t cap = 0;
     for (size_t i = 0; i < m->n_map_entry && st == CF_OK; i++) {
         Hbase__BytesBytesPair *e = m->map_entry[i];
-        st = fi_add(h, NULL, e->first.data, e->first.len, e->second.data, e->second.len, &cap,
-                    err);
+        st = fi_add(h, NULL, e->first.data, e->first.len, e->second.data, e->second.len, &cap, err);
     }
     hbase__file_info_proto__free_unpacked(m, &mem.a);
     return st;
@@ -336,7 +337,8 @@ static cf_status parse_trailer(cf_hfile *h, cf_error *err)
                 ver, t->major);
     CF_CHECK(h->file_size >= t->trailer_size, err, CF_ECORRUPT,
              "HFile v%" PRIu32 ": %" PRIu64 "-byte file is smaller than its %" PRIu32
-             "-byte trailer", t->major, h->file_size, t->trailer_size);
+             "-byte trailer",
+             t->major, h->file_size, t->trailer_size);
     uint8_t buf[HF_TRAILER_V3];
     uint64_t toff = h->file_size - t->trailer_size;
     CF_TRY(h->io->ops->read_at(h->io, toff, buf, t->trailer_size, err));
@@ -423,8 +425,10 @@ bool cf_hfile_sniff(cf_io *io)
         return false;
     uint32_t ver = cf_load_be32(vb);
     uint32_t major = ver & 0xffffff;
-    uint32_t ts = major == 1 ? HF_TRAILER_V1 : major == 2 ? HF_TRAILER_V2
-                : major == 3 ? HF_TRAILER_V3 : 0;
+    uint32_t ts = major == 1   ? HF_TRAILER_V1
+                  : major == 2 ? HF_TRAILER_V2
+                  : major == 3 ? HF_TRAILER_V3
+                               : 0;
     if (ts == 0 || size < ts)
         return false;
     uint8_t m[HF_MAGIC_LEN];
@@ -435,8 +439,7 @@ bool cf_hfile_sniff(cf_io *io)
 
 /* ---- Bloom metadata ------------------------------------------------------------------ */
 
-static cf_status parse_bloom_meta(cf_hfile *h, int which, const uint8_t *p, size_t n,
-                                  cf_error *err)
+static cf_status parse_bloom_meta(cf_hfile *h, int which, const uint8_t *p, size_t n, cf_error *err)
 {
     hf_bloom *b = &h->bloom[which];
     CF_CHECK(!b->present, err, CF_ECORRUPT, "two Bloom metadata blocks of the same kind");
@@ -468,8 +471,8 @@ static cf_status parse_bloom_meta(cf_hfile *h, int which, const uint8_t *p, size
     keybuf_init(&b->keys);
     /* Keep the comparator name first in the key buffer. */
     cf_buf_append(&b->keys, p + cmp_off, (size_t)cl);
-    cf_status st = parse_root(p + pos, n - pos, i->num_chunks, &e, &b->keys, &used,
-                              "Bloom chunk index", err);
+    cf_status st =
+        parse_root(p + pos, n - pos, i->num_chunks, &e, &b->keys, &used, "Bloom chunk index", err);
     b->chunks = e.v;
     if (st != CF_OK)
         return st;
@@ -512,7 +515,8 @@ cf_status cf_hfile_bloom_may_contain(const cf_hfile *h, int which, const void *r
         return CF_OK;
     if (which == CF_HFILE_BLOOM_GENERAL) {
         cf_slice t;
-        if (cf_hfile_file_info_get(h, "BLOOM_FILTER_TYPE", &t) && !(t.len == 3 && memcmp(t.data, "ROW", 3) == 0))
+        if (cf_hfile_file_info_get(h, "BLOOM_FILTER_TYPE", &t) &&
+            !(t.len == 3 && memcmp(t.data, "ROW", 3) == 0))
             CF_FAIL(err, CF_ENOTSUP, "Bloom filter type %.*s: only ROW Blooms are probed by row",
                     (int)(t.len > 32 ? 32 : t.len), (const char *)t.data);
     }
@@ -534,8 +538,8 @@ cf_status cf_hfile_bloom_may_contain(const cf_hfile *h, int which, const void *r
     const hf_entry *e = &b->chunks[lo - 1];
     hf_block blk;
     cf_hfile_block_init(&blk);
-    cf_status st = cf_hfile_read_block(h, e->off, e->size, HF_BLOOMCHK, h->opt.verify_checksums,
-                                       &blk, err);
+    cf_status st =
+        cf_hfile_read_block(h, e->off, e->size, HF_BLOOMCHK, h->opt.verify_checksums, &blk, err);
     if (st == CF_OK)
         *out = cf_hfile_bloom_probe(b->info.hash_type, b->info.hash_count, blk.payload,
                                     blk.payload_len, row, len);
@@ -608,10 +612,11 @@ static cf_status open_v1(cf_hfile *h, cf_error *err)
     h->info.raw_keys = true;
     /* Data index: IDXBLK)+ then root-format entries. */
     uint64_t di_end = t->meta_index_count > 0 && t->meta_index_offset > t->data_index_offset
-                          ? t->meta_index_offset : tstart;
+                          ? t->meta_index_offset
+                          : tstart;
     n = (size_t)(di_end - t->data_index_offset);
-    CF_CHECK(di_end >= t->data_index_offset && n >= HF_MAGIC_LEN && n <= h->opt.max_block_len,
-             err, CF_ECORRUPT, "v1 data index: bad extent");
+    CF_CHECK(di_end >= t->data_index_offset && n >= HF_MAGIC_LEN && n <= h->opt.max_block_len, err,
+             CF_ECORRUPT, "v1 data index: bad extent");
     buf = cf_malloc(n);
     CF_CHECK(buf != NULL, err, CF_ENOMEM, "out of memory");
     CF_TRY_OUT(h->io->ops->read_at(h->io, t->data_index_offset, buf, n, err));
@@ -665,8 +670,10 @@ static cf_status open_v2(cf_hfile *h, cf_error *err)
              "trailer: load-on-open offset %" PRIu64 " is not before the trailer at %" PRIu64,
              t->load_on_open_data_offset, tstart);
     CF_CHECK(t->file_info_offset >= t->load_on_open_data_offset && t->file_info_offset < tstart,
-             err, CF_ECORRUPT, "trailer: file info offset %" PRIu64 " outside the load-on-open "
-             "section", t->file_info_offset);
+             err, CF_ECORRUPT,
+             "trailer: file info offset %" PRIu64 " outside the load-on-open "
+             "section",
+             t->file_info_offset);
     CF_CHECK(t->num_data_index_levels >= 1 && t->num_data_index_levels <= HF_MAX_LEVELS, err,
              CF_ECORRUPT, "trailer: %" PRIu32 " index levels", t->num_data_index_levels);
     CF_CHECK(cf_hfile_codec_name(t->compression_codec) != NULL, err, CF_ECORRUPT,
@@ -719,8 +726,8 @@ static cf_status open_v2(cf_hfile *h, cf_error *err)
     off += blk.hdr.header_size + blk.hdr.on_disk_size_without_header;
 
     /* FileInfo, then Bloom metadata blocks up to the trailer. */
-    CF_TRY_OUT(cf_hfile_read_block(h, t->file_info_offset, 0, HF_FILEINFO,
-                                   h->opt.verify_checksums, &blk, err));
+    CF_TRY_OUT(cf_hfile_read_block(h, t->file_info_offset, 0, HF_FILEINFO, h->opt.verify_checksums,
+                                   &blk, err));
     CF_TRY_OUT(parse_fileinfo(h, blk.payload, blk.payload_len, err));
     off = t->file_info_offset + blk.hdr.header_size + blk.hdr.on_disk_size_without_header;
     while (off < tstart) {
@@ -746,7 +753,8 @@ static cf_status open_v2(cf_hfile *h, cf_error *err)
         if (v.len != 4)
             CF_FAIL_OUT(err, CF_ECORRUPT, "file info: KEY_VALUE_VERSION is %zu bytes", v.len);
         h->info.includes_mvcc = cf_load_be32(v.data) == 1;
-    } else if (strstr(t->comparator, "org.apache.hudi") != NULL || strcmp(t->comparator, "NA") == 0) {
+    } else if (strstr(t->comparator, "org.apache.hudi") != NULL ||
+               strcmp(t->comparator, "NA") == 0) {
         /* Hudi's reader always skips one mvcc byte per cell, and its first
          * native writers wrote that byte without KEY_VALUE_VERSION. */
         h->info.includes_mvcc = true;
@@ -759,9 +767,11 @@ static cf_status open_v2(cf_hfile *h, cf_error *err)
                          v.data[0] != 0;
     h->info.data_block_encoding = CF_HFILE_DBE_NONE;
     if (cf_hfile_file_info_get(h, "DATA_BLOCK_ENCODING", &v)) {
-        static const struct { const char *n; int id; } encs[] = {
-            {"NONE", 0}, {"PREFIX", 2}, {"DIFF", 3}, {"FAST_DIFF", 4}, {"PREFIX_TREE", 6},
-            {"ROW_INDEX_V1", 7}};
+        static const struct {
+            const char *n;
+            int id;
+        } encs[] = {{"NONE", 0},      {"PREFIX", 2},      {"DIFF", 3},
+                    {"FAST_DIFF", 4}, {"PREFIX_TREE", 6}, {"ROW_INDEX_V1", 7}};
         h->info.data_block_encoding = -1;
         for (size_t i = 0; i < sizeof(encs) / sizeof(encs[0]); i++)
             if (strlen(encs[i].n) == v.len && memcmp(encs[i].n, v.data, v.len) == 0)
@@ -852,8 +862,14 @@ void cf_hfile_free(cf_hfile *h)
     cf_free(h);
 }
 
-const cf_hfile_trailer *cf_hfile_get_trailer(const cf_hfile *h) { return &h->tr; }
-const cf_hfile_info *cf_hfile_get_info(const cf_hfile *h) { return &h->info; }
+const cf_hfile_trailer *cf_hfile_get_trailer(const cf_hfile *h)
+{
+    return &h->tr;
+}
+const cf_hfile_info *cf_hfile_get_info(const cf_hfile *h)
+{
+    return &h->info;
+}
 
 cf_hfile_block_ref cf_hfile_data_block(const cf_hfile *h, uint64_t i)
 {
@@ -870,10 +886,12 @@ void cf_hfile_meta_at(const cf_hfile *h, size_t i, cf_slice *name, uint64_t *off
     *on_disk_size = e->size;
 }
 
-void cf_hfile_bytes_free(void *p) { cf_free(p); }
+void cf_hfile_bytes_free(void *p)
+{
+    cf_free(p);
+}
 
-cf_status cf_hfile_meta_read(const cf_hfile *h, size_t i, uint8_t **out, size_t *len,
-                             cf_error *err)
+cf_status cf_hfile_meta_read(const cf_hfile *h, size_t i, uint8_t **out, size_t *len, cf_error *err)
 {
     *out = NULL;
     *len = 0;
@@ -898,8 +916,8 @@ cf_status cf_hfile_meta_read(const cf_hfile *h, size_t i, uint8_t **out, size_t 
         src = blk.unpacked.data + HF_MAGIC_LEN;
         n = blk.unpacked.len - HF_MAGIC_LEN;
     } else {
-        CF_TRY_OUT(cf_hfile_read_block(h, e->off, e->size, HF_META, h->opt.verify_checksums, &blk,
-                                       err));
+        CF_TRY_OUT(
+            cf_hfile_read_block(h, e->off, e->size, HF_META, h->opt.verify_checksums, &blk, err));
         src = blk.payload;
         n = blk.payload_len;
     }

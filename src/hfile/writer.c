@@ -27,10 +27,10 @@
 #define KV_COMPARATOR "org.apache.hadoop.hbase.KeyValue$KVComparator"
 #define NTYPES 10
 
-
 /* Block types that keep their own prev_block_offset chain. */
-static const char *const kinds[NTYPES] = {HF_DATA, HF_LEAF, HF_BLOOMCHK, HF_META, HF_INTER,
-                                          HF_ROOT, HF_FILEINFO, HF_GBLOOM, HF_DFBLOOM, HF_ENCDATA};
+static const char *const kinds[NTYPES] = {HF_DATA,    HF_LEAF,   HF_BLOOMCHK, HF_META,
+                                          HF_INTER,   HF_ROOT,   HF_FILEINFO, HF_GBLOOM,
+                                          HF_DFBLOOM, HF_ENCDATA};
 
 /* A block index chunk (HBase BlockIndexChunk): entries with their keys, and
  * for the root of a multi-level index the running count of data blocks. */
@@ -125,8 +125,8 @@ static void ichunk_clear(ichunk *c)
     cf_buf_clear(&c->keys);
 }
 
-static cf_status ichunk_add(ichunk *c, const uint8_t *key, size_t klen, uint64_t off,
-                            uint32_t size, uint64_t sub, cf_error *err)
+static cf_status ichunk_add(ichunk *c, const uint8_t *key, size_t klen, uint64_t off, uint32_t size,
+                            uint64_t sub, cf_error *err)
 {
     if (c->n == c->cap) {
         size_t nc = c->cap ? c->cap * 2 : 64;
@@ -148,7 +148,10 @@ static cf_status ichunk_add(ichunk *c, const uint8_t *key, size_t klen, uint64_t
     return cf_buf_status(&c->keys);
 }
 
-static size_t nonroot_size(const ichunk *c) { return 4 + 4 * (c->n + 1) + 12 * c->n + c->key_bytes; }
+static size_t nonroot_size(const ichunk *c)
+{
+    return 4 + 4 * (c->n + 1) + 12 * c->n + c->key_bytes;
+}
 
 static void put_be64(cf_buf *b, uint64_t v)
 {
@@ -203,8 +206,7 @@ static cf_status emit(cf_hfile_writer *w, const void *p, size_t n, cf_error *err
 /* Frame, compress, checksum and append one block. count_total: add it to the
  * trailer's total_uncompressed_bytes (HBase leaves the root/intermediate index out). */
 static cf_status write_block(cf_hfile_writer *w, const char *magic, const uint8_t *p, size_t len,
-                             bool count_total, uint64_t *off_out, uint32_t *size_out,
-                             cf_error *err)
+                             bool count_total, uint64_t *off_out, uint32_t *size_out, cf_error *err)
 {
     cf_buf *o = &w->out;
     cf_buf_clear(o);
@@ -338,8 +340,8 @@ static cf_status write_leaf(cf_hfile_writer *w, cf_error *err)
     CF_TRY(write_block(w, HF_LEAF, w->payload.data, w->payload.len, true, &off, &size, err));
     w->index_uncompressed += w->payload.len;
     w->leaf_entries_total += w->leaf.n;
-    CF_TRY(ichunk_add(&w->root, w->leaf.keys.data + w->leaf.v[0].key_off, w->leaf.v[0].key_len,
-                      off, size, w->leaf_entries_total, err));
+    CF_TRY(ichunk_add(&w->root, w->leaf.keys.data + w->leaf.v[0].key_off, w->leaf.v[0].key_len, off,
+                      size, w->leaf_entries_total, err));
     if (w->levels < 2)
         w->levels = 2;
     ichunk_clear(&w->leaf);
@@ -392,8 +394,7 @@ static void midpoint_array(const uint8_t *l, size_t ll, const uint8_t *r, size_t
     }
 }
 
-static void put_key(cf_buf *b, cf_slice row, cf_slice fam, cf_slice qual, int64_t ts,
-                    uint8_t type)
+static void put_key(cf_buf *b, cf_slice row, cf_slice fam, cf_slice qual, int64_t ts, uint8_t type)
 {
     uint8_t t[2] = {(uint8_t)(row.len >> 8), (uint8_t)row.len};
     cf_buf_append(b, t, 2);
@@ -488,8 +489,8 @@ static cf_status finish_block(cf_hfile_writer *w, cf_error *err)
 
 /* ---- public -------------------------------------------------------------------------- */
 
-cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io,
-                                 const cf_hfile_writer_options *o, cf_error *err)
+cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io, const cf_hfile_writer_options *o,
+                                 cf_error *err)
 {
     *out = NULL;
     CF_CHECK(io != NULL && io->ops->append != NULL, err, CF_EINVAL,
@@ -524,9 +525,19 @@ cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io,
     strcpy(w->comparator, cmp);
     for (int i = 0; i < NTYPES; i++)
         w->prev_off[i] = -1;
-    cf_buf *bufs[] = {&w->out, &w->payload, &w->key, &w->last_key, &w->blk, &w->blk_first_key,
-                      &w->prev_blk_last_key, &w->chunk_first_key, &w->last_row, &w->ready_data,
-                      &w->user_fi, &w->metas, &w->enc};
+    cf_buf *bufs[] = {&w->out,
+                      &w->payload,
+                      &w->key,
+                      &w->last_key,
+                      &w->blk,
+                      &w->blk_first_key,
+                      &w->prev_blk_last_key,
+                      &w->chunk_first_key,
+                      &w->last_row,
+                      &w->ready_data,
+                      &w->user_fi,
+                      &w->metas,
+                      &w->enc};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         cf_buf_init(bufs[i]);
     ichunk_init(&w->leaf);
@@ -548,9 +559,19 @@ void cf_hfile_writer_free(cf_hfile_writer *w)
 {
     if (w == NULL)
         return;
-    cf_buf *bufs[] = {&w->out, &w->payload, &w->key, &w->last_key, &w->blk, &w->blk_first_key,
-                      &w->prev_blk_last_key, &w->chunk_first_key, &w->last_row, &w->ready_data,
-                      &w->user_fi, &w->metas, &w->enc};
+    cf_buf *bufs[] = {&w->out,
+                      &w->payload,
+                      &w->key,
+                      &w->last_key,
+                      &w->blk,
+                      &w->blk_first_key,
+                      &w->prev_blk_last_key,
+                      &w->chunk_first_key,
+                      &w->last_row,
+                      &w->ready_data,
+                      &w->user_fi,
+                      &w->metas,
+                      &w->enc};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         cf_buf_dispose(bufs[i]);
     ichunk_dispose(&w->leaf);
@@ -584,8 +605,10 @@ static cf_status append(cf_hfile_writer *w, const cf_hfile_cell *c, cf_error *er
         /* HBase's delta encoders copy the family from the previous cell. */
         CF_CHECK(!w->delta || (prev.family.len == c->family.len &&
                                memcmp(prev.family.data, c->family.data, c->family.len) == 0),
-                 err, CF_EINVAL, "hfile writer: cell %" PRIu64 ": %s encoding needs one column "
-                 "family per file", w->entries, cf_hfile_encoding_name(w->o.encoding));
+                 err, CF_EINVAL,
+                 "hfile writer: cell %" PRIu64 ": %s encoding needs one column "
+                 "family per file",
+                 w->entries, cf_hfile_encoding_name(w->o.encoding));
     }
     /* StoreFileWriter feeds the Bloom before the cell reaches the HFile writer. */
     if (w->o.row_bloom && (!w->have_row || w->last_row.len != c->row.len ||
@@ -657,8 +680,9 @@ cf_status cf_hfile_writer_add_file_info(cf_hfile_writer *w, const void *key, siz
              "hfile writer: FileInfo keys starting with \"hfile.\" are reserved");
     put_record(&w->user_fi, key, key_len, value, value_len);
     if (w->user_fi.oom)
-        return cf_sticky_set(&w->sticky, cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__,
-                                                      "hfile writer: out of memory"), err);
+        return cf_sticky_set(
+            &w->sticky,
+            cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__, "hfile writer: out of memory"), err);
     return CF_OK;
 }
 
@@ -670,8 +694,9 @@ cf_status cf_hfile_writer_add_meta(cf_hfile_writer *w, const char *name, const v
     CF_CHECK(name && *name && len <= INT32_MAX / 2, err, CF_EINVAL, "hfile writer: bad meta block");
     put_record(&w->metas, name, strlen(name), data, len);
     if (w->metas.oom)
-        return cf_sticky_set(&w->sticky, cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__,
-                                                      "hfile writer: out of memory"), err);
+        return cf_sticky_set(
+            &w->sticky,
+            cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__, "hfile writer: out of memory"), err);
     return CF_OK;
 }
 
@@ -749,9 +774,11 @@ static cf_status write_file_info(cf_hfile_writer *w, cf_error *err)
     }
     if (w->entries > 0)
         put_record(fi, "hfile.LASTKEY", 13, w->last_key.data, w->last_key.len);
-    put_be32_rec(fi, "hfile.AVG_KEY_LEN", (uint32_t)(w->entries ? w->total_key_len / w->entries : 0));
+    put_be32_rec(fi, "hfile.AVG_KEY_LEN",
+                 (uint32_t)(w->entries ? w->total_key_len / w->entries : 0));
     put_be64_rec(fi, "hfile.CREATE_TIME_TS", (uint64_t)w->o.create_time);
-    put_be32_rec(fi, "hfile.AVG_VALUE_LEN", (uint32_t)(w->entries ? w->total_val_len / w->entries : 0));
+    put_be32_rec(fi, "hfile.AVG_VALUE_LEN",
+                 (uint32_t)(w->entries ? w->total_val_len / w->entries : 0));
     if (w->o.include_tags) {
         put_be32_rec(fi, "hfile.MAX_TAGS_LEN", w->max_tags);
         /* As HBase sets it (any encoding); only its delta encoders then
@@ -896,7 +923,8 @@ static cf_status finish(cf_hfile_writer *w, cf_error *err)
     if ((st = cf_buf_status(&w->payload)) != CF_OK)
         goto out;
     root_off = w->pos;
-    if ((st = write_block(w, HF_ROOT, w->payload.data, w->payload.len, false, NULL, NULL, err)) != CF_OK)
+    if ((st = write_block(w, HF_ROOT, w->payload.data, w->payload.len, false, NULL, NULL, err)) !=
+        CF_OK)
         goto out;
     w->index_uncompressed += w->payload.len;
     uint32_t root_entries = (uint32_t)root->n;
@@ -905,7 +933,8 @@ static cf_status finish(cf_hfile_writer *w, cf_error *err)
     write_root(&meta, &w->payload);
     if ((st = cf_buf_status(&w->payload)) != CF_OK)
         goto out;
-    if ((st = write_block(w, HF_ROOT, w->payload.data, w->payload.len, true, NULL, NULL, err)) != CF_OK)
+    if ((st = write_block(w, HF_ROOT, w->payload.data, w->payload.len, true, NULL, NULL, err)) !=
+        CF_OK)
         goto out;
 
     uint64_t fi_off = w->pos;

@@ -25,7 +25,7 @@ struct cf_btree_writer {
     size_t block_size;
     cf_block_write_fn write;
     void *ctx;
-    size_t nlevels;  /* builders in use; level[0] is the leaf level */
+    size_t nlevels; /* builders in use; level[0] is the leaf level */
     bool finished;
     cf_sticky failed; /* the first failure, replayed by every later call */
     cf_index_builder level[CF_BTREE_MAX_DEPTH];

@@ -12,8 +12,8 @@ typedef cf_status (*cf_block_write_fn)(void *ctx, const uint8_t *data, size_t le
 /* Read one block's logical bytes (checksum verified, decompressed). The result
  * is either a view owned by ctx's io (mmap) or placed in `scratch`; it stays
  * valid until scratch is reused. */
-typedef cf_status (*cf_block_read_fn)(void *ctx, cf_block_ptr ptr, cf_buf *scratch,
-                                      cf_slice *out, cf_error *err);
+typedef cf_status (*cf_block_read_fn)(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out,
+                                      cf_error *err);
 
 /* Deepest tree we follow; deeper (or cyclic) trees are corrupt. */
 #define CF_BTREE_MAX_DEPTH 24

@@ -313,8 +313,7 @@ cf_status cf_ib_seek_at_or_before(const cf_index_block *ib, cf_slice target, siz
     return seek_last(ib, target, false, idx, err);
 }
 
-cf_status cf_ib_seek_before(const cf_index_block *ib, cf_slice target, size_t *idx,
-                            cf_error *err)
+cf_status cf_ib_seek_before(const cf_index_block *ib, cf_slice target, size_t *idx, cf_error *err)
 {
     return seek_last(ib, target, true, idx, err);
 }

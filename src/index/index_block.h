@@ -57,7 +57,6 @@ cf_status cf_ib_seek_at_or_before(const cf_index_block *ib, cf_slice target, siz
                                   cf_error *err);
 /* Index of the last entry whose key < target (strictly). CF_ENOTFOUND when
  * every key is >= target. */
-cf_status cf_ib_seek_before(const cf_index_block *ib, cf_slice target, size_t *idx,
-                            cf_error *err);
+cf_status cf_ib_seek_before(const cf_index_block *ib, cf_slice target, size_t *idx, cf_error *err);
 
 #endif

@@ -133,7 +133,7 @@ typedef struct file_writer {
     cf_io base;
     int fd; /* -1 once closed */
     bool committed;
-    cf_sticky failed; /* the first failure, replayed by every later call */
+    cf_sticky failed;  /* the first failure, replayed by every later call */
     uint64_t appended; /* bytes accepted by append */
     uint8_t *buf;
     size_t buf_len;

@@ -40,9 +40,9 @@
 
 /* One field of the tree: the public array plus what assembly needs. */
 typedef struct field {
-    cf_parquet_array a;           /* first member: &field->a is the public view */
+    cf_parquet_array a; /* first member: &field->a is the public view */
     uint16_t valid_def, elem_def, elem_rep;
-    uint32_t rep_leaf;            /* index into r->leaves */
+    uint32_t rep_leaf; /* index into r->leaves */
     struct field **kids;
     /* Owned buffers behind the array's const pointers. */
     uint8_t *validity;
@@ -57,19 +57,19 @@ typedef struct field {
 typedef struct leaf {
     uint32_t column;
     const cf_parquet_column *col;
-    bool is_bytes;                /* BYTE_ARRAY */
-    bool flat;                    /* max_rep 0: every entry starts a row, `rep` is
-                                   * never filled (all zeros) */
-    size_t vsize;                 /* value form size (cf_slice for BYTE_ARRAY) */
-    uint16_t rep_def[64];         /* def level of the r-th repeated ancestor (r = 1..) */
+    bool is_bytes;        /* BYTE_ARRAY */
+    bool flat;            /* max_rep 0: every entry starts a row, `rep` is
+                           * never filled (all zeros) */
+    size_t vsize;         /* value form size (cf_slice for BYTE_ARRAY) */
+    uint16_t rep_def[64]; /* def level of the r-th repeated ancestor (r = 1..) */
     cf_parquet_column_reader *rd;
     bool eof;
-    uint64_t levels_total;        /* entries read from this chunk */
-    uint16_t last_def;            /* def level of the chunk's last entry so far */
-    uint64_t rows_total;          /* row starts taken from this chunk */
+    uint64_t levels_total; /* entries read from this chunk */
+    uint16_t last_def;     /* def level of the chunk's last entry so far */
+    uint64_t rows_total;   /* row starts taken from this chunk */
     uint16_t *def, *rep;
     size_t n, level_cap;
-    size_t starts;                /* rows starting in [0, n) */
+    size_t starts; /* rows starting in [0, n) */
     /* Dense non-null values: fixed-size forms, or for BYTE_ARRAY the bytes
      * with voff[i]..voff[i+1] per value. */
     uint8_t *vals;
@@ -89,13 +89,13 @@ struct cf_parquet_records {
     const cf_parquet *pq;
     cf_parquet_records_options o;
     field *root;
-    field *top;                   /* the batch's STRUCT: root with the chosen fields */
+    field *top; /* the batch's STRUCT: root with the chosen fields */
     uint32_t leaf_count;
     leaf *leaves;
-    uint32_t rg;                  /* current row group */
+    uint32_t rg; /* current row group */
     bool rg_open;
-    int64_t rg_first_row;         /* file row of the row group's first row */
-    int64_t rg_rows_done;         /* rows of the row group handed out (or skipped) */
+    int64_t rg_first_row; /* file row of the row group's first row */
+    int64_t rg_rows_done; /* rows of the row group handed out (or skipped) */
     uint32_t batch_rg;
     int64_t batch_first_row;
     uint64_t pages_read;
@@ -219,8 +219,8 @@ static cf_status convert(cf_parquet_records *r, const cf_parquet_node *n, uint32
         return CF_OK;
     }
     CF_CHECK(n->child_count > 0, err, CF_ENOTSUP,
-             "schema element %" PRIu32 " (%.*s): a group without fields is not supported",
-             n->index, (int)n->element->name.len, (const char *)n->element->name.data);
+             "schema element %" PRIu32 " (%.*s): a group without fields is not supported", n->index,
+             (int)n->element->name.len, (const char *)n->element->name.data);
     field *stack[16];
     field **kids = n->child_count <= 16 ? stack : cf_calloc(n->child_count, sizeof(field *));
     if (!kids)
@@ -306,8 +306,7 @@ static cf_status leaf_init(leaf *l, const cf_parquet *pq, uint32_t column, cf_er
     default: l->vsize = sizeof(cf_slice); break;
     }
     CF_CHECK(l->col->max_rep < 64, err, CF_ENOTSUP,
-             "column %" PRIu32 ": %u levels of repetition (63 at most)", column,
-             l->col->max_rep);
+             "column %" PRIu32 ": %u levels of repetition (63 at most)", column, l->col->max_rep);
     /* Walk up: each repeated ancestor (or self), deepest first, has rep level
      * r = its max_rep and the def level its max_def. */
     for (const cf_parquet_node *n = l->col->leaf; n; n = n->parent)
@@ -416,7 +415,8 @@ static cf_status leaf_fill(cf_parquet_records *r, leaf *l, size_t want, cf_error
         l->eof = true;
         return CF_OK;
     }
-    const cf_parquet_column_chunk *cc = &cf_parquet_meta(r->pq)->row_groups[r->rg].columns[l->column];
+    const cf_parquet_column_chunk *cc =
+        &cf_parquet_meta(r->pq)->row_groups[r->rg].columns[l->column];
     CF_CHECK(l->levels_total + nl <= (uint64_t)cc->meta.num_values, err, CF_ECORRUPT,
              LEAF_WHERE ": pages hold more than the chunk's %" PRId64 " values", LEAF_ARGS(r, l),
              cc->meta.num_values);
@@ -436,13 +436,13 @@ static cf_status leaf_fill(cf_parquet_records *r, leaf *l, size_t want, cf_error
         }
         CF_CHECK(l->levels_total + i > 0, err, CF_ECORRUPT,
                  LEAF_WHERE ": the first value has repetition level %u, not 0 (it continues "
-                 "no row)",
+                            "no row)",
                  LEAF_ARGS(r, l), rep[i]);
         /* Repeating at level r adds an element to the r-th list: this entry
          * and the one before must both have that list non-empty. */
         CF_CHECK(def[i] >= l->rep_def[rep[i]] && prev >= l->rep_def[rep[i]], err, CF_ECORRUPT,
                  LEAF_WHERE ": value %" PRIu64 " repeats at level %u but the definition "
-                 "levels (%u, before it %u) say that list is empty or null",
+                            "levels (%u, before it %u) say that list is empty or null",
                  LEAF_ARGS(r, l), l->levels_total + i, rep[i], def[i], prev);
     }
     if (l->is_bytes) {
@@ -712,8 +712,8 @@ static cf_status build_primitive(cf_parquet_records *r, field *f, uint16_t ctx_r
         }
         s++;
     }
-    CF_CHECK(v == l->cut_values, err, CF_ECORRUPT,
-             FIELD_WHERE ": %zu values for %zu present slots", FIELD_ARGS(r, f), l->cut_values, v);
+    CF_CHECK(v == l->cut_values, err, CF_ECORRUPT, FIELD_WHERE ": %zu values for %zu present slots",
+             FIELD_ARGS(r, f), l->cut_values, v);
     f->a.offsets = l->is_bytes ? f->offsets : NULL;
     f->a.values = f->values;
     finish_validity(f);
@@ -831,9 +831,9 @@ cf_status cf_parquet_records_open(cf_parquet_records **out, const cf_parquet *pq
              "parquet records options: batch_rows %zu out of range", o->batch_rows);
     CF_CHECK(o->max_batch_levels > 0, err, CF_EINVAL,
              "parquet records options: max_batch_levels 0");
-    CF_CHECK(o->row_begin >= 0 && o->row_end >= o->row_begin, err,
-             CF_EINVAL, "parquet records options: bad row range %" PRId64 "..%" PRId64,
-             o->row_begin, o->row_end);
+    CF_CHECK(o->row_begin >= 0 && o->row_end >= o->row_begin, err, CF_EINVAL,
+             "parquet records options: bad row range %" PRId64 "..%" PRId64, o->row_begin,
+             o->row_end);
     const cf_parquet_node *root = cf_parquet_schema_root(pq);
     for (uint32_t i = 0; i < o->field_count; i++)
         CF_CHECK(o->fields && o->fields[i] < root->child_count, err, CF_EINVAL,
@@ -889,8 +889,14 @@ const cf_parquet_array *cf_parquet_records_schema(const cf_parquet_records *r)
     return &r->top->a;
 }
 
-uint32_t cf_parquet_records_row_group(const cf_parquet_records *r) { return r->batch_rg; }
-int64_t cf_parquet_records_first_row(const cf_parquet_records *r) { return r->batch_first_row; }
+uint32_t cf_parquet_records_row_group(const cf_parquet_records *r)
+{
+    return r->batch_rg;
+}
+int64_t cf_parquet_records_first_row(const cf_parquet_records *r)
+{
+    return r->batch_first_row;
+}
 uint64_t cf_parquet_records_pages_read(const cf_parquet_records *r)
 {
     uint64_t n = r->pages_read;
@@ -1038,8 +1044,8 @@ cf_status cf_parquet_records_next(cf_parquet_records *r, const cf_parquet_array 
                 continue;
             }
             for (uint32_t i = 0; i < r->leaf_count; i++)
-                CF_TRY(cf_parquet_column_open(&r->leaves[i].rd, r->pq, r->rg,
-                                              r->leaves[i].column, err));
+                CF_TRY(cf_parquet_column_open(&r->leaves[i].rd, r->pq, r->rg, r->leaves[i].column,
+                                              err));
             r->rg_open = true;
             r->rg_rows_done = 0;
             if (r->o.row_begin > r->rg_first_row)
@@ -1086,8 +1092,8 @@ cf_status cf_parquet_records_next(cf_parquet_records *r, const cf_parquet_array 
             if (i == 0)
                 rows = got;
             CF_CHECK(got == rows, err, CF_ECORRUPT,
-                     LEAF_WHERE ": %zu rows where column %" PRIu32 " has %zu", LEAF_ARGS(r, l),
-                     got, r->leaves[0].column, rows);
+                     LEAF_WHERE ": %zu rows where column %" PRIu32 " has %zu", LEAF_ARGS(r, l), got,
+                     r->leaves[0].column, rows);
         }
         if (rows == 0) {
             CF_TRY(close_row_group(r, err));

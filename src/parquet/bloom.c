@@ -18,7 +18,10 @@
 #define P4 0x85EBCA77C2B2AE63ULL
 #define P5 0x27D4EB2F165667C5ULL
 
-static inline uint64_t rotl(uint64_t x, unsigned r) { return (x << r) | (x >> (64 - r)); }
+static inline uint64_t rotl(uint64_t x, unsigned r)
+{
+    return (x << r) | (x >> (64 - r));
+}
 
 static inline uint64_t lane(uint64_t acc, uint64_t in)
 {

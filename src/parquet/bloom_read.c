@@ -40,9 +40,9 @@ cf_status cf_parquet_bloom_open(cf_parquet_bloom **out, const cf_parquet *pq, ui
 {
     *out = NULL;
     const cf_parquet_file_meta *m = cf_parquet_meta(pq);
-    CF_CHECK(row_group < m->row_group_count && column < cf_parquet_column_count(pq), err,
-             CF_EINVAL, "parquet bloom filter: row group %" PRIu32 " column %" PRIu32
-             " out of range", row_group, column);
+    CF_CHECK(row_group < m->row_group_count && column < cf_parquet_column_count(pq), err, CF_EINVAL,
+             "parquet bloom filter: row group %" PRIu32 " column %" PRIu32 " out of range",
+             row_group, column);
     const cf_parquet_column_meta *cm = &m->row_groups[row_group].columns[column].meta;
     CF_CHECK(cm->has_bloom_filter_offset, err, CF_ENOTFOUND,
              "row group %" PRIu32 " column %" PRIu32 ": no bloom filter", row_group, column);
@@ -71,15 +71,15 @@ cf_status cf_parquet_bloom_open(cf_parquet_bloom **out, const cf_parquet *pq, ui
     /* Union member ids: BLOCK, XXHASH and UNCOMPRESSED are each member 1. */
     CF_CHECK(h.algorithm == 1 && h.hash == 1 && h.compression == 1, err, CF_ENOTSUP,
              WHERE ": algorithm %" PRIu32 ", hash %" PRIu32 ", compression %" PRIu32
-             " (only BLOCK, XXHASH, UNCOMPRESSED are defined)",
+                   " (only BLOCK, XXHASH, UNCOMPRESSED are defined)",
              row_group, column, off, h.algorithm, h.hash, h.compression);
     size_t bytes = (size_t)h.num_bytes;
     CF_CHECK(bytes > 0 && bytes % 32 == 0, err, CF_ECORRUPT,
              WHERE ": a bitset of %zu bytes is not whole 32-byte blocks", row_group, column, off,
              bytes);
     CF_CHECK(bytes <= avail - hl, err, CF_ECORRUPT,
-             WHERE ": a bitset of %zu bytes, only %" PRIu64 " before the footer", row_group,
-             column, off, bytes, avail - hl);
+             WHERE ": a bitset of %zu bytes, only %" PRIu64 " before the footer", row_group, column,
+             off, bytes, avail - hl);
     if (cm->has_bloom_filter_length)
         CF_CHECK(hl + bytes == (uint64_t)cm->bloom_filter_length, err, CF_ECORRUPT,
                  WHERE ": header %zu + bitset %zu bytes, bloom_filter_length says %" PRId32,
@@ -110,9 +110,18 @@ cf_status cf_parquet_bloom_open(cf_parquet_bloom **out, const cf_parquet *pq, ui
     return CF_OK;
 }
 
-size_t cf_parquet_bloom_bitset_bytes(const cf_parquet_bloom *b) { return b->bytes; }
-uint64_t cf_parquet_bloom_offset(const cf_parquet_bloom *b) { return b->offset; }
-uint64_t cf_parquet_bloom_length(const cf_parquet_bloom *b) { return b->length; }
+size_t cf_parquet_bloom_bitset_bytes(const cf_parquet_bloom *b)
+{
+    return b->bytes;
+}
+uint64_t cf_parquet_bloom_offset(const cf_parquet_bloom *b)
+{
+    return b->offset;
+}
+uint64_t cf_parquet_bloom_length(const cf_parquet_bloom *b)
+{
+    return b->length;
+}
 
 bool cf_parquet_bloom_probe_hash(const cf_parquet_bloom *b, uint64_t hash)
 {
@@ -147,5 +156,6 @@ bool cf_parquet_bloom_probe(const cf_parquet_bloom *b, const void *value)
     /* The format hashes no BOOLEAN values: "maybe" is the only safe answer. */
     if (b->type == CF_PARQUET_BOOLEAN || b->type < 0 || b->type > CF_PARQUET_FIXED_LEN_BYTE_ARRAY)
         return true;
-    return cf_pq_bloom_check(b->bits, b->bytes, cf_parquet_bloom_hash(b->type, b->type_length, value));
+    return cf_pq_bloom_check(b->bits, b->bytes,
+                             cf_parquet_bloom_hash(b->type, b->type_length, value));
 }

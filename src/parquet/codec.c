@@ -45,7 +45,10 @@ const char *cf_pq_codec_name(unsigned codec)
     return codec < sizeof codec_names / sizeof codec_names[0] ? codec_names[codec] : NULL;
 }
 
-bool cf_pq_codec_supported(unsigned codec) { return codec <= CF_PQC_LZ4_RAW; }
+bool cf_pq_codec_supported(unsigned codec)
+{
+    return codec <= CF_PQC_LZ4_RAW;
+}
 
 /* Hadoop-framed LZ4: true and the whole of dst filled, or false (nothing
  * decided: the caller tries the other forms). */
@@ -59,8 +62,8 @@ static bool lz4_hadoop(const uint8_t *src, size_t len, uint8_t *dst, size_t dst_
         in += 8;
         if (clen > len - in || ulen > dst_len - out || clen > INT_MAX || ulen > INT_MAX)
             return false;
-        int n = LZ4_decompress_safe((const char *)src + in, (char *)dst + out, (int)clen,
-                                    (int)ulen);
+        int n =
+            LZ4_decompress_safe((const char *)src + in, (char *)dst + out, (int)clen, (int)ulen);
         if (n < 0 || (uint32_t)n != ulen)
             return false;
         in += clen;
@@ -96,7 +99,8 @@ cf_status cf_pq_decompress(unsigned codec, const uint8_t *src, size_t len, uint8
         {
             cf_status st = cf_codec_decompress(CF_COMP_LZ4, src, len, dst, dst_len, err);
             if (st != CF_OK)
-                return cf_error_prefix(err, st, "LZ4 page is neither Hadoop-framed, an LZ4 frame "
+                return cf_error_prefix(err, st,
+                                       "LZ4 page is neither Hadoop-framed, an LZ4 frame "
                                        "nor a raw block: ");
             return CF_OK;
         }

@@ -29,26 +29,26 @@ struct cf_parquet_column_reader {
     const cf_parquet_column *col;
     uint32_t row_group, column;
     int32_t codec;
-    int64_t chunk_raw_size;    /* the chunk's total_uncompressed_size (0: not given) */
-    size_t vsize;              /* bytes of one value form */
+    int64_t chunk_raw_size; /* the chunk's total_uncompressed_size (0: not given) */
+    size_t vsize;           /* bytes of one value form */
     cf_parquet_pages *pages;
     uint32_t page_no;
-    uint64_t data_pages;       /* data pages loaded */
+    uint64_t data_pages; /* data pages loaded */
     uint64_t page_off;
     /* Dictionary: values in their forms (slices into dict_page). */
     bool has_dict;
-    uint8_t *dict_page;        /* decompressed dictionary page (owned) */
+    uint8_t *dict_page; /* decompressed dictionary page (owned) */
     uint8_t *dict_values;
     uint32_t dict_count;
     /* The current data page. */
-    uint8_t *page;             /* decompressed bytes (owned; values may point here) */
+    uint8_t *page; /* decompressed bytes (owned; values may point here) */
     size_t page_cap;
-    uint16_t *def, *rep;       /* its levels */
+    uint16_t *def, *rep; /* its levels */
     size_t level_cap;
-    size_t n, pos;             /* level entries, next entry */
-    size_t vpos;               /* values (non-null entries) returned from the page */
+    size_t n, pos; /* level entries, next entry */
+    size_t vpos;   /* values (non-null entries) returned from the page */
     bool dict_encoded;
-    uint32_t *idx;             /* the page's dictionary indices */
+    uint32_t *idx; /* the page's dictionary indices */
     size_t idx_cap;
     bool dec_live;
     cf_pq_decoder dec;
@@ -76,9 +76,9 @@ cf_status cf_parquet_column_open(cf_parquet_column_reader **out, const cf_parque
 {
     *out = NULL;
     const cf_parquet_file_meta *m = cf_parquet_meta(pq);
-    CF_CHECK(row_group < m->row_group_count && column < cf_parquet_column_count(pq), err,
-             CF_EINVAL, "parquet column: row group %" PRIu32 " column %" PRIu32 " out of range",
-             row_group, column);
+    CF_CHECK(row_group < m->row_group_count && column < cf_parquet_column_count(pq), err, CF_EINVAL,
+             "parquet column: row group %" PRIu32 " column %" PRIu32 " out of range", row_group,
+             column);
     cf_parquet_column_reader *r = cf_calloc(1, sizeof(*r));
     CF_CHECK(r, err, CF_ENOMEM, "parquet column: out of memory");
     r->pq = pq;
@@ -106,7 +106,10 @@ cf_status cf_parquet_column_open(cf_parquet_column_reader **out, const cf_parque
     return CF_OK;
 }
 
-size_t cf_parquet_column_value_size(const cf_parquet_column_reader *r) { return r->vsize; }
+size_t cf_parquet_column_value_size(const cf_parquet_column_reader *r)
+{
+    return r->vsize;
+}
 
 void cf_parquet_column_free(cf_parquet_column_reader *r)
 {
@@ -180,12 +183,12 @@ static cf_status inflate(cf_parquet_column_reader *r, const uint8_t *src, size_t
      * chunk total is not trusted: some writers get it wrong, and the codec
      * checks the size anyway. */
     if (raw_len > CF_PQ_MAX_PAGE_BYTES) {
-        CF_CHECK(r->chunk_raw_size <= 0 || raw_len <= (uint64_t)r->chunk_raw_size, err,
-                 CF_ECORRUPT, WHERE ": a page of %zu bytes decompressed in a chunk of %" PRId64
-                 " bytes", WHERE_ARGS, raw_len, r->chunk_raw_size);
+        CF_CHECK(r->chunk_raw_size <= 0 || raw_len <= (uint64_t)r->chunk_raw_size, err, CF_ECORRUPT,
+                 WHERE ": a page of %zu bytes decompressed in a chunk of %" PRId64 " bytes",
+                 WHERE_ARGS, raw_len, r->chunk_raw_size);
         CF_FAIL(err, CF_ENOTSUP,
-                WHERE ": a page of %zu bytes decompressed, more than this reader takes",
-                WHERE_ARGS, raw_len);
+                WHERE ": a page of %zu bytes decompressed, more than this reader takes", WHERE_ARGS,
+                raw_len);
     }
     CF_TRY(reserve((void **)buf, cap, raw_len ? raw_len : 1, 1, err));
     cf_status st = cf_pq_decompress((unsigned)r->codec, src, len, *buf, raw_len, err);
@@ -210,7 +213,7 @@ static cf_status load_dictionary(cf_parquet_column_reader *r, const cf_parquet_p
      * before our own limit, so that a lie is reported as damage. */
     size_t min_bits = r->col->type == CF_PARQUET_BOOLEAN      ? 1
                       : r->col->type == CF_PARQUET_BYTE_ARRAY ? 32
-                                                               : r->vsize * 8;
+                                                              : r->vsize * 8;
     CF_CHECK((uint64_t)p->num_values * min_bits <= (uint64_t)p->uncompressed_size * 8, err,
              CF_ECORRUPT, WHERE ": dictionary of %" PRId32 " values in %" PRId32 " bytes",
              WHERE_ARGS, p->num_values, p->uncompressed_size);
@@ -225,8 +228,8 @@ static cf_status load_dictionary(cf_parquet_column_reader *r, const cf_parquet_p
     size_t cap = 0;
     const uint8_t *data = NULL; /* set by inflate: initialised for -O3's flow analysis */
     size_t len = 0;
-    CF_TRY(inflate(r, p->body.data, p->body.len, (size_t)p->uncompressed_size, true,
-                   &r->dict_page, &cap, &data, &len, err));
+    CF_TRY(inflate(r, p->body.data, p->body.len, (size_t)p->uncompressed_size, true, &r->dict_page,
+                   &cap, &data, &len, err));
     if (data == p->body.data) {
         /* Uncompressed: the body lives only until the next page; keep a copy. */
         CF_TRY(reserve((void **)&r->dict_page, &cap, len ? len : 1, 1, err));
@@ -234,11 +237,11 @@ static cf_status load_dictionary(cf_parquet_column_reader *r, const cf_parquet_p
         data = r->dict_page;
     }
     size_t vcap = 0;
-    CF_TRY(reserve((void **)&r->dict_values, &vcap, (size_t)p->num_values ? (size_t)p->num_values : 1,
-                   r->vsize, err));
+    CF_TRY(reserve((void **)&r->dict_values, &vcap,
+                   (size_t)p->num_values ? (size_t)p->num_values : 1, r->vsize, err));
     cf_pq_decoder d;
-    cf_status st = cf_pq_decoder_init(&d, CF_PQE_PLAIN, (unsigned)r->col->type,
-                                      r->col->type_length, data, len, (size_t)p->num_values, err);
+    cf_status st = cf_pq_decoder_init(&d, CF_PQE_PLAIN, (unsigned)r->col->type, r->col->type_length,
+                                      data, len, (size_t)p->num_values, err);
     if (st == CF_OK && p->num_values > 0)
         st = cf_pq_decoder_get(&d, r->dict_values, (size_t)p->num_values, err);
     cf_pq_decoder_dispose(&d);
@@ -264,8 +267,8 @@ static cf_status load_data_page(cf_parquet_column_reader *r, const cf_parquet_pa
     size_t len, used;
     cf_status st;
     if (p->type == CF_PARQUET_DATA_PAGE) {
-        CF_TRY(inflate(r, p->body.data, p->body.len, (size_t)p->uncompressed_size, true,
-                       &r->page, &r->page_cap, &data, &len, err));
+        CF_TRY(inflate(r, p->body.data, p->body.len, (size_t)p->uncompressed_size, true, &r->page,
+                       &r->page_cap, &data, &len, err));
         const uint8_t *q = data;
         size_t left = len;
         st = cf_pq_levels_decode(r->rep, n, (unsigned)p->rep_encoding, r->col->max_rep, true, q,
@@ -273,8 +276,8 @@ static cf_status load_data_page(cf_parquet_column_reader *r, const cf_parquet_pa
         if (st == CF_OK) {
             q += used;
             left -= used;
-            st = cf_pq_levels_decode(r->def, n, (unsigned)p->def_encoding, r->col->max_def, true,
-                                     q, left, &used, err);
+            st = cf_pq_levels_decode(r->def, n, (unsigned)p->def_encoding, r->col->max_def, true, q,
+                                     left, &used, err);
         }
         if (st != CF_OK)
             return cf_error_prefix(err, st, WHERE ": levels: ", WHERE_ARGS);
@@ -301,12 +304,14 @@ static cf_status load_data_page(cf_parquet_column_reader *r, const cf_parquet_pa
         CF_CHECK(present == n - (size_t)p->num_nulls, err, CF_ECORRUPT,
                  WHERE ": %zu values present by the levels, the header says %zu", WHERE_ARGS,
                  present, n - (size_t)p->num_nulls);
-    r->dict_encoded = p->encoding == CF_PARQUET_RLE_DICTIONARY ||
-                      p->encoding == CF_PARQUET_PLAIN_DICTIONARY;
+    r->dict_encoded =
+        p->encoding == CF_PARQUET_RLE_DICTIONARY || p->encoding == CF_PARQUET_PLAIN_DICTIONARY;
     r->vpos = 0;
     if (r->dict_encoded) {
-        CF_CHECK(r->has_dict, err, CF_ECORRUPT, WHERE ": dictionary-encoded page without a "
-                 "dictionary page", WHERE_ARGS);
+        CF_CHECK(r->has_dict, err, CF_ECORRUPT,
+                 WHERE ": dictionary-encoded page without a "
+                       "dictionary page",
+                 WHERE_ARGS);
         /* All indices at once: the hybrid stream has no resumable decoder. */
         size_t icap = r->idx_cap;
         CF_TRY(reserve((void **)&r->idx, &icap, present ? present : 1, sizeof(uint32_t), err));
@@ -393,7 +398,10 @@ cf_status cf_parquet_column_read(cf_parquet_column_reader *r, size_t max, uint16
     return CF_OK;
 }
 
-uint64_t cf_parquet_column_pages_read(const cf_parquet_column_reader *r) { return r->data_pages; }
+uint64_t cf_parquet_column_pages_read(const cf_parquet_column_reader *r)
+{
+    return r->data_pages;
+}
 
 cf_status cf_parquet_column_seek(cf_parquet_column_reader *r, uint64_t offset, cf_error *err)
 {

@@ -32,8 +32,14 @@
 
 #define OFF(d, q) ((size_t)((q) - (d)->start))
 
-static inline uint64_t unzigzag(uint64_t v) { return (v >> 1) ^ (0 - (v & 1)); }
-static inline uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (0 - ((uint64_t)v >> 63)); }
+static inline uint64_t unzigzag(uint64_t v)
+{
+    return (v >> 1) ^ (0 - (v & 1));
+}
+static inline uint64_t zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (0 - ((uint64_t)v >> 63));
+}
 
 /* w bits (0..64) at bit position `bit` of [base, end); the caller has checked
  * that they lie inside. */
@@ -258,11 +264,9 @@ static inline void bitw_put(bitw *b, uint64_t v, unsigned k)
     }
 }
 
-cf_status cf_pq_dbp_encode(cf_buf *out, unsigned bits, const void *vals, size_t n,
-                           cf_error *err)
+cf_status cf_pq_dbp_encode(cf_buf *out, unsigned bits, const void *vals, size_t n, cf_error *err)
 {
-    CF_CHECK(bits == 32 || bits == 64, err, CF_EINVAL, "DELTA_BINARY_PACKED: %u-bit values",
-             bits);
+    CF_CHECK(bits == 32 || bits == 64, err, CF_EINVAL, "DELTA_BINARY_PACKED: %u-bit values", bits);
     const uint8_t *v = vals;
     const size_t es = bits / 8;
     uint64_t prev = 0;

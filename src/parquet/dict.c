@@ -19,8 +19,8 @@ cf_status cf_pq_dict_indices_decode(uint32_t *out, size_t n, uint32_t dict_count
 {
     if (n == 0)
         return CF_OK;
-    CF_CHECK(len >= 1, err, CF_ECORRUPT,
-             "RLE_DICTIONARY: empty data for %zu indices at offset 0", n);
+    CF_CHECK(len >= 1, err, CF_ECORRUPT, "RLE_DICTIONARY: empty data for %zu indices at offset 0",
+             n);
     unsigned w = data[0];
     CF_CHECK(w <= 32, err, CF_ECORRUPT, "RLE_DICTIONARY: bit width %u at offset 0 exceeds 32", w);
     cf_status st = cf_pq_hybrid_decode(out, 4, n, w, data + 1, len - 1, err);
@@ -42,8 +42,8 @@ cf_status cf_pq_dict_indices_decode(uint32_t *out, size_t n, uint32_t dict_count
     return CF_OK;
 }
 
-cf_status cf_pq_dict_indices_encode(cf_buf *out, const uint32_t *idx, size_t n,
-                                    uint32_t dict_count, cf_error *err)
+cf_status cf_pq_dict_indices_encode(cf_buf *out, const uint32_t *idx, size_t n, uint32_t dict_count,
+                                    cf_error *err)
 {
     uint32_t max = 0; /* branch-free, as in the decoder */
     for (size_t i = 0; i < n; i++)

@@ -55,8 +55,8 @@ static cf_status put_bss(cf_buf *out, size_t k, const uint8_t *v, size_t n, cf_e
     size_t len;
     CF_CHECK(cf_mul_ok(n, k, &len), err, CF_EINVAL, "BYTE_STREAM_SPLIT: %zu values overflow", n);
     uint8_t *q = cf_buf_extend(out, len);
-    CF_CHECK(q != NULL || len == 0, err, CF_ENOMEM,
-             "BYTE_STREAM_SPLIT: cannot allocate %zu bytes", len);
+    CF_CHECK(q != NULL || len == 0, err, CF_ENOMEM, "BYTE_STREAM_SPLIT: cannot allocate %zu bytes",
+             len);
     for (size_t s = 0; s < k; s++)
         for (size_t i = 0; i < n; i++)
             q[s * n + i] = v[i * k + s];

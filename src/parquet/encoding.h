@@ -124,28 +124,28 @@ cf_status cf_pq_levels_encode(cf_buf *out, const uint16_t *levels, size_t n, uns
 cf_status cf_pq_dict_indices_decode(uint32_t *out, size_t n, uint32_t dict_count,
                                     const uint8_t *data, size_t len, cf_error *err);
 /* Append the bit-width byte (from dict_count - 1) and the hybrid. */
-cf_status cf_pq_dict_indices_encode(cf_buf *out, const uint32_t *idx, size_t n,
-                                    uint32_t dict_count, cf_error *err);
+cf_status cf_pq_dict_indices_encode(cf_buf *out, const uint32_t *idx, size_t n, uint32_t dict_count,
+                                    cf_error *err);
 
 /* ---- DELTA_BINARY_PACKED cursor (delta.c) ----------------------------------------------
  * Exposed because DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY are built on it. */
 typedef struct cf_pq_dbp {
-    const uint8_t *start;    /* the buffer given to init, for offsets */
-    const uint8_t *p, *end;  /* next unread byte (block header or miniblock) */
-    uint64_t block_size;     /* values per block */
-    uint32_t mb_count;       /* miniblocks per block */
-    uint64_t mb_size;        /* values per miniblock (multiple of 32) */
-    uint64_t total;          /* values the header claims */
-    uint64_t done;           /* values returned */
-    uint64_t last;           /* previous value, wrapping */
-    uint64_t min_delta;      /* current block's (zigzag-decoded, wrapping) */
-    const uint8_t *widths;   /* current block's miniblock bit widths */
-    uint32_t mb_index;       /* next miniblock of the current block */
-    uint64_t mb_left;        /* values left in the current miniblock */
+    const uint8_t *start;         /* the buffer given to init, for offsets */
+    const uint8_t *p, *end;       /* next unread byte (block header or miniblock) */
+    uint64_t block_size;          /* values per block */
+    uint32_t mb_count;            /* miniblocks per block */
+    uint64_t mb_size;             /* values per miniblock (multiple of 32) */
+    uint64_t total;               /* values the header claims */
+    uint64_t done;                /* values returned */
+    uint64_t last;                /* previous value, wrapping */
+    uint64_t min_delta;           /* current block's (zigzag-decoded, wrapping) */
+    const uint8_t *widths;        /* current block's miniblock bit widths */
+    uint32_t mb_index;            /* next miniblock of the current block */
+    uint64_t mb_left;             /* values left in the current miniblock */
     const uint8_t *mb_p, *mb_end; /* its bytes (cut at the buffer's end) */
-    uint64_t mb_bit;         /* bit position in it */
-    unsigned mb_width;       /* its bit width */
-    unsigned max_width;      /* 32 for INT32, 64 for INT64 */
+    uint64_t mb_bit;              /* bit position in it */
+    unsigned mb_width;            /* its bit width */
+    unsigned max_width;           /* 32 for INT32, 64 for INT64 */
 } cf_pq_dbp;
 
 /* Parse the header. bits 32 or 64 (INT32/INT64 wrapping arithmetic). */
@@ -161,8 +161,7 @@ cf_status cf_pq_dbp_skip_all(cf_pq_dbp *d, bool nonneg, uint64_t *sum, size_t *e
                              cf_error *err);
 /* Append a DELTA_BINARY_PACKED stream of n int32 (bits 32) or int64 values:
  * block 128, 4 miniblocks of 32, as parquet-java and arrow write it. */
-cf_status cf_pq_dbp_encode(cf_buf *out, unsigned bits, const void *vals, size_t n,
-                           cf_error *err);
+cf_status cf_pq_dbp_encode(cf_buf *out, unsigned bits, const void *vals, size_t n, cf_error *err);
 
 /* ---- the value decoder (values.c) ------------------------------------------------------ */
 
@@ -180,20 +179,20 @@ typedef struct cf_pq_arena {
 
 typedef struct cf_pq_decoder {
     unsigned encoding, type;
-    size_t width;            /* bytes of one fixed-size value (BOOLEAN 1) */
-    const uint8_t *start;    /* the page's value section */
+    size_t width;         /* bytes of one fixed-size value (BOOLEAN 1) */
+    const uint8_t *start; /* the page's value section */
     const uint8_t *p, *end;
-    size_t left;             /* values still to be returned */
-    uint64_t bit;            /* PLAIN BOOLEAN: next bit */
-    size_t stream_len;       /* BYTE_STREAM_SPLIT: values per stream */
-    size_t pos;              /* BYTE_STREAM_SPLIT: values returned */
-    cf_rle_decoder rle;      /* RLE booleans */
-    cf_pq_dbp dbp;           /* DELTA_BINARY_PACKED values; DLBA/DBA lengths */
-    cf_pq_dbp pre;           /* DELTA_BYTE_ARRAY prefix lengths */
-    const uint8_t *data;     /* DLBA/DBA: next byte of the concatenated data */
-    cf_slice prev;           /* DBA: the previous value */
-    cf_buf prevbuf;          /* DBA: prev's bytes when they are not in the page */
-    cf_pq_arena arena;       /* DBA: rebuilt values of the last get */
+    size_t left;         /* values still to be returned */
+    uint64_t bit;        /* PLAIN BOOLEAN: next bit */
+    size_t stream_len;   /* BYTE_STREAM_SPLIT: values per stream */
+    size_t pos;          /* BYTE_STREAM_SPLIT: values returned */
+    cf_rle_decoder rle;  /* RLE booleans */
+    cf_pq_dbp dbp;       /* DELTA_BINARY_PACKED values; DLBA/DBA lengths */
+    cf_pq_dbp pre;       /* DELTA_BYTE_ARRAY prefix lengths */
+    const uint8_t *data; /* DLBA/DBA: next byte of the concatenated data */
+    cf_slice prev;       /* DBA: the previous value */
+    cf_buf prevbuf;      /* DBA: prev's bytes when they are not in the page */
+    cf_pq_arena arena;   /* DBA: rebuilt values of the last get */
 } cf_pq_decoder;
 
 /* Start decoding num_values values of `type` (type_length for FLBA) stored
@@ -212,7 +211,10 @@ cf_status cf_pq_decoder_init(cf_pq_decoder *d, unsigned encoding, unsigned type,
                              size_t num_values, cf_error *err);
 void cf_pq_decoder_dispose(cf_pq_decoder *d);
 /* Values not yet returned. */
-static inline size_t cf_pq_decoder_left(const cf_pq_decoder *d) { return d->left; }
+static inline size_t cf_pq_decoder_left(const cf_pq_decoder *d)
+{
+    return d->left;
+}
 /* The next n values (n <= left) into out, in the forms above. BYTE_ARRAY
  * slices point into the page (PLAIN, DELTA_LENGTH_BYTE_ARRAY, and
  * DELTA_BYTE_ARRAY values with prefix 0) or into the decoder's arena (other

@@ -13,11 +13,11 @@
 /* The tree built from FileMetaData.schema. */
 typedef struct cf_pq_schema {
     uint32_t node_count;
-    cf_parquet_node *nodes;               /* nodes[i] is schema element i */
-    const cf_parquet_node **child_slots;  /* every node's children, back to back */
+    cf_parquet_node *nodes;              /* nodes[i] is schema element i */
+    const cf_parquet_node **child_slots; /* every node's children, back to back */
     uint32_t column_count;
     cf_parquet_column *columns;
-    cf_slice *path_slots;                 /* every column's path, back to back */
+    cf_slice *path_slots; /* every column's path, back to back */
 } cf_pq_schema;
 
 /* Build and check the tree. Errors name the schema element by index and name. */
@@ -33,11 +33,11 @@ struct cf_parquet {
     bool own_io;
     uint64_t file_size;
     uint32_t footer_len;
-    uint8_t *footer;               /* the FileMetaData bytes (owned) */
-    cf_thrift_arena_chunk *arena;  /* the decoded metadata's lists */
+    uint8_t *footer;              /* the FileMetaData bytes (owned) */
+    cf_thrift_arena_chunk *arena; /* the decoded metadata's lists */
     cf_parquet_file_meta meta;
     cf_pq_schema schema;
-    int64_t num_rows;              /* sum of the row groups' */
+    int64_t num_rows; /* sum of the row groups' */
 };
 
 #endif

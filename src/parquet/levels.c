@@ -112,9 +112,10 @@ put_literal(cf_buf *out, unsigned w, const uint8_t *vals, const size_t es, size_
 }
 
 /* The encoder for one element size (es a constant where it is inlined). */
-static inline __attribute__((always_inline)) cf_status
-hybrid_encode(cf_buf *out, const uint8_t *vals, const size_t es, size_t n, unsigned w,
-              cf_error *err)
+static inline __attribute__((always_inline)) cf_status hybrid_encode(cf_buf *out,
+                                                                     const uint8_t *vals,
+                                                                     const size_t es, size_t n,
+                                                                     unsigned w, cf_error *err)
 {
     const uint64_t limit = (uint64_t)1 << w;
     uint32_t any = 0; /* every value's bits: one branch-free pass for the width check */
@@ -225,9 +226,11 @@ cf_status cf_pq_levels_decode(uint16_t *out, size_t n, unsigned encoding, uint16
     if (encoding == CF_PQE_BIT_PACKED) {
         CF_TRY(bitpacked_decode(out, n, w, data, len, &used, err));
     } else {
-        CF_CHECK(encoding == CF_PQE_RLE, err, CF_ECORRUPT, "levels: encoding %s (%u) is not RLE or "
-                 "BIT_PACKED", cf_pq_encoding_name(encoding) ? cf_pq_encoding_name(encoding)
-                 : "unknown", encoding);
+        CF_CHECK(encoding == CF_PQE_RLE, err, CF_ECORRUPT,
+                 "levels: encoding %s (%u) is not RLE or "
+                 "BIT_PACKED",
+                 cf_pq_encoding_name(encoding) ? cf_pq_encoding_name(encoding) : "unknown",
+                 encoding);
         const uint8_t *p = data;
         size_t plen = len;
         if (prefixed) {
@@ -282,8 +285,10 @@ cf_status cf_pq_levels_encode(cf_buf *out, const uint16_t *levels, size_t n, uns
     if (encoding == CF_PQE_BIT_PACKED) {
         bitpacked_encode(out, levels, n, w);
     } else {
-        CF_CHECK(encoding == CF_PQE_RLE, err, CF_EINVAL, "levels: encoding %u is not RLE or "
-                 "BIT_PACKED", encoding);
+        CF_CHECK(encoding == CF_PQE_RLE, err, CF_EINVAL,
+                 "levels: encoding %u is not RLE or "
+                 "BIT_PACKED",
+                 encoding);
         size_t at = out->len;
         if (prefixed)
             cf_buf_put_le32(out, 0);

@@ -61,8 +61,8 @@ typedef struct cf_pq_page_header {
  * size in bytes (the page body follows). No allocation; statistics borrow
  * data. Checks beyond the Thrift: sizes >= 0, the header for the page type is
  * present, counts >= 0. `off` is data's file offset, for messages. */
-cf_status cf_pq_page_header_decode(cf_pq_page_header *out, size_t *header_len,
-                                   const uint8_t *data, size_t len, uint64_t off, cf_error *err);
+cf_status cf_pq_page_header_decode(cf_pq_page_header *out, size_t *header_len, const uint8_t *data,
+                                   size_t len, uint64_t off, cf_error *err);
 
 /* The page index structs are public (cfile/parquet.h). */
 typedef cf_parquet_page_location cf_pq_page_location;

@@ -4,8 +4,7 @@
 
 #include <stdio.h>
 
-#define NAME_AT(tab, i)                                                                            \
-    ((i) >= 0 && (size_t)(i) < sizeof(tab) / sizeof((tab)[0]) ? (tab)[i] : NULL)
+#define NAME_AT(tab, i) ((i) >= 0 && (size_t)(i) < sizeof(tab) / sizeof((tab)[0]) ? (tab)[i] : NULL)
 
 const char *cf_parquet_type_name(int32_t type)
 {
@@ -22,11 +21,28 @@ const char *cf_parquet_repetition_name(int32_t repetition)
 
 const char *cf_parquet_converted_name(int32_t converted)
 {
-    static const char *const t[] = {
-        "UTF8",   "MAP",    "MAP_KEY_VALUE", "LIST",   "ENUM",   "DECIMAL",
-        "DATE",   "TIME_MILLIS", "TIME_MICROS", "TIMESTAMP_MILLIS", "TIMESTAMP_MICROS",
-        "UINT_8", "UINT_16", "UINT_32", "UINT_64", "INT_8", "INT_16", "INT_32", "INT_64",
-        "JSON",   "BSON",   "INTERVAL"};
+    static const char *const t[] = {"UTF8",
+                                    "MAP",
+                                    "MAP_KEY_VALUE",
+                                    "LIST",
+                                    "ENUM",
+                                    "DECIMAL",
+                                    "DATE",
+                                    "TIME_MILLIS",
+                                    "TIME_MICROS",
+                                    "TIMESTAMP_MILLIS",
+                                    "TIMESTAMP_MICROS",
+                                    "UINT_8",
+                                    "UINT_16",
+                                    "UINT_32",
+                                    "UINT_64",
+                                    "INT_8",
+                                    "INT_16",
+                                    "INT_32",
+                                    "INT_64",
+                                    "JSON",
+                                    "BSON",
+                                    "INTERVAL"};
     return NAME_AT(t, converted);
 }
 

@@ -40,8 +40,7 @@ const cf_parquet_column_index *cf_parquet_page_index_columns(const cf_parquet_pa
 
 /* Read [off, off+len) into pi->bytes[k] and decode it with `fn`. */
 static cf_status read_struct(cf_parquet_page_index *pi, int k, const cf_parquet *pq, int64_t off,
-                             int32_t len, const char *what, uint32_t g, uint32_t c,
-                             cf_error *err)
+                             int32_t len, const char *what, uint32_t g, uint32_t c, cf_error *err)
 {
     uint64_t data_end = cf_parquet_file_size(pq) - 8 - cf_parquet_footer_len(pq);
     CF_CHECK(off >= 4 && len > 0 && (uint64_t)off < data_end &&
@@ -51,8 +50,8 @@ static cf_status read_struct(cf_parquet_page_index *pi, int k, const cf_parquet 
              " bytes lies outside the data (4..%" PRIu64 ")",
              g, c, what, off, len, data_end);
     pi->bytes[k] = cf_malloc((size_t)len);
-    CF_CHECK(pi->bytes[k], err, CF_ENOMEM, "parquet: out of memory for a %" PRId32 "-byte %s",
-             len, what);
+    CF_CHECK(pi->bytes[k], err, CF_ENOMEM, "parquet: out of memory for a %" PRId32 "-byte %s", len,
+             what);
     cf_io *io = cf_parquet_io(pq);
     CF_TRY(io->ops->read_at(io, (uint64_t)off, pi->bytes[k], (size_t)len, err));
     cf_thrift_reader r;
@@ -74,9 +73,9 @@ cf_status cf_parquet_page_index_read(cf_parquet_page_index **out, const cf_parqu
 {
     *out = NULL;
     const cf_parquet_file_meta *m = cf_parquet_meta(pq);
-    CF_CHECK(row_group < m->row_group_count && column < cf_parquet_column_count(pq), err,
-             CF_EINVAL, "parquet page index: row group %" PRIu32 " column %" PRIu32
-             " out of range", row_group, column);
+    CF_CHECK(row_group < m->row_group_count && column < cf_parquet_column_count(pq), err, CF_EINVAL,
+             "parquet page index: row group %" PRIu32 " column %" PRIu32 " out of range", row_group,
+             column);
     const cf_parquet_column_chunk *cc = &m->row_groups[row_group].columns[column];
     CF_CHECK(cc->has_offset_index || cc->has_column_index, err, CF_ENOTFOUND,
              "row group %" PRIu32 " column %" PRIu32 ": no page index", row_group, column);

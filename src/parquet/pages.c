@@ -25,13 +25,13 @@ struct cf_parquet_pages {
     const cf_parquet *pq;
     uint32_t row_group, column;
     bool verify_crc;
-    uint64_t pos, end;        /* next page header, end of the chunk */
-    int64_t values_left;      /* the chunk's num_values not yet seen in data pages */
-    uint32_t index;           /* pages returned */
+    uint64_t pos, end;   /* next page header, end of the chunk */
+    int64_t values_left; /* the chunk's num_values not yet seen in data pages */
+    uint32_t index;      /* pages returned */
     bool seen_data;
-    bool skipped;             /* a seek passed over pages: no count at the end */
-    uint64_t start;           /* the chunk's first page */
-    uint8_t *buf;             /* header window and body, when the io cannot lend */
+    bool skipped;   /* a seek passed over pages: no count at the end */
+    uint64_t start; /* the chunk's first page */
+    uint8_t *buf;   /* header window and body, when the io cannot lend */
     size_t cap;
 };
 
@@ -64,15 +64,14 @@ static cf_status get_bytes(cf_parquet_pages *it, uint64_t off, size_t len, const
     return CF_OK;
 }
 
-cf_status cf_parquet_pages_open(cf_parquet_pages **out, const cf_parquet *pq,
-                                uint32_t row_group, uint32_t column, bool verify_crc,
-                                cf_error *err)
+cf_status cf_parquet_pages_open(cf_parquet_pages **out, const cf_parquet *pq, uint32_t row_group,
+                                uint32_t column, bool verify_crc, cf_error *err)
 {
     *out = NULL;
     const cf_parquet_file_meta *m = cf_parquet_meta(pq);
-    CF_CHECK(row_group < m->row_group_count && column < cf_parquet_column_count(pq), err,
-             CF_EINVAL, "parquet pages: row group %" PRIu32 " column %" PRIu32 " out of range",
-             row_group, column);
+    CF_CHECK(row_group < m->row_group_count && column < cf_parquet_column_count(pq), err, CF_EINVAL,
+             "parquet pages: row group %" PRIu32 " column %" PRIu32 " out of range", row_group,
+             column);
     const cf_parquet_column_meta *cm = &m->row_groups[row_group].columns[column].meta;
     cf_parquet_pages *it = cf_calloc(1, sizeof(*it));
     CF_CHECK(it, err, CF_ENOMEM, "parquet pages: out of memory");
@@ -122,8 +121,7 @@ void cf_parquet_pages_free(cf_parquet_pages *it)
 #define WHERE_ARGS it->row_group, it->column, it->index, it->pos
 
 /* Decode the header at it->pos, widening the window while it does not fit. */
-static cf_status read_header(cf_parquet_pages *it, cf_pq_page_header *h, size_t *hl,
-                             cf_error *err)
+static cf_status read_header(cf_parquet_pages *it, cf_pq_page_header *h, size_t *hl, cf_error *err)
 {
     uint64_t left = it->end - it->pos;
     size_t win = left < 256 ? (size_t)left : 256;
@@ -204,8 +202,7 @@ cf_status cf_parquet_pages_next(cf_parquet_pages *it, cf_parquet_page *pg, bool 
         pg->statistics = v->statistics;
         break;
     }
-    default: /* index pages and types from the future: skipped by readers */
-        break;
+    default: /* index pages and types from the future: skipped by readers */ break;
     }
     if (h.type == CF_PARQUET_DATA_PAGE || h.type == CF_PARQUET_DATA_PAGE_V2) {
         it->seen_data = true;

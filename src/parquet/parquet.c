@@ -46,10 +46,9 @@ static cf_status check_chunk(const cf_parquet *pq, uint32_t g, uint32_t c,
              "row group %" PRIu32 " column %" PRIu32 ": chunk type %s, schema says %s", g, c,
              cf_parquet_type_name(m->type) ? cf_parquet_type_name(m->type) : "unknown",
              cf_parquet_type_name(col->type));
-    CF_CHECK(m->num_values >= 0 && m->total_compressed_size >= 0 &&
-                 m->total_uncompressed_size >= 0,
-             err, CF_ECORRUPT,
-             "row group %" PRIu32 " column %" PRIu32 ": negative count or size", g, c);
+    CF_CHECK(m->num_values >= 0 && m->total_compressed_size >= 0 && m->total_uncompressed_size >= 0,
+             err, CF_ECORRUPT, "row group %" PRIu32 " column %" PRIu32 ": negative count or size",
+             g, c);
     /* Some writers record a dictionary_page_offset of 0 for chunks without a
      * dictionary, and a data_page_offset of 0 for chunks without data pages
      * (no values); an offset of 0 is "none" then. */
@@ -60,8 +59,8 @@ static cf_status check_chunk(const cf_parquet *pq, uint32_t g, uint32_t c,
              "row group %" PRIu32 " column %" PRIu32 ": data page offset %" PRId64
              " outside the data (4..%" PRIu64 ")",
              g, c, m->data_page_offset, data_end);
-    CF_CHECK(!has_dict || (m->dictionary_page_offset >= 4 &&
-                           (uint64_t)m->dictionary_page_offset < data_end),
+    CF_CHECK(!has_dict ||
+                 (m->dictionary_page_offset >= 4 && (uint64_t)m->dictionary_page_offset < data_end),
              err, CF_ECORRUPT,
              "row group %" PRIu32 " column %" PRIu32 ": dictionary page offset %" PRId64
              " outside the data (4..%" PRIu64 ")",
@@ -72,8 +71,7 @@ static cf_status check_chunk(const cf_parquet *pq, uint32_t g, uint32_t c,
                     : has_dict && m->dictionary_page_offset < m->data_page_offset
                         ? m->dictionary_page_offset
                         : m->data_page_offset;
-    CF_CHECK((uint64_t)m->total_compressed_size <= data_end - (uint64_t)start, err,
-             CF_ECORRUPT,
+    CF_CHECK((uint64_t)m->total_compressed_size <= data_end - (uint64_t)start, err, CF_ECORRUPT,
              "row group %" PRIu32 " column %" PRIu32 ": chunk at %" PRId64 " of %" PRId64
              " bytes runs past the data (ends at %" PRIu64 ")",
              g, c, start, m->total_compressed_size, data_end);
@@ -84,8 +82,9 @@ static cf_status check_meta(cf_parquet *pq, cf_error *err)
 {
     const cf_parquet_file_meta *m = &pq->meta;
     if (m->encrypted)
-        CF_FAIL(err, CF_ENOTSUP, "parquet: encrypted columns (plaintext footer with an "
-                                 "encryption algorithm) are not supported");
+        CF_FAIL(err, CF_ENOTSUP,
+                "parquet: encrypted columns (plaintext footer with an "
+                "encryption algorithm) are not supported");
     CF_CHECK(m->num_rows >= 0, err, CF_ECORRUPT, "footer: num_rows %" PRId64 " < 0", m->num_rows);
     int64_t total = 0;
     for (uint32_t g = 0; g < m->row_group_count; g++) {
@@ -132,8 +131,8 @@ static cf_status open_io(cf_parquet *pq, const cf_parquet_options *o, cf_error *
     if (memcmp(tail + 4, CF_PQ_MAGIC_ENCRYPTED, 4) == 0)
         CF_FAIL(err, CF_ENOTSUP, "parquet: encrypted footer (\"PARE\") is not supported");
     CF_CHECK(memcmp(head, CF_PQ_MAGIC, 4) == 0, err, CF_ECORRUPT,
-             "parquet: no \"PAR1\" magic at offset 0 (found %02x %02x %02x %02x)", head[0],
-             head[1], head[2], head[3]);
+             "parquet: no \"PAR1\" magic at offset 0 (found %02x %02x %02x %02x)", head[0], head[1],
+             head[2], head[3]);
     CF_CHECK(memcmp(tail + 4, CF_PQ_MAGIC, 4) == 0, err, CF_ECORRUPT,
              "parquet: no \"PAR1\" magic at the end (offset %" PRIu64
              ", found %02x %02x %02x %02x)",
@@ -143,8 +142,8 @@ static cf_status open_io(cf_parquet *pq, const cf_parquet_options *o, cf_error *
     CF_CHECK(len > 0, err, CF_ECORRUPT, "parquet: footer length 0 (offset %" PRIu64 ")",
              pq->file_size - 8);
     CF_CHECK(len <= pq->file_size - 12, err, CF_ECORRUPT,
-             "parquet: footer length %" PRIu32 " at offset %" PRIu64
-             " exceeds the %" PRIu64 " bytes between the magics",
+             "parquet: footer length %" PRIu32 " at offset %" PRIu64 " exceeds the %" PRIu64
+             " bytes between the magics",
              len, pq->file_size - 8, pq->file_size - 12);
     CF_CHECK(len <= o->max_footer_len, err, CF_ENOTSUP,
              "parquet: footer of %" PRIu32 " bytes exceeds the limit of %zu", len,
@@ -226,14 +225,35 @@ void cf_parquet_free(cf_parquet *pq)
     cf_free(pq);
 }
 
-const cf_parquet_file_meta *cf_parquet_meta(const cf_parquet *pq) { return &pq->meta; }
-uint64_t cf_parquet_file_size(const cf_parquet *pq) { return pq->file_size; }
-uint32_t cf_parquet_footer_len(const cf_parquet *pq) { return pq->footer_len; }
-int64_t cf_parquet_num_rows(const cf_parquet *pq) { return pq->num_rows; }
-const cf_parquet_node *cf_parquet_schema_root(const cf_parquet *pq) { return &pq->schema.nodes[0]; }
-uint32_t cf_parquet_column_count(const cf_parquet *pq) { return pq->schema.column_count; }
+const cf_parquet_file_meta *cf_parquet_meta(const cf_parquet *pq)
+{
+    return &pq->meta;
+}
+uint64_t cf_parquet_file_size(const cf_parquet *pq)
+{
+    return pq->file_size;
+}
+uint32_t cf_parquet_footer_len(const cf_parquet *pq)
+{
+    return pq->footer_len;
+}
+int64_t cf_parquet_num_rows(const cf_parquet *pq)
+{
+    return pq->num_rows;
+}
+const cf_parquet_node *cf_parquet_schema_root(const cf_parquet *pq)
+{
+    return &pq->schema.nodes[0];
+}
+uint32_t cf_parquet_column_count(const cf_parquet *pq)
+{
+    return pq->schema.column_count;
+}
 const cf_parquet_column *cf_parquet_column_at(const cf_parquet *pq, uint32_t i)
 {
     return &pq->schema.columns[i];
 }
-cf_io *cf_parquet_io(const cf_parquet *pq) { return pq->io; }
+cf_io *cf_parquet_io(const cf_parquet *pq)
+{
+    return pq->io;
+}

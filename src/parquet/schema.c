@@ -25,7 +25,7 @@ static int name_len(const cf_parquet_schema_element *e)
         char m_[160];                                                                              \
         snprintf(m_, sizeof(m_), __VA_ARGS__);                                                     \
         CF_FAIL_OUT(err, CF_ECORRUPT, "schema element %" PRIu32 " (\"%.*s\"): %s", (i),            \
-                    name_len(e), (e)->name.len ? (const char *)(e)->name.data : "", m_);                                \
+                    name_len(e), (e)->name.len ? (const char *)(e)->name.data : "", m_);           \
     } while (0)
 
 cf_parquet_logical cf_pq_resolve_logical(const cf_parquet_schema_element *e)
@@ -53,8 +53,8 @@ cf_parquet_logical cf_pq_resolve_logical(const cf_parquet_schema_element *e)
     case CF_PARQUET_CT_TIME_MILLIS:
     case CF_PARQUET_CT_TIME_MICROS:
         lt.kind = CF_PARQUET_LT_TIME;
-        lt.unit = e->converted_type == CF_PARQUET_CT_TIME_MILLIS ? CF_PARQUET_MILLIS
-                                                                 : CF_PARQUET_MICROS;
+        lt.unit =
+            e->converted_type == CF_PARQUET_CT_TIME_MILLIS ? CF_PARQUET_MILLIS : CF_PARQUET_MICROS;
         lt.utc = true;
         break;
     case CF_PARQUET_CT_TIMESTAMP_MILLIS:
@@ -64,14 +64,18 @@ cf_parquet_logical cf_pq_resolve_logical(const cf_parquet_schema_element *e)
                                                                       : CF_PARQUET_MICROS;
         lt.utc = true;
         break;
-    case CF_PARQUET_CT_UINT_8: case CF_PARQUET_CT_UINT_16:
-    case CF_PARQUET_CT_UINT_32: case CF_PARQUET_CT_UINT_64:
+    case CF_PARQUET_CT_UINT_8:
+    case CF_PARQUET_CT_UINT_16:
+    case CF_PARQUET_CT_UINT_32:
+    case CF_PARQUET_CT_UINT_64:
         lt.kind = CF_PARQUET_LT_INTEGER;
         lt.bit_width = 8 << (e->converted_type - CF_PARQUET_CT_UINT_8);
         lt.is_signed = false;
         break;
-    case CF_PARQUET_CT_INT_8: case CF_PARQUET_CT_INT_16:
-    case CF_PARQUET_CT_INT_32: case CF_PARQUET_CT_INT_64:
+    case CF_PARQUET_CT_INT_8:
+    case CF_PARQUET_CT_INT_16:
+    case CF_PARQUET_CT_INT_32:
+    case CF_PARQUET_CT_INT_64:
         lt.kind = CF_PARQUET_LT_INTEGER;
         lt.bit_width = 8 << (e->converted_type - CF_PARQUET_CT_INT_8);
         lt.is_signed = true;
@@ -125,8 +129,9 @@ cf_status cf_pq_schema_build(cf_pq_schema *s, const cf_parquet_schema_element *e
     rn->repetition = CF_PARQUET_REQUIRED;
     rn->child_count = (uint32_t)root->num_children;
     if (rn->child_count > count - 1)
-        ELEM_FAIL(err, 0u, root, "declares %" PRId32 " children, the schema has %" PRIu32
-                                 " more elements", root->num_children, count - 1);
+        ELEM_FAIL(err, 0u, root,
+                  "declares %" PRId32 " children, the schema has %" PRIu32 " more elements",
+                  root->num_children, count - 1);
     rn->children = s->child_slots;
     slots = rn->child_count;
     stack[top] = 0;
@@ -141,8 +146,7 @@ cf_status cf_pq_schema_build(cf_pq_schema *s, const cf_parquet_schema_element *e
         cf_parquet_node *parent = &s->nodes[stack[top - 1]];
         if (i >= count)
             ELEM_FAIL(err, stack[top - 1], parent->element,
-                      "declares %" PRIu32 " children, the list ends before %" PRIu32
-                      " of them",
+                      "declares %" PRIu32 " children, the list ends before %" PRIu32 " of them",
                       parent->child_count, left[top - 1]);
         const cf_parquet_schema_element *e = &elems[i];
         cf_parquet_node *n = &s->nodes[i];
@@ -186,7 +190,8 @@ cf_status cf_pq_schema_build(cf_pq_schema *s, const cf_parquet_schema_element *e
             ELEM_FAIL(err, i - 1, e, "a leaf without a physical type");
         if (!cf_parquet_type_name(e->type))
             ELEM_FAIL(err, i - 1, e, "unknown physical type %" PRId32, e->type);
-        if (e->type == CF_PARQUET_FIXED_LEN_BYTE_ARRAY && (!e->has_type_length || e->type_length < 1))
+        if (e->type == CF_PARQUET_FIXED_LEN_BYTE_ARRAY &&
+            (!e->has_type_length || e->type_length < 1))
             ELEM_FAIL(err, i - 1, e, "FIXED_LEN_BYTE_ARRAY without a positive type_length");
         n->column = (int32_t)leaves++;
         path_total += n->depth;
@@ -224,7 +229,8 @@ cf_status cf_pq_schema_build(cf_pq_schema *s, const cf_parquet_schema_element *e
             s->path_slots[p + d - 1] = a->element->name;
         p += n->depth;
         c->type = n->element->type;
-        c->type_length = n->element->type == CF_PARQUET_FIXED_LEN_BYTE_ARRAY ? n->element->type_length : 0;
+        c->type_length =
+            n->element->type == CF_PARQUET_FIXED_LEN_BYTE_ARRAY ? n->element->type_length : 0;
         c->max_def = n->max_def;
         c->max_rep = n->max_rep;
     }

@@ -52,8 +52,9 @@ cf_status cf_thrift_alloc(cf_thrift_reader *r, void **out, size_t count, size_t 
     /* Rounded up before the comparison, so alloc_used never passes the limit. */
     if (!cf_mul_ok(count, size, &n) || !cf_add_ok(n, align - 1, &n) ||
         (n = n / align * align, n > r->alloc_limit - r->alloc_used))
-        return cf_thrift_fail(r, "decoding needs more memory (%zu x %zu bytes) than %zu input "
-                                 "bytes can justify",
+        return cf_thrift_fail(r,
+                              "decoding needs more memory (%zu x %zu bytes) than %zu input "
+                              "bytes can justify",
                               count, size, (size_t)(r->end - r->base));
     if (n == 0)
         n = align; /* a distinct pointer for an empty list */
@@ -137,7 +138,10 @@ static cf_status read_varint(cf_thrift_reader *r, uint64_t *out)
     return cf_thrift_fail(r, "varint longer than 10 bytes");
 }
 
-static int64_t unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+static int64_t unzigzag(uint64_t v)
+{
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
 
 static cf_status enter(cf_thrift_reader *r)
 {
@@ -198,9 +202,8 @@ cf_status cf_thrift_field_next(cf_thrift_reader *r, int16_t *fid, uint8_t *type)
 
 static const char *type_name(uint8_t t)
 {
-    static const char *const names[] = {"stop",   "bool", "bool", "i8",   "i16",
-                                        "i32",    "i64",  "double", "binary", "list",
-                                        "set",    "map",  "struct", "uuid"};
+    static const char *const names[] = {"stop",   "bool",   "bool", "i8",  "i16", "i32",    "i64",
+                                        "double", "binary", "list", "set", "map", "struct", "uuid"};
     return t < sizeof(names) / sizeof(names[0]) ? names[t] : "unknown";
 }
 
@@ -296,7 +299,10 @@ static cf_status check_count(cf_thrift_reader *r, uint64_t n, uint32_t *count)
     return CF_OK;
 }
 
-static bool elem_type_ok(uint8_t t) { return t >= CF_TT_BOOL_TRUE && t <= CF_TT_UUID; }
+static bool elem_type_ok(uint8_t t)
+{
+    return t >= CF_TT_BOOL_TRUE && t <= CF_TT_UUID;
+}
 
 cf_status cf_thrift_list_begin(cf_thrift_reader *r, uint8_t type, uint8_t *elem_type,
                                uint32_t *count)
@@ -362,8 +368,7 @@ cf_status cf_thrift_skip(cf_thrift_reader *r, uint8_t type)
 {
     switch (type) {
     case CF_TT_BOOL_TRUE:
-    case CF_TT_BOOL_FALSE:
-        return CF_OK; /* the value was in the field header */
+    case CF_TT_BOOL_FALSE: return CF_OK; /* the value was in the field header */
     case CF_TT_I8:
     case CF_TT_I16:
     case CF_TT_I32:
@@ -418,12 +423,14 @@ cf_status cf_thrift_skip(cf_thrift_reader *r, uint8_t type)
         cf_thrift_struct_end(r);
         return CF_OK;
     }
-    default:
-        return cf_thrift_fail(r, "cannot skip a value of type %u", type);
+    default: return cf_thrift_fail(r, "cannot skip a value of type %u", type);
     }
 }
 
-cf_status cf_thrift_read_bool_elem(cf_thrift_reader *r, bool *out) { return read_bool_elem(r, out); }
+cf_status cf_thrift_read_bool_elem(cf_thrift_reader *r, bool *out)
+{
+    return read_bool_elem(r, out);
+}
 
 /* ---- writer ---------------------------------------------------------------------- */
 
@@ -433,9 +440,15 @@ void cf_thrift_writer_init(cf_thrift_writer *w, cf_buf *out)
     w->out = out;
 }
 
-cf_status cf_thrift_writer_status(const cf_thrift_writer *w) { return cf_buf_status(w->out); }
+cf_status cf_thrift_writer_status(const cf_thrift_writer *w)
+{
+    return cf_buf_status(w->out);
+}
 
-static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static uint64_t zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
 
 void cf_thrift_write_struct_begin(cf_thrift_writer *w)
 {
@@ -491,9 +504,18 @@ void cf_thrift_write_bool(cf_thrift_writer *w, bool v)
     cf_buf_put_u8(w->out, v ? CF_TT_BOOL_TRUE : CF_TT_BOOL_FALSE);
 }
 
-void cf_thrift_write_i8(cf_thrift_writer *w, int8_t v) { cf_buf_put_u8(w->out, (uint8_t)v); }
-void cf_thrift_write_i32(cf_thrift_writer *w, int32_t v) { cf_buf_put_varint64(w->out, zigzag(v)); }
-void cf_thrift_write_i64(cf_thrift_writer *w, int64_t v) { cf_buf_put_varint64(w->out, zigzag(v)); }
+void cf_thrift_write_i8(cf_thrift_writer *w, int8_t v)
+{
+    cf_buf_put_u8(w->out, (uint8_t)v);
+}
+void cf_thrift_write_i32(cf_thrift_writer *w, int32_t v)
+{
+    cf_buf_put_varint64(w->out, zigzag(v));
+}
+void cf_thrift_write_i64(cf_thrift_writer *w, int64_t v)
+{
+    cf_buf_put_varint64(w->out, zigzag(v));
+}
 
 void cf_thrift_write_double(cf_thrift_writer *w, double v)
 {

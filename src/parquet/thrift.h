@@ -96,7 +96,10 @@ size_t cf_thrift_alloc_bound(size_t len);
 cf_status cf_thrift_alloc(cf_thrift_reader *r, void **out, size_t count, size_t size);
 
 /* Bytes consumed so far. */
-static inline size_t cf_thrift_pos(const cf_thrift_reader *r) { return (size_t)(r->p - r->base); }
+static inline size_t cf_thrift_pos(const cf_thrift_reader *r)
+{
+    return (size_t)(r->p - r->base);
+}
 
 /* Enter a struct (its fields follow). Fails past CF_THRIFT_MAX_DEPTH. */
 cf_status cf_thrift_struct_begin(cf_thrift_reader *r);

@@ -34,8 +34,9 @@
 #define LEN_CHUNK 256
 
 static const char *const enc_names[] = {
-    "PLAIN", "GROUP_VAR_INT", "PLAIN_DICTIONARY", "RLE", "BIT_PACKED", "DELTA_BINARY_PACKED",
-    "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "RLE_DICTIONARY", "BYTE_STREAM_SPLIT"};
+    "PLAIN",          "GROUP_VAR_INT",       "PLAIN_DICTIONARY",        "RLE",
+    "BIT_PACKED",     "DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY",
+    "RLE_DICTIONARY", "BYTE_STREAM_SPLIT"};
 static const char *const type_names[] = {"BOOLEAN", "INT32",  "INT64",      "INT96",
                                          "FLOAT",   "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"};
 
@@ -133,8 +134,8 @@ static cf_status unsupported(unsigned encoding, unsigned type, cf_error *err)
     const char *t = cf_pq_type_name(type);
     /* Every pairing parquet-format allows is implemented: any other is a
      * damaged (or hostile) page, not a feature this reader lacks. */
-    CF_FAIL(err, CF_ECORRUPT, "%s (%u) values of type %s (%u) are not valid Parquet", ename(encoding),
-            encoding, t ? t : "unknown", type);
+    CF_FAIL(err, CF_ECORRUPT, "%s (%u) values of type %s (%u) are not valid Parquet",
+            ename(encoding), encoding, t ? t : "unknown", type);
 }
 
 /* Find where the bytes of a DELTA_LENGTH_BYTE_ARRAY stream at [p, end) start
@@ -259,12 +260,13 @@ static cf_status get_plain_binary(cf_pq_decoder *d, cf_slice *out, size_t n, cf_
     const uint8_t *p = d->p;
     for (size_t i = 0; i < n; i++) {
         CF_CHECK(d->end - p >= 4, err, CF_ECORRUPT,
-                 "PLAIN: BYTE_ARRAY length at offset %zu runs past the end (%zu bytes)",
-                 OFF(d, p), OFF(d, d->end));
+                 "PLAIN: BYTE_ARRAY length at offset %zu runs past the end (%zu bytes)", OFF(d, p),
+                 OFF(d, d->end));
         uint32_t l = cf_load_le32(p);
         p += 4;
         CF_CHECK(l <= (size_t)(d->end - p), err, CF_ECORRUPT,
-                 "PLAIN: BYTE_ARRAY value of %" PRIu32 " bytes at offset %zu runs past the end (%zu "
+                 "PLAIN: BYTE_ARRAY value of %" PRIu32
+                 " bytes at offset %zu runs past the end (%zu "
                  "bytes)",
                  l, OFF(d, p) - 4, OFF(d, d->end));
         out[i].data = p;
@@ -339,7 +341,8 @@ static cf_status get_dba(cf_pq_decoder *d, uint8_t *out, size_t n, cf_error *err
         for (size_t j = 0; j < k; j++) {
             size_t pl = (size_t)pre[j]; /* >= 0: checked at init */
             CF_CHECK(pre[j] >= 0 && pl <= d->prev.len, err, CF_ECORRUPT,
-                     "DELTA_BYTE_ARRAY: prefix length %" PRId32 " of value %zu exceeds the previous "
+                     "DELTA_BYTE_ARRAY: prefix length %" PRId32
+                     " of value %zu exceeds the previous "
                      "value's %zu bytes",
                      pre[j], index0 + i + j, d->prev.len);
             size_t vl = pl + suf[j].len;
@@ -395,8 +398,8 @@ cf_status cf_pq_decoder_get(cf_pq_decoder *d, void *out, size_t n, cf_error *err
                 o[i] = (d->start[bit >> 3] >> (bit & 7)) & 1;
             /* Whole bytes: byte k of the product's high bits is bit k. */
             for (; n - i >= 8; i += 8, bit += 8) {
-                uint64_t x = ((uint64_t)d->start[bit >> 3] * 0x0101010101010101ull) &
-                             0x8040201008040201ull;
+                uint64_t x =
+                    ((uint64_t)d->start[bit >> 3] * 0x0101010101010101ull) & 0x8040201008040201ull;
                 cf_store_le64(o + i, ((x + 0x7f7f7f7f7f7f7f7full) >> 7) & 0x0101010101010101ull);
             }
             for (; i < n; i++, bit++)

@@ -88,26 +88,66 @@ static cf_status column_def(cf_pq_wcol_def *d, const cf_parquet_write_column *c,
     d->scale = c->scale;
     int maxp = 0;
     switch (c->type) {
-    case CF_TYPE_BOOL: d->ptype = CF_PQT_BOOLEAN; d->sort = CF_PQS_BOOL; break;
-    case CF_TYPE_INT8: case CF_TYPE_INT16: case CF_TYPE_INT32: case CF_TYPE_DATE:
-        d->ptype = CF_PQT_INT32; d->sort = CF_PQS_I32; break;
-    case CF_TYPE_UINT8: case CF_TYPE_UINT16: case CF_TYPE_UINT32:
-        d->ptype = CF_PQT_INT32; d->sort = CF_PQS_U32; break;
-    case CF_TYPE_INT64: case CF_TYPE_UNIXTIME_MICROS:
-        d->ptype = CF_PQT_INT64; d->sort = CF_PQS_I64; break;
-    case CF_TYPE_UINT64: d->ptype = CF_PQT_INT64; d->sort = CF_PQS_U64; break;
-    case CF_TYPE_FLOAT: d->ptype = CF_PQT_FLOAT; d->sort = CF_PQS_FLOAT; break;
-    case CF_TYPE_DOUBLE: d->ptype = CF_PQT_DOUBLE; d->sort = CF_PQS_DOUBLE; break;
-    case CF_TYPE_STRING: case CF_TYPE_VARCHAR: case CF_TYPE_BINARY:
-        d->ptype = CF_PQT_BYTE_ARRAY; d->sort = CF_PQS_BYTES; break;
-    case CF_TYPE_DECIMAL32: d->ptype = CF_PQT_INT32; d->sort = CF_PQS_I32; maxp = 9; break;
-    case CF_TYPE_DECIMAL64: d->ptype = CF_PQT_INT64; d->sort = CF_PQS_I64; maxp = 18; break;
+    case CF_TYPE_BOOL:
+        d->ptype = CF_PQT_BOOLEAN;
+        d->sort = CF_PQS_BOOL;
+        break;
+    case CF_TYPE_INT8:
+    case CF_TYPE_INT16:
+    case CF_TYPE_INT32:
+    case CF_TYPE_DATE:
+        d->ptype = CF_PQT_INT32;
+        d->sort = CF_PQS_I32;
+        break;
+    case CF_TYPE_UINT8:
+    case CF_TYPE_UINT16:
+    case CF_TYPE_UINT32:
+        d->ptype = CF_PQT_INT32;
+        d->sort = CF_PQS_U32;
+        break;
+    case CF_TYPE_INT64:
+    case CF_TYPE_UNIXTIME_MICROS:
+        d->ptype = CF_PQT_INT64;
+        d->sort = CF_PQS_I64;
+        break;
+    case CF_TYPE_UINT64:
+        d->ptype = CF_PQT_INT64;
+        d->sort = CF_PQS_U64;
+        break;
+    case CF_TYPE_FLOAT:
+        d->ptype = CF_PQT_FLOAT;
+        d->sort = CF_PQS_FLOAT;
+        break;
+    case CF_TYPE_DOUBLE:
+        d->ptype = CF_PQT_DOUBLE;
+        d->sort = CF_PQS_DOUBLE;
+        break;
+    case CF_TYPE_STRING:
+    case CF_TYPE_VARCHAR:
+    case CF_TYPE_BINARY:
+        d->ptype = CF_PQT_BYTE_ARRAY;
+        d->sort = CF_PQS_BYTES;
+        break;
+    case CF_TYPE_DECIMAL32:
+        d->ptype = CF_PQT_INT32;
+        d->sort = CF_PQS_I32;
+        maxp = 9;
+        break;
+    case CF_TYPE_DECIMAL64:
+        d->ptype = CF_PQT_INT64;
+        d->sort = CF_PQS_I64;
+        maxp = 18;
+        break;
     case CF_TYPE_DECIMAL128:
-        d->ptype = CF_PQT_FIXED_LEN_BYTE_ARRAY; d->type_length = 16; d->sort = CF_PQS_DECIMAL_BE;
+        d->ptype = CF_PQT_FIXED_LEN_BYTE_ARRAY;
+        d->type_length = 16;
+        d->sort = CF_PQS_DECIMAL_BE;
         maxp = 38;
         break;
     case CF_TYPE_INT128:
-        d->ptype = CF_PQT_FIXED_LEN_BYTE_ARRAY; d->type_length = 16; d->sort = CF_PQS_BYTES;
+        d->ptype = CF_PQT_FIXED_LEN_BYTE_ARRAY;
+        d->type_length = 16;
+        d->sort = CF_PQS_BYTES;
         break;
     }
     if (maxp) {
@@ -138,12 +178,17 @@ static cf_status check_options(const cf_parquet_writer_options *o, cf_error *err
              "parquet writer options: version %u is not %u (call _init)", o->version,
              CF_PARQUET_WRITER_OPTIONS_VERSION);
     switch (o->codec) {
-    case CF_PARQUET_UNCOMPRESSED: case CF_PARQUET_SNAPPY: case CF_PARQUET_GZIP:
-    case CF_PARQUET_BROTLI: case CF_PARQUET_ZSTD: case CF_PARQUET_LZ4_RAW: break;
+    case CF_PARQUET_UNCOMPRESSED:
+    case CF_PARQUET_SNAPPY:
+    case CF_PARQUET_GZIP:
+    case CF_PARQUET_BROTLI:
+    case CF_PARQUET_ZSTD:
+    case CF_PARQUET_LZ4_RAW: break;
     default:
         CF_FAIL(err, CF_EINVAL,
                 "parquet writer options: codec %d is not UNCOMPRESSED, SNAPPY, GZIP, BROTLI, "
-                "ZSTD or LZ4_RAW", o->codec);
+                "ZSTD or LZ4_RAW",
+                o->codec);
     }
     CF_CHECK(o->row_group_rows >= 1, err, CF_EINVAL, "parquet writer options: row_group_rows 0");
     CF_CHECK(o->row_group_bytes >= 1, err, CF_EINVAL, "parquet writer options: row_group_bytes 0");
@@ -282,7 +327,10 @@ void cf_parquet_writer_free(cf_parquet_writer *w)
     cf_free(w);
 }
 
-uint64_t cf_parquet_writer_rows(const cf_parquet_writer *w) { return w->rows; }
+uint64_t cf_parquet_writer_rows(const cf_parquet_writer *w)
+{
+    return w->rows;
+}
 
 uint64_t cf_parquet_writer_error_row(const cf_parquet_writer *w)
 {
@@ -293,7 +341,10 @@ uint64_t cf_parquet_writer_error_row(const cf_parquet_writer *w)
     }
     return row;
 }
-uint64_t cf_parquet_writer_bytes(const cf_parquet_writer *w) { return w->io->ops->size(w->io); }
+uint64_t cf_parquet_writer_bytes(const cf_parquet_writer *w)
+{
+    return w->io->ops->size(w->io);
+}
 
 /* ---- row groups ------------------------------------------------------------------------ */
 
@@ -383,10 +434,22 @@ static void logical(cf_thrift_writer *tw, const cf_pq_wcol_def *d)
     case CF_TYPE_INT16: bits = 16; break;
     case CF_TYPE_INT32: bits = 32; break;
     case CF_TYPE_INT64: bits = 64; break;
-    case CF_TYPE_UINT8: bits = 8; is_signed = false; break;
-    case CF_TYPE_UINT16: bits = 16; is_signed = false; break;
-    case CF_TYPE_UINT32: bits = 32; is_signed = false; break;
-    case CF_TYPE_UINT64: bits = 64; is_signed = false; break;
+    case CF_TYPE_UINT8:
+        bits = 8;
+        is_signed = false;
+        break;
+    case CF_TYPE_UINT16:
+        bits = 16;
+        is_signed = false;
+        break;
+    case CF_TYPE_UINT32:
+        bits = 32;
+        is_signed = false;
+        break;
+    case CF_TYPE_UINT64:
+        bits = 64;
+        is_signed = false;
+        break;
     default: break;
     }
     int32_t ct = -1;
@@ -399,15 +462,16 @@ static void logical(cf_thrift_writer *tw, const cf_pq_wcol_def *d)
         ct = is_signed ? sct[k] : uct[k];
     }
     switch (d->ktype) {
-    case CF_TYPE_STRING: case CF_TYPE_VARCHAR:
+    case CF_TYPE_STRING:
+    case CF_TYPE_VARCHAR:
         if (d->utf8)
             ct = CF_PARQUET_CT_UTF8;
         break;
     case CF_TYPE_DATE: ct = CF_PARQUET_CT_DATE; break;
     case CF_TYPE_UNIXTIME_MICROS: ct = CF_PARQUET_CT_TIMESTAMP_MICROS; break;
-    case CF_TYPE_DECIMAL32: case CF_TYPE_DECIMAL64: case CF_TYPE_DECIMAL128:
-        ct = CF_PARQUET_CT_DECIMAL;
-        break;
+    case CF_TYPE_DECIMAL32:
+    case CF_TYPE_DECIMAL64:
+    case CF_TYPE_DECIMAL128: ct = CF_PARQUET_CT_DECIMAL; break;
     default: break;
     }
     if (ct >= 0)
@@ -428,9 +492,8 @@ static void logical(cf_thrift_writer *tw, const cf_pq_wcol_def *d)
         cf_thrift_write_field_bool(tw, 2, is_signed);
         cf_thrift_write_struct_end(tw);
     } else if (ct == CF_PARQUET_CT_UTF8 || ct == CF_PARQUET_CT_DATE) {
-        cf_thrift_write_field(tw, ct == CF_PARQUET_CT_UTF8 ? CF_PARQUET_LT_STRING
-                                                           : CF_PARQUET_LT_DATE,
-                              CF_TT_STRUCT);
+        cf_thrift_write_field(
+            tw, ct == CF_PARQUET_CT_UTF8 ? CF_PARQUET_LT_STRING : CF_PARQUET_LT_DATE, CF_TT_STRUCT);
         cf_thrift_write_struct_begin(tw);
         cf_thrift_write_struct_end(tw);
     } else if (ct == CF_PARQUET_CT_TIMESTAMP_MICROS) {
@@ -754,4 +817,7 @@ cf_status cf_parquet_writer_finish(cf_parquet_writer *w, cf_error *err)
     return CF_OK;
 }
 
-void cf_pq_writer_hold_chunks(cf_parquet_writer *w) { cf_pq_wcol_stream_to(w->cols[0], NULL); }
+void cf_pq_writer_hold_chunks(cf_parquet_writer *w)
+{
+    cf_pq_wcol_stream_to(w->cols[0], NULL);
+}

@@ -50,12 +50,12 @@ typedef struct cf_pq_minmax {
 
 /* One data page, for the offset and column index. */
 typedef struct cf_pq_page_rec {
-    int64_t offset;      /* within the chunk's data pages while open; file offset after */
-    int32_t size;        /* header included */
-    uint32_t hdr_len;    /* the header's bytes */
-    int64_t first_row;   /* within the row group */
+    int64_t offset;    /* within the chunk's data pages while open; file offset after */
+    int32_t size;      /* header included */
+    uint32_t hdr_len;  /* the header's bytes */
+    int64_t first_row; /* within the row group */
     int64_t null_count;
-    bool null_page;      /* no non-null value */
+    bool null_page; /* no non-null value */
     bool has_minmax;
     uint32_t min_off, min_len, max_off, max_len; /* in the chunk record's `bounds` */
 } cf_pq_page_rec;
@@ -136,8 +136,7 @@ void cf_pq_wcol_stream_to(cf_pq_wcol *c, cf_io *io);
  * pages] to io (whose size is the chunk's file offset; a streaming chunk has
  * written them already, to the same io) and fill rec; the column is then
  * empty for the next row group. */
-cf_status cf_pq_wcol_write_chunk(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec,
-                                 cf_error *err);
+cf_status cf_pq_wcol_write_chunk(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec, cf_error *err);
 /* After write_chunk: the bloom filter (header + bits) appended to io, when
  * the column has one; rec's bloom fields set. */
 cf_status cf_pq_wcol_write_bloom(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec, cf_error *err);

@@ -60,13 +60,13 @@ struct cf_pq_wcol {
     size_t nlev, lev_cap;
     uint32_t *idx;
     size_t nidx, idx_cap;
-    cf_buf plain;          /* PLAIN values (BOOLEAN: a byte per value, packed at flush) */
-    size_t nvals;          /* non-null values */
+    cf_buf plain; /* PLAIN values (BOOLEAN: a byte per value, packed at flush) */
+    size_t nvals; /* non-null values */
     uint32_t page_rows;
     int64_t page_first_row;
     cf_pq_minmax pstat;
     int64_t pnulls;
-    bool fallback;         /* the dictionary is full: close the page at the row's end */
+    bool fallback; /* the dictionary is full: close the page at the row's end */
 
     /* the open chunk */
     uint64_t rows_total; /* rows appended before the current one, all row groups */
@@ -75,26 +75,26 @@ struct cf_pq_wcol {
     cf_pq_minmax cstat;
     int64_t cnulls;
     bool dict_on, dict_used;
-    cf_buf dict;           /* PLAIN dictionary values */
-    uint32_t *dict_offs;   /* entry i starts at dict.data + dict_offs[i] */
+    cf_buf dict;         /* PLAIN dictionary values */
+    uint32_t *dict_offs; /* entry i starts at dict.data + dict_offs[i] */
     size_t dict_count, dict_offs_cap;
-    uint32_t *dict_seen;   /* entry i was last in page number dict_seen[i] (add_value) */
+    uint32_t *dict_seen; /* entry i was last in page number dict_seen[i] (add_value) */
     size_t dict_seen_cap;
-    uint32_t page_no;      /* the open page's number, counted over the file from 1 */
-    uint32_t *slots;       /* open addressing: entry + 1, 0 = empty */
-    uint64_t *slot_keys;   /* 4- and 8-byte values: the value of each used slot, so a
-                            * probe compares in the table, without visiting the entry */
+    uint32_t page_no;    /* the open page's number, counted over the file from 1 */
+    uint32_t *slots;     /* open addressing: entry + 1, 0 = empty */
+    uint64_t *slot_keys; /* 4- and 8-byte values: the value of each used slot, so a
+                          * probe compares in the table, without visiting the entry */
     size_t slot_cap;
-    cf_buf pages;          /* the held data pages' bodies (levels and stored values) */
-    cf_buf hdrs;           /* their headers (recs[i].hdr_len bytes each, in order) */
-    int64_t data_bytes;    /* the data pages' bytes so far, held or written */
+    cf_buf pages;       /* the held data pages' bodies (levels and stored values) */
+    cf_buf hdrs;        /* their headers (recs[i].hdr_len bytes each, in order) */
+    int64_t data_bytes; /* the data pages' bytes so far, held or written */
     /* streaming (see the top): */
-    cf_io *stream_io;      /* the file, when this column may write before the row group ends */
-    bool streaming;        /* the chunk is being written: pages go out as they close */
-    int64_t chunk_off;     /* its file offset (dictionary page or first data page) */
-    int64_t data_off;      /* its data pages' file offset */
-    int64_t dict_unc;      /* its dictionary page's uncompressed size, header included */
-    cf_pq_compressor *cz;  /* the writer's (shared by its columns) */
+    cf_io *stream_io;     /* the file, when this column may write before the row group ends */
+    bool streaming;       /* the chunk is being written: pages go out as they close */
+    int64_t chunk_off;    /* its file offset (dictionary page or first data page) */
+    int64_t data_off;     /* its data pages' file offset */
+    int64_t dict_unc;     /* its dictionary page's uncompressed size, header included */
+    cf_pq_compressor *cz; /* the writer's (shared by its columns) */
     cf_pq_page_rec *recs;
     size_t nrecs, recs_cap;
     cf_buf bounds;
@@ -108,7 +108,10 @@ struct cf_pq_wcol {
     cf_buf body, comp, hdr;
 };
 
-static bool stats_on(const cf_pq_wcol *c) { return c->o.statistics || c->o.page_index; }
+static bool stats_on(const cf_pq_wcol *c)
+{
+    return c->o.statistics || c->o.page_index;
+}
 
 /* ---- ordering --------------------------------------------------------------------------- */
 
@@ -323,7 +326,10 @@ void cf_pq_chunk_rec_dispose(cf_pq_chunk_rec *r)
     memset(r, 0, sizeof(*r));
 }
 
-uint64_t cf_pq_wcol_bad_row(const cf_pq_wcol *c) { return c->bad_row; }
+uint64_t cf_pq_wcol_bad_row(const cf_pq_wcol *c)
+{
+    return c->bad_row;
+}
 
 size_t cf_pq_wcol_buffered(const cf_pq_wcol *c)
 {
@@ -332,7 +338,10 @@ size_t cf_pq_wcol_buffered(const cf_pq_wcol *c)
     return (size_t)c->data_bytes + c->plain.len + c->nidx * 4 + c->dict.len;
 }
 
-void cf_pq_wcol_stream_to(cf_pq_wcol *c, cf_io *io) { c->stream_io = io; }
+void cf_pq_wcol_stream_to(cf_pq_wcol *c, cf_io *io)
+{
+    c->stream_io = io;
+}
 
 /* ---- the open page ------------------------------------------------------------------ */
 
@@ -522,11 +531,10 @@ static cf_status dict_index(cf_pq_wcol *c, const uint8_t *p, size_t n, uint64_t 
         CF_CHECK(cf_pq_hashset_add(&c->bloom, n == 4 || n == 8 ? cf_parquet_xxh64(p, n, 0)
                                                                : h), /* h is XXH64 then */
                  err, CF_ENOMEM, "column %s: out of memory for the bloom filter", c->d.name);
-    CF_CHECK(grow((void **)&c->dict_offs, &c->dict_offs_cap, c->dict_count + 1,
-                  sizeof(uint32_t)) &&
-                 grow((void **)&c->dict_seen, &c->dict_seen_cap, c->dict_count + 1,
-                      sizeof(uint32_t)),
-             err, CF_ENOMEM, "column %s: out of memory for the dictionary", c->d.name);
+    CF_CHECK(
+        grow((void **)&c->dict_offs, &c->dict_offs_cap, c->dict_count + 1, sizeof(uint32_t)) &&
+            grow((void **)&c->dict_seen, &c->dict_seen_cap, c->dict_count + 1, sizeof(uint32_t)),
+        err, CF_ENOMEM, "column %s: out of memory for the dictionary", c->d.name);
     c->dict_offs[c->dict_count] = (uint32_t)c->dict.len;
     c->dict_seen[c->dict_count] = 0;
     if (ba)
@@ -550,8 +558,8 @@ static cf_status dict_index(cf_pq_wcol *c, const uint8_t *p, size_t n, uint64_t 
     return CF_OK;
 }
 
-static inline __attribute__((always_inline)) cf_status
-add_value(cf_pq_wcol *c, const uint8_t *p, size_t n, cf_error *err)
+static inline __attribute__((always_inline)) cf_status add_value(cf_pq_wcol *c, const uint8_t *p,
+                                                                 size_t n, cf_error *err)
 {
     CF_CHECK(n <= INT32_MAX, err, CF_EINVAL, "column %s: a value of %zu bytes exceeds 2^31 - 1",
              c->d.name, n);
@@ -579,8 +587,8 @@ add_value(cf_pq_wcol *c, const uint8_t *p, size_t n, cf_error *err)
             if (stats_on(c) && !is_nan(c->d.sort, p))
                 minmax_add(&c->pstat, c->d.sort, p, n);
         }
-        CF_CHECK(grow((void **)&c->idx, &c->idx_cap, c->nidx + 1, sizeof(uint32_t)), err,
-                 CF_ENOMEM, "column %s: out of memory for a page", c->d.name);
+        CF_CHECK(grow((void **)&c->idx, &c->idx_cap, c->nidx + 1, sizeof(uint32_t)), err, CF_ENOMEM,
+                 "column %s: out of memory for a page", c->d.name);
         c->idx[c->nidx++] = e;
         c->nvals++;
         return CF_OK;
@@ -685,8 +693,8 @@ static cf_status write_held(cf_pq_wcol *c, cf_io *io, cf_error *err)
         cf_thrift_write_field_i32(&tw, 2, CF_PQE_PLAIN);
         cf_thrift_write_struct_end(&tw);
         cf_thrift_write_struct_end(&tw);
-        CF_CHECK(cf_thrift_writer_status(&tw) == CF_OK, err, CF_ENOMEM,
-                 "column %s: out of memory", c->d.name);
+        CF_CHECK(cf_thrift_writer_status(&tw) == CF_OK, err, CF_ENOMEM, "column %s: out of memory",
+                 c->d.name);
         CF_TRY(io_put(io, hdr->data, hdr->len, err));
         CF_TRY(io_put(io, stored, stored_len, err));
         c->dict_unc = (int64_t)(hdr->len + c->dict.len);
@@ -744,8 +752,8 @@ static cf_status flush_page(cf_pq_wcol *c, cf_error *err)
     } else {
         enc = CF_PQE_PLAIN;
         if (c->d.ptype == CF_PQT_BOOLEAN)
-            CF_TRY(cf_pq_encode(body, CF_PQE_PLAIN, CF_PQT_BOOLEAN, 0, c->plain.data, c->nvals,
-                                err));
+            CF_TRY(
+                cf_pq_encode(body, CF_PQE_PLAIN, CF_PQT_BOOLEAN, 0, c->plain.data, c->nvals, err));
         else if (!v2 && lev_len > 0)
             cf_buf_append(body, c->plain.data, c->plain.len); /* v1 compresses both together */
     }
@@ -768,8 +776,8 @@ static cf_status flush_page(cf_pq_wcol *c, cf_error *err)
              c->d.name);
     if (c->o.codec == CF_PQC_UNCOMPRESSED) {
         cf_buf_append(pages, src, src_len);
-        CF_CHECK(!pages->oom, err, CF_ENOMEM,
-                 "column %s: out of memory for the row group's pages", c->d.name);
+        CF_CHECK(!pages->oom, err, CF_ENOMEM, "column %s: out of memory for the row group's pages",
+                 c->d.name);
     } else {
         CF_TRY(cf_pq_compressor_run(c->cz, src, src_len, pages, err));
     }
@@ -945,7 +953,10 @@ to_plain(const cf_pq_wcol *c, const uint8_t *src, uint8_t tmp[16], const uint8_t
     return 4;
 }
 
-static inline bool bit(const uint8_t *bm, size_t i) { return bm == NULL || (bm[i >> 3] >> (i & 7)) & 1; }
+static inline bool bit(const uint8_t *bm, size_t i)
+{
+    return bm == NULL || (bm[i >> 3] >> (i & 7)) & 1;
+}
 
 /* Columns append_fixed takes: 4- and 8-byte integers and floats stored as they
  * are in memory (INT32, UINT32, INT64, UINT64, DATE, UNIXTIME_MICROS,
@@ -967,11 +978,11 @@ static bool fixed_fast(const cf_pq_wcol *c)
 
 /* What one stretch of append_fixed did (fixed_run). */
 typedef struct fixed_out {
-    size_t rows;      /* rows taken (a refused row not counted) */
-    size_t nv;        /* non-null values among them */
+    size_t rows; /* rows taken (a refused row not counted) */
+    size_t nv;   /* non-null values among them */
     uint64_t kmin, kmax;
-    bool refused;     /* stopped at a NULL of a column that is not nullable */
-    bool slow;        /* stopped after a row whose value was new to the dictionary */
+    bool refused; /* stopped at a NULL of a column that is not nullable */
+    bool slow;    /* stopped after a row whose value was new to the dictionary */
 } fixed_out;
 
 #define CF_PQ_KEY_TOP (UINT64_C(1) << 63)
@@ -1107,9 +1118,9 @@ static cf_status append_fixed(cf_pq_wcol *c, const cf_batch *b, size_t from, siz
                               cf_error *err)
 {
     const size_t w = c->src_width;
-    const int km = c->d.sort == CF_PQS_I32 || c->d.sort == CF_PQS_I64 ? KEY_SIGNED
+    const int km = c->d.sort == CF_PQS_I32 || c->d.sort == CF_PQS_I64        ? KEY_SIGNED
                    : c->d.sort == CF_PQS_FLOAT || c->d.sort == CF_PQS_DOUBLE ? KEY_FLOAT
-                                                                               : KEY_UNSIGNED;
+                                                                             : KEY_UNSIGNED;
     const bool has_nn = b->nonnull != NULL;
     const bool stats = stats_on(c);
     size_t r = from;
@@ -1126,9 +1137,8 @@ static cf_status append_fixed(cf_pq_wcol *c, const cf_batch *b, size_t from, siz
             size_t bits = 8 * c->o.page_bytes, have = c->nidx * bw;
             vroom = bw == 0 ? SIZE_MAX : have >= bits ? 1 : (bits - have + bw - 1) / bw;
         } else {
-            vroom = c->plain.len >= c->o.page_bytes
-                        ? 1
-                        : (c->o.page_bytes - c->plain.len + w - 1) / w;
+            vroom =
+                c->plain.len >= c->o.page_bytes ? 1 : (c->o.page_bytes - c->plain.len + w - 1) / w;
         }
         if (seg > vroom)
             seg = vroom;
@@ -1196,8 +1206,9 @@ static cf_status append_fixed(cf_pq_wcol *c, const cf_batch *b, size_t from, siz
             return st;
         if (o.refused) {
             c->bad_row = c->rows_total;
-            CF_FAIL(err, CF_EINVAL, "column %s: row %" PRIu64 " is NULL but the column is not nullable",
-                    c->d.name, c->rows_total);
+            CF_FAIL(err, CF_EINVAL,
+                    "column %s: row %" PRIu64 " is NULL but the column is not nullable", c->d.name,
+                    c->rows_total);
         }
         size_t est = dict ? c->nidx * cf_pq_bit_width(c->dict_count) / 8 : c->plain.len;
         if (c->fallback || c->page_rows >= c->o.page_rows || est >= c->o.page_bytes) {
@@ -1212,8 +1223,7 @@ static cf_status append_fixed(cf_pq_wcol *c, const cf_batch *b, size_t from, siz
     return CF_OK;
 }
 
-cf_status cf_pq_wcol_append(cf_pq_wcol *c, const cf_batch *b, size_t from, size_t to,
-                            cf_error *err)
+cf_status cf_pq_wcol_append(cf_pq_wcol *c, const cf_batch *b, size_t from, size_t to, cf_error *err)
 {
     const uint8_t *vals = b->values;
     uint8_t tmp[16];
@@ -1250,8 +1260,8 @@ cf_status cf_pq_wcol_append(cf_pq_wcol *c, const cf_batch *b, size_t from, size_
             if (!c->d.nullable)
                 c->bad_row = c->rows_total;
             CF_CHECK(c->d.nullable, err, CF_EINVAL,
-                     "column %s: row %" PRIu64 " is NULL but the column is not nullable",
-                     c->d.name, c->rows_total);
+                     "column %s: row %" PRIu64 " is NULL but the column is not nullable", c->d.name,
+                     c->rows_total);
             CF_TRY(push_level(c, 0, 0, err));
             c->pnulls++;
         } else {

@@ -32,8 +32,8 @@ static cf_status copy_file(const char *src, const char *dst, unsigned mode, cf_e
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) != 0)
         CF_FAIL_OUT(err, CF_EIO, "%s: %s", src, strerror(errno));
-    CF_TRY_OUT(cf_io_create_file_mode(&out, dst, mode ? mode : (unsigned)(sb.st_mode & 07777),
-                                      err));
+    CF_TRY_OUT(
+        cf_io_create_file_mode(&out, dst, mode ? mode : (unsigned)(sb.st_mode & 07777), err));
     enum { CHUNK = 1 << 16 };
     buf = cf_malloc(CHUNK);
     if (buf == NULL)

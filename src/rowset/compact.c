@@ -137,8 +137,8 @@ static cf_status rcl_value(compactor *k, size_t col, const cell *c, cf_error *er
     if (cf_type_is_binary(cd->type) || cd->is_array) { /* arrays: the serialized cell */
         cf_slice v;
         memcpy(&v, c->slot, sizeof(v));
-        return cf_rcl_builder_add(k->b, (uint32_t)col, v.len ? v.data : (const uint8_t *)"",
-                                  v.len, err);
+        return cf_rcl_builder_add(k->b, (uint32_t)col, v.len ? v.data : (const uint8_t *)"", v.len,
+                                  err);
     }
     return cf_rcl_builder_add(k->b, (uint32_t)col, c->slot, cf_type_size(cd->type), err);
 }
@@ -344,8 +344,8 @@ static cf_status compact_row(compactor *k, csrc *src, lists *l, cf_error *err)
     ent_clear(&l->undo_old);
     ent_clear(&l->undo_new);
     for (size_t f = 0; f < src->nds; f++)
-        CF_TRY(take_row(&src->ds[f], row, src->dt[f] == CF_DELTA_REDO ? &l->redo : &l->undo_old,
-                        err));
+        CF_TRY(
+            take_row(&src->ds[f], row, src->dt[f] == CF_DELTA_REDO ? &l->redo : &l->undo_old, err));
     /* A row of a rowset inserted after the output's insert_ts did not exist
      * before its own insert: record that as the oldest UNDO (a DELETE), unless
      * its history already ends with one (rows flushed from a MemRowSet). */
@@ -437,8 +437,8 @@ static cf_status compact_rows(compactor *k, csrc *src, size_t n, cf_error *err)
         for (size_t s = 0; s < n; s++) {
             if (src[s].eof)
                 continue;
-            if (best == NULL || cf_rs_bytes_cmp(src[s].key.data, src[s].key.len, best->key.data,
-                                                best->key.len) < 0)
+            if (best == NULL ||
+                cf_rs_bytes_cmp(src[s].key.data, src[s].key.len, best->key.data, best->key.len) < 0)
                 best = &src[s];
         }
         if (best == NULL)

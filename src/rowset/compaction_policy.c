@@ -57,8 +57,8 @@ static bool before(const cf_cpol_rowset *rs, size_t a, size_t b)
 }
 
 /* Pick members of `tier` smallest first within the budget; the count picked. */
-static size_t pick_tier(const cf_cpol_rowset *rs, size_t n, const cf_cpol_options *o,
-                        unsigned tier, size_t *pick)
+static size_t pick_tier(const cf_cpol_rowset *rs, size_t n, const cf_cpol_options *o, unsigned tier,
+                        size_t *pick)
 {
     size_t np = 0;
     uint64_t sum = 0;
@@ -94,7 +94,7 @@ size_t cf_cpol_pick(const cf_cpol_rowset *rs, size_t n, const cf_cpol_options *o
             continue;
         size_t np = pick_tier(rs, n, o, t, pick);
         if (np < o->fanout)
-            continue; /* held back by the budget */
+            continue;                   /* held back by the budget */
         for (size_t i = 1; i < np; i++) /* TABLET order */
             for (size_t j = i; j > 0 && pick[j - 1] > pick[j]; j--) {
                 size_t x = pick[j];

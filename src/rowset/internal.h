@@ -35,13 +35,12 @@ cf_status cf_rs_rcl_add_value(cf_rcl_builder *b, const cf_rs_column *c, size_t c
                               const void *value, cf_error *err);
 /* Serialize elements [first, first + n) of flattened values/enn (enn NULL = all
  * present) into arena memory. */
-cf_status cf_rs_cell_from_flat(cf_rs_arena *a, cf_type type, const void *vals,
-                               const uint8_t *enn, size_t first, size_t n, cf_slice *out,
-                               cf_error *err);
+cf_status cf_rs_cell_from_flat(cf_rs_arena *a, cf_type type, const void *vals, const uint8_t *enn,
+                               size_t first, size_t n, cf_slice *out, cf_error *err);
 /* Append the elements of a serialized cell to flattened vals/enn (bit *elems
  * onwards); *count = its elements. Binary elements point into `bytes`. */
-cf_status cf_rs_cell_to_flat(cf_slice bytes, cf_type type, cf_buf *vals, cf_buf *enn,
-                             size_t *elems, uint32_t *count, cf_error *err);
+cf_status cf_rs_cell_to_flat(cf_slice bytes, cf_type type, cf_buf *vals, cf_buf *enn, size_t *elems,
+                             uint32_t *count, cf_error *err);
 
 /* ---- keys (format §1.8) --------------------------------------------------------------- */
 /* Append the encoding of key column `k`'s value to b. */
@@ -64,8 +63,8 @@ typedef struct cf_rs_file {
 
 typedef struct cf_rs_manifest {
     uint64_t generation, next_file, insert_ts, last_ts, rows;
-    uint64_t checksum; /* of the MANIFEST as read (0 for one built in memory) */
-    uint64_t ahm;      /* ancient history mark: history before it is gone (0 = none) */
+    uint64_t checksum;    /* of the MANIFEST as read (0 for one built in memory) */
+    uint64_t ahm;         /* ancient history mark: history before it is gone (0 = none) */
     cf_rs_schema *schema; /* owned */
     cf_buf min_key, max_key;
     /* Not stored: the permission bits files created for this rowset get from
@@ -113,8 +112,7 @@ bool cf_rs_schema_equal(const cf_rs_schema *a, const cf_rs_schema *b);
 /* Create a writer whose files are numbered from m->next_file (advanced); finish_files
  * adds the files, rows and min/max keys to m without writing it. */
 cf_status cf_rs_writer_create_in(cf_rs_writer **out, const char *dir, const cf_rs_schema *s,
-                                  const cf_rs_writer_options *o, cf_rs_manifest *m,
-                                  cf_error *err);
+                                 const cf_rs_writer_options *o, cf_rs_manifest *m, cf_error *err);
 cf_status cf_rs_writer_finish_files(cf_rs_writer *w, cf_rs_manifest *m, cf_error *err);
 
 /* ---- scanner internals used by rowset.c and compaction ------------------------------------- */
@@ -241,7 +239,6 @@ cf_status cf_rs_compact_merge(cf_rowset *const *rs, size_t n, const char *outdir
 /* manifest.c: FNV-1a 64, the checksum of manifest files. */
 uint64_t cf_rs_fnv1a(const uint8_t *p, size_t n);
 
-
 /* table.c, for bulk loads (table_import.c): a fresh rowset subdirectory, created
  * (its name and path malloc'd; the first one of a load writes a TABLET when there
  * is none and cleans up a crashed writer's leftovers, as a flush does); removing
@@ -249,8 +246,7 @@ uint64_t cf_rs_fnv1a(const uint8_t *p, size_t n);
  * rowset through the table's cache. */
 cf_status cf_table_reserve_rowset(cf_table *t, char **name, char **path, cf_error *err);
 void cf_table_discard_rowset(cf_table *t, const char *name);
-cf_status cf_table_open_rowset(const cf_table *t, const char *path, cf_rowset **out,
-                               cf_error *err);
+cf_status cf_table_open_rowset(const cf_table *t, const char *path, cf_rowset **out, cf_error *err);
 /* Where the table holds an encoded key (keyvals: its key column values): *state
  * 0 = nowhere, 1 = a live row, 2 = a deleted row, in store *where (its name),
  * *store (the rowset's index, CF_TABLE_STORE_MRS for the MemRowSet). */

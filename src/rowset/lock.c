@@ -59,8 +59,8 @@ static void write_holder(int fd)
     if (gmtime_r(&t, &tm) != NULL)
         strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
     char line[192];
-    int n = snprintf(line, sizeof(line), "pid %ld %s %s since %s\n", (long)getpid(), host, cmd,
-                     when);
+    int n =
+        snprintf(line, sizeof(line), "pid %ld %s %s since %s\n", (long)getpid(), host, cmd, when);
     if (n < 0)
         return;
     /* Informational: a failure here (disk full) must not fail the lock. */
@@ -96,8 +96,8 @@ cf_status cf_rs_lock_acquire(int *fd_out, const char *dir, uint32_t timeout_ms, 
     int e = errno;
     cf_free(path);
     if (fd < 0)
-        CF_FAIL(err, e == ENOENT ? CF_ENOTFOUND : CF_EIO, "%s: cannot open %s: %s", dir,
-                CF_RS_LOCK, strerror(e));
+        CF_FAIL(err, e == ENOENT ? CF_ENOTFOUND : CF_EIO, "%s: cannot open %s: %s", dir, CF_RS_LOCK,
+                strerror(e));
     uint64_t start = now_ms();
     uint64_t nap = 1;
     for (;;) {
@@ -115,8 +115,9 @@ cf_status cf_rs_lock_acquire(int *fd_out, const char *dir, uint32_t timeout_ms, 
             char holder[160];
             read_holder(fd, holder, sizeof(holder));
             close(fd);
-            CF_FAIL(err, CF_EBUSY, "%s: another writer holds the table lock (%s); gave up after %u ms",
-                    dir, holder, timeout_ms);
+            CF_FAIL(err, CF_EBUSY,
+                    "%s: another writer holds the table lock (%s); gave up after %u ms", dir,
+                    holder, timeout_ms);
         }
         uint64_t left = timeout_ms - waited;
         sleep_ms(nap < left ? nap : left);

@@ -119,8 +119,9 @@ cf_status cf_rs_manifest_write(const cf_rs_manifest *m, const char *dir, cf_erro
 {
     cf_buf b;
     cf_buf_init(&b);
-    putf(&b, "cfile-rowset 1\ngeneration %" PRIu64 "\nnext_file %" PRIu64 "\ninsert_ts %" PRIu64
-             "\nlast_ts %" PRIu64 "\nrows %" PRIu64 "\nmin_key ",
+    putf(&b,
+         "cfile-rowset 1\ngeneration %" PRIu64 "\nnext_file %" PRIu64 "\ninsert_ts %" PRIu64
+         "\nlast_ts %" PRIu64 "\nrows %" PRIu64 "\nmin_key ",
          m->generation, m->next_file, m->insert_ts, m->last_ts, m->rows);
     put_hex(&b, &m->min_key);
     putf(&b, "\nmax_key ");
@@ -252,15 +253,15 @@ static cf_status parse_lines(cf_rs_manifest *m, char *text, cf_rs_column *cols, 
             memset(c, 0, sizeof(*c));
             c->name = f[1];
             uint64_t bs, pr, sc, le;
-            CF_CHECK(cf_type_parse(&c->type, f[2]) == CF_OK &&
-                         (strcmp(f[4], "AUTO") == 0 ||
-                          cf_encoding_parse(&c->encoding, f[4]) == CF_OK) &&
-                         (strcmp(f[5], "DEFAULT") == 0 ||
-                          cf_compression_parse(&c->compression, f[5]) == CF_OK) &&
-                         parse_u64(f[6], &bs) == 0 && bs <= UINT32_MAX &&
-                         parse_u64(f[7], &pr) == 0 && pr < 1000 && parse_u64(f[8], &sc) == 0 &&
-                         sc < 1000 && parse_u64(f[9], &le) == 0 && le < (1u << 30),
-                     err, CF_ECORRUPT, "manifest line %zu: bad column", line);
+            CF_CHECK(
+                cf_type_parse(&c->type, f[2]) == CF_OK &&
+                    (strcmp(f[4], "AUTO") == 0 || cf_encoding_parse(&c->encoding, f[4]) == CF_OK) &&
+                    (strcmp(f[5], "DEFAULT") == 0 ||
+                     cf_compression_parse(&c->compression, f[5]) == CF_OK) &&
+                    parse_u64(f[6], &bs) == 0 && bs <= UINT32_MAX && parse_u64(f[7], &pr) == 0 &&
+                    pr < 1000 && parse_u64(f[8], &sc) == 0 && sc < 1000 &&
+                    parse_u64(f[9], &le) == 0 && le < (1u << 30),
+                err, CF_ECORRUPT, "manifest line %zu: bad column", line);
             c->is_key = strchr(f[3], 'k') != NULL;
             c->nullable = strchr(f[3], 'n') != NULL;
             c->is_array = strchr(f[3], 'a') != NULL;
@@ -278,8 +279,8 @@ static cf_status parse_lines(cf_rs_manifest *m, char *text, cf_rs_column *cols, 
             uint64_t col = 0;
             CF_CHECK(role >= 0, err, CF_ECORRUPT, "manifest line %zu: bad file role", line);
             if (role == CF_RS_FILE_COLUMN)
-                CF_CHECK(parse_u64(f[2], &col) == 0 && col < CF_RS_MAX_COLUMNS, err,
-                         CF_ECORRUPT, "manifest line %zu: bad column id", line);
+                CF_CHECK(parse_u64(f[2], &col) == 0 && col < CF_RS_MAX_COLUMNS, err, CF_ECORRUPT,
+                         "manifest line %zu: bad column id", line);
             CF_TRY(cf_rs_manifest_add(m, role, (uint32_t)col, f[3], err));
         } else {
             CF_FAIL(err, CF_ECORRUPT, "manifest line %zu: unknown field '%s'", line, f[0]);

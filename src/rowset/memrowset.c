@@ -184,8 +184,7 @@ static cf_status copy_value(cf_mrs *m, const cf_rs_column *c, const void *v, cf_
         const cf_array_cell *cell = v;
         CF_CHECK(cell->type == c->type, err, CF_EINVAL,
                  "column '%s': array of %s given for an array of %s", c->name,
-                 cf_type_name(cell->type) ? cf_type_name(cell->type) : "?",
-                 cf_type_name(c->type));
+                 cf_type_name(cell->type) ? cf_type_name(cell->type) : "?", cf_type_name(c->type));
         size_t cap = cf_array_cell_encoded_max(cell), len = 0;
         uint8_t *p = alloc(m, cap);
         CF_CHECK(p != NULL, err, CF_ENOMEM, "memrowset: out of memory");
@@ -323,7 +322,7 @@ typedef struct flusher {
     cf_delta_writer *undo, *redo;
     cf_io *undo_io, *redo_io; /* theirs, created with the rowset's file_mode */
     char undo_name[64], redo_name[64];
-    cf_buf *vals, *nn; /* per column, the pending batch */
+    cf_buf *vals, *nn;    /* per column, the pending batch */
     cf_buf *counts, *enn; /* arrays: element counts (u32) and element validity */
     size_t *elems;        /* arrays: elements in the pending batch */
     size_t n;
@@ -357,9 +356,9 @@ static cf_status flush_batch(flusher *f, cf_error *err)
         CF_CHECK(!f->vals[c].oom && !f->nn[c].oom, err, CF_ENOMEM, "memrowset: out of memory");
         CF_CHECK(!f->counts[c].oom && !f->enn[c].oom, err, CF_ENOMEM, "memrowset: out of memory");
         if (s->cols[c].is_array)
-            cv[c] = (cf_rs_colvec){f->vals[c].data, f->nn[c].data,
-                                   (const uint32_t *)(const void *)f->counts[c].data,
-                                   f->enn[c].data};
+            cv[c] =
+                (cf_rs_colvec){f->vals[c].data, f->nn[c].data,
+                               (const uint32_t *)(const void *)f->counts[c].data, f->enn[c].data};
         else
             cv[c] = (cf_rs_colvec){f->vals[c].data, f->nn[c].data, NULL, NULL};
     }

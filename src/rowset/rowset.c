@@ -123,15 +123,18 @@ static cf_status open_data(cf_rowset *rs, cf_error *err)
                     CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: column %u named twice", f->col);
                 st = cf_reader_open_file(&rs->col[f->col], path, true, &ro, err);
             } else if (f->role == CF_RS_FILE_BLOOM) {
-                st = rs->bloom ? CF_ECORRUPT : cf_bloom_reader_open_file(&rs->bloom, path, true, &ro, err);
+                st = rs->bloom ? CF_ECORRUPT
+                               : cf_bloom_reader_open_file(&rs->bloom, path, true, &ro, err);
             } else if (f->role == CF_RS_FILE_ADHOC) {
-                st = rs->adhoc ? CF_ECORRUPT : cf_reader_open_file(&rs->adhoc, path, true, &ro, err);
+                st =
+                    rs->adhoc ? CF_ECORRUPT : cf_reader_open_file(&rs->adhoc, path, true, &ro, err);
             } else if (delta) {
                 cf_delta_type t = f->role == CF_RS_FILE_REDO ? CF_DELTA_REDO : CF_DELTA_UNDO;
                 st = cf_delta_reader_open_file(&rs->dfiles[rs->ndfiles], path, t, &ro, err);
                 if (st == CF_OK) {
                     rs->dtypes[rs->ndfiles] = t;
-                    uint64_t n = cf_reader_info(cf_delta_reader_cfile(rs->dfiles[rs->ndfiles]))->num_values;
+                    uint64_t n =
+                        cf_reader_info(cf_delta_reader_cfile(rs->dfiles[rs->ndfiles]))->num_values;
                     if (t == CF_DELTA_REDO)
                         rs->redo_deltas += n;
                     else
@@ -253,14 +256,17 @@ void cf_rowset_options_init(cf_rowset_options *o)
     o->lock_timeout_ms = CF_RS_LOCK_TIMEOUT_MS;
 }
 
-void cf_rs_set_replay(cf_rowset *rs, bool on) { rs->replay = on; }
+void cf_rs_set_replay(cf_rowset *rs, bool on)
+{
+    rs->replay = on;
+}
 
 cf_status cf_rs_writable(cf_rowset *rs, cf_error *err)
 {
     if (rs->mode == CF_RS_MODE_TABLE || rs->lock_fd >= 0)
         return CF_OK;
-    CF_CHECK(rs->mode != CF_RS_MODE_READ_ONLY && rs->mode != CF_RS_MODE_READ_PINNED, err,
-             CF_EINVAL, "%s: rowset opened read-only", rs->dir);
+    CF_CHECK(rs->mode != CF_RS_MODE_READ_ONLY && rs->mode != CF_RS_MODE_READ_PINNED, err, CF_EINVAL,
+             "%s: rowset opened read-only", rs->dir);
     char *ld = cf_rs_lock_dir(rs->dir);
     CF_CHECK(ld != NULL, err, CF_ENOMEM, "rowset: out of memory");
     int fd;
@@ -294,13 +300,16 @@ cf_status cf_rowset_open(cf_rowset **out, const char *dir, cf_error *err)
     return cf_rowset_open_opts(out, dir, NULL, err);
 }
 
-cf_cache *cf_rowset_cache(const cf_rowset *rs) { return rs->cache; }
+cf_cache *cf_rowset_cache(const cf_rowset *rs)
+{
+    return rs->cache;
+}
 
 cf_status cf_rowset_open_opts(cf_rowset **out, const char *dir, const cf_rowset_options *o,
                               cf_error *err)
 {
-    return cf_rs_open_mode(out, dir, o, o != NULL && o->read_only ? CF_RS_MODE_READ_ONLY
-                                                                   : CF_RS_MODE_OWN, err);
+    return cf_rs_open_mode(out, dir, o,
+                           o != NULL && o->read_only ? CF_RS_MODE_READ_ONLY : CF_RS_MODE_OWN, err);
 }
 
 cf_status cf_rs_open_mode(cf_rowset **out, const char *dir, const cf_rowset_options *o,
@@ -366,7 +375,10 @@ out:
     return CF_OK;
 }
 
-const cf_rs_schema *cf_rowset_schema(const cf_rowset *rs) { return rs->m.schema; }
+const cf_rs_schema *cf_rowset_schema(const cf_rowset *rs)
+{
+    return rs->m.schema;
+}
 
 void cf_rowset_get_info(const cf_rowset *rs, cf_rowset_info *out)
 {
@@ -398,17 +410,35 @@ bool cf_rowset_file(const cf_rowset *rs, size_t i, const char **name, const char
     return true;
 }
 
-size_t cf_rs_delta_file_count(const cf_rowset *rs) { return rs->ndfiles; }
+size_t cf_rs_delta_file_count(const cf_rowset *rs)
+{
+    return rs->ndfiles;
+}
 cf_delta_reader *cf_rs_delta_file(const cf_rowset *rs, size_t i, cf_delta_type *type)
 {
     *type = rs->dtypes[i];
     return rs->dfiles[i];
 }
-cf_reader *cf_rs_column_reader(const cf_rowset *rs, size_t col) { return rs->col[col]; }
-uint64_t cf_rs_rows(const cf_rowset *rs) { return rs->m.rows; }
-uint64_t cf_rs_insert_ts(const cf_rowset *rs) { return rs->m.insert_ts; }
-const char *cf_rs_dir(const cf_rowset *rs) { return rs->dir; }
-cf_rs_manifest *cf_rs_manifest_of(cf_rowset *rs) { return &rs->m; }
+cf_reader *cf_rs_column_reader(const cf_rowset *rs, size_t col)
+{
+    return rs->col[col];
+}
+uint64_t cf_rs_rows(const cf_rowset *rs)
+{
+    return rs->m.rows;
+}
+uint64_t cf_rs_insert_ts(const cf_rowset *rs)
+{
+    return rs->m.insert_ts;
+}
+const char *cf_rs_dir(const cf_rowset *rs)
+{
+    return rs->dir;
+}
+cf_rs_manifest *cf_rs_manifest_of(cf_rowset *rs)
+{
+    return &rs->m;
+}
 
 /* ---- keys ----------------------------------------------------------------------------------- */
 
@@ -560,8 +590,8 @@ static cf_status dms_add(cf_rowset *rs, uint64_t row, uint64_t ts, cf_error *err
 
 /* ---- lookups ------------------------------------------------------------------------------ */
 
-cf_status cf_rowset_get(cf_rowset *rs, const void *const *key, uint64_t snapshot,
-                        cf_rs_batch *out, cf_error *err)
+cf_status cf_rowset_get(cf_rowset *rs, const void *const *key, uint64_t snapshot, cf_rs_batch *out,
+                        cf_error *err)
 {
     memset(out, 0, sizeof(*out));
     CF_TRY(cf_rs_check_snapshot(snapshot, rs->m.ahm, err));

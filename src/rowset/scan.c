@@ -351,7 +351,8 @@ out:
     return st;
 }
 
-/* ---- create ----------------------------------------------------------------------------------- */
+/* ---- create -----------------------------------------------------------------------------------
+ */
 
 static cf_status copy_pred(cf_rs_scanner *sc, const cf_rs_pred *p, rs_pred *out, cf_error *err)
 {
@@ -484,8 +485,8 @@ static cf_status make_filters(cf_rs_scanner *sc, const bool *changed, cf_error *
             continue;
         const cf_reader *cr = cf_rs_column_reader(rs, p->col);
         const cf_file_info *fi = cf_reader_info(cr);
-        if (fi->is_array || (fi->encoding != CF_ENC_DICT && fi->encoding != CF_ENC_RLE &&
-                             !fi->nullable))
+        if (fi->is_array ||
+            (fi->encoding != CF_ENC_DICT && fi->encoding != CF_ENC_RLE && !fi->nullable))
             continue; /* nothing to learn from its blocks */
         CF_TRY(cf_block_filter_create(&p->filter, cr, pred_test, p, err));
         p->ok_lo = p->ok_hi = 0;
@@ -585,7 +586,7 @@ cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_r
         size_t nd = cf_rs_delta_file_count(rs);
         sc->ap = cf_calloc(nd + 1, sizeof(*sc->ap));
         sc->ap_pos = cf_calloc(nd + 1, sizeof(*sc->ap_pos));
-        changed = cf_calloc(s->ncols, sizeof(bool)); /* columns deltas may change */
+        changed = cf_calloc(s->ncols, sizeof(bool));  /* columns deltas may change */
         kchanged = cf_calloc(s->ncols, sizeof(bool)); /* key columns deltas may set */
         if (sc->ap == NULL || sc->ap_pos == NULL || changed == NULL || kchanged == NULL)
             CF_FAIL_OUT(err, CF_ENOMEM, "scan: out of memory");
@@ -617,8 +618,7 @@ cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_r
         }
         CF_TRY_OUT(make_filters(sc, changed, err));
         for (size_t i = 0; i < sc->ncols; i++)
-            sc->cols[i].key_fixed =
-                sc->cols[i].idx < s->nkeys && !kchanged[sc->cols[i].idx];
+            sc->cols[i].key_fixed = sc->cols[i].idx < s->nkeys && !kchanged[sc->cols[i].idx];
     }
     CF_TRY_OUT(key_range(sc, err));
     sc->cur = sc->lo;
@@ -694,9 +694,13 @@ void cf_rs_scanner_set_window_rows(cf_rs_scanner *sc, size_t rows)
     sc->window_rows = rows;
 }
 
-const cf_rs_scan_stats *cf_rs_scanner_stats(const cf_rs_scanner *sc) { return &sc->st; }
+const cf_rs_scan_stats *cf_rs_scanner_stats(const cf_rs_scanner *sc)
+{
+    return &sc->st;
+}
 
-/* ---- reading one column ------------------------------------------------------------------------ */
+/* ---- reading one column ------------------------------------------------------------------------
+ */
 
 /* Copy the bytes of binary slices into the column's arena: the iterator's views
  * die at its next call, and a batch may need several. */
@@ -870,8 +874,7 @@ static cf_status apply_arrays(cf_rs_scanner *sc, rs_col *c, size_t n, cf_error *
                 cf_bitmap_copy(c->oenn.data, ne, c->enn.data, a, k);
             ne += k;
         } else if (cf_bitmap_get(c->nn.data, i)) {
-            CF_TRY_OUT(cf_rs_cell_to_flat(cells[i], c->c->type, &c->ovals, &c->oenn, &ne, &k,
-                                          err));
+            CF_TRY_OUT(cf_rs_cell_to_flat(cells[i], c->c->type, &c->ovals, &c->oenn, &ne, &k, err));
         }
         cf_buf_put_le32(&c->ooffs, (uint32_t)ne);
     }
@@ -1187,7 +1190,8 @@ static cf_status need_col(cf_rs_scanner *sc, rs_col *c, size_t n, uint64_t end, 
     return CF_OK;
 }
 
-/* ---- predicates ------------------------------------------------------------------------------- */
+/* ---- predicates -------------------------------------------------------------------------------
+ */
 
 #define EVAL_NUM(T)                                                                                \
     do {                                                                                           \
@@ -1195,7 +1199,7 @@ static cf_status need_col(cf_rs_scanner *sc, rs_col *c, size_t n, uint64_t end, 
         T x;                                                                                       \
         memcpy(&x, p->slot, sizeof(T));                                                            \
         for (size_t i = 0; i < n; i++)                                                             \
-            if (cf_bitmap_get(sel, i) && !(cf_bitmap_get(nn, i) && TEST_OP(op, v[i], x)))           \
+            if (cf_bitmap_get(sel, i) && !(cf_bitmap_get(nn, i) && TEST_OP(op, v[i], x)))          \
                 cf_bitmap_clear(sel, i);                                                           \
     } while (0)
 

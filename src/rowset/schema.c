@@ -60,10 +60,8 @@ static bool has_key_encoder(cf_type t)
     switch (cf_type_physical(t)) {
     case CF_TYPE_BOOL:
     case CF_TYPE_FLOAT:
-    case CF_TYPE_DOUBLE:
-        return false;
-    default:
-        return true;
+    case CF_TYPE_DOUBLE: return false;
+    default: return true;
     }
 }
 
@@ -148,8 +146,7 @@ static cf_status schema_create(cf_rs_schema **out, const cf_rs_column *cols, siz
                                         .name = nm,
                                         /* an array cell travels in a change list as
                                          * opaque bytes (Kudu's physical BINARY) */
-                                        .type = cols[i].is_array ? CF_TYPE_BINARY
-                                                                 : cols[i].type,
+                                        .type = cols[i].is_array ? CF_TYPE_BINARY : cols[i].type,
                                         .nullable = cols[i].nullable,
                                         .is_key = cols[i].is_key,
                                         .precision = cols[i].precision,
@@ -180,8 +177,14 @@ bool cf_rs_schema_equal(const cf_rs_schema *a, const cf_rs_schema *b)
     return true;
 }
 
-size_t cf_rs_schema_ncols(const cf_rs_schema *s) { return s->ncols; }
-size_t cf_rs_schema_nkeys(const cf_rs_schema *s) { return s->nkeys; }
+size_t cf_rs_schema_ncols(const cf_rs_schema *s)
+{
+    return s->ncols;
+}
+size_t cf_rs_schema_nkeys(const cf_rs_schema *s)
+{
+    return s->nkeys;
+}
 const cf_rs_column *cf_rs_schema_column(const cf_rs_schema *s, size_t i)
 {
     return i < s->ncols ? &s->cols[i] : NULL;
@@ -274,8 +277,8 @@ static cf_status parse_column(const char **pp, cf_rs_column *c, char *namebuf, c
         p = skip_ws(p + 1);
         /* Kudu's ranges: what is recorded must also be what the text form gives
          * back (cf_rs_schema_format writes the parameters of these types only). */
-        long maxp = c->type == CF_TYPE_DECIMAL32   ? 9
-                    : c->type == CF_TYPE_DECIMAL64 ? 18
+        long maxp = c->type == CF_TYPE_DECIMAL32    ? 9
+                    : c->type == CF_TYPE_DECIMAL64  ? 18
                     : c->type == CF_TYPE_DECIMAL128 ? 38
                                                     : 0;
         if (c->type == CF_TYPE_VARCHAR) {
@@ -353,8 +356,7 @@ static cf_status parse_column(const char **pp, cf_rs_column *c, char *namebuf, c
     return CF_OK;
 }
 
-cf_status cf_rs_schema_create(cf_rs_schema **out, const cf_rs_column *cols, size_t n,
-                              cf_error *err)
+cf_status cf_rs_schema_create(cf_rs_schema **out, const cf_rs_column *cols, size_t n, cf_error *err)
 {
     return schema_create(out, cols, n, true, err);
 }
@@ -400,7 +402,7 @@ size_t cf_rs_schema_format(const cf_rs_schema *s, char *dst, size_t cap)
     size_t len = 0;
 #define PUT(...)                                                                                   \
     do {                                                                                           \
-        int k_ = snprintf(len < cap ? dst + len : NULL, len < cap ? cap - len : 0, __VA_ARGS__); \
+        int k_ = snprintf(len < cap ? dst + len : NULL, len < cap ? cap - len : 0, __VA_ARGS__);   \
         len += k_ > 0 ? (size_t)k_ : 0;                                                            \
     } while (0)
     if (cap > 0)
@@ -504,8 +506,8 @@ int cf_rs_bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen
     return alen < blen ? -1 : alen > blen;
 }
 
-cf_status cf_rs_key_encode(const cf_rs_schema *s, const void *const *key, uint8_t *dst,
-                           size_t cap, size_t *len, cf_error *err)
+cf_status cf_rs_key_encode(const cf_rs_schema *s, const void *const *key, uint8_t *dst, size_t cap,
+                           size_t *len, cf_error *err)
 {
     cf_buf b;
     cf_buf_init(&b);

@@ -52,7 +52,7 @@ struct cf_table {
      * at open, so a table made private stays private as it grows. */
     unsigned file_mode, dir_mode;
     uint64_t ahm; /* cf_table_ahm: the largest of the rowsets', kept current */
-    int lock_fd;          /* the writer lock (lock.c); -1 for a reader */
+    int lock_fd;  /* the writer lock (lock.c); -1 for a reader */
     /* The reader pin (lock.c, docs/ROWSET.md "Readers: the pin"): a writer's fd
      * of the directory, taken exclusively around removals of what a commit made
      * obsolete; a reader's, held shared from before it reads TABLET until it is
@@ -97,7 +97,7 @@ struct cf_table {
     /* A log append or sync failed after the op was applied in memory: memory is
      * now ahead of the log, so the handle refuses everything (close does not
      * flush); reopening replays what is durable. */
-    cf_sticky sticky; /* the first failure that left the handle unusable, replayed */
+    cf_sticky sticky;  /* the first failure that left the handle unusable, replayed */
     uint64_t wal_seq0; /* a reader: the newest log segment before it read TABLET */
     /* replay: one op's values in memory form */
     cf_mrs_cell *rcells;
@@ -420,7 +420,7 @@ void cf_table_free(cf_table *t)
     cf_free(t->goffs);
     cf_cache_free(t->own_cache); /* after the rowsets reading through it */
     if (t->pin_fd >= 0)
-        close(t->pin_fd); /* a reader's pin: its files are open or no longer needed */
+        close(t->pin_fd);           /* a reader's pin: its files are open or no longer needed */
     cf_rs_lock_release(t->lock_fd); /* last: every write is done */
     cf_free(t->dir);
     cf_free(t);
@@ -479,7 +479,7 @@ static cf_status open_rowset(const cf_table *t, const char *path, cf_rowset **ou
     cf_rowset_options_init(&o);
     o.cache = t->cache;
     o.cache_bytes = 0; /* no cache of its own when the table has none */
-    cf_rs_mode mode = !t->read_only   ? CF_RS_MODE_TABLE
+    cf_rs_mode mode = !t->read_only    ? CF_RS_MODE_TABLE
                       : t->pin_fd >= 0 ? CF_RS_MODE_READ_PINNED
                                        : CF_RS_MODE_READ_ONLY;
     return cf_rs_open_mode(out, path, &o, mode, err);
@@ -611,8 +611,14 @@ cf_status cf_table_open(cf_table **out, const char *dir, cf_error *err)
     return cf_table_open_opts(out, dir, NULL, err);
 }
 
-cf_cache *cf_table_cache(const cf_table *t) { return t->cache; }
-bool cf_table_read_only(const cf_table *t) { return t->read_only; }
+cf_cache *cf_table_cache(const cf_table *t)
+{
+    return t->cache;
+}
+bool cf_table_read_only(const cf_table *t)
+{
+    return t->read_only;
+}
 
 /* Does dir hold a table at all (a TABLET or a MANIFEST)? Checked before a
  * writer creates its LOCK, so that opening a directory that is not a table
@@ -870,7 +876,6 @@ out:
 }
 
 static cf_status auto_compact(cf_table *t, cf_error *err);
-
 
 /* A checkpoint (docs/ROWSET.md "Write-ahead log"): write the MemRowSet and
  * every rowset's deltas to files, then start a new log segment whose header
@@ -1160,7 +1165,7 @@ static cf_status check_ts(const cf_table *t, uint64_t ts, cf_error *err)
 }
 
 cf_status cf_rs_rcl_add_value(cf_rcl_builder *b, const cf_rs_column *c, size_t col,
-                             const void *value, cf_error *err)
+                              const void *value, cf_error *err)
 {
     if (value == NULL) {
         CF_CHECK(c->nullable, err, CF_EINVAL, "column '%s' cannot be NULL", c->name);
@@ -1346,7 +1351,8 @@ static cf_status apply_delete(cf_table *t, const void *const *key, uint64_t ts, 
     CF_FAIL(err, CF_ENOTFOUND, "key not found");
 }
 
-/* ---- the API: check, log record built, apply, append ------------------------------------------ */
+/* ---- the API: check, log record built, apply, append ------------------------------------------
+ */
 
 static cf_status begin_op(cf_table *t, uint64_t ts, cf_error *err)
 {
@@ -1464,8 +1470,8 @@ static cf_status replay_values(cf_table *t, cf_slice rcl, bool keys, size_t *nch
             cf_buf_clear(&t->genn[idx]);
             size_t ne = 0;
             uint32_t k = 0;
-            CF_TRY(cf_rs_cell_to_flat(ch.value, c->type, &t->gvals[idx], &t->genn[idx], &ne, &k,
-                                      err));
+            CF_TRY(
+                cf_rs_cell_to_flat(ch.value, c->type, &t->gvals[idx], &t->genn[idx], &ne, &k, err));
             t->rarr[idx] = (cf_array_cell){c->type, k, t->gvals[idx].data, t->genn[idx].data};
             v = &t->rarr[idx];
         } else if (!ch.is_null) {
@@ -1606,7 +1612,10 @@ static void note_files_ts(cf_table *t)
     }
 }
 
-bool cf_table_pinned(const cf_table *t) { return t->read_only && t->pin_fd >= 0; }
+bool cf_table_pinned(const cf_table *t)
+{
+    return t->read_only && t->pin_fd >= 0;
+}
 
 void cf_table_replay_stats(const cf_table *t, uint64_t *applied, uint64_t *probes)
 {
@@ -1654,8 +1663,7 @@ static cf_status wal_attach(cf_table *t, bool writer, cf_error *err)
              * failed with came from rowsets and a log of two different versions,
              * not from damage: say so, never "corrupt". */
             CF_CHECK(same, err, CF_EIO,
-                     "%s: the write-ahead log kept changing while it was read; try again",
-                     t->dir);
+                     "%s: the write-ahead log kept changing while it was read; try again", t->dir);
             return st;
         }
         cf_mrs_clear(t->mrs);
@@ -1695,8 +1703,8 @@ cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot, c
                 size_t ne = 0;
                 uint32_t k = 0;
                 if (t->cells[c].nonnull)
-                    CF_TRY(cf_rs_cell_to_flat(cell, s->cols[c].type, &t->gvals[c], &t->genn[c],
-                                              &ne, &k, err));
+                    CF_TRY(cf_rs_cell_to_flat(cell, s->cols[c].type, &t->gvals[c], &t->genn[c], &ne,
+                                              &k, err));
                 t->goffs[2 * c] = 0;
                 t->goffs[2 * c + 1] = k;
                 t->gcols[c].values = t->gvals[c].data;
@@ -1776,8 +1784,7 @@ void cf_table_discard_rowset(cf_table *t, const char *name)
     cf_free(p);
 }
 
-cf_status cf_table_open_rowset(const cf_table *t, const char *path, cf_rowset **out,
-                               cf_error *err)
+cf_status cf_table_open_rowset(const cf_table *t, const char *path, cf_rowset **out, cf_error *err)
 {
     return open_rowset(t, path, out, err);
 }

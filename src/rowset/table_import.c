@@ -306,13 +306,13 @@ static void re_hash_put(cf_table_loader *l, size_t idx)
 
 /* Is the encoded key new to the table and to the load? CF_OK with *re set
  * when the table holds it as a deleted row (in store *store), else the error. */
-static cf_status check_key(cf_table_loader *l, const uint8_t *k, size_t kl, uint64_t row,
-                           bool *re, size_t *store, cf_error *err)
+static cf_status check_key(cf_table_loader *l, const uint8_t *k, size_t kl, uint64_t row, bool *re,
+                           size_t *store, cf_error *err)
 {
     *re = false;
     if (l->mrs != NULL && cf_mrs_find(l->mrs, k, kl) != NULL)
-        CF_FAIL(err, fail_row(l, row, CF_EINVAL), "row %" PRIu64 ": duplicate key (repeated in the load)",
-                row);
+        CF_FAIL(err, fail_row(l, row, CF_EINVAL),
+                "row %" PRIu64 ": duplicate key (repeated in the load)", row);
     if (re_find(l, k, kl) != SIZE_MAX)
         CF_FAIL(err, fail_row(l, row, CF_EINVAL),
                 "row %" PRIu64 ": duplicate key (repeated in the load)", row);
@@ -389,8 +389,7 @@ static cf_status row_values(cf_table_loader *l, const cf_rs_colvec *cols, size_t
                     p[e >> 3] |= (uint8_t)(1u << (e & 7));
             nn = p;
         }
-        l->cells[c] = (cf_array_cell){cd->type, n,
-                                      (const uint8_t *)cols[c].values + first * w, nn};
+        l->cells[c] = (cf_array_cell){cd->type, n, (const uint8_t *)cols[c].values + first * w, nn};
         l->vals[c] = &l->cells[c];
     }
     return CF_OK;
@@ -522,8 +521,7 @@ static cf_status stream_rows(cf_table_loader *l, const cf_rs_colvec *cols, size_
 
 /* ---- append ------------------------------------------------------------------------------ */
 
-static cf_status append(cf_table_loader *l, const cf_rs_colvec *cols, size_t nrows,
-                        cf_error *err)
+static cf_status append(cf_table_loader *l, const cf_rs_colvec *cols, size_t nrows, cf_error *err)
 {
     const cf_rs_schema *s = l->s;
     uint64_t row0 = l->rows;
@@ -668,8 +666,8 @@ static cf_status target_for(cf_table_loader *l, size_t store, cf_error *err)
     if (src == NULL)
         st = cf_mrs_flush(cf_table_mrs(l->t), path, cf_table_file_mode(l->t), err);
     else
-        st = cf_rs_clone(cf_rs_manifest_of(src), cf_rs_dir(src), path,
-                         cf_table_file_mode(l->t), err);
+        st = cf_rs_clone(cf_rs_manifest_of(src), cf_rs_dir(src), path, cf_table_file_mode(l->t),
+                         err);
     if (st != CF_OK) {
         cf_table_discard_rowset(l->t, name);
         cf_free(name);
@@ -697,9 +695,9 @@ static cf_status apply_reinserts(cf_table_loader *l, cf_error *err)
         cf_rowset *rs = l->rs[l->n - 1];
         for (size_t e = a; e < b; e++) {
             const re_row *r = &l->rerows[e];
-            cf_status st = cf_rs_reinsert_rcl(rs, l->re.data + r->koff, r->klen,
-                                              (cf_slice){l->re.data + r->roff, r->rlen}, l->ts,
-                                              err);
+            cf_status st =
+                cf_rs_reinsert_rcl(rs, l->re.data + r->koff, r->klen,
+                                   (cf_slice){l->re.data + r->roff, r->rlen}, l->ts, err);
             if (st != CF_OK) {
                 l->err_row = r->row;
                 return cf_error_prefix(err, st, "row %" PRIu64 ": ", r->row);
@@ -722,8 +720,8 @@ cf_status cf_table_loader_commit(cf_table_loader *l, cf_error *err)
     /* From here a failure is sticky, out of memory too: copies of the table's
      * rowsets may be among the load's rowsets, and a retry would copy again. */
     if ((st = apply_reinserts(l, err)) != CF_OK ||
-        (st = cf_table_commit_rowsets(l->t, l->names, l->rs, l->n, l->replaces, l->takes_mrs,
-                                      l->ts, err)) != CF_OK)
+        (st = cf_table_commit_rowsets(l->t, l->names, l->rs, l->n, l->replaces, l->takes_mrs, l->ts,
+                                      err)) != CF_OK)
         return cf_sticky_set(&l->failed, st, err);
     /* The table has the rowsets now. */
     for (size_t i = 0; i < l->n; i++)

@@ -48,7 +48,7 @@ struct cf_table_scanner {
     cf_buf *ovals, *onn;
     cf_buf *ooffs, *oenn; /* array columns: cell offsets (u32) and element validity */
     size_t *oelems;       /* array columns: elements in the batch */
-    size_t *width; /* of each projected column's values */
+    size_t *width;        /* of each projected column's values */
     cf_batch *out;
     cf_buf ords;
     cf_rs_scan_stats st;
@@ -361,8 +361,7 @@ static inline void copy_value(uint8_t *dst, const uint8_t *src, size_t w)
  * cell decoded, or the rowset batch's elements copied. Binary elements keep
  * pointing where they were (the MemRowSet, or the rowset scanner's batch, which
  * outlives this batch: see the top of the file). */
-static cf_status put_array(cf_table_scanner *sc, const tsrc *src, size_t j, size_t n,
-                           cf_error *err)
+static cf_status put_array(cf_table_scanner *sc, const tsrc *src, size_t j, size_t n, cf_error *err)
 {
     cf_type type = sc->s->cols[sc->proj[j]].type;
     size_t w = sc->width[j];
@@ -374,8 +373,8 @@ static cf_status put_array(cf_table_scanner *sc, const tsrc *src, size_t j, size
         if (nonnull) {
             cf_slice v;
             memcpy(&v, cell->slot, sizeof(v));
-            CF_TRY(cf_rs_cell_to_flat(v, type, &sc->ovals[j], &sc->oenn[j], &sc->oelems[j], &k,
-                                      err));
+            CF_TRY(
+                cf_rs_cell_to_flat(v, type, &sc->ovals[j], &sc->oenn[j], &sc->oelems[j], &k, err));
         }
     } else {
         const cf_batch *b = &src->b.cols[j];
@@ -383,8 +382,7 @@ static cf_status put_array(cf_table_scanner *sc, const tsrc *src, size_t j, size
         uint32_t a = b->elem_offsets[src->i];
         k = b->elem_offsets[src->i + 1] - a;
         if (k > 0) /* values may be NULL when the batch holds no elements */
-            cf_buf_append(&sc->ovals[j], (const uint8_t *)b->values + (size_t)a * w,
-                          (size_t)k * w);
+            cf_buf_append(&sc->ovals[j], (const uint8_t *)b->values + (size_t)a * w, (size_t)k * w);
         size_t need = cf_bitmap_bytes(sc->oelems[j] + k);
         if (need > sc->oenn[j].len) {
             size_t old = sc->oenn[j].len;

@@ -72,8 +72,8 @@ cf_status cf_wal_batch_begin(cf_wal_batch *b, cf_slice payload, cf_error *err)
 {
     const uint8_t *p = payload.data, *end = payload.data + payload.len;
     CF_CHECK(payload.len >= 2, err, CF_ECORRUPT, "wal batch: %zu bytes", payload.len);
-    CF_CHECK(p[0] >= 1 && p[0] <= CF_WAL_VERSION, err, CF_ECORRUPT,
-             "wal batch: unknown format %u", p[0]);
+    CF_CHECK(p[0] >= 1 && p[0] <= CF_WAL_VERSION, err, CF_ECORRUPT, "wal batch: unknown format %u",
+             p[0]);
     b->format = p[0];
     uint64_t n;
     p = cf_varint64_decode(p + 1, end, &n);
@@ -149,7 +149,8 @@ cf_status cf_wal_header_parse(const uint8_t *p, size_t len, const char *name, cf
     CF_CHECK(len >= 16 && memcmp(p, CF_WAL_MAGIC, 8) == 0, err, CF_ECORRUPT,
              "%s: not a log segment (bad magic)", name);
     uint32_t ver = cf_load_le32(p + 8), flen = cf_load_le32(p + 12);
-    CF_CHECK(ver >= 1 && ver <= CF_WAL_VERSION, err, ver > CF_WAL_VERSION ? CF_ENOTSUP : CF_ECORRUPT,
+    CF_CHECK(ver >= 1 && ver <= CF_WAL_VERSION, err,
+             ver > CF_WAL_VERSION ? CF_ENOTSUP : CF_ECORRUPT,
              "%s: log format version %" PRIu32 " unknown", name, ver);
     CF_CHECK(flen == 16 && len >= CF_WAL_HEADER_LEN, err, CF_ECORRUPT,
              "%s: truncated segment header", name);
@@ -239,8 +240,8 @@ cf_status cf_wal_reader_next(cf_wal_reader *r, cf_slice *payload, bool *has, cf_
                 r->name, r->off, plen, CF_WAL_MAX_RECORD);
     case REC_BAD_HEADER:
     case REC_BAD_PAYLOAD: {
-        size_t from = s == REC_BAD_PAYLOAD ? r->off + CF_WAL_RECORD_HEADER + (size_t)plen
-                                           : r->off + 1;
+        size_t from =
+            s == REC_BAD_PAYLOAD ? r->off + CF_WAL_RECORD_HEADER + (size_t)plen : r->off + 1;
         CF_CHECK(!valid_after(r->data, r->len, from), err, CF_ECORRUPT,
                  "%s: record at offset %zu: %s checksum mismatch, and valid records follow",
                  r->name, r->off, s == REC_BAD_HEADER ? "header" : "payload");
@@ -764,6 +765,15 @@ void cf_wal_set_mode(cf_wal *w, cf_wal_sync_mode mode, uint64_t sync_bytes)
     w->sync_bytes = sync_bytes;
 }
 
-uint64_t cf_wal_bytes(const cf_wal *w) { return w->bytes; }
-uint64_t cf_wal_seq(const cf_wal *w) { return w->seq; }
-uint32_t cf_wal_version(const cf_wal *w) { return w->version; }
+uint64_t cf_wal_bytes(const cf_wal *w)
+{
+    return w->bytes;
+}
+uint64_t cf_wal_seq(const cf_wal *w)
+{
+    return w->seq;
+}
+uint32_t cf_wal_version(const cf_wal *w)
+{
+    return w->version;
+}

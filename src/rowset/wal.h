@@ -48,14 +48,18 @@
 /* Largest segment a reader loads (the writer checkpoints long before). */
 #define CF_WAL_MAX_SEGMENT ((uint64_t)2 << 30)
 
-typedef enum cf_wal_op_type { CF_WAL_INSERT = 1, CF_WAL_UPDATE = 2, CF_WAL_DELETE = 3 } cf_wal_op_type;
+typedef enum cf_wal_op_type {
+    CF_WAL_INSERT = 1,
+    CF_WAL_UPDATE = 2,
+    CF_WAL_DELETE = 3
+} cf_wal_op_type;
 
 /* One logged operation; slices borrow from the record (or the caller). */
 /* cf_wal_op.flags */
 #define CF_WAL_OP_MRS 0x01u /* applied to the MemRowSet (format 2) */
 
 typedef struct cf_wal_op {
-    uint8_t type;  /* cf_wal_op_type */
+    uint8_t type; /* cf_wal_op_type */
     uint64_t ts;
     cf_slice key;  /* UPDATE change list of the key columns */
     cf_slice rcl;  /* REINSERT (insert), UPDATE or DELETE change list */
@@ -72,7 +76,7 @@ void cf_wal_batch_encode_v(cf_buf *b, const cf_wal_op *ops, size_t n, uint32_t f
 /* A cursor over a batch payload. */
 typedef struct cf_wal_batch {
     const uint8_t *p, *end;
-    uint64_t left; /* ops not yet read */
+    uint64_t left;  /* ops not yet read */
     uint8_t format; /* 1 or 2 */
 } cf_wal_batch;
 
@@ -102,9 +106,9 @@ cf_status cf_wal_header_parse(const uint8_t *p, size_t len, const char *name, cf
 typedef struct cf_wal_reader {
     const uint8_t *data;
     size_t len;
-    size_t off;      /* next record */
+    size_t off;       /* next record */
     const char *name; /* for messages */
-    bool torn;       /* set once a torn tail was found at `off` */
+    bool torn;        /* set once a torn tail was found at `off` */
 } cf_wal_reader;
 
 /* Start after the header (which the caller parsed). */
@@ -137,13 +141,13 @@ typedef struct cf_wal_scan {
     cf_wal_header hdr;  /* of the newest segment */
     uint64_t valid_end; /* bytes of whole records (the writer truncates to this) */
     uint64_t file_len;
-    size_t segments;    /* how many there are (older ones: a checkpoint cut short) */
+    size_t segments; /* how many there are (older ones: a checkpoint cut short) */
 } cf_wal_scan;
 
 /* Called for each op of the newest segment, in log order; a failure stops the
  * scan and is returned. */
-typedef cf_status (*cf_wal_apply_fn)(void *ctx, const cf_wal_op *op, const char *seg,
-                                     uint64_t off, cf_error *err);
+typedef cf_status (*cf_wal_apply_fn)(void *ctx, const cf_wal_op *op, const char *seg, uint64_t off,
+                                     cf_error *err);
 
 /* Read the newest segment of DIR/wal and hand each op to fn (NULL: only check).
  * Older segments are not read: a checkpoint writes a new segment only after

@@ -105,8 +105,7 @@ static cf_status open_writers(cf_rs_writer *w, cf_error *err)
     char name[96];
     w->cols = cf_calloc(s->ncols, sizeof(*w->cols));
     w->cols_io = cf_calloc(s->ncols, sizeof(*w->cols_io));
-    CF_CHECK(w->cols != NULL && w->cols_io != NULL, err, CF_ENOMEM,
-             "rowset writer: out of memory");
+    CF_CHECK(w->cols != NULL && w->cols_io != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
     for (size_t i = 0; i < s->ncols; i++) {
         const cf_rs_column *c = &s->cols[i];
         cf_writer_options o;
@@ -195,8 +194,7 @@ out:
  * writers leave: the LOCK, an empty rowset's MANIFEST, an unfinished
  * generation's data files (numbered next_file; with no MANIFEST, 1) and
  * temporaries. Anything else is the user's: CF_EINVAL naming it. */
-static cf_status check_dir_ours(const char *dir, bool has_manifest, uint64_t next,
-                                cf_error *err)
+static cf_status check_dir_ours(const char *dir, bool has_manifest, uint64_t next, cf_error *err)
 {
     DIR *d = opendir(dir);
     CF_CHECK(d != NULL, err, CF_EIO, "%s: cannot list: %s", dir, strerror(errno));
@@ -211,7 +209,8 @@ static cf_status check_dir_ours(const char *dir, bool has_manifest, uint64_t nex
             (has_manifest && strcmp(n, CF_WAL_DIR) == 0) ||
             (cf_rs_data_name(n, &num) && num == next))
             continue;
-        if (strcmp(n, CF_RS_TABLET) == 0 || (strncmp(n, "rs-", 3) == 0 && n[3] >= '0' && n[3] <= '9'))
+        if (strcmp(n, CF_RS_TABLET) == 0 ||
+            (strncmp(n, "rs-", 3) == 0 && n[3] >= '0' && n[3] <= '9'))
             st = cf_error_set(err, CF_EINVAL, __FILE__, __LINE__,
                               "%s: already holds a table ('%s')", dir, n);
         else
@@ -324,8 +323,7 @@ static cf_status append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t nrows,
         size_t pl = i ? w->slices[i - 1].len : w->prev.len;
         if (w->rows + i > 0) {
             int c = cf_rs_bytes_cmp(pd, pl, k->data, k->len);
-            CF_CHECK(c != 0, err, CF_EINVAL, "row %" PRIu64 ": duplicate key",
-                     w->rows + i);
+            CF_CHECK(c != 0, err, CF_EINVAL, "row %" PRIu64 ": duplicate key", w->rows + i);
             CF_CHECK(c < 0, err, CF_EINVAL,
                      "row %" PRIu64 ": key out of order (rows must come in key order)",
                      w->rows + i);
@@ -358,8 +356,7 @@ static cf_status append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t nrows,
     }
     cf_buf_clear(&w->prev);
     cf_buf_append(&w->prev, w->slices[nrows - 1].data, w->slices[nrows - 1].len);
-    CF_CHECK(!w->prev.oom && !w->first.oom, err, CF_ENOMEM,
-             "rowset writer: out of memory");
+    CF_CHECK(!w->prev.oom && !w->first.oom, err, CF_ENOMEM, "rowset writer: out of memory");
     w->rows += nrows;
     return CF_OK;
 }
@@ -428,7 +425,10 @@ cf_status cf_rs_writer_finish(cf_rs_writer *w, cf_error *err)
     return cf_sticky_set(&w->failed, st, err);
 }
 
-uint64_t cf_rs_writer_rows(const cf_rs_writer *w) { return w->rows; }
+uint64_t cf_rs_writer_rows(const cf_rs_writer *w)
+{
+    return w->rows;
+}
 
 void cf_rs_writer_free(cf_rs_writer *w)
 {

@@ -18,7 +18,10 @@ static bool should_fail(void)
     return false;
 }
 
-void cf_alloc_fail_after(uint64_t n) { atomic_store(&fail_countdown, n); }
+void cf_alloc_fail_after(uint64_t n)
+{
+    atomic_store(&fail_countdown, n);
+}
 
 /* ---- accounting (tests only; see alloc.h) ------------------------------------------ */
 
@@ -29,7 +32,10 @@ static _Atomic size_t acct_largest;
  * bytes that were never added. */
 static _Atomic int64_t acct_live, acct_peak;
 
-static bool counting(void) { return atomic_load_explicit(&acct_on, memory_order_relaxed); }
+static bool counting(void)
+{
+    return atomic_load_explicit(&acct_on, memory_order_relaxed);
+}
 
 static void note_alloc(void *p, size_t request)
 {

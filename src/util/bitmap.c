@@ -41,7 +41,7 @@ void cf_bitmap_fill(uint8_t *bm, size_t start, size_t n, bool v)
 }
 
 static inline __attribute__((always_inline)) size_t count_impl(const uint8_t *bm, size_t start,
-                                                              size_t n)
+                                                               size_t n)
 {
     if (n == 0)
         return 0;

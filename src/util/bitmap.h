@@ -6,10 +6,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static inline size_t cf_bitmap_bytes(size_t nbits) { return (nbits + 7) / 8; }
-static inline bool cf_bitmap_get(const uint8_t *bm, size_t i) { return (bm[i >> 3] >> (i & 7)) & 1; }
-static inline void cf_bitmap_set(uint8_t *bm, size_t i) { bm[i >> 3] |= (uint8_t)(1u << (i & 7)); }
-static inline void cf_bitmap_clear(uint8_t *bm, size_t i) { bm[i >> 3] &= (uint8_t)~(1u << (i & 7)); }
+static inline size_t cf_bitmap_bytes(size_t nbits)
+{
+    return (nbits + 7) / 8;
+}
+static inline bool cf_bitmap_get(const uint8_t *bm, size_t i)
+{
+    return (bm[i >> 3] >> (i & 7)) & 1;
+}
+static inline void cf_bitmap_set(uint8_t *bm, size_t i)
+{
+    bm[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+static inline void cf_bitmap_clear(uint8_t *bm, size_t i)
+{
+    bm[i >> 3] &= (uint8_t) ~(1u << (i & 7));
+}
 static inline void cf_bitmap_put(uint8_t *bm, size_t i, bool v)
 {
     if (v)

@@ -6,7 +6,10 @@
 #include "endian.h"
 #include "varint.h"
 
-void cf_buf_init(cf_buf *b) { memset(b, 0, sizeof *b); }
+void cf_buf_init(cf_buf *b)
+{
+    memset(b, 0, sizeof *b);
+}
 
 void cf_buf_dispose(cf_buf *b)
 {
@@ -58,7 +61,10 @@ void cf_buf_append(cf_buf *b, const void *src, size_t n)
         memcpy(p, src, n);
 }
 
-void cf_buf_put_u8(cf_buf *b, uint8_t v) { cf_buf_append(b, &v, 1); }
+void cf_buf_put_u8(cf_buf *b, uint8_t v)
+{
+    cf_buf_append(b, &v, 1);
+}
 
 void cf_buf_put_le32(cf_buf *b, uint32_t v)
 {

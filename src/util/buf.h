@@ -19,7 +19,11 @@ typedef struct cf_buf {
 void cf_buf_init(cf_buf *b);
 void cf_buf_dispose(cf_buf *b);
 /* Forget the contents, keep the memory (and clear oom). */
-static inline void cf_buf_clear(cf_buf *b) { b->len = 0; b->oom = false; }
+static inline void cf_buf_clear(cf_buf *b)
+{
+    b->len = 0;
+    b->oom = false;
+}
 /* Ensure room for `extra` more bytes. false (and oom set) on failure. */
 bool cf_buf_reserve(cf_buf *b, size_t extra);
 /* Grow len by n bytes (uninitialized); returns a pointer to them or NULL. */
@@ -32,6 +36,9 @@ void cf_buf_put_be32(cf_buf *b, uint32_t v);
 void cf_buf_put_varint32(cf_buf *b, uint32_t v);
 void cf_buf_put_varint64(cf_buf *b, uint64_t v);
 /* CF_ENOMEM if any append failed since the last clear, else CF_OK. */
-static inline cf_status cf_buf_status(const cf_buf *b) { return b->oom ? CF_ENOMEM : CF_OK; }
+static inline cf_status cf_buf_status(const cf_buf *b)
+{
+    return b->oom ? CF_ENOMEM : CF_OK;
+}
 
 #endif

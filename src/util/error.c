@@ -21,8 +21,8 @@ const char *cf_status_str(cf_status st)
     return "unknown status";
 }
 
-cf_status cf_error_set(cf_error *err, cf_status code, const char *file, int line,
-                       const char *fmt, ...)
+cf_status cf_error_set(cf_error *err, cf_status code, const char *file, int line, const char *fmt,
+                       ...)
 {
     if (err == NULL)
         return code;

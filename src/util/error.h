@@ -39,13 +39,16 @@ cf_status cf_sticky_replay(const cf_sticky *s, const char *who, cf_error *err);
  * later call): returns its status and copies its record into err (may be NULL). */
 cf_status cf_sticky_first(const cf_sticky *s, cf_error *err);
 
-static inline bool cf_sticky_failed(const cf_sticky *s) { return s->code != CF_OK; }
+static inline bool cf_sticky_failed(const cf_sticky *s)
+{
+    return s->code != CF_OK;
+}
 
 #endif
 
 /* Fill err (may be NULL) and return code. Never allocates. */
-cf_status cf_error_set(cf_error *err, cf_status code, const char *file, int line,
-                       const char *fmt, ...) CF_PRINTF(5, 6);
+cf_status cf_error_set(cf_error *err, cf_status code, const char *file, int line, const char *fmt,
+                       ...) CF_PRINTF(5, 6);
 
 /* Prepend context ("block 3 at offset 81920: ") to an error already set.
  * Returns err->code (or CF_OK-less passthrough `st` when err is NULL). */
@@ -110,6 +113,9 @@ cf_status cf_sticky_replay(const cf_sticky *s, const char *who, cf_error *err);
  * later call): returns its status and copies its record into err (may be NULL). */
 cf_status cf_sticky_first(const cf_sticky *s, cf_error *err);
 
-static inline bool cf_sticky_failed(const cf_sticky *s) { return s->code != CF_OK; }
+static inline bool cf_sticky_failed(const cf_sticky *s)
+{
+    return s->code != CF_OK;
+}
 
 #endif

@@ -395,10 +395,10 @@ static void fill(uint8_t *dst, size_t elem_size, uint64_t v, size_t k)
  * byte 7w/8 + 7 of `in`: callers make sure 8 bytes follow the group's start
  * plus its length rounded down. */
 #define CF_UNPACK8(W)                                                                              \
-    static void unpack8_##W(const uint8_t *in, uint8_t *out)                                      \
+    static void unpack8_##W(const uint8_t *in, uint8_t *out)                                       \
     {                                                                                              \
         for (unsigned j = 0; j < 8; j++) {                                                         \
-            uint32_t v = (uint32_t)((cf_load_le64(in + (j * W) / 8) >> ((j * W) % 8)) &           \
+            uint32_t v = (uint32_t)((cf_load_le64(in + (j * W) / 8) >> ((j * W) % 8)) &            \
                                     (((uint64_t)1 << W) - 1));                                     \
             memcpy(out + 4 * j, &v, 4);                                                            \
         }                                                                                          \
@@ -428,10 +428,10 @@ CF_UNPACK8(24)
 typedef void (*unpack8_fn)(const uint8_t *in, uint8_t *out);
 /* Widths of dictionary indices (up to 16 M entries) that are not whole bytes. */
 static const unpack8_fn unpack8_u32[25] = {
-    NULL,        NULL,        unpack8_2,   unpack8_3,   unpack8_4,   unpack8_5,   unpack8_6,
-    unpack8_7,   NULL,        unpack8_9,   unpack8_10,  unpack8_11,  unpack8_12,  unpack8_13,
-    unpack8_14,  unpack8_15,  NULL,        unpack8_17,  unpack8_18,  unpack8_19,  unpack8_20,
-    unpack8_21,  unpack8_22,  unpack8_23,  unpack8_24};
+    NULL,       NULL,       unpack8_2,  unpack8_3,  unpack8_4,  unpack8_5,  unpack8_6,
+    unpack8_7,  NULL,       unpack8_9,  unpack8_10, unpack8_11, unpack8_12, unpack8_13,
+    unpack8_14, unpack8_15, NULL,       unpack8_17, unpack8_18, unpack8_19, unpack8_20,
+    unpack8_21, unpack8_22, unpack8_23, unpack8_24};
 
 /* Copy k literal values out of the current literal run into dst. */
 static void get_literal(cf_rle_decoder *d, uint8_t *dst, size_t elem_size, size_t k)

@@ -1,6 +1,9 @@
 #include "varint.h"
 
-size_t cf_varint32_encode(uint8_t *dst, uint32_t v) { return cf_varint64_encode(dst, v); }
+size_t cf_varint32_encode(uint8_t *dst, uint32_t v)
+{
+    return cf_varint64_encode(dst, v);
+}
 
 size_t cf_varint64_encode(uint8_t *dst, uint64_t v)
 {

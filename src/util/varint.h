@@ -19,8 +19,7 @@ const uint8_t *cf_varint64_decode_any(const uint8_t *p, const uint8_t *end, uint
 
 /* One-byte varints (lengths, counts: nearly all of them) inline, the rest
  * through the call: index and PREFIX entry walks decode one per probe. */
-static inline const uint8_t *cf_varint32_decode(const uint8_t *p, const uint8_t *end,
-                                                uint32_t *out)
+static inline const uint8_t *cf_varint32_decode(const uint8_t *p, const uint8_t *end, uint32_t *out)
 {
     if (p != end && *p < 0x80) {
         *out = *p;
@@ -29,8 +28,7 @@ static inline const uint8_t *cf_varint32_decode(const uint8_t *p, const uint8_t 
     return cf_varint32_decode_any(p, end, out);
 }
 
-static inline const uint8_t *cf_varint64_decode(const uint8_t *p, const uint8_t *end,
-                                                uint64_t *out)
+static inline const uint8_t *cf_varint64_decode(const uint8_t *p, const uint8_t *end, uint64_t *out)
 {
     if (p != end && *p < 0x80) {
         *out = *p;

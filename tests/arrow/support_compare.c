@@ -33,7 +33,9 @@ bool cmp_value(duck *d, duck_result *res, duck_idx col, duck_idx row, cf_type t,
     case CF_TYPE_INT64: want = *(const int64_t *)v; goto int64;
     case CF_TYPE_UINT8: want = *(const uint8_t *)v; goto int64;
     case CF_TYPE_UINT16: want = *(const uint16_t *)v; goto int64;
-    case CF_TYPE_UINT32: want = *(const uint32_t *)v; goto int64;
+    case CF_TYPE_UINT32:
+        want = *(const uint32_t *)v;
+        goto int64;
     int64:
         got = d->get_int64(res, col, row);
         break;
@@ -43,12 +45,18 @@ bool cmp_value(duck *d, duck_result *res, duck_idx col, duck_idx row, cf_type t,
             snprintf(why, cap, "duckdb %" PRIu64 ", cfile %" PRIu64, g, w);
         return w == g;
     }
-    case CF_TYPE_DATE: want = *(const int32_t *)v; got = d->get_date(res, col, row).days; break;
+    case CF_TYPE_DATE:
+        want = *(const int32_t *)v;
+        got = d->get_date(res, col, row).days;
+        break;
     case CF_TYPE_UNIXTIME_MICROS:
         want = *(const int64_t *)v;
         got = d->get_timestamp(res, col, row).micros;
         break;
-    case CF_TYPE_BOOL: want = *(const uint8_t *)v != 0; got = d->get_bool(res, col, row); break;
+    case CF_TYPE_BOOL:
+        want = *(const uint8_t *)v != 0;
+        got = d->get_bool(res, col, row);
+        break;
     case CF_TYPE_FLOAT: {
         float w = *(const float *)v, g = d->get_float(res, col, row);
         bool ok = (isnan(w) && isnan(g)) || memcmp(&w, &g, sizeof w) == 0;
@@ -81,9 +89,9 @@ bool cmp_value(duck *d, duck_result *res, duck_idx col, duck_idx row, cf_type t,
         duck_decimal g = d->get_decimal(res, col, row);
         bool ok = g.value.lower == w.lower && g.value.upper == w.upper;
         if (!ok)
-            snprintf(why, cap, "duckdb %016" PRIx64 "%016" PRIx64 ", cfile %016" PRIx64
-                     "%016" PRIx64, (uint64_t)g.value.upper, g.value.lower, (uint64_t)w.upper,
-                     w.lower);
+            snprintf(why, cap,
+                     "duckdb %016" PRIx64 "%016" PRIx64 ", cfile %016" PRIx64 "%016" PRIx64,
+                     (uint64_t)g.value.upper, g.value.lower, (uint64_t)w.upper, w.lower);
         return ok;
     }
     case CF_TYPE_BINARY: {
@@ -99,9 +107,7 @@ bool cmp_value(duck *d, duck_result *res, duck_idx col, duck_idx row, cf_type t,
         duck_string s = d->get_string(res, col, row);
         return same_bytes(d, s.data, s.size, *(const cf_slice *)v, why, cap);
     }
-    default:
-        snprintf(why, cap, "type %d not compared", (int)t);
-        return false;
+    default: snprintf(why, cap, "type %d not compared", (int)t); return false;
     }
     if (want != got)
         snprintf(why, cap, "duckdb %" PRId64 ", cfile %" PRId64, got, want);
@@ -191,8 +197,8 @@ static size_t report(size_t bad, const char *label, const char *what, size_t i, 
     return bad + 1;
 }
 
-size_t refcol_check(duck *d, const char *table, const char *col, const refcol *rc,
-                    bool as_binary, const char *label)
+size_t refcol_check(duck *d, const char *table, const char *col, const refcol *rc, bool as_binary,
+                    const char *label)
 {
     char sql[512], why[1024];
     duck_result res;
@@ -219,8 +225,8 @@ size_t refcol_check(duck *d, const char *table, const char *col, const refcol *r
         return bad;
     }
     /* Arrays: which cells are NULL and how long each is, then every element. */
-    snprintf(sql, sizeof sql, "SELECT \"%s\" IS NULL, len(\"%s\") FROM %s ORDER BY rowid", col,
-             col, table);
+    snprintf(sql, sizeof sql, "SELECT \"%s\" IS NULL, len(\"%s\") FROM %s ORDER BY rowid", col, col,
+             table);
     if (!duck_query(d, sql, &res, why, sizeof why))
         fail_msg("%s: %s: %s", label, sql, why);
     duck_idx n = d->row_count(&res);
@@ -241,13 +247,13 @@ size_t refcol_check(duck *d, const char *table, const char *col, const refcol *r
     d->destroy_result(&res);
     snprintf(sql, sizeof sql,
              "SELECT %s(c[k]) FROM (SELECT rowid AS r, \"%s\" AS c, unnest(range(1, len(\"%s\") "
-             "+ 1)) AS k FROM %s) ORDER BY r, k", wrap, col, col, table);
+             "+ 1)) AS k FROM %s) ORDER BY r, k",
+             wrap, col, col, table);
     if (!duck_query(d, sql, &res, why, sizeof why))
         fail_msg("%s: %s: %s", label, sql, why);
     n = d->row_count(&res);
     if (n != rc->nvals) {
-        snprintf(why, sizeof why, "duckdb %" PRIu64 " elements, cfile %zu", (uint64_t)n,
-                 rc->nvals);
+        snprintf(why, sizeof why, "duckdb %" PRIu64 " elements, cfile %zu", (uint64_t)n, rc->nvals);
         bad = report(bad, label, "elements", 0, why);
     }
     for (size_t i = 0; i < rc->nvals && i < n; i++) {

@@ -24,7 +24,7 @@ typedef struct refcol {
     uint8_t *row_present; /* per row */
     size_t *elem_start;   /* arrays: row i holds values [elem_start[i], elem_start[i+1]) */
     size_t nvals;
-    uint8_t *vals;        /* nvals * cf_type_size(t); binary: cf_slice with copied bytes */
+    uint8_t *vals; /* nvals * cf_type_size(t); binary: cf_slice with copied bytes */
     uint8_t *val_present;
 } refcol;
 
@@ -34,5 +34,5 @@ void refcol_dispose(refcol *rc);
 void refcol_add(refcol *rc, const cf_batch *b, size_t from, size_t n);
 /* Compare column `col` of DuckDB table `table` (rows in rowid order) with rc.
  * Returns the number of differences (the first few are printed with `label`). */
-size_t refcol_check(duck *d, const char *table, const char *col, const refcol *rc,
-                    bool as_binary, const char *label);
+size_t refcol_check(duck *d, const char *table, const char *col, const refcol *rc, bool as_binary,
+                    const char *label);

@@ -18,12 +18,28 @@ typedef struct duck_result {
     char *error;
     void *internal;
 } duck_result;
-typedef struct duck_hugeint { uint64_t lower; int64_t upper; } duck_hugeint;
-typedef struct duck_decimal { uint8_t width, scale; duck_hugeint value; } duck_decimal;
-typedef struct duck_blob { void *data; duck_idx size; } duck_blob;
-typedef struct duck_string { char *data; duck_idx size; } duck_string;
-typedef struct duck_date { int32_t days; } duck_date;
-typedef struct duck_timestamp { int64_t micros; } duck_timestamp;
+typedef struct duck_hugeint {
+    uint64_t lower;
+    int64_t upper;
+} duck_hugeint;
+typedef struct duck_decimal {
+    uint8_t width, scale;
+    duck_hugeint value;
+} duck_decimal;
+typedef struct duck_blob {
+    void *data;
+    duck_idx size;
+} duck_blob;
+typedef struct duck_string {
+    char *data;
+    duck_idx size;
+} duck_string;
+typedef struct duck_date {
+    int32_t days;
+} duck_date;
+typedef struct duck_timestamp {
+    int64_t micros;
+} duck_timestamp;
 
 typedef struct duck {
     void *lib;

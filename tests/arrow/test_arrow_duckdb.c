@@ -236,8 +236,10 @@ static void test_duckdb__hfile(void **state)
     if (!duck_load(&d, &s, "hf", why, sizeof why))
         fail_msg("hfile: duckdb refused the stream: %s", why);
     duck_result res;
-    assert_true(duck_query(&d, "SELECT row, family, qualifier, timestamp, type, value FROM hf "
-                               "ORDER BY rowid", &res, why, sizeof why));
+    assert_true(duck_query(&d,
+                           "SELECT row, family, qualifier, timestamp, type, value FROM hf "
+                           "ORDER BY rowid",
+                           &res, why, sizeof why));
     assert_int_equal(d.row_count(&res), N);
     cf_hfile_iter *it;
     CF_ASSERT_OK(cf_hfile_iter_create(&it, h, &err), &err);

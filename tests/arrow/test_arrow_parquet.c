@@ -118,8 +118,8 @@ static void test_arrow_parquet__corpus_through_duckdb(void **state)
             int64_t n = get_i64(&d, &r, 0), a = get_i64(&d, &r, 1), b = get_i64(&d, &r, 2);
             if (n != cf_parquet_num_rows(pq) || a != 0 || b != 0) {
                 printf("  %s: %lld rows (file %lld), %lld only ours, %lld only duckdb's\n",
-                       de->d_name, (long long)n, (long long)cf_parquet_num_rows(pq),
-                       (long long)a, (long long)b);
+                       de->d_name, (long long)n, (long long)cf_parquet_num_rows(pq), (long long)a,
+                       (long long)b);
                 failed++;
             }
             d.destroy_result(&r);
@@ -140,8 +140,10 @@ static void test_arrow_parquet__nested_buffers(void **state)
 {
     (void)state;
     char path[2048];
-    snprintf(path, sizeof path, "%s/parquet/pt_repeated_primitive_no_list/"
-             "pt_repeated_primitive_no_list.parquet", CF_SHARED_DIR);
+    snprintf(path, sizeof path,
+             "%s/parquet/pt_repeated_primitive_no_list/"
+             "pt_repeated_primitive_no_list.parquet",
+             CF_SHARED_DIR);
     cf_error err;
     cf_parquet *pq;
     CF_ASSERT_OK(cf_parquet_open_file(&pq, path, NULL, &err), &err);

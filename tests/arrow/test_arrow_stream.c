@@ -232,17 +232,17 @@ static void test_stream__utf8_validator(void **state)
     } cases[] = {
         {"", SIZE_MAX},
         {"plain ascii, long enough for the 8-byte path", SIZE_MAX},
-        {"\xC3\xA9t\xC3\xA9", SIZE_MAX},         /* été */
-        {"\xE2\x82\xAC", SIZE_MAX},              /* € */
-        {"\xF0\x9F\x98\x80", SIZE_MAX},          /* U+1F600 */
-        {"\xF4\x8F\xBF\xBF", SIZE_MAX},          /* U+10FFFF */
-        {"abc\xF4\x90\x80\x80", 3},              /* above U+10FFFF */
-        {"\xC0\xAF", 0},                         /* overlong */
-        {"\xE0\x80\xAF", 0},                     /* overlong */
-        {"\xF0\x80\x80\xAF", 0},                 /* overlong */
-        {"\xED\xA0\x80", 0},                     /* surrogate */
-        {"x\x80", 1},                            /* lone continuation */
-        {"0123456789\xE2\x82", 10},              /* truncated */
+        {"\xC3\xA9t\xC3\xA9", SIZE_MAX}, /* été */
+        {"\xE2\x82\xAC", SIZE_MAX},      /* € */
+        {"\xF0\x9F\x98\x80", SIZE_MAX},  /* U+1F600 */
+        {"\xF4\x8F\xBF\xBF", SIZE_MAX},  /* U+10FFFF */
+        {"abc\xF4\x90\x80\x80", 3},      /* above U+10FFFF */
+        {"\xC0\xAF", 0},                 /* overlong */
+        {"\xE0\x80\xAF", 0},             /* overlong */
+        {"\xF0\x80\x80\xAF", 0},         /* overlong */
+        {"\xED\xA0\x80", 0},             /* surrogate */
+        {"x\x80", 1},                    /* lone continuation */
+        {"0123456789\xE2\x82", 10},      /* truncated */
         {"\xFF", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -263,8 +263,7 @@ static void test_stream__table(void **state)
     struct ArrowSchema sc;
     assert_int_equal(s.get_schema(&s, &sc), 0);
     static const char *const fmt[8] = {"l", "u", "g", "+l", "d:10,2", "tsu:", "b", "z"};
-    static const char *const name[8] = {"id", "name", "score", "tags",
-                                        "price", "at", "ok", "raw"};
+    static const char *const name[8] = {"id", "name", "score", "tags", "price", "at", "ok", "raw"};
     assert_int_equal(sc.n_children, 8);
     for (int i = 0; i < 8; i++) {
         assert_string_equal(sc.children[i]->format, fmt[i]);

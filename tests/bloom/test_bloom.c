@@ -500,8 +500,8 @@ static void test_bloom__keys_out_of_order(void **state)
     /* sticky, with the first failure's message */
     const cf_error first = err;
     memset(&err, 0, sizeof err);
-    CF_ASSERT_REPLAYED(cf_bloom_writer_add(w, (cf_slice){(const uint8_t *)"c", 1}, &err),
-                       CF_EINVAL, &err, "bloom writer", &first);
+    CF_ASSERT_REPLAYED(cf_bloom_writer_add(w, (cf_slice){(const uint8_t *)"c", 1}, &err), CF_EINVAL,
+                       &err, "bloom writer", &first);
     CF_ASSERT_REPLAYED(cf_bloom_writer_finish(w, &err), CF_EINVAL, &err, "bloom writer", &first);
     cf_bloom_writer_free(w);
     cf_io_free(io);
@@ -517,8 +517,8 @@ static void test_bloom__block_header_errors(void **state)
     assert_int_equal(bb.n_hashes, 3);
     assert_int_equal(bb.n_bits, 8);
     /* unknown fields are skipped, the last num_hash_functions wins */
-    static const uint8_t extra[] = {0x0d, 0, 0, 0, 0x08, 0x01, 0x12, 0x02, 0xaa, 0xbb,
-                                    0x1d, 0,    0, 0, 0, 0x08, 0x04, 0xff};
+    static const uint8_t extra[] = {0x0d, 0,    0, 0, 0x08, 0x01, 0x12, 0x02, 0xaa,
+                                    0xbb, 0x1d, 0, 0, 0,    0,    0x08, 0x04, 0xff};
     assert_int_equal(sizeof extra, 4 + 0x0d + 1);
     CF_ASSERT_OK(cf_bloom_block_parse(&bb, extra, sizeof extra, &err), &err);
     assert_int_equal(bb.n_hashes, 4);
@@ -534,8 +534,10 @@ static void test_bloom__block_header_errors(void **state)
         {"huge header length", {0xff, 0xff, 0xff, 0xff, 0x08, 0x03}, 6, "does not fit"},
         {"k = 0", {0x02, 0, 0, 0, 0x08, 0x00, 0xff}, 7, "hash functions"},
         {"huge k", {0x04, 0, 0, 0, 0x08, 0xff, 0xff, 0x03, 0xff}, 9, "hash functions"},
-        {"negative k", {0x0b, 0, 0, 0, 0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-                        0x01, 0xff}, 16, "hash functions"},
+        {"negative k",
+         {0x0b, 0, 0, 0, 0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0xff},
+         16,
+         "hash functions"},
         {"empty bitmap", {0x02, 0, 0, 0, 0x08, 0x03}, 6, "empty bitmap"},
         {"no header field", {0x00, 0, 0, 0, 0xff}, 5, "lacks"},
         {"truncated varint", {0x02, 0, 0, 0, 0x08, 0x83, 0xff}, 7, "truncated"},

@@ -6,7 +6,10 @@
 #include "bloom/cityhash.h"
 #include "util/alloc.h"
 
-static uint64_t hash_str(const char *s) { return cf_cityhash64((const uint8_t *)s, strlen(s)); }
+static uint64_t hash_str(const char *s)
+{
+    return cf_cityhash64((const uint8_t *)s, strlen(s));
+}
 
 /* bytes 00 01 02 ... (n-1) */
 static uint64_t hash_seq(size_t n)
@@ -44,8 +47,9 @@ static void test_cityhash__long_vectors(void **state)
 {
     (void)state;
     assert_true(hash_seq(65) == 0x2412b7c806b9991eULL);
-    assert_true(hash_str("The quick brown fox jumps over the lazy dog, twice: The quick brown fox!") ==
-                0x394b81fb28a5585dULL);
+    assert_true(
+        hash_str("The quick brown fox jumps over the lazy dog, twice: The quick brown fox!") ==
+        0x394b81fb28a5585dULL);
     assert_true(hash_seq(200) == 0x47058938042640efULL);
 }
 

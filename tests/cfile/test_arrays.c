@@ -24,14 +24,14 @@ typedef struct mem_file {
 typedef struct cells {
     cf_type type;
     size_t es;
-    size_t n;          /* cells */
-    uint32_t *counts;  /* elements per cell (0 for NULL cells) */
-    bool *cell_nn;     /* cell present */
-    size_t *starts;    /* n + 1 flattened starts */
+    size_t n;         /* cells */
+    uint32_t *counts; /* elements per cell (0 for NULL cells) */
+    bool *cell_nn;    /* cell present */
+    size_t *starts;   /* n + 1 flattened starts */
     size_t nelem;
-    uint8_t *elems;    /* nelem * es; cf_slice for binary types */
-    bool *elem_nn;     /* element present */
-    uint8_t *pool;     /* bytes of binary elements */
+    uint8_t *elems; /* nelem * es; cf_slice for binary types */
+    bool *elem_nn;  /* element present */
+    uint8_t *pool;  /* bytes of binary elements */
 } cells;
 
 static void cells_free(cells *c)
@@ -50,10 +50,13 @@ static void set_bit(uint8_t *bm, size_t i, bool v)
     if (v)
         bm[i / 8] |= (uint8_t)(1u << (i % 8));
     else
-        bm[i / 8] &= (uint8_t)~(1u << (i % 8));
+        bm[i / 8] &= (uint8_t) ~(1u << (i % 8));
 }
 
-static bool get_bit(const uint8_t *bm, size_t i) { return (bm[i / 8] >> (i % 8)) & 1; }
+static bool get_bit(const uint8_t *bm, size_t i)
+{
+    return (bm[i / 8] >> (i % 8)) & 1;
+}
 
 static void cells_finish_starts(cells *c)
 {
@@ -101,8 +104,8 @@ static cf_status append_range(cf_writer *w, const cells *c, size_t from, size_t 
         set_bit(cnn, i, c->cell_nn[from + i]);
     for (size_t i = 0; i < ne; i++)
         set_bit(enn, i, c->elem_nn[e0 + i]);
-    cf_status st = cf_writer_append_arrays(w, c->elems + e0 * c->es, enn, c->counts + from, cnn,
-                                           n, err);
+    cf_status st =
+        cf_writer_append_arrays(w, c->elems + e0 * c->es, enn, c->counts + from, cnn, n, err);
     free(cnn);
     free(enn);
     return st;
@@ -345,10 +348,10 @@ static void test_arrays__example_b_bytes(void **state)
     cells c;
     cells_int32(&c, counts, 4, vals, 3);
     uint8_t want[64];
-    size_t want_len = cf_test_unhex("03 04"          /* flat_count 3, array_count 4 */
-                                    "02 03 06"       /* element bitmap 0,1,1 */
+    size_t want_len = cf_test_unhex("03 04"    /* flat_count 3, array_count 4 */
+                                    "02 03 06" /* element bitmap 0,1,1 */
                                     "09 03 01 00 00 00 00 00 02 00" /* counts 1,0,0,2 */
-                                    "02 03 0d"       /* cell bitmap 1,0,1,1 */
+                                    "02 03 0d"                      /* cell bitmap 1,0,1,1 */
                                     "02 00 00 00 00 00 00 00 04 00 00 00 02 00 00 00",
                                     want, sizeof want);
     mem_file m;
@@ -459,12 +462,13 @@ static void test_arrays__feature_bits(void **state)
     cells_free(&c);
 }
 
-static const cf_type all_types[] = {
-    CF_TYPE_INT8,   CF_TYPE_INT16,      CF_TYPE_INT32,     CF_TYPE_INT64,
-    CF_TYPE_UINT8,  CF_TYPE_UINT16,     CF_TYPE_UINT32,    CF_TYPE_UINT64,
-    CF_TYPE_FLOAT,  CF_TYPE_DOUBLE,     CF_TYPE_BOOL,      CF_TYPE_INT128,
-    CF_TYPE_DECIMAL128, CF_TYPE_DATE,   CF_TYPE_UNIXTIME_MICROS, CF_TYPE_DECIMAL32,
-    CF_TYPE_DECIMAL64, CF_TYPE_STRING,  CF_TYPE_BINARY,    CF_TYPE_VARCHAR};
+static const cf_type all_types[] = {CF_TYPE_INT8,       CF_TYPE_INT16,     CF_TYPE_INT32,
+                                    CF_TYPE_INT64,      CF_TYPE_UINT8,     CF_TYPE_UINT16,
+                                    CF_TYPE_UINT32,     CF_TYPE_UINT64,    CF_TYPE_FLOAT,
+                                    CF_TYPE_DOUBLE,     CF_TYPE_BOOL,      CF_TYPE_INT128,
+                                    CF_TYPE_DECIMAL128, CF_TYPE_DATE,      CF_TYPE_UNIXTIME_MICROS,
+                                    CF_TYPE_DECIMAL32,  CF_TYPE_DECIMAL64, CF_TYPE_STRING,
+                                    CF_TYPE_BINARY,     CF_TYPE_VARCHAR};
 static const cf_encoding all_encodings[] = {CF_ENC_PLAIN, CF_ENC_PREFIX, CF_ENC_RLE, CF_ENC_DICT,
                                             CF_ENC_BIT_SHUFFLE};
 
@@ -787,12 +791,9 @@ static void test_arrays__writer_refusals(void **state)
                      4 elem_counts NULL, 5 elems NULL */
         const char *needle;
     } cases[] = {
-        {true, false, 0, "not nullable"},
-        {true, true, 1, "append_arrays"},
-        {false, true, 2, "not an array"},
-        {true, true, 3, "NULL but has 2 elements"},
-        {true, true, 4, "elem_counts"},
-        {true, true, 5, "elems"},
+        {true, false, 0, "not nullable"}, {true, true, 1, "append_arrays"},
+        {false, true, 2, "not an array"}, {true, true, 3, "NULL but has 2 elements"},
+        {true, true, 4, "elem_counts"},   {true, true, 5, "elems"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cf_writer_options o;

@@ -135,7 +135,10 @@ static void test_cache__pin_outlives_eviction(void **state)
 
 #define NROWS 60000u
 
-static int64_t value_at(uint64_t ord) { return (int64_t)ord * 3 - 1000; }
+static int64_t value_at(uint64_t ord)
+{
+    return (int64_t)ord * 3 - 1000;
+}
 
 /* Sorted INT64 with both indexes, small blocks, so a seek touches one of many. */
 static uint8_t *write_file(cf_encoding enc, cf_compression comp, size_t *len)
@@ -264,8 +267,8 @@ static void *run_worker(void *arg)
             /* value_at(ord) - 1 is absent: the answer is row ord. */
             int64_t key = value_at(ord) - (int64_t)(i & 2 ? 1 : 0);
             bool exact;
-            if (cf_iter_seek_at_or_after(it, &key, &exact, &e) != CF_OK ||
-                exact != !(i & 2) || cf_iter_current_ordinal(it) != ord) {
+            if (cf_iter_seek_at_or_after(it, &key, &exact, &e) != CF_OK || exact != !(i & 2) ||
+                cf_iter_current_ordinal(it) != ord) {
                 wk->failures++;
                 continue;
             }
@@ -311,7 +314,8 @@ static void test_cache__threads_share_reader(void **state)
         size_t len;
         uint8_t *f = write_file(encs[k], CF_COMP_LZ4, &len);
         /* Cacheless first: the reference. Then a cache far smaller than the
-         * file's blocks (2 4-KiB blocks or 85 marks of in-place blocks), so threads evict each other's pins. */
+         * file's blocks (2 4-KiB blocks or 85 marks of in-place blocks), so threads evict each
+         * other's pins. */
         cf_io *io0;
         cf_reader *r0 = open_mem(f, len, NULL, &io0);
         run_threads(r0, seed);
@@ -321,9 +325,11 @@ static void test_cache__threads_share_reader(void **state)
         run_threads(r, seed);
         cf_cache_stats st;
         cf_cache_get_stats(c, &st);
-        fprintf(stderr, "# %s: %zu-byte file, %llu hits, %llu evictions, %llu inserts, %llu misses\n",
+        fprintf(stderr,
+                "# %s: %zu-byte file, %llu hits, %llu evictions, %llu inserts, %llu misses\n",
                 cf_encoding_name(encs[k]), len, (unsigned long long)st.hits,
-                (unsigned long long)st.evictions, (unsigned long long)st.inserts, (unsigned long long)st.misses);
+                (unsigned long long)st.evictions, (unsigned long long)st.inserts,
+                (unsigned long long)st.misses);
         assert_true(st.hits > 0);
         assert_true(st.evictions > 0);
         assert_true(st.bytes <= st.capacity);

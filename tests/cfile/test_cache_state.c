@@ -23,7 +23,7 @@
 typedef struct strfile {
     cf_encoding enc;
     bool nullable;
-    char *store;   /* 16 bytes per row */
+    char *store;    /* 16 bytes per row */
     cf_slice *vals; /* row i's value (len 0 data NULL for a NULL row) */
     bool *valid;
     uint8_t *bytes;
@@ -142,10 +142,10 @@ static void seek_and_check(cf_reader *r, const strfile *f, uint64_t seed)
         if (ord == NROWS)
             continue;
         uint64_t first = ord;
-        while (first > 0 && (!f->valid[first - 1] || (f->vals[first - 1].len == f->vals[ord].len &&
-                                                       memcmp(f->vals[first - 1].data,
-                                                              f->vals[ord].data,
-                                                              f->vals[ord].len) == 0)))
+        while (first > 0 &&
+               (!f->valid[first - 1] ||
+                (f->vals[first - 1].len == f->vals[ord].len &&
+                 memcmp(f->vals[first - 1].data, f->vals[ord].data, f->vals[ord].len) == 0)))
             first--;
         while (!f->valid[first])
             first++;
@@ -212,9 +212,10 @@ static void test_cache_state__matches_fresh_decode(void **state)
         CF_ASSERT_OK(r->dec_ops->create(&d, &r->dec_params, &e), &e);
         cf_btree_iter *bt;
         const cf_file_info *fi = cf_reader_info(r);
-        CF_ASSERT_OK(cf_btree_iter_create(&bt, (cf_block_ptr){fi->posidx_root_off,
-                                                               fi->posidx_root_size},
-                                          read_index, (void *)r, &e), &e);
+        CF_ASSERT_OK(cf_btree_iter_create(&bt,
+                                          (cf_block_ptr){fi->posidx_root_off, fi->posidx_root_size},
+                                          read_index, (void *)r, &e),
+                     &e);
         CF_ASSERT_OK(cf_btree_iter_seek_to_first(bt, &e), &e);
         size_t blocks = 0, views = 0, modes[3] = {0, 0, 0};
         uint64_t charged = 0;

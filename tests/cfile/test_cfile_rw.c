@@ -55,12 +55,11 @@ static void test_cfile_rw__worked_example_99_bytes(void **state)
 {
     (void)state;
     /* format §14.2: INT32 PLAIN, values 1, 2, 3, checksums, positional index. */
-    static const char *want_hex =
-        "6b75647563666c32 00000000 02943ad3"
-        "03000000 00000000 01000000 02000000 03000000 bee92a24"
-        "04 00000000 10 18 00000000 08011000 04000000 33c9f219"
-        "1f6ba458 0805 1001 1803 22060a0408281017 3001 4000 5001"
-        "6b75647563666c32 14000000";
+    static const char *want_hex = "6b75647563666c32 00000000 02943ad3"
+                                  "03000000 00000000 01000000 02000000 03000000 bee92a24"
+                                  "04 00000000 10 18 00000000 08011000 04000000 33c9f219"
+                                  "1f6ba458 0805 1001 1803 22060a0408281017 3001 4000 5001"
+                                  "6b75647563666c32 14000000";
     uint8_t want[128];
     size_t want_len = cf_test_unhex(want_hex, want, sizeof want);
     assert_int_equal(want_len, 99);

@@ -77,8 +77,7 @@ typedef struct opened {
     cf_iter *it;
 } opened;
 
-static cf_status try_open(opened *f, const mem_file *m, const cf_reader_options *ro,
-                          cf_error *err)
+static cf_status try_open(opened *f, const mem_file *m, const cf_reader_options *ro, cf_error *err)
 {
     memset(f, 0, sizeof *f);
     cf_status st = cf_io_open_mem(&f->io, m->data, m->len, err);
@@ -203,10 +202,10 @@ static void *gen_values(cf_type t, size_t n, int mode, cf_rng *rng, uint8_t **po
 
 /* ---- round trips ------------------------------------------------------------------ */
 
-static const cf_type types[] = {CF_TYPE_INT8,    CF_TYPE_INT16,  CF_TYPE_INT32,  CF_TYPE_INT64,
-                                CF_TYPE_UINT32,  CF_TYPE_FLOAT,  CF_TYPE_DOUBLE, CF_TYPE_BOOL,
-                                CF_TYPE_INT128,  CF_TYPE_DATE,   CF_TYPE_STRING, CF_TYPE_BINARY,
-                                CF_TYPE_UNIXTIME_MICROS};
+static const cf_type types[] = {
+    CF_TYPE_INT8,   CF_TYPE_INT16,  CF_TYPE_INT32,          CF_TYPE_INT64,  CF_TYPE_UINT32,
+    CF_TYPE_FLOAT,  CF_TYPE_DOUBLE, CF_TYPE_BOOL,           CF_TYPE_INT128, CF_TYPE_DATE,
+    CF_TYPE_STRING, CF_TYPE_BINARY, CF_TYPE_UNIXTIME_MICROS};
 static const cf_encoding encodings[] = {CF_ENC_PLAIN, CF_ENC_PREFIX, CF_ENC_RLE, CF_ENC_DICT,
                                         CF_ENC_BIT_SHUFFLE};
 
@@ -659,8 +658,7 @@ static void test_compression__checksum_covers_compressed_bytes(void **state)
             CF_ASSERT_STATUS(scan(&f, CF_TYPE_INT32, NULL, NULL, 0, &err), CF_ECORRUPT, &err);
             assert_non_null(strstr(err.msg, "checksum"));
             size_t damaged = 0;
-            CF_ASSERT_STATUS(cf_reader_verify(f.r, NULL, NULL, &damaged, &err), CF_ECORRUPT,
-                             &err);
+            CF_ASSERT_STATUS(cf_reader_verify(f.r, NULL, NULL, &damaged, &err), CF_ECORRUPT, &err);
             assert_non_null(strstr(err.msg, "checksum"));
             assert_int_equal(damaged, 1);
             close_file(&f);
@@ -697,8 +695,8 @@ static void test_compression__flips_without_checksums(void **state)
     /* Every byte of the blocks region, flipped three ways, with no CRC to stop
      * it: each read ends in CF_OK or CF_ECORRUPT, never a crash (run under ASan). */
     static const flip_case cases[] = {
-        {CF_TYPE_INT32, CF_ENC_PLAIN, false},  {CF_TYPE_INT32, CF_ENC_BIT_SHUFFLE, true},
-        {CF_TYPE_INT64, CF_ENC_RLE, false},    {CF_TYPE_STRING, CF_ENC_DICT, true},
+        {CF_TYPE_INT32, CF_ENC_PLAIN, false},   {CF_TYPE_INT32, CF_ENC_BIT_SHUFFLE, true},
+        {CF_TYPE_INT64, CF_ENC_RLE, false},     {CF_TYPE_STRING, CF_ENC_DICT, true},
         {CF_TYPE_STRING, CF_ENC_PREFIX, false}, {CF_TYPE_BOOL, CF_ENC_RLE, true},
     };
     static const uint8_t masks[] = {0x01, 0x80, 0xff};
@@ -738,8 +736,8 @@ static void test_compression__flips_without_checksums(void **state)
                     }
                     if (st != CF_OK && st != CF_ECORRUPT)
                         fail_msg("%s %s: byte %zu ^ %02x gave %s: %s",
-                                 cf_compression_name(codecs[ci]), cf_encoding_name(cases[k].e),
-                                 pos, masks[mi], cf_status_str(st), err.msg);
+                                 cf_compression_name(codecs[ci]), cf_encoding_name(cases[k].e), pos,
+                                 masks[mi], cf_status_str(st), err.msg);
                     rejected += st != CF_OK;
                     runs++;
                     close_file(&f);
@@ -804,22 +802,21 @@ static void test_compression__lying_uncompressed_size(void **state)
                 const char *needle;
                 bool no_alloc;
             } cases[] = {
-                {u + 1, "", false},           /* the payload decodes to one byte less */
-                {u - 1, "", false},           /* ... to one byte more */
+                {u + 1, "", false}, /* the payload decodes to one byte less */
+                {u - 1, "", false}, /* ... to one byte more */
                 {u / 2, "", false},
-                {p, "", false},               /* "raw": the decoder sees codec output */
-                {p - 1, "exceed", true},      /* payload longer than the block */
+                {p, "", false},          /* "raw": the decoder sees codec output */
+                {p - 1, "exceed", true}, /* payload longer than the block */
                 {0, "exceed", true},
-                {16u << 20, "", false},       /* at the limit: allowed, but a lie */
+                {16u << 20, "", false}, /* at the limit: allowed, but a lie */
                 {(16u << 20) + 1, "limit", true},
-                {1u << 30, "limit", true},    /* a bomb's claim: refused unallocated */
+                {1u << 30, "limit", true}, /* a bomb's claim: refused unallocated */
                 {UINT32_MAX, "limit", true},
             };
             for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
                 set_u(&m, off, stored, cases[k].u, sums);
                 char what[64];
-                snprintf(what, sizeof what, "%s U=%u", cf_compression_name(codecs[ci]),
-                         cases[k].u);
+                snprintf(what, sizeof what, "%s U=%u", cf_compression_name(codecs[ci]), cases[k].u);
                 expect_corrupt(&m, cases[k].needle, cases[k].no_alloc, what);
             }
             set_u(&m, off, stored, u, sums);

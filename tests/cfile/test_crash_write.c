@@ -120,8 +120,8 @@ static const char *check_complete(const char *path, char *msg, size_t cap)
     size_t damaged = 0;
     cf_iter *it = NULL;
     if (cf_reader_info(r)->num_values != NROWS) {
-        snprintf(msg, cap, "%llu rows, want %d",
-                 (unsigned long long)cf_reader_info(r)->num_values, NROWS);
+        snprintf(msg, cap, "%llu rows, want %d", (unsigned long long)cf_reader_info(r)->num_values,
+                 NROWS);
         bad = msg;
     } else if (cf_reader_verify(r, NULL, NULL, &damaged, &err) != CF_OK || damaged) {
         snprintf(msg, cap, "verify: %zu damaged: %s", damaged, err.msg);

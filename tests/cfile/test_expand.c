@@ -54,8 +54,8 @@ static void test_expand__against_reference(void **state)
                 for (size_t bit0 = 0; bit0 < 18; bit0 += 1 + (bit0 > 9) * 7)
                     check_one(&r, sizes[si], bit0, lens[li], pcts[pi]);
     for (int k = 0; k < 2000; k++)
-        check_one(&r, sizes[cf_rng_below(&r, 6)], cf_rng_below(&r, 600),
-                  cf_rng_below(&r, 700), (unsigned)cf_rng_below(&r, 101));
+        check_one(&r, sizes[cf_rng_below(&r, 6)], cf_rng_below(&r, 600), cf_rng_below(&r, 700),
+                  (unsigned)cf_rng_below(&r, 101));
 }
 
 int main(int argc, char **argv)

@@ -160,7 +160,7 @@ static bytes block_of(const bytes *f, const char *kind)
 typedef struct craft {
     cf_type type;
     cf_encoding enc;
-    cf_compression comp;   /* 0 = NONE */
+    cf_compression comp; /* 0 = NONE */
     bool nullable, is_array;
     uint64_t num_values;
     const bytes *data;     /* one data block (stored bytes), first ordinal 0 */
@@ -169,8 +169,8 @@ typedef struct craft {
     bool lie_ptr;          /* index entry points at (ptr_off, ptr_size) instead */
     uint64_t ptr_off;
     uint32_t ptr_size;
-    uint32_t root_size;    /* 0 = the truth */
-    uint32_t dict_size;    /* 0 = the truth */
+    uint32_t root_size; /* 0 = the truth */
+    uint32_t dict_size; /* 0 = the truth */
 } craft;
 
 static bytes assemble(const craft *c)
@@ -240,8 +240,8 @@ static bytes assemble(const craft *c)
 /* ---- running a hostile file ----------------------------------------------------------- */
 
 typedef struct outcome {
-    cf_status first;      /* first error anywhere (CF_OK if none) */
-    uint64_t rows;        /* rows a full scan returned */
+    cf_status first; /* first error anywhere (CF_OK if none) */
+    uint64_t rows;   /* rows a full scan returned */
     cf_alloc_stats stats;
 } outcome;
 
@@ -376,7 +376,10 @@ static void test_limits__assembler_makes_valid_files(void **state)
     o.encoding = CF_ENC_DICT;
     bytes v = write_file(&o, g_strs, NULL, 400);
     bytes data = block_of(&v, "data block"), dict = block_of(&v, "dictionary block");
-    craft c = {.type = CF_TYPE_STRING, .enc = CF_ENC_DICT, .num_values = 400, .data = &data,
+    craft c = {.type = CF_TYPE_STRING,
+               .enc = CF_ENC_DICT,
+               .num_values = 400,
+               .data = &data,
                .dict = &dict};
     bytes f = assemble(&c);
     outcome out = run(&f, 0);
@@ -393,8 +396,12 @@ static void test_limits__assembler_makes_valid_files(void **state)
         counts[i] = (uint32_t)(i % 5);
     bytes va = write_file(&o, g_ints, counts, 100);
     bytes adata = block_of(&va, "data block");
-    craft ca = {.type = CF_TYPE_INT32, .enc = cf_type_default_encoding(CF_TYPE_INT32),
-                .nullable = true, .is_array = true, .num_values = 100, .data = &adata};
+    craft ca = {.type = CF_TYPE_INT32,
+                .enc = cf_type_default_encoding(CF_TYPE_INT32),
+                .nullable = true,
+                .is_array = true,
+                .num_values = 100,
+                .data = &adata};
     f = assemble(&ca);
     out = run(&f, 0);
     assert_int_equal(out.first, CF_OK);
@@ -419,7 +426,7 @@ static void test_limits__plain_binary_counts(void **state)
     uint32_t lies[] = {401, 100000, 0x7fffffff, 0xffffffff};
     for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
         store_le32(data.p + 4, lies[i]); /* count */
-        c.num_values = lies[i];           /* the footer agrees with the lie */
+        c.num_values = lies[i];          /* the footer agrees with the lie */
         bytes f = assemble(&c);
         expect_rejected("PLAIN BINARY count", &f, 0);
         free(f.p);
@@ -445,8 +452,11 @@ static void test_limits__bitshuffle_counts(void **state)
     craft c = {.type = CF_TYPE_INT32, .enc = CF_ENC_BIT_SHUFFLE, .num_values = 400};
     struct {
         uint32_t count, padded;
-    } lies[] = {{0x10000000, 0x10000000}, {0x7ffffff9, 0x80000000}, {401, 408},
-                {400, 0x7ffffff8}, {0xffffffff, 0}};
+    } lies[] = {{0x10000000, 0x10000000},
+                {0x7ffffff9, 0x80000000},
+                {401, 408},
+                {400, 0x7ffffff8},
+                {0xffffffff, 0}};
     for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
         bytes data = block_of(&v, "data block");
         store_le32(data.p + 4, lies[i].count);
@@ -492,8 +502,11 @@ static void test_limits__nullable_num_rows(void **state)
     uint64_t lies[] = {401, 1000000, 0xffffffffu};
     for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
         bytes lying = replace_varint(&data, 0, lies[i]);
-        craft c = {.type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN, .nullable = true,
-                   .num_values = 400, .data = &lying};
+        craft c = {.type = CF_TYPE_INT32,
+                   .enc = CF_ENC_PLAIN,
+                   .nullable = true,
+                   .num_values = 400,
+                   .data = &lying};
         bytes f = assemble(&c);
         expect_rejected("nullable num_rows", &f, 0);
         free(f.p);
@@ -505,7 +518,10 @@ static void test_limits__nullable_num_rows(void **state)
     }
     /* bitmap_len beyond the block. */
     bytes lying = replace_varint(&data, 1, 0x7fffffff);
-    craft c = {.type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN, .nullable = true, .num_values = 400,
+    craft c = {.type = CF_TYPE_INT32,
+               .enc = CF_ENC_PLAIN,
+               .nullable = true,
+               .num_values = 400,
                .data = &lying};
     bytes f = assemble(&c);
     expect_rejected("nullable bitmap_len", &f, 0);
@@ -538,8 +554,12 @@ static void test_limits__array_counts(void **state)
                 {2, 0x7fffffff, "array flat_bitmap_len"}};
     for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
         bytes lying = replace_varint(&data, lies[i].field, lies[i].lie);
-        craft c = {.type = CF_TYPE_INT32, .enc = cf_type_default_encoding(CF_TYPE_INT32),
-                   .nullable = true, .is_array = true, .num_values = 100, .data = &lying};
+        craft c = {.type = CF_TYPE_INT32,
+                   .enc = cf_type_default_encoding(CF_TYPE_INT32),
+                   .nullable = true,
+                   .is_array = true,
+                   .num_values = 100,
+                   .data = &lying};
         if (lies[i].field == 1)
             c.num_values = lies[i].lie;
         bytes f = assemble(&c);
@@ -605,7 +625,10 @@ static void test_limits__dictionary_counts(void **state)
     for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
         bytes dict = block_of(&v, "dictionary block");
         store_le32(dict.p + 4, lies[i]);
-        craft c = {.type = CF_TYPE_STRING, .enc = CF_ENC_DICT, .num_values = 400, .data = &data,
+        craft c = {.type = CF_TYPE_STRING,
+                   .enc = CF_ENC_DICT,
+                   .num_values = 400,
+                   .data = &data,
                    .dict = &dict};
         bytes f = assemble(&c);
         expect_rejected("dictionary count", &f, 0);
@@ -618,7 +641,10 @@ static void test_limits__dictionary_counts(void **state)
     put(&lying, data.p, data.len);
     store_le32(lying.p + 4 + 4, 0x7ffffff8);
     store_le32(lying.p + 4 + 12, 0x7ffffff8);
-    craft c = {.type = CF_TYPE_STRING, .enc = CF_ENC_DICT, .num_values = 400, .data = &lying,
+    craft c = {.type = CF_TYPE_STRING,
+               .enc = CF_ENC_DICT,
+               .num_values = 400,
+               .data = &lying,
                .dict = &dict};
     bytes f = assemble(&c);
     expect_rejected("dictionary codeword count", &f, 0);
@@ -655,8 +681,11 @@ static void test_limits__uncompressed_size(void **state)
     for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
         bytes data = block_of(&v, "data block");
         store_le32(data.p, lies[i].u);
-        craft c = {.type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN, .comp = CF_COMP_LZ4,
-                   .num_values = 400, .data = &data};
+        craft c = {.type = CF_TYPE_INT32,
+                   .enc = CF_ENC_PLAIN,
+                   .comp = CF_COMP_LZ4,
+                   .num_values = 400,
+                   .data = &data};
         bytes f = assemble(&c);
         expect_rejected("uncompressed size", &f, lies[i].max);
         free(f.p);
@@ -677,8 +706,8 @@ static void test_limits__footer_num_values(void **state)
     bytes data = block_of(&v, "data block");
     uint64_t lies[] = {401, UINT64_C(1) << 40, (uint64_t)INT64_MAX};
     for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
-        craft c = {.type = CF_TYPE_INT64, .enc = CF_ENC_PLAIN, .num_values = lies[i],
-                   .data = &data};
+        craft c = {
+            .type = CF_TYPE_INT64, .enc = CF_ENC_PLAIN, .num_values = lies[i], .data = &data};
         bytes f = assemble(&c);
         expect_rejected("footer num_values", &f, 0);
         free(f.p);

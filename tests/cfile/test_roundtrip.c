@@ -15,12 +15,16 @@
 
 #include "encoding/encoding.h"
 
-static const cf_type all_types[] = {
-    CF_TYPE_UINT8,  CF_TYPE_INT8,   CF_TYPE_UINT16, CF_TYPE_INT16,     CF_TYPE_UINT32,
-    CF_TYPE_INT32,  CF_TYPE_UINT64, CF_TYPE_INT64,  CF_TYPE_STRING,    CF_TYPE_BOOL,
-    CF_TYPE_FLOAT,  CF_TYPE_DOUBLE, CF_TYPE_BINARY, CF_TYPE_UNIXTIME_MICROS,
-    CF_TYPE_INT128, CF_TYPE_DECIMAL32, CF_TYPE_DECIMAL64, CF_TYPE_DECIMAL128, CF_TYPE_VARCHAR,
-    CF_TYPE_DATE};
+static const cf_type all_types[] = {CF_TYPE_UINT8,     CF_TYPE_INT8,
+                                    CF_TYPE_UINT16,    CF_TYPE_INT16,
+                                    CF_TYPE_UINT32,    CF_TYPE_INT32,
+                                    CF_TYPE_UINT64,    CF_TYPE_INT64,
+                                    CF_TYPE_STRING,    CF_TYPE_BOOL,
+                                    CF_TYPE_FLOAT,     CF_TYPE_DOUBLE,
+                                    CF_TYPE_BINARY,    CF_TYPE_UNIXTIME_MICROS,
+                                    CF_TYPE_INT128,    CF_TYPE_DECIMAL32,
+                                    CF_TYPE_DECIMAL64, CF_TYPE_DECIMAL128,
+                                    CF_TYPE_VARCHAR,   CF_TYPE_DATE};
 #define NTYPES (sizeof all_types / sizeof all_types[0])
 
 typedef enum shape { RANDOM, ONE_VALUE, ALTERNATING, EXTREMES, SORTED, NSHAPES } shape;
@@ -144,7 +148,10 @@ static void free_column(column *col)
     free(col->arena);
 }
 
-static bool get_bit(const uint8_t *bm, size_t i) { return bm[i / 8] >> (i % 8) & 1; }
+static bool get_bit(const uint8_t *bm, size_t i)
+{
+    return bm[i / 8] >> (i % 8) & 1;
+}
 
 static bool value_eq(const config *c, const void *a, const void *b, size_t es)
 {
@@ -277,8 +284,8 @@ static void run_config(const config *c, cf_rng *r)
 
 static cf_encoding pick_encoding(cf_rng *r, cf_type t)
 {
-    cf_encoding all[] = {CF_ENC_AUTO, CF_ENC_PLAIN, CF_ENC_PREFIX, CF_ENC_RLE, CF_ENC_DICT,
-                         CF_ENC_BIT_SHUFFLE};
+    cf_encoding all[] = {CF_ENC_AUTO, CF_ENC_PLAIN, CF_ENC_PREFIX,
+                         CF_ENC_RLE,  CF_ENC_DICT,  CF_ENC_BIT_SHUFFLE};
     for (;;) {
         cf_encoding e = all[cf_rng_below(r, 6)];
         if (e == CF_ENC_AUTO || cf_type_allows_encoding(t, e))
@@ -303,8 +310,8 @@ static void random_config(cf_rng *r, config *c)
     c->batch = batches[cf_rng_below(r, 4)];
     if (c->batch == 1 && c->rows > 1500)
         c->rows = 1500; /* one call per row is slow; the shape is what matters */
-    bool orderable = c->type != CF_TYPE_BOOL && c->type != CF_TYPE_FLOAT &&
-                     c->type != CF_TYPE_DOUBLE;
+    bool orderable =
+        c->type != CF_TYPE_BOOL && c->type != CF_TYPE_FLOAT && c->type != CF_TYPE_DOUBLE;
     if (c->shape == SORTED && orderable && c->nulls == NOT_NULLABLE)
         c->validx = cf_rng_below(r, 2);
 }
@@ -329,15 +336,17 @@ static void test_roundtrip__every_type_and_encoding(void **state)
     (void)state;
     cf_rng r;
     cf_rng_init(&r, cf_test_seed(20261120) + 1);
-    cf_encoding encs[] = {CF_ENC_AUTO, CF_ENC_PLAIN, CF_ENC_PREFIX, CF_ENC_RLE, CF_ENC_DICT,
-                          CF_ENC_BIT_SHUFFLE};
+    cf_encoding encs[] = {CF_ENC_AUTO, CF_ENC_PLAIN, CF_ENC_PREFIX,
+                          CF_ENC_RLE,  CF_ENC_DICT,  CF_ENC_BIT_SHUFFLE};
     for (size_t t = 0; t < NTYPES; t++)
         for (size_t e = 0; e < 6; e++) {
             if (encs[e] != CF_ENC_AUTO && !cf_type_allows_encoding(all_types[t], encs[e]))
                 continue;
             for (int nl = 0; nl < 2; nl++) {
-                config c = {all_types[t], encs[e], CF_COMP_NONE, RANDOM,
-                            nl ? SOME_NULL : NOT_NULLABLE, 2000, 1024, 128, 100, false, false};
+                config c = {
+                    all_types[t], encs[e], CF_COMP_NONE, RANDOM, nl ? SOME_NULL : NOT_NULLABLE,
+                    2000,         1024,    128,          100,    false,
+                    false};
                 run_config(&c, &r);
             }
         }
@@ -351,15 +360,15 @@ static void test_roundtrip__edges(void **state)
     for (size_t t = 0; t < NTYPES; t++) {
         for (size_t rows = 0; rows <= 1; rows++) {
             config c = {all_types[t], CF_ENC_AUTO, CF_COMP_NONE, RANDOM, NOT_NULLABLE, rows,
-                        512, 32768, 100, false, false};
+                        512,          32768,       100,          false,  false};
             run_config(&c, &r);
             c.nulls = SOME_NULL;
             run_config(&c, &r);
         }
     }
     /* 100,000 rows, default sizes, one call. */
-    config big = {CF_TYPE_INT64, CF_ENC_AUTO, CF_COMP_NONE, SORTED, NOT_NULLABLE, 100000,
-                  0, 0, 0, true, false};
+    config big = {CF_TYPE_INT64, CF_ENC_AUTO, CF_COMP_NONE, SORTED, NOT_NULLABLE, 100000, 0, 0, 0,
+                  true,          false};
     run_config(&big, &r);
     big.type = CF_TYPE_STRING;
     run_config(&big, &r);
@@ -367,8 +376,9 @@ static void test_roundtrip__edges(void **state)
     cf_encoding encs[] = {CF_ENC_PLAIN, CF_ENC_PREFIX, CF_ENC_DICT};
     for (int e = 0; e < 3; e++)
         for (int comp = CF_COMP_NONE; comp <= CF_COMP_ZLIB; comp++) {
-            config c = {CF_TYPE_BINARY, encs[e], (cf_compression)comp, RANDOM, SOME_NULL, 30,
-                        512, 32768, 7, false, true};
+            config c = {
+                CF_TYPE_BINARY, encs[e], (cf_compression)comp, RANDOM, SOME_NULL, 30, 512, 32768, 7,
+                false,          true};
             run_config(&c, &r);
         }
 }

@@ -23,15 +23,18 @@ typedef struct col {
     cf_type type;
     cf_encoding enc;
     bool nullable;
-    int64_t *v;     /* int columns: the values (0 where NULL) */
-    char (*s)[24];  /* string columns */
+    int64_t *v;    /* int columns: the values (0 where NULL) */
+    char (*s)[24]; /* string columns */
     cf_slice *sl;
-    uint8_t *nn;    /* non-null bitmap */
+    uint8_t *nn; /* non-null bitmap */
     uint8_t *file;
     size_t len;
 } col;
 
-static bool present(const col *c, uint64_t i) { return !c->nullable || cf_bitmap_get(c->nn, i); }
+static bool present(const col *c, uint64_t i)
+{
+    return !c->nullable || cf_bitmap_get(c->nn, i);
+}
 
 /* Sorted values with repeats (runs for RLE), 20% NULL when nullable except
  * rows [3000, 9000), all NULL, and [11000, 17000), none NULL (each spans

@@ -25,11 +25,11 @@ typedef struct col {
     const char *name;
     cf_writer_options o;
     size_t n;
-    uint8_t *vals;   /* n row-aligned values in memory form */
-    bool *valid;     /* NULL = no NULL rows */
-    bool sorted;     /* written with a value index */
-    char *strings;   /* backing store of binary values */
-    uint8_t *file;   /* the written bytes */
+    uint8_t *vals; /* n row-aligned values in memory form */
+    bool *valid;   /* NULL = no NULL rows */
+    bool sorted;   /* written with a value index */
+    char *strings; /* backing store of binary values */
+    uint8_t *file; /* the written bytes */
     size_t file_len;
     cf_io *io;
     cf_reader *r;
@@ -229,7 +229,7 @@ typedef struct worker {
 #define WFAIL(w, ...)                                                                              \
     do {                                                                                           \
         if ((w)->failures++ == 0)                                                                  \
-            snprintf((w)->first_failure, sizeof (w)->first_failure, __VA_ARGS__);                  \
+            snprintf((w)->first_failure, sizeof(w)->first_failure, __VA_ARGS__);                   \
         return;                                                                                    \
     } while (0)
 
@@ -249,8 +249,8 @@ static void check_rows(worker *w, const col *c, uint64_t first, size_t count, co
 {
     size_t es = cf_type_size(c->o.type);
     if (first > c->n || count > c->n - first)
-        WFAIL(w, "%s: batch [%llu, +%zu) past %zu rows", c->name, (unsigned long long)first,
-              count, c->n);
+        WFAIL(w, "%s: batch [%llu, +%zu) past %zu rows", c->name, (unsigned long long)first, count,
+              c->n);
     if (c->valid != NULL && nonnull == NULL)
         WFAIL(w, "%s: nullable batch without a bitmap", c->name);
     for (size_t i = 0; i < count; i++) {

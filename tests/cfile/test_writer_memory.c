@@ -53,9 +53,7 @@ static void fill(const wcase *c, uint64_t first, size_t n, void *vals, char (*st
             else
                 ((int32_t *)vals)[i] = (int32_t)row;
             break;
-        case RANDOM_INT:
-            ((int32_t *)vals)[i] = (int32_t)cf_rng_next(&rng);
-            break;
+        case RANDOM_INT: ((int32_t *)vals)[i] = (int32_t)cf_rng_next(&rng); break;
         case FEW_STRINGS:
         case UNIQUE_STRINGS: {
             uint64_t k = c->data == FEW_STRINGS ? cf_rng_below(&rng, 300) : row;
@@ -112,8 +110,8 @@ static const wcase CASES[] = {
     {"int32 PLAIN zlib", CF_TYPE_INT32, CF_ENC_PLAIN, CF_COMP_ZLIB, RANDOM_INT, false, false},
     {"string DICT, few values", CF_TYPE_STRING, CF_ENC_DICT, CF_COMP_NONE, FEW_STRINGS, false,
      false},
-    {"string DICT, unique (fallback)", CF_TYPE_STRING, CF_ENC_DICT, CF_COMP_SNAPPY,
-     UNIQUE_STRINGS, false, true},
+    {"string DICT, unique (fallback)", CF_TYPE_STRING, CF_ENC_DICT, CF_COMP_SNAPPY, UNIQUE_STRINGS,
+     false, true},
     {"string PREFIX, value index", CF_TYPE_STRING, CF_ENC_PREFIX, CF_COMP_NONE, UNIQUE_STRINGS,
      false, true},
     {"string PLAIN nullable", CF_TYPE_STRING, CF_ENC_PLAIN, CF_COMP_NONE, UNIQUE_STRINGS, true,
@@ -129,8 +127,8 @@ static void test_writer_memory__bounded_and_flat(void **state)
         const wcase *c = &CASES[i];
         size_t small = write_peak(c, path, ROWS_SMALL);
         size_t large = write_peak(c, path, 8 * (uint64_t)ROWS_SMALL);
-        print_message("%-32s peak %6zu KiB at %u rows, %6zu KiB at %u rows\n", c->name,
-                      small / KIB, ROWS_SMALL, large / KIB, 8 * ROWS_SMALL);
+        print_message("%-32s peak %6zu KiB at %u rows, %6zu KiB at %u rows\n", c->name, small / KIB,
+                      ROWS_SMALL, large / KIB, 8 * ROWS_SMALL);
         /* The file io's 1 MiB write buffer plus the writer's own state: the
          * block being built, its framed (compressed, checksummed) copy, index
          * blocks of at most 32 KiB per level, and for DICT the dictionary, its
@@ -141,8 +139,8 @@ static void test_writer_memory__bounded_and_flat(void **state)
                      (1024 * KIB + 16 * BLOCK) / KIB);
         /* Eight times the rows may only add index entries. */
         if (large > small + 64 * KIB)
-            fail_msg("%s: %zu KiB at %u rows but %zu KiB at %u rows: grows with the file",
-                     c->name, small / KIB, ROWS_SMALL, large / KIB, 8 * ROWS_SMALL);
+            fail_msg("%s: %zu KiB at %u rows but %zu KiB at %u rows: grows with the file", c->name,
+                     small / KIB, ROWS_SMALL, large / KIB, 8 * ROWS_SMALL);
     }
 }
 

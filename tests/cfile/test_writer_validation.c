@@ -160,8 +160,8 @@ static void test_writer_validation__validx_unkeyable_types(void **state)
     o.write_validx = true;
     expect_bad_options(&o, "write_validx");
     /* Every keyable type is fine. */
-    cf_type okt[] = {CF_TYPE_INT8, CF_TYPE_UINT64, CF_TYPE_STRING, CF_TYPE_BINARY,
-                     CF_TYPE_INT128, CF_TYPE_DATE, CF_TYPE_DECIMAL64};
+    cf_type okt[] = {CF_TYPE_INT8,   CF_TYPE_UINT64, CF_TYPE_STRING,   CF_TYPE_BINARY,
+                     CF_TYPE_INT128, CF_TYPE_DATE,   CF_TYPE_DECIMAL64};
     for (size_t i = 0; i < sizeof okt / sizeof okt[0]; i++) {
         cf_writer_options_init(&o, okt[i]);
         o.write_validx = true;
@@ -299,8 +299,7 @@ static void test_writer_validation__arrays(void **state)
     cf_writer_free(w);
     cf_io_free(io);
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    ASSERT_ERR(cf_writer_append_arrays(w, NULL, NULL, c2, NULL, 2, &err), CF_EINVAL, &err,
-               "elems");
+    ASSERT_ERR(cf_writer_append_arrays(w, NULL, NULL, c2, NULL, 2, &err), CF_EINVAL, &err, "elems");
     cf_writer_free(w);
     cf_io_free(io);
     /* No elements at all needs no element buffer. */
@@ -389,8 +388,8 @@ static void test_writer_validation__values_out_of_order(void **state)
     /* Binary: a proper prefix sorts first; "ab" after "abc" is out of order. */
     cf_writer_options_init(&o, CF_TYPE_STRING);
     o.write_validx = true;
-    cf_slice s[3] = {{(const uint8_t *)"ab", 2}, {(const uint8_t *)"abc", 3},
-                     {(const uint8_t *)"ab", 2}};
+    cf_slice s[3] = {
+        {(const uint8_t *)"ab", 2}, {(const uint8_t *)"abc", 3}, {(const uint8_t *)"ab", 2}};
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     CF_ASSERT_OK(cf_writer_append(w, s, NULL, 2, &err), &err);
     ASSERT_ERR(cf_writer_append(w, s + 2, NULL, 1, &err), CF_EINVAL, &err, "row 2");

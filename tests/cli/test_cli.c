@@ -307,8 +307,9 @@ static void test_cli__float_forms(void **state)
                            "1.7976931348623157e+308,\"0x7ff8000000000001\",1.0,\"NaN\"]");
     free(v);
 
-    const char ftext[] = "\"0x7fc00001\"\n\"0x7fc00000\"\n-1.4743731021881104\n3.4028234663852886e+38\n"
-                         "-0.0\n\"-Infinity\"\n";
+    const char ftext[] =
+        "\"0x7fc00001\"\n\"0x7fc00000\"\n-1.4743731021881104\n3.4028234663852886e+38\n"
+        "-0.0\n\"-Infinity\"\n";
     write_text(in, ftext, sizeof(ftext) - 1);
     cli(&r, "write", "--type", "FLOAT", "--encoding", "PLAIN", in, out, NULL);
     write_ok(&r);
@@ -493,8 +494,9 @@ static void test_cli__seek_strings(void **state)
     /* Raw text and JSON-quoted text name the same key. */
     cli(&r, "seek", "--json", (char *)out, "--value", "banana", NULL);
     EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"op\":\"seek_at_or_after\",\"target\":\"banana\",\"status\":\"OK\","
-                               "\"ordinal\":1,\"exact\":true,\"values\":[\"banana\"]}\n");
+    assert_string_equal(r.out,
+                        "{\"op\":\"seek_at_or_after\",\"target\":\"banana\",\"status\":\"OK\","
+                        "\"ordinal\":1,\"exact\":true,\"values\":[\"banana\"]}\n");
     done(&r);
     cli(&r, "seek", "--json", (char *)out, "--value", "\"banana\\u0000\"", NULL);
     EXPECT_RC(r, 0);
@@ -576,10 +578,11 @@ static void test_cli__spec_and_metadata(void **state)
 {
     const char *spec = path_in(state, "spec.json");
     const char *out = path_in(state, "m.cfile");
-    const char text[] = "{\"type\": \"STRING\", \"encoding\": \"PREFIX_ENCODING\", "
-                        "\"compression\": \"LZ4\", \"nullable\": true, \"append_batch\": 0, "
-                        "\"block_size\": 0, \"metadata\": {\"k\": \"v\", \"bin\": {\"hex\": \"ff\"}}, "
-                        "\"values\": [\"x\", null, {\"repeat\": \"y\", \"count\": 5}]}";
+    const char text[] =
+        "{\"type\": \"STRING\", \"encoding\": \"PREFIX_ENCODING\", "
+        "\"compression\": \"LZ4\", \"nullable\": true, \"append_batch\": 0, "
+        "\"block_size\": 0, \"metadata\": {\"k\": \"v\", \"bin\": {\"hex\": \"ff\"}}, "
+        "\"values\": [\"x\", null, {\"repeat\": \"y\", \"count\": 5}]}";
     write_text(spec, text, sizeof(text) - 1);
     run r;
     cli(&r, "write", "--spec", (char *)spec, (char *)out, NULL);
@@ -678,8 +681,10 @@ static void test_cli__verify(void **state)
     snprintf(line, sizeof(line), "%s: DAMAGED data block at %s (rows 0..199): ", bad, off);
     if (strstr(r.out, line) == NULL)
         fail_msg("verify does not name the block as %s: %s", line, r.out);
-    snprintf(line, sizeof(line), "%s: 1 damaged block; 2800 of 3000 rows are in intact data "
-                                 "blocks (14 intact)", bad);
+    snprintf(line, sizeof(line),
+             "%s: 1 damaged block; 2800 of 3000 rows are in intact data "
+             "blocks (14 intact)",
+             bad);
     if (strstr(r.out, line) == NULL)
         fail_msg("verify does not count the intact rows as %s: %s", line, r.out);
     done(&r);
@@ -775,8 +780,8 @@ static void test_cli__bench_read(void **state)
         const char *file = path_in(state, "bench.cfile");
         run w;
         cli(&w, "bench", "write", "--dataset", (char *)sets[k].dataset, "--rows",
-            (char *)sets[k].rows, "--encoding", (char *)sets[k].encoding, "--iters", "1",
-            "--out", (char *)file, NULL);
+            (char *)sets[k].rows, "--encoding", (char *)sets[k].encoding, "--iters", "1", "--out",
+            (char *)file, NULL);
         EXPECT_RC(w, 0);
         done(&w);
         for (int cached = 0; cached < 2; cached++) {

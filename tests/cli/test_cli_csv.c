@@ -250,9 +250,10 @@ static void write_round_trip(const char *type, bool nullable, bool array, const 
 static void test_csv__write_round_trips(void **state)
 {
     (void)state;
-    write_round_trip("STRING", true,  false,
-                     "\"plain\"\n\"a,b\"\n\"say \\\"hi\\\"\"\n\"two\\nlines\\r\\n\"\nnull\n\"null\"\n"
-                     "\"NULL\"\n\"\"\n\" lead\"\n{\"hex\":\"ff00fe\"}\n\"\\u00e9\"\n");
+    write_round_trip(
+        "STRING", true, false,
+        "\"plain\"\n\"a,b\"\n\"say \\\"hi\\\"\"\n\"two\\nlines\\r\\n\"\nnull\n\"null\"\n"
+        "\"NULL\"\n\"\"\n\" lead\"\n{\"hex\":\"ff00fe\"}\n\"\\u00e9\"\n");
     write_round_trip("BINARY", true, false, "\"00ff\"\n\"\"\nnull\n\"2c22\"\n");
     write_round_trip("BINARY", false, false, "\"00ff\"\n\"\"\n");
     write_round_trip("DOUBLE", true, false,
@@ -304,8 +305,8 @@ static void test_csv__null_is_not_the_string_null(void **state)
                         b = strstr(lines[j], "\"value\"");
                     }
                     if (a && b && strcmp(a, b) == 0)
-                        fail_msg("dump --format %s prints rows %zu and %zu the same: %s",
-                                 fmts[k], i - first, j - first, a);
+                        fail_msg("dump --format %s prints rows %zu and %zu the same: %s", fmts[k],
+                                 i - first, j - first, a);
                 }
         }
         free(copy);
@@ -337,9 +338,8 @@ static void test_csv__null_is_not_the_string_null(void **state)
 /* ---- table round trips ---------------------------------------------------------------------- */
 
 #define RT_SCHEMA                                                                                  \
-    "id INT64 KEY, name STRING NULL, b BINARY NULL, d DOUBLE NULL, day DATE NULL, ok BOOL "     \
+    "id INT64 KEY, name STRING NULL, b BINARY NULL, d DOUBLE NULL, day DATE NULL, ok BOOL "        \
     "NULL, tags INT32[] NULL, words STRING[] NULL, big DECIMAL128(38,0) NULL"
-
 
 /* `table scan` text is one line per row: a string holding a newline or a tab is
  * shown in its JSON form, as `dump --format table` shows it (the table printer
@@ -410,7 +410,8 @@ static void test_csv__table_round_trips(void **state)
     EXPECT_RC(r, 0);
     char *want = strdup(r.out);
     done(&r);
-    const char *forms[][3] = {{"--format", "csv", "x.csv"}, {"--format", "jsonl", "x.jsonl"},
+    const char *forms[][3] = {{"--format", "csv", "x.csv"},
+                              {"--format", "jsonl", "x.jsonl"},
                               {"--json", NULL, "y.jsonl"}};
     for (int k = 0; k < 3; k++) {
         char *file = cli_dir_path(forms[k][2]);
@@ -492,8 +493,8 @@ static void test_csv__import_all_or_nothing(void **state)
     char *dir = cli_dir_path("an"), *a = cli_dir_path("a.csv"), *bad = cli_dir_path("bad.csv");
     run r;
     write_str(a, "id,name\n10,x\n20,y\n30,z\n");
-    cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING NULL, v DOUBLE NULL",
-        a, NULL);
+    cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING NULL, v DOUBLE NULL", a,
+        NULL);
     EXPECT_RC(r, 0);
     done(&r);
     cli(&r, "table", "delete", dir, "--key", "20", NULL); /* in rs-1's deltas: ts 2 */
@@ -516,8 +517,9 @@ static void test_csv__import_all_or_nothing(void **state)
         int rc;
         const char *msg;
     } cases[] = {
-        {"20001,a,1e999\n", true, 1, "bad.csv: line 20004, column 9 ('v'): DOUBLE: 1e999 is out "
-                                     "of range"},
+        {"20001,a,1e999\n", true, 1,
+         "bad.csv: line 20004, column 9 ('v'): DOUBLE: 1e999 is out "
+         "of range"},
         {"20001,a,x\n", false, 1, "bad.csv: line 20004, column 9 ('v'): DOUBLE: not a number: x"},
         {"30,again,\n", true, 1, "bad.csv: line 20004: duplicate key (the table holds it in rs-"},
         {"19000,again,\n", false, 1, "bad.csv: line 20004: duplicate key (repeated in the load)"},
@@ -587,8 +589,8 @@ static void test_csv__import_all_or_nothing(void **state)
     for (int i = 0; i < 2; i++) { /* older snapshots: 20 and 25 as they were */
         cli(&r, "table", "scan", dir, "--format", "csv", "--as-of", i ? "3" : "4", NULL);
         EXPECT_RC(r, 0);
-        assert_string_equal(r.out, i ? "id,name,v\n10,x,\n25,w,\n30,z,\n"
-                                     : "id,name,v\n10,x,\n30,z,\n");
+        assert_string_equal(r.out,
+                            i ? "id,name,v\n10,x,\n25,w,\n30,z,\n" : "id,name,v\n10,x,\n30,z,\n");
         done(&r);
     }
     cli(&r, "table", "get", dir, "--format", "csv", "--as-of", "5", "1000", "20999", "20", "25",
@@ -704,8 +706,7 @@ static void test_csv__import_killed(void **state)
             /* back to one row for the next round */
             char *fresh = cli_dir_path("k");
             CF_ASSERT_RM_RF(fresh);
-            cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING NULL", a,
-                NULL);
+            cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING NULL", a, NULL);
             EXPECT_RC(r, 0);
             done(&r);
             cli(&r, "table", "delete", dir, "--key", "-2", NULL);

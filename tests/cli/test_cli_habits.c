@@ -209,8 +209,8 @@ static void test_cli_habits__past_the_end_same_in_dump_and_seek(void **state)
         assert_int_equal(d.out_len, 0);
         assert_int_equal(s.out_len, 0);
         char want[300];
-        snprintf(want, sizeof(want),
-                 ": %s: not found: ordinal %s is past the last row (25 rows)\n", f->file, rows[i]);
+        snprintf(want, sizeof(want), ": %s: not found: ordinal %s is past the last row (25 rows)\n",
+                 f->file, rows[i]);
         if (strcmp(d.err + strlen("cfile dump"), want) != 0 ||
             strcmp(s.err + strlen("cfile seek"), want) != 0)
             fail_msg("dump and seek differ past the end:\n%s%s", d.err, s.err);

@@ -377,7 +377,7 @@ static void test_cli_io__disk_full(void **state)
     }
     char big[300], old[300], t[300];
     snprintf(big, sizeof big, "%s/big.jsonl", cli_dir); /* the inputs live outside */
-    write_ints(big, 50000);                           /* 200 KB of PLAIN INT32 */
+    write_ints(big, 50000);                             /* 200 KB of PLAIN INT32 */
     write_ints(cli_dir_path("ints.jsonl"), 10);
     snprintf(old, sizeof old, "%s/old.cfile", g_mnt);
     run r;

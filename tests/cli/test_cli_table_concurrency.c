@@ -169,7 +169,8 @@ static void test_concurrency__acknowledged_writes_survive(void **state)
             int p = (int)(k / 1000), j = (int)(k % 1000);
             if (!model[p][j].live)
                 fail_msg("key %" PRId64 " is in the table; its acknowledged commands deleted it "
-                         "or never inserted it", k);
+                         "or never inserted it",
+                         k);
             if (model[p][j].v != v)
                 fail_msg("key %" PRId64 ": v = %" PRId64 ", acknowledged %" PRId64, k, v,
                          model[p][j].v);

@@ -184,8 +184,8 @@ static void test_cli_table_limits__600_columns(void **state)
         else
             wide_value(&where, 1, i);
     }
-    cli(&r, "table", "scan", dir, "--json", "--columns", sb_str(&cols), "--where",
-        sb_str(&where), NULL);
+    cli(&r, "table", "scan", dir, "--json", "--columns", sb_str(&cols), "--where", sb_str(&where),
+        NULL);
     EXPECT_RC(r, 0);
     assert_int_equal(strchr(r.out, '\n') - r.out + 1, (long)r.out_len); /* one row */
     parse_json(&doc, r.out);
@@ -424,7 +424,8 @@ static void test_cli_table_limits__100_key_columns(void **state)
     sb_free(&schema);
 }
 
-/* ---- keys with commas and quotes --------------------------------------------------------------- */
+/* ---- keys with commas and quotes ---------------------------------------------------------------
+ */
 
 static void expect_out(const char *want, ...)
 {
@@ -474,8 +475,8 @@ static void test_cli_table_limits__quoted_keys(void **state)
     cli(&r, "table", "update", dir, "--key", k1, "--set", "v=\"a,b\"", NULL);
     EXPECT_RC(r, 0);
     done(&r);
-    expect_out("{\"a\":7,\"b\":\"x,y \\\"q\\\" z'\",\"c\":3,\"v\":\"a,b\"}\n", "table", "get",
-               dir, "--json", (char *)k1, NULL);
+    expect_out("{\"a\":7,\"b\":\"x,y \\\"q\\\" z'\",\"c\":3,\"v\":\"a,b\"}\n", "table", "get", dir,
+               "--json", (char *)k1, NULL);
     /* --where takes the same quoting */
     expect_out("{\"c\":3}\n", "table", "scan", dir, "--json", "--columns", "c", "--where",
                "b = 'x,y \"q\" z\\'' AND v = \"a,b\"", NULL);
@@ -498,8 +499,7 @@ static void test_cli_table_limits__quoted_keys(void **state)
     EXPECT_RC(r, 0);
     done(&r);
     expect_out("{\"a\":1,\"b\":\"x,y,z\"}\n", "table", "get", dir2, "--json", "1,x,y,z", NULL);
-    expect_out("{\"a\":1,\"b\":\"x,y,z\"}\n", "table", "get", dir2, "--json", "1,\"x,y,z\"",
-               NULL);
+    expect_out("{\"a\":1,\"b\":\"x,y,z\"}\n", "table", "get", dir2, "--json", "1,\"x,y,z\"", NULL);
 }
 
 /* The limits are the library's: past them, create says which (exit 2). */

@@ -120,7 +120,9 @@ static void test_json__errors(void **state)
     parse_bad("[\"abc\\", 6, "unterminated");
     /* Strings are UTF-8 (RFC 8259): raw bytes that are not are refused, with
      * the offset of the string; the writer never emits them. */
-    parse_bad("[1, \"a\xff" "b\"]", 10, "json at byte 4: a string that is not valid UTF-8");
+    parse_bad("[1, \"a\xff"
+              "b\"]",
+              10, "json at byte 4: a string that is not valid UTF-8");
     parse_bad("{\"k\xc3\": 1}", 9, "not valid UTF-8");
     parse_bad("\"\xc3\\u00a9\"", 9, "not valid UTF-8"); /* a raw lead byte, then an escape */
     /* Deep nesting is refused, not a stack overflow. */
@@ -142,11 +144,11 @@ static void test_json__utf8(void **state)
     assert_true(cf_utf8_valid((const uint8_t *)"a\0b", 3));
     assert_false(cf_utf8_valid((const uint8_t *)"\xff", 1));
     assert_false(cf_utf8_valid((const uint8_t *)"\x80", 1));
-    assert_false(cf_utf8_valid((const uint8_t *)"\xc3", 1));      /* truncated */
-    assert_false(cf_utf8_valid((const uint8_t *)"\xc3\x28", 2));  /* bad continuation */
-    assert_false(cf_utf8_valid((const uint8_t *)"\xc0\xaf", 2));  /* overlong */
+    assert_false(cf_utf8_valid((const uint8_t *)"\xc3", 1));     /* truncated */
+    assert_false(cf_utf8_valid((const uint8_t *)"\xc3\x28", 2)); /* bad continuation */
+    assert_false(cf_utf8_valid((const uint8_t *)"\xc0\xaf", 2)); /* overlong */
     assert_false(cf_utf8_valid((const uint8_t *)"\xe0\x80\xaf", 3));
-    assert_false(cf_utf8_valid((const uint8_t *)"\xed\xa0\x80", 3)); /* surrogate */
+    assert_false(cf_utf8_valid((const uint8_t *)"\xed\xa0\x80", 3));     /* surrogate */
     assert_false(cf_utf8_valid((const uint8_t *)"\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
 }
 
@@ -199,7 +201,8 @@ static void test_json__writer_roundtrip_dom(void **state)
     cf_jw_value(&s.w, &d.root);
     char *out = sink_close(&s);
     /* Bare NaN comes back in the string form. */
-    assert_string_equal(out, "{\"a\":[1,-2.5e3,true,false,null,\"x\"],\"b\":{\"c\":{}},\"d\":\"NaN\"}");
+    assert_string_equal(out,
+                        "{\"a\":[1,-2.5e3,true,false,null,\"x\"],\"b\":{\"c\":{}},\"d\":\"NaN\"}");
     free(out);
     cf_json_doc_dispose(&d);
 }
@@ -434,9 +437,8 @@ static void test_json__value_forms(void **state)
     assert_int_equal(value_of("null", CF_TYPE_INT32, slot, &is_null, &a), 0);
     assert_true(is_null);
     /* A long repeat. */
-    assert_int_equal(value_of("{\"repeat\": \"L\", \"count\": 100000}", CF_TYPE_STRING, slot,
-                              &is_null, &a),
-                     0);
+    assert_int_equal(
+        value_of("{\"repeat\": \"L\", \"count\": 100000}", CF_TYPE_STRING, slot, &is_null, &a), 0);
     cf_slice s;
     memcpy(&s, slot, sizeof(s));
     assert_int_equal(s.len, 100000);
@@ -452,11 +454,13 @@ static void test_json__value_args(void **state)
     char msg[256];
     cf_slice s;
     /* Raw text for strings, JSON strings when quoted. */
-    assert_int_equal(cf_cli_value_parse_arg("key-0001", CF_TYPE_STRING, slot, &a, msg, sizeof(msg)), 0);
+    assert_int_equal(cf_cli_value_parse_arg("key-0001", CF_TYPE_STRING, slot, &a, msg, sizeof(msg)),
+                     0);
     memcpy(&s, slot, sizeof(s));
     assert_int_equal(s.len, 8);
     assert_memory_equal(s.data, "key-0001", 8);
-    assert_int_equal(cf_cli_value_parse_arg("\"k\\u0000\"", CF_TYPE_STRING, slot, &a, msg, sizeof(msg)), 0);
+    assert_int_equal(
+        cf_cli_value_parse_arg("\"k\\u0000\"", CF_TYPE_STRING, slot, &a, msg, sizeof(msg)), 0);
     memcpy(&s, slot, sizeof(s));
     assert_int_equal(s.len, 2);
     assert_memory_equal(s.data, "k\0", 2);
@@ -468,7 +472,8 @@ static void test_json__value_args(void **state)
     assert_int_equal(s.len, 2);
     assert_int_equal(s.data[1], 0xff);
     int32_t i32;
-    assert_int_equal(cf_cli_value_parse_arg("-2147483648", CF_TYPE_INT32, slot, &a, msg, sizeof(msg)), 0);
+    assert_int_equal(
+        cf_cli_value_parse_arg("-2147483648", CF_TYPE_INT32, slot, &a, msg, sizeof(msg)), 0);
     memcpy(&i32, slot, 4);
     assert_int_equal(i32, INT32_MIN);
     assert_int_equal(cf_cli_value_parse_arg("abc", CF_TYPE_INT32, slot, &a, msg, sizeof(msg)), -1);

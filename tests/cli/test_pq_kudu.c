@@ -39,9 +39,15 @@ static void setup_col(fixture *f, int32_t ptype, int32_t type_len, cf_parquet_lo
     f->c.cmd = "convert";
 }
 
-static void done_col(fixture *f) { fclose(f->c.err), free(f->err); }
+static void done_col(fixture *f)
+{
+    fclose(f->c.err), free(f->err);
+}
 
-static cf_parquet_logical lt_of(uint32_t kind) { return (cf_parquet_logical){.kind = kind}; }
+static cf_parquet_logical lt_of(uint32_t kind)
+{
+    return (cf_parquet_logical){.kind = kind};
+}
 
 /* Map and convert n values of value_size bytes; the exit code. */
 static int convert(fixture *f, cf_pq_kcol *k, const void *values, size_t value_size, size_t n)
@@ -59,10 +65,21 @@ static int convert(fixture *f, cf_pq_kcol *k, const void *values, size_t value_s
 static void test_pq_kudu__float16(void **state)
 {
     (void)state;
-    static const struct { uint16_t h; float want; } cases[] = {
-        {0x3c00, 1.0f}, {0xc000, -2.0f}, {0x7bff, 65504.0f}, {0x0001, 5.9604644775390625e-08f},
-        {0x03ff, 6.0975551605224609e-05f}, {0x0400, 6.103515625e-05f}, {0x3555, 0.333251953125f},
-        {0x8000, -0.0f}, {0x0000, 0.0f}, {0x7c00, INFINITY}, {0xfc00, -INFINITY},
+    static const struct {
+        uint16_t h;
+        float want;
+    } cases[] = {
+        {0x3c00, 1.0f},
+        {0xc000, -2.0f},
+        {0x7bff, 65504.0f},
+        {0x0001, 5.9604644775390625e-08f},
+        {0x03ff, 6.0975551605224609e-05f},
+        {0x0400, 6.103515625e-05f},
+        {0x3555, 0.333251953125f},
+        {0x8000, -0.0f},
+        {0x0000, 0.0f},
+        {0x7c00, INFINITY},
+        {0xfc00, -INFINITY},
     };
     size_t n = sizeof(cases) / sizeof(cases[0]);
     uint8_t v[2 * 16];
@@ -149,7 +166,8 @@ static void test_pq_kudu__integer_edges(void **state)
         {16, false, CF_TYPE_UINT16, 65535, 65536, "value 65536 does not fit UINT16"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        cf_parquet_logical lt = {.kind = CF_PARQUET_LT_INTEGER, .bit_width = cases[i].bits,
+        cf_parquet_logical lt = {.kind = CF_PARQUET_LT_INTEGER,
+                                 .bit_width = cases[i].bits,
                                  .is_signed = cases[i].is_signed};
         fixture f;
         setup_col(&f, CF_PARQUET_INT32, 0, lt, false);

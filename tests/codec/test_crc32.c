@@ -40,8 +40,8 @@ static void test_crc32__all_lengths(void **state)
             uint32_t want = cf_crc32_zlib(seed, buf + off, len);
             uint32_t got = cf_crc32(seed, buf + off, len);
             if (got != want) {
-                fprintf(stderr, "off %zu len %zu seed %08x: %08x, zlib %08x\n", off, len, seed,
-                        got, want);
+                fprintf(stderr, "off %zu len %zu seed %08x: %08x, zlib %08x\n", off, len, seed, got,
+                        want);
                 free(buf);
                 fail();
             }

@@ -35,12 +35,9 @@ static const struct {
     const char *name;
     crc_fn fn;
 } impls[] = {
-    {"extend", cf_crc32c_extend},
-    {"portable", cf_crc32c_portable},
-    {"hw", cf_crc32c_hw},
-    {"hw_nopclmul", cf_crc32c_hw_nopclmul},
-    {"avx512", cf_crc32c_avx512},
-    {"avx2", cf_crc32c_avx2},
+    {"extend", cf_crc32c_extend}, {"portable", cf_crc32c_portable},
+    {"hw", cf_crc32c_hw},         {"hw_nopclmul", cf_crc32c_hw_nopclmul},
+    {"avx512", cf_crc32c_avx512}, {"avx2", cf_crc32c_avx2},
     {"mix", cf_crc32c_mix},
 #if defined(CF_HAVE_ISAL)
     {"isal", cf_crc32c_isal},
@@ -63,10 +60,10 @@ static void test_crc32c__check_value(void **state)
     assert_int_equal(cf_crc32c("", 0), 0);
     assert_int_equal(cf_crc32c(NULL, 0), 0);
     assert_non_null(cf_crc32c_impl());
-    print_message("# crc32c implementation: %s (avx512 folding %s, avx2 folding %s, ISA-L %s)\n",
-                  cf_crc32c_impl(),
-                  cf_crc32c_avx512_available() ? "tested" : "not on this CPU: falls back",
-                  cf_crc32c_avx2_available() ? "tested" : "not on this CPU: falls back", ISAL_STATE);
+    print_message(
+        "# crc32c implementation: %s (avx512 folding %s, avx2 folding %s, ISA-L %s)\n",
+        cf_crc32c_impl(), cf_crc32c_avx512_available() ? "tested" : "not on this CPU: falls back",
+        cf_crc32c_avx2_available() ? "tested" : "not on this CPU: falls back", ISAL_STATE);
 }
 
 static void check_hex(const char *hex, uint32_t want)

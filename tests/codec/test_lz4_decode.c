@@ -64,8 +64,8 @@ static void check_same(const uint8_t *src, size_t src_len, size_t dst_len)
     bool got = cf_lz4_decode_exact(src, src_len, ours, dst_len);
     bool want_ok = want >= 0 && (size_t)want == dst_len;
     if (got != want_ok)
-        fail_msg("our decoder says %d, liblz4 returned %d for %zu -> %zu bytes", got, want,
-                 src_len, dst_len);
+        fail_msg("our decoder says %d, liblz4 returned %d for %zu -> %zu bytes", got, want, src_len,
+                 dst_len);
     if (got)
         assert_memory_equal(ours, theirs, dst_len);
 }

@@ -28,7 +28,7 @@ void cf_test_assert_status(cf_status st, cf_status want, const cf_error *err, co
     if (st == want)
         return;
     print_error("%s:%d: expected %s, got %s: %s\n", file, line, cf_status_str(want),
-                   cf_status_str(st), err ? err->msg : "(no error record)");
+                cf_status_str(st), err ? err->msg : "(no error record)");
     _fail(file, line);
 }
 
@@ -60,7 +60,7 @@ void cf_test_assert_bytes(const void *a, size_t alen, const void *b, size_t blen
     if (i == n && alen == blen)
         return;
     print_error("%s:%d: bytes differ at offset %zu (lengths %zu vs %zu)\n", file, line, i, alen,
-                   blen);
+                blen);
     size_t from = i >= 8 ? i - 8 : 0;
     for (int k = 0; k < 2; k++) {
         const uint8_t *p = k ? y : x;
@@ -128,7 +128,10 @@ void cf_rng_init(cf_rng *r, uint64_t seed)
         r->s[i] = splitmix(&seed);
 }
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
 
 uint64_t cf_rng_next(cf_rng *r)
 {
@@ -143,7 +146,10 @@ uint64_t cf_rng_next(cf_rng *r)
     return result;
 }
 
-uint64_t cf_rng_below(cf_rng *r, uint64_t n) { return n ? cf_rng_next(r) % n : 0; }
+uint64_t cf_rng_below(cf_rng *r, uint64_t n)
+{
+    return n ? cf_rng_next(r) % n : 0;
+}
 
 uint8_t *cf_test_read_file(const char *path, size_t *len)
 {

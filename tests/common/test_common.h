@@ -21,7 +21,8 @@
     } while (0)
 /* Reports st and err->msg, then fails the test (never returns). */
 _Noreturn void cf_test_fail_status(cf_status st, const cf_error *err, const char *file, int line);
-#define CF_ASSERT_STATUS(st, want, errp) cf_test_assert_status((st), (want), (errp), __FILE__, __LINE__)
+#define CF_ASSERT_STATUS(st, want, errp)                                                           \
+    cf_test_assert_status((st), (want), (errp), __FILE__, __LINE__)
 void cf_test_assert_ok(cf_status st, const cf_error *err, const char *file, int line);
 void cf_test_assert_status(cf_status st, cf_status want, const cf_error *err, const char *file,
                            int line);
@@ -35,7 +36,8 @@ void cf_test_assert_replayed(cf_status st, cf_status want, const cf_error *err, 
                              const cf_error *first, const char *file, int line);
 
 /* Fails with a hex diff of the first difference when a != b. */
-#define CF_ASSERT_BYTES(a, alen, b, blen) cf_test_assert_bytes((a), (alen), (b), (blen), __FILE__, __LINE__)
+#define CF_ASSERT_BYTES(a, alen, b, blen)                                                          \
+    cf_test_assert_bytes((a), (alen), (b), (blen), __FILE__, __LINE__)
 void cf_test_assert_bytes(const void *a, size_t alen, const void *b, size_t blen, const char *file,
                           int line);
 
@@ -45,7 +47,9 @@ size_t cf_test_unhex(const char *hex, uint8_t *out, size_t cap);
 /* Deterministic PRNG (xoshiro256**). The seed is CF_TEST_SEED from the
  * environment if set, else `dflt`; it is printed once so failures replay. */
 uint64_t cf_test_seed(uint64_t dflt);
-typedef struct cf_rng { uint64_t s[4]; } cf_rng;
+typedef struct cf_rng {
+    uint64_t s[4];
+} cf_rng;
 void cf_rng_init(cf_rng *r, uint64_t seed);
 uint64_t cf_rng_next(cf_rng *r);
 /* Uniform in [0, n). */
@@ -63,7 +67,8 @@ int cf_test_rm_rf(const char *path);
 const char *cf_test_shared_dir(void);
 
 /* Run the group, honouring `-t PATTERN` on the command line. */
-#define CF_RUN_TESTS(argc, argv, tests) cf_test_run((argc), (argv), #tests, tests, sizeof(tests) / sizeof((tests)[0]))
+#define CF_RUN_TESTS(argc, argv, tests)                                                            \
+    cf_test_run((argc), (argv), #tests, tests, sizeof(tests) / sizeof((tests)[0]))
 int cf_test_run(int argc, char **argv, const char *name, const struct CMUnitTest *tests, size_t n);
 
 #endif

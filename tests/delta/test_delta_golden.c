@@ -14,12 +14,26 @@
 #include "json.h"
 
 static const char *const cases[] = {
-    "redo-all-types", "redo-all-types-nulls", "redo-basic", "redo-compression-nocompression",
-    "redo-compression-snappy", "redo-compression-zlib", "redo-delete-reinsert",
-    "redo-dropped-column", "redo-edge-keys-wide-ids", "redo-large-multilevel",
-    "redo-many-per-row", "redo-no-stats", "redo-raw-rcl-errors", "redo-wide-schema-40cols",
-    "undo-all-types", "undo-basic", "undo-delete-reinsert", "undo-equal-keys",
-    "undo-large-multilevel", "undo-many-per-row",
+    "redo-all-types",
+    "redo-all-types-nulls",
+    "redo-basic",
+    "redo-compression-nocompression",
+    "redo-compression-snappy",
+    "redo-compression-zlib",
+    "redo-delete-reinsert",
+    "redo-dropped-column",
+    "redo-edge-keys-wide-ids",
+    "redo-large-multilevel",
+    "redo-many-per-row",
+    "redo-no-stats",
+    "redo-raw-rcl-errors",
+    "redo-wide-schema-40cols",
+    "undo-all-types",
+    "undo-basic",
+    "undo-delete-reinsert",
+    "undo-equal-keys",
+    "undo-large-multilevel",
+    "undo-many-per-row",
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -40,7 +54,8 @@ static char *run(int argc, char **argv, int *rc)
 static bool json_same(const cf_json *a, const cf_json *b, char *where, size_t cap)
 {
     if (a->kind != b->kind) {
-        snprintf(where, cap, "kind %s vs %s", cf_json_kind_name(a->kind), cf_json_kind_name(b->kind));
+        snprintf(where, cap, "kind %s vs %s", cf_json_kind_name(a->kind),
+                 cf_json_kind_name(b->kind));
         return false;
     }
     switch (a->kind) {
@@ -85,8 +100,7 @@ static bool json_same(const cf_json *a, const cf_json *b, char *where, size_t ca
             }
         }
         return true;
-    default:
-        return true;
+    default: return true;
     }
 }
 
@@ -129,7 +143,8 @@ static void one_case(const char *name)
     const cf_json *type = cf_json_get(&exp.root, "delta_type");
     char tbuf[8];
     snprintf(tbuf, sizeof(tbuf), "%s", type->str);
-    char *dargv[] = {"cfile", "delta", "dump", "--json", golden, "--schema", schema, "--type", tbuf};
+    char *dargv[] = {"cfile",    "delta", "dump",   "--json", golden,
+                     "--schema", schema,  "--type", tbuf};
     char *text = run(9, dargv, &rc);
     assert_int_equal(rc, 0);
     cf_json_doc got;
@@ -137,7 +152,8 @@ static void one_case(const char *name)
     static const char *const fields[] = {"num_deltas", "delta_stats", "delta_file_reader_error",
                                          "delta_stats_pb", "deltas"};
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-        const cf_json *a = cf_json_get(&exp.root, fields[i]), *b = cf_json_get(&got.root, fields[i]);
+        const cf_json *a = cf_json_get(&exp.root, fields[i]),
+                      *b = cf_json_get(&got.root, fields[i]);
         if (a == NULL && b == NULL)
             continue;
         if (a == NULL || b == NULL)
@@ -164,9 +180,10 @@ static void one_case(const char *name)
         snprintf(start, sizeof(start), "%s", cf_json_get(e, "start")->str);
         snprintf(batch, sizeof(batch), "%s", cf_json_get(e, "batch")->str);
         snprintf(tbuf, sizeof(tbuf), "%s", cf_json_get(e, "delta_type")->str);
-        char *aargv[] = {"cfile", "delta", "apply", "--json", golden, "--schema", schema,
-                         "--type", tbuf, "--snapshot", snap, "--rows", rows, "--start", start,
-                         "--batch", batch, "--base", base};
+        char *aargv[] = {"cfile",    "delta",  "apply",  "--json",  golden,
+                         "--schema", schema,   "--type", tbuf,      "--snapshot",
+                         snap,       "--rows", rows,     "--start", start,
+                         "--batch",  batch,    "--base", base};
         text = run(19, aargv, &rc);
         assert_int_equal(rc, 0);
         assert_int_equal(cf_json_parse(&got, text, strlen(text), msg, sizeof(msg)), 0);
@@ -212,7 +229,8 @@ static void test_delta_golden__cli_errors(void **state)
     FILE *f = fopen(bad, "w");
     assert_non_null(f);
     fputs("{\"type\":\"REDO\",\"schema\":[{\"id\":10,\"name\":\"a\",\"type\":\"INT32\"}],"
-          "\"deltas\":[{\"row\":5,\"ts\":9,\"op\":\"DELETE\"},{\"row\":4,\"ts\":9,\"op\":\"DELETE\"}]}",
+          "\"deltas\":[{\"row\":5,\"ts\":9,\"op\":\"DELETE\"},{\"row\":4,\"ts\":9,\"op\":"
+          "\"DELETE\"}]}",
           f);
     fclose(f);
     char out[256];

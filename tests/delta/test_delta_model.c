@@ -291,8 +291,8 @@ static void run_model(bool undo)
         cf_io *rio;
         CF_ASSERT_OK(cf_io_open_mem(&rio, bytes.data, bytes.len, &err), &err);
         cf_delta_reader *r;
-        CF_ASSERT_OK(cf_delta_reader_open(&r, rio, undo ? CF_DELTA_UNDO : CF_DELTA_REDO, NULL, &err),
-                     &err);
+        CF_ASSERT_OK(
+            cf_delta_reader_open(&r, rio, undo ? CF_DELTA_UNDO : CF_DELTA_REDO, NULL, &err), &err);
         const cf_delta_stats *st;
         CF_ASSERT_OK(cf_delta_reader_stats(r, &st, &err), &err);
         check_iteration(r, log, nlog, &g);

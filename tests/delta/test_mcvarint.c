@@ -45,7 +45,8 @@ static void test_mcvarint__random_roundtrip_and_order(void **state)
     uint8_t a[9], b[9];
     for (int i = 0; i < 20000; i++) {
         int shift = (int)cf_rng_below(&rng, 64);
-        uint64_t x = cf_rng_next(&rng) >> shift, y = cf_rng_next(&rng) >> (int)cf_rng_below(&rng, 64);
+        uint64_t x = cf_rng_next(&rng) >> shift,
+                 y = cf_rng_next(&rng) >> (int)cf_rng_below(&rng, 64);
         size_t an = cf_mcvarint_encode(a, x), bn = cf_mcvarint_encode(b, y);
         uint64_t bx;
         assert_int_equal(cf_mcvarint_decode(a, an, &bx), an);

@@ -103,7 +103,8 @@ static void test_rcl__bad_input(void **state)
     expect_error("04", "bad type enum value: 4 in <redacted>");
     expect_error("01", "empty changelist - expected column updates");
     expect_error("02 02", "DELETE changelist too long: <redacted>");
-    expect_error("01 0a 09 01", "truncated value for column id 10, expected 8 bytes, only 1 remaining");
+    expect_error("01 0a 09 01",
+                 "truncated value for column id 10, expected 8 bytes, only 1 remaining");
     expect_error("01 8a", "Invalid column ID varint in delta");
     expect_error("01 0a", "Invalid size varint in delta");
     expect_error("01 0a 85", "Invalid size varint in delta");
@@ -173,8 +174,8 @@ static void test_rcl__stats_order_and_pb(void **state)
     cf_buf_init(&pb);
     CF_ASSERT_OK(cf_dstats_serialize(&s, &pb, &err), &err);
     uint8_t want[64];
-    size_t wn = cf_test_unhex("08011964000000000000002166000000000000002a04080b10042a04080a10033001",
-                              want, sizeof(want));
+    size_t wn = cf_test_unhex(
+        "08011964000000000000002166000000000000002a04080b10042a04080a10033001", want, sizeof(want));
     CF_ASSERT_BYTES(want, wn, pb.data, pb.len);
     cf_delta_stats ds;
     cf_delta_col_stat *cols;
@@ -192,7 +193,7 @@ static void test_rcl__stats_order_and_pb(void **state)
         CF_ASSERT_STATUS(cf_dstats_parse(pb.data, i, &ds, &cols, &err), CF_ECORRUPT, &err);
     for (size_t i = 21; i < pb.len - 2; i++)
         if (i != 26 && i != 32)
-        CF_ASSERT_STATUS(cf_dstats_parse(pb.data, i, &ds, &cols, &err), CF_ECORRUPT, &err);
+            CF_ASSERT_STATUS(cf_dstats_parse(pb.data, i, &ds, &cols, &err), CF_ECORRUPT, &err);
     cf_buf_dispose(&pb);
     cf_dstats_dispose(&s);
 
@@ -215,10 +216,8 @@ static void test_rcl__stats_order_and_pb(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rcl__spec_examples),
-        cmocka_unit_test(test_rcl__decode),
-        cmocka_unit_test(test_rcl__bad_input),
-        cmocka_unit_test(test_rcl__validate),
+        cmocka_unit_test(test_rcl__spec_examples),      cmocka_unit_test(test_rcl__decode),
+        cmocka_unit_test(test_rcl__bad_input),          cmocka_unit_test(test_rcl__validate),
         cmocka_unit_test(test_rcl__stats_order_and_pb),
     };
     return CF_RUN_TESTS(argc, argv, tests);

@@ -541,7 +541,7 @@ static void test_bshuf__saved_state(void **state)
 static void test_bshuf__few_values(void **state)
 {
     (void)state;
-    const cf_type types[] = {CF_TYPE_UINT8, CF_TYPE_INT16, CF_TYPE_UINT32, CF_TYPE_INT32,
+    const cf_type types[] = {CF_TYPE_UINT8, CF_TYPE_INT16,  CF_TYPE_UINT32, CF_TYPE_INT32,
                              CF_TYPE_INT64, CF_TYPE_DOUBLE, CF_TYPE_INT128};
     cf_rng r;
     cf_rng_init(&r, cf_test_seed(7));
@@ -557,8 +557,7 @@ static void test_bshuf__few_values(void **state)
         CF_ASSERT_OK(d->ops->load(d, b, len, &err), &err);
         for (int k = 0; k < 3000; k++) {
             /* mostly single values near each other, sometimes a long read */
-            size_t i = k % 50 == 49 ? (size_t)cf_rng_below(&r, n)
-                                    : (size_t)(k * 37) % n;
+            size_t i = k % 50 == 49 ? (size_t)cf_rng_below(&r, n) : (size_t)(k * 37) % n;
             size_t want = k % 97 == 0 ? 2500 : 1 + (size_t)cf_rng_below(&r, 3), g;
             CF_ASSERT_OK(d->ops->seek(d, i, &err), &err);
             CF_ASSERT_OK(d->ops->next(d, got, want, &g, &err), &err);

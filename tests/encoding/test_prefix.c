@@ -464,8 +464,7 @@ static void test_prefix__seek_at_or_after(void **state)
 /* Every string over `alpha` of length <= maxlen (the empty one included) into
  * out[] (each 8 bytes, NUL padded), in memcmp-then-length order; returns how
  * many. */
-static size_t all_strings(const char *alpha, size_t maxlen, char (*out)[8], cf_slice *v,
-                          size_t cap)
+static size_t all_strings(const char *alpha, size_t maxlen, char (*out)[8], cf_slice *v, size_t cap)
 {
     size_t n = 0, na = strlen(alpha);
     /* breadth by length, then sort */
@@ -541,8 +540,7 @@ static void test_prefix__seek_in_place(void **state)
                     CF_ASSERT_OK(d->ops->next(d, got, m, &g, &err), &err);
                     assert_int_equal(g, m < nv - want ? m : nv - want);
                     for (size_t i = 0; i < g; i++)
-                        CF_ASSERT_BYTES(got[i].data, got[i].len, v[want + i].data,
-                                        v[want + i].len);
+                        CF_ASSERT_BYTES(got[i].data, got[i].len, v[want + i].data, v[want + i].len);
                 }
                 if (fresh)
                     cf_decoder_free(d);
@@ -571,7 +569,7 @@ static void test_prefix__batch_scoped_stream(void **state)
     cf_rng_init(&r, cf_test_seed(0xba7c4));
     cf_error err;
     size_t n = 3000;
-    char (*buf)[120] = calloc(n, sizeof *buf);
+    char(*buf)[120] = calloc(n, sizeof *buf);
     cf_slice *v = calloc(n, sizeof *v);
     /* sorted: a long common stem, then a counter; some values long, some
      * short. The last third are triples "k<i>", "k<i>" + 80 x, that + "y":

@@ -28,7 +28,8 @@ typedef struct outcome {
     char why[1024];
 } outcome;
 
-static void note(outcome *o, int result, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(outcome *o, int result, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Keep the worst result and the first reason for it. */
 static void note(outcome *o, int result, const char *fmt, ...)
@@ -143,8 +144,8 @@ static bool json_equal(const cf_json *want, const cf_json *got, bool float32, ch
                 if (!json_equal(&want->items[i], &got->items[i], float32, where, cap)) {
                     char tail[512];
                     snprintf(tail, sizeof(tail), "%s", where);
-                    snprintf(where, cap, "[%zu]%s%s", i, tail[0] == '[' || tail[0] == '.' ? "" : ": ",
-                             tail);
+                    snprintf(where, cap, "[%zu]%s%s", i,
+                             tail[0] == '[' || tail[0] == '.' ? "" : ": ", tail);
                     return false;
                 }
             }
@@ -181,9 +182,20 @@ static bool json_equal(const cf_json *want, const cf_json *got, bool float32, ch
 }
 
 static const char *const compared[] = {
-    "type", "encoding", "compression", "num_values", "nullable", "is_array", "has_posidx",
-    "has_validx", "incompatible_features", "compatible_features", "has_dict_block",
-    "header_metadata", "footer_metadata", "values",
+    "type",
+    "encoding",
+    "compression",
+    "num_values",
+    "nullable",
+    "is_array",
+    "has_posidx",
+    "has_validx",
+    "incompatible_features",
+    "compatible_features",
+    "has_dict_block",
+    "header_metadata",
+    "footer_metadata",
+    "values",
 };
 
 static bool is_float_type(const cf_json *expected)
@@ -250,7 +262,8 @@ static void step_seeks(outcome *o, const char *file, const char *label, const cf
         }
         char *argv[16] = {"cfile", "seek", "--json", (char *)file};
         /* getopt permutes argv: name the seek from the JSON. */
-        const char *a0 = args->n > 0 ? args->items[0].str : "", *a1 = args->n > 1 ? args->items[1].str : "";
+        const char *a0 = args->n > 0 ? args->items[0].str : "",
+                   *a1 = args->n > 1 ? args->items[1].str : "";
         int argc = 4;
         for (size_t i = 0; i < args->n; i++) {
             if (args->items[i].kind != CF_JSON_STRING) {
@@ -297,8 +310,8 @@ static void step_seeks(outcome *o, const char *file, const char *label, const cf
             if (wv == NULL)
                 continue;
             if (gv == NULL || !json_equal(wv, gv, f32 && f == 2, where, sizeof(where))) {
-                note(o, R_FAIL, "seek %s %zu (%s %s): %s: %s", label, s, a0, a1,
-                     fields[f], gv ? where : "missing");
+                note(o, R_FAIL, "seek %s %zu (%s %s): %s: %s", label, s, a0, a1, fields[f],
+                     gv ? where : "missing");
                 break;
             }
         }
@@ -448,7 +461,8 @@ static void run_suite(const char *suite, bool do_write)
             skip();
         }
         fail_msg("%s: no golden corpus at %s (set CF_SHARED_DIR, or CF_ALLOW_NO_GOLDEN=1 to "
-                 "skip)", suite, root);
+                 "skip)",
+                 suite, root);
     }
     char **names = NULL;
     size_t n = 0;
@@ -530,9 +544,15 @@ static void run_suite(const char *suite, bool do_write)
     assert_int_equal(failed, 0);
 }
 
-static void test_golden__v2(void **state) { run_suite("golden", true); }
+static void test_golden__v2(void **state)
+{
+    run_suite("golden", true);
+}
 
-static void test_golden__v1(void **state) { run_suite("golden-v1", false); }
+static void test_golden__v1(void **state)
+{
+    run_suite("golden-v1", false);
+}
 
 int main(int argc, char **argv)
 {

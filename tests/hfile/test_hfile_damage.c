@@ -16,8 +16,8 @@
 #include <cfile/io.h>
 
 typedef struct outcome {
-    cf_status st;  /* of everything */
-    bool scanned;  /* the full scan ended without an error: hash and cells hold */
+    cf_status st; /* of everything */
+    bool scanned; /* the full scan ended without an error: hash and cells hold */
     uint64_t hash, cells;
     bool checksums;
     uint32_t trailer_size;
@@ -137,8 +137,8 @@ static void damage(const char *name, const uint8_t *p, size_t n, cf_rng *r, int 
         if (!o.scanned || (o.hash == base.hash && o.cells == base.cells))
             continue;
         if (o.st == CF_OK)
-            fail_msg("%s: cut at %zu of %zu reads %llu different cells without an error", name,
-                     cut, n, (unsigned long long)o.cells);
+            fail_msg("%s: cut at %zu of %zu reads %llu different cells without an error", name, cut,
+                     n, (unsigned long long)o.cells);
     }
     for (int i = 0; i < flips; i++) {
         memcpy(q, p, n);
@@ -194,7 +194,7 @@ static void test_hfile__damaged_written_files(void **state)
     cf_rng_init(&r, cf_test_seed(1617));
     const int encs[] = {CF_HFILE_DBE_NONE, CF_HFILE_DBE_PREFIX, CF_HFILE_DBE_DIFF,
                         CF_HFILE_DBE_FAST_DIFF, CF_HFILE_DBE_ROW_INDEX_V1};
-    const uint32_t codecs[] = {CF_HFILE_NONE, CF_HFILE_GZ,  CF_HFILE_SNAPPY, CF_HFILE_LZ4,
+    const uint32_t codecs[] = {CF_HFILE_NONE, CF_HFILE_GZ,   CF_HFILE_SNAPPY, CF_HFILE_LZ4,
                                CF_HFILE_LZO,  CF_HFILE_ZSTD, CF_HFILE_BZIP2};
     for (size_t i = 0; i < 7; i++) {
         cf_error err = {0};

@@ -51,13 +51,23 @@ static uint8_t *rand_bytes(cf_rng *r, size_t n, const uint8_t *prefix, size_t pl
 {
     uint8_t *p = malloc(n + 1);
     for (size_t i = 0; i < n; i++)
-        p[i] = i < plen ? prefix[i] : (uint8_t)(cf_rng_below(r, 4) == 0 ? cf_rng_next(r)
-                                                                       : 'a' + cf_rng_below(r, 3));
+        p[i] = i < plen
+                   ? prefix[i]
+                   : (uint8_t)(cf_rng_below(r, 4) == 0 ? cf_rng_next(r) : 'a' + cf_rng_below(r, 3));
     return p;
 }
 
-static const int64_t stamps[] = {0, 1, 255, 256, 65536, 1700000000000LL, 1700000000001LL,
-                                 INT64_MAX, -5, (int64_t)1 << 40, INT64_MIN + 1};
+static const int64_t stamps[] = {0,
+                                 1,
+                                 255,
+                                 256,
+                                 65536,
+                                 1700000000000LL,
+                                 1700000000001LL,
+                                 INT64_MAX,
+                                 -5,
+                                 (int64_t)1 << 40,
+                                 INT64_MIN + 1};
 static const uint8_t types[] = {CF_HFILE_PUT, CF_HFILE_DELETE, CF_HFILE_DELETE_COLUMN,
                                 CF_HFILE_DELETE_FAMILY, CF_HFILE_DELETE_FAMILY_VERSION};
 
@@ -243,7 +253,7 @@ static void test_hfile__encodings_round_trip(void **state)
     cf_rng_init(&r, cf_test_seed(16));
     const int encs[] = {CF_HFILE_DBE_NONE, CF_HFILE_DBE_PREFIX, CF_HFILE_DBE_DIFF,
                         CF_HFILE_DBE_FAST_DIFF, CF_HFILE_DBE_ROW_INDEX_V1};
-    const uint32_t codecs[] = {CF_HFILE_NONE, CF_HFILE_GZ,  CF_HFILE_SNAPPY, CF_HFILE_LZ4,
+    const uint32_t codecs[] = {CF_HFILE_NONE, CF_HFILE_GZ,   CF_HFILE_SNAPPY, CF_HFILE_LZ4,
                                CF_HFILE_LZO,  CF_HFILE_ZSTD, CF_HFILE_BZIP2};
     int k = 0;
     for (size_t e = 0; e < 5; e++)
@@ -309,15 +319,17 @@ static void test_hfile__fast_diff_encoder_matches_hbase(void **state)
             hf_block blk;
             cf_hfile_block_init(&blk);
             cf_hfile_block_ref ref = cf_hfile_data_block(h, b);
-            CF_ASSERT_OK(cf_hfile_read_block(h, ref.offset, ref.on_disk_size, HF_ENCDATA, true,
-                                             &blk, &err), &err);
+            CF_ASSERT_OK(
+                cf_hfile_read_block(h, ref.offset, ref.on_disk_size, HF_ENCDATA, true, &blk, &err),
+                &err);
             cf_buf plain, enc;
             cf_buf_init(&plain);
             cf_buf_init(&enc);
             plain_block(h, b, &plain);
             hf_cellfmt fmt = {in->includes_mvcc, in->includes_tags, false, 0};
             CF_ASSERT_OK(cf_hfile_dbe_encode(CF_HFILE_DBE_FAST_DIFF, plain.data, plain.len, &fmt,
-                                             &enc, &err), &err);
+                                             &enc, &err),
+                         &err);
             CF_ASSERT_BYTES(enc.data, enc.len, blk.payload, blk.payload_len);
             cf_buf_dispose(&plain);
             cf_buf_dispose(&enc);
@@ -386,11 +398,11 @@ static void test_hfile__encoding_errors(void **state)
             CF_ASSERT_BYTES(out.data, out.len, plain.data, plain.len);
             for (size_t cut = 2; cut < enc.len - 1; cut++) {
                 cf_buf_clear(&out);
-                cf_status st = cf_hfile_dbe_decode(encs[e], enc.data + 2, cut - 2, &fmt, &out, &err);
+                cf_status st =
+                    cf_hfile_dbe_decode(encs[e], enc.data + 2, cut - 2, &fmt, &out, &err);
                 /* A cut between cells decodes a prefix of them. */
                 if (st == CF_OK)
-                    assert_true(out.len < plain.len &&
-                                memcmp(out.data, plain.data, out.len) == 0);
+                    assert_true(out.len < plain.len && memcmp(out.data, plain.data, out.len) == 0);
                 else
                     assert_int_equal(st, CF_ECORRUPT);
             }
@@ -401,7 +413,8 @@ static void test_hfile__encoding_errors(void **state)
     cf_buf bomb;
     cf_buf_init(&bomb);
     cf_buf_put_be32(&bomb, 0);
-    const uint8_t first[] = {0, 14, 0xe0, 0xd4, 0x03, 0, 0, 1, 'r', 1, 'f', 0, 0, 0, 0, 0, 0, 0, 1, 4};
+    const uint8_t first[] = {0,   14, 0xe0, 0xd4, 0x03, 0, 0, 1, 'r', 1,
+                             'f', 0,  0,    0,    0,    0, 0, 0, 1,   4};
     cf_buf_append(&bomb, first, sizeof(first));
     for (int i = 0; i < 60000; i++)
         cf_buf_put_u8(&bomb, 'v');
@@ -411,8 +424,9 @@ static void test_hfile__encoding_errors(void **state)
     }
     hf_cellfmt small = {false, false, false, 1 << 20};
     cf_buf_clear(&out);
-    CF_ASSERT_STATUS(cf_hfile_dbe_decode(CF_HFILE_DBE_FAST_DIFF, bomb.data, bomb.len, &small, &out,
-                                         &err), CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(
+        cf_hfile_dbe_decode(CF_HFILE_DBE_FAST_DIFF, bomb.data, bomb.len, &small, &out, &err),
+        CF_ECORRUPT, &err);
     assert_non_null(strstr(err.msg, "exceeds"));
     cf_buf_dispose(&bomb);
     cf_buf_dispose(&plain);

@@ -51,8 +51,8 @@ static const cf_json *field(const cf_json *cell, const cf_json *defaults, const 
     return v;
 }
 
-static void check_cell(const cf_json *e, const cf_json *defaults, const cf_hfile_cell *c,
-                       bool raw, bool mvcc, const char *name, uint64_t i)
+static void check_cell(const cf_json *e, const cf_json *defaults, const cf_hfile_cell *c, bool raw,
+                       bool mvcc, const char *name, uint64_t i)
 {
     bool ok;
     char ts[32];
@@ -80,7 +80,10 @@ static void check_cell(const cf_json *e, const cf_json *defaults, const cf_hfile
         fail_msg("%s: cell %llu differs from the expectation", name, (unsigned long long)i);
 }
 
-static uint64_t json_u64(const cf_json *j) { return strtoull(j->str, NULL, 10); }
+static uint64_t json_u64(const cf_json *j)
+{
+    return strtoull(j->str, NULL, 10);
+}
 
 static void check_file(const char *name)
 {
@@ -108,7 +111,10 @@ static void check_file(const char *name)
 
     /* Every trailer field as stored. */
     const cf_json *tj = cf_json_get(exp, "trailer");
-    struct { const char *k; uint64_t v; } tf[] = {
+    struct {
+        const char *k;
+        uint64_t v;
+    } tf[] = {
         {"file_info_offset", t->file_info_offset},
         {"load_on_open_data_offset", t->load_on_open_data_offset},
         {"uncompressed_data_index_size", t->uncompressed_data_index_size},
@@ -229,8 +235,9 @@ static void check_file(const char *name)
     if (cf_hfile_bloom(h, CF_HFILE_BLOOM_GENERAL)) {
         for (uint64_t i = 0; i < n; i++) {
             bool maybe;
-            CF_ASSERT_OK(cf_hfile_bloom_may_contain(h, CF_HFILE_BLOOM_GENERAL, rows[i],
-                                                    row_lens[i], &maybe, &err), &err);
+            CF_ASSERT_OK(cf_hfile_bloom_may_contain(h, CF_HFILE_BLOOM_GENERAL, rows[i], row_lens[i],
+                                                    &maybe, &err),
+                         &err);
             assert_true(maybe);
         }
         /* A row before the first chunk key is certainly absent. */
@@ -382,8 +389,7 @@ static void test_hfile__golden_all(void **state)
         files++;
         if (is_known_gap(e->d_name)) {
             if (check_file_isolated(e->d_name)) {
-                print_message("  %s: reads correctly now: remove it from known_gaps\n",
-                              e->d_name);
+                print_message("  %s: reads correctly now: remove it from known_gaps\n", e->d_name);
                 now_pass++;
             } else {
                 print_message("  %s: KNOWN GAP (issue 16), still failing\n", e->d_name);
@@ -405,7 +411,8 @@ static void test_hfile__walk_verifies_every_block(void **state)
 {
     (void)state;
     char path[2048];
-    snprintf(path, sizeof(path), "%s/hfile/hudi_1_0_hbase_2_4_13_1KB_GZ_10000_large_keys_deep_index.hfile",
+    snprintf(path, sizeof(path),
+             "%s/hfile/hudi_1_0_hbase_2_4_13_1KB_GZ_10000_large_keys_deep_index.hfile",
              cf_test_shared_dir());
     cf_error err = {0};
     cf_hfile *h;

@@ -43,7 +43,10 @@ static void block(cf_buf *f, const char *magic, const cf_buf *payload)
     cf_buf_append(f, payload->data, payload->len);
 }
 
-static void row_key(char *out, size_t cap, int i) { snprintf(out, cap, "hudi-key-%06d", i); }
+static void row_key(char *out, size_t cap, int i)
+{
+    snprintf(out, cap, "hudi-key-%06d", i);
+}
 
 static void build(cf_buf *f, int n, bool real_key)
 {
@@ -112,8 +115,8 @@ static void build(cf_buf *f, int n, bool real_key)
     t.num_data_index_levels = 1;
     t.comparator_class_name = "NA";
     t.compression_codec = CF_HFILE_NONE;
-    t.encryption_key = real_key ? (ProtobufCBinaryData){3, (uint8_t *)"key"}
-                                : (ProtobufCBinaryData){0, NULL};
+    t.encryption_key =
+        real_key ? (ProtobufCBinaryData){3, (uint8_t *)"key"} : (ProtobufCBinaryData){0, NULL};
     size_t start = f->len;
     cf_buf_append(f, "TRABLK\"$", 8);
     len = hbase__file_trailer_proto__get_packed_size(&t);

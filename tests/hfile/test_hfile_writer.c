@@ -45,7 +45,9 @@ static bytes write_file(const cf_hfile_writer_options *o, uint64_t ncells, int r
         c.value = (cf_slice){(const uint8_t *)val, strlen(val)};
         c.mvcc = o->include_mvcc ? i % 5 : 0;
         if (o->include_tags && i % 2)
-            c.tags = (cf_slice){(const uint8_t *)"\x01\x00\x02" "ab", 5};
+            c.tags = (cf_slice){(const uint8_t *)"\x01\x00\x02"
+                                                 "ab",
+                                5};
         CF_ASSERT_OK(cf_hfile_writer_append(w, &c, &err), &err);
     }
     CF_ASSERT_OK(cf_hfile_writer_add_file_info(w, "user.key", 8, "v", 1, &err), &err);
@@ -220,7 +222,7 @@ static void test_hfile__writer_multilevel_and_tags(void **state)
     o.block_size = 256;
     o.index_block_size = 1024; /* forces leaves, then intermediate levels */
     o.include_tags = true;
-    o.bloom_chunk_size = 256;  /* many Bloom chunks */
+    o.bloom_chunk_size = 256; /* many Bloom chunks */
     o.compression = CF_HFILE_GZ;
     bytes b = write_file(&o, 20000, 2, false);
     read_back(&b, &o, 20000, 2);
@@ -303,7 +305,7 @@ static void test_hfile__open_out_of_memory(void **state)
         cf_io_free(io);
     }
     CF_ASSERT_OK(st, NULL);
-    assert_true(trailer);   /* the injected failures reached both protobufs */
+    assert_true(trailer); /* the injected failures reached both protobufs */
     assert_true(file_info);
     free(b.p);
 }
@@ -398,7 +400,10 @@ static void shape(const cf_hfile *h, char *out, size_t cap, blist *l)
     }
 }
 
-static char *read_lines(const char *path, size_t *len) { return (char *)cf_test_read_file(path, len); }
+static char *read_lines(const char *path, size_t *len)
+{
+    return (char *)cf_test_read_file(path, len);
+}
 
 /* Copy the real file's cells into our writer with its options; compare shapes. */
 static void compare_with(const char *name, uint32_t block_size, bool with_meta, bool bloom,
@@ -487,8 +492,9 @@ static void compare_with(const char *name, uint32_t block_size, bool with_meta, 
     }
     if (expect_identical_data) {
         /* Uncompressed data blocks are byte-identical, checksums included. */
-        size_t end = (size_t)rt->last_data_block_offset +
-                     cf_hfile_data_block(real, cf_hfile_get_info(real)->num_data_blocks - 1).on_disk_size;
+        size_t end =
+            (size_t)rt->last_data_block_offset +
+            cf_hfile_data_block(real, cf_hfile_get_info(real)->num_data_blocks - 1).on_disk_size;
         size_t rlen;
         uint8_t *rb = cf_test_read_file(path, &rlen);
         assert_true(end <= b.n && end <= rlen);
@@ -698,8 +704,8 @@ static void test_hfile__v2_1_writable_trailer(void **state)
 static void test_hfile__vlong_and_hash(void **state)
 {
     (void)state;
-    int64_t vals[] = {0, 1, -1, 127, -112, -113, 128, 255, 256, -129, 1LL << 40, INT64_MAX,
-                      INT64_MIN};
+    int64_t vals[] = {0,   1,   -1,   127,       -112,      -113,     128,
+                      255, 256, -129, 1LL << 40, INT64_MAX, INT64_MIN};
     for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
         /* Round trip through the writer's and reader's vlong via a one-cell file is
          * covered above; here the known encodings of WritableUtils. */
@@ -710,9 +716,9 @@ static void test_hfile__vlong_and_hash(void **state)
     assert_int_equal((uint32_t)cf_hfile_hash(CF_HFILE_HASH_MURMUR3, "hello", 5, 0), 0x248bfa47u);
     /* lookup3 hashlittle("", 0) = 0xdeadbeef; "Four score and seven years ago", 0 = 0x17770551. */
     assert_int_equal((uint32_t)cf_hfile_hash(CF_HFILE_HASH_JENKINS, "", 0, 0), 0xdeadbeefu);
-    assert_int_equal((uint32_t)cf_hfile_hash(CF_HFILE_HASH_JENKINS,
-                                             "Four score and seven years ago", 30, 0),
-                     0x17770551u);
+    assert_int_equal(
+        (uint32_t)cf_hfile_hash(CF_HFILE_HASH_JENKINS, "Four score and seven years ago", 30, 0),
+        0x17770551u);
 }
 
 int main(int argc, char **argv)

@@ -86,7 +86,8 @@ static void test_metadata__page_header_v1(void **state)
     const cf_parquet_stats *s = &h.data_page.statistics;
     assert_true(s->has_null_count && s->null_count == 2);
     assert_true(s->has_min && s->min.len == 1 && s->min.data[0] == 1);
-    assert_true(s->has_max_value && s->max_value.len == 2 && memcmp(s->max_value.data, "zz", 2) == 0);
+    assert_true(s->has_max_value && s->max_value.len == 2 &&
+                memcmp(s->max_value.data, "zz", 2) == 0);
     assert_true(s->has_is_max_value_exact && s->is_max_value_exact);
     assert_true(s->has_is_min_value_exact && !s->is_min_value_exact);
     assert_false(s->has_distinct_count);
@@ -94,8 +95,7 @@ static void test_metadata__page_header_v1(void **state)
     for (size_t cut = 0; cut < hl; cut++) {
         uint8_t *c = malloc(cut + 1);
         memcpy(c, b.data, cut);
-        CF_ASSERT_STATUS(cf_pq_page_header_decode(&h, &got, c, cut, 500, &err), CF_ECORRUPT,
-                         &err);
+        CF_ASSERT_STATUS(cf_pq_page_header_decode(&h, &got, c, cut, 500, &err), CF_ECORRUPT, &err);
         assert_non_null(strstr(err.msg, "page header at offset 5"));
         free(c);
     }
@@ -111,13 +111,11 @@ static void test_metadata__page_header_errors(void **state)
     size_t got;
     cf_error err;
     page_v1(&b, false, true);
-    CF_ASSERT_STATUS(cf_pq_page_header_decode(&h, &got, b.data, b.len, 0, &err), CF_ECORRUPT,
-                     &err);
+    CF_ASSERT_STATUS(cf_pq_page_header_decode(&h, &got, b.data, b.len, 0, &err), CF_ECORRUPT, &err);
     assert_non_null(strstr(err.msg, "DATA_PAGE page without its header"));
     cf_buf_clear(&b);
     page_v1(&b, true, false);
-    CF_ASSERT_STATUS(cf_pq_page_header_decode(&h, &got, b.data, b.len, 0, &err), CF_ECORRUPT,
-                     &err);
+    CF_ASSERT_STATUS(cf_pq_page_header_decode(&h, &got, b.data, b.len, 0, &err), CF_ECORRUPT, &err);
     assert_non_null(strstr(err.msg, "PageHeader: required field compressed_page_size (3) missing"));
 
     /* v2: counts checked, is_compressed defaults to true. */
@@ -210,7 +208,8 @@ static void test_metadata__schema_tree(void **state)
 {
     (void)state;
     /* schema { optional group a (LIST) { repeated group list { optional int32 element } }
-     *          required binary b (UTF8); repeated group c { required int64 x; optional double y } } */
+     *          required binary b (UTF8); repeated group c { required int64 x; optional double y } }
+     */
     cf_parquet_schema_element e[] = {
         el("schema", -1, -1, 3),
         el("a", -1, CF_PARQUET_OPTIONAL, 1),
@@ -235,8 +234,11 @@ static void test_metadata__schema_tree(void **state)
     assert_ptr_equal(s.nodes[5].children[1], &s.nodes[7]);
     assert_int_equal(s.nodes[1].logical.kind, CF_PARQUET_LT_LIST);
     assert_int_equal(s.nodes[4].logical.kind, CF_PARQUET_LT_STRING);
-    struct { int def, rep; uint32_t depth; const char *last; } want[] = {
-        {3, 1, 3, "element"}, {0, 0, 1, "b"}, {1, 1, 2, "x"}, {2, 1, 2, "y"}};
+    struct {
+        int def, rep;
+        uint32_t depth;
+        const char *last;
+    } want[] = {{3, 1, 3, "element"}, {0, 0, 1, "b"}, {1, 1, 2, "x"}, {2, 1, 2, "y"}};
     for (int i = 0; i < 4; i++) {
         const cf_parquet_column *c = &s.columns[i];
         assert_int_equal(c->max_def, want[i].def);
@@ -268,7 +270,8 @@ static void test_metadata__schema_errors(void **state)
     cf_parquet_schema_element e[4];
     expect_schema_error(e, 0, CF_ECORRUPT, "no elements");
     e[0] = el("schema", -1, -1, -1);
-    expect_schema_error(e, 1, CF_ECORRUPT, "schema element 0 (\"schema\"): the root is not a group");
+    expect_schema_error(e, 1, CF_ECORRUPT,
+                        "schema element 0 (\"schema\"): the root is not a group");
     e[0] = el("schema", -1, -1, 3);
     e[1] = el("a", CF_PARQUET_INT32, 0, -1);
     e[2] = el("b", CF_PARQUET_INT32, 0, -1);
@@ -282,7 +285,8 @@ static void test_metadata__schema_errors(void **state)
     e[1] = el("a", CF_PARQUET_INT32, 0, -1);
     expect_schema_error(e, 3, CF_ECORRUPT, "uses 2 of 3 elements");
     e[1] = el("a", -1, 0, -1);
-    expect_schema_error(e, 2, CF_ECORRUPT, "schema element 1 (\"a\"): a leaf without a physical type");
+    expect_schema_error(e, 2, CF_ECORRUPT,
+                        "schema element 1 (\"a\"): a leaf without a physical type");
     e[1] = el("a", 8, 0, -1);
     expect_schema_error(e, 2, CF_ECORRUPT, "unknown physical type 8");
     e[1] = el("a", CF_PARQUET_FIXED_LEN_BYTE_ARRAY, 0, -1);
@@ -320,7 +324,10 @@ static void test_metadata__schema_errors(void **state)
 static void test_metadata__legacy_types_resolve(void **state)
 {
     (void)state;
-    struct { int ct; const char *want; } cases[] = {
+    struct {
+        int ct;
+        const char *want;
+    } cases[] = {
         {CF_PARQUET_CT_UTF8, "STRING"},
         {CF_PARQUET_CT_INT_8, "INT(8,true)"},
         {CF_PARQUET_CT_INT_16, "INT(16,true)"},
@@ -364,9 +371,8 @@ static void test_metadata__legacy_types_resolve(void **state)
         assert_string_equal(cf_parquet_logical_str(&lt, buf, sizeof(buf)), cases[i].want);
     }
     assert_string_equal(cf_parquet_logical_str(&(cf_parquet_logical){.kind = 99}, buf, 64), "");
-    assert_string_equal(cf_parquet_logical_str(&(cf_parquet_logical){.kind = CF_PARQUET_LT_UUID},
-                                               buf, 3),
-                        "UU");
+    assert_string_equal(
+        cf_parquet_logical_str(&(cf_parquet_logical){.kind = CF_PARQUET_LT_UUID}, buf, 3), "UU");
     assert_null(cf_parquet_type_name(8));
     assert_null(cf_parquet_type_name(-1));
     assert_string_equal(cf_parquet_encoding_name(8), "RLE_DICTIONARY");
@@ -379,16 +385,16 @@ static void test_metadata__legacy_types_resolve(void **state)
 
 typedef struct fm_opts {
     bool omit_num_rows;
-    int chunk_type;      /* the chunk's physical type */
-    int64_t data_off;    /* data_page_offset */
-    int64_t size;        /* total_compressed_size */
-    int columns;         /* chunks in the row group */
+    int chunk_type;   /* the chunk's physical type */
+    int64_t data_off; /* data_page_offset */
+    int64_t size;     /* total_compressed_size */
+    int columns;      /* chunks in the row group */
     bool file_path, crypto, encryption_algorithm;
     int64_t num_rows;
-    int logical_member;  /* LogicalType member on element 1 (0 = none) */
-    const cf_buf *pages; /* data bytes instead of the 16 filler bytes */
+    int logical_member;   /* LogicalType member on element 1 (0 = none) */
+    const cf_buf *pages;  /* data bytes instead of the 16 filler bytes */
     int64_t chunk_values; /* ColumnMetaData.num_values (default num_rows) */
-    int64_t dict_off;    /* dictionary_page_offset, 0 = absent */
+    int64_t dict_off;     /* dictionary_page_offset, 0 = absent */
 } fm_opts;
 
 static fm_opts fm_defaults(void)
@@ -571,8 +577,8 @@ static void test_metadata__file_round_trip(void **state)
         o.logical_member = members[i];
         build_file(&f, &o);
         CF_ASSERT_OK(open_buf(&pq, &f, &io, &err), &err);
-        assert_string_equal(cf_parquet_logical_str(&cf_parquet_meta(pq)->schema[1].logical, buf, 64),
-                            want[i]);
+        assert_string_equal(
+            cf_parquet_logical_str(&cf_parquet_meta(pq)->schema[1].logical, buf, 64), want[i]);
         cf_parquet_free(pq);
         cf_io_free(io);
     }
@@ -598,12 +604,30 @@ static void expect_open_error(const fm_opts *o, void (*patch)(cf_buf *), cf_stat
     cf_buf_dispose(&f);
 }
 
-static void head_magic(cf_buf *f) { f->data[0] = 'X'; }
-static void pare(cf_buf *f) { memcpy(f->data + f->len - 4, "PARE", 4); }
-static void tail_magic(cf_buf *f) { f->data[f->len - 1] = '2'; }
-static void len_zero(cf_buf *f) { memset(f->data + f->len - 8, 0, 4); }
-static void len_huge(cf_buf *f) { memset(f->data + f->len - 8, 0xff, 4); }
-static void len_short(cf_buf *f) { f->data[f->len - 8]--; } /* footer starts one byte late */
+static void head_magic(cf_buf *f)
+{
+    f->data[0] = 'X';
+}
+static void pare(cf_buf *f)
+{
+    memcpy(f->data + f->len - 4, "PARE", 4);
+}
+static void tail_magic(cf_buf *f)
+{
+    f->data[f->len - 1] = '2';
+}
+static void len_zero(cf_buf *f)
+{
+    memset(f->data + f->len - 8, 0, 4);
+}
+static void len_huge(cf_buf *f)
+{
+    memset(f->data + f->len - 8, 0xff, 4);
+}
+static void len_short(cf_buf *f)
+{
+    f->data[f->len - 8]--;
+} /* footer starts one byte late */
 /* One byte of padding after FileMetaData, counted in the length. */
 static void len_long(cf_buf *f)
 {
@@ -614,7 +638,10 @@ static void len_long(cf_buf *f)
     cf_buf_append(f, tail, 8);
     f->data[f->len - 8]++;
 }
-static void tiny(cf_buf *f) { f->len = 11; }
+static void tiny(cf_buf *f)
+{
+    f->len = 11;
+}
 
 static void test_metadata__open_errors(void **state)
 {
@@ -642,7 +669,8 @@ static void test_metadata__open_errors(void **state)
     expect_open_error(&o, NULL, CF_ECORRUPT, "data page offset 2 outside the data");
     o = d;
     o.size = 17;
-    expect_open_error(&o, NULL, CF_ECORRUPT, "chunk at 4 of 17 bytes runs past the data (ends at 20)");
+    expect_open_error(&o, NULL, CF_ECORRUPT,
+                      "chunk at 4 of 17 bytes runs past the data (ends at 20)");
     o = d;
     o.size = -1;
     expect_open_error(&o, NULL, CF_ECORRUPT, "negative count or size");
@@ -678,12 +706,12 @@ static void test_metadata__open_errors(void **state)
 #include <zlib.h>
 
 typedef struct pg {
-    int type;          /* DATA_PAGE, DATA_PAGE_V2, DICTIONARY_PAGE */
-    int32_t nvals;     /* header num_values */
+    int type;      /* DATA_PAGE, DATA_PAGE_V2, DICTIONARY_PAGE */
+    int32_t nvals; /* header num_values */
     int encoding;
-    int32_t vals[4];   /* PLAIN INT32 values, or dictionary indices (bit width 8) */
-    int nbody;         /* how many of vals go into the body */
-    int crc;           /* 0 none, 1 right, 2 wrong */
+    int32_t vals[4];    /* PLAIN INT32 values, or dictionary indices (bit width 8) */
+    int nbody;          /* how many of vals go into the body */
+    int crc;            /* 0 none, 1 right, 2 wrong */
     int32_t levels_len; /* v2: definition_levels_byte_length */
     int32_t size_delta; /* added to compressed_page_size in the header */
 } pg;
@@ -709,9 +737,11 @@ static void put_page(cf_buf *b, const pg *p)
     cf_thrift_write_field_i32(&w, 2, (int32_t)body.len);
     cf_thrift_write_field_i32(&w, 3, (int32_t)body.len + p->size_delta);
     if (p->crc)
-        cf_thrift_write_field_i32(&w, 4, (int32_t)(crc32(0, body.data, (uInt)body.len) +
-                                                   (p->crc == 2)));
-    int16_t fid = p->type == CF_PARQUET_DATA_PAGE ? 5 : p->type == CF_PARQUET_DICTIONARY_PAGE ? 7 : 8;
+        cf_thrift_write_field_i32(&w, 4,
+                                  (int32_t)(crc32(0, body.data, (uInt)body.len) + (p->crc == 2)));
+    int16_t fid = p->type == CF_PARQUET_DATA_PAGE         ? 5
+                  : p->type == CF_PARQUET_DICTIONARY_PAGE ? 7
+                                                          : 8;
     cf_thrift_write_field(&w, fid, CF_TT_STRUCT);
     cf_thrift_write_struct_begin(&w);
     cf_thrift_write_field_i32(&w, 1, p->nvals);

@@ -57,8 +57,8 @@ static void expect_int(const char *name, const char *what, const cf_json *j, boo
     if (!json_int(j, &want))
         fail_msg("%s: %s: expected value is not an integer", name, what);
     if (!has || want != v)
-        fail_msg("%s: %s: got %s%lld, expected %lld", name, what, has ? "" : "null/",
-                 (long long)v, (long long)want);
+        fail_msg("%s: %s: got %s%lld, expected %lld", name, what, has ? "" : "null/", (long long)v,
+                 (long long)want);
 }
 
 static void expect_str(const char *name, const char *what, const cf_json *j, const char *s,
@@ -72,8 +72,8 @@ static void expect_str(const char *name, const char *what, const cf_json *j, con
     if (j->kind != CF_JSON_STRING)
         fail_msg("%s: %s: expected value is a %s", name, what, cf_json_kind_name(j->kind));
     if (!s || j->len != len || memcmp(j->str, s, len) != 0)
-        fail_msg("%s: %s: got '%.*s', expected '%s'", name, what, s ? (int)len : 4,
-                 s ? s : "null", j->str);
+        fail_msg("%s: %s: got '%.*s', expected '%s'", name, what, s ? (int)len : 4, s ? s : "null",
+                 j->str);
 }
 
 static void expect_cstr(const char *name, const char *what, const cf_json *j, const char *s)
@@ -123,8 +123,7 @@ static void check_chunks(const char *name, const cf_json *md, const cf_parquet_f
             snprintf(what, sizeof(what), "row group %u column %u", g, c);
             expect_int(name, what, cf_json_get(x, "row_group_id"), true, g);
             expect_int(name, what, cf_json_get(x, "row_group_num_rows"), true, rg->num_rows);
-            expect_int(name, what, cf_json_get(x, "row_group_num_columns"), true,
-                       rg->column_count);
+            expect_int(name, what, cf_json_get(x, "row_group_num_columns"), true, rg->column_count);
             expect_int(name, what, cf_json_get(x, "column_id"), true, c);
             expect_int(name, what, cf_json_get(x, "num_values"), true, cm->num_values);
             expect_cstr(name, what, cf_json_get(x, "type"), cf_parquet_type_name(cm->type));
@@ -136,8 +135,7 @@ static void check_chunks(const char *name, const cf_json *md, const cf_parquet_f
                 pl += (size_t)snprintf(path + pl, sizeof(path) - pl, "%s%.*s", i ? ", " : "",
                                        (int)cm->path[i].len, (const char *)cm->path[i].data);
             expect_cstr(name, what, cf_json_get(x, "path_in_schema"), path);
-            expect_int(name, what, cf_json_get(x, "data_page_offset"), true,
-                       cm->data_page_offset);
+            expect_int(name, what, cf_json_get(x, "data_page_offset"), true, cm->data_page_offset);
             expect_int(name, what, cf_json_get(x, "dictionary_page_offset"),
                        cm->has_dictionary_page_offset, cm->dictionary_page_offset);
             expect_int(name, what, cf_json_get(x, "index_page_offset"), cm->has_index_page_offset,
@@ -166,8 +164,8 @@ static void check_chunks(const char *name, const cf_json *md, const cf_parquet_f
                     found = en && strlen(en) == n && memcmp(en, p, n) == 0;
                 }
                 if (!found)
-                    fail_msg("%s: %s: encoding '%.*s' not in the chunk's list", name, what,
-                             (int)n, p);
+                    fail_msg("%s: %s: encoding '%.*s' not in the chunk's list", name, what, (int)n,
+                             p);
                 listed++;
                 p = e ? e + 2 : p + n;
             }
@@ -217,8 +215,7 @@ static void check_ok(const char *name, const cf_json *exp, cf_parquet *pq)
                m->has_created_by ? (const char *)m->created_by.data : NULL, m->created_by.len);
     expect_int(name, "format_version", cf_json_get(fm, "format_version"), true, m->version);
     expect_int(name, "footer num_rows", cf_json_get(fm, "num_rows"), true, m->num_rows);
-    expect_int(name, "num_row_groups", cf_json_get(fm, "num_row_groups"), true,
-               m->row_group_count);
+    expect_int(name, "num_row_groups", cf_json_get(fm, "num_row_groups"), true, m->row_group_count);
     expect_int(name, "footer_size", cf_json_get(fm, "footer_size"), true,
                cf_parquet_footer_len(pq));
     expect_int(name, "file_size_bytes", cf_json_get(fm, "file_size_bytes"), true,
@@ -240,8 +237,8 @@ static void check_ok(const char *name, const cf_json *exp, cf_parquet *pq)
         fail_msg("%s: %u top-level fields, expected %zu", name, root->child_count, cols->n);
     for (uint32_t i = 0; i < root->child_count; i++) {
         cf_slice nm = root->children[i]->element->name;
-        expect_str(name, "column name", cf_json_get(&cols->items[i], "name"),
-                   (const char *)nm.data, nm.len);
+        expect_str(name, "column name", cf_json_get(&cols->items[i], "name"), (const char *)nm.data,
+                   nm.len);
     }
     check_chunks(name, cf_json_get(exp, "metadata"), m);
 
@@ -464,8 +461,8 @@ static void test_parquet_golden__every_column(void **state)
                     break;
                 const cf_parquet_column_meta *cm = &m->row_groups[g].columns[c].meta;
                 if (lv != cm->num_values)
-                    fail_msg("%s: row group %u column %u: %lld levels, num_values %lld",
-                             de->d_name, g, c, (long long)lv, (long long)cm->num_values);
+                    fail_msg("%s: row group %u column %u: %lld levels, num_values %lld", de->d_name,
+                             g, c, (long long)lv, (long long)cm->num_values);
                 const cf_parquet_column *col = cf_parquet_column_at(pq, c);
                 /* Flat columns: the statistics' null count is the nulls read. */
                 if (col->max_rep == 0 && cm->has_statistics && cm->statistics.has_null_count &&
@@ -570,8 +567,8 @@ static void test_parquet_golden__page_index(void **state)
             continue;
         }
         bool want_ok = strcmp(cf_json_get(&doc.root, "expect")->str, "ok") == 0;
-        bool has_pi = cf_json_get(cf_json_get(&doc.root, "features"), "page_index")->kind ==
-                      CF_JSON_TRUE;
+        bool has_pi =
+            cf_json_get(cf_json_get(&doc.root, "features"), "page_index")->kind == CF_JSON_TRUE;
         cf_json_doc_dispose(&doc);
         cf_error err = {0};
         cf_parquet *pq = NULL;
@@ -625,8 +622,8 @@ static void test_parquet_golden__page_index(void **state)
                         /* (parquet-go counts values, not rows, in repeated columns.) */
                         if (cf_parquet_column_at(pq, c)->max_rep == 0 &&
                             l->first_row_index >= m->row_groups[g].num_rows && p.num_values > 0)
-                            fail_msg("%s: rg %u col %u page %u: first row %lld of %lld",
-                                     de->d_name, g, c, k, (long long)l->first_row_index,
+                            fail_msg("%s: rg %u col %u page %u: first row %lld of %lld", de->d_name,
+                                     g, c, k, (long long)l->first_row_index,
                                      (long long)m->row_groups[g].num_rows);
                         k++;
                     }
@@ -689,8 +686,8 @@ static void test_parquet_golden__every_file(void **state)
             page_level++;
         } else {
             if (st != CF_ECORRUPT)
-                fail_msg("%s: malformed footer: got %s, expected %s", de->d_name,
-                         cf_status_str(st), cf_status_str(CF_ECORRUPT));
+                fail_msg("%s: malformed footer: got %s, expected %s", de->d_name, cf_status_str(st),
+                         cf_status_str(CF_ECORRUPT));
             assert_true(strlen(err.msg) > 10);
             refused++;
         }
@@ -703,8 +700,7 @@ static void test_parquet_golden__every_file(void **state)
            ok, refused, page_level);
     assert_int_equal(ok, 90);
     assert_int_equal(refused + page_level, 10);
-    assert_int_equal(page_level,
-                     (int)(sizeof(page_level_damage) / sizeof(page_level_damage[0])));
+    assert_int_equal(page_level, (int)(sizeof(page_level_damage) / sizeof(page_level_damage[0])));
 }
 
 /* Open from memory too, and allocation failure at every step is ENOMEM with
@@ -781,8 +777,8 @@ static void test_parquet_golden__cli(void **state)
     const cf_json *gs = cf_json_get(&doc.root, "schema"), *es = cf_json_get(&exp.root, "schema");
     assert_int_equal(gs->n, es->n);
     for (size_t i = 0; i < gs->n; i++) {
-        static const char *const keys[] = {"name", "type", "repetition_type", "num_children",
-                                           "converted_type", "logical"};
+        static const char *const keys[] = {"name",         "type",           "repetition_type",
+                                           "num_children", "converted_type", "logical"};
         for (size_t k = 0; k < 6; k++) {
             const cf_json *g = cf_json_get(&gs->items[i], keys[k]);
             const cf_json *x = cf_json_get(&es->items[i], keys[k]);
@@ -848,12 +844,15 @@ static void test_parquet_golden__cli(void **state)
     char *ap[] = {"cfile", "parquet", "pages", "--json", path};
     assert_int_equal(run_cli(ap, 5, &o, &e), 0);
     assert_int_equal(cf_json_parse(&doc, o, strlen(o), msg, sizeof(msg)), 0);
-    assert_string_equal(cf_json_get(&doc.root, "num_pages")->str, "4"); /* dictionary + data, twice */
+    assert_string_equal(cf_json_get(&doc.root, "num_pages")->str,
+                        "4"); /* dictionary + data, twice */
     cf_json_doc_dispose(&doc);
     free(o);
     free(e);
-    snprintf(tmp, sizeof(tmp), "%s/pt_datapage_v1-corrupt-checksum/"
-                               "pt_datapage_v1-corrupt-checksum.parquet", dir);
+    snprintf(tmp, sizeof(tmp),
+             "%s/pt_datapage_v1-corrupt-checksum/"
+             "pt_datapage_v1-corrupt-checksum.parquet",
+             dir);
     char *aq[] = {"cfile", "parquet", "pages", "--json", tmp};
     assert_int_equal(run_cli(aq, 5, &o, &e), 1);
     assert_string_equal(o, ""); /* no half document */

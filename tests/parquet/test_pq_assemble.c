@@ -35,7 +35,7 @@ typedef struct tel {
 typedef struct tcol {
     const char *path[4];
     int path_len;
-    size_t n;                    /* level entries */
+    size_t n; /* level entries */
     const uint16_t *def, *rep;
     uint16_t max_def, max_rep;
     size_t nv;
@@ -81,8 +81,7 @@ static void put_chunk_pages(cf_buf *f, const tcol *c)
 }
 
 /* "PAR1", one data page per column, FileMetaData, length, "PAR1". */
-static void build(cf_buf *f, const tel *els, int nel, const tcol *cols, int ncols,
-                  int64_t num_rows)
+static void build(cf_buf *f, const tel *els, int nel, const tcol *cols, int ncols, int64_t num_rows)
 {
     int64_t off[8], len[8];
     cf_buf_append(f, "PAR1", 4);
@@ -433,10 +432,10 @@ static void test_pq_assemble__corpus_batches_projection_ranges(void **state)
             for (size_t i = 0; i < nl; i++) {
                 const char *fe = strchr(fl, '\n'), *oe = strchr(ol, '\n');
                 size_t vlen = (size_t)(oe - ol) - 2; /* without [ and ] */
-                if ((size_t)(fe - fl) < vlen + 2 ||
-                    memcmp(fe - 1 - vlen, ol + 1, vlen) != 0 || fe[-2 - (long)vlen] != ',')
-                    fail_msg("%s: row %zu: projected '%.*s' is not the end of '%.*s'",
-                             de->d_name, i, (int)(oe - ol), ol, (int)(fe - fl), fl);
+                if ((size_t)(fe - fl) < vlen + 2 || memcmp(fe - 1 - vlen, ol + 1, vlen) != 0 ||
+                    fe[-2 - (long)vlen] != ',')
+                    fail_msg("%s: row %zu: projected '%.*s' is not the end of '%.*s'", de->d_name,
+                             i, (int)(oe - ol), ol, (int)(fe - fl), fl);
                 fl = fe + 1;
                 ol = oe + 1;
             }
@@ -518,8 +517,8 @@ static void test_pq_assemble__row_range_reads_few_pages(void **state)
 static int cli(char **out, const char *a1, const char *a2, const char *a3, const char *a4,
                const char *a5, const char *a6)
 {
-    char *argv[10] = {"cfile", "parquet", (char *)a1, (char *)a2, (char *)a3, (char *)a4,
-                      (char *)a5, (char *)a6, NULL};
+    char *argv[10] = {"cfile",    "parquet",  (char *)a1, (char *)a2, (char *)a3,
+                      (char *)a4, (char *)a5, (char *)a6, NULL};
     int argc = 2;
     while (argv[argc])
         argc++;
@@ -537,15 +536,16 @@ static void test_pq_assemble__cli_head_rows_columns(void **state)
 {
     (void)state;
     char path[2048];
-    snprintf(path, sizeof path, "%s/parquet/pt_repeated_primitive_no_list/"
-             "pt_repeated_primitive_no_list.parquet", CF_SHARED_DIR);
+    snprintf(path, sizeof path,
+             "%s/parquet/pt_repeated_primitive_no_list/"
+             "pt_repeated_primitive_no_list.parquet",
+             CF_SHARED_DIR);
     FILE *f = fopen(path, "rb");
     if (!f)
         skip();
     fclose(f);
     char *out;
-    assert_int_equal(cli(&out, "head", "-n", "2", "--columns", "String_list,Int32_list", path),
-                     0);
+    assert_int_equal(cli(&out, "head", "-n", "2", "--columns", "String_list,Int32_list", path), 0);
     assert_string_equal(out, "{\"String_list\":[\"foo\",\"zero\",\"one\",\"two\"],"
                              "\"Int32_list\":[0,1,2,3]}\n"
                              "{\"String_list\":[\"three\"],\"Int32_list\":[]}\n");

@@ -29,7 +29,10 @@ static uint8_t *write_file(size_t *len, bool v2, int32_t codec)
         {.name = "i64", .type = CF_TYPE_INT64, .nullable = true, .bloom_filter = true},
         {.name = "s", .type = CF_TYPE_STRING, .bloom_filter = true},
         {.name = "d", .type = CF_TYPE_DOUBLE, .bloom_filter = true},
-        {.name = "dec", .type = CF_TYPE_DECIMAL128, .precision = 38, .scale = 2,
+        {.name = "dec",
+         .type = CF_TYPE_DECIMAL128,
+         .precision = 38,
+         .scale = 2,
          .bloom_filter = true},
         {.name = "b", .type = CF_TYPE_BOOL, .bloom_filter = true},
         {.name = "n", .type = CF_TYPE_INT64},
@@ -125,8 +128,8 @@ static uint64_t probe_all_values(const cf_parquet *pq, const char *name)
                     break;
                 for (size_t i = 0; i < nv; i++) {
                     if (!cf_parquet_bloom_probe(bf, vals + i * vs)) {
-                        fprintf(stderr, "%s: row group %u column %u: value %zu absent\n", name,
-                                g, c, i);
+                        fprintf(stderr, "%s: row group %u column %u: value %zu absent\n", name, g,
+                                c, i);
                         fail();
                     }
                     probed++;
@@ -208,8 +211,8 @@ static void test_own_writer(void **state)
 /* Damage the first filter's header in a copy of the file and expect `want`
  * with `needle` in the message. The header is (compact Thrift):
  *   15 <zigzag varint numBytes> 1c 1c 00 00 1c 1c 00 00 1c 1c 00 00 00 */
-static void expect_damage(const uint8_t *file, size_t len, size_t at, uint8_t byte,
-                          cf_status want, const char *needle)
+static void expect_damage(const uint8_t *file, size_t len, size_t at, uint8_t byte, cf_status want,
+                          const char *needle)
 {
     uint8_t *copy = malloc(len);
     memcpy(copy, file, len);
@@ -242,7 +245,7 @@ static void test_damage(void **state)
     cf_parquet_free(pq);
     cf_io_free(io);
     assert_int_equal(file[off], 0x15); /* field 1, i32 */
-    size_t vl = 1; /* the numBytes varint's length */
+    size_t vl = 1;                     /* the numBytes varint's length */
     while (file[off + vl] & 0x80)
         vl++;
     /* numBytes (a power of two >= 32, zigzag: low 7 bits 0) + 1: not whole blocks */
@@ -259,7 +262,10 @@ static void test_corpus(void **state)
 {
     (void)state;
     static const char *const cases[] = {
-        "dk_issue6990", "dk_multi_bloom_a", "dk_uuid_v2", "pt_data_index_bloom_encoding_with_length",
+        "dk_issue6990",
+        "dk_multi_bloom_a",
+        "dk_uuid_v2",
+        "pt_data_index_bloom_encoding_with_length",
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[1024];

@@ -20,9 +20,8 @@
 #include "util/buf.h"
 #include "util/endian.h"
 
-static const unsigned codecs[] = {CF_PQC_UNCOMPRESSED, CF_PQC_SNAPPY, CF_PQC_GZIP,
-                                  CF_PQC_BROTLI,       CF_PQC_LZ4,    CF_PQC_ZSTD,
-                                  CF_PQC_LZ4_RAW,      CF_PQC_LZO};
+static const unsigned codecs[] = {CF_PQC_UNCOMPRESSED, CF_PQC_SNAPPY, CF_PQC_GZIP,    CF_PQC_BROTLI,
+                                  CF_PQC_LZ4,          CF_PQC_ZSTD,   CF_PQC_LZ4_RAW, CF_PQC_LZO};
 #define NCODECS (sizeof codecs / sizeof codecs[0])
 
 static void fill(cf_rng *r, uint8_t *p, size_t len)

@@ -42,9 +42,9 @@ static void test_pq_levels__spec_bit_packed(void **state)
     CF_ASSERT_OK(cf_pq_levels_encode(&b, lv, 8, CF_PQE_BIT_PACKED, 7, false, &err), &err);
     CF_ASSERT_BYTES(b.data, b.len, want, sizeof want);
     size_t used;
-    CF_ASSERT_OK(cf_pq_levels_decode(back, 8, CF_PQE_BIT_PACKED, 7, false, want, sizeof want,
-                                     &used, &err),
-                 &err);
+    CF_ASSERT_OK(
+        cf_pq_levels_decode(back, 8, CF_PQE_BIT_PACKED, 7, false, want, sizeof want, &used, &err),
+        &err);
     assert_int_equal(used, 3);
     assert_memory_equal(back, lv, sizeof lv);
     /* the spec's 30 two-bit levels take 8 bytes */
@@ -53,9 +53,9 @@ static void test_pq_levels__spec_bit_packed(void **state)
     CF_ASSERT_OK(cf_pq_levels_encode(&b, thirty, 30, CF_PQE_BIT_PACKED, 3, false, &err), &err);
     assert_int_equal(b.len, 8);
     /* short input is damage */
-    CF_ASSERT_STATUS(cf_pq_levels_decode(back, 8, CF_PQE_BIT_PACKED, 7, false, want, 2, &used,
-                                         &err),
-                     CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(
+        cf_pq_levels_decode(back, 8, CF_PQE_BIT_PACKED, 7, false, want, 2, &used, &err),
+        CF_ECORRUPT, &err);
     cf_buf_dispose(&b);
 }
 
@@ -78,9 +78,8 @@ static void test_pq_levels__repeated_runs_and_prefix(void **state)
     memset(page + sizeof want, 0xee, sizeof page - sizeof want); /* next section */
     uint16_t back[100];
     size_t used;
-    CF_ASSERT_OK(cf_pq_levels_decode(back, 100, CF_PQE_RLE, 1, true, page, sizeof page, &used,
-                                     &err),
-                 &err);
+    CF_ASSERT_OK(
+        cf_pq_levels_decode(back, 100, CF_PQE_RLE, 1, true, page, sizeof page, &used, &err), &err);
     assert_int_equal(used, sizeof want);
     assert_memory_equal(back, lv, sizeof lv);
     /* v2: no prefix, the section is given exactly */
@@ -91,16 +90,16 @@ static void test_pq_levels__repeated_runs_and_prefix(void **state)
     uint8_t bad[sizeof want];
     memcpy(bad, want, sizeof want);
     bad[0] = 4;
-    CF_ASSERT_STATUS(cf_pq_levels_decode(back, 100, CF_PQE_RLE, 1, true, bad, sizeof bad, &used,
-                                         &err),
-                     CF_ECORRUPT, &err);
-    CF_ASSERT_STATUS(cf_pq_levels_decode(back, 101 > 100 ? 100 : 100, CF_PQE_RLE, 1, true, want, 3,
-                                         &used, &err),
-                     CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(
+        cf_pq_levels_decode(back, 100, CF_PQE_RLE, 1, true, bad, sizeof bad, &used, &err),
+        CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(
+        cf_pq_levels_decode(back, 101 > 100 ? 100 : 100, CF_PQE_RLE, 1, true, want, 3, &used, &err),
+        CF_ECORRUPT, &err);
     uint16_t more[101];
-    CF_ASSERT_STATUS(cf_pq_levels_decode(more, 101, CF_PQE_RLE, 1, true, want, sizeof want, &used,
-                                         &err),
-                     CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(
+        cf_pq_levels_decode(more, 101, CF_PQE_RLE, 1, true, want, sizeof want, &used, &err),
+        CF_ECORRUPT, &err);
     assert_non_null(strstr(err.msg, "ends after 100 of 101"));
     cf_buf_dispose(&b);
 }

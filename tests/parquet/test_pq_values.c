@@ -75,9 +75,9 @@ static void test_pq_values__delta_wraps(void **state)
     assert_memory_equal(g32, v32, sizeof v32);
     /* a 33-bit width is damage for INT32 (writers must not use more bits) */
     b.data[14] = 33;
-    CF_ASSERT_STATUS(decode_status(CF_PQE_DELTA_BINARY_PACKED, CF_PQT_INT32, 0, b.data, b.len, 7,
-                                   g32, &err),
-                     CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(
+        decode_status(CF_PQE_DELTA_BINARY_PACKED, CF_PQT_INT32, 0, b.data, b.len, 7, g32, &err),
+        CF_ECORRUPT, &err);
     assert_non_null(strstr(err.msg, "bit width 33 at offset 14"));
     cf_buf_clear(&b);
     CF_ASSERT_OK(cf_pq_encode(&b, CF_PQE_DELTA_BINARY_PACKED, CF_PQT_INT64, 0, v64, 7, &err), &err);
@@ -132,8 +132,8 @@ static void test_pq_values__spec_delta_length(void **state)
     cf_buf_init(&b);
     CF_ASSERT_OK(cf_pq_encode(&b, CF_PQE_DELTA_LENGTH_BYTE_ARRAY, CF_PQT_BYTE_ARRAY, 0, v, 4, &err),
                  &err);
-    const uint8_t lens[] = {0x80, 0x01, 0x04, 0x04, 0x0a, 0x00, 0x01, 0x00,
-                            0x00, 0x00, 0x02, 0x00, 0x00, 0x00};
+    const uint8_t lens[] = {0x80, 0x01, 0x04, 0x04, 0x0a, 0x00, 0x01,
+                            0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00};
     assert_int_equal(b.len, sizeof lens + 22);
     CF_ASSERT_BYTES(b.data, sizeof lens, lens, sizeof lens);
     assert_memory_equal(b.data + sizeof lens, "HelloWorldFoobarABCDEF", 22);
@@ -202,13 +202,12 @@ static void test_pq_values__delta_byte_array_long_prefix(void **state)
     const int32_t pre[] = {0, 3}; /* "ab" then prefix 3 */
     CF_ASSERT_OK(cf_pq_encode(&b, CF_PQE_DELTA_BINARY_PACKED, CF_PQT_INT32, 0, pre, 2, &err), &err);
     cf_slice suf[] = {{(const uint8_t *)"ab", 2}, {(const uint8_t *)"c", 1}};
-    CF_ASSERT_OK(cf_pq_encode(&b, CF_PQE_DELTA_LENGTH_BYTE_ARRAY, CF_PQT_BYTE_ARRAY, 0, suf, 2,
-                              &err),
-                 &err);
+    CF_ASSERT_OK(
+        cf_pq_encode(&b, CF_PQE_DELTA_LENGTH_BYTE_ARRAY, CF_PQT_BYTE_ARRAY, 0, suf, 2, &err), &err);
     cf_slice got[2];
-    CF_ASSERT_STATUS(decode_status(CF_PQE_DELTA_BYTE_ARRAY, CF_PQT_BYTE_ARRAY, 0, b.data, b.len, 2,
-                                   got, &err),
-                     CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(
+        decode_status(CF_PQE_DELTA_BYTE_ARRAY, CF_PQT_BYTE_ARRAY, 0, b.data, b.len, 2, got, &err),
+        CF_ECORRUPT, &err);
     assert_non_null(strstr(err.msg, "prefix length 3 of value 1 exceeds the previous value's 2"));
     /* and FLBA values must all have the fixed length */
     uint8_t fl[4];
@@ -296,12 +295,12 @@ static void test_pq_values__plain(void **state)
     cf_pq_decoder_dispose(&d);
     CF_ASSERT_STATUS(decode_status(CF_PQE_PLAIN, CF_PQT_INT64, 0, i96, 24, 4, one, &err),
                      CF_ECORRUPT, &err);
-    CF_ASSERT_STATUS(decode_status(CF_PQE_DELTA_BINARY_PACKED, CF_PQT_DOUBLE, 0, i96, 24, 1, one,
-                                   &err),
-                     CF_ECORRUPT, &err);
-    CF_ASSERT_STATUS(decode_status(CF_PQE_PLAIN, CF_PQT_FIXED_LEN_BYTE_ARRAY, 0, i96, 24, 1, one,
-                                   &err),
-                     CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(
+        decode_status(CF_PQE_DELTA_BINARY_PACKED, CF_PQT_DOUBLE, 0, i96, 24, 1, one, &err),
+        CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(
+        decode_status(CF_PQE_PLAIN, CF_PQT_FIXED_LEN_BYTE_ARRAY, 0, i96, 24, 1, one, &err),
+        CF_ECORRUPT, &err);
     cf_buf_dispose(&b);
 }
 
@@ -340,7 +339,8 @@ static void gen_values(cf_rng *r, unsigned type, size_t w, size_t n, uint8_t *va
     int mode = (int)cf_rng_below(r, 4);
     if (type == CF_PQT_BOOLEAN) {
         for (size_t i = 0; i < n; i++)
-            vals[i] = mode == 0 ? (uint8_t)(cf_rng_next(r) & 1) : (uint8_t)(cf_rng_below(r, 9) == 0);
+            vals[i] =
+                mode == 0 ? (uint8_t)(cf_rng_next(r) & 1) : (uint8_t)(cf_rng_below(r, 9) == 0);
         return;
     }
     if (type == CF_PQT_BYTE_ARRAY) {
@@ -392,7 +392,8 @@ static void test_pq_values__random_round_trips(void **state)
     uint8_t *vals = malloc(cap * 24), *got = malloc(cap * 24), *heap = malloc(heap_cap);
     for (int iter = 0; iter < 1500; iter++) {
         const pair *pr = &pairs[iter % (sizeof pairs / sizeof pairs[0])];
-        int32_t tl = pr->type == CF_PQT_FIXED_LEN_BYTE_ARRAY ? (int32_t)cf_rng_below(&r, 20) + 1 : 0;
+        int32_t tl =
+            pr->type == CF_PQT_FIXED_LEN_BYTE_ARRAY ? (int32_t)cf_rng_below(&r, 20) + 1 : 0;
         size_t w = cf_pq_value_size(pr->type, tl);
         size_t n = (size_t)cf_rng_below(&r, iter % 7 == 0 ? cap : 200);
         gen_values(&r, pr->type, w, n, vals, heap, heap_cap);

@@ -26,18 +26,18 @@
 typedef struct gcol {
     cf_parquet_write_column spec;
     size_t width;
-    uint8_t *values;     /* rows (scalars) or elements (arrays) */
-    uint8_t *nonnull;    /* row bitmap */
-    uint32_t *offsets;   /* arrays: rows + 1 */
+    uint8_t *values;   /* rows (scalars) or elements (arrays) */
+    uint8_t *nonnull;  /* row bitmap */
+    uint32_t *offsets; /* arrays: rows + 1 */
     uint8_t *elem_nonnull;
     size_t elems;
-    int card;            /* distinct values: small = dictionary, large = fallback */
+    int card; /* distinct values: small = dictionary, large = fallback */
 } gcol;
 
 typedef struct gtable {
     size_t ncols, rows;
     gcol c[MAX_COLS];
-    char *strings;       /* bytes of every generated string */
+    char *strings; /* bytes of every generated string */
     size_t str_len, str_cap;
 } gtable;
 
@@ -46,35 +46,78 @@ static void setbit(uint8_t *bm, size_t i, bool v)
     if (v)
         bm[i >> 3] |= (uint8_t)(1u << (i & 7));
     else
-        bm[i >> 3] &= (uint8_t)~(1u << (i & 7));
+        bm[i >> 3] &= (uint8_t) ~(1u << (i & 7));
 }
 
-static bool getbit(const uint8_t *bm, size_t i) { return bm == NULL || (bm[i >> 3] >> (i & 7)) & 1; }
+static bool getbit(const uint8_t *bm, size_t i)
+{
+    return bm == NULL || (bm[i >> 3] >> (i & 7)) & 1;
+}
 
 /* One value of type t from a number (kept within the type's range). */
 static void gen_value(gtable *t, cf_type ty, uint64_t x, uint8_t *slot)
 {
     switch (ty) {
     case CF_TYPE_BOOL: slot[0] = (uint8_t)(x & 1); break;
-    case CF_TYPE_INT8: case CF_TYPE_UINT8: slot[0] = (uint8_t)(x * 37); break;
-    case CF_TYPE_INT16: case CF_TYPE_UINT16: { uint16_t v = (uint16_t)(x * 40503u); memcpy(slot, &v, 2); break; }
-    case CF_TYPE_INT32: case CF_TYPE_UINT32: { uint32_t v = (uint32_t)(x * 2654435761u); memcpy(slot, &v, 4); break; }
-    case CF_TYPE_DECIMAL32: { int32_t v = (int32_t)(x % 1999999999) - 999999999; memcpy(slot, &v, 4); break; }
-    case CF_TYPE_DATE: { int32_t v = (int32_t)(x % 100000) - 50000; memcpy(slot, &v, 4); break; }
-    case CF_TYPE_INT64: case CF_TYPE_UINT64: case CF_TYPE_UNIXTIME_MICROS: {
+    case CF_TYPE_INT8:
+    case CF_TYPE_UINT8: slot[0] = (uint8_t)(x * 37); break;
+    case CF_TYPE_INT16:
+    case CF_TYPE_UINT16: {
+        uint16_t v = (uint16_t)(x * 40503u);
+        memcpy(slot, &v, 2);
+        break;
+    }
+    case CF_TYPE_INT32:
+    case CF_TYPE_UINT32: {
+        uint32_t v = (uint32_t)(x * 2654435761u);
+        memcpy(slot, &v, 4);
+        break;
+    }
+    case CF_TYPE_DECIMAL32: {
+        int32_t v = (int32_t)(x % 1999999999) - 999999999;
+        memcpy(slot, &v, 4);
+        break;
+    }
+    case CF_TYPE_DATE: {
+        int32_t v = (int32_t)(x % 100000) - 50000;
+        memcpy(slot, &v, 4);
+        break;
+    }
+    case CF_TYPE_INT64:
+    case CF_TYPE_UINT64:
+    case CF_TYPE_UNIXTIME_MICROS: {
         uint64_t v = x * 0x9E3779B97F4A7C15ULL;
         memcpy(slot, &v, 8);
         break;
     }
-    case CF_TYPE_DECIMAL64: { int64_t v = (int64_t)(x % 1999999999999999999ULL) - 999999999999999999LL; memcpy(slot, &v, 8); break; }
-    case CF_TYPE_FLOAT: { float v = (float)((double)(int64_t)(x % 20001) - 10000.0) / 8.0f; if (x % 97 == 5) v = -0.0f; memcpy(slot, &v, 4); break; }
-    case CF_TYPE_DOUBLE: { double v = ((double)(int64_t)(x % 2000001) - 1e6) / 3.0; if (x % 89 == 3) v = 0.0; memcpy(slot, &v, 8); break; }
-    case CF_TYPE_INT128: case CF_TYPE_DECIMAL128: {
+    case CF_TYPE_DECIMAL64: {
+        int64_t v = (int64_t)(x % 1999999999999999999ULL) - 999999999999999999LL;
+        memcpy(slot, &v, 8);
+        break;
+    }
+    case CF_TYPE_FLOAT: {
+        float v = (float)((double)(int64_t)(x % 20001) - 10000.0) / 8.0f;
+        if (x % 97 == 5)
+            v = -0.0f;
+        memcpy(slot, &v, 4);
+        break;
+    }
+    case CF_TYPE_DOUBLE: {
+        double v = ((double)(int64_t)(x % 2000001) - 1e6) / 3.0;
+        if (x % 89 == 3)
+            v = 0.0;
+        memcpy(slot, &v, 8);
+        break;
+    }
+    case CF_TYPE_INT128:
+    case CF_TYPE_DECIMAL128: {
         cf_i128 v = ((cf_i128)(int64_t)(x * 0x9E3779B97F4A7C15ULL)) * 1000003;
         memcpy(slot, &v, 16);
         break;
     }
-    case CF_TYPE_STRING: case CF_TYPE_VARCHAR: case CF_TYPE_BINARY: {
+    case CF_TYPE_STRING:
+    case CF_TYPE_VARCHAR:
+    case CF_TYPE_BINARY: {
         char tmp[96];
         int n = snprintf(tmp, sizeof tmp, "v%llu", (unsigned long long)x);
         size_t pad = x % 5 == 0 ? (size_t)(x % 70) : 0; /* some past the 64-byte truncation */
@@ -185,14 +228,30 @@ static void gtable_free(gtable *t)
 /* Every type, scalar nullable and not, plus arrays of some. */
 static void all_types(gtable *t)
 {
-    static const struct { const char *name; cf_type ty; } types[] = {
-        {"i8", CF_TYPE_INT8}, {"i16", CF_TYPE_INT16}, {"i32", CF_TYPE_INT32},
-        {"i64", CF_TYPE_INT64}, {"u8", CF_TYPE_UINT8}, {"u16", CF_TYPE_UINT16},
-        {"u32", CF_TYPE_UINT32}, {"u64", CF_TYPE_UINT64}, {"f", CF_TYPE_FLOAT},
-        {"d", CF_TYPE_DOUBLE}, {"b", CF_TYPE_BOOL}, {"s", CF_TYPE_STRING},
-        {"vc", CF_TYPE_VARCHAR}, {"bin", CF_TYPE_BINARY}, {"ts", CF_TYPE_UNIXTIME_MICROS},
-        {"date", CF_TYPE_DATE}, {"dec32", CF_TYPE_DECIMAL32}, {"dec64", CF_TYPE_DECIMAL64},
-        {"dec128", CF_TYPE_DECIMAL128}, {"cf_i128", CF_TYPE_INT128},
+    static const struct {
+        const char *name;
+        cf_type ty;
+    } types[] = {
+        {"i8", CF_TYPE_INT8},
+        {"i16", CF_TYPE_INT16},
+        {"i32", CF_TYPE_INT32},
+        {"i64", CF_TYPE_INT64},
+        {"u8", CF_TYPE_UINT8},
+        {"u16", CF_TYPE_UINT16},
+        {"u32", CF_TYPE_UINT32},
+        {"u64", CF_TYPE_UINT64},
+        {"f", CF_TYPE_FLOAT},
+        {"d", CF_TYPE_DOUBLE},
+        {"b", CF_TYPE_BOOL},
+        {"s", CF_TYPE_STRING},
+        {"vc", CF_TYPE_VARCHAR},
+        {"bin", CF_TYPE_BINARY},
+        {"ts", CF_TYPE_UNIXTIME_MICROS},
+        {"date", CF_TYPE_DATE},
+        {"dec32", CF_TYPE_DECIMAL32},
+        {"dec64", CF_TYPE_DECIMAL64},
+        {"dec128", CF_TYPE_DECIMAL128},
+        {"cf_i128", CF_TYPE_INT128},
     };
     static char names[3][20][24];
     memset(t, 0, sizeof *t);
@@ -204,7 +263,8 @@ static void all_types(gtable *t)
         add_col(t, names[0][i], types[i].ty, false, false, card);
         add_col(t, names[1][i], types[i].ty, true, false, card);
     }
-    static const cf_type arr[] = {CF_TYPE_INT32, CF_TYPE_STRING, CF_TYPE_DOUBLE, CF_TYPE_DECIMAL128};
+    static const cf_type arr[] = {CF_TYPE_INT32, CF_TYPE_STRING, CF_TYPE_DOUBLE,
+                                  CF_TYPE_DECIMAL128};
     for (size_t i = 0; i < 4; i++) {
         snprintf(names[2][i], 24, "arr%zu", i);
         snprintf(names[2][4 + i], 24, "arr%zu_n", i);
@@ -299,22 +359,33 @@ static size_t expect_plain(cf_type ty, const uint8_t *src, uint8_t out[16], cons
     switch (ty) {
     case CF_TYPE_INT8: v = (int8_t)src[0]; break;
     case CF_TYPE_UINT8: v = src[0]; break;
-    case CF_TYPE_INT16: { int16_t x; memcpy(&x, src, 2); v = x; break; }
-    case CF_TYPE_UINT16: { uint16_t x; memcpy(&x, src, 2); v = x; break; }
+    case CF_TYPE_INT16: {
+        int16_t x;
+        memcpy(&x, src, 2);
+        v = x;
+        break;
+    }
+    case CF_TYPE_UINT16: {
+        uint16_t x;
+        memcpy(&x, src, 2);
+        v = x;
+        break;
+    }
     case CF_TYPE_BOOL: out[0] = src[0]; return 1;
-    case CF_TYPE_INT128: case CF_TYPE_DECIMAL128:
+    case CF_TYPE_INT128:
+    case CF_TYPE_DECIMAL128:
         for (int i = 0; i < 16; i++)
             out[i] = src[15 - i];
         return 16;
-    case CF_TYPE_STRING: case CF_TYPE_VARCHAR: case CF_TYPE_BINARY: {
+    case CF_TYPE_STRING:
+    case CF_TYPE_VARCHAR:
+    case CF_TYPE_BINARY: {
         cf_slice s;
         memcpy(&s, src, sizeof s);
         *p = s.data;
         return s.len;
     }
-    default:
-        *p = src;
-        return cf_type_size(ty);
+    default: *p = src; return cf_type_size(ty);
     }
     memcpy(out, &v, 4);
     return 4;
@@ -482,7 +553,7 @@ static void test_pq_writer__round_trip_matrix(void **state)
     all_types(&t);
     gen(&t, 3000, cf_test_seed(15));
     static const int32_t codecs[] = {CF_PARQUET_UNCOMPRESSED, CF_PARQUET_SNAPPY, CF_PARQUET_GZIP,
-                                     CF_PARQUET_LZ4_RAW, CF_PARQUET_ZSTD, CF_PARQUET_BROTLI};
+                                     CF_PARQUET_LZ4_RAW,      CF_PARQUET_ZSTD,   CF_PARQUET_BROTLI};
     for (size_t k = 0; k < 6; k++) {
         for (int v2 = 0; v2 < 2; v2++) {
             for (int dict = 0; dict < 2; dict++) {
@@ -588,8 +659,8 @@ static void chunk_layout(const uint8_t *f, size_t len)
         at = rg->file_offset;
         for (uint32_t c = 0; c < rg->column_count; c++) {
             const cf_parquet_column_meta *cm = &rg->columns[c].meta;
-            int64_t start = cm->has_dictionary_page_offset ? cm->dictionary_page_offset
-                                                           : cm->data_page_offset;
+            int64_t start =
+                cm->has_dictionary_page_offset ? cm->dictionary_page_offset : cm->data_page_offset;
             assert_int_equal(start, at);
             at += cm->total_compressed_size;
         }
@@ -606,16 +677,22 @@ static void chunk_layout(const uint8_t *f, size_t len)
 static void test_pq_writer__streamed_same_bytes(void **state)
 {
     (void)state;
-    static const struct { const char *name; cf_type ty; bool nullable, array; int card; } cols[] = {
-        {"i64", CF_TYPE_INT64, false, false, 1 << 30},   /* falls back */
-        {"s", CF_TYPE_STRING, true, false, 1 << 30},     /* falls back, nullable */
-        {"d", CF_TYPE_DOUBLE, true, false, 40},          /* keeps its dictionary */
-        {"b", CF_TYPE_BOOL, true, false, 2},             /* never a dictionary */
-        {"l", CF_TYPE_INT32, true, true, 1 << 30},       /* levels, falls back */
+    static const struct {
+        const char *name;
+        cf_type ty;
+        bool nullable, array;
+        int card;
+    } cols[] = {
+        {"i64", CF_TYPE_INT64, false, false, 1 << 30}, /* falls back */
+        {"s", CF_TYPE_STRING, true, false, 1 << 30},   /* falls back, nullable */
+        {"d", CF_TYPE_DOUBLE, true, false, 40},        /* keeps its dictionary */
+        {"b", CF_TYPE_BOOL, true, false, 2},           /* never a dictionary */
+        {"l", CF_TYPE_INT32, true, true, 1 << 30},     /* levels, falls back */
         {"x", CF_TYPE_DECIMAL128, false, false, 1 << 30},
     };
-    static const int32_t codecs[] = {CF_PARQUET_UNCOMPRESSED, CF_PARQUET_SNAPPY, CF_PARQUET_GZIP,
-                                     CF_PARQUET_ZSTD, CF_PARQUET_LZ4_RAW, CF_PARQUET_BROTLI};
+    static const int32_t codecs[] = {CF_PARQUET_UNCOMPRESSED, CF_PARQUET_SNAPPY,
+                                     CF_PARQUET_GZIP,         CF_PARQUET_ZSTD,
+                                     CF_PARQUET_LZ4_RAW,      CF_PARQUET_BROTLI};
     const size_t nc = sizeof cols / sizeof cols[0];
     for (size_t first = 0; first <= nc; first++) { /* nc: every column, first i64 */
         gtable t;
@@ -651,7 +728,7 @@ static void test_pq_writer__streamed_same_bytes(void **state)
                 uint8_t *f = write_table_x(&t, &o, 1000, &len, false, &first_bytes);
                 uint8_t *h = write_table_x(&t, &o, 1000, &hlen, true, &hold_first);
                 CF_ASSERT_BYTES(f, len, h, hlen);
-                if (o.row_group_bytes > 9000) { /* the first batch ends no row group */
+                if (o.row_group_bytes > 9000) {      /* the first batch ends no row group */
                     assert_int_equal(hold_first, 4); /* held: nothing but the magic */
                     /* streamed: 1000 rows fill pages of 400 rows, which the first
                      * column writes unless it still builds a dictionary */
@@ -671,8 +748,20 @@ static void test_pq_writer__streamed_same_bytes(void **state)
     }
 }
 
-static int64_t ld64(cf_slice s) { int64_t v; assert_int_equal(s.len, 8); memcpy(&v, s.data, 8); return v; }
-static int32_t ld32(cf_slice s) { int32_t v; assert_int_equal(s.len, 4); memcpy(&v, s.data, 4); return v; }
+static int64_t ld64(cf_slice s)
+{
+    int64_t v;
+    assert_int_equal(s.len, 8);
+    memcpy(&v, s.data, 8);
+    return v;
+}
+static int32_t ld32(cf_slice s)
+{
+    int32_t v;
+    assert_int_equal(s.len, 4);
+    memcpy(&v, s.data, 4);
+    return v;
+}
 
 /* Schema, annotations, statistics (signed and unsigned order, -0.0), page index. */
 static void test_pq_writer__footer(void **state)
@@ -750,15 +839,18 @@ static void test_pq_writer__footer(void **state)
     assert_int_equal(c0->leaf->repetition, CF_PARQUET_REQUIRED);
     const cf_parquet_column *c1 = cf_parquet_column_at(pq, 1);
     assert_int_equal(c1->leaf->repetition, CF_PARQUET_OPTIONAL);
-    assert_string_equal(cf_parquet_logical_str(&cf_parquet_column_at(pq, 3)->leaf->logical, lt, sizeof lt),
-                        "TIMESTAMP(MICROS,true)");
-    assert_string_equal(cf_parquet_logical_str(&cf_parquet_column_at(pq, 4)->leaf->logical, lt, sizeof lt),
-                        "DECIMAL(12,3)");
+    assert_string_equal(
+        cf_parquet_logical_str(&cf_parquet_column_at(pq, 3)->leaf->logical, lt, sizeof lt),
+        "TIMESTAMP(MICROS,true)");
+    assert_string_equal(
+        cf_parquet_logical_str(&cf_parquet_column_at(pq, 4)->leaf->logical, lt, sizeof lt),
+        "DECIMAL(12,3)");
     const cf_parquet_column *c5 = cf_parquet_column_at(pq, 5);
     assert_int_equal(c5->path_len, 3);
     assert_int_equal(c5->max_def, 3);
     assert_int_equal(c5->max_rep, 1);
-    assert_string_equal(cf_parquet_logical_str(&c5->leaf->parent->parent->logical, lt, sizeof lt), "LIST");
+    assert_string_equal(cf_parquet_logical_str(&c5->leaf->parent->parent->logical, lt, sizeof lt),
+                        "LIST");
 
     const cf_parquet_column_chunk *ch = m->row_groups[0].columns;
     /* unsigned order: min 1, max 2^64-1 */
@@ -770,8 +862,10 @@ static void test_pq_writer__footer(void **state)
     assert_int_equal(ch[1].meta.statistics.null_count, 1);
     assert_int_equal(ld32(ch[2].meta.statistics.min_value), 1);
     assert_int_equal(ld32(ch[2].meta.statistics.max_value), 255);
-    CF_ASSERT_BYTES(ch[5].meta.statistics.min_value.data, ch[5].meta.statistics.min_value.len, "a", 1);
-    CF_ASSERT_BYTES(ch[5].meta.statistics.max_value.data, ch[5].meta.statistics.max_value.len, "zz", 2);
+    CF_ASSERT_BYTES(ch[5].meta.statistics.min_value.data, ch[5].meta.statistics.min_value.len, "a",
+                    1);
+    CF_ASSERT_BYTES(ch[5].meta.statistics.max_value.data, ch[5].meta.statistics.max_value.len, "zz",
+                    2);
     assert_int_equal(ch[5].meta.statistics.null_count, 2); /* the NULL and the empty list */
     /* floats: NaN ignored, max 1.5, min -2 */
     float fmin, fmax;
@@ -930,7 +1024,8 @@ static void test_pq_writer__errors(void **state)
 static void test_pq_writer__utf8(void **state)
 {
     (void)state;
-    cf_slice v[3] = {{(const uint8_t *)"ok", 2}, {(const uint8_t *)"\xc3\xa9", 2},
+    cf_slice v[3] = {{(const uint8_t *)"ok", 2},
+                     {(const uint8_t *)"\xc3\xa9", 2},
                      {(const uint8_t *)"\xff\x00", 2}};
     cf_batch b = {.values = v};
     cf_parquet_write_column col = {.name = "s", .type = CF_TYPE_STRING};
@@ -1077,16 +1172,16 @@ static bool fs_bounds(cf_type t, size_t w, const uint8_t *v, const uint8_t *nn, 
 static void test_pq_writer__fixed_statistics(void **state)
 {
     (void)state;
-    static const cf_type types[] = {CF_TYPE_FLOAT, CF_TYPE_DOUBLE, CF_TYPE_INT32,
-                                    CF_TYPE_UINT32, CF_TYPE_INT64, CF_TYPE_UINT64};
+    static const cf_type types[] = {CF_TYPE_FLOAT,  CF_TYPE_DOUBLE, CF_TYPE_INT32,
+                                    CF_TYPE_UINT32, CF_TYPE_INT64,  CF_TYPE_UINT64};
     enum { NT = sizeof(types) / sizeof(types[0]) };
     cf_parquet_write_column cols[NT];
     uint8_t *vals[NT], *nn[NT];
     uint64_t x = 0x2545F4914F6CDD1Dull;
     for (size_t c = 0; c < NT; c++) {
         size_t w = cf_type_size(types[c]);
-        cols[c] = (cf_parquet_write_column){.name = cf_type_name(types[c]), .type = types[c],
-                                            .nullable = c % 2 == 0};
+        cols[c] = (cf_parquet_write_column){
+            .name = cf_type_name(types[c]), .type = types[c], .nullable = c % 2 == 0};
         vals[c] = calloc(FS_ROWS, w);
         nn[c] = cols[c].nullable ? calloc(FS_ROWS / 8 + 1, 1) : NULL;
         for (size_t i = 0; i < FS_ROWS; i++) {
@@ -1097,21 +1192,30 @@ static void test_pq_writer__fixed_statistics(void **state)
             if (nn[c])
                 setbit(nn[c], i, x % 7 != 0 && !(page3 && c % 2 == 0 && i % 2));
             if (types[c] == CF_TYPE_FLOAT) {
-                float f = pick == 0 ? NAN : pick == 1 ? -0.0f : pick == 2 ? 0.0f
-                        : pick == 3 ? INFINITY : pick == 4 ? -INFINITY
-                        : (float)((int)(x >> 20) % 1000) / 4.0f;
+                float f = pick == 0   ? NAN
+                          : pick == 1 ? -0.0f
+                          : pick == 2 ? 0.0f
+                          : pick == 3 ? INFINITY
+                          : pick == 4 ? -INFINITY
+                                      : (float)((int)(x >> 20) % 1000) / 4.0f;
                 if (page3)
                     f = NAN;
                 memcpy(p, &f, 4);
             } else if (types[c] == CF_TYPE_DOUBLE) {
-                double d = pick == 0 ? NAN : pick == 1 ? -0.0 : pick == 2 ? 0.0
-                         : pick == 3 ? -INFINITY : (double)((int64_t)(x >> 11) % 100000) / 8.0;
+                double d = pick == 0   ? NAN
+                           : pick == 1 ? -0.0
+                           : pick == 2 ? 0.0
+                           : pick == 3 ? -INFINITY
+                                       : (double)((int64_t)(x >> 11) % 100000) / 8.0;
                 memcpy(p, &d, 8);
             } else {
                 /* extremes, and few distinct values so the dictionary holds */
-                uint64_t v = pick == 0 ? 0 : pick == 1 ? UINT64_MAX : pick == 2 ? 1ull << 63
-                           : pick == 3 ? (1ull << 31) : pick == 4 ? 0x7fffffffull
-                           : (x >> 40) % 300 - 150;
+                uint64_t v = pick == 0   ? 0
+                             : pick == 1 ? UINT64_MAX
+                             : pick == 2 ? 1ull << 63
+                             : pick == 3 ? (1ull << 31)
+                             : pick == 4 ? 0x7fffffffull
+                                         : (x >> 40) % 300 - 150;
                 memcpy(p, &v, w); /* little-endian: the low bytes for 4-byte types */
             }
         }
@@ -1179,7 +1283,8 @@ static void test_pq_writer__fixed_statistics(void **state)
             } else {
                 assert_non_null(ci);
                 for (size_t g = 0; g < pages; g++) {
-                    size_t from = g * FS_PAGE, to = from + FS_PAGE < FS_ROWS ? from + FS_PAGE : FS_ROWS;
+                    size_t from = g * FS_PAGE,
+                           to = from + FS_PAGE < FS_ROWS ? from + FS_PAGE : FS_ROWS;
                     assert_int_equal(oi->pages[g].first_row_index, from);
                     int64_t pn = 0;
                     for (size_t i = from; i < to; i++)

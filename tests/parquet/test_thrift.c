@@ -25,22 +25,25 @@
  *  12: struct { 1: i32 7 } (type 12)
  *  100: list<bool> [true,false] in long form id (delta 0, zigzag 100 = 200)
  *  stop */
-static const char *ALL_TYPES_HEX = "15 05"          /* 1: i32 -3 (zigzag 5) */
-                                   "11"             /* 2: true */
-                                   "12"             /* 3: false */
-                                   "13 ff"          /* 4: i8 -1 */
-                                   "14 d8 04"       /* 5: i16 300 (zigzag 600) */
-                                   "16 80 80 80 80 80 40" /* 6: i64 2^40 (zigzag 2^41) */
+static const char *ALL_TYPES_HEX = "15 05"                      /* 1: i32 -3 (zigzag 5) */
+                                   "11"                         /* 2: true */
+                                   "12"                         /* 3: false */
+                                   "13 ff"                      /* 4: i8 -1 */
+                                   "14 d8 04"                   /* 5: i16 300 (zigzag 600) */
+                                   "16 80 80 80 80 80 40"       /* 6: i64 2^40 (zigzag 2^41) */
                                    "17 00 00 00 00 00 00 f8 3f" /* 7: 1.5 */
-                                   "18 02 68 69"    /* 8: "hi" */
-                                   "19 25 02 04"    /* 9: [1, 2] */
-                                   "1a 18 01 61"    /* 10: {"a"} */
-                                   "1b 01 81 01 6b 01" /* 11: {"k": true} */
-                                   "1c 15 0e 00"    /* 12: {1: 7} */
-                                   "09 c8 01 21 01 02" /* 100: [true, false] */
+                                   "18 02 68 69"                /* 8: "hi" */
+                                   "19 25 02 04"                /* 9: [1, 2] */
+                                   "1a 18 01 61"                /* 10: {"a"} */
+                                   "1b 01 81 01 6b 01"          /* 11: {"k": true} */
+                                   "1c 15 0e 00"                /* 12: {1: 7} */
+                                   "09 c8 01 21 01 02"          /* 100: [true, false] */
                                    "00";
 
-static size_t all_types(uint8_t *b) { return cf_test_unhex(ALL_TYPES_HEX, b, 128); }
+static size_t all_types(uint8_t *b)
+{
+    return cf_test_unhex(ALL_TYPES_HEX, b, 128);
+}
 
 static void decode_all(const uint8_t *b, size_t n, cf_error *err)
 {
@@ -130,8 +133,7 @@ static void decode_all(const uint8_t *b, size_t n, cf_error *err)
             cf_thrift_list_end(&r);
             break;
         }
-        default: /* 10, 12: skipped as unknown */
-            CF_ASSERT_OK(cf_thrift_skip(&r, t), err);
+        default: /* 10, 12: skipped as unknown */ CF_ASSERT_OK(cf_thrift_skip(&r, t), err);
         }
     }
     cf_thrift_struct_end(&r);
@@ -393,9 +395,9 @@ static void test_thrift__huge_sizes(void **state)
     CF_ASSERT_OK(skip_hex("04 61 62 63 64", CF_TT_BINARY, &err), &err);
     CF_ASSERT_OK(skip_hex("25 00 00", CF_TT_LIST, &err), &err);
     CF_ASSERT_OK(skip_hex("00", CF_TT_MAP, &err), &err);
-    CF_ASSERT_OK(skip_hex("0d 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f 00 00", CF_TT_STRUCT,
-                          &err),
-                 &err);
+    CF_ASSERT_OK(
+        skip_hex("0d 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f 00 00", CF_TT_STRUCT, &err),
+        &err);
 }
 
 /* Nesting: lists of lists, structs in structs, maps of maps: each refused past

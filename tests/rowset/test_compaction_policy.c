@@ -46,8 +46,8 @@ static void test_compaction_policy__picks(void **state)
     cf_cpol_rowset three[3] = {{1, 100}, {2, 100}, {3, 100}};
     assert_int_equal(pick(three, 3, &dflt, p), 0);
     /* The lowest full tier is merged, larger rowsets stay. */
-    cf_cpol_rowset mix[7] = {{100, 9000}, {1, 100}, {50, 4000}, {0, 50},
-                             {3, 300},   {20, 2000}, {2, 200}};
+    cf_cpol_rowset mix[7] = {{100, 9000}, {1, 100},   {50, 4000}, {0, 50},
+                             {3, 300},    {20, 2000}, {2, 200}};
     assert_int_equal(pick(mix, 7, &dflt, p), 4);
     static const size_t want_mix[4] = {1, 3, 4, 6};
     assert_memory_equal(p, want_mix, sizeof(want_mix));
@@ -210,8 +210,8 @@ static void test_compaction_policy__random_flushes_with_budget(void **state)
     cf_cpol_options o = {4, (uint64_t)4 << 20, 64};
     sim s = {0};
     for (int i = 0; i < 20000; i++) {
-        uint64_t rows = cf_rng_below(&rng, 8) == 0 ? 1 + cf_rng_below(&rng, 20000)
-                                                   : 1 + cf_rng_below(&rng, 30);
+        uint64_t rows =
+            cf_rng_below(&rng, 8) == 0 ? 1 + cf_rng_below(&rng, 20000) : 1 + cf_rng_below(&rng, 30);
         sim_flush(&s, &o, rows);
         uint64_t held = o.fanout * s.bytes / o.budget_bytes;
         assert_true(s.n <= cf_cpol_bound(s.rows, o.fanout) + held);

@@ -58,15 +58,15 @@ static void test_rowset__schema_errors(void **state)
     cf_error err;
     cf_rs_schema *s;
     static const char *const bad[] = {
-        "a INT32",                       /* no key */
-        "a INT32 KEY NULL",              /* nullable key */
-        "a DOUBLE KEY",                  /* no key encoder */
-        "a INT32, b INT32 KEY",          /* key not leading */
-        "a INT32 KEY, a INT32",          /* duplicate */
-        "a NOPE KEY",                    /* bad type */
-        "a INT32 KEY ENCODING prefix",   /* not allowed for INT32 */
-        "a INT32[] KEY",                 /* array key */
-        "a INT32 KEY, b INT32 FOO",      /* unknown attribute */
+        "a INT32",                     /* no key */
+        "a INT32 KEY NULL",            /* nullable key */
+        "a DOUBLE KEY",                /* no key encoder */
+        "a INT32, b INT32 KEY",        /* key not leading */
+        "a INT32 KEY, a INT32",        /* duplicate */
+        "a NOPE KEY",                  /* bad type */
+        "a INT32 KEY ENCODING prefix", /* not allowed for INT32 */
+        "a INT32[] KEY",               /* array key */
+        "a INT32 KEY, b INT32 FOO",    /* unknown attribute */
         /* type parameters the text form could not give back (fuzz_schema) */
         "a INT32(5) KEY",                /* a type without parameters */
         "a INT64 KEY, d DECIMAL32(0,5)", /* precision 0: the scale was lost */
@@ -139,10 +139,14 @@ static void test_rowset__key_bytes(void **state)
 
 /* ---- a 6-column table ---------------------------------------------------------------------- */
 
-#define SCHEMA6 "id INT64 KEY, name STRING NULL, v INT32 NULL ENCODING rle, d DOUBLE, " \
-                "flag BOOL NULL, tags INT32[] NULL"
+#define SCHEMA6                                                                                    \
+    "id INT64 KEY, name STRING NULL, v INT32 NULL ENCODING rle, d DOUBLE, "                        \
+    "flag BOOL NULL, tags INT32[] NULL"
 
-static void name_of(char *buf, size_t cap, int64_t i) { snprintf(buf, cap, "name-%" PRId64, i); }
+static void name_of(char *buf, size_t cap, int64_t i)
+{
+    snprintf(buf, cap, "name-%" PRId64, i);
+}
 
 /* Write rows id = 2*i for i in [0, n), in appends of `chunk` rows, with the
  * columns of SCHEMA6 (or `schema`, the same columns with other attributes). */
@@ -155,7 +159,7 @@ static void write6_schema(const char *dir, size_t n, size_t chunk, const char *s
     CF_ASSERT_OK(cf_rs_writer_create(&w, dir, s, NULL, &err), &err);
     int64_t *ids = calloc(chunk, 8);
     cf_slice *names = calloc(chunk, sizeof(cf_slice));
-    char (*nb)[32] = calloc(chunk, 32);
+    char(*nb)[32] = calloc(chunk, 32);
     int32_t *vs = calloc(chunk, 4);
     double *ds = calloc(chunk, 8);
     uint8_t *fl = calloc(chunk, 1);
@@ -192,19 +196,32 @@ static void write6_schema(const char *dir, size_t n, size_t chunk, const char *s
                     elems[ne++] = (int32_t)(i + e);
             }
         }
-        cf_rs_colvec cols[6] = {{ids, NULL, NULL, NULL},  {names, nn_name, NULL, NULL},
-                                {vs, nn_v, NULL, NULL},   {ds, NULL, NULL, NULL},
-                                {fl, nn_fl, NULL, NULL},  {elems, nn_tags, counts, NULL}};
+        cf_rs_colvec cols[6] = {{ids, NULL, NULL, NULL}, {names, nn_name, NULL, NULL},
+                                {vs, nn_v, NULL, NULL},  {ds, NULL, NULL, NULL},
+                                {fl, nn_fl, NULL, NULL}, {elems, nn_tags, counts, NULL}};
         CF_ASSERT_OK(cf_rs_writer_append(w, cols, m, &err), &err);
     }
     CF_ASSERT_OK(cf_rs_writer_finish(w, &err), &err);
     cf_rs_writer_free(w);
     cf_rs_schema_free(s);
-    free(ids); free(names); free(nb); free(vs); free(ds); free(fl);
-    free(nn_name); free(nn_v); free(nn_fl); free(nn_tags); free(elems); free(counts);
+    free(ids);
+    free(names);
+    free(nb);
+    free(vs);
+    free(ds);
+    free(fl);
+    free(nn_name);
+    free(nn_v);
+    free(nn_fl);
+    free(nn_tags);
+    free(elems);
+    free(counts);
 }
 
-static void write6(const char *dir, size_t n, size_t chunk) { write6_schema(dir, n, chunk, SCHEMA6); }
+static void write6(const char *dir, size_t n, size_t chunk)
+{
+    write6_schema(dir, n, chunk, SCHEMA6);
+}
 
 static void check_row6(const cf_rs_batch *b, size_t r, int64_t i)
 {
@@ -551,7 +568,8 @@ static void test_rowset__lookups_seek_index(void **state)
         vs[i] = 7 * (int64_t)i;
         ws[i] = (int32_t)(i % 1000);
     }
-    cf_rs_colvec cols[3] = {{ids, NULL, NULL, NULL}, {vs, NULL, NULL, NULL}, {ws, NULL, NULL, NULL}};
+    cf_rs_colvec cols[3] = {
+        {ids, NULL, NULL, NULL}, {vs, NULL, NULL, NULL}, {ws, NULL, NULL, NULL}};
     CF_ASSERT_OK(cf_rs_writer_append(w, cols, n, &err), &err);
     CF_ASSERT_OK(cf_rs_writer_finish(w, &err), &err);
     cf_rs_writer_free(w);
@@ -778,7 +796,9 @@ static void test_rowset__predicates(void **state)
     /* id >= 1000 AND id < 3001 AND v = 7 AND name IS NOT NULL, projecting (v, id). */
     int64_t lo = 1000, hi = 3001;
     int32_t seven = 7;
-    cf_rs_pred preds[4] = {{0, CF_RS_GE, &lo}, {0, CF_RS_LT, &hi}, {2, CF_RS_EQ, &seven},
+    cf_rs_pred preds[4] = {{0, CF_RS_GE, &lo},
+                           {0, CF_RS_LT, &hi},
+                           {2, CF_RS_EQ, &seven},
                            {1, CF_RS_IS_NOT_NULL, NULL}};
     size_t proj[2] = {2, 0};
     cf_rs_scan_options o;
@@ -871,7 +891,8 @@ static void test_rowset__order_errors(void **state)
     CF_ASSERT_OK(cf_rs_schema_parse(&s, "a STRING KEY, b INT32 KEY, c INT32 NULL", &err), &err);
     cf_rs_writer *w;
     CF_ASSERT_OK(cf_rs_writer_create(&w, dir, s, NULL, &err), &err);
-    cf_slice a[3] = {{(const uint8_t *)"x", 1}, {(const uint8_t *)"x", 1}, {(const uint8_t *)"x", 1}};
+    cf_slice a[3] = {
+        {(const uint8_t *)"x", 1}, {(const uint8_t *)"x", 1}, {(const uint8_t *)"x", 1}};
     int32_t bv[3] = {1, 2, 2};
     int32_t cv[3] = {0, 0, 0};
     cf_rs_colvec cols[3] = {{a, NULL, NULL, NULL}, {bv, NULL, NULL, NULL}, {cv, NULL, NULL, NULL}};
@@ -1010,9 +1031,9 @@ static void test_rowset__model(void **state)
     char *dir = mkdtemp_dir();
     cf_error err;
     cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL",
-                                    &err),
-                 &err);
+    CF_ASSERT_OK(
+        cf_rs_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL", &err),
+        &err);
     mrow *m = calloc(MROWS, sizeof(*m));
     {
         cf_rs_writer_options wo;
@@ -1040,8 +1061,10 @@ static void test_rowset__model(void **state)
             push_version(&m[i], v);
             ss[i] = (cf_slice){(const uint8_t *)m[i].h[0].s, strlen(m[i].h[0].s)};
         }
-        cf_rs_colvec cols[4] = {
-            {ks, NULL, NULL, NULL}, {js, NULL, NULL, NULL}, {vs, nnv, NULL, NULL}, {ss, nns, NULL, NULL}};
+        cf_rs_colvec cols[4] = {{ks, NULL, NULL, NULL},
+                                {js, NULL, NULL, NULL},
+                                {vs, nnv, NULL, NULL},
+                                {ss, nns, NULL, NULL}};
         CF_ASSERT_OK(cf_rs_writer_append(w, cols, MROWS, &err), &err);
         CF_ASSERT_OK(cf_rs_writer_finish(w, &err), &err);
         cf_rs_writer_free(w);
@@ -1124,7 +1147,7 @@ static void test_rowset__model(void **state)
         } else {
             /* Check at a random snapshot no older than the history mark. */
             uint64_t snap = cf_rng_below(&rng, 4) == 0 ? CF_RS_SNAPSHOT_LATEST
-                                                      : ahm + cf_rng_below(&rng, ts + 2 - ahm);
+                                                       : ahm + cf_rng_below(&rng, ts + 2 - ahm);
             if (snap < ahm)
                 snap = ahm;
             check_model(rs, m, snap, &rng);
@@ -1143,7 +1166,8 @@ static void test_rowset__model(void **state)
     CF_ASSERT_RM_RF(dir);
 }
 
-/* ---- crash tests ------------------------------------------------------------------------------- */
+/* ---- crash tests -------------------------------------------------------------------------------
+ */
 
 static void test_rowset__crash_during_write(void **state)
 {

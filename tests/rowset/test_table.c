@@ -348,7 +348,7 @@ static void test_table__lazy_rowset_open(void **state)
     assert_true(one > 0);
     char rs2[600];
     snprintf(rs2, sizeof(rs2), "%s/rs-2/", dir);
-    assert_int_equal(mapped_under(rs2), one); /* only rs-2's */
+    assert_int_equal(mapped_under(rs2), one);          /* only rs-2's */
     CF_ASSERT_OK(ins(t, 50, "new", ts++, &err), &err); /* in no rowset's range */
     assert_int_equal(mapped_under(dir), one);
     cf_table_free(t);
@@ -530,7 +530,8 @@ static void test_table__old_layout_and_damage(void **state)
     CF_ASSERT_RM_RF(dir);
 }
 
-/* ---- array columns ---------------------------------------------------------------------------- */
+/* ---- array columns ----------------------------------------------------------------------------
+ */
 
 /* Table (id INT64 KEY, tags INT32[] NULL, names STRING[] NULL) under random
  * inserts (any order, so MemRowSet rows), updates, deletes, reinserts, flushes
@@ -640,9 +641,8 @@ static void test_table__arrays(void **state)
     char *dir = mkdtemp_dir();
     cf_error err;
     cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY, tags INT32[] NULL, names STRING[] NULL",
-                                    &err),
-                 &err);
+    CF_ASSERT_OK(
+        cf_rs_schema_parse(&s, "id INT64 KEY, tags INT32[] NULL, names STRING[] NULL", &err), &err);
     CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
     cf_rs_schema_free(s);
     cf_table *t;

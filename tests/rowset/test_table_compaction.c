@@ -196,8 +196,8 @@ static void test_table_compaction__bounded_over_many_flushes(void **state)
     /* Over a thousand one-row rowsets were flushed; merges kept a handful. */
     assert_true(fresh > 1000);
     assert_true(max_count <= cf_cpol_bound(table_rows(t), CF_TABLE_COMPACT_FANOUT));
-    print_message("%zu fresh rows flushed one by one; at most %zu rowsets, %zu at the end\n",
-                  fresh, max_count, cf_table_rowset_count(t));
+    print_message("%zu fresh rows flushed one by one; at most %zu rowsets, %zu at the end\n", fresh,
+                  max_count, cf_table_rowset_count(t));
     for (uint64_t snap = 1; snap < ts + 2; snap += 1 + ts / 12)
         model_check_table(t, m, NK, snap, &rng);
     check_no_stray_rowsets(t, dir);
@@ -299,10 +299,10 @@ static void test_table_compaction__partial_merge_keeps_snapshots(void **state)
     cf_table_set_compaction(t, false, 0);
     uint64_t ts = 10;
     for (size_t f = 0; f < 3; f++) {
-        assert_true(insert_row(t, m, 2 * f + 1, ++ts, &rng));    /* a fresh key */
-        assert_true(mutate_row(t, m, 4 * f, ++ts, false, &rng)); /* a root row */
+        assert_true(insert_row(t, m, 2 * f + 1, ++ts, &rng));       /* a fresh key */
+        assert_true(mutate_row(t, m, 4 * f, ++ts, false, &rng));    /* a root row */
         assert_true(mutate_row(t, m, 4 * f + 2, ++ts, true, &rng)); /* another, deleted */
-        if (f > 0) /* the last flush's row */
+        if (f > 0)                                                  /* the last flush's row */
             assert_true(mutate_row(t, m, 2 * f - 1, ++ts, f == 2, &rng));
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     }
@@ -660,7 +660,8 @@ static void test_table_compaction__failed_merge_is_not_a_failed_flush(void **sta
         cf_table_free(t);
         CF_ASSERT_RM_RF(dir);
     }
-    print_message("%" PRIu64 " allocations; 96 failures: %zu failed the flush, %zu only the merge\n",
+    print_message("%" PRIu64
+                  " allocations; 96 failures: %zu failed the flush, %zu only the merge\n",
                   calls, flush_failed, merge_failed);
     assert_true(merge_failed > 0);
 }

@@ -91,9 +91,16 @@ static size_t count_rows(cf_table *t)
 
 /* Names a user may keep beside a table: like ours, but not ours. */
 static const char *const foreign[] = {
-    "2023-sales.cfile", "2024-q1.delta.bak", "1.col0.cfile.bak", "01.col0.cfile",
-    "7.col0.cfile.tmp.1.2",  "MANIFEST.bak",   "notes.txt",        "3.bloom.cfile~",
-    "rs-x",             "rs-01",
+    "2023-sales.cfile",
+    "2024-q1.delta.bak",
+    "1.col0.cfile.bak",
+    "01.col0.cfile",
+    "7.col0.cfile.tmp.1.2",
+    "MANIFEST.bak",
+    "notes.txt",
+    "3.bloom.cfile~",
+    "rs-x",
+    "rs-01",
 };
 #define NFOREIGN (sizeof(foreign) / sizeof(foreign[0]))
 
@@ -152,8 +159,8 @@ static void test_gc__symlink_named_like_a_rowset(void **state)
     snprintf(outside, sizeof(outside), "%s.outside", dir);
     assert_int_equal(mkdir(outside, 0777), 0);
     /* Files an unwary clean-up would take for a rowset's. */
-    static const char *const names[] = {"MANIFEST", "1.col0.cfile", "1.bloom.cfile",
-                                        "2.redo.delta", "MANIFEST.tmp.1.0123456789abcdef"};
+    static const char *const names[] = {"MANIFEST", "1.col0.cfile", "1.bloom.cfile", "2.redo.delta",
+                                        "MANIFEST.tmp.1.0123456789abcdef"};
     for (size_t i = 0; i < 5; i++)
         put(outside, names[i], names[i]);
     make_table(dir);

@@ -159,8 +159,8 @@ static void check_scan(cf_table *r, const op *ops, uint64_t snap, const char *wh
                     _exit(1);
                 }
             if (id >= NKEYS || id < next || !alive[id] || v[id] != val) {
-                fprintf(stderr, "reader: %s at %" PRIu64 ": id %" PRId64 " v %d unexpected\n",
-                        what, snap, id, (int)val);
+                fprintf(stderr, "reader: %s at %" PRIu64 ": id %" PRId64 " v %d unexpected\n", what,
+                        snap, id, (int)val);
                 _exit(1);
             }
             next = id + 1;
@@ -168,8 +168,8 @@ static void check_scan(cf_table *r, const op *ops, uint64_t snap, const char *wh
     }
     for (; next < NKEYS; next++)
         if (alive[next]) {
-            fprintf(stderr, "reader: %s at %" PRIu64 ": id %" PRId64 " missing at the end\n",
-                    what, snap, next);
+            fprintf(stderr, "reader: %s at %" PRIu64 ": id %" PRId64 " missing at the end\n", what,
+                    snap, next);
             _exit(1);
         }
     cf_table_scanner_free(sc);

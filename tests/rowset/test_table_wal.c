@@ -159,7 +159,7 @@ static void test_table_wal__free_without_flush(void **state)
             CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     }
     uint64_t last = cf_table_last_ts(t);
-    cf_table_free(t); /* no flush, no close */
+    cf_table_free(t);             /* no flush, no close */
     for (int i = 0; i < 2; i++) { /* twice: replay is repeatable */
         CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
         assert_int_equal(cf_table_last_ts(t), last);
@@ -355,8 +355,7 @@ static void test_table_wal__crash(void **state)
                     if (got.live[k] != m.live[k] || (m.live[k] && got.v[k] != m.v[k]))
                         print_error("key %d: table %d/%" PRId64 ", model %d/%" PRId64 "\n", k,
                                     got.live[k], got.v[k], m.live[k], m.v[k]);
-                fail_msg("round %d (seed %" PRIu64 "): an acknowledged op is missing", round,
-                         seed);
+                fail_msg("round %d (seed %" PRIu64 "): an acknowledged op is missing", round, seed);
             }
             m = with;
             pending_seen++;
@@ -403,8 +402,8 @@ static void test_table_wal__append_failure_is_sticky(void **state)
         cf_error e2;
         if (put(t, 1000, 1, cf_table_last_ts(t) + 1, &e2) != CF_EIO ||
             strstr(e2.msg, "table: an earlier call failed: the operation was not logged") == NULL ||
-            cf_table_flush(t, &e2) != CF_EIO ||
-            cf_table_sync(t, &e2) != CF_EIO || cf_table_close(t, &e2) != CF_EIO)
+            cf_table_flush(t, &e2) != CF_EIO || cf_table_sync(t, &e2) != CF_EIO ||
+            cf_table_close(t, &e2) != CF_EIO)
             _exit(4);
         _exit(0);
     }
@@ -796,8 +795,8 @@ static void test_table_wal__readers_during_checkpoints(void **state)
     (void)state;
     char *dir = mkdtemp_dir();
     make_table(dir);
-    volatile uint64_t *acked = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-                                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    volatile uint64_t *acked =
+        mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     assert_true(acked != MAP_FAILED);
     *acked = 0;
     pid_t pid = fork();

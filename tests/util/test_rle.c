@@ -612,8 +612,8 @@ static void check_bitmap_vs_get_bits(const uint8_t *s, size_t len, size_t n, siz
         assert_int_equal(cf_bitmap_get(a, i), i < ka ? cf_bitmap_get(b, i) : 0);
     assert_ptr_equal(da.p, db.p);
     assert_true(da.rep_left == db.rep_left && da.lit_left == db.lit_left);
-    assert_true(da.lit_left == 0 || (da.lit_p == db.lit_p && da.lit_bit == db.lit_bit &&
-                                      da.lit_end == db.lit_end));
+    assert_true(da.lit_left == 0 ||
+                (da.lit_p == db.lit_p && da.lit_bit == db.lit_bit && da.lit_end == db.lit_end));
     assert_true(da.rep_left == 0 || da.rep_value == db.rep_value);
     /* continuing: the same flags after the first n */
     if (ka == n && n2 > 0) {

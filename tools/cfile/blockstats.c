@@ -33,9 +33,13 @@ static bool bit(const uint8_t *bm, size_t i)
 static int cmp(cf_type t, const void *a, const void *b)
 {
     switch (cf_type_physical(t)) {
-    case CF_TYPE_INT8: return (*(const int8_t *)a > *(const int8_t *)b) - (*(const int8_t *)a < *(const int8_t *)b);
+    case CF_TYPE_INT8:
+        return (*(const int8_t *)a > *(const int8_t *)b) -
+               (*(const int8_t *)a < *(const int8_t *)b);
     case CF_TYPE_UINT8:
-    case CF_TYPE_BOOL: return (*(const uint8_t *)a > *(const uint8_t *)b) - (*(const uint8_t *)a < *(const uint8_t *)b);
+    case CF_TYPE_BOOL:
+        return (*(const uint8_t *)a > *(const uint8_t *)b) -
+               (*(const uint8_t *)a < *(const uint8_t *)b);
 #define CMPT(T)                                                                                    \
     do {                                                                                           \
         T x, y;                                                                                    \

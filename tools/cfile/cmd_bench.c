@@ -98,7 +98,7 @@ int cf_bench_parse_u64(cf_cli *c, const char *name, uint64_t *out)
 }
 
 cf_status cf_bench_open_reader(cf_reader **out, const char *path, bool mmap, bool verify,
-                             cf_cache *cache, cf_error *err)
+                               cf_cache *cache, cf_error *err)
 {
     cf_reader_options o;
     cf_reader_options_init(&o);
@@ -114,8 +114,9 @@ void cf_bench_json_header(FILE *f, const char *op, const char *path, const cf_fi
     cf_jw w;
     cf_jw_init(&w, f);
     cf_jw_cstr(&w, path);
-    fprintf(f, ",\"type\":\"%s\",\"encoding\":\"%s\","
-               "\"compression\":\"%s\",\"nullable\":%s,\"rows\":%" PRIu64,
+    fprintf(f,
+            ",\"type\":\"%s\",\"encoding\":\"%s\","
+            "\"compression\":\"%s\",\"nullable\":%s,\"rows\":%" PRIu64,
             cf_cli_type_name(fi->type), cf_cli_encoding_name(fi->encoding),
             cf_cli_compression_name(fi->compression), fi->nullable ? "true" : "false",
             fi->num_values);

@@ -152,8 +152,8 @@ static cf_status timed_scan(const cf_reader *r, size_t batch, bool view, unsigne
 
 /* K scans; *med and *best in seconds. */
 static cf_status scans(const cf_reader *r, size_t batch, bool view, unsigned threads,
-                       unsigned iters, scan_job *jobs, double *med, double *best,
-                       uint64_t *bytes, cf_error *err)
+                       unsigned iters, scan_job *jobs, double *med, double *best, uint64_t *bytes,
+                       cf_error *err)
 {
     double *t = calloc(iters, sizeof *t);
     if (t == NULL)
@@ -268,11 +268,16 @@ out:
 int cf_bench_read(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"iters", required_argument, NULL, 'k'},  {"batch", required_argument, NULL, 'b'},
-        {"mmap", no_argument, NULL, 'm'},         {"view", no_argument, NULL, 'v'},
-        {"threads", required_argument, NULL, 't'}, {"cache", required_argument, NULL, 'c'},
-        {"no-checksum-cost", no_argument, NULL, 'x'}, {"help", no_argument, NULL, 'h'},
-        {"cold", no_argument, NULL, 'C'},         {"json", no_argument, NULL, 'J'},
+        {"iters", required_argument, NULL, 'k'},
+        {"batch", required_argument, NULL, 'b'},
+        {"mmap", no_argument, NULL, 'm'},
+        {"view", no_argument, NULL, 'v'},
+        {"threads", required_argument, NULL, 't'},
+        {"cache", required_argument, NULL, 'c'},
+        {"no-checksum-cost", no_argument, NULL, 'x'},
+        {"help", no_argument, NULL, 'h'},
+        {"cold", no_argument, NULL, 'C'},
+        {"json", no_argument, NULL, 'J'},
         {NULL, 0, NULL, 0},
     };
     uint64_t iters = 5, batch = CF_CLI_BATCH, threads = 1, cache_mb = 0;
@@ -280,10 +285,22 @@ int cf_bench_read(cf_cli *c, int argc, char **argv)
     int ch, rc;
     while ((ch = getopt_long(argc, argv, "k:b:mvt:c:xh", opts, NULL)) != -1) {
         switch (ch) {
-        case 'k': if ((rc = cf_bench_parse_u64(c, "iters", &iters))) return rc; break;
-        case 'b': if ((rc = cf_bench_parse_u64(c, "batch", &batch))) return rc; break;
-        case 't': if ((rc = cf_bench_parse_u64(c, "threads", &threads))) return rc; break;
-        case 'c': if ((rc = cf_bench_parse_u64(c, "cache", &cache_mb))) return rc; break;
+        case 'k':
+            if ((rc = cf_bench_parse_u64(c, "iters", &iters)))
+                return rc;
+            break;
+        case 'b':
+            if ((rc = cf_bench_parse_u64(c, "batch", &batch)))
+                return rc;
+            break;
+        case 't':
+            if ((rc = cf_bench_parse_u64(c, "threads", &threads)))
+                return rc;
+            break;
+        case 'c':
+            if ((rc = cf_bench_parse_u64(c, "cache", &cache_mb)))
+                return rc;
+            break;
         case 'm': mmap = true; break;
         case 'v': view = true; break;
         case 'x': cksum = false; break;
@@ -328,8 +345,8 @@ int cf_bench_read(cf_cli *c, int argc, char **argv)
     /* One untimed scan warms the page cache (and the block cache) and counts the
      * decoded bytes. */
     if ((st = scans(r, batch, view, 1, 1, jobs, &med, &best, &bytes, &e)) != CF_OK ||
-        (st = scans_vs_memcpy(r, batch, view, (unsigned)iters, jobs, &med, &best, &mc_med,
-                              &mc_best, &ratio, bytes, &e)) != CF_OK)
+        (st = scans_vs_memcpy(r, batch, view, (unsigned)iters, jobs, &med, &best, &mc_med, &mc_best,
+                              &ratio, bytes, &e)) != CF_OK)
         goto out;
     if (cksum && (fi->incompatible_features & CF_FEATURE_CHECKSUM)) {
         /* The same configuration with verification off: with --cache a cache
@@ -342,21 +359,20 @@ int cf_bench_read(cf_cli *c, int argc, char **argv)
                 CF_OK)
             goto out;
     }
-    if (threads > 1 &&
-        (st = scans(r, batch, view, (unsigned)threads, (unsigned)iters, jobs, &th_med, &th_best,
-                    NULL, &e)) != CF_OK)
+    if (threads > 1 && (st = scans(r, batch, view, (unsigned)threads, (unsigned)iters, jobs,
+                                   &th_med, &th_best, NULL, &e)) != CF_OK)
         goto out;
     FILE *f = c->out;
     cf_bench_json_header(f, "read", path, fi);
-    fprintf(f, ",\"iters\":%" PRIu64 ",\"batch\":%" PRIu64 ",\"mmap\":%s,\"view\":%s",
-            iters, batch, mmap ? "true" : "false", view ? "true" : "false");
+    fprintf(f, ",\"iters\":%" PRIu64 ",\"batch\":%" PRIu64 ",\"mmap\":%s,\"view\":%s", iters, batch,
+            mmap ? "true" : "false", view ? "true" : "false");
     fprintf(f, ",\"cold\":%s", cold ? "true" : "false");
-    fprintf(f, ",\"decoded_bytes\":%" PRIu64 ",\"best_s\":%.6f,\"median_s\":%.6f", bytes,
-            best, med);
+    fprintf(f, ",\"decoded_bytes\":%" PRIu64 ",\"best_s\":%.6f,\"median_s\":%.6f", bytes, best,
+            med);
     fprintf(f, ",\"values_per_s\":%.0f,\"mb_per_s\":%.1f", (double)fi->num_values / med,
             (double)bytes / med / 1e6);
-    fprintf(f, ",\"memcpy_best_s\":%.6f,\"memcpy_median_s\":%.6f,\"memcpy_mb_per_s\":%.1f",
-            mc_best, mc_med, mc_med > 0 ? (double)bytes / mc_med / 1e6 : 0);
+    fprintf(f, ",\"memcpy_best_s\":%.6f,\"memcpy_median_s\":%.6f,\"memcpy_mb_per_s\":%.1f", mc_best,
+            mc_med, mc_med > 0 ? (double)bytes / mc_med / 1e6 : 0);
     /* > 1 means the decode beat memcpy of the same bytes (median of pairs).
      * The ratio of the best times as well: on a loaded VM a run of a few ms is
      * often preempted, which only ever adds time, so bests are the steadier
@@ -367,8 +383,8 @@ int cf_bench_read(cf_cli *c, int argc, char **argv)
         fprintf(f, ",\"nocksum_median_s\":%.6f,\"checksum_cost\":%.4f", nv_med,
                 (med - nv_med) / med);
     if (threads > 1)
-        fprintf(f, ",\"threads\":%" PRIu64 ",\"threads_median_s\":%.6f,\"speedup\":%.3f",
-                threads, th_med, th_med > 0 ? med / th_med : 0);
+        fprintf(f, ",\"threads\":%" PRIu64 ",\"threads_median_s\":%.6f,\"speedup\":%.3f", threads,
+                th_med, th_med > 0 ? med / th_med : 0);
     cf_bench_json_cache(f, cache);
     fprintf(f, "}\n");
     ret = CF_EXIT_OK;

@@ -65,8 +65,14 @@ int cf_bench_scan(cf_cli *c, int argc, char **argv)
     int ch, rc;
     while ((ch = getopt_long(argc, argv, "k:b:t:c:w:h", opts, NULL)) != -1) {
         switch (ch) {
-        case 'k': if ((rc = cf_bench_parse_u64(c, "iters", &iters))) return rc; break;
-        case 'b': if ((rc = cf_bench_parse_u64(c, "batch", &batch))) return rc; break;
+        case 'k':
+            if ((rc = cf_bench_parse_u64(c, "iters", &iters)))
+                return rc;
+            break;
+        case 'b':
+            if ((rc = cf_bench_parse_u64(c, "batch", &batch)))
+                return rc;
+            break;
         case 't': {
             ncounts = 0;
             char *copy = strdup(optarg), *save = NULL;
@@ -147,13 +153,14 @@ int cf_bench_scan(cf_cli *c, int argc, char **argv)
     cf_jw jw;
     cf_jw_init(&jw, f);
     cf_jw_cstr(&jw, dir);
-    fprintf(f, ",\"rows\":%" PRIu64 ",\"iters\":%" PRIu64 ",\"batch\":%" PRIu64 ",\"runs\":[",
-            rows, iters, batch);
+    fprintf(f, ",\"rows\":%" PRIu64 ",\"iters\":%" PRIu64 ",\"batch\":%" PRIu64 ",\"runs\":[", rows,
+            iters, batch);
     for (size_t k = 0; k < ncounts; k++) {
         double *wk = &wall[k * iters], *ck = &cpu[k * iters];
         double cmed = cf_bench_median(ck, iters), wmed = cf_bench_median(wk, iters); /* sorts */
-        fprintf(f, "%s{\"threads\":%zu,\"best_s\":%.6f,\"median_s\":%.6f,"
-                   "\"cpu_median_s\":%.6f,\"rows_per_s\":%.0f,\"rows_per_cpu_s\":%.0f}",
+        fprintf(f,
+                "%s{\"threads\":%zu,\"best_s\":%.6f,\"median_s\":%.6f,"
+                "\"cpu_median_s\":%.6f,\"rows_per_s\":%.0f,\"rows_per_cpu_s\":%.0f}",
                 k ? "," : "", counts[k], wk[0], wmed, cmed, (double)rows / wmed,
                 (double)rows / cmed);
     }

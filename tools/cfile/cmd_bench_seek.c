@@ -96,10 +96,10 @@ static cf_status make_keys(const cf_reader *r, size_t n, key_set *k, cf_error *e
 int cf_bench_seek(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"mode", required_argument, NULL, 'o'}, {"n", required_argument, NULL, 'n'},
-        {"mmap", no_argument, NULL, 'm'},       {"cache", required_argument, NULL, 'c'},
+        {"mode", required_argument, NULL, 'o'},     {"n", required_argument, NULL, 'n'},
+        {"mmap", no_argument, NULL, 'm'},           {"cache", required_argument, NULL, 'c'},
         {"keys-out", required_argument, NULL, 'K'}, {"help", no_argument, NULL, 'h'},
-        {"json", no_argument, NULL, 'J'},       {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, 'J'},           {NULL, 0, NULL, 0},
     };
     const char *mode = NULL, *keys_out = NULL;
     uint64_t n = 100000, cache_mb = 0;
@@ -108,8 +108,14 @@ int cf_bench_seek(cf_cli *c, int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "o:n:mc:K:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'o': mode = optarg; break;
-        case 'n': if ((rc = cf_bench_parse_u64(c, "n", &n))) return rc; break;
-        case 'c': if ((rc = cf_bench_parse_u64(c, "cache", &cache_mb))) return rc; break;
+        case 'n':
+            if ((rc = cf_bench_parse_u64(c, "n", &n)))
+                return rc;
+            break;
+        case 'c':
+            if ((rc = cf_bench_parse_u64(c, "cache", &cache_mb)))
+                return rc;
+            break;
         case 'm': mmap = true; break;
         case 'K': keys_out = optarg; break;
         case 'J': break; /* the report is JSON already: --json is accepted as everywhere */
@@ -193,8 +199,8 @@ int cf_bench_seek(cf_cli *c, int argc, char **argv)
     qsort(lat, n, sizeof *lat, cf_bench_cmp_double);
     FILE *f = c->out;
     cf_bench_json_header(f, "seek", path, fi);
-    fprintf(f, ",\"mode\":\"%s\",\"n\":%" PRIu64 ",\"mmap\":%s,\"cache_mb\":%" PRIu64,
-            mode, n, mmap ? "true" : "false", cache_mb);
+    fprintf(f, ",\"mode\":\"%s\",\"n\":%" PRIu64 ",\"mmap\":%s,\"cache_mb\":%" PRIu64, mode, n,
+            mmap ? "true" : "false", cache_mb);
     fprintf(f, ",\"seeks_per_s\":%.0f,\"mean_us\":%.3f,\"p50_us\":%.3f,\"p99_us\":%.3f",
             (double)n / total, mean * 1e6, lat[n / 2] * 1e6, lat[(size_t)((double)n * 0.99)] * 1e6);
     if (by_value)

@@ -62,11 +62,16 @@ static long rss_kb(void)
 int cf_bench_write(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"dataset", required_argument, NULL, 'd'},  {"rows", required_argument, NULL, 'r'},
-        {"encoding", required_argument, NULL, 'e'}, {"compression", required_argument, NULL, 'z'},
-        {"iters", required_argument, NULL, 'k'},    {"out", required_argument, NULL, 'o'},
-        {"values-out", required_argument, NULL, 'V'}, {"help", no_argument, NULL, 'h'},
-        {"json", no_argument, NULL, 'J'},           {NULL, 0, NULL, 0},
+        {"dataset", required_argument, NULL, 'd'},
+        {"rows", required_argument, NULL, 'r'},
+        {"encoding", required_argument, NULL, 'e'},
+        {"compression", required_argument, NULL, 'z'},
+        {"iters", required_argument, NULL, 'k'},
+        {"out", required_argument, NULL, 'o'},
+        {"values-out", required_argument, NULL, 'V'},
+        {"help", no_argument, NULL, 'h'},
+        {"json", no_argument, NULL, 'J'},
+        {NULL, 0, NULL, 0},
     };
     const char *name = NULL, *out = NULL, *values_out = NULL;
     uint64_t rows = 1000000, iters = 3;
@@ -76,8 +81,14 @@ int cf_bench_write(cf_cli *c, int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "d:r:e:z:k:o:V:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'd': name = optarg; break;
-        case 'r': if ((rc = cf_bench_parse_u64(c, "rows", &rows))) return rc; break;
-        case 'k': if ((rc = cf_bench_parse_u64(c, "iters", &iters))) return rc; break;
+        case 'r':
+            if ((rc = cf_bench_parse_u64(c, "rows", &rows)))
+                return rc;
+            break;
+        case 'k':
+            if ((rc = cf_bench_parse_u64(c, "iters", &iters)))
+                return rc;
+            break;
         case 'e':
             if (cf_encoding_parse(&enc, optarg) != CF_OK)
                 return cf_cli_usage(c, "--encoding: unknown encoding %s", optarg);
@@ -159,13 +170,15 @@ int cf_bench_write(cf_cli *c, int argc, char **argv)
     double med = cf_bench_median(t, iters);
     uint64_t raw = d.raw_bytes;
     FILE *f = c->out;
-    fprintf(f, "{\"op\":\"write\",\"dataset\":\"%s\",\"type\":\"%s\",\"encoding\":\"%s\","
-               "\"compression\":\"%s\",\"rows\":%" PRIu64 ",\"raw_bytes\":%" PRIu64
-               ",\"file_bytes\":%" PRIu64,
+    fprintf(f,
+            "{\"op\":\"write\",\"dataset\":\"%s\",\"type\":\"%s\",\"encoding\":\"%s\","
+            "\"compression\":\"%s\",\"rows\":%" PRIu64 ",\"raw_bytes\":%" PRIu64
+            ",\"file_bytes\":%" PRIu64,
             name, cf_cli_type_name(d.type), cf_cli_encoding_name(resolved),
             cf_cli_compression_name(comp), rows, raw, mem_bytes);
-    fprintf(f, ",\"iters\":%" PRIu64 ",\"best_s\":%.6f,\"median_s\":%.6f,\"mb_per_s\":"
-               "%.1f,\"values_per_s\":%.0f",
+    fprintf(f,
+            ",\"iters\":%" PRIu64 ",\"best_s\":%.6f,\"median_s\":%.6f,\"mb_per_s\":"
+            "%.1f,\"values_per_s\":%.0f",
             iters, t[0], med, (double)raw / med / 1e6, (double)rows / med);
     if (out) {
         cf_jw w;

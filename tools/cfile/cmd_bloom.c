@@ -114,8 +114,8 @@ static int bloom_write(cf_cli *c, const char *keys_path, const char *out_path,
         fprintf(c->out,
                 "wrote %s: %" PRIu64 " keys in %" PRIu64 " bloom blocks of %zu bytes "
                 "(%zu keys each, %" PRIu32 " hash functions), %" PRIu64 " bytes\n",
-                out_path, cf_bloom_writer_num_keys(w), cf_bloom_writer_num_blocks(w),
-                sz->n_bytes, sz->expected_count, sz->n_hashes, cf_bloom_writer_written_size(w));
+                out_path, cf_bloom_writer_num_keys(w), cf_bloom_writer_num_blocks(w), sz->n_bytes,
+                sz->expected_count, sz->n_hashes, cf_bloom_writer_written_size(w));
     }
 out:
     cf_bloom_writer_free(w);
@@ -143,7 +143,9 @@ static int bloom_probe(cf_cli *c, const char *path, char **keys, int nkeys, bool
         if (hex) {
             free(buf);
             buf = malloc(key.len / 2 + 1);
-            long n = buf != NULL && cf_cli_hex_decode(buf, keys[i], key.len) == 0 ? (long)(key.len / 2) : -1;
+            long n = buf != NULL && cf_cli_hex_decode(buf, keys[i], key.len) == 0
+                         ? (long)(key.len / 2)
+                         : -1;
             if (n < 0) {
                 rc = buf == NULL ? cf_cli_fail(c, "out of memory")
                                  : cf_cli_usage(c, "not a hex key: %s", keys[i]);
@@ -185,12 +187,9 @@ out:
 int cf_cmd_bloom(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"bytes", required_argument, NULL, 'b'},
-        {"fp-rate", required_argument, NULL, 'f'},
-        {"hex", no_argument, NULL, 'x'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"bytes", required_argument, NULL, 'b'}, {"fp-rate", required_argument, NULL, 'f'},
+        {"hex", no_argument, NULL, 'x'},         {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
         return cf_cli_help(c);

@@ -35,9 +35,7 @@ const char cf_cmd_convert_usage[] =
     "to Parquet as `cfile parquet write --help` lists.\n"
     "\n"
     "  --as-of TS              the table as of timestamp TS (inclusive)\n"
-    "  --name NAME             column name for a single CFile IN\n"
-    PQ_OPTIONS_HELP
-    "\n"
+    "  --name NAME             column name for a single CFile IN\n" PQ_OPTIONS_HELP "\n"
     "From Parquet: the top-level columns of IN (or those --column names), a row group\n"
     "at a time. OUT.cfile takes one column (replaced atomically). --to cfiles writes\n"
     "DIR/<column>.cfile for each (DIR is made when missing; an existing file is never\n"
@@ -94,10 +92,10 @@ typedef struct cfin {
     const char *path;
     cf_reader *r;
     cf_iter *it;
-    cf_batch b;    /* current batch */
-    size_t pos;    /* rows of it already written */
+    cf_batch b; /* current batch */
+    size_t pos; /* rows of it already written */
     char *name;
-    uint8_t *nn;   /* shifted bitmap */
+    uint8_t *nn; /* shifted bitmap */
 } cfin;
 
 /* Several CFiles side by side: their batches end at different rows (block
@@ -181,8 +179,8 @@ static int convert_cfiles(cf_cli *c, char **paths, size_t n, const char *name, c
                 }
                 f[i].pos = 0;
                 if (f[i].b.count == 0) {
-                    rc = cf_cli_fail(c, "%s: ended at row %" PRIu64 " of %" PRIu64, f[i].path,
-                                     done, rows);
+                    rc = cf_cli_fail(c, "%s: ended at row %" PRIu64 " of %" PRIu64, f[i].path, done,
+                                     rows);
                     goto out;
                 }
             }
@@ -323,8 +321,7 @@ static int add_names(cf_cli *c, const char *opt, const char *arg, char ***list, 
 }
 
 /* The options of a Parquet IN. */
-static int pq_in_option(cf_cli *c, cf_pq_convert_args *pa, const char **to, int ch,
-                        const char *arg)
+static int pq_in_option(cf_cli *c, cf_pq_convert_args *pa, const char **to, int ch, const char *arg)
 {
     uint64_t v;
     switch (ch) {
@@ -423,16 +420,18 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
         else if (nin != 1)
             rc = cf_cli_usage(c, "a Parquet IN is converted alone");
         else if (writer_opt != NULL || has_ts || name != NULL)
-            rc = cf_cli_usage(c, "%s is for Parquet output", writer_opt != NULL ? writer_opt
-                                                             : has_ts ? "--as-of" : "--name");
+            rc = cf_cli_usage(c, "%s is for Parquet output",
+                              writer_opt != NULL ? writer_opt
+                              : has_ts           ? "--as-of"
+                                                 : "--name");
         else if (pa.nkeys && strcmp(to == NULL ? "" : to, "table") != 0)
             rc = cf_cli_usage(c, "--key is for --to table");
         else if ((pa.has_ts || pa.lock_ms != 10000) && strcmp(to == NULL ? "" : to, "table") != 0)
             rc = cf_cli_usage(c, "--ts and --lock-timeout are for --to table");
         if (rc == 0) {
             pa.to = to == NULL || strcmp(to, "cfile") == 0 ? CF_PQ_TO_CFILE
-                    : strcmp(to, "cfiles") == 0          ? CF_PQ_TO_CFILES
-                                                         : CF_PQ_TO_TABLE;
+                    : strcmp(to, "cfiles") == 0            ? CF_PQ_TO_CFILES
+                                                           : CF_PQ_TO_TABLE;
             pa.in = argv[optind];
             pa.out = out;
             pa.progress = a.progress;
@@ -470,4 +469,3 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
     cf_pq_args_dispose(&a);
     return rc;
 }
-

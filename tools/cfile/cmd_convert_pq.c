@@ -225,8 +225,10 @@ static int to_cfiles(pqconv *v)
         }
         for (size_t i = 0; i < v->n; i++)
             if (exists(paths[i])) {
-                rc = cf_cli_fail(c, "%s exists; not replaced (convert one column to a file "
-                                    "you name: --column C OUT.cfile)", paths[i]);
+                rc = cf_cli_fail(c,
+                                 "%s exists; not replaced (convert one column to a file "
+                                 "you name: --column C OUT.cfile)",
+                                 paths[i]);
                 goto out;
             }
     }
@@ -454,8 +456,8 @@ static int load_parquet(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_rs_s
                 rc = cf_cli_fail(c, "out of memory");
                 goto out;
             }
-            cv[i] = (cf_rs_colvec){nulls[i], nulls[i], tc->is_array ? (void *)nulls[i] : NULL,
-                                   NULL};
+            cv[i] =
+                (cf_rs_colvec){nulls[i], nulls[i], tc->is_array ? (void *)nulls[i] : NULL, NULL};
         }
         uint64_t before = cf_table_loader_rows(ld);
         cf_error e;

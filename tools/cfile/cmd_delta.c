@@ -160,11 +160,16 @@ void cf_cli_delta_raw_write(cf_jw *w, cf_type t, cf_slice raw)
 int cf_cli_delta_parse_args(cf_cli *c, int argc, char **argv, cf_cli_delta_args *a, bool apply)
 {
     static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},         {"schema", required_argument, NULL, 's'},
-        {"type", required_argument, NULL, 't'},   {"snapshot", required_argument, NULL, 'S'},
-        {"rows", required_argument, NULL, 'n'},   {"start", required_argument, NULL, 'r'},
-        {"batch", required_argument, NULL, 'b'},  {"base", required_argument, NULL, 'B'},
-        {"help", no_argument, NULL, 'h'},         {"limit", required_argument, NULL, 'L'},
+        {"json", no_argument, NULL, 'j'},
+        {"schema", required_argument, NULL, 's'},
+        {"type", required_argument, NULL, 't'},
+        {"snapshot", required_argument, NULL, 'S'},
+        {"rows", required_argument, NULL, 'n'},
+        {"start", required_argument, NULL, 'r'},
+        {"batch", required_argument, NULL, 'b'},
+        {"base", required_argument, NULL, 'B'},
+        {"help", no_argument, NULL, 'h'},
+        {"limit", required_argument, NULL, 'L'},
         {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof(*a));
@@ -183,8 +188,14 @@ int cf_cli_delta_parse_args(cf_cli *c, int argc, char **argv, cf_cli_delta_args 
                 return cf_cli_usage(c, "--type must be REDO or UNDO"), -2;
             a->has_type = true;
             break;
-        case 'S': dst = &a->snapshot; a->has_snapshot = true; break;
-        case 'n': dst = &a->rows; a->has_rows = true; break;
+        case 'S':
+            dst = &a->snapshot;
+            a->has_snapshot = true;
+            break;
+        case 'n':
+            dst = &a->rows;
+            a->has_rows = true;
+            break;
         case 'r': dst = &a->start; break;
         case 'b': dst = &a->batch; break;
         case 'L':

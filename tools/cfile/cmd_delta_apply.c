@@ -114,7 +114,7 @@ int cf_cmd_delta_apply(cf_cli *c, int argc, char **argv)
                 if (tmpn[i / 8] >> (i % 8) & 1)
                     nn[k][j / 8] |= (uint8_t)(1u << (j % 8));
                 else
-                    nn[k][j / 8] &= (uint8_t)~(1u << (j % 8));
+                    nn[k][j / 8] &= (uint8_t) ~(1u << (j % 8));
             }
             free(tmpn);
             if (st == CF_OK && cf_type_is_binary(s.cols[k].type)) {
@@ -138,7 +138,7 @@ int cf_cmd_delta_apply(cf_cli *c, int argc, char **argv)
             for (size_t i = 0; i < n; i++) {
                 size_t j = done + i;
                 if (!(bsel[i / 8] >> (i % 8) & 1))
-                    sel[j / 8] &= (uint8_t)~(1u << (j % 8));
+                    sel[j / 8] &= (uint8_t) ~(1u << (j % 8));
             }
         }
         if (st != CF_OK) {

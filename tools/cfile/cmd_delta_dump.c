@@ -227,8 +227,9 @@ int cf_cmd_delta_dump(cf_cli *c, int argc, char **argv)
                 a.type == CF_DELTA_REDO ? "REDO" : "UNDO",
                 cf_reader_info(cf_delta_reader_cfile(r))->num_values);
         if (sst == CF_OK)
-            fprintf(c->out, "# ts [%" PRIu64 ", %" PRIu64 "], %" PRId64 " deletes, %" PRId64
-                            " reinserts, %zu updated columns\n",
+            fprintf(c->out,
+                    "# ts [%" PRIu64 ", %" PRIu64 "], %" PRId64 " deletes, %" PRId64
+                    " reinserts, %zu updated columns\n",
                     ds->min_ts, ds->max_ts, ds->delete_count, ds->reinsert_count, ds->ncols);
         else
             fprintf(c->out, "# stats: %s\n", se.msg);
@@ -267,4 +268,3 @@ out:
     cf_json_doc_dispose(&sdoc);
     return rc;
 }
-

@@ -243,4 +243,3 @@ out:
     cf_json_doc_dispose(&doc);
     return rc;
 }
-

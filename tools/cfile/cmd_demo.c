@@ -187,8 +187,9 @@ static cf_status show_col(cf_cli *c, cf_jw *jw, const char *path, const demo_col
                 cf_jw_bool(jw, exact);
                 cf_jw_obj_end(jw);
             } else if (st == CF_OK && b.count == 1) {
-                fprintf(c->out, "        value index: first id >= %" PRId64 " is %" PRId64
-                                " at row %" PRIu64 " (%s)\n",
+                fprintf(c->out,
+                        "        value index: first id >= %" PRId64 " is %" PRId64
+                        " at row %" PRIu64 " (%s)\n",
                         key, ((const int64_t *)b.values)[0], ord, exact ? "exact" : "not exact");
             }
         }
@@ -299,8 +300,9 @@ int cf_cmd_demo(cf_cli *c, int argc, char **argv)
             fwrite(mem, 1, mem_len, c->out);
         free(mem);
     } else if (rc == CF_EXIT_OK)
-        fprintf(c->out, "\ntry: cfile info %s/id.cfile; cfile dump %s/name.cfile --count 5; "
-                        "cfile seek %s/id.cfile --value 700; cfile verify %s/*.cfile\n",
+        fprintf(c->out,
+                "\ntry: cfile info %s/id.cfile; cfile dump %s/name.cfile --count 5; "
+                "cfile seek %s/id.cfile --value 700; cfile verify %s/*.cfile\n",
                 dir, dir, dir, dir);
     free(values);
     free(nonnull);

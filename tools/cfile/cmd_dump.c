@@ -162,8 +162,7 @@ static void on_bloom_block(void *ctx, const cf_block_report *rep)
 }
 
 /* A BloomFile has no values to print: list its bloom blocks (checking each). */
-static int dump_bloom(cf_cli *c, const cf_reader *r, const char *path, dump_format fmt,
-                      bool color)
+static int dump_bloom(cf_cli *c, const cf_reader *r, const char *path, dump_format fmt, bool color)
 {
     bloom_blocks l = {NULL, 0, 0, false};
     cf_error err = {0};
@@ -222,10 +221,13 @@ static int dump_bloom(cf_cli *c, const cf_reader *r, const char *path, dump_form
 int cf_cmd_dump(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},       {"format", required_argument, NULL, 'F'},
-        {"from", required_argument, NULL, 'f'}, {"count", required_argument, NULL, 'n'},
+        {"json", no_argument, NULL, 'j'},
+        {"format", required_argument, NULL, 'F'},
+        {"from", required_argument, NULL, 'f'},
+        {"count", required_argument, NULL, 'n'},
         {"limit", required_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     dump_format fmt = FMT_TEXT;
     uint64_t from = 0, count = UINT64_MAX;
@@ -287,8 +289,8 @@ int cf_cmd_dump(cf_cli *c, int argc, char **argv)
     if (past_end && from_given) {
         /* As `cfile seek --ordinal` says it: a start row that is not a row. */
         char m[128];
-        snprintf(m, sizeof(m), "ordinal %" PRIu64 " is past the last row (%" PRIu64 " rows)",
-                 from, in->num_values);
+        snprintf(m, sizeof(m), "ordinal %" PRIu64 " is past the last row (%" PRIu64 " rows)", from,
+                 in->num_values);
         rc = cf_cli_not_found(c, path, m);
         goto out;
     }

@@ -24,8 +24,10 @@ const char cf_cmd_head_usage[] =
 int cf_cmd_head(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"limit", required_argument, NULL, 'n'}, {"json", no_argument, NULL, 'j'},
-        {"format", required_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'},
+        {"limit", required_argument, NULL, 'n'},
+        {"json", no_argument, NULL, 'j'},
+        {"format", required_argument, NULL, 'F'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *limit = "10", *format = NULL;

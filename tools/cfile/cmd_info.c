@@ -322,11 +322,12 @@ static int hfile_info(cf_cli *c, const char *path, bool json)
         cf_jw_obj_end(&w);
         cf_jw_newline(&w);
     } else {
-        fprintf(c->out, "%s: an HBase HFile (v%" PRIu32 ".%" PRIu32 "), not a CFile\n"
-                        "compression:          %s\ndata block encoding:  %s\n"
-                        "cells:                %" PRIu64 "\ndata blocks:          %" PRIu64
-                        " (%" PRIu32 " index level%s)\ncomparator:           %s\n"
-                        "more:                 cfile hfile meta %s\n",
+        fprintf(c->out,
+                "%s: an HBase HFile (v%" PRIu32 ".%" PRIu32 "), not a CFile\n"
+                "compression:          %s\ndata block encoding:  %s\n"
+                "cells:                %" PRIu64 "\ndata blocks:          %" PRIu64 " (%" PRIu32
+                " index level%s)\ncomparator:           %s\n"
+                "more:                 cfile hfile meta %s\n",
                 path, in->major, in->minor, codec ? codec : "UNKNOWN", enc ? enc : "UNKNOWN",
                 t->entry_count, in->num_data_blocks, in->index_levels,
                 in->index_levels == 1 ? "" : "s", t->comparator, path);
@@ -482,4 +483,3 @@ int cf_cmd_info(cf_cli *c, int argc, char **argv)
     cf_reader_free(r);
     return rc;
 }
-

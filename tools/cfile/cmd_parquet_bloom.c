@@ -157,8 +157,8 @@ static bool be_twos(cf_cli_i128 v, size_t n, uint8_t *out)
 
 /* The PLAIN bytes of `text` for column col; a message in msg when it is not
  * a value of the column. Returns CF_EXIT_OK, CF_EXIT_USAGE or CF_EXIT_NOTSUP. */
-static int parse_value(const cf_parquet_column *col, const char *text, bool hex,
-                       pq_probe_value *v, char *msg, size_t cap)
+static int parse_value(const cf_parquet_column *col, const char *text, bool hex, pq_probe_value *v,
+                       char *msg, size_t cap)
 {
     const cf_parquet_logical *lt = &col->leaf->logical;
     memset(v, 0, sizeof(*v));
@@ -229,8 +229,9 @@ static int parse_value(const cf_parquet_column *col, const char *text, bool hex,
     }
     case CF_PARQUET_BYTE_ARRAY:
         if (hex)
-            return parse_hex(text, v) ? CF_EXIT_OK : (snprintf(msg, cap, "'%s' is not hex", text),
-                                                      CF_EXIT_USAGE);
+            return parse_hex(text, v)
+                       ? CF_EXIT_OK
+                       : (snprintf(msg, cap, "'%s' is not hex", text), CF_EXIT_USAGE);
         if (lt->kind == CF_PARQUET_LT_DECIMAL) {
             cf_cli_i128 d;
             if (!parse_decimal(text, lt->scale, &d))
@@ -322,8 +323,7 @@ static int64_t find_column(const cf_parquet *pq, const char *name)
 static void put_path(FILE *f, const cf_parquet_column *col)
 {
     for (uint32_t k = 0; k < col->path_len; k++)
-        fprintf(f, "%s%.*s", k ? "." : "", (int)col->path[k].len,
-                (const char *)col->path[k].data);
+        fprintf(f, "%s%.*s", k ? "." : "", (int)col->path[k].len, (const char *)col->path[k].data);
 }
 
 int cf_cmd_parquet_bloom(cf_cli *c, int argc, char **argv)
@@ -374,8 +374,10 @@ int cf_cmd_parquet_bloom(cf_cli *c, int argc, char **argv)
     cf_parquet_bloom **filters = NULL;
     pq_probe_value *pv = NULL;
     if (ci < 0) {
-        rc = cf_cli_usage(c, "no column '%s' (a path a.b.c, or a top-level field with one "
-                             "leaf column)", colname);
+        rc = cf_cli_usage(c,
+                          "no column '%s' (a path a.b.c, or a top-level field with one "
+                          "leaf column)",
+                          colname);
         goto out;
     }
     const cf_parquet_column *col = cf_parquet_column_at(pq, (uint32_t)ci);
@@ -458,8 +460,8 @@ int cf_cmd_parquet_bloom(cf_cli *c, int argc, char **argv)
                 if (!filters[g])
                     cf_jw_null(&w);
                 else
-                    cf_jw_bool(&w, cf_parquet_bloom_probe_bytes(filters[g], pv[i].bytes,
-                                                                pv[i].len));
+                    cf_jw_bool(&w,
+                               cf_parquet_bloom_probe_bytes(filters[g], pv[i].bytes, pv[i].len));
             }
             cf_jw_arr_end(&w);
             cf_jw_obj_end(&w);

@@ -163,7 +163,7 @@ typedef struct page_info {
     uint64_t offset;
     uint32_t header_len;
     int32_t compressed_size, num_values, num_rows;
-    int64_t rows, nulls, present; /* from the decoded levels */
+    int64_t rows, nulls, present;   /* from the decoded levels */
     int64_t first_row, first_level; /* rows and level entries before the page */
     cf_pq_range r;
 } page_info;
@@ -334,8 +334,10 @@ static void verify_chunk(vstate *v, uint32_t g, uint32_t c)
             if (bloom && !bloom_miss && col->type != CF_PARQUET_BOOLEAN) {
                 v->bloom_values++;
                 if (!cf_parquet_bloom_probe_bytes(bloom, x.p, x.n)) {
-                    problem(v, "%s: bloom filter at %" PRIu64 " lacks a value of page at offset "
-                            "%" PRIu64, where, cf_parquet_bloom_offset(bloom), p->offset);
+                    problem(v,
+                            "%s: bloom filter at %" PRIu64 " lacks a value of page at offset "
+                            "%" PRIu64,
+                            where, cf_parquet_bloom_offset(bloom), p->offset);
                     bloom_miss = true;
                 }
             }
@@ -354,20 +356,22 @@ static void verify_chunk(vstate *v, uint32_t g, uint32_t c)
 
     /* rows, and per-page counts the headers state */
     if (rows != rg->num_rows)
-        problem(v, "%s: %" PRId64 " rows, the row group says %" PRId64, where, rows,
-                rg->num_rows);
+        problem(v, "%s: %" PRId64 " rows, the row group says %" PRId64, where, rows, rg->num_rows);
     for (size_t k = 0; k < np; k++) {
         /* Old parquet-cpp wrote a v2 page's level count as its num_rows in
          * repeated columns; readers go by the levels. A known writer bug,
          * recognised by that exact signature and noted, not failed. */
         if (pi[k].num_rows >= 0 && pi[k].num_rows != pi[k].rows && col->max_rep > 0 &&
             pi[k].num_rows == pi[k].num_values)
-            note(v, "%s: page %zu at offset %" PRIu64 ": num_rows %" PRId32 " is the level count "
-                 "(old parquet-cpp), the levels hold %" PRId64 " rows", where, k, pi[k].offset,
-                 pi[k].num_rows, pi[k].rows);
+            note(v,
+                 "%s: page %zu at offset %" PRIu64 ": num_rows %" PRId32 " is the level count "
+                 "(old parquet-cpp), the levels hold %" PRId64 " rows",
+                 where, k, pi[k].offset, pi[k].num_rows, pi[k].rows);
         else if (pi[k].num_rows >= 0 && pi[k].num_rows != pi[k].rows)
-            problem(v, "%s: page %zu at offset %" PRIu64 ": num_rows %" PRId32 ", its levels "
-                    "hold %" PRId64, where, k, pi[k].offset, pi[k].num_rows, pi[k].rows);
+            problem(v,
+                    "%s: page %zu at offset %" PRIu64 ": num_rows %" PRId32 ", its levels "
+                    "hold %" PRId64,
+                    where, k, pi[k].offset, pi[k].num_rows, pi[k].rows);
     }
 
     /* chunk statistics */
@@ -378,8 +382,9 @@ static void verify_chunk(vstate *v, uint32_t g, uint32_t c)
         if (s->has_null_count) {
             bool flat = col->max_rep == 0;
             if (flat ? s->null_count != nulls : s->null_count > nulls)
-                problem(v, "%s: statistics null_count %" PRId64 ", the levels hold %" PRId64
-                        " nulls", where, s->null_count, nulls);
+                problem(v,
+                        "%s: statistics null_count %" PRId64 ", the levels hold %" PRId64 " nulls",
+                        where, s->null_count, nulls);
         }
         if (any_minmax && o == CF_PQ_ORD_NONE) {
             v->stats_skipped++;
@@ -398,8 +403,10 @@ static void verify_chunk(vstate *v, uint32_t g, uint32_t c)
                              "deprecated statistics min/max");
             } else {
                 v->stats_skipped++;
-                note(v, "%s: deprecated min/max ignored (signed order from legacy writers; "
-                     "no min_value/max_value)", where);
+                note(v,
+                     "%s: deprecated min/max ignored (signed order from legacy writers; "
+                     "no min_value/max_value)",
+                     where);
             }
         }
     }
@@ -429,24 +436,29 @@ static void verify_chunk(vstate *v, uint32_t g, uint32_t c)
                         (l->first_row_index == pi[k].first_row ||
                          l->first_row_index == pi[k].first_level)) {
                         if (!noted)
-                            note(v, "%s: offset index sizes leave out the page headers%s "
-                                 "(parquet-go)", where,
+                            note(v,
+                                 "%s: offset index sizes leave out the page headers%s "
+                                 "(parquet-go)",
+                                 where,
                                  l->first_row_index != pi[k].first_row
-                                     ? ", first_row_index counts values" : "");
+                                     ? ", first_row_index counts values"
+                                     : "");
                         noted = true;
                         continue;
                     }
                     if ((uint64_t)l->offset != pi[k].offset ||
                         (int64_t)l->compressed_page_size !=
                             (int64_t)pi[k].header_len + pi[k].compressed_size)
-                        problem(v, "%s: offset index page %zu at %" PRId64 " of %" PRId32
+                        problem(v,
+                                "%s: offset index page %zu at %" PRId64 " of %" PRId32
                                 " bytes, the page is at %" PRIu64 " with %" PRId64 " bytes",
                                 where, k, l->offset, l->compressed_page_size, pi[k].offset,
                                 (int64_t)pi[k].header_len + pi[k].compressed_size);
                     else if (l->first_row_index != pi[k].first_row)
-                        problem(v, "%s: offset index page %zu at %" PRId64 ": first_row_index %"
-                                PRId64 ", the page starts at row %" PRId64, where, k, l->offset,
-                                l->first_row_index, pi[k].first_row);
+                        problem(v,
+                                "%s: offset index page %zu at %" PRId64 ": first_row_index %" PRId64
+                                ", the page starts at row %" PRId64,
+                                where, k, l->offset, l->first_row_index, pi[k].first_row);
                 }
             }
         }
@@ -488,13 +500,13 @@ static void verify_chunk(vstate *v, uint32_t g, uint32_t c)
                 }
                 prev = (int)k;
             }
-            if (co != CF_PQ_ORD_NONE && ((ci->boundary_order == 1 && !asc) ||
-                                   (ci->boundary_order == 2 && !desc)))
+            if (co != CF_PQ_ORD_NONE &&
+                ((ci->boundary_order == 1 && !asc) || (ci->boundary_order == 2 && !desc)))
                 problem(v, "%s: column index says %s, the page bounds are not", where,
                         ci->boundary_order == 1 ? "ASCENDING" : "DESCENDING");
         } else if (ci) {
-            problem(v, "%s: column index of %" PRIu32 " pages, the chunk has %zu data pages",
-                    where, ci->page_count, np);
+            problem(v, "%s: column index of %" PRIu32 " pages, the chunk has %zu data pages", where,
+                    ci->page_count, np);
         }
         cf_parquet_page_index_free(pidx);
     }
@@ -591,7 +603,10 @@ static int verify_file(cf_cli *c, const char *path, bool json)
                 " absent\n  statistics: %" PRIu64 " chunks checked, %" PRIu64
                 " skipped\n  page index: %" PRIu64 " chunks checked\n  bloom filters: %" PRIu64
                 " checked, %" PRIu64 " values probed\n",
-                path, ok ? "OK" : v.nproblems ? "DAMAGED" : "NOT FULLY CHECKED (unsupported)",
+                path,
+                ok            ? "OK"
+                : v.nproblems ? "DAMAGED"
+                              : "NOT FULLY CHECKED (unsupported)",
                 m->row_group_count, ncols, cf_parquet_num_rows(pq), v.pages, v.values, v.crc_ok,
                 v.crc_absent, v.stats_checked, v.stats_skipped, v.pi_checked, v.bloom_checked,
                 v.bloom_values);
@@ -636,4 +651,3 @@ int cf_cmd_parquet_verify(cf_cli *c, int argc, char **argv)
         return cf_cli_usage(c, "expected one FILE");
     return verify_file(c, argv[optind], json);
 }
-

@@ -34,8 +34,7 @@ const char cf_cmd_parquet_write_usage[] =
     "\n"
     "  --schema SCHEMA         the columns (required)\n"
     "  --input IN              read IN instead of stdin\n"
-    "  --format jsonl|csv      input format (default: csv when IN ends in .csv)\n"
-    PQ_OPTIONS_HELP
+    "  --format jsonl|csv      input format (default: csv when IN ends in .csv)\n" PQ_OPTIONS_HELP
     "  --help                  this text\n"
     "\n"
     "--json prints one compact JSON document instead of the summary line:\n"
@@ -143,4 +142,3 @@ out:
     cf_pq_args_dispose(&a);
     return rc;
 }
-

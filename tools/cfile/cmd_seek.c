@@ -35,12 +35,9 @@ const char cf_cmd_seek_usage[] =
 int cf_cmd_seek(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"ordinal", required_argument, NULL, 'o'},
-        {"value", required_argument, NULL, 'v'},
-        {"count", required_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, 'j'},        {"ordinal", required_argument, NULL, 'o'},
+        {"value", required_argument, NULL, 'v'}, {"count", required_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     bool json = false;
     const char *ord_arg = NULL, *val_arg = NULL;

@@ -106,8 +106,22 @@ static cf_status table_open_mode(cf_table **t, const char *dir, bool write, uint
 /* ---- options ------------------------------------------------------------------------------- */
 
 enum {
-    O_SCHEMA = 256, O_JSON, O_COLUMNS, O_WHERE, O_ASOF, O_KEY, O_SET, O_TS, O_AHM, O_STATS, O_ROW,
-    O_LOCK_TIMEOUT, O_FORMAT, O_LIMIT, O_SVG, O_THREADS
+    O_SCHEMA = 256,
+    O_JSON,
+    O_COLUMNS,
+    O_WHERE,
+    O_ASOF,
+    O_KEY,
+    O_SET,
+    O_TS,
+    O_AHM,
+    O_STATS,
+    O_ROW,
+    O_LOCK_TIMEOUT,
+    O_FORMAT,
+    O_LIMIT,
+    O_SVG,
+    O_THREADS
 };
 
 static const struct option opts[] = {{"schema", required_argument, NULL, O_SCHEMA},
@@ -192,8 +206,7 @@ static int parse_args(cf_cli *c, int argc, char **argv, cf_table_args *t)
         case O_LOCK_TIMEOUT: {
             uint64_t ms;
             if (cf_cli_parse_u64(optarg, &ms) != 0 || ms > UINT32_MAX)
-                return cf_cli_usage(c, "--lock-timeout: not a number of milliseconds: %s",
-                                    optarg);
+                return cf_cli_usage(c, "--lock-timeout: not a number of milliseconds: %s", optarg);
             t->lock_ms = (uint32_t)ms;
             break;
         }
@@ -206,7 +219,7 @@ static int parse_args(cf_cli *c, int argc, char **argv, cf_table_args *t)
     return 0;
 }
 
-#define OPT_BIT(o) (1u << ((o) - O_SCHEMA))
+#define OPT_BIT(o) (1u << ((o)-O_SCHEMA))
 
 /* What every writing subcommand also takes. */
 #define WRITER OPT_BIT(O_LOCK_TIMEOUT)
@@ -221,9 +234,8 @@ static const struct {
     {"create", OPT_BIT(O_SCHEMA) | OPT_BIT(O_JSON) | WRITER},
     {"import", OPT_BIT(O_SCHEMA) | OPT_BIT(O_TS) | OPT_BIT(O_FORMAT) | OPT_BIT(O_JSON) | WRITER},
     {"flush", OPT_BIT(O_JSON) | WRITER},
-    {"scan",
-     OPT_BIT(O_JSON) | OPT_BIT(O_COLUMNS) | OPT_BIT(O_WHERE) | OPT_BIT(O_ASOF) | OPT_BIT(O_STATS) |
-         OPT_BIT(O_FORMAT) | OPT_BIT(O_LIMIT) | OPT_BIT(O_THREADS)},
+    {"scan", OPT_BIT(O_JSON) | OPT_BIT(O_COLUMNS) | OPT_BIT(O_WHERE) | OPT_BIT(O_ASOF) |
+                 OPT_BIT(O_STATS) | OPT_BIT(O_FORMAT) | OPT_BIT(O_LIMIT) | OPT_BIT(O_THREADS)},
     {"get", OPT_BIT(O_JSON) | OPT_BIT(O_ASOF) | OPT_BIT(O_FORMAT)},
     {"insert", OPT_BIT(O_JSON) | OPT_BIT(O_ROW) | OPT_BIT(O_TS) | WRITER},
     {"update", OPT_BIT(O_JSON) | OPT_BIT(O_KEY) | OPT_BIT(O_SET) | OPT_BIT(O_TS) | WRITER},
@@ -276,8 +288,8 @@ int cf_cmd_table(cf_cli *c, int argc, char **argv)
     if (strcmp(sub, "import") == 0) {
         if (t.npos != 1)
             return cf_cli_usage(c, "import needs one input file (CSV or JSON lines; - for stdin)");
-        return cf_cmd_table_import(c, dir, t.pos[0], t.schema, t.format, t.has_ts, t.ts,
-                                   t.lock_ms, t.json);
+        return cf_cmd_table_import(c, dir, t.pos[0], t.schema, t.format, t.has_ts, t.ts, t.lock_ms,
+                                   t.json);
     }
     if (strcmp(sub, "scan") == 0)
         return cf_cmd_table_scan(c, dir, &t);

@@ -22,13 +22,13 @@
 typedef struct icol {
     const cf_rs_column *c;
     size_t w;
-    uint8_t *vals;   /* BATCH slots */
-    uint8_t *nn;     /* BATCH bits */
+    uint8_t *vals;    /* BATCH slots */
+    uint8_t *nn;      /* BATCH bits */
     uint32_t *counts; /* arrays: elements per row */
-    uint8_t *elems;  /* arrays: flattened elements */
+    uint8_t *elems;   /* arrays: flattened elements */
     uint8_t *enn;
     size_t ne, ecap;
-    uint32_t *offs;  /* arrays into Parquet: BATCH + 1 element offsets */
+    uint32_t *offs; /* arrays into Parquet: BATCH + 1 element offsets */
 } icol;
 
 typedef struct importer {
@@ -60,7 +60,7 @@ static void set_bit(uint8_t *bm, size_t i, bool on)
     if (on)
         bm[i >> 3] |= (uint8_t)(1u << (i & 7));
     else
-        bm[i >> 3] &= (uint8_t)~(1u << (i & 7));
+        bm[i >> 3] &= (uint8_t) ~(1u << (i & 7));
 }
 
 /* Value v (a value form, null included) into row im->r of column x; -1 with msg. */
@@ -82,8 +82,8 @@ static int put_value(importer *im, icol *x, const cf_json *v, char *msg, size_t 
     set_bit(x->nn, r, true);
     if (!x->c->is_array) {
         bool is_null;
-        if (cf_cli_value_parse(v, x->c->type, x->vals + r * x->w, &is_null, &im->arena, msg,
-                               cap) != 0)
+        if (cf_cli_value_parse(v, x->c->type, x->vals + r * x->w, &is_null, &im->arena, msg, cap) !=
+            0)
             return -1;
         return 0;
     }
@@ -105,8 +105,8 @@ static int put_value(importer *im, icol *x, const cf_json *v, char *msg, size_t 
     for (size_t i = 0; i < v->n; i++) {
         bool is_null = false;
         size_t k = x->ne + i;
-        if (cf_cli_value_parse(&v->items[i], x->c->type, x->elems + k * x->w, &is_null,
-                               &im->arena, msg, cap) != 0)
+        if (cf_cli_value_parse(&v->items[i], x->c->type, x->elems + k * x->w, &is_null, &im->arena,
+                               msg, cap) != 0)
             return -1;
         set_bit(x->enn, k, !is_null);
     }
@@ -131,9 +131,9 @@ static int flush_batch(importer *im)
     if (im->r == 0)
         return 0;
     for (size_t i = 0; i < im->nc; i++)
-        im->cv[i] = (cf_rs_colvec){im->ic[i].c->is_array ? (const void *)im->ic[i].elems
-                                                         : im->ic[i].vals,
-                                   im->ic[i].nn, im->ic[i].counts, im->ic[i].enn};
+        im->cv[i] =
+            (cf_rs_colvec){im->ic[i].c->is_array ? (const void *)im->ic[i].elems : im->ic[i].vals,
+                           im->ic[i].nn, im->ic[i].counts, im->ic[i].enn};
     cf_error e;
     if (im->pw != NULL) {
         cf_batch b[CF_RS_MAX_COLUMNS];
@@ -215,15 +215,16 @@ static int read_csv(importer *im, FILE *in)
     for (size_t i = 0; i < n; i++) {
         int k = cf_rs_schema_find(im->s, f[i].data);
         if (k < 0 || strlen(f[i].data) != f[i].len) {
-            rc = cf_cli_fail(c, "%s: line %" PRIu64 ", column %" PRIu64
-                                ": the header names '%.100s', which the schema lacks",
+            rc = cf_cli_fail(c,
+                             "%s: line %" PRIu64 ", column %" PRIu64
+                             ": the header names '%.100s', which the schema lacks",
                              im->file, f[i].line, f[i].col, f[i].data);
             goto out;
         }
         if (seen[k]) {
-            rc = cf_cli_fail(c, "%s: line %" PRIu64 ", column %" PRIu64
-                                ": the header names '%s' twice",
-                             im->file, f[i].line, f[i].col, f[i].data);
+            rc = cf_cli_fail(
+                c, "%s: line %" PRIu64 ", column %" PRIu64 ": the header names '%s' twice",
+                im->file, f[i].line, f[i].col, f[i].data);
             goto out;
         }
         seen[k] = true;
@@ -232,16 +233,16 @@ static int read_csv(importer *im, FILE *in)
     nf = n;
     for (size_t k = 0; k < im->nc; k++)
         if (!seen[k] && !im->ic[k].c->nullable) {
-            rc = cf_cli_fail(c, "%s: the header lacks column '%s', which cannot be NULL",
-                             im->file, im->ic[k].c->name);
+            rc = cf_cli_fail(c, "%s: the header lacks column '%s', which cannot be NULL", im->file,
+                             im->ic[k].c->name);
             goto out;
         }
     while ((got = cf_csv_next(&r, &f, &n)) > 0) {
         if (n == 1 && f[0].len == 0 && !f[0].quoted)
             continue; /* a blank line */
         if (n != nf) {
-            rc = cf_cli_fail(c, "%s: line %" PRIu64 ": %zu fields, the header has %zu",
-                             im->file, f[0].line, n, nf);
+            rc = cf_cli_fail(c, "%s: line %" PRIu64 ": %zu fields, the header has %zu", im->file,
+                             f[0].line, n, nf);
             goto out;
         }
         for (size_t k = 0; k < im->nc; k++)
@@ -252,11 +253,11 @@ static int read_csv(importer *im, FILE *in)
         for (size_t i = 0; i < n; i++) {
             icol *x = &im->ic[map[i]];
             cf_json v;
-            if (cf_csv_json(&f[i], x->c->type, x->c->is_array, x->c->nullable, &v, &im->arena,
-                            msg, sizeof(msg)) != 0 ||
+            if (cf_csv_json(&f[i], x->c->type, x->c->is_array, x->c->nullable, &v, &im->arena, msg,
+                            sizeof(msg)) != 0 ||
                 put_value(im, x, &v, msg, sizeof(msg)) != 0) {
-                rc = cf_cli_fail(c, "%s: line %" PRIu64 ", column %" PRIu64 " ('%s'): %s",
-                                 im->file, f[i].line, f[i].col, x->c->name, msg);
+                rc = cf_cli_fail(c, "%s: line %" PRIu64 ", column %" PRIu64 " ('%s'): %s", im->file,
+                                 f[i].line, f[i].col, x->c->name, msg);
                 goto out;
             }
         }
@@ -292,8 +293,8 @@ static int read_jsonl(importer *im, FILE *in)
     while ((got = getline(&line, &cap, in)) > 0) {
         lineno++;
         size_t len = (size_t)got;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' ||
-                           line[len - 1] == ' ' || line[len - 1] == '\t'))
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' ||
+                           line[len - 1] == '\t'))
             len--;
         size_t s0 = 0;
         if (lineno == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0)
@@ -395,9 +396,9 @@ static void importer_dispose(importer *im)
     cf_arena_dispose(&im->arena);
 }
 
-int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl,
-                           const cf_rs_schema *s, cf_parquet_writer *pw,
-                           void (*progress)(void *ctx, uint64_t rows), void *ctx, uint64_t *rows)
+int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl, const cf_rs_schema *s,
+                           cf_parquet_writer *pw, void (*progress)(void *ctx, uint64_t rows),
+                           void *ctx, uint64_t *rows)
 {
     importer im;
     int rc = 0;
@@ -558,8 +559,7 @@ static int load_text(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_rs_sche
 }
 
 int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char *schema,
-                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms,
-                        bool json)
+                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms, bool json)
 {
     cf_error e;
     cf_rs_schema *ns = NULL;
@@ -575,8 +575,8 @@ int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char
     double t0 = now_s();
     uint64_t rows;
     int rc = cf_cli_table_load(c, dir, ns, true,
-                               "import needs --schema (or a table made by `table create`)",
-                               has_ts, ts, lock_ms, load_text, &t, &rows);
+                               "import needs --schema (or a table made by `table create`)", has_ts,
+                               ts, lock_ms, load_text, &t, &rows);
     if (rc == 0 && json) {
         cf_jw w;
         cf_jw_init(&w, c->out);
@@ -590,8 +590,7 @@ int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char
         cf_jw_obj_end(&w);
         cf_jw_newline(&w);
     } else if (rc == 0) {
-        fprintf(c->out, "imported %" PRIu64 " rows into %s in %.2f s\n", rows, dir,
-                now_s() - t0);
+        fprintf(c->out, "imported %" PRIu64 " rows into %s in %.2f s\n", rows, dir, now_s() - t0);
     }
     cf_rs_schema_free(ns);
     return rc;

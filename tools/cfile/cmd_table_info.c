@@ -86,8 +86,9 @@ static void info_rowset_text(FILE *o, const char *dir, cf_rowset *rs, const char
     cf_rowset_info info;
     cf_rowset_get_info(rs, &info);
     const char *name, *role;
-    fprintf(o, "%srows:        %" PRIu64 "\n%sgeneration:  %" PRIu64 "\n%sinsert ts:   %" PRIu64
-               "\n%slast ts:     %" PRIu64 "\n",
+    fprintf(o,
+            "%srows:        %" PRIu64 "\n%sgeneration:  %" PRIu64 "\n%sinsert ts:   %" PRIu64
+            "\n%slast ts:     %" PRIu64 "\n",
             ind, info.rows, ind, info.generation, ind, info.insert_ts, ind, info.last_ts);
     fprintf(o, "%smin key:     ", ind);
     hex(o, info.min_key);

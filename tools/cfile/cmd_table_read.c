@@ -243,13 +243,12 @@ int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t)
     print_header_only(&p);
     if (t->stats) {
         const cf_rs_scan_stats *ss = cf_table_scanner_stats(sc);
-        fprintf(c->err,
-                "rows: %" PRIu64 " returned, %" PRIu64 " in key range, %" PRIu64
-                " examined; %" PRIu64 " batches skipped; %" PRIu64 " blocks (%" PRIu64
-                " rows) skipped by encoding%s\n",
-                p.rows, ss->rows_in_range, ss->rows_examined, ss->batches_skipped,
-                ss->blocks_skipped, ss->rows_skipped,
-                ss->bloom_pruned ? "; bloom ruled the key out" : "");
+        fprintf(
+            c->err,
+            "rows: %" PRIu64 " returned, %" PRIu64 " in key range, %" PRIu64 " examined; %" PRIu64
+            " batches skipped; %" PRIu64 " blocks (%" PRIu64 " rows) skipped by encoding%s\n",
+            p.rows, ss->rows_in_range, ss->rows_examined, ss->batches_skipped, ss->blocks_skipped,
+            ss->rows_skipped, ss->bloom_pruned ? "; bloom ruled the key out" : "");
     }
 out:
     cf_table_scanner_free(sc);
@@ -308,4 +307,3 @@ int cf_cmd_table_get(cf_cli *c, const char *dir, cf_table_args *t)
     cf_table_free(rs);
     return rc;
 }
-

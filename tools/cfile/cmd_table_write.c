@@ -71,8 +71,8 @@ static void warn_compaction(cf_cli *c, const cf_table *tb)
 
 /* Flush, then say what was done: "<what> 1 row at ts N", or with --json
  * {"op": "insert"|"update"|"delete", "rows": 1, "ts": N}. */
-static int finish_mutation(cf_cli *c, cf_table *rs, const char *op, const char *what,
-                           uint64_t ts, bool json)
+static int finish_mutation(cf_cli *c, cf_table *rs, const char *op, const char *what, uint64_t ts,
+                           bool json)
 {
     /* The op is in the write-ahead log (synced): no flush per command. */
     cf_error e;
@@ -177,8 +177,8 @@ int cf_cmd_table_update(cf_cli *c, const char *dir, cf_table_args *t, bool del)
         rc = cf_cli_lib_fail(c, t->key, st, &e);
         goto out;
     }
-    rc = finish_mutation(c, rs, del ? "delete" : "update", del ? "deleted" : "updated", ts,
-                         t->json);
+    rc =
+        finish_mutation(c, rs, del ? "delete" : "update", del ? "deleted" : "updated", ts, t->json);
 out:
     cf_arena_dispose(&a);
     cf_table_free(rs);
@@ -263,4 +263,3 @@ int cf_cmd_table_compact(cf_cli *c, const char *dir, cf_table_args *t)
     cf_table_free(tb);
     return rc;
 }
-

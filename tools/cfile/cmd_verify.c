@@ -143,20 +143,21 @@ static void print_human(cf_cli *c, const char *path, const cf_file_info *fi, con
         return;
     }
     if (t->nbad == 0) {
-        fprintf(c->out, "%s: ok (%" PRIu64 " rows, %zu data block%s, %zu index block%s)\n",
-                path, t->rows, t->data_blocks, t->data_blocks == 1 ? "" : "s", t->index_blocks,
+        fprintf(c->out, "%s: ok (%" PRIu64 " rows, %zu data block%s, %zu index block%s)\n", path,
+                t->rows, t->data_blocks, t->data_blocks == 1 ? "" : "s", t->index_blocks,
                 t->index_blocks == 1 ? "" : "s");
         return;
     }
     for (size_t i = 0; i < t->nbad; i++) {
         const damage *d = &t->bad[i];
         if (strcmp(d->kind, "data block") == 0 && d->rows > 0)
-            fprintf(c->out, "%s: DAMAGED data block at offset %" PRIu64 " (rows %" PRIu64
-                            "..%" PRIu64 "): %s\n",
+            fprintf(c->out,
+                    "%s: DAMAGED data block at offset %" PRIu64 " (rows %" PRIu64 "..%" PRIu64
+                    "): %s\n",
                     path, d->off, d->first, d->first + d->rows - 1, d->msg);
         else if (strcmp(d->kind, "data block") == 0)
-            fprintf(c->out, "%s: DAMAGED data block at offset %" PRIu64
-                            " (from row %" PRIu64 "): %s\n",
+            fprintf(c->out,
+                    "%s: DAMAGED data block at offset %" PRIu64 " (from row %" PRIu64 "): %s\n",
                     path, d->off, d->first, d->msg);
         else
             fprintf(c->out, "%s: DAMAGED %s at offset %" PRIu64 ": %s\n", path, d->kind, d->off,

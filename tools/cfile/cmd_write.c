@@ -94,8 +94,7 @@ static int check_nulls(cf_cli *c, const write_job *j)
         return 0;
     for (size_t i = 0; i < j->col.rows; i++)
         if (!((j->col.nonnull[i >> 3] >> (i & 7)) & 1))
-            return cf_cli_fail(c, "row %zu is null but the column is not nullable (--nullable)",
-                               i);
+            return cf_cli_fail(c, "row %zu is null but the column is not nullable (--nullable)", i);
     return 0;
 }
 
@@ -123,8 +122,8 @@ static int run_writer(cf_cli *c, const char *out, write_job *j, int summary)
     }
     /* Metadata before the first append lands in the header, as in Kudu's files. */
     for (size_t i = 0; st == CF_OK && i < j->nmeta; i++)
-        st = cf_writer_add_metadata(w, j->meta[i].key, j->meta[i].value, j->meta[i].value_len,
-                                    &err);
+        st =
+            cf_writer_add_metadata(w, j->meta[i].key, j->meta[i].value, j->meta[i].value_len, &err);
     if (st == CF_OK)
         st = cf_cli_column_append(&j->col, w, j->batch, &err);
     if (st == CF_OK)
@@ -168,10 +167,11 @@ static int run_writer(cf_cli *c, const char *out, write_job *j, int summary)
             cf_jw_obj_end(&jw);
             cf_jw_newline(&jw);
         } else
-        fprintf(sf, "wrote %s: %" PRIu64 " rows, %s%s %s %s, %lld bytes\n",
-                to_stdout ? "standard output" : out, cf_writer_num_values(w),
-                cf_cli_type_name(ro->type), ro->is_array ? " 1d-array" : "",
-                cf_cli_encoding_name(ro->encoding), cf_cli_compression_name(ro->compression), size);
+            fprintf(sf, "wrote %s: %" PRIu64 " rows, %s%s %s %s, %lld bytes\n",
+                    to_stdout ? "standard output" : out, cf_writer_num_values(w),
+                    cf_cli_type_name(ro->type), ro->is_array ? " 1d-array" : "",
+                    cf_cli_encoding_name(ro->encoding), cf_cli_compression_name(ro->compression),
+                    size);
     }
     cf_writer_free(w);
     cf_io_free(mem);
@@ -384,8 +384,7 @@ static int load_csv(cf_cli *c, write_job *j, const char *name, const char *text,
             }
         }
         if (n != want) {
-            rc = cf_cli_fail(c,
-                             "%s: line %llu: %zu fields, expected %zu%s", name,
+            rc = cf_cli_fail(c, "%s: line %llu: %zu fields, expected %zu%s", name,
                              (unsigned long long)f[0].line, n, want,
                              want == 1 ? " (quote a value holding a comma: \"a,b\")" : "");
             break;
@@ -395,15 +394,14 @@ static int load_csv(cf_cli *c, write_job *j, const char *name, const char *text,
                         sizeof(msg)) != 0 ||
             cf_cli_column_add(&j->col, &v, msg, sizeof(msg)) != 0) {
             rc = cf_cli_fail(c, "%s: line %llu, column %llu: %s", name,
-                             (unsigned long long)f[col].line, (unsigned long long)f[col].col,
-                             msg);
+                             (unsigned long long)f[col].line, (unsigned long long)f[col].col, msg);
             break;
         }
         if (!j->nullable && v.kind == CF_JSON_NULL) {
-            rc = cf_cli_fail(c, "%s: line %llu, column %llu: an empty field is NULL, and the "
-                                "column is not nullable (--nullable; \"\" is the empty string)",
-                             name, (unsigned long long)f[col].line,
-                             (unsigned long long)f[col].col);
+            rc = cf_cli_fail(c,
+                             "%s: line %llu, column %llu: an empty field is NULL, and the "
+                             "column is not nullable (--nullable; \"\" is the empty string)",
+                             name, (unsigned long long)f[col].line, (unsigned long long)f[col].col);
             break;
         }
     }
@@ -435,8 +433,24 @@ static int parse_meta_arg(cf_cli *c, write_job *j, const char *arg)
 int cf_cmd_write(cf_cli *c, int argc, char **argv)
 {
     enum {
-        O_SPEC = 256, O_TYPE, O_ENC, O_COMP, O_NULLABLE, O_ARRAY, O_BLOCK, O_IBLOCK, O_RESTART,
-        O_BATCH, O_VALIDX, O_NOPOSIDX, O_NOCK, O_NOOPT, O_META, O_FORMAT, O_QUIET, O_JSON
+        O_SPEC = 256,
+        O_TYPE,
+        O_ENC,
+        O_COMP,
+        O_NULLABLE,
+        O_ARRAY,
+        O_BLOCK,
+        O_IBLOCK,
+        O_RESTART,
+        O_BATCH,
+        O_VALIDX,
+        O_NOPOSIDX,
+        O_NOCK,
+        O_NOOPT,
+        O_META,
+        O_FORMAT,
+        O_QUIET,
+        O_JSON
     };
     static const struct option opts[] = {
         {"spec", required_argument, NULL, O_SPEC},
@@ -509,8 +523,8 @@ int cf_cmd_write(cf_cli *c, int argc, char **argv)
     }
     char msg[256];
     if (spec != NULL) {
-        if (type_name || enc || comp || format || nullable || array || validx || noposidx ||
-            nock || noopt || block || iblock || restart || j.nmeta) {
+        if (type_name || enc || comp || format || nullable || array || validx || noposidx || nock ||
+            noopt || block || iblock || restart || j.nmeta) {
             rc = cf_cli_usage(c, "--spec takes every option from the spec");
             goto out;
         }

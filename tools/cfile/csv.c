@@ -109,8 +109,7 @@ static int put(cf_csv *r, const void *p, size_t n)
 {
     if (r->rec_cap - r->rec_len < n) {
         if (r->rec_len + n > r->max_record_len + 1024)
-            return fail_at(r, r->record_line, 1, "record longer than %zu bytes",
-                           r->max_record_len);
+            return fail_at(r, r->record_line, 1, "record longer than %zu bytes", r->max_record_len);
         size_t cap = r->rec_cap ? r->rec_cap : 256;
         while (cap - r->rec_len < n)
             cap *= 2;
@@ -138,8 +137,8 @@ static int add_field(cf_csv *r, size_t off, bool quoted, uint64_t line, uint64_t
         r->fields_cap = cap;
     }
     /* data holds the offset until the record is complete (rec may move). */
-    r->fields[r->nfields++] = (cf_csv_field){(const char *)(uintptr_t)off,
-                                             r->rec_len - 1 - off, quoted, line, col};
+    r->fields[r->nfields++] =
+        (cf_csv_field){(const char *)(uintptr_t)off, r->rec_len - 1 - off, quoted, line, col};
     return 0;
 }
 
@@ -227,8 +226,8 @@ int cf_csv_next(cf_csv *r, const cf_csv_field **fields, size_t *nout)
             }
             if (avail(r, 2, &p, &n) != 0)
                 return -1;
-            bool end = n == 0 || p[0] == ',' || p[0] == '\n' ||
-                       (p[0] == '\r' && (n == 1 || p[1] == '\n'));
+            bool end =
+                n == 0 || p[0] == ',' || p[0] == '\n' || (p[0] == '\r' && (n == 1 || p[1] == '\n'));
             if (!end)
                 return fail_at(r, r->line, r->col,
                                "text after the closing quote of the field opened at line "
@@ -250,7 +249,7 @@ int cf_csv_next(cf_csv *r, const cf_csv_field **fields, size_t *nout)
                     break;
                 if (p[0] == '\r') {
                     if (n == 1 || p[1] == '\n')
-                        break; /* CRLF (or a CR ending the input) ends the record */
+                        break;             /* CRLF (or a CR ending the input) ends the record */
                     if (put(r, p, 1) != 0) /* a lone CR is data */
                         return -1;
                     consume(r, 1);
@@ -310,7 +309,8 @@ int cf_csv_json(const cf_csv_field *f, cf_type t, bool is_array, bool nullable, 
         }
         return 0;
     }
-    if (t == CF_TYPE_BOOL && (strcasecmp(f->data, "true") == 0 || strcasecmp(f->data, "false") == 0)) {
+    if (t == CF_TYPE_BOOL &&
+        (strcasecmp(f->data, "true") == 0 || strcasecmp(f->data, "false") == 0)) {
         out->kind = (f->data[0] | 0x20) == 't' ? CF_JSON_TRUE : CF_JSON_FALSE;
         return 0;
     }

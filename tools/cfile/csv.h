@@ -38,16 +38,16 @@
 typedef struct cf_csv_field {
     const char *data; /* NUL-terminated (the field may hold NULs too); owned by the reader */
     size_t len;
-    bool quoted;       /* "" is the empty string, an empty unquoted field may be NULL */
+    bool quoted;        /* "" is the empty string, an empty unquoted field may be NULL */
     uint64_t line, col; /* where the field starts */
 } cf_csv_field;
 
 typedef struct cf_csv {
-    const char *name;   /* for messages */
-    FILE *f;            /* NULL when reading memory */
+    const char *name; /* for messages */
+    FILE *f;          /* NULL when reading memory */
     const char *mem;
     size_t mem_len, mem_off;
-    char *buf;          /* stream input buffer */
+    char *buf; /* stream input buffer */
     size_t buf_len, buf_off, buf_cap;
     bool eof, started;
     uint64_t line, col; /* position of the next byte */
@@ -93,9 +93,9 @@ void cf_csv_write_cell(FILE *f, cf_type t, bool is_array, const cf_batch *b, siz
  * read from `in` (named `file` in messages) into a Parquet writer whose columns
  * are s's, in batches; progress (may be NULL) after each. *rows gets the rows
  * appended. Returns an exit code; messages name the line and column. */
-int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl,
-                           const cf_rs_schema *s, cf_parquet_writer *pw,
-                           void (*progress)(void *ctx, uint64_t rows), void *ctx, uint64_t *rows);
+int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl, const cf_rs_schema *s,
+                           cf_parquet_writer *pw, void (*progress)(void *ctx, uint64_t rows),
+                           void *ctx, uint64_t *rows);
 
 /* Fills a table loader with rows (the table's schema s; new_table: the table
  * was made for this load); *rows = rows appended. Returns an exit code. */
@@ -117,7 +117,6 @@ int cf_cli_table_load(cf_cli *c, const char *dir, const cf_rs_schema *ns, bool s
  * or NULL: by the name's suffix .jsonl/.json), loaded all or nothing, holding
  * the table's writer lock (waiting up to lock_ms for it). */
 int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char *schema,
-                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms,
-                        bool json);
+                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms, bool json);
 
 #endif

@@ -54,7 +54,7 @@ void cf_dataset_free(cf_dataset *d)
 /* ---- named sets ---------------------------------------------------------------------- */
 
 const char *const cf_dataset_names[] = {
-    "int32_random", "int64_sorted", "int32_small", "int32_runs",    "double_walk",
+    "int32_random", "int64_sorted", "int32_small", "int32_runs",     "double_walk",
     "string_zipf",  "string_keys",  "bool_runs",   "int64_nullable",
 };
 const size_t cf_dataset_count = sizeof cf_dataset_names / sizeof cf_dataset_names[0];
@@ -128,8 +128,7 @@ static int gen_named(cf_dataset *d, int which, uint64_t *s)
         }
         break;
     }
-    case 5:
-        return gen_string_zipf(d, s);
+    case 5: return gen_string_zipf(d, s);
     case 6: /* even numbers only: key + "\0" and odd keys are absent */
         d->validx = true;
         d->arena = malloc(n * 16 + 1);
@@ -312,13 +311,9 @@ const cf_encoding *cf_dataset_bench_encodings(cf_type t, size_t *count)
     static const cf_encoding strs[] = {CF_ENC_PLAIN, CF_ENC_PREFIX, CF_ENC_DICT};
     static const cf_encoding bools[] = {CF_ENC_PLAIN, CF_ENC_RLE};
     switch (t) {
-    case CF_TYPE_BOOL:
-        *count = 2;
-        return bools;
+    case CF_TYPE_BOOL: *count = 2; return bools;
     case CF_TYPE_FLOAT:
-    case CF_TYPE_DOUBLE:
-        *count = 2;
-        return flts;
+    case CF_TYPE_DOUBLE: *count = 2; return flts;
     default:
         if (is_binary(t)) {
             *count = 3;

@@ -29,8 +29,7 @@ typedef struct cf_cli_delta_schema {
 /* A spec's "schema" array into s: 0, or -1 with a message. */
 int cf_cli_delta_schema_parse(cf_cli_delta_schema *s, const cf_json *root, char *msg, size_t cap);
 /* The schema file at path into s (doc holds its text): 0 or an exit code (printed). */
-int cf_cli_delta_schema_load(cf_cli *c, cf_cli_delta_schema *s, cf_json_doc *doc,
-                             const char *path);
+int cf_cli_delta_schema_load(cf_cli *c, cf_cli_delta_schema *s, cf_json_doc *doc, const char *path);
 /* "REDO" or "UNDO" (any case): 0, else -1. */
 int cf_cli_delta_parse_type(const char *s, cf_delta_type *out);
 /* An error as the golden files record it: Kudu's status prefix and the message. */

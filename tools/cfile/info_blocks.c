@@ -99,8 +99,8 @@ cf_status cf_blocks_gather_stats(const cf_reader *r, cf_blk_list *l, cf_error *e
         cf_cli_bstats_init(b->st, in->type, in->encoding == CF_ENC_DICT);
         for (uint64_t left = b->rows; st == CF_OK && left > 0;) {
             cf_batch bt;
-            st = cf_iter_next_batch(it, left < CF_CLI_BATCH ? (size_t)left : CF_CLI_BATCH, &bt,
-                                    err);
+            st =
+                cf_iter_next_batch(it, left < CF_CLI_BATCH ? (size_t)left : CF_CLI_BATCH, &bt, err);
             if (st != CF_OK || bt.count == 0)
                 break;
             for (size_t k = 0; k < bt.count; k++)
@@ -266,8 +266,8 @@ static void u64s(char *buf, size_t cap, uint64_t v)
 
 void cf_blocks_text(FILE *out, bool color, const cf_blk_list *l)
 {
-    static const char *const heads[] = {"#",    "kind",  "offset", "stored", "logical",
-                                        "first", "rows", "nulls", "min",    "max",
+    static const char *const heads[] = {"#",        "kind", "offset", "stored", "logical",
+                                        "first",    "rows", "nulls",  "min",    "max",
                                         "distinct", "dict", "status"};
     cf_out_table t;
     cf_out_table_init(&t, out, color, 13, heads, "rlrrrrrrllrll");
@@ -292,20 +292,20 @@ void cf_blocks_text(FILE *out, bool color, const cf_blk_list *l)
         }
         /* A damaged block's logical size is unknown; its rows are those lost. */
         const char *cells[13] = {c[0],
-                                b->kind,
-                                c[1],
-                                c[2],
-                                b->status == CF_OK ? c[3] : "?",
-                                data ? c[4] : "",
-                                data ? c[5] : "",
-                                nulls,
-                                mn,
-                                mx,
-                                dist,
-                                dm ? dm : "",
-                                b->status == CF_OK ? "ok"
-                                : b->msg           ? b->msg
-                                                   : "damaged"};
+                                 b->kind,
+                                 c[1],
+                                 c[2],
+                                 b->status == CF_OK ? c[3] : "?",
+                                 data ? c[4] : "",
+                                 data ? c[5] : "",
+                                 nulls,
+                                 mn,
+                                 mx,
+                                 dist,
+                                 dm ? dm : "",
+                                 b->status == CF_OK ? "ok"
+                                 : b->msg           ? b->msg
+                                                    : "damaged"};
         cf_out_table_row(&t, cells);
     }
     cf_out_table_flush(&t);
@@ -361,4 +361,3 @@ void cf_blocks_framing_line(FILE *out, const cf_reader *r, const cf_blk_list *l)
             " bytes\n",
             stored, size > stored ? size - stored : 0, size);
 }
-

@@ -142,8 +142,7 @@ static int perr(parser *ps, const char *fmt, ...)
 
 static void skip_ws(parser *ps)
 {
-    while (ps->p < ps->end &&
-           (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r'))
+    while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r'))
         ps->p++;
 }
 
@@ -260,9 +259,7 @@ static int parse_string(parser *ps, const char **out, size_t *out_len)
             n += put_utf8(d + n, cp);
             break;
         }
-        default:
-            ps->p--;
-            return perr(ps, "bad escape \\%c", e);
+        default: ps->p--; return perr(ps, "bad escape \\%c", e);
         }
     }
     /* RFC 8259 text is UTF-8; escapes always decode to valid UTF-8, so the raw
@@ -507,9 +504,7 @@ static int parse_value(parser *ps, cf_json *v)
         rc = 0;
         break;
     }
-    default:
-        rc = parse_number(ps, v);
-        break;
+    default: rc = parse_number(ps, v); break;
     }
     ps->depth--;
     return rc;
@@ -580,7 +575,10 @@ int cf_json_parse_file(cf_json_doc *doc, const char *path, char *msg, size_t msg
     return rc;
 }
 
-void cf_json_doc_dispose(cf_json_doc *doc) { cf_arena_dispose(&doc->arena); }
+void cf_json_doc_dispose(cf_json_doc *doc)
+{
+    cf_arena_dispose(&doc->arena);
+}
 
 const cf_json *cf_json_get(const cf_json *obj, const char *key)
 {
@@ -618,4 +616,3 @@ const char *cf_json_kind_name(cf_json_kind k)
     }
     return "?";
 }
-

@@ -44,10 +44,22 @@ static void jw_close(cf_jw *w, char c)
         w->depth--;
 }
 
-void cf_jw_obj_begin(cf_jw *w) { jw_open(w, '{'); }
-void cf_jw_obj_end(cf_jw *w) { jw_close(w, '}'); }
-void cf_jw_arr_begin(cf_jw *w) { jw_open(w, '['); }
-void cf_jw_arr_end(cf_jw *w) { jw_close(w, ']'); }
+void cf_jw_obj_begin(cf_jw *w)
+{
+    jw_open(w, '{');
+}
+void cf_jw_obj_end(cf_jw *w)
+{
+    jw_close(w, '}');
+}
+void cf_jw_arr_begin(cf_jw *w)
+{
+    jw_open(w, '[');
+}
+void cf_jw_arr_end(cf_jw *w)
+{
+    jw_close(w, ']');
+}
 
 static void put_escaped(FILE *f, const uint8_t *s, size_t len)
 {
@@ -112,7 +124,10 @@ void cf_jw_str(cf_jw *w, const void *s, size_t len)
         put_latin1(w->f, s, len);
 }
 
-void cf_jw_cstr(cf_jw *w, const char *s) { cf_jw_str(w, s, strlen(s)); }
+void cf_jw_cstr(cf_jw *w, const char *s)
+{
+    cf_jw_str(w, s, strlen(s));
+}
 
 static void put_hex(FILE *f, const uint8_t *s, size_t len)
 {
@@ -169,8 +184,14 @@ void cf_jw_uint(cf_jw *w, uint64_t v)
     fprintf(w->f, "%" PRIu64, v);
 }
 
-void cf_jw_bool(cf_jw *w, bool v) { cf_jw_raw(w, v ? "true" : "false"); }
-void cf_jw_null(cf_jw *w) { cf_jw_raw(w, "null"); }
+void cf_jw_bool(cf_jw *w, bool v)
+{
+    cf_jw_raw(w, v ? "true" : "false");
+}
+void cf_jw_null(cf_jw *w)
+{
+    cf_jw_raw(w, "null");
+}
 
 void cf_jw_value(cf_jw *w, const cf_json *v)
 {
@@ -206,4 +227,7 @@ void cf_jw_value(cf_jw *w, const cf_json *v)
     }
 }
 
-void cf_jw_newline(cf_jw *w) { fputc('\n', w->f); }
+void cf_jw_newline(cf_jw *w)
+{
+    fputc('\n', w->f);
+}

@@ -131,8 +131,8 @@ bool cf_out_string_plain(const uint8_t *p, size_t n)
 {
     /* In tables NULL is shown as NULL: a string that reads as NULL (or as a
      * quoted string) is shown quoted, so the two never look alike. */
-    bool ambiguous = (n == 4 && strncasecmp((const char *)p, "null", 4) == 0) ||
-                     (n > 0 && p[0] == '"');
+    bool ambiguous =
+        (n == 4 && strncasecmp((const char *)p, "null", 4) == 0) || (n > 0 && p[0] == '"');
     return cf_utf8_valid(p, n) && !has_ctl(p, n) && !ambiguous;
 }
 

@@ -13,16 +13,16 @@
 
 /* How one value converts. */
 enum {
-    K_BOOL,       /* BOOLEAN -> BOOL */
-    K_INT,        /* INT32/INT64 (annotated or not) -> an integer or DECIMAL of any width */
-    K_FLOAT,      /* FLOAT -> FLOAT */
-    K_DOUBLE,     /* DOUBLE -> DOUBLE */
-    K_FLOAT16,    /* FIXED_LEN_BYTE_ARRAY(2) FLOAT16 -> FLOAT (exact: a half widens) */
-    K_TS_MILLIS,  /* INT64 TIMESTAMP(MILLIS) -> UNIXTIME_MICROS, x 1000 */
-    K_TS_NANOS,   /* INT64 TIMESTAMP(NANOS) -> UNIXTIME_MICROS, / 1000 when exact */
-    K_INT96,      /* INT96 (Julian day, nanoseconds) -> UNIXTIME_MICROS when exact */
-    K_DEC_BYTES,  /* BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY DECIMAL (big-endian) -> DECIMAL* */
-    K_BYTES       /* BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY -> STRING or BINARY */
+    K_BOOL,      /* BOOLEAN -> BOOL */
+    K_INT,       /* INT32/INT64 (annotated or not) -> an integer or DECIMAL of any width */
+    K_FLOAT,     /* FLOAT -> FLOAT */
+    K_DOUBLE,    /* DOUBLE -> DOUBLE */
+    K_FLOAT16,   /* FIXED_LEN_BYTE_ARRAY(2) FLOAT16 -> FLOAT (exact: a half widens) */
+    K_TS_MILLIS, /* INT64 TIMESTAMP(MILLIS) -> UNIXTIME_MICROS, x 1000 */
+    K_TS_NANOS,  /* INT64 TIMESTAMP(NANOS) -> UNIXTIME_MICROS, / 1000 when exact */
+    K_INT96,     /* INT96 (Julian day, nanoseconds) -> UNIXTIME_MICROS when exact */
+    K_DEC_BYTES, /* BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY DECIMAL (big-endian) -> DECIMAL* */
+    K_BYTES      /* BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY -> STRING or BINARY */
 };
 
 static uint32_t ld32(const uint8_t *p)
@@ -30,7 +30,10 @@ static uint32_t ld32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint64_t ld64(const uint8_t *p) { return ld32(p) | (uint64_t)ld32(p + 4) << 32; }
+static uint64_t ld64(const uint8_t *p)
+{
+    return ld32(p) | (uint64_t)ld32(p + 4) << 32;
+}
 
 static void st_le(uint8_t *dst, cf_cli_u128 v, size_t n)
 {
@@ -38,14 +41,17 @@ static void st_le(uint8_t *dst, cf_cli_u128 v, size_t n)
         dst[i] = (uint8_t)(v >> (8 * i));
 }
 
-static bool bit(const uint8_t *bm, size_t i) { return bm == NULL || (bm[i >> 3] >> (i & 7)) & 1; }
+static bool bit(const uint8_t *bm, size_t i)
+{
+    return bm == NULL || (bm[i >> 3] >> (i & 7)) & 1;
+}
 
 static void set_bit(uint8_t *bm, size_t i, bool on)
 {
     if (on)
         bm[i >> 3] |= (uint8_t)(1u << (i & 7));
     else
-        bm[i >> 3] &= (uint8_t)~(1u << (i & 7));
+        bm[i >> 3] &= (uint8_t) ~(1u << (i & 7));
 }
 
 /* ---- the type mapping -------------------------------------------------------------------- */
@@ -60,8 +66,10 @@ static int notsup(cf_cli *c, const char *file, const cf_pq_kcol *k, const char *
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    cf_cli_fail(c, "%s: column '%s': %s: no Kudu column type holds it (leave it out with "
-                   "--column)", file, k->name, msg);
+    cf_cli_fail(c,
+                "%s: column '%s': %s: no Kudu column type holds it (leave it out with "
+                "--column)",
+                file, k->name, msg);
     return CF_EXIT_NOTSUP;
 }
 
@@ -92,11 +100,14 @@ static int map_leaf(cf_cli *c, const char *file, const cf_parquet_node *leaf, cf
         return notsup(c, file, k, "%s", cf_parquet_logical_str(lt, lbuf, sizeof(lbuf)));
     if (kind == CF_PARQUET_LT_DECIMAL) {
         if (lt->precision < 1 || lt->precision > 38)
-            return notsup(c, file, k, "DECIMAL(%" PRId32 ",%" PRId32 ") (Kudu's decimals have "
-                          "1 to 38 digits)", lt->precision, lt->scale);
+            return notsup(c, file, k,
+                          "DECIMAL(%" PRId32 ",%" PRId32 ") (Kudu's decimals have "
+                          "1 to 38 digits)",
+                          lt->precision, lt->scale);
         if (lt->scale < 0 || lt->scale > lt->precision)
-            return notsup(c, file, k, "DECIMAL(%" PRId32 ",%" PRId32 ") (a scale outside 0..%"
-                          PRId32 ")", lt->precision, lt->scale, lt->precision);
+            return notsup(c, file, k,
+                          "DECIMAL(%" PRId32 ",%" PRId32 ") (a scale outside 0..%" PRId32 ")",
+                          lt->precision, lt->scale, lt->precision);
         /* Kudu picks a decimal's width by its precision, whatever the physical type. */
         k->col.type = lt->precision <= 9    ? CF_TYPE_DECIMAL32
                       : lt->precision <= 18 ? CF_TYPE_DECIMAL64
@@ -141,9 +152,9 @@ static int map_leaf(cf_cli *c, const char *file, const cf_parquet_node *leaf, cf
             /* isAdjustedToUTC=false (a local date-time) keeps its count: Kudu has
              * no local timestamp, and every engine reads the number as is. */
             k->col.type = CF_TYPE_UNIXTIME_MICROS;
-            k->conv = lt->unit == CF_PARQUET_MILLIS   ? K_TS_MILLIS
+            k->conv = lt->unit == CF_PARQUET_MILLIS  ? K_TS_MILLIS
                       : lt->unit == CF_PARQUET_NANOS ? K_TS_NANOS
-                                                      : K_INT;
+                                                     : K_INT;
             return 0;
         }
         if (kind != CF_PARQUET_LT_NONE)
@@ -346,8 +357,8 @@ static bool fits(const cf_pq_kcol *k, cf_cli_i128 v, char *msg, size_t cap)
     char num[48];
     put_i128(num, sizeof(num), v);
     if (k->col.type >= CF_TYPE_DECIMAL32 && k->col.type <= CF_TYPE_DECIMAL128)
-        snprintf(msg, cap, "unscaled value %s has more than the %d digits of DECIMAL(%d,%d)",
-                 num, k->col.precision, k->col.precision, k->col.scale);
+        snprintf(msg, cap, "unscaled value %s has more than the %d digits of DECIMAL(%d,%d)", num,
+                 k->col.precision, k->col.precision, k->col.scale);
     else
         snprintf(msg, cap, "value %s does not fit %s", num, cf_cli_type_name(k->col.type));
     return false;
@@ -405,8 +416,10 @@ static int conv_value(const cf_pq_kcol *k, const cf_parquet_array *p, size_t i, 
             x *= 1000;
         } else if (k->conv == K_TS_NANOS) {
             if (x % 1000 != 0) {
-                snprintf(msg, cap, "TIMESTAMP(NANOS) %" PRId64 " has digits below a "
-                         "microsecond (UNIXTIME_MICROS would lose them)", (int64_t)x);
+                snprintf(msg, cap,
+                         "TIMESTAMP(NANOS) %" PRId64 " has digits below a "
+                         "microsecond (UNIXTIME_MICROS would lose them)",
+                         (int64_t)x);
                 return -1;
             }
             x /= 1000;
@@ -420,8 +433,10 @@ static int conv_value(const cf_pq_kcol *k, const cf_parquet_array *p, size_t i, 
         int64_t nanos = (int64_t)ld64(v);
         cf_cli_i128 days = (cf_cli_i128)ld32(v + 8) - 2440588;
         if (nanos % 1000 != 0) {
-            snprintf(msg, cap, "INT96 timestamp has digits below a microsecond "
-                     "(%" PRId64 " ns into the day; UNIXTIME_MICROS would lose them)", nanos);
+            snprintf(msg, cap,
+                     "INT96 timestamp has digits below a microsecond "
+                     "(%" PRId64 " ns into the day; UNIXTIME_MICROS would lose them)",
+                     nanos);
             return -1;
         }
         cf_cli_i128 us = days * 86400000000 + nanos / 1000;
@@ -480,8 +495,7 @@ static int grow(cf_cli *c, void **p, size_t *cap, size_t need, size_t unit)
     return 0;
 }
 
-static int bad_value(cf_cli *c, const char *file, const cf_pq_kcol *k, int64_t row,
-                     const char *msg)
+static int bad_value(cf_cli *c, const char *file, const cf_pq_kcol *k, int64_t row, const char *msg)
 {
     return cf_cli_fail(c, "%s: row %" PRId64 ", column '%s': %s", file, row, k->name, msg);
 }
@@ -501,8 +515,8 @@ int cf_pq_kudu_convert(cf_cli *c, const char *file, cf_pq_kcol *k, const cf_parq
         bool present = bit(a->validity, i);
         if (!present && !k->col.nullable)
             return bad_value(c, file, k, first_row + (int64_t)i,
-                             k->is_key ? "NULL in a key column" :
-                                         "NULL in a column that is not OPTIONAL");
+                             k->is_key ? "NULL in a key column"
+                                       : "NULL in a column that is not OPTIONAL");
         set_bit(k->nn, i, present);
     }
     if (!k->col.is_array) {
@@ -535,8 +549,8 @@ int cf_pq_kudu_convert(cf_cli *c, const char *file, cf_pq_kcol *k, const cf_parq
         if (to - from > CF_MAX_ARRAY_ELEMS) {
             snprintf(msg, sizeof(msg), "a list of %zu elements (a Kudu array holds at most %u)",
                      to - from, CF_MAX_ARRAY_ELEMS);
-            cf_cli_fail(c, "%s: row %" PRId64 ", column '%s': %s", file,
-                        first_row + (int64_t)i, k->name, msg);
+            cf_cli_fail(c, "%s: row %" PRId64 ", column '%s': %s", file, first_row + (int64_t)i,
+                        k->name, msg);
             return CF_EXIT_NOTSUP;
         }
         k->counts[i] = (uint32_t)(to - from);
@@ -556,8 +570,7 @@ int cf_pq_kudu_convert(cf_cli *c, const char *file, cf_pq_kcol *k, const cf_parq
 cf_rs_colvec cf_pq_kudu_colvec(const cf_pq_kcol *k)
 {
     return (cf_rs_colvec){k->vals, k->col.nullable ? k->nn : NULL,
-                          k->col.is_array ? k->counts : NULL,
-                          k->col.is_array ? k->enn : NULL};
+                          k->col.is_array ? k->counts : NULL, k->col.is_array ? k->enn : NULL};
 }
 
 void cf_pq_kudu_dispose(cf_pq_kcol *k)

@@ -33,7 +33,7 @@ typedef struct cf_pq_kcol {
      * the elements' bitmap. Binary values are slices into the Parquet batch:
      * valid until the next cf_parquet_records_next. */
     uint8_t *vals;
-    size_t vals_cap;   /* values */
+    size_t vals_cap; /* values */
     uint8_t *nn, *enn;
     size_t nn_cap, enn_cap; /* bits */
     uint32_t *counts;

@@ -9,7 +9,10 @@
 #include "cli.h"
 #include "pq_meta_out.h"
 
-static void jw_slice(cf_jw *w, cf_slice s) { cf_jw_str(w, s.data, s.len); }
+static void jw_slice(cf_jw *w, cf_slice s)
+{
+    cf_jw_str(w, s.data, s.len);
+}
 
 static void jw_enum(cf_jw *w, const char *name, int32_t v)
 {
@@ -182,8 +185,7 @@ void cf_pq_schema_text(FILE *f, const cf_parquet *pq)
         const cf_parquet_column *c = cf_parquet_column_at(pq, i);
         fprintf(f, "  %4" PRIu32 "  ", i);
         for (uint32_t k = 0; k < c->path_len; k++)
-            fprintf(f, "%s%.*s", k ? "." : "", (int)c->path[k].len,
-                    (const char *)c->path[k].data);
+            fprintf(f, "%s%.*s", k ? "." : "", (int)c->path[k].len, (const char *)c->path[k].data);
         fprintf(f, "  %s  D:%u R:%u\n", cf_parquet_type_name(c->type), c->max_def, c->max_rep);
     }
 }
@@ -398,8 +400,8 @@ void cf_pq_meta_text(FILE *f, const char *path, const cf_parquet *pq)
     fprintf(f, "rows:            %" PRId64, cf_parquet_num_rows(pq));
     if (m->num_rows != cf_parquet_num_rows(pq))
         fprintf(f, " (the footer says %" PRId64 ")", m->num_rows);
-    fprintf(f, "\nrow groups:      %" PRIu32 "\ncolumns:         %" PRIu32 "\n",
-            m->row_group_count, cf_parquet_column_count(pq));
+    fprintf(f, "\nrow groups:      %" PRIu32 "\ncolumns:         %" PRIu32 "\n", m->row_group_count,
+            cf_parquet_column_count(pq));
     if (m->kv_count) {
         fprintf(f, "key/value metadata:\n");
         for (uint32_t i = 0; i < m->kv_count; i++) {

@@ -68,8 +68,12 @@ size_t cf_pq_order_width(cf_pq_order o)
 {
     switch (o) {
     case CF_PQ_ORD_BOOL: return 1;
-    case CF_PQ_ORD_I32: case CF_PQ_ORD_U32: case CF_PQ_ORD_FLOAT: return 4;
-    case CF_PQ_ORD_I64: case CF_PQ_ORD_U64: case CF_PQ_ORD_DOUBLE: return 8;
+    case CF_PQ_ORD_I32:
+    case CF_PQ_ORD_U32:
+    case CF_PQ_ORD_FLOAT: return 4;
+    case CF_PQ_ORD_I64:
+    case CF_PQ_ORD_U64:
+    case CF_PQ_ORD_DOUBLE: return 8;
     default: return 0;
     }
 }
@@ -154,4 +158,3 @@ void cf_pq_range_free(cf_pq_range *r)
     free(r->max);
     memset(r, 0, sizeof(*r));
 }
-

@@ -20,8 +20,8 @@ typedef enum cf_pq_order {
     CF_PQ_ORD_U64,
     CF_PQ_ORD_FLOAT,
     CF_PQ_ORD_DOUBLE,
-    CF_PQ_ORD_BYTES,    /* unsigned lexicographic */
-    CF_PQ_ORD_DECIMAL   /* big-endian two's complement */
+    CF_PQ_ORD_BYTES,  /* unsigned lexicographic */
+    CF_PQ_ORD_DECIMAL /* big-endian two's complement */
 } cf_pq_order;
 
 /* A value: fixed bytes or a byte string. */

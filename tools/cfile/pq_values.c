@@ -16,7 +16,6 @@
 
 #include "values.h"
 
-
 /* Integers beyond 2^53 do not survive a double: written as strings. */
 #define SAFE_INT ((int64_t)1 << 53)
 
@@ -249,7 +248,10 @@ static uint32_t le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint64_t le64(const uint8_t *p) { return le32(p) | (uint64_t)le32(p + 4) << 32; }
+static uint64_t le64(const uint8_t *p)
+{
+    return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
 
 static bool is_string_annotated(const cf_parquet_node *n)
 {
@@ -270,9 +272,7 @@ static void put_int(FILE *f, const cf_parquet_node *n, int64_t v, bool is32)
     case CF_PARQUET_LT_DECIMAL:
         put_decimal_u64(f, v < 0, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, lt->scale);
         return;
-    case CF_PARQUET_LT_DATE:
-        put_date(f, v);
-        return;
+    case CF_PARQUET_LT_DATE: put_date(f, v); return;
     case CF_PARQUET_LT_INTEGER:
         if (!lt->is_signed) {
             put_u64(f, is32 ? (uint64_t)(uint32_t)v : (uint64_t)v);
@@ -344,8 +344,8 @@ static void put_primitive(FILE *f, const cf_parquet_array *a, size_t i)
         put_double(f, half_to_double((uint16_t)(p[0] | p[1] << 8)));
     } else if (n->element->has_converted_type &&
                n->element->converted_type == CF_PARQUET_CT_INTERVAL && len == 12) {
-        fprintf(f, "{\"months\":%" PRIu32 ",\"days\":%" PRIu32 ",\"millis\":%" PRIu32 "}",
-                le32(p), le32(p + 4), le32(p + 8));
+        fprintf(f, "{\"months\":%" PRIu32 ",\"days\":%" PRIu32 ",\"millis\":%" PRIu32 "}", le32(p),
+                le32(p + 4), le32(p + 8));
     } else if (is_string_annotated(n)) {
         cf_pq_put_string(f, p, len);
     } else {

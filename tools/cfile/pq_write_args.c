@@ -39,7 +39,7 @@ void cf_pq_args_dispose(cf_pq_args *a)
 /* Record the Kudu types Parquet cannot say (pq_kudu.h) in the footer, unless
  * --meta set that key itself. s: the columns' schema (VARCHAR lengths), or NULL. */
 int cf_pq_kudu_types(cf_cli *c, cf_pq_args *a, const cf_parquet_write_column *cols,
-                         const cf_rs_schema *s, size_t n)
+                     const cf_rs_schema *s, size_t n)
 {
     const size_t klen = strlen(CF_PQ_KUDU_TYPES_KEY);
     for (size_t i = 0; i < a->nmeta; i++)
@@ -73,17 +73,20 @@ int cf_pq_kudu_types(cf_cli *c, cf_pq_args *a, const cf_parquet_write_column *co
 static int parse_size(cf_cli *c, const char *opt, const char *arg, uint64_t min, uint64_t *out)
 {
     if (cf_cli_parse_u64(arg, out) != 0 || *out < min)
-        return cf_cli_usage(c, "--%s: expected an integer >= %" PRIu64 ", got '%s'", opt, min,
-                            arg);
+        return cf_cli_usage(c, "--%s: expected an integer >= %" PRIu64 ", got '%s'", opt, min, arg);
     return 0;
 }
 
 static int parse_codec(const char *s, int32_t *out)
 {
-    static const struct { const char *name; int32_t codec; } names[] = {
+    static const struct {
+        const char *name;
+        int32_t codec;
+    } names[] = {
         {"none", CF_PARQUET_UNCOMPRESSED}, {"uncompressed", CF_PARQUET_UNCOMPRESSED},
-        {"snappy", CF_PARQUET_SNAPPY}, {"gzip", CF_PARQUET_GZIP}, {"brotli", CF_PARQUET_BROTLI},
-        {"zstd", CF_PARQUET_ZSTD}, {"lz4_raw", CF_PARQUET_LZ4_RAW}, {"lz4", CF_PARQUET_LZ4_RAW},
+        {"snappy", CF_PARQUET_SNAPPY},     {"gzip", CF_PARQUET_GZIP},
+        {"brotli", CF_PARQUET_BROTLI},     {"zstd", CF_PARQUET_ZSTD},
+        {"lz4_raw", CF_PARQUET_LZ4_RAW},   {"lz4", CF_PARQUET_LZ4_RAW},
     };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (strcasecmp(s, names[i].name) == 0) {
@@ -101,8 +104,10 @@ int cf_pq_option(cf_cli *c, cf_pq_args *a, int ch, const char *arg)
     switch (ch) {
     case O_CODEC:
         if (parse_codec(arg, &a->o.codec) != 0)
-            return cf_cli_usage(c, "--codec: expected none, snappy, gzip, brotli, zstd or "
-                                   "lz4_raw, got '%s'", arg);
+            return cf_cli_usage(c,
+                                "--codec: expected none, snappy, gzip, brotli, zstd or "
+                                "lz4_raw, got '%s'",
+                                arg);
         return 0;
     case O_LEVEL:
         if ((rc = parse_size(c, "level", arg, 0, &v)) != 0)
@@ -199,8 +204,14 @@ int cf_pq_option(cf_cli *c, cf_pq_args *a, int ch, const char *arg)
         return 0;
     }
     case O_PROGRESS: a->progress = true; return 0;
-    case O_QUIET: a->quiet = true; a->json = false; return 0;
-    case O_JSON: a->json = true; a->quiet = false; return 0;
+    case O_QUIET:
+        a->quiet = true;
+        a->json = false;
+        return 0;
+    case O_JSON:
+        a->json = true;
+        a->quiet = false;
+        return 0;
     default: return 1;
     }
 }
@@ -310,7 +321,7 @@ static int pq_json(cf_cli *c, const char *out, const cf_parquet_writer *w, const
 }
 
 int cf_pq_finish_writer(cf_cli *c, const char *out, cf_parquet_writer *w, const cf_pq_args *a,
-                         const cf_pq_source *src, double t0)
+                        const cf_pq_source *src, double t0)
 {
     cf_error e;
     cf_status st = cf_parquet_writer_finish(w, &e);
@@ -323,4 +334,3 @@ int cf_pq_finish_writer(cf_cli *c, const char *out, cf_parquet_writer *w, const 
                 cf_parquet_writer_rows(w), cf_parquet_writer_bytes(w), out, cf_cli_now_s() - t0);
     return 0;
 }
-

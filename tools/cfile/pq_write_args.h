@@ -15,57 +15,84 @@
 #include "cli.h"
 
 /* The options' help lines, for both usage texts. */
-#define PQ_OPTIONS_HELP                                                                           \
-    "Parquet options:\n"                                                                         \
-    "  --codec C               none, snappy (default), gzip, brotli, zstd, lz4_raw\n"            \
-    "  --level N               codec level (gzip 1..9, zstd 1..22, brotli 0..11)\n"               \
-    "  --row-group-rows N      most rows per row group (default 1048576)\n"                      \
-    "  --row-group-bytes N     a row group ends past N encoded bytes (default 128 MiB)\n"         \
-    "  --page-bytes N          a data page ends past N value bytes (default 1 MiB)\n"             \
-    "  --page-rows N           most rows per data page (default 20000)\n"                        \
-    "  --v2                    DATA_PAGE_V2 pages (default: v1)\n"                                \
-    "  --no-dictionary         PLAIN values only (default: dictionary, PLAIN once the\n"         \
-    "                          chunk's dictionary passes --dict-bytes, default 1 MiB)\n"         \
-    "  --dict-bytes N\n"                                                                          \
-    "  --no-statistics         no min/max/null_count in the column chunks\n"                     \
-    "  --no-page-index         no column and offset index\n"                                     \
-    "  --no-crc                no page CRC-32s\n"                                                 \
-    "  --bloom COL[,COL...]    split-block bloom filters for these columns (repeatable;\n"       \
-    "                          'all' = every column)\n"                                           \
-    "  --bloom-fpp P           their false-positive rate (default 0.01)\n"                       \
-    "  --binary COL[,COL...]   STRING/VARCHAR columns written as plain BYTE_ARRAY, for\n"        \
-    "                          bytes that are not UTF-8 (Parquet's STRING must be)\n"            \
-    "  --meta KEY=VALUE        footer key/value metadata (repeatable)\n"                         \
-    "  --progress              rows written so far on stderr (default: when stderr is a\n"       \
+#define PQ_OPTIONS_HELP                                                                            \
+    "Parquet options:\n"                                                                           \
+    "  --codec C               none, snappy (default), gzip, brotli, zstd, lz4_raw\n"              \
+    "  --level N               codec level (gzip 1..9, zstd 1..22, brotli 0..11)\n"                \
+    "  --row-group-rows N      most rows per row group (default 1048576)\n"                        \
+    "  --row-group-bytes N     a row group ends past N encoded bytes (default 128 MiB)\n"          \
+    "  --page-bytes N          a data page ends past N value bytes (default 1 MiB)\n"              \
+    "  --page-rows N           most rows per data page (default 20000)\n"                          \
+    "  --v2                    DATA_PAGE_V2 pages (default: v1)\n"                                 \
+    "  --no-dictionary         PLAIN values only (default: dictionary, PLAIN once the\n"           \
+    "                          chunk's dictionary passes --dict-bytes, default 1 MiB)\n"           \
+    "  --dict-bytes N\n"                                                                           \
+    "  --no-statistics         no min/max/null_count in the column chunks\n"                       \
+    "  --no-page-index         no column and offset index\n"                                       \
+    "  --no-crc                no page CRC-32s\n"                                                  \
+    "  --bloom COL[,COL...]    split-block bloom filters for these columns (repeatable;\n"         \
+    "                          'all' = every column)\n"                                            \
+    "  --bloom-fpp P           their false-positive rate (default 0.01)\n"                         \
+    "  --binary COL[,COL...]   STRING/VARCHAR columns written as plain BYTE_ARRAY, for\n"          \
+    "                          bytes that are not UTF-8 (Parquet's STRING must be)\n"              \
+    "  --meta KEY=VALUE        footer key/value metadata (repeatable)\n"                           \
+    "  --progress              rows written so far on stderr (default: when stderr is a\n"         \
     "                          terminal)\n"                                                        \
-    "  --quiet                 no summary line\n"                                           \
+    "  --quiet                 no summary line\n"                                                  \
     "  --json                  the summary as one JSON document (see below)\n"
-
 
 /* getopt_long values of the options both commands take, and of each one's own. */
 enum {
-    O_CODEC = 1000, O_LEVEL, O_RG_ROWS, O_RG_BYTES, O_PAGE_BYTES, O_PAGE_ROWS, O_V2, O_NO_DICT,
-    O_DICT_BYTES, O_NO_STATS, O_NO_PI, O_NO_CRC, O_BLOOM, O_BLOOM_FPP, O_META, O_PROGRESS,
-    O_QUIET, O_HELP, O_BINARY, O_SCHEMA, O_INPUT, O_FORMAT, O_AS_OF, O_NAME, O_TO, O_COLUMN,
-    O_KEY, O_TS, O_LOCK_TIMEOUT, O_JSON
+    O_CODEC = 1000,
+    O_LEVEL,
+    O_RG_ROWS,
+    O_RG_BYTES,
+    O_PAGE_BYTES,
+    O_PAGE_ROWS,
+    O_V2,
+    O_NO_DICT,
+    O_DICT_BYTES,
+    O_NO_STATS,
+    O_NO_PI,
+    O_NO_CRC,
+    O_BLOOM,
+    O_BLOOM_FPP,
+    O_META,
+    O_PROGRESS,
+    O_QUIET,
+    O_HELP,
+    O_BINARY,
+    O_SCHEMA,
+    O_INPUT,
+    O_FORMAT,
+    O_AS_OF,
+    O_NAME,
+    O_TO,
+    O_COLUMN,
+    O_KEY,
+    O_TS,
+    O_LOCK_TIMEOUT,
+    O_JSON
 };
 
-#define PQ_LONG_OPTIONS                                                                          \
-    {"codec", required_argument, NULL, O_CODEC}, {"level", required_argument, NULL, O_LEVEL},    \
-    {"row-group-rows", required_argument, NULL, O_RG_ROWS},                                       \
-    {"row-group-bytes", required_argument, NULL, O_RG_BYTES},                                     \
-    {"page-bytes", required_argument, NULL, O_PAGE_BYTES},                                        \
-    {"page-rows", required_argument, NULL, O_PAGE_ROWS}, {"v2", no_argument, NULL, O_V2},         \
-    {"no-dictionary", no_argument, NULL, O_NO_DICT},                                              \
-    {"dict-bytes", required_argument, NULL, O_DICT_BYTES},                                        \
-    {"no-statistics", no_argument, NULL, O_NO_STATS},                                             \
-    {"no-page-index", no_argument, NULL, O_NO_PI}, {"no-crc", no_argument, NULL, O_NO_CRC},       \
-    {"bloom", required_argument, NULL, O_BLOOM},                                                  \
-    {"bloom-fpp", required_argument, NULL, O_BLOOM_FPP},                                          \
-    {"meta", required_argument, NULL, O_META}, {"progress", no_argument, NULL, O_PROGRESS},       \
-    {"quiet", no_argument, NULL, O_QUIET}, {"help", no_argument, NULL, O_HELP},                  \
-    {"binary", required_argument, NULL, O_BINARY}, {"json", no_argument, NULL, O_JSON}
-
+#define PQ_LONG_OPTIONS                                                                            \
+    {"codec", required_argument, NULL, O_CODEC}, {"level", required_argument, NULL, O_LEVEL},      \
+        {"row-group-rows", required_argument, NULL, O_RG_ROWS},                                    \
+        {"row-group-bytes", required_argument, NULL, O_RG_BYTES},                                  \
+        {"page-bytes", required_argument, NULL, O_PAGE_BYTES},                                     \
+        {"page-rows", required_argument, NULL, O_PAGE_ROWS}, {"v2", no_argument, NULL, O_V2},      \
+        {"no-dictionary", no_argument, NULL, O_NO_DICT},                                           \
+        {"dict-bytes", required_argument, NULL, O_DICT_BYTES},                                     \
+        {"no-statistics", no_argument, NULL, O_NO_STATS},                                          \
+        {"no-page-index", no_argument, NULL, O_NO_PI}, {"no-crc", no_argument, NULL, O_NO_CRC},    \
+        {"bloom", required_argument, NULL, O_BLOOM},                                               \
+        {"bloom-fpp", required_argument, NULL, O_BLOOM_FPP},                                       \
+        {"meta", required_argument, NULL, O_META}, {"progress", no_argument, NULL, O_PROGRESS},    \
+        {"quiet", no_argument, NULL, O_QUIET}, {"help", no_argument, NULL, O_HELP},                \
+        {"binary", required_argument, NULL, O_BINARY},                                             \
+    {                                                                                              \
+        "json", no_argument, NULL, O_JSON                                                          \
+    }
 
 typedef struct cf_pq_args {
     cf_parquet_writer_options o;
@@ -76,7 +103,7 @@ typedef struct cf_pq_args {
     bool bloom_all;
     cf_metadata_pair *meta;
     size_t nmeta;
-    char *kudu_types; /* the CF_PQ_KUDU_TYPES_KEY entry's value, when one is added */
+    char *kudu_types;           /* the CF_PQ_KUDU_TYPES_KEY entry's value, when one is added */
     bool progress, quiet, json; /* --quiet and --json: the last one given wins */
 } cf_pq_args;
 

@@ -44,4 +44,3 @@ void cf_cli_progress_end(cf_cli_progress *p)
     progress_draw(p, cf_cli_now_s());
     fputc('\n', p->c->err);
 }
-

@@ -354,8 +354,8 @@ char *cf_svg_render(cf_svg *g, double height, const char *title, size_t *len)
     return d.data; /* ownership passes to the caller */
 }
 
-cf_status cf_svg_finish(cf_svg *g, double height, const char *title, const char *path,
-                        FILE *std, cf_error *err)
+cf_status cf_svg_finish(cf_svg *g, double height, const char *title, const char *path, FILE *std,
+                        cf_error *err)
 {
     size_t len = 0;
     char *doc = cf_svg_render(g, height, title, &len);

@@ -66,8 +66,8 @@ double cf_svg_legend(cf_svg *g, double x, double y, const char *cls, const char 
 /* Set the document height and write the whole document to path atomically, or
  * to std when path is "-" (a failed write is caught where the tool flushes it).
  * CF_EIO etc. from cf_io with err set; nothing is left at path on failure. */
-cf_status cf_svg_finish(cf_svg *g, double height, const char *title, const char *path,
-                        FILE *std, cf_error *err);
+cf_status cf_svg_finish(cf_svg *g, double height, const char *title, const char *path, FILE *std,
+                        cf_error *err);
 /* The whole document as it would be written (for tests); caller frees with free(). */
 char *cf_svg_render(cf_svg *g, double height, const char *title, size_t *len);
 

@@ -496,13 +496,13 @@ cf_status cf_svg_cfile(const char *out_path, FILE *std, const char *file_path, c
                     "block's first key \u00b7 %zu index blocks \u00b7 %" PRIu64 " bytes (%s)",
                     in->format_version, ndata, n - ndata, in->file_size, fsz);
     else
-    cf_svg_text(&g, 12, 40, "start", "sub",
-                "%s v%d \u00b7 %s%s%s \u00b7 %s \u00b7 %s \u00b7 %" PRIu64
-                " rows \u00b7 %zu blocks (%zu data) \u00b7 %" PRIu64 " bytes (%s)",
-                kind, in->format_version, cf_cli_type_name(in->type), in->is_array ? " array" : "",
-                in->nullable ? " nullable" : "", cf_cli_encoding_name(in->encoding),
-                cf_cli_compression_name(in->compression), in->num_values, n, ndata, in->file_size,
-                fsz);
+        cf_svg_text(&g, 12, 40, "start", "sub",
+                    "%s v%d \u00b7 %s%s%s \u00b7 %s \u00b7 %s \u00b7 %" PRIu64
+                    " rows \u00b7 %zu blocks (%zu data) \u00b7 %" PRIu64 " bytes (%s)",
+                    kind, in->format_version, cf_cli_type_name(in->type),
+                    in->is_array ? " array" : "", in->nullable ? " nullable" : "",
+                    cf_cli_encoding_name(in->encoding), cf_cli_compression_name(in->compression),
+                    in->num_values, n, ndata, in->file_size, fsz);
 
     unsigned plev = 0, vlev = 0;
     size_t npos = build_tree(b, n, "positional index", data, ndata, &L, &pos, &plev);

@@ -37,8 +37,7 @@ static void *arena_grow(cf_arena *a, void *arr, size_t n, size_t *cap, size_t el
 /* ---- values from text ------------------------------------------------------------------- */
 
 /* Parse one scalar from text into slot (memory form); binary bytes go to the arena. */
-int cf_cli_scalar_parse(cf_type t, const char *text, void *slot, cf_arena *a, char *msg,
-                        size_t cap)
+int cf_cli_scalar_parse(cf_type t, const char *text, void *slot, cf_arena *a, char *msg, size_t cap)
 {
     cf_type p = cf_type_physical(t);
     char *end;
@@ -112,8 +111,7 @@ int cf_cli_scalar_parse(cf_type t, const char *text, void *slot, cf_arena *a, ch
             return 0;
         }
         break;
-    default:
-        break;
+    default: break;
     }
     return cf_cli_value_parse_arg(text, t, slot, a, msg, cap);
 }

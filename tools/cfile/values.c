@@ -156,14 +156,27 @@ static int parse_integer(const cf_json *v, cf_type t, void *slot, char *msg, siz
     bool neg;
     cf_cli_u128 mag;
     if (parse_int_text(s, len, &neg, &mag) != 0)
-        return fail(msg, cap, "%s: not an integer: %.*s", cf_type_name(t), (int)(len > 60 ? 60 : len), s);
+        return fail(msg, cap, "%s: not an integer: %.*s", cf_type_name(t),
+                    (int)(len > 60 ? 60 : len), s);
     int bits;
     bool is_signed = true;
     switch (t) {
-    case CF_TYPE_UINT8: bits = 8; is_signed = false; break;
-    case CF_TYPE_UINT16: bits = 16; is_signed = false; break;
-    case CF_TYPE_UINT32: bits = 32; is_signed = false; break;
-    case CF_TYPE_UINT64: bits = 64; is_signed = false; break;
+    case CF_TYPE_UINT8:
+        bits = 8;
+        is_signed = false;
+        break;
+    case CF_TYPE_UINT16:
+        bits = 16;
+        is_signed = false;
+        break;
+    case CF_TYPE_UINT32:
+        bits = 32;
+        is_signed = false;
+        break;
+    case CF_TYPE_UINT64:
+        bits = 64;
+        is_signed = false;
+        break;
     case CF_TYPE_INT8: bits = 8; break;
     case CF_TYPE_INT16: bits = 16; break;
     case CF_TYPE_INT32:
@@ -182,19 +195,35 @@ static int parse_integer(const cf_json *v, cf_type t, void *slot, char *msg, siz
         ok = neg ? mag <= lim : mag < lim;
     }
     if (!ok)
-        return fail(msg, cap, "%s: %.*s is out of range", cf_type_name(t), (int)(len > 60 ? 60 : len), s);
+        return fail(msg, cap, "%s: %.*s is out of range", cf_type_name(t),
+                    (int)(len > 60 ? 60 : len), s);
     cf_cli_i128 val = neg ? (cf_cli_i128)((cf_cli_u128)0 - mag) : (cf_cli_i128)mag;
     /* Kudu's DATE is days since 1970-01-01 in 0001-01-01..9999-12-31
      * (DataTypeTraits<DATE>; the golden date-* files hold both ends). */
     if (t == CF_TYPE_DATE && (val < CF_CLI_DATE_MIN || val > CF_CLI_DATE_MAX))
-        return fail(msg, cap,
-                    "DATE: %.*s is out of range (days %d..%d, 0001-01-01..9999-12-31)",
+        return fail(msg, cap, "DATE: %.*s is out of range (days %d..%d, 0001-01-01..9999-12-31)",
                     (int)(len > 60 ? 60 : len), s, CF_CLI_DATE_MIN, CF_CLI_DATE_MAX);
     switch (bits) {
-    case 8: { uint8_t x = (uint8_t)val; memcpy(slot, &x, 1); break; }
-    case 16: { uint16_t x = (uint16_t)val; memcpy(slot, &x, 2); break; }
-    case 32: { uint32_t x = (uint32_t)val; memcpy(slot, &x, 4); break; }
-    case 64: { uint64_t x = (uint64_t)val; memcpy(slot, &x, 8); break; }
+    case 8: {
+        uint8_t x = (uint8_t)val;
+        memcpy(slot, &x, 1);
+        break;
+    }
+    case 16: {
+        uint16_t x = (uint16_t)val;
+        memcpy(slot, &x, 2);
+        break;
+    }
+    case 32: {
+        uint32_t x = (uint32_t)val;
+        memcpy(slot, &x, 4);
+        break;
+    }
+    case 64: {
+        uint64_t x = (uint64_t)val;
+        memcpy(slot, &x, 8);
+        break;
+    }
     default: memcpy(slot, &val, 16); break;
     }
     return 0;
@@ -280,7 +309,8 @@ static int parse_floating(const cf_json *v, cf_type t, void *slot, char *msg, si
         return fail(msg, cap, "%s: %.*s is out of range (use \"Infinity\" for infinity)",
                     cf_type_name(t), (int)(len > 60 ? 60 : len), s);
     if (!ok)
-        return fail(msg, cap, "%s: not a number: %.*s", cf_type_name(t), (int)(len > 60 ? 60 : len), s);
+        return fail(msg, cap, "%s: not a number: %.*s", cf_type_name(t), (int)(len > 60 ? 60 : len),
+                    s);
     return 0;
 }
 
@@ -319,7 +349,8 @@ static int parse_repeat(const cf_json *v, cf_type t, cf_slice *out, cf_arena *ar
     cf_slice u;
     if (parse_bytes(unit, t, &u, arena, msg, cap) != 0)
         return -1;
-    if (n > (cf_cli_u128)(SIZE_MAX / 2) || (u.len != 0 && n > (cf_cli_u128)((SIZE_MAX / 2) / u.len)))
+    if (n > (cf_cli_u128)(SIZE_MAX / 2) ||
+        (u.len != 0 && n > (cf_cli_u128)((SIZE_MAX / 2) / u.len)))
         return fail(msg, cap, "%s: repeat count too large", cf_type_name(t));
     size_t total = u.len * (size_t)n;
     uint8_t *d = cf_arena_alloc(arena, total);
@@ -349,7 +380,8 @@ static int parse_bytes(const cf_json *v, cf_type t, cf_slice *out, cf_arena *are
         if (cf_json_get(v, "repeat") != NULL)
             return parse_repeat(v, t, out, arena, msg, cap);
     }
-    return fail(msg, cap, "%s: expected a string, {\"hex\": ...} or {\"repeat\": ..., \"count\": N}",
+    return fail(msg, cap,
+                "%s: expected a string, {\"hex\": ...} or {\"repeat\": ..., \"count\": N}",
                 cf_type_name(t));
 }
 
@@ -381,8 +413,7 @@ int cf_cli_value_parse(const cf_json *v, cf_type t, void *slot, bool *is_null, c
         return 0;
     }
     case CF_TYPE_FLOAT:
-    case CF_TYPE_DOUBLE:
-        return parse_floating(v, t, slot, msg, msg_cap);
+    case CF_TYPE_DOUBLE: return parse_floating(v, t, slot, msg, msg_cap);
     case CF_TYPE_STRING:
     case CF_TYPE_VARCHAR:
     case CF_TYPE_BINARY: {
@@ -456,24 +487,69 @@ void cf_cli_value_write(cf_jw *w, cf_type t, const void *slot)
     char buf[CF_CLI_NUM_CAP];
     bool is_string;
     switch (t) {
-    case CF_TYPE_UINT8: { uint8_t x; memcpy(&x, slot, 1); cf_jw_uint(w, x); break; }
-    case CF_TYPE_INT8: { int8_t x; memcpy(&x, slot, 1); cf_jw_int(w, x); break; }
-    case CF_TYPE_UINT16: { uint16_t x; memcpy(&x, slot, 2); cf_jw_uint(w, x); break; }
-    case CF_TYPE_INT16: { int16_t x; memcpy(&x, slot, 2); cf_jw_int(w, x); break; }
-    case CF_TYPE_UINT32: { uint32_t x; memcpy(&x, slot, 4); cf_jw_uint(w, x); break; }
+    case CF_TYPE_UINT8: {
+        uint8_t x;
+        memcpy(&x, slot, 1);
+        cf_jw_uint(w, x);
+        break;
+    }
+    case CF_TYPE_INT8: {
+        int8_t x;
+        memcpy(&x, slot, 1);
+        cf_jw_int(w, x);
+        break;
+    }
+    case CF_TYPE_UINT16: {
+        uint16_t x;
+        memcpy(&x, slot, 2);
+        cf_jw_uint(w, x);
+        break;
+    }
+    case CF_TYPE_INT16: {
+        int16_t x;
+        memcpy(&x, slot, 2);
+        cf_jw_int(w, x);
+        break;
+    }
+    case CF_TYPE_UINT32: {
+        uint32_t x;
+        memcpy(&x, slot, 4);
+        cf_jw_uint(w, x);
+        break;
+    }
     case CF_TYPE_INT32:
     case CF_TYPE_DATE:
-    case CF_TYPE_DECIMAL32: { int32_t x; memcpy(&x, slot, 4); cf_jw_int(w, x); break; }
-    case CF_TYPE_UINT64: { uint64_t x; memcpy(&x, slot, 8); cf_jw_uint(w, x); break; }
+    case CF_TYPE_DECIMAL32: {
+        int32_t x;
+        memcpy(&x, slot, 4);
+        cf_jw_int(w, x);
+        break;
+    }
+    case CF_TYPE_UINT64: {
+        uint64_t x;
+        memcpy(&x, slot, 8);
+        cf_jw_uint(w, x);
+        break;
+    }
     case CF_TYPE_INT64:
     case CF_TYPE_UNIXTIME_MICROS:
-    case CF_TYPE_DECIMAL64: { int64_t x; memcpy(&x, slot, 8); cf_jw_int(w, x); break; }
+    case CF_TYPE_DECIMAL64: {
+        int64_t x;
+        memcpy(&x, slot, 8);
+        cf_jw_int(w, x);
+        break;
+    }
     case CF_TYPE_INT128:
     case CF_TYPE_DECIMAL128:
         cf_cli_format_i128(buf, slot);
         cf_jw_cstr(w, buf);
         break;
-    case CF_TYPE_BOOL: { uint8_t x; memcpy(&x, slot, 1); cf_jw_bool(w, x != 0); break; }
+    case CF_TYPE_BOOL: {
+        uint8_t x;
+        memcpy(&x, slot, 1);
+        cf_jw_bool(w, x != 0);
+        break;
+    }
     case CF_TYPE_FLOAT: {
         float f;
         memcpy(&f, slot, 4);
@@ -507,13 +583,14 @@ void cf_cli_value_write(cf_jw *w, cf_type t, const void *slot)
         cf_jw_hex(w, s.data, s.len);
         break;
     }
-    default:
-        cf_jw_null(w);
-        break;
+    default: cf_jw_null(w); break;
     }
 }
 
-static bool bit(const uint8_t *bm, size_t i) { return (bm[i >> 3] >> (i & 7)) & 1; }
+static bool bit(const uint8_t *bm, size_t i)
+{
+    return (bm[i >> 3] >> (i & 7)) & 1;
+}
 
 void cf_cli_row_write(cf_jw *w, cf_type t, bool is_array, const cf_batch *b, size_t i)
 {
@@ -588,7 +665,10 @@ static int grow_bits(uint8_t **bm, size_t old_cap, size_t new_cap)
     return 0;
 }
 
-static void set_bit(uint8_t *bm, size_t i) { bm[i >> 3] |= (uint8_t)(1u << (i & 7)); }
+static void set_bit(uint8_t *bm, size_t i)
+{
+    bm[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
 
 static int add_row_slot(cf_cli_column *c, char *msg, size_t cap)
 {

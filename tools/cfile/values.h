@@ -58,12 +58,12 @@ void cf_cli_row_write(cf_jw *w, cf_type t, bool is_array, const cf_batch *b, siz
 typedef struct cf_cli_column {
     cf_type type;
     bool is_array;
-    size_t width;          /* cf_type_size(type) */
-    size_t rows;           /* rows (cells for arrays) */
+    size_t width; /* cf_type_size(type) */
+    size_t rows;  /* rows (cells for arrays) */
     size_t rows_cap;
-    uint8_t *nonnull;      /* bit per row/cell, 1 = present */
-    size_t nulls;          /* NULL rows/cells */
-    uint8_t *values;       /* scalars: rows * width; arrays: elems * width */
+    uint8_t *nonnull; /* bit per row/cell, 1 = present */
+    size_t nulls;     /* NULL rows/cells */
+    uint8_t *values;  /* scalars: rows * width; arrays: elems * width */
     size_t elems, elems_cap;
     uint8_t *elem_nonnull; /* arrays: bit per element */
     size_t elem_nulls;
