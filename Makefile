@@ -76,7 +76,7 @@ bench-micro:
 bench-big:
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
 	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
-	cmake --build build-bench -j$(JOBS) --target cfile
+	cmake --build build-bench -j$(JOBS) --target cfile_cli
 	bench/bigfile.sh build-bench
 
 # Every test under valgrind memcheck: a memory error or any leak (definite,
