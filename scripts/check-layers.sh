@@ -53,7 +53,7 @@ while read -r dir below; do
             if probe "$dir" "$inc"; then
                 echo "FAIL: src/$dir can include $inc, a layer that is not below it"
                 fail=1
-            elif ! grep -q 'No such file' "$tmp/out"; then
+            elif ! grep -qE 'No such file|file not found' "$tmp/out"; then  # gcc | clang
                 echo "FAIL: src/$dir including $inc failed, but not for want of the file:"
                 sed 's/^/    /' "$tmp/out"
                 fail=1
