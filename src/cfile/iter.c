@@ -45,7 +45,7 @@ struct cf_iter {
 
     cf_buf out_vals, out_nonnull, out_offsets, out_elem_nonnull, dense;
 
-    /* Block reuse (bench/PERFORMANCE.md): blk_valid says that blk_ptr's block
+    /* Block reuse (docs/PERFORMANCE.md): blk_valid says that blk_ptr's block
      * is still fully loaded (bytes, bitmaps, decoder), so seeking into it again
      * only repositions. `blk` says where its bytes live (blk.pin holds it in
      * the reader's cache, if any). */

@@ -1,7 +1,7 @@
 cmake_minimum_required(VERSION 3.25)
 # CLI contract for `cfile table` (issue 9, item 5): the exact command forms run on
 # the small CSVs in tests/rowset/cli/, each step's exit status, stdout and stderr
-# compared byte for byte with tests/rowset/cli/expected/NN-name.txt.
+# compared byte for byte with tests/rowset/cli/expected/<NN>-<name>.txt.
 # Steps run in order in WORK (so table directories and CSV names are relative and
 # the outputs hold no temporary paths); timestamps are the tool's logical ones,
 # and the only wall-clock figure ("in 0.02 s" after an import) is normalised.
