@@ -12,13 +12,14 @@
  *
  * Data sets: random int32 (PLAIN, BIT_SHUFFLE), int32 runs of 1-32 (RLE),
  * zipf-ish words (DICT), each written not nullable ("n0") and nullable with
- * 10% ("n10") and 50% ("n50") NULLs at random, the same values in the non-null
- * rows. A scan is a new iterator and 1024-row cf_iter_copy_batch calls into
- * one reused buffer, timed in thread CPU time (the machine is shared: time
- * spent descheduled is not the scan's); the median of REPS scans after an
- * untimed one. Output: one line per file and I/O mode, and the nullable /
- * not-nullable ratio of the medians. Link it against two builds and alternate
- * the runs to compare them.
+ * no NULLs ("z0"), 10% ("n10") and 50% ("n50") NULLs at random, the same
+ * values in the non-null rows. A scan is a new iterator and 1024-row
+ * cf_iter_copy_batch calls into one reused buffer, timed in thread CPU time
+ * (the machine is shared: time spent descheduled is not the scan's); the
+ * median of REPS scans after an untimed one, the files of a data set taking
+ * turns scan by scan (so load changes fall on all of them alike). Output: one
+ * line per file and I/O mode, and its ratio to the not-nullable file's
+ * median. Link it against two builds and alternate the runs to compare them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,14 @@
 
 #define BATCH 1024
 
-static const int null_pcts[] = {0, 10, 50};
+/* What each file of a data set holds: its name's suffix, the share of NULL
+ * rows, and whether the column is nullable (the first is the baseline). */
+static const struct {
+    const char *tag;
+    int pct;
+    bool nullable;
+} cases[] = {{"n0", 0, false}, {"z0", 0, true}, {"n10", 10, true}, {"n50", 50, true}};
+#define NCASES (sizeof cases / sizeof cases[0])
 static const struct {
     const char *name;
     cf_type type;
@@ -101,8 +109,8 @@ static void write_set(const char *dir, size_t s, size_t rows)
     }
     size_t es = iv ? 4 : sizeof(cf_slice);
     uint8_t *vals = malloc(rows * es), *nn = malloc(rows / 8 + 1);
-    for (size_t p = 0; p < sizeof null_pcts / sizeof null_pcts[0]; p++) {
-        int pct = null_pcts[p];
+    for (size_t p = 0; p < NCASES; p++) {
+        int pct = cases[p].pct;
         /* the same values, in the non-null rows, in the same order */
         size_t j = 0;
         memset(nn, 0, rows / 8 + 1);
@@ -117,11 +125,11 @@ static void write_set(const char *dir, size_t s, size_t rows)
             j++;
         }
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s.n%d.cfile", dir, sets[s].name, pct);
+        snprintf(path, sizeof path, "%s/%s.%s.cfile", dir, sets[s].name, cases[p].tag);
         cf_writer_options o;
         cf_writer_options_init(&o, sets[s].type);
         o.encoding = sets[s].enc;
-        o.nullable = pct > 0;
+        o.nullable = cases[p].nullable;
         cf_error err = {0};
         cf_writer *w;
         if (cf_writer_create_file(&w, path, &o, &err) != CF_OK)
@@ -133,7 +141,7 @@ static void write_set(const char *dir, size_t s, size_t rows)
             for (size_t r = 0; r < k; r++)
                 if (nn[(i + r) / 8] >> ((i + r) % 8) & 1)
                     bm[r / 8] |= (uint8_t)(1u << (r % 8));
-            if (cf_writer_append(w, vals + i * es, pct > 0 ? bm : NULL, k, &err) != CF_OK)
+            if (cf_writer_append(w, vals + i * es, cases[p].nullable ? bm : NULL, k, &err) != CF_OK)
                 die(path, &err);
         }
         if (cf_writer_finish(w, &err) != CF_OK)
@@ -154,53 +162,87 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Median CPU seconds of reps full scans. */
-static double scan_file(const char *path, cf_cache *cache, int reps, uint64_t *rows_out)
+/* CPU seconds of one full scan (not inlined: callgrind --toggle-collect=scan_once
+ * counts the scans alone). */
+__attribute__((noinline)) static double scan_once(cf_reader *r, const char *path,
+                                                  uint64_t *rows_out)
 {
-    cf_reader_options ro;
-    cf_reader_options_init(&ro);
-    ro.cache = cache;
-    cf_error err = {0};
-    cf_reader *r;
-    if (cf_reader_open_file(&r, path, false, &ro, &err) != CF_OK)
-        die(path, &err);
     static uint8_t vals[BATCH * 16], nn[BATCH / 8];
-    double *t = malloc(sizeof(double) * (size_t)reps);
-    uint64_t check = 0;
-    for (int rep = -1; rep < reps; rep++) {
-        double t0 = cpu_now();
-        cf_iter *it;
-        if (cf_iter_create(&it, r, &err) != CF_OK)
+    static uint64_t check;
+    cf_error err = {0};
+    double t0 = cpu_now();
+    cf_iter *it;
+    if (cf_iter_create(&it, r, &err) != CF_OK)
+        die(path, &err);
+    uint64_t rows = 0;
+    for (;;) {
+        size_t got;
+        if (cf_iter_copy_batch(it, vals, nn, BATCH, &got, &err) != CF_OK)
             die(path, &err);
-        uint64_t rows = 0;
-        for (;;) {
-            size_t got;
-            if (cf_iter_copy_batch(it, vals, nn, BATCH, &got, &err) != CF_OK)
-                die(path, &err);
-            if (got == 0)
-                break;
-            rows += got;
-            check += vals[0] + nn[0];
-        }
-        cf_iter_free(it);
-        double dt = cpu_now() - t0;
-        if (rep >= 0)
-            t[rep] = dt;
-        *rows_out = rows;
+        if (got == 0)
+            break;
+        rows += got;
+        check += vals[0] + nn[0];
     }
+    cf_iter_free(it);
+    double dt = cpu_now() - t0;
     if (check == 1)
         printf(" ");
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    double med = t[reps / 2];
+    *rows_out = rows;
+    return dt;
+}
+
+/* Scan the files of data set s (those FILTER keeps) reps times each, one
+ * scan of each file in turn, so that the machine's load changes fall on
+ * every file alike; print each file's median and its ratio to the first. */
+static void scan_set(const char *dir, size_t s, int io, int reps, const char *filter)
+{
+    cf_reader *r[NCASES] = {0};
+    cf_cache *cache[NCASES] = {0};
+    char path[NCASES][4096];
+    double *t = malloc(sizeof(double) * NCASES * (size_t)reps);
+    uint64_t rows[NCASES] = {0};
+    cf_error err = {0};
+    for (size_t p = 0; p < NCASES; p++) {
+        snprintf(path[p], sizeof path[p], "%s/%s.%s.cfile", dir, sets[s].name, cases[p].tag);
+        if (filter && strstr(path[p], filter) == NULL)
+            continue;
+        if (io == 1 && cf_cache_create(&cache[p], 256u << 20, &err) != CF_OK)
+            die("cache", &err);
+        cf_reader_options ro;
+        cf_reader_options_init(&ro);
+        ro.cache = cache[p];
+        if (cf_reader_open_file(&r[p], path[p], false, &ro, &err) != CF_OK)
+            die(path[p], &err);
+        scan_once(r[p], path[p], &rows[p]); /* untimed: fills the cache */
+    }
+    for (int rep = 0; rep < reps; rep++)
+        for (size_t p = 0; p < NCASES; p++)
+            if (r[p])
+                t[p * (size_t)reps + (size_t)rep] = scan_once(r[p], path[p], &rows[p]);
+    double base = 0;
+    for (size_t p = 0; p < NCASES; p++) {
+        if (!r[p])
+            continue;
+        qsort(t + p * (size_t)reps, (size_t)reps, sizeof *t, cmp_double);
+        double med = t[p * (size_t)reps + (size_t)reps / 2];
+        if (p == 0)
+            base = med;
+        printf("%-18s %-3s %-5s %8.3f ms  ratio %.2f  (%llu rows)\n", sets[s].name, cases[p].tag,
+               io ? "cache" : "pread", med * 1e3, base > 0 ? med / base : 0.0,
+               (unsigned long long)rows[p]);
+        cf_reader_free(r[p]);
+        cf_cache_free(cache[p]);
+    }
+    fflush(stdout);
     free(t);
-    cf_reader_free(r);
-    return med;
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_nulls write DIR [ROWS] | scan DIR [REPS [FILTER]]\n");
+        fprintf(stderr,
+                "usage: bench_nulls write DIR [ROWS] | scan DIR [REPS [FILTER [pread|cache]]]\n");
         return 2;
     }
     if (strcmp(argv[1], "write") == 0) {
@@ -217,28 +259,8 @@ int main(int argc, char **argv)
     for (int io = 0; io < 2; io++) {
         if (only && strcmp(only, io ? "cache" : "pread") != 0)
             continue;
-        for (size_t s = 0; s < NSETS; s++) {
-            double base = 0;
-            for (size_t p = 0; p < sizeof null_pcts / sizeof null_pcts[0]; p++) {
-                char path[4096];
-                snprintf(path, sizeof path, "%s/%s.n%d.cfile", argv[2], sets[s].name, null_pcts[p]);
-                if (filter && strstr(path, filter) == NULL)
-                    continue;
-                cf_cache *cache = NULL;
-                cf_error err = {0};
-                if (io == 1 && cf_cache_create(&cache, 256u << 20, &err) != CF_OK)
-                    die("cache", &err);
-                uint64_t rows = 0;
-                double med = scan_file(path, cache, reps, &rows);
-                cf_cache_free(cache);
-                if (p == 0)
-                    base = med;
-                printf("%-18s n%-2d %-5s %8.3f ms  ratio %.2f  (%llu rows)\n", sets[s].name,
-                       null_pcts[p], io ? "cache" : "pread", med * 1e3, base > 0 ? med / base : 0.0,
-                       (unsigned long long)rows);
-                fflush(stdout);
-            }
-        }
+        for (size_t s = 0; s < NSETS; s++)
+            scan_set(argv[2], s, io, reps, filter);
     }
     return 0;
 }

@@ -10,10 +10,18 @@
  * slot loads the next dense value and masks it to zero), because 10-20% NULLs
  * at random make runs too short for a memcpy per run to pay. Neither reads
  * past the k dense values, so PLAIN blocks are spread from in place.
+ *
+ * In place (dense = out's last k slots): a step that takes rows [i, i + r)
+ * and dense values from j writes no further than row i + r, while the
+ * values still unread start at slot n - k + j + (the step's values) >= i + r,
+ * because the NULLs among the first i + r rows (i + r - j - those values)
+ * are at most n - k. Each step loads before it stores, so the loops need
+ * nothing else; runs of present rows move with memmove.
  */
 #include "expand.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "util/bitmap.h"
@@ -65,7 +73,7 @@ static void expand_portable(uint8_t *out, const uint8_t *dense, const uint8_t *b
         for (; i + 8 <= n && j + 8 <= k; i += 8) {
             unsigned m = group8(bm, bit0 + i);
             if (m == 0xff) {
-                memcpy(out + i * 16, dense + j * 16, 128);
+                memmove(out + i * 16, dense + j * 16, 128);
                 j += 8;
                 continue;
             }
@@ -99,7 +107,7 @@ static void expand_portable(uint8_t *out, const uint8_t *dense, const uint8_t *b
     while (i < n) {
         size_t run = cf_bitmap_run(bm, bit0 + i, n - i);
         if (cf_bitmap_get(bm, bit0 + i)) {
-            memcpy(out + i * es, dense, run * es);
+            memmove(out + i * es, dense, run * es);
             dense += run * es;
         } else {
             memset(out + i * es, 0, run * es);
@@ -230,13 +238,72 @@ AVX2 static size_t expand_avx2(uint8_t *out, const uint8_t *dense, const uint8_t
     *done = i;
     return j;
 }
+
+/* A NULL row's slice. */
+static const cf_slice no_entry;
+/* dict_rows8 turns a codeword into its entry's address with a shift. */
+_Static_assert(sizeof(cf_slice) == 16, "cf_slice is two 8-byte words");
+
+/* Eight rows of a DICT expansion under flags m (table entry t = idx4[m]):
+ * the group's codewords permuted into their rows, widened to the addresses of
+ * their entries (NULL rows: no_entry's), then one 16-byte copy per row. The
+ * addresses go through memory: one store per four rows, then a load per row,
+ * cheaper than extracting lanes. */
+AVX2 static inline void dict_rows8(cf_slice *out, const uint32_t *cw, const cf_slice *entries,
+                                   uint64_t t)
+{
+    __m128i t8 = _mm_cvtsi64_si128((long long)t);
+    __m256i c = _mm256_loadu_si256((const __m256i *)(const void *)cw);
+    c = _mm256_permutevar8x32_epi32(c, _mm256_cvtepi8_epi32(t8));
+    __m256i base = _mm256_set1_epi64x((long long)(uintptr_t)entries);
+    __m256i none = _mm256_set1_epi64x((long long)(uintptr_t)&no_entry);
+    __m256i lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(c));
+    __m256i hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(c, 1));
+    lo = _mm256_add_epi64(_mm256_slli_epi64(lo, 4), base);
+    hi = _mm256_add_epi64(_mm256_slli_epi64(hi, 4), base);
+    /* a NULL row's table byte is 0x80: sign-extended, it selects no_entry */
+    lo = _mm256_blendv_epi8(lo, none, _mm256_cvtepi8_epi64(t8));
+    hi = _mm256_blendv_epi8(hi, none, _mm256_cvtepi8_epi64(_mm_srli_si128(t8, 4)));
+    uintptr_t at[8];
+    _mm256_storeu_si256((__m256i *)(void *)at, lo);
+    _mm256_storeu_si256((__m256i *)(void *)(at + 4), hi);
+    for (unsigned r = 0; r < 8; r++)
+        memcpy(&out[r], (const void *)at[r], sizeof(cf_slice));
+}
+
+/* Rows [0, *done) of a DICT expansion; returns the codewords taken. A group
+ * loads eight codewords: groups run only while eight remain. */
+AVX2 static size_t expand_dict_avx2(cf_slice *out, const uint32_t *cw, const cf_slice *entries,
+                                    const uint8_t *bm, size_t bit0, size_t n, size_t k,
+                                    size_t *done)
+{
+    size_t i = 0, j = 0;
+    for (; i + 64 <= n && j + 64 <= k; i += 64) {
+        uint64_t w = group64(bm, bit0 + i);
+        for (unsigned g = 0; g < 8; g++) {
+            unsigned m = (unsigned)(w >> (8 * g)) & 0xff;
+            dict_rows8(out + i + 8 * g, cw + j, entries, idx4[m]);
+            j += (unsigned)_mm_popcnt_u32(m);
+        }
+    }
+    for (; i + 8 <= n && j + 8 <= k; i += 8) {
+        unsigned m = group8(bm, bit0 + i);
+        dict_rows8(out + i, cw + j, entries, idx4[m]);
+        j += (unsigned)_mm_popcnt_u32(m);
+    }
+    *done = i;
+    return j;
+}
 #endif
 
-void cf_expand_nulls(uint8_t *out, const uint8_t *dense, const uint8_t *bm, size_t bit0, size_t n,
-                     size_t k, size_t es)
+/* simd: whether the AVX2 loops may run (tests turn them off to reach the
+ * portable ones on CPUs that have AVX2). */
+static void expand_nulls(uint8_t *out, const uint8_t *dense, const uint8_t *bm, size_t bit0,
+                         size_t n, size_t k, size_t es, bool simd)
 {
     if (k == n) { /* no NULLs in this stretch */
-        memcpy(out, dense, n * es);
+        if (out != dense)
+            memcpy(out, dense, n * es);
         return;
     }
     if (k == 0) {
@@ -244,7 +311,7 @@ void cf_expand_nulls(uint8_t *out, const uint8_t *dense, const uint8_t *bm, size
         return;
     }
 #ifdef CF_EXPAND_X86
-    if (es == 4 || es == 8 || es == 16) {
+    if (simd && (es == 4 || es == 8 || es == 16)) {
         pthread_once(&once, init);
         if (have_avx2) {
             size_t done, j = expand_avx2(out, dense, bm, bit0, n, k, es, &done);
@@ -255,20 +322,44 @@ void cf_expand_nulls(uint8_t *out, const uint8_t *dense, const uint8_t *bm, size
             k -= j;
         }
     }
+#else
+    (void)simd;
 #endif
     expand_portable(out, dense, bm, bit0, n, k, es);
 }
 
-void cf_expand_dict(cf_slice *out, const uint32_t *cw, const cf_slice *entries, const uint8_t *bm,
-                    size_t bit0, size_t n, size_t k)
+void cf_expand_nulls(uint8_t *out, const uint8_t *dense, const uint8_t *bm, size_t bit0, size_t n,
+                     size_t k, size_t es)
+{
+    expand_nulls(out, dense, bm, bit0, n, k, es, true);
+}
+
+void cf_expand_nulls_portable(uint8_t *out, const uint8_t *dense, const uint8_t *bm, size_t bit0,
+                              size_t n, size_t k, size_t es)
+{
+    expand_nulls(out, dense, bm, bit0, n, k, es, false);
+}
+
+static void expand_dict(cf_slice *out, const uint32_t *cw, const cf_slice *entries,
+                        const uint8_t *bm, size_t bit0, size_t n, size_t k, bool simd)
 {
     /* The lookup and the spreading in one pass (not entries into a dense
      * array, then that array into the rows), without a branch per row (NULLs
      * at random defeat the predictor): every row loads the entry of the next
      * codeword (there is one while j < k) and a NULL row masks it to zero;
-     * eight rows share one bitmap load. */
-    uint8_t *o = (uint8_t *)out;
+     * eight rows share one bitmap load. With AVX2, eight rows' entry
+     * addresses are computed in one register pass (dict_rows8). */
     size_t i = 0, j = 0;
+#ifdef CF_EXPAND_X86
+    if (simd) {
+        pthread_once(&once, init);
+        if (have_avx2)
+            j = expand_dict_avx2(out, cw, entries, bm, bit0, n, k, &i);
+    }
+#else
+    (void)simd;
+#endif
+    uint8_t *o = (uint8_t *)out;
     for (; i + 8 <= n && j + 8 <= k; i += 8) {
         unsigned m = group8(bm, bit0 + i);
         for (unsigned r = 0; r < 8; r++) {
@@ -289,4 +380,16 @@ void cf_expand_dict(cf_slice *out, const uint32_t *cw, const cf_slice *entries, 
         j += b;
     }
     memset(o + i * 16, 0, (n - i) * 16);
+}
+
+void cf_expand_dict(cf_slice *out, const uint32_t *cw, const cf_slice *entries, const uint8_t *bm,
+                    size_t bit0, size_t n, size_t k)
+{
+    expand_dict(out, cw, entries, bm, bit0, n, k, true);
+}
+
+void cf_expand_dict_portable(cf_slice *out, const uint32_t *cw, const cf_slice *entries,
+                             const uint8_t *bm, size_t bit0, size_t n, size_t k)
+{
+    expand_dict(out, cw, entries, bm, bit0, n, k, false);
 }

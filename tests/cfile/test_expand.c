@@ -1,9 +1,11 @@
-/* cf_expand_nulls (src/cfile/expand.c): dense values spread over their rows
- * around NULLs, checked against a one-row-at-a-time reference for every value
- * size, bitmap offsets inside a byte, lengths that are not multiples of 8 or
- * 64, and NULL densities from none to all. Buffers are exactly as large as
- * the contract says (out: n values; dense: exactly k values, as when they are
- * read straight from a PLAIN block), so an overrun shows under ASan. */
+/* cf_expand_nulls and cf_expand_dict (src/cfile/expand.c): dense values
+ * spread over their rows around NULLs, checked against a one-row-at-a-time
+ * reference for every value size, bitmap offsets inside a byte, lengths that
+ * are not multiples of 8 or 64, and NULL densities from none to all; values
+ * in a separate buffer and in place (decoded into the rows' last k slots).
+ * Buffers are exactly as large as the contract says (out: n values; dense:
+ * exactly k values, as when they are read straight from a PLAIN block;
+ * codewords: exactly k), so an overrun shows under ASan. */
 #include "test_common.h"
 
 #include <stdlib.h>
@@ -12,13 +14,54 @@
 #include "cfile/expand.h"
 #include "util/bitmap.h"
 
-static void check_one(cf_rng *r, size_t es, size_t bit0, size_t n, unsigned null_pct)
+/* A bitmap of bit0 + n + 64 bits, [bit0, bit0 + n) with null_pct% clear at
+ * random, the bits around them random (they must be ignored). */
+static uint8_t *random_bitmap(cf_rng *r, size_t bit0, size_t n, unsigned null_pct)
 {
     uint8_t *bm = calloc(cf_bitmap_bytes(bit0 + n) + 8, 1);
-    /* bits before bit0 and after bit0 + n are random: they must be ignored */
     for (size_t i = 0; i < bit0 + n + 64; i++)
         if (i < bit0 || i >= bit0 + n ? cf_rng_below(r, 2) : cf_rng_below(r, 100) >= null_pct)
             cf_bitmap_set(bm, i);
+    return bm;
+}
+
+/* The same with the dense values written into out's last k slots. */
+typedef void (*expand_fn)(uint8_t *, const uint8_t *, const uint8_t *, size_t, size_t, size_t,
+                          size_t);
+typedef void (*dict_fn)(cf_slice *, const uint32_t *, const cf_slice *, const uint8_t *, size_t,
+                        size_t, size_t);
+/* The dispatching entry points (AVX2 here when the CPU has it) and the
+ * portable loops alone. */
+static const expand_fn expand_impl[] = {cf_expand_nulls, cf_expand_nulls_portable};
+static const dict_fn dict_impl[] = {cf_expand_dict, cf_expand_dict_portable};
+
+static void check_in_place(cf_rng *r, expand_fn fn, size_t es, size_t bit0, size_t n,
+                           unsigned null_pct)
+{
+    uint8_t *bm = random_bitmap(r, bit0, n, null_pct);
+    size_t k = cf_bitmap_count(bm, bit0, n);
+    uint8_t *out = malloc(n * es + 1);
+    uint8_t *want = calloc(n * es + 1, 1);
+    memset(out, 0xa5, n * es + 1);
+    uint8_t *dense = out + (n - k) * es;
+    for (size_t i = 0; i < k * es; i++)
+        dense[i] = (uint8_t)(1 + cf_rng_below(r, 255));
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++)
+        if (cf_bitmap_get(bm, bit0 + i))
+            memcpy(want + i * es, dense + es * j++, es);
+    fn(out, dense, bm, bit0, n, k, es);
+    if (memcmp(out, want, n * es) != 0)
+        fail_msg("in place es=%zu bit0=%zu n=%zu nulls=%u%%: rows differ", es, bit0, n, null_pct);
+    assert_int_equal(out[n * es], 0xa5);
+    free(bm);
+    free(out);
+    free(want);
+}
+
+static void check_one(cf_rng *r, expand_fn fn, size_t es, size_t bit0, size_t n, unsigned null_pct)
+{
+    uint8_t *bm = random_bitmap(r, bit0, n, null_pct);
     size_t k = cf_bitmap_count(bm, bit0, n);
     uint8_t *dense = malloc(k * es + !k);
     for (size_t i = 0; i < k * es; i++)
@@ -30,7 +73,7 @@ static void check_one(cf_rng *r, size_t es, size_t bit0, size_t n, unsigned null
     for (size_t i = 0; i < n; i++)
         if (cf_bitmap_get(bm, bit0 + i))
             memcpy(want + i * es, dense + es * j++, es);
-    cf_expand_nulls(out, dense, bm, bit0, n, k, es);
+    fn(out, dense, bm, bit0, n, k, es);
     if (memcmp(out, want, n * es) != 0)
         fail_msg("es=%zu bit0=%zu n=%zu nulls=%u%%: rows differ", es, bit0, n, null_pct);
     assert_int_equal(out[n * es], 0xa5); /* nothing written past n values */
@@ -52,16 +95,86 @@ static void test_expand__against_reference(void **state)
         for (size_t pi = 0; pi < 6; pi++)
             for (size_t li = 0; li < 12; li++)
                 for (size_t bit0 = 0; bit0 < 18; bit0 += 1 + (bit0 > 9) * 7)
-                    check_one(&r, sizes[si], bit0, lens[li], pcts[pi]);
-    for (int k = 0; k < 2000; k++)
-        check_one(&r, sizes[cf_rng_below(&r, 6)], cf_rng_below(&r, 600), cf_rng_below(&r, 700),
-                  (unsigned)cf_rng_below(&r, 101));
+                    for (size_t f = 0; f < 2; f++) {
+                        check_one(&r, expand_impl[f], sizes[si], bit0, lens[li], pcts[pi]);
+                        check_in_place(&r, expand_impl[f], sizes[si], bit0, lens[li], pcts[pi]);
+                    }
+    for (int k = 0; k < 2000; k++) {
+        size_t es = sizes[cf_rng_below(&r, 6)], bit0 = cf_rng_below(&r, 600);
+        size_t n = cf_rng_below(&r, 700);
+        unsigned pct = (unsigned)cf_rng_below(&r, 101);
+        for (size_t f = 0; f < 2; f++) {
+            check_one(&r, expand_impl[f], es, bit0, n, pct);
+            check_in_place(&r, expand_impl[f], es, bit0, n, pct);
+        }
+    }
+}
+
+/* cf_expand_dict against a one-row reference: k codewords (exactly, so an
+ * overread shows under ASan) naming entries of a dictionary of nd slices. */
+static void check_dict(cf_rng *r, dict_fn fn, size_t nd, size_t bit0, size_t n, unsigned null_pct)
+{
+    static const uint8_t text[64] =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    uint8_t *bm = random_bitmap(r, bit0, n, null_pct);
+    size_t k = cf_bitmap_count(bm, bit0, n);
+    cf_slice *entries = malloc(nd * sizeof *entries);
+    for (size_t e = 0; e < nd; e++) {
+        size_t off = cf_rng_below(r, 32);
+        entries[e] = (cf_slice){text + off, 1 + cf_rng_below(r, 31)};
+    }
+    uint32_t *cw = malloc(k * sizeof *cw + !k);
+    for (size_t j = 0; j < k; j++)
+        cw[j] = (uint32_t)cf_rng_below(r, nd);
+    cf_slice *out = malloc((n + 1) * sizeof *out);
+    cf_slice *want = calloc(n + 1, sizeof *want);
+    memset(out, 0xa5, (n + 1) * sizeof *out);
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++)
+        if (cf_bitmap_get(bm, bit0 + i))
+            want[i] = entries[cw[j++]];
+    fn(out, cw, entries, bm, bit0, n, k);
+    for (size_t i = 0; i < n; i++)
+        if (out[i].data != want[i].data || out[i].len != want[i].len)
+            fail_msg("dict nd=%zu bit0=%zu n=%zu nulls=%u%%: row %zu differs", nd, bit0, n,
+                     null_pct, i);
+    const uint8_t *past = (const uint8_t *)&out[n];
+    for (size_t b = 0; b < sizeof *out; b++)
+        assert_int_equal(past[b], 0xa5); /* nothing written past n rows */
+    free(bm);
+    free(entries);
+    free(cw);
+    free(out);
+    free(want);
+}
+
+static void test_expand__dict_against_reference(void **state)
+{
+    (void)state;
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(0xd1c7));
+    const unsigned pcts[] = {0, 1, 10, 50, 90, 100};
+    const size_t lens[] = {0, 1, 7, 8, 9, 63, 64, 65, 127, 1000, 1024, 1031};
+    for (size_t pi = 0; pi < 6; pi++)
+        for (size_t li = 0; li < 12; li++)
+            for (size_t bit0 = 0; bit0 < 18; bit0 += 1 + (bit0 > 9) * 7)
+                for (size_t f = 0; f < 2; f++)
+                    check_dict(&r, dict_impl[f], 1 + cf_rng_below(&r, 300), bit0, lens[li],
+                               pcts[pi]);
+    for (int k = 0; k < 2000; k++) {
+        size_t nd = 1 + cf_rng_below(&r, 5000), bit0 = cf_rng_below(&r, 600);
+        size_t n = cf_rng_below(&r, 700);
+        unsigned pct = (unsigned)cf_rng_below(&r, 101);
+        for (size_t f = 0; f < 2; f++)
+            check_dict(&r, dict_impl[f], nd, bit0, n, pct);
+    }
 }
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_expand__against_reference),
+        cmocka_unit_test(test_expand__dict_against_reference),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
