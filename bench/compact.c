@@ -40,13 +40,13 @@ int main(int argc, char **argv)
         return 1;
     cf_error e;
     cf_status st;
-    cf_rs_schema *s;
-    if ((st = cf_rs_schema_parse(&s, "id INT64 KEY, v INT64, name STRING NULL", &e)))
+    cf_schema *s;
+    if ((st = cf_schema_parse(&s, "id INT64 KEY, v INT64, name STRING NULL", &e)))
         die("schema", st, &e);
-    if ((st = cf_rs_create_empty(dir, s, &e)))
+    if ((st = cf_rowset_create_empty(dir, s, &e)))
         die("create", st, &e);
     cf_table *t;
-    if ((st = cf_table_open(&t, dir, &e)))
+    if ((st = cf_table_open(&t, dir, NULL, &e)))
         die("open", st, &e);
     cf_table_set_compaction(t, on, 0);
     uint64_t w = n < 1000 ? n : 1000;
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
     uint64_t check = 0;
     for (int r = 0; r < 3; r++) {
         double a = now();
-        if ((st = cf_table_open(&t, dir, &e)))
+        if ((st = cf_table_open(&t, dir, NULL, &e)))
             die("reopen", st, &e);
         double d = now() - a;
         if (d < open_best)
@@ -97,6 +97,6 @@ int main(int argc, char **argv)
            w, first / w * 1e3, w, last / w * 1e3, worst * 1e3);
     printf("  rowsets at the end: %zu; open: %.3f ms (check %" PRIu64 ")\n", nrs, open_best * 1e3,
            check);
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
     return 0;
 }

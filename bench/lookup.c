@@ -5,7 +5,7 @@
  * of this process (the machine may be shared). Every found row is checked
  * against the values bench_rowset wrote, so a fast wrong answer fails.
  * usage: bench_lookup DIR [LOOKUPS] [CACHE_MB] [REPS] [SEED]
- *   (LOOKUPS default 40000, CACHE_MB default CF_RS_DEFAULT_CACHE_BYTES, REPS 3)
+ *   (LOOKUPS default 40000, CACHE_MB default CF_ROWSET_DEFAULT_CACHE_BYTES, REPS 3)
  * make the table with: bench_rowset ROWS DIR 0 */
 #include <inttypes.h>
 #include <math.h>
@@ -31,7 +31,7 @@ static void die(const char *what, cf_status st, const cf_error *e)
 }
 
 /* The row bench_rowset wrote for ordinal i (key 3i). */
-static void check_row(const cf_rs_batch *b, int64_t key)
+static void check_row(const cf_row_batch *b, int64_t key)
 {
     uint64_t i = (uint64_t)key / 3;
     char name[24], note[24];
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     ro.read_only = true;
     if (argc > 3)
         ro.cache_bytes = (size_t)strtoull(argv[3], NULL, 10) << 20;
-    if ((st = cf_rowset_open_opts(&rs, dir, &ro, &e)))
+    if ((st = cf_rowset_open(&rs, dir, &ro, &e)))
         die("open", st, &e);
     cf_rowset_info info;
     cf_rowset_get_info(rs, &info);
@@ -83,8 +83,8 @@ int main(int argc, char **argv)
             seed = seed * 6364136223846793005ull + 1442695040888963407ull;
             int64_t key = (int64_t)((seed >> 11) % (rows * 3)); /* one in three exists */
             const void *k[1] = {&key};
-            cf_rs_batch b;
-            st = cf_rowset_get(rs, k, CF_RS_SNAPSHOT_LATEST, &b, &e);
+            cf_row_batch b;
+            st = cf_rowset_get(rs, k, CF_SNAPSHOT_LATEST, &b, &e);
             if (st == CF_OK) {
                 found++;
                 check_row(&b, key);

@@ -2,9 +2,9 @@
  * full scans, scans with predicates, and random point lookups.
  * usage: bench_rowset [ROWS] [DIR] [LOOKUPS] [CACHE_MB] [THREADS] [REPS]
  *   DIR default /tmp/cf_bench_rowset, removed first; LOOKUPS default 200000;
- *   CACHE_MB the rowset's block cache (default CF_RS_DEFAULT_CACHE_BYTES: at
+ *   CACHE_MB the rowset's block cache (default CF_ROWSET_DEFAULT_CACHE_BYTES: at
  *   10 M rows random lookups touch ~78 MB of blocks, more than the default);
- *   THREADS a comma-separated list of scan thread counts (cf_rs_scan_options
+ *   THREADS a comma-separated list of scan thread counts (cf_scan_options
  *   .threads, default "1,2"): every scan runs with each, REPS times (default
  *   3), alternating the counts, after one untimed warm-up scan.
  * Each scan prints one line of key=value fields (stable, for scripts):
@@ -62,33 +62,33 @@ static size_t nthread_counts = 2;
 static int reps = 3;
 
 /* One scan with `threads`; returns the matches, wall and CPU seconds. */
-static uint64_t scan_once(cf_rowset *rs, const cf_rs_pred *p, size_t np, const size_t *cols,
+static uint64_t scan_once(cf_rowset *rs, const cf_pred *p, size_t np, const size_t *cols,
                           size_t ncols, size_t threads, double *wall, double *cpu, double *caller)
 {
     cf_error e;
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.preds = p;
     o.npreds = np;
     o.cols = cols;
     o.ncols = ncols;
     o.batch_rows = 4096;
     o.threads = threads;
-    cf_rs_scanner *sc;
+    cf_rowset_scanner *sc;
     double t0 = now(), c0 = cpu_now(), k0 = thread_cpu_now();
-    cf_status st = cf_rs_scanner_create(&sc, rs, &o, &e);
+    cf_status st = cf_rowset_scanner_create(&sc, rs, &o, &e);
     if (st)
         die("scan", st, &e);
     uint64_t n = 0;
     for (;;) {
-        cf_rs_batch b;
-        if ((st = cf_rs_scanner_next(sc, &b, &e)))
+        cf_row_batch b;
+        if ((st = cf_rowset_scanner_next(sc, &b, &e)))
             die("scan", st, &e);
         if (!b.count)
             break;
         n += b.count;
     }
-    cf_rs_scanner_free(sc);
+    cf_rowset_scanner_free(sc);
     *wall = now() - t0;
     *cpu = cpu_now() - c0;
     *caller = thread_cpu_now() - k0;
@@ -103,7 +103,7 @@ static int cmp_double(const void *a, const void *b)
 
 /* The scan `name` over `rows` rows with every thread count, reps times each
  * (counts alternating within a repetition), one line per count. */
-static void scan(const char *name, uint64_t rows, cf_rowset *rs, const cf_rs_pred *p, size_t np,
+static void scan(const char *name, uint64_t rows, cf_rowset *rs, const cf_pred *p, size_t np,
                  const size_t *cols, size_t ncols)
 {
     double wall[MAX_THREAD_COUNTS][MAX_REPS], cpu[MAX_THREAD_COUNTS][MAX_REPS];
@@ -142,12 +142,12 @@ static int skip_bench(uint64_t rows, const char *dir0)
         return 1;
     cf_error e;
     cf_status st;
-    cf_rs_schema *s;
-    if ((st = cf_rs_schema_parse(
+    cf_schema *s;
+    if ((st = cf_schema_parse(
              &s, "id INT64 KEY, region STRING, grp INT32 ENCODING rle, amount DOUBLE", &e)))
         die("schema", st, &e);
-    cf_rs_writer *w;
-    if ((st = cf_rs_writer_create(&w, dir, s, NULL, &e)))
+    cf_rowset_writer *w;
+    if ((st = cf_rowset_writer_create(&w, dir, s, NULL, &e)))
         die("writer", st, &e);
     static const char *regions[8] = {"r0-north",  "r1-south", "r2-east",   "r3-west",
                                      "r4-centre", "r5-coast", "r6-island", "r7-hills"};
@@ -165,29 +165,29 @@ static int skip_bench(uint64_t rows, const char *dir0)
             grp[j] = (int32_t)(i / 1000);
             amount[j] = (double)(i % 10007) * 0.5;
         }
-        cf_rs_colvec cv[4] = {{id, NULL, NULL, NULL},
-                              {reg, NULL, NULL, NULL},
-                              {grp, NULL, NULL, NULL},
-                              {amount, NULL, NULL, NULL}};
-        if ((st = cf_rs_writer_append(w, cv, m, &e)))
+        cf_colvec cv[4] = {{id, NULL, NULL, NULL},
+                           {reg, NULL, NULL, NULL},
+                           {grp, NULL, NULL, NULL},
+                           {amount, NULL, NULL, NULL}};
+        if ((st = cf_rowset_writer_append(w, cv, m, &e)))
             die("append", st, &e);
     }
-    if ((st = cf_rs_writer_finish(w, &e)))
+    if ((st = cf_rowset_writer_finish(w, &e)))
         die("finish", st, &e);
-    cf_rs_writer_free(w);
+    cf_rowset_writer_free(w);
     cf_rowset *rs;
-    if ((st = cf_rowset_open(&rs, dir, &e)))
+    if ((st = cf_rowset_open(&rs, dir, NULL, &e)))
         die("open", st, &e);
     /* region = 'r3-west' (DICT, 1/8 of the rows, clustered) and grp = N (RLE,
      * runs of 1000): all 4 columns */
     cf_slice west = {(const uint8_t *)"r3-west", 7};
-    cf_rs_pred pr = {1, CF_RS_EQ, &west};
+    cf_pred pr = {1, CF_PRED_EQ, &west};
     scan("skip_dict_eq", rows, rs, &pr, 1, NULL, 0);
     int32_t g = (int32_t)(rows / 2000);
-    cf_rs_pred pg = {2, CF_RS_EQ, &g};
+    cf_pred pg = {2, CF_PRED_EQ, &g};
     scan("skip_rle_eq", rows, rs, &pg, 1, NULL, 0);
     cf_rowset_free(rs);
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     return system(cmd) != 0;
 }
@@ -217,14 +217,14 @@ int main(int argc, char **argv)
         return 1;
     cf_error e;
     cf_status st;
-    cf_rs_schema *s;
-    if ((st = cf_rs_schema_parse(&s,
-                                 "id INT64 KEY, name STRING, v INT32, price DOUBLE, "
-                                 "ts UNIXTIME_MICROS, note STRING NULL",
-                                 &e)))
+    cf_schema *s;
+    if ((st = cf_schema_parse(&s,
+                              "id INT64 KEY, name STRING, v INT32, price DOUBLE, "
+                              "ts UNIXTIME_MICROS, note STRING NULL",
+                              &e)))
         die("schema", st, &e);
-    cf_rs_writer *w;
-    if ((st = cf_rs_writer_create(&w, dir, s, NULL, &e)))
+    cf_rowset_writer *w;
+    if ((st = cf_rowset_writer_create(&w, dir, s, NULL, &e)))
         die("writer", st, &e);
     static int64_t id[B], ts[B];
     static int32_t v[B];
@@ -252,16 +252,16 @@ int main(int argc, char **argv)
                 note[j] = (cf_slice){NULL, 0};
             }
         }
-        cf_rs_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
-                              {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
-                              {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
-        if ((st = cf_rs_writer_append(w, cv, m, &e)))
+        cf_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
+                           {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
+                           {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
+        if ((st = cf_rowset_writer_append(w, cv, m, &e)))
             die("append", st, &e);
     }
-    if ((st = cf_rs_writer_finish(w, &e)))
+    if ((st = cf_rowset_writer_finish(w, &e)))
         die("finish", st, &e);
     double ti = now() - t0, tc = cpu_now() - c0;
-    cf_rs_writer_free(w);
+    cf_rowset_writer_free(w);
     printf("import rows=%" PRIu64 " wall=%.3f cpu=%.3f rows_per_s=%.0f rows_per_cpu_s=%.0f\n", rows,
            ti, tc, rows / ti, rows / tc);
 
@@ -270,7 +270,7 @@ int main(int argc, char **argv)
     cf_rowset_options_init(&ro);
     if (argc > 4)
         ro.cache_bytes = (size_t)strtoull(argv[4], NULL, 10) << 20;
-    if ((st = cf_rowset_open_opts(&rs, dir, &ro, &e)))
+    if ((st = cf_rowset_open(&rs, dir, &ro, &e)))
         die("open", st, &e);
     /* all columns; (id, v); v = 7 (all columns of the ~0.1% matching rows);
      * price > 50 (50% match) projecting (id, v); a 100 k-row key range */
@@ -278,13 +278,13 @@ int main(int argc, char **argv)
     size_t c2[2] = {0, 2};
     scan("id_v", rows, rs, NULL, 0, c2, 2);
     int32_t seven = 7;
-    cf_rs_pred pv = {2, CF_RS_EQ, &seven};
+    cf_pred pv = {2, CF_PRED_EQ, &seven};
     scan("v_eq_7", rows, rs, &pv, 1, NULL, 0);
     double lim = 50.0;
-    cf_rs_pred pp = {3, CF_RS_GT, &lim};
+    cf_pred pp = {3, CF_PRED_GT, &lim};
     scan("price_gt_50", rows, rs, &pp, 1, c2, 2);
     int64_t lo = (int64_t)rows, hi = (int64_t)rows + 300000; /* ids are 3 * row */
-    cf_rs_pred pk[2] = {{0, CF_RS_GE, &lo}, {0, CF_RS_LT, &hi}};
+    cf_pred pk[2] = {{0, CF_PRED_GE, &lo}, {0, CF_PRED_LT, &hi}};
     scan("key_range", rows >= 300000 ? 100000 : 0, rs, pk, 2, NULL, 0);
 
     double secs;
@@ -295,8 +295,8 @@ int main(int argc, char **argv)
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         int64_t key = (int64_t)((seed >> 11) % (rows * 3)); /* one in three exists */
         const void *k[1] = {&key};
-        cf_rs_batch b;
-        st = cf_rowset_get(rs, k, CF_RS_SNAPSHOT_LATEST, &b, &e);
+        cf_row_batch b;
+        st = cf_rowset_get(rs, k, CF_SNAPSHOT_LATEST, &b, &e);
         if (st == CF_OK)
             found++;
         else if (st != CF_ENOTFOUND)
@@ -306,6 +306,6 @@ int main(int argc, char **argv)
     printf("point lookups:     %" PRIu64 " (%" PRIu64 " found) in %.2f s = %.0f lookups/s\n",
            lookups, found, secs, lookups / secs);
     cf_rowset_free(rs);
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
     return skip_bench(rows, dir);
 }

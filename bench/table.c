@@ -63,8 +63,8 @@ static void make_row(rowvals *r, uint64_t i, int64_t id)
 static uint64_t scan(cf_table *t, double *secs)
 {
     cf_error e;
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.batch_rows = 4096;
     cf_table_scanner *sc;
     double t0 = now();
@@ -73,7 +73,7 @@ static uint64_t scan(cf_table *t, double *secs)
         die("scan", st, &e);
     uint64_t n = 0;
     for (;;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         if ((st = cf_table_scanner_next(sc, &b, &e)))
             die("scan", st, &e);
         if (!b.count)
@@ -95,8 +95,8 @@ static void lookups(cf_table *t, uint64_t rows, const char *what)
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         int64_t key = (int64_t)((seed >> 11) % (rows * 6)); /* one in three exists */
         const void *k[1] = {&key};
-        cf_rs_batch b;
-        cf_status st = cf_table_get(t, k, CF_RS_SNAPSHOT_LATEST, &b, &e);
+        cf_row_batch b;
+        cf_status st = cf_table_get(t, k, CF_SNAPSHOT_LATEST, &b, &e);
         if (st == CF_OK)
             found++;
         else if (st != CF_ENOTFOUND)
@@ -109,7 +109,7 @@ static void lookups(cf_table *t, uint64_t rows, const char *what)
 
 /* The one-pass import again through a table bulk loader (rowset.h), into a new
  * table at dir: what `cfile table import` does with sorted rows. */
-static double loader_import(const char *dir, const cf_rs_schema *s, uint64_t half)
+static double loader_import(const char *dir, const cf_schema *s, uint64_t half)
 {
     cf_error e;
     cf_status st;
@@ -117,7 +117,7 @@ static double loader_import(const char *dir, const cf_rs_schema *s, uint64_t hal
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         exit(1);
-    if ((st = cf_rs_create_empty(dir, s, &e)))
+    if ((st = cf_rowset_create_empty(dir, s, &e)))
         die("create", st, &e);
     static rowvals rv[B];
     static int64_t id[B], ts[B];
@@ -128,7 +128,7 @@ static double loader_import(const char *dir, const cf_rs_schema *s, uint64_t hal
     double t0 = now();
     cf_table *t;
     cf_table_loader *l;
-    if ((st = cf_table_open(&t, dir, &e)) || (st = cf_table_loader_create(&l, t, NULL, &e)))
+    if ((st = cf_table_open(&t, dir, NULL, &e)) || (st = cf_table_loader_create(&l, t, NULL, &e)))
         die("loader", st, &e);
     for (uint64_t base = 0; base < half; base += B) {
         size_t m = half - base < B ? (size_t)(half - base) : B;
@@ -145,9 +145,9 @@ static double loader_import(const char *dir, const cf_rs_schema *s, uint64_t hal
             if (rv[j].has_note)
                 nn[j / 8] |= (uint8_t)(1u << (j % 8));
         }
-        cf_rs_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
-                              {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
-                              {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
+        cf_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
+                           {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
+                           {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
         if ((st = cf_table_loader_append(l, cv, m, &e)))
             die("loader append", st, &e);
     }
@@ -166,13 +166,13 @@ static cf_status insert_row(cf_table *t, uint64_t i, uint64_t ts, cf_error *e)
     return cf_table_insert(t, vals, ts, e);
 }
 
-static void fresh(const char *dir, const cf_rs_schema *s)
+static void fresh(const char *dir, const cf_schema *s)
 {
     char cmd[512];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     cf_error e;
     cf_status st;
-    if (system(cmd) != 0 || (st = cf_rs_create_empty(dir, s, &e)) != CF_OK)
+    if (system(cmd) != 0 || (st = cf_rowset_create_empty(dir, s, &e)) != CF_OK)
         die("create", CF_EIO, &e);
 }
 
@@ -189,7 +189,7 @@ static uint64_t log_bytes(const char *dir)
     return total;
 }
 
-static int bench_wal(uint64_t n, const char *dir, const cf_rs_schema *s)
+static int bench_wal(uint64_t n, const char *dir, const cf_schema *s)
 {
     static const struct {
         const char *name;
@@ -203,7 +203,7 @@ static int bench_wal(uint64_t n, const char *dir, const cf_rs_schema *s)
     for (size_t m = 0; m < 3; m++) {
         fresh(dir, s);
         cf_table *t;
-        if ((st = cf_table_open(&t, dir, &e)))
+        if ((st = cf_table_open(&t, dir, NULL, &e)))
             die("open", st, &e);
         cf_table_set_sync(t, modes[m].mode, 0);
         uint64_t rows = n / modes[m].div, ts = cf_table_last_ts(t) + 1;
@@ -224,7 +224,7 @@ static int bench_wal(uint64_t n, const char *dir, const cf_rs_schema *s)
     /* Replay: a log just below the checkpoint size, MemRowSet not flushed. */
     fresh(dir, s);
     cf_table *t;
-    if ((st = cf_table_open(&t, dir, &e)))
+    if ((st = cf_table_open(&t, dir, NULL, &e)))
         die("open", st, &e);
     cf_table_set_sync(t, CF_TABLE_SYNC_NONE, 0);
     uint64_t ts = cf_table_last_ts(t) + 1, rows = 0;
@@ -236,7 +236,7 @@ static int bench_wal(uint64_t n, const char *dir, const cf_rs_schema *s)
     cf_table_free(t);
     uint64_t lb = log_bytes(dir);
     double t0 = now();
-    if ((st = cf_table_open(&t, dir, &e)))
+    if ((st = cf_table_open(&t, dir, NULL, &e)))
         die("reopen", st, &e);
     double ti = now() - t0;
     printf("replay on open:           %" PRIu64 " ops, %.1f MiB of log in %.3f s = %.0f ops/s "
@@ -251,15 +251,15 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "wal") == 0) {
         cf_error e;
         cf_status st;
-        cf_rs_schema *s;
-        if ((st = cf_rs_schema_parse(&s,
-                                     "id INT64 KEY, name STRING, v INT32, price DOUBLE, "
-                                     "ts UNIXTIME_MICROS, note STRING NULL",
-                                     &e)))
+        cf_schema *s;
+        if ((st = cf_schema_parse(&s,
+                                  "id INT64 KEY, name STRING, v INT32, price DOUBLE, "
+                                  "ts UNIXTIME_MICROS, note STRING NULL",
+                                  &e)))
             die("schema", st, &e);
         int rc = bench_wal(argc > 2 ? strtoull(argv[2], NULL, 10) : 200000,
                            argc > 3 ? argv[3] : "/tmp/cf_bench_table_wal", s);
-        cf_rs_schema_free(s);
+        cf_schema_free(s);
         return rc;
     }
     uint64_t rows = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000ull;
@@ -272,16 +272,16 @@ int main(int argc, char **argv)
         return 1;
     cf_error e;
     cf_status st;
-    cf_rs_schema *s;
-    if ((st = cf_rs_schema_parse(&s,
-                                 "id INT64 KEY, name STRING, v INT32, price DOUBLE, "
-                                 "ts UNIXTIME_MICROS, note STRING NULL",
-                                 &e)))
+    cf_schema *s;
+    if ((st = cf_schema_parse(&s,
+                              "id INT64 KEY, name STRING, v INT32, price DOUBLE, "
+                              "ts UNIXTIME_MICROS, note STRING NULL",
+                              &e)))
         die("schema", st, &e);
     /* Half the rows, ids 0, 6, 12, ..., written in one pass. */
     uint64_t half = rows / 2;
-    cf_rs_writer *w;
-    if ((st = cf_rs_writer_create(&w, dir, s, NULL, &e)))
+    cf_rowset_writer *w;
+    if ((st = cf_rowset_writer_create(&w, dir, s, NULL, &e)))
         die("writer", st, &e);
     static rowvals rv[B];
     static int64_t id[B], ts[B];
@@ -305,16 +305,16 @@ int main(int argc, char **argv)
             if (rv[j].has_note)
                 nn[j / 8] |= (uint8_t)(1u << (j % 8));
         }
-        cf_rs_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
-                              {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
-                              {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
-        if ((st = cf_rs_writer_append(w, cv, m, &e)))
+        cf_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
+                           {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
+                           {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
+        if ((st = cf_rowset_writer_append(w, cv, m, &e)))
             die("append", st, &e);
     }
-    if ((st = cf_rs_writer_finish(w, &e)))
+    if ((st = cf_rowset_writer_finish(w, &e)))
         die("finish", st, &e);
     double ti = now() - t0;
-    cf_rs_writer_free(w);
+    cf_rowset_writer_free(w);
     printf("one-pass import:          %" PRIu64 " rows in %.2f s = %.0f rows/s\n", half, ti,
            half / ti);
     {
@@ -332,7 +332,7 @@ int main(int argc, char **argv)
     /* The other half, ids 3, 9, 15, ..., in a random order: i -> i * P mod half
      * with P prime and not a factor of half visits each once. */
     cf_table *t;
-    if ((st = cf_table_open(&t, dir, &e)))
+    if ((st = cf_table_open(&t, dir, NULL, &e)))
         die("open", st, &e);
     if (flush_mb)
         cf_table_set_flush_bytes(t, flush_mb << 20);
@@ -386,6 +386,6 @@ int main(int argc, char **argv)
            n / secs);
     lookups(t, half, "(1 rowset):");
     cf_table_free(t);
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
     return 0;
 }

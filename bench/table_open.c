@@ -43,13 +43,13 @@ int main(int argc, char **argv)
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         return 1;
-    cf_rs_schema *s;
-    if ((st = cf_rs_schema_parse(&s, "id INT64 KEY, name STRING NULL, v INT32 NULL", &e)))
+    cf_schema *s;
+    if ((st = cf_schema_parse(&s, "id INT64 KEY, name STRING NULL, v INT32 NULL", &e)))
         die("schema", st, &e);
-    if ((st = cf_rs_create_empty(dir, s, &e)))
+    if ((st = cf_rowset_create_empty(dir, s, &e)))
         die("create", st, &e);
-    cf_rs_schema_free(s);
-    if ((st = cf_table_open(&t, dir, &e)))
+    cf_schema_free(s);
+    if ((st = cf_table_open(&t, dir, NULL, &e)))
         die("open", st, &e);
     cf_table_set_compaction(t, false, 0);
     double t0 = now();
@@ -73,16 +73,16 @@ time_open:
         double best = 1e9, look = 0;
         for (int rep = 0; rep < 5; rep++) {
             t0 = now();
-            if ((st = cf_table_open_opts(&t, dir, &o, &e)))
+            if ((st = cf_table_open(&t, dir, &o, &e)))
                 die("open", st, &e);
             double d = now() - t0;
             if (d < best)
                 best = d;
             int64_t id = 7919;
             const void *key[1] = {&id};
-            cf_rs_batch b;
+            cf_row_batch b;
             t0 = now();
-            if ((st = cf_table_get(t, key, CF_RS_SNAPSHOT_LATEST, &b, &e)))
+            if ((st = cf_table_get(t, key, CF_SNAPSHOT_LATEST, &b, &e)))
                 die("get", st, &e);
             look = now() - t0;
             cf_table_free(t);

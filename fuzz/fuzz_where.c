@@ -36,7 +36,7 @@ static const char SCHEMA[] =
     "ts UNIXTIME_MICROS NULL, dt DATE NULL, d32 DECIMAL32(9,2) NULL, d64 DECIMAL64(18,4) NULL, "
     "d128 DECIMAL128(38,10) NULL, i128 INT128 NULL, arr INT32[] NULL, sarr STRING[] NULL";
 
-static cf_rs_schema *g_schema;
+static cf_schema *g_schema;
 static cf_cli g_cli;
 
 /* ---- the table ------------------------------------------------------------------------------- */
@@ -71,9 +71,9 @@ static void make_row(size_t r)
     static const int64_t k[NROWS] = {INT64_MIN, -5, 0, 7, 100, 1000, INT64_MAX};
     static const int64_t small[NROWS] = {-128, -1, 0, 1, 127, 5, -7};
     static const uint64_t big[NROWS] = {0, 1, 255, 65535, 4294967295u, UINT64_MAX, 12345};
-    size_t nc = cf_rs_schema_ncols(g_schema);
+    size_t nc = cf_schema_ncols(g_schema);
     for (size_t c = 0; c < nc; c++) {
-        const cf_rs_column *cd = cf_rs_schema_column(g_schema, c);
+        const cf_column *cd = cf_schema_column(g_schema, c);
         uint8_t *v = g_val[r][c];
         memset(v, 0, 16);
         g_present[r][c] = cd->is_key || (!cd->is_array && (r + c) % 4 != 0);
@@ -121,8 +121,8 @@ static void make_table(void)
     strcpy(g_dir, "/tmp/cf_fuzz_where_XXXXXX");
     FUZZ_REQUIRE(mkdtemp(g_dir) != NULL);
     cf_error err;
-    FUZZ_REQUIRE_MSG(cf_rs_create_empty(g_dir, g_schema, &err) == CF_OK, &err);
-    FUZZ_REQUIRE_MSG(cf_table_open(&g_table, g_dir, &err) == CF_OK, &err);
+    FUZZ_REQUIRE_MSG(cf_rowset_create_empty(g_dir, g_schema, &err) == CF_OK, &err);
+    FUZZ_REQUIRE_MSG(cf_table_open(&g_table, g_dir, NULL, &err) == CF_OK, &err);
     atexit(cleanup);
     static const size_t order[NROWS] = {0, 3, 5, 1, 4, 2, 6};
     uint64_t ts = cf_table_last_ts(g_table) + 1;
@@ -130,7 +130,7 @@ static void make_table(void)
         size_t r = order[i];
         make_row(r);
         const void *vals[MAXCOLS];
-        for (size_t c = 0; c < cf_rs_schema_ncols(g_schema); c++)
+        for (size_t c = 0; c < cf_schema_ncols(g_schema); c++)
             vals[c] = g_present[r][c] ? g_val[r][c] : NULL;
         FUZZ_REQUIRE_MSG(cf_table_insert(g_table, vals, ts++, &err) == CF_OK, &err);
         if (i == 2 || i == 4)
@@ -143,8 +143,8 @@ static void init(void)
     if (g_schema != NULL)
         return;
     cf_error err;
-    FUZZ_REQUIRE(cf_rs_schema_parse(&g_schema, SCHEMA, &err) == CF_OK);
-    FUZZ_REQUIRE(cf_rs_schema_ncols(g_schema) <= MAXCOLS);
+    FUZZ_REQUIRE(cf_schema_parse(&g_schema, SCHEMA, &err) == CF_OK);
+    FUZZ_REQUIRE(cf_schema_ncols(g_schema) <= MAXCOLS);
     FILE *null = fopen("/dev/null", "w");
     FUZZ_REQUIRE(null != NULL);
     g_cli = (cf_cli){null, null, "table", cf_cmd_table_usage};
@@ -237,7 +237,7 @@ static bool same_value(cf_type t, const void *a, const void *b)
     return memcmp(a, b, cf_type_size(t)) == 0;
 }
 
-static const char *op_text(cf_rs_op op)
+static const char *op_text(cf_pred_op op)
 {
     static const char *t[] = {"=", "!=", "<", "<=", ">", ">="};
     return (size_t)op < sizeof(t) / sizeof(t[0]) ? t[op] : NULL;
@@ -273,25 +273,25 @@ static int model_cmp(cf_type t, const uint8_t *a, const uint8_t *b)
     return x < y ? -1 : x > y;
 }
 
-static bool model_row(size_t r, const cf_rs_pred *p, size_t n)
+static bool model_row(size_t r, const cf_pred *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         bool present = g_present[r][p[i].col];
-        if (p[i].op == CF_RS_IS_NULL || p[i].op == CF_RS_IS_NOT_NULL) {
-            if (present != (p[i].op == CF_RS_IS_NOT_NULL))
+        if (p[i].op == CF_PRED_IS_NULL || p[i].op == CF_PRED_IS_NOT_NULL) {
+            if (present != (p[i].op == CF_PRED_IS_NOT_NULL))
                 return false;
             continue;
         }
         if (!present)
             return false; /* a comparison is false for NULL */
-        const cf_rs_column *c = cf_rs_schema_column(g_schema, p[i].col);
+        const cf_column *c = cf_schema_column(g_schema, p[i].col);
         int cmp = model_cmp(c->type, g_val[r][p[i].col], p[i].value);
-        bool ok = p[i].op == CF_RS_EQ   ? cmp == 0
-                  : p[i].op == CF_RS_NE ? cmp != 0
-                  : p[i].op == CF_RS_LT ? cmp < 0
-                  : p[i].op == CF_RS_LE ? cmp <= 0
-                  : p[i].op == CF_RS_GT ? cmp > 0
-                                        : cmp >= 0;
+        bool ok = p[i].op == CF_PRED_EQ   ? cmp == 0
+                  : p[i].op == CF_PRED_NE ? cmp != 0
+                  : p[i].op == CF_PRED_LT ? cmp < 0
+                  : p[i].op == CF_PRED_LE ? cmp <= 0
+                  : p[i].op == CF_PRED_GT ? cmp > 0
+                                          : cmp >= 0;
         if (!ok)
             return false;
     }
@@ -300,11 +300,11 @@ static bool model_row(size_t r, const cf_rs_pred *p, size_t n)
 
 /* Scan the table with the conditions (projection: k); with `model`, the rows
  * must be exactly the model's. */
-static void scan_table(const cf_rs_pred *p, size_t n, bool model)
+static void scan_table(const cf_pred *p, size_t n, bool model)
 {
     size_t col = 0;
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.cols = &col;
     o.ncols = 1;
     o.preds = p;
@@ -314,7 +314,7 @@ static void scan_table(const cf_rs_pred *p, size_t n, bool model)
     FUZZ_REQUIRE_MSG(cf_table_scanner_create(&sc, g_table, &o, &err) == CF_OK, &err);
     unsigned got = 0;
     for (;;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         FUZZ_REQUIRE_MSG(cf_table_scanner_next(sc, &b, &err) == CF_OK, &err);
         if (b.count == 0)
             break;
@@ -346,7 +346,7 @@ static void fuzz_where(const char *text, size_t len)
 {
     cf_arena a;
     cf_arena_init(&a);
-    cf_rs_pred *p = NULL;
+    cf_pred *p = NULL;
     size_t n = 0;
     int rc = cf_cli_where_parse(&g_cli, g_schema, text, &p, &n, &a);
     if (rc != 0) {
@@ -358,9 +358,9 @@ static void fuzz_where(const char *text, size_t len)
     FUZZ_REQUIRE(n >= 1 && 2 * n + 5 * (n - 1) <= len);
     bool simple = true;
     for (size_t i = 0; i < n; i++) {
-        FUZZ_REQUIRE(p[i].col < cf_rs_schema_ncols(g_schema));
-        const cf_rs_column *c = cf_rs_schema_column(g_schema, p[i].col);
-        bool nullop = p[i].op == CF_RS_IS_NULL || p[i].op == CF_RS_IS_NOT_NULL;
+        FUZZ_REQUIRE(p[i].col < cf_schema_ncols(g_schema));
+        const cf_column *c = cf_schema_column(g_schema, p[i].col);
+        bool nullop = p[i].op == CF_PRED_IS_NULL || p[i].op == CF_PRED_IS_NOT_NULL;
         FUZZ_REQUIRE(nullop || op_text(p[i].op) != NULL);
         FUZZ_REQUIRE(nullop == (p[i].value == NULL));
         FUZZ_REQUIRE(nullop || !c->is_array);
@@ -376,17 +376,17 @@ static void fuzz_where(const char *text, size_t len)
         FILE *f = open_memstream(&buf, &blen);
         FUZZ_REQUIRE(f != NULL);
         for (size_t i = 0; i < n; i++) {
-            const cf_rs_column *c = cf_rs_schema_column(g_schema, p[i].col);
+            const cf_column *c = cf_schema_column(g_schema, p[i].col);
             fprintf(f, "%s%s ", i ? " and " : "", c->name);
-            if (p[i].op == CF_RS_IS_NULL || p[i].op == CF_RS_IS_NOT_NULL) {
-                fputs(p[i].op == CF_RS_IS_NULL ? "IS NULL" : "is not null", f);
+            if (p[i].op == CF_PRED_IS_NULL || p[i].op == CF_PRED_IS_NOT_NULL) {
+                fputs(p[i].op == CF_PRED_IS_NULL ? "IS NULL" : "is not null", f);
             } else {
                 fprintf(f, "%s ", op_text(p[i].op));
                 put_value(f, c->type, p[i].value);
             }
         }
         FUZZ_REQUIRE(fclose(f) == 0);
-        cf_rs_pred *q = NULL;
+        cf_pred *q = NULL;
         size_t m = 0;
         rc = cf_cli_where_parse(&g_cli, g_schema, buf, &q, &m, &a);
         if (rc != 0 || m != n) {
@@ -395,7 +395,7 @@ static void fuzz_where(const char *text, size_t len)
         }
         for (size_t i = 0; i < n; i++) {
             FUZZ_REQUIRE(q[i].col == p[i].col && q[i].op == p[i].op);
-            const cf_rs_column *c = cf_rs_schema_column(g_schema, p[i].col);
+            const cf_column *c = cf_schema_column(g_schema, p[i].col);
             FUZZ_REQUIRE((p[i].value == NULL) == (q[i].value == NULL));
             if (p[i].value != NULL && !same_value(c->type, p[i].value, q[i].value)) {
                 fprintf(stderr, "written back: %s\n", buf);
@@ -418,21 +418,21 @@ static void fuzz_key(const char *text, size_t len)
         cf_arena_dispose(&a);
         return;
     }
-    size_t nk = cf_rs_schema_nkeys(g_schema);
+    size_t nk = cf_schema_nkeys(g_schema);
     for (size_t i = 0; i < nk; i++)
-        check_value(cf_rs_schema_column(g_schema, i)->type, key[i], len);
+        check_value(cf_schema_column(g_schema, i)->type, key[i], len);
     /* The lookup finds the table's row with exactly these key values, or none. */
     size_t want = NROWS;
     for (size_t r = 0; r < NROWS && want == NROWS; r++) {
         bool eq = true;
         for (size_t i = 0; i < nk && eq; i++)
-            eq = model_cmp(cf_rs_schema_column(g_schema, i)->type, g_val[r][i], key[i]) == 0;
+            eq = model_cmp(cf_schema_column(g_schema, i)->type, g_val[r][i], key[i]) == 0;
         if (eq)
             want = r;
     }
-    cf_rs_batch row;
+    cf_row_batch row;
     cf_error err;
-    cf_status st = cf_table_get(g_table, key, CF_RS_SNAPSHOT_LATEST, &row, &err);
+    cf_status st = cf_table_get(g_table, key, CF_SNAPSHOT_LATEST, &row, &err);
     FUZZ_REQUIRE_MSG(st == (want < NROWS ? CF_OK : CF_ENOTFOUND), &err);
     if (st == CF_OK) {
         FUZZ_REQUIRE(row.count == 1);
@@ -446,7 +446,7 @@ static void fuzz_key(const char *text, size_t len)
     for (size_t i = 0; i < nk; i++) {
         if (i)
             fputc(',', f);
-        put_value(f, cf_rs_schema_column(g_schema, i)->type, key[i]);
+        put_value(f, cf_schema_column(g_schema, i)->type, key[i]);
     }
     FUZZ_REQUIRE(fclose(f) == 0);
     const void **k2 = NULL;
@@ -456,7 +456,7 @@ static void fuzz_key(const char *text, size_t len)
         FUZZ_REQUIRE(!"the written key parses back");
     }
     for (size_t i = 0; i < nk; i++)
-        if (!same_value(cf_rs_schema_column(g_schema, i)->type, key[i], k2[i])) {
+        if (!same_value(cf_schema_column(g_schema, i)->type, key[i], k2[i])) {
             fprintf(stderr, "written back: %s\n", buf);
             FUZZ_REQUIRE(!"the same key");
         }
@@ -468,7 +468,7 @@ static void fuzz_assign(const char *text, size_t len)
 {
     cf_arena a;
     cf_arena_init(&a);
-    cf_rs_change *ch = NULL;
+    cf_column_change *ch = NULL;
     size_t n = 0;
     int rc = cf_cli_assign_parse(&g_cli, g_schema, "--set", text, &ch, &n, &a);
     if (rc != 0) {
@@ -479,8 +479,8 @@ static void fuzz_assign(const char *text, size_t len)
     FUZZ_REQUIRE(3 * n <= len + 1); /* "c=" and a comma each, at least */
     bool simple = true;
     for (size_t i = 0; i < n; i++) {
-        FUZZ_REQUIRE(ch[i].col < cf_rs_schema_ncols(g_schema));
-        const cf_rs_column *c = cf_rs_schema_column(g_schema, ch[i].col);
+        FUZZ_REQUIRE(ch[i].col < cf_schema_ncols(g_schema));
+        const cf_column *c = cf_schema_column(g_schema, ch[i].col);
         if (ch[i].value == NULL)
             continue;
         if (!c->is_array) {
@@ -505,7 +505,7 @@ static void fuzz_assign(const char *text, size_t len)
         FILE *f = open_memstream(&buf, &blen);
         FUZZ_REQUIRE(f != NULL);
         for (size_t i = 0; i < n; i++) {
-            const cf_rs_column *c = cf_rs_schema_column(g_schema, ch[i].col);
+            const cf_column *c = cf_schema_column(g_schema, ch[i].col);
             fprintf(f, "%s%s=", i ? "," : "", c->name);
             if (ch[i].value == NULL)
                 fputs("null", f);
@@ -513,12 +513,12 @@ static void fuzz_assign(const char *text, size_t len)
                 put_value(f, c->type, ch[i].value);
         }
         FUZZ_REQUIRE(fclose(f) == 0);
-        cf_rs_change *c2 = NULL;
+        cf_column_change *c2 = NULL;
         size_t m = 0;
         rc = cf_cli_assign_parse(&g_cli, g_schema, "--set", buf, &c2, &m, &a);
         bool same = rc == 0 && m == n;
         for (size_t i = 0; same && i < n; i++) {
-            const cf_rs_column *c = cf_rs_schema_column(g_schema, ch[i].col);
+            const cf_column *c = cf_schema_column(g_schema, ch[i].col);
             same = c2[i].col == ch[i].col && (c2[i].value == NULL) == (ch[i].value == NULL) &&
                    (ch[i].value == NULL || same_value(c->type, ch[i].value, c2[i].value));
         }

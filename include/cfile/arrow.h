@@ -237,9 +237,9 @@ CF_API cf_status cf_arrow_stream_cfiles(struct ArrowArrayStream *out,
  * threads read the columns during get_next and are joined when the stream is
  * released. */
 struct cf_table;
-struct cf_rs_scan_options;
+struct cf_scan_options;
 CF_API cf_status cf_arrow_stream_table(struct ArrowArrayStream *out, struct cf_table *t,
-                                       const struct cf_rs_scan_options *scan,
+                                       const struct cf_scan_options *scan,
                                        const cf_arrow_options *o, cf_error *err);
 
 /* The cells of an HFile in file order, as columns

@@ -3,6 +3,18 @@
  * (§11), an ad-hoc composite-key index when the key has several columns (§1.8),
  * REDO/UNDO DeltaFiles (§12), and a MANIFEST naming them (docs/ROWSET.md).
  *
+ * Names: cf_rowset_* is one DiskRowSet and what makes or reads one
+ * (cf_rowset_writer_*, cf_rowset_scanner_*); cf_table_* is a table and its
+ * loader and scanner. What both share, and what Parquet writes also use, is
+ * named for what it is, with no module prefix: a schema (cf_schema_*, its
+ * cf_column definitions), the values of one column of an append (cf_colvec),
+ * one column's new value in an update (cf_column_change), a predicate
+ * (cf_pred, CF_PRED_*), scan options and stats (cf_scan_*), the rows a scan
+ * or lookup returns (cf_row_batch), and timestamps (CF_SNAPSHOT_LATEST,
+ * CF_TS_MAX). So a name says which object a call acts on, and the shared types
+ * read the same in rowset and table code. (cf_rs_* is left to src/rowset's
+ * private helpers; scripts/rename-rowset-api.py maps the names used before.)
+ *
  * Call orders:
  *   schema:  (create | parse) (getters)* free
  *   writer:  create append* finish? free       (free without finish leaves no rowset)
@@ -12,7 +24,7 @@
  *            (close | free)
  *
  * MVCC: as in Kudu, a snapshot at TS sees every operation with ts < TS;
- * CF_RS_SNAPSHOT_LATEST sees everything. Every mutation needs a timestamp larger
+ * CF_SNAPSHOT_LATEST sees everything. Every mutation needs a timestamp larger
  * than any the rowset has seen (cf_rowset_info.last_ts).
  * A rowset is used by one thread at a time (its in-memory delta store changes).
  *
@@ -28,7 +40,7 @@
  *     until cf_rowset_free; it then checks that the MANIFEST on disk is still the
  *     generation it loaded, else fails (CF_ESTATE "rowset changed since it was
  *     opened; reopen"). The lock of a table's rs-<n> rowset is the table's;
- *   - cf_rs_writer_create, from create until free.
+ *   - cf_rowset_writer_create, from create until free.
  * A writer that finds the lock taken polls for up to lock_timeout_ms (default
  * 10000; 0 = one try), then fails with CF_EBUSY, naming the holder ("pid P HOST
  * COMMAND since TIME", which each holder writes into LOCK). Readers
@@ -66,10 +78,10 @@ extern "C" {
 /* ---- schema ------------------------------------------------------------------------- */
 
 /* Most columns a schema may have. */
-#define CF_RS_MAX_COLUMNS 1024u
+#define CF_SCHEMA_MAX_COLUMNS 1024u
 
 /* One column as a caller describes it. */
-typedef struct cf_rs_column {
+typedef struct cf_column {
     const char *name; /* [A-Za-z_][A-Za-z0-9_]*, at most 128 bytes; copied */
     cf_type type;     /* element type for arrays */
     bool nullable;
@@ -81,98 +93,99 @@ typedef struct cf_rs_column {
     uint32_t block_size;        /* 0 = 256 KiB */
     int precision, scale;       /* DECIMAL*: recorded only */
     int length;                 /* VARCHAR: recorded only */
-} cf_rs_column;
+} cf_column;
 
-typedef struct cf_rs_schema cf_rs_schema;
+typedef struct cf_schema cf_schema;
 
 /* Validate and copy `n` columns (ids are their positions). CF_EINVAL names the bad
  * column and why. */
-CF_API cf_status cf_rs_schema_create(cf_rs_schema **out, const cf_rs_column *cols, size_t n,
-                                     cf_error *err);
+CF_API cf_status cf_schema_create(cf_schema **out, const cf_column *cols, size_t n, cf_error *err);
 /* Parse "id INT64 KEY, name STRING NULL, tags INT32[] NULL, p DECIMAL64(10,2)
  * ENCODING bit_shuffle COMPRESSION lz4 BLOCK_SIZE 4096". Attributes: KEY, NULL,
  * NOT NULL, ENCODING e, COMPRESSION c, BLOCK_SIZE n; arrays as T[] or ARRAY<T>. */
-CF_API cf_status cf_rs_schema_parse(cf_rs_schema **out, const char *text, cf_error *err);
-/* As cf_rs_schema_parse, but KEY is optional: a list of columns for something
+CF_API cf_status cf_schema_parse(cf_schema **out, const char *text, cf_error *err);
+/* As cf_schema_parse, but KEY is optional: a list of columns for something
  * that is not a table (`cfile parquet write`). A schema without a KEY column
- * is refused by cf_rs_writer_create (and so by tables). */
-CF_API cf_status cf_rs_schema_parse_columns(cf_rs_schema **out, const char *text, cf_error *err);
-CF_API void cf_rs_schema_free(cf_rs_schema *s); /* NULL is a no-op */
-CF_API size_t cf_rs_schema_ncols(const cf_rs_schema *s);
-CF_API size_t cf_rs_schema_nkeys(const cf_rs_schema *s);
+ * is refused by cf_rowset_writer_create (and so by tables). */
+CF_API cf_status cf_schema_parse_columns(cf_schema **out, const char *text, cf_error *err);
+CF_API void cf_schema_free(cf_schema *s); /* NULL is a no-op */
+CF_API size_t cf_schema_ncols(const cf_schema *s);
+CF_API size_t cf_schema_nkeys(const cf_schema *s);
 /* Column i (< ncols); strings live as long as s. */
-CF_API const cf_rs_column *cf_rs_schema_column(const cf_rs_schema *s, size_t i);
+CF_API const cf_column *cf_schema_column(const cf_schema *s, size_t i);
 /* Position of the column named `name`, or -1. */
-CF_API int cf_rs_schema_find(const cf_rs_schema *s, const char *name);
-/* The schema in cf_rs_schema_parse's syntax into dst (cap bytes, NUL included);
+CF_API int cf_schema_find(const cf_schema *s, const char *name);
+/* The schema in cf_schema_parse's syntax into dst (cap bytes, NUL included);
  * returns the length it needs (excluding the NUL), like snprintf. */
-CF_API size_t cf_rs_schema_format(const cf_rs_schema *s, char *dst, size_t cap);
+CF_API size_t cf_schema_format(const cf_schema *s, char *dst, size_t cap);
 
 #ifdef CF_STATIC_LINKING_ONLY /* not exported by libcfile.so: status.h */
 /* The composite memcomparable key (format §1.8) of one row: key[i] points to key
  * column i's value in memory form (cf_slice for binary). Writes up to cap bytes
  * to dst; *len = the full length (CF_EBUFSIZE when it exceeds cap). */
-CF_STATIC_API cf_status cf_rs_key_encode(const cf_rs_schema *s, const void *const *key,
-                                         uint8_t *dst, size_t cap, size_t *len, cf_error *err);
+CF_STATIC_API cf_status cf_schema_key_encode(const cf_schema *s, const void *const *key,
+                                             uint8_t *dst, size_t cap, size_t *len, cf_error *err);
 #endif /* CF_STATIC_LINKING_ONLY */
 
 /* ---- writer ----------------------------------------------------------------------------- */
 
-typedef struct cf_rs_writer cf_rs_writer;
+typedef struct cf_rowset_writer cf_rowset_writer;
 
-#define CF_RS_WRITER_OPTIONS_VERSION 1
+#define CF_ROWSET_WRITER_OPTIONS_VERSION 1
 
-typedef struct cf_rs_writer_options {
+typedef struct cf_rowset_writer_options {
     uint32_t version;   /* set by _init */
     uint64_t insert_ts; /* MVCC timestamp of the rows' insertion; default 1 */
     bool checksums;     /* CRC-32C in every CFile; default true */
-    /* How long cf_rs_writer_create waits for the directory's writer lock;
+    /* How long cf_rowset_writer_create waits for the directory's writer lock;
      * default 10000 ms. New fields go at the end. */
     uint32_t lock_timeout_ms;
-} cf_rs_writer_options;
+} cf_rowset_writer_options;
 
-CF_API void cf_rs_writer_options_init(cf_rs_writer_options *o);
+CF_API void cf_rowset_writer_options_init(cf_rowset_writer_options *o);
 
 /* One column of an append: the memory forms of writer.h (cf_writer_append, and
  * cf_writer_append_arrays for array columns, where `values` holds the elements). */
-typedef struct cf_rs_colvec {
+typedef struct cf_colvec {
     const void *values;
     const uint8_t *nonnull;      /* NULL = all present */
     const uint32_t *elem_counts; /* arrays only */
     const uint8_t *elem_nonnull; /* arrays only; NULL = all present */
-} cf_rs_colvec;
+} cf_colvec;
 
 /* Start a rowset in directory `dir` (created when missing), holding dir's writer
  * lock (CF_EBUSY after o->lock_timeout_ms) until free. CF_EINVAL when dir
  * already holds a table (a TABLET) or a rowset with rows (an empty one, from
  * `table create`, is replaced). Nothing is visible until finish writes the
  * MANIFEST. */
-CF_API cf_status cf_rs_writer_create(cf_rs_writer **out, const char *dir, const cf_rs_schema *s,
-                                     const cf_rs_writer_options *o, cf_error *err);
-/* Append nrows rows, one cf_rs_colvec per schema column. Rows must come in
+CF_API cf_status cf_rowset_writer_create(cf_rowset_writer **out, const char *dir,
+                                         const cf_schema *s, const cf_rowset_writer_options *o,
+                                         cf_error *err);
+/* Append nrows rows, one cf_colvec per schema column. Rows must come in
  * strictly increasing key order: CF_EINVAL "row N: duplicate key" or "row N: key
  * out of order" otherwise (sticky, like every writer error). Memory use does not
  * grow with the row count. */
-CF_API cf_status cf_rs_writer_append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t nrows,
-                                     cf_error *err);
+CF_API cf_status cf_rowset_writer_append(cf_rowset_writer *w, const cf_colvec *cols, size_t nrows,
+                                         cf_error *err);
 /* Finish every file, then write the MANIFEST atomically. */
-CF_API cf_status cf_rs_writer_finish(cf_rs_writer *w, cf_error *err);
-CF_API uint64_t cf_rs_writer_rows(const cf_rs_writer *w);
-CF_API void cf_rs_writer_free(cf_rs_writer *w); /* NULL is a no-op; abandons unfinished files */
+CF_API cf_status cf_rowset_writer_finish(cf_rowset_writer *w, cf_error *err);
+CF_API uint64_t cf_rowset_writer_rows(const cf_rowset_writer *w);
+CF_API void
+cf_rowset_writer_free(cf_rowset_writer *w); /* NULL is a no-op; abandons unfinished files */
 
 /* Write an empty rowset (MANIFEST only) with schema s into dir
- * (cf_rs_writer_create's rules, default options). */
-CF_API cf_status cf_rs_create_empty(const char *dir, const cf_rs_schema *s, cf_error *err);
+ * (cf_rowset_writer_create's rules, default options). */
+CF_API cf_status cf_rowset_create_empty(const char *dir, const cf_schema *s, cf_error *err);
 
 /* ---- rowset: open, info ---------------------------------------------------------------- */
 
 typedef struct cf_rowset cf_rowset;
 
-#define CF_RS_SNAPSHOT_LATEST UINT64_MAX
-/* Mutations (and a writer's insert_ts) take timestamps 1..CF_RS_TS_MAX; larger
- * values are reserved (CF_RS_SNAPSHOT_LATEST, and room above the last one used)
+#define CF_SNAPSHOT_LATEST UINT64_MAX
+/* Mutations (and a writer's insert_ts) take timestamps 1..CF_TS_MAX; larger
+ * values are reserved (CF_SNAPSHOT_LATEST, and room above the last one used)
  * and refused with CF_EINVAL stating the range. */
-#define CF_RS_TS_MAX ((uint64_t)INT64_MAX)
+#define CF_TS_MAX ((uint64_t)INT64_MAX)
 
 typedef struct cf_rowset_info {
     uint64_t rows;       /* base rows (deleted ones included until compacted away) */
@@ -191,24 +204,11 @@ typedef struct cf_rowset_info {
     uint64_t ahm;
 } cf_rowset_info;
 
-/* Open the rowset in dir: reads and checks the MANIFEST (CF_ENOTFOUND when there
- * is none, CF_ECORRUPT when it is damaged), opens every file it names. Uses the
- * default options (its own block cache of CF_RS_DEFAULT_CACHE_BYTES; writable,
- * taking the writer lock at the first mutation). */
-CF_API cf_status cf_rowset_open(cf_rowset **out, const char *dir, cf_error *err);
-/* Open the rowset's files now. A table (opened for writing, or read_only and
- * pinned) reads only each rowset's MANIFEST when it opens and opens a rowset's
- * files when a lookup, scan, mutation or compaction first touches it
- * (docs/ROWSET.md "Opening a table"); every other rowset handle has them open
- * already (then this is a no-op). CF_ECORRUPT naming the rowset when a file is
- * missing or damaged. */
-CF_API cf_status cf_rowset_load(cf_rowset *rs, cf_error *err);
-
-#define CF_RS_OPEN_OPTIONS_VERSION 1
+#define CF_ROWSET_OPTIONS_VERSION 1
 /* Default capacity of a rowset's own block cache. Blocks that a mapped file
  * serves in place cost only a small per-entry charge (the cache then records
  * that their checksum was verified); compressed blocks cost their logical bytes. */
-#define CF_RS_DEFAULT_CACHE_BYTES ((size_t)64 << 20)
+#define CF_ROWSET_DEFAULT_CACHE_BYTES ((size_t)64 << 20)
 
 typedef struct cf_rowset_options {
     uint32_t version; /* set by _init */
@@ -217,7 +217,7 @@ typedef struct cf_rowset_options {
     cf_cache *cache;
     /* Capacity of the rowset's own cache when `cache` is NULL; 0 = no cache
      * (every read checks and decompresses its block again). Default
-     * CF_RS_DEFAULT_CACHE_BYTES. */
+     * CF_ROWSET_DEFAULT_CACHE_BYTES. */
     size_t cache_bytes;
     /* true: never write, take no lock; every mutation is CF_EINVAL. Default false. */
     bool read_only;
@@ -226,16 +226,28 @@ typedef struct cf_rowset_options {
     uint32_t lock_timeout_ms;
 } cf_rowset_options;
 
+/* Fill o with the defaults. */
 CF_API void cf_rowset_options_init(cf_rowset_options *o);
-/* cf_rowset_open with options (NULL = defaults). */
-CF_API cf_status cf_rowset_open_opts(cf_rowset **out, const char *dir, const cf_rowset_options *o,
-                                     cf_error *err);
+/* Open the rowset in dir with options o (NULL = the defaults: its own block
+ * cache of CF_ROWSET_DEFAULT_CACHE_BYTES; writable, taking the writer lock at
+ * the first mutation): reads and checks the MANIFEST (CF_ENOTFOUND when there
+ * is none, CF_ECORRUPT when it is damaged), opens every file it names. CF_EINVAL
+ * for a bad option. */
+CF_API cf_status cf_rowset_open(cf_rowset **out, const char *dir, const cf_rowset_options *o,
+                                cf_error *err);
+/* Open the rowset's files now. A table (opened for writing, or read_only and
+ * pinned) reads only each rowset's MANIFEST when it opens and opens a rowset's
+ * files when a lookup, scan, mutation or compaction first touches it
+ * (docs/ROWSET.md "Opening a table"); every other rowset handle has them open
+ * already (then this is a no-op). CF_ECORRUPT naming the rowset when a file is
+ * missing or damaged. */
+CF_API cf_status cf_rowset_load(cf_rowset *rs, cf_error *err);
 /* The block cache the rowset reads through (its own or the shared one), or NULL. */
 CF_API cf_cache *cf_rowset_cache(const cf_rowset *rs);
 /* Unflushed mutations are lost: call cf_rowset_flush first. Releases the writer
  * lock if the rowset took it. NULL is a no-op. */
 CF_API void cf_rowset_free(cf_rowset *rs);
-CF_API const cf_rs_schema *cf_rowset_schema(const cf_rowset *rs);
+CF_API const cf_schema *cf_rowset_schema(const cf_rowset *rs);
 /* Slices live until the next mutation, flush or compaction. */
 CF_API void cf_rowset_get_info(const cf_rowset *rs, cf_rowset_info *out);
 /* File i of the current MANIFEST (name relative to dir, and its role: "column",
@@ -244,64 +256,64 @@ CF_API bool cf_rowset_file(const cf_rowset *rs, size_t i, const char **name, con
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
-typedef enum cf_rs_op {
-    CF_RS_EQ,
-    CF_RS_NE,
-    CF_RS_LT,
-    CF_RS_LE,
-    CF_RS_GT,
-    CF_RS_GE,
-    CF_RS_IS_NULL,
-    CF_RS_IS_NOT_NULL
-} cf_rs_op;
+typedef enum cf_pred_op {
+    CF_PRED_EQ,
+    CF_PRED_NE,
+    CF_PRED_LT,
+    CF_PRED_LE,
+    CF_PRED_GT,
+    CF_PRED_GE,
+    CF_PRED_IS_NULL,
+    CF_PRED_IS_NOT_NULL
+} cf_pred_op;
 
 /* A predicate on column `col`: value in memory form (cf_slice for binary), unused
  * for IS [NOT] NULL. A comparison is false for NULL rows. Array columns take only
  * IS [NOT] NULL. */
-typedef struct cf_rs_pred {
+typedef struct cf_pred {
     size_t col;
-    cf_rs_op op;
+    cf_pred_op op;
     const void *value;
-} cf_rs_pred;
+} cf_pred;
 
-#define CF_RS_SCAN_OPTIONS_VERSION 1
+#define CF_SCAN_OPTIONS_VERSION 1
 
-typedef struct cf_rs_scan_options {
+typedef struct cf_scan_options {
     uint32_t version;   /* set by _init */
     const size_t *cols; /* projection: column positions, any order; NULL = all */
     size_t ncols;
-    const cf_rs_pred *preds; /* ANDed */
+    const cf_pred *preds; /* ANDed */
     size_t npreds;
-    uint64_t snapshot; /* default CF_RS_SNAPSHOT_LATEST */
+    uint64_t snapshot; /* default CF_SNAPSHOT_LATEST */
     size_t batch_rows; /* rows examined per batch; default 1024 */
     /* Threads that read a batch's columns (docs/ROWSET.md "Reading: threads"):
-     * 1 (default) = the calling thread only; N in 2..CF_RS_MAX_THREADS = the
+     * 1 (default) = the calling thread only; N in 2..CF_SCAN_MAX_THREADS = the
      * caller and up to N-1 worker threads (never more threads than projected
      * and predicate columns), started by create and joined by free;
-     * CF_RS_THREADS_AUTO (0) = one per online CPU. Results (rows, order,
+     * CF_SCAN_THREADS_AUTO (0) = one per online CPU. Results (rows, order,
      * batches, stats, errors) are the same for every value. New fields go at
      * the end. */
     size_t threads;
-} cf_rs_scan_options;
+} cf_scan_options;
 
-#define CF_RS_THREADS_AUTO 0u
-#define CF_RS_MAX_THREADS 64u
+#define CF_SCAN_THREADS_AUTO 0u
+#define CF_SCAN_MAX_THREADS 64u
 
-CF_API void cf_rs_scan_options_init(cf_rs_scan_options *o);
+CF_API void cf_scan_options_init(cf_scan_options *o);
 
 /* A batch of matching rows, projected columns in projection order. Views owned by
  * the scanner, valid until its next call. cols[j] follows iter.h's cf_batch
  * (values, nonnull, and elem_offsets/elem_count/elem_nonnull for arrays);
  * first_ord there is meaningless. ords[i] = the row's ordinal in the rowset. */
-typedef struct cf_rs_batch {
+typedef struct cf_row_batch {
     size_t count; /* 0 = the end */
     size_t ncols;
     const cf_batch *cols;
     const uint64_t *ords;
-} cf_rs_batch;
+} cf_row_batch;
 
 /* What the scanner skipped, for tests and `table scan --stats`. */
-typedef struct cf_rs_scan_stats {
+typedef struct cf_scan_stats {
     uint64_t rows_in_range; /* rows left after key-range pushdown */
     uint64_t rows_examined;
     uint64_t batches_skipped; /* batches where no row passed, other columns unread */
@@ -311,9 +323,9 @@ typedef struct cf_rs_scan_stats {
      * rows of every column left unread; those rows are not counted as examined. */
     uint64_t blocks_skipped;
     uint64_t rows_skipped;
-} cf_rs_scan_stats;
+} cf_scan_stats;
 
-typedef struct cf_rs_scanner cf_rs_scanner;
+typedef struct cf_rowset_scanner cf_rowset_scanner;
 
 /* Predicates on leading key columns become an ordinal range through the key
  * index; equality on the whole key probes the bloom first. A comparison on a
@@ -323,15 +335,15 @@ typedef struct cf_rs_scanner cf_rs_scanner;
  * are evaluated after deltas are applied, reading the remaining columns only
  * for batches with matches. CF_EINVAL for a bad column, predicate or
  * thread count; CF_EIO when a worker thread cannot be started. */
-CF_API cf_status cf_rs_scanner_create(cf_rs_scanner **out, cf_rowset *rs,
-                                      const cf_rs_scan_options *o, cf_error *err);
+CF_API cf_status cf_rowset_scanner_create(cf_rowset_scanner **out, cf_rowset *rs,
+                                          const cf_scan_options *o, cf_error *err);
 /* The next batch. With o->threads > 1 the columns read after the predicates
  * are spread over the scanner's threads, and the call returns when all of them
  * are read (no thread works between calls); a failure is reported as a single
  * thread would report it (the first failing column in projection order). */
-CF_API cf_status cf_rs_scanner_next(cf_rs_scanner *sc, cf_rs_batch *out, cf_error *err);
-CF_API const cf_rs_scan_stats *cf_rs_scanner_stats(const cf_rs_scanner *sc);
-CF_API void cf_rs_scanner_free(cf_rs_scanner *sc); /* NULL is a no-op */
+CF_API cf_status cf_rowset_scanner_next(cf_rowset_scanner *sc, cf_row_batch *out, cf_error *err);
+CF_API const cf_scan_stats *cf_rowset_scanner_stats(const cf_rowset_scanner *sc);
+CF_API void cf_rowset_scanner_free(cf_rowset_scanner *sc); /* NULL is a no-op */
 
 /* Point lookup: bloom, then key index, then deltas at `snapshot`. On success out
  * holds one row of all columns (views valid until the next call on rs).
@@ -340,23 +352,23 @@ CF_API void cf_rs_scanner_free(cf_rs_scanner *sc); /* NULL is a no-op */
  * for lookups and scans alike: CF_EINVAL "history before AHM was discarded by
  * compaction". */
 CF_API cf_status cf_rowset_get(cf_rowset *rs, const void *const *key, uint64_t snapshot,
-                               cf_rs_batch *out, cf_error *err);
+                               cf_row_batch *out, cf_error *err);
 
 /* ---- mutations ----------------------------------------------------------------------------- */
 
 /* Set column `col` to `value` (memory form; NULL = SQL NULL). The value of an
  * array column is a cf_array_cell (delta.h) of the column's element type. */
-typedef struct cf_rs_change {
+typedef struct cf_column_change {
     size_t col;
     const void *value;
-} cf_rs_change;
+} cf_column_change;
 
 /* Update a live row at ts. CF_ENOTFOUND: no live row with that key; CF_EINVAL:
  * ts <= last_ts, a key column, NULL into a non-nullable one, an array cell of
  * another element type or of more than 65535 elements (CF_ENOTSUP for INT128 and
  * DECIMAL128 arrays: Kudu has no serialized form for them). */
 CF_API cf_status cf_rowset_update(cf_rowset *rs, const void *const *key,
-                                  const cf_rs_change *changes, size_t n, uint64_t ts,
+                                  const cf_column_change *changes, size_t n, uint64_t ts,
                                   cf_error *err);
 /* Delete a live row at ts. CF_ENOTFOUND when absent or already deleted. */
 CF_API cf_status cf_rowset_delete(cf_rowset *rs, const void *const *key, uint64_t ts,
@@ -433,7 +445,7 @@ typedef struct cf_table_options {
     uint32_t version; /* set by _init */
     /* Every rowset of the table reads through one block cache: `cache` (shared,
      * borrowed: it must outlive the table) or, when NULL (default), the table's
-     * own of cache_bytes (default CF_RS_DEFAULT_CACHE_BYTES; 0 = none). */
+     * own of cache_bytes (default CF_ROWSET_DEFAULT_CACHE_BYTES; 0 = none). */
     cf_cache *cache;
     size_t cache_bytes;
     /* false (default): a writer, holding the table's writer lock from open to
@@ -462,13 +474,14 @@ typedef struct cf_table_options {
     /* New fields go at the end (each with its default set by _init). */
 } cf_table_options;
 
+/* Fill o with the defaults. */
 CF_API void cf_table_options_init(cf_table_options *o);
-/* Open the table in dir for writing, with the default options (CF_ENOTFOUND when
- * it holds none, CF_EBUSY when another writer keeps the lock for 10 s). */
-CF_API cf_status cf_table_open(cf_table **out, const char *dir, cf_error *err);
-/* cf_table_open with options (NULL = defaults). */
-CF_API cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_table_options *o,
-                                    cf_error *err);
+/* Open the table in dir with options o (NULL = the defaults: for writing, its
+ * own block cache). CF_ENOTFOUND when dir holds no table, CF_EBUSY when another
+ * writer keeps the lock past o->lock_timeout_ms (default 10 s), CF_EINVAL for a
+ * bad option. */
+CF_API cf_status cf_table_open(cf_table **out, const char *dir, const cf_table_options *o,
+                               cf_error *err);
 /* The table's block cache, or NULL. */
 CF_API cf_cache *cf_table_cache(const cf_table *t);
 /* Sync the log (group commit's last ops), then free; no flush: the log holds
@@ -490,7 +503,7 @@ CF_API void cf_table_set_sync(cf_table *t, cf_table_sync_mode mode, uint64_t syn
  * 0 = default CF_TABLE_WAL_MAX_BYTES. Replay on open reads at most about this
  * much. */
 CF_API void cf_table_set_wal_max_bytes(cf_table *t, uint64_t bytes);
-CF_API const cf_rs_schema *cf_table_schema(const cf_table *t);
+CF_API const cf_schema *cf_table_schema(const cf_table *t);
 /* Largest timestamp used so far: the next operation needs a larger one. */
 CF_API uint64_t cf_table_last_ts(const cf_table *t);
 /* The table's ancient history mark: the largest of its rowsets' (0 = none).
@@ -512,11 +525,12 @@ CF_API bool cf_table_read_only(const cf_table *t);
 CF_API cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts,
                                  cf_error *err);
 /* As cf_rowset_update / cf_rowset_delete / cf_rowset_get, over every store. */
-CF_API cf_status cf_table_update(cf_table *t, const void *const *key, const cf_rs_change *changes,
-                                 size_t n, uint64_t ts, cf_error *err);
+CF_API cf_status cf_table_update(cf_table *t, const void *const *key,
+                                 const cf_column_change *changes, size_t n, uint64_t ts,
+                                 cf_error *err);
 CF_API cf_status cf_table_delete(cf_table *t, const void *const *key, uint64_t ts, cf_error *err);
 CF_API cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot,
-                              cf_rs_batch *out, cf_error *err);
+                              cf_row_batch *out, cf_error *err);
 /* Write the MemRowSet as a new DiskRowSet and each rowset's deltas as REDO files,
  * then start a new log segment and remove the old one (a checkpoint). Happens by
  * itself before an op once the MemRowSet passes its flush size or the log
@@ -563,10 +577,10 @@ CF_API cf_status cf_table_compaction_status(const cf_table *t, cf_error *err);
  * flush, compact); cf_table_get's views last until the next call on the table. */
 typedef struct cf_table_scanner cf_table_scanner;
 CF_API cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t,
-                                         const cf_rs_scan_options *o, cf_error *err);
-CF_API cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_rs_batch *out, cf_error *err);
+                                         const cf_scan_options *o, cf_error *err);
+CF_API cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_row_batch *out, cf_error *err);
 /* The sums over the rowsets scanned (MemRowSet rows count as examined). */
-CF_API const cf_rs_scan_stats *cf_table_scanner_stats(const cf_table_scanner *sc);
+CF_API const cf_scan_stats *cf_table_scanner_stats(const cf_table_scanner *sc);
 CF_API void cf_table_scanner_free(cf_table_scanner *sc); /* NULL is a no-op */
 
 /* ---- bulk loads: many rows, all or nothing ------------------------------------------------
@@ -613,9 +627,9 @@ typedef struct cf_table_loader_options {
 CF_API void cf_table_loader_options_init(cf_table_loader_options *o);
 CF_API cf_status cf_table_loader_create(cf_table_loader **out, cf_table *t,
                                         const cf_table_loader_options *o, cf_error *err);
-/* Add nrows rows (one cf_rs_colvec per schema column, as cf_rs_writer_append
+/* Add nrows rows (one cf_colvec per schema column, as cf_rowset_writer_append
  * takes them; NULL in a non-nullable column is CF_EINVAL). */
-CF_API cf_status cf_table_loader_append(cf_table_loader *l, const cf_rs_colvec *cols, size_t nrows,
+CF_API cf_status cf_table_loader_append(cf_table_loader *l, const cf_colvec *cols, size_t nrows,
                                         cf_error *err);
 /* 0-based row (counting every row appended) that the last error was about, or
  * UINT64_MAX when it was about none (I/O). */

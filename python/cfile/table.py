@@ -27,7 +27,7 @@ _E = ctypes.POINTER(_lib.CError)
 _PP = ctypes.POINTER(ctypes.c_void_p)
 
 
-class CRsColumn(ctypes.Structure):
+class CColumn(ctypes.Structure):
     _fields_ = [
         ("name", ctypes.c_char_p),
         ("type", ctypes.c_int),
@@ -75,7 +75,7 @@ class CScanOptions(ctypes.Structure):
     ]
 
 
-class CRsBatch(ctypes.Structure):
+class CRowBatch(ctypes.Structure):
     _fields_ = [
         ("count", ctypes.c_size_t),
         ("ncols", ctypes.c_size_t),
@@ -98,14 +98,14 @@ class CArrayCell(ctypes.Structure):
 
 
 _lib.declare({
-    "cf_rs_schema_parse": (ctypes.c_int, [_PP, ctypes.c_char_p, _E]),
-    "cf_rs_schema_free": (None, [_P]),
-    "cf_rs_schema_ncols": (ctypes.c_size_t, [_P]),
-    "cf_rs_schema_column": (ctypes.POINTER(CRsColumn), [_P, ctypes.c_size_t]),
-    "cf_rs_create_empty": (ctypes.c_int, [ctypes.c_char_p, _P, _E]),
+    "cf_schema_parse": (ctypes.c_int, [_PP, ctypes.c_char_p, _E]),
+    "cf_schema_free": (None, [_P]),
+    "cf_schema_ncols": (ctypes.c_size_t, [_P]),
+    "cf_schema_column": (ctypes.POINTER(CColumn), [_P, ctypes.c_size_t]),
+    "cf_rowset_create_empty": (ctypes.c_int, [ctypes.c_char_p, _P, _E]),
     "cf_table_options_init": (None, [ctypes.POINTER(CTableOptions)]),
-    "cf_table_open_opts": (ctypes.c_int, [_PP, ctypes.c_char_p, ctypes.POINTER(CTableOptions),
-                                          _E]),
+    "cf_table_open": (ctypes.c_int, [_PP, ctypes.c_char_p, ctypes.POINTER(CTableOptions),
+                                     _E]),
     "cf_table_close": (ctypes.c_int, [_P, _E]),
     "cf_table_free": (None, [_P]),
     "cf_table_schema": (_P, [_P]),
@@ -114,12 +114,12 @@ _lib.declare({
     "cf_table_update": (ctypes.c_int, [_P, _P, ctypes.POINTER(CChange), ctypes.c_size_t,
                                        ctypes.c_uint64, _E]),
     "cf_table_delete": (ctypes.c_int, [_P, _P, ctypes.c_uint64, _E]),
-    "cf_table_get": (ctypes.c_int, [_P, _P, ctypes.c_uint64, ctypes.POINTER(CRsBatch), _E]),
+    "cf_table_get": (ctypes.c_int, [_P, _P, ctypes.c_uint64, ctypes.POINTER(CRowBatch), _E]),
     "cf_table_flush": (ctypes.c_int, [_P, _E]),
     "cf_table_compact": (ctypes.c_int, [_P, ctypes.c_uint64, _E]),
-    "cf_rs_scan_options_init": (None, [ctypes.POINTER(CScanOptions)]),
+    "cf_scan_options_init": (None, [ctypes.POINTER(CScanOptions)]),
     "cf_table_scanner_create": (ctypes.c_int, [_PP, _P, ctypes.POINTER(CScanOptions), _E]),
-    "cf_table_scanner_next": (ctypes.c_int, [_P, ctypes.POINTER(CRsBatch), _E]),
+    "cf_table_scanner_next": (ctypes.c_int, [_P, ctypes.POINTER(CRowBatch), _E]),
     "cf_table_scanner_free": (None, [_P]),
 })
 
@@ -153,8 +153,8 @@ class _Schema:
     def __init__(self, ptr):
         lib = _lib.lib()
         self.columns = []
-        for i in range(lib.cf_rs_schema_ncols(ptr)):
-            c = lib.cf_rs_schema_column(ptr, i).contents
+        for i in range(lib.cf_schema_ncols(ptr)):
+            c = lib.cf_schema_column(ptr, i).contents
             self.columns.append({
                 "name": c.name.decode(), "type": _lib.type_name(c.type), "type_id": c.type,
                 "nullable": bool(c.nullable), "is_array": bool(c.is_array),
@@ -224,8 +224,8 @@ class Table(_lib.Closing, _arrow.StreamSource):
         o.sync_mode = modes[sync]
         out = ctypes.c_void_p()
         err = _lib.CError()
-        _check(lib.cf_table_open_opts(ctypes.byref(out), self.path.encode(), ctypes.byref(o),
-                                      ctypes.byref(err)), err)
+        _check(lib.cf_table_open(ctypes.byref(out), self.path.encode(), ctypes.byref(o),
+                                 ctypes.byref(err)), err)
         self._t = out.value
         self.read_only = bool(read_only)
         self._schema = _Schema(lib.cf_table_schema(self._t))
@@ -328,7 +328,7 @@ class Table(_lib.Closing, _arrow.StreamSource):
         """The row with this key (a dict) at the snapshot (default: latest), or None."""
         vals = _Values()
         k = self._key(key, vals)
-        b = CRsBatch()
+        b = CRowBatch()
         err = _lib.CError()
         st = _lib.lib().cf_table_get(self._ptr(), k,
                                      SNAPSHOT_LATEST if snapshot is None else int(snapshot),
@@ -419,7 +419,7 @@ class _ScanSpec:
                 raise ValueError("%s %s needs a value (use 'is null')" % (sch.names[j], op))
             preds.append((j, code, None if code >= 6 else self.vals.one(sch.columns[j], v)))
         self.o = CScanOptions()
-        _lib.lib().cf_rs_scan_options_init(ctypes.byref(self.o))
+        _lib.lib().cf_scan_options_init(ctypes.byref(self.o))
         if self.cols is not None:
             self.carr = (ctypes.c_size_t * len(self.cols))(*self.cols)
             self.o.cols = self.carr
@@ -463,7 +463,7 @@ class Scan(_arrow.StreamSource):
         _check(lib.cf_table_scanner_create(ctypes.byref(sc), self._table._ptr(),
                                            ctypes.byref(self._spec.o), ctypes.byref(err)), err)
         try:
-            b = CRsBatch()
+            b = CRowBatch()
             opts = self._table._opts
             cols = self._spec.columns
             while True:
@@ -523,9 +523,9 @@ def create(path, schema, **kw):
     s = ctypes.c_void_p()
     err = _lib.CError()
     p = path.__fspath__() if hasattr(path, "__fspath__") else path
-    _check(lib.cf_rs_schema_parse(ctypes.byref(s), schema.encode(), ctypes.byref(err)), err)
+    _check(lib.cf_schema_parse(ctypes.byref(s), schema.encode(), ctypes.byref(err)), err)
     try:
-        _check(lib.cf_rs_create_empty(p.encode(), s, ctypes.byref(err)), err)
+        _check(lib.cf_rowset_create_empty(p.encode(), s, ctypes.byref(err)), err)
     finally:
-        lib.cf_rs_schema_free(s)
+        lib.cf_schema_free(s)
     return Table(p, **kw)

@@ -11,8 +11,8 @@
 
 typedef struct table_src {
     cf_table_scanner *sc;
-    uint64_t done; /* rows exported so far */
-    cf_rs_batch b; /* the scanner's current batch, from row `at` on */
+    uint64_t done;  /* rows exported so far */
+    cf_row_batch b; /* the scanner's current batch, from row `at` on */
     size_t at;
     bool end;
 } table_src;
@@ -54,7 +54,7 @@ static cf_status table_fill(void *ctx, cf_arrow_col *cols, size_t rows, size_t *
 }
 
 cf_status cf_arrow_stream_table(struct ArrowArrayStream *out, struct cf_table *t,
-                                const struct cf_rs_scan_options *scan, const cf_arrow_options *o,
+                                const struct cf_scan_options *scan, const cf_arrow_options *o,
                                 cf_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -63,8 +63,8 @@ cf_status cf_arrow_stream_table(struct ArrowArrayStream *out, struct cf_table *t
         cf_arrow_options_init(&dflt);
         o = &dflt;
     }
-    const cf_rs_schema *schema = cf_table_schema(t);
-    size_t ncols = scan && scan->cols ? scan->ncols : cf_rs_schema_ncols(schema);
+    const cf_schema *schema = cf_table_schema(t);
+    size_t ncols = scan && scan->cols ? scan->ncols : cf_schema_ncols(schema);
     CF_CHECK(ncols >= 1, err, CF_EINVAL, "arrow: a table stream needs at least one column");
     table_src *s = cf_calloc(1, sizeof *s);
     cf_arrow_col *cols = cf_calloc(ncols, sizeof *cols);
@@ -78,7 +78,7 @@ cf_status cf_arrow_stream_table(struct ArrowArrayStream *out, struct cf_table *t
     size_t made = 0;
     for (; made < ncols && st == CF_OK; made++) {
         size_t ci = scan && scan->cols ? scan->cols[made] : made;
-        const cf_rs_column *c = cf_rs_schema_column(schema, ci);
+        const cf_column *c = cf_schema_column(schema, ci);
         st = cf_arrow_col_init(&cols[made], c->name, c->type, c->is_array, c->nullable,
                                c->precision, c->scale, o, err);
         if (st != CF_OK)

@@ -9,7 +9,7 @@
 #include "util/bitmap.h"
 #include "util/error.h"
 
-cf_status cf_rs_rcl_add_cell(cf_rcl_builder *b, uint32_t col_id, const cf_rs_column *c,
+cf_status cf_rs_rcl_add_cell(cf_rcl_builder *b, uint32_t col_id, const cf_column *c,
                              const cf_array_cell *cell, cf_error *err)
 {
     CF_CHECK(cell->type == c->type, err, CF_EINVAL,

@@ -114,7 +114,7 @@ typedef struct outcol {
 typedef struct compactor {
     const char *outdir;
     uint64_t insert_ts; /* of the output: the earliest of the sources' */
-    const cf_rs_schema *s;
+    const cf_schema *s;
     uint64_t ahm;
     cell *row;
     outcol *oc;
@@ -122,7 +122,7 @@ typedef struct compactor {
     uint64_t out_ord;
     cf_rs_arena arena;
     cf_rcl_builder *b;
-    cf_rs_writer *w;
+    cf_rowset_writer *w;
     cf_delta_writer *undo, *redo;
     cf_io *undo_io, *redo_io; /* theirs, created with the output's file_mode */
     cf_rs_manifest *nm;
@@ -131,7 +131,7 @@ typedef struct compactor {
 
 static cf_status rcl_value(compactor *k, size_t col, const cell *c, cf_error *err)
 {
-    const cf_rs_column *cd = &k->s->cols[col];
+    const cf_column *cd = &k->s->cols[col];
     if (!c->nonnull)
         return cf_rcl_builder_add(k->b, (uint32_t)col, NULL, 0, err);
     if (cf_type_is_binary(cd->type) || cd->is_array) { /* arrays: the serialized cell */
@@ -218,7 +218,7 @@ static cf_status delta_writer(compactor *k, cf_delta_writer **w, cf_delta_type t
 static cf_status emit_row(compactor *k, cf_error *err)
 {
     for (size_t c = 0; c < k->s->ncols; c++) {
-        const cf_rs_column *cd = &k->s->cols[c];
+        const cf_column *cd = &k->s->cols[c];
         outcol *o = &k->oc[c];
         size_t w = cf_type_size(cd->type);
         size_t need = cf_bitmap_bytes(k->orows + 1);
@@ -275,15 +275,15 @@ static cf_status flush_out(compactor *k, cf_error *err)
 {
     if (k->orows == 0)
         return CF_OK;
-    cf_rs_colvec cv[CF_RS_MAX_COLUMNS];
+    cf_colvec cv[CF_SCHEMA_MAX_COLUMNS];
     for (size_t c = 0; c < k->s->ncols; c++) {
         outcol *o = &k->oc[c];
         CF_CHECK(!o->vals.oom && !o->nn.oom && !o->counts.oom && !o->enn.oom, err, CF_ENOMEM,
                  "compact: out of memory");
-        cv[c] = (cf_rs_colvec){o->vals.data, o->nn.data,
-                               (const uint32_t *)(const void *)o->counts.data, o->enn.data};
+        cv[c] = (cf_colvec){o->vals.data, o->nn.data,
+                            (const uint32_t *)(const void *)o->counts.data, o->enn.data};
     }
-    CF_TRY(cf_rs_writer_append(k->w, cv, k->orows, err));
+    CF_TRY(cf_rowset_writer_append(k->w, cv, k->orows, err));
     for (size_t c = 0; c < k->s->ncols; c++) {
         cf_buf_clear(&k->oc[c].vals);
         cf_buf_clear(&k->oc[c].nn);
@@ -300,8 +300,8 @@ static cf_status flush_out(compactor *k, cf_error *err)
  * files as streams read in row order alongside. */
 typedef struct csrc {
     cf_rowset *rs;
-    cf_rs_scanner *sc;
-    cf_rs_batch b;
+    cf_rowset_scanner *sc;
+    cf_row_batch b;
     size_t i;
     bool eof;
     dstream *ds;
@@ -319,7 +319,7 @@ typedef struct lists {
 static cf_status src_ready(compactor *k, csrc *src, bool want_key, cf_error *err)
 {
     while (!src->eof && src->i >= src->b.count) {
-        CF_TRY(cf_rs_scanner_next(src->sc, &src->b, err));
+        CF_TRY(cf_rowset_scanner_next(src->sc, &src->b, err));
         src->i = 0;
         src->eof = src->b.count == 0;
     }
@@ -337,7 +337,7 @@ static cf_status src_ready(compactor *k, csrc *src, bool want_key, cf_error *err
 /* Replay one base row's history and emit it (or drop it, see the file comment). */
 static cf_status compact_row(compactor *k, csrc *src, lists *l, cf_error *err)
 {
-    const cf_rs_batch *b = &src->b;
+    const cf_row_batch *b = &src->b;
     size_t i = src->i;
     uint32_t row = (uint32_t)b->ords[i];
     ent_clear(&l->redo);
@@ -463,7 +463,7 @@ out:
 
 static void src_dispose(csrc *src)
 {
-    cf_rs_scanner_free(src->sc);
+    cf_rowset_scanner_free(src->sc);
     for (size_t f = 0; src->ds != NULL && f < src->nds; f++)
         cf_delta_iter_free(src->ds[f].it);
     cf_free(src->ds);
@@ -487,7 +487,7 @@ static cf_status src_open(csrc *src, cf_rowset *rs, cf_error *err)
         CF_TRY(cf_delta_iter_create(&src->ds[f].it, r, err));
         CF_TRY(cf_delta_iter_seek_to_first(src->ds[f].it, err));
     }
-    return cf_rs_scanner_create_ex(&src->sc, rs, NULL, true, false, err);
+    return cf_rowset_scanner_create_ex(&src->sc, rs, NULL, true, false, err);
 }
 
 /* Rewrite the n (flushed) sources into new files in outdir, numbered from
@@ -495,7 +495,7 @@ static cf_status src_open(csrc *src, cf_rowset *rs, cf_error *err)
 static cf_status compact_into(cf_rowset *const *rs, size_t n, const char *outdir, uint64_t ahm,
                               cf_rs_manifest *nm, cf_error *err)
 {
-    const cf_rs_schema *s = cf_rowset_schema(rs[0]);
+    const cf_schema *s = cf_rowset_schema(rs[0]);
     compactor k;
     memset(&k, 0, sizeof(k));
     k.outdir = outdir;
@@ -519,12 +519,12 @@ static cf_status compact_into(cf_rowset *const *rs, size_t n, const char *outdir
     for (; nsrc < n; nsrc++)
         CF_TRY_OUT(src_open(&src[nsrc], rs[nsrc], err));
     CF_TRY_OUT(cf_rcl_builder_create(&k.b, err));
-    cf_rs_writer_options wo;
-    cf_rs_writer_options_init(&wo);
+    cf_rowset_writer_options wo;
+    cf_rowset_writer_options_init(&wo);
     wo.insert_ts = nm->insert_ts;
-    CF_TRY_OUT(cf_rs_writer_create_in(&k.w, outdir, s, &wo, nm, err));
+    CF_TRY_OUT(cf_rowset_writer_create_in(&k.w, outdir, s, &wo, nm, err));
     CF_TRY_OUT(compact_rows(&k, src, n, err));
-    CF_TRY_OUT(cf_rs_writer_finish_files(k.w, nm, err));
+    CF_TRY_OUT(cf_rowset_writer_finish_files(k.w, nm, err));
     if (k.undo != NULL) {
         CF_TRY_OUT(cf_delta_writer_finish(k.undo, err));
         CF_TRY_OUT(cf_rs_manifest_add(nm, CF_RS_FILE_UNDO, 0, k.undo_name, err));
@@ -533,7 +533,7 @@ static cf_status compact_into(cf_rowset *const *rs, size_t n, const char *outdir
         CF_TRY_OUT(cf_delta_writer_finish(k.redo, err));
         CF_TRY_OUT(cf_rs_manifest_add(nm, CF_RS_FILE_REDO, 0, k.redo_name, err));
     }
-    CF_TRY_OUT(cf_rs_schema_clone(&nm->schema, s, err));
+    CF_TRY_OUT(cf_schema_clone(&nm->schema, s, err));
 out:
     for (size_t i = 0; i < nsrc; i++)
         src_dispose(&src[i]);
@@ -550,7 +550,7 @@ out:
     cf_free(k.oc);
     cf_rs_arena_reset(&k.arena);
     cf_rcl_builder_free(k.b);
-    cf_rs_writer_free(k.w);
+    cf_rowset_writer_free(k.w);
     cf_delta_writer_free(k.undo);
     cf_delta_writer_free(k.redo);
     cf_io_free(k.undo_io); /* after the writers; removes what was not committed */
@@ -627,7 +627,7 @@ cf_status cf_rs_compact_merge(cf_rowset *const *rs, size_t n, const char *outdir
     for (size_t i = 0; i < n; i++) {
         CF_TRY_OUT(cf_rowset_flush(rs[i], err));
         const cf_rs_manifest *m = cf_rs_manifest_of(rs[i]);
-        if (!cf_rs_schema_equal(m->schema, cf_rowset_schema(rs[0])))
+        if (!cf_schema_equal(m->schema, cf_rowset_schema(rs[0])))
             CF_FAIL_OUT(err, CF_EINVAL, "compact: rowsets with different schemas");
         if (m->insert_ts < nm.insert_ts)
             nm.insert_ts = m->insert_ts;

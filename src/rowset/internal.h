@@ -9,9 +9,9 @@
 
 #include "util/buf.h"
 
-struct cf_rs_schema {
+struct cf_schema {
     size_t ncols, nkeys;
-    cf_rs_column *cols;     /* names owned */
+    cf_column *cols;        /* names owned */
     cf_delta_column *dcols; /* the same columns as delta appliers see them */
 };
 
@@ -27,12 +27,12 @@ void cf_rs_arena_reset(cf_rs_arena *a);
 /* ---- array cells in change lists (array_value.c) ------------------------------------------ */
 /* Add column change col_id := `cell` (serialized) to b; CF_EINVAL when the element
  * type is not the column's. */
-cf_status cf_rs_rcl_add_cell(cf_rcl_builder *b, uint32_t col_id, const cf_rs_column *c,
+cf_status cf_rs_rcl_add_cell(cf_rcl_builder *b, uint32_t col_id, const cf_column *c,
                              const cf_array_cell *cell, cf_error *err);
 /* Add column change col := value (memory form; NULL = SQL NULL, refused for a
  * column that is not nullable; an array column's value is a cf_array_cell). */
-cf_status cf_rs_rcl_add_value(cf_rcl_builder *b, const cf_rs_column *c, size_t col,
-                              const void *value, cf_error *err);
+cf_status cf_rs_rcl_add_value(cf_rcl_builder *b, const cf_column *c, size_t col, const void *value,
+                              cf_error *err);
 /* Serialize elements [first, first + n) of flattened values/enn (enn NULL = all
  * present) into arena memory. */
 cf_status cf_rs_cell_from_flat(cf_rs_arena *a, cf_type type, const void *vals, const uint8_t *enn,
@@ -44,12 +44,12 @@ cf_status cf_rs_cell_to_flat(cf_slice bytes, cf_type type, cf_buf *vals, cf_buf 
 
 /* ---- keys (format §1.8) --------------------------------------------------------------- */
 /* Append the encoding of key column `k`'s value to b. */
-void cf_rs_key_append(cf_buf *b, const cf_rs_schema *s, size_t k, const void *v);
+void cf_rs_key_append(cf_buf *b, const cf_schema *s, size_t k, const void *v);
 /* Encoded key of row i of per-column batches (values of the key columns). */
-void cf_rs_key_append_row(cf_buf *b, const cf_rs_schema *s, const cf_rs_colvec *cols, size_t i);
+void cf_rs_key_append_row(cf_buf *b, const cf_schema *s, const cf_colvec *cols, size_t i);
 /* Decode a single-column key (or a bound on it) back to a value for a value-index
  * seek; binary values point into `enc`. */
-void cf_rs_key_decode_single(const cf_rs_schema *s, const uint8_t *enc, size_t len, void *slot);
+void cf_rs_key_decode_single(const cf_schema *s, const uint8_t *enc, size_t len, void *slot);
 int cf_rs_bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
 
 /* ---- manifest ------------------------------------------------------------------------- */
@@ -63,9 +63,9 @@ typedef struct cf_rs_file {
 
 typedef struct cf_rs_manifest {
     uint64_t generation, next_file, insert_ts, last_ts, rows;
-    uint64_t checksum;    /* of the MANIFEST as read (0 for one built in memory) */
-    uint64_t ahm;         /* ancient history mark: history before it is gone (0 = none) */
-    cf_rs_schema *schema; /* owned */
+    uint64_t checksum; /* of the MANIFEST as read (0 for one built in memory) */
+    uint64_t ahm;      /* ancient history mark: history before it is gone (0 = none) */
+    cf_schema *schema; /* owned */
     cf_buf min_key, max_key;
     /* Not stored: the permission bits files created for this rowset get from
      * their creation on (open(2)'s mode, cf_io_create_file_mode; 0 = the
@@ -105,39 +105,41 @@ void cf_rs_gc(const char *dir, const cf_rs_manifest *now, const cf_rs_manifest *
 bool cf_rs_remove_dead_dir(const char *path);
 /* dir + "/" + name, malloc'd; NULL when out of memory. */
 char *cf_rs_path(const char *dir, const char *name);
-cf_status cf_rs_schema_clone(cf_rs_schema **out, const cf_rs_schema *s, cf_error *err);
-bool cf_rs_schema_equal(const cf_rs_schema *a, const cf_rs_schema *b);
+cf_status cf_schema_clone(cf_schema **out, const cf_schema *s, cf_error *err);
+bool cf_schema_equal(const cf_schema *a, const cf_schema *b);
 
 /* ---- writer internals used by compaction ---------------------------------------------- */
 /* Create a writer whose files are numbered from m->next_file (advanced); finish_files
  * adds the files, rows and min/max keys to m without writing it. */
-cf_status cf_rs_writer_create_in(cf_rs_writer **out, const char *dir, const cf_rs_schema *s,
-                                 const cf_rs_writer_options *o, cf_rs_manifest *m, cf_error *err);
-cf_status cf_rs_writer_finish_files(cf_rs_writer *w, cf_rs_manifest *m, cf_error *err);
+cf_status cf_rowset_writer_create_in(cf_rowset_writer **out, const char *dir, const cf_schema *s,
+                                     const cf_rowset_writer_options *o, cf_rs_manifest *m,
+                                     cf_error *err);
+cf_status cf_rowset_writer_finish_files(cf_rowset_writer *w, cf_rs_manifest *m, cf_error *err);
 
 /* ---- scanner internals used by rowset.c and compaction ------------------------------------- */
 /* raw: base values only (no deltas, every row selected). include_dms: apply the
  * in-memory deltas. */
-cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_rs_scan_options *o,
-                                  bool raw, bool include_dms, cf_error *err);
+cf_status cf_rowset_scanner_create_ex(cf_rowset_scanner **out, cf_rowset *rs,
+                                      const cf_scan_options *o, bool raw, bool include_dms,
+                                      cf_error *err);
 /* Restrict the scanner to ordinals [lo, hi) (repositions it). */
-void cf_rs_scanner_set_range(cf_rs_scanner *sc, uint64_t lo, uint64_t hi);
+void cf_rowset_scanner_set_range(cf_rowset_scanner *sc, uint64_t lo, uint64_t hi);
 /* Restrict the scanner to the one row `ord` whose key columns hold keyvals
  * (memory form, as cf_rowset_get takes them; borrowed until the next
- * cf_rs_scanner_next): key columns no delta of the scanner sets are answered
+ * cf_rowset_scanner_next): key columns no delta of the scanner sets are answered
  * from them instead of being read. */
-void cf_rs_scanner_set_row(cf_rs_scanner *sc, uint64_t ord, const void *const *keyvals);
+void cf_rowset_scanner_set_row(cf_rowset_scanner *sc, uint64_t ord, const void *const *keyvals);
 /* Worker threads a scan of ncols distinct columns starts for o->threads
  * (CF_EINVAL when out of range): 0 for a single-threaded scan. */
-cf_status cf_rs_scan_workers(const cf_rs_scan_options *o, size_t ncols, size_t *workers,
+cf_status cf_rs_scan_workers(const cf_scan_options *o, size_t ncols, size_t *workers,
                              cf_error *err);
 /* Read columns with `team` (borrowed: a table scanner's, shared by its rowset
  * scanners, which it drives one at a time) instead of the scanner's own. */
 struct cf_rs_team;
-void cf_rs_scanner_set_team(cf_rs_scanner *sc, struct cf_rs_team *team);
+void cf_rowset_scanner_set_team(cf_rowset_scanner *sc, struct cf_rs_team *team);
 /* Tests: read ahead windows of about `rows` rows (default 8192; rounded to
  * whole batches, never less than one). Requires: before the first next. */
-void cf_rs_scanner_set_window_rows(cf_rs_scanner *sc, size_t rows);
+void cf_rowset_scanner_set_window_rows(cf_rowset_scanner *sc, size_t rows);
 
 /* ---- the writer lock (lock.c) ----------------------------------------------------------- */
 /* Default wait for the lock. */
@@ -168,7 +170,7 @@ void cf_rs_pin_unlock(int fd);
 /* CF_EINVAL when a read at `snapshot` needs history before `ahm` (what = "table"
  * or "rowset"). */
 cf_status cf_rs_check_snapshot(uint64_t snapshot, uint64_t ahm, cf_error *err);
-/* CF_EINVAL unless 1 <= ts <= CF_RS_TS_MAX (the message states the range). */
+/* CF_EINVAL unless 1 <= ts <= CF_TS_MAX (the message states the range). */
 cf_status cf_rs_check_ts_range(uint64_t ts, cf_error *err);
 /* How a rowset handle may write: on its own (takes the lock at its first
  * mutation and checks that its view is current), as part of a table that holds

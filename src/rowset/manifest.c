@@ -57,7 +57,7 @@ void cf_rs_manifest_init(cf_rs_manifest *m)
 
 void cf_rs_manifest_dispose(cf_rs_manifest *m)
 {
-    cf_rs_schema_free(m->schema);
+    cf_schema_free(m->schema);
     cf_buf_dispose(&m->min_key);
     cf_buf_dispose(&m->max_key);
     for (size_t i = 0; i < m->nfiles; i++)
@@ -129,9 +129,9 @@ cf_status cf_rs_manifest_write(const cf_rs_manifest *m, const char *dir, cf_erro
     putf(&b, "\n");
     if (m->ahm > 0) /* only then: older readers know no "ahm" line */
         putf(&b, "ahm %" PRIu64 "\n", m->ahm);
-    const cf_rs_schema *s = m->schema;
+    const cf_schema *s = m->schema;
     for (size_t i = 0; i < s->ncols; i++) {
-        const cf_rs_column *c = &s->cols[i];
+        const cf_column *c = &s->cols[i];
         char fl[4] = {0};
         size_t k = 0;
         if (c->is_key)
@@ -205,7 +205,7 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-static cf_status parse_lines(cf_rs_manifest *m, char *text, cf_rs_column *cols, size_t *ncols,
+static cf_status parse_lines(cf_rs_manifest *m, char *text, cf_column *cols, size_t *ncols,
                              cf_error *err)
 {
     size_t line = 0;
@@ -247,9 +247,9 @@ static cf_status parse_lines(cf_rs_manifest *m, char *text, cf_rs_column *cols, 
             CF_CHECK(nf == 2 && unhex(f[0][1] == 'i' ? &m->min_key : &m->max_key, f[1]) == 0, err,
                      CF_ECORRUPT, "manifest line %zu: bad %s", line, f[0]);
         } else if (strcmp(f[0], "column") == 0) {
-            CF_CHECK(nf == 10 && *ncols < CF_RS_MAX_COLUMNS, err, CF_ECORRUPT,
+            CF_CHECK(nf == 10 && *ncols < CF_SCHEMA_MAX_COLUMNS, err, CF_ECORRUPT,
                      "manifest line %zu: bad column", line);
-            cf_rs_column *c = &cols[(*ncols)++];
+            cf_column *c = &cols[(*ncols)++];
             memset(c, 0, sizeof(*c));
             c->name = f[1];
             uint64_t bs, pr, sc, le;
@@ -279,8 +279,8 @@ static cf_status parse_lines(cf_rs_manifest *m, char *text, cf_rs_column *cols, 
             uint64_t col = 0;
             CF_CHECK(role >= 0, err, CF_ECORRUPT, "manifest line %zu: bad file role", line);
             if (role == CF_RS_FILE_COLUMN)
-                CF_CHECK(parse_u64(f[2], &col) == 0 && col < CF_RS_MAX_COLUMNS, err, CF_ECORRUPT,
-                         "manifest line %zu: bad column id", line);
+                CF_CHECK(parse_u64(f[2], &col) == 0 && col < CF_SCHEMA_MAX_COLUMNS, err,
+                         CF_ECORRUPT, "manifest line %zu: bad column id", line);
             CF_TRY(cf_rs_manifest_add(m, role, (uint32_t)col, f[3], err));
         } else {
             CF_FAIL(err, CF_ECORRUPT, "manifest line %zu: unknown field '%s'", line, f[0]);
@@ -295,7 +295,7 @@ cf_status cf_rs_manifest_read(cf_rs_manifest *m, const char *dir, cf_error *err)
     cf_rs_manifest_init(m);
     cf_status st = CF_OK;
     char *text = NULL;
-    cf_rs_column *cols = NULL;
+    cf_column *cols = NULL;
     cf_io *io = NULL;
     char *path = cf_rs_path(dir, CF_RS_MANIFEST);
     if (path == NULL)
@@ -310,7 +310,7 @@ cf_status cf_rs_manifest_read(cf_rs_manifest *m, const char *dir, cf_error *err)
     if (size > MAX_MANIFEST_LEN)
         CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: %" PRIu64 " bytes is too large", size);
     text = cf_malloc((size_t)size + 1);
-    cols = cf_calloc(CF_RS_MAX_COLUMNS, sizeof(*cols));
+    cols = cf_calloc(CF_SCHEMA_MAX_COLUMNS, sizeof(*cols));
     if (text == NULL || cols == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "manifest: out of memory");
     CF_TRY_OUT(io->ops->read_at(io, 0, text, (size_t)size, err));
@@ -325,7 +325,7 @@ cf_status cf_rs_manifest_read(cf_rs_manifest *m, const char *dir, cf_error *err)
     size_t ncols = 0;
     CF_TRY_OUT(parse_lines(m, text, cols, &ncols, err));
     m->checksum = want;
-    CF_TRY_OUT(cf_rs_schema_create(&m->schema, cols, ncols, err));
+    CF_TRY_OUT(cf_schema_create(&m->schema, cols, ncols, err));
     for (size_t i = 0; i < m->nfiles; i++)
         if (m->files[i].role == CF_RS_FILE_COLUMN && m->files[i].col >= ncols)
             CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: file for column %u of %zu", m->files[i].col,
@@ -377,7 +377,7 @@ bool cf_rs_data_name(const char *n, uint64_t *num)
     *num = id;
     if (strncmp(n, "col", 3) == 0) {
         n += 3;
-        return digits(&n, &col) && col < CF_RS_MAX_COLUMNS && strcmp(n, ".cfile") == 0;
+        return digits(&n, &col) && col < CF_SCHEMA_MAX_COLUMNS && strcmp(n, ".cfile") == 0;
     }
     return strcmp(n, "bloom.cfile") == 0 || strcmp(n, "adhoc.cfile") == 0 ||
            strcmp(n, "redo.delta") == 0 || strcmp(n, "undo.delta") == 0;

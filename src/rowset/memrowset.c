@@ -45,7 +45,7 @@ struct cf_mrs_row {
 };
 
 struct cf_mrs {
-    const cf_rs_schema *s;
+    const cf_schema *s;
     cf_rs_arena arena;
     size_t bytes, rows;
     uint64_t rng;
@@ -70,7 +70,7 @@ static cf_status make_head(cf_mrs *m, cf_error *err)
     return CF_OK;
 }
 
-cf_status cf_mrs_create(cf_mrs **out, const cf_rs_schema *s, cf_error *err)
+cf_status cf_mrs_create(cf_mrs **out, const cf_schema *s, cf_error *err)
 {
     *out = NULL;
     cf_mrs *m = cf_calloc(1, sizeof(*m));
@@ -172,7 +172,7 @@ static uint8_t random_level(cf_mrs *m)
     }
 }
 
-static cf_status copy_value(cf_mrs *m, const cf_rs_column *c, const void *v, cf_mrs_cell *out,
+static cf_status copy_value(cf_mrs *m, const cf_column *c, const void *v, cf_mrs_cell *out,
                             cf_error *err)
 {
     memset(out, 0, sizeof(*out));
@@ -212,7 +212,7 @@ cf_status cf_mrs_insert(cf_mrs *m, const uint8_t *key, size_t len, const void *c
                         uint64_t ts, cf_error *err)
 {
     CF_CHECK(m->head != NULL, err, CF_ENOMEM, "memrowset: out of memory");
-    const cf_rs_schema *s = m->s;
+    const cf_schema *s = m->s;
     cf_mrs_row *prev[MAX_LEVEL];
     descend(m, key, len, prev);
     uint8_t level = random_level(m);
@@ -267,7 +267,7 @@ cf_status cf_mrs_mutate(cf_mrs *m, cf_mrs_row *r, cf_slice rcl, uint64_t ts, cf_
 }
 
 /* Apply one RowChangeList to cells; binary values point into the list's bytes. */
-static cf_status apply_rcl(const cf_rs_schema *s, cf_slice rcl, cf_mrs_cell *cells, bool *alive,
+static cf_status apply_rcl(const cf_schema *s, cf_slice rcl, cf_mrs_cell *cells, bool *alive,
                            cf_error *err)
 {
     cf_rcl_decoder d;
@@ -318,7 +318,7 @@ typedef struct flusher {
     cf_mrs *m;
     const char *dir;
     cf_rs_manifest nm;
-    cf_rs_writer *w;
+    cf_rowset_writer *w;
     cf_delta_writer *undo, *redo;
     cf_io *undo_io, *redo_io; /* theirs, created with the rowset's file_mode */
     char undo_name[64], redo_name[64];
@@ -350,19 +350,18 @@ static cf_status flush_batch(flusher *f, cf_error *err)
 {
     if (f->n == 0)
         return CF_OK;
-    const cf_rs_schema *s = f->m->s;
-    cf_rs_colvec cv[CF_RS_MAX_COLUMNS];
+    const cf_schema *s = f->m->s;
+    cf_colvec cv[CF_SCHEMA_MAX_COLUMNS];
     for (size_t c = 0; c < s->ncols; c++) {
         CF_CHECK(!f->vals[c].oom && !f->nn[c].oom, err, CF_ENOMEM, "memrowset: out of memory");
         CF_CHECK(!f->counts[c].oom && !f->enn[c].oom, err, CF_ENOMEM, "memrowset: out of memory");
         if (s->cols[c].is_array)
-            cv[c] =
-                (cf_rs_colvec){f->vals[c].data, f->nn[c].data,
-                               (const uint32_t *)(const void *)f->counts[c].data, f->enn[c].data};
+            cv[c] = (cf_colvec){f->vals[c].data, f->nn[c].data,
+                                (const uint32_t *)(const void *)f->counts[c].data, f->enn[c].data};
         else
-            cv[c] = (cf_rs_colvec){f->vals[c].data, f->nn[c].data, NULL, NULL};
+            cv[c] = (cf_colvec){f->vals[c].data, f->nn[c].data, NULL, NULL};
     }
-    CF_TRY(cf_rs_writer_append(f->w, cv, f->n, err));
+    CF_TRY(cf_rowset_writer_append(f->w, cv, f->n, err));
     for (size_t c = 0; c < s->ncols; c++) {
         cf_buf_clear(&f->vals[c]);
         cf_buf_clear(&f->nn[c]);
@@ -376,7 +375,7 @@ static cf_status flush_batch(flusher *f, cf_error *err)
 
 static cf_status flush_rows(flusher *f, cf_error *err)
 {
-    const cf_rs_schema *s = f->m->s;
+    const cf_schema *s = f->m->s;
     uint64_t ord = 0;
     for (cf_mrs_row *r = cf_mrs_seek(f->m, NULL, 0); r != NULL; r = r->next[0], ord++) {
         CF_CHECK(ord <= UINT32_MAX, err, CF_ENOTSUP, "memrowset: too many rows for deltas");
@@ -418,7 +417,7 @@ static cf_status flush_rows(flusher *f, cf_error *err)
 
 cf_status cf_mrs_flush(cf_mrs *m, const char *dir, unsigned mode, cf_error *err)
 {
-    const cf_rs_schema *s = m->s;
+    const cf_schema *s = m->s;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         CF_FAIL(err, CF_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
     flusher f;
@@ -453,12 +452,12 @@ cf_status cf_mrs_flush(cf_mrs *m, const char *dir, unsigned mode, cf_error *err)
         cf_buf_init(&f.counts[c]);
         cf_buf_init(&f.enn[c]);
     }
-    cf_rs_writer_options wo;
-    cf_rs_writer_options_init(&wo);
+    cf_rowset_writer_options wo;
+    cf_rowset_writer_options_init(&wo);
     wo.insert_ts = f.nm.insert_ts;
-    CF_TRY_OUT(cf_rs_writer_create_in(&f.w, dir, s, &wo, &f.nm, err));
+    CF_TRY_OUT(cf_rowset_writer_create_in(&f.w, dir, s, &wo, &f.nm, err));
     CF_TRY_OUT(flush_rows(&f, err));
-    CF_TRY_OUT(cf_rs_writer_finish_files(f.w, &f.nm, err));
+    CF_TRY_OUT(cf_rowset_writer_finish_files(f.w, &f.nm, err));
     if (f.undo != NULL) {
         CF_TRY_OUT(cf_delta_writer_finish(f.undo, err));
         CF_TRY_OUT(cf_rs_manifest_add(&f.nm, CF_RS_FILE_UNDO, 0, f.undo_name, err));
@@ -467,7 +466,7 @@ cf_status cf_mrs_flush(cf_mrs *m, const char *dir, unsigned mode, cf_error *err)
         CF_TRY_OUT(cf_delta_writer_finish(f.redo, err));
         CF_TRY_OUT(cf_rs_manifest_add(&f.nm, CF_RS_FILE_REDO, 0, f.redo_name, err));
     }
-    CF_TRY_OUT(cf_rs_schema_clone(&f.nm.schema, s, err));
+    CF_TRY_OUT(cf_schema_clone(&f.nm.schema, s, err));
     /* Every file is committed: the MANIFEST makes the rowset exist. */
     CF_TRY_OUT(cf_rs_manifest_write(&f.nm, dir, err));
 out:
@@ -484,7 +483,7 @@ out:
     cf_free(f.counts);
     cf_free(f.enn);
     cf_free(f.elems);
-    cf_rs_writer_free(f.w);
+    cf_rowset_writer_free(f.w);
     cf_delta_writer_free(f.undo);
     cf_delta_writer_free(f.redo);
     cf_io_free(f.undo_io); /* after the writers; removes what was not committed */

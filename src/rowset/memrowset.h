@@ -14,7 +14,7 @@ typedef struct cf_mrs_cell {
 typedef struct cf_mrs cf_mrs;
 typedef struct cf_mrs_row cf_mrs_row;
 
-cf_status cf_mrs_create(cf_mrs **out, const cf_rs_schema *s, cf_error *err);
+cf_status cf_mrs_create(cf_mrs **out, const cf_schema *s, cf_error *err);
 void cf_mrs_free(cf_mrs *m); /* NULL is a no-op */
 /* Drop every row (after a flush). */
 void cf_mrs_clear(cf_mrs *m);

@@ -52,7 +52,7 @@ struct cf_rowset {
     bool dms_dirty;
     cf_io *dms_wio, *dms_rio;
     cf_delta_reader *dms_reader;
-    cf_rs_scanner *get_all, *get_files;
+    cf_rowset_scanner *get_all, *get_files;
     uint64_t get_all_snap;
     cf_rcl_builder *rcl;
     cf_buf keybuf;
@@ -63,8 +63,8 @@ struct cf_rowset {
 /* Everything opened from the MANIFEST's files (not the MANIFEST itself). */
 static void close_data(cf_rowset *rs)
 {
-    cf_rs_scanner_free(rs->get_all);
-    cf_rs_scanner_free(rs->get_files);
+    cf_rowset_scanner_free(rs->get_all);
+    cf_rowset_scanner_free(rs->get_files);
     rs->get_all = rs->get_files = NULL;
     cf_iter_free(rs->key_it);
     rs->key_it = NULL;
@@ -97,7 +97,7 @@ static void close_files(cf_rowset *rs)
 /* Open every file the MANIFEST (read already) names. */
 static cf_status open_data(cf_rowset *rs, cf_error *err)
 {
-    const cf_rs_schema *s = rs->m.schema;
+    const cf_schema *s = rs->m.schema;
     cf_status st = CF_OK;
     char *path = NULL;
     rs->col = cf_calloc(s->ncols, sizeof(*rs->col));
@@ -250,8 +250,8 @@ void cf_rowset_free(cf_rowset *rs)
 void cf_rowset_options_init(cf_rowset_options *o)
 {
     memset(o, 0, sizeof(*o));
-    o->version = CF_RS_OPEN_OPTIONS_VERSION;
-    o->cache_bytes = CF_RS_DEFAULT_CACHE_BYTES;
+    o->version = CF_ROWSET_OPTIONS_VERSION;
+    o->cache_bytes = CF_ROWSET_DEFAULT_CACHE_BYTES;
     o->read_only = false;
     o->lock_timeout_ms = CF_RS_LOCK_TIMEOUT_MS;
 }
@@ -295,18 +295,13 @@ cf_status cf_rs_writable(cf_rowset *rs, cf_error *err)
     return CF_OK;
 }
 
-cf_status cf_rowset_open(cf_rowset **out, const char *dir, cf_error *err)
-{
-    return cf_rowset_open_opts(out, dir, NULL, err);
-}
-
 cf_cache *cf_rowset_cache(const cf_rowset *rs)
 {
     return rs->cache;
 }
 
-cf_status cf_rowset_open_opts(cf_rowset **out, const char *dir, const cf_rowset_options *o,
-                              cf_error *err)
+cf_status cf_rowset_open(cf_rowset **out, const char *dir, const cf_rowset_options *o,
+                         cf_error *err)
 {
     return cf_rs_open_mode(out, dir, o,
                            o != NULL && o->read_only ? CF_RS_MODE_READ_ONLY : CF_RS_MODE_OWN, err);
@@ -321,7 +316,7 @@ cf_status cf_rs_open_mode(cf_rowset **out, const char *dir, const cf_rowset_opti
         cf_rowset_options_init(&dflt);
         o = &dflt;
     }
-    CF_CHECK(o->version == CF_RS_OPEN_OPTIONS_VERSION, err, CF_EINVAL,
+    CF_CHECK(o->version == CF_ROWSET_OPTIONS_VERSION, err, CF_EINVAL,
              "rowset: options.version %u unknown", o->version);
     cf_rowset *rs = cf_calloc(1, sizeof(*rs));
     CF_CHECK(rs != NULL, err, CF_ENOMEM, "rowset: out of memory");
@@ -375,7 +370,7 @@ out:
     return CF_OK;
 }
 
-const cf_rs_schema *cf_rowset_schema(const cf_rowset *rs)
+const cf_schema *cf_rowset_schema(const cf_rowset *rs)
 {
     return rs->m.schema;
 }
@@ -534,7 +529,7 @@ cf_delta_reader *cf_rs_dms_reader(cf_rowset *rs, cf_error *err, cf_status *st)
     *st = CF_OK;
     if (!rs->dms_dirty)
         return rs->dms_reader;
-    cf_rs_scanner_free(rs->get_all);
+    cf_rowset_scanner_free(rs->get_all);
     rs->get_all = NULL;
     dms_clear(rs);
     rs->dms_dirty = false;
@@ -590,7 +585,7 @@ static cf_status dms_add(cf_rowset *rs, uint64_t row, uint64_t ts, cf_error *err
 
 /* ---- lookups ------------------------------------------------------------------------------ */
 
-cf_status cf_rowset_get(cf_rowset *rs, const void *const *key, uint64_t snapshot, cf_rs_batch *out,
+cf_status cf_rowset_get(cf_rowset *rs, const void *const *key, uint64_t snapshot, cf_row_batch *out,
                         cf_error *err)
 {
     memset(out, 0, sizeof(*out));
@@ -602,19 +597,19 @@ cf_status cf_rowset_get(cf_rowset *rs, const void *const *key, uint64_t snapshot
     cf_rs_dms_reader(rs, err, &st); /* may drop get_all */
     CF_TRY(st);
     if (rs->get_all != NULL && rs->get_all_snap != snapshot) {
-        cf_rs_scanner_free(rs->get_all);
+        cf_rowset_scanner_free(rs->get_all);
         rs->get_all = NULL;
     }
     if (rs->get_all == NULL) {
-        cf_rs_scan_options o;
-        cf_rs_scan_options_init(&o);
+        cf_scan_options o;
+        cf_scan_options_init(&o);
         o.snapshot = snapshot;
-        CF_TRY(cf_rs_scanner_create_ex(&rs->get_all, rs, &o, false, true, err));
+        CF_TRY(cf_rowset_scanner_create_ex(&rs->get_all, rs, &o, false, true, err));
         rs->get_all_snap = snapshot;
     }
     /* The key columns are the key looked up: the row fetch reads only the others. */
-    cf_rs_scanner_set_row(rs->get_all, ord, key);
-    CF_TRY(cf_rs_scanner_next(rs->get_all, out, err));
+    cf_rowset_scanner_set_row(rs->get_all, ord, key);
+    CF_TRY(cf_rowset_scanner_next(rs->get_all, out, err));
     CF_CHECK(out->count == 1, err, CF_ENOTFOUND, "key not found (deleted)");
     return CF_OK;
 }
@@ -623,16 +618,16 @@ cf_status cf_rowset_get(cf_rowset *rs, const void *const *key, uint64_t snapshot
 static cf_status row_alive(cf_rowset *rs, uint64_t ord, bool *alive, cf_error *err)
 {
     if (rs->get_files == NULL) {
-        cf_rs_scan_options o;
-        cf_rs_scan_options_init(&o);
+        cf_scan_options o;
+        cf_scan_options_init(&o);
         size_t c0 = 0;
         o.cols = &c0;
         o.ncols = 1;
-        CF_TRY(cf_rs_scanner_create_ex(&rs->get_files, rs, &o, false, false, err));
+        CF_TRY(cf_rowset_scanner_create_ex(&rs->get_files, rs, &o, false, false, err));
     }
-    cf_rs_scanner_set_range(rs->get_files, ord, ord + 1);
-    cf_rs_batch b;
-    CF_TRY(cf_rs_scanner_next(rs->get_files, &b, err));
+    cf_rowset_scanner_set_range(rs->get_files, ord, ord + 1);
+    cf_row_batch b;
+    CF_TRY(cf_rowset_scanner_next(rs->get_files, &b, err));
     *alive = b.count == 1;
     /* DMS entries are appended in timestamp order: the last DELETE/REINSERT wins. */
     for (size_t i = 0; i < rs->ndms; i++) {
@@ -652,7 +647,7 @@ static cf_status row_alive(cf_rowset *rs, uint64_t ord, bool *alive, cf_error *e
 
 cf_status cf_rs_check_snapshot(uint64_t snapshot, uint64_t ahm, cf_error *err)
 {
-    CF_CHECK(snapshot >= ahm || snapshot == CF_RS_SNAPSHOT_LATEST, err, CF_EINVAL,
+    CF_CHECK(snapshot >= ahm || snapshot == CF_SNAPSHOT_LATEST, err, CF_EINVAL,
              "snapshot %" PRIu64 ": history before %" PRIu64
              " was discarded by compaction (ancient history mark); read at %" PRIu64 " or later",
              snapshot, ahm, ahm);
@@ -661,17 +656,17 @@ cf_status cf_rs_check_snapshot(uint64_t snapshot, uint64_t ahm, cf_error *err)
 
 cf_status cf_rs_check_ts_range(uint64_t ts, cf_error *err)
 {
-    CF_CHECK(ts >= 1 && ts <= CF_RS_TS_MAX, err, CF_EINVAL,
+    CF_CHECK(ts >= 1 && ts <= CF_TS_MAX, err, CF_EINVAL,
              "timestamp %" PRIu64 " is out of range: mutations take 1..%" PRIu64
              " (larger values are reserved)",
-             ts, CF_RS_TS_MAX);
+             ts, CF_TS_MAX);
     return CF_OK;
 }
 
 static cf_status check_ts(const cf_rowset *rs, uint64_t ts, cf_error *err)
 {
     CF_TRY(cf_rs_check_ts_range(ts, err));
-    CF_CHECK(ts > rs->m.last_ts && ts != CF_RS_SNAPSHOT_LATEST, err, CF_EINVAL,
+    CF_CHECK(ts > rs->m.last_ts && ts != CF_SNAPSHOT_LATEST, err, CF_EINVAL,
              "timestamp %" PRIu64 " is not after the last one (%" PRIu64 ")", ts, rs->m.last_ts);
     CF_CHECK(rs->m.rows <= UINT32_MAX, err, CF_ENOTSUP, "rowset too large for deltas");
     return CF_OK;
@@ -679,7 +674,7 @@ static cf_status check_ts(const cf_rowset *rs, uint64_t ts, cf_error *err)
 
 static cf_status add_value(cf_rowset *rs, size_t col, const void *value, cf_error *err)
 {
-    const cf_rs_column *c = &rs->m.schema->cols[col];
+    const cf_column *c = &rs->m.schema->cols[col];
     if (value == NULL) {
         CF_CHECK(c->nullable, err, CF_EINVAL, "column '%s' cannot be NULL", c->name);
         return cf_rcl_builder_add(rs->rcl, (uint32_t)col, NULL, 0, err);
@@ -703,18 +698,18 @@ static cf_status find_live(cf_rowset *rs, const void *const *key, uint64_t *ord,
     return row_alive(rs, *ord, alive, err);
 }
 
-cf_status cf_rowset_update(cf_rowset *rs, const void *const *key, const cf_rs_change *changes,
+cf_status cf_rowset_update(cf_rowset *rs, const void *const *key, const cf_column_change *changes,
                            size_t n, uint64_t ts, cf_error *err)
 {
     if (!rs->replay)
         CF_TRY(cf_rs_writable(rs, err));
     CF_TRY(check_ts(rs, ts, err));
-    const cf_rs_schema *s = rs->m.schema;
+    const cf_schema *s = rs->m.schema;
     CF_CHECK(n > 0, err, CF_EINVAL, "update: no column to set");
     for (size_t i = 0; i < n; i++) {
         CF_CHECK(changes[i].col < s->ncols, err, CF_EINVAL, "update: no column %zu",
                  changes[i].col);
-        const cf_rs_column *c = &s->cols[changes[i].col];
+        const cf_column *c = &s->cols[changes[i].col];
         CF_CHECK(!c->is_key, err, CF_EINVAL, "update: '%s' is a key column", c->name);
     }
     uint64_t ord;
@@ -753,7 +748,7 @@ cf_status cf_rowset_reinsert(cf_rowset *rs, const void *const *key, const void *
              "reinsert: the rowset never held this key (new keys need a new rowset)");
     CF_TRY(st);
     CF_CHECK(!alive, err, CF_EINVAL, "reinsert: the row is live (duplicate key)");
-    const cf_rs_schema *s = rs->m.schema;
+    const cf_schema *s = rs->m.schema;
     cf_rcl_builder_reset(rs->rcl, CF_RCL_REINSERT);
     for (size_t c = s->nkeys; c < s->ncols; c++)
         CF_TRY(add_value(rs, c, values[c], err));
@@ -767,7 +762,7 @@ cf_status cf_rs_reinsert_rcl(cf_rowset *rs, const uint8_t *key, size_t len, cf_s
     CF_TRY(cf_rs_check_ts_range(ts, err));
     /* Several rows of one load share its timestamp: a row's deltas are keyed
      * by (row, ts), and each row is reinserted at most once. */
-    CF_CHECK(ts >= rs->m.last_ts && ts != CF_RS_SNAPSHOT_LATEST, err, CF_EINVAL,
+    CF_CHECK(ts >= rs->m.last_ts && ts != CF_SNAPSHOT_LATEST, err, CF_EINVAL,
              "timestamp %" PRIu64 " is before the last one (%" PRIu64 ")", ts, rs->m.last_ts);
     CF_CHECK(rs->m.rows <= UINT32_MAX, err, CF_ENOTSUP, "rowset too large for deltas");
     CF_CHECK(rcl.len > 0 && rcl.data[0] == CF_RCL_REINSERT, err, CF_EINVAL,

@@ -30,12 +30,12 @@
 
 /* a OP b for the comparison operators. */
 #define TEST_OP(op, a, b)                                                                          \
-    ((op) == CF_RS_EQ   ? (a) == (b)                                                               \
-     : (op) == CF_RS_NE ? (a) != (b)                                                               \
-     : (op) == CF_RS_LT ? (a) < (b)                                                                \
-     : (op) == CF_RS_LE ? (a) <= (b)                                                               \
-     : (op) == CF_RS_GT ? (a) > (b)                                                                \
-                        : (a) >= (b))
+    ((op) == CF_PRED_EQ   ? (a) == (b)                                                             \
+     : (op) == CF_PRED_NE ? (a) != (b)                                                             \
+     : (op) == CF_PRED_LT ? (a) < (b)                                                              \
+     : (op) == CF_PRED_LE ? (a) <= (b)                                                             \
+     : (op) == CF_PRED_GT ? (a) > (b)                                                              \
+                          : (a) >= (b))
 
 /* Rows [lo, hi) of a column read ahead (threads). */
 typedef struct rs_win {
@@ -45,7 +45,7 @@ typedef struct rs_win {
 
 typedef struct rs_col {
     size_t idx;
-    const cf_rs_column *c;
+    const cf_column *c;
     size_t width;
     cf_iter *it;
     uint64_t pos;
@@ -77,14 +77,14 @@ typedef struct rs_col {
     cf_status jst;
     cf_error jerr;
     /* A key column no delta visible to this scanner changes: a point lookup
-     * (cf_rs_scanner_set_row) hands its value in, so the column is not read. */
+     * (cf_rowset_scanner_set_row) hands its value in, so the column is not read. */
     bool key_fixed;
 } rs_col;
 
 typedef struct rs_pred {
     size_t c; /* index into sc->cols */
     size_t col;
-    cf_rs_op op;
+    cf_pred_op op;
     cf_type phys;
     _Alignas(16) uint8_t slot[16];
     /* Block skipping (filter != NULL): [ok_lo, ok_hi) is the last block of the
@@ -93,9 +93,9 @@ typedef struct rs_pred {
     uint64_t ok_lo, ok_hi;
 } rs_pred;
 
-struct cf_rs_scanner {
+struct cf_rowset_scanner {
     cf_rowset *rs;
-    const cf_rs_schema *s;
+    const cf_schema *s;
     rs_col *cols;
     size_t ncols;
     size_t *proj;
@@ -112,7 +112,7 @@ struct cf_rs_scanner {
     cf_buf sel;
     cf_batch *out;
     cf_buf ords;
-    cf_rs_scan_stats st;
+    cf_scan_stats st;
     /* Column reads shared with worker threads (threads > 1): the team (owned,
      * or a table scanner's); the columns of the windows being read (jobs), the
      * run's ticket while it may be going (inflight), and the team's status and
@@ -127,16 +127,16 @@ struct cf_rs_scanner {
     size_t window_rows; /* WINDOW_ROWS, or a test's */
     cf_status *jst;
     cf_error *jerr;
-    /* cf_rs_scanner_set_row: the looked-up key's column values (memory form),
+    /* cf_rowset_scanner_set_row: the looked-up key's column values (memory form),
      * for the one row of the range; NULL otherwise. */
     const void *const *keyvals;
 };
 
-void cf_rs_scan_options_init(cf_rs_scan_options *o)
+void cf_scan_options_init(cf_scan_options *o)
 {
     memset(o, 0, sizeof(*o));
-    o->version = CF_RS_SCAN_OPTIONS_VERSION;
-    o->snapshot = CF_RS_SNAPSHOT_LATEST;
+    o->version = CF_SCAN_OPTIONS_VERSION;
+    o->snapshot = CF_SNAPSHOT_LATEST;
     o->batch_rows = 1024;
     o->threads = 1;
 }
@@ -160,12 +160,12 @@ static void col_dispose(rs_col *c)
     }
 }
 
-static void settle(cf_rs_scanner *sc);
+static void settle(cf_rowset_scanner *sc);
 #ifdef CF_SCAN_TRACE
 static void trace_dump(void);
 #endif
 
-void cf_rs_scanner_free(cf_rs_scanner *sc)
+void cf_rowset_scanner_free(cf_rowset_scanner *sc)
 {
     if (sc == NULL)
         return;
@@ -199,7 +199,7 @@ void cf_rs_scanner_free(cf_rs_scanner *sc)
     cf_free(sc);
 }
 
-static cf_status add_col(cf_rs_scanner *sc, size_t idx, size_t *out, cf_error *err)
+static cf_status add_col(cf_rowset_scanner *sc, size_t idx, size_t *out, cf_error *err)
 {
     for (size_t i = 0; i < sc->ncols; i++) {
         if (sc->cols[i].idx == idx) {
@@ -253,15 +253,15 @@ static void buf_set(cf_buf *dst, const cf_buf *src)
 }
 
 /* Bound on key column k from `pred` after an equal prefix: lower (GE/GT) or upper (LT/LE). */
-static void pred_bound(cf_rs_scanner *sc, const cf_buf *prefix, size_t k, const rs_pred *p,
+static void pred_bound(cf_rowset_scanner *sc, const cf_buf *prefix, size_t k, const rs_pred *p,
                        cf_buf *out, bool *none)
 {
-    const cf_rs_schema *s = sc->s;
+    const cf_schema *s = sc->s;
     bool last_bin = cf_type_physical(s->cols[k].type) == CF_TYPE_BINARY && k + 1 == s->nkeys;
     buf_set(out, prefix);
     cf_rs_key_append(out, s, k, p->slot);
     *none = false;
-    if (p->op == CF_RS_GT || p->op == CF_RS_LE) {
+    if (p->op == CF_PRED_GT || p->op == CF_PRED_LE) {
         if (last_bin)
             cf_buf_put_u8(out, 0);
         else
@@ -269,9 +269,9 @@ static void pred_bound(cf_rs_scanner *sc, const cf_buf *prefix, size_t k, const 
     }
 }
 
-static cf_status key_range(cf_rs_scanner *sc, cf_error *err)
+static cf_status key_range(cf_rowset_scanner *sc, cf_error *err)
 {
-    const cf_rs_schema *s = sc->s;
+    const cf_schema *s = sc->s;
     cf_rowset *rs = sc->rs;
     sc->lo = 0;
     sc->hi = cf_rs_rows(rs);
@@ -288,7 +288,7 @@ static cf_status key_range(cf_rs_scanner *sc, cf_error *err)
     for (; k < s->nkeys; k++) {
         const rs_pred *eq = NULL;
         for (size_t i = 0; i < sc->npreds && eq == NULL; i++)
-            if (sc->preds[i].col == k && sc->preds[i].op == CF_RS_EQ)
+            if (sc->preds[i].col == k && sc->preds[i].op == CF_PRED_EQ)
                 eq = &sc->preds[i];
         if (eq != NULL) {
             cf_rs_key_append(&prefix, s, k, eq->slot);
@@ -300,12 +300,12 @@ static cf_status key_range(cf_rs_scanner *sc, cf_error *err)
         have_hi = prefix.len > 0 && prefix_succ(&hi);
         for (size_t i = 0; i < sc->npreds; i++) {
             const rs_pred *p = &sc->preds[i];
-            if (p->col != k || p->op == CF_RS_NE || p->op == CF_RS_IS_NULL ||
-                p->op == CF_RS_IS_NOT_NULL)
+            if (p->col != k || p->op == CF_PRED_NE || p->op == CF_PRED_IS_NULL ||
+                p->op == CF_PRED_IS_NOT_NULL)
                 continue;
             bool none;
             pred_bound(sc, &prefix, k, p, &t, &none);
-            if (p->op == CF_RS_GE || p->op == CF_RS_GT) {
+            if (p->op == CF_PRED_GE || p->op == CF_PRED_GT) {
                 if (none) { /* nothing is greater */
                     sc->hi = 0;
                     goto out;
@@ -354,19 +354,19 @@ out:
 /* ---- create -----------------------------------------------------------------------------------
  */
 
-static cf_status copy_pred(cf_rs_scanner *sc, const cf_rs_pred *p, rs_pred *out, cf_error *err)
+static cf_status copy_pred(cf_rowset_scanner *sc, const cf_pred *p, rs_pred *out, cf_error *err)
 {
-    const cf_rs_schema *s = sc->s;
+    const cf_schema *s = sc->s;
     CF_CHECK(p->col < s->ncols, err, CF_EINVAL, "scan: predicate on column %zu of %zu", p->col,
              s->ncols);
-    CF_CHECK((int)p->op >= CF_RS_EQ && p->op <= CF_RS_IS_NOT_NULL, err, CF_EINVAL,
+    CF_CHECK((int)p->op >= CF_PRED_EQ && p->op <= CF_PRED_IS_NOT_NULL, err, CF_EINVAL,
              "scan: bad predicate operator");
-    const cf_rs_column *c = &s->cols[p->col];
+    const cf_column *c = &s->cols[p->col];
     out->col = p->col;
     out->op = p->op;
     out->phys = cf_type_physical(c->type);
     memset(out->slot, 0, sizeof(out->slot));
-    if (p->op == CF_RS_IS_NULL || p->op == CF_RS_IS_NOT_NULL)
+    if (p->op == CF_PRED_IS_NULL || p->op == CF_PRED_IS_NOT_NULL)
         return CF_OK;
     CF_CHECK(!c->is_array, err, CF_EINVAL, "scan: array column '%s' takes only IS [NOT] NULL",
              c->name);
@@ -426,7 +426,7 @@ static bool pred_test(void *ctx, const void *value)
 /* Mark in `changed` (one flag per column) the columns whose values deltas of
  * reader r may change: UPDATEs name them; a REINSERT brings a whole row back;
  * missing statistics could hide either. */
-static void mark_changed(const cf_rs_schema *s, const cf_delta_reader *r, bool *changed)
+static void mark_changed(const cf_schema *s, const cf_delta_reader *r, bool *changed)
 {
     const cf_delta_stats *ds;
     cf_error e;
@@ -452,7 +452,7 @@ static void mark_changed(const cf_rs_schema *s, const cf_delta_reader *r, bool *
  * only a change list naming the column can (its statistics count every
  * column an UPDATE or REINSERT sets); without statistics, all of them. Our
  * writers never set a key column, but a file may. */
-static void mark_keys_changed(const cf_rs_schema *s, const cf_delta_reader *r, bool *changed)
+static void mark_keys_changed(const cf_schema *s, const cf_delta_reader *r, bool *changed)
 {
     const cf_delta_stats *ds;
     cf_error e;
@@ -473,7 +473,7 @@ static void mark_keys_changed(const cf_rs_schema *s, const cf_delta_reader *r, b
 /* A block filter for each comparison on a column whose encoding can rule
  * blocks out and whose values no delta visible to this scan changes (changed[],
  * from mark_changed; deleted rows only ever leave a block with fewer matches). */
-static cf_status make_filters(cf_rs_scanner *sc, const bool *changed, cf_error *err)
+static cf_status make_filters(cf_rowset_scanner *sc, const bool *changed, cf_error *err)
 {
     cf_rowset *rs = sc->rs;
     cf_status st = CF_OK;
@@ -481,7 +481,7 @@ static cf_status make_filters(cf_rs_scanner *sc, const bool *changed, cf_error *
         return CF_OK;
     for (size_t i = 0; i < sc->npreds; i++) {
         rs_pred *p = &sc->preds[i];
-        if (p->op == CF_RS_IS_NULL || p->op == CF_RS_IS_NOT_NULL || changed[p->col])
+        if (p->op == CF_PRED_IS_NULL || p->op == CF_PRED_IS_NOT_NULL || changed[p->col])
             continue;
         const cf_reader *cr = cf_rs_column_reader(rs, p->col);
         const cf_file_info *fi = cf_reader_info(cr);
@@ -498,7 +498,8 @@ static cf_status make_filters(cf_rs_scanner *sc, const bool *changed, cf_error *
  * > cur when a block rules them out up to there; *end = where the blocks known
  * to hold possible matches end (a batch stops there, so the next one starts
  * with a fresh check). */
-static cf_status check_blocks(cf_rs_scanner *sc, uint64_t *skip_to, uint64_t *end, cf_error *err)
+static cf_status check_blocks(cf_rowset_scanner *sc, uint64_t *skip_to, uint64_t *end,
+                              cf_error *err)
 {
     *skip_to = sc->cur;
     *end = sc->hi;
@@ -526,20 +527,21 @@ static cf_status check_blocks(cf_rs_scanner *sc, uint64_t *skip_to, uint64_t *en
     return CF_OK;
 }
 
-cf_status cf_rs_scanner_create_ex(cf_rs_scanner **out, cf_rowset *rs, const cf_rs_scan_options *o,
-                                  bool raw, bool include_dms, cf_error *err)
+cf_status cf_rowset_scanner_create_ex(cf_rowset_scanner **out, cf_rowset *rs,
+                                      const cf_scan_options *o, bool raw, bool include_dms,
+                                      cf_error *err)
 {
     *out = NULL;
-    cf_rs_scan_options dflt;
+    cf_scan_options dflt;
     if (o == NULL) {
-        cf_rs_scan_options_init(&dflt);
+        cf_scan_options_init(&dflt);
         o = &dflt;
     }
-    CF_CHECK(o->version == CF_RS_SCAN_OPTIONS_VERSION, err, CF_EINVAL,
+    CF_CHECK(o->version == CF_SCAN_OPTIONS_VERSION, err, CF_EINVAL,
              "scan: options.version %u unknown", o->version);
     CF_TRY(cf_rs_load(rs, err));
-    const cf_rs_schema *s = cf_rowset_schema(rs);
-    cf_rs_scanner *sc = cf_calloc(1, sizeof(*sc));
+    const cf_schema *s = cf_rowset_schema(rs);
+    cf_rowset_scanner *sc = cf_calloc(1, sizeof(*sc));
     CF_CHECK(sc != NULL, err, CF_ENOMEM, "scan: out of memory");
     bool *changed = NULL, *kchanged = NULL;
     sc->rs = rs;
@@ -627,30 +629,30 @@ out:
     cf_free(changed);
     cf_free(kchanged);
     if (st != CF_OK) {
-        cf_rs_scanner_free(sc);
+        cf_rowset_scanner_free(sc);
         return st;
     }
     *out = sc;
     return CF_OK;
 }
 
-cf_status cf_rs_scanner_create(cf_rs_scanner **out, cf_rowset *rs, const cf_rs_scan_options *o,
-                               cf_error *err)
+cf_status cf_rowset_scanner_create(cf_rowset_scanner **out, cf_rowset *rs, const cf_scan_options *o,
+                                   cf_error *err)
 {
     *out = NULL;
     cf_rowset_info info;
     cf_rowset_get_info(rs, &info);
-    CF_TRY(cf_rs_check_snapshot(o != NULL ? o->snapshot : CF_RS_SNAPSHOT_LATEST, info.ahm, err));
-    return cf_rs_scanner_create_ex(out, rs, o, false, true, err);
+    CF_TRY(cf_rs_check_snapshot(o != NULL ? o->snapshot : CF_SNAPSHOT_LATEST, info.ahm, err));
+    return cf_rowset_scanner_create_ex(out, rs, o, false, true, err);
 }
 
-void cf_rs_scanner_set_row(cf_rs_scanner *sc, uint64_t ord, const void *const *keyvals)
+void cf_rowset_scanner_set_row(cf_rowset_scanner *sc, uint64_t ord, const void *const *keyvals)
 {
-    cf_rs_scanner_set_range(sc, ord, ord + 1);
+    cf_rowset_scanner_set_range(sc, ord, ord + 1);
     sc->keyvals = keyvals;
 }
 
-void cf_rs_scanner_set_range(cf_rs_scanner *sc, uint64_t lo, uint64_t hi)
+void cf_rowset_scanner_set_range(cf_rowset_scanner *sc, uint64_t lo, uint64_t hi)
 {
     settle(sc);
     sc->keyvals = NULL;
@@ -662,7 +664,7 @@ void cf_rs_scanner_set_range(cf_rs_scanner *sc, uint64_t lo, uint64_t hi)
     sc->cur = sc->lo;
 }
 
-void cf_rs_scanner_set_team(cf_rs_scanner *sc, cf_rs_team *team)
+void cf_rowset_scanner_set_team(cf_rowset_scanner *sc, cf_rs_team *team)
 {
     settle(sc);
     if (sc->own_team)
@@ -671,17 +673,16 @@ void cf_rs_scanner_set_team(cf_rs_scanner *sc, cf_rs_team *team)
     sc->own_team = false;
 }
 
-cf_status cf_rs_scan_workers(const cf_rs_scan_options *o, size_t ncols, size_t *workers,
-                             cf_error *err)
+cf_status cf_rs_scan_workers(const cf_scan_options *o, size_t ncols, size_t *workers, cf_error *err)
 {
     size_t t = o->threads;
     *workers = 0;
-    if (t == CF_RS_THREADS_AUTO) {
+    if (t == CF_SCAN_THREADS_AUTO) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
-        t = n < 1 ? 1 : n > CF_RS_MAX_THREADS ? CF_RS_MAX_THREADS : (size_t)n;
+        t = n < 1 ? 1 : n > CF_SCAN_MAX_THREADS ? CF_SCAN_MAX_THREADS : (size_t)n;
     }
-    CF_CHECK(t <= CF_RS_MAX_THREADS, err, CF_EINVAL,
-             "scan: threads %zu (at most %u, or 0 for one per CPU)", t, CF_RS_MAX_THREADS);
+    CF_CHECK(t <= CF_SCAN_MAX_THREADS, err, CF_EINVAL,
+             "scan: threads %zu (at most %u, or 0 for one per CPU)", t, CF_SCAN_MAX_THREADS);
     /* Each thread reads whole columns: more threads than columns would idle. */
     if (t > ncols)
         t = ncols;
@@ -689,12 +690,12 @@ cf_status cf_rs_scan_workers(const cf_rs_scan_options *o, size_t ncols, size_t *
     return CF_OK;
 }
 
-void cf_rs_scanner_set_window_rows(cf_rs_scanner *sc, size_t rows)
+void cf_rowset_scanner_set_window_rows(cf_rowset_scanner *sc, size_t rows)
 {
     sc->window_rows = rows;
 }
 
-const cf_rs_scan_stats *cf_rs_scanner_stats(const cf_rs_scanner *sc)
+const cf_scan_stats *cf_rowset_scanner_stats(const cf_rowset_scanner *sc)
 {
     return &sc->st;
 }
@@ -836,7 +837,7 @@ static cf_status load_col(rs_col *c, uint64_t cur, size_t n, cf_error *err)
  * column's change-list form), so rows they touch are rebuilt into new flattened
  * buffers, the others copied. `cells` starts as a marker that no update can
  * produce, so a touched row is one whose slot no longer holds it. */
-static cf_status apply_arrays(cf_rs_scanner *sc, rs_col *c, size_t n, cf_error *err)
+static cf_status apply_arrays(cf_rowset_scanner *sc, rs_col *c, size_t n, cf_error *err)
 {
     static const uint8_t untouched;
     cf_slice *cells = cf_malloc((n ? n : 1) * sizeof(*cells));
@@ -897,7 +898,7 @@ out:
     return st;
 }
 
-/* The looked-up key's value as the column's one row (cf_rs_scanner_set_row):
+/* The looked-up key's value as the column's one row (cf_rowset_scanner_set_row):
  * the probe found the row by this very value, and no delta sets it. */
 static cf_status load_key_value(rs_col *c, const void *v, cf_error *err)
 {
@@ -918,7 +919,7 @@ static cf_status load_key_value(rs_col *c, const void *v, cf_error *err)
     return CF_OK;
 }
 
-static cf_status load_and_apply(cf_rs_scanner *sc, rs_col *c, size_t n, cf_error *err)
+static cf_status load_and_apply(cf_rowset_scanner *sc, rs_col *c, size_t n, cf_error *err)
 {
     if (c->busy)
         settle(sc);
@@ -973,7 +974,7 @@ static uint64_t now_ns(void)
  * "thread kind column first_row rows start_ns end_ns" with kind J (a window
  * read, on any thread), W (the caller waiting for, or helping with, windows
  * read ahead), S (the caller reading windows now) or N (one
- * cf_rs_scanner_next). Not for production: one global buffer. */
+ * cf_rowset_scanner_next). Not for production: one global buffer. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1020,7 +1021,7 @@ static void trace_dump(void)
 /* Job i: the next window [nlo, nlo + nrows) of the column sc->jobs[i]. */
 static cf_status window_job(void *ctx, size_t i, cf_error *err)
 {
-    cf_rs_scanner *sc = ctx;
+    cf_rowset_scanner *sc = ctx;
     rs_col *c = &sc->cols[sc->jobs[i]];
     rs_win *w = &c->win[c->cw ^ 1];
     uint64_t t0 = now_ns();
@@ -1044,7 +1045,7 @@ static bool in_window(const rs_col *c, uint64_t cur, size_t n)
 
 /* Post jobs (sc->jobs, the longest first by the last window's times) and
  * mark them busy; the run goes on in the background. */
-static void post(cf_rs_scanner *sc)
+static void post(cf_rowset_scanner *sc)
 {
     for (size_t k = 1; k < sc->njobs; k++) {
         size_t x = sc->jobs[k], m = k;
@@ -1063,7 +1064,7 @@ static void post(cf_rs_scanner *sc)
 
 /* Wait for the posted run (helping with its jobs nobody took) and take in
  * its windows: read (next_ok), or failed (their rows read batch by batch). */
-static void settle(cf_rs_scanner *sc)
+static void settle(cf_rowset_scanner *sc)
 {
     if (!sc->inflight)
         return;
@@ -1093,7 +1094,7 @@ static void settle(cf_rs_scanner *sc)
 /* Move c and every column the last batch needed that has no window at cur
  * to one that has (read ahead, or read now), then post the reads of their
  * next windows; `end` = where the scan may stop (block skipping). */
-static void advance(cf_rs_scanner *sc, rs_col *c, size_t n, uint64_t end)
+static void advance(cf_rowset_scanner *sc, rs_col *c, size_t n, uint64_t end)
 {
     settle(sc);
     uint64_t cur = sc->cur;
@@ -1156,7 +1157,7 @@ static void advance(cf_rs_scanner *sc, rs_col *c, size_t n, uint64_t end)
 
 /* Make the batch's rows of column c (n rows at sc->cur) readable at c->bv /
  * c->bnn with the deltas applied, once per batch. */
-static cf_status need_col(cf_rs_scanner *sc, rs_col *c, size_t n, uint64_t end, cf_error *err)
+static cf_status need_col(cf_rowset_scanner *sc, rs_col *c, size_t n, uint64_t end, cf_error *err)
 {
     if (c->loaded)
         return CF_OK;
@@ -1206,9 +1207,9 @@ static cf_status need_col(cf_rs_scanner *sc, rs_col *c, size_t n, uint64_t end, 
 static void eval_pred(const rs_pred *p, const rs_col *c, uint8_t *sel, size_t n)
 {
     const uint8_t *nn = c->bnn;
-    cf_rs_op op = p->op;
-    if (op == CF_RS_IS_NULL || op == CF_RS_IS_NOT_NULL) {
-        bool want = op == CF_RS_IS_NOT_NULL;
+    cf_pred_op op = p->op;
+    if (op == CF_PRED_IS_NULL || op == CF_PRED_IS_NOT_NULL) {
+        bool want = op == CF_PRED_IS_NOT_NULL;
         for (size_t i = 0; i < n; i++)
             if (cf_bitmap_get(nn, i) != want)
                 cf_bitmap_clear(sel, i);
@@ -1311,7 +1312,7 @@ static cf_status pack(rs_col *c, const uint8_t *sel, size_t n, size_t count, cf_
     return CF_OK;
 }
 
-cf_status cf_rs_scanner_next(cf_rs_scanner *sc, cf_rs_batch *out, cf_error *err)
+cf_status cf_rowset_scanner_next(cf_rowset_scanner *sc, cf_row_batch *out, cf_error *err)
 {
     memset(out, 0, sizeof(*out));
     out->ncols = sc->nproj;

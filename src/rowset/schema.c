@@ -76,7 +76,7 @@ static bool name_ok(const char *n)
     return i <= 128;
 }
 
-void cf_rs_schema_free(cf_rs_schema *s)
+void cf_schema_free(cf_schema *s)
 {
     if (s == NULL)
         return;
@@ -87,15 +87,15 @@ void cf_rs_schema_free(cf_rs_schema *s)
     cf_free(s);
 }
 
-static cf_status schema_create(cf_rs_schema **out, const cf_rs_column *cols, size_t n,
-                               bool need_key, cf_error *err)
+static cf_status schema_create(cf_schema **out, const cf_column *cols, size_t n, bool need_key,
+                               cf_error *err)
 {
     *out = NULL;
-    CF_CHECK(n > 0 && n <= CF_RS_MAX_COLUMNS, err, CF_EINVAL, "schema: %zu columns (1..%u)", n,
-             CF_RS_MAX_COLUMNS);
+    CF_CHECK(n > 0 && n <= CF_SCHEMA_MAX_COLUMNS, err, CF_EINVAL, "schema: %zu columns (1..%u)", n,
+             CF_SCHEMA_MAX_COLUMNS);
     size_t nkeys = 0;
     for (size_t i = 0; i < n; i++) {
-        const cf_rs_column *c = &cols[i];
+        const cf_column *c = &cols[i];
         CF_CHECK(name_ok(c->name), err, CF_EINVAL, "schema: column %zu: bad name '%s'", i,
                  c->name ? c->name : "(null)");
         for (size_t j = 0; j < i; j++)
@@ -123,12 +123,12 @@ static cf_status schema_create(cf_rs_schema **out, const cf_rs_column *cols, siz
                  "schema: column '%s': bad compression", c->name);
     }
     CF_CHECK(nkeys > 0 || !need_key, err, CF_EINVAL, "schema: no KEY column");
-    cf_rs_schema *s = cf_calloc(1, sizeof(*s));
+    cf_schema *s = cf_calloc(1, sizeof(*s));
     CF_CHECK(s != NULL, err, CF_ENOMEM, "schema: out of memory");
     s->cols = cf_calloc(n, sizeof(*s->cols));
     s->dcols = cf_calloc(n, sizeof(*s->dcols));
     if (s->cols == NULL || s->dcols == NULL) {
-        cf_rs_schema_free(s);
+        cf_schema_free(s);
         CF_FAIL(err, CF_ENOMEM, "schema: out of memory");
     }
     for (size_t i = 0; i < n; i++) {
@@ -137,7 +137,7 @@ static cf_status schema_create(cf_rs_schema **out, const cf_rs_column *cols, siz
         char *nm = cf_malloc(l + 1);
         if (nm == NULL) {
             s->ncols = i;
-            cf_rs_schema_free(s);
+            cf_schema_free(s);
             CF_FAIL(err, CF_ENOMEM, "schema: out of memory");
         }
         memcpy(nm, cols[i].name, l + 1);
@@ -159,17 +159,17 @@ static cf_status schema_create(cf_rs_schema **out, const cf_rs_column *cols, siz
     return CF_OK;
 }
 
-cf_status cf_rs_schema_clone(cf_rs_schema **out, const cf_rs_schema *s, cf_error *err)
+cf_status cf_schema_clone(cf_schema **out, const cf_schema *s, cf_error *err)
 {
     return schema_create(out, s->cols, s->ncols, s->nkeys > 0, err);
 }
 
-bool cf_rs_schema_equal(const cf_rs_schema *a, const cf_rs_schema *b)
+bool cf_schema_equal(const cf_schema *a, const cf_schema *b)
 {
     if (a->ncols != b->ncols)
         return false;
     for (size_t i = 0; i < a->ncols; i++) {
-        const cf_rs_column *x = &a->cols[i], *y = &b->cols[i];
+        const cf_column *x = &a->cols[i], *y = &b->cols[i];
         if (strcmp(x->name, y->name) != 0 || x->type != y->type || x->nullable != y->nullable ||
             x->is_array != y->is_array || x->is_key != y->is_key)
             return false;
@@ -177,20 +177,20 @@ bool cf_rs_schema_equal(const cf_rs_schema *a, const cf_rs_schema *b)
     return true;
 }
 
-size_t cf_rs_schema_ncols(const cf_rs_schema *s)
+size_t cf_schema_ncols(const cf_schema *s)
 {
     return s->ncols;
 }
-size_t cf_rs_schema_nkeys(const cf_rs_schema *s)
+size_t cf_schema_nkeys(const cf_schema *s)
 {
     return s->nkeys;
 }
-const cf_rs_column *cf_rs_schema_column(const cf_rs_schema *s, size_t i)
+const cf_column *cf_schema_column(const cf_schema *s, size_t i)
 {
     return i < s->ncols ? &s->cols[i] : NULL;
 }
 
-int cf_rs_schema_find(const cf_rs_schema *s, const char *name)
+int cf_schema_find(const cf_schema *s, const char *name)
 {
     for (size_t i = 0; i < s->ncols; i++)
         if (strcmp(s->cols[i].name, name) == 0)
@@ -232,7 +232,7 @@ static cf_status parse_int_word(const char **pp, long *out, const char *what, cf
     return CF_OK;
 }
 
-static cf_status parse_column(const char **pp, cf_rs_column *c, char *namebuf, cf_error *err)
+static cf_status parse_column(const char **pp, cf_column *c, char *namebuf, cf_error *err)
 {
     const char *p = skip_ws(*pp);
     size_t n = word(p);
@@ -276,7 +276,7 @@ static cf_status parse_column(const char **pp, cf_rs_column *c, char *namebuf, c
         CF_CHECK(*p == ')', err, CF_EINVAL, "schema: column '%s': missing ')'", namebuf);
         p = skip_ws(p + 1);
         /* Kudu's ranges: what is recorded must also be what the text form gives
-         * back (cf_rs_schema_format writes the parameters of these types only). */
+         * back (cf_schema_format writes the parameters of these types only). */
         long maxp = c->type == CF_TYPE_DECIMAL32    ? 9
                     : c->type == CF_TYPE_DECIMAL64  ? 18
                     : c->type == CF_TYPE_DECIMAL128 ? 38
@@ -356,24 +356,24 @@ static cf_status parse_column(const char **pp, cf_rs_column *c, char *namebuf, c
     return CF_OK;
 }
 
-cf_status cf_rs_schema_create(cf_rs_schema **out, const cf_rs_column *cols, size_t n, cf_error *err)
+cf_status cf_schema_create(cf_schema **out, const cf_column *cols, size_t n, cf_error *err)
 {
     return schema_create(out, cols, n, true, err);
 }
 
-static cf_status schema_parse(cf_rs_schema **out, const char *text, bool need_key, cf_error *err)
+static cf_status schema_parse(cf_schema **out, const char *text, bool need_key, cf_error *err)
 {
     *out = NULL;
-    cf_rs_column *cols = cf_calloc(CF_RS_MAX_COLUMNS, sizeof(*cols));
-    char(*names)[130] = cf_malloc(CF_RS_MAX_COLUMNS * sizeof(*names));
+    cf_column *cols = cf_calloc(CF_SCHEMA_MAX_COLUMNS, sizeof(*cols));
+    char(*names)[130] = cf_malloc(CF_SCHEMA_MAX_COLUMNS * sizeof(*names));
     cf_status st = CF_OK;
     if (cols == NULL || names == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "schema: out of memory");
     size_t n = 0;
     const char *p = text;
     for (;;) {
-        if (n == CF_RS_MAX_COLUMNS)
-            CF_FAIL_OUT(err, CF_EINVAL, "schema: more than %u columns", CF_RS_MAX_COLUMNS);
+        if (n == CF_SCHEMA_MAX_COLUMNS)
+            CF_FAIL_OUT(err, CF_EINVAL, "schema: more than %u columns", CF_SCHEMA_MAX_COLUMNS);
         CF_TRY_OUT(parse_column(&p, &cols[n], names[n], err));
         n++;
         if (*p == '\0')
@@ -387,17 +387,17 @@ out:
     return st;
 }
 
-cf_status cf_rs_schema_parse(cf_rs_schema **out, const char *text, cf_error *err)
+cf_status cf_schema_parse(cf_schema **out, const char *text, cf_error *err)
 {
     return schema_parse(out, text, true, err);
 }
 
-cf_status cf_rs_schema_parse_columns(cf_rs_schema **out, const char *text, cf_error *err)
+cf_status cf_schema_parse_columns(cf_schema **out, const char *text, cf_error *err)
 {
     return schema_parse(out, text, false, err);
 }
 
-size_t cf_rs_schema_format(const cf_rs_schema *s, char *dst, size_t cap)
+size_t cf_schema_format(const cf_schema *s, char *dst, size_t cap)
 {
     size_t len = 0;
 #define PUT(...)                                                                                   \
@@ -408,7 +408,7 @@ size_t cf_rs_schema_format(const cf_rs_schema *s, char *dst, size_t cap)
     if (cap > 0)
         dst[0] = '\0';
     for (size_t i = 0; i < s->ncols; i++) {
-        const cf_rs_column *c = &s->cols[i];
+        const cf_column *c = &s->cols[i];
         PUT("%s%s %s", i ? ", " : "", c->name, cf_type_name(c->type));
         if (c->type == CF_TYPE_VARCHAR && c->length > 0)
             PUT("(%d)", c->length);
@@ -441,7 +441,7 @@ static bool is_signed(cf_type p)
            p == CF_TYPE_INT128;
 }
 
-void cf_rs_key_append(cf_buf *b, const cf_rs_schema *s, size_t k, const void *v)
+void cf_rs_key_append(cf_buf *b, const cf_schema *s, size_t k, const void *v)
 {
     cf_type p = cf_type_physical(s->cols[k].type);
     if (p == CF_TYPE_BINARY) {
@@ -471,7 +471,7 @@ void cf_rs_key_append(cf_buf *b, const cf_rs_schema *s, size_t k, const void *v)
     cf_buf_append(b, tmp, w);
 }
 
-void cf_rs_key_append_row(cf_buf *b, const cf_rs_schema *s, const cf_rs_colvec *cols, size_t i)
+void cf_rs_key_append_row(cf_buf *b, const cf_schema *s, const cf_colvec *cols, size_t i)
 {
     for (size_t k = 0; k < s->nkeys; k++) {
         size_t w = cf_type_size(s->cols[k].type);
@@ -479,7 +479,7 @@ void cf_rs_key_append_row(cf_buf *b, const cf_rs_schema *s, const cf_rs_colvec *
     }
 }
 
-void cf_rs_key_decode_single(const cf_rs_schema *s, const uint8_t *enc, size_t len, void *slot)
+void cf_rs_key_decode_single(const cf_schema *s, const uint8_t *enc, size_t len, void *slot)
 {
     cf_type p = cf_type_physical(s->cols[0].type);
     if (p == CF_TYPE_BINARY) {
@@ -506,8 +506,8 @@ int cf_rs_bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen
     return alen < blen ? -1 : alen > blen;
 }
 
-cf_status cf_rs_key_encode(const cf_rs_schema *s, const void *const *key, uint8_t *dst, size_t cap,
-                           size_t *len, cf_error *err)
+cf_status cf_schema_key_encode(const cf_schema *s, const void *const *key, uint8_t *dst, size_t cap,
+                               size_t *len, cf_error *err)
 {
     cf_buf b;
     cf_buf_init(&b);

@@ -63,7 +63,7 @@ struct cf_table {
     /* One block cache for every rowset of the table (rowsets come and go with
      * flushes and compactions; the cache stays). own_cache is freed with t. */
     cf_cache *cache, *own_cache;
-    cf_rs_schema *schema; /* a copy: rowsets come and go with compactions */
+    cf_schema *schema; /* a copy: rowsets come and go with compactions */
     cf_rowset **rs;
     char **names;
     size_t nrs;
@@ -103,7 +103,7 @@ struct cf_table {
     cf_mrs_cell *rcells;
     cf_array_cell *rarr;
     const void **rvals;
-    cf_rs_change *rchg;
+    cf_column_change *rchg;
     uint64_t files_ts; /* replay: the largest last_ts of the rowsets' files at open */
     uint64_t replay_applied, replay_probes; /* cf_table_replay_stats */
 };
@@ -411,7 +411,7 @@ void cf_table_free(cf_table *t)
         cf_buf_dispose(&t->gvals[c]);
         cf_buf_dispose(&t->genn[c]);
     }
-    cf_rs_schema_free(t->schema);
+    cf_schema_free(t->schema);
     cf_free(t->cells);
     cf_free(t->gcols);
     cf_free(t->gnn);
@@ -547,7 +547,7 @@ static cf_status open_rowsets(cf_table *t, cf_error *err)
             return st == CF_ENOTFOUND ? CF_ECORRUPT : st;
         }
         CF_TRY(st);
-        CF_CHECK(cf_rs_schema_equal(cf_rowset_schema(t->rs[i]), cf_rowset_schema(t->rs[0])), err,
+        CF_CHECK(cf_schema_equal(cf_rowset_schema(t->rs[i]), cf_rowset_schema(t->rs[0])), err,
                  CF_ECORRUPT, "rowset %s: schema differs from the table's", t->names[i]);
         cf_rowset_info info;
         cf_rowset_get_info(t->rs[i], &info);
@@ -596,7 +596,7 @@ void cf_table_options_init(cf_table_options *o)
     memset(o, 0, sizeof(*o));
     o->version = CF_TABLE_OPTIONS_VERSION;
     o->cache = NULL;
-    o->cache_bytes = CF_RS_DEFAULT_CACHE_BYTES;
+    o->cache_bytes = CF_ROWSET_DEFAULT_CACHE_BYTES;
     o->read_only = false;
     o->lock_timeout_ms = CF_RS_LOCK_TIMEOUT_MS;
     o->auto_compact = true;
@@ -604,11 +604,6 @@ void cf_table_options_init(cf_table_options *o)
     o->sync_mode = CF_TABLE_SYNC_COMMIT;
     o->sync_bytes = CF_TABLE_SYNC_BYTES;
     o->wal_max_bytes = CF_TABLE_WAL_MAX_BYTES;
-}
-
-cf_status cf_table_open(cf_table **out, const char *dir, cf_error *err)
-{
-    return cf_table_open_opts(out, dir, NULL, err);
 }
 
 cf_cache *cf_table_cache(const cf_table *t)
@@ -637,8 +632,7 @@ static bool looks_like_table(const char *dir)
     return any || find_rowset_dir(dir, rsname, sizeof(rsname)); /* open reports the damage */
 }
 
-cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_table_options *o,
-                             cf_error *err)
+cf_status cf_table_open(cf_table **out, const char *dir, const cf_table_options *o, cf_error *err)
 {
     *out = NULL;
     cf_table_options dflt;
@@ -699,8 +693,8 @@ cf_status cf_table_open_opts(cf_table **out, const char *dir, const cf_table_opt
         t->wal_seq0 = newest_seq(dir);
         CF_TRY_OUT(open_rowsets_reader(t, err));
     }
-    CF_TRY_OUT(cf_rs_schema_clone(&t->schema, cf_rowset_schema(t->rs[0]), err));
-    const cf_rs_schema *s = t->schema;
+    CF_TRY_OUT(cf_schema_clone(&t->schema, cf_rowset_schema(t->rs[0]), err));
+    const cf_schema *s = t->schema;
     CF_TRY_OUT(cf_mrs_create(&t->mrs, s, err));
     CF_TRY_OUT(cf_rcl_builder_create(&t->rcl, err));
     t->cells = cf_calloc(s->ncols, sizeof(*t->cells));
@@ -760,7 +754,7 @@ void cf_table_set_wal_max_bytes(cf_table *t, uint64_t bytes)
     t->wal_max_bytes = bytes ? bytes : CF_TABLE_WAL_MAX_BYTES;
 }
 
-const cf_rs_schema *cf_table_schema(const cf_table *t)
+const cf_schema *cf_table_schema(const cf_table *t)
 {
     return t->schema;
 }
@@ -1135,7 +1129,7 @@ cf_status cf_table_compaction_status(const cf_table *t, cf_error *err)
 
 static cf_status encode_key(cf_table *t, const void *const *key, cf_error *err)
 {
-    const cf_rs_schema *s = cf_table_schema(t);
+    const cf_schema *s = cf_table_schema(t);
     cf_buf_clear(&t->key);
     for (size_t k = 0; k < s->nkeys; k++)
         cf_rs_key_append(&t->key, s, k, key[k]);
@@ -1159,13 +1153,13 @@ static bool covers(const cf_table *t, size_t i)
 static cf_status check_ts(const cf_table *t, uint64_t ts, cf_error *err)
 {
     CF_TRY(cf_rs_check_ts_range(ts, err));
-    CF_CHECK(ts > t->last_ts && ts != CF_RS_SNAPSHOT_LATEST, err, CF_EINVAL,
+    CF_CHECK(ts > t->last_ts && ts != CF_SNAPSHOT_LATEST, err, CF_EINVAL,
              "timestamp %" PRIu64 " is not after the last one (%" PRIu64 ")", ts, t->last_ts);
     return CF_OK;
 }
 
-cf_status cf_rs_rcl_add_value(cf_rcl_builder *b, const cf_rs_column *c, size_t col,
-                              const void *value, cf_error *err)
+cf_status cf_rs_rcl_add_value(cf_rcl_builder *b, const cf_column *c, size_t col, const void *value,
+                              cf_error *err)
 {
     if (value == NULL) {
         CF_CHECK(c->nullable, err, CF_EINVAL, "column '%s' cannot be NULL", c->name);
@@ -1203,7 +1197,7 @@ static cf_status usable(const cf_table *t, cf_error *err)
 /* t->lop.key := the key columns of `key` as an UPDATE change list. */
 static cf_status log_key(cf_table *t, const void *const *key, cf_error *err)
 {
-    const cf_rs_schema *s = cf_table_schema(t);
+    const cf_schema *s = cf_table_schema(t);
     cf_rcl_builder_reset(t->lkey, CF_RCL_UPDATE);
     for (size_t k = 0; k < s->nkeys; k++)
         CF_TRY(cf_rs_rcl_add_value(t->lkey, &s->cols[k], k, key[k], err));
@@ -1246,7 +1240,7 @@ static cf_status log_commit(cf_table *t, cf_error *err)
 /* Route an insert of a key no live row has (t->key holds it encoded). */
 static cf_status apply_insert(cf_table *t, const void *const *values, uint64_t ts, cf_error *err)
 {
-    const cf_rs_schema *s = cf_table_schema(t);
+    const cf_schema *s = cf_table_schema(t);
     cf_mrs_row *r = cf_mrs_find(t->mrs, t->key.data, t->key.len);
     if (r != NULL) {
         CF_CHECK(!cf_mrs_row_alive(r), err, CF_EINVAL, "insert: duplicate key");
@@ -1288,7 +1282,7 @@ static cf_status apply_insert(cf_table *t, const void *const *values, uint64_t t
     return CF_OK;
 }
 
-static cf_status apply_update(cf_table *t, const void *const *key, const cf_rs_change *changes,
+static cf_status apply_update(cf_table *t, const void *const *key, const cf_column_change *changes,
                               size_t n, uint64_t ts, cf_error *err)
 {
     cf_mrs_row *r = cf_mrs_find(t->mrs, t->key.data, t->key.len);
@@ -1364,7 +1358,7 @@ static cf_status begin_op(cf_table *t, uint64_t ts, cf_error *err)
 
 cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts, cf_error *err)
 {
-    const cf_rs_schema *s = cf_table_schema(t);
+    const cf_schema *s = cf_table_schema(t);
     CF_TRY(begin_op(t, ts, err));
     for (size_t c = 0; c < s->ncols; c++) {
         CF_CHECK(values[c] != NULL || s->cols[c].nullable, err, CF_EINVAL,
@@ -1380,10 +1374,10 @@ cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts, c
     return log_commit(t, err);
 }
 
-cf_status cf_table_update(cf_table *t, const void *const *key, const cf_rs_change *changes,
+cf_status cf_table_update(cf_table *t, const void *const *key, const cf_column_change *changes,
                           size_t n, uint64_t ts, cf_error *err)
 {
-    const cf_rs_schema *s = cf_table_schema(t);
+    const cf_schema *s = cf_table_schema(t);
     CF_TRY(begin_op(t, ts, err));
     CF_CHECK(n > 0, err, CF_EINVAL, "update: no column to set");
     CF_TRY(log_key(t, key, err));
@@ -1446,7 +1440,7 @@ typedef struct replay_ctx {
  * insert lists (REINSERT, keys) must name all their columns. */
 static cf_status replay_values(cf_table *t, cf_slice rcl, bool keys, size_t *nchg, cf_error *err)
 {
-    const cf_rs_schema *s = cf_table_schema(t);
+    const cf_schema *s = cf_table_schema(t);
     cf_rcl_decoder d;
     CF_TRY(cf_rcl_decoder_init(&d, rcl, err));
     size_t n = 0;
@@ -1462,7 +1456,7 @@ static cf_status replay_values(cf_table *t, cf_slice rcl, bool keys, size_t *nch
         for (size_t i = 0; i < n; i++)
             CF_CHECK(t->rchg[i].col != (size_t)idx, err, CF_ECORRUPT, "column '%s' set twice",
                      s->cols[idx].name);
-        const cf_rs_column *c = &s->cols[idx];
+        const cf_column *c = &s->cols[idx];
         cf_mrs_cell *cell = &t->rcells[idx];
         const void *v = NULL;
         if (!ch.is_null && c->is_array) {
@@ -1482,7 +1476,7 @@ static cf_status replay_values(cf_table *t, cf_slice rcl, bool keys, size_t *nch
             v = cell->slot;
         }
         t->rvals[idx] = v;
-        t->rchg[n++] = (cf_rs_change){(size_t)idx, v};
+        t->rchg[n++] = (cf_column_change){(size_t)idx, v};
     }
     size_t want = keys ? s->nkeys : s->ncols - s->nkeys;
     CF_CHECK(d.type == CF_RCL_UPDATE && !keys ? n > 0 : n == want, err, CF_ECORRUPT,
@@ -1566,7 +1560,7 @@ static cf_status replay_op(void *ctx, const cf_wal_op *op, const char *seg, uint
 {
     replay_ctx *r = ctx;
     cf_table *t = r->t;
-    CF_CHECK(op->ts > r->prev && op->ts != CF_RS_SNAPSHOT_LATEST, err, CF_ECORRUPT,
+    CF_CHECK(op->ts > r->prev && op->ts != CF_SNAPSHOT_LATEST, err, CF_ECORRUPT,
              "%s: record at offset %" PRIu64 ": timestamp %" PRIu64 " after %" PRIu64, seg, off,
              op->ts, r->prev);
     r->prev = op->ts;
@@ -1677,12 +1671,12 @@ static cf_status wal_attach(cf_table *t, bool writer, cf_error *err)
     }
 }
 
-cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot, cf_rs_batch *out,
+cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot, cf_row_batch *out,
                        cf_error *err)
 {
     memset(out, 0, sizeof(*out));
     CF_TRY(cf_rs_check_snapshot(snapshot, cf_table_ahm(t), err));
-    const cf_rs_schema *s = cf_table_schema(t);
+    const cf_schema *s = cf_table_schema(t);
     CF_TRY(encode_key(t, key, err));
     cf_mrs_row *r = cf_mrs_find(t->mrs, t->key.data, t->key.len);
     if (r != NULL) {
@@ -1814,8 +1808,8 @@ cf_status cf_table_key_state(cf_table *t, const uint8_t *key, size_t len,
         if (st == CF_ENOTFOUND)
             continue;
         CF_TRY(st);
-        cf_rs_batch b;
-        st = cf_rowset_get(t->rs[i], keyvals, CF_RS_SNAPSHOT_LATEST, &b, err);
+        cf_row_batch b;
+        st = cf_rowset_get(t->rs[i], keyvals, CF_SNAPSHOT_LATEST, &b, err);
         if (st != CF_OK && st != CF_ENOTFOUND)
             return st;
         *state = st == CF_OK ? 1 : 2;

@@ -45,7 +45,7 @@ typedef struct re_row {
 
 struct cf_table_loader {
     cf_table *t;
-    const cf_rs_schema *s;
+    const cf_schema *s;
     uint64_t ts;
     size_t memory_bytes;
     bool table_empty; /* no store holds a row: no lookups in the table */
@@ -54,7 +54,7 @@ struct cf_table_loader {
     uint64_t rows, err_row;
     /* streaming, until the first row out of order */
     bool streaming;
-    cf_rs_writer *w; /* internal (cf_rs_writer_create_in): the table holds the lock */
+    cf_rowset_writer *w; /* internal (cf_rowset_writer_create_in): the table holds the lock */
     cf_rs_manifest wm;
     char *w_name, *w_path;
     cf_buf prev; /* last key streamed */
@@ -76,7 +76,7 @@ struct cf_table_loader {
     size_t *re_hash, re_hcap;
     cf_rcl_builder *rcl;
     /* streaming with reinserts: the streamed rows between two of them */
-    cf_rs_colvec *slice;
+    cf_colvec *slice;
     cf_buf *slice_nn, *slice_enn;
     size_t *seoff; /* array columns: the segment's first element */
     bool has_arrays;
@@ -136,9 +136,9 @@ cf_status cf_table_loader_create(cf_table_loader **out, cf_table *t,
                  ri.redo_files == 0 && ri.undo_files == 0 && cf_table_mrs_rows(t) == 0;
     uint64_t last = fresh ? 0 : cf_table_last_ts(t);
     uint64_t ts = o->ts ? o->ts : last + 1;
-    CF_CHECK(ts > last && ts < CF_RS_SNAPSHOT_LATEST - 1, err, CF_EINVAL,
+    CF_CHECK(ts > last && ts < CF_SNAPSHOT_LATEST - 1, err, CF_EINVAL,
              "loader: timestamp %" PRIu64 " is not after the last one (%" PRIu64 ")", ts, last);
-    const cf_rs_schema *s = cf_table_schema(t);
+    const cf_schema *s = cf_table_schema(t);
     cf_table_loader *l = cf_calloc(1, sizeof(*l));
     CF_CHECK(l != NULL, err, CF_ENOMEM, "loader: out of memory");
     l->t = t;
@@ -233,24 +233,24 @@ static cf_status finish_stream(cf_table_loader *l, cf_error *err)
 {
     if (l->w == NULL)
         return CF_OK;
-    cf_rs_writer *w = l->w;
+    cf_rowset_writer *w = l->w;
     char *name = l->w_name, *path = l->w_path;
     l->w = NULL;
     l->w_name = l->w_path = NULL;
     cf_status st = CF_OK;
-    if (cf_rs_writer_rows(w) == 0) {
-        cf_rs_writer_free(w);
+    if (cf_rowset_writer_rows(w) == 0) {
+        cf_rowset_writer_free(w);
         cf_table_discard_rowset(l->t, name);
         cf_free(name);
-    } else if ((st = cf_rs_writer_finish_files(w, &l->wm, err)) != CF_OK ||
-               (st = cf_rs_schema_clone(&l->wm.schema, l->s, err)) != CF_OK ||
+    } else if ((st = cf_rowset_writer_finish_files(w, &l->wm, err)) != CF_OK ||
+               (st = cf_schema_clone(&l->wm.schema, l->s, err)) != CF_OK ||
                (st = cf_rs_manifest_write(&l->wm, path, err)) != CF_OK) {
         /* every file committed first: the MANIFEST makes the rowset exist */
-        cf_rs_writer_free(w);
+        cf_rowset_writer_free(w);
         cf_table_discard_rowset(l->t, name);
         cf_free(name);
     } else {
-        cf_rs_writer_free(w);
+        cf_rowset_writer_free(w);
         st = add_rowset(l, name, path, SIZE_MAX, err);
     }
     cf_free(path);
@@ -352,7 +352,7 @@ static bool bit(const uint8_t *bm, size_t i)
 }
 
 /* Point keyvals at row i's key column values. */
-static void key_values(cf_table_loader *l, const cf_rs_colvec *cols, size_t i)
+static void key_values(cf_table_loader *l, const cf_colvec *cols, size_t i)
 {
     for (size_t c = 0; c < l->s->nkeys; c++)
         l->keyvals[c] = (const uint8_t *)cols[c].values + i * cf_type_size(l->s->cols[c].type);
@@ -360,11 +360,11 @@ static void key_values(cf_table_loader *l, const cf_rs_colvec *cols, size_t i)
 
 /* Row i's values for the MemRowSet (array cells from the flattened elements;
  * eoff[c] is row i's first element and moves past it). */
-static cf_status row_values(cf_table_loader *l, const cf_rs_colvec *cols, size_t i, cf_error *err)
+static cf_status row_values(cf_table_loader *l, const cf_colvec *cols, size_t i, cf_error *err)
 {
-    const cf_rs_schema *s = l->s;
+    const cf_schema *s = l->s;
     for (size_t c = 0; c < s->ncols; c++) {
-        const cf_rs_column *cd = &s->cols[c];
+        const cf_column *cd = &s->cols[c];
         bool present = cols[c].nonnull == NULL || bit(cols[c].nonnull, i);
         size_t w = cf_type_size(cd->type);
         if (!cd->is_array) {
@@ -397,11 +397,10 @@ static cf_status row_values(cf_table_loader *l, const cf_rs_colvec *cols, size_t
 
 /* Keep row i (encoded key k, held deleted by the table in `store`) aside as a
  * reinsert: its key and a REINSERT of its other columns. Moves eoff past it. */
-static cf_status add_reinsert(cf_table_loader *l, const cf_rs_colvec *cols, size_t i,
-                              const uint8_t *k, size_t kl, uint64_t row, size_t store,
-                              cf_error *err)
+static cf_status add_reinsert(cf_table_loader *l, const cf_colvec *cols, size_t i, const uint8_t *k,
+                              size_t kl, uint64_t row, size_t store, cf_error *err)
 {
-    const cf_rs_schema *s = l->s;
+    const cf_schema *s = l->s;
     cf_status st = row_values(l, cols, i, err);
     if (st != CF_OK)
         return fail_row(l, row, st);
@@ -442,7 +441,7 @@ static cf_status add_reinsert(cf_table_loader *l, const cf_rs_colvec *cols, size
 }
 
 /* Move eoff past row i's array elements. */
-static void skip_elems(cf_table_loader *l, const cf_rs_colvec *cols, size_t i)
+static void skip_elems(cf_table_loader *l, const cf_colvec *cols, size_t i)
 {
     for (size_t c = 0; l->has_arrays && c < l->s->ncols; c++)
         if (l->s->cols[c].is_array)
@@ -467,18 +466,18 @@ static const uint8_t *shift_bits(cf_buf *b, const uint8_t *bm, size_t first, siz
 
 /* Stream rows [a, b) of the batch (eoff: row b's first elements, seoff: row
  * a's) into the load's rowset writer, created at the first of them. */
-static cf_status stream_rows(cf_table_loader *l, const cf_rs_colvec *cols, size_t a, size_t b,
+static cf_status stream_rows(cf_table_loader *l, const cf_colvec *cols, size_t a, size_t b,
                              cf_error *err)
 {
-    const cf_rs_schema *s = l->s;
+    const cf_schema *s = l->s;
     cf_status st;
     if (b <= a)
         return CF_OK;
     if (l->w == NULL) {
         if ((st = cf_table_reserve_rowset(l->t, &l->w_name, &l->w_path, err)) != CF_OK)
             return fail(l, st);
-        cf_rs_writer_options wo;
-        cf_rs_writer_options_init(&wo);
+        cf_rowset_writer_options wo;
+        cf_rowset_writer_options_init(&wo);
         wo.insert_ts = l->ts;
         cf_rs_manifest_dispose(&l->wm);
         cf_rs_manifest_init(&l->wm);
@@ -486,15 +485,15 @@ static cf_status stream_rows(cf_table_loader *l, const cf_rs_colvec *cols, size_
         l->wm.generation = 1;
         l->wm.file_mode = cf_table_file_mode(l->t);
         l->wm.insert_ts = l->wm.last_ts = l->ts;
-        if ((st = cf_rs_writer_create_in(&l->w, l->w_path, s, &wo, &l->wm, err)) != CF_OK)
+        if ((st = cf_rowset_writer_create_in(&l->w, l->w_path, s, &wo, &l->wm, err)) != CF_OK)
             return fail(l, st);
     }
-    const cf_rs_colvec *v = cols;
+    const cf_colvec *v = cols;
     if (a > 0) {
         /* the rows after a reinsert: the columns from row a on */
         for (size_t c = 0; c < s->ncols; c++) {
-            const cf_rs_column *cd = &s->cols[c];
-            cf_rs_colvec *o = &l->slice[c];
+            const cf_column *cd = &s->cols[c];
+            cf_colvec *o = &l->slice[c];
             size_t w = cf_type_size(cd->type);
             o->nonnull = shift_bits(&l->slice_nn[c], cols[c].nonnull, a, b - a);
             if (cd->is_array) {
@@ -514,16 +513,16 @@ static cf_status stream_rows(cf_table_loader *l, const cf_rs_colvec *cols, size_
         }
         v = l->slice;
     }
-    if ((st = cf_rs_writer_append(l->w, v, b - a, err)) != CF_OK)
+    if ((st = cf_rowset_writer_append(l->w, v, b - a, err)) != CF_OK)
         return fail(l, st);
     return CF_OK;
 }
 
 /* ---- append ------------------------------------------------------------------------------ */
 
-static cf_status append(cf_table_loader *l, const cf_rs_colvec *cols, size_t nrows, cf_error *err)
+static cf_status append(cf_table_loader *l, const cf_colvec *cols, size_t nrows, cf_error *err)
 {
-    const cf_rs_schema *s = l->s;
+    const cf_schema *s = l->s;
     uint64_t row0 = l->rows;
     for (size_t c = 0; c < s->ncols; c++) {
         if (s->cols[c].nullable || cols[c].nonnull == NULL)
@@ -627,7 +626,7 @@ static cf_status append(cf_table_loader *l, const cf_rs_colvec *cols, size_t nro
     return CF_OK;
 }
 
-cf_status cf_table_loader_append(cf_table_loader *l, const cf_rs_colvec *cols, size_t nrows,
+cf_status cf_table_loader_append(cf_table_loader *l, const cf_colvec *cols, size_t nrows,
                                  cf_error *err)
 {
     CF_TRY(cf_sticky_replay(&l->failed, "loader", err));
@@ -736,7 +735,7 @@ void cf_table_loader_free(cf_table_loader *l)
     if (l == NULL)
         return;
     if (l->w != NULL) {
-        cf_rs_writer_free(l->w);
+        cf_rowset_writer_free(l->w);
         cf_table_discard_rowset(l->t, l->w_name);
     }
     cf_free(l->w_name);

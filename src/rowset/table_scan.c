@@ -20,8 +20,8 @@
 #include "util/int128.h"
 
 typedef struct tsrc {
-    cf_rs_scanner *sc; /* NULL: the MemRowSet */
-    cf_rs_batch b;
+    cf_rowset_scanner *sc; /* NULL: the MemRowSet */
+    cf_row_batch b;
     size_t i;
     bool eof;
     const cf_mrs_row *row; /* MemRowSet: the current matching row */
@@ -30,17 +30,17 @@ typedef struct tsrc {
 } tsrc;
 
 struct cf_table_scanner {
-    const cf_rs_schema *s;
+    const cf_schema *s;
     cf_mrs *mrs;
     size_t *proj, nproj; /* the caller's projection */
     size_t *ext, next;   /* the rowset scanners': proj + missing key columns */
     size_t *kpos;        /* key column k's position in ext */
-    cf_rs_pred *preds;
+    cf_pred *preds;
     size_t npreds;
     cf_rs_arena parena; /* predicate values */
     uint64_t snap;
     size_t batch_rows;
-    cf_rs_scanner *single;
+    cf_rowset_scanner *single;
     tsrc *src;
     size_t nsrc;
     cf_mrs_cell *cells; /* the MemRowSet's current row */
@@ -51,7 +51,7 @@ struct cf_table_scanner {
     size_t *width;        /* of each projected column's values */
     cf_batch *out;
     cf_buf ords;
-    cf_rs_scan_stats st;
+    cf_scan_stats st;
     cf_rs_team *team; /* threads > 1: shared by the rowset scanners */
 };
 
@@ -59,9 +59,9 @@ void cf_table_scanner_free(cf_table_scanner *sc)
 {
     if (sc == NULL)
         return;
-    cf_rs_scanner_free(sc->single);
+    cf_rowset_scanner_free(sc->single);
     for (size_t i = 0; sc->src != NULL && i < sc->nsrc; i++) {
-        cf_rs_scanner_free(sc->src[i].sc);
+        cf_rowset_scanner_free(sc->src[i].sc);
         cf_buf_dispose(&sc->src[i].key);
     }
     cf_rs_team_free(sc->team); /* after the scanners that borrow it */
@@ -105,11 +105,11 @@ void cf_table_scanner_free(cf_table_scanner *sc)
             return false;                                                                          \
     } while (0)
 
-static bool pred_pass(const cf_rs_column *c, const cf_rs_pred *p, const cf_mrs_cell *v)
+static bool pred_pass(const cf_column *c, const cf_pred *p, const cf_mrs_cell *v)
 {
-    if (p->op == CF_RS_IS_NULL)
+    if (p->op == CF_PRED_IS_NULL)
         return !v->nonnull;
-    if (p->op == CF_RS_IS_NOT_NULL)
+    if (p->op == CF_PRED_IS_NOT_NULL)
         return v->nonnull;
     if (!v->nonnull)
         return false;
@@ -135,12 +135,12 @@ static bool pred_pass(const cf_rs_column *c, const cf_rs_pred *p, const cf_mrs_c
     }
     }
     switch (p->op) {
-    case CF_RS_EQ: return r == 0;
-    case CF_RS_NE: return r != 0;
-    case CF_RS_LT: return r < 0;
-    case CF_RS_LE: return r <= 0;
-    case CF_RS_GT: return r > 0;
-    case CF_RS_GE: return r >= 0;
+    case CF_PRED_EQ: return r == 0;
+    case CF_PRED_NE: return r != 0;
+    case CF_PRED_LT: return r < 0;
+    case CF_PRED_LE: return r <= 0;
+    case CF_PRED_GT: return r > 0;
+    case CF_PRED_GE: return r >= 0;
     default: return false;
     }
 }
@@ -190,7 +190,7 @@ static cf_status rs_key(cf_table_scanner *sc, tsrc *src, cf_error *err)
 static cf_status rs_ready(cf_table_scanner *sc, tsrc *src, cf_error *err)
 {
     while (!src->eof && src->i >= src->b.count) {
-        CF_TRY(cf_rs_scanner_next(src->sc, &src->b, err));
+        CF_TRY(cf_rowset_scanner_next(src->sc, &src->b, err));
         src->i = 0;
         src->eof = src->b.count == 0;
     }
@@ -199,19 +199,19 @@ static cf_status rs_ready(cf_table_scanner *sc, tsrc *src, cf_error *err)
 
 /* ---- create ---------------------------------------------------------------------------------- */
 
-static cf_status copy_preds(cf_table_scanner *sc, const cf_rs_scan_options *o, cf_error *err)
+static cf_status copy_preds(cf_table_scanner *sc, const cf_scan_options *o, cf_error *err)
 {
     sc->npreds = o->npreds;
     sc->preds = cf_calloc(o->npreds + 1, sizeof(*sc->preds));
     CF_CHECK(sc->preds != NULL, err, CF_ENOMEM, "scan: out of memory");
     for (size_t i = 0; i < o->npreds; i++) {
-        const cf_rs_pred *p = &o->preds[i];
+        const cf_pred *p = &o->preds[i];
         sc->preds[i] = *p;
         /* The rowset scanners validate the predicates; copy only what is read here. */
-        if (p->col >= sc->s->ncols || p->value == NULL || p->op == CF_RS_IS_NULL ||
-            p->op == CF_RS_IS_NOT_NULL)
+        if (p->col >= sc->s->ncols || p->value == NULL || p->op == CF_PRED_IS_NULL ||
+            p->op == CF_PRED_IS_NOT_NULL)
             continue;
-        const cf_rs_column *c = &sc->s->cols[p->col];
+        const cf_column *c = &sc->s->cols[p->col];
         uint8_t *slot = cf_rs_arena_alloc(&sc->parena, 16);
         CF_CHECK(slot != NULL, err, CF_ENOMEM, "scan: out of memory");
         memset(slot, 0, 16);
@@ -232,10 +232,10 @@ static cf_status copy_preds(cf_table_scanner *sc, const cf_rs_scan_options *o, c
     return CF_OK;
 }
 
-static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_rs_scan_options *o,
+static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_scan_options *o,
                              cf_error *err)
 {
-    const cf_rs_schema *s = sc->s;
+    const cf_schema *s = sc->s;
     sc->nproj = o->cols != NULL ? o->ncols : s->ncols;
     sc->proj = cf_calloc(sc->nproj + 1, sizeof(size_t));
     sc->ext = cf_calloc(sc->nproj + s->nkeys + 1, sizeof(size_t));
@@ -272,7 +272,7 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_rs_scan
         sc->kpos[k] = at;
     }
     CF_TRY(copy_preds(sc, o, err));
-    cf_rs_scan_options so = *o;
+    cf_scan_options so = *o;
     so.cols = sc->ext;
     so.ncols = sc->next;
     /* One team for all rowset scanners: they run one at a time (the merge
@@ -290,9 +290,9 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_rs_scan
             continue;
         tsrc *src = &sc->src[sc->nsrc++];
         cf_buf_init(&src->key);
-        CF_TRY(cf_rs_scanner_create(&src->sc, rs, &so, err));
+        CF_TRY(cf_rowset_scanner_create(&src->sc, rs, &so, err));
         if (sc->team != NULL)
-            cf_rs_scanner_set_team(src->sc, sc->team);
+            cf_rowset_scanner_set_team(src->sc, sc->team);
         CF_TRY(rs_ready(sc, src, err));
     }
     if (cf_mrs_rows(sc->mrs) > 0) {
@@ -303,13 +303,13 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_rs_scan
     return CF_OK;
 }
 
-cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t, const cf_rs_scan_options *o,
+cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t, const cf_scan_options *o,
                                   cf_error *err)
 {
     *out = NULL;
-    cf_rs_scan_options dflt;
+    cf_scan_options dflt;
     if (o == NULL) {
-        cf_rs_scan_options_init(&dflt);
+        cf_scan_options_init(&dflt);
         o = &dflt;
     }
     CF_TRY(cf_rs_check_snapshot(o->snapshot, cf_table_ahm(t), err));
@@ -331,7 +331,7 @@ cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t, const cf_
     }
     cf_status st;
     if (nonempty <= 1 && cf_mrs_rows(sc->mrs) == 0)
-        st = cf_rs_scanner_create(&sc->single, cf_table_rowset(t, last, NULL), o, err);
+        st = cf_rowset_scanner_create(&sc->single, cf_table_rowset(t, last, NULL), o, err);
     else
         st = setup_merge(sc, t, o, err);
     if (st != CF_OK) {
@@ -434,10 +434,10 @@ static cf_status put_row(cf_table_scanner *sc, const tsrc *src, size_t n, cf_err
     return CF_OK;
 }
 
-cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_rs_batch *out, cf_error *err)
+cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_row_batch *out, cf_error *err)
 {
     if (sc->single != NULL)
-        return cf_rs_scanner_next(sc->single, out, err);
+        return cf_rowset_scanner_next(sc->single, out, err);
     memset(out, 0, sizeof(*out));
     out->ncols = sc->nproj;
     out->cols = sc->out;
@@ -484,7 +484,7 @@ cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_rs_batch *out, cf_error
         }
     }
     for (size_t j = 0; j < sc->nproj; j++) {
-        const cf_rs_column *c = &sc->s->cols[sc->proj[j]];
+        const cf_column *c = &sc->s->cols[sc->proj[j]];
         memset(&sc->out[j], 0, sizeof(sc->out[j]));
         sc->out[j].count = n;
         sc->out[j].values = sc->ovals[j].data;
@@ -501,17 +501,17 @@ cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_rs_batch *out, cf_error
     return CF_OK;
 }
 
-const cf_rs_scan_stats *cf_table_scanner_stats(const cf_table_scanner *sc)
+const cf_scan_stats *cf_table_scanner_stats(const cf_table_scanner *sc)
 {
     if (sc->single != NULL)
-        return cf_rs_scanner_stats(sc->single);
+        return cf_rowset_scanner_stats(sc->single);
     cf_table_scanner *m = (cf_table_scanner *)sc; /* the sums are computed on demand */
     memset(&m->st, 0, sizeof(m->st));
     size_t pruned = 0, rowsets = 0;
     for (size_t i = 0; i < sc->nsrc; i++) {
         if (sc->src[i].sc == NULL)
             continue;
-        const cf_rs_scan_stats *x = cf_rs_scanner_stats(sc->src[i].sc);
+        const cf_scan_stats *x = cf_rowset_scanner_stats(sc->src[i].sc);
         m->st.rows_in_range += x->rows_in_range;
         m->st.rows_examined += x->rows_examined;
         m->st.batches_skipped += x->batches_skipped;

@@ -18,10 +18,10 @@
 #include "util/alloc.h"
 #include "util/error.h"
 
-struct cf_rs_writer {
+struct cf_rowset_writer {
     char *dir;
-    cf_rs_schema *s;
-    cf_rs_writer_options o;
+    cf_schema *s;
+    cf_rowset_writer_options o;
     cf_rs_manifest own;
     cf_rs_manifest *m; /* &own, or the caller's during compaction */
     uint64_t file_id;
@@ -38,13 +38,13 @@ struct cf_rs_writer {
     uint64_t rows;
     cf_sticky failed; /* the first failure, replayed by every later call */
     bool finished;
-    int lock_fd; /* cf_rs_writer_create: the directory's writer lock; else -1 */
+    int lock_fd; /* cf_rowset_writer_create: the directory's writer lock; else -1 */
 };
 
-void cf_rs_writer_options_init(cf_rs_writer_options *o)
+void cf_rowset_writer_options_init(cf_rowset_writer_options *o)
 {
     memset(o, 0, sizeof(*o));
-    o->version = CF_RS_WRITER_OPTIONS_VERSION;
+    o->version = CF_ROWSET_WRITER_OPTIONS_VERSION;
     o->insert_ts = 1;
     o->checksums = true;
     o->lock_timeout_ms = CF_RS_LOCK_TIMEOUT_MS;
@@ -68,7 +68,7 @@ static cf_status make_dir(const char *dir, cf_error *err)
 /* Create file `name` in dir with the rowset's mode from the start (open(2)'s
  * mode, not a chmod after: a table made private never has a file others may
  * read, even for a moment). */
-static cf_status create_file(cf_io **io, const cf_rs_writer *w, const char *name, cf_error *err)
+static cf_status create_file(cf_io **io, const cf_rowset_writer *w, const char *name, cf_error *err)
 {
     char *p = cf_rs_path(w->dir, name);
     CF_CHECK(p != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
@@ -79,7 +79,7 @@ static cf_status create_file(cf_io **io, const cf_rs_writer *w, const char *name
 
 /* Free the writers, then the files they wrote through (removing what was not
  * committed). */
-static void free_writers(cf_rs_writer *w)
+static void free_writers(cf_rowset_writer *w)
 {
     for (size_t i = 0; w->cols != NULL && i < w->s->ncols; i++) {
         cf_writer_free(w->cols[i]);
@@ -99,15 +99,15 @@ static void free_writers(cf_rs_writer *w)
     w->adhoc_io = NULL;
 }
 
-static cf_status open_writers(cf_rs_writer *w, cf_error *err)
+static cf_status open_writers(cf_rowset_writer *w, cf_error *err)
 {
-    const cf_rs_schema *s = w->s;
+    const cf_schema *s = w->s;
     char name[96];
     w->cols = cf_calloc(s->ncols, sizeof(*w->cols));
     w->cols_io = cf_calloc(s->ncols, sizeof(*w->cols_io));
     CF_CHECK(w->cols != NULL && w->cols_io != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
     for (size_t i = 0; i < s->ncols; i++) {
-        const cf_rs_column *c = &s->cols[i];
+        const cf_column *c = &s->cols[i];
         cf_writer_options o;
         cf_writer_options_init(&o, c->type);
         o.encoding = c->encoding;
@@ -153,12 +153,13 @@ static cf_status open_writers(cf_rs_writer *w, cf_error *err)
     return CF_OK;
 }
 
-cf_status cf_rs_writer_create_in(cf_rs_writer **out, const char *dir, const cf_rs_schema *s,
-                                 const cf_rs_writer_options *o, cf_rs_manifest *m, cf_error *err)
+cf_status cf_rowset_writer_create_in(cf_rowset_writer **out, const char *dir, const cf_schema *s,
+                                     const cf_rowset_writer_options *o, cf_rs_manifest *m,
+                                     cf_error *err)
 {
     *out = NULL;
-    CF_CHECK(cf_rs_schema_nkeys(s) > 0, err, CF_EINVAL, "rowset writer: schema: no KEY column");
-    cf_rs_writer *w = cf_calloc(1, sizeof(*w));
+    CF_CHECK(cf_schema_nkeys(s) > 0, err, CF_EINVAL, "rowset writer: schema: no KEY column");
+    cf_rowset_writer *w = cf_calloc(1, sizeof(*w));
     CF_CHECK(w != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
     w->lock_fd = -1;
     cf_rs_manifest_init(&w->own);
@@ -169,21 +170,21 @@ cf_status cf_rs_writer_create_in(cf_rs_writer **out, const char *dir, const cf_r
     if (o != NULL)
         w->o = *o;
     else
-        cf_rs_writer_options_init(&w->o);
-    if (w->o.version != CF_RS_WRITER_OPTIONS_VERSION)
+        cf_rowset_writer_options_init(&w->o);
+    if (w->o.version != CF_ROWSET_WRITER_OPTIONS_VERSION)
         CF_FAIL_OUT(err, CF_EINVAL, "rowset writer: options.version %u unknown", w->o.version);
     size_t dl = strlen(dir);
     w->dir = cf_malloc(dl + 1);
     if (w->dir == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "rowset writer: out of memory");
     memcpy(w->dir, dir, dl + 1);
-    CF_TRY_OUT(cf_rs_schema_clone(&w->s, s, err));
+    CF_TRY_OUT(cf_schema_clone(&w->s, s, err));
     w->m = m;
     w->file_id = m->next_file++;
     CF_TRY_OUT(open_writers(w, err));
 out:
     if (st != CF_OK) {
-        cf_rs_writer_free(w);
+        cf_rowset_writer_free(w);
         return st;
     }
     *out = w;
@@ -223,13 +224,13 @@ static cf_status check_dir_ours(const char *dir, bool has_manifest, uint64_t nex
     return st;
 }
 
-cf_status cf_rs_writer_create(cf_rs_writer **out, const char *dir, const cf_rs_schema *s,
-                              const cf_rs_writer_options *o, cf_error *err)
+cf_status cf_rowset_writer_create(cf_rowset_writer **out, const char *dir, const cf_schema *s,
+                                  const cf_rowset_writer_options *o, cf_error *err)
 {
     *out = NULL;
-    cf_rs_writer_options dflt;
+    cf_rowset_writer_options dflt;
     if (o == NULL) {
-        cf_rs_writer_options_init(&dflt);
+        cf_rowset_writer_options_init(&dflt);
         o = &dflt;
     }
     CF_TRY(cf_rs_check_ts_range(o->insert_ts, err));
@@ -278,8 +279,8 @@ cf_status cf_rs_writer_create(cf_rs_writer **out, const char *dir, const cf_rs_s
     cf_rs_manifest_init(&tmp);
     tmp.next_file = next;
     tmp.file_mode = mode; /* an empty rowset's files take its MANIFEST's bits */
-    cf_rs_writer *w;
-    st = cf_rs_writer_create_in(&w, dir, s, o, &tmp, err);
+    cf_rowset_writer *w;
+    st = cf_rowset_writer_create_in(&w, dir, s, o, &tmp, err);
     if (st != CF_OK) {
         cf_rs_manifest_dispose(&tmp);
         goto out;
@@ -298,9 +299,9 @@ out:
     return st;
 }
 
-static cf_status append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t nrows, cf_error *err)
+static cf_status append(cf_rowset_writer *w, const cf_colvec *cols, size_t nrows, cf_error *err)
 {
-    const cf_rs_schema *s = w->s;
+    const cf_schema *s = w->s;
     if (nrows > w->slices_cap) {
         cf_slice *p = cf_realloc(w->slices, nrows * sizeof(*p));
         CF_CHECK(p != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
@@ -340,7 +341,7 @@ static cf_status append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t nrows,
             return cf_error_prefix(err, st, "key index: ");
     }
     for (size_t c = 0; c < s->ncols; c++) {
-        const cf_rs_colvec *v = &cols[c];
+        const cf_colvec *v = &cols[c];
         if (s->cols[c].is_array)
             st = cf_writer_append_arrays(w->cols[c], v->values, v->elem_nonnull, v->elem_counts,
                                          v->nonnull, nrows, err);
@@ -361,8 +362,8 @@ static cf_status append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t nrows,
     return CF_OK;
 }
 
-cf_status cf_rs_writer_append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t nrows,
-                              cf_error *err)
+cf_status cf_rowset_writer_append(cf_rowset_writer *w, const cf_colvec *cols, size_t nrows,
+                                  cf_error *err)
 {
     CF_TRY(cf_sticky_replay(&w->failed, "rowset writer", err));
     CF_CHECK(!w->finished, err, CF_ESTATE, "rowset writer: append after finish");
@@ -371,7 +372,7 @@ cf_status cf_rs_writer_append(cf_rs_writer *w, const cf_rs_colvec *cols, size_t 
     return cf_sticky_set(&w->failed, append(w, cols, nrows, err), err);
 }
 
-static cf_status finish_files(cf_rs_writer *w, cf_rs_manifest *m, cf_error *err)
+static cf_status finish_files(cf_rowset_writer *w, cf_rs_manifest *m, cf_error *err)
 {
     cf_status st = CF_OK;
     m->rows = w->rows;
@@ -407,7 +408,7 @@ out:
     return st;
 }
 
-cf_status cf_rs_writer_finish_files(cf_rs_writer *w, cf_rs_manifest *m, cf_error *err)
+cf_status cf_rowset_writer_finish_files(cf_rowset_writer *w, cf_rs_manifest *m, cf_error *err)
 {
     CF_TRY(cf_sticky_replay(&w->failed, "rowset writer", err));
     CF_CHECK(!w->finished, err, CF_ESTATE, "rowset writer: finished twice");
@@ -415,29 +416,29 @@ cf_status cf_rs_writer_finish_files(cf_rs_writer *w, cf_rs_manifest *m, cf_error
     return cf_sticky_set(&w->failed, finish_files(w, m, err), err);
 }
 
-cf_status cf_rs_writer_finish(cf_rs_writer *w, cf_error *err)
+cf_status cf_rowset_writer_finish(cf_rowset_writer *w, cf_error *err)
 {
     CF_CHECK(w->m == &w->own, err, CF_ESTATE, "rowset writer: internal writer");
-    CF_TRY(cf_rs_writer_finish_files(w, &w->own, err));
-    cf_status st = cf_rs_schema_clone(&w->own.schema, w->s, err);
+    CF_TRY(cf_rowset_writer_finish_files(w, &w->own, err));
+    cf_status st = cf_schema_clone(&w->own.schema, w->s, err);
     if (st == CF_OK)
         st = cf_rs_manifest_write(&w->own, w->dir, err);
     return cf_sticky_set(&w->failed, st, err);
 }
 
-uint64_t cf_rs_writer_rows(const cf_rs_writer *w)
+uint64_t cf_rowset_writer_rows(const cf_rowset_writer *w)
 {
     return w->rows;
 }
 
-void cf_rs_writer_free(cf_rs_writer *w)
+void cf_rowset_writer_free(cf_rowset_writer *w)
 {
     if (w == NULL)
         return;
     free_writers(w);
     cf_free(w->cols);
     cf_free(w->cols_io);
-    cf_rs_schema_free(w->s);
+    cf_schema_free(w->s);
     cf_rs_manifest_dispose(&w->own);
     cf_buf_dispose(&w->prev);
     cf_buf_dispose(&w->keys);
@@ -448,11 +449,11 @@ void cf_rs_writer_free(cf_rs_writer *w)
     cf_free(w);
 }
 
-cf_status cf_rs_create_empty(const char *dir, const cf_rs_schema *s, cf_error *err)
+cf_status cf_rowset_create_empty(const char *dir, const cf_schema *s, cf_error *err)
 {
-    cf_rs_writer *w;
-    CF_TRY(cf_rs_writer_create(&w, dir, s, NULL, err));
-    cf_status st = cf_rs_writer_finish(w, err);
-    cf_rs_writer_free(w);
+    cf_rowset_writer *w;
+    CF_TRY(cf_rowset_writer_create(&w, dir, s, NULL, err));
+    cf_status st = cf_rowset_writer_finish(w, err);
+    cf_rowset_writer_free(w);
     return st;
 }

@@ -39,17 +39,17 @@ cf_table *fixture_table(char *dir)
     cf_error err;
     snprintf(dir, 256, "/tmp/cf_arrow_test_XXXXXX");
     assert_non_null(mkdtemp(dir));
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s,
-                                    "id INT64 KEY, name STRING NULL, score DOUBLE NULL, "
-                                    "tags INT32[] NULL, price DECIMAL64(10,2) NULL, "
-                                    "at UNIXTIME_MICROS NULL, ok BOOL NULL, raw BINARY NULL",
-                                    &err),
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s,
+                                 "id INT64 KEY, name STRING NULL, score DOUBLE NULL, "
+                                 "tags INT32[] NULL, price DECIMAL64(10,2) NULL, "
+                                 "at UNIXTIME_MICROS NULL, ok BOOL NULL, raw BINARY NULL",
+                                 &err),
                  &err);
-    CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
-    cf_rs_schema_free(s);
+    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
+    cf_schema_free(s);
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     cf_table_set_compaction(t, false, 0);
     cf_table_set_sync(t, CF_TABLE_SYNC_NONE, 0);
     /* Interleaved key ranges, so every rowset overlaps the others. */
@@ -67,7 +67,7 @@ cf_table *fixture_table(char *dir)
         snprintf(name, sizeof name, "upd-%lld", (long long)id);
         cf_slice nm = {(const uint8_t *)name, strlen(name)};
         double score = -1.5;
-        cf_rs_change ch[2] = {{1, &nm}, {2, id % 2 ? NULL : &score}};
+        cf_column_change ch[2] = {{1, &nm}, {2, id % 2 ? NULL : &score}};
         const void *key[1] = {&id};
         CF_ASSERT_OK(cf_table_update(t, key, ch, 2, FIX_TS_UPDATE + (uint64_t)id / 17, &err), &err);
     }

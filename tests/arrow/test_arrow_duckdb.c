@@ -113,22 +113,22 @@ static void test_duckdb__golden_cfiles(void **state)
 }
 
 /* Scan the table with o, gathering the reference side from the same scan. */
-static void table_case(duck *d, cf_table *t, const cf_rs_scan_options *o, const char *label)
+static void table_case(duck *d, cf_table *t, const cf_scan_options *o, const char *label)
 {
     cf_error err;
-    const cf_rs_schema *s = cf_table_schema(t);
-    size_t ncols = o->cols ? o->ncols : cf_rs_schema_ncols(s);
+    const cf_schema *s = cf_table_schema(t);
+    size_t ncols = o->cols ? o->ncols : cf_schema_ncols(s);
     refcol rc[16];
-    const cf_rs_column *cols[16];
+    const cf_column *cols[16];
     assert_true(ncols <= 16);
     for (size_t j = 0; j < ncols; j++) {
-        cols[j] = cf_rs_schema_column(s, o->cols ? o->cols[j] : j);
+        cols[j] = cf_schema_column(s, o->cols ? o->cols[j] : j);
         refcol_init(&rc[j], cols[j]->type, cols[j]->is_array);
     }
     cf_table_scanner *sc;
     CF_ASSERT_OK(cf_table_scanner_create(&sc, t, o, &err), &err);
     for (;;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
@@ -174,15 +174,15 @@ static void test_duckdb__table(void **state)
     duck_start(&d);
     char dir[256];
     cf_table *t = fixture_table(dir);
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     table_case(&d, t, &o, "all");
     /* Projection in another order, predicates on a key and a value column, and a
      * snapshot that sees the updates and none of the deletes. */
     size_t proj[3] = {3, 1, 0};
     int64_t lo = 300;
     double sc = -1.5;
-    cf_rs_pred preds[2] = {{0, CF_RS_GE, &lo}, {2, CF_RS_NE, &sc}};
+    cf_pred preds[2] = {{0, CF_PRED_GE, &lo}, {2, CF_PRED_NE, &sc}};
     o.cols = proj;
     o.ncols = 3;
     o.preds = preds;

@@ -289,8 +289,8 @@ static void test_stream__table(void **state)
     s.release(&s);
 
     /* A bad projection fails at creation, naming it. */
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     size_t proj[1] = {99};
     o.cols = proj;
     o.ncols = 1;

@@ -152,13 +152,13 @@ static void test_concurrency__acknowledged_writes_survive(void **state)
     o.read_only = true;
     cf_table *t;
     cf_error err;
-    CF_ASSERT_OK(cf_table_open_opts(&t, table, &o, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, table, &o, &err), &err);
     cf_table_scanner *sc;
     CF_ASSERT_OK(cf_table_scanner_create(&sc, t, NULL, &err), &err);
     bool seen[NPROC][NKEYS];
     memset(seen, 0, sizeof(seen));
     for (;;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
@@ -207,7 +207,7 @@ static void test_concurrency__lock_timeout_option(void **state)
     done(&r);
     cf_table *t;
     cf_error err;
-    CF_ASSERT_OK(cf_table_open(&t, table, &err), &err); /* holds the lock */
+    CF_ASSERT_OK(cf_table_open(&t, table, NULL, &err), &err); /* holds the lock */
     char pid[32];
     snprintf(pid, sizeof(pid), "pid %ld ", (long)getpid());
     const char *writes[][8] = {

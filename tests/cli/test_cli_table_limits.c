@@ -194,12 +194,12 @@ static void test_cli_table_limits__600_columns(void **state)
     done(&r);
 
     /* info: the whole schema, in text and JSON */
-    cf_rs_schema *s;
+    cf_schema *s;
     cf_error e;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, sb_str(&schema), &e), &e);
-    size_t flen = cf_rs_schema_format(s, NULL, 0);
+    CF_ASSERT_OK(cf_schema_parse(&s, sb_str(&schema), &e), &e);
+    size_t flen = cf_schema_format(s, NULL, 0);
     char *full = malloc(flen + 1);
-    cf_rs_schema_format(s, full, flen + 1);
+    cf_schema_format(s, full, flen + 1);
     assert_true(flen > 8192); /* longer than the buffers the commands had */
     cli(&r, "table", "info", dir, NULL);
     EXPECT_RC(r, 0);
@@ -269,7 +269,7 @@ static void test_cli_table_limits__600_columns(void **state)
     done(&r);
 
     free(full);
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
     sb_free(&where);
     sb_free(&cols);
     sb_free(&schema);
@@ -508,7 +508,7 @@ static void test_cli_table_limits__stated_limits(void **state)
     (void)state;
     sb schema;
     sb_init(&schema);
-    for (size_t i = 0; i <= CF_RS_MAX_COLUMNS; i++)
+    for (size_t i = 0; i <= CF_SCHEMA_MAX_COLUMNS; i++)
         sb_printf(&schema, "%sc%zu INT32 KEY", i ? ", " : "", i);
     run r;
     cli(&r, "table", "create", cli_dir_path("many"), "--schema", sb_str(&schema), NULL);

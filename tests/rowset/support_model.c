@@ -61,7 +61,7 @@ bool passes(const version *v, size_t i, int kind, int32_t x, const char *kb)
            (kind != 3 || strcmp(mk, kb) <= 0);
 }
 
-void check_row(const cf_rs_batch *b, size_t r, size_t i, const version *v, bool keys, size_t cv,
+void check_row(const cf_row_batch *b, size_t r, size_t i, const version *v, bool keys, size_t cv,
                size_t cs)
 {
     if (keys) {
@@ -94,12 +94,12 @@ void model_update_draw(model_update *u, cf_rng *rng, const version *cur, uint64_
     u->sv = (cf_slice){(const uint8_t *)u->sb, strlen(u->sb)};
     bool vnull = cf_rng_below(rng, 5) == 0, snull = cf_rng_below(rng, 5) == 0;
     if (cf_rng_below(rng, 2)) {
-        u->ch[u->nch++] = (cf_rs_change){2, vnull ? NULL : &u->v};
+        u->ch[u->nch++] = (cf_column_change){2, vnull ? NULL : &u->v};
         u->next.v_nn = !vnull;
         u->next.v = u->v;
     }
     if (u->nch == 0 || cf_rng_below(rng, 2)) {
-        u->ch[u->nch++] = (cf_rs_change){3, snull ? NULL : &u->sv};
+        u->ch[u->nch++] = (cf_column_change){3, snull ? NULL : &u->sv};
         u->next.s_nn = !snull;
         snprintf(u->next.s, sizeof(u->next.s), "%s", u->sb);
     }
@@ -113,17 +113,17 @@ void model_check_table(cf_table *t, const mrow *m, size_t nkeys, uint64_t snap, 
     char kb[16];
     snprintf(kb, sizeof(kb), "k%03d", (int)cf_rng_below(rng, nkeys / 3));
     cf_slice ks = {(const uint8_t *)kb, strlen(kb)};
-    cf_rs_pred p[1];
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_pred p[1];
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.snapshot = snap;
     o.batch_rows = 1 + cf_rng_below(rng, 100);
     if (kind == 1)
-        p[0] = (cf_rs_pred){2, CF_RS_GE, &x};
+        p[0] = (cf_pred){2, CF_PRED_GE, &x};
     else if (kind == 2)
-        p[0] = (cf_rs_pred){3, CF_RS_IS_NULL, NULL};
+        p[0] = (cf_pred){3, CF_PRED_IS_NULL, NULL};
     else if (kind == 3)
-        p[0] = (cf_rs_pred){0, CF_RS_LE, &ks};
+        p[0] = (cf_pred){0, CF_PRED_LE, &ks};
     o.preds = p;
     o.npreds = kind ? 1 : 0;
     /* Half the scans project (s, v) only: no key column asked for. */
@@ -138,7 +138,7 @@ void model_check_table(cf_table *t, const mrow *m, size_t nkeys, uint64_t snap, 
     CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
     size_t i = 0;
     for (;;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
@@ -160,7 +160,7 @@ void model_check_table(cf_table *t, const mrow *m, size_t nkeys, uint64_t snap, 
         mkey(r, mk, &mj);
         cf_slice s = {(const uint8_t *)mk, strlen(mk)};
         const void *key[2] = {&s, &mj};
-        cf_rs_batch b;
+        cf_row_batch b;
         cf_status st = cf_table_get(t, key, snap, &b, &err);
         const version *v = at(&m[r], snap);
         if (v == NULL) {

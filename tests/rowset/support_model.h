@@ -49,14 +49,14 @@ bool passes(const version *v, size_t i, int kind, int32_t x, const char *kb);
 
 /* Row r of a batch is model row i at version v: key columns 0 and 1 when
  * `keys`, v in column cv and s in column cs. */
-void check_row(const cf_rs_batch *b, size_t r, size_t i, const version *v, bool keys, size_t cv,
+void check_row(const cf_row_batch *b, size_t r, size_t i, const version *v, bool keys, size_t cv,
                size_t cs);
 
 /* A random update of v and/or s (at least one) over `cur` at ts: ch[0..nch)
  * for cf_rowset_update / cf_table_update (pointing into this struct), and the
  * version the row then has. */
 typedef struct model_update {
-    cf_rs_change ch[2];
+    cf_column_change ch[2];
     size_t nch;
     int32_t v;
     char sb[16];

@@ -23,40 +23,40 @@ static void test_rowset__schema_parse_format(void **state)
 {
     (void)state;
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s,
-                                    "id INT64 KEY, name STRING NULL, ts UNIXTIME_MICROS, "
-                                    "p DECIMAL64(10,2) ENCODING bit_shuffle COMPRESSION lz4, "
-                                    "tags ARRAY<INT32> NULL, b BINARY[] BLOCK_SIZE 4096",
-                                    &err),
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s,
+                                 "id INT64 KEY, name STRING NULL, ts UNIXTIME_MICROS, "
+                                 "p DECIMAL64(10,2) ENCODING bit_shuffle COMPRESSION lz4, "
+                                 "tags ARRAY<INT32> NULL, b BINARY[] BLOCK_SIZE 4096",
+                                 &err),
                  &err);
-    assert_int_equal(cf_rs_schema_ncols(s), 6);
-    assert_int_equal(cf_rs_schema_nkeys(s), 1);
-    const cf_rs_column *c = cf_rs_schema_column(s, 3);
+    assert_int_equal(cf_schema_ncols(s), 6);
+    assert_int_equal(cf_schema_nkeys(s), 1);
+    const cf_column *c = cf_schema_column(s, 3);
     assert_int_equal(c->type, CF_TYPE_DECIMAL64);
     assert_int_equal(c->precision, 10);
     assert_int_equal(c->scale, 2);
     assert_int_equal(c->encoding, CF_ENC_BIT_SHUFFLE);
-    assert_true(cf_rs_schema_column(s, 4)->is_array);
-    assert_true(cf_rs_schema_column(s, 4)->nullable);
-    assert_int_equal(cf_rs_schema_column(s, 5)->block_size, 4096);
-    assert_int_equal(cf_rs_schema_find(s, "ts"), 2);
+    assert_true(cf_schema_column(s, 4)->is_array);
+    assert_true(cf_schema_column(s, 4)->nullable);
+    assert_int_equal(cf_schema_column(s, 5)->block_size, 4096);
+    assert_int_equal(cf_schema_find(s, "ts"), 2);
     char text[512];
-    cf_rs_schema_format(s, text, sizeof(text));
-    cf_rs_schema *s2;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s2, text, &err), &err);
+    cf_schema_format(s, text, sizeof(text));
+    cf_schema *s2;
+    CF_ASSERT_OK(cf_schema_parse(&s2, text, &err), &err);
     char text2[512];
-    cf_rs_schema_format(s2, text2, sizeof(text2));
+    cf_schema_format(s2, text2, sizeof(text2));
     assert_string_equal(text, text2);
-    cf_rs_schema_free(s);
-    cf_rs_schema_free(s2);
+    cf_schema_free(s);
+    cf_schema_free(s2);
 }
 
 static void test_rowset__schema_errors(void **state)
 {
     (void)state;
     cf_error err;
-    cf_rs_schema *s;
+    cf_schema *s;
     static const char *const bad[] = {
         "a INT32",                     /* no key */
         "a INT32 KEY NULL",            /* nullable key */
@@ -77,28 +77,28 @@ static void test_rowset__schema_errors(void **state)
         "a INT64 KEY, v VARCHAR(10,2)",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        CF_ASSERT_STATUS(cf_rs_schema_parse(&s, bad[i], &err), CF_EINVAL, &err);
+        CF_ASSERT_STATUS(cf_schema_parse(&s, bad[i], &err), CF_EINVAL, &err);
         assert_null(s);
     }
     /* The limits are the library's, and its errors name them. */
     char name[200];
     memset(name, 'n', 129);
     strcpy(name + 129, " INT64 KEY");
-    CF_ASSERT_STATUS(cf_rs_schema_parse(&s, name, &err), CF_EINVAL, &err);
+    CF_ASSERT_STATUS(cf_schema_parse(&s, name, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "has 129 bytes, at most 128 are allowed"));
     strcpy(name + 128, " INT64 KEY");
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, name, &err), &err);
-    cf_rs_schema_free(s);
-    size_t cap = (CF_RS_MAX_COLUMNS + 1) * 16, len = 0;
+    CF_ASSERT_OK(cf_schema_parse(&s, name, &err), &err);
+    cf_schema_free(s);
+    size_t cap = (CF_SCHEMA_MAX_COLUMNS + 1) * 16, len = 0;
     char *many = malloc(cap);
-    for (size_t i = 0; i <= CF_RS_MAX_COLUMNS; i++)
+    for (size_t i = 0; i <= CF_SCHEMA_MAX_COLUMNS; i++)
         len += (size_t)snprintf(many + len, cap - len, "%sc%zu INT32 KEY", i ? ", " : "", i);
-    CF_ASSERT_STATUS(cf_rs_schema_parse(&s, many, &err), CF_EINVAL, &err);
+    CF_ASSERT_STATUS(cf_schema_parse(&s, many, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "more than 1024 columns"));
     *strrchr(many, ',') = '\0'; /* 1024 columns, every one a key column */
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, many, &err), &err);
-    assert_int_equal(cf_rs_schema_nkeys(s), CF_RS_MAX_COLUMNS);
-    cf_rs_schema_free(s);
+    CF_ASSERT_OK(cf_schema_parse(&s, many, &err), &err);
+    assert_int_equal(cf_schema_nkeys(s), CF_SCHEMA_MAX_COLUMNS);
+    cf_schema_free(s);
     free(many);
 }
 
@@ -106,35 +106,35 @@ static void test_rowset__key_bytes(void **state)
 {
     (void)state;
     cf_error err;
-    cf_rs_schema *s;
+    cf_schema *s;
     uint8_t out[64];
     size_t len;
     /* format §1.8 examples. */
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "a INT32 KEY", &err), &err);
+    CF_ASSERT_OK(cf_schema_parse(&s, "a INT32 KEY", &err), &err);
     int32_t v = 1;
     const void *k[2] = {&v};
-    CF_ASSERT_OK(cf_rs_key_encode(s, k, out, sizeof(out), &len, &err), &err);
+    CF_ASSERT_OK(cf_schema_key_encode(s, k, out, sizeof(out), &len, &err), &err);
     CF_ASSERT_BYTES(out, len, "\x80\x00\x00\x01", 4);
     v = -1;
-    CF_ASSERT_OK(cf_rs_key_encode(s, k, out, sizeof(out), &len, &err), &err);
+    CF_ASSERT_OK(cf_schema_key_encode(s, k, out, sizeof(out), &len, &err), &err);
     CF_ASSERT_BYTES(out, len, "\x7f\xff\xff\xff", 4);
-    cf_rs_schema_free(s);
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "s STRING KEY, i INT32 KEY", &err), &err);
+    cf_schema_free(s);
+    CF_ASSERT_OK(cf_schema_parse(&s, "s STRING KEY, i INT32 KEY", &err), &err);
     cf_slice str = {(const uint8_t *)"a\0b", 3};
     int32_t seven = 7;
     k[0] = &str;
     k[1] = &seven;
-    CF_ASSERT_OK(cf_rs_key_encode(s, k, out, sizeof(out), &len, &err), &err);
+    CF_ASSERT_OK(cf_schema_key_encode(s, k, out, sizeof(out), &len, &err), &err);
     CF_ASSERT_BYTES(out, len, "\x61\x00\x01\x62\x00\x00\x80\x00\x00\x07", 10);
-    CF_ASSERT_STATUS(cf_rs_key_encode(s, k, out, 4, &len, &err), CF_EBUFSIZE, &err);
+    CF_ASSERT_STATUS(cf_schema_key_encode(s, k, out, 4, &len, &err), CF_EBUFSIZE, &err);
     assert_int_equal(len, 10);
-    cf_rs_schema_free(s);
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "u UINT32 KEY", &err), &err);
+    cf_schema_free(s);
+    CF_ASSERT_OK(cf_schema_parse(&s, "u UINT32 KEY", &err), &err);
     uint32_t five = 5;
     k[0] = &five;
-    CF_ASSERT_OK(cf_rs_key_encode(s, k, out, sizeof(out), &len, &err), &err);
+    CF_ASSERT_OK(cf_schema_key_encode(s, k, out, sizeof(out), &len, &err), &err);
     CF_ASSERT_BYTES(out, len, "\x00\x00\x00\x05", 4);
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
 }
 
 /* ---- a 6-column table ---------------------------------------------------------------------- */
@@ -153,10 +153,10 @@ static void name_of(char *buf, size_t cap, int64_t i)
 static void write6_schema(const char *dir, size_t n, size_t chunk, const char *schema)
 {
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, schema, &err), &err);
-    cf_rs_writer *w;
-    CF_ASSERT_OK(cf_rs_writer_create(&w, dir, s, NULL, &err), &err);
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, schema, &err), &err);
+    cf_rowset_writer *w;
+    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, NULL, &err), &err);
     int64_t *ids = calloc(chunk, 8);
     cf_slice *names = calloc(chunk, sizeof(cf_slice));
     char(*nb)[32] = calloc(chunk, 32);
@@ -196,14 +196,14 @@ static void write6_schema(const char *dir, size_t n, size_t chunk, const char *s
                     elems[ne++] = (int32_t)(i + e);
             }
         }
-        cf_rs_colvec cols[6] = {{ids, NULL, NULL, NULL}, {names, nn_name, NULL, NULL},
-                                {vs, nn_v, NULL, NULL},  {ds, NULL, NULL, NULL},
-                                {fl, nn_fl, NULL, NULL}, {elems, nn_tags, counts, NULL}};
-        CF_ASSERT_OK(cf_rs_writer_append(w, cols, m, &err), &err);
+        cf_colvec cols[6] = {{ids, NULL, NULL, NULL}, {names, nn_name, NULL, NULL},
+                             {vs, nn_v, NULL, NULL},  {ds, NULL, NULL, NULL},
+                             {fl, nn_fl, NULL, NULL}, {elems, nn_tags, counts, NULL}};
+        CF_ASSERT_OK(cf_rowset_writer_append(w, cols, m, &err), &err);
     }
-    CF_ASSERT_OK(cf_rs_writer_finish(w, &err), &err);
-    cf_rs_writer_free(w);
-    cf_rs_schema_free(s);
+    CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
+    cf_rowset_writer_free(w);
+    cf_schema_free(s);
     free(ids);
     free(names);
     free(nb);
@@ -223,7 +223,7 @@ static void write6(const char *dir, size_t n, size_t chunk)
     write6_schema(dir, n, chunk, SCHEMA6);
 }
 
-static void check_row6(const cf_rs_batch *b, size_t r, int64_t i)
+static void check_row6(const cf_row_batch *b, size_t r, int64_t i)
 {
     int64_t id;
     memcpy(&id, (const uint8_t *)b->cols[0].values + r * 8, 8);
@@ -259,21 +259,21 @@ static void test_rowset__write_scan_get(void **state)
     write6(dir, n, 777);
     cf_error err;
     cf_rowset *rs;
-    CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     cf_rowset_info info;
     cf_rowset_get_info(rs, &info);
     assert_int_equal(info.rows, n);
     assert_int_equal(info.min_key.len, 8);
     /* Full scan with small batches. */
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.batch_rows = 333;
-    cf_rs_scanner *sc;
-    CF_ASSERT_OK(cf_rs_scanner_create(&sc, rs, &o, &err), &err);
+    cf_rowset_scanner *sc;
+    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
     size_t seen = 0;
     for (;;) {
-        cf_rs_batch b;
-        CF_ASSERT_OK(cf_rs_scanner_next(sc, &b, &err), &err);
+        cf_row_batch b;
+        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
         for (size_t r = 0; r < b.count; r++)
@@ -281,24 +281,24 @@ static void test_rowset__write_scan_get(void **state)
         seen += b.count;
     }
     assert_int_equal(seen, n);
-    cf_rs_scanner_free(sc);
+    cf_rowset_scanner_free(sc);
     /* Point lookups: present and absent (odd) keys. */
     for (int64_t i = 0; i < (int64_t)n; i += 97) {
         int64_t key = 2 * i;
         const void *k[1] = {&key};
-        cf_rs_batch b;
-        CF_ASSERT_OK(cf_rowset_get(rs, k, CF_RS_SNAPSHOT_LATEST, &b, &err), &err);
+        cf_row_batch b;
+        CF_ASSERT_OK(cf_rowset_get(rs, k, CF_SNAPSHOT_LATEST, &b, &err), &err);
         assert_int_equal(b.count, 1);
         check_row6(&b, 0, i);
         key = 2 * i + 1;
-        CF_ASSERT_STATUS(cf_rowset_get(rs, k, CF_RS_SNAPSHOT_LATEST, &b, &err), CF_ENOTFOUND, &err);
+        CF_ASSERT_STATUS(cf_rowset_get(rs, k, CF_SNAPSHOT_LATEST, &b, &err), CF_ENOTFOUND, &err);
     }
     int64_t big = 1 << 30, neg = -5;
     const void *kb[1] = {&big};
-    cf_rs_batch b;
-    CF_ASSERT_STATUS(cf_rowset_get(rs, kb, CF_RS_SNAPSHOT_LATEST, &b, &err), CF_ENOTFOUND, &err);
+    cf_row_batch b;
+    CF_ASSERT_STATUS(cf_rowset_get(rs, kb, CF_SNAPSHOT_LATEST, &b, &err), CF_ENOTFOUND, &err);
     kb[0] = &neg;
-    CF_ASSERT_STATUS(cf_rowset_get(rs, kb, CF_RS_SNAPSHOT_LATEST, &b, &err), CF_ENOTFOUND, &err);
+    CF_ASSERT_STATUS(cf_rowset_get(rs, kb, CF_SNAPSHOT_LATEST, &b, &err), CF_ENOTFOUND, &err);
     /* Before the insert timestamp nothing exists. */
     int64_t zero = 0;
     kb[0] = &zero;
@@ -343,16 +343,16 @@ static int tags_at(int64_t i, uint64_t snap, bool *present, int32_t *v)
 static void check_tags(cf_rowset *rs, size_t n, uint64_t snap)
 {
     cf_error err;
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.snapshot = snap;
     o.batch_rows = 7; /* several batches, rows of one batch touched and not */
-    cf_rs_scanner *sc;
-    CF_ASSERT_OK(cf_rs_scanner_create(&sc, rs, &o, &err), &err);
+    cf_rowset_scanner *sc;
+    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
     int64_t i = 0;
     for (;;) {
-        cf_rs_batch b;
-        CF_ASSERT_OK(cf_rs_scanner_next(sc, &b, &err), &err);
+        cf_row_batch b;
+        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
         const cf_batch *t = &b.cols[5];
@@ -379,7 +379,7 @@ static void check_tags(cf_rowset *rs, size_t n, uint64_t snap)
     while (i < (int64_t)n && tags_at(i, snap, &(bool){0}, (int32_t[4]){0}) < 0)
         i++;
     assert_int_equal(i, (int64_t)n);
-    cf_rs_scanner_free(sc);
+    cf_rowset_scanner_free(sc);
 }
 
 /* Array cells set by updates (values, NULL elements, empty, NULL, twice) are
@@ -394,14 +394,14 @@ static void test_rowset__array_updates(void **state)
     write6(dir, n, 16);
     cf_error err;
     cf_rowset *rs;
-    CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     int64_t key;
     const void *k[1] = {&key};
     int32_t v1[3] = {7, 12345, 9}, v2[1] = {42};
     uint8_t nn1 = 0x5; /* [7, NULL, 9] */
     cf_array_cell c1 = {CF_TYPE_INT32, 3, v1, &nn1}, c2 = {CF_TYPE_INT32, 1, v2, NULL};
     cf_array_cell empty = {CF_TYPE_INT32, 0, NULL, NULL};
-    cf_rs_change ch = {5, &c1};
+    cf_column_change ch = {5, &c1};
     key = 2;
     CF_ASSERT_OK(cf_rowset_update(rs, k, &ch, 1, 2, &err), &err);
     key = 8;
@@ -422,7 +422,7 @@ static void test_rowset__array_updates(void **state)
     key = 14;
     CF_ASSERT_STATUS(cf_rowset_update(rs, k, &ch, 1, 7, &err), CF_EINVAL, &err);
 
-    static const uint64_t snaps[] = {2, 3, 4, 5, 6, 7, CF_RS_SNAPSHOT_LATEST};
+    static const uint64_t snaps[] = {2, 3, 4, 5, 6, 7, CF_SNAPSHOT_LATEST};
     for (int stage = 0; stage < 3; stage++) {
         if (stage == 1)
             CF_ASSERT_OK(cf_rowset_flush(rs, &err), &err);
@@ -431,15 +431,15 @@ static void test_rowset__array_updates(void **state)
         for (size_t j = 0; j < sizeof(snaps) / sizeof(snaps[0]); j++)
             check_tags(rs, n, snaps[j]);
         key = 2;
-        cf_rs_batch b;
-        CF_ASSERT_OK(cf_rowset_get(rs, k, CF_RS_SNAPSHOT_LATEST, &b, &err), &err);
+        cf_row_batch b;
+        CF_ASSERT_OK(cf_rowset_get(rs, k, CF_SNAPSHOT_LATEST, &b, &err), &err);
         assert_int_equal(b.cols[5].elem_offsets[1] - b.cols[5].elem_offsets[0], 1);
         assert_int_equal(((const int32_t *)b.cols[5].values)[b.cols[5].elem_offsets[0]], 42);
     }
     cf_rowset_free(rs);
     /* Reopened, the compacted rowset still reads the same. */
-    CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
-    check_tags(rs, n, CF_RS_SNAPSHOT_LATEST);
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
+    check_tags(rs, n, CF_SNAPSHOT_LATEST);
     check_tags(rs, n, 3);
     cf_rowset_free(rs);
     CF_ASSERT_RM_RF(dir);
@@ -454,12 +454,12 @@ static void lookups_check(cf_rowset *rs, size_t n)
     for (int64_t i = 0; i < (int64_t)n; i += 37) {
         int64_t key = 2 * i;
         const void *k[1] = {&key};
-        cf_rs_batch b;
-        CF_ASSERT_OK(cf_rowset_get(rs, k, CF_RS_SNAPSHOT_LATEST, &b, &err), &err);
+        cf_row_batch b;
+        CF_ASSERT_OK(cf_rowset_get(rs, k, CF_SNAPSHOT_LATEST, &b, &err), &err);
         assert_int_equal(b.count, 1);
         check_row6(&b, 0, i);
         key = 2 * i + 1;
-        CF_ASSERT_STATUS(cf_rowset_get(rs, k, CF_RS_SNAPSHOT_LATEST, &b, &err), CF_ENOTFOUND, &err);
+        CF_ASSERT_STATUS(cf_rowset_get(rs, k, CF_SNAPSHOT_LATEST, &b, &err), CF_ENOTFOUND, &err);
     }
 }
 
@@ -475,12 +475,12 @@ static void test_rowset__block_cache(void **state)
                   "flag BOOL NULL BLOCK_SIZE 1024, tags INT32[] NULL BLOCK_SIZE 1024");
     cf_error err;
     cf_rowset *rs;
-    CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     cf_cache *own = cf_rowset_cache(rs);
     assert_non_null(own);
     cf_cache_stats a, b;
     cf_cache_get_stats(own, &a);
-    assert_int_equal(a.capacity, CF_RS_DEFAULT_CACHE_BYTES);
+    assert_int_equal(a.capacity, CF_ROWSET_DEFAULT_CACHE_BYTES);
     lookups_check(rs, n);
     cf_cache_get_stats(own, &a);
     assert_true(a.inserts > 0);
@@ -493,7 +493,7 @@ static void test_rowset__block_cache(void **state)
     cf_rowset_options o;
     cf_rowset_options_init(&o);
     o.cache_bytes = 0;
-    CF_ASSERT_OK(cf_rowset_open_opts(&rs, dir, &o, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, &o, &err), &err);
     assert_null(cf_rowset_cache(rs));
     lookups_check(rs, n);
     cf_rowset_free(rs);
@@ -503,8 +503,8 @@ static void test_rowset__block_cache(void **state)
     cf_rowset_options_init(&o);
     o.cache = shared;
     cf_rowset *r1, *r2;
-    CF_ASSERT_OK(cf_rowset_open_opts(&r1, dir, &o, &err), &err);
-    CF_ASSERT_OK(cf_rowset_open_opts(&r2, dir, &o, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&r1, dir, &o, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&r2, dir, &o, &err), &err);
     assert_ptr_equal(cf_rowset_cache(r1), shared);
     assert_ptr_equal(cf_rowset_cache(r2), shared);
     lookups_check(r1, n);
@@ -516,7 +516,7 @@ static void test_rowset__block_cache(void **state)
     cf_cache_free(shared); /* after the rowsets: they borrowed it */
 
     o.version = 99;
-    CF_ASSERT_STATUS(cf_rowset_open_opts(&rs, dir, &o, &err), CF_EINVAL, &err);
+    CF_ASSERT_STATUS(cf_rowset_open(&rs, dir, &o, &err), CF_EINVAL, &err);
     assert_null(rs);
     CF_ASSERT_RM_RF(dir);
 }
@@ -535,8 +535,8 @@ static void lookup_all(cf_rowset *rs, size_t n, int64_t changed, int64_t newv, b
         for (int64_t key = 3 * i; key < 3 * i + 3; key++) {
             int64_t kc = key; /* the caller's copy, changed after the call */
             const void *k[1] = {&kc};
-            cf_rs_batch b;
-            cf_status st = cf_rowset_get(rs, k, CF_RS_SNAPSHOT_LATEST, &b, &err);
+            cf_row_batch b;
+            cf_status st = cf_rowset_get(rs, k, CF_SNAPSHOT_LATEST, &b, &err);
             kc = INT64_MIN;
             if (key % 3 != 0 || i < 0 || i == (int64_t)n || (deleted && i == changed)) {
                 CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
@@ -557,10 +557,10 @@ static void test_rowset__lookups_seek_index(void **state)
     char *dir = mkdtemp_dir();
     const size_t n = 70000; /* three key blocks of up to 32 chunks */
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY, v INT64, w INT32", &err), &err);
-    cf_rs_writer *w;
-    CF_ASSERT_OK(cf_rs_writer_create(&w, dir, s, NULL, &err), &err);
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, v INT64, w INT32", &err), &err);
+    cf_rowset_writer *w;
+    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, NULL, &err), &err);
     int64_t *ids = malloc(n * 8), *vs = malloc(n * 8);
     int32_t *ws = malloc(n * 4);
     for (size_t i = 0; i < n; i++) {
@@ -568,23 +568,22 @@ static void test_rowset__lookups_seek_index(void **state)
         vs[i] = 7 * (int64_t)i;
         ws[i] = (int32_t)(i % 1000);
     }
-    cf_rs_colvec cols[3] = {
-        {ids, NULL, NULL, NULL}, {vs, NULL, NULL, NULL}, {ws, NULL, NULL, NULL}};
-    CF_ASSERT_OK(cf_rs_writer_append(w, cols, n, &err), &err);
-    CF_ASSERT_OK(cf_rs_writer_finish(w, &err), &err);
-    cf_rs_writer_free(w);
+    cf_colvec cols[3] = {{ids, NULL, NULL, NULL}, {vs, NULL, NULL, NULL}, {ws, NULL, NULL, NULL}};
+    CF_ASSERT_OK(cf_rowset_writer_append(w, cols, n, &err), &err);
+    CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
+    cf_rowset_writer_free(w);
     free(ids);
     free(vs);
     free(ws);
 
-    const size_t caches[] = {CF_RS_DEFAULT_CACHE_BYTES, 0, 16u << 10};
+    const size_t caches[] = {CF_ROWSET_DEFAULT_CACHE_BYTES, 0, 16u << 10};
     for (size_t c = 0; c < 3; c++) {
         cf_rowset_options o;
         cf_rowset_options_init(&o);
         o.cache_bytes = caches[c];
         o.read_only = true;
         cf_rowset *rs;
-        CF_ASSERT_OK(cf_rowset_open_opts(&rs, dir, &o, &err), &err);
+        CF_ASSERT_OK(cf_rowset_open(&rs, dir, &o, &err), &err);
         lookup_all(rs, n, -1, 0, false);
         lookup_all(rs, n, -1, 0, false); /* warm */
         if (caches[c] != 0) {
@@ -601,16 +600,16 @@ static void test_rowset__lookups_seek_index(void **state)
     cf_rowset_options_init(&o);
     o.cache = shared;
     cf_rowset *rs;
-    CF_ASSERT_OK(cf_rowset_open_opts(&rs, dir, &o, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, &o, &err), &err);
     lookup_all(rs, n, -1, 0, false);
     /* An update of a row whose chunks the lookups just read. */
     const int64_t r = 40001;
     int64_t key = 3 * r, nv = -12345;
     const void *k[1] = {&key};
-    cf_rs_change ch = {1, &nv};
+    cf_column_change ch = {1, &nv};
     CF_ASSERT_OK(cf_rowset_update(rs, k, &ch, 1, 100, &err), &err);
     lookup_all(rs, n, r, nv, false);
-    cf_rs_batch b;
+    cf_row_batch b;
     CF_ASSERT_OK(cf_rowset_get(rs, k, 100, &b, &err), &err); /* before the update */
     assert_int_equal(((const int64_t *)b.cols[1].values)[0], r * 7);
     CF_ASSERT_OK(cf_rowset_flush(rs, &err), &err);
@@ -633,7 +632,7 @@ static void test_rowset__lookups_seek_index(void **state)
     assert_true(st.bytes <= st.capacity);
     cf_rowset_free(rs);
     cf_cache_free(shared);
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
     CF_ASSERT_RM_RF(dir);
 }
 
@@ -641,32 +640,32 @@ static void test_rowset__lookups_seek_index(void **state)
  * blocks (no column read there), with the same rows as a full evaluation; an
  * update that makes a row in such a block match turns skipping off for that
  * column until compaction folds it into the base data. */
-static size_t count_scan(cf_rowset *rs, const cf_rs_pred *p, size_t np, uint64_t *blocks_skipped,
+static size_t count_scan(cf_rowset *rs, const cf_pred *p, size_t np, uint64_t *blocks_skipped,
                          int64_t *ids_sum)
 {
     cf_error err;
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.preds = p;
     o.npreds = np;
     o.batch_rows = 100;
-    cf_rs_scanner *sc;
-    CF_ASSERT_OK(cf_rs_scanner_create(&sc, rs, &o, &err), &err);
+    cf_rowset_scanner *sc;
+    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
     size_t n = 0;
     *ids_sum = 0;
     for (;;) {
-        cf_rs_batch b;
-        CF_ASSERT_OK(cf_rs_scanner_next(sc, &b, &err), &err);
+        cf_row_batch b;
+        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
         for (size_t r = 0; r < b.count; r++)
             *ids_sum += ((const int64_t *)b.cols[0].values)[r];
         n += b.count;
     }
-    const cf_rs_scan_stats *st = cf_rs_scanner_stats(sc);
+    const cf_scan_stats *st = cf_rowset_scanner_stats(sc);
     *blocks_skipped = st->blocks_skipped;
     assert_int_equal(st->rows_examined + st->rows_skipped, st->rows_in_range);
-    cf_rs_scanner_free(sc);
+    cf_rowset_scanner_free(sc);
     return n;
 }
 
@@ -675,11 +674,11 @@ static void test_rowset__block_skipping(void **state)
     (void)state;
     char *dir = mkdtemp_dir();
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s,
-                                    "id INT64 KEY, region STRING BLOCK_SIZE 1024, "
-                                    "grp INT32 NULL ENCODING rle BLOCK_SIZE 512, x DOUBLE",
-                                    &err),
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s,
+                                 "id INT64 KEY, region STRING BLOCK_SIZE 1024, "
+                                 "grp INT32 NULL ENCODING rle BLOCK_SIZE 512, x DOUBLE",
+                                 &err),
                  &err);
     const size_t n = 30000;
     int64_t *ids = malloc(n * 8);
@@ -697,21 +696,21 @@ static void test_rowset__block_skipping(void **state)
             nn[i / 8] |= (uint8_t)(1u << (i % 8));
         x[i] = (double)i;
     }
-    cf_rs_writer *w;
-    CF_ASSERT_OK(cf_rs_writer_create(&w, dir, s, NULL, &err), &err);
-    cf_rs_colvec cv[4] = {{ids, NULL, NULL, NULL},
-                          {reg, NULL, NULL, NULL},
-                          {grp, nn, NULL, NULL},
-                          {x, NULL, NULL, NULL}};
-    CF_ASSERT_OK(cf_rs_writer_append(w, cv, n, &err), &err);
-    CF_ASSERT_OK(cf_rs_writer_finish(w, &err), &err);
-    cf_rs_writer_free(w);
+    cf_rowset_writer *w;
+    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, NULL, &err), &err);
+    cf_colvec cv[4] = {{ids, NULL, NULL, NULL},
+                       {reg, NULL, NULL, NULL},
+                       {grp, nn, NULL, NULL},
+                       {x, NULL, NULL, NULL}};
+    CF_ASSERT_OK(cf_rowset_writer_append(w, cv, n, &err), &err);
+    CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
+    cf_rowset_writer_free(w);
 
     cf_rowset *rs;
-    CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     /* region = 'oceania': rows with (i / 2000) % 5 == 3 */
     cf_slice oce = {(const uint8_t *)"oceania", 7};
-    cf_rs_pred pr = {1, CF_RS_EQ, &oce};
+    cf_pred pr = {1, CF_PRED_EQ, &oce};
     size_t want = 0;
     int64_t want_sum = 0, sum;
     for (size_t i = 0; i < n; i++)
@@ -725,18 +724,18 @@ static void test_rowset__block_skipping(void **state)
     assert_true(skipped > 10);
     /* grp BETWEEN 100 AND 101 (an RLE column with NULLs): rows 1000..1019. */
     int32_t g0 = 100, g1 = 101;
-    cf_rs_pred pg[2] = {{2, CF_RS_GE, &g0}, {2, CF_RS_LE, &g1}};
+    cf_pred pg[2] = {{2, CF_PRED_GE, &g0}, {2, CF_PRED_LE, &g1}};
     assert_int_equal(count_scan(rs, pg, 2, &skipped, &sum), 20);
     assert_true(skipped > 10);
     /* Two filtered columns whose matches never meet: oceania rows have grp >= 600. */
-    cf_rs_pred apart[2] = {{1, CF_RS_EQ, &oce}, {2, CF_RS_LT, &g0}};
+    cf_pred apart[2] = {{1, CF_PRED_EQ, &oce}, {2, CF_PRED_LT, &g0}};
     assert_int_equal(count_scan(rs, apart, 2, &skipped, &sum), 0);
     assert_true(skipped > 10);
 
     /* Row 1 (africa) becomes oceania: skipping on region must not hide it. */
     int64_t k1 = 1;
     const void *key[1] = {&k1};
-    cf_rs_change ch = {1, &oce};
+    cf_column_change ch = {1, &oce};
     CF_ASSERT_OK(cf_rowset_update(rs, key, &ch, 1, 2, &err), &err);
     assert_int_equal(count_scan(rs, &pr, 1, &skipped, &sum), want + 1);
     assert_int_equal(sum, want_sum + 1);
@@ -745,27 +744,27 @@ static void test_rowset__block_skipping(void **state)
     assert_int_equal(count_scan(rs, pg, 2, &skipped, &sum), 20);
     assert_true(skipped > 10);
     /* A snapshot before the update cannot see it: skipping on region again. */
-    cf_rs_scan_options o;
+    cf_scan_options o;
     CF_ASSERT_OK(cf_rowset_flush(rs, &err), &err);
     assert_int_equal(count_scan(rs, &pr, 1, &skipped, &sum), want + 1);
     assert_int_equal(skipped, 0);
-    cf_rs_scan_options_init(&o);
+    cf_scan_options_init(&o);
     o.preds = &pr;
     o.npreds = 1;
     o.snapshot = 2;
-    cf_rs_scanner *sc;
-    CF_ASSERT_OK(cf_rs_scanner_create(&sc, rs, &o, &err), &err);
+    cf_rowset_scanner *sc;
+    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
     size_t got = 0;
     for (;;) {
-        cf_rs_batch b;
-        CF_ASSERT_OK(cf_rs_scanner_next(sc, &b, &err), &err);
+        cf_row_batch b;
+        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
         got += b.count;
     }
     assert_int_equal(got, want);
-    assert_true(cf_rs_scanner_stats(sc)->blocks_skipped > 10);
-    cf_rs_scanner_free(sc);
+    assert_true(cf_rowset_scanner_stats(sc)->blocks_skipped > 10);
+    cf_rowset_scanner_free(sc);
     /* Deleting rows keeps skipping on (a deleted row only removes matches). */
     int64_t k2 = 6000; /* an oceania row */
     key[0] = &k2;
@@ -775,7 +774,7 @@ static void test_rowset__block_skipping(void **state)
     assert_int_equal(sum, want_sum + 1 - 6000);
     assert_true(skipped > 10);
     cf_rowset_free(rs);
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
     free(ids);
     free(reg);
     free(grp);
@@ -792,28 +791,28 @@ static void test_rowset__predicates(void **state)
     write6(dir, n, 4096);
     cf_error err;
     cf_rowset *rs;
-    CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     /* id >= 1000 AND id < 3001 AND v = 7 AND name IS NOT NULL, projecting (v, id). */
     int64_t lo = 1000, hi = 3001;
     int32_t seven = 7;
-    cf_rs_pred preds[4] = {{0, CF_RS_GE, &lo},
-                           {0, CF_RS_LT, &hi},
-                           {2, CF_RS_EQ, &seven},
-                           {1, CF_RS_IS_NOT_NULL, NULL}};
+    cf_pred preds[4] = {{0, CF_PRED_GE, &lo},
+                        {0, CF_PRED_LT, &hi},
+                        {2, CF_PRED_EQ, &seven},
+                        {1, CF_PRED_IS_NOT_NULL, NULL}};
     size_t proj[2] = {2, 0};
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.cols = proj;
     o.ncols = 2;
     o.preds = preds;
     o.npreds = 4;
-    cf_rs_scanner *sc;
-    CF_ASSERT_OK(cf_rs_scanner_create(&sc, rs, &o, &err), &err);
-    assert_int_equal(cf_rs_scanner_stats(sc)->rows_in_range, 1001); /* ids 1000..3000 step 2 */
+    cf_rowset_scanner *sc;
+    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    assert_int_equal(cf_rowset_scanner_stats(sc)->rows_in_range, 1001); /* ids 1000..3000 step 2 */
     size_t got = 0;
     for (;;) {
-        cf_rs_batch b;
-        CF_ASSERT_OK(cf_rs_scanner_next(sc, &b, &err), &err);
+        cf_row_batch b;
+        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
         assert_int_equal(b.ncols, 2);
@@ -830,32 +829,32 @@ static void test_rowset__predicates(void **state)
     for (size_t i = 500; i <= 1500; i++)
         want += i % 100 == 7 && i % 7 != 0;
     assert_int_equal(got, want);
-    cf_rs_scanner_free(sc);
+    cf_rowset_scanner_free(sc);
     /* Equality on the key: one row in range; an absent key is ruled out by the bloom
      * (or the index when the bloom says maybe). */
     int64_t k = 4242;
-    cf_rs_pred eq = {0, CF_RS_EQ, &k};
+    cf_pred eq = {0, CF_PRED_EQ, &k};
     o.cols = NULL;
     o.preds = &eq;
     o.npreds = 1;
-    CF_ASSERT_OK(cf_rs_scanner_create(&sc, rs, &o, &err), &err);
-    assert_int_equal(cf_rs_scanner_stats(sc)->rows_in_range, 1);
-    cf_rs_batch b;
-    CF_ASSERT_OK(cf_rs_scanner_next(sc, &b, &err), &err);
+    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    assert_int_equal(cf_rowset_scanner_stats(sc)->rows_in_range, 1);
+    cf_row_batch b;
+    CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
     assert_int_equal(b.count, 1);
     check_row6(&b, 0, 2121);
-    cf_rs_scanner_free(sc);
+    cf_rowset_scanner_free(sc);
     k = 4243;
-    CF_ASSERT_OK(cf_rs_scanner_create(&sc, rs, &o, &err), &err);
-    assert_int_equal(cf_rs_scanner_stats(sc)->rows_in_range, 0);
-    cf_rs_scanner_free(sc);
+    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    assert_int_equal(cf_rowset_scanner_stats(sc)->rows_in_range, 0);
+    cf_rowset_scanner_free(sc);
     /* IS NULL on the array column, and a selective predicate skipping batches. */
-    cf_rs_pred isnull = {5, CF_RS_IS_NULL, NULL};
+    cf_pred isnull = {5, CF_PRED_IS_NULL, NULL};
     o.preds = &isnull;
-    CF_ASSERT_OK(cf_rs_scanner_create(&sc, rs, &o, &err), &err);
+    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
     got = 0;
     for (;;) {
-        CF_ASSERT_OK(cf_rs_scanner_next(sc, &b, &err), &err);
+        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
         for (size_t r = 0; r < b.count; r++)
@@ -863,21 +862,21 @@ static void test_rowset__predicates(void **state)
         got += b.count;
     }
     assert_int_equal(got, n / 4);
-    cf_rs_scanner_free(sc);
+    cf_rowset_scanner_free(sc);
     double dv = 4990.0;
-    cf_rs_pred dp = {3, CF_RS_GT, &dv};
+    cf_pred dp = {3, CF_PRED_GT, &dv};
     o.preds = &dp;
-    CF_ASSERT_OK(cf_rs_scanner_create(&sc, rs, &o, &err), &err);
+    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
     got = 0;
     for (;;) {
-        CF_ASSERT_OK(cf_rs_scanner_next(sc, &b, &err), &err);
+        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
         got += b.count;
     }
     assert_int_equal(got, 19); /* i in 9981..9999 */
-    assert_true(cf_rs_scanner_stats(sc)->batches_skipped >= 9);
-    cf_rs_scanner_free(sc);
+    assert_true(cf_rowset_scanner_stats(sc)->batches_skipped >= 9);
+    cf_rowset_scanner_free(sc);
     cf_rowset_free(rs);
     CF_ASSERT_RM_RF(dir);
 }
@@ -887,32 +886,32 @@ static void test_rowset__order_errors(void **state)
     (void)state;
     char *dir = mkdtemp_dir();
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "a STRING KEY, b INT32 KEY, c INT32 NULL", &err), &err);
-    cf_rs_writer *w;
-    CF_ASSERT_OK(cf_rs_writer_create(&w, dir, s, NULL, &err), &err);
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, "a STRING KEY, b INT32 KEY, c INT32 NULL", &err), &err);
+    cf_rowset_writer *w;
+    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, NULL, &err), &err);
     cf_slice a[3] = {
         {(const uint8_t *)"x", 1}, {(const uint8_t *)"x", 1}, {(const uint8_t *)"x", 1}};
     int32_t bv[3] = {1, 2, 2};
     int32_t cv[3] = {0, 0, 0};
-    cf_rs_colvec cols[3] = {{a, NULL, NULL, NULL}, {bv, NULL, NULL, NULL}, {cv, NULL, NULL, NULL}};
-    CF_ASSERT_STATUS(cf_rs_writer_append(w, cols, 3, &err), CF_EINVAL, &err);
+    cf_colvec cols[3] = {{a, NULL, NULL, NULL}, {bv, NULL, NULL, NULL}, {cv, NULL, NULL, NULL}};
+    CF_ASSERT_STATUS(cf_rowset_writer_append(w, cols, 3, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "row 2: duplicate key"));
     const cf_error first = err; /* sticky, with its message */
-    CF_ASSERT_REPLAYED(cf_rs_writer_append(w, cols, 1, &err), CF_EINVAL, &err, "rowset writer",
+    CF_ASSERT_REPLAYED(cf_rowset_writer_append(w, cols, 1, &err), CF_EINVAL, &err, "rowset writer",
                        &first);
-    CF_ASSERT_REPLAYED(cf_rs_writer_finish(w, &err), CF_EINVAL, &err, "rowset writer", &first);
-    cf_rs_writer_free(w);
+    CF_ASSERT_REPLAYED(cf_rowset_writer_finish(w, &err), CF_EINVAL, &err, "rowset writer", &first);
+    cf_rowset_writer_free(w);
     /* Nothing visible: no MANIFEST was written. */
     cf_rowset *rs;
-    CF_ASSERT_STATUS(cf_rowset_open(&rs, dir, &err), CF_ENOTFOUND, &err);
-    CF_ASSERT_OK(cf_rs_writer_create(&w, dir, s, NULL, &err), &err);
+    CF_ASSERT_STATUS(cf_rowset_open(&rs, dir, NULL, &err), CF_ENOTFOUND, &err);
+    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, NULL, &err), &err);
     bv[0] = 5;
     bv[1] = 4;
-    CF_ASSERT_STATUS(cf_rs_writer_append(w, cols, 2, &err), CF_EINVAL, &err);
+    CF_ASSERT_STATUS(cf_rowset_writer_append(w, cols, 2, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "row 1: key out of order"));
-    cf_rs_writer_free(w);
-    cf_rs_schema_free(s);
+    cf_rowset_writer_free(w);
+    cf_schema_free(s);
     CF_ASSERT_RM_RF(dir);
 }
 
@@ -932,20 +931,20 @@ static void test_rowset__manifest_damage(void **state)
         FILE *f = fopen(path, "wb");
         fwrite(orig, 1, cut, f);
         fclose(f);
-        CF_ASSERT_STATUS(cf_rowset_open(&rs, dir, &err), CF_ECORRUPT, &err);
+        CF_ASSERT_STATUS(cf_rowset_open(&rs, dir, NULL, &err), CF_ECORRUPT, &err);
     }
     for (size_t i = 0; i + 22 < len; i += 5) { /* one flipped bit anywhere before the sum */
         orig[i] ^= 4;
         FILE *f = fopen(path, "wb");
         fwrite(orig, 1, len, f);
         fclose(f);
-        CF_ASSERT_STATUS(cf_rowset_open(&rs, dir, &err), CF_ECORRUPT, &err);
+        CF_ASSERT_STATUS(cf_rowset_open(&rs, dir, NULL, &err), CF_ECORRUPT, &err);
         orig[i] ^= 4;
     }
     FILE *f = fopen(path, "wb");
     fwrite(orig, 1, len, f);
     fclose(f);
-    CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     cf_rowset_free(rs);
     free(orig);
     CF_ASSERT_RM_RF(dir);
@@ -965,25 +964,25 @@ static void check_model(cf_rowset *rs, mrow *m, uint64_t snap, cf_rng *rng)
     char kb[16];
     snprintf(kb, sizeof(kb), "k%03d", (int)cf_rng_below(rng, MROWS / 3));
     cf_slice ks = {(const uint8_t *)kb, strlen(kb)};
-    cf_rs_pred p[1];
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_pred p[1];
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.snapshot = snap;
     o.batch_rows = 1 + cf_rng_below(rng, 100);
     if (kind == 1)
-        p[0] = (cf_rs_pred){2, CF_RS_GE, &x};
+        p[0] = (cf_pred){2, CF_PRED_GE, &x};
     else if (kind == 2)
-        p[0] = (cf_rs_pred){3, CF_RS_IS_NULL, NULL};
+        p[0] = (cf_pred){3, CF_PRED_IS_NULL, NULL};
     else if (kind == 3)
-        p[0] = (cf_rs_pred){0, CF_RS_LE, &ks};
+        p[0] = (cf_pred){0, CF_PRED_LE, &ks};
     o.preds = p;
     o.npreds = kind ? 1 : 0;
-    cf_rs_scanner *sc;
-    CF_ASSERT_OK(cf_rs_scanner_create(&sc, rs, &o, &err), &err);
+    cf_rowset_scanner *sc;
+    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
     size_t i = 0;
     for (;;) {
-        cf_rs_batch b;
-        CF_ASSERT_OK(cf_rs_scanner_next(sc, &b, &err), &err);
+        cf_row_batch b;
+        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
         for (size_t r = 0; r < b.count; r++) {
@@ -997,7 +996,7 @@ static void check_model(cf_rowset *rs, mrow *m, uint64_t snap, cf_rng *rng)
     }
     for (; i < MROWS; i++)
         assert_false(passes(at(&m[i], snap), i, kind, x, kb));
-    cf_rs_scanner_free(sc);
+    cf_rowset_scanner_free(sc);
     /* A few point lookups. */
     for (int t = 0; t < 5; t++) {
         size_t r = cf_rng_below(rng, MROWS);
@@ -1006,7 +1005,7 @@ static void check_model(cf_rowset *rs, mrow *m, uint64_t snap, cf_rng *rng)
         mkey(r, mk, &mj);
         cf_slice s = {(const uint8_t *)mk, strlen(mk)};
         const void *key[2] = {&s, &mj};
-        cf_rs_batch b;
+        cf_row_batch b;
         cf_status st = cf_rowset_get(rs, key, snap, &b, &err);
         /* The key columns come back from the key looked up (not read again):
          * copies, which outlive the caller's buffers. */
@@ -1030,17 +1029,16 @@ static void test_rowset__model(void **state)
     cf_rng_init(&rng, seed);
     char *dir = mkdtemp_dir();
     cf_error err;
-    cf_rs_schema *s;
+    cf_schema *s;
     CF_ASSERT_OK(
-        cf_rs_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL", &err),
-        &err);
+        cf_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL", &err), &err);
     mrow *m = calloc(MROWS, sizeof(*m));
     {
-        cf_rs_writer_options wo;
-        cf_rs_writer_options_init(&wo);
+        cf_rowset_writer_options wo;
+        cf_rowset_writer_options_init(&wo);
         wo.insert_ts = 10;
-        cf_rs_writer *w;
-        CF_ASSERT_OK(cf_rs_writer_create(&w, dir, s, &wo, &err), &err);
+        cf_rowset_writer *w;
+        CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, &wo, &err), &err);
         static char kbs[MROWS][16];
         cf_slice ks[MROWS], ss[MROWS];
         int32_t js[MROWS], vs[MROWS];
@@ -1061,16 +1059,16 @@ static void test_rowset__model(void **state)
             push_version(&m[i], v);
             ss[i] = (cf_slice){(const uint8_t *)m[i].h[0].s, strlen(m[i].h[0].s)};
         }
-        cf_rs_colvec cols[4] = {{ks, NULL, NULL, NULL},
-                                {js, NULL, NULL, NULL},
-                                {vs, nnv, NULL, NULL},
-                                {ss, nns, NULL, NULL}};
-        CF_ASSERT_OK(cf_rs_writer_append(w, cols, MROWS, &err), &err);
-        CF_ASSERT_OK(cf_rs_writer_finish(w, &err), &err);
-        cf_rs_writer_free(w);
+        cf_colvec cols[4] = {{ks, NULL, NULL, NULL},
+                             {js, NULL, NULL, NULL},
+                             {vs, nnv, NULL, NULL},
+                             {ss, nns, NULL, NULL}};
+        CF_ASSERT_OK(cf_rowset_writer_append(w, cols, MROWS, &err), &err);
+        CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
+        cf_rowset_writer_free(w);
     }
     cf_rowset *rs;
-    CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     uint64_t ts = 10;
     uint64_t ahm = 0;
     for (int step = 0; step < 1500; step++) {
@@ -1142,11 +1140,11 @@ static void test_rowset__model(void **state)
             /* Also reopen from disk now and then. */
             if (cf_rng_below(&rng, 2)) {
                 cf_rowset_free(rs);
-                CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
+                CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
             }
         } else {
             /* Check at a random snapshot no older than the history mark. */
-            uint64_t snap = cf_rng_below(&rng, 4) == 0 ? CF_RS_SNAPSHOT_LATEST
+            uint64_t snap = cf_rng_below(&rng, 4) == 0 ? CF_SNAPSHOT_LATEST
                                                        : ahm + cf_rng_below(&rng, ts + 2 - ahm);
             if (snap < ahm)
                 snap = ahm;
@@ -1162,7 +1160,7 @@ static void test_rowset__model(void **state)
     for (size_t i = 0; i < MROWS; i++)
         free(m[i].h);
     free(m);
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
     CF_ASSERT_RM_RF(dir);
 }
 
@@ -1189,7 +1187,7 @@ static void test_rowset__crash_during_write(void **state)
         waitpid(pid, &status, 0);
         cf_error err;
         cf_rowset *rs;
-        cf_status st = cf_rowset_open(&rs, dir, &err);
+        cf_status st = cf_rowset_open(&rs, dir, NULL, &err);
         if (st == CF_OK) { /* the child finished before the kill: it must be whole */
             cf_rowset_info info;
             cf_rowset_get_info(rs, &info);
@@ -1199,7 +1197,7 @@ static void test_rowset__crash_during_write(void **state)
             CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
             /* A new writer cleans up the leftovers and succeeds. */
             write6(dir, 1000, 1000);
-            CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
+            CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
             cf_rowset_free(rs);
         }
         CF_ASSERT_RM_RF(dir);
@@ -1218,12 +1216,12 @@ static void test_rowset__crash_during_compaction(void **state)
         write6(dir, n, 10000);
         cf_error err;
         cf_rowset *rs;
-        CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
+        CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
         for (int64_t i = 0; i < 50; i++) {
             int64_t key = 4 * i;
             const void *k[1] = {&key};
             int32_t v = 1000 + (int32_t)i;
-            cf_rs_change ch = {2, &v};
+            cf_column_change ch = {2, &v};
             CF_ASSERT_OK(cf_rowset_update(rs, k, &ch, 1, 100 + (uint64_t)i * 2, &err), &err);
             key = 4 * i + 2;
             CF_ASSERT_OK(cf_rowset_delete(rs, k, 101 + (uint64_t)i * 2, &err), &err);
@@ -1234,7 +1232,8 @@ static void test_rowset__crash_during_compaction(void **state)
         assert_true(pid >= 0);
         if (pid == 0) {
             cf_rowset *c;
-            if (cf_rowset_open(&c, dir, &err) != CF_OK || cf_rowset_compact(c, 0, &err) != CF_OK)
+            if (cf_rowset_open(&c, dir, NULL, &err) != CF_OK ||
+                cf_rowset_compact(c, 0, &err) != CF_OK)
                 _exit(1);
             cf_rowset_free(c);
             _exit(0);
@@ -1245,13 +1244,13 @@ static void test_rowset__crash_during_compaction(void **state)
         waitpid(pid, &status, 0);
         assert_false(WIFEXITED(status) && WEXITSTATUS(status) != 0);
         /* Old or new generation: either way every row reads the same at latest. */
-        CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
-        cf_rs_scanner *sc;
-        CF_ASSERT_OK(cf_rs_scanner_create(&sc, rs, NULL, &err), &err);
+        CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
+        cf_rowset_scanner *sc;
+        CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, NULL, &err), &err);
         size_t seen = 0;
         for (;;) {
-            cf_rs_batch b;
-            CF_ASSERT_OK(cf_rs_scanner_next(sc, &b, &err), &err);
+            cf_row_batch b;
+            CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
             if (b.count == 0)
                 break;
             for (size_t r = 0; r < b.count; r++) {
@@ -1264,13 +1263,13 @@ static void test_rowset__crash_during_compaction(void **state)
             seen += b.count;
         }
         assert_int_equal(seen, n - 50);
-        cf_rs_scanner_free(sc);
+        cf_rowset_scanner_free(sc);
         /* History is still there at the old snapshots. */
         int64_t key = 2;
         const void *k[1] = {&key};
-        cf_rs_batch b;
+        cf_row_batch b;
         CF_ASSERT_OK(cf_rowset_get(rs, k, 50, &b, &err), &err);
-        CF_ASSERT_STATUS(cf_rowset_get(rs, k, CF_RS_SNAPSHOT_LATEST, &b, &err), CF_ENOTFOUND, &err);
+        CF_ASSERT_STATUS(cf_rowset_get(rs, k, CF_SNAPSHOT_LATEST, &b, &err), CF_ENOTFOUND, &err);
         /* And a later compaction works and cleans leftovers. */
         CF_ASSERT_OK(cf_rowset_compact(rs, 0, &err), &err);
         cf_rowset_free(rs);

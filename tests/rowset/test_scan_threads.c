@@ -1,4 +1,4 @@
-/* Scans with threads (cf_rs_scan_options.threads > 1) against the same scans
+/* Scans with threads (cf_scan_options.threads > 1) against the same scans
  * on one thread: every batch (counts, ordinals, values, NULLs, arrays) and the
  * stats must be identical, over tables with deltas in files and in memory,
  * several rowsets and a MemRowSet, snapshots, predicates (with and without
@@ -36,10 +36,10 @@ static const char *groups[7] = {"g-alpha",   "g-beta", "g-gamma", "g-delta",
 static void write_rows(const char *dir, size_t n)
 {
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, SCHEMA, &err), &err);
-    cf_rs_writer *w;
-    CF_ASSERT_OK(cf_rs_writer_create(&w, dir, s, NULL, &err), &err);
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, SCHEMA, &err), &err);
+    cf_rowset_writer *w;
+    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, NULL, &err), &err);
     int64_t *id = calloc(n, sizeof(*id));
     int32_t *a = calloc(n, sizeof(*a)), *c = calloc(n, sizeof(*c));
     double *d = calloc(n, sizeof(*d));
@@ -72,13 +72,13 @@ static void write_rows(const char *dir, size_t n)
                 fe[nfe++] = (int32_t)(i + k);
         }
     }
-    cf_rs_colvec cv[NCOLS] = {{id, NULL, NULL, NULL}, {a, ann, NULL, NULL}, {b, NULL, NULL, NULL},
-                              {c, NULL, NULL, NULL},  {d, dnn, NULL, NULL}, {e, enn, NULL, NULL},
-                              {fe, fnn, fc, NULL}};
-    CF_ASSERT_OK(cf_rs_writer_append(w, cv, n, &err), &err);
-    CF_ASSERT_OK(cf_rs_writer_finish(w, &err), &err);
-    cf_rs_writer_free(w);
-    cf_rs_schema_free(s);
+    cf_colvec cv[NCOLS] = {{id, NULL, NULL, NULL}, {a, ann, NULL, NULL}, {b, NULL, NULL, NULL},
+                           {c, NULL, NULL, NULL},  {d, dnn, NULL, NULL}, {e, enn, NULL, NULL},
+                           {fe, fnn, fc, NULL}};
+    CF_ASSERT_OK(cf_rowset_writer_append(w, cv, n, &err), &err);
+    CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
+    cf_rowset_writer_free(w);
+    cf_schema_free(s);
     free(id), free(a), free(c), free(d), free(b), free(e), free(eb), free(ann), free(dnn);
     free(enn), free(fnn), free(fc), free(fe);
 }
@@ -111,7 +111,7 @@ static uint64_t mutate(cf_table *t, size_t n, cf_rng *rng, size_t ops, uint64_t 
             cf_slice bv = {(const uint8_t *)g, strlen(g)}, ev = {(const uint8_t *)"upd", 3};
             int32_t elems[2] = {-1, -2};
             cf_array_cell fv = {CF_TYPE_INT32, cf_rng_below(rng, 3), elems, NULL};
-            cf_rs_change ch[2];
+            cf_column_change ch[2];
             size_t col = 1 + cf_rng_below(rng, NCOLS - 1);
             bool null = cf_rng_below(rng, 4) == 0 && col != 2 && col != 3;
             const void *v = col == 1   ? (const void *)&av
@@ -120,7 +120,7 @@ static uint64_t mutate(cf_table *t, size_t n, cf_rng *rng, size_t ops, uint64_t 
                             : col == 4 ? (const void *)&dv
                             : col == 5 ? (const void *)&ev
                                        : (const void *)&fv;
-            ch[0] = (cf_rs_change){col, null ? NULL : v};
+            ch[0] = (cf_column_change){col, null ? NULL : v};
             cf_status st = cf_table_update(t, key, ch, 1, ts, &err);
             assert_true(st == CF_OK || st == CF_ENOTFOUND);
         }
@@ -137,12 +137,12 @@ static void put(cf_buf *o, const void *p, size_t n)
 }
 
 /* Append batch b to o in a form that two equal scans share byte for byte. */
-static void serialize(cf_buf *o, const cf_rs_schema *s, const size_t *proj, const cf_rs_batch *b)
+static void serialize(cf_buf *o, const cf_schema *s, const size_t *proj, const cf_row_batch *b)
 {
     put(o, &b->count, sizeof(b->count));
     put(o, b->ords, b->count * sizeof(uint64_t));
     for (size_t j = 0; j < b->ncols; j++) {
-        const cf_rs_column *c = cf_rs_schema_column(s, proj[j]);
+        const cf_column *c = cf_schema_column(s, proj[j]);
         const cf_batch *x = &b->cols[j];
         size_t w = cf_type_size(c->type);
         size_t nv = c->is_array ? x->elem_offsets[b->count] - x->elem_offsets[0] : b->count;
@@ -175,7 +175,7 @@ static void serialize(cf_buf *o, const cf_rs_schema *s, const size_t *proj, cons
 typedef struct scan_case {
     size_t proj[8];
     size_t nproj;
-    cf_rs_pred preds[3];
+    cf_pred preds[3];
     size_t npreds;
     uint64_t snapshot;
     size_t batch_rows;
@@ -202,22 +202,21 @@ static void draw_case(scan_case *k, cf_rng *rng, uint64_t last_ts, size_t n)
     size_t np = cf_rng_below(rng, 3);
     for (size_t i = 0; i < np; i++) {
         switch (cf_rng_below(rng, 7)) {
-        case 0: k->preds[k->npreds++] = (cf_rs_pred){1, CF_RS_GE, &k->a}; break;
-        case 1: k->preds[k->npreds++] = (cf_rs_pred){2, CF_RS_EQ, &k->b}; break;
-        case 2: k->preds[k->npreds++] = (cf_rs_pred){3, CF_RS_EQ, &k->c}; break;
-        case 3: k->preds[k->npreds++] = (cf_rs_pred){4, CF_RS_LT, &k->d}; break;
-        case 4: k->preds[k->npreds++] = (cf_rs_pred){4, CF_RS_IS_NULL, NULL}; break;
+        case 0: k->preds[k->npreds++] = (cf_pred){1, CF_PRED_GE, &k->a}; break;
+        case 1: k->preds[k->npreds++] = (cf_pred){2, CF_PRED_EQ, &k->b}; break;
+        case 2: k->preds[k->npreds++] = (cf_pred){3, CF_PRED_EQ, &k->c}; break;
+        case 3: k->preds[k->npreds++] = (cf_pred){4, CF_PRED_LT, &k->d}; break;
+        case 4: k->preds[k->npreds++] = (cf_pred){4, CF_PRED_IS_NULL, NULL}; break;
         case 5:
-            k->preds[k->npreds++] = (cf_rs_pred){0, CF_RS_GE, &k->lo};
-            k->preds[k->npreds++] = (cf_rs_pred){0, CF_RS_LT, &k->hi};
+            k->preds[k->npreds++] = (cf_pred){0, CF_PRED_GE, &k->lo};
+            k->preds[k->npreds++] = (cf_pred){0, CF_PRED_LT, &k->hi};
             break;
-        default: k->preds[k->npreds++] = (cf_rs_pred){6, CF_RS_IS_NOT_NULL, NULL}; break;
+        default: k->preds[k->npreds++] = (cf_pred){6, CF_PRED_IS_NOT_NULL, NULL}; break;
         }
         if (k->npreds >= 2)
             break;
     }
-    k->snapshot =
-        cf_rng_below(rng, 3) == 0 ? CF_RS_SNAPSHOT_LATEST : 2 + cf_rng_below(rng, last_ts);
+    k->snapshot = cf_rng_below(rng, 3) == 0 ? CF_SNAPSHOT_LATEST : 2 + cf_rng_below(rng, last_ts);
     static const size_t sizes[] = {1, 7, 100, 1000, 1024, 4096, 5000};
     k->batch_rows = sizes[cf_rng_below(rng, sizeof(sizes) / sizeof(sizes[0]))];
 }
@@ -226,10 +225,10 @@ static void draw_case(scan_case *k, cf_rng *rng, uint64_t last_ts, size_t n)
  * reading ahead by `window` rows unless 0); the batches serialized into out,
  * the stats into st. */
 static cf_status run_case_w(cf_table *t, cf_rowset *rs, const scan_case *k, size_t threads,
-                            size_t window, cf_buf *out, cf_rs_scan_stats *st, cf_error *err)
+                            size_t window, cf_buf *out, cf_scan_stats *st, cf_error *err)
 {
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.cols = k->proj;
     o.ncols = k->nproj;
     o.preds = k->preds;
@@ -238,29 +237,29 @@ static cf_status run_case_w(cf_table *t, cf_rowset *rs, const scan_case *k, size
     o.batch_rows = k->batch_rows;
     o.threads = threads;
     cf_buf_clear(out);
-    const cf_rs_schema *s = cf_table_schema(t);
+    const cf_schema *s = cf_table_schema(t);
     cf_status r;
     if (rs != NULL) {
-        cf_rs_scanner *sc;
-        if ((r = cf_rs_scanner_create(&sc, rs, &o, err)) != CF_OK)
+        cf_rowset_scanner *sc;
+        if ((r = cf_rowset_scanner_create(&sc, rs, &o, err)) != CF_OK)
             return r;
         if (window != 0)
-            cf_rs_scanner_set_window_rows(sc, window);
+            cf_rowset_scanner_set_window_rows(sc, window);
         for (;;) {
-            cf_rs_batch b;
-            if ((r = cf_rs_scanner_next(sc, &b, err)) != CF_OK || b.count == 0)
+            cf_row_batch b;
+            if ((r = cf_rowset_scanner_next(sc, &b, err)) != CF_OK || b.count == 0)
                 break;
             serialize(out, s, k->proj, &b);
         }
-        *st = *cf_rs_scanner_stats(sc);
-        cf_rs_scanner_free(sc);
+        *st = *cf_rowset_scanner_stats(sc);
+        cf_rowset_scanner_free(sc);
         return r;
     }
     cf_table_scanner *sc;
     if ((r = cf_table_scanner_create(&sc, t, &o, err)) != CF_OK)
         return r;
     for (;;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         if ((r = cf_table_scanner_next(sc, &b, err)) != CF_OK || b.count == 0)
             break;
         serialize(out, s, k->proj, &b);
@@ -271,12 +270,12 @@ static cf_status run_case_w(cf_table *t, cf_rowset *rs, const scan_case *k, size
 }
 
 static cf_status run_case(cf_table *t, cf_rowset *rs, const scan_case *k, size_t threads,
-                          cf_buf *out, cf_rs_scan_stats *st, cf_error *err)
+                          cf_buf *out, cf_scan_stats *st, cf_error *err)
 {
     return run_case_w(t, rs, k, threads, 0, out, st, err);
 }
 
-static void assert_same_stats(const cf_rs_scan_stats *x, const cf_rs_scan_stats *y)
+static void assert_same_stats(const cf_scan_stats *x, const cf_scan_stats *y)
 {
     assert_int_equal(x->rows_in_range, y->rows_in_range);
     assert_int_equal(x->rows_examined, y->rows_examined);
@@ -289,11 +288,11 @@ static void assert_same_stats(const cf_rs_scan_stats *x, const cf_rs_scan_stats 
 /* Case k with 1, 2, 3 and CPU-count threads: the same bytes, stats and status. */
 static void check_case(cf_table *t, cf_rowset *rs, const scan_case *k, size_t *checked_rows)
 {
-    static const size_t counts[] = {2, 3, CF_RS_THREADS_AUTO};
+    static const size_t counts[] = {2, 3, CF_SCAN_THREADS_AUTO};
     cf_buf one, many;
     cf_buf_init(&one);
     cf_buf_init(&many);
-    cf_rs_scan_stats s1, s2;
+    cf_scan_stats s1, s2;
     cf_error e1, e2;
     cf_status st1 = run_case(t, rs, k, 1, &one, &s1, &e1);
     CF_ASSERT_OK(st1, &e1);
@@ -321,7 +320,7 @@ static void test_scan_threads__same_as_one_thread(void **state)
     write_rows(dir, n);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     cf_table_set_sync(t, CF_TABLE_SYNC_NONE, 0);
     cf_table_set_compaction(t, false, 0);
     size_t rows = 0;
@@ -357,7 +356,7 @@ static void damage_column(const char *dir, size_t col, double where)
 {
     cf_error err;
     cf_rowset *rs;
-    CF_ASSERT_OK(cf_rowset_open(&rs, dir, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     const char *name, *role;
     size_t seen = 0;
     char path[600] = "";
@@ -398,7 +397,7 @@ static void test_scan_threads__damaged_block(void **state)
         cf_table_options to;
         cf_table_options_init(&to);
         to.read_only = true;
-        CF_ASSERT_OK(cf_table_open_opts(&t, dir, &to, &err), &err);
+        CF_ASSERT_OK(cf_table_open(&t, dir, &to, &err), &err);
         cf_rowset *rs = cf_table_rowset(t, 0, NULL);
         /* every column: fails, with the one thread's message */
         scan_case k;
@@ -406,12 +405,12 @@ static void test_scan_threads__damaged_block(void **state)
         k.nproj = NCOLS;
         for (size_t j = 0; j < NCOLS; j++)
             k.proj[j] = j;
-        k.snapshot = CF_RS_SNAPSHOT_LATEST;
+        k.snapshot = CF_SNAPSHOT_LATEST;
         k.batch_rows = 1000;
         cf_buf one, many;
         cf_buf_init(&one);
         cf_buf_init(&many);
-        cf_rs_scan_stats s1, s2;
+        cf_scan_stats s1, s2;
         cf_error e1, e2;
         cf_status st1 = run_case(t, rs, &k, 1, &one, &s1, &e1);
         assert_int_equal(st1, CF_ECORRUPT);
@@ -424,7 +423,7 @@ static void test_scan_threads__damaged_block(void **state)
         /* a predicate every row is examined for and none passes (b is never
          * NULL; IS NULL skips no blocks): one thread never reads the damaged
          * column, so the threads, reading it ahead, must not fail either */
-        k.preds[0] = (cf_rs_pred){2, CF_RS_IS_NULL, NULL};
+        k.preds[0] = (cf_pred){2, CF_PRED_IS_NULL, NULL};
         k.npreds = 1;
         st1 = run_case(t, rs, &k, 1, &one, &s1, &e1);
         CF_ASSERT_OK(st1, &e1);
@@ -449,24 +448,24 @@ static void test_scan_threads__free_early(void **state)
     write_rows(dir, 20000);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     cf_rowset *rs = cf_table_rowset(t, 0, NULL);
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.threads = 4;
     o.batch_rows = 777;
     for (int after = 0; after < 5; after++) {
-        cf_rs_scanner *sc;
-        CF_ASSERT_OK(cf_rs_scanner_create(&sc, rs, &o, &err), &err);
+        cf_rowset_scanner *sc;
+        CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
         for (int i = 0; i < after * 3; i++) {
-            cf_rs_batch b;
-            CF_ASSERT_OK(cf_rs_scanner_next(sc, &b, &err), &err);
+            cf_row_batch b;
+            CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
         }
-        cf_rs_scanner_free(sc); /* workers are joined, windows freed (ASan: no leak) */
+        cf_rowset_scanner_free(sc); /* workers are joined, windows freed (ASan: no leak) */
         cf_table_scanner *ts;
         CF_ASSERT_OK(cf_table_scanner_create(&ts, t, &o, &err), &err);
         for (int i = 0; i < after; i++) {
-            cf_rs_batch b;
+            cf_row_batch b;
             CF_ASSERT_OK(cf_table_scanner_next(ts, &b, &err), &err);
         }
         cf_table_scanner_free(ts);
@@ -480,7 +479,7 @@ static void test_scan_threads__free_early(void **state)
     CF_ASSERT_OK(cf_table_insert(t, vals, 2, &err), &err);
     cf_table_scanner *ts;
     CF_ASSERT_OK(cf_table_scanner_create(&ts, t, &o, &err), &err);
-    cf_rs_batch bt;
+    cf_row_batch bt;
     CF_ASSERT_OK(cf_table_scanner_next(ts, &bt, &err), &err);
     assert_true(bt.count > 0);
     cf_table_scanner_free(ts);
@@ -503,7 +502,7 @@ static void test_scan_threads__window_sizes(void **state)
     write_rows(dir, n);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     cf_table_set_sync(t, CF_TABLE_SYNC_NONE, 0);
     cf_table_set_compaction(t, false, 0);
     uint64_t ts = mutate(t, n, &rng, 200, 2);
@@ -518,7 +517,7 @@ static void test_scan_threads__window_sizes(void **state)
         scan_case k;
         draw_case(&k, &rng, ts, n);
         cf_rowset *rs = cf_table_rowset(t, 0, NULL);
-        cf_rs_scan_stats s1, s2;
+        cf_scan_stats s1, s2;
         cf_error e1, e2;
         CF_ASSERT_OK(run_case_w(t, rs, &k, 1, 0, &one, &s1, &e1), &e1);
         for (size_t w = 0; w < sizeof(windows) / sizeof(windows[0]); w++) {
@@ -549,7 +548,7 @@ static void test_scan_threads__alloc_failures(void **state)
     write_rows(dir, n);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     cf_table_set_sync(t, CF_TABLE_SYNC_NONE, 0);
     cf_rng rng;
     cf_rng_init(&rng, 7);
@@ -561,15 +560,15 @@ static void test_scan_threads__alloc_failures(void **state)
     size_t proj[5] = {0, 1, 2, 4, 5}; /* no arrays: every column read ahead */
     memcpy(k.proj, proj, sizeof(proj));
     k.d = 100;
-    k.preds[0] = (cf_rs_pred){4, CF_RS_LT, &k.d};
+    k.preds[0] = (cf_pred){4, CF_PRED_LT, &k.d};
     k.npreds = 1;
-    k.snapshot = CF_RS_SNAPSHOT_LATEST;
+    k.snapshot = CF_SNAPSHOT_LATEST;
     k.batch_rows = 500;
     cf_buf one[2], many; /* one thread: the rowset's rows, the table's */
     cf_buf_init(&one[0]);
     cf_buf_init(&one[1]);
     cf_buf_init(&many);
-    cf_rs_scan_stats s1, s2;
+    cf_scan_stats s1, s2;
     cf_error e1, e2;
     CF_ASSERT_OK(run_case_w(t, rs, &k, 1, 0, &one[0], &s1, &e1), &e1);
     CF_ASSERT_OK(run_case_w(t, NULL, &k, 1, 0, &one[1], &s1, &e1), &e1);
@@ -616,22 +615,22 @@ static void test_scan_threads__bad_count(void **state)
     write_rows(dir, 100);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     assert_int_equal(o.threads, 1);
-    o.threads = CF_RS_MAX_THREADS + 1;
-    cf_rs_scanner *sc = NULL;
-    CF_ASSERT_STATUS(cf_rs_scanner_create(&sc, cf_table_rowset(t, 0, NULL), &o, &err), CF_EINVAL,
-                     &err);
+    o.threads = CF_SCAN_MAX_THREADS + 1;
+    cf_rowset_scanner *sc = NULL;
+    CF_ASSERT_STATUS(cf_rowset_scanner_create(&sc, cf_table_rowset(t, 0, NULL), &o, &err),
+                     CF_EINVAL, &err);
     assert_null(sc);
     assert_non_null(strstr(err.msg, "threads 65"));
     cf_table_scanner *ts = NULL;
     CF_ASSERT_STATUS(cf_table_scanner_create(&ts, t, &o, &err), CF_EINVAL, &err);
     assert_null(ts);
-    o.threads = CF_RS_MAX_THREADS; /* allowed; capped by the columns */
+    o.threads = CF_SCAN_MAX_THREADS; /* allowed; capped by the columns */
     CF_ASSERT_OK(cf_table_scanner_create(&ts, t, &o, &err), &err);
-    cf_rs_batch b;
+    cf_row_batch b;
     CF_ASSERT_OK(cf_table_scanner_next(ts, &b, &err), &err);
     assert_int_equal(b.count, 100);
     cf_table_scanner_free(ts);

@@ -29,10 +29,10 @@ static bool exists(const char *dir, const char *name)
 static void make_table(const char *dir)
 {
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
-    CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
-    cf_rs_schema_free(s);
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
+    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
+    cf_schema_free(s);
 }
 
 static cf_status ins(cf_table *t, int64_t id, const char *name, uint64_t ts, cf_error *err)
@@ -46,14 +46,14 @@ static cf_status ins(cf_table *t, int64_t id, const char *name, uint64_t ts, cf_
 static size_t scan_ids(cf_table *t, uint64_t snap, int64_t *ids, size_t cap)
 {
     cf_error err;
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.snapshot = snap;
     cf_table_scanner *sc;
     CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
     size_t n = 0;
     for (;;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
@@ -73,7 +73,7 @@ static void test_table__insert_any_order(void **state)
     make_table(dir);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     static const int64_t order[] = {50, 10, 30, 20, 40};
     for (size_t i = 0; i < 5; i++)
         CF_ASSERT_OK(ins(t, order[i], "x", 10 + i, &err), &err);
@@ -83,7 +83,7 @@ static void test_table__insert_any_order(void **state)
     /* Timestamps must grow. */
     CF_ASSERT_STATUS(ins(t, 60, "late", 14, &err), CF_EINVAL, &err);
     int64_t ids[16];
-    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 16), 5);
+    assert_int_equal(scan_ids(t, CF_SNAPSHOT_LATEST, ids, 16), 5);
     for (size_t i = 0; i < 5; i++)
         assert_int_equal(ids[i], 10 * (int64_t)(i + 1));
     /* MVCC: the row inserted at 12 (id 30) is invisible to snapshots <= 12. */
@@ -111,19 +111,19 @@ static void test_table__insert_any_order(void **state)
     /* Update and delete rows of the MemRowSet. */
     k = 25;
     cf_slice nv = {(const uint8_t *)"B", 1};
-    cf_rs_change ch = {1, &nv};
+    cf_column_change ch = {1, &nv};
     CF_ASSERT_OK(cf_table_update(t, key, &ch, 1, 37, &err), &err);
     k = 99;
     CF_ASSERT_OK(cf_table_delete(t, key, 38, &err), &err);
     k = 1000;
     CF_ASSERT_STATUS(cf_table_update(t, key, &ch, 1, 39, &err), CF_ENOTFOUND, &err);
-    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 16), 7);
+    assert_int_equal(scan_ids(t, CF_SNAPSHOT_LATEST, ids, 16), 7);
     static const int64_t want[] = {5, 10, 20, 25, 30, 40, 50};
     assert_memory_equal(ids, want, sizeof(want));
     /* Lookups in either store. */
     k = 25;
-    cf_rs_batch b;
-    CF_ASSERT_OK(cf_table_get(t, key, CF_RS_SNAPSHOT_LATEST, &b, &err), &err);
+    cf_row_batch b;
+    CF_ASSERT_OK(cf_table_get(t, key, CF_SNAPSHOT_LATEST, &b, &err), &err);
     assert_int_equal(b.count, 1);
     assert_int_equal(((const cf_slice *)b.cols[1].values)[0].len, 1);
     assert_memory_equal(((const cf_slice *)b.cols[1].values)[0].data, "B", 1);
@@ -131,20 +131,20 @@ static void test_table__insert_any_order(void **state)
     assert_memory_equal(((const cf_slice *)b.cols[1].values)[0].data, "b", 1);
     CF_ASSERT_STATUS(cf_table_get(t, key, 32, &b, &err), CF_ENOTFOUND, &err);
     k = 20;
-    CF_ASSERT_OK(cf_table_get(t, key, CF_RS_SNAPSHOT_LATEST, &b, &err), &err);
+    CF_ASSERT_OK(cf_table_get(t, key, CF_SNAPSHOT_LATEST, &b, &err), &err);
     assert_memory_equal(((const cf_slice *)b.cols[1].values)[0].data, "again", 5);
     CF_ASSERT_STATUS(cf_table_get(t, key, 35, &b, &err), CF_ENOTFOUND, &err);
     /* Close does not flush: reopening replays the log, the same rows and
      * timestamps in the MemRowSet; a flush then writes them as a rowset. */
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     assert_int_equal(cf_table_rowset_count(t), 2);
     assert_true(cf_table_mrs_rows(t) > 0);
     assert_int_equal(cf_table_last_ts(t), 38);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_int_equal(cf_table_rowset_count(t), 3);
     assert_int_equal(cf_table_last_ts(t), 38);
-    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 16), 7);
+    assert_int_equal(scan_ids(t, CF_SNAPSHOT_LATEST, ids, 16), 7);
     assert_memory_equal(ids, want, sizeof(want));
     assert_int_equal(scan_ids(t, 12, ids, 16), 2);
     /* Compaction merges the rowsets into one; history stays. */
@@ -152,14 +152,14 @@ static void test_table__insert_any_order(void **state)
     assert_int_equal(cf_table_rowset_count(t), 1);
     assert_false(exists(dir, "MANIFEST")); /* the root rowset was merged away */
     assert_false(exists(dir, "rs-1"));
-    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 16), 7);
+    assert_int_equal(scan_ids(t, CF_SNAPSHOT_LATEST, ids, 16), 7);
     assert_memory_equal(ids, want, sizeof(want));
     assert_int_equal(scan_ids(t, 12, ids, 16), 2);
     assert_int_equal(scan_ids(t, 10, ids, 16), 0);
     assert_int_equal(scan_ids(t, 36, ids, 16), 7); /* 99 live, 20 deleted */
     assert_int_equal(ids[6], 99);
     cf_table_free(t);
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     assert_int_equal(scan_ids(t, 37, ids, 16), 8);
     cf_table_free(t);
     CF_ASSERT_RM_RF(dir);
@@ -172,7 +172,7 @@ static void test_table__mrs_flushes_by_size(void **state)
     make_table(dir);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     cf_table_set_flush_bytes(t, 8192);
     /* Many rowsets for the merged scans below: no automatic merges. */
     cf_table_set_compaction(t, false, 0);
@@ -182,15 +182,15 @@ static void test_table__mrs_flushes_by_size(void **state)
     assert_true(cf_table_rowset_count(t) > 3);
     assert_true(cf_table_mrs_rows(t) < 997);
     static int64_t ids[1000];
-    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 1000), 997);
+    assert_int_equal(scan_ids(t, CF_SNAPSHOT_LATEST, ids, 1000), 997);
     for (int64_t i = 0; i < 997; i++)
         assert_int_equal(ids[i], i);
     /* A key predicate and a projection without the key columns. */
     int64_t lo = 500;
     size_t col1 = 1;
-    cf_rs_pred p = {0, CF_RS_GE, &lo};
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_pred p = {0, CF_PRED_GE, &lo};
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.preds = &p;
     o.npreds = 1;
     o.cols = &col1;
@@ -199,7 +199,7 @@ static void test_table__mrs_flushes_by_size(void **state)
     CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
     size_t n = 0, nulls = 0;
     for (;;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
@@ -216,7 +216,7 @@ static void test_table__mrs_flushes_by_size(void **state)
     assert_int_equal(nulls, want_nulls);
     CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
     assert_int_equal(cf_table_rowset_count(t), 1);
-    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 1000), 997);
+    assert_int_equal(scan_ids(t, CF_SNAPSHOT_LATEST, ids, 1000), 997);
     assert_int_equal(scan_ids(t, 502, ids, 1000), 500); /* inserted at ts 2..501 */
     cf_table_free(t);
     CF_ASSERT_RM_RF(dir);
@@ -238,7 +238,7 @@ static void test_table__block_cache(void **state)
     make_table(dir);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     cf_cache *c = cf_table_cache(t);
     assert_non_null(c);
     cf_table_set_flush_bytes(t, 4096);
@@ -247,28 +247,28 @@ static void test_table__block_cache(void **state)
     assert_true(cf_table_rowset_count(t) > 2);
     check_cache(t, c);
     static int64_t ids[600];
-    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 600), 500);
+    assert_int_equal(scan_ids(t, CF_SNAPSHOT_LATEST, ids, 600), 500);
     /* A string no row holds: every rowset's DICT blocks are ruled out, and the
      * table's stats add up what its rowsets skipped. */
     cf_slice none = {(const uint8_t *)"zzz", 3};
-    cf_rs_pred p = {1, CF_RS_EQ, &none};
-    cf_rs_scan_options so;
-    cf_rs_scan_options_init(&so);
+    cf_pred p = {1, CF_PRED_EQ, &none};
+    cf_scan_options so;
+    cf_scan_options_init(&so);
     so.preds = &p;
     so.npreds = 1;
     cf_table_scanner *sc;
     CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &so, &err), &err);
-    cf_rs_batch b;
+    cf_row_batch b;
     CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
     assert_int_equal(b.count, 0);
-    const cf_rs_scan_stats *ss = cf_table_scanner_stats(sc);
+    const cf_scan_stats *ss = cf_table_scanner_stats(sc);
     assert_true(ss->blocks_skipped > 0);
     assert_true(ss->rows_skipped > 400); /* all but the MemRowSet's rows */
     assert_int_equal(ss->rows_examined + ss->rows_skipped, ss->rows_in_range);
     cf_table_scanner_free(sc);
     CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
     check_cache(t, c);
-    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 600), 500);
+    assert_int_equal(scan_ids(t, CF_SNAPSHOT_LATEST, ids, 600), 500);
     cf_cache_stats st;
     cf_cache_get_stats(c, &st);
     assert_true(st.inserts > 0);
@@ -277,21 +277,21 @@ static void test_table__block_cache(void **state)
     cf_table_options o;
     cf_table_options_init(&o);
     o.cache_bytes = 0;
-    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, &o, &err), &err);
     check_cache(t, NULL);
-    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 600), 500);
+    assert_int_equal(scan_ids(t, CF_SNAPSHOT_LATEST, ids, 600), 500);
     cf_table_free(t);
 
     cf_cache *shared;
     CF_ASSERT_OK(cf_cache_create(&shared, 1u << 20, &err), &err);
     o.cache = shared;
-    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, &o, &err), &err);
     check_cache(t, shared);
-    assert_int_equal(scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 600), 500);
+    assert_int_equal(scan_ids(t, CF_SNAPSHOT_LATEST, ids, 600), 500);
     cf_table_free(t);
     cf_cache_free(shared);
     o.version = 0;
-    CF_ASSERT_STATUS(cf_table_open_opts(&t, dir, &o, &err), CF_EINVAL, &err);
+    CF_ASSERT_STATUS(cf_table_open(&t, dir, &o, &err), CF_EINVAL, &err);
     CF_ASSERT_RM_RF(dir);
 }
 
@@ -325,7 +325,7 @@ static void test_table__lazy_rowset_open(void **state)
     cf_error err;
     cf_table *t;
     uint64_t ts = 2;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     cf_table_set_compaction(t, false, 0);
     for (int r = 0; r < 3; r++) { /* rs-1: 0..9, rs-2: 100..109, rs-3: 200..209 */
         for (int k = 0; k < 10; k++)
@@ -337,13 +337,13 @@ static void test_table__lazy_rowset_open(void **state)
     cf_table_options o;
     cf_table_options_init(&o);
     o.auto_compact = false;
-    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, &o, &err), &err);
     assert_int_equal(cf_table_rowset_count(t), 4);
     assert_int_equal(mapped_under(dir), 0); /* nothing mapped at open */
     int64_t id = 105;
     const void *key[1] = {&id};
-    cf_rs_batch b;
-    CF_ASSERT_OK(cf_table_get(t, key, CF_RS_SNAPSHOT_LATEST, &b, &err), &err);
+    cf_row_batch b;
+    CF_ASSERT_OK(cf_table_get(t, key, CF_SNAPSHOT_LATEST, &b, &err), &err);
     size_t one = mapped_under(dir);
     assert_true(one > 0);
     char rs2[600];
@@ -358,18 +358,18 @@ static void test_table__lazy_rowset_open(void **state)
     cf_table_options_init(&ro);
     ro.read_only = true;
     cf_table *r;
-    CF_ASSERT_OK(cf_table_open_opts(&r, dir, &ro, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&r, dir, &ro, &err), &err);
     assert_int_equal(cf_table_rowset_count(r), 4);
     assert_int_equal(mapped_under(dir), 0);
     id = 105;
-    CF_ASSERT_OK(cf_table_get(r, key, CF_RS_SNAPSHOT_LATEST, &b, &err), &err);
+    CF_ASSERT_OK(cf_table_get(r, key, CF_SNAPSHOT_LATEST, &b, &err), &err);
     assert_int_equal(b.count, 1);
     assert_int_equal(mapped_under(rs2), one);
     assert_int_equal(mapped_under(dir), one);
     /* A writer merges everything (rs-1..rs-3 and the log's row 50 into rs-5)
      * and deletes a row; the pinned reader's rowsets, opened or not, stay on
      * disk, and it still reads its one version: 31 rows, 205 present. */
-    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, &o, &err), &err);
     CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
     assert_int_equal(cf_table_rowset_count(t), 1);
     id = 205;
@@ -377,8 +377,8 @@ static void test_table__lazy_rowset_open(void **state)
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_true(exists(dir, "rs-1/MANIFEST") && exists(dir, "rs-3/1.col1.cfile"));
     int64_t ids[64];
-    assert_int_equal(scan_ids(r, CF_RS_SNAPSHOT_LATEST, ids, 64), 31);
-    CF_ASSERT_OK(cf_table_get(r, key, CF_RS_SNAPSHOT_LATEST, &b, &err), &err);
+    assert_int_equal(scan_ids(r, CF_SNAPSHOT_LATEST, ids, 64), 31);
+    CF_ASSERT_OK(cf_table_get(r, key, CF_SNAPSHOT_LATEST, &b, &err), &err);
     assert_int_equal(b.count, 1);
     cf_table_free(r);
     /* Once the reader is gone, the next clean-up takes them. */
@@ -388,7 +388,7 @@ static void test_table__lazy_rowset_open(void **state)
     cf_table_free(t);
     /* A single rowset is compacted in place when no reader is pinned (its
      * MANIFEST generation moves on), into a new directory when one is. */
-    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, &o, &err), &err);
     CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
     assert_int_equal(cf_table_rowset_count(t), 1);
     const char *only;
@@ -403,16 +403,16 @@ static void test_table__lazy_rowset_open(void **state)
     assert_string_equal(only, before);
     cf_rowset_get_info(cf_table_rowset(t, 0, NULL), &info);
     assert_true(info.generation > gen);
-    CF_ASSERT_OK(cf_table_open_opts(&r, dir, &ro, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&r, dir, &ro, &err), &err);
     id = 300;
     CF_ASSERT_OK(ins(t, 301, "y", ts++, &err), &err);
     CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
     cf_table_rowset(t, 0, &only);
     assert_string_not_equal(only, before);
     assert_true(exists(dir, before));
-    CF_ASSERT_OK(cf_table_get(r, key, CF_RS_SNAPSHOT_LATEST, &b, &err), &err);
+    CF_ASSERT_OK(cf_table_get(r, key, CF_SNAPSHOT_LATEST, &b, &err), &err);
     assert_int_equal(b.count, 1);
-    assert_int_equal(scan_ids(r, CF_RS_SNAPSHOT_LATEST, ids, 64), 31); /* 205 gone, 300 in */
+    assert_int_equal(scan_ids(r, CF_SNAPSHOT_LATEST, ids, 64), 31); /* 205 gone, 300 in */
     cf_table_free(r);
     cf_table_free(t);
     /* The table of the damage test below: rs-1..rs-3 hold 0..9, 100..109,
@@ -420,7 +420,7 @@ static void test_table__lazy_rowset_open(void **state)
     CF_ASSERT_RM_RF(dir);
     assert_int_equal(mkdir(dir, 0700), 0);
     make_table(dir);
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     cf_table_set_compaction(t, false, 0);
     ts = 2;
     for (int rr = 0; rr < 3; rr++) {
@@ -434,31 +434,31 @@ static void test_table__lazy_rowset_open(void **state)
     char p[700];
     snprintf(p, sizeof(p), "%s/rs-3/1.col1.cfile", dir);
     assert_true(truncate(p, 20) == 0);
-    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, &o, &err), &err);
     CF_ASSERT_OK(ins(t, 51, "ok", ts++, &err), &err);
     id = 205;
-    CF_ASSERT_STATUS(cf_table_get(t, key, CF_RS_SNAPSHOT_LATEST, &b, &err), CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(cf_table_get(t, key, CF_SNAPSHOT_LATEST, &b, &err), CF_ECORRUPT, &err);
     assert_non_null(strstr(err.msg, "rs-3"));
     CF_ASSERT_STATUS(ins(t, 205, "dup", ts, &err), CF_ECORRUPT, &err);
     CF_ASSERT_STATUS(ins(t, 250, "in range? no", ts, &err), CF_OK, &err);
     ts++;
     id = 203;
     cf_slice nm = {(const uint8_t *)"y", 1};
-    cf_rs_change ch = {1, &nm};
+    cf_column_change ch = {1, &nm};
     CF_ASSERT_STATUS(cf_table_update(t, key, &ch, 1, ts, &err), CF_ECORRUPT, &err);
     CF_ASSERT_STATUS(cf_table_delete(t, key, ts, &err), CF_ECORRUPT, &err);
     assert_int_equal(cf_table_mrs_rows(t), 3); /* 50, 51, 250: not 205 */
     cf_table_free(t);
     /* A reader opens, reads the other rowsets, and fails on rs-3 naming it. */
-    CF_ASSERT_OK(cf_table_open_opts(&r, dir, &ro, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&r, dir, &ro, &err), &err);
     id = 105;
-    CF_ASSERT_OK(cf_table_get(r, key, CF_RS_SNAPSHOT_LATEST, &b, &err), &err);
+    CF_ASSERT_OK(cf_table_get(r, key, CF_SNAPSHOT_LATEST, &b, &err), &err);
     assert_int_equal(b.count, 1);
     id = 205;
-    CF_ASSERT_STATUS(cf_table_get(r, key, CF_RS_SNAPSHOT_LATEST, &b, &err), CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(cf_table_get(r, key, CF_SNAPSHOT_LATEST, &b, &err), CF_ECORRUPT, &err);
     assert_non_null(strstr(err.msg, "rs-3"));
-    cf_rs_scan_options so;
-    cf_rs_scan_options_init(&so);
+    cf_scan_options so;
+    cf_scan_options_init(&so);
     cf_table_scanner *sc = NULL;
     cf_status st = cf_table_scanner_create(&sc, r, &so, &err);
     while (st == CF_OK) {
@@ -479,11 +479,11 @@ static void test_table__old_layout_and_damage(void **state)
     char *dir = mkdtemp_dir();
     cf_error err;
     cf_table *t;
-    CF_ASSERT_STATUS(cf_table_open(&t, dir, &err), CF_ENOTFOUND, &err);
+    CF_ASSERT_STATUS(cf_table_open(&t, dir, NULL, &err), CF_ENOTFOUND, &err);
     make_table(dir);
     /* A one-rowset directory opens as a table of that rowset, and a single rowset
      * compacts in place (no TABLET written). */
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     assert_int_equal(cf_table_rowset_count(t), 1);
     CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
     assert_false(exists(dir, "TABLET"));
@@ -505,7 +505,7 @@ static void test_table__old_layout_and_damage(void **state)
         assert_non_null(tf);
         fclose(tf);
     }
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     CF_ASSERT_OK(ins(t, 2, "two", 6, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_false(exists(dir, "rs-9"));
@@ -519,14 +519,14 @@ static void test_table__old_layout_and_damage(void **state)
     fseek(f, 5, SEEK_SET);
     fputc('X', f);
     fclose(f);
-    CF_ASSERT_STATUS(cf_table_open(&t, dir, &err), CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(cf_table_open(&t, dir, NULL, &err), CF_ECORRUPT, &err);
     char cmd[1200];
     snprintf(cmd, sizeof(cmd),
              "rm -rf '%s/rs-2' && sed -i 's/^cfile-tablet X/cfile-tablet 1/; s/^cfilX/cfile/' "
              "'%s/TABLET'",
              dir, dir);
     assert_int_equal(system(cmd), 0);
-    CF_ASSERT_STATUS(cf_table_open(&t, dir, &err), CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(cf_table_open(&t, dir, NULL, &err), CF_ECORRUPT, &err);
     CF_ASSERT_RM_RF(dir);
 }
 
@@ -583,7 +583,7 @@ static void acells(const aver *v, cf_array_cell *tags, cf_array_cell *names, cf_
     *names = (cf_array_cell){CF_TYPE_STRING, v->name[0] ? 1 : 0, nm, NULL};
 }
 
-static void acheck_row(const cf_rs_batch *b, size_t r, const aver *v)
+static void acheck_row(const cf_row_batch *b, size_t r, const aver *v)
 {
     const cf_batch *t = &b->cols[1], *n = &b->cols[2];
     assert_int_equal(bit(t->nonnull, r), v->tags_nn);
@@ -609,15 +609,15 @@ static void acheck_row(const cf_rs_batch *b, size_t r, const aver *v)
 static void acheck(cf_table *t, const arow *m, uint64_t snap, size_t batch)
 {
     cf_error err;
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.snapshot = snap;
     o.batch_rows = batch;
     cf_table_scanner *sc;
     CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
     int64_t k = 0;
     for (;;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
@@ -640,13 +640,13 @@ static void test_table__arrays(void **state)
     (void)state;
     char *dir = mkdtemp_dir();
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(
-        cf_rs_schema_parse(&s, "id INT64 KEY, tags INT32[] NULL, names STRING[] NULL", &err), &err);
-    CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
-    cf_rs_schema_free(s);
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, tags INT32[] NULL, names STRING[] NULL", &err),
+                 &err);
+    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
+    cf_schema_free(s);
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     static arow m[AKEYS];
     memset(m, 0, sizeof(m));
     cf_rng rng;
@@ -694,12 +694,12 @@ static void test_table__arrays(void **state)
                 memcpy(v.name, nv.name, sizeof(v.name));
             }
             acells(&v, &tags, &names, &nm);
-            cf_rs_change ch[2];
+            cf_column_change ch[2];
             size_t nch = 0;
             if (which != 1)
-                ch[nch++] = (cf_rs_change){1, v.tags_nn ? &tags : NULL};
+                ch[nch++] = (cf_column_change){1, v.tags_nn ? &tags : NULL};
             if (which != 0)
-                ch[nch++] = (cf_rs_change){2, v.names_nn ? &names : NULL};
+                ch[nch++] = (cf_column_change){2, v.names_nn ? &names : NULL};
             const void *key[1] = {&id};
             CF_ASSERT_OK(cf_table_update(t, key, ch, nch, v.ts, &err), &err);
             r->h[r->n++] = v;
@@ -718,9 +718,9 @@ static void test_table__arrays(void **state)
             uint64_t snap = 1 + cf_rng_below(&rng, ts + 1);
             acheck(t, m, snap, 1 + (size_t)cf_rng_below(&rng, 9));
             const void *key[1] = {&id};
-            cf_rs_batch b;
-            const aver *want = aat(r, CF_RS_SNAPSHOT_LATEST);
-            cf_status st = cf_table_get(t, key, CF_RS_SNAPSHOT_LATEST, &b, &err);
+            cf_row_batch b;
+            const aver *want = aat(r, CF_SNAPSHOT_LATEST);
+            cf_status st = cf_table_get(t, key, CF_SNAPSHOT_LATEST, &b, &err);
             if (want == NULL) {
                 assert_int_equal(st, CF_ENOTFOUND);
             } else {
@@ -731,12 +731,12 @@ static void test_table__arrays(void **state)
             ts--; /* an update or delete of a key not alive: nothing */
         }
     }
-    acheck(t, m, CF_RS_SNAPSHOT_LATEST, 5);
+    acheck(t, m, CF_SNAPSHOT_LATEST, 5);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     for (uint64_t snap = 1; snap <= ts + 1; snap += 7)
         acheck(t, m, snap, 4);
-    acheck(t, m, CF_RS_SNAPSHOT_LATEST, 1024);
+    acheck(t, m, CF_SNAPSHOT_LATEST, 1024);
     CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
     for (uint64_t snap = 1; snap <= ts + 1; snap += 5)
         acheck(t, m, snap, 3);
@@ -752,14 +752,14 @@ static void test_table__arrays(void **state)
  * middle half, so fresh inserts land before, between and after them. */
 #define KEYS 600
 
-static void import_initial(const char *dir, const cf_rs_schema *s, mrow *m, cf_rng *rng)
+static void import_initial(const char *dir, const cf_schema *s, mrow *m, cf_rng *rng)
 {
     cf_error err;
-    cf_rs_writer_options wo;
-    cf_rs_writer_options_init(&wo);
+    cf_rowset_writer_options wo;
+    cf_rowset_writer_options_init(&wo);
     wo.insert_ts = 10;
-    cf_rs_writer *w;
-    CF_ASSERT_OK(cf_rs_writer_create(&w, dir, s, &wo, &err), &err);
+    cf_rowset_writer *w;
+    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, &wo, &err), &err);
     static char kbs[KEYS][16];
     static cf_slice ks[KEYS], ss[KEYS];
     static int32_t js[KEYS], vs[KEYS];
@@ -782,13 +782,13 @@ static void import_initial(const char *dir, const cf_rs_schema *s, mrow *m, cf_r
         ss[n] = (cf_slice){(const uint8_t *)m[i].h[0].s, strlen(m[i].h[0].s)};
         n++;
     }
-    cf_rs_colvec cols[4] = {{ks, NULL, NULL, NULL},
-                            {js, NULL, NULL, NULL},
-                            {vs, nnv, NULL, NULL},
-                            {ss, nns, NULL, NULL}};
-    CF_ASSERT_OK(cf_rs_writer_append(w, cols, n, &err), &err);
-    CF_ASSERT_OK(cf_rs_writer_finish(w, &err), &err);
-    cf_rs_writer_free(w);
+    cf_colvec cols[4] = {{ks, NULL, NULL, NULL},
+                         {js, NULL, NULL, NULL},
+                         {vs, nnv, NULL, NULL},
+                         {ss, nns, NULL, NULL}};
+    CF_ASSERT_OK(cf_rowset_writer_append(w, cols, n, &err), &err);
+    CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
+    cf_rowset_writer_free(w);
 }
 
 static void model_run(uint64_t seed)
@@ -797,14 +797,13 @@ static void model_run(uint64_t seed)
     cf_rng_init(&rng, seed);
     char *dir = mkdtemp_dir();
     cf_error err;
-    cf_rs_schema *s;
+    cf_schema *s;
     CF_ASSERT_OK(
-        cf_rs_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL", &err),
-        &err);
+        cf_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL", &err), &err);
     mrow *m = calloc(KEYS, sizeof(*m));
     import_initial(dir, s, m, &rng);
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     /* Small MemRowSets: flushes happen on their own too. */
     cf_table_set_flush_bytes(t, 16384 + cf_rng_below(&rng, 32768));
     uint64_t ts = 10, ahm = 0;
@@ -880,11 +879,11 @@ static void model_run(uint64_t seed)
                 CF_ASSERT_OK(cf_table_flush(t, &err), &err);
                 cf_table_free(t);
             }
-            CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+            CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
             assert_int_equal(cf_table_last_ts(t), last_ok);
             cf_table_set_flush_bytes(t, 16384 + cf_rng_below(&rng, 32768));
         } else {
-            uint64_t snap = cf_rng_below(&rng, 4) == 0 ? CF_RS_SNAPSHOT_LATEST
+            uint64_t snap = cf_rng_below(&rng, 4) == 0 ? CF_SNAPSHOT_LATEST
                                                        : ahm + cf_rng_below(&rng, ts + 2 - ahm);
             if (snap < ahm)
                 snap = ahm;
@@ -902,7 +901,7 @@ static void model_run(uint64_t seed)
     for (size_t i = 0; i < KEYS; i++)
         free(m[i].h);
     free(m);
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
     CF_ASSERT_RM_RF(dir);
 }
 
@@ -934,7 +933,7 @@ static void test_table__crash_during_flush(void **state)
         if (pid == 0) {
             cf_error e;
             cf_table *t;
-            if (cf_table_open(&t, dir, &e) != CF_OK)
+            if (cf_table_open(&t, dir, NULL, &e) != CF_OK)
                 _exit(1);
             uint64_t ts = 2;
             for (int64_t r = 0; r < 50; r++) {
@@ -956,9 +955,9 @@ static void test_table__crash_during_flush(void **state)
         assert_false(WIFEXITED(status) && WEXITSTATUS(status) != 0);
         cf_error err;
         cf_table *t;
-        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
         static int64_t ids[100000];
-        size_t n = scan_ids(t, CF_RS_SNAPSHOT_LATEST, ids, 100000);
+        size_t n = scan_ids(t, CF_SNAPSHOT_LATEST, ids, 100000);
         /* Every insert is logged before it returns: the rows are the first n
          * inserts, whole rounds or not (the write-ahead log replays the rest). */
         static bool want[100000];

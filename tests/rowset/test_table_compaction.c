@@ -97,7 +97,7 @@ static bool insert_row(cf_table *t, mrow *m, size_t r, uint64_t ts, cf_rng *rng)
     bool vnull = cf_rng_below(rng, 4) == 0, snull = cf_rng_below(rng, 3) == 0;
     const void *vals[4] = {&ks, &mj, vnull ? NULL : &v, snull ? NULL : &sv};
     cf_status st = cf_table_insert(t, vals, ts, &err);
-    if (at(&m[r], CF_RS_SNAPSHOT_LATEST) != NULL) {
+    if (at(&m[r], CF_SNAPSHOT_LATEST) != NULL) {
         CF_ASSERT_STATUS(st, CF_EINVAL, &err);
         return false;
     }
@@ -117,7 +117,7 @@ static bool mutate_row(cf_table *t, mrow *m, size_t r, uint64_t ts, bool del, cf
     mkey(r, mk, &mj);
     cf_slice ks = {(const uint8_t *)mk, strlen(mk)};
     const void *key[2] = {&ks, &mj};
-    const version *cur = at(&m[r], CF_RS_SNAPSHOT_LATEST);
+    const version *cur = at(&m[r], CF_SNAPSHOT_LATEST);
     cf_status st;
     version nv;
     if (del) {
@@ -154,13 +154,13 @@ static void test_table_compaction__bounded_over_many_flushes(void **state)
     char dir[256];
     snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, SCHEMA, &err), &err);
-    CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, SCHEMA, &err), &err);
+    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
     mrow *m = calloc(NK, sizeof(*m));
     assert_non_null(m);
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     uint64_t ts = 1, last_ok = 0;
     size_t max_count = 0, fresh = 0;
     for (int step = 0; step < 3000; step++) {
@@ -168,7 +168,7 @@ static void test_table_compaction__bounded_over_many_flushes(void **state)
         int op = (int)cf_rng_below(&rng, 100);
         ts++;
         if (op < 70) {
-            fresh += at(&m[r], CF_RS_SNAPSHOT_LATEST) == NULL && m[r].n == 0;
+            fresh += at(&m[r], CF_SNAPSHOT_LATEST) == NULL && m[r].n == 0;
             if (insert_row(t, m, r, ts, &rng))
                 last_ok = ts;
         } else if (mutate_row(t, m, r, ts, op >= 88, &rng)) {
@@ -184,12 +184,12 @@ static void test_table_compaction__bounded_over_many_flushes(void **state)
         if (n > max_count)
             max_count = n;
         if (step % 250 == 249) {
-            model_check_table(t, m, NK, CF_RS_SNAPSHOT_LATEST, &rng);
+            model_check_table(t, m, NK, CF_SNAPSHOT_LATEST, &rng);
             model_check_table(t, m, NK, 1 + cf_rng_below(&rng, ts + 1), &rng);
         }
         if (step % 1000 == 999) {
             CF_ASSERT_OK(cf_table_close(t, &err), &err);
-            CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+            CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
             assert_int_equal(cf_table_last_ts(t), last_ok);
         }
     }
@@ -205,7 +205,7 @@ static void test_table_compaction__bounded_over_many_flushes(void **state)
     for (size_t i = 0; i < NK; i++)
         free(m[i].h);
     free(m);
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
     CF_ASSERT_RM_RF(dir);
 }
 
@@ -215,8 +215,8 @@ static void test_table_compaction__bounded_over_many_flushes(void **state)
 static char *scan_text(cf_table *t, uint64_t snap)
 {
     cf_error err;
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.snapshot = snap;
     cf_table_scanner *sc;
     CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
@@ -225,7 +225,7 @@ static char *scan_text(cf_table *t, uint64_t snap)
     FILE *f = open_memstream(&text, &len);
     assert_non_null(f);
     for (;;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
@@ -262,18 +262,18 @@ static void test_table_compaction__partial_merge_keeps_snapshots(void **state)
     char dir[256];
     snprintf(dir, sizeof(dir), "%s", mkdtemp_dir());
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, SCHEMA, &err), &err);
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, SCHEMA, &err), &err);
     enum { NROOT = 100, NM = 2 * NROOT + 16 };
     mrow *m = calloc(NM, sizeof(*m));
     assert_non_null(m);
     {
         /* the root rowset: even model keys, inserted at ts 10 */
-        cf_rs_writer_options wo;
-        cf_rs_writer_options_init(&wo);
+        cf_rowset_writer_options wo;
+        cf_rowset_writer_options_init(&wo);
         wo.insert_ts = 10;
-        cf_rs_writer *w;
-        CF_ASSERT_OK(cf_rs_writer_create(&w, dir, s, &wo, &err), &err);
+        cf_rowset_writer *w;
+        CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, &wo, &err), &err);
         static char kb[NROOT][16];
         static cf_slice ks[NROOT], ss[NROOT];
         static int32_t js[NROOT], vs[NROOT];
@@ -286,16 +286,16 @@ static void test_table_compaction__partial_merge_keeps_snapshots(void **state)
             push_version(&m[2 * n], v);
             ss[n] = (cf_slice){(const uint8_t *)m[2 * n].h[0].s, strlen(m[2 * n].h[0].s)};
         }
-        cf_rs_colvec cols[4] = {{ks, NULL, NULL, NULL},
-                                {js, NULL, NULL, NULL},
-                                {vs, NULL, NULL, NULL},
-                                {ss, NULL, NULL, NULL}};
-        CF_ASSERT_OK(cf_rs_writer_append(w, cols, NROOT, &err), &err);
-        CF_ASSERT_OK(cf_rs_writer_finish(w, &err), &err);
-        cf_rs_writer_free(w);
+        cf_colvec cols[4] = {{ks, NULL, NULL, NULL},
+                             {js, NULL, NULL, NULL},
+                             {vs, NULL, NULL, NULL},
+                             {ss, NULL, NULL, NULL}};
+        CF_ASSERT_OK(cf_rowset_writer_append(w, cols, NROOT, &err), &err);
+        CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
+        cf_rowset_writer_free(w);
     }
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     cf_table_set_compaction(t, false, 0);
     uint64_t ts = 10;
     for (size_t f = 0; f < 3; f++) {
@@ -363,10 +363,10 @@ static void test_table_compaction__partial_merge_keeps_snapshots(void **state)
         }
         for (uint64_t snap = 1; snap <= ts + 1; snap++)
             model_check_table(t, m, NM, snap, &rng);
-        model_check_table(t, m, NM, CF_RS_SNAPSHOT_LATEST, &rng);
+        model_check_table(t, m, NM, CF_SNAPSHOT_LATEST, &rng);
         /* Closing flushes the root's deltas; the table reopens the same. */
         CF_ASSERT_OK(cf_table_close(t, &err), &err);
-        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
         assert_int_equal(cf_table_rowset_count(t), 2);
     }
     for (uint64_t snap = 0; snap <= before + 1; snap++)
@@ -376,7 +376,7 @@ static void test_table_compaction__partial_merge_keeps_snapshots(void **state)
     for (size_t i = 0; i < NM; i++)
         free(m[i].h);
     free(m);
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
     CF_ASSERT_RM_RF(dir);
 }
 
@@ -393,7 +393,7 @@ static void crash_child(const char *dir)
 {
     cf_error e;
     cf_table *t;
-    if (cf_table_open(&t, dir, &e) != CF_OK)
+    if (cf_table_open(&t, dir, NULL, &e) != CF_OK)
         _exit(1);
     uint64_t ts = 2;
     for (uint64_t i = 0; i < 1000000; i++) {
@@ -408,7 +408,7 @@ static void crash_child(const char *dir)
             id = crash_id(i / 2);
             snprintf(nb, sizeof(nb), "u%" PRIu64, i);
             n = (cf_slice){(const uint8_t *)nb, strlen(nb)};
-            cf_rs_change ch = {1, &n};
+            cf_column_change ch = {1, &n};
             const void *key[1] = {&id};
             if (cf_table_update(t, key, &ch, 1, ts++, &e) != CF_OK ||
                 cf_table_flush(t, &e) != CF_OK)
@@ -457,10 +457,10 @@ static void test_table_compaction__crash_during_merges(void **state)
         char dir[256];
         snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
         cf_error err;
-        cf_rs_schema *s;
-        CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
-        CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
-        cf_rs_schema_free(s);
+        cf_schema *s;
+        CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
+        CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
+        cf_schema_free(s);
         pid_t pid = fork();
         assert_true(pid >= 0);
         if (pid == 0)
@@ -471,17 +471,17 @@ static void test_table_compaction__crash_during_merges(void **state)
         waitpid(pid, &status, 0);
         assert_false(WIFEXITED(status) && WEXITSTATUS(status) != 0);
         cf_table *t;
-        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
         /* Read it all, in key order. */
         size_t cap = 1024, n = 0;
         crow *got = malloc(cap * sizeof(*got));
         assert_non_null(got);
-        cf_rs_scan_options o;
-        cf_rs_scan_options_init(&o);
+        cf_scan_options o;
+        cf_scan_options_init(&o);
         cf_table_scanner *sc;
         CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
         for (;;) {
-            cf_rs_batch b;
+            cf_row_batch b;
             CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
             if (b.count == 0)
                 break;
@@ -536,10 +536,10 @@ static void test_table_compaction__crash_during_merges(void **state)
 static void make_id_table(const char *dir)
 {
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
-    CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
-    cf_rs_schema_free(s);
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
+    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
+    cf_schema_free(s);
 }
 
 static cf_status ins_id(cf_table *t, int64_t id, cf_error *err)
@@ -562,12 +562,12 @@ static void test_table_compaction__options(void **state)
     assert_true(o.auto_compact);
     assert_int_equal(o.compact_budget_bytes, CF_TABLE_COMPACT_BUDGET);
     o.compact_budget_bytes = 0;
-    CF_ASSERT_STATUS(cf_table_open_opts(&t, dir, &o, &err), CF_EINVAL, &err);
+    CF_ASSERT_STATUS(cf_table_open(&t, dir, &o, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "compact_budget_bytes"));
     /* Off: every flush stays a rowset. */
     o.auto_compact = false;
     o.compact_budget_bytes = CF_TABLE_COMPACT_BUDGET;
-    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, &o, &err), &err);
     for (int64_t i = 0; i < 12; i++) {
         CF_ASSERT_OK(ins_id(t, i, &err), &err);
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
@@ -577,7 +577,7 @@ static void test_table_compaction__options(void **state)
     /* A budget smaller than any four rowsets: nothing is merged either. */
     o.auto_compact = true;
     o.compact_budget_bytes = 1000;
-    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, &o, &err), &err);
     CF_ASSERT_OK(ins_id(t, 100, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_int_equal(cf_table_rowset_count(t), 14);
@@ -586,13 +586,13 @@ static void test_table_compaction__options(void **state)
     o = (cf_table_options){0};
     cf_table_options_init(&o);
     o.read_only = true;
-    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, &o, &err), &err);
     cf_table_set_compaction(t, true, 0);
     CF_ASSERT_STATUS(cf_table_flush(t, &err), CF_EINVAL, &err);
     assert_int_equal(cf_table_rowset_count(t), 14);
     cf_table_free(t);
     /* Defaults: the next flush merges the overfull tier 0 down. */
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_true(cf_table_rowset_count(t) <= cf_cpol_bound(table_rows(t), CF_TABLE_COMPACT_FANOUT));
     assert_int_equal(table_rows(t), 13);
@@ -616,7 +616,7 @@ static void test_table_compaction__failed_merge_is_not_a_failed_flush(void **sta
         snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
         make_id_table(dir);
         cf_table *t;
-        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
         for (int64_t i = 0; i < 2; i++) { /* the empty root and two one-row rowsets */
             CF_ASSERT_OK(ins_id(t, i, &err), &err);
             CF_ASSERT_OK(cf_table_flush(t, &err), &err);
@@ -650,7 +650,7 @@ static void test_table_compaction__failed_merge_is_not_a_failed_flush(void **sta
             }
         }
         cf_table_free(t);
-        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
         uint64_t rows = table_rows(t);
         assert_true(rows == 3 || rows == 4);
         /* The next flush that writes removes what a failed flush or merge left. */

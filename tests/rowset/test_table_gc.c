@@ -49,20 +49,20 @@ static void expect(const char *dir, const char *name, const char *text)
     free(got);
 }
 
-static cf_rs_schema *schema(void)
+static cf_schema *schema(void)
 {
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
     return s;
 }
 
 static void make_table(const char *dir)
 {
     cf_error err;
-    cf_rs_schema *s = schema();
-    CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
-    cf_rs_schema_free(s);
+    cf_schema *s = schema();
+    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
+    cf_schema_free(s);
 }
 
 static cf_status ins(cf_table *t, int64_t id, uint64_t ts, cf_error *err)
@@ -79,7 +79,7 @@ static size_t count_rows(cf_table *t)
     CF_ASSERT_OK(cf_table_scanner_create(&sc, t, NULL, &err), &err);
     size_t n = 0;
     for (;;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
@@ -117,7 +117,7 @@ static void test_gc__foreign_files_survive(void **state)
     int64_t id = 0;
     char inside[64] = "";
     for (int round = 0; round < 6; round++) {
-        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
         for (int i = 0; i < 3; i++)
             CF_ASSERT_OK(ins(t, id++, ts++, &err), &err);
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
@@ -134,7 +134,7 @@ static void test_gc__foreign_files_survive(void **state)
             CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
         CF_ASSERT_OK(cf_table_close(t, &err), &err);
     }
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     assert_int_equal(count_rows(t), (size_t)id);
     /* The merge removed rs-1 but for the user's file in it: the directory stays
      * with that file alone, and its name is never used again. */
@@ -166,7 +166,7 @@ static void test_gc__symlink_named_like_a_rowset(void **state)
     make_table(dir);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     CF_ASSERT_OK(ins(t, 100, 4, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* TABLET, rs-1 (close does not flush) */
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
@@ -175,7 +175,7 @@ static void test_gc__symlink_named_like_a_rowset(void **state)
     assert_int_equal(symlink(outside, link), 0);
     snprintf(link, sizeof(link), "%s/rs-2", dir);
     assert_int_equal(symlink(outside, link), 0);
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     CF_ASSERT_OK(ins(t, 1, 5, &err), &err);
     /* rs-2 is the next name; something not ours holds it: refused, not removed. */
     CF_ASSERT_STATUS(cf_table_flush(t, &err), CF_ECORRUPT, &err);
@@ -183,7 +183,7 @@ static void test_gc__symlink_named_like_a_rowset(void **state)
     assert_non_null(strstr(err.msg, "never reused"));
     cf_table_free(t);
     unlink(link); /* the user moves it away */
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     /* key 1 came back from the write-ahead log; its flush now succeeds */
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     for (int64_t i = 2; i <= 3; i++) {
@@ -207,12 +207,12 @@ static void test_gc__create_refuses_foreign_directory(void **state)
     put(dir, "2023-sales.cfile", "mine");
     put(dir, "2024-q1.delta.bak", "mine too");
     cf_error err;
-    cf_rs_schema *s = schema();
-    CF_ASSERT_STATUS(cf_rs_create_empty(dir, s, &err), CF_EINVAL, &err);
+    cf_schema *s = schema();
+    CF_ASSERT_STATUS(cf_rowset_create_empty(dir, s, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, dir));
     assert_non_null(strstr(err.msg, "not empty"));
-    cf_rs_writer *w;
-    CF_ASSERT_STATUS(cf_rs_writer_create(&w, dir, s, NULL, &err), CF_EINVAL, &err);
+    cf_rowset_writer *w;
+    CF_ASSERT_STATUS(cf_rowset_writer_create(&w, dir, s, NULL, &err), CF_EINVAL, &err);
     expect(dir, "2023-sales.cfile", "mine");
     expect(dir, "2024-q1.delta.bak", "mine too");
     /* Leftovers of a crashed first writer (its numbered files and temporaries,
@@ -220,15 +220,15 @@ static void test_gc__create_refuses_foreign_directory(void **state)
     char *dir2 = mkdtemp_dir();
     put(dir2, "1.col0.cfile", "x");
     put(dir2, "1.bloom.cfile.tmp.77.0123456789abcdef", "x");
-    CF_ASSERT_OK(cf_rs_create_empty(dir2, s, &err), &err);
+    CF_ASSERT_OK(cf_rowset_create_empty(dir2, s, &err), &err);
     assert_false(exists(dir2, "1.col0.cfile"));
     assert_false(exists(dir2, "1.bloom.cfile.tmp.77.0123456789abcdef"));
     /* ... but a file of another generation is not provably ours. */
     char *dir3 = mkdtemp_dir();
     put(dir3, "5.col0.cfile", "x");
-    CF_ASSERT_STATUS(cf_rs_create_empty(dir3, s, &err), CF_EINVAL, &err);
+    CF_ASSERT_STATUS(cf_rowset_create_empty(dir3, s, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "5.col0.cfile"));
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
     CF_ASSERT_RM_RF(dir3);
     CF_ASSERT_RM_RF(dir2);
     CF_ASSERT_RM_RF(dir);
@@ -241,7 +241,7 @@ static void test_gc__missing_metadata_is_damage(void **state)
     make_table(dir);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     for (int64_t i = 1; i <= 2; i++) {
         CF_ASSERT_OK(ins(t, i, 10 + (uint64_t)i, &err), &err);
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
@@ -256,7 +256,7 @@ static void test_gc__missing_metadata_is_damage(void **state)
     cf_table_options_init(&o);
     for (int ro = 0; ro < 2; ro++) {
         o.read_only = ro;
-        CF_ASSERT_STATUS(cf_table_open_opts(&t, dir, &o, &err), CF_ECORRUPT, &err);
+        CF_ASSERT_STATUS(cf_table_open(&t, dir, &o, &err), CF_ECORRUPT, &err);
         assert_non_null(strstr(err.msg, "TABLET"));
         assert_non_null(strstr(err.msg, "rs-"));
     }
@@ -264,13 +264,13 @@ static void test_gc__missing_metadata_is_damage(void **state)
     snprintf(p, sizeof(p), "%s/MANIFEST", dir);
     snprintf(q, sizeof(q), "%s/MANIFEST.saved", dir);
     assert_int_equal(rename(p, q), 0);
-    CF_ASSERT_STATUS(cf_table_open(&t, dir, &err), CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(cf_table_open(&t, dir, NULL, &err), CF_ECORRUPT, &err);
     assert_non_null(strstr(err.msg, "TABLET"));
     assert_int_equal(rename(q, p), 0);
     snprintf(p, sizeof(p), "%s/TABLET", dir);
     snprintf(q, sizeof(q), "%s/TABLET.saved", dir);
     assert_int_equal(rename(q, p), 0);
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     assert_int_equal(count_rows(t), 2);
     cf_table_free(t);
     /* A rowset TABLET names without its MANIFEST. */
@@ -279,7 +279,7 @@ static void test_gc__missing_metadata_is_damage(void **state)
     assert_int_equal(rename(p, q), 0);
     for (int ro = 0; ro < 2; ro++) {
         o.read_only = ro;
-        CF_ASSERT_STATUS(cf_table_open_opts(&t, dir, &o, &err), CF_ECORRUPT, &err);
+        CF_ASSERT_STATUS(cf_table_open(&t, dir, &o, &err), CF_ECORRUPT, &err);
         assert_non_null(strstr(err.msg, "rs-2"));
         assert_non_null(strstr(err.msg, "MANIFEST"));
     }
@@ -296,7 +296,7 @@ static void test_gc__first_flush_writes_tablet_first(void **state)
     make_table(dir);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     CF_ASSERT_OK(ins(t, 1, 5, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
@@ -312,7 +312,7 @@ static void test_gc__first_flush_writes_tablet_first(void **state)
     assert_int_equal(mkdir(sub, 0777), 0);
     put(sub, "1.col0.cfile", "partial");
     put(sub, "keep.txt", "mine");
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     CF_ASSERT_OK(ins(t, 2, 6, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_false(exists(dir, "rs-7"));

@@ -17,10 +17,10 @@
 static void make_table(const char *dir)
 {
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY, v INT64 NULL", &err), &err);
-    CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
-    cf_rs_schema_free(s);
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, v INT64 NULL", &err), &err);
+    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
+    cf_schema_free(s);
 }
 
 static cf_status ins(cf_table *t, int64_t id, int64_t v, uint64_t ts, cf_error *err)
@@ -32,14 +32,14 @@ static cf_status ins(cf_table *t, int64_t id, int64_t v, uint64_t ts, cf_error *
 static cf_status upd(cf_table *t, int64_t id, int64_t v, uint64_t ts, cf_error *err)
 {
     const void *key[1] = {&id};
-    cf_rs_change ch = {1, &v};
+    cf_column_change ch = {1, &v};
     return cf_table_update(t, key, &ch, 1, ts, err);
 }
 
 static cf_status scan_at(cf_table *t, uint64_t snap, size_t *rows, cf_error *err)
 {
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.snapshot = snap;
     cf_table_scanner *sc;
     cf_status st = cf_table_scanner_create(&sc, t, &o, err);
@@ -47,7 +47,7 @@ static cf_status scan_at(cf_table *t, uint64_t snap, size_t *rows, cf_error *err
         return st;
     *rows = 0;
     for (;;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         CF_ASSERT_OK(cf_table_scanner_next(sc, &b, err), err);
         if (b.count == 0)
             break;
@@ -67,7 +67,7 @@ static void expect_refused(cf_table *t, uint64_t snap, uint64_t ahm)
     assert_non_null(strstr(err.msg, want));
     int64_t id = 1;
     const void *key[1] = {&id};
-    cf_rs_batch b;
+    cf_row_batch b;
     CF_ASSERT_STATUS(cf_table_get(t, key, snap, &b, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, want));
 }
@@ -79,7 +79,7 @@ static void test_history__ahm_recorded_and_enforced(void **state)
     make_table(dir);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     for (int64_t i = 1; i <= 4; i++)
         CF_ASSERT_OK(ins(t, i, i, 10 + (uint64_t)i, &err), &err); /* ts 11..14 */
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
@@ -95,7 +95,7 @@ static void test_history__ahm_recorded_and_enforced(void **state)
     expect_refused(t, 22, 23);
     CF_ASSERT_OK(scan_at(t, 23, &n, &err), &err);
     assert_int_equal(n, 4);
-    CF_ASSERT_OK(scan_at(t, CF_RS_SNAPSHOT_LATEST, &n, &err), &err);
+    CF_ASSERT_OK(scan_at(t, CF_SNAPSHOT_LATEST, &n, &err), &err);
     assert_int_equal(n, 4);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
 
@@ -103,7 +103,7 @@ static void test_history__ahm_recorded_and_enforced(void **state)
     cf_table_options o;
     cf_table_options_init(&o);
     o.read_only = true;
-    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, &o, &err), &err);
     assert_int_equal(cf_table_ahm(t), 23);
     expect_refused(t, 12, 23);
     const char *name;
@@ -112,22 +112,22 @@ static void test_history__ahm_recorded_and_enforced(void **state)
     cf_rowset_get_info(rs, &info);
     assert_int_equal(info.ahm, 23);
     /* ... and for a rowset read on its own. */
-    cf_rs_scan_options so;
-    cf_rs_scan_options_init(&so);
+    cf_scan_options so;
+    cf_scan_options_init(&so);
     so.snapshot = 5;
-    cf_rs_scanner *rsc;
-    CF_ASSERT_STATUS(cf_rs_scanner_create(&rsc, rs, &so, &err), CF_EINVAL, &err);
+    cf_rowset_scanner *rsc;
+    CF_ASSERT_STATUS(cf_rowset_scanner_create(&rsc, rs, &so, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "discarded by compaction"));
     int64_t id = 2;
     const void *key[1] = {&id};
-    cf_rs_batch b;
+    cf_row_batch b;
     CF_ASSERT_STATUS(cf_rowset_get(rs, key, 5, &b, &err), CF_EINVAL, &err);
     CF_ASSERT_OK(cf_rowset_get(rs, key, 30, &b, &err), &err);
     cf_table_free(t);
 
     /* New rows, then merges and compactions with smaller marks: the mark never
      * moves back (the merged history stays lost). */
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     CF_ASSERT_OK(ins(t, 50, 50, 40, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_int_equal(cf_table_ahm(t), 23);
@@ -140,7 +140,7 @@ static void test_history__ahm_recorded_and_enforced(void **state)
     CF_ASSERT_OK(cf_table_compact(t, 30, &err), &err);
     assert_int_equal(cf_table_ahm(t), 30);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     expect_refused(t, 29, 30);
     CF_ASSERT_OK(scan_at(t, 41, &n, &err), &err);
     assert_int_equal(n, 5);
@@ -155,11 +155,11 @@ static void test_history__reserved_timestamps(void **state)
     make_table(dir);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     CF_ASSERT_OK(ins(t, 1, 1, 5, &err), &err);
     char range[64];
-    snprintf(range, sizeof(range), "1..%" PRIu64, CF_RS_TS_MAX);
-    static const uint64_t bad[] = {UINT64_MAX - 1, UINT64_MAX, CF_RS_TS_MAX + 1};
+    snprintf(range, sizeof(range), "1..%" PRIu64, CF_TS_MAX);
+    static const uint64_t bad[] = {UINT64_MAX - 1, UINT64_MAX, CF_TS_MAX + 1};
     for (size_t i = 0; i < 3; i++) {
         CF_ASSERT_STATUS(ins(t, 2, 2, bad[i], &err), CF_EINVAL, &err);
         assert_non_null(strstr(err.msg, range));
@@ -176,29 +176,29 @@ static void test_history__reserved_timestamps(void **state)
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
     /* A rowset on its own and a writer's insert_ts follow the same range. */
     cf_rowset *rs;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     const char *name;
     cf_table_rowset(t, cf_table_rowset_count(t) - 1, &name);
     char sub[512];
     snprintf(sub, sizeof(sub), "%s/%s", dir, name);
     cf_table_free(t);
-    CF_ASSERT_OK(cf_rowset_open(&rs, sub, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&rs, sub, NULL, &err), &err);
     int64_t id = 1, v = 3;
     const void *key[1] = {&id};
-    cf_rs_change ch = {1, &v};
+    cf_column_change ch = {1, &v};
     CF_ASSERT_STATUS(cf_rowset_update(rs, key, &ch, 1, UINT64_MAX - 1, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, range));
     cf_rowset_free(rs);
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY", &err), &err);
-    cf_rs_writer_options wo;
-    cf_rs_writer_options_init(&wo);
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY", &err), &err);
+    cf_rowset_writer_options wo;
+    cf_rowset_writer_options_init(&wo);
     wo.insert_ts = UINT64_MAX;
-    cf_rs_writer *w;
+    cf_rowset_writer *w;
     char *dir2 = mkdtemp_dir();
-    CF_ASSERT_STATUS(cf_rs_writer_create(&w, dir2, s, &wo, &err), CF_EINVAL, &err);
+    CF_ASSERT_STATUS(cf_rowset_writer_create(&w, dir2, s, &wo, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, range));
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
     CF_ASSERT_RM_RF(dir2);
     CF_ASSERT_RM_RF(dir);
 }

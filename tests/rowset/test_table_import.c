@@ -118,8 +118,8 @@ static char *model_text(const krow *m, uint64_t snap)
 static char *table_text(cf_table *t, uint64_t snap)
 {
     cf_error err;
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.snapshot = snap;
     o.batch_rows = 29; /* batches cut across stores */
     cf_table_scanner *sc;
@@ -128,7 +128,7 @@ static char *table_text(cf_table *t, uint64_t snap)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     for (;;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
@@ -163,7 +163,7 @@ static void check(cf_table *t, const krow *m, cf_rng *rng, uint64_t stride)
     for (uint64_t s = 1; s <= last + 2; s++) {
         if (s % stride != 0 && s + 3 <= last)
             continue;
-        uint64_t snap = s == last + 2 ? CF_RS_SNAPSHOT_LATEST : s;
+        uint64_t snap = s == last + 2 ? CF_SNAPSHOT_LATEST : s;
         char *want = model_text(m, snap), *got = table_text(t, snap);
         if (strcmp(want, got) != 0) {
             const char *a = got, *b = want;
@@ -181,7 +181,7 @@ static void check(cf_table *t, const krow *m, cf_rng *rng, uint64_t stride)
         int64_t id = (int64_t)cf_rng_below(rng, NKEYS);
         uint64_t snap = 1 + cf_rng_below(rng, last + 1);
         const void *key[1] = {&id};
-        cf_rs_batch b;
+        cf_row_batch b;
         cf_status st = cf_table_get(t, key, snap, &b, &err);
         const ver *v = seen(&m[id], snap);
         if (v == NULL) {
@@ -201,11 +201,10 @@ static void check(cf_table *t, const krow *m, cf_rng *rng, uint64_t stride)
 static void make_table(const char *dir)
 {
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY, v INT32 NULL, tags INT32[] NULL", &err),
-                 &err);
-    CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
-    cf_rs_schema_free(s);
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, v INT32 NULL, tags INT32[] NULL", &err), &err);
+    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
+    cf_schema_free(s);
 }
 
 static cf_status insert(cf_table *t, int64_t id, const ver *v, cf_error *err)
@@ -245,7 +244,7 @@ static void batch_add(batch *b, int64_t id, const ver *v)
 
 static cf_status batch_append(cf_table_loader *l, const batch *b, cf_error *err)
 {
-    cf_rs_colvec cols[3] = {
+    cf_colvec cols[3] = {
         {b->ids, NULL, NULL, NULL},
         {b->v, b->vnn, NULL, NULL},
         {b->elems, b->tnn, b->counts, b->enn},
@@ -310,7 +309,7 @@ static void build(const char *dir, krow *m, cf_rng *rng, cf_table **out)
     memset(m, 0, NKEYS * sizeof(*m));
     make_table(dir);
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     int64_t ids[NKEYS];
     ver vals[NKEYS];
     size_t n = 0;
@@ -343,7 +342,7 @@ static void build(const char *dir, krow *m, cf_rng *rng, cf_table **out)
             if (c == NULL)
                 continue;
             if (cf_rng_below(rng, 3) == 0) {
-                cf_rs_change ch = {1, NULL};
+                cf_column_change ch = {1, NULL};
                 draw(&v, rng, ++ts);
                 v.t_nn = c->t_nn, v.nt = c->nt, v.tvalid = c->tvalid;
                 memcpy(v.tags, c->tags, sizeof(v.tags));
@@ -448,7 +447,7 @@ static void test_table_import__reinserts(void **state)
         check(t, m, &rng, STRIDE);
         /* Reopened (the log replays onto the copies), compacted, reopened. */
         cf_table_free(t);
-        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
         check(t, m, &rng, STRIDE);
         CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
         assert_int_equal(cf_table_rowset_count(t), 1);
@@ -457,7 +456,7 @@ static void test_table_import__reinserts(void **state)
         cf_table_options o;
         cf_table_options_init(&o);
         o.read_only = true;
-        CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+        CF_ASSERT_OK(cf_table_open(&t, dir, &o, &err), &err);
         check(t, m, &rng, STRIDE);
         cf_table_free(t);
         CF_ASSERT_RM_RF(dir);
@@ -539,7 +538,7 @@ static void test_table_import__failure_commits_nothing(void **state)
             assert_string_equal(disk0, disk1);
             free(disk1);
             cf_table_free(t);
-            CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+            CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
             check(t, m, &rng, STRIDE);
             CF_ASSERT_OK(load(t, ids, vals, n, 50, ts, NULL, &err), &err);
         } else {
@@ -549,7 +548,7 @@ static void test_table_import__failure_commits_nothing(void **state)
             push(&m[ids[i]], vals[i]);
         check(t, m, &rng, STRIDE);
         cf_table_free(t);
-        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
         check(t, m, &rng, STRIDE);
         /* nothing left over once a flush writes (and cleans up): every rs-*
          * directory is named by TABLET */
@@ -612,7 +611,7 @@ static void test_table_import__killed(void **state)
     cf_table_free(t); /* the MemRowSet and unflushed deltas stay in the log */
     size_t re;
     uint64_t ts = 0;
-    CF_ASSERT_OK(cf_table_open(&t, tmpl, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, tmpl, NULL, &err), &err);
     ts = cf_table_last_ts(t) + 1;
     cf_table_free(t);
     size_t n = load_rows(m, NKEYS, &rng, ts, ids, vals, &re);
@@ -631,7 +630,7 @@ static void test_table_import__killed(void **state)
         assert_true(pid >= 0);
         if (pid == 0) {
             cf_table *ct;
-            if (cf_table_open(&ct, dir, &err) != CF_OK)
+            if (cf_table_open(&ct, dir, NULL, &err) != CF_OK)
                 _exit(2);
             cf_status st = load(ct, ids, vals, n, 40, ts, NULL, &err);
             cf_table_free(ct);
@@ -660,7 +659,7 @@ static void test_table_import__killed(void **state)
             c0 -= t0;
             c1 -= t0;
         }
-        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
         bool done = cf_table_last_ts(t) == ts;
         if (done)
             for (size_t i = 0; i < n; i++)
@@ -731,7 +730,7 @@ static void test_table_import__files_private_from_creation(void **state)
         cf_table_free(t);
         snprintf(path, sizeof(path), "find '%s' -type f ! -name LOCK -exec chmod 600 {} +", dir);
         assert_int_equal(system(path), 0);
-        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
         size_t re;
         uint64_t ts = cf_table_last_ts(t) + 1;
         size_t n = load_rows(m, NKEYS, &rng, ts, ids, vals, &re);

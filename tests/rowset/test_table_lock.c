@@ -23,10 +23,10 @@
 static void make_table(const char *dir)
 {
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
-    CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
-    cf_rs_schema_free(s);
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
+    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
+    cf_schema_free(s);
 }
 
 static cf_status ins(cf_table *t, int64_t id, const char *name, uint64_t ts, cf_error *err)
@@ -43,7 +43,7 @@ static cf_status open_with(cf_table **t, const char *dir, bool read_only, uint32
     cf_table_options_init(&o);
     o.read_only = read_only;
     o.lock_timeout_ms = ms;
-    return cf_table_open_opts(t, dir, &o, err);
+    return cf_table_open(t, dir, &o, err);
 }
 
 static size_t count_rows(cf_table *t)
@@ -53,7 +53,7 @@ static size_t count_rows(cf_table *t)
     CF_ASSERT_OK(cf_table_scanner_create(&sc, t, NULL, &err), &err);
     size_t n = 0;
     for (;;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
@@ -70,15 +70,15 @@ static void test_lock__defaults(void **state)
     cf_table_options_init(&o);
     assert_int_equal(o.version, CF_TABLE_OPTIONS_VERSION);
     assert_null(o.cache);
-    assert_int_equal(o.cache_bytes, CF_RS_DEFAULT_CACHE_BYTES);
+    assert_int_equal(o.cache_bytes, CF_ROWSET_DEFAULT_CACHE_BYTES);
     assert_false(o.read_only);
     assert_int_equal(o.lock_timeout_ms, 10000);
     cf_rowset_options ro;
     cf_rowset_options_init(&ro);
     assert_false(ro.read_only);
     assert_int_equal(ro.lock_timeout_ms, 10000);
-    cf_rs_writer_options wo;
-    cf_rs_writer_options_init(&wo);
+    cf_rowset_writer_options wo;
+    cf_rowset_writer_options_init(&wo);
     assert_int_equal(wo.lock_timeout_ms, 10000);
     /* An unknown options layout is refused, naming it. */
     char *dir = mkdtemp_dir();
@@ -86,7 +86,7 @@ static void test_lock__defaults(void **state)
     cf_error err;
     cf_table *t;
     o.version = 99;
-    CF_ASSERT_STATUS(cf_table_open_opts(&t, dir, &o, &err), CF_EINVAL, &err);
+    CF_ASSERT_STATUS(cf_table_open(&t, dir, &o, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "version"));
     CF_ASSERT_RM_RF(dir);
 }
@@ -98,7 +98,7 @@ static void test_lock__two_handles_in_one_process(void **state)
     make_table(dir);
     cf_error err;
     cf_table *a, *b;
-    CF_ASSERT_OK(cf_table_open(&a, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&a, dir, NULL, &err), &err);
     CF_ASSERT_STATUS(open_with(&b, dir, false, 0, &err), CF_EBUSY, &err);
     char want[64];
     snprintf(want, sizeof(want), "pid %ld ", (long)getpid());
@@ -137,7 +137,7 @@ static void test_lock__other_process_holds_it(void **state)
         close(go[1]);
         cf_table *t;
         cf_error e;
-        if (cf_table_open(&t, dir, &e) != CF_OK)
+        if (cf_table_open(&t, dir, NULL, &e) != CF_OK)
             _exit(2);
         char c = 'r';
         if (write(ready[1], &c, 1) != 1)
@@ -178,7 +178,7 @@ static void test_lock__other_process_holds_it(void **state)
     if (pid == 0) {
         cf_table *ct;
         cf_error e;
-        if (cf_table_open(&ct, dir, &e) != CF_OK)
+        if (cf_table_open(&ct, dir, NULL, &e) != CF_OK)
             _exit(2);
         for (;;)
             pause();
@@ -206,7 +206,7 @@ static void test_lock__readers(void **state)
     make_table(dir);
     cf_error err;
     cf_table *w, *r;
-    CF_ASSERT_OK(cf_table_open(&w, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&w, dir, NULL, &err), &err);
     CF_ASSERT_OK(ins(w, 1, "one", 5, &err), &err);
     CF_ASSERT_OK(ins(w, 2, "two", 6, &err), &err);
     CF_ASSERT_OK(cf_table_flush(w, &err), &err);
@@ -218,7 +218,7 @@ static void test_lock__readers(void **state)
     int64_t k = 1;
     const void *key[1] = {&k};
     cf_slice nv = {(const uint8_t *)"x", 1};
-    cf_rs_change ch = {1, &nv};
+    cf_column_change ch = {1, &nv};
     CF_ASSERT_STATUS(ins(r, 9, "nine", 100, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "table opened read-only"));
     CF_ASSERT_STATUS(cf_table_update(r, key, &ch, 1, 101, &err), CF_EINVAL, &err);
@@ -240,8 +240,8 @@ static void test_lock__readers(void **state)
     CF_ASSERT_OK(ins(w, 3, "three", 7, &err), &err);
     CF_ASSERT_OK(cf_table_compact(w, 0, &err), &err);
     assert_int_equal(count_rows(r), 2);
-    cf_rs_batch b;
-    CF_ASSERT_OK(cf_table_get(r, key, CF_RS_SNAPSHOT_LATEST, &b, &err), &err);
+    cf_row_batch b;
+    CF_ASSERT_OK(cf_table_get(r, key, CF_SNAPSHOT_LATEST, &b, &err), &err);
     assert_int_equal(b.count, 1);
     /* A new reader sees the new version. */
     cf_table *r2;
@@ -255,7 +255,7 @@ static void test_lock__readers(void **state)
     make_table(dir2);
     char p[512];
     snprintf(p, sizeof(p), "%s/LOCK", dir2);
-    unlink(p); /* cf_rs_create_empty locked it */
+    unlink(p); /* cf_rowset_create_empty locked it */
     CF_ASSERT_OK(open_with(&r, dir2, true, 0, &err), &err);
     cf_table_free(r);
     assert_int_not_equal(access(p, F_OK), 0);
@@ -269,7 +269,7 @@ static void test_lock__not_a_table_leaves_nothing(void **state)
     char *dir = mkdtemp_dir();
     cf_error err;
     cf_table *t;
-    CF_ASSERT_STATUS(cf_table_open(&t, dir, &err), CF_ENOTFOUND, &err);
+    CF_ASSERT_STATUS(cf_table_open(&t, dir, NULL, &err), CF_ENOTFOUND, &err);
     assert_non_null(strstr(err.msg, "no table"));
     char p[512];
     snprintf(p, sizeof(p), "%s/LOCK", dir);
@@ -284,7 +284,7 @@ static void test_lock__not_a_table_leaves_nothing(void **state)
     fclose(f);
     unlink(p);
     assert_int_equal(symlink(target, p), 0);
-    CF_ASSERT_STATUS(cf_table_open(&t, dir, &err), CF_EIO, &err);
+    CF_ASSERT_STATUS(cf_table_open(&t, dir, NULL, &err), CF_EIO, &err);
     assert_non_null(strstr(err.msg, "LOCK"));
     size_t len;
     uint8_t *got = cf_test_read_file(target, &len);
@@ -302,7 +302,7 @@ static void test_lock__standalone_rowset(void **state)
     cf_error err;
     cf_table *t;
     make_table(dir);
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     for (int64_t i = 1; i <= 3; i++)
         CF_ASSERT_OK(ins(t, i, "v", (uint64_t)i + 1, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* rs-1 (close does not flush) */
@@ -314,12 +314,12 @@ static void test_lock__standalone_rowset(void **state)
     cf_rowset_options_init(&o);
     o.lock_timeout_ms = 0;
     cf_rowset *a, *b;
-    CF_ASSERT_OK(cf_rowset_open_opts(&a, sub, &o, &err), &err);
-    CF_ASSERT_OK(cf_rowset_open_opts(&b, sub, &o, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&a, sub, &o, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&b, sub, &o, &err), &err);
     int64_t k = 2;
     const void *key[1] = {&k};
     cf_slice nv = {(const uint8_t *)"x", 1};
-    cf_rs_change ch = {1, &nv};
+    cf_column_change ch = {1, &nv};
     /* Opening took no lock: a table writer can still open. */
     CF_ASSERT_OK(open_with(&t, dir, false, 0, &err), &err);
     /* ... and then the rowset's first mutation finds the table's lock taken (the
@@ -339,13 +339,13 @@ static void test_lock__standalone_rowset(void **state)
     cf_rowset_free(b);
     /* b gave the lock back: a table writer opens and sees a's update. */
     CF_ASSERT_OK(open_with(&t, dir, false, 0, &err), &err);
-    cf_rs_batch bt;
-    CF_ASSERT_OK(cf_table_get(t, key, CF_RS_SNAPSHOT_LATEST, &bt, &err), &err);
+    cf_row_batch bt;
+    CF_ASSERT_OK(cf_table_get(t, key, CF_SNAPSHOT_LATEST, &bt, &err), &err);
     const cf_slice *nm = (const cf_slice *)bt.cols[1].values;
     assert_int_equal(nm[0].len, 1);
     assert_memory_equal(nm[0].data, "x", 1);
     /* A rowset the table compacts away is stale too. */
-    CF_ASSERT_OK(cf_rowset_open_opts(&b, sub, &o, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&b, sub, &o, &err), &err);
     CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
     cf_table_free(t);
     CF_ASSERT_STATUS(cf_rowset_delete(b, key, 200, &err), CF_ESTATE, &err);
@@ -356,7 +356,7 @@ static void test_lock__standalone_rowset(void **state)
     cf_table_rowset(t, 0, &name);
     snprintf(sub, sizeof(sub), "%s/%s", dir, name);
     o.read_only = true;
-    CF_ASSERT_OK(cf_rowset_open_opts(&b, sub, &o, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&b, sub, &o, &err), &err);
     CF_ASSERT_STATUS(cf_rowset_delete(b, key, 300, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "read-only"));
     cf_rowset_free(b);
@@ -371,44 +371,44 @@ static void test_lock__root_rowset_and_writer(void **state)
     make_table(dir);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
-    /* cf_rs_writer_create and cf_rs_create_empty wait for the lock as well. */
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
-    cf_rs_writer_options wo;
-    cf_rs_writer_options_init(&wo);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    /* cf_rowset_writer_create and cf_rowset_create_empty wait for the lock as well. */
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
+    cf_rowset_writer_options wo;
+    cf_rowset_writer_options_init(&wo);
     wo.lock_timeout_ms = 0;
-    cf_rs_writer *w;
-    CF_ASSERT_STATUS(cf_rs_writer_create(&w, dir, s, &wo, &err), CF_EBUSY, &err);
+    cf_rowset_writer *w;
+    CF_ASSERT_STATUS(cf_rowset_writer_create(&w, dir, s, &wo, &err), CF_EBUSY, &err);
     /* The root rowset of a one-rowset table shares the table's LOCK. */
     cf_rowset_options o;
     cf_rowset_options_init(&o);
     o.lock_timeout_ms = 0;
     cf_rowset *rs;
-    CF_ASSERT_OK(cf_rowset_open_opts(&rs, dir, &o, &err), &err);
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, &o, &err), &err);
     CF_ASSERT_STATUS(cf_rowset_flush(rs, &err), CF_EBUSY, &err);
     cf_table_free(t);
     /* A writer holds the lock until it is freed. */
-    CF_ASSERT_OK(cf_rs_writer_create(&w, dir, s, &wo, &err), &err);
+    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, &wo, &err), &err);
     CF_ASSERT_STATUS(open_with(&t, dir, false, 0, &err), CF_EBUSY, &err);
-    CF_ASSERT_OK(cf_rs_writer_finish(w, &err), &err);
-    cf_rs_writer_free(w);
+    CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
+    cf_rowset_writer_free(w);
     /* Its MANIFEST replaced the one rs loaded: rs is stale. */
     CF_ASSERT_STATUS(cf_rowset_flush(rs, &err), CF_ESTATE, &err);
     cf_rowset_free(rs);
     /* A directory holding a table (a TABLET) is never overwritten by a writer. */
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     CF_ASSERT_OK(ins(t, 1, "one", 5, &err), &err);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
     /* the row is in the write-ahead log: that is a table too */
-    CF_ASSERT_STATUS(cf_rs_writer_create(&w, dir, s, &wo, &err), CF_EINVAL, &err);
+    CF_ASSERT_STATUS(cf_rowset_writer_create(&w, dir, s, &wo, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "already holds a table (with logged changes)"));
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    CF_ASSERT_STATUS(cf_rs_writer_create(&w, dir, s, &wo, &err), CF_EINVAL, &err);
+    CF_ASSERT_STATUS(cf_rowset_writer_create(&w, dir, s, &wo, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "already holds a table"));
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
     CF_ASSERT_RM_RF(dir);
 }
 

@@ -69,10 +69,10 @@ static void model_at(const op *ops, uint64_t snap, bool *alive, int32_t *v)
 static void make_table(const char *dir)
 {
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY, v INT32", &err), &err);
-    CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
-    cf_rs_schema_free(s);
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, v INT32", &err), &err);
+    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
+    cf_schema_free(s);
 }
 
 static cf_status apply(cf_table *t, const op *o, uint64_t ts, cf_error *err)
@@ -83,7 +83,7 @@ static cf_status apply(cf_table *t, const op *o, uint64_t ts, cf_error *err)
         return cf_table_insert(t, vals, ts, err);
     }
     if (o->type == 2) {
-        cf_rs_change ch = {1, &o->v};
+        cf_column_change ch = {1, &o->v};
         return cf_table_update(t, key, &ch, 1, ts, err);
     }
     return cf_table_delete(t, key, ts, err);
@@ -107,7 +107,7 @@ static void writer_child(const char *dir, const op *ops)
     o.sync_mode = CF_TABLE_SYNC_NONE;
     o.wal_max_bytes = 8192; /* checkpoints too */
     cf_table *t;
-    if ((st = cf_table_open_opts(&t, dir, &o, &e)) != CF_OK)
+    if ((st = cf_table_open(&t, dir, &o, &e)) != CF_OK)
         child_fail("writer", "open", st, &e);
     for (int i = 0; i < NOPS; i++) {
         if ((st = apply(t, &ops[i], TS0 + (uint64_t)i, &e)) != CF_OK)
@@ -119,7 +119,7 @@ static void writer_child(const char *dir, const op *ops)
         if (i % 101 == 100) {
             if ((st = cf_table_close(t, &e)) != CF_OK)
                 child_fail("writer", "close", st, &e);
-            if ((st = cf_table_open_opts(&t, dir, &o, &e)) != CF_OK)
+            if ((st = cf_table_open(&t, dir, &o, &e)) != CF_OK)
                 child_fail("writer", "reopen", st, &e);
         }
     }
@@ -135,8 +135,8 @@ static void check_scan(cf_table *r, const op *ops, uint64_t snap, const char *wh
     int32_t v[NKEYS];
     model_at(ops, snap, alive, v);
     cf_error e;
-    cf_rs_scan_options so;
-    cf_rs_scan_options_init(&so);
+    cf_scan_options so;
+    cf_scan_options_init(&so);
     so.snapshot = snap;
     cf_table_scanner *sc;
     cf_status st = cf_table_scanner_create(&sc, r, &so, &e);
@@ -144,7 +144,7 @@ static void check_scan(cf_table *r, const op *ops, uint64_t snap, const char *wh
         child_fail("reader", what, st, &e);
     int64_t next = 0; /* every id below it is checked */
     for (;;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         if ((st = cf_table_scanner_next(sc, &b, &e)) != CF_OK)
             child_fail("reader", what, st, &e);
         if (b.count == 0)
@@ -192,7 +192,7 @@ static void reader_child(const char *dir, const op *ops, const char *done, const
     for (unsigned iter = 0; access(done, F_OK) != 0 || iter < 5; iter++) {
         cf_error e;
         cf_table *r;
-        cf_status st = cf_table_open_opts(&r, dir, &o, &e);
+        cf_status st = cf_table_open(&r, dir, &o, &e);
         if (st == CF_EIO && strstr(e.msg, "kept changing") != NULL) {
             retries++; /* the writer checkpoints faster than we open: a refusal, not a lie */
             continue;
@@ -215,8 +215,8 @@ static void reader_child(const char *dir, const op *ops, const char *done, const
         for (int k = 0; k < 6; k++) {
             int64_t id = (int64_t)cf_rng_below(&rng, NKEYS);
             const void *key[1] = {&id};
-            cf_rs_batch b;
-            st = cf_table_get(r, key, CF_RS_SNAPSHOT_LATEST, &b, &e);
+            cf_row_batch b;
+            st = cf_table_get(r, key, CF_SNAPSHOT_LATEST, &b, &e);
             if (st == CF_ENOTFOUND)
                 b.count = 0;
             else if (st != CF_OK)
@@ -315,7 +315,7 @@ static void test_pin__readers_race_a_writer(void **state)
      * clean-up removes every rowset directory TABLET no longer names. */
     cf_error e;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &e), &e);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &e), &e);
     op extra = {1, NKEYS + 1, 5};
     CF_ASSERT_OK(apply(t, &extra, TS0 + NOPS, &e), &e);
     CF_ASSERT_OK(cf_table_flush(t, &e), &e);
@@ -334,7 +334,7 @@ static void test_pin__killed_reader(void **state)
     make_table(dir);
     cf_error e;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &e), &e);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &e), &e);
     cf_table_set_compaction(t, false, 0);
     uint64_t ts = 5;
     for (int r = 0; r < 3; r++) {
@@ -353,7 +353,7 @@ static void test_pin__killed_reader(void **state)
         cf_table_options_init(&o);
         o.read_only = true;
         cf_table *r;
-        if (cf_table_open_opts(&r, dir, &o, &e) != CF_OK || !cf_table_pinned(r))
+        if (cf_table_open(&r, dir, &o, &e) != CF_OK || !cf_table_pinned(r))
             _exit(1);
         if (write(ready[1], "x", 1) != 1)
             _exit(1);
@@ -368,7 +368,7 @@ static void test_pin__killed_reader(void **state)
     cf_table_options_init(&wo);
     wo.lock_timeout_ms = 0; /* the reader does not hold LOCK */
     wo.auto_compact = false;
-    CF_ASSERT_OK(cf_table_open_opts(&t, dir, &wo, &e), &e);
+    CF_ASSERT_OK(cf_table_open(&t, dir, &wo, &e), &e);
     CF_ASSERT_OK(cf_table_compact(t, 0, &e), &e);
     assert_int_equal(cf_table_rowset_count(t), 1);
     assert_int_equal(rowset_dirs(dir), 4); /* rs-1..rs-3 kept for the reader */
@@ -399,7 +399,7 @@ static void test_pin__held_exclusively(void **state)
     make_table(dir);
     cf_error e;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &e), &e);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &e), &e);
     for (int r = 0; r < 4; r++) {
         op o = {1, r, r * 3};
         CF_ASSERT_OK(apply(t, &o, 5 + (uint64_t)r, &e), &e);
@@ -413,20 +413,20 @@ static void test_pin__held_exclusively(void **state)
     cf_table_options_init(&o);
     o.read_only = true;
     cf_table *r;
-    CF_ASSERT_OK(cf_table_open_opts(&r, dir, &o, &e), &e);
+    CF_ASSERT_OK(cf_table_open(&r, dir, &o, &e), &e);
     assert_false(cf_table_pinned(r));
     int64_t id = 2;
     const void *key[1] = {&id};
-    cf_rs_batch b;
-    CF_ASSERT_OK(cf_table_get(r, key, CF_RS_SNAPSHOT_LATEST, &b, &e), &e);
+    cf_row_batch b;
+    CF_ASSERT_OK(cf_table_get(r, key, CF_SNAPSHOT_LATEST, &b, &e), &e);
     assert_int_equal(b.count, 1);
     assert_int_equal(((const int32_t *)b.cols[1].values)[0], 6);
     cf_table_free(r);
     close(fd);
-    CF_ASSERT_OK(cf_table_open_opts(&r, dir, &o, &e), &e);
+    CF_ASSERT_OK(cf_table_open(&r, dir, &o, &e), &e);
     assert_true(cf_table_pinned(r));
     /* A writer's own handle is never pinned. */
-    CF_ASSERT_OK(cf_table_open(&t, dir, &e), &e);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &e), &e);
     assert_false(cf_table_pinned(t));
     cf_table_free(t);
     cf_table_free(r);

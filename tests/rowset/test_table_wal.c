@@ -36,10 +36,10 @@
 static void make_table(const char *dir)
 {
     cf_error err;
-    cf_rs_schema *s;
-    CF_ASSERT_OK(cf_rs_schema_parse(&s, "id INT64 KEY, v INT64 NULL, s STRING NULL", &err), &err);
-    CF_ASSERT_OK(cf_rs_create_empty(dir, s, &err), &err);
-    cf_rs_schema_free(s);
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, v INT64 NULL, s STRING NULL", &err), &err);
+    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
+    cf_schema_free(s);
 }
 
 /* The model: each key's latest state. */
@@ -63,7 +63,7 @@ static cf_status upd(cf_table *t, int64_t id, int64_t v, uint64_t ts, cf_error *
     snprintf(buf, sizeof(buf), "s%" PRId64, v);
     cf_slice s = {(const uint8_t *)buf, strlen(buf)};
     const void *key[1] = {&id};
-    cf_rs_change ch[2] = {{1, &v}, {2, &s}};
+    cf_column_change ch[2] = {{1, &v}, {2, &s}};
     return cf_table_update(t, key, ch, 2, ts, err);
 }
 
@@ -79,13 +79,13 @@ static bool read_state(cf_table *t, mstate *out)
 {
     memset(out, 0, sizeof(*out));
     cf_error err;
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     cf_table_scanner *sc;
     CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
     bool ok = true;
     for (;;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
         if (b.count == 0)
             break;
@@ -129,7 +129,7 @@ static void test_table_wal__free_without_flush(void **state)
     mstate m;
     memset(&m, 0, sizeof(m));
     uint64_t ts = 2;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     /* rows into a flushed rowset, then ops on them (rowset deltas) and new rows
      * (MemRowSet), then a second checkpoint and more */
     for (int k = 0; k < 40; k++) {
@@ -161,7 +161,7 @@ static void test_table_wal__free_without_flush(void **state)
     uint64_t last = cf_table_last_ts(t);
     cf_table_free(t);             /* no flush, no close */
     for (int i = 0; i < 2; i++) { /* twice: replay is repeatable */
-        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
         assert_int_equal(cf_table_last_ts(t), last);
         mstate got;
         assert_true(read_state(t, &got));
@@ -169,11 +169,11 @@ static void test_table_wal__free_without_flush(void **state)
         cf_table_free(t);
     }
     /* after a flush the log is short again and the state the same */
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_int_equal(cf_table_mrs_rows(t), 0);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     mstate got;
     assert_true(read_state(t, &got));
     assert_true(same(&got, &m));
@@ -190,7 +190,7 @@ static void test_table_wal__damaged_log(void **state)
     make_table(dir);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     for (int k = 0; k < 10; k++)
         CF_ASSERT_OK(put(t, k, k, 2 + (uint64_t)k, &err), &err);
     cf_table_free(t);
@@ -203,7 +203,7 @@ static void test_table_wal__damaged_log(void **state)
     FILE *f = fopen(path, "wb");
     assert_int_equal(fwrite(bytes, 1, len, f), len);
     fclose(f);
-    CF_ASSERT_STATUS(cf_table_open(&t, dir, &err), CF_ECORRUPT, &err);
+    CF_ASSERT_STATUS(cf_table_open(&t, dir, NULL, &err), CF_ECORRUPT, &err);
     assert_non_null(strstr(err.msg, "wal-0000000000000001.log: record at offset 36"));
     struct stat sb;
     assert_int_equal(stat(path, &sb), 0);
@@ -237,7 +237,7 @@ static void child(const char *dir, mstate m, uint64_t seed, int fd)
     cf_rng_init(&rng, seed);
     cf_error e;
     cf_table *t;
-    if (cf_table_open(&t, dir, &e) != CF_OK) {
+    if (cf_table_open(&t, dir, NULL, &e) != CF_OK) {
         fprintf(stderr, "child open: %s\n", e.msg);
         _exit(2);
     }
@@ -340,7 +340,7 @@ static void test_table_wal__crash(void **state)
         close(p[0]);
         cf_error err;
         cf_table *t;
-        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
         mstate got;
         if (!read_state(t, &got))
             fail_msg("round %d: a half-applied row", round);
@@ -384,7 +384,7 @@ static void test_table_wal__append_failure_is_sticky(void **state)
         signal(SIGXFSZ, SIG_IGN);
         cf_error e;
         cf_table *t;
-        if (cf_table_open(&t, dir, &e) != CF_OK)
+        if (cf_table_open(&t, dir, NULL, &e) != CF_OK)
             _exit(2);
         struct rlimit rl = {4096, 4096}; /* the log may not grow past 4 KiB */
         if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
@@ -419,7 +419,7 @@ static void test_table_wal__append_failure_is_sticky(void **state)
     assert_true(acked > 10);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     mstate got;
     assert_true(read_state(t, &got));
     for (int64_t i = 0; i < NKEYS; i++)
@@ -435,8 +435,8 @@ static int64_t get_v(cf_table *t, int64_t id)
 {
     cf_error err;
     const void *key[1] = {&id};
-    cf_rs_batch b;
-    cf_status st = cf_table_get(t, key, CF_RS_SNAPSHOT_LATEST, &b, &err);
+    cf_row_batch b;
+    cf_status st = cf_table_get(t, key, CF_SNAPSHOT_LATEST, &b, &err);
     if (st == CF_ENOTFOUND)
         return -1;
     CF_ASSERT_OK(st, &err);
@@ -466,7 +466,7 @@ static void test_table_wal__oom_in_an_op(void **state)
             snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
             make_table(dir);
             cf_table *t;
-            CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+            CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
             mstate m;
             memset(&m, 0, sizeof(m));
             uint64_t ts = cf_table_last_ts(t);
@@ -481,7 +481,7 @@ static void test_table_wal__oom_in_an_op(void **state)
             CF_ASSERT_OK(del(t, 13, ++ts, &err), &err);
             m.live[3] = m.live[13] = false;
             cf_table_free(t); /* a fresh handle: its first op allocates all it needs */
-            CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+            CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
             int64_t id = op == 0 ? 50 : op == 1 ? 3 : op == 2 ? 13 : op == 3 ? 5 : op == 4 ? 15 : 6;
             cf_status st;
             if (k == 0)
@@ -526,7 +526,7 @@ static void test_table_wal__oom_in_an_op(void **state)
             m.live[60] = true;
             m.v[60] = 60;
             cf_table_free(t);
-            cf_status st3 = cf_table_open(&t, dir, &err);
+            cf_status st3 = cf_table_open(&t, dir, NULL, &err);
             if (st3 != CF_OK)
                 fail_msg("op %d, allocation %" PRIu64 " (%s): reopening: %s", op, k,
                          st == CF_OK ? "done" : "failed", err.msg);
@@ -550,7 +550,7 @@ static void test_table_wal__replay_skips_covering_rowsets(void **state)
     make_table(dir);
     cf_error err;
     cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     cf_table_set_compaction(t, false, 0);
     CF_ASSERT_OK(put(t, 0, 0, 2, &err), &err);
     CF_ASSERT_OK(put(t, 9, 9, 3, &err), &err);
@@ -564,7 +564,7 @@ static void test_table_wal__replay_skips_covering_rowsets(void **state)
     assert_string_equal(name, "rs-1");
     CF_ASSERT_OK(cf_rowset_flush(rs1, &err), &err); /* rs-1's files: last_ts 6 */
     cf_table_free(t);
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     mstate got;
     assert_true(read_state(t, &got));
     assert_true(got.live[0] && got.v[0] == 60 && got.live[5] && got.v[5] == 50 && got.live[9]);
@@ -587,7 +587,7 @@ static void test_table_wal__replay_probes_no_rowset_for_mrs_ops(void **state)
     mstate m;
     memset(&m, 0, sizeof(m));
     uint64_t ts = 2;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     cf_table_set_compaction(t, false, 0);
     for (int r = 0; r < 3; r++) { /* three rowsets, each covering 0..90 */
         for (int k = r; k < 92; k += 10) {
@@ -619,7 +619,7 @@ static void test_table_wal__replay_probes_no_rowset_for_mrs_ops(void **state)
         cf_table_options o;
         cf_table_options_init(&o);
         o.read_only = ro == 1;
-        CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
+        CF_ASSERT_OK(cf_table_open(&t, dir, &o, &err), &err);
         uint64_t applied, probes;
         cf_table_replay_stats(t, &applied, &probes);
         assert_int_equal(applied, (uint64_t)mrs_ops + 2);
@@ -725,7 +725,7 @@ static void test_table_wal__old_log_format(void **state)
     mstate m;
     memset(&m, 0, sizeof(m));
     uint64_t ts = 2;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     for (int k = 0; k < 40; k += 2) {
         CF_ASSERT_OK(put(t, k, k, ts++, &err), &err);
         m.live[k] = true;
@@ -748,7 +748,7 @@ static void test_table_wal__old_log_format(void **state)
     rewrite_as_v1(path);
     assert_int_equal(segment_version(dir, 2), 1);
     for (int round = 0; round < 2; round++) {
-        CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
         uint64_t applied, probes;
         cf_table_replay_stats(t, &applied, &probes);
         assert_int_equal(applied, 12 + (uint64_t)round * 3);
@@ -769,14 +769,14 @@ static void test_table_wal__old_log_format(void **state)
         cf_table_free(t);
         assert_int_equal(segment_version(dir, 2), 1);
     }
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* checkpoint: a version 2 segment */
     CF_ASSERT_OK(put(t, 70, 70, ts++, &err), &err);
     m.live[70] = true;
     m.v[70] = 70;
     cf_table_free(t);
     assert_int_equal(segment_version(dir, 3), 2);
-    CF_ASSERT_OK(cf_table_open(&t, dir, &err), &err);
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     mstate got;
     assert_true(read_state(t, &got));
     assert_true(same(&got, &m));
@@ -804,7 +804,7 @@ static void test_table_wal__readers_during_checkpoints(void **state)
     if (pid == 0) {
         cf_error e;
         cf_table *t;
-        if (cf_table_open(&t, dir, &e) != CF_OK)
+        if (cf_table_open(&t, dir, NULL, &e) != CF_OK)
             _exit(2);
         cf_table_set_sync(t, CF_TABLE_SYNC_NONE, 0);
         cf_table_set_wal_max_bytes(t, 8 << 10);
@@ -831,14 +831,14 @@ static void test_table_wal__readers_during_checkpoints(void **state)
         uint64_t before = *acked;
         cf_error err;
         cf_table *t;
-        CF_ASSERT_OK(cf_table_open_opts(&t, dir, &o, &err), &err);
-        cf_rs_scan_options so;
-        cf_rs_scan_options_init(&so);
+        CF_ASSERT_OK(cf_table_open(&t, dir, &o, &err), &err);
+        cf_scan_options so;
+        cf_scan_options_init(&so);
         cf_table_scanner *sc;
         CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &so, &err), &err);
         size_t n = 0;
         for (;;) {
-            cf_rs_batch b;
+            cf_row_batch b;
             CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
             if (b.count == 0)
                 break;

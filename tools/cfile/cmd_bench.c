@@ -66,7 +66,7 @@ const char cf_cmd_bench_usage[] =
     "       --values-out writes the values as --keys-out does.\n"
     "scan   a scan of the table in DIR (read-only; projection and predicates as\n"
     "       `cfile table scan`), once untimed, then K times (default 5) with each\n"
-    "       thread count of --threads (cf_rs_scan_options.threads; default 1,2),\n"
+    "       thread count of --threads (cf_scan_options.threads; default 1,2),\n"
     "       the counts alternating. Reports per count the best and median wall\n"
     "       seconds and the median process CPU seconds (all threads): on a busy\n"
     "       machine compare CPU, and wall only from a quiet run.\n"

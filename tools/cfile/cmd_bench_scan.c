@@ -29,7 +29,7 @@ static double cpu_now_s(void)
 }
 
 /* One scan of t with o: rows returned, wall and process CPU seconds. */
-static cf_status table_scan_once(cf_table *t, const cf_rs_scan_options *o, uint64_t *rows,
+static cf_status table_scan_once(cf_table *t, const cf_scan_options *o, uint64_t *rows,
                                  double *wall, double *cpu, cf_error *e)
 {
     double w0 = cf_cli_now_s(), c0 = cpu_now_s();
@@ -37,7 +37,7 @@ static cf_status table_scan_once(cf_table *t, const cf_rs_scan_options *o, uint6
     cf_status st = cf_table_scanner_create(&sc, t, o, e);
     *rows = 0;
     while (st == CF_OK) {
-        cf_rs_batch b;
+        cf_row_batch b;
         if ((st = cf_table_scanner_next(sc, &b, e)) != CF_OK || b.count == 0)
             break;
         *rows += b.count;
@@ -79,10 +79,10 @@ int cf_bench_scan(cf_cli *c, int argc, char **argv)
             for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
                 uint64_t n;
                 if (ncounts == BENCH_SCAN_MAX_T || cf_cli_parse_u64(w, &n) != 0 || n < 1 ||
-                    n > CF_RS_MAX_THREADS) {
+                    n > CF_SCAN_MAX_THREADS) {
                     free(copy);
                     return cf_cli_usage(c, "--threads: up to %d counts of 1..%u, got '%s'",
-                                        BENCH_SCAN_MAX_T, CF_RS_MAX_THREADS, optarg);
+                                        BENCH_SCAN_MAX_T, CF_SCAN_MAX_THREADS, optarg);
                 }
                 counts[ncounts++] = (size_t)n;
             }
@@ -108,14 +108,14 @@ int cf_bench_scan(cf_cli *c, int argc, char **argv)
     cf_table_options_init(&to);
     to.read_only = true;
     cf_table *t = NULL;
-    cf_status st = cf_table_open_opts(&t, dir, &to, &e);
+    cf_status st = cf_table_open(&t, dir, &to, &e);
     if (st != CF_OK)
         return cf_cli_lib_fail(c, dir, st, &e);
-    const cf_rs_schema *s = cf_table_schema(t);
+    const cf_schema *s = cf_table_schema(t);
     cf_arena a;
     cf_arena_init(&a);
     size_t *cols = NULL, ncols = 0, npreds = 0;
-    cf_rs_pred *preds = NULL;
+    cf_pred *preds = NULL;
     double *wall = calloc(iters * ncounts, sizeof(double));
     double *cpu = calloc(iters * ncounts, sizeof(double));
     rc = CF_EXIT_FAIL;
@@ -127,8 +127,8 @@ int cf_bench_scan(cf_cli *c, int argc, char **argv)
     if ((rc = cf_cli_where_parse(c, s, where, &preds, &npreds, &a)) != 0)
         goto out;
     rc = CF_EXIT_FAIL;
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.cols = cols;
     o.ncols = ncols;
     o.preds = preds;

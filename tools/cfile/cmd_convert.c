@@ -237,16 +237,16 @@ static int convert_table(cf_cli *c, const char *dir, bool has_ts, uint64_t ts, c
     cf_parquet_writer *w = NULL;
     cf_parquet_write_column *cols = NULL;
     int rc = 0;
-    cf_status st = cf_table_open_opts(&t, dir, &to, &e);
+    cf_status st = cf_table_open(&t, dir, &to, &e);
     if (st != CF_OK)
         return cf_cli_lib_fail(c, dir, st, &e);
-    const cf_rs_schema *s = cf_table_schema(t);
-    size_t n = cf_rs_schema_ncols(s);
+    const cf_schema *s = cf_table_schema(t);
+    size_t n = cf_schema_ncols(s);
     if ((rc = cf_pq_columns_of(c, s, &cols)) != 0 || (rc = cf_pq_apply_bloom(c, a, cols, n)) != 0 ||
         (rc = cf_pq_kudu_types(c, a, cols, s, n)) != 0)
         goto out;
-    cf_rs_scan_options so;
-    cf_rs_scan_options_init(&so);
+    cf_scan_options so;
+    cf_scan_options_init(&so);
     if (has_ts)
         so.snapshot = ts + 1; /* inclusive, as `table scan --as-of` */
     if ((st = cf_table_scanner_create(&sc, t, &so, &e)) != CF_OK) {
@@ -263,7 +263,7 @@ static int convert_table(cf_cli *c, const char *dir, bool has_ts, uint64_t ts, c
     cf_cli_progress_init(&p, c, a->progress, 0);
     uint64_t done = 0;
     for (;;) {
-        cf_rs_batch rb;
+        cf_row_batch rb;
         if ((st = cf_table_scanner_next(sc, &rb, &e)) != CF_OK) {
             rc = cf_cli_lib_fail(c, dir, st, &e);
             goto out;

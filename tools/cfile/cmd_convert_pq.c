@@ -251,7 +251,7 @@ static int to_cfiles(pqconv *v)
             break;
         for (size_t i = 0; i < v->n; i++) {
             const cf_pq_kcol *k = &v->k[i];
-            cf_rs_colvec cv = cf_pq_kudu_colvec(k);
+            cf_colvec cv = cf_pq_kudu_colvec(k);
             st = k->col.is_array ? cf_writer_append_arrays(w[i], cv.values, cv.elem_nonnull,
                                                            cv.elem_counts, cv.nonnull, rows, &e)
                                  : cf_writer_append(w[i], cv.values, cv.nonnull, rows, &e);
@@ -327,11 +327,11 @@ out:
 
 /* The new table's schema: the --key columns first (in --key's order), then the
  * others in the file's order. */
-static int table_schema(pqconv *v, cf_rs_schema **out)
+static int table_schema(pqconv *v, cf_schema **out)
 {
     cf_cli *c = v->c;
     const cf_pq_convert_args *a = v->a;
-    cf_rs_column *cols = calloc(v->n + 1, sizeof(*cols));
+    cf_column *cols = calloc(v->n + 1, sizeof(*cols));
     bool *used = calloc(v->n + 1, sizeof(*used));
     int rc = 0;
     if (cols == NULL || used == NULL) {
@@ -363,7 +363,7 @@ static int table_schema(pqconv *v, cf_rs_schema **out)
         if (!used[j])
             cols[m++] = v->k[j].col;
     cf_error e;
-    cf_status st = cf_rs_schema_create(out, cols, m, &e);
+    cf_status st = cf_schema_create(out, cols, m, &e);
     if (st != CF_OK)
         rc = cf_cli_usage(c, "the table's schema: %s", e.msg);
 out:
@@ -379,23 +379,23 @@ typedef struct table_load {
 
 /* Match the converted columns to the table's by name (an existing table: the
  * types must agree; the table's columns the file lacks must be nullable). */
-static int match_table(pqconv *v, const cf_rs_schema *s, size_t *map)
+static int match_table(pqconv *v, const cf_schema *s, size_t *map)
 {
     cf_cli *c = v->c;
-    size_t nc = cf_rs_schema_ncols(s);
+    size_t nc = cf_schema_ncols(s);
     for (size_t j = 0; j < v->n; j++)
-        if (cf_rs_schema_find(s, v->k[j].name) < 0)
+        if (cf_schema_find(s, v->k[j].name) < 0)
             return cf_cli_fail(c, "%s: column '%s': the table has no such column", v->a->in,
                                v->k[j].name);
     for (size_t i = 0; i < v->a->nkeys; i++) {
-        const cf_rs_column *tc = cf_rs_schema_column(s, i);
-        if (i >= cf_rs_schema_nkeys(s) || strcmp(tc->name, v->a->keys[i]) != 0)
+        const cf_column *tc = cf_schema_column(s, i);
+        if (i >= cf_schema_nkeys(s) || strcmp(tc->name, v->a->keys[i]) != 0)
             return cf_cli_usage(c, "--key differs from the table's key");
     }
-    if (v->a->nkeys && v->a->nkeys != cf_rs_schema_nkeys(s))
+    if (v->a->nkeys && v->a->nkeys != cf_schema_nkeys(s))
         return cf_cli_usage(c, "--key differs from the table's key");
     for (size_t i = 0; i < nc; i++) {
-        const cf_rs_column *tc = cf_rs_schema_column(s, i);
+        const cf_column *tc = cf_schema_column(s, i);
         map[i] = SIZE_MAX;
         for (size_t j = 0; j < v->n; j++)
             if (strcmp(v->k[j].name, tc->name) == 0)
@@ -406,7 +406,7 @@ static int match_table(pqconv *v, const cf_rs_schema *s, size_t *map)
                                    v->a->in, tc->name);
             continue;
         }
-        const cf_rs_column *kc = &v->k[map[i]].col;
+        const cf_column *kc = &v->k[map[i]].col;
         if (kc->type != tc->type || kc->is_array != tc->is_array) {
             char want[64], got[64];
             snprintf(want, sizeof(want), "%s%s", cf_cli_type_name(tc->type),
@@ -420,14 +420,14 @@ static int match_table(pqconv *v, const cf_rs_schema *s, size_t *map)
     return 0;
 }
 
-static int load_parquet(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_rs_schema *s,
+static int load_parquet(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_schema *s,
                         bool new_table, uint64_t *rows_out)
 {
     table_load *t = ctx;
     pqconv *v = t->v;
-    size_t nc = cf_rs_schema_ncols(s);
+    size_t nc = cf_schema_ncols(s);
     int rc = 0;
-    cf_rs_colvec *cv = calloc(nc + 1, sizeof(*cv));
+    cf_colvec *cv = calloc(nc + 1, sizeof(*cv));
     uint8_t **nulls = calloc(nc + 1, sizeof(*nulls)); /* columns the file lacks */
     t->map = calloc(nc + 1, sizeof(*t->map));
     if (cv == NULL || nulls == NULL || t->map == NULL) {
@@ -450,14 +450,13 @@ static int load_parquet(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_rs_s
             }
             /* All NULL: zeroed values (array counts 0) and an all-clear bitmap,
              * for any batch (record assembly's are at most PQ_BATCH_ROWS). */
-            const cf_rs_column *tc = cf_rs_schema_column(s, i);
+            const cf_column *tc = cf_schema_column(s, i);
             size_t w = tc->is_array ? sizeof(uint32_t) : cf_type_size(tc->type);
             if (nulls[i] == NULL && (nulls[i] = calloc(PQ_BATCH_ROWS + 8, w)) == NULL) {
                 rc = cf_cli_fail(c, "out of memory");
                 goto out;
             }
-            cv[i] =
-                (cf_rs_colvec){nulls[i], nulls[i], tc->is_array ? (void *)nulls[i] : NULL, NULL};
+            cv[i] = (cf_colvec){nulls[i], nulls[i], tc->is_array ? (void *)nulls[i] : NULL, NULL};
         }
         uint64_t before = cf_table_loader_rows(ld);
         cf_error e;
@@ -495,7 +494,7 @@ static int table_json(pqconv *v, uint64_t rows)
     o.read_only = true;
     cf_table *t = NULL;
     cf_error e;
-    cf_status st = cf_table_open_opts(&t, v->a->out, &o, &e);
+    cf_status st = cf_table_open(&t, v->a->out, &o, &e);
     if (st != CF_OK)
         return cf_cli_lib_fail(v->c, v->a->out, st, &e);
     cf_jw j;
@@ -510,11 +509,11 @@ static int table_json(pqconv *v, uint64_t rows)
         cf_jw_obj_end(&j);
     }
     cf_jw_arr_end(&j);
-    const cf_rs_schema *s = cf_table_schema(t);
+    const cf_schema *s = cf_table_schema(t);
     cf_jw_key(&j, "key");
     cf_jw_arr_begin(&j);
-    for (size_t i = 0; i < cf_rs_schema_nkeys(s); i++)
-        cf_jw_cstr(&j, cf_rs_schema_column(s, i)->name);
+    for (size_t i = 0; i < cf_schema_nkeys(s); i++)
+        cf_jw_cstr(&j, cf_schema_column(s, i)->name);
     cf_jw_arr_end(&j);
     cf_jw_key(&j, "rowsets");
     cf_jw_uint(&j, cf_table_rowset_count(t));
@@ -528,7 +527,7 @@ static int to_table(pqconv *v)
 {
     cf_cli *c = v->c;
     const cf_pq_convert_args *a = v->a;
-    cf_rs_schema *ns = NULL;
+    cf_schema *ns = NULL;
     int rc = 0;
     if (a->nkeys && (rc = table_schema(v, &ns)) != 0)
         return rc;
@@ -544,7 +543,7 @@ static int to_table(pqconv *v)
     else if (rc == 0 && !a->quiet)
         fprintf(c->out, "imported %" PRIu64 " rows into %s in %.2f s\n", rows, a->out,
                 cf_cli_now_s() - v->p.t0);
-    cf_rs_schema_free(ns);
+    cf_schema_free(ns);
     return rc;
 }
 

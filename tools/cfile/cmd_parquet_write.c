@@ -79,7 +79,7 @@ int cf_cmd_parquet_write(cf_cli *c, int argc, char **argv)
             return rc == 1 ? cf_cli_bad_option(c, argv) : rc;
         }
     }
-    cf_rs_schema *s = NULL;
+    cf_schema *s = NULL;
     cf_parquet_write_column *cols = NULL;
     cf_parquet_writer *w = NULL;
     FILE *in = NULL;
@@ -101,14 +101,14 @@ int cf_cmd_parquet_write(cf_cli *c, int argc, char **argv)
         jsonl = format[0] == 'j';
     }
     const char *out = argv[optind];
-    cf_status st = cf_rs_schema_parse_columns(&s, schema, &e);
+    cf_status st = cf_schema_parse_columns(&s, schema, &e);
     if (st != CF_OK) {
         rc = cf_cli_usage(c, "--schema: %s", e.msg);
         goto out;
     }
     if ((rc = cf_pq_columns_of(c, s, &cols)) != 0)
         goto out;
-    size_t n = cf_rs_schema_ncols(s);
+    size_t n = cf_schema_ncols(s);
     if ((rc = cf_pq_apply_bloom(c, &a, cols, n)) != 0 ||
         (rc = cf_pq_kudu_types(c, &a, cols, s, n)) != 0)
         goto out;
@@ -138,7 +138,7 @@ out:
     if (in != NULL)
         cf_cli_fclose_input(in);
     free(cols);
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
     cf_pq_args_dispose(&a);
     return rc;
 }

@@ -100,7 +100,7 @@ static cf_status table_open_mode(cf_table **t, const char *dir, bool write, uint
     o.read_only = !write;
     o.lock_timeout_ms = lock_ms;
     o.wal_max_bytes = CLI_WAL_MAX_BYTES;
-    return cf_table_open_opts(t, dir, &o, e);
+    return cf_table_open(t, dir, &o, e);
 }
 
 /* ---- options ------------------------------------------------------------------------------- */
@@ -155,7 +155,7 @@ static int parse_args(cf_cli *c, int argc, char **argv, cf_table_args *t)
     memset(t, 0, sizeof(*t));
     t->lock_ms = 10000;
     t->limit = UINT64_MAX;
-    t->threads = CF_RS_THREADS_AUTO;
+    t->threads = CF_SCAN_THREADS_AUTO;
     int ch;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         if (ch >= O_SCHEMA && ch - O_SCHEMA < 32)
@@ -179,9 +179,9 @@ static int parse_args(cf_cli *c, int argc, char **argv, cf_table_args *t)
         case O_TS:
             if (cf_cli_parse_u64(optarg, &t->ts) != 0 || t->ts == 0)
                 return cf_cli_usage(c, "--ts: not a timestamp: %s", optarg);
-            if (t->ts > CF_RS_TS_MAX) /* the table reserves the values above */
+            if (t->ts > CF_TS_MAX) /* the table reserves the values above */
                 return cf_cli_usage(c, "--ts: %s is out of range: timestamps are 1..%" PRIu64,
-                                    optarg, CF_RS_TS_MAX);
+                                    optarg, CF_TS_MAX);
             t->has_ts = true;
             break;
         case O_LIMIT:
@@ -191,10 +191,10 @@ static int parse_args(cf_cli *c, int argc, char **argv, cf_table_args *t)
         case O_THREADS: {
             uint64_t n;
             if (strcmp(optarg, "auto") == 0)
-                t->threads = CF_RS_THREADS_AUTO;
-            else if (cf_cli_parse_u64(optarg, &n) != 0 || n < 1 || n > CF_RS_MAX_THREADS)
+                t->threads = CF_SCAN_THREADS_AUTO;
+            else if (cf_cli_parse_u64(optarg, &n) != 0 || n < 1 || n > CF_SCAN_MAX_THREADS)
                 return cf_cli_usage(c, "--threads: expected 1..%u or auto, got '%s'",
-                                    CF_RS_MAX_THREADS, optarg);
+                                    CF_SCAN_MAX_THREADS, optarg);
             else
                 t->threads = (size_t)n;
             break;

@@ -20,7 +20,7 @@
 #define BATCH 8192
 
 typedef struct icol {
-    const cf_rs_column *c;
+    const cf_column *c;
     size_t w;
     uint8_t *vals;    /* BATCH slots */
     uint8_t *nn;      /* BATCH bits */
@@ -34,10 +34,10 @@ typedef struct icol {
 typedef struct importer {
     cf_cli *c;
     const char *file;
-    const cf_rs_schema *s;
+    const cf_schema *s;
     size_t nc;
     icol *ic;
-    cf_rs_colvec *cv;
+    cf_colvec *cv;
     uint64_t *lines; /* input line of each row of the batch */
     size_t r;        /* rows in the batch */
     cf_arena arena;  /* binary values of the batch */
@@ -132,11 +132,11 @@ static int flush_batch(importer *im)
         return 0;
     for (size_t i = 0; i < im->nc; i++)
         im->cv[i] =
-            (cf_rs_colvec){im->ic[i].c->is_array ? (const void *)im->ic[i].elems : im->ic[i].vals,
-                           im->ic[i].nn, im->ic[i].counts, im->ic[i].enn};
+            (cf_colvec){im->ic[i].c->is_array ? (const void *)im->ic[i].elems : im->ic[i].vals,
+                        im->ic[i].nn, im->ic[i].counts, im->ic[i].enn};
     cf_error e;
     if (im->pw != NULL) {
-        cf_batch b[CF_RS_MAX_COLUMNS];
+        cf_batch b[CF_SCHEMA_MAX_COLUMNS];
         for (size_t i = 0; i < im->nc; i++) {
             icol *x = &im->ic[i];
             memset(&b[i], 0, sizeof(b[i]));
@@ -213,7 +213,7 @@ static int read_csv(importer *im, FILE *in)
     if (got < 0)
         goto bad;
     for (size_t i = 0; i < n; i++) {
-        int k = cf_rs_schema_find(im->s, f[i].data);
+        int k = cf_schema_find(im->s, f[i].data);
         if (k < 0 || strlen(f[i].data) != f[i].len) {
             rc = cf_cli_fail(c,
                              "%s: line %" PRIu64 ", column %" PRIu64
@@ -318,7 +318,7 @@ static int read_jsonl(importer *im, FILE *in)
         memset(seen, 0, im->nc * sizeof(*seen));
         for (size_t i = 0; i < v.n && rc == 0; i++) {
             const cf_json_member *m = &v.members[i];
-            int k = cf_rs_schema_find(im->s, m->key);
+            int k = cf_schema_find(im->s, m->key);
             if (k < 0 || strlen(m->key) != m->key_len)
                 rc = cf_cli_fail(c, "%s: line %" PRIu64 ": no column '%.100s'", im->file, lineno,
                                  m->key);
@@ -354,13 +354,13 @@ static int read_jsonl(importer *im, FILE *in)
 /* ---- the command ------------------------------------------------------------------------- */
 
 /* -1 when out of memory (dispose anyway). */
-static int importer_setup(importer *im, cf_cli *c, const char *file, const cf_rs_schema *s)
+static int importer_setup(importer *im, cf_cli *c, const char *file, const cf_schema *s)
 {
     memset(im, 0, sizeof(*im));
     im->c = c;
     im->file = strcmp(file, "-") == 0 ? "stdin" : file;
     im->s = s;
-    im->nc = cf_rs_schema_ncols(s);
+    im->nc = cf_schema_ncols(s);
     im->ic = calloc(im->nc, sizeof(*im->ic));
     im->cv = calloc(im->nc, sizeof(*im->cv));
     im->lines = calloc(BATCH, sizeof(*im->lines));
@@ -368,7 +368,7 @@ static int importer_setup(importer *im, cf_cli *c, const char *file, const cf_rs
     bool oom = im->ic == NULL || im->cv == NULL || im->lines == NULL;
     for (size_t i = 0; !oom && i < im->nc; i++) {
         icol *x = &im->ic[i];
-        x->c = cf_rs_schema_column(s, i);
+        x->c = cf_schema_column(s, i);
         x->w = cf_type_size(x->c->type);
         x->vals = calloc(BATCH, x->w);
         x->nn = calloc(BATCH / 8, 1);
@@ -396,7 +396,7 @@ static void importer_dispose(importer *im)
     cf_arena_dispose(&im->arena);
 }
 
-int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl, const cf_rs_schema *s,
+int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl, const cf_schema *s,
                            cf_parquet_writer *pw, void (*progress)(void *ctx, uint64_t rows),
                            void *ctx, uint64_t *rows)
 {
@@ -422,7 +422,7 @@ static cf_status open_writer(cf_table **tb, const char *dir, uint32_t lock_ms, c
     cf_table_options o;
     cf_table_options_init(&o);
     o.lock_timeout_ms = lock_ms;
-    return cf_table_open_opts(tb, dir, &o, e);
+    return cf_table_open(tb, dir, &o, e);
 }
 
 /* Nothing of a failed import into a new table remains: everything in dir but
@@ -460,7 +460,7 @@ static void undo_new_table(const char *dir, bool made_dir)
         rmdir(dir);
 }
 
-int cf_cli_table_load(cf_cli *c, const char *dir, const cf_rs_schema *ns, bool same_schema,
+int cf_cli_table_load(cf_cli *c, const char *dir, const cf_schema *ns, bool same_schema,
                       const char *no_table, bool has_ts, uint64_t ts, uint32_t lock_ms,
                       cf_cli_load_fn fn, void *ctx, uint64_t *rows)
 {
@@ -480,14 +480,14 @@ int cf_cli_table_load(cf_cli *c, const char *dir, const cf_rs_schema *ns, bool s
         }
         /* The rowset writer takes the lock and checks, under it, that dir holds
          * no table; the table then takes it for the load. */
-        cf_rs_writer_options wo;
-        cf_rs_writer_options_init(&wo);
+        cf_rowset_writer_options wo;
+        cf_rowset_writer_options_init(&wo);
         wo.lock_timeout_ms = lock_ms;
-        cf_rs_writer *w = NULL;
-        st = cf_rs_writer_create(&w, dir, ns, &wo, &e);
+        cf_rowset_writer *w = NULL;
+        st = cf_rowset_writer_create(&w, dir, ns, &wo, &e);
         if (st == CF_OK)
-            st = cf_rs_writer_finish(w, &e);
-        cf_rs_writer_free(w);
+            st = cf_rowset_writer_finish(w, &e);
+        cf_rowset_writer_free(w);
         made_table = st == CF_OK;
         if (st == CF_OK)
             st = open_writer(&tb, dir, lock_ms, &e);
@@ -499,7 +499,7 @@ int cf_cli_table_load(cf_cli *c, const char *dir, const cf_rs_schema *ns, bool s
         rc = cf_cli_lib_fail(c, dir, st, &e);
         goto undo;
     }
-    const cf_rs_schema *s = cf_table_schema(tb);
+    const cf_schema *s = cf_table_schema(tb);
     if (ns != NULL && !made_table && same_schema) {
         char *a = cf_cli_schema_text(s), *b = cf_cli_schema_text(ns);
         if (a == NULL || b == NULL)
@@ -536,8 +536,8 @@ typedef struct text_load {
 } text_load;
 
 /* CSV or JSON lines into the loader. */
-static int load_text(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_rs_schema *s,
-                     bool new_table, uint64_t *rows)
+static int load_text(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_schema *s, bool new_table,
+                     uint64_t *rows)
 {
     text_load *t = ctx;
     FILE *in = cf_cli_fopen_input(t->file);
@@ -562,7 +562,7 @@ int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char
                         const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms, bool json)
 {
     cf_error e;
-    cf_rs_schema *ns = NULL;
+    cf_schema *ns = NULL;
     text_load t = {file, false};
     if (format == NULL)
         t.jsonl = cf_cli_ends_with(file, ".jsonl") || cf_cli_ends_with(file, ".json");
@@ -570,7 +570,7 @@ int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char
         t.jsonl = format[0] == 'j';
     else
         return cf_cli_usage(c, "--format: expected csv or jsonl, got '%s'", format);
-    if (schema != NULL && cf_rs_schema_parse(&ns, schema, &e) != CF_OK)
+    if (schema != NULL && cf_schema_parse(&ns, schema, &e) != CF_OK)
         return cf_cli_usage(c, "%s", e.msg);
     double t0 = now_s();
     uint64_t rows;
@@ -592,6 +592,6 @@ int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char
     } else if (rc == 0) {
         fprintf(c->out, "imported %" PRIu64 " rows into %s in %.2f s\n", rows, dir, now_s() - t0);
     }
-    cf_rs_schema_free(ns);
+    cf_schema_free(ns);
     return rc;
 }

@@ -119,7 +119,7 @@ int cf_cmd_table_info(cf_cli *c, const char *dir, cf_table_args *t)
     int rc = cf_cli_table_open(c, dir, t, false, &tb);
     if (rc)
         return rc;
-    const cf_rs_schema *s = cf_table_schema(tb);
+    const cf_schema *s = cf_table_schema(tb);
     size_t nrs = cf_table_rowset_count(tb);
     /* The delta counts come from the delta files' footers, and a reader opens
      * a rowset's files at first use: open them all (this also checks them). */
@@ -148,8 +148,8 @@ int cf_cmd_table_info(cf_cli *c, const char *dir, cf_table_args *t)
         cf_jw_cstr(&w, schema);
         cf_jw_key(&w, "columns");
         cf_jw_arr_begin(&w);
-        for (size_t i = 0; i < cf_rs_schema_ncols(s); i++) {
-            const cf_rs_column *cd = cf_rs_schema_column(s, i);
+        for (size_t i = 0; i < cf_schema_ncols(s); i++) {
+            const cf_column *cd = cf_schema_column(s, i);
             cf_jw_obj_begin(&w);
             cf_jw_key(&w, "id");
             cf_jw_uint(&w, i);

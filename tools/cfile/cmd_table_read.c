@@ -21,7 +21,7 @@
 /* Text of one cell for the table form: the JSON value form, strings unquoted
  * when cf_out_string_plain says they may be (not when they could be mistaken for
  * NULL or a quoted string, or hold a control character); NULL itself as NULL. */
-static void cell_text(FILE *mem, const cf_rs_column *col, const cf_batch *b, size_t i)
+static void cell_text(FILE *mem, const cf_column *col, const cf_batch *b, size_t i)
 {
     bool present = b->nonnull == NULL || (b->nonnull[i >> 3] >> (i & 7)) & 1;
     if (!present) {
@@ -42,7 +42,7 @@ static void cell_text(FILE *mem, const cf_rs_column *col, const cf_batch *b, siz
 
 typedef struct printer {
     cf_cli *c;
-    const cf_rs_schema *s;
+    const cf_schema *s;
     const size_t *cols;
     size_t ncols;
     bool json;
@@ -52,13 +52,13 @@ typedef struct printer {
     bool csv; /* --format csv: a header row, then RFC 4180 records (csv.h) */
 } printer;
 
-static void print_batch(printer *p, const cf_rs_batch *b)
+static void print_batch(printer *p, const cf_row_batch *b)
 {
     FILE *out = p->c->out;
     if (p->csv) {
         if (!p->header_done) {
             for (size_t j = 0; j < p->ncols; j++) {
-                const char *nm = cf_rs_schema_column(p->s, p->cols[j])->name;
+                const char *nm = cf_schema_column(p->s, p->cols[j])->name;
                 if (j)
                     fputc(',', out);
                 cf_out_csv_field(out, nm, strlen(nm));
@@ -68,7 +68,7 @@ static void print_batch(printer *p, const cf_rs_batch *b)
         }
         for (size_t r = 0; r < b->count; r++) {
             for (size_t j = 0; j < p->ncols; j++) {
-                const cf_rs_column *col = cf_rs_schema_column(p->s, p->cols[j]);
+                const cf_column *col = cf_schema_column(p->s, p->cols[j]);
                 if (j)
                     fputc(',', out);
                 cf_csv_write_cell(out, col->type, col->is_array, &b->cols[j], r);
@@ -84,7 +84,7 @@ static void print_batch(printer *p, const cf_rs_batch *b)
             cf_jw_init(&w, out);
             cf_jw_obj_begin(&w);
             for (size_t j = 0; j < p->ncols; j++) {
-                const cf_rs_column *col = cf_rs_schema_column(p->s, p->cols[j]);
+                const cf_column *col = cf_schema_column(p->s, p->cols[j]);
                 cf_jw_key(&w, col->name);
                 cf_cli_row_write(&w, col->type, col->is_array, &b->cols[j], r);
             }
@@ -110,13 +110,13 @@ static void print_batch(printer *p, const cf_rs_batch *b)
         for (size_t j = 0; j < p->ncols; j++) {
             fflush(mem);
             off[r * p->ncols + j] = len;
-            cell_text(mem, cf_rs_schema_column(p->s, p->cols[j]), &b->cols[j], r);
+            cell_text(mem, cf_schema_column(p->s, p->cols[j]), &b->cols[j], r);
         }
     fflush(mem);
     off[n] = len;
     if (!p->header_done) {
         for (size_t j = 0; j < p->ncols; j++) {
-            int w = (int)strlen(cf_rs_schema_column(p->s, p->cols[j])->name);
+            int w = (int)strlen(cf_schema_column(p->s, p->cols[j])->name);
             for (size_t r = 0; r < b->count; r++) {
                 size_t k = r * p->ncols + j;
                 int cw = (int)(off[k + 1] - off[k]);
@@ -127,7 +127,7 @@ static void print_batch(printer *p, const cf_rs_batch *b)
         }
         for (size_t j = 0; j < p->ncols; j++)
             fprintf(out, "%s%-*s", j ? " | " : "", p->width[j],
-                    cf_rs_schema_column(p->s, p->cols[j])->name);
+                    cf_schema_column(p->s, p->cols[j])->name);
         fputc('\n', out);
         for (size_t j = 0; j < p->ncols; j++) {
             fputs(j ? "-+-" : "", out);
@@ -157,12 +157,12 @@ static void print_header_only(printer *p)
     if (p->json || p->header_done)
         return;
     if (p->csv) {
-        cf_rs_batch none = {0, 0, NULL, NULL};
+        cf_row_batch none = {0, 0, NULL, NULL};
         print_batch(p, &none);
         return;
     }
     for (size_t j = 0; j < p->ncols; j++)
-        fprintf(p->c->out, "%s%s", j ? " | " : "", cf_rs_schema_column(p->s, p->cols[j])->name);
+        fprintf(p->c->out, "%s%s", j ? " | " : "", cf_schema_column(p->s, p->cols[j])->name);
     fputc('\n', p->c->out);
 }
 
@@ -187,7 +187,7 @@ static int output_format(cf_cli *c, const cf_table_args *t, printer *p)
 static uint64_t snapshot_of(const cf_table_args *t)
 {
     /* --as-of TS is inclusive; a snapshot at TS+1 sees every op with ts <= TS. */
-    return t->has_asof && t->asof < UINT64_MAX - 1 ? t->asof + 1 : CF_RS_SNAPSHOT_LATEST;
+    return t->has_asof && t->asof < UINT64_MAX - 1 ? t->asof + 1 : CF_SNAPSHOT_LATEST;
 }
 
 int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t)
@@ -196,9 +196,9 @@ int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t)
     int rc = cf_cli_table_open(c, dir, t, false, &rs);
     if (rc)
         return rc;
-    const cf_rs_schema *s = cf_table_schema(rs);
+    const cf_schema *s = cf_table_schema(rs);
     size_t *cols = NULL, ncols = 0, npreds = 0;
-    cf_rs_pred *preds = NULL;
+    cf_pred *preds = NULL;
     cf_arena a;
     cf_arena_init(&a);
     cf_table_scanner *sc = NULL;
@@ -206,8 +206,8 @@ int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t)
     if ((rc = cf_cli_columns_parse(c, s, t->columns, &cols, &ncols)) != 0 ||
         (rc = cf_cli_where_parse(c, s, t->where, &preds, &npreds, &a)) != 0)
         goto out;
-    cf_rs_scan_options o;
-    cf_rs_scan_options_init(&o);
+    cf_scan_options o;
+    cf_scan_options_init(&o);
     o.cols = cols;
     o.ncols = ncols;
     o.preds = preds;
@@ -225,7 +225,7 @@ int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t)
     if ((rc = output_format(c, t, &p)) != 0)
         goto out;
     for (uint64_t left = t->limit; left > 0;) {
-        cf_rs_batch b;
+        cf_row_batch b;
         st = cf_table_scanner_next(sc, &b, &e);
         if (st != CF_OK) {
             rc = cf_cli_lib_fail(c, "scan", st, &e);
@@ -242,7 +242,7 @@ int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t)
     }
     print_header_only(&p);
     if (t->stats) {
-        const cf_rs_scan_stats *ss = cf_table_scanner_stats(sc);
+        const cf_scan_stats *ss = cf_table_scanner_stats(sc);
         fprintf(
             c->err,
             "rows: %" PRIu64 " returned, %" PRIu64 " in key range, %" PRIu64 " examined; %" PRIu64
@@ -267,7 +267,7 @@ int cf_cmd_table_get(cf_cli *c, const char *dir, cf_table_args *t)
     int rc = cf_cli_table_open(c, dir, t, false, &rs);
     if (rc)
         return rc;
-    const cf_rs_schema *s = cf_table_schema(rs);
+    const cf_schema *s = cf_table_schema(rs);
     size_t *cols = NULL, ncols = 0;
     cf_cli_columns_parse(c, s, NULL, &cols, &ncols);
     int *width = calloc(ncols, sizeof(*width));
@@ -285,7 +285,7 @@ int cf_cmd_table_get(cf_cli *c, const char *dir, cf_table_args *t)
         const void **key;
         if ((rc = cf_cli_key_parse(c, s, t->pos[i], &key, &a)) != 0)
             break;
-        cf_rs_batch b;
+        cf_row_batch b;
         cf_error e;
         cf_status st = cf_table_get(rs, key, snapshot_of(t), &b, &e);
         if (st == CF_ENOTFOUND) {

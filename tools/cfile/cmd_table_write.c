@@ -18,20 +18,20 @@ int cf_cmd_table_create(cf_cli *c, const char *dir, cf_table_args *t)
     if (t->schema == NULL)
         return cf_cli_usage(c, "create needs --schema");
     cf_error e;
-    cf_rs_schema *s;
-    cf_status st = cf_rs_schema_parse(&s, t->schema, &e);
+    cf_schema *s;
+    cf_status st = cf_schema_parse(&s, t->schema, &e);
     if (st != CF_OK)
         return cf_cli_usage(c, "%s", e.msg);
     /* The writer checks under the table's lock that dir holds no table (an
      * empty one-rowset table may be replaced, as before). */
-    cf_rs_writer_options wo;
-    cf_rs_writer_options_init(&wo);
+    cf_rowset_writer_options wo;
+    cf_rowset_writer_options_init(&wo);
     wo.lock_timeout_ms = t->lock_ms;
-    cf_rs_writer *w = NULL;
-    st = cf_rs_writer_create(&w, dir, s, &wo, &e);
+    cf_rowset_writer *w = NULL;
+    st = cf_rowset_writer_create(&w, dir, s, &wo, &e);
     if (st == CF_OK)
-        st = cf_rs_writer_finish(w, &e);
-    cf_rs_writer_free(w);
+        st = cf_rowset_writer_finish(w, &e);
+    cf_rowset_writer_free(w);
     if (st == CF_OK && t->json) {
         char *text = cf_cli_schema_text(s);
         cf_jw jw;
@@ -50,7 +50,7 @@ int cf_cmd_table_create(cf_cli *c, const char *dir, cf_table_args *t)
         cf_jw_newline(&jw);
         free(text);
     }
-    cf_rs_schema_free(s);
+    cf_schema_free(s);
     if (st != CF_OK)
         return cf_cli_lib_fail(c, dir, st, &e);
     return CF_EXIT_OK;
@@ -106,12 +106,12 @@ int cf_cmd_table_insert(cf_cli *c, const char *dir, cf_table_args *t)
     int rc = cf_cli_table_open(c, dir, t, true, &tb);
     if (rc)
         return rc;
-    const cf_rs_schema *s = cf_table_schema(tb);
+    const cf_schema *s = cf_table_schema(tb);
     cf_arena a;
     cf_arena_init(&a);
-    cf_rs_change *ch = NULL;
-    const void *vals[CF_RS_MAX_COLUMNS] = {0};
-    bool set[CF_RS_MAX_COLUMNS] = {0};
+    cf_column_change *ch = NULL;
+    const void *vals[CF_SCHEMA_MAX_COLUMNS] = {0};
+    bool set[CF_SCHEMA_MAX_COLUMNS] = {0};
     size_t nch = 0;
     uint64_t ts = t->has_ts ? t->ts : cf_table_last_ts(tb) + 1;
     if ((rc = cf_cli_assign_parse(c, s, "--row", t->row, &ch, &nch, &a)) != 0)
@@ -119,14 +119,14 @@ int cf_cmd_table_insert(cf_cli *c, const char *dir, cf_table_args *t)
     for (size_t i = 0; i < nch; i++) {
         if (set[ch[i].col]) {
             rc = cf_cli_usage(c, "--row: column '%s' given twice",
-                              cf_rs_schema_column(s, ch[i].col)->name);
+                              cf_schema_column(s, ch[i].col)->name);
             goto out;
         }
         set[ch[i].col] = true;
         vals[ch[i].col] = ch[i].value;
     }
-    for (size_t i = 0; i < cf_rs_schema_ncols(s); i++) {
-        const cf_rs_column *cd = cf_rs_schema_column(s, i);
+    for (size_t i = 0; i < cf_schema_ncols(s); i++) {
+        const cf_column *cd = cf_schema_column(s, i);
         if (!set[i] && !cd->nullable) {
             rc = cf_cli_usage(c, "--row: no value for column '%s'", cd->name);
             goto out;
@@ -155,11 +155,11 @@ int cf_cmd_table_update(cf_cli *c, const char *dir, cf_table_args *t, bool del)
     int rc = cf_cli_table_open(c, dir, t, true, &rs);
     if (rc)
         return rc;
-    const cf_rs_schema *s = cf_table_schema(rs);
+    const cf_schema *s = cf_table_schema(rs);
     cf_arena a;
     cf_arena_init(&a);
     const void **key;
-    cf_rs_change *ch = NULL;
+    cf_column_change *ch = NULL;
     size_t nch = 0;
     uint64_t ts = t->has_ts ? t->ts : cf_table_last_ts(rs) + 1;
     cf_error e;

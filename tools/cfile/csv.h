@@ -93,13 +93,13 @@ void cf_csv_write_cell(FILE *f, cf_type t, bool is_array, const cf_batch *b, siz
  * read from `in` (named `file` in messages) into a Parquet writer whose columns
  * are s's, in batches; progress (may be NULL) after each. *rows gets the rows
  * appended. Returns an exit code; messages name the line and column. */
-int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl, const cf_rs_schema *s,
+int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl, const cf_schema *s,
                            cf_parquet_writer *pw, void (*progress)(void *ctx, uint64_t rows),
                            void *ctx, uint64_t *rows);
 
 /* Fills a table loader with rows (the table's schema s; new_table: the table
  * was made for this load); *rows = rows appended. Returns an exit code. */
-typedef int (*cf_cli_load_fn)(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_rs_schema *s,
+typedef int (*cf_cli_load_fn)(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_schema *s,
                               bool new_table, uint64_t *rows);
 
 /* Rows into the table at dir through one loader (rowset.h "bulk loads"): all
@@ -108,7 +108,7 @@ typedef int (*cf_cli_load_fn)(void *ctx, cf_cli *c, cf_table_loader *ld, const c
  * with schema ns (removed again, with the directory if made here, when the load
  * fails); without ns that is a usage error saying no_table. same_schema: ns,
  * when given for an existing table, must be the table's schema. */
-int cf_cli_table_load(cf_cli *c, const char *dir, const cf_rs_schema *ns, bool same_schema,
+int cf_cli_table_load(cf_cli *c, const char *dir, const cf_schema *ns, bool same_schema,
                       const char *no_table, bool has_ts, uint64_t ts, uint32_t lock_ms,
                       cf_cli_load_fn fn, void *ctx, uint64_t *rows);
 

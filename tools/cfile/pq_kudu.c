@@ -567,10 +567,10 @@ int cf_pq_kudu_convert(cf_cli *c, const char *file, cf_pq_kcol *k, const cf_parq
     return 0;
 }
 
-cf_rs_colvec cf_pq_kudu_colvec(const cf_pq_kcol *k)
+cf_colvec cf_pq_kudu_colvec(const cf_pq_kcol *k)
 {
-    return (cf_rs_colvec){k->vals, k->col.nullable ? k->nn : NULL,
-                          k->col.is_array ? k->counts : NULL, k->col.is_array ? k->enn : NULL};
+    return (cf_colvec){k->vals, k->col.nullable ? k->nn : NULL, k->col.is_array ? k->counts : NULL,
+                       k->col.is_array ? k->enn : NULL};
 }
 
 void cf_pq_kudu_dispose(cf_pq_kcol *k)

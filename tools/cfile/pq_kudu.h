@@ -20,7 +20,7 @@
 #include "cli.h"
 
 typedef struct cf_pq_kcol {
-    cf_rs_column col;  /* name (owned), type, nullable, is_array, precision, scale */
+    cf_column col;     /* name (owned), type, nullable, is_array, precision, scale */
     char *name;        /* the field's name, NUL-terminated (col.name points here) */
     uint32_t field;    /* the top-level field's index in the file's schema */
     int conv;          /* how values convert (pq_kudu.c) */
@@ -74,8 +74,8 @@ void cf_pq_kudu_apply_types(const cf_parquet_file_meta *meta, cf_pq_kcol *k, siz
 int cf_pq_kudu_convert(cf_cli *c, const char *file, cf_pq_kcol *k, const cf_parquet_array *a,
                        int64_t first_row);
 
-/* The converted batch as a cf_rs_colvec (valid until the next convert). */
-cf_rs_colvec cf_pq_kudu_colvec(const cf_pq_kcol *k);
+/* The converted batch as a cf_colvec (valid until the next convert). */
+cf_colvec cf_pq_kudu_colvec(const cf_pq_kcol *k);
 
 void cf_pq_kudu_dispose(cf_pq_kcol *k);
 

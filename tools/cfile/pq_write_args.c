@@ -39,7 +39,7 @@ void cf_pq_args_dispose(cf_pq_args *a)
 /* Record the Kudu types Parquet cannot say (pq_kudu.h) in the footer, unless
  * --meta set that key itself. s: the columns' schema (VARCHAR lengths), or NULL. */
 int cf_pq_kudu_types(cf_cli *c, cf_pq_args *a, const cf_parquet_write_column *cols,
-                     const cf_rs_schema *s, size_t n)
+                     const cf_schema *s, size_t n)
 {
     const size_t klen = strlen(CF_PQ_KUDU_TYPES_KEY);
     for (size_t i = 0; i < a->nmeta; i++)
@@ -50,7 +50,7 @@ int cf_pq_kudu_types(cf_cli *c, cf_pq_args *a, const cf_parquet_write_column *co
     if (len == NULL)
         return cf_cli_fail(c, "out of memory");
     for (size_t i = 0; s != NULL && i < n; i++)
-        len[i] = cf_rs_schema_column(s, i)->length;
+        len[i] = cf_schema_column(s, i)->length;
     char *v = cf_pq_kudu_types_value(cols, len, n);
     free(len);
     if (v == NULL)
@@ -238,14 +238,14 @@ int cf_pq_apply_bloom(cf_cli *c, cf_pq_args *a, cf_parquet_write_column *cols, s
 }
 
 /* Columns of a table schema as the writer takes them. */
-int cf_pq_columns_of(cf_cli *c, const cf_rs_schema *s, cf_parquet_write_column **out)
+int cf_pq_columns_of(cf_cli *c, const cf_schema *s, cf_parquet_write_column **out)
 {
-    size_t n = cf_rs_schema_ncols(s);
+    size_t n = cf_schema_ncols(s);
     cf_parquet_write_column *cols = calloc(n, sizeof(*cols));
     if (cols == NULL)
         return cf_cli_fail(c, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        const cf_rs_column *rc = cf_rs_schema_column(s, i);
+        const cf_column *rc = cf_schema_column(s, i);
         cols[i].name = rc->name;
         cols[i].type = rc->type;
         cols[i].nullable = rc->nullable;

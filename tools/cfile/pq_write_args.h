@@ -127,11 +127,11 @@ int cf_pq_option(cf_cli *c, cf_pq_args *a, int ch, const char *arg);
 /* Record the Kudu types Parquet cannot say (pq_kudu.h) in the footer, unless
  * --meta set that key itself. s: the columns' schema (VARCHAR lengths), or NULL. */
 int cf_pq_kudu_types(cf_cli *c, cf_pq_args *a, const cf_parquet_write_column *cols,
-                     const cf_rs_schema *s, size_t n);
+                     const cf_schema *s, size_t n);
 /* Mark the columns --bloom and --binary name; a name no column has is a usage error. */
 int cf_pq_apply_bloom(cf_cli *c, cf_pq_args *a, cf_parquet_write_column *cols, size_t n);
 /* Columns of a table schema as the writer takes them (*out malloc'd). */
-int cf_pq_columns_of(cf_cli *c, const cf_rs_schema *s, cf_parquet_write_column **out);
+int cf_pq_columns_of(cf_cli *c, const cf_schema *s, cf_parquet_write_column **out);
 /* Finish the writer and report: the summary line (t0: when writing began), or
  * with --json one document. Returns an exit code. */
 int cf_pq_finish_writer(cf_cli *c, const char *out, cf_parquet_writer *w, const cf_pq_args *a,

@@ -58,14 +58,14 @@ static double key_pos(cf_slice k, size_t skip)
 }
 
 /* A readable form of an encoded key into s: the first key column decoded. */
-static void key_text(cf_out_str *s, const cf_rs_schema *sc, cf_slice k)
+static void key_text(cf_out_str *s, const cf_schema *sc, cf_slice k)
 {
     if (k.len == 0) {
         cf_out_str_puts(s, "(none)");
         return;
     }
-    const cf_rs_column *c0 = cf_rs_schema_column(sc, 0);
-    size_t nkeys = cf_rs_schema_nkeys(sc);
+    const cf_column *c0 = cf_schema_column(sc, 0);
+    size_t nkeys = cf_schema_nkeys(sc);
     cf_type t = c0->type;
     size_t w = cf_type_is_binary(t) ? 0 : cf_type_size(t);
     char buf[64];
@@ -157,7 +157,7 @@ static void file_sizes(rsv *r, const char *dir)
     }
 }
 
-static void tip_key(cf_svg *g, const cf_rs_schema *sc, cf_slice k)
+static void tip_key(cf_svg *g, const cf_schema *sc, cf_slice k)
 {
     cf_out_str s;
     cf_out_str_init(&s);
@@ -167,7 +167,7 @@ static void tip_key(cf_svg *g, const cf_rs_schema *sc, cf_slice k)
     cf_out_str_dispose(&s);
 }
 
-static void rowset_tip(cf_svg *g, const cf_rs_schema *sc, const rsv *r)
+static void rowset_tip(cf_svg *g, const cf_schema *sc, const rsv *r)
 {
     cf_svg_tip(g, "rowset ");
     cf_svg_tip_bytes(g, r->name, strlen(r->name));
@@ -192,7 +192,7 @@ static void rowset_tip(cf_svg *g, const cf_rs_schema *sc, const rsv *r)
 cf_status cf_svg_table(const char *out_path, FILE *std, const char *dir, cf_table *tb,
                        cf_error *err)
 {
-    const cf_rs_schema *sc = cf_table_schema(tb);
+    const cf_schema *sc = cf_table_schema(tb);
     size_t n = cf_table_rowset_count(tb);
     rsv *v = calloc(n ? n : 1, sizeof(*v));
     cf_svg g;
@@ -277,7 +277,7 @@ cf_status cf_svg_table(const char *out_path, FILE *std, const char *dir, cf_tabl
                ".lane{fill:#f6f6f6}");
     cf_svg_text_bytes(&g, 12, 22, "start", "ttl", dir, strlen(dir), 120);
     char schema[512];
-    size_t sl = cf_rs_schema_format(sc, schema, sizeof(schema));
+    size_t sl = cf_schema_format(sc, schema, sizeof(schema));
     if (sl >= sizeof(schema))
         memcpy(schema + sizeof(schema) - 4, "...", 4);
     char tb_bytes[32];
@@ -369,7 +369,7 @@ cf_status cf_svg_table(const char *out_path, FILE *std, const char *dir, cf_tabl
         cf_out_str_clear(&ks);
     }
     cf_svg_text(&g, LEFT + PLOT / 2, y + 16, "middle", "ax", "key (%s) \u2192",
-                cf_rs_schema_column(sc, 0)->name);
+                cf_schema_column(sc, 0)->name);
     y += 40;
 
     /* Legend. */

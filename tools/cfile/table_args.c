@@ -184,10 +184,10 @@ char *cf_cli_unquote(char *v)
 
 /* ---- KEY ----------------------------------------------------------------------------------- */
 
-int cf_cli_key_parse(cf_cli *c, const cf_rs_schema *s, const char *text, const void ***key,
+int cf_cli_key_parse(cf_cli *c, const cf_schema *s, const char *text, const void ***key,
                      cf_arena *a)
 {
-    size_t nk = cf_rs_schema_nkeys(s);
+    size_t nk = cf_schema_nkeys(s);
     const void **ptrs = cf_arena_alloc(a, nk * sizeof(*ptrs));
     uint8_t(*slots)[16] = cf_arena_alloc(a, nk * sizeof(*slots));
     char *rest = arena_strdup(a, text);
@@ -212,7 +212,7 @@ int cf_cli_key_parse(cf_cli *c, const cf_rs_schema *s, const char *text, const v
         if (i + 1 < nk)
             v = cf_cli_unquote(v);
         char msg[200];
-        const cf_rs_column *col = cf_rs_schema_column(s, i);
+        const cf_column *col = cf_schema_column(s, i);
         if (cf_cli_scalar_parse(col->type, v, slots[i], a, msg, sizeof(msg)) != 0)
             return cf_cli_usage(c, "key column '%s': %s", col->name, msg);
         ptrs[i] = slots[i];
@@ -223,8 +223,8 @@ int cf_cli_key_parse(cf_cli *c, const cf_rs_schema *s, const char *text, const v
 
 /* ---- --where ------------------------------------------------------------------------------- */
 
-int cf_cli_where_parse(cf_cli *c, const cf_rs_schema *s, const char *where, cf_rs_pred **out,
-                       size_t *n, cf_arena *a)
+int cf_cli_where_parse(cf_cli *c, const cf_schema *s, const char *where, cf_pred **out, size_t *n,
+                       cf_arena *a)
 {
     *out = NULL;
     *n = 0;
@@ -233,7 +233,7 @@ int cf_cli_where_parse(cf_cli *c, const cf_rs_schema *s, const char *where, cf_r
     char *p = arena_strdup(a, where);
     if (p == NULL)
         return cf_cli_fail(c, "out of memory");
-    cf_rs_pred *preds = NULL;
+    cf_pred *preds = NULL;
     size_t cap = 0;
     for (;;) {
         /* The next " AND " (any case) outside quotes ends this condition. */
@@ -258,7 +258,7 @@ int cf_cli_where_parse(cf_cli *c, const cf_rs_schema *s, const char *where, cf_r
             p++;
         char save = *p;
         *p = '\0';
-        int col = cf_rs_schema_find(s, nm);
+        int col = cf_schema_find(s, nm);
         if (col < 0)
             return cf_cli_usage(c, "--where: no column '%s'", nm);
         *p = save;
@@ -266,21 +266,21 @@ int cf_cli_where_parse(cf_cli *c, const cf_rs_schema *s, const char *where, cf_r
             p++;
         if ((preds = arena_grow(a, preds, *n, &cap, sizeof(*preds))) == NULL)
             return cf_cli_fail(c, "out of memory");
-        cf_rs_pred *pr = &preds[*n];
+        cf_pred *pr = &preds[*n];
         pr->col = (size_t)col;
         pr->value = NULL;
-        const cf_rs_column *cd = cf_rs_schema_column(s, (size_t)col);
+        const cf_column *cd = cf_schema_column(s, (size_t)col);
         if (strncasecmp(p, "IS", 2) == 0 && isspace((unsigned char)p[2])) {
             p += 3;
             while (isspace((unsigned char)*p))
                 p++;
             if (strncasecmp(p, "NOT", 3) == 0 && isspace((unsigned char)p[3])) {
-                pr->op = CF_RS_IS_NOT_NULL;
+                pr->op = CF_PRED_IS_NOT_NULL;
                 p += 4;
                 while (isspace((unsigned char)*p))
                     p++;
             } else {
-                pr->op = CF_RS_IS_NULL;
+                pr->op = CF_PRED_IS_NULL;
             }
             if (strncasecmp(p, "NULL", 4) != 0)
                 return cf_cli_usage(c, "--where: expected NULL after IS [NOT]");
@@ -292,9 +292,10 @@ int cf_cli_where_parse(cf_cli *c, const cf_rs_schema *s, const char *where, cf_r
         } else {
             static const struct {
                 const char *s;
-                cf_rs_op op;
-            } ops[] = {{"<=", CF_RS_LE}, {">=", CF_RS_GE}, {"!=", CF_RS_NE}, {"<>", CF_RS_NE},
-                       {"=", CF_RS_EQ},  {"<", CF_RS_LT},  {">", CF_RS_GT}};
+                cf_pred_op op;
+            } ops[] = {{"<=", CF_PRED_LE}, {">=", CF_PRED_GE}, {"!=", CF_PRED_NE},
+                       {"<>", CF_PRED_NE}, {"=", CF_PRED_EQ},  {"<", CF_PRED_LT},
+                       {">", CF_PRED_GT}};
             size_t k = 0;
             for (; k < sizeof(ops) / sizeof(ops[0]); k++)
                 if (strncmp(p, ops[k].s, strlen(ops[k].s)) == 0)
@@ -333,7 +334,7 @@ int cf_cli_where_parse(cf_cli *c, const cf_rs_schema *s, const char *where, cf_r
 
 /* An array value "[e, ...]": the elements in the JSON value forms `table scan
  * --json` prints, NULL (any case) or null for a NULL element. */
-static int parse_array(const cf_rs_column *cd, const char *text, cf_array_cell **out, cf_arena *a,
+static int parse_array(const cf_column *cd, const char *text, cf_array_cell **out, cf_arena *a,
                        char *msg, size_t cap)
 {
     /* Bare NULL words become JSON null; quoted text is left alone. */
@@ -383,13 +384,13 @@ static int parse_array(const cf_rs_column *cd, const char *text, cf_array_cell *
     return 0;
 }
 
-int cf_cli_assign_parse(cf_cli *c, const cf_rs_schema *s, const char *opt, const char *text,
-                        cf_rs_change **out, size_t *n, cf_arena *a)
+int cf_cli_assign_parse(cf_cli *c, const cf_schema *s, const char *opt, const char *text,
+                        cf_column_change **out, size_t *n, cf_arena *a)
 {
     char *rest = arena_strdup(a, text);
     if (rest == NULL)
         return cf_cli_fail(c, "out of memory");
-    cf_rs_change *ch = NULL;
+    cf_column_change *ch = NULL;
     size_t nch = 0, cap = 0;
     for (char *w; (w = cf_cli_next_piece(&rest)) != NULL;) {
         if (*w == '\0')
@@ -403,10 +404,10 @@ int cf_cli_assign_parse(cf_cli *c, const cf_rs_schema *s, const char *opt, const
         char *we = eq;
         while (we > w && isspace((unsigned char)we[-1]))
             *--we = '\0';
-        int col = cf_rs_schema_find(s, w);
+        int col = cf_schema_find(s, w);
         if (col < 0)
             return cf_cli_usage(c, "%s: no column '%s'", opt, w);
-        const cf_rs_column *cd = cf_rs_schema_column(s, (size_t)col);
+        const cf_column *cd = cf_schema_column(s, (size_t)col);
         if ((ch = arena_grow(a, ch, nch, &cap, sizeof(*ch))) == NULL)
             return cf_cli_fail(c, "out of memory");
         char *v = eq + 1;
@@ -437,19 +438,18 @@ int cf_cli_assign_parse(cf_cli *c, const cf_rs_schema *s, const char *opt, const
 
 /* ---- schema text --------------------------------------------------------------------------- */
 
-char *cf_cli_schema_text(const cf_rs_schema *s)
+char *cf_cli_schema_text(const cf_schema *s)
 {
-    size_t n = cf_rs_schema_format(s, NULL, 0);
+    size_t n = cf_schema_format(s, NULL, 0);
     char *t = malloc(n + 1);
     if (t != NULL)
-        cf_rs_schema_format(s, t, n + 1);
+        cf_schema_format(s, t, n + 1);
     return t;
 }
 
-int cf_cli_columns_parse(cf_cli *c, const cf_rs_schema *s, const char *spec, size_t **cols,
-                         size_t *n)
+int cf_cli_columns_parse(cf_cli *c, const cf_schema *s, const char *spec, size_t **cols, size_t *n)
 {
-    size_t nc = cf_rs_schema_ncols(s);
+    size_t nc = cf_schema_ncols(s);
     if (spec == NULL) {
         *cols = calloc(nc ? nc : 1, sizeof(**cols));
         if (*cols == NULL)
@@ -473,7 +473,7 @@ int cf_cli_columns_parse(cf_cli *c, const cf_rs_schema *s, const char *spec, siz
         char *e = w + strlen(w);
         while (e > w && isspace((unsigned char)e[-1]))
             *--e = '\0';
-        int k = cf_rs_schema_find(s, w);
+        int k = cf_schema_find(s, w);
         if (k < 0) {
             /* w points into copy: say it before copy is freed. */
             int rc = cf_cli_usage(c, "--columns: no column '%s'", w);

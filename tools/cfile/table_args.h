@@ -2,7 +2,7 @@
  * --where conditions and --row/--set assignments, parsed against a table's
  * schema into the library's memory forms (include/cfile/rowset.h).
  *
- * Nothing here has a fixed count: a schema of CF_RS_MAX_COLUMNS columns, every
+ * Nothing here has a fixed count: a schema of CF_SCHEMA_MAX_COLUMNS columns, every
  * one of them a key column, fits. Everything parsed (values, binary bytes, the
  * arrays returned) lives in the caller's arena. Errors are printed through the
  * cf_cli (usage errors name the option and the column) and returned as exit
@@ -36,27 +36,26 @@ char *cf_cli_unquote(char *v);
 /* KEY: the key columns' values joined with commas, each quoted when it holds a
  * comma; the last one may also hold commas unquoted. *key gets one pointer per
  * key column (cf_table_get/update/delete's form). */
-int cf_cli_key_parse(cf_cli *c, const cf_rs_schema *s, const char *text, const void ***key,
+int cf_cli_key_parse(cf_cli *c, const cf_schema *s, const char *text, const void ***key,
                      cf_arena *a);
 
 /* "COL OP VALUE [AND COL OP VALUE ...]", OP one of = != <> < <= > >= or
  * IS [NOT] NULL; NULL where gives no predicates. */
-int cf_cli_where_parse(cf_cli *c, const cf_rs_schema *s, const char *where, cf_rs_pred **preds,
-                       size_t *n, cf_arena *a);
+int cf_cli_where_parse(cf_cli *c, const cf_schema *s, const char *where, cf_pred **preds, size_t *n,
+                       cf_arena *a);
 
 /* "col=value[,col=value...]" for option `opt` (--row, --set): NULL (any case)
  * is SQL NULL, arrays as [e, ...]. Columns may repeat (callers decide). */
-int cf_cli_assign_parse(cf_cli *c, const cf_rs_schema *s, const char *opt, const char *text,
-                        cf_rs_change **ch, size_t *n, cf_arena *a);
+int cf_cli_assign_parse(cf_cli *c, const cf_schema *s, const char *opt, const char *text,
+                        cf_column_change **ch, size_t *n, cf_arena *a);
 
 /* --columns: names of s's columns joined with commas (spaces around each name
  * ignored) into *cols (malloc'd, the caller frees it even on failure) and *n;
  * spec NULL: every column in schema order. An unknown name or an empty list is a
  * usage error. */
-int cf_cli_columns_parse(cf_cli *c, const cf_rs_schema *s, const char *spec, size_t **cols,
-                         size_t *n);
+int cf_cli_columns_parse(cf_cli *c, const cf_schema *s, const char *spec, size_t **cols, size_t *n);
 
-/* The schema in cf_rs_schema_parse's syntax, malloc'd (NULL when out of memory). */
-char *cf_cli_schema_text(const cf_rs_schema *s);
+/* The schema in cf_schema_parse's syntax, malloc'd (NULL when out of memory). */
+char *cf_cli_schema_text(const cf_schema *s);
 
 #endif

@@ -28,7 +28,7 @@ typedef struct cf_table_args {
     bool json, stats, has_asof, has_ts;
     uint64_t asof, ts, ahm;
     uint64_t limit;   /* --limit: rows scan prints at most (default all) */
-    size_t threads;   /* --threads: cf_rs_scan_options.threads (default auto) */
+    size_t threads;   /* --threads: cf_scan_options.threads (default auto) */
     uint32_t lock_ms; /* --lock-timeout, for writers */
     unsigned seen;    /* OPT_BIT of every option given */
     char **pos;       /* the arguments after DIR */
