@@ -67,6 +67,7 @@ static cf_status read_one(uint8_t opt, const uint8_t *stored, size_t stored_len,
     r.info.format_version = (opt & 4) ? 1 : 2;
     r.info.compression = (cf_compression)(CF_COMP_NONE + (opt & 3));
     r.info.incompatible_features = (opt & 8) ? CF_FEATURE_CHECKSUM : 0;
+    cf_reader_init_frame(&r);
 
     cf_slice out = {NULL, 0};
     cf_status st = cf_reader_read_block(&r, (cf_block_ptr){1, (uint32_t)stored_len}, scratch, &out,

@@ -1,5 +1,6 @@
 /* Internal to the cfile layer: the file frame (header, footer, block framing),
- * value-index keys, and the reader struct shared by reader.c and iter.c. */
+ * value-index keys, and the reader struct shared by reader.c, iter.c and
+ * loaded_block.c. */
 #ifndef CF_CFILE_INTERNAL_H
 #define CF_CFILE_INTERNAL_H
 
@@ -57,15 +58,15 @@ const void *cf_cache_entry_aux(const cf_cache_entry *e);
 const void *cf_cache_entry_set_aux(cf_cache *c, cf_cache_entry *e, void *aux, size_t charge);
 
 /* What loading a cached data block derives from its bytes, kept as the cache
- * entry's aux (iter.c) so that the next load of the block, by any iterator,
+ * entry's aux (loaded_block.c) so that the next load of the block, by any iterator,
  * adopts it instead of decoding again: a nullable block's null-flag state and
  * the decoder's saved state (cf_decoder_ops.save: PLAIN BINARY offsets, DICT
  * codewords). One allocation, charged to the cache, immutable once attached,
  * alive while the entry is pinned; attached only after the whole load passed
  * its checks. */
 typedef struct cf_block_aux {
-    const struct null_state *ns; /* nullable (not array) blocks, else NULL */
-    const void *dec;             /* the decoder's saved state, or NULL */
+    const struct cf_null_state *ns; /* nullable (not array) blocks, else NULL */
+    const void *dec;                /* the decoder's saved state, or NULL */
     size_t dec_len;
 } cf_block_aux;
 
@@ -86,7 +87,14 @@ struct cf_reader {
     cf_slice *dict_entries;
     uint8_t *dict_bytes;
     uint64_t cache_file_id; /* key space in opts.cache (0 without a cache) */
+    cf_frame_opts frame;    /* how every block is framed (frame.c), from the footer,
+                               the header's magic and opts */
 };
+
+/* Set r->frame, the framing every block of the file has (frame.c), from
+ * r->info (footer and header read) and r->opts. Built once at open rather
+ * than per block read: it is the same for every block. */
+void cf_reader_init_frame(cf_reader *r);
 
 /* Read one block's logical bytes through `r` (check CRC, undo compression).
  * The result is a view into the io (mmap/memory, uncompressed) or lives in

@@ -66,15 +66,14 @@ static cf_status read_at(const cf_reader *r, uint64_t off, void *dst, size_t len
 
 /* ---- blocks -------------------------------------------------------------------------- */
 
-/* The framing a block of this file has (frame.c). */
-static cf_frame_opts frame_opts(const cf_reader *r)
+void cf_reader_init_frame(cf_reader *r)
 {
     const cf_file_info *fi = &r->info;
-    return (cf_frame_opts){.compression = fi->compression,
-                           .checksums = (fi->incompatible_features & CF_FEATURE_CHECKSUM) != 0,
-                           .format_version = (uint8_t)fi->format_version,
-                           .verify_checksums = r->opts.verify_checksums,
-                           .max_block_len = r->opts.max_block_len};
+    r->frame = (cf_frame_opts){.compression = fi->compression,
+                               .checksums = (fi->incompatible_features & CF_FEATURE_CHECKSUM) != 0,
+                               .format_version = (uint8_t)fi->format_version,
+                               .verify_checksums = r->opts.verify_checksums,
+                               .max_block_len = r->opts.max_block_len};
 }
 
 /* Read one block's stored bytes (in place when the io serves them, else into
@@ -107,8 +106,7 @@ static cf_status read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratc
     }
     if (in_io != NULL)
         *in_io = stored.home == CF_BLOCK_IN_IO;
-    cf_frame_opts fo = frame_opts(r);
-    return cf_error_prefix(err, cf_unframe_block(&fo, &stored, skip_crc, scratch, out, err),
+    return cf_error_prefix(err, cf_unframe_block(&r->frame, &stored, skip_crc, scratch, out, err),
                            "%s at offset %llu: ", what, (unsigned long long)ptr.off);
 }
 
@@ -416,6 +414,7 @@ cf_status cf_reader_open(cf_reader **out, cf_io *io, const cf_reader_options *op
         st = read_header(r, err);
     if (st == CF_OK) {
         cf_file_info *fi = &r->info;
+        cf_reader_init_frame(r); /* the header settled format_version */
         r->dec_ops = cf_decoder_lookup(fi->type, fi->encoding);
         if (r->dec_ops == NULL) {
             st = cf_error_set(

@@ -9,6 +9,7 @@
  * | footer   | [crc32c] | CFileFooterPB (F bytes) | "kuducfl2" | fixed32 F      |
  */
 #include "internal.h"
+#include "block_layout.h"
 #include "extend.h"
 
 #include <string.h>
@@ -19,7 +20,6 @@
 #include "util/bitmap.h"
 #include "util/endian.h"
 #include "util/error.h"
-#include "util/rle.h"
 #include "cfile.pb-c.h"
 
 typedef struct md_pair {
@@ -48,10 +48,7 @@ struct cf_writer {
     /* Rows: total appended, and in the open block. Arrays: cells. */
     uint64_t rows;
     uint32_t block_rows;
-    uint32_t block_flat;    /* arrays: flattened elements in the open block */
-    cf_rle_encoder nonnull; /* nullable: row bitmap; arrays: cell bitmap */
-    cf_rle_encoder flat;    /* arrays: element bitmap */
-    cf_rle_encoder counts;  /* arrays: u16 element counts */
+    cf_block_layout_writer layout; /* the open block's flags and counts (§6) */
 
     /* Value index: encoded first/last key of the open block, and the last key
      * of the previous block for shortening. */
@@ -276,12 +273,6 @@ static cf_status ensure_started(cf_writer *w, cf_error *err)
 
 /* ---- data blocks ---------------------------------------------------------------- */
 
-static void put_stream(cf_buf *b, cf_rle_encoder *e)
-{
-    cf_buf_put_varint32(b, (uint32_t)e->out.len);
-    cf_buf_append(b, e->out.data, e->out.len);
-}
-
 /* format §9.2: enter a block under its first key, shortened against the last
  * key of the block before it; then remember this block's last key. */
 static cf_status add_validx_entry(cf_writer *w, cf_slice first, cf_slice last, cf_block_ptr ptr,
@@ -297,7 +288,8 @@ static cf_status add_validx_entry(cf_writer *w, cf_slice first, cf_slice last, c
     return CF_OK;
 }
 
-/* format §10.3 finish_data_block: encode, lay out (§6), frame, index. */
+/* format §10.3 finish_data_block: encode, lay out (§6, block_layout.c), frame,
+ * index. */
 static cf_status finish_data_block(cf_writer *w, cf_error *err)
 {
     if (w->block_rows == 0)
@@ -305,31 +297,10 @@ static cf_status finish_data_block(cf_writer *w, cf_error *err)
     uint32_t first_ord = (uint32_t)(w->rows - w->block_rows);
     cf_slice enc;
     CF_TRY(w->eops->finish(w->enc, first_ord, &enc, err));
-    const uint8_t *logical = enc.data;
-    size_t logical_len = enc.len;
-    if (w->o.is_array || w->o.nullable) {
-        cf_buf *b = &w->block;
-        cf_buf_clear(b);
-        CF_TRY(cf_rle_enc_finish(&w->nonnull));
-        if (w->o.is_array) {
-            CF_TRY(cf_rle_enc_finish(&w->flat));
-            CF_TRY(cf_rle_enc_finish(&w->counts));
-            cf_buf_put_varint32(b, w->block_flat);
-            cf_buf_put_varint32(b, w->block_rows);
-            put_stream(b, &w->flat);
-            put_stream(b, &w->counts);
-            put_stream(b, &w->nonnull);
-        } else {
-            cf_buf_put_varint32(b, w->block_rows);
-            put_stream(b, &w->nonnull);
-        }
-        cf_buf_append(b, enc.data, enc.len);
-        CF_CHECK(!b->oom, err, CF_ENOMEM, "out of memory assembling a data block");
-        logical = b->data;
-        logical_len = b->len;
-    }
+    cf_slice logical;
+    CF_TRY(cf_block_layout_writer_finish(&w->layout, enc, &w->block, &logical, err));
     cf_block_ptr ptr;
-    CF_TRY(write_block(w, logical, logical_len, &ptr, err));
+    CF_TRY(write_block(w, logical.data, logical.len, &ptr, err));
     if (w->posidx) {
         uint8_t key[4];
         cf_store_be32(key, first_ord);
@@ -339,11 +310,8 @@ static cf_status finish_data_block(cf_writer *w, cf_error *err)
         CF_TRY(add_validx_entry(w, (cf_slice){w->first_key.data, w->first_key.len},
                                 (cf_slice){w->last_key.data, w->last_key.len}, ptr, err));
     w->eops->reset(w->enc);
-    cf_rle_enc_reset(&w->nonnull);
-    cf_rle_enc_reset(&w->flat);
-    cf_rle_enc_reset(&w->counts);
+    cf_block_layout_writer_reset(&w->layout);
     w->block_rows = 0;
-    w->block_flat = 0;
     w->block_has_value = false;
     return CF_OK;
 }
@@ -398,7 +366,7 @@ static cf_status add_present(cf_writer *w, const uint8_t *vals, size_t n, cf_err
         size_t took = w->eops->add(w->enc, vals, n, false);
         CF_TRY(note_values(w, vals, took, err));
         if (w->o.nullable)
-            cf_rle_enc_put_run(&w->nonnull, 1, took);
+            cf_block_layout_writer_put_rows(&w->layout, true, took);
         w->block_rows += (uint32_t)took;
         w->rows += took;
         vals += took * es;
@@ -465,7 +433,7 @@ cf_status cf_writer_append(cf_writer *w, const void *values, const uint8_t *nonn
             if (st != CF_OK)
                 return fail(w, st, err);
         } else {
-            cf_rle_enc_put_run(&w->nonnull, 0, run);
+            cf_block_layout_writer_put_rows(&w->layout, false, run);
             w->block_rows += (uint32_t)run;
             w->rows += run;
         }
@@ -519,8 +487,7 @@ cf_status cf_writer_append_arrays(cf_writer *w, const void *elems, const uint8_t
     for (size_t c = 0; c < count; c++) {
         bool present = cell_nonnull ? cf_bitmap_get(cell_nonnull, c) : true;
         uint32_t k = present ? elem_counts[c] : 0;
-        cf_rle_enc_put(&w->nonnull, present ? 1 : 0);
-        cf_rle_enc_put(&w->counts, k);
+        cf_block_layout_writer_put_cell(&w->layout, present, k);
         w->block_rows++;
         w->rows++;
         if (!present)
@@ -538,11 +505,10 @@ cf_status cf_writer_append_arrays(cf_writer *w, const void *elems, const uint8_t
                                              "encoder refused array elements of cell %zu", c),
                                 err);
             }
-            cf_rle_enc_put_run(&w->flat, ep ? 1 : 0, run);
+            cf_block_layout_writer_put_elems(&w->layout, ep, run);
             j += run;
         }
         e += k;
-        w->block_flat += k;
         if (w->eops->is_full(w->enc)) {
             st = finish_data_block(w, err);
             if (st != CF_OK)
@@ -599,9 +565,7 @@ cf_status cf_writer_create(cf_writer **out, cf_io *io, const cf_writer_options *
     w->eops = eops;
     w->elem_size = cf_type_size(o.type);
     w->fo = (cf_frame_opts){.compression = o.compression, .checksums = o.checksums};
-    cf_rle_enc_init(&w->nonnull, 1);
-    cf_rle_enc_init(&w->flat, 1);
-    cf_rle_enc_init(&w->counts, 16);
+    cf_block_layout_writer_init(&w->layout, cf_block_layout_kind_of(o.nullable, o.is_array));
     cf_buf_init(&w->first_key);
     cf_buf_init(&w->last_key);
     cf_buf_init(&w->prev_last_key);
@@ -765,9 +729,7 @@ void cf_writer_free(cf_writer *w)
         w->eops->free(w->enc);
     cf_btree_writer_free(w->posidx);
     cf_btree_writer_free(w->validx);
-    cf_rle_enc_dispose(&w->nonnull);
-    cf_rle_enc_dispose(&w->flat);
-    cf_rle_enc_dispose(&w->counts);
+    cf_block_layout_writer_dispose(&w->layout);
     cf_buf_dispose(&w->first_key);
     cf_buf_dispose(&w->last_key);
     cf_buf_dispose(&w->prev_last_key);

@@ -572,7 +572,7 @@ static cf_status dec_seek_value(cf_decoder *dd, const void *key, bool *exact, cf
 
 /* The seek index of the loaded block: the first value of each chunk, in
  * memory form (nchunks * elem bytes). Building it decodes every chunk's LZ4
- * once; a cache keeps it beside the block (iter.c), so later value seeks in
+ * once; a cache keeps it beside the block (loaded_block.c), so later value seeks in
  * the block decode one chunk. */
 static size_t dec_seek_index_len(cf_decoder *dd)
 {
