@@ -19,6 +19,10 @@
  *   array columns "+l" (list, int32 offsets) with one child "item" of the element type
  * Validity bitmaps come from the cfile non-null bitmaps (both are LSB-first).
  *
+ * Call order:
+ *   one column:  options_init? schema? (iter_next_arrow)*      over an iterator (iter.h)
+ *   streams:     stream_* (get_schema | get_next)* release     (ArrowArrayStream)
+ *
  * Ownership: every exported ArrowArray / ArrowSchema owns what its release
  * callback frees and nothing else; children are self-contained, so a consumer
  * may move a child out (copy the struct, mark the original released) and the
@@ -26,8 +30,12 @@
  * zero-copy buffers (see cf_arrow_options.lender) that point into the caller's
  * io: those must stay valid (io and reader alive) until the array is released.
  *
+ * A stream borrows its source (readers, table, HFile, Parquet file):
+ * REQUIRES: the source stays open, and unchanged, until the stream is released.
+ *
  * Threads: the export calls follow the iterator's rules (one thread at a time);
  * an exported array is independent of the iterator and may move to any thread.
+ * A stream is used by one thread at a time.
  *
  * STRING and VARCHAR hold bytes that Kudu never checks, while Arrow's utf8 type
  * promises valid UTF-8 (consumers such as DuckDB reject anything else). The rule
@@ -180,7 +188,9 @@ CF_API cf_status cf_arrow_schema(const cf_reader *r, const cf_arrow_options *o,
 /* Read up to max_rows rows from the iterator's position (one cf_iter_next_batch,
  * so fewer at a block boundary) and export them as an Arrow array.
  *   it:      the iterator.
- *   o:       may be NULL (defaults); must be the same for every batch of a scan.
+ *   o:       may be NULL (defaults).
+ * REQUIRES: the same options for every batch of one scan (the schema must not
+ * change between batches; this is not checked).
  *   out:     filled with an array the caller owns; call out->release(out) when done.
  *            At the end of the data: CF_OK with out marked released
  *            (out->release == NULL), as Arrow's stream interface signals the end.

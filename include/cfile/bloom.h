@@ -4,7 +4,11 @@
  * with Kudu's answers.
  *
  * Writer call order:  options_init create add* finish? free
- * Reader call order:  open may_contain* free
+ * Reader call order:  open (may_contain | verify | cfile)* free
+ *
+ * Ownership: cf_bloom_writer_create and cf_bloom_reader_open borrow their io
+ * (REQUIRES: it outlives the writer or reader; the writer's finish commits it);
+ * the *_file variants own theirs. add copies the key's bytes as needed.
  *
  * A writer belongs to one thread at a time; its first error is sticky (every
  * later call returns it) and `free` without a successful `finish` abandons the
@@ -76,7 +80,7 @@ CF_API cf_status cf_bloom_writer_create_file(cf_bloom_writer **out, const char *
                                              const cf_bloom_writer_options *opts, cf_error *err);
 
 /* Add one key (its bytes are copied as needed; the caller keeps ownership).
- * Requires: keys in non-decreasing byte order (memcmp, shorter first on a
+ * REQUIRES: keys in non-decreasing byte order (memcmp, shorter first on a
  * common prefix), as Kudu appends a rowset's sorted primary keys; a smaller key
  * than the previous one is CF_EINVAL (and sticky, like every writer error). */
 CF_API cf_status cf_bloom_writer_add(cf_bloom_writer *w, cf_slice key, cf_error *err);
@@ -95,7 +99,8 @@ CF_API uint64_t cf_bloom_writer_written_size(const cf_bloom_writer *w);
 CF_API void cf_bloom_writer_free(cf_bloom_writer *w);
 
 /* Does a CFile's footer describe a BloomFile (format §11.1: BINARY, PLAIN,
- * no values, a value index and no positional index)? fi may not be NULL. */
+ * no values, a value index and no positional index)?
+ * REQUIRES: fi != NULL. */
 CF_API bool cf_bloom_is_bloom_file(const cf_file_info *fi);
 
 /* Open a BloomFile on `io` (borrowed: it must outlive the reader). opts may be

@@ -9,6 +9,9 @@
  * bytes already cost nothing.
  *
  * Call order:  create (shared by any number of readers, in any threads)* free
+ * Ownership: the caller creates and frees the cache; readers, rowsets and
+ * tables given one in their options borrow it. What must outlive what: cache >
+ * every reader, rowset and table using it.
  * Thread-safe: every reader and iterator may use one cache at the same time.
  * Bounded: the bytes of the cached blocks and their decoded state (plus a
  * small per-entry charge) never exceed the capacity; the least recently used
@@ -47,7 +50,8 @@ typedef struct cf_cache_stats {
  * smaller ones are one exact LRU list. Errors: CF_EINVAL, CF_ENOMEM. */
 CF_API cf_status cf_cache_create(cf_cache **out, size_t capacity_bytes, cf_error *err);
 
-/* Requires: every reader using the cache has been freed. NULL is a no-op. */
+/* NULL is a no-op.
+ * REQUIRES: every reader, rowset and table using the cache has been freed. */
 CF_API void cf_cache_free(cf_cache *c);
 
 /* A consistent snapshot of the counters (summed over the shards). */

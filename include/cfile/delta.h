@@ -6,12 +6,23 @@
  * the deltas visible at a snapshot to a batch of base column values.
  *
  * Call orders:
- *   writer:  create append+ finish? free          (an empty file cannot be finished)
- *   reader:  open (stats | iter_create | apply_create)* free
- *   iter:    create ((seek_to_first | seek_to_row) next_batch*)* free
- *   apply:   create (seek (prepare apply_updates* apply_deletes?)*)* free
- * A reader is immutable once open and shareable; writers, iterators and
- * appliers belong to one thread at a time.
+ *   rcl builder:  create (reset add* bytes?)* free
+ *   writer:       options_init? create append+ finish? free   (an empty file cannot be finished)
+ *   reader:       open (stats | cfile | iter_create | apply_create)* free
+ *   iter:         create ((seek_to_first | seek_to_row) next_batch*)* free
+ *   apply:        create (seek (prepare apply_updates* apply_deletes?)*)* free
+ *
+ * Ownership: writers and readers borrow the io they are given (REQUIRES: it
+ * outlives them; the writer's finish commits it); the *_file variants own
+ * theirs. append copies the change list. Iterators and appliers borrow their
+ * reader, and an applier its column array (REQUIRES: reader > its iterators
+ * and appliers; cols > applier). Statistics, the CFile reader and the views
+ * a call hands out point into the handle that made them: cf_delta values until
+ * the iterator's next call, applied binary slices until the applier's next
+ * prepare, cf_rcl_builder_bytes until the builder's next call.
+ *
+ * Threads: a reader is immutable once open and shareable; builders, writers,
+ * iterators and appliers belong to one thread at a time.
  */
 #ifndef CFILE_DELTA_H
 #define CFILE_DELTA_H
@@ -76,14 +87,15 @@ CF_STATIC_API int cf_delta_schema_find(const cf_delta_column *cols, size_t ncols
 
 typedef struct cf_rcl_builder cf_rcl_builder;
 
-/* Call order:  create (reset set_type add*)* free */
+/* Call order:  create (reset add*)* free */
 CF_API cf_status cf_rcl_builder_create(cf_rcl_builder **out, cf_error *err);
 CF_API void cf_rcl_builder_free(cf_rcl_builder *b); /* NULL is a no-op */
 /* Start a new list of `type`. DELETE takes no column changes. */
 CF_API void cf_rcl_builder_reset(cf_rcl_builder *b, cf_rcl_type type);
 /* Add one column change: `value` = `len` raw bytes (the in-memory little-endian
  * form for fixed-width types, the bytes for binary types), or NULL = set to NULL.
- * CF_ESTATE for a DELETE list; CF_ENOMEM. */
+ * REQUIRES: reset to UPDATE or REINSERT first (else CF_ESTATE: a DELETE list, or
+ * a builder never reset). CF_ENOMEM. */
 CF_API cf_status cf_rcl_builder_add(cf_rcl_builder *b, uint32_t col_id, const void *value,
                                     size_t len, cf_error *err);
 /* The encoded list, valid until the next call on b. */
@@ -209,7 +221,7 @@ CF_API cf_status cf_delta_writer_create(cf_delta_writer **out, cf_io *io,
 /* Same, creating `path` atomically. */
 CF_API cf_status cf_delta_writer_create_file(cf_delta_writer **out, const char *path,
                                              const cf_delta_writer_options *opts, cf_error *err);
-/* Append one delta. Requires (with check_order) REDO: (row, ts) non-decreasing;
+/* Append one delta. REQUIRES (with check_order) REDO: (row, ts) non-decreasing;
  * UNDO: row non-decreasing, ts non-increasing within a row; CF_EINVAL otherwise.
  * With write_stats the list is decoded for the statistics: CF_ECORRUPT when it
  * is not a valid RowChangeList. Errors are sticky. */
@@ -232,7 +244,8 @@ CF_API cf_status cf_delta_reader_open(cf_delta_reader **out, cf_io *io, cf_delta
 CF_API cf_status cf_delta_reader_open_file(cf_delta_reader **out, const char *path,
                                            cf_delta_type type, const cf_reader_options *opts,
                                            cf_error *err);
-CF_API void cf_delta_reader_free(cf_delta_reader *r); /* NULL is a no-op */
+/* NULL is a no-op. REQUIRES: every iterator and applier made on r has been freed. */
+CF_API void cf_delta_reader_free(cf_delta_reader *r);
 /* The underlying CFile reader (owned by r). */
 CF_API const cf_reader *cf_delta_reader_cfile(const cf_delta_reader *r);
 CF_API cf_delta_type cf_delta_reader_type(const cf_delta_reader *r);
@@ -280,17 +293,22 @@ CF_API cf_status cf_delta_apply_create(cf_delta_apply **out, const cf_delta_read
 CF_API void cf_delta_apply_free(cf_delta_apply *a); /* NULL is a no-op */
 /* The next prepare starts at `row`. */
 CF_API cf_status cf_delta_apply_seek(cf_delta_apply *a, uint32_t row, cf_error *err);
-/* Collect the visible deltas of the next nrows rows (nrows > 0). CF_ECORRUPT
- * for a bad change list among them. */
+/* Collect the visible deltas of the next nrows rows. REQUIRES: nrows > 0 (else
+ * CF_EINVAL). CF_ECORRUPT for a bad change list among them. */
 CF_API cf_status cf_delta_apply_prepare(cf_delta_apply *a, size_t nrows, cf_error *err);
 /* Overwrite the prepared rows of column `col` in caller buffers: values
  * (nrows * cf_type_size; binary slices then point into the applier and live
  * until the next prepare) and nonnull (bit per row; may be NULL for a
- * non-nullable column). */
+ * non-nullable column).
+ * REQUIRES: prepare first (else CF_ESTATE); col < ncols (else CF_EINVAL); values
+ * holds the prepared nrows values and nonnull, when given, ceil(nrows/8) bytes;
+ * nonnull given for a nullable column (without it an update to NULL zeroes the
+ * value and the row still reads as present). */
 CF_API cf_status cf_delta_apply_updates(cf_delta_apply *a, size_t col, void *values,
                                         uint8_t *nonnull, cf_error *err);
 /* Clear the bit of every prepared row that ends deleted, set it for rows that
- * end reinserted (a DELETE and a REINSERT in one batch cancel). */
+ * end reinserted (a DELETE and a REINSERT in one batch cancel).
+ * REQUIRES: prepare first (else CF_ESTATE); selected holds ceil(nrows/8) bytes. */
 CF_API cf_status cf_delta_apply_deletes(cf_delta_apply *a, uint8_t *selected, cf_error *err);
 
 #ifdef __cplusplus

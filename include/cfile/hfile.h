@@ -15,9 +15,20 @@
  * The writer produces HFile v3 in HBase's block order, for bulk loading.
  *
  * Call order:
- *   reader:  open (info | file_info_* | meta_* | bloom_* | iter_create)* free
- *   iter:    create (seek_* | next)* free
- *   writer:  create (append | add_file_info | add_meta)* finish? free
+ *   reader:  open (getters | file_info_* | meta_* | bloom_* | walks | iter_create)* free
+ *   iter:    create (seek_* | next | position)* free
+ *   writer:  options_init? create (append | add_file_info | add_meta)* finish? free
+ *
+ * Ownership: cf_hfile_open borrows its io (REQUIRES: the io outlives the
+ * cf_hfile); cf_hfile_open_file owns its io. Everything the getters return
+ * (trailer, info, FileInfo and index slices, Bloom info) points into the
+ * cf_hfile and lives as long as it; cf_hfile_meta_read gives a copy the caller
+ * frees with cf_hfile_bytes_free. Iterators borrow the cf_hfile (REQUIRES: it
+ * outlives them); a cell from cf_hfile_iter_next is valid until the next call on
+ * that iterator. The writer borrows a writable io and does not commit it: after
+ * a successful finish the caller commits (and in any case frees) the io
+ * (REQUIRES: the io outlives the writer). append copies the cell.
+ *
  * Threads: an open cf_hfile is immutable and may be shared; an iterator or a
  * writer belongs to one thread at a time.
  */
@@ -156,7 +167,8 @@ CF_API bool cf_hfile_sniff(cf_io *io);
 CF_API const cf_hfile_trailer *cf_hfile_get_trailer(const cf_hfile *h);
 CF_API const cf_hfile_info *cf_hfile_get_info(const cf_hfile *h);
 
-/* FileInfo entries in file order; slices owned by h. */
+/* FileInfo entries in file order; slices owned by h.
+ * REQUIRES: i < cf_hfile_get_info(h)->file_info_count (not checked). */
 CF_API void cf_hfile_file_info_at(const cf_hfile *h, size_t i, cf_slice *key, cf_slice *value);
 /* The value of a FileInfo key, false if absent. */
 CF_API bool cf_hfile_file_info_get(const cf_hfile *h, const char *key, cf_slice *value);
@@ -167,12 +179,15 @@ typedef struct cf_hfile_block_ref {
     uint32_t on_disk_size; /* with header (and checksums) as the index stores it */
     cf_slice key;          /* index key (owned by h) */
 } cf_hfile_block_ref;
+/* REQUIRES: i < cf_hfile_get_info(h)->num_data_blocks (not checked). */
 CF_API cf_hfile_block_ref cf_hfile_data_block(const cf_hfile *h, uint64_t i);
 /* The mid-key (HBase's split point) as a key; empty for an empty file. */
 CF_API cf_status cf_hfile_midkey(const cf_hfile *h, cf_slice *out, cf_error *err);
 
 /* Meta blocks (name, index entry); read gives a malloc'd copy of the
- * uncompressed payload, freed with cf_hfile_bytes_free. */
+ * uncompressed payload, freed with cf_hfile_bytes_free.
+ * REQUIRES: i < cf_hfile_get_info(h)->meta_count (meta_at does not check it;
+ * meta_read returns CF_EINVAL). */
 CF_API void cf_hfile_meta_at(const cf_hfile *h, size_t i, cf_slice *name, uint64_t *offset,
                              uint32_t *on_disk_size);
 CF_API cf_status cf_hfile_meta_read(const cf_hfile *h, size_t i, uint8_t **out, size_t *len,
@@ -213,7 +228,8 @@ typedef struct cf_hfile_bloom_info {
 } cf_hfile_bloom_info;
 /* NULL when the file has no such Bloom filter. */
 CF_API const cf_hfile_bloom_info *cf_hfile_bloom(const cf_hfile *h, int which);
-/* Chunk i's index entry. */
+/* Chunk i's index entry.
+ * REQUIRES: cf_hfile_bloom(h, which) != NULL and i < its num_chunks (not checked). */
 CF_API void cf_hfile_bloom_chunk(const cf_hfile *h, int which, uint32_t i, uint64_t *offset,
                                  uint32_t *on_disk_size, cf_slice *first_key);
 /* false when the row is certainly absent. No Bloom filter: *out = true. */
@@ -364,7 +380,7 @@ CF_API void cf_hfile_writer_options_init(cf_hfile_writer_options *o);
 CF_API cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io,
                                         const cf_hfile_writer_options *o, cf_error *err);
 /* Append one cell (row, family, qualifier, timestamp, type, value, tags, mvcc).
- * Requires: cells in non-decreasing CellComparator order (CF_EINVAL otherwise). */
+ * REQUIRES: cells in non-decreasing CellComparator order (CF_EINVAL otherwise). */
 CF_API cf_status cf_hfile_writer_append(cf_hfile_writer *w, const cf_hfile_cell *c, cf_error *err);
 /* Extra FileInfo entries (user keys must not start with "hfile."). */
 CF_API cf_status cf_hfile_writer_add_file_info(cf_hfile_writer *w, const void *key, size_t key_len,

@@ -2,10 +2,24 @@
  * a file, memory, an mmap or a remote store with range reads, and write to a
  * file (atomically) or memory.
  *
- * Call order for a writable io:  create (append* sync?)* commit? free
- * A writable io that is freed without commit leaves nothing behind: a file io
- * writes to a temporary name and only `commit` (fsync, rename, fsync of the
- * directory) makes the target path appear.
+ * Call order:
+ *   reading io:  open (read_at | view_at | size)* free
+ *   writing io:  create append* commit? free
+ * A writing io freed without commit leaves nothing behind: a file io writes to a
+ * temporary name and only `commit` (fsync, rename, fsync of the directory) makes
+ * the target path appear. append or commit after commit is CF_ESTATE.
+ *
+ * Ownership: whoever opens or creates an io frees it (cf_io_free). Readers and
+ * writers given an io borrow it (REQUIRES: it outlives them; whether a writer's
+ * finish also commits it, each create function says); the *_open_file and
+ * *_create_file variants of the format APIs own the io they open. Pointers from
+ * view_at stay valid until the io is freed; cf_io_open_mem reads memory the caller
+ * keeps alive (REQUIRES: the bytes outlive the io and do not change).
+ *
+ * Threads: the library's reading ios (file, mmap, memory) may be read from any
+ * number of threads at once (pread, no shared cursor), which is what lets one
+ * cf_reader serve many threads; an io of your own must allow the same if it backs
+ * a shared reader. A writing io belongs to one thread at a time.
  */
 #ifndef CFILE_IO_H
 #define CFILE_IO_H
@@ -44,7 +58,8 @@ struct cf_io {
 CF_API cf_status cf_io_open_file(cf_io **out, const char *path, cf_error *err);
 /* Map a file read-only; blocks that are stored uncompressed are served in place. */
 CF_API cf_status cf_io_open_mmap(cf_io **out, const char *path, cf_error *err);
-/* Read from memory the caller owns; it must outlive the io. */
+/* Read from memory the caller owns.
+ * REQUIRES: data[0, len) outlives the io and does not change while it is open. */
 CF_API cf_status cf_io_open_mem(cf_io **out, const void *data, size_t len, cf_error *err);
 /* Create `path` atomically: bytes go to "<path>.tmp.<pid>.<random>" (same
  * directory, created with O_EXCL) until commit; append after commit is CF_ESTATE.

@@ -1,10 +1,17 @@
 /* cfile: iterating over the rows of a CFile, seeking by ordinal and by value.
  *
- * Call order:  create ((seek_to_first | seek_to_ordinal | seek_at_or_after)
- *                      (next_batch | copy_batch)*)* free
- * An iterator belongs to one thread at a time; many iterators may share one
- * reader. A freshly created iterator is positioned at ordinal 0.
- * Seeks go through the B-tree indexes, never by scanning the file.
+ * Call order:  create ((seek_to_first | seek_to_ordinal | seek_at_or_after | block_at)
+ *                      (next_batch | copy_batch | next_arrow)*)* free
+ * A freshly created iterator is positioned at ordinal 0. Seeks go through the
+ * B-tree indexes, never by scanning the file.
+ *
+ * Ownership: an iterator borrows its reader (REQUIRES: the reader outlives it).
+ * Batches from cf_iter_next_batch, and the binary slices cf_iter_copy_batch
+ * writes, point into the iterator (or the io/cache behind it): valid until the
+ * next call on the same iterator or its free. Copy out what must live longer.
+ *
+ * Threads: an iterator belongs to one thread at a time; many iterators, in
+ * many threads, may share one reader and one block filter.
  */
 #ifndef CFILE_ITER_H
 #define CFILE_ITER_H
@@ -47,7 +54,8 @@ CF_API cf_status cf_iter_seek_to_first(cf_iter *it, cf_error *err);
 CF_API cf_status cf_iter_seek_to_ordinal(cf_iter *it, uint64_t ord, cf_error *err);
 
 /* Position at the first row whose value is >= *key, through the value index.
- * key points to one value in the column's memory form (cf_slice for binary).
+ * REQUIRES: key points to one value of the column's type in memory form
+ * (cf_type_size bytes; a cf_slice for binary types): its width is not checked.
  * *exact (may be NULL) tells whether that row equals the key.
  * CF_ENOTFOUND if every value is smaller; CF_EINVAL without a value index. */
 CF_API cf_status cf_iter_seek_at_or_after(cf_iter *it, const void *key, bool *exact, cf_error *err);
@@ -59,6 +67,8 @@ CF_API cf_status cf_iter_next_batch(cf_iter *it, size_t max_rows, cf_batch *out,
 /* Read up to `cap` rows into caller buffers: values (cap * cf_type_size bytes;
  * binary slices point into the iterator and live until its next call) and
  * nonnull (ceil(cap/8) bytes, may be NULL for non-nullable columns).
+ * REQUIRES: values holds cap * cf_type_size(type) bytes and nonnull, when given,
+ * ceil(cap/8) bytes (neither size can be checked).
  * *count = rows copied, 0 at the end. Not for array columns (CF_EINVAL). */
 CF_API cf_status cf_iter_copy_batch(cf_iter *it, void *values, uint8_t *nonnull, size_t cap,
                                     size_t *count, cf_error *err);

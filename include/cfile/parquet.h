@@ -18,8 +18,28 @@
  * present. Every pointer and cf_slice in them points into the cf_parquet
  * handle and lives as long as it.
  *
- * Call order:  open (getters)* free
- * Threads: an open cf_parquet is immutable and may be shared between threads.
+ * Call orders (each part below repeats its own):
+ *   file:          options_init? open (getters | pages_open | column_open |
+ *                  page_index_read | bloom_open | records_open)* free
+ *   pages:         pages_open (pages_next | pages_seek)* pages_free
+ *   column reader: column_open column_seek? (column_read)* column_free
+ *   records:       records_options_init? records_open (records_next)* records_free
+ *   writer:        writer_options_init? writer_create (writer_append)* writer_finish?
+ *                  writer_free
+ *
+ * Ownership: cf_parquet_open borrows its io (REQUIRES: the io outlives the
+ * handle); cf_parquet_open_file owns its io. Page walkers, column readers, page
+ * indexes, bloom filters and record readers borrow the cf_parquet they were
+ * opened on (REQUIRES: it outlives them) and own what they hand out: pages and
+ * BYTE_ARRAY slices until their next call, a records batch until the next
+ * records_next. The writer copies column names, options and key/value
+ * metadata at create, and encodes each append before it returns; it borrows
+ * the io of cf_parquet_writer_create (REQUIRES: it outlives the writer; finish
+ * commits it) and owns that of _create_file.
+ *
+ * Threads: an open cf_parquet is immutable and may be shared between threads,
+ * each with its own walkers and readers; an open bloom filter may be probed
+ * from many threads. Walkers, readers and writers belong to one thread at a time.
  */
 #ifndef CFILE_PARQUET_H
 #define CFILE_PARQUET_H
@@ -323,7 +343,7 @@ CF_API uint32_t cf_parquet_footer_len(const cf_parquet *pq);
 CF_API int64_t cf_parquet_num_rows(const cf_parquet *pq);
 CF_API const cf_parquet_node *cf_parquet_schema_root(const cf_parquet *pq);
 CF_API uint32_t cf_parquet_column_count(const cf_parquet *pq);
-/* Requires: i < cf_parquet_column_count(pq). */
+/* REQUIRES: i < cf_parquet_column_count(pq) (not checked). */
 CF_API const cf_parquet_column *cf_parquet_column_at(const cf_parquet *pq, uint32_t i);
 /* The io the handle reads from (its own for _open_file). */
 CF_API cf_io *cf_parquet_io(const cf_parquet *pq);
@@ -390,7 +410,7 @@ CF_API void cf_parquet_pages_free(cf_parquet_pages *it); /* NULL is a no-op */
  * Call order:  column_open (column_read)* column_free */
 typedef struct cf_parquet_column_reader cf_parquet_column_reader;
 
-/* Requires: row_group and column in range (else CF_EINVAL). */
+/* REQUIRES: row_group and column in range (else CF_EINVAL). */
 CF_API cf_status cf_parquet_column_open(cf_parquet_column_reader **out, const cf_parquet *pq,
                                         uint32_t row_group, uint32_t column, cf_error *err);
 /* The value size of this column's value form (see above). */
@@ -406,8 +426,9 @@ CF_API cf_status cf_parquet_column_read(cf_parquet_column_reader *r, size_t max,
                                         uint16_t *rep, void *values, size_t *n_levels,
                                         size_t *n_values, cf_error *err);
 /* Continue at the data page whose header is at `offset` (from the offset
- * index: pages of an indexed chunk start at row boundaries). Only before the
- * first read; the dictionary page, if any, is loaded first. */
+ * index: pages of an indexed chunk start at row boundaries). The dictionary
+ * page, if any, is loaded first.
+ * REQUIRES: no column_read yet on this reader (else CF_EINVAL). */
 CF_API cf_status cf_parquet_column_seek(cf_parquet_column_reader *r, uint64_t offset,
                                         cf_error *err);
 /* Data pages decoded so far. */

@@ -1,9 +1,17 @@
 /* cfile: opening a CFile (v1 "kuducfil" or v2 "kuducfl2") and reading its
  * header and footer. Data is read through iterators (iter.h).
  *
- * Call order:  open (getters | iter_create)* free
- * A reader is immutable once open: any number of threads may use one reader at
- * the same time, each with its own iterators.
+ * Call order:  options_init? open (getters | verify | iter_create)* free
+ *
+ * Ownership: cf_reader_open borrows its io, cf_reader_open_file owns one. What
+ * the getters return (cf_file_info, metadata pairs, the io) points into the
+ * reader and lives as long as it. A cache named in the options is borrowed.
+ * What must outlive what:  io (when borrowed) > cache > reader > iterators and
+ * block filters made on it (iter.h) > the batches they hand out.
+ *
+ * Threads: a reader is immutable once open: any number of threads may use one
+ * reader at the same time (getters, verify, creating iterators), each with its
+ * own iterators.
  */
 #ifndef CFILE_READER_H
 #define CFILE_READER_H
@@ -118,7 +126,8 @@ typedef void (*cf_verify_fn)(void *ctx, const cf_block_report *rep);
 CF_API cf_status cf_reader_verify(const cf_reader *r, cf_verify_fn fn, void *ctx, size_t *damaged,
                                   cf_error *err);
 
-/* NULL is a no-op. All iterators must be freed first. */
+/* NULL is a no-op.
+ * REQUIRES: every iterator and block filter made on r has been freed. */
 CF_API void cf_reader_free(cf_reader *r);
 
 #ifdef __cplusplus

@@ -4,6 +4,11 @@
  * as its last parameter. On failure the library fills err (when not NULL) with a
  * one-line message naming what was wrong and where (file offset, block, ordinal).
  * The library never allocates on the error path, never prints, never aborts.
+ *
+ * Ownership: a cf_error belongs to the caller (a stack variable is fine) and
+ * holds its message inline; nothing in it needs freeing. On CF_OK its contents
+ * are unspecified: read it only after a failure. Threads: give each thread its
+ * own cf_error; cf_status_str returns static strings and is thread-safe.
  */
 #ifndef CFILE_STATUS_H
 #define CFILE_STATUS_H

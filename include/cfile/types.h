@@ -1,4 +1,9 @@
-/* cfile: column types, encodings and codecs, with Kudu's on-disk enum values. */
+/* cfile: column types, encodings and codecs, with Kudu's on-disk enum values.
+ *
+ * Plain values and pure functions: no handles, no call order; every function
+ * here may be called from any thread. Names returned by cf_*_name are static
+ * strings. A cf_slice never owns its bytes: the call that hands one out says
+ * who does and for how long. */
 #ifndef CFILE_TYPES_H
 #define CFILE_TYPES_H
 

@@ -1,6 +1,9 @@
 /* cfile: the library's version and what this build has. Below every layer (it needs
  * nothing else), so the code that answers it (src/cfile/reader.c, src/codec/features.c)
- * and the code that prints it (the Parquet writer's created_by) include only this. */
+ * and the code that prints it (the Parquet writer's created_by) include only this.
+ *
+ * Call order: any, at any time, from any thread (the feature text is built once,
+ * under pthread_once). Ownership: the strings returned are static; never free them. */
 #ifndef CFILE_VERSION_H
 #define CFILE_VERSION_H
 

@@ -1,12 +1,19 @@
 /* cfile: writing one column to a CFile v2 (magic "kuducfl2"), byte-identical to
  * Apache Kudu's CFileWriter for the same values, options and append calls.
  *
- * Call order:  create (add_metadata)* (append | append_arrays | add_metadata)* finish? free
+ * Call order:  options_init create (add_metadata)* (append | append_arrays | add_metadata)*
+ *              finish? free
  * Metadata added before the first append goes to the header, later metadata to
  * the footer (as Kudu does). A writer's first error is sticky: every later call
  * returns it. `free` without a successful `finish` abandons the output (a file
  * created with cf_writer_create_file never appears).
- * A writer belongs to one thread at a time.
+ *
+ * Ownership: cf_writer_create borrows its io (REQUIRES: the io outlives the
+ * writer; finish commits it, the caller still frees it); cf_writer_create_file
+ * owns its io. Every append copies what it needs before it returns, so the
+ * caller's values, slices and bitmaps may be reused at once. The options are
+ * copied at create.
+ * Threads: a writer belongs to one thread at a time.
  *
  * Errors. Every misuse is refused, never truncated or guessed at, with a
  * one-line message that names the field or argument:
@@ -112,9 +119,10 @@ CF_API cf_status cf_writer_add_metadata(cf_writer *w, const char *key, const voi
  * With write_validx, values must be non-decreasing across all calls (CF_EINVAL if
  * not, naming the row) and the column should not be nullable (Kudu key columns
  * never are; this is not checked).
- * Values are read as cf_type_size(type) bytes each: the width is fixed by the
- * type, and a buffer of another width cannot be detected. BOOL takes one byte
- * per value and any nonzero byte is true.
+ * REQUIRES: values holds count values of cf_type_size(type) bytes each, and
+ * nonnull (when given) ceil(count/8) bytes: the width is fixed by the type, and
+ * a buffer of another width cannot be detected. BOOL takes one byte per value
+ * and any nonzero byte is true.
  * Errors: CF_EINVAL (an array column: use cf_writer_append_arrays; values NULL
  * with count > 0; a NULL row in a column that is not nullable; out of order
  * with write_validx; more than 2^32-1 rows in the file), CF_ESTATE (after
