@@ -22,11 +22,30 @@
  *   scanner: create next* free
  *   table:   open (insert | update | delete | get | table_scanner_* | flush | compact)*
  *            (close | free)
+ *   loader:  create append* commit? free       (free without commit leaves the table as it was)
+ *
+ * Ownership: schemas, options, projections and predicate values are copied by
+ * the call that takes them (a schema may be freed once the writer, rowset or
+ * table is made). Rowsets, tables and scanners own their files, caches and
+ * threads; a cache named in the options is borrowed (REQUIRES: it outlives the
+ * rowset or table). cf_table_rowset's rowsets belong to the table. Views
+ * handed out live in the handle that made them: a scanner's cf_row_batch until
+ * its next call, cf_rowset_get's row until the next call on the rowset,
+ * cf_table_get's until the next call on the table.
+ * What must outlive what: table > its scanners and loader; rowset > its
+ * scanners. REQUIRES: a scanner is freed before the next change to what it
+ * scans (insert, update, delete, reinsert, flush, compact), and nothing changes
+ * a table between cf_table_loader_create and the loader's commit or free.
+ *
+ * Threads: a rowset or a table handle is used by one thread at a time (its
+ * in-memory stores and returned views change with every call); a scanner
+ * likewise, though with threads > 1 it runs worker threads of its own inside
+ * create/next/free. Separate read-only handles, in any threads or processes,
+ * read one table at the same time.
  *
  * MVCC: as in Kudu, a snapshot at TS sees every operation with ts < TS;
  * CF_SNAPSHOT_LATEST sees everything. Every mutation needs a timestamp larger
  * than any the rowset has seen (cf_rowset_info.last_ts).
- * A rowset is used by one thread at a time (its in-memory delta store changes).
  *
  * One writer, many readers (docs/ROWSET.md "Concurrency"). A table directory
  * has one writer lock: an exclusive flock(2) on the file DIR/LOCK (created when
@@ -97,8 +116,8 @@ typedef struct cf_column {
 
 typedef struct cf_schema cf_schema;
 
-/* Validate and copy `n` columns (ids are their positions). CF_EINVAL names the bad
- * column and why. */
+/* Validate and copy `n` columns (ids are their positions; names are copied too).
+ * CF_EINVAL names the bad column and why. */
 CF_API cf_status cf_schema_create(cf_schema **out, const cf_column *cols, size_t n, cf_error *err);
 /* Parse "id INT64 KEY, name STRING NULL, tags INT32[] NULL, p DECIMAL64(10,2)
  * ENCODING bit_shuffle COMPRESSION lz4 BLOCK_SIZE 4096". Attributes: KEY, NULL,
@@ -111,7 +130,7 @@ CF_API cf_status cf_schema_parse_columns(cf_schema **out, const char *text, cf_e
 CF_API void cf_schema_free(cf_schema *s); /* NULL is a no-op */
 CF_API size_t cf_schema_ncols(const cf_schema *s);
 CF_API size_t cf_schema_nkeys(const cf_schema *s);
-/* Column i (< ncols); strings live as long as s. */
+/* Column i; strings live as long as s. NULL when i >= ncols. */
 CF_API const cf_column *cf_schema_column(const cf_schema *s, size_t i);
 /* Position of the column named `name`, or -1. */
 CF_API int cf_schema_find(const cf_schema *s, const char *name);
@@ -347,6 +366,9 @@ CF_API void cf_rowset_scanner_free(cf_rowset_scanner *sc); /* NULL is a no-op */
 
 /* Point lookup: bloom, then key index, then deltas at `snapshot`. On success out
  * holds one row of all columns (views valid until the next call on rs).
+ * REQUIRES (here and for every call below that takes `key`): key[i] points to
+ * key column i's value in memory form (cf_slice for binary), for each of the
+ * cf_schema_nkeys key columns; the count and widths cannot be checked.
  * CF_ENOTFOUND when the key is absent or deleted at the snapshot. A snapshot
  * older than the recorded ancient history mark (cf_rowset_info.ahm) is refused,
  * for lookups and scans alike: CF_EINVAL "history before AHM was discarded by
@@ -520,6 +542,7 @@ CF_API cf_rowset *cf_table_rowset(const cf_table *t, size_t i, const char **name
 CF_API bool cf_table_read_only(const cf_table *t);
 
 /* Insert a row at ts: values[i] for every column (memory form, NULL = SQL NULL).
+ * REQUIRES: values holds cf_schema_ncols pointers (not checked).
  * An array column's value is a cf_array_cell (as for updates). CF_EINVAL
  * "duplicate key" when a live row has the key, or for a bad value or timestamp. */
 CF_API cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts,
