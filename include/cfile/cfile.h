@@ -17,8 +17,10 @@
  *     on the same handle, or as long as the handle).
  *   - Fallible calls return cf_status and take an optional cf_error *err last.
  *   - There is no global state and no init call: separate handles may be used
- *     from separate threads freely; readers are shareable, writers, iterators
- *     and scanners belong to one thread at a time.
+ *     from separate threads freely. The immutable readers (cf_reader, the bloom
+ *     and delta readers, cf_hfile, cf_parquet) and a cf_cache may be shared by
+ *     threads; every other handle (writers, iterators, scanners, rowsets,
+ *     tables) belongs to one thread at a time.
  */
 #ifndef CFILE_CFILE_H
 #define CFILE_CFILE_H
