@@ -144,15 +144,18 @@ typedef struct cf_hfile_info {
     size_t meta_count;
 } cf_hfile_info;
 
+#define CF_HFILE_OPTIONS_VERSION 1
+
 typedef struct cf_hfile_options {
-    uint32_t version;      /* set by _init */
+    uint32_t version;      /* CF_HFILE_OPTIONS_VERSION, set by _init */
     bool verify_checksums; /* default true */
     size_t max_block_len;  /* refuse blocks larger than this (default 256 MiB) */
 } cf_hfile_options;
 
 CF_API void cf_hfile_options_init(cf_hfile_options *o);
 
-/* Open an HFile from io (borrowed: it must outlive the reader). o may be NULL.
+/* Open an HFile from io (borrowed: it must outlive the reader). o may be NULL
+ * (defaults); CF_EINVAL for options not filled by cf_hfile_options_init.
  * CF_ECORRUPT for anything that breaks the format, CF_ENOTSUP for a valid
  * feature not implemented here (encryption, an unbuilt codec). */
 CF_API cf_status cf_hfile_open(cf_hfile **out, cf_io *io, const cf_hfile_options *o, cf_error *err);
@@ -355,8 +358,10 @@ CF_STATIC_API cf_status cf_hfile_parse_key(cf_hfile_cell *out, const uint8_t *ke
 
 /* ---- writer (HFile v3) -------------------------------------------------------------- */
 
+#define CF_HFILE_WRITER_OPTIONS_VERSION 1
+
 typedef struct cf_hfile_writer_options {
-    uint32_t version;            /* set by _init */
+    uint32_t version;            /* CF_HFILE_WRITER_OPTIONS_VERSION, set by _init */
     uint32_t compression;        /* cf_hfile_codec: any of them (default NONE) */
     uint32_t block_size;         /* data block target (default 65536) */
     uint32_t bytes_per_checksum; /* default 16384 */
@@ -376,7 +381,9 @@ typedef struct cf_hfile_writer_options {
 } cf_hfile_writer_options;
 
 CF_API void cf_hfile_writer_options_init(cf_hfile_writer_options *o);
-/* io must be writable and is borrowed (the caller commits/frees it). */
+/* io must be writable and is borrowed (the caller commits/frees it). o may be
+ * NULL (defaults); CF_EINVAL names a bad option (a version not set by
+ * cf_hfile_writer_options_init included). */
 CF_API cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io,
                                         const cf_hfile_writer_options *o, cf_error *err);
 /* Append one cell (row, family, qualifier, timestamp, type, value, tags, mvcc).

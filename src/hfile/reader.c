@@ -65,7 +65,7 @@ static void pb_mem_init(pb_mem *m)
 void cf_hfile_options_init(cf_hfile_options *o)
 {
     memset(o, 0, sizeof(*o));
-    o->version = 1;
+    o->version = CF_HFILE_OPTIONS_VERSION;
     o->verify_checksums = true;
     o->max_block_len = (size_t)256 << 20;
 }
@@ -799,6 +799,8 @@ cf_status cf_hfile_open(cf_hfile **out, cf_io *io, const cf_hfile_options *o, cf
 {
     *out = NULL;
     CF_CHECK(io != NULL && io->ops->read_at != NULL, err, CF_EINVAL, "hfile: no readable io");
+    CF_CHECK(o == NULL || o->version == CF_HFILE_OPTIONS_VERSION, err, CF_EINVAL,
+             "hfile options: version %" PRIu32 " (call cf_hfile_options_init)", o->version);
     cf_hfile *h = cf_calloc(1, sizeof(*h));
     CF_CHECK(h != NULL, err, CF_ENOMEM, "hfile: out of memory");
     h->io = io;

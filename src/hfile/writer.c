@@ -85,7 +85,7 @@ struct cf_hfile_writer {
 void cf_hfile_writer_options_init(cf_hfile_writer_options *o)
 {
     memset(o, 0, sizeof(*o));
-    o->version = 1;
+    o->version = CF_HFILE_WRITER_OPTIONS_VERSION;
     o->compression = CF_HFILE_NONE;
     o->block_size = 65536;
     o->bytes_per_checksum = 16384;
@@ -500,6 +500,9 @@ cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io, const cf_hfil
         cf_hfile_writer_options_init(&d);
         o = &d;
     }
+    CF_CHECK(o->version == CF_HFILE_WRITER_OPTIONS_VERSION, err, CF_EINVAL,
+             "hfile writer options: version %" PRIu32 " (call cf_hfile_writer_options_init)",
+             o->version);
     CF_CHECK(cf_hfile_codec_name(o->compression) != NULL, err, CF_EINVAL,
              "hfile writer: unknown compression %" PRIu32, o->compression);
     CF_CHECK(cf_hfile_codec_built(o->compression), err, CF_ENOTSUP,
