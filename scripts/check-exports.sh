@@ -1,14 +1,32 @@
 #!/usr/bin/env bash
-# scripts/check-exports.sh LIBCFILE_SO - the exported set is the stable API and nothing else
-# (status.h). Run by ctest as build/exports. Three lists must agree:
+# scripts/check-exports.sh LIBCFILE_SO [CC] - the exported set is the stable API and nothing
+# else (status.h). Run by ctest as build/exports. With CC, every public header first compiles
+# on its own (it includes what it uses), with and without CF_STATIC_LINKING_ONLY.
+# Three lists must agree:
 #   - the CF_API functions declared in include/cfile/*.h (CF_STATIC_API helpers excluded),
 #   - the names cmake/cfile.map gives version CFILE_0,
 #   - what the library exports (nm -D), each at CFILE_0.
 set -euo pipefail
-lib=${1:?usage: check-exports.sh LIBCFILE_SO}
+lib=${1:?usage: check-exports.sh LIBCFILE_SO [CC]}
+cc=${2:-}
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+fail=0
+if [ -n "$cc" ]; then
+    for h in include/cfile/*.h; do
+        for def in -UCF_STATIC_LINKING_ONLY -DCF_STATIC_LINKING_ONLY; do
+            printf '#include "%s"\n' "${h#include/}" >"$tmp/alone.c"
+            if ! "$cc" -std=c11 -Wall -Wextra -Werror -fsyntax-only "$def" -Iinclude \
+                "$tmp/alone.c" >"$tmp/out" 2>&1; then
+                echo "FAIL: $h does not compile on its own ($def):"
+                sed 's/^/    /' "$tmp/out"
+                fail=1
+            fi
+        done
+    done
+fi
 
 # A declaration starts its line with CF_API; its name is the identifier before the first '('
 # (clang-format may put the name on the next line when the return type is long).
@@ -18,7 +36,6 @@ awk '/^CF_API[ \t]/ { s = $0; while (s !~ /\(/ && (getline l) > 0) s = s " " l
 sed -n 's/^[[:space:]]*\(cf_[a-z0-9_]*\);$/\1/p' cmake/cfile.map | sort >"$tmp/map"
 nm -D --defined-only "$lib" | awk '$3 != "CFILE_0" { print $3 }' | sort >"$tmp/nm"
 
-fail=0
 report() { # title file
     if [ -s "$2" ]; then
         echo "FAIL: $1:"

@@ -56,8 +56,10 @@
 
 #include <stdint.h>
 
+#include "io.h"
 #include "iter.h"
 #include "reader.h"
+#include "status.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -24,6 +24,7 @@
 
 #include "io.h"
 #include "reader.h"
+#include "status.h"
 #include "types.h"
 
 #ifdef __cplusplus

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "types.h"
+#include "status.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -27,9 +27,14 @@
 #ifndef CFILE_DELTA_H
 #define CFILE_DELTA_H
 
-#include "iter.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io.h"
 #include "reader.h"
-#include "writer.h"
+#include "status.h"
+#include "types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -129,20 +134,12 @@ CF_API cf_status cf_rcl_change_validate(const cf_rcl_change *c, const cf_delta_c
 
 /* ---- array cells (format §12.3, docs/SPEC-NOTES.md D.2) ------------------------------ */
 
+/* cf_array_cell, a cell to encode, is in types.h. */
+
 /* The value of an array column inside a RowChangeList is a serialized FlatBuffers
  * `Content` table (Kudu's common/serdes/array1d.fbs): a union of typed vectors
  * plus an optional validity bitmap. Every element type but INT128/DECIMAL128 can
  * be stored (Kudu has no vector for them: CF_ENOTSUP). */
-
-/* A cell to encode. */
-typedef struct cf_array_cell {
-    cf_type type;           /* element type */
-    size_t count;           /* elements, NULL ones included (at most 65535) */
-    const void *values;     /* count slots of cf_type_size(type): little-endian fixed
-                             * values (BOOL one byte 0/1) or cf_slice for binary types;
-                             * may be NULL when count is 0 */
-    const uint8_t *nonnull; /* bit per element, LSB first, 1 = present; NULL = all */
-} cf_array_cell;
 
 #ifdef CF_STATIC_LINKING_ONLY /* not exported by libcfile.so: status.h */
 /* Largest number of bytes cf_array_cell_encode can produce for `cell`. */

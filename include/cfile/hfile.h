@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "io.h"
+#include "status.h"
 #include "types.h"
 
 #ifdef __cplusplus

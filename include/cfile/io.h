@@ -26,6 +26,7 @@
 
 #include <stdint.h>
 
+#include "status.h"
 #include "types.h"
 
 #ifdef __cplusplus

@@ -17,31 +17,14 @@
 #define CFILE_ITER_H
 
 #include "reader.h"
+#include "status.h"
+#include "types.h" /* cf_batch */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct cf_iter cf_iter;
-
-/* One batch of consecutive rows, as views owned by the iterator: valid until
- * the next call on the same iterator (or its free). */
-typedef struct cf_batch {
-    size_t count;       /* rows in this batch; 0 means the end of the file */
-    uint64_t first_ord; /* ordinal of the first row */
-    /* Non-array columns: `count` row-aligned values of cf_type_size(type) bytes
-     * (cf_slice for binary types, uint8_t 0/1 for BOOL); NULL rows hold zeros
-     * (an empty slice for binary).
-     * Array columns: the flattened elements of the batch's cells, `elem_count`
-     * of them; NULL elements hold zeros. */
-    const void *values;
-    /* Bit i (LSB-first) set = row i present. NULL when the column is not nullable. */
-    const uint8_t *nonnull;
-    /* Arrays only: cell i holds elements [elem_offsets[i], elem_offsets[i+1]). */
-    const uint32_t *elem_offsets;
-    size_t elem_count;
-    const uint8_t *elem_nonnull; /* bitmap over the flattened elements */
-} cf_batch;
 
 CF_API cf_status cf_iter_create(cf_iter **out, const cf_reader *r, cf_error *err);
 CF_API void cf_iter_free(cf_iter *it); /* NULL is a no-op */

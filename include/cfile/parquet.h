@@ -48,8 +48,7 @@
 #include <stdint.h>
 
 #include "io.h"
-#include "iter.h"
-#include "reader.h"
+#include "status.h"
 #include "types.h"
 
 #ifdef __cplusplus

@@ -18,6 +18,7 @@
 
 #include "cache.h"
 #include "io.h"
+#include "status.h"
 #include "types.h"
 
 #ifdef __cplusplus
@@ -67,11 +68,6 @@ typedef struct cf_file_info {
     size_t header_len; /* bytes of the header PB */
     size_t footer_len; /* bytes of the footer PB */
 } cf_file_info;
-
-typedef struct cf_metadata_pair {
-    cf_slice key;
-    cf_slice value;
-} cf_metadata_pair;
 
 /* Open a reader on `io` (borrowed: it must outlive the reader). Reads and checks
  * the footer and header (magic, lengths, checksums, feature bits, type and

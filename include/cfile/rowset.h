@@ -86,8 +86,7 @@
 #include <stdint.h>
 
 #include "cache.h"
-#include "delta.h" /* cf_array_cell: an array column's value */
-#include "iter.h"
+#include "status.h"
 #include "types.h"
 
 #ifdef __cplusplus
@@ -379,7 +378,7 @@ CF_API cf_status cf_rowset_get(cf_rowset *rs, const void *const *key, uint64_t s
 /* ---- mutations ----------------------------------------------------------------------------- */
 
 /* Set column `col` to `value` (memory form; NULL = SQL NULL). The value of an
- * array column is a cf_array_cell (delta.h) of the column's element type. */
+ * array column is a cf_array_cell (types.h) of the column's element type. */
 typedef struct cf_column_change {
     size_t col;
     const void *value;

@@ -96,6 +96,47 @@ CF_API cf_encoding cf_type_default_encoding(cf_type t);
 /* Does Kudu allow this encoding for this type? (GROUP_VARINT: never for writing.) */
 CF_API bool cf_type_allows_encoding(cf_type t, cf_encoding e);
 
+/* ---- values in memory: what readers hand out and writers take -------------------------- */
+
+/* One batch of consecutive rows of one column, as views. An iterator's batch
+ * (iter.h, cf_iter_next_batch) is owned by the iterator and valid until the
+ * next call on it (or its free); the same form describes a column a writer
+ * takes (parquet.h) and the columns of a cf_row_batch (rowset.h). */
+typedef struct cf_batch {
+    size_t count;       /* rows in this batch; 0 means the end of the file */
+    uint64_t first_ord; /* ordinal of the first row */
+    /* Non-array columns: `count` row-aligned values of cf_type_size(type) bytes
+     * (cf_slice for binary types, uint8_t 0/1 for BOOL); NULL rows hold zeros
+     * (an empty slice for binary).
+     * Array columns: the flattened elements of the batch's cells, `elem_count`
+     * of them; NULL elements hold zeros. */
+    const void *values;
+    /* Bit i (LSB-first) set = row i present. NULL when the column is not nullable. */
+    const uint8_t *nonnull;
+    /* Arrays only: cell i holds elements [elem_offsets[i], elem_offsets[i+1]). */
+    const uint32_t *elem_offsets;
+    size_t elem_count;
+    const uint8_t *elem_nonnull; /* bitmap over the flattened elements */
+} cf_batch;
+
+/* The value of one array cell (an array column's row): inserts and updates of
+ * rowsets and tables (rowset.h), RowChangeLists (delta.h). */
+typedef struct cf_array_cell {
+    cf_type type;           /* element type */
+    size_t count;           /* elements, NULL ones included (at most 65535) */
+    const void *values;     /* count slots of cf_type_size(type): little-endian fixed
+                             * values (BOOL one byte 0/1) or cf_slice for binary types;
+                             * may be NULL when count is 0 */
+    const uint8_t *nonnull; /* bit per element, LSB first, 1 = present; NULL = all */
+} cf_array_cell;
+
+/* One key/value pair of file metadata (a CFile's header and footer, Parquet's
+ * key_value_metadata); borrowed views, owned as the call that gives them says. */
+typedef struct cf_metadata_pair {
+    cf_slice key;
+    cf_slice value;
+} cf_metadata_pair;
+
 #ifdef __cplusplus
 }
 #endif

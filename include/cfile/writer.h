@@ -34,6 +34,7 @@
 #define CFILE_WRITER_H
 
 #include "io.h"
+#include "status.h"
 #include "types.h"
 
 #ifdef __cplusplus

@@ -10,6 +10,7 @@
 #include "test_common.h"
 
 #include <cfile/delta.h>
+#include <cfile/writer.h>
 
 #define NROWS 300
 #define MAXOPS 12
