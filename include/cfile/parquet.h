@@ -696,7 +696,7 @@ CF_API cf_status cf_parquet_writer_create(cf_parquet_writer **out, cf_io *io,
 CF_API cf_status cf_parquet_writer_create_file(cf_parquet_writer **out, const char *path,
                                                const cf_parquet_write_column *cols, size_t ncols,
                                                const cf_parquet_writer_options *o, cf_error *err);
-/* Append `nrows` rows: cols[i] holds column i in iter.h's cf_batch form
+/* Append `nrows` rows: cols[i] holds column i in types.h's cf_batch form
  * (values row-aligned, NULL rows zeroed; nonnull NULL = all present; arrays:
  * elem_offsets[0..nrows], values/elem_nonnull over the elements; count and
  * first_ord are ignored). A NULL row of a REQUIRED column is CF_EINVAL. */

@@ -320,7 +320,7 @@ typedef struct cf_scan_options {
 CF_API void cf_scan_options_init(cf_scan_options *o);
 
 /* A batch of matching rows, projected columns in projection order. Views owned by
- * the scanner, valid until its next call. cols[j] follows iter.h's cf_batch
+ * the scanner, valid until its next call. cols[j] follows types.h's cf_batch
  * (values, nonnull, and elem_offsets/elem_count/elem_nonnull for arrays);
  * first_ord there is meaningless. ords[i] = the row's ordinal in the rowset. */
 typedef struct cf_row_batch {

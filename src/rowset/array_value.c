@@ -1,6 +1,6 @@
 /* Array cells as values of rowset mutations: a change list carries a cell in its
  * serialized form (format §12.3, docs/SPEC-NOTES.md D.2); scans and compaction
- * turn it back into the flattened elements batches hold (iter.h's cf_batch). */
+ * turn it back into the flattened elements batches hold (types.h's cf_batch). */
 #include <string.h>
 
 #include "internal.h"
