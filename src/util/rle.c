@@ -664,20 +664,47 @@ size_t cf_rle_dec_bitmap(cf_rle_decoder *d, uint8_t *bitmap, size_t n)
             /* Short runs without a branch on their kind (at 10% NULLs at
              * random the kinds alternate unpredictably): a one-byte indicator
              * and either a repeated run of at most 56 flags or a literal run of
-             * at most 7 bytes, all in one 8-byte load. */
+             * at most 7 bytes, all in one 8-byte load. A literal run of at
+             * most 7 bytes followed by a repeated run (the usual pair at 10%
+             * NULLs) goes in one step: the pair after it starts len + 3
+             * bytes on, known from the first indicator alone, so the steps
+             * chain through one load per two runs instead of one per run.
+             * Everything in locals: stores through w.q may alias *d. */
             const uint8_t *p = d->p;
-            while (done < n && d->end - p >= 9) {
-                unsigned ind = p[0];
-                uint64_t word = cf_load_le64(p + 1);
-                uint64_t lit = 0 - (uint64_t)(ind & 1);
-                unsigned len = ind >> 1;
-                unsigned k = len << (ind & 1 ? 3 : 0);
-                if (ind >= 0x80 || k > 56 || k > n - done)
-                    break;
-                uint64_t rep = 0 - (uint64_t)((word & 0xff) != 0);
-                bw_put(&w, ((word & lit) | (rep & ~lit)) & width_mask(k), k);
-                p += 2 + (((size_t)len - 1) & (size_t)lit);
-                done += k;
+            if (d->end - p >= 10) {
+                const uint8_t *last = d->end - 10; /* p <= last: p[0..9] readable */
+                size_t left = n - done;
+                while (left > 0 && p <= last) {
+                    unsigned ind = p[0];
+                    uint64_t word = cf_load_le64(p + 1);
+                    unsigned len = ind >> 1;
+                    if ((ind & 1) && len <= 7) {
+                        /* p[1 + len], p[2 + len]: at most p[9] */
+                        unsigned ind2 = p[1 + len];
+                        unsigned k1 = len << 3, k2 = ind2 >> 1, k = k1 + k2;
+                        /* ind2 even and k2 <= 56: a one-byte repeated-run
+                         * indicator; k1 < left: the literal does not end the
+                         * flags asked for (the decoder must then stop before
+                         * the repeated run, as get_bits does) */
+                        if ((ind2 & 1) == 0 && k <= 56 && k <= left && k1 < left) {
+                            uint64_t rep = 0 - (uint64_t)(p[2 + len] != 0);
+                            uint64_t bits = (word & width_mask(k1)) | (rep << k1);
+                            bw_put(&w, bits & width_mask(k), k);
+                            p += len + 3;
+                            left -= k;
+                            continue;
+                        }
+                    }
+                    uint64_t lit = 0 - (uint64_t)(ind & 1);
+                    unsigned k = len << (ind & 1 ? 3 : 0);
+                    if (ind >= 0x80 || k > 56 || k > left)
+                        break;
+                    uint64_t rep = 0 - (uint64_t)((word & 0xff) != 0);
+                    bw_put(&w, ((word & lit) | (rep & ~lit)) & width_mask(k), k);
+                    p += 2 + (((size_t)len - 1) & (size_t)lit);
+                    left -= k;
+                }
+                done = n - left;
             }
             d->p = p;
             if (done == n)

@@ -679,6 +679,55 @@ static void test_rle__bitmap_matches_get_bits(void **state)
     }
 }
 
+/* cf_rle_dec_bitmap takes a literal run of at most 7 bytes and the repeated
+ * run after it in one step: hand-built streams of such pairs (literal 0-7
+ * bytes, repeated 0-63 flags of either value: under, at and over the
+ * 56-flag limit of a step), mixed with lone repeated runs, literal runs of 8+
+ * bytes and two-byte indicators, every cut n (a cut inside the literal, at
+ * its end, so the repeated run after it must stay unread, inside and at the
+ * end of the repeated run) against get_bits. */
+static void test_rle__bitmap_pairs(void **state)
+{
+    (void)state;
+    cf_rng r;
+    cf_rng_init(&r, cf_test_seed(1) + 17);
+    uint8_t s[400];
+    for (int iter = 0; iter < 300; iter++) {
+        size_t len = 0, total = 0;
+        while (len < sizeof s - 40) {
+            unsigned kind = (unsigned)cf_rng_below(&r, 10);
+            if (kind < 7) { /* the pair */
+                unsigned lb = (unsigned)cf_rng_below(&r, 8), rl = (unsigned)cf_rng_below(&r, 64);
+                s[len++] = (uint8_t)(lb << 1 | 1);
+                for (unsigned b = 0; b < lb; b++)
+                    s[len++] = (uint8_t)cf_rng_next(&r);
+                s[len++] = (uint8_t)(rl << 1);
+                s[len++] = (uint8_t)cf_rng_below(&r, 2);
+                total += lb * 8 + rl;
+            } else if (kind == 7) { /* a lone repeated run */
+                unsigned rl = (unsigned)cf_rng_below(&r, 64);
+                s[len++] = (uint8_t)(rl << 1);
+                s[len++] = (uint8_t)cf_rng_below(&r, 3);
+                total += rl;
+            } else if (kind == 8) { /* a literal run of 8-20 bytes */
+                unsigned lb = 8 + (unsigned)cf_rng_below(&r, 13);
+                s[len++] = (uint8_t)(lb << 1 | 1);
+                for (unsigned b = 0; b < lb; b++)
+                    s[len++] = (uint8_t)cf_rng_next(&r);
+                total += lb * 8;
+            } else { /* a repeated run with a two-byte indicator */
+                unsigned rl = 64 + (unsigned)cf_rng_below(&r, 200);
+                s[len++] = (uint8_t)((rl << 1 & 0x7f) | 0x80);
+                s[len++] = (uint8_t)(rl >> 6);
+                s[len++] = 1;
+                total += rl;
+            }
+        }
+        for (size_t n = 0; n <= total + 9; n += 1 + (n > 300) * cf_rng_below(&r, 20))
+            check_bitmap_vs_get_bits(s, len, n, (size_t)cf_rng_below(&r, 100));
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -694,6 +743,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_rle__decoder_hostile),
         cmocka_unit_test(test_rle__get_bits_pieces_keep_neighbours),
         cmocka_unit_test(test_rle__bitmap_matches_get_bits),
+        cmocka_unit_test(test_rle__bitmap_pairs),
         cmocka_unit_test(test_rle__index_checkpoints),
     };
     return CF_RUN_TESTS(argc, argv, tests);
