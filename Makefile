@@ -11,6 +11,8 @@
 #                     CF_BENCH_DIR, default build-bench/bench-big, ~4.5 GB)
 #   make memcheck     the tests under valgrind (errors and leaks fail), in build/
 #   make tsan         the thread test under TSan (clang), in build-tsan/
+#   make min          the smallest build (HFile, tables, Parquet left out) and its tests,
+#                     in build-min/, as CI builds it
 #   make format       clang-format -i over our C sources
 #   make install      cmake --install build --prefix $(PREFIX)
 #   make clean        remove every build dir
@@ -25,7 +27,7 @@ CLANG_FORMAT ?= clang-format
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all build test asan tsan fuzz bench bench-micro bench-big memcheck format install clean
+.PHONY: all build test asan tsan min fuzz bench bench-micro bench-big memcheck format install clean
 
 all: build
 
@@ -112,6 +114,12 @@ tsan:
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	    ctest --test-dir $(TSAN_DIR) --output-on-failure --no-tests=error -R '$(TSAN_TESTS)' $(ARGS)
 
+min:
+	cmake -S . -B build-min -DCF_BUILD_TESTS=ON -DCF_WITH_HFILE=OFF -DCF_WITH_TABLES=OFF \
+	    -DCF_WITH_PARQUET=OFF $(CMAKE_ARGS)
+	cmake --build build-min -j$(JOBS)
+	ctest --test-dir build-min --output-on-failure --no-tests=error -j$(JOBS) $(ARGS)
+
 format:
 	git ls-files -z -- '*.c' '*.h' | xargs -0 -r $(CLANG_FORMAT) -i
 
@@ -119,4 +127,4 @@ install: build
 	cmake --install build --prefix $(PREFIX)
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz build-bench
+	rm -rf build build-asan build-tsan build-fuzz build-bench build-min

@@ -35,7 +35,7 @@ probe() { # layer include -> compiler status
     printf '#include "%s"\nint cf_probe(void);\nint cf_probe(void) { return 0; }\n' "$2" \
         >"$tmp/probe.c"
     "$cc" -std=c11 -D_POSIX_C_SOURCE=200809L -DCF_BUILDING_LIBRARY -fsyntax-only \
-        -Iinclude -I"$build/layers/$1" "$tmp/probe.c" >"$tmp/out" 2>&1
+        -Iinclude -I"$build/include" -I"$build/layers/$1" "$tmp/probe.c" >"$tmp/out" 2>&1
 }
 
 pairs=0

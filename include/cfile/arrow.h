@@ -60,6 +60,7 @@
 #include "iter.h"
 #include "reader.h"
 #include "status.h"
+#include "version.h" /* CF_HAVE_*: the streams of modules left out are not declared */
 
 #ifdef __cplusplus
 extern "C" {
@@ -241,6 +242,7 @@ CF_API cf_status cf_arrow_stream_cfiles(struct ArrowArrayStream *out,
                                         const cf_reader *const *readers, const char *const *names,
                                         size_t n, const cf_arrow_options *o, cf_error *err);
 
+#if CF_HAVE_TABLES
 /* A table scan (rowset.h cf_table_scanner_create with `scan`, which may be NULL:
  * every column, latest snapshot): the projected columns under their names, rows
  * in key order. Decimal columns take the table's precision and scale when the
@@ -253,7 +255,9 @@ struct cf_scan_options;
 CF_API cf_status cf_arrow_stream_table(struct ArrowArrayStream *out, struct cf_table *t,
                                        const struct cf_scan_options *scan,
                                        const cf_arrow_options *o, cf_error *err);
+#endif /* CF_HAVE_TABLES */
 
+#if CF_HAVE_HFILE
 /* The cells of an HFile in file order, as columns
  *   row binary, family binary, qualifier binary, timestamp int64 (ms, as HBase
  *   stores it), type utf8 ("Put", "Delete", ...; the code in decimal when
@@ -263,7 +267,9 @@ CF_API cf_status cf_arrow_stream_table(struct ArrowArrayStream *out, struct cf_t
 struct cf_hfile;
 CF_API cf_status cf_arrow_stream_hfile(struct ArrowArrayStream *out, const struct cf_hfile *h,
                                        const cf_arrow_options *o, cf_error *err);
+#endif /* CF_HAVE_HFILE */
 
+#if CF_HAVE_PARQUET
 /* The rows of a Parquet file (parquet.h cf_parquet_records, with `ro`: NULL =
  * every field, every row, batches of o->batch_rows) as record batches: one
  * child per top-level field, nested fields as "+s" (struct), "+l" (list) and
@@ -280,6 +286,7 @@ struct cf_parquet_records_options;
 CF_API cf_status cf_arrow_stream_parquet(struct ArrowArrayStream *out, const struct cf_parquet *pq,
                                          const struct cf_parquet_records_options *ro,
                                          const cf_arrow_options *o, cf_error *err);
+#endif /* CF_HAVE_PARQUET */
 
 #ifdef __cplusplus
 }

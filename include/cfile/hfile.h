@@ -35,6 +35,11 @@
 #ifndef CFILE_HFILE_H
 #define CFILE_HFILE_H
 
+#include "version.h" /* CF_HAVE_HFILE */
+#if !CF_HAVE_HFILE
+#error "this build of cfile has no HBase HFile module (-DCF_WITH_HFILE=OFF): test CF_HAVE_HFILE"
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 

@@ -44,6 +44,11 @@
 #ifndef CFILE_PARQUET_H
 #define CFILE_PARQUET_H
 
+#include "version.h" /* CF_HAVE_PARQUET */
+#if !CF_HAVE_PARQUET
+#error "this build of cfile has no Parquet module (-DCF_WITH_PARQUET=OFF): test CF_HAVE_PARQUET"
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 

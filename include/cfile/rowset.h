@@ -81,6 +81,11 @@
 #ifndef CFILE_ROWSET_H
 #define CFILE_ROWSET_H
 
+#include "version.h" /* CF_HAVE_TABLES */
+#if !CF_HAVE_TABLES
+#error "this build of cfile has no table module (-DCF_WITH_TABLES=OFF): test CF_HAVE_TABLES"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

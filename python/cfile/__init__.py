@@ -51,6 +51,11 @@ Other formats: cfile.table (tables: scan/get/insert/update/delete), cfile.hfile
 (HBase HFiles), cfile.bloom (BloomFile probes), cfile.delta (DeltaFiles),
 cfile.parquet (Parquet: rows, Arrow streams, and writing).
 
+A libcfile built without a module (cmake -DCF_WITH_HFILE=OFF, CF_WITH_TABLES,
+CF_WITH_PARQUET) still imports every submodule; a call into the missing one
+raises CFileError(ENOTSUP, ...) naming the option. has_module("hfile"|"tables"|
+"parquet") says which the loaded library has.
+
 Errors from the library raise CFileError(status, message); .status is the
 cf_status code (cfile.ECORRUPT, cfile.EIO, ...). Readers and writers free their
 library objects on close() / leaving a `with` block (and, as a safety net, when
@@ -59,13 +64,14 @@ garbage collected).
 
 from ._lib import (CFileError, EBUFSIZE, EBUSY, ECORRUPT, EINVAL, EIO, ENOMEM, ENOTFOUND, ENOTSUP,
                    ESTATE, OK)
+from ._lib import has_module
 from . import arrow, bloom, delta, hfile, parquet, table
 from .reader import Columns, Reader, columns, open
 from .writer import Writer, dumps, write
 
 __all__ = [
     "open", "write", "dumps", "Reader", "Writer", "CFileError", "columns", "Columns", "arrow",
-    "bloom", "delta", "hfile", "parquet", "table",
+    "bloom", "delta", "hfile", "parquet", "table", "has_module",
     "OK", "EINVAL", "ESTATE", "ECORRUPT", "ENOTSUP", "EIO", "ENOMEM", "ENOTFOUND", "EBUFSIZE",
     "EBUSY",
 ]

@@ -16,6 +16,7 @@ The library is loaded on first use, so `import cfile` never fails for lack of it
 import ctypes
 import ctypes.util
 import os
+import sys
 import threading
 
 c_status = ctypes.c_int  # enum cf_status
@@ -249,10 +250,63 @@ def declare(decls):
     modules of the package call it at import."""
     if _lib is not None:
         for name, (res, args) in decls.items():
-            fn = getattr(_lib, name)
+            try:
+                fn = getattr(_lib, name)
+            except AttributeError:
+                continue
+            if isinstance(fn, _NotBuilt):
+                continue
             fn.restype = res
             fn.argtypes = args
     _DECLS.update(decls)
+    owner = sys._getframe(1).f_globals.get("__name__")
+    for name in decls:
+        _OWNER[name] = owner
+
+
+# The modules a libcfile can be built without (-DCF_WITH_X=OFF, CMakeLists.txt): which
+# one a function belongs to, by the package module that declared it (or its name), so a
+# call into one that is absent raises ENOTSUP naming the option.
+_MODULES = {"cfile.hfile": ("HFile", "CF_WITH_HFILE"),
+            "cfile.parquet": ("Parquet", "CF_WITH_PARQUET"),
+            "cfile.table": ("tables", "CF_WITH_TABLES"),
+            "cf_arrow_stream_hfile": ("HFile", "CF_WITH_HFILE"),
+            "cf_arrow_stream_parquet": ("Parquet", "CF_WITH_PARQUET"),
+            "cf_arrow_stream_table": ("tables", "CF_WITH_TABLES")}
+_OWNER = {}  # function name -> the module that declared it
+
+
+class _NotBuilt:
+    """Stands for a function of a module this libcfile was built without."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, *args):
+        m = _MODULES.get(self.name) or _MODULES.get(_OWNER.get(self.name))
+        if m is not None:
+            raise CFileError(ENOTSUP, "this libcfile has no %s module (built with %s=OFF)" % m)
+        raise CFileError(ENOTSUP, "%s: not in this libcfile" % self.name)
+
+
+class _Lib:
+    """The library with stand-ins for the functions it lacks (modules left out)."""
+
+    def __init__(self, handle, missing):
+        self._handle = handle
+        for name in missing:
+            setattr(self, name, _NotBuilt(name))
+
+    def __getattr__(self, name):
+        return getattr(self._handle, name)
+
+
+def has_module(module):
+    """Whether the loaded libcfile has a module: "hfile", "tables" or "parquet"."""
+    probe = {"hfile": "cf_arrow_stream_hfile", "tables": "cf_arrow_stream_table",
+             "parquet": "cf_arrow_stream_parquet"}[module]
+    handle = lib()
+    return hasattr(getattr(handle, "_handle", handle), probe)
 
 _lock = threading.Lock()
 _lib = None
@@ -292,11 +346,16 @@ def lib():
             if handle is None:
                 raise CFileError(EIO, "cannot load libcfile: tried " + "; ".join(tried)
                                  + " (set CFILE_LIB to the path of libcfile.so)")
+            missing = []
             for name, (res, args) in _DECLS.items():
-                fn = getattr(handle, name)
+                try:
+                    fn = getattr(handle, name)
+                except AttributeError:
+                    missing.append(name)
+                    continue
                 fn.restype = res
                 fn.argtypes = args
-            _lib = handle
+            _lib = _Lib(handle, missing) if missing else handle
     return _lib
 
 

@@ -50,6 +50,22 @@ for f in "$libdir/libcfile.a" "$prefix/include/cfile/cfile.h" "$prefix/include/c
 done
 ls "$libdir"/libcfile.so* >/dev/null 2>&1 || fail "no libcfile.so installed"
 
+# <cfile/config.h> (generated) says which modules were built; a module's header is
+# installed exactly when it says 1 (-DCF_WITH_X=OFF builds leave it out).
+cfg=$prefix/include/cfile/config.h
+[ -e "$cfg" ] || fail "not installed: include/cfile/config.h"
+for mh in HFILE:hfile.h TABLES:rowset.h PARQUET:parquet.h; do
+    m=${mh%%:*}
+    h=$prefix/include/cfile/${mh#*:}
+    if grep -q "^#define CF_HAVE_$m 1$" "$cfg"; then
+        [ -e "$h" ] || fail "CF_HAVE_$m is 1 but ${mh#*:} is not installed"
+    elif grep -q "^#define CF_HAVE_$m 0$" "$cfg"; then
+        [ ! -e "$h" ] || fail "CF_HAVE_$m is 0 but ${mh#*:} is installed"
+    else
+        fail "config.h does not define CF_HAVE_$m"
+    fi
+done
+
 # Exported symbols: cf_* only, each at version CFILE_0.
 if command -v nm >/dev/null 2>&1; then
     nm -D --defined-only --with-symbol-versions "$libdir/libcfile.so" |

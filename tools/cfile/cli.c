@@ -29,20 +29,69 @@ static const command commands[] = {
     {"demo", cf_cmd_demo, "write a small sample table, read it back, summarize", cf_cmd_demo_usage},
     {"bloom", cf_cmd_bloom, "write and probe BloomFiles", cf_cmd_bloom_usage},
     {"delta", cf_cmd_delta, "write, dump and apply DeltaFiles", cf_cmd_delta_usage},
+#if CF_HAVE_HFILE
     {"hfile", cf_cmd_hfile,
      "inspect and write HBase HFiles (meta, blocks, stats, dump, bloom, ...)", cf_cmd_hfile_usage},
+#endif
+#if CF_HAVE_PARQUET
     {"parquet", cf_cmd_parquet, "inspect Apache Parquet files (meta, schema, pages)",
      cf_cmd_parquet_usage},
+#endif
+#if CF_HAVE_PARQUET && CF_HAVE_TABLES
     {"convert", cf_cmd_convert, "CFiles or a table to Parquet, and Parquet to CFiles or a table",
      cf_cmd_convert_usage},
+#endif
+#if CF_HAVE_TABLES
     {"table", cf_cmd_table, "multi-column tables (rowsets): import, scan, get, update",
      cf_cmd_table_usage},
+#endif
     {"bench", cf_cmd_bench, "read, seek and write benchmarks (JSON)", cf_cmd_bench_usage},
     {"completion", cf_cmd_completion, "print a shell completion script (bash)",
      cf_cmd_completion_usage},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* The commands of modules this build left out (-DCF_WITH_X=OFF): not in the table
+ * above, so not in --help, the completion or the man page, but named when typed,
+ * with the option that would build them, rather than "unknown command". */
+static const struct {
+    const char *name;
+    const char *option;
+} absent[] = {
+#if !CF_HAVE_HFILE
+    {"hfile", "CF_WITH_HFILE"},
+#endif
+#if !CF_HAVE_PARQUET
+    {"parquet", "CF_WITH_PARQUET"},
+    {"convert", "CF_WITH_PARQUET"},
+#elif !CF_HAVE_TABLES
+    {"convert", "CF_WITH_TABLES"},
+#endif
+#if !CF_HAVE_TABLES
+    {"table", "CF_WITH_TABLES"},
+#endif
+    {NULL, NULL}, /* never empty (ISO C) */
+};
+
+static int absent_command(FILE *err, const char *name)
+{
+    for (size_t i = 0; absent[i].name != NULL; i++) {
+        if (strcmp(name, absent[i].name) == 0) {
+            fprintf(err, "cfile %s: not built in this configuration (%s=OFF)\n", name,
+                    absent[i].option);
+            return CF_EXIT_NOTSUP;
+        }
+    }
+    return -1;
+}
+
+int cf_cli_not_built(cf_cli *c, const char *what, const char *option)
+{
+    fprintf(c->err, "cfile %s: %s: not built in this configuration (%s=OFF)\n", c->cmd, what,
+            option);
+    return CF_EXIT_NOTSUP;
+}
 
 const char *cf_cli_command_name(size_t i)
 {
@@ -131,6 +180,8 @@ static int run_main(int argc, char **argv, FILE *out, FILE *err)
                     return CF_EXIT_OK;
                 }
             }
+            if ((rc = absent_command(err, argv[2])) >= 0)
+                return rc;
             fprintf(err, "cfile: unknown command '%s'\ntry 'cfile --help'\n", argv[2]);
             return CF_EXIT_USAGE;
         }
@@ -141,7 +192,9 @@ static int run_main(int argc, char **argv, FILE *out, FILE *err)
         /* The first line alone is the version (scripts read `--version | head -1`);
          * then what this build reads and writes, and with what. */
         fprintf(out, "cfile %s\n", cf_version_string());
-        fputs("formats: cfile bloomfile deltafile table hfile parquet arrow\n", out);
+        fprintf(out, "formats: cfile bloomfile deltafile%s%s%s arrow\n",
+                CF_HAVE_TABLES ? " table" : "", CF_HAVE_HFILE ? " hfile" : "",
+                CF_HAVE_PARQUET ? " parquet" : "");
         fputs(cf_build_features(), out);
         return CF_EXIT_OK;
     }
@@ -159,6 +212,8 @@ static int run_main(int argc, char **argv, FILE *out, FILE *err)
             return rc;
         }
     }
+    if ((rc = absent_command(err, a)) >= 0)
+        return rc;
     if (a[0] == '-')
         fprintf(err, "cfile: unknown option '%s'\n", a);
     else

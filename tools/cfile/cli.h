@@ -88,6 +88,10 @@ int cf_cli_usage(cf_cli *c, const char *fmt, ...) __attribute__((format(printf, 
 /* A row or value past the end (dump --from, seek): "cfile <cmd>: <path>: not found:
  * <msg>" on stderr; returns CF_EXIT_FAIL. dump and seek say it the same way. */
 int cf_cli_not_found(cf_cli *c, const char *path, const char *msg);
+/* "cfile <cmd>: <what>: not built in this configuration (<option>=OFF)"; returns
+ * CF_EXIT_NOTSUP. For a part of a command that needs a module this build left out
+ * (`cfile head DIR` without tables); whole commands are handled by the dispatcher. */
+int cf_cli_not_built(cf_cli *c, const char *what, const char *option);
 /* "cfile: <message>"; returns CF_EXIT_FAIL. */
 int cf_cli_fail(cf_cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The message for getopt's '?' (unknown option or missing argument). */

@@ -16,13 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cfile/rowset.h>
-
 #include "bench.h"
 #include "cli.h"
 #include "datasets.h"
 #include "json.h"
-#include "table_args.h"
 
 const char cf_cmd_bench_usage[] =
     "usage: cfile bench read FILE [--iters K] [--batch N] [--mmap] [--view] [--threads T]\n"
@@ -181,7 +178,12 @@ int cf_cmd_bench(cf_cli *c, int argc, char **argv)
         return cf_bench_seek(c, argc - 1, argv + 1);
     if (strcmp(sub, "write") == 0)
         return cf_bench_write(c, argc - 1, argv + 1);
-    if (strcmp(sub, "scan") == 0)
+    if (strcmp(sub, "scan") == 0) {
+#if CF_HAVE_TABLES
         return cf_bench_scan(c, argc - 1, argv + 1);
+#else
+        return cf_cli_not_built(c, "scan", "CF_WITH_TABLES");
+#endif
+    }
     return cf_cli_usage(c, "unknown benchmark '%s'", sub);
 }

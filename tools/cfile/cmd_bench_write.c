@@ -11,13 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cfile/rowset.h>
-
 #include "bench.h"
 #include "cli.h"
 #include "datasets.h"
 #include "json.h"
-#include "table_args.h"
 
 /* ---- write ----------------------------------------------------------------------------- */
 

@@ -55,6 +55,8 @@ int cf_cmd_head(cf_cli *c, int argc, char **argv)
     char *args[10];
     int na = 0;
     if (table) {
+        if (!CF_HAVE_TABLES)
+            return cf_cli_not_built(c, path, "CF_WITH_TABLES");
         args[na++] = "table";
         args[na++] = "scan";
     } else {
@@ -70,7 +72,13 @@ int cf_cmd_head(cf_cli *c, int argc, char **argv)
     args[na] = NULL;
     cf_cli sub = *c;
     sub.cmd = table ? "table" : "dump";
-    sub.usage = table ? cf_cmd_table_usage : cf_cmd_dump_usage;
+    sub.usage = cf_cmd_dump_usage;
     cf_cli_getopt_reset();
-    return table ? cf_cmd_table(&sub, na, args) : cf_cmd_dump(&sub, na, args);
+#if CF_HAVE_TABLES
+    if (table) {
+        sub.usage = cf_cmd_table_usage;
+        return cf_cmd_table(&sub, na, args);
+    }
+#endif
+    return cf_cmd_dump(&sub, na, args);
 }

@@ -6,9 +6,14 @@
 
 #include <cfile/bloom.h>
 #include <cfile/delta.h>
+#include <cfile/version.h> /* CF_HAVE_* */
 
+#if CF_HAVE_HFILE
 #include <cfile/hfile.h>
+#endif
+#if CF_HAVE_PARQUET
 #include <cfile/parquet.h>
+#endif
 
 #include "blockstats.h"
 #include "cli.h"
@@ -278,7 +283,7 @@ static void info_text(FILE *out, bool color, const char *path, const cf_reader *
     fprintf(out, "%" PRIu64 " bytes\n", in->file_size);
 }
 
-/* A Parquet file: a short summary; `cfile parquet meta|schema` show the rest. */
+#if CF_HAVE_HFILE
 /* An HBase HFile: what it is and how its blocks are stored; `cfile hfile meta`
  * has the rest. */
 static int hfile_info(cf_cli *c, const char *path, bool json)
@@ -335,7 +340,10 @@ static int hfile_info(cf_cli *c, const char *path, bool json)
     cf_hfile_free(h);
     return CF_EXIT_OK;
 }
+#endif
 
+#if CF_HAVE_PARQUET
+/* A Parquet file: a short summary; `cfile parquet meta|schema` show the rest. */
 static int parquet_info(cf_cli *c, const char *path, bool json, const char *svg)
 {
     cf_error err = {0};
@@ -386,6 +394,40 @@ static int parquet_info(cf_cli *c, const char *path, bool json, const char *svg)
     cf_parquet_free(pq);
     return rc;
 }
+#endif
+
+/* FILE is not a CFile: an HBase HFile's or a Parquet file's summary (of the modules
+ * this build has), an exit code; -1 when it is neither. */
+static int other_format(cf_cli *c, const char *path, bool json, const char *svg)
+{
+    cf_io *io = NULL;
+    bool hfile = false, parquet = false;
+    if (cf_io_open_file(&io, path, NULL) == CF_OK) {
+#if CF_HAVE_HFILE
+        hfile = cf_hfile_sniff(io);
+#endif
+#if CF_HAVE_PARQUET
+        parquet = !hfile && cf_parquet_sniff(io);
+#endif
+    }
+    cf_io_free(io);
+#if CF_HAVE_HFILE
+    if (hfile && svg != NULL) {
+        fprintf(c->err,
+                "cfile info: %s: --svg draws CFiles, tables and Parquet files, not HBase "
+                "HFiles\n",
+                path);
+        return CF_EXIT_NOTSUP;
+    }
+    if (hfile)
+        return hfile_info(c, path, json);
+#endif
+#if CF_HAVE_PARQUET
+    if (parquet)
+        return parquet_info(c, path, json, svg);
+#endif
+    return hfile || parquet ? CF_EXIT_FAIL : -1; /* (not reached: both are handled above) */
+}
 
 int cf_cmd_info(cf_cli *c, int argc, char **argv)
 {
@@ -415,23 +457,10 @@ int cf_cmd_info(cf_cli *c, int argc, char **argv)
     cf_reader *r = NULL;
     cf_status st = cf_cli_open(&r, path, &err);
     if (st != CF_OK) {
-        /* Not a CFile: an HBase HFile has its own command. */
-        cf_io *io = NULL;
-        bool opened = cf_io_open_file(&io, path, NULL) == CF_OK;
-        bool hfile = opened && cf_hfile_sniff(io);
-        bool parquet = opened && !hfile && cf_parquet_sniff(io);
-        cf_io_free(io);
-        if (hfile && svg != NULL) {
-            fprintf(c->err,
-                    "cfile info: %s: --svg draws CFiles, tables and Parquet files, not HBase "
-                    "HFiles\n",
-                    path);
-            return CF_EXIT_NOTSUP;
-        }
-        if (parquet)
-            return parquet_info(c, path, json, svg);
-        if (hfile)
-            return hfile_info(c, path, json);
+        /* Not a CFile: an HBase HFile or a Parquet file gets a summary of its own. */
+        int rc = other_format(c, path, json, svg);
+        if (rc >= 0)
+            return rc;
         return cf_cli_lib_fail(c, path, st, &err);
     }
     cf_blk_list bl = {NULL, 0, 0, false};

@@ -277,8 +277,14 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     /* `parquet write` has options of its own: dispatched before getopt sees them. */
-    if (argc >= 2 && strcmp(argv[1], "write") == 0)
+    if (argc >= 2 && strcmp(argv[1], "write") == 0) {
+#if CF_HAVE_TABLES
         return cf_cmd_parquet_write(c, argc - 1, argv + 1);
+#else
+        /* Its schema syntax and row loader are the tables' (cmd_table_import.c). */
+        return cf_cli_not_built(c, "write", "CF_WITH_TABLES");
+#endif
+    }
     if (argc >= 2 && strcmp(argv[1], "bloom") == 0)
         return cf_cmd_parquet_bloom(c, argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "verify") == 0)

@@ -5,7 +5,9 @@
 #include "table_args.h"
 #include "values.h"
 
+#if CF_HAVE_PARQUET
 #include <cfile/parquet.h>
+#endif
 #include <cfile/rowset.h>
 
 #include <dirent.h>
@@ -42,7 +44,9 @@ typedef struct importer {
     size_t r;        /* rows in the batch */
     cf_arena arena;  /* binary values of the batch */
     cf_table_loader *ld;
+#if CF_HAVE_PARQUET
     cf_parquet_writer *pw; /* instead of ld: rows into a Parquet file */
+#endif
     void (*progress)(void *ctx, uint64_t rows);
     void *progress_ctx;
     uint64_t total;
@@ -126,46 +130,47 @@ static const char *strip_row(const char *m)
     return m;
 }
 
-static int flush_batch(importer *im)
+#if CF_HAVE_PARQUET
+/* The batch into the Parquet writer (cf_cli_rows_to_parquet) instead of a table. */
+static int append_parquet(importer *im)
 {
-    if (im->r == 0)
-        return 0;
-    for (size_t i = 0; i < im->nc; i++)
-        im->cv[i] =
-            (cf_colvec){im->ic[i].c->is_array ? (const void *)im->ic[i].elems : im->ic[i].vals,
-                        im->ic[i].nn, im->ic[i].counts, im->ic[i].enn};
     cf_error e;
-    if (im->pw != NULL) {
-        cf_batch b[CF_SCHEMA_MAX_COLUMNS];
-        for (size_t i = 0; i < im->nc; i++) {
-            icol *x = &im->ic[i];
-            memset(&b[i], 0, sizeof(b[i]));
-            b[i].count = im->r;
-            b[i].nonnull = x->nn;
-            if (x->c->is_array) {
-                x->offs[0] = 0;
-                for (size_t r = 0; r < im->r; r++)
-                    x->offs[r + 1] = x->offs[r] + x->counts[r];
-                b[i].values = x->elems;
-                b[i].elem_offsets = x->offs;
-                b[i].elem_count = x->ne;
-                b[i].elem_nonnull = x->enn;
-            } else {
-                b[i].values = x->vals;
-            }
+    cf_batch b[CF_SCHEMA_MAX_COLUMNS];
+    for (size_t i = 0; i < im->nc; i++) {
+        icol *x = &im->ic[i];
+        memset(&b[i], 0, sizeof(b[i]));
+        b[i].count = im->r;
+        b[i].nonnull = x->nn;
+        if (x->c->is_array) {
+            x->offs[0] = 0;
+            for (size_t r = 0; r < im->r; r++)
+                x->offs[r + 1] = x->offs[r] + x->counts[r];
+            b[i].values = x->elems;
+            b[i].elem_offsets = x->offs;
+            b[i].elem_count = x->ne;
+            b[i].elem_nonnull = x->enn;
+        } else {
+            b[i].values = x->vals;
         }
-        cf_status st = cf_parquet_writer_append(im->pw, b, im->r, &e);
-        if (st != CF_OK) {
-            uint64_t row = cf_parquet_writer_error_row(im->pw);
-            if (row != UINT64_MAX && row >= im->total && row - im->total < im->r)
-                return cf_cli_fail(im->c, "%s: line %" PRIu64 ": %s", im->file,
-                                   im->lines[row - im->total], e.msg);
-            return cf_cli_lib_fail(im->c, im->file, st, &e);
-        }
-        if (im->progress)
-            im->progress(im->progress_ctx, im->total + im->r);
-        goto next;
     }
+    cf_status st = cf_parquet_writer_append(im->pw, b, im->r, &e);
+    if (st != CF_OK) {
+        uint64_t row = cf_parquet_writer_error_row(im->pw);
+        if (row != UINT64_MAX && row >= im->total && row - im->total < im->r)
+            return cf_cli_fail(im->c, "%s: line %" PRIu64 ": %s", im->file,
+                               im->lines[row - im->total], e.msg);
+        return cf_cli_lib_fail(im->c, im->file, st, &e);
+    }
+    if (im->progress)
+        im->progress(im->progress_ctx, im->total + im->r);
+    return 0;
+}
+#endif
+
+/* The batch into the table loader. */
+static int append_table(importer *im)
+{
+    cf_error e;
     uint64_t before = cf_table_loader_rows(im->ld);
     cf_status st = cf_table_loader_append(im->ld, im->cv, im->r, &e);
     if (st != CF_OK) {
@@ -177,7 +182,24 @@ static int flush_batch(importer *im)
         }
         return cf_cli_lib_fail(im->c, im->file, st, &e);
     }
-next:
+    return 0;
+}
+
+static int flush_batch(importer *im)
+{
+    if (im->r == 0)
+        return 0;
+    for (size_t i = 0; i < im->nc; i++)
+        im->cv[i] =
+            (cf_colvec){im->ic[i].c->is_array ? (const void *)im->ic[i].elems : im->ic[i].vals,
+                        im->ic[i].nn, im->ic[i].counts, im->ic[i].enn};
+#if CF_HAVE_PARQUET
+    int rc = im->pw != NULL ? append_parquet(im) : append_table(im);
+#else
+    int rc = append_table(im);
+#endif
+    if (rc != 0)
+        return rc;
     im->total += im->r;
     im->r = 0;
     for (size_t i = 0; i < im->nc; i++)
@@ -396,6 +418,7 @@ static void importer_dispose(importer *im)
     cf_arena_dispose(&im->arena);
 }
 
+#if CF_HAVE_PARQUET
 int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl, const cf_schema *s,
                            cf_parquet_writer *pw, void (*progress)(void *ctx, uint64_t rows),
                            void *ctx, uint64_t *rows)
@@ -415,6 +438,7 @@ int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl, co
     importer_dispose(&im);
     return rc;
 }
+#endif
 
 /* The table, opened for writing (its lock held until it is freed). */
 static cf_status open_writer(cf_table **tb, const char *dir, uint32_t lock_ms, cf_error *e)

@@ -26,8 +26,12 @@
 #include <stdio.h>
 
 #include <cfile/cfile.h>
+#if CF_HAVE_PARQUET
 #include <cfile/parquet.h>
+#endif
+#if CF_HAVE_TABLES
 #include <cfile/rowset.h>
+#endif
 
 #include "cli.h"
 #include "json.h"
@@ -89,6 +93,7 @@ int cf_csv_json(const cf_csv_field *f, cf_type t, bool is_array, bool nullable, 
  * cf_csv_value to the same value). */
 void cf_csv_write_cell(FILE *f, cf_type t, bool is_array, const cf_batch *b, size_t i);
 
+#if CF_HAVE_TABLES && CF_HAVE_PARQUET
 /* Rows of CSV (with a header naming the columns) or JSON lines ({"col": value})
  * read from `in` (named `file` in messages) into a Parquet writer whose columns
  * are s's, in batches; progress (may be NULL) after each. *rows gets the rows
@@ -97,6 +102,9 @@ int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl, co
                            cf_parquet_writer *pw, void (*progress)(void *ctx, uint64_t rows),
                            void *ctx, uint64_t *rows);
 
+#endif
+
+#if CF_HAVE_TABLES
 /* Fills a table loader with rows (the table's schema s; new_table: the table
  * was made for this load); *rows = rows appended. Returns an exit code. */
 typedef int (*cf_cli_load_fn)(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_schema *s,
@@ -118,5 +126,6 @@ int cf_cli_table_load(cf_cli *c, const char *dir, const cf_schema *ns, bool same
  * the table's writer lock (waiting up to lock_ms for it). */
 int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char *schema,
                         const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms, bool json);
+#endif
 
 #endif

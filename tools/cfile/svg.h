@@ -22,8 +22,12 @@
 #include <stdint.h>
 
 #include <cfile/cfile.h>
+#if CF_HAVE_PARQUET
 #include <cfile/parquet.h>
+#endif
+#if CF_HAVE_TABLES
 #include <cfile/rowset.h>
+#endif
 
 #include "out.h"
 
@@ -128,6 +132,7 @@ typedef struct cf_svg_cblock {
 cf_status cf_svg_cfile(const char *out_path, FILE *std, const char *file_path, const cf_reader *r,
                        const char *kind, const cf_svg_cblock *b, size_t n, cf_error *err);
 
+#if CF_HAVE_PARQUET
 /* The layout of a Parquet file (svg_parquet.c). Pages are walked (CRCs not
  * checked); a chunk whose pages cannot be read is drawn as far as they could,
  * and its error goes to *damage / damage_err (the first one; CF_OK if none).
@@ -135,12 +140,14 @@ cf_status cf_svg_cfile(const char *out_path, FILE *std, const char *file_path, c
 cf_status cf_svg_parquet(const char *out_path, FILE *std, const char *file_path,
                          const cf_parquet *pq, cf_status *damage, cf_error *damage_err,
                          cf_error *err);
-/* The layout of a table (svg_table.c): its rowsets on a key axis, with their files. */
-cf_status cf_svg_table(const char *out_path, FILE *std, const char *dir, cf_table *tb,
-                       cf_error *err);
-
 /* --svg OUT for a Parquet file as a command does it: exit code, messages on c->err;
  * OUT "-" is c->out. */
 int cf_cli_svg_parquet_cmd(cf_cli *c, const char *path, const cf_parquet *pq, const char *out);
+#endif
+#if CF_HAVE_TABLES
+/* The layout of a table (svg_table.c): its rowsets on a key axis, with their files. */
+cf_status cf_svg_table(const char *out_path, FILE *std, const char *dir, cf_table *tb,
+                       cf_error *err);
+#endif
 
 #endif
