@@ -7,9 +7,10 @@
 #   - the names cmake/cfile.map gives version CFILE_0,
 #   - what the library exports (nm -D), each at CFILE_0.
 # With BUILD_DIR, the modules its generated BUILD_DIR/include/cfile/config.h says are left
-# out (CF_HAVE_X 0) are left out of all three: their headers, the `#if CF_HAVE_X ... #endif
-# /* CF_HAVE_X */` blocks of other headers, and the map is BUILD_DIR/cfile.map (cmake/cfile.map less the
-# sections marked "(CF_WITH_X)"), the one the library was linked with.
+# out (CF_HAVE_X 0) are left out of all three (and of the headers compiled alone): their
+# headers, the `#if CF_HAVE_X ... #endif /* CF_HAVE_X */` blocks of other headers, and the
+# map is BUILD_DIR/cfile.map (cmake/cfile.map less the sections marked "(CF_WITH_X)"), the
+# one the library was linked with.
 set -euo pipefail
 lib=${1:?usage: check-exports.sh LIBCFILE_SO [CC [BUILD_DIR]]}
 cc=${2:-}
