@@ -158,18 +158,15 @@ static cf_status parse_array(cf_block_layout *l, const uint8_t *p, const uint8_t
     return CF_OK;
 }
 
-cf_status cf_block_layout_parse(cf_block_layout *out, cf_block_layout_kind kind, cf_slice data,
-                                const cf_block_layout_limits *lim, cf_error *err)
+cf_status cf_block_layout_parse_headed(cf_block_layout *out, cf_block_layout_kind kind,
+                                       cf_slice data, const cf_block_layout_limits *lim,
+                                       cf_error *err)
 {
     *out = (cf_block_layout){.kind = kind};
     const uint8_t *p = data.data, *end = p + data.len;
-    switch (kind) {
-    case CF_LAYOUT_NULLABLE: return parse_nullable(out, p, end, lim, err);
-    case CF_LAYOUT_ARRAY: return parse_array(out, p, end, lim, err);
-    case CF_LAYOUT_PLAIN: break;
-    }
-    out->encoded = data;
-    return CF_OK;
+    if (kind == CF_LAYOUT_ARRAY)
+        return parse_array(out, p, end, lim, err);
+    return parse_nullable(out, p, end, lim, err);
 }
 
 bool cf_block_layout_rows_backed(const cf_block_layout *l)

@@ -113,8 +113,21 @@ typedef struct cf_block_layout_limits {
  * and backed by its stream, so that decoding what it claims is safe (up to
  * the size CF_ENOTSUP refuses). Errors name no block: the caller prefixes
  * which and where. */
-cf_status cf_block_layout_parse(cf_block_layout *out, cf_block_layout_kind kind, cf_slice data,
-                                const cf_block_layout_limits *lim, cf_error *err);
+cf_status cf_block_layout_parse_headed(cf_block_layout *out, cf_block_layout_kind kind,
+                                       cf_slice data, const cf_block_layout_limits *lim,
+                                       cf_error *err);
+/* Inline for the plain layout, which every load of a plain file takes (a
+ * warm seek loads a cached block per seek): nothing to parse there. */
+static inline cf_status cf_block_layout_parse(cf_block_layout *out, cf_block_layout_kind kind,
+                                              cf_slice data, const cf_block_layout_limits *lim,
+                                              cf_error *err)
+{
+    if (kind != CF_LAYOUT_PLAIN)
+        return cf_block_layout_parse_headed(out, kind, data, lim, err);
+    out->kind = kind;
+    out->encoded = data;
+    return CF_OK;
+}
 
 /* Nullable: does the row-flag stream hold all of the block's rows? parse
  * checks this only for claims near the decoded-size limit; a caller sizing
