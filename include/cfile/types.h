@@ -96,6 +96,16 @@ CF_API cf_encoding cf_type_default_encoding(cf_type t);
 /* Does Kudu allow this encoding for this type? (GROUP_VARINT: never for writing.) */
 CF_API bool cf_type_allows_encoding(cf_type t, cf_encoding e);
 
+#ifdef CF_STATIC_LINKING_ONLY /* not exported by libcfile.so: status.h */
+/* The integer types' width in bits: 8..64 for INT8..INT64 and UINT8..UINT64, 128 for
+ * INT128; 0 for every other type. Logical types stored as integers (DATE,
+ * UNIXTIME_MICROS, DECIMAL*) answer 0 themselves: pass cf_type_physical(t) for
+ * their storage width. */
+CF_STATIC_API int cf_type_int_bits(cf_type t);
+/* UINT8..UINT64 (the only unsigned types). */
+CF_STATIC_API bool cf_type_is_unsigned(cf_type t);
+#endif /* CF_STATIC_LINKING_ONLY */
+
 /* ---- values in memory: what readers hand out and writers take -------------------------- */
 
 /* One batch of consecutive rows of one column, as views. An iterator's batch

@@ -427,31 +427,9 @@ cf_status cf_parquet_writer_append(cf_parquet_writer *w, const cf_batch *cols, s
 
 static void logical(cf_thrift_writer *tw, const cf_pq_wcol_def *d)
 {
-    int bits = 0;
-    bool is_signed = true;
-    switch (d->ktype) {
-    case CF_TYPE_INT8: bits = 8; break;
-    case CF_TYPE_INT16: bits = 16; break;
-    case CF_TYPE_INT32: bits = 32; break;
-    case CF_TYPE_INT64: bits = 64; break;
-    case CF_TYPE_UINT8:
-        bits = 8;
-        is_signed = false;
-        break;
-    case CF_TYPE_UINT16:
-        bits = 16;
-        is_signed = false;
-        break;
-    case CF_TYPE_UINT32:
-        bits = 32;
-        is_signed = false;
-        break;
-    case CF_TYPE_UINT64:
-        bits = 64;
-        is_signed = false;
-        break;
-    default: break;
-    }
+    /* INT128 has no INT annotation: Parquet stores it as FIXED_LEN_BYTE_ARRAY(16). */
+    int bits = d->ktype == CF_TYPE_INT128 ? 0 : cf_type_int_bits(d->ktype);
+    bool is_signed = !cf_type_is_unsigned(d->ktype);
     int32_t ct = -1;
     if (bits) {
         static const int32_t sct[] = {CF_PARQUET_CT_INT_8, CF_PARQUET_CT_INT_16,

@@ -186,3 +186,24 @@ size_t cf_type_size(cf_type t)
     default: return 0;
     }
 }
+
+int cf_type_int_bits(cf_type t)
+{
+    switch (t) {
+    case CF_TYPE_UINT8:
+    case CF_TYPE_INT8: return 8;
+    case CF_TYPE_UINT16:
+    case CF_TYPE_INT16: return 16;
+    case CF_TYPE_UINT32:
+    case CF_TYPE_INT32: return 32;
+    case CF_TYPE_UINT64:
+    case CF_TYPE_INT64: return 64;
+    case CF_TYPE_INT128: return 128;
+    default: return 0;
+    }
+}
+
+bool cf_type_is_unsigned(cf_type t)
+{
+    return t == CF_TYPE_UINT8 || t == CF_TYPE_UINT16 || t == CF_TYPE_UINT32 || t == CF_TYPE_UINT64;
+}
