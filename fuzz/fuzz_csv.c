@@ -9,7 +9,7 @@
  *
  * Invariants: fields are NUL-terminated at their length, lines and columns are
  * >= 1 and never go back, an error names "line L, column C"; the records written
- * back with cf_out_csv_field read again to the same fields; every field either
+ * back with cf_vp_csv_field read again to the same fields; every field either
  * converts to a value or says why (never a crash). */
 #include "fuzz.h"
 
@@ -18,6 +18,7 @@
 #include "csv.h"
 #include "out.h"
 #include "values.h"
+#include "vprint.h"
 
 enum { MAX_RECORDS = 4096 };
 
@@ -96,7 +97,7 @@ static void check_rewrite(const uint8_t *text, size_t len)
                 }
                 fputc('"', m);
             } else
-                cf_out_csv_field(m, f[i].data, f[i].len);
+                cf_vp_csv_field(m, f[i].data, f[i].len);
             fwrite(f[i].data, 1, f[i].len, om);
             fputc(0x1f, om);
         }

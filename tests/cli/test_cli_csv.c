@@ -365,6 +365,51 @@ static void test_csv__table_text_escapes_control_characters(void **state)
     done(&r);
 }
 
+/* `table scan` text shows every value as `dump --format table` does (one value
+ * printer, vprint.h CF_VP_TABLE): BINARY as bare hex, NaN and Infinity, INT128
+ * and DECIMAL128 unquoted. scan used to print their JSON forms ("00ff", "NaN"),
+ * so the two outputs differed for the same values. */
+static void test_csv__table_text_as_dump_table(void **state)
+{
+    (void)state;
+    run r;
+    char *dir = cli_dir_path("tt"), *csv = cli_dir_path("tt.csv");
+    write_str(csv, "id,b,d,f,big\n1,00ff,NaN,0x7fc00001,-170141183460469231731687303715884105728\n"
+                   "2,,Infinity,-Infinity,12\n3,\"\",-0.0,1.5,\n");
+    cli(&r, "table", "import", dir, "--schema",
+        "id INT64 KEY, b BINARY NULL, d DOUBLE, f FLOAT, big INT128 NULL", csv, NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    cli(&r, "table", "scan", dir, NULL);
+    EXPECT_RC(r, 0);
+    assert_string_equal(
+        r.out, "id | b    | d        | f          | big                                     \n"
+               "---+------+----------+------------+-----------------------------------------\n"
+               "1  | 00ff | NaN      | 0x7fc00001 | -170141183460469231731687303715884105728\n"
+               "2  | NULL | Infinity | -Infinity  | 12                                      \n"
+               "3  |      | -0.0     | 1.5        | NULL                                    \n");
+    done(&r);
+    /* dump --format table of the column prints the same cells */
+    char *one = cli_dir_path("tt.cfile"), *in = cli_dir_path("tt.in.csv");
+    write_str(in, "row,value\n0,00ff\n1,\n2,\"\"\n");
+    cli(&r, "write", "--type", "BINARY", "--nullable", in, one, NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    cli(&r, "dump", "--format", "table", one, NULL);
+    EXPECT_RC(r, 0);
+    assert_string_equal(r.out, "row  value\n---  -----\n  0  00ff\n  1  NULL\n  2\n");
+    done(&r);
+    /* JSON keeps the value forms */
+    cli(&r, "table", "scan", dir, "--json", "--columns", "b,d,f,big", NULL);
+    EXPECT_RC(r, 0);
+    assert_string_equal(r.out,
+                        "{\"b\":\"00ff\",\"d\":\"NaN\",\"f\":\"0x7fc00001\","
+                        "\"big\":\"-170141183460469231731687303715884105728\"}\n"
+                        "{\"b\":null,\"d\":\"Infinity\",\"f\":\"-Infinity\",\"big\":\"12\"}\n"
+                        "{\"b\":\"\",\"d\":-0.0,\"f\":1.5,\"big\":null}\n");
+    done(&r);
+}
+
 /* `bench scan --columns` reads the list as `table scan --columns` does: spaces
  * after the commas are allowed (bench used to look for a column named " s"). */
 static void test_csv__bench_scan_columns_as_table_scan(void **state)
@@ -734,6 +779,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_csv__import_killed, cli_dir_setup, cli_dir_teardown),
         cmocka_unit_test_setup_teardown(test_csv__table_text_escapes_control_characters,
                                         cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_csv__table_text_as_dump_table, cli_dir_setup,
+                                        cli_dir_teardown),
         cmocka_unit_test_setup_teardown(test_csv__bench_scan_columns_as_table_scan, cli_dir_setup,
                                         cli_dir_teardown),
         cmocka_unit_test_setup_teardown(test_csv__failed_new_table_retry, cli_dir_setup,

@@ -14,6 +14,7 @@
 #include "json.h"
 #include "out.h"
 #include "support_cli.h"
+#include "vprint.h"
 #include "test_common.h"
 
 /* ---- fixture and running the tool ---------------------------------------------------------- */
@@ -696,13 +697,13 @@ static void test_cli_polish__table_and_csv_helpers(void **state)
     cf_out_table_row(&t, r3); /* a later chunk keeps the widths */
     cf_out_table_flush(&t);
     cf_out_table_dispose(&t);
-    cf_out_csv_field(m, "plain", 5);
+    cf_vp_csv_field(m, "plain", 5);
     fputc('|', m);
-    cf_out_csv_field(m, "a\"b", 3);
+    cf_vp_csv_field(m, "a\"b", 3);
     fputc('|', m);
-    cf_out_csv_field(m, "x\r", 2);
+    cf_vp_csv_field(m, "x\r", 2);
     fputc('|', m);
-    cf_out_csv_field(m, "", 0);
+    cf_vp_csv_field(m, "", 0);
     fclose(m);
     assert_string_equal(buf, "  n  name   note\n"
                              "---  -----  ----\n"

@@ -77,6 +77,57 @@ static void test_cli_table_insert__unsorted_import_and_insert(void **state)
     done(&r);
 }
 
+/* --row, --set, --where and KEY values are read by the one text-to-value parser
+ * (values.h cf_cli_value_parse_text), the rules of CSV fields and the value
+ * forms. The table options had their own (strtod, strtoll), which stored 1e999
+ * and "inf" as infinity and a FLOAT's 1e39 as infinity with exit 0, read "+3"
+ * and took 0x... as a C hex float where the value forms mean a NaN's bits. */
+static void test_cli_table_insert__values_as_text_forms(void **state)
+{
+    (void)state;
+    char *dir = cli_dir_path("vt");
+    run r;
+    cli(&r, "table", "create", dir, "--schema", "id INT64 KEY, d DOUBLE NULL, f FLOAT NULL", NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    static const char *const bad[][2] = {
+        {"id=1,d=1e999", "column 'd': DOUBLE: 1e999 is out of range (use \"Infinity\""},
+        {"id=1,f=1e39", "column 'f': FLOAT: 1e39 is out of range"},
+        {"id=1,d=inf", "column 'd': DOUBLE: not a number: inf"},
+        {"id=+1", "column 'id': INT64: not an integer: +1"},
+        {"id=9223372036854775808", "INT64: 9223372036854775808 is out of range"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cli(&r, "table", "insert", dir, "--row", bad[i][0], NULL);
+        EXPECT_RC(r, CF_EXIT_USAGE);
+        if (strstr(r.err, bad[i][1]) == NULL)
+            fail_msg("--row %s: %s", bad[i][0], r.err);
+        done(&r);
+    }
+    cli(&r, "table", "insert", dir, "--row", "id=1,d=0x7ff8000000000001,f=-Infinity", NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    cli(&r, "table", "insert", dir, "--row", "id=-9223372036854775808,d=NaN,f=1.5", NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    cli(&r, "table", "update", dir, "--key", "1", "--set", "f=TRUE", NULL);
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "FLOAT: not a number: TRUE"));
+    done(&r);
+    cli(&r, "table", "scan", dir, "--where", "d < 1e999", NULL);
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "DOUBLE: 1e999 is out of range"));
+    done(&r);
+    cli(&r, "table", "scan", dir, "--json", "--where", "f < -1e38", NULL);
+    EXPECT_RC(r, 0);
+    assert_string_equal(r.out, "{\"id\":1,\"d\":\"0x7ff8000000000001\",\"f\":\"-Infinity\"}\n");
+    done(&r);
+    cli(&r, "table", "get", dir, "--format", "csv", "--", "-9223372036854775808", NULL);
+    EXPECT_RC(r, 0);
+    assert_string_equal(r.out, "id,d,f\n-9223372036854775808,NaN,1.5\n");
+    done(&r);
+}
+
 static void test_cli_table_insert__import_into_rows(void **state)
 {
     (void)state;
@@ -147,6 +198,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_cli_table_insert__unsorted_import_and_insert,
                                         cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_table_insert__values_as_text_forms, cli_dir_setup,
+                                        cli_dir_teardown),
         cmocka_unit_test_setup_teardown(test_cli_table_insert__import_into_rows, cli_dir_setup,
                                         cli_dir_teardown),
     };

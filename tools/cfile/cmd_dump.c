@@ -350,7 +350,7 @@ int cf_cmd_dump(cf_cli *c, int argc, char **argv)
                 break;
             case FMT_CSV:
                 fprintf(c->out, "%" PRIu64 ",", ord);
-                cf_csv_write_cell(c->out, in->type, in->is_array, &b, i); /* reads back */
+                cf_vp_cell(c->out, CF_VP_CSV, in->type, in->is_array, &b, i); /* reads back */
                 fputc('\n', c->out);
                 break;
             case FMT_TABLE: {

@@ -6,6 +6,7 @@
 #include "table_args.h"
 #include "table_cmd.h"
 #include "values.h"
+#include "vprint.h"
 
 #include <cfile/rowset.h>
 
@@ -17,28 +18,6 @@
 
 /* ---- output -----------------------------------------------------------------------------------
  */
-
-/* Text of one cell for the table form: the JSON value form, strings unquoted
- * when cf_out_string_plain says they may be (not when they could be mistaken for
- * NULL or a quoted string, or hold a control character); NULL itself as NULL. */
-static void cell_text(FILE *mem, const cf_column *col, const cf_batch *b, size_t i)
-{
-    bool present = b->nonnull == NULL || (b->nonnull[i >> 3] >> (i & 7)) & 1;
-    if (!present) {
-        fputs("NULL", mem);
-        return;
-    }
-    if (!col->is_array && cf_type_is_binary(col->type) && col->type != CF_TYPE_BINARY) {
-        const cf_slice *s = (const cf_slice *)b->values + i;
-        if (cf_out_string_plain(s->data, s->len)) {
-            fwrite(s->data, 1, s->len, mem);
-            return;
-        }
-    }
-    cf_jw w;
-    cf_jw_init(&w, mem);
-    cf_cli_row_write(&w, col->type, col->is_array, b, i);
-}
 
 typedef struct printer {
     cf_cli *c;
@@ -52,49 +31,80 @@ typedef struct printer {
     bool csv; /* --format csv: a header row, then RFC 4180 records (csv.h) */
 } printer;
 
+/* The JSON lines form: {"column": value, ...} per row. The keys are written
+ * once per batch into `keys` (each with its separator) and copied per row. */
+static void print_jsonl(printer *p, const cf_row_batch *b)
+{
+    FILE *out = p->c->out;
+    char *keys = NULL;
+    size_t klen = 0;
+    size_t *koff = calloc(p->ncols + 1, sizeof(*koff));
+    FILE *m = koff != NULL ? open_memstream(&keys, &klen) : NULL;
+    if (m == NULL) {
+        free(koff);
+        return;
+    }
+    for (size_t j = 0; j < p->ncols; j++) {
+        cf_jw w;
+        cf_jw_init(&w, m);
+        fputc(j ? ',' : '{', m);
+        cf_jw_key(&w, cf_schema_column(p->s, p->cols[j])->name);
+        fflush(m);
+        koff[j + 1] = klen;
+    }
+    fclose(m);
+    for (size_t r = 0; r < b->count; r++) {
+        for (size_t j = 0; j < p->ncols; j++) {
+            const cf_column *col = cf_schema_column(p->s, p->cols[j]);
+            CF_IO_WRITE(keys + koff[j], koff[j + 1] - koff[j], out);
+            cf_vp_cell(out, CF_VP_JSON, col->type, col->is_array, &b->cols[j], r);
+        }
+        CF_IO_WRITE("}\n", 2, out);
+    }
+    free(keys);
+    free(koff);
+}
+
+static void print_csv(printer *p, const cf_row_batch *b)
+{
+    FILE *out = p->c->out;
+    if (!p->header_done) {
+        for (size_t j = 0; j < p->ncols; j++) {
+            const char *nm = cf_schema_column(p->s, p->cols[j])->name;
+            if (j)
+                fputc(',', out);
+            cf_vp_csv_field(out, nm, strlen(nm));
+        }
+        fputc('\n', out);
+        p->header_done = true;
+    }
+    for (size_t r = 0; r < b->count; r++) {
+        for (size_t j = 0; j < p->ncols; j++) {
+            const cf_column *col = cf_schema_column(p->s, p->cols[j]);
+            if (j)
+                CF_IO_PUTC(',', out);
+            cf_vp_cell(out, CF_VP_CSV, col->type, col->is_array, &b->cols[j], r);
+        }
+        CF_IO_PUTC('\n', out);
+    }
+}
+
 static void print_batch(printer *p, const cf_row_batch *b)
 {
     FILE *out = p->c->out;
+    p->rows += b->count;
     if (p->csv) {
-        if (!p->header_done) {
-            for (size_t j = 0; j < p->ncols; j++) {
-                const char *nm = cf_schema_column(p->s, p->cols[j])->name;
-                if (j)
-                    fputc(',', out);
-                cf_out_csv_field(out, nm, strlen(nm));
-            }
-            fputc('\n', out);
-            p->header_done = true;
-        }
-        for (size_t r = 0; r < b->count; r++) {
-            for (size_t j = 0; j < p->ncols; j++) {
-                const cf_column *col = cf_schema_column(p->s, p->cols[j]);
-                if (j)
-                    fputc(',', out);
-                cf_csv_write_cell(out, col->type, col->is_array, &b->cols[j], r);
-            }
-            fputc('\n', out);
-        }
-        p->rows += b->count;
+        print_csv(p, b);
         return;
     }
     if (p->json) {
-        cf_jw w;
-        for (size_t r = 0; r < b->count; r++) {
-            cf_jw_init(&w, out);
-            cf_jw_obj_begin(&w);
-            for (size_t j = 0; j < p->ncols; j++) {
-                const cf_column *col = cf_schema_column(p->s, p->cols[j]);
-                cf_jw_key(&w, col->name);
-                cf_cli_row_write(&w, col->type, col->is_array, &b->cols[j], r);
-            }
-            cf_jw_obj_end(&w);
-            cf_jw_newline(&w);
-        }
-        p->rows += b->count;
+        print_jsonl(p, b);
         return;
     }
-    /* Cells of the batch as text; widths fixed by the header and the first batch. */
+    /* The text form: cells as `dump --format table` shows them (vprint.h
+     * CF_VP_TABLE: NULL as NULL, strings that could be mistaken for NULL or a
+     * quoted string, or hold a control character, quoted), widths fixed by the
+     * header and the first batch. */
     char *buf = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);
@@ -108,9 +118,9 @@ static void print_batch(printer *p, const cf_row_batch *b)
     }
     for (size_t r = 0; r < b->count; r++)
         for (size_t j = 0; j < p->ncols; j++) {
-            fflush(mem);
-            off[r * p->ncols + j] = len;
-            cell_text(mem, cf_schema_column(p->s, p->cols[j]), &b->cols[j], r);
+            const cf_column *col = cf_schema_column(p->s, p->cols[j]);
+            off[r * p->ncols + j] = (size_t)ftello(mem);
+            cf_vp_cell(mem, CF_VP_TABLE, col->type, col->is_array, &b->cols[j], r);
         }
     fflush(mem);
     off[n] = len;
@@ -137,16 +147,23 @@ static void print_batch(printer *p, const cf_row_batch *b)
         fputc('\n', out);
         p->header_done = true;
     }
+    static const char blanks[64] =
+        "                                                               ";
     for (size_t r = 0; r < b->count; r++) {
         for (size_t j = 0; j < p->ncols; j++) {
             size_t k = r * p->ncols + j;
-            int cw = (int)(off[k + 1] - off[k]);
-            fprintf(out, "%s%.*s%*s", j ? " | " : "", cw, buf + off[k],
-                    p->width[j] > cw ? p->width[j] - cw : 0, "");
+            size_t cw = off[k + 1] - off[k];
+            if (j)
+                CF_IO_WRITE(" | ", 3, out);
+            CF_IO_WRITE(buf + off[k], cw, out);
+            for (size_t pad = (size_t)p->width[j] > cw ? (size_t)p->width[j] - cw : 0; pad > 0;) {
+                size_t step = pad < sizeof(blanks) - 1 ? pad : sizeof(blanks) - 1;
+                CF_IO_WRITE(blanks, step, out);
+                pad -= step;
+            }
         }
-        fputc('\n', out);
+        CF_IO_PUTC('\n', out);
     }
-    p->rows += b->count;
     fclose(mem);
     free(buf);
     free(off);

@@ -7,8 +7,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "out.h"
-
 #define IN_CHUNK ((size_t)64 << 10)
 
 static void init(cf_csv *r, const char *name)
@@ -309,12 +307,8 @@ int cf_csv_json(const cf_csv_field *f, cf_type t, bool is_array, bool nullable, 
         }
         return 0;
     }
-    if (t == CF_TYPE_BOOL &&
-        (strcasecmp(f->data, "true") == 0 || strcasecmp(f->data, "false") == 0)) {
-        out->kind = (f->data[0] | 0x20) == 't' ? CF_JSON_TRUE : CF_JSON_FALSE;
-        return 0;
-    }
-    /* Text is kept for the value parser, which may point into it (STRING): a copy
+    /* The field's text as a JSON string: the value parser reads it as the text form
+     * (values.h cf_cli_value_parse_text) and may point into it (STRING), so a copy
      * that outlives the record. */
     char *copy = cf_arena_alloc(arena, f->len + 1);
     if (copy == NULL) {
@@ -327,28 +321,4 @@ int cf_csv_json(const cf_csv_field *f, cf_type t, bool is_array, bool nullable, 
     out->str = copy;
     out->len = f->len;
     return 0;
-}
-
-void cf_csv_write_cell(FILE *f, cf_type t, bool is_array, const cf_batch *b, size_t i)
-{
-    if (b->nonnull != NULL && !((b->nonnull[i >> 3] >> (i & 7)) & 1))
-        return; /* NULL: an empty field */
-    if (!is_array && (t == CF_TYPE_STRING || t == CF_TYPE_VARCHAR)) {
-        /* The bytes as they are, whatever they are: CSV carries any byte. */
-        cf_slice s;
-        memcpy(&s, (const uint8_t *)b->values + i * sizeof(cf_slice), sizeof(s));
-        if (s.len == 0)
-            fputs("\"\"", f);
-        else
-            cf_out_csv_field(f, (const char *)s.data, s.len);
-        return;
-    }
-    cf_out_str text;
-    cf_out_str_init(&text);
-    cf_out_row_text(&text, t, is_array, b, i, false);
-    if (text.len == 0)
-        fputs("\"\"", f); /* empty BINARY */
-    else
-        cf_out_csv_field(f, text.data, text.len);
-    cf_out_str_dispose(&text);
 }

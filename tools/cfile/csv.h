@@ -1,6 +1,6 @@
 /* The CLI's one CSV reader (RFC 4180), used by `cfile write` and `cfile table
- * import`, and the CSV form of one value both ways (what `cfile dump --format
- * csv` and `cfile table scan --format csv` print, `write` and `import` read).
+ * import`, and the CSV form of one value as they read it (what `cfile dump
+ * --format csv` and `cfile table scan --format csv` print: vprint.h CF_VP_CSV).
  *
  * Records are read one at a time from a stream or a memory buffer; memory grows
  * with the longest record only. Fields are separated by commas, records by LF or
@@ -86,12 +86,6 @@ int cf_csv_next(cf_csv *r, const cf_csv_field **fields, size_t *n);
  * forms (parsed into the arena). Returns 0, or -1 with msg. */
 int cf_csv_json(const cf_csv_field *f, cf_type t, bool is_array, bool nullable, cf_json *out,
                 cf_arena *arena, char *msg, size_t msg_cap);
-
-/* Write row i of a batch as one CSV field: NULL as an empty field, the empty
- * string as "", STRING/VARCHAR as their bytes, BINARY as hex, arrays as JSON, other
- * types as their value form's text; quoted when needed (so it reads back with
- * cf_csv_value to the same value). */
-void cf_csv_write_cell(FILE *f, cf_type t, bool is_array, const cf_batch *b, size_t i);
 
 #if CF_HAVE_TABLES && CF_HAVE_PARQUET
 /* Rows of CSV (with a header naming the columns) or JSON lines ({"col": value})

@@ -88,6 +88,20 @@ bool cf_utf8_valid(const uint8_t *p, size_t len);
 
 /* ---- writer ------------------------------------------------------------------------ */
 
+/* putc/fwrite without the stream lock (one thread writes each stream). */
+#if defined(__GLIBC__)
+#define CF_IO_PUTC(c, f) putc_unlocked((c), (f))
+#define CF_IO_WRITE(p, n, f) fwrite_unlocked((p), 1, (n), (f))
+#else
+#define CF_IO_PUTC(c, f) putc((c), (f))
+#define CF_IO_WRITE(p, n, f) fwrite((p), 1, (n), (f))
+#endif
+
+/* Decimal text of an integer into out (21 bytes suffice); returns the length
+ * (NUL-terminated). */
+size_t cf_json_fmt_u64(char *out, uint64_t v);
+size_t cf_json_fmt_i64(char *out, int64_t v);
+
 #define CF_JW_MAX_DEPTH 64
 
 /* Writes compact JSON to a FILE; commas are placed automatically. */
@@ -113,6 +127,9 @@ void cf_jw_cstr(cf_jw *w, const char *s);
 void cf_jw_bytes(cf_jw *w, const void *s, size_t len);
 /* Lower-case hex string of the bytes (BINARY). */
 void cf_jw_hex(cf_jw *w, const void *s, size_t len);
+/* Writes the separator a value needs here and returns the stream, for a caller
+ * that writes one JSON value itself (vprint.h). */
+FILE *cf_jw_value_begin(cf_jw *w);
 /* A literal written as is (a number). */
 void cf_jw_raw(cf_jw *w, const char *lit);
 void cf_jw_int(cf_jw *w, int64_t v);

@@ -24,14 +24,14 @@ static void sep(cf_jw *w)
         return;
     }
     if (!w->first[w->depth])
-        fputc(',', w->f);
+        CF_IO_PUTC(',', w->f);
     w->first[w->depth] = false;
 }
 
 static void jw_open(cf_jw *w, char c)
 {
     sep(w);
-    fputc(c, w->f);
+    CF_IO_PUTC(c, w->f);
     if (w->depth + 1 < CF_JW_MAX_DEPTH)
         w->depth++;
     w->first[w->depth] = true;
@@ -39,7 +39,7 @@ static void jw_open(cf_jw *w, char c)
 
 static void jw_close(cf_jw *w, char c)
 {
-    fputc(c, w->f);
+    CF_IO_PUTC(c, w->f);
     if (w->depth > 0)
         w->depth--;
 }
@@ -64,14 +64,14 @@ void cf_jw_arr_end(cf_jw *w)
 static void put_escaped(FILE *f, const uint8_t *s, size_t len)
 {
     static const char hexd[] = "0123456789abcdef";
-    fputc('"', f);
+    CF_IO_PUTC('"', f);
     size_t run = 0; /* start of the pending run of bytes needing no escape */
     for (size_t i = 0; i < len; i++) {
         uint8_t c = s[i];
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
         if (i > run)
-            fwrite(s + run, 1, i - run, f);
+            CF_IO_WRITE(s + run, i - run, f);
         run = i + 1;
         switch (c) {
         case '"': fputs("\\\"", f); break;
@@ -88,30 +88,30 @@ static void put_escaped(FILE *f, const uint8_t *s, size_t len)
         }
     }
     if (len > run)
-        fwrite(s + run, 1, len - run, f);
-    fputc('"', f);
+        CF_IO_WRITE(s + run, len - run, f);
+    CF_IO_PUTC('"', f);
 }
 
 /* Escapes every byte >= 0x80 as the code point of the same value: only for bytes
  * that are not UTF-8, where any reading is a guess but the output must parse. */
 static void put_latin1(FILE *f, const uint8_t *s, size_t len)
 {
-    fputc('"', f);
+    CF_IO_PUTC('"', f);
     for (size_t i = 0; i < len; i++) {
         uint8_t c = s[i];
         if (c >= 0x80 || c < 0x20 || c == '"' || c == '\\')
             fprintf(f, "\\u%04x", c);
         else
-            fputc(c, f);
+            CF_IO_PUTC(c, f);
     }
-    fputc('"', f);
+    CF_IO_PUTC('"', f);
 }
 
 void cf_jw_key(cf_jw *w, const char *key)
 {
     sep(w);
     put_escaped(w->f, (const uint8_t *)key, strlen(key));
-    fputc(':', w->f);
+    CF_IO_PUTC(':', w->f);
     w->after_key = true;
 }
 
@@ -134,17 +134,17 @@ static void put_hex(FILE *f, const uint8_t *s, size_t len)
     static const char hexd[] = "0123456789abcdef";
     char buf[512];
     size_t n = 0;
-    fputc('"', f);
+    CF_IO_PUTC('"', f);
     for (size_t i = 0; i < len; i++) {
         buf[n++] = hexd[s[i] >> 4];
         buf[n++] = hexd[s[i] & 15];
         if (n == sizeof(buf)) {
-            fwrite(buf, 1, n, f);
+            CF_IO_WRITE(buf, n, f);
             n = 0;
         }
     }
-    fwrite(buf, 1, n, f);
-    fputc('"', f);
+    CF_IO_WRITE(buf, n, f);
+    CF_IO_PUTC('"', f);
 }
 
 void cf_jw_bytes(cf_jw *w, const void *s, size_t len)
@@ -172,16 +172,46 @@ void cf_jw_raw(cf_jw *w, const char *lit_)
     fputs(lit_, w->f);
 }
 
-void cf_jw_int(cf_jw *w, int64_t v)
+FILE *cf_jw_value_begin(cf_jw *w)
 {
     sep(w);
-    fprintf(w->f, "%" PRId64, v);
+    return w->f;
+}
+
+size_t cf_json_fmt_u64(char *out, uint64_t v)
+{
+    char tmp[20];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    for (size_t i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    out[n] = '\0';
+    return n;
+}
+
+size_t cf_json_fmt_i64(char *out, int64_t v)
+{
+    if (v >= 0)
+        return cf_json_fmt_u64(out, (uint64_t)v);
+    out[0] = '-';
+    return 1 + cf_json_fmt_u64(out + 1, (uint64_t)0 - (uint64_t)v);
+}
+
+void cf_jw_int(cf_jw *w, int64_t v)
+{
+    char buf[24];
+    sep(w);
+    CF_IO_WRITE(buf, cf_json_fmt_i64(buf, v), w->f);
 }
 
 void cf_jw_uint(cf_jw *w, uint64_t v)
 {
+    char buf[24];
     sep(w);
-    fprintf(w->f, "%" PRIu64, v);
+    CF_IO_WRITE(buf, cf_json_fmt_u64(buf, v), w->f);
 }
 
 void cf_jw_bool(cf_jw *w, bool v)
@@ -218,7 +248,7 @@ void cf_jw_value(cf_jw *w, const cf_json *v)
         for (size_t i = 0; i < v->n; i++) {
             sep(w);
             put_escaped(w->f, (const uint8_t *)v->members[i].key, v->members[i].key_len);
-            fputc(':', w->f);
+            CF_IO_PUTC(':', w->f);
             w->after_key = true;
             cf_jw_value(w, &v->members[i].value);
         }
@@ -229,5 +259,5 @@ void cf_jw_value(cf_jw *w, const cf_json *v)
 
 void cf_jw_newline(cf_jw *w)
 {
-    fputc('\n', w->f);
+    CF_IO_PUTC('\n', w->f);
 }

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "json.h"
-#include "values.h"
+#include "vprint.h"
 
 /* ---- colour -------------------------------------------------------------------------- */
 
@@ -95,30 +95,6 @@ static bool bit(const uint8_t *bm, size_t i)
     return (bm[i >> 3] >> (i & 7)) & 1;
 }
 
-static const char hexdig[] = "0123456789abcdef";
-
-/* The JSON value form through a memory stream: the rare and non-hot cases
- * (arrays, strings that are not UTF-8) where the text is the JSON itself. */
-static void json_text(cf_out_str *s, cf_type t, bool is_array, const cf_batch *b, size_t i)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (m == NULL) {
-        s->oom = true;
-        return;
-    }
-    cf_jw w;
-    cf_jw_init(&w, m);
-    if (is_array)
-        cf_cli_row_write(&w, t, true, b, i);
-    else
-        cf_cli_value_write(&w, t, (const uint8_t *)b->values + i * cf_type_size(t));
-    fclose(m);
-    cf_out_str_put(s, buf, len);
-    free(buf);
-}
-
 static bool has_ctl(const uint8_t *p, size_t n)
 {
     for (size_t k = 0; k < n; k++)
@@ -142,75 +118,26 @@ bool cf_out_row_text(cf_out_str *s, cf_type t, bool is_array, const cf_batch *b,
     cf_out_str_clear(s);
     if (b->nonnull != NULL && !bit(b->nonnull, i))
         return false;
-    if (is_array) {
-        json_text(s, t, true, b, i);
-        return true;
-    }
     const uint8_t *slot = (const uint8_t *)b->values + i * cf_type_size(t);
-    char num[CF_CLI_NUM_CAP];
-    bool is_string;
-    switch (t) {
-    case CF_TYPE_STRING:
-    case CF_TYPE_VARCHAR: {
-        cf_slice v;
-        memcpy(&v, slot, sizeof(v));
-        if (escape_ctl ? cf_out_string_plain(v.data, v.len) : cf_utf8_valid(v.data, v.len))
-            cf_out_str_put(s, v.data, v.len);
-        else
-            json_text(s, t, false, b, i);
+    if (!is_array && !cf_type_is_binary(t)) {
+        char num[CF_CLI_NUM_CAP];
+        bool quote;
+        cf_out_str_put(s, num, cf_vp_number(num, t, slot, &quote));
         return true;
     }
-    case CF_TYPE_BINARY: {
-        cf_slice v;
-        memcpy(&v, slot, sizeof(v));
-        for (size_t k = 0; k < v.len; k++) {
-            char h[2] = {hexdig[v.data[k] >> 4], hexdig[v.data[k] & 15]};
-            cf_out_str_put(s, h, 2);
-        }
-        if (v.len == 0)
-            cf_out_str_put(s, "", 0);
+    /* Strings, BINARY and arrays: the printer's text or table form. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (m == NULL) {
+        s->oom = true;
         return true;
     }
-    case CF_TYPE_FLOAT: {
-        float f;
-        memcpy(&f, slot, 4);
-        cf_cli_format_float(num, f, &is_string);
-        break;
-    }
-    case CF_TYPE_DOUBLE: {
-        double d;
-        memcpy(&d, slot, 8);
-        cf_cli_format_double(num, d, &is_string);
-        break;
-    }
-    case CF_TYPE_INT128:
-    case CF_TYPE_DECIMAL128: cf_cli_format_i128(num, slot); break;
-    case CF_TYPE_BOOL: snprintf(num, sizeof(num), "%s", slot[0] ? "true" : "false"); break;
-    default:
-        /* The remaining types are integers: their JSON form is their text. */
-        json_text(s, t, false, b, i);
-        return true;
-    }
-    cf_out_str_puts(s, num);
+    cf_vp_cell(m, escape_ctl ? CF_VP_TABLE : CF_VP_TEXT, t, is_array, b, i);
+    fclose(m);
+    cf_out_str_put(s, buf, len);
+    free(buf);
     return true;
-}
-
-void cf_out_csv_field(FILE *f, const char *p, size_t n)
-{
-    bool quote = n > 0 && (p[0] == ' ' || p[n - 1] == ' ');
-    for (size_t i = 0; i < n && !quote; i++)
-        quote = p[i] == ',' || p[i] == '"' || p[i] == '\n' || p[i] == '\r';
-    if (!quote) {
-        fwrite(p, 1, n, f);
-        return;
-    }
-    fputc('"', f);
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] == '"')
-            fputc('"', f);
-        fputc(p[i], f);
-    }
-    fputc('"', f);
 }
 
 /* ---- tables -------------------------------------------------------------------------- */

@@ -56,7 +56,8 @@ void cf_out_str_dispose(cf_out_str *s);
  * or could be read as NULL (any case) or as a quoted string: the table forms
  * (`dump --format table`, `table scan`) show those in their JSON form. */
 bool cf_out_string_plain(const uint8_t *p, size_t n);
-/* Row i of a batch as plain text (replacing s): integers and floats as in the JSON
+/* Row i of a batch as plain text (replacing s), the value printers' (vprint.h)
+ * CF_VP_TEXT form, or CF_VP_TABLE's with escape_ctl: integers and floats as in the JSON
  * value forms, BOOL as true/false, STRING/VARCHAR as their bytes (or the JSON form
  * {"hex": ...} when not UTF-8), BINARY as lower-case hex, arrays as their JSON
  * array. With escape_ctl (for tables), a string holding a control character,
@@ -65,10 +66,6 @@ bool cf_out_string_plain(const uint8_t *p, size_t n);
  * Returns false (s empty) for a NULL row. */
 bool cf_out_row_text(cf_out_str *s, cf_type t, bool is_array, const cf_batch *b, size_t i,
                      bool escape_ctl);
-
-/* One CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF, or
- * leading/trailing space; quotes doubled. */
-void cf_out_csv_field(FILE *f, const char *p, size_t n);
 
 /* ---- tables -------------------------------------------------------------------------- */
 

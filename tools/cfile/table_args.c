@@ -36,84 +36,22 @@ static void *arena_grow(cf_arena *a, void *arr, size_t n, size_t *cap, size_t el
 
 /* ---- values from text ------------------------------------------------------------------- */
 
-/* Parse one scalar from text into slot (memory form); binary bytes go to the arena. */
+/* One scalar from text into slot (memory form); binary bytes go to the arena.
+ * The text forms are the CLI's (values.h cf_cli_value_parse_text); a BINARY or
+ * FLOAT/DOUBLE value may also be given in its JSON value form ({"hex": ...},
+ * "NaN"), as `seek --value` takes it. */
 int cf_cli_scalar_parse(cf_type t, const char *text, void *slot, cf_arena *a, char *msg, size_t cap)
 {
-    cf_type p = cf_type_physical(t);
-    char *end;
-    errno = 0;
-    switch (t) {
-    case CF_TYPE_STRING:
-    case CF_TYPE_VARCHAR: {
-        size_t n = strlen(text);
-        uint8_t *d = cf_arena_alloc(a, n ? n : 1);
-        if (d == NULL)
-            return snprintf(msg, cap, "out of memory"), -1;
-        memcpy(d, text, n);
-        cf_slice s = {d, n};
-        memcpy(slot, &s, sizeof(s));
+    if (cf_cli_value_parse_text(text, strlen(text), t, slot, a, msg, cap) == 0)
         return 0;
-    }
-    case CF_TYPE_INT8:
-    case CF_TYPE_INT16:
-    case CF_TYPE_INT32:
-    case CF_TYPE_INT64:
-    case CF_TYPE_UNIXTIME_MICROS: {
-        long long v = strtoll(text, &end, 10);
-        if (end == text || *end != '\0' || errno != 0)
-            break;
-        size_t w = cf_type_size(p);
-        long long lo = w == 8 ? INT64_MIN : -(1ll << (8 * w - 1));
-        long long hi = w == 8 ? INT64_MAX : (1ll << (8 * w - 1)) - 1;
-        if (v < lo || v > hi)
-            return snprintf(msg, cap, "'%s' is out of range for %s", text, cf_type_name(t)), -1;
-        int64_t x = v;
-        memcpy(slot, &x, w); /* little-endian: the low bytes */
+    if (t == CF_TYPE_STRING || t == CF_TYPE_VARCHAR)
+        return -1; /* never fails but for memory */
+    char first[256];
+    snprintf(first, sizeof(first), "%s", msg);
+    if (cf_cli_value_parse_arg(text, t, slot, a, msg, cap) == 0)
         return 0;
-    }
-    case CF_TYPE_UINT8:
-    case CF_TYPE_UINT16:
-    case CF_TYPE_UINT32:
-    case CF_TYPE_UINT64: {
-        if (text[0] == '-')
-            break;
-        unsigned long long v = strtoull(text, &end, 10);
-        if (end == text || *end != '\0' || errno != 0)
-            break;
-        size_t w = cf_type_size(p);
-        if (w < 8 && v >> (8 * w))
-            return snprintf(msg, cap, "'%s' is out of range for %s", text, cf_type_name(t)), -1;
-        uint64_t x = v;
-        memcpy(slot, &x, w);
-        return 0;
-    }
-    case CF_TYPE_DOUBLE: {
-        double d = strtod(text, &end);
-        if (end == text || *end != '\0')
-            break;
-        memcpy(slot, &d, 8);
-        return 0;
-    }
-    case CF_TYPE_FLOAT: {
-        float f = strtof(text, &end);
-        if (end == text || *end != '\0')
-            break;
-        memcpy(slot, &f, 4);
-        return 0;
-    }
-    case CF_TYPE_BOOL:
-        if (strcasecmp(text, "true") == 0 || strcmp(text, "1") == 0) {
-            *(uint8_t *)slot = 1;
-            return 0;
-        }
-        if (strcasecmp(text, "false") == 0 || strcmp(text, "0") == 0) {
-            *(uint8_t *)slot = 0;
-            return 0;
-        }
-        break;
-    default: break;
-    }
-    return cf_cli_value_parse_arg(text, t, slot, a, msg, cap);
+    snprintf(msg, cap, "%s", first); /* the text form's reason */
+    return -1;
 }
 
 /* ---- quoting ------------------------------------------------------------------------------ */

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int fail(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -23,97 +24,8 @@ static int fail(char *msg, size_t cap, const char *fmt, ...)
     return -1;
 }
 
-/* ---- numbers to text ----------------------------------------------------------------- */
-
 #define CANON_NAN32 0x7fc00000u
 #define CANON_NAN64 0x7ff8000000000000ull
-
-/* "1" -> "1.0" and "-0" -> "-0.0", so a float never reads back as an integer. */
-static void mark_float(char *out)
-{
-    if (strpbrk(out, ".eE") == NULL) {
-        size_t n = strlen(out);
-        if (n + 3 <= CF_CLI_NUM_CAP)
-            memcpy(out + n, ".0", 3);
-    }
-}
-
-void cf_cli_format_float(char out[CF_CLI_NUM_CAP], float f, bool *is_string)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, 4);
-    *is_string = true;
-    if (isnan(f)) {
-        if (bits == CANON_NAN32)
-            strcpy(out, "NaN");
-        else
-            snprintf(out, CF_CLI_NUM_CAP, "0x%08" PRIx32, bits);
-        return;
-    }
-    if (isinf(f)) {
-        strcpy(out, f > 0 ? "Infinity" : "-Infinity");
-        return;
-    }
-    *is_string = false;
-    /* A float's shortest round-trip form has at most 9 digits; if one of <= 6 digits
-     * exists, %.6g finds it (the float lies within half a 6-digit step of it). */
-    for (int prec = 6; prec <= 9; prec++) {
-        snprintf(out, CF_CLI_NUM_CAP, "%.*g", prec, (double)f);
-        float back = strtof(out, NULL);
-        uint32_t bb;
-        memcpy(&bb, &back, 4);
-        if (bb == bits)
-            break;
-    }
-    mark_float(out);
-}
-
-void cf_cli_format_double(char out[CF_CLI_NUM_CAP], double d, bool *is_string)
-{
-    uint64_t bits;
-    memcpy(&bits, &d, 8);
-    *is_string = true;
-    if (isnan(d)) {
-        if (bits == CANON_NAN64)
-            strcpy(out, "NaN");
-        else
-            snprintf(out, CF_CLI_NUM_CAP, "0x%016" PRIx64, bits);
-        return;
-    }
-    if (isinf(d)) {
-        strcpy(out, d > 0 ? "Infinity" : "-Infinity");
-        return;
-    }
-    *is_string = false;
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(out, CF_CLI_NUM_CAP, "%.*g", prec, d);
-        double back = strtod(out, NULL);
-        uint64_t bb;
-        memcpy(&bb, &back, 8);
-        if (bb == bits)
-            break;
-    }
-    mark_float(out);
-}
-
-void cf_cli_format_i128(char out[CF_CLI_NUM_CAP], const void *v16)
-{
-    cf_cli_i128 v;
-    memcpy(&v, v16, 16);
-    cf_cli_u128 mag = v < 0 ? (cf_cli_u128)0 - (cf_cli_u128)v : (cf_cli_u128)v;
-    char tmp[48];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + (int)(mag % 10));
-        mag /= 10;
-    } while (mag != 0);
-    size_t o = 0;
-    if (v < 0)
-        out[o++] = '-';
-    while (n > 0)
-        out[o++] = tmp[--n];
-    out[o] = '\0';
-}
 
 /* ---- text to numbers ----------------------------------------------------------------- */
 
@@ -158,35 +70,9 @@ static int parse_integer(const cf_json *v, cf_type t, void *slot, char *msg, siz
     if (parse_int_text(s, len, &neg, &mag) != 0)
         return fail(msg, cap, "%s: not an integer: %.*s", cf_type_name(t),
                     (int)(len > 60 ? 60 : len), s);
-    int bits;
-    bool is_signed = true;
-    switch (t) {
-    case CF_TYPE_UINT8:
-        bits = 8;
-        is_signed = false;
-        break;
-    case CF_TYPE_UINT16:
-        bits = 16;
-        is_signed = false;
-        break;
-    case CF_TYPE_UINT32:
-        bits = 32;
-        is_signed = false;
-        break;
-    case CF_TYPE_UINT64:
-        bits = 64;
-        is_signed = false;
-        break;
-    case CF_TYPE_INT8: bits = 8; break;
-    case CF_TYPE_INT16: bits = 16; break;
-    case CF_TYPE_INT32:
-    case CF_TYPE_DATE:
-    case CF_TYPE_DECIMAL32: bits = 32; break;
-    case CF_TYPE_INT64:
-    case CF_TYPE_UNIXTIME_MICROS:
-    case CF_TYPE_DECIMAL64: bits = 64; break;
-    default: bits = 128; break;
-    }
+    cf_type p = cf_type_physical(t);
+    int bits = cf_type_int_bits(p);
+    bool is_signed = !cf_type_is_unsigned(p);
     bool ok;
     if (!is_signed) {
         ok = (!neg || mag == 0) && (bits == 128 || mag <= (((cf_cli_u128)1 << bits) - 1));
@@ -404,8 +290,8 @@ int cf_cli_value_parse(const cf_json *v, cf_type t, void *slot, bool *is_null, c
                  (strcmp(v->str, "0") == 0 || strcmp(v->str, "1") == 0))
             b = v->str[0] == '1';
         else if (v->kind == CF_JSON_STRING &&
-                 (strcmp(v->str, "true") == 0 || strcmp(v->str, "false") == 0))
-            b = v->str[0] == 't';
+                 (strcasecmp(v->str, "true") == 0 || strcasecmp(v->str, "false") == 0))
+            b = (v->str[0] | 0x20) == 't';
         else
             return fail(msg, msg_cap, "BOOL: expected true or false, got %s",
                         cf_json_kind_name(v->kind));
@@ -428,6 +314,24 @@ int cf_cli_value_parse(const cf_json *v, cf_type t, void *slot, bool *is_null, c
             return fail(msg, msg_cap, "unknown type %d", (int)t);
         return parse_integer(v, t, slot, msg, msg_cap);
     }
+}
+
+int cf_cli_value_parse_text(const char *text, size_t len, cf_type t, void *slot, cf_arena *arena,
+                            char *msg, size_t msg_cap)
+{
+    bool is_null;
+    if (text[len] != '\0' || cf_type_is_binary(t)) {
+        /* The parser reads NUL-terminated text, and a STRING keeps pointing at it:
+         * a copy in the arena. */
+        char *copy = cf_arena_alloc(arena, len + 1);
+        if (copy == NULL)
+            return fail(msg, msg_cap, "out of memory");
+        memcpy(copy, text, len);
+        copy[len] = '\0';
+        text = copy;
+    }
+    cf_json raw = {CF_JSON_STRING, text, len, 0, NULL, NULL};
+    return cf_cli_value_parse(&raw, t, slot, &is_null, arena, msg, msg_cap);
 }
 
 int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_arena *arena, char *msg,
@@ -468,362 +372,11 @@ int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_arena *ar
     if (rc == 0)
         return 0;
     /* Not a value form of the type: take the raw text. */
-    char *copy = cf_arena_alloc(arena, len + 1);
-    if (copy == NULL)
-        return fail(msg, msg_cap, "out of memory");
-    memcpy(copy, text, len + 1);
-    cf_json raw = {CF_JSON_STRING, copy, len, 0, NULL, NULL};
     char msg2[256];
-    if (cf_cli_value_parse(&raw, t, slot, &is_null, arena, msg2, sizeof(msg2)) == 0)
+    if (cf_cli_value_parse_text(text, len, t, slot, arena, msg2, sizeof(msg2)) == 0)
         return 0;
     /* Keep the message of the JSON reading when there was one: it is the likelier intent. */
     if (msg != NULL && msg_cap > 0 && msg[0] == '\0')
         snprintf(msg, msg_cap, "%s", msg2);
     return -1;
-}
-
-void cf_cli_value_write(cf_jw *w, cf_type t, const void *slot)
-{
-    char buf[CF_CLI_NUM_CAP];
-    bool is_string;
-    switch (t) {
-    case CF_TYPE_UINT8: {
-        uint8_t x;
-        memcpy(&x, slot, 1);
-        cf_jw_uint(w, x);
-        break;
-    }
-    case CF_TYPE_INT8: {
-        int8_t x;
-        memcpy(&x, slot, 1);
-        cf_jw_int(w, x);
-        break;
-    }
-    case CF_TYPE_UINT16: {
-        uint16_t x;
-        memcpy(&x, slot, 2);
-        cf_jw_uint(w, x);
-        break;
-    }
-    case CF_TYPE_INT16: {
-        int16_t x;
-        memcpy(&x, slot, 2);
-        cf_jw_int(w, x);
-        break;
-    }
-    case CF_TYPE_UINT32: {
-        uint32_t x;
-        memcpy(&x, slot, 4);
-        cf_jw_uint(w, x);
-        break;
-    }
-    case CF_TYPE_INT32:
-    case CF_TYPE_DATE:
-    case CF_TYPE_DECIMAL32: {
-        int32_t x;
-        memcpy(&x, slot, 4);
-        cf_jw_int(w, x);
-        break;
-    }
-    case CF_TYPE_UINT64: {
-        uint64_t x;
-        memcpy(&x, slot, 8);
-        cf_jw_uint(w, x);
-        break;
-    }
-    case CF_TYPE_INT64:
-    case CF_TYPE_UNIXTIME_MICROS:
-    case CF_TYPE_DECIMAL64: {
-        int64_t x;
-        memcpy(&x, slot, 8);
-        cf_jw_int(w, x);
-        break;
-    }
-    case CF_TYPE_INT128:
-    case CF_TYPE_DECIMAL128:
-        cf_cli_format_i128(buf, slot);
-        cf_jw_cstr(w, buf);
-        break;
-    case CF_TYPE_BOOL: {
-        uint8_t x;
-        memcpy(&x, slot, 1);
-        cf_jw_bool(w, x != 0);
-        break;
-    }
-    case CF_TYPE_FLOAT: {
-        float f;
-        memcpy(&f, slot, 4);
-        cf_cli_format_float(buf, f, &is_string);
-        if (is_string)
-            cf_jw_cstr(w, buf);
-        else
-            cf_jw_raw(w, buf);
-        break;
-    }
-    case CF_TYPE_DOUBLE: {
-        double d;
-        memcpy(&d, slot, 8);
-        cf_cli_format_double(buf, d, &is_string);
-        if (is_string)
-            cf_jw_cstr(w, buf);
-        else
-            cf_jw_raw(w, buf);
-        break;
-    }
-    case CF_TYPE_STRING:
-    case CF_TYPE_VARCHAR: {
-        cf_slice s;
-        memcpy(&s, slot, sizeof(s));
-        cf_jw_bytes(w, s.data, s.len);
-        break;
-    }
-    case CF_TYPE_BINARY: {
-        cf_slice s;
-        memcpy(&s, slot, sizeof(s));
-        cf_jw_hex(w, s.data, s.len);
-        break;
-    }
-    default: cf_jw_null(w); break;
-    }
-}
-
-static bool bit(const uint8_t *bm, size_t i)
-{
-    return (bm[i >> 3] >> (i & 7)) & 1;
-}
-
-void cf_cli_row_write(cf_jw *w, cf_type t, bool is_array, const cf_batch *b, size_t i)
-{
-    if (b->nonnull != NULL && !bit(b->nonnull, i)) {
-        cf_jw_null(w);
-        return;
-    }
-    size_t width = cf_type_size(t);
-    const uint8_t *vals = b->values;
-    if (!is_array) {
-        cf_cli_value_write(w, t, vals + i * width);
-        return;
-    }
-    cf_jw_arr_begin(w);
-    if (b->elem_offsets != NULL) {
-        for (uint32_t e = b->elem_offsets[i]; e < b->elem_offsets[i + 1]; e++) {
-            if (b->elem_nonnull != NULL && !bit(b->elem_nonnull, e))
-                cf_jw_null(w);
-            else
-                cf_cli_value_write(w, t, vals + (size_t)e * width);
-        }
-    }
-    cf_jw_arr_end(w);
-}
-
-/* ---- columns ------------------------------------------------------------------------- */
-
-void cf_cli_column_init(cf_cli_column *c, cf_type t, bool is_array, cf_arena *arena)
-{
-    memset(c, 0, sizeof(*c));
-    c->type = t;
-    c->is_array = is_array;
-    c->width = cf_type_size(t);
-    c->arena = arena;
-}
-
-void cf_cli_column_dispose(cf_cli_column *c)
-{
-    free(c->nonnull);
-    free(c->values);
-    free(c->elem_nonnull);
-    free(c->elem_counts);
-    memset(c, 0, sizeof(*c));
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 64;
-    while (ncap < need)
-        ncap *= 2;
-    void *np = realloc(*p, ncap * elem);
-    if (np == NULL)
-        return -1;
-    *p = np;
-    *cap = ncap;
-    return 0;
-}
-
-/* Bitmaps grow with the rows: bytes for `cap` bits, new bytes zeroed. */
-static int grow_bits(uint8_t **bm, size_t old_cap, size_t new_cap)
-{
-    size_t ob = (old_cap + 7) / 8, nb = (new_cap + 7) / 8;
-    if (nb <= ob && *bm != NULL)
-        return 0;
-    uint8_t *n = realloc(*bm, nb ? nb : 1);
-    if (n == NULL)
-        return -1;
-    memset(n + ob, 0, (nb ? nb : 1) - ob);
-    *bm = n;
-    return 0;
-}
-
-static void set_bit(uint8_t *bm, size_t i)
-{
-    bm[i >> 3] |= (uint8_t)(1u << (i & 7));
-}
-
-static int add_row_slot(cf_cli_column *c, char *msg, size_t cap)
-{
-    if (c->rows == c->rows_cap) {
-        size_t old = c->rows_cap;
-        size_t ncap = old ? old * 2 : 256;
-        if (grow_bits(&c->nonnull, old, ncap) != 0)
-            return fail(msg, cap, "out of memory");
-        if (c->is_array) {
-            uint32_t *ec = realloc(c->elem_counts, ncap * sizeof(uint32_t));
-            if (ec == NULL)
-                return fail(msg, cap, "out of memory");
-            c->elem_counts = ec;
-        } else {
-            void *vp = c->values;
-            size_t vcap = old;
-            if (grow(&vp, &vcap, ncap, c->width) != 0)
-                return fail(msg, cap, "out of memory");
-            c->values = vp;
-        }
-        c->rows_cap = ncap;
-    }
-    return 0;
-}
-
-int cf_cli_column_add(cf_cli_column *c, const cf_json *v, char *msg, size_t msg_cap)
-{
-    if (add_row_slot(c, msg, msg_cap) != 0)
-        return -1;
-    size_t r = c->rows;
-    bool is_null;
-    if (!c->is_array) {
-        if (cf_cli_value_parse(v, c->type, c->values + r * c->width, &is_null, c->arena, msg,
-                               msg_cap) != 0)
-            return -1;
-        if (is_null)
-            c->nulls++;
-        else
-            set_bit(c->nonnull, r);
-        c->rows++;
-        return 0;
-    }
-    if (v->kind == CF_JSON_NULL) {
-        c->elem_counts[r] = 0;
-        c->nulls++;
-        c->rows++;
-        return 0;
-    }
-    if (v->kind != CF_JSON_ARRAY)
-        return fail(msg, msg_cap, "array column: expected an array or null, got %s",
-                    cf_json_kind_name(v->kind));
-    if (v->n > UINT32_MAX)
-        return fail(msg, msg_cap, "array cell of %zu elements", v->n);
-    size_t need = c->elems + v->n;
-    if (need > c->elems_cap) {
-        size_t old = c->elems_cap;
-        void *vp = c->values;
-        size_t vcap = old;
-        if (grow(&vp, &vcap, need, c->width) != 0)
-            return fail(msg, msg_cap, "out of memory");
-        c->values = vp;
-        if (grow_bits(&c->elem_nonnull, old, vcap) != 0)
-            return fail(msg, msg_cap, "out of memory");
-        c->elems_cap = vcap;
-    }
-    for (size_t i = 0; i < v->n; i++) {
-        size_t e = c->elems + i;
-        if (cf_cli_value_parse(&v->items[i], c->type, c->values + e * c->width, &is_null, c->arena,
-                               msg, msg_cap) != 0)
-            return -1;
-        if (is_null)
-            c->elem_nulls++;
-        else
-            set_bit(c->elem_nonnull, e);
-    }
-    c->elems += v->n;
-    c->elem_counts[r] = (uint32_t)v->n;
-    set_bit(c->nonnull, r);
-    c->rows++;
-    return 0;
-}
-
-/* Bits [start, start + n) of src into dst from bit 0. */
-static void copy_bits(uint8_t *dst, const uint8_t *src, size_t start, size_t n)
-{
-    memset(dst, 0, (n + 7) / 8);
-    for (size_t i = 0; i < n; i++)
-        if (bit(src, start + i))
-            set_bit(dst, i);
-}
-
-/* A view of bits [start, start + n): in place when byte aligned, else copied into *tmp. */
-static const uint8_t *bits_at(const uint8_t *src, size_t start, size_t n, uint8_t **tmp,
-                              size_t *tmp_cap)
-{
-    if (start % 8 == 0)
-        return src + start / 8;
-    size_t need = (n + 7) / 8;
-    if (need > *tmp_cap) {
-        uint8_t *t = realloc(*tmp, need);
-        if (t == NULL)
-            return NULL;
-        *tmp = t;
-        *tmp_cap = need;
-    }
-    copy_bits(*tmp, src, start, n);
-    return *tmp;
-}
-
-cf_status cf_cli_column_append(const cf_cli_column *c, cf_writer *w, size_t batch, cf_error *err)
-{
-    cf_status st = CF_OK;
-    uint8_t *tmp1 = NULL, *tmp2 = NULL;
-    size_t cap1 = 0, cap2 = 0;
-    size_t elem_start = 0;
-    for (size_t start = 0; start < c->rows;) {
-        size_t n = batch == 0 ? c->rows - start : batch;
-        if (n > c->rows - start)
-            n = c->rows - start;
-        const uint8_t *nn = NULL;
-        if (c->nulls > 0) {
-            nn = bits_at(c->nonnull, start, n, &tmp1, &cap1);
-            if (nn == NULL) {
-                st = CF_ENOMEM;
-                goto out;
-            }
-        }
-        if (!c->is_array) {
-            st = cf_writer_append(w, c->values + start * c->width, nn, n, err);
-        } else {
-            size_t ecount = 0;
-            for (size_t i = 0; i < n; i++)
-                ecount += c->elem_counts[start + i];
-            const uint8_t *enn = NULL;
-            if (c->elem_nulls > 0 && ecount > 0) {
-                enn = bits_at(c->elem_nonnull, elem_start, ecount, &tmp2, &cap2);
-                if (enn == NULL) {
-                    st = CF_ENOMEM;
-                    goto out;
-                }
-            }
-            st = cf_writer_append_arrays(w, c->values ? c->values + elem_start * c->width : NULL,
-                                         enn, c->elem_counts + start, nn, n, err);
-            elem_start += ecount;
-        }
-        if (st != CF_OK)
-            goto out;
-        start += n;
-    }
-out:
-    if (st == CF_ENOMEM && err != NULL) {
-        err->code = CF_ENOMEM;
-        snprintf(err->msg, sizeof(err->msg), "out of memory");
-    }
-    free(tmp1);
-    free(tmp2);
-    return st;
 }

@@ -12,6 +12,7 @@
 #include <cfile/cfile.h>
 
 #include "json.h"
+#include "vprint.h"
 
 /* INT128/DECIMAL128 in memory: __int128 is a GCC/Clang extension (-Wpedantic). */
 __extension__ typedef __int128 cf_cli_i128;
@@ -22,18 +23,6 @@ __extension__ typedef unsigned __int128 cf_cli_u128;
 #define CF_CLI_DATE_MIN (-719162)
 #define CF_CLI_DATE_MAX 2932896
 
-/* Longest text cf_cli_format_* writes, NUL included. */
-#define CF_CLI_NUM_CAP 48
-
-/* Shortest decimal text that reads back to the same bits ("1.0", "-0.0", "1e+20"),
- * "NaN" for the canonical quiet NaN, "Infinity"/"-Infinity", and "0x7fc00001"-style
- * bits for any other NaN. Non-numeric results (NaN, infinities, bits) are meant to be
- * written as JSON strings: *is_string tells. */
-void cf_cli_format_float(char out[CF_CLI_NUM_CAP], float f, bool *is_string);
-void cf_cli_format_double(char out[CF_CLI_NUM_CAP], double d, bool *is_string);
-/* Decimal text of a 128-bit two's complement value. */
-void cf_cli_format_i128(char out[CF_CLI_NUM_CAP], const void *v16);
-
 /* Parse one value form of scalar type t into `slot` (cf_type_size(t) bytes).
  * JSON null sets *is_null (slot zeroed). Binary bytes either point into the JSON
  * document (which must outlive the use) or are allocated from `arena`.
@@ -41,19 +30,25 @@ void cf_cli_format_i128(char out[CF_CLI_NUM_CAP], const void *v16);
 int cf_cli_value_parse(const cf_json *v, cf_type t, void *slot, bool *is_null, cf_arena *arena,
                        char *msg, size_t msg_cap);
 
+/* Parse the text form of one value of scalar type t (len bytes at text; what a
+ * CSV field, a KEY, a --where, --row or --set value holds): STRING/VARCHAR its
+ * bytes (copied into the arena), BINARY hex, BOOL true/false in any case or 1/0,
+ * integers and DATE/DECIMAL/UNIXTIME_MICROS decimal ('-' allowed, no '+', no
+ * blanks) within the type's range, INT128 likewise, FLOAT/DOUBLE decimal text
+ * that fits, NaN, Infinity, -Infinity or their bits 0x<hex>. The same rules as
+ * cf_cli_value_parse for a JSON string, which is what it is. Returns 0, or -1
+ * with a message naming the type and the text. */
+int cf_cli_value_parse_text(const char *text, size_t len, cf_type t, void *slot, cf_arena *arena,
+                            char *msg, size_t msg_cap);
+
 /* Parse a command-line value (seek --value): the text is read as JSON when it is a
  * value form of the type, otherwise as the raw text (for STRING/VARCHAR: its bytes;
  * for BINARY: hex). Also yields the target as JSON for echoing. */
 int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_arena *arena, char *msg,
                            size_t msg_cap);
 
-/* Write the value form of one non-NULL scalar. */
-void cf_cli_value_write(cf_jw *w, cf_type t, const void *slot);
-
-/* Write row i of a batch: a value, null, or for arrays a JSON array of elements. */
-void cf_cli_row_write(cf_jw *w, cf_type t, bool is_array, const cf_batch *b, size_t i);
-
-/* ---- a column of values -------------------------------------------------------------- */
+/* ---- a column of values (column.c) --------------------------------------------------------------
+ */
 
 typedef struct cf_cli_column {
     cf_type type;
