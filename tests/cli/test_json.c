@@ -317,6 +317,55 @@ static void test_json__float_forms(void **state)
     }
 }
 
+/* The definition the fast paths of cf_cli_format_double/float must meet: the
+ * first of "%.15g".."%.17g" ("%.6g".."%.9g") that reads back, ".0" added to
+ * an integer. */
+static void slow_form(char *out, double d, bool is_float)
+{
+    for (int p = is_float ? 6 : 15; p <= (is_float ? 9 : 17); p++) {
+        snprintf(out, CF_CLI_NUM_CAP, "%.*g", p, d);
+        if (is_float ? strtof(out, NULL) == (float)d : strtod(out, NULL) == d)
+            break;
+    }
+    if (strpbrk(out, ".e") == NULL)
+        strcat(out, ".0");
+}
+
+static void test_json__float_fast_paths(void **state)
+{
+    (void)state;
+    cf_rng rng;
+    cf_rng_init(&rng, cf_test_seed(7));
+    static const double scale[] = {1e-300, 1e-20, 1e-5, 1e-4, 1e-3, 1,
+                                   1e3,    1e14,  1e15, 1e16, 1e300};
+    for (int i = 0; i < 300000; i++) {
+        uint64_t b = cf_rng_next(&rng);
+        double d;
+        switch (i % 5) {
+        case 0: d = dbits(b); break;                                         /* any bits */
+        case 1: d = (double)(b % 100000000) / 100.0; break;                  /* prices */
+        case 2: d = (double)(b % 1000) / 7.0 * scale[(b >> 40) % 11]; break; /* 17 digits */
+        case 3: d = (double)(b % 1000000) * scale[(b >> 40) % 11]; break;
+        default: d = (double)(int64_t)b / 1024.0; break; /* exact binary fractions */
+        }
+        char want[CF_CLI_NUM_CAP], got[CF_CLI_NUM_CAP];
+        bool is_string;
+        if (isfinite(d) && d != 0) {
+            slow_form(want, d, false);
+            cf_cli_format_double(got, d, &is_string);
+            if (strcmp(want, got) != 0)
+                fail_msg("double %a: %s, want %s", d, got, want);
+        }
+        float f = i % 5 == 0 ? fbits((uint32_t)b) : (float)d;
+        if (isfinite(f) && f != 0) {
+            slow_form(want, (double)f, true);
+            cf_cli_format_float(got, f, &is_string);
+            if (strcmp(want, got) != 0)
+                fail_msg("float %a: %s, want %s", (double)f, got, want);
+        }
+    }
+}
+
 /* Parse text as a value of type t into slot; returns 0 or -1. */
 static int value_of(const char *text, cf_type t, void *slot, bool *is_null, cf_arena *a)
 {
@@ -514,6 +563,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_json__writer_roundtrip_dom),
         cmocka_unit_test(test_json__writer_roundtrip_deep),
         cmocka_unit_test(test_json__float_forms),
+        cmocka_unit_test(test_json__float_fast_paths),
         cmocka_unit_test(test_json__value_forms),
         cmocka_unit_test(test_json__value_args),
         cmocka_unit_test(test_json__arena_large_and_small),

@@ -106,6 +106,114 @@ static size_t short_fixed(char *out, double x, int digits, bool is_float)
     return 0;
 }
 
+/* "%.<p>g" of the p significant digits dig[0..p) times 10^(x - p + 1), as printf
+ * writes it: fixed notation for exponents -4..p-1, else d.ddde+XX; trailing
+ * zeros dropped, then mark_float. */
+static void put_g(char *out, bool neg, const char *dig, int p, int x)
+{
+    int nd = p;
+    while (nd > 1 && dig[nd - 1] == '0')
+        nd--; /* significant digits left after dropping trailing zeros */
+    char *o = out;
+    if (neg)
+        *o++ = '-';
+    if (x < -4 || x >= p) {
+        *o++ = dig[0];
+        if (nd > 1) {
+            *o++ = '.';
+            memcpy(o, dig + 1, (size_t)nd - 1);
+            o += nd - 1;
+        }
+        *o++ = 'e';
+        *o++ = x < 0 ? '-' : '+';
+        int ax = x < 0 ? -x : x;
+        if (ax >= 100)
+            *o++ = (char)('0' + ax / 100);
+        *o++ = (char)('0' + ax / 10 % 10);
+        *o++ = (char)('0' + ax % 10);
+        *o = '\0';
+        return;
+    }
+    if (x >= 0) {
+        memcpy(o, dig, (size_t)x + 1);
+        o += x + 1;
+        if (nd > x + 1) {
+            *o++ = '.';
+            memcpy(o, dig + x + 1, (size_t)(nd - x - 1));
+            o += nd - x - 1;
+        }
+    } else {
+        *o++ = '0';
+        *o++ = '.';
+        for (int i = 0; i < -x - 1; i++)
+            *o++ = '0';
+        memcpy(o, dig, (size_t)nd);
+        o += nd;
+    }
+    *o = '\0';
+    mark_float(out);
+}
+
+/* Does the decimal dig[0..p) * 10^(x - p + 1) read back to a (> 0)? Exactly as
+ * strtod would say: an integer below 2^53 and a power of ten up to 10^22 are
+ * exact doubles, and one multiplication or division of exact operands rounds
+ * correctly (Clinger's fast path); otherwise strtod itself. */
+static bool reads_back(const char *dig, int p, int x, double a)
+{
+    uint64_t m = 0;
+    for (int i = 0; i < p; i++)
+        m = m * 10 + (uint64_t)(dig[i] - '0');
+    int e = x - p + 1;
+    if (m <= ((uint64_t)1 << 53) && e >= -22 && e <= 22)
+        return (e < 0 ? (double)m / pow10_tab[-e] : (double)m * pow10_tab[e]) == a;
+    char txt[40];
+    snprintf(txt, sizeof(txt), "%.*se%d", p, dig, e);
+    return strtod(txt, NULL) == a;
+}
+
+/* The shortest of "%.15g", "%.16g", "%.17g" that reads back (what the loop in
+ * cf_cli_format_double picks) from one "%.16e": its 17 digits rounded to 16 and
+ * 15 give the other two, except when the digits dropped are 5 or 50, where the
+ * 17-digit text may itself have been rounded up from below the half (then the
+ * caller's loop decides). Returns false when it cannot tell. */
+static bool shortest_from_17(char *out, double d)
+{
+    char buf[40];
+    double a = fabs(d);
+    snprintf(buf, sizeof(buf), "%.16e", a);
+    /* d.dddddddddddddddde[+-]XX */
+    char dig[17];
+    dig[0] = buf[0];
+    memcpy(dig + 1, buf + 2, 16);
+    int x = atoi(buf + 19);
+    for (int p = 15; p <= 16; p++) {
+        const char *drop = dig + p;
+        size_t nd = (size_t)(17 - p);
+        if (drop[0] == '5' && (nd == 1 || drop[1] == '0'))
+            return false;
+        char r[17];
+        memcpy(r, dig, (size_t)p);
+        int rx = x;
+        if (drop[0] >= '5') {
+            int i = p - 1;
+            while (i >= 0 && r[i] == '9')
+                r[i--] = '0';
+            if (i < 0) {
+                r[0] = '1'; /* 99..9 -> 100..0: one more decimal place */
+                rx++;
+            } else {
+                r[i]++;
+            }
+        }
+        if (reads_back(r, p, rx, a)) {
+            put_g(out, d < 0, r, p, rx);
+            return true;
+        }
+    }
+    put_g(out, d < 0, dig, 17, x);
+    return true;
+}
+
 void cf_cli_format_float(char out[CF_CLI_NUM_CAP], float f, bool *is_string)
 {
     uint32_t bits;
@@ -163,7 +271,7 @@ void cf_cli_format_double(char out[CF_CLI_NUM_CAP], double d, bool *is_string)
         strcpy(out, signbit(d) ? "-0.0" : "0.0");
         return;
     }
-    if (short_fixed(out, d, 15, false) != 0)
+    if (short_fixed(out, d, 15, false) != 0 || shortest_from_17(out, d))
         return;
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(out, CF_CLI_NUM_CAP, "%.*g", prec, d);
