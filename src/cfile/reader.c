@@ -19,6 +19,7 @@
 #include "util/alloc.h"
 #include "util/endian.h"
 #include "util/error.h"
+#include "util/pb_mem.h"
 #include "cfile.pb-c.h"
 
 unsigned cf_version(void)
@@ -38,17 +39,6 @@ void cf_reader_options_init(cf_reader_options *o)
     o->verify_checksums = true;
     o->max_block_len = CF_DEFAULT_MAX_BLOCK_LEN;
 }
-
-/* protobuf-c allocates through us, so allocation limits and failure injection apply. */
-static void *pb_alloc(void *ctx, size_t n)
-{
-    return cf_malloc(n);
-}
-static void pb_free(void *ctx, void *p)
-{
-    cf_free(p);
-}
-static ProtobufCAllocator pb_allocator = {pb_alloc, pb_free, NULL};
 
 static int magic_version(const uint8_t *p)
 {
@@ -231,9 +221,13 @@ static cf_status read_footer(cf_reader *r, cf_error *err)
     CF_CHECK(buf != NULL, err, CF_ENOMEM, "out of memory reading the footer");
     cf_status st = read_at(r, size - 16 - flen, buf, (size_t)flen + 16, err);
     Kudu__CFileFooterPB *f = NULL;
+    cf_pb_mem mem; /* protobuf-c allocates through it until free_unpacked */
+    cf_pb_mem_init(&mem);
     if (st != CF_OK)
         goto out;
-    f = kudu__cfile_footer_pb__unpack(&pb_allocator, flen, buf + 4);
+    f = kudu__cfile_footer_pb__unpack(&mem.a, flen, buf + 4);
+    if (f == NULL && mem.oom)
+        CF_FAIL_OUT(err, CF_ENOMEM, "out of memory unpacking the footer protobuf (%u bytes)", flen);
     if (f == NULL)
         CF_FAIL_OUT(err, CF_ECORRUPT, "footer protobuf (%u bytes at offset %llu) does not parse",
                     flen, (unsigned long long)(size - 12 - flen));
@@ -296,7 +290,7 @@ static cf_status read_footer(cf_reader *r, cf_error *err)
     r->n_footer_md = r->footer_md ? f->n_metadata : 0;
 out:
     if (f)
-        kudu__cfile_footer_pb__free_unpacked(f, &pb_allocator);
+        kudu__cfile_footer_pb__free_unpacked(f, &mem.a);
     cf_free(buf);
     return st;
 }
@@ -323,6 +317,8 @@ static cf_status read_header(cf_reader *r, cf_error *err)
     CF_CHECK(buf != NULL, err, CF_ENOMEM, "out of memory reading the header");
     cf_status st = read_at(r, 0, buf, n, err);
     Kudu__CFileHeaderPB *h = NULL;
+    cf_pb_mem mem; /* protobuf-c allocates through it until free_unpacked */
+    cf_pb_mem_init(&mem);
     if (st != CF_OK)
         goto out;
     if (has_crc && r->opts.verify_checksums) {
@@ -331,7 +327,9 @@ static cf_status read_header(cf_reader *r, cf_error *err)
             CF_FAIL_OUT(err, CF_ECORRUPT, "header checksum mismatch (stored %08x, computed %08x)",
                         want, got);
     }
-    h = kudu__cfile_header_pb__unpack(&pb_allocator, hlen, buf + 12);
+    h = kudu__cfile_header_pb__unpack(&mem.a, hlen, buf + 12);
+    if (h == NULL && mem.oom)
+        CF_FAIL_OUT(err, CF_ENOMEM, "out of memory unpacking the header protobuf (%u bytes)", hlen);
     if (h == NULL)
         CF_FAIL_OUT(err, CF_ECORRUPT, "header protobuf (%u bytes at offset 12) does not parse",
                     hlen);
@@ -339,7 +337,7 @@ static cf_status read_header(cf_reader *r, cf_error *err)
     r->n_header_md = h->n_metadata;
 out:
     if (h)
-        kudu__cfile_header_pb__free_unpacked(h, &pb_allocator);
+        kudu__cfile_header_pb__free_unpacked(h, &mem.a);
     cf_free(buf);
     return st;
 }

@@ -89,7 +89,8 @@ cf_status cf_codec_lzo_compress_chunk(const uint8_t *src, size_t len, uint8_t *d
     CF_CHECK(cf_codec_lzo_ready(), err, CF_ENOTSUP, "lzo: library failed to initialise");
     CF_CHECK(*dst_len >= cf_codec_lzo_bound(len), err, CF_EINVAL, "lzo: output too small");
     void *wrk = cf_malloc(LZO1X_1_MEM_COMPRESS);
-    CF_CHECK(wrk != NULL, err, CF_ENOMEM, "lzo: out of memory");
+    CF_CHECK(wrk != NULL, err, CF_ENOMEM, "lzo: cannot allocate the %u-byte compression work area",
+             (unsigned)LZO1X_1_MEM_COMPRESS);
     lzo_uint on = *dst_len;
     int r = lzo1x_1_compress(src, len, dst, &on, wrk);
     cf_free(wrk);

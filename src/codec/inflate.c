@@ -95,7 +95,8 @@ static cf_status inflate_isal(const uint8_t *src, size_t len, uint8_t *dst, size
     /* 87 KB of state: too much for the stack of a caller's thread; a heap
      * chunk this size is reused by malloc from block to block. */
     struct inflate_state *st = cf_malloc(sizeof *st);
-    CF_CHECK(st != NULL, err, CF_ENOMEM, "zlib: out of memory decompressing");
+    CF_CHECK(st != NULL, err, CF_ENOMEM, "zlib: cannot allocate the %zu-byte inflate state",
+             sizeof *st);
     isal_inflate_init(st);
     st->crc_flag = ISAL_ZLIB; /* header, Adler-32 trailer checked */
     st->next_in = (uint8_t *)(uintptr_t)src;

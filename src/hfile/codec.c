@@ -334,7 +334,9 @@ cf_status cf_hfile_decompress_grow(uint32_t codec, const uint8_t *src, size_t le
     cf_buf_clear(dst);
     if (codec == CF_HFILE_NONE) {
         cf_buf_append(dst, src, len);
-        return cf_buf_status(dst);
+        CF_CHECK(!dst->oom, err, CF_ENOMEM, "cannot allocate %zu bytes for an uncompressed block",
+                 len);
+        return CF_OK;
     }
     CF_CHECK(codec == CF_HFILE_GZ, err, CF_ENOTSUP,
              "v1 blocks compressed with %s are not supported",
@@ -344,7 +346,8 @@ cf_status cf_hfile_decompress_grow(uint32_t codec, const uint8_t *src, size_t le
         if (cap > max)
             cap = max;
         cf_buf_clear(dst);
-        CF_CHECK(cf_buf_reserve(dst, cap), err, CF_ENOMEM, "gz: out of memory");
+        CF_CHECK(cf_buf_reserve(dst, cap), err, CF_ENOMEM,
+                 "gz: cannot allocate %zu bytes to inflate a block into", cap);
         size_t got = 0;
         bool full = false;
         CF_TRY(inflate_all(src, len, dst->data, cap, &got, &full, err));
@@ -372,7 +375,7 @@ static cf_status gzip_stream(const uint8_t *src, size_t len, cf_buf *dst, cf_err
     uint8_t *o = cf_buf_extend(dst, bound);
     if (o == NULL) {
         deflateEnd(&z);
-        CF_FAIL(err, CF_ENOMEM, "gz: out of memory");
+        CF_FAIL(err, CF_ENOMEM, "gz: cannot allocate %zu output bytes", sizeof(hdr) + bound);
     }
     z.next_in = (Bytef *)(uintptr_t)src;
     z.avail_in = (uInt)len;
@@ -388,7 +391,8 @@ static cf_status gzip_stream(const uint8_t *src, size_t len, cf_buf *dst, cf_err
     cf_store_le32(tail, crc);
     cf_store_le32(tail + 4, (uint32_t)len);
     cf_buf_append(dst, tail, 8);
-    return cf_buf_status(dst);
+    CF_CHECK(!dst->oom, err, CF_ENOMEM, "gz: cannot allocate the 8-byte trailer");
+    return CF_OK;
 }
 
 static cf_status bzip2_stream(const uint8_t *src, size_t len, cf_buf *dst, cf_error *err)
@@ -397,7 +401,7 @@ static cf_status bzip2_stream(const uint8_t *src, size_t len, cf_buf *dst, cf_er
     unsigned cap = (unsigned)(len + len / 100 + 600);
     size_t base = dst->len;
     uint8_t *o = cf_buf_extend(dst, cap);
-    CF_CHECK(o != NULL, err, CF_ENOMEM, "bzip2: out of memory");
+    CF_CHECK(o != NULL, err, CF_ENOMEM, "bzip2: cannot allocate %u output bytes", cap);
     int r =
         BZ2_bzBuffToBuffCompress((char *)o, &cap, (char *)(uintptr_t)src, (unsigned)len, 9, 0, 0);
     CF_CHECK(r == BZ_OK, err, CF_ENOMEM, "bzip2: compress failed (%d)", r);
@@ -409,7 +413,11 @@ cf_status cf_hfile_compress(uint32_t codec, const uint8_t *src, size_t len, cf_b
                             cf_error *err)
 {
     switch (codec) {
-    case CF_HFILE_NONE: cf_buf_append(dst, src, len); return cf_buf_status(dst);
+    case CF_HFILE_NONE:
+        cf_buf_append(dst, src, len);
+        CF_CHECK(!dst->oom, err, CF_ENOMEM, "cannot allocate %zu bytes for an uncompressed block",
+                 len);
+        return CF_OK;
     case CF_HFILE_GZ: return gzip_stream(src, len, dst, err);
     case CF_HFILE_BZIP2: return bzip2_stream(src, len, dst, err);
     case CF_HFILE_SNAPPY:
@@ -422,15 +430,16 @@ cf_status cf_hfile_compress(uint32_t codec, const uint8_t *src, size_t len, cf_b
         /* One framed block holding one chunk: what BlockCompressorStream writes
          * when the payload fits its buffer; an empty payload is one
          * zero-length block, as HBase 2.x writes it. */
+        const char *name = cf_hfile_codec_name(codec);
         uint8_t be[4];
         cf_store_be32(be, (uint32_t)len);
-        if (len == 0) {
-            cf_buf_append(dst, be, 4);
-            return cf_buf_status(dst);
-        }
         cf_buf_append(dst, be, 4);
+        CF_CHECK(!dst->oom, err, CF_ENOMEM, "%s: cannot allocate the 4-byte block length", name);
+        if (len == 0)
+            return CF_OK;
         size_t lenpos = dst->len;
         cf_buf_append(dst, be, 4);
+        CF_CHECK(!dst->oom, err, CF_ENOMEM, "%s: cannot allocate the 4-byte chunk length", name);
         CF_CHECK(len <= INT32_MAX, err, CF_EINVAL, "block of %zu bytes too large", len);
         size_t bound = codec == CF_HFILE_SNAPPY ? snappy_max_compressed_length(len)
                        : codec == CF_HFILE_LZ4  ? (size_t)LZ4_compressBound((int)len)
@@ -441,7 +450,7 @@ cf_status cf_hfile_compress(uint32_t codec, const uint8_t *src, size_t len, cf_b
                                                : 0;
 #endif
         uint8_t *o = cf_buf_extend(dst, bound);
-        CF_CHECK(o != NULL, err, CF_ENOMEM, "out of memory");
+        CF_CHECK(o != NULL, err, CF_ENOMEM, "%s: cannot allocate %zu output bytes", name, bound);
         size_t n = bound;
         if (codec == CF_HFILE_SNAPPY) {
             if (snappy_compress((const char *)src, len, (char *)o, &n) != SNAPPY_OK)
@@ -460,7 +469,7 @@ cf_status cf_hfile_compress(uint32_t codec, const uint8_t *src, size_t len, cf_b
         }
         dst->len -= bound - n;
         cf_store_be32(dst->data + lenpos, (uint32_t)n);
-        return cf_buf_status(dst);
+        return CF_OK;
     }
     default:
         CF_FAIL(err, CF_ENOTSUP, "writing %s is not supported",

@@ -34,31 +34,7 @@
 #include "util/alloc.h"
 #include "util/endian.h"
 #include "util/error.h"
-
-/* protobuf-c allocates through us, so failure injection reaches it and a NULL
- * from unpack is told apart: out of memory (pb_mem.oom) or bytes that do not
- * parse. */
-typedef struct pb_mem {
-    ProtobufCAllocator a;
-    bool oom;
-} pb_mem;
-static void *pb_alloc(void *ctx, size_t n)
-{
-    void *p = cf_malloc(n);
-    if (p == NULL)
-        ((pb_mem *)ctx)->oom = true;
-    return p;
-}
-static void pb_free(void *ctx, void *p)
-{
-    (void)ctx;
-    cf_free(p);
-}
-static void pb_mem_init(pb_mem *m)
-{
-    m->a = (ProtobufCAllocator){pb_alloc, pb_free, m};
-    m->oom = false;
-}
+#include "util/pb_mem.h"
 
 #define HF_MAX_LEVELS 16
 
@@ -278,8 +254,8 @@ static cf_status parse_fileinfo(cf_hfile *h, const uint8_t *p, size_t n, cf_erro
     CF_CHECK(v <= n - pos, err, CF_ECORRUPT,
              "file info: message of %" PRIu64 " bytes exceeds the %zu-byte block", v, n - pos);
     len = (int64_t)v;
-    pb_mem mem;
-    pb_mem_init(&mem);
+    cf_pb_mem mem;
+    cf_pb_mem_init(&mem);
     Hbase__FileInfoProto *m = hbase__file_info_proto__unpack(&mem.a, (size_t)len, p + pos);
     CF_CHECK(m != NULL || !mem.oom, err, CF_ENOMEM, "file info: out of memory");
     CF_CHECK(m != NULL, err, CF_ECORRUPT, "file info: FileInfoProto does not parse");
@@ -386,8 +362,8 @@ static cf_status parse_trailer(cf_hfile *h, cf_error *err)
     }
     CF_CHECK(len <= room - pos, err, CF_ECORRUPT,
              "trailer: FileTrailerProto of %" PRIu64 " bytes exceeds the trailer", len);
-    pb_mem mem;
-    pb_mem_init(&mem);
+    cf_pb_mem mem;
+    cf_pb_mem_init(&mem);
     Hbase__FileTrailerProto *m = hbase__file_trailer_proto__unpack(&mem.a, (size_t)len, p + pos);
     CF_CHECK(m != NULL || !mem.oom, err, CF_ENOMEM, "trailer: out of memory");
     CF_CHECK(m != NULL, err, CF_ECORRUPT, "trailer: FileTrailerProto does not parse");

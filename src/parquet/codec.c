@@ -172,12 +172,12 @@ cf_status cf_pq_compress(unsigned codec, const uint8_t *src, size_t len, int lev
         size_t room = cf_codec_lzo_bound(len), at = dst->len;
         cf_buf_put_be32(dst, (uint32_t)len);
         if (len == 0) { /* Hadoop's empty stream: one zero-length block */
-            CF_CHECK(!dst->oom, err, CF_ENOMEM, "LZO: out of memory");
+            CF_CHECK(!dst->oom, err, CF_ENOMEM, "LZO: cannot allocate the 4-byte block length");
             return CF_OK;
         }
         cf_buf_put_be32(dst, 0);
         uint8_t *o = cf_buf_extend(dst, room);
-        CF_CHECK(!dst->oom && o, err, CF_ENOMEM, "LZO: out of memory");
+        CF_CHECK(!dst->oom && o, err, CF_ENOMEM, "LZO: cannot allocate %zu output bytes", 8 + room);
         size_t n = room;
         CF_TRY(cf_codec_lzo_compress_chunk(src, len, o, &n, err));
         dst->len -= room - n;

@@ -327,6 +327,45 @@ static void test_cfile_rw__truncation_and_bad_magic(void **state)
     free(f.data);
 }
 
+/* Out of memory while opening is CF_ENOMEM with a message at every allocation,
+ * the header's and footer's protobuf unpacks included: protobuf-c returns NULL
+ * for both a failed allocation and bytes that do not parse, and the reader
+ * used to call a file it could not unpack for want of memory corrupt. */
+static cf_status open_and_free(void *io, cf_error *err)
+{
+    cf_reader *r = NULL;
+    cf_status st = cf_reader_open(&r, io, NULL, err);
+    if (st == CF_OK)
+        assert_int_equal(cf_reader_info(r)->num_values, 3);
+    cf_reader_free(r);
+    return st;
+}
+
+static void test_cfile_rw__open_out_of_memory_is_enomem(void **state)
+{
+    (void)state;
+    cf_error err;
+    cf_io *wio;
+    CF_ASSERT_OK(cf_io_create_mem(&wio, &err), &err);
+    cf_writer_options o;
+    cf_writer_options_init(&o, CF_TYPE_INT32);
+    cf_writer *w;
+    CF_ASSERT_OK(cf_writer_create(&w, wio, &o, &err), &err);
+    CF_ASSERT_OK(cf_writer_add_metadata(w, "header key", "header value", 12, &err), &err);
+    int32_t v[3] = {1, 2, 3};
+    CF_ASSERT_OK(cf_writer_append(w, v, NULL, 3, &err), &err);
+    CF_ASSERT_OK(cf_writer_add_metadata(w, "footer key", "footer value", 12, &err), &err);
+    CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
+    cf_writer_free(w);
+    cf_slice s = cf_io_mem_contents(wio);
+    cf_io *io;
+    CF_ASSERT_OK(cf_io_open_mem(&io, s.data, s.len, &err), &err);
+    /* the buffers and both unpacks */
+    assert_true(cf_test_alloc_sweep("cf_reader_open", NULL, open_and_free, io, 200) >= 4);
+    cf_io_free(io);
+    cf_io_free(wio);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -336,6 +375,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cfile_rw__writer_misuse),
         cmocka_unit_test(test_cfile_rw__truncation_and_bad_magic),
         cmocka_unit_test(test_cfile_rw__validx_sort_check_owns_its_bytes),
+        cmocka_unit_test(test_cfile_rw__open_out_of_memory_is_enomem),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

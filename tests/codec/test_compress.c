@@ -4,6 +4,7 @@
  * writing past the output. */
 #include "test_common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -272,18 +273,84 @@ static void test_compress__availability_and_bad_codecs(void **state)
     cf_buf_dispose(&out);
 }
 
+/* Each compressor (and ISA-L's inflate, which allocates its state), with
+ * each of its allocations failing in turn: CF_ENOMEM with a message naming
+ * what was being allocated. The output buffer starts with 0 or 60 bytes, so
+ * that the first append is, or is not, the one that grows it. */
+typedef struct codec_run {
+    int which; /* index into the list in run_codec */
+    size_t prefill;
+    const uint8_t *src;
+    size_t len;
+    cf_buf out; /* made by prefill, freed by run_codec */
+} codec_run;
+
+static void prefill(void *ctx)
+{
+    codec_run *c = ctx;
+    static const uint8_t fill[60];
+    cf_buf_init(&c->out);
+    cf_buf_append(&c->out, fill, c->prefill);
+    assert_false(c->out.oom);
+}
+
+static cf_status run_codec(void *ctx, cf_error *err)
+{
+    codec_run *c = ctx;
+    cf_buf *b = &c->out;
+    cf_status st;
+    if (c->which < (int)NCODECS) {
+        st = cf_codec_compress(codecs[c->which], c->src, c->len, b, err);
+    } else if (c->which == (int)NCODECS) {
+        st = cf_codec_gzip_compress(NULL, c->src, c->len, 0, b, err);
+    } else if (c->which == (int)NCODECS + 1) {
+        st = cf_codec_zstd_compress(NULL, c->src, c->len, 0, b, err);
+    } else if (c->which == (int)NCODECS + 2) {
+        st = cf_codec_brotli_compress(c->src, c->len, 0, b, err);
+    } else {
+        size_t room = cf_codec_lzo_bound(c->len);
+        uint8_t *o = malloc(room);
+        assert_non_null(o);
+        st = cf_codec_lzo_compress_chunk(c->src, c->len, o, &room, err);
+        free(o);
+    }
+    cf_buf_dispose(b);
+    return st;
+}
+
+static cf_status run_isal(void *ctx, cf_error *err)
+{
+    const codec_run *c = ctx;
+    uint8_t out[4096];
+    return cf_codec_zlib_inflate(CF_INFLATE_ISAL, c->src, c->len, out, c->prefill, err);
+}
+
 static void test_compress__alloc_failure(void **state)
 {
-    uint8_t in[100] = {0};
-    for (size_t c = 0; c < NCODECS; c++) {
-        cf_buf out;
-        cf_buf_init(&out);
+    (void)state;
+    static uint8_t in[4000];
+    for (size_t i = 0; i < sizeof in; i++)
+        in[i] = (uint8_t)(i % 5 == 0 ? i * 7 : i / 100);
+    static const char *const names[] = {"none", "snappy", "lz4",    "zlib",
+                                        "gzip", "zstd",   "brotli", "lzo"};
+    int failing = 0;
+    for (int w = 0; w < (int)(sizeof names / sizeof names[0]); w++)
+        for (size_t pre = 0; pre <= 60; pre += 60)
+            for (size_t len = 0; len <= sizeof in; len += sizeof in) {
+                codec_run run = {w, pre, in, len, {0}};
+                char what[64];
+                snprintf(what, sizeof what, "%s of %zu bytes after %zu", names[w], len, pre);
+                failing += cf_test_alloc_sweep(what, prefill, run_codec, &run, 100);
+            }
+    assert_true(failing >= 20);
+    if (cf_codec_inflater_available(CF_INFLATE_ISAL)) {
+        cf_buf z;
+        cf_buf_init(&z);
         cf_error err;
-        cf_alloc_fail_after(1);
-        cf_status st = cf_codec_compress(codecs[c], in, sizeof in, &out, &err);
-        cf_alloc_fail_after(0);
-        CF_ASSERT_STATUS(st, CF_ENOMEM, &err);
-        cf_buf_dispose(&out);
+        CF_ASSERT_OK(cf_codec_compress(CF_COMP_ZLIB, in, sizeof in, &z, &err), &err);
+        codec_run run = {0, sizeof in, z.data, z.len, {0}};
+        assert_int_equal(cf_test_alloc_sweep("isa-l inflate", NULL, run_isal, &run, 10), 1);
+        cf_buf_dispose(&z);
     }
 }
 

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/alloc.h"
+
 void cf_test_fail_status(cf_status st, const cf_error *err, const char *file, int line)
 {
     print_error("%s:%d: expected ok, got %s: %s\n", file, line, cf_status_str(st),
@@ -191,6 +193,27 @@ const char *cf_test_shared_dir(void)
 {
     const char *env = getenv("CF_SHARED_DIR");
     return env && *env ? env : CF_SHARED_DIR;
+}
+
+int cf_test_alloc_sweep(const char *what, cf_test_alloc_setup setup, cf_test_alloc_run run,
+                        void *ctx, uint64_t max_k)
+{
+    for (uint64_t k = 1; k <= max_k; k++) {
+        cf_error err;
+        memset(&err, 0, sizeof err);
+        if (setup != NULL)
+            setup(ctx);
+        cf_alloc_fail_after(k);
+        cf_status st = run(ctx, &err);
+        cf_alloc_fail_after(0);
+        if (st == CF_OK)
+            return (int)(k - 1);
+        if (st != CF_ENOMEM || err.msg[0] == '\0')
+            fail_msg("%s, allocation %llu failing: %s (\"%s\"), want CF_ENOMEM with a message",
+                     what, (unsigned long long)k, cf_status_str(st), err.msg);
+    }
+    fail_msg("%s: still failing with %llu allocations allowed", what, (unsigned long long)max_k);
+    return -1;
 }
 
 int cf_test_run(int argc, char **argv, const char *name, const struct CMUnitTest *tests, size_t n)

@@ -66,6 +66,17 @@ int cf_test_rm_rf(const char *path);
 /* The shared/ directory (CF_SHARED_DIR env var, else the build-time default). */
 const char *cf_test_shared_dir(void);
 
+/* Allocation-failure sweep: setup(ctx) (may be NULL; its allocations do not
+ * count), then run(ctx, err) with the k-th allocation from its start failing
+ * (util/alloc.h), for k = 1, 2, ... until a run succeeds. Every failing run
+ * must return CF_ENOMEM with a non-empty message in err (the test fails naming
+ * `what` and k otherwise); run frees what it and setup made either way. Fails
+ * the test if no run succeeds within max_k. Returns the failing runs. */
+typedef void (*cf_test_alloc_setup)(void *ctx);
+typedef cf_status (*cf_test_alloc_run)(void *ctx, cf_error *err);
+int cf_test_alloc_sweep(const char *what, cf_test_alloc_setup setup, cf_test_alloc_run run,
+                        void *ctx, uint64_t max_k);
+
 /* Run the group, honouring `-t PATTERN` on the command line. */
 #define CF_RUN_TESTS(argc, argv, tests)                                                            \
     cf_test_run((argc), (argv), #tests, tests, sizeof(tests) / sizeof((tests)[0]))

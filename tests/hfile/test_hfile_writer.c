@@ -310,6 +310,74 @@ static void test_hfile__open_out_of_memory(void **state)
     free(b.p);
 }
 
+/* Every allocation the block codecs make, failing, gives CF_ENOMEM with a
+ * message naming what was being allocated (some paths once returned the
+ * buffer's bare out-of-memory status). The output buffer starts with 0, 56 or
+ * 60 bytes in it, so that each of its appends (block length, chunk length,
+ * output) is the one that has to grow it. */
+typedef struct codec_run {
+    uint32_t codec;
+    size_t prefill;
+    const uint8_t *src;
+    size_t len;
+    bool grow;  /* cf_hfile_decompress_grow of src instead of compressing it */
+    cf_buf out; /* made by prefill, freed by run_codec */
+} codec_run;
+
+static void prefill(void *ctx)
+{
+    codec_run *c = ctx;
+    static const uint8_t fill[60];
+    cf_buf_init(&c->out);
+    cf_buf_append(&c->out, fill, c->prefill);
+    assert_false(c->out.oom);
+}
+
+static cf_status run_codec(void *ctx, cf_error *err)
+{
+    codec_run *c = ctx;
+    cf_status st = c->grow
+                       ? cf_hfile_decompress_grow(c->codec, c->src, c->len, &c->out, 1 << 20, err)
+                       : cf_hfile_compress(c->codec, c->src, c->len, &c->out, err);
+    cf_buf_dispose(&c->out);
+    return st;
+}
+
+static void test_hfile__codec_out_of_memory_has_message(void **state)
+{
+    (void)state;
+    static uint8_t raw[3000];
+    for (size_t i = 0; i < sizeof raw; i++)
+        raw[i] = (uint8_t)(i % 7 == 0 ? i : i / 64);
+    static const uint32_t codecs[] = {CF_HFILE_NONE, CF_HFILE_GZ,    CF_HFILE_SNAPPY, CF_HFILE_LZ4,
+                                      CF_HFILE_LZO,  CF_HFILE_BZIP2, CF_HFILE_ZSTD};
+    static const size_t prefills[] = {0, 56, 60};
+    int failing = 0;
+    for (size_t c = 0; c < sizeof codecs / sizeof codecs[0]; c++) {
+        if (!cf_hfile_codec_built(codecs[c]))
+            continue;
+        for (size_t p = 0; p < 3; p++)
+            for (size_t len = 0; len <= sizeof raw; len += sizeof raw) {
+                codec_run run = {codecs[c], prefills[p], raw, len, false, {0}};
+                char what[80];
+                snprintf(what, sizeof what, "compress %s, %zu bytes after %zu",
+                         cf_hfile_codec_name(codecs[c]), len, prefills[p]);
+                failing += cf_test_alloc_sweep(what, prefill, run_codec, &run, 100);
+            }
+    }
+    /* v1 blocks of unknown size: NONE and GZ. */
+    cf_buf gz;
+    cf_buf_init(&gz);
+    cf_error err;
+    CF_ASSERT_OK(cf_hfile_compress(CF_HFILE_GZ, raw, sizeof raw, &gz, &err), &err);
+    codec_run none = {CF_HFILE_NONE, 0, raw, sizeof raw, true, {0}};
+    failing += cf_test_alloc_sweep("grow NONE", prefill, run_codec, &none, 100);
+    codec_run inflate = {CF_HFILE_GZ, 0, gz.data, gz.len, true, {0}};
+    failing += cf_test_alloc_sweep("grow GZ", prefill, run_codec, &inflate, 100);
+    cf_buf_dispose(&gz);
+    assert_true(failing >= 40);
+}
+
 static void test_hfile__writer_rejects_misuse(void **state)
 {
     (void)state;
@@ -770,6 +838,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_hfile__vlong_and_hash),
         cmocka_unit_test(test_hfile__v2_1_writable_trailer),
         cmocka_unit_test(test_hfile__options_version),
+        cmocka_unit_test(test_hfile__codec_out_of_memory_has_message),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
