@@ -11,10 +11,9 @@
 #include <string.h>
 
 #include "parquet/encoding.h"
-#include "pq_value_pairs.h"
 #include "util/buf.h"
 
-#define NPAIRS FUZZ_PQ_VALUE_PAIR_COUNT
+#define NPAIRS CF_PQ_VALUE_PAIR_COUNT
 
 /* Decode all n values in seeded batches into out (n * w bytes); binary
  * values are copied to *heap so they outlive the decoder's arena. */
@@ -65,8 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t seed = fuzz_u32(&in);
     unsigned enc, type;
     if (sel < 2 * NPAIRS) {
-        enc = fuzz_pq_value_pairs[sel % NPAIRS].enc;
-        type = fuzz_pq_value_pairs[sel % NPAIRS].type;
+        enc = cf_pq_value_pairs[sel % NPAIRS].encoding;
+        type = cf_pq_value_pairs[sel % NPAIRS].type;
     } else {
         enc = sel & 15;
         type = (sel >> 4) & 7;

@@ -30,7 +30,6 @@
 #include "index/btree.h"
 #include "rowset/wal.h"
 #include "parquet/encoding.h"
-#include "pq_value_pairs.h"
 #include "util/buf.h"
 #include "util/endian.h"
 #include "util/group_varint.h"
@@ -838,13 +837,13 @@ static void parquet_seeds(void)
             put_file("fuzz_pq_levels", name, b.data, b.len);
         }
     }
-    /* values: every pair of fuzz_pq_values' table, in its order */
-    const fuzz_pq_value_pair *pairs = fuzz_pq_value_pairs;
+    /* values: every pair fuzz_pq_values picks from, in its order */
+    const cf_pq_value_pair *pairs = cf_pq_value_pairs;
     static const char *const words[] = {"apple", "apricot", "banana",   "band", "bandana",
                                         "",      "cherry",  "cherries", "date", "date"};
     uint8_t raw[300 * 12];
     cf_slice sl[300];
-    for (size_t k = 0; k < FUZZ_PQ_VALUE_PAIR_COUNT; k++) {
+    for (size_t k = 0; k < CF_PQ_VALUE_PAIR_COUNT; k++) {
         const int32_t tl = pairs[k].type == CF_PQT_FIXED_LEN_BYTE_ARRAY ? 5 : 0;
         const size_t n = 200, w = cf_pq_value_size(pairs[k].type, tl);
         for (size_t i = 0; i < n; i++) {
@@ -863,9 +862,9 @@ static void parquet_seeds(void)
         uint16_t n16 = (uint16_t)n;
         cf_buf_append(&b, &n16, 2);
         cf_buf_put_le32(&b, 0x1234u + (uint32_t)k);
-        if (cf_pq_encode(&b, pairs[k].enc, pairs[k].type, tl, vals, n, &err) != CF_OK)
+        if (cf_pq_encode(&b, pairs[k].encoding, pairs[k].type, tl, vals, n, &err) != CF_OK)
             die("parquet values", &err);
-        snprintf(name, sizeof name, "%s-%s", cf_pq_encoding_name(pairs[k].enc),
+        snprintf(name, sizeof name, "%s-%s", cf_pq_encoding_name(pairs[k].encoding),
                  cf_pq_type_name(pairs[k].type));
         put_file("fuzz_pq_values", name, b.data, b.len);
     }

@@ -66,6 +66,16 @@ enum {
 /* "PLAIN", "RLE_DICTIONARY", ...; "encoding <n>" style NULL for unknown. */
 const char *cf_pq_encoding_name(unsigned encoding);
 const char *cf_pq_type_name(unsigned type);
+/* The (encoding, physical type) pairs the value codec takes (cf_pq_encode,
+ * cf_pq_decoder_init: the list of cf_pq_decoder_init below, as data), in a
+ * fixed order: the round-trip tests walk them, fuzz_pq_values picks one with
+ * its first byte and its seeds are written one per pair. Append only. */
+typedef struct cf_pq_value_pair {
+    unsigned encoding, type;
+} cf_pq_value_pair;
+extern const cf_pq_value_pair cf_pq_value_pairs[];
+#define CF_PQ_VALUE_PAIR_COUNT 19u
+
 /* Bytes of one value in the forms above: 1 (BOOLEAN), 4, 8, 12, type_length
  * (FLBA), sizeof(cf_slice) (BYTE_ARRAY); 0 for an unknown type or an FLBA
  * type_length < 1. */

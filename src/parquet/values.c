@@ -50,6 +50,30 @@ const char *cf_pq_type_name(unsigned t)
     return t < sizeof type_names / sizeof type_names[0] ? type_names[t] : NULL;
 }
 
+const cf_pq_value_pair cf_pq_value_pairs[] = {
+    {CF_PQE_PLAIN, CF_PQT_BOOLEAN},
+    {CF_PQE_PLAIN, CF_PQT_INT32},
+    {CF_PQE_PLAIN, CF_PQT_INT64},
+    {CF_PQE_PLAIN, CF_PQT_INT96},
+    {CF_PQE_PLAIN, CF_PQT_FLOAT},
+    {CF_PQE_PLAIN, CF_PQT_DOUBLE},
+    {CF_PQE_PLAIN, CF_PQT_BYTE_ARRAY},
+    {CF_PQE_PLAIN, CF_PQT_FIXED_LEN_BYTE_ARRAY},
+    {CF_PQE_RLE, CF_PQT_BOOLEAN},
+    {CF_PQE_DELTA_BINARY_PACKED, CF_PQT_INT32},
+    {CF_PQE_DELTA_BINARY_PACKED, CF_PQT_INT64},
+    {CF_PQE_DELTA_LENGTH_BYTE_ARRAY, CF_PQT_BYTE_ARRAY},
+    {CF_PQE_DELTA_BYTE_ARRAY, CF_PQT_BYTE_ARRAY},
+    {CF_PQE_DELTA_BYTE_ARRAY, CF_PQT_FIXED_LEN_BYTE_ARRAY},
+    {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_FLOAT},
+    {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_DOUBLE},
+    {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_INT32},
+    {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_INT64},
+    {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_FIXED_LEN_BYTE_ARRAY},
+};
+_Static_assert(sizeof cf_pq_value_pairs / sizeof cf_pq_value_pairs[0] == CF_PQ_VALUE_PAIR_COUNT,
+               "CF_PQ_VALUE_PAIR_COUNT counts cf_pq_value_pairs");
+
 size_t cf_pq_value_size(unsigned type, int32_t type_length)
 {
     switch (type) {

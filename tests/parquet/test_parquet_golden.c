@@ -867,11 +867,26 @@ static void test_parquet_golden__cli(void **state)
     assert_non_null(strstr(o, "rows:        3"));
     free(o);
     free(e);
+    /* info --json: "format", then the summary `parquet meta --json` starts
+     * with, the same keys in the same order (one writer for both). */
     char *a9[] = {"cfile", "info", "--json", path};
     assert_int_equal(run_cli(a9, 4, &o, &e), 0);
-    assert_non_null(strstr(o, "\"format\":\"parquet\""));
-    free(o);
     free(e);
+    char *mo;
+    char *a10[] = {"cfile", "parquet", "meta", "--json", path};
+    assert_int_equal(run_cli(a10, 5, &mo, &e), 0);
+    free(e);
+    static const char head[] = "{\"format\":\"parquet\",";
+    assert_true(strncmp(o, head, sizeof head - 1) == 0);
+    const char *summary = o + sizeof head - 1;
+    const char *kv = strstr(mo, ",\"key_value_metadata\"");
+    assert_non_null(kv);
+    size_t n = (size_t)(kv - (mo + 1));
+    assert_true(strncmp(summary, "\"file_size\":", 12) == 0);
+    assert_true(strncmp(summary, mo + 1, n) == 0 && strcmp(summary + n, "}\n") == 0);
+    assert_non_null(strstr(summary, "\"footer_num_rows\":3,"));
+    free(mo);
+    free(o);
 }
 
 int main(int argc, char **argv)

@@ -306,32 +306,6 @@ static void test_pq_values__plain(void **state)
 
 /* ---- random round trips --------------------------------------------------------------------- */
 
-typedef struct pair {
-    unsigned enc, type;
-} pair;
-
-static const pair pairs[] = {
-    {CF_PQE_PLAIN, CF_PQT_BOOLEAN},
-    {CF_PQE_PLAIN, CF_PQT_INT32},
-    {CF_PQE_PLAIN, CF_PQT_INT64},
-    {CF_PQE_PLAIN, CF_PQT_INT96},
-    {CF_PQE_PLAIN, CF_PQT_FLOAT},
-    {CF_PQE_PLAIN, CF_PQT_DOUBLE},
-    {CF_PQE_PLAIN, CF_PQT_BYTE_ARRAY},
-    {CF_PQE_PLAIN, CF_PQT_FIXED_LEN_BYTE_ARRAY},
-    {CF_PQE_RLE, CF_PQT_BOOLEAN},
-    {CF_PQE_DELTA_BINARY_PACKED, CF_PQT_INT32},
-    {CF_PQE_DELTA_BINARY_PACKED, CF_PQT_INT64},
-    {CF_PQE_DELTA_LENGTH_BYTE_ARRAY, CF_PQT_BYTE_ARRAY},
-    {CF_PQE_DELTA_BYTE_ARRAY, CF_PQT_BYTE_ARRAY},
-    {CF_PQE_DELTA_BYTE_ARRAY, CF_PQT_FIXED_LEN_BYTE_ARRAY},
-    {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_FLOAT},
-    {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_DOUBLE},
-    {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_INT32},
-    {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_INT64},
-    {CF_PQE_BYTE_STREAM_SPLIT, CF_PQT_FIXED_LEN_BYTE_ARRAY},
-};
-
 /* Values of a random shape: small deltas, extremes, runs, shared prefixes. */
 static void gen_values(cf_rng *r, unsigned type, size_t w, size_t n, uint8_t *vals, uint8_t *heap,
                        size_t heap_cap)
@@ -391,17 +365,18 @@ static void test_pq_values__random_round_trips(void **state)
     const size_t cap = 3000, heap_cap = 64 << 10;
     uint8_t *vals = malloc(cap * 24), *got = malloc(cap * 24), *heap = malloc(heap_cap);
     for (int iter = 0; iter < 1500; iter++) {
-        const pair *pr = &pairs[iter % (sizeof pairs / sizeof pairs[0])];
+        const cf_pq_value_pair *pr = &cf_pq_value_pairs[iter % CF_PQ_VALUE_PAIR_COUNT];
         int32_t tl =
             pr->type == CF_PQT_FIXED_LEN_BYTE_ARRAY ? (int32_t)cf_rng_below(&r, 20) + 1 : 0;
         size_t w = cf_pq_value_size(pr->type, tl);
         size_t n = (size_t)cf_rng_below(&r, iter % 7 == 0 ? cap : 200);
         gen_values(&r, pr->type, w, n, vals, heap, heap_cap);
         cf_buf_clear(&b);
-        CF_ASSERT_OK(cf_pq_encode(&b, pr->enc, pr->type, tl, vals, n, &err), &err);
+        CF_ASSERT_OK(cf_pq_encode(&b, pr->encoding, pr->type, tl, vals, n, &err), &err);
         /* decode in batches of varied sizes */
         cf_pq_decoder d;
-        CF_ASSERT_OK(cf_pq_decoder_init(&d, pr->enc, pr->type, tl, b.data, b.len, n, &err), &err);
+        CF_ASSERT_OK(cf_pq_decoder_init(&d, pr->encoding, pr->type, tl, b.data, b.len, n, &err),
+                     &err);
         size_t done = 0;
         while (done < n) {
             size_t k = 1 + (size_t)cf_rng_below(&r, 300);
@@ -429,7 +404,7 @@ static void test_pq_values__random_round_trips(void **state)
             size_t cut = (size_t)cf_rng_below(&r, b.len);
             uint8_t *t = malloc(cut ? cut : 1);
             memcpy(t, b.data, cut);
-            cf_status st = decode_status(pr->enc, pr->type, tl, t, cut, n, got, &err);
+            cf_status st = decode_status(pr->encoding, pr->type, tl, t, cut, n, got, &err);
             (void)st; /* a cut in padding may still decode */
             free(t);
         }

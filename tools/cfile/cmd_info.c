@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "info_blocks.h"
 #include "out.h"
+#include "pq_meta_out.h"
 #include "svg.h"
 
 const char cf_cmd_info_usage[] =
@@ -359,23 +360,7 @@ static int parquet_info(cf_cli *c, const char *path, bool json, const char *svg)
         cf_jw_obj_begin(&w);
         cf_jw_key(&w, "format");
         cf_jw_cstr(&w, "parquet");
-        cf_jw_key(&w, "format_version");
-        cf_jw_int(&w, m->version);
-        cf_jw_key(&w, "created_by");
-        if (m->has_created_by)
-            cf_jw_bytes(&w, m->created_by.data, m->created_by.len);
-        else
-            cf_jw_null(&w);
-        cf_jw_key(&w, "file_size");
-        cf_jw_uint(&w, cf_parquet_file_size(pq));
-        cf_jw_key(&w, "footer_size");
-        cf_jw_uint(&w, cf_parquet_footer_len(pq));
-        cf_jw_key(&w, "num_rows");
-        cf_jw_int(&w, cf_parquet_num_rows(pq));
-        cf_jw_key(&w, "num_row_groups");
-        cf_jw_uint(&w, m->row_group_count);
-        cf_jw_key(&w, "num_columns");
-        cf_jw_uint(&w, cf_parquet_column_count(pq));
+        cf_pq_summary_json(&w, pq); /* the keys `parquet meta --json` starts with */
         cf_jw_obj_end(&w);
         cf_jw_newline(&w);
     } else {

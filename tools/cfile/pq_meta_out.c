@@ -297,31 +297,37 @@ static void chunk_json(cf_jw *w, const cf_parquet_column_chunk *cc)
     cf_jw_obj_end(w);
 }
 
+void cf_pq_summary_json(cf_jw *w, const cf_parquet *pq)
+{
+    const cf_parquet_file_meta *m = cf_parquet_meta(pq);
+    cf_jw_key(w, "file_size");
+    cf_jw_uint(w, cf_parquet_file_size(pq));
+    cf_jw_key(w, "footer_size");
+    cf_jw_uint(w, cf_parquet_footer_len(pq));
+    cf_jw_key(w, "format_version");
+    cf_jw_int(w, m->version);
+    cf_jw_key(w, "created_by");
+    if (m->has_created_by)
+        cf_jw_bytes(w, m->created_by.data, m->created_by.len);
+    else
+        cf_jw_null(w);
+    cf_jw_key(w, "num_rows");
+    cf_jw_int(w, cf_parquet_num_rows(pq));
+    cf_jw_key(w, "footer_num_rows");
+    cf_jw_int(w, m->num_rows);
+    cf_jw_key(w, "num_row_groups");
+    cf_jw_uint(w, m->row_group_count);
+    cf_jw_key(w, "num_columns");
+    cf_jw_uint(w, cf_parquet_column_count(pq));
+}
+
 void cf_pq_meta_json(FILE *f, const cf_parquet *pq)
 {
     const cf_parquet_file_meta *m = cf_parquet_meta(pq);
     cf_jw w;
     cf_jw_init(&w, f);
     cf_jw_obj_begin(&w);
-    cf_jw_key(&w, "file_size");
-    cf_jw_uint(&w, cf_parquet_file_size(pq));
-    cf_jw_key(&w, "footer_size");
-    cf_jw_uint(&w, cf_parquet_footer_len(pq));
-    cf_jw_key(&w, "format_version");
-    cf_jw_int(&w, m->version);
-    cf_jw_key(&w, "created_by");
-    if (m->has_created_by)
-        cf_jw_bytes(&w, m->created_by.data, m->created_by.len);
-    else
-        cf_jw_null(&w);
-    cf_jw_key(&w, "num_rows");
-    cf_jw_int(&w, cf_parquet_num_rows(pq));
-    cf_jw_key(&w, "footer_num_rows");
-    cf_jw_int(&w, m->num_rows);
-    cf_jw_key(&w, "num_row_groups");
-    cf_jw_uint(&w, m->row_group_count);
-    cf_jw_key(&w, "num_columns");
-    cf_jw_uint(&w, cf_parquet_column_count(pq));
+    cf_pq_summary_json(&w, pq);
     cf_jw_key(&w, "key_value_metadata");
     kv_json(&w, m->kv, m->kv_count);
     cf_jw_key(&w, "column_orders");

@@ -1,7 +1,7 @@
 /* A Parquet file's footer, schema and page headers as `cfile parquet` prints
  * them: JSON (schema elements as shared/parquet/README.md has them: raw footer
  * values, enums by their parquet.thrift names, null for absent optional fields)
- * and text. Used by cmd_parquet.c (meta, schema, pages, dump). */
+ * and text. Used by cmd_parquet.c (meta, schema, pages, dump) and cmd_info.c. */
 #ifndef CF_CLI_PQ_META_OUT_H
 #define CF_CLI_PQ_META_OUT_H
 
@@ -19,6 +19,12 @@ void cf_pq_path_json(cf_jw *w, const cf_slice *path, uint32_t n);
 /* `parquet schema --json` and `parquet schema`. */
 void cf_pq_schema_json(FILE *f, const cf_parquet *pq);
 void cf_pq_schema_text(FILE *f, const cf_parquet *pq);
+/* The file's summary as keys of the object being written, in this order:
+ * file_size, footer_size, format_version, created_by (null when absent),
+ * num_rows (the row groups' sum), footer_num_rows, num_row_groups,
+ * num_columns. `parquet meta --json` starts with them, `info --json` has them
+ * after "format". */
+void cf_pq_summary_json(cf_jw *w, const cf_parquet *pq);
 /* `parquet meta --json` and `parquet meta` (path: as given, for the header line). */
 void cf_pq_meta_json(FILE *f, const cf_parquet *pq);
 void cf_pq_meta_text(FILE *f, const char *path, const cf_parquet *pq);
