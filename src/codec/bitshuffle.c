@@ -24,7 +24,6 @@
 
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
 #include <string.h>
 
 #include <lz4.h>
@@ -32,6 +31,7 @@
 #include "util/endian.h"
 #include "util/error.h"
 #include "bitshuffle_impl.h"
+#include "cpu.h"
 
 /* bitshuffle's default block: 8 KiB of elements, in multiples of 8, >= 128. */
 #define CHUNK_TARGET_BYTES CF_BSHUF_CHUNK_BYTES
@@ -109,44 +109,40 @@ void cf_bitunshuffle_portable(const void *in, void *out, size_t n, size_t elem_s
 
 typedef void (*transpose_fn)(const void *, void *, size_t, size_t);
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static transpose_fn shuffle_impl = cf_bitshuffle_portable;
-static transpose_fn unshuffle_impl = cf_bitunshuffle_portable;
-static const char *impl_name = "portable";
-
-static void init(void)
-{
+static const cf_cpu_kernel shufflers[] = {
 #ifdef CF_BITSHUFFLE_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) {
-        shuffle_impl = cf_bitshuffle_avx2;
-        unshuffle_impl = cf_bitunshuffle_avx2;
-        impl_name = "avx2";
-    }
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni")) {
-        unshuffle_impl = cf_bitunshuffle_avx512;
-        impl_name = __builtin_cpu_supports("avx2") ? "avx2+avx512" : "avx512";
-    }
+    {"avx2", CF_CPU_AVX2, (cf_cpu_fn)cf_bitshuffle_avx2, NULL},
 #endif
-}
+    {"portable", 0, (cf_cpu_fn)cf_bitshuffle_portable, NULL},
+};
+static const cf_cpu_kernel unshufflers[] = {
+#ifdef CF_BITSHUFFLE_X86
+    {"avx512", CF_CPU_AVX512F | CF_CPU_AVX512BW | CF_CPU_AVX512VBMI | CF_CPU_GFNI,
+     (cf_cpu_fn)cf_bitunshuffle_avx512, NULL},
+    {"avx2", CF_CPU_AVX2, (cf_cpu_fn)cf_bitunshuffle_avx2, NULL},
+#endif
+    {"portable", 0, (cf_cpu_fn)cf_bitunshuffle_portable, NULL},
+};
+static cf_cpu_dispatch shuffler = CF_CPU_DISPATCH(shufflers);
+static cf_cpu_dispatch unshuffler = CF_CPU_DISPATCH(unshufflers);
 
 void cf_bitshuffle(const void *in, void *out, size_t n, size_t elem_size)
 {
-    pthread_once(&once, init);
-    shuffle_impl(in, out, n, elem_size);
+    ((transpose_fn)cf_cpu_resolve(&shuffler)->fn)(in, out, n, elem_size);
 }
 
 void cf_bitunshuffle(const void *in, void *out, size_t n, size_t elem_size)
 {
-    pthread_once(&once, init);
-    unshuffle_impl(in, out, n, elem_size);
+    ((transpose_fn)cf_cpu_resolve(&unshuffler)->fn)(in, out, n, elem_size);
 }
 
 const char *cf_bitshuffle_impl(void)
 {
-    pthread_once(&once, init);
-    return impl_name;
+    /* "avx2", "avx512" (unshuffle only), "avx2+avx512" or "portable" */
+    const char *s = cf_cpu_resolve(&shuffler)->name, *u = cf_cpu_resolve(&unshuffler)->name;
+    if (strcmp(s, u) == 0 || strcmp(s, "portable") == 0)
+        return u;
+    return "avx2+avx512";
 }
 
 /* ---- LZ4 framing (format §8.5.2) ---------------------------------------------------- */

@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <zlib.h>
 
+#include "cpu.h"
+
 #if defined(__x86_64__)
 #define CF_CRC32_X86 1
 #include <immintrin.h>
@@ -86,8 +88,7 @@ static fold_k fold_pair(uint64_t bits)
 
 static void init(void)
 {
-    __builtin_cpu_init();
-    have_clmul = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+    have_clmul = cf_cpu_has(CF_CPU_PCLMUL | CF_CPU_SSE41);
     by64 = fold_pair(64 * 8);
     by16 = fold_pair(16 * 8);
 }

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "util/endian.h"
+#include "cpu.h"
 
 #if defined(__x86_64__)
 #define CF_CRC_X86 1
@@ -158,14 +159,10 @@ static void init(void)
     m_short = make_consts(SHORT_CHUNK);
 
 #if CF_CRC_X86
-    __builtin_cpu_init();
-    have_sse42 = __builtin_cpu_supports("sse4.2");
-    have_clmul = have_sse42 && __builtin_cpu_supports("pclmul");
-    /* avx512f implies the OS saves the 512-bit state (libgcc checks XCR0). */
-    have_fold =
-        have_clmul && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq");
-    have_fold256 =
-        have_clmul && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("vpclmulqdq");
+    have_sse42 = cf_cpu_has(CF_CPU_SSE42);
+    have_clmul = cf_cpu_has(CF_CPU_SSE42 | CF_CPU_PCLMUL);
+    have_fold = cf_cpu_has(CF_CPU_SSE42 | CF_CPU_PCLMUL | CF_CPU_AVX512F | CF_CPU_VPCLMULQDQ);
+    have_fold256 = cf_cpu_has(CF_CPU_SSE42 | CF_CPU_PCLMUL | CF_CPU_AVX2 | CF_CPU_VPCLMULQDQ);
 #endif
     fold_k.by256 = fold_pair(256 * 8);
     fold_k.by64 = fold_pair(64 * 8);

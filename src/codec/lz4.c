@@ -27,10 +27,11 @@
 #include "lz4.h"
 
 #include <limits.h>
-#include <pthread.h>
 #include <string.h>
 
 #include <lz4.h>
+
+#include "cpu.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CF_LZ4_X86 1
@@ -250,31 +251,22 @@ SSSE3 static bool decode_ssse3(const uint8_t *ip, size_t src_len, uint8_t *dst, 
 #endif
 
 typedef bool (*decode_fn)(const uint8_t *, size_t, uint8_t *, size_t);
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static decode_fn decode = decode_portable;
-static const char *impl_name = "portable";
-
-static void init(void)
-{
+static const cf_cpu_kernel kernels[] = {
 #ifdef CF_LZ4_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("ssse3")) {
-        init_tables();
-        decode = decode_ssse3;
-        impl_name = "ssse3";
-    }
+    {"ssse3", CF_CPU_SSSE3, (cf_cpu_fn)decode_ssse3, init_tables},
 #endif
-}
+    {"portable", 0, (cf_cpu_fn)decode_portable, NULL},
+};
+static cf_cpu_dispatch decoder = CF_CPU_DISPATCH(kernels);
 
 const char *cf_lz4_impl(void)
 {
-    pthread_once(&once, init);
-    return impl_name;
+    return cf_cpu_resolve(&decoder)->name;
 }
 
 bool cf_lz4_decode_exact(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len)
 {
-    pthread_once(&once, init);
+    decode_fn decode = (decode_fn)cf_cpu_resolve(&decoder)->fn;
     /* liblz4 takes only the one-byte block 00 for an empty output (elsewhere
      * it ignores the last token's match bits); fuzz_lz4_diff found "02". */
     if (dst_len == 0)

@@ -30,10 +30,11 @@
  */
 #include "snappy.h"
 
-#include <pthread.h>
 #include <string.h>
 
 #include <snappy-c.h>
+
+#include "cpu.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CF_SNAPPY_X86 1
@@ -235,26 +236,17 @@ SSSE3 static bool decode_ssse3(const uint8_t *ip, const uint8_t *iend, uint8_t *
 #endif
 
 typedef bool (*decode_fn)(const uint8_t *, const uint8_t *, uint8_t *, size_t);
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static decode_fn decode = decode_portable;
-static const char *impl_name = "portable";
-
-static void init(void)
-{
+static const cf_cpu_kernel kernels[] = {
 #ifdef CF_SNAPPY_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("ssse3")) {
-        init_tables();
-        decode = decode_ssse3;
-        impl_name = "ssse3";
-    }
+    {"ssse3", CF_CPU_SSSE3, (cf_cpu_fn)decode_ssse3, init_tables},
 #endif
-}
+    {"portable", 0, (cf_cpu_fn)decode_portable, NULL},
+};
+static cf_cpu_dispatch decoder = CF_CPU_DISPATCH(kernels);
 
 const char *cf_snappy_impl(void)
 {
-    pthread_once(&once, init);
-    return impl_name;
+    return cf_cpu_resolve(&decoder)->name;
 }
 
 /* The length preamble when it is a varint32 of at most 5 bytes: its end. */
@@ -276,7 +268,7 @@ static const uint8_t *preamble(const uint8_t *p, const uint8_t *end, uint64_t *l
 
 bool cf_snappy_decode_exact(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len)
 {
-    pthread_once(&once, init);
+    decode_fn decode = (decode_fn)cf_cpu_resolve(&decoder)->fn;
     uint64_t claimed;
     const uint8_t *ip = preamble(src, src + src_len, &claimed);
     if (ip != NULL && claimed == dst_len && decode(ip, src + src_len, dst, dst_len))

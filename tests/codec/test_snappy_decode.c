@@ -10,61 +10,9 @@
 
 #include "codec/compress.h"
 #include "codec/snappy.h"
+#include "support_decode.h"
 
-enum { MAX_RAW = 9000 };
-
-static void fill(cf_rng *r, uint8_t *p, size_t n, int kind)
-{
-    switch (kind) {
-    case 0: /* random: incompressible (long literals) */
-        for (size_t i = 0; i < n; i++)
-            p[i] = (uint8_t)cf_rng_next(r);
-        break;
-    case 1: /* long runs of few values: long copies at offset 1 */
-        for (size_t i = 0; i < n;) {
-            uint8_t v = cf_rng_below(r, 3) ? 0 : (uint8_t)cf_rng_next(r);
-            size_t run = 1 + cf_rng_below(r, 600);
-            for (size_t j = 0; j < run && i < n; j++)
-                p[i++] = v;
-        }
-        break;
-    case 2: { /* short periodic patterns: copies at offsets 1..32 */
-        size_t period = 1 + cf_rng_below(r, 32);
-        for (size_t i = 0; i < n; i++)
-            p[i] = i < period ? (uint8_t)cf_rng_next(r) : p[i - period];
-        for (size_t k = 0; k < n / 200; k++)
-            p[cf_rng_below(r, n)] ^= 1;
-        break;
-    }
-    case 3: { /* the bench's SNAPPY page: int64 i/4 + noise, one literal byte
-               * and a 7-byte copy at offset 8, or 8 bytes from further back */
-        for (size_t i = 0; i < n; i++) {
-            uint64_t x = (uint64_t)(i / 8) / 4 + (cf_rng_below(r, 16) & (i % 8 ? 0 : 15));
-            p[i] = (uint8_t)(x >> (8 * (i % 8)));
-        }
-        break;
-    }
-    case 4: { /* sorted little-endian int64s */
-        uint64_t x = cf_rng_next(r) >> 8;
-        for (size_t i = 0; i < n; i++) {
-            if (i % 8 == 0)
-                x += 2 + cf_rng_below(r, 3);
-            p[i] = (uint8_t)(x >> (8 * (i % 8)));
-        }
-        break;
-    }
-    case 5: /* runs of short periods 1..16 with long copies */
-        for (size_t i = 0; i < n;) {
-            size_t period = 1 + cf_rng_below(r, 16), run = 1 + cf_rng_below(r, 300);
-            for (size_t j = 0; j < run && i < n; j++, i++)
-                p[i] = j < period ? (uint8_t)cf_rng_next(r) : p[i - period];
-        }
-        break;
-    default: /* text-like: small alphabet */
-        for (size_t i = 0; i < n; i++)
-            p[i] = (uint8_t)('a' + cf_rng_below(r, 4 + (unsigned)cf_rng_below(r, 20)));
-    }
-}
+enum { MAX_RAW = DECODE_MAX_RAW };
 
 /* Both decoders on src for dst_len bytes: the same verdict and bytes. Ours
  * writes into a buffer exactly dst_len long (ASan sees any store past it). */
@@ -88,47 +36,26 @@ static void check_same(const uint8_t *src, size_t src_len, size_t dst_len)
     free(ours);
 }
 
+static size_t compress(const uint8_t *raw, size_t n, uint8_t *comp, size_t cap)
+{
+    size_t c = cap;
+    assert_int_equal(snappy_compress((const char *)raw, n, (char *)comp, &c), SNAPPY_OK);
+    return c;
+}
+
+static const decode_pair snappy = {"libsnappy", compress, cf_snappy_decode_exact, 0, check_same};
+
 static void test_snappy_decode__valid_payloads_match_libsnappy(void **state)
 {
     (void)state;
-    cf_rng r;
-    cf_rng_init(&r, cf_test_seed(11));
-    static uint8_t raw[MAX_RAW], comp[MAX_RAW * 2];
-    for (int it = 0; it < 20000; it++) {
-        size_t n = cf_rng_below(&r, 8) == 0 ? cf_rng_below(&r, 40) : 1 + cf_rng_below(&r, 8192);
-        fill(&r, raw, n, (int)cf_rng_below(&r, 7));
-        size_t c = sizeof comp;
-        assert_int_equal(snappy_compress((const char *)raw, n, (char *)comp, &c), SNAPPY_OK);
-        static uint8_t out[MAX_RAW];
-        if (!cf_snappy_decode_exact(comp, c, out, n))
-            fail_msg("valid payload of %zu bytes (%zu compressed) refused", n, c);
-        assert_memory_equal(out, raw, n);
-        check_same(comp, c, n);
-        /* a length other than the payload's own is refused by both */
-        if (n > 0)
-            check_same(comp, c, n - 1);
-        check_same(comp, c, n + 1);
-    }
+    decode_check_impl(cf_snappy_impl());
+    decode_sweep_valid(&snappy, cf_test_seed(11));
 }
 
 static void test_snappy_decode__mutations_match_libsnappy(void **state)
 {
     (void)state;
-    cf_rng r;
-    cf_rng_init(&r, cf_test_seed(11) + 1);
-    static uint8_t raw[MAX_RAW], comp[MAX_RAW * 2];
-    for (int it = 0; it < 20000; it++) {
-        size_t n = 1 + cf_rng_below(&r, 4096);
-        fill(&r, raw, n, (int)cf_rng_below(&r, 7));
-        size_t c = sizeof comp;
-        assert_int_equal(snappy_compress((const char *)raw, n, (char *)comp, &c), SNAPPY_OK);
-        int flips = 1 + (int)cf_rng_below(&r, 3);
-        for (int f = 0; f < flips; f++)
-            comp[cf_rng_below(&r, c)] ^= (uint8_t)(1u << cf_rng_below(&r, 8));
-        if (cf_rng_below(&r, 4) == 0)
-            c = cf_rng_below(&r, c + 1); /* truncate */
-        check_same(comp, c, n);
-    }
+    decode_sweep_mutations(&snappy, cf_test_seed(11) + 1);
 }
 
 /* Hand-made payloads for what libsnappy's compressor never writes: copies at
