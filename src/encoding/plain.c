@@ -12,13 +12,14 @@
  */
 #include <string.h>
 
+#include "block_header.h"
 #include "encodings.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/endian.h"
 #include "util/error.h"
 
-#define PLAIN_HEADER 8
+#define PLAIN_HEADER CF_ENC_COUNTED_HEADER
 
 typedef struct plain_enc {
     cf_encoder base;
@@ -113,14 +114,7 @@ static size_t enc_count(const cf_encoder *e)
 static cf_status enc_finish(cf_encoder *e, uint32_t first_ord, cf_slice *out, cf_error *err)
 {
     plain_enc *p = (plain_enc *)e;
-    CF_CHECK(!p->buf.oom, err, CF_ENOMEM, "plain: out of memory building a block");
-    CF_CHECK(p->count <= UINT32_MAX, err, CF_EINVAL, "plain: %zu values do not fit one block",
-             p->count);
-    cf_store_le32(p->buf.data, (uint32_t)p->count);
-    cf_store_le32(p->buf.data + 4, first_ord);
-    out->data = p->buf.data;
-    out->len = p->buf.len;
-    return CF_OK;
+    return cf_enc_finish_counted(&p->buf, p->count, first_ord, "plain", out, err);
 }
 
 const cf_encoder_ops cf_enc_plain_ops = {
@@ -163,16 +157,15 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     d->base.pos = 0;
     d->base.first_ord = 0;
     d->vals = NULL;
-    CF_CHECK(len >= PLAIN_HEADER, err, CF_ECORRUPT,
-             "plain block: %zu bytes cannot hold the 8-byte header", len);
-    uint32_t count = cf_load_le32(data);
+    uint32_t count, first_ord;
+    CF_TRY(cf_enc_read_counted(data, len, "plain block", &count, &first_ord, err));
     size_t body = len - PLAIN_HEADER;
     /* format §8.1: the length is exactly 8 + count * size. */
     CF_CHECK(body % d->elem == 0 && body / d->elem == count, err, CF_ECORRUPT,
              "plain block: count %u needs %zu value bytes, block has %zu", count,
              (size_t)count * d->elem, body);
     d->base.count = count;
-    d->base.first_ord = cf_load_le32(data + 4);
+    d->base.first_ord = first_ord;
     d->vals = data + PLAIN_HEADER;
     return CF_OK;
 }

@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "block_header.h"
 #include "encodings.h"
 #include "util/alloc.h"
 #include "util/bitmap.h"
@@ -19,7 +20,7 @@
 #include "util/endian.h"
 #include "util/error.h"
 
-#define BOOL_HEADER 8
+#define BOOL_HEADER CF_ENC_COUNTED_HEADER
 
 typedef struct bool_enc {
     cf_encoder base;
@@ -119,14 +120,7 @@ static size_t enc_count(const cf_encoder *e)
 static cf_status enc_finish(cf_encoder *e, uint32_t first_ord, cf_slice *out, cf_error *err)
 {
     bool_enc *p = (bool_enc *)e;
-    CF_CHECK(!p->buf.oom, err, CF_ENOMEM, "plain bool: out of memory building a block");
-    CF_CHECK(p->count <= UINT32_MAX, err, CF_EINVAL, "plain bool: %zu values do not fit one block",
-             p->count);
-    cf_store_le32(p->buf.data, (uint32_t)p->count);
-    cf_store_le32(p->buf.data + 4, first_ord);
-    out->data = p->buf.data;
-    out->len = p->buf.len;
-    return CF_OK;
+    return cf_enc_finish_counted(&p->buf, p->count, first_ord, "plain bool", out, err);
 }
 
 const cf_encoder_ops cf_enc_plain_bool_ops = {
@@ -166,16 +160,15 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     d->base.pos = 0;
     d->base.first_ord = 0;
     d->bits = NULL;
-    CF_CHECK(len >= BOOL_HEADER, err, CF_ECORRUPT,
-             "plain bool block: %zu bytes cannot hold the 8-byte header", len);
-    uint32_t count = cf_load_le32(data);
+    uint32_t count, first_ord;
+    CF_TRY(cf_enc_read_counted(data, len, "plain bool block", &count, &first_ord, err));
     /* format §8.2: the length is exactly 8 + ceil(count/8). Stray high bits in
      * the last byte are ignored, as Kudu ignores them. */
     CF_CHECK(len - BOOL_HEADER == cf_bitmap_bytes(count), err, CF_ECORRUPT,
              "plain bool block: count %u needs %zu bitmap bytes, block has %zu", count,
              cf_bitmap_bytes(count), len - BOOL_HEADER);
     d->base.count = count;
-    d->base.first_ord = cf_load_le32(data + 4);
+    d->base.first_ord = first_ord;
     d->bits = data + BOOL_HEADER;
     return CF_OK;
 }

@@ -16,13 +16,14 @@
  */
 #include <string.h>
 
+#include "block_header.h"
 #include "encodings.h"
 #include "util/alloc.h"
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/rle.h"
 
-#define RLE_HEADER 8
+#define RLE_HEADER CF_ENC_COUNTED_HEADER
 /* Values decoded per step of a value seek. */
 #define SCAN_BATCH 256
 
@@ -150,13 +151,7 @@ static cf_status enc_finish(cf_encoder *e, uint32_t first_ord, cf_slice *out, cf
     rle_enc *p = (rle_enc *)e;
     CF_CHECK(cf_rle_enc_finish(&p->rle) == CF_OK, err, CF_ENOMEM,
              "rle: out of memory building a block");
-    CF_CHECK(p->count <= UINT32_MAX, err, CF_EINVAL, "rle: %zu values do not fit one block",
-             p->count);
-    cf_store_le32(p->rle.out.data, (uint32_t)p->count);
-    cf_store_le32(p->rle.out.data + 4, first_ord);
-    out->data = p->rle.out.data;
-    out->len = p->rle.out.len;
-    return CF_OK;
+    return cf_enc_finish_counted(&p->rle.out, p->count, first_ord, "rle", out, err);
 }
 
 const cf_encoder_ops cf_enc_rle_ops = {
@@ -253,10 +248,10 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     cf_buf_clear(&d->cps);
     memset(&d->walk, 0, sizeof d->walk);
     cf_rle_dec_init(&d->rd, NULL, 0, d->width);
-    CF_CHECK(len >= RLE_HEADER, err, CF_ECORRUPT,
-             "rle block: %zu bytes cannot hold the 8-byte header", len);
-    dd->count = cf_load_le32(data);
-    dd->first_ord = cf_load_le32(data + 4);
+    uint32_t count, first_ord;
+    CF_TRY(cf_enc_read_counted(data, len, "rle block", &count, &first_ord, err));
+    dd->count = count;
+    dd->first_ord = first_ord;
     d->stream = data + RLE_HEADER;
     d->stream_len = len - RLE_HEADER;
     restart(d);

@@ -49,50 +49,26 @@ FIELD_READERS(bin, cf_slice, cf_thrift_read_binary)
 FIELD_READERS(bool, bool, cf_thrift_read_bool)
 #undef FIELD_READERS
 
-static cf_status list_i32(cf_thrift_reader *r, uint8_t t, const int32_t **out, uint32_t *count)
-{
-    uint8_t et;
-    uint32_t n;
-    CF_TRY(cf_thrift_list_begin(r, t, &et, &n));
-    int32_t *a;
-    CF_TRY(cf_thrift_alloc(r, (void **)&a, n, sizeof(*a)));
-    for (uint32_t i = 0; i < n; i++)
-        CF_TRY(cf_thrift_read_i32(r, et, &a[i]));
-    cf_thrift_list_end(r);
-    *out = a;
-    *count = n;
-    return CF_OK;
-}
-
-static cf_status list_i64(cf_thrift_reader *r, uint8_t t, int64_t **out, uint32_t *count)
-{
-    uint8_t et;
-    uint32_t n;
-    CF_TRY(cf_thrift_list_begin(r, t, &et, &n));
-    int64_t *a;
-    CF_TRY(cf_thrift_alloc(r, (void **)&a, n, sizeof(*a)));
-    for (uint32_t i = 0; i < n; i++)
-        CF_TRY(cf_thrift_read_i64(r, et, &a[i]));
-    cf_thrift_list_end(r);
-    *out = a;
-    *count = n;
-    return CF_OK;
-}
-
-static cf_status list_bin(cf_thrift_reader *r, uint8_t t, cf_slice **out, uint32_t *count)
-{
-    uint8_t et;
-    uint32_t n;
-    CF_TRY(cf_thrift_list_begin(r, t, &et, &n));
-    cf_slice *a;
-    CF_TRY(cf_thrift_alloc(r, (void **)&a, n, sizeof(*a)));
-    for (uint32_t i = 0; i < n; i++)
-        CF_TRY(cf_thrift_read_binary(r, et, &a[i]));
-    cf_thrift_list_end(r);
-    *out = a;
-    *count = n;
-    return CF_OK;
-}
+/* list_T: a list of T into memory from cf_thrift_alloc. */
+#define LIST_READER(T, ctype, read)                                                                \
+    static cf_status list_##T(cf_thrift_reader *r, uint8_t t, ctype **out, uint32_t *count)        \
+    {                                                                                              \
+        uint8_t et;                                                                                \
+        uint32_t n;                                                                                \
+        CF_TRY(cf_thrift_list_begin(r, t, &et, &n));                                               \
+        ctype *a;                                                                                  \
+        CF_TRY(cf_thrift_alloc(r, (void **)&a, n, sizeof(*a)));                                    \
+        for (uint32_t i = 0; i < n; i++)                                                           \
+            CF_TRY(read(r, et, &a[i]));                                                            \
+        cf_thrift_list_end(r);                                                                     \
+        *out = a;                                                                                  \
+        *count = n;                                                                                \
+        return CF_OK;                                                                              \
+    }
+LIST_READER(i32, int32_t, cf_thrift_read_i32)
+LIST_READER(i64, int64_t, cf_thrift_read_i64)
+LIST_READER(bin, cf_slice, cf_thrift_read_binary)
+#undef LIST_READER
 
 static cf_status list_bool(cf_thrift_reader *r, uint8_t t, bool **out, uint32_t *count)
 {
@@ -401,10 +377,13 @@ static cf_status column_meta_decode(cf_thrift_reader *r, cf_parquet_column_meta 
     uint8_t t;
     FIELDS(r) {
     case 1: CF_TRY(req_i32(r, t, &m->type, &seen, 1)); break;
-    case 2:
-        CF_TRY(list_i32(r, t, &m->encodings, &m->encoding_count));
+    case 2: {
+        int32_t *e;
+        CF_TRY(list_i32(r, t, &e, &m->encoding_count));
+        m->encodings = e;
         SEEN(2);
         break;
+    }
     case 3: {
         cf_slice *p;
         CF_TRY(list_bin(r, t, &p, &m->path_len));
