@@ -97,6 +97,21 @@ bool cf_codec_lzo_ready(void);
 cf_status cf_codec_lzo_chunk(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *got,
                              cf_error *err);
 size_t cf_codec_lzo_bound(size_t len);
+/* The chunk codecs Hadoop's framing carries here (HFile: all four; Parquet's
+ * LZ4 and LZO pages). */
+typedef enum cf_hadoop_chunk {
+    CF_HADOOP_SNAPPY,
+    CF_HADOOP_LZ4,
+    CF_HADOOP_LZO,
+    CF_HADOOP_ZSTD /* level 3, as HBase's ZstdCodec */
+} cf_hadoop_chunk;
+/* Append src (at most 2^31 - 1 bytes) as one block of one chunk, what
+ * BlockCompressorStream writes when the payload fits its buffer. An empty
+ * payload is the block length 0 alone (Hadoop's empty stream, HBase 2.x), or
+ * with empty_chunk that and one chunk compressed from no bytes (Parquet's LZ4
+ * pages, as parquet-java and arrow write them). `name` starts messages. */
+cf_status cf_codec_hadoop_encode(cf_hadoop_chunk kind, const char *name, const uint8_t *src,
+                                 size_t len, bool empty_chunk, cf_buf *dst, cf_error *err);
 cf_status cf_codec_lzo_compress_chunk(const uint8_t *src, size_t len, uint8_t *dst, size_t *dst_len,
                                       cf_error *err);
 

@@ -9,12 +9,14 @@
  *           .. more (length, chunk) pairs until the block's bytes are produced,
  *              then the next block's uncompressed length, until the input ends.
  *
- * LZO chunks are LZO1X (hadoop-lzo's LzoCodec), decoded here with liblzo2. */
+ * Written by cf_codec_hadoop_encode, read by cf_codec_hadoop_decode. LZO
+ * chunks are LZO1X (hadoop-lzo's LzoCodec), coded here with liblzo2. */
 #include "compress.h"
 
 #include <pthread.h>
 
 #include <lzo1x.h>
+#include <zstd.h>
 
 #include "util/alloc.h"
 #include "util/endian.h"
@@ -96,5 +98,42 @@ cf_status cf_codec_lzo_compress_chunk(const uint8_t *src, size_t len, uint8_t *d
     cf_free(wrk);
     CF_CHECK(r == LZO_E_OK, err, CF_ENOMEM, "lzo: compress failed (%d)", r);
     *dst_len = on;
+    return CF_OK;
+}
+
+/* One chunk's compressed bytes, appended to dst. */
+static cf_status append_chunk(cf_hadoop_chunk kind, const char *name, const uint8_t *src,
+                              size_t len, cf_buf *dst, cf_error *err)
+{
+    if (kind == CF_HADOOP_SNAPPY || kind == CF_HADOOP_LZ4)
+        return cf_codec_compress(kind == CF_HADOOP_SNAPPY ? CF_COMP_SNAPPY : CF_COMP_LZ4, src, len,
+                                 dst, err);
+    size_t bound = kind == CF_HADOOP_LZO ? cf_codec_lzo_bound(len) : ZSTD_compressBound(len);
+    uint8_t *o = cf_buf_extend(dst, bound);
+    CF_CHECK(o != NULL, err, CF_ENOMEM, "%s: cannot allocate %zu output bytes", name, bound);
+    size_t n = bound;
+    if (kind == CF_HADOOP_LZO) {
+        CF_TRY(cf_codec_lzo_compress_chunk(src, len, o, &n, err));
+    } else {
+        n = ZSTD_compress(o, bound, src, len, 3);
+        CF_CHECK(!ZSTD_isError(n), err, CF_EIO, "%s: %s", name, ZSTD_getErrorName(n));
+    }
+    dst->len -= bound - n;
+    return CF_OK;
+}
+
+cf_status cf_codec_hadoop_encode(cf_hadoop_chunk kind, const char *name, const uint8_t *src,
+                                 size_t len, bool empty_chunk, cf_buf *dst, cf_error *err)
+{
+    CF_CHECK(len <= INT32_MAX, err, CF_EINVAL, "%s: %zu bytes exceed one Hadoop block", name, len);
+    size_t at = dst->len;
+    cf_buf_put_be32(dst, (uint32_t)len);
+    CF_CHECK(!dst->oom, err, CF_ENOMEM, "%s: cannot allocate the 4-byte block length", name);
+    if (len == 0 && !empty_chunk)
+        return CF_OK;
+    cf_buf_put_be32(dst, 0); /* the chunk's length, once known */
+    CF_CHECK(!dst->oom, err, CF_ENOMEM, "%s: cannot allocate the 4-byte chunk length", name);
+    CF_TRY(append_chunk(kind, name, src, len, dst, err));
+    cf_store_be32(dst->data + at + 4, (uint32_t)(dst->len - at - 8));
     return CF_OK;
 }

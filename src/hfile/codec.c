@@ -420,57 +420,18 @@ cf_status cf_hfile_compress(uint32_t codec, const uint8_t *src, size_t len, cf_b
         return CF_OK;
     case CF_HFILE_GZ: return gzip_stream(src, len, dst, err);
     case CF_HFILE_BZIP2: return bzip2_stream(src, len, dst, err);
+    /* One framed block holding one chunk (codec/hadoop.c); an empty payload
+     * is one zero-length block, as HBase 2.x writes it. */
     case CF_HFILE_SNAPPY:
+        return cf_codec_hadoop_encode(CF_HADOOP_SNAPPY, "SNAPPY", src, len, false, dst, err);
     case CF_HFILE_LZ4:
+        return cf_codec_hadoop_encode(CF_HADOOP_LZ4, "LZ4", src, len, false, dst, err);
     case CF_HFILE_LZO:
+        return cf_codec_hadoop_encode(CF_HADOOP_LZO, "LZO", src, len, false, dst, err);
 #ifdef CF_HAVE_ZSTD
     case CF_HFILE_ZSTD:
+        return cf_codec_hadoop_encode(CF_HADOOP_ZSTD, "ZSTD", src, len, false, dst, err);
 #endif
-    {
-        /* One framed block holding one chunk: what BlockCompressorStream writes
-         * when the payload fits its buffer; an empty payload is one
-         * zero-length block, as HBase 2.x writes it. */
-        const char *name = cf_hfile_codec_name(codec);
-        uint8_t be[4];
-        cf_store_be32(be, (uint32_t)len);
-        cf_buf_append(dst, be, 4);
-        CF_CHECK(!dst->oom, err, CF_ENOMEM, "%s: cannot allocate the 4-byte block length", name);
-        if (len == 0)
-            return CF_OK;
-        size_t lenpos = dst->len;
-        cf_buf_append(dst, be, 4);
-        CF_CHECK(!dst->oom, err, CF_ENOMEM, "%s: cannot allocate the 4-byte chunk length", name);
-        CF_CHECK(len <= INT32_MAX, err, CF_EINVAL, "block of %zu bytes too large", len);
-        size_t bound = codec == CF_HFILE_SNAPPY ? snappy_max_compressed_length(len)
-                       : codec == CF_HFILE_LZ4  ? (size_t)LZ4_compressBound((int)len)
-                       : codec == CF_HFILE_LZO  ? cf_codec_lzo_bound(len)
-#ifdef CF_HAVE_ZSTD
-                                               : ZSTD_compressBound(len);
-#else
-                                               : 0;
-#endif
-        uint8_t *o = cf_buf_extend(dst, bound);
-        CF_CHECK(o != NULL, err, CF_ENOMEM, "%s: cannot allocate %zu output bytes", name, bound);
-        size_t n = bound;
-        if (codec == CF_HFILE_SNAPPY) {
-            if (snappy_compress((const char *)src, len, (char *)o, &n) != SNAPPY_OK)
-                CF_FAIL(err, CF_ENOMEM, "snappy: compress failed");
-        } else if (codec == CF_HFILE_LZ4) {
-            int r = LZ4_compress_default((const char *)src, (char *)o, (int)len, (int)bound);
-            CF_CHECK(r > 0, err, CF_ENOMEM, "lz4: compress failed");
-            n = (size_t)r;
-        } else if (codec == CF_HFILE_LZO) {
-            CF_TRY(cf_codec_lzo_compress_chunk(src, len, o, &n, err));
-        } else {
-#ifdef CF_HAVE_ZSTD
-            n = ZSTD_compress(o, bound, src, len, 3);
-            CF_CHECK(!ZSTD_isError(n), err, CF_ENOMEM, "zstd: %s", ZSTD_getErrorName(n));
-#endif
-        }
-        dst->len -= bound - n;
-        cf_store_be32(dst->data + lenpos, (uint32_t)n);
-        return CF_OK;
-    }
     default:
         CF_FAIL(err, CF_ENOTSUP, "writing %s is not supported",
                 cf_hfile_codec_name(codec) ? cf_hfile_codec_name(codec) : "an unknown codec");

@@ -155,35 +155,10 @@ cf_status cf_pq_compress(unsigned codec, const uint8_t *src, size_t len, int lev
     case CF_PQC_BROTLI: return cf_codec_brotli_compress(src, len, level, dst, err);
     case CF_PQC_ZSTD: return cf_codec_zstd_compress(NULL, src, len, level, dst, err);
     case CF_PQC_LZ4_RAW: return cf_codec_compress(CF_COMP_LZ4, src, len, dst, err);
-    case CF_PQC_LZ4: {
-        CF_CHECK(len <= INT32_MAX, err, CF_EINVAL, "LZ4: %zu bytes exceed one Hadoop block", len);
-        size_t at = dst->len;
-        cf_buf_put_be32(dst, (uint32_t)len);
-        cf_buf_put_be32(dst, 0);
-        CF_CHECK(!dst->oom, err, CF_ENOMEM, "LZ4: cannot allocate the block header");
-        CF_TRY(cf_codec_compress(CF_COMP_LZ4, src, len, dst, err));
-        cf_store_be32(dst->data + at + 4, (uint32_t)(dst->len - at - 8));
-        return CF_OK;
-    }
-    case CF_PQC_LZO: {
-        /* One Hadoop block of one LZO1X chunk, as hadoop-lzo's LzoCodec writes
-         * a page. */
-        CF_CHECK(len <= INT32_MAX, err, CF_EINVAL, "LZO: %zu bytes exceed one Hadoop block", len);
-        size_t room = cf_codec_lzo_bound(len), at = dst->len;
-        cf_buf_put_be32(dst, (uint32_t)len);
-        if (len == 0) { /* Hadoop's empty stream: one zero-length block */
-            CF_CHECK(!dst->oom, err, CF_ENOMEM, "LZO: cannot allocate the 4-byte block length");
-            return CF_OK;
-        }
-        cf_buf_put_be32(dst, 0);
-        uint8_t *o = cf_buf_extend(dst, room);
-        CF_CHECK(!dst->oom && o, err, CF_ENOMEM, "LZO: cannot allocate %zu output bytes", 8 + room);
-        size_t n = room;
-        CF_TRY(cf_codec_lzo_compress_chunk(src, len, o, &n, err));
-        dst->len -= room - n;
-        cf_store_be32(dst->data + at + 4, (uint32_t)n);
-        return CF_OK;
-    }
+    /* One Hadoop block of one chunk (codec/hadoop.c), as parquet-java and arrow
+     * write an LZ4 page and hadoop-lzo's LzoCodec an LZO one. */
+    case CF_PQC_LZ4: return cf_codec_hadoop_encode(CF_HADOOP_LZ4, "LZ4", src, len, true, dst, err);
+    case CF_PQC_LZO: return cf_codec_hadoop_encode(CF_HADOOP_LZO, "LZO", src, len, false, dst, err);
     default: {
         const char *name = cf_pq_codec_name(codec);
         CF_FAIL(err, CF_ENOTSUP, "compression codec %s (%u) is not supported",

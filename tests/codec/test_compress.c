@@ -278,26 +278,16 @@ static void test_compress__availability_and_bad_codecs(void **state)
  * what was being allocated. The output buffer starts with 0 or 60 bytes, so
  * that the first append is, or is not, the one that grows it. */
 typedef struct codec_run {
-    int which; /* index into the list in run_codec */
-    size_t prefill;
+    cf_test_sweep_buf b; /* first: the sweep's setup fills it */
+    int which;           /* index into the list in run_codec */
     const uint8_t *src;
     size_t len;
-    cf_buf out; /* made by prefill, freed by run_codec */
 } codec_run;
-
-static void prefill(void *ctx)
-{
-    codec_run *c = ctx;
-    static const uint8_t fill[60];
-    cf_buf_init(&c->out);
-    cf_buf_append(&c->out, fill, c->prefill);
-    assert_false(c->out.oom);
-}
 
 static cf_status run_codec(void *ctx, cf_error *err)
 {
     codec_run *c = ctx;
-    cf_buf *b = &c->out;
+    cf_buf *b = &c->b.out;
     cf_status st;
     if (c->which < (int)NCODECS) {
         st = cf_codec_compress(codecs[c->which], c->src, c->len, b, err);
@@ -318,11 +308,17 @@ static cf_status run_codec(void *ctx, cf_error *err)
     return st;
 }
 
+typedef struct isal_run {
+    const uint8_t *src;
+    size_t len, out_len;
+} isal_run;
+
 static cf_status run_isal(void *ctx, cf_error *err)
 {
-    const codec_run *c = ctx;
+    const isal_run *c = ctx;
     uint8_t out[4096];
-    return cf_codec_zlib_inflate(CF_INFLATE_ISAL, c->src, c->len, out, c->prefill, err);
+    assert_true(c->out_len <= sizeof out);
+    return cf_codec_zlib_inflate(CF_INFLATE_ISAL, c->src, c->len, out, c->out_len, err);
 }
 
 static void test_compress__alloc_failure(void **state)
@@ -337,10 +333,10 @@ static void test_compress__alloc_failure(void **state)
     for (int w = 0; w < (int)(sizeof names / sizeof names[0]); w++)
         for (size_t pre = 0; pre <= 60; pre += 60)
             for (size_t len = 0; len <= sizeof in; len += sizeof in) {
-                codec_run run = {w, pre, in, len, {0}};
+                codec_run run = {{{0}, pre}, w, in, len};
                 char what[64];
                 snprintf(what, sizeof what, "%s of %zu bytes after %zu", names[w], len, pre);
-                failing += cf_test_alloc_sweep(what, prefill, run_codec, &run, 100);
+                failing += cf_test_alloc_sweep(what, cf_test_sweep_buf_setup, run_codec, &run, 100);
             }
     assert_true(failing >= 20);
     if (cf_codec_inflater_available(CF_INFLATE_ISAL)) {
@@ -348,10 +344,55 @@ static void test_compress__alloc_failure(void **state)
         cf_buf_init(&z);
         cf_error err;
         CF_ASSERT_OK(cf_codec_compress(CF_COMP_ZLIB, in, sizeof in, &z, &err), &err);
-        codec_run run = {0, sizeof in, z.data, z.len, {0}};
+        isal_run run = {z.data, z.len, sizeof in};
         assert_int_equal(cf_test_alloc_sweep("isa-l inflate", NULL, run_isal, &run, 10), 1);
         cf_buf_dispose(&z);
     }
+}
+
+/* Hadoop's framing as HFile and Parquet write it: exact bytes of the empty
+ * forms and of one snappy chunk, and LZO back through the shared reader. */
+static void test_compress__hadoop_framing(void **state)
+{
+    (void)state;
+    static const struct {
+        cf_hadoop_chunk kind;
+        const char *src;
+        bool empty_chunk;
+        const char *hex;
+    } cases[] = {
+        {CF_HADOOP_LZ4, "", true, "00000000 00000001 00"}, /* Parquet's empty LZ4 page */
+        {CF_HADOOP_LZO, "", false, "00000000"},            /* Hadoop's empty stream */
+        {CF_HADOOP_SNAPPY, "", false, "00000000"},
+        {CF_HADOOP_SNAPPY, "abc", false, "00000003 00000005 0308616263"},
+        {CF_HADOOP_LZ4, "abc", false, "00000003 00000004 30616263"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cf_buf b;
+        cf_buf_init(&b);
+        cf_error err;
+        size_t n = strlen(cases[i].src);
+        CF_ASSERT_OK(cf_codec_hadoop_encode(cases[i].kind, "test", (const uint8_t *)cases[i].src, n,
+                                            cases[i].empty_chunk, &b, &err),
+                     &err);
+        uint8_t want[32];
+        size_t want_len = cf_test_unhex(cases[i].hex, want, sizeof want);
+        CF_ASSERT_BYTES(b.data, b.len, want, want_len);
+        cf_buf_dispose(&b);
+    }
+    static uint8_t raw[5000], back[5000];
+    for (size_t i = 0; i < sizeof raw; i++)
+        raw[i] = (uint8_t)(i / 10);
+    cf_buf b;
+    cf_buf_init(&b);
+    cf_error err;
+    CF_ASSERT_OK(cf_codec_hadoop_encode(CF_HADOOP_LZO, "LZO", raw, sizeof raw, false, &b, &err),
+                 &err);
+    CF_ASSERT_OK(
+        cf_codec_hadoop_decode("LZO", cf_codec_lzo_chunk, b.data, b.len, back, sizeof back, &err),
+        &err);
+    assert_memory_equal(back, raw, sizeof raw);
+    cf_buf_dispose(&b);
 }
 
 int main(int argc, char **argv)
@@ -369,6 +410,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_compress__none_codec),
         cmocka_unit_test(test_compress__availability_and_bad_codecs),
         cmocka_unit_test(test_compress__alloc_failure),
+        cmocka_unit_test(test_compress__hadoop_framing),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

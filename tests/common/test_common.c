@@ -195,6 +195,16 @@ const char *cf_test_shared_dir(void)
     return env && *env ? env : CF_SHARED_DIR;
 }
 
+void cf_test_sweep_buf_setup(void *ctx)
+{
+    cf_test_sweep_buf *b = ctx;
+    static const uint8_t zeros[60];
+    assert_true(b->prefill <= sizeof zeros);
+    cf_buf_init(&b->out);
+    cf_buf_append(&b->out, zeros, b->prefill);
+    assert_false(b->out.oom);
+}
+
 int cf_test_alloc_sweep(const char *what, cf_test_alloc_setup setup, cf_test_alloc_run run,
                         void *ctx, uint64_t max_k)
 {

@@ -12,6 +12,8 @@
 
 #include <cfile/status.h>
 
+#include "util/buf.h"
+
 /* Fails with the status name and err->msg when st != CF_OK. */
 #define CF_ASSERT_OK(st, errp)                                                                     \
     do {                                                                                           \
@@ -73,6 +75,16 @@ const char *cf_test_shared_dir(void);
  * `what` and k otherwise); run frees what it and setup made either way. Fails
  * the test if no run succeeds within max_k. Returns the failing runs. */
 typedef void (*cf_test_alloc_setup)(void *ctx);
+/* A setup for sweeps over a call that appends to a buffer: ctx points at a
+ * struct that starts with a cf_test_sweep_buf; out is made anew holding
+ * `prefill` zero bytes (at most 60: a new cf_buf has room for 64), so that
+ * the call's first append does, or does not, have to grow it. The run
+ * disposes out. */
+typedef struct cf_test_sweep_buf {
+    cf_buf out;
+    size_t prefill;
+} cf_test_sweep_buf;
+void cf_test_sweep_buf_setup(void *ctx);
 typedef cf_status (*cf_test_alloc_run)(void *ctx, cf_error *err);
 int cf_test_alloc_sweep(const char *what, cf_test_alloc_setup setup, cf_test_alloc_run run,
                         void *ctx, uint64_t max_k);

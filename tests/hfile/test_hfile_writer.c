@@ -316,30 +316,20 @@ static void test_hfile__open_out_of_memory(void **state)
  * 60 bytes in it, so that each of its appends (block length, chunk length,
  * output) is the one that has to grow it. */
 typedef struct codec_run {
+    cf_test_sweep_buf b; /* first: the sweep's setup fills it */
     uint32_t codec;
-    size_t prefill;
     const uint8_t *src;
     size_t len;
-    bool grow;  /* cf_hfile_decompress_grow of src instead of compressing it */
-    cf_buf out; /* made by prefill, freed by run_codec */
+    bool grow; /* cf_hfile_decompress_grow of src instead of compressing it */
 } codec_run;
-
-static void prefill(void *ctx)
-{
-    codec_run *c = ctx;
-    static const uint8_t fill[60];
-    cf_buf_init(&c->out);
-    cf_buf_append(&c->out, fill, c->prefill);
-    assert_false(c->out.oom);
-}
 
 static cf_status run_codec(void *ctx, cf_error *err)
 {
     codec_run *c = ctx;
     cf_status st = c->grow
-                       ? cf_hfile_decompress_grow(c->codec, c->src, c->len, &c->out, 1 << 20, err)
-                       : cf_hfile_compress(c->codec, c->src, c->len, &c->out, err);
-    cf_buf_dispose(&c->out);
+                       ? cf_hfile_decompress_grow(c->codec, c->src, c->len, &c->b.out, 1 << 20, err)
+                       : cf_hfile_compress(c->codec, c->src, c->len, &c->b.out, err);
+    cf_buf_dispose(&c->b.out);
     return st;
 }
 
@@ -358,11 +348,11 @@ static void test_hfile__codec_out_of_memory_has_message(void **state)
             continue;
         for (size_t p = 0; p < 3; p++)
             for (size_t len = 0; len <= sizeof raw; len += sizeof raw) {
-                codec_run run = {codecs[c], prefills[p], raw, len, false, {0}};
+                codec_run run = {{{0}, prefills[p]}, codecs[c], raw, len, false};
                 char what[80];
                 snprintf(what, sizeof what, "compress %s, %zu bytes after %zu",
                          cf_hfile_codec_name(codecs[c]), len, prefills[p]);
-                failing += cf_test_alloc_sweep(what, prefill, run_codec, &run, 100);
+                failing += cf_test_alloc_sweep(what, cf_test_sweep_buf_setup, run_codec, &run, 100);
             }
     }
     /* v1 blocks of unknown size: NONE and GZ. */
@@ -370,10 +360,10 @@ static void test_hfile__codec_out_of_memory_has_message(void **state)
     cf_buf_init(&gz);
     cf_error err;
     CF_ASSERT_OK(cf_hfile_compress(CF_HFILE_GZ, raw, sizeof raw, &gz, &err), &err);
-    codec_run none = {CF_HFILE_NONE, 0, raw, sizeof raw, true, {0}};
-    failing += cf_test_alloc_sweep("grow NONE", prefill, run_codec, &none, 100);
-    codec_run inflate = {CF_HFILE_GZ, 0, gz.data, gz.len, true, {0}};
-    failing += cf_test_alloc_sweep("grow GZ", prefill, run_codec, &inflate, 100);
+    codec_run none = {{{0}, 0}, CF_HFILE_NONE, raw, sizeof raw, true};
+    failing += cf_test_alloc_sweep("grow NONE", cf_test_sweep_buf_setup, run_codec, &none, 100);
+    codec_run inflate = {{{0}, 0}, CF_HFILE_GZ, gz.data, gz.len, true};
+    failing += cf_test_alloc_sweep("grow GZ", cf_test_sweep_buf_setup, run_codec, &inflate, 100);
     cf_buf_dispose(&gz);
     assert_true(failing >= 40);
 }
