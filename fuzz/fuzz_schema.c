@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(text);
         return 0;
     }
-    size_t n = cf_schema_ncols(s), nk = cf_schema_nkeys(s);
+    size_t n = cf_schema_column_count(s), nk = cf_schema_key_count(s);
     FUZZ_REQUIRE(n >= 1 && n <= CF_SCHEMA_MAX_COLUMNS);
     FUZZ_REQUIRE(nk >= 1 && nk <= n);
     for (size_t i = 0; i < n; i++) {
@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cf_schema *s2 = NULL;
     st = cf_schema_parse(&s2, t1, &err);
     FUZZ_REQUIRE_MSG(st == CF_OK, &err);
-    FUZZ_REQUIRE(cf_schema_ncols(s2) == n && cf_schema_nkeys(s2) == nk);
+    FUZZ_REQUIRE(cf_schema_column_count(s2) == n && cf_schema_key_count(s2) == nk);
     for (size_t i = 0; i < n; i++)
         FUZZ_REQUIRE(column_equal(cf_schema_column(s, i), cf_schema_column(s2, i)));
     size_t len2;

@@ -71,7 +71,7 @@ static void make_row(size_t r)
     static const int64_t k[NROWS] = {INT64_MIN, -5, 0, 7, 100, 1000, INT64_MAX};
     static const int64_t small[NROWS] = {-128, -1, 0, 1, 127, 5, -7};
     static const uint64_t big[NROWS] = {0, 1, 255, 65535, 4294967295u, UINT64_MAX, 12345};
-    size_t nc = cf_schema_ncols(g_schema);
+    size_t nc = cf_schema_column_count(g_schema);
     for (size_t c = 0; c < nc; c++) {
         const cf_column *cd = cf_schema_column(g_schema, c);
         uint8_t *v = g_val[r][c];
@@ -130,7 +130,7 @@ static void make_table(void)
         size_t r = order[i];
         make_row(r);
         const void *vals[MAXCOLS];
-        for (size_t c = 0; c < cf_schema_ncols(g_schema); c++)
+        for (size_t c = 0; c < cf_schema_column_count(g_schema); c++)
             vals[c] = g_present[r][c] ? g_val[r][c] : NULL;
         FUZZ_REQUIRE_MSG(cf_table_insert(g_table, vals, ts++, &err) == CF_OK, &err);
         if (i == 2 || i == 4)
@@ -144,7 +144,7 @@ static void init(void)
         return;
     cf_error err;
     FUZZ_REQUIRE(cf_schema_parse(&g_schema, SCHEMA, &err) == CF_OK);
-    FUZZ_REQUIRE(cf_schema_ncols(g_schema) <= MAXCOLS);
+    FUZZ_REQUIRE(cf_schema_column_count(g_schema) <= MAXCOLS);
     FILE *null = fopen("/dev/null", "w");
     FUZZ_REQUIRE(null != NULL);
     g_cli = (cf_cli){null, null, "table", cf_cmd_table_usage};
@@ -358,7 +358,7 @@ static void fuzz_where(const char *text, size_t len)
     FUZZ_REQUIRE(n >= 1 && 2 * n + 5 * (n - 1) <= len);
     bool simple = true;
     for (size_t i = 0; i < n; i++) {
-        FUZZ_REQUIRE(p[i].col < cf_schema_ncols(g_schema));
+        FUZZ_REQUIRE(p[i].col < cf_schema_column_count(g_schema));
         const cf_column *c = cf_schema_column(g_schema, p[i].col);
         bool nullop = p[i].op == CF_PRED_IS_NULL || p[i].op == CF_PRED_IS_NOT_NULL;
         FUZZ_REQUIRE(nullop || op_text(p[i].op) != NULL);
@@ -418,7 +418,7 @@ static void fuzz_key(const char *text, size_t len)
         cf_arena_dispose(&a);
         return;
     }
-    size_t nk = cf_schema_nkeys(g_schema);
+    size_t nk = cf_schema_key_count(g_schema);
     for (size_t i = 0; i < nk; i++)
         check_value(cf_schema_column(g_schema, i)->type, key[i], len);
     /* The lookup finds the table's row with exactly these key values, or none. */
@@ -479,7 +479,7 @@ static void fuzz_assign(const char *text, size_t len)
     FUZZ_REQUIRE(3 * n <= len + 1); /* "c=" and a comma each, at least */
     bool simple = true;
     for (size_t i = 0; i < n; i++) {
-        FUZZ_REQUIRE(ch[i].col < cf_schema_ncols(g_schema));
+        FUZZ_REQUIRE(ch[i].col < cf_schema_column_count(g_schema));
         const cf_column *c = cf_schema_column(g_schema, ch[i].col);
         if (ch[i].value == NULL)
             continue;

@@ -38,6 +38,8 @@ RENAMES = [
     ("cf_rs_scan_options*", "cf_scan_options"),
     ("cf_rs_scan_stats", "cf_scan_stats"),
     ("cf_rs_key_encode", "cf_schema_key_encode"),
+    ("cf_schema_ncols", "cf_schema_column_count"),  # counts are <things>_count
+    ("cf_schema_nkeys", "cf_schema_key_count"),
     ("cf_rs_scanner*", "cf_rowset_scanner"),
     ("cf_rs_writer*", "cf_rowset_writer"),
     ("cf_rs_create_empty", "cf_rowset_create_empty"),

@@ -88,9 +88,10 @@ CF_API cf_io *cf_reader_io(const cf_reader *r);
 /* Header pairs (written before data) and footer pairs, in file order. */
 CF_API size_t cf_reader_header_metadata(const cf_reader *r, const cf_metadata_pair **out);
 CF_API size_t cf_reader_footer_metadata(const cf_reader *r, const cf_metadata_pair **out);
-/* Kudu's lookup: header pairs first, then footer; the first match wins.
- * CF_ENOTFOUND when absent. */
-CF_API cf_status cf_reader_get_metadata(const cf_reader *r, const char *key, cf_slice *out);
+/* Kudu's lookup: header pairs first, then footer; the first match wins. true
+ * and *out (may be NULL) = the value when found, false when absent (an in-memory
+ * lookup: cfile.h "Lookups"). */
+CF_API bool cf_reader_get_metadata(const cf_reader *r, const char *key, cf_slice *out);
 
 /* What `cf_reader_verify` found about one block. */
 typedef struct cf_block_report {

@@ -132,8 +132,8 @@ CF_API cf_status cf_schema_parse(cf_schema **out, const char *text, cf_error *er
  * is refused by cf_rowset_writer_create (and so by tables). */
 CF_API cf_status cf_schema_parse_columns(cf_schema **out, const char *text, cf_error *err);
 CF_API void cf_schema_free(cf_schema *s); /* NULL is a no-op */
-CF_API size_t cf_schema_ncols(const cf_schema *s);
-CF_API size_t cf_schema_nkeys(const cf_schema *s);
+CF_API size_t cf_schema_column_count(const cf_schema *s);
+CF_API size_t cf_schema_key_count(const cf_schema *s);
 /* Column i; strings live as long as s. NULL when i >= ncols. */
 CF_API const cf_column *cf_schema_column(const cf_schema *s, size_t i);
 /* Position of the column named `name`, or -1. */
@@ -372,7 +372,7 @@ CF_API void cf_rowset_scanner_free(cf_rowset_scanner *sc); /* NULL is a no-op */
  * holds one row of all columns (views valid until the next call on rs).
  * REQUIRES (here and for every call below that takes `key`): key[i] points to
  * key column i's value in memory form (cf_slice for binary), for each of the
- * cf_schema_nkeys key columns; the count and widths cannot be checked.
+ * cf_schema_key_count key columns; the count and widths cannot be checked.
  * CF_ENOTFOUND when the key is absent or deleted at the snapshot. A snapshot
  * older than the recorded ancient history mark (cf_rowset_info.ahm) is refused,
  * for lookups and scans alike: CF_EINVAL "history before AHM was discarded by
@@ -546,7 +546,7 @@ CF_API cf_rowset *cf_table_rowset(const cf_table *t, size_t i, const char **name
 CF_API bool cf_table_read_only(const cf_table *t);
 
 /* Insert a row at ts: values[i] for every column (memory form, NULL = SQL NULL).
- * REQUIRES: values holds cf_schema_ncols pointers (not checked).
+ * REQUIRES: values holds cf_schema_column_count pointers (not checked).
  * An array column's value is a cf_array_cell (as for updates). CF_EINVAL
  * "duplicate key" when a live row has the key, or for a bad value or timestamp. */
 CF_API cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts,

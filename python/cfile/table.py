@@ -100,7 +100,7 @@ class CArrayCell(ctypes.Structure):
 _lib.declare({
     "cf_schema_parse": (ctypes.c_int, [_PP, ctypes.c_char_p, _E]),
     "cf_schema_free": (None, [_P]),
-    "cf_schema_ncols": (ctypes.c_size_t, [_P]),
+    "cf_schema_column_count": (ctypes.c_size_t, [_P]),
     "cf_schema_column": (ctypes.POINTER(CColumn), [_P, ctypes.c_size_t]),
     "cf_rowset_create_empty": (ctypes.c_int, [ctypes.c_char_p, _P, _E]),
     "cf_table_options_init": (None, [ctypes.POINTER(CTableOptions)]),
@@ -153,7 +153,7 @@ class _Schema:
     def __init__(self, ptr):
         lib = _lib.lib()
         self.columns = []
-        for i in range(lib.cf_schema_ncols(ptr)):
+        for i in range(lib.cf_schema_column_count(ptr)):
             c = lib.cf_schema_column(ptr, i).contents
             self.columns.append({
                 "name": c.name.decode(), "type": _lib.type_name(c.type), "type_id": c.type,

@@ -64,7 +64,7 @@ cf_status cf_arrow_stream_table(struct ArrowArrayStream *out, struct cf_table *t
         o = &dflt;
     }
     const cf_schema *schema = cf_table_schema(t);
-    size_t ncols = scan && scan->cols ? scan->ncols : cf_schema_ncols(schema);
+    size_t ncols = scan && scan->cols ? scan->ncols : cf_schema_column_count(schema);
     CF_CHECK(ncols >= 1, err, CF_EINVAL, "arrow: a table stream needs at least one column");
     table_src *s = cf_calloc(1, sizeof *s);
     cf_arrow_col *cols = cf_calloc(ncols, sizeof *cols);

@@ -471,7 +471,7 @@ size_t cf_reader_footer_metadata(const cf_reader *r, const cf_metadata_pair **ou
     return r->n_footer_md;
 }
 
-cf_status cf_reader_get_metadata(const cf_reader *r, const char *key, cf_slice *out)
+bool cf_reader_get_metadata(const cf_reader *r, const char *key, cf_slice *out)
 {
     size_t kl = strlen(key);
     const cf_metadata_pair *lists[2] = {r->header_md, r->footer_md};
@@ -479,10 +479,11 @@ cf_status cf_reader_get_metadata(const cf_reader *r, const char *key, cf_slice *
     for (int l = 0; l < 2; l++)
         for (size_t i = 0; i < ns[l]; i++)
             if (lists[l][i].key.len == kl && memcmp(lists[l][i].key.data, key, kl) == 0) {
-                *out = lists[l][i].value;
-                return CF_OK;
+                if (out != NULL)
+                    *out = lists[l][i].value;
+                return true;
             }
-    return CF_ENOTFOUND;
+    return false;
 }
 
 void cf_reader_free(cf_reader *r)

@@ -46,7 +46,7 @@ static cf_status finish_open(cf_delta_reader **out, cf_reader *r, cf_delta_type 
     d->r = r;
     d->type = type;
     cf_slice md;
-    if (cf_reader_get_metadata(r, CF_DELTA_STATS_KEY, &md) != CF_OK) {
+    if (!cf_reader_get_metadata(r, CF_DELTA_STATS_KEY, &md)) {
         d->stats_st = cf_error_set(&d->stats_err, CF_ENOTSUP, __FILE__, __LINE__,
                                    "missing delta stats from the delta file metadata");
     } else {

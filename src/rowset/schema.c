@@ -177,11 +177,11 @@ bool cf_schema_equal(const cf_schema *a, const cf_schema *b)
     return true;
 }
 
-size_t cf_schema_ncols(const cf_schema *s)
+size_t cf_schema_column_count(const cf_schema *s)
 {
     return s->ncols;
 }
-size_t cf_schema_nkeys(const cf_schema *s)
+size_t cf_schema_key_count(const cf_schema *s)
 {
     return s->nkeys;
 }

@@ -158,7 +158,7 @@ cf_status cf_rowset_writer_create_in(cf_rowset_writer **out, const char *dir, co
                                      cf_error *err)
 {
     *out = NULL;
-    CF_CHECK(cf_schema_nkeys(s) > 0, err, CF_EINVAL, "rowset writer: schema: no KEY column");
+    CF_CHECK(cf_schema_key_count(s) > 0, err, CF_EINVAL, "rowset writer: schema: no KEY column");
     cf_rowset_writer *w = cf_calloc(1, sizeof(*w));
     CF_CHECK(w != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
     w->lock_fd = -1;

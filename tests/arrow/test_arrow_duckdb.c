@@ -117,7 +117,7 @@ static void table_case(duck *d, cf_table *t, const cf_scan_options *o, const cha
 {
     cf_error err;
     const cf_schema *s = cf_table_schema(t);
-    size_t ncols = o->cols ? o->ncols : cf_schema_ncols(s);
+    size_t ncols = o->cols ? o->ncols : cf_schema_column_count(s);
     refcol rc[16];
     const cf_column *cols[16];
     assert_true(ncols <= 16);

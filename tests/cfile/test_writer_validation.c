@@ -364,6 +364,41 @@ static void test_writer_validation__null_values(void **state)
     cf_io_free(io);
 }
 
+/* cf_reader_get_metadata is an in-memory lookup: true and the value when the key
+ * is there (header pairs before footer pairs), false when absent (cfile.h,
+ * "Lookups"); out may be NULL. */
+static void test_writer_validation__metadata_lookup(void **state)
+{
+    (void)state;
+    cf_writer_options o;
+    cf_writer_options_init(&o, CF_TYPE_INT32);
+    cf_io *io;
+    cf_writer *w;
+    cf_error err;
+    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
+    CF_ASSERT_OK(cf_writer_add_metadata(w, "k", "v1", 2, &err), &err);
+    int32_t v = 7;
+    CF_ASSERT_OK(cf_writer_append(w, &v, NULL, 1, &err), &err);
+    CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
+    cf_slice bytes = cf_io_mem_contents(io);
+    cf_io *rio;
+    cf_reader *r;
+    CF_ASSERT_OK(cf_io_open_mem(&rio, bytes.data, bytes.len, &err), &err);
+    CF_ASSERT_OK(cf_reader_open(&r, rio, NULL, &err), &err);
+    cf_slice got = {0};
+    assert_true(cf_reader_get_metadata(r, "k", &got));
+    assert_int_equal(got.len, 2);
+    assert_memory_equal(got.data, "v1", 2);
+    assert_true(cf_reader_get_metadata(r, "k", NULL));
+    got.len = 99;
+    assert_false(cf_reader_get_metadata(r, "absent", &got));
+    assert_int_equal(got.len, 99); /* untouched */
+    cf_reader_free(r);
+    cf_io_free(rio);
+    cf_writer_free(w);
+    cf_io_free(io);
+}
+
 static void test_writer_validation__values_out_of_order(void **state)
 {
     (void)state;
@@ -530,6 +565,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_writer_validation__first_error_is_sticky),
         cmocka_unit_test(test_writer_validation__calls_after_finish),
         cmocka_unit_test(test_writer_validation__bool_nonzero_is_true),
+        cmocka_unit_test(test_writer_validation__metadata_lookup),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

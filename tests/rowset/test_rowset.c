@@ -30,8 +30,8 @@ static void test_rowset__schema_parse_format(void **state)
                                  "tags ARRAY<INT32> NULL, b BINARY[] BLOCK_SIZE 4096",
                                  &err),
                  &err);
-    assert_int_equal(cf_schema_ncols(s), 6);
-    assert_int_equal(cf_schema_nkeys(s), 1);
+    assert_int_equal(cf_schema_column_count(s), 6);
+    assert_int_equal(cf_schema_key_count(s), 1);
     const cf_column *c = cf_schema_column(s, 3);
     assert_int_equal(c->type, CF_TYPE_DECIMAL64);
     assert_int_equal(c->precision, 10);
@@ -97,7 +97,7 @@ static void test_rowset__schema_errors(void **state)
     assert_non_null(strstr(err.msg, "more than 1024 columns"));
     *strrchr(many, ',') = '\0'; /* 1024 columns, every one a key column */
     CF_ASSERT_OK(cf_schema_parse(&s, many, &err), &err);
-    assert_int_equal(cf_schema_nkeys(s), CF_SCHEMA_MAX_COLUMNS);
+    assert_int_equal(cf_schema_key_count(s), CF_SCHEMA_MAX_COLUMNS);
     cf_schema_free(s);
     free(many);
 }

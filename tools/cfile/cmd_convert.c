@@ -241,7 +241,7 @@ static int convert_table(cf_cli *c, const char *dir, bool has_ts, uint64_t ts, c
     if (st != CF_OK)
         return cf_cli_lib_fail(c, dir, st, &e);
     const cf_schema *s = cf_table_schema(t);
-    size_t n = cf_schema_ncols(s);
+    size_t n = cf_schema_column_count(s);
     if ((rc = cf_pq_columns_of(c, s, &cols)) != 0 || (rc = cf_pq_apply_bloom(c, a, cols, n)) != 0 ||
         (rc = cf_pq_kudu_types(c, a, cols, s, n)) != 0)
         goto out;

@@ -382,17 +382,17 @@ typedef struct table_load {
 static int match_table(pqconv *v, const cf_schema *s, size_t *map)
 {
     cf_cli *c = v->c;
-    size_t nc = cf_schema_ncols(s);
+    size_t nc = cf_schema_column_count(s);
     for (size_t j = 0; j < v->n; j++)
         if (cf_schema_find(s, v->k[j].name) < 0)
             return cf_cli_fail(c, "%s: column '%s': the table has no such column", v->a->in,
                                v->k[j].name);
     for (size_t i = 0; i < v->a->nkeys; i++) {
         const cf_column *tc = cf_schema_column(s, i);
-        if (i >= cf_schema_nkeys(s) || strcmp(tc->name, v->a->keys[i]) != 0)
+        if (i >= cf_schema_key_count(s) || strcmp(tc->name, v->a->keys[i]) != 0)
             return cf_cli_usage(c, "--key differs from the table's key");
     }
-    if (v->a->nkeys && v->a->nkeys != cf_schema_nkeys(s))
+    if (v->a->nkeys && v->a->nkeys != cf_schema_key_count(s))
         return cf_cli_usage(c, "--key differs from the table's key");
     for (size_t i = 0; i < nc; i++) {
         const cf_column *tc = cf_schema_column(s, i);
@@ -425,7 +425,7 @@ static int load_parquet(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_sche
 {
     table_load *t = ctx;
     pqconv *v = t->v;
-    size_t nc = cf_schema_ncols(s);
+    size_t nc = cf_schema_column_count(s);
     int rc = 0;
     cf_colvec *cv = calloc(nc + 1, sizeof(*cv));
     uint8_t **nulls = calloc(nc + 1, sizeof(*nulls)); /* columns the file lacks */
@@ -512,7 +512,7 @@ static int table_json(pqconv *v, uint64_t rows)
     const cf_schema *s = cf_table_schema(t);
     cf_jw_key(&j, "key");
     cf_jw_arr_begin(&j);
-    for (size_t i = 0; i < cf_schema_nkeys(s); i++)
+    for (size_t i = 0; i < cf_schema_key_count(s); i++)
         cf_jw_cstr(&j, cf_schema_column(s, i)->name);
     cf_jw_arr_end(&j);
     cf_jw_key(&j, "rowsets");

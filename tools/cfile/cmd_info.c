@@ -88,7 +88,7 @@ static const char *file_kind(const cf_file_info *in)
 static const char *kind_of(const cf_reader *r)
 {
     cf_slice v;
-    if (cf_reader_get_metadata(r, CF_DELTA_STATS_KEY, &v) == CF_OK)
+    if (cf_reader_get_metadata(r, CF_DELTA_STATS_KEY, &v))
         return "DeltaFile";
     return file_kind(cf_reader_info(r));
 }

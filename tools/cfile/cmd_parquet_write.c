@@ -108,7 +108,7 @@ int cf_cmd_parquet_write(cf_cli *c, int argc, char **argv)
     }
     if ((rc = cf_pq_columns_of(c, s, &cols)) != 0)
         goto out;
-    size_t n = cf_schema_ncols(s);
+    size_t n = cf_schema_column_count(s);
     if ((rc = cf_pq_apply_bloom(c, &a, cols, n)) != 0 ||
         (rc = cf_pq_kudu_types(c, &a, cols, s, n)) != 0)
         goto out;

@@ -382,7 +382,7 @@ static int importer_setup(importer *im, cf_cli *c, const char *file, const cf_sc
     im->c = c;
     im->file = strcmp(file, "-") == 0 ? "stdin" : file;
     im->s = s;
-    im->nc = cf_schema_ncols(s);
+    im->nc = cf_schema_column_count(s);
     im->ic = calloc(im->nc, sizeof(*im->ic));
     im->cv = calloc(im->nc, sizeof(*im->cv));
     im->lines = calloc(BATCH, sizeof(*im->lines));

@@ -148,7 +148,7 @@ int cf_cmd_table_info(cf_cli *c, const char *dir, cf_table_args *t)
         cf_jw_cstr(&w, schema);
         cf_jw_key(&w, "columns");
         cf_jw_arr_begin(&w);
-        for (size_t i = 0; i < cf_schema_ncols(s); i++) {
+        for (size_t i = 0; i < cf_schema_column_count(s); i++) {
             const cf_column *cd = cf_schema_column(s, i);
             cf_jw_obj_begin(&w);
             cf_jw_key(&w, "id");

@@ -125,7 +125,7 @@ int cf_cmd_table_insert(cf_cli *c, const char *dir, cf_table_args *t)
         set[ch[i].col] = true;
         vals[ch[i].col] = ch[i].value;
     }
-    for (size_t i = 0; i < cf_schema_ncols(s); i++) {
+    for (size_t i = 0; i < cf_schema_column_count(s); i++) {
         const cf_column *cd = cf_schema_column(s, i);
         if (!set[i] && !cd->nullable) {
             rc = cf_cli_usage(c, "--row: no value for column '%s'", cd->name);

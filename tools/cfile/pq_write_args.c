@@ -240,7 +240,7 @@ int cf_pq_apply_bloom(cf_cli *c, cf_pq_args *a, cf_parquet_write_column *cols, s
 /* Columns of a table schema as the writer takes them. */
 int cf_pq_columns_of(cf_cli *c, const cf_schema *s, cf_parquet_write_column **out)
 {
-    size_t n = cf_schema_ncols(s);
+    size_t n = cf_schema_column_count(s);
     cf_parquet_write_column *cols = calloc(n, sizeof(*cols));
     if (cols == NULL)
         return cf_cli_fail(c, "out of memory");

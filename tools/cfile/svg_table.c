@@ -65,7 +65,7 @@ static void key_text(cf_out_str *s, const cf_schema *sc, cf_slice k)
         return;
     }
     const cf_column *c0 = cf_schema_column(sc, 0);
-    size_t nkeys = cf_schema_nkeys(sc);
+    size_t nkeys = cf_schema_key_count(sc);
     cf_type t = c0->type;
     size_t w = cf_type_is_binary(t) ? 0 : cf_type_size(t);
     char buf[64];

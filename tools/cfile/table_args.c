@@ -125,7 +125,7 @@ char *cf_cli_unquote(char *v)
 int cf_cli_key_parse(cf_cli *c, const cf_schema *s, const char *text, const void ***key,
                      cf_arena *a)
 {
-    size_t nk = cf_schema_nkeys(s);
+    size_t nk = cf_schema_key_count(s);
     const void **ptrs = cf_arena_alloc(a, nk * sizeof(*ptrs));
     uint8_t(*slots)[16] = cf_arena_alloc(a, nk * sizeof(*slots));
     char *rest = arena_strdup(a, text);
@@ -387,7 +387,7 @@ char *cf_cli_schema_text(const cf_schema *s)
 
 int cf_cli_columns_parse(cf_cli *c, const cf_schema *s, const char *spec, size_t **cols, size_t *n)
 {
-    size_t nc = cf_schema_ncols(s);
+    size_t nc = cf_schema_column_count(s);
     if (spec == NULL) {
         *cols = calloc(nc ? nc : 1, sizeof(**cols));
         if (*cols == NULL)
