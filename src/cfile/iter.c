@@ -301,8 +301,15 @@ static cf_status nullable_rows(cf_iter *it, size_t n, uint8_t *vals, uint8_t *nn
         cf_expand_dict((cf_slice *)(void *)vals, cw, it->r->dec_params.dict->entries, bits, it->row,
                        n, k);
     } else {
-        CF_TRY(decode_dense(it, &it->dense, k, err));
-        cf_expand_nulls(vals, it->dense.data, bits, it->row, n, k, it->es);
+        /* The k values decoded straight into the rows' last k slots, then
+         * spread in place: no dense buffer between, and with no NULLs among
+         * the n rows the decode is the whole job. */
+        uint8_t *tail = vals + (n - k) * it->es;
+        size_t got = 0;
+        CF_TRY(cf_loaded_block_fail(&it->blk, ops->next(it->blk.dec, tail, k, &got, err), err));
+        if (got != k)
+            CF_BLOCK_FAIL(&it->blk, err, "decoded %zu of %zu values", got, k);
+        cf_expand_nulls(vals, tail, bits, it->row, n, k, it->es);
     }
     if (nn) {
         memset(nn, 0, cf_bitmap_bytes(n));
