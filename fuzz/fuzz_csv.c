@@ -174,8 +174,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int k = 0;
     while (k++ < MAX_RECORDS && cf_csv_next(&r, &f, &nf) > 0) {
         for (size_t i = 0; i < nf; i++) {
-            cf_arena arena;
-            cf_arena_init(&arena);
+            cf_cli_arena arena;
+            cf_cli_arena_init(&arena);
             cf_cli_column col;
             cf_cli_column_init(&col, t, is_array, &arena);
             char msg[256];
@@ -188,7 +188,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             else
                 FUZZ_REQUIRE(col.rows == 1);
             cf_cli_column_dispose(&col);
-            cf_arena_dispose(&arena);
+            cf_cli_arena_dispose(&arena);
         }
     }
     cf_csv_dispose(&r);

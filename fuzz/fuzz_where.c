@@ -344,14 +344,14 @@ static void scan_table(const cf_pred *p, size_t n, bool model)
 
 static void fuzz_where(const char *text, size_t len)
 {
-    cf_arena a;
-    cf_arena_init(&a);
+    cf_cli_arena a;
+    cf_cli_arena_init(&a);
     cf_pred *p = NULL;
     size_t n = 0;
     int rc = cf_cli_where_parse(&g_cli, g_schema, text, &p, &n, &a);
     if (rc != 0) {
         FUZZ_REQUIRE(rc == CF_EXIT_USAGE);
-        cf_arena_dispose(&a);
+        cf_cli_arena_dispose(&a);
         return;
     }
     /* each condition takes at least "c=" and each AND " AND " */
@@ -404,18 +404,18 @@ static void fuzz_where(const char *text, size_t len)
         }
         free(buf);
     }
-    cf_arena_dispose(&a);
+    cf_cli_arena_dispose(&a);
 }
 
 static void fuzz_key(const char *text, size_t len)
 {
-    cf_arena a;
-    cf_arena_init(&a);
+    cf_cli_arena a;
+    cf_cli_arena_init(&a);
     const void **key = NULL;
     int rc = cf_cli_key_parse(&g_cli, g_schema, text, &key, &a);
     if (rc != 0) {
         FUZZ_REQUIRE(rc == CF_EXIT_USAGE);
-        cf_arena_dispose(&a);
+        cf_cli_arena_dispose(&a);
         return;
     }
     size_t nk = cf_schema_key_count(g_schema);
@@ -461,19 +461,19 @@ static void fuzz_key(const char *text, size_t len)
             FUZZ_REQUIRE(!"the same key");
         }
     free(buf);
-    cf_arena_dispose(&a);
+    cf_cli_arena_dispose(&a);
 }
 
 static void fuzz_assign(const char *text, size_t len)
 {
-    cf_arena a;
-    cf_arena_init(&a);
+    cf_cli_arena a;
+    cf_cli_arena_init(&a);
     cf_column_change *ch = NULL;
     size_t n = 0;
     int rc = cf_cli_assign_parse(&g_cli, g_schema, "--set", text, &ch, &n, &a);
     if (rc != 0) {
         FUZZ_REQUIRE(rc == CF_EXIT_USAGE);
-        cf_arena_dispose(&a);
+        cf_cli_arena_dispose(&a);
         return;
     }
     FUZZ_REQUIRE(3 * n <= len + 1); /* "c=" and a comma each, at least */
@@ -528,7 +528,7 @@ static void fuzz_assign(const char *text, size_t len)
         }
         free(buf);
     }
-    cf_arena_dispose(&a);
+    cf_cli_arena_dispose(&a);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

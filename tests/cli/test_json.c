@@ -367,7 +367,7 @@ static void test_json__float_fast_paths(void **state)
 }
 
 /* Parse text as a value of type t into slot; returns 0 or -1. */
-static int value_of(const char *text, cf_type t, void *slot, bool *is_null, cf_arena *a)
+static int value_of(const char *text, cf_type t, void *slot, bool *is_null, cf_cli_arena *a)
 {
     cf_json v;
     char msg[256];
@@ -387,8 +387,8 @@ static char *render(cf_type t, const void *slot)
 /* text parses as t and renders as want (NULL: as text itself). */
 static void roundtrip(const char *text, cf_type t, const char *want)
 {
-    cf_arena a;
-    cf_arena_init(&a);
+    cf_cli_arena a;
+    cf_cli_arena_init(&a);
     _Alignas(16) uint8_t slot[32];
     bool is_null;
     if (value_of(text, t, slot, &is_null, &a) != 0)
@@ -397,18 +397,18 @@ static void roundtrip(const char *text, cf_type t, const char *want)
     char *out = render(t, slot);
     assert_string_equal(out, want ? want : text);
     free(out);
-    cf_arena_dispose(&a);
+    cf_cli_arena_dispose(&a);
 }
 
 static void rejects(const char *text, cf_type t)
 {
-    cf_arena a;
-    cf_arena_init(&a);
+    cf_cli_arena a;
+    cf_cli_arena_init(&a);
     _Alignas(16) uint8_t slot[32];
     bool is_null;
     if (value_of(text, t, slot, &is_null, &a) == 0)
         fail_msg("%s parsed as %s", text, cf_type_name(t));
-    cf_arena_dispose(&a);
+    cf_cli_arena_dispose(&a);
 }
 
 static void test_json__value_forms(void **state)
@@ -479,8 +479,8 @@ static void test_json__value_forms(void **state)
     roundtrip("{\"repeat\": \"00ff\", \"count\": 2}", CF_TYPE_BINARY, "\"00ff00ff\"");
     rejects("\"abc\"", CF_TYPE_BINARY);
 
-    cf_arena a;
-    cf_arena_init(&a);
+    cf_cli_arena a;
+    cf_cli_arena_init(&a);
     _Alignas(16) uint8_t slot[32];
     bool is_null = false;
     assert_int_equal(value_of("null", CF_TYPE_INT32, slot, &is_null, &a), 0);
@@ -492,13 +492,13 @@ static void test_json__value_forms(void **state)
     memcpy(&s, slot, sizeof(s));
     assert_int_equal(s.len, 100000);
     assert_int_equal(s.data[99999], 'L');
-    cf_arena_dispose(&a);
+    cf_cli_arena_dispose(&a);
 }
 
 static void test_json__value_args(void **state)
 {
-    cf_arena a;
-    cf_arena_init(&a);
+    cf_cli_arena a;
+    cf_cli_arena_init(&a);
     _Alignas(16) uint8_t slot[32];
     char msg[256];
     cf_slice s;
@@ -532,23 +532,23 @@ static void test_json__value_args(void **state)
     assert_int_equal(cf_cli_value_parse_arg("NaN", CF_TYPE_DOUBLE, slot, &a, msg, sizeof(msg)), 0);
     memcpy(&d, slot, 8);
     assert_true(isnan(d));
-    cf_arena_dispose(&a);
+    cf_cli_arena_dispose(&a);
 }
 
 static void test_json__arena_large_and_small(void **state)
 {
-    cf_arena a;
-    cf_arena_init(&a);
-    void *p0 = cf_arena_alloc(&a, 0);
+    cf_cli_arena a;
+    cf_cli_arena_init(&a);
+    void *p0 = cf_cli_arena_alloc(&a, 0);
     assert_non_null(p0);
     for (int i = 0; i < 1000; i++) {
         size_t n = (size_t)(i % 7 == 0 ? 100000 : i);
-        uint8_t *p = cf_arena_alloc(&a, n);
+        uint8_t *p = cf_cli_arena_alloc(&a, n);
         assert_non_null(p);
         assert_int_equal((uintptr_t)p % 16, 0);
         memset(p, i & 0xff, n);
     }
-    cf_arena_dispose(&a);
+    cf_cli_arena_dispose(&a);
 }
 
 int main(int argc, char **argv)

@@ -112,8 +112,8 @@ int cf_bench_scan(cf_cli *c, int argc, char **argv)
     if (st != CF_OK)
         return cf_cli_lib_fail(c, dir, st, &e);
     const cf_schema *s = cf_table_schema(t);
-    cf_arena a;
-    cf_arena_init(&a);
+    cf_cli_arena a;
+    cf_cli_arena_init(&a);
     size_t *cols = NULL, ncols = 0, npreds = 0;
     cf_pred *preds = NULL;
     double *wall = calloc(iters * ncounts, sizeof(double));
@@ -173,7 +173,7 @@ out:
     free(wall);
     free(cpu);
     free(cols);
-    cf_arena_dispose(&a);
+    cf_cli_arena_dispose(&a);
     cf_table_free(t);
     return rc;
 }

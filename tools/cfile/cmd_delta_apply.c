@@ -89,12 +89,12 @@ int cf_cmd_delta_apply(cf_cli *c, int argc, char **argv)
     memset(sel, 0xff, (rows + 7) / 8);
     /* Binary values from the deltas live in the applier only until its next
      * prepare: copy them, since the output is written after the last batch. */
-    cf_arena keep;
-    cf_arena_init(&keep);
+    cf_cli_arena keep;
+    cf_cli_arena_init(&keep);
     for (size_t done = 0; done < rows; done += batch) {
         size_t n = rows - done < batch ? rows - done : batch;
         if ((st = cf_delta_apply_prepare(ap, n, &e)) != CF_OK) {
-            cf_arena_dispose(&keep);
+            cf_cli_arena_dispose(&keep);
             rc = cf_cli_lib_fail(c, a.file, st, &e);
             goto out;
         }
@@ -122,7 +122,7 @@ int cf_cmd_delta_apply(cf_cli *c, int argc, char **argv)
                     cf_slice *sl = (cf_slice *)(void *)(vals[k] + (done + i) * wdt);
                     if (sl->len == 0)
                         continue;
-                    uint8_t *cp = cf_arena_alloc(&keep, sl->len);
+                    uint8_t *cp = cf_cli_arena_alloc(&keep, sl->len);
                     if (cp == NULL) {
                         st = CF_ENOMEM;
                         break;
@@ -142,7 +142,7 @@ int cf_cmd_delta_apply(cf_cli *c, int argc, char **argv)
             }
         }
         if (st != CF_OK) {
-            cf_arena_dispose(&keep);
+            cf_cli_arena_dispose(&keep);
             rc = cf_cli_lib_fail(c, a.file, st, &e);
             goto out;
         }
@@ -186,7 +186,7 @@ int cf_cmd_delta_apply(cf_cli *c, int argc, char **argv)
     cf_jw_obj_end(&w);
     cf_jw_newline(&w);
     (void)a.json; /* the text form is the same object */
-    cf_arena_dispose(&keep);
+    cf_cli_arena_dispose(&keep);
 out:
     cf_delta_apply_free(ap);
     cf_delta_reader_free(r);

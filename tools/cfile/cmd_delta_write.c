@@ -16,7 +16,7 @@
 
 /* Add one column change from its value form. */
 static int add_change(cf_rcl_builder *b, const cf_delta_column *col, const cf_json *v,
-                      cf_arena *arena, char *msg, size_t cap)
+                      cf_cli_arena *arena, char *msg, size_t cap)
 {
     uint8_t slot[16] __attribute__((aligned(16)));
     bool is_null = false;
@@ -45,7 +45,7 @@ static int add_change(cf_rcl_builder *b, const cf_delta_column *col, const cf_js
 }
 
 static int build_rcl(cf_rcl_builder *b, const cf_cli_delta_schema *s, const cf_json *d,
-                     cf_arena *arena, cf_slice *out, uint8_t **raw, char *msg, size_t cap)
+                     cf_cli_arena *arena, cf_slice *out, uint8_t **raw, char *msg, size_t cap)
 {
     const cf_json *hex = cf_json_get(d, "rcl_hex");
     if (hex != NULL) {

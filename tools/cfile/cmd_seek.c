@@ -69,8 +69,8 @@ int cf_cmd_seek(cf_cli *c, int argc, char **argv)
     cf_error err = {0};
     cf_reader *r = NULL;
     cf_iter *it = NULL;
-    cf_arena arena;
-    cf_arena_init(&arena);
+    cf_cli_arena arena;
+    cf_cli_arena_init(&arena);
     int rc = CF_EXIT_OK;
     _Alignas(16) uint8_t key[32];
     cf_status st = cf_cli_open(&r, path, &err);
@@ -181,6 +181,6 @@ int cf_cmd_seek(cf_cli *c, int argc, char **argv)
 out:
     cf_iter_free(it);
     cf_reader_free(r);
-    cf_arena_dispose(&arena);
+    cf_cli_arena_dispose(&arena);
     return rc;
 }

@@ -40,9 +40,9 @@ typedef struct importer {
     size_t nc;
     icol *ic;
     cf_colvec *cv;
-    uint64_t *lines; /* input line of each row of the batch */
-    size_t r;        /* rows in the batch */
-    cf_arena arena;  /* binary values of the batch */
+    uint64_t *lines;    /* input line of each row of the batch */
+    size_t r;           /* rows in the batch */
+    cf_cli_arena arena; /* binary values of the batch */
     cf_table_loader *ld;
 #if CF_HAVE_PARQUET
     cf_parquet_writer *pw; /* instead of ld: rows into a Parquet file */
@@ -204,8 +204,8 @@ static int flush_batch(importer *im)
     im->r = 0;
     for (size_t i = 0; i < im->nc; i++)
         im->ic[i].ne = 0;
-    cf_arena_dispose(&im->arena);
-    cf_arena_init(&im->arena);
+    cf_cli_arena_dispose(&im->arena);
+    cf_cli_arena_init(&im->arena);
     return 0;
 }
 
@@ -386,7 +386,7 @@ static int importer_setup(importer *im, cf_cli *c, const char *file, const cf_sc
     im->ic = calloc(im->nc, sizeof(*im->ic));
     im->cv = calloc(im->nc, sizeof(*im->cv));
     im->lines = calloc(BATCH, sizeof(*im->lines));
-    cf_arena_init(&im->arena);
+    cf_cli_arena_init(&im->arena);
     bool oom = im->ic == NULL || im->cv == NULL || im->lines == NULL;
     for (size_t i = 0; !oom && i < im->nc; i++) {
         icol *x = &im->ic[i];
@@ -415,7 +415,7 @@ static void importer_dispose(importer *im)
     free(im->ic);
     free(im->cv);
     free(im->lines);
-    cf_arena_dispose(&im->arena);
+    cf_cli_arena_dispose(&im->arena);
 }
 
 #if CF_HAVE_PARQUET

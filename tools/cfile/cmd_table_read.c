@@ -216,8 +216,8 @@ int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t)
     const cf_schema *s = cf_table_schema(rs);
     size_t *cols = NULL, ncols = 0, npreds = 0;
     cf_pred *preds = NULL;
-    cf_arena a;
-    cf_arena_init(&a);
+    cf_cli_arena a;
+    cf_cli_arena_init(&a);
     cf_table_scanner *sc = NULL;
     int *width = NULL;
     if ((rc = cf_cli_columns_parse(c, s, t->columns, &cols, &ncols)) != 0 ||
@@ -270,7 +270,7 @@ int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t)
 out:
     cf_table_scanner_free(sc);
     cf_table_free(rs);
-    cf_arena_dispose(&a);
+    cf_cli_arena_dispose(&a);
     free(cols);
     free(width);
     return rc;
@@ -295,8 +295,8 @@ int cf_cmd_table_get(cf_cli *c, const char *dir, cf_table_args *t)
         cf_table_free(rs);
         return rc;
     }
-    cf_arena a;
-    cf_arena_init(&a);
+    cf_cli_arena a;
+    cf_cli_arena_init(&a);
     bool missing = false;
     for (int i = 0; i < t->npos && rc == 0; i++) {
         const void **key;
@@ -318,7 +318,7 @@ int cf_cmd_table_get(cf_cli *c, const char *dir, cf_table_args *t)
     }
     if (rc == 0 && missing)
         rc = CF_EXIT_FAIL;
-    cf_arena_dispose(&a);
+    cf_cli_arena_dispose(&a);
     free(cols);
     free(width);
     cf_table_free(rs);

@@ -107,8 +107,8 @@ int cf_cmd_table_insert(cf_cli *c, const char *dir, cf_table_args *t)
     if (rc)
         return rc;
     const cf_schema *s = cf_table_schema(tb);
-    cf_arena a;
-    cf_arena_init(&a);
+    cf_cli_arena a;
+    cf_cli_arena_init(&a);
     cf_column_change *ch = NULL;
     const void *vals[CF_SCHEMA_MAX_COLUMNS] = {0};
     bool set[CF_SCHEMA_MAX_COLUMNS] = {0};
@@ -140,7 +140,7 @@ int cf_cmd_table_insert(cf_cli *c, const char *dir, cf_table_args *t)
     }
     rc = finish_mutation(c, tb, "insert", "inserted", ts, t->json);
 out:
-    cf_arena_dispose(&a);
+    cf_cli_arena_dispose(&a);
     cf_table_free(tb);
     return rc;
 }
@@ -156,8 +156,8 @@ int cf_cmd_table_update(cf_cli *c, const char *dir, cf_table_args *t, bool del)
     if (rc)
         return rc;
     const cf_schema *s = cf_table_schema(rs);
-    cf_arena a;
-    cf_arena_init(&a);
+    cf_cli_arena a;
+    cf_cli_arena_init(&a);
     const void **key;
     cf_column_change *ch = NULL;
     size_t nch = 0;
@@ -180,7 +180,7 @@ int cf_cmd_table_update(cf_cli *c, const char *dir, cf_table_args *t, bool del)
     rc =
         finish_mutation(c, rs, del ? "delete" : "update", del ? "deleted" : "updated", ts, t->json);
 out:
-    cf_arena_dispose(&a);
+    cf_cli_arena_dispose(&a);
     cf_table_free(rs);
     return rc;
 }

@@ -209,7 +209,7 @@ static int spec_name(cf_cli *c, const cf_json *v, const char *key, int kind, voi
     return 0;
 }
 
-static int spec_metadata(cf_cli *c, write_job *j, const cf_json *m, cf_arena *arena)
+static int spec_metadata(cf_cli *c, write_job *j, const cf_json *m, cf_cli_arena *arena)
 {
     char msg[256];
     if (m->kind == CF_JSON_OBJECT) {
@@ -247,7 +247,7 @@ static int spec_metadata(cf_cli *c, write_job *j, const cf_json *m, cf_arena *ar
     return 0;
 }
 
-static int load_spec(cf_cli *c, write_job *j, const cf_json *spec, cf_arena *arena)
+static int load_spec(cf_cli *c, write_job *j, const cf_json *spec, cf_cli_arena *arena)
 {
     if (spec->kind != CF_JSON_OBJECT)
         return cf_cli_fail(c, "spec: expected an object");
@@ -332,7 +332,7 @@ static int load_spec(cf_cli *c, write_job *j, const cf_json *spec, cf_arena *are
  * `cfile dump --format jsonl` (an object with a "value" member; the binary forms
  * {"hex": ...} and {"repeat": ...} have none). */
 static int load_jsonl(cf_cli *c, write_job *j, const char *name, const char *text, size_t len,
-                      cf_arena *arena)
+                      cf_cli_arena *arena)
 {
     char msg[256];
     size_t line = 0;
@@ -364,7 +364,7 @@ static int load_jsonl(cf_cli *c, write_job *j, const char *name, const char *tex
  * (an error unless --nullable; for binary types it is the empty string when the
  * column is not nullable, as before), "" the empty string. */
 static int load_csv(cf_cli *c, write_job *j, const char *name, const char *text, size_t len,
-                    cf_arena *arena)
+                    cf_cli_arena *arena)
 {
     char msg[256];
     cf_csv r;
@@ -477,8 +477,8 @@ int cf_cmd_write(cf_cli *c, int argc, char **argv)
     write_job j;
     int summary = SUMMARY_TEXT;
     memset(&j, 0, sizeof(j));
-    cf_arena arena;
-    cf_arena_init(&arena);
+    cf_cli_arena arena;
+    cf_cli_arena_init(&arena);
     cf_json_doc spec_doc;
     bool have_doc = false;
     char *input = NULL;
@@ -603,6 +603,6 @@ out:
     free(input);
     if (have_doc)
         cf_json_doc_dispose(&spec_doc);
-    cf_arena_dispose(&arena);
+    cf_cli_arena_dispose(&arena);
     return rc;
 }

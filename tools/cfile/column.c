@@ -27,7 +27,7 @@ static bool bit(const uint8_t *bm, size_t i)
 
 /* ---- columns ------------------------------------------------------------------------- */
 
-void cf_cli_column_init(cf_cli_column *c, cf_type t, bool is_array, cf_arena *arena)
+void cf_cli_column_init(cf_cli_column *c, cf_type t, bool is_array, cf_cli_arena *arena)
 {
     memset(c, 0, sizeof(*c));
     c->type = t;

@@ -291,7 +291,7 @@ int cf_csv_next(cf_csv *r, const cf_csv_field **fields, size_t *nout)
 /* ---- values --------------------------------------------------------------------------- */
 
 int cf_csv_json(const cf_csv_field *f, cf_type t, bool is_array, bool nullable, cf_json *out,
-                cf_arena *arena, char *msg, size_t msg_cap)
+                cf_cli_arena *arena, char *msg, size_t msg_cap)
 {
     memset(out, 0, sizeof(*out));
     if (!f->quoted && f->len == 0 && (nullable || is_array || !cf_type_is_binary(t))) {
@@ -310,7 +310,7 @@ int cf_csv_json(const cf_csv_field *f, cf_type t, bool is_array, bool nullable, 
     /* The field's text as a JSON string: the value parser reads it as the text form
      * (values.h cf_cli_value_parse_text) and may point into it (STRING), so a copy
      * that outlives the record. */
-    char *copy = cf_arena_alloc(arena, f->len + 1);
+    char *copy = cf_cli_arena_alloc(arena, f->len + 1);
     if (copy == NULL) {
         snprintf(msg, msg_cap, "out of memory");
         return -1;

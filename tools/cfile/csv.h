@@ -85,7 +85,7 @@ int cf_csv_next(cf_csv *r, const cf_csv_field **fields, size_t *n);
  * Infinity, -Infinity, 0x<bits>; is_array: the field is a JSON array of the value
  * forms (parsed into the arena). Returns 0, or -1 with msg. */
 int cf_csv_json(const cf_csv_field *f, cf_type t, bool is_array, bool nullable, cf_json *out,
-                cf_arena *arena, char *msg, size_t msg_cap);
+                cf_cli_arena *arena, char *msg, size_t msg_cap);
 
 #if CF_HAVE_TABLES && CF_HAVE_PARQUET
 /* Rows of CSV (with a header naming the columns) or JSON lines ({"col": value})

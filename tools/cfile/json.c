@@ -14,22 +14,22 @@
 
 /* ---- arena ------------------------------------------------------------------------- */
 
-struct cf_arena_chunk {
-    cf_arena_chunk *next;
+struct cf_cli_arena_chunk {
+    cf_cli_arena_chunk *next;
     size_t cap;
     _Alignas(16) unsigned char data[];
 };
 
 #define ARENA_CHUNK (64u * 1024u)
 
-void cf_arena_init(cf_arena *a)
+void cf_cli_arena_init(cf_cli_arena *a)
 {
     a->head = NULL;
     a->used = 0;
     a->cap = 0;
 }
 
-void *cf_arena_alloc(cf_arena *a, size_t n)
+void *cf_cli_arena_alloc(cf_cli_arena *a, size_t n)
 {
     size_t need = (n + 15u) & ~(size_t)15u;
     if (need < n)
@@ -38,9 +38,9 @@ void *cf_arena_alloc(cf_arena *a, size_t n)
         /* Big requests get a chunk of their own so the current chunk keeps serving
          * small ones. */
         size_t cap = need > ARENA_CHUNK / 4 ? need : ARENA_CHUNK;
-        if (cap > SIZE_MAX - sizeof(cf_arena_chunk))
+        if (cap > SIZE_MAX - sizeof(cf_cli_arena_chunk))
             return NULL;
-        cf_arena_chunk *c = malloc(sizeof(cf_arena_chunk) + cap);
+        cf_cli_arena_chunk *c = malloc(sizeof(cf_cli_arena_chunk) + cap);
         if (c == NULL)
             return NULL;
         c->cap = cap;
@@ -61,15 +61,15 @@ void *cf_arena_alloc(cf_arena *a, size_t n)
     return p;
 }
 
-void cf_arena_dispose(cf_arena *a)
+void cf_cli_arena_dispose(cf_cli_arena *a)
 {
-    cf_arena_chunk *c = a->head;
+    cf_cli_arena_chunk *c = a->head;
     while (c != NULL) {
-        cf_arena_chunk *next = c->next;
+        cf_cli_arena_chunk *next = c->next;
         free(c);
         c = next;
     }
-    cf_arena_init(a);
+    cf_cli_arena_init(a);
 }
 
 /* ---- UTF-8 ------------------------------------------------------------------------- */
@@ -118,7 +118,7 @@ bool cf_utf8_valid(const uint8_t *p, size_t len)
 
 typedef struct parser {
     const char *p, *end, *start;
-    cf_arena *arena;
+    cf_cli_arena *arena;
     char *msg;
     size_t msg_cap;
     int depth;
@@ -215,7 +215,7 @@ static int parse_string(parser *ps, const char **out, size_t *out_len)
     if (q >= ps->end || *q != '"') /* the end, or a backslash at the very end */
         return perr(ps, "unterminated string");
     size_t raw = (size_t)(q - (ps->p + 1));
-    char *d = cf_arena_alloc(ps->arena, raw + 1);
+    char *d = cf_cli_arena_alloc(ps->arena, raw + 1);
     if (d == NULL)
         return perr(ps, "out of memory");
     size_t n = 0;
@@ -319,7 +319,7 @@ static int parse_number(parser *ps, cf_json *v)
     ps->p = p;
 done:;
     size_t n = (size_t)(ps->p - s);
-    char *d = cf_arena_alloc(ps->arena, n + 1);
+    char *d = cf_cli_arena_alloc(ps->arena, n + 1);
     if (d == NULL)
         return perr(ps, "out of memory");
     memcpy(d, s, n);
@@ -350,11 +350,11 @@ static void *vec_push(vec *v)
     return (char *)v->data + v->elem * v->n++;
 }
 
-static void *vec_to_arena(vec *v, cf_arena *a)
+static void *vec_to_arena(vec *v, cf_cli_arena *a)
 {
     if (v->n == 0)
         return NULL;
-    void *d = cf_arena_alloc(a, v->n * v->elem);
+    void *d = cf_cli_arena_alloc(a, v->n * v->elem);
     if (d != NULL)
         memcpy(d, v->data, v->n * v->elem);
     return d;
@@ -510,7 +510,7 @@ static int parse_value(parser *ps, cf_json *v)
     return rc;
 }
 
-int cf_json_parse_arena(cf_arena *a, cf_json *out, const char *text, size_t len, char *msg,
+int cf_json_parse_arena(cf_cli_arena *a, cf_json *out, const char *text, size_t len, char *msg,
                         size_t msg_cap)
 {
     memset(out, 0, sizeof(*out));
@@ -527,13 +527,13 @@ int cf_json_parse_arena(cf_arena *a, cf_json *out, const char *text, size_t len,
 
 int cf_json_parse(cf_json_doc *doc, const char *text, size_t len, char *msg, size_t msg_cap)
 {
-    cf_arena_init(&doc->arena);
+    cf_cli_arena_init(&doc->arena);
     return cf_json_parse_arena(&doc->arena, &doc->root, text, len, msg, msg_cap);
 }
 
 int cf_json_parse_file(cf_json_doc *doc, const char *path, char *msg, size_t msg_cap)
 {
-    cf_arena_init(&doc->arena);
+    cf_cli_arena_init(&doc->arena);
     memset(&doc->root, 0, sizeof(doc->root));
     /* "-" is standard input, as for every input file argument of the CLI. */
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
@@ -577,7 +577,7 @@ int cf_json_parse_file(cf_json_doc *doc, const char *path, char *msg, size_t msg
 
 void cf_json_doc_dispose(cf_json_doc *doc)
 {
-    cf_arena_dispose(&doc->arena);
+    cf_cli_arena_dispose(&doc->arena);
 }
 
 const cf_json *cf_json_get(const cf_json *obj, const char *key)

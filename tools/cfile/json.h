@@ -15,17 +15,19 @@
 
 /* ---- arena ------------------------------------------------------------------------- */
 
-/* A bump allocator: many small allocations, one free. */
-typedef struct cf_arena_chunk cf_arena_chunk;
-typedef struct cf_arena {
-    cf_arena_chunk *head;
+/* A bump allocator: many small allocations, one free. The library's is
+ * src/util/arena.h, which the CLI (public headers only) cannot see; this one
+ * is named apart so that both link into one binary. */
+typedef struct cf_cli_arena_chunk cf_cli_arena_chunk;
+typedef struct cf_cli_arena {
+    cf_cli_arena_chunk *head;
     size_t used, cap; /* of head */
-} cf_arena;
+} cf_cli_arena;
 
-void cf_arena_init(cf_arena *a);
+void cf_cli_arena_init(cf_cli_arena *a);
 /* 16-byte aligned, NULL when out of memory; n == 0 gives a valid pointer. */
-void *cf_arena_alloc(cf_arena *a, size_t n);
-void cf_arena_dispose(cf_arena *a);
+void *cf_cli_arena_alloc(cf_cli_arena *a, size_t n);
+void cf_cli_arena_dispose(cf_cli_arena *a);
 
 /* ---- DOM --------------------------------------------------------------------------- */
 
@@ -58,7 +60,7 @@ struct cf_json_member {
 };
 
 typedef struct cf_json_doc {
-    cf_arena arena;
+    cf_cli_arena arena;
     cf_json root;
 } cf_json_doc;
 
@@ -70,7 +72,7 @@ typedef struct cf_json_doc {
  * doc must be disposed in both cases. */
 int cf_json_parse(cf_json_doc *doc, const char *text, size_t len, char *msg, size_t msg_cap);
 /* Same, allocating the DOM from a caller's arena (it must outlive *out). */
-int cf_json_parse_arena(cf_arena *a, cf_json *out, const char *text, size_t len, char *msg,
+int cf_json_parse_arena(cf_cli_arena *a, cf_json *out, const char *text, size_t len, char *msg,
                         size_t msg_cap);
 /* Parse a whole file. */
 int cf_json_parse_file(cf_json_doc *doc, const char *path, char *msg, size_t msg_cap);

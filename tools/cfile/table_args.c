@@ -9,10 +9,10 @@
 #include <string.h>
 #include <strings.h>
 
-static char *arena_strdup(cf_arena *a, const char *s)
+static char *arena_strdup(cf_cli_arena *a, const char *s)
 {
     size_t n = strlen(s);
-    char *d = cf_arena_alloc(a, n + 1);
+    char *d = cf_cli_arena_alloc(a, n + 1);
     if (d != NULL)
         memcpy(d, s, n + 1);
     return d;
@@ -20,12 +20,12 @@ static char *arena_strdup(cf_arena *a, const char *s)
 
 /* Room for one more element in an arena-backed array (*cap doubles; the old
  * array stays in the arena, which bounds the waste to the final size). */
-static void *arena_grow(cf_arena *a, void *arr, size_t n, size_t *cap, size_t elem)
+static void *arena_grow(cf_cli_arena *a, void *arr, size_t n, size_t *cap, size_t elem)
 {
     if (n < *cap)
         return arr;
     size_t nc = *cap ? *cap * 2 : 16;
-    void *d = cf_arena_alloc(a, nc * elem);
+    void *d = cf_cli_arena_alloc(a, nc * elem);
     if (d == NULL)
         return NULL;
     if (n)
@@ -40,7 +40,8 @@ static void *arena_grow(cf_arena *a, void *arr, size_t n, size_t *cap, size_t el
  * The text forms are the CLI's (values.h cf_cli_value_parse_text); a BINARY or
  * FLOAT/DOUBLE value may also be given in its JSON value form ({"hex": ...},
  * "NaN"), as `seek --value` takes it. */
-int cf_cli_scalar_parse(cf_type t, const char *text, void *slot, cf_arena *a, char *msg, size_t cap)
+int cf_cli_scalar_parse(cf_type t, const char *text, void *slot, cf_cli_arena *a, char *msg,
+                        size_t cap)
 {
     if (cf_cli_value_parse_text(text, strlen(text), t, slot, a, msg, cap) == 0)
         return 0;
@@ -123,11 +124,11 @@ char *cf_cli_unquote(char *v)
 /* ---- KEY ----------------------------------------------------------------------------------- */
 
 int cf_cli_key_parse(cf_cli *c, const cf_schema *s, const char *text, const void ***key,
-                     cf_arena *a)
+                     cf_cli_arena *a)
 {
     size_t nk = cf_schema_key_count(s);
-    const void **ptrs = cf_arena_alloc(a, nk * sizeof(*ptrs));
-    uint8_t(*slots)[16] = cf_arena_alloc(a, nk * sizeof(*slots));
+    const void **ptrs = cf_cli_arena_alloc(a, nk * sizeof(*ptrs));
+    uint8_t(*slots)[16] = cf_cli_arena_alloc(a, nk * sizeof(*slots));
     char *rest = arena_strdup(a, text);
     if (ptrs == NULL || slots == NULL || rest == NULL)
         return cf_cli_fail(c, "out of memory");
@@ -162,7 +163,7 @@ int cf_cli_key_parse(cf_cli *c, const cf_schema *s, const char *text, const void
 /* ---- --where ------------------------------------------------------------------------------- */
 
 int cf_cli_where_parse(cf_cli *c, const cf_schema *s, const char *where, cf_pred **out, size_t *n,
-                       cf_arena *a)
+                       cf_cli_arena *a)
 {
     *out = NULL;
     *n = 0;
@@ -251,7 +252,7 @@ int cf_cli_where_parse(cf_cli *c, const cf_schema *s, const char *where, cf_pred
             if (cd->is_array)
                 return cf_cli_usage(c, "--where: array column '%s' takes only IS [NOT] NULL",
                                     cd->name);
-            void *slot = cf_arena_alloc(a, 16);
+            void *slot = cf_cli_arena_alloc(a, 16);
             if (slot == NULL)
                 return cf_cli_fail(c, "out of memory");
             char msg[200];
@@ -272,12 +273,12 @@ int cf_cli_where_parse(cf_cli *c, const cf_schema *s, const char *where, cf_pred
 
 /* An array value "[e, ...]": the elements in the JSON value forms `table scan
  * --json` prints, NULL (any case) or null for a NULL element. */
-static int parse_array(const cf_column *cd, const char *text, cf_array_cell **out, cf_arena *a,
+static int parse_array(const cf_column *cd, const char *text, cf_array_cell **out, cf_cli_arena *a,
                        char *msg, size_t cap)
 {
     /* Bare NULL words become JSON null; quoted text is left alone. */
     size_t n = strlen(text);
-    char *j = cf_arena_alloc(a, n + 1);
+    char *j = cf_cli_arena_alloc(a, n + 1);
     if (j == NULL)
         return snprintf(msg, cap, "out of memory"), -1;
     memcpy(j, text, n + 1);
@@ -303,9 +304,9 @@ static int parse_array(const cf_column *cd, const char *text, cf_array_cell **ou
     if (v.kind != CF_JSON_ARRAY)
         return snprintf(msg, cap, "an array column takes [element, ...]"), -1;
     size_t w = cf_type_size(cd->type);
-    cf_array_cell *cell = cf_arena_alloc(a, sizeof(*cell));
-    uint8_t *vals = cf_arena_alloc(a, v.n * w + 1);
-    uint8_t *nn = cf_arena_alloc(a, v.n / 8 + 1);
+    cf_array_cell *cell = cf_cli_arena_alloc(a, sizeof(*cell));
+    uint8_t *vals = cf_cli_arena_alloc(a, v.n * w + 1);
+    uint8_t *nn = cf_cli_arena_alloc(a, v.n / 8 + 1);
     if (cell == NULL || vals == NULL || nn == NULL)
         return snprintf(msg, cap, "out of memory"), -1;
     memset(nn, 0, v.n / 8 + 1);
@@ -323,7 +324,7 @@ static int parse_array(const cf_column *cd, const char *text, cf_array_cell **ou
 }
 
 int cf_cli_assign_parse(cf_cli *c, const cf_schema *s, const char *opt, const char *text,
-                        cf_column_change **out, size_t *n, cf_arena *a)
+                        cf_column_change **out, size_t *n, cf_cli_arena *a)
 {
     char *rest = arena_strdup(a, text);
     if (rest == NULL)
@@ -359,7 +360,7 @@ int cf_cli_assign_parse(cf_cli *c, const cf_schema *s, const char *opt, const ch
                 return cf_cli_usage(c, "%s: column '%s': %s", opt, cd->name, msg);
             ch[nch].value = cell;
         } else {
-            void *slot = cf_arena_alloc(a, 16);
+            void *slot = cf_cli_arena_alloc(a, 16);
             if (slot == NULL)
                 return cf_cli_fail(c, "out of memory");
             v = cf_cli_unquote(v);

@@ -22,7 +22,7 @@
 
 /* One scalar of type t from text into slot (its memory form, at most 16 bytes;
  * binary bytes go to the arena). Returns 0, or -1 with a message. */
-int cf_cli_scalar_parse(cf_type t, const char *text, void *slot, cf_arena *a, char *msg,
+int cf_cli_scalar_parse(cf_type t, const char *text, void *slot, cf_cli_arena *a, char *msg,
                         size_t cap);
 
 /* The next comma-separated piece of *p (NUL-terminated in place), or NULL at
@@ -37,17 +37,17 @@ char *cf_cli_unquote(char *v);
  * comma; the last one may also hold commas unquoted. *key gets one pointer per
  * key column (cf_table_get/update/delete's form). */
 int cf_cli_key_parse(cf_cli *c, const cf_schema *s, const char *text, const void ***key,
-                     cf_arena *a);
+                     cf_cli_arena *a);
 
 /* "COL OP VALUE [AND COL OP VALUE ...]", OP one of = != <> < <= > >= or
  * IS [NOT] NULL; NULL where gives no predicates. */
 int cf_cli_where_parse(cf_cli *c, const cf_schema *s, const char *where, cf_pred **preds, size_t *n,
-                       cf_arena *a);
+                       cf_cli_arena *a);
 
 /* "col=value[,col=value...]" for option `opt` (--row, --set): NULL (any case)
  * is SQL NULL, arrays as [e, ...]. Columns may repeat (callers decide). */
 int cf_cli_assign_parse(cf_cli *c, const cf_schema *s, const char *opt, const char *text,
-                        cf_column_change **ch, size_t *n, cf_arena *a);
+                        cf_column_change **ch, size_t *n, cf_cli_arena *a);
 
 /* --columns: names of s's columns joined with commas (spaces around each name
  * ignored) into *cols (malloc'd, the caller frees it even on failure) and *n;

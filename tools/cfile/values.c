@@ -202,12 +202,12 @@ static int parse_floating(const cf_json *v, cf_type t, void *slot, char *msg, si
 
 /* ---- bytes --------------------------------------------------------------------------- */
 
-static int decode_hex(const char *s, size_t len, cf_arena *arena, cf_slice *out, char *msg,
+static int decode_hex(const char *s, size_t len, cf_cli_arena *arena, cf_slice *out, char *msg,
                       size_t cap)
 {
     if (len % 2 != 0)
         return fail(msg, cap, "hex string of odd length %zu", len);
-    uint8_t *d = cf_arena_alloc(arena, len / 2);
+    uint8_t *d = cf_cli_arena_alloc(arena, len / 2);
     if (d == NULL)
         return fail(msg, cap, "out of memory");
     if (cf_cli_hex_decode(d, s, len) != 0)
@@ -217,11 +217,11 @@ static int decode_hex(const char *s, size_t len, cf_arena *arena, cf_slice *out,
     return 0;
 }
 
-static int parse_bytes(const cf_json *v, cf_type t, cf_slice *out, cf_arena *arena, char *msg,
+static int parse_bytes(const cf_json *v, cf_type t, cf_slice *out, cf_cli_arena *arena, char *msg,
                        size_t cap);
 
 /* {"repeat": unit, "count": n}: n copies of unit (unit in the type's own form). */
-static int parse_repeat(const cf_json *v, cf_type t, cf_slice *out, cf_arena *arena, char *msg,
+static int parse_repeat(const cf_json *v, cf_type t, cf_slice *out, cf_cli_arena *arena, char *msg,
                         size_t cap)
 {
     const cf_json *unit = cf_json_get(v, "repeat");
@@ -239,7 +239,7 @@ static int parse_repeat(const cf_json *v, cf_type t, cf_slice *out, cf_arena *ar
         (u.len != 0 && n > (cf_cli_u128)((SIZE_MAX / 2) / u.len)))
         return fail(msg, cap, "%s: repeat count too large", cf_type_name(t));
     size_t total = u.len * (size_t)n;
-    uint8_t *d = cf_arena_alloc(arena, total);
+    uint8_t *d = cf_cli_arena_alloc(arena, total);
     if (d == NULL)
         return fail(msg, cap, "out of memory");
     for (size_t i = 0; i < (size_t)n; i++)
@@ -249,7 +249,7 @@ static int parse_repeat(const cf_json *v, cf_type t, cf_slice *out, cf_arena *ar
     return 0;
 }
 
-static int parse_bytes(const cf_json *v, cf_type t, cf_slice *out, cf_arena *arena, char *msg,
+static int parse_bytes(const cf_json *v, cf_type t, cf_slice *out, cf_cli_arena *arena, char *msg,
                        size_t cap)
 {
     if (v->kind == CF_JSON_STRING) {
@@ -273,7 +273,7 @@ static int parse_bytes(const cf_json *v, cf_type t, cf_slice *out, cf_arena *are
 
 /* ---- one value ----------------------------------------------------------------------- */
 
-int cf_cli_value_parse(const cf_json *v, cf_type t, void *slot, bool *is_null, cf_arena *arena,
+int cf_cli_value_parse(const cf_json *v, cf_type t, void *slot, bool *is_null, cf_cli_arena *arena,
                        char *msg, size_t msg_cap)
 {
     size_t width = cf_type_size(t);
@@ -316,14 +316,14 @@ int cf_cli_value_parse(const cf_json *v, cf_type t, void *slot, bool *is_null, c
     }
 }
 
-int cf_cli_value_parse_text(const char *text, size_t len, cf_type t, void *slot, cf_arena *arena,
-                            char *msg, size_t msg_cap)
+int cf_cli_value_parse_text(const char *text, size_t len, cf_type t, void *slot,
+                            cf_cli_arena *arena, char *msg, size_t msg_cap)
 {
     bool is_null;
     if (text[len] != '\0' || cf_type_is_binary(t)) {
         /* The parser reads NUL-terminated text, and a STRING keeps pointing at it:
          * a copy in the arena. */
-        char *copy = cf_arena_alloc(arena, len + 1);
+        char *copy = cf_cli_arena_alloc(arena, len + 1);
         if (copy == NULL)
             return fail(msg, msg_cap, "out of memory");
         memcpy(copy, text, len);
@@ -334,7 +334,7 @@ int cf_cli_value_parse_text(const char *text, size_t len, cf_type t, void *slot,
     return cf_cli_value_parse(&raw, t, slot, &is_null, arena, msg, msg_cap);
 }
 
-int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_arena *arena, char *msg,
+int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_cli_arena *arena, char *msg,
                            size_t msg_cap)
 {
     cf_json_doc doc;
@@ -352,7 +352,7 @@ int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_arena *ar
             if (rc == 0 && cf_type_is_binary(t)) {
                 cf_slice s;
                 memcpy(&s, slot, sizeof(s));
-                uint8_t *copy = cf_arena_alloc(arena, s.len);
+                uint8_t *copy = cf_cli_arena_alloc(arena, s.len);
                 if (copy == NULL) {
                     rc = fail(msg, msg_cap, "out of memory");
                 } else {

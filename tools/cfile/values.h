@@ -27,7 +27,7 @@ __extension__ typedef unsigned __int128 cf_cli_u128;
  * JSON null sets *is_null (slot zeroed). Binary bytes either point into the JSON
  * document (which must outlive the use) or are allocated from `arena`.
  * Returns 0, or -1 with a message in msg. */
-int cf_cli_value_parse(const cf_json *v, cf_type t, void *slot, bool *is_null, cf_arena *arena,
+int cf_cli_value_parse(const cf_json *v, cf_type t, void *slot, bool *is_null, cf_cli_arena *arena,
                        char *msg, size_t msg_cap);
 
 /* Parse the text form of one value of scalar type t (len bytes at text; what a
@@ -38,13 +38,13 @@ int cf_cli_value_parse(const cf_json *v, cf_type t, void *slot, bool *is_null, c
  * that fits, NaN, Infinity, -Infinity or their bits 0x<hex>. The same rules as
  * cf_cli_value_parse for a JSON string, which is what it is. Returns 0, or -1
  * with a message naming the type and the text. */
-int cf_cli_value_parse_text(const char *text, size_t len, cf_type t, void *slot, cf_arena *arena,
-                            char *msg, size_t msg_cap);
+int cf_cli_value_parse_text(const char *text, size_t len, cf_type t, void *slot,
+                            cf_cli_arena *arena, char *msg, size_t msg_cap);
 
 /* Parse a command-line value (seek --value): the text is read as JSON when it is a
  * value form of the type, otherwise as the raw text (for STRING/VARCHAR: its bytes;
  * for BINARY: hex). Also yields the target as JSON for echoing. */
-int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_arena *arena, char *msg,
+int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_cli_arena *arena, char *msg,
                            size_t msg_cap);
 
 /* ---- a column of values (column.c) --------------------------------------------------------------
@@ -63,10 +63,10 @@ typedef struct cf_cli_column {
     uint8_t *elem_nonnull; /* arrays: bit per element */
     size_t elem_nulls;
     uint32_t *elem_counts; /* arrays: per cell */
-    cf_arena *arena;       /* binary bytes that are not in the JSON document */
+    cf_cli_arena *arena;   /* binary bytes that are not in the JSON document */
 } cf_cli_column;
 
-void cf_cli_column_init(cf_cli_column *c, cf_type t, bool is_array, cf_arena *arena);
+void cf_cli_column_init(cf_cli_column *c, cf_type t, bool is_array, cf_cli_arena *arena);
 void cf_cli_column_dispose(cf_cli_column *c);
 /* Add one row in its value form (for arrays: a JSON array or null). */
 int cf_cli_column_add(cf_cli_column *c, const cf_json *v, char *msg, size_t msg_cap);
