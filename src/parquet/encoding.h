@@ -35,6 +35,7 @@
 #include <cfile/status.h>
 #include <cfile/types.h>
 
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/rle.h"
 
@@ -175,15 +176,6 @@ cf_status cf_pq_dbp_encode(cf_buf *out, unsigned bits, const void *vals, size_t 
 
 /* ---- the value decoder (values.c) ------------------------------------------------------ */
 
-/* Bump allocator of chunks: values placed in it stay where they are until
- * clear (no realloc moves them). */
-typedef struct cf_pq_arena_chunk cf_pq_arena_chunk;
-typedef struct cf_pq_arena {
-    cf_pq_arena_chunk *head; /* newest chunk first */
-    size_t used;             /* bytes handed out since the last clear */
-    size_t cap;              /* refuse to hand out more than this */
-} cf_pq_arena;
-
 /* Default cap of a decoder's arena: the bytes one get may rebuild. */
 #define CF_PQ_ARENA_CAP ((size_t)256 << 20)
 
@@ -202,7 +194,7 @@ typedef struct cf_pq_decoder {
     const uint8_t *data; /* DLBA/DBA: next byte of the concatenated data */
     cf_slice prev;       /* DBA: the previous value */
     cf_buf prevbuf;      /* DBA: prev's bytes when they are not in the page */
-    cf_pq_arena arena;   /* DBA: rebuilt values of the last get */
+    cf_arena arena;      /* DBA: rebuilt values of the last get (limit CF_PQ_ARENA_CAP) */
 } cf_pq_decoder;
 
 /* Start decoding num_values values of `type` (type_length for FLBA) stored

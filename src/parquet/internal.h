@@ -33,8 +33,8 @@ struct cf_parquet {
     bool own_io;
     uint64_t file_size;
     uint32_t footer_len;
-    uint8_t *footer;              /* the FileMetaData bytes (owned) */
-    cf_thrift_arena_chunk *arena; /* the decoded metadata's lists */
+    uint8_t *footer; /* the FileMetaData bytes (owned) */
+    cf_arena arena;  /* the decoded metadata's lists */
     cf_parquet_file_meta meta;
     cf_pq_schema schema;
     int64_t num_rows; /* sum of the row groups' */

@@ -11,7 +11,7 @@
 
 struct cf_parquet_page_index {
     uint8_t *bytes[2];
-    cf_thrift_arena_chunk *arena[2];
+    cf_arena arena[2];
     bool has_offsets, has_columns;
     cf_parquet_offset_index offsets;
     cf_parquet_column_index columns;
@@ -23,7 +23,7 @@ void cf_parquet_page_index_free(cf_parquet_page_index *pi)
         return;
     for (int i = 0; i < 2; i++) {
         cf_free(pi->bytes[i]);
-        cf_thrift_arena_free(pi->arena[i]);
+        cf_arena_dispose(&pi->arena[i]);
     }
     cf_free(pi);
 }

@@ -218,7 +218,7 @@ void cf_parquet_free(cf_parquet *pq)
     if (!pq)
         return;
     cf_pq_schema_dispose(&pq->schema);
-    cf_thrift_arena_free(pq->arena);
+    cf_arena_dispose(&pq->arena);
     cf_free(pq->footer);
     if (pq->own_io)
         cf_io_free(pq->io);

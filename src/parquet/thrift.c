@@ -15,15 +15,7 @@
 #include "util/endian.h"
 #include "util/error.h"
 
-/* ---- arena ----------------------------------------------------------------------- */
-
-struct cf_thrift_arena_chunk {
-    cf_thrift_arena_chunk *next;
-    size_t used, cap;
-    max_align_t data[]; /* cap bytes */
-};
-
-#define ARENA_CHUNK 16384
+/* ---- allocation: the reader's cf_arena, within what the input justifies ---- */
 
 size_t cf_thrift_alloc_bound(size_t len)
 {
@@ -33,15 +25,6 @@ size_t cf_thrift_alloc_bound(size_t len)
     if (!cf_mul_ok(len, 256, &b) || !cf_add_ok(b, (size_t)1 << 20, &b))
         return SIZE_MAX;
     return b;
-}
-
-void cf_thrift_arena_free(cf_thrift_arena_chunk *a)
-{
-    while (a) {
-        cf_thrift_arena_chunk *n = a->next;
-        cf_free(a);
-        a = n;
-    }
 }
 
 cf_status cf_thrift_alloc(cf_thrift_reader *r, void **out, size_t count, size_t size)
@@ -61,19 +44,9 @@ cf_status cf_thrift_alloc(cf_thrift_reader *r, void **out, size_t count, size_t 
     if (n > r->alloc_limit - r->alloc_used)
         return cf_thrift_fail(r, "decoding needs more memory than %zu input bytes can justify",
                               (size_t)(r->end - r->base));
-    cf_thrift_arena_chunk *c = r->arena;
-    if (!c || c->cap - c->used < n) {
-        size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-        c = cf_malloc(sizeof(*c) + cap);
-        if (!c)
-            CF_FAIL(r->err, CF_ENOMEM, "%s: out of memory (%zu bytes)", r->what, cap);
-        c->used = 0;
-        c->cap = cap;
-        c->next = r->arena;
-        r->arena = c;
-    }
-    void *p = (uint8_t *)c->data + c->used;
-    c->used += n;
+    void *p = cf_arena_alloc_aligned(&r->arena, n, align);
+    if (!p)
+        CF_FAIL(r->err, CF_ENOMEM, "%s: out of memory (%zu bytes)", r->what, n);
     r->alloc_used += n;
     memset(p, 0, n);
     *out = p;
@@ -97,14 +70,13 @@ void cf_thrift_reader_init(cf_thrift_reader *r, const uint8_t *data, size_t len,
 
 void cf_thrift_reader_dispose(cf_thrift_reader *r)
 {
-    cf_thrift_arena_free(r->arena);
-    r->arena = NULL;
+    cf_arena_dispose(&r->arena);
 }
 
-cf_thrift_arena_chunk *cf_thrift_reader_take_arena(cf_thrift_reader *r)
+cf_arena cf_thrift_reader_take_arena(cf_thrift_reader *r)
 {
-    cf_thrift_arena_chunk *a = r->arena;
-    r->arena = NULL;
+    cf_arena a = r->arena;
+    cf_arena_init(&r->arena, 0);
     return a;
 }
 

@@ -32,6 +32,7 @@
 #include <cfile/status.h>
 #include <cfile/types.h>
 
+#include "util/arena.h"
 #include "util/buf.h"
 
 /* Compact-protocol type codes (the low nibble of a field header). */
@@ -58,8 +59,6 @@ enum {
 
 /* ---- reader ---------------------------------------------------------------------- */
 
-typedef struct cf_thrift_arena_chunk cf_thrift_arena_chunk;
-
 typedef struct cf_thrift_reader {
     const uint8_t *base; /* first byte (for offsets in messages) */
     const uint8_t *p;    /* next byte */
@@ -70,7 +69,7 @@ typedef struct cf_thrift_reader {
     int16_t last_fid[CF_THRIFT_MAX_DEPTH + 1]; /* previous field id, per open struct */
     uint8_t bool_field;                        /* the bool of the last bool field header */
     /* Allocation accounting: the arena gives out at most `alloc_limit` bytes. */
-    cf_thrift_arena_chunk *arena;
+    cf_arena arena; /* no limit of its own: alloc_limit is checked first */
     size_t alloc_used, alloc_limit;
     cf_error *err;
 } cf_thrift_reader;
@@ -83,9 +82,8 @@ void cf_thrift_reader_init(cf_thrift_reader *r, const uint8_t *data, size_t len,
 /* Frees the arena unless it was taken with cf_thrift_reader_take_arena. */
 void cf_thrift_reader_dispose(cf_thrift_reader *r);
 /* Hand the arena (everything allocated so far) to the caller, who frees it with
- * cf_thrift_arena_free. */
-cf_thrift_arena_chunk *cf_thrift_reader_take_arena(cf_thrift_reader *r);
-void cf_thrift_arena_free(cf_thrift_arena_chunk *a);
+ * cf_arena_dispose. */
+cf_arena cf_thrift_reader_take_arena(cf_thrift_reader *r);
 /* The default allocation limit for `len` input bytes. Each list element costs at
  * least one input byte, so decoded structs of a few hundred bytes per element
  * fit under this with room to spare. */

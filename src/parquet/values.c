@@ -95,62 +95,6 @@ static const char *ename(unsigned e)
     return s ? s : "unknown encoding";
 }
 
-/* ---- arena -------------------------------------------------------------------------------- */
-
-struct cf_pq_arena_chunk {
-    cf_pq_arena_chunk *next;
-    size_t cap, used;
-    uint8_t data[];
-};
-
-static void arena_clear(cf_pq_arena *a)
-{
-    if (a->head) {
-        cf_pq_arena_chunk *c = a->head->next;
-        while (c) {
-            cf_pq_arena_chunk *nx = c->next;
-            cf_free(c);
-            c = nx;
-        }
-        a->head->next = NULL;
-        a->head->used = 0;
-    }
-    a->used = 0;
-}
-
-static void arena_dispose(cf_pq_arena *a)
-{
-    arena_clear(a);
-    cf_free(a->head);
-    a->head = NULL;
-}
-
-static cf_status arena_alloc(cf_pq_arena *a, size_t n, uint8_t **out, cf_error *err)
-{
-    CF_CHECK(n <= a->cap - a->used, err, CF_ENOTSUP,
-             "DELTA_BYTE_ARRAY: values rebuilt in one call exceed %zu bytes; decode fewer at once",
-             a->cap);
-    cf_pq_arena_chunk *h = a->head;
-    if (h == NULL || h->cap - h->used < n) {
-        size_t cap = (size_t)64 << 10;
-        if (h && h->cap <= a->cap / 2)
-            cap = h->cap * 2 > cap ? h->cap * 2 : cap;
-        if (cap < n)
-            cap = n;
-        cf_pq_arena_chunk *c = cf_malloc(sizeof *c + cap);
-        CF_CHECK(c != NULL, err, CF_ENOMEM, "DELTA_BYTE_ARRAY: cannot allocate %zu arena bytes",
-                 cap);
-        c->cap = cap;
-        c->used = 0;
-        c->next = h;
-        a->head = h = c;
-    }
-    *out = h->data + h->used;
-    h->used += n;
-    a->used += n;
-    return CF_OK;
-}
-
 /* ---- init ----------------------------------------------------------------------------------- */
 
 static cf_status unsupported(unsigned encoding, unsigned type, cf_error *err)
@@ -193,7 +137,7 @@ cf_status cf_pq_decoder_init(cf_pq_decoder *d, unsigned encoding, unsigned type,
 {
     memset(d, 0, sizeof *d);
     cf_buf_init(&d->prevbuf);
-    d->arena.cap = CF_PQ_ARENA_CAP;
+    cf_arena_init(&d->arena, CF_PQ_ARENA_CAP);
     d->encoding = encoding;
     d->type = type;
     d->start = d->p = data;
@@ -274,7 +218,7 @@ cf_status cf_pq_decoder_init(cf_pq_decoder *d, unsigned encoding, unsigned type,
 void cf_pq_decoder_dispose(cf_pq_decoder *d)
 {
     cf_buf_dispose(&d->prevbuf);
-    arena_dispose(&d->arena);
+    cf_arena_dispose(&d->arena);
 }
 
 /* ---- get ------------------------------------------------------------------------------------ */
@@ -355,7 +299,7 @@ static cf_status get_dba(cf_pq_decoder *d, uint8_t *out, size_t n, cf_error *err
 {
     const bool flba = d->type == CF_PQT_FIXED_LEN_BYTE_ARRAY;
     const size_t index0 = d->pre.done;
-    arena_clear(&d->arena);
+    cf_arena_reset(&d->arena);
     int32_t pre[LEN_CHUNK];
     cf_slice suf[LEN_CHUNK];
     for (size_t i = 0; i < n;) {
@@ -383,8 +327,15 @@ static cf_status get_dba(cf_pq_decoder *d, uint8_t *out, size_t n, cf_error *err
             } else if (pl == 0) {
                 v = suf[j]; /* zero copy */
             } else {
-                uint8_t *dst;
-                CF_TRY(arena_alloc(&d->arena, vl, &dst, err));
+                uint8_t *dst = cf_arena_alloc(&d->arena, vl);
+                if (dst == NULL) {
+                    CF_CHECK(vl <= cf_arena_left(&d->arena), err, CF_ENOTSUP,
+                             "DELTA_BYTE_ARRAY: values rebuilt in one call exceed %zu bytes; "
+                             "decode fewer at once",
+                             d->arena.limit);
+                    CF_FAIL(err, CF_ENOMEM, "DELTA_BYTE_ARRAY: cannot allocate %zu arena bytes",
+                            vl);
+                }
                 memcpy(dst, d->prev.data, pl);
                 memcpy(dst + pl, suf[j].data, suf[j].len);
                 v.data = dst;

@@ -475,10 +475,11 @@ static void test_thrift__allocation_bounded(void **state)
     cf_alloc_fail_after(0);
     /* Taking the arena hands it over. */
     CF_ASSERT_OK(cf_thrift_alloc(&r, &p, 1, 8), &err);
-    cf_thrift_arena_chunk *a = cf_thrift_reader_take_arena(&r);
-    assert_non_null(a);
+    cf_arena a = cf_thrift_reader_take_arena(&r);
+    assert_non_null(a.head);
+    assert_null(r.arena.head);
     cf_thrift_reader_dispose(&r);
-    cf_thrift_arena_free(a);
+    cf_arena_dispose(&a);
 }
 
 static void test_thrift__bool_elements(void **state)
