@@ -30,6 +30,7 @@
 #include "encodings.h"
 #include "prefix_fence.h"
 #include "util/alloc.h"
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/endian.h"
 #include "util/error.h"
@@ -279,18 +280,6 @@ const cf_encoder_ops cf_enc_prefix_ops = {
 
 /* ---- decoder ---------------------------------------------------------------------- */
 
-typedef struct arena_chunk {
-    uint8_t *p;
-    size_t cap;
-} arena_chunk;
-
-/* Bump allocation from reusable chunks; chunks never move, so slices into them
- * survive later allocations. A reset starts over in the first chunk. */
-typedef struct arena {
-    arena_chunk *chunks;
-    size_t nchunks, chunks_cap, cur_chunk, chunk_used;
-} arena;
-
 /* Decoding state of one restart run: how many of its values are decoded and
  * where its next entry starts (offset from the block start). */
 typedef struct run_state {
@@ -316,7 +305,7 @@ typedef struct prefix_dec {
     /* Rebuilt values: ra for the random-access path and value seeks' answers
      * (valid until the next load), sa for the stream (until the next load, or
      * with base.batch_scoped until the next call: it then stays a batch's size). */
-    arena ra, sa;
+    cf_arena ra, sa; /* reset by every load, keeping their chunks */
     size_t materialized, materialize_cap;
     /* The stream (see the top of the file). s_idx only grows during a load
      * (SIZE_MAX once it failed), so it decodes each value at most once. */
@@ -340,12 +329,8 @@ static void prefix_dec_free(cf_decoder *d_)
     prefix_dec *d = (prefix_dec *)d_;
     if (d == NULL)
         return;
-    arena *as[2] = {&d->ra, &d->sa};
-    for (int k = 0; k < 2; k++) {
-        for (size_t i = 0; i < as[k]->nchunks; i++)
-            cf_free(as[k]->chunks[i].p);
-        cf_free(as[k]->chunks);
-    }
+    cf_arena_dispose(&d->ra);
+    cf_arena_dispose(&d->sa);
     cf_free(d->vals);
     cf_free(d->runs);
     cf_free(d->fence_own);
@@ -362,21 +347,6 @@ static cf_status prefix_dec_create(cf_decoder **out, const cf_dec_params *p, cf_
     d->base.ops = &cf_dec_prefix_ops;
     *out = &d->base;
     return CF_OK;
-}
-
-static uint8_t *arena_alloc_slow(arena *d, size_t n);
-
-static inline uint8_t *arena_alloc(arena *d, size_t n)
-{
-    if (d->cur_chunk < d->nchunks) {
-        arena_chunk *c = &d->chunks[d->cur_chunk];
-        if (c->cap - d->chunk_used >= n) {
-            uint8_t *p = c->p + d->chunk_used;
-            d->chunk_used += n;
-            return p;
-        }
-    }
-    return arena_alloc_slow(d, n);
 }
 
 /* Copy n bytes between non-overlapping buffers without a library call for the
@@ -401,41 +371,6 @@ static inline void copy_short(uint8_t *dst, const uint8_t *src, size_t n)
         dst[n / 2] = src[n / 2];
         dst[n - 1] = src[n - 1];
     }
-}
-
-static uint8_t *arena_alloc_slow(arena *d, size_t n)
-{
-    while (d->cur_chunk < d->nchunks) {
-        arena_chunk *c = &d->chunks[d->cur_chunk];
-        if (c->cap - d->chunk_used >= n) {
-            uint8_t *p = c->p + d->chunk_used;
-            d->chunk_used += n;
-            return p;
-        }
-        d->cur_chunk++;
-        d->chunk_used = 0;
-    }
-    if (d->nchunks == d->chunks_cap) {
-        size_t cap = d->chunks_cap ? d->chunks_cap * 2 : 8;
-        arena_chunk *c = cf_realloc(d->chunks, cap * sizeof *c);
-        if (c == NULL)
-            return NULL;
-        d->chunks = c;
-        d->chunks_cap = cap;
-    }
-    size_t cap = d->nchunks ? d->chunks[d->nchunks - 1].cap * 2 : (size_t)64 << 10;
-    if (cap > ((size_t)16 << 20))
-        cap = (size_t)16 << 20;
-    if (cap < n)
-        cap = n;
-    uint8_t *p = cf_malloc(cap ? cap : 1);
-    if (p == NULL)
-        return NULL;
-    d->chunks[d->nchunks].p = p;
-    d->chunks[d->nchunks].cap = cap;
-    d->cur_chunk = d->nchunks++;
-    d->chunk_used = n;
-    return p;
 }
 
 static inline size_t restart_off(const prefix_dec *d, uint32_t k)
@@ -519,8 +454,8 @@ static cf_status prefix_load(cf_decoder *d_, const uint8_t *data, size_t len, cf
         memset(d->runs, 0, d->runs_cap * sizeof *d->runs);
         d->gen = 1;
     }
-    d->ra.cur_chunk = d->ra.chunk_used = 0;
-    d->sa.cur_chunk = d->sa.chunk_used = 0;
+    cf_arena_reset(&d->ra);
+    cf_arena_reset(&d->sa);
     d->materialized = 0;
     /* s_end == s_off: the "previous run ends here" check at value 0 holds */
     d->s_idx = 0;
@@ -629,7 +564,7 @@ static cf_status decode_run_to(prefix_dec *d, uint32_t k, size_t idx, cf_error *
             size_t n = (size_t)shared + non_shared;
             CF_CHECK(n <= d->materialize_cap - d->materialized, err, CF_ENOTSUP,
                      "prefix block: values expand beyond %zu bytes", d->materialize_cap);
-            uint8_t *dst = arena_alloc(&d->ra, 16); /* 16 so that it can be loaded whole */
+            uint8_t *dst = cf_arena_alloc(&d->ra, 16); /* 16 so that it can be loaded whole */
             CF_CHECK(dst != NULL, err, CF_ENOMEM, "prefix block: out of memory");
             d->materialized += n;
             __m128i keep = _mm_cmpgt_epi8(_mm_set1_epi8((char)shared), iota);
@@ -647,7 +582,7 @@ static cf_status decode_run_to(prefix_dec *d, uint32_t k, size_t idx, cf_error *
             size_t n = (size_t)shared + non_shared;
             CF_CHECK(n <= d->materialize_cap - d->materialized, err, CF_ENOTSUP,
                      "prefix block: values expand beyond %zu bytes", d->materialize_cap);
-            uint8_t *dst = arena_alloc(&d->ra, n < 16 ? 16 : n); /* see readable16 */
+            uint8_t *dst = cf_arena_alloc(&d->ra, n < 16 ? 16 : n); /* see readable16 */
             CF_CHECK(dst != NULL, err, CF_ENOMEM, "prefix block: out of memory");
             d->materialized += n;
             copy_short(dst, prevv.data, shared);
@@ -733,7 +668,7 @@ static cf_status seat_after_seek(prefix_dec *d, size_t idx, const uint8_t *key, 
         size_t n = shared + non_shared;
         CF_CHECK(n <= d->materialize_cap - d->s_materialized, err, CF_ENOTSUP,
                  "prefix block: values expand beyond %zu bytes", d->materialize_cap);
-        uint8_t *dst = arena_alloc(&d->ra, n < 16 ? 16 : n); /* see readable16 */
+        uint8_t *dst = cf_arena_alloc(&d->ra, n < 16 ? 16 : n); /* see readable16 */
         CF_CHECK(dst != NULL, err, CF_ENOMEM, "prefix block: out of memory");
         d->s_materialized += n;
         copy_short(dst, key, shared);
@@ -749,21 +684,17 @@ static cf_status seat_after_seek(prefix_dec *d, size_t idx, const uint8_t *key, 
     return CF_OK;
 }
 
-/* The stream's arena cursor a (in the current chunk, or NULL before any) has
- * fewer than `need` bytes left: record what the chunk used and return a
- * cursor with room in this or a new chunk (*end: that chunk's end), NULL when
- * memory is short (the chunk state is then consistent without the cursor). */
-static uint8_t *stream_arena_refill(prefix_dec *d, const uint8_t *a, size_t need, uint8_t **end)
+/* The stream's arena cursor a (a copy of d->sa.p, advanced by the caller)
+ * has fewer than `need` bytes left before its end: store it back and return
+ * a cursor with room for `need` (*end: its end), NULL when memory is short
+ * (d->sa.p is then the caller's cursor, consistent). */
+static uint8_t *stream_arena_refill(prefix_dec *d, uint8_t *a, size_t need, uint8_t **end)
 {
-    arena *sa = &d->sa;
-    if (a != NULL)
-        sa->chunk_used = (size_t)(a - sa->chunks[sa->cur_chunk].p);
-    uint8_t *q = arena_alloc_slow(sa, need);
-    if (q == NULL)
+    d->sa.p = a;
+    if (!cf_arena_reserve(&d->sa, need))
         return NULL;
-    sa->chunk_used -= need; /* the caller advances the cursor itself */
-    *end = sa->chunks[sa->cur_chunk].p + sa->chunks[sa->cur_chunk].cap;
-    return q;
+    *end = d->sa.end;
+    return d->sa.p;
 }
 
 #ifdef PREFIX_SSE2
@@ -792,12 +723,7 @@ static cf_status stream_next(prefix_dec *d, cf_slice *out, size_t n, cf_error *e
     size_t idx = d->s_idx, end = d->s_end, mat = d->s_materialized;
     const uint8_t *p = data + d->s_off, *lim = data + end;
     cf_slice prev = d->s_prev;
-    static uint8_t no_chunk[1];
-    uint8_t *a = no_chunk, *a_end = no_chunk;
-    if (d->sa.cur_chunk < d->sa.nchunks) {
-        a = d->sa.chunks[d->sa.cur_chunk].p + d->sa.chunk_used;
-        a_end = d->sa.chunks[d->sa.cur_chunk].p + d->sa.chunks[d->sa.cur_chunk].cap;
-    }
+    uint8_t *a = d->sa.p, *a_end = d->sa.end; /* NULL, NULL before its first chunk */
     cf_status st = CF_OK;
 #ifdef PREFIX_SSE2
     __m128i pr = _mm_setzero_si128();
@@ -827,8 +753,8 @@ static cf_status stream_next(prefix_dec *d, cf_slice *out, size_t n, cf_error *e
             size_t want = n - j;
             if ((size_t)(a_end - a) < 16 * want && (size_t)(a_end - a) < 16 * 64) {
                 size_t need = 16 * (want < 1024 ? want : 1024);
-                if ((a = stream_arena_refill(d, a == no_chunk ? NULL : a, need, &a_end)) == NULL) {
-                    a = no_chunk;
+                if ((a = stream_arena_refill(d, a, need, &a_end)) == NULL) {
+                    a = d->sa.p;
                     CF_FAIL_OUT(err, CF_ENOMEM, "prefix block: out of memory");
                 }
             }
@@ -937,8 +863,8 @@ static cf_status stream_next(prefix_dec *d, cf_slice *out, size_t n, cf_error *e
                     pr = _mm_loadu_si128((const __m128i *)(const void *)p);
             } else if (len <= 16 && p <= safe) {
                 if ((size_t)(a_end - a) < 16 &&
-                    (a = stream_arena_refill(d, a == no_chunk ? NULL : a, 16, &a_end)) == NULL) {
-                    a = no_chunk;
+                    (a = stream_arena_refill(d, a, 16, &a_end)) == NULL) {
+                    a = d->sa.p;
                     CF_FAIL_OUT(err, CF_ENOMEM, "prefix block: out of memory");
                 }
                 /* prefix from the register, suffix loaded from p - shared (inside
@@ -959,8 +885,8 @@ static cf_status stream_next(prefix_dec *d, cf_slice *out, size_t n, cf_error *e
                 mat += len;
                 size_t room = len < 16 ? 16 : len; /* 16 readable bytes: see readable16 */
                 if ((size_t)(a_end - a) < room &&
-                    (a = stream_arena_refill(d, a == no_chunk ? NULL : a, room, &a_end)) == NULL) {
-                    a = no_chunk;
+                    (a = stream_arena_refill(d, a, room, &a_end)) == NULL) {
+                    a = d->sa.p;
                     CF_FAIL_OUT(err, CF_ENOMEM, "prefix block: out of memory");
                 }
                 copy_short(a, prev.data, shared);
@@ -983,8 +909,7 @@ static cf_status stream_next(prefix_dec *d, cf_slice *out, size_t n, cf_error *e
 out:
     if (st != CF_OK)
         d->s_idx = SIZE_MAX; /* the random-access path takes over and meets the same damage */
-    if (a != no_chunk)
-        d->sa.chunk_used = (size_t)(a - d->sa.chunks[d->sa.cur_chunk].p);
+    d->sa.p = a;
     return st;
 }
 
@@ -993,18 +918,16 @@ out:
  * the prefix source of its next one, moves to the front if it lives there. */
 static cf_status stream_arena_restart(prefix_dec *d, cf_error *err)
 {
-    arena *sa = &d->sa;
+    cf_arena *sa = &d->sa;
     const uint8_t *v = d->s_prev.data;
     size_t len = d->s_prev.len;
-    bool in_sa = false;
-    for (size_t i = 0; i <= sa->cur_chunk && i < sa->nchunks && len > 0; i++)
-        if ((uintptr_t)v - (uintptr_t)sa->chunks[i].p < sa->chunks[i].cap)
-            in_sa = true;
-    sa->cur_chunk = 0;
-    sa->chunk_used = 0;
+    bool in_sa = len > 0 && cf_arena_owns(sa, v);
+    cf_arena_reset(sa);
     if (!in_sa)
         return CF_OK;
-    uint8_t *dst = arena_alloc(sa, len < 16 ? 16 : len); /* see readable16 */
+    /* v's chunk holds at least the room asked here (see readable16), so
+     * the walk to a chunk with room never frees it as too small */
+    uint8_t *dst = cf_arena_alloc(sa, len < 16 ? 16 : len); /* see readable16 */
     CF_CHECK(dst != NULL, err, CF_ENOMEM, "prefix block: out of memory");
     memmove(dst, v, len); /* both may lie in the first chunk */
     d->s_prev.data = dst;
@@ -1027,7 +950,7 @@ static cf_status prefix_next(cf_decoder *d_, void *dst, size_t n, size_t *got, c
     if (n > avail)
         n = avail;
     *got = 0;
-    if (d->base.batch_scoped && d->sa.nchunks > 0)
+    if (d->base.batch_scoped && d->sa.head != NULL)
         CF_TRY(stream_arena_restart(d, err));
     size_t i = 0;
     while (i < n) {
