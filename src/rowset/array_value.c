@@ -26,20 +26,20 @@ cf_status cf_rs_rcl_add_cell(cf_rcl_builder *b, uint32_t col_id, const cf_column
     return st;
 }
 
-cf_status cf_rs_cell_from_flat(cf_rs_arena *a, cf_type type, const void *vals, const uint8_t *enn,
+cf_status cf_rs_cell_from_flat(cf_arena *a, cf_type type, const void *vals, const uint8_t *enn,
                                size_t first, size_t n, cf_slice *out, cf_error *err)
 {
     size_t w = cf_type_size(type);
     uint8_t *bm = NULL;
     if (enn != NULL && n > 0) {
-        bm = cf_rs_arena_alloc(a, cf_bitmap_bytes(n));
+        bm = cf_arena_alloc_aligned(a, cf_bitmap_bytes(n), 16);
         CF_CHECK(bm != NULL, err, CF_ENOMEM, "out of memory");
         memset(bm, 0, cf_bitmap_bytes(n));
         cf_bitmap_copy(bm, 0, enn, first, n);
     }
     cf_array_cell cell = {type, n, n ? (const uint8_t *)vals + first * w : NULL, bm};
     size_t cap = cf_array_cell_encoded_max(&cell);
-    uint8_t *buf = cf_rs_arena_alloc(a, cap);
+    uint8_t *buf = cf_arena_alloc_aligned(a, cap, 16);
     CF_CHECK(buf != NULL, err, CF_ENOMEM, "out of memory");
     size_t len = 0;
     CF_TRY(cf_array_cell_encode(buf, cap, &len, &cell, err));

@@ -120,7 +120,7 @@ typedef struct compactor {
     outcol *oc;
     size_t orows; /* rows in the pending output batch */
     uint64_t out_ord;
-    cf_rs_arena arena;
+    cf_arena arena;
     cf_rcl_builder *b;
     cf_rowset_writer *w;
     cf_delta_writer *undo, *redo;
@@ -237,7 +237,7 @@ static cf_status emit_row(compactor *k, cf_error *err)
                     /* the elements point into change lists reused by the next row */
                     cf_slice *e = (cf_slice *)(void *)(o->vals.data + first * w);
                     for (uint32_t j = 0; j < n; j++) {
-                        uint8_t *p = cf_rs_arena_alloc(&k->arena, e[j].len ? e[j].len : 1);
+                        uint8_t *p = cf_arena_alloc_aligned(&k->arena, e[j].len ? e[j].len : 1, 16);
                         CF_CHECK(p != NULL, err, CF_ENOMEM, "compact: out of memory");
                         if (e[j].len)
                             memcpy(p, e[j].data, e[j].len);
@@ -256,7 +256,7 @@ static cf_status emit_row(compactor *k, cf_error *err)
         if (cf_type_is_binary(cd->type) && cl->nonnull) {
             cf_slice v;
             memcpy(&v, slot, sizeof(v));
-            uint8_t *p = cf_rs_arena_alloc(&k->arena, v.len ? v.len : 1);
+            uint8_t *p = cf_arena_alloc_aligned(&k->arena, v.len ? v.len : 1, 16);
             CF_CHECK(p != NULL, err, CF_ENOMEM, "compact: out of memory");
             if (v.len)
                 memcpy(p, v.data, v.len);
@@ -292,7 +292,7 @@ static cf_status flush_out(compactor *k, cf_error *err)
         k->oc[c].elems = 0;
     }
     k->orows = 0;
-    cf_rs_arena_reset(&k->arena);
+    cf_arena_reset(&k->arena);
     return CF_OK;
 }
 
@@ -548,7 +548,7 @@ out:
         cf_buf_dispose(&k.oc[c].enn);
     }
     cf_free(k.oc);
-    cf_rs_arena_reset(&k.arena);
+    cf_arena_dispose(&k.arena);
     cf_rcl_builder_free(k.b);
     cf_rowset_writer_free(k.w);
     cf_delta_writer_free(k.undo);

@@ -7,6 +7,7 @@
 #include <cfile/delta.h>
 #include <cfile/rowset.h>
 
+#include "util/arena.h"
 #include "util/buf.h"
 
 struct cf_schema {
@@ -14,15 +15,6 @@ struct cf_schema {
     cf_column *cols;        /* names owned */
     cf_delta_column *dcols; /* the same columns as delta appliers see them */
 };
-
-/* ---- small chunk arena: stable pointers, freed all at once ------------------------------ */
-typedef struct cf_rs_arena {
-    uint8_t **chunks;
-    size_t n, cap;
-    size_t used, left; /* in the last chunk */
-} cf_rs_arena;
-void *cf_rs_arena_alloc(cf_rs_arena *a, size_t n);
-void cf_rs_arena_reset(cf_rs_arena *a);
 
 /* ---- array cells in change lists (array_value.c) ------------------------------------------ */
 /* Add column change col_id := `cell` (serialized) to b; CF_EINVAL when the element
@@ -35,7 +27,7 @@ cf_status cf_rs_rcl_add_value(cf_rcl_builder *b, const cf_column *c, size_t col,
                               cf_error *err);
 /* Serialize elements [first, first + n) of flattened values/enn (enn NULL = all
  * present) into arena memory. */
-cf_status cf_rs_cell_from_flat(cf_rs_arena *a, cf_type type, const void *vals, const uint8_t *enn,
+cf_status cf_rs_cell_from_flat(cf_arena *a, cf_type type, const void *vals, const uint8_t *enn,
                                size_t first, size_t n, cf_slice *out, cf_error *err);
 /* Append the elements of a serialized cell to flattened vals/enn (bit *elems
  * onwards); *count = its elements. Binary elements point into `bytes`. */

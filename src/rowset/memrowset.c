@@ -46,7 +46,7 @@ struct cf_mrs_row {
 
 struct cf_mrs {
     const cf_schema *s;
-    cf_rs_arena arena;
+    cf_arena arena;
     size_t bytes, rows;
     uint64_t rng;
     cf_mrs_row *head; /* sentinel with MAX_LEVEL links */
@@ -55,7 +55,7 @@ struct cf_mrs {
 
 static void *alloc(cf_mrs *m, size_t n)
 {
-    void *p = cf_rs_arena_alloc(&m->arena, n);
+    void *p = cf_arena_alloc_aligned(&m->arena, n, 16);
     if (p != NULL)
         m->bytes += (n + 15) & ~(size_t)15;
     return p;
@@ -90,13 +90,13 @@ void cf_mrs_free(cf_mrs *m)
 {
     if (m == NULL)
         return;
-    cf_rs_arena_reset(&m->arena);
+    cf_arena_dispose(&m->arena);
     cf_free(m);
 }
 
 void cf_mrs_clear(cf_mrs *m)
 {
-    cf_rs_arena_reset(&m->arena);
+    cf_arena_dispose(&m->arena);
     m->bytes = m->rows = 0;
     cf_error e;
     /* The first chunk of a fresh arena: the only failure is out of memory, and

@@ -52,7 +52,7 @@ typedef struct rs_col {
     bool loaded;
     cf_buf vals, nn, offs, enn;
     size_t elems;
-    cf_rs_arena arena;
+    cf_arena arena;
     cf_buf ovals, onn, ooffs, oenn;
     /* The batch's rows as the predicates and the output see them: vals/nn,
      * or a slice of the window. */
@@ -102,7 +102,7 @@ struct cf_rowset_scanner {
     size_t nproj;
     rs_pred *preds;
     size_t npreds;
-    cf_rs_arena parena;
+    cf_arena parena;
     cf_delta_apply **ap;
     uint64_t *ap_pos;
     size_t nap;
@@ -152,7 +152,7 @@ static void col_dispose(rs_col *c)
     cf_buf_dispose(&c->onn);
     cf_buf_dispose(&c->ooffs);
     cf_buf_dispose(&c->oenn);
-    cf_rs_arena_reset(&c->arena);
+    cf_arena_dispose(&c->arena);
     for (int k = 0; k < 2; k++) {
         cf_buf_dispose(&c->win[k].vals);
         cf_buf_dispose(&c->win[k].nn);
@@ -195,7 +195,7 @@ void cf_rowset_scanner_free(cf_rowset_scanner *sc)
     cf_free(sc->out);
     cf_buf_dispose(&sc->sel);
     cf_buf_dispose(&sc->ords);
-    cf_rs_arena_reset(&sc->parena);
+    cf_arena_dispose(&sc->parena);
     cf_free(sc);
 }
 
@@ -374,7 +374,7 @@ static cf_status copy_pred(cf_rowset_scanner *sc, const cf_pred *p, rs_pred *out
     if (cf_type_is_binary(c->type)) {
         cf_slice v;
         memcpy(&v, p->value, sizeof(v));
-        uint8_t *copy = cf_rs_arena_alloc(&sc->parena, v.len ? v.len : 1);
+        uint8_t *copy = cf_arena_alloc_aligned(&sc->parena, v.len ? v.len : 1, 16);
         CF_CHECK(copy != NULL, err, CF_ENOMEM, "scan: out of memory");
         if (v.len)
             memcpy(copy, v.data, v.len);
@@ -705,12 +705,12 @@ const cf_scan_stats *cf_rowset_scanner_stats(const cf_rowset_scanner *sc)
 
 /* Copy the bytes of binary slices into the column's arena: the iterator's views
  * die at its next call, and a batch may need several. */
-static cf_status deep_copy(cf_rs_arena *arena, cf_slice *v, size_t n, cf_error *err)
+static cf_status deep_copy(cf_arena *arena, cf_slice *v, size_t n, cf_error *err)
 {
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += v[i].len;
-    uint8_t *p = cf_rs_arena_alloc(arena, total ? total : 1);
+    uint8_t *p = cf_arena_alloc_aligned(arena, total ? total : 1, 16);
     CF_CHECK(p != NULL, err, CF_ENOMEM, "scan: out of memory");
     for (size_t i = 0; i < n; i++) {
         if (v[i].len)
@@ -722,8 +722,8 @@ static cf_status deep_copy(cf_rs_arena *arena, cf_slice *v, size_t n, cf_error *
 }
 
 /* Window reads copy binary bytes to one buffer that is reused from window to
- * window (an arena would map and fault in fresh chunks every time): the slices
- * hold offsets into it until the read ends and it can no longer move. */
+ * window: the slices hold offsets into it until the read ends and it can no
+ * longer move. */
 static cf_status copy_to_buf(cf_buf *bytes, cf_slice *v, size_t n, cf_error *err)
 {
     size_t total = 0;
@@ -747,7 +747,7 @@ static cf_status copy_to_buf(cf_buf *bytes, cf_slice *v, size_t n, cf_error *err
  * copied to arena), its window's when reading ahead (bytes != NULL, never
  * arrays). */
 static cf_status load_into(rs_col *c, uint64_t cur, size_t n, cf_buf *vals, cf_buf *nnb,
-                           cf_rs_arena *arena, cf_buf *bytes, cf_error *err)
+                           cf_arena *arena, cf_buf *bytes, cf_error *err)
 {
     size_t copied = 0; /* rows whose bytes went to `bytes` */
     cf_buf_clear(vals);
@@ -758,7 +758,7 @@ static cf_status load_into(rs_col *c, uint64_t cur, size_t n, cf_buf *vals, cf_b
     if (bytes != NULL)
         cf_buf_clear(bytes);
     else
-        cf_rs_arena_reset(arena);
+        cf_arena_reset(arena); /* memory kept: batch after batch reuses it */
     if (c->pos != cur) {
         CF_TRY(cf_iter_seek_to_ordinal(c->it, cur, err));
         c->pos = cur;
@@ -904,7 +904,7 @@ static cf_status load_key_value(rs_col *c, const void *v, cf_error *err)
 {
     cf_buf_clear(&c->vals);
     cf_buf_clear(&c->nn);
-    cf_rs_arena_reset(&c->arena);
+    cf_arena_reset(&c->arena);
     uint8_t *nn = cf_buf_extend(&c->nn, 1);
     uint8_t *dst = cf_buf_extend(&c->vals, c->width);
     CF_CHECK(nn != NULL && dst != NULL, err, CF_ENOMEM, "scan: out of memory");

@@ -17,42 +17,6 @@
 #include "util/alloc.h"
 #include "util/error.h"
 
-/* ---- arena ------------------------------------------------------------------------------- */
-
-void *cf_rs_arena_alloc(cf_rs_arena *a, size_t n)
-{
-    n = (n + 15) & ~(size_t)15;
-    if (n > a->left) {
-        size_t sz = n > 65536 ? n : 65536;
-        if (a->n == a->cap) {
-            size_t nc = a->cap ? a->cap * 2 : 8;
-            uint8_t **p = cf_realloc(a->chunks, nc * sizeof(*p));
-            if (p == NULL)
-                return NULL;
-            a->chunks = p;
-            a->cap = nc;
-        }
-        uint8_t *c = cf_malloc(sz);
-        if (c == NULL)
-            return NULL;
-        a->chunks[a->n++] = c;
-        a->used = 0;
-        a->left = sz;
-    }
-    uint8_t *r = a->chunks[a->n - 1] + a->used;
-    a->used += n;
-    a->left -= n;
-    return r;
-}
-
-void cf_rs_arena_reset(cf_rs_arena *a)
-{
-    for (size_t i = 0; i < a->n; i++)
-        cf_free(a->chunks[i]);
-    cf_free(a->chunks);
-    memset(a, 0, sizeof(*a));
-}
-
 /* ---- schema ------------------------------------------------------------------------------- */
 
 static bool has_key_encoder(cf_type t)

@@ -37,7 +37,7 @@ struct cf_table_scanner {
     size_t *kpos;        /* key column k's position in ext */
     cf_pred *preds;
     size_t npreds;
-    cf_rs_arena parena; /* predicate values */
+    cf_arena parena; /* predicate values */
     uint64_t snap;
     size_t batch_rows;
     cf_rowset_scanner *single;
@@ -88,7 +88,7 @@ void cf_table_scanner_free(cf_table_scanner *sc)
     cf_free(sc->onn);
     cf_free(sc->out);
     cf_buf_dispose(&sc->ords);
-    cf_rs_arena_reset(&sc->parena);
+    cf_arena_dispose(&sc->parena);
     cf_free(sc->width);
     cf_free(sc);
 }
@@ -212,13 +212,13 @@ static cf_status copy_preds(cf_table_scanner *sc, const cf_scan_options *o, cf_e
             p->op == CF_PRED_IS_NOT_NULL)
             continue;
         const cf_column *c = &sc->s->cols[p->col];
-        uint8_t *slot = cf_rs_arena_alloc(&sc->parena, 16);
+        uint8_t *slot = cf_arena_alloc_aligned(&sc->parena, 16, 16);
         CF_CHECK(slot != NULL, err, CF_ENOMEM, "scan: out of memory");
         memset(slot, 0, 16);
         if (cf_type_is_binary(c->type)) {
             cf_slice v;
             memcpy(&v, p->value, sizeof(v));
-            uint8_t *b = cf_rs_arena_alloc(&sc->parena, v.len ? v.len : 1);
+            uint8_t *b = cf_arena_alloc_aligned(&sc->parena, v.len ? v.len : 1, 16);
             CF_CHECK(b != NULL, err, CF_ENOMEM, "scan: out of memory");
             if (v.len)
                 memcpy(b, v.data, v.len);
