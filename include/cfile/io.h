@@ -57,7 +57,12 @@ struct cf_io {
 
 /* Open a file for reading with pread. */
 CF_API cf_status cf_io_open_file(cf_io **out, const char *path, cf_error *err);
-/* Map a file read-only; blocks that are stored uncompressed are served in place. */
+/* Map a file read-only; blocks that are stored uncompressed are served in place.
+ * Faster than pread for seeks without a cache and for scans of big files, but
+ * opt-in: a file truncated under the mapping, or a media error on a page the
+ * kernel must fetch, arrives as SIGBUS (the process dies) where pread returns
+ * CF_EIO. Use it for files you know stay intact (docs/PERFORMANCE.md, "Why
+ * pread stays the default"). */
 CF_API cf_status cf_io_open_mmap(cf_io **out, const char *path, cf_error *err);
 /* Read from memory the caller owns.
  * REQUIRES: data[0, len) outlives the io and does not change while it is open. */
