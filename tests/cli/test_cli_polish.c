@@ -60,7 +60,7 @@ static void expect_text(const run *r, const char *want)
 
 /* ---- --version, completion, man page ----------------------------------------------------- */
 
-/* The formats line names the modules this build has (CF_WITH_*, cfile/config.h). */
+/* The formats line names the modules this build has (CF_WITH_*; cmake/config.h.in). */
 #if CF_HAVE_TABLES
 #define FORMAT_TABLE " table"
 #else
