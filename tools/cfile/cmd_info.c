@@ -19,7 +19,9 @@
 #include "cli.h"
 #include "info_blocks.h"
 #include "out.h"
+#if CF_HAVE_PARQUET
 #include "pq_meta_out.h"
+#endif
 #include "svg.h"
 
 const char cf_cmd_info_usage[] =
