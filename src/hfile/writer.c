@@ -528,21 +528,8 @@ cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io, const cf_hfil
     strcpy(w->comparator, cmp);
     for (int i = 0; i < NTYPES; i++)
         w->prev_off[i] = -1;
-    cf_buf *bufs[] = {&w->out,
-                      &w->payload,
-                      &w->key,
-                      &w->last_key,
-                      &w->blk,
-                      &w->blk_first_key,
-                      &w->prev_blk_last_key,
-                      &w->chunk_first_key,
-                      &w->last_row,
-                      &w->ready_data,
-                      &w->user_fi,
-                      &w->metas,
-                      &w->enc};
-    for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
-        cf_buf_init(bufs[i]);
+    /* Its cf_bufs start empty: cf_calloc zeroed them, which is what cf_buf_init
+     * does (their one list is in cf_hfile_writer_free). */
     ichunk_init(&w->leaf);
     ichunk_init(&w->root);
     ichunk_init(&w->bloom_index);
