@@ -137,6 +137,13 @@ typedef struct level_state {
     size_t pos;         /* current entry */
     cf_slice key;       /* entry `pos` */
     cf_block_ptr child; /* entry `pos` */
+    /* Key windows of the loaded block (index_block.h), built at its second
+     * search: the root is searched on every seek, a lower block mostly once
+     * (building reads every entry, a search about log2 of them). */
+    unsigned searches;
+    bool windowed;
+    cf_ib_windows wv;
+    cf_buf win;
 } level_state;
 
 static cf_status load_block(level_state *ls, cf_block_read_fn read, void *ctx, cf_block_ptr ptr,
@@ -147,6 +154,8 @@ static cf_status load_block(level_state *ls, cf_block_read_fn read, void *ctx, c
     if (ls->loaded && ls->ptr.off == ptr.off && ls->ptr.size == ptr.size)
         return CF_OK;
     ls->loaded = false;
+    ls->windowed = false;
+    ls->searches = 0;
     cf_slice s;
     cf_status st = read(ctx, ptr, &ls->scratch, &s, err);
     if (st == CF_OK)
@@ -211,8 +220,10 @@ cf_status cf_btree_iter_create(cf_btree_iter **out, cf_block_ptr root, cf_block_
     it->ctx = ctx;
     it->root = root;
     it->leaf_depth = -1;
-    for (unsigned i = 0; i < CF_BTREE_MAX_DEPTH; i++)
+    for (unsigned i = 0; i < CF_BTREE_MAX_DEPTH; i++) {
         cf_buf_init(&it->lv[i].scratch);
+        cf_buf_init(&it->lv[i].win);
+    }
     *out = it;
     return CF_OK;
 }
@@ -221,8 +232,10 @@ void cf_btree_iter_free(cf_btree_iter *it)
 {
     if (it == NULL)
         return;
-    for (unsigned i = 0; i < CF_BTREE_MAX_DEPTH; i++)
+    for (unsigned i = 0; i < CF_BTREE_MAX_DEPTH; i++) {
         cf_buf_dispose(&it->lv[i].scratch);
+        cf_buf_dispose(&it->lv[i].win);
+    }
     cf_free(it);
 }
 
@@ -235,6 +248,19 @@ static cf_status enter(cf_btree_iter *it, unsigned lvl, cf_block_ptr ptr, const 
     CF_TRY(load_block(ls, it->read, it->ctx, ptr, err));
     CF_TRY(check_shape(&ls->ib, lvl, &it->leaf_depth, ptr, err));
     size_t idx = 0;
+    if (target != NULL && !ls->windowed && ++ls->searches == 2 && ls->ib.count > 0) {
+        cf_buf_clear(&ls->win);
+        void *w = cf_buf_extend(&ls->win, cf_ib_windows_size(&ls->ib));
+        ls->windowed = w != NULL && cf_ib_windows_build(&ls->ib, w, &ls->wv);
+    }
+    if (target != NULL && ls->windowed) {
+        /* every entry was decoded and checked when the windows were built */
+        CF_TRY(cf_ib_seek_windowed(&ls->ib, &ls->wv, *target, strict, &idx, err));
+        ls->pos = idx;
+        ls->key = ls->wv.keys[idx];
+        ls->child = ls->wv.children[idx];
+        return CF_OK;
+    }
     if (target != NULL && strict)
         CF_TRY(cf_ib_seek_before(&ls->ib, *target, &idx, err));
     else if (target != NULL)

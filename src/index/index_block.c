@@ -317,3 +317,112 @@ cf_status cf_ib_seek_before(const cf_index_block *ib, cf_slice target, size_t *i
 {
     return seek_last(ib, target, true, idx, err);
 }
+
+/* ---- key windows ---------------------------------------------------------------------- */
+
+/* Bytes [from, from + 8) of s, zero padded, as a big-endian integer. For two
+ * keys sharing their first `from` bytes, a smaller window means a smaller key
+ * (a padding byte is past the key's end: that key is a prefix, so smaller);
+ * equal windows decide nothing. */
+static uint64_t key_window(cf_slice s, size_t from)
+{
+    if (s.len >= from + 8)
+        return cf_load_be64(s.data + from);
+    uint64_t x = 0;
+    for (size_t i = from; i < s.len; i++)
+        x |= (uint64_t)s.data[i] << (8 * (7 - (i - from)));
+    return x;
+}
+
+size_t cf_ib_windows_size(const cf_index_block *ib)
+{
+    return (size_t)ib->count * (8 + sizeof(cf_slice) + sizeof(cf_block_ptr));
+}
+
+bool cf_ib_windows_build(const cf_index_block *ib, void *dst, cf_ib_windows *out)
+{
+    if (ib->count == 0)
+        return false;
+    cf_slice first, last, k, prev = {NULL, 0};
+    const uint8_t *rest, *lim;
+    cf_error e;
+    if (entry_key(ib, 0, &first, &rest, &lim, &e) != CF_OK ||
+        entry_key(ib, ib->count - 1, &last, &rest, &lim, &e) != CF_OK)
+        return false;
+    /* In order, every key shares what the first and the last share. */
+    size_t common = 0, n = first.len < last.len ? first.len : last.len;
+    while (common < n && first.data[common] == last.data[common])
+        common++;
+    bool increasing = true;
+    uint64_t *w = dst;
+    cf_slice *keys = (cf_slice *)(void *)(w + ib->count);
+    cf_block_ptr *children = (cf_block_ptr *)(void *)(keys + ib->count);
+    for (uint32_t i = 0; i < ib->count; i++) {
+        if (cf_ib_entry(ib, i, &k, &children[i], &e) != CF_OK)
+            return false;
+        keys[i] = k;
+        if (i > 0) {
+            int c = key_cmp(prev, k);
+            if (c > 0)
+                return false;
+            increasing = increasing && c < 0;
+        }
+        w[i] = key_window(k, common);
+        prev = k;
+    }
+    *out = (cf_ib_windows){w, keys, children, first.data, common, increasing};
+    return true;
+}
+
+/* How many of the n sorted windows are below x (or_equal: at most x); n >= 1.
+ * Branch-free: the loads do not wait for the comparisons before them. */
+static size_t windows_below(const uint64_t *w, size_t n, uint64_t x, bool or_equal)
+{
+    const uint64_t *base = w;
+    while (n > 1) {
+        size_t half = n / 2;
+        base = (or_equal ? base[half] <= x : base[half] < x) ? base + half : base;
+        n -= half;
+    }
+    return (size_t)(base - w) + (or_equal ? *base <= x : *base < x);
+}
+
+cf_status cf_ib_seek_windowed(const cf_index_block *ib, const cf_ib_windows *wv, cf_slice target,
+                              bool strict, size_t *idx, cf_error *err)
+{
+    /* With equal keys the plain search stops at whichever equal key it
+     * probes: keep its answers by leaving such blocks to it. */
+    if (!strict && !wv->increasing)
+        return seek_last(ib, target, strict, idx, err);
+    const size_t common = wv->common_len, n = ib->count;
+    /* Entries [0, lo) are below the target (strict) or at most it, entries
+     * [hi, n) are not; keys in between are compared whole. */
+    size_t lo, hi;
+    size_t m = target.len < common ? target.len : common;
+    int c = key_cmp((cf_slice){target.data, m}, (cf_slice){wv->common, m});
+    if (c < 0 || (c == 0 && target.len < common)) {
+        lo = hi = 0; /* below every key (a proper prefix of the shared prefix) */
+    } else if (c > 0) {
+        lo = hi = n; /* above every key */
+    } else {
+        uint64_t x = key_window(target, common);
+        lo = windows_below(wv->w, n, x, false);
+        hi = lo;
+        if (lo < n && wv->w[lo] == x)
+            hi = windows_below(wv->w, n, x, true);
+    }
+    /* Ties: binary search for the first key not below (strict) / above the target. */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        c = key_cmp(wv->keys[mid], target);
+        if (strict ? c < 0 : c <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return cf_error_set(err, CF_ENOTFOUND, __FILE__, __LINE__,
+                            "index block: key before the first entry");
+    *idx = lo - 1;
+    return CF_OK;
+}

@@ -59,4 +59,31 @@ cf_status cf_ib_seek_at_or_before(const cf_index_block *ib, cf_slice target, siz
  * every key is >= target. */
 cf_status cf_ib_seek_before(const cf_index_block *ib, cf_slice target, size_t *idx, cf_error *err);
 
+/* Key windows of a block that is searched more than once (the B-tree root on
+ * every seek of an iterator): the prefix every key shares and, per entry, the
+ * next 8 key bytes as a big-endian integer, zero padded. A search then runs
+ * over 8-byte integers without branches and compares whole keys only where
+ * windows tie. Only for blocks whose every entry reads soundly and whose keys
+ * are in order, so the answers are the plain search's. */
+typedef struct cf_ib_windows {
+    const uint64_t *w;            /* count entries */
+    const cf_slice *keys;         /* count entries, decoded (views into the block) */
+    const cf_block_ptr *children; /* count entries, decoded */
+    const uint8_t *common;        /* the shared prefix: in the block (entry 0's key) */
+    size_t common_len;
+    bool increasing; /* strictly: an at-or-before search has one answer */
+} cf_ib_windows;
+
+/* Bytes of memory windows for ib take (8-byte aligned). */
+size_t cf_ib_windows_size(const cf_index_block *ib);
+/* Fill dst (cf_ib_windows_size bytes, 8-byte aligned) and *out; false (and
+ * nothing usable) when an entry is unsound, the keys are out of order, or
+ * the block has no entries. */
+bool cf_ib_windows_build(const cf_index_block *ib, void *dst, cf_ib_windows *out);
+/* cf_ib_seek_before (strict) or cf_ib_seek_at_or_before through the windows
+ * built for ib: same answers, same errors; entry *idx is then
+ * wv->keys[*idx], wv->children[*idx] (what cf_ib_entry would decode). */
+cf_status cf_ib_seek_windowed(const cf_index_block *ib, const cf_ib_windows *wv, cf_slice target,
+                              bool strict, size_t *idx, cf_error *err);
+
 #endif

@@ -324,6 +324,23 @@ static void check_tree(tree *t, cf_rng *rng)
             CF_ASSERT_OK(st, &err);
             assert_at(it, t, lo - 1);
         }
+        /* Strictly before: the root's windows (index_block.h) serve from the
+         * second search on, and any block searched twice while loaded. */
+        lo = 0, hi = t->n; /* first index with key >= ks */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (key_cmp(tkey(t, mid), ks) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        st = cf_btree_iter_seek_before(it, ks, &err);
+        if (lo == 0) {
+            CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
+        } else {
+            CF_ASSERT_OK(st, &err);
+            assert_at(it, t, lo - 1);
+        }
     }
     /* After the last key: lands on the last entry. Before the first: not found. */
     if (t->n > 0) {

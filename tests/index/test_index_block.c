@@ -275,6 +275,121 @@ static void test_index_block__seek_matches_linear(void **state)
     }
 }
 
+/* The windowed search (cf_ib_windows_build, cf_ib_seek_windowed) gives the
+ * plain search's answers, strict and not: keys sharing a prefix of 0-12
+ * bytes, then 0-14 more bytes over {00, 01, 7f, ff} (so windows tie, pad with
+ * zeros against real zeros, and keys are prefixes of each other), with and
+ * without equal keys; targets are the keys, the keys plus a byte or minus
+ * one, random, and cut or changed shared prefixes. Keys out of order build
+ * no windows. */
+static void test_index_block__windowed_matches_plain(void **state)
+{
+    (void)state;
+    cf_rng rng;
+    cf_rng_init(&rng, cf_test_seed(0x3a1d0e));
+    static const uint8_t alpha[4] = {0x00, 0x01, 0x7f, 0xff};
+    enum { KMAX = 26 };
+    for (int round = 0; round < 200; round++) {
+        size_t n = 1 + cf_rng_below(&rng, round < 40 ? 5 : 400);
+        size_t plen = cf_rng_below(&rng, 13);
+        uint8_t prefix[12];
+        for (size_t j = 0; j < plen; j++)
+            prefix[j] = (uint8_t)('a' + cf_rng_below(&rng, 26));
+        uint8_t *pool = malloc(n * KMAX);
+        cf_slice *keys = malloc(n * sizeof *keys);
+        for (size_t i = 0; i < n; i++) {
+            uint8_t *k = pool + i * KMAX;
+            size_t more = cf_rng_below(&rng, 15);
+            memcpy(k, prefix, plen);
+            for (size_t j = 0; j < more; j++)
+                k[plen + j] = alpha[cf_rng_below(&rng, round % 3 == 0 ? 2 : 4)];
+            keys[i] = S(k, plen + more);
+        }
+        qsort(keys, n, sizeof *keys, cmp_keys);
+        size_t u = n;
+        if (round & 2) { /* unique keys in some rounds, repeats in the others */
+            u = 0;
+            for (size_t i = 0; i < n; i++)
+                if (u == 0 || cmp_keys(&keys[u - 1], &keys[i]) != 0)
+                    keys[u++] = keys[i];
+        }
+        cf_index_builder b;
+        cf_ib_init(&b, round & 1);
+        for (size_t i = 0; i < u; i++)
+            cf_ib_add(&b, keys[i], P(i * 1000 + 7, (uint32_t)i));
+        cf_slice out;
+        cf_error err;
+        CF_ASSERT_OK(cf_ib_finish(&b, &out, &err), &err);
+        cf_index_block ib;
+        CF_ASSERT_OK(cf_ib_parse(&ib, out.data, out.len, &err), &err);
+        void *mem = malloc(cf_ib_windows_size(&ib));
+        cf_ib_windows wv;
+        assert_true(cf_ib_windows_build(&ib, mem, &wv));
+        for (size_t i = 0; i < u; i++) {
+            CF_ASSERT_BYTES(wv.keys[i].data, wv.keys[i].len, keys[i].data, keys[i].len);
+            assert_int_equal(wv.children[i].off, i * 1000 + 7);
+            assert_int_equal(wv.children[i].size, i);
+        }
+        for (int q = 0; q < 600; q++) {
+            uint8_t t[KMAX + 1];
+            size_t tl;
+            cf_slice base = keys[cf_rng_below(&rng, u)];
+            memcpy(t, base.data, base.len);
+            tl = base.len;
+            switch (q % 5) {
+            case 0: /* a key */ break;
+            case 1: /* a key plus a byte */ t[tl++] = alpha[cf_rng_below(&rng, 4)]; break;
+            case 2: /* a key cut short (into the shared prefix too) */
+                tl = cf_rng_below(&rng, tl + 1);
+                break;
+            case 3: /* a key with one byte changed */
+                if (tl > 0)
+                    t[cf_rng_below(&rng, tl)] = (uint8_t)cf_rng_next(&rng);
+                break;
+            default: /* random bytes after the shared prefix */
+                tl = plen + cf_rng_below(&rng, 16);
+                for (size_t j = plen; j < tl; j++)
+                    t[j] = alpha[cf_rng_below(&rng, 4)];
+                memcpy(t, prefix, plen);
+                break;
+            }
+            cf_slice ts = S(t, tl);
+            for (int strict = 0; strict < 2; strict++) {
+                size_t want = 999999, got = 888888;
+                cf_status sw = strict ? cf_ib_seek_before(&ib, ts, &want, &err)
+                                      : cf_ib_seek_at_or_before(&ib, ts, &want, &err);
+                cf_status sg = cf_ib_seek_windowed(&ib, &wv, ts, strict, &got, &err);
+                assert_int_equal(sg, sw);
+                if (sw == CF_OK)
+                    assert_int_equal(got, want);
+                else
+                    assert_int_equal(sw, CF_ENOTFOUND);
+            }
+        }
+        /* Out of order: two different keys swapped. */
+        if (u >= 2 && cmp_keys(&keys[0], &keys[u - 1]) != 0) {
+            cf_index_builder b2;
+            cf_ib_init(&b2, true);
+            cf_ib_add(&b2, keys[u - 1], P(1, 1));
+            for (size_t i = 1; i + 1 < u; i++)
+                cf_ib_add(&b2, keys[i], P(1, 1));
+            cf_ib_add(&b2, keys[0], P(1, 1));
+            cf_slice out2;
+            CF_ASSERT_OK(cf_ib_finish(&b2, &out2, &err), &err);
+            cf_index_block ib2;
+            CF_ASSERT_OK(cf_ib_parse(&ib2, out2.data, out2.len, &err), &err);
+            void *mem2 = malloc(cf_ib_windows_size(&ib2));
+            assert_false(cf_ib_windows_build(&ib2, mem2, &wv));
+            free(mem2);
+            cf_ib_dispose(&b2);
+        }
+        free(mem);
+        cf_ib_dispose(&b);
+        free(keys);
+        free(pool);
+    }
+}
+
 /* Parse, then touch every entry and do a few seeks; returns the first non-OK
  * status other than CF_ENOTFOUND (CF_OK when everything read cleanly). */
 static cf_status exercise(const uint8_t *data, size_t len)
@@ -303,6 +418,23 @@ static cf_status exercise(const uint8_t *data, size_t len)
         if (st == CF_OK)
             assert_true(idx < ib.count);
     }
+    /* Windows are built only over sound, ordered entries, and then agree. */
+    void *mem = malloc(cf_ib_windows_size(&ib) + 1);
+    cf_ib_windows wv;
+    if (cf_ib_windows_build(&ib, mem, &wv)) {
+        for (size_t i = 0; i < 4; i++) {
+            for (int strict = 0; strict < 2; strict++) {
+                size_t want = 0, got = 1;
+                cf_status sw = strict ? cf_ib_seek_before(&ib, S(probes[i], 4), &want, &err)
+                                      : cf_ib_seek_at_or_before(&ib, S(probes[i], 4), &want, &err);
+                assert_int_equal(cf_ib_seek_windowed(&ib, &wv, S(probes[i], 4), strict, &got, &err),
+                                 sw);
+                if (sw == CF_OK)
+                    assert_int_equal(got, want);
+            }
+        }
+    }
+    free(mem);
     return CF_OK;
 }
 
@@ -432,6 +564,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_index_block__estimate_first_key_reset),
         cmocka_unit_test(test_index_block__oom),
         cmocka_unit_test(test_index_block__seek_matches_linear),
+        cmocka_unit_test(test_index_block__windowed_matches_plain),
         cmocka_unit_test(test_index_block__corrupt_cases),
         cmocka_unit_test(test_index_block__trailer_unknown_field),
         cmocka_unit_test(test_index_block__truncate_and_mutate),
