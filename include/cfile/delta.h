@@ -299,8 +299,9 @@ CF_API cf_status cf_delta_apply_prepare(cf_delta_apply *a, size_t nrows, cf_erro
  * non-nullable column).
  * REQUIRES: prepare first (else CF_ESTATE); col < ncols (else CF_EINVAL); values
  * holds the prepared nrows values and nonnull, when given, ceil(nrows/8) bytes;
- * nonnull given for a nullable column (without it an update to NULL zeroes the
- * value and the row still reads as present). */
+ * nonnull given for a nullable column (else CF_EINVAL naming the column, even
+ * when no update in the batch sets NULL: without the bitmap an update to NULL
+ * would zero the value and leave the row reading as present). */
 CF_API cf_status cf_delta_apply_updates(cf_delta_apply *a, size_t col, void *values,
                                         uint8_t *nonnull, cf_error *err);
 /* Clear the bit of every prepared row that ends deleted, set it for rows that

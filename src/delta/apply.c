@@ -242,6 +242,12 @@ cf_status cf_delta_apply_updates(cf_delta_apply *a, size_t col, void *values, ui
     CF_CHECK(a->prepared, err, CF_ESTATE, "delta apply: updates before prepare");
     CF_CHECK(col < a->ncols, err, CF_EINVAL, "delta apply: column %zu of %zu", col, a->ncols);
     const cf_delta_column *c = &a->cols[col];
+    /* Without the bitmap an update to NULL could only zero the value and leave
+     * the row reading as present: refused up front, whatever the deltas hold, so
+     * a caller's mistake shows on the first call and not only on some data. */
+    CF_CHECK(!c->nullable || nonnull != NULL, err, CF_EINVAL,
+             "delta apply: column %zu (%s) is nullable: updates need its nonnull bitmap", col,
+             c->name != NULL ? c->name : "?");
     size_t w = cf_type_size(c->type);
     bool bin = cf_type_is_binary(c->type);
     const upd_list *l = &a->ups[col];

@@ -248,6 +248,10 @@ static void check_apply(const cf_delta_reader *r, const history *h, bool undo, u
         }
         CF_ASSERT_OK(cf_delta_apply_prepare(ap, n, &err), &err);
         CF_ASSERT_OK(cf_delta_apply_updates(ap, 1, a, NULL, &err), &err);
+        /* A nullable column without its bitmap: refused (an update to NULL could
+         * only zero the value and leave the row present), the values untouched. */
+        assert_int_equal(cf_delta_apply_updates(ap, 2, s, NULL, &err), CF_EINVAL);
+        assert_non_null(strstr(err.msg, "column 2 (s) is nullable"));
         CF_ASSERT_OK(cf_delta_apply_updates(ap, 2, s, nn, &err), &err);
         CF_ASSERT_OK(cf_delta_apply_deletes(ap, sel, &err), &err);
         for (size_t i = 0; i < n; i++) {
