@@ -30,8 +30,8 @@ static int run_cli(char **argv, int argc, char **out_text, char **err_text)
 }
 
 /* id INT64 (bloom), name STRING (bloom), flag BOOL (bloom asked, none
- * written), plain INT32 (no bloom); 2 row groups of 100 rows: id = row * 10,
- * name = "n<row>". */
+ * written), plain INT32 (no bloom), d DOUBLE (bloom); 2 row groups of 100 rows:
+ * id = row * 10, name = "n<row>", d = row / 2.0. */
 static int setup(void **state)
 {
     (void)state;
@@ -43,6 +43,7 @@ static int setup(void **state)
         {.name = "name", .type = CF_TYPE_STRING, .bloom_filter = true},
         {.name = "flag", .type = CF_TYPE_BOOL, .bloom_filter = true},
         {.name = "plain", .type = CF_TYPE_INT32},
+        {.name = "d", .type = CF_TYPE_DOUBLE, .bloom_filter = true},
     };
     cf_parquet_writer_options o;
     cf_parquet_writer_options_init(&o);
@@ -52,6 +53,7 @@ static int setup(void **state)
     char nbuf[200][8];
     uint8_t flag[200];
     int32_t plain[200];
+    double d[200];
     for (int i = 0; i < 200; i++) {
         id[i] = i * 10;
         int n = snprintf(nbuf[i], sizeof nbuf[i], "n%d", i);
@@ -59,16 +61,18 @@ static int setup(void **state)
         name[i].len = (size_t)n;
         flag[i] = i & 1;
         plain[i] = i;
+        d[i] = i / 2.0;
     }
-    cf_batch b[4];
+    cf_batch b[5];
     memset(b, 0, sizeof b);
     b[0].values = id;
     b[1].values = name;
     b[2].values = flag;
     b[3].values = plain;
+    b[4].values = d;
     cf_error err = {0};
     cf_parquet_writer *w = NULL;
-    if (cf_parquet_writer_create_file(&w, file, cols, 4, &o, &err) != CF_OK ||
+    if (cf_parquet_writer_create_file(&w, file, cols, 5, &o, &err) != CF_OK ||
         cf_parquet_writer_append(w, b, 200, &err) != CF_OK ||
         cf_parquet_writer_finish(w, &err) != CF_OK) {
         fprintf(stderr, "setup: %s\n", err.msg);
@@ -152,10 +156,54 @@ static void test_bloom_cli(void **state)
     free(e);
 }
 
+/* Values are read by the CLI's one text-to-value parser (cf_cli_value_parse_text),
+ * the forms --where and --set take: a DOUBLE's bits as 0x<hex>, NaN and Infinity;
+ * text strtod/strtoll took and bent (a hex float, overflow to infinity or to
+ * INT64_MAX, blanks) is a usage error naming the value. */
+static void test_bloom_cli_value_forms(void **state)
+{
+    (void)state;
+    char *o, *e;
+    /* 2.0 (row 4, row group 0) by its bits; 0.5 in decimal; NaN and Infinity never written */
+    char *a1[] = {"cfile", "parquet",  "bloom", "--column", "d", file, "0x4000000000000000", "0.5",
+                  "NaN",   "Infinity", "--",    "-Infinity"};
+    assert_int_equal(run_cli(a1, 12, &o, &e), 0);
+    assert_non_null(
+        strstr(o, "\n0x4000000000000000: row group 0 maybe present, row group 1 absent\n"));
+    assert_non_null(strstr(o, "\n0.5: row group 0 maybe present, row group 1 absent\n"));
+    assert_non_null(strstr(o, "\nNaN: row group 0 absent, row group 1 absent\n"));
+    assert_non_null(strstr(o, "\nInfinity: row group 0 absent, row group 1 absent\n"));
+    assert_non_null(strstr(o, "\n-Infinity: row group 0 absent, row group 1 absent\n"));
+    free(o);
+    free(e);
+
+    static const struct {
+        const char *col, *value;
+    } bad[] = {
+        {"d", "1e999"},                 /* was infinity */
+        {"d", "inf"},                   /* Infinity is the form */
+        {"d", "0x1p3"},                 /* a hex float */
+        {"id", "99999999999999999999"}, /* was INT64_MAX */
+        {"id", " 50"},                  /* blanks */
+        {"id", "+50"},
+        {"id", "0x32"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *a[] = {"cfile", "parquet",           "bloom", "--column", (char *)bad[i].col, file,
+                     "--",    (char *)bad[i].value};
+        int rc = run_cli(a, 8, &o, &e);
+        if (rc != 2 || strstr(e, bad[i].value) == NULL || strstr(e, "is not a value") == NULL)
+            fail_msg("%s %s: exit %d, stderr %s", bad[i].col, bad[i].value, rc, e);
+        free(o);
+        free(e);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bloom_cli),
+        cmocka_unit_test(test_bloom_cli_value_forms),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

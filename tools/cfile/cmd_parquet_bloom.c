@@ -5,7 +5,9 @@
  * filter hashed:
  *   INT32, INT64        a decimal integer (in the range of INT(bits, signed));
  *                       DATE also YYYY-MM-DD; DECIMAL(p, s) also "12.34"
- *   FLOAT, DOUBLE       a decimal number
+ *   FLOAT, DOUBLE       a decimal number, NaN, Infinity, -Infinity or the bits
+ *                       0x<hex>
+ * (numbers through cf_cli_value_parse_text, the forms KEY, --where and --set take)
  *   BYTE_ARRAY          the text's bytes (--hex: hex digits)
  *   FIXED_LEN_BYTE_ARRAY  hex digits (exactly type_length bytes); UUID also the
  *                       8-4-4-4-12 form; DECIMAL also "12.34"
@@ -28,7 +30,8 @@ const char cf_cmd_parquet_bloom_usage[] =
     "Probe column C's bloom filters (one per row group) for each VALUE: 'maybe\n"
     "present' or 'absent' per row group. C is a column path (a.b.c) or a top-level\n"
     "field with one leaf column. A VALUE is text in the column's terms: integers\n"
-    "(DATE also YYYY-MM-DD, DECIMAL also 12.34), decimal FLOAT/DOUBLE, the bytes of\n"
+    "(DATE also YYYY-MM-DD, DECIMAL also 12.34), FLOAT/DOUBLE as decimal text, NaN,\n"
+    "Infinity, -Infinity or their bits 0x<hex> (as --where takes them), the bytes of\n"
     "the text for BYTE_ARRAY, hex for FIXED_LEN_BYTE_ARRAY and INT96 (UUID also in\n"
     "its 8-4-4-4-12 form, DECIMAL as 12.34). Values starting with '-' go after --.\n"
     "\n"
@@ -155,12 +158,60 @@ static bool be_twos(cf_cli_i128 v, size_t n, uint8_t *out)
     return true;
 }
 
+/* The library type whose text form and range an INT32/INT64 column's integers
+ * take: INT(bits, signed) as written, else the physical type. */
+static cf_type int_type(const cf_parquet_column *col, const cf_parquet_logical *lt)
+{
+    static const cf_type sig[] = {CF_TYPE_INT8, CF_TYPE_INT16, CF_TYPE_INT32, CF_TYPE_INT64};
+    static const cf_type uns[] = {CF_TYPE_UINT8, CF_TYPE_UINT16, CF_TYPE_UINT32, CF_TYPE_UINT64};
+    if (lt->kind == CF_PARQUET_LT_INTEGER) {
+        int k = lt->bit_width <= 8 ? 0 : lt->bit_width <= 16 ? 1 : lt->bit_width <= 32 ? 2 : 3;
+        return lt->is_signed ? sig[k] : uns[k];
+    }
+    return col->type == CF_PARQUET_INT64 ? CF_TYPE_INT64 : CF_TYPE_INT32;
+}
+
+/* The integer int_type's parse left in slot, widened (UINT64 keeps its bits). */
+static int64_t read_int(cf_type t, const uint8_t *slot)
+{
+    switch (t) {
+    case CF_TYPE_INT8: return (int8_t)slot[0];
+    case CF_TYPE_UINT8: return slot[0];
+    case CF_TYPE_INT16: {
+        int16_t x;
+        memcpy(&x, slot, 2);
+        return x;
+    }
+    case CF_TYPE_UINT16: {
+        uint16_t x;
+        memcpy(&x, slot, 2);
+        return x;
+    }
+    case CF_TYPE_INT32: {
+        int32_t x;
+        memcpy(&x, slot, 4);
+        return x;
+    }
+    case CF_TYPE_UINT32: {
+        uint32_t x;
+        memcpy(&x, slot, 4);
+        return x;
+    }
+    default: {
+        uint64_t x;
+        memcpy(&x, slot, 8);
+        return (int64_t)x;
+    }
+    }
+}
+
 /* The PLAIN bytes of `text` for column col; a message in msg when it is not
  * a value of the column. Returns CF_EXIT_OK, CF_EXIT_USAGE or CF_EXIT_NOTSUP. */
 static int parse_value(const cf_parquet_column *col, const char *text, bool hex, pq_probe_value *v,
                        char *msg, size_t cap)
 {
     const cf_parquet_logical *lt = &col->leaf->logical;
+    char why[200]; /* the shared parser's message (no arena: it copies no number text) */
     memset(v, 0, sizeof(*v));
     switch (col->type) {
     case CF_PARQUET_INT32:
@@ -174,25 +225,14 @@ static int parse_value(const cf_parquet_column *col, const char *text, bool hex,
             if (d < INT64_MIN || d > INT64_MAX)
                 goto bad;
             x = (int64_t)d;
-        } else if (lt->kind == CF_PARQUET_LT_INTEGER && !lt->is_signed) {
-            char *end;
-            if (text[0] == '-' || !text[0])
-                goto bad;
-            unsigned long long u = strtoull(text, &end, 10);
-            if (*end || (lt->bit_width < 64 && u >> lt->bit_width))
-                goto bad;
-            x = (int64_t)u;
         } else {
-            char *end;
-            if (!text[0])
-                goto bad;
-            long long s = strtoll(text, &end, 10);
-            if (*end)
-                goto bad;
-            int bits = lt->kind == CF_PARQUET_LT_INTEGER ? lt->bit_width : is64 ? 64 : 32;
-            if (bits < 64 && (s < -(1LL << (bits - 1)) || s >= (1LL << (bits - 1))))
-                goto bad;
-            x = s;
+            /* The CLI's one text-to-value parser (values.h), as for KEY, --where and
+             * --set: the integer form and range of INT(bits, signed). */
+            cf_type t = int_type(col, lt);
+            uint8_t slot[8];
+            if (cf_cli_value_parse_text(text, strlen(text), t, slot, NULL, why, sizeof why) != 0)
+                goto bad_why;
+            x = read_int(t, slot);
         }
         if (!is64 && (x < INT32_MIN || x > (int64_t)UINT32_MAX))
             goto bad;
@@ -211,20 +251,11 @@ static int parse_value(const cf_parquet_column *col, const char *text, bool hex,
     }
     case CF_PARQUET_FLOAT:
     case CF_PARQUET_DOUBLE: {
-        char *end;
-        if (!text[0])
-            goto bad;
-        double d = strtod(text, &end);
-        if (*end)
-            goto bad;
-        if (col->type == CF_PARQUET_FLOAT) {
-            float f = (float)d;
-            memcpy(v->bytes, &f, 4);
-            v->len = 4;
-        } else {
-            memcpy(v->bytes, &d, 8);
-            v->len = 8;
-        }
+        /* Decimal text, NaN, Infinity, -Infinity or the bits 0x<hex> (values.h). */
+        cf_type t = col->type == CF_PARQUET_FLOAT ? CF_TYPE_FLOAT : CF_TYPE_DOUBLE;
+        if (cf_cli_value_parse_text(text, strlen(text), t, v->bytes, NULL, why, sizeof why) != 0)
+            goto bad_why;
+        v->len = cf_type_size(t);
         return CF_EXIT_OK;
     }
     case CF_PARQUET_BYTE_ARRAY:
@@ -282,6 +313,10 @@ static int parse_value(const cf_parquet_column *col, const char *text, bool hex,
 bad:
     snprintf(msg, cap, "'%s' is not a value of this %s column", text,
              cf_parquet_type_name(col->type));
+    return CF_EXIT_USAGE;
+bad_why:
+    snprintf(msg, cap, "'%s' is not a value of this %s column (%s)", text,
+             cf_parquet_type_name(col->type), why);
     return CF_EXIT_USAGE;
 }
 
