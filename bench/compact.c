@@ -7,6 +7,7 @@
  * usage: bench_compact [N] [on|off] [DIR]
  *        (N default 10000, on by default, DIR default /tmp/cf_bench_compact,
  *         removed first) */
+/* cf-needs: tables */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

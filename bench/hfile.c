@@ -21,6 +21,7 @@
  * bytes a scan hands out; "scan/memcpy" divides the scan rate by memcpy's over
  * the same number of bytes in 64 KiB pieces, measured in the same run.
  */
+/* cf-needs: hfile */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

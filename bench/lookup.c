@@ -7,6 +7,7 @@
  * usage: bench_lookup DIR [LOOKUPS] [CACHE_MB] [REPS] [SEED]
  *   (LOOKUPS default 40000, CACHE_MB default CF_ROWSET_DEFAULT_CACHE_BYTES, REPS 3)
  * make the table with: bench_rowset ROWS DIR 0 */
+/* cf-needs: tables */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

@@ -12,6 +12,7 @@
  * process (the machine is shared). Each output is folded into a checksum so
  * nothing is optimized away.
  */
+/* cf-needs: parquet */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -44,6 +44,7 @@
  * (CF_BENCH_JSON=1: only the JSON). The machine may be shared: read medians.
  * CF_BENCH_FILTER=text: only the files whose name contains it.
  */
+/* cf-needs: parquet */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>

@@ -15,6 +15,7 @@
  * CPU seconds of the process (the machine is shared: repeat, and read the
  * median too).
  */
+/* cf-needs: parquet */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

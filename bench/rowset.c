@@ -17,6 +17,7 @@
  * to the wall time), rows_per_s = rows / wall_best, rows_per_cpu_s = rows /
  * cpu_med. On a shared machine compare CPU times; wall times only from a
  * quiet run. */
+/* cf-needs: tables */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

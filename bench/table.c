@@ -11,6 +11,7 @@
  *        commit (N/50 rows), group commit (a cf_table_sync per 100 rows) and no
  *        sync (N rows, default 200000); then the replay time of a log grown to the
  *        checkpoint size (CF_TABLE_WAL_MAX_BYTES). */
+/* cf-needs: tables */
 #include <sys/stat.h>
 #include <inttypes.h>
 #include <stdio.h>

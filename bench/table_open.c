@@ -6,6 +6,7 @@
  * usage: bench_table_open [N] [DIR] [reuse]   (N default 1000, DIR default
  *        /tmp/cf_bench_table_open, removed first; with "reuse" the table in DIR
  *        is opened as it is, to compare two builds on one table) */
+/* cf-needs: tables */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>

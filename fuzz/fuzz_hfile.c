@@ -8,6 +8,7 @@
  * blocks, mid-key, Bloom probes, the block walk, a full scan and row seeks.
  * A clean error is a pass; a successful seek must land on a cell whose row is
  * >= the target, and a scan never yields more cells than the file can hold. */
+/* cf-needs: hfile */
 #include "fuzz.h"
 
 #include <string.h>

@@ -10,6 +10,7 @@
  * A clean error is a pass. Invariants: a decoded key's slices lie inside the
  * value; a walk visits at most as many data-block entries as the reader
  * flattened, in the same order, when it succeeds. */
+/* cf-needs: hfile */
 #include "fuzz.h"
 
 #include <string.h>

@@ -8,6 +8,7 @@
  * filter must be whole 32-byte blocks lying inside the file, and probes must
  * agree with each other: by bytes = by the bytes' XXH64, by value form = by
  * the value's hash, the same answer twice. Probes use slices of the input. */
+/* cf-needs: parquet */
 #include "fuzz.h"
 
 #include <string.h>

@@ -11,6 +11,7 @@
  * checked when opt bit 1 is set): pages stay inside their chunk and their
  * values never exceed the chunk's; then each chunk is decoded (levels within
  * their maxima, values where the levels say, as many levels as values). */
+/* cf-needs: parquet */
 #include "fuzz.h"
 
 #include <string.h>

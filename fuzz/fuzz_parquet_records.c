@@ -13,6 +13,7 @@
  * exactly as long as its parent's last offset (or its parent, for struct
  * fields), null counts matching the validity bitmaps; and the rows must add
  * up to the file's row count (or the range) when the read ends cleanly. */
+/* cf-needs: parquet */
 #include "fuzz.h"
 
 #include <stdint.h>

@@ -4,6 +4,7 @@
  * The output buffer is exactly the promised size (ASan sees any write past
  * it); a success must fill it, and then compressing what came out and
  * decompressing again must give it back. */
+/* cf-needs: parquet */
 #include "fuzz.h"
 
 #include <string.h>

@@ -7,6 +7,7 @@
  * A decode that succeeds must hold only levels <= max (indices < size), must
  * not consume more than it was given, and must survive our encoder: encode,
  * decode, same values. */
+/* cf-needs: parquet */
 #include "fuzz.h"
 
 #include <string.h>

@@ -6,6 +6,7 @@
  * that decodes is then encoded with our encoder and decoded again, and must
  * give the same values (every encoder here is canonical for that: it takes
  * any value the decoder can produce). */
+/* cf-needs: parquet */
 #include "fuzz.h"
 
 #include <string.h>

@@ -8,6 +8,7 @@
  * key columns lead; its text (format, sized by a first call) parses back to an
  * equal schema, every column field compared, and formats to the same text;
  * format into any smaller buffer writes a NUL-terminated prefix of that text. */
+/* cf-needs: tables */
 #include "fuzz.h"
 
 #include <string.h>

@@ -8,6 +8,7 @@
  * A clean error is a pass. After success: the decoder consumed no more than it
  * was given, the arena stayed within its bound, every slice lies inside the
  * input, and list lengths agree with what the structs promise. */
+/* cf-needs: parquet */
 #include "fuzz.h"
 
 #include <string.h>

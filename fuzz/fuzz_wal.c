@@ -15,6 +15,7 @@
  *                  segment is cut at a point picked by bits 3..7: the records
  *                  before the cut read back whole, never an error (a torn tail).
  */
+/* cf-needs: tables */
 #include "fuzz.h"
 
 #include <string.h>

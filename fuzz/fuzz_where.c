@@ -19,6 +19,7 @@
  * values): the library takes them, and where every compared value is an integer or a string the
  * rows returned are exactly those a model picks; an accepted KEY looks up exactly the row with
  * those key values, or none. */
+/* cf-needs: tables */
 #include "fuzz.h"
 
 #include <inttypes.h>

@@ -12,6 +12,7 @@
  * Deterministic: the same tree gives the same corpus. Keep it small (a few
  * seeds per target): libFuzzer grows its own corpus in a scratch directory.
  */
+/* cf-needs: hfile tables parquet */
 #include "fuzz.h"
 
 #include <dirent.h>

@@ -1,4 +1,5 @@
 /* The Arrow tests' table (support_table.h). */
+/* cf-needs: tables */
 #include "support_table.h"
 
 #include <cfile/delta.h>

@@ -2,9 +2,13 @@
  * dlopen()ed) scans cf_arrow_stream_* through duckdb_arrow_scan into a table, and
  * every value it read is compared with what cfile's own readers return, for every
  * golden CFile, a multi-rowset table (full scan, and a projected, filtered scan at
- * an older snapshot) and an HFile. */
+ * an older snapshot) and an HFile (the table and the HFile in builds with those
+ * modules, CF_HAVE_*). */
 #include <cfile/arrow.h>
+#include <cfile/config.h> /* CF_HAVE_TABLES, CF_HAVE_HFILE */
+#if CF_HAVE_HFILE
 #include <cfile/hfile.h>
+#endif
 #include <cfile/io.h>
 #include <cfile/reader.h>
 #include <dirent.h>
@@ -15,7 +19,9 @@
 
 #include "support_compare.h"
 #include "support_duck.h"
+#if CF_HAVE_TABLES
 #include "support_table.h"
+#endif
 #include "test_common.h"
 
 /* The reference: every row of the reader, through its iterator. */
@@ -113,6 +119,7 @@ static void test_duckdb__golden_cfiles(void **state)
 }
 
 /* Scan the table with o, gathering the reference side from the same scan. */
+#if CF_HAVE_TABLES
 static void table_case(duck *d, cf_table *t, const cf_scan_options *o, const char *label)
 {
     cf_error err;
@@ -194,6 +201,9 @@ static void test_duckdb__table(void **state)
     duck_stop(&d);
 }
 
+#endif
+
+#if CF_HAVE_HFILE
 static void test_duckdb__hfile(void **state)
 {
     (void)state;
@@ -265,13 +275,18 @@ static void test_duckdb__hfile(void **state)
     cf_io_free(rio);
     cf_io_free(io);
 }
+#endif
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_duckdb__golden_cfiles),
+#if CF_HAVE_TABLES
         cmocka_unit_test(test_duckdb__table),
+#endif
+#if CF_HAVE_HFILE
         cmocka_unit_test(test_duckdb__hfile),
+#endif
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

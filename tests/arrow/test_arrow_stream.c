@@ -1,8 +1,12 @@
 /* Record-batch streams (arrow.h "streams"): schema shape, column alignment across
  * files whose blocks end at different rows, the UTF-8 rule, errors that are
- * final, release semantics (children moved out), table and HFile sources. */
+ * final, release semantics (children moved out), table and HFile sources (in
+ * builds with those modules, CF_HAVE_*). */
 #include <cfile/arrow.h>
+#include <cfile/config.h> /* CF_HAVE_TABLES, CF_HAVE_HFILE */
+#if CF_HAVE_HFILE
 #include <cfile/hfile.h>
+#endif
 #include <cfile/io.h>
 #include <cfile/reader.h>
 #include <cfile/writer.h>
@@ -11,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if CF_HAVE_TABLES
 #include "support_table.h"
+#endif
 #include "test_common.h"
 #include "util/utf8.h"
 
@@ -252,6 +258,7 @@ static void test_stream__utf8_validator(void **state)
     }
 }
 
+#if CF_HAVE_TABLES
 static void test_stream__table(void **state)
 {
     (void)state;
@@ -300,6 +307,9 @@ static void test_stream__table(void **state)
     CF_ASSERT_RM_RF(dir);
 }
 
+#endif
+
+#if CF_HAVE_HFILE
 static void test_stream__hfile(void **state)
 {
     (void)state;
@@ -352,6 +362,7 @@ static void test_stream__hfile(void **state)
     cf_io_free(rio);
     cf_io_free(io);
 }
+#endif
 
 int main(int argc, char **argv)
 {
@@ -360,8 +371,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stream__cfiles_errors),
         cmocka_unit_test(test_stream__utf8_rule),
         cmocka_unit_test(test_stream__utf8_validator),
+#if CF_HAVE_TABLES
         cmocka_unit_test(test_stream__table),
+#endif
+#if CF_HAVE_HFILE
         cmocka_unit_test(test_stream__hfile),
+#endif
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -4,7 +4,8 @@
  * `dump --format csv|jsonl` through `write` and of `table scan --format
  * csv|jsonl` through `table import`; NULL never printed as the string "null";
  * and `table import` all or nothing (bad value, duplicate key, after rows that
- * reinsert deleted keys; SIGKILL mid-import). */
+ * reinsert deleted keys; SIGKILL mid-import). The table cases run in builds with
+ * the table module (CF_HAVE_TABLES). */
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +16,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cfile/config.h> /* CF_HAVE_TABLES */
 
 #include "cli.h"
 #include "csv.h"
@@ -312,6 +315,7 @@ static void test_csv__null_is_not_the_string_null(void **state)
         free(copy);
         done(&r);
     }
+#if CF_HAVE_TABLES
     /* table scan, every form */
     char *dir = cli_dir_path("nt"), *csv = cli_dir_path("nt.csv");
     write_str(csv, "id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n");
@@ -333,9 +337,11 @@ static void test_csv__null_is_not_the_string_null(void **state)
     EXPECT_RC(r, 0);
     assert_string_equal(r.out, "id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n");
     done(&r);
+#endif
 }
 
 /* ---- table round trips ---------------------------------------------------------------------- */
+#if CF_HAVE_TABLES
 
 #define RT_SCHEMA                                                                                  \
     "id INT64 KEY, name STRING NULL, b BINARY NULL, d DOUBLE NULL, day DATE NULL, ok BOOL "        \
@@ -761,30 +767,31 @@ static void test_csv__import_killed(void **state)
     }
     print_message("import killed 10 times: %d left all rows, %d none\n", all, none);
 }
+#endif /* CF_HAVE_TABLES */
 
 int main(int argc, char **argv)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_csv__reader),
-        cmocka_unit_test(test_csv__long_fields),
-        cmocka_unit_test_setup_teardown(test_csv__write_errors, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_csv__write_round_trips, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_csv__null_is_not_the_string_null, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_csv__table_round_trips, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_csv__import_all_or_nothing, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_csv__import_killed, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_csv__table_text_escapes_control_characters,
-                                        cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_csv__table_text_as_dump_table, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_csv__bench_scan_columns_as_table_scan, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_csv__failed_new_table_retry, cli_dir_setup,
-                                        cli_dir_teardown),
+    const struct CMUnitTest tests[] =
+    { cmocka_unit_test(test_csv__reader),
+      cmocka_unit_test(test_csv__long_fields),
+      cmocka_unit_test_setup_teardown(test_csv__write_errors, cli_dir_setup, cli_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_csv__write_round_trips, cli_dir_setup, cli_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_csv__null_is_not_the_string_null, cli_dir_setup,
+                                      cli_dir_teardown),
+#if CF_HAVE_TABLES
+      cmocka_unit_test_setup_teardown(test_csv__table_round_trips, cli_dir_setup, cli_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_csv__import_all_or_nothing, cli_dir_setup,
+                                      cli_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_csv__import_killed, cli_dir_setup, cli_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_csv__table_text_escapes_control_characters,
+                                      cli_dir_setup, cli_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_csv__table_text_as_dump_table, cli_dir_setup,
+                                      cli_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_csv__bench_scan_columns_as_table_scan, cli_dir_setup,
+                                      cli_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_csv__failed_new_table_retry, cli_dir_setup,
+                                      cli_dir_teardown),
+#endif
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -10,12 +10,15 @@
  *  - `table insert/update/delete/compact --json` printed text;
  *  - a long option missing its argument was named by its short letter
  *    (`dump F --count` said "-n"), or by a control character for long-only ones.
+ * The table cases run in builds with the table module (CF_HAVE_TABLES).
  */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <cfile/config.h> /* CF_HAVE_TABLES */
 
 #include "cli.h"
 #include "support_cli.h"
@@ -29,6 +32,7 @@ static void expect(run *r, int rc, const char *out)
     done(r);
 }
 
+#if CF_HAVE_TABLES
 static void test_cli_defects__scan_unknown_column_is_named(void **state)
 {
     (void)state;
@@ -74,6 +78,7 @@ static void test_cli_defects__string_updated_to_empty(void **state)
     CLI(&r, "table", "scan", t, "--json");
     expect(&r, 0, want);
 }
+#endif
 
 static char *golden(const char *name)
 {
@@ -176,6 +181,7 @@ static void test_cli_defects__golden_bloom_files(void **state)
     done(&r);
 }
 
+#if CF_HAVE_TABLES
 static void test_cli_defects__table_json_results(void **state)
 {
     (void)state;
@@ -218,6 +224,7 @@ static void test_cli_defects__table_json_results(void **state)
     CLI(&r, "table", "scan", t, "--json");
     expect(&r, 0, "{\"id\":1,\"v\":11}\n");
 }
+#endif
 
 /* The first line of stderr. */
 static void expect_first_err_line(run *r, const char *want)
@@ -249,10 +256,12 @@ static void test_cli_defects__option_errors_name_what_was_typed(void **state)
     CLI(&r, "dump", "--json", "-jq", "f"); /* inside a cluster, after a long option */
     expect_first_err_line(&r, "cfile dump: bad option or missing argument: -q");
     /* Long-only options (codes above 255) used to print as a control byte. */
+#if CF_HAVE_TABLES
     CLI(&r, "table", "scan", "t", "--where");
     expect_first_err_line(&r, "cfile table: option --where needs an argument");
     CLI(&r, "table", "scan", "t", "--stats=yes");
     expect_first_err_line(&r, "cfile table: option --stats takes no argument");
+#endif
     CLI(&r, "seek", "f", "--ordinal");
     expect_first_err_line(&r, "cfile seek: option --ordinal needs an argument");
     CLI(&r, "bloom", "write", "--bytes");
@@ -267,16 +276,20 @@ static void test_cli_defects__option_errors_name_what_was_typed(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
+#if CF_HAVE_TABLES
         cmocka_unit_test_setup_teardown(test_cli_defects__scan_unknown_column_is_named,
                                         cli_dir_setup, cli_dir_teardown),
         cmocka_unit_test_setup_teardown(test_cli_defects__string_updated_to_empty, cli_dir_setup,
                                         cli_dir_teardown),
+#endif
         cmocka_unit_test_setup_teardown(test_cli_defects__bloom_probe_refuses_other_files,
                                         cli_dir_setup, cli_dir_teardown),
         cmocka_unit_test_setup_teardown(test_cli_defects__golden_bloom_files, cli_dir_setup,
                                         cli_dir_teardown),
+#if CF_HAVE_TABLES
         cmocka_unit_test_setup_teardown(test_cli_defects__table_json_results, cli_dir_setup,
                                         cli_dir_teardown),
+#endif
         cmocka_unit_test(test_cli_defects__option_errors_name_what_was_typed),
     };
     return CF_RUN_TESTS(argc, argv, tests);

@@ -4,6 +4,7 @@
  * on an HFile, and every usage error. Checked against the real files of
  * shared/hfile/ and their expected.json, and by write -> dump round trips.
  * The kill test runs the real binary (CF_CLI_BIN). */
+/* cf-needs: hfile */
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>

@@ -10,7 +10,8 @@
  *    `cfile write` and for the table's own files; a symlink at the output path
  *    is replaced and its target left alone;
  *  - '-' is standard input for input files and standard output for `write`.
- * Signals, rlimits and stdin need a process: those cases run the real binary. */
+ * Signals, rlimits and stdin need a process: those cases run the real binary.
+ * The table and HFile cases run in builds with those modules (CF_HAVE_*). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +24,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cfile/config.h> /* CF_HAVE_TABLES, CF_HAVE_HFILE */
 
 #include "cli.h"
 #include "support_cli.h"
@@ -203,16 +206,20 @@ static void test_cli_io__stdout_write_errors(void **state)
 {
     (void)state;
     char *col = make_column("col.cfile", 3000); /* dump output spans many buffers */
-    char *t = cli_dir_path("t");
     run r;
+#if CF_HAVE_TABLES
+    char *t = cli_dir_path("t");
     CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
     ok(&r);
     CLI(&r, "table", "insert", t, "--row", "id=1,s=one");
     ok(&r);
+#endif
     char *bloom = shared("golden/bloom-100keys-4096b/bloom-100keys-4096b.cfile");
     char *delta = shared("golden-delta/redo-basic/redo-basic.cfile");
     char *dspec = shared("golden-delta/redo-basic/spec.json");
+#if CF_HAVE_HFILE
     char *hfile = shared("hfile/riverbed_simple.hfile");
+#endif
     char *ints = cli_dir_path("ints.jsonl");
     char *cmds[][12] = {
         {"info", col},
@@ -229,16 +236,19 @@ static void test_cli_io__stdout_write_errors(void **state)
         {"seek", "--json", col, "--ordinal", "5"},
         {"verify", col},
         {"verify", "--json", col},
+#if CF_HAVE_TABLES
         {"table", "scan", t},
         {"table", "scan", t, "--json"},
         {"table", "get", t, "1"},
         {"table", "get", t, "--json", "1"},
         {"table", "info", t},
         {"table", "info", t, "--json"},
+#endif
         {"bloom", "probe", bloom, "k"},
         {"bloom", "probe", "--json", bloom, "k"},
         {"delta", "dump", delta, "--schema", dspec, "--type", "REDO"},
         {"delta", "dump", "--json", delta, "--schema", dspec, "--type", "REDO"},
+#if CF_HAVE_HFILE
         {"hfile", "info", hfile},
         {"hfile", "dump", "--json", hfile},
         {"hfile", "verify", hfile},
@@ -249,6 +259,7 @@ static void test_cli_io__stdout_write_errors(void **state)
         {"hfile", "check", hfile},
         {"hfile", "bloom", hfile, "row-01"},
         {"info", hfile},
+#endif
         {"write", "--type", "INT32", ints, "-"},
         {"--help"},
         {"--version"},
@@ -333,7 +344,7 @@ static void test_cli_io__file_size_limit(void **state)
     assert_string_equal(r.out, "row,value\n0,0\n");
     done(&r);
     assert_int_equal(count_tmp(cli_dir), 0);
-
+#if CF_HAVE_TABLES
     /* A table: import over the limit fails the same way; the table still
      * reads as before; so does an insert under a limit smaller than any file. */
     char *t = cli_dir_path("t");
@@ -360,6 +371,7 @@ static void test_cli_io__file_size_limit(void **state)
     EXPECT_RC(r, 0);
     assert_string_equal(r.out, "{\"id\":-1,\"s\":\"before\"}\n");
     done(&r);
+#endif
 }
 
 static void test_cli_io__disk_full(void **state)
@@ -375,7 +387,7 @@ static void test_cli_io__disk_full(void **state)
         printf("skipped: cannot mount a small tmpfs: %s\n", strerror(e));
         skip();
     }
-    char big[300], old[300], t[300];
+    char big[300], old[300];
     snprintf(big, sizeof big, "%s/big.jsonl", cli_dir); /* the inputs live outside */
     write_ints(big, 50000);                             /* 200 KB of PLAIN INT32 */
     write_ints(cli_dir_path("ints.jsonl"), 10);
@@ -395,7 +407,8 @@ static void test_cli_io__disk_full(void **state)
     done(&r);
     same_bytes(copy, old);
     assert_int_equal(count_tmp(g_mnt), 0);
-
+#if CF_HAVE_TABLES
+    char t[300];
     snprintf(t, sizeof t, "%s/t", g_mnt);
     CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
     ok(&r);
@@ -417,6 +430,7 @@ static void test_cli_io__disk_full(void **state)
     EXPECT_RC(r, 0);
     assert_string_equal(r.out, "{\"id\":-1,\"s\":\"before\"}\n");
     done(&r);
+#endif
     assert_int_equal(umount2(g_mnt, 0), 0);
     g_mnt[0] = '\0';
 }
@@ -430,6 +444,7 @@ static mode_t mode_of(const char *p)
     return st.st_mode;
 }
 
+#if CF_HAVE_TABLES
 static void chmod_all(const char *dir, mode_t m)
 {
     DIR *d = opendir(dir);
@@ -449,6 +464,7 @@ static void chmod_all(const char *dir, mode_t m)
     }
     closedir(d);
 }
+#endif
 
 static void test_cli_io__rewrite_keeps_mode(void **state)
 {
@@ -483,6 +499,7 @@ static void test_cli_io__rewrite_keeps_mode(void **state)
         assert_int_equal(st.st_mode & 07777, 0600);
     }
 
+#if CF_HAVE_TABLES
     /* A table's own files: every rewrite keeps what the user set. */
     char *t = cli_dir_path("t");
     CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
@@ -509,8 +526,10 @@ static void test_cli_io__rewrite_keeps_mode(void **state)
     EXPECT_RC(r, 0);
     assert_string_equal(r.out, "{\"id\":1,\"s\":\"c\"}\n{\"id\":2,\"s\":\"b\"}\n");
     done(&r);
+#endif
 }
 
+#if CF_HAVE_TABLES
 /* Files a table adds later take the mode of its metadata, its new directories
  * that of the table's directory: the first TABLET (written by a flush or a
  * merge; it used to get 0644), a flushed or merged rowset's directory and
@@ -586,6 +605,7 @@ static void test_cli_io__new_table_files_keep_mode(void **state)
     assert_string_equal(r.out, "id,s\n1,a\n2,x\n3,y\n4,x\n5,x\n6,x\n7,x\n");
     done(&r);
 }
+#endif
 
 static void test_cli_io__symlinked_output_is_replaced(void **state)
 {
@@ -683,7 +703,9 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_cli_io__file_size_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_io__disk_full, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_io__rewrite_keeps_mode, setup, teardown),
+#if CF_HAVE_TABLES
         cmocka_unit_test_setup_teardown(test_cli_io__new_table_files_keep_mode, setup, teardown),
+#endif
         cmocka_unit_test_setup_teardown(test_cli_io__symlinked_output_is_replaced, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_io__dash_is_stdin_and_stdout, setup, teardown),
     };

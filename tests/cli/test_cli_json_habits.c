@@ -2,12 +2,14 @@
  * lacked it (demo, table create/import/flush, delta write, convert in every
  * direction, parquet write), each one compact JSON document; --limit N on
  * `hfile dump` and `parquet dump`, stopping after N rows as `cfile dump --limit`
- * does. */
+ * does. The cases of a module run in builds with it (CF_HAVE_*); the rest in all. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cfile/config.h> /* CF_HAVE_HFILE, CF_HAVE_TABLES, CF_HAVE_PARQUET */
 
 #include "json.h"
 #include "out.h"
@@ -42,6 +44,7 @@ static long long num_of(const cf_json *o, const char *key)
     return atoll(v->str);
 }
 
+#if CF_HAVE_HFILE || CF_HAVE_PARQUET
 static size_t count_lines(const char *s)
 {
     size_t n = 0;
@@ -49,6 +52,7 @@ static size_t count_lines(const char *s)
         n += *s == '\n';
     return n;
 }
+#endif
 
 static void test_json_habits__demo(void **state)
 {
@@ -95,6 +99,7 @@ static void test_json_habits__demo(void **state)
     CF_ASSERT_RM_RF(dir);
 }
 
+#if CF_HAVE_TABLES
 static void test_json_habits__table_create_import_flush(void **state)
 {
     (void)state;
@@ -142,6 +147,7 @@ static void test_json_habits__table_create_import_flush(void **state)
     done(&r);
     CF_ASSERT_RM_RF(dir);
 }
+#endif
 
 static void test_json_habits__delta_write(void **state)
 {
@@ -203,6 +209,7 @@ static void test_json_habits__delta_write(void **state)
     CF_ASSERT_RM_RF(dir);
 }
 
+#if CF_HAVE_HFILE
 static void test_json_habits__hfile_dump_limit(void **state)
 {
     (void)state;
@@ -243,7 +250,9 @@ static void test_json_habits__hfile_dump_limit(void **state)
     EXPECT_RC(r, 2);
     done(&r);
 }
+#endif
 
+#if CF_HAVE_PARQUET
 static void test_json_habits__parquet_dump_limit(void **state)
 {
     (void)state;
@@ -273,7 +282,10 @@ static void test_json_habits__parquet_dump_limit(void **state)
     assert_non_null(strstr(r.err, "--limit"));
     done(&r);
 }
+#endif
 
+/* `parquet write` and `convert`: both modules (a table schema and row loader). */
+#if CF_HAVE_PARQUET && CF_HAVE_TABLES
 /* A string item. */
 static const char *sv(const cf_json *v)
 {
@@ -522,6 +534,7 @@ static void test_json_habits__convert(void **state)
     done(&r);
     CF_ASSERT_RM_RF(dir);
 }
+#endif
 
 /* Every output line of a run is one compact JSON document (a report has one
  * line, a row stream one per row). */
@@ -596,6 +609,7 @@ static void test_json_habits__every_reporting_command(void **state)
         {"bloom", "probe", "--json", bl, "a"},
         {"delta", "write", "--json", spec, delta},
         {"delta", "dump", "--json", delta, "--schema", spec, "--type", "REDO"},
+#if CF_HAVE_HFILE
         {"hfile", "write", "--json", hf, hf2},
         {"hfile", "meta", "--json", hfile},
         {"hfile", "info", "--json", hfile},
@@ -606,6 +620,8 @@ static void test_json_habits__every_reporting_command(void **state)
         {"hfile", "verify", "--json", hfile},
         {"hfile", "seek", "--json", hfile, "--hex", "00"},
         {"hfile", "bloom", "--json", hfile, "x"},
+#endif
+#if CF_HAVE_PARQUET
         {"parquet", "meta", "--json", pqin},
         {"parquet", "schema", "--json", pqin},
         {"parquet", "pages", "--json", pqin},
@@ -613,11 +629,15 @@ static void test_json_habits__every_reporting_command(void **state)
         {"parquet", "dump", pqin}, /* JSON Lines */
         {"parquet", "head", pqin},
         {"parquet", "verify", "--json", pqin},
+#endif
+#if CF_HAVE_PARQUET && CF_HAVE_TABLES
         {"parquet", "write", "--json", "--schema", "id INT64, name STRING", "--input", csv,
          "--bloom", "id", pq},
         {"parquet", "bloom", "--json", "--column", "id", pq, "1", "7"},
         {"convert", "--json", pq, "--to", "cfiles", cf2},
         {"convert", "--json", cf, pq2},
+#endif
+#if CF_HAVE_TABLES
         {"table", "create", "--json", t, "--schema", "id INT64 KEY, name STRING NULL"},
         {"table", "import", "--json", t, csv},
         {"table", "insert", "--json", t, "--row", "id=3,name=c"},
@@ -628,9 +648,12 @@ static void test_json_habits__every_reporting_command(void **state)
         {"table", "info", "--json", t},
         {"table", "scan", "--json", t},
         {"table", "get", "--json", t, "1"},
+#endif
         {"bench", "read", "--json", cf, "--iters", "1"},
         {"bench", "seek", "--json", cf, "--mode", "ordinal", "--n", "10"},
+#if CF_HAVE_TABLES
         {"bench", "scan", "--json", t, "--iters", "1", "--threads", "1"},
+#endif
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         run r;
@@ -654,12 +677,20 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_habits__demo),
+#if CF_HAVE_TABLES
         cmocka_unit_test(test_json_habits__table_create_import_flush),
+#endif
         cmocka_unit_test(test_json_habits__delta_write),
+#if CF_HAVE_HFILE
         cmocka_unit_test(test_json_habits__hfile_dump_limit),
+#endif
+#if CF_HAVE_PARQUET
         cmocka_unit_test(test_json_habits__parquet_dump_limit),
+#endif
+#if CF_HAVE_PARQUET && CF_HAVE_TABLES
         cmocka_unit_test(test_json_habits__parquet_write),
         cmocka_unit_test(test_json_habits__convert),
+#endif
         cmocka_unit_test(test_json_habits__every_reporting_command),
     };
     return CF_RUN_TESTS(argc, argv, tests);

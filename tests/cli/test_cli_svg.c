@@ -1,6 +1,7 @@
 /* `--svg`: the SVG writer's escaping and bucketing, and `cfile info --svg` as a
  * command (exit codes, atomic output, damaged files drawn). Rendering in a real
  * browser is tests/svg/render_test.py. */
+/* cf-needs: tables parquet */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,6 +6,7 @@
  * process's acknowledged commands applied in order, whatever the interleaving.
  * Without the writer lock two writers take the same rowset number or delta file
  * name and the later TABLET/MANIFEST wins, losing acknowledged work. */
+/* cf-needs: tables */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

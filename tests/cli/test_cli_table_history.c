@@ -2,6 +2,7 @@
  * takes a timestamp it reserves: `compact --ahm` then `scan/get --as-of` older
  * than the mark exits 1 saying history was discarded; `--ts` past the range
  * exits 2 stating it, and the table goes on taking writes. */
+/* cf-needs: tables */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 /* `cfile table` with new keys: `table insert`, import of unsorted CSV into an
  * empty table and of any CSV into a table with rows, duplicate-key errors with
  * their line, and scans/gets/info/compact over several rowsets. */
+/* cf-needs: tables */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,6 +2,7 @@
  * columns and one of 100 key columns go through every command; compound keys
  * whose STRING columns hold commas and quotes are addressed by get, update and
  * delete with --row's quoting. */
+/* cf-needs: tables */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

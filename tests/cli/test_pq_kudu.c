@@ -2,6 +2,7 @@
  * hand-built arrays for what real files rarely hold: every kind of half float,
  * decimals wider than 16 bytes, values at the edges of their Kudu type, INT96
  * and timestamps that convert exactly or are refused naming row and column. */
+/* cf-needs: tables parquet */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
