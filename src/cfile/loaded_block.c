@@ -131,7 +131,11 @@ static void attach_aux(cf_loaded_block *b)
     size_t bits_off = 0, ns_len = 0;
     if (b->kind == CF_LAYOUT_NULLABLE)
         ns_len = null_state_size(b->ns->rows, &bits_off);
-    if (dec_len == 0 && ns_len == 0)
+    /* Nothing to keep: return, unless the decoder was asked and found nothing
+     * worth keeping (a PREFIX block whose values are out of order has no
+     * fence). Then an empty aux records the answer, or every later load of
+     * the cached block would ask, and pay for the asking, again. */
+    if (dec_len == 0 && ns_len == 0 && ops->saved_len == NULL)
         return;
     /* Both parts are bounded by memory the block already holds. */
     size_t ns_at = ALIGN8(sizeof(cf_block_aux)), dec_at = ns_at + ALIGN8(ns_len);

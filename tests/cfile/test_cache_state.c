@@ -313,11 +313,100 @@ static void test_cache_state__seeks_under_eviction(void **state)
     }
 }
 
+/* A PREFIX block keeps a restart fence (a value-seek index) only when its
+ * values are in order. Where there is none, the cache entry must still
+ * remember that there is none: without that, every later load of the cached
+ * block asked the decoder again, which reads all the block's restarts each
+ * time (ordinal seeks into unsorted PREFIX columns slowed by a third). */
+static void test_cache_state__prefix_without_fence_is_remembered(void **state)
+{
+    (void)state;
+    for (int sorted = 0; sorted < 2; sorted++) {
+        enum { ROWS = 6000 };
+        static char store[ROWS][16];
+        static cf_slice vals[ROWS];
+        for (size_t i = 0; i < ROWS; i++) {
+            /* sorted: k000000, k000001, ...; otherwise descending */
+            size_t k = sorted ? i : ROWS - 1 - i;
+            int n = snprintf(store[i], sizeof store[i], "k%06zu", k);
+            vals[i] = (cf_slice){(const uint8_t *)store[i], (size_t)n};
+        }
+        cf_error e = {0};
+        cf_io *io;
+        CF_ASSERT_OK(cf_io_create_mem(&io, &e), &e);
+        cf_writer_options o;
+        cf_writer_options_init(&o, CF_TYPE_STRING);
+        o.encoding = CF_ENC_PREFIX;
+        o.block_size = 2048; /* ~400 values (~5 bytes each), ~25 restarts a block */
+        cf_writer *w;
+        CF_ASSERT_OK(cf_writer_create(&w, io, &o, &e), &e);
+        CF_ASSERT_OK(cf_writer_append(w, vals, NULL, ROWS, &e), &e);
+        CF_ASSERT_OK(cf_writer_finish(w, &e), &e);
+        cf_writer_free(w);
+        cf_slice bytes = cf_io_mem_contents(io);
+        cf_cache *c;
+        CF_ASSERT_OK(cf_cache_create(&c, 8u << 20, &e), &e);
+        cf_io *rio;
+        CF_ASSERT_OK(cf_io_open_mem(&rio, bytes.data, bytes.len, &e), &e);
+        cf_reader_options ro;
+        cf_reader_options_init(&ro);
+        ro.cache = c;
+        cf_reader *r;
+        CF_ASSERT_OK(cf_reader_open(&r, rio, &ro, &e), &e);
+        /* Each block loaded twice by ordinal seeks, answers checked. */
+        cf_iter *it;
+        CF_ASSERT_OK(cf_iter_create(&it, r, &e), &e);
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t ord = 7; ord < ROWS; ord += 97) {
+                CF_ASSERT_OK(cf_iter_seek_to_ordinal(it, ord, &e), &e);
+                cf_slice v;
+                size_t got;
+                CF_ASSERT_OK(cf_iter_copy_batch(it, &v, NULL, 1, &got, &e), &e);
+                assert_int_equal(got, 1);
+                CF_ASSERT_BYTES(v.data, v.len, vals[ord].data, vals[ord].len);
+            }
+        cf_iter_free(it);
+        /* Every cached block has an aux: the fence where the values are
+         * sorted, an empty one (no fence) where they are not. */
+        const cf_file_info *fi = cf_reader_info(r);
+        cf_btree_iter *bt;
+        CF_ASSERT_OK(cf_btree_iter_create(&bt,
+                                          (cf_block_ptr){fi->posidx_root_off, fi->posidx_root_size},
+                                          read_index, (void *)r, &e),
+                     &e);
+        CF_ASSERT_OK(cf_btree_iter_seek_to_first(bt, &e), &e);
+        size_t blocks = 0;
+        for (;;) {
+            cf_block_ptr p = cf_btree_iter_ptr(bt);
+            cf_slice cb;
+            bool view;
+            cf_cache_entry *ce = cf_cache_lookup(c, r->cache_file_id, p.off, p.size, &cb, &view);
+            assert_non_null(ce);
+            const cf_block_aux *a = cf_cache_entry_aux(ce);
+            assert_non_null(a);
+            assert_null(a->ns);
+            assert_true((a->dec != NULL) == (sorted == 1));
+            cf_cache_release(c, ce);
+            blocks++;
+            if (!cf_btree_iter_has_next(bt))
+                break;
+            CF_ASSERT_OK(cf_btree_iter_next(bt, &e), &e);
+        }
+        assert_true(blocks >= 8);
+        cf_btree_iter_free(bt);
+        cf_reader_free(r);
+        cf_io_free(rio);
+        cf_cache_free(c);
+        cf_io_free(io);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cache_state__matches_fresh_decode),
         cmocka_unit_test(test_cache_state__seeks_under_eviction),
+        cmocka_unit_test(test_cache_state__prefix_without_fence_is_remembered),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
