@@ -16,6 +16,8 @@
  *
  * Layout (native order):
  *   u32 nrestarts R, u32 common_len L, u32 common_off, u32 entries_off, u64 len,
+ *   T2 = ceil(T / 16) u64 windows: top entry 16 j's (128 bytes for R = 4096),
+ *   T = ceil(R / 16) u64 windows, the top entries: restart 1 + 16 j's,
  *   then R + 1 records of 12 bytes: u64 window, u32 offset
  * common_off: where restart 0's value bytes start (their first L bytes are the
  * shared prefix); record k: window = bytes [L, L + 8) of restart k's value,
@@ -39,10 +41,20 @@ static size_t top_count(uint32_t nrestarts)
     return ((size_t)nrestarts + GROUP - 1) / GROUP;
 }
 
-/* Where record 0 starts. */
+/* Entries above the top ones: one per GROUP of them. */
+static size_t top2_count(uint32_t nrestarts)
+{
+    return (top_count(nrestarts) + GROUP - 1) / GROUP;
+}
+
+/* Where the top entries and record 0 start. */
+static size_t top_at(uint32_t nrestarts)
+{
+    return HDR + 8 * top2_count(nrestarts);
+}
 static size_t recs_at(uint32_t nrestarts)
 {
-    return HDR + 8 * top_count(nrestarts);
+    return top_at(nrestarts) + 8 * top_count(nrestarts);
 }
 
 size_t cf_prefix_fence_size(uint32_t nrestarts)
@@ -150,8 +162,12 @@ bool cf_prefix_fence_build(uint8_t *dst, const uint8_t *data, size_t len, size_t
         prev_len = vlen;
     }
     /* the top level: the window of every GROUP-th restart from restart 1 */
+    uint8_t *top = dst + top_at(nrestarts);
     for (size_t j = 0; j < top_count(nrestarts); j++)
-        memcpy(dst + HDR + 8 * j, w + REC * (1 + GROUP * j), 8);
+        memcpy(top + 8 * j, w + REC * (1 + GROUP * j), 8);
+    /* and above it, every GROUP-th top entry */
+    for (size_t j = 0; j < top2_count(nrestarts); j++)
+        memcpy(dst + HDR + 8 * j, top + 8 * GROUP * j, 8);
     uint32_t h[4] = {nrestarts, (uint32_t)common, (uint32_t)(first - data), (uint32_t)entries_off};
     uint64_t l = len;
     memcpy(dst, h, 16);
@@ -210,6 +226,27 @@ static inline size_t narrow(const uint8_t *r, size_t n, uint64_t x, bool or_equa
     return (size_t)(base - r) / REC;
 }
 
+/* Of the n > 0 windows at w (8 bytes each), the first of which is below x:
+ * the index of the last one below x. Branch-free. */
+static inline size_t last_below(const uint8_t *w, size_t n, uint64_t x)
+{
+    const uint8_t *base = w;
+    while (n > 1) {
+        size_t half = n / 2;
+        base = load64(base + 8 * half) < x ? base + 8 * half : base;
+        n -= half;
+    }
+    return (size_t)(base - w) / 8;
+}
+
+/* Prefetch the n bytes at p. */
+static inline void prefetch_span(const uint8_t *p, size_t n)
+{
+    for (size_t off = 0; off < n; off += 64)
+        __builtin_prefetch(p + off);
+    __builtin_prefetch(p + n - 1);
+}
+
 static inline size_t finish(const uint8_t *r, size_t i, uint64_t x, bool or_equal)
 {
     uint64_t v = load64(r + REC * i);
@@ -237,28 +274,26 @@ void cf_prefix_fence_range(const uint8_t *fence, const uint8_t *data, size_t len
         return;
     }
     uint64_t x = window(key, klen, common);
-    const uint8_t *top = fence + HDR, *recs = fence + recs_at(nr);
+    const uint8_t *top2 = fence + HDR, *top = fence + top_at(nr), *recs = fence + recs_at(nr);
     const uint8_t *w = recs + REC; /* restarts 1..nr (nr >= 1) */
-    /* Two levels: the top entries (one window per GROUP restarts, a few KiB
-     * that stay cached) say which group holds the answer, then that group's
-     * records (GROUP * 12 bytes: their lines are fetched together, not one
-     * dependent miss per probe). */
+    /* Three levels, each a span whose lines are fetched together (not one
+     * dependent miss per probe): the entries above the top ones (one per
+     * GROUP top entries) say which GROUP top entries hold the answer's
+     * group, those (one window per GROUP restarts) which group, then that
+     * group's records (GROUP * 12 bytes). */
     size_t below = 0;
-    if (load64(top) < x) {
-        const uint8_t *base = top;
-        for (size_t left = top_count(nr); left > 1;) {
-            size_t half = left / 2;
-            uint64_t v = load64(base + 8 * half);
-            base = v < x ? base + 8 * half : base;
-            left -= half;
-        }
+    if (load64(top2) < x) {
+        size_t tc = top_count(nr), t2c = top2_count(nr);
+        if (t2c <= 32) /* blocks of up to 8192 restarts; a bigger one's probes go one by one */
+            prefetch_span(top2, 8 * t2c);
+        size_t g2 = last_below(top2, t2c, x);
+        size_t tfirst = GROUP * g2, tcnt = tc - tfirst < GROUP ? tc - tfirst : GROUP;
+        prefetch_span(top + 8 * tfirst, 8 * tcnt);
         /* group g: windows before it are below x, those after it are not */
-        size_t g = (size_t)(base - top) / 8;
+        size_t g = tfirst + last_below(top + 8 * tfirst, tcnt, x);
         size_t first = GROUP * g, cnt = nr - first < GROUP ? nr - first : GROUP;
         const uint8_t *r = w + REC * first;
-        for (size_t off = 0; off < REC * cnt; off += 64)
-            __builtin_prefetch(r + off);
-        __builtin_prefetch(r + REC * cnt - 1);
+        prefetch_span(r, REC * cnt);
         below = first + finish(r, narrow(r, cnt, x, false, recs, 1 + first, data, len), x, false);
     }
     size_t upto = below;
