@@ -25,7 +25,9 @@ for side in base new; do
     cmake -S "$src" -B "$DIR/$side" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCF_BUILD_TESTS=OFF >/dev/null
     cmake --build "$DIR/$side" -j"$(nproc)" --target cfile cfile_cli >/dev/null
 done
-cc -O2 -I"$ROOT/include" "$ROOT/bench/ab/prefix_ab.c" -o "$DIR/prefix_ab" -L"$DIR/new" -lcfile
+# cfile/version.h includes the configured cfile/config.h from the build tree.
+cc -O2 -I"$ROOT/include" -I"$DIR/new/include" "$ROOT/bench/ab/prefix_ab.c" -o "$DIR/prefix_ab" \
+    -L"$DIR/new" -lcfile
 for rows in 1000000 4000000; do
     f=$DIR/keys$rows.cfile
     [ -f "$f" ] || "$DIR/new/cfile" bench write --dataset string_keys --rows $rows \

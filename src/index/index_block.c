@@ -343,21 +343,28 @@ bool cf_ib_windows_build(const cf_index_block *ib, void *dst, cf_ib_windows *out
 {
     if (ib->count == 0)
         return false;
-    cf_slice first, last, k, prev = {NULL, 0};
+    cf_slice first, second, last, k, prev = {NULL, 0};
     const uint8_t *rest, *lim;
     cf_error e;
+    uint32_t n = ib->count;
     if (entry_key(ib, 0, &first, &rest, &lim, &e) != CF_OK ||
-        entry_key(ib, ib->count - 1, &last, &rest, &lim, &e) != CF_OK)
+        entry_key(ib, n > 1, &second, &rest, &lim, &e) != CF_OK ||
+        entry_key(ib, n - 1, &last, &rest, &lim, &e) != CF_OK)
         return false;
-    /* In order, every key shares what the first and the last share. */
-    size_t common = 0, n = first.len < last.len ? first.len : last.len;
-    while (common < n && first.data[common] == last.data[common])
+    /* In order, every key from the second on shares what the second and the
+     * last share. The first is left out: writers shorten it (Kudu's value
+     * index starts with a one-byte key), which would leave no shared prefix
+     * and make the windows tie. A first key without that prefix is below
+     * every key with it; its window is 0, so it ties only with a target
+     * whose window is 0, and ties are compared whole. */
+    size_t common = 0, m = second.len < last.len ? second.len : last.len;
+    while (common < m && second.data[common] == last.data[common])
         common++;
     bool increasing = true;
     uint64_t *w = dst;
-    cf_slice *keys = (cf_slice *)(void *)(w + ib->count);
-    cf_block_ptr *children = (cf_block_ptr *)(void *)(keys + ib->count);
-    for (uint32_t i = 0; i < ib->count; i++) {
+    cf_slice *keys = (cf_slice *)(void *)(w + n);
+    cf_block_ptr *children = (cf_block_ptr *)(void *)(keys + n);
+    for (uint32_t i = 0; i < n; i++) {
         if (cf_ib_entry(ib, i, &k, &children[i], &e) != CF_OK)
             return false;
         keys[i] = k;
@@ -367,10 +374,11 @@ bool cf_ib_windows_build(const cf_index_block *ib, void *dst, cf_ib_windows *out
                 return false;
             increasing = increasing && c < 0;
         }
-        w[i] = key_window(k, common);
+        bool shares = i > 0 || (k.len >= common && memcmp(k.data, second.data, common) == 0);
+        w[i] = shares ? key_window(k, common) : 0;
         prev = k;
     }
-    *out = (cf_ib_windows){w, keys, children, first.data, common, increasing};
+    *out = (cf_ib_windows){w, keys, children, second.data, common, increasing};
     return true;
 }
 
@@ -401,7 +409,10 @@ cf_status cf_ib_seek_windowed(const cf_index_block *ib, const cf_ib_windows *wv,
     size_t m = target.len < common ? target.len : common;
     int c = key_cmp((cf_slice){target.data, m}, (cf_slice){wv->common, m});
     if (c < 0 || (c == 0 && target.len < common)) {
-        lo = hi = 0; /* below every key (a proper prefix of the shared prefix) */
+        /* below every key from the second on (a proper prefix of the shared
+         * prefix, or smaller): the first is compared whole */
+        lo = 0;
+        hi = 1;
     } else if (c > 0) {
         lo = hi = n; /* above every key */
     } else {

@@ -60,8 +60,9 @@ cf_status cf_ib_seek_at_or_before(const cf_index_block *ib, cf_slice target, siz
 cf_status cf_ib_seek_before(const cf_index_block *ib, cf_slice target, size_t *idx, cf_error *err);
 
 /* Key windows of a block that is searched more than once (the B-tree root on
- * every seek of an iterator): the prefix every key shares and, per entry, the
- * next 8 key bytes as a big-endian integer, zero padded. A search then runs
+ * every seek of an iterator): the prefix the keys share (but the first, which
+ * writers shorten) and, per entry, the next 8 key bytes as a big-endian
+ * integer, zero padded. A search then runs
  * over 8-byte integers without branches and compares whole keys only where
  * windows tie. Only for blocks whose every entry reads soundly and whose keys
  * are in order, so the answers are the plain search's. */
@@ -69,7 +70,7 @@ typedef struct cf_ib_windows {
     const uint64_t *w;            /* count entries */
     const cf_slice *keys;         /* count entries, decoded (views into the block) */
     const cf_block_ptr *children; /* count entries, decoded */
-    const uint8_t *common;        /* the shared prefix: in the block (entry 0's key) */
+    const uint8_t *common;        /* the prefix entries 1.. share: in the block */
     size_t common_len;
     bool increasing; /* strictly: an at-or-before search has one answer */
 } cf_ib_windows;

@@ -279,9 +279,9 @@ static void test_index_block__seek_matches_linear(void **state)
  * plain search's answers, strict and not: keys sharing a prefix of 0-12
  * bytes, then 0-14 more bytes over {00, 01, 7f, ff} (so windows tie, pad with
  * zeros against real zeros, and keys are prefixes of each other), with and
- * without equal keys; targets are the keys, the keys plus a byte or minus
- * one, random, and cut or changed shared prefixes. Keys out of order build
- * no windows. */
+ * without equal keys, with and without a first key cut short; targets are the keys, the keys plus a
+ * byte or minus one, random, and cut or changed shared prefixes. Keys out of order build no
+ * windows. */
 static void test_index_block__windowed_matches_plain(void **state)
 {
     (void)state;
@@ -313,6 +313,10 @@ static void test_index_block__windowed_matches_plain(void **state)
                 if (u == 0 || cmp_keys(&keys[u - 1], &keys[i]) != 0)
                     keys[u++] = keys[i];
         }
+        /* A first key cut short, as Kudu's value index writes it: it shares
+         * less than the others (or nothing) */
+        if (round % 2 == 1 && u > 1)
+            keys[0] = S(prefix, cf_rng_below(&rng, plen + 1));
         cf_index_builder b;
         cf_ib_init(&b, round & 1);
         for (size_t i = 0; i < u; i++)
