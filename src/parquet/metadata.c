@@ -49,12 +49,15 @@ FIELD_READERS(bin, cf_slice, cf_thrift_read_binary)
 FIELD_READERS(bool, bool, cf_thrift_read_bool)
 #undef FIELD_READERS
 
-/* list_T: a list of T into memory from cf_thrift_alloc. */
+/* list_T: a list of T into memory from cf_thrift_alloc. Like every list reader
+ * here it clears its outputs first, so they are set on every path. */
 #define LIST_READER(T, ctype, read)                                                                \
     static cf_status list_##T(cf_thrift_reader *r, uint8_t t, ctype **out, uint32_t *count)        \
     {                                                                                              \
         uint8_t et;                                                                                \
         uint32_t n;                                                                                \
+        *out = NULL;                                                                               \
+        *count = 0;                                                                                \
         CF_TRY(cf_thrift_list_begin(r, t, &et, &n));                                               \
         ctype *a;                                                                                  \
         CF_TRY(cf_thrift_alloc(r, (void **)&a, n, sizeof(*a)));                                    \
@@ -74,6 +77,8 @@ static cf_status list_bool(cf_thrift_reader *r, uint8_t t, bool **out, uint32_t 
 {
     uint8_t et;
     uint32_t n;
+    *out = NULL;
+    *count = 0;
     CF_TRY(cf_thrift_list_begin(r, t, &et, &n));
     if (n && et != CF_TT_BOOL_TRUE && et != CF_TT_BOOL_FALSE)
         return cf_thrift_fail(r, "expected a list of bool, found element type %u", et);
@@ -96,6 +101,8 @@ static cf_status list_struct(cf_thrift_reader *r, uint8_t t, size_t elem_size, e
 {
     uint8_t et;
     uint32_t n;
+    *out = NULL;
+    *count = 0;
     CF_TRY(cf_thrift_list_begin(r, t, &et, &n));
     if (n && et != CF_TT_STRUCT)
         return cf_thrift_fail(r, "expected a list of %s structs, found element type %u", what, et);

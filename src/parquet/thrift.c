@@ -55,6 +55,10 @@ cf_status cf_thrift_alloc(cf_thrift_reader *r, void **out, size_t count, size_t 
 
 /* ---- reader ---------------------------------------------------------------------- */
 
+/* Every reader below sets its out-parameters first, so they hold a value on
+ * every path, failures included: a caller never sees an unset one, and gcc's
+ * -Wmaybe-uninitialized (Release, -O3) sees that as well. */
+
 void cf_thrift_reader_init(cf_thrift_reader *r, const uint8_t *data, size_t len, uint64_t base_off,
                            const char *what, cf_error *err)
 {
@@ -94,6 +98,7 @@ cf_status cf_thrift_fail(cf_thrift_reader *r, const char *fmt, ...)
 static cf_status read_varint(cf_thrift_reader *r, uint64_t *out)
 {
     uint64_t v = 0;
+    *out = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
         if (r->p == r->end)
             return cf_thrift_fail(r, "truncated varint");
@@ -138,12 +143,13 @@ void cf_thrift_struct_end(cf_thrift_reader *r)
 
 cf_status cf_thrift_field_next(cf_thrift_reader *r, int16_t *fid, uint8_t *type)
 {
+    *type = CF_TT_STOP;
+    *fid = 0;
     if (r->p == r->end)
         return cf_thrift_fail(r, "truncated struct (no stop byte)");
     uint8_t b = *r->p++;
     uint8_t t = b & 0x0f;
     *type = t;
-    *fid = 0;
     if (t == CF_TT_STOP) {
         if (b != 0)
             return cf_thrift_fail(r, "stop byte 0x%02x has a field id", b);
@@ -187,6 +193,7 @@ static cf_status want(cf_thrift_reader *r, uint8_t got, const char *expected)
 /* In a field header the value is the type; as a list element it is one byte. */
 cf_status cf_thrift_read_bool(cf_thrift_reader *r, uint8_t type, bool *out)
 {
+    *out = false;
     if (type != CF_TT_BOOL_TRUE && type != CF_TT_BOOL_FALSE)
         return want(r, type, "a bool");
     *out = r->bool_field;
@@ -195,6 +202,7 @@ cf_status cf_thrift_read_bool(cf_thrift_reader *r, uint8_t type, bool *out)
 
 static cf_status read_bool_elem(cf_thrift_reader *r, bool *out)
 {
+    *out = false;
     if (r->p == r->end)
         return cf_thrift_fail(r, "truncated bool");
     uint8_t b = *r->p++;
@@ -207,6 +215,7 @@ static cf_status read_bool_elem(cf_thrift_reader *r, bool *out)
 
 cf_status cf_thrift_read_i64(cf_thrift_reader *r, uint8_t type, int64_t *out)
 {
+    *out = 0;
     if (type == CF_TT_I8) {
         if (r->p == r->end)
             return cf_thrift_fail(r, "truncated i8");
@@ -223,6 +232,7 @@ cf_status cf_thrift_read_i64(cf_thrift_reader *r, uint8_t type, int64_t *out)
 
 cf_status cf_thrift_read_i32(cf_thrift_reader *r, uint8_t type, int32_t *out)
 {
+    *out = 0;
     if (type == CF_TT_I64)
         return want(r, type, "an i32");
     int64_t v;
@@ -235,6 +245,7 @@ cf_status cf_thrift_read_i32(cf_thrift_reader *r, uint8_t type, int32_t *out)
 
 cf_status cf_thrift_read_double(cf_thrift_reader *r, uint8_t type, double *out)
 {
+    *out = 0;
     if (type != CF_TT_DOUBLE)
         return want(r, type, "a double");
     if (r->end - r->p < 8)
@@ -247,6 +258,7 @@ cf_status cf_thrift_read_double(cf_thrift_reader *r, uint8_t type, double *out)
 
 cf_status cf_thrift_read_binary(cf_thrift_reader *r, uint8_t type, cf_slice *out)
 {
+    *out = (cf_slice){NULL, 0};
     if (type != CF_TT_BINARY)
         return want(r, type, "a binary");
     uint64_t n;
@@ -264,6 +276,7 @@ cf_status cf_thrift_read_binary(cf_thrift_reader *r, uint8_t type, cf_slice *out
  * a varint, an empty struct's STOP), so a count beyond the bytes left is a lie. */
 static cf_status check_count(cf_thrift_reader *r, uint64_t n, uint32_t *count)
 {
+    *count = 0;
     if (n > (uint64_t)(r->end - r->p))
         return cf_thrift_fail(r, "%" PRIu64 " elements claimed, only %zu bytes left", n,
                               (size_t)(r->end - r->p));
@@ -279,6 +292,8 @@ static bool elem_type_ok(uint8_t t)
 cf_status cf_thrift_list_begin(cf_thrift_reader *r, uint8_t type, uint8_t *elem_type,
                                uint32_t *count)
 {
+    *elem_type = 0;
+    *count = 0;
     if (type != CF_TT_LIST && type != CF_TT_SET)
         return want(r, type, "a list");
     if (r->p == r->end)
@@ -304,11 +319,12 @@ void cf_thrift_list_end(cf_thrift_reader *r)
 cf_status cf_thrift_map_begin(cf_thrift_reader *r, uint8_t type, uint8_t *key_type,
                               uint8_t *value_type, uint32_t *count)
 {
+    *key_type = *value_type = 0;
+    *count = 0;
     if (type != CF_TT_MAP)
         return want(r, type, "a map");
     uint64_t n;
     CF_TRY(read_varint(r, &n));
-    *key_type = *value_type = 0;
     if (n) {
         if (r->p == r->end)
             return cf_thrift_fail(r, "truncated map header");

@@ -18,7 +18,7 @@ cf_status cf_error_set(cf_error *err, cf_status code, const char *file, int line
                        ...) CF_PRINTF(5, 6);
 
 /* Prepend context ("block 3 at offset 81920: ") to an error already set.
- * Returns err->code (or CF_OK-less passthrough `st` when err is NULL). */
+ * Returns `st` unchanged (nothing is prefixed when err is NULL or st is CF_OK). */
 cf_status cf_error_prefix(cf_error *err, cf_status st, const char *fmt, ...) CF_PRINTF(3, 4);
 
 /* Returns `code` itself (not cf_error_set's result) so the compiler can see

@@ -268,6 +268,7 @@ static void test_metadata__schema_errors(void **state)
 {
     (void)state;
     cf_parquet_schema_element e[4];
+    memset(e, 0, sizeof(e));
     expect_schema_error(e, 0, CF_ECORRUPT, "no elements");
     e[0] = el("schema", -1, -1, -1);
     expect_schema_error(e, 1, CF_ECORRUPT,

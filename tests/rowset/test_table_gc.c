@@ -21,7 +21,7 @@
 static bool exists(const char *dir, const char *name)
 {
     char p[512];
-    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    assert_true(snprintf(p, sizeof(p), "%s/%s", dir, name) < (int)sizeof(p));
     struct stat sb;
     return lstat(p, &sb) == 0;
 }
@@ -29,7 +29,7 @@ static bool exists(const char *dir, const char *name)
 static void put(const char *dir, const char *name, const char *text)
 {
     char p[512];
-    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    assert_true(snprintf(p, sizeof(p), "%s/%s", dir, name) < (int)sizeof(p));
     FILE *f = fopen(p, "w");
     assert_non_null(f);
     fputs(text, f);
@@ -39,7 +39,7 @@ static void put(const char *dir, const char *name, const char *text)
 static void expect(const char *dir, const char *name, const char *text)
 {
     char p[512];
-    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    assert_true(snprintf(p, sizeof(p), "%s/%s", dir, name) < (int)sizeof(p));
     size_t len;
     uint8_t *got = cf_test_read_file(p, &len);
     if (got == NULL)
