@@ -1098,3 +1098,43 @@ int fuzz_block_in_file_target(bool is_array, const uint8_t *data, size_t size)
     free(file);
     return 0;
 }
+
+/* ---- a codec against its reference library ----------------------------------------------------
+ */
+
+int fuzz_codec_diff_target(const fuzz_codec_diff *c, const uint8_t *data, size_t size)
+{
+    fuzz_input in = {data, size};
+    unsigned mode = fuzz_u8(&in);
+    size_t dst_len = fuzz_u16(&in) | (size_t)(fuzz_u8(&in) & 0x0f) << 16; /* < 1 MiB */
+    uint8_t *src = fuzz_dup(in.data, in.size);
+    size_t src_len = in.size;
+    unsigned lie = mode >> 1 & 7; /* 0: the true size, else off by lie - 4 */
+    if (mode & 1) {
+        uint8_t *payload;
+        src_len = c->compress(src, in.size, mode >> 4, &payload);
+        long want = (long)in.size + (lie == 0 ? 0 : (long)lie - 4);
+        dst_len = want < 0 ? 0 : (size_t)want;
+        free(src);
+        src = fuzz_dup(payload, src_len); /* exactly the payload: ASan sees reads past it */
+        free(payload);
+    }
+    uint8_t *ours = malloc(dst_len + c->slack ? dst_len + c->slack : 1);
+    uint8_t *theirs = malloc(dst_len ? dst_len : 1);
+    bool ok = c->ours(src, src_len, ours, dst_len);
+    long got = 0;
+    bool lib_ok = c->theirs(src, src_len, theirs, dst_len, &got);
+    if (ok != lib_ok) {
+        fprintf(stderr, "ours %s, %s %s (%ld) a %zu-byte %s for %zu bytes\n",
+                ok ? "accepts" : "refuses", c->lib, lib_ok ? "accepts" : "refuses", got, src_len,
+                c->unit, dst_len);
+        abort();
+    }
+    FUZZ_REQUIRE(!ok || dst_len == 0 || memcmp(ours, theirs, dst_len) == 0);
+    if ((mode & 1) && lie == 0) /* a true payload of the true size */
+        FUZZ_REQUIRE(ok && (dst_len == 0 || memcmp(ours, in.data, dst_len) == 0));
+    free(ours);
+    free(theirs);
+    free(src);
+    return 0;
+}

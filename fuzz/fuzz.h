@@ -158,4 +158,33 @@ size_t fuzz_pairs(cf_type *types, cf_encoding *encs, size_t cap);
  * fuzz_check_file. */
 int fuzz_block_in_file_target(bool is_array, const uint8_t *data, size_t size);
 
+/* ---- a codec against its reference library --------------------------------------------- */
+
+/* The codec-specific part of a differential target (fuzz_lz4_diff,
+ * fuzz_snappy_diff): our decoder, the library's, and the library's compressor. */
+typedef struct fuzz_codec_diff {
+    const char *lib;  /* in messages: "liblz4" */
+    const char *unit; /* what a payload is called: "block" */
+    size_t slack;     /* bytes ours may write past dst_len (its buffer has exactly these) */
+    /* Compress len bytes into a malloc'd *out, returning its length; `level` is
+     * the option byte's top four bits (liblz4's acceleration). */
+    size_t (*compress)(const uint8_t *src, size_t len, unsigned level, uint8_t **out);
+    /* Decode src into exactly dst_len bytes; false when it refuses. */
+    bool (*ours)(const uint8_t *src, size_t len, uint8_t *dst, size_t dst_len);
+    /* The same with the library, into a buffer of exactly dst_len bytes; *got is
+     * what it returned (a length or a code), for the failure message. */
+    bool (*theirs)(const uint8_t *src, size_t len, uint8_t *dst, size_t dst_len, long *got);
+} fuzz_codec_diff;
+
+/* Input: [mode][dst_len: u16 + 4 bits (< 1 MiB)] then bytes.
+ *   mode & 1 == 0: the bytes are a payload, decoded for dst_len bytes.
+ *   mode & 1 == 1: the bytes are data; the library compresses them (level
+ *                  mode >> 4) and both decode the payload for its true size,
+ *                  or for that size plus (mode >> 1 & 7) - 4 bytes; so the
+ *                  fuzzer reaches valid payloads of every shape, and lies about
+ *                  their size.
+ * Both decoders must accept or both refuse, accepted payloads must decode to
+ * the same bytes, and a true payload of its true size to the data. */
+int fuzz_codec_diff_target(const fuzz_codec_diff *c, const uint8_t *data, size_t size);
+
 #endif
