@@ -21,12 +21,38 @@
 
 #include "cli.h"
 
+/* ---- options: each benchmark lists its own in a table, one parser reads them ---- */
+
+typedef enum cf_bench_opt_kind {
+    CF_BENCH_FLAG,  /* no argument; sets *(bool *)dst */
+    CF_BENCH_COUNT, /* a decimal count into *(uint64_t *)dst ("--NAME: not a number: ARG") */
+    CF_BENCH_TEXT,  /* the argument itself into *(const char **)dst */
+    CF_BENCH_PARSE, /* the argument through parse(c, arg, dst) */
+} cf_bench_opt_kind;
+
+typedef struct cf_bench_opt {
+    const char *name; /* the long option, without "--"; NULL ends a table */
+    char letter;      /* the short option getopt also takes, or 0 for none */
+    cf_bench_opt_kind kind;
+    void *dst;
+    /* CF_BENCH_PARSE: 0, or the exit code of the usage error it printed. */
+    int (*parse)(cf_cli *c, const char *arg, void *dst);
+} cf_bench_opt;
+
+/* Read argv (argv[0] is the benchmark's name) with getopt_long over opts, plus
+ * --help (-h), which prints the usage, and --json, accepted as everywhere and
+ * changing nothing (the report is JSON already). Then the operands: exactly
+ * one, *operand_out, named `operand` in the message ("read needs exactly one
+ * FILE"), or with operand NULL none ("write takes no FILE argument (use
+ * --out)"). Returns -1 to go on, or the exit code to return (0 after --help,
+ * CF_EXIT_USAGE after a usage error, which it printed). */
+int cf_bench_parse_opts(cf_cli *c, int argc, char **argv, const cf_bench_opt *opts,
+                        const char *operand, const char **operand_out);
+
 /* qsort order of doubles. */
 int cf_bench_cmp_double(const void *a, const void *b);
 /* The median of v[0..n) (0 when n is 0); sorts v. */
 double cf_bench_median(double *v, size_t n);
-/* getopt's optarg as a decimal count for option --name; a usage error if not. */
-int cf_bench_parse_u64(cf_cli *c, const char *name, uint64_t *out);
 /* Open path for the benchmark (checksums verified when verify; cache may be NULL). */
 cf_status cf_bench_open_reader(cf_reader **out, const char *path, bool mmap, bool verify,
                                cf_cache *cache, cf_error *err);

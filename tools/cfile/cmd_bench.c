@@ -87,11 +87,68 @@ double cf_bench_median(double *v, size_t n)
     return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-int cf_bench_parse_u64(cf_cli *c, const char *name, uint64_t *out)
+/* ---- options ------------------------------------------------------------------------------ */
+
+#define BENCH_MAX_OPTS 16
+/* getopt's code for opts[i] when it has no letter: past every char. */
+#define LONG_ONLY 256
+
+int cf_bench_parse_opts(cf_cli *c, int argc, char **argv, const cf_bench_opt *opts,
+                        const char *operand, const char **operand_out)
 {
-    if (cf_cli_parse_u64(optarg, out) != 0)
-        return cf_cli_usage(c, "--%s: not a number: %s", name, optarg);
-    return 0;
+    struct option lo[BENCH_MAX_OPTS + 3];
+    char shorts[3 * BENCH_MAX_OPTS + 2];
+    size_t n = 0, ns = 0;
+    for (; opts[n].name != NULL; n++) {
+        const cf_bench_opt *o = &opts[n];
+        bool arg = o->kind != CF_BENCH_FLAG;
+        lo[n] = (struct option){o->name, arg ? required_argument : no_argument, NULL,
+                                o->letter ? o->letter : LONG_ONLY + (int)n};
+        if (o->letter) {
+            shorts[ns++] = o->letter;
+            if (arg)
+                shorts[ns++] = ':';
+        }
+    }
+    lo[n] = (struct option){"help", no_argument, NULL, 'h'};
+    lo[n + 1] = (struct option){"json", no_argument, NULL, 'J'};
+    lo[n + 2] = (struct option){NULL, 0, NULL, 0};
+    shorts[ns++] = 'h';
+    shorts[ns] = '\0';
+    int ch, rc;
+    while ((ch = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+        if (ch == 'h')
+            return cf_cli_help(c);
+        if (ch == 'J')
+            continue;
+        size_t i = 0;
+        while (i < n && ch != (opts[i].letter ? opts[i].letter : LONG_ONLY + (int)i))
+            i++;
+        if (i == n)
+            return cf_cli_bad_option(c, argv);
+        const cf_bench_opt *o = &opts[i];
+        switch (o->kind) {
+        case CF_BENCH_FLAG: *(bool *)o->dst = true; break;
+        case CF_BENCH_COUNT:
+            if (cf_cli_parse_u64(optarg, o->dst) != 0)
+                return cf_cli_usage(c, "--%s: not a number: %s", o->name, optarg);
+            break;
+        case CF_BENCH_TEXT: *(const char **)o->dst = optarg; break;
+        case CF_BENCH_PARSE:
+            if ((rc = o->parse(c, optarg, o->dst)) != 0)
+                return rc;
+            break;
+        }
+    }
+    if (operand == NULL) {
+        if (optind != argc)
+            return cf_cli_usage(c, "%s takes no FILE argument (use --out)", argv[0]);
+        return -1;
+    }
+    if (optind + 1 != argc)
+        return cf_cli_usage(c, "%s needs exactly one %s", argv[0], operand);
+    *operand_out = argv[optind];
+    return -1;
 }
 
 cf_status cf_bench_open_reader(cf_reader **out, const char *path, bool mmap, bool verify,

@@ -1,7 +1,6 @@
 /* `cfile bench read`: full scans of a CFile (view or copy batches, several
  * threads, a cold page cache) timed against memcpy of the same bytes. */
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -264,57 +263,28 @@ out:
 
 int cf_bench_read(cf_cli *c, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"iters", required_argument, NULL, 'k'},
-        {"batch", required_argument, NULL, 'b'},
-        {"mmap", no_argument, NULL, 'm'},
-        {"view", no_argument, NULL, 'v'},
-        {"threads", required_argument, NULL, 't'},
-        {"cache", required_argument, NULL, 'c'},
-        {"no-checksum-cost", no_argument, NULL, 'x'},
-        {"help", no_argument, NULL, 'h'},
-        {"cold", no_argument, NULL, 'C'},
-        {"json", no_argument, NULL, 'J'},
-        {NULL, 0, NULL, 0},
-    };
     uint64_t iters = 5, batch = CF_CLI_BATCH, threads = 1, cache_mb = 0;
-    bool mmap = false, view = false, cksum = true, cold = false;
-    int ch, rc;
-    while ((ch = getopt_long(argc, argv, "k:b:mvt:c:xh", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'k':
-            if ((rc = cf_bench_parse_u64(c, "iters", &iters)))
-                return rc;
-            break;
-        case 'b':
-            if ((rc = cf_bench_parse_u64(c, "batch", &batch)))
-                return rc;
-            break;
-        case 't':
-            if ((rc = cf_bench_parse_u64(c, "threads", &threads)))
-                return rc;
-            break;
-        case 'c':
-            if ((rc = cf_bench_parse_u64(c, "cache", &cache_mb)))
-                return rc;
-            break;
-        case 'm': mmap = true; break;
-        case 'v': view = true; break;
-        case 'x': cksum = false; break;
-        case 'C': cold = true; break;
-        case 'J': break; /* the report is JSON already: --json is accepted as everywhere */
-        case 'h': return cf_cli_help(c);
-        default: return cf_cli_bad_option(c, argv);
-        }
-    }
-    if (optind + 1 != argc)
-        return cf_cli_usage(c, "read needs exactly one FILE");
+    bool mmap = false, view = false, no_cksum = false, cold = false;
+    const char *path;
+    const cf_bench_opt opts[] = {
+        {"iters", 'k', CF_BENCH_COUNT, &iters, NULL},
+        {"batch", 'b', CF_BENCH_COUNT, &batch, NULL},
+        {"mmap", 'm', CF_BENCH_FLAG, &mmap, NULL},
+        {"view", 'v', CF_BENCH_FLAG, &view, NULL},
+        {"threads", 't', CF_BENCH_COUNT, &threads, NULL},
+        {"cache", 'c', CF_BENCH_COUNT, &cache_mb, NULL},
+        {"no-checksum-cost", 'x', CF_BENCH_FLAG, &no_cksum, NULL},
+        {"cold", 0, CF_BENCH_FLAG, &cold, NULL},
+        {NULL, 0, 0, NULL, NULL},
+    };
+    int rc = cf_bench_parse_opts(c, argc, argv, opts, "FILE", &path);
+    if (rc >= 0)
+        return rc;
     if (iters == 0 || iters > 1000 || batch == 0 || batch > (1u << 24) || threads == 0 ||
         threads > 64)
         return cf_cli_usage(c, "--iters 1..1000, --batch 1..16M, --threads 1..64");
     if (cold && mmap)
         return cf_cli_usage(c, "--cold reads with pread: not with --mmap");
-    const char *path = argv[optind];
     cold_path = cold ? path : NULL;
     cf_error e = {0};
     cf_cache *cache = NULL, *cache2 = NULL;
@@ -345,7 +315,7 @@ int cf_bench_read(cf_cli *c, int argc, char **argv)
         (st = scans_vs_memcpy(r, batch, view, (unsigned)iters, jobs, &med, &best, &mc_med, &mc_best,
                               &ratio, bytes, &e)) != CF_OK)
         goto out;
-    if (cksum && (fi->incompatible_features & CF_FEATURE_CHECKSUM)) {
+    if (!no_cksum && (fi->incompatible_features & CF_FEATURE_CHECKSUM)) {
         /* The same configuration with verification off: with --cache a cache
          * of its own (warmed the same way), so that the difference is what
          * checksums cost that configuration, not cache against no cache. */

@@ -1,7 +1,6 @@
 /* `cfile bench scan`: a table scan (projection and predicates as `cfile table
  * scan`) timed with each thread count, wall and CPU seconds. */
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -50,59 +49,52 @@ static cf_status table_scan_once(cf_table *t, const cf_scan_options *o, uint64_t
 
 #define BENCH_SCAN_MAX_T 8
 
+/* --threads T[,T...]: the thread counts to time, in order. */
+typedef struct thread_counts {
+    size_t counts[BENCH_SCAN_MAX_T];
+    size_t n;
+} thread_counts;
+
+static int parse_threads(cf_cli *c, const char *arg, void *dst)
+{
+    thread_counts *tc = dst;
+    tc->n = 0;
+    char *copy = strdup(arg), *save = NULL;
+    for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        uint64_t n;
+        if (tc->n == BENCH_SCAN_MAX_T || cf_cli_parse_u64(w, &n) != 0 || n < 1 ||
+            n > CF_SCAN_MAX_THREADS) {
+            free(copy);
+            return cf_cli_usage(c, "--threads: up to %d counts of 1..%u, got '%s'",
+                                BENCH_SCAN_MAX_T, CF_SCAN_MAX_THREADS, arg);
+        }
+        tc->counts[tc->n++] = (size_t)n;
+    }
+    free(copy);
+    if (tc->n == 0)
+        return cf_cli_usage(c, "--threads: empty");
+    return 0;
+}
+
 int cf_bench_scan(cf_cli *c, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"iters", required_argument, NULL, 'k'},   {"batch", required_argument, NULL, 'b'},
-        {"threads", required_argument, NULL, 't'}, {"columns", required_argument, NULL, 'c'},
-        {"where", required_argument, NULL, 'w'},   {"help", no_argument, NULL, 'h'},
-        {"json", no_argument, NULL, 'J'},          {NULL, 0, NULL, 0},
-    };
     uint64_t iters = 5, batch = 1024;
-    size_t counts[BENCH_SCAN_MAX_T] = {1, 2};
-    size_t ncounts = 2;
-    const char *columns = NULL, *where = NULL;
-    int ch, rc;
-    while ((ch = getopt_long(argc, argv, "k:b:t:c:w:h", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'k':
-            if ((rc = cf_bench_parse_u64(c, "iters", &iters)))
-                return rc;
-            break;
-        case 'b':
-            if ((rc = cf_bench_parse_u64(c, "batch", &batch)))
-                return rc;
-            break;
-        case 't': {
-            ncounts = 0;
-            char *copy = strdup(optarg), *save = NULL;
-            for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-                uint64_t n;
-                if (ncounts == BENCH_SCAN_MAX_T || cf_cli_parse_u64(w, &n) != 0 || n < 1 ||
-                    n > CF_SCAN_MAX_THREADS) {
-                    free(copy);
-                    return cf_cli_usage(c, "--threads: up to %d counts of 1..%u, got '%s'",
-                                        BENCH_SCAN_MAX_T, CF_SCAN_MAX_THREADS, optarg);
-                }
-                counts[ncounts++] = (size_t)n;
-            }
-            free(copy);
-            if (ncounts == 0)
-                return cf_cli_usage(c, "--threads: empty");
-            break;
-        }
-        case 'c': columns = optarg; break;
-        case 'w': where = optarg; break;
-        case 'J': break; /* the report is JSON already */
-        case 'h': return cf_cli_help(c);
-        default: return cf_cli_bad_option(c, argv);
-        }
-    }
-    if (optind + 1 != argc)
-        return cf_cli_usage(c, "scan needs exactly one table DIR");
+    thread_counts tc = {{1, 2}, 2};
+    const char *columns = NULL, *where = NULL, *dir;
+    const cf_bench_opt opts[] = {
+        {"iters", 'k', CF_BENCH_COUNT, &iters, NULL},
+        {"batch", 'b', CF_BENCH_COUNT, &batch, NULL},
+        {"threads", 't', CF_BENCH_PARSE, &tc, parse_threads},
+        {"columns", 'c', CF_BENCH_TEXT, &columns, NULL},
+        {"where", 'w', CF_BENCH_TEXT, &where, NULL},
+        {NULL, 0, 0, NULL, NULL},
+    };
+    int rc = cf_bench_parse_opts(c, argc, argv, opts, "table DIR", &dir);
+    if (rc >= 0)
+        return rc;
     if (iters == 0 || iters > 1000 || batch == 0 || batch > (1u << 24))
         return cf_cli_usage(c, "--iters 1..1000, --batch 1..16M");
-    const char *dir = argv[optind];
+    const size_t *counts = tc.counts, ncounts = tc.n;
     cf_error e = {0};
     cf_table_options to;
     cf_table_options_init(&to);

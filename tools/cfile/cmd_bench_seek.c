@@ -1,7 +1,6 @@
 /* `cfile bench seek`: random seeks by ordinal or by value, and the keys used
  * (--keys-out) for the peer benchmarks. */
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -92,42 +91,25 @@ static cf_status make_keys(const cf_reader *r, size_t n, key_set *k, cf_error *e
 /* int64: 8-byte LE each; strings: u32 LE length + bytes. */
 int cf_bench_seek(cf_cli *c, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"mode", required_argument, NULL, 'o'},     {"n", required_argument, NULL, 'n'},
-        {"mmap", no_argument, NULL, 'm'},           {"cache", required_argument, NULL, 'c'},
-        {"keys-out", required_argument, NULL, 'K'}, {"help", no_argument, NULL, 'h'},
-        {"json", no_argument, NULL, 'J'},           {NULL, 0, NULL, 0},
-    };
-    const char *mode = NULL, *keys_out = NULL;
+    const char *mode = NULL, *keys_out = NULL, *path;
     uint64_t n = 100000, cache_mb = 0;
     bool mmap = false;
-    int ch, rc;
-    while ((ch = getopt_long(argc, argv, "o:n:mc:K:h", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'o': mode = optarg; break;
-        case 'n':
-            if ((rc = cf_bench_parse_u64(c, "n", &n)))
-                return rc;
-            break;
-        case 'c':
-            if ((rc = cf_bench_parse_u64(c, "cache", &cache_mb)))
-                return rc;
-            break;
-        case 'm': mmap = true; break;
-        case 'K': keys_out = optarg; break;
-        case 'J': break; /* the report is JSON already: --json is accepted as everywhere */
-        case 'h': return cf_cli_help(c);
-        default: return cf_cli_bad_option(c, argv);
-        }
-    }
-    if (optind + 1 != argc)
-        return cf_cli_usage(c, "seek needs exactly one FILE");
+    const cf_bench_opt opts[] = {
+        {"mode", 'o', CF_BENCH_TEXT, &mode, NULL},
+        {"n", 'n', CF_BENCH_COUNT, &n, NULL},
+        {"mmap", 'm', CF_BENCH_FLAG, &mmap, NULL},
+        {"cache", 'c', CF_BENCH_COUNT, &cache_mb, NULL},
+        {"keys-out", 'K', CF_BENCH_TEXT, &keys_out, NULL},
+        {NULL, 0, 0, NULL, NULL},
+    };
+    int rc = cf_bench_parse_opts(c, argc, argv, opts, "FILE", &path);
+    if (rc >= 0)
+        return rc;
     if (mode == NULL || (strcmp(mode, "ordinal") != 0 && strcmp(mode, "value") != 0))
         return cf_cli_usage(c, "--mode ordinal or --mode value");
     if (n == 0 || n > 100000000)
         return cf_cli_usage(c, "--n 1..100000000");
     bool by_value = strcmp(mode, "value") == 0;
-    const char *path = argv[optind];
     cf_error e = {0};
     cf_cache *cache = NULL;
     cf_reader *r = NULL;

@@ -1,7 +1,6 @@
 /* `cfile bench write`: a deterministic data set (datasets.h) encoded,
  * compressed, indexed and written into memory, and with --out into a file. */
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -56,53 +55,39 @@ static long rss_kb(void)
     return rss * 4;
 }
 
+static int parse_encoding(cf_cli *c, const char *arg, void *dst)
+{
+    if (cf_encoding_parse(dst, arg) != CF_OK)
+        return cf_cli_usage(c, "--encoding: unknown encoding %s", arg);
+    return 0;
+}
+
+static int parse_compression(cf_cli *c, const char *arg, void *dst)
+{
+    if (cf_compression_parse(dst, arg) != CF_OK)
+        return cf_cli_usage(c, "--compression: unknown codec %s", arg);
+    return 0;
+}
+
 int cf_bench_write(cf_cli *c, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"dataset", required_argument, NULL, 'd'},
-        {"rows", required_argument, NULL, 'r'},
-        {"encoding", required_argument, NULL, 'e'},
-        {"compression", required_argument, NULL, 'z'},
-        {"iters", required_argument, NULL, 'k'},
-        {"out", required_argument, NULL, 'o'},
-        {"values-out", required_argument, NULL, 'V'},
-        {"help", no_argument, NULL, 'h'},
-        {"json", no_argument, NULL, 'J'},
-        {NULL, 0, NULL, 0},
-    };
     const char *name = NULL, *out = NULL, *values_out = NULL;
     uint64_t rows = 1000000, iters = 3;
     cf_encoding enc = CF_ENC_AUTO;
     cf_compression comp = CF_COMP_NONE;
-    int ch, rc;
-    while ((ch = getopt_long(argc, argv, "d:r:e:z:k:o:V:h", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'd': name = optarg; break;
-        case 'r':
-            if ((rc = cf_bench_parse_u64(c, "rows", &rows)))
-                return rc;
-            break;
-        case 'k':
-            if ((rc = cf_bench_parse_u64(c, "iters", &iters)))
-                return rc;
-            break;
-        case 'e':
-            if (cf_encoding_parse(&enc, optarg) != CF_OK)
-                return cf_cli_usage(c, "--encoding: unknown encoding %s", optarg);
-            break;
-        case 'z':
-            if (cf_compression_parse(&comp, optarg) != CF_OK)
-                return cf_cli_usage(c, "--compression: unknown codec %s", optarg);
-            break;
-        case 'o': out = optarg; break;
-        case 'V': values_out = optarg; break;
-        case 'J': break; /* the report is JSON already: --json is accepted as everywhere */
-        case 'h': return cf_cli_help(c);
-        default: return cf_cli_bad_option(c, argv);
-        }
-    }
-    if (optind != argc)
-        return cf_cli_usage(c, "write takes no FILE argument (use --out)");
+    const cf_bench_opt opts[] = {
+        {"dataset", 'd', CF_BENCH_TEXT, &name, NULL},
+        {"rows", 'r', CF_BENCH_COUNT, &rows, NULL},
+        {"encoding", 'e', CF_BENCH_PARSE, &enc, parse_encoding},
+        {"compression", 'z', CF_BENCH_PARSE, &comp, parse_compression},
+        {"iters", 'k', CF_BENCH_COUNT, &iters, NULL},
+        {"out", 'o', CF_BENCH_TEXT, &out, NULL},
+        {"values-out", 'V', CF_BENCH_TEXT, &values_out, NULL},
+        {NULL, 0, 0, NULL, NULL},
+    };
+    int rc = cf_bench_parse_opts(c, argc, argv, opts, NULL, NULL);
+    if (rc >= 0)
+        return rc;
     if (name == NULL)
         return cf_cli_usage(c, "--dataset is required");
     if (rows == 0 || rows > 200000000 || iters == 0 || iters > 1000)
