@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "util/bitmap.h"
+#include "util/cpu.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CF_EXPAND_X86 1
@@ -148,8 +149,7 @@ static void init(void)
         idx8[m] = lanes_for(m, 4, 2);
     for (unsigned m = 0; m < 4; m++)
         idx16[m] = lanes_for(m, 2, 4);
-    __builtin_cpu_init();
-    have_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+    have_avx2 = cf_cpu_has(CF_CPU_AVX2 | CF_CPU_POPCNT);
 }
 
 #define AVX2 __attribute__((target("avx2,popcnt")))
@@ -326,6 +326,16 @@ static void expand_nulls(uint8_t *out, const uint8_t *dense, const uint8_t *bm, 
     (void)simd;
 #endif
     expand_portable(out, dense, bm, bit0, n, k, es);
+}
+
+const char *cf_expand_impl(void)
+{
+#ifdef CF_EXPAND_X86
+    pthread_once(&once, init);
+    if (have_avx2)
+        return "avx2";
+#endif
+    return "portable";
 }
 
 void cf_expand_nulls(uint8_t *out, const uint8_t *dense, const uint8_t *bm, size_t bit0, size_t n,

@@ -24,6 +24,10 @@ void cf_expand_nulls(uint8_t *out, const uint8_t *dense, const uint8_t *bm, size
 void cf_expand_dict(cf_slice *out, const uint32_t *cw, const cf_slice *entries, const uint8_t *bm,
                     size_t bit0, size_t n, size_t k);
 
+/* The loops cf_expand_nulls and cf_expand_dict use: "avx2" or "portable"
+ * (for tests). */
+const char *cf_expand_impl(void);
+
 /* The portable loops alone (what CPUs without AVX2 run), same contracts:
  * for tests. */
 void cf_expand_nulls_portable(uint8_t *out, const uint8_t *dense, const uint8_t *bm, size_t bit0,

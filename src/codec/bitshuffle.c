@@ -28,10 +28,10 @@
 
 #include <lz4.h>
 
+#include "bitshuffle_impl.h"
+#include "util/cpu.h"
 #include "util/endian.h"
 #include "util/error.h"
-#include "bitshuffle_impl.h"
-#include "cpu.h"
 
 /* bitshuffle's default block: 8 KiB of elements, in multiples of 8, >= 128. */
 #define CHUNK_TARGET_BYTES CF_BSHUF_CHUNK_BYTES

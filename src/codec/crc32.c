@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <zlib.h>
 
-#include "cpu.h"
+#include "util/cpu.h"
 
 #if defined(__x86_64__)
 #define CF_CRC32_X86 1

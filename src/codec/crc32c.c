@@ -37,8 +37,8 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "util/cpu.h"
 #include "util/endian.h"
-#include "cpu.h"
 
 #if defined(__x86_64__)
 #define CF_CRC_X86 1

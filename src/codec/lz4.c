@@ -31,7 +31,7 @@
 
 #include <lz4.h>
 
-#include "cpu.h"
+#include "util/cpu.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CF_LZ4_X86 1

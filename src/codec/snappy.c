@@ -34,7 +34,7 @@
 
 #include <snappy-c.h>
 
-#include "cpu.h"
+#include "util/cpu.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CF_SNAPPY_X86 1

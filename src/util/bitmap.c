@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "cpu.h"
 #include "endian.h"
 
 /* Mask of bits [lo, hi) within one byte, 0 <= lo < hi <= 8. */
@@ -65,7 +66,15 @@ static inline __attribute__((always_inline)) size_t count_impl(const uint8_t *bm
 }
 
 /* Without -mpopcnt, __builtin_popcount is a libgcc call per word (4% of a
- * nullable scan); x86 CPUs with POPCNT get a copy of the loop built for it. */
+ * nullable scan); x86 CPUs with POPCNT get a copy of the loop built for it,
+ * picked once through cpu.h (so CF_CPU_DISABLE reaches it). */
+typedef size_t (*count_fn)(const uint8_t *bm, size_t start, size_t n);
+
+static size_t count_portable(const uint8_t *bm, size_t start, size_t n)
+{
+    return count_impl(bm, start, n);
+}
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__POPCNT__)
 __attribute__((target("popcnt"))) static size_t count_popcnt(const uint8_t *bm, size_t start,
                                                              size_t n)
@@ -73,16 +82,30 @@ __attribute__((target("popcnt"))) static size_t count_popcnt(const uint8_t *bm, 
     return count_impl(bm, start, n);
 }
 
+static const cf_cpu_kernel counters[] = {
+    {"popcnt", CF_CPU_POPCNT, (cf_cpu_fn)count_popcnt, NULL},
+    {"portable", 0, (cf_cpu_fn)count_portable, NULL},
+};
+static cf_cpu_dispatch counter = CF_CPU_DISPATCH(counters);
+
 size_t cf_bitmap_count(const uint8_t *bm, size_t start, size_t n)
 {
-    if (__builtin_cpu_supports("popcnt"))
-        return count_popcnt(bm, start, n);
-    return count_impl(bm, start, n);
+    return ((count_fn)cf_cpu_resolve(&counter)->fn)(bm, start, n);
+}
+
+const char *cf_bitmap_count_impl(void)
+{
+    return cf_cpu_resolve(&counter)->name;
 }
 #else
 size_t cf_bitmap_count(const uint8_t *bm, size_t start, size_t n)
 {
-    return count_impl(bm, start, n);
+    return count_portable(bm, start, n);
+}
+
+const char *cf_bitmap_count_impl(void)
+{
+    return "portable";
 }
 #endif
 

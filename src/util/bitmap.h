@@ -34,6 +34,8 @@ static inline void cf_bitmap_put(uint8_t *bm, size_t i, bool v)
 void cf_bitmap_fill(uint8_t *bm, size_t start, size_t n, bool v);
 /* Number of set bits in [start, start + n). */
 size_t cf_bitmap_count(const uint8_t *bm, size_t start, size_t n);
+/* The loop cf_bitmap_count uses: "popcnt" or "portable" (for tests). */
+const char *cf_bitmap_count_impl(void);
 /* Length of the run of bits equal to bit `start`, from start, at most `max`. */
 size_t cf_bitmap_run(const uint8_t *bm, size_t start, size_t max);
 /* Copy n bits from src[src_off..] to dst[dst_off..]. */

@@ -13,6 +13,7 @@
 
 #include "cfile/expand.h"
 #include "util/bitmap.h"
+#include "util/cpu.h"
 
 /* A bitmap of bit0 + n + 64 bits, [bit0, bit0 + n) with null_pct% clear at
  * random, the bits around them random (they must be ignored). */
@@ -170,11 +171,27 @@ static void test_expand__dict_against_reference(void **state)
     }
 }
 
+/* The AVX2 loops are picked through cpu.h, so CF_CPU_DISABLE=all (the ctest
+ * run cfile/test_expand_portable) makes the dispatching entry points above
+ * run the portable loops. */
+static void test_expand__simd_follows_cpu_h(void **state)
+{
+    const char *off = getenv("CF_CPU_DISABLE");
+    if (off != NULL && strcmp(off, "all") == 0)
+        assert_string_equal(cf_expand_impl(), "portable");
+#if defined(__x86_64__)
+    else
+        assert_string_equal(cf_expand_impl(),
+                            cf_cpu_has(CF_CPU_AVX2 | CF_CPU_POPCNT) ? "avx2" : "portable");
+#endif
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_expand__against_reference),
         cmocka_unit_test(test_expand__dict_against_reference),
+        cmocka_unit_test(test_expand__simd_follows_cpu_h),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -2,9 +2,11 @@
  * checked against a bit-at-a-time reference on random bitmaps and ranges. */
 #include "test_common.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/bitmap.h"
+#include "util/cpu.h"
 
 static void test_bitmap__lsb_first_layout(void **state)
 {
@@ -151,6 +153,21 @@ static void test_bitmap__stays_in_bounds(void **state)
     }
 }
 
+/* cf_bitmap_count picks its loop through cpu.h, so CF_CPU_DISABLE=all (the
+ * ctest run util/test_bitmap_portable) makes the tests above run the
+ * portable one; without it, a CPU with POPCNT runs the POPCNT build. */
+static void test_bitmap__count_loop_follows_cpu_h(void **state)
+{
+    const char *off = getenv("CF_CPU_DISABLE");
+    if (off != NULL && strcmp(off, "all") == 0)
+        assert_string_equal(cf_bitmap_count_impl(), "portable");
+#if defined(__x86_64__) && !defined(__POPCNT__)
+    else
+        assert_string_equal(cf_bitmap_count_impl(),
+                            cf_cpu_has(CF_CPU_POPCNT) ? "popcnt" : "portable");
+#endif
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -160,6 +177,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bitmap__random_fill_count_run),
         cmocka_unit_test(test_bitmap__random_copy),
         cmocka_unit_test(test_bitmap__stays_in_bounds),
+        cmocka_unit_test(test_bitmap__count_loop_follows_cpu_h),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

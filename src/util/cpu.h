@@ -1,5 +1,8 @@
 /* Internal: run-time dispatch of the SIMD kernels (crc32, crc32c, bitshuffle,
- * lz4, snappy; STYLE.md §4). What the CPU offers is detected once; a module
+ * lz4, snappy in codec/; the popcount of util/bitmap.c; the NULL expansion of
+ * cfile/expand.c; STYLE.md §4). It lives in util/, the lowest layer, so that
+ * every layer, util/ itself included, asks the CPU through it: one detection
+ * and one CF_CPU_DISABLE for all. What the CPU offers is detected once; a module
  * lists its kernels, fastest first, each with the features it needs, and the
  * first one the CPU has is resolved once and then called through a pointer
  * (crc32 and crc32c, which build tables first, ask cf_cpu_has in their own
@@ -8,7 +11,7 @@
  * The environment variable CF_CPU_DISABLE, read once, hides features from
  * every module: a comma-separated list of the names below, or "all". Tests
  * run the portable and narrower kernels with it on any machine (CMakeLists.txt
- * runs the decoder tests again with CF_CPU_DISABLE=all).
+ * runs the decoder, bitmap and expansion tests again with CF_CPU_DISABLE=all).
  *
  *     static const cf_cpu_kernel kernels[] = {
  *         {"ssse3", CF_CPU_SSSE3, (cf_cpu_fn)decode_ssse3, init_tables},
@@ -18,8 +21,8 @@
  *     ...
  *     decode_fn decode = (decode_fn)cf_cpu_resolve(&decoder)->fn;
  */
-#ifndef CF_CODEC_CPU_H
-#define CF_CODEC_CPU_H
+#ifndef CF_UTIL_CPU_H
+#define CF_UTIL_CPU_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -37,6 +40,7 @@ enum {
     CF_CPU_GFNI = 1u << 7,       /* "gfni" */
     CF_CPU_VPCLMULQDQ = 1u << 8, /* "vpclmulqdq" */
     CF_CPU_SSE41 = 1u << 9,      /* "sse4.1" */
+    CF_CPU_POPCNT = 1u << 10,    /* "popcnt" */
 };
 
 /* The features of this CPU less those CF_CPU_DISABLE hides (detected once). */

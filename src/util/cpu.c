@@ -15,6 +15,7 @@ static const struct {
     {"avx512f", CF_CPU_AVX512F},       {"avx512bw", CF_CPU_AVX512BW},
     {"avx512vbmi", CF_CPU_AVX512VBMI}, {"gfni", CF_CPU_GFNI},
     {"vpclmulqdq", CF_CPU_VPCLMULQDQ}, {"sse4.1", CF_CPU_SSE41},
+    {"popcnt", CF_CPU_POPCNT},
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -55,6 +56,7 @@ static void detect(void)
     f |= __builtin_cpu_supports("gfni") ? CF_CPU_GFNI : 0u;
     f |= __builtin_cpu_supports("vpclmulqdq") ? CF_CPU_VPCLMULQDQ : 0u;
     f |= __builtin_cpu_supports("sse4.1") ? CF_CPU_SSE41 : 0u;
+    f |= __builtin_cpu_supports("popcnt") ? CF_CPU_POPCNT : 0u;
 #endif
     features = f & ~disabled();
 }
