@@ -37,6 +37,7 @@
 #include "util/alloc.h"
 #include "util/endian.h"
 #include "util/error.h"
+#include "util/utf8.h"
 
 /* The refusal of a value that is not UTF-8 (column, row). */
 #define UTF8_MSG                                                                                   \
@@ -412,47 +413,11 @@ static inline bool same_fixed(const uint8_t *a, const uint8_t *b, size_t n)
     return memcmp(a, b, n) == 0;
 }
 
-/* Well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF). */
+/* Well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF):
+ * the one validator, util/utf8.c. */
 static bool utf8_ok(const uint8_t *p, size_t n)
 {
-    size_t i = 0;
-    while (i < n) {
-        if (n - i >= 8 && (cf_load_le64(p + i) & 0x8080808080808080ULL) == 0) {
-            i += 8; /* ASCII */
-            continue;
-        }
-        uint8_t b = p[i];
-        if (b < 0x80) {
-            i++;
-            continue;
-        }
-        size_t k;
-        uint8_t lo = 0x80, hi = 0xbf;
-        if (b >= 0xc2 && b <= 0xdf)
-            k = 1;
-        else if (b >= 0xe0 && b <= 0xef) {
-            k = 2;
-            if (b == 0xe0)
-                lo = 0xa0;
-            else if (b == 0xed)
-                hi = 0x9f;
-        } else if (b >= 0xf0 && b <= 0xf4) {
-            k = 3;
-            if (b == 0xf0)
-                lo = 0x90;
-            else if (b == 0xf4)
-                hi = 0x8f;
-        } else {
-            return false;
-        }
-        if (n - i <= k || p[i + 1] < lo || p[i + 1] > hi)
-            return false;
-        for (size_t j = 2; j <= k; j++)
-            if ((p[i + j] & 0xc0) != 0x80)
-                return false;
-        i += k + 1;
-    }
-    return true;
+    return cf_utf8_invalid_at(p, n) == n;
 }
 
 /* The dictionary index of value [p, p+n), added when new. A new value is
