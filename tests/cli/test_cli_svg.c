@@ -1,13 +1,15 @@
 /* `--svg`: the SVG writer's escaping and bucketing, and `cfile info --svg` as a
  * command (exit codes, atomic output, damaged files drawn). Rendering in a real
- * browser is tests/svg/render_test.py. */
-/* cf-needs: tables parquet */
+ * browser is tests/svg/render_test.py. Parquet files and tables are drawn in
+ * builds with those modules (CF_HAVE_*); CFiles and BloomFiles in every build. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cfile/config.h> /* CF_HAVE_TABLES, CF_HAVE_PARQUET */
 
 #include "json.h"
 #include "support_cli.h"
@@ -188,25 +190,30 @@ static void test_svg__errors(void **state)
     done(&r);
     assert_int_equal(dir_entries(dir), 0);
     /* --svg belongs to `parquet meta` and `table info` only. */
+#if CF_HAVE_PARQUET
     char pq[512];
     snprintf(pq, sizeof(pq), "%s/parquet/pt_binary/pt_binary.parquet", cf_test_shared_dir());
     CLI(&r, "parquet", "schema", "--svg", out, pq);
     EXPECT_RC(r, 2);
     done(&r);
+#endif
+#if CF_HAVE_TABLES
     CLI(&r, "table", "scan", dir, "--svg", out);
     EXPECT_RC(r, 2);
     assert_non_null(strstr(r.err, "--svg"));
     done(&r);
+#endif
     assert_int_equal(dir_entries(dir), 0);
     rmdir(dir);
 }
 
-static void test_svg__parquet_and_table(void **state)
+#if CF_HAVE_PARQUET
+static void test_svg__parquet(void **state)
 {
     (void)state;
     char dir[] = "/tmp/cf_svg_XXXXXX";
     assert_non_null(mkdtemp(dir));
-    char pq[512], out[128], tdir[128], csv[128];
+    char pq[512], out[128];
     snprintf(pq, sizeof(pq), "%s/parquet/pt_binary/pt_binary.parquet", cf_test_shared_dir());
     snprintf(out, sizeof(out), "%s/pic.svg", dir);
     run r;
@@ -226,6 +233,19 @@ static void test_svg__parquet_and_table(void **state)
     assert_non_null(strstr(s, ">column chunks<"));
     free(s);
     unlink(out);
+    CF_ASSERT_RM_RF(dir);
+}
+#endif
+
+#if CF_HAVE_TABLES
+static void test_svg__table(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cf_svg_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char out[128], tdir[128], csv[128];
+    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    run r;
     /* A table whose key strings need escaping. */
     snprintf(tdir, sizeof(tdir), "%s/t", dir);
     snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
@@ -239,7 +259,7 @@ static void test_svg__parquet_and_table(void **state)
     CLI(&r, "table", "info", tdir, "--svg", out);
     EXPECT_RC(r, 0);
     done(&r);
-    s = slurp(out);
+    char *s = slurp(out);
     assert_non_null(strstr(s, "a&lt;&amp;&gt; .. b"));
     assert_null(strstr(s, "a<&>"));
     free(s);
@@ -247,6 +267,7 @@ static void test_svg__parquet_and_table(void **state)
     unlink(csv);
     CF_ASSERT_RM_RF(dir);
 }
+#endif
 
 /* `--svg -`: the picture on stdout, the report on stderr, no file named "-". */
 static void expect_svg_on_stdout(const run *r)
@@ -284,6 +305,7 @@ static void test_svg__to_stdout(void **state)
     assert_non_null(cf_json_get(&doc.root, "blocks"));
     cf_json_doc_dispose(&doc);
     done(&r);
+#if CF_HAVE_PARQUET
     /* Parquet: `parquet meta` and `info`. */
     CLI(&r, "parquet", "meta", "--svg", "-", pq);
     EXPECT_RC(r, 0);
@@ -296,6 +318,8 @@ static void test_svg__to_stdout(void **state)
     expect_svg_on_stdout(&r);
     assert_non_null(strstr(r.err, "\"num_row_groups\""));
     done(&r);
+#endif
+#if CF_HAVE_TABLES
     /* A table. */
     char dir[] = "/tmp/cf_svg_XXXXXX", tdir[128], csv[128];
     assert_non_null(mkdtemp(dir));
@@ -315,6 +339,7 @@ static void test_svg__to_stdout(void **state)
     assert_non_null(strstr(r.err, "schema:"));
     done(&r);
     CF_ASSERT_RM_RF(dir);
+#endif
 }
 
 /* A BloomFile: its bloom blocks by offset under the value index, drawn above
@@ -364,7 +389,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_svg__path_is_escaped),
         cmocka_unit_test(test_svg__damaged_file_is_drawn),
         cmocka_unit_test(test_svg__errors),
-        cmocka_unit_test(test_svg__parquet_and_table),
+#if CF_HAVE_PARQUET
+        cmocka_unit_test(test_svg__parquet),
+#endif
+#if CF_HAVE_TABLES
+        cmocka_unit_test(test_svg__table),
+#endif
         cmocka_unit_test(test_svg__to_stdout),
         cmocka_unit_test(test_svg__bloomfile),
     };
