@@ -5,7 +5,7 @@
  * its own read_parquet() of the same file (EXCEPT ALL both ways, and the row
  * count). Nested lists, structs and maps take part like any column. Plus the
  * buffers of one small nested file, checked exactly. */
-/* cf-needs: tables parquet */
+/* cf-needs: parquet */
 #include <cfile/arrow.h>
 #include <cfile/parquet.h>
 #include <dirent.h>

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cfile/config.h> /* CF_HAVE_TABLES, CF_HAVE_PARQUET */
+#include <cfile/config.h> /* CF_HAVE_TABLES, CF_HAVE_PARQUET, CF_HAVE_HFILE */
 
 #include "json.h"
 #include "support_cli.h"
@@ -179,16 +179,19 @@ static void test_svg__errors(void **state)
     EXPECT_RC(r, 1);
     assert_non_null(strstr(r.err, "/nonexistent-cf-dir/pic.svg"));
     done(&r);
-    /* HFiles are not drawn: unsupported, and nothing written. */
-    char h[512], dir[] = "/tmp/cf_svg_XXXXXX", out[128];
+    char dir[] = "/tmp/cf_svg_XXXXXX", out[128];
     assert_non_null(mkdtemp(dir));
     snprintf(out, sizeof(out), "%s/pic.svg", dir);
+#if CF_HAVE_HFILE
+    /* HFiles are not drawn: unsupported, and nothing written. */
+    char h[512];
     snprintf(h, sizeof(h), "%s/hfile/gohfile_simple_v1.hfile", cf_test_shared_dir());
     CLI(&r, "info", "--svg", out, h);
     EXPECT_RC(r, 3);
     assert_non_null(strstr(r.err, "HFile"));
     done(&r);
     assert_int_equal(dir_entries(dir), 0);
+#endif
     /* --svg belongs to `parquet meta` and `table info` only. */
 #if CF_HAVE_PARQUET
     char pq[512];
