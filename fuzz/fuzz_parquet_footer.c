@@ -80,17 +80,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cf_parquet_logical_str(&c->leaf->logical, buf, sizeof(buf));
         FUZZ_REQUIRE(strlen(buf) < sizeof(buf));
     }
+    cf_parquet_pages_options walk_opts, nocrc;
+    cf_parquet_pages_options_init(&walk_opts);
+    walk_opts.verify_crc = (opt & 2) != 0;
+    cf_parquet_pages_options_init(&nocrc);
+    nocrc.verify_crc = false;
     for (uint32_t g = 0; g < m->row_group_count; g++) {
         for (uint32_t c = 0; c < ncol; c++) {
             const cf_parquet_column_meta *cm = &m->row_groups[g].columns[c].meta;
             cf_parquet_pages *it = NULL;
-            st = cf_parquet_pages_open(&it, pq, g, c, (opt & 2) != 0, &err);
+            st = cf_parquet_pages_open(&it, pq, g, c, &walk_opts, &err);
             FUZZ_REQUIRE_MSG(st == CF_OK, &err);
             int64_t values = 0;
             uint64_t bytes = 0;
-            bool done = false;
-            while ((st = cf_parquet_pages_next(it, &(cf_parquet_page){0}, &done, &err)) == CF_OK &&
-                   !done) {
+            bool has = false;
+            while ((st = cf_parquet_pages_next(it, &(cf_parquet_page){0}, &has, &err)) == CF_OK &&
+                   has) {
             }
             cf_parquet_pages_free(it);
             if (st != CF_OK) {
@@ -98,13 +103,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 continue;
             }
             /* A second walk that looks at each page. */
-            st = cf_parquet_pages_open(&it, pq, g, c, false, &err);
+            st = cf_parquet_pages_open(&it, pq, g, c, &nocrc, &err);
             FUZZ_REQUIRE_MSG(st == CF_OK, &err);
             for (;;) {
                 cf_parquet_page p;
-                st = cf_parquet_pages_next(it, &p, &done, &err);
+                st = cf_parquet_pages_next(it, &p, &has, &err);
                 FUZZ_REQUIRE_MSG(st == CF_OK, &err);
-                if (done)
+                if (!has)
                     break;
                 FUZZ_REQUIRE(p.body.len == (size_t)p.compressed_size);
                 FUZZ_REQUIRE(p.offset + p.header_len + p.body.len <= data_end);

@@ -43,10 +43,14 @@
  *             already names the struct returned, cf_X_get_<noun>
  *             (cf_rowset_get_info, cf_cache_get_stats, cf_hfile_get_info).
  *   End of data  CF_OK with nothing in it, never an error code: a batch of
- *             count 0 (cf_batch, cf_row_batch), a copy's *count or *n of 0, and
- *             for one item at a time the flag or NULL the declaration names
- *             (cf_hfile_iter_next's *has, cf_parquet_pages_next's *done,
- *             cf_parquet_records_next's NULL, a released Arrow array).
+ *             count 0 (cf_batch, cf_row_batch), a copy's *count or *n of 0.
+ *             One item at a time into a caller's struct: bool *has, false at
+ *             the end (cf_hfile_iter_next, cf_parquet_pages_next). One item
+ *             handed out as a pointer: NULL at the end
+ *             (cf_parquet_records_next), as an Arrow stream gives a released
+ *             array. The one exception is cf_rcl_decoder, a caller-allocated
+ *             decoder over bytes already in memory: has_next (which cannot
+ *             fail) before each next.
  *   Lookups   by key or name. In memory, where nothing can fail: bool found
  *             or -1 (cf_reader_get_metadata, cf_hfile_file_info_get,
  *             cf_schema_find). Where the lookup reads or decodes and so can

@@ -21,7 +21,7 @@
  * Call orders (each part below repeats its own):
  *   file:          options_init? open (getters | pages_open | column_open |
  *                  page_index_read | bloom_open | records_open)* free
- *   pages:         pages_open (pages_next | pages_seek)* pages_free
+ *   pages:         pages_options_init? pages_open (pages_next | pages_seek)* pages_free
  *   column reader: column_open column_seek? (column_read)* column_free
  *   records:       records_options_init? records_open (records_next)* records_free
  *   writer:        writer_options_init? writer_create (writer_append)* writer_finish?
@@ -359,7 +359,7 @@ CF_API cf_io *cf_parquet_io(const cf_parquet *pq);
  * and the page bytes handed out as stored (still compressed). Decoding the
  * bytes is the column reader's job.
  *
- * Call order:  pages_open (pages_next)* pages_free
+ * Call order:  pages_options_init? pages_open (pages_next | pages_seek)* pages_free
  * An iterator belongs to one thread; many may read one cf_parquet at once. */
 typedef struct cf_parquet_pages cf_parquet_pages;
 
@@ -382,16 +382,27 @@ typedef struct cf_parquet_page {
     cf_slice body; /* compressed_size bytes as stored */
 } cf_parquet_page;
 
-/* Iterate the pages of column `column` of row group `row_group`. verify_crc:
- * check each page's CRC when present (a mismatch is CF_ECORRUPT naming the
- * page). CF_EINVAL for indexes out of range. Slices in the pages it returns
- * (body, statistics) live until the next call on the iterator. */
+#define CF_PARQUET_PAGES_OPTIONS_VERSION 1
+
+typedef struct cf_parquet_pages_options {
+    uint32_t version; /* set by _init */
+    bool verify_crc;  /* check each page's CRC-32 when the writer stored one (a
+                       * mismatch is CF_ECORRUPT naming the page); default true */
+} cf_parquet_pages_options;
+
+CF_API void cf_parquet_pages_options_init(cf_parquet_pages_options *opts);
+
+/* Iterate the pages of column `column` of row group `row_group`; opts may be
+ * NULL (defaults). CF_EINVAL for indexes out of range or options not filled by
+ * cf_parquet_pages_options_init. Slices in the pages it returns (body,
+ * statistics) live until the next call on the iterator. */
 CF_API cf_status cf_parquet_pages_open(cf_parquet_pages **out, const cf_parquet *pq,
-                                       uint32_t row_group, uint32_t column, bool verify_crc,
-                                       cf_error *err);
-/* The next page into *page, or *done = true after the last one. At the end
- * the data pages' num_values must add up to the chunk's: CF_ECORRUPT if not. */
-CF_API cf_status cf_parquet_pages_next(cf_parquet_pages *it, cf_parquet_page *page, bool *done,
+                                       uint32_t row_group, uint32_t column,
+                                       const cf_parquet_pages_options *opts, cf_error *err);
+/* The next page into *page with *has = true, or *has = false after the last
+ * one. At the end the data pages' num_values must add up to the chunk's:
+ * CF_ECORRUPT if not. */
+CF_API cf_status cf_parquet_pages_next(cf_parquet_pages *it, cf_parquet_page *page, bool *has,
                                        cf_error *err);
 /* Continue at the page header at `offset` (a data page's, from the offset
  * index), skipping what lies between. The end-of-chunk value count is then

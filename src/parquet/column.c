@@ -88,7 +88,7 @@ cf_status cf_parquet_column_open(cf_parquet_column_reader **out, const cf_parque
     r->codec = m->row_groups[row_group].columns[column].meta.codec;
     r->chunk_raw_size = m->row_groups[row_group].columns[column].meta.total_uncompressed_size;
     r->vsize = cf_pq_value_size((unsigned)r->col->type, r->col->type_length);
-    cf_status st = cf_parquet_pages_open(&r->pages, pq, row_group, column, true, err);
+    cf_status st = cf_parquet_pages_open(&r->pages, pq, row_group, column, NULL, err);
     if (st == CF_OK && !cf_pq_codec_supported((unsigned)r->codec)) {
         const char *name = cf_parquet_codec_name(r->codec);
         /* A codec parquet.thrift names is a feature this build lacks;
@@ -344,9 +344,9 @@ static cf_status next_page(cf_parquet_column_reader *r, bool *end, cf_error *err
     memset(&r->dec, 0, sizeof(r->dec));
     for (;;) {
         cf_parquet_page p;
-        bool done;
-        CF_TRY(cf_parquet_pages_next(r->pages, &p, &done, err));
-        if (done) {
+        bool has;
+        CF_TRY(cf_parquet_pages_next(r->pages, &p, &has, err));
+        if (!has) {
             *end = true;
             return CF_OK;
         }
@@ -413,9 +413,9 @@ cf_status cf_parquet_column_seek(cf_parquet_column_reader *r, uint64_t offset, c
         /* The first page: the dictionary (or, from writers that record a
          * dictionary offset without one, a data page the seek passes over). */
         cf_parquet_page p;
-        bool done;
-        CF_TRY(cf_parquet_pages_next(r->pages, &p, &done, err));
-        if (!done && p.type == CF_PARQUET_DICTIONARY_PAGE) {
+        bool has;
+        CF_TRY(cf_parquet_pages_next(r->pages, &p, &has, err));
+        if (has && p.type == CF_PARQUET_DICTIONARY_PAGE) {
             r->page_off = p.offset;
             CF_TRY(load_dictionary(r, &p, err));
         }

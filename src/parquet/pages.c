@@ -64,10 +64,27 @@ static cf_status get_bytes(cf_parquet_pages *it, uint64_t off, size_t len, const
     return CF_OK;
 }
 
+void cf_parquet_pages_options_init(cf_parquet_pages_options *opts)
+{
+    memset(opts, 0, sizeof(*opts));
+    opts->version = CF_PARQUET_PAGES_OPTIONS_VERSION;
+    opts->verify_crc = true;
+}
+
 cf_status cf_parquet_pages_open(cf_parquet_pages **out, const cf_parquet *pq, uint32_t row_group,
-                                uint32_t column, bool verify_crc, cf_error *err)
+                                uint32_t column, const cf_parquet_pages_options *opts,
+                                cf_error *err)
 {
     *out = NULL;
+    cf_parquet_pages_options def;
+    if (!opts) {
+        cf_parquet_pages_options_init(&def);
+        opts = &def;
+    }
+    CF_CHECK(opts->version == CF_PARQUET_PAGES_OPTIONS_VERSION, err, CF_EINVAL,
+             "parquet pages options: version %" PRIu32
+             " (expected %d; call cf_parquet_pages_options_init)",
+             opts->version, CF_PARQUET_PAGES_OPTIONS_VERSION);
     const cf_parquet_file_meta *m = cf_parquet_meta(pq);
     CF_CHECK(row_group < m->row_group_count && column < cf_parquet_column_count(pq), err, CF_EINVAL,
              "parquet pages: row group %" PRIu32 " column %" PRIu32 " out of range", row_group,
@@ -78,7 +95,7 @@ cf_status cf_parquet_pages_open(cf_parquet_pages **out, const cf_parquet *pq, ui
     it->pq = pq;
     it->row_group = row_group;
     it->column = column;
-    it->verify_crc = verify_crc;
+    it->verify_crc = opts->verify_crc;
     /* The same start as the open-time range check (parquet.c check_chunk). */
     bool has_dict = cm->has_dictionary_page_offset && cm->dictionary_page_offset > 0;
     bool has_data = cm->num_values > 0 || cm->data_page_offset != 0;
@@ -135,17 +152,15 @@ static cf_status read_header(cf_parquet_pages *it, cf_pq_page_header *h, size_t 
     }
 }
 
-cf_status cf_parquet_pages_next(cf_parquet_pages *it, cf_parquet_page *pg, bool *done,
-                                cf_error *err)
+cf_status cf_parquet_pages_next(cf_parquet_pages *it, cf_parquet_page *pg, bool *has, cf_error *err)
 {
     memset(pg, 0, sizeof(*pg));
-    *done = false;
+    *has = false;
     if (it->pos >= it->end) {
         CF_CHECK(it->values_left == 0 || it->skipped, err, CF_ECORRUPT,
                  "row group %" PRIu32 " column %" PRIu32 ": the chunk's pages hold %" PRId64
                  " values fewer than its num_values says",
                  it->row_group, it->column, it->values_left);
-        *done = true;
         return CF_OK;
     }
     cf_pq_page_header h;
@@ -233,5 +248,6 @@ cf_status cf_parquet_pages_next(cf_parquet_pages *it, cf_parquet_page *pg, bool 
     }
     it->pos += hl + (uint64_t)h.compressed_page_size;
     it->index++;
+    *has = true;
     return CF_OK;
 }

@@ -857,6 +857,76 @@ static void test_metadata__pages_and_columns(void **state)
     expect_pages_error(shortbody, 1, 3, "values");
 }
 
+/* cf_parquet_pages_options: NULL means the defaults (CRCs verified), a version
+ * not set by _init is refused, and verify_crc = false really skips the check:
+ * a page whose stored CRC is wrong is refused by default and read without. */
+static void test_metadata__pages_options(void **state)
+{
+    (void)state;
+    cf_error err;
+    pg badcrc[] = {{CF_PARQUET_DATA_PAGE, 2, CF_PARQUET_PLAIN, {7, 8}, 2, 2, 0, 0}};
+    cf_buf data, f;
+    cf_buf_init(&data);
+    cf_buf_init(&f);
+    put_page(&data, &badcrc[0]);
+    fm_opts o = fm_defaults();
+    o.pages = &data;
+    o.size = (int64_t)data.len;
+    o.chunk_values = 2;
+    o.num_rows = 2;
+    build_file(&f, &o);
+    cf_io *io;
+    cf_parquet *pq = NULL;
+    CF_ASSERT_OK(open_buf(&pq, &f, &io, &err), &err);
+
+    cf_parquet_pages_options po;
+    cf_parquet_pages_options_init(&po);
+    assert_int_equal(po.version, CF_PARQUET_PAGES_OPTIONS_VERSION);
+    assert_true(po.verify_crc);
+
+    cf_parquet_pages *it = (cf_parquet_pages *)&po; /* must be reset to NULL on failure */
+    po.version = 0;
+    CF_ASSERT_STATUS(cf_parquet_pages_open(&it, pq, 0, 0, &po, &err), CF_EINVAL, &err);
+    assert_null(it);
+    assert_non_null(strstr(err.msg, "cf_parquet_pages_options_init"));
+    po.version = CF_PARQUET_PAGES_OPTIONS_VERSION + 1;
+    CF_ASSERT_STATUS(cf_parquet_pages_open(&it, pq, 0, 0, &po, &err), CF_EINVAL, &err);
+
+    /* Defaults (NULL, or _init untouched): the damaged CRC is refused. */
+    cf_parquet_page page;
+    bool has = true;
+    CF_ASSERT_OK(cf_parquet_pages_open(&it, pq, 0, 0, NULL, &err), &err);
+    CF_ASSERT_STATUS(cf_parquet_pages_next(it, &page, &has, &err), CF_ECORRUPT, &err);
+    assert_false(has);
+    assert_non_null(strstr(err.msg, "page CRC-32 mismatch"));
+    cf_parquet_pages_free(it);
+    cf_parquet_pages_options_init(&po);
+    CF_ASSERT_OK(cf_parquet_pages_open(&it, pq, 0, 0, &po, &err), &err);
+    CF_ASSERT_STATUS(cf_parquet_pages_next(it, &page, &has, &err), CF_ECORRUPT, &err);
+    cf_parquet_pages_free(it);
+
+    /* verify_crc = false: the page comes back, then *has = false (twice). */
+    po.verify_crc = false;
+    CF_ASSERT_OK(cf_parquet_pages_open(&it, pq, 0, 0, &po, &err), &err);
+    CF_ASSERT_OK(cf_parquet_pages_next(it, &page, &has, &err), &err);
+    assert_true(has);
+    assert_int_equal(page.type, CF_PARQUET_DATA_PAGE);
+    assert_int_equal(page.num_values, 2);
+    assert_true(page.has_crc);
+    assert_int_equal(page.body.len, 8);
+    for (int i = 0; i < 2; i++) {
+        has = true;
+        CF_ASSERT_OK(cf_parquet_pages_next(it, &page, &has, &err), &err);
+        assert_false(has);
+    }
+    cf_parquet_pages_free(it);
+
+    cf_parquet_free(pq);
+    cf_io_free(io);
+    cf_buf_dispose(&data);
+    cf_buf_dispose(&f);
+}
+
 /* ---- page index and bloom header --------------------------------------------------------- */
 
 static void test_metadata__page_index(void **state)
@@ -1028,6 +1098,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_metadata__open_errors),
         cmocka_unit_test(test_metadata__page_index),
         cmocka_unit_test(test_metadata__pages_and_columns),
+        cmocka_unit_test(test_metadata__pages_options),
         cmocka_unit_test(test_metadata__real_footers_damaged),
     };
     return CF_RUN_TESTS(argc, argv, tests);

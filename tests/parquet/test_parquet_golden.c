@@ -276,15 +276,18 @@ static cf_status walk_pages(const cf_parquet *pq, bool verify, unsigned *types, 
     for (uint32_t g = 0; g < m->row_group_count; g++) {
         for (uint32_t c = 0; c < cf_parquet_column_count(pq); c++) {
             cf_parquet_pages *it;
-            cf_status st = cf_parquet_pages_open(&it, pq, g, c, verify, err);
+            cf_parquet_pages_options po;
+            cf_parquet_pages_options_init(&po);
+            po.verify_crc = verify;
+            cf_status st = cf_parquet_pages_open(&it, pq, g, c, &po, err);
             if (st != CF_OK)
                 return st;
-            bool done = false;
+            bool has = false;
             int64_t values = 0;
             while (st == CF_OK) {
                 cf_parquet_page p;
-                st = cf_parquet_pages_next(it, &p, &done, err);
-                if (st != CF_OK || done)
+                st = cf_parquet_pages_next(it, &p, &has, err);
+                if (st != CF_OK || !has)
                     break;
                 (*pages)++;
                 *types |= 1u << (p.type & 7);
@@ -591,13 +594,16 @@ static void test_parquet_golden__page_index(void **state)
                 const cf_parquet_column_index *ci = cf_parquet_page_index_columns(pi);
                 if (oi) {
                     cf_parquet_pages *it;
-                    CF_ASSERT_OK(cf_parquet_pages_open(&it, pq, g, c, false, &err), &err);
+                    cf_parquet_pages_options po;
+                    cf_parquet_pages_options_init(&po);
+                    po.verify_crc = false;
+                    CF_ASSERT_OK(cf_parquet_pages_open(&it, pq, g, c, &po, &err), &err);
                     uint32_t k = 0;
                     for (;;) {
                         cf_parquet_page p;
-                        bool done;
-                        CF_ASSERT_OK(cf_parquet_pages_next(it, &p, &done, &err), &err);
-                        if (done)
+                        bool has;
+                        CF_ASSERT_OK(cf_parquet_pages_next(it, &p, &has, &err), &err);
+                        if (!has)
                             break;
                         if (p.type != CF_PARQUET_DATA_PAGE && p.type != CF_PARQUET_DATA_PAGE_V2)
                             continue;

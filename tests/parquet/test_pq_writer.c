@@ -416,12 +416,12 @@ static void read_column(const uint8_t *file, size_t len, uint32_t col, readback 
     for (uint32_t g = 0; g < m->row_group_count; g++) {
         /* every page passes the CRC check */
         cf_parquet_pages *pi;
-        CF_ASSERT_OK(cf_parquet_pages_open(&pi, pq, g, col, true, &err), &err);
+        CF_ASSERT_OK(cf_parquet_pages_open(&pi, pq, g, col, NULL, &err), &err);
         for (;;) {
             cf_parquet_page pg;
-            bool done;
-            CF_ASSERT_OK(cf_parquet_pages_next(pi, &pg, &done, &err), &err);
-            if (done)
+            bool has;
+            CF_ASSERT_OK(cf_parquet_pages_next(pi, &pg, &has, &err), &err);
+            if (!has)
                 break;
             assert_true(pg.has_crc);
             if (pages_seen)
@@ -605,13 +605,13 @@ static void test_pq_writer__dictionary_fallback(void **state)
         const cf_parquet_column_meta *cm = &m->row_groups[0].columns[c].meta;
         assert_true(cm->has_dictionary_page_offset);
         cf_parquet_pages *pi;
-        CF_ASSERT_OK(cf_parquet_pages_open(&pi, pq, 0, c, true, &err), &err);
+        CF_ASSERT_OK(cf_parquet_pages_open(&pi, pq, 0, c, NULL, &err), &err);
         unsigned dict_pages = 0, rle = 0, plain = 0;
         for (;;) {
             cf_parquet_page pg;
-            bool done;
-            CF_ASSERT_OK(cf_parquet_pages_next(pi, &pg, &done, &err), &err);
-            if (done)
+            bool has;
+            CF_ASSERT_OK(cf_parquet_pages_next(pi, &pg, &has, &err), &err);
+            if (!has)
                 break;
             if (pg.type == CF_PARQUET_DICTIONARY_PAGE)
                 dict_pages++;

@@ -111,12 +111,12 @@ static int pages_cmd(cf_cli *c, const char *path, const cf_parquet *pq, bool jso
                 fprintf(f, "\n");
             }
             cf_parquet_pages *it = NULL;
-            st = cf_parquet_pages_open(&it, pq, g, col, true, &err);
-            bool done = false;
+            st = cf_parquet_pages_open(&it, pq, g, col, NULL, &err);
+            bool has = false;
             while (st == CF_OK) {
                 cf_parquet_page p;
-                st = cf_parquet_pages_next(it, &p, &done, &err);
-                if (st != CF_OK || done)
+                st = cf_parquet_pages_next(it, &p, &has, &err);
+                if (st != CF_OK || !has)
                     break;
                 pages++;
                 if (json)

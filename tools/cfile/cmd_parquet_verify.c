@@ -189,14 +189,14 @@ static bool walk_pages(vstate *v, uint32_t g, uint32_t c, page_info **out, size_
 {
     cf_error err = {0};
     cf_parquet_pages *it = NULL;
-    cf_status st = cf_parquet_pages_open(&it, v->pq, g, c, true, &err);
+    cf_status st = cf_parquet_pages_open(&it, v->pq, g, c, NULL, &err);
     size_t n = 0, cap = 0;
     page_info *pi = NULL;
     while (st == CF_OK) {
         cf_parquet_page p;
-        bool done;
-        st = cf_parquet_pages_next(it, &p, &done, &err);
-        if (st != CF_OK || done)
+        bool has;
+        st = cf_parquet_pages_next(it, &p, &has, &err);
+        if (st != CF_OK || !has)
             break;
         v->pages++;
         if (p.has_crc)

@@ -163,12 +163,15 @@ static cf_status walk_pages(pq_ctx *c, cf_status *damage, cf_error *derr, bool *
         for (uint32_t col = 0; col < ncol && col < m->row_groups[g].column_count; col++) {
             cf_parquet_pages *it = NULL;
             cf_error e = {0};
-            cf_status st = cf_parquet_pages_open(&it, c->pq, g, col, false, &e);
-            bool done = false;
+            cf_parquet_pages_options po;
+            cf_parquet_pages_options_init(&po);
+            po.verify_crc = false; /* a picture of the layout, damaged or not */
+            cf_status st = cf_parquet_pages_open(&it, c->pq, g, col, &po, &e);
+            bool has = false;
             while (st == CF_OK) {
                 cf_parquet_page p;
-                st = cf_parquet_pages_next(it, &p, &done, &e);
-                if (st != CF_OK || done)
+                st = cf_parquet_pages_next(it, &p, &has, &e);
+                if (st != CF_OK || !has)
                     break;
                 if (c->npages >= MAX_PAGES) {
                     *truncated = true;
