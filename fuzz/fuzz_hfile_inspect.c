@@ -64,7 +64,8 @@ static bool on_block(void *ctx, const cf_hfile_index_block *b, const cf_hfile_bl
             w->ok = false;
             return false;
         }
-        cf_hfile_block_ref r = cf_hfile_data_block(w->h, w->data);
+        cf_hfile_block_ref r;
+        FUZZ_REQUIRE(cf_hfile_data_block_at(w->h, w->data, &r));
         FUZZ_REQUIRE(r.offset == e[i].offset && r.on_disk_size == e[i].on_disk_size);
     }
     return true;

@@ -53,14 +53,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_REQUIRE(n >= 1 && n <= CF_SCHEMA_MAX_COLUMNS);
     FUZZ_REQUIRE(nk >= 1 && nk <= n);
     for (size_t i = 0; i < n; i++) {
-        const cf_column *c = cf_schema_column(s, i);
+        const cf_column *c = cf_schema_column_at(s, i);
         FUZZ_REQUIRE(c->is_key == (i < nk));
         FUZZ_REQUIRE(!c->is_key || (!c->nullable && !c->is_array));
         size_t l = strlen(c->name);
         FUZZ_REQUIRE(l >= 1 && l <= 128);
         FUZZ_REQUIRE(cf_schema_find(s, c->name) == (int)i);
     }
-    FUZZ_REQUIRE(cf_schema_column(s, n) == NULL);
+    FUZZ_REQUIRE(cf_schema_column_at(s, n) == NULL);
 
     size_t len;
     char *t1 = format(s, &len);
@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_REQUIRE_MSG(st == CF_OK, &err);
     FUZZ_REQUIRE(cf_schema_column_count(s2) == n && cf_schema_key_count(s2) == nk);
     for (size_t i = 0; i < n; i++)
-        FUZZ_REQUIRE(column_equal(cf_schema_column(s, i), cf_schema_column(s2, i)));
+        FUZZ_REQUIRE(column_equal(cf_schema_column_at(s, i), cf_schema_column_at(s2, i)));
     size_t len2;
     char *t2 = format(s2, &len2);
     FUZZ_REQUIRE(len2 == len && memcmp(t1, t2, len) == 0);

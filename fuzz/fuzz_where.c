@@ -74,7 +74,7 @@ static void make_row(size_t r)
     static const uint64_t big[NROWS] = {0, 1, 255, 65535, 4294967295u, UINT64_MAX, 12345};
     size_t nc = cf_schema_column_count(g_schema);
     for (size_t c = 0; c < nc; c++) {
-        const cf_column *cd = cf_schema_column(g_schema, c);
+        const cf_column *cd = cf_schema_column_at(g_schema, c);
         uint8_t *v = g_val[r][c];
         memset(v, 0, 16);
         g_present[r][c] = cd->is_key || (!cd->is_array && (r + c) % 4 != 0);
@@ -285,7 +285,7 @@ static bool model_row(size_t r, const cf_pred *p, size_t n)
         }
         if (!present)
             return false; /* a comparison is false for NULL */
-        const cf_column *c = cf_schema_column(g_schema, p[i].col);
+        const cf_column *c = cf_schema_column_at(g_schema, p[i].col);
         int cmp = model_cmp(c->type, g_val[r][p[i].col], p[i].value);
         bool ok = p[i].op == CF_PRED_EQ   ? cmp == 0
                   : p[i].op == CF_PRED_NE ? cmp != 0
@@ -360,7 +360,7 @@ static void fuzz_where(const char *text, size_t len)
     bool simple = true;
     for (size_t i = 0; i < n; i++) {
         FUZZ_REQUIRE(p[i].col < cf_schema_column_count(g_schema));
-        const cf_column *c = cf_schema_column(g_schema, p[i].col);
+        const cf_column *c = cf_schema_column_at(g_schema, p[i].col);
         bool nullop = p[i].op == CF_PRED_IS_NULL || p[i].op == CF_PRED_IS_NOT_NULL;
         FUZZ_REQUIRE(nullop || op_text(p[i].op) != NULL);
         FUZZ_REQUIRE(nullop == (p[i].value == NULL));
@@ -377,7 +377,7 @@ static void fuzz_where(const char *text, size_t len)
         FILE *f = open_memstream(&buf, &blen);
         FUZZ_REQUIRE(f != NULL);
         for (size_t i = 0; i < n; i++) {
-            const cf_column *c = cf_schema_column(g_schema, p[i].col);
+            const cf_column *c = cf_schema_column_at(g_schema, p[i].col);
             fprintf(f, "%s%s ", i ? " and " : "", c->name);
             if (p[i].op == CF_PRED_IS_NULL || p[i].op == CF_PRED_IS_NOT_NULL) {
                 fputs(p[i].op == CF_PRED_IS_NULL ? "IS NULL" : "is not null", f);
@@ -396,7 +396,7 @@ static void fuzz_where(const char *text, size_t len)
         }
         for (size_t i = 0; i < n; i++) {
             FUZZ_REQUIRE(q[i].col == p[i].col && q[i].op == p[i].op);
-            const cf_column *c = cf_schema_column(g_schema, p[i].col);
+            const cf_column *c = cf_schema_column_at(g_schema, p[i].col);
             FUZZ_REQUIRE((p[i].value == NULL) == (q[i].value == NULL));
             if (p[i].value != NULL && !same_value(c->type, p[i].value, q[i].value)) {
                 fprintf(stderr, "written back: %s\n", buf);
@@ -421,13 +421,13 @@ static void fuzz_key(const char *text, size_t len)
     }
     size_t nk = cf_schema_key_count(g_schema);
     for (size_t i = 0; i < nk; i++)
-        check_value(cf_schema_column(g_schema, i)->type, key[i], len);
+        check_value(cf_schema_column_at(g_schema, i)->type, key[i], len);
     /* The lookup finds the table's row with exactly these key values, or none. */
     size_t want = NROWS;
     for (size_t r = 0; r < NROWS && want == NROWS; r++) {
         bool eq = true;
         for (size_t i = 0; i < nk && eq; i++)
-            eq = model_cmp(cf_schema_column(g_schema, i)->type, g_val[r][i], key[i]) == 0;
+            eq = model_cmp(cf_schema_column_at(g_schema, i)->type, g_val[r][i], key[i]) == 0;
         if (eq)
             want = r;
     }
@@ -447,7 +447,7 @@ static void fuzz_key(const char *text, size_t len)
     for (size_t i = 0; i < nk; i++) {
         if (i)
             fputc(',', f);
-        put_value(f, cf_schema_column(g_schema, i)->type, key[i]);
+        put_value(f, cf_schema_column_at(g_schema, i)->type, key[i]);
     }
     FUZZ_REQUIRE(fclose(f) == 0);
     const void **k2 = NULL;
@@ -457,7 +457,7 @@ static void fuzz_key(const char *text, size_t len)
         FUZZ_REQUIRE(!"the written key parses back");
     }
     for (size_t i = 0; i < nk; i++)
-        if (!same_value(cf_schema_column(g_schema, i)->type, key[i], k2[i])) {
+        if (!same_value(cf_schema_column_at(g_schema, i)->type, key[i], k2[i])) {
             fprintf(stderr, "written back: %s\n", buf);
             FUZZ_REQUIRE(!"the same key");
         }
@@ -481,7 +481,7 @@ static void fuzz_assign(const char *text, size_t len)
     bool simple = true;
     for (size_t i = 0; i < n; i++) {
         FUZZ_REQUIRE(ch[i].col < cf_schema_column_count(g_schema));
-        const cf_column *c = cf_schema_column(g_schema, ch[i].col);
+        const cf_column *c = cf_schema_column_at(g_schema, ch[i].col);
         if (ch[i].value == NULL)
             continue;
         if (!c->is_array) {
@@ -506,7 +506,7 @@ static void fuzz_assign(const char *text, size_t len)
         FILE *f = open_memstream(&buf, &blen);
         FUZZ_REQUIRE(f != NULL);
         for (size_t i = 0; i < n; i++) {
-            const cf_column *c = cf_schema_column(g_schema, ch[i].col);
+            const cf_column *c = cf_schema_column_at(g_schema, ch[i].col);
             fprintf(f, "%s%s=", i ? "," : "", c->name);
             if (ch[i].value == NULL)
                 fputs("null", f);
@@ -519,7 +519,7 @@ static void fuzz_assign(const char *text, size_t len)
         rc = cf_cli_assign_parse(&g_cli, g_schema, "--set", buf, &c2, &m, &a);
         bool same = rc == 0 && m == n;
         for (size_t i = 0; same && i < n; i++) {
-            const cf_column *c = cf_schema_column(g_schema, ch[i].col);
+            const cf_column *c = cf_schema_column_at(g_schema, ch[i].col);
             same = c2[i].col == ch[i].col && (c2[i].value == NULL) == (ch[i].value == NULL) &&
                    (ch[i].value == NULL || same_value(c->type, ch[i].value, c2[i].value));
         }

@@ -173,25 +173,25 @@ typedef struct cf_arrow_options {
 enum { CF_ARROW_UTF8_CHECK = 0, CF_ARROW_UTF8_BINARY = 1 };
 #define CF_ARROW_BATCH_ROWS ((size_t)65536)
 
-/* Fill o with the defaults above. */
-CF_API void cf_arrow_options_init(cf_arrow_options *o);
+/* Fill opts with the defaults above. */
+CF_API void cf_arrow_options_init(cf_arrow_options *opts);
 
 /* ---- export ---------------------------------------------------------------------------- */
 
 /* The Arrow schema of the reader's column (as cf_iter_next_arrow exports it,
  * except for the int64-offset switch described at large_binary).
  *   r:    the reader.
- *   o:    may be NULL (defaults).
+ *   opts: may be NULL (defaults).
  *   out:  filled with a schema the caller owns; call out->release(out) when done.
  * Errors: CF_EINVAL (bad option, named in err), CF_ENOTSUP (no Arrow mapping),
  * CF_ENOMEM. On error *out is marked released (out->release == NULL). */
-CF_API cf_status cf_arrow_schema(const cf_reader *r, const cf_arrow_options *o,
+CF_API cf_status cf_arrow_schema(const cf_reader *r, const cf_arrow_options *opts,
                                  struct ArrowSchema *out, cf_error *err);
 
 /* Read up to max_rows rows from the iterator's position (one cf_iter_next_batch,
  * so fewer at a block boundary) and export them as an Arrow array.
  *   it:      the iterator.
- *   o:       may be NULL (defaults).
+ *   opts:    may be NULL (defaults).
  * REQUIRES: the same options for every batch of one scan (the schema must not
  * change between batches; this is not checked).
  *   out:     filled with an array the caller owns; call out->release(out) when done.
@@ -204,7 +204,7 @@ CF_API cf_status cf_arrow_schema(const cf_reader *r, const cf_arrow_options *o,
  * Errors: the iterator's (CF_ECORRUPT, CF_EIO, ...), CF_EINVAL (bad option),
  * CF_ENOTSUP (no Arrow mapping), CF_ENOMEM. On error out (and schema) are marked
  * released, and the rows of the failed batch may have been consumed. */
-CF_API cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows, const cf_arrow_options *o,
+CF_API cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows, const cf_arrow_options *opts,
                                     struct ArrowArray *out, struct ArrowSchema *schema,
                                     cf_error *err);
 
@@ -229,7 +229,7 @@ CF_API cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows, const cf_arrow
  * under these options, e.g. STRING bytes that are not UTF-8), ENOMEM, EIO (damage
  * or an I/O error: the source's CF_ECORRUPT / CF_EIO), EINVAL (anything else). An
  * error is final: every later get_next returns it again.
- * Options (o may be NULL: defaults) are copied; `name`, `lender` and `zero_copy`
+ * Options (opts may be NULL: defaults) are copied; `name`, `lender` and `zero_copy`
  * are ignored (every batch owns copies of its bytes).
  * A stream is used by one thread at a time; the source it reads (readers, table,
  * HFile) is borrowed and must stay open, and unchanged, until it is released. */
@@ -240,7 +240,7 @@ CF_API cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows, const cf_arrow
 #define CF_ARROW_MAX_COLUMNS 4096u
 CF_API cf_status cf_arrow_stream_cfiles(struct ArrowArrayStream *out,
                                         const cf_reader *const *readers, const char *const *names,
-                                        size_t n, const cf_arrow_options *o, cf_error *err);
+                                        size_t n, const cf_arrow_options *opts, cf_error *err);
 
 #if CF_HAVE_TABLES
 /* A table scan (rowset.h cf_table_scanner_create with `scan`, which may be NULL:
@@ -254,7 +254,7 @@ struct cf_table;
 struct cf_scan_options;
 CF_API cf_status cf_arrow_stream_table(struct ArrowArrayStream *out, struct cf_table *t,
                                        const struct cf_scan_options *scan,
-                                       const cf_arrow_options *o, cf_error *err);
+                                       const cf_arrow_options *opts, cf_error *err);
 #endif /* CF_HAVE_TABLES */
 
 #if CF_HAVE_HFILE
@@ -266,26 +266,26 @@ CF_API cf_status cf_arrow_stream_table(struct ArrowArrayStream *out, struct cf_t
  * empty, timestamp and type NULL). */
 struct cf_hfile;
 CF_API cf_status cf_arrow_stream_hfile(struct ArrowArrayStream *out, const struct cf_hfile *h,
-                                       const cf_arrow_options *o, cf_error *err);
+                                       const cf_arrow_options *opts, cf_error *err);
 #endif /* CF_HAVE_HFILE */
 
 #if CF_HAVE_PARQUET
 /* The rows of a Parquet file (parquet.h cf_parquet_records, with `ro`: NULL =
- * every field, every row, batches of o->batch_rows) as record batches: one
+ * every field, every row, batches of opts->batch_rows) as record batches: one
  * child per top-level field, nested fields as "+s" (struct), "+l" (list) and
  * "+m" (map: "entries" struct of "key", "value"); leaf types as listed at the
  * top of src/arrow/parquet.c (DATE "tdD", TIMESTAMP "ts?:" with "UTC" when
  * adjusted to UTC, INT96 "tsu:", DECIMAL "d:P,S", FLOAT16 "e", STRING "u",
  * other binary "z"/"w:N", the null type "n"). CF_ENOTSUP for a DECIMAL wider
  * than 38 digits; STRING bytes that are not UTF-8 fail the batch (ENOSYS,
- * naming the column), or with o->utf8 = CF_ARROW_UTF8_BINARY every STRING
+ * naming the column), or with opts->utf8 = CF_ARROW_UTF8_BINARY every STRING
  * column goes out as binary "z". pq must stay open until the stream is
  * released. */
 struct cf_parquet;
 struct cf_parquet_records_options;
 CF_API cf_status cf_arrow_stream_parquet(struct ArrowArrayStream *out, const struct cf_parquet *pq,
                                          const struct cf_parquet_records_options *ro,
-                                         const cf_arrow_options *o, cf_error *err);
+                                         const cf_arrow_options *opts, cf_error *err);
 #endif /* CF_HAVE_PARQUET */
 
 #ifdef __cplusplus

@@ -56,8 +56,8 @@ typedef struct cf_bloom_writer_options {
     bool checksums;         /* CRC-32C on header, blocks, footer; default true */
 } cf_bloom_writer_options;
 
-/* Fill o with Kudu's tablet defaults. */
-CF_API void cf_bloom_writer_options_init(cf_bloom_writer_options *o);
+/* Fill opts with Kudu's tablet defaults. */
+CF_API void cf_bloom_writer_options_init(cf_bloom_writer_options *opts);
 
 /* Kudu's BySizeAndFPRate sizing (format §11.4) of one bloom block. */
 typedef struct cf_bloom_sizing {

@@ -42,6 +42,13 @@
  *             (cf_schema_column_count, cf_parquet_column_count). Where the noun
  *             already names the struct returned, cf_X_get_<noun>
  *             (cf_rowset_get_info, cf_cache_get_stats, cf_hfile_get_info).
+ *             The i-th of a list (0-based) is cf_X_<noun>_at(h, i, ...)
+ *             (cf_schema_column_at, cf_table_rowset_at, cf_rowset_file_at,
+ *             cf_parquet_column_at, cf_hfile_meta_at, cf_hfile_data_block_at):
+ *             i past the end is checked and gives NULL, or false for those
+ *             that fill out-parameters. cf_iter_block_at is not one of them:
+ *             it takes a row ordinal, positions the iterator and reads, so it
+ *             returns cf_status like the seeks it sits beside.
  *   End of data  CF_OK with nothing in it, never an error code: a batch of
  *             count 0 (cf_batch, cf_row_batch), a copy's *count or *n of 0.
  *             One item at a time into a caller's struct: bool *has, false at

@@ -210,7 +210,7 @@ typedef struct cf_delta_writer_options {
     bool check_order;           /* refuse out-of-order deltas (default true) */
 } cf_delta_writer_options;
 
-CF_API void cf_delta_writer_options_init(cf_delta_writer_options *o);
+CF_API void cf_delta_writer_options_init(cf_delta_writer_options *opts);
 
 /* Start a DeltaFile on `io` (borrowed). opts NULL = defaults. */
 CF_API cf_status cf_delta_writer_create(cf_delta_writer **out, cf_io *io,

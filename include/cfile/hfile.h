@@ -158,15 +158,16 @@ typedef struct cf_hfile_options {
     size_t max_block_len;  /* refuse blocks larger than this (default 256 MiB) */
 } cf_hfile_options;
 
-CF_API void cf_hfile_options_init(cf_hfile_options *o);
+CF_API void cf_hfile_options_init(cf_hfile_options *opts);
 
-/* Open an HFile from io (borrowed: it must outlive the reader). o may be NULL
+/* Open an HFile from io (borrowed: it must outlive the reader). opts may be NULL
  * (defaults); CF_EINVAL for options not filled by cf_hfile_options_init.
  * CF_ECORRUPT for anything that breaks the format, CF_ENOTSUP for a valid
  * feature not implemented here (encryption, an unbuilt codec). */
-CF_API cf_status cf_hfile_open(cf_hfile **out, cf_io *io, const cf_hfile_options *o, cf_error *err);
+CF_API cf_status cf_hfile_open(cf_hfile **out, cf_io *io, const cf_hfile_options *opts,
+                               cf_error *err);
 /* Open a file by path; the reader owns its io. */
-CF_API cf_status cf_hfile_open_file(cf_hfile **out, const char *path, const cf_hfile_options *o,
+CF_API cf_status cf_hfile_open_file(cf_hfile **out, const char *path, const cf_hfile_options *opts,
                                     cf_error *err);
 CF_API void cf_hfile_free(cf_hfile *h); /* NULL is a no-op */
 
@@ -176,9 +177,9 @@ CF_API bool cf_hfile_sniff(cf_io *io);
 CF_API const cf_hfile_trailer *cf_hfile_get_trailer(const cf_hfile *h);
 CF_API const cf_hfile_info *cf_hfile_get_info(const cf_hfile *h);
 
-/* FileInfo entries in file order; slices owned by h.
- * REQUIRES: i < cf_hfile_get_info(h)->file_info_count (not checked). */
-CF_API void cf_hfile_file_info_at(const cf_hfile *h, size_t i, cf_slice *key, cf_slice *value);
+/* FileInfo entry i (0-based, file order); slices owned by h. false (empty
+ * slices) when i >= cf_hfile_get_info(h)->file_info_count. */
+CF_API bool cf_hfile_file_info_at(const cf_hfile *h, size_t i, cf_slice *key, cf_slice *value);
 /* The value of a FileInfo key, false if absent. */
 CF_API bool cf_hfile_file_info_get(const cf_hfile *h, const char *key, cf_slice *value);
 
@@ -188,16 +189,17 @@ typedef struct cf_hfile_block_ref {
     uint32_t on_disk_size; /* with header (and checksums) as the index stores it */
     cf_slice key;          /* index key (owned by h) */
 } cf_hfile_block_ref;
-/* REQUIRES: i < cf_hfile_get_info(h)->num_data_blocks (not checked). */
-CF_API cf_hfile_block_ref cf_hfile_data_block(const cf_hfile *h, uint64_t i);
+/* Entry i (0-based) into *out; false (a zeroed *out) when
+ * i >= cf_hfile_get_info(h)->num_data_blocks. */
+CF_API bool cf_hfile_data_block_at(const cf_hfile *h, uint64_t i, cf_hfile_block_ref *out);
 /* The mid-key (HBase's split point) as a key; empty for an empty file. */
 CF_API cf_status cf_hfile_midkey(const cf_hfile *h, cf_slice *out, cf_error *err);
 
-/* Meta blocks (name, index entry); read gives a malloc'd copy of the
- * uncompressed payload, freed with cf_hfile_bytes_free.
- * REQUIRES: i < cf_hfile_get_info(h)->meta_count (meta_at does not check it;
- * meta_read returns CF_EINVAL). */
-CF_API void cf_hfile_meta_at(const cf_hfile *h, size_t i, cf_slice *name, uint64_t *offset,
+/* Meta block i (0-based): meta_at gives its name and index entry (false, and
+ * zeroes, when i >= cf_hfile_get_info(h)->meta_count); meta_read a malloc'd
+ * copy of its uncompressed payload, freed with cf_hfile_bytes_free (CF_EINVAL
+ * for i out of range). */
+CF_API bool cf_hfile_meta_at(const cf_hfile *h, size_t i, cf_slice *name, uint64_t *offset,
                              uint32_t *on_disk_size);
 CF_API cf_status cf_hfile_meta_read(const cf_hfile *h, size_t i, uint8_t **out, size_t *len,
                                     cf_error *err);
@@ -237,10 +239,10 @@ typedef struct cf_hfile_bloom_info {
 } cf_hfile_bloom_info;
 /* NULL when the file has no such Bloom filter. */
 CF_API const cf_hfile_bloom_info *cf_hfile_bloom(const cf_hfile *h, int which);
-/* Chunk i's index entry.
- * REQUIRES: cf_hfile_bloom(h, which) != NULL and i < its num_chunks (not checked). */
-CF_API void cf_hfile_bloom_chunk(const cf_hfile *h, int which, uint32_t i, uint64_t *offset,
-                                 uint32_t *on_disk_size, cf_slice *first_key);
+/* Chunk i's index entry (0-based); false (and zeroes) when the file has no
+ * such Bloom filter or i >= its num_chunks. */
+CF_API bool cf_hfile_bloom_chunk_at(const cf_hfile *h, int which, uint32_t i, uint64_t *offset,
+                                    uint32_t *on_disk_size, cf_slice *first_key);
 /* false when the row is certainly absent. No Bloom filter: *out = true. */
 CF_API cf_status cf_hfile_bloom_may_contain(const cf_hfile *h, int which, const void *row,
                                             size_t len, bool *out, cf_error *err);
@@ -386,12 +388,12 @@ typedef struct cf_hfile_writer_options {
                                   * compressed (default true, HBase's COMPRESS_TAGS) */
 } cf_hfile_writer_options;
 
-CF_API void cf_hfile_writer_options_init(cf_hfile_writer_options *o);
-/* io must be writable and is borrowed (the caller commits/frees it). o may be
+CF_API void cf_hfile_writer_options_init(cf_hfile_writer_options *opts);
+/* io must be writable and is borrowed (the caller commits/frees it). opts may be
  * NULL (defaults); CF_EINVAL names a bad option (a version not set by
  * cf_hfile_writer_options_init included). */
 CF_API cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io,
-                                        const cf_hfile_writer_options *o, cf_error *err);
+                                        const cf_hfile_writer_options *opts, cf_error *err);
 /* Append one cell (row, family, qualifier, timestamp, type, value, tags, mvcc).
  * REQUIRES: cells in non-decreasing CellComparator order (CF_EINVAL otherwise). */
 CF_API cf_status cf_hfile_writer_append(cf_hfile_writer *w, const cf_hfile_cell *c, cf_error *err);

@@ -322,18 +322,18 @@ typedef struct cf_parquet_options {
     size_t max_footer_len; /* refuse longer footers; default 256 MiB */
 } cf_parquet_options;
 
-CF_API void cf_parquet_options_init(cf_parquet_options *o);
+CF_API void cf_parquet_options_init(cf_parquet_options *opts);
 
-/* Open a Parquet file on io (borrowed: it must outlive the handle); o may be
+/* Open a Parquet file on io (borrowed: it must outlive the handle); opts may be
  * NULL. Reads the magic at both ends, the footer, and builds the schema tree.
  * Errors: CF_ECORRUPT (bad magic, footer length, Thrift, schema; the message
  * names the structure and byte offset or schema element), CF_ENOTSUP (an
  * encrypted footer or columns), CF_EIO, CF_ENOMEM. */
-CF_API cf_status cf_parquet_open(cf_parquet **out, cf_io *io, const cf_parquet_options *o,
+CF_API cf_status cf_parquet_open(cf_parquet **out, cf_io *io, const cf_parquet_options *opts,
                                  cf_error *err);
 /* Same, opening path with pread; the handle owns its io. */
 CF_API cf_status cf_parquet_open_file(cf_parquet **out, const char *path,
-                                      const cf_parquet_options *o, cf_error *err);
+                                      const cf_parquet_options *opts, cf_error *err);
 CF_API void cf_parquet_free(cf_parquet *pq); /* NULL is a no-op */
 
 /* Does io start and end with "PAR1" (or end with "PARE")? No error on "no". */
@@ -347,7 +347,7 @@ CF_API uint32_t cf_parquet_footer_len(const cf_parquet *pq);
 CF_API int64_t cf_parquet_num_rows(const cf_parquet *pq);
 CF_API const cf_parquet_node *cf_parquet_schema_root(const cf_parquet *pq);
 CF_API uint32_t cf_parquet_column_count(const cf_parquet *pq);
-/* REQUIRES: i < cf_parquet_column_count(pq) (not checked). */
+/* Leaf column i (0-based); NULL when i >= cf_parquet_column_count(pq). */
 CF_API const cf_parquet_column *cf_parquet_column_at(const cf_parquet *pq, uint32_t i);
 /* The io the handle reads from (its own for _open_file). */
 CF_API cf_io *cf_parquet_io(const cf_parquet *pq);
@@ -597,15 +597,15 @@ typedef struct cf_parquet_records_options {
                                 column (one huge row); default 64 Mi */
 } cf_parquet_records_options;
 
-CF_API void cf_parquet_records_options_init(cf_parquet_records_options *o);
+CF_API void cf_parquet_records_options_init(cf_parquet_records_options *opts);
 
 typedef struct cf_parquet_records cf_parquet_records;
 
-/* Start reading rows (o may be NULL). CF_ECORRUPT for a schema the rules
+/* Start reading rows (opts may be NULL). CF_ECORRUPT for a schema the rules
  * above cannot read (a MAP_KEY_VALUE group without two children or not
  * repeated), CF_EINVAL for bad options. */
 CF_API cf_status cf_parquet_records_open(cf_parquet_records **out, const cf_parquet *pq,
-                                         const cf_parquet_records_options *o, cf_error *err);
+                                         const cf_parquet_records_options *opts, cf_error *err);
 /* The field tree without data (length 0): for building an Arrow schema. Owned
  * by the reader. */
 CF_API const cf_parquet_array *cf_parquet_records_schema(const cf_parquet_records *r);
@@ -698,20 +698,21 @@ typedef struct cf_parquet_writer_options {
     size_t kv_count;
 } cf_parquet_writer_options;
 
-CF_API void cf_parquet_writer_options_init(cf_parquet_writer_options *o);
+CF_API void cf_parquet_writer_options_init(cf_parquet_writer_options *opts);
 
 /* Start a file on io (borrowed; append-only, as cf_io_create_file/_mem give),
- * with ncols columns (1..32767; names must be distinct and non-empty). o may be
+ * with ncols columns (1..32767; names must be distinct and non-empty). opts may be
  * NULL. CF_EINVAL names the bad column or option, CF_ENOTSUP a codec this build
  * lacks. Nothing is written before the first row group but the magic. */
 CF_API cf_status cf_parquet_writer_create(cf_parquet_writer **out, cf_io *io,
                                           const cf_parquet_write_column *cols, size_t ncols,
-                                          const cf_parquet_writer_options *o, cf_error *err);
+                                          const cf_parquet_writer_options *opts, cf_error *err);
 /* Same, creating `path` atomically (cf_io_create_file: a temporary renamed over
  * path by finish, fsynced; removed by free without finish). */
 CF_API cf_status cf_parquet_writer_create_file(cf_parquet_writer **out, const char *path,
                                                const cf_parquet_write_column *cols, size_t ncols,
-                                               const cf_parquet_writer_options *o, cf_error *err);
+                                               const cf_parquet_writer_options *opts,
+                                               cf_error *err);
 /* Append `nrows` rows: cols[i] holds column i in types.h's cf_batch form
  * (values row-aligned, NULL rows zeroed; nonnull NULL = all present; arrays:
  * elem_offsets[0..nrows], values/elem_nonnull over the elements; count and

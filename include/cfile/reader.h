@@ -45,7 +45,7 @@ typedef struct cf_reader_options {
     cf_cache *cache;
 } cf_reader_options;
 
-CF_API void cf_reader_options_init(cf_reader_options *o);
+CF_API void cf_reader_options_init(cf_reader_options *opts);
 
 /* What the header and footer say. Strings and slices point into the reader and
  * live as long as it. */

@@ -28,7 +28,7 @@
  * the call that takes them (a schema may be freed once the writer, rowset or
  * table is made). Rowsets, tables and scanners own their files, caches and
  * threads; a cache named in the options is borrowed (REQUIRES: it outlives the
- * rowset or table). cf_table_rowset's rowsets belong to the table. Views
+ * rowset or table). cf_table_rowset_at's rowsets belong to the table. Views
  * handed out live in the handle that made them: a scanner's cf_row_batch until
  * its next call, cf_rowset_get's row until the next call on the rowset,
  * cf_table_get's until the next call on the table.
@@ -135,7 +135,7 @@ CF_API void cf_schema_free(cf_schema *s); /* NULL is a no-op */
 CF_API size_t cf_schema_column_count(const cf_schema *s);
 CF_API size_t cf_schema_key_count(const cf_schema *s);
 /* Column i; strings live as long as s. NULL when i >= ncols. */
-CF_API const cf_column *cf_schema_column(const cf_schema *s, size_t i);
+CF_API const cf_column *cf_schema_column_at(const cf_schema *s, size_t i);
 /* Position of the column named `name`, or -1. */
 CF_API int cf_schema_find(const cf_schema *s, const char *name);
 /* The schema in cf_schema_parse's syntax into dst (cap bytes, NUL included);
@@ -165,7 +165,7 @@ typedef struct cf_rowset_writer_options {
     uint32_t lock_timeout_ms;
 } cf_rowset_writer_options;
 
-CF_API void cf_rowset_writer_options_init(cf_rowset_writer_options *o);
+CF_API void cf_rowset_writer_options_init(cf_rowset_writer_options *opts);
 
 /* One column of an append: the memory forms of writer.h (cf_writer_append, and
  * cf_writer_append_arrays for array columns, where `values` holds the elements). */
@@ -177,12 +177,12 @@ typedef struct cf_colvec {
 } cf_colvec;
 
 /* Start a rowset in directory `dir` (created when missing), holding dir's writer
- * lock (CF_EBUSY after o->lock_timeout_ms) until free. CF_EINVAL when dir
+ * lock (CF_EBUSY after opts->lock_timeout_ms) until free. CF_EINVAL when dir
  * already holds a table (a TABLET) or a rowset with rows (an empty one, from
  * `table create`, is replaced). Nothing is visible until finish writes the
  * MANIFEST. */
 CF_API cf_status cf_rowset_writer_create(cf_rowset_writer **out, const char *dir,
-                                         const cf_schema *s, const cf_rowset_writer_options *o,
+                                         const cf_schema *s, const cf_rowset_writer_options *opts,
                                          cf_error *err);
 /* Append nrows rows, one cf_colvec per schema column. Rows must come in
  * strictly increasing key order: CF_EINVAL "row N: duplicate key" or "row N: key
@@ -249,14 +249,14 @@ typedef struct cf_rowset_options {
     uint32_t lock_timeout_ms;
 } cf_rowset_options;
 
-/* Fill o with the defaults. */
-CF_API void cf_rowset_options_init(cf_rowset_options *o);
-/* Open the rowset in dir with options o (NULL = the defaults: its own block
+/* Fill opts with the defaults. */
+CF_API void cf_rowset_options_init(cf_rowset_options *opts);
+/* Open the rowset in dir with options opts (NULL = the defaults: its own block
  * cache of CF_ROWSET_DEFAULT_CACHE_BYTES; writable, taking the writer lock at
  * the first mutation): reads and checks the MANIFEST (CF_ENOTFOUND when there
  * is none, CF_ECORRUPT when it is damaged), opens every file it names. CF_EINVAL
  * for a bad option. */
-CF_API cf_status cf_rowset_open(cf_rowset **out, const char *dir, const cf_rowset_options *o,
+CF_API cf_status cf_rowset_open(cf_rowset **out, const char *dir, const cf_rowset_options *opts,
                                 cf_error *err);
 /* Open the rowset's files now. A table (opened for writing, or read_only and
  * pinned) reads only each rowset's MANIFEST when it opens and opens a rowset's
@@ -275,7 +275,7 @@ CF_API const cf_schema *cf_rowset_schema(const cf_rowset *rs);
 CF_API void cf_rowset_get_info(const cf_rowset *rs, cf_rowset_info *out);
 /* File i of the current MANIFEST (name relative to dir, and its role: "column",
  * "bloom", "adhoc", "redo", "undo"); false past the last. */
-CF_API bool cf_rowset_file(const cf_rowset *rs, size_t i, const char **name, const char **role);
+CF_API bool cf_rowset_file_at(const cf_rowset *rs, size_t i, const char **name, const char **role);
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
@@ -322,7 +322,7 @@ typedef struct cf_scan_options {
 #define CF_SCAN_THREADS_AUTO 0u
 #define CF_SCAN_MAX_THREADS 64u
 
-CF_API void cf_scan_options_init(cf_scan_options *o);
+CF_API void cf_scan_options_init(cf_scan_options *opts);
 
 /* A batch of matching rows, projected columns in projection order. Views owned by
  * the scanner, valid until its next call. cols[j] follows types.h's cf_batch
@@ -359,8 +359,8 @@ typedef struct cf_rowset_scanner cf_rowset_scanner;
  * for batches with matches. CF_EINVAL for a bad column, predicate or
  * thread count; CF_EIO when a worker thread cannot be started. */
 CF_API cf_status cf_rowset_scanner_create(cf_rowset_scanner **out, cf_rowset *rs,
-                                          const cf_scan_options *o, cf_error *err);
-/* The next batch. With o->threads > 1 the columns read after the predicates
+                                          const cf_scan_options *opts, cf_error *err);
+/* The next batch. With opts->threads > 1 the columns read after the predicates
  * are spread over the scanner's threads, and the call returns when all of them
  * are read (no thread works between calls); a failure is reported as a single
  * thread would report it (the first failing column in projection order). */
@@ -500,13 +500,13 @@ typedef struct cf_table_options {
     /* New fields go at the end (each with its default set by _init). */
 } cf_table_options;
 
-/* Fill o with the defaults. */
-CF_API void cf_table_options_init(cf_table_options *o);
-/* Open the table in dir with options o (NULL = the defaults: for writing, its
+/* Fill opts with the defaults. */
+CF_API void cf_table_options_init(cf_table_options *opts);
+/* Open the table in dir with options opts (NULL = the defaults: for writing, its
  * own block cache). CF_ENOTFOUND when dir holds no table, CF_EBUSY when another
- * writer keeps the lock past o->lock_timeout_ms (default 10 s), CF_EINVAL for a
+ * writer keeps the lock past opts->lock_timeout_ms (default 10 s), CF_EINVAL for a
  * bad option. */
-CF_API cf_status cf_table_open(cf_table **out, const char *dir, const cf_table_options *o,
+CF_API cf_status cf_table_open(cf_table **out, const char *dir, const cf_table_options *opts,
                                cf_error *err);
 /* The table's block cache, or NULL. */
 CF_API cf_cache *cf_table_cache(const cf_table *t);
@@ -539,9 +539,9 @@ CF_API uint64_t cf_table_ahm(const cf_table *t);
 CF_API size_t cf_table_mrs_rows(const cf_table *t);
 /* The DiskRowSets, in TABLET order, and their directory names ("." = dir itself). */
 CF_API size_t cf_table_rowset_count(const cf_table *t);
-/* Rowset i (< count), owned by the table; it writes under the table's lock (or
- * refuses to, when the table is read-only). */
-CF_API cf_rowset *cf_table_rowset(const cf_table *t, size_t i, const char **name);
+/* Rowset i, owned by the table (NULL when i >= count); it writes under the
+ * table's lock (or refuses to, when the table is read-only). */
+CF_API cf_rowset *cf_table_rowset_at(const cf_table *t, size_t i, const char **name);
 /* Whether t was opened read-only. */
 CF_API bool cf_table_read_only(const cf_table *t);
 
@@ -604,7 +604,7 @@ CF_API cf_status cf_table_compaction_status(const cf_table *t, cf_error *err);
  * flush, compact); cf_table_get's views last until the next call on the table. */
 typedef struct cf_table_scanner cf_table_scanner;
 CF_API cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t,
-                                         const cf_scan_options *o, cf_error *err);
+                                         const cf_scan_options *opts, cf_error *err);
 CF_API cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_row_batch *out, cf_error *err);
 /* The sums over the rowsets scanned (MemRowSet rows count as examined). */
 CF_API const cf_scan_stats *cf_table_scanner_stats(const cf_table_scanner *sc);
@@ -615,7 +615,7 @@ CF_API void cf_table_scanner_free(cf_table_scanner *sc); /* NULL is a no-op */
  * A loader adds rows to a table as one commit. Rows that arrive in increasing key
  * order stream straight into a new rowset (memory does not grow with them); from
  * the first row out of order on, rows are held in memory, sorted, and written as
- * one new rowset per o->memory_bytes of them. These rowset directories are not
+ * one new rowset per opts->memory_bytes of them. These rowset directories are not
  * named by TABLET until cf_table_loader_commit names them all in one TABLET write
  * (docs/ROWSET.md "Bulk loads"): before that, nothing of the load is visible, and
  * an error, cf_table_loader_free or a crash leaves the table as it was (the
@@ -630,7 +630,7 @@ CF_API void cf_table_scanner_free(cf_table_scanner *sc); /* NULL is a no-op */
  * rowset the MemRowSet is flushed to, and names the copies in place of the
  * originals in the same TABLET write; snapshots before the load still see
  * those rows deleted. Every row is inserted at one
- * timestamp, o->ts (default: the table's last_ts + 1; for a new table, one empty
+ * timestamp, opts->ts (default: the table's last_ts + 1; for a new table, one empty
  * rowset with no history, any ts >= 1 and default 1), so a snapshot sees all of
  * the load or none of it. The table must not be changed by other calls between
  * create and commit/free.
@@ -651,9 +651,9 @@ typedef struct cf_table_loader_options {
     size_t memory_bytes; /* default CF_TABLE_LOADER_MEMORY_BYTES */
 } cf_table_loader_options;
 
-CF_API void cf_table_loader_options_init(cf_table_loader_options *o);
+CF_API void cf_table_loader_options_init(cf_table_loader_options *opts);
 CF_API cf_status cf_table_loader_create(cf_table_loader **out, cf_table *t,
-                                        const cf_table_loader_options *o, cf_error *err);
+                                        const cf_table_loader_options *opts, cf_error *err);
 /* Add nrows rows (one cf_colvec per schema column, as cf_rowset_writer_append
  * takes them; NULL in a non-nullable column is CF_EINVAL). */
 CF_API cf_status cf_table_loader_append(cf_table_loader *l, const cf_colvec *cols, size_t nrows,

@@ -82,8 +82,8 @@ typedef struct cf_writer_options {
                                  * CF_EINVAL */
 } cf_writer_options;
 
-/* Fill o with Kudu's defaults for `type`. */
-CF_API void cf_writer_options_init(cf_writer_options *o, cf_type type);
+/* Fill opts with Kudu's defaults for `type`. */
+CF_API void cf_writer_options_init(cf_writer_options *opts, cf_type type);
 
 /* Start a writer on `io` (borrowed: it must outlive the writer; the writer
  * appends and, on finish, commits it). Options are validated; a bad one is

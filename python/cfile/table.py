@@ -101,7 +101,7 @@ _lib.declare({
     "cf_schema_parse": (ctypes.c_int, [_PP, ctypes.c_char_p, _E]),
     "cf_schema_free": (None, [_P]),
     "cf_schema_column_count": (ctypes.c_size_t, [_P]),
-    "cf_schema_column": (ctypes.POINTER(CColumn), [_P, ctypes.c_size_t]),
+    "cf_schema_column_at": (ctypes.POINTER(CColumn), [_P, ctypes.c_size_t]),
     "cf_rowset_create_empty": (ctypes.c_int, [ctypes.c_char_p, _P, _E]),
     "cf_table_options_init": (None, [ctypes.POINTER(CTableOptions)]),
     "cf_table_open": (ctypes.c_int, [_PP, ctypes.c_char_p, ctypes.POINTER(CTableOptions),
@@ -154,7 +154,7 @@ class _Schema:
         lib = _lib.lib()
         self.columns = []
         for i in range(lib.cf_schema_column_count(ptr)):
-            c = lib.cf_schema_column(ptr, i).contents
+            c = lib.cf_schema_column_at(ptr, i).contents
             self.columns.append({
                 "name": c.name.decode(), "type": _lib.type_name(c.type), "type_id": c.type,
                 "nullable": bool(c.nullable), "is_array": bool(c.is_array),

@@ -51,14 +51,14 @@ static cf_status cfiles_fill(void *ctx, cf_arrow_col *cols, size_t rows, size_t 
 }
 
 cf_status cf_arrow_stream_cfiles(struct ArrowArrayStream *out, const cf_reader *const *readers,
-                                 const char *const *names, size_t n, const cf_arrow_options *o,
+                                 const char *const *names, size_t n, const cf_arrow_options *opts,
                                  cf_error *err)
 {
     memset(out, 0, sizeof *out);
     cf_arrow_options dflt;
-    if (o == NULL) {
+    if (opts == NULL) {
         cf_arrow_options_init(&dflt);
-        o = &dflt;
+        opts = &dflt;
     }
     CF_CHECK(n >= 1 && n <= CF_ARROW_MAX_COLUMNS, err, CF_EINVAL, "arrow: %zu columns (1..%u)", n,
              CF_ARROW_MAX_COLUMNS);
@@ -87,7 +87,7 @@ cf_status cf_arrow_stream_cfiles(struct ArrowArrayStream *out, const cf_reader *
         char dflt_name[24];
         snprintf(dflt_name, sizeof dflt_name, "c%zu", made);
         const char *name = names && names[made] ? names[made] : dflt_name;
-        st = cf_arrow_col_init(&cols[made], name, fi->type, fi->is_array, fi->nullable, 0, 0, o,
+        st = cf_arrow_col_init(&cols[made], name, fi->type, fi->is_array, fi->nullable, 0, 0, opts,
                                err);
         if (st != CF_OK)
             break;
@@ -102,5 +102,5 @@ cf_status cf_arrow_stream_cfiles(struct ArrowArrayStream *out, const cf_reader *
         return st;
     }
     cf_arrow_source src = {cfiles_fill, cfiles_free, s};
-    return cf_arrow_stream_make(out, src, cols, n, o, err);
+    return cf_arrow_stream_make(out, src, cols, n, opts, err);
 }

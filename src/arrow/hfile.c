@@ -70,15 +70,15 @@ static cf_status hfile_fill(void *ctx, cf_arrow_col *cols, size_t rows, size_t *
 }
 
 cf_status cf_arrow_stream_hfile(struct ArrowArrayStream *out, const struct cf_hfile *h,
-                                const cf_arrow_options *o, cf_error *err)
+                                const cf_arrow_options *opts, cf_error *err)
 {
     memset(out, 0, sizeof *out);
-    cf_arrow_options opts;
-    if (o == NULL)
-        cf_arrow_options_init(&opts);
+    cf_arrow_options use;
+    if (opts == NULL)
+        cf_arrow_options_init(&use);
     else
-        opts = *o;
-    opts.utf8 = CF_ARROW_UTF8_CHECK; /* only `type`, whose names are ASCII, is utf8 */
+        use = *opts;
+    use.utf8 = CF_ARROW_UTF8_CHECK; /* only `type`, whose names are ASCII, is utf8 */
     static const struct {
         const char *name;
         cf_type type;
@@ -98,7 +98,7 @@ cf_status cf_arrow_stream_hfile(struct ArrowArrayStream *out, const struct cf_hf
     for (; made < H_NCOLS && st == CF_OK; made++) {
         bool nullable = s->raw_keys && (made == H_TIMESTAMP || made == H_TYPE);
         st = cf_arrow_col_init(&cols[made], spec[made].name, spec[made].type, false, nullable, 0, 0,
-                               &opts, err);
+                               &use, err);
         if (st != CF_OK)
             break;
     }
@@ -110,5 +110,5 @@ cf_status cf_arrow_stream_hfile(struct ArrowArrayStream *out, const struct cf_hf
         return st;
     }
     cf_arrow_source src = {hfile_fill, hfile_free, s};
-    return cf_arrow_stream_make(out, src, cols, H_NCOLS, &opts, err);
+    return cf_arrow_stream_make(out, src, cols, H_NCOLS, &use, err);
 }

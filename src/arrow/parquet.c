@@ -419,27 +419,27 @@ static void release(struct ArrowArrayStream *s)
 }
 
 cf_status cf_arrow_stream_parquet(struct ArrowArrayStream *out, const cf_parquet *pq,
-                                  const cf_parquet_records_options *ro, const cf_arrow_options *o,
-                                  cf_error *err)
+                                  const cf_parquet_records_options *ro,
+                                  const cf_arrow_options *opts, cf_error *err)
 {
     memset(out, 0, sizeof *out);
     cf_arrow_options def;
-    if (!o) {
+    if (!opts) {
         cf_arrow_options_init(&def);
-        o = &def;
+        opts = &def;
     }
-    CF_CHECK(o->version == CF_ARROW_OPTIONS_VERSION, err, CF_EINVAL,
+    CF_CHECK(opts->version == CF_ARROW_OPTIONS_VERSION, err, CF_EINVAL,
              "arrow options: version %" PRIu32 " is not %d (call cf_arrow_options_init)",
-             o->version, CF_ARROW_OPTIONS_VERSION);
+             opts->version, CF_ARROW_OPTIONS_VERSION);
     cf_parquet_records_options rdef;
     if (!ro) {
         cf_parquet_records_options_init(&rdef);
-        rdef.batch_rows = o->batch_rows ? o->batch_rows : CF_ARROW_BATCH_ROWS;
+        rdef.batch_rows = opts->batch_rows ? opts->batch_rows : CF_ARROW_BATCH_ROWS;
         ro = &rdef;
     }
     pq_stream *p = cf_calloc(1, sizeof *p);
     CF_CHECK(p, err, CF_ENOMEM, "out of memory for an arrow stream");
-    p->o = *o;
+    p->o = *opts;
     cf_status st = cf_parquet_records_open(&p->rec, pq, ro, err);
     if (st == CF_OK)
         st = schema_of(cf_parquet_records_schema(p->rec), &p->o, &p->st.schema, false, "", err);

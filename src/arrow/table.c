@@ -54,14 +54,14 @@ static cf_status table_fill(void *ctx, cf_arrow_col *cols, size_t rows, size_t *
 }
 
 cf_status cf_arrow_stream_table(struct ArrowArrayStream *out, struct cf_table *t,
-                                const struct cf_scan_options *scan, const cf_arrow_options *o,
+                                const struct cf_scan_options *scan, const cf_arrow_options *opts,
                                 cf_error *err)
 {
     memset(out, 0, sizeof *out);
     cf_arrow_options dflt;
-    if (o == NULL) {
+    if (opts == NULL) {
         cf_arrow_options_init(&dflt);
-        o = &dflt;
+        opts = &dflt;
     }
     const cf_schema *schema = cf_table_schema(t);
     size_t ncols = scan && scan->cols ? scan->ncols : cf_schema_column_count(schema);
@@ -78,9 +78,9 @@ cf_status cf_arrow_stream_table(struct ArrowArrayStream *out, struct cf_table *t
     size_t made = 0;
     for (; made < ncols && st == CF_OK; made++) {
         size_t ci = scan && scan->cols ? scan->cols[made] : made;
-        const cf_column *c = cf_schema_column(schema, ci);
+        const cf_column *c = cf_schema_column_at(schema, ci);
         st = cf_arrow_col_init(&cols[made], c->name, c->type, c->is_array, c->nullable,
-                               c->precision, c->scale, o, err);
+                               c->precision, c->scale, opts, err);
         if (st != CF_OK)
             break;
     }
@@ -92,5 +92,5 @@ cf_status cf_arrow_stream_table(struct ArrowArrayStream *out, struct cf_table *t
         return st;
     }
     cf_arrow_source src = {table_fill, table_free, s};
-    return cf_arrow_stream_make(out, src, cols, ncols, o, err);
+    return cf_arrow_stream_make(out, src, cols, ncols, opts, err);
 }

@@ -21,12 +21,12 @@
 /* Kudu's approximation of ln 2 (format §11.4: 0.69314, not ln 2). */
 static const double KUDU_LN2 = 0.69314;
 
-void cf_bloom_writer_options_init(cf_bloom_writer_options *o)
+void cf_bloom_writer_options_init(cf_bloom_writer_options *opts)
 {
-    o->version = CF_BLOOM_WRITER_OPTIONS_VERSION;
-    o->bytes_per_block = CF_BLOOM_DEFAULT_BLOCK_BYTES;
-    o->fp_rate = CF_BLOOM_DEFAULT_FP_RATE;
-    o->checksums = true;
+    opts->version = CF_BLOOM_WRITER_OPTIONS_VERSION;
+    opts->bytes_per_block = CF_BLOOM_DEFAULT_BLOCK_BYTES;
+    opts->fp_rate = CF_BLOOM_DEFAULT_FP_RATE;
+    opts->checksums = true;
 }
 
 cf_status cf_bloom_sizing_compute(cf_bloom_sizing *out, size_t n_bytes, double fp_rate,

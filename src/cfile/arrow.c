@@ -25,10 +25,10 @@
 #include "util/utf8.h"
 #include "arrow_internal.h"
 
-void cf_arrow_options_init(cf_arrow_options *o)
+void cf_arrow_options_init(cf_arrow_options *opts)
 {
-    memset(o, 0, sizeof *o);
-    o->version = CF_ARROW_OPTIONS_VERSION;
+    memset(opts, 0, sizeof *opts);
+    opts->version = CF_ARROW_OPTIONS_VERSION;
 }
 
 /* ---- options and formats --------------------------------------------------------------- */
@@ -219,18 +219,18 @@ static cf_status make_schema(struct ArrowSchema *out, const cf_file_info *fi,
     return CF_OK;
 }
 
-cf_status cf_arrow_schema(const cf_reader *r, const cf_arrow_options *o, struct ArrowSchema *out,
+cf_status cf_arrow_schema(const cf_reader *r, const cf_arrow_options *opts, struct ArrowSchema *out,
                           cf_error *err)
 {
     memset(out, 0, sizeof *out);
     cf_arrow_options dflt;
-    if (o == NULL) {
+    if (opts == NULL) {
         cf_arrow_options_init(&dflt);
-        o = &dflt;
+        opts = &dflt;
     }
     const cf_file_info *fi = cf_reader_info(r);
-    CF_TRY(check_options(o, fi->type, err));
-    return make_schema(out, fi, o, o->large_binary, err);
+    CF_TRY(check_options(opts, fi->type, err));
+    return make_schema(out, fi, opts, opts->large_binary, err);
 }
 
 cf_status cf_arrow_utf8_error(cf_error *err, const char *column, uint64_t row, size_t at)
@@ -509,7 +509,7 @@ fail:
     return st;
 }
 
-cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows, const cf_arrow_options *o,
+cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows, const cf_arrow_options *opts,
                              struct ArrowArray *out, struct ArrowSchema *schema, cf_error *err)
 {
     const cf_reader *r = cf_iter_reader(it);
@@ -517,19 +517,19 @@ cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows, const cf_arrow_option
     if (schema != NULL)
         memset(schema, 0, sizeof *schema);
     cf_arrow_options dflt;
-    if (o == NULL) {
+    if (opts == NULL) {
         cf_arrow_options_init(&dflt);
-        o = &dflt;
+        opts = &dflt;
     }
     cf_arrow_options with_lender;
-    if (o->zero_copy && o->lender == NULL) {
-        with_lender = *o;
+    if (opts->zero_copy && opts->lender == NULL) {
+        with_lender = *opts;
         with_lender.lender = cf_reader_io(r);
-        o = &with_lender;
+        opts = &with_lender;
     }
     const cf_file_info *fi = cf_reader_info(r);
     /* Options first, so a bad one consumes no rows. */
-    CF_TRY(check_options(o, fi->type, err));
+    CF_TRY(check_options(opts, fi->type, err));
     cf_batch b;
     CF_TRY(cf_iter_next_batch(it, max_rows, &b, err));
     if (b.count == 0)
@@ -538,12 +538,12 @@ cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows, const cf_arrow_option
 
     bool large = false;
     if (fi->is_array)
-        CF_TRY(list_of(out, fi->type, o, &b, &large, err));
+        CF_TRY(list_of(out, fi->type, opts, &b, &large, err));
     else
-        CF_TRY(
-            leaf(out, fi->type, o, b.values, b.nonnull, b.count, b.first_ord, NULL, &large, err));
+        CF_TRY(leaf(out, fi->type, opts, b.values, b.nonnull, b.count, b.first_ord, NULL, &large,
+                    err));
     if (schema != NULL) {
-        cf_status st = make_schema(schema, fi, o, large, err);
+        cf_status st = make_schema(schema, fi, opts, large, err);
         if (st != CF_OK) {
             release_array(out);
             return st;

@@ -32,12 +32,12 @@ const char *cf_version_string(void)
     return "0.1.0";
 }
 
-void cf_reader_options_init(cf_reader_options *o)
+void cf_reader_options_init(cf_reader_options *opts)
 {
-    memset(o, 0, sizeof *o);
-    o->version = CF_READER_OPTIONS_VERSION;
-    o->verify_checksums = true;
-    o->max_block_len = CF_DEFAULT_MAX_BLOCK_LEN;
+    memset(opts, 0, sizeof *opts);
+    opts->version = CF_READER_OPTIONS_VERSION;
+    opts->verify_checksums = true;
+    opts->max_block_len = CF_DEFAULT_MAX_BLOCK_LEN;
 }
 
 static int magic_version(const uint8_t *p)

@@ -71,19 +71,19 @@ struct cf_writer {
 
 /* ---- options --------------------------------------------------------------------- */
 
-void cf_writer_options_init(cf_writer_options *o, cf_type type)
+void cf_writer_options_init(cf_writer_options *opts, cf_type type)
 {
-    memset(o, 0, sizeof *o);
-    o->version = CF_WRITER_OPTIONS_VERSION;
-    o->type = type;
-    o->encoding = CF_ENC_AUTO;
-    o->compression = CF_COMP_DEFAULT;
-    o->write_posidx = true;
-    o->checksums = true;
-    o->optimize_index_keys = true;
-    o->block_size = CF_DEFAULT_BLOCK_SIZE;
-    o->index_block_size = CF_DEFAULT_INDEX_BLOCK_SIZE;
-    o->restart_interval = CF_DEFAULT_RESTART_INTERVAL;
+    memset(opts, 0, sizeof *opts);
+    opts->version = CF_WRITER_OPTIONS_VERSION;
+    opts->type = type;
+    opts->encoding = CF_ENC_AUTO;
+    opts->compression = CF_COMP_DEFAULT;
+    opts->write_posidx = true;
+    opts->checksums = true;
+    opts->optimize_index_keys = true;
+    opts->block_size = CF_DEFAULT_BLOCK_SIZE;
+    opts->index_block_size = CF_DEFAULT_INDEX_BLOCK_SIZE;
+    opts->restart_interval = CF_DEFAULT_RESTART_INTERVAL;
 }
 
 static cf_status resolve_options(cf_writer_options *o, const cf_writer_options *in, cf_error *err)

@@ -22,16 +22,16 @@ struct cf_delta_writer {
     cf_sticky sticky; /* the first failure, replayed by every later call */
 };
 
-void cf_delta_writer_options_init(cf_delta_writer_options *o)
+void cf_delta_writer_options_init(cf_delta_writer_options *opts)
 {
-    memset(o, 0, sizeof(*o));
-    o->version = CF_DELTA_WRITER_OPTIONS_VERSION;
-    o->type = CF_DELTA_REDO;
-    o->compression = CF_COMP_LZ4;
-    o->block_size = CF_DELTA_DEFAULT_BLOCK_SIZE;
-    o->checksums = true;
-    o->write_stats = true;
-    o->check_order = true;
+    memset(opts, 0, sizeof(*opts));
+    opts->version = CF_DELTA_WRITER_OPTIONS_VERSION;
+    opts->type = CF_DELTA_REDO;
+    opts->compression = CF_COMP_LZ4;
+    opts->block_size = CF_DELTA_DEFAULT_BLOCK_SIZE;
+    opts->checksums = true;
+    opts->write_stats = true;
+    opts->check_order = true;
 }
 
 /* The value index key: the DeltaKey of the block's first value, re-encoded (as

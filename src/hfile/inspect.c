@@ -337,7 +337,7 @@ cf_status cf_hfile_index_walk(const cf_hfile *h, cf_hfile_index_fn fn, void *ctx
             goto out;
         }
         for (size_t i = 0; i < n; i++)
-            refs[i] = cf_hfile_data_block(h, i);
+            (void)cf_hfile_data_block_at(h, i, &refs[i]);
         (void)fn(ctx, &b, refs, n);
         goto out;
     }

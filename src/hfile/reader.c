@@ -38,12 +38,12 @@
 
 #define HF_MAX_LEVELS 16
 
-void cf_hfile_options_init(cf_hfile_options *o)
+void cf_hfile_options_init(cf_hfile_options *opts)
 {
-    memset(o, 0, sizeof(*o));
-    o->version = CF_HFILE_OPTIONS_VERSION;
-    o->verify_checksums = true;
-    o->max_block_len = (size_t)256 << 20;
+    memset(opts, 0, sizeof(*opts));
+    opts->version = CF_HFILE_OPTIONS_VERSION;
+    opts->verify_checksums = true;
+    opts->max_block_len = (size_t)256 << 20;
 }
 
 static const char *const type_names[] = {
@@ -283,11 +283,16 @@ bool cf_hfile_file_info_get(const cf_hfile *h, const char *key, cf_slice *value)
     return false;
 }
 
-void cf_hfile_file_info_at(const cf_hfile *h, size_t i, cf_slice *key, cf_slice *value)
+bool cf_hfile_file_info_at(const cf_hfile *h, size_t i, cf_slice *key, cf_slice *value)
 {
+    if (i >= h->info.file_info_count) {
+        *key = *value = (cf_slice){NULL, 0};
+        return false;
+    }
     const hf_fi *e = &h->fi[i];
     *key = (cf_slice){h->fi_buf.data + e->key_off, e->key_len};
     *value = (cf_slice){h->fi_buf.data + e->val_off, e->val_len};
+    return true;
 }
 
 /* ---- trailer ------------------------------------------------------------------------- */
@@ -464,14 +469,21 @@ const cf_hfile_bloom_info *cf_hfile_bloom(const cf_hfile *h, int which)
     return &h->bloom[which].info;
 }
 
-void cf_hfile_bloom_chunk(const cf_hfile *h, int which, uint32_t i, uint64_t *offset,
-                          uint32_t *on_disk_size, cf_slice *first_key)
+bool cf_hfile_bloom_chunk_at(const cf_hfile *h, int which, uint32_t i, uint64_t *offset,
+                             uint32_t *on_disk_size, cf_slice *first_key)
 {
+    if (cf_hfile_bloom(h, which) == NULL || i >= h->bloom[which].info.num_chunks) {
+        *offset = 0;
+        *on_disk_size = 0;
+        *first_key = (cf_slice){NULL, 0};
+        return false;
+    }
     const hf_bloom *b = &h->bloom[which];
     const hf_entry *e = &b->chunks[i];
     *offset = e->off;
     *on_disk_size = e->size;
     *first_key = (cf_slice){b->keys.data + e->key_off, e->key_len};
+    return true;
 }
 
 static int raw_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
@@ -771,17 +783,17 @@ out:
     return st;
 }
 
-cf_status cf_hfile_open(cf_hfile **out, cf_io *io, const cf_hfile_options *o, cf_error *err)
+cf_status cf_hfile_open(cf_hfile **out, cf_io *io, const cf_hfile_options *opts, cf_error *err)
 {
     *out = NULL;
     CF_CHECK(io != NULL && io->ops->read_at != NULL, err, CF_EINVAL, "hfile: no readable io");
-    CF_CHECK(o == NULL || o->version == CF_HFILE_OPTIONS_VERSION, err, CF_EINVAL,
-             "hfile options: version %" PRIu32 " (call cf_hfile_options_init)", o->version);
+    CF_CHECK(opts == NULL || opts->version == CF_HFILE_OPTIONS_VERSION, err, CF_EINVAL,
+             "hfile options: version %" PRIu32 " (call cf_hfile_options_init)", opts->version);
     cf_hfile *h = cf_calloc(1, sizeof(*h));
     CF_CHECK(h != NULL, err, CF_ENOMEM, "hfile: out of memory");
     h->io = io;
-    if (o)
-        h->opt = *o;
+    if (opts)
+        h->opt = *opts;
     else
         cf_hfile_options_init(&h->opt);
     if (h->opt.max_block_len == 0)
@@ -805,13 +817,13 @@ cf_status cf_hfile_open(cf_hfile **out, cf_io *io, const cf_hfile_options *o, cf
     return CF_OK;
 }
 
-cf_status cf_hfile_open_file(cf_hfile **out, const char *path, const cf_hfile_options *o,
+cf_status cf_hfile_open_file(cf_hfile **out, const char *path, const cf_hfile_options *opts,
                              cf_error *err)
 {
     *out = NULL;
     cf_io *io = NULL;
     CF_TRY(cf_io_open_file(&io, path, err));
-    cf_status st = cf_hfile_open(out, io, o, err);
+    cf_status st = cf_hfile_open(out, io, opts, err);
     if (st != CF_OK) {
         cf_io_free(io);
         return st;
@@ -849,19 +861,31 @@ const cf_hfile_info *cf_hfile_get_info(const cf_hfile *h)
     return &h->info;
 }
 
-cf_hfile_block_ref cf_hfile_data_block(const cf_hfile *h, uint64_t i)
+bool cf_hfile_data_block_at(const cf_hfile *h, uint64_t i, cf_hfile_block_ref *out)
 {
+    if (i >= h->info.num_data_blocks) {
+        *out = (cf_hfile_block_ref){0, 0, {NULL, 0}};
+        return false;
+    }
     const hf_entry *e = &h->blocks[i];
-    return (cf_hfile_block_ref){e->off, e->size, {h->keys.data + e->key_off, e->key_len}};
+    *out = (cf_hfile_block_ref){e->off, e->size, {h->keys.data + e->key_off, e->key_len}};
+    return true;
 }
 
-void cf_hfile_meta_at(const cf_hfile *h, size_t i, cf_slice *name, uint64_t *offset,
+bool cf_hfile_meta_at(const cf_hfile *h, size_t i, cf_slice *name, uint64_t *offset,
                       uint32_t *on_disk_size)
 {
+    if (i >= h->info.meta_count) {
+        *name = (cf_slice){NULL, 0};
+        *offset = 0;
+        *on_disk_size = 0;
+        return false;
+    }
     const hf_entry *e = &h->metas[i];
     *name = (cf_slice){h->meta_keys.data + e->key_off, e->key_len};
     *offset = e->off;
     *on_disk_size = e->size;
+    return true;
 }
 
 void cf_hfile_bytes_free(void *p)
@@ -916,7 +940,9 @@ cf_status cf_hfile_midkey(const cf_hfile *h, cf_slice *out, cf_error *err)
         return CF_OK;
     if (!h->info.has_midkey_metadata) {
         /* Single level: the middle root entry. */
-        *out = cf_hfile_data_block(h, (h->info.num_data_blocks - 1) / 2).key;
+        cf_hfile_block_ref mid;
+        (void)cf_hfile_data_block_at(h, (h->info.num_data_blocks - 1) / 2, &mid);
+        *out = mid.key;
         return CF_OK;
     }
     /* Find the leaf's entries among the flattened ones: the leaf is read again
@@ -940,7 +966,9 @@ cf_status cf_hfile_midkey(const cf_hfile *h, cf_slice *out, cf_error *err)
         bool found = false;
         for (uint64_t i = 0; i < h->info.num_data_blocks; i++) {
             if (h->blocks[i].off == m->off) {
-                *out = cf_hfile_data_block(h, i).key;
+                cf_hfile_block_ref ref;
+                (void)cf_hfile_data_block_at(h, i, &ref);
+                *out = ref.key;
                 found = true;
                 break;
             }

@@ -82,24 +82,24 @@ struct cf_hfile_writer {
     bool delta;            /* PREFIX, DIFF or FAST_DIFF: one family per file */
 };
 
-void cf_hfile_writer_options_init(cf_hfile_writer_options *o)
+void cf_hfile_writer_options_init(cf_hfile_writer_options *opts)
 {
-    memset(o, 0, sizeof(*o));
-    o->version = CF_HFILE_WRITER_OPTIONS_VERSION;
-    o->compression = CF_HFILE_NONE;
-    o->block_size = 65536;
-    o->bytes_per_checksum = 16384;
-    o->index_block_size = 131072;
-    o->index_min_entries = 16;
-    o->row_bloom = true;
-    o->bloom_chunk_size = 131072;
-    o->bloom_error_rate = 0.01;
-    o->include_mvcc = true;
-    o->include_tags = false;
-    o->create_time = 0;
-    o->comparator = NULL;
-    o->encoding = CF_HFILE_DBE_NONE;
-    o->compress_tags = true;
+    memset(opts, 0, sizeof(*opts));
+    opts->version = CF_HFILE_WRITER_OPTIONS_VERSION;
+    opts->compression = CF_HFILE_NONE;
+    opts->block_size = 65536;
+    opts->bytes_per_checksum = 16384;
+    opts->index_block_size = 131072;
+    opts->index_min_entries = 16;
+    opts->row_bloom = true;
+    opts->bloom_chunk_size = 131072;
+    opts->bloom_error_rate = 0.01;
+    opts->include_mvcc = true;
+    opts->include_tags = false;
+    opts->create_time = 0;
+    opts->comparator = NULL;
+    opts->encoding = CF_HFILE_DBE_NONE;
+    opts->compress_tags = true;
 }
 
 /* ---- index chunks -------------------------------------------------------------------- */
@@ -489,42 +489,45 @@ static cf_status finish_block(cf_hfile_writer *w, cf_error *err)
 
 /* ---- public -------------------------------------------------------------------------- */
 
-cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io, const cf_hfile_writer_options *o,
-                                 cf_error *err)
+cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io,
+                                 const cf_hfile_writer_options *opts, cf_error *err)
 {
     *out = NULL;
     CF_CHECK(io != NULL && io->ops->append != NULL, err, CF_EINVAL,
              "hfile writer: io is not writable");
     cf_hfile_writer_options d;
-    if (o == NULL) {
+    if (opts == NULL) {
         cf_hfile_writer_options_init(&d);
-        o = &d;
+        opts = &d;
     }
-    CF_CHECK(o->version == CF_HFILE_WRITER_OPTIONS_VERSION, err, CF_EINVAL,
+    CF_CHECK(opts->version == CF_HFILE_WRITER_OPTIONS_VERSION, err, CF_EINVAL,
              "hfile writer options: version %" PRIu32 " (call cf_hfile_writer_options_init)",
-             o->version);
-    CF_CHECK(cf_hfile_codec_name(o->compression) != NULL, err, CF_EINVAL,
-             "hfile writer: unknown compression %" PRIu32, o->compression);
-    CF_CHECK(cf_hfile_codec_built(o->compression), err, CF_ENOTSUP,
-             "hfile writer: compression %s is not built in", cf_hfile_codec_name(o->compression));
-    CF_CHECK(o->block_size > 0, err, CF_EINVAL, "hfile writer: block_size 0");
-    CF_CHECK(o->bytes_per_checksum >= 512, err, CF_EINVAL,
-             "hfile writer: bytes_per_checksum %" PRIu32 " (minimum 512)", o->bytes_per_checksum);
-    CF_CHECK(o->index_block_size >= 256, err, CF_EINVAL, "hfile writer: index_block_size %" PRIu32,
-             o->index_block_size);
-    CF_CHECK(!o->row_bloom || (o->bloom_chunk_size >= 16 && o->bloom_chunk_size <= (1u << 26) &&
-                               o->bloom_error_rate > 0 && o->bloom_error_rate < 1),
+             opts->version);
+    CF_CHECK(cf_hfile_codec_name(opts->compression) != NULL, err, CF_EINVAL,
+             "hfile writer: unknown compression %" PRIu32, opts->compression);
+    CF_CHECK(cf_hfile_codec_built(opts->compression), err, CF_ENOTSUP,
+             "hfile writer: compression %s is not built in",
+             cf_hfile_codec_name(opts->compression));
+    CF_CHECK(opts->block_size > 0, err, CF_EINVAL, "hfile writer: block_size 0");
+    CF_CHECK(opts->bytes_per_checksum >= 512, err, CF_EINVAL,
+             "hfile writer: bytes_per_checksum %" PRIu32 " (minimum 512)",
+             opts->bytes_per_checksum);
+    CF_CHECK(opts->index_block_size >= 256, err, CF_EINVAL,
+             "hfile writer: index_block_size %" PRIu32, opts->index_block_size);
+    CF_CHECK(!opts->row_bloom ||
+                 (opts->bloom_chunk_size >= 16 && opts->bloom_chunk_size <= (1u << 26) &&
+                  opts->bloom_error_rate > 0 && opts->bloom_error_rate < 1),
              err, CF_EINVAL, "hfile writer: bad Bloom chunk size or error rate");
-    int e = o->encoding;
+    int e = opts->encoding;
     CF_CHECK(e == CF_HFILE_DBE_NONE || e == CF_HFILE_DBE_PREFIX || e == CF_HFILE_DBE_DIFF ||
                  e == CF_HFILE_DBE_FAST_DIFF || e == CF_HFILE_DBE_ROW_INDEX_V1,
              err, CF_EINVAL, "hfile writer: data block encoding %d cannot be written", e);
-    const char *cmp = o->comparator ? o->comparator : KV_COMPARATOR;
+    const char *cmp = opts->comparator ? opts->comparator : KV_COMPARATOR;
     CF_CHECK(strlen(cmp) < 256, err, CF_EINVAL, "hfile writer: comparator name too long");
     cf_hfile_writer *w = cf_calloc(1, sizeof(*w));
     CF_CHECK(w != NULL, err, CF_ENOMEM, "hfile writer: out of memory");
     w->io = io;
-    w->o = *o;
+    w->o = *opts;
     strcpy(w->comparator, cmp);
     for (int i = 0; i < NTYPES; i++)
         w->prev_off[i] = -1;
@@ -533,8 +536,8 @@ cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io, const cf_hfil
     ichunk_init(&w->leaf);
     ichunk_init(&w->root);
     ichunk_init(&w->bloom_index);
-    w->delta = o->encoding == CF_HFILE_DBE_PREFIX || o->encoding == CF_HFILE_DBE_DIFF ||
-               o->encoding == CF_HFILE_DBE_FAST_DIFF;
+    w->delta = opts->encoding == CF_HFILE_DBE_PREFIX || opts->encoding == CF_HFILE_DBE_DIFF ||
+               opts->encoding == CF_HFILE_DBE_FAST_DIFF;
     w->levels = 1;
     w->first_data_off = -1;
     w->last_data_off = -1;

@@ -128,13 +128,13 @@ static cf_status grow(void **p, size_t *cap, size_t n, size_t elem, cf_error *er
     return CF_OK;
 }
 
-void cf_parquet_records_options_init(cf_parquet_records_options *o)
+void cf_parquet_records_options_init(cf_parquet_records_options *opts)
 {
-    memset(o, 0, sizeof(*o));
-    o->version = CF_PARQUET_RECORDS_OPTIONS_VERSION;
-    o->batch_rows = DEFAULT_BATCH_ROWS;
-    o->max_batch_levels = DEFAULT_MAX_BATCH_LEVELS;
-    o->row_end = INT64_MAX;
+    memset(opts, 0, sizeof(*opts));
+    opts->version = CF_PARQUET_RECORDS_OPTIONS_VERSION;
+    opts->batch_rows = DEFAULT_BATCH_ROWS;
+    opts->max_batch_levels = DEFAULT_MAX_BATCH_LEVELS;
+    opts->row_end = INT64_MAX;
 }
 
 /* ---- the field tree --------------------------------------------------------------------- */
@@ -815,36 +815,36 @@ static void collect_leaves(const cf_parquet_node *n, uint32_t *cols, uint32_t *c
 }
 
 cf_status cf_parquet_records_open(cf_parquet_records **out, const cf_parquet *pq,
-                                  const cf_parquet_records_options *o, cf_error *err)
+                                  const cf_parquet_records_options *opts, cf_error *err)
 {
     *out = NULL;
     cf_parquet_records_options def;
-    if (!o) {
+    if (!opts) {
         cf_parquet_records_options_init(&def);
-        o = &def;
+        opts = &def;
     }
-    CF_CHECK(o->version == CF_PARQUET_RECORDS_OPTIONS_VERSION, err, CF_EINVAL,
+    CF_CHECK(opts->version == CF_PARQUET_RECORDS_OPTIONS_VERSION, err, CF_EINVAL,
              "parquet records options: version %" PRIu32 " (call "
              "cf_parquet_records_options_init)",
-             o->version);
-    CF_CHECK(o->batch_rows > 0 && o->batch_rows <= INT32_MAX, err, CF_EINVAL,
-             "parquet records options: batch_rows %zu out of range", o->batch_rows);
-    CF_CHECK(o->max_batch_levels > 0, err, CF_EINVAL,
+             opts->version);
+    CF_CHECK(opts->batch_rows > 0 && opts->batch_rows <= INT32_MAX, err, CF_EINVAL,
+             "parquet records options: batch_rows %zu out of range", opts->batch_rows);
+    CF_CHECK(opts->max_batch_levels > 0, err, CF_EINVAL,
              "parquet records options: max_batch_levels 0");
-    CF_CHECK(o->row_begin >= 0 && o->row_end >= o->row_begin, err, CF_EINVAL,
-             "parquet records options: bad row range %" PRId64 "..%" PRId64, o->row_begin,
-             o->row_end);
+    CF_CHECK(opts->row_begin >= 0 && opts->row_end >= opts->row_begin, err, CF_EINVAL,
+             "parquet records options: bad row range %" PRId64 "..%" PRId64, opts->row_begin,
+             opts->row_end);
     const cf_parquet_node *root = cf_parquet_schema_root(pq);
-    for (uint32_t i = 0; i < o->field_count; i++)
-        CF_CHECK(o->fields && o->fields[i] < root->child_count, err, CF_EINVAL,
+    for (uint32_t i = 0; i < opts->field_count; i++)
+        CF_CHECK(opts->fields && opts->fields[i] < root->child_count, err, CF_EINVAL,
                  "parquet records options: field %" PRIu32 " out of range (%" PRIu32 " fields)",
-                 o->fields ? o->fields[i] : 0, root->child_count);
+                 opts->fields ? opts->fields[i] : 0, root->child_count);
     cf_parquet_records *r = cf_calloc(1, sizeof(*r));
     if (!r)
         return oom(err);
     r->pq = pq;
-    r->o = *o;
-    if (!o->fields)
+    r->o = *opts;
+    if (!opts->fields)
         r->o.field_count = root->child_count;
     cf_status st = CF_OK;
     uint32_t *cols = NULL;
@@ -856,7 +856,7 @@ cf_status cf_parquet_records_open(cf_parquet_records **out, const cf_parquet *pq
         CF_FAIL_OUT(err, CF_ENOMEM, "parquet records: out of memory");
     uint32_t nleaves = 0;
     for (uint32_t i = 0; i < r->o.field_count; i++) {
-        const cf_parquet_node *c = root->children[o->fields ? o->fields[i] : i];
+        const cf_parquet_node *c = root->children[opts->fields ? opts->fields[i] : i];
         uint32_t first = nleaves;
         collect_leaves(c, cols, &nleaves);
         uint32_t no = first;

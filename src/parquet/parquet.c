@@ -17,11 +17,11 @@
 
 #define DEFAULT_MAX_FOOTER ((size_t)256 << 20)
 
-void cf_parquet_options_init(cf_parquet_options *o)
+void cf_parquet_options_init(cf_parquet_options *opts)
 {
-    memset(o, 0, sizeof(*o));
-    o->version = CF_PARQUET_OPTIONS_VERSION;
-    o->max_footer_len = DEFAULT_MAX_FOOTER;
+    memset(opts, 0, sizeof(*opts));
+    opts->version = CF_PARQUET_OPTIONS_VERSION;
+    opts->max_footer_len = DEFAULT_MAX_FOOTER;
 }
 
 bool cf_parquet_sniff(cf_io *io)
@@ -175,21 +175,22 @@ static cf_status open_io(cf_parquet *pq, const cf_parquet_options *o, cf_error *
     return CF_OK;
 }
 
-cf_status cf_parquet_open(cf_parquet **out, cf_io *io, const cf_parquet_options *o, cf_error *err)
+cf_status cf_parquet_open(cf_parquet **out, cf_io *io, const cf_parquet_options *opts,
+                          cf_error *err)
 {
     *out = NULL;
     cf_parquet_options def;
-    if (!o) {
+    if (!opts) {
         cf_parquet_options_init(&def);
-        o = &def;
+        opts = &def;
     }
-    CF_CHECK(o->version == CF_PARQUET_OPTIONS_VERSION, err, CF_EINVAL,
+    CF_CHECK(opts->version == CF_PARQUET_OPTIONS_VERSION, err, CF_EINVAL,
              "parquet options: version %" PRIu32 " (expected %d; call cf_parquet_options_init)",
-             o->version, CF_PARQUET_OPTIONS_VERSION);
+             opts->version, CF_PARQUET_OPTIONS_VERSION);
     cf_parquet *pq = cf_calloc(1, sizeof(*pq));
     CF_CHECK(pq, err, CF_ENOMEM, "parquet: out of memory");
     pq->io = io;
-    cf_status st = open_io(pq, o, err);
+    cf_status st = open_io(pq, opts, err);
     if (st != CF_OK) {
         cf_parquet_free(pq);
         return st;
@@ -198,13 +199,13 @@ cf_status cf_parquet_open(cf_parquet **out, cf_io *io, const cf_parquet_options 
     return CF_OK;
 }
 
-cf_status cf_parquet_open_file(cf_parquet **out, const char *path, const cf_parquet_options *o,
+cf_status cf_parquet_open_file(cf_parquet **out, const char *path, const cf_parquet_options *opts,
                                cf_error *err)
 {
     *out = NULL;
     cf_io *io;
     CF_TRY(cf_io_open_file(&io, path, err));
-    cf_status st = cf_parquet_open(out, io, o, err);
+    cf_status st = cf_parquet_open(out, io, opts, err);
     if (st != CF_OK) {
         cf_io_free(io);
         return st;
@@ -251,7 +252,7 @@ uint32_t cf_parquet_column_count(const cf_parquet *pq)
 }
 const cf_parquet_column *cf_parquet_column_at(const cf_parquet *pq, uint32_t i)
 {
-    return &pq->schema.columns[i];
+    return i < pq->schema.column_count ? &pq->schema.columns[i] : NULL;
 }
 cf_io *cf_parquet_io(const cf_parquet *pq)
 {

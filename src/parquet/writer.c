@@ -53,21 +53,21 @@ struct cf_parquet_writer {
     bool finished;
 };
 
-void cf_parquet_writer_options_init(cf_parquet_writer_options *o)
+void cf_parquet_writer_options_init(cf_parquet_writer_options *opts)
 {
-    memset(o, 0, sizeof(*o));
-    o->version = CF_PARQUET_WRITER_OPTIONS_VERSION;
-    o->codec = CF_PARQUET_SNAPPY;
-    o->row_group_rows = 1048576;
-    o->row_group_bytes = (size_t)128 << 20;
-    o->page_bytes = (size_t)1 << 20;
-    o->page_rows = 20000;
-    o->dictionary = true;
-    o->dict_page_bytes = (size_t)1 << 20;
-    o->statistics = true;
-    o->page_index = true;
-    o->page_crc = true;
-    o->bloom_fpp = 0.01;
+    memset(opts, 0, sizeof(*opts));
+    opts->version = CF_PARQUET_WRITER_OPTIONS_VERSION;
+    opts->codec = CF_PARQUET_SNAPPY;
+    opts->row_group_rows = 1048576;
+    opts->row_group_bytes = (size_t)128 << 20;
+    opts->page_bytes = (size_t)1 << 20;
+    opts->page_rows = 20000;
+    opts->dictionary = true;
+    opts->dict_page_bytes = (size_t)1 << 20;
+    opts->statistics = true;
+    opts->page_index = true;
+    opts->page_crc = true;
+    opts->bloom_fpp = 0.01;
 }
 
 /* ---- schema --------------------------------------------------------------------------- */
@@ -284,12 +284,12 @@ out:
 
 cf_status cf_parquet_writer_create_file(cf_parquet_writer **out, const char *path,
                                         const cf_parquet_write_column *cols, size_t ncols,
-                                        const cf_parquet_writer_options *o, cf_error *err)
+                                        const cf_parquet_writer_options *opts, cf_error *err)
 {
     *out = NULL;
     cf_io *io;
     CF_TRY(cf_io_create_file(&io, path, err));
-    cf_status st = cf_parquet_writer_create(out, io, cols, ncols, o, err);
+    cf_status st = cf_parquet_writer_create(out, io, cols, ncols, opts, err);
     if (st != CF_OK) {
         cf_io_free(io);
         return st;

@@ -247,13 +247,13 @@ void cf_rowset_free(cf_rowset *rs)
     cf_free(rs);
 }
 
-void cf_rowset_options_init(cf_rowset_options *o)
+void cf_rowset_options_init(cf_rowset_options *opts)
 {
-    memset(o, 0, sizeof(*o));
-    o->version = CF_ROWSET_OPTIONS_VERSION;
-    o->cache_bytes = CF_ROWSET_DEFAULT_CACHE_BYTES;
-    o->read_only = false;
-    o->lock_timeout_ms = CF_RS_LOCK_TIMEOUT_MS;
+    memset(opts, 0, sizeof(*opts));
+    opts->version = CF_ROWSET_OPTIONS_VERSION;
+    opts->cache_bytes = CF_ROWSET_DEFAULT_CACHE_BYTES;
+    opts->read_only = false;
+    opts->lock_timeout_ms = CF_RS_LOCK_TIMEOUT_MS;
 }
 
 void cf_rs_set_replay(cf_rowset *rs, bool on)
@@ -300,11 +300,12 @@ cf_cache *cf_rowset_cache(const cf_rowset *rs)
     return rs->cache;
 }
 
-cf_status cf_rowset_open(cf_rowset **out, const char *dir, const cf_rowset_options *o,
+cf_status cf_rowset_open(cf_rowset **out, const char *dir, const cf_rowset_options *opts,
                          cf_error *err)
 {
-    return cf_rs_open_mode(out, dir, o,
-                           o != NULL && o->read_only ? CF_RS_MODE_READ_ONLY : CF_RS_MODE_OWN, err);
+    return cf_rs_open_mode(out, dir, opts,
+                           opts != NULL && opts->read_only ? CF_RS_MODE_READ_ONLY : CF_RS_MODE_OWN,
+                           err);
 }
 
 cf_status cf_rs_open_mode(cf_rowset **out, const char *dir, const cf_rowset_options *o,
@@ -396,7 +397,7 @@ void cf_rowset_get_info(const cf_rowset *rs, cf_rowset_info *out)
     out->ahm = rs->m.ahm;
 }
 
-bool cf_rowset_file(const cf_rowset *rs, size_t i, const char **name, const char **role)
+bool cf_rowset_file_at(const cf_rowset *rs, size_t i, const char **name, const char **role)
 {
     if (i >= rs->m.nfiles)
         return false;

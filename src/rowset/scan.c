@@ -132,13 +132,13 @@ struct cf_rowset_scanner {
     const void *const *keyvals;
 };
 
-void cf_scan_options_init(cf_scan_options *o)
+void cf_scan_options_init(cf_scan_options *opts)
 {
-    memset(o, 0, sizeof(*o));
-    o->version = CF_SCAN_OPTIONS_VERSION;
-    o->snapshot = CF_SNAPSHOT_LATEST;
-    o->batch_rows = 1024;
-    o->threads = 1;
+    memset(opts, 0, sizeof(*opts));
+    opts->version = CF_SCAN_OPTIONS_VERSION;
+    opts->snapshot = CF_SNAPSHOT_LATEST;
+    opts->batch_rows = 1024;
+    opts->threads = 1;
 }
 
 static void col_dispose(rs_col *c)
@@ -636,14 +636,14 @@ out:
     return CF_OK;
 }
 
-cf_status cf_rowset_scanner_create(cf_rowset_scanner **out, cf_rowset *rs, const cf_scan_options *o,
-                                   cf_error *err)
+cf_status cf_rowset_scanner_create(cf_rowset_scanner **out, cf_rowset *rs,
+                                   const cf_scan_options *opts, cf_error *err)
 {
     *out = NULL;
     cf_rowset_info info;
     cf_rowset_get_info(rs, &info);
-    CF_TRY(cf_rs_check_snapshot(o != NULL ? o->snapshot : CF_SNAPSHOT_LATEST, info.ahm, err));
-    return cf_rowset_scanner_create_ex(out, rs, o, false, true, err);
+    CF_TRY(cf_rs_check_snapshot(opts != NULL ? opts->snapshot : CF_SNAPSHOT_LATEST, info.ahm, err));
+    return cf_rowset_scanner_create_ex(out, rs, opts, false, true, err);
 }
 
 void cf_rowset_scanner_set_row(cf_rowset_scanner *sc, uint64_t ord, const void *const *keyvals)

@@ -149,7 +149,7 @@ size_t cf_schema_key_count(const cf_schema *s)
 {
     return s->nkeys;
 }
-const cf_column *cf_schema_column(const cf_schema *s, size_t i)
+const cf_column *cf_schema_column_at(const cf_schema *s, size_t i)
 {
     return i < s->ncols ? &s->cols[i] : NULL;
 }

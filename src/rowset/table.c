@@ -591,19 +591,19 @@ static uint64_t newest_seq(const char *dir)
     return seq;
 }
 
-void cf_table_options_init(cf_table_options *o)
+void cf_table_options_init(cf_table_options *opts)
 {
-    memset(o, 0, sizeof(*o));
-    o->version = CF_TABLE_OPTIONS_VERSION;
-    o->cache = NULL;
-    o->cache_bytes = CF_ROWSET_DEFAULT_CACHE_BYTES;
-    o->read_only = false;
-    o->lock_timeout_ms = CF_RS_LOCK_TIMEOUT_MS;
-    o->auto_compact = true;
-    o->compact_budget_bytes = CF_TABLE_COMPACT_BUDGET;
-    o->sync_mode = CF_TABLE_SYNC_COMMIT;
-    o->sync_bytes = CF_TABLE_SYNC_BYTES;
-    o->wal_max_bytes = CF_TABLE_WAL_MAX_BYTES;
+    memset(opts, 0, sizeof(*opts));
+    opts->version = CF_TABLE_OPTIONS_VERSION;
+    opts->cache = NULL;
+    opts->cache_bytes = CF_ROWSET_DEFAULT_CACHE_BYTES;
+    opts->read_only = false;
+    opts->lock_timeout_ms = CF_RS_LOCK_TIMEOUT_MS;
+    opts->auto_compact = true;
+    opts->compact_budget_bytes = CF_TABLE_COMPACT_BUDGET;
+    opts->sync_mode = CF_TABLE_SYNC_COMMIT;
+    opts->sync_bytes = CF_TABLE_SYNC_BYTES;
+    opts->wal_max_bytes = CF_TABLE_WAL_MAX_BYTES;
 }
 
 cf_cache *cf_table_cache(const cf_table *t)
@@ -632,42 +632,43 @@ static bool looks_like_table(const char *dir)
     return any || find_rowset_dir(dir, rsname, sizeof(rsname)); /* open reports the damage */
 }
 
-cf_status cf_table_open(cf_table **out, const char *dir, const cf_table_options *o, cf_error *err)
+cf_status cf_table_open(cf_table **out, const char *dir, const cf_table_options *opts,
+                        cf_error *err)
 {
     *out = NULL;
     cf_table_options dflt;
-    if (o == NULL) {
+    if (opts == NULL) {
         cf_table_options_init(&dflt);
-        o = &dflt;
+        opts = &dflt;
     }
-    CF_CHECK(o->version == CF_TABLE_OPTIONS_VERSION, err, CF_EINVAL,
-             "table: options.version %u unknown", o->version);
-    CF_CHECK(o->compact_budget_bytes > 0, err, CF_EINVAL,
+    CF_CHECK(opts->version == CF_TABLE_OPTIONS_VERSION, err, CF_EINVAL,
+             "table: options.version %u unknown", opts->version);
+    CF_CHECK(opts->compact_budget_bytes > 0, err, CF_EINVAL,
              "table: options.compact_budget_bytes must be > 0");
-    CF_CHECK(o->sync_mode <= CF_TABLE_SYNC_NONE, err, CF_EINVAL,
-             "table: options.sync_mode %d unknown", (int)o->sync_mode);
-    CF_CHECK(o->sync_bytes > 0, err, CF_EINVAL, "table: options.sync_bytes must be above 0");
-    CF_CHECK(o->wal_max_bytes > 0 && o->wal_max_bytes <= ((uint64_t)1 << 30), err, CF_EINVAL,
-             "table: options.wal_max_bytes %" PRIu64 " is not in 1..2^30", o->wal_max_bytes);
+    CF_CHECK(opts->sync_mode <= CF_TABLE_SYNC_NONE, err, CF_EINVAL,
+             "table: options.sync_mode %d unknown", (int)opts->sync_mode);
+    CF_CHECK(opts->sync_bytes > 0, err, CF_EINVAL, "table: options.sync_bytes must be above 0");
+    CF_CHECK(opts->wal_max_bytes > 0 && opts->wal_max_bytes <= ((uint64_t)1 << 30), err, CF_EINVAL,
+             "table: options.wal_max_bytes %" PRIu64 " is not in 1..2^30", opts->wal_max_bytes);
     cf_table *t = cf_calloc(1, sizeof(*t));
     CF_CHECK(t != NULL, err, CF_ENOMEM, "table: out of memory");
     t->lock_fd = -1;
     t->pin_fd = -1;
-    t->read_only = o->read_only;
+    t->read_only = opts->read_only;
     cf_buf_init(&t->key);
     t->flush_bytes = CF_TABLE_FLUSH_BYTES;
-    t->auto_compact = o->auto_compact && !o->read_only;
-    t->cpol = (cf_cpol_options){CF_TABLE_COMPACT_FANOUT, o->compact_budget_bytes,
+    t->auto_compact = opts->auto_compact && !opts->read_only;
+    t->cpol = (cf_cpol_options){CF_TABLE_COMPACT_FANOUT, opts->compact_budget_bytes,
                                 CF_TABLE_COMPACT_MAX_INPUTS};
-    t->sync_mode = o->sync_mode;
-    t->sync_bytes = o->sync_bytes;
-    t->wal_max_bytes = o->wal_max_bytes;
+    t->sync_mode = opts->sync_mode;
+    t->sync_bytes = opts->sync_bytes;
+    t->wal_max_bytes = opts->wal_max_bytes;
     cf_status st = CF_OK;
     if ((t->dir = dup_str(dir)) == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
-    t->cache = o->cache;
-    if (t->cache == NULL && o->cache_bytes > 0) {
-        CF_TRY_OUT(cf_cache_create(&t->own_cache, o->cache_bytes, err));
+    t->cache = opts->cache;
+    if (t->cache == NULL && opts->cache_bytes > 0) {
+        CF_TRY_OUT(cf_cache_create(&t->own_cache, opts->cache_bytes, err));
         t->cache = t->own_cache;
     }
     if (!t->read_only) {
@@ -676,7 +677,7 @@ cf_status cf_table_open(cf_table **out, const char *dir, const cf_table_options 
         if (!looks_like_table(dir))
             CF_FAIL_OUT(err, CF_ENOTFOUND, "%s: no table here (no %s or %s)", dir, TABLET,
                         CF_RS_MANIFEST);
-        CF_TRY_OUT(cf_rs_lock_acquire(&t->lock_fd, dir, o->lock_timeout_ms, err));
+        CF_TRY_OUT(cf_rs_lock_acquire(&t->lock_fd, dir, opts->lock_timeout_ms, err));
         t->pin_fd = cf_rs_pin_open(dir); /* -1: clean-up keeps what readers might use */
         if ((t->file_mode = mode_of(dir, TABLET)) == 0)
             t->file_mode = mode_of(dir, CF_RS_MANIFEST);
@@ -774,7 +775,7 @@ size_t cf_table_rowset_count(const cf_table *t)
 {
     return t->nrs;
 }
-cf_rowset *cf_table_rowset(const cf_table *t, size_t i, const char **name)
+cf_rowset *cf_table_rowset_at(const cf_table *t, size_t i, const char **name)
 {
     if (i >= t->nrs)
         return NULL;
@@ -1051,7 +1052,7 @@ static uint64_t rowset_bytes(const cf_rowset *rs)
     if (p != NULL && lstat(p, &sb) == 0)
         sum += (uint64_t)sb.st_size;
     cf_free(p);
-    for (size_t i = 0; cf_rowset_file(rs, i, &name, &role); i++) {
+    for (size_t i = 0; cf_rowset_file_at(rs, i, &name, &role); i++) {
         p = cf_rs_path(cf_rs_dir(rs), name);
         if (p != NULL && lstat(p, &sb) == 0)
             sum += (uint64_t)sb.st_size;

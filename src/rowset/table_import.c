@@ -90,11 +90,11 @@ struct cf_table_loader {
     size_t *eoff; /* array columns: the next row's first element */
 };
 
-void cf_table_loader_options_init(cf_table_loader_options *o)
+void cf_table_loader_options_init(cf_table_loader_options *opts)
 {
-    memset(o, 0, sizeof(*o));
-    o->version = CF_TABLE_LOADER_OPTIONS_VERSION;
-    o->memory_bytes = CF_TABLE_LOADER_MEMORY_BYTES;
+    memset(opts, 0, sizeof(*opts));
+    opts->version = CF_TABLE_LOADER_OPTIONS_VERSION;
+    opts->memory_bytes = CF_TABLE_LOADER_MEMORY_BYTES;
 }
 
 /* Note the row a failure is about (UINT64_MAX: none) for cf_table_loader_error_row. */
@@ -117,25 +117,25 @@ static cf_status fail(cf_table_loader *l, cf_status st)
 }
 
 cf_status cf_table_loader_create(cf_table_loader **out, cf_table *t,
-                                 const cf_table_loader_options *o, cf_error *err)
+                                 const cf_table_loader_options *opts, cf_error *err)
 {
     *out = NULL;
     cf_table_loader_options dflt;
-    if (o == NULL) {
+    if (opts == NULL) {
         cf_table_loader_options_init(&dflt);
-        o = &dflt;
+        opts = &dflt;
     }
-    CF_CHECK(o->version == CF_TABLE_LOADER_OPTIONS_VERSION, err, CF_EINVAL,
-             "loader: options.version %u unknown", o->version);
+    CF_CHECK(opts->version == CF_TABLE_LOADER_OPTIONS_VERSION, err, CF_EINVAL,
+             "loader: options.version %u unknown", opts->version);
     /* A new table (`table create`: one empty root rowset, no history) takes any
      * timestamp, as a rowset writer does: default 1. */
     const char *root;
     cf_rowset_info ri;
-    cf_rowset_get_info(cf_table_rowset(t, 0, &root), &ri);
+    cf_rowset_get_info(cf_table_rowset_at(t, 0, &root), &ri);
     bool fresh = cf_table_rowset_count(t) == 1 && strcmp(root, ".") == 0 && ri.rows == 0 &&
                  ri.redo_files == 0 && ri.undo_files == 0 && cf_table_mrs_rows(t) == 0;
     uint64_t last = fresh ? 0 : cf_table_last_ts(t);
-    uint64_t ts = o->ts ? o->ts : last + 1;
+    uint64_t ts = opts->ts ? opts->ts : last + 1;
     CF_CHECK(ts > last && ts < CF_SNAPSHOT_LATEST - 1, err, CF_EINVAL,
              "loader: timestamp %" PRIu64 " is not after the last one (%" PRIu64 ")", ts, last);
     const cf_schema *s = cf_table_schema(t);
@@ -144,7 +144,7 @@ cf_status cf_table_loader_create(cf_table_loader **out, cf_table *t,
     l->t = t;
     l->s = s;
     l->ts = ts;
-    l->memory_bytes = o->memory_bytes ? o->memory_bytes : CF_TABLE_LOADER_MEMORY_BYTES;
+    l->memory_bytes = opts->memory_bytes ? opts->memory_bytes : CF_TABLE_LOADER_MEMORY_BYTES;
     l->streaming = true;
     l->err_row = UINT64_MAX;
     cf_rs_manifest_init(&l->wm);
@@ -153,7 +153,7 @@ cf_status cf_table_loader_create(cf_table_loader **out, cf_table *t,
     l->table_empty = cf_table_mrs_rows(t) == 0;
     for (size_t i = 0; l->table_empty && i < cf_table_rowset_count(t); i++) {
         cf_rowset_info info;
-        cf_rowset_get_info(cf_table_rowset(t, i, NULL), &info);
+        cf_rowset_get_info(cf_table_rowset_at(t, i, NULL), &info);
         l->table_empty = info.rows == 0;
     }
     l->vals = cf_calloc(s->ncols, sizeof(*l->vals));
@@ -657,7 +657,7 @@ static cf_status target_for(cf_table_loader *l, size_t store, cf_error *err)
     const char *src_name;
     cf_rowset *src = NULL;
     if (store != CF_TABLE_STORE_MRS) {
-        src = cf_table_rowset(l->t, store, &src_name);
+        src = cf_table_rowset_at(l->t, store, &src_name);
         CF_CHECK(src != NULL, err, CF_ESTATE, "loader: the table changed during the load");
         CF_TRY(cf_rowset_flush(src, err));
     }

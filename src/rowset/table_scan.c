@@ -283,7 +283,7 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_scan_op
         CF_TRY(cf_rs_team_create(&sc->team, workers, err));
     so.threads = 1;
     for (size_t i = 0; i < cf_table_rowset_count(t); i++) {
-        cf_rowset *rs = cf_table_rowset(t, i, NULL);
+        cf_rowset *rs = cf_table_rowset_at(t, i, NULL);
         cf_rowset_info info;
         cf_rowset_get_info(rs, &info);
         if (info.rows == 0)
@@ -303,27 +303,27 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_scan_op
     return CF_OK;
 }
 
-cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t, const cf_scan_options *o,
+cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t, const cf_scan_options *opts,
                                   cf_error *err)
 {
     *out = NULL;
     cf_scan_options dflt;
-    if (o == NULL) {
+    if (opts == NULL) {
         cf_scan_options_init(&dflt);
-        o = &dflt;
+        opts = &dflt;
     }
-    CF_TRY(cf_rs_check_snapshot(o->snapshot, cf_table_ahm(t), err));
+    CF_TRY(cf_rs_check_snapshot(opts->snapshot, cf_table_ahm(t), err));
     cf_table_scanner *sc = cf_calloc(1, sizeof(*sc));
     CF_CHECK(sc != NULL, err, CF_ENOMEM, "scan: out of memory");
     cf_buf_init(&sc->ords);
     sc->s = cf_table_schema(t);
     sc->mrs = cf_table_mrs(t);
-    sc->snap = o->snapshot;
-    sc->batch_rows = o->batch_rows ? o->batch_rows : 1024;
+    sc->snap = opts->snapshot;
+    sc->batch_rows = opts->batch_rows ? opts->batch_rows : 1024;
     size_t nonempty = 0, last = 0;
     for (size_t i = 0; i < cf_table_rowset_count(t); i++) {
         cf_rowset_info info;
-        cf_rowset_get_info(cf_table_rowset(t, i, NULL), &info);
+        cf_rowset_get_info(cf_table_rowset_at(t, i, NULL), &info);
         if (info.rows > 0) {
             nonempty++;
             last = i;
@@ -331,9 +331,9 @@ cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t, const cf_
     }
     cf_status st;
     if (nonempty <= 1 && cf_mrs_rows(sc->mrs) == 0)
-        st = cf_rowset_scanner_create(&sc->single, cf_table_rowset(t, last, NULL), o, err);
+        st = cf_rowset_scanner_create(&sc->single, cf_table_rowset_at(t, last, NULL), opts, err);
     else
-        st = setup_merge(sc, t, o, err);
+        st = setup_merge(sc, t, opts, err);
     if (st != CF_OK) {
         cf_table_scanner_free(sc);
         return st;

@@ -41,13 +41,13 @@ struct cf_rowset_writer {
     int lock_fd; /* cf_rowset_writer_create: the directory's writer lock; else -1 */
 };
 
-void cf_rowset_writer_options_init(cf_rowset_writer_options *o)
+void cf_rowset_writer_options_init(cf_rowset_writer_options *opts)
 {
-    memset(o, 0, sizeof(*o));
-    o->version = CF_ROWSET_WRITER_OPTIONS_VERSION;
-    o->insert_ts = 1;
-    o->checksums = true;
-    o->lock_timeout_ms = CF_RS_LOCK_TIMEOUT_MS;
+    memset(opts, 0, sizeof(*opts));
+    opts->version = CF_ROWSET_WRITER_OPTIONS_VERSION;
+    opts->insert_ts = 1;
+    opts->checksums = true;
+    opts->lock_timeout_ms = CF_RS_LOCK_TIMEOUT_MS;
 }
 
 static void file_name(char *dst, size_t cap, uint64_t id, const char *what)
@@ -225,22 +225,22 @@ static cf_status check_dir_ours(const char *dir, bool has_manifest, uint64_t nex
 }
 
 cf_status cf_rowset_writer_create(cf_rowset_writer **out, const char *dir, const cf_schema *s,
-                                  const cf_rowset_writer_options *o, cf_error *err)
+                                  const cf_rowset_writer_options *opts, cf_error *err)
 {
     *out = NULL;
     cf_rowset_writer_options dflt;
-    if (o == NULL) {
+    if (opts == NULL) {
         cf_rowset_writer_options_init(&dflt);
-        o = &dflt;
+        opts = &dflt;
     }
-    CF_TRY(cf_rs_check_ts_range(o->insert_ts, err));
+    CF_TRY(cf_rs_check_ts_range(opts->insert_ts, err));
     CF_TRY(make_dir(dir, err));
     /* Everything below reads and writes under the lock, so the checks hold until
      * the MANIFEST is written. */
     char *ld = cf_rs_lock_dir(dir);
     CF_CHECK(ld != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
     int lock_fd;
-    cf_status st = cf_rs_lock_acquire(&lock_fd, ld, o->lock_timeout_ms, err);
+    cf_status st = cf_rs_lock_acquire(&lock_fd, ld, opts->lock_timeout_ms, err);
     cf_free(ld);
     CF_TRY(st);
     cf_rs_manifest old;
@@ -280,7 +280,7 @@ cf_status cf_rowset_writer_create(cf_rowset_writer **out, const char *dir, const
     tmp.next_file = next;
     tmp.file_mode = mode; /* an empty rowset's files take its MANIFEST's bits */
     cf_rowset_writer *w;
-    st = cf_rowset_writer_create_in(&w, dir, s, o, &tmp, err);
+    st = cf_rowset_writer_create_in(&w, dir, s, opts, &tmp, err);
     if (st != CF_OK) {
         cf_rs_manifest_dispose(&tmp);
         goto out;

@@ -129,7 +129,7 @@ static void table_case(duck *d, cf_table *t, const cf_scan_options *o, const cha
     const cf_column *cols[16];
     assert_true(ncols <= 16);
     for (size_t j = 0; j < ncols; j++) {
-        cols[j] = cf_schema_column(s, o->cols ? o->cols[j] : j);
+        cols[j] = cf_schema_column_at(s, o->cols ? o->cols[j] : j);
         refcol_init(&rc[j], cols[j]->type, cols[j]->is_array);
     }
     cf_table_scanner *sc;

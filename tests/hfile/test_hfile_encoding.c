@@ -318,7 +318,8 @@ static void test_hfile__fast_diff_encoder_matches_hbase(void **state)
         for (uint64_t b = 0; b < in->num_data_blocks; b++) {
             hf_block blk;
             cf_hfile_block_init(&blk);
-            cf_hfile_block_ref ref = cf_hfile_data_block(h, b);
+            cf_hfile_block_ref ref;
+            assert_true(cf_hfile_data_block_at(h, b, &ref));
             CF_ASSERT_OK(
                 cf_hfile_read_block(h, ref.offset, ref.on_disk_size, HF_ENCDATA, true, &blk, &err),
                 &err);

@@ -158,9 +158,33 @@ static void check_file(const char *name)
     assert_int_equal(in->file_info_count, fi->n);
     for (size_t i = 0; i < fi->n; i++) {
         cf_slice k, val;
-        cf_hfile_file_info_at(h, i, &k, &val);
+        assert_true(cf_hfile_file_info_at(h, i, &k, &val));
         assert_true(bytes_eq(cf_json_get(&fi->items[i], "key"), k));
         assert_true(bytes_eq(cf_json_get(&fi->items[i], "value"), val));
+    }
+    /* The index getters check i (false and zeroes past the end). */
+    {
+        cf_slice k = {(const uint8_t *)"x", 1}, val = k;
+        assert_false(cf_hfile_file_info_at(h, fi->n, &k, &val));
+        assert_true(k.data == NULL && k.len == 0 && val.data == NULL && val.len == 0);
+        cf_slice nm = k;
+        uint64_t off = 1;
+        uint32_t sz = 1;
+        assert_false(cf_hfile_meta_at(h, in->meta_count, &nm, &off, &sz));
+        assert_true(nm.len == 0 && off == 0 && sz == 0);
+        cf_hfile_block_ref ref = {1, 1, {NULL, 1}};
+        assert_false(cf_hfile_data_block_at(h, in->num_data_blocks, &ref));
+        assert_true(ref.offset == 0 && ref.on_disk_size == 0 && ref.key.len == 0);
+        if (in->num_data_blocks > 0)
+            assert_true(cf_hfile_data_block_at(h, in->num_data_blocks - 1, &ref));
+        for (int which = 0; which < 3; which++) {
+            const cf_hfile_bloom_info *bi = cf_hfile_bloom(h, which);
+            uint32_t chunks = bi ? bi->num_chunks : 0;
+            if (chunks > 0)
+                assert_true(cf_hfile_bloom_chunk_at(h, which, chunks - 1, &off, &sz, &nm));
+            assert_false(cf_hfile_bloom_chunk_at(h, which, chunks, &off, &sz, &nm));
+            assert_true(off == 0 && sz == 0 && nm.len == 0);
+        }
     }
     const cf_json *mb = cf_json_get(exp, "meta_blocks");
     if (mb && mb->kind == CF_JSON_ARRAY) {
@@ -169,7 +193,7 @@ static void check_file(const char *name)
             cf_slice nm;
             uint64_t off;
             uint32_t sz;
-            cf_hfile_meta_at(h, i, &nm, &off, &sz);
+            assert_true(cf_hfile_meta_at(h, i, &nm, &off, &sz));
             assert_true(bytes_eq(cf_json_get(&mb->items[i], "name"), nm));
             uint8_t *data;
             size_t len;

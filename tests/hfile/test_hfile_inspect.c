@@ -154,7 +154,8 @@ static bool on_index(void *ctx, const cf_hfile_index_block *b, const cf_hfile_bl
     if (b->level + 1 != b->levels)
         return true;
     for (size_t i = 0; i < n; i++) {
-        cf_hfile_block_ref r = cf_hfile_data_block(w->h, w->data_refs++);
+        cf_hfile_block_ref r;
+        assert_true(cf_hfile_data_block_at(w->h, w->data_refs++, &r));
         if (r.offset != e[i].offset || r.on_disk_size != e[i].on_disk_size ||
             r.key.len != e[i].key.len || memcmp(r.key.data, e[i].key.data, r.key.len) != 0)
             w->mismatch = true;

@@ -541,7 +541,9 @@ static void compare_with(const char *name, uint32_t block_size, bool with_meta, 
                      cf_hfile_get_info(real)->num_data_blocks);
     /* Same index keys (HBase's shortened mid-point keys). */
     for (uint64_t i = 0; i < cf_hfile_get_info(real)->num_data_blocks; i++) {
-        cf_hfile_block_ref x = cf_hfile_data_block(real, i), y = cf_hfile_data_block(mine, i);
+        cf_hfile_block_ref x, y;
+        assert_true(cf_hfile_data_block_at(real, i, &x));
+        assert_true(cf_hfile_data_block_at(mine, i, &y));
         CF_ASSERT_BYTES(y.key.data, y.key.len, x.key.data, x.key.len);
         if (expect_identical_data) {
             assert_int_equal(x.offset, y.offset);
@@ -550,9 +552,10 @@ static void compare_with(const char *name, uint32_t block_size, bool with_meta, 
     }
     if (expect_identical_data) {
         /* Uncompressed data blocks are byte-identical, checksums included. */
-        size_t end =
-            (size_t)rt->last_data_block_offset +
-            cf_hfile_data_block(real, cf_hfile_get_info(real)->num_data_blocks - 1).on_disk_size;
+        cf_hfile_block_ref last;
+        assert_true(
+            cf_hfile_data_block_at(real, cf_hfile_get_info(real)->num_data_blocks - 1, &last));
+        size_t end = (size_t)rt->last_data_block_offset + last.on_disk_size;
         size_t rlen;
         uint8_t *rb = cf_test_read_file(path, &rlen);
         assert_true(end <= b.n && end <= rlen);

@@ -242,7 +242,10 @@ static void check_ok(const char *name, const cf_json *exp, cf_parquet *pq)
     }
     check_chunks(name, cf_json_get(exp, "metadata"), m);
 
-    /* The tree: levels as the repetitions along each path say. */
+    /* The tree: levels as the repetitions along each path say. Past the last
+     * column, column_at gives NULL. */
+    assert_null(cf_parquet_column_at(pq, cf_parquet_column_count(pq)));
+    assert_null(cf_parquet_column_at(pq, UINT32_MAX));
     for (uint32_t i = 0; i < cf_parquet_column_count(pq); i++) {
         const cf_parquet_column *c = cf_parquet_column_at(pq, i);
         unsigned d = 0, r = 0;

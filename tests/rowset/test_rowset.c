@@ -32,14 +32,14 @@ static void test_rowset__schema_parse_format(void **state)
                  &err);
     assert_int_equal(cf_schema_column_count(s), 6);
     assert_int_equal(cf_schema_key_count(s), 1);
-    const cf_column *c = cf_schema_column(s, 3);
+    const cf_column *c = cf_schema_column_at(s, 3);
     assert_int_equal(c->type, CF_TYPE_DECIMAL64);
     assert_int_equal(c->precision, 10);
     assert_int_equal(c->scale, 2);
     assert_int_equal(c->encoding, CF_ENC_BIT_SHUFFLE);
-    assert_true(cf_schema_column(s, 4)->is_array);
-    assert_true(cf_schema_column(s, 4)->nullable);
-    assert_int_equal(cf_schema_column(s, 5)->block_size, 4096);
+    assert_true(cf_schema_column_at(s, 4)->is_array);
+    assert_true(cf_schema_column_at(s, 4)->nullable);
+    assert_int_equal(cf_schema_column_at(s, 5)->block_size, 4096);
     assert_int_equal(cf_schema_find(s, "ts"), 2);
     char text[512];
     cf_schema_format(s, text, sizeof(text));

@@ -142,7 +142,7 @@ static void serialize(cf_buf *o, const cf_schema *s, const size_t *proj, const c
     put(o, &b->count, sizeof(b->count));
     put(o, b->ords, b->count * sizeof(uint64_t));
     for (size_t j = 0; j < b->ncols; j++) {
-        const cf_column *c = cf_schema_column(s, proj[j]);
+        const cf_column *c = cf_schema_column_at(s, proj[j]);
         const cf_batch *x = &b->cols[j];
         size_t w = cf_type_size(c->type);
         size_t nv = c->is_array ? x->elem_offsets[b->count] - x->elem_offsets[0] : b->count;
@@ -342,7 +342,7 @@ static void test_scan_threads__same_as_one_thread(void **state)
             scan_case k;
             draw_case(&k, &rng, ts, n);
             check_case(t, NULL, &k, &rows);
-            check_case(t, cf_table_rowset(t, 0, NULL), &k, &rows);
+            check_case(t, cf_table_rowset_at(t, 0, NULL), &k, &rows);
         }
     }
     assert_true(rows > 100000); /* the cases did read something */
@@ -360,7 +360,7 @@ static void damage_column(const char *dir, size_t col, double where)
     const char *name, *role;
     size_t seen = 0;
     char path[600] = "";
-    for (size_t i = 0; cf_rowset_file(rs, i, &name, &role); i++) {
+    for (size_t i = 0; cf_rowset_file_at(rs, i, &name, &role); i++) {
         if (strcmp(role, "column") == 0 && seen++ == col)
             snprintf(path, sizeof(path), "%s/%s", dir, name);
     }
@@ -398,7 +398,7 @@ static void test_scan_threads__damaged_block(void **state)
         cf_table_options_init(&to);
         to.read_only = true;
         CF_ASSERT_OK(cf_table_open(&t, dir, &to, &err), &err);
-        cf_rowset *rs = cf_table_rowset(t, 0, NULL);
+        cf_rowset *rs = cf_table_rowset_at(t, 0, NULL);
         /* every column: fails, with the one thread's message */
         scan_case k;
         memset(&k, 0, sizeof(k));
@@ -449,7 +449,7 @@ static void test_scan_threads__free_early(void **state)
     cf_error err;
     cf_table *t;
     CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
-    cf_rowset *rs = cf_table_rowset(t, 0, NULL);
+    cf_rowset *rs = cf_table_rowset_at(t, 0, NULL);
     cf_scan_options o;
     cf_scan_options_init(&o);
     o.threads = 4;
@@ -516,7 +516,7 @@ static void test_scan_threads__window_sizes(void **state)
     for (int i = 0; i < 40; i++) {
         scan_case k;
         draw_case(&k, &rng, ts, n);
-        cf_rowset *rs = cf_table_rowset(t, 0, NULL);
+        cf_rowset *rs = cf_table_rowset_at(t, 0, NULL);
         cf_scan_stats s1, s2;
         cf_error e1, e2;
         CF_ASSERT_OK(run_case_w(t, rs, &k, 1, 0, &one, &s1, &e1), &e1);
@@ -553,7 +553,7 @@ static void test_scan_threads__alloc_failures(void **state)
     cf_rng rng;
     cf_rng_init(&rng, 7);
     (void)mutate(t, n, &rng, 100, 2);
-    cf_rowset *rs = cf_table_rowset(t, 0, NULL);
+    cf_rowset *rs = cf_table_rowset_at(t, 0, NULL);
     scan_case k;
     memset(&k, 0, sizeof(k));
     k.nproj = 5;
@@ -621,7 +621,7 @@ static void test_scan_threads__bad_count(void **state)
     assert_int_equal(o.threads, 1);
     o.threads = CF_SCAN_MAX_THREADS + 1;
     cf_rowset_scanner *sc = NULL;
-    CF_ASSERT_STATUS(cf_rowset_scanner_create(&sc, cf_table_rowset(t, 0, NULL), &o, &err),
+    CF_ASSERT_STATUS(cf_rowset_scanner_create(&sc, cf_table_rowset_at(t, 0, NULL), &o, &err),
                      CF_EINVAL, &err);
     assert_null(sc);
     assert_non_null(strstr(err.msg, "threads 65"));

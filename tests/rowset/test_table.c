@@ -228,7 +228,7 @@ static void check_cache(cf_table *t, cf_cache *want)
 {
     assert_ptr_equal(cf_table_cache(t), want);
     for (size_t i = 0; i < cf_table_rowset_count(t); i++)
-        assert_ptr_equal(cf_rowset_cache(cf_table_rowset(t, i, NULL)), want);
+        assert_ptr_equal(cf_rowset_cache(cf_table_rowset_at(t, i, NULL)), want);
 }
 
 static void test_table__block_cache(void **state)
@@ -393,21 +393,21 @@ static void test_table__lazy_rowset_open(void **state)
     assert_int_equal(cf_table_rowset_count(t), 1);
     const char *only;
     cf_rowset_info info;
-    cf_table_rowset(t, 0, &only);
+    cf_table_rowset_at(t, 0, &only);
     char before[40];
     snprintf(before, sizeof(before), "%s", only);
-    cf_rowset_get_info(cf_table_rowset(t, 0, NULL), &info);
+    cf_rowset_get_info(cf_table_rowset_at(t, 0, NULL), &info);
     uint64_t gen = info.generation;
     CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
-    cf_table_rowset(t, 0, &only);
+    cf_table_rowset_at(t, 0, &only);
     assert_string_equal(only, before);
-    cf_rowset_get_info(cf_table_rowset(t, 0, NULL), &info);
+    cf_rowset_get_info(cf_table_rowset_at(t, 0, NULL), &info);
     assert_true(info.generation > gen);
     CF_ASSERT_OK(cf_table_open(&r, dir, &ro, &err), &err);
     id = 300;
     CF_ASSERT_OK(ins(t, 301, "y", ts++, &err), &err);
     CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
-    cf_table_rowset(t, 0, &only);
+    cf_table_rowset_at(t, 0, &only);
     assert_string_not_equal(only, before);
     assert_true(exists(dir, before));
     CF_ASSERT_OK(cf_table_get(r, key, CF_SNAPSHOT_LATEST, &b, &err), &err);

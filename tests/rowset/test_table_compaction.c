@@ -30,7 +30,7 @@ static uint64_t table_rows(const cf_table *t)
     uint64_t n = 0;
     for (size_t i = 0; i < cf_table_rowset_count(t); i++) {
         cf_rowset_info info;
-        cf_rowset_get_info(cf_table_rowset(t, i, NULL), &info);
+        cf_rowset_get_info(cf_table_rowset_at(t, i, NULL), &info);
         n += info.rows;
     }
     return n;
@@ -49,7 +49,7 @@ static size_t stray_rowsets(cf_table *t, const char *dir)
         bool named = false;
         for (size_t i = 0; i < cf_table_rowset_count(t) && !named; i++) {
             const char *nm;
-            cf_table_rowset(t, i, &nm);
+            cf_table_rowset_at(t, i, &nm);
             named = strcmp(nm, e->d_name) == 0;
         }
         n += !named;
@@ -70,7 +70,7 @@ static void check_no_stray_rowsets(cf_table *t, const char *dir)
         bool named = false;
         for (size_t i = 0; i < cf_table_rowset_count(t) && !named; i++) {
             const char *nm;
-            cf_table_rowset(t, i, &nm);
+            cf_table_rowset_at(t, i, &nm);
             named = strcmp(nm, e->d_name) == 0;
         }
         if (!named)
@@ -318,12 +318,12 @@ static void test_table_compaction__partial_merge_keeps_snapshots(void **state)
     for (uint64_t snap = 0; snap <= before + 1; snap++)
         caps[snap] = scan_text(t, snap);
     cf_rowset_info root0;
-    cf_rowset_get_info(cf_table_rowset(t, 0, NULL), &root0);
+    cf_rowset_get_info(cf_table_rowset_at(t, 0, NULL), &root0);
     assert_true(root0.dms_deltas > 0);
     uint64_t first_ts = 0;
     {
         cf_rowset_info i1;
-        cf_rowset_get_info(cf_table_rowset(t, 1, NULL), &i1);
+        cf_rowset_get_info(cf_table_rowset_at(t, 1, NULL), &i1);
         first_ts = i1.insert_ts;
     }
     /* The next insert flushes the MemRowSet (flush size 1 byte) and fills tier 0. */
@@ -333,7 +333,7 @@ static void test_table_compaction__partial_merge_keeps_snapshots(void **state)
     CF_ASSERT_OK(cf_table_compaction_status(t, &err), &err);
     assert_int_equal(cf_table_rowset_count(t), 2);
     const char *nm;
-    cf_rowset *root = cf_table_rowset(t, 0, &nm);
+    cf_rowset *root = cf_table_rowset_at(t, 0, &nm);
     assert_string_equal(nm, ".");
     cf_rowset_info root1;
     cf_rowset_get_info(root, &root1);
@@ -341,7 +341,7 @@ static void test_table_compaction__partial_merge_keeps_snapshots(void **state)
     assert_int_equal(root1.dms_deltas, root0.dms_deltas);
     assert_int_equal(root1.redo_files, root0.redo_files);
     cf_rowset_info mi;
-    cf_rowset_get_info(cf_table_rowset(t, 1, &nm), &mi);
+    cf_rowset_get_info(cf_table_rowset_at(t, 1, &nm), &mi);
     assert_string_equal(nm, "rs-5");
     assert_int_equal(mi.rows, 4);
     assert_int_equal(mi.insert_ts, first_ts);

@@ -123,7 +123,7 @@ static void test_gc__foreign_files_survive(void **state)
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
         /* A user's file inside a live rowset directory too. */
         const char *nm;
-        cf_table_rowset(t, cf_table_rowset_count(t) - 1, &nm);
+        cf_table_rowset_at(t, cf_table_rowset_count(t) - 1, &nm);
         char sub[512];
         snprintf(sub, sizeof(sub), "%s/%s", dir, nm);
         if (round == 1) {

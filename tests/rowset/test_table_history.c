@@ -107,7 +107,7 @@ static void test_history__ahm_recorded_and_enforced(void **state)
     assert_int_equal(cf_table_ahm(t), 23);
     expect_refused(t, 12, 23);
     const char *name;
-    cf_rowset *rs = cf_table_rowset(t, 0, &name);
+    cf_rowset *rs = cf_table_rowset_at(t, 0, &name);
     cf_rowset_info info;
     cf_rowset_get_info(rs, &info);
     assert_int_equal(info.ahm, 23);
@@ -178,7 +178,7 @@ static void test_history__reserved_timestamps(void **state)
     cf_rowset *rs;
     CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     const char *name;
-    cf_table_rowset(t, cf_table_rowset_count(t) - 1, &name);
+    cf_table_rowset_at(t, cf_table_rowset_count(t) - 1, &name);
     char sub[512];
     snprintf(sub, sizeof(sub), "%s/%s", dir, name);
     cf_table_free(t);

@@ -564,7 +564,7 @@ static void test_table_import__failure_commits_nothing(void **state)
             bool named = false;
             for (size_t i = 0; i < cf_table_rowset_count(t); i++) {
                 const char *nm;
-                cf_table_rowset(t, i, &nm);
+                cf_table_rowset_at(t, i, &nm);
                 named |= strcmp(nm, e->d_name) == 0;
             }
             if (!named)

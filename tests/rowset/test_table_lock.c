@@ -231,7 +231,7 @@ static void test_lock__readers(void **state)
     assert_non_null(strstr(err.msg, "read-only"));
     /* ... also through its rowsets. */
     const char *name;
-    cf_rowset *rrs = cf_table_rowset(r, cf_table_rowset_count(r) - 1, &name);
+    cf_rowset *rrs = cf_table_rowset_at(r, cf_table_rowset_count(r) - 1, &name);
     CF_ASSERT_STATUS(cf_rowset_update(rrs, key, &ch, 1, 103, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "read-only"));
     CF_ASSERT_STATUS(cf_rowset_compact(rrs, 0, &err), CF_EINVAL, &err);
@@ -353,7 +353,7 @@ static void test_lock__standalone_rowset(void **state)
     /* A read-only rowset refuses to write, and takes no lock. */
     CF_ASSERT_OK(open_with(&t, dir, false, 0, &err), &err);
     const char *name;
-    cf_table_rowset(t, 0, &name);
+    cf_table_rowset_at(t, 0, &name);
     snprintf(sub, sizeof(sub), "%s/%s", dir, name);
     o.read_only = true;
     CF_ASSERT_OK(cf_rowset_open(&b, sub, &o, &err), &err);

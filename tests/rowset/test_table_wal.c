@@ -560,7 +560,7 @@ static void test_table_wal__replay_skips_covering_rowsets(void **state)
     CF_ASSERT_OK(upd(t, 5, 50, 5, &err), &err);  /* rs-2's deltas, logged */
     CF_ASSERT_OK(upd(t, 0, 60, 6, &err), &err);  /* rs-1's deltas, logged */
     const char *name;
-    cf_rowset *rs1 = cf_table_rowset(t, 1, &name);
+    cf_rowset *rs1 = cf_table_rowset_at(t, 1, &name);
     assert_string_equal(name, "rs-1");
     CF_ASSERT_OK(cf_rowset_flush(rs1, &err), &err); /* rs-1's files: last_ts 6 */
     cf_table_free(t);

@@ -388,14 +388,14 @@ static int match_table(pqconv *v, const cf_schema *s, size_t *map)
             return cf_cli_fail(c, "%s: column '%s': the table has no such column", v->a->in,
                                v->k[j].name);
     for (size_t i = 0; i < v->a->nkeys; i++) {
-        const cf_column *tc = cf_schema_column(s, i);
+        const cf_column *tc = cf_schema_column_at(s, i);
         if (i >= cf_schema_key_count(s) || strcmp(tc->name, v->a->keys[i]) != 0)
             return cf_cli_usage(c, "--key differs from the table's key");
     }
     if (v->a->nkeys && v->a->nkeys != cf_schema_key_count(s))
         return cf_cli_usage(c, "--key differs from the table's key");
     for (size_t i = 0; i < nc; i++) {
-        const cf_column *tc = cf_schema_column(s, i);
+        const cf_column *tc = cf_schema_column_at(s, i);
         map[i] = SIZE_MAX;
         for (size_t j = 0; j < v->n; j++)
             if (strcmp(v->k[j].name, tc->name) == 0)
@@ -450,7 +450,7 @@ static int load_parquet(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_sche
             }
             /* All NULL: zeroed values (array counts 0) and an all-clear bitmap,
              * for any batch (record assembly's are at most PQ_BATCH_ROWS). */
-            const cf_column *tc = cf_schema_column(s, i);
+            const cf_column *tc = cf_schema_column_at(s, i);
             size_t w = tc->is_array ? sizeof(uint32_t) : cf_type_size(tc->type);
             if (nulls[i] == NULL && (nulls[i] = calloc(PQ_BATCH_ROWS + 8, w)) == NULL) {
                 rc = cf_cli_fail(c, "out of memory");
@@ -513,7 +513,7 @@ static int table_json(pqconv *v, uint64_t rows)
     cf_jw_key(&j, "key");
     cf_jw_arr_begin(&j);
     for (size_t i = 0; i < cf_schema_key_count(s); i++)
-        cf_jw_cstr(&j, cf_schema_column(s, i)->name);
+        cf_jw_cstr(&j, cf_schema_column_at(s, i)->name);
     cf_jw_arr_end(&j);
     cf_jw_key(&j, "rowsets");
     cf_jw_uint(&j, cf_table_rowset_count(t));

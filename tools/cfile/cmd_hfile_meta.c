@@ -311,7 +311,7 @@ static void jw_blooms(cf_jw *w, const cf_hfile *h)
             uint64_t off;
             uint32_t sz;
             cf_slice fk;
-            cf_hfile_bloom_chunk(h, b, i, &off, &sz, &fk);
+            cf_hfile_bloom_chunk_at(h, b, i, &off, &sz, &fk);
             cf_jw_obj_begin(w);
             cf_jw_key(w, "offset");
             cf_jw_uint(w, off);

@@ -390,7 +390,7 @@ static int importer_setup(importer *im, cf_cli *c, const char *file, const cf_sc
     bool oom = im->ic == NULL || im->cv == NULL || im->lines == NULL;
     for (size_t i = 0; !oom && i < im->nc; i++) {
         icol *x = &im->ic[i];
-        x->c = cf_schema_column(s, i);
+        x->c = cf_schema_column_at(s, i);
         x->w = cf_type_size(x->c->type);
         x->vals = calloc(BATCH, x->w);
         x->nn = calloc(BATCH / 8, 1);

@@ -18,7 +18,7 @@ static uint64_t table_rows(const cf_table *t)
     uint64_t n = cf_table_mrs_rows(t);
     for (size_t i = 0; i < cf_table_rowset_count(t); i++) {
         cf_rowset_info info;
-        cf_rowset_get_info(cf_table_rowset(t, i, NULL), &info);
+        cf_rowset_get_info(cf_table_rowset_at(t, i, NULL), &info);
         n += info.rows;
     }
     return n;
@@ -67,7 +67,7 @@ static void info_rowset_json(cf_jw *w, cf_rowset *rs, const char *rsname)
     cf_jw_uint(w, info.undo_deltas);
     cf_jw_key(w, "files");
     cf_jw_arr_begin(w);
-    for (size_t i = 0; cf_rowset_file(rs, i, &name, &role); i++) {
+    for (size_t i = 0; cf_rowset_file_at(rs, i, &name, &role); i++) {
         char *rel = path_join(rsname, name);
         cf_jw_obj_begin(w);
         cf_jw_key(w, "name");
@@ -100,7 +100,7 @@ static void info_rowset_text(FILE *o, const char *dir, cf_rowset *rs, const char
         fprintf(o, "%s             %" PRIu64 " more in the log, not yet flushed\n", ind,
                 info.dms_deltas);
     fprintf(o, "%sfiles:\n", ind);
-    for (size_t i = 0; cf_rowset_file(rs, i, &name, &role); i++) {
+    for (size_t i = 0; cf_rowset_file_at(rs, i, &name, &role); i++) {
         struct stat sb;
         char *rel = path_join(rsname, name);
         char *path = rel ? path_join(dir, rel) : NULL;
@@ -125,7 +125,7 @@ int cf_cmd_table_info(cf_cli *c, const char *dir, cf_table_args *t)
      * a rowset's files at first use: open them all (this also checks them). */
     for (size_t i = 0; i < nrs; i++) {
         cf_error e;
-        cf_status st = cf_rowset_load(cf_table_rowset(tb, i, NULL), &e);
+        cf_status st = cf_rowset_load(cf_table_rowset_at(tb, i, NULL), &e);
         if (st != CF_OK) {
             cf_table_free(tb);
             return cf_cli_lib_fail(c, "info", st, &e);
@@ -149,7 +149,7 @@ int cf_cmd_table_info(cf_cli *c, const char *dir, cf_table_args *t)
         cf_jw_key(&w, "columns");
         cf_jw_arr_begin(&w);
         for (size_t i = 0; i < cf_schema_column_count(s); i++) {
-            const cf_column *cd = cf_schema_column(s, i);
+            const cf_column *cd = cf_schema_column_at(s, i);
             cf_jw_obj_begin(&w);
             cf_jw_key(&w, "id");
             cf_jw_uint(&w, i);
@@ -169,7 +169,7 @@ int cf_cmd_table_info(cf_cli *c, const char *dir, cf_table_args *t)
         cf_jw_key(&w, "ahm"); /* the ancient history mark: 0 = all history kept */
         cf_jw_uint(&w, cf_table_ahm(tb));
         if (nrs == 1) {
-            cf_rowset *rs = cf_table_rowset(tb, 0, &rsname);
+            cf_rowset *rs = cf_table_rowset_at(tb, 0, &rsname);
             info_rowset_json(&w, rs, rsname);
         } else {
             cf_jw_key(&w, "rows");
@@ -179,7 +179,7 @@ int cf_cmd_table_info(cf_cli *c, const char *dir, cf_table_args *t)
             cf_jw_key(&w, "rowsets");
             cf_jw_arr_begin(&w);
             for (size_t i = 0; i < nrs; i++) {
-                cf_rowset *rs = cf_table_rowset(tb, i, &rsname);
+                cf_rowset *rs = cf_table_rowset_at(tb, i, &rsname);
                 cf_jw_obj_begin(&w);
                 cf_jw_key(&w, "name");
                 cf_jw_cstr(&w, rsname);
@@ -193,13 +193,13 @@ int cf_cmd_table_info(cf_cli *c, const char *dir, cf_table_args *t)
     } else {
         fprintf(o, "table:       %s\nschema:      %s\n", dir, schema);
         if (nrs == 1) {
-            cf_rowset *rs = cf_table_rowset(tb, 0, &rsname);
+            cf_rowset *rs = cf_table_rowset_at(tb, 0, &rsname);
             info_rowset_text(o, dir, rs, rsname, "");
         } else {
             fprintf(o, "rows:        %" PRIu64 "\nlast ts:     %" PRIu64 "\nrowsets:     %zu\n",
                     table_rows(tb), cf_table_last_ts(tb), nrs);
             for (size_t i = 0; i < nrs; i++) {
-                cf_rowset *rs = cf_table_rowset(tb, i, &rsname);
+                cf_rowset *rs = cf_table_rowset_at(tb, i, &rsname);
                 fprintf(o, "rowset %s:\n", rsname);
                 info_rowset_text(o, dir, rs, rsname, "  ");
             }

@@ -48,14 +48,14 @@ static void print_jsonl(printer *p, const cf_row_batch *b)
         cf_jw w;
         cf_jw_init(&w, m);
         fputc(j ? ',' : '{', m);
-        cf_jw_key(&w, cf_schema_column(p->s, p->cols[j])->name);
+        cf_jw_key(&w, cf_schema_column_at(p->s, p->cols[j])->name);
         fflush(m);
         koff[j + 1] = klen;
     }
     fclose(m);
     for (size_t r = 0; r < b->count; r++) {
         for (size_t j = 0; j < p->ncols; j++) {
-            const cf_column *col = cf_schema_column(p->s, p->cols[j]);
+            const cf_column *col = cf_schema_column_at(p->s, p->cols[j]);
             CF_IO_WRITE(keys + koff[j], koff[j + 1] - koff[j], out);
             cf_vp_cell(out, CF_VP_JSON, col->type, col->is_array, &b->cols[j], r);
         }
@@ -70,7 +70,7 @@ static void print_csv(printer *p, const cf_row_batch *b)
     FILE *out = p->c->out;
     if (!p->header_done) {
         for (size_t j = 0; j < p->ncols; j++) {
-            const char *nm = cf_schema_column(p->s, p->cols[j])->name;
+            const char *nm = cf_schema_column_at(p->s, p->cols[j])->name;
             if (j)
                 fputc(',', out);
             cf_vp_csv_field(out, nm, strlen(nm));
@@ -80,7 +80,7 @@ static void print_csv(printer *p, const cf_row_batch *b)
     }
     for (size_t r = 0; r < b->count; r++) {
         for (size_t j = 0; j < p->ncols; j++) {
-            const cf_column *col = cf_schema_column(p->s, p->cols[j]);
+            const cf_column *col = cf_schema_column_at(p->s, p->cols[j]);
             if (j)
                 CF_IO_PUTC(',', out);
             cf_vp_cell(out, CF_VP_CSV, col->type, col->is_array, &b->cols[j], r);
@@ -118,7 +118,7 @@ static void print_batch(printer *p, const cf_row_batch *b)
     }
     for (size_t r = 0; r < b->count; r++)
         for (size_t j = 0; j < p->ncols; j++) {
-            const cf_column *col = cf_schema_column(p->s, p->cols[j]);
+            const cf_column *col = cf_schema_column_at(p->s, p->cols[j]);
             off[r * p->ncols + j] = (size_t)ftello(mem);
             cf_vp_cell(mem, CF_VP_TABLE, col->type, col->is_array, &b->cols[j], r);
         }
@@ -126,7 +126,7 @@ static void print_batch(printer *p, const cf_row_batch *b)
     off[n] = len;
     if (!p->header_done) {
         for (size_t j = 0; j < p->ncols; j++) {
-            int w = (int)strlen(cf_schema_column(p->s, p->cols[j])->name);
+            int w = (int)strlen(cf_schema_column_at(p->s, p->cols[j])->name);
             for (size_t r = 0; r < b->count; r++) {
                 size_t k = r * p->ncols + j;
                 int cw = (int)(off[k + 1] - off[k]);
@@ -137,7 +137,7 @@ static void print_batch(printer *p, const cf_row_batch *b)
         }
         for (size_t j = 0; j < p->ncols; j++)
             fprintf(out, "%s%-*s", j ? " | " : "", p->width[j],
-                    cf_schema_column(p->s, p->cols[j])->name);
+                    cf_schema_column_at(p->s, p->cols[j])->name);
         fputc('\n', out);
         for (size_t j = 0; j < p->ncols; j++) {
             fputs(j ? "-+-" : "", out);
@@ -179,7 +179,7 @@ static void print_header_only(printer *p)
         return;
     }
     for (size_t j = 0; j < p->ncols; j++)
-        fprintf(p->c->out, "%s%s", j ? " | " : "", cf_schema_column(p->s, p->cols[j])->name);
+        fprintf(p->c->out, "%s%s", j ? " | " : "", cf_schema_column_at(p->s, p->cols[j])->name);
     fputc('\n', p->c->out);
 }
 

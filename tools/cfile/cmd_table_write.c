@@ -119,14 +119,14 @@ int cf_cmd_table_insert(cf_cli *c, const char *dir, cf_table_args *t)
     for (size_t i = 0; i < nch; i++) {
         if (set[ch[i].col]) {
             rc = cf_cli_usage(c, "--row: column '%s' given twice",
-                              cf_schema_column(s, ch[i].col)->name);
+                              cf_schema_column_at(s, ch[i].col)->name);
             goto out;
         }
         set[ch[i].col] = true;
         vals[ch[i].col] = ch[i].value;
     }
     for (size_t i = 0; i < cf_schema_column_count(s); i++) {
-        const cf_column *cd = cf_schema_column(s, i);
+        const cf_column *cd = cf_schema_column_at(s, i);
         if (!set[i] && !cd->nullable) {
             rc = cf_cli_usage(c, "--row: no value for column '%s'", cd->name);
             goto out;
@@ -229,12 +229,12 @@ int cf_cmd_table_compact(cf_cli *c, const char *dir, cf_table_args *t)
     cf_error e;
     cf_status st = cf_table_compact(tb, t->ahm, &e);
     if (st == CF_OK) /* its delta counts: the output's files are opened at first use */
-        st = cf_rowset_load(cf_table_rowset(tb, 0, NULL), &e);
+        st = cf_rowset_load(cf_table_rowset_at(tb, 0, NULL), &e);
     if (st != CF_OK)
         rc = cf_cli_lib_fail(c, "compact", st, &e);
     else {
         cf_rowset_info info;
-        cf_rowset_get_info(cf_table_rowset(tb, 0, NULL), &info);
+        cf_rowset_get_info(cf_table_rowset_at(tb, 0, NULL), &info);
         if (t->json) {
             cf_jw w;
             cf_jw_init(&w, c->out);

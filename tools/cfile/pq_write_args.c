@@ -50,7 +50,7 @@ int cf_pq_kudu_types(cf_cli *c, cf_pq_args *a, const cf_parquet_write_column *co
     if (len == NULL)
         return cf_cli_fail(c, "out of memory");
     for (size_t i = 0; s != NULL && i < n; i++)
-        len[i] = cf_schema_column(s, i)->length;
+        len[i] = cf_schema_column_at(s, i)->length;
     char *v = cf_pq_kudu_types_value(cols, len, n);
     free(len);
     if (v == NULL)
@@ -245,7 +245,7 @@ int cf_pq_columns_of(cf_cli *c, const cf_schema *s, cf_parquet_write_column **ou
     if (cols == NULL)
         return cf_cli_fail(c, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        const cf_column *rc = cf_schema_column(s, i);
+        const cf_column *rc = cf_schema_column_at(s, i);
         cols[i].name = rc->name;
         cols[i].type = rc->type;
         cols[i].nullable = rc->nullable;

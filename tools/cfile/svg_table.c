@@ -64,7 +64,7 @@ static void key_text(cf_out_str *s, const cf_schema *sc, cf_slice k)
         cf_out_str_puts(s, "(none)");
         return;
     }
-    const cf_column *c0 = cf_schema_column(sc, 0);
+    const cf_column *c0 = cf_schema_column_at(sc, 0);
     size_t nkeys = cf_schema_key_count(sc);
     cf_type t = c0->type;
     size_t w = cf_type_is_binary(t) ? 0 : cf_type_size(t);
@@ -138,7 +138,7 @@ static int by_min(const void *a, const void *b)
 static void file_sizes(rsv *r, const char *dir)
 {
     const char *name, *role;
-    for (size_t i = 0; cf_rowset_file(r->rs, i, &name, &role); i++) {
+    for (size_t i = 0; cf_rowset_file_at(r->rs, i, &name, &role); i++) {
         int k = 0;
         while (k < 5 && strcmp(role, roles[k]) != 0)
             k++;
@@ -204,7 +204,7 @@ cf_status cf_svg_table(const char *out_path, FILE *std, const char *dir, cf_tabl
     }
     uint64_t rows = 0, total_bytes = 0;
     for (size_t i = 0; i < n; i++) {
-        v[i].rs = cf_table_rowset(tb, i, &v[i].name);
+        v[i].rs = cf_table_rowset_at(tb, i, &v[i].name);
         cf_rowset_get_info(v[i].rs, &v[i].info);
         file_sizes(&v[i], dir);
         rows += v[i].info.rows;
@@ -369,7 +369,7 @@ cf_status cf_svg_table(const char *out_path, FILE *std, const char *dir, cf_tabl
         cf_out_str_clear(&ks);
     }
     cf_svg_text(&g, LEFT + PLOT / 2, y + 16, "middle", "ax", "key (%s) \u2192",
-                cf_schema_column(sc, 0)->name);
+                cf_schema_column_at(sc, 0)->name);
     y += 40;
 
     /* Legend. */

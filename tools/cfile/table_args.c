@@ -151,7 +151,7 @@ int cf_cli_key_parse(cf_cli *c, const cf_schema *s, const char *text, const void
         if (i + 1 < nk)
             v = cf_cli_unquote(v);
         char msg[200];
-        const cf_column *col = cf_schema_column(s, i);
+        const cf_column *col = cf_schema_column_at(s, i);
         if (cf_cli_scalar_parse(col->type, v, slots[i], a, msg, sizeof(msg)) != 0)
             return cf_cli_usage(c, "key column '%s': %s", col->name, msg);
         ptrs[i] = slots[i];
@@ -208,7 +208,7 @@ int cf_cli_where_parse(cf_cli *c, const cf_schema *s, const char *where, cf_pred
         cf_pred *pr = &preds[*n];
         pr->col = (size_t)col;
         pr->value = NULL;
-        const cf_column *cd = cf_schema_column(s, (size_t)col);
+        const cf_column *cd = cf_schema_column_at(s, (size_t)col);
         if (strncasecmp(p, "IS", 2) == 0 && isspace((unsigned char)p[2])) {
             p += 3;
             while (isspace((unsigned char)*p))
@@ -346,7 +346,7 @@ int cf_cli_assign_parse(cf_cli *c, const cf_schema *s, const char *opt, const ch
         int col = cf_schema_find(s, w);
         if (col < 0)
             return cf_cli_usage(c, "%s: no column '%s'", opt, w);
-        const cf_column *cd = cf_schema_column(s, (size_t)col);
+        const cf_column *cd = cf_schema_column_at(s, (size_t)col);
         if ((ch = arena_grow(a, ch, nch, &cap, sizeof(*ch))) == NULL)
             return cf_cli_fail(c, "out of memory");
         char *v = eq + 1;
