@@ -52,7 +52,6 @@
 #define FD_SAME_VAL_LEN 0x10
 #define FD_SAME_TYPE 0x20
 #define FD_SAME_VAL 0x40
-#define TAG_DICT_CAP 127
 
 typedef struct rd {
     const uint8_t *p;
@@ -116,9 +115,9 @@ static bool rd_varint32(rd *r, uint32_t *v)
 /* TagCompressionContext's LRU dictionary: entries keep their index; a full
  * dictionary replaces its least recently used entry. */
 typedef struct tag_dict {
-    size_t off[TAG_DICT_CAP]; /* entry bytes live in the output buffer */
-    uint32_t len[TAG_DICT_CAP];
-    uint64_t used[TAG_DICT_CAP];
+    size_t off[CF_HFILE_TAG_DICT_CAP]; /* entry bytes live in the output buffer */
+    uint32_t len[CF_HFILE_TAG_DICT_CAP];
+    uint64_t used[CF_HFILE_TAG_DICT_CAP];
     uint32_t n;
     uint64_t clock;
 } tag_dict;
@@ -127,15 +126,7 @@ static void dict_add(tag_dict *d, size_t off, uint32_t len)
 {
     if (len == 0)
         return;
-    uint32_t i = d->n;
-    if (d->n < TAG_DICT_CAP) {
-        d->n++;
-    } else {
-        i = 0;
-        for (uint32_t j = 1; j < TAG_DICT_CAP; j++)
-            if (d->used[j] < d->used[i])
-                i = j;
-    }
+    uint32_t i = cf_hfile_tag_dict_slot(&d->n, d->used);
     d->off[i] = off;
     d->len[i] = len;
     d->used[i] = ++d->clock;

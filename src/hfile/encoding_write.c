@@ -15,8 +15,6 @@
 #include "util/endian.h"
 #include "util/error.h"
 
-#define TAG_DICT_CAP 127
-
 /* One plain cell, parsed. */
 typedef struct pcell {
     const uint8_t *key, *val, *tags, *mvcc;
@@ -109,9 +107,9 @@ static uint32_t flat_common(const pcell *c, const pcell *p, bool with_ts_type)
 
 /* TagCompressionContext's writer side over the same LRU dictionary. */
 typedef struct tdict {
-    const uint8_t *p[TAG_DICT_CAP];
-    uint32_t len[TAG_DICT_CAP];
-    uint64_t used[TAG_DICT_CAP];
+    const uint8_t *p[CF_HFILE_TAG_DICT_CAP];
+    uint32_t len[CF_HFILE_TAG_DICT_CAP];
+    uint64_t used[CF_HFILE_TAG_DICT_CAP];
     uint32_t n;
     uint64_t clock;
 } tdict;
@@ -143,15 +141,7 @@ static void put_tags(cf_buf *b, const pcell *c, tdict *d)
             cf_buf_put_varint32(b, len);
             cf_buf_append(b, t, len);
             if (len > 0) {
-                uint32_t slot = d->n;
-                if (d->n < TAG_DICT_CAP) {
-                    d->n++;
-                } else {
-                    slot = 0;
-                    for (uint32_t j = 1; j < TAG_DICT_CAP; j++)
-                        if (d->used[j] < d->used[slot])
-                            slot = j;
-                }
+                uint32_t slot = cf_hfile_tag_dict_slot(&d->n, d->used);
                 d->p[slot] = t;
                 d->len[slot] = len;
                 d->used[slot] = ++d->clock;

@@ -157,6 +157,22 @@ typedef struct hf_cellfmt {
 cf_status cf_hfile_dbe_decode(int id, const uint8_t *p, size_t n, const hf_cellfmt *f, cf_buf *out,
                               cf_error *err);
 
+/* TagCompressionContext's LRU dictionary, read in encoding.c and written in
+ * encoding_write.c: entries keep their index; a full dictionary replaces its
+ * least recently used entry. The index for a new entry, given the entries so
+ * far (*n, counted here) and each one's last use. */
+#define CF_HFILE_TAG_DICT_CAP 127
+static inline uint32_t cf_hfile_tag_dict_slot(uint32_t *n, const uint64_t *used)
+{
+    if (*n < CF_HFILE_TAG_DICT_CAP)
+        return (*n)++;
+    uint32_t i = 0;
+    for (uint32_t j = 1; j < CF_HFILE_TAG_DICT_CAP; j++)
+        if (used[j] < used[i])
+            i = j;
+    return i;
+}
+
 /* Encode a block of plain cells (block.c's layout, as f describes them) with
  * encoding id (PREFIX, DIFF, FAST_DIFF, ROW_INDEX_V1): appends the whole
  * DATABLKE payload, encoding id first, to out (encoding_write.c). */

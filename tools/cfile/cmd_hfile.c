@@ -104,16 +104,7 @@ static void jw_cell(cf_jw *w, const cf_hfile *h, const cf_hfile_cell *c, bool ke
         cf_jw_key(w, "key");
         hf_jw_bytes(w, c->key);
     } else {
-        cf_jw_key(w, "row");
-        hf_jw_bytes(w, c->row);
-        cf_jw_key(w, "family");
-        hf_jw_bytes(w, c->family);
-        cf_jw_key(w, "qualifier");
-        hf_jw_bytes(w, c->qualifier);
-        cf_jw_key(w, "timestamp");
-        cf_jw_int(w, c->timestamp);
-        cf_jw_key(w, "type");
-        cf_jw_cstr(w, hf_type_name(c->type));
+        hf_jw_key_members(w, c);
     }
     if (keys_only) {
         cf_jw_key(w, "value_len");

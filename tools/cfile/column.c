@@ -7,19 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fail(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *msg, size_t cap, const char *fmt, ...)
-{
-    if (msg != NULL && cap > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, cap, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static bool bit(const uint8_t *bm, size_t i)
 {
     return (bm[i >> 3] >> (i & 7)) & 1;
@@ -85,17 +72,17 @@ static int add_row_slot(cf_cli_column *c, char *msg, size_t cap)
         size_t old = c->rows_cap;
         size_t ncap = old ? old * 2 : 256;
         if (grow_bits(&c->nonnull, old, ncap) != 0)
-            return fail(msg, cap, "out of memory");
+            return cf_cli_msg_fail(msg, cap, "out of memory");
         if (c->is_array) {
             uint32_t *ec = realloc(c->elem_counts, ncap * sizeof(uint32_t));
             if (ec == NULL)
-                return fail(msg, cap, "out of memory");
+                return cf_cli_msg_fail(msg, cap, "out of memory");
             c->elem_counts = ec;
         } else {
             void *vp = c->values;
             size_t vcap = old;
             if (grow(&vp, &vcap, ncap, c->width) != 0)
-                return fail(msg, cap, "out of memory");
+                return cf_cli_msg_fail(msg, cap, "out of memory");
             c->values = vp;
         }
         c->rows_cap = ncap;
@@ -127,20 +114,20 @@ int cf_cli_column_add(cf_cli_column *c, const cf_json *v, char *msg, size_t msg_
         return 0;
     }
     if (v->kind != CF_JSON_ARRAY)
-        return fail(msg, msg_cap, "array column: expected an array or null, got %s",
-                    cf_json_kind_name(v->kind));
+        return cf_cli_msg_fail(msg, msg_cap, "array column: expected an array or null, got %s",
+                               cf_json_kind_name(v->kind));
     if (v->n > UINT32_MAX)
-        return fail(msg, msg_cap, "array cell of %zu elements", v->n);
+        return cf_cli_msg_fail(msg, msg_cap, "array cell of %zu elements", v->n);
     size_t need = c->elems + v->n;
     if (need > c->elems_cap) {
         size_t old = c->elems_cap;
         void *vp = c->values;
         size_t vcap = old;
         if (grow(&vp, &vcap, need, c->width) != 0)
-            return fail(msg, msg_cap, "out of memory");
+            return cf_cli_msg_fail(msg, msg_cap, "out of memory");
         c->values = vp;
         if (grow_bits(&c->elem_nonnull, old, vcap) != 0)
-            return fail(msg, msg_cap, "out of memory");
+            return cf_cli_msg_fail(msg, msg_cap, "out of memory");
         c->elems_cap = vcap;
     }
     for (size_t i = 0; i < v->n; i++) {

@@ -80,9 +80,8 @@ const char *hf_type_name(uint8_t t)
     return n ? n : "Unknown";
 }
 
-static void jw_parsed_key(cf_jw *w, const cf_hfile_cell *c)
+void hf_jw_key_members(cf_jw *w, const cf_hfile_cell *c)
 {
-    cf_jw_obj_begin(w);
     cf_jw_key(w, "row");
     hf_jw_bytes(w, c->row);
     cf_jw_key(w, "family");
@@ -93,7 +92,6 @@ static void jw_parsed_key(cf_jw *w, const cf_hfile_cell *c)
     cf_jw_int(w, c->timestamp);
     cf_jw_key(w, "type");
     cf_jw_cstr(w, hf_type_name(c->type));
-    cf_jw_obj_end(w);
 }
 
 void hf_jw_key(cf_jw *w, const cf_hfile *h, cf_slice k)
@@ -104,7 +102,9 @@ void hf_jw_key(cf_jw *w, const cf_hfile *h, cf_slice k)
         hf_jw_bytes(w, k);
         return;
     }
-    jw_parsed_key(w, &c);
+    cf_jw_obj_begin(w);
+    hf_jw_key_members(w, &c);
+    cf_jw_obj_end(w);
 }
 
 void hf_print_cell_key(FILE *f, const cf_hfile *h, const cf_hfile_cell *c)

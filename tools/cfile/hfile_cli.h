@@ -44,6 +44,9 @@ const char *hf_type_name(uint8_t t);
  * h NULL: a key the library decoded as a KeyValue (a v1 KeyComparator file's
  * LASTKEY, while its cells are listed raw). */
 void hf_jw_key(cf_jw *w, const cf_hfile *h, cf_slice k);
+/* The members of a parsed key ("row", "family", "qualifier", "timestamp",
+ * "type") inside an object the caller opened: hf_jw_key's object, dump's cells. */
+void hf_jw_key_members(cf_jw *w, const cf_hfile_cell *c);
 void hf_print_key(FILE *f, const cf_hfile *h, cf_slice k);
 /* row/family:qualifier/timestamp/Type of a parsed cell (v1: the raw key). */
 void hf_print_cell_key(FILE *f, const cf_hfile *h, const cf_hfile_cell *c);

@@ -74,40 +74,56 @@ void cf_cli_arena_dispose(cf_cli_arena *a)
 
 /* ---- UTF-8 ------------------------------------------------------------------------- */
 
+/* Inline here, so cf_utf8_valid's loop (every string the JSON writer puts out)
+ * does not pay a call per character. */
+static inline size_t char_len(const uint8_t *p, size_t n, uint32_t *cp_out)
+{
+    uint8_t c = p[0];
+    size_t len;
+    uint32_t cp;
+    *cp_out = c;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+        cp = c & 0x1fu;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        cp = c & 0x0fu;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        cp = c & 0x07u;
+    } else {
+        return 0; /* continuation byte, 0xc0/0xc1 overlong lead, or > 0xf4 */
+    }
+    if (n < len)
+        return 0;
+    for (size_t k = 1; k < len; k++) {
+        if ((p[k] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[k] & 0x3fu);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    *cp_out = cp;
+    return len;
+}
+
+size_t cf_utf8_char_len(const uint8_t *p, size_t n, uint32_t *cp)
+{
+    return char_len(p, n, cp);
+}
+
 bool cf_utf8_valid(const uint8_t *p, size_t len)
 {
     size_t i = 0;
     while (i < len) {
-        uint8_t c = p[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t n;
         uint32_t cp;
-        if (c >= 0xc2 && c <= 0xdf) {
-            n = 1;
-            cp = c & 0x1fu;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            n = 2;
-            cp = c & 0x0fu;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            n = 3;
-            cp = c & 0x07u;
-        } else {
-            return false; /* continuation byte, 0xc0/0xc1 overlong lead, or > 0xf4 */
-        }
-        if (n > len - i - 1)
+        size_t k = char_len(p + i, len - i, &cp);
+        if (k == 0)
             return false;
-        for (size_t k = 1; k <= n; k++) {
-            if ((p[i + k] & 0xc0) != 0x80)
-                return false;
-            cp = (cp << 6) | (p[i + k] & 0x3fu);
-        }
-        if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
-            (cp >= 0xd800 && cp <= 0xdfff))
-            return false;
-        i += n + 1;
+        i += k;
     }
     return true;
 }

@@ -87,6 +87,9 @@ const char *cf_json_kind_name(cf_json_kind k);
 
 /* Strict UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF). */
 bool cf_utf8_valid(const uint8_t *p, size_t len);
+/* The length of the one strictly well-formed UTF-8 sequence at p (n >= 1 bytes
+ * left) and its code point in *cp, or 0 when there is none. */
+size_t cf_utf8_char_len(const uint8_t *p, size_t n, uint32_t *cp);
 
 /* ---- writer ------------------------------------------------------------------------ */
 

@@ -11,9 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-static int fail(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *msg, size_t cap, const char *fmt, ...)
+int cf_cli_msg_fail(char *msg, size_t cap, const char *fmt, ...)
 {
     if (msg != NULL && cap > 0) {
         va_list ap;
@@ -62,14 +60,14 @@ static int parse_integer(const cf_json *v, cf_type t, void *slot, char *msg, siz
         s = v->str;
         len = v->len;
     } else {
-        return fail(msg, cap, "%s: expected an integer, got %s", cf_type_name(t),
-                    cf_json_kind_name(v->kind));
+        return cf_cli_msg_fail(msg, cap, "%s: expected an integer, got %s", cf_type_name(t),
+                               cf_json_kind_name(v->kind));
     }
     bool neg;
     cf_cli_u128 mag;
     if (parse_int_text(s, len, &neg, &mag) != 0)
-        return fail(msg, cap, "%s: not an integer: %.*s", cf_type_name(t),
-                    (int)(len > 60 ? 60 : len), s);
+        return cf_cli_msg_fail(msg, cap, "%s: not an integer: %.*s", cf_type_name(t),
+                               (int)(len > 60 ? 60 : len), s);
     cf_type p = cf_type_physical(t);
     int bits = cf_type_int_bits(p);
     bool is_signed = !cf_type_is_unsigned(p);
@@ -81,14 +79,15 @@ static int parse_integer(const cf_json *v, cf_type t, void *slot, char *msg, siz
         ok = neg ? mag <= lim : mag < lim;
     }
     if (!ok)
-        return fail(msg, cap, "%s: %.*s is out of range", cf_type_name(t),
-                    (int)(len > 60 ? 60 : len), s);
+        return cf_cli_msg_fail(msg, cap, "%s: %.*s is out of range", cf_type_name(t),
+                               (int)(len > 60 ? 60 : len), s);
     cf_cli_i128 val = neg ? (cf_cli_i128)((cf_cli_u128)0 - mag) : (cf_cli_i128)mag;
     /* Kudu's DATE is days since 1970-01-01 in 0001-01-01..9999-12-31
      * (DataTypeTraits<DATE>; the golden date-* files hold both ends). */
     if (t == CF_TYPE_DATE && (val < CF_CLI_DATE_MIN || val > CF_CLI_DATE_MAX))
-        return fail(msg, cap, "DATE: %.*s is out of range (days %d..%d, 0001-01-01..9999-12-31)",
-                    (int)(len > 60 ? 60 : len), s, CF_CLI_DATE_MIN, CF_CLI_DATE_MAX);
+        return cf_cli_msg_fail(msg, cap,
+                               "DATE: %.*s is out of range (days %d..%d, 0001-01-01..9999-12-31)",
+                               (int)(len > 60 ? 60 : len), s, CF_CLI_DATE_MIN, CF_CLI_DATE_MAX);
     switch (bits) {
     case 8: {
         uint8_t x = (uint8_t)val;
@@ -135,8 +134,8 @@ static int parse_floating(const cf_json *v, cf_type t, void *slot, char *msg, si
 {
     bool is_float = t == CF_TYPE_FLOAT;
     if (v->kind != CF_JSON_NUMBER && v->kind != CF_JSON_STRING)
-        return fail(msg, cap, "%s: expected a number, got %s", cf_type_name(t),
-                    cf_json_kind_name(v->kind));
+        return cf_cli_msg_fail(msg, cap, "%s: expected a number, got %s", cf_type_name(t),
+                               cf_json_kind_name(v->kind));
     const char *s = v->str;
     size_t len = v->len;
     if (strcmp(s, "NaN") == 0) {
@@ -192,11 +191,11 @@ static int parse_floating(const cf_json *v, cf_type t, void *slot, char *msg, si
     /* Decimal text that does not fit is an error, not infinity (which has its own
      * form); text too small for the type rounds to 0 or a subnormal, as it must. */
     if (ok && overflow)
-        return fail(msg, cap, "%s: %.*s is out of range (use \"Infinity\" for infinity)",
-                    cf_type_name(t), (int)(len > 60 ? 60 : len), s);
+        return cf_cli_msg_fail(msg, cap, "%s: %.*s is out of range (use \"Infinity\" for infinity)",
+                               cf_type_name(t), (int)(len > 60 ? 60 : len), s);
     if (!ok)
-        return fail(msg, cap, "%s: not a number: %.*s", cf_type_name(t), (int)(len > 60 ? 60 : len),
-                    s);
+        return cf_cli_msg_fail(msg, cap, "%s: not a number: %.*s", cf_type_name(t),
+                               (int)(len > 60 ? 60 : len), s);
     return 0;
 }
 
@@ -206,12 +205,12 @@ static int decode_hex(const char *s, size_t len, cf_cli_arena *arena, cf_slice *
                       size_t cap)
 {
     if (len % 2 != 0)
-        return fail(msg, cap, "hex string of odd length %zu", len);
+        return cf_cli_msg_fail(msg, cap, "hex string of odd length %zu", len);
     uint8_t *d = cf_cli_arena_alloc(arena, len / 2);
     if (d == NULL)
-        return fail(msg, cap, "out of memory");
+        return cf_cli_msg_fail(msg, cap, "out of memory");
     if (cf_cli_hex_decode(d, s, len) != 0)
-        return fail(msg, cap, "not a hex string: %.*s", (int)(len > 60 ? 60 : len), s);
+        return cf_cli_msg_fail(msg, cap, "not a hex string: %.*s", (int)(len > 60 ? 60 : len), s);
     out->data = d;
     out->len = len / 2;
     return 0;
@@ -230,18 +229,18 @@ static int parse_repeat(const cf_json *v, cf_type t, cf_slice *out, cf_cli_arena
     cf_cli_u128 n;
     if (unit == NULL || count == NULL || !cf_json_is_integer(count) ||
         parse_int_text(count->str, count->len, &neg, &n) != 0 || neg)
-        return fail(msg, cap, "%s: {\"repeat\": ..., \"count\": N} needs both fields",
-                    cf_type_name(t));
+        return cf_cli_msg_fail(msg, cap, "%s: {\"repeat\": ..., \"count\": N} needs both fields",
+                               cf_type_name(t));
     cf_slice u;
     if (parse_bytes(unit, t, &u, arena, msg, cap) != 0)
         return -1;
     if (n > (cf_cli_u128)(SIZE_MAX / 2) ||
         (u.len != 0 && n > (cf_cli_u128)((SIZE_MAX / 2) / u.len)))
-        return fail(msg, cap, "%s: repeat count too large", cf_type_name(t));
+        return cf_cli_msg_fail(msg, cap, "%s: repeat count too large", cf_type_name(t));
     size_t total = u.len * (size_t)n;
     uint8_t *d = cf_cli_arena_alloc(arena, total);
     if (d == NULL)
-        return fail(msg, cap, "out of memory");
+        return cf_cli_msg_fail(msg, cap, "out of memory");
     for (size_t i = 0; i < (size_t)n; i++)
         memcpy(d + i * u.len, u.data, u.len);
     out->data = d;
@@ -266,9 +265,9 @@ static int parse_bytes(const cf_json *v, cf_type t, cf_slice *out, cf_cli_arena 
         if (cf_json_get(v, "repeat") != NULL)
             return parse_repeat(v, t, out, arena, msg, cap);
     }
-    return fail(msg, cap,
-                "%s: expected a string, {\"hex\": ...} or {\"repeat\": ..., \"count\": N}",
-                cf_type_name(t));
+    return cf_cli_msg_fail(
+        msg, cap, "%s: expected a string, {\"hex\": ...} or {\"repeat\": ..., \"count\": N}",
+        cf_type_name(t));
 }
 
 /* ---- one value ----------------------------------------------------------------------- */
@@ -293,8 +292,8 @@ int cf_cli_value_parse(const cf_json *v, cf_type t, void *slot, bool *is_null, c
                  (strcasecmp(v->str, "true") == 0 || strcasecmp(v->str, "false") == 0))
             b = (v->str[0] | 0x20) == 't';
         else
-            return fail(msg, msg_cap, "BOOL: expected true or false, got %s",
-                        cf_json_kind_name(v->kind));
+            return cf_cli_msg_fail(msg, msg_cap, "BOOL: expected true or false, got %s",
+                                   cf_json_kind_name(v->kind));
         memcpy(slot, &b, 1);
         return 0;
     }
@@ -311,7 +310,7 @@ int cf_cli_value_parse(const cf_json *v, cf_type t, void *slot, bool *is_null, c
     }
     default:
         if (!cf_type_valid((int)t))
-            return fail(msg, msg_cap, "unknown type %d", (int)t);
+            return cf_cli_msg_fail(msg, msg_cap, "unknown type %d", (int)t);
         return parse_integer(v, t, slot, msg, msg_cap);
     }
 }
@@ -325,7 +324,7 @@ int cf_cli_value_parse_text(const char *text, size_t len, cf_type t, void *slot,
          * a copy in the arena. */
         char *copy = cf_cli_arena_alloc(arena, len + 1);
         if (copy == NULL)
-            return fail(msg, msg_cap, "out of memory");
+            return cf_cli_msg_fail(msg, msg_cap, "out of memory");
         memcpy(copy, text, len);
         copy[len] = '\0';
         text = copy;
@@ -354,7 +353,7 @@ int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_cli_arena
                 memcpy(&s, slot, sizeof(s));
                 uint8_t *copy = cf_cli_arena_alloc(arena, s.len);
                 if (copy == NULL) {
-                    rc = fail(msg, msg_cap, "out of memory");
+                    rc = cf_cli_msg_fail(msg, msg_cap, "out of memory");
                 } else {
                     if (s.len > 0)
                         memcpy(copy, s.data, s.len);
@@ -365,7 +364,7 @@ int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_cli_arena
         } else if (doc.root.kind != CF_JSON_NULL) {
             rc = cf_cli_value_parse(&doc.root, t, slot, &is_null, arena, msg, msg_cap);
         } else {
-            rc = fail(msg, msg_cap, "a seek target cannot be null");
+            rc = cf_cli_msg_fail(msg, msg_cap, "a seek target cannot be null");
         }
     }
     cf_json_doc_dispose(&doc);

@@ -23,6 +23,11 @@ __extension__ typedef unsigned __int128 cf_cli_u128;
 #define CF_CLI_DATE_MIN (-719162)
 #define CF_CLI_DATE_MAX 2932896
 
+/* The message of a failed parse: fmt into msg (cap bytes; nothing when msg is
+ * NULL). Returns -1, what the parsers here return on failure. */
+int cf_cli_msg_fail(char *msg, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Parse one value form of scalar type t into `slot` (cf_type_size(t) bytes).
  * JSON null sets *is_null (slot zeroed). Binary bytes either point into the JSON
  * document (which must outlive the use) or are allocated from `arena`.
