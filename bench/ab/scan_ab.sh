@@ -12,8 +12,14 @@
 #   scan pread   full scans, no block cache (pread + CRC of every block), ms
 #   scan cached  full scans, 256 MiB block cache, ms
 #   seek cached  ordinal seeks + one-row copies, 256 MiB cache, ns
+#   (instructions per scan or seek with CF_AB_CALLGRIND=1, below)
 #
 # Both sides must read the same values: the run stops if their digests differ.
+#
+# CF_AB_CALLGRIND=1 counts instructions instead of timing (valgrind's
+# callgrind; independent of the machine's load, one round is enough): per scan
+# and per seek, as the difference between a run of 1 and of 3 scans (2000 and
+# 4000 seeks), so opening the file and warming the cache cancel out.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BASE=${1:-0fc1347}
@@ -62,13 +68,31 @@ done
 
 out=$DIR/results.txt
 : >"$out"
+if [ "${CF_AB_CALLGRIND:-0}" = 1 ]; then
+    ROUNDS=1
+    instr() { # instr SIDE MODE FILE CACHE_MB N: instructions the whole run took
+        LD_LIBRARY_PATH=$DIR/$1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+            "$DIR/scan_ab.$1" "$2" "$3" "$4" "$5" 2>&1 | awk '/Collected/ {print $4}'
+    }
+fi
 for round in $(seq "$ROUNDS"); do
     for f in "${files[@]}"; do
         for cfg in "scan_pread scan 0 5" "scan_cached scan 256 9" "seek_cached seek 256 20000"; do
             read -r what mode cache_mb n <<<"$cfg"
             for side in base new; do
-                res=$(LD_LIBRARY_PATH=$DIR/$side "$DIR/scan_ab.$side" "$mode" "$f" "$cache_mb" \
-                    "$n" 2>"$DIR/digest.$side")
+                if [ "${CF_AB_CALLGRIND:-0}" = 1 ]; then
+                    # per scan: (3 scans - 1 scan) / 2; per seek: (4000 - 2000) / 6000,
+                    # as each seek run makes three passes
+                    if [ "$mode" = scan ]; then a=1 b=3 div=2; else a=2000 b=4000 div=6000; fi
+                    lo=$(instr "$side" "$mode" "$f" "$cache_mb" "$a")
+                    hi=$(instr "$side" "$mode" "$f" "$cache_mb" "$b")
+                    res=$(((hi - lo) / div))
+                    LD_LIBRARY_PATH=$DIR/$side "$DIR/scan_ab.$side" "$mode" "$f" "$cache_mb" 1 \
+                        2>"$DIR/digest.$side" >/dev/null
+                else
+                    res=$(LD_LIBRARY_PATH=$DIR/$side "$DIR/scan_ab.$side" "$mode" "$f" \
+                        "$cache_mb" "$n" 2>"$DIR/digest.$side")
+                fi
                 echo "$(basename "$f" .cfile) $what $side $res" >>"$out"
             done
             cmp -s "$DIR/digest.base" "$DIR/digest.new" ||
