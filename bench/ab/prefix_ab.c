@@ -16,8 +16,8 @@
  * checked, "cold" in bench/PERFORMANCE-notes.md); otherwise a cache of that
  * size, warmed by the untimed pass ("warm"). Thread CPU time: the machines
  * these run on are shared, and time spent descheduled is not ours. */
-#define _GNU_SOURCE
-#include <cfile/cfile.h>
+#include "ab.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,41 +25,20 @@
 #include <sys/resource.h>
 #include <time.h>
 
-static double cpu_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static void check(cf_status st, const cf_error *e, const char *what)
-{
-    if (st != CF_OK) {
-        fprintf(stderr, "prefix_ab: %s: %s\n", what, e->msg);
-        exit(1);
-    }
-}
-
 static void run_seeks(cf_reader *r, size_t n)
 {
     cf_error e = {0};
     const cf_file_info *fi = cf_reader_info(r);
     cf_iter *it;
-    check(cf_iter_create(&it, r, &e), &e, "iterator");
+    ab_check(cf_iter_create(&it, r, &e), &e, "iterator");
     cf_slice *keys = calloc(n, sizeof *keys);
     uint64_t s = 42;
     for (size_t i = 0; i < n; i++) {
         s ^= s << 13, s ^= s >> 7, s ^= s << 17;
         cf_slice v;
         size_t got;
-        check(cf_iter_seek_to_ordinal(it, s % fi->num_values, &e), &e, "seek to ordinal");
-        check(cf_iter_copy_batch(it, &v, NULL, 1, &got, &e), &e, "copy");
+        ab_check(cf_iter_seek_to_ordinal(it, s % fi->num_values, &e), &e, "seek to ordinal");
+        ab_check(cf_iter_copy_batch(it, &v, NULL, 1, &got, &e), &e, "copy");
         uint8_t *b = malloc(v.len + 1);
         memcpy(b, v.data, v.len);
         b[v.len] = 0;
@@ -67,7 +46,7 @@ static void run_seeks(cf_reader *r, size_t n)
     }
     double best = 0;
     for (int pass = 0; pass < 3; pass++) {
-        double t0 = cpu_ns();
+        double t0 = ab_cpu_ns();
         for (size_t i = 0; i < n; i++) {
             bool exact;
             cf_slice v;
@@ -75,15 +54,15 @@ static void run_seeks(cf_reader *r, size_t n)
             cf_status st = cf_iter_seek_at_or_after(it, &keys[i], &exact, &e);
             if (st == CF_ENOTFOUND)
                 continue;
-            check(st, &e, "value seek");
-            check(cf_iter_copy_batch(it, &v, NULL, 1, &got, &e), &e, "copy");
+            ab_check(st, &e, "value seek");
+            ab_check(cf_iter_copy_batch(it, &v, NULL, 1, &got, &e), &e, "copy");
             if (exact != (i % 2 == 0) ||
                 (exact && (v.len != keys[i].len || memcmp(v.data, keys[i].data, v.len) != 0))) {
                 fprintf(stderr, "prefix_ab: wrong answer for key %zu\n", i);
                 exit(1);
             }
         }
-        double t = (cpu_ns() - t0) / (double)n;
+        double t = (ab_cpu_ns() - t0) / (double)n;
         if (pass == 1 || (pass > 1 && t < best))
             best = t;
     }
@@ -104,13 +83,13 @@ static void run_scans(cf_reader *r, size_t n)
     for (size_t k = 0; k <= n; k++) {
         if (k == 1)
             getrusage(RUSAGE_THREAD, &ru0);
-        double t0 = cpu_ns();
+        double t0 = ab_cpu_ns();
         cf_iter *it;
-        check(cf_iter_create(&it, r, &e), &e, "iterator");
-        check(cf_iter_seek_to_first(it, &e), &e, "seek to first");
+        ab_check(cf_iter_create(&it, r, &e), &e, "iterator");
+        ab_check(cf_iter_seek_to_first(it, &e), &e, "seek to first");
         size_t got, total = 0;
         do {
-            check(cf_iter_copy_batch(it, buf, NULL, 1024, &got, &e), &e, "copy");
+            ab_check(cf_iter_copy_batch(it, buf, NULL, 1024, &got, &e), &e, "copy");
             total += got;
         } while (got > 0);
         cf_iter_free(it);
@@ -120,37 +99,15 @@ static void run_scans(cf_reader *r, size_t n)
             exit(1);
         }
         if (k > 0)
-            ts[k - 1] = (cpu_ns() - t0) / 1e6;
+            ts[k - 1] = (ab_cpu_ns() - t0) / 1e6;
     }
     getrusage(RUSAGE_THREAD, &ru1);
-    qsort(ts, n, sizeof *ts, cmp_double);
+    qsort(ts, n, sizeof *ts, ab_cmp_double);
     printf("%.3f %.1f\n", ts[n / 2], (double)(ru1.ru_minflt - ru0.ru_minflt) / (double)n);
     free(ts);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 5 || (strcmp(argv[1], "seek") != 0 && strcmp(argv[1], "scan") != 0)) {
-        fprintf(stderr, "usage: prefix_ab seek|scan FILE CACHE_MB N\n");
-        return 2;
-    }
-    cf_error e = {0};
-    size_t cache_mb = strtoul(argv[3], NULL, 10), n = strtoul(argv[4], NULL, 10);
-    if (n == 0)
-        n = 1;
-    cf_cache *cache = NULL;
-    if (cache_mb)
-        check(cf_cache_create(&cache, cache_mb << 20, &e), &e, "cache");
-    cf_reader_options o;
-    cf_reader_options_init(&o);
-    o.cache = cache;
-    cf_reader *r;
-    check(cf_reader_open_file(&r, argv[2], false, &o, &e), &e, argv[2]);
-    if (strcmp(argv[1], "seek") == 0)
-        run_seeks(r, n);
-    else
-        run_scans(r, n);
-    cf_reader_free(r);
-    cf_cache_free(cache);
-    return 0;
+    return ab_main(argc, argv, "prefix_ab", run_seeks, run_scans);
 }

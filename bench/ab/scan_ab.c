@@ -16,8 +16,8 @@
  * Thread CPU time, because the machines these run on are shared and time
  * spent descheduled is not ours. The program prints a checksum of what it
  * read on stderr so the two builds can be seen to agree. */
-#define _GNU_SOURCE
-#include <cfile/cfile.h>
+#include "ab.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,27 +25,6 @@
 #include <time.h>
 
 enum { BATCH = 1024 };
-
-static double cpu_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static void check(cf_status st, const cf_error *e, const char *what)
-{
-    if (st != CF_OK) {
-        fprintf(stderr, "scan_ab: %s: %s\n", what, e->msg);
-        exit(1);
-    }
-}
 
 /* FNV-1a over the bytes a scan hands out (slices by their contents), so a
  * difference between the two builds' answers shows. */
@@ -84,14 +63,14 @@ static void run_scans(cf_reader *r, size_t n)
     double *ts = calloc(n, sizeof *ts);
     uint64_t sum = 0;
     for (size_t k = 0; k <= n; k++) {
-        double t0 = cpu_ns();
+        double t0 = ab_cpu_ns();
         cf_iter *it;
-        check(cf_iter_create(&it, r, &e), &e, "iterator");
-        check(cf_iter_seek_to_first(it, &e), &e, "seek to first");
+        ab_check(cf_iter_create(&it, r, &e), &e, "iterator");
+        ab_check(cf_iter_seek_to_first(it, &e), &e, "seek to first");
         size_t got, total = 0;
         do {
-            check(cf_iter_copy_batch(it, vals, fi->nullable ? nn : NULL, BATCH, &got, &e), &e,
-                  "copy");
+            ab_check(cf_iter_copy_batch(it, vals, fi->nullable ? nn : NULL, BATCH, &got, &e), &e,
+                     "copy");
             total += got;
             if (k == 0)
                 sum ^= digest(fi, vals, fi->nullable ? nn : NULL, got) + total;
@@ -103,9 +82,9 @@ static void run_scans(cf_reader *r, size_t n)
             exit(1);
         }
         if (k > 0)
-            ts[k - 1] = (cpu_ns() - t0) / 1e6;
+            ts[k - 1] = (ab_cpu_ns() - t0) / 1e6;
     }
-    qsort(ts, n, sizeof *ts, cmp_double);
+    qsort(ts, n, sizeof *ts, ab_cmp_double);
     printf("%.3f\n", ts[n / 2]);
     fprintf(stderr, "digest %016llx\n", (unsigned long long)sum);
     free(ts);
@@ -119,21 +98,22 @@ static void run_seeks(cf_reader *r, size_t n)
     void *val = malloc(cf_type_size(fi->type));
     uint8_t nn[1];
     cf_iter *it;
-    check(cf_iter_create(&it, r, &e), &e, "iterator");
+    ab_check(cf_iter_create(&it, r, &e), &e, "iterator");
     double best = 0;
     uint64_t sum = 0;
     for (int pass = 0; pass < 3; pass++) {
         uint64_t s = 42;
-        double t0 = cpu_ns();
+        double t0 = ab_cpu_ns();
         for (size_t i = 0; i < n; i++) {
             s ^= s << 13, s ^= s >> 7, s ^= s << 17;
             size_t got;
-            check(cf_iter_seek_to_ordinal(it, s % fi->num_values, &e), &e, "seek to ordinal");
-            check(cf_iter_copy_batch(it, val, fi->nullable ? nn : NULL, 1, &got, &e), &e, "copy");
+            ab_check(cf_iter_seek_to_ordinal(it, s % fi->num_values, &e), &e, "seek to ordinal");
+            ab_check(cf_iter_copy_batch(it, val, fi->nullable ? nn : NULL, 1, &got, &e), &e,
+                     "copy");
             if (pass == 0)
                 sum ^= digest(fi, val, fi->nullable ? nn : NULL, got) + i;
         }
-        double t = (cpu_ns() - t0) / (double)n;
+        double t = (ab_cpu_ns() - t0) / (double)n;
         if (pass == 1 || (pass > 1 && t < best))
             best = t;
     }
@@ -145,27 +125,5 @@ static void run_seeks(cf_reader *r, size_t n)
 
 int main(int argc, char **argv)
 {
-    if (argc != 5 || (strcmp(argv[1], "seek") != 0 && strcmp(argv[1], "scan") != 0)) {
-        fprintf(stderr, "usage: scan_ab seek|scan FILE CACHE_MB N\n");
-        return 2;
-    }
-    cf_error e = {0};
-    size_t cache_mb = strtoul(argv[3], NULL, 10), n = strtoul(argv[4], NULL, 10);
-    if (n == 0)
-        n = 1;
-    cf_cache *cache = NULL;
-    if (cache_mb)
-        check(cf_cache_create(&cache, cache_mb << 20, &e), &e, "cache");
-    cf_reader_options opts;
-    cf_reader_options_init(&opts);
-    opts.cache = cache;
-    cf_reader *r;
-    check(cf_reader_open_file(&r, argv[2], false, &opts, &e), &e, argv[2]);
-    if (strcmp(argv[1], "seek") == 0)
-        run_seeks(r, n);
-    else
-        run_scans(r, n);
-    cf_reader_free(r);
-    cf_cache_free(cache);
-    return 0;
+    return ab_main(argc, argv, "scan_ab", run_seeks, run_scans);
 }

@@ -3,7 +3,7 @@
 # tree against BASE_REV (default 0fc1347: main before issue 19's shape work),
 # in one run: both libraries are built (Release) into $CF_AB_DIR (default
 # /tmp/cfile-scan-ab), the files are written once by this tree's cfile
-# (`bench write`, the data sets of bench/run_bench.sh at $CF_AB_ROWS rows,
+# (`bench write`, the data sets of bench/datasets.sh at $CF_AB_ROWS rows,
 # strings at half), and bench/ab/scan_ab, compiled against each side's own
 # headers, runs against each library in turn, alternating, $CF_AB_ROUNDS
 # times (default 5). Prints the median per configuration and old / new
@@ -42,18 +42,10 @@ for side in base new; do
         -o "$DIR/scan_ab.$side" -L"$DIR/$side" -lcfile
 done
 
-declare -A ENCS=(
-    [int32_random]="PLAIN_ENCODING BIT_SHUFFLE RLE"
-    [int64_sorted]="PLAIN_ENCODING BIT_SHUFFLE RLE"
-    [int32_runs]="PLAIN_ENCODING BIT_SHUFFLE RLE"
-    [double_walk]="PLAIN_ENCODING BIT_SHUFFLE"
-    [string_zipf]="PLAIN_ENCODING PREFIX_ENCODING DICT_ENCODING"
-    [string_keys]="PLAIN_ENCODING PREFIX_ENCODING DICT_ENCODING"
-    [bool_runs]="PLAIN_ENCODING RLE"
-    [int64_nullable]="PLAIN_ENCODING BIT_SHUFFLE RLE"
-)
+# shellcheck source=bench/datasets.sh
+. "$ROOT/bench/datasets.sh"
 files=()
-for ds in "${!ENCS[@]}"; do
+for ds in $SETS; do
     rows=$ROWS
     case $ds in string_*) rows=$((ROWS / 2)) ;; esac
     for enc in ${ENCS[$ds]}; do
