@@ -37,6 +37,31 @@ static inline void ab_check(cf_status st, const cf_error *e, const char *what)
     }
 }
 
+/* One full scan by a new iterator, in cap-row copy batches into vals and
+ * nonnull (NULL for a column without NULLs). each, when given, sees every batch
+ * (the last one empty) with its row count; the rows must add up to the file's. */
+static inline void ab_scan_once(cf_reader *r, void *vals, uint8_t *nonnull, size_t cap,
+                                void (*each)(void *ctx, size_t got), void *ctx)
+{
+    cf_error e = {0};
+    cf_iter *it;
+    ab_check(cf_iter_create(&it, r, &e), &e, "iterator");
+    ab_check(cf_iter_seek_to_first(it, &e), &e, "seek to first");
+    size_t got, total = 0;
+    do {
+        ab_check(cf_iter_copy_batch(it, vals, nonnull, cap, &got, &e), &e, "copy");
+        total += got;
+        if (each != NULL)
+            each(ctx, got);
+    } while (got > 0);
+    cf_iter_free(it);
+    uint64_t want = cf_reader_info(r)->num_values;
+    if (total != want) {
+        fprintf(stderr, "%s: scanned %zu of %llu rows\n", ab_prog, total, (unsigned long long)want);
+        exit(1);
+    }
+}
+
 typedef void ab_run_fn(cf_reader *r, size_t n);
 
 static inline int ab_main(int argc, char **argv, const char *prog, ab_run_fn *seek, ab_run_fn *scan)

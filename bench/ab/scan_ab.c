@@ -54,39 +54,38 @@ static uint64_t digest(const cf_file_info *fi, const void *vals, const uint8_t *
     return h;
 }
 
+/* The digest of a scan's batches, each mixed with the rows so far. */
+typedef struct scan_digest {
+    const cf_file_info *fi;
+    const void *vals;
+    const uint8_t *nonnull;
+    size_t total;
+    uint64_t sum;
+} scan_digest;
+
+static void digest_batch(void *ctx, size_t got)
+{
+    scan_digest *d = ctx;
+    d->total += got;
+    d->sum ^= digest(d->fi, d->vals, d->nonnull, got) + d->total;
+}
+
 static void run_scans(cf_reader *r, size_t n)
 {
-    cf_error e = {0};
     const cf_file_info *fi = cf_reader_info(r);
     void *vals = malloc(BATCH * cf_type_size(fi->type));
-    uint8_t nn[BATCH / 8];
+    uint8_t nn_buf[BATCH / 8], *nn = fi->nullable ? nn_buf : NULL;
     double *ts = calloc(n, sizeof *ts);
-    uint64_t sum = 0;
+    scan_digest d = {fi, vals, nn, 0, 0};
     for (size_t k = 0; k <= n; k++) {
         double t0 = ab_cpu_ns();
-        cf_iter *it;
-        ab_check(cf_iter_create(&it, r, &e), &e, "iterator");
-        ab_check(cf_iter_seek_to_first(it, &e), &e, "seek to first");
-        size_t got, total = 0;
-        do {
-            ab_check(cf_iter_copy_batch(it, vals, fi->nullable ? nn : NULL, BATCH, &got, &e), &e,
-                     "copy");
-            total += got;
-            if (k == 0)
-                sum ^= digest(fi, vals, fi->nullable ? nn : NULL, got) + total;
-        } while (got > 0);
-        cf_iter_free(it);
-        if (total != fi->num_values) {
-            fprintf(stderr, "scan_ab: scanned %zu of %llu rows\n", total,
-                    (unsigned long long)fi->num_values);
-            exit(1);
-        }
+        ab_scan_once(r, vals, nn, BATCH, k == 0 ? digest_batch : NULL, &d);
         if (k > 0)
             ts[k - 1] = (ab_cpu_ns() - t0) / 1e6;
     }
     qsort(ts, n, sizeof *ts, ab_cmp_double);
     printf("%.3f\n", ts[n / 2]);
-    fprintf(stderr, "digest %016llx\n", (unsigned long long)sum);
+    fprintf(stderr, "digest %016llx\n", (unsigned long long)d.sum);
     free(ts);
     free(vals);
 }
