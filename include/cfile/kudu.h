@@ -49,18 +49,18 @@ extern "C" {
 typedef struct cf_kudu_pbc cf_kudu_pbc;
 
 /* Open a container over `io` (borrowed; REQUIRES: it outlives the container). `name`
- * (copied) names the file in messages. Reads and checks the file header and, in
- * version 2, the supplemental header (its pb_type). A bad magic, unsupported version
- * or a header checksum mismatch is CF_ECORRUPT naming `name` and the offset. */
-CF_API cf_status cf_kudu_pbc_open(cf_kudu_pbc **out, cf_io *io, const char *name,
-                                  cf_error *err);
+ * (copied) names the file in messages. Reads and checks the file header and the
+ * supplemental header (its pb_type). A bad magic, a header checksum mismatch or a
+ * supplemental header that is incomplete or does not parse is CF_ECORRUPT naming
+ * `name` and the offset; a version other than 1 and 2 is CF_ENOTSUP. */
+CF_API cf_status cf_kudu_pbc_open(cf_kudu_pbc **out, cf_io *io, const char *name, cf_error *err);
 /* The same over a file opened read-only (the container owns that io). */
 CF_API cf_status cf_kudu_pbc_open_file(cf_kudu_pbc **out, const char *path, cf_error *err);
 CF_API void cf_kudu_pbc_free(cf_kudu_pbc *c); /* NULL is a no-op */
 /* 1 or 2. */
 CF_API uint32_t cf_kudu_pbc_version(const cf_kudu_pbc *c);
-/* The message type the supplemental header names ("kudu.tablet.TabletSuperBlockPB"),
- * or NULL for a version 1 container, which does not say. */
+/* The message type the supplemental header names ("kudu.tablet.TabletSuperBlockPB");
+ * both versions have one. */
 CF_API const char *cf_kudu_pbc_type(const cf_kudu_pbc *c);
 /* The next record's message bytes, valid until the next call or free; *offset is the
  * record's offset in the file. The end is *has = false. Records are checked as
@@ -96,10 +96,10 @@ typedef struct cf_kudu_fs cf_kudu_fs;
 
 /* The directories as Kudu's flags name them. */
 typedef struct cf_kudu_fs_options {
-    uint32_t version;              /* set by _init */
-    const char *wal_dir;           /* --fs_wal_dir: required */
-    const char *metadata_dir;      /* --fs_metadata_dir: NULL = wal_dir */
-    const char *const *data_dirs;  /* --fs_data_dirs, in the order given: NULL = wal_dir */
+    uint32_t version;             /* set by _init */
+    const char *wal_dir;          /* --fs_wal_dir: required */
+    const char *metadata_dir;     /* --fs_metadata_dir: NULL = wal_dir */
+    const char *const *data_dirs; /* --fs_data_dirs, in the order given: NULL = wal_dir */
     size_t ndata_dirs;
 } cf_kudu_fs_options;
 
@@ -140,7 +140,7 @@ typedef struct cf_kudu_block {
                             * ".data"); file block manager: NULL */
     uint64_t offset;       /* in the container's data file; 0 for the file manager */
     uint64_t length;
-    const char *path;      /* the file that holds the bytes */
+    const char *path; /* the file that holds the bytes */
 } cf_kudu_block;
 
 /* Live blocks in ascending id order. */
@@ -155,7 +155,10 @@ CF_API cf_status cf_kudu_fs_open_block(const cf_kudu_fs *fs, uint64_t id, bool m
                                        cf_error *err);
 
 /* One record of a container's metadata file, in file order. */
-typedef enum cf_kudu_record_op { CF_KUDU_RECORD_CREATE = 1, CF_KUDU_RECORD_DELETE = 2 } cf_kudu_record_op;
+typedef enum cf_kudu_record_op {
+    CF_KUDU_RECORD_CREATE = 1,
+    CF_KUDU_RECORD_DELETE = 2
+} cf_kudu_record_op;
 typedef struct cf_kudu_record {
     int op; /* cf_kudu_record_op, or the unknown number read */
     uint64_t block_id;
@@ -169,16 +172,16 @@ typedef struct cf_kudu_container {
     const char *id;
     size_t data_dir;
     const char *data_path, *metadata_path;
-    uint64_t data_size;     /* the data file's size in bytes */
-    uint64_t live_bytes;    /* the live blocks' lengths, summed */
+    uint64_t data_size;  /* the data file's size in bytes */
+    uint64_t live_bytes; /* the live blocks' lengths, summed */
     size_t live_blocks, deleted_blocks;
     const cf_kudu_record *records;
     size_t nrecords;
-    bool full;              /* as Kudu judges it: at the size limit or out of space */
-    bool dead;              /* full and every block deleted: Kudu removes it at startup */
-    bool incomplete;        /* a data or metadata file missing or empty: Kudu removes it */
-    bool torn_metadata;     /* the metadata ends in an incomplete record (tolerated) */
-    uint64_t reclaimable;   /* bytes a hole punch or the removal would give back */
+    bool full;            /* as Kudu judges it: at the size limit or out of space */
+    bool dead;            /* full and every block deleted: Kudu removes it at startup */
+    bool incomplete;      /* a data or metadata file missing or empty: Kudu removes it */
+    bool torn_metadata;   /* the metadata ends in an incomplete record (tolerated) */
+    uint64_t reclaimable; /* bytes a hole punch or the removal would give back */
 } cf_kudu_container;
 
 /* Containers (log block manager only; 0 for the file manager), by data dir then id. */
@@ -249,8 +252,8 @@ typedef struct cf_kudu_rowset {
     uint64_t id;
     int64_t last_durable_dms_id;
     size_t ncolumns;
-    const uint64_t *column_blocks;  /* ncolumns block ids */
-    const uint32_t *column_ids;     /* their Kudu column ids */
+    const uint64_t *column_blocks; /* ncolumns block ids */
+    const uint32_t *column_ids;    /* their Kudu column ids */
     size_t nredo, nundo;
     const uint64_t *redo_blocks, *undo_blocks;
     bool has_bloom, has_adhoc_index;
@@ -277,7 +280,7 @@ CF_API cf_status cf_kudu_wal_open(cf_kudu_wal **out, const cf_kudu_fs *fs, const
 CF_API void cf_kudu_wal_free(cf_kudu_wal *w); /* NULL is a no-op */
 
 typedef struct cf_kudu_wal_segment {
-    const char *file;  /* "wal-000000004" */
+    const char *file; /* "wal-000000004" */
     const char *path;
     uint64_t size;
     uint64_t sequence_number;
@@ -335,7 +338,7 @@ typedef struct cf_kudu_mem_store {
 } cf_kudu_mem_store;
 
 typedef struct cf_kudu_op_result {
-    bool failed;         /* failed_status present */
+    bool failed; /* failed_status present */
     bool skip_on_replay;
     size_t nstores;
     const cf_kudu_mem_store *stores;
@@ -374,12 +377,12 @@ typedef struct cf_kudu_scan_options {
      * a hybrid time reads the rows as of it (UNDO deltas applied), within the history
      * the tablet retains. */
     uint64_t as_of;
-    bool no_wal;          /* the DiskRowSets alone (no WAL replay) */
-    const size_t *cols;   /* projection: schema positions; NULL = all */
+    bool no_wal;        /* the DiskRowSets alone (no WAL replay) */
+    const size_t *cols; /* projection: schema positions; NULL = all */
     size_t ncols;
     const cf_pred *preds; /* ANDed, as cf_scan_options' */
     size_t npreds;
-    size_t batch_rows;    /* default 1024 */
+    size_t batch_rows; /* default 1024 */
 } cf_kudu_scan_options;
 
 CF_API void cf_kudu_scan_options_init(cf_kudu_scan_options *opts);

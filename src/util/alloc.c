@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* 0 = no injected failure pending. Atomic so that threads sharing a reader in
  * tests do not race on it. */
@@ -98,6 +99,15 @@ void *cf_calloc(size_t count, size_t size)
         size_t total;
         note_alloc(p, cf_mul_ok(count, size, &total) ? total : SIZE_MAX);
     }
+    return p;
+}
+
+char *cf_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = cf_malloc(n);
+    if (p != NULL)
+        memcpy(p, s, n);
     return p;
 }
 

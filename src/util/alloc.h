@@ -11,6 +11,8 @@ void *cf_malloc(size_t n);
 void *cf_calloc(size_t count, size_t size);
 void *cf_realloc(void *p, size_t n);
 void cf_free(void *p);
+/* A copy of the string through cf_malloc (free it with cf_free); NULL when out of memory. */
+char *cf_strdup(const char *s);
 
 /* Tests: make the n-th allocation from now fail (0 = never). */
 void cf_alloc_fail_after(uint64_t n);

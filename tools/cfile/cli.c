@@ -44,6 +44,9 @@ static const command commands[] = {
 #if CF_HAVE_TABLES
     {"table", cf_cmd_table, "multi-column tables (rowsets): import, scan, get, update",
      cf_cmd_table_usage},
+    {"kudu", cf_cmd_kudu,
+     "read a stopped Kudu server's directories: blocks, tablets, WAL, rows (read-only)",
+     cf_cmd_kudu_usage},
 #endif
     {"bench", cf_cmd_bench, "read, seek and write benchmarks (JSON)", cf_cmd_bench_usage},
     {"completion", cf_cmd_completion, "print a shell completion script (bash)",
@@ -70,6 +73,7 @@ static const struct {
 #endif
 #if !CF_HAVE_TABLES
     {"table", "CF_WITH_TABLES"},
+    {"kudu", "CF_WITH_TABLES"},
 #endif
     {NULL, NULL}, /* never empty (ISO C) */
 };

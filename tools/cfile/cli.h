@@ -54,6 +54,7 @@ int cf_cmd_parquet_bloom(cf_cli *c, int argc, char **argv);
 int cf_cmd_parquet_verify(cf_cli *c, int argc, char **argv);
 int cf_cmd_convert(cf_cli *c, int argc, char **argv);
 int cf_cmd_table(cf_cli *c, int argc, char **argv);
+int cf_cmd_kudu(cf_cli *c, int argc, char **argv);
 int cf_cmd_bench(cf_cli *c, int argc, char **argv);
 int cf_cmd_head(cf_cli *c, int argc, char **argv);
 
@@ -72,6 +73,7 @@ extern const char cf_cmd_parquet_bloom_usage[];
 extern const char cf_cmd_parquet_verify_usage[];
 extern const char cf_cmd_convert_usage[];
 extern const char cf_cmd_table_usage[];
+extern const char cf_cmd_kudu_usage[];
 extern const char cf_cmd_bench_usage[];
 extern const char cf_cmd_head_usage[];
 
