@@ -1,0 +1,71 @@
+/* Internal: tablets (tablet.c) and Kudu's SchemaPB (schema_pb.c), for the other
+ * files of src/kudu (the block listing, the scanner) and for tests.
+ */
+#ifndef CF_KUDU_TABLET_H
+#define CF_KUDU_TABLET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cfile/kudu.h>
+
+#include "kudu_common.pb-c.h"
+#include "kudu_raft.pb-c.h"
+#include "kudu_tablet.pb-c.h"
+
+/* Is `id` a tablet id as Kudu makes them (32 hex digits), so safe as a file name? */
+bool cf_kudu_tablet_id_valid(const char *id);
+
+/* cf_kudu_tablet_open over a metadata directory given by path: what the public call
+ * does once it has asked the fs for it. `fs` may be NULL (then the tablet cannot
+ * be scanned: tests of the superblock alone). */
+cf_status cf_kudu_tablet_open_dir(cf_kudu_tablet **out, const cf_kudu_fs *fs,
+                                  const char *metadata_dir, const char *tablet_id, cf_error *err);
+/* The same over the bytes of a tablet-meta file (and of a consensus-meta file, or
+ * NULL), named `path` in messages; the bytes are copied. For fuzzing and tests. */
+cf_status cf_kudu_tablet_open_mem(cf_kudu_tablet **out, const char *tablet_id, const void *sb,
+                                  size_t sb_len, const char *path, const void *cmeta,
+                                  size_t cmeta_len, cf_error *err);
+
+/* The fs the tablet came from (NULL for _open_dir/_open_mem without one). */
+const cf_kudu_fs *cf_kudu_tablet_fs(const cf_kudu_tablet *t);
+/* The parsed superblock, every field Kudu requires checked present. */
+const Kudu__Tablet__TabletSuperBlockPB *cf_kudu_tablet_superblock(const cf_kudu_tablet *t);
+/* The parsed consensus metadata, or NULL (none, or damaged: see consensus_json). */
+const Kudu__Consensus__ConsensusMetadataPB *cf_kudu_tablet_consensus(const cf_kudu_tablet *t);
+/* The superblock file's path. */
+const char *cf_kudu_tablet_path(const cf_kudu_tablet *t);
+
+/* ---- SchemaPB (schema_pb.c) ---- */
+
+/* Kudu's SchemaPB as a cf_schema (columns in the same order) and each column's Kudu
+ * id into *ids (cf_malloc'd, the caller frees). Checked as Kudu's
+ * ColumnSchemaBuilderFromPB and ColumnPBsToSchema check (common/wire_protocol.cc),
+ * plus the id every column of a superblock has: a missing field or a value outside
+ * Kudu's enums is CF_ECORRUPT naming `file`, the column and the field; a type cfile
+ * does not read (IS_DELETED, arrays of arrays) is CF_ENOTSUP. */
+cf_status cf_kudu_schema_from_pb(cf_schema **out, uint32_t **ids, const Kudu__SchemaPB *pb,
+                                 const char *file, cf_error *err);
+
+/* A SchemaPB built from a cf_schema, for writers: points into itself and into
+ * the schema (names), so both must outlive its use. */
+typedef struct cf_kudu_schema_pb {
+    Kudu__SchemaPB pb;
+    Kudu__ColumnSchemaPB *cols;
+    Kudu__ColumnSchemaPB **colp;
+    Kudu__ColumnTypeAttributesPB *attrs;
+    Kudu__NestedDataTypePB *nested;
+    Kudu__NestedDataTypePB__ArrayTypeDescriptor *arrays;
+} cf_kudu_schema_pb;
+
+/* ids: each column's Kudu id, or NULL for 0, 1, 2, ... (as Kudu numbers a new
+ * table's columns). */
+cf_status cf_kudu_schema_pb_build(cf_kudu_schema_pb *out, const cf_schema *s, const uint32_t *ids,
+                                  cf_error *err);
+void cf_kudu_schema_pb_dispose(cf_kudu_schema_pb *p);
+
+/* Kudu's name of a DataType number ("INT64", "NESTED"), or NULL. */
+const char *cf_kudu_data_type_name(int t);
+
+#endif
