@@ -28,8 +28,7 @@ static cf_status range_read_at(cf_io *io, uint64_t off, void *dst, size_t len, c
 {
     const range_io *r = (const range_io *)io;
     CF_CHECK(len <= r->len && off <= r->len - len, err, CF_EIO,
-             "read: %zu bytes at offset %" PRIu64 " run past the end of a %" PRIu64
-             "-byte range",
+             "read: %zu bytes at offset %" PRIu64 " run past the end of a %" PRIu64 "-byte range",
              len, off, r->len);
     return r->inner->ops->read_at(r->inner, r->off + off, dst, len, err);
 }
@@ -67,8 +66,7 @@ cf_status cf_io_open_range(cf_io **out, cf_io *base, bool own_base, uint64_t off
 {
     *out = NULL;
     cf_status st = CF_OK;
-    if (base == NULL || base->ops == NULL || base->ops->read_at == NULL ||
-        base->ops->size == NULL)
+    if (base == NULL || base->ops == NULL || base->ops->read_at == NULL || base->ops->size == NULL)
         CF_FAIL_OUT(err, CF_EINVAL, "range: the base io cannot be read");
     uint64_t size = base->ops->size(base);
     if (len > size || off > size - len)
@@ -181,8 +179,7 @@ static cf_status mr_read_at(cf_io *io, uint64_t off, void *dst, size_t len, cf_e
 {
     const map_range *m = (const map_range *)io;
     CF_CHECK(len <= m->len && off <= m->len - len, err, CF_EIO,
-             "read: %zu bytes at offset %" PRIu64 " run past the end of a %" PRIu64
-             "-byte range",
+             "read: %zu bytes at offset %" PRIu64 " run past the end of a %" PRIu64 "-byte range",
              len, off, m->len);
     if (len)
         memcpy(dst, m->data + off, len);
@@ -266,7 +263,7 @@ cf_status cf_io_open_file_range(cf_io **out, const char *path, uint64_t off, uin
         /* O_NOFOLLOW on a link fails with ELOOP; say what it is. */
         CF_FAIL(err, CF_EIO, "open %s: %s", path,
                 e == ELOOP && (flags & CF_IO_RANGE_NOFOLLOW) ? "a symbolic link (not followed)"
-                                                               : strerror(e));
+                                                             : strerror(e));
     }
     cf_status st = CF_OK;
     struct stat sb;
@@ -279,8 +276,8 @@ cf_status cf_io_open_file_range(cf_io **out, const char *path, uint64_t off, uin
         len = size - off;
     if (len > size || off > size - len)
         CF_FAIL_OUT(err, CF_ECORRUPT,
-                    "%s: %" PRIu64 " bytes at offset %" PRIu64 " run past the end of the file (%" PRIu64
-                    " bytes)",
+                    "%s: %" PRIu64 " bytes at offset %" PRIu64
+                    " run past the end of the file (%" PRIu64 " bytes)",
                     path, len, off, size);
     if (flags & CF_IO_RANGE_MMAP) {
         st = map_file_range(out, fd, path, off, len, err);

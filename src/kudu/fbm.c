@@ -107,10 +107,9 @@ static cf_status walk_level(walk *w, int dfd, int level, size_t plen, cf_error *
             continue;
         }
         if (!S_ISREG(sb.st_mode)) {
-            CF_TRY_OUT(cf_kudu_fs_problem(w->fs, w->path, false, 0, err,
-                                          "block %" PRIu64
-                                          " is not a regular file (a link is not followed)",
-                                          id));
+            CF_TRY_OUT(cf_kudu_fs_problem(
+                w->fs, w->path, false, 0, err,
+                "block %" PRIu64 " is not a regular file (a link is not followed)", id));
             continue;
         }
         const char *p = cf_kudu_fs_strdup(w->fs, w->path);

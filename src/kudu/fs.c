@@ -120,8 +120,7 @@ static cf_status sort_blocks(cf_kudu_fs *fs, cf_error *err)
         if (w > 0 && fs->blocks[w - 1].id == fs->blocks[i].id) {
             const cf_kudu_block *a = &fs->blocks[w - 1], *b = &fs->blocks[i];
             CF_TRY(cf_kudu_fs_problem(fs, b->path, b->container != NULL, b->offset, err,
-                                      "block %" PRIu64 " is live here and in %s", b->id,
-                                      a->path));
+                                      "block %" PRIu64 " is live here and in %s", b->id, a->path));
             continue;
         }
         fs->blocks[w++] = fs->blocks[i];
@@ -184,10 +183,11 @@ cf_status cf_kudu_fs_open(cf_kudu_fs **out, const cf_kudu_fs_options *opts, cf_e
     cf_status st = CF_OK;
     cf_kudu_fs *fs = cf_calloc(1, sizeof *fs);
     CF_CHECK(fs != NULL, err, CF_ENOMEM, "kudu fs: out of memory");
-    fs->lbm_max_size = CF_KUDU_LBM_DEFAULT_MAX_SIZE;
+    fs->lbm_max_size =
+        opts->log_container_max_size ? opts->log_container_max_size : CF_KUDU_LBM_DEFAULT_MAX_SIZE;
     fs->wal_dir = cf_kudu_fs_strdup(fs, opts->wal_dir);
-    fs->metadata_dir = cf_kudu_fs_strdup(fs, opts->metadata_dir != NULL ? opts->metadata_dir
-                                                                        : opts->wal_dir);
+    fs->metadata_dir =
+        cf_kudu_fs_strdup(fs, opts->metadata_dir != NULL ? opts->metadata_dir : opts->wal_dir);
     fs->ndirs = opts->ndata_dirs ? opts->ndata_dirs : 1;
     fs->dirs = cf_arena_alloc_aligned(&fs->strings, fs->ndirs * sizeof *fs->dirs, 8);
     fs->data_roots = cf_arena_alloc_aligned(&fs->strings, fs->ndirs * sizeof *fs->data_roots, 8);

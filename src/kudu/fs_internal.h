@@ -18,9 +18,9 @@
 
 /* One data directory: the root as given and Kudu's `<root>/data`. */
 typedef struct cf_kudu_data_dir {
-    const char *root;      /* as given */
-    const char *dir;       /* <root>/data */
-    const char *uuid;      /* its DirSetPB uuid */
+    const char *root;       /* as given */
+    const char *dir;        /* <root>/data */
+    const char *uuid;       /* its DirSetPB uuid */
     uint64_t fs_block_size; /* DirInstanceMetadataPB.filesystem_block_size_bytes */
 } cf_kudu_data_dir;
 

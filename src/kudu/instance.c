@@ -103,8 +103,7 @@ static cf_status check_root(cf_kudu_fs *fs, const char *root, const char **first
     CF_CHECK(pb != NULL, err, CF_ECORRUPT,
              "%s: the record at offset 0 does not parse as kudu.InstanceMetadataPB", path);
     if (!pb->has_uuid || pb->uuid.len == 0)
-        CF_FAIL_OUT(err, CF_ECORRUPT, "%s: the instance has no uuid (a field Kudu requires)",
-                    path);
+        CF_FAIL_OUT(err, CF_ECORRUPT, "%s: the instance has no uuid (a field Kudu requires)", path);
     /* fs_manager.cc: a server_key (or a tenant key) means the data is encrypted at
      * rest with keys only the server's key provider can open. */
     bool encrypted = pb->server_key != NULL && pb->server_key[0] != '\0';

@@ -45,8 +45,8 @@ static cf_status add_record(cf_kudu_container *c, size_t *cap, const cf_kudu_rec
         CF_CHECK(cf_mul_ok(ncap, sizeof *c->records, &bytes), err, CF_ENOMEM,
                  "%s: too many records", c->metadata_path);
         cf_kudu_record *p = cf_realloc((void *)c->records, bytes);
-        CF_CHECK(p != NULL, err, CF_ENOMEM, "%s: out of memory for %zu records",
-                 c->metadata_path, ncap);
+        CF_CHECK(p != NULL, err, CF_ENOMEM, "%s: out of memory for %zu records", c->metadata_path,
+                 ncap);
         c->records = p;
         *cap = ncap;
     }
@@ -89,8 +89,7 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 }
 
 /* Read every record of the metadata file into c->records (file order). */
-static cf_status read_records(cf_kudu_fs *fs, cf_kudu_container *c, cf_io *metadata,
-                              cf_error *err)
+static cf_status read_records(cf_kudu_fs *fs, cf_kudu_container *c, cf_io *metadata, cf_error *err)
 {
     size_t cap = 0;
     cf_kudu_pbc *pbc = NULL;
@@ -133,20 +132,19 @@ static cf_status read_records(cf_kudu_fs *fs, cf_kudu_container *c, cf_io *metad
         next_at = off + framing + len;
         cf_kudu_block_record br;
         if (!cf_kudu_block_record_decode(data, len, &br)) {
-            st = cf_kudu_fs_problem(fs, c->metadata_path, true, off, err,
-                                    "the record at offset %" PRIu64
-                                    " does not parse as kudu.BlockRecordPB",
-                                    off);
+            st = cf_kudu_fs_problem(
+                fs, c->metadata_path, true, off, err,
+                "the record at offset %" PRIu64 " does not parse as kudu.BlockRecordPB", off);
             goto out;
         }
         if (!br.has_block_id || !br.has_op || !br.has_timestamp) {
             /* Required fields: Kudu's parse of the record fails. */
-            st = cf_kudu_fs_problem(fs, c->metadata_path, true, off, err,
-                                    "the record at offset %" PRIu64 " lacks %s, which Kudu requires",
-                                    off,
-                                    !br.has_block_id ? "block_id"
-                                    : !br.has_op     ? "op_type"
-                                                     : "timestamp_us");
+            st = cf_kudu_fs_problem(
+                fs, c->metadata_path, true, off, err,
+                "the record at offset %" PRIu64 " lacks %s, which Kudu requires", off,
+                !br.has_block_id ? "block_id"
+                : !br.has_op     ? "op_type"
+                                 : "timestamp_us");
             goto out;
         }
         cf_kudu_record r = {
@@ -192,20 +190,20 @@ cf_status cf_kudu_lbm_load_container(cf_kudu_fs *fs, cf_kudu_container *c, cf_io
         const cf_kudu_record *r = &c->records[i];
         if (r->op == CF_KUDU_RECORD_CREATE) {
             if (r->offset < 0 || r->length < 0) {
-                CF_TRY_OUT(cf_kudu_fs_problem(
-                    fs, c->metadata_path, true, r->file_offset, err,
-                    "CREATE of block %" PRIu64 " without a valid offset and length (%" PRId64
-                    ", %" PRId64 ")",
-                    r->block_id, r->offset, r->length));
+                CF_TRY_OUT(cf_kudu_fs_problem(fs, c->metadata_path, true, r->file_offset, err,
+                                              "CREATE of block %" PRIu64
+                                              " without a valid offset and length (%" PRId64
+                                              ", %" PRId64 ")",
+                                              r->block_id, r->offset, r->length));
                 continue;
             }
             uint64_t off = (uint64_t)r->offset, len = (uint64_t)r->length;
             if (len > 0 && (off > c->data_size || len > c->data_size - off)) {
-                CF_TRY_OUT(cf_kudu_fs_problem(
-                    fs, c->metadata_path, true, r->file_offset, err,
-                    "block %" PRIu64 " (offset %" PRIu64 ", length %" PRIu64
-                    ") runs past the end of %s (%" PRIu64 " bytes)",
-                    r->block_id, off, len, c->data_path, c->data_size));
+                CF_TRY_OUT(cf_kudu_fs_problem(fs, c->metadata_path, true, r->file_offset, err,
+                                              "block %" PRIu64 " (offset %" PRIu64
+                                              ", length %" PRIu64
+                                              ") runs past the end of %s (%" PRIu64 " bytes)",
+                                              r->block_id, off, len, c->data_path, c->data_size));
                 continue;
             }
         } else if (r->op != CF_KUDU_RECORD_DELETE) {
@@ -266,10 +264,11 @@ cf_status cf_kudu_lbm_load_container(cf_kudu_fs *fs, cf_kudu_container *c, cf_io
             /* LogBlock::fs_aligned_length: a misaligned block is counted unaligned. */
             live_aligned += fsb && b.offset % fsb == 0 ? align_up(b.length, fsb) : b.length;
             if (fsb && b.offset % fsb != 0)
-                CF_TRY_OUT(cf_kudu_fs_problem(fs, c->data_path, true, b.offset, err,
-                                              "block %" PRIu64 " starts at offset %" PRIu64
-                                              ", not a multiple of the filesystem block size %" PRIu64,
-                                              b.id, b.offset, fsb));
+                CF_TRY_OUT(
+                    cf_kudu_fs_problem(fs, c->data_path, true, b.offset, err,
+                                       "block %" PRIu64 " starts at offset %" PRIu64
+                                       ", not a multiple of the filesystem block size %" PRIu64,
+                                       b.id, b.offset, fsb));
         }
         i = j;
     }
@@ -283,11 +282,11 @@ cf_status cf_kudu_lbm_load_container(cf_kudu_fs *fs, cf_kudu_container *c, cf_io
         if (r->end == r->off)
             continue;
         if (top != SIZE_MAX && r->off < ranges[top].end && (r->live || ranges[top].live))
-            CF_TRY_OUT(cf_kudu_fs_problem(
-                fs, c->data_path, true, r->off, err,
-                "block %" PRIu64 " [%" PRIu64 ", %" PRIu64 ") overlaps block %" PRIu64 " [%" PRIu64
-                ", %" PRIu64 ")",
-                r->id, r->off, r->end, ranges[top].id, ranges[top].off, ranges[top].end));
+            CF_TRY_OUT(cf_kudu_fs_problem(fs, c->data_path, true, r->off, err,
+                                          "block %" PRIu64 " [%" PRIu64 ", %" PRIu64
+                                          ") overlaps block %" PRIu64 " [%" PRIu64 ", %" PRIu64 ")",
+                                          r->id, r->off, r->end, ranges[top].id, ranges[top].off,
+                                          ranges[top].end));
         if (top == SIZE_MAX || r->end > ranges[top].end)
             top = i;
     }
@@ -389,13 +388,13 @@ static cf_status load_one(cf_kudu_fs *fs, size_t d, const char *name, cf_error *
     }
     cf_io *io = NULL;
     cf_error e = {0};
-    cf_status st = cf_io_open_file_range(&io, c->metadata_path, 0, UINT64_MAX,
-                                         CF_IO_RANGE_NOFOLLOW, &e);
+    cf_status st =
+        cf_io_open_file_range(&io, c->metadata_path, 0, UINT64_MAX, CF_IO_RANGE_NOFOLLOW, &e);
     if (st != CF_OK) {
         c->incomplete = true;
-        return st == CF_ENOMEM ? cf_error_prefix(err, st, "%s", e.msg)
-                               : cf_kudu_fs_problem(fs, c->metadata_path, false, 0, err, "%s",
-                                                    e.msg);
+        return st == CF_ENOMEM
+                   ? cf_error_prefix(err, st, "%s", e.msg)
+                   : cf_kudu_fs_problem(fs, c->metadata_path, false, 0, err, "%s", e.msg);
     }
     size_t first_block = fs->nblocks, first_problem = fs->nproblems;
     uint64_t live_aligned;

@@ -34,13 +34,15 @@ enum { CF_KUDU_OPT_WAL = 0x4b00, CF_KUDU_OPT_META, CF_KUDU_OPT_DATA };
         {"fs-metadata-dir", required_argument, NULL, CF_KUDU_OPT_META},                            \
         {"fs_metadata_dir", required_argument, NULL, CF_KUDU_OPT_META},                            \
         {"fs-data-dirs", required_argument, NULL, CF_KUDU_OPT_DATA},                               \
-        {"fs_data_dirs", required_argument, NULL, CF_KUDU_OPT_DATA}
+    {                                                                                              \
+        "fs_data_dirs", required_argument, NULL, CF_KUDU_OPT_DATA                                  \
+    }
 
 /* The usage lines for the options above, for a command's usage text. */
 #define CF_KUDU_ARGS_USAGE                                                                         \
-    "  --fs-wal-dir DIR         the server's WAL root (Kudu's --fs_wal_dir); alone,\n"            \
-    "                           it is also the metadata and the only data root\n"               \
-    "  --fs-metadata-dir DIR    the metadata root (default: the WAL root)\n"                      \
+    "  --fs-wal-dir DIR         the server's WAL root (Kudu's --fs_wal_dir); alone,\n"             \
+    "                           it is also the metadata and the only data root\n"                  \
+    "  --fs-metadata-dir DIR    the metadata root (default: the WAL root)\n"                       \
     "  --fs-data-dirs A[,B...]  the data roots in Kudu's order (default: the WAL root)\n"
 
 typedef struct cf_kudu_args {
