@@ -398,8 +398,14 @@ static cf_status load_one(cf_kudu_fs *fs, size_t d, const char *name, cf_error *
     }
     size_t first_block = fs->nblocks, first_problem = fs->nproblems;
     uint64_t live_aligned;
+    /* Without a data file, the records only say which blocks would be live
+     * (CheckContainerFiles reads them so), not whether they fit. */
+    if (!df.exists)
+        c->data_size = UINT64_MAX;
     st = cf_kudu_lbm_load_container(fs, c, io, &live_aligned, err);
     cf_io_free(io);
+    if (!df.exists)
+        c->data_size = 0;
     CF_TRY(st);
     if (!df.exists) {
         /* A metadata file whose data file is gone: with no live block it is an
