@@ -24,6 +24,7 @@
 #ifndef CFILE_IO_H
 #define CFILE_IO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "status.h"
@@ -89,6 +90,24 @@ CF_API cf_status cf_io_create_file_mode(cf_io **out, const char *path, unsigned 
 CF_API cf_status cf_io_create_mem(cf_io **out, cf_error *err);
 /* The bytes of a memory writer, valid until the next append or free. */
 CF_API cf_slice cf_io_mem_contents(const cf_io *io);
+/* A read-only io over bytes [off, off + len) of `base`: offset 0 of the new io is
+ * `off` of base, its size is len, reads and views are passed through (so a base that
+ * lends its bytes lends them here too, without a copy). With `own_base` the new io
+ * frees base when freed (also when this call fails); otherwise base is borrowed
+ * (REQUIRES: it outlives the new io). A range past base's end is CF_EINVAL. */
+CF_API cf_status cf_io_open_range(cf_io **out, cf_io *base, bool own_base, uint64_t off,
+                                  uint64_t len, cf_error *err);
+
+/* Flags of cf_io_open_file_range. */
+#define CF_IO_RANGE_MMAP 1u     /* map just the range (pages around it) instead of pread */
+#define CF_IO_RANGE_NOFOLLOW 2u /* refuse a symbolic link as the last path component */
+/* Open bytes [off, off + len) of the file at `path` read-only (O_CLOEXEC); len
+ * UINT64_MAX means "to the end of the file". The pread form keeps one descriptor;
+ * the mmap form maps only the pages that hold the range and closes the descriptor
+ * (the SIGBUS caveat of cf_io_open_mmap applies). A range past the end of the file
+ * is CF_ECORRUPT naming the path, offset and size. */
+CF_API cf_status cf_io_open_file_range(cf_io **out, const char *path, uint64_t off, uint64_t len,
+                                       unsigned flags, cf_error *err);
 /* Frees any io; NULL is a no-op. */
 CF_API void cf_io_free(cf_io *io);
 

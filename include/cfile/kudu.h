@@ -101,6 +101,9 @@ typedef struct cf_kudu_fs_options {
     const char *metadata_dir;     /* --fs_metadata_dir: NULL = wal_dir */
     const char *const *data_dirs; /* --fs_data_dirs, in the order given: NULL = wal_dir */
     size_t ndata_dirs;
+    /* Kudu's --log_container_max_size, which is not kept on disk: a container whose
+     * next block offset reaches it is full. 0 = Kudu's default, 10 GiB. */
+    uint64_t log_container_max_size;
 } cf_kudu_fs_options;
 
 CF_API void cf_kudu_fs_options_init(cf_kudu_fs_options *opts);

@@ -57,6 +57,12 @@ int cf_cmd_table(cf_cli *c, int argc, char **argv);
 int cf_cmd_kudu(cf_cli *c, int argc, char **argv);
 int cf_cmd_bench(cf_cli *c, int argc, char **argv);
 int cf_cmd_head(cf_cli *c, int argc, char **argv);
+/* `cfile dump` over an io the caller opened (a block inside a Kudu container):
+ * argv holds dump's options only (argv[0] a name, no FILE); `name` names the bytes
+ * in messages. The io is borrowed. Prints what `cfile dump` prints, except that
+ * FLOAT values take Kudu's form (vprint.h cf_cli_format_float_kudu), as Kudu's
+ * own `kudu fs dump cfile` prints them. */
+int cf_cmd_dump_io(cf_cli *c, int argc, char **argv, cf_io *io, const char *name);
 
 extern const char cf_cmd_info_usage[];
 extern const char cf_cmd_dump_usage[];

@@ -11,6 +11,7 @@
 #include "csv.h"
 #include "out.h"
 #include "values.h"
+#include "vprint.h"
 
 const char cf_cmd_dump_usage[] =
     "usage: cfile dump [--format text|json|jsonl|csv|table] FILE [--from N] [--limit M]\n"
@@ -218,7 +219,15 @@ static int dump_bloom(cf_cli *c, const cf_reader *r, const char *path, dump_form
     return st == CF_OK ? CF_EXIT_OK : cf_cli_lib_fail(c, path, st, &err);
 }
 
-int cf_cmd_dump(cf_cli *c, int argc, char **argv)
+/* The options of `cfile dump` (FILE aside) into *o; 0 or an exit code. */
+typedef struct dump_opts {
+    dump_format fmt;
+    uint64_t from, count;
+    bool from_given;
+    bool kudu_floats; /* FLOAT values in Kudu's tools' form (cf_cli_format_float_kudu) */
+} dump_opts;
+
+static int parse_dump_opts(cf_cli *c, int argc, char **argv, dump_opts *o)
 {
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},
@@ -232,6 +241,8 @@ int cf_cmd_dump(cf_cli *c, int argc, char **argv)
     dump_format fmt = FMT_TEXT;
     uint64_t from = 0, count = UINT64_MAX;
     bool from_given = false;
+    o->fmt = FMT_TEXT;
+    o->kudu_floats = false;
     int ch;
     while ((ch = getopt_long(argc, argv, "jF:f:n:h", opts, NULL)) != -1) {
         switch (ch) {
@@ -254,9 +265,27 @@ int cf_cmd_dump(cf_cli *c, int argc, char **argv)
         default: return cf_cli_bad_option(c, argv);
         }
     }
-    if (argc - optind != 1)
-        return cf_cli_usage(c, "expected one FILE");
-    const char *path = argv[optind];
+    o->fmt = fmt;
+    o->from = from;
+    o->count = count;
+    o->from_given = from_given;
+    return -1;
+}
+
+static cf_status open_io(cf_reader **out, cf_io *io, cf_error *err)
+{
+    cf_reader_options o;
+    cf_reader_options_init(&o);
+    o.verify_checksums = true;
+    return cf_reader_open(out, io, &o, err);
+}
+
+/* Dump `io` (when not NULL, named `path` in messages) or the file at `path`. */
+static int dump_run(cf_cli *c, const char *path, cf_io *io, const dump_opts *o)
+{
+    dump_format fmt = o->fmt;
+    uint64_t from = o->from, count = o->count;
+    bool from_given = o->from_given;
 
     bool json = fmt == FMT_JSON;
     bool color = fmt == FMT_TEXT || fmt == FMT_TABLE ? cf_out_color(c->out) : false;
@@ -269,9 +298,11 @@ int cf_cmd_dump(cf_cli *c, int argc, char **argv)
     cf_out_table tab;
     static const char *const heads[] = {"row", "value"};
     cf_out_table_init(&tab, c->out, color, 2, heads, "rl");
-    cf_status st = cf_cli_open(&r, path, &err);
-    if (st != CF_OK)
-        return cf_cli_lib_fail(c, path, st, &err);
+    cf_status st = io != NULL ? open_io(&r, io, &err) : cf_cli_open(&r, path, &err);
+    if (st != CF_OK) {
+        rc = cf_cli_lib_fail(c, path, st, &err);
+        goto out;
+    }
     const cf_file_info *in = cf_reader_info(r);
     if (cf_bloom_is_bloom_file(in)) {
         rc = dump_bloom(c, r, path, fmt, color);
@@ -328,7 +359,12 @@ int cf_cmd_dump(cf_cli *c, int argc, char **argv)
         for (size_t i = 0; i < b.count; i++) {
             uint64_t ord = b.first_ord + i;
             switch (fmt) {
-            case FMT_JSON: cf_cli_row_write(&w, in->type, in->is_array, &b, i); break;
+            case FMT_JSON:
+                if (o->kudu_floats)
+                    cf_cli_row_write_kudu(&w, in->type, in->is_array, &b, i);
+                else
+                    cf_cli_row_write(&w, in->type, in->is_array, &b, i);
+                break;
             case FMT_TEXT:
                 cf_out_on(c->out, color, CF_OUT_CYAN);
                 fprintf(c->out, "%" PRIu64 ":", ord);
@@ -384,4 +420,27 @@ out:
     cf_iter_free(it);
     cf_reader_free(r);
     return rc;
+}
+
+int cf_cmd_dump(cf_cli *c, int argc, char **argv)
+{
+    dump_opts o;
+    int rc = parse_dump_opts(c, argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    if (argc - optind != 1)
+        return cf_cli_usage(c, "expected one FILE");
+    return dump_run(c, argv[optind], NULL, &o);
+}
+
+int cf_cmd_dump_io(cf_cli *c, int argc, char **argv, cf_io *io, const char *name)
+{
+    dump_opts o;
+    int rc = parse_dump_opts(c, argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    o.kudu_floats = true;
+    if (argc - optind != 0)
+        return cf_cli_usage(c, "unexpected argument '%s'", argv[optind]);
+    return dump_run(c, name, io, &o);
 }

@@ -27,7 +27,9 @@ typedef struct kudu_sub {
 
 /* Each subcommand's line is added with its cmd_kudu_<name>.c. */
 static const kudu_sub subs[] = {
-    {"pbc", cf_cmd_kudu_pbc}, {NULL, NULL}, /* the end */
+    {"pbc", cf_cmd_kudu_pbc}, /* kudu pbc */
+    {"fs", cf_cmd_kudu_fs},   /* kudu fs */
+    {NULL, NULL},             /* the end */
 };
 
 int cf_cmd_kudu(cf_cli *c, int argc, char **argv)

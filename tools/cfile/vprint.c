@@ -486,3 +486,32 @@ void cf_cli_row_write(cf_jw *w, cf_type t, bool is_array, const cf_batch *b, siz
 {
     cf_vp_cell(cf_jw_value_begin(w), CF_VP_JSON, t, is_array, b, i);
 }
+
+void cf_cli_format_float_kudu(char out[CF_CLI_NUM_CAP], float f, bool *is_string)
+{
+    if (isnan(f) || isinf(f) || f == 0) {
+        cf_cli_format_float(out, f, is_string);
+        return;
+    }
+    *is_string = false;
+    snprintf(out, CF_CLI_NUM_CAP, "%.9g", (double)f);
+}
+
+void cf_cli_row_write_kudu(cf_jw *w, cf_type t, bool is_array, const cf_batch *b, size_t i)
+{
+    if (t != CF_TYPE_FLOAT || is_array || (b->nonnull != NULL && !bit(b->nonnull, i))) {
+        cf_cli_row_write(w, t, is_array, b, i);
+        return;
+    }
+    float x;
+    memcpy(&x, (const uint8_t *)b->values + i * sizeof x, sizeof x);
+    char out[CF_CLI_NUM_CAP];
+    bool quote;
+    cf_cli_format_float_kudu(out, x, &quote);
+    FILE *f = cf_jw_value_begin(w);
+    if (quote)
+        CF_IO_PUTC('"', f);
+    CF_IO_WRITE(out, strlen(out), f);
+    if (quote)
+        CF_IO_PUTC('"', f);
+}

@@ -63,5 +63,12 @@ void cf_cli_format_i128(char out[CF_CLI_NUM_CAP], const void *v16);
  * scalar, and row i of a batch (null, a value, or an array of elements). */
 void cf_cli_value_write(cf_jw *w, cf_type t, const void *slot);
 void cf_cli_row_write(cf_jw *w, cf_type t, bool is_array, const cf_batch *b, size_t i);
+/* A FLOAT as Kudu's tools print one: "%.9g" (nine significant digits, always; the
+ * expected files of ../shared/kudu-fs hold this form, which reads back as the same
+ * float but not as the same double as our shortest form). NaN, infinities and -0.0
+ * as cf_cli_format_float writes them. */
+void cf_cli_format_float_kudu(char out[CF_CLI_NUM_CAP], float f, bool *is_string);
+/* cf_cli_row_write, with scalar FLOAT cells in cf_cli_format_float_kudu's form. */
+void cf_cli_row_write_kudu(cf_jw *w, cf_type t, bool is_array, const cf_batch *b, size_t i);
 
 #endif

@@ -1,0 +1,99 @@
+/* cf-needs: tables */
+/* Shared helpers of the fs and LBM tests (support_fsroot.h). */
+#include "support_fsroot.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_common.h"
+
+#include "kudu/lbm_writer.h"
+
+void kfs_layout_load(kfs_layout *l, const char *name)
+{
+    memset(l, 0, sizeof *l);
+    int n = snprintf(l->dir, sizeof l->dir, "%s/kudu-fs/%s", cf_test_shared_dir(), name);
+    assert_true(n > 0 && (size_t)n < sizeof l->dir);
+    kfs_expected(l, "fs.json", &l->fsj);
+    const cf_json *w = cf_json_get(&l->fsj.root, "wal_root");
+    const cf_json *d = cf_json_get(&l->fsj.root, "data_roots");
+    assert_non_null(w);
+    assert_non_null(d);
+    snprintf(l->wal, sizeof l->wal, "%s/%s", l->dir, w->str);
+    assert_true(d->n <= 8);
+    for (size_t i = 0; i < d->n; i++) {
+        snprintf(l->data[i], sizeof l->data[i], "%s/%s", l->dir, d->items[i].str);
+        l->data_ptrs[i] = l->data[i];
+    }
+    l->ndata = d->n;
+}
+
+void kfs_layout_dispose(kfs_layout *l)
+{
+    cf_json_doc_dispose(&l->fsj);
+}
+
+cf_status kfs_layout_open(const kfs_layout *l, cf_kudu_fs **fs, cf_error *err)
+{
+    cf_kudu_fs_options o;
+    cf_kudu_fs_options_init(&o);
+    o.wal_dir = l->wal;
+    o.data_dirs = l->data_ptrs;
+    o.ndata_dirs = l->ndata;
+    return cf_kudu_fs_open(fs, &o, err);
+}
+
+void kfs_expected(const kfs_layout *l, const char *name, cf_json_doc *doc)
+{
+    char p[1200], msg[256];
+    snprintf(p, sizeof p, "%s/expected/%s", l->dir, name);
+    if (cf_json_parse_file(doc, p, msg, sizeof msg) != 0)
+        fail_msg("%s: %s", p, msg);
+}
+
+int64_t kfs_int(const cf_json *obj, const char *key)
+{
+    const cf_json *v = cf_json_get(obj, key);
+    assert_non_null(v);
+    assert_int_equal(v->kind, CF_JSON_NUMBER);
+    return strtoll(v->str, NULL, 10);
+}
+
+void kfs_tmpdir(char *out, size_t cap)
+{
+    const char *t = getenv("TMPDIR");
+    int n = snprintf(out, cap, "%s/cf-kudu-fs-XXXXXX", t != NULL && t[0] ? t : "/tmp");
+    assert_true(n > 0 && (size_t)n < cap);
+    assert_non_null(mkdtemp(out));
+}
+
+void kfs_single_root(const char *root, const char *dir_type, const char *server_key)
+{
+    static const char *const all[] = {"0123456789abcdef0123456789abcdef"};
+    cf_kudu_root_spec s = {
+        .root = root,
+        .server_uuid = "fedcba9876543210fedcba9876543210",
+        .server_key = server_key,
+        .wal = true,
+        .data = true,
+        .dir_uuid = all[0],
+        .all_uuids = all,
+        .nall = 1,
+        .dir_type = dir_type,
+        .fs_block_size = 4096,
+    };
+    cf_error e = {0};
+    CF_ASSERT_OK(cf_kudu_root_write(&s, &e), &e);
+}
+
+const cf_kudu_problem *kfs_problem(const cf_kudu_fs *fs, const char *needle)
+{
+    for (size_t i = 0; i < cf_kudu_fs_problem_count(fs); i++) {
+        const cf_kudu_problem *p = cf_kudu_fs_problem_at(fs, i);
+        if (strstr(p->what, needle) != NULL)
+            return p;
+    }
+    return NULL;
+}

@@ -1,0 +1,43 @@
+/* Helpers the fs and LBM tests share (support_fsroot.c): the layouts of
+ * ../shared/kudu-fs opened as their expected/fs.json says, and scratch roots in
+ * temporary directories built with the library's writers. */
+#ifndef CF_TEST_KUDU_SUPPORT_FSROOT_H
+#define CF_TEST_KUDU_SUPPORT_FSROOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cfile/kudu.h>
+
+#include "json.h"
+
+typedef struct kfs_layout {
+    char dir[1024];  /* <shared>/kudu-fs/<name> */
+    cf_json_doc fsj; /* expected/fs.json */
+    char wal[1100];
+    char data[8][1100];
+    const char *data_ptrs[8];
+    size_t ndata;
+} kfs_layout;
+
+/* Load layout `name` (asserts); kfs_layout_dispose after. */
+void kfs_layout_load(kfs_layout *l, const char *name);
+void kfs_layout_dispose(kfs_layout *l);
+/* Open its fs with the options the layout names. */
+cf_status kfs_layout_open(const kfs_layout *l, cf_kudu_fs **fs, cf_error *err);
+/* Parse <layout>/expected/<name> (asserts). */
+void kfs_expected(const kfs_layout *l, const char *name, cf_json_doc *doc);
+/* A JSON number member as an integer (asserts). */
+int64_t kfs_int(const cf_json *obj, const char *key);
+
+/* A fresh temporary directory (mkdtemp under TMPDIR); free with cf_test_rm_rf. */
+void kfs_tmpdir(char *out, size_t cap);
+/* A single root (WAL, metadata and the one data dir) of a new server with the given
+ * block manager ("log" or "file") and server key (NULL: none). */
+void kfs_single_root(const char *root, const char *dir_type, const char *server_key);
+
+/* The first problem whose text contains `needle`, or NULL. */
+const cf_kudu_problem *kfs_problem(const cf_kudu_fs *fs, const char *needle);
+
+#endif
