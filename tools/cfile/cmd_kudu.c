@@ -27,7 +27,7 @@ typedef struct kudu_sub {
 
 /* Each subcommand's line is added with its cmd_kudu_<name>.c. */
 static const kudu_sub subs[] = {
-    {NULL, NULL}, /* the end */
+    {"wal", cf_cmd_kudu_wal}, {NULL, NULL}, /* the end */
 };
 
 int cf_cmd_kudu(cf_cli *c, int argc, char **argv)

@@ -5,18 +5,20 @@
  * schema, COMMIT results with the stores each row op went to; a last segment
  * that ends in a torn entry says so. --json prints the contract of
  * ../shared/kudu-fs/README.md item 4. */
-#include "cmd_kudu_wal.h"
+#include "cli.h"
+#include "kudu_cmd.h"
 
 #include <cfile/kudu.h>
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vprint.h"
 
-const char cf_cmd_kudu_wal_usage[] =
+static const char wal_usage[] =
     "usage: cfile kudu wal dump [--json] --fs-wal-dir DIR [--fs-data-dirs A,B]\n"
     "                           [--fs-metadata-dir DIR] TABLET_ID\n"
     "\n"
@@ -76,6 +78,10 @@ static void json_value(cf_jw *w, const cf_column *col, const void *v)
     } else if (col->is_array) {
         const cf_slice *s = v;
         cf_jw_hex(w, s->data, s->len); /* the array cell's bytes */
+    } else if (col->type == CF_TYPE_FLOAT && isfinite(*(const float *)v)) {
+        /* FLOAT as Kudu's tools print it (max_digits10: "%.9g"): also a form that
+         * reads back to the same float, and the one ../shared/kudu-fs expects */
+        fprintf(cf_jw_value_begin(w), "%.9g", (double)*(const float *)v);
     } else {
         cf_cli_value_write(w, col->type, v);
     }
@@ -305,7 +311,7 @@ int cf_cmd_kudu_wal(cf_cli *c, int argc, char **argv)
         {"fs_data_dirs", required_argument, NULL, O_DATA},
         {NULL, 0, NULL, 0},
     };
-    c->usage = cf_cmd_kudu_wal_usage;
+    c->usage = wal_usage;
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
         return argc < 2 ? cf_cli_usage(c, "expected: dump") : cf_cli_help(c);
     if (strcmp(argv[1], "dump") != 0)
