@@ -41,6 +41,11 @@ cf_status kudu_wal_writer_begin(kudu_wal_writer *w, const Kudu__Log__LogSegmentH
         w->codec = (cf_compression)header->compression_codec;
     w->entry_header_len =
         header->has_deprecated_major_version ? KUDU_WAL_ENTRY_HEADER_V1 : KUDU_WAL_ENTRY_HEADER_V2;
+    CF_CHECK(w->entry_header_len == KUDU_WAL_ENTRY_HEADER_V2 || w->codec == CF_COMP_NONE, err,
+             CF_EINVAL,
+             "v1 entry headers (DEPRECATED_major_version) cannot say a compressed length");
+    CF_CHECK(w->codec == CF_COMP_NONE || cf_codec_available(w->codec), err, CF_EINVAL,
+             "compression_codec %d is not a codec of this build", (int)w->codec);
     cf_buf_append(&w->out, KUDU_WAL_HEADER_MAGIC, KUDU_WAL_MAGIC_LEN);
     size_t at = w->out.len;
     cf_buf_put_le32(&w->out, 0);
