@@ -69,6 +69,92 @@ static hdr_status decode_header(const uint8_t *p, size_t hlen, entry_header *h)
     return all_zeros(p, hlen) ? HDR_ZEROS : HDR_CRC;
 }
 
+/* Fields Kudu's messages declare `required` (log.proto, consensus.proto, opid.proto,
+ * tserver.proto, tserver_admin.proto, common.proto, wire_protocol.proto,
+ * rpc_header.proto): proto/kudu/ makes every field optional, so what Kudu's
+ * ParseFromArray would refuse for a missing field is refused here. */
+static const struct required_field {
+    const char *message, *field;
+} required[] = {
+    {"LogEntryPB", "type"},
+    {"LogSegmentHeaderPB", "tablet_id"},
+    {"LogSegmentHeaderPB", "sequence_number"},
+    {"LogSegmentHeaderPB", "schema"},
+    {"LogSegmentFooterPB", "num_entries"},
+    {"ReplicateMsg", "id"},
+    {"ReplicateMsg", "timestamp"},
+    {"ReplicateMsg", "op_type"},
+    {"CommitMsg", "op_type"},
+    {"OpId", "term"},
+    {"OpId", "index"},
+    {"WriteRequestPB", "tablet_id"},
+    {"AlterSchemaRequestPB", "tablet_id"},
+    {"AlterSchemaRequestPB", "schema"},
+    {"AlterSchemaRequestPB", "schema_version"},
+    {"ColumnSchemaPB", "name"},
+    {"ColumnSchemaPB", "type"},
+    {"AppStatusPB", "code"},
+    {"RequestIdPB", "client_id"},
+    {"RequestIdPB", "seq_no"},
+    {"RequestIdPB", "first_incomplete_seq_no"},
+    {"RequestIdPB", "attempt_no"},
+    {"HostPortPB", "host"},
+    {"HostPortPB", "port"},
+};
+
+static bool is_required(const char *msg, const char *field)
+{
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (strcmp(required[i].message, msg) == 0 && strcmp(required[i].field, field) == 0)
+            return true;
+    return false;
+}
+
+static bool field_present(const ProtobufCMessage *m, const ProtobufCFieldDescriptor *f)
+{
+    const uint8_t *base = (const uint8_t *)m;
+    if (f->label == PROTOBUF_C_LABEL_REPEATED)
+        return *(const size_t *)(base + f->quantifier_offset) > 0;
+    if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF)
+        return *(const uint32_t *)(base + f->quantifier_offset) == f->id;
+    if (f->type == PROTOBUF_C_TYPE_MESSAGE || f->type == PROTOBUF_C_TYPE_STRING)
+        return *(const void *const *)(base + f->offset) != NULL;
+    return *(const protobuf_c_boolean *)(base + f->quantifier_offset);
+}
+
+/* The first required field missing in m or a message inside it ("OpId.index"), or
+ * NULL. Depth is bounded by protobuf-c's own unpacking. */
+static const char *missing_required(const ProtobufCMessage *m, char *buf, size_t cap)
+{
+    const ProtobufCMessageDescriptor *d = m->descriptor;
+    for (unsigned i = 0; i < d->n_fields; i++) {
+        const ProtobufCFieldDescriptor *f = &d->fields[i];
+        bool present = field_present(m, f);
+        if (!present) {
+            if (is_required(d->short_name, f->name)) {
+                snprintf(buf, cap, "%s.%s", d->short_name, f->name);
+                return buf;
+            }
+            continue;
+        }
+        if (f->type != PROTOBUF_C_TYPE_MESSAGE)
+            continue;
+        const uint8_t *base = (const uint8_t *)m;
+        if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+            size_t n = *(const size_t *)(base + f->quantifier_offset);
+            const ProtobufCMessage *const *arr =
+                *(const ProtobufCMessage *const *const *)(base + f->offset);
+            for (size_t k = 0; k < n; k++)
+                if (missing_required(arr[k], buf, cap) != NULL)
+                    return buf;
+        } else if (missing_required(*(const ProtobufCMessage *const *)(base + f->offset), buf,
+                                    cap) != NULL) {
+            return buf;
+        }
+    }
+    return NULL;
+}
+
 typedef struct seg_reader {
     kudu_wal_seg *s;
     cf_io *io;
@@ -158,6 +244,9 @@ static cf_status read_seg_header(seg_reader *r, cf_error *err)
              "%s at offset 12: the segment header (LogSegmentHeaderPB, %" PRIu32
              " bytes) does not parse",
              s->name, len);
+    char miss[128];
+    CF_CHECK(missing_required(&s->header->base, miss, sizeof miss) == NULL, err, CF_ECORRUPT,
+             "%s at offset 12: the segment header lacks the required field %s", s->name, miss);
     CF_CHECK(s->header->n_incompatible_features == 0, err, CF_ENOTSUP,
              "%s: the segment header names an incompatible feature (%d), not supported", s->name,
              (int)s->header->incompatible_features[0]);
@@ -198,6 +287,10 @@ static cf_status read_seg_footer(seg_reader *r, cf_error *err)
              "%s at offset %" PRIu64 ": the footer (LogSegmentFooterPB, %" PRIu32
              " bytes) does not parse",
              s->name, off, len);
+    char miss[128];
+    CF_CHECK(missing_required(&s->footer->base, miss, sizeof miss) == NULL, err, CF_ECORRUPT,
+             "%s at offset %" PRIu64 ": the footer lacks the required field %s", s->name, off,
+             miss);
     s->has_footer = true;
     return CF_OK;
 }
@@ -262,6 +355,14 @@ static cf_status read_batch(seg_reader *r, uint64_t off, uint64_t limit, kudu_wa
     CF_CHECK(b->pb != NULL, err, CF_ECORRUPT,
              "%s at offset %" PRIu64 ": entry batch (LogEntryBatchPB, %zu bytes) does not parse",
              s->name, off, msg_len);
+    char miss[128];
+    if (missing_required(&b->pb->base, miss, sizeof miss) != NULL) {
+        kudu__log__log_entry_batch_pb__free_unpacked(b->pb, &s->mem.a);
+        b->pb = NULL;
+        CF_FAIL(err, CF_ECORRUPT,
+                "%s at offset %" PRIu64 ": entry batch lacks the required field %s", s->name, off,
+                miss);
+    }
     b->offset = off;
     b->end = body + h.len;
     return CF_OK;
@@ -312,7 +413,7 @@ static cf_status read_entries(seg_reader *r, cf_error *err)
         off = b->end;
         s->end_offset = off;
     }
-    if (s->has_footer && s->footer->has_num_entries)
+    if (s->has_footer)
         CF_CHECK((uint64_t)s->footer->num_entries == s->nentries, err, CF_ECORRUPT,
                  "%s at offset %" PRIu64 ": read %zu entries, the footer says %" PRId64, s->name,
                  limit, s->nentries, s->footer->num_entries);

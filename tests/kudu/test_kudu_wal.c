@@ -408,6 +408,8 @@ static void build(built *out, int n, int codec, bool v1, bool footer)
         ro.indirect_data.len = ind.len;
         Kudu__Log__WriteRequestPB wr = KUDU__LOG__WRITE_REQUEST_PB__INIT;
         wr.row_operations = &ro;
+        wr.has_tablet_id = true;
+        wr.tablet_id = h.tablet_id;
         Kudu__Consensus__OpId id = KUDU__CONSENSUS__OP_ID__INIT;
         id.has_term = id.has_index = true;
         id.term = 1;
@@ -785,6 +787,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_crc_torn_or_damage),
         cmocka_unit_test(test_closed_segment_damage),
         cmocka_unit_test(test_truncated_header),
+        cmocka_unit_test(test_missing_required_field),
         cmocka_unit_test(test_rowops_cut_and_bad_slices),
         cmocka_unit_test(test_rowops_client_schema),
         cmocka_unit_test(test_bad_tablet_ids),
