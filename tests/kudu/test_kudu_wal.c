@@ -653,6 +653,41 @@ static void test_truncated_header(void **state)
     cf_buf_dispose(&b.bytes);
 }
 
+/* A field Kudu's protos require is missing: Kudu's parse fails, so does ours. */
+static void test_missing_required_field(void **state)
+{
+    (void)state;
+    built b;
+    build(&b, 1, CF_COMP_NONE, false, false);
+    kudu_wal_writer w = {
+        .out = b.bytes, .codec = CF_COMP_NONE, .entry_header_len = KUDU_WAL_ENTRY_HEADER_V2};
+    Kudu__Consensus__OpId id = KUDU__CONSENSUS__OP_ID__INIT;
+    id.has_term = true; /* no index */
+    id.term = 1;
+    Kudu__Log__CommitMsg cm = KUDU__LOG__COMMIT_MSG__INIT;
+    cm.has_op_type = true;
+    cm.op_type = KUDU__LOG__OPERATION_TYPE__NO_OP;
+    cm.commited_op_id = &id;
+    Kudu__Log__LogEntryPB e = KUDU__LOG__LOG_ENTRY_PB__INIT;
+    e.has_type = true;
+    e.type = KUDU__LOG__LOG_ENTRY_TYPE_PB__COMMIT;
+    e.commit = &cm;
+    Kudu__Log__LogEntryPB *es[1] = {&e};
+    Kudu__Log__LogEntryBatchPB batch = KUDU__LOG__LOG_ENTRY_BATCH_PB__INIT;
+    batch.n_entry = 1;
+    batch.entry = es;
+    cf_error err = {0};
+    CF_ASSERT_OK(kudu_wal_writer_batch(&w, &batch, &err), &err);
+    Kudu__Log__LogSegmentFooterPB f = KUDU__LOG__LOG_SEGMENT_FOOTER_PB__INIT;
+    f.has_num_entries = true;
+    f.num_entries = 3;
+    CF_ASSERT_OK(kudu_wal_writer_footer(&w, &f, &err), &err);
+    kudu_wal_seg *s = NULL;
+    assert_int_equal(read_bytes(w.out.data, w.out.len, &s, &err), CF_ECORRUPT);
+    assert_non_null(strstr(err.msg, "required field OpId.index"));
+    cf_buf_dispose(&w.out);
+}
+
 /* ---- row operations
  * ------------------------------------------------------------------------------ */
 
