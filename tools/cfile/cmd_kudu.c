@@ -29,6 +29,7 @@ typedef struct kudu_sub {
 static const kudu_sub subs[] = {
     {"pbc", cf_cmd_kudu_pbc}, /* kudu pbc */
     {"fs", cf_cmd_kudu_fs},   /* kudu fs */
+    {"wal", cf_cmd_kudu_wal}, /* kudu wal */
     {NULL, NULL},             /* the end */
 };
 

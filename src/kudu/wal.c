@@ -1,0 +1,445 @@
+/* A tablet's write-ahead log: the segments of <wal dir>/wals/<tablet_id>/ read
+ * as Kudu's LogReader::Init reads them (consensus/log_reader.cc): every file
+ * named wal-<digits>, each a ReadableLogSegment (wal_segment.c); a segment whose
+ * first 12 bytes are zeros was never written and is skipped; the rest sorted by
+ * their headers' sequence numbers, which must be consecutive. Each REPLICATE
+ * WRITE_OP's row operations are decoded with its segment header's schema
+ * (row_ops.c), each COMMIT's per-op results (tablet.proto TxResultPB) kept.
+ *
+ * Files are opened O_RDONLY | O_NOFOLLOW and must be regular files. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kudu_tablet.pb-c.h"
+#include "util/alloc.h"
+#include "util/error.h"
+#include "wal.h"
+
+typedef struct wal_seg {
+    cf_kudu_wal_segment pub;
+    kudu_wal_seg *raw;
+    cf_schema *schema; /* the header's, NULL when it has none */
+    cf_kudu_wal_entry *entries;
+    const Kudu__Log__LogEntryPB **pbs; /* entry i's message */
+} wal_seg;
+
+struct cf_kudu_wal {
+    wal_seg *segs;
+    size_t nsegs;
+    cf_arena arena; /* decoded row ops and results */
+};
+
+/* ---- a read-only io over a file descriptor ---------------------------------------------- */
+
+typedef struct fd_io {
+    cf_io io;
+    int fd;
+    uint64_t size;
+} fd_io;
+
+static cf_status fd_read_at(cf_io *io, uint64_t off, void *dst, size_t len, cf_error *err)
+{
+    fd_io *f = (fd_io *)io;
+    CF_CHECK(off <= f->size && len <= f->size - off, err, CF_ECORRUPT,
+             "read of %zu bytes past the end (%" PRIu64 " bytes)", len, f->size);
+    uint8_t *p = dst;
+    while (len > 0) {
+        ssize_t n = pread(f->fd, p, len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        CF_CHECK(n >= 0, err, CF_EIO, "read failed: %s", strerror(errno));
+        CF_CHECK(n > 0, err, CF_EIO, "file shrank while being read");
+        p += n;
+        off += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return CF_OK;
+}
+
+static uint64_t fd_size(cf_io *io)
+{
+    return ((fd_io *)io)->size;
+}
+
+static void fd_free(cf_io *io)
+{
+    (void)io; /* fd_io lives on the stack of its user */
+}
+
+static const cf_io_ops fd_ops = {.read_at = fd_read_at, .size = fd_size, .free = fd_free};
+
+/* ---- names ---------------------------------------------------------------------------------- */
+
+/* Kudu's tablet ids are 32 hex digits; anything else is accepted only if it is
+ * one harmless path component. */
+static bool tablet_id_ok(const char *id)
+{
+    size_t n = strlen(id);
+    if (n == 0 || n > 128 || strcmp(id, ".") == 0 || strcmp(id, "..") == 0)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = id[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              c == '-' || c == '_' || c == '.'))
+            return false;
+    }
+    return true;
+}
+
+/* wal-<digits> (log_util.cc IsLogFileName: "wal" and one '-'-separated part). */
+static bool segment_name(const char *name)
+{
+    if (strncmp(name, "wal-", 4) != 0 || name[4] == '\0')
+        return false;
+    for (const char *p = name + 4; *p; p++)
+        if (*p < '0' || *p > '9')
+            return false;
+    return true;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int by_seq(const void *a, const void *b)
+{
+    uint64_t x = ((const wal_seg *)a)->pub.sequence_number;
+    uint64_t y = ((const wal_seg *)b)->pub.sequence_number;
+    return x < y ? -1 : x > y;
+}
+
+/* ---- entries ------------------------------------------------------------------------------ */
+
+static cf_status entry_results(cf_kudu_wal *w, cf_kudu_wal_entry *e, const Kudu__Log__CommitMsg *c,
+                               cf_error *err)
+{
+    if (c->result == NULL || c->result->n_ops == 0)
+        return CF_OK;
+    size_t n = c->result->n_ops;
+    cf_kudu_op_result *r = cf_arena_alloc_aligned(&w->arena, n * sizeof *r, sizeof(void *));
+    CF_CHECK(r != NULL, err, CF_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const Kudu__Tablet__OperationResultPB *o = c->result->ops[i];
+        r[i].failed = o->failed_status != NULL;
+        r[i].skip_on_replay = o->has_skip_on_replay && o->skip_on_replay;
+        r[i].nstores = o->n_mutated_stores;
+        cf_kudu_mem_store *ms = NULL;
+        if (o->n_mutated_stores) {
+            ms = cf_arena_alloc_aligned(&w->arena, o->n_mutated_stores * sizeof *ms, 8);
+            CF_CHECK(ms != NULL, err, CF_ENOMEM, "out of memory");
+            for (size_t j = 0; j < o->n_mutated_stores; j++) {
+                const Kudu__Tablet__MemStoreTargetPB *t = o->mutated_stores[j];
+                ms[j].mrs_id = t->has_mrs_id ? t->mrs_id : -1;
+                ms[j].rs_id = t->has_rs_id ? t->rs_id : -1;
+                ms[j].dms_id = t->has_dms_id ? t->dms_id : -1;
+            }
+        }
+        r[i].stores = ms;
+    }
+    e->nresults = n;
+    e->results = r;
+    return CF_OK;
+}
+
+static cf_status build_entries(cf_kudu_wal *w, wal_seg *s, size_t seg_index, cf_error *err)
+{
+    kudu_wal_seg *raw = s->raw;
+    if (raw->header->schema != NULL && raw->header->schema->n_columns > 0) {
+        cf_status st = kudu_wal_schema_from_pb(&s->schema, raw->header->schema, err);
+        if (st != CF_OK)
+            return cf_error_prefix(err, st, "%s: segment header schema: ", s->pub.path);
+    }
+    if (raw->nentries == 0)
+        return CF_OK;
+    s->entries = cf_calloc(raw->nentries, sizeof *s->entries);
+    s->pbs = cf_calloc(raw->nentries, sizeof *s->pbs);
+    CF_CHECK(s->entries != NULL && s->pbs != NULL, err, CF_ENOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t b = 0; b < raw->nbatches; b++) {
+        const kudu_wal_batch *bt = &raw->batches[b];
+        for (size_t i = 0; i < bt->pb->n_entry; i++, k++) {
+            const Kudu__Log__LogEntryPB *pb = bt->pb->entry[i];
+            cf_kudu_wal_entry *e = &s->entries[k];
+            s->pbs[k] = pb;
+            e->type = pb->has_type ? (cf_kudu_entry_type)pb->type : (cf_kudu_entry_type)0;
+            e->segment = seg_index;
+            e->offset = bt->offset;
+            if (pb->replicate != NULL) {
+                const Kudu__Log__ReplicateMsg *r = pb->replicate;
+                if (r->id != NULL) {
+                    e->term = r->id->term;
+                    e->index = r->id->index;
+                }
+                e->timestamp = r->timestamp;
+                e->op_type = r->has_op_type ? (int)r->op_type : 0;
+                const Kudu__Log__WriteRequestPB *wr = r->write_request;
+                if (e->op_type == KUDU__LOG__OPERATION_TYPE__WRITE_OP && wr != NULL &&
+                    wr->row_operations != NULL) {
+                    CF_CHECK(s->schema != NULL, err, CF_ECORRUPT,
+                             "%s at offset %" PRIu64 ": a write op, but the segment header has "
+                             "no schema",
+                             s->pub.path, bt->offset);
+                    cf_kudu_row_op *ops;
+                    size_t nops;
+                    cf_status st =
+                        kudu_rowops_decode(&w->arena, wr->row_operations, wr->schema,
+                                           raw->header->schema, s->schema, &ops, &nops, err);
+                    if (st != CF_OK)
+                        return cf_error_prefix(
+                            err, st, "%s at offset %" PRIu64 ": op %" PRId64 ".%" PRId64 ": ",
+                            s->pub.path, bt->offset, e->term, e->index);
+                    e->schema = s->schema;
+                    e->ops = ops;
+                    e->nops = nops;
+                }
+            } else if (pb->commit != NULL) {
+                const Kudu__Log__CommitMsg *c = pb->commit;
+                if (c->commited_op_id != NULL) {
+                    e->term = c->commited_op_id->term;
+                    e->index = c->commited_op_id->index;
+                }
+                e->op_type = c->has_op_type ? (int)c->op_type : 0;
+                CF_TRY(entry_results(w, e, c, err));
+            }
+        }
+    }
+    return CF_OK;
+}
+
+/* ---- open ------------------------------------------------------------------------------------ */
+
+static cf_status read_segment(cf_kudu_wal *w, int dfd, const char *dir, const char *name,
+                              cf_error *err)
+{
+    size_t plen = strlen(dir) + strlen(name) + 2;
+    char *path = cf_malloc(plen);
+    CF_CHECK(path != NULL, err, CF_ENOMEM, "out of memory");
+    snprintf(path, plen, "%s/%s", dir, name);
+    cf_status st = CF_OK;
+    kudu_wal_seg *raw = NULL;
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        CF_FAIL_OUT(err, CF_EIO, "%s: %s", path,
+                    errno == ELOOP ? "a symlink (not followed)" : strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0)
+        CF_FAIL_OUT(err, CF_EIO, "%s: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        CF_FAIL_OUT(err, CF_ECORRUPT, "%s: not a regular file", path);
+    fd_io io = {.io = {.ops = &fd_ops}, .fd = fd, .size = (uint64_t)sb.st_size};
+    CF_TRY_OUT(kudu_wal_seg_read(&raw, &io.io, path, err));
+    if (raw->uninitialized)
+        goto out; /* LogReader::Init skips it */
+    wal_seg *ns = cf_realloc(w->segs, (w->nsegs + 1) * sizeof *ns);
+    if (ns == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "out of memory");
+    w->segs = ns;
+    wal_seg *s = &w->segs[w->nsegs++];
+    memset(s, 0, sizeof *s);
+    s->raw = raw;
+    s->pub.path = path;
+    s->pub.file = strrchr(path, '/') + 1;
+    s->pub.size = raw->size;
+    s->pub.sequence_number = raw->header->sequence_number;
+    s->pub.first_entry_offset = raw->first_entry_offset;
+    s->pub.has_footer = raw->has_footer;
+    s->pub.torn_tail = raw->torn_tail;
+    s->pub.end_offset = raw->end_offset;
+    s->pub.nentries = raw->nentries;
+    raw = NULL;
+    path = NULL;
+out:
+    if (fd >= 0)
+        close(fd);
+    kudu_wal_seg_free(raw);
+    cf_free(path);
+    return st;
+}
+
+/* Open <wal_dir>/wals/<tablet_id>: the directory itself not through a symlink. */
+static cf_status open_dir(cf_kudu_wal *w, const char *wal_dir, const char *tablet_id, cf_error *err)
+{
+    size_t dlen = strlen(wal_dir) + strlen(tablet_id) + 8;
+    char *dir = cf_malloc(dlen);
+    CF_CHECK(dir != NULL, err, CF_ENOMEM, "out of memory");
+    snprintf(dir, dlen, "%s/wals/%s", wal_dir, tablet_id);
+    cf_status st = CF_OK;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    DIR *d = NULL;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0) {
+        int e = errno;
+        if (e == ENOENT)
+            CF_FAIL_OUT(err, CF_ENOTFOUND, "%s: no WAL for tablet %s", dir, tablet_id);
+        CF_FAIL_OUT(err, CF_EIO, "%s: %s", dir,
+                    e == ELOOP ? "a symlink (not followed)" : strerror(e));
+    }
+    int lfd = dup(dfd);
+    if (lfd < 0 || (d = fdopendir(lfd)) == NULL) {
+        if (lfd >= 0)
+            close(lfd);
+        CF_FAIL_OUT(err, CF_EIO, "%s: %s", dir, strerror(errno));
+    }
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!segment_name(de->d_name))
+            continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            char **nn = cf_realloc(names, ncap * sizeof *nn);
+            if (nn == NULL)
+                CF_FAIL_OUT(err, CF_ENOMEM, "out of memory");
+            names = nn;
+            cap = ncap;
+        }
+        names[n] = strdup(de->d_name);
+        if (names[n] == NULL)
+            CF_FAIL_OUT(err, CF_ENOMEM, "out of memory");
+        n++;
+    }
+    if (n > 1)
+        qsort(names, n, sizeof *names, by_name);
+    for (size_t i = 0; i < n; i++)
+        CF_TRY_OUT(read_segment(w, dfd, dir, names[i], err));
+    if (w->nsegs > 1)
+        qsort(w->segs, w->nsegs, sizeof *w->segs, by_seq);
+    for (size_t i = 1; i < w->nsegs; i++)
+        if (w->segs[i].pub.sequence_number != w->segs[i - 1].pub.sequence_number + 1)
+            CF_FAIL_OUT(err, CF_ECORRUPT,
+                        "%s: sequence number %" PRIu64 " does not follow %s's %" PRIu64,
+                        w->segs[i].pub.path, w->segs[i].pub.sequence_number,
+                        w->segs[i - 1].pub.file, w->segs[i - 1].pub.sequence_number);
+    for (size_t i = 0; i < w->nsegs; i++)
+        CF_TRY_OUT(build_entries(w, &w->segs[i], i, err));
+out:
+    if (d != NULL)
+        closedir(d);
+    if (dfd >= 0)
+        close(dfd);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    cf_free(names);
+    cf_free(dir);
+    return st;
+}
+
+cf_status kudu_wal_open_dir(cf_kudu_wal **out, const char *wal_dir, const char *tablet_id,
+                            cf_error *err)
+{
+    *out = NULL;
+    CF_CHECK(wal_dir != NULL && tablet_id != NULL, err, CF_EINVAL, "wal open: NULL argument");
+    CF_CHECK(tablet_id_ok(tablet_id), err, CF_EINVAL,
+             "tablet id \"%.64s\" is not a tablet id (letters, digits, '-', '_', '.')", tablet_id);
+    cf_kudu_wal *w = cf_calloc(1, sizeof *w);
+    CF_CHECK(w != NULL, err, CF_ENOMEM, "out of memory");
+    cf_status st = open_dir(w, wal_dir, tablet_id, err);
+    if (st != CF_OK) {
+        cf_kudu_wal_free(w);
+        return st;
+    }
+    *out = w;
+    return CF_OK;
+}
+
+cf_status cf_kudu_wal_open(cf_kudu_wal **out, const cf_kudu_fs *fs, const char *tablet_id,
+                           cf_error *err)
+{
+    if (out != NULL)
+        *out = NULL;
+    CF_CHECK(out != NULL && fs != NULL, err, CF_EINVAL, "cf_kudu_wal_open: NULL argument");
+    return kudu_wal_open_dir(out, cf_kudu_fs_wal_dir(fs), tablet_id, err);
+}
+
+void cf_kudu_wal_free(cf_kudu_wal *w)
+{
+    if (w == NULL)
+        return;
+    for (size_t i = 0; i < w->nsegs; i++) {
+        wal_seg *s = &w->segs[i];
+        kudu_wal_seg_free(s->raw);
+        cf_schema_free(s->schema);
+        cf_free(s->entries);
+        cf_free(s->pbs);
+        cf_free((char *)s->pub.path);
+    }
+    cf_free(w->segs);
+    cf_arena_dispose(&w->arena);
+    cf_free(w);
+}
+
+size_t cf_kudu_wal_segment_count(const cf_kudu_wal *w)
+{
+    return w->nsegs;
+}
+
+const cf_kudu_wal_segment *cf_kudu_wal_segment_at(const cf_kudu_wal *w, size_t i)
+{
+    return i < w->nsegs ? &w->segs[i].pub : NULL;
+}
+
+const cf_kudu_wal_entry *cf_kudu_wal_entry_at(const cf_kudu_wal *w, size_t seg, size_t i)
+{
+    if (seg >= w->nsegs || i >= w->segs[seg].pub.nentries)
+        return NULL;
+    return &w->segs[seg].entries[i];
+}
+
+cf_status cf_kudu_wal_segment_json(const cf_kudu_wal *w, size_t seg, bool footer, bool pretty,
+                                   char **json, cf_error *err)
+{
+    *json = NULL;
+    CF_CHECK(seg < w->nsegs, err, CF_EINVAL, "segment %zu of %zu", seg, w->nsegs);
+    const kudu_wal_seg *raw = w->segs[seg].raw;
+    if (footer) {
+        if (!raw->has_footer)
+            return CF_OK;
+        return cf_kudu_pb_to_json("kudu.log.LogSegmentFooterPB", raw->footer_bytes, raw->footer_len,
+                                  pretty, json, err);
+    }
+    return cf_kudu_pb_to_json("kudu.log.LogSegmentHeaderPB", raw->header_bytes, raw->header_len,
+                              pretty, json, err);
+}
+
+cf_status cf_kudu_wal_entry_json(const cf_kudu_wal *w, size_t seg, size_t i, bool pretty,
+                                 char **json, cf_error *err)
+{
+    *json = NULL;
+    CF_CHECK(seg < w->nsegs && i < w->segs[seg].pub.nentries, err, CF_EINVAL,
+             "no entry %zu in segment %zu", i, seg);
+    const ProtobufCMessage *m = &w->segs[seg].pbs[i]->base;
+    size_t len = protobuf_c_message_get_packed_size(m);
+    uint8_t *buf = cf_malloc(len ? len : 1);
+    CF_CHECK(buf != NULL, err, CF_ENOMEM, "out of memory");
+    protobuf_c_message_pack(m, buf);
+    cf_status st = cf_kudu_pb_to_json("kudu.log.LogEntryPB", buf, len, pretty, json, err);
+    cf_free(buf);
+    return st;
+}
+
+const char *cf_kudu_row_op_name(cf_kudu_row_op_type t)
+{
+    switch (t) {
+    case CF_KUDU_OP_INSERT: return "INSERT";
+    case CF_KUDU_OP_UPDATE: return "UPDATE";
+    case CF_KUDU_OP_DELETE: return "DELETE";
+    case CF_KUDU_OP_SPLIT_ROW: return "SPLIT_ROW";
+    case CF_KUDU_OP_UPSERT: return "UPSERT";
+    case CF_KUDU_OP_RANGE_LOWER_BOUND: return "RANGE_LOWER_BOUND";
+    case CF_KUDU_OP_RANGE_UPPER_BOUND: return "RANGE_UPPER_BOUND";
+    case CF_KUDU_OP_EXCLUSIVE_RANGE_LOWER_BOUND: return "EXCLUSIVE_RANGE_LOWER_BOUND";
+    case CF_KUDU_OP_INCLUSIVE_RANGE_UPPER_BOUND: return "INCLUSIVE_RANGE_UPPER_BOUND";
+    case CF_KUDU_OP_INSERT_IGNORE: return "INSERT_IGNORE";
+    case CF_KUDU_OP_UPDATE_IGNORE: return "UPDATE_IGNORE";
+    case CF_KUDU_OP_DELETE_IGNORE: return "DELETE_IGNORE";
+    case CF_KUDU_OP_UPSERT_IGNORE: return "UPSERT_IGNORE";
+    }
+    return "UNKNOWN";
+}
