@@ -1,7 +1,7 @@
 /* `cfile kudu tablet scan [options] FS TABLET_ID`: the rows of a tablet on a stopped
  * server's disks, printed as `cfile table scan` prints a table's (the same
  * printer, projection and --where syntax: table_cmd.h, table_args.h). */
-#include "kudu_scan.h"
+#include "kudu_cmd.h"
 
 #include <getopt.h>
 #include <inttypes.h>
