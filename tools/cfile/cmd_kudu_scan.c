@@ -153,8 +153,8 @@ int cf_cmd_kudu_tablet_scan(cf_cli *c, int argc, char **argv)
         rc = cf_cli_lib_fail(c, tablet_id, st, &e);
         goto out;
     }
-    rc = cf_cli_rows_print(c, schema, cols, ncols, s.json, s.format, s.limit, scanner_next, sc,
-                           tablet_id, NULL);
+    rc = cf_cli_rows_print(c, schema, cols, ncols, s.json, s.format, s.limit, CF_CLI_ROWS_FLOAT9,
+                           scanner_next, sc, tablet_id, NULL);
 out:
     cf_kudu_scanner_free(sc);
     cf_kudu_tablet_free(t);

@@ -28,7 +28,8 @@ typedef struct printer {
     bool header_done;
     int *width;
     uint64_t rows;
-    bool csv; /* --format csv: a header row, then RFC 4180 records (csv.h) */
+    bool csv;    /* --format csv: a header row, then RFC 4180 records (csv.h) */
+    bool float9; /* JSON: FLOAT as cf_cli_format_float9 */
 } printer;
 
 /* The JSON lines form: {"column": value, ...} per row. The keys are written
@@ -57,7 +58,18 @@ static void print_jsonl(printer *p, const cf_row_batch *b)
         for (size_t j = 0; j < p->ncols; j++) {
             const cf_column *col = cf_schema_column_at(p->s, p->cols[j]);
             CF_IO_WRITE(keys + koff[j], koff[j + 1] - koff[j], out);
-            cf_vp_cell(out, CF_VP_JSON, col->type, col->is_array, &b->cols[j], r);
+            const cf_batch *cb = &b->cols[j];
+            if (p->float9 && col->type == CF_TYPE_FLOAT && !col->is_array &&
+                (cb->nonnull == NULL || (cb->nonnull[r / 8] >> (r % 8)) & 1)) {
+                char num[CF_CLI_NUM_CAP];
+                bool quote;
+                float f;
+                memcpy(&f, (const float *)cb->values + r, sizeof(f));
+                cf_cli_format_float9(num, f, &quote);
+                fprintf(out, quote ? "\"%s\"" : "%s", num);
+                continue;
+            }
+            cf_vp_cell(out, CF_VP_JSON, col->type, col->is_array, cb, r);
         }
         CF_IO_WRITE("}\n", 2, out);
     }
@@ -202,13 +214,14 @@ static int output_format(cf_cli *c, bool json, const char *format, printer *p)
 }
 
 int cf_cli_rows_print(cf_cli *c, const cf_schema *s, const size_t *cols, size_t ncols, bool json,
-                      const char *format, uint64_t limit, cf_cli_rows_fn next, void *ctx,
-                      const char *what, uint64_t *printed)
+                      const char *format, uint64_t limit, unsigned flags, cf_cli_rows_fn next,
+                      void *ctx, const char *what, uint64_t *printed)
 {
     int *width = calloc(ncols + 1, sizeof(*width));
     if (width == NULL)
         return cf_cli_fail(c, "out of memory");
-    printer p = {c, s, cols, ncols, json, false, width, 0, false};
+    printer p = {c,     s,     cols, ncols, json,
+                 false, width, 0,    false, (flags & CF_CLI_ROWS_FLOAT9) != 0};
     int rc = output_format(c, json, format, &p);
     for (uint64_t left = limit; rc == 0 && left > 0;) {
         cf_row_batch b;
@@ -276,7 +289,7 @@ int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t)
         goto out;
     }
     uint64_t printed = 0;
-    if ((rc = cf_cli_rows_print(c, s, cols, ncols, t->json, t->format, t->limit, table_next, sc,
+    if ((rc = cf_cli_rows_print(c, s, cols, ncols, t->json, t->format, t->limit, 0, table_next, sc,
                                 "scan", &printed)) != 0)
         goto out;
     if (t->stats) {
@@ -308,7 +321,7 @@ int cf_cmd_table_get(cf_cli *c, const char *dir, cf_table_args *t)
     size_t *cols = NULL, ncols = 0;
     cf_cli_columns_parse(c, s, NULL, &cols, &ncols);
     int *width = calloc(ncols, sizeof(*width));
-    printer p = {c, s, cols, ncols, t->json, false, width, 0, false};
+    printer p = {c, s, cols, ncols, t->json, false, width, 0, false, false};
     if ((rc = output_format(c, t->json, t->format, &p)) != 0) {
         free(cols);
         free(width);
