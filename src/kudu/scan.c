@@ -55,7 +55,8 @@ typedef struct drs {
     cf_io **cio;   /* per schema column: NULL when not read or not in the rowset */
     cf_reader **crd;
     cf_iter **cit;
-    size_t nd; /* delta files applied at the snapshot */
+    uint64_t *blk; /* per schema column: its block id (0 when not read) */
+    size_t nd;     /* delta files applied at the snapshot */
     cf_io **dio;
     cf_delta_reader **drd;
     cf_delta_apply **dap;
@@ -134,6 +135,7 @@ static void drs_dispose(drs *d, size_t ncols)
         cf_io_free(d->dio[i]);
     }
     cf_free(d->cit);
+    cf_free(d->blk);
     cf_free(d->crd);
     cf_free(d->cio);
     cf_free(d->vals);
@@ -245,6 +247,23 @@ static cf_status copy_options(cf_kudu_scanner *sc, const cf_kudu_scan_options *o
 
 /* ---- DiskRowSets ---------------------------------------------------------------------------- */
 
+/* " (block N in FILE+O)": where a block's bytes are, for messages (a CFile error
+ * names an offset inside the block, so the file offset is O plus that). FILE is the
+ * container's data file (log block manager) or the block's own file, by name: the
+ * message has 256 bytes. */
+static const char *block_where(const cf_kudu_scanner *sc, uint64_t id, char *buf, size_t cap)
+{
+    const cf_kudu_block *b = cf_kudu_fs_find_block(sc->fs, id);
+    if (b == NULL || b->path == NULL) {
+        snprintf(buf, cap, " (block %" PRIu64 ")", id);
+    } else {
+        const char *base = strrchr(b->path, '/');
+        snprintf(buf, cap, " (block %" PRIu64 " in %s+%" PRIu64 ")", id,
+                 base != NULL ? base + 1 : b->path, b->offset);
+    }
+    return buf;
+}
+
 /* An io over block `id` of rowset `rs` (what = its role, for messages). A block the
  * superblock names but the block manager does not hold is damage. */
 static cf_status open_block(const cf_kudu_scanner *sc, const cf_kudu_rowset *rs, uint64_t id,
@@ -255,9 +274,11 @@ static cf_status open_block(const cf_kudu_scanner *sc, const cf_kudu_rowset *rs,
         CF_FAIL(err, CF_ECORRUPT,
                 "tablet %s: rowset %" PRIu64 " %s: block %" PRIu64 " is not in the block manager",
                 cf_kudu_tablet_id(sc->t), rs->id, what, id);
+    char wb[300];
     if (st != CF_OK)
-        return cf_error_prefix(err, st, "tablet %s: rowset %" PRIu64 " %s (block %" PRIu64 "): ",
-                               cf_kudu_tablet_id(sc->t), rs->id, what, id);
+        return cf_error_prefix(err, st,
+                               "tablet %s: rowset %" PRIu64 " %s%s: ", cf_kudu_tablet_id(sc->t),
+                               rs->id, what, block_where(sc, id, wb, sizeof(wb)));
     return CF_OK;
 }
 
@@ -281,9 +302,11 @@ static cf_status open_delta(cf_kudu_scanner *sc, drs *d, uint64_t id, cf_delta_t
         cf_delta_apply_free(a);
         cf_delta_reader_free(r);
         cf_io_free(io);
+        char wb[300];
         if (st != CF_OK && st != CF_ENOMEM)
-            st = cf_error_prefix(err, st, "tablet %s: rowset %" PRIu64 " %s (block %" PRIu64 "): ",
-                                 cf_kudu_tablet_id(sc->t), d->m->id, what, id);
+            st = cf_error_prefix(err, st,
+                                 "tablet %s: rowset %" PRIu64 " %s%s: ", cf_kudu_tablet_id(sc->t),
+                                 d->m->id, what, block_where(sc, id, wb, sizeof(wb)));
         return st;
     }
     d->dio[d->nd] = io;
@@ -303,6 +326,7 @@ static cf_status drs_open(cf_kudu_scanner *sc, drs *d, const cf_kudu_rowset *m, 
     d->cio = cf_calloc(nc, sizeof(*d->cio));
     d->crd = cf_calloc(nc, sizeof(*d->crd));
     d->cit = cf_calloc(nc, sizeof(*d->cit));
+    d->blk = cf_calloc(nc, sizeof(*d->blk));
     d->vals = cf_calloc(nc, sizeof(*d->vals));
     d->nn = cf_calloc(nc, sizeof(*d->nn));
     size_t ndelta = m->nundo + m->nredo;
@@ -310,7 +334,8 @@ static cf_status drs_open(cf_kudu_scanner *sc, drs *d, const cf_kudu_rowset *m, 
     d->drd = cf_calloc(ndelta + 1, sizeof(*d->drd));
     d->dap = cf_calloc(ndelta + 1, sizeof(*d->dap));
     d->sel = cf_malloc(cf_bitmap_bytes(sc->batch_rows));
-    CF_CHECK(d->cio && d->crd && d->cit && d->vals && d->nn && d->dio && d->drd && d->dap && d->sel,
+    CF_CHECK(d->cio && d->crd && d->cit && d->blk && d->vals && d->nn && d->dio && d->drd &&
+                 d->dap && d->sel,
              err, CF_ENOMEM, "scan: out of memory");
     bool rows_known = false;
     for (size_t c = 0; c < nc; c++) {
@@ -335,14 +360,16 @@ static cf_status drs_open(cf_kudu_scanner *sc, drs *d, const cf_kudu_rowset *m, 
         }
         char what[160];
         snprintf(what, sizeof(what), "column %s", col->name);
+        d->blk[c] = m->column_blocks[b];
         CF_TRY(open_block(sc, m, m->column_blocks[b], what, &d->cio[c], err));
         cf_status st = cf_reader_open(&d->crd[c], d->cio[c], NULL, err);
         if (st == CF_OK)
             st = cf_iter_create(&d->cit[c], d->crd[c], err);
+        char wb[300];
         if (st != CF_OK)
-            return cf_error_prefix(err, st,
-                                   "tablet %s: rowset %" PRIu64 " %s (block %" PRIu64 "): ",
-                                   cf_kudu_tablet_id(sc->t), m->id, what, m->column_blocks[b]);
+            return cf_error_prefix(
+                err, st, "tablet %s: rowset %" PRIu64 " %s%s: ", cf_kudu_tablet_id(sc->t), m->id,
+                what, block_where(sc, m->column_blocks[b], wb, sizeof(wb)));
         const cf_file_info *fi = cf_reader_info(d->crd[c]);
         CF_CHECK(fi->type == col->type || cf_type_physical(fi->type) == cf_type_physical(col->type),
                  err, CF_ECORRUPT,
@@ -387,9 +414,11 @@ static cf_status drs_fill_col(cf_kudu_scanner *sc, drs *d, size_t c, size_t n, c
     for (size_t got = 0; got < n;) {
         size_t k = 0;
         cf_status st = cf_iter_copy_batch(d->cit[c], vals + got * w, sc->tmpn, n - got, &k, err);
+        char wb[300];
         if (st != CF_OK)
-            return cf_error_prefix(err, st, "tablet %s: rowset %" PRIu64 " column %s: ",
-                                   cf_kudu_tablet_id(sc->t), d->m->id, col->name);
+            return cf_error_prefix(
+                err, st, "tablet %s: rowset %" PRIu64 " column %s%s: ", cf_kudu_tablet_id(sc->t),
+                d->m->id, col->name, block_where(sc, d->blk[c], wb, sizeof(wb)));
         CF_CHECK(k > 0, err, CF_ECORRUPT,
                  "tablet %s: rowset %" PRIu64 " column %s: ends at row %" PRIu64 " of %" PRIu64,
                  cf_kudu_tablet_id(sc->t), d->m->id, col->name, d->next + got, d->rows);

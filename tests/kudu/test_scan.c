@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cfile/kudu.h>
 
@@ -45,17 +46,28 @@ static bool is_dir(const char *p)
 
 /* Open layout `name` (fs/wal + fs/data0, data1, ... in order); false when the
  * shared layouts are not there (the test is then skipped). */
+static bool open_root(layout *l, const char *root);
+
 static bool open_layout(layout *l, const char *name)
 {
+    char root[512];
+    snprintf(root, sizeof(root), "%s/kudu-fs/%s", cf_test_shared_dir(), name);
+    return open_root(l, root);
+}
+
+static bool open_root(layout *l, const char *root)
+{
     memset(l, 0, sizeof(*l));
-    snprintf(l->root, sizeof(l->root), "%s/kudu-fs/%s", cf_test_shared_dir(), name);
+    snprintf(l->root, sizeof(l->root), "%s", root);
     snprintf(l->wal, sizeof(l->wal), "%s/fs/wal", l->root);
     if (!is_dir(l->wal))
         return false;
     for (size_t i = 0; i < MAX_DIRS; i++) {
-        snprintf(l->data[l->ndata], sizeof(l->data[0]), "%s/fs/data%zu", l->root, i);
-        if (!is_dir(l->data[l->ndata]))
+        char d[sizeof(l->data[0])];
+        snprintf(d, sizeof(d), "%s/fs/data%zu", l->root, i);
+        if (!is_dir(d))
             break;
+        memcpy(l->data[l->ndata], d, sizeof(d));
         l->datap[l->ndata] = l->data[l->ndata];
         l->ndata++;
     }
@@ -365,6 +377,125 @@ static void test_scan__projection_and_where(void **state)
     }
 }
 
+/* Out of memory anywhere in a scan (rowsets, deltas, the WAL's replay, the merge)
+ * is CF_ENOMEM with a message, and leaks nothing. */
+typedef struct sweep {
+    layout *l;
+    bool no_wal;
+} sweep;
+
+static cf_status sweep_run(void *ctx, cf_error *err)
+{
+    sweep *sw = ctx;
+    cf_kudu_scan_options o;
+    cf_kudu_scan_options_init(&o);
+    o.no_wal = sw->no_wal;
+    o.batch_rows = 512;
+    cf_kudu_scanner *sc;
+    cf_status st = cf_kudu_scanner_create(&sc, sw->l->t, &o, err);
+    if (st != CF_OK)
+        return st;
+    cf_row_batch b;
+    do
+        st = cf_kudu_scanner_next(sc, &b, err);
+    while (st == CF_OK && b.count > 0);
+    cf_kudu_scanner_free(sc);
+    return st;
+}
+
+static void test_scan__alloc_failures(void **state)
+{
+    (void)state;
+    layout l;
+    if (!open_layout(&l, layouts[0]))
+        skip();
+    sweep sw = {&l, true};
+    cf_test_alloc_sweep("scan --no-wal", NULL, sweep_run, &sw, 100000);
+    sw.no_wal = false;
+    cf_test_alloc_sweep("scan", NULL, sweep_run, &sw, 100000);
+    close_layout(&l);
+}
+
+/* ---- damage ------------------------------------------------------------------------------- */
+
+/* The scan of a copy of the file-block-manager layout after `damage` changed the
+ * file of one block: CF_ECORRUPT naming the rowset, never a smaller tablet. */
+typedef enum { DMG_REMOVE, DMG_TRUNCATE, DMG_FLIP } dmg_kind;
+
+static void scan_damaged(dmg_kind kind, bool redo)
+{
+    layout l;
+    if (!open_layout(&l, "fbm-small-s4"))
+        skip();
+    char tmp[] = "/tmp/cf_kscan_XXXXXX";
+    assert_non_null(mkdtemp(tmp));
+    char cmd[1400];
+    snprintf(cmd, sizeof(cmd), "cp -a '%s/fs' '%s/' && cp -a '%s/expected' '%s/'", l.root, tmp,
+             l.root, tmp);
+    assert_int_equal(system(cmd), 0);
+    /* The block: a column of the first rowset, or a REDO file of one that has them. */
+    uint64_t id = 0;
+    for (size_t i = 0; i < cf_kudu_tablet_rowset_count(l.t) && id == 0; i++) {
+        const cf_kudu_rowset *rs = cf_kudu_tablet_rowset_at(l.t, i);
+        if (!redo)
+            id = rs->column_blocks[rs->ncolumns - 1];
+        else if (rs->nredo > 0)
+            id = rs->redo_blocks[0];
+    }
+    assert_true(id != 0);
+    const cf_kudu_block *blk = cf_kudu_fs_find_block(l.fs, id);
+    assert_non_null(blk);
+    char path[1400];
+    snprintf(path, sizeof(path), "%s/%s", tmp, strstr(blk->path, "/fs/") + 1);
+    close_layout(&l);
+    if (kind == DMG_REMOVE) {
+        assert_int_equal(unlink(path), 0);
+    } else {
+        size_t len;
+        uint8_t *b = cf_test_read_file(path, &len);
+        assert_non_null(b);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        if (kind == DMG_FLIP)
+            b[len / 3] ^= 0x40; /* inside a data block: its checksum fails */
+        size_t keep = kind == DMG_TRUNCATE ? len / 2 : len;
+        assert_int_equal(fwrite(b, 1, keep, f), keep);
+        fclose(f);
+        free(b);
+    }
+    layout d;
+    assert_true(open_root(&d, tmp));
+    cf_kudu_scan_options o;
+    cf_kudu_scan_options_init(&o);
+    o.no_wal = true;
+    cf_kudu_scanner *sc = NULL;
+    cf_error err;
+    cf_status st = cf_kudu_scanner_create(&sc, d.t, &o, &err);
+    while (st == CF_OK) {
+        cf_row_batch b;
+        st = cf_kudu_scanner_next(sc, &b, &err);
+        if (st == CF_OK && b.count == 0)
+            break;
+    }
+    cf_kudu_scanner_free(sc);
+    if (st != CF_ECORRUPT)
+        fail_msg("damage %d (redo %d): status %s: %s", (int)kind, (int)redo, cf_status_str(st),
+                 st == CF_OK ? "" : err.msg);
+    assert_non_null(strstr(err.msg, "rowset"));
+    close_layout(&d);
+    CF_ASSERT_RM_RF(tmp);
+}
+
+static void test_scan__damaged_blocks(void **state)
+{
+    (void)state;
+    for (int redo = 0; redo < 2; redo++) {
+        scan_damaged(DMG_REMOVE, redo);
+        scan_damaged(DMG_TRUNCATE, redo);
+        scan_damaged(DMG_FLIP, redo);
+    }
+}
+
 static void test_scan__bad_options(void **state)
 {
     (void)state;
@@ -399,6 +530,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_scan__row_counts),
         cmocka_unit_test(test_scan__batch_sizes),
         cmocka_unit_test(test_scan__projection_and_where),
+        cmocka_unit_test(test_scan__alloc_failures),
+        cmocka_unit_test(test_scan__damaged_blocks),
         cmocka_unit_test(test_scan__bad_options),
     };
     return CF_RUN_TESTS(argc, argv, tests);

@@ -150,11 +150,11 @@ int cf_cmd_kudu_tablet_scan(cf_cli *c, int argc, char **argv)
     o.npreds = npreds;
     o.batch_rows = (size_t)s.batch;
     if ((st = cf_kudu_scanner_create(&sc, t, &o, &e)) != CF_OK) {
-        rc = cf_cli_lib_fail(c, tablet_id, st, &e);
+        rc = cf_cli_lib_fail(c, "scan", st, &e);
         goto out;
     }
     rc = cf_cli_rows_print(c, schema, cols, ncols, s.json, s.format, s.limit, CF_CLI_ROWS_FLOAT9,
-                           scanner_next, sc, tablet_id, NULL);
+                           scanner_next, sc, "scan", NULL);
 out:
     cf_kudu_scanner_free(sc);
     cf_kudu_tablet_free(t);
