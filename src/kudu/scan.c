@@ -15,11 +15,23 @@
  * MVCC as Kudu's MvccSnapshot(T) (tablet/mvcc.cc): an op is visible when its
  * timestamp is < T; the latest snapshot sees everything.
  *
- * Memory: the DiskRowSets stream batch_rows rows at a time per rowset (each
- * holds one batch of the columns it reads, plus the bytes of its binary values);
- * the WAL is held as cf_kudu_wal reads it (every entry decoded), and the row ops
- * to replay are indexed by key (one pointer and one key copy each). So memory is
- * O(rowsets x batch + WAL), never O(tablet rows).
+ * Memory: each DiskRowSet streams one batch at a time of the columns read (key,
+ * projection, predicates): batch_rows rows, fewer when many rowsets would pass
+ * RS_BUDGET together, plus the bytes of the batch's binary values; the merge is a
+ * heap over the rowsets. The WAL is held as cf_kudu_wal reads it (every entry
+ * decoded), and the row ops to replay are indexed by key (a pointer and a key copy
+ * each): the replayed MemRowSet and DeltaMemStores exist only as that index. So
+ * memory is O(rowsets x batch + WAL), never O(tablet rows).
+ *
+ * Schema changes: a column a rowset has no block for reads as its read default
+ * (or NULL); a replayed INSERT that does not set a column takes its write default
+ * (or NULL); WAL ops are matched to the tablet's columns by name.
+ *
+ * History: an --as-of scan undoes what the UNDO files hold. Kudu drops UNDO files
+ * older than its ancient history mark (tablet_history_max_age_sec) and the
+ * superblock does not record that mark, so a snapshot older than the retained
+ * history cannot be told from a valid one: it reads as the oldest state the UNDOs
+ * reach, as Kudu itself would read it without its AHM check.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +49,9 @@
 #include "util/error.h"
 
 #define NONE SIZE_MAX
+/* Memory for the rowsets' batches together, and the fewest rows one reads at a time. */
+#define RS_BUDGET ((size_t)32 << 20)
+#define RS_MIN_ROWS 64
 
 void cf_kudu_scan_options_init(cf_kudu_scan_options *opts)
 {
@@ -99,6 +114,9 @@ struct cf_kudu_scanner {
     cf_delta_column *dcols;
     drs *rs;
     size_t nrs;
+    size_t rs_rows; /* rows a rowset reads per batch */
+    drs **heap;     /* the rowsets not at their end, smallest current key first */
+    size_t nheap;
     uint8_t *tmpn; /* validity of one copy_batch call */
     cf_kudu_wal *wal;
     wop *ops;
@@ -108,6 +126,8 @@ struct cf_kudu_scanner {
     size_t nmaps;
     cf_buf kb;          /* a key being built */
     cf_mrs_cell *cells; /* the row being merged */
+    cf_mrs_cell *rdef;  /* per column: its read default (nonnull false: none) */
+    cf_mrs_cell *wdef;  /* per column: its write default */
     uint8_t **ovals;    /* per projected column */
     uint8_t **onn;
     cf_batch *out;
@@ -156,6 +176,7 @@ void cf_kudu_scanner_free(cf_kudu_scanner *sc)
     for (size_t i = 0; sc->rs != NULL && i < sc->nrs; i++)
         drs_dispose(&sc->rs[i], ncols);
     cf_free(sc->rs);
+    cf_free(sc->heap);
     for (size_t i = 0; i < sc->nmaps; i++)
         cf_free(sc->maps[i].map);
     cf_free(sc->maps);
@@ -180,6 +201,8 @@ void cf_kudu_scanner_free(cf_kudu_scanner *sc)
     cf_free(sc->tmpn);
     cf_buf_dispose(&sc->kb);
     cf_free(sc->cells);
+    cf_free(sc->rdef);
+    cf_free(sc->wdef);
     cf_free(sc);
 }
 
@@ -333,7 +356,7 @@ static cf_status drs_open(cf_kudu_scanner *sc, drs *d, const cf_kudu_rowset *m, 
     d->dio = cf_calloc(ndelta + 1, sizeof(*d->dio));
     d->drd = cf_calloc(ndelta + 1, sizeof(*d->drd));
     d->dap = cf_calloc(ndelta + 1, sizeof(*d->dap));
-    d->sel = cf_malloc(cf_bitmap_bytes(sc->batch_rows));
+    d->sel = cf_malloc(cf_bitmap_bytes(sc->rs_rows));
     CF_CHECK(d->cio && d->crd && d->cit && d->blk && d->vals && d->nn && d->dio && d->drd &&
                  d->dap && d->sel,
              err, CF_ENOMEM, "scan: out of memory");
@@ -342,8 +365,8 @@ static cf_status drs_open(cf_kudu_scanner *sc, drs *d, const cf_kudu_rowset *m, 
         if (!sc->need[c])
             continue;
         const cf_column *col = &s->cols[c];
-        d->vals[c] = cf_malloc(sc->batch_rows * cf_type_size(col->type));
-        d->nn[c] = cf_malloc(cf_bitmap_bytes(sc->batch_rows));
+        d->vals[c] = cf_malloc(sc->rs_rows * cf_type_size(col->type));
+        d->nn[c] = cf_malloc(cf_bitmap_bytes(sc->rs_rows));
         CF_CHECK(d->vals[c] != NULL && d->nn[c] != NULL, err, CF_ENOMEM, "scan: out of memory");
         uint32_t id = cf_kudu_tablet_column_id(sc->t, c);
         size_t b = NONE;
@@ -351,10 +374,11 @@ static cf_status drs_open(cf_kudu_scanner *sc, drs *d, const cf_kudu_rowset *m, 
             if (m->column_ids[i] == id)
                 b = i;
         if (b == NONE) {
-            /* A column added after the rowset was written: Kudu reads its default. */
-            CF_CHECK(col->nullable, err, CF_ENOTSUP,
-                     "tablet %s: rowset %" PRIu64 " has no block for column %s (added later; "
-                     "its default value is not read)",
+            /* A column added after the rowset was written: Kudu reads its read
+             * default (tablet/diskrowset.cc's DefaultColumnValueIterator). */
+            CF_CHECK(col->nullable || sc->rdef[c].nonnull, err, CF_ECORRUPT,
+                     "tablet %s: rowset %" PRIu64 " has no block for column %s, which is NOT "
+                     "NULL and has no read default",
                      cf_kudu_tablet_id(sc->t), m->id, col->name);
             continue;
         }
@@ -405,9 +429,11 @@ static cf_status drs_fill_col(cf_kudu_scanner *sc, drs *d, size_t c, size_t n, c
     const cf_column *col = &sc->s->cols[c];
     size_t w = cf_type_size(col->type);
     uint8_t *vals = d->vals[c], *nn = d->nn[c];
-    if (d->cit[c] == NULL) { /* not in this rowset: NULL */
-        memset(vals, 0, n * w);
-        cf_bitmap_fill(nn, 0, n, false);
+    if (d->cit[c] == NULL) { /* not in this rowset: its read default, or NULL */
+        const cf_mrs_cell *def = &sc->rdef[c];
+        for (size_t i = 0; i < n; i++)
+            memcpy(vals + i * w, def->slot, w);
+        cf_bitmap_fill(nn, 0, n, def->nonnull);
         return CF_OK;
     }
     bool bin = cf_type_is_binary(col->type);
@@ -457,7 +483,7 @@ static cf_status drs_refill(cf_kudu_scanner *sc, drs *d, cf_error *err)
 {
     const cf_schema *s = sc->s;
     uint64_t left = d->rows - d->next;
-    size_t n = left < sc->batch_rows ? (size_t)left : sc->batch_rows;
+    size_t n = left < sc->rs_rows ? (size_t)left : sc->rs_rows;
     cf_arena_reset(&d->bytes);
     for (size_t c = 0; c < s->ncols; c++)
         if (sc->need[c])
@@ -643,10 +669,9 @@ static cf_status op_apply(cf_kudu_scanner *sc, const wop *w, bool *live, cf_erro
                 bad = "inserts a key that is live";
             break;
         }
-        for (size_t c = 0; c < sc->s->ncols; c++) {
-            sc->cells[c].nonnull = false;
-            memset(sc->cells[c].slot, 0, sizeof(sc->cells[c].slot));
-        }
+        /* A column the op does not set takes its write default, else NULL
+         * (common/row_operations.cc decodes an INSERT so). */
+        memcpy(sc->cells, sc->wdef, sc->s->ncols * sizeof(*sc->cells));
         op_set(sc, w, true);
         *live = true;
         break;
@@ -673,6 +698,90 @@ static cf_status op_apply(cf_kudu_scanner *sc, const wop *w, bool *live, cf_erro
              seg != NULL ? seg->path : "wal", w->rep->offset, w->rep->term, w->rep->index,
              cf_kudu_row_op_name(w->op->type), bad);
     return CF_OK;
+}
+
+/* One default of the superblock's ColumnSchemaPB (common/wire_protocol.cc writes
+ * the value's bytes: a binary value's bytes, else its cf_type_size little-endian
+ * bytes) as a cell; binary values point into the superblock. */
+static cf_status default_cell(const cf_kudu_scanner *sc, size_t c, protobuf_c_boolean has,
+                              ProtobufCBinaryData v, const char *which, cf_mrs_cell *out,
+                              cf_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (!has)
+        return CF_OK;
+    const cf_column *col = &sc->s->cols[c];
+    if (cf_type_is_binary(col->type)) {
+        cf_slice sl = {v.data, v.len};
+        memcpy(out->slot, &sl, sizeof(sl));
+    } else {
+        CF_CHECK(v.len == cf_type_size(col->type), err, CF_ECORRUPT,
+                 "%s: column %s: %s of %zu bytes for a %s", cf_kudu_tablet_path(sc->t), col->name,
+                 which, v.len, cf_type_name(col->type));
+        memcpy(out->slot, v.data, v.len);
+    }
+    out->nonnull = true;
+    return CF_OK;
+}
+
+static cf_status load_defaults(cf_kudu_scanner *sc, cf_error *err)
+{
+    size_t nc = sc->s->ncols;
+    sc->rdef = cf_calloc(nc + 1, sizeof(*sc->rdef));
+    sc->wdef = cf_calloc(nc + 1, sizeof(*sc->wdef));
+    CF_CHECK(sc->rdef != NULL && sc->wdef != NULL, err, CF_ENOMEM, "scan: out of memory");
+    const Kudu__Tablet__TabletSuperBlockPB *sb = cf_kudu_tablet_superblock(sc->t);
+    const Kudu__SchemaPB *pb = sb != NULL ? sb->schema : NULL;
+    if (pb == NULL || pb->n_columns != nc)
+        return CF_OK; /* no defaults known (a tablet made in memory) */
+    for (size_t c = 0; c < nc; c++) {
+        const Kudu__ColumnSchemaPB *cp = pb->columns[c];
+        CF_TRY(default_cell(sc, c, cp->has_read_default_value, cp->read_default_value,
+                            "read_default_value", &sc->rdef[c], err));
+        CF_TRY(default_cell(sc, c, cp->has_write_default_value, cp->write_default_value,
+                            "write_default_value", &sc->wdef[c], err));
+    }
+    return CF_OK;
+}
+
+/* ---- the merge: a heap of rowsets by current key (as Kudu's MergeIterator) ------------------ */
+
+static bool drs_less(const drs *a, const drs *b)
+{
+    return key_cmp(a->key.data, a->key.len, b->key.data, b->key.len) < 0;
+}
+
+static void heap_push(cf_kudu_scanner *sc, drs *d)
+{
+    size_t i = sc->nheap++;
+    while (i > 0 && drs_less(d, sc->heap[(i - 1) / 2])) {
+        sc->heap[i] = sc->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    sc->heap[i] = d;
+}
+
+/* The top moved on to a larger key, or ended: restore the order. */
+static void heap_fix_top(cf_kudu_scanner *sc)
+{
+    drs *d = sc->heap[0];
+    if (d->eof)
+        d = sc->heap[--sc->nheap];
+    size_t n = sc->nheap, i = 0;
+    if (n == 0)
+        return;
+    for (;;) {
+        size_t k = 2 * i + 1;
+        if (k >= n)
+            break;
+        if (k + 1 < n && drs_less(sc->heap[k + 1], sc->heap[k]))
+            k++;
+        if (!drs_less(sc->heap[k], d))
+            break;
+        sc->heap[i] = sc->heap[k];
+        i = k;
+    }
+    sc->heap[i] = d;
 }
 
 /* ---- create / next ----------------------------------------------------------------------------
@@ -710,9 +819,20 @@ cf_status cf_kudu_scanner_create(cf_kudu_scanner **out, const cf_kudu_tablet *t,
         CF_FAIL_OUT(err, CF_EINVAL, "scan: batch_rows %zu is more than %zu", sc->batch_rows,
                     (size_t)1 << 20);
     CF_TRY_OUT(copy_options(sc, opts, err));
+    CF_TRY_OUT(load_defaults(sc, err));
     sc->dcols = cf_calloc(s->ncols + 1, sizeof(*sc->dcols));
     sc->cells = cf_calloc(s->ncols + 1, sizeof(*sc->cells));
-    sc->tmpn = cf_malloc(cf_bitmap_bytes(sc->batch_rows));
+    /* Each rowset holds one batch of the columns read: with many rowsets, smaller
+     * batches keep the whole within RS_BUDGET (never below RS_MIN_ROWS rows). */
+    size_t row_bytes = 1;
+    for (size_t c = 0; c < s->ncols; c++)
+        row_bytes += sc->need[c] ? cf_type_size(s->cols[c].type) + 1 : 0;
+    size_t nrs = cf_kudu_tablet_rowset_count(t);
+    size_t cap = RS_BUDGET / ((nrs ? nrs : 1) * row_bytes);
+    if (cap < RS_MIN_ROWS)
+        cap = RS_MIN_ROWS;
+    sc->rs_rows = sc->batch_rows < cap ? sc->batch_rows : cap;
+    sc->tmpn = cf_malloc(cf_bitmap_bytes(sc->rs_rows));
     sc->ovals = cf_calloc(sc->nproj + 1, sizeof(*sc->ovals));
     sc->onn = cf_calloc(sc->nproj + 1, sizeof(*sc->onn));
     sc->out = cf_calloc(sc->nproj + 1, sizeof(*sc->out));
@@ -735,14 +855,16 @@ cf_status cf_kudu_scanner_create(cf_kudu_scanner **out, const cf_kudu_tablet *t,
         if (sc->ovals[j] == NULL || sc->onn[j] == NULL)
             CF_FAIL_OUT(err, CF_ENOMEM, "scan: out of memory");
     }
-    size_t nrs = cf_kudu_tablet_rowset_count(t);
     sc->rs = cf_calloc(nrs + 1, sizeof(*sc->rs));
-    if (sc->rs == NULL)
+    sc->heap = cf_calloc(nrs + 1, sizeof(*sc->heap));
+    if (sc->rs == NULL || sc->heap == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "scan: out of memory");
     for (size_t i = 0; i < nrs; i++) {
         sc->nrs = i + 1;
         CF_TRY_OUT(drs_open(sc, &sc->rs[i], cf_kudu_tablet_rowset_at(t, i), err));
         CF_TRY_OUT(drs_settle(sc, &sc->rs[i], err));
+        if (!sc->rs[i].eof)
+            heap_push(sc, &sc->rs[i]);
     }
     if (!opts->no_wal)
         CF_TRY_OUT(load_wal(sc, err));
@@ -803,25 +925,9 @@ cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error 
     const cf_schema *s = sc->s;
     while (!sc->done && r < sc->batch_rows) {
         /* The smallest key among the rowsets' current rows and the next replayed op. */
-        const uint8_t *min = NULL;
-        size_t mlen = 0;
-        drs *base = NULL;
-        for (size_t i = 0; i < sc->nrs; i++) {
-            drs *d = &sc->rs[i];
-            if (d->eof)
-                continue;
-            int cmp = min == NULL ? -1 : key_cmp(d->key.data, d->key.len, min, mlen);
-            if (cmp == 0)
-                CF_FAIL(err, CF_ECORRUPT,
-                        "tablet %s: rowsets %" PRIu64 " and %" PRIu64
-                        " both hold one key live at the snapshot",
-                        cf_kudu_tablet_id(sc->t), base->m->id, d->m->id);
-            if (cmp < 0) {
-                min = d->key.data;
-                mlen = d->key.len;
-                base = d;
-            }
-        }
+        drs *base = sc->nheap > 0 ? sc->heap[0] : NULL;
+        const uint8_t *min = base != NULL ? base->key.data : NULL;
+        size_t mlen = base != NULL ? base->key.len : 0;
         const wop *w = sc->oi < sc->nops ? &sc->ops[sc->oi] : NULL;
         bool from_wal = false;
         if (w != NULL && (min == NULL || key_cmp(w->key, w->klen, min, mlen) <= 0)) {
@@ -855,8 +961,21 @@ cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error 
         if (pass)
             CF_TRY(emit(sc, r++, err));
         if (base != NULL) {
+            cf_buf_clear(&sc->kb);
+            cf_buf_append(&sc->kb, base->key.data, base->key.len);
+            CF_CHECK(!sc->kb.oom, err, CF_ENOMEM, "scan: out of memory");
             base->i++;
             CF_TRY(drs_settle(sc, base, err));
+            heap_fix_top(sc);
+            /* A live key lives in one store at a time (Kudu looks in every rowset
+             * before an insert): two rowsets holding it live is damage. */
+            const drs *top = sc->nheap > 0 ? sc->heap[0] : NULL;
+            CF_CHECK(top == NULL ||
+                         key_cmp(top->key.data, top->key.len, sc->kb.data, sc->kb.len) != 0,
+                     err, CF_ECORRUPT,
+                     "tablet %s: rowsets %" PRIu64 " and %" PRIu64
+                     " both hold one key live at the snapshot",
+                     cf_kudu_tablet_id(sc->t), base->m->id, top->m->id);
         }
     }
     for (size_t j = 0; j < sc->nproj; j++) {
