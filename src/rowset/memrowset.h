@@ -51,6 +51,10 @@ cf_status cf_mrs_row_at(const cf_mrs *m, const cf_mrs_row *r, uint64_t snap, cf_
  * (0: the defaults). Does not clear m. */
 cf_status cf_mrs_flush(cf_mrs *m, const char *dir, unsigned mode, cf_error *err);
 
+/* table_scan.c: does one cell (a row's value of column c) pass predicate p?
+ * Also the Kudu tablet scanner's filter (src/kudu/scan.c). */
+bool cf_rs_pred_pass(const cf_column *c, const cf_pred *p, const cf_mrs_cell *v);
+
 /* table.c: the table's MemRowSet, for table_scan.c. */
 cf_mrs *cf_table_mrs(const cf_table *t);
 

@@ -105,7 +105,7 @@ void cf_table_scanner_free(cf_table_scanner *sc)
             return false;                                                                          \
     } while (0)
 
-static bool pred_pass(const cf_column *c, const cf_pred *p, const cf_mrs_cell *v)
+bool cf_rs_pred_pass(const cf_column *c, const cf_pred *p, const cf_mrs_cell *v)
 {
     if (p->op == CF_PRED_IS_NULL)
         return !v->nonnull;
@@ -154,8 +154,8 @@ static cf_status mrs_advance(cf_table_scanner *sc, tsrc *src, const cf_mrs_row *
         bool visible;
         CF_TRY(cf_mrs_row_at(sc->mrs, r, sc->snap, sc->cells, &visible, err));
         for (size_t i = 0; i < sc->npreds && visible; i++)
-            visible = pred_pass(&sc->s->cols[sc->preds[i].col], &sc->preds[i],
-                                &sc->cells[sc->preds[i].col]);
+            visible = cf_rs_pred_pass(&sc->s->cols[sc->preds[i].col], &sc->preds[i],
+                                      &sc->cells[sc->preds[i].col]);
         if (visible) {
             src->row = r;
             cf_slice k = cf_mrs_row_key(r);

@@ -8,17 +8,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cfile/kudu.h>
 #include <cfile/parquet.h>
 #include <cfile/rowset.h>
 
 #include "cli.h"
 #include "convert.h"
 #include "csv.h"
+#include "kudu_args.h"
 #include "pq_kudu.h"
 #include "pq_write_args.h"
 
 const char cf_cmd_convert_usage[] =
     "usage: cfile convert [options] IN... OUT.parquet\n"
+    "       cfile convert [options] --kudu-tablet ID --fs-wal-dir DIR [--fs-data-dirs A,B]\n"
+    "                     OUT.parquet\n"
     "       cfile convert [--column C] IN.parquet OUT.cfile\n"
     "       cfile convert --to cfiles [--column C,...] IN.parquet DIR\n"
     "       cfile convert --to table --key K[,K...] [--column C,...] IN.parquet DIR\n"
@@ -34,7 +38,18 @@ const char cf_cmd_convert_usage[] =
     "directory (`cfile table`), read at --as-of TS (default: the latest). Types map\n"
     "to Parquet as `cfile parquet write --help` lists.\n"
     "\n"
-    "  --as-of TS              the table as of timestamp TS (inclusive)\n"
+    "  --as-of TS              the table as of timestamp TS (inclusive); a Kudu tablet\n"
+    "                          as of hybrid time TS (ops before it, as Kudu's snapshot\n"
+    "                          scans)\n"
+    "\n"
+    "A Kudu tablet IN (--kudu-tablet ID) is read from a stopped tablet server's own\n"
+    "directories, never written, as `cfile kudu tablet scan` reads it: its DiskRowSets\n"
+    "plus the WAL's row operations not yet flushed (replayed in memory as Kudu's\n"
+    "bootstrap would), or the DiskRowSets alone with --no-wal.\n"
+    "  --kudu-tablet ID        the tablet to export\n"
+    "  --no-wal                the DiskRowSets alone\n"
+    "  --fs-wal-dir DIR, --fs-metadata-dir DIR, --fs-data-dirs A[,B...]\n"
+    "                          the server's directories, as Kudu's flags name them\n"
     "  --name NAME             column name for a single CFile IN\n" PQ_OPTIONS_HELP "\n"
     "From Parquet: the top-level columns of IN (or those --column names), a row group\n"
     "at a time. OUT.cfile takes one column (replaced atomically). --to cfiles writes\n"
@@ -78,6 +93,9 @@ const char cf_cmd_convert_usage[] =
     "(the table's rowsets after the load).\n";
 
 /* ---- cfile convert ---------------------------------------------------------------------- */
+
+/* The Kudu tablet IN's own options (beyond enum's in pq_write_args.h). */
+enum { O_KUDU_TABLET = 1100, O_NO_WAL };
 
 /* Shift a bitmap by `from` bits into dst (n bits). */
 static void bits_from(uint8_t *dst, const uint8_t *src, size_t from, size_t n)
@@ -225,34 +243,24 @@ out:
     return rc;
 }
 
-static int convert_table(cf_cli *c, const char *dir, bool has_ts, uint64_t ts, const char *out,
-                         cf_pq_args *a)
+/* Rows from a scanner (a table's or a Kudu tablet's: `next`, batches of every
+ * column of s in schema order) into OUT.parquet. `from` and `in` name the source in
+ * the summary; has_ts/ts: the snapshot it was read at, for the summary. */
+typedef cf_status (*rows_next_fn)(void *ctx, cf_row_batch *b, cf_error *err);
+
+static int convert_rows(cf_cli *c, const cf_schema *s, rows_next_fn next, void *ctx,
+                        const char *from, const char *in, bool has_ts, uint64_t ts, const char *out,
+                        cf_pq_args *a)
 {
     cf_error e;
-    cf_table_options to;
-    cf_table_options_init(&to);
-    to.read_only = true;
-    cf_table *t = NULL;
-    cf_table_scanner *sc = NULL;
     cf_parquet_writer *w = NULL;
     cf_parquet_write_column *cols = NULL;
     int rc = 0;
-    cf_status st = cf_table_open(&t, dir, &to, &e);
-    if (st != CF_OK)
-        return cf_cli_lib_fail(c, dir, st, &e);
-    const cf_schema *s = cf_table_schema(t);
+    cf_status st;
     size_t n = cf_schema_column_count(s);
     if ((rc = cf_pq_columns_of(c, s, &cols)) != 0 || (rc = cf_pq_apply_bloom(c, a, cols, n)) != 0 ||
         (rc = cf_pq_kudu_types(c, a, cols, s, n)) != 0)
         goto out;
-    cf_scan_options so;
-    cf_scan_options_init(&so);
-    if (has_ts)
-        so.snapshot = ts + 1; /* inclusive, as `table scan --as-of` */
-    if ((st = cf_table_scanner_create(&sc, t, &so, &e)) != CF_OK) {
-        rc = cf_cli_lib_fail(c, dir, st, &e);
-        goto out;
-    }
     double t0 = cf_cli_now_s();
     st = cf_parquet_writer_create_file(&w, out, cols, n, &a->o, &e);
     if (st != CF_OK) {
@@ -264,8 +272,8 @@ static int convert_table(cf_cli *c, const char *dir, bool has_ts, uint64_t ts, c
     uint64_t done = 0;
     for (;;) {
         cf_row_batch rb;
-        if ((st = cf_table_scanner_next(sc, &rb, &e)) != CF_OK) {
-            rc = cf_cli_lib_fail(c, dir, st, &e);
+        if ((st = next(ctx, &rb, &e)) != CF_OK) {
+            rc = cf_cli_lib_fail(c, in, st, &e);
             goto out;
         }
         if (rb.count == 0)
@@ -278,14 +286,84 @@ static int convert_table(cf_cli *c, const char *dir, bool has_ts, uint64_t ts, c
         cf_cli_progress_cb(&p, done);
     }
     cf_cli_progress_end(&p);
-    char *inputs[] = {(char *)dir};
-    cf_pq_source src = {"convert", "table", inputs, 1, has_ts, ts, cols, n};
+    char *inputs[] = {(char *)in};
+    cf_pq_source src = {"convert", from, inputs, 1, has_ts, ts, cols, n};
     rc = cf_pq_finish_writer(c, out, w, a, &src, t0);
 out:
     cf_parquet_writer_free(w);
+    free(cols);
+    return rc;
+}
+
+static cf_status table_next(void *ctx, cf_row_batch *b, cf_error *err)
+{
+    return cf_table_scanner_next(ctx, b, err);
+}
+
+static int convert_table(cf_cli *c, const char *dir, bool has_ts, uint64_t ts, const char *out,
+                         cf_pq_args *a)
+{
+    cf_error e;
+    cf_table_options to;
+    cf_table_options_init(&to);
+    to.read_only = true;
+    cf_table *t = NULL;
+    cf_table_scanner *sc = NULL;
+    int rc = 0;
+    cf_status st = cf_table_open(&t, dir, &to, &e);
+    if (st != CF_OK)
+        return cf_cli_lib_fail(c, dir, st, &e);
+    cf_scan_options so;
+    cf_scan_options_init(&so);
+    if (has_ts)
+        so.snapshot = ts + 1; /* inclusive, as `table scan --as-of` */
+    if ((st = cf_table_scanner_create(&sc, t, &so, &e)) != CF_OK)
+        rc = cf_cli_lib_fail(c, dir, st, &e);
+    else
+        rc = convert_rows(c, cf_table_schema(t), table_next, sc, "table", dir, has_ts, ts, out, a);
     cf_table_scanner_free(sc);
     cf_table_free(t);
-    free(cols);
+    return rc;
+}
+
+static cf_status kudu_next(void *ctx, cf_row_batch *b, cf_error *err)
+{
+    return cf_kudu_scanner_next(ctx, b, err);
+}
+
+/* A Kudu tablet on a stopped server's disks (kudu.h), as `cfile kudu tablet scan`
+ * reads it: DiskRowSets plus the WAL's ops not yet flushed (unless no_wal), at
+ * hybrid time ts (ops with timestamps < ts) or the latest. */
+static int convert_kudu(cf_cli *c, const cf_kudu_args *ka, const char *tablet, bool no_wal,
+                        bool has_ts, uint64_t ts, const char *out, cf_pq_args *a)
+{
+    cf_kudu_fs *fs = NULL;
+    cf_kudu_tablet *t = NULL;
+    cf_kudu_scanner *sc = NULL;
+    cf_error e;
+    cf_status st;
+    int rc = cf_kudu_args_open(c, ka, &fs);
+    if (rc != 0)
+        return rc;
+    if ((st = cf_kudu_tablet_open(&t, fs, tablet, &e)) != CF_OK) {
+        rc = cf_cli_lib_fail(c, tablet, st, &e);
+        goto out;
+    }
+    cf_kudu_scan_options o;
+    cf_kudu_scan_options_init(&o);
+    o.no_wal = no_wal;
+    if (has_ts)
+        o.as_of = ts;
+    if ((st = cf_kudu_scanner_create(&sc, t, &o, &e)) != CF_OK) {
+        rc = cf_cli_lib_fail(c, tablet, st, &e);
+        goto out;
+    }
+    rc = convert_rows(c, cf_kudu_tablet_schema(t), kudu_next, sc, "kudu", tablet, has_ts, ts, out,
+                      a);
+out:
+    cf_kudu_scanner_free(sc);
+    cf_kudu_tablet_free(t);
+    cf_kudu_fs_free(fs);
     return rc;
 }
 
@@ -356,6 +434,9 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
         {"key", required_argument, NULL, O_KEY},
         {"ts", required_argument, NULL, O_TS},
         {"lock-timeout", required_argument, NULL, O_LOCK_TIMEOUT},
+        {"kudu-tablet", required_argument, NULL, O_KUDU_TABLET},
+        {"no-wal", no_argument, NULL, O_NO_WAL},
+        CF_KUDU_ARGS_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     cf_pq_args a;
@@ -368,7 +449,32 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
     bool has_ts = false;
     uint64_t ts = 0;
     int ch, rc = 0;
+    /* A Kudu tablet IN: --kudu-tablet ID and the server's directories. */
+    const char *kudu_tablet = NULL, *kudu_opt = NULL;
+    bool no_wal = false;
+    cf_kudu_args ka;
+    cf_kudu_args_init(&ka);
     while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (ch == O_KUDU_TABLET || ch == O_NO_WAL) {
+            if (ch == O_KUDU_TABLET)
+                kudu_tablet = optarg;
+            else
+                no_wal = true;
+            continue;
+        }
+        int krc = cf_kudu_args_option(c, &ka, ch, optarg);
+        if (krc == 0) {
+            if (kudu_opt == NULL)
+                kudu_opt = argv[optind - 1];
+            continue;
+        }
+        if (krc > 0) {
+            cf_kudu_args_free(&ka);
+            cf_pq_args_dispose(&a);
+            free_list(pa.columns, pa.ncolumns);
+            free_list(pa.keys, pa.nkeys);
+            return krc;
+        }
         if (ch == O_HELP) {
             cf_pq_args_dispose(&a);
             free_list(pa.columns, pa.ncolumns);
@@ -405,6 +511,29 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
         }
     }
     int nin = argc - optind - 1;
+    if (kudu_tablet != NULL || kudu_opt != NULL || no_wal) {
+        const char *out = argc - optind == 1 ? argv[optind] : NULL;
+        if (kudu_tablet == NULL)
+            rc = cf_cli_usage(c, "%s is for a Kudu tablet IN (--kudu-tablet ID)",
+                              kudu_opt != NULL ? kudu_opt : "--no-wal");
+        else if (out == NULL)
+            rc = cf_cli_usage(c,
+                              "--kudu-tablet takes OUT.parquet alone (no IN), got %d "
+                              "arguments",
+                              argc - optind);
+        else if (!cf_cli_ends_with(out, ".parquet"))
+            rc = cf_cli_usage(c, "OUT: a Kudu tablet is converted to a .parquet file");
+        else if (reader_opt != NULL || name != NULL)
+            rc = cf_cli_usage(c, "%s is not for a Kudu tablet",
+                              reader_opt != NULL ? reader_opt : "--name");
+        else
+            rc = convert_kudu(c, &ka, kudu_tablet, no_wal, has_ts, ts, out, &a);
+        cf_kudu_args_free(&ka);
+        cf_pq_args_dispose(&a);
+        free_list(pa.columns, pa.ncolumns);
+        free_list(pa.keys, pa.nkeys);
+        return rc;
+    }
     if (nin < 1) {
         cf_pq_args_dispose(&a);
         free_list(pa.columns, pa.ncolumns);

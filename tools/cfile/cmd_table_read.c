@@ -28,7 +28,8 @@ typedef struct printer {
     bool header_done;
     int *width;
     uint64_t rows;
-    bool csv; /* --format csv: a header row, then RFC 4180 records (csv.h) */
+    bool csv;    /* --format csv: a header row, then RFC 4180 records (csv.h) */
+    bool float9; /* JSON: FLOAT as cf_cli_format_float9 */
 } printer;
 
 /* The JSON lines form: {"column": value, ...} per row. The keys are written
@@ -57,7 +58,18 @@ static void print_jsonl(printer *p, const cf_row_batch *b)
         for (size_t j = 0; j < p->ncols; j++) {
             const cf_column *col = cf_schema_column_at(p->s, p->cols[j]);
             CF_IO_WRITE(keys + koff[j], koff[j + 1] - koff[j], out);
-            cf_vp_cell(out, CF_VP_JSON, col->type, col->is_array, &b->cols[j], r);
+            const cf_batch *cb = &b->cols[j];
+            if (p->float9 && col->type == CF_TYPE_FLOAT && !col->is_array &&
+                (cb->nonnull == NULL || (cb->nonnull[r / 8] >> (r % 8)) & 1)) {
+                char num[CF_CLI_NUM_CAP];
+                bool quote;
+                float f;
+                memcpy(&f, (const float *)cb->values + r, sizeof(f));
+                cf_cli_format_float9(num, f, &quote);
+                fprintf(out, quote ? "\"%s\"" : "%s", num);
+                continue;
+            }
+            cf_vp_cell(out, CF_VP_JSON, col->type, col->is_array, cb, r);
         }
         CF_IO_WRITE("}\n", 2, out);
     }
@@ -187,18 +199,58 @@ static void print_header_only(printer *p)
  */
 
 /* --format text|csv|jsonl (--json = jsonl) for scan and get. */
-static int output_format(cf_cli *c, const cf_table_args *t, printer *p)
+static int output_format(cf_cli *c, bool json, const char *format, printer *p)
 {
-    if (t->format == NULL)
+    if (format == NULL)
         return 0;
-    if (strcmp(t->format, "csv") == 0 && !t->json)
+    if (strcmp(format, "csv") == 0 && !json)
         p->csv = true;
-    else if (strcmp(t->format, "jsonl") == 0)
+    else if (strcmp(format, "jsonl") == 0)
         p->json = true;
-    else if (strcmp(t->format, "text") != 0 || t->json)
-        return cf_cli_usage(c, "--format: expected text, csv or jsonl, got '%s'%s", t->format,
-                            t->json ? " (with --json)" : "");
+    else if (strcmp(format, "text") != 0 || json)
+        return cf_cli_usage(c, "--format: expected text, csv or jsonl, got '%s'%s", format,
+                            json ? " (with --json)" : "");
     return 0;
+}
+
+int cf_cli_rows_print(cf_cli *c, const cf_schema *s, const size_t *cols, size_t ncols, bool json,
+                      const char *format, uint64_t limit, unsigned flags, cf_cli_rows_fn next,
+                      void *ctx, const char *what, uint64_t *printed)
+{
+    int *width = calloc(ncols + 1, sizeof(*width));
+    if (width == NULL)
+        return cf_cli_fail(c, "out of memory");
+    printer p = {c,     s,     cols, ncols, json,
+                 false, width, 0,    false, (flags & CF_CLI_ROWS_FLOAT9) != 0};
+    int rc = output_format(c, json, format, &p);
+    for (uint64_t left = limit; rc == 0 && left > 0;) {
+        cf_row_batch b;
+        cf_error e;
+        cf_status st = next(ctx, &b, &e);
+        if (st != CF_OK) {
+            rc = cf_cli_lib_fail(c, what, st, &e);
+            break;
+        }
+        if (b.count == 0)
+            break;
+        if (b.count > left)
+            b.count = (size_t)left; /* --limit: the first rows of the batch */
+        left -= b.count;
+        print_batch(&p, &b);
+        if (ferror(c->out))
+            break; /* stdout failed: cf_cli_main reports it; scanning on is wasted */
+    }
+    if (rc == 0)
+        print_header_only(&p);
+    if (printed != NULL)
+        *printed = p.rows;
+    free(width);
+    return rc;
+}
+
+static cf_status table_next(void *ctx, cf_row_batch *b, cf_error *err)
+{
+    return cf_table_scanner_next(ctx, b, err);
 }
 
 static uint64_t snapshot_of(const cf_table_args *t)
@@ -219,7 +271,6 @@ int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t)
     cf_cli_arena a;
     cf_cli_arena_init(&a);
     cf_table_scanner *sc = NULL;
-    int *width = NULL;
     if ((rc = cf_cli_columns_parse(c, s, t->columns, &cols, &ncols)) != 0 ||
         (rc = cf_cli_where_parse(c, s, t->where, &preds, &npreds, &a)) != 0)
         goto out;
@@ -237,34 +288,17 @@ int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t)
         rc = cf_cli_lib_fail(c, "scan", st, &e);
         goto out;
     }
-    width = calloc(ncols, sizeof(*width));
-    printer p = {c, s, cols, ncols, t->json, false, width, 0, false};
-    if ((rc = output_format(c, t, &p)) != 0)
+    uint64_t printed = 0;
+    if ((rc = cf_cli_rows_print(c, s, cols, ncols, t->json, t->format, t->limit, 0, table_next, sc,
+                                "scan", &printed)) != 0)
         goto out;
-    for (uint64_t left = t->limit; left > 0;) {
-        cf_row_batch b;
-        st = cf_table_scanner_next(sc, &b, &e);
-        if (st != CF_OK) {
-            rc = cf_cli_lib_fail(c, "scan", st, &e);
-            goto out;
-        }
-        if (b.count == 0)
-            break;
-        if (b.count > left)
-            b.count = (size_t)left; /* --limit: the first rows of the batch */
-        left -= b.count;
-        print_batch(&p, &b);
-        if (ferror(c->out))
-            break; /* stdout failed: cf_cli_main reports it; scanning on is wasted */
-    }
-    print_header_only(&p);
     if (t->stats) {
         const cf_scan_stats *ss = cf_table_scanner_stats(sc);
         fprintf(
             c->err,
             "rows: %" PRIu64 " returned, %" PRIu64 " in key range, %" PRIu64 " examined; %" PRIu64
             " batches skipped; %" PRIu64 " blocks (%" PRIu64 " rows) skipped by encoding%s\n",
-            p.rows, ss->rows_in_range, ss->rows_examined, ss->batches_skipped, ss->blocks_skipped,
+            printed, ss->rows_in_range, ss->rows_examined, ss->batches_skipped, ss->blocks_skipped,
             ss->rows_skipped, ss->bloom_pruned ? "; bloom ruled the key out" : "");
     }
 out:
@@ -272,7 +306,6 @@ out:
     cf_table_free(rs);
     cf_cli_arena_dispose(&a);
     free(cols);
-    free(width);
     return rc;
 }
 
@@ -288,8 +321,8 @@ int cf_cmd_table_get(cf_cli *c, const char *dir, cf_table_args *t)
     size_t *cols = NULL, ncols = 0;
     cf_cli_columns_parse(c, s, NULL, &cols, &ncols);
     int *width = calloc(ncols, sizeof(*width));
-    printer p = {c, s, cols, ncols, t->json, false, width, 0, false};
-    if ((rc = output_format(c, t, &p)) != 0) {
+    printer p = {c, s, cols, ncols, t->json, false, width, 0, false, false};
+    if ((rc = output_format(c, t->json, t->format, &p)) != 0) {
         free(cols);
         free(width);
         cf_table_free(rs);

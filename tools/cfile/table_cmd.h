@@ -41,6 +41,18 @@ typedef struct cf_table_args {
 int cf_cli_table_open(cf_cli *c, const char *dir, const cf_table_args *t, bool write,
                       cf_table **out);
 
+/* The rows `next` hands out (batches as cf_table_scanner_next gives them, projected
+ * columns `cols` of schema s), printed as `table scan` prints them: text, or
+ * --format csv|jsonl (json: JSON lines), at most `limit` rows. An error of `next`
+ * is printed as "<what>: ..." and is the exit code; *printed (may be NULL) = rows
+ * printed. Also `cfile kudu tablet scan`'s printer. flags: CF_CLI_ROWS_FLOAT9 prints
+ * FLOAT values in JSON as cf_cli_format_float9 (vprint.h) does. */
+typedef cf_status (*cf_cli_rows_fn)(void *ctx, cf_row_batch *b, cf_error *err);
+#define CF_CLI_ROWS_FLOAT9 1u
+int cf_cli_rows_print(cf_cli *c, const cf_schema *s, const size_t *cols, size_t ncols, bool json,
+                      const char *format, uint64_t limit, unsigned flags, cf_cli_rows_fn next,
+                      void *ctx, const char *what, uint64_t *printed);
+
 int cf_cmd_table_create(cf_cli *c, const char *dir, cf_table_args *t);
 int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t);
 int cf_cmd_table_get(cf_cli *c, const char *dir, cf_table_args *t);

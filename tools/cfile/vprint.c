@@ -250,6 +250,15 @@ void cf_cli_format_float(char out[CF_CLI_NUM_CAP], float f, bool *is_string)
     mark_float(out);
 }
 
+void cf_cli_format_float9(char out[CF_CLI_NUM_CAP], float f, bool *is_string)
+{
+    cf_cli_format_float(out, f, is_string);
+    if (*is_string || f == 0)
+        return; /* NaN, infinities and zeros as above */
+    snprintf(out, CF_CLI_NUM_CAP, "%.9g", (double)f);
+    mark_float(out);
+}
+
 void cf_cli_format_double(char out[CF_CLI_NUM_CAP], double d, bool *is_string)
 {
     uint64_t bits;

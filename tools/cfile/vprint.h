@@ -56,6 +56,10 @@ void cf_vp_csv_field(FILE *f, const char *p, size_t n);
  * *is_string: the JSON form writes it as a string. */
 void cf_cli_format_float(char out[CF_CLI_NUM_CAP], float f, bool *is_string);
 void cf_cli_format_double(char out[CF_CLI_NUM_CAP], double d, bool *is_string);
+/* A FLOAT with nine significant digits ("%.9g", which every float round-trips
+ * through), the form the Kudu-written layouts' expected files use
+ * (../shared/kudu-fs); NaN, infinities and zeros as cf_cli_format_float. */
+void cf_cli_format_float9(char out[CF_CLI_NUM_CAP], float f, bool *is_string);
 /* Decimal text of a 128-bit two's complement value. */
 void cf_cli_format_i128(char out[CF_CLI_NUM_CAP], const void *v16);
 

@@ -1,0 +1,146 @@
+/* cf-needs: tables parquet */
+/* `cfile convert --kudu-tablet ID FS OUT.parquet`: every layout of shared/kudu-fs
+ * exported latest, --no-wal and --as-of holds the expected rows (count from the
+ * summary, the first rows read back from the file); usage errors. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "support_cli.h"
+#include "test_common.h"
+
+static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
+                                      "lbm-onedir-s3"};
+#define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
+
+static bool lay_args(const char *name, char *root, char *wal, char *data, char *tablet)
+{
+    snprintf(root, 512, "%s/kudu-fs/%s", cf_test_shared_dir(), name);
+    char p[700];
+    snprintf(p, sizeof(p), "%s/expected/fs.json", root);
+    struct stat st;
+    if (stat(p, &st) != 0)
+        return false;
+    cf_json_doc d;
+    char msg[200];
+    if (cf_json_parse_file(&d, p, msg, sizeof(msg)) != 0)
+        fail_msg("%s: %s", p, msg);
+    const cf_json *dr = cf_json_get(&d.root, "data_roots");
+    snprintf(wal, 700, "%s/%s", root, cf_json_get(&d.root, "wal_root")->str);
+    snprintf(tablet, 80, "%s", cf_json_get(&d.root, "tablet_id")->str);
+    data[0] = '\0';
+    for (size_t i = 0; i < dr->n; i++) {
+        size_t n = strlen(data);
+        snprintf(data + n, 1600 - n, "%s%s/%s", i ? "," : "", root, dr->items[i].str);
+    }
+    cf_json_doc_dispose(&d);
+    return true;
+}
+
+static uint64_t json_num(const cf_json *obj, const char *key)
+{
+    const cf_json *v = cf_json_get(obj, key);
+    assert_non_null(v);
+    return strtoull(v->str, NULL, 10);
+}
+
+static void test_cli_kudu_convert__layouts(void **state)
+{
+    (void)state;
+    static const char *files[3] = {"tablet_latest.json", "tablet_flushed.json",
+                                   "tablet_as_of.json"};
+    for (size_t i = 0; i < NLAYOUTS; i++) {
+        char root[512], wal[700], data[1600], tablet[80];
+        if (!lay_args(layouts[i], root, wal, data, tablet))
+            skip();
+        for (size_t m = 0; m < 3; m++) {
+            char p[700], msg[200];
+            snprintf(p, sizeof(p), "%s/expected/%s", root, files[m]);
+            cf_json_doc want;
+            if (cf_json_parse_file(&want, p, msg, sizeof(msg)) != 0)
+                fail_msg("%s: %s", p, msg);
+            char *out = cli_dir_path("t.parquet");
+            run r;
+            char ts[32] = "";
+            if (m == 2)
+                snprintf(ts, sizeof(ts), "%" PRIu64, json_num(&want.root, "as_of"));
+            if (m == 0)
+                CLI(&r, "convert", "--json", "--kudu-tablet", tablet, "--fs-wal-dir", wal,
+                    "--fs-data-dirs", data, out);
+            else if (m == 1)
+                CLI(&r, "convert", "--json", "--no-wal", "--kudu-tablet", tablet, "--fs-wal-dir",
+                    wal, "--fs-data-dirs", data, out);
+            else
+                CLI(&r, "convert", "--json", "--as-of", ts, "--kudu-tablet", tablet, "--fs-wal-dir",
+                    wal, "--fs-data-dirs", data, out);
+            EXPECT_RC(r, 0);
+            cf_json_doc sum;
+            if (cf_json_parse(&sum, r.out, r.out_len, msg, sizeof(msg)) != 0)
+                fail_msg("summary: %s: %s", msg, r.out);
+            assert_string_equal(cf_json_get(&sum.root, "from")->str, "kudu");
+            if (json_num(&sum.root, "rows") != json_num(&want.root, "num_rows"))
+                fail_msg("%s %s: %" PRIu64 " rows", layouts[i], files[m],
+                         json_num(&sum.root, "rows"));
+            cf_json_doc_dispose(&sum);
+            done(&r);
+            /* The first row's key, read back. */
+            const cf_json *schema = cf_json_get(&want.root, "schema");
+            char key[64];
+            snprintf(key, sizeof(key), "%s", cf_json_get(&schema->items[0], "name")->str);
+            CLI(&r, "parquet", "head", "-n", "1", "--columns", key, out);
+            EXPECT_RC(r, 0);
+            cf_json_doc got;
+            if (cf_json_parse(&got, r.out, r.out_len, msg, sizeof(msg)) != 0)
+                fail_msg("head: %s: %s", msg, r.out);
+            const cf_json *g = cf_json_get(&got.root, key);
+            const cf_json *e = cf_json_get(&cf_json_get(&want.root, "rows")->items[0], key);
+            assert_true(g != NULL && e != NULL && g->kind == e->kind);
+            assert_int_equal(g->len, e->len);
+            assert_memory_equal(g->str, e->str, e->len);
+            cf_json_doc_dispose(&got);
+            done(&r);
+            unlink(out);
+            cf_json_doc_dispose(&want);
+        }
+    }
+}
+
+static void test_cli_kudu_convert__usage(void **state)
+{
+    (void)state;
+    char root[512], wal[700], data[1600], tablet[80];
+    if (!lay_args("lbm-basic-s1", root, wal, data, tablet))
+        skip();
+    run r;
+    CLI(&r, "convert", "--kudu-tablet", tablet, "--fs-wal-dir", wal, cli_dir_path("x.cfile"));
+    EXPECT_RC(r, 2); /* not .parquet */
+    done(&r);
+    CLI(&r, "convert", "--kudu-tablet", tablet, "--fs-wal-dir", wal, "in",
+        cli_dir_path("x.parquet"));
+    EXPECT_RC(r, 2); /* an IN as well */
+    done(&r);
+    CLI(&r, "convert", "--no-wal", "in.cfile", cli_dir_path("x.parquet"));
+    EXPECT_RC(r, 2); /* --no-wal without a tablet */
+    done(&r);
+    CLI(&r, "convert", "--kudu-tablet", "00000000000000000000000000000000", "--fs-wal-dir", wal,
+        "--fs-data-dirs", data, cli_dir_path("x.parquet"));
+    EXPECT_RC(r, 1);
+    done(&r);
+    struct stat st;
+    assert_int_not_equal(stat(cli_dir_path("x.parquet"), &st), 0); /* nothing left behind */
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_cli_kudu_convert__layouts, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_kudu_convert__usage, cli_dir_setup,
+                                        cli_dir_teardown),
+    };
+    return CF_RUN_TESTS(argc, argv, tests);
+}

@@ -1,0 +1,267 @@
+/* cf-needs: tables */
+/* `cfile kudu tablet scan` over the Kudu-written layouts of shared/kudu-fs: the
+ * JSON lines equal expected/tablet_latest.json, tablet_flushed.json (--no-wal) and
+ * tablet_as_of.json (--as-of) row for row and value for value; --columns, --where
+ * and --limit as `cfile table scan` has them; usage errors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "json.h"
+#include "support_cli.h"
+#include "test_common.h"
+
+static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
+                                      "lbm-onedir-s3"};
+#define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
+
+/* One layout's directory options and tablet id, from its expected/fs.json. */
+typedef struct lay {
+    char root[512];
+    char wal[700], data[1600], tablet[80];
+} lay;
+
+static bool lay_open(lay *l, const char *name)
+{
+    snprintf(l->root, sizeof(l->root), "%s/kudu-fs/%s", cf_test_shared_dir(), name);
+    char p[700];
+    snprintf(p, sizeof(p), "%s/expected/fs.json", l->root);
+    struct stat st;
+    if (stat(p, &st) != 0)
+        return false;
+    cf_json_doc d;
+    char msg[200];
+    if (cf_json_parse_file(&d, p, msg, sizeof(msg)) != 0)
+        fail_msg("%s: %s", p, msg);
+    const cf_json *w = cf_json_get(&d.root, "wal_root");
+    const cf_json *dr = cf_json_get(&d.root, "data_roots");
+    const cf_json *t = cf_json_get(&d.root, "tablet_id");
+    assert_true(w != NULL && dr != NULL && t != NULL);
+    snprintf(l->wal, sizeof(l->wal), "%s/%s", l->root, w->str);
+    snprintf(l->tablet, sizeof(l->tablet), "%s", t->str);
+    l->data[0] = '\0';
+    for (size_t i = 0; i < dr->n; i++) {
+        size_t n = strlen(l->data);
+        snprintf(l->data + n, sizeof(l->data) - n, "%s%s/%s", i ? "," : "", l->root,
+                 dr->items[i].str);
+    }
+    cf_json_doc_dispose(&d);
+    return true;
+}
+
+static bool json_equal(const cf_json *a, const cf_json *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case CF_JSON_NUMBER:
+        return strcmp(a->str, b->str) == 0 || strtod(a->str, NULL) == strtod(b->str, NULL);
+    case CF_JSON_STRING: return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
+    case CF_JSON_ARRAY:
+        if (a->n != b->n)
+            return false;
+        for (size_t i = 0; i < a->n; i++)
+            if (!json_equal(&a->items[i], &b->items[i]))
+                return false;
+        return true;
+    case CF_JSON_OBJECT:
+        if (a->n != b->n)
+            return false;
+        for (size_t i = 0; i < a->n; i++)
+            if (strcmp(a->members[i].key, b->members[i].key) != 0 ||
+                !json_equal(&a->members[i].value, &b->members[i].value))
+                return false;
+        return true;
+    default: return true;
+    }
+}
+
+/* The output's JSON lines as one array document (each line parsed). */
+static void lines_parse(cf_json_doc *d, const char *out)
+{
+    size_t n = strlen(out);
+    char *arr = malloc(n + 3);
+    assert_non_null(arr);
+    size_t k = 0;
+    arr[k++] = '[';
+    for (const char *p = out; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e != NULL ? (size_t)(e - p) : strlen(p);
+        if (len > 0) {
+            if (k > 1)
+                arr[k++] = ',';
+            memcpy(arr + k, p, len);
+            k += len;
+        }
+        p += len + (e != NULL);
+    }
+    arr[k++] = ']';
+    char msg[200];
+    if (cf_json_parse(d, arr, k, msg, sizeof(msg)) != 0)
+        fail_msg("scan output is not JSON lines: %s", msg);
+    free(arr);
+}
+
+static void expect_rows(const char *what, const char *out, const cf_json *rows)
+{
+    cf_json_doc got;
+    lines_parse(&got, out);
+    if (got.root.n != rows->n)
+        fail_msg("%s: %zu rows, expected %zu", what, got.root.n, rows->n);
+    for (size_t i = 0; i < rows->n; i++)
+        if (!json_equal(&got.root.items[i], &rows->items[i]))
+            fail_msg("%s: row %zu differs", what, i);
+    cf_json_doc_dispose(&got);
+}
+
+static void test_cli_kudu_scan__layouts(void **state)
+{
+    (void)state;
+    static const char *files[3] = {"tablet_latest.json", "tablet_flushed.json",
+                                   "tablet_as_of.json"};
+    for (size_t i = 0; i < NLAYOUTS; i++) {
+        lay l;
+        if (!lay_open(&l, layouts[i]))
+            skip();
+        for (size_t m = 0; m < 3; m++) {
+            char p[700], what[200];
+            snprintf(p, sizeof(p), "%s/expected/%s", l.root, files[m]);
+            snprintf(what, sizeof(what), "%s %s", layouts[i], files[m]);
+            cf_json_doc want;
+            char msg[200];
+            if (cf_json_parse_file(&want, p, msg, sizeof(msg)) != 0)
+                fail_msg("%s: %s", p, msg);
+            const cf_json *rows = cf_json_get(&want.root, "rows");
+            assert_non_null(rows);
+            run r;
+            if (m == 0) {
+                CLI(&r, "kudu", "tablet", "scan", "--json", "--fs-wal-dir", l.wal, "--fs-data-dirs",
+                    l.data, l.tablet);
+            } else if (m == 1) {
+                CLI(&r, "kudu", "tablet", "scan", "--json", "--no-wal", "--fs-wal-dir", l.wal,
+                    "--fs-data-dirs", l.data, l.tablet);
+            } else {
+                const cf_json *asof = cf_json_get(&want.root, "as_of");
+                assert_non_null(asof);
+                char ts[32];
+                snprintf(ts, sizeof(ts), "%.*s", (int)asof->len, asof->str);
+                CLI(&r, "kudu", "tablet", "scan", "--json", "--as-of", ts, "--fs-wal-dir", l.wal,
+                    "--fs-data-dirs", l.data, l.tablet);
+            }
+            EXPECT_RC(r, 0);
+            expect_rows(what, r.out, rows);
+            done(&r);
+            cf_json_doc_dispose(&want);
+        }
+    }
+}
+
+/* --columns, --where and --limit: the expected rows, projected and filtered here. */
+static void test_cli_kudu_scan__options(void **state)
+{
+    (void)state;
+    lay l;
+    if (!lay_open(&l, "lbm-basic-s1"))
+        skip();
+    char p[700];
+    snprintf(p, sizeof(p), "%s/expected/tablet_latest.json", l.root);
+    cf_json_doc want;
+    char msg[200];
+    if (cf_json_parse_file(&want, p, msg, sizeof(msg)) != 0)
+        fail_msg("%s: %s", p, msg);
+    const cf_json *rows = cf_json_get(&want.root, "rows");
+    /* c_i32 IS NULL, projected to (c_str, id). */
+    size_t nulls = 0;
+    for (size_t i = 0; i < rows->n; i++)
+        nulls += cf_json_get(&rows->items[i], "c_i32")->kind == CF_JSON_NULL;
+    assert_true(nulls > 0 && nulls < rows->n);
+    run r;
+    CLI(&r, "kudu", "tablet", "scan", "--json", "--columns", "c_str,id", "--where", "c_i32 IS NULL",
+        "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data, l.tablet);
+    EXPECT_RC(r, 0);
+    cf_json_doc got;
+    lines_parse(&got, r.out);
+    assert_int_equal(got.root.n, nulls);
+    size_t k = 0;
+    for (size_t i = 0; i < rows->n; i++) {
+        const cf_json *row = &rows->items[i];
+        if (cf_json_get(row, "c_i32")->kind != CF_JSON_NULL)
+            continue;
+        const cf_json *g = &got.root.items[k++];
+        assert_int_equal(g->n, 2);
+        assert_string_equal(g->members[0].key, "c_str");
+        assert_string_equal(g->members[1].key, "id");
+        assert_true(json_equal(&g->members[0].value, cf_json_get(row, "c_str")));
+        assert_true(json_equal(&g->members[1].value, cf_json_get(row, "id")));
+    }
+    cf_json_doc_dispose(&got);
+    done(&r);
+    /* --limit 5 and a comparison on the key: the first five rows past it. */
+    const cf_json *id10 = cf_json_get(&rows->items[10], "id");
+    char where[64];
+    snprintf(where, sizeof(where), "id > %.*s", (int)id10->len, id10->str);
+    CLI(&r, "kudu", "tablet", "scan", "--json", "--limit", "5", "--where", where, "--fs-wal-dir",
+        l.wal, "--fs-data-dirs", l.data, l.tablet);
+    EXPECT_RC(r, 0);
+    lines_parse(&got, r.out);
+    assert_int_equal(got.root.n, 5);
+    for (size_t i = 0; i < 5; i++)
+        assert_true(json_equal(&got.root.items[i], &rows->items[11 + i]));
+    cf_json_doc_dispose(&got);
+    done(&r);
+    /* The text form has a header and one line per row. */
+    CLI(&r, "kudu", "tablet", "scan", "--limit", "2", "--columns", "id", "--fs-wal-dir", l.wal,
+        "--fs-data-dirs", l.data, l.tablet);
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "id"));
+    done(&r);
+    cf_json_doc_dispose(&want);
+}
+
+static void test_cli_kudu_scan__usage(void **state)
+{
+    (void)state;
+    lay l;
+    if (!lay_open(&l, "lbm-basic-s1"))
+        skip();
+    run r;
+    CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data);
+    EXPECT_RC(r, 2); /* no tablet */
+    done(&r);
+    CLI(&r, "kudu", "tablet", "scan", "--as-of", "soon", "--fs-wal-dir", l.wal, l.tablet);
+    EXPECT_RC(r, 2);
+    done(&r);
+    CLI(&r, "kudu", "tablet", "scan", "--limit", "-1", "--fs-wal-dir", l.wal, l.tablet);
+    EXPECT_RC(r, 2);
+    done(&r);
+    CLI(&r, "kudu", "tablet", "scan", "--batch-rows", "0", "--fs-wal-dir", l.wal, l.tablet);
+    EXPECT_RC(r, 2);
+    done(&r);
+    CLI(&r, "kudu", "tablet", "scan", "--columns", "nosuch", "--fs-wal-dir", l.wal,
+        "--fs-data-dirs", l.data, l.tablet);
+    EXPECT_RC(r, 2);
+    done(&r);
+    CLI(&r, "kudu", "tablet", "scan", "--where", "id >>> 3", "--fs-wal-dir", l.wal,
+        "--fs-data-dirs", l.data, l.tablet);
+    EXPECT_RC(r, 2);
+    done(&r);
+    CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data,
+        "00000000000000000000000000000000");
+    EXPECT_RC(r, 1); /* not on this server */
+    done(&r);
+    CLI(&r, "kudu", "tablet", "scan", "--help");
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "--as-of"));
+    done(&r);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cli_kudu_scan__layouts),
+        cmocka_unit_test(test_cli_kudu_scan__options),
+        cmocka_unit_test(test_cli_kudu_scan__usage),
+    };
+    return CF_RUN_TESTS(argc, argv, tests);
+}

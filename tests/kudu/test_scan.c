@@ -1,0 +1,538 @@
+/* cf-needs: tables */
+/* Tablet scans (src/kudu/scan.c) and the bootstrap decisions behind them
+ * (src/kudu/bootstrap.c) over the Kudu-written layouts in shared/kudu-fs:
+ *   - every WAL row op's decision equals expected/wal_ops.json's `bootstrap` (what
+ *     tablet_bootstrap.cc's FilterOperation decides given the superblock);
+ *   - each layout scanned latest, --no-wal and --as-of gives the expected row count
+ *     (the values themselves are compared by tests/cli/test_cli_kudu_scan.c);
+ *   - the rows do not depend on the batch size (1, 7, 1024);
+ *   - projection and predicates give the full scan's rows filtered and projected;
+ *   - bad options are refused.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cfile/kudu.h>
+
+#include "test_common.h"
+
+#include "kudu/replay.h"
+
+#define MAX_DIRS 8
+
+typedef struct layout {
+    char root[512];
+    char wal[600];
+    char data[MAX_DIRS][600];
+    const char *datap[MAX_DIRS];
+    size_t ndata;
+    cf_kudu_fs *fs;
+    cf_kudu_tablet *t;
+} layout;
+
+static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
+                                      "lbm-onedir-s3"};
+#define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Open layout `name` (fs/wal + fs/data0, data1, ... in order); false when the
+ * shared layouts are not there (the test is then skipped). */
+static bool open_root(layout *l, const char *root);
+
+static bool open_layout(layout *l, const char *name)
+{
+    char root[512];
+    snprintf(root, sizeof(root), "%s/kudu-fs/%s", cf_test_shared_dir(), name);
+    return open_root(l, root);
+}
+
+static bool open_root(layout *l, const char *root)
+{
+    memset(l, 0, sizeof(*l));
+    snprintf(l->root, sizeof(l->root), "%s", root);
+    snprintf(l->wal, sizeof(l->wal), "%s/fs/wal", l->root);
+    if (!is_dir(l->wal))
+        return false;
+    for (size_t i = 0; i < MAX_DIRS; i++) {
+        char d[sizeof(l->data[0])];
+        snprintf(d, sizeof(d), "%s/fs/data%zu", l->root, i);
+        if (!is_dir(d))
+            break;
+        memcpy(l->data[l->ndata], d, sizeof(d));
+        l->datap[l->ndata] = l->data[l->ndata];
+        l->ndata++;
+    }
+    cf_kudu_fs_options o;
+    cf_kudu_fs_options_init(&o);
+    o.wal_dir = l->wal;
+    o.data_dirs = l->datap;
+    o.ndata_dirs = l->ndata;
+    cf_error err;
+    CF_ASSERT_OK(cf_kudu_fs_open(&l->fs, &o, &err), &err);
+    assert_int_equal(cf_kudu_fs_tablet_count(l->fs), 1);
+    CF_ASSERT_OK(cf_kudu_tablet_open(&l->t, l->fs, cf_kudu_fs_tablet_at(l->fs, 0), &err), &err);
+    return true;
+}
+
+static void close_layout(layout *l)
+{
+    cf_kudu_tablet_free(l->t);
+    cf_kudu_fs_free(l->fs);
+}
+
+static char *read_expected(const layout *l, const char *file)
+{
+    char p[700];
+    snprintf(p, sizeof(p), "%s/expected/%s", l->root, file);
+    size_t len;
+    char *s = (char *)cf_test_read_file(p, &len);
+    if (s == NULL)
+        return NULL;
+    char *z = realloc(s, len + 1);
+    assert_non_null(z);
+    z[len] = '\0';
+    return z;
+}
+
+/* The number after `"key": ` in a JSON text (the first such member). */
+static uint64_t json_u64(const char *text, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof(pat), "\"%s\": ", key);
+    const char *p = strstr(text, pat);
+    assert_non_null(p);
+    return strtoull(p + strlen(pat), NULL, 10);
+}
+
+/* ---- rows as bytes, to compare scans ------------------------------------------------------ */
+
+typedef struct bytes {
+    uint8_t *p;
+    size_t len, cap;
+} bytes;
+
+static void put(bytes *b, const void *v, size_t n)
+{
+    if (b->len + n > b->cap) {
+        b->cap = (b->len + n) * 2 + 64;
+        b->p = realloc(b->p, b->cap);
+        assert_non_null(b->p);
+    }
+    memcpy(b->p + b->len, v, n);
+    b->len += n;
+}
+
+/* Row r of a batch, columns `cols` of s in batch order. */
+static void put_row(bytes *b, const cf_schema *s, const size_t *cols, const cf_row_batch *rb,
+                    size_t r)
+{
+    for (size_t j = 0; j < rb->ncols; j++) {
+        const cf_column *c = cf_schema_column_at(s, cols[j]);
+        const cf_batch *cb = &rb->cols[j];
+        uint8_t nn = cb->nonnull == NULL || (cb->nonnull[r / 8] >> (r % 8)) & 1;
+        put(b, &nn, 1);
+        if (!nn)
+            continue;
+        size_t w = cf_type_size(c->type);
+        const uint8_t *v = (const uint8_t *)cb->values + r * w;
+        if (cf_type_is_binary(c->type)) {
+            cf_slice sl;
+            memcpy(&sl, v, sizeof(sl));
+            uint64_t n = sl.len;
+            put(b, &n, sizeof(n));
+            put(b, sl.data, sl.len);
+        } else {
+            put(b, v, w);
+        }
+    }
+}
+
+/* Scan with `o` (cols NULL: every column) into bytes; returns the row count. */
+static uint64_t scan_all(const layout *l, const cf_kudu_scan_options *o, bytes *out)
+{
+    const cf_schema *s = cf_kudu_tablet_schema(l->t);
+    size_t all[256];
+    for (size_t i = 0; i < cf_schema_column_count(s) && i < 256; i++)
+        all[i] = i;
+    const size_t *cols = o->cols != NULL ? o->cols : all;
+    cf_kudu_scanner *sc;
+    cf_error err;
+    CF_ASSERT_OK(cf_kudu_scanner_create(&sc, l->t, o, &err), &err);
+    uint64_t rows = 0;
+    for (;;) {
+        cf_row_batch b;
+        CF_ASSERT_OK(cf_kudu_scanner_next(sc, &b, &err), &err);
+        if (b.count == 0)
+            break;
+        assert_true(b.count <= (o->batch_rows ? o->batch_rows : 1024));
+        for (size_t r = 0; r < b.count; r++)
+            put_row(out, s, cols, &b, r);
+        rows += b.count;
+    }
+    cf_kudu_scanner_free(sc);
+    return rows;
+}
+
+/* ---- bootstrap decisions -------------------------------------------------------------------- */
+
+typedef struct acts {
+    const char *names[8192];
+    size_t n;
+} acts;
+
+static cf_status collect(void *ctx, const cf_kudu_wal_entry *rep, const cf_kudu_wal_entry *commit,
+                         size_t op, cf_kudu_op_action act, cf_error *err)
+{
+    (void)rep;
+    (void)commit;
+    (void)op;
+    (void)err;
+    acts *a = ctx;
+    assert_true(a->n < 8192);
+    a->names[a->n++] = cf_kudu_op_action_name(act);
+    return CF_OK;
+}
+
+static void test_scan__bootstrap_decisions(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NLAYOUTS; i++) {
+        layout l;
+        if (!open_layout(&l, layouts[i]))
+            skip();
+        char *want = read_expected(&l, "wal_ops.json");
+        if (want == NULL) {
+            close_layout(&l);
+            continue;
+        }
+        cf_kudu_wal *w;
+        cf_error err;
+        CF_ASSERT_OK(cf_kudu_wal_open(&w, l.fs, cf_kudu_tablet_id(l.t), &err), &err);
+        static acts got;
+        got.n = 0;
+        CF_ASSERT_OK(cf_kudu_replay_walk(l.t, w, collect, &got, &err), &err);
+        /* Every string of every "bootstrap": [...] array, in file (= WAL) order. */
+        size_t k = 0, replay = 0;
+        for (const char *p = strstr(want, "\"bootstrap\": ["); p != NULL;
+             p = strstr(p, "\"bootstrap\": [")) {
+            p += strlen("\"bootstrap\": [");
+            const char *end = strchr(p, ']');
+            assert_non_null(end);
+            while (p < end) {
+                const char *q = strchr(p, '"');
+                if (q == NULL || q > end)
+                    break;
+                const char *e = strchr(q + 1, '"');
+                assert_non_null(e);
+                size_t n = (size_t)(e - q - 1);
+                if (k >= got.n)
+                    fail_msg("%s: expected more decisions than the %zu made", layouts[i], got.n);
+                if (strlen(got.names[k]) != n || memcmp(got.names[k], q + 1, n) != 0)
+                    fail_msg("%s: row op %zu: decided %s, expected %.*s", layouts[i], k,
+                             got.names[k], (int)n, q + 1);
+                replay += strcmp(got.names[k], "NEEDS_REPLAY") == 0;
+                k++;
+                p = e + 1;
+            }
+        }
+        assert_int_equal(k, got.n);
+        assert_int_equal(replay, json_u64(strstr(want, "\"summary\""), "row_ops_replayed"));
+        cf_kudu_wal_free(w);
+        free(want);
+        close_layout(&l);
+    }
+}
+
+/* ---- the three modes ------------------------------------------------------------------------ */
+
+static void test_scan__row_counts(void **state)
+{
+    (void)state;
+    static const char *files[3] = {"tablet_latest.json", "tablet_flushed.json",
+                                   "tablet_as_of.json"};
+    for (size_t i = 0; i < NLAYOUTS; i++) {
+        layout l;
+        if (!open_layout(&l, layouts[i]))
+            skip();
+        for (size_t m = 0; m < 3; m++) {
+            char *want = read_expected(&l, files[m]);
+            if (want == NULL)
+                continue;
+            cf_kudu_scan_options o;
+            cf_kudu_scan_options_init(&o);
+            o.no_wal = m == 1;
+            if (m == 2)
+                o.as_of = json_u64(want, "as_of");
+            bytes b = {0};
+            uint64_t rows = scan_all(&l, &o, &b);
+            if (rows != json_u64(want, "num_rows"))
+                fail_msg("%s %s: %llu rows, expected %llu", layouts[i], files[m],
+                         (unsigned long long)rows, (unsigned long long)json_u64(want, "num_rows"));
+            free(b.p);
+            free(want);
+        }
+        close_layout(&l);
+    }
+}
+
+/* The same rows whatever the batch size, in every mode. */
+static void test_scan__batch_sizes(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NLAYOUTS; i++) {
+        layout l;
+        if (!open_layout(&l, layouts[i]))
+            skip();
+        char *asof = read_expected(&l, "tablet_as_of.json");
+        for (size_t m = 0; m < 3; m++) {
+            bytes ref = {0};
+            static const size_t sizes[3] = {1024, 1, 7};
+            for (size_t k = 0; k < 3; k++) {
+                cf_kudu_scan_options o;
+                cf_kudu_scan_options_init(&o);
+                o.batch_rows = sizes[k];
+                o.no_wal = m == 1;
+                if (m == 2 && asof != NULL)
+                    o.as_of = json_u64(asof, "as_of");
+                bytes b = {0};
+                scan_all(&l, &o, k == 0 ? &ref : &b);
+                if (k > 0) {
+                    assert_int_equal(b.len, ref.len);
+                    assert_memory_equal(b.p, ref.p, ref.len);
+                }
+                free(b.p);
+            }
+            free(ref.p);
+        }
+        free(asof);
+        close_layout(&l);
+    }
+}
+
+/* Projection and predicates: the full scan's rows, filtered, then projected. */
+static void test_scan__projection_and_where(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NLAYOUTS; i++) {
+        layout l;
+        if (!open_layout(&l, layouts[i]))
+            skip();
+        const cf_schema *s = cf_kudu_tablet_schema(l.t);
+        size_t nc = cf_schema_column_count(s);
+        size_t nullable = SIZE_MAX;
+        for (size_t c = cf_schema_key_count(s); c < nc && nullable == SIZE_MAX; c++)
+            if (cf_schema_column_at(s, c)->nullable)
+                nullable = c;
+        assert_true(nullable != SIZE_MAX);
+        /* The reference: every column, rows where `nullable` is present, then the
+         * last column and the first key column picked out. */
+        cf_kudu_scanner *sc;
+        cf_error err;
+        CF_ASSERT_OK(cf_kudu_scanner_create(&sc, l.t, NULL, &err), &err);
+        bytes ref = {0};
+        size_t pick[2] = {nc - 1, 0};
+        uint64_t nref = 0;
+        for (;;) {
+            cf_row_batch b;
+            CF_ASSERT_OK(cf_kudu_scanner_next(sc, &b, &err), &err);
+            if (b.count == 0)
+                break;
+            for (size_t r = 0; r < b.count; r++) {
+                const cf_batch *nb = &b.cols[nullable];
+                if (!((nb->nonnull[r / 8] >> (r % 8)) & 1))
+                    continue;
+                cf_row_batch one = b;
+                cf_batch two[2] = {b.cols[pick[0]], b.cols[pick[1]]};
+                one.cols = two;
+                one.ncols = 2;
+                put_row(&ref, s, pick, &one, r);
+                nref++;
+            }
+        }
+        cf_kudu_scanner_free(sc);
+        cf_pred p = {nullable, CF_PRED_IS_NOT_NULL, NULL};
+        cf_kudu_scan_options o;
+        cf_kudu_scan_options_init(&o);
+        o.cols = pick;
+        o.ncols = 2;
+        o.preds = &p;
+        o.npreds = 1;
+        o.batch_rows = 100;
+        bytes got = {0};
+        assert_int_equal(scan_all(&l, &o, &got), nref);
+        assert_int_equal(got.len, ref.len);
+        assert_memory_equal(got.p, ref.p, ref.len);
+        free(got.p);
+        free(ref.p);
+        close_layout(&l);
+    }
+}
+
+/* Out of memory anywhere in a scan (rowsets, deltas, the WAL's replay, the merge)
+ * is CF_ENOMEM with a message, and leaks nothing. */
+typedef struct sweep {
+    layout *l;
+    bool no_wal;
+} sweep;
+
+static cf_status sweep_run(void *ctx, cf_error *err)
+{
+    sweep *sw = ctx;
+    cf_kudu_scan_options o;
+    cf_kudu_scan_options_init(&o);
+    o.no_wal = sw->no_wal;
+    o.batch_rows = 512;
+    cf_kudu_scanner *sc;
+    cf_status st = cf_kudu_scanner_create(&sc, sw->l->t, &o, err);
+    if (st != CF_OK)
+        return st;
+    cf_row_batch b;
+    do
+        st = cf_kudu_scanner_next(sc, &b, err);
+    while (st == CF_OK && b.count > 0);
+    cf_kudu_scanner_free(sc);
+    return st;
+}
+
+static void test_scan__alloc_failures(void **state)
+{
+    (void)state;
+    layout l;
+    if (!open_layout(&l, layouts[0]))
+        skip();
+    sweep sw = {&l, true};
+    cf_test_alloc_sweep("scan --no-wal", NULL, sweep_run, &sw, 100000);
+    sw.no_wal = false;
+    cf_test_alloc_sweep("scan", NULL, sweep_run, &sw, 100000);
+    close_layout(&l);
+}
+
+/* ---- damage ------------------------------------------------------------------------------- */
+
+/* The scan of a copy of the file-block-manager layout after `damage` changed the
+ * file of one block: CF_ECORRUPT naming the rowset, never a smaller tablet. */
+typedef enum { DMG_REMOVE, DMG_TRUNCATE, DMG_FLIP } dmg_kind;
+
+static void scan_damaged(dmg_kind kind, bool redo)
+{
+    layout l;
+    if (!open_layout(&l, "fbm-small-s4"))
+        skip();
+    char tmp[] = "/tmp/cf_kscan_XXXXXX";
+    assert_non_null(mkdtemp(tmp));
+    char cmd[1400];
+    snprintf(cmd, sizeof(cmd), "cp -a '%s/fs' '%s/' && cp -a '%s/expected' '%s/'", l.root, tmp,
+             l.root, tmp);
+    assert_int_equal(system(cmd), 0);
+    /* The block: a column of the first rowset, or a REDO file of one that has them. */
+    uint64_t id = 0;
+    for (size_t i = 0; i < cf_kudu_tablet_rowset_count(l.t) && id == 0; i++) {
+        const cf_kudu_rowset *rs = cf_kudu_tablet_rowset_at(l.t, i);
+        if (!redo)
+            id = rs->column_blocks[rs->ncolumns - 1];
+        else if (rs->nredo > 0)
+            id = rs->redo_blocks[0];
+    }
+    assert_true(id != 0);
+    const cf_kudu_block *blk = cf_kudu_fs_find_block(l.fs, id);
+    assert_non_null(blk);
+    char path[1400];
+    snprintf(path, sizeof(path), "%s/%s", tmp, strstr(blk->path, "/fs/") + 1);
+    close_layout(&l);
+    if (kind == DMG_REMOVE) {
+        assert_int_equal(unlink(path), 0);
+    } else {
+        size_t len;
+        uint8_t *b = cf_test_read_file(path, &len);
+        assert_non_null(b);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        if (kind == DMG_FLIP)
+            b[len / 3] ^= 0x40; /* inside a data block: its checksum fails */
+        size_t keep = kind == DMG_TRUNCATE ? len / 2 : len;
+        assert_int_equal(fwrite(b, 1, keep, f), keep);
+        fclose(f);
+        free(b);
+    }
+    layout d;
+    assert_true(open_root(&d, tmp));
+    cf_kudu_scan_options o;
+    cf_kudu_scan_options_init(&o);
+    o.no_wal = true;
+    cf_kudu_scanner *sc = NULL;
+    cf_error err;
+    cf_status st = cf_kudu_scanner_create(&sc, d.t, &o, &err);
+    while (st == CF_OK) {
+        cf_row_batch b;
+        st = cf_kudu_scanner_next(sc, &b, &err);
+        if (st == CF_OK && b.count == 0)
+            break;
+    }
+    cf_kudu_scanner_free(sc);
+    if (st != CF_ECORRUPT)
+        fail_msg("damage %d (redo %d): status %s: %s", (int)kind, (int)redo, cf_status_str(st),
+                 st == CF_OK ? "" : err.msg);
+    assert_non_null(strstr(err.msg, "rowset"));
+    close_layout(&d);
+    CF_ASSERT_RM_RF(tmp);
+}
+
+static void test_scan__damaged_blocks(void **state)
+{
+    (void)state;
+    for (int redo = 0; redo < 2; redo++) {
+        scan_damaged(DMG_REMOVE, redo);
+        scan_damaged(DMG_TRUNCATE, redo);
+        scan_damaged(DMG_FLIP, redo);
+    }
+}
+
+static void test_scan__bad_options(void **state)
+{
+    (void)state;
+    layout l;
+    if (!open_layout(&l, layouts[0]))
+        skip();
+    cf_kudu_scanner *sc = NULL;
+    cf_error err;
+    cf_kudu_scan_options o;
+    cf_kudu_scan_options_init(&o);
+    o.version = 99;
+    assert_int_equal(cf_kudu_scanner_create(&sc, l.t, &o, &err), CF_EINVAL);
+    assert_null(sc);
+    cf_kudu_scan_options_init(&o);
+    size_t bad = 1000;
+    o.cols = &bad;
+    o.ncols = 1;
+    assert_int_equal(cf_kudu_scanner_create(&sc, l.t, &o, &err), CF_EINVAL);
+    cf_kudu_scan_options_init(&o);
+    cf_pred p = {0, CF_PRED_EQ, NULL};
+    o.preds = &p;
+    o.npreds = 1;
+    assert_int_equal(cf_kudu_scanner_create(&sc, l.t, &o, &err), CF_EINVAL);
+    cf_kudu_scanner_free(NULL);
+    close_layout(&l);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scan__bootstrap_decisions),
+        cmocka_unit_test(test_scan__row_counts),
+        cmocka_unit_test(test_scan__batch_sizes),
+        cmocka_unit_test(test_scan__projection_and_where),
+        cmocka_unit_test(test_scan__alloc_failures),
+        cmocka_unit_test(test_scan__damaged_blocks),
+        cmocka_unit_test(test_scan__bad_options),
+    };
+    return CF_RUN_TESTS(argc, argv, tests);
+}
