@@ -27,10 +27,11 @@ typedef struct kudu_sub {
 
 /* Each subcommand's line is added with its cmd_kudu_<name>.c. */
 static const kudu_sub subs[] = {
-    {"pbc", cf_cmd_kudu_pbc}, /* kudu pbc */
-    {"fs", cf_cmd_kudu_fs},   /* kudu fs */
-    {"wal", cf_cmd_kudu_wal}, /* kudu wal */
-    {NULL, NULL},             /* the end */
+    {"pbc", cf_cmd_kudu_pbc},       /* kudu pbc */
+    {"fs", cf_cmd_kudu_fs},         /* kudu fs */
+    {"wal", cf_cmd_kudu_wal},       /* kudu wal */
+    {"tablet", cf_cmd_kudu_tablet}, /* kudu tablet */
+    {NULL, NULL},                   /* the end */
 };
 
 int cf_cmd_kudu(cf_cli *c, int argc, char **argv)
