@@ -175,7 +175,8 @@ cf_status cf_kudu_schema_pb_build(cf_kudu_schema_pb *out, const cf_schema *s, co
         p->name = (char *)c->name;
         p->has_type = true;
         p->type = (Kudu__DataType)c->type;
-        /* Kudu writes these four always (common/wire_protocol.cc, ColumnSchemaToPB) */
+        /* Kudu always sets is_key (SchemaToColumnPBs), is_nullable, immutable and the
+         * storage attributes (ColumnSchemaToPB), both in common/wire_protocol.cc */
         p->has_is_key = true;
         p->is_key = c->is_key;
         p->has_is_nullable = true;

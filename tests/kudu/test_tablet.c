@@ -684,6 +684,37 @@ static void test_tablet__write_read_back(void **state)
     cf_schema_free(s);
 }
 
+/* The SchemaPB cfile builds from a tablet's schema is the very bytes Kudu wrote
+ * into each layout's superblock (common/wire_protocol.cc, ColumnSchemaToPB). */
+static void test_tablet__schema_pb_bytes_equal_kudus(void **state)
+{
+    (void)state;
+    for (size_t l = 0; l < NLAYOUTS; l++) {
+        cf_json_doc fsj;
+        cf_kudu_tablet *t = NULL;
+        open_layout(&t, layouts[l], &fsj);
+        const Kudu__SchemaPB *kudu = cf_kudu_tablet_superblock(t)->schema;
+        size_t n = cf_schema_column_count(cf_kudu_tablet_schema(t));
+        uint32_t ids[CF_SCHEMA_MAX_COLUMNS];
+        for (size_t i = 0; i < n; i++)
+            ids[i] = cf_kudu_tablet_column_id(t, i);
+        cf_kudu_schema_pb ours;
+        cf_error err = {0};
+        CF_ASSERT_OK(cf_kudu_schema_pb_build(&ours, cf_kudu_tablet_schema(t), ids, &err), &err);
+        size_t a = kudu__schema_pb__get_packed_size(kudu);
+        size_t b = kudu__schema_pb__get_packed_size(&ours.pb);
+        uint8_t *x = malloc(a), *y = malloc(b);
+        kudu__schema_pb__pack(kudu, x);
+        kudu__schema_pb__pack(&ours.pb, y);
+        CF_ASSERT_BYTES(y, b, x, a);
+        free(x);
+        free(y);
+        cf_kudu_schema_pb_dispose(&ours);
+        cf_kudu_tablet_free(t);
+        cf_json_doc_dispose(&fsj);
+    }
+}
+
 static void test_tablet__block_kind_names(void **state)
 {
     (void)state;
@@ -741,6 +772,7 @@ int main(int argc, char **argv)
                                         scratch_teardown),
         cmocka_unit_test_setup_teardown(test_tablet__write_read_back, scratch_setup,
                                         scratch_teardown),
+        cmocka_unit_test(test_tablet__schema_pb_bytes_equal_kudus),
         cmocka_unit_test(test_tablet__block_kind_names),
         cmocka_unit_test(test_tablet__alloc_failures),
     };
