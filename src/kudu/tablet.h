@@ -10,6 +10,8 @@
 
 #include <cfile/kudu.h>
 
+#include "util/buf.h"
+
 #include "kudu_common.pb-c.h"
 #include "kudu_raft.pb-c.h"
 #include "kudu_tablet.pb-c.h"
@@ -64,6 +66,40 @@ typedef struct cf_kudu_schema_pb {
 cf_status cf_kudu_schema_pb_build(cf_kudu_schema_pb *out, const cf_schema *s, const uint32_t *ids,
                                   cf_error *err);
 void cf_kudu_schema_pb_dispose(cf_kudu_schema_pb *p);
+
+/* ---- writing a superblock (superblock_writer.c) ---- */
+
+#define CF_KUDU_SUPERBLOCK_SPEC_VERSION 1
+
+/* A tablet's superblock in cfile's terms; every pointer is borrowed. */
+typedef struct cf_kudu_superblock_spec {
+    uint32_t version;       /* set by _init */
+    const char *tablet_id;  /* 32 hex digits (required) */
+    const char *table_id;   /* required */
+    const char *table_name; /* required */
+    const cf_schema *schema;
+    const uint32_t *column_ids; /* Kudu's id of each schema column; NULL = 0, 1, 2, ... */
+    uint32_t schema_version;
+    int64_t last_durable_mrs_id;
+    const cf_kudu_rowset *rowsets; /* as cf_kudu_tablet_rowset_at gives them */
+    size_t nrowsets;
+    int data_state;                    /* TabletDataState number; _init: TABLET_DATA_READY */
+    const char *const *data_dir_uuids; /* the tablet's data dir group, may be empty */
+    size_t ndata_dir_uuids;
+    bool supports_live_row_count; /* _init: true */
+    /* the partition: its two keys (hash buckets, then the encoded range key);
+     * _init: both empty, one unbounded range */
+    const uint8_t *partition_key_start, *partition_key_end;
+    size_t partition_key_start_len, partition_key_end_len;
+} cf_kudu_superblock_spec;
+
+void cf_kudu_superblock_spec_init(cf_kudu_superblock_spec *spec);
+/* The TabletSuperBlockPB message's bytes appended to out. CF_EINVAL names a bad
+ * field of spec. */
+cf_status cf_kudu_superblock_pack(cf_buf *out, const cf_kudu_superblock_spec *spec, cf_error *err);
+/* A superblock file at `path` (a version 2 container, created atomically). */
+cf_status cf_kudu_superblock_write(const char *path, const cf_kudu_superblock_spec *spec,
+                                   cf_error *err);
 
 /* Kudu's name of a DataType number ("INT64", "NESTED"), or NULL. */
 const char *cf_kudu_data_type_name(int t);

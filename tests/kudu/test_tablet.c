@@ -715,6 +715,96 @@ static void test_tablet__schema_pb_bytes_equal_kudus(void **state)
     }
 }
 
+/* A superblock written from a tablet's own fields (superblock_writer.c) is byte
+ * for byte the record Kudu wrote, in every layout; written as a file it opens to
+ * the same tablet. */
+static void test_tablet__superblock_writer_equals_kudus(void **state)
+{
+    (void)state;
+    for (size_t l = 0; l < NLAYOUTS; l++) {
+        cf_json_doc fsj;
+        cf_kudu_tablet *t = NULL;
+        open_layout(&t, layouts[l], &fsj);
+        const Kudu__Tablet__TabletSuperBlockPB *ksb = cf_kudu_tablet_superblock(t);
+        size_t n = cf_schema_column_count(cf_kudu_tablet_schema(t));
+        uint32_t ids[CF_SCHEMA_MAX_COLUMNS];
+        for (size_t i = 0; i < n; i++)
+            ids[i] = cf_kudu_tablet_column_id(t, i);
+        const char *uuids[16];
+        assert_non_null(ksb->data_dir_group);
+        assert_true(ksb->data_dir_group->n_uuids <= 16);
+        char ub[16][64];
+        for (size_t i = 0; i < ksb->data_dir_group->n_uuids; i++) {
+            const ProtobufCBinaryData *u = &ksb->data_dir_group->uuids[i];
+            assert_true(u->len < 64);
+            memcpy(ub[i], u->data, u->len);
+            ub[i][u->len] = '\0';
+            uuids[i] = ub[i];
+        }
+        cf_kudu_superblock_spec spec;
+        cf_kudu_superblock_spec_init(&spec);
+        spec.tablet_id = cf_kudu_tablet_id(t);
+        spec.table_id = cf_kudu_tablet_table_id(t);
+        spec.table_name = cf_kudu_tablet_table_name(t);
+        spec.schema = cf_kudu_tablet_schema(t);
+        spec.column_ids = ids;
+        spec.schema_version = ksb->schema_version;
+        spec.last_durable_mrs_id = cf_kudu_tablet_last_durable_mrs_id(t);
+        cf_kudu_rowset rs[64];
+        spec.nrowsets = cf_kudu_tablet_rowset_count(t);
+        assert_true(spec.nrowsets <= 64);
+        for (size_t r = 0; r < spec.nrowsets; r++)
+            rs[r] = *cf_kudu_tablet_rowset_at(t, r);
+        spec.rowsets = rs;
+        spec.data_dir_uuids = uuids;
+        spec.ndata_dir_uuids = ksb->data_dir_group->n_uuids;
+        cf_buf ours;
+        cf_buf_init(&ours);
+        cf_error err = {0};
+        CF_ASSERT_OK(cf_kudu_superblock_pack(&ours, &spec, &err), &err);
+        size_t kn = kudu__tablet__tablet_super_block_pb__get_packed_size(ksb);
+        uint8_t *kb = malloc(kn);
+        kudu__tablet__tablet_super_block_pb__pack(ksb, kb);
+        CF_ASSERT_BYTES(ours.data, ours.len, kb, kn);
+        free(kb);
+        cf_buf_dispose(&ours);
+
+        /* as a file: the same tablet */
+        char p[256];
+        snprintf(p, sizeof p, "%s/tablet-meta/%s", scratch, spec.tablet_id);
+        CF_ASSERT_OK(cf_kudu_superblock_write(p, &spec, &err), &err);
+        struct stat st;
+        assert_int_equal(stat(p, &st), 0);
+        assert_int_equal(st.st_mode & 0777, 0600);
+        cf_kudu_tablet *t2 = NULL;
+        CF_ASSERT_OK(cf_kudu_tablet_open_dir(&t2, NULL, scratch, spec.tablet_id, &err), &err);
+        assert_int_equal(cf_kudu_tablet_rowset_count(t2), spec.nrowsets);
+        assert_string_equal(cf_kudu_tablet_table_name(t2), spec.table_name);
+        char *a = NULL, *b = NULL;
+        CF_ASSERT_OK(cf_kudu_tablet_superblock_json(t, false, &a, &err), &err);
+        CF_ASSERT_OK(cf_kudu_tablet_superblock_json(t2, false, &b, &err), &err);
+        assert_string_equal(a, b);
+        free(a);
+        free(b);
+        cf_kudu_tablet_free(t2);
+        cf_kudu_tablet_free(t);
+        cf_json_doc_dispose(&fsj);
+    }
+    /* bad specs */
+    cf_kudu_superblock_spec spec;
+    cf_kudu_superblock_spec_init(&spec);
+    cf_buf out;
+    cf_buf_init(&out);
+    cf_error err = {0};
+    spec.tablet_id = "nope";
+    CF_ASSERT_STATUS(cf_kudu_superblock_pack(&out, &spec, &err), CF_EINVAL, &err);
+    spec.tablet_id = "00112233445566778899aabbccddeeff";
+    CF_ASSERT_STATUS(cf_kudu_superblock_pack(&out, &spec, &err), CF_EINVAL, &err);
+    spec.version = 99;
+    CF_ASSERT_STATUS(cf_kudu_superblock_pack(&out, &spec, &err), CF_EINVAL, &err);
+    cf_buf_dispose(&out);
+}
+
 static void test_tablet__block_kind_names(void **state)
 {
     (void)state;
@@ -773,6 +863,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_tablet__write_read_back, scratch_setup,
                                         scratch_teardown),
         cmocka_unit_test(test_tablet__schema_pb_bytes_equal_kudus),
+        cmocka_unit_test_setup_teardown(test_tablet__superblock_writer_equals_kudus, scratch_setup,
+                                        scratch_teardown),
         cmocka_unit_test(test_tablet__block_kind_names),
         cmocka_unit_test(test_tablet__alloc_failures),
     };
