@@ -5,6 +5,7 @@
  * (expected/superblock.json, consensus_meta.json, fs.json, containers.json);
  * usage errors exit 2, damage (a torn or flipped container, a damaged superblock, a
  * block the superblock names but the server lost) exits 1 naming the file. */
+#define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,9 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "kudu/lbm_writer.h"
+#include "kudu/pbc_writer.h"
+#include "kudu/tablet.h"
 #include "support_cli.h"
 #include "test_common.h"
 
@@ -46,9 +50,10 @@ static const char *need(const cf_json *o, const char *k)
     return s != NULL ? s : "";
 }
 
+/* An integer member (number or decimal string); k NULL: o itself. */
 static long long num(const cf_json *o, const char *k)
 {
-    const cf_json *v = get(o, k);
+    const cf_json *v = k ? get(o, k) : o;
     assert_non_null(v);
     return strtoll(v->str, NULL, 10);
 }
@@ -628,6 +633,161 @@ static void test_kudu_tablet__missing_block(void **state)
     cf_json_doc_dispose(&l.fsj);
 }
 
+/* A root cfile writes (instance files by lbm_writer.h, a superblock by
+ * superblock_writer.c) with what the layouts lack: a hash and range partitioned
+ * tablet with a compound key, a column with read and write defaults, a
+ * tombstoned second tablet without rowsets. */
+static void test_kudu_tablet__built_root(void **state)
+{
+    (void)state;
+    char *root = cli_dir_path("root");
+    const char *all[] = {"00000000000000000000000000000001"};
+    cf_kudu_root_spec rs = {.root = root,
+                            .server_uuid = "fedcba9876543210fedcba9876543210",
+                            .wal = true,
+                            .data = true,
+                            .dir_uuid = all[0],
+                            .all_uuids = all,
+                            .nall = 1,
+                            .dir_type = "log",
+                            .fs_block_size = 4096};
+    cf_error err = {0};
+    CF_ASSERT_OK(cf_kudu_root_write(&rs, &err), &err);
+    cf_schema *schema = NULL;
+    CF_ASSERT_OK(
+        cf_schema_parse(&schema, "host STRING KEY, ts INT64 KEY, v INT32 NULL, s STRING", &err),
+        &err);
+    uint32_t ids[] = {0, 1, 5, 7};
+    /* hash bucket 3, then the range key ("a\0b", 5): the string escaped, not last */
+    static const uint8_t start[] = {0, 0, 0, 3, 'a', 0, 1, 'b', 0, 0, 0x80, 0, 0, 0, 0, 0, 0, 5};
+    static const uint8_t end[] = {0, 0, 0, 4};
+    cf_kudu_superblock_spec spec;
+    cf_kudu_superblock_spec_init(&spec);
+    spec.tablet_id = "aaaabbbbccccddddeeeeffff00001111";
+    spec.table_id = "t0";
+    spec.table_name = "built";
+    spec.schema = schema;
+    spec.column_ids = ids;
+    spec.last_durable_mrs_id = -1;
+    spec.partition_key_start = start;
+    spec.partition_key_start_len = sizeof start;
+    spec.partition_key_end = end;
+    spec.partition_key_end_len = sizeof end;
+    cf_buf b;
+    cf_buf_init(&b);
+    CF_ASSERT_OK(cf_kudu_superblock_pack(&b, &spec, &err), &err);
+    Kudu__Tablet__TabletSuperBlockPB *sb =
+        kudu__tablet__tablet_super_block_pb__unpack(NULL, b.len, b.data);
+    assert_non_null(sb);
+    /* HASH (host) 4 buckets; this tablet is bucket 3 */
+    Kudu__PartitionSchemaPB__ColumnIdentifierPB ident =
+        KUDU__PARTITION_SCHEMA_PB__COLUMN_IDENTIFIER_PB__INIT;
+    ident.identifier_case = KUDU__PARTITION_SCHEMA_PB__COLUMN_IDENTIFIER_PB__IDENTIFIER_ID;
+    ident.id = 0;
+    Kudu__PartitionSchemaPB__ColumnIdentifierPB *identp = &ident;
+    Kudu__PartitionSchemaPB__HashBucketSchemaPB hash =
+        KUDU__PARTITION_SCHEMA_PB__HASH_BUCKET_SCHEMA_PB__INIT;
+    hash.n_columns = 1;
+    hash.columns = &identp;
+    hash.has_num_buckets = true;
+    hash.num_buckets = 4;
+    Kudu__PartitionSchemaPB__HashBucketSchemaPB *hashp = &hash;
+    sb->partition_schema->n_hash_schema = 1;
+    sb->partition_schema->hash_schema = &hashp;
+    int32_t bucket = 3;
+    sb->partition->n_hash_buckets = 1;
+    sb->partition->hash_buckets = &bucket;
+    /* v INT32 defaults: read 7, write -2 (little-endian, Kudu's memory form) */
+    Kudu__ColumnSchemaPB *v = sb->schema->columns[2];
+    v->has_read_default_value = v->has_write_default_value = true;
+    v->read_default_value = (ProtobufCBinaryData){4, (uint8_t *)"\x07\0\0\0"};
+    v->write_default_value = (ProtobufCBinaryData){4, (uint8_t *)"\xfe\xff\xff\xff"};
+    char p[1024];
+    snprintf(p, sizeof p, "%s/tablet-meta/%s", root, spec.tablet_id);
+    CF_ASSERT_OK(cf_kudu_pbc_write_file(p, &sb->base, &err), &err);
+    /* give back what free_unpacked must not free */
+    sb->partition_schema->n_hash_schema = 0;
+    sb->partition_schema->hash_schema = NULL;
+    sb->partition->n_hash_buckets = 0;
+    sb->partition->hash_buckets = NULL;
+    v->has_read_default_value = v->has_write_default_value = false;
+    v->read_default_value = v->write_default_value = (ProtobufCBinaryData){0, NULL};
+    kudu__tablet__tablet_super_block_pb__free_unpacked(sb, NULL);
+    cf_buf_dispose(&b);
+    /* a tombstoned tablet of the same table */
+    spec.tablet_id = "aaaabbbbccccddddeeeeffff00002222";
+    spec.data_state = KUDU__TABLET__TABLET_DATA_STATE__TABLET_DATA_TOMBSTONED;
+    spec.partition_key_start_len = spec.partition_key_end_len = 0;
+    snprintf(p, sizeof p, "%s/tablet-meta/%s", root, spec.tablet_id);
+    CF_ASSERT_OK(cf_kudu_superblock_write(p, &spec, &err), &err);
+    cf_schema_free(schema);
+
+    run r;
+    CLI(&r, "kudu", "tablet", "meta", "--json", "--fs-wal-dir", root,
+        "aaaabbbbccccddddeeeeffff00001111");
+    EXPECT_RC(r, 0);
+    cf_json_doc got;
+    parse_text(&got, r.out);
+    const cf_json *part = get(&got.root, "partition");
+    assert_int_equal(get(part, "hash_buckets")->n, 1);
+    assert_int_equal(num(&get(part, "hash_buckets")->items[0], NULL), 3);
+    const cf_json *lo = get(part, "range_start");
+    assert_int_equal(lo->kind, CF_JSON_OBJECT);
+    const cf_json *host = get(lo, "host");
+    assert_int_equal(host->len, 3);
+    assert_memory_equal(host->str, "a\0b", 3);
+    assert_int_equal(num(lo, "ts"), 5);
+    assert_int_equal(get(part, "range_end")->kind, CF_JSON_NULL);
+    assert_string_equal(need(part, "partition_key_start"), "000000036100016200008000000000000005");
+    assert_int_equal(get(&got.root, "consensus")->kind, CF_JSON_NULL);
+    cf_json_doc_dispose(&got);
+    done(&r);
+
+    CLI(&r, "kudu", "tablet", "meta", "--fs-wal-dir", root, "aaaabbbbccccddddeeeeffff00001111");
+    EXPECT_RC(r, 0);
+    assert_non_null(
+        strstr(r.out, "Partition: HASH (host) PARTITION 3, RANGE (host, ts) PARTITION "));
+    /* the key's NUL is printed as it is: search past it */
+    assert_non_null(memmem(r.out, r.out_len, "(a\0b, 5) <= VALUES\n", 19));
+    assert_non_null(memmem(r.out, r.out_len, "Consensus metadata: none", 24));
+    done(&r);
+
+    CLI(&r, "kudu", "tablet", "schema", "--json", "--fs-wal-dir", root,
+        "aaaabbbbccccddddeeeeffff00001111");
+    EXPECT_RC(r, 0);
+    parse_text(&got, r.out);
+    const cf_json *vc = &get(&got.root, "columns")->items[2];
+    assert_int_equal(num(vc, "id"), 5);
+    assert_int_equal(num(vc, "read_default"), 7);
+    assert_int_equal(num(vc, "write_default"), -2);
+    assert_int_equal(get(&get(&got.root, "columns")->items[3], "read_default")->kind, CF_JSON_NULL);
+    assert_int_equal(get(&got.root, "primary_key")->n, 2);
+    cf_json_doc_dispose(&got);
+    done(&r);
+
+    CLI(&r, "kudu", "tablet", "list", "--json", "--fs-wal-dir", root);
+    EXPECT_RC(r, 0);
+    parse_text(&got, r.out);
+    const cf_json *tabs = get(&got.root, "tablets");
+    assert_int_equal(tabs->n, 2);
+    assert_string_equal(need(&tabs->items[1], "tablet_data_state"), "TABLET_DATA_TOMBSTONED");
+    assert_int_equal(num(&tabs->items[1], "rowsets"), 0);
+    cf_json_doc_dispose(&got);
+    done(&r);
+
+    CLI(&r, "kudu", "tablet", "rowsets", "--fs-wal-dir", root, "aaaabbbbccccddddeeeeffff00002222");
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "No rowsets found on disk"));
+    done(&r);
+    CLI(&r, "kudu", "tablet", "data-size", "--json", "--fs-wal-dir", root);
+    EXPECT_RC(r, 0);
+    parse_text(&got, r.out);
+    assert_int_equal(get(&got.root, "tables")->n, 1);
+    assert_int_equal(get(&got.root, "tablets")->n, 2);
+    cf_json_doc_dispose(&got);
+    done(&r);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -645,6 +805,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_kudu_tablet__damaged_cmeta, cli_dir_setup,
                                         cli_dir_teardown),
         cmocka_unit_test_setup_teardown(test_kudu_tablet__missing_block, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_kudu_tablet__built_root, cli_dir_setup,
                                         cli_dir_teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
