@@ -59,6 +59,10 @@ const char *cf_kudu_fs_join(cf_kudu_fs *fs, const char *a, const char *b)
 cf_status cf_kudu_fs_problem(cf_kudu_fs *fs, const char *path, bool has_offset, uint64_t offset,
                              cf_error *err, const char *fmt, ...)
 {
+    if (fs->nproblems >= CF_KUDU_MAX_PROBLEMS && path != NULL) {
+        fs->problems_dropped++;
+        return CF_OK;
+    }
     if (fs->nproblems == fs->problems_cap) {
         size_t cap = fs->problems_cap ? fs->problems_cap * 2 : 16, bytes;
         CF_CHECK(cf_mul_ok(cap, sizeof *fs->problems, &bytes), err, CF_ENOMEM, "too many problems");
@@ -73,7 +77,7 @@ cf_status cf_kudu_fs_problem(cf_kudu_fs *fs, const char *path, bool has_offset, 
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     cf_kudu_problem *p = &fs->problems[fs->nproblems];
-    p->path = cf_kudu_fs_strdup(fs, path);
+    p->path = cf_kudu_fs_strdup(fs, path != NULL ? path : fs->wal_dir);
     p->what = cf_kudu_fs_strdup(fs, what);
     CF_CHECK(p->path != NULL && p->what != NULL, err, CF_ENOMEM,
              "out of memory for the problems found");
@@ -213,6 +217,11 @@ cf_status cf_kudu_fs_open(cf_kudu_fs **out, const cf_kudu_fs_options *opts, cf_e
             CF_TRY_OUT(cf_kudu_fbm_load_dir(fs, i, err));
     }
     CF_TRY_OUT(sort_blocks(fs, err));
+    if (fs->problems_dropped > 0)
+        /* A NULL path passes the cap: the summary is always kept. */
+        CF_TRY_OUT(cf_kudu_fs_problem(fs, NULL, false, 0, err,
+                                      "%zu more problems found, not kept (the first %d are listed)",
+                                      fs->problems_dropped, CF_KUDU_MAX_PROBLEMS));
     CF_TRY_OUT(list_tablets(fs, err));
     *out = fs;
     return CF_OK;

@@ -13,6 +13,10 @@
 
 #include "util/arena.h"
 
+/* Problems kept; a hostile root could name one per record of millions. The rest
+ * are counted and summed up in one last problem. */
+#define CF_KUDU_MAX_PROBLEMS 10000
+
 /* Kudu's default --log_container_max_size (log_block_manager.cc): 10 GiB. */
 #define CF_KUDU_LBM_DEFAULT_MAX_SIZE ((uint64_t)10 << 30)
 
@@ -41,6 +45,7 @@ struct cf_kudu_fs {
     size_t ncontainers, containers_cap;
     cf_kudu_problem *problems;
     size_t nproblems, problems_cap;
+    size_t problems_dropped; /* past CF_KUDU_MAX_PROBLEMS: counted, not kept */
     const char **tablets;
     size_t ntablets;
 };
@@ -51,7 +56,8 @@ const char *cf_kudu_fs_strndup(cf_kudu_fs *fs, const char *s, size_t n);
 /* "a/b" in the arena. */
 const char *cf_kudu_fs_join(cf_kudu_fs *fs, const char *a, const char *b);
 
-/* Keep a problem (path copied). CF_ENOMEM only. */
+/* Keep a problem (path copied). CF_ENOMEM only. Past CF_KUDU_MAX_PROBLEMS problems
+ * are only counted. */
 cf_status cf_kudu_fs_problem(cf_kudu_fs *fs, const char *path, bool has_offset, uint64_t offset,
                              cf_error *err, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));

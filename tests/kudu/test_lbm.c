@@ -476,6 +476,29 @@ static void test_lbm__damage_is_local(void **state)
     CF_ASSERT_RM_RF(s.root);
 }
 
+/* A hostile container naming a problem per record gets the first
+ * CF_KUDU_MAX_PROBLEMS kept and the rest counted in one last problem. */
+static void test_lbm__problems_bounded(void **state)
+{
+    (void)state;
+    scratch s;
+    scratch_new(&s);
+    cf_kudu_lbm_writer *w = writer(&s, "many");
+    cf_error e = {0};
+    for (uint64_t i = 0; i < CF_KUDU_MAX_PROBLEMS + 5; i++) {
+        cf_kudu_block_record r = create_rec(100 + i, 0, 0);
+        r.op = CF_KUDU_RECORD_DELETE;
+        CF_ASSERT_OK(cf_kudu_lbm_writer_record(w, &r, NULL, &e), &e);
+    }
+    cf_kudu_lbm_writer_free(w);
+    cf_kudu_fs *fs = scratch_open(&s, 0);
+    assert_int_equal(cf_kudu_fs_problem_count(fs), CF_KUDU_MAX_PROBLEMS + 1);
+    const cf_kudu_problem *last = cf_kudu_fs_problem_at(fs, CF_KUDU_MAX_PROBLEMS);
+    assert_non_null(strstr(last->what, "5 more problems"));
+    cf_kudu_fs_free(fs);
+    CF_ASSERT_RM_RF(s.root);
+}
+
 /* The hand decoder reads what protobuf-c writes, fields in any order, unknown
  * fields skipped; truncations and bad wire types are refused. */
 static void test_lbm__record_decode(void **state)
@@ -513,6 +536,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_lbm__incomplete),
         cmocka_unit_test(test_lbm__damage_is_local),
         cmocka_unit_test(test_lbm__record_decode),
+        cmocka_unit_test(test_lbm__problems_bounded),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
