@@ -180,6 +180,9 @@ static cf_status build_entries(cf_kudu_wal *w, wal_seg *s, size_t seg_index, cf_
                 e->timestamp = r->timestamp;
                 e->op_type = r->has_op_type ? (int)r->op_type : 0;
                 const Kudu__Log__WriteRequestPB *wr = r->write_request;
+                /* a WRITE_OP without row operations decodes to none */
+                if (e->op_type == KUDU__LOG__OPERATION_TYPE__WRITE_OP)
+                    e->schema = s->schema;
                 if (e->op_type == KUDU__LOG__OPERATION_TYPE__WRITE_OP && wr != NULL &&
                     wr->row_operations != NULL) {
                     CF_CHECK(s->schema != NULL, err, CF_ECORRUPT,

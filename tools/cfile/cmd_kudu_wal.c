@@ -312,6 +312,7 @@ int cf_cmd_kudu_wal(cf_cli *c, int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     c->usage = wal_usage;
+    c->cmd = "kudu wal";
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
         return argc < 2 ? cf_cli_usage(c, "expected: dump") : cf_cli_help(c);
     if (strcmp(argv[1], "dump") != 0)
