@@ -91,7 +91,8 @@ static cf_status read_value(decoder *d, size_t t, const void **out, cf_error *er
         }
         cf_slice *s = cf_arena_alloc_aligned(d->a, sizeof *s, _Alignof(cf_slice));
         CF_CHECK(s != NULL, err, CF_ENOMEM, "out of memory decoding row operations");
-        s->data = d->pb->indirect_data.data + off;
+        /* no indirect data at all: an empty value, without arithmetic on NULL */
+        s->data = have ? d->pb->indirect_data.data + off : (const uint8_t *)"";
         s->len = (size_t)len;
         v = s;
     } else {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "kudu_tablet.pb-c.h"
+#include "tablet.h"
 #include "util/alloc.h"
 #include "util/error.h"
 #include "wal.h"
@@ -152,9 +153,12 @@ static cf_status build_entries(cf_kudu_wal *w, wal_seg *s, size_t seg_index, cf_
 {
     kudu_wal_seg *raw = s->raw;
     if (raw->header->schema != NULL && raw->header->schema->n_columns > 0) {
-        cf_status st = kudu_wal_schema_from_pb(&s->schema, raw->header->schema, err);
+        uint32_t *ids = NULL;
+        cf_status st =
+            cf_kudu_schema_from_pb(&s->schema, &ids, raw->header->schema, s->pub.path, err);
+        cf_free(ids);
         if (st != CF_OK)
-            return cf_error_prefix(err, st, "%s: segment header schema: ", s->pub.path);
+            return st;
     }
     if (raw->nentries == 0)
         return CF_OK;
@@ -180,6 +184,9 @@ static cf_status build_entries(cf_kudu_wal *w, wal_seg *s, size_t seg_index, cf_
                 e->timestamp = r->timestamp;
                 e->op_type = r->has_op_type ? (int)r->op_type : 0;
                 const Kudu__Log__WriteRequestPB *wr = r->write_request;
+                /* a WRITE_OP without row operations decodes to none */
+                if (e->op_type == KUDU__LOG__OPERATION_TYPE__WRITE_OP)
+                    e->schema = s->schema;
                 if (e->op_type == KUDU__LOG__OPERATION_TYPE__WRITE_OP && wr != NULL &&
                     wr->row_operations != NULL) {
                     CF_CHECK(s->schema != NULL, err, CF_ECORRUPT,

@@ -6,9 +6,9 @@
  *                  a torn tail told from damage as Kudu tells them apart
  *   wal_writer.c   the same framing written (WritableLogSegment), for tests
  *   row_ops.c      RowOperationsPB rows (common/row_operations.cc) decoded as
- *                  RowOperationsPBDecoder decodes a client's WriteRequestPB, and
+ *                  RowOperationsPBDecoder decodes a client's WriteRequestPB (the
+ *                  header's schema as a cf_schema: tablet.h cf_kudu_schema_from_pb), and
  *                  encoded as the client's RowOperationsPBEncoder does (tests)
- *   wal_schema.c   a SchemaPB as a cf_schema (until tablet.c's is shared)
  *   wal.c          the segments of wals/<tablet_id>/, in sequence order
  */
 #ifndef CF_KUDU_WAL_H
@@ -116,14 +116,6 @@ cf_status kudu_wal_writer_batch_bytes(kudu_wal_writer *w, const uint8_t *data, s
 cf_status kudu_wal_writer_footer(kudu_wal_writer *w, const Kudu__Log__LogSegmentFooterPB *footer,
                                  cf_error *err);
 void kudu_wal_writer_dispose(kudu_wal_writer *w);
-
-/* ---- SchemaPB ------------------------------------------------------------------------- */
-
-/* A SchemaPB as a cf_schema: names, Kudu types, nullability, key, encodings,
- * compression, block sizes, decimal and varchar attributes. A column cfile cannot
- * hold (NESTED other than arrays, IS_DELETED, a name cf_schema refuses) is
- * CF_ENOTSUP naming it; a column without a name or type CF_ECORRUPT. */
-cf_status kudu_wal_schema_from_pb(cf_schema **out, const Kudu__SchemaPB *pb, cf_error *err);
 
 /* ---- RowOperationsPB -------------------------------------------------------------------- */
 

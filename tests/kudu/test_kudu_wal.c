@@ -21,10 +21,20 @@
 
 #include "codec/compress.h"
 #include "json.h"
+#include "kudu/tablet.h"
 #include "kudu/wal.h"
 #include "kudu_tablet.pb-c.h"
 #include "support_wal.h"
 #include "util/buf.h"
+
+/* A SchemaPB as the WAL reader converts it (tablet.h), without the ids. */
+static cf_status kudu_test_schema(cf_schema **out, const Kudu__SchemaPB *pb, cf_error *err)
+{
+    uint32_t *ids = NULL;
+    cf_status st = cf_kudu_schema_from_pb(out, &ids, pb, "schema", err);
+    free(ids);
+    return st;
+}
 
 static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
                                       "lbm-onedir-s3"};
@@ -321,6 +331,9 @@ static void setup_schema(void)
     Kudu__ColumnSchemaPB init = KUDU__COLUMN_SCHEMA_PB__INIT;
     col_id = col_name = col_v = init;
     col_id.name = "id";
+    col_id.has_id = col_name.has_id = col_v.has_id = true;
+    col_name.id = 1;
+    col_v.id = 2;
     col_id.has_type = col_id.has_is_key = true;
     col_id.type = KUDU__DATA_TYPE__INT64;
     col_id.is_key = true;
@@ -341,7 +354,7 @@ static void setup_schema(void)
     schema_pb.columns = cols;
     if (schema == NULL) {
         cf_error err = {0};
-        CF_ASSERT_OK(kudu_wal_schema_from_pb(&schema, &schema_pb, &err), &err);
+        CF_ASSERT_OK(kudu_test_schema(&schema, &schema_pb, &err), &err);
     }
 }
 

@@ -6,13 +6,13 @@
  * that ends in a torn entry says so. --json prints the contract of
  * ../shared/kudu-fs/README.md item 4. */
 #include "cli.h"
+#include "kudu_args.h"
 #include "kudu_cmd.h"
 
 #include <cfile/kudu.h>
 
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,11 +32,8 @@ static const char wal_usage[] =
     "\n"
     "  --json                  {\"segments\": [{\"file\", \"header\", \"footer\", \"entries\",\n"
     "                          \"torn_tail\"}]}, protobufs in protobuf's JSON mapping;\n"
-    "                          WRITE_OP entries add \"ops\": [{\"op\", \"row\"}]\n"
-    "  --fs-wal-dir DIR        the server's WAL root (Kudu's --fs_wal_dir)\n"
-    "  --fs-metadata-dir DIR   the metadata root (default: the WAL root)\n"
-    "  --fs-data-dirs A[,B]    the data roots (default: the WAL root)\n"
-    "  --help                  this text\n";
+    "                          WRITE_OP entries add \"ops\": [{\"op\", "
+    "\"row\"}]\n" CF_KUDU_ARGS_USAGE "  --help                   this text\n";
 
 /* ---- the parts both forms share ------------------------------------------------------------- */
 
@@ -78,10 +75,15 @@ static void json_value(cf_jw *w, const cf_column *col, const void *v)
     } else if (col->is_array) {
         const cf_slice *s = v;
         cf_jw_hex(w, s->data, s->len); /* the array cell's bytes */
-    } else if (col->type == CF_TYPE_FLOAT && isfinite(*(const float *)v)) {
-        /* FLOAT as Kudu's tools print it (max_digits10: "%.9g"): also a form that
-         * reads back to the same float, and the one ../shared/kudu-fs expects */
-        fprintf(cf_jw_value_begin(w), "%.9g", (double)*(const float *)v);
+    } else if (col->type == CF_TYPE_FLOAT) {
+        /* FLOAT as Kudu's tools print it, the form ../shared/kudu-fs expects */
+        char num[CF_CLI_NUM_CAP];
+        bool quote;
+        cf_cli_format_float_kudu(num, *(const float *)v, &quote);
+        if (quote)
+            cf_jw_cstr(w, num);
+        else
+            cf_jw_raw(w, num);
     } else {
         cf_cli_value_write(w, col->type, v);
     }
@@ -274,44 +276,16 @@ static int dump_text(cf_cli *c, const cf_kudu_wal *wal)
 
 /* ---- the command ---------------------------------------------------------------------------- */
 
-/* Comma-separated data dirs appended to *dirs. */
-static int add_dirs(cf_cli *c, char ***dirs, size_t *n, const char *arg)
-{
-    const char *p = arg;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len == 0)
-            return cf_cli_usage(c, "--fs-data-dirs: an empty directory in \"%s\"", arg);
-        char **nd = realloc(*dirs, (*n + 1) * sizeof *nd);
-        if (nd == NULL)
-            return cf_cli_fail(c, "out of memory");
-        *dirs = nd;
-        nd[*n] = strndup(p, len);
-        if (nd[*n] == NULL)
-            return cf_cli_fail(c, "out of memory");
-        (*n)++;
-        if (comma == NULL)
-            return 0;
-        p = comma + 1;
-    }
-}
-
 int cf_cmd_kudu_wal(cf_cli *c, int argc, char **argv)
 {
-    enum { O_WAL = 0x5700, O_META, O_DATA };
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
-        {"fs-wal-dir", required_argument, NULL, O_WAL},
-        {"fs_wal_dir", required_argument, NULL, O_WAL},
-        {"fs-metadata-dir", required_argument, NULL, O_META},
-        {"fs_metadata_dir", required_argument, NULL, O_META},
-        {"fs-data-dirs", required_argument, NULL, O_DATA},
-        {"fs_data_dirs", required_argument, NULL, O_DATA},
+        CF_KUDU_ARGS_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     c->usage = wal_usage;
+    c->cmd = "kudu wal";
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
         return argc < 2 ? cf_cli_usage(c, "expected: dump") : cf_cli_help(c);
     if (strcmp(argv[1], "dump") != 0)
@@ -319,9 +293,8 @@ int cf_cmd_kudu_wal(cf_cli *c, int argc, char **argv)
     argc--;
     argv++;
     bool json = false;
-    const char *wal_dir = NULL, *meta_dir = NULL;
-    char **data = NULL;
-    size_t ndata = 0;
+    cf_kudu_args fa;
+    cf_kudu_args_init(&fa);
     int rc = CF_EXIT_OK, ch;
     cf_kudu_fs *fs = NULL;
     cf_kudu_wal *wal = NULL;
@@ -330,33 +303,24 @@ int cf_cmd_kudu_wal(cf_cli *c, int argc, char **argv)
         switch (ch) {
         case 'j': json = true; break;
         case 'h': rc = cf_cli_help(c); goto out;
-        case O_WAL: wal_dir = optarg; break;
-        case O_META: meta_dir = optarg; break;
-        case O_DATA:
-            if ((rc = add_dirs(c, &data, &ndata, optarg)) != 0)
+        default:
+            rc = cf_kudu_args_option(c, &fa, ch, optarg);
+            if (rc < 0) {
+                rc = cf_cli_bad_option(c, argv);
                 goto out;
-            break;
-        default: rc = cf_cli_bad_option(c, argv); goto out;
+            }
+            if (rc > 0)
+                goto out;
         }
-    }
-    if (wal_dir == NULL) {
-        rc = cf_cli_usage(c, "--fs-wal-dir is required");
-        goto out;
     }
     if (argc - optind != 1) {
         rc = cf_cli_usage(c, "expected one TABLET_ID");
         goto out;
     }
-    cf_kudu_fs_options fo;
-    cf_kudu_fs_options_init(&fo);
-    fo.wal_dir = wal_dir;
-    fo.metadata_dir = meta_dir;
-    fo.data_dirs = (const char *const *)data;
-    fo.ndata_dirs = ndata;
+    if ((rc = cf_kudu_args_open(c, &fa, &fs)) != 0)
+        goto out;
     cf_error err = {0};
-    cf_status st = cf_kudu_fs_open(&fs, &fo, &err);
-    if (st == CF_OK)
-        st = cf_kudu_wal_open(&wal, fs, argv[optind], &err);
+    cf_status st = cf_kudu_wal_open(&wal, fs, argv[optind], &err);
     if (st != CF_OK) {
         rc = lib_fail(c, st, &err);
         goto out;
@@ -365,8 +329,6 @@ int cf_cmd_kudu_wal(cf_cli *c, int argc, char **argv)
 out:
     cf_kudu_wal_free(wal);
     cf_kudu_fs_free(fs);
-    for (size_t i = 0; i < ndata; i++)
-        free(data[i]);
-    free(data);
+    cf_kudu_args_free(&fa);
     return rc;
 }
