@@ -77,6 +77,7 @@ typedef struct drs {
     cf_delta_apply **dap;
     uint8_t **vals, **nn; /* per needed column: the batch's values and validity */
     uint8_t *sel;         /* rows of the batch alive at the snapshot */
+    bool streaming;       /* past every other source: rows go out without keys */
     size_t n, i;          /* rows in the batch, the current one */
     cf_arena bytes;       /* the batch's binary values */
     cf_buf key;           /* the current row's encoded key */
@@ -106,7 +107,10 @@ struct cf_kudu_scanner {
     const cf_schema *s;
     uint64_t snap;
     size_t batch_rows;
-    bool *need; /* columns read: key, projection, predicates */
+    bool *need;     /* columns read: key, projection, predicates */
+    size_t *width;  /* per column: cf_type_size */
+    size_t *pwidth; /* per projected column: its width, and whether it is binary */
+    bool *pbin;
     size_t *proj, nproj;
     cf_pred *preds;
     size_t npreds;
@@ -194,6 +198,9 @@ void cf_kudu_scanner_free(cf_kudu_scanner *sc)
     cf_free(sc->out);
     cf_arena_dispose(&sc->obytes);
     cf_free(sc->need);
+    cf_free(sc->width);
+    cf_free(sc->pwidth);
+    cf_free(sc->pbin);
     cf_free(sc->proj);
     cf_free(sc->preds);
     cf_arena_dispose(&sc->parena);
@@ -215,6 +222,13 @@ static cf_status copy_options(cf_kudu_scanner *sc, const cf_kudu_scan_options *o
     CF_CHECK(o->cols == NULL || o->ncols > 0, err, CF_EINVAL, "scan: an empty projection");
     sc->proj = cf_calloc(sc->nproj + 1, sizeof(*sc->proj));
     sc->need = cf_calloc(s->ncols + 1, sizeof(*sc->need));
+    sc->width = cf_calloc(s->ncols + 1, sizeof(*sc->width));
+    sc->pwidth = cf_calloc(sc->nproj + 1, sizeof(*sc->pwidth));
+    sc->pbin = cf_calloc(sc->nproj + 1, sizeof(*sc->pbin));
+    CF_CHECK(sc->width != NULL && sc->pwidth != NULL && sc->pbin != NULL, err, CF_ENOMEM,
+             "scan: out of memory");
+    for (size_t c = 0; c < s->ncols; c++)
+        sc->width[c] = cf_type_size(s->cols[c].type);
     sc->preds = cf_calloc(o->npreds + 1, sizeof(*sc->preds));
     CF_CHECK(sc->proj != NULL && sc->need != NULL && sc->preds != NULL, err, CF_ENOMEM,
              "scan: out of memory");
@@ -225,6 +239,8 @@ static cf_status copy_options(cf_kudu_scanner *sc, const cf_kudu_scan_options *o
         CF_CHECK(c < s->ncols, err, CF_EINVAL, "scan: projected column %zu of %zu", c, s->ncols);
         sc->proj[j] = c;
         sc->need[c] = true;
+        sc->pwidth[j] = sc->width[c];
+        sc->pbin[j] = cf_type_is_binary(s->cols[c].type);
     }
     sc->npreds = o->npreds;
     for (size_t i = 0; i < o->npreds; i++) {
@@ -292,7 +308,7 @@ static const char *block_where(const cf_kudu_scanner *sc, uint64_t id, char *buf
 static cf_status open_block(const cf_kudu_scanner *sc, const cf_kudu_rowset *rs, uint64_t id,
                             const char *what, cf_io **io, cf_error *err)
 {
-    cf_status st = cf_kudu_fs_open_block(sc->fs, id, false, io, err);
+    cf_status st = cf_kudu_fs_open_block(sc->fs, id, true, io, err);
     if (st == CF_ENOTFOUND)
         CF_FAIL(err, CF_ECORRUPT,
                 "tablet %s: rowset %" PRIu64 " %s: block %" PRIu64 " is not in the block manager",
@@ -516,7 +532,7 @@ static cf_status drs_settle(cf_kudu_scanner *sc, drs *d, cf_error *err)
         while (d->i < d->n && !cf_bitmap_get(d->sel, d->i))
             d->i++;
         if (d->i < d->n)
-            return drs_key(sc, d, err);
+            return d->streaming ? CF_OK : drs_key(sc, d, err);
         if (d->next >= d->rows) {
             d->eof = true;
             return CF_OK;
@@ -875,6 +891,19 @@ out:
     return st;
 }
 
+static void copy_width(uint8_t *dst, const uint8_t *v, size_t w)
+{
+    /* Fixed sizes, so the compiler inlines each copy (no memcpy call per cell). */
+    switch (w) {
+    case 1: *dst = *v; break;
+    case 2: memcpy(dst, v, 2); break;
+    case 4: memcpy(dst, v, 4); break;
+    case 8: memcpy(dst, v, 8); break;
+    case 16: memcpy(dst, v, 16); break;
+    default: memcpy(dst, v, w);
+    }
+}
+
 /* Copy the current row of d into the merged row. */
 static void drs_row(cf_kudu_scanner *sc, const drs *d)
 {
@@ -884,35 +913,153 @@ static void drs_row(cf_kudu_scanner *sc, const drs *d)
         cell->nonnull = false;
         if (!sc->need[c])
             continue;
-        size_t w = cf_type_size(sc->s->cols[c].type);
+        size_t w = sc->width[c];
         cell->nonnull = cf_bitmap_get(d->nn[c], d->i);
-        memcpy(cell->slot, d->vals[c] + d->i * w, w);
+        copy_width(cell->slot, d->vals[c] + d->i * w, w);
     }
 }
 
-/* Append the merged row to the output batch (binary bytes copied: the sources
- * move on before the batch is handed out). */
+static bool preds_pass(const cf_kudu_scanner *sc)
+{
+    for (size_t i = 0; i < sc->npreds; i++)
+        if (!cf_rs_pred_pass(&sc->s->cols[sc->preds[i].col], &sc->preds[i],
+                             &sc->cells[sc->preds[i].col]))
+            return false;
+    return true;
+}
+
+/* Predicates on row i of a rowset's batch, read in place. */
+static bool preds_pass_drs(cf_kudu_scanner *sc, const drs *d, size_t i)
+{
+    for (size_t k = 0; k < sc->npreds; k++) {
+        size_t c = sc->preds[k].col;
+        cf_mrs_cell *cell = &sc->cells[c];
+        size_t w = sc->width[c];
+        cell->nonnull = cf_bitmap_get(d->nn[c], i);
+        memcpy(cell->slot, d->vals[c] + i * w, w);
+        if (!cf_rs_pred_pass(&sc->s->cols[c], &sc->preds[k], cell))
+            return false;
+    }
+    return true;
+}
+
+/* One value into output row r of projected column j (binary bytes copied: the
+ * sources move on before the batch is handed out). */
+static cf_status put_value(cf_kudu_scanner *sc, size_t j, size_t r, const uint8_t *v, bool nonnull,
+                           cf_error *err)
+{
+    size_t w = sc->pwidth[j];
+    uint8_t *dst = sc->ovals[j] + r * w;
+    cf_bitmap_put(sc->onn[j], r, nonnull);
+    if (!sc->pbin[j] || !nonnull) {
+        copy_width(dst, v, w);
+        return CF_OK;
+    }
+    cf_slice sl;
+    memcpy(&sl, v, sizeof(sl));
+    if (sl.len > 0) {
+        uint8_t *p = cf_arena_alloc(&sc->obytes, sl.len);
+        CF_CHECK(p != NULL, err, CF_ENOMEM, "scan: out of memory");
+        memcpy(p, sl.data, sl.len);
+        sl.data = p;
+    }
+    memcpy(dst, &sl, sizeof(sl));
+    return CF_OK;
+}
+
+/* Append the merged row to the output batch. */
 static cf_status emit(cf_kudu_scanner *sc, size_t r, cf_error *err)
 {
     for (size_t j = 0; j < sc->nproj; j++) {
+        const cf_mrs_cell *cell = &sc->cells[sc->proj[j]];
+        CF_TRY(put_value(sc, j, r, cell->slot, cell->nonnull, err));
+    }
+    return CF_OK;
+}
+
+/* Append row i of a rowset's batch to the output batch, read in place. */
+static cf_status emit_drs(cf_kudu_scanner *sc, const drs *d, size_t i, size_t r, cf_error *err)
+{
+    for (size_t j = 0; j < sc->nproj; j++) {
         size_t c = sc->proj[j];
-        const cf_column *col = &sc->s->cols[c];
-        size_t w = cf_type_size(col->type);
-        const cf_mrs_cell *cell = &sc->cells[c];
-        uint8_t *dst = sc->ovals[j] + r * w;
-        memcpy(dst, cell->slot, w);
-        cf_bitmap_put(sc->onn[j], r, cell->nonnull);
-        if (cf_type_is_binary(col->type) && cell->nonnull) {
-            cf_slice sl;
-            memcpy(&sl, cell->slot, sizeof(sl));
-            if (sl.len > 0) {
-                uint8_t *p = cf_arena_alloc(&sc->obytes, sl.len);
-                CF_CHECK(p != NULL, err, CF_ENOMEM, "scan: out of memory");
-                memcpy(p, sl.data, sl.len);
-                sl.data = p;
+        CF_TRY(put_value(sc, j, r, d->vals[c] + i * sc->width[c], cf_bitmap_get(d->nn[c], i), err));
+    }
+    return CF_OK;
+}
+
+/* Can the top rowset's remaining rows go out without comparing keys? When its
+ * largest key (the superblock's max_encoded_key) is below every other source's
+ * current key, no other source can come before any of its rows: the common case
+ * of rowsets with disjoint key ranges. */
+static bool can_stream(const cf_kudu_scanner *sc, const drs *d)
+{
+    if (d->m->max_key == NULL)
+        return false;
+    for (size_t k = 1; k <= 2 && k < sc->nheap; k++) {
+        const drs *o = sc->heap[k];
+        if (key_cmp(d->m->max_key, d->m->max_key_len, o->key.data, o->key.len) >= 0)
+            return false;
+    }
+    if (sc->oi < sc->nops) {
+        const wop *w = &sc->ops[sc->oi];
+        if (key_cmp(d->m->max_key, d->m->max_key_len, w->key, w->klen) >= 0)
+            return false;
+    }
+    return true;
+}
+
+/* Stream the top rowset's live rows into the output from row r on; *r advances.
+ * Stops when the output is full or the rowset ends. Keys are not encoded. */
+static cf_status stream_rows(cf_kudu_scanner *sc, drs *d, size_t *r, cf_error *err)
+{
+    while (*r < sc->batch_rows) {
+        if (d->i >= d->n) {
+            if (d->next >= d->rows) {
+                d->eof = true;
+                return CF_OK;
             }
-            memcpy(dst, &sl, sizeof(sl));
+            CF_TRY(drs_refill(sc, d, err));
+            continue;
         }
+        size_t i = d->i;
+        bool live = cf_bitmap_get(d->sel, i);
+        size_t run = cf_bitmap_run(d->sel, i, d->n - i);
+        if (!live) {
+            d->i += run;
+            continue;
+        }
+        if (sc->npreds > 0) {
+            /* Row by row: each is tested. */
+            d->i++;
+            if (preds_pass_drs(sc, d, i))
+                CF_TRY(emit_drs(sc, d, i, (*r)++, err));
+            continue;
+        }
+        /* A run of live rows: each column copied as one range. */
+        if (run > sc->batch_rows - *r)
+            run = sc->batch_rows - *r;
+        for (size_t j = 0; j < sc->nproj; j++) {
+            size_t c = sc->proj[j], w = sc->width[c];
+            memcpy(sc->ovals[j] + *r * w, d->vals[c] + i * w, run * w);
+            cf_bitmap_copy(sc->onn[j], *r, d->nn[c], i, run);
+            if (!sc->pbin[j])
+                continue;
+            /* Binary values: their bytes into the output's arena, in one piece. */
+            cf_slice *sl = (cf_slice *)(void *)(sc->ovals[j] + *r * w);
+            size_t total = 0;
+            for (size_t k = 0; k < run; k++)
+                total += sl[k].len;
+            uint8_t *p = cf_arena_alloc(&sc->obytes, total ? total : 1);
+            CF_CHECK(p != NULL, err, CF_ENOMEM, "scan: out of memory");
+            for (size_t k = 0; k < run; k++) {
+                if (sl[k].len > 0)
+                    memcpy(p, sl[k].data, sl[k].len);
+                sl[k].data = p;
+                p += sl[k].len;
+            }
+        }
+        *r += run;
+        d->i += run;
     }
     return CF_OK;
 }
@@ -924,8 +1071,15 @@ cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error 
     size_t r = 0;
     const cf_schema *s = sc->s;
     while (!sc->done && r < sc->batch_rows) {
-        /* The smallest key among the rowsets' current rows and the next replayed op. */
         drs *base = sc->nheap > 0 ? sc->heap[0] : NULL;
+        if (base != NULL && (base->streaming || can_stream(sc, base))) {
+            base->streaming = true;
+            CF_TRY(stream_rows(sc, base, &r, err));
+            if (base->eof)
+                heap_fix_top(sc);
+            continue;
+        }
+        /* The smallest key among the rowsets' current rows and the next replayed op. */
         const uint8_t *min = base != NULL ? base->key.data : NULL;
         size_t mlen = base != NULL ? base->key.len : 0;
         const wop *w = sc->oi < sc->nops ? &sc->ops[sc->oi] : NULL;
@@ -939,12 +1093,16 @@ cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error 
             sc->done = true;
             break;
         }
-        bool live = false;
-        if (base != NULL) {
-            drs_row(sc, base);
-            live = true;
-        }
-        if (from_wal) {
+        if (!from_wal) {
+            /* A rowset row no replayed op touches: straight from its batch. */
+            if (sc->npreds == 0 || preds_pass_drs(sc, base, base->i))
+                CF_TRY(emit_drs(sc, base, base->i, r++, err));
+        } else {
+            bool live = false;
+            if (base != NULL) {
+                drs_row(sc, base);
+                live = true;
+            }
             const uint8_t *k = w->key;
             size_t klen = w->klen;
             while (sc->oi < sc->nops &&
@@ -953,29 +1111,24 @@ cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error 
                 if (o->ts < sc->snap)
                     CF_TRY(op_apply(sc, o, &live, err));
             }
+            if (live && preds_pass(sc))
+                CF_TRY(emit(sc, r++, err));
         }
-        bool pass = live;
-        for (size_t i = 0; i < sc->npreds && pass; i++)
-            pass = cf_rs_pred_pass(&s->cols[sc->preds[i].col], &sc->preds[i],
-                                   &sc->cells[sc->preds[i].col]);
-        if (pass)
-            CF_TRY(emit(sc, r++, err));
         if (base != NULL) {
-            cf_buf_clear(&sc->kb);
-            cf_buf_append(&sc->kb, base->key.data, base->key.len);
-            CF_CHECK(!sc->kb.oom, err, CF_ENOMEM, "scan: out of memory");
+            /* A live key lives in one store at a time (Kudu looks in every rowset
+             * before an insert): two rowsets holding it live is damage. The other
+             * rowsets' smallest key is at heap[1] or heap[2]. */
+            for (size_t k = 1; k <= 2 && k < sc->nheap; k++) {
+                const drs *o = sc->heap[k];
+                CF_CHECK(key_cmp(o->key.data, o->key.len, base->key.data, base->key.len) != 0, err,
+                         CF_ECORRUPT,
+                         "tablet %s: rowsets %" PRIu64 " and %" PRIu64
+                         " both hold one key live at the snapshot",
+                         cf_kudu_tablet_id(sc->t), base->m->id, o->m->id);
+            }
             base->i++;
             CF_TRY(drs_settle(sc, base, err));
             heap_fix_top(sc);
-            /* A live key lives in one store at a time (Kudu looks in every rowset
-             * before an insert): two rowsets holding it live is damage. */
-            const drs *top = sc->nheap > 0 ? sc->heap[0] : NULL;
-            CF_CHECK(top == NULL ||
-                         key_cmp(top->key.data, top->key.len, sc->kb.data, sc->kb.len) != 0,
-                     err, CF_ECORRUPT,
-                     "tablet %s: rowsets %" PRIu64 " and %" PRIu64
-                     " both hold one key live at the snapshot",
-                     cf_kudu_tablet_id(sc->t), base->m->id, top->m->id);
         }
     }
     for (size_t j = 0; j < sc->nproj; j++) {

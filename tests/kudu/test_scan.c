@@ -252,6 +252,48 @@ static void test_scan__bootstrap_decisions(void **state)
     }
 }
 
+/* FilterOperation's rules one by one, against lbm-basic-s1's superblock
+ * (last_durable_mrs_id 4; rowsets 0, 2 and 4 with last durable DMS ids -1, 1, 0). */
+static void test_scan__bootstrap_rules(void **state)
+{
+    (void)state;
+    layout l;
+    if (!open_layout(&l, "lbm-basic-s1"))
+        skip();
+    assert_int_equal(cf_kudu_tablet_last_durable_mrs_id(l.t), 4);
+    static const struct {
+        cf_kudu_mem_store stores[3];
+        size_t n;
+        bool failed, skip;
+        cf_status st;
+        cf_kudu_op_action act;
+    } cases[] = {
+        {{{4, -1, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},      /* durable MRS */
+        {{{5, -1, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_REPLAY},            /* newer MRS */
+        {{{-1, 2, 1}}, 1, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},       /* durable DMS */
+        {{{-1, 2, 2}}, 1, false, false, CF_OK, CF_KUDU_ACT_REPLAY},             /* newer DMS */
+        {{{-1, 0, 0}}, 1, false, false, CF_OK, CF_KUDU_ACT_REPLAY},             /* rowset 0: -1 */
+        {{{-1, 3, 9}}, 1, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},       /* compacted away */
+        {{{0}}, 0, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},              /* no store */
+        {{{5, -1, -1}}, 1, true, false, CF_OK, CF_KUDU_ACT_SKIP_FAILED},        /* failed */
+        {{{5, -1, -1}}, 1, false, true, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},       /* skip_on_replay */
+        {{{-1, 4, 0}, {-1, 2, 2}}, 2, false, false, CF_OK, CF_KUDU_ACT_REPLAY}, /* duplicated */
+        {{{-1, 4, 1}, {-1, 2, 2}}, 2, false, false, CF_ECORRUPT, 0},            /* two active */
+        {{{4, -1, -1}, {3, -1, -1}, {2, -1, -1}}, 3, false, false, CF_ECORRUPT, 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cf_kudu_op_result r = {cases[i].failed, cases[i].skip, cases[i].n, cases[i].stores};
+        cf_kudu_op_action a = CF_KUDU_ACT_REPLAY;
+        cf_error err;
+        cf_status st = cf_kudu_op_action_of(l.t, &r, &a, &err);
+        if (st != cases[i].st)
+            fail_msg("case %zu: status %s", i, cf_status_str(st));
+        if (st == CF_OK && a != cases[i].act)
+            fail_msg("case %zu: %s", i, cf_kudu_op_action_name(a));
+    }
+    close_layout(&l);
+}
+
 /* ---- the three modes ------------------------------------------------------------------------ */
 
 static void test_scan__row_counts(void **state)
@@ -527,6 +569,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scan__bootstrap_decisions),
+        cmocka_unit_test(test_scan__bootstrap_rules),
         cmocka_unit_test(test_scan__row_counts),
         cmocka_unit_test(test_scan__batch_sizes),
         cmocka_unit_test(test_scan__projection_and_where),
