@@ -194,6 +194,14 @@ class Checker:
                 self.skipped.add("kudu %s %s" % key)
         return self.available[key]
 
+    def has_convert(self):
+        if "convert" not in self.available:
+            r = self.raw(["convert", "--help"])
+            self.available["convert"] = r.rc == 0 and b"--kudu-tablet" in r.out + r.err
+            if not self.available["convert"]:
+                self.skipped.add("convert --kudu-tablet")
+        return self.available["convert"]
+
     def raw(self, args, as_user=None, cwd=None):
         kw = {}
         cmd = [self.cli] + args
@@ -211,6 +219,8 @@ class Checker:
         """Runs a command; records a failure for a hang, a signal or a sanitizer report.
         Returns None when the command is not in this build."""
         if args[0] == "kudu" and not self.has(args[1], args[2]):
+            return None
+        if args[0] == "convert" and "--kudu-tablet" in args and not self.has_convert():
             return None
         r = self.raw(args, as_user=as_user, cwd=cwd)
         if r.timed_out:
@@ -339,8 +349,8 @@ def snapshot_diff(a, b):
 
 # ---- item 5: read-only -----------------------------------------------------------------------
 
-def all_commands(L):
-    """(name, args) of every command over a layout."""
+def all_commands(L, out_dir):
+    """(name, args) of every command over a layout; outputs go to out_dir."""
     FS, T = L.fs_args(), L.tablet
     cmds = []
     for f in L.pbc_files():
@@ -363,15 +373,21 @@ def all_commands(L):
         cmds.append(("tablet scan --as-of", ["kudu", "tablet", "scan", "--json", "--as-of",
                                              str(L.as_of)] + FS + [T]))
     cmds.append(("wal dump", ["kudu", "wal", "dump", "--json"] + FS + [T]))
+    # an export writes only where it is told (OUT, outside the server's directories)
+    cmds.append(("convert --kudu-tablet", ["convert", "--kudu-tablet", T] + FS +
+                 [os.path.join(out_dir, L.name + ".parquet")]))
     return cmds
 
 
 def readonly(ck, L, work):
     L.copy()
     fsdir = L.path("fs")
+    out_dir = os.path.join(work, "out")
+    os.makedirs(out_dir, exist_ok=True)
+    os.chmod(out_dir, 0o1777)  # the read-only pass writes its export here as nobody
     before = snapshot(fsdir)
     first = {}
-    cmds = all_commands(L)
+    cmds = all_commands(L, out_dir)
     for name, args in cmds:
         r = ck.run("%s readonly %s" % (L.name, name), args, cwd=work)
         if r is None:
@@ -381,6 +397,10 @@ def readonly(ck, L, work):
               "exit %s on an undamaged layout: %s" % (r.rc, r.err.decode(errors="replace")[-300:]))
     diff = snapshot_diff(before, snapshot(fsdir))
     ck.ok(not diff, "%s readonly" % L.name, "the commands changed the tree: %s" % diff[:10])
+    if "convert --kudu-tablet" in first and first["convert --kudu-tablet"].rc == 0:
+        ck.ok(os.path.getsize(os.path.join(out_dir, L.name + ".parquet")) > 0,
+              "%s readonly convert --kudu-tablet" % L.name, "no output where it was told")
+    clear_dir(out_dir)
 
     # Again with the tree read-only (as root: as user nobody, root ignores mode bits).
     as_user = None
@@ -411,6 +431,12 @@ def readonly(ck, L, work):
     diff = snapshot_diff(before, snapshot(fsdir))
     ck.ok(not diff, "%s read-only-tree" % L.name, "the tree changed: %s" % diff[:10])
     make_writable(L.root)
+    clear_dir(out_dir)
+
+
+def clear_dir(d):
+    for n in os.listdir(d):
+        os.remove(os.path.join(d, n))
 
 
 # ---- item 6: hostile --------------------------------------------------------------------------
