@@ -255,6 +255,14 @@ struct cf_scan_options;
 CF_API cf_status cf_arrow_stream_table(struct ArrowArrayStream *out, struct cf_table *t,
                                        const struct cf_scan_options *scan,
                                        const cf_arrow_options *opts, cf_error *err);
+/* A Kudu tablet's rows (kudu.h's cf_kudu_scanner_create with `scan`, NULL for every
+ * column at the latest snapshot), in the same form as a table stream. The tablet
+ * (and the fs it came from) must outlive the stream. */
+struct cf_kudu_tablet;
+struct cf_kudu_scan_options;
+CF_API cf_status cf_arrow_stream_kudu_tablet(struct ArrowArrayStream *out, struct cf_kudu_tablet *t,
+                                             const struct cf_kudu_scan_options *scan,
+                                             const cf_arrow_options *opts, cf_error *err);
 #endif /* CF_HAVE_TABLES */
 
 #if CF_HAVE_HFILE
