@@ -47,7 +47,8 @@ scans, HFiles and Parquet files (and their select([...]) of fields) implement th
 Arrow PyCapsule interface (__arrow_c_stream__, __arrow_c_schema__), so pyarrow,
 polars and DuckDB read them directly; see cfile.arrow.
 
-Other formats: cfile.table (tables: scan/get/insert/update/delete), cfile.hfile
+Other formats: cfile.table (tables: scan/get/insert/update/delete), cfile.kudu
+(a stopped Kudu server's directories: blocks, tablets, WAL, rows), cfile.hfile
 (HBase HFiles), cfile.bloom (BloomFile probes), cfile.delta (DeltaFiles),
 cfile.parquet (Parquet: rows, Arrow streams, and writing).
 
@@ -65,13 +66,13 @@ garbage collected).
 from ._lib import (CFileError, EBUFSIZE, EBUSY, ECORRUPT, EINVAL, EIO, ENOMEM, ENOTFOUND, ENOTSUP,
                    ESTATE, OK)
 from ._lib import has_module
-from . import arrow, bloom, delta, hfile, parquet, table
+from . import arrow, bloom, delta, hfile, kudu, parquet, table
 from .reader import Columns, Reader, columns, open
 from .writer import Writer, dumps, write
 
 __all__ = [
     "open", "write", "dumps", "Reader", "Writer", "CFileError", "columns", "Columns", "arrow",
-    "bloom", "delta", "hfile", "parquet", "table", "has_module",
+    "bloom", "delta", "hfile", "kudu", "parquet", "table", "has_module",
     "OK", "EINVAL", "ESTATE", "ECORRUPT", "ENOTSUP", "EIO", "ENOMEM", "ENOTFOUND", "EBUFSIZE",
     "EBUSY",
 ]

@@ -270,6 +270,7 @@ def declare(decls):
 _MODULES = {"cfile.hfile": ("HFile", "CF_WITH_HFILE"),
             "cfile.parquet": ("Parquet", "CF_WITH_PARQUET"),
             "cfile.table": ("tables", "CF_WITH_TABLES"),
+            "cfile.kudu": ("tables", "CF_WITH_TABLES"),
             "cf_arrow_stream_hfile": ("HFile", "CF_WITH_HFILE"),
             "cf_arrow_stream_parquet": ("Parquet", "CF_WITH_PARQUET"),
             "cf_arrow_stream_table": ("tables", "CF_WITH_TABLES")}
@@ -306,7 +307,9 @@ def has_module(module):
     probe = {"hfile": "cf_arrow_stream_hfile", "tables": "cf_arrow_stream_table",
              "parquet": "cf_arrow_stream_parquet"}[module]
     handle = lib()
-    return hasattr(getattr(handle, "_handle", handle), probe)
+    # A _Lib wraps the CDLL of a build that lacks functions; a full build's lib() is
+    # the CDLL itself, whose own _handle is the dlopen handle (an int), not a library.
+    return hasattr(handle._handle if isinstance(handle, _Lib) else handle, probe)
 
 _lock = threading.Lock()
 _lib = None
