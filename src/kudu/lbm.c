@@ -123,6 +123,12 @@ static cf_status read_records(cf_kudu_fs *fs, cf_kudu_container *c, cf_io *metad
         if (st != CF_OK) {
             /* Kudu's loader stops the container here (an unrecoverable error); the
              * records before it stay, so the rest of the container can be listed. */
+            /* Before any record was read, the reader's message says where. */
+            const char *at = strstr(e.msg, "record at offset ");
+            if (!know_next && at != NULL) {
+                next_at = strtoull(at + strlen("record at offset "), NULL, 10);
+                know_next = true;
+            }
             st = cf_kudu_fs_problem(fs, c->metadata_path, know_next, next_at, err, "%s", e.msg);
             goto out;
         }
