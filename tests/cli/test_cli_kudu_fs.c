@@ -295,6 +295,15 @@ static void test_cli_kudu_fs__dump(void **state)
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, "INT64"));
     done(&r);
+    /* tree without an id: the roots' files, as `kudu fs dump tree`. */
+    CLI(&r, "kudu", "fs", "dump", "tree", "--fs-wal-dir", wal, "--fs-data-dirs", dirs);
+    EXPECT_RC(r, 0);
+    char line[1200];
+    snprintf(line, sizeof line, "File-System Root: %s\n|-consensus-meta/\n", wal);
+    assert_non_null(strstr(r.out, line));
+    assert_non_null(strstr(r.out, "|----7cc50801eb454c8baf4a480462e7d1ea.data\n"));
+    assert_non_null(strstr(r.out, "|-instance\n"));
+    done(&r);
     CLI(&r, "kudu", "fs", "dump", "tree", "--fs-wal-dir", wal, "--fs-data-dirs", dirs, "1");
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, "index"));
