@@ -29,6 +29,16 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* CPU seconds (user + system) of this process: on a shared machine a steadier
+ * measure than the wall clock. */
+static double cpu(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
+}
+
 static void die(const char *what, cf_status st, const cf_error *e)
 {
     fprintf(stderr, "bench_kudu_fs: %s: %s: %s\n", what, cf_status_str(st), e->msg);
@@ -103,17 +113,19 @@ int main(int argc, char **argv)
     cf_kudu_fs_options o;
     cf_kudu_fs_options_init(&o);
     o.wal_dir = root;
-    double best_open = 1e9, best_list = 1e9, best_check = 1e9;
+    double best_open = 1e9, best_list = 1e9, best_check = 1e9, best_open_cpu = 1e9;
     uint64_t sum = 0;
     size_t nblocks = 0, ncont = 0;
     for (int rep = 0; rep < 3; rep++) {
         cf_error e = {0};
         cf_kudu_fs *fs = NULL;
-        double t0 = now();
+        double t0 = now(), c0 = cpu();
         cf_status st = cf_kudu_fs_open(&fs, &o, &e);
         if (st != CF_OK)
             die("open", st, &e);
         double t1 = now();
+        if (cpu() - c0 < best_open_cpu)
+            best_open_cpu = cpu() - c0;
         nblocks = cf_kudu_fs_block_count(fs);
         for (size_t i = 0; i < nblocks; i++) {
             const cf_kudu_block *b = cf_kudu_fs_block_at(fs, i);
@@ -141,7 +153,8 @@ int main(int argc, char **argv)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("%zu containers, %zu live blocks (checksum %" PRIu64 ")\n", ncont, nblocks, sum);
-    printf("open %.3f s, list %.3f s, check walk %.3f s (best of 3); peak RSS %.1f MiB\n",
-           best_open, best_list, best_check, ru.ru_maxrss / 1024.0);
+    printf("open %.3f s (%.3f s CPU), list %.3f s, check walk %.3f s (best of 3); peak RSS %.1f "
+           "MiB\n",
+           best_open, best_open_cpu, best_list, best_check, ru.ru_maxrss / 1024.0);
     return 0;
 }

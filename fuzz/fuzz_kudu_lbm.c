@@ -4,6 +4,9 @@
  *   input: [opt][data size x4 (LE)][metadata file bytes]
  *     opt bits 0-1: filesystem block size 512, 1024, 4096 or 65536
  *     opt bits 2-3: --log_container_max_size 4 KiB, 64 KiB, 1 MiB or 10 GiB
+ *     opt bit 4: the rest is not a file but [len][BlockRecordPB bytes]... records,
+ *                wrapped here into a valid version 2 container (checksums right), so
+ *                the loader's record logic is reached instead of its checksum checks
  *
  * Invariants: the load ends (a clean error is only ever out of memory); records
  * come in strictly increasing file offsets inside the file; every live block lies
@@ -17,8 +20,42 @@
 
 #include <cfile/kudu.h>
 
+#include "codec/crc32c.h"
 #include "kudu/fs_internal.h"
 #include "util/alloc.h"
+#include "util/endian.h"
+
+/* Append one version 2 record of n bytes at p to buf (room checked by the caller). */
+static size_t put_record(uint8_t *buf, size_t at, const uint8_t *p, size_t n)
+{
+    cf_store_le32(buf + at, (uint32_t)n);
+    cf_store_le32(buf + at + 4, cf_crc32c(buf + at, 4));
+    memcpy(buf + at + 8, p, n);
+    cf_store_le32(buf + at + 8 + n, cf_crc32c(p, n));
+    return at + 12 + n;
+}
+
+/* [len][bytes]... as a container: header, supplemental header, the records. */
+static uint8_t *wrap(const uint8_t *in, size_t len, size_t *out_len)
+{
+    static const uint8_t sup[] = "\x12\x12kudu.BlockRecordPB";
+    size_t cap = 16 + 12 + sizeof sup + len * 13 + 1, at = 0;
+    uint8_t *buf = malloc(cap);
+    FUZZ_REQUIRE(buf != NULL);
+    memcpy(buf, "kuducntr", 8);
+    cf_store_le32(buf + 8, 2);
+    cf_store_le32(buf + 12, cf_crc32c(buf, 12));
+    at = put_record(buf, 16, sup, sizeof sup - 1);
+    for (size_t i = 0; i < len;) {
+        size_t n = in[i++];
+        if (n > len - i)
+            n = len - i;
+        at = put_record(buf, at, in + i, n);
+        i += n;
+    }
+    *out_len = at;
+    return buf;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -31,6 +68,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                          (uint64_t)data[4] << 24;
     const uint8_t *meta = data + 5;
     size_t meta_len = size - 5;
+    uint8_t *wrapped = NULL;
+    if (opt & 0x10) {
+        wrapped = wrap(meta, meta_len, &meta_len);
+        meta = wrapped;
+    }
 
     cf_kudu_fs *fs = cf_calloc(1, sizeof *fs);
     FUZZ_REQUIRE(fs != NULL);
@@ -79,5 +121,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cf_free((void *)c.records);
     cf_io_free(io);
     cf_kudu_fs_free(fs);
+    free(wrapped);
     return 0;
 }

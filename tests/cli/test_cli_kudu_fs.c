@@ -208,6 +208,62 @@ static void test_cli_kudu_fs__check_damage(void **state)
     done(&r);
 }
 
+/* Full and dead containers are judged by --log-container-max-size (Kudu's flag, not
+ * kept on disk); they are reported, not damage. */
+static void test_cli_kudu_fs__check_dead(void **state)
+{
+    (void)state;
+    char *root = cli_dir_path("d");
+    static const char *const all[] = {"0123456789abcdef0123456789abcdef"};
+    cf_kudu_root_spec spec = {
+        .root = root,
+        .server_uuid = "fedcba9876543210fedcba9876543210",
+        .wal = true,
+        .data = true,
+        .dir_uuid = all[0],
+        .all_uuids = all,
+        .nall = 1,
+        .dir_type = "log",
+        .fs_block_size = 4096,
+    };
+    cf_error e = {0};
+    CF_ASSERT_OK(cf_kudu_root_write(&spec, &e), &e);
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/data", root);
+    cf_kudu_lbm_writer *w = NULL;
+    CF_ASSERT_OK(cf_kudu_lbm_writer_create(&w, dir, "dd", 4096, &e), &e);
+    CF_ASSERT_OK(cf_kudu_lbm_writer_append(w, 1, "x", 1, 1, NULL, &e), &e);
+    CF_ASSERT_OK(cf_kudu_lbm_writer_append(w, 2, "y", 1, 1, NULL, &e), &e);
+    CF_ASSERT_OK(cf_kudu_lbm_writer_delete(w, 1, 2, &e), &e);
+    CF_ASSERT_OK(cf_kudu_lbm_writer_delete(w, 2, 2, &e), &e);
+    cf_kudu_lbm_writer_free(w);
+    run r;
+    CLI(&r, "kudu", "fs", "check", "--json", "--log-container-max-size", "8192", "--fs-wal-dir",
+        root);
+    EXPECT_RC(r, 0);
+    cf_json_doc doc;
+    parse(&doc, &r);
+    const cf_json *st = cf_json_get(&doc.root, "stats");
+    assert_string_equal(cf_json_get(st, "dead_containers")->str, "1");
+    assert_string_equal(cf_json_get(st, "full_containers")->str, "1");
+    const cf_json *cs = cf_json_get(&doc.root, "containers");
+    assert_int_equal(cs->n, 1);
+    assert_int_equal(cf_json_get(&cs->items[0], "dead")->kind, CF_JSON_TRUE);
+    cf_json_doc_dispose(&doc);
+    done(&r);
+    /* With Kudu's default (10 GiB) the same container is neither. */
+    CLI(&r, "kudu", "fs", "check", "--json", "--fs-wal-dir", root);
+    EXPECT_RC(r, 0);
+    parse(&doc, &r);
+    st = cf_json_get(&doc.root, "stats");
+    assert_string_equal(cf_json_get(st, "dead_containers")->str, "0");
+    cf_json_doc_dispose(&doc);
+    done(&r);
+    CLI(&r, "kudu", "fs", "check", "--log-container-max-size", "0", "--fs-wal-dir", root);
+    EXPECT_RC(r, 2);
+    done(&r);
+}
+
 static void test_cli_kudu_fs__dump(void **state)
 {
     (void)state;
@@ -238,6 +294,15 @@ static void test_cli_kudu_fs__dump(void **state)
         dirs, "1");
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, "INT64"));
+    done(&r);
+    /* tree without an id: the roots' files, as `kudu fs dump tree`. */
+    CLI(&r, "kudu", "fs", "dump", "tree", "--fs-wal-dir", wal, "--fs-data-dirs", dirs);
+    EXPECT_RC(r, 0);
+    char line[1200];
+    snprintf(line, sizeof line, "File-System Root: %s\n|-consensus-meta/\n", wal);
+    assert_non_null(strstr(r.out, line));
+    assert_non_null(strstr(r.out, "|----7cc50801eb454c8baf4a480462e7d1ea.data\n"));
+    assert_non_null(strstr(r.out, "|-instance\n"));
     done(&r);
     CLI(&r, "kudu", "fs", "dump", "tree", "--fs-wal-dir", wal, "--fs-data-dirs", dirs, "1");
     EXPECT_RC(r, 0);
@@ -285,6 +350,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cli_kudu_fs__list),
         cmocka_unit_test(test_cli_kudu_fs__check_intact),
         cmocka_unit_test_setup_teardown(test_cli_kudu_fs__check_damage, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_kudu_fs__check_dead, cli_dir_setup,
                                         cli_dir_teardown),
         cmocka_unit_test(test_cli_kudu_fs__dump),
         cmocka_unit_test(test_cli_kudu_fs__usage),

@@ -277,6 +277,30 @@ static void test_lbm__checksum_flip(void **state)
     assert_non_null(cf_kudu_fs_find_block(fs, 1));
     assert_null(cf_kudu_fs_find_block(fs, 3));
     cf_kudu_fs_free(fs);
+    /* A flip in the first record: nothing read before it, the offset still named. */
+    fd = open(meta, O_RDWR);
+    assert_true(fd >= 0);
+    /* Restore the flipped byte, then break the first record's data checksum (its
+     * offset taken from an intact load). */
+    b ^= 0x40;
+    assert_int_equal(pwrite(fd, &b, 1, (off_t)at + 10), 1);
+    close(fd);
+    cf_kudu_fs *ok = scratch_open(&s, 0);
+    assert_int_equal(cf_kudu_fs_problem_count(ok), 0);
+    uint64_t rec1 = cf_kudu_fs_container_at(ok, 0)->records[0].file_offset;
+    cf_kudu_fs_free(ok);
+    fd = open(meta, O_RDWR);
+    assert_int_equal(pread(fd, &b, 1, (off_t)rec1 + 10), 1);
+    b ^= 0x01;
+    assert_int_equal(pwrite(fd, &b, 1, (off_t)rec1 + 10), 1);
+    close(fd);
+    fs = scratch_open(&s, 0);
+    assert_int_equal(cf_kudu_fs_problem_count(fs), 1);
+    p = cf_kudu_fs_problem_at(fs, 0);
+    assert_true(p->has_offset);
+    assert_int_equal(p->offset, rec1);
+    assert_int_equal(cf_kudu_fs_block_count(fs), 0);
+    cf_kudu_fs_free(fs);
     CF_ASSERT_RM_RF(s.root);
 }
 

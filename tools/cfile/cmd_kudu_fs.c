@@ -3,8 +3,11 @@
  * its place and its role from the superblocks; check: the report `kudu fs check`
  * gives, without ever repairing; dump: one block's bytes, CFile values or index
  * tree, or the server's uuid. */
+#include <dirent.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +36,9 @@ static const char fs_usage[] =
     "       metadata, reclaimable space. Exit 1 when damage or a missing block is found.\n"
     "dump   uuid: the server's uuid; block ID: the block's bytes (--hex: as hex);\n"
     "       cfile ID: the block as `cfile dump` prints a file (its options: --json,\n"
-    "       --format, --from, --limit); tree ID: the CFile's index and data blocks.\n"
+    "       --format, --from, --limit); tree: every root's files and directories, as\n"
+    "       `kudu fs dump tree` prints them (links shown, never followed); tree ID: the\n"
+    "       block's CFile index and data blocks.\n"
     "\n" CF_KUDU_ARGS_USAGE
     "  --log-container-max-size N  Kudu's --log_container_max_size (default 10 GiB),\n"
     "                           which decides which containers are full\n"
@@ -588,6 +593,96 @@ out:
     return rc;
 }
 
+/* The names in a directory, sorted (readdir's order is the filesystem's). */
+static int name_cmp(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* One directory of `kudu fs dump tree` (fs_manager.cc DumpFileSystemTree): each
+ * entry on a line after `prefix`, a directory with a "/" and its entries under it
+ * with "---" more. Links are printed with their target and not entered, so a link
+ * loop ends; depth is capped for the same reason. */
+static void fs_tree_dir(cf_cli *c, const char *path, const char *prefix, int depth)
+{
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 32;
+            char **p = realloc(names, cap * sizeof *p);
+            if (p == NULL)
+                break;
+            names = p;
+        }
+        if ((names[n] = strdup(e->d_name)) == NULL)
+            break;
+        n++;
+    }
+    closedir(d);
+    if (n > 1)
+        qsort(names, n, sizeof *names, name_cmp);
+    for (size_t i = 0; i < n; i++) {
+        size_t plen = strlen(path) + 1 + strlen(names[i]) + 1;
+        char *sub = malloc(plen);
+        if (sub == NULL)
+            break;
+        snprintf(sub, plen, "%s/%s", path, names[i]);
+        struct stat sb;
+        if (lstat(sub, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+            char target[4096];
+            ssize_t k = readlink(sub, target, sizeof target - 1);
+            target[k > 0 ? k : 0] = '\0';
+            fprintf(c->out, "%s%s -> %s\n", prefix, names[i], target);
+        } else if (S_ISDIR(sb.st_mode) && depth < 32) {
+            fprintf(c->out, "%s%s/\n", prefix, names[i]);
+            size_t qlen = strlen(prefix) + 4;
+            char *deeper = malloc(qlen);
+            if (deeper != NULL) {
+                snprintf(deeper, qlen, "%s---", prefix);
+                fs_tree_dir(c, sub, deeper, depth + 1);
+                free(deeper);
+            }
+        } else {
+            fprintf(c->out, "%s%s\n", prefix, names[i]);
+        }
+        free(sub);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* Every root once, in Kudu's order: the WAL root, the metadata root, the data roots. */
+static void fs_tree(cf_cli *c, const cf_kudu_fs *fs)
+{
+    size_t nd = cf_kudu_fs_data_dir_count(fs);
+    const char **roots = calloc(nd + 2, sizeof *roots);
+    if (roots == NULL)
+        return;
+    size_t n = 0;
+    roots[n++] = cf_kudu_fs_wal_dir(fs);
+    roots[n++] = cf_kudu_fs_metadata_dir(fs);
+    for (size_t i = 0; i < nd; i++)
+        roots[n++] = cf_kudu_fs_data_dir_at(fs, i);
+    for (size_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i; j++)
+            seen = seen || strcmp(roots[i], roots[j]) == 0;
+        if (seen)
+            continue;
+        fprintf(c->out, "File-System Root: %s\n", roots[i]);
+        fs_tree_dir(c, roots[i], "|-", 0);
+    }
+    free(roots);
+}
+
 static int fs_dump(cf_cli *c, fs_args *a, const cf_kudu_fs *fs, const char *what)
 {
     if (strcmp(what, "uuid") == 0) {
@@ -603,6 +698,10 @@ static int fs_dump(cf_cli *c, fs_args *a, const cf_kudu_fs *fs, const char *what
          tree = strcmp(what, "tree") == 0;
     if (!block && !cfile && !tree)
         return cf_cli_usage(c, "dump what? uuid, block, cfile or tree, not '%s'", what);
+    if (tree && a->nargs == 0) {
+        fs_tree(c, fs);
+        return CF_EXIT_OK;
+    }
     if (a->nargs != 1)
         return cf_cli_usage(c, "dump %s needs one BLOCK_ID", what);
     cf_io *io = NULL;
