@@ -119,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cf_arena_init(&a, 64u << 20);
     cf_kudu_row_op *ops = NULL;
     size_t nops = 0;
-    cf_status st = kudu_rowops_decode(&a, &ro, NULL, &pb, schema, &ops, &nops, &err);
+    cf_status st = kudu_rowops_decode(&a, &ro, NULL, &pb, schema, NULL, &ops, &nops, &err);
     if (st != CF_OK) {
         fuzz_require_clean_error(st, &err);
     } else {
@@ -150,7 +150,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cf_kudu_row_op *ops2 = NULL;
         size_t nops2 = 0;
         FUZZ_REQUIRE_MSG(
-            kudu_rowops_decode(&a, &ro2, NULL, &pb, schema, &ops2, &nops2, &err) == CF_OK, &err);
+            kudu_rowops_decode(&a, &ro2, NULL, &pb, schema, NULL, &ops2, &nops2, &err) == CF_OK,
+            &err);
         FUZZ_REQUIRE(nops2 == nops);
         for (size_t k = 0; k < nops; k++)
             FUZZ_REQUIRE(same_ops(schema, &ops[k], &ops2[k]));

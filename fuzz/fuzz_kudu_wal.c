@@ -51,7 +51,7 @@ static void check_ops(const kudu_wal_seg *s)
             cf_error err = {0};
             cf_status st = kudu_rowops_decode(&a, e->replicate->write_request->row_operations,
                                               e->replicate->write_request->schema,
-                                              s->header->schema, schema, &ops, &n, &err);
+                                              s->header->schema, schema, NULL, &ops, &n, &err);
             if (st != CF_OK)
                 fuzz_require_clean_error(st, &err);
             cf_arena_reset(&a);

@@ -17,6 +17,7 @@
  * marks an op failed (a NULL for a NOT NULL column, DELETE with a non-key value,
  * a missing required column) it still consumes exactly the bytes the encoder
  * wrote, and so do we; such an op keeps what could be read. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,7 +59,10 @@ typedef struct decoder {
     size_t *map;        /* client column -> tablet column */
     bool nullables;     /* the client schema has a nullable column */
     const uint8_t *p, *end, *start;
-    size_t op; /* number of the op being decoded, for messages */
+    size_t op;       /* number of the op being decoded, for messages */
+    size_t auto_col; /* the tablet's auto-incrementing column, or SIZE_MAX */
+    bool has_counter;
+    int64_t counter; /* its counter as the leader left it in the request */
 } decoder;
 
 static cf_status fail_at(decoder *d, cf_error *err, const char *what)
@@ -203,6 +207,24 @@ static cf_status decode_op(decoder *d, cf_kudu_row_op *op, cf_error *err)
         set[t] = true;
         values[t] = null ? NULL : v;
     }
+    if (insert && d->auto_col != SIZE_MAX && !set[d->auto_col]) {
+        /* Kudu's leader writes the tablet's counter into each REPLICATE; the decoder
+         * gives each INSERT the next value (DecodeInsertOrUpsert). Without a valid
+         * counter the op failed: the column stays unset. */
+        if (d->has_counter && d->counter >= 0 && d->counter < INT64_MAX) {
+            int64_t *v = cf_arena_alloc_aligned(d->a, sizeof *v, 8);
+            CF_CHECK(v != NULL, err, CF_ENOMEM, "out of memory decoding row operations");
+            *v = ++d->counter;
+            set[d->auto_col] = true;
+            values[d->auto_col] = v;
+        }
+    } else if (upsert && d->auto_col != SIZE_MAX && set[d->auto_col] &&
+               values[d->auto_col] != NULL && d->has_counter) {
+        int64_t given;
+        memcpy(&given, values[d->auto_col], sizeof given);
+        if (given > d->counter)
+            d->counter = given;
+    }
     if (insert || upsert) {
         /* SetupPrototypeRow: columns left out get their write default or NULL.
          * INSERT takes the whole row; UPSERT applied to an existing row changes
@@ -261,8 +283,8 @@ static cf_status map_client(decoder *d, const Kudu__SchemaPB *client, cf_error *
 
 cf_status kudu_rowops_decode(cf_arena *a, const Kudu__RowOperationsPB *pb,
                              const Kudu__SchemaPB *client, const Kudu__SchemaPB *tablet_pb,
-                             const cf_schema *tablet, cf_kudu_row_op **ops, size_t *nops,
-                             cf_error *err)
+                             const cf_schema *tablet, const int64_t *auto_counter,
+                             cf_kudu_row_op **ops, size_t *nops, cf_error *err)
 {
     *ops = NULL;
     *nops = 0;
@@ -270,6 +292,14 @@ cf_status kudu_rowops_decode(cf_arena *a, const Kudu__RowOperationsPB *pb,
     d.ncols = cf_schema_column_count(tablet);
     CF_CHECK(tablet_pb != NULL && tablet_pb->n_columns == d.ncols, err, CF_EINVAL,
              "row operations: the tablet schema and its SchemaPB differ");
+    d.auto_col = SIZE_MAX;
+    for (size_t i = 0; i < d.ncols; i++)
+        if (tablet_pb->columns[i]->has_is_auto_incrementing &&
+            tablet_pb->columns[i]->is_auto_incrementing &&
+            cf_schema_column_at(tablet, i)->type == CF_TYPE_INT64)
+            d.auto_col = i;
+    d.has_counter = auto_counter != NULL;
+    d.counter = auto_counter ? *auto_counter : -1;
     if (client != NULL && client->n_columns > 0) {
         CF_TRY(map_client(&d, client, err));
     } else {

@@ -195,9 +195,13 @@ static cf_status build_entries(cf_kudu_wal *w, wal_seg *s, size_t seg_index, cf_
                              s->pub.path, bt->offset);
                     cf_kudu_row_op *ops;
                     size_t nops;
-                    cf_status st =
-                        kudu_rowops_decode(&w->arena, wr->row_operations, wr->schema,
-                                           raw->header->schema, s->schema, &ops, &nops, err);
+                    const Kudu__Log__AutoIncrementingColumnPB *ac = wr->auto_incrementing_column;
+                    const int64_t *counter = ac != NULL && ac->has_auto_incrementing_counter
+                                                 ? &ac->auto_incrementing_counter
+                                                 : NULL;
+                    cf_status st = kudu_rowops_decode(&w->arena, wr->row_operations, wr->schema,
+                                                      raw->header->schema, s->schema, counter, &ops,
+                                                      &nops, err);
                     if (st != CF_OK)
                         return cf_error_prefix(
                             err, st, "%s at offset %" PRIu64 ": op %" PRId64 ".%" PRId64 ": ",

@@ -125,12 +125,15 @@ void kudu_wal_writer_dispose(kudu_wal_writer *w);
  * NULL = the tablet's), mapped by column name onto the tablet's schema
  * `tablet_pb` / `tablet`. INSERT and UPSERT rows come out with every column set
  * (defaults or NULL for what the client left out); UPDATE the key and the
- * changed columns; DELETE the key. Values point into `pb` (binary) or `a`.
+ * changed columns; DELETE the key. An INSERT that leaves out the tablet's
+ * auto-incrementing column gets the next value of `auto_counter` (the request's
+ * auto_incrementing_column counter; NULL = none given), as Kudu's decoder assigns
+ * it. Values point into `pb` (binary) or `a`.
  * Bad bytes are CF_ECORRUPT naming the op and byte offset in `rows`. */
 cf_status kudu_rowops_decode(cf_arena *a, const Kudu__RowOperationsPB *pb,
                              const Kudu__SchemaPB *client, const Kudu__SchemaPB *tablet_pb,
-                             const cf_schema *tablet, cf_kudu_row_op **ops, size_t *nops,
-                             cf_error *err);
+                             const cf_schema *tablet, const int64_t *auto_counter,
+                             cf_kudu_row_op **ops, size_t *nops, cf_error *err);
 
 /* Append one op as a client's RowOperationsPBEncoder does to rows and
  * indirect_data: type, isset bitmap, NULL bitmap (schemas with a nullable

@@ -524,7 +524,7 @@ static void test_every_codec_and_header_version(void **state)
                 cf_kudu_row_op *ops;
                 size_t nops;
                 CF_ASSERT_OK(kudu_rowops_decode(&a, e->replicate->write_request->row_operations,
-                                                NULL, &schema_pb, schema, &ops, &nops, &err),
+                                                NULL, &schema_pb, schema, NULL, &ops, &nops, &err),
                              &err);
                 assert_int_equal(nops, 3);
                 assert_int_equal(ops[0].type, CF_KUDU_OP_INSERT);
@@ -728,7 +728,7 @@ static void test_rowops_cut_and_bad_slices(void **state)
         cf_kudu_row_op *ops;
         size_t n;
         cf_error err = {0};
-        cf_status st = kudu_rowops_decode(&a, &ro, NULL, &schema_pb, schema, &ops, &n, &err);
+        cf_status st = kudu_rowops_decode(&a, &ro, NULL, &schema_pb, schema, NULL, &ops, &n, &err);
         if (st == CF_OK)
             ends++;
         else
@@ -744,13 +744,13 @@ static void test_rowops_cut_and_bad_slices(void **state)
     cf_kudu_row_op *ops;
     size_t n;
     cf_error err = {0};
-    assert_int_equal(kudu_rowops_decode(&a, &ro, NULL, &schema_pb, schema, &ops, &n, &err),
+    assert_int_equal(kudu_rowops_decode(&a, &ro, NULL, &schema_pb, schema, NULL, &ops, &n, &err),
                      CF_ECORRUPT);
     assert_non_null(strstr(err.msg, "indirect"));
     /* an unknown op type */
     ro.indirect_data.len = ind.len;
     rows.data[0] = 42;
-    assert_int_equal(kudu_rowops_decode(&a, &ro, NULL, &schema_pb, schema, &ops, &n, &err),
+    assert_int_equal(kudu_rowops_decode(&a, &ro, NULL, &schema_pb, schema, NULL, &ops, &n, &err),
                      CF_ECORRUPT);
     cf_arena_dispose(&a);
     cf_buf_dispose(&rows);
@@ -790,7 +790,8 @@ static void test_rowops_client_schema(void **state)
     cf_arena a = {0};
     cf_kudu_row_op *ops;
     size_t n;
-    CF_ASSERT_OK(kudu_rowops_decode(&a, &ro, &client, &schema_pb, schema, &ops, &n, &err), &err);
+    CF_ASSERT_OK(kudu_rowops_decode(&a, &ro, &client, &schema_pb, schema, NULL, &ops, &n, &err),
+                 &err);
     assert_int_equal(n, 1);
     assert_int_equal(ops[0].type, CF_KUDU_OP_UPSERT);
     assert_true(*(const double *)ops[0].values[2] == 2.5);
@@ -799,6 +800,70 @@ static void test_rowops_client_schema(void **state)
     cf_buf_dispose(&rows);
     cf_buf_dispose(&ind);
     cf_schema_free(cs);
+}
+
+/* An INSERT without the auto-incrementing column gets the request's counter + 1,
+ * then + 2 ...; an UPSERT that gives a larger value moves the counter on. */
+static void test_rowops_auto_incrementing(void **state)
+{
+    (void)state;
+    Kudu__ColumnSchemaPB k = KUDU__COLUMN_SCHEMA_PB__INIT, ai = KUDU__COLUMN_SCHEMA_PB__INIT,
+                         v = KUDU__COLUMN_SCHEMA_PB__INIT;
+    k.name = "k";
+    k.has_id = k.has_type = k.has_is_key = true;
+    k.type = KUDU__DATA_TYPE__INT32;
+    k.is_key = true;
+    ai.name = "auto_incrementing_id";
+    ai.has_id = ai.has_type = ai.has_is_key = ai.has_is_auto_incrementing = true;
+    ai.id = 1;
+    ai.type = KUDU__DATA_TYPE__INT64;
+    ai.is_key = ai.is_auto_incrementing = true;
+    v.name = "v";
+    v.has_id = v.has_type = v.has_is_nullable = true;
+    v.id = 2;
+    v.type = KUDU__DATA_TYPE__INT32;
+    v.is_nullable = true;
+    Kudu__ColumnSchemaPB *cs[3] = {&k, &ai, &v};
+    Kudu__SchemaPB pb = KUDU__SCHEMA_PB__INIT;
+    pb.n_columns = 3;
+    pb.columns = cs;
+    cf_schema *sch;
+    cf_error err = {0};
+    CF_ASSERT_OK(kudu_test_schema(&sch, &pb, &err), &err);
+    cf_buf rows, ind;
+    cf_buf_init(&rows);
+    cf_buf_init(&ind);
+    int32_t key = 1, val = 7;
+    int64_t given = 100;
+    const void *ins[3] = {&key, NULL, &val};
+    bool iset[3] = {true, false, true};
+    kudu_rowops_encode(&rows, &ind, sch, CF_KUDU_OP_INSERT, iset, ins);
+    kudu_rowops_encode(&rows, &ind, sch, CF_KUDU_OP_INSERT, iset, ins);
+    const void *ups[3] = {&key, &given, &val};
+    bool uset[3] = {true, true, true};
+    kudu_rowops_encode(&rows, &ind, sch, CF_KUDU_OP_UPSERT, uset, ups);
+    kudu_rowops_encode(&rows, &ind, sch, CF_KUDU_OP_INSERT, iset, ins);
+    Kudu__RowOperationsPB ro = KUDU__ROW_OPERATIONS_PB__INIT;
+    ro.has_rows = true;
+    ro.rows.data = rows.data;
+    ro.rows.len = rows.len;
+    cf_arena a = {0};
+    cf_kudu_row_op *ops;
+    size_t n;
+    int64_t counter = 41;
+    CF_ASSERT_OK(kudu_rowops_decode(&a, &ro, NULL, &pb, sch, &counter, &ops, &n, &err), &err);
+    assert_int_equal(n, 4);
+    assert_int_equal(*(const int64_t *)ops[0].values[1], 42);
+    assert_int_equal(*(const int64_t *)ops[1].values[1], 43);
+    assert_int_equal(*(const int64_t *)ops[2].values[1], 100);
+    assert_int_equal(*(const int64_t *)ops[3].values[1], 101);
+    /* no counter in the request: the INSERT failed in Kudu; the column stays unset */
+    CF_ASSERT_OK(kudu_rowops_decode(&a, &ro, NULL, &pb, sch, NULL, &ops, &n, &err), &err);
+    assert_false(ops[0].set[1]);
+    cf_arena_dispose(&a);
+    cf_buf_dispose(&rows);
+    cf_buf_dispose(&ind);
+    cf_schema_free(sch);
 }
 
 static void test_bad_tablet_ids(void **state)
@@ -838,6 +903,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_missing_required_field),
         cmocka_unit_test(test_rowops_cut_and_bad_slices),
         cmocka_unit_test(test_rowops_client_schema),
+        cmocka_unit_test(test_rowops_auto_incrementing),
         cmocka_unit_test(test_bad_tablet_ids),
     };
     int rc = CF_RUN_TESTS(argc, argv, tests);
