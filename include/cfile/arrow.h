@@ -255,6 +255,15 @@ struct cf_scan_options;
 CF_API cf_status cf_arrow_stream_table(struct ArrowArrayStream *out, struct cf_table *t,
                                        const struct cf_scan_options *scan,
                                        const cf_arrow_options *opts, cf_error *err);
+/* A Kudu tablet's rows (kudu.h cf_kudu_scanner_create with `scan`, which may be
+ * NULL: every column, the latest snapshot with the WAL replayed) under their
+ * names, in key order. The tablet and its fs must stay open until the stream is
+ * released. */
+struct cf_kudu_tablet;
+struct cf_kudu_scan_options;
+CF_API cf_status cf_arrow_stream_kudu(struct ArrowArrayStream *out, const struct cf_kudu_tablet *t,
+                                      const struct cf_kudu_scan_options *scan,
+                                      const cf_arrow_options *opts, cf_error *err);
 #endif /* CF_HAVE_TABLES */
 
 #if CF_HAVE_HFILE
