@@ -303,16 +303,42 @@ static const char *block_where(const cf_kudu_scanner *sc, uint64_t id, char *buf
     return buf;
 }
 
+/* Why a block the superblock names may be missing, for its message: the first
+ * damage the block manager found while loading (a cut or damaged container loses
+ * its blocks), else where the blocks were looked for. */
+static void missing_why(const cf_kudu_scanner *sc, char *buf, size_t cap)
+{
+    size_t np = cf_kudu_fs_problem_count(sc->fs);
+    if (np > 0) {
+        const cf_kudu_problem *p = cf_kudu_fs_problem_at(sc->fs, 0);
+        const char *base = p->path != NULL ? strrchr(p->path, '/') : NULL;
+        base = base != NULL ? base + 1 : p->path != NULL ? p->path : "?";
+        char off[32] = "";
+        if (p->has_offset)
+            snprintf(off, sizeof(off), "+%" PRIu64, p->offset);
+        snprintf(buf, cap, "; damage there: %s%s: %s%s", base, off, p->what != NULL ? p->what : "",
+                 np > 1 ? " (and more)" : "");
+        return;
+    }
+    size_t nd = cf_kudu_fs_data_dir_count(sc->fs);
+    const char *dir = nd > 0 ? cf_kudu_fs_data_dir_at(sc->fs, 0) : "?";
+    snprintf(buf, cap, " (%zu live blocks under %s/data%s)", cf_kudu_fs_block_count(sc->fs), dir,
+             nd > 1 ? " and the other data dirs" : "");
+}
+
 /* An io over block `id` of rowset `rs` (what = its role, for messages). A block the
  * superblock names but the block manager does not hold is damage. */
 static cf_status open_block(const cf_kudu_scanner *sc, const cf_kudu_rowset *rs, uint64_t id,
                             const char *what, cf_io **io, cf_error *err)
 {
     cf_status st = cf_kudu_fs_open_block(sc->fs, id, true, io, err);
-    if (st == CF_ENOTFOUND)
+    if (st == CF_ENOTFOUND) {
+        char why[200];
+        missing_why(sc, why, sizeof(why));
         CF_FAIL(err, CF_ECORRUPT,
-                "tablet %s: rowset %" PRIu64 " %s: block %" PRIu64 " is not in the block manager",
-                cf_kudu_tablet_id(sc->t), rs->id, what, id);
+                "tablet %s: rowset %" PRIu64 " %s: block %" PRIu64 " is not in the block manager%s",
+                cf_kudu_tablet_id(sc->t), rs->id, what, id, why);
+    }
     char wb[300];
     if (st != CF_OK)
         return cf_error_prefix(err, st,
