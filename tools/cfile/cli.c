@@ -426,8 +426,8 @@ cf_status cf_cli_open(cf_reader **out, const char *path, cf_error *err)
     return cf_reader_open_file(out, path, false, &o, err);
 }
 
-cf_status cf_cli_verify(const cf_reader *r, const char *path, cf_verify_fn fn, void *ctx,
-                        size_t *damaged, cf_error *err)
+cf_status cf_cli_verify(const cf_reader *r, cf_verify_fn fn, void *ctx, size_t *damaged,
+                        cf_error *err)
 {
     if (!cf_bloom_is_bloom_file(cf_reader_info(r)))
         return cf_reader_verify(r, fn, ctx, damaged, err);
@@ -436,7 +436,10 @@ cf_status cf_cli_verify(const cf_reader *r, const char *path, cf_verify_fn fn, v
     cf_bloom_reader *b = NULL;
     if (damaged != NULL)
         *damaged = 0;
-    cf_status st = cf_bloom_reader_open_file(&b, path, false, NULL, err);
+    /* Over the reader's own io, not by opening its name again: a BloomFile may be a
+     * block inside a Kudu container (`cfile kudu fs dump cfile`), whose name is no
+     * path. */
+    cf_status st = cf_bloom_reader_open(&b, cf_reader_io(r), NULL, err);
     if (st == CF_OK)
         st = cf_bloom_reader_verify(b, fn, ctx, damaged, err);
     cf_bloom_reader_free(b);

@@ -135,10 +135,10 @@ int cf_cli_read_input(cf_cli *c, const char *path, char **buf, size_t *len);
 /* Open a file for reading (checksums verified). */
 cf_status cf_cli_open(cf_reader **out, const char *path, cf_error *err);
 
-/* cf_reader_verify, or for a BloomFile (which r is open on, from path)
- * cf_bloom_reader_verify: block kinds "value index" and "bloom block". */
-cf_status cf_cli_verify(const cf_reader *r, const char *path, cf_verify_fn fn, void *ctx,
-                        size_t *damaged, cf_error *err);
+/* cf_reader_verify, or for a BloomFile cf_bloom_reader_verify over r's own io:
+ * block kinds "value index" and "bloom block". */
+cf_status cf_cli_verify(const cf_reader *r, cf_verify_fn fn, void *ctx, size_t *damaged,
+                        cf_error *err);
 
 /* [{"key": ..., "value": ...}, ...] with keys and values in the STRING value form. */
 void cf_cli_write_metadata(cf_jw *w, const cf_metadata_pair *p, size_t n);

@@ -167,7 +167,7 @@ static int dump_bloom(cf_cli *c, const cf_reader *r, const char *path, dump_form
 {
     bloom_blocks l = {NULL, 0, 0, false};
     cf_error err = {0};
-    cf_status st = cf_cli_verify(r, path, on_bloom_block, &l, NULL, &err);
+    cf_status st = cf_cli_verify(r, on_bloom_block, &l, NULL, &err);
     if (l.oom) {
         free(l.v);
         return cf_cli_fail(c, "%s: out of memory", path);

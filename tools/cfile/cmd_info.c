@@ -454,7 +454,7 @@ int cf_cmd_info(cf_cli *c, int argc, char **argv)
     size_t damaged = 0;
     cf_status vst = CF_OK;
     if (blocks || svg != NULL) {
-        vst = cf_cli_verify(r, path, cf_blocks_collect, &bl, &damaged, &err);
+        vst = cf_cli_verify(r, cf_blocks_collect, &bl, &damaged, &err);
         if (bl.oom) {
             cf_blk_list_dispose(&bl);
             cf_reader_free(r);

@@ -548,7 +548,7 @@ static int dump_tree(cf_cli *c, cf_io *io, bool json, const char *name)
         return cf_cli_lib_fail(c, name, st, &e);
     cf_blk_list l = {0};
     size_t damaged = 0;
-    st = cf_cli_verify(r, name, cf_blocks_collect, &l, &damaged, &e);
+    st = cf_cli_verify(r, cf_blocks_collect, &l, &damaged, &e);
     int rc = CF_EXIT_OK;
     if (st != CF_OK || l.oom) {
         rc = l.oom ? cf_cli_fail(c, "%s: out of memory", name) : cf_cli_lib_fail(c, name, st, &e);

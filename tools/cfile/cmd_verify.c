@@ -204,7 +204,7 @@ int cf_cmd_verify(cf_cli *c, int argc, char **argv)
         }
         tally t = {0};
         bool bloom = cf_bloom_is_bloom_file(cf_reader_info(r));
-        st = cf_cli_verify(r, path, on_block, &t, NULL, &err);
+        st = cf_cli_verify(r, on_block, &t, NULL, &err);
         if (st == CF_OK && t.oom)
             st = CF_ENOMEM;
         if (json)
