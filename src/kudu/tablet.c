@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@
 #include "util/error.h"
 #include "util/pb_mem.h"
 
+#include "fs_internal.h"
 #include "tablet.h"
 
 #define SUPERBLOCK_TYPE "kudu.tablet.TabletSuperBlockPB"
@@ -414,6 +416,40 @@ static cf_status parse(cf_kudu_tablet *t, const uint8_t *sb_file, size_t sb_file
     return CF_OK;
 }
 
+/* Every data dir the superblock's data_dir_group names is one of the server's, as
+ * Kudu's DataDirManager::LoadDataDirGroupFromPB requires before the tablet opens: a
+ * uuid no data dir has means a dir is missing or is another server's. */
+static cf_status check_dir_group(const cf_kudu_tablet *t, cf_error *err)
+{
+    const Kudu__DataDirGroupPB *g = t->sb->data_dir_group;
+    if (t->fs == NULL || g == NULL)
+        return CF_OK;
+    for (size_t i = 0; i < g->n_uuids; i++) {
+        bool found = false;
+        for (size_t d = 0; d < t->fs->ndirs && !found; d++) {
+            const char *u = t->fs->dirs[d].uuid;
+            found = u != NULL && strlen(u) == g->uuids[i].len &&
+                    memcmp(u, g->uuids[i].data, g->uuids[i].len) == 0;
+        }
+        if (found)
+            continue;
+        char dirs[512] = "";
+        size_t used = 0;
+        for (size_t d = 0; d < t->fs->ndirs && used < sizeof dirs; d++) {
+            int n = snprintf(dirs + used, sizeof dirs - used, "%s%s (%s)", d > 0 ? ", " : "",
+                             t->fs->dirs[d].dir, t->fs->dirs[d].uuid ? t->fs->dirs[d].uuid : "?");
+            if (n < 0)
+                break;
+            used += (size_t)n;
+        }
+        CF_FAIL(err, CF_ECORRUPT,
+                "%s: data_dir_group names data dir %.*s, which none of the data dirs has: %s",
+                t->path, (int)(g->uuids[i].len > 64 ? 64 : g->uuids[i].len),
+                (const char *)g->uuids[i].data, dirs);
+    }
+    return CF_OK;
+}
+
 cf_status cf_kudu_tablet_open_dir(cf_kudu_tablet **out, const cf_kudu_fs *fs,
                                   const char *metadata_dir, const char *tablet_id, cf_error *err)
 {
@@ -436,6 +472,8 @@ cf_status cf_kudu_tablet_open_dir(cf_kudu_tablet **out, const cf_kudu_fs *fs,
     if (cst != CF_OK && cst != CF_ENOTFOUND)
         t->has_cm_file = true; /* there, but unreadable: cm_err says why */
     st = parse(t, sbf, sbn, cst == CF_OK ? cmf : NULL, cmn, err);
+    if (st == CF_OK)
+        st = check_dir_group(t, err);
 out:
     cf_free(sbf);
     cf_free(cmf);

@@ -223,6 +223,35 @@ static void warn_failed(cf_cli *c, const cf_kudu_roles *roles)
                 roles->failed[i].tablet_id, roles->failed[i].msg);
 }
 
+/* The damage loading found, one line each on stderr; the listing then exits 1 (the
+ * blocks of a damaged container may be missing from it, so it is not a whole answer). */
+static int report_damage(cf_cli *c, const cf_kudu_fs *fs, const cf_kudu_roles *roles)
+{
+    size_t np = cf_kudu_fs_problem_count(fs);
+    for (size_t i = 0; i < np; i++) {
+        const cf_kudu_problem *p = cf_kudu_fs_problem_at(fs, i);
+        if (p->has_offset)
+            fprintf(c->err, "cfile kudu fs: damage: %s at offset %" PRIu64 ": %s\n", p->path,
+                    p->offset, p->what);
+        else
+            fprintf(c->err, "cfile kudu fs: damage: %s: %s\n", p->path, p->what);
+    }
+    /* A block a superblock names that the block manager lacks: the tablet cannot be
+     * read whole (fs check lists these too). */
+    size_t missing = 0;
+    for (size_t i = 0; i < roles->n; i++) {
+        const cf_kudu_role *r = &roles->v[i];
+        if (cf_kudu_fs_find_block(fs, r->block_id) != NULL)
+            continue;
+        missing++;
+        fprintf(c->err,
+                "cfile kudu fs: damage: tablet %s rowset %" PRIu64 " names %s block %" PRIu64
+                ", which no data dir holds\n",
+                r->tablet_id, r->rowset_id, cf_kudu_block_kind_name(r->kind), r->block_id);
+    }
+    return np > 0 || roles->nfailed > 0 || missing > 0 ? CF_EXIT_FAIL : CF_EXIT_OK;
+}
+
 static int fs_list(cf_cli *c, fs_args *a, const cf_kudu_fs *fs)
 {
     cf_kudu_roles roles;
@@ -272,8 +301,9 @@ static int fs_list(cf_cli *c, fs_args *a, const cf_kudu_fs *fs)
         cf_jw_obj_end(&w);
         cf_jw_newline(&w);
     }
+    rc = report_damage(c, fs, &roles);
     cf_kudu_roles_free(&roles);
-    return CF_EXIT_OK;
+    return rc;
 }
 
 /* ---- check ---------------------------------------------------------------------------------- */
