@@ -834,6 +834,48 @@ static cf_status sweep_open(void *ctx, cf_error *err)
     return st;
 }
 
+/* The superblock writer under allocation failures: CF_ENOMEM, nothing leaked. */
+typedef struct pack_ctx {
+    cf_kudu_tablet *t;
+    uint32_t ids[64];
+    cf_kudu_rowset rs[16];
+} pack_ctx;
+
+static cf_status sweep_pack(void *ctx, cf_error *err)
+{
+    pack_ctx *x = ctx;
+    cf_kudu_superblock_spec spec;
+    cf_kudu_superblock_spec_init(&spec);
+    spec.tablet_id = cf_kudu_tablet_id(x->t);
+    spec.table_id = cf_kudu_tablet_table_id(x->t);
+    spec.table_name = cf_kudu_tablet_table_name(x->t);
+    spec.schema = cf_kudu_tablet_schema(x->t);
+    spec.column_ids = x->ids;
+    spec.rowsets = x->rs;
+    spec.nrowsets = cf_kudu_tablet_rowset_count(x->t);
+    cf_buf b;
+    cf_buf_init(&b);
+    cf_status st = cf_kudu_superblock_pack(&b, &spec, err);
+    cf_buf_dispose(&b);
+    return st;
+}
+
+static void test_tablet__writer_alloc_failures(void **state)
+{
+    (void)state;
+    cf_json_doc fsj;
+    pack_ctx x;
+    open_layout(&x.t, "lbm-onedir-s3", &fsj);
+    for (size_t i = 0; i < cf_schema_column_count(cf_kudu_tablet_schema(x.t)); i++)
+        x.ids[i] = cf_kudu_tablet_column_id(x.t, i);
+    assert_true(cf_kudu_tablet_rowset_count(x.t) <= 16);
+    for (size_t r = 0; r < cf_kudu_tablet_rowset_count(x.t); r++)
+        x.rs[r] = *cf_kudu_tablet_rowset_at(x.t, r);
+    cf_test_alloc_sweep("superblock pack", NULL, sweep_pack, &x, 100000);
+    cf_kudu_tablet_free(x.t);
+    cf_json_doc_dispose(&fsj);
+}
+
 static void test_tablet__alloc_failures(void **state)
 {
     (void)state;
@@ -867,6 +909,7 @@ int main(int argc, char **argv)
                                         scratch_teardown),
         cmocka_unit_test(test_tablet__block_kind_names),
         cmocka_unit_test(test_tablet__alloc_failures),
+        cmocka_unit_test(test_tablet__writer_alloc_failures),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -17,7 +17,7 @@
 #include "json.h"
 #include "kudu_args.h"
 #include "kudu_cmd.h"
-#include "kudu_key.h"
+#include "kudu_tablet_out.h"
 #include "vprint.h"
 
 static const char tablet_usage[] =
@@ -53,12 +53,6 @@ typedef struct targs {
     const char *tablet;
     cf_kudu_fs *fs;
 } targs;
-
-static int lib_fail(cf_cli *c, cf_status st, const cf_error *e)
-{
-    fprintf(c->err, "cfile %s: %s\n", c->cmd, e->msg[0] ? e->msg : cf_status_str(st));
-    return st == CF_ENOTSUP ? CF_EXIT_NOTSUP : st == CF_EINVAL ? CF_EXIT_USAGE : CF_EXIT_FAIL;
-}
 
 /* Options, FS, and the tablet operand (`want`: 0 none, 1 required, 2 optional). */
 static int parse(cf_cli *c, int argc, char **argv, int want, targs *a)
@@ -100,717 +94,7 @@ static int open_tablet(cf_cli *c, const targs *a, const char *id, cf_kudu_tablet
 {
     cf_error e = {0};
     cf_status st = cf_kudu_tablet_open(t, a->fs, id, &e);
-    return st == CF_OK ? 0 : lib_fail(c, st, &e);
-}
-
-/* ---- the superblock's and consensus metadata's JSON ---- */
-
-typedef struct meta_json {
-    cf_json_doc sb, cm;
-    bool has_sb, has_cm;
-    char cm_err[300]; /* why there is no consensus metadata, when it is damaged */
-} meta_json;
-
-static int meta_load(cf_cli *c, const cf_kudu_tablet *t, meta_json *m)
-{
-    memset(m, 0, sizeof(*m));
-    cf_error e = {0};
-    char *js = NULL, msg[256];
-    cf_status st = cf_kudu_tablet_superblock_json(t, false, &js, &e);
-    if (st != CF_OK)
-        return lib_fail(c, st, &e);
-    int r = cf_json_parse(&m->sb, js, strlen(js), msg, sizeof msg);
-    free(js);
-    m->has_sb = true;
-    if (r != 0)
-        return cf_cli_fail(c, "superblock JSON: %s", msg);
-    st = cf_kudu_tablet_consensus_json(t, false, &js, &e);
-    if (st == CF_OK) {
-        r = cf_json_parse(&m->cm, js, strlen(js), msg, sizeof msg);
-        free(js);
-        m->has_cm = true;
-        if (r != 0)
-            return cf_cli_fail(c, "consensus metadata JSON: %s", msg);
-    } else if (st != CF_ENOTFOUND) {
-        snprintf(m->cm_err, sizeof m->cm_err, "%s", e.msg);
-    }
-    return 0;
-}
-
-static void meta_free(meta_json *m)
-{
-    if (m->has_sb)
-        cf_json_doc_dispose(&m->sb);
-    if (m->has_cm)
-        cf_json_doc_dispose(&m->cm);
-}
-
-static const cf_json *jget(const cf_json *o, const char *k)
-{
-    return o != NULL && o->kind == CF_JSON_OBJECT ? cf_json_get(o, k) : NULL;
-}
-
-static const char *jstr(const cf_json *o, const char *k)
-{
-    const cf_json *v = jget(o, k);
-    return v != NULL && v->kind == CF_JSON_STRING ? v->str : NULL;
-}
-
-/* A protobuf JSON integer (number or decimal string), or dflt. */
-static long long jint(const cf_json *o, const char *k, long long dflt)
-{
-    const cf_json *v = jget(o, k);
-    if (v == NULL || (v->kind != CF_JSON_NUMBER && v->kind != CF_JSON_STRING))
-        return dflt;
-    return strtoll(v->str, NULL, 10);
-}
-
-/* A base64 bytes field into a malloc'd buffer; -1 absent or bad. */
-static long jbytes(const cf_json *o, const char *k, uint8_t **out)
-{
-    *out = NULL;
-    const char *s = jstr(o, k);
-    if (s == NULL)
-        return -1;
-    size_t n = strlen(s);
-    *out = malloc(n / 4 * 3 + 4);
-    if (*out == NULL)
-        return -1;
-    long r = cf_kudu_base64_decode(*out, s, n);
-    if (r < 0) {
-        free(*out);
-        *out = NULL;
-    }
-    return r;
-}
-
-/* ---- partitions (common/partition.cc) ---- */
-
-/* Schema position of the column a ColumnIdentifierPB names (by id or name), or -1. */
-static int column_by_ident(const cf_kudu_tablet *t, const cf_json *ident)
-{
-    const cf_schema *s = cf_kudu_tablet_schema(t);
-    const char *name = jstr(ident, "name");
-    if (name != NULL)
-        return cf_schema_find(s, name);
-    long long id = jint(ident, "id", -1);
-    for (size_t i = 0; i < cf_schema_column_count(s); i++)
-        if ((long long)cf_kudu_tablet_column_id(t, i) == id)
-            return (int)i;
-    return -1;
-}
-
-/* The range partition columns: range_schema's, or the primary key when the
- * partition schema has no range schema (PartitionSchema::FromPB). */
-static size_t range_columns(const cf_kudu_tablet *t, const cf_json *ps, int *cols, size_t cap)
-{
-    const cf_json *rs = jget(ps, "range_schema");
-    size_t n = 0;
-    if (rs == NULL) {
-        size_t nk = cf_schema_key_count(cf_kudu_tablet_schema(t));
-        for (size_t i = 0; i < nk && n < cap; i++)
-            cols[n++] = (int)i;
-        return n;
-    }
-    const cf_json *cl = jget(rs, "columns");
-    for (size_t i = 0; cl != NULL && i < cl->n && n < cap; i++)
-        cols[n++] = column_by_ident(t, &cl->items[i]);
-    return n;
-}
-
-/* One bound of a partition: the hash buckets (4 bytes each, big-endian) then
- * the encoded range key; decoded into k (0), or -1. */
-static int range_key(const cf_kudu_tablet *t, const int *cols, size_t ncols, size_t nhash,
-                     const uint8_t *p, long len, cf_kudu_key *k)
-{
-    memset(k, 0, sizeof(*k));
-    if (len < 0 || (size_t)len < 4 * nhash)
-        return -1;
-    const cf_schema *s = cf_kudu_tablet_schema(t);
-    cf_type types[CF_KUDU_KEY_MAX_COLS];
-    const char *names[CF_KUDU_KEY_MAX_COLS];
-    if (ncols > CF_KUDU_KEY_MAX_COLS)
-        return -1;
-    for (size_t i = 0; i < ncols; i++) {
-        if (cols[i] < 0)
-            return -1;
-        types[i] = cf_schema_column_at(s, (size_t)cols[i])->type;
-        names[i] = cf_schema_column_at(s, (size_t)cols[i])->name;
-    }
-    if ((size_t)len == 4 * nhash)
-        return 1; /* unbounded */
-    return cf_kudu_key_decode(k, types, names, ncols, p + 4 * nhash, (size_t)len - 4 * nhash);
-}
-
-static void write_hex(cf_jw *w, const uint8_t *p, long n)
-{
-    if (n < 0)
-        cf_jw_null(w);
-    else
-        cf_jw_hex(w, p, (size_t)n);
-}
-
-/* "partition": hash buckets, the two keys in hex, and the range bounds decoded
- * (null = unbounded). */
-static void partition_json(cf_jw *w, const cf_kudu_tablet *t, const cf_json *sb)
-{
-    const cf_json *part = jget(sb, "partition"), *ps = jget(sb, "partition_schema");
-    const cf_json *hs = jget(ps, "hash_schema"), *hb = jget(part, "hash_buckets");
-    size_t nhash = hs ? hs->n : 0;
-    int cols[CF_KUDU_KEY_MAX_COLS];
-    size_t ncols = range_columns(t, ps, cols, CF_KUDU_KEY_MAX_COLS);
-    cf_jw_obj_begin(w);
-    cf_jw_key(w, "hash_buckets");
-    cf_jw_arr_begin(w);
-    for (size_t i = 0; hb != NULL && i < hb->n; i++)
-        cf_jw_int(w, strtoll(hb->items[i].str ? hb->items[i].str : "0", NULL, 10));
-    cf_jw_arr_end(w);
-    cf_jw_key(w, "range_columns");
-    cf_jw_arr_begin(w);
-    for (size_t i = 0; i < ncols; i++)
-        if (cols[i] >= 0)
-            cf_jw_cstr(w, cf_schema_column_at(cf_kudu_tablet_schema(t), (size_t)cols[i])->name);
-    cf_jw_arr_end(w);
-    static const char *const keys[2] = {"partition_key_start", "partition_key_end"};
-    static const char *const bounds[2] = {"range_start", "range_end"};
-    for (int b = 0; b < 2; b++) {
-        uint8_t *p;
-        long n = jbytes(part, keys[b], &p);
-        cf_jw_key(w, keys[b]);
-        write_hex(w, p, n < 0 ? 0 : n);
-        cf_kudu_key k;
-        int r = range_key(t, cols, ncols, nhash, p, n < 0 ? 0 : n, &k);
-        cf_jw_key(w, bounds[b]);
-        if (r == 0)
-            cf_kudu_key_json(w, &k);
-        else
-            cf_jw_null(w);
-        cf_kudu_key_free(&k);
-        free(p);
-    }
-    cf_jw_obj_end(w);
-}
-
-/* As Kudu's PartitionDebugString: "HASH (c) PARTITION 2, RANGE (k) PARTITION ...". */
-static void partition_text(FILE *f, const cf_kudu_tablet *t, const cf_json *sb)
-{
-    const cf_json *part = jget(sb, "partition"), *ps = jget(sb, "partition_schema");
-    const cf_json *hs = jget(ps, "hash_schema"), *hb = jget(part, "hash_buckets");
-    const cf_schema *s = cf_kudu_tablet_schema(t);
-    size_t nhash = hs ? hs->n : 0;
-    for (size_t i = 0; i < nhash; i++) {
-        const cf_json *cl = jget(&hs->items[i], "columns");
-        fputs("HASH (", f);
-        for (size_t j = 0; cl != NULL && j < cl->n; j++) {
-            int ci = column_by_ident(t, &cl->items[j]);
-            fprintf(f, "%s%s", j ? ", " : "",
-                    ci >= 0 ? cf_schema_column_at(s, (size_t)ci)->name : "?");
-        }
-        fprintf(f, ") PARTITION %s, ",
-                hb != NULL && i < hb->n && hb->items[i].str ? hb->items[i].str : "?");
-    }
-    int cols[CF_KUDU_KEY_MAX_COLS];
-    size_t ncols = range_columns(t, ps, cols, CF_KUDU_KEY_MAX_COLS);
-    fputs("RANGE (", f);
-    for (size_t i = 0; i < ncols; i++)
-        fprintf(f, "%s%s", i ? ", " : "",
-                cols[i] >= 0 ? cf_schema_column_at(s, (size_t)cols[i])->name : "?");
-    fputs(") PARTITION ", f);
-    cf_kudu_key k[2];
-    int r[2];
-    static const char *const keys[2] = {"partition_key_start", "partition_key_end"};
-    for (int b = 0; b < 2; b++) {
-        uint8_t *p;
-        long n = jbytes(part, keys[b], &p);
-        r[b] = range_key(t, cols, ncols, nhash, p, n < 0 ? 0 : n, &k[b]);
-        free(p);
-    }
-    if (r[0] < 0 || r[1] < 0)
-        fputs("(keys do not decode)", f);
-    else if (r[0] == 1 && r[1] == 1)
-        fputs("UNBOUNDED", f);
-    if (r[0] == 0) {
-        cf_kudu_key_text(f, &k[0]);
-        fputs(" <= VALUES", f);
-    }
-    if (r[1] == 0) {
-        fputs(r[0] == 0 ? " < " : "VALUES < ", f);
-        cf_kudu_key_text(f, &k[1]);
-    }
-    cf_kudu_key_free(&k[0]);
-    cf_kudu_key_free(&k[1]);
-}
-
-/* ---- schema ---- */
-
-/* Kudu's own type names (common/types.h TypeTraits::name), upper case as
- * ColumnSchema::TypeToString prints them. */
-static const char *kudu_type_text(cf_type t)
-{
-    switch (t) {
-    case CF_TYPE_DECIMAL32:
-    case CF_TYPE_DECIMAL64:
-    case CF_TYPE_DECIMAL128: return "DECIMAL";
-    default: return cf_cli_type_name(t);
-    }
-}
-
-static const char *array_type_text(cf_type t)
-{
-    switch (t) {
-    case CF_TYPE_DECIMAL32: return "DECIMAL (32 BIT) 1D-ARRAY";
-    case CF_TYPE_DECIMAL64: return "DECIMAL (64 BIT) 1D-ARRAY";
-    case CF_TYPE_DECIMAL128: return "DECIMAL (128 BIT) 1D-ARRAY";
-    default: return NULL;
-    }
-}
-
-/* One column as Kudu's ColumnSchema::TypeToString: "DECIMAL(18, 2) NULLABLE". */
-static void column_type_text(FILE *f, const cf_column *c, bool immutable)
-{
-    if (c->is_array) {
-        const char *a = array_type_text(c->type);
-        if (a != NULL)
-            fputs(a, f);
-        else
-            fprintf(f, "%s 1D-ARRAY", cf_cli_type_name(c->type));
-    } else {
-        fputs(kudu_type_text(c->type), f);
-        if (c->type == CF_TYPE_DECIMAL32 || c->type == CF_TYPE_DECIMAL64 ||
-            c->type == CF_TYPE_DECIMAL128)
-            fprintf(f, "(%d, %d)", c->precision, c->scale);
-        else if (c->type == CF_TYPE_VARCHAR)
-            fprintf(f, "(%d)", c->length);
-    }
-    fputs(c->nullable ? " NULLABLE" : " NOT NULL", f);
-    if (immutable)
-        fputs(" IMMUTABLE", f);
-}
-
-/* Schema::ToString with column ids, as `kudu local_replica dump meta` prints it. */
-static void schema_text(FILE *f, const cf_kudu_tablet *t, const cf_json *sb)
-{
-    const cf_schema *s = cf_kudu_tablet_schema(t);
-    const cf_json *cols = jget(jget(sb, "schema"), "columns");
-    fputs("(\n", f);
-    for (size_t i = 0; i < cf_schema_column_count(s); i++) {
-        const cf_column *c = cf_schema_column_at(s, i);
-        const cf_json *cj = cols != NULL && i < cols->n ? &cols->items[i] : NULL;
-        const cf_json *im = jget(cj, "immutable");
-        fprintf(f, "    %" PRIu32 ":%s ", cf_kudu_tablet_column_id(t, i), c->name);
-        column_type_text(f, c, im != NULL && im->kind == CF_JSON_TRUE);
-        fputs(",\n", f);
-    }
-    fputs("    PRIMARY KEY (", f);
-    for (size_t i = 0; i < cf_schema_key_count(s); i++)
-        fprintf(f, "%s%s", i ? ", " : "", cf_schema_column_at(s, i)->name);
-    fputs(")\n)", f);
-}
-
-/* A default value (the type's memory form, little-endian; bytes for binary types)
- * in the golden value form; hex when it does not fit the type. */
-static void default_json(cf_jw *w, const cf_column *c, const uint8_t *p, long n)
-{
-    if (n < 0) {
-        cf_jw_null(w);
-        return;
-    }
-    if (c->is_array) {
-        cf_jw_hex(w, p, (size_t)n);
-        return;
-    }
-    if (cf_type_is_binary(c->type)) {
-        cf_slice s = {p, (size_t)n};
-        cf_cli_value_write(w, c->type, &s);
-        return;
-    }
-    _Alignas(16) uint8_t slot[16] = {0};
-    size_t sz = cf_type_size(c->type);
-    if (sz == 0 || sz > sizeof slot || (size_t)n < sz) {
-        cf_jw_hex(w, p, (size_t)n);
-        return;
-    }
-    memcpy(slot, p, sz);
-    cf_cli_value_write(w, c->type, slot);
-}
-
-static void schema_json(cf_jw *w, const cf_kudu_tablet *t, const cf_json *sb)
-{
-    const cf_schema *s = cf_kudu_tablet_schema(t);
-    const cf_json *cols = jget(jget(sb, "schema"), "columns");
-    cf_jw_obj_begin(w);
-    cf_jw_key(w, "columns");
-    cf_jw_arr_begin(w);
-    for (size_t i = 0; i < cf_schema_column_count(s); i++) {
-        const cf_column *c = cf_schema_column_at(s, i);
-        const cf_json *cj = cols != NULL && i < cols->n ? &cols->items[i] : NULL;
-        cf_jw_obj_begin(w);
-        cf_jw_key(w, "id");
-        cf_jw_uint(w, cf_kudu_tablet_column_id(t, i));
-        cf_jw_key(w, "name");
-        cf_jw_cstr(w, c->name);
-        cf_jw_key(w, "type");
-        cf_jw_cstr(w, jstr(cj, "type") ? jstr(cj, "type") : cf_cli_type_name(c->type));
-        if (c->is_array) {
-            cf_jw_key(w, "element_type");
-            cf_jw_cstr(w, cf_cli_type_name(c->type));
-        }
-        cf_jw_key(w, "nullable");
-        cf_jw_bool(w, c->nullable);
-        cf_jw_key(w, "is_key");
-        cf_jw_bool(w, c->is_key);
-        cf_jw_key(w, "encoding");
-        cf_jw_cstr(w, jstr(cj, "encoding") ? jstr(cj, "encoding") : "AUTO_ENCODING");
-        cf_jw_key(w, "compression");
-        cf_jw_cstr(w, jstr(cj, "compression") ? jstr(cj, "compression") : "DEFAULT_COMPRESSION");
-        cf_jw_key(w, "cfile_block_size");
-        cf_jw_int(w, jint(cj, "cfile_block_size", 0));
-        if (c->type == CF_TYPE_DECIMAL32 || c->type == CF_TYPE_DECIMAL64 ||
-            c->type == CF_TYPE_DECIMAL128) {
-            cf_jw_key(w, "precision");
-            cf_jw_int(w, c->precision);
-            cf_jw_key(w, "scale");
-            cf_jw_int(w, c->scale);
-        }
-        if (c->type == CF_TYPE_VARCHAR) {
-            cf_jw_key(w, "length");
-            cf_jw_int(w, c->length);
-        }
-        static const char *const defs[2][2] = {{"read_default_value", "read_default"},
-                                               {"write_default_value", "write_default"}};
-        for (int d = 0; d < 2; d++) {
-            uint8_t *p;
-            long n = jbytes(cj, defs[d][0], &p);
-            cf_jw_key(w, defs[d][1]);
-            default_json(w, c, p, n);
-            free(p);
-        }
-        const cf_json *im = jget(cj, "immutable"), *ai = jget(cj, "is_auto_incrementing");
-        cf_jw_key(w, "immutable");
-        cf_jw_bool(w, im != NULL && im->kind == CF_JSON_TRUE);
-        cf_jw_key(w, "auto_incrementing");
-        cf_jw_bool(w, ai != NULL && ai->kind == CF_JSON_TRUE);
-        cf_jw_key(w, "comment");
-        if (jstr(cj, "comment"))
-            cf_jw_cstr(w, jstr(cj, "comment"));
-        else
-            cf_jw_null(w);
-        cf_jw_obj_end(w);
-    }
-    cf_jw_arr_end(w);
-    cf_jw_key(w, "primary_key");
-    cf_jw_arr_begin(w);
-    for (size_t i = 0; i < cf_schema_key_count(s); i++)
-        cf_jw_cstr(w, cf_schema_column_at(s, i)->name);
-    cf_jw_arr_end(w);
-    cf_jw_key(w, "schema_version");
-    cf_jw_int(w, jint(sb, "schema_version", 0));
-    cf_jw_obj_end(w);
-}
-
-/* ---- consensus metadata ---- */
-
-static void consensus_json(cf_jw *w, const meta_json *m)
-{
-    if (!m->has_cm) {
-        cf_jw_null(w);
-        return;
-    }
-    const cf_json *cm = &m->cm.root, *cfg = jget(cm, "committed_config");
-    const cf_json *peers = jget(cfg, "peers");
-    cf_jw_obj_begin(w);
-    cf_jw_key(w, "current_term");
-    cf_jw_int(w, jint(cm, "current_term", 0));
-    cf_jw_key(w, "voted_for");
-    if (jstr(cm, "voted_for"))
-        cf_jw_cstr(w, jstr(cm, "voted_for"));
-    else
-        cf_jw_null(w);
-    cf_jw_key(w, "committed_config");
-    cf_jw_obj_begin(w);
-    cf_jw_key(w, "opid_index");
-    cf_jw_int(w, jint(cfg, "opid_index", -1));
-    cf_jw_key(w, "peers");
-    cf_jw_arr_begin(w);
-    for (size_t i = 0; peers != NULL && i < peers->n; i++) {
-        const cf_json *p = &peers->items[i], *addr = jget(p, "last_known_addr");
-        cf_jw_obj_begin(w);
-        uint8_t *uuid;
-        long n = jbytes(p, "permanent_uuid", &uuid);
-        cf_jw_key(w, "permanent_uuid");
-        if (n >= 0)
-            cf_jw_bytes(w, uuid, (size_t)n);
-        else
-            cf_jw_null(w);
-        free(uuid);
-        cf_jw_key(w, "member_type");
-        cf_jw_cstr(w, jstr(p, "member_type") ? jstr(p, "member_type") : "UNKNOWN_MEMBER_TYPE");
-        cf_jw_key(w, "host");
-        if (jstr(addr, "host"))
-            cf_jw_cstr(w, jstr(addr, "host"));
-        else
-            cf_jw_null(w);
-        cf_jw_key(w, "port");
-        if (addr != NULL)
-            cf_jw_int(w, jint(addr, "port", 0));
-        else
-            cf_jw_null(w);
-        cf_jw_obj_end(w);
-    }
-    cf_jw_arr_end(w);
-    cf_jw_obj_end(w);
-    cf_jw_obj_end(w);
-}
-
-static void consensus_text(FILE *f, const meta_json *m)
-{
-    if (!m->has_cm) {
-        fprintf(f, "Consensus metadata: %s\n", m->cm_err[0] ? m->cm_err : "none");
-        return;
-    }
-    const cf_json *cm = &m->cm.root, *cfg = jget(cm, "committed_config");
-    const cf_json *peers = jget(cfg, "peers");
-    fprintf(f, "Consensus metadata: term %lld, voted for %s, committed config (opid index %lld):",
-            jint(cm, "current_term", 0), jstr(cm, "voted_for") ? jstr(cm, "voted_for") : "-",
-            jint(cfg, "opid_index", -1));
-    for (size_t i = 0; peers != NULL && i < peers->n; i++) {
-        const cf_json *p = &peers->items[i], *addr = jget(p, "last_known_addr");
-        uint8_t *uuid;
-        long n = jbytes(p, "permanent_uuid", &uuid);
-        fprintf(f, "%s %.*s %s", i ? "," : "", n < 0 ? 1 : (int)n, n < 0 ? "?" : (char *)uuid,
-                jstr(p, "member_type") ? jstr(p, "member_type") : "?");
-        if (addr != NULL)
-            fprintf(f, " %s:%lld", jstr(addr, "host") ? jstr(addr, "host") : "?",
-                    jint(addr, "port", 0));
-        free(uuid);
-    }
-    fputc('\n', f);
-}
-
-/* ---- rowsets and their blocks ---- */
-
-/* The rowset's keys (all primary key columns) decoded into k, 0 or -1. */
-static int rowset_key(const cf_kudu_tablet *t, const uint8_t *p, size_t len, cf_kudu_key *k)
-{
-    const cf_schema *s = cf_kudu_tablet_schema(t);
-    size_t nk = cf_schema_key_count(s);
-    cf_type types[CF_KUDU_KEY_MAX_COLS];
-    const char *names[CF_KUDU_KEY_MAX_COLS];
-    memset(k, 0, sizeof(*k));
-    if (nk > CF_KUDU_KEY_MAX_COLS)
-        return -1;
-    for (size_t i = 0; i < nk; i++) {
-        types[i] = cf_schema_column_at(s, i)->type;
-        names[i] = cf_schema_column_at(s, i)->name;
-    }
-    return cf_kudu_key_decode(k, types, names, nk, p, len);
-}
-
-/* The name of the column with Kudu id `id`, or NULL. */
-static const char *column_name(const cf_kudu_tablet *t, uint32_t id)
-{
-    const cf_schema *s = cf_kudu_tablet_schema(t);
-    for (size_t i = 0; i < cf_schema_column_count(s); i++)
-        if (cf_kudu_tablet_column_id(t, i) == id)
-            return cf_schema_column_at(s, i)->name;
-    return NULL;
-}
-
-/* One block a rowset names: its kind and where the fs has it. */
-typedef struct rblock {
-    uint64_t id;
-    cf_kudu_block_kind kind;
-    long column_id;         /* COLUMN, else -1 */
-    long delta_index;       /* UNDO/REDO, else -1 */
-    const cf_kudu_block *b; /* NULL: missing */
-} rblock;
-
-/* Every block of rowset rs in Kudu's order (columns, bloom, ad-hoc index, UNDO,
- * REDO) into a malloc'd array. */
-static rblock *rowset_blocks(const cf_kudu_fs *fs, const cf_kudu_rowset *rs, size_t *n)
-{
-    size_t cap = rs->ncolumns + rs->nundo + rs->nredo + 2;
-    rblock *v = calloc(cap, sizeof *v);
-    size_t k = 0;
-    if (v == NULL) {
-        *n = 0;
-        return NULL;
-    }
-    for (size_t i = 0; i < rs->ncolumns; i++)
-        v[k++] =
-            (rblock){rs->column_blocks[i], CF_KUDU_BLOCK_COLUMN, (long)rs->column_ids[i], -1, NULL};
-    if (rs->has_bloom)
-        v[k++] = (rblock){rs->bloom_block, CF_KUDU_BLOCK_BLOOM, -1, -1, NULL};
-    if (rs->has_adhoc_index)
-        v[k++] = (rblock){rs->adhoc_index_block, CF_KUDU_BLOCK_ADHOC_INDEX, -1, -1, NULL};
-    for (size_t i = 0; i < rs->nundo; i++)
-        v[k++] = (rblock){rs->undo_blocks[i], CF_KUDU_BLOCK_UNDO, -1, (long)i, NULL};
-    for (size_t i = 0; i < rs->nredo; i++)
-        v[k++] = (rblock){rs->redo_blocks[i], CF_KUDU_BLOCK_REDO, -1, (long)i, NULL};
-    for (size_t i = 0; i < k; i++)
-        v[i].b = cf_kudu_fs_find_block(fs, v[i].id);
-    *n = k;
-    return v;
-}
-
-static void key_member(cf_jw *w, const cf_kudu_tablet *t, const char *hexname, const char *name,
-                       const uint8_t *p, size_t len)
-{
-    cf_jw_key(w, hexname);
-    if (p == NULL)
-        cf_jw_null(w);
-    else
-        cf_jw_hex(w, p, len);
-    cf_jw_key(w, name);
-    cf_kudu_key k;
-    if (p != NULL && rowset_key(t, p, len, &k) == 0)
-        cf_kudu_key_json(w, &k);
-    else
-        cf_jw_null(w);
-    if (p != NULL)
-        cf_kudu_key_free(&k);
-}
-
-/* Writes the rowsets; returns how many blocks are missing. */
-static size_t rowsets_json(cf_jw *w, const cf_kudu_fs *fs, const cf_kudu_tablet *t)
-{
-    size_t missing = 0;
-    cf_jw_arr_begin(w);
-    for (size_t r = 0; r < cf_kudu_tablet_rowset_count(t); r++) {
-        const cf_kudu_rowset *rs = cf_kudu_tablet_rowset_at(t, r);
-        size_t nb;
-        rblock *bl = rowset_blocks(fs, rs, &nb);
-        uint64_t size = 0;
-        cf_jw_obj_begin(w);
-        cf_jw_key(w, "id");
-        cf_jw_uint(w, rs->id);
-        cf_jw_key(w, "last_durable_dms_id");
-        cf_jw_int(w, rs->last_durable_dms_id);
-        cf_jw_key(w, "live_row_count");
-        if (rs->has_live_row_count)
-            cf_jw_int(w, rs->live_row_count);
-        else
-            cf_jw_null(w);
-        key_member(w, t, "min_encoded_key", "min_key", rs->min_key, rs->min_key_len);
-        key_member(w, t, "max_encoded_key", "max_key", rs->max_key, rs->max_key_len);
-        cf_jw_key(w, "blocks");
-        cf_jw_arr_begin(w);
-        for (size_t i = 0; i < nb; i++) {
-            const rblock *b = &bl[i];
-            cf_jw_obj_begin(w);
-            cf_jw_key(w, "block_id");
-            cf_jw_uint(w, b->id);
-            cf_jw_key(w, "kind");
-            cf_jw_cstr(w, cf_kudu_block_kind_name(b->kind));
-            if (b->kind == CF_KUDU_BLOCK_COLUMN) {
-                cf_jw_key(w, "column_id");
-                cf_jw_int(w, b->column_id);
-                cf_jw_key(w, "column");
-                const char *nm = column_name(t, (uint32_t)b->column_id);
-                if (nm)
-                    cf_jw_cstr(w, nm);
-                else
-                    cf_jw_null(w);
-            }
-            if (b->delta_index >= 0) {
-                cf_jw_key(w, "delta_index");
-                cf_jw_int(w, b->delta_index);
-            }
-            cf_jw_key(w, "missing");
-            cf_jw_bool(w, b->b == NULL);
-            cf_jw_key(w, "length");
-            if (b->b)
-                cf_jw_uint(w, b->b->length);
-            else
-                cf_jw_null(w);
-            cf_jw_key(w, "data_dir");
-            if (b->b)
-                cf_jw_cstr(w, cf_kudu_fs_data_dir_at(fs, b->b->data_dir));
-            else
-                cf_jw_null(w);
-            cf_jw_key(w, "container");
-            if (b->b && b->b->container)
-                cf_jw_cstr(w, b->b->container);
-            else
-                cf_jw_null(w);
-            cf_jw_key(w, "offset");
-            if (b->b && b->b->container)
-                cf_jw_uint(w, b->b->offset);
-            else
-                cf_jw_null(w);
-            cf_jw_obj_end(w);
-            if (b->b)
-                size += b->b->length;
-            else
-                missing++;
-        }
-        cf_jw_arr_end(w);
-        cf_jw_key(w, "size");
-        cf_jw_uint(w, size);
-        cf_jw_obj_end(w);
-        free(bl);
-    }
-    cf_jw_arr_end(w);
-    return missing;
-}
-
-static size_t rowsets_text(FILE *f, const cf_kudu_fs *fs, const cf_kudu_tablet *t)
-{
-    size_t missing = 0;
-    if (cf_kudu_tablet_rowset_count(t) == 0)
-        fprintf(f, "No rowsets found on disk for tablet %s\n", cf_kudu_tablet_id(t));
-    for (size_t r = 0; r < cf_kudu_tablet_rowset_count(t); r++) {
-        const cf_kudu_rowset *rs = cf_kudu_tablet_rowset_at(t, r);
-        fprintf(f, "Rowset %zu: id %" PRIu64 ", last durable DMS id %" PRId64, r, rs->id,
-                rs->last_durable_dms_id);
-        if (rs->has_live_row_count)
-            fprintf(f, ", %" PRId64 " live rows", rs->live_row_count);
-        fputc('\n', f);
-        if (rs->min_key != NULL) {
-            cf_kudu_key lo, hi;
-            int a = rowset_key(t, rs->min_key, rs->min_key_len, &lo);
-            int b = rowset_key(t, rs->max_key, rs->max_key_len, &hi);
-            fputs("  keys: ", f);
-            if (a == 0 && b == 0) {
-                cf_kudu_key_text(f, &lo);
-                fputs(" .. ", f);
-                cf_kudu_key_text(f, &hi);
-            } else {
-                fputs("(do not decode)", f);
-            }
-            fputc('\n', f);
-            cf_kudu_key_free(&lo);
-            cf_kudu_key_free(&hi);
-        }
-        size_t nb;
-        rblock *bl = rowset_blocks(fs, rs, &nb);
-        for (size_t i = 0; i < nb; i++) {
-            const rblock *b = &bl[i];
-            switch (b->kind) {
-            case CF_KUDU_BLOCK_COLUMN: {
-                const char *nm = column_name(t, (uint32_t)b->column_id);
-                fprintf(f, "  Column block for column ID %ld (%s): %" PRIu64, b->column_id,
-                        nm ? nm : "?", b->id);
-                break;
-            }
-            case CF_KUDU_BLOCK_BLOOM: fprintf(f, "  Bloom: %" PRIu64, b->id); break;
-            case CF_KUDU_BLOCK_ADHOC_INDEX: fprintf(f, "  Ad-hoc index: %" PRIu64, b->id); break;
-            case CF_KUDU_BLOCK_UNDO: fprintf(f, "  UNDO: %" PRIu64, b->id); break;
-            default: fprintf(f, "  REDO: %" PRIu64, b->id); break;
-            }
-            if (b->b == NULL) {
-                fputs("  MISSING\n", f);
-                missing++;
-            } else if (b->b->container != NULL) {
-                fprintf(f, "  %" PRIu64 " bytes in %s at %" PRIu64 "\n", b->b->length,
-                        b->b->container, b->b->offset);
-            } else {
-                fprintf(f, "  %" PRIu64 " bytes in %s\n", b->b->length, b->b->path);
-            }
-        }
-        free(bl);
-    }
-    return missing;
+    return st == CF_OK ? 0 : cf_kt_lib_fail(c, st, &e);
 }
 
 /* ---- the subcommands ---- */
@@ -837,8 +121,8 @@ static int cmd_list(cf_cli *c, targs *a)
         cf_kudu_tablet *t = NULL;
         cf_error e = {0};
         cf_status st = cf_kudu_tablet_open(&t, a->fs, id, &e);
-        meta_json m = {0};
-        if (st == CF_OK && meta_load(c, t, &m) != 0)
+        cf_kt_meta_json m = {0};
+        if (st == CF_OK && cf_kt_meta_load(c, t, &m) != 0)
             st = CF_ECORRUPT;
         if (st != CF_OK) {
             fprintf(c->err, "cfile %s: %s\n", c->cmd, e.msg[0] ? e.msg : cf_status_str(st));
@@ -859,7 +143,7 @@ static int cmd_list(cf_cli *c, targs *a)
                 cf_jw_key(&w, "tablet_data_state");
                 cf_jw_cstr(&w, cf_kudu_tablet_data_state(t));
                 cf_jw_key(&w, "partition");
-                partition_json(&w, t, &m.sb.root);
+                cf_kt_partition_json(&w, t, &m.sb.root);
                 cf_jw_key(&w, "rowsets");
                 cf_jw_uint(&w, cf_kudu_tablet_rowset_count(t));
                 cf_jw_key(&w, "error");
@@ -869,10 +153,10 @@ static int cmd_list(cf_cli *c, targs *a)
         } else if (st == CF_OK) {
             fprintf(c->out, "%s  %s (%s)  %s  ", id, cf_kudu_tablet_table_name(t),
                     cf_kudu_tablet_table_id(t), cf_kudu_tablet_data_state(t));
-            partition_text(c->out, t, &m.sb.root);
+            cf_kt_partition_text(c->out, t, &m.sb.root);
             fputc('\n', c->out);
         }
-        meta_free(&m);
+        cf_kt_meta_free(&m);
         cf_kudu_tablet_free(t);
     }
     if (a->json) {
@@ -889,8 +173,8 @@ static int cmd_meta(cf_cli *c, targs *a)
     int rc = open_tablet(c, a, a->tablet, &t);
     if (rc != 0)
         return rc;
-    meta_json m;
-    rc = meta_load(c, t, &m);
+    cf_kt_meta_json m;
+    rc = cf_kt_meta_load(c, t, &m);
     if (rc != 0)
         goto out;
     const cf_json *sb = &m.sb.root;
@@ -909,13 +193,13 @@ static int cmd_meta(cf_cli *c, targs *a)
         cf_jw_key(&w, "last_durable_mrs_id");
         cf_jw_int(&w, cf_kudu_tablet_last_durable_mrs_id(t));
         cf_jw_key(&w, "partition");
-        partition_json(&w, t, sb);
+        cf_kt_partition_json(&w, t, sb);
         cf_jw_key(&w, "schema");
-        schema_json(&w, t, sb);
+        cf_kt_schema_json(&w, t, sb);
         cf_jw_key(&w, "rowsets");
         cf_jw_uint(&w, cf_kudu_tablet_rowset_count(t));
         cf_jw_key(&w, "consensus");
-        consensus_json(&w, &m);
+        cf_kt_consensus_json(&w, &m);
         cf_jw_key(&w, "superblock");
         cf_jw_value(&w, sb);
         cf_jw_key(&w, "consensus_meta");
@@ -928,19 +212,19 @@ static int cmd_meta(cf_cli *c, targs *a)
     } else {
         FILE *f = c->out;
         fputs("Partition: ", f);
-        partition_text(f, t, sb);
+        cf_kt_partition_text(f, t, sb);
         fprintf(f, "\nTable name: %s Table id: %s\n", cf_kudu_tablet_table_name(t),
                 cf_kudu_tablet_table_id(t));
-        fprintf(f, "Schema (version=%lld): ", jint(sb, "schema_version", 0));
-        schema_text(f, t, sb);
+        fprintf(f, "Schema (version=%lld): ", cf_kt_jint(sb, "schema_version", 0));
+        cf_kt_schema_text(f, t, sb);
         fprintf(f, "\nTablet data state: %s\nLast durable MemRowSet id: %" PRId64 "\n",
                 cf_kudu_tablet_data_state(t), cf_kudu_tablet_last_durable_mrs_id(t));
-        consensus_text(f, &m);
+        cf_kt_consensus_text(f, &m);
         char *js = NULL;
         cf_error e = {0};
         cf_status st = cf_kudu_tablet_superblock_json(t, true, &js, &e);
         if (st != CF_OK) {
-            rc = lib_fail(c, st, &e);
+            rc = cf_kt_lib_fail(c, st, &e);
             goto out;
         }
         fprintf(f, "Superblock:\n%s\n", js);
@@ -951,7 +235,7 @@ static int cmd_meta(cf_cli *c, targs *a)
         rc = CF_EXIT_FAIL;
     }
 out:
-    meta_free(&m);
+    cf_kt_meta_free(&m);
     cf_kudu_tablet_free(t);
     return rc;
 }
@@ -962,30 +246,32 @@ static int cmd_schema(cf_cli *c, targs *a)
     int rc = open_tablet(c, a, a->tablet, &t);
     if (rc != 0)
         return rc;
-    meta_json m;
-    rc = meta_load(c, t, &m);
+    cf_kt_meta_json m;
+    rc = cf_kt_meta_load(c, t, &m);
     if (rc == 0 && a->json) {
         cf_jw w;
         cf_jw_init(&w, c->out);
-        schema_json(&w, t, &m.sb.root);
+        cf_kt_schema_json(&w, t, &m.sb.root);
         cf_jw_newline(&w);
     } else if (rc == 0) {
-        schema_text(c->out, t, &m.sb.root);
+        cf_kt_schema_text(c->out, t, &m.sb.root);
         fputs("\n\ncolumn               encoding         compression          block size  "
               "read default / write default\n",
               c->out);
-        const cf_json *cols = jget(jget(&m.sb.root, "schema"), "columns");
+        const cf_json *cols = cf_kt_jget(cf_kt_jget(&m.sb.root, "schema"), "columns");
         const cf_schema *s = cf_kudu_tablet_schema(t);
         for (size_t i = 0; i < cf_schema_column_count(s); i++) {
             const cf_json *cj = cols != NULL && i < cols->n ? &cols->items[i] : NULL;
-            const char *rd = jstr(cj, "read_default_value"), *wd = jstr(cj, "write_default_value");
+            const char *rd = cf_kt_jstr(cj, "read_default_value"),
+                       *wd = cf_kt_jstr(cj, "write_default_value");
             fprintf(c->out, "%-20s %-16s %-20s %10lld  %s / %s\n", cf_schema_column_at(s, i)->name,
-                    jstr(cj, "encoding") ? jstr(cj, "encoding") : "AUTO_ENCODING",
-                    jstr(cj, "compression") ? jstr(cj, "compression") : "DEFAULT_COMPRESSION",
-                    jint(cj, "cfile_block_size", 0), rd ? rd : "-", wd ? wd : "-");
+                    cf_kt_jstr(cj, "encoding") ? cf_kt_jstr(cj, "encoding") : "AUTO_ENCODING",
+                    cf_kt_jstr(cj, "compression") ? cf_kt_jstr(cj, "compression")
+                                                  : "DEFAULT_COMPRESSION",
+                    cf_kt_jint(cj, "cfile_block_size", 0), rd ? rd : "-", wd ? wd : "-");
         }
     }
-    meta_free(&m);
+    cf_kt_meta_free(&m);
     cf_kudu_tablet_free(t);
     return rc;
 }
@@ -1006,13 +292,13 @@ static int cmd_rowsets(cf_cli *c, targs *a)
         cf_jw_key(&w, "last_durable_mrs_id");
         cf_jw_int(&w, cf_kudu_tablet_last_durable_mrs_id(t));
         cf_jw_key(&w, "rowsets");
-        missing = rowsets_json(&w, a->fs, t);
+        missing = cf_kt_rowsets_json(&w, a->fs, t);
         cf_jw_obj_end(&w);
         cf_jw_newline(&w);
     } else {
         fprintf(c->out, "Tablet %s: last durable MemRowSet id %" PRId64 "\n", cf_kudu_tablet_id(t),
                 cf_kudu_tablet_last_durable_mrs_id(t));
-        missing = rowsets_text(c->out, a->fs, t);
+        missing = cf_kt_rowsets_text(c->out, a->fs, t);
     }
     if (missing > 0) {
         fprintf(c->err, "cfile %s: tablet %s: %zu block(s) named by the superblock are missing\n",
@@ -1029,7 +315,7 @@ typedef struct sizes {
     size_t missing;
 } sizes;
 
-static void size_add(sizes *s, const rblock *b)
+static void size_add(sizes *s, const cf_kt_rblock *b)
 {
     if (b->b == NULL) {
         s->missing++;
@@ -1107,7 +393,7 @@ static int cmd_data_size(cf_cli *c, targs *a)
         for (size_t r = 0; r < cf_kudu_tablet_rowset_count(t); r++) {
             const cf_kudu_rowset *rs = cf_kudu_tablet_rowset_at(t, r);
             size_t nb;
-            rblock *bl = rowset_blocks(a->fs, rs, &nb);
+            cf_kt_rblock *bl = cf_kt_rowset_blocks(a->fs, rs, &nb);
             sizes s = {0};
             char rsid[24];
             snprintf(rsid, sizeof rsid, "%" PRIu64, rs->id);
@@ -1122,7 +408,7 @@ static int cmd_data_size(cf_cli *c, targs *a)
                 size_add(&s, &bl[k]);
                 if (bl[k].kind != CF_KUDU_BLOCK_COLUMN)
                     continue;
-                const char *nm = column_name(t, (uint32_t)bl[k].column_id);
+                const char *nm = cf_kt_column_name(t, (uint32_t)bl[k].column_id);
                 char key[300];
                 snprintf(key, sizeof key, "c%ld (%s)", bl[k].column_id, nm ? nm : "?");
                 uint64_t n = bl[k].b ? bl[k].b->length : 0;
