@@ -251,7 +251,10 @@ cf_status cf_io_open_file_range(cf_io **out, const char *path, uint64_t off, uin
 {
     *out = NULL;
     CF_CHECK(path != NULL, err, CF_EINVAL, "open: NULL path");
-    int oflags = O_RDONLY | O_CLOEXEC;
+    /* O_NONBLOCK: a FIFO (or device) where a file belongs must not block the open
+     * until a writer appears; it is refused as not a regular file below. For a
+     * regular file the flag changes nothing. */
+    int oflags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
     if (flags & CF_IO_RANGE_NOFOLLOW)
         oflags |= O_NOFOLLOW;
     int fd;

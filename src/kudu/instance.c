@@ -27,7 +27,7 @@
 
 bool cf_kudu_file_locked(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return false;
     /* Kudu takes a whole-file write lock with fcntl(F_SETLK) (util/env_posix.cc

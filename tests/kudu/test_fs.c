@@ -198,6 +198,44 @@ static void test_fs__symlinked_instance_refused(void **state)
     CF_ASSERT_RM_RF(tmp);
 }
 
+/* Hostile roots: a FIFO where a file belongs (an open must not wait for a writer),
+ * a link loop where the data directory belongs. */
+static void test_fs__hostile_files(void **state)
+{
+    (void)state;
+    char tmp[512], root[600], p[800];
+    kfs_tmpdir(tmp, sizeof tmp);
+    snprintf(root, sizeof root, "%s/r", tmp);
+    kfs_single_root(root, "log", NULL);
+    cf_kudu_fs *fs = NULL;
+    cf_error e = {0};
+    /* A FIFO named like a container's metadata: a problem, the rest loads. */
+    snprintf(p, sizeof p, "%s/data/f.metadata", root);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    CF_ASSERT_OK(open_dirs(root, NULL, 0, &fs, &e), &e);
+    assert_non_null(kfs_problem(fs, "not a regular file"));
+    cf_kudu_fs_free(fs);
+    /* A FIFO as the instance file. */
+    snprintf(p, sizeof p, "%s/instance", root);
+    assert_int_equal(unlink(p), 0);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    assert_int_not_equal(open_dirs(root, NULL, 0, &fs, &e), CF_OK);
+    assert_non_null(strstr(e.msg, "not a regular file"));
+    CF_ASSERT_RM_RF(tmp);
+    /* data/ a link to itself. */
+    kfs_tmpdir(tmp, sizeof tmp);
+    snprintf(root, sizeof root, "%s/r", tmp);
+    kfs_single_root(root, "log", NULL);
+    char d[700], moved[800];
+    snprintf(d, sizeof d, "%s/data", root);
+    snprintf(moved, sizeof moved, "%s/data.real", tmp);
+    assert_int_equal(rename(d, moved), 0);
+    assert_int_equal(symlink("data", d), 0);
+    assert_int_not_equal(open_dirs(root, NULL, 0, &fs, &e), CF_OK);
+    assert_non_null(strstr(e.msg, "data"));
+    CF_ASSERT_RM_RF(tmp);
+}
+
 /* A file block manager root written by hand, with a link loop in its tree. */
 static void test_fs__fbm_tree(void **state)
 {
@@ -362,6 +400,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fs__layouts),
         cmocka_unit_test(test_fs__refusals),
         cmocka_unit_test(test_fs__symlinked_instance_refused),
+        cmocka_unit_test(test_fs__hostile_files),
         cmocka_unit_test(test_fs__fbm_tree),
         cmocka_unit_test(test_fs__lock_reported),
         cmocka_unit_test(test_fs__read_only),

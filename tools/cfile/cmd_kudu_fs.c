@@ -505,6 +505,15 @@ static int fs_check(cf_cli *c, fs_args *a, const cf_kudu_fs *fs)
         }
         for (size_t i = 0; i < roles.nfailed; i++)
             fprintf(o, "  tablet %s: %s\n", roles.failed[i].tablet_id, roles.failed[i].msg);
+        if (shared > 0)
+            for (size_t i = 0; i < nb; i++) {
+                const cf_kudu_block *b = cf_kudu_fs_block_at(fs, i);
+                size_t k;
+                if (cf_kudu_roles_find(&roles, b->id, &k) != NULL && k > 1)
+                    fprintf(o, "  block %" PRIu64 " is named by %zu superblock roles\n", b->id, k);
+            }
+        if (dead + incomplete + torn > 0)
+            fprintf(o, "Containers Kudu cleans up at startup (not damage):\n");
         for (size_t i = 0; i < nc; i++) {
             const cf_kudu_container *ct = cf_kudu_fs_container_at(fs, i);
             if (ct->dead)
