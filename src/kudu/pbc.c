@@ -204,7 +204,9 @@ cf_status cf_kudu_pbc_open_file(cf_kudu_pbc **out, const char *path, cf_error *e
 {
     *out = NULL;
     cf_io *io = NULL;
-    CF_TRY(cf_io_open_file(&io, path, err));
+    /* The whole file, as a range: the range opener refuses a FIFO or device (which
+     * cf_io_open_file would wait on until a writer appeared) as not a regular file. */
+    CF_TRY(cf_io_open_file_range(&io, path, 0, UINT64_MAX, 0, err));
     cf_status st = cf_kudu_pbc_open(out, io, path, err);
     if (st != CF_OK) {
         cf_io_free(io);

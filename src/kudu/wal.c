@@ -235,7 +235,8 @@ static cf_status read_segment(cf_kudu_wal *w, int dfd, const char *dir, const ch
     snprintf(path, plen, "%s/%s", dir, name);
     cf_status st = CF_OK;
     kudu_wal_seg *raw = NULL;
-    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO named like a segment is refused below, not waited on. */
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         CF_FAIL_OUT(err, CF_EIO, "%s: %s", path,
                     errno == ELOOP ? "a symlink (not followed)" : strerror(errno));

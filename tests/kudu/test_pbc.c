@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "test_common.h"
 
@@ -404,6 +405,24 @@ static void test_json_mapping(void **state)
     assert_null(json);
 }
 
+/* A FIFO where a container belongs is refused at once, not waited on (opening one
+ * for reading blocks until a writer comes). */
+static void test_fifo_is_refused(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cf_pbc_fifo_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/instance", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    cf_kudu_pbc *c = NULL;
+    cf_error err = {0};
+    assert_int_equal(cf_kudu_pbc_open_file(&c, path, &err), CF_EIO);
+    assert_non_null(strstr(err.msg, "not a regular file"));
+    assert_null(c);
+    CF_ASSERT_RM_RF(dir);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -414,6 +433,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_zero_tail),
         cmocka_unit_test(test_version1),
         cmocka_unit_test(test_json_mapping),
+        cmocka_unit_test(test_fifo_is_refused),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
