@@ -5,7 +5,14 @@
  * lengths) of each and the ratio.
  * usage: bench_kudu_scan LAYOUT [ITERS] [DIR]
  *        LAYOUT: a folder with fs/wal and fs/data0, fs/data1, ... (../shared/kudu-fs/*)
- *        ITERS default 200; DIR (the cfile table) default /tmp/cf_bench_kudu_scan */
+ *        ITERS default 200; DIR (the cfile table) default /tmp/cf_bench_kudu_scan
+ *        bench_kudu_scan gen ROWS ROWSETS disjoint|interleaved [ITERS]
+ *        first writes a tablet with the library's Kudu writers (one root: an LBM
+ *        container of the rowsets' CFiles, a REDO DeltaFile updating 1% of each
+ *        rowset's rows, the superblock, an empty WAL) under
+ *        /tmp/cf_bench_kudu_gen, its rowsets' keys in disjoint ranges or
+ *        interleaved (every rowset's keys spread over the whole range: the merge),
+ *        then compares as above. */
 /* cf-needs: tables */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,8 +21,14 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <cfile/delta.h>
+#include <cfile/io.h>
 #include <cfile/kudu.h>
 #include <cfile/rowset.h>
+#include <cfile/writer.h>
+
+#include "kudu/lbm_writer.h"
+#include "kudu/tablet.h"
 
 static double now(void)
 {
@@ -46,11 +59,209 @@ static uint64_t batch_bytes(const cf_schema *s, const cf_row_batch *b)
     return n;
 }
 
+/* ---- gen: a tablet written with the library's Kudu writers ---------------------------------- */
+
+#define GEN_SCHEMA "id INT64 KEY, v INT32 NULL, s STRING, d DOUBLE, ts INT64"
+#define GEN_TABLET "0123456789abcdef0123456789abcdef"
+
+/* A finished in-memory file appended to the container as block `id`. */
+static void put_block(cf_kudu_lbm_writer *lw, cf_io *io, uint64_t id)
+{
+    cf_error e;
+    cf_status st;
+    cf_slice b = cf_io_mem_contents(io);
+    if ((st = cf_kudu_lbm_writer_append(lw, id, b.data, b.len, 1, NULL, &e)) != CF_OK)
+        die("lbm append", st, &e);
+    cf_io_free(io);
+}
+
+static void gen(const char *dir, uint64_t rows, size_t nrs, bool interleaved)
+{
+    char cmd[1200], root[1024], data[1100], p[1200];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s/fs'", dir, dir);
+    if (system(cmd) != 0)
+        exit(1);
+    snprintf(root, sizeof(root), "%s/fs/wal", dir);
+    static const char *const all[] = {"0123456789abcdef0123456789abcdef"};
+    cf_kudu_root_spec rs = {.root = root,
+                            .server_uuid = "fedcba9876543210fedcba9876543210",
+                            .wal = true,
+                            .data = true,
+                            .dir_uuid = all[0],
+                            .all_uuids = all,
+                            .nall = 1,
+                            .dir_type = "log",
+                            .fs_block_size = 4096};
+    cf_error e;
+    cf_status st;
+    if ((st = cf_kudu_root_write(&rs, &e)) != CF_OK)
+        die("root", st, &e);
+    snprintf(p, sizeof(p), "%s/wals/" GEN_TABLET, root);
+    snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", p);
+    if (system(cmd) != 0)
+        exit(1);
+    snprintf(data, sizeof(data), "%s/data", root);
+    cf_kudu_lbm_writer *lw;
+    if ((st = cf_kudu_lbm_writer_create(&lw, data, "00000000000000000000000000000001", 4096, &e)) !=
+        CF_OK)
+        die("container", st, &e);
+    cf_schema *sch;
+    if ((st = cf_schema_parse(&sch, GEN_SCHEMA, &e)) != CF_OK)
+        die("schema", st, &e);
+    size_t nc = cf_schema_column_count(sch);
+    cf_kudu_rowset *rsm = calloc(nrs, sizeof(*rsm));
+    uint64_t *blocks = calloc(nrs * (nc + 1), sizeof(*blocks));
+    uint32_t *cids = calloc(nc, sizeof(*cids));
+    uint8_t(*keys)[2][8] = calloc(nrs, sizeof(*keys));
+    for (size_t c = 0; c < nc; c++)
+        cids[c] = (uint32_t)c;
+    uint64_t next_block = 1;
+    uint64_t per = rows / nrs;
+    const size_t B = 65536;
+    int64_t *ids = malloc(B * 8), *tss = malloc(B * 8);
+    int32_t *vs = malloc(B * 4);
+    double *ds = malloc(B * 8);
+    cf_slice *ss = malloc(B * sizeof(cf_slice));
+    uint8_t *nn = malloc(B / 8 + 1);
+    char(*sbuf)[24] = malloc(B * 24);
+    for (size_t r = 0; r < nrs; r++) {
+        cf_io *io[8];
+        cf_writer *w[8];
+        for (size_t c = 0; c < nc; c++) {
+            const cf_column *col = cf_schema_column_at(sch, c);
+            cf_writer_options o;
+            cf_writer_options_init(&o, col->type);
+            o.nullable = col->nullable;
+            if (c == 0)
+                o.write_validx = true;
+            if ((st = cf_io_create_mem(&io[c], &e)) != CF_OK ||
+                (st = cf_writer_create(&w[c], io[c], &o, &e)) != CF_OK)
+                die("cfile writer", st, &e);
+        }
+        for (uint64_t i = 0; i < per; i += B) {
+            size_t n = per - i < B ? (size_t)(per - i) : B;
+            memset(nn, 0, B / 8 + 1);
+            for (size_t k = 0; k < n; k++) {
+                uint64_t row = i + k;
+                int64_t id = interleaved ? (int64_t)(row * nrs + r) : (int64_t)(r * per + row);
+                ids[k] = id;
+                tss[k] = 1767225600000000 + id;
+                vs[k] = (int32_t)(id % 1000);
+                if (id % 7 != 0)
+                    nn[k / 8] |= (uint8_t)(1u << (k % 8));
+                ds[k] = (double)id * 0.25;
+                int len = snprintf(sbuf[k], 24, "name-%lld", (long long)(id % 5000));
+                ss[k] = (cf_slice){(const uint8_t *)sbuf[k], (size_t)len};
+            }
+            if ((st = cf_writer_append(w[0], ids, NULL, n, &e)) != CF_OK ||
+                (st = cf_writer_append(w[1], vs, nn, n, &e)) != CF_OK ||
+                (st = cf_writer_append(w[2], ss, NULL, n, &e)) != CF_OK ||
+                (st = cf_writer_append(w[3], ds, NULL, n, &e)) != CF_OK ||
+                (st = cf_writer_append(w[4], tss, NULL, n, &e)) != CF_OK)
+                die("append", st, &e);
+        }
+        uint64_t *cb = &blocks[r * (nc + 1)];
+        for (size_t c = 0; c < nc; c++) {
+            if ((st = cf_writer_finish(w[c], &e)) != CF_OK)
+                die("finish", st, &e);
+            cf_writer_free(w[c]);
+            cb[c] = next_block++;
+            put_block(lw, io[c], cb[c]);
+        }
+        /* A REDO file: v := -1 for every 100th row, at ts 10. */
+        cf_io *dio;
+        cf_delta_writer *dw;
+        cf_rcl_builder *rb;
+        if ((st = cf_io_create_mem(&dio, &e)) != CF_OK ||
+            (st = cf_delta_writer_create(&dw, dio, NULL, &e)) != CF_OK ||
+            (st = cf_rcl_builder_create(&rb, &e)) != CF_OK)
+            die("delta writer", st, &e);
+        int32_t m1 = -1;
+        for (uint64_t row = 0; row < per; row += 100) {
+            cf_rcl_builder_reset(rb, CF_RCL_UPDATE);
+            if ((st = cf_rcl_builder_add(rb, 1, &m1, 4, &e)) != CF_OK ||
+                (st = cf_delta_writer_append(dw, (uint32_t)row, 10, cf_rcl_builder_bytes(rb),
+                                             &e)) != CF_OK)
+                die("delta", st, &e);
+        }
+        if ((st = cf_delta_writer_finish(dw, &e)) != CF_OK)
+            die("delta finish", st, &e);
+        cf_delta_writer_free(dw);
+        cf_rcl_builder_free(rb);
+        cb[nc] = next_block++;
+        put_block(lw, dio, cb[nc]);
+        int64_t lo = interleaved ? (int64_t)r : (int64_t)(r * per);
+        int64_t hi = interleaved ? (int64_t)((per - 1) * nrs + r) : (int64_t)(r * per + per - 1);
+        const void *klo[1] = {&lo}, *khi[1] = {&hi};
+        size_t kl;
+        if ((st = cf_schema_key_encode(sch, klo, keys[r][0], 8, &kl, &e)) != CF_OK ||
+            (st = cf_schema_key_encode(sch, khi, keys[r][1], 8, &kl, &e)) != CF_OK)
+            die("key", st, &e);
+        rsm[r] = (cf_kudu_rowset){.id = r,
+                                  .last_durable_dms_id = 0,
+                                  .ncolumns = nc,
+                                  .column_blocks = cb,
+                                  .column_ids = cids,
+                                  .nredo = 1,
+                                  .redo_blocks = &cb[nc],
+                                  .min_key = keys[r][0],
+                                  .max_key = keys[r][1],
+                                  .min_key_len = 8,
+                                  .max_key_len = 8};
+    }
+    cf_kudu_lbm_writer_free(lw);
+    cf_kudu_superblock_spec sp;
+    cf_kudu_superblock_spec_init(&sp);
+    sp.tablet_id = GEN_TABLET;
+    sp.table_id = "fedcba9876543210fedcba9876543210";
+    sp.table_name = "bench";
+    sp.schema = sch;
+    sp.column_ids = cids;
+    sp.last_durable_mrs_id = (int64_t)nrs;
+    sp.rowsets = rsm;
+    sp.nrowsets = nrs;
+    snprintf(p, sizeof(p), "%s/tablet-meta/" GEN_TABLET, root);
+    if ((st = cf_kudu_superblock_write(p, &sp, &e)) != CF_OK)
+        die("superblock", st, &e);
+    cf_schema_free(sch);
+    free(rsm);
+    free(blocks);
+    free(cids);
+    free(keys);
+    free(ids);
+    free(tss);
+    free(vs);
+    free(ds);
+    free(ss);
+    free(nn);
+    free(sbuf);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: bench_kudu_scan LAYOUT [ITERS] [DIR]\n");
         return 2;
+    }
+    char genroot[64];
+    size_t split = 1;
+    if (strcmp(argv[1], "gen") == 0) {
+        if (argc < 5) {
+            fprintf(stderr, "usage: bench_kudu_scan gen ROWS ROWSETS disjoint|interleaved "
+                            "[ITERS]\n");
+            return 2;
+        }
+        double g0 = now();
+        gen("/tmp/cf_bench_kudu_gen", strtoull(argv[2], NULL, 10), (size_t)atoi(argv[3]),
+            strcmp(argv[4], "interleaved") == 0);
+        printf("generated %s rows in %s rowsets (%s) in %.2f s\n", argv[2], argv[3], argv[4],
+               now() - g0);
+        snprintf(genroot, sizeof(genroot), "/tmp/cf_bench_kudu_gen");
+        argv[1] = genroot;
+        if (strcmp(argv[4], "interleaved") == 0)
+            split = (size_t)atoi(argv[3]);
+        argv[2] = argc > 5 ? argv[5] : (char *)"5";
+        argc = 3;
     }
     int iters = argc > 2 ? atoi(argv[2]) : 200;
     const char *dir = argc > 3 ? argv[3] : "/tmp/cf_bench_kudu_scan";
@@ -91,32 +302,67 @@ int main(int argc, char **argv)
     if ((st = cf_rowset_create_empty(dir, s, &e)) != CF_OK)
         die("table create", st, &e);
     cf_table *tb;
-    if ((st = cf_table_open(&tb, dir, NULL, &e)) != CF_OK)
+    cf_table_options wo;
+    cf_table_options_init(&wo);
+    wo.auto_compact = false; /* keep the rowsets as loaded */
+    if ((st = cf_table_open(&tb, dir, &wo, &e)) != CF_OK)
         die("table open", st, &e);
-    cf_table_loader *ld;
-    if ((st = cf_table_loader_create(&ld, tb, NULL, &e)) != CF_OK)
-        die("loader", st, &e);
-    cf_kudu_scanner *sc;
-    if ((st = cf_kudu_scanner_create(&sc, t, NULL, &e)) != CF_OK)
-        die("scan", st, &e);
+    /* split > 1: row i goes to load i % split, each its own commit and rowset, so the
+     * table's rowsets interleave as the tablet's do (the same merge to do). */
     cf_colvec *cv = calloc(nc, sizeof(*cv));
-    for (;;) {
-        cf_row_batch b;
-        if ((st = cf_kudu_scanner_next(sc, &b, &e)) != CF_OK)
-            die("scan", st, &e);
-        if (b.count == 0)
-            break;
-        for (size_t j = 0; j < nc; j++) {
-            cv[j].values = b.cols[j].values;
-            cv[j].nonnull = b.cols[j].nonnull;
-        }
-        if ((st = cf_table_loader_append(ld, cv, b.count, &e)) != CF_OK)
-            die("load", st, &e);
+    uint8_t **vbuf = calloc(nc, sizeof(*vbuf)), **nbuf = calloc(nc, sizeof(*nbuf));
+    for (size_t j = 0; j < nc; j++) {
+        vbuf[j] = malloc(1024 * cf_type_size(cf_schema_column_at(s, j)->type));
+        nbuf[j] = malloc(1024 / 8 + 1);
     }
-    cf_kudu_scanner_free(sc);
-    if ((st = cf_table_loader_commit(ld, &e)) != CF_OK)
-        die("commit", st, &e);
-    cf_table_loader_free(ld);
+    for (size_t part = 0; part < split; part++) {
+        cf_table_loader *ld;
+        if ((st = cf_table_loader_create(&ld, tb, NULL, &e)) != CF_OK)
+            die("loader", st, &e);
+        cf_kudu_scanner *sc;
+        if ((st = cf_kudu_scanner_create(&sc, t, NULL, &e)) != CF_OK)
+            die("scan", st, &e);
+        uint64_t row = 0;
+        for (;;) {
+            cf_row_batch b;
+            if ((st = cf_kudu_scanner_next(sc, &b, &e)) != CF_OK)
+                die("scan", st, &e);
+            if (b.count == 0)
+                break;
+            size_t n = 0;
+            for (size_t i = 0; i < b.count; i++, row++) {
+                if (row % split != part)
+                    continue;
+                for (size_t j = 0; j < nc; j++) {
+                    size_t w = cf_type_size(cf_schema_column_at(s, j)->type);
+                    memcpy(vbuf[j] + n * w, (const uint8_t *)b.cols[j].values + i * w, w);
+                    bool present =
+                        b.cols[j].nonnull == NULL || (b.cols[j].nonnull[i / 8] >> (i % 8)) & 1;
+                    if (present)
+                        nbuf[j][n / 8] |= (uint8_t)(1u << (n % 8));
+                    else
+                        nbuf[j][n / 8] &= (uint8_t) ~(1u << (n % 8));
+                }
+                n++;
+            }
+            for (size_t j = 0; j < nc; j++) {
+                cv[j].values = vbuf[j];
+                cv[j].nonnull = nbuf[j];
+            }
+            if (n > 0 && (st = cf_table_loader_append(ld, cv, n, &e)) != CF_OK)
+                die("load", st, &e);
+        }
+        cf_kudu_scanner_free(sc);
+        if ((st = cf_table_loader_commit(ld, &e)) != CF_OK)
+            die("commit", st, &e);
+        cf_table_loader_free(ld);
+    }
+    for (size_t j = 0; j < nc; j++) {
+        free(vbuf[j]);
+        free(nbuf[j]);
+    }
+    free(vbuf);
+    free(nbuf);
     cf_table_free(tb);
     /* Without a block cache: every scan decompresses and decodes again, as the
      * tablet scan (which has none) does. */
@@ -175,8 +421,8 @@ int main(int argc, char **argv)
             bytes[k] += by;
         }
     }
-    printf("layout %s: %zu rowsets, open %.2f ms, %d scans each\n", argv[1],
-           cf_kudu_tablet_rowset_count(t), t_open * 1e3, iters);
+    printf("layout %s: %zu rowsets (the cfile table: %zu), open %.2f ms, %d scans each\n", argv[1],
+           cf_kudu_tablet_rowset_count(t), cf_table_rowset_count(tb), t_open * 1e3, iters);
     for (int k = 0; k < 3; k++)
         if (secs[k] > 0)
             printf("  %-36s %10.0f rows/s %8.1f MB/s  (%.3f ms per scan of %" PRIu64

@@ -53,6 +53,27 @@
 #define RS_BUDGET ((size_t)32 << 20)
 #define RS_MIN_ROWS 64
 
+/* Encoded keys compare as byte strings (memcomparable, format §1.8). Most keys are a
+ * few bytes: eight at a time as big-endian words, no library call. */
+static inline int key_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    size_t n = alen < blen ? alen : blen, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) {
+            x = __builtin_bswap64(x);
+            y = __builtin_bswap64(y);
+            return x < y ? -1 : 1;
+        }
+    }
+    for (; i < n; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return alen < blen ? -1 : alen > blen;
+}
+
 void cf_kudu_scan_options_init(cf_kudu_scan_options *opts)
 {
     memset(opts, 0, sizeof(*opts));
@@ -78,6 +99,7 @@ typedef struct drs {
     uint8_t **vals, **nn; /* per needed column: the batch's values and validity */
     uint8_t *sel;         /* rows of the batch alive at the snapshot */
     bool streaming;       /* past every other source: rows go out without keys */
+    bool fresh;           /* a batch was read since streaming was last ruled out */
     size_t n, i;          /* rows in the batch, the current one */
     cf_arena bytes;       /* the batch's binary values */
     cf_buf key;           /* the current row's encoded key */
@@ -107,9 +129,12 @@ struct cf_kudu_scanner {
     const cf_schema *s;
     uint64_t snap;
     size_t batch_rows;
-    bool *need;     /* columns read: key, projection, predicates */
-    size_t *width;  /* per column: cf_type_size */
-    size_t *pwidth; /* per projected column: its width, and whether it is binary */
+    bool *need;        /* columns read: key, projection, predicates */
+    size_t *width;     /* per column: cf_type_size */
+    size_t fixed_key;  /* the encoded key's length when every key column is fixed-width */
+    bool *key_signed;  /* per key column: a signed integer (its sign bit flipped) */
+    size_t last_nheap; /* rowsets left when streaming was last ruled out */
+    size_t *pwidth;    /* per projected column: its width, and whether it is binary */
     bool *pbin;
     size_t *proj, nproj;
     cf_pred *preds;
@@ -199,6 +224,7 @@ void cf_kudu_scanner_free(cf_kudu_scanner *sc)
     cf_arena_dispose(&sc->obytes);
     cf_free(sc->need);
     cf_free(sc->width);
+    cf_free(sc->key_signed);
     cf_free(sc->pwidth);
     cf_free(sc->pbin);
     cf_free(sc->proj);
@@ -229,6 +255,18 @@ static cf_status copy_options(cf_kudu_scanner *sc, const cf_kudu_scan_options *o
              "scan: out of memory");
     for (size_t c = 0; c < s->ncols; c++)
         sc->width[c] = cf_type_size(s->cols[c].type);
+    sc->key_signed = cf_calloc(s->nkeys + 1, sizeof(*sc->key_signed));
+    CF_CHECK(sc->key_signed != NULL, err, CF_ENOMEM, "scan: out of memory");
+    for (size_t k = 0; k < s->nkeys; k++) {
+        cf_type p = cf_type_physical(s->cols[k].type);
+        if (cf_type_is_binary(p)) {
+            sc->fixed_key = 0;
+            break;
+        }
+        sc->key_signed[k] = p == CF_TYPE_INT8 || p == CF_TYPE_INT16 || p == CF_TYPE_INT32 ||
+                            p == CF_TYPE_INT64 || p == CF_TYPE_INT128;
+        sc->fixed_key += sc->width[k];
+    }
     sc->preds = cf_calloc(o->npreds + 1, sizeof(*sc->preds));
     CF_CHECK(sc->proj != NULL && sc->need != NULL && sc->preds != NULL, err, CF_ENOMEM,
              "scan: out of memory");
@@ -388,6 +426,8 @@ static cf_status drs_open(cf_kudu_scanner *sc, drs *d, const cf_kudu_rowset *m, 
     d->m = m;
     cf_arena_init(&d->bytes, 0);
     cf_buf_init(&d->key);
+    CF_CHECK(sc->fixed_key == 0 || cf_buf_reserve(&d->key, sc->fixed_key), err, CF_ENOMEM,
+             "scan: out of memory");
     d->cio = cf_calloc(nc, sizeof(*d->cio));
     d->crd = cf_calloc(nc, sizeof(*d->crd));
     d->cit = cf_calloc(nc, sizeof(*d->cit));
@@ -511,6 +551,22 @@ static cf_status drs_fill_col(cf_kudu_scanner *sc, drs *d, size_t c, size_t n, c
 
 static cf_status drs_key(cf_kudu_scanner *sc, drs *d, cf_error *err)
 {
+    if (sc->fixed_key) {
+        /* Fixed-width key columns: big-endian, sign bit flipped (as cf_rs_key_append
+         * writes them), straight into the buffer sized at open. */
+        uint8_t *o = d->key.data;
+        for (size_t k = 0; k < sc->s->nkeys; k++) {
+            size_t w = sc->width[k];
+            const uint8_t *v = d->vals[k] + d->i * w;
+            for (size_t j = 0; j < w; j++)
+                o[j] = v[w - 1 - j];
+            if (sc->key_signed[k])
+                o[0] ^= 0x80;
+            o += w;
+        }
+        d->key.len = sc->fixed_key;
+        return CF_OK;
+    }
     cf_buf_clear(&d->key);
     for (size_t k = 0; k < sc->s->nkeys; k++) {
         size_t w = cf_type_size(sc->s->cols[k].type);
@@ -548,6 +604,7 @@ static cf_status drs_refill(cf_kudu_scanner *sc, drs *d, cf_error *err)
     d->next += n;
     d->n = n;
     d->i = 0;
+    d->fresh = true;
     return CF_OK;
 }
 
@@ -651,11 +708,6 @@ static cf_status collect_op(void *ctx, const cf_kudu_wal_entry *rep,
     sc->ops[sc->nops] = (wop){key, sc->kb.len, sc->nops, rep->timestamp, op, map, rep};
     sc->nops++;
     return CF_OK;
-}
-
-static int key_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
-{
-    return cf_rs_bytes_cmp(a, alen, b, blen);
 }
 
 static int wop_cmp(const void *x, const void *y)
@@ -1098,8 +1150,14 @@ cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error 
     const cf_schema *s = sc->s;
     while (!sc->done && r < sc->batch_rows) {
         drs *base = sc->nheap > 0 ? sc->heap[0] : NULL;
-        if (base != NULL && (base->streaming || can_stream(sc, base))) {
-            base->streaming = true;
+        /* Streaming is tried at the top's batch boundaries and when a rowset ended:
+         * not per row, where interleaved rowsets would pay for it every time. */
+        if (base != NULL && !base->streaming && (base->fresh || sc->nheap != sc->last_nheap)) {
+            sc->last_nheap = sc->nheap;
+            base->fresh = false;
+            base->streaming = can_stream(sc, base);
+        }
+        if (base != NULL && base->streaming) {
             CF_TRY(stream_rows(sc, base, &r, err));
             if (base->eof)
                 heap_fix_top(sc);
