@@ -16,11 +16,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cfile/delta.h>
+#include <cfile/io.h>
 #include <cfile/kudu.h>
+#include <cfile/writer.h>
 
+#include "support_fsroot.h"
 #include "test_common.h"
 
+#include "kudu/lbm_writer.h"
 #include "kudu/replay.h"
+#include "kudu/tablet.h"
 
 #define MAX_DIRS 8
 
@@ -458,6 +464,239 @@ static void test_scan__alloc_failures(void **state)
     close_layout(&l);
 }
 
+/* ---- tablets written here (the library's Kudu writers) ----------------------------------- */
+
+#define GEN_TABLET "0123456789abcdef0123456789abcdef"
+
+/* One rowset to write: keys (ascending), v = key * 10 for every row, and `nredo`
+ * REDO deltas (row, ts, change: v := value, or a DELETE when del). */
+typedef struct gen_redo {
+    uint32_t row;
+    uint64_t ts;
+    bool del;
+    int32_t v;
+} gen_redo;
+
+typedef struct gen_rowset {
+    const int64_t *keys;
+    size_t n;
+    const gen_redo *redo;
+    size_t nredo;
+} gen_rowset;
+
+static void gen_block(cf_kudu_lbm_writer *lw, cf_io *io, uint64_t id)
+{
+    cf_error e;
+    cf_slice b = cf_io_mem_contents(io);
+    CF_ASSERT_OK(cf_kudu_lbm_writer_append(lw, id, b.data, b.len, 1, NULL, &e), &e);
+    cf_io_free(io);
+}
+
+/* A single root at `root` with one tablet "k INT64 KEY, v INT32" of the rowsets
+ * given (last_durable_mrs_id = nrs, every DMS durable) and an empty WAL. */
+static void gen_tablet(const char *root, const gen_rowset *rs, size_t nrs)
+{
+    kfs_single_root(root, "log", NULL);
+    char p[1200], data[1100];
+    snprintf(p, sizeof(p), "%s/wals/" GEN_TABLET, root);
+    assert_int_equal(mkdir(p, 0700), 0);
+    snprintf(data, sizeof(data), "%s/data", root);
+    cf_error e;
+    cf_kudu_lbm_writer *lw;
+    CF_ASSERT_OK(cf_kudu_lbm_writer_create(&lw, data, "00000000000000000000000000000001", 4096, &e),
+                 &e);
+    cf_schema *sch;
+    CF_ASSERT_OK(cf_schema_parse(&sch, "k INT64 KEY, v INT32", &e), &e);
+    cf_kudu_rowset meta[8];
+    uint64_t blocks[8][3];
+    uint8_t keys[8][2][8];
+    static const uint32_t cids[2] = {0, 1};
+    assert_true(nrs <= 8);
+    uint64_t next = 1;
+    for (size_t r = 0; r < nrs; r++) {
+        cf_io *kio, *vio;
+        cf_writer *kw, *vw;
+        cf_writer_options ko, vo;
+        cf_writer_options_init(&ko, CF_TYPE_INT64);
+        ko.write_validx = true;
+        cf_writer_options_init(&vo, CF_TYPE_INT32);
+        CF_ASSERT_OK(cf_io_create_mem(&kio, &e), &e);
+        CF_ASSERT_OK(cf_io_create_mem(&vio, &e), &e);
+        CF_ASSERT_OK(cf_writer_create(&kw, kio, &ko, &e), &e);
+        CF_ASSERT_OK(cf_writer_create(&vw, vio, &vo, &e), &e);
+        for (size_t i = 0; i < rs[r].n; i++) {
+            int32_t v = (int32_t)(rs[r].keys[i] * 10);
+            CF_ASSERT_OK(cf_writer_append(kw, &rs[r].keys[i], NULL, 1, &e), &e);
+            CF_ASSERT_OK(cf_writer_append(vw, &v, NULL, 1, &e), &e);
+        }
+        CF_ASSERT_OK(cf_writer_finish(kw, &e), &e);
+        CF_ASSERT_OK(cf_writer_finish(vw, &e), &e);
+        cf_writer_free(kw);
+        cf_writer_free(vw);
+        blocks[r][0] = next++;
+        blocks[r][1] = next++;
+        gen_block(lw, kio, blocks[r][0]);
+        gen_block(lw, vio, blocks[r][1]);
+        meta[r] = (cf_kudu_rowset){.id = r,
+                                   .last_durable_dms_id = 0,
+                                   .ncolumns = 2,
+                                   .column_blocks = blocks[r],
+                                   .column_ids = cids};
+        if (rs[r].nredo > 0) {
+            cf_io *dio;
+            cf_delta_writer *dw;
+            cf_rcl_builder *b;
+            CF_ASSERT_OK(cf_io_create_mem(&dio, &e), &e);
+            CF_ASSERT_OK(cf_delta_writer_create(&dw, dio, NULL, &e), &e);
+            CF_ASSERT_OK(cf_rcl_builder_create(&b, &e), &e);
+            for (size_t k = 0; k < rs[r].nredo; k++) {
+                const gen_redo *d = &rs[r].redo[k];
+                cf_rcl_builder_reset(b, d->del ? CF_RCL_DELETE : CF_RCL_UPDATE);
+                if (!d->del)
+                    CF_ASSERT_OK(cf_rcl_builder_add(b, 1, &d->v, 4, &e), &e);
+                CF_ASSERT_OK(cf_delta_writer_append(dw, d->row, d->ts, cf_rcl_builder_bytes(b), &e),
+                             &e);
+            }
+            CF_ASSERT_OK(cf_delta_writer_finish(dw, &e), &e);
+            cf_delta_writer_free(dw);
+            cf_rcl_builder_free(b);
+            blocks[r][2] = next++;
+            gen_block(lw, dio, blocks[r][2]);
+            meta[r].nredo = 1;
+            meta[r].redo_blocks = &blocks[r][2];
+        }
+        /* min/max keys as the superblock keeps them */
+        const void *lo[1] = {&rs[r].keys[0]}, *hi[1] = {&rs[r].keys[rs[r].n - 1]};
+        size_t kl;
+        CF_ASSERT_OK(cf_schema_key_encode(sch, lo, keys[r][0], 8, &kl, &e), &e);
+        CF_ASSERT_OK(cf_schema_key_encode(sch, hi, keys[r][1], 8, &kl, &e), &e);
+        meta[r].min_key = keys[r][0];
+        meta[r].max_key = keys[r][1];
+        meta[r].min_key_len = meta[r].max_key_len = 8;
+    }
+    cf_kudu_lbm_writer_free(lw);
+    cf_kudu_superblock_spec sp;
+    cf_kudu_superblock_spec_init(&sp);
+    sp.tablet_id = GEN_TABLET;
+    sp.table_id = "fedcba9876543210fedcba9876543210";
+    sp.table_name = "gen";
+    sp.schema = sch;
+    sp.column_ids = cids;
+    sp.last_durable_mrs_id = (int64_t)nrs;
+    sp.rowsets = meta;
+    sp.nrowsets = nrs;
+    snprintf(p, sizeof(p), "%s/tablet-meta/" GEN_TABLET, root);
+    CF_ASSERT_OK(cf_kudu_superblock_write(p, &sp, &e), &e);
+    cf_schema_free(sch);
+}
+
+/* Scan the root's tablet (latest; batch_rows given) into keys and values; the status. */
+static cf_status gen_scan(const char *root, size_t batch, int64_t *k, int32_t *v, size_t cap,
+                          size_t *n, cf_error *err)
+{
+    cf_kudu_fs_options o;
+    cf_kudu_fs_options_init(&o);
+    o.wal_dir = root;
+    cf_kudu_fs *fs;
+    cf_kudu_tablet *t;
+    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &o, err), err);
+    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, GEN_TABLET, err), err);
+    cf_kudu_scan_options so;
+    cf_kudu_scan_options_init(&so);
+    so.batch_rows = batch;
+    cf_kudu_scanner *sc;
+    cf_status st = cf_kudu_scanner_create(&sc, t, &so, err);
+    *n = 0;
+    while (st == CF_OK) {
+        cf_row_batch b;
+        st = cf_kudu_scanner_next(sc, &b, err);
+        if (st != CF_OK || b.count == 0)
+            break;
+        for (size_t i = 0; i < b.count; i++) {
+            assert_true(*n < cap);
+            memcpy(&k[*n], (const int64_t *)b.cols[0].values + i, 8);
+            memcpy(&v[*n], (const int32_t *)b.cols[1].values + i, 4);
+            (*n)++;
+        }
+    }
+    cf_kudu_scanner_free(sc);
+    cf_kudu_tablet_free(t);
+    cf_kudu_fs_free(fs);
+    return st;
+}
+
+/* Rowsets whose keys interleave (the heap merge), rowsets past all others (the
+ * streaming path), REDO updates and deletes: every batch size gives the keys in
+ * order with the REDO state. */
+static void test_scan__written_tablets(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static int64_t a[N], b[N], c[N];
+    for (int i = 0; i < N; i++) {
+        a[i] = 3 * i; /* interleaved with b */
+        b[i] = 3 * i + 1;
+        c[i] = 3 * N + 10 + i; /* past a and b: streamed */
+    }
+    static const gen_redo ra[] = {{5, 10, false, -5}, {7, 11, true, 0}, {2999, 12, false, -7}};
+    static const gen_redo rc[] = {{0, 10, true, 0}, {1, 10, false, 42}};
+    gen_rowset rs[3] = {{a, N, ra, 3}, {b, N, NULL, 0}, {c, N, rc, 2}};
+    char root[512];
+    kfs_tmpdir(root, sizeof(root));
+    gen_tablet(root, rs, 3);
+    static int64_t k[3 * N];
+    static int32_t v[3 * N];
+    static const size_t batches[] = {1, 7, 1024};
+    for (size_t bi = 0; bi < 3; bi++) {
+        size_t n;
+        cf_error err;
+        CF_ASSERT_OK(gen_scan(root, batches[bi], k, v, 3 * N, &n, &err), &err);
+        assert_int_equal(n, 3 * N - 2); /* a[7] and c[0] deleted */
+        for (size_t i = 1; i < n; i++)
+            assert_true(k[i - 1] < k[i]);
+        for (size_t i = 0; i < n; i++) {
+            int32_t want = (int32_t)(k[i] * 10);
+            if (k[i] == a[5])
+                want = -5;
+            else if (k[i] == a[2999])
+                want = -7;
+            else if (k[i] == c[1])
+                want = 42;
+            if (v[i] != want)
+                fail_msg("batch %zu: key %lld: v %d, want %d", batches[bi], (long long)k[i], v[i],
+                         want);
+            assert_true(k[i] != a[7] && k[i] != c[0]);
+        }
+    }
+    CF_ASSERT_RM_RF(root);
+}
+
+/* A key live in two rowsets at once is damage, whichever path meets it. */
+static void test_scan__key_in_two_rowsets(void **state)
+{
+    (void)state;
+    static const int64_t a[] = {1, 2, 3, 4}, b[] = {3, 10, 11};
+    gen_rowset rs[2] = {{a, 4, NULL, 0}, {b, 3, NULL, 0}};
+    char root[512];
+    kfs_tmpdir(root, sizeof(root));
+    gen_tablet(root, rs, 2);
+    int64_t k[16];
+    int32_t v[16];
+    size_t n;
+    cf_error err;
+    assert_int_equal(gen_scan(root, 1024, k, v, 16, &n, &err), CF_ECORRUPT);
+    assert_non_null(strstr(err.msg, "both hold one key"));
+    /* Deleted in one of them (a REDO DELETE of b's 3): no longer a conflict. */
+    static const gen_redo del[] = {{0, 5, true, 0}};
+    gen_rowset rs2[2] = {{a, 4, NULL, 0}, {b, 3, del, 1}};
+    CF_ASSERT_RM_RF(root);
+    kfs_tmpdir(root, sizeof(root));
+    gen_tablet(root, rs2, 2);
+    CF_ASSERT_OK(gen_scan(root, 1024, k, v, 16, &n, &err), &err);
+    assert_int_equal(n, 6);
+    CF_ASSERT_RM_RF(root);
+}
+
 /* ---- damage ------------------------------------------------------------------------------- */
 
 /* The scan of a copy of the file-block-manager layout after `damage` changed the
@@ -573,6 +812,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_scan__row_counts),
         cmocka_unit_test(test_scan__batch_sizes),
         cmocka_unit_test(test_scan__projection_and_where),
+        cmocka_unit_test(test_scan__written_tablets),
+        cmocka_unit_test(test_scan__key_in_two_rowsets),
         cmocka_unit_test(test_scan__alloc_failures),
         cmocka_unit_test(test_scan__damaged_blocks),
         cmocka_unit_test(test_scan__bad_options),
