@@ -27,6 +27,10 @@
 #include "kudu/lbm_writer.h"
 #include "kudu/replay.h"
 #include "kudu/tablet.h"
+#include "kudu/wal.h"
+#include "kudu_log.pb-c.h"
+#include "kudu_tablet.pb-c.h"
+#include "util/buf.h"
 
 #define MAX_DIRS 8
 
@@ -697,6 +701,219 @@ static void test_scan__key_in_two_rowsets(void **state)
     CF_ASSERT_RM_RF(root);
 }
 
+/* ---- a WAL written here: what bootstrap replays ----------------------------------------- */
+
+/* One write op of the log: REPLICATE (term 1, index idx, timestamp ts) of one row
+ * op on "k INT64 KEY, v INT32", and unless no_commit its COMMIT with the result:
+ * the store it went to (mrs >= 0: that MRS; else rowset rs, DMS dms) or failed. */
+typedef struct wal_op {
+    int64_t idx;
+    uint64_t ts;
+    cf_kudu_row_op_type type;
+    int64_t k;
+    bool has_v;
+    int32_t v;
+    int64_t mrs, rs, dms;
+    bool failed, no_commit;
+} wal_op;
+
+/* <root>/wals/<tablet>/wal-000000001: the ops, in one segment without a footer
+ * (the one being written when the server stopped). */
+static void gen_wal(const char *root, const wal_op *ops, size_t n)
+{
+    cf_error e = {0};
+    cf_schema *sch;
+    CF_ASSERT_OK(cf_schema_parse(&sch, "k INT64 KEY, v INT32", &e), &e);
+    static const uint32_t ids[2] = {0, 1};
+    cf_kudu_schema_pb spb;
+    CF_ASSERT_OK(cf_kudu_schema_pb_build(&spb, sch, ids, &e), &e);
+    Kudu__Log__LogSegmentHeaderPB h = KUDU__LOG__LOG_SEGMENT_HEADER_PB__INIT;
+    h.has_tablet_id = true;
+    h.tablet_id.data = (uint8_t *)GEN_TABLET;
+    h.tablet_id.len = 32;
+    h.has_sequence_number = true;
+    h.sequence_number = 1;
+    h.schema = &spb.pb;
+    h.has_schema_version = true;
+    kudu_wal_writer w;
+    CF_ASSERT_OK(kudu_wal_writer_begin(&w, &h, &e), &e);
+    for (size_t i = 0; i < n; i++) {
+        const wal_op *o = &ops[i];
+        cf_buf rows, ind;
+        cf_buf_init(&rows);
+        cf_buf_init(&ind);
+        const void *vals[2] = {&o->k, &o->v};
+        bool set[2] = {true, o->has_v};
+        kudu_rowops_encode(&rows, &ind, sch, o->type, set, vals);
+        Kudu__RowOperationsPB ro = KUDU__ROW_OPERATIONS_PB__INIT;
+        ro.has_rows = ro.has_indirect_data = true;
+        ro.rows.data = rows.data;
+        ro.rows.len = rows.len;
+        ro.indirect_data.data = ind.data;
+        ro.indirect_data.len = ind.len;
+        Kudu__Log__WriteRequestPB wr = KUDU__LOG__WRITE_REQUEST_PB__INIT;
+        wr.row_operations = &ro;
+        wr.has_tablet_id = true;
+        wr.tablet_id = h.tablet_id;
+        Kudu__Consensus__OpId id = KUDU__CONSENSUS__OP_ID__INIT;
+        id.has_term = id.has_index = true;
+        id.term = 1;
+        id.index = o->idx;
+        Kudu__Log__ReplicateMsg rm = KUDU__LOG__REPLICATE_MSG__INIT;
+        rm.id = &id;
+        rm.has_timestamp = rm.has_op_type = true;
+        rm.timestamp = o->ts;
+        rm.op_type = KUDU__LOG__OPERATION_TYPE__WRITE_OP;
+        rm.write_request = &wr;
+        Kudu__Log__LogEntryPB e1 = KUDU__LOG__LOG_ENTRY_PB__INIT;
+        e1.has_type = true;
+        e1.type = KUDU__LOG__LOG_ENTRY_TYPE_PB__REPLICATE;
+        e1.replicate = &rm;
+        Kudu__Tablet__MemStoreTargetPB mt = KUDU__TABLET__MEM_STORE_TARGET_PB__INIT;
+        if (o->mrs >= 0) {
+            mt.has_mrs_id = true;
+            mt.mrs_id = o->mrs;
+        } else {
+            mt.has_rs_id = mt.has_dms_id = true;
+            mt.rs_id = o->rs;
+            mt.dms_id = o->dms;
+        }
+        Kudu__Tablet__MemStoreTargetPB *mts[1] = {&mt};
+        Kudu__AppStatusPB fs = KUDU__APP_STATUS_PB__INIT;
+        fs.has_code = true;
+        fs.code = KUDU__APP_STATUS_PB__ERROR_CODE__ALREADY_PRESENT;
+        fs.message = (char *)"key already present";
+        Kudu__Tablet__OperationResultPB orr = KUDU__TABLET__OPERATION_RESULT_PB__INIT;
+        if (o->failed) {
+            orr.failed_status = &fs;
+        } else {
+            orr.n_mutated_stores = 1;
+            orr.mutated_stores = mts;
+        }
+        Kudu__Tablet__OperationResultPB *ors[1] = {&orr};
+        Kudu__Tablet__TxResultPB tr = KUDU__TABLET__TX_RESULT_PB__INIT;
+        tr.n_ops = 1;
+        tr.ops = ors;
+        Kudu__Log__CommitMsg cm = KUDU__LOG__COMMIT_MSG__INIT;
+        cm.has_op_type = true;
+        cm.op_type = KUDU__LOG__OPERATION_TYPE__WRITE_OP;
+        cm.commited_op_id = &id;
+        cm.result = &tr;
+        Kudu__Log__LogEntryPB e2 = KUDU__LOG__LOG_ENTRY_PB__INIT;
+        e2.has_type = true;
+        e2.type = KUDU__LOG__LOG_ENTRY_TYPE_PB__COMMIT;
+        e2.commit = &cm;
+        Kudu__Log__LogEntryPB *es[2] = {&e1, &e2};
+        Kudu__Log__LogEntryBatchPB batch = KUDU__LOG__LOG_ENTRY_BATCH_PB__INIT;
+        batch.n_entry = o->no_commit ? 1 : 2;
+        batch.entry = es;
+        CF_ASSERT_OK(kudu_wal_writer_batch(&w, &batch, &e), &e);
+        cf_buf_dispose(&rows);
+        cf_buf_dispose(&ind);
+    }
+    char p[1200];
+    snprintf(p, sizeof(p), "%s/wals/" GEN_TABLET "/wal-000000001", root);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(w.out.data, 1, w.out.len, f), w.out.len);
+    fclose(f);
+    kudu_wal_writer_dispose(&w);
+    cf_kudu_schema_pb_dispose(&spb);
+    cf_schema_free(sch);
+}
+
+/* The root's tablet scanned at as_of (no_wal too) as "k:v," text. */
+static cf_status wal_scan(const char *root, uint64_t as_of, bool no_wal, char *out, size_t cap,
+                          cf_error *err)
+{
+    cf_kudu_fs_options o;
+    cf_kudu_fs_options_init(&o);
+    o.wal_dir = root;
+    cf_kudu_fs *fs;
+    cf_kudu_tablet *t;
+    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &o, err), err);
+    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, GEN_TABLET, err), err);
+    cf_kudu_scan_options so;
+    cf_kudu_scan_options_init(&so);
+    so.as_of = as_of;
+    so.no_wal = no_wal;
+    cf_kudu_scanner *sc;
+    cf_status st = cf_kudu_scanner_create(&sc, t, &so, err);
+    out[0] = '\0';
+    while (st == CF_OK) {
+        cf_row_batch b;
+        st = cf_kudu_scanner_next(sc, &b, err);
+        if (st != CF_OK || b.count == 0)
+            break;
+        for (size_t i = 0; i < b.count; i++) {
+            int64_t k;
+            int32_t v;
+            memcpy(&k, (const int64_t *)b.cols[0].values + i, 8);
+            memcpy(&v, (const int32_t *)b.cols[1].values + i, 4);
+            size_t len = strlen(out);
+            snprintf(out + len, cap - len, "%lld:%d,", (long long)k, v);
+        }
+    }
+    cf_kudu_scanner_free(sc);
+    cf_kudu_tablet_free(t);
+    cf_kudu_fs_free(fs);
+    return st;
+}
+
+/* Bootstrap over a log written here, against one rowset (keys 1..5, v = 10k;
+ * last_durable_mrs_id 1, its last durable DMS 0): ops to a durable MRS or DMS, to
+ * a rowset compacted away and failed ops are skipped; ops to MRS 2 and DMS 1 are
+ * replayed (an INSERT after a DELETE, an UPSERT of a rowset row and of a new key,
+ * an UPDATE of a replayed row); a REPLICATE without COMMIT is not applied; as_of
+ * sees the ops before it. */
+static void test_scan__wal_replay(void **state)
+{
+    (void)state;
+    static const int64_t keys[] = {1, 2, 3, 4, 5};
+    gen_rowset rs[1] = {{keys, 5, NULL, 0}};
+    static const wal_op ops[] = {
+        {10, 100, CF_KUDU_OP_INSERT, 6, true, 60, 1, -1, -1, false, false}, /* durable MRS */
+        {11, 101, CF_KUDU_OP_INSERT, 7, true, 70, 2, -1, -1, false, false}, /* replayed */
+        {12, 102, CF_KUDU_OP_UPDATE, 2, true, -2, -1, 0, 1, false, false},  /* DMS 1 */
+        {13, 103, CF_KUDU_OP_UPDATE, 3, true, -3, -1, 0, 0, false, false},  /* DMS 0: durable */
+        {14, 104, CF_KUDU_OP_DELETE, 4, false, 0, -1, 0, 1, false, false},
+        {15, 105, CF_KUDU_OP_INSERT, 4, true, 44, 2, -1, -1, false, false}, /* re-insert */
+        {16, 106, CF_KUDU_OP_UPSERT, 5, true, 55, -1, 0, 1, false, false},  /* update */
+        {17, 107, CF_KUDU_OP_UPSERT, 8, true, 80, 2, -1, -1, false, false}, /* insert */
+        {18, 108, CF_KUDU_OP_INSERT, 1, true, 1, -1, -1, -1, true, false},  /* failed */
+        {19, 109, CF_KUDU_OP_UPDATE, 7, true, 77, 2, -1, -1, false, false}, /* MRS row */
+        {20, 110, CF_KUDU_OP_UPDATE, 1, true, -1, -1, 5, 0, false, false},  /* rowset gone */
+        {21, 111, CF_KUDU_OP_INSERT, 9, true, 90, 2, -1, -1, false, true},  /* no COMMIT */
+    };
+    char root[512], got[512];
+    kfs_tmpdir(root, sizeof(root));
+    gen_tablet(root, rs, 1);
+    gen_wal(root, ops, sizeof(ops) / sizeof(ops[0]));
+    cf_error err;
+    CF_ASSERT_OK(wal_scan(root, CF_SNAPSHOT_LATEST, false, got, sizeof(got), &err), &err);
+    assert_string_equal(got, "1:10,2:-2,3:30,4:44,5:55,7:77,8:80,");
+    CF_ASSERT_OK(wal_scan(root, CF_SNAPSHOT_LATEST, true, got, sizeof(got), &err), &err);
+    assert_string_equal(got, "1:10,2:20,3:30,4:40,5:50,");
+    /* Before ts 105: the insert of 7, the update of 2 and the delete of 4. */
+    CF_ASSERT_OK(wal_scan(root, 105, false, got, sizeof(got), &err), &err);
+    assert_string_equal(got, "1:10,2:-2,3:30,5:50,7:70,");
+    CF_ASSERT_OK(wal_scan(root, 100, false, got, sizeof(got), &err), &err);
+    assert_string_equal(got, "1:10,2:20,3:30,4:40,5:50,");
+    CF_ASSERT_RM_RF(root);
+
+    /* A replayed op that cannot apply (an INSERT of a key a rowset holds live):
+     * the rowsets and the log disagree, as bootstrap's "previously succeeded". */
+    static const wal_op bad[] = {{10, 100, CF_KUDU_OP_INSERT, 3, true, 1, 2, -1, -1, false, false}};
+    kfs_tmpdir(root, sizeof(root));
+    gen_tablet(root, rs, 1);
+    gen_wal(root, bad, 1);
+    assert_int_equal(wal_scan(root, CF_SNAPSHOT_LATEST, false, got, sizeof(got), &err),
+                     CF_ECORRUPT);
+    assert_non_null(strstr(err.msg, "inserts a key that is live"));
+    assert_non_null(strstr(err.msg, "wal-000000001"));
+    CF_ASSERT_RM_RF(root);
+}
+
 /* ---- damage ------------------------------------------------------------------------------- */
 
 /* The scan of a copy of the file-block-manager layout after `damage` changed the
@@ -814,6 +1031,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_scan__projection_and_where),
         cmocka_unit_test(test_scan__written_tablets),
         cmocka_unit_test(test_scan__key_in_two_rowsets),
+        cmocka_unit_test(test_scan__wal_replay),
         cmocka_unit_test(test_scan__alloc_failures),
         cmocka_unit_test(test_scan__damaged_blocks),
         cmocka_unit_test(test_scan__bad_options),
