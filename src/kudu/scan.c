@@ -157,6 +157,7 @@ struct cf_kudu_scanner {
     cf_mrs_cell *cells; /* the row being merged */
     cf_mrs_cell *rdef;  /* per column: its read default (nonnull false: none) */
     cf_mrs_cell *wdef;  /* per column: its write default */
+    bool *immutable;    /* per column: ColumnSchemaPB.immutable */
     uint8_t **ovals;    /* per projected column */
     uint8_t **onn;
     cf_batch *out;
@@ -236,6 +237,7 @@ void cf_kudu_scanner_free(cf_kudu_scanner *sc)
     cf_free(sc->cells);
     cf_free(sc->rdef);
     cf_free(sc->wdef);
+    cf_free(sc->immutable);
     cf_free(sc);
 }
 
@@ -732,9 +734,15 @@ static cf_status load_wal(cf_kudu_scanner *sc, cf_error *err)
 static void op_set(const cf_kudu_scanner *sc, const wop *w, bool with_key)
 {
     const cf_kudu_row_op *op = w->op;
+    /* An UPSERT of a live row is an UPDATE of the columns it sets; an immutable
+     * one it skips (UPSERT_IGNORE; a plain UPSERT failed: Tablet::ApplyUpsertAsUpdate). */
+    bool upsert_update =
+        !with_key && (op->type == CF_KUDU_OP_UPSERT || op->type == CF_KUDU_OP_UPSERT_IGNORE);
     for (size_t c = with_key ? 0 : sc->s->nkeys; c < sc->s->ncols; c++) {
         size_t wc = w->map[c];
         if (wc == NONE || wc >= op->ncols || !op->set[wc])
+            continue;
+        if (upsert_update && sc->immutable[c])
             continue;
         cf_mrs_cell *cell = &sc->cells[c];
         memset(cell->slot, 0, sizeof(cell->slot));
@@ -823,13 +831,16 @@ static cf_status load_defaults(cf_kudu_scanner *sc, cf_error *err)
     size_t nc = sc->s->ncols;
     sc->rdef = cf_calloc(nc + 1, sizeof(*sc->rdef));
     sc->wdef = cf_calloc(nc + 1, sizeof(*sc->wdef));
-    CF_CHECK(sc->rdef != NULL && sc->wdef != NULL, err, CF_ENOMEM, "scan: out of memory");
+    sc->immutable = cf_calloc(nc + 1, sizeof(*sc->immutable));
+    CF_CHECK(sc->rdef != NULL && sc->wdef != NULL && sc->immutable != NULL, err, CF_ENOMEM,
+             "scan: out of memory");
     const Kudu__Tablet__TabletSuperBlockPB *sb = cf_kudu_tablet_superblock(sc->t);
     const Kudu__SchemaPB *pb = sb != NULL ? sb->schema : NULL;
     if (pb == NULL || pb->n_columns != nc)
         return CF_OK; /* no defaults known (a tablet made in memory) */
     for (size_t c = 0; c < nc; c++) {
         const Kudu__ColumnSchemaPB *cp = pb->columns[c];
+        sc->immutable[c] = cp->has_immutable && cp->immutable;
         CF_TRY(default_cell(sc, c, cp->has_read_default_value, cp->read_default_value,
                             "read_default_value", &sc->rdef[c], err));
         CF_TRY(default_cell(sc, c, cp->has_write_default_value, cp->write_default_value,
