@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "convert.h"
 #include "csv.h"
+#include "json.h"
 #include "kudu_args.h"
 #include "pq_kudu.h"
 #include "pq_write_args.h"
@@ -22,7 +23,7 @@
 const char cf_cmd_convert_usage[] =
     "usage: cfile convert [options] IN... OUT.parquet\n"
     "       cfile convert [options] --kudu-tablet ID --fs-wal-dir DIR [--fs-data-dirs A,B]\n"
-    "                     OUT.parquet\n"
+    "                     OUT.parquet | --to table DIR\n"
     "       cfile convert [--column C] IN.parquet OUT.cfile\n"
     "       cfile convert --to cfiles [--column C,...] IN.parquet DIR\n"
     "       cfile convert --to table --key K[,K...] [--column C,...] IN.parquet DIR\n"
@@ -46,7 +47,8 @@ const char cf_cmd_convert_usage[] =
     "directories, never written, as `cfile kudu tablet scan` reads it: its DiskRowSets\n"
     "plus the WAL's row operations not yet flushed (replayed in memory as Kudu's\n"
     "bootstrap would), or the DiskRowSets alone with --no-wal.\n"
-    "  --kudu-tablet ID        the tablet to export\n"
+    "  --kudu-tablet ID        the tablet to export (--to table DIR: into a new cfile\n"
+    "                          table with its schema and key, in one commit)\n"
     "  --no-wal                the DiskRowSets alone\n"
     "  --fs-wal-dir DIR, --fs-metadata-dir DIR, --fs-data-dirs A[,B...]\n"
     "                          the server's directories, as Kudu's flags name them\n"
@@ -367,6 +369,122 @@ out:
     return rc;
 }
 
+/* A Kudu tablet into a new cfile table at `dir` (made, or an empty directory):
+ * its schema, every row of the scan in one load commit (all or nothing), under
+ * the table's lock (lock_ms). */
+static int convert_kudu_table(cf_cli *c, const cf_kudu_args *ka, const char *tablet, bool no_wal,
+                              bool has_ts, uint64_t ts, const char *dir, uint32_t lock_ms,
+                              bool quiet, bool json)
+{
+    cf_kudu_fs *fs = NULL;
+    cf_kudu_tablet *t = NULL;
+    cf_kudu_scanner *sc = NULL;
+    cf_table *tb = NULL;
+    cf_table_loader *ld = NULL;
+    cf_colvec *cv = NULL;
+    cf_error e;
+    cf_status st;
+    uint64_t rows = 0;
+    double t0 = cf_cli_now_s();
+    int rc = cf_kudu_args_open(c, ka, &fs);
+    if (rc != 0)
+        return rc;
+    if ((st = cf_kudu_tablet_open(&t, fs, tablet, &e)) != CF_OK) {
+        rc = cf_cli_lib_fail(c, tablet, st, &e);
+        goto out;
+    }
+    const cf_schema *s = cf_kudu_tablet_schema(t);
+    size_t nc = cf_schema_column_count(s);
+    cf_kudu_scan_options o;
+    cf_kudu_scan_options_init(&o);
+    o.no_wal = no_wal;
+    if (has_ts)
+        o.as_of = ts;
+    if ((st = cf_kudu_scanner_create(&sc, t, &o, &e)) != CF_OK) {
+        rc = cf_cli_lib_fail(c, tablet, st, &e);
+        goto out;
+    }
+    cf_table_options to;
+    cf_table_options_init(&to);
+    to.lock_timeout_ms = lock_ms;
+    if ((st = cf_rowset_create_empty(dir, s, &e)) != CF_OK ||
+        (st = cf_table_open(&tb, dir, &to, &e)) != CF_OK ||
+        (st = cf_table_loader_create(&ld, tb, NULL, &e)) != CF_OK) {
+        rc = cf_cli_lib_fail(c, dir, st, &e);
+        goto out;
+    }
+    cv = calloc(nc + 1, sizeof(*cv));
+    if (cv == NULL) {
+        rc = cf_cli_fail(c, "out of memory");
+        goto out;
+    }
+    for (;;) {
+        cf_row_batch b;
+        if ((st = cf_kudu_scanner_next(sc, &b, &e)) != CF_OK) {
+            rc = cf_cli_lib_fail(c, tablet, st, &e);
+            goto out;
+        }
+        if (b.count == 0)
+            break;
+        for (size_t j = 0; j < nc; j++) {
+            cv[j].values = b.cols[j].values;
+            cv[j].nonnull = b.cols[j].nonnull;
+        }
+        if ((st = cf_table_loader_append(ld, cv, b.count, &e)) != CF_OK) {
+            rc = cf_cli_lib_fail(c, dir, st, &e);
+            goto out;
+        }
+        rows += b.count;
+    }
+    if ((st = cf_table_loader_commit(ld, &e)) != CF_OK) {
+        rc = cf_cli_lib_fail(c, dir, st, &e);
+        goto out;
+    }
+    if (json) {
+        cf_jw j;
+        cf_jw_init(&j, c->out);
+        cf_jw_obj_begin(&j);
+        cf_jw_key(&j, "op");
+        cf_jw_cstr(&j, "convert");
+        cf_jw_key(&j, "from");
+        cf_jw_cstr(&j, "kudu");
+        cf_jw_key(&j, "inputs");
+        cf_jw_arr_begin(&j);
+        cf_jw_cstr(&j, tablet);
+        cf_jw_arr_end(&j);
+        if (has_ts) {
+            cf_jw_key(&j, "as_of");
+            cf_jw_uint(&j, ts);
+        }
+        cf_jw_key(&j, "to");
+        cf_jw_cstr(&j, "table");
+        cf_jw_key(&j, "rows");
+        cf_jw_uint(&j, rows);
+        cf_jw_key(&j, "table");
+        cf_jw_cstr(&j, dir);
+        cf_jw_key(&j, "key");
+        cf_jw_arr_begin(&j);
+        for (size_t i = 0; i < cf_schema_key_count(s); i++)
+            cf_jw_cstr(&j, cf_schema_column_at(s, i)->name);
+        cf_jw_arr_end(&j);
+        cf_jw_key(&j, "rowsets");
+        cf_jw_uint(&j, cf_table_rowset_count(tb));
+        cf_jw_obj_end(&j);
+        cf_jw_newline(&j);
+    } else if (!quiet) {
+        fprintf(c->out, "wrote %" PRIu64 " rows of %zu column%s to %s in %.2f s\n", rows, nc,
+                nc == 1 ? "" : "s", dir, cf_cli_now_s() - t0);
+    }
+out:
+    cf_table_loader_free(ld); /* a load not committed leaves the table as it was */
+    cf_table_free(tb);
+    cf_kudu_scanner_free(sc);
+    cf_kudu_tablet_free(t);
+    cf_kudu_fs_free(fs);
+    free(cv);
+    return rc;
+}
+
 static void free_list(char **l, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -518,11 +636,24 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
                               kudu_opt != NULL ? kudu_opt : "--no-wal");
         else if (out == NULL)
             rc = cf_cli_usage(c,
-                              "--kudu-tablet takes OUT.parquet alone (no IN), got %d "
+                              "--kudu-tablet takes OUT alone (no IN), got %d "
                               "arguments",
                               argc - optind);
-        else if (!cf_cli_ends_with(out, ".parquet"))
-            rc = cf_cli_usage(c, "OUT: a Kudu tablet is converted to a .parquet file");
+        else if (to != NULL && strcmp(to, "table") == 0) {
+            /* A Kudu tablet into a cfile table: --to table and its own options. */
+            if (writer_opt != NULL || name != NULL || pa.ncolumns || pa.nkeys || pa.has_ts)
+                rc = cf_cli_usage(c, "%s is not for a Kudu tablet --to table",
+                                  writer_opt != NULL ? writer_opt
+                                  : name != NULL     ? "--name"
+                                  : pa.ncolumns      ? "--column"
+                                  : pa.nkeys         ? "--key"
+                                                     : "--ts");
+            else
+                rc = convert_kudu_table(c, &ka, kudu_tablet, no_wal, has_ts, ts, out, pa.lock_ms,
+                                        a.quiet, a.json);
+        } else if (!cf_cli_ends_with(out, ".parquet"))
+            rc = cf_cli_usage(c, "OUT: a Kudu tablet is converted to a .parquet file, or to a "
+                                 "table with --to table");
         else if (reader_opt != NULL || name != NULL)
             rc = cf_cli_usage(c, "%s is not for a Kudu tablet",
                               reader_opt != NULL ? reader_opt : "--name");
