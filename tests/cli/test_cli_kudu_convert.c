@@ -178,6 +178,59 @@ static void test_cli_kudu_convert__to_table(void **state)
     }
 }
 
+/* --kudu-table over two servers holding replicas of one tablet: the tablet once,
+ * from the replica whose WAL reaches further (here the second server given: the
+ * first one's copy lost its last WAL segment). */
+static void test_cli_kudu_convert__table_replicas(void **state)
+{
+    (void)state;
+    char root[512], wal[700], data[1600], tablet[80], msg[200];
+    if (!lay_args("lbm-basic-s1", root, wal, data, tablet))
+        skip();
+    char *copy = cli_dir_path("copy");
+    char cmd[2000];
+    snprintf(cmd, sizeof(cmd), "cp -a '%s/fs' '%s' && rm '%s/wal/wals/%s/wal-000000006'", root,
+             copy, copy, tablet);
+    assert_int_equal(system(cmd), 0);
+    char s1[2400], s2[2400];
+    snprintf(s1, sizeof(s1), "%s/wal:%s/data0,%s/data1", copy, copy, copy);
+    snprintf(s2, sizeof(s2), "%s:%s", wal, data);
+    char *out = cli_dir_path("t.parquet");
+    run r;
+    CLI(&r, "convert", "--kudu-table", "kudu_fsgen_table", "--kudu-server", s1, "--kudu-server", s2,
+        out);
+    EXPECT_RC(r, 0);
+    char want[200];
+    snprintf(want, sizeof(want), "tablet %s: server 2", tablet);
+    if (strstr(r.err, want) == NULL)
+        fail_msg("stderr: %s", r.err);
+    done(&r);
+    CLI(&r, "convert", "--json", "--kudu-table", "kudu_fsgen_table", "--kudu-server", s2,
+        "--kudu-server", s1, out);
+    EXPECT_RC(r, 0);
+    cf_json_doc sum, exp;
+    if (cf_json_parse(&sum, r.out, r.out_len, msg, sizeof(msg)) != 0)
+        fail_msg("summary: %s", msg);
+    char p[700];
+    snprintf(p, sizeof(p), "%s/expected/tablet_latest.json", root);
+    if (cf_json_parse_file(&exp, p, msg, sizeof(msg)) != 0)
+        fail_msg("%s: %s", p, msg);
+    assert_int_equal(json_num(&sum.root, "rows"), json_num(&exp.root, "num_rows"));
+    cf_json_doc_dispose(&sum);
+    cf_json_doc_dispose(&exp);
+    done(&r);
+    CLI(&r, "convert", "--kudu-table", "no_such_table", "--kudu-server", s2, out);
+    EXPECT_RC(r, 1);
+    done(&r);
+    CLI(&r, "convert", "--kudu-server", s2, out);
+    EXPECT_RC(r, 2);
+    done(&r);
+    CLI(&r, "convert", "--kudu-table", "kudu_fsgen_table", "--kudu-tablet", tablet, "--kudu-server",
+        s2, out);
+    EXPECT_RC(r, 2);
+    done(&r);
+}
+
 static void test_cli_kudu_convert__usage(void **state)
 {
     (void)state;
@@ -213,6 +266,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_cli_kudu_convert__layouts, cli_dir_setup,
                                         cli_dir_teardown),
         cmocka_unit_test_setup_teardown(test_cli_kudu_convert__to_table, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_kudu_convert__table_replicas, cli_dir_setup,
                                         cli_dir_teardown),
         cmocka_unit_test_setup_teardown(test_cli_kudu_convert__usage, cli_dir_setup,
                                         cli_dir_teardown),

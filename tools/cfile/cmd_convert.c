@@ -16,6 +16,7 @@
 #include "convert.h"
 #include "csv.h"
 #include "json.h"
+#include "table_args.h"
 #include "kudu_args.h"
 #include "pq_kudu.h"
 #include "pq_write_args.h"
@@ -24,6 +25,8 @@ const char cf_cmd_convert_usage[] =
     "usage: cfile convert [options] IN... OUT.parquet\n"
     "       cfile convert [options] --kudu-tablet ID --fs-wal-dir DIR [--fs-data-dirs A,B]\n"
     "                     OUT.parquet | --to table DIR\n"
+    "       cfile convert [options] --kudu-table NAME --kudu-server WAL[:DATA,...]...\n"
+    "                     OUT.parquet\n"
     "       cfile convert [--column C] IN.parquet OUT.cfile\n"
     "       cfile convert --to cfiles [--column C,...] IN.parquet DIR\n"
     "       cfile convert --to table --key K[,K...] [--column C,...] IN.parquet DIR\n"
@@ -50,6 +53,12 @@ const char cf_cmd_convert_usage[] =
     "  --kudu-tablet ID        the tablet to export (--to table DIR: into a new cfile\n"
     "                          table with its schema and key, in one commit)\n"
     "  --no-wal                the DiskRowSets alone\n"
+    "  --kudu-table NAME       every tablet of the table (its name or id) found on the\n"
+    "                          servers, each once: of several replicas the one whose WAL\n"
+    "                          reaches the highest op index; tombstoned ones left out;\n"
+    "                          tablets in id order into one OUT.parquet\n"
+    "  --kudu-server WAL[:DATA,...]  one server's WAL root and data roots (repeat per\n"
+    "                          server; or the --fs-* options for a single server)\n"
     "  --fs-wal-dir DIR, --fs-metadata-dir DIR, --fs-data-dirs A[,B...]\n"
     "                          the server's directories, as Kudu's flags name them\n"
     "  --name NAME             column name for a single CFile IN\n" PQ_OPTIONS_HELP "\n"
@@ -97,7 +106,7 @@ const char cf_cmd_convert_usage[] =
 /* ---- cfile convert ---------------------------------------------------------------------- */
 
 /* The Kudu tablet IN's own options (beyond enum's in pq_write_args.h). */
-enum { O_KUDU_TABLET = 1100, O_NO_WAL };
+enum { O_KUDU_TABLET = 1100, O_NO_WAL, O_KUDU_TABLE, O_KUDU_SERVER };
 
 /* Shift a bitmap by `from` bits into dst (n bits). */
 static void bits_from(uint8_t *dst, const uint8_t *src, size_t from, size_t n)
@@ -485,6 +494,194 @@ out:
     return rc;
 }
 
+/* Name the tablet in a message already set (the CLI has no util/error.h). */
+static cf_status cf_error_prefix_cli(cf_error *err, cf_status st, const char *tablet)
+{
+    if (err != NULL) {
+        char m[sizeof(err->msg)];
+        snprintf(m, sizeof(m), "tablet %.40s: %.200s", tablet, err->msg);
+        memcpy(err->msg, m, sizeof(m));
+    }
+    return st;
+}
+
+/* ---- a Kudu table across servers: every tablet once, its most recent replica ---------------- */
+
+typedef struct kt_replica {
+    cf_kudu_tablet *t;
+    size_t server;
+    int64_t last_index; /* the highest op index in its WAL (-1: none) */
+} kt_replica;
+
+typedef struct kt_chain {
+    kt_replica *r;
+    size_t n, at;
+    cf_kudu_scan_options o;
+    cf_kudu_scanner *sc;
+} kt_chain;
+
+/* Tablet after tablet, each scanned whole, in tablet id order. */
+static cf_status kt_next(void *ctx, cf_row_batch *b, cf_error *err)
+{
+    kt_chain *ch = ctx;
+    for (;;) {
+        if (ch->sc == NULL) {
+            if (ch->at == ch->n) {
+                memset(b, 0, sizeof(*b));
+                return CF_OK;
+            }
+            cf_status st = cf_kudu_scanner_create(&ch->sc, ch->r[ch->at].t, &ch->o, err);
+            if (st != CF_OK)
+                return cf_error_prefix_cli(err, st, cf_kudu_tablet_id(ch->r[ch->at].t));
+        }
+        cf_status st = cf_kudu_scanner_next(ch->sc, b, err);
+        if (st != CF_OK || b->count > 0)
+            return st;
+        cf_kudu_scanner_free(ch->sc);
+        ch->sc = NULL;
+        ch->at++;
+    }
+}
+
+/* The highest op index of a tablet's WAL: how far the replica got. A replica with
+ * no WAL (or one that does not read) counts as the least recent. */
+static int64_t kt_last_index(const cf_kudu_fs *fs, const char *tablet)
+{
+    cf_kudu_wal *w = NULL;
+    cf_error e;
+    int64_t last = -1;
+    if (cf_kudu_wal_open(&w, fs, tablet, &e) != CF_OK)
+        return -1;
+    for (size_t s = 0; s < cf_kudu_wal_segment_count(w); s++) {
+        const cf_kudu_wal_segment *seg = cf_kudu_wal_segment_at(w, s);
+        for (size_t i = 0; i < seg->nentries; i++) {
+            const cf_kudu_wal_entry *en = cf_kudu_wal_entry_at(w, s, i);
+            if (en->index > last)
+                last = en->index;
+        }
+    }
+    cf_kudu_wal_free(w);
+    return last;
+}
+
+static int kt_cmp(const void *a, const void *b)
+{
+    const kt_replica *x = a, *y = b;
+    return strcmp(cf_kudu_tablet_id(x->t), cf_kudu_tablet_id(y->t));
+}
+
+/* Every tablet of table `table` (its name, or its id) found on the servers, each
+ * once: of several replicas the one whose WAL reaches the highest op index (the
+ * first server given on a tie); tombstoned replicas (data state other than
+ * TABLET_DATA_READY) are left out. The tablets must share one table id and schema. */
+static int convert_kudu_tablets(cf_cli *c, cf_kudu_args *servers, size_t nservers,
+                                const char *table, bool no_wal, bool has_ts, uint64_t ts,
+                                const char *out, cf_pq_args *a)
+{
+    cf_kudu_fs **fs = calloc(nservers + 1, sizeof(*fs));
+    kt_replica *r = NULL;
+    size_t nr = 0, cap = 0;
+    int rc = 0;
+    cf_error e;
+    cf_status st;
+    const char *table_id = NULL;
+    kt_chain ch;
+    memset(&ch, 0, sizeof(ch));
+    if (fs == NULL) {
+        rc = cf_cli_fail(c, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < nservers && rc == 0; i++) {
+        if ((rc = cf_kudu_args_open(c, &servers[i], &fs[i])) != 0)
+            goto out;
+        for (size_t k = 0; k < cf_kudu_fs_tablet_count(fs[i]); k++) {
+            const char *id = cf_kudu_fs_tablet_at(fs[i], k);
+            cf_kudu_tablet *t;
+            if ((st = cf_kudu_tablet_open(&t, fs[i], id, &e)) != CF_OK) {
+                rc = cf_cli_lib_fail(c, id, st, &e);
+                goto out;
+            }
+            bool mine = strcmp(cf_kudu_tablet_table_name(t), table) == 0 ||
+                        strcmp(cf_kudu_tablet_table_id(t), table) == 0;
+            if (!mine || strcmp(cf_kudu_tablet_data_state(t), "TABLET_DATA_READY") != 0) {
+                cf_kudu_tablet_free(t);
+                continue;
+            }
+            if (table_id != NULL && strcmp(table_id, cf_kudu_tablet_table_id(t)) != 0) {
+                rc =
+                    cf_cli_fail(c, "table %s: tablets of two tables (ids %s and %s): name it by id",
+                                table, table_id, cf_kudu_tablet_table_id(t));
+                cf_kudu_tablet_free(t);
+                goto out;
+            }
+            int64_t last = kt_last_index(fs[i], id);
+            size_t j = 0;
+            while (j < nr && strcmp(cf_kudu_tablet_id(r[j].t), id) != 0)
+                j++;
+            if (j < nr) { /* another replica: keep the more recent */
+                if (last > r[j].last_index) {
+                    cf_kudu_tablet_free(r[j].t);
+                    r[j] = (kt_replica){t, i, last};
+                } else {
+                    cf_kudu_tablet_free(t);
+                }
+                continue;
+            }
+            if (nr == cap) {
+                cap = cap ? cap * 2 : 16;
+                kt_replica *nrp = realloc(r, cap * sizeof(*nrp));
+                if (nrp == NULL) {
+                    cf_kudu_tablet_free(t);
+                    rc = cf_cli_fail(c, "out of memory");
+                    goto out;
+                }
+                r = nrp;
+            }
+            r[nr++] = (kt_replica){t, i, last};
+            table_id = cf_kudu_tablet_table_id(t);
+        }
+    }
+    if (nr == 0) {
+        rc = cf_cli_fail(c, "table %s: no tablet of it on the servers given", table);
+        goto out;
+    }
+    qsort(r, nr, sizeof(*r), kt_cmp);
+    const cf_schema *s = cf_kudu_tablet_schema(r[0].t);
+    char *s0 = cf_cli_schema_text(s);
+    for (size_t j = 1; j < nr && rc == 0 && s0 != NULL; j++) {
+        char *sj = cf_cli_schema_text(cf_kudu_tablet_schema(r[j].t));
+        if (sj == NULL || strcmp(s0, sj) != 0)
+            rc = cf_cli_fail(c,
+                             "table %s: tablets %s and %s have different schemas (an "
+                             "alter in between): export them one by one",
+                             table, cf_kudu_tablet_id(r[0].t), cf_kudu_tablet_id(r[j].t));
+        free(sj);
+    }
+    free(s0);
+    if (rc != 0)
+        goto out;
+    for (size_t j = 0; j < nr && !a->quiet && !a->json; j++)
+        fprintf(c->err, "tablet %s: server %zu (%s)%s\n", cf_kudu_tablet_id(r[j].t),
+                r[j].server + 1, servers[r[j].server].wal_dir,
+                r[j].last_index >= 0 ? "" : ", no WAL");
+    ch.r = r;
+    ch.n = nr;
+    cf_kudu_scan_options_init(&ch.o);
+    ch.o.no_wal = no_wal;
+    if (has_ts)
+        ch.o.as_of = ts;
+    rc = convert_rows(c, s, kt_next, &ch, "kudu", table, has_ts, ts, out, a);
+out:
+    cf_kudu_scanner_free(ch.sc);
+    for (size_t j = 0; j < nr; j++)
+        cf_kudu_tablet_free(r[j].t);
+    free(r);
+    for (size_t i = 0; fs != NULL && i < nservers; i++)
+        cf_kudu_fs_free(fs[i]);
+    free(fs);
+    return rc;
+}
+
 static void free_list(char **l, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -554,6 +751,8 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
         {"lock-timeout", required_argument, NULL, O_LOCK_TIMEOUT},
         {"kudu-tablet", required_argument, NULL, O_KUDU_TABLET},
         {"no-wal", no_argument, NULL, O_NO_WAL},
+        {"kudu-table", required_argument, NULL, O_KUDU_TABLE},
+        {"kudu-server", required_argument, NULL, O_KUDU_SERVER},
         CF_KUDU_ARGS_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -568,16 +767,46 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
     uint64_t ts = 0;
     int ch, rc = 0;
     /* A Kudu tablet IN: --kudu-tablet ID and the server's directories. */
-    const char *kudu_tablet = NULL, *kudu_opt = NULL;
+    const char *kudu_tablet = NULL, *kudu_opt = NULL, *kudu_table = NULL;
     bool no_wal = false;
     cf_kudu_args ka;
     cf_kudu_args_init(&ka);
+    /* --kudu-server WAL_DIR[:DATA_DIR,...], one per server (its own copy of the text) */
+    cf_kudu_args *servers = NULL;
+    char **server_text = NULL;
+    size_t nservers = 0;
     while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (ch == O_KUDU_TABLET || ch == O_NO_WAL) {
+        if (ch == O_KUDU_TABLET || ch == O_NO_WAL || ch == O_KUDU_TABLE) {
             if (ch == O_KUDU_TABLET)
                 kudu_tablet = optarg;
+            else if (ch == O_KUDU_TABLE)
+                kudu_table = optarg;
             else
                 no_wal = true;
+            continue;
+        }
+        if (ch == O_KUDU_SERVER) {
+            cf_kudu_args *ns = realloc(servers, (nservers + 1) * sizeof(*ns));
+            char **nt = ns != NULL ? realloc(server_text, (nservers + 1) * sizeof(*nt)) : NULL;
+            if (ns != NULL)
+                servers = ns;
+            if (nt != NULL)
+                server_text = nt;
+            char *txt = nt != NULL ? strdup(optarg) : NULL;
+            if (txt == NULL) {
+                rc = cf_cli_fail(c, "out of memory");
+                break;
+            }
+            cf_kudu_args_init(&servers[nservers]);
+            server_text[nservers] = txt;
+            nservers++;
+            char *colon = strchr(txt, ':');
+            if (colon != NULL)
+                *colon = '\0';
+            if ((rc = cf_kudu_args_option(c, &servers[nservers - 1], CF_KUDU_OPT_WAL, txt)) != 0 ||
+                (colon != NULL && (rc = cf_kudu_args_option(c, &servers[nservers - 1],
+                                                            CF_KUDU_OPT_DATA, colon + 1)) != 0))
+                break;
             continue;
         }
         int krc = cf_kudu_args_option(c, &ka, ch, optarg);
@@ -629,6 +858,43 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
         }
     }
     int nin = argc - optind - 1;
+    if (rc == 0 && (kudu_table != NULL || nservers > 0)) {
+        const char *out = argc - optind == 1 ? argv[optind] : NULL;
+        if (kudu_table == NULL)
+            rc = cf_cli_usage(c, "--kudu-server is for a Kudu table IN (--kudu-table NAME)");
+        else if (kudu_tablet != NULL)
+            rc = cf_cli_usage(c, "--kudu-table or --kudu-tablet, not both");
+        else if (nservers > 0 && kudu_opt != NULL)
+            rc = cf_cli_usage(c, "%s with --kudu-server: give every server as --kudu-server",
+                              kudu_opt);
+        else if (nservers == 0 && kudu_opt == NULL)
+            rc = cf_cli_usage(c, "--kudu-table needs the servers: --kudu-server, or --fs-wal-dir");
+        else if (out == NULL || !cf_cli_ends_with(out, ".parquet"))
+            rc = cf_cli_usage(c, "--kudu-table takes OUT.parquet alone (no IN)");
+        else if (reader_opt != NULL || name != NULL)
+            rc = cf_cli_usage(c, "%s is not for a Kudu table",
+                              reader_opt != NULL ? reader_opt : "--name");
+        else if (nservers > 0)
+            rc =
+                convert_kudu_tablets(c, servers, nservers, kudu_table, no_wal, has_ts, ts, out, &a);
+        else
+            rc = convert_kudu_tablets(c, &ka, 1, kudu_table, no_wal, has_ts, ts, out, &a);
+    }
+    if (rc != 0 || kudu_table != NULL || nservers > 0) {
+        for (size_t i = 0; i < nservers; i++) {
+            cf_kudu_args_free(&servers[i]);
+            free(server_text[i]);
+        }
+        free(servers);
+        free(server_text);
+        cf_kudu_args_free(&ka);
+        cf_pq_args_dispose(&a);
+        free_list(pa.columns, pa.ncolumns);
+        free_list(pa.keys, pa.nkeys);
+        return rc;
+    }
+    free(servers);
+    free(server_text);
     if (kudu_tablet != NULL || kudu_opt != NULL || no_wal) {
         const char *out = argc - optind == 1 ? argv[optind] : NULL;
         if (kudu_tablet == NULL)
