@@ -25,7 +25,7 @@ if [ -n "$build" ]; then
     map=$build/cfile.map
     off=$(sed -n 's/^#define CF_HAVE_\([A-Z]*\) 0$/\1/p' "$build/include/cfile/config.h" | tr '\n' ' ')
 fi
-declare -A module_of=([hfile.h]=HFILE [rowset.h]=TABLES [parquet.h]=PARQUET)
+declare -A module_of=([hfile.h]=HFILE [rowset.h]=TABLES [kudu.h]=TABLES [parquet.h]=PARQUET)
 headers=()
 for h in include/cfile/*.h; do
     m=${module_of[$(basename "$h")]:-}
