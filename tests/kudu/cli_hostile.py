@@ -357,7 +357,8 @@ def all_commands(L, out_dir):
         cmds.append(("pbc dump " + f, ["kudu", "pbc", "dump", "--json", L.path(f)]))
     cmds += [("fs list", ["kudu", "fs", "list", "--json"] + FS),
              ("fs check", ["kudu", "fs", "check", "--json"] + FS),
-             ("fs dump uuid", ["kudu", "fs", "dump", "uuid"] + FS)]
+             ("fs dump uuid", ["kudu", "fs", "dump", "uuid"] + FS),
+             ("fs dump tree", ["kudu", "fs", "dump", "tree"] + FS)]
     for bid in L.live_ids():
         cmds.append(("fs dump cfile %d" % bid,
                      ["kudu", "fs", "dump", "cfile", "--json"] + FS + [str(bid)]))
