@@ -12,7 +12,9 @@ readonly: every `cfile kudu` command (pbc dump of every protobuf container file,
   wal dump) runs over the copy; the tree (every file's bytes, size, mode and mtime, every
   directory, nothing created) is the same after. A second pass runs every command again
   with the tree made read-only (chmod a-w; as root, the commands run as user nobody, since
-  root ignores the mode bits) and must give the same exit codes and output.
+  root ignores the mode bits; the copy and a copy of the binary then live under /tmp, so
+  no directory of the caller's is opened up for nobody) and must give the same exit codes
+  and output.
 hostile: each kind of file (instance, block_manager_instance, container .metadata and
   .data, tablet-meta, consensus-meta, WAL segments) is cut at several offsets and has bytes
   flipped at several offsets (seeded, so every run damages the same bytes), plus a
@@ -38,6 +40,7 @@ import stat
 import struct
 import subprocess
 import sys
+import tempfile
 
 TIMEOUT = int(os.environ.get("CF_KUDU_TIMEOUT", "60"))
 SANITIZER = re.compile(rb"(AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|"
@@ -381,6 +384,31 @@ def all_commands(L, out_dir):
 
 
 def readonly(ck, L, work):
+    """Item 5 over one layout. As root, the second pass runs as user nobody, who must
+    reach the copy and the binary: both then live in a fresh directory under /tmp
+    (copies, so no directory of the caller's is opened up), for both passes, so
+    their answers name the same paths."""
+    root = os.geteuid() == 0 and shutil.which("setpriv") is not None
+    if os.geteuid() == 0 and not root:
+        ck.notes.append("root without setpriv: the read-only pass could not drop privileges")
+    saved = (ck.cli, L.root)
+    if root:
+        work = tempfile.mkdtemp(prefix="cf-kudu-ro-", dir="/tmp")
+        os.chmod(work, 0o755)
+        ck.cli = os.path.join(work, "cfile")
+        shutil.copy2(saved[0], ck.cli)
+        os.chmod(ck.cli, 0o755)
+        L.root = os.path.join(work, L.name)
+    try:
+        readonly_passes(ck, L, work, root)
+    finally:
+        if root:
+            make_writable(work)
+            shutil.rmtree(work)
+        ck.cli, L.root = saved
+
+
+def readonly_passes(ck, L, work, as_nobody):
     L.copy()
     fsdir = L.path("fs")
     out_dir = os.path.join(work, "out")
@@ -407,19 +435,9 @@ def readonly(ck, L, work):
     clear_dir(out_dir)
 
     # Again with the tree read-only (as root: as user nobody, root ignores mode bits).
-    as_user = None
-    if os.geteuid() == 0:
-        if shutil.which("setpriv") is None:
-            ck.notes.append("root without setpriv: the read-only pass could not drop privileges")
-            return
-        as_user = (65534, 65534)
-        # nobody must reach the copy and the binary: open the path down to them for reading.
-        for p in (work, os.path.dirname(os.path.abspath(ck.cli))):
-            while p not in ("/", ""):
-                st = os.stat(p)
-                if not st.st_mode & 0o005 == 0o005:
-                    os.chmod(p, st.st_mode | 0o005)
-                p = os.path.dirname(p)
+    if os.geteuid() == 0 and not as_nobody:
+        return
+    as_user = (65534, 65534) if as_nobody else None
     make_readonly(fsdir)
     before = snapshot(fsdir)
     for name, args in cmds:
@@ -1019,8 +1037,9 @@ def main():
             readonly(ck, L, work)
         if mode in ("hostile", "all"):
             hostile(ck, L, layouts, work, 28)
-        make_writable(L.root)
-        shutil.rmtree(L.root)
+        if os.path.exists(L.root):
+            make_writable(L.root)
+            shutil.rmtree(L.root)
     for n in ck.notes:
         print("NOTE " + n)
     if ck.skipped:
