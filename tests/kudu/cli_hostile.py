@@ -517,6 +517,7 @@ class Baseline:
     def __init__(self, ck, L):
         FS, T = L.fs_args(), L.tablet
         self.fs_list = ck.run(L.name + " baseline fs list", ["kudu", "fs", "list", "--json"] + FS)
+        self.fs_check = ck.run(L.name + " baseline fs check", ["kudu", "fs", "check", "--json"] + FS)
         self.scan = ck.run(L.name + " baseline scan", ["kudu", "tablet", "scan", "--json"] + FS + [T])
         self.wal = ck.run(L.name + " baseline wal", ["kudu", "wal", "dump", "--json"] + FS + [T])
 
@@ -607,6 +608,23 @@ def expect_clean_or_named(ck, L, what, r, rel, same_as=None, jsonl=False, blocks
     if ck.ok(r.rc == 1, what, "exit %s, want 0 or 1: %s" % (r.rc, r.text()[-300:])):
         ck.ok(names_file(r, rel, L) or names_block_of(r, blocks), what,
               "exit 1 without naming %s: %s" % (rel, r.err.decode(errors="replace")[-300:]))
+
+
+def others_still_checked(ck, what, r, cid, conts, base):
+    """fs check over a tree with one damaged container still counts the other
+    containers' live blocks and the tablet."""
+    if r is None or base is None or base.fs_check is None or cid not in conts:
+        return
+    j, b = r.json(), base.fs_check.json()
+    if not isinstance(b, dict) or not isinstance(b.get("stats"), dict):
+        return
+    if not ck.ok(isinstance(j, dict) and isinstance(j.get("stats"), dict), what,
+                 "no JSON report (exit %s): %s" % (r.rc, r.text()[-200:])):
+        return
+    want = b["stats"].get("live_blocks", 0) - len(conts[cid]["live"])
+    ck.ok(j["stats"].get("live_blocks", -1) >= want and
+          j["stats"].get("tablets") == b["stats"].get("tablets"), what,
+          "the other containers or the tablet are no longer counted: %s" % j["stats"])
 
 
 def others_still_listed(ck, L, what, r, damaged_containers, base):
@@ -729,6 +747,7 @@ def check_case(ck, L, kind, rel, how, arg, data, version, recs, label, go, base,
         rc = go(label, "fs check")
         rl = go(label, "fs list")
         what = "%s %s: " % (L.name, label)
+        others_still_checked(ck, what + "fs check", rc, cid, conts, base)
         if tolerated:
             # The torn record's own block (a CREATE) is then missing for its superblock, or
             # (a DELETE) live again as an orphan; either way the container loads.
@@ -768,7 +787,9 @@ def check_case(ck, L, kind, rel, how, arg, data, version, recs, label, go, base,
             ends = [r["offset"] + r["length"] for r in c["records"]
                     if r["op"] == "CREATE" and r["length"] > 0]
             if ends and arg < max(ends):
-                expect_damage(ck, L, what + "fs check", go(label, "fs check"), rel)
+                rc = go(label, "fs check")
+                expect_damage(ck, L, what + "fs check", rc, rel)
+                others_still_checked(ck, what + "fs check", rc, cid, conts, base)
                 rl = go(label, "fs list")
                 if rl is not None:
                     ck.ok(rl.rc == 1, what + "fs list", "exit %s, want 1" % rl.rc)
