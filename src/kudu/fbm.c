@@ -62,6 +62,23 @@ static bool hex_byte(const char *name, unsigned *out)
     return true;
 }
 
+/* Is `name` a log block manager container's file (32 hex digits, .data or
+ * .metadata)? */
+static bool lbm_file_name(const char *name)
+{
+    size_t n = strlen(name), stem;
+    if (n == 32 + 5 && strcmp(name + 32, ".data") == 0)
+        stem = 32;
+    else if (n == 32 + 9 && strcmp(name + 32, ".metadata") == 0)
+        stem = 32;
+    else
+        return false;
+    for (size_t i = 0; i < stem; i++)
+        if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+            return false;
+    return true;
+}
+
 typedef struct walk {
     cf_kudu_fs *fs;
     size_t d;
@@ -88,6 +105,16 @@ static cf_status walk_level(walk *w, int dfd, int level, size_t plen, cf_error *
             continue;
         w->path[plen] = '/';
         memcpy(w->path + plen + 1, name, nlen + 1);
+        /* Kudu refuses a dir whose block_manager_instance names another block
+         * manager than its own (dir_util.cc LoadFromDisk); we take the block
+         * manager from that file, so containers beside it betray an instance file
+         * that is not this directory's (a log server's dir with a file server's
+         * instance would otherwise list no block at all). */
+        if (level == 0 && lbm_file_name(name))
+            CF_FAIL_OUT(err, CF_ECORRUPT,
+                        "%s: a log block manager container, but %.*s/block_manager_instance says "
+                        "'file': that instance file is not this directory's",
+                        w->path, (int)plen, w->path);
         if (level < 3) {
             if (!hex_byte(name, &w->b[level]))
                 continue;

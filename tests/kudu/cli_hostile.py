@@ -12,7 +12,9 @@ readonly: every `cfile kudu` command (pbc dump of every protobuf container file,
   wal dump) runs over the copy; the tree (every file's bytes, size, mode and mtime, every
   directory, nothing created) is the same after. A second pass runs every command again
   with the tree made read-only (chmod a-w; as root, the commands run as user nobody, since
-  root ignores the mode bits) and must give the same exit codes and output.
+  root ignores the mode bits; the copy and a copy of the binary then live under /tmp, so
+  no directory of the caller's is opened up for nobody) and must give the same exit codes
+  and output.
 hostile: each kind of file (instance, block_manager_instance, container .metadata and
   .data, tablet-meta, consensus-meta, WAL segments) is cut at several offsets and has bytes
   flipped at several offsets (seeded, so every run damages the same bytes), plus a
@@ -38,6 +40,7 @@ import stat
 import struct
 import subprocess
 import sys
+import tempfile
 
 TIMEOUT = int(os.environ.get("CF_KUDU_TIMEOUT", "60"))
 SANITIZER = re.compile(rb"(AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|"
@@ -357,7 +360,8 @@ def all_commands(L, out_dir):
         cmds.append(("pbc dump " + f, ["kudu", "pbc", "dump", "--json", L.path(f)]))
     cmds += [("fs list", ["kudu", "fs", "list", "--json"] + FS),
              ("fs check", ["kudu", "fs", "check", "--json"] + FS),
-             ("fs dump uuid", ["kudu", "fs", "dump", "uuid"] + FS)]
+             ("fs dump uuid", ["kudu", "fs", "dump", "uuid"] + FS),
+             ("fs dump tree", ["kudu", "fs", "dump", "tree"] + FS)]
     for bid in L.live_ids():
         cmds.append(("fs dump cfile %d" % bid,
                      ["kudu", "fs", "dump", "cfile", "--json"] + FS + [str(bid)]))
@@ -380,6 +384,31 @@ def all_commands(L, out_dir):
 
 
 def readonly(ck, L, work):
+    """Item 5 over one layout. As root, the second pass runs as user nobody, who must
+    reach the copy and the binary: both then live in a fresh directory under /tmp
+    (copies, so no directory of the caller's is opened up), for both passes, so
+    their answers name the same paths."""
+    root = os.geteuid() == 0 and shutil.which("setpriv") is not None
+    if os.geteuid() == 0 and not root:
+        ck.notes.append("root without setpriv: the read-only pass could not drop privileges")
+    saved = (ck.cli, L.root)
+    if root:
+        work = tempfile.mkdtemp(prefix="cf-kudu-ro-", dir="/tmp")
+        os.chmod(work, 0o755)
+        ck.cli = os.path.join(work, "cfile")
+        shutil.copy2(saved[0], ck.cli)
+        os.chmod(ck.cli, 0o755)
+        L.root = os.path.join(work, L.name)
+    try:
+        readonly_passes(ck, L, work, root)
+    finally:
+        if root:
+            make_writable(work)
+            shutil.rmtree(work)
+        ck.cli, L.root = saved
+
+
+def readonly_passes(ck, L, work, as_nobody):
     L.copy()
     fsdir = L.path("fs")
     out_dir = os.path.join(work, "out")
@@ -406,19 +435,9 @@ def readonly(ck, L, work):
     clear_dir(out_dir)
 
     # Again with the tree read-only (as root: as user nobody, root ignores mode bits).
-    as_user = None
-    if os.geteuid() == 0:
-        if shutil.which("setpriv") is None:
-            ck.notes.append("root without setpriv: the read-only pass could not drop privileges")
-            return
-        as_user = (65534, 65534)
-        # nobody must reach the copy and the binary: open the path down to them for reading.
-        for p in (work, os.path.dirname(os.path.abspath(ck.cli))):
-            while p not in ("/", ""):
-                st = os.stat(p)
-                if not st.st_mode & 0o005 == 0o005:
-                    os.chmod(p, st.st_mode | 0o005)
-                p = os.path.dirname(p)
+    if os.geteuid() == 0 and not as_nobody:
+        return
+    as_user = (65534, 65534) if as_nobody else None
     make_readonly(fsdir)
     before = snapshot(fsdir)
     for name, args in cmds:
@@ -498,6 +517,7 @@ class Baseline:
     def __init__(self, ck, L):
         FS, T = L.fs_args(), L.tablet
         self.fs_list = ck.run(L.name + " baseline fs list", ["kudu", "fs", "list", "--json"] + FS)
+        self.fs_check = ck.run(L.name + " baseline fs check", ["kudu", "fs", "check", "--json"] + FS)
         self.scan = ck.run(L.name + " baseline scan", ["kudu", "tablet", "scan", "--json"] + FS + [T])
         self.wal = ck.run(L.name + " baseline wal", ["kudu", "wal", "dump", "--json"] + FS + [T])
 
@@ -588,6 +608,23 @@ def expect_clean_or_named(ck, L, what, r, rel, same_as=None, jsonl=False, blocks
     if ck.ok(r.rc == 1, what, "exit %s, want 0 or 1: %s" % (r.rc, r.text()[-300:])):
         ck.ok(names_file(r, rel, L) or names_block_of(r, blocks), what,
               "exit 1 without naming %s: %s" % (rel, r.err.decode(errors="replace")[-300:]))
+
+
+def others_still_checked(ck, what, r, cid, conts, base):
+    """fs check over a tree with one damaged container still counts the other
+    containers' live blocks and the tablet."""
+    if r is None or base is None or base.fs_check is None or cid not in conts:
+        return
+    j, b = r.json(), base.fs_check.json()
+    if not isinstance(b, dict) or not isinstance(b.get("stats"), dict):
+        return
+    if not ck.ok(isinstance(j, dict) and isinstance(j.get("stats"), dict), what,
+                 "no JSON report (exit %s): %s" % (r.rc, r.text()[-200:])):
+        return
+    want = b["stats"].get("live_blocks", 0) - len(conts[cid]["live"])
+    ck.ok(j["stats"].get("live_blocks", -1) >= want and
+          j["stats"].get("tablets") == b["stats"].get("tablets"), what,
+          "the other containers or the tablet are no longer counted: %s" % j["stats"])
 
 
 def others_still_listed(ck, L, what, r, damaged_containers, base):
@@ -710,6 +747,7 @@ def check_case(ck, L, kind, rel, how, arg, data, version, recs, label, go, base,
         rc = go(label, "fs check")
         rl = go(label, "fs list")
         what = "%s %s: " % (L.name, label)
+        others_still_checked(ck, what + "fs check", rc, cid, conts, base)
         if tolerated:
             # The torn record's own block (a CREATE) is then missing for its superblock, or
             # (a DELETE) live again as an orphan; either way the container loads.
@@ -749,7 +787,9 @@ def check_case(ck, L, kind, rel, how, arg, data, version, recs, label, go, base,
             ends = [r["offset"] + r["length"] for r in c["records"]
                     if r["op"] == "CREATE" and r["length"] > 0]
             if ends and arg < max(ends):
-                expect_damage(ck, L, what + "fs check", go(label, "fs check"), rel)
+                rc = go(label, "fs check")
+                expect_damage(ck, L, what + "fs check", rc, rel)
+                others_still_checked(ck, what + "fs check", rc, cid, conts, base)
                 rl = go(label, "fs list")
                 if rl is not None:
                     ck.ok(rl.rc == 1, what + "fs list", "exit %s, want 1" % rl.rc)
@@ -1018,8 +1058,9 @@ def main():
             readonly(ck, L, work)
         if mode in ("hostile", "all"):
             hostile(ck, L, layouts, work, 28)
-        make_writable(L.root)
-        shutil.rmtree(L.root)
+        if os.path.exists(L.root):
+            make_writable(L.root)
+            shutil.rmtree(L.root)
     for n in ck.notes:
         print("NOTE " + n)
     if ck.skipped:
