@@ -18,8 +18,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-# Paths into other projects' trees, cited as theirs (Kudu's source and design docs).
-foreign='^(src/kudu/|docs/design-docs/)'
+# Paths into other projects' trees, cited as theirs: Kudu's source (src/kudu/<dir>/..., where
+# ours, src/kudu/<file>, has no subfolders) and design docs.
+foreign='^(src/kudu/[^/]+/|docs/design-docs/)'
 # C files the reader writes, not ours (README's demo.c).
 theirs='^(demo\.c)$'
 
