@@ -459,52 +459,21 @@ class _KuduScanSpec:
         self.o.no_wal = not wal
 
 
-class TabletScan(_arrow.StreamSource):
-    """A tablet scan (Tablet.scan): iterating yields dicts, batches() lists of
-    them, to_pandas() a DataFrame; an Arrow stream source (__arrow_c_stream__)."""
+class TabletScan(_table.RowScan):
+    """A tablet scan (Tablet.scan), a cfile.table.RowScan: iterating yields dicts,
+    batches() lists of them, to_pandas() a DataFrame; an Arrow stream source."""
+
+    _next = "cf_kudu_scanner_next"
+    _free = "cf_kudu_scanner_free"
 
     def __init__(self, tablet, columns, where, as_of, wal, batch_rows):
         self._tablet = tablet
         self._spec = _KuduScanSpec(tablet, columns, where, as_of, wal, batch_rows)
+        self._opts = tablet._opts
 
-    @property
-    def columns(self):
-        return [c["name"] for c in self._spec.columns]
-
-    def batches(self):
-        lib = _lib.lib()
-        sc = ctypes.c_void_p()
-        err = _lib.CError()
-        _lib.check(lib.cf_kudu_scanner_create(ctypes.byref(sc), self._tablet._ptr(),
-                                              ctypes.byref(self._spec.o), ctypes.byref(err)), err)
-        try:
-            b = _table.CRowBatch()
-            opts = self._tablet._opts
-            cols = self._spec.columns
-            names = [c["name"] for c in cols]
-            while True:
-                _lib.check(lib.cf_kudu_scanner_next(sc, ctypes.byref(b), ctypes.byref(err)), err)
-                if b.count == 0:
-                    return
-                colvals = [_table.decode_batch(c["type_id"], c["is_array"], b.cols[j], opts)
-                           for j, c in enumerate(cols)]
-                yield [dict(zip(names, r)) for r in zip(*colvals)]
-        finally:
-            lib.cf_kudu_scanner_free(sc)
-
-    def __iter__(self):
-        for batch in self.batches():
-            yield from batch
-
-    def to_list(self):
-        return list(self)
-
-    def to_pandas(self):
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ImportError("to_pandas() needs pandas (Debian: python3-pandas)") from None
-        return pd.DataFrame(self.to_list(), columns=self.columns)
+    def _create(self, out, err):
+        return _lib.lib().cf_kudu_scanner_create(out, self._tablet._ptr(),
+                                                 ctypes.byref(self._spec.o), err)
 
     def _arrow_stream(self, o, ptr):
         # The stream keeps the tablet (and so its fs) and the spec alive until released.

@@ -440,42 +440,41 @@ class _ScanSpec:
         self.columns = [sch.columns[j] for j in idx]
 
 
-class Scan(_arrow.StreamSource):
-    """A table scan (Table.scan). Iterating yields dicts; batches() yields lists of
-    them; to_pandas() makes a DataFrame; it is an Arrow stream source
-    (__arrow_c_stream__), read through a read-only handle of its own."""
+class RowScan(_arrow.StreamSource):
+    """What every scan of rows (a table's, a Kudu tablet's) offers: iterating yields
+    dicts; batches() yields lists of them; to_pandas() makes a DataFrame; it is an
+    Arrow stream source (__arrow_c_stream__). A subclass sets self._spec (its
+    .columns) and self._opts and says how its scanner is made, advanced and freed."""
 
-    def __init__(self, table, columns, where, snapshot, batch_rows, threads=None):
-        self._table = table
-        self._spec = _ScanSpec(table, columns, where, snapshot, batch_rows, threads)
-        self._args = (columns, where, snapshot, batch_rows, threads)
+    _next = None  # the library's scanner_next
+    _free = None  # the library's scanner_free
+
+    def _create(self, out, err):
+        raise NotImplementedError
 
     @property
     def columns(self):
         return [c["name"] for c in self._spec.columns]
 
     def batches(self):
-        """Lists of row dicts, one per scanner batch. Uses the table's handle: do
-        not change the table while iterating."""
+        """Lists of row dicts, one per scanner batch."""
         lib = _lib.lib()
         sc = ctypes.c_void_p()
         err = _lib.CError()
-        _check(lib.cf_table_scanner_create(ctypes.byref(sc), self._table._ptr(),
-                                           ctypes.byref(self._spec.o), ctypes.byref(err)), err)
+        _check(self._create(ctypes.byref(sc), ctypes.byref(err)), err)
         try:
             b = CRowBatch()
-            opts = self._table._opts
             cols = self._spec.columns
+            names = [c["name"] for c in cols]
             while True:
-                _check(lib.cf_table_scanner_next(sc, ctypes.byref(b), ctypes.byref(err)), err)
+                _check(getattr(lib, self._next)(sc, ctypes.byref(b), ctypes.byref(err)), err)
                 if b.count == 0:
                     return
-                colvals = [decode_batch(c["type_id"], c["is_array"], b.cols[j], opts)
+                colvals = [decode_batch(c["type_id"], c["is_array"], b.cols[j], self._opts)
                            for j, c in enumerate(cols)]
-                names = [c["name"] for c in cols]
                 yield [dict(zip(names, r)) for r in zip(*colvals)]
         finally:
-            lib.cf_table_scanner_free(sc)
+            getattr(lib, self._free)(sc)
 
     def __iter__(self):
         for batch in self.batches():
@@ -491,6 +490,25 @@ class Scan(_arrow.StreamSource):
         except ImportError:
             raise ImportError("to_pandas() needs pandas (Debian: python3-pandas)") from None
         return pd.DataFrame(self.to_list(), columns=self.columns)
+
+
+class Scan(RowScan):
+    """A table scan (Table.scan), a RowScan. batches() uses the table's handle: do
+    not change the table while iterating. Its Arrow stream reads through a
+    read-only handle of its own."""
+
+    _next = "cf_table_scanner_next"
+    _free = "cf_table_scanner_free"
+
+    def __init__(self, table, columns, where, snapshot, batch_rows, threads=None):
+        self._table = table
+        self._spec = _ScanSpec(table, columns, where, snapshot, batch_rows, threads)
+        self._args = (columns, where, snapshot, batch_rows, threads)
+        self._opts = table._opts
+
+    def _create(self, out, err):
+        return _lib.lib().cf_table_scanner_create(out, self._table._ptr(),
+                                                  ctypes.byref(self._spec.o), err)
 
     def _arrow_stream(self, o, ptr):
         # A read-only handle of the stream's own: the stream may outlive this
