@@ -21,7 +21,7 @@ static bool int_text(const cf_json *v, long long *out)
     return false;
 }
 
-bool wal_json_equal(const cf_json *a, const cf_json *b)
+bool kudu_json_equal(const cf_json *a, const cf_json *b)
 {
     long long x, y;
     if (int_text(a, &x) && int_text(b, &y))
@@ -41,7 +41,7 @@ bool wal_json_equal(const cf_json *a, const cf_json *b)
         if (a->n != b->n)
             return false;
         for (size_t i = 0; i < a->n; i++)
-            if (!wal_json_equal(&a->items[i], &b->items[i]))
+            if (!kudu_json_equal(&a->items[i], &b->items[i]))
                 return false;
         return true;
     case CF_JSON_OBJECT:
@@ -49,7 +49,7 @@ bool wal_json_equal(const cf_json *a, const cf_json *b)
             return false;
         for (size_t i = 0; i < a->n; i++) {
             const cf_json *o = cf_json_get(b, a->members[i].key);
-            if (o == NULL || !wal_json_equal(&a->members[i].value, o))
+            if (o == NULL || !kudu_json_equal(&a->members[i].value, o))
                 return false;
         }
         return true;

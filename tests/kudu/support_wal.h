@@ -12,7 +12,7 @@
 /* JSON equality as ../shared/tools/kudu_check.py judges it: 64-bit integers as
  * numbers or decimal strings are equal when their values are; other numbers are
  * equal as doubles, or as floats (a FLOAT cell printed in another round-trip form). */
-bool wal_json_equal(const cf_json *a, const cf_json *b);
+bool kudu_json_equal(const cf_json *a, const cf_json *b);
 
 /* One row op as `cfile kudu wal dump --json` prints it: {"op", "row"}. */
 void wal_write_op(cf_jw *w, const cf_schema *s, const cf_kudu_row_op *op);

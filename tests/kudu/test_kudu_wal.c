@@ -64,7 +64,7 @@ static void expect_json(const char *got, const cf_json *want, const char *what)
 {
     cf_json_doc d;
     parse_text(&d, got);
-    if (!wal_json_equal(&d.root, want))
+    if (!kudu_json_equal(&d.root, want))
         fail_msg("%s differs from the expected JSON: %.300s", what, got);
     cf_json_doc_dispose(&d);
 }
@@ -232,11 +232,11 @@ static void test_layouts_ops_match_wal_ops(void **state)
                             bool failed = cf_json_get(&g->items[r], "failed") != NULL;
                             assert_int_equal(failed,
                                              cf_json_get(&x2->items[r], "failed_status") != NULL);
-                            if (!failed && !wal_json_equal(&g->items[r], &x2->items[r]))
+                            if (!failed && !kudu_json_equal(&g->items[r], &x2->items[r]))
                                 fail_msg("%s entry %zu result %zu differs: %.300s", layouts[l], k,
                                          r, text);
                         }
-                    } else if (x2 == NULL || !wal_json_equal(g, x2)) {
+                    } else if (x2 == NULL || !kudu_json_equal(g, x2)) {
                         fail_msg("%s entry %zu: %s differs: %.400s", layouts[l], k, key, text);
                     }
                 }

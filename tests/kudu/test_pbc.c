@@ -16,6 +16,7 @@
 
 #include "codec/crc32c.h"
 #include "json.h"
+#include "support_wal.h"
 #include "util/endian.h"
 
 static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
@@ -46,55 +47,6 @@ static void only_file(char *out, size_t cap, const char *layout, const char *dir
     assert_true(out[0] != '\0');
 }
 
-/* JSON equality after parsing, with protobuf's 64-bit integers as strings equal to
- * the same numbers (as ../shared/tools/kudu_check.py compares). */
-static bool int_text(const cf_json *v, long long *out)
-{
-    if (v->kind == CF_JSON_NUMBER && cf_json_is_integer(v)) {
-        *out = strtoll(v->str, NULL, 10);
-        return true;
-    }
-    if (v->kind == CF_JSON_STRING && v->len > 0) {
-        char *end;
-        *out = strtoll(v->str, &end, 10);
-        return *end == '\0';
-    }
-    return false;
-}
-
-static bool json_equal(const cf_json *a, const cf_json *b)
-{
-    long long x, y;
-    if (int_text(a, &x) && int_text(b, &y))
-        return x == y;
-    if (a->kind != b->kind)
-        return false;
-    switch (a->kind) {
-    case CF_JSON_NULL:
-    case CF_JSON_TRUE:
-    case CF_JSON_FALSE: return true;
-    case CF_JSON_NUMBER: return strtod(a->str, NULL) == strtod(b->str, NULL);
-    case CF_JSON_STRING: return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
-    case CF_JSON_ARRAY:
-        if (a->n != b->n)
-            return false;
-        for (size_t i = 0; i < a->n; i++)
-            if (!json_equal(&a->items[i], &b->items[i]))
-                return false;
-        return true;
-    case CF_JSON_OBJECT:
-        if (a->n != b->n)
-            return false;
-        for (size_t i = 0; i < a->n; i++) {
-            const cf_json *o = cf_json_get(b, a->members[i].key);
-            if (o == NULL || !json_equal(&a->members[i].value, o))
-                return false;
-        }
-        return true;
-    }
-    return false;
-}
-
 /* The file's one record as JSON equals the expected file. */
 static void check_json(const char *path, const char *type, const char *expected_path)
 {
@@ -120,7 +72,7 @@ static void check_json(const char *path, const char *type, const char *expected_
     char msg[256];
     assert_int_equal(cf_json_parse(&got, json, strlen(json), msg, sizeof msg), 0);
     assert_int_equal(cf_json_parse_file(&want, expected_path, msg, sizeof msg), 0);
-    if (!json_equal(&got.root, &want.root))
+    if (!kudu_json_equal(&got.root, &want.root))
         fail_msg("%s: JSON differs from %s:\n%s", path, expected_path, json);
     cf_json_doc_dispose(&got);
     cf_json_doc_dispose(&want);
