@@ -1,4 +1,5 @@
-/* Helpers of the WAL tests (support_wal.c). */
+/* Helpers of the Kudu tests (support_wal.c): the JSON comparison kudu_check.py makes, and
+ * the WAL tests' printers. */
 #ifndef CF_TEST_SUPPORT_WAL_H
 #define CF_TEST_SUPPORT_WAL_H
 
