@@ -1,0 +1,190 @@
+/* The WAL's part of a tablet scan: the row ops bootstrap would apply again
+ * (replay.h walks them), each with its encoded key, sorted by key and then COMMIT
+ * order, so the merge meets every op of a key together; and what one op does to
+ * the row of its key (the replayed MemRowSet and DeltaMemStores exist only as this
+ * index). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+#include "scan_internal.h"
+#include "tablet.h"
+
+#include "rowset/internal.h"
+#include "util/alloc.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+/* Where each tablet column is in the ops decoded with schema ws (by name: a WAL
+ * segment's schema is the tablet's when the segment was written). */
+static cf_status map_for(cf_kudu_scanner *sc, const cf_schema *ws, const size_t **out,
+                         cf_error *err)
+{
+    for (size_t i = 0; i < sc->nmaps; i++)
+        if (sc->maps[i].ws == ws) {
+            *out = sc->maps[i].map;
+            return CF_OK;
+        }
+    wal_colmap *nm = cf_realloc(sc->maps, (sc->nmaps + 1) * sizeof(*nm));
+    CF_CHECK(nm != NULL, err, CF_ENOMEM, "scan: out of memory");
+    sc->maps = nm;
+    size_t *map = cf_calloc(sc->s->ncols + 1, sizeof(*map));
+    CF_CHECK(map != NULL, err, CF_ENOMEM, "scan: out of memory");
+    sc->maps[sc->nmaps].ws = ws;
+    sc->maps[sc->nmaps].map = map;
+    sc->nmaps++;
+    for (size_t c = 0; c < sc->s->ncols; c++) {
+        const cf_column *col = &sc->s->cols[c];
+        int wc = ws != NULL ? cf_schema_find(ws, col->name) : -1;
+        map[c] = wc < 0 ? NONE : (size_t)wc;
+        if (wc < 0)
+            continue;
+        const cf_column *wcol = cf_schema_column_at(ws, (size_t)wc);
+        CF_CHECK(wcol->type == col->type && wcol->is_array == col->is_array, err, CF_ENOTSUP,
+                 "column %s is %s in the WAL and %s in the tablet (an altered column)", col->name,
+                 cf_type_name(wcol->type), cf_type_name(col->type));
+    }
+    *out = map;
+    return CF_OK;
+}
+
+static bool row_op_kind(cf_kudu_row_op_type t)
+{
+    switch (t) {
+    case CF_KUDU_OP_INSERT:
+    case CF_KUDU_OP_INSERT_IGNORE:
+    case CF_KUDU_OP_UPSERT:
+    case CF_KUDU_OP_UPSERT_IGNORE:
+    case CF_KUDU_OP_UPDATE:
+    case CF_KUDU_OP_UPDATE_IGNORE:
+    case CF_KUDU_OP_DELETE:
+    case CF_KUDU_OP_DELETE_IGNORE: return true;
+    default: return false; /* split rows and range bounds carry no data */
+    }
+}
+
+static cf_status collect_op(void *ctx, const cf_kudu_wal_entry *rep,
+                            const cf_kudu_wal_entry *commit, size_t i, cf_kudu_op_action act,
+                            cf_error *err)
+{
+    cf_kudu_scanner *sc = ctx;
+    (void)commit;
+    const cf_kudu_row_op *op = &rep->ops[i];
+    if (act != CF_KUDU_ACT_REPLAY || !row_op_kind(op->type))
+        return CF_OK;
+    const size_t *map;
+    CF_TRY(map_for(sc, rep->schema, &map, err));
+    cf_buf_clear(&sc->kb);
+    for (size_t k = 0; k < sc->s->nkeys; k++) {
+        size_t wc = map[k];
+        CF_CHECK(wc != NONE && wc < op->ncols && op->set[wc] && op->values[wc] != NULL, err,
+                 CF_ECORRUPT, "op %" PRId64 ".%" PRId64 ", row op %zu: no value for key column %s",
+                 rep->term, rep->index, i, sc->s->cols[k].name);
+        cf_rs_key_append(&sc->kb, sc->s, k, op->values[wc]);
+    }
+    CF_CHECK(!sc->kb.oom, err, CF_ENOMEM, "scan: out of memory");
+    if (sc->nops == sc->capops) {
+        size_t cap = sc->capops ? sc->capops * 2 : 256;
+        wal_op *n = cf_realloc(sc->ops, cap * sizeof(*n));
+        CF_CHECK(n != NULL, err, CF_ENOMEM, "scan: out of memory");
+        sc->ops = n;
+        sc->capops = cap;
+    }
+    uint8_t *key = cf_arena_alloc(&sc->wkeys, sc->kb.len ? sc->kb.len : 1);
+    CF_CHECK(key != NULL, err, CF_ENOMEM, "scan: out of memory");
+    memcpy(key, sc->kb.data, sc->kb.len);
+    sc->ops[sc->nops] = (wal_op){key, sc->kb.len, sc->nops, rep->timestamp, op, map, rep};
+    sc->nops++;
+    return CF_OK;
+}
+
+static int wop_cmp(const void *x, const void *y)
+{
+    const wal_op *a = x, *b = y;
+    int r = key_cmp(a->key, a->klen, b->key, b->klen);
+    if (r != 0)
+        return r;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+cf_status cf_kudu_scan_wal_load(cf_kudu_scanner *sc, cf_error *err)
+{
+    CF_TRY(cf_kudu_wal_open(&sc->wal, sc->fs, cf_kudu_tablet_id(sc->t), err));
+    CF_TRY(cf_kudu_replay_walk(sc->t, sc->wal, collect_op, sc, err));
+    if (sc->nops > 1)
+        qsort(sc->ops, sc->nops, sizeof(*sc->ops), wop_cmp);
+    return CF_OK;
+}
+
+/* Set the columns an op sets (keys too when with_key) in the merged row. */
+static void op_set(const cf_kudu_scanner *sc, const wal_op *w, bool with_key)
+{
+    const cf_kudu_row_op *op = w->op;
+    /* An UPSERT of a live row is an UPDATE of the columns it sets; an immutable
+     * one it skips (UPSERT_IGNORE; a plain UPSERT failed: Tablet::ApplyUpsertAsUpdate). */
+    bool upsert_update =
+        !with_key && (op->type == CF_KUDU_OP_UPSERT || op->type == CF_KUDU_OP_UPSERT_IGNORE);
+    for (size_t c = with_key ? 0 : sc->s->nkeys; c < sc->s->ncols; c++) {
+        size_t wc = w->map[c];
+        if (wc == NONE || wc >= op->ncols || !op->set[wc])
+            continue;
+        if (upsert_update && sc->immutable[c])
+            continue;
+        cf_mrs_cell *cell = &sc->cells[c];
+        memset(cell->slot, 0, sizeof(cell->slot));
+        cell->nonnull = op->values[wc] != NULL;
+        if (cell->nonnull)
+            memcpy(cell->slot, op->values[wc], cf_type_size(sc->s->cols[c].type));
+    }
+}
+
+/* Apply one op to the merged row (*live: whether it exists). An op that cannot
+ * apply (an INSERT of a live key, an UPDATE or DELETE of a missing one) did apply
+ * before the restart, so the tablet's files disagree with its log: damage, as
+ * bootstrap's "Operation which previously succeeded failed during log replay". */
+cf_status cf_kudu_scan_wal_apply(cf_kudu_scanner *sc, const wal_op *w, bool *live, cf_error *err)
+{
+    const char *bad = NULL;
+    switch (w->op->type) {
+    case CF_KUDU_OP_INSERT:
+    case CF_KUDU_OP_INSERT_IGNORE:
+    case CF_KUDU_OP_UPSERT:
+    case CF_KUDU_OP_UPSERT_IGNORE:
+        if (*live) {
+            if (w->op->type == CF_KUDU_OP_UPSERT || w->op->type == CF_KUDU_OP_UPSERT_IGNORE)
+                op_set(sc, w, false); /* an UPSERT of a live row updates the columns it sets */
+            else if (w->op->type == CF_KUDU_OP_INSERT)
+                bad = "inserts a key that is live";
+            break;
+        }
+        /* A column the op does not set takes its write default, else NULL
+         * (common/row_operations.cc decodes an INSERT so). */
+        memcpy(sc->cells, sc->wdef, sc->s->ncols * sizeof(*sc->cells));
+        op_set(sc, w, true);
+        *live = true;
+        break;
+    case CF_KUDU_OP_UPDATE:
+    case CF_KUDU_OP_UPDATE_IGNORE:
+        if (*live)
+            op_set(sc, w, false);
+        else if (w->op->type == CF_KUDU_OP_UPDATE)
+            bad = "updates a key that is not live";
+        break;
+    case CF_KUDU_OP_DELETE:
+    case CF_KUDU_OP_DELETE_IGNORE:
+        if (*live)
+            *live = false;
+        else if (w->op->type == CF_KUDU_OP_DELETE)
+            bad = "deletes a key that is not live";
+        break;
+    default: break;
+    }
+    const cf_kudu_wal_segment *seg = cf_kudu_wal_segment_at(sc->wal, w->rep->segment);
+    CF_CHECK(bad == NULL, err, CF_ECORRUPT,
+             "%s at offset %" PRIu64 ": replaying op %" PRId64 ".%" PRId64 ": %s %s, but the "
+             "tablet's rowsets and earlier ops say otherwise",
+             seg != NULL ? seg->path : "wal", w->rep->offset, w->rep->term, w->rep->index,
+             cf_kudu_row_op_name(w->op->type), bad);
+    return CF_OK;
+}
