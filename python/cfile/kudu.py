@@ -617,6 +617,8 @@ _lib.declare({
     "cf_kudu_replicas_chosen_at": (ctypes.POINTER(CReplica), [_P, ctypes.c_size_t]),
     "cf_kudu_replicas_tablet_at": (_P, [_P, ctypes.c_size_t]),
     "cf_kudu_replicas_schema": (_P, [_P]),
+    "cf_arrow_stream_kudu_replicas": (ctypes.c_int, [_P, _P, ctypes.POINTER(CKuduScanOptions),
+                                                     _P, _E]),
 })
 
 
@@ -648,7 +650,7 @@ def _server(s):
     return Fs(s), True
 
 
-class KuduTable(_lib.Closing):
+class KuduTable(_lib.Closing, _arrow.StreamSource):
     """Every tablet of one Kudu table (or one tablet) found on several stopped
     servers, each read from the replica Kudu would count as the most recent
     (include/cfile/kudu.h: only TABLET_DATA_READY replicas; then the largest last
@@ -735,6 +737,9 @@ class KuduTable(_lib.Closing):
     def to_pandas(self, **kw):
         return self.scan(**kw).to_pandas()
 
+    def _arrow_stream(self, o, ptr):
+        return self.scan()._arrow_stream(o, ptr)
+
     def export(self, path, as_of=None, wal=True, codec="snappy", row_group_rows=None):
         """Write every tablet's rows into one Parquet file at path (created
         atomically); returns the number of rows. Batches go from the scanner to
@@ -801,9 +806,10 @@ class KuduTable(_lib.Closing):
         return "<cfile.kudu.KuduTable %d tablets>" % len(self._tablets)
 
 
-class TableScan:
+class TableScan(_arrow.StreamSource):
     """A scan of every tablet of a KuduTable, in partition key order: iterating
-    yields dicts, batches() lists of them, to_pandas() a DataFrame."""
+    yields dicts, batches() lists of them, to_pandas() a DataFrame; an Arrow
+    stream source (__arrow_c_stream__: the tablets one after another)."""
 
     def __init__(self, table, columns, where, as_of, wal, batch_rows):
         self._table = table
@@ -827,6 +833,19 @@ class TableScan:
         except ImportError:
             raise ImportError("to_pandas() needs pandas (Debian: python3-pandas)") from None
         return pd.DataFrame(self.to_list(), columns=self.columns)
+
+    def _arrow_stream(self, o, ptr):
+        # The stream keeps the table (its replica set and servers) and the scan
+        # options alive until released: tablets past the first are scanned later.
+        table = self._table
+        spec = _KuduScanSpec(table.tablets[0], *self._args)
+        err = _lib.CError()
+        _lib.check(_lib.lib().cf_arrow_stream_kudu_replicas(ptr, table._ptr(),
+                                                            ctypes.byref(spec.o),
+                                                            ctypes.byref(o), ctypes.byref(err)),
+                   err)
+        keep = [table, spec]
+        return keep.clear
 
 
 def open_table(servers, name=None, table_id=None, tablet_id=None, skip_damaged=False):
