@@ -806,39 +806,25 @@ class KuduTable(_lib.Closing, _arrow.StreamSource):
         return "<cfile.kudu.KuduTable %d tablets>" % len(self._tablets)
 
 
-class TableScan(_arrow.StreamSource):
-    """A scan of every tablet of a KuduTable, in partition key order: iterating
-    yields dicts, batches() lists of them, to_pandas() a DataFrame; an Arrow
-    stream source (__arrow_c_stream__: the tablets one after another)."""
+class TableScan(_table.RowScan):
+    """A scan of every tablet of a KuduTable, tablet after tablet in partition key
+    order, a cfile.table.RowScan: iterating yields dicts, batches() lists of them,
+    to_pandas() a DataFrame; an Arrow stream source (the tablets as one stream)."""
 
     def __init__(self, table, columns, where, as_of, wal, batch_rows):
         self._table = table
         self._args = (columns, where, as_of, wal, batch_rows)
-        self.columns = (list(columns) if columns is not None else table.columns)
+        self._spec = _KuduScanSpec(table.tablets[0], *self._args)
+        self._opts = table.tablets[0]._opts
 
     def batches(self):
         for t in self._table.tablets:
             yield from TabletScan(t, *self._args).batches()
 
-    def __iter__(self):
-        for batch in self.batches():
-            yield from batch
-
-    def to_list(self):
-        return list(self)
-
-    def to_pandas(self):
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ImportError("to_pandas() needs pandas (Debian: python3-pandas)") from None
-        return pd.DataFrame(self.to_list(), columns=self.columns)
-
     def _arrow_stream(self, o, ptr):
         # The stream keeps the table (its replica set and servers) and the scan
         # options alive until released: tablets past the first are scanned later.
-        table = self._table
-        spec = _KuduScanSpec(table.tablets[0], *self._args)
+        table, spec = self._table, self._spec
         err = _lib.CError()
         _lib.check(_lib.lib().cf_arrow_stream_kudu_replicas(ptr, table._ptr(),
                                                             ctypes.byref(spec.o),

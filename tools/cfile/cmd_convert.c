@@ -52,11 +52,13 @@ const char cf_cmd_convert_usage[] =
     "plus the WAL's row operations not yet flushed (replayed in memory as Kudu's\n"
     "bootstrap would), or the DiskRowSets alone with --no-wal.\n"
     "  --kudu-tablet ID        the tablet to export\n"
-    "  --kudu-table NAME       every tablet of the table NAME (--kudu-table-id ID: by its\n"
-    "                          id, for a name several tables have had)\n"
+    "  --kudu-table NAME       every tablet of the table NAME (or, when no table has that\n"
+    "                          name, the table with that id; --kudu-table-id ID: by id)\n"
     "  --no-wal                the DiskRowSets alone\n"
     "  --fs-wal-dir DIR, --fs-metadata-dir DIR, --fs-data-dirs A[,B...]\n"
     "                          a server's directories, as Kudu's flags name them\n"
+    "  --kudu-server WAL[:DATA,...]  one whole server: its WAL root (also its metadata\n"
+    "                          root) and data roots, the short form of its --fs-* flags\n"
     "  --skip-damaged-replicas pass over (with a warning) a replica whose superblock,\n"
     "                          consensus metadata or WAL does not read, instead of failing\n"
     "\n"
@@ -73,9 +75,10 @@ const char cf_cmd_convert_usage[] =
     "given first. Tablets are written one after another in partition key order\n"
     "(partition_key_start). Tablets whose schemas differ, a name several tables\n"
     "have, and a tablet without a replica to take are refused (exit 1, naming them).\n"
-    "--to table DIR loads the rows into a new table (its schema and key the\n"
-    "tablets', --ts and --lock-timeout as below) or an existing one of the same\n"
-    "schema, in one commit: all rows or none.\n"
+    "Unless --quiet or --json, each tablet's chosen server (1 = the first given) is\n"
+    "said on stderr. --to table DIR loads the rows into a new table (its schema\n"
+    "and key the tablets'; --ts and --lock-timeout as below; a table already at DIR\n"
+    "is refused) in one commit: all rows or none.\n"
     "  --name NAME             column name for a single CFile IN\n" PQ_OPTIONS_HELP "\n"
     "From Parquet: the top-level columns of IN (or those --column names), a row group\n"
     "at a time. OUT.cfile takes one column (replaced atomically). --to cfiles writes\n"
@@ -125,7 +128,14 @@ const char cf_cmd_convert_usage[] =
 /* ---- cfile convert ---------------------------------------------------------------------- */
 
 /* The Kudu tablet IN's own options (beyond enum's in pq_write_args.h). */
-enum { O_KUDU_TABLET = 1100, O_KUDU_TABLE, O_KUDU_TABLE_ID, O_NO_WAL, O_SKIP_DAMAGED };
+enum {
+    O_KUDU_TABLET = 1100,
+    O_KUDU_TABLE,
+    O_KUDU_TABLE_ID,
+    O_KUDU_SERVER,
+    O_NO_WAL,
+    O_SKIP_DAMAGED
+};
 
 /* Shift a bitmap by `from` bits into dst (n bits). */
 static void bits_from(uint8_t *dst, const uint8_t *src, size_t from, size_t n)
@@ -471,6 +481,7 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
         {"kudu-table-id", required_argument, NULL, O_KUDU_TABLE_ID},
         {"no-wal", no_argument, NULL, O_NO_WAL},
         {"skip-damaged-replicas", no_argument, NULL, O_SKIP_DAMAGED},
+        {"kudu-server", required_argument, NULL, O_KUDU_SERVER},
         CF_KUDU_ARGS_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -505,7 +516,8 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
                 k.skip_damaged = true;
             continue;
         }
-        int krc = cf_kudu_servers_option(c, &k.servers, ch, optarg);
+        int krc = ch == O_KUDU_SERVER ? cf_kudu_servers_add(c, &k.servers, optarg)
+                                      : cf_kudu_servers_option(c, &k.servers, ch, optarg);
         if (krc == 0) {
             if (kudu_opt == NULL)
                 kudu_opt = argv[optind - 1];

@@ -19,6 +19,22 @@
 
 /* ---- several servers: each --fs-wal-dir starts one ---------------------------------- */
 
+/* Room for one more server, started empty. */
+static int grow(cf_cli *c, cf_kudu_servers *s)
+{
+    cf_kudu_args *g = realloc(s->a, (s->n + 1) * sizeof *g);
+    if (g != NULL)
+        s->a = g;
+    char **o = realloc(s->own, (s->n + 1) * sizeof *o);
+    if (o != NULL)
+        s->own = o;
+    if (g == NULL || o == NULL)
+        return cf_cli_fail(c, "out of memory");
+    cf_kudu_args_init(&s->a[s->n]);
+    s->own[s->n++] = NULL;
+    return 0;
+}
+
 int cf_kudu_servers_option(cf_cli *c, cf_kudu_servers *s, int opt, const char *arg)
 {
     if (opt != CF_KUDU_OPT_WAL && opt != CF_KUDU_OPT_META && opt != CF_KUDU_OPT_DATA)
@@ -26,11 +42,9 @@ int cf_kudu_servers_option(cf_cli *c, cf_kudu_servers *s, int opt, const char *a
     /* A new server at every --fs-wal-dir but the first (whose server may already
      * have its other directories, given before it). */
     if (s->n == 0 || (opt == CF_KUDU_OPT_WAL && s->a[s->n - 1].wal_dir != NULL)) {
-        cf_kudu_args *g = realloc(s->a, (s->n + 1) * sizeof *g);
-        if (g == NULL)
-            return cf_cli_fail(c, "out of memory");
-        s->a = g;
-        cf_kudu_args_init(&s->a[s->n++]);
+        int rc = grow(c, s);
+        if (rc != 0)
+            return rc;
     }
     cf_kudu_args *cur = &s->a[s->n - 1];
     if (opt == CF_KUDU_OPT_META && cur->metadata_dir != NULL)
@@ -39,11 +53,36 @@ int cf_kudu_servers_option(cf_cli *c, cf_kudu_servers *s, int opt, const char *a
     return cf_kudu_args_option(c, cur, opt, arg);
 }
 
+int cf_kudu_servers_add(cf_cli *c, cf_kudu_servers *s, const char *spec)
+{
+    /* A whole server: always a new one. */
+    int rc = grow(c, s);
+    if (rc != 0)
+        return rc;
+    const char *colon = strchr(spec, ':');
+    if (colon == spec || spec[0] == '\0')
+        return cf_cli_usage(c, "--kudu-server: expected WAL_DIR[:DATA_DIR,...], got '%s'", spec);
+    cf_kudu_args *cur = &s->a[s->n - 1];
+    if (colon == NULL) {
+        cur->wal_dir = spec;
+        return 0;
+    }
+    char *wal = strndup(spec, (size_t)(colon - spec));
+    if (wal == NULL)
+        return cf_cli_fail(c, "out of memory");
+    s->own[s->n - 1] = wal;
+    cur->wal_dir = wal;
+    return cf_kudu_args_option(c, cur, CF_KUDU_OPT_DATA, colon + 1);
+}
+
 void cf_kudu_servers_free(cf_kudu_servers *s)
 {
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         cf_kudu_args_free(&s->a[i]);
+        free(s->own[i]);
+    }
     free(s->a);
+    free(s->own);
     memset(s, 0, sizeof *s);
 }
 
@@ -89,6 +128,15 @@ static int ksrc_open(cf_cli *c, const cf_kudu_convert_args *a, ksrc *k)
     cf_error e = {0};
     cf_status st =
         cf_kudu_replicas_find(&k->reps, (const cf_kudu_fs *const *)k->fs, k->nfs, &ro, &e);
+    if (st == CF_ENOTFOUND && a->table != NULL && a->table_id == NULL) {
+        /* --kudu-table takes a table's id too, when no table has it as a name. */
+        ro.table_name = NULL;
+        ro.table_id = a->table;
+        cf_error e2 = {0};
+        st = cf_kudu_replicas_find(&k->reps, (const cf_kudu_fs *const *)k->fs, k->nfs, &ro, &e2);
+        if (st != CF_ENOTFOUND)
+            e = e2;
+    }
     if (st != CF_OK)
         return cf_cli_lib_fail(c, a->in, st, &e);
     /* A replica passed over (--skip-damaged-replicas) is said, not hidden. */
@@ -98,6 +146,13 @@ static int ksrc_open(cf_cli *c, const cf_kudu_convert_args *a, ksrc *k)
             fprintf(c->err, "cfile %s: warning: passed over tablet %s on server %zu: %s\n", c->cmd,
                     r->tablet_id, r->server, r->problem);
     }
+    if (!a->pq->quiet && !a->pq->json)
+        for (size_t i = 0; i < cf_kudu_replicas_tablet_count(k->reps); i++) {
+            const cf_kudu_replica *r = cf_kudu_replicas_chosen_at(k->reps, i);
+            fprintf(c->err, "tablet %s: server %zu (%s), last op %" PRId64 ".%" PRId64 "\n",
+                    r->tablet_id, r->server + 1, cf_kudu_fs_wal_dir(k->fs[r->server]), r->last_term,
+                    r->last_index);
+        }
     cf_kudu_scan_options_init(&k->o);
     k->o.no_wal = a->no_wal;
     if (a->has_ts)
@@ -168,7 +223,7 @@ static void replicas_json(void *ctx, cf_jw *j)
         cf_jw_key(j, "tablet_id");
         cf_jw_cstr(j, r->tablet_id);
         cf_jw_key(j, "server");
-        cf_jw_uint(j, r->server);
+        cf_jw_uint(j, r->server + 1); /* as the text says it: 1 = the first given */
         cf_jw_key(j, "table_id");
         r->table_id ? cf_jw_cstr(j, r->table_id) : cf_jw_null(j);
         cf_jw_key(j, "data_state");
@@ -285,10 +340,21 @@ out:
 static int to_table(cf_cli *c, const cf_kudu_convert_args *a, ksrc *k)
 {
     const cf_schema *s = cf_kudu_replicas_schema(k->reps);
+    /* A new table only: rows of a tablet added to a table already there would mix
+     * two sources in one commit (and its keys would clash). */
+    cf_table_options to;
+    cf_table_options_init(&to);
+    to.read_only = true;
+    cf_table *old = NULL;
+    cf_error oe = {0};
+    if (cf_table_open(&old, a->out, &to, &oe) == CF_OK) {
+        cf_table_free(old);
+        return cf_cli_fail(c, "%s: a table exists there; a Kudu IN goes into a new table", a->out);
+    }
     kload l = {k, {0}, a->in};
     cf_cli_progress_init(&l.p, c, a->pq->progress, 0);
     uint64_t rows = 0;
-    int rc = cf_cli_table_load(c, a->out, s, true, "", a->has_load_ts, a->load_ts, a->lock_ms,
+    int rc = cf_cli_table_load(c, a->out, s, false, "", a->has_load_ts, a->load_ts, a->lock_ms,
                                load_kudu, &l, &rows);
     cf_cli_progress_end(&l.p);
     if (rc != 0)

@@ -21,11 +21,15 @@
  * server's when none did). */
 typedef struct cf_kudu_servers {
     cf_kudu_args *a;
+    char **own; /* per server: a WAL dir copied out of --kudu-server, or NULL */
     size_t n;
 } cf_kudu_servers;
 
 /* As cf_kudu_args_option, into the current server. */
 int cf_kudu_servers_option(cf_cli *c, cf_kudu_servers *s, int opt, const char *arg);
+/* --kudu-server WAL_DIR[:DATA_DIR,...]: one whole server (its metadata in the WAL
+ * dir), the short form for a server whose flags are only those two. */
+int cf_kudu_servers_add(cf_cli *c, cf_kudu_servers *s, const char *spec);
 void cf_kudu_servers_free(cf_kudu_servers *s);
 
 typedef struct cf_kudu_convert_args {
