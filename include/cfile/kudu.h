@@ -420,8 +420,9 @@ CF_API void cf_kudu_scanner_free(cf_kudu_scanner *sc); /* NULL is a no-op */
  *   4. then the server given first.
  * A replica that cannot be judged (its superblock, consensus metadata or WAL does
  * not read) fails the search unless skip_damaged, so a damaged newer replica never
- * silently gives way to an older one. Tablets come in partition key order (the
- * superblock's partition_key_start, then the tablet id). */
+ * silently gives way to an older one; a tablet's only READY replica needs no
+ * judging and is taken (its problem kept). Tablets come in partition key order
+ * (the superblock's partition_key_start, then the tablet id). */
 
 typedef struct cf_kudu_replicas cf_kudu_replicas;
 

@@ -16,7 +16,9 @@
  *     term that the new leader overwrote;
  *   - then the server named first, so the choice is the same every run.
  * A replica that cannot be judged fails the search (or, asked, is passed over and
- * kept with its problem), so a damaged newer replica never gives way in silence.
+ * kept with its problem), so a damaged newer replica never gives way in silence;
+ * the only READY replica of a tablet needs no judging and is taken, its problem
+ * kept (the scan reports the damage it meets).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -346,6 +348,21 @@ static cf_status choose(cf_kudu_replicas *set, const cf_kudu_replicas_options *o
         size_t end = i, best = SIZE_MAX;
         while (end < set->nreps && strcmp(set->reps[end].pub.tablet_id, id) == 0)
             end++;
+        /* One READY replica leaves nothing to judge: a consensus metadata or WAL that
+         * does not read is the scan's to report (or not, with no_wal). */
+        size_t ready = 0, only = SIZE_MAX;
+        for (size_t k = i; k < end; k++)
+            if (set->reps[k].t != NULL && set->reps[k].pub.data_state != NULL &&
+                strcmp(set->reps[k].pub.data_state, READY) == 0) {
+                ready++;
+                only = k;
+            }
+        if (ready == 1 && set->reps[only].pub.problem != NULL) {
+            set->reps[only].pub.chosen = true;
+            set->chosen[set->ntablets++] = only;
+            i = end;
+            continue;
+        }
         for (size_t k = i; k < end; k++) {
             const rep *r = &set->reps[k];
             if (r->pub.problem != NULL && !o->skip_damaged)

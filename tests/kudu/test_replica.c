@@ -686,6 +686,23 @@ static void test_replica__damaged_replica(void **state)
     assert_string_equal(cf_json_get(&sum.root, "rows")->str, "1738");
     cf_json_doc_dispose(&sum);
     run_done(&x);
+    /* The only replica needs no judging: taken with its problem kept, and a scan
+     * without the WAL reads it (its consensus metadata gone, too). */
+    srv *only[] = {&b};
+    snprintf(p, sizeof p, "%s/consensus-meta/%s", b.wal, b.tablet);
+    assert_int_equal(unlink(p), 0);
+    CF_ASSERT_OK(find(&r, only, 1, "kudu_fsgen_table", NULL, false, fs, &e), &e);
+    assert_true(cf_kudu_replicas_chosen_at(r, 0)->chosen);
+    assert_non_null(cf_kudu_replicas_chosen_at(r, 0)->problem);
+    cf_kudu_replicas_free(r);
+    fs_free_all(fs, 1);
+    const char *nowal[] = {"--kudu-tablet", b.tablet, "--no-wal", NULL};
+    convert(&x, only, 1, nowal, out_path("w.parquet"));
+    EXPECT_RC(x, 0);
+    parse(&sum, x.out, x.out_len);
+    assert_string_equal(cf_json_get(&sum.root, "rows")->str, "1702"); /* flushed rows */
+    cf_json_doc_dispose(&sum);
+    run_done(&x);
     srv_dispose(&a);
     srv_dispose(&b);
 }
