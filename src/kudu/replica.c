@@ -243,7 +243,7 @@ static cf_status scan_server(cf_kudu_replicas *set, const cf_kudu_fs *fs, size_t
                 r->pub.partition_key_end = r->pke;
                 r->pub.partition_key_end_len = r->pke ? p->partition_key_end.len : 0;
             }
-            if (strcmp(r->pub.data_state, READY) == 0 && judge(r, fs, &oom) != CF_OK)
+            if (!oom && strcmp(r->pub.data_state, READY) == 0 && judge(r, fs, &oom) != CF_OK)
                 oom = true;
         }
         CF_CHECK(!oom, err, CF_ENOMEM, "out of memory for replicas");

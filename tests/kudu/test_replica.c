@@ -814,6 +814,42 @@ static void test_replica__table_across_servers(void **state)
     srv_dispose(&d);
 }
 
+typedef struct sweep_ctx {
+    cf_kudu_fs *fs[2];
+} sweep_ctx;
+
+static cf_status sweep_find(void *ctx, cf_error *err)
+{
+    sweep_ctx *x = ctx;
+    cf_kudu_replicas_options o;
+    cf_kudu_replicas_options_init(&o);
+    o.table_name = "kudu_fsgen_table";
+    cf_kudu_replicas *r = NULL;
+    cf_status st = cf_kudu_replicas_find(&r, (const cf_kudu_fs *const *)x->fs, 2, &o, err);
+    if (st == CF_OK && cf_kudu_replicas_chosen_at(r, 0)->server != 1)
+        st = CF_EINVAL; /* a wrong choice is no success */
+    cf_kudu_replicas_free(r);
+    return st;
+}
+
+/* Every allocation of the search failing in turn: CF_ENOMEM, nothing leaked, and
+ * never a choice made from a replica judged under a failed allocation. */
+static void test_replica__alloc_failures(void **state)
+{
+    (void)state;
+    if (!have_layouts())
+        skip();
+    srv a, b;
+    make_server(&a, "s0", "fbm-small-s4");
+    make_server(&b, "s1", "fbm-small-s4");
+    cut_last_segment(&a);
+    sweep_ctx x = {{srv_open(&a), srv_open(&b)}};
+    cf_test_alloc_sweep("replicas find", NULL, sweep_find, &x, 200000);
+    fs_free_all(x.fs, 2);
+    srv_dispose(&a);
+    srv_dispose(&b);
+}
+
 /* Usage errors exit 2. */
 static void test_replica__usage(void **state)
 {
@@ -858,6 +894,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_replica__not_ready_never_taken, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replica__damaged_replica, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replica__table_across_servers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replica__alloc_failures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replica__usage, setup, teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
