@@ -15,6 +15,19 @@
     for seg in w.segments: seg["file"], seg["header"], seg["footer"], seg["torn_tail"]
     for e in w.entries(): e["op_id"], e["type"], e.get("ops")
 
+A table across several stopped servers (each an Fs, a WAL dir, or a dict of
+open's arguments); replicas deduplicated by tablet id, the most recent taken
+(only TABLET_DATA_READY ones; the largest last op id in the WAL, then
+current_term, then the server given first):
+
+    t = cfile.kudu.open_table([{"wal_dir": "a/wal", "data_dirs": ["a/d0"]},
+                               {"wal_dir": "b/wal", "data_dirs": ["b/d0"]}], "metrics")
+    t.replicas                         # every replica found, "chosen" marked
+    t.tablets                          # Tablets of the chosen replicas, partition order
+    for row in t.scan(): ...           # every tablet's rows, tablet after tablet
+    pyarrow.table(t)                   # one Arrow stream over every tablet
+    cfile.kudu.export(servers, "out.parquet", name="metrics")  # as `cfile convert`
+
 Nothing here writes under the server's directories: every file is opened
 read-only (docs/KUDU-ON-DISK.md). Rows are dicts in the value forms of the
 package docs; a scan answers what Kudu would answer after a restart (DiskRowSets
