@@ -263,6 +263,17 @@ struct cf_kudu_scan_options;
 CF_API cf_status cf_arrow_stream_kudu_tablet(struct ArrowArrayStream *out, struct cf_kudu_tablet *t,
                                              const struct cf_kudu_scan_options *scan,
                                              const cf_arrow_options *opts, cf_error *err);
+/* Every tablet of a Kudu table across servers (kudu.h's cf_kudu_replicas_find), the
+ * chosen replicas one after another in partition key order, each scanned with
+ * `scan` (NULL: every column, the latest snapshot), as one stream. Each tablet's
+ * scanner is made when the stream reaches it, so `scan` and what it points to
+ * (cols, preds and their values), the replica set and its servers must outlive the
+ * stream. */
+struct cf_kudu_replicas;
+CF_API cf_status cf_arrow_stream_kudu_replicas(struct ArrowArrayStream *out,
+                                               const struct cf_kudu_replicas *r,
+                                               const struct cf_kudu_scan_options *scan,
+                                               const cf_arrow_options *opts, cf_error *err);
 #endif /* CF_HAVE_TABLES */
 
 #if CF_HAVE_HFILE

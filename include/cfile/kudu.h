@@ -402,6 +402,79 @@ CF_API cf_status cf_kudu_scanner_create(cf_kudu_scanner **out, const cf_kudu_tab
 CF_API cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error *err);
 CF_API void cf_kudu_scanner_free(cf_kudu_scanner *sc); /* NULL is a no-op */
 
+/* ---- a table across several servers: its tablets' replicas (replica.c) ------------------------
+ *
+ * A Kudu table's tablets are spread over tablet servers, each tablet held by several
+ * replicas (one per server). Given several stopped servers, find every replica of
+ * one table (or one tablet), and for each tablet take the replica Kudu would count
+ * as the most recent:
+ *   1. only a TABLET_DATA_READY replica is ever taken: TOMBSTONED and DELETED ones
+ *      hold no data, and a COPYING one is a tablet copy that did not finish, which
+ *      Kudu tombstones when the server starts (tserver/ts_tablet_manager.cc,
+ *      HandleNonReadyTabletOnStartup);
+ *   2. the largest last op id (term, then index) in its WAL: the order Raft ranks
+ *      logs by, a replica voting only for a candidate whose last logged op id is at
+ *      least its own (consensus/raft_consensus.cc, RequestVote), so the longest log
+ *      of the latest term holds every committed op;
+ *   3. then the larger current_term of its consensus metadata;
+ *   4. then the server given first.
+ * A replica that cannot be judged (its superblock, consensus metadata or WAL does
+ * not read) fails the search unless skip_damaged, so a damaged newer replica never
+ * silently gives way to an older one; a tablet's only READY replica needs no
+ * judging and is taken (its problem kept). Tablets come in partition key order
+ * (the superblock's partition_key_start, then the tablet id). */
+
+typedef struct cf_kudu_replicas cf_kudu_replicas;
+
+/* One replica found: a superblock of the table on one server. */
+typedef struct cf_kudu_replica {
+    const char *tablet_id;
+    size_t server; /* index into the servers given */
+    const char *table_id, *table_name;
+    const char *data_state;        /* "TABLET_DATA_READY", ...; NULL when unreadable */
+    int64_t current_term;          /* the consensus metadata's; -1 when unknown */
+    int64_t last_term, last_index; /* the WAL's last REPLICATE op id; 0.0 when none */
+    const uint8_t *partition_key_start, *partition_key_end;
+    size_t partition_key_start_len, partition_key_end_len;
+    bool chosen;         /* its tablet is read from this replica */
+    const char *problem; /* NULL, or why it cannot be judged (naming the file) */
+} cf_kudu_replica;
+
+#define CF_KUDU_REPLICAS_OPTIONS_VERSION 1
+
+typedef struct cf_kudu_replicas_options {
+    uint32_t version;       /* set by _init */
+    const char *table_name; /* the table by name, */
+    const char *table_id;   /* or by id (one at least, unless tablet_id is given) */
+    const char *tablet_id;  /* one tablet only; NULL = every tablet of the table */
+    bool skip_damaged;      /* pass over a replica that cannot be judged (kept with
+                             * its problem) instead of failing */
+} cf_kudu_replicas_options;
+
+CF_API void cf_kudu_replicas_options_init(cf_kudu_replicas_options *opts);
+/* Find the replicas on servers[0..nservers) (each fs must outlive the result) and
+ * choose one per tablet as above. Refusals: no replica matches (CF_ENOTFOUND); a
+ * name that several tables have (CF_EINVAL, naming their ids); a tablet with no
+ * replica to take (CF_ENOTFOUND, naming each replica's state); a superblock,
+ * consensus metadata or WAL that does not read (CF_ECORRUPT naming the file; with
+ * skip_damaged a superblock that does not read is passed over, its table unknown);
+ * chosen tablets whose schemas differ (CF_EINVAL naming two tablets and the first
+ * difference: names, types, nullability, key, arrays, precision, scale, length). */
+CF_API cf_status cf_kudu_replicas_find(cf_kudu_replicas **out, const cf_kudu_fs *const *servers,
+                                       size_t nservers, const cf_kudu_replicas_options *opts,
+                                       cf_error *err);
+CF_API void cf_kudu_replicas_free(cf_kudu_replicas *r); /* NULL is a no-op */
+/* Every replica found (chosen or not), by tablet in partition key order, then server. */
+CF_API size_t cf_kudu_replicas_count(const cf_kudu_replicas *r);
+CF_API const cf_kudu_replica *cf_kudu_replicas_at(const cf_kudu_replicas *r, size_t i);
+/* The tablets in partition key order: the chosen replica of each and its tablet,
+ * opened on its server (scan it with cf_kudu_scanner_create). */
+CF_API size_t cf_kudu_replicas_tablet_count(const cf_kudu_replicas *r);
+CF_API const cf_kudu_replica *cf_kudu_replicas_chosen_at(const cf_kudu_replicas *r, size_t i);
+CF_API const cf_kudu_tablet *cf_kudu_replicas_tablet_at(const cf_kudu_replicas *r, size_t i);
+/* The schema every chosen tablet has (the first tablet's). */
+CF_API const cf_schema *cf_kudu_replicas_schema(const cf_kudu_replicas *r);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,19 @@
     for seg in w.segments: seg["file"], seg["header"], seg["footer"], seg["torn_tail"]
     for e in w.entries(): e["op_id"], e["type"], e.get("ops")
 
+A table across several stopped servers (each an Fs, a WAL dir, or a dict of
+open's arguments); replicas deduplicated by tablet id, the most recent taken
+(only TABLET_DATA_READY ones; the largest last op id in the WAL, then
+current_term, then the server given first):
+
+    t = cfile.kudu.open_table([{"wal_dir": "a/wal", "data_dirs": ["a/d0"]},
+                               {"wal_dir": "b/wal", "data_dirs": ["b/d0"]}], "metrics")
+    t.replicas                         # every replica found, "chosen" marked
+    t.tablets                          # Tablets of the chosen replicas, partition order
+    for row in t.scan(): ...           # every tablet's rows, tablet after tablet
+    pyarrow.table(t)                   # one Arrow stream over every tablet
+    cfile.kudu.export(servers, "out.parquet", name="metrics")  # as `cfile convert`
+
 Nothing here writes under the server's directories: every file is opened
 read-only (docs/KUDU-ON-DISK.md). Rows are dicts in the value forms of the
 package docs; a scan answers what Kudu would answer after a restart (DiskRowSets
@@ -573,3 +586,282 @@ def open(wal_dir, data_dirs=None, metadata_dir=None, log_container_max_size=None
     --fs_data_dirs (a list; default: the WAL dir) and --fs_metadata_dir (default:
     the WAL dir)."""
     return Fs(wal_dir, data_dirs, metadata_dir, log_container_max_size)
+
+
+# ---- a table across several servers (kudu.h: cf_kudu_replicas_*) ---------------------------
+
+class CReplica(ctypes.Structure):
+    _fields_ = [
+        ("tablet_id", ctypes.c_char_p),
+        ("server", ctypes.c_size_t),
+        ("table_id", ctypes.c_char_p),
+        ("table_name", ctypes.c_char_p),
+        ("data_state", ctypes.c_char_p),
+        ("current_term", ctypes.c_int64),
+        ("last_term", ctypes.c_int64),
+        ("last_index", ctypes.c_int64),
+        ("partition_key_start", ctypes.c_void_p),
+        ("partition_key_end", ctypes.c_void_p),
+        ("partition_key_start_len", ctypes.c_size_t),
+        ("partition_key_end_len", ctypes.c_size_t),
+        ("chosen", ctypes.c_bool),
+        ("problem", ctypes.c_char_p),
+    ]
+
+
+class CReplicasOptions(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_uint32),
+        ("table_name", ctypes.c_char_p),
+        ("table_id", ctypes.c_char_p),
+        ("tablet_id", ctypes.c_char_p),
+        ("skip_damaged", ctypes.c_bool),
+    ]
+
+
+_lib.declare({
+    "cf_kudu_replicas_options_init": (None, [ctypes.POINTER(CReplicasOptions)]),
+    "cf_kudu_replicas_find": (ctypes.c_int, [_PP, ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t,
+                                             ctypes.POINTER(CReplicasOptions), _E]),
+    "cf_kudu_replicas_free": (None, [_P]),
+    "cf_kudu_replicas_count": (ctypes.c_size_t, [_P]),
+    "cf_kudu_replicas_at": (ctypes.POINTER(CReplica), [_P, ctypes.c_size_t]),
+    "cf_kudu_replicas_tablet_count": (ctypes.c_size_t, [_P]),
+    "cf_kudu_replicas_chosen_at": (ctypes.POINTER(CReplica), [_P, ctypes.c_size_t]),
+    "cf_kudu_replicas_tablet_at": (_P, [_P, ctypes.c_size_t]),
+    "cf_kudu_replicas_schema": (_P, [_P]),
+    "cf_arrow_stream_kudu_replicas": (ctypes.c_int, [_P, _P, ctypes.POINTER(CKuduScanOptions),
+                                                     _P, _E]),
+})
+
+
+def _bytes_at(p, n):
+    return ctypes.string_at(p, n) if p and n else b""
+
+
+class _ChosenTablet(Tablet):
+    """A tablet the replica set opened (borrowed: freed with the set)."""
+
+    def __init__(self, table, ptr):  # noqa: D107  (Tablet.__init__ opens; this borrows)
+        self._t = ptr
+        self.fs = table
+        self._schema = _table._Schema(_lib.lib().cf_kudu_tablet_schema(ptr))
+        self._opts = cv.ReadOptions()
+
+    def close(self):
+        self._t = None
+
+
+def _server(s):
+    """An Fs from an Fs, a WAL dir (a single root), or a dict of Fs's arguments."""
+    if isinstance(s, Fs):
+        return s, False
+    if isinstance(s, dict):
+        return Fs(**s), True
+    if isinstance(s, (tuple, list)):
+        return Fs(*s), True
+    return Fs(s), True
+
+
+class KuduTable(_lib.Closing, _arrow.StreamSource):
+    """Every tablet of one Kudu table (or one tablet) found on several stopped
+    servers, each read from the replica Kudu would count as the most recent
+    (include/cfile/kudu.h: only TABLET_DATA_READY replicas; then the largest last
+    op id in the WAL, term then index; then current_term; then the server given
+    first). cfile.kudu.open_table makes one."""
+
+    def __init__(self, servers, name=None, table_id=None, tablet_id=None, skip_damaged=False):
+        self._r = None
+        self._fs, self._owned = [], []
+        try:
+            for s in servers:
+                fs, owned = _server(s)
+                self._fs.append(fs)
+                if owned:
+                    self._owned.append(fs)
+            if not self._fs:
+                raise ValueError("open_table needs at least one server")
+            lib = _lib.lib()
+            o = CReplicasOptions()
+            lib.cf_kudu_replicas_options_init(ctypes.byref(o))
+            self._keep = [x.encode() if x is not None else None
+                          for x in (name, table_id, tablet_id)]
+            o.table_name, o.table_id, o.tablet_id = self._keep
+            o.skip_damaged = bool(skip_damaged)
+            arr = (ctypes.c_void_p * len(self._fs))(*[f._ptr() for f in self._fs])
+            out = ctypes.c_void_p()
+            err = _lib.CError()
+            _lib.check(lib.cf_kudu_replicas_find(ctypes.byref(out), arr, len(self._fs),
+                                                 ctypes.byref(o), ctypes.byref(err)), err)
+            self._r = out.value
+            self._schema = _table._Schema(lib.cf_kudu_replicas_schema(self._r))
+            self._tablets = [_ChosenTablet(self, lib.cf_kudu_replicas_tablet_at(self._r, i))
+                             for i in range(lib.cf_kudu_replicas_tablet_count(self._r))]
+        except BaseException:
+            self.close()
+            raise
+
+    def _ptr(self):
+        if not self._r:
+            raise ValueError("the table was closed")
+        return self._r
+
+    @staticmethod
+    def _replica(r):
+        return {
+            "tablet_id": _text(r.tablet_id), "server": r.server, "table_id": _text(r.table_id),
+            "table_name": _text(r.table_name), "data_state": _text(r.data_state),
+            "current_term": r.current_term, "last_op_id": (r.last_term, r.last_index),
+            "partition_key_start": _bytes_at(r.partition_key_start, r.partition_key_start_len),
+            "partition_key_end": _bytes_at(r.partition_key_end, r.partition_key_end_len),
+            "chosen": bool(r.chosen), "problem": _text(r.problem),
+        }
+
+    @property
+    def replicas(self):
+        """Every replica found (dicts; "chosen" marks the one each tablet is read
+        from, "server" indexes the servers given), by tablet then server."""
+        lib, p = _lib.lib(), self._ptr()
+        return [self._replica(lib.cf_kudu_replicas_at(p, i).contents)
+                for i in range(lib.cf_kudu_replicas_count(p))]
+
+    @property
+    def tablets(self):
+        """The tablets in partition key order, each a Tablet of its chosen replica."""
+        self._ptr()
+        return list(self._tablets)
+
+    @property
+    def schema(self):
+        return self._tablets[0].schema
+
+    @property
+    def columns(self):
+        return list(self._schema.names)
+
+    def scan(self, columns=None, where=None, as_of=None, wal=True, batch_rows=None):
+        """The rows of every tablet (dicts), tablet after tablet in partition key
+        order, each as Tablet.scan gives them."""
+        return TableScan(self, columns, where, as_of, wal, batch_rows)
+
+    def __iter__(self):
+        return iter(self.scan())
+
+    def to_pandas(self, **kw):
+        return self.scan(**kw).to_pandas()
+
+    def _arrow_stream(self, o, ptr):
+        return self.scan()._arrow_stream(o, ptr)
+
+    def export(self, path, as_of=None, wal=True, codec="snappy", row_group_rows=None):
+        """Write every tablet's rows into one Parquet file at path (created
+        atomically); returns the number of rows. Batches go from the scanner to
+        the Parquet writer without becoming Python values."""
+        from . import parquet as _pq
+        lib = _lib.lib()
+        cols = self._schema.columns
+        ccols = (_pq.CWriteColumn * len(cols))()
+        names = [c["name"].encode() for c in cols]
+        for i, c in enumerate(cols):
+            ccols[i] = _pq.CWriteColumn(names[i], c["type_id"], c["nullable"], c["is_array"],
+                                        c["precision"], c["scale"], False, False)
+        o = _pq.CWriterOptions()
+        lib.cf_parquet_writer_options_init(ctypes.byref(o))
+        if codec.lower() not in _pq._CODECS:
+            raise ValueError("codec must be one of %s" % ", ".join(_pq._CODECS))
+        o.codec = _pq._CODECS[codec.lower()]
+        if row_group_rows is not None:
+            o.row_group_rows = int(row_group_rows)
+        w = ctypes.c_void_p()
+        err = _lib.CError()
+        p = path.__fspath__() if hasattr(path, "__fspath__") else path
+        _lib.check(lib.cf_parquet_writer_create_file(ctypes.byref(w), p.encode(), ccols,
+                                                     len(cols), ctypes.byref(o),
+                                                     ctypes.byref(err)), err)
+        n = 0
+        try:
+            for t in self._tablets:
+                spec = _KuduScanSpec(t, None, None, as_of, wal, None)
+                sc = ctypes.c_void_p()
+                _lib.check(lib.cf_kudu_scanner_create(ctypes.byref(sc), t._ptr(),
+                                                      ctypes.byref(spec.o), ctypes.byref(err)),
+                           err)
+                try:
+                    b = _table.CRowBatch()
+                    while True:
+                        _lib.check(lib.cf_kudu_scanner_next(sc, ctypes.byref(b),
+                                                            ctypes.byref(err)), err)
+                        if b.count == 0:
+                            break
+                        _lib.check(lib.cf_parquet_writer_append(w, ctypes.cast(b.cols, _P),
+                                                                b.count, ctypes.byref(err)), err)
+                        n += b.count
+                finally:
+                    lib.cf_kudu_scanner_free(sc)
+            _lib.check(lib.cf_parquet_writer_finish(w, ctypes.byref(err)), err)
+        finally:
+            lib.cf_parquet_writer_free(w)
+        return n
+
+    def close(self):
+        if getattr(self, "_r", None):
+            r, self._r = self._r, None
+            for t in self._tablets:
+                t.close()
+            _lib.lib().cf_kudu_replicas_free(r)
+        for fs in getattr(self, "_owned", []):
+            fs.close()
+        self._owned = []
+
+    def __repr__(self):
+        if not self._r:
+            return "<cfile.kudu.KuduTable closed>"
+        return "<cfile.kudu.KuduTable %d tablets>" % len(self._tablets)
+
+
+class TableScan(_table.RowScan):
+    """A scan of every tablet of a KuduTable, tablet after tablet in partition key
+    order, a cfile.table.RowScan: iterating yields dicts, batches() lists of them,
+    to_pandas() a DataFrame; an Arrow stream source (the tablets as one stream)."""
+
+    def __init__(self, table, columns, where, as_of, wal, batch_rows):
+        self._table = table
+        self._args = (columns, where, as_of, wal, batch_rows)
+        self._spec = _KuduScanSpec(table.tablets[0], *self._args)
+        self._opts = table.tablets[0]._opts
+
+    def batches(self):
+        for t in self._table.tablets:
+            yield from TabletScan(t, *self._args).batches()
+
+    def _arrow_stream(self, o, ptr):
+        # The stream keeps the table (its replica set and servers) and the scan
+        # options alive until released: tablets past the first are scanned later.
+        table, spec = self._table, self._spec
+        err = _lib.CError()
+        _lib.check(_lib.lib().cf_arrow_stream_kudu_replicas(ptr, table._ptr(),
+                                                            ctypes.byref(spec.o),
+                                                            ctypes.byref(o), ctypes.byref(err)),
+                   err)
+        keep = [table, spec]
+        return keep.clear
+
+
+def open_table(servers, name=None, table_id=None, tablet_id=None, skip_damaged=False):
+    """A table (by name or table_id) or one tablet (tablet_id) across several
+    stopped servers: each server an Fs, a WAL dir (a single root), or a dict of
+    cfile.kudu.open's arguments ({"wal_dir": ..., "data_dirs": [...]}).
+    Replicas are deduplicated by tablet id, the most recent taken (see KuduTable);
+    a name several tables have, tablets whose schemas differ and a tablet without
+    a READY replica raise CFileError."""
+    return KuduTable(servers, name, table_id, tablet_id, skip_damaged)
+
+
+def export(servers, path, name=None, table_id=None, tablet_id=None, as_of=None, wal=True,
+           skip_damaged=False, codec="snappy"):
+    """Every tablet of a table across several servers (open_table's arguments)
+    into one Parquet file at path, as `cfile convert --kudu-table` does. Returns
+    {"rows", "tablets", "replicas"}."""
+    with open_table(servers, name, table_id, tablet_id, skip_damaged) as t:
+        rows = t.export(path, as_of=as_of, wal=wal, codec=codec)
+        return {"rows": rows, "tablets": len(t.tablets), "replicas": t.replicas}

@@ -156,5 +156,141 @@ class KuduTest(unittest.TestCase):
             break
 
 
+DUCKDB = os.environ.get("CF_DUCKDB_LIB")
+
+
+def duck_query(sql):
+    """Rows of int64 values of one query in a fresh in-memory DuckDB (libduckdb from
+    npm through ctypes, as test_interop.py drives it)."""
+    import ctypes
+    import test_interop as ti
+    d = ctypes.CDLL(DUCKDB)
+    P, PP, R = ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ti._DuckResult)
+    for name, res, args in [
+            ("duckdb_open", ctypes.c_int, [ctypes.c_char_p, PP]),
+            ("duckdb_connect", ctypes.c_int, [P, PP]),
+            ("duckdb_disconnect", None, [PP]), ("duckdb_close", None, [PP]),
+            ("duckdb_query", ctypes.c_int, [P, ctypes.c_char_p, R]),
+            ("duckdb_result_error", ctypes.c_char_p, [R]),
+            ("duckdb_destroy_result", None, [R]),
+            ("duckdb_value_int64", ctypes.c_int64, [R, ctypes.c_uint64, ctypes.c_uint64]),
+            ("duckdb_row_count", ctypes.c_uint64, [R]),
+            ("duckdb_column_count", ctypes.c_uint64, [R])]:
+        getattr(d, name).restype = res
+        getattr(d, name).argtypes = args
+    db, conn = ctypes.c_void_p(), ctypes.c_void_p()
+    assert d.duckdb_open(None, ctypes.byref(db)) == 0
+    assert d.duckdb_connect(db, ctypes.byref(conn)) == 0
+    try:
+        r = ti._DuckResult()
+        if d.duckdb_query(conn, sql.encode(), ctypes.byref(r)) != 0:
+            msg = d.duckdb_result_error(ctypes.byref(r))
+            d.duckdb_destroy_result(ctypes.byref(r))
+            raise RuntimeError(msg.decode() if msg else sql)
+        n = d.duckdb_column_count(ctypes.byref(r))
+        out = [[d.duckdb_value_int64(ctypes.byref(r), c, i) for c in range(n)]
+               for i in range(d.duckdb_row_count(ctypes.byref(r)))]
+        d.duckdb_destroy_result(ctypes.byref(r))
+        return out
+    finally:
+        d.duckdb_disconnect(ctypes.byref(conn))
+        d.duckdb_close(ctypes.byref(db))
+
+
+class KuduTableTest(unittest.TestCase):
+    """cfile.kudu.open_table / export: a table's replicas across several servers
+    (copies of the layouts in a temporary directory), deduplicated by tablet id,
+    the most recent taken, as `cfile convert --kudu-table` (tests/kudu/test_replica.c
+    builds the multi-tablet and damaged cases with the library's writers)."""
+
+    def setUp(self):
+        import tempfile
+        self.tmp = tempfile.mkdtemp(prefix="cf-kudu-table-")
+
+    def tearDown(self):
+        import shutil
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def server(self, name, layout):
+        """A copy of layout's fs/ as server `name`: open_table's dict for it."""
+        import shutil
+        root = os.path.join(self.tmp, name)
+        shutil.copytree(os.path.join(LAYOUTS, layout, "fs"), root, symlinks=True)
+        fsj = load(os.path.join(LAYOUTS, layout, "expected", "fs.json"))
+        strip = lambda d: os.path.join(root, d[len("fs/"):])  # noqa: E731
+        return {"wal_dir": strip(fsj["wal_root"]),
+                "data_dirs": [strip(d) for d in fsj["data_roots"]]}, fsj
+
+    def test_newer_replica_taken(self):
+        if not os.path.isdir(os.path.join(LAYOUTS, "lbm-basic-s1")):
+            self.skipTest("no layouts")
+        a, fsj = self.server("s0", "lbm-basic-s1")
+        b, _ = self.server("s1", "lbm-basic-s1")
+        # s0's replica is older: its WAL's last segment is gone.
+        os.unlink(os.path.join(a["wal_dir"], "wals", fsj["tablet_id"], "wal-000000006"))
+        before = snapshot(self.tmp)
+        want = load(os.path.join(LAYOUTS, "lbm-basic-s1", "expected", "tablet_latest.json"))
+        for servers, chosen in (([a, b], 1), ([b, a], 0)):
+            with cfile.kudu.open_table(servers, "kudu_fsgen_table") as t:
+                reps = t.replicas
+                self.assertEqual(len(reps), 2)
+                self.assertEqual([r["server"] for r in reps if r["chosen"]], [chosen])
+                self.assertEqual(len(t.tablets), 1)
+                self.assertEqual(t.tablets[0].id, fsj["tablet_id"])
+                other = [r for r in reps if not r["chosen"]][0]
+                self.assertLess(other["last_op_id"], reps[chosen]["last_op_id"])
+                rows = t.scan().to_list()
+                self.assertEqual(len(rows), want["num_rows"])
+                for g, w in zip(rows, want["rows"]):
+                    self.assertEqual(g["id"], w["id"])
+                    self.assertEqual(norm(g["c_flt"]), norm(w["c_flt"]))
+                    self.assertEqual(norm(g["c_bin"]), w["c_bin"])
+            # The Arrow stream of the table: the same rows.
+            with cfile.kudu.open_table([a, b], "kudu_fsgen_table") as t:
+                fmts, cols = consume(t.scan(columns=["id", "c_i32"]).__arrow_c_stream__())
+                self.assertEqual(cols["id"], [r["id"] for r in want["rows"]])
+                self.assertEqual(cols["c_i32"], [r["c_i32"] for r in want["rows"]])
+        # export: one Parquet file, read back.
+        out = os.path.join(self.tmp, "out.parquet")
+        summary = cfile.kudu.export([a, b], out, name="kudu_fsgen_table")
+        self.assertEqual(summary["rows"], want["num_rows"])
+        self.assertEqual(summary["tablets"], 1)
+        with cfile.parquet.open(out) as pq:
+            got = list(pq.rows(columns=["id", "c_str"]))
+        self.assertEqual([r["id"] for r in got], [r["id"] for r in want["rows"]])
+        self.assertEqual([r["c_str"] for r in got], [r["c_str"] for r in want["rows"]])
+        if DUCKDB and os.path.exists(DUCKDB):
+            # DuckDB reads the same file: row count and sums of an integer column.
+            got = duck_query("SELECT count(*), sum(id), count(c_i32), sum(c_i8) FROM "
+                             "read_parquet('%s')" % out)
+            rows = want["rows"]
+            self.assertEqual(got, [[len(rows), sum(r["id"] for r in rows),
+                                    sum(1 for r in rows if r["c_i32"] is not None),
+                                    sum(r["c_i8"] for r in rows)]])
+        os.unlink(out)
+        self.assertEqual(snapshot(self.tmp), before)
+
+    def test_refusals(self):
+        if not os.path.isdir(os.path.join(LAYOUTS, "lbm-onedir-s3")):
+            self.skipTest("no layouts")
+        a, fa = self.server("s0", "lbm-basic-s1")
+        b, fb = self.server("s1", "lbm-onedir-s3")
+        # Two tables named kudu_fsgen_table: refused; each by its id.
+        with self.assertRaises(cfile.CFileError) as cm:
+            cfile.kudu.open_table([a, b], "kudu_fsgen_table")
+        self.assertIn("several tables", str(cm.exception))
+        fs = cfile.kudu.open(b["wal_dir"], data_dirs=b["data_dirs"])
+        with fs, fs.tablet(fb["tablet_id"]) as t1:
+            tid = t1.table_id
+        with cfile.kudu.open_table([a, b], table_id=tid) as t:
+            self.assertEqual([x.id for x in t.tablets], [fb["tablet_id"]])
+            self.assertEqual(sum(1 for _ in t), 5572)
+        with cfile.kudu.open_table([a, b], tablet_id=fa["tablet_id"]) as t:
+            self.assertEqual(len(t.tablets), 1)
+        with self.assertRaises(cfile.CFileError) as cm:
+            cfile.kudu.open_table([a, b], "no_such_table")
+        self.assertEqual(cm.exception.status, cfile.ENOTFOUND)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,5 +1,7 @@
 /* Record-batch streams over row scans (rowset.h's cf_row_batch): a table scan
- * (cf_arrow_stream_table) and a Kudu tablet scan (cf_arrow_stream_kudu_tablet).
+ * (cf_arrow_stream_table), a Kudu tablet scan (cf_arrow_stream_kudu_tablet) and
+ * the tablets of a Kudu table across servers, one after another
+ * (cf_arrow_stream_kudu_replicas).
  * A scanner's batches (matching rows only, so often fewer than asked for) are
  * gathered until a record batch holds batch_rows rows or the scan ends. */
 #include "record.h"
@@ -153,4 +155,65 @@ cf_status cf_arrow_stream_kudu_tablet(struct ArrowArrayStream *out, struct cf_ku
     CF_TRY(cf_kudu_scanner_create(&sc, t, scan, err));
     return stream_rows(out, sc, kudu_next, kudu_scanner_free, schema, scan ? scan->cols : NULL,
                        ncols, opts, err);
+}
+
+/* The chosen tablets of a replica set, each scanned when the stream reaches it. */
+typedef struct kudu_chain {
+    const cf_kudu_replicas *r;
+    size_t next;
+    cf_kudu_scanner *sc;
+    const cf_kudu_scan_options *scan;
+} kudu_chain;
+
+static cf_status chain_next(void *ctx, cf_row_batch *out, cf_error *err)
+{
+    kudu_chain *k = ctx;
+    for (;;) {
+        if (k->sc == NULL) {
+            if (k->next == cf_kudu_replicas_tablet_count(k->r)) {
+                memset(out, 0, sizeof *out);
+                return CF_OK;
+            }
+            CF_TRY(cf_kudu_scanner_create(&k->sc, cf_kudu_replicas_tablet_at(k->r, k->next++),
+                                          k->scan, err));
+        }
+        CF_TRY(cf_kudu_scanner_next(k->sc, out, err));
+        if (out->count > 0)
+            return CF_OK;
+        cf_kudu_scanner_free(k->sc);
+        k->sc = NULL;
+    }
+}
+
+static void chain_free(void *ctx)
+{
+    kudu_chain *k = ctx;
+    if (k != NULL)
+        cf_kudu_scanner_free(k->sc);
+    cf_free(k);
+}
+
+cf_status cf_arrow_stream_kudu_replicas(struct ArrowArrayStream *out,
+                                        const struct cf_kudu_replicas *r,
+                                        const struct cf_kudu_scan_options *scan,
+                                        const cf_arrow_options *opts, cf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const cf_schema *schema = cf_kudu_replicas_schema(r);
+    CF_CHECK(schema != NULL, err, CF_EINVAL, "arrow: a replica set without tablets");
+    size_t ncols = scan && scan->cols ? scan->ncols : cf_schema_column_count(schema);
+    CF_CHECK(ncols >= 1, err, CF_EINVAL, "arrow: a table stream needs at least one column");
+    kudu_chain *k = cf_calloc(1, sizeof *k);
+    CF_CHECK(k != NULL, err, CF_ENOMEM, "out of memory for an arrow stream");
+    k->r = r;
+    k->scan = scan;
+    /* The first tablet's scanner now, so a bad projection or predicate fails here. */
+    cf_status st = cf_kudu_scanner_create(&k->sc, cf_kudu_replicas_tablet_at(r, 0), scan, err);
+    if (st != CF_OK) {
+        cf_free(k);
+        return st;
+    }
+    k->next = 1;
+    return stream_rows(out, k, chain_next, chain_free, schema, scan ? scan->cols : NULL, ncols,
+                       opts, err);
 }

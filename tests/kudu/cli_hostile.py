@@ -380,6 +380,10 @@ def all_commands(L, out_dir):
     # an export writes only where it is told (OUT, outside the server's directories)
     cmds.append(("convert --kudu-tablet", ["convert", "--kudu-tablet", T] + FS +
                  [os.path.join(out_dir, L.name + ".parquet")]))
+    # the whole table (by its id), through the replica search (superblocks, consensus
+    # metadata and WALs of every tablet read to judge them)
+    cmds.append(("convert --kudu-table", ["convert", "--kudu-table", L.fsj["table_id"]] + FS +
+                 [os.path.join(out_dir, L.name + ".table.parquet")]))
     return cmds
 
 

@@ -182,8 +182,9 @@ cfile("convert", "--quiet", "--name", "v",
 t5 = os.path.join(WORK, "t5")
 p = cfile("convert", "--quiet", "--to", "table", "--key", "v", dup, t5, rc=1)
 checked += 1
+# (its LOCK included: cf_cli_table_load's undo used to leave it, and so the directory)
 left = sorted(os.listdir(t5)) if os.path.exists(t5) else []
-if b"duplicate key" not in p.stderr or left not in ([], ["LOCK"]):
+if b"duplicate key" not in p.stderr or left != []:
     fail("duplicate keys in the file: %r, left %r" % (p.stderr[:200], left))
 # ... and the directory takes a good load afterwards (no half-made table in the way).
 cfile("convert", "--quiet", "--to", "table", "--key", "id,k2", tpq, t5)
@@ -195,8 +196,9 @@ if scan(t5) != want_scan:
 cfile("convert", "--quiet", "--to", "table", "--key", "i8,id", tpq, os.path.join(WORK, "tn"), rc=1)
 p = cfile("convert", "--to", "table", "--key", "i32", tpq, os.path.join(WORK, "tn"), rc=1)
 checked += 1
+tn = os.path.join(WORK, "tn")
 if b"row 1, column 'i32': NULL in a key column" not in p.stderr or \
-        sorted(os.listdir(os.path.join(WORK, "tn"))) not in ([], ["LOCK"]):
+        (os.path.exists(tn) and os.listdir(tn) != []):
     fail("NULL in a key: %r" % p.stderr[:200])
 cfile("convert", "--quiet", "--to", "table", "--key", "u64,id", "--column", "id,u64,s", tpq,
       os.path.join(WORK, "tn2"), rc=1)

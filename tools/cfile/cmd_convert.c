@@ -15,8 +15,8 @@
 #include "cli.h"
 #include "convert.h"
 #include "csv.h"
+#include "convert_kudu.h"
 #include "json.h"
-#include "table_args.h"
 #include "kudu_args.h"
 #include "pq_kudu.h"
 #include "pq_write_args.h"
@@ -24,9 +24,10 @@
 const char cf_cmd_convert_usage[] =
     "usage: cfile convert [options] IN... OUT.parquet\n"
     "       cfile convert [options] --kudu-tablet ID --fs-wal-dir DIR [--fs-data-dirs A,B]\n"
-    "                     OUT.parquet | --to table DIR\n"
-    "       cfile convert [options] --kudu-table NAME --kudu-server WAL[:DATA,...]...\n"
-    "                     OUT.parquet\n"
+    "                     [--fs-wal-dir DIR2 ...] OUT.parquet | --to table DIR\n"
+    "       cfile convert [options] --kudu-table NAME | --kudu-table-id ID\n"
+    "                     --fs-wal-dir DIR [...] [--fs-wal-dir DIR2 ...] OUT.parquet | --to table "
+    "DIR\n"
     "       cfile convert [--column C] IN.parquet OUT.cfile\n"
     "       cfile convert --to cfiles [--column C,...] IN.parquet DIR\n"
     "       cfile convert --to table --key K[,K...] [--column C,...] IN.parquet DIR\n"
@@ -50,17 +51,34 @@ const char cf_cmd_convert_usage[] =
     "directories, never written, as `cfile kudu tablet scan` reads it: its DiskRowSets\n"
     "plus the WAL's row operations not yet flushed (replayed in memory as Kudu's\n"
     "bootstrap would), or the DiskRowSets alone with --no-wal.\n"
-    "  --kudu-tablet ID        the tablet to export (--to table DIR: into a new cfile\n"
-    "                          table with its schema and key, in one commit)\n"
+    "  --kudu-tablet ID        the tablet to export\n"
+    "  --kudu-table NAME       every tablet of the table NAME (or, when no table has that\n"
+    "                          name, the table with that id; --kudu-table-id ID: by id)\n"
     "  --no-wal                the DiskRowSets alone\n"
-    "  --kudu-table NAME       every tablet of the table (its name or id) found on the\n"
-    "                          servers, each once: of several replicas the one whose WAL\n"
-    "                          reaches the highest op index; tombstoned ones left out;\n"
-    "                          tablets in id order into one OUT.parquet\n"
-    "  --kudu-server WAL[:DATA,...]  one server's WAL root and data roots (repeat per\n"
-    "                          server; or the --fs-* options for a single server)\n"
     "  --fs-wal-dir DIR, --fs-metadata-dir DIR, --fs-data-dirs A[,B...]\n"
-    "                          the server's directories, as Kudu's flags name them\n"
+    "                          a server's directories, as Kudu's flags name them\n"
+    "  --kudu-server WAL[:DATA,...]  one whole server: its WAL root (also its metadata\n"
+    "                          root) and data roots, the short form of its --fs-* flags\n"
+    "  --skip-damaged-replicas pass over (with a warning) a replica whose superblock,\n"
+    "                          consensus metadata or WAL does not read, instead of failing\n"
+    "\n"
+    "Several servers: give each server's flags as its own Kudu flags name them (copy\n"
+    "them from its gflagfile); every --fs-wal-dir after the first starts the next\n"
+    "server, and --fs-metadata-dir and --fs-data-dirs belong to the server whose\n"
+    "--fs-wal-dir came last before them. Kudu's own flag names need no separator a\n"
+    "path could contain. Every replica of the tablet (or of each tablet of the table)\n"
+    "on those servers is found, and per tablet the most recent is read, as Kudu ranks\n"
+    "replicas: only a TABLET_DATA_READY one (TOMBSTONED and DELETED replicas hold no\n"
+    "data; a COPYING one is an unfinished copy Kudu tombstones at startup), then the\n"
+    "largest last op id (term, index) in its WAL (Raft's rule for the most up-to-date\n"
+    "log), then the larger current_term of its consensus metadata, then the server\n"
+    "given first. Tablets are written one after another in partition key order\n"
+    "(partition_key_start). Tablets whose schemas differ, a name several tables\n"
+    "have, and a tablet without a replica to take are refused (exit 1, naming them).\n"
+    "Unless --quiet or --json, each tablet's chosen server (1 = the first given) is\n"
+    "said on stderr. --to table DIR loads the rows into a new table (its schema\n"
+    "and key the tablets'; --ts and --lock-timeout as below; a table already at DIR\n"
+    "is refused) in one commit: all rows or none.\n"
     "  --name NAME             column name for a single CFile IN\n" PQ_OPTIONS_HELP "\n"
     "From Parquet: the top-level columns of IN (or those --column names), a row group\n"
     "at a time. OUT.cfile takes one column (replaced atomically). --to cfiles writes\n"
@@ -101,12 +119,23 @@ const char cf_cmd_convert_usage[] =
     "\"is_array\", \"nullable\", \"encoding\", \"compression\", \"bytes\"}]) and \"bytes\"\n"
     "(their total); --to table adds \"table\", \"columns\" ([{\"column\", \"type\",\n"
     "\"is_array\", \"nullable\"}]), \"key\" (the table's key columns) and \"rowsets\"\n"
-    "(the table's rowsets after the load).\n";
+    "(the table's rowsets after the load). From Kudu (\"from\": \"kudu\", \"inputs\":\n"
+    "[the tablet id or table]) the summary ends with \"servers\" ([{\"uuid\",\n"
+    "\"wal_dir\"}]), \"tablets\" and \"replicas\" ([{\"tablet_id\", \"server\" (its index),\n"
+    "\"table_id\", \"data_state\", \"partition_key_start\", \"partition_key_end\" (hex),\n"
+    "\"current_term\", \"last_op_id\" (\"term.index\"), \"chosen\", \"problem\"}]).\n";
 
 /* ---- cfile convert ---------------------------------------------------------------------- */
 
 /* The Kudu tablet IN's own options (beyond enum's in pq_write_args.h). */
-enum { O_KUDU_TABLET = 1100, O_NO_WAL, O_KUDU_TABLE, O_KUDU_SERVER };
+enum {
+    O_KUDU_TABLET = 1100,
+    O_KUDU_TABLE,
+    O_KUDU_TABLE_ID,
+    O_KUDU_SERVER,
+    O_NO_WAL,
+    O_SKIP_DAMAGED
+};
 
 /* Shift a bitmap by `from` bits into dst (n bits). */
 static void bits_from(uint8_t *dst, const uint8_t *src, size_t from, size_t n)
@@ -238,7 +267,7 @@ static int convert_cfiles(cf_cli *c, char **paths, size_t n, const char *name, c
         cf_cli_progress_cb(&p, done);
     }
     cf_cli_progress_end(&p);
-    cf_pq_source src = {"convert", "cfiles", paths, n, false, 0, cols, n};
+    cf_pq_source src = {"convert", "cfiles", paths, n, false, 0, cols, n, NULL, NULL};
     rc = cf_pq_finish_writer(c, out, w, a, &src, t0);
 out:
     cf_parquet_writer_free(w);
@@ -254,14 +283,12 @@ out:
     return rc;
 }
 
-/* Rows from a scanner (a table's or a Kudu tablet's: `next`, batches of every
+/* Rows from a scanner (a table's or Kudu tablets': `next`, batches of every
  * column of s in schema order) into OUT.parquet. `from` and `in` name the source in
  * the summary; has_ts/ts: the snapshot it was read at, for the summary. */
-typedef cf_status (*rows_next_fn)(void *ctx, cf_row_batch *b, cf_error *err);
-
-static int convert_rows(cf_cli *c, const cf_schema *s, rows_next_fn next, void *ctx,
+int cf_cli_convert_rows(cf_cli *c, const cf_schema *s, cf_cli_rows_next_fn next, void *ctx,
                         const char *from, const char *in, bool has_ts, uint64_t ts, const char *out,
-                        cf_pq_args *a)
+                        cf_pq_args *a, void (*extra)(void *ctx, cf_jw *j), void *extra_ctx)
 {
     cf_error e;
     cf_parquet_writer *w = NULL;
@@ -298,7 +325,7 @@ static int convert_rows(cf_cli *c, const cf_schema *s, rows_next_fn next, void *
     }
     cf_cli_progress_end(&p);
     char *inputs[] = {(char *)in};
-    cf_pq_source src = {"convert", from, inputs, 1, has_ts, ts, cols, n};
+    cf_pq_source src = {"convert", from, inputs, 1, has_ts, ts, cols, n, extra, extra_ctx};
     rc = cf_pq_finish_writer(c, out, w, a, &src, t0);
 out:
     cf_parquet_writer_free(w);
@@ -331,354 +358,10 @@ static int convert_table(cf_cli *c, const char *dir, bool has_ts, uint64_t ts, c
     if ((st = cf_table_scanner_create(&sc, t, &so, &e)) != CF_OK)
         rc = cf_cli_lib_fail(c, dir, st, &e);
     else
-        rc = convert_rows(c, cf_table_schema(t), table_next, sc, "table", dir, has_ts, ts, out, a);
+        rc = cf_cli_convert_rows(c, cf_table_schema(t), table_next, sc, "table", dir, has_ts, ts,
+                                 out, a, NULL, NULL);
     cf_table_scanner_free(sc);
     cf_table_free(t);
-    return rc;
-}
-
-static cf_status kudu_next(void *ctx, cf_row_batch *b, cf_error *err)
-{
-    return cf_kudu_scanner_next(ctx, b, err);
-}
-
-/* A Kudu tablet on a stopped server's disks (kudu.h), as `cfile kudu tablet scan`
- * reads it: DiskRowSets plus the WAL's ops not yet flushed (unless no_wal), at
- * hybrid time ts (ops with timestamps < ts) or the latest. */
-static int convert_kudu(cf_cli *c, const cf_kudu_args *ka, const char *tablet, bool no_wal,
-                        bool has_ts, uint64_t ts, const char *out, cf_pq_args *a)
-{
-    cf_kudu_fs *fs = NULL;
-    cf_kudu_tablet *t = NULL;
-    cf_kudu_scanner *sc = NULL;
-    cf_error e;
-    cf_status st;
-    int rc = cf_kudu_args_open(c, ka, &fs);
-    if (rc != 0)
-        return rc;
-    if ((st = cf_kudu_tablet_open(&t, fs, tablet, &e)) != CF_OK) {
-        rc = cf_cli_lib_fail(c, tablet, st, &e);
-        goto out;
-    }
-    cf_kudu_scan_options o;
-    cf_kudu_scan_options_init(&o);
-    o.no_wal = no_wal;
-    if (has_ts)
-        o.as_of = ts;
-    if ((st = cf_kudu_scanner_create(&sc, t, &o, &e)) != CF_OK) {
-        rc = cf_cli_lib_fail(c, tablet, st, &e);
-        goto out;
-    }
-    rc = convert_rows(c, cf_kudu_tablet_schema(t), kudu_next, sc, "kudu", tablet, has_ts, ts, out,
-                      a);
-out:
-    cf_kudu_scanner_free(sc);
-    cf_kudu_tablet_free(t);
-    cf_kudu_fs_free(fs);
-    return rc;
-}
-
-/* A Kudu tablet into a new cfile table at `dir` (made, or an empty directory):
- * its schema, every row of the scan in one load commit (all or nothing), under
- * the table's lock (lock_ms). */
-static int convert_kudu_table(cf_cli *c, const cf_kudu_args *ka, const char *tablet, bool no_wal,
-                              bool has_ts, uint64_t ts, const char *dir, uint32_t lock_ms,
-                              bool quiet, bool json)
-{
-    cf_kudu_fs *fs = NULL;
-    cf_kudu_tablet *t = NULL;
-    cf_kudu_scanner *sc = NULL;
-    cf_table *tb = NULL;
-    cf_table_loader *ld = NULL;
-    cf_colvec *cv = NULL;
-    cf_error e;
-    cf_status st;
-    uint64_t rows = 0;
-    double t0 = cf_cli_now_s();
-    int rc = cf_kudu_args_open(c, ka, &fs);
-    if (rc != 0)
-        return rc;
-    if ((st = cf_kudu_tablet_open(&t, fs, tablet, &e)) != CF_OK) {
-        rc = cf_cli_lib_fail(c, tablet, st, &e);
-        goto out;
-    }
-    const cf_schema *s = cf_kudu_tablet_schema(t);
-    size_t nc = cf_schema_column_count(s);
-    cf_kudu_scan_options o;
-    cf_kudu_scan_options_init(&o);
-    o.no_wal = no_wal;
-    if (has_ts)
-        o.as_of = ts;
-    if ((st = cf_kudu_scanner_create(&sc, t, &o, &e)) != CF_OK) {
-        rc = cf_cli_lib_fail(c, tablet, st, &e);
-        goto out;
-    }
-    cf_table_options to;
-    cf_table_options_init(&to);
-    to.lock_timeout_ms = lock_ms;
-    if ((st = cf_rowset_create_empty(dir, s, &e)) != CF_OK ||
-        (st = cf_table_open(&tb, dir, &to, &e)) != CF_OK ||
-        (st = cf_table_loader_create(&ld, tb, NULL, &e)) != CF_OK) {
-        rc = cf_cli_lib_fail(c, dir, st, &e);
-        goto out;
-    }
-    cv = calloc(nc + 1, sizeof(*cv));
-    if (cv == NULL) {
-        rc = cf_cli_fail(c, "out of memory");
-        goto out;
-    }
-    for (;;) {
-        cf_row_batch b;
-        if ((st = cf_kudu_scanner_next(sc, &b, &e)) != CF_OK) {
-            rc = cf_cli_lib_fail(c, tablet, st, &e);
-            goto out;
-        }
-        if (b.count == 0)
-            break;
-        for (size_t j = 0; j < nc; j++) {
-            cv[j].values = b.cols[j].values;
-            cv[j].nonnull = b.cols[j].nonnull;
-        }
-        if ((st = cf_table_loader_append(ld, cv, b.count, &e)) != CF_OK) {
-            rc = cf_cli_lib_fail(c, dir, st, &e);
-            goto out;
-        }
-        rows += b.count;
-    }
-    if ((st = cf_table_loader_commit(ld, &e)) != CF_OK) {
-        rc = cf_cli_lib_fail(c, dir, st, &e);
-        goto out;
-    }
-    if (json) {
-        cf_jw j;
-        cf_jw_init(&j, c->out);
-        cf_jw_obj_begin(&j);
-        cf_jw_key(&j, "op");
-        cf_jw_cstr(&j, "convert");
-        cf_jw_key(&j, "from");
-        cf_jw_cstr(&j, "kudu");
-        cf_jw_key(&j, "inputs");
-        cf_jw_arr_begin(&j);
-        cf_jw_cstr(&j, tablet);
-        cf_jw_arr_end(&j);
-        if (has_ts) {
-            cf_jw_key(&j, "as_of");
-            cf_jw_uint(&j, ts);
-        }
-        cf_jw_key(&j, "to");
-        cf_jw_cstr(&j, "table");
-        cf_jw_key(&j, "rows");
-        cf_jw_uint(&j, rows);
-        cf_jw_key(&j, "table");
-        cf_jw_cstr(&j, dir);
-        cf_jw_key(&j, "key");
-        cf_jw_arr_begin(&j);
-        for (size_t i = 0; i < cf_schema_key_count(s); i++)
-            cf_jw_cstr(&j, cf_schema_column_at(s, i)->name);
-        cf_jw_arr_end(&j);
-        cf_jw_key(&j, "rowsets");
-        cf_jw_uint(&j, cf_table_rowset_count(tb));
-        cf_jw_obj_end(&j);
-        cf_jw_newline(&j);
-    } else if (!quiet) {
-        fprintf(c->out, "wrote %" PRIu64 " rows of %zu column%s to %s in %.2f s\n", rows, nc,
-                nc == 1 ? "" : "s", dir, cf_cli_now_s() - t0);
-    }
-out:
-    cf_table_loader_free(ld); /* a load not committed leaves the table as it was */
-    cf_table_free(tb);
-    cf_kudu_scanner_free(sc);
-    cf_kudu_tablet_free(t);
-    cf_kudu_fs_free(fs);
-    free(cv);
-    return rc;
-}
-
-/* Name the tablet in a message already set (the CLI has no util/error.h). */
-static cf_status cf_error_prefix_cli(cf_error *err, cf_status st, const char *tablet)
-{
-    if (err != NULL) {
-        char m[sizeof(err->msg)];
-        snprintf(m, sizeof(m), "tablet %.40s: %.200s", tablet, err->msg);
-        memcpy(err->msg, m, sizeof(m));
-    }
-    return st;
-}
-
-/* ---- a Kudu table across servers: every tablet once, its most recent replica ---------------- */
-
-typedef struct kt_replica {
-    cf_kudu_tablet *t;
-    size_t server;
-    int64_t last_index; /* the highest op index in its WAL (-1: none) */
-} kt_replica;
-
-typedef struct kt_chain {
-    kt_replica *r;
-    size_t n, at;
-    cf_kudu_scan_options o;
-    cf_kudu_scanner *sc;
-} kt_chain;
-
-/* Tablet after tablet, each scanned whole, in tablet id order. */
-static cf_status kt_next(void *ctx, cf_row_batch *b, cf_error *err)
-{
-    kt_chain *ch = ctx;
-    for (;;) {
-        if (ch->sc == NULL) {
-            if (ch->at == ch->n) {
-                memset(b, 0, sizeof(*b));
-                return CF_OK;
-            }
-            cf_status st = cf_kudu_scanner_create(&ch->sc, ch->r[ch->at].t, &ch->o, err);
-            if (st != CF_OK)
-                return cf_error_prefix_cli(err, st, cf_kudu_tablet_id(ch->r[ch->at].t));
-        }
-        cf_status st = cf_kudu_scanner_next(ch->sc, b, err);
-        if (st != CF_OK || b->count > 0)
-            return st;
-        cf_kudu_scanner_free(ch->sc);
-        ch->sc = NULL;
-        ch->at++;
-    }
-}
-
-/* The highest op index of a tablet's WAL: how far the replica got. A replica with
- * no WAL (or one that does not read) counts as the least recent. */
-static int64_t kt_last_index(const cf_kudu_fs *fs, const char *tablet)
-{
-    cf_kudu_wal *w = NULL;
-    cf_error e;
-    int64_t last = -1;
-    if (cf_kudu_wal_open(&w, fs, tablet, &e) != CF_OK)
-        return -1;
-    for (size_t s = 0; s < cf_kudu_wal_segment_count(w); s++) {
-        const cf_kudu_wal_segment *seg = cf_kudu_wal_segment_at(w, s);
-        for (size_t i = 0; i < seg->nentries; i++) {
-            const cf_kudu_wal_entry *en = cf_kudu_wal_entry_at(w, s, i);
-            if (en->index > last)
-                last = en->index;
-        }
-    }
-    cf_kudu_wal_free(w);
-    return last;
-}
-
-static int kt_cmp(const void *a, const void *b)
-{
-    const kt_replica *x = a, *y = b;
-    return strcmp(cf_kudu_tablet_id(x->t), cf_kudu_tablet_id(y->t));
-}
-
-/* Every tablet of table `table` (its name, or its id) found on the servers, each
- * once: of several replicas the one whose WAL reaches the highest op index (the
- * first server given on a tie); tombstoned replicas (data state other than
- * TABLET_DATA_READY) are left out. The tablets must share one table id and schema. */
-static int convert_kudu_tablets(cf_cli *c, cf_kudu_args *servers, size_t nservers,
-                                const char *table, bool no_wal, bool has_ts, uint64_t ts,
-                                const char *out, cf_pq_args *a)
-{
-    cf_kudu_fs **fs = calloc(nservers + 1, sizeof(*fs));
-    kt_replica *r = NULL;
-    size_t nr = 0, cap = 0;
-    int rc = 0;
-    cf_error e;
-    cf_status st;
-    const char *table_id = NULL;
-    kt_chain ch;
-    memset(&ch, 0, sizeof(ch));
-    if (fs == NULL) {
-        rc = cf_cli_fail(c, "out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i < nservers && rc == 0; i++) {
-        if ((rc = cf_kudu_args_open(c, &servers[i], &fs[i])) != 0)
-            goto out;
-        for (size_t k = 0; k < cf_kudu_fs_tablet_count(fs[i]); k++) {
-            const char *id = cf_kudu_fs_tablet_at(fs[i], k);
-            cf_kudu_tablet *t;
-            if ((st = cf_kudu_tablet_open(&t, fs[i], id, &e)) != CF_OK) {
-                rc = cf_cli_lib_fail(c, id, st, &e);
-                goto out;
-            }
-            bool mine = strcmp(cf_kudu_tablet_table_name(t), table) == 0 ||
-                        strcmp(cf_kudu_tablet_table_id(t), table) == 0;
-            if (!mine || strcmp(cf_kudu_tablet_data_state(t), "TABLET_DATA_READY") != 0) {
-                cf_kudu_tablet_free(t);
-                continue;
-            }
-            if (table_id != NULL && strcmp(table_id, cf_kudu_tablet_table_id(t)) != 0) {
-                rc =
-                    cf_cli_fail(c, "table %s: tablets of two tables (ids %s and %s): name it by id",
-                                table, table_id, cf_kudu_tablet_table_id(t));
-                cf_kudu_tablet_free(t);
-                goto out;
-            }
-            int64_t last = kt_last_index(fs[i], id);
-            size_t j = 0;
-            while (j < nr && strcmp(cf_kudu_tablet_id(r[j].t), id) != 0)
-                j++;
-            if (j < nr) { /* another replica: keep the more recent */
-                if (last > r[j].last_index) {
-                    cf_kudu_tablet_free(r[j].t);
-                    r[j] = (kt_replica){t, i, last};
-                } else {
-                    cf_kudu_tablet_free(t);
-                }
-                continue;
-            }
-            if (nr == cap) {
-                cap = cap ? cap * 2 : 16;
-                kt_replica *nrp = realloc(r, cap * sizeof(*nrp));
-                if (nrp == NULL) {
-                    cf_kudu_tablet_free(t);
-                    rc = cf_cli_fail(c, "out of memory");
-                    goto out;
-                }
-                r = nrp;
-            }
-            r[nr++] = (kt_replica){t, i, last};
-            table_id = cf_kudu_tablet_table_id(t);
-        }
-    }
-    if (nr == 0) {
-        rc = cf_cli_fail(c, "table %s: no tablet of it on the servers given", table);
-        goto out;
-    }
-    qsort(r, nr, sizeof(*r), kt_cmp);
-    const cf_schema *s = cf_kudu_tablet_schema(r[0].t);
-    char *s0 = cf_cli_schema_text(s);
-    for (size_t j = 1; j < nr && rc == 0 && s0 != NULL; j++) {
-        char *sj = cf_cli_schema_text(cf_kudu_tablet_schema(r[j].t));
-        if (sj == NULL || strcmp(s0, sj) != 0)
-            rc = cf_cli_fail(c,
-                             "table %s: tablets %s and %s have different schemas (an "
-                             "alter in between): export them one by one",
-                             table, cf_kudu_tablet_id(r[0].t), cf_kudu_tablet_id(r[j].t));
-        free(sj);
-    }
-    free(s0);
-    if (rc != 0)
-        goto out;
-    for (size_t j = 0; j < nr && !a->quiet && !a->json; j++)
-        fprintf(c->err, "tablet %s: server %zu (%s)%s\n", cf_kudu_tablet_id(r[j].t),
-                r[j].server + 1, servers[r[j].server].wal_dir,
-                r[j].last_index >= 0 ? "" : ", no WAL");
-    ch.r = r;
-    ch.n = nr;
-    cf_kudu_scan_options_init(&ch.o);
-    ch.o.no_wal = no_wal;
-    if (has_ts)
-        ch.o.as_of = ts;
-    rc = convert_rows(c, s, kt_next, &ch, "kudu", table, has_ts, ts, out, a);
-out:
-    cf_kudu_scanner_free(ch.sc);
-    for (size_t j = 0; j < nr; j++)
-        cf_kudu_tablet_free(r[j].t);
-    free(r);
-    for (size_t i = 0; fs != NULL && i < nservers; i++)
-        cf_kudu_fs_free(fs[i]);
-    free(fs);
     return rc;
 }
 
@@ -738,6 +421,50 @@ static int pq_in_option(cf_cli *c, cf_pq_convert_args *pa, const char **to, int 
     }
 }
 
+/* A Kudu IN: its checks, then the export (cmd_convert_kudu.c). */
+static int convert_kudu_in(cf_cli *c, cf_kudu_convert_args *k, const char *kudu_opt, const char *to,
+                           const cf_pq_convert_args *pa, const char *writer_opt, const char *name,
+                           int nout, char **outv)
+{
+    int nsel = (k->tablet != NULL) + (k->table != NULL || k->table_id != NULL);
+    if (nsel == 0)
+        return cf_cli_usage(c,
+                            "%s is for a Kudu IN (--kudu-tablet ID, --kudu-table NAME or "
+                            "--kudu-table-id ID)",
+                            kudu_opt);
+    if (nsel > 1)
+        return cf_cli_usage(c, "--kudu-tablet and --kudu-table(-id): name one tablet or one "
+                               "table");
+    if (nout != 1)
+        return cf_cli_usage(c, "a Kudu IN takes OUT alone (no IN), got %d arguments", nout);
+    k->out = outv[0];
+    k->to_table = to != NULL && strcmp(to, "table") == 0;
+    if (to != NULL && !k->to_table)
+        return cf_cli_usage(c, "--to %s: a Kudu IN goes to OUT.parquet or --to table DIR", to);
+    if (!k->to_table && !cf_cli_ends_with(k->out, ".parquet"))
+        return cf_cli_usage(c, "OUT: a Kudu IN is converted to a .parquet file or, with --to "
+                               "table, into a table directory");
+    if (pa->ncolumns || pa->nkeys || name != NULL)
+        return cf_cli_usage(c, "%s is not for a Kudu IN (its key and columns are the tablet's)",
+                            pa->ncolumns ? "--column"
+                            : pa->nkeys  ? "--key"
+                                         : "--name");
+    if (!k->to_table && (pa->has_ts || pa->lock_ms != 10000))
+        return cf_cli_usage(c, "--ts and --lock-timeout are for --to table");
+    if (k->to_table && writer_opt != NULL)
+        return cf_cli_usage(c, "%s is for Parquet output", writer_opt);
+    if (k->servers.n == 0)
+        return cf_cli_usage(c, "a Kudu IN needs its server's directories (--fs-wal-dir DIR ...)");
+    for (size_t i = 0; i < k->servers.n; i++)
+        if (k->servers.a[i].wal_dir == NULL)
+            return cf_cli_usage(c, "server %zu has no --fs-wal-dir", i);
+    k->in = k->tablet != NULL ? k->tablet : k->table != NULL ? k->table : k->table_id;
+    k->has_load_ts = pa->has_ts;
+    k->load_ts = pa->ts;
+    k->lock_ms = pa->lock_ms;
+    return cf_cli_convert_kudu(c, k);
+}
+
 int cf_cmd_convert(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -750,8 +477,10 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
         {"ts", required_argument, NULL, O_TS},
         {"lock-timeout", required_argument, NULL, O_LOCK_TIMEOUT},
         {"kudu-tablet", required_argument, NULL, O_KUDU_TABLET},
-        {"no-wal", no_argument, NULL, O_NO_WAL},
         {"kudu-table", required_argument, NULL, O_KUDU_TABLE},
+        {"kudu-table-id", required_argument, NULL, O_KUDU_TABLE_ID},
+        {"no-wal", no_argument, NULL, O_NO_WAL},
+        {"skip-damaged-replicas", no_argument, NULL, O_SKIP_DAMAGED},
         {"kudu-server", required_argument, NULL, O_KUDU_SERVER},
         CF_KUDU_ARGS_LONGOPTS,
         {NULL, 0, NULL, 0},
@@ -766,74 +495,46 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
     bool has_ts = false;
     uint64_t ts = 0;
     int ch, rc = 0;
-    /* A Kudu tablet IN: --kudu-tablet ID and the server's directories. */
-    const char *kudu_tablet = NULL, *kudu_opt = NULL, *kudu_table = NULL;
-    bool no_wal = false;
-    cf_kudu_args ka;
-    cf_kudu_args_init(&ka);
-    /* --kudu-server WAL_DIR[:DATA_DIR,...], one per server (its own copy of the text) */
-    cf_kudu_args *servers = NULL;
-    char **server_text = NULL;
-    size_t nservers = 0;
+    /* A Kudu IN: a tablet or a table, and the directories of one or more servers. */
+    const char *kudu_opt = NULL;
+    cf_kudu_convert_args k;
+    memset(&k, 0, sizeof k);
     while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (ch == O_KUDU_TABLET || ch == O_NO_WAL || ch == O_KUDU_TABLE) {
+        if (ch == O_KUDU_TABLET || ch == O_KUDU_TABLE || ch == O_KUDU_TABLE_ID || ch == O_NO_WAL ||
+            ch == O_SKIP_DAMAGED) {
+            if (kudu_opt == NULL)
+                kudu_opt = argv[optind - 1];
             if (ch == O_KUDU_TABLET)
-                kudu_tablet = optarg;
+                k.tablet = optarg;
             else if (ch == O_KUDU_TABLE)
-                kudu_table = optarg;
+                k.table = optarg;
+            else if (ch == O_KUDU_TABLE_ID)
+                k.table_id = optarg;
+            else if (ch == O_NO_WAL)
+                k.no_wal = true;
             else
-                no_wal = true;
+                k.skip_damaged = true;
             continue;
         }
-        if (ch == O_KUDU_SERVER) {
-            cf_kudu_args *ns = realloc(servers, (nservers + 1) * sizeof(*ns));
-            char **nt = ns != NULL ? realloc(server_text, (nservers + 1) * sizeof(*nt)) : NULL;
-            if (ns != NULL)
-                servers = ns;
-            if (nt != NULL)
-                server_text = nt;
-            char *txt = nt != NULL ? strdup(optarg) : NULL;
-            if (txt == NULL) {
-                rc = cf_cli_fail(c, "out of memory");
-                break;
-            }
-            cf_kudu_args_init(&servers[nservers]);
-            server_text[nservers] = txt;
-            nservers++;
-            char *colon = strchr(txt, ':');
-            if (colon != NULL)
-                *colon = '\0';
-            if ((rc = cf_kudu_args_option(c, &servers[nservers - 1], CF_KUDU_OPT_WAL, txt)) != 0 ||
-                (colon != NULL && (rc = cf_kudu_args_option(c, &servers[nservers - 1],
-                                                            CF_KUDU_OPT_DATA, colon + 1)) != 0))
-                break;
-            continue;
-        }
-        int krc = cf_kudu_args_option(c, &ka, ch, optarg);
+        int krc = ch == O_KUDU_SERVER ? cf_kudu_servers_add(c, &k.servers, optarg)
+                                      : cf_kudu_servers_option(c, &k.servers, ch, optarg);
         if (krc == 0) {
             if (kudu_opt == NULL)
                 kudu_opt = argv[optind - 1];
             continue;
         }
         if (krc > 0) {
-            cf_kudu_args_free(&ka);
-            cf_pq_args_dispose(&a);
-            free_list(pa.columns, pa.ncolumns);
-            free_list(pa.keys, pa.nkeys);
-            return krc;
+            rc = krc;
+            goto done;
         }
         if (ch == O_HELP) {
-            cf_pq_args_dispose(&a);
-            free_list(pa.columns, pa.ncolumns);
-            free_list(pa.keys, pa.nkeys);
-            return cf_cli_help(c);
+            rc = cf_cli_help(c);
+            goto done;
         }
         if (ch == O_AS_OF) {
             if (cf_cli_parse_u64(optarg, &ts) != 0 || ts == UINT64_MAX) {
-                cf_pq_args_dispose(&a);
-                free_list(pa.columns, pa.ncolumns);
-                free_list(pa.keys, pa.nkeys);
-                return cf_cli_usage(c, "--as-of: expected a timestamp, got '%s'", optarg);
+                rc = cf_cli_usage(c, "--as-of: expected a timestamp, got '%s'", optarg);
+                goto done;
             }
             has_ts = true;
         } else if (ch == O_NAME) {
@@ -842,100 +543,27 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
                    ch == O_LOCK_TIMEOUT) {
             if (reader_opt == NULL)
                 reader_opt = argv[optind - 1];
-            if ((rc = pq_in_option(c, &pa, &to, ch, optarg)) != 0) {
-                cf_pq_args_dispose(&a);
-                free_list(pa.columns, pa.ncolumns);
-                free_list(pa.keys, pa.nkeys);
-                return rc;
-            }
+            if ((rc = pq_in_option(c, &pa, &to, ch, optarg)) != 0)
+                goto done;
         } else if ((rc = cf_pq_option(c, &a, ch, optarg)) != 0) {
-            cf_pq_args_dispose(&a);
-            free_list(pa.columns, pa.ncolumns);
-            free_list(pa.keys, pa.nkeys);
-            return rc == 1 ? cf_cli_bad_option(c, argv) : rc;
+            rc = rc == 1 ? cf_cli_bad_option(c, argv) : rc;
+            goto done;
         } else if (ch != O_PROGRESS && ch != O_QUIET && ch != O_JSON && writer_opt == NULL) {
             writer_opt = argv[optind - 1];
         }
     }
     int nin = argc - optind - 1;
-    if (rc == 0 && (kudu_table != NULL || nservers > 0)) {
-        const char *out = argc - optind == 1 ? argv[optind] : NULL;
-        if (kudu_table == NULL)
-            rc = cf_cli_usage(c, "--kudu-server is for a Kudu table IN (--kudu-table NAME)");
-        else if (kudu_tablet != NULL)
-            rc = cf_cli_usage(c, "--kudu-table or --kudu-tablet, not both");
-        else if (nservers > 0 && kudu_opt != NULL)
-            rc = cf_cli_usage(c, "%s with --kudu-server: give every server as --kudu-server",
-                              kudu_opt);
-        else if (nservers == 0 && kudu_opt == NULL)
-            rc = cf_cli_usage(c, "--kudu-table needs the servers: --kudu-server, or --fs-wal-dir");
-        else if (out == NULL || !cf_cli_ends_with(out, ".parquet"))
-            rc = cf_cli_usage(c, "--kudu-table takes OUT.parquet alone (no IN)");
-        else if (reader_opt != NULL || name != NULL)
-            rc = cf_cli_usage(c, "%s is not for a Kudu table",
-                              reader_opt != NULL ? reader_opt : "--name");
-        else if (nservers > 0)
-            rc =
-                convert_kudu_tablets(c, servers, nservers, kudu_table, no_wal, has_ts, ts, out, &a);
-        else
-            rc = convert_kudu_tablets(c, &ka, 1, kudu_table, no_wal, has_ts, ts, out, &a);
-    }
-    if (rc != 0 || kudu_table != NULL || nservers > 0) {
-        for (size_t i = 0; i < nservers; i++) {
-            cf_kudu_args_free(&servers[i]);
-            free(server_text[i]);
-        }
-        free(servers);
-        free(server_text);
-        cf_kudu_args_free(&ka);
-        cf_pq_args_dispose(&a);
-        free_list(pa.columns, pa.ncolumns);
-        free_list(pa.keys, pa.nkeys);
-        return rc;
-    }
-    free(servers);
-    free(server_text);
-    if (kudu_tablet != NULL || kudu_opt != NULL || no_wal) {
-        const char *out = argc - optind == 1 ? argv[optind] : NULL;
-        if (kudu_tablet == NULL)
-            rc = cf_cli_usage(c, "%s is for a Kudu tablet IN (--kudu-tablet ID)",
-                              kudu_opt != NULL ? kudu_opt : "--no-wal");
-        else if (out == NULL)
-            rc = cf_cli_usage(c,
-                              "--kudu-tablet takes OUT alone (no IN), got %d "
-                              "arguments",
-                              argc - optind);
-        else if (to != NULL && strcmp(to, "table") == 0) {
-            /* A Kudu tablet into a cfile table: --to table and its own options. */
-            if (writer_opt != NULL || name != NULL || pa.ncolumns || pa.nkeys || pa.has_ts)
-                rc = cf_cli_usage(c, "%s is not for a Kudu tablet --to table",
-                                  writer_opt != NULL ? writer_opt
-                                  : name != NULL     ? "--name"
-                                  : pa.ncolumns      ? "--column"
-                                  : pa.nkeys         ? "--key"
-                                                     : "--ts");
-            else
-                rc = convert_kudu_table(c, &ka, kudu_tablet, no_wal, has_ts, ts, out, pa.lock_ms,
-                                        a.quiet, a.json);
-        } else if (!cf_cli_ends_with(out, ".parquet"))
-            rc = cf_cli_usage(c, "OUT: a Kudu tablet is converted to a .parquet file, or to a "
-                                 "table with --to table");
-        else if (reader_opt != NULL || name != NULL)
-            rc = cf_cli_usage(c, "%s is not for a Kudu tablet",
-                              reader_opt != NULL ? reader_opt : "--name");
-        else
-            rc = convert_kudu(c, &ka, kudu_tablet, no_wal, has_ts, ts, out, &a);
-        cf_kudu_args_free(&ka);
-        cf_pq_args_dispose(&a);
-        free_list(pa.columns, pa.ncolumns);
-        free_list(pa.keys, pa.nkeys);
-        return rc;
+    if (kudu_opt != NULL) {
+        k.has_ts = has_ts;
+        k.ts = ts;
+        k.pq = &a;
+        rc = convert_kudu_in(c, &k, kudu_opt, to, &pa, writer_opt, name, argc - optind,
+                             argv + optind);
+        goto done;
     }
     if (nin < 1) {
-        cf_pq_args_dispose(&a);
-        free_list(pa.columns, pa.ncolumns);
-        free_list(pa.keys, pa.nkeys);
-        return cf_cli_usage(c, argc == optind ? "missing IN and OUT" : "missing OUT");
+        rc = cf_cli_usage(c, argc == optind ? "missing IN and OUT" : "missing OUT");
+        goto done;
     }
     const char *out = argv[argc - 1];
     if (to != NULL || !cf_cli_ends_with(out, ".parquet")) {
@@ -965,16 +593,11 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
             pa.json = a.json;
             rc = cf_cli_convert_parquet(c, &pa);
         }
-        cf_pq_args_dispose(&a);
-        free_list(pa.columns, pa.ncolumns);
-        free_list(pa.keys, pa.nkeys);
-        return rc;
+        goto done;
     }
     if (reader_opt != NULL) {
-        cf_pq_args_dispose(&a);
-        free_list(pa.columns, pa.ncolumns);
-        free_list(pa.keys, pa.nkeys);
-        return cf_cli_usage(c, "%s is for a Parquet IN", reader_opt);
+        rc = cf_cli_usage(c, "%s is for a Parquet IN", reader_opt);
+        goto done;
     }
     struct stat sb;
     bool is_dir = stat(argv[optind], &sb) == 0 && S_ISDIR(sb.st_mode);
@@ -992,6 +615,10 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
     } else {
         rc = convert_cfiles(c, argv + optind, (size_t)nin, name, out, &a);
     }
+done:
+    cf_kudu_servers_free(&k.servers);
     cf_pq_args_dispose(&a);
+    free_list(pa.columns, pa.ncolumns);
+    free_list(pa.keys, pa.nkeys);
     return rc;
 }

@@ -130,7 +130,8 @@ int cf_cmd_parquet_write(cf_cli *c, int argc, char **argv)
     cf_cli_progress_end(&p);
     if (rc == 0) {
         char *inputs[] = {(char *)input};
-        cf_pq_source src = {"write", jsonl ? "jsonl" : "csv", inputs, 1, false, 0, cols, n};
+        cf_pq_source src = {"write", jsonl ? "jsonl" : "csv", inputs, 1, false, 0, cols, n, NULL,
+                            NULL};
         rc = cf_pq_finish_writer(c, out, w, &a, &src, t0);
     }
 out:

@@ -460,7 +460,9 @@ static void undo_new_table(const char *dir, bool made_dir)
     char *p = malloc(n);
     if (p == NULL)
         return;
-    static const char *const files[] = {"TABLET", "MANIFEST"};
+    /* LOCK too: the writer lock this load made (left, it kept the directory a
+     * failed load made from being removed) */
+    static const char *const files[] = {"TABLET", "MANIFEST", "LOCK"};
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         snprintf(p, n, "%s/%s", dir, files[i]);
         unlink(p);

@@ -314,6 +314,8 @@ static int pq_json(cf_cli *c, const char *out, const cf_parquet_writer *w, const
     cf_jw_cstr(&j, codec != NULL ? codec : "UNKNOWN");
     cf_jw_key(&j, "bytes");
     cf_jw_uint(&j, cf_parquet_file_size(pq));
+    if (src->extra != NULL)
+        src->extra(src->extra_ctx, &j);
     cf_jw_obj_end(&j);
     cf_jw_newline(&j);
     cf_parquet_free(pq);

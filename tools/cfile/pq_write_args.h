@@ -14,6 +14,8 @@
 
 #include "cli.h"
 
+struct cf_jw; /* json.h */
+
 /* The options' help lines, for both usage texts. */
 #define PQ_OPTIONS_HELP                                                                            \
     "Parquet options:\n"                                                                           \
@@ -117,6 +119,9 @@ typedef struct cf_pq_source {
     uint64_t as_of;
     const cf_parquet_write_column *cols;
     size_t ncols;
+    /* --json: members the source adds at the end (NULL: none) */
+    void (*extra)(void *ctx, struct cf_jw *j);
+    void *extra_ctx;
 } cf_pq_source;
 
 void cf_pq_args_init(cf_pq_args *a);
