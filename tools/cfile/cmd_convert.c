@@ -86,6 +86,8 @@ const char cf_cmd_convert_usage[] =
     "  --to cfiles|table|cfile the output kind (default: by OUT's name)\n"
     "  --column C[,C...]       only these top-level columns (repeatable)\n"
     "  --key K[,K...]          --to table: the new table's key columns (taken NOT NULL)\n"
+    "                          (a name holding a comma or starting with a backquote\n"
+    "                          goes in backquotes, `` for one inside: `a,b`)\n"
     "  --ts TS                 --to table: insert timestamp of every row\n"
     "  --lock-timeout MS       --to table: wait up to MS for the lock (default 10000)\n"
     "  --progress, --quiet     as above\n"
