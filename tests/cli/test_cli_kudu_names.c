@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <cfile/config.h> /* CF_HAVE_PARQUET */
+
 #include "json.h"
 #include "kudu/pbc_writer.h"
 #include "kudu/tablet.h"
@@ -334,6 +336,7 @@ static void test_kudu_names__scan(void **state)
     cf_json_doc_dispose(&want);
 }
 
+#if CF_HAVE_PARQUET
 static void test_kudu_names__parquet_and_table(void **state)
 {
     (void)state;
@@ -393,14 +396,17 @@ static void test_kudu_names__parquet_and_table(void **state)
     done(&r);
     cf_json_doc_dispose(&want);
 }
+#endif
 
 int main(void)
 {
     names_init();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_kudu_names__scan, cli_dir_setup, cli_dir_teardown),
+#if CF_HAVE_PARQUET
         cmocka_unit_test_setup_teardown(test_kudu_names__parquet_and_table, cli_dir_setup,
                                         cli_dir_teardown),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
