@@ -17,6 +17,7 @@
  *
  * Call orders:
  *   schema:  (create | parse) (getters)* free
+ *   names:   cf_schema_name_format, cf_schema_name_parse (no handle: any time, any thread)
  *   writer:  create append* finish? free       (free without finish leaves no rowset)
  *   rowset:  open (get | scanner_create | update | delete | reinsert | flush | compact)* free
  *   scanner: create next* free
@@ -154,7 +155,8 @@ CF_API size_t cf_schema_format(const cf_schema *s, char *dst, size_t cap);
 /* One column name as the schema syntax writes it: bare when it is a plain
  * identifier [A-Za-z_][A-Za-z0-9_]*, otherwise in backquotes with every backquote
  * doubled (my-col -> `my-col`, a`b -> `a``b`). Into dst (cap bytes, NUL
- * included); returns the length it needs (excluding the NUL), like snprintf. */
+ * included; dst may be NULL when cap is 0); returns the length it needs
+ * (excluding the NUL), like snprintf. */
 CF_API size_t cf_schema_name_format(const char *name, char *dst, size_t cap);
 /* Read one column name at the start of text (no blanks skipped), bare or quoted
  * as cf_schema_name_format writes it: the name, unquoted, into dst (cap bytes, NUL
