@@ -6,7 +6,8 @@
  * with a backquote, a double quote and a newline, and one of 256 bytes. The
  * tablet opens; `kudu tablet scan` gives expected/tablet_latest.json's rows under
  * the new names, --columns/--where take the names quoted; CSV quotes them in its
- * header; `convert` writes them unchanged into Parquet, `convert --to table`
+ * header; an Arrow stream of the tablet names its fields so; `convert` writes them
+ * unchanged into Parquet, `convert --to table`
  * loads that file into a table whose MANIFEST quotes them, and the table scans
  * back to the same rows. */
 #include <stdio.h>
@@ -14,7 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <cfile/arrow.h>
 #include <cfile/config.h> /* CF_HAVE_PARQUET */
+#include <cfile/kudu.h>
 
 #include "json.h"
 #include "kudu/pbc_writer.h"
@@ -311,6 +314,35 @@ static void test_kudu_names__scan(void **state)
     assert_int_equal(n, got.root.n);
     cf_json_doc_dispose(&got);
     done(&r);
+
+    /* an Arrow stream of the tablet names its fields as the tablet does */
+    char datas[1300];
+    snprintf(datas, sizeof datas, "%s", l.data);
+    const char *dirs[8];
+    size_t nd = 0;
+    for (char *tok = strtok(datas, ","); tok && nd < 8; tok = strtok(NULL, ","))
+        dirs[nd++] = tok;
+    cf_kudu_fs_options fo;
+    cf_kudu_fs_options_init(&fo);
+    fo.wal_dir = l.wal;
+    fo.data_dirs = dirs;
+    fo.ndata_dirs = nd;
+    cf_kudu_fs *fs;
+    cf_error err = {0};
+    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &fo, &err), &err);
+    cf_kudu_tablet *t;
+    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, l.tablet, &err), &err);
+    struct ArrowArrayStream as;
+    CF_ASSERT_OK(cf_arrow_stream_kudu_tablet(&as, t, NULL, NULL, &err), &err);
+    struct ArrowSchema sc;
+    assert_int_equal(as.get_schema(&as, &sc), 0);
+    assert_int_equal(sc.n_children, NCOLS);
+    for (size_t c = 0; c < NCOLS; c++)
+        assert_string_equal(sc.children[c]->name, new_names[c]);
+    sc.release(&sc);
+    as.release(&as);
+    cf_kudu_tablet_free(t);
+    cf_kudu_fs_free(fs);
 
     /* an unclosed quote and an unknown quoted name are usage errors naming them */
     CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data, "--columns",
