@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_REQUIRE(c->is_key == (i < nk));
         FUZZ_REQUIRE(!c->is_key || (!c->nullable && !c->is_array));
         size_t l = strlen(c->name);
-        FUZZ_REQUIRE(l >= 1 && l <= 128);
+        FUZZ_REQUIRE(l >= 1 && l <= CF_SCHEMA_MAX_NAME_LEN);
         FUZZ_REQUIRE(cf_schema_find(s, c->name) == (int)i);
     }
     FUZZ_REQUIRE(cf_schema_column_at(s, n) == NULL);

@@ -17,6 +17,7 @@
  *
  * Call orders:
  *   schema:  (create | parse) (getters)* free
+ *   names:   cf_schema_name_format, cf_schema_name_parse (no handle: any time, any thread)
  *   writer:  create append* finish? free       (free without finish leaves no rowset)
  *   rowset:  open (get | scanner_create | update | delete | reinsert | flush | compact)* free
  *   scanner: create next* free
@@ -102,10 +103,12 @@ extern "C" {
 
 /* Most columns a schema may have. */
 #define CF_SCHEMA_MAX_COLUMNS 1024u
+/* Longest column name in bytes (Kudu's --max_identifier_length default). */
+#define CF_SCHEMA_MAX_NAME_LEN 256u
 
 /* One column as a caller describes it. */
 typedef struct cf_column {
-    const char *name; /* [A-Za-z_][A-Za-z0-9_]*, at most 128 bytes; copied */
+    const char *name; /* what Kudu takes: 1..256 bytes of UTF-8, no NUL; copied */
     cf_type type;     /* element type for arrays */
     bool nullable;
     bool is_array;
@@ -121,11 +124,17 @@ typedef struct cf_column {
 typedef struct cf_schema cf_schema;
 
 /* Validate and copy `n` columns (ids are their positions; names are copied too).
- * CF_EINVAL names the bad column and why. */
+ * CF_EINVAL names the bad column and why. A name is any Kudu takes (its master's
+ * ValidateIdentifier): not empty, at most CF_SCHEMA_MAX_NAME_LEN bytes, UTF-8 as
+ * Kudu's decoder reads it (which also takes UTF-16 surrogates and code points up
+ * to U+1FFFFF, and refuses U+FFFD); names differ byte for byte (case counts). */
 CF_API cf_status cf_schema_create(cf_schema **out, const cf_column *cols, size_t n, cf_error *err);
 /* Parse "id INT64 KEY, name STRING NULL, tags INT32[] NULL, p DECIMAL64(10,2)
  * ENCODING bit_shuffle COMPRESSION lz4 BLOCK_SIZE 4096". Attributes: KEY, NULL,
- * NOT NULL, ENCODING e, COMPRESSION c, BLOCK_SIZE n; arrays as T[] or ARRAY<T>. */
+ * NOT NULL, ENCODING e, COMPRESSION c, BLOCK_SIZE n; arrays as T[] or ARRAY<T>.
+ * A name is written bare when it is [A-Za-z_][A-Za-z0-9_]*, otherwise in
+ * backquotes with `` for a backquote inside: "`my-col` INT64 KEY, `a b` STRING,
+ * `it``s` INT32" (cf_schema_name_format). */
 CF_API cf_status cf_schema_parse(cf_schema **out, const char *text, cf_error *err);
 /* As cf_schema_parse, but KEY is optional: a list of columns for something
  * that is not a table (`cfile parquet write`). A schema without a KEY column
@@ -139,8 +148,24 @@ CF_API const cf_column *cf_schema_column_at(const cf_schema *s, size_t i);
 /* Position of the column named `name`, or -1. */
 CF_API int cf_schema_find(const cf_schema *s, const char *name);
 /* The schema in cf_schema_parse's syntax into dst (cap bytes, NUL included);
- * returns the length it needs (excluding the NUL), like snprintf. */
+ * returns the length it needs (excluding the NUL), like snprintf. Names are
+ * quoted exactly when they must be (cf_schema_name_format), so a schema of plain
+ * identifiers reads as it always did. */
 CF_API size_t cf_schema_format(const cf_schema *s, char *dst, size_t cap);
+/* One column name as the schema syntax writes it: bare when it is a plain
+ * identifier [A-Za-z_][A-Za-z0-9_]*, otherwise in backquotes with every backquote
+ * doubled (my-col -> `my-col`, a`b -> `a``b`). Into dst (cap bytes, NUL
+ * included; dst may be NULL when cap is 0); returns the length it needs
+ * (excluding the NUL), like snprintf. */
+CF_API size_t cf_schema_name_format(const char *name, char *dst, size_t cap);
+/* Read one column name at the start of text (no blanks skipped), bare or quoted
+ * as cf_schema_name_format writes it: the name, unquoted, into dst (cap bytes, NUL
+ * included; CF_SCHEMA_MAX_NAME_LEN + 1 holds every name a schema takes) and the
+ * bytes of text it took into *used. CF_EINVAL when text starts with no name, a
+ * backquote is not closed or the name does not fit; the name is not checked
+ * otherwise (cf_schema_create does that). */
+CF_API cf_status cf_schema_name_parse(char *dst, size_t cap, size_t *used, const char *text,
+                                      cf_error *err);
 
 #ifdef CF_STATIC_LINKING_ONLY /* not exported by libcfile.so: status.h */
 /* The composite memcomparable key (format §1.8) of one row: key[i] points to key

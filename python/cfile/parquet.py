@@ -446,11 +446,14 @@ def _parse_schema(text):
     """Columns of "name TYPE [NULL|NOT NULL|KEY], ..." (TYPE[] or ARRAY<TYPE> for
     arrays, DECIMAL64(p,s)) as the table module's column dicts."""
     import re
-    parts, depth, cur = [], 0, ""
+    parts, depth, cur, quoted = [], 0, "", False
     for ch in text:
-        depth += ch in "(<"
-        depth -= ch in ")>"
-        if ch == "," and depth == 0:
+        if ch == "`":
+            quoted = not quoted  # `` inside a name toggles twice
+        if not quoted:
+            depth += ch in "(<"
+            depth -= ch in ")>"
+        if ch == "," and depth == 0 and not quoted:
             parts.append(cur)
             cur = ""
         else:
@@ -458,11 +461,14 @@ def _parse_schema(text):
     parts.append(cur)
     cols = []
     for part in parts:
-        m = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s+(ARRAY<\s*(\w+)\s*>|(\w+)(\(\s*(\d+)\s*,\s*"
-                     r"(\d+)\s*\))?(\[\])?)\s*(.*)$", part, re.I | re.S)
+        # a name is bare or in backquotes (`` for one inside), as cf_schema_parse reads it
+        m = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)*`)\s*(ARRAY<\s*(\w+)\s*>|(\w+)"
+                     r"(\(\s*(\d+)\s*,\s*(\d+)\s*\))?(\[\])?)\s*(.*)$", part, re.I | re.S)
         if not m:
             raise ValueError("schema: cannot read column %r" % part.strip())
         name, _, arr_t, t, _, prec, scale, brackets, rest = m.groups()
+        if name.startswith("`"):
+            name = name[1:-1].replace("``", "`")
         attrs = rest.upper().split()
         tname = arr_t or t
         tid = _lib.parse_type(tname)

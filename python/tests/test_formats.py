@@ -106,6 +106,19 @@ class TableTest(unittest.TestCase):
                 t.get("x")
             self.assertEqual([(r["a"], r["b"]) for r in t], [("x", 1), ("x", 2)])
 
+    def test_quoted_names(self):
+        # Any name Kudu takes; one that is not an identifier in backquotes (`` inside).
+        with cfile.table.create(self.path, "`my-col` INT64 KEY, `a b, c` STRING NULL, "
+                                "`it``s` INT32 NULL") as t:
+            self.assertEqual(t.columns, ["my-col", "a b, c", "it`s"])
+            t.insert({"my-col": 1, "a b, c": "x", "it`s": 3})
+            self.assertEqual(t.get(1), {"my-col": 1, "a b, c": "x", "it`s": 3})
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "n.parquet")
+            cfile.parquet.write(p, [[1, "x"]], "`my-col` INT64, `a b, c` STRING NULL")
+            with cfile.parquet.open(p) as pq:
+                self.assertEqual(pq.read(), [{"my-col": 1, "a b, c": "x"}])
+
 
 class HFileTest(unittest.TestCase):
     def test_golden(self):

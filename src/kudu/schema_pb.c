@@ -124,7 +124,8 @@ cf_status cf_kudu_schema_from_pb(cf_schema **out, uint32_t **ids, const Kudu__Sc
     }
     st = cf_schema_create(out, cols, n, err);
     if (st != CF_OK) {
-        /* what Kudu allows and cfile's schema does not (a name, a key type) */
+        /* what Kudu allows and cfile's schema does not (a key type; a name longer than
+         * 256 bytes, from a server run with a larger --max_identifier_length) */
         cf_error_prefix(err, st, "%s: ", file);
         if (st == CF_EINVAL) {
             st = CF_ENOTSUP;

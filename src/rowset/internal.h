@@ -36,6 +36,12 @@ cf_status cf_rs_cell_to_flat(cf_slice bytes, cf_type type, cf_buf *vals, cf_buf 
 
 /* ---- keys (format §1.8) --------------------------------------------------------------- */
 /* Append the encoding of key column `k`'s value to b. */
+/* names.c: why `name` is no column name Kudu takes (NULL when it is one); *at is
+ * the byte offset of bad UTF-8. */
+const char *cf_rs_name_problem(const char *name, size_t *at);
+/* Length of the plain identifier [A-Za-z_][A-Za-z0-9_]* at p (0: none). */
+size_t cf_rs_name_bare_len(const char *p);
+
 void cf_rs_key_append(cf_buf *b, const cf_schema *s, size_t k, const void *v);
 /* Encoded key of row i of per-column batches (values of the key columns). */
 void cf_rs_key_append_row(cf_buf *b, const cf_schema *s, const cf_colvec *cols, size_t i);

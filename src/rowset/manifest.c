@@ -140,8 +140,14 @@ cf_status cf_rs_manifest_write(const cf_rs_manifest *m, const char *dir, cf_erro
             fl[k++] = 'n';
         if (c->is_array)
             fl[k++] = 'a';
-        putf(&b, "column %s %s %s %s %s %u %d %d %d\n", c->name, cf_type_name(c->type),
-             k ? fl : "-", c->encoding == CF_ENC_AUTO ? "AUTO" : cf_encoding_name(c->encoding),
+        /* the name as the schema syntax writes it: bare, or `quoted` (names.c);
+         * a quoted one is twice as long at most, more than putf's buffer holds */
+        char qn[2 * CF_SCHEMA_MAX_NAME_LEN + 3];
+        size_t ql = cf_schema_name_format(c->name, qn, sizeof(qn));
+        putf(&b, "column ");
+        cf_buf_append(&b, qn, ql < sizeof(qn) ? ql : sizeof(qn) - 1);
+        putf(&b, " %s %s %s %s %u %d %d %d\n", cf_type_name(c->type), k ? fl : "-",
+             c->encoding == CF_ENC_AUTO ? "AUTO" : cf_encoding_name(c->encoding),
              c->compression == CF_COMP_DEFAULT ? "DEFAULT" : cf_compression_name(c->compression),
              c->block_size, c->precision, c->scale, c->length);
     }
@@ -205,19 +211,61 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
+/* Split the line at *p into fields (NUL-terminated in place; at most 12 kept,
+ * *nf counts them all) and move *p past it. Fields are separated by spaces; a
+ * field that opens with a backquote is a quoted column name (names.c), which
+ * runs to its closing quote across spaces and newlines and is unquoted here. */
+static cf_status next_line(char **pp, char **f, size_t *nf, size_t line, cf_error *err)
+{
+    char *p = *pp;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (*p == '\0' || *p == '\n')
+            break;
+        char *start = p;
+        if (*p == '`') {
+            char *d = p;
+            for (p++;; p++) {
+                CF_CHECK(*p != '\0', err, CF_ECORRUPT, "manifest line %zu: unclosed quote", line);
+                if (*p == '`' && *++p != '`')
+                    break;
+                *d++ = *p;
+            }
+            CF_CHECK(*p == '\0' || *p == ' ' || *p == '\n', err, CF_ECORRUPT,
+                     "manifest line %zu: text after a quoted name", line);
+            *d = '\0'; /* d < p: the quotes took two bytes at least */
+        } else {
+            while (*p != '\0' && *p != ' ' && *p != '\n')
+                p++;
+        }
+        if (*nf < 12)
+            f[*nf] = start;
+        (*nf)++;
+        if (*p == ' ') {
+            *p++ = '\0';
+        } else if (*p == '\n') {
+            *p++ = '\0';
+            *pp = p;
+            return CF_OK;
+        }
+    }
+    if (*p == '\n')
+        *p++ = '\0';
+    *pp = p;
+    return CF_OK;
+}
+
 static cf_status parse_lines(cf_rs_manifest *m, char *text, cf_column *cols, size_t *ncols,
                              cf_error *err)
 {
     size_t line = 0;
-    char *save = NULL;
     bool magic = false;
-    for (char *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
+    for (char *p = text; *p;) {
         line++;
         char *f[12];
         size_t nf = 0;
-        char *s2 = NULL;
-        for (char *w = strtok_r(ln, " ", &s2); w && nf < 12; w = strtok_r(NULL, " ", &s2))
-            f[nf++] = w;
+        CF_TRY(next_line(&p, f, &nf, line, err));
         if (nf == 0)
             continue;
         uint64_t *num = NULL;

@@ -29,17 +29,6 @@ static bool has_key_encoder(cf_type t)
     }
 }
 
-static bool name_ok(const char *n)
-{
-    if (n == NULL || !(isalpha((unsigned char)n[0]) || n[0] == '_'))
-        return false;
-    size_t i = 0;
-    for (; n[i]; i++)
-        if (!(isalnum((unsigned char)n[i]) || n[i] == '_'))
-            return false;
-    return i <= 128;
-}
-
 void cf_schema_free(cf_schema *s)
 {
     if (s == NULL)
@@ -60,8 +49,13 @@ static cf_status schema_create(cf_schema **out, const cf_column *cols, size_t n,
     size_t nkeys = 0;
     for (size_t i = 0; i < n; i++) {
         const cf_column *c = &cols[i];
-        CF_CHECK(name_ok(c->name), err, CF_EINVAL, "schema: column %zu: bad name '%s'", i,
-                 c->name ? c->name : "(null)");
+        size_t at;
+        const char *why = cf_rs_name_problem(c->name, &at);
+        if (why != NULL && at > 0)
+            CF_FAIL(err, CF_EINVAL, "schema: column %zu: bad name '%.*s...': %s at byte %zu", i,
+                    (int)(at < 64 ? at : 64), c->name, why, at);
+        CF_CHECK(why == NULL, err, CF_EINVAL, "schema: column %zu: bad name '%.64s%s': %s", i,
+                 c->name ? c->name : "(null)", c->name && strlen(c->name) > 64 ? "..." : "", why);
         for (size_t j = 0; j < i; j++)
             CF_CHECK(strcmp(cols[j].name, c->name) != 0, err, CF_EINVAL,
                      "schema: column '%s' appears twice", c->name);
@@ -199,13 +193,10 @@ static cf_status parse_int_word(const char **pp, long *out, const char *what, cf
 static cf_status parse_column(const char **pp, cf_column *c, char *namebuf, cf_error *err)
 {
     const char *p = skip_ws(*pp);
-    size_t n = word(p);
-    CF_CHECK(n > 0 && (isalpha((unsigned char)*p) || *p == '_'), err, CF_EINVAL,
-             "schema: expected a column name at '%.20s'", p);
-    CF_CHECK(n <= 128, err, CF_EINVAL,
-             "schema: column name '%.20s...' has %zu bytes, at most 128 are allowed", p, n);
-    memcpy(namebuf, p, n);
-    namebuf[n] = '\0';
+    size_t n;
+    cf_status st = cf_schema_name_parse(namebuf, CF_SCHEMA_MAX_NAME_LEN + 1, &n, p, err);
+    if (st != CF_OK)
+        return cf_error_prefix(err, st, "schema: ");
     memset(c, 0, sizeof(*c));
     c->name = namebuf;
     p = skip_ws(p + n);
@@ -329,7 +320,7 @@ static cf_status schema_parse(cf_schema **out, const char *text, bool need_key, 
 {
     *out = NULL;
     cf_column *cols = cf_calloc(CF_SCHEMA_MAX_COLUMNS, sizeof(*cols));
-    char(*names)[130] = cf_malloc(CF_SCHEMA_MAX_COLUMNS * sizeof(*names));
+    char(*names)[CF_SCHEMA_MAX_NAME_LEN + 1] = cf_malloc(CF_SCHEMA_MAX_COLUMNS * sizeof(*names));
     cf_status st = CF_OK;
     if (cols == NULL || names == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "schema: out of memory");
@@ -373,7 +364,11 @@ size_t cf_schema_format(const cf_schema *s, char *dst, size_t cap)
         dst[0] = '\0';
     for (size_t i = 0; i < s->ncols; i++) {
         const cf_column *c = &s->cols[i];
-        PUT("%s%s %s", i ? ", " : "", c->name, cf_type_name(c->type));
+        if (i)
+            PUT(", ");
+        len +=
+            cf_schema_name_format(c->name, len < cap ? dst + len : NULL, len < cap ? cap - len : 0);
+        PUT(" %s", cf_type_name(c->type));
         if (c->type == CF_TYPE_VARCHAR && c->length > 0)
             PUT("(%d)", c->length);
         else if ((c->type == CF_TYPE_DECIMAL32 || c->type == CF_TYPE_DECIMAL64 ||

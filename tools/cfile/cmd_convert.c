@@ -20,6 +20,7 @@
 #include "kudu_args.h"
 #include "pq_kudu.h"
 #include "pq_write_args.h"
+#include "table_args.h"
 
 const char cf_cmd_convert_usage[] =
     "usage: cfile convert [options] IN... OUT.parquet\n"
@@ -103,6 +104,8 @@ const char cf_cmd_convert_usage[] =
     "  --to cfiles|table|cfile the output kind (default: by OUT's name)\n"
     "  --column C[,C...]       only these top-level columns (repeatable)\n"
     "  --key K[,K...]          --to table: the new table's key columns (taken NOT NULL)\n"
+    "                          (a name holding a comma or starting with a backquote\n"
+    "                          goes in backquotes, `` for one inside: `a,b`)\n"
     "  --ts TS                 --to table: insert timestamp of every row\n"
     "  --lock-timeout MS       --to table: wait up to MS for the lock (default 10000)\n"
     "  --progress, --quiet     as above\n"
@@ -375,10 +378,10 @@ static void free_list(char **l, size_t n)
 /* Comma-separated names appended to *list. */
 static int add_names(cf_cli *c, const char *opt, const char *arg, char ***list, size_t *n)
 {
-    char *copy = strdup(arg), *save = NULL;
+    char *copy = strdup(arg), *rest = copy, msg[300] = "";
     if (copy == NULL)
         return cf_cli_fail(c, "out of memory");
-    for (char *p = strtok_r(copy, ",", &save); p != NULL; p = strtok_r(NULL, ",", &save)) {
+    for (char *p; (p = cf_cli_next_name(&rest, false, msg, sizeof(msg))) != NULL;) {
         char **nl = realloc(*list, (*n + 1) * sizeof(*nl));
         char *d = strdup(p);
         if (nl != NULL)
@@ -391,6 +394,8 @@ static int add_names(cf_cli *c, const char *opt, const char *arg, char ***list, 
         (*list)[(*n)++] = d;
     }
     free(copy);
+    if (msg[0] != '\0')
+        return cf_cli_usage(c, "--%s: %s", opt, msg);
     if (*n == 0)
         return cf_cli_usage(c, "--%s: expected names, got '%s'", opt, arg);
     return 0;

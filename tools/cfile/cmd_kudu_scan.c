@@ -32,6 +32,9 @@ const char cf_cmd_kudu_tablet_scan_usage[] =
     "  --no-wal               the DiskRowSets alone (no WAL replay)\n"
     "  --columns a,b          projection, in this order (default: every column)\n"
     "  --where EXPR           COL OP VALUE [AND ...], OP = != <> < <= > >= IS [NOT] NULL\n"
+    "                         (as `cfile table scan` takes them; a column name that is\n"
+    "                         not [A-Za-z_][A-Za-z0-9_]* goes in backquotes, `` for one\n"
+    "                         inside: --columns '`my-col`,`a b`' --where '`my-col` > 3')\n"
     "  --limit N              print at most N rows\n"
     "  --batch-rows N         rows per batch inside the scan (default 1024)\n" CF_KUDU_ARGS_USAGE
     "  -h, --help             this text\n"

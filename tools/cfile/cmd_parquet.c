@@ -14,6 +14,7 @@
 #include "pq_meta_out.h"
 #include "pq_values.h"
 #include "svg.h"
+#include "table_args.h"
 
 const char cf_cmd_parquet_usage[] =
     "usage: cfile parquet meta [--json] [--svg OUT.svg] FILE\n"
@@ -56,7 +57,8 @@ const char cf_cmd_parquet_usage[] =
     "  --rows A..B rows A (inclusive) to B (exclusive), counted from 0; either side\n"
     "              may be left out. Only the pages holding them are read when the\n"
     "              file has an offset index\n"
-    "  --columns F,... only these top-level fields, in this order\n"
+    "  --columns F,... only these top-level fields, in this order (`a,b` in backquotes\n"
+    "                  for a name holding a comma, `` for a backquote inside)\n"
     "  --svg OUT   meta: also draw the file's layout as an SVG picture into OUT\n"
     "              (created atomically): row groups, column chunks (coloured by\n"
     "              column) and every page by offset, dictionary pages, the page\n"
@@ -234,17 +236,20 @@ static bool parse_rows(const char *s, int64_t *begin, int64_t *end)
     return *begin <= *end;
 }
 
-/* Top-level field names (comma-separated) to their indexes; -1 naming the
- * unknown one. */
+/* Top-level field names (comma-separated; one holding a comma or starting with a
+ * backquote in backquotes, as the schema syntax quotes names: table_args.h
+ * cf_cli_next_name) to their indexes; -1 naming the unknown one. */
 static int parse_columns(cf_cli *c, const cf_parquet *pq, const char *list, uint32_t *idx,
                          uint32_t cap, uint32_t *n)
 {
     const cf_parquet_node *root = cf_parquet_schema_root(pq);
     *n = 0;
-    const char *p = list;
-    while (*p) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    char *copy = strdup(list), *rest = copy, msg[300] = "";
+    if (copy == NULL)
+        return cf_cli_fail(c, "out of memory");
+    int rc = CF_EXIT_OK;
+    for (char *p; rc == CF_EXIT_OK && (p = cf_cli_next_name(&rest, false, msg, sizeof msg));) {
+        size_t len = strlen(p);
         uint32_t k = 0;
         for (; k < root->child_count; k++) {
             cf_slice nm = root->children[k]->element->name;
@@ -252,14 +257,17 @@ static int parse_columns(cf_cli *c, const cf_parquet *pq, const char *list, uint
                 break;
         }
         if (k == root->child_count)
-            return cf_cli_usage(c, "no top-level field '%.*s'", (int)len, p);
-        if (*n == cap)
-            return cf_cli_usage(c, "too many --columns");
-        idx[(*n)++] = k;
-        p += len;
-        if (*p == ',')
-            p++;
+            rc = cf_cli_usage(c, "no top-level field '%s'", p);
+        else if (*n == cap)
+            rc = cf_cli_usage(c, "too many --columns");
+        else
+            idx[(*n)++] = k;
     }
+    free(copy);
+    if (rc != CF_EXIT_OK)
+        return rc;
+    if (msg[0] != '\0')
+        return cf_cli_usage(c, "--columns: %s", msg);
     if (*n == 0)
         return cf_cli_usage(c, "--columns needs at least one field");
     return CF_EXIT_OK;

@@ -121,6 +121,68 @@ char *cf_cli_unquote(char *v)
     return v;
 }
 
+/* A column name in backquotes at q (the schema syntax's quoted form,
+ * cf_schema_name_parse): the name, unquoted, in the arena, and *used the bytes
+ * it took. NULL with a message in msg when the quote is not closed or the name
+ * is too long. */
+static char *quoted_name(cf_cli_arena *a, const char *q, size_t *used, char *msg, size_t cap)
+{
+    char *nm = cf_cli_arena_alloc(a, CF_SCHEMA_MAX_NAME_LEN + 1);
+    if (nm == NULL)
+        return snprintf(msg, cap, "out of memory"), NULL;
+    cf_error e;
+    if (cf_schema_name_parse(nm, CF_SCHEMA_MAX_NAME_LEN + 1, used, q, &e) != CF_OK)
+        return snprintf(msg, cap, "%s", e.msg), NULL;
+    return nm;
+}
+
+char *cf_cli_next_name(char **p, bool trim, char *msg, size_t cap)
+{
+    for (;;) {
+        char *w = *p;
+        if (w == NULL)
+            return NULL;
+        char *q = w;
+        while (isspace((unsigned char)*q))
+            q++;
+        if (*q == '`') {
+            /* unquoted in place: the name is shorter than its quoted form */
+            char nm[CF_SCHEMA_MAX_NAME_LEN + 1];
+            size_t used;
+            cf_error e;
+            if (cf_schema_name_parse(nm, sizeof(nm), &used, q, &e) != CF_OK) {
+                snprintf(msg, cap, "%s", e.msg);
+                *p = NULL;
+                return NULL;
+            }
+            char *after = q + used;
+            while (isspace((unsigned char)*after))
+                after++;
+            if (*after != ',' && *after != '\0') {
+                snprintf(msg, cap, "expected a comma after %.*s", (int)used, q);
+                *p = NULL;
+                return NULL;
+            }
+            *p = *after ? after + 1 : NULL;
+            memcpy(w, nm, strlen(nm) + 1);
+            return w;
+        }
+        char *e = strchr(w, ',');
+        *p = e ? e + 1 : NULL;
+        if (e != NULL)
+            *e = '\0';
+        if (*w == '\0')
+            continue; /* an empty piece (",,", a trailing comma) is skipped */
+        if (trim) {
+            w = q;
+            char *end = w + strlen(w);
+            while (end > w && isspace((unsigned char)end[-1]))
+                *--end = '\0';
+        }
+        return w;
+    }
+}
+
 /* ---- KEY ----------------------------------------------------------------------------------- */
 
 int cf_cli_key_parse(cf_cli *c, const cf_schema *s, const char *text, const void ***key,
@@ -175,6 +237,22 @@ int cf_cli_where_parse(cf_cli *c, const cf_schema *s, const char *where, cf_pred
     cf_pred *preds = NULL;
     size_t cap = 0;
     for (;;) {
+        /* The column: bare ([A-Za-z0-9_]*) or in backquotes. */
+        while (isspace((unsigned char)*p))
+            p++;
+        char *nm = p;
+        bool bare = *p != '`';
+        if (!bare) {
+            char msg[300];
+            size_t used;
+            if ((nm = quoted_name(a, p, &used, msg, sizeof(msg))) == NULL)
+                return cf_cli_usage(c, "--where: %s", msg);
+            p += used;
+        } else {
+            while (isalnum((unsigned char)*p) || *p == '_')
+                p++;
+        }
+        char *after_name = p;
         /* The next " AND " (any case) outside quotes ends this condition. */
         char *end = NULL;
         for (char *x = p; *x; x++) {
@@ -190,17 +268,13 @@ int cf_cli_where_parse(cf_cli *c, const cf_schema *s, const char *where, cf_pred
         }
         if (end)
             *end = '\0';
-        while (isspace((unsigned char)*p))
-            p++;
-        char *nm = p;
-        while (isalnum((unsigned char)*p) || *p == '_')
-            p++;
-        char save = *p;
-        *p = '\0';
+        char save = *after_name;
+        if (bare)
+            *after_name = '\0'; /* a bare name ends here */
         int col = cf_schema_find(s, nm);
         if (col < 0)
             return cf_cli_usage(c, "--where: no column '%s'", nm);
-        *p = save;
+        *after_name = save;
         while (isspace((unsigned char)*p))
             p++;
         if ((preds = arena_grow(a, preds, *n, &cap, sizeof(*preds))) == NULL)
@@ -331,25 +405,44 @@ int cf_cli_assign_parse(cf_cli *c, const cf_schema *s, const char *opt, const ch
         return cf_cli_fail(c, "out of memory");
     cf_column_change *ch = NULL;
     size_t nch = 0, cap = 0;
-    for (char *w; (w = cf_cli_next_piece(&rest)) != NULL;) {
-        if (*w == '\0')
-            continue; /* empty pieces (",,", a trailing comma) are skipped, as before */
-        char *eq = strchr(w, '=');
-        if (eq == NULL)
-            return cf_cli_usage(c, "%s: expected col=value, got '%s'", opt, w);
-        *eq = '\0';
-        while (isspace((unsigned char)*w))
-            w++;
-        char *we = eq;
-        while (we > w && isspace((unsigned char)we[-1]))
-            *--we = '\0';
+    while (rest != NULL) {
+        char *q = rest, *w, *v;
+        while (isspace((unsigned char)*q))
+            q++;
+        if (*q == '`') {
+            /* `quoted name` = value */
+            char msg[300];
+            size_t used;
+            if ((w = quoted_name(a, q, &used, msg, sizeof(msg))) == NULL)
+                return cf_cli_usage(c, "%s: %s", opt, msg);
+            char *eq = q + used;
+            while (isspace((unsigned char)*eq))
+                eq++;
+            if (*eq != '=')
+                return cf_cli_usage(c, "%s: expected col=value after %.*s", opt, (int)used, q);
+            rest = eq + 1;
+            v = cf_cli_next_piece(&rest);
+        } else {
+            w = cf_cli_next_piece(&rest);
+            if (*w == '\0')
+                continue; /* empty pieces (",,", a trailing comma) are skipped, as before */
+            char *eq = strchr(w, '=');
+            if (eq == NULL)
+                return cf_cli_usage(c, "%s: expected col=value, got '%s'", opt, w);
+            *eq = '\0';
+            while (isspace((unsigned char)*w))
+                w++;
+            char *we = eq;
+            while (we > w && isspace((unsigned char)we[-1]))
+                *--we = '\0';
+            v = eq + 1;
+        }
         int col = cf_schema_find(s, w);
         if (col < 0)
             return cf_cli_usage(c, "%s: no column '%s'", opt, w);
         const cf_column *cd = cf_schema_column_at(s, (size_t)col);
         if ((ch = arena_grow(a, ch, nch, &cap, sizeof(*ch))) == NULL)
             return cf_cli_fail(c, "out of memory");
-        char *v = eq + 1;
         ch[nch].col = (size_t)col;
         char msg[200];
         if (strcasecmp(v, "NULL") == 0) {
@@ -405,13 +498,8 @@ int cf_cli_columns_parse(cf_cli *c, const cf_schema *s, const char *spec, size_t
         return cf_cli_fail(c, "out of memory");
     }
     *n = 0;
-    char *save = NULL;
-    for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-        while (isspace((unsigned char)*w))
-            w++;
-        char *e = w + strlen(w);
-        while (e > w && isspace((unsigned char)e[-1]))
-            *--e = '\0';
+    char *rest = copy, msg[300] = "";
+    for (char *w; (w = cf_cli_next_name(&rest, true, msg, sizeof(msg))) != NULL;) {
         int k = cf_schema_find(s, w);
         if (k < 0) {
             /* w points into copy: say it before copy is freed. */
@@ -422,5 +510,7 @@ int cf_cli_columns_parse(cf_cli *c, const cf_schema *s, const char *spec, size_t
         (*cols)[(*n)++] = (size_t)k;
     }
     free(copy);
+    if (msg[0] != '\0')
+        return cf_cli_usage(c, "--columns: %s", msg);
     return *n ? 0 : cf_cli_usage(c, "--columns: empty");
 }

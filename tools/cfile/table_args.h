@@ -11,7 +11,9 @@
  * Quoting, shared by all three: a value may be written in "double" or 'single'
  * quotes; inside them a comma (or " AND " in --where) is part of the value, and
  * a backslash escapes the quote character or a backslash (\" \' \\). Any other
- * backslash is kept as written.
+ * backslash is kept as written. A column name that is not a plain identifier is
+ * written as the schema syntax writes it, in `backquotes` (`` for one inside):
+ * --where "`my-col` = 3", --set "`a b`=x", --columns "`a,b`,c".
  */
 #ifndef CF_CLI_TABLE_ARGS_H
 #define CF_CLI_TABLE_ARGS_H
@@ -28,6 +30,15 @@ int cf_cli_scalar_parse(cf_type t, const char *text, void *slot, cf_cli_arena *a
 /* The next comma-separated piece of *p (NUL-terminated in place), or NULL at
  * the end. Commas inside quotes or [...] belong to the piece. */
 char *cf_cli_next_piece(char **p);
+
+/* The next name of a comma-separated list of column names at *p (NUL-terminated
+ * in place), or NULL at the end. A name in backquotes is the schema syntax's
+ * quoted form (cf_schema_name_parse: `` for a backquote; commas and blanks inside
+ * belong to it) and is unquoted in place; any other name runs to the next comma,
+ * blanks around it dropped when `trim`, empty ones skipped. NULL with a message
+ * in msg (cap bytes) when a quote is not closed or is followed by other than a
+ * comma; msg is untouched otherwise. */
+char *cf_cli_next_name(char **p, bool trim, char *msg, size_t cap);
 
 /* A piece written in quotes, without them and with its escapes undone (in
  * place); any other text is returned as it is. */
