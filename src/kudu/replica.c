@@ -18,7 +18,8 @@
  * A replica that cannot be judged fails the search (or, asked, is passed over and
  * kept with its problem), so a damaged newer replica never gives way in silence;
  * the only READY replica of a tablet needs no judging and is taken, its problem
- * kept (the scan reports the damage it meets).
+ * kept (the scan reports the damage it meets). Messages count servers from 1, in
+ * the order given.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,7 +210,7 @@ static cf_status scan_server(cf_kudu_replicas *set, const cf_kudu_fs *fs, size_t
         } else if (!o->skip_damaged) {
             /* Its table is unknown: it may be a replica of this one. */
             *err = e;
-            return cf_error_prefix(err, st, "server %zu (%s): ", s, cf_kudu_fs_wal_dir(fs));
+            return cf_error_prefix(err, st, "server %zu (%s): ", s + 1, cf_kudu_fs_wal_dir(fs));
         }
         rep *r;
         if (rep_add(set, &r, err) != CF_OK) {
@@ -366,7 +367,7 @@ static cf_status choose(cf_kudu_replicas *set, const cf_kudu_replicas_options *o
         for (size_t k = i; k < end; k++) {
             const rep *r = &set->reps[k];
             if (r->pub.problem != NULL && !o->skip_damaged)
-                CF_FAIL(err, CF_ECORRUPT, "tablet %s, server %zu: %s", id, r->pub.server,
+                CF_FAIL(err, CF_ECORRUPT, "tablet %s, server %zu: %s", id, r->pub.server + 1,
                         r->pub.problem);
             if (candidate(r) && (best == SIZE_MAX || newer(&r->pub, &set->reps[best].pub)))
                 best = k;
@@ -382,7 +383,7 @@ static cf_status choose(cf_kudu_replicas *set, const cf_kudu_replicas_options *o
             const cf_kudu_replica *p = &set->reps[i].pub;
             CF_FAIL(err, CF_ENOTFOUND,
                     "tablet %s: no replica holds its data (%zu found; server %zu's is %s)", id,
-                    end - i, p->server, p->problem != NULL ? "damaged" : p->data_state);
+                    end - i, p->server + 1, p->problem != NULL ? "damaged" : p->data_state);
         }
         set->reps[best].pub.chosen = true;
         set->chosen[set->ntablets++] = best;

@@ -681,6 +681,7 @@ static void test_replica__damaged_replica(void **state)
     convert(&x, both, 2, sel2, out_path("d.parquet"));
     EXPECT_RC(x, 0);
     assert_non_null(strstr(x.err, "passed over"));
+    assert_non_null(strstr(x.err, "server 2"));
     cf_json_doc sum;
     parse(&sum, x.out, x.out_len);
     assert_string_equal(cf_json_get(&sum.root, "rows")->str, "1738");

@@ -139,12 +139,14 @@ static int ksrc_open(cf_cli *c, const cf_kudu_convert_args *a, ksrc *k)
     }
     if (st != CF_OK)
         return cf_cli_lib_fail(c, a->in, st, &e);
-    /* A replica passed over (--skip-damaged-replicas) is said, not hidden. */
+    /* A replica with a problem (passed over with --skip-damaged-replicas, or a
+     * tablet's only READY replica, read as it is) is said, not hidden. */
     for (size_t i = 0; i < cf_kudu_replicas_count(k->reps); i++) {
         const cf_kudu_replica *r = cf_kudu_replicas_at(k->reps, i);
         if (r->problem != NULL)
-            fprintf(c->err, "cfile %s: warning: passed over tablet %s on server %zu: %s\n", c->cmd,
-                    r->tablet_id, r->server, r->problem);
+            fprintf(c->err, "cfile %s: warning: tablet %s on server %zu: %s (%s)\n", c->cmd,
+                    r->tablet_id, r->server + 1, r->problem,
+                    r->chosen ? "its only READY replica: read as it is" : "passed over");
     }
     if (!a->pq->quiet && !a->pq->json)
         for (size_t i = 0; i < cf_kudu_replicas_tablet_count(k->reps); i++) {
