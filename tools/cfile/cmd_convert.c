@@ -75,7 +75,10 @@ const char cf_cmd_convert_usage[] =
     "log), then the larger current_term of its consensus metadata, then the server\n"
     "given first. Tablets are written one after another in partition key order\n"
     "(partition_key_start). Tablets whose schemas differ, a name several tables\n"
-    "have, and a tablet without a replica to take are refused (exit 1, naming them).\n"
+    "have, and a tablet without a replica to take are refused (exit 1, naming them),\n"
+    "and so is a replica that cannot be judged (its consensus metadata or WAL does\n"
+    "not read) unless --skip-damaged-replicas; a tablet's only READY replica needs\n"
+    "no judging and is read as it is (with a warning naming its problem).\n"
     "Unless --quiet or --json, each tablet's chosen server (1 = the first given) is\n"
     "said on stderr. --to table DIR loads the rows into a new table (its schema\n"
     "and key the tablets'; --ts and --lock-timeout as below; a table already at DIR\n"
@@ -462,7 +465,7 @@ static int convert_kudu_in(cf_cli *c, cf_kudu_convert_args *k, const char *kudu_
         return cf_cli_usage(c, "a Kudu IN needs its server's directories (--fs-wal-dir DIR ...)");
     for (size_t i = 0; i < k->servers.n; i++)
         if (k->servers.a[i].wal_dir == NULL)
-            return cf_cli_usage(c, "server %zu has no --fs-wal-dir", i);
+            return cf_cli_usage(c, "server %zu has no --fs-wal-dir", i + 1);
     k->in = k->tablet != NULL ? k->tablet : k->table != NULL ? k->table : k->table_id;
     k->has_load_ts = pa->has_ts;
     k->load_ts = pa->ts;
