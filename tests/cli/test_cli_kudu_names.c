@@ -430,11 +430,72 @@ static void test_kudu_names__parquet_and_table(void **state)
 }
 #endif
 
+/* A table of such names: its schema text from `table info` creates a copy, and
+ * what `scan --format csv` and `scan --json` print imports into it unchanged. */
+static void test_kudu_names__table_import(void **state)
+{
+    (void)state;
+    char schema[1200];
+    snprintf(schema, sizeof schema,
+             "`my-col` INT64 KEY, `a \"b\", c` STRING NULL, `x\ny` INT32 NULL, `%s` DOUBLE NULL",
+             new_names[5]);
+    char *src = cli_dir_path("src");
+    run r;
+    CLI(&r, "table", "create", src, "--schema", schema);
+    EXPECT_RC(r, 0);
+    done(&r);
+    CLI(&r, "table", "insert", src, "--row", "`my-col`=1,`a \"b\", c`=\"q,r\",`x\ny`=5");
+    EXPECT_RC(r, 0);
+    done(&r);
+    char row2[600];
+    snprintf(row2, sizeof row2, "`my-col` = 2, `%s` = 2.5", new_names[5]);
+    CLI(&r, "table", "insert", src, "--row", row2);
+    EXPECT_RC(r, 0);
+    done(&r);
+    CLI(&r, "table", "info", "--json", src);
+    EXPECT_RC(r, 0);
+    cf_json_doc info;
+    char msg[200];
+    if (cf_json_parse(&info, r.out, strlen(r.out), msg, sizeof msg) != 0)
+        fail_msg("info: %s", msg);
+    const cf_json *text = cf_json_get(&info.root, "schema");
+    assert_non_null(text);
+    assert_string_equal(text->str, schema); /* quoted exactly as written */
+    done(&r);
+    run want;
+    CLI(&want, "table", "scan", "--json", src);
+    EXPECT_RC(want, 0);
+    static char csv[] = "csv", jsonl[] = "jsonl";
+    char *forms[2] = {csv, jsonl};
+    for (size_t f = 0; f < 2; f++) {
+        CLI(&r, "table", "scan", "--format", forms[f], src);
+        EXPECT_RC(r, 0);
+        char *in = cli_dir_path(f ? "rows.jsonl" : "rows.csv");
+        write_str(in, r.out);
+        done(&r);
+        char *dst = cli_dir_path(f ? "dst1" : "dst0");
+        CLI(&r, "table", "create", dst, "--schema", (char *)text->str);
+        EXPECT_RC(r, 0);
+        done(&r);
+        CLI(&r, "table", "import", dst, in, "--format", forms[f]);
+        EXPECT_RC(r, 0);
+        done(&r);
+        CLI(&r, "table", "scan", "--json", dst);
+        EXPECT_RC(r, 0);
+        assert_string_equal(r.out, want.out);
+        done(&r);
+    }
+    done(&want);
+    cf_json_doc_dispose(&info);
+}
+
 int main(void)
 {
     names_init();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_kudu_names__scan, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_kudu_names__table_import, cli_dir_setup,
+                                        cli_dir_teardown),
 #if CF_HAVE_PARQUET
         cmocka_unit_test_setup_teardown(test_kudu_names__parquet_and_table, cli_dir_setup,
                                         cli_dir_teardown),
