@@ -30,7 +30,9 @@ size_t cf_thrift_alloc_bound(size_t len)
 cf_status cf_thrift_alloc(cf_thrift_reader *r, void **out, size_t count, size_t size)
 {
     size_t n;
-    const size_t align = sizeof(max_align_t);
+    /* The alignment of max_align_t (16 on x86-64), not its size (32): the arena asserts
+     * an alignment it can give, which a Debug build checks on every Parquet read. */
+    const size_t align = _Alignof(max_align_t);
     *out = NULL;
     /* Rounded up before the comparison, so alloc_used never passes the limit. */
     if (!cf_mul_ok(count, size, &n) || !cf_add_ok(n, align - 1, &n) ||
