@@ -224,6 +224,7 @@ cf_status cf_kudu_scanner_create(cf_kudu_scanner **out, const cf_kudu_tablet *t,
     sc->s = cf_kudu_tablet_schema(t);
     sc->snap = opts->as_of;
     sc->batch_rows = opts->batch_rows ? opts->batch_rows : 1024;
+    sc->mmap = opts->mmap;
     cf_arena_init(&sc->parena, 0);
     cf_arena_init(&sc->wkeys, 0);
     cf_arena_init(&sc->obytes, 0);
