@@ -1,8 +1,6 @@
 /* The tablet scanner's setup: options checked and copied, the columns' read and
  * write defaults, every rowset opened and the WAL indexed at create, and free.
  * What a scan answers and how the work is split: scan_internal.h. */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "scan_internal.h"
