@@ -386,6 +386,13 @@ typedef struct cf_kudu_scan_options {
     const cf_pred *preds; /* ANDed, as cf_scan_options' */
     size_t npreds;
     size_t batch_rows; /* default 1024 */
+    /* Read the blocks through mmap instead of pread (default false). Faster on a warm
+     * page cache, but a block file truncated underneath or a media error on a page
+     * the kernel must fetch arrives as SIGBUS (the process dies) where pread returns
+     * CF_EIO: the caveat of cf_io_open_mmap. Leave it off on a failing disk, which is
+     * where a stopped server's tablets are often read from (docs/PERFORMANCE.md,
+     * "Why pread stays the default"). */
+    bool mmap;
 } cf_kudu_scan_options;
 
 CF_API void cf_kudu_scan_options_init(cf_kudu_scan_options *opts);

@@ -167,6 +167,7 @@ class CKuduScanOptions(ctypes.Structure):
         ("preds", ctypes.POINTER(_table.CPred)),
         ("npreds", ctypes.c_size_t),
         ("batch_rows", ctypes.c_size_t),
+        ("mmap", ctypes.c_bool),
     ]
 
 

@@ -1,8 +1,6 @@
 /* The tablet scanner's setup: options checked and copied, the columns' read and
  * write defaults, every rowset opened and the WAL indexed at create, and free.
  * What a scan answers and how the work is split: scan_internal.h. */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "scan_internal.h"
@@ -224,6 +222,7 @@ cf_status cf_kudu_scanner_create(cf_kudu_scanner **out, const cf_kudu_tablet *t,
     sc->s = cf_kudu_tablet_schema(t);
     sc->snap = opts->as_of;
     sc->batch_rows = opts->batch_rows ? opts->batch_rows : 1024;
+    sc->mmap = opts->mmap;
     cf_arena_init(&sc->parena, 0);
     cf_arena_init(&sc->wkeys, 0);
     cf_arena_init(&sc->obytes, 0);

@@ -129,6 +129,7 @@ struct cf_kudu_scanner {
     const cf_schema *s;
     uint64_t snap;
     size_t batch_rows;
+    bool mmap;         /* blocks through mmap, else pread (cf_kudu_scan_options.mmap) */
     bool *need;        /* columns read: key, projection, predicates */
     size_t *width;     /* per column: cf_type_size */
     size_t fixed_key;  /* the encoded key's length when every key column is fixed-width */

@@ -92,7 +92,7 @@ static void missing_why(const cf_kudu_scanner *sc, char *buf, size_t cap)
 static cf_status open_block(const cf_kudu_scanner *sc, const cf_kudu_rowset *rs, uint64_t id,
                             const char *what, cf_io **io, cf_error *err)
 {
-    cf_status st = cf_kudu_fs_open_block(sc->fs, id, true, io, err);
+    cf_status st = cf_kudu_fs_open_block(sc->fs, id, sc->mmap, io, err);
     if (st == CF_ENOTFOUND) {
         char why[200];
         missing_why(sc, why, sizeof(why));

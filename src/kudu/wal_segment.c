@@ -14,7 +14,8 @@
  * end. A bad entry in a segment with a footer is damage. Without a footer
  * (the server stopped while writing it) a bad entry is a torn tail when no
  * valid-looking entry header follows it anywhere in the file (Kudu's scan,
- * byte by byte), and damage when one does. */
+ * byte by byte; runs of zeros skipped where no header can start, with the same
+ * verdicts), and damage when one does. */
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,12 +30,24 @@
 /* Kudu scans for headers in chunks of 1 MiB overlapping by a header. */
 #define SCAN_CHUNK ((size_t)1 << 20)
 
+/* The first offset at or after i whose byte is not zero, else n: eight bytes at a
+ * time, since preallocated segments hold megabytes of zeros. */
+static size_t zero_run_end(const uint8_t *p, size_t i, size_t n)
+{
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if (w != 0)
+            break;
+    }
+    while (i < n && p[i] == 0)
+        i++;
+    return i;
+}
+
 static bool all_zeros(const uint8_t *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != 0)
-            return false;
-    return true;
+    return zero_run_end(p, 0, n) == n;
 }
 
 static uint32_t le32(const uint8_t *p)
@@ -185,25 +198,44 @@ static cf_status grow(seg_reader *r, size_t need, cf_error *err)
 }
 
 /* Is there a valid-looking entry header at any offset in [from, size - hlen)?
- * (ScanForValidEntryHeaders: positions p with p + hlen < size.) */
+ * (ScanForValidEntryHeaders: positions p with p + hlen < size; valid means only
+ * that the header's CRC matches, DecodeEntryHeader checks no length, so neither do
+ * we.) Kudu tries every offset; so do we, except where the verdict is known without
+ * a CRC: a header of all zeros is valid only if the CRC-32C of hlen - 4 zero bytes
+ * is zero, which it is not, so inside a run of zeros only the offsets less than a
+ * header from its end need a CRC. That keeps a torn batch followed by a
+ * preallocated megabyte of zeros from costing a CRC per byte. */
 static cf_status scan_for_headers(seg_reader *r, uint64_t from, bool *found, cf_error *err)
 {
     uint64_t size = r->s->size;
+    size_t hlen = r->hlen;
     *found = false;
-    if (size <= r->hlen)
+    if (size <= hlen)
         return CF_OK;
+    static const uint8_t zero_header[KUDU_WAL_ENTRY_HEADER_V2];
+    entry_header zh;
+    bool skip_zeros = decode_header(zero_header, hlen, &zh) != HDR_OK; /* computed, not assumed */
     CF_TRY(grow(r, SCAN_CHUNK, err));
-    for (uint64_t off = from; off < size - r->hlen; off += SCAN_CHUNK - r->hlen) {
+    for (uint64_t off = from; off < size - hlen; off += SCAN_CHUNK - hlen) {
         size_t n = (size_t)(size - off < SCAN_CHUNK ? size - off : SCAN_CHUNK);
         CF_TRY(read_at(r, off, r->buf, n, err));
-        if (all_zeros(r->buf, n))
-            continue;
-        for (size_t i = 0; i + r->hlen < n; i++) {
+        const uint8_t *p = r->buf;
+        size_t zend = 0; /* when i < zend: where the run of zeros holding i ends */
+        for (size_t i = 0; i + hlen < n;) {
+            if (skip_zeros && p[i] == 0) {
+                if (i >= zend)
+                    zend = zero_run_end(p, i, n);
+                if (zend - i >= hlen) {
+                    i = zend - hlen + 1; /* the headers starting before it are all zeros */
+                    continue;
+                }
+            }
             entry_header h;
-            if (decode_header(r->buf + i, r->hlen, &h) == HDR_OK) {
+            if (decode_header(p + i, hlen, &h) == HDR_OK) {
                 *found = true;
                 return CF_OK;
             }
+            i++;
         }
     }
     return CF_OK;

@@ -1,6 +1,6 @@
 /* cf-needs: tables parquet */
 /* `cfile convert --kudu-tablet ID FS OUT.parquet`: every layout of shared/kudu-fs
- * exported latest, --no-wal and --as-of holds the expected rows (count from the
+ * exported latest, --no-wal, --as-of and --mmap holds the expected rows (count from the
  * summary, the first rows read back from the file); usage errors. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -51,13 +51,14 @@ static uint64_t json_num(const cf_json *obj, const char *key)
 static void test_cli_kudu_convert__layouts(void **state)
 {
     (void)state;
-    static const char *files[3] = {"tablet_latest.json", "tablet_flushed.json",
-                                   "tablet_as_of.json"};
+    /* the fourth: the latest again, the blocks read through mmap (--mmap) */
+    static const char *files[4] = {"tablet_latest.json", "tablet_flushed.json", "tablet_as_of.json",
+                                   "tablet_latest.json"};
     for (size_t i = 0; i < NLAYOUTS; i++) {
         char root[512], wal[700], data[1600], tablet[80];
         if (!lay_args(layouts[i], root, wal, data, tablet))
             skip();
-        for (size_t m = 0; m < 3; m++) {
+        for (size_t m = 0; m < 4; m++) {
             char p[700], msg[200];
             snprintf(p, sizeof(p), "%s/expected/%s", root, files[m]);
             cf_json_doc want;
@@ -74,6 +75,9 @@ static void test_cli_kudu_convert__layouts(void **state)
             else if (m == 1)
                 CLI(&r, "convert", "--json", "--no-wal", "--kudu-tablet", tablet, "--fs-wal-dir",
                     wal, "--fs-data-dirs", data, out);
+            else if (m == 3)
+                CLI(&r, "convert", "--json", "--mmap", "--kudu-tablet", tablet, "--fs-wal-dir", wal,
+                    "--fs-data-dirs", data, out);
             else
                 CLI(&r, "convert", "--json", "--as-of", ts, "--kudu-tablet", tablet, "--fs-wal-dir",
                     wal, "--fs-data-dirs", data, out);

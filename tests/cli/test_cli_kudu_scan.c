@@ -1,7 +1,8 @@
 /* cf-needs: tables */
 /* `cfile kudu tablet scan` over the Kudu-written layouts of shared/kudu-fs: the
  * JSON lines equal expected/tablet_latest.json, tablet_flushed.json (--no-wal) and
- * tablet_as_of.json (--as-of) row for row and value for value; --columns, --where
+ * tablet_as_of.json (--as-of) row for row and value for value, the latest also with
+ * the blocks mmap'd (--mmap; pread is the default); --columns, --where
  * and --limit as `cfile table scan` has them; usage errors. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,13 +119,14 @@ static void expect_rows(const char *what, const char *out, const cf_json *rows)
 static void test_cli_kudu_scan__layouts(void **state)
 {
     (void)state;
-    static const char *files[3] = {"tablet_latest.json", "tablet_flushed.json",
-                                   "tablet_as_of.json"};
+    /* the fourth: the latest rows again, the blocks read through mmap (--mmap) */
+    static const char *files[4] = {"tablet_latest.json", "tablet_flushed.json", "tablet_as_of.json",
+                                   "tablet_latest.json"};
     for (size_t i = 0; i < NLAYOUTS; i++) {
         lay l;
         if (!lay_open(&l, layouts[i]))
             skip();
-        for (size_t m = 0; m < 3; m++) {
+        for (size_t m = 0; m < 4; m++) {
             char p[700], what[200];
             snprintf(p, sizeof(p), "%s/expected/%s", l.root, files[m]);
             snprintf(what, sizeof(what), "%s %s", layouts[i], files[m]);
@@ -140,6 +142,9 @@ static void test_cli_kudu_scan__layouts(void **state)
                     l.data, l.tablet);
             } else if (m == 1) {
                 CLI(&r, "kudu", "tablet", "scan", "--json", "--no-wal", "--fs-wal-dir", l.wal,
+                    "--fs-data-dirs", l.data, l.tablet);
+            } else if (m == 3) {
+                CLI(&r, "kudu", "tablet", "scan", "--json", "--mmap", "--fs-wal-dir", l.wal,
                     "--fs-data-dirs", l.data, l.tablet);
             } else {
                 const cf_json *asof = cf_json_get(&want.root, "as_of");

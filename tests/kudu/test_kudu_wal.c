@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "test_common.h"
 
@@ -20,6 +21,7 @@
 #include <cfile/kudu.h>
 
 #include "codec/compress.h"
+#include "codec/crc32c.h"
 #include "json.h"
 #include "kudu/tablet.h"
 #include "kudu/wal.h"
@@ -607,6 +609,130 @@ static void test_bad_crc_torn_or_damage(void **state)
     }
 }
 
+/* A segment cut at `cut` bytes of b, then `zeros` zero bytes, then `tail` (n bytes),
+ * then `zeros2` zero bytes. */
+static cf_status read_spliced(const built *b, size_t cut, size_t zeros, const uint8_t *tail,
+                              size_t n, size_t zeros2, kudu_wal_seg **s, cf_error *err)
+{
+    size_t len = cut + zeros + n + zeros2;
+    uint8_t *p = calloc(1, len + 1);
+    assert_non_null(p);
+    memcpy(p, b->bytes.data, cut);
+    if (n > 0)
+        memcpy(p + cut + zeros, tail, n);
+    cf_status st = read_bytes(p, len, s, err);
+    free(p);
+    return st;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* A segment preallocated with a long run of zeros (Kudu preallocates its segments):
+ * after whole batches, after a batch cut in its body, and with no batch at all, the
+ * zeros are a torn tail (preallocated space) and the batches before them come back. */
+static void test_long_zero_tail(void **state)
+{
+    (void)state;
+    built b;
+    build(&b, 3, CF_COMP_NONE, false, false);
+    size_t mid = b.off[2] + (b.end[2] - b.off[2]) / 2;
+    const struct {
+        size_t cut, nbatches;
+        uint64_t end;
+    } cases[] = {{b.end[2], 3, b.end[2]}, {mid, 2, b.off[2]}, {b.off[0], 0, b.off[0]}};
+    for (size_t zeros = 1u << 20; zeros <= (3u << 20) + 7; zeros += (1u << 20) + 7)
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            kudu_wal_seg *s = NULL;
+            cf_error err = {0};
+            double t0 = now_ms();
+            CF_ASSERT_OK(read_cut(&b, cases[k].cut, zeros, &s, &err), &err);
+            if (getenv("CF_TEST_WAL_TIMES") != NULL)
+                fprintf(stderr, "zero tail %zu after %zu bytes: %.3f ms\n", zeros, cases[k].cut,
+                        now_ms() - t0);
+            assert_int_equal(s->nbatches, cases[k].nbatches);
+            assert_true(s->torn_tail);
+            assert_int_equal(s->end_offset, cases[k].end);
+            kudu_wal_seg_free(s);
+        }
+    cf_buf_dispose(&b.bytes);
+}
+
+/* A v2 entry header for `len` body bytes whose own CRC is right (the body need not
+ * match: Kudu's forward scan looks at headers only). */
+static void craft_header(uint8_t h[KUDU_WAL_ENTRY_HEADER_V2], uint32_t len)
+{
+    memset(h, 0, KUDU_WAL_ENTRY_HEADER_V2);
+    for (int i = 0; i < 4; i++) {
+        h[i] = (uint8_t)(len >> (8 * i));
+        h[4 + i] = (uint8_t)(len >> (8 * i));
+        h[8 + i] = (uint8_t)(0x5au + i);
+    }
+    uint32_t crc = cf_crc32c(h, 12);
+    for (int i = 0; i < 4; i++)
+        h[12 + i] = (uint8_t)(crc >> (8 * i));
+}
+
+/* After a zero header (preallocated space), a valid entry header anywhere later is
+ * damage, however many zeros hide it: a real batch, a header whose first bytes are
+ * zeros (a length that is a multiple of 256), a header of lengths 0 with a right
+ * CRC (Kudu's scan checks the CRC only, DecodeEntryHeader in log_util.cc), before,
+ * at and across the scan's 1 MiB chunk boundaries. As in Kudu, a header the scan
+ * does not reach is not seen: one starting less than a header after the bad one's
+ * start, and one ending at the file's end (ScanForValidEntryHeaders looks at
+ * positions p with p + header < size). */
+static void test_entry_after_zeros_is_damage(void **state)
+{
+    (void)state;
+    built b;
+    build(&b, 2, CF_COMP_NONE, false, false);
+    const size_t hlen = KUDU_WAL_ENTRY_HEADER_V2, chunk = (size_t)1 << 20;
+    uint8_t h256[KUDU_WAL_ENTRY_HEADER_V2], h0[KUDU_WAL_ENTRY_HEADER_V2];
+    craft_header(h256, 256);
+    craft_header(h0, 0);
+    const struct {
+        const uint8_t *p;
+        size_t n;
+    } tails[] = {{b.bytes.data + b.off[1], b.end[1] - b.off[1]}, {h256, hlen}, {h0, hlen}};
+    const size_t gaps[] = {16,         17,         31,         32,         4096,
+                           chunk - 40, chunk - 33, chunk - 32, chunk - 31, chunk - 17,
+                           chunk - 16, chunk - 1,  chunk,      chunk + 1,  2 * chunk - 48,
+                           2 * chunk};
+    for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++)
+        for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++)
+            for (size_t after = 1; after <= 64; after += 63) {
+                kudu_wal_seg *s = NULL;
+                cf_error err = {0};
+                cf_status st =
+                    read_spliced(&b, b.end[0], gaps[g], tails[t].p, tails[t].n, after, &s, &err);
+                if (st != CF_ECORRUPT)
+                    fail_msg("tail %zu after %zu zeros (+%zu): status %d", t, gaps[g], after,
+                             (int)st);
+                assert_non_null(strstr(err.msg, "valid entries follow a bad one"));
+            }
+    /* Fewer zeros than a header: the scan starts past the hidden header. */
+    for (size_t gap = 1; gap < hlen; gap++) {
+        kudu_wal_seg *s = NULL;
+        cf_error err = {0};
+        CF_ASSERT_OK(read_spliced(&b, b.end[0], gap, h0, hlen, 64, &s, &err), &err);
+        assert_true(s->torn_tail);
+        assert_int_equal(s->nbatches, 1);
+        kudu_wal_seg_free(s);
+    }
+    for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++) {
+        kudu_wal_seg *s = NULL;
+        cf_error err = {0};
+        CF_ASSERT_OK(read_spliced(&b, b.end[0], gaps[g], h0, hlen, 0, &s, &err), &err);
+        assert_true(s->torn_tail);
+        kudu_wal_seg_free(s);
+    }
+    cf_buf_dispose(&b.bytes);
+}
+
 /* With a footer every bad byte of an entry is damage. */
 static void test_closed_segment_damage(void **state)
 {
@@ -898,6 +1024,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_every_codec_and_header_version),
         cmocka_unit_test(test_torn_tail_at_every_byte),
         cmocka_unit_test(test_bad_crc_torn_or_damage),
+        cmocka_unit_test(test_long_zero_tail),
+        cmocka_unit_test(test_entry_after_zeros_is_damage),
         cmocka_unit_test(test_closed_segment_damage),
         cmocka_unit_test(test_truncated_header),
         cmocka_unit_test(test_missing_required_field),

@@ -914,6 +914,81 @@ static void test_scan__wal_replay(void **state)
     CF_ASSERT_RM_RF(root);
 }
 
+/* ---- pread by default, mmap on request --------------------------------------------------------
+ */
+
+/* The blocks are read with pread unless the options ask for mmap; both give the
+ * same rows. A container cut after the scanner opened its blocks (a disk failing
+ * under an operator's recovery) is an error of the default scan: under mmap the
+ * process would die of SIGBUS instead, which is why mmap is not the default. */
+static void test_scan__pread_default_mmap_opt_in(void **state)
+{
+    (void)state;
+    cf_kudu_scan_options o;
+    cf_kudu_scan_options_init(&o);
+    assert_false(o.mmap);
+    for (size_t i = 0; i < NLAYOUTS; i++) {
+        layout l;
+        if (!open_layout(&l, layouts[i]))
+            skip();
+        for (int no_wal = 0; no_wal < 2; no_wal++) {
+            bytes a = {0}, b = {0};
+            cf_kudu_scan_options_init(&o);
+            o.no_wal = no_wal;
+            uint64_t ra = scan_all(&l, &o, &a);
+            o.mmap = true;
+            uint64_t rb = scan_all(&l, &o, &b);
+            assert_int_equal(ra, rb);
+            assert_true(ra > 0);
+            assert_int_equal(a.len, b.len);
+            assert_memory_equal(a.p, b.p, a.len);
+            free(a.p);
+            free(b.p);
+        }
+        close_layout(&l);
+    }
+
+    layout l;
+    if (!open_layout(&l, "lbm-basic-s1"))
+        skip();
+    char tmp[] = "/tmp/cf_kscan_XXXXXX";
+    assert_non_null(mkdtemp(tmp));
+    char cmd[1400];
+    snprintf(cmd, sizeof(cmd), "cp -a '%s/fs' '%s/' && cp -a '%s/expected' '%s/'", l.root, tmp,
+             l.root, tmp);
+    assert_int_equal(system(cmd), 0);
+    close_layout(&l);
+    layout d;
+    assert_true(open_root(&d, tmp));
+    cf_kudu_scan_options_init(&o);
+    o.no_wal = true;
+    cf_kudu_scanner *sc = NULL;
+    cf_error err;
+    CF_ASSERT_OK(cf_kudu_scanner_create(&sc, d.t, &o, &err), &err);
+    /* Every container the rowsets' columns live in, cut to nothing. */
+    for (size_t i = 0; i < cf_kudu_tablet_rowset_count(d.t); i++) {
+        const cf_kudu_rowset *rs = cf_kudu_tablet_rowset_at(d.t, i);
+        for (size_t c = 0; c < rs->ncolumns; c++) {
+            const cf_kudu_block *blk = cf_kudu_fs_find_block(d.fs, rs->column_blocks[c]);
+            assert_non_null(blk);
+            assert_int_equal(truncate(blk->path, 0), 0);
+        }
+    }
+    cf_status st = CF_OK;
+    while (st == CF_OK) {
+        cf_row_batch b;
+        st = cf_kudu_scanner_next(sc, &b, &err);
+        if (st == CF_OK && b.count == 0)
+            break;
+    }
+    cf_kudu_scanner_free(sc);
+    if (st == CF_OK)
+        fail_msg("a scan over cut containers read every row");
+    assert_non_null(strstr(err.msg, "rowset"));
+    close_layout(&d);
+    CF_ASSERT_RM_RF(tmp);
+}
+
 /* ---- damage ------------------------------------------------------------------------------- */
 
 /* The scan of a copy of the file-block-manager layout after `damage` changed the
@@ -1033,6 +1108,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_scan__key_in_two_rowsets),
         cmocka_unit_test(test_scan__wal_replay),
         cmocka_unit_test(test_scan__alloc_failures),
+        cmocka_unit_test(test_scan__pread_default_mmap_opt_in),
         cmocka_unit_test(test_scan__damaged_blocks),
         cmocka_unit_test(test_scan__bad_options),
     };

@@ -157,6 +157,7 @@ static int ksrc_open(cf_cli *c, const cf_kudu_convert_args *a, ksrc *k)
         }
     cf_kudu_scan_options_init(&k->o);
     k->o.no_wal = a->no_wal;
+    k->o.mmap = a->mmap;
     if (a->has_ts)
         k->o.as_of = a->ts;
     return 0;

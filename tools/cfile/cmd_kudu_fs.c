@@ -3,12 +3,7 @@
  * its place and its role from the superblocks; check: the report `kudu fs check`
  * gives, without ever repairing; dump: one block's bytes, CFile values or index
  * tree, or the server's uuid. */
-#include <dirent.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"

@@ -1,12 +1,7 @@
 /* cfile kudu fs check: the report `kudu fs check` gives (tool_action_fs.cc,
  * fs_report.cc), without ever repairing: orphans, missing blocks, damaged, full,
  * dead and incomplete containers, torn metadata, reclaimable space. */
-#include <dirent.h>
-#include <getopt.h>
 #include <inttypes.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "kudu_fs_cmd.h"

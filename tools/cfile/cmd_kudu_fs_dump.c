@@ -2,7 +2,6 @@
  * (`cfile dump`), its CFile index tree, or every root's file tree as `kudu fs dump
  * tree` prints it. */
 #include <dirent.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,12 +1,7 @@
 /* cfile kudu fs list: every live block with its place and its role from the
  * superblocks, as `kudu fs list` shows them (tool_action_fs.cc); the damage that
  * loading met goes to stderr and makes the exit 1. */
-#include <dirent.h>
-#include <getopt.h>
 #include <inttypes.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "kudu_fs_cmd.h"

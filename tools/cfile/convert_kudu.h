@@ -39,6 +39,7 @@ typedef struct cf_kudu_convert_args {
     const char *table_id; /* --kudu-table-id ID */
     const char *in;       /* what messages and the summary name as IN */
     bool no_wal, skip_damaged;
+    bool mmap;   /* --mmap: blocks through mmap (cf_kudu_scan_options.mmap) */
     bool has_ts; /* --as-of */
     uint64_t ts;
     const char *out;
