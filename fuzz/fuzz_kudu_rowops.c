@@ -2,10 +2,11 @@
  *
  *   input: [schema][split x2][rows and indirect data]
  *   `schema` picks one of four tablet schemas (with and without nullable columns,
- *   binary and fixed-size types, one or two key columns); `split` (little-endian)
+ *   binary and fixed-size types, one or two key columns, array columns); `split` (little-endian)
  *   says how many of the remaining bytes are `rows`, the rest is indirect_data.
  *   A clean error is a pass. On success every op has a valid type, every binary
- *   value lies inside indirect_data, and the ops encoded again decode to the same
+ *   value (array elements too) lies inside indirect_data, and the ops encoded again
+ *   decode to the same
  *   ops (decoding is a fixed point after one round).
  */
 /* cf-needs: tables */
@@ -28,23 +29,57 @@ static cf_status kudu_test_schema(cf_schema **out, const Kudu__SchemaPB *pb, cf_
 typedef struct col_def {
     const char *name;
     int type;
-    bool key, nullable;
+    bool key, nullable, array;
 } col_def;
 
 static const col_def schemas[4][5] = {
-    {{"id", KUDU__DATA_TYPE__INT64, true, false},
-     {"s", KUDU__DATA_TYPE__STRING, false, true},
-     {"d", KUDU__DATA_TYPE__DOUBLE, false, true}},
-    {{"k", KUDU__DATA_TYPE__INT32, true, false},
-     {"b", KUDU__DATA_TYPE__BOOL, false, false},
-     {"f", KUDU__DATA_TYPE__FLOAT, false, false}},
-    {{"h", KUDU__DATA_TYPE__STRING, true, false},
-     {"t", KUDU__DATA_TYPE__UNIXTIME_MICROS, true, false},
-     {"x", KUDU__DATA_TYPE__BINARY, false, true},
-     {"i8", KUDU__DATA_TYPE__INT8, false, true},
-     {"dec", KUDU__DATA_TYPE__DECIMAL128, false, true}},
-    {{"k", KUDU__DATA_TYPE__INT16, true, false}, {"v", KUDU__DATA_TYPE__VARCHAR, false, false}},
+    {{"id", KUDU__DATA_TYPE__INT64, true, false, false},
+     {"s", KUDU__DATA_TYPE__STRING, false, true, false},
+     {"d", KUDU__DATA_TYPE__DOUBLE, false, true, false},
+     {"ai", KUDU__DATA_TYPE__INT32, false, true, true}},
+    {{"k", KUDU__DATA_TYPE__INT32, true, false, false},
+     {"b", KUDU__DATA_TYPE__BOOL, false, false, false},
+     {"f", KUDU__DATA_TYPE__FLOAT, false, false, false}},
+    {{"h", KUDU__DATA_TYPE__STRING, true, false, false},
+     {"t", KUDU__DATA_TYPE__UNIXTIME_MICROS, true, false, false},
+     {"x", KUDU__DATA_TYPE__BINARY, false, true, false},
+     {"i8", KUDU__DATA_TYPE__INT8, false, true, false},
+     {"dec", KUDU__DATA_TYPE__DECIMAL128, false, true, false}},
+    {{"k", KUDU__DATA_TYPE__INT16, true, false, false},
+     {"v", KUDU__DATA_TYPE__VARCHAR, false, false, false},
+     {"sa", KUDU__DATA_TYPE__STRING, false, false, true},
+     {"ba", KUDU__DATA_TYPE__BOOL, false, true, true}},
 };
+
+static bool same_value(cf_type t, const void *x, const void *y)
+{
+    if (cf_type_is_binary(t)) {
+        const cf_slice *p = x, *q = y;
+        return p->len == q->len && (p->len == 0 || memcmp(p->data, q->data, p->len) == 0);
+    }
+    return memcmp(x, y, cf_type_size(t)) == 0;
+}
+
+static bool elem_null(const cf_array_cell *c, size_t i)
+{
+    return c->nonnull != NULL && !((c->nonnull[i >> 3] >> (i & 7)) & 1);
+}
+
+/* Same elements, NULLs in the same places (a NULL element's slot is not compared). */
+static bool same_cells(const cf_array_cell *x, const cf_array_cell *y)
+{
+    if (x->type != y->type || x->count != y->count)
+        return false;
+    size_t sz = cf_type_size(x->type);
+    for (size_t i = 0; i < x->count; i++) {
+        if (elem_null(x, i) != elem_null(y, i))
+            return false;
+        if (!elem_null(x, i) && !same_value(x->type, (const uint8_t *)x->values + i * sz,
+                                            (const uint8_t *)y->values + i * sz))
+            return false;
+    }
+    return true;
+}
 
 static bool same_ops(const cf_schema *s, const cf_kudu_row_op *a, const cf_kudu_row_op *b)
 {
@@ -60,14 +95,9 @@ static bool same_ops(const cf_schema *s, const cf_kudu_row_op *a, const cf_kudu_
             return false;
         if (x == NULL)
             continue;
-        cf_type t = cf_schema_column_at(s, i)->type;
-        if (cf_type_is_binary(t)) {
-            const cf_slice *p = x, *q = y;
-            if (p->len != q->len || (p->len && memcmp(p->data, q->data, p->len) != 0))
-                return false;
-        } else if (memcmp(x, y, cf_type_size(t)) != 0) {
+        const cf_column *c = cf_schema_column_at(s, i);
+        if (c->is_array ? !same_cells(x, y) : !same_value(c->type, x, y))
             return false;
-        }
     }
     return true;
 }
@@ -89,6 +119,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         c.has_type = c.has_is_key = c.has_is_nullable = true;
         c.type = (Kudu__DataType)defs[n].type;
         c.is_key = defs[n].key;
+        if (defs[n].array) {
+            static Kudu__NestedDataTypePB nested[5];
+            static Kudu__NestedDataTypePB__ArrayTypeDescriptor arr[5];
+            kudu__nested_data_type_pb__init(&nested[n]);
+            kudu__nested_data_type_pb__array_type_descriptor__init(&arr[n]);
+            arr[n].has_type = true;
+            arr[n].type = c.type;
+            nested[n].descriptor_case = KUDU__NESTED_DATA_TYPE_PB__DESCRIPTOR_ARRAY;
+            nested[n].array = &arr[n];
+            c.type = KUDU__DATA_TYPE__NESTED;
+            c.nested_type = &nested[n];
+        }
         c.is_nullable = defs[n].nullable;
         if (c.type == KUDU__DATA_TYPE__DECIMAL128) {
             static Kudu__ColumnTypeAttributesPB attrs = KUDU__COLUMN_TYPE_ATTRIBUTES_PB__INIT;
@@ -131,12 +173,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_REQUIRE(ops[k].type >= CF_KUDU_OP_INSERT &&
                          ops[k].type <= CF_KUDU_OP_UPSERT_IGNORE);
             for (size_t c = 0; c < n; c++) {
-                if (!ops[k].set[c] || ops[k].values[c] == NULL ||
-                    !cf_type_is_binary(cf_schema_column_at(schema, c)->type))
+                const cf_column *col = cf_schema_column_at(schema, c);
+                if (!ops[k].set[c] || ops[k].values[c] == NULL || !cf_type_is_binary(col->type))
                     continue;
                 const cf_slice *s = ops[k].values[c];
-                FUZZ_REQUIRE(s->len == 0 ||
-                             (s->data >= ind && s->data + s->len <= ind + ro.indirect_data.len));
+                size_t count = 1;
+                if (col->is_array) {
+                    const cf_array_cell *cell = ops[k].values[c];
+                    FUZZ_REQUIRE(cell->type == col->type && cell->count <= 65535);
+                    s = cell->values;
+                    count = cell->count;
+                }
+                for (size_t e = 0; e < count; e++)
+                    FUZZ_REQUIRE(
+                        s[e].len == 0 ||
+                        (s[e].data >= ind && s[e].data + s[e].len <= ind + ro.indirect_data.len));
             }
             kudu_rowops_encode(&r2, &i2, schema, ops[k].type, ops[k].set, ops[k].values);
         }

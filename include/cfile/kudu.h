@@ -327,7 +327,8 @@ CF_API const char *cf_kudu_row_op_name(cf_kudu_row_op_type t); /* "INSERT", ... 
 
 /* One decoded row operation: for each column of the schema it was decoded with,
  * whether the op sets it and, if so, its value in memory form (types.h: cf_slice for
- * binary types, 1 byte for BOOL, 16 for INT128) or NULL for a NULL. */
+ * binary types, 1 byte for BOOL, 16 for INT128, cf_array_cell for array columns) or
+ * NULL for a NULL. */
 typedef struct cf_kudu_row_op {
     cf_kudu_row_op_type type;
     size_t ncols;

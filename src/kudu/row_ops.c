@@ -9,7 +9,11 @@
  * NULL); then, for each column that is set and not NULL, its value: fixed-size
  * types as their little-endian cell bytes (BOOL 1 byte, INT128/DECIMAL128 16),
  * STRING/BINARY/VARCHAR and array cells as a 64-bit Slice, {fixed64 offset into
- * indirect_data, fixed64 length}.
+ * indirect_data, fixed64 length}. An array cell's bytes are the FlatBuffers
+ * `Content` table of common/serdes/array1d.fbs (the form RowChangeLists carry,
+ * src/delta/array_cell.c); the decoder verifies them (GetColumnSlice's
+ * ArrayCellMetadataView::Init) and fails the whole batch as corrupt when they
+ * do not verify, and so do we. Decoded arrays are cf_array_cell (types.h).
  *
  * The client schema (WriteRequestPB.schema, without column ids) is mapped onto
  * the tablet's by column name, as Schema::GetProjectionMapping does; sizes and
@@ -20,6 +24,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <cfile/delta.h>
 
 #include "util/alloc.h"
 #include "util/error.h"
@@ -71,6 +77,44 @@ static cf_status fail_at(decoder *d, cf_error *err, const char *what)
             (size_t)(d->p - d->start), what);
 }
 
+/* The array cell `bytes` of column c as a cf_array_cell in arena memory: the
+ * elements copied out aligned (binary ones as slices into `bytes`), the
+ * validity bitmap kept only when some element is NULL. */
+static cf_status array_value(cf_arena *a, const cf_column *c, cf_slice bytes, cf_array_cell **out,
+                             cf_error *err)
+{
+    cf_array_cell_view view;
+    CF_TRY(cf_array_cell_decode(&view, bytes, c->type, err));
+    cf_array_cell *cell = cf_arena_alloc_aligned(a, sizeof *cell, _Alignof(cf_array_cell));
+    CF_CHECK(cell != NULL, err, CF_ENOMEM, "out of memory decoding row operations");
+    size_t esz = cf_type_size(c->type);
+    cell->type = c->type;
+    cell->count = view.count;
+    cell->values = NULL;
+    cell->nonnull = NULL;
+    if (view.count > 0) {
+        /* count <= 65535 (decode checks it), so the product cannot overflow */
+        uint8_t *vals = cf_arena_alloc_aligned(a, view.count * esz, 16);
+        CF_CHECK(vals != NULL, err, CF_ENOMEM, "out of memory decoding row operations");
+        for (size_t i = 0; i < view.count; i++) {
+            if (cf_array_cell_is_null(&view, i))
+                memset(vals + i * esz, 0, esz); /* NULL slots hold zeros (types.h) */
+            else
+                cf_array_cell_get(&view, i, vals + i * esz);
+        }
+        cell->values = vals;
+    }
+    if (view.has_nulls) {
+        size_t nb = (view.count + 7) / 8;
+        uint8_t *bm = cf_arena_alloc(a, nb);
+        CF_CHECK(bm != NULL, err, CF_ENOMEM, "out of memory decoding row operations");
+        memcpy(bm, view.validity, nb);
+        cell->nonnull = bm;
+    }
+    *out = cell;
+    return CF_OK;
+}
+
 /* Read column t's value at d->p into arena memory in memory form. */
 static cf_status read_value(decoder *d, size_t t, const void **out, cf_error *err)
 {
@@ -99,6 +143,23 @@ static cf_status read_value(decoder *d, size_t t, const void **out, cf_error *er
         s->data = have ? d->pb->indirect_data.data + off : (const uint8_t *)"";
         s->len = (size_t)len;
         v = s;
+        if (c->is_array) {
+            cf_error aerr = {0};
+            cf_array_cell *cell = NULL;
+            cf_status st = array_value(d->a, c, *s, &cell, &aerr);
+            if (st == CF_ECORRUPT) {
+                char msg[400];
+                snprintf(msg, sizeof msg, "column %s: corrupted array cell data (%s)", c->name,
+                         aerr.msg);
+                return fail_at(d, err, msg);
+            }
+            if (st != CF_OK) {
+                if (err != NULL)
+                    *err = aerr;
+                return cf_error_prefix(err, st, "row op %zu column %s", d->op, c->name);
+            }
+            v = cell;
+        }
     } else {
         v = cf_arena_alloc_aligned(d->a, n, 16);
         CF_CHECK(v != NULL, err, CF_ENOMEM, "out of memory decoding row operations");
@@ -128,6 +189,13 @@ static cf_status default_value(decoder *d, size_t t, bool *has, const void **out
         s->data = b->data;
         s->len = b->len;
         *out = s;
+        if (c->is_array) {
+            cf_array_cell *cell = NULL;
+            cf_status st = array_value(d->a, c, *s, &cell, err);
+            *out = cell;
+            if (st != CF_OK)
+                return cf_error_prefix(err, st, "schema column %s: write default", c->name);
+        }
     } else {
         size_t n = cf_type_size(c->type);
         CF_CHECK(b->len == n, err, CF_ECORRUPT,
@@ -371,7 +439,21 @@ void kudu_rowops_encode(cf_buf *rows, cf_buf *indirect, const cf_schema *schema,
             rows->data[nulls_at + i / 8] |= (uint8_t)(1u << (i % 8));
             continue;
         }
-        if (c->is_array || cf_type_is_binary(c->type)) {
+        if (c->is_array) {
+            /* the cell serialized as Kudu's client does; one it cannot hold
+             * (INT128 elements, over 65535 of them) goes as an empty array */
+            const cf_array_cell *cell = values[i];
+            size_t cap = cf_array_cell_encoded_max(cell), len = 0;
+            size_t at = indirect->len;
+            uint8_t *dst = cf_buf_extend(indirect, cap);
+            cf_error aerr = {0};
+            if (dst == NULL || cf_array_cell_encode(dst, cap, &len, cell, &aerr) != CF_OK)
+                len = 0;
+            if (dst != NULL)
+                indirect->len = at + len;
+            cf_buf_put_le64(rows, at);
+            cf_buf_put_le64(rows, len);
+        } else if (cf_type_is_binary(c->type)) {
             const cf_slice *s = values[i];
             cf_buf_put_le64(rows, indirect->len);
             cf_buf_put_le64(rows, s->len);

@@ -68,13 +68,28 @@ static const char *op_type_name(int t)
 
 /* ---- JSON ----------------------------------------------------------------------------------- */
 
+/* An array value (a cf_array_cell) as a batch of one cell, the form the value
+ * printers take; `offs` holds its element offsets. */
+static cf_batch array_batch(const cf_array_cell *cell, uint32_t offs[2])
+{
+    offs[0] = 0;
+    offs[1] = (uint32_t)cell->count;
+    cf_batch b = {.count = 1,
+                  .values = cell->values,
+                  .elem_offsets = offs,
+                  .elem_count = cell->count,
+                  .elem_nonnull = cell->nonnull};
+    return b;
+}
+
 static void json_value(cf_jw *w, const cf_column *col, const void *v)
 {
     if (v == NULL) {
         cf_jw_null(w);
     } else if (col->is_array) {
-        const cf_slice *s = v;
-        cf_jw_hex(w, s->data, s->len); /* the array cell's bytes */
+        uint32_t offs[2];
+        cf_batch b = array_batch(v, offs);
+        cf_cli_row_write_kudu(w, col->type, true, &b, 0);
     } else if (col->type == CF_TYPE_FLOAT) {
         /* FLOAT as Kudu's tools print it, the form ../shared/kudu-fs expects */
         char num[CF_CLI_NUM_CAP];
@@ -207,8 +222,9 @@ static void text_op(FILE *f, const cf_kudu_wal_entry *e, const cf_kudu_row_op *o
         if (op->values[k] == NULL) {
             fputs("NULL", f);
         } else if (col->is_array) {
-            const cf_slice *s = op->values[k];
-            fprintf(f, "<array cell, %zu bytes>", s->len);
+            uint32_t offs[2];
+            cf_batch b = array_batch(op->values[k], offs);
+            cf_vp_cell(f, CF_VP_TABLE, col->type, true, &b, 0);
         } else {
             cf_vp_value(f, CF_VP_TABLE, col->type, op->values[k]);
         }

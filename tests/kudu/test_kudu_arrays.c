@@ -1,0 +1,256 @@
+/* cf-needs: tables */
+/* Kudu's array columns (NESTED with NestedDataTypePB.array) outside the CFiles:
+ * - a SchemaPB's array columns map to cf_schema is_array columns and back;
+ * - row operations carry array cells as FlatBuffers `Content` tables in
+ *   indirect_data (common/row_operations.cc, GetColumnSlice); they decode into
+ *   cf_array_cell values (NULL elements, NULL cells, empty arrays, strings), the
+ *   encoder writes them as Kudu's client does, and every cut of the rows or of
+ *   the indirect data and every damaged cell is refused as CF_ECORRUPT. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_common.h"
+
+#include <cfile/delta.h>
+#include <cfile/kudu.h>
+
+#include "kudu/tablet.h"
+#include "kudu/wal.h"
+#include "util/buf.h"
+
+/* id INT32 key, a INT32[] NULL, s STRING[] NULL */
+static cf_schema *array_schema(void)
+{
+    cf_column cols[3] = {{.name = "id", .type = CF_TYPE_INT32, .is_key = true},
+                         {.name = "a", .type = CF_TYPE_INT32, .is_array = true, .nullable = true},
+                         {.name = "s", .type = CF_TYPE_STRING, .is_array = true, .nullable = true}};
+    cf_schema *s = NULL;
+    cf_error err = {0};
+    CF_ASSERT_OK(cf_schema_create(&s, cols, 3, &err), &err);
+    return s;
+}
+
+static void test_schema_pb_arrays(void **state)
+{
+    (void)state;
+    cf_schema *s = array_schema();
+    cf_kudu_schema_pb pb;
+    cf_error err = {0};
+    CF_ASSERT_OK(cf_kudu_schema_pb_build(&pb, s, NULL, &err), &err);
+    assert_int_equal(pb.pb.columns[1]->type, KUDU__DATA_TYPE__NESTED);
+    assert_non_null(pb.pb.columns[1]->nested_type);
+    assert_int_equal(pb.pb.columns[1]->nested_type->array->type, KUDU__DATA_TYPE__INT32);
+    assert_int_equal(pb.pb.columns[2]->nested_type->array->type, KUDU__DATA_TYPE__STRING);
+    cf_schema *back = NULL;
+    uint32_t *ids = NULL;
+    CF_ASSERT_OK(cf_kudu_schema_from_pb(&back, &ids, &pb.pb, "schema", &err), &err);
+    for (size_t i = 0; i < 3; i++) {
+        const cf_column *a = cf_schema_column_at(s, i), *b = cf_schema_column_at(back, i);
+        assert_string_equal(a->name, b->name);
+        assert_int_equal(a->type, b->type);
+        assert_int_equal(a->is_array, b->is_array);
+        assert_int_equal(a->nullable, b->nullable);
+    }
+    /* NESTED without its descriptor, and arrays of arrays */
+    Kudu__NestedDataTypePB *nt = pb.pb.columns[1]->nested_type;
+    pb.pb.columns[1]->nested_type = NULL;
+    free(ids);
+    cf_schema_free(back);
+    assert_int_equal(cf_kudu_schema_from_pb(&back, &ids, &pb.pb, "schema", &err), CF_ECORRUPT);
+    pb.pb.columns[1]->nested_type = nt;
+    nt->array->type = KUDU__DATA_TYPE__NESTED;
+    assert_int_equal(cf_kudu_schema_from_pb(&back, &ids, &pb.pb, "schema", &err), CF_ENOTSUP);
+    cf_kudu_schema_pb_dispose(&pb);
+    cf_schema_free(s);
+}
+
+typedef struct arr_ops {
+    cf_buf rows, ind;
+} arr_ops;
+
+static const int32_t ints[3] = {7, 0, -9};
+static const uint8_t ints_nonnull[1] = {0x5}; /* element 1 is NULL */
+static const cf_slice strs[3] = {
+    {(const uint8_t *)"x", 1}, {(const uint8_t *)"", 0}, {(const uint8_t *)"hello", 5}};
+static const uint8_t strs_nonnull[1] = {0x3}; /* element 2 is NULL */
+
+/* INSERT id 1 [7,NULL,-9] ["x","",NULL]; INSERT id 2 NULL []; UPDATE id 1 a=[] s=NULL */
+static void encode_ops(arr_ops *o, const cf_schema *s)
+{
+    cf_buf_init(&o->rows);
+    cf_buf_init(&o->ind);
+    int32_t id1 = 1, id2 = 2;
+    cf_array_cell a1 = {.type = CF_TYPE_INT32, .count = 3, .values = ints, .nonnull = ints_nonnull};
+    cf_array_cell s1 = {
+        .type = CF_TYPE_STRING, .count = 3, .values = strs, .nonnull = strs_nonnull};
+    cf_array_cell empty_s = {.type = CF_TYPE_STRING};
+    cf_array_cell empty_a = {.type = CF_TYPE_INT32};
+    bool all[3] = {true, true, true};
+    const void *r1[3] = {&id1, &a1, &s1};
+    const void *r2[3] = {&id2, NULL, &empty_s};
+    const void *u1[3] = {&id1, &empty_a, NULL};
+    kudu_rowops_encode(&o->rows, &o->ind, s, CF_KUDU_OP_INSERT, all, r1);
+    kudu_rowops_encode(&o->rows, &o->ind, s, CF_KUDU_OP_INSERT, all, r2);
+    kudu_rowops_encode(&o->rows, &o->ind, s, CF_KUDU_OP_UPDATE, all, u1);
+}
+
+static Kudu__RowOperationsPB ops_pb(const arr_ops *o)
+{
+    Kudu__RowOperationsPB ro = KUDU__ROW_OPERATIONS_PB__INIT;
+    ro.has_rows = ro.has_indirect_data = true;
+    ro.rows.data = o->rows.data;
+    ro.rows.len = o->rows.len;
+    ro.indirect_data.data = o->ind.data;
+    ro.indirect_data.len = o->ind.len;
+    return ro;
+}
+
+static void test_rowops_arrays_round_trip(void **state)
+{
+    (void)state;
+    cf_schema *s = array_schema();
+    cf_kudu_schema_pb pb;
+    cf_error err = {0};
+    CF_ASSERT_OK(cf_kudu_schema_pb_build(&pb, s, NULL, &err), &err);
+    arr_ops o;
+    encode_ops(&o, s);
+    Kudu__RowOperationsPB ro = ops_pb(&o);
+    cf_arena a = {0};
+    cf_kudu_row_op *ops;
+    size_t n;
+    CF_ASSERT_OK(kudu_rowops_decode(&a, &ro, NULL, &pb.pb, s, NULL, &ops, &n, &err), &err);
+    assert_int_equal(n, 3);
+    const cf_array_cell *c = ops[0].values[1];
+    assert_int_equal(c->type, CF_TYPE_INT32);
+    assert_int_equal(c->count, 3);
+    assert_non_null(c->nonnull);
+    assert_int_equal(c->nonnull[0] & 7, 0x5);
+    assert_int_equal(((const int32_t *)c->values)[0], 7);
+    assert_int_equal(((const int32_t *)c->values)[1], 0);
+    assert_int_equal(((const int32_t *)c->values)[2], -9);
+    c = ops[0].values[2];
+    assert_int_equal(c->count, 3);
+    assert_int_equal(c->nonnull[0] & 7, 0x3);
+    const cf_slice *sv = c->values;
+    assert_int_equal(sv[0].len, 1);
+    assert_memory_equal(sv[0].data, "x", 1);
+    assert_int_equal(sv[1].len, 0);
+    /* a NULL cell, an empty array */
+    assert_true(ops[1].set[1]);
+    assert_null(ops[1].values[1]);
+    c = ops[1].values[2];
+    assert_int_equal(c->count, 0);
+    assert_null(c->nonnull);
+    c = ops[2].values[1];
+    assert_int_equal(c->count, 0);
+    assert_null(ops[2].values[2]);
+    /* encoding the decoded ops again gives the same bytes */
+    cf_buf r2, i2;
+    cf_buf_init(&r2);
+    cf_buf_init(&i2);
+    for (size_t k = 0; k < n; k++)
+        kudu_rowops_encode(&r2, &i2, s, ops[k].type, ops[k].set, ops[k].values);
+    assert_int_equal(r2.len, o.rows.len);
+    assert_memory_equal(r2.data, o.rows.data, r2.len);
+    assert_int_equal(i2.len, o.ind.len);
+    assert_memory_equal(i2.data, o.ind.data, i2.len);
+    cf_buf_dispose(&r2);
+    cf_buf_dispose(&i2);
+    cf_arena_dispose(&a);
+    cf_buf_dispose(&o.rows);
+    cf_buf_dispose(&o.ind);
+    cf_kudu_schema_pb_dispose(&pb);
+    cf_schema_free(s);
+}
+
+/* Every cut of rows is refused but at the ends of ops; every cut of the
+ * indirect data and every damaged byte of it is refused or decodes to cells
+ * that stay inside it, never read past. */
+static void test_rowops_arrays_cut_and_damaged(void **state)
+{
+    (void)state;
+    cf_schema *s = array_schema();
+    cf_kudu_schema_pb pb;
+    cf_error err = {0};
+    CF_ASSERT_OK(cf_kudu_schema_pb_build(&pb, s, NULL, &err), &err);
+    arr_ops o;
+    encode_ops(&o, s);
+    cf_arena a = {0};
+    cf_kudu_row_op *ops;
+    size_t n, ends = 0;
+    for (size_t cut = 0; cut <= o.rows.len; cut++) {
+        Kudu__RowOperationsPB ro = ops_pb(&o);
+        uint8_t *p = malloc(cut + 1);
+        memcpy(p, o.rows.data, cut);
+        ro.rows.data = p;
+        ro.rows.len = cut;
+        cf_status st = kudu_rowops_decode(&a, &ro, NULL, &pb.pb, s, NULL, &ops, &n, &err);
+        if (st == CF_OK)
+            ends++;
+        else
+            assert_int_equal(st, CF_ECORRUPT);
+        free(p);
+        cf_arena_reset(&a);
+    }
+    assert_int_equal(ends, 1 + 3);
+    for (size_t cut = 0; cut < o.ind.len; cut++) {
+        Kudu__RowOperationsPB ro = ops_pb(&o);
+        uint8_t *p = malloc(cut + 1);
+        memcpy(p, o.ind.data, cut);
+        ro.indirect_data.data = p;
+        ro.indirect_data.len = cut;
+        cf_status st = kudu_rowops_decode(&a, &ro, NULL, &pb.pb, s, NULL, &ops, &n, &err);
+        assert_int_equal(st, CF_ECORRUPT);
+        assert_non_null(strstr(err.msg, "row op"));
+        free(p);
+        cf_arena_reset(&a);
+    }
+    /* each byte of the indirect data damaged: a clean verdict either way */
+    size_t refused = 0;
+    for (size_t i = 0; i < o.ind.len; i++) {
+        for (int flip = 1; flip < 256; flip <<= 1) {
+            Kudu__RowOperationsPB ro = ops_pb(&o);
+            uint8_t *p = malloc(o.ind.len);
+            memcpy(p, o.ind.data, o.ind.len);
+            p[i] ^= (uint8_t)flip;
+            ro.indirect_data.data = p;
+            cf_status st = kudu_rowops_decode(&a, &ro, NULL, &pb.pb, s, NULL, &ops, &n, &err);
+            if (st != CF_OK) {
+                assert_int_equal(st, CF_ECORRUPT);
+                assert_non_null(strstr(err.msg, "array cell"));
+                refused++;
+            } else {
+                for (size_t k = 0; k < n; k++)
+                    for (size_t col = 1; col < 3; col++) {
+                        const cf_array_cell *c = ops[k].values[col];
+                        if (!ops[k].set[col] || c == NULL || col != 2)
+                            continue;
+                        for (size_t e = 0; e < c->count; e++) {
+                            const cf_slice *sl = &((const cf_slice *)c->values)[e];
+                            assert_true(sl->len == 0 ||
+                                        (sl->data >= p && sl->data + sl->len <= p + o.ind.len));
+                        }
+                    }
+            }
+            free(p);
+            cf_arena_reset(&a);
+        }
+    }
+    assert_true(refused > 0);
+    cf_arena_dispose(&a);
+    cf_buf_dispose(&o.rows);
+    cf_buf_dispose(&o.ind);
+    cf_kudu_schema_pb_dispose(&pb);
+    cf_schema_free(s);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_schema_pb_arrays),
+        cmocka_unit_test(test_rowops_arrays_round_trip),
+        cmocka_unit_test(test_rowops_arrays_cut_and_damaged),
+    };
+    return CF_RUN_TESTS(argc, argv, tests);
+}
