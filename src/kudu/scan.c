@@ -45,6 +45,17 @@ void cf_kudu_scanner_free(cf_kudu_scanner *sc)
         if (sc->onn != NULL)
             cf_free(sc->onn[j]);
     }
+    for (size_t j = 0; j < sc->nproj; j++) {
+        if (sc->aoffs != NULL)
+            cf_buf_dispose(&sc->aoffs[j]);
+        if (sc->avals != NULL)
+            cf_buf_dispose(&sc->avals[j]);
+        if (sc->aenn != NULL)
+            cf_buf_dispose(&sc->aenn[j]);
+    }
+    cf_free(sc->aoffs);
+    cf_free(sc->avals);
+    cf_free(sc->aenn);
     cf_free(sc->ovals);
     cf_free(sc->onn);
     cf_free(sc->out);
@@ -81,8 +92,11 @@ static cf_status copy_options(cf_kudu_scanner *sc, const cf_kudu_scan_options *o
     sc->pbin = cf_calloc(sc->nproj + 1, sizeof(*sc->pbin));
     CF_CHECK(sc->width != NULL && sc->pwidth != NULL && sc->pbin != NULL, err, CF_ENOMEM,
              "scan: out of memory");
+    /* An array cell travels through the scan in Kudu's physical form, the bytes of
+     * its serialized cell (a slice, as RowChangeLists and the WAL carry it); the
+     * output batch gets its elements (scan_merge.c). */
     for (size_t c = 0; c < s->ncols; c++)
-        sc->width[c] = cf_type_size(s->cols[c].type);
+        sc->width[c] = s->cols[c].is_array ? sizeof(cf_slice) : cf_type_size(s->cols[c].type);
     sc->key_signed = cf_calloc(s->nkeys + 1, sizeof(*sc->key_signed));
     CF_CHECK(sc->key_signed != NULL, err, CF_ENOMEM, "scan: out of memory");
     for (size_t k = 0; k < s->nkeys; k++) {
@@ -106,7 +120,7 @@ static cf_status copy_options(cf_kudu_scanner *sc, const cf_kudu_scan_options *o
         sc->proj[j] = c;
         sc->need[c] = true;
         sc->pwidth[j] = sc->width[c];
-        sc->pbin[j] = cf_type_is_binary(s->cols[c].type);
+        sc->pbin[j] = cf_type_is_binary(s->cols[c].type) || s->cols[c].is_array;
     }
     sc->npreds = o->npreds;
     for (size_t i = 0; i < o->npreds; i++) {
@@ -142,11 +156,6 @@ static cf_status copy_options(cf_kudu_scanner *sc, const cf_kudu_scan_options *o
         }
         sc->preds[i].value = slot;
     }
-    for (size_t c = 0; c < s->ncols; c++)
-        CF_CHECK(!sc->need[c] || !s->cols[c].is_array, err, CF_ENOTSUP,
-                 "scan: array column %s: tablet scans do not read arrays yet (project it away "
-                 "with --columns)",
-                 s->cols[c].name);
     return CF_OK;
 }
 
@@ -161,7 +170,7 @@ static cf_status default_cell(const cf_kudu_scanner *sc, size_t c, protobuf_c_bo
     if (!has)
         return CF_OK;
     const cf_column *col = &sc->s->cols[c];
-    if (cf_type_is_binary(col->type)) {
+    if (cf_type_is_binary(col->type) || col->is_array) { /* an array: its serialized cell */
         cf_slice sl = {v.data, v.len};
         memcpy(out->slot, &sl, sizeof(sl));
     } else {
@@ -239,7 +248,7 @@ cf_status cf_kudu_scanner_create(cf_kudu_scanner **out, const cf_kudu_tablet *t,
      * batches keep the whole within RS_BUDGET (never below RS_MIN_ROWS rows). */
     size_t row_bytes = 1;
     for (size_t c = 0; c < s->ncols; c++)
-        row_bytes += sc->need[c] ? cf_type_size(s->cols[c].type) + 1 : 0;
+        row_bytes += sc->need[c] ? sc->width[c] + 1 : 0;
     size_t nrs = cf_kudu_tablet_rowset_count(t);
     size_t cap = RS_BUDGET / ((nrs ? nrs : 1) * row_bytes);
     if (cap < RS_MIN_ROWS)
@@ -249,21 +258,22 @@ cf_status cf_kudu_scanner_create(cf_kudu_scanner **out, const cf_kudu_tablet *t,
     sc->ovals = cf_calloc(sc->nproj + 1, sizeof(*sc->ovals));
     sc->onn = cf_calloc(sc->nproj + 1, sizeof(*sc->onn));
     sc->out = cf_calloc(sc->nproj + 1, sizeof(*sc->out));
-    if (!sc->dcols || !sc->cells || !sc->tmpn || !sc->ovals || !sc->onn || !sc->out)
+    sc->aoffs = cf_calloc(sc->nproj + 1, sizeof(*sc->aoffs));
+    sc->avals = cf_calloc(sc->nproj + 1, sizeof(*sc->avals));
+    sc->aenn = cf_calloc(sc->nproj + 1, sizeof(*sc->aenn));
+    if (!sc->dcols || !sc->cells || !sc->tmpn || !sc->ovals || !sc->onn || !sc->out || !sc->aoffs ||
+        !sc->avals || !sc->aenn)
         CF_FAIL_OUT(err, CF_ENOMEM, "scan: out of memory");
     for (size_t c = 0; c < s->ncols; c++) {
         const cf_column *col = &s->cols[c];
-        sc->dcols[c] = (cf_delta_column){cf_kudu_tablet_column_id(t, c),
-                                         col->name,
-                                         col->type,
-                                         col->nullable,
-                                         c < s->nkeys,
-                                         col->precision,
-                                         col->scale,
-                                         col->length};
+        sc->dcols[c] = (cf_delta_column){cf_kudu_tablet_column_id(t, c), col->name,
+                                         /* an array update is its serialized cell
+                                          * (Kudu's physical BINARY) */
+                                         col->is_array ? CF_TYPE_BINARY : col->type, col->nullable,
+                                         c < s->nkeys, col->precision, col->scale, col->length};
     }
     for (size_t j = 0; j < sc->nproj; j++) {
-        sc->ovals[j] = cf_malloc(sc->batch_rows * cf_type_size(s->cols[sc->proj[j]].type));
+        sc->ovals[j] = cf_malloc(sc->batch_rows * sc->pwidth[j]);
         sc->onn[j] = cf_malloc(cf_bitmap_bytes(sc->batch_rows));
         if (sc->ovals[j] == NULL || sc->onn[j] == NULL)
             CF_FAIL_OUT(err, CF_ENOMEM, "scan: out of memory");

@@ -131,7 +131,7 @@ struct cf_kudu_scanner {
     size_t batch_rows;
     bool mmap;         /* blocks through mmap, else pread (cf_kudu_scan_options.mmap) */
     bool *need;        /* columns read: key, projection, predicates */
-    size_t *width;     /* per column: cf_type_size */
+    size_t *width;     /* per column: cf_type_size; a slice for arrays (their serialized cell) */
     size_t fixed_key;  /* the encoded key's length when every key column is fixed-width */
     bool *key_signed;  /* per key column: a signed integer (its sign bit flipped) */
     size_t last_nheap; /* rowsets left when streaming was last ruled out */
@@ -161,6 +161,7 @@ struct cf_kudu_scanner {
     bool *immutable;    /* per column: ColumnSchemaPB.immutable */
     uint8_t **ovals;    /* per projected column */
     uint8_t **onn;
+    cf_buf *aoffs, *avals, *aenn; /* per projected array column: the batch's elements */
     cf_batch *out;
     cf_arena obytes;
     bool done;

@@ -11,6 +11,7 @@
 #include "rowset/internal.h"
 #include "util/arena.h"
 #include "util/bitmap.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 static bool rowset_less(const scan_rowset *a, const scan_rowset *b)
@@ -225,6 +226,37 @@ static cf_status stream_rows(cf_kudu_scanner *sc, scan_rowset *d, size_t *r, cf_
     return CF_OK;
 }
 
+/* Projected array column j's serialized cells into the batch's flattened
+ * elements (types.h: values, elem_offsets, elem_nonnull). A cell that does not
+ * decode (a damaged DeltaFile or default) is CF_ECORRUPT. */
+static cf_status array_out(cf_kudu_scanner *sc, size_t j, cf_batch *b, cf_error *err)
+{
+    const cf_column *col = &sc->s->cols[sc->proj[j]];
+    cf_buf *offs = &sc->aoffs[j], *vals = &sc->avals[j], *enn = &sc->aenn[j];
+    cf_buf_clear(offs);
+    cf_buf_clear(vals);
+    cf_buf_clear(enn);
+    const cf_slice *cells = (const cf_slice *)(const void *)sc->ovals[j];
+    size_t elems = 0;
+    cf_buf_put_le32(offs, 0);
+    for (size_t i = 0; i < b->count; i++) {
+        uint32_t count = 0;
+        if (cf_bitmap_get(sc->onn[j], i)) {
+            cf_status st = cf_rs_cell_to_flat(cells[i], col->type, vals, enn, &elems, &count, err);
+            if (st != CF_OK)
+                return cf_error_prefix(err, st, "tablet %s: column %s: ", cf_kudu_tablet_id(sc->t),
+                                       col->name);
+        }
+        cf_buf_put_le32(offs, (uint32_t)elems);
+    }
+    CF_CHECK(!offs->oom && !vals->oom && !enn->oom, err, CF_ENOMEM, "scan: out of memory");
+    b->values = vals->data;
+    b->elem_offsets = (const uint32_t *)(const void *)offs->data;
+    b->elem_count = elems;
+    b->elem_nonnull = enn->data;
+    return CF_OK;
+}
+
 cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error *err)
 {
     memset(out, 0, sizeof(*out));
@@ -304,6 +336,8 @@ cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error 
         b->count = r;
         b->values = sc->ovals[j];
         b->nonnull = s->cols[sc->proj[j]].nullable ? sc->onn[j] : NULL;
+        if (s->cols[sc->proj[j]].is_array)
+            CF_TRY(array_out(sc, j, b, err));
     }
     out->count = r;
     out->ncols = sc->nproj;

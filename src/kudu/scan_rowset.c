@@ -171,7 +171,7 @@ cf_status cf_kudu_scan_rowset_open(cf_kudu_scanner *sc, scan_rowset *d, const cf
         if (!sc->need[c])
             continue;
         const cf_column *col = &s->cols[c];
-        d->vals[c] = cf_malloc(sc->rs_rows * cf_type_size(col->type));
+        d->vals[c] = cf_malloc(sc->rs_rows * sc->width[c]);
         d->nn[c] = cf_malloc(cf_bitmap_bytes(sc->rs_rows));
         CF_CHECK(d->vals[c] != NULL && d->nn[c] != NULL, err, CF_ENOMEM, "scan: out of memory");
         uint32_t id = cf_kudu_tablet_column_id(sc->t, c);
@@ -201,12 +201,14 @@ cf_status cf_kudu_scan_rowset_open(cf_kudu_scanner *sc, scan_rowset *d, const cf
                 err, st, "tablet %s: rowset %" PRIu64 " %s%s: ", cf_kudu_tablet_id(sc->t), m->id,
                 what, block_where(sc, m->column_blocks[b], wb, sizeof(wb)));
         const cf_file_info *fi = cf_reader_info(d->crd[c]);
-        CF_CHECK(fi->type == col->type || cf_type_physical(fi->type) == cf_type_physical(col->type),
-                 err, CF_ECORRUPT,
-                 "tablet %s: rowset %" PRIu64 " %s (block %" PRIu64 "): the CFile holds %s, the "
-                 "schema says %s",
-                 cf_kudu_tablet_id(sc->t), m->id, what, m->column_blocks[b], cf_type_name(fi->type),
-                 cf_type_name(col->type));
+        CF_CHECK(
+            (fi->type == col->type || cf_type_physical(fi->type) == cf_type_physical(col->type)) &&
+                fi->is_array == col->is_array,
+            err, CF_ECORRUPT,
+            "tablet %s: rowset %" PRIu64 " %s (block %" PRIu64 "): the CFile holds %s%s, the "
+            "schema says %s%s",
+            cf_kudu_tablet_id(sc->t), m->id, what, m->column_blocks[b], cf_type_name(fi->type),
+            fi->is_array ? "[]" : "", cf_type_name(col->type), col->is_array ? "[]" : "");
         if (!rows_known) {
             d->rows = fi->num_values;
             rows_known = true;
@@ -229,12 +231,45 @@ cf_status cf_kudu_scan_rowset_open(cf_kudu_scanner *sc, scan_rowset *d, const cf
     return CF_OK;
 }
 
+/* Rows [next, next + n) of array column c: each cell serialized (into the batch's
+ * bytes) as Kudu's physical form of it, the form its delta updates take. */
+static cf_status rowset_fill_array(cf_kudu_scanner *sc, scan_rowset *d, size_t c, size_t n,
+                                   cf_error *err)
+{
+    const cf_column *col = &sc->s->cols[c];
+    cf_slice *vals = (cf_slice *)(void *)d->vals[c];
+    uint8_t *nn = d->nn[c];
+    for (size_t got = 0; got < n;) {
+        cf_batch b;
+        cf_status st = cf_iter_next_batch(d->cit[c], n - got, &b, err);
+        for (size_t i = 0; st == CF_OK && i < b.count && got + i < n; i++) {
+            bool present = b.nonnull == NULL || cf_bitmap_get(b.nonnull, i);
+            cf_bitmap_put(nn, got + i, present);
+            vals[got + i] = (cf_slice){NULL, 0};
+            if (present)
+                st = cf_rs_cell_from_flat(
+                    &d->bytes, col->type, b.values, b.elem_nonnull, b.elem_offsets[i],
+                    b.elem_offsets[i + 1] - b.elem_offsets[i], &vals[got + i], err);
+        }
+        char wb[300];
+        if (st != CF_OK)
+            return cf_error_prefix(
+                err, st, "tablet %s: rowset %" PRIu64 " column %s%s: ", cf_kudu_tablet_id(sc->t),
+                d->m->id, col->name, block_where(sc, d->blk[c], wb, sizeof(wb)));
+        CF_CHECK(b.count > 0 && b.count <= n - got, err, CF_ECORRUPT,
+                 "tablet %s: rowset %" PRIu64 " column %s: ends at row %" PRIu64 " of %" PRIu64,
+                 cf_kudu_tablet_id(sc->t), d->m->id, col->name, d->next + got, d->rows);
+        got += b.count;
+    }
+    return CF_OK;
+}
+
 /* Read rows [next, next + n) of needed column c into the batch. */
 static cf_status rowset_fill_col(cf_kudu_scanner *sc, scan_rowset *d, size_t c, size_t n,
                                  cf_error *err)
 {
     const cf_column *col = &sc->s->cols[c];
-    size_t w = cf_type_size(col->type);
+    size_t w = sc->width[c];
     uint8_t *vals = d->vals[c], *nn = d->nn[c];
     if (d->cit[c] == NULL) { /* not in this rowset: its read default, or NULL */
         const cf_mrs_cell *def = &sc->rdef[c];
@@ -243,6 +278,8 @@ static cf_status rowset_fill_col(cf_kudu_scanner *sc, scan_rowset *d, size_t c, 
         cf_bitmap_fill(nn, 0, n, def->nonnull);
         return CF_OK;
     }
+    if (col->is_array)
+        return rowset_fill_array(sc, d, c, n, err);
     bool bin = cf_type_is_binary(col->type);
     for (size_t got = 0; got < n;) {
         size_t k = 0;

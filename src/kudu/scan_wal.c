@@ -117,8 +117,10 @@ cf_status cf_kudu_scan_wal_load(cf_kudu_scanner *sc, cf_error *err)
     return CF_OK;
 }
 
-/* Set the columns an op sets (keys too when with_key) in the merged row. */
-static void op_set(const cf_kudu_scanner *sc, const wal_op *w, bool with_key)
+/* Set the columns an op sets (keys too when with_key) in the merged row; an
+ * array value (a cf_array_cell) serialized into the scanner's arena, the form
+ * the scan carries arrays in. */
+static cf_status op_set(cf_kudu_scanner *sc, const wal_op *w, bool with_key, cf_error *err)
 {
     const cf_kudu_row_op *op = w->op;
     /* An UPSERT of a live row is an UPDATE of the columns it sets; an immutable
@@ -134,9 +136,19 @@ static void op_set(const cf_kudu_scanner *sc, const wal_op *w, bool with_key)
         cf_mrs_cell *cell = &sc->cells[c];
         memset(cell->slot, 0, sizeof(cell->slot));
         cell->nonnull = op->values[wc] != NULL;
-        if (cell->nonnull)
+        if (!cell->nonnull)
+            continue;
+        if (sc->s->cols[c].is_array) {
+            const cf_array_cell *a = op->values[wc];
+            cf_slice sl;
+            CF_TRY(cf_rs_cell_from_flat(&sc->wkeys, a->type, a->values, a->nonnull, 0, a->count,
+                                        &sl, err));
+            memcpy(cell->slot, &sl, sizeof(sl));
+        } else {
             memcpy(cell->slot, op->values[wc], cf_type_size(sc->s->cols[c].type));
+        }
     }
+    return CF_OK;
 }
 
 /* Apply one op to the merged row (*live: whether it exists). An op that cannot
@@ -153,7 +165,8 @@ cf_status cf_kudu_scan_wal_apply(cf_kudu_scanner *sc, const wal_op *w, bool *liv
     case CF_KUDU_OP_UPSERT_IGNORE:
         if (*live) {
             if (w->op->type == CF_KUDU_OP_UPSERT || w->op->type == CF_KUDU_OP_UPSERT_IGNORE)
-                op_set(sc, w, false); /* an UPSERT of a live row updates the columns it sets */
+                CF_TRY(
+                    op_set(sc, w, false, err)); /* an UPSERT of a live row updates what it sets */
             else if (w->op->type == CF_KUDU_OP_INSERT)
                 bad = "inserts a key that is live";
             break;
@@ -161,13 +174,13 @@ cf_status cf_kudu_scan_wal_apply(cf_kudu_scanner *sc, const wal_op *w, bool *liv
         /* A column the op does not set takes its write default, else NULL
          * (common/row_operations.cc decodes an INSERT so). */
         memcpy(sc->cells, sc->wdef, sc->s->ncols * sizeof(*sc->cells));
-        op_set(sc, w, true);
+        CF_TRY(op_set(sc, w, true, err));
         *live = true;
         break;
     case CF_KUDU_OP_UPDATE:
     case CF_KUDU_OP_UPDATE_IGNORE:
         if (*live)
-            op_set(sc, w, false);
+            CF_TRY(op_set(sc, w, false, err));
         else if (w->op->type == CF_KUDU_OP_UPDATE)
             bad = "updates a key that is not live";
         break;
