@@ -217,7 +217,8 @@ static void text_op(FILE *f, const cf_kudu_wal_entry *e, const cf_kudu_row_op *o
         if (!op->set[k])
             continue;
         const cf_column *col = cf_schema_column_at(e->schema, k);
-        fprintf(f, "%s%s %s=", first ? "" : ", ", cf_type_name(col->type), col->name);
+        fprintf(f, "%s%s%s %s=", first ? "" : ", ", cf_type_name(col->type),
+                col->is_array ? "[]" : "", col->name);
         first = false;
         if (op->values[k] == NULL) {
             fputs("NULL", f);
