@@ -572,7 +572,12 @@ class Wal(_lib.Closing):
                     continue
                 c = sch.columns[j]
                 v = op.values[j]
-                row[c["name"]] = None if not v else cv.decode(c["type_id"], v, 1, opts)[0]
+                if not v:
+                    row[c["name"]] = None
+                elif c["is_array"]:
+                    row[c["name"]] = _array_value(v, opts)
+                else:
+                    row[c["name"]] = cv.decode(c["type_id"], v, 1, opts)[0]
             out.append({"op": _text(lib.cf_kudu_row_op_name(op.type)), "row": row})
         return out
 
@@ -580,6 +585,20 @@ class Wal(_lib.Closing):
         if self._w:
             w, self._w = self._w, None
             _lib.lib().cf_kudu_wal_free(w)
+
+
+class _ArrayCell(ctypes.Structure):
+    """types.h's cf_array_cell: an array column's value in a decoded row op."""
+    _fields_ = [("type", ctypes.c_int), ("count", ctypes.c_size_t),
+                ("values", ctypes.c_void_p), ("nonnull", ctypes.c_void_p)]
+
+
+def _array_value(ptr, opts):
+    a = ctypes.cast(ptr, ctypes.POINTER(_ArrayCell)).contents
+    if a.count == 0:
+        return []
+    return cv.apply_nulls(cv.decode(a.type, a.values, a.count, opts),
+                          cv.bitmap_flags(a.nonnull, a.count))
 
 
 def open(wal_dir, data_dirs=None, metadata_dir=None, log_container_max_size=None):
