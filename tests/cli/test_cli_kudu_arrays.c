@@ -21,6 +21,7 @@
 
 #include "json.h"
 #include "kudu/lbm_writer.h"
+#include "kudu/pbc_writer.h"
 #include "kudu/tablet.h"
 #include "kudu/wal.h"
 #include "kudu_log.pb-c.h"
@@ -31,6 +32,30 @@
 
 #define TABLET "0123456789abcdef0123456789abcdef"
 #define SCHEMA "k INT64 KEY, a INT32[] NULL, s STRING[] NULL"
+
+/* Set: the tablet also has "d INT32[] NULL", added after the rowset was written,
+ * with read default [7] and write default [8] (serialized cells, as Kudu's
+ * ColumnSchemaPB holds an array's defaults). */
+static bool with_d;
+static uint8_t def_read[256], def_write[256];
+static size_t def_read_len, def_write_len;
+
+static void make_defaults(void)
+{
+    static const int32_t seven[1] = {7}, eight[1] = {8};
+    cf_array_cell r = {.type = CF_TYPE_INT32, .count = 1, .values = seven};
+    cf_array_cell w = {.type = CF_TYPE_INT32, .count = 1, .values = eight};
+    cf_error e = {0};
+    CF_ASSERT_OK(cf_array_cell_encode(def_read, sizeof def_read, &def_read_len, &r, &e), &e);
+    CF_ASSERT_OK(cf_array_cell_encode(def_write, sizeof def_write, &def_write_len, &w, &e), &e);
+}
+
+static void set_defaults(Kudu__ColumnSchemaPB *d)
+{
+    d->has_read_default_value = d->has_write_default_value = true;
+    d->read_default_value = (ProtobufCBinaryData){def_read_len, def_read};
+    d->write_default_value = (ProtobufCBinaryData){def_write_len, def_write};
+}
 
 static void put_block(cf_kudu_lbm_writer *lw, cf_io *io, uint64_t id)
 {
@@ -172,7 +197,23 @@ static void write_rowset(const char *root, cf_schema *sch, const uint32_t *cids)
     sp.rowsets = &meta;
     sp.nrowsets = 1;
     snprintf(p, sizeof p, "%s/tablet-meta/" TABLET, root);
-    CF_ASSERT_OK(cf_kudu_superblock_write(p, &sp, &e), &e);
+    if (!with_d) {
+        CF_ASSERT_OK(cf_kudu_superblock_write(p, &sp, &e), &e);
+        return;
+    }
+    cf_buf sb;
+    cf_buf_init(&sb);
+    CF_ASSERT_OK(cf_kudu_superblock_pack(&sb, &sp, &e), &e);
+    Kudu__Tablet__TabletSuperBlockPB *pb =
+        kudu__tablet__tablet_super_block_pb__unpack(NULL, sb.len, sb.data);
+    assert_non_null(pb);
+    Kudu__ColumnSchemaPB *d = pb->schema->columns[3];
+    set_defaults(d);
+    CF_ASSERT_OK(cf_kudu_pbc_write_file(p, &pb->base, &e), &e);
+    d->has_read_default_value = d->has_write_default_value = false;
+    d->read_default_value = d->write_default_value = (ProtobufCBinaryData){0, NULL};
+    kudu__tablet__tablet_super_block_pb__free_unpacked(pb, NULL);
+    cf_buf_dispose(&sb);
 }
 
 /* One WRITE_OP with its COMMIT: the op went to MRS `mrs` (>= 0) or to DMS 1 of
@@ -256,6 +297,8 @@ static void write_wal(const char *root, const cf_schema *sch, const uint32_t *ci
     assert_int_equal(mkdir(p, 0700), 0);
     cf_kudu_schema_pb spb;
     CF_ASSERT_OK(cf_kudu_schema_pb_build(&spb, sch, cids, &e), &e);
+    if (with_d)
+        set_defaults(spb.pb.columns[3]);
     Kudu__Log__LogSegmentHeaderPB h = KUDU__LOG__LOG_SEGMENT_HEADER_PB__INIT;
     h.has_tablet_id = true;
     h.tablet_id.data = (uint8_t *)TABLET;
@@ -272,18 +315,18 @@ static void write_wal(const char *root, const cf_schema *sch, const uint32_t *ci
     cf_array_cell a6 = {.type = CF_TYPE_INT32, .count = 2, .values = a6v, .nonnull = a6nn};
     cf_slice s6v[1] = {S("six")};
     cf_array_cell s6 = {.type = CF_TYPE_STRING, .count = 1, .values = s6v};
-    bool all[3] = {true, true, true};
-    const void *ins[3] = {&k6, &a6, &s6};
+    bool all[4] = {true, true, true, false};
+    const void *ins[4] = {&k6, &a6, &s6, NULL};
     wal_write(&w, sch, 10, 100, CF_KUDU_OP_INSERT, all, ins, 2);
     static const int32_t a2v[2] = {2, 2};
     cf_array_cell a2 = {.type = CF_TYPE_INT32, .count = 2, .values = a2v};
-    bool ka[3] = {true, true, false};
-    const void *upd[3] = {&k2, &a2, NULL};
+    bool ka[4] = {true, true, false, false};
+    const void *upd[4] = {&k2, &a2, NULL, NULL};
     wal_write(&w, sch, 11, 101, CF_KUDU_OP_UPDATE, ka, upd, -1);
     cf_slice s3v[1] = {S("t")};
     cf_array_cell s3 = {.type = CF_TYPE_STRING, .count = 1, .values = s3v};
-    bool ks[3] = {true, false, true};
-    const void *ups[3] = {&k3, NULL, &s3};
+    bool ks[4] = {true, false, true, false};
+    const void *ups[4] = {&k3, NULL, &s3, NULL};
     wal_write(&w, sch, 12, 102, CF_KUDU_OP_UPSERT, ks, ups, -1);
     snprintf(p, sizeof p, "%s/wals/" TABLET "/wal-000000001", root);
     FILE *f = fopen(p, "wb");
@@ -311,8 +354,9 @@ static char *array_root(void)
     cf_error err = {0};
     CF_ASSERT_OK(cf_kudu_root_write(&rs, &err), &err);
     cf_schema *sch = NULL;
-    CF_ASSERT_OK(cf_schema_parse(&sch, SCHEMA, &err), &err);
-    static const uint32_t cids[3] = {0, 3, 7};
+    CF_ASSERT_OK(cf_schema_parse(&sch, with_d ? SCHEMA ", d INT32[] NULL" : SCHEMA, &err), &err);
+    static const uint32_t cids[4] = {0, 3, 7, 9};
+    make_defaults();
     write_rowset(root, sch, cids);
     write_wal(root, sch, cids);
     cf_schema_free(sch);
@@ -436,6 +480,16 @@ static void test_cli_kudu_arrays__convert(void **state)
                            "[4,[40],[\"four\"]],[5,[5,5],[\"c\",null]],"
                            "[6,[6,null],[\"six\"]]]"));
     done(&r);
+    /* into a cfile table, scanned back */
+    char tdir[300];
+    snprintf(tdir, sizeof tdir, "%s", cli_dir_path("tbl"));
+    CLI(&r, "convert", "--kudu-tablet", TABLET, "--fs-wal-dir", root, "--to", "table", tdir);
+    EXPECT_RC(r, 0);
+    done(&r);
+    CLI(&r, "table", "scan", "--json", tdir);
+    EXPECT_RC(r, 0);
+    expect_lines(&r, LATEST);
+    done(&r);
     CLI(&r, "convert", "--json", "--as-of", "40", "--kudu-tablet", TABLET, "--fs-wal-dir", root,
         out);
     EXPECT_RC(r, 0);
@@ -533,6 +587,26 @@ static void test_cli_kudu_arrays__bad_delta_cell(void **state)
     done(&r);
 }
 
+/* An array column added after the rowset was written: the rowset's rows read its
+ * read default, a replayed INSERT that leaves it out takes its write default. */
+static void test_cli_kudu_arrays__defaults(void **state)
+{
+    (void)state;
+    with_d = true;
+    char *root = array_root();
+    with_d = false;
+    run r;
+    CLI(&r, "kudu", "tablet", "scan", "--json", "--columns", "k,d", "--fs-wal-dir", root, TABLET);
+    EXPECT_RC(r, 0);
+    expect_lines(&r, "{\"k\":1,\"d\":[7]}\n{\"k\":2,\"d\":[7]}\n{\"k\":3,\"d\":[7]}\n"
+                     "{\"k\":4,\"d\":[7]}\n{\"k\":5,\"d\":[7]}\n{\"k\":6,\"d\":[8]}\n");
+    done(&r);
+    CLI(&r, "kudu", "wal", "dump", "--json", "--fs-wal-dir", root, TABLET);
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "\"d\":[8]"));
+    done(&r);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -545,6 +619,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_cli_kudu_arrays__arrow, cli_dir_setup,
                                         cli_dir_teardown),
         cmocka_unit_test_setup_teardown(test_cli_kudu_arrays__bad_delta_cell, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_kudu_arrays__defaults, cli_dir_setup,
                                         cli_dir_teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
