@@ -1,4 +1,4 @@
-/* cf-needs: tables */
+/* cf-needs: parquet tables */
 /* A Kudu tablet with array columns (NESTED, NestedDataTypePB.array), written with
  * the library's Kudu writers: "k INT64 KEY, a INT32[] NULL, s STRING[] NULL",
  * one DiskRowSet (array CFiles with NULL cells, empty arrays and NULL elements),
