@@ -327,10 +327,20 @@ static cf_status map_client(decoder *d, const Kudu__SchemaPB *client, cf_error *
         CF_CHECK(t >= 0, err, CF_ECORRUPT,
                  "write request schema: column %s is not in the tablet's schema", c->name);
         const cf_column *tc = cf_schema_column_at(d->tablet, (size_t)t);
-        if (c->has_type && c->type != KUDU__DATA_TYPE__NESTED)
-            CF_CHECK((int)c->type == (int)tc->type, err, CF_ECORRUPT,
-                     "write request schema: column %s is %d, the tablet's is %s", c->name,
-                     (int)c->type, cf_type_name(tc->type));
+        if (c->has_type) {
+            /* an array is NESTED with its element type in nested_type.array */
+            bool arr = c->type == KUDU__DATA_TYPE__NESTED;
+            int elem = (int)c->type;
+            if (arr && c->nested_type != NULL && c->nested_type->array != NULL &&
+                c->nested_type->array->has_type)
+                elem = (int)c->nested_type->array->type;
+            else if (arr)
+                elem = (int)tc->type;
+            CF_CHECK(arr == tc->is_array && elem == (int)tc->type, err, CF_ECORRUPT,
+                     "write request schema: column %s is %s%d, the tablet's is %s%s", c->name,
+                     arr ? "an array of " : "", elem, cf_type_name(tc->type),
+                     tc->is_array ? "[]" : "");
+        }
         for (size_t j = 0; j < i; j++)
             CF_CHECK(d->map[j] != (size_t)t, err, CF_ECORRUPT,
                      "write request schema: column %s twice", c->name);

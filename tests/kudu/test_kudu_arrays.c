@@ -245,12 +245,69 @@ static void test_rowops_arrays_cut_and_damaged(void **state)
     cf_schema_free(s);
 }
 
+/* A client schema (WriteRequestPB.schema) maps onto the tablet's by name; its
+ * array columns must be arrays of the same element type there. */
+static void test_rowops_arrays_client_schema(void **state)
+{
+    (void)state;
+    cf_schema *s = array_schema();
+    cf_kudu_schema_pb pb;
+    cf_error err = {0};
+    CF_ASSERT_OK(cf_kudu_schema_pb_build(&pb, s, NULL, &err), &err);
+    /* the client's columns in another order: id, s, a */
+    cf_column cc[3] = {{.name = "id", .type = CF_TYPE_INT32, .is_key = true},
+                       {.name = "s", .type = CF_TYPE_STRING, .is_array = true, .nullable = true},
+                       {.name = "a", .type = CF_TYPE_INT32, .is_array = true, .nullable = true}};
+    cf_schema *cs;
+    CF_ASSERT_OK(cf_schema_create(&cs, cc, 3, &err), &err);
+    cf_kudu_schema_pb cpb;
+    CF_ASSERT_OK(cf_kudu_schema_pb_build(&cpb, cs, NULL, &err), &err);
+    int32_t id = 9;
+    static const int32_t two[2] = {1, 2};
+    cf_array_cell a = {.type = CF_TYPE_INT32, .count = 2, .values = two};
+    bool set[3] = {true, false, true};
+    const void *vals[3] = {&id, NULL, &a};
+    arr_ops o;
+    cf_buf_init(&o.rows);
+    cf_buf_init(&o.ind);
+    kudu_rowops_encode(&o.rows, &o.ind, cs, CF_KUDU_OP_UPDATE, set, vals);
+    Kudu__RowOperationsPB ro = ops_pb(&o);
+    cf_arena ar = {0};
+    cf_kudu_row_op *ops;
+    size_t n;
+    CF_ASSERT_OK(kudu_rowops_decode(&ar, &ro, &cpb.pb, &pb.pb, s, NULL, &ops, &n, &err), &err);
+    assert_int_equal(n, 1);
+    assert_true(ops[0].set[1] && !ops[0].set[2]);
+    const cf_array_cell *got = ops[0].values[1];
+    assert_int_equal(got->count, 2);
+    assert_int_equal(((const int32_t *)got->values)[1], 2);
+    /* the client says a is an array of INT64, then a plain INT32: refused */
+    cpb.pb.columns[2]->nested_type->array->type = KUDU__DATA_TYPE__INT64;
+    assert_int_equal(kudu_rowops_decode(&ar, &ro, &cpb.pb, &pb.pb, s, NULL, &ops, &n, &err),
+                     CF_ECORRUPT);
+    assert_non_null(strstr(err.msg, "column a"));
+    Kudu__NestedDataTypePB *nt = cpb.pb.columns[2]->nested_type;
+    cpb.pb.columns[2]->nested_type = NULL;
+    cpb.pb.columns[2]->type = KUDU__DATA_TYPE__INT32;
+    assert_int_equal(kudu_rowops_decode(&ar, &ro, &cpb.pb, &pb.pb, s, NULL, &ops, &n, &err),
+                     CF_ECORRUPT);
+    cpb.pb.columns[2]->nested_type = nt;
+    cf_arena_dispose(&ar);
+    cf_buf_dispose(&o.rows);
+    cf_buf_dispose(&o.ind);
+    cf_kudu_schema_pb_dispose(&cpb);
+    cf_kudu_schema_pb_dispose(&pb);
+    cf_schema_free(cs);
+    cf_schema_free(s);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_schema_pb_arrays),
         cmocka_unit_test(test_rowops_arrays_round_trip),
         cmocka_unit_test(test_rowops_arrays_cut_and_damaged),
+        cmocka_unit_test(test_rowops_arrays_client_schema),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
