@@ -587,6 +587,132 @@ static void test_cli_kudu_arrays__bad_delta_cell(void **state)
     done(&r);
 }
 
+/* A larger rowset (arrays across many CFile blocks: row k holds k % 5 elements
+ * k, k+1, ..., every third one NULL; every seventh row a NULL cell), scanned with
+ * the library at several batch sizes: every cell as written. */
+static void test_cli_kudu_arrays__many_rows(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    char *root = cli_dir_path("root");
+    const char *all[] = {"00000000000000000000000000000001"};
+    cf_kudu_root_spec rs = {.root = root,
+                            .server_uuid = "fedcba9876543210fedcba9876543210",
+                            .wal = true,
+                            .data = true,
+                            .dir_uuid = all[0],
+                            .all_uuids = all,
+                            .nall = 1,
+                            .dir_type = "log",
+                            .fs_block_size = 4096};
+    cf_error e = {0};
+    CF_ASSERT_OK(cf_kudu_root_write(&rs, &e), &e);
+    cf_schema *sch = NULL;
+    CF_ASSERT_OK(cf_schema_parse(&sch, "k INT64 KEY, a INT32[] NULL", &e), &e);
+    static int64_t keys[N];
+    static int32_t elems[N * 4];
+    static uint8_t enn[N * 4 / 8 + 1], cnn[N / 8 + 1];
+    static uint32_t counts[N];
+    size_t ne = 0;
+    for (int64_t k = 0; k < N; k++) {
+        keys[k] = k;
+        bool null = k % 7 == 0;
+        cnn[k / 8] |= (uint8_t)(!null << (k % 8));
+        counts[k] = null ? 0 : (uint32_t)(k % 5);
+        for (uint32_t i = 0; i < counts[k]; i++, ne++) {
+            elems[ne] = (int32_t)(k + i);
+            enn[ne / 8] |= (uint8_t)((ne % 3 != 0) << (ne % 8));
+        }
+    }
+    char data[400];
+    snprintf(data, sizeof data, "%s/data", root);
+    cf_kudu_lbm_writer *lw;
+    CF_ASSERT_OK(cf_kudu_lbm_writer_create(&lw, data, all[0], 4096, &e), &e);
+    cf_io *io[2];
+    cf_writer *w[2];
+    for (int c = 0; c < 2; c++) {
+        cf_writer_options o;
+        cf_writer_options_init(&o, c == 0 ? CF_TYPE_INT64 : CF_TYPE_INT32);
+        o.is_array = c == 1;
+        o.nullable = c == 1;
+        o.write_validx = c == 0;
+        o.block_size = 1024; /* many blocks */
+        CF_ASSERT_OK(cf_io_create_mem(&io[c], &e), &e);
+        CF_ASSERT_OK(cf_writer_create(&w[c], io[c], &o, &e), &e);
+    }
+    CF_ASSERT_OK(cf_writer_append(w[0], keys, NULL, N, &e), &e);
+    CF_ASSERT_OK(cf_writer_append_arrays(w[1], elems, enn, counts, cnn, N, &e), &e);
+    uint64_t blocks[2] = {1, 2};
+    for (int c = 0; c < 2; c++) {
+        CF_ASSERT_OK(cf_writer_finish(w[c], &e), &e);
+        cf_writer_free(w[c]);
+        put_block(lw, io[c], blocks[c]);
+    }
+    cf_kudu_lbm_writer_free(lw);
+    static const uint32_t cids[2] = {0, 1};
+    cf_kudu_rowset meta = {.id = 0, .ncolumns = 2, .column_blocks = blocks, .column_ids = cids};
+    cf_kudu_superblock_spec sp;
+    cf_kudu_superblock_spec_init(&sp);
+    sp.tablet_id = TABLET;
+    sp.table_id = "fedcba9876543210fedcba9876543210";
+    sp.table_name = "many";
+    sp.schema = sch;
+    sp.column_ids = cids;
+    sp.last_durable_mrs_id = 1;
+    sp.rowsets = &meta;
+    sp.nrowsets = 1;
+    char p[600];
+    snprintf(p, sizeof p, "%s/tablet-meta/" TABLET, root);
+    CF_ASSERT_OK(cf_kudu_superblock_write(p, &sp, &e), &e);
+    cf_schema_free(sch);
+
+    cf_kudu_fs_options fo;
+    cf_kudu_fs_options_init(&fo);
+    fo.wal_dir = root;
+    cf_kudu_fs *fs;
+    cf_kudu_tablet *t;
+    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &fo, &e), &e);
+    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, TABLET, &e), &e);
+    static const size_t batches[] = {1024, 7, 1};
+    for (size_t bi = 0; bi < 3; bi++) {
+        cf_kudu_scan_options so;
+        cf_kudu_scan_options_init(&so);
+        so.batch_rows = batches[bi];
+        so.no_wal = true;
+        cf_kudu_scanner *sc;
+        CF_ASSERT_OK(cf_kudu_scanner_create(&sc, t, &so, &e), &e);
+        int64_t k = 0;
+        size_t want_e = 0;
+        for (;;) {
+            cf_row_batch b;
+            CF_ASSERT_OK(cf_kudu_scanner_next(sc, &b, &e), &e);
+            if (b.count == 0)
+                break;
+            const cf_batch *a = &b.cols[1];
+            for (size_t i = 0; i < b.count; i++, k++) {
+                assert_int_equal(((const int64_t *)b.cols[0].values)[i], k);
+                bool present = (a->nonnull[i / 8] >> (i % 8)) & 1;
+                assert_int_equal(present, k % 7 != 0);
+                uint32_t n = a->elem_offsets[i + 1] - a->elem_offsets[i];
+                assert_int_equal(n, counts[k]);
+                for (uint32_t x = 0; x < n; x++, want_e++) {
+                    uint32_t at = a->elem_offsets[i] + x;
+                    bool ep =
+                        a->elem_nonnull == NULL || ((a->elem_nonnull[at / 8] >> (at % 8)) & 1);
+                    assert_int_equal(ep, want_e % 3 != 0);
+                    if (ep)
+                        assert_int_equal(((const int32_t *)a->values)[at], k + x);
+                }
+            }
+        }
+        assert_int_equal(k, N);
+        assert_int_equal(want_e, ne);
+        cf_kudu_scanner_free(sc);
+    }
+    cf_kudu_tablet_free(t);
+    cf_kudu_fs_free(fs);
+}
+
 /* An array column added after the rowset was written: the rowset's rows read its
  * read default, a replayed INSERT that leaves it out takes its write default. */
 static void test_cli_kudu_arrays__defaults(void **state)
@@ -621,6 +747,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_cli_kudu_arrays__bad_delta_cell, cli_dir_setup,
                                         cli_dir_teardown),
         cmocka_unit_test_setup_teardown(test_cli_kudu_arrays__defaults, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_kudu_arrays__many_rows, cli_dir_setup,
                                         cli_dir_teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
