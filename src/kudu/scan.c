@@ -53,6 +53,7 @@ void cf_kudu_scanner_free(cf_kudu_scanner *sc)
         if (sc->aenn != NULL)
             cf_buf_dispose(&sc->aenn[j]);
     }
+    cf_free(sc->aelems);
     cf_free(sc->aoffs);
     cf_free(sc->avals);
     cf_free(sc->aenn);
@@ -120,7 +121,7 @@ static cf_status copy_options(cf_kudu_scanner *sc, const cf_kudu_scan_options *o
         sc->proj[j] = c;
         sc->need[c] = true;
         sc->pwidth[j] = sc->width[c];
-        sc->pbin[j] = cf_type_is_binary(s->cols[c].type) || s->cols[c].is_array;
+        sc->pbin[j] = cf_type_is_binary(s->cols[c].type) && !s->cols[c].is_array;
     }
     sc->npreds = o->npreds;
     for (size_t i = 0; i < o->npreds; i++) {
@@ -261,8 +262,9 @@ cf_status cf_kudu_scanner_create(cf_kudu_scanner **out, const cf_kudu_tablet *t,
     sc->aoffs = cf_calloc(sc->nproj + 1, sizeof(*sc->aoffs));
     sc->avals = cf_calloc(sc->nproj + 1, sizeof(*sc->avals));
     sc->aenn = cf_calloc(sc->nproj + 1, sizeof(*sc->aenn));
+    sc->aelems = cf_calloc(sc->nproj + 1, sizeof(*sc->aelems));
     if (!sc->dcols || !sc->cells || !sc->tmpn || !sc->ovals || !sc->onn || !sc->out || !sc->aoffs ||
-        !sc->avals || !sc->aenn)
+        !sc->avals || !sc->aenn || !sc->aelems)
         CF_FAIL_OUT(err, CF_ENOMEM, "scan: out of memory");
     for (size_t c = 0; c < s->ncols; c++) {
         const cf_column *col = &s->cols[c];

@@ -123,6 +123,17 @@ typedef struct wal_colmap {
     size_t *map;
 } wal_colmap;
 
+/* An array value in a scan slot is a cf_slice: the bytes of its serialized cell
+ * (Kudu's physical form: delta updates, defaults), or, with len SCAN_FLAT, data
+ * pointing to a scan_flat (base CFile rows and replayed ops, whose elements are
+ * at hand: no serializing them only to decode them again). */
+#define SCAN_FLAT SIZE_MAX
+typedef struct scan_flat {
+    const void *values; /* count elements of cf_type_size(type) */
+    const uint8_t *enn; /* element validity from bit `first`; NULL = all present */
+    size_t first, count;
+} scan_flat;
+
 struct cf_kudu_scanner {
     const cf_kudu_tablet *t;
     const cf_kudu_fs *fs;
@@ -162,6 +173,7 @@ struct cf_kudu_scanner {
     uint8_t **ovals;    /* per projected column */
     uint8_t **onn;
     cf_buf *aoffs, *avals, *aenn; /* per projected array column: the batch's elements */
+    size_t *aelems;               /* and how many so far */
     cf_batch *out;
     cf_arena obytes;
     bool done;

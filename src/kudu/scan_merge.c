@@ -104,6 +104,63 @@ static bool preds_pass_rowset(cf_kudu_scanner *sc, const scan_rowset *d, size_t 
     return true;
 }
 
+/* The array value in slot v (scan_internal.h: a scan_flat, or a serialized cell,
+ * which is decoded: one that does not decode, from a damaged DeltaFile or
+ * default, is CF_ECORRUPT) appended to projected column j's elements, the next
+ * row's; binary elements' bytes copied (the sources move on before the batch
+ * is handed out). */
+static cf_status array_put(cf_kudu_scanner *sc, size_t j, const uint8_t *v, bool nonnull,
+                           cf_error *err)
+{
+    const cf_column *col = &sc->s->cols[sc->proj[j]];
+    cf_buf *vals = &sc->avals[j], *enn = &sc->aenn[j];
+    size_t elems = sc->aelems[j], before = elems, w = cf_type_size(col->type);
+    cf_slice sl;
+    memcpy(&sl, v, sizeof(sl));
+    if (nonnull && sl.len == SCAN_FLAT) {
+        const scan_flat *f = (const scan_flat *)(const void *)sl.data;
+        uint8_t *dst = cf_buf_extend(vals, f->count * w);
+        size_t need = cf_bitmap_bytes(elems + f->count);
+        if (need > enn->len) {
+            size_t old = enn->len;
+            uint8_t *q = cf_buf_extend(enn, need - old);
+            if (q != NULL)
+                memset(q, 0, need - old);
+        }
+        CF_CHECK((dst != NULL || f->count == 0) && !enn->oom, err, CF_ENOMEM,
+                 "scan: out of memory");
+        if (f->count > 0) {
+            memcpy(dst, f->values, f->count * w);
+            if (f->enn != NULL)
+                cf_bitmap_copy(enn->data, elems, f->enn, f->first, f->count);
+            else
+                cf_bitmap_fill(enn->data, elems, f->count, true);
+        }
+        elems += f->count;
+    } else if (nonnull) {
+        uint32_t count = 0;
+        cf_status st = cf_rs_cell_to_flat(sl, col->type, vals, enn, &elems, &count, err);
+        if (st != CF_OK)
+            return cf_error_prefix(err, st, "tablet %s: column %s: ", cf_kudu_tablet_id(sc->t),
+                                   col->name);
+    }
+    if (cf_type_is_binary(col->type) && elems > before) {
+        cf_slice *e = (cf_slice *)(void *)vals->data;
+        for (size_t k = before; k < elems; k++) {
+            if (e[k].len == 0)
+                continue;
+            uint8_t *p = cf_arena_alloc(&sc->obytes, e[k].len);
+            CF_CHECK(p != NULL, err, CF_ENOMEM, "scan: out of memory");
+            memcpy(p, e[k].data, e[k].len);
+            e[k].data = p;
+        }
+    }
+    sc->aelems[j] = elems;
+    cf_buf_put_le32(&sc->aoffs[j], (uint32_t)elems);
+    CF_CHECK(!sc->aoffs[j].oom, err, CF_ENOMEM, "scan: out of memory");
+    return CF_OK;
+}
+
 /* One value into output row r of projected column j (binary bytes copied: the
  * sources move on before the batch is handed out). */
 static cf_status put_value(cf_kudu_scanner *sc, size_t j, size_t r, const uint8_t *v, bool nonnull,
@@ -112,6 +169,8 @@ static cf_status put_value(cf_kudu_scanner *sc, size_t j, size_t r, const uint8_
     size_t w = sc->pwidth[j];
     uint8_t *dst = sc->ovals[j] + r * w;
     cf_bitmap_put(sc->onn[j], r, nonnull);
+    if (sc->s->cols[sc->proj[j]].is_array)
+        return array_put(sc, j, v, nonnull, err);
     if (!sc->pbin[j] || !nonnull) {
         copy_width(dst, v, w);
         return CF_OK;
@@ -204,6 +263,12 @@ static cf_status stream_rows(cf_kudu_scanner *sc, scan_rowset *d, size_t *r, cf_
             size_t c = sc->proj[j], w = sc->width[c];
             memcpy(sc->ovals[j] + *r * w, d->vals[c] + i * w, run * w);
             cf_bitmap_copy(sc->onn[j], *r, d->nn[c], i, run);
+            if (sc->s->cols[c].is_array) {
+                for (size_t k = 0; k < run; k++)
+                    CF_TRY(array_put(sc, j, d->vals[c] + (i + k) * w,
+                                     cf_bitmap_get(d->nn[c], i + k), err));
+                continue;
+            }
             if (!sc->pbin[j])
                 continue;
             /* Binary values: their bytes into the output's arena, in one piece. */
@@ -226,41 +291,20 @@ static cf_status stream_rows(cf_kudu_scanner *sc, scan_rowset *d, size_t *r, cf_
     return CF_OK;
 }
 
-/* Projected array column j's serialized cells into the batch's flattened
- * elements (types.h: values, elem_offsets, elem_nonnull). A cell that does not
- * decode (a damaged DeltaFile or default) is CF_ECORRUPT. */
-static cf_status array_out(cf_kudu_scanner *sc, size_t j, cf_batch *b, cf_error *err)
-{
-    const cf_column *col = &sc->s->cols[sc->proj[j]];
-    cf_buf *offs = &sc->aoffs[j], *vals = &sc->avals[j], *enn = &sc->aenn[j];
-    cf_buf_clear(offs);
-    cf_buf_clear(vals);
-    cf_buf_clear(enn);
-    const cf_slice *cells = (const cf_slice *)(const void *)sc->ovals[j];
-    size_t elems = 0;
-    cf_buf_put_le32(offs, 0);
-    for (size_t i = 0; i < b->count; i++) {
-        uint32_t count = 0;
-        if (cf_bitmap_get(sc->onn[j], i)) {
-            cf_status st = cf_rs_cell_to_flat(cells[i], col->type, vals, enn, &elems, &count, err);
-            if (st != CF_OK)
-                return cf_error_prefix(err, st, "tablet %s: column %s: ", cf_kudu_tablet_id(sc->t),
-                                       col->name);
-        }
-        cf_buf_put_le32(offs, (uint32_t)elems);
-    }
-    CF_CHECK(!offs->oom && !vals->oom && !enn->oom, err, CF_ENOMEM, "scan: out of memory");
-    b->values = vals->data;
-    b->elem_offsets = (const uint32_t *)(const void *)offs->data;
-    b->elem_count = elems;
-    b->elem_nonnull = enn->data;
-    return CF_OK;
-}
-
 cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error *err)
 {
     memset(out, 0, sizeof(*out));
     cf_arena_reset(&sc->obytes);
+    for (size_t j = 0; j < sc->nproj; j++) {
+        if (!sc->s->cols[sc->proj[j]].is_array)
+            continue;
+        cf_buf_clear(&sc->aoffs[j]);
+        cf_buf_clear(&sc->avals[j]);
+        cf_buf_clear(&sc->aenn[j]);
+        sc->aelems[j] = 0;
+        cf_buf_put_le32(&sc->aoffs[j], 0);
+        CF_CHECK(!sc->aoffs[j].oom, err, CF_ENOMEM, "scan: out of memory");
+    }
     size_t r = 0;
     const cf_schema *s = sc->s;
     while (!sc->done && r < sc->batch_rows) {
@@ -336,8 +380,12 @@ cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error 
         b->count = r;
         b->values = sc->ovals[j];
         b->nonnull = s->cols[sc->proj[j]].nullable ? sc->onn[j] : NULL;
-        if (s->cols[sc->proj[j]].is_array)
-            CF_TRY(array_out(sc, j, b, err));
+        if (s->cols[sc->proj[j]].is_array) {
+            b->values = sc->avals[j].data;
+            b->elem_offsets = (const uint32_t *)(const void *)sc->aoffs[j].data;
+            b->elem_count = sc->aelems[j];
+            b->elem_nonnull = sc->aenn[j].data;
+        }
     }
     out->count = r;
     out->ncols = sc->nproj;

@@ -231,8 +231,8 @@ cf_status cf_kudu_scan_rowset_open(cf_kudu_scanner *sc, scan_rowset *d, const cf
     return CF_OK;
 }
 
-/* Rows [next, next + n) of array column c: each cell serialized (into the batch's
- * bytes) as Kudu's physical form of it, the form its delta updates take. */
+/* Rows [next, next + n) of array column c: the iterator's elements copied into the
+ * batch's bytes, each cell a scan_flat over them (scan_internal.h). */
 static cf_status rowset_fill_array(cf_kudu_scanner *sc, scan_rowset *d, size_t c, size_t n,
                                    cf_error *err)
 {
@@ -242,15 +242,6 @@ static cf_status rowset_fill_array(cf_kudu_scanner *sc, scan_rowset *d, size_t c
     for (size_t got = 0; got < n;) {
         cf_batch b;
         cf_status st = cf_iter_next_batch(d->cit[c], n - got, &b, err);
-        for (size_t i = 0; st == CF_OK && i < b.count && got + i < n; i++) {
-            bool present = b.nonnull == NULL || cf_bitmap_get(b.nonnull, i);
-            cf_bitmap_put(nn, got + i, present);
-            vals[got + i] = (cf_slice){NULL, 0};
-            if (present)
-                st = cf_rs_cell_from_flat(
-                    &d->bytes, col->type, b.values, b.elem_nonnull, b.elem_offsets[i],
-                    b.elem_offsets[i + 1] - b.elem_offsets[i], &vals[got + i], err);
-        }
         char wb[300];
         if (st != CF_OK)
             return cf_error_prefix(
@@ -259,6 +250,40 @@ static cf_status rowset_fill_array(cf_kudu_scanner *sc, scan_rowset *d, size_t c
         CF_CHECK(b.count > 0 && b.count <= n - got, err, CF_ECORRUPT,
                  "tablet %s: rowset %" PRIu64 " column %s: ends at row %" PRIu64 " of %" PRIu64,
                  cf_kudu_tablet_id(sc->t), d->m->id, col->name, d->next + got, d->rows);
+        /* the batch's elements, once: they live in the iterator until its next call */
+        size_t w = cf_type_size(col->type), e0 = b.elem_offsets[0];
+        size_t ne = b.elem_offsets[b.count] - e0;
+        uint8_t *ev = cf_arena_alloc_aligned(&d->bytes, ne * w + 1, 16);
+        scan_flat *f = cf_arena_alloc_aligned(&d->bytes, b.count * sizeof(*f), _Alignof(scan_flat));
+        uint8_t *enn = NULL;
+        if (b.elem_nonnull != NULL && ne > 0) {
+            enn = cf_arena_alloc(&d->bytes, cf_bitmap_bytes(ne));
+            CF_CHECK(enn != NULL, err, CF_ENOMEM, "scan: out of memory");
+            memset(enn, 0, cf_bitmap_bytes(ne));
+            cf_bitmap_copy(enn, 0, b.elem_nonnull, e0, ne);
+        }
+        CF_CHECK(ev != NULL && f != NULL, err, CF_ENOMEM, "scan: out of memory");
+        if (ne > 0)
+            memcpy(ev, (const uint8_t *)b.values + e0 * w, ne * w);
+        if (cf_type_is_binary(col->type)) {
+            cf_slice *sl = (cf_slice *)(void *)ev;
+            for (size_t k = 0; k < ne; k++) {
+                if (sl[k].len == 0)
+                    continue;
+                uint8_t *p = cf_arena_alloc(&d->bytes, sl[k].len);
+                CF_CHECK(p != NULL, err, CF_ENOMEM, "scan: out of memory");
+                memcpy(p, sl[k].data, sl[k].len);
+                sl[k].data = p;
+            }
+        }
+        for (size_t i = 0; i < b.count; i++) {
+            bool present = b.nonnull == NULL || cf_bitmap_get(b.nonnull, i);
+            cf_bitmap_put(nn, got + i, present);
+            size_t a = b.elem_offsets[i] - e0;
+            f[i] = (scan_flat){ev + a * w, enn, a, b.elem_offsets[i + 1] - b.elem_offsets[i]};
+            vals[got + i] =
+                present ? (cf_slice){(const uint8_t *)&f[i], SCAN_FLAT} : (cf_slice){NULL, 0};
+        }
         got += b.count;
     }
     return CF_OK;

@@ -117,9 +117,8 @@ cf_status cf_kudu_scan_wal_load(cf_kudu_scanner *sc, cf_error *err)
     return CF_OK;
 }
 
-/* Set the columns an op sets (keys too when with_key) in the merged row; an
- * array value (a cf_array_cell) serialized into the scanner's arena, the form
- * the scan carries arrays in. */
+/* Set the columns an op sets (keys too when with_key) in the merged row (an
+ * array value as a scan_flat over the op's cf_array_cell). */
 static cf_status op_set(cf_kudu_scanner *sc, const wal_op *w, bool with_key, cf_error *err)
 {
     const cf_kudu_row_op *op = w->op;
@@ -139,10 +138,12 @@ static cf_status op_set(cf_kudu_scanner *sc, const wal_op *w, bool with_key, cf_
         if (!cell->nonnull)
             continue;
         if (sc->s->cols[c].is_array) {
+            /* the op's elements live as long as the scanner (its WAL) */
             const cf_array_cell *a = op->values[wc];
-            cf_slice sl;
-            CF_TRY(cf_rs_cell_from_flat(&sc->wkeys, a->type, a->values, a->nonnull, 0, a->count,
-                                        &sl, err));
+            scan_flat *f = cf_arena_alloc_aligned(&sc->wkeys, sizeof(*f), _Alignof(scan_flat));
+            CF_CHECK(f != NULL, err, CF_ENOMEM, "scan: out of memory");
+            *f = (scan_flat){a->values, a->nonnull, 0, a->count};
+            cf_slice sl = {(const uint8_t *)f, SCAN_FLAT};
             memcpy(cell->slot, &sl, sizeof(sl));
         } else {
             memcpy(cell->slot, op->values[wc], cf_type_size(sc->s->cols[c].type));

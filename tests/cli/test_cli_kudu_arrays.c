@@ -588,8 +588,9 @@ static void test_cli_kudu_arrays__bad_delta_cell(void **state)
 }
 
 /* A larger rowset (arrays across many CFile blocks: row k holds k % 5 elements
- * k, k+1, ..., every third one NULL; every seventh row a NULL cell), scanned with
- * the library at several batch sizes: every cell as written. */
+ * k, k+1, ..., every third one NULL, in a as INT32 and in s as their decimal
+ * text; every seventh row a NULL cell), scanned with the library at several
+ * batch sizes: every cell as written. */
 static void test_cli_kudu_arrays__many_rows(void **state)
 {
     (void)state;
@@ -608,11 +609,13 @@ static void test_cli_kudu_arrays__many_rows(void **state)
     cf_error e = {0};
     CF_ASSERT_OK(cf_kudu_root_write(&rs, &e), &e);
     cf_schema *sch = NULL;
-    CF_ASSERT_OK(cf_schema_parse(&sch, "k INT64 KEY, a INT32[] NULL", &e), &e);
+    CF_ASSERT_OK(cf_schema_parse(&sch, "k INT64 KEY, a INT32[] NULL, s STRING[] NULL", &e), &e);
     static int64_t keys[N];
     static int32_t elems[N * 4];
     static uint8_t enn[N * 4 / 8 + 1], cnn[N / 8 + 1];
     static uint32_t counts[N];
+    static char text[N * 4][12];
+    static cf_slice strs[N * 4];
     size_t ne = 0;
     for (int64_t k = 0; k < N; k++) {
         keys[k] = k;
@@ -621,6 +624,8 @@ static void test_cli_kudu_arrays__many_rows(void **state)
         counts[k] = null ? 0 : (uint32_t)(k % 5);
         for (uint32_t i = 0; i < counts[k]; i++, ne++) {
             elems[ne] = (int32_t)(k + i);
+            int tl = snprintf(text[ne], sizeof text[ne], "%d", elems[ne]);
+            strs[ne] = (cf_slice){(const uint8_t *)text[ne], (size_t)tl};
             enn[ne / 8] |= (uint8_t)((ne % 3 != 0) << (ne % 8));
         }
     }
@@ -628,13 +633,14 @@ static void test_cli_kudu_arrays__many_rows(void **state)
     snprintf(data, sizeof data, "%s/data", root);
     cf_kudu_lbm_writer *lw;
     CF_ASSERT_OK(cf_kudu_lbm_writer_create(&lw, data, all[0], 4096, &e), &e);
-    cf_io *io[2];
-    cf_writer *w[2];
-    for (int c = 0; c < 2; c++) {
+    cf_io *io[3];
+    cf_writer *w[3];
+    static const cf_type types[3] = {CF_TYPE_INT64, CF_TYPE_INT32, CF_TYPE_STRING};
+    for (int c = 0; c < 3; c++) {
         cf_writer_options o;
-        cf_writer_options_init(&o, c == 0 ? CF_TYPE_INT64 : CF_TYPE_INT32);
-        o.is_array = c == 1;
-        o.nullable = c == 1;
+        cf_writer_options_init(&o, types[c]);
+        o.is_array = c > 0;
+        o.nullable = c > 0;
         o.write_validx = c == 0;
         o.block_size = 1024; /* many blocks */
         CF_ASSERT_OK(cf_io_create_mem(&io[c], &e), &e);
@@ -642,15 +648,16 @@ static void test_cli_kudu_arrays__many_rows(void **state)
     }
     CF_ASSERT_OK(cf_writer_append(w[0], keys, NULL, N, &e), &e);
     CF_ASSERT_OK(cf_writer_append_arrays(w[1], elems, enn, counts, cnn, N, &e), &e);
-    uint64_t blocks[2] = {1, 2};
-    for (int c = 0; c < 2; c++) {
+    CF_ASSERT_OK(cf_writer_append_arrays(w[2], strs, enn, counts, cnn, N, &e), &e);
+    uint64_t blocks[3] = {1, 2, 3};
+    for (int c = 0; c < 3; c++) {
         CF_ASSERT_OK(cf_writer_finish(w[c], &e), &e);
         cf_writer_free(w[c]);
         put_block(lw, io[c], blocks[c]);
     }
     cf_kudu_lbm_writer_free(lw);
-    static const uint32_t cids[2] = {0, 1};
-    cf_kudu_rowset meta = {.id = 0, .ncolumns = 2, .column_blocks = blocks, .column_ids = cids};
+    static const uint32_t cids[3] = {0, 1, 2};
+    cf_kudu_rowset meta = {.id = 0, .ncolumns = 3, .column_blocks = blocks, .column_ids = cids};
     cf_kudu_superblock_spec sp;
     cf_kudu_superblock_spec_init(&sp);
     sp.tablet_id = TABLET;
@@ -702,6 +709,16 @@ static void test_cli_kudu_arrays__many_rows(void **state)
                     assert_int_equal(ep, want_e % 3 != 0);
                     if (ep)
                         assert_int_equal(((const int32_t *)a->values)[at], k + x);
+                    const cf_batch *sb = &b.cols[2];
+                    uint32_t sat = sb->elem_offsets[i] + x;
+                    assert_int_equal(sb->elem_offsets[i + 1] - sb->elem_offsets[i], n);
+                    if (ep) {
+                        const cf_slice *sv = &((const cf_slice *)sb->values)[sat];
+                        char want[12];
+                        int wl = snprintf(want, sizeof want, "%d", (int)(k + x));
+                        assert_int_equal(sv->len, (size_t)wl);
+                        assert_memory_equal(sv->data, want, (size_t)wl);
+                    }
                 }
             }
         }
