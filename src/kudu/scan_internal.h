@@ -142,7 +142,7 @@ struct cf_kudu_scanner {
     size_t batch_rows;
     bool mmap;         /* blocks through mmap, else pread (cf_kudu_scan_options.mmap) */
     bool *need;        /* columns read: key, projection, predicates */
-    size_t *width;     /* per column: cf_type_size; a slice for arrays (their serialized cell) */
+    size_t *width;     /* per column: cf_type_size; a slice for arrays (SCAN_FLAT) */
     size_t fixed_key;  /* the encoded key's length when every key column is fixed-width */
     bool *key_signed;  /* per key column: a signed integer (its sign bit flipped) */
     size_t last_nheap; /* rowsets left when streaming was last ruled out */
