@@ -156,7 +156,7 @@ static cf_status read_value(decoder *d, size_t t, const void **out, cf_error *er
             if (st != CF_OK) {
                 if (err != NULL)
                     *err = aerr;
-                return cf_error_prefix(err, st, "row op %zu column %s", d->op, c->name);
+                return cf_error_prefix(err, st, "row op %zu column %s: ", d->op, c->name);
             }
             v = cell;
         }
@@ -194,7 +194,7 @@ static cf_status default_value(decoder *d, size_t t, bool *has, const void **out
             cf_status st = array_value(d->a, c, *s, &cell, err);
             *out = cell;
             if (st != CF_OK)
-                return cf_error_prefix(err, st, "schema column %s: write default", c->name);
+                return cf_error_prefix(err, st, "schema column %s: write default: ", c->name);
         }
     } else {
         size_t n = cf_type_size(c->type);
