@@ -254,7 +254,10 @@ static cf_status scan_server(cf_kudu_replicas *set, const cf_kudu_fs *fs, size_t
 
 static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 {
-    int c = memcmp(a, b, al < bl ? al : bl);
+    /* An absent or empty key (NULL, 0) compares no bytes: memcmp takes no NULL even
+     * for a length of 0. */
+    size_t n = al < bl ? al : bl;
+    int c = n > 0 ? memcmp(a, b, n) : 0;
     if (c != 0)
         return c;
     return al < bl ? -1 : al > bl;
