@@ -610,8 +610,11 @@ for trial in range(8):
         if rc == 0:
             if got.count(b"\n") != 400001:
                 fail("kill %d: finished with %d rows" % (trial, got.count(b"\n")))
-        elif got != before:
-            fail("kill %d: the table changed (%d bytes of scan, want %d)" % (trial, len(got), len(before)))
+        elif got != before and got.count(b"\n") != 400001:
+            # Killed: the load is all or nothing. All is right too when the kill came
+            # after the commit (on a fast machine the load can end within the window).
+            fail("kill %d: the table changed (%d rows, want the 1 before or all 400001)" %
+                 (trial, got.count(b"\n")))
 
 print("%d of 8 conversions killed mid-way" % killed)
 print("%d checks (%d golden CFiles, %d corpus files, %d corpus columns, %d refused as "
