@@ -140,22 +140,7 @@ static cf_status copy_options(cf_kudu_scanner *sc, const cf_kudu_scan_options *o
         sc->need[p->col] = true;
         if (nullop)
             continue;
-        uint8_t *slot = cf_arena_alloc_aligned(&sc->parena, 16, 16);
-        CF_CHECK(slot != NULL, err, CF_ENOMEM, "scan: out of memory");
-        memset(slot, 0, 16);
-        if (cf_type_is_binary(c->type)) {
-            cf_slice v;
-            memcpy(&v, p->value, sizeof(v));
-            uint8_t *b = cf_arena_alloc(&sc->parena, v.len ? v.len : 1);
-            CF_CHECK(b != NULL, err, CF_ENOMEM, "scan: out of memory");
-            if (v.len)
-                memcpy(b, v.data, v.len);
-            v.data = b;
-            memcpy(slot, &v, sizeof(v));
-        } else {
-            memcpy(slot, p->value, cf_type_size(c->type));
-        }
-        sc->preds[i].value = slot;
+        CF_TRY(cf_rs_pred_value_copy(&sc->parena, c, p->value, &sc->preds[i].value, err));
     }
     return CF_OK;
 }

@@ -54,6 +54,11 @@ cf_status cf_mrs_flush(cf_mrs *m, const char *dir, unsigned mode, cf_error *err)
 /* table_scan.c: does one cell (a row's value of column c) pass predicate p?
  * Also the Kudu tablet scanner's filter (src/kudu/scan.c). */
 bool cf_rs_pred_pass(const cf_column *c, const cf_pred *p, const cf_mrs_cell *v);
+/* table_scan.c: a predicate's value (column c's memory form, the bytes of a binary
+ * value too) copied into a 16-byte aligned slot in arena a, so a scanner keeps it
+ * past the caller's options. Also the Kudu tablet scanner's (src/kudu/scan.c). */
+cf_status cf_rs_pred_value_copy(cf_arena *a, const cf_column *c, const void *value,
+                                const void **out, cf_error *err);
 
 /* table.c: the table's MemRowSet, for table_scan.c. */
 cf_mrs *cf_table_mrs(const cf_table *t);

@@ -211,24 +211,31 @@ static cf_status copy_preds(cf_table_scanner *sc, const cf_scan_options *o, cf_e
         if (p->col >= sc->s->ncols || p->value == NULL || p->op == CF_PRED_IS_NULL ||
             p->op == CF_PRED_IS_NOT_NULL)
             continue;
-        const cf_column *c = &sc->s->cols[p->col];
-        uint8_t *slot = cf_arena_alloc_aligned(&sc->parena, 16, 16);
-        CF_CHECK(slot != NULL, err, CF_ENOMEM, "scan: out of memory");
-        memset(slot, 0, 16);
-        if (cf_type_is_binary(c->type)) {
-            cf_slice v;
-            memcpy(&v, p->value, sizeof(v));
-            uint8_t *b = cf_arena_alloc_aligned(&sc->parena, v.len ? v.len : 1, 16);
-            CF_CHECK(b != NULL, err, CF_ENOMEM, "scan: out of memory");
-            if (v.len)
-                memcpy(b, v.data, v.len);
-            v.data = b;
-            memcpy(slot, &v, sizeof(v));
-        } else {
-            memcpy(slot, p->value, cf_type_size(c->type));
-        }
-        sc->preds[i].value = slot;
+        CF_TRY(cf_rs_pred_value_copy(&sc->parena, &sc->s->cols[p->col], p->value,
+                                     &sc->preds[i].value, err));
     }
+    return CF_OK;
+}
+
+cf_status cf_rs_pred_value_copy(cf_arena *a, const cf_column *c, const void *value,
+                                const void **out, cf_error *err)
+{
+    uint8_t *slot = cf_arena_alloc_aligned(a, 16, 16);
+    CF_CHECK(slot != NULL, err, CF_ENOMEM, "scan: out of memory");
+    memset(slot, 0, 16);
+    if (cf_type_is_binary(c->type)) {
+        cf_slice v;
+        memcpy(&v, value, sizeof(v));
+        uint8_t *b = cf_arena_alloc_aligned(a, v.len ? v.len : 1, 16);
+        CF_CHECK(b != NULL, err, CF_ENOMEM, "scan: out of memory");
+        if (v.len)
+            memcpy(b, v.data, v.len);
+        v.data = b;
+        memcpy(slot, &v, sizeof(v));
+    } else {
+        memcpy(slot, value, cf_type_size(c->type));
+    }
+    *out = slot;
     return CF_OK;
 }
 
