@@ -1,6 +1,7 @@
 /* The shared block cache: LRU order, the byte bound, pins outliving eviction,
  * and readers sharing one cache (also from 8 threads at once), whose results
  * must equal a cacheless reader's. */
+/* cf-label: threads */
 #include "test_common.h"
 
 #include <pthread.h>

@@ -7,6 +7,7 @@
  *
  * cmocka's asserts longjmp and are not thread-safe, so worker threads only
  * record their first mismatch; the main thread asserts there was none. */
+/* cf-label: threads */
 #include "test_common.h"
 
 #include <pthread.h>

@@ -6,6 +6,7 @@
  * the scan with the single thread's message (and a damaged block that the
  * single thread never reads fails nothing), scanners freed at any point, and
  * bad thread counts. */
+/* cf-label: threads */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
