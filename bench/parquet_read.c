@@ -36,6 +36,16 @@
  *                 2048 rows, lists and strings materialised as DuckDB does.
  * Neither side looks at the values after decoding them.
  *
+ * Then every core (the second table): each file and `lineitem_wide`, a
+ * lineitem-shaped file of 16 columns (BIGINT keys, INTEGER, DECIMAL(15,2),
+ * DATEs, one-letter flags, low- and high-cardinality strings) DuckDB writes
+ * with SNAPPY and its own row groups, read whole by cf_parquet_records (all
+ * fields, batches of 65536 rows, as the Arrow stream reads) and by DuckDB's
+ * SELECT *: wall-clock seconds at one thread (ours threads = 1, DuckDB SET
+ * threads = 1) and at the default (ours threads = 0, one per CPU; DuckDB's
+ * default, RESET threads), alternated run by run, medians; with the process
+ * CPU seconds of the default runs.
+ *
  * Per row and side: values/s (leaf values, nulls and list elements included),
  * MB/s of the decoded bytes (8 per int64; string bytes + 4; list elements x 8
  * + 4 per row), the time over a memcpy of that many bytes in the same run
@@ -66,6 +76,13 @@ static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -246,7 +263,7 @@ static void ours_column(const char *path, counts *c)
     }
 }
 
-static void ours_records(const char *path)
+static uint64_t ours_records_with(const char *path, size_t batch, size_t threads)
 {
     cf_error err;
     cf_parquet *pq;
@@ -254,7 +271,8 @@ static void ours_records(const char *path)
         die(path, &err);
     cf_parquet_records_options o;
     cf_parquet_records_options_init(&o);
-    o.batch_rows = BATCH;
+    o.batch_rows = batch;
+    o.threads = threads;
     cf_parquet_records *r;
     if (cf_parquet_records_open(&r, pq, &o, &err) != CF_OK)
         die(path, &err);
@@ -270,6 +288,12 @@ static void ours_records(const char *path)
     cf_parquet_records_free(r);
     cf_parquet_free(pq);
     sink += rows;
+    return rows;
+}
+
+static void ours_records(const char *path)
+{
+    ours_records_with(path, BATCH, 1);
 }
 
 /* ---- the run ------------------------------------------------------------------------------ */
@@ -292,6 +316,28 @@ static const fcase cases[] = {
     {"int64_snappy", "SELECT (i // 4 + hash(i) %% 16)::BIGINT AS v FROM range(%zu) t(i)", "snappy"},
 };
 
+/* Written for the every-core table only. */
+static const fcase wide_case = {
+    "lineitem_wide",
+    "SELECT (i // 4 + 1)::BIGINT AS l_orderkey, (hash(i) %% 200000 + 1)::BIGINT AS l_partkey, "
+    "(hash(i * 3) %% 10000 + 1)::BIGINT AS l_suppkey, (i %% 7 + 1)::INTEGER AS l_linenumber, "
+    "((hash(i * 5) %% 50) + 1)::DECIMAL(15,2) AS l_quantity, "
+    "((hash(i * 7) %% 10000000) / 100.0)::DECIMAL(15,2) AS l_extendedprice, "
+    "((hash(i * 11) %% 11) / 100.0)::DECIMAL(15,2) AS l_discount, "
+    "((hash(i * 13) %% 9) / 100.0)::DECIMAL(15,2) AS l_tax, "
+    "['A','N','R'][(hash(i * 17) %% 3 + 1)::INTEGER] AS l_returnflag, "
+    "['F','O'][(hash(i * 19) %% 2 + 1)::INTEGER] AS l_linestatus, "
+    "DATE '1992-01-01' + (hash(i * 23) %% 2500)::INTEGER AS l_shipdate, "
+    "DATE '1992-01-01' + (hash(i * 29) %% 2500)::INTEGER AS l_commitdate, "
+    "DATE '1992-01-01' + (hash(i * 31) %% 2500)::INTEGER AS l_receiptdate, "
+    "['DELIVER IN PERSON','COLLECT COD','NONE','TAKE BACK RETURN'][(hash(i * 37) %% 4 + "
+    "1)::INTEGER] AS l_shipinstruct, "
+    "['AIR','FOB','MAIL','RAIL','REG AIR','SHIP','TRUCK'][(hash(i * 41) %% 7 + 1)::INTEGER] "
+    "AS l_shipmode, "
+    "md5(i::VARCHAR)[1:(hash(i * 43) %% 30 + 10)::INTEGER] AS l_comment "
+    "FROM range(%zu) t(i)",
+    "snappy"};
+
 static int cmpd(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -306,6 +352,85 @@ static stat2 summarize(double *t, int runs)
 {
     qsort(t, (size_t)runs, sizeof(double), cmpd);
     return (stat2){t[runs / 2], t[0]};
+}
+
+/* The file of case fc with `rows` rows in dir, written by DuckDB once. */
+static void case_path(const fcase *fc, const char *dir, size_t rows, char *path, size_t cap)
+{
+    struct stat st;
+    snprintf(path, cap, "%s/%s.%zu.parquet", dir, fc->name, rows);
+    if (stat(path, &st) == 0)
+        return; /* written once, kept for later runs */
+    char sel[4096], sql[8192], tmp[4200];
+    snprintf(sel, sizeof sel, fc->select, rows);
+    snprintf(sql, sizeof sql, "COPY (%s) TO '%s.tmp' (FORMAT parquet, COMPRESSION %s)", sel, path,
+             fc->codec);
+    duck_exec("SET threads=1"); /* the same row groups whatever the machine */
+    duck_exec(sql);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if (rename(tmp, path) != 0) {
+        perror(path);
+        exit(1);
+    }
+}
+
+/* Every core: wall seconds at one thread and at the default, both sides. */
+static void threads_table(const char *dir, size_t rows, int runs, bool json_only)
+{
+    if (!json_only)
+        printf("\nevery core (wall seconds, medians; ours threads=0 and DuckDB's default)\n"
+               "%-14s %9s | %8s %8s %6s | %8s %8s %8s %6s | %8s %8s\n",
+               "file", "rows", "ours 1T", "dk 1T", "1T x", "ours NT", "dk NT", "NT x", "",
+               "ours cpu", "dk cpu");
+    size_t ncase = sizeof cases / sizeof cases[0];
+    for (size_t ci = 0; ci <= ncase; ci++) {
+        const fcase *fc = ci < ncase ? &cases[ci] : &wide_case;
+        if (getenv("CF_BENCH_FILTER") && !strstr(fc->name, getenv("CF_BENCH_FILTER")))
+            continue;
+        char path[4096];
+        case_path(fc, dir, rows, path, sizeof path);
+        uint64_t got = ours_records_with(path, 65536, 0);
+        duck_exec("RESET threads");
+        if (duck_scan(path) != got) {
+            fprintf(stderr, "bench_parquet_read: %s: DuckDB and we disagree on the rows\n", path);
+            exit(1);
+        }
+        double o1[99], d1[99], on[99], dn[99], oc[99], dc[99];
+        for (int r = 0; r < runs; r++) { /* alternated, so load hits all alike */
+            duck_exec("SET threads=1");
+            double a0 = wall();
+            ours_records_with(path, 65536, 1);
+            double a1 = wall();
+            duck_scan(path);
+            double a2 = wall();
+            duck_exec("RESET threads");
+            double b0 = wall(), c0 = now();
+            ours_records_with(path, 65536, 0);
+            double b1 = wall(), c1 = now();
+            duck_scan(path);
+            double b2 = wall(), c2 = now();
+            o1[r] = a1 - a0;
+            d1[r] = a2 - a1;
+            on[r] = b1 - b0;
+            dn[r] = b2 - b1;
+            oc[r] = c1 - c0;
+            dc[r] = c2 - c1;
+        }
+        stat2 so1 = summarize(o1, runs), sd1 = summarize(d1, runs), son = summarize(on, runs),
+              sdn = summarize(dn, runs), soc = summarize(oc, runs), sdc = summarize(dc, runs);
+        if (!json_only)
+            printf("%-14s %9llu | %8.4f %8.4f %6.2f | %8.4f %8.4f %8.2f %6s | %8.4f %8.4f\n",
+                   fc->name, (unsigned long long)got, so1.med, sd1.med, sd1.med / so1.med, son.med,
+                   sdn.med, sdn.med / son.med, "", soc.med, sdc.med);
+        fprintf(json_only ? stdout : stderr,
+                "{\"file\": \"%s\", \"table\": \"threads\", \"rows\": %llu, "
+                "\"ours_1t_wall_s\": %.6f, \"duckdb_1t_wall_s\": %.6f, \"ours_nt_wall_s\": %.6f, "
+                "\"duckdb_nt_wall_s\": %.6f, \"ours_nt_cpu_s\": %.6f, \"duckdb_nt_cpu_s\": %.6f, "
+                "\"vs_duckdb_1t\": %.2f, \"vs_duckdb_nt\": %.2f}\n",
+                fc->name, (unsigned long long)got, so1.med, sd1.med, son.med, sdn.med, soc.med,
+                sdc.med, sd1.med / so1.med, sdn.med / son.med);
+        fflush(stdout);
+    }
 }
 
 int main(int argc, char **argv)
@@ -334,20 +459,9 @@ int main(int argc, char **argv)
         const fcase *fc = &cases[ci];
         if (getenv("CF_BENCH_FILTER") && !strstr(fc->name, getenv("CF_BENCH_FILTER")))
             continue;
-        char path[4096], sel[1024], sql[8192];
-        snprintf(path, sizeof path, "%s/%s.%zu.parquet", dir, fc->name, rows);
-        if (stat(path, &st) != 0) { /* written once, kept for later runs */
-            snprintf(sel, sizeof sel, fc->select, rows);
-            snprintf(sql, sizeof sql, "COPY (%s) TO '%s.tmp' (FORMAT parquet, COMPRESSION %s)", sel,
-                     path, fc->codec);
-            duck_exec(sql);
-            char tmp[4200];
-            snprintf(tmp, sizeof tmp, "%s.tmp", path);
-            if (rename(tmp, path) != 0) {
-                perror(path);
-                return 1;
-            }
-        }
+        char path[4096];
+        case_path(fc, dir, rows, path, sizeof path);
+        duck_exec("SET threads=1");
         counts c = {0};
         ours_column(path, &c); /* warm up (page cache, allocator) and count */
         ours_records(path);
@@ -401,5 +515,7 @@ int main(int argc, char **argv)
                 sm.med, sd.med / sc.med, sd.med / sr.med);
         fflush(stdout);
     }
+    if (!getenv("CF_BENCH_ONE_THREAD"))
+        threads_table(dir, rows, runs, json_only);
     return 0;
 }

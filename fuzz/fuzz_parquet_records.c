@@ -98,6 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.batch_rows = batches[opt & 7];
     /* Keep one batch's memory modest: the limit is an option for this reason. */
     o.max_batch_levels = (size_t)1 << 22;
+    /* One thread, or the team's path (fill and build jobs, first error wins). */
+    o.threads = (opt & 32) ? 3 : 1;
     uint32_t fields[64];
     uint32_t nfields = cf_parquet_schema_root(pq)->child_count;
     if ((opt & 8) && nfields <= 64) {

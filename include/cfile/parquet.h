@@ -582,7 +582,7 @@ struct cf_parquet_array {
     cf_parquet_array *const *children;
 };
 
-#define CF_PARQUET_RECORDS_OPTIONS_VERSION 1
+#define CF_PARQUET_RECORDS_OPTIONS_VERSION 2
 
 typedef struct cf_parquet_records_options {
     uint32_t version;  /* set by _init */
@@ -595,7 +595,24 @@ typedef struct cf_parquet_records_options {
     int64_t row_begin, row_end;
     size_t max_batch_levels; /* refuse batches needing more level entries per
                                 column (one huge row); default 64 Mi */
+    /* Threads that decode a batch (version 2): each leaf column's pages are
+     * read, decompressed and decoded by one thread, and each top-level field
+     * assembled by one, the caller taking jobs too. CF_PARQUET_THREADS_AUTO
+     * (0, the default) = one per online CPU; 1 = the caller only; at most
+     * CF_PARQUET_MAX_THREADS, and never more than there are leaf columns.
+     * Batches, values, order and errors are the same for every value; memory
+     * in flight is one batch per leaf column whatever the count. */
+    size_t threads;
+    /* With threads > 1 and two or more row groups to read, whole row groups
+     * are decoded ahead of the one being handed out (version 2): at most
+     * 2 x threads of them, and at most this many bytes of decoded levels and
+     * values by the metadata's counts (default 256 MiB; a row group larger
+     * than this alone is read a batch at a time, its columns in parallel). */
+    size_t max_ahead_bytes;
 } cf_parquet_records_options;
+
+#define CF_PARQUET_THREADS_AUTO 0u
+#define CF_PARQUET_MAX_THREADS 64u
 
 CF_API void cf_parquet_records_options_init(cf_parquet_records_options *opts);
 

@@ -89,7 +89,8 @@ class CRecordsOptions(ctypes.Structure):
     _fields_ = [("version", ctypes.c_uint32), ("batch_rows", ctypes.c_size_t),
                 ("fields", ctypes.POINTER(ctypes.c_uint32)), ("field_count", ctypes.c_uint32),
                 ("row_begin", ctypes.c_int64), ("row_end", ctypes.c_int64),
-                ("max_batch_levels", ctypes.c_size_t)]
+                ("max_batch_levels", ctypes.c_size_t), ("threads", ctypes.c_size_t),
+                ("max_ahead_bytes", ctypes.c_size_t)]
 
 
 _lib.declare({
@@ -223,9 +224,16 @@ def _open_c(source, data):
 
 
 class ParquetFile(_lib.Closing, _arrow.StreamSource):
-    """An open Parquet file (a path or the file's bytes)."""
+    """An open Parquet file (a path or the file's bytes).
 
-    def __init__(self, source):
+    threads: threads that decode the columns of each batch (rows, batches, the
+    Arrow stream); None or 0 = one per CPU, 1 = the calling thread only. The
+    values are the same for every count."""
+
+    def __init__(self, source, threads=None):
+        if threads is not None and not 0 <= int(threads) <= 64:
+            raise ValueError("threads must be 0..64")
+        self._threads = int(threads or 0)
         self._pq = None
         self._io = None
         self._data = None
@@ -243,7 +251,7 @@ class ParquetFile(_lib.Closing, _arrow.StreamSource):
                                                 ctypes.byref(err)), err)
             self._pq = out.value
         self.num_rows = lib.cf_parquet_num_rows(self._pq)
-        r = self._records(None, 1)
+        r = self._records(None, 1, threads=1)
         try:
             root = lib.cf_parquet_records_schema(r).contents
             self.columns = [_name(root.children[j].contents) for j in range(root.child_count)]
@@ -255,10 +263,11 @@ class ParquetFile(_lib.Closing, _arrow.StreamSource):
             raise ValueError("the Parquet file was closed")
         return self._pq
 
-    def _records(self, fields, batch_rows):
+    def _records(self, fields, batch_rows, threads=None):
         lib = _lib.lib()
         o = CRecordsOptions()
         lib.cf_parquet_records_options_init(ctypes.byref(o))
+        o.threads = self._threads if threads is None else threads
         if batch_rows:
             o.batch_rows = int(batch_rows)
         if fields is not None:
@@ -333,6 +342,7 @@ class ParquetFile(_lib.Closing, _arrow.StreamSource):
         ro = CRecordsOptions()
         lib.cf_parquet_records_options_init(ctypes.byref(ro))
         ro.batch_rows = o.batch_rows or 65536  # 0: CF_ARROW_BATCH_ROWS, as the library's default
+        ro.threads = self._threads
         arr = None
         if fields is not None:
             arr = (ctypes.c_uint32 * max(len(fields), 1))(*fields)

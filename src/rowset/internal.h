@@ -133,8 +133,8 @@ cf_status cf_rs_scan_workers(const cf_scan_options *o, size_t ncols, size_t *wor
                              cf_error *err);
 /* Read columns with `team` (borrowed: a table scanner's, shared by its rowset
  * scanners, which it drives one at a time) instead of the scanner's own. */
-struct cf_rs_team;
-void cf_rowset_scanner_set_team(cf_rowset_scanner *sc, struct cf_rs_team *team);
+struct cf_team;
+void cf_rowset_scanner_set_team(cf_rowset_scanner *sc, struct cf_team *team);
 /* Tests: read ahead windows of about `rows` rows (default 8192; rounded to
  * whole batches, never less than one). Requires: before the first next. */
 void cf_rowset_scanner_set_window_rows(cf_rowset_scanner *sc, size_t rows);

@@ -13,10 +13,9 @@
 #include <inttypes.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "internal.h"
-#include "team.h"
+#include "util/team.h"
 
 #include "util/alloc.h"
 #include "util/bitmap.h"
@@ -118,7 +117,7 @@ struct cf_rowset_scanner {
      * run's ticket while it may be going (inflight), and the team's status and
      * error slots for them (each column also keeps its own, which is what is
      * read back). */
-    cf_rs_team *team;
+    cf_team *team;
     bool own_team, inflight;
     size_t *jobs, njobs;
     bool *moves; /* advance: per column */
@@ -176,7 +175,7 @@ void cf_rowset_scanner_free(cf_rowset_scanner *sc)
     trace_dump();
 #endif
     if (sc->own_team)
-        cf_rs_team_free(sc->team);
+        cf_team_free(sc->team);
     cf_free(sc->jobs);
     cf_free(sc->moves);
     cf_free(sc->jst);
@@ -580,7 +579,7 @@ cf_status cf_rowset_scanner_create_ex(cf_rowset_scanner **out, cf_rowset *rs,
     if (sc->jobs == NULL || sc->jst == NULL || sc->jerr == NULL || sc->moves == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "scan: out of memory");
     if (workers > 0 && cf_rs_rows(rs) > 0) {
-        CF_TRY_OUT(cf_rs_team_create(&sc->team, workers, err));
+        CF_TRY_OUT(cf_team_create(&sc->team, workers, err));
         sc->own_team = true;
     }
     sc->visible = raw || cf_rs_insert_ts(rs) < o->snapshot;
@@ -664,11 +663,11 @@ void cf_rowset_scanner_set_range(cf_rowset_scanner *sc, uint64_t lo, uint64_t hi
     sc->cur = sc->lo;
 }
 
-void cf_rowset_scanner_set_team(cf_rowset_scanner *sc, cf_rs_team *team)
+void cf_rowset_scanner_set_team(cf_rowset_scanner *sc, cf_team *team)
 {
     settle(sc);
     if (sc->own_team)
-        cf_rs_team_free(sc->team);
+        cf_team_free(sc->team);
     sc->team = team;
     sc->own_team = false;
 }
@@ -677,10 +676,8 @@ cf_status cf_rs_scan_workers(const cf_scan_options *o, size_t ncols, size_t *wor
 {
     size_t t = o->threads;
     *workers = 0;
-    if (t == CF_SCAN_THREADS_AUTO) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        t = n < 1 ? 1 : n > CF_SCAN_MAX_THREADS ? CF_SCAN_MAX_THREADS : (size_t)n;
-    }
+    if (t == CF_SCAN_THREADS_AUTO)
+        t = cf_team_online_cpus(CF_SCAN_MAX_THREADS);
     CF_CHECK(t <= CF_SCAN_MAX_THREADS, err, CF_EINVAL,
              "scan: threads %zu (at most %u, or 0 for one per CPU)", t, CF_SCAN_MAX_THREADS);
     /* Each thread reads whole columns: more threads than columns would idle. */
@@ -1058,7 +1055,7 @@ static void post(cf_rowset_scanner *sc)
         x->busy = true;
         x->next_ok = false;
     }
-    sc->ticket = cf_rs_team_start(sc->team, window_job, sc, sc->njobs, sc->jst, sc->jerr);
+    sc->ticket = cf_team_start(sc->team, window_job, sc, sc->njobs, sc->jst, sc->jerr);
     sc->inflight = sc->njobs > 0;
 }
 
@@ -1071,7 +1068,7 @@ static void settle(cf_rowset_scanner *sc)
 #ifdef CF_SCAN_TRACE
     uint64_t t0 = now_ns();
 #endif
-    cf_rs_team_finish(sc->team, sc->ticket);
+    cf_team_finish(sc->team, sc->ticket);
     TRACE('W', 0, 0, 0, t0, now_ns());
     sc->inflight = false;
     for (size_t k = 0; k < sc->njobs; k++) {

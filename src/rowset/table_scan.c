@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "memrowset.h"
-#include "team.h"
+#include "util/team.h"
 
 #include "util/alloc.h"
 #include "util/bitmap.h"
@@ -52,7 +52,7 @@ struct cf_table_scanner {
     cf_batch *out;
     cf_buf ords;
     cf_scan_stats st;
-    cf_rs_team *team; /* threads > 1: shared by the rowset scanners */
+    cf_team *team; /* threads > 1: shared by the rowset scanners */
 };
 
 void cf_table_scanner_free(cf_table_scanner *sc)
@@ -64,7 +64,7 @@ void cf_table_scanner_free(cf_table_scanner *sc)
         cf_rowset_scanner_free(sc->src[i].sc);
         cf_buf_dispose(&sc->src[i].key);
     }
-    cf_rs_team_free(sc->team); /* after the scanners that borrow it */
+    cf_team_free(sc->team); /* after the scanners that borrow it */
     /* all four or none: a create that failed between them (out of memory)
      * left calloc's zeroes, which dispose takes */
     for (size_t j = 0; sc->ovals != NULL && sc->onn != NULL && sc->ooffs != NULL &&
@@ -287,7 +287,7 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_scan_op
     size_t workers;
     CF_TRY(cf_rs_scan_workers(o, sc->next, &workers, err));
     if (workers > 0)
-        CF_TRY(cf_rs_team_create(&sc->team, workers, err));
+        CF_TRY(cf_team_create(&sc->team, workers, err));
     so.threads = 1;
     for (size_t i = 0; i < cf_table_rowset_count(t); i++) {
         cf_rowset *rs = cf_table_rowset_at(t, i, NULL);

@@ -20,8 +20,9 @@ const char cf_cmd_parquet_usage[] =
     "usage: cfile parquet meta [--json] [--svg OUT.svg] FILE\n"
     "       cfile parquet schema [--json] FILE\n"
     "       cfile parquet pages [--json] FILE\n"
-    "       cfile parquet dump [--json] [--rows A..B] [--columns F,...] [--limit N] FILE\n"
-    "       cfile parquet head [-n N] [--columns F,...] FILE\n"
+    "       cfile parquet dump [--json] [--rows A..B] [--columns F,...] [--limit N]\n"
+    "                          [--threads N] FILE\n"
+    "       cfile parquet head [-n N] [--columns F,...] [--threads N] FILE\n"
     "       cfile parquet verify [--json] FILE\n"
     "       cfile parquet bloom [--json] [--hex] --column C FILE [--] VALUE...\n"
     "       cfile parquet write --schema SCHEMA [options] OUT < ROWS\n"
@@ -69,6 +70,9 @@ const char cf_cmd_parquet_usage[] =
     "              to standard output and the report to standard error\n"
     "  -n N, --limit N  dump and head: at most N rows (from --rows' start), as\n"
     "              `cfile dump --limit`; head's default is 10\n"
+    "  --threads N dump and head: threads that decode the columns (the caller and\n"
+    "              N-1 workers); default 0, one per CPU; the output is the same for\n"
+    "              every N\n"
     "  --help      this text\n";
 
 static int pages_cmd(cf_cli *c, const char *path, const cf_parquet *pq, bool json)
@@ -276,13 +280,10 @@ static int parse_columns(cf_cli *c, const cf_parquet *pq, const char *list, uint
 int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"rows", required_argument, NULL, 'r'},
-        {"columns", required_argument, NULL, 'c'},
-        {"json", no_argument, NULL, 'j'},
-        {"svg", required_argument, NULL, 's'},
-        {"limit", required_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"rows", required_argument, NULL, 'r'},  {"columns", required_argument, NULL, 'c'},
+        {"json", no_argument, NULL, 'j'},        {"svg", required_argument, NULL, 's'},
+        {"limit", required_argument, NULL, 'n'}, {"threads", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     /* `parquet write` has options of its own: dispatched before getopt sees them. */
     if (argc >= 2 && strcmp(argv[1], "write") == 0) {
@@ -299,8 +300,8 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
         return cf_cmd_parquet_verify(c, argc - 1, argv + 1);
     bool json = false;
     const char *rows_arg = NULL, *cols_arg = NULL, *svg = NULL;
-    uint64_t head_n = 10;
-    bool has_n = false;
+    uint64_t head_n = 10, threads = CF_PARQUET_THREADS_AUTO;
+    bool has_n = false, has_threads = false;
     int ch;
     while ((ch = getopt_long(argc, argv, "jhn:", opts, NULL)) != -1) {
         switch (ch) {
@@ -312,6 +313,12 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
             if (cf_cli_parse_u64(optarg, &head_n) != 0 || head_n > INT64_MAX)
                 return cf_cli_usage(c, "-n: '%s' is not a row count", optarg);
             has_n = true;
+            break;
+        case 't':
+            if (cf_cli_parse_u64(optarg, &threads) != 0 || threads > CF_PARQUET_MAX_THREADS)
+                return cf_cli_usage(c, "--threads: '%s' is not 0..%u", optarg,
+                                    CF_PARQUET_MAX_THREADS);
+            has_threads = true;
             break;
         case 'h': return cf_cli_help(c);
         default: return cf_cli_bad_option(c, argv);
@@ -341,6 +348,7 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
     if (is_dump) {
         cf_parquet_records_options ro;
         cf_parquet_records_options_init(&ro);
+        ro.threads = (size_t)threads;
         uint32_t idx[256];
         int rc = CF_EXIT_OK;
         if (rows_arg && !parse_rows(rows_arg, &ro.row_begin, &ro.row_end))
@@ -360,9 +368,9 @@ int cf_cmd_parquet(cf_cli *c, int argc, char **argv)
         cf_parquet_free(pq);
         return rc;
     }
-    if (rows_arg || cols_arg || has_n) {
+    if (rows_arg || cols_arg || has_n || has_threads) {
         cf_parquet_free(pq);
-        return cf_cli_usage(c, "--rows, --columns and --limit are for dump and head");
+        return cf_cli_usage(c, "--rows, --columns, --limit and --threads are for dump and head");
     }
     if (is_pages) {
         int rc = pages_cmd(c, path, pq, json);

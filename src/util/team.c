@@ -1,4 +1,4 @@
-/* A team of worker threads for scans (team.h).
+/* A team of worker threads that scans and readers hand independent jobs to (team.h).
  *
  * A scan posts a few jobs per window (one per column to read), each taking
  * tens of microseconds, so waking a sleeping thread (a futex round trip, more
@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/alloc.h"
 #include "util/error.h"
@@ -36,14 +37,14 @@
 #define CALLER_SPIN_NS 10000
 #endif
 
-struct cf_rs_team {
+struct cf_team {
     pthread_mutex_t mu;
     pthread_cond_t wake; /* workers: a run started, or quit */
     pthread_cond_t done; /* the caller: the run's last job finished */
     pthread_t *th;
     size_t nth;
     /* the current run, under mu */
-    cf_rs_team_fn fn;
+    cf_team_fn fn;
     void *ctx;
     size_t n, next;
     cf_status *st;
@@ -96,13 +97,13 @@ static bool spin_until(atomic_bool *flag, bool want, atomic_bool *quit)
 }
 
 /* Claim and run jobs until none is left. Requires: mu held; returns with it held. */
-static void run_jobs(cf_rs_team *t)
+static void run_jobs(cf_team *t)
 {
     while (t->next < t->n) {
         size_t i = t->next++;
         if (t->next == t->n)
             atomic_store_explicit(&t->pending, false, memory_order_relaxed);
-        cf_rs_team_fn fn = t->fn;
+        cf_team_fn fn = t->fn;
         void *ctx = t->ctx;
         cf_status *st = t->st;
         cf_error *errs = t->errs;
@@ -118,7 +119,7 @@ static void run_jobs(cf_rs_team *t)
 
 static void *worker(void *arg)
 {
-    cf_rs_team *t = arg;
+    cf_team *t = arg;
     for (;;) {
         spin_until(&t->pending, true, &t->quit);
         pthread_mutex_lock(&t->mu);
@@ -136,10 +137,10 @@ static void *worker(void *arg)
     }
 }
 
-cf_status cf_rs_team_create(cf_rs_team **out, size_t workers, cf_error *err)
+cf_status cf_team_create(cf_team **out, size_t workers, cf_error *err)
 {
     *out = NULL;
-    cf_rs_team *t = cf_calloc(1, sizeof(*t));
+    cf_team *t = cf_calloc(1, sizeof(*t));
     pthread_t *th = cf_calloc(workers ? workers : 1, sizeof(*th));
     if (t == NULL || th == NULL) {
         cf_free(t);
@@ -160,7 +161,7 @@ cf_status cf_rs_team_create(cf_rs_team **out, size_t workers, cf_error *err)
     for (; t->nth < workers; t->nth++) {
         int rc = pthread_create(&t->th[t->nth], NULL, worker, t);
         if (rc != 0) {
-            cf_rs_team_free(t);
+            cf_team_free(t);
             CF_FAIL(err, CF_EIO, "scan: cannot start thread %zu of %zu: %s", t->nth + 1, workers,
                     strerror(rc));
         }
@@ -169,11 +170,11 @@ cf_status cf_rs_team_create(cf_rs_team **out, size_t workers, cf_error *err)
     return CF_OK;
 }
 
-void cf_rs_team_free(cf_rs_team *t)
+void cf_team_free(cf_team *t)
 {
     if (t == NULL)
         return;
-    cf_rs_team_finish(t, t->ticket);
+    cf_team_finish(t, t->ticket);
     pthread_mutex_lock(&t->mu);
     atomic_store(&t->quit, true);
     pthread_cond_broadcast(&t->wake);
@@ -187,15 +188,15 @@ void cf_rs_team_free(cf_rs_team *t)
     cf_free(t);
 }
 
-size_t cf_rs_team_threads(const cf_rs_team *t)
+size_t cf_team_threads(const cf_team *t)
 {
     return t->nth + 1;
 }
 
-uint64_t cf_rs_team_start(cf_rs_team *t, cf_rs_team_fn fn, void *ctx, size_t n, cf_status *st,
-                          cf_error *errs)
+uint64_t cf_team_start(cf_team *t, cf_team_fn fn, void *ctx, size_t n, cf_status *st,
+                       cf_error *errs)
 {
-    cf_rs_team_finish(t, t->ticket);
+    cf_team_finish(t, t->ticket);
     t->ticket++;
     if (n == 0)
         return t->ticket;
@@ -215,7 +216,7 @@ uint64_t cf_rs_team_start(cf_rs_team *t, cf_rs_team_fn fn, void *ctx, size_t n, 
     return t->ticket;
 }
 
-void cf_rs_team_finish(cf_rs_team *t, uint64_t ticket)
+void cf_team_finish(cf_team *t, uint64_t ticket)
 {
     if (ticket != t->ticket || !t->open)
         return;
@@ -245,8 +246,25 @@ void cf_rs_team_finish(cf_rs_team *t, uint64_t ticket)
     t->open = false;
 }
 
-void cf_rs_team_run(cf_rs_team *t, cf_rs_team_fn fn, void *ctx, size_t n, cf_status *st,
-                    cf_error *errs)
+bool cf_team_done(cf_team *t, uint64_t ticket)
 {
-    cf_rs_team_finish(t, cf_rs_team_start(t, fn, ctx, n, st, errs));
+    if (ticket != t->ticket || !t->open)
+        return true;
+    if (atomic_load_explicit(&t->finished, memory_order_acquire) < t->n)
+        return false;
+    t->open = false;
+    return true;
+}
+
+void cf_team_run(cf_team *t, cf_team_fn fn, void *ctx, size_t n, cf_status *st, cf_error *errs)
+{
+    cf_team_finish(t, cf_team_start(t, fn, ctx, n, st, errs));
+}
+
+size_t cf_team_online_cpus(size_t max)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1)
+        return 1;
+    return (size_t)n > max ? max : (size_t)n;
 }
