@@ -989,7 +989,10 @@ static cf_status checkpoint(cf_table *t, cf_error *err)
         CF_TRY(cf_rowset_flush(t->rs[i], err));
     if (t->wal == NULL)
         return CF_OK;
-    if (!t->has_tablet && t->wal_need.seq == 0) /* nothing acknowledged yet: no record */
+    /* No TABLET: no op of ours yet (each commits one first), and every op an
+     * older binary logged is in files now. It stays without one (a sorted
+     * import's fast path still takes the directory); the first op records. */
+    if (!t->has_tablet)
         return cf_wal_checkpoint(t->wal, t->last_ts, err);
     CF_TRY(cf_wal_roll(t->wal, t->last_ts, err));
     return wal_record(t, err); /* names the new segment, then retires the older */

@@ -211,7 +211,7 @@ cf_status cf_wal_sync(cf_wal *w, cf_error *err);
  * says durable_ts, make it durable, then remove the older segments. */
 cf_status cf_wal_checkpoint(cf_wal *w, uint64_t durable_ts, cf_error *err);
 /* cf_wal_checkpoint in two steps, for a table that records which segment it
- * needs (below): roll starts segment seq+1 (durable) and appends go to it;
+ * needs (above): roll starts segment seq+1 (durable) and appends go to it;
  * retire removes the older segments once the table's metadata names it. */
 cf_status cf_wal_roll(cf_wal *w, uint64_t durable_ts, cf_error *err);
 void cf_wal_retire(cf_wal *w);
