@@ -9,8 +9,11 @@
  * stores never share a key, scans and compactions merge them by key alone.
  *
  * TABLET: text lines, written atomically (temp + fsync + rename):
- *   cfile-tablet 1
+ *   cfile-tablet 2       (1: written before the wal line existed; still read)
  *   next_rowset N        (subdirectory numbers are never reused)
+ *   wal SEQ BYTES        (version 2 only, once: the log segment the table
+ *                         needs, and its bytes durable at this commit; see
+ *                         "the log segment the table needs" below)
  *   rowset NAME          (one per DiskRowSet: "." = the table directory itself,
  *                         the older one-rowset layout; else "rs-<n>")
  *   end CHECKSUM         (FNV-1a 64 of every byte before "end", 16 hex digits)
@@ -91,6 +94,7 @@ struct cf_table {
     cf_wal *wal;
     cf_table_sync_mode sync_mode;
     uint64_t sync_bytes, wal_max_bytes;
+    cf_wal_need wal_need;        /* what the TABLET on disk records of the log (seq 0: none) */
     cf_rcl_builder *lkey, *lrcl; /* the op being logged: its key and change list */
     cf_wal_op lop;
     bool lop_mrs; /* the op being applied went to the MemRowSet (CF_WAL_OP_MRS) */
@@ -142,14 +146,26 @@ static void free_names(char **names, size_t n)
     cf_free(names);
 }
 
-static cf_status tablet_write(const char *dir, char *const *names, size_t n, uint64_t next,
-                              unsigned mode, cf_error *err)
+static void wal_retire_after(cf_table *t, uint64_t old_seq);
+
+/* Write a TABLET naming `names` (t->next_rowset, t->file_mode). A writer's
+ * carries the wal line (version 2): its log's current segment and the bytes of
+ * it known durable now; t->wal_need follows once committed. */
+static cf_status tablet_write(cf_table *t, char *const *names, size_t n, cf_error *err)
 {
+    cf_wal_need need = t->wal_need;
+    if (t->wal != NULL)
+        need = (cf_wal_need){cf_wal_seq(t->wal), cf_wal_durable_bytes(t->wal)};
     cf_buf b;
     cf_buf_init(&b);
     char line[128];
-    snprintf(line, sizeof(line), "cfile-tablet 1\nnext_rowset %" PRIu64 "\n", next);
+    snprintf(line, sizeof(line), "cfile-tablet %d\nnext_rowset %" PRIu64 "\n", need.seq > 0 ? 2 : 1,
+             t->next_rowset);
     cf_buf_append(&b, line, strlen(line));
+    if (need.seq > 0) {
+        snprintf(line, sizeof(line), "wal %" PRIu64 " %" PRIu64 "\n", need.seq, need.bytes);
+        cf_buf_append(&b, line, strlen(line));
+    }
     for (size_t i = 0; i < n; i++) {
         cf_buf_append(&b, "rowset ", 7);
         cf_buf_append(&b, names[i], strlen(names[i]));
@@ -159,12 +175,15 @@ static cf_status tablet_write(const char *dir, char *const *names, size_t n, uin
     cf_buf_append(&b, line, strlen(line));
     cf_status st = CF_OK;
     cf_io *io = NULL;
-    char *path = cf_rs_path(dir, TABLET);
+    char *path = cf_rs_path(t->dir, TABLET);
     if (b.oom || path == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "tablet: out of memory");
-    CF_TRY_OUT(cf_io_create_file_mode(&io, path, mode, err));
+    CF_TRY_OUT(cf_io_create_file_mode(&io, path, t->file_mode, err));
     CF_TRY_OUT(io->ops->append(io, b.data, b.len, err));
     CF_TRY_OUT(io->ops->commit(io, err));
+    uint64_t old_seq = t->wal_need.seq;
+    t->wal_need = need;
+    wal_retire_after(t, old_seq);
 out:
     cf_io_free(io);
     cf_free(path);
@@ -172,9 +191,28 @@ out:
     return st;
 }
 
-/* Read TABLET into t->names / next_rowset; CF_ENOTFOUND when there is none. */
+/* "SEQ BYTES" of a wal line: SEQ >= 1, a header's bytes at least. */
+static int tablet_parse_wal(const char *s, cf_wal_need *need)
+{
+    char *end;
+    errno = 0;
+    if (*s < '0' || *s > '9')
+        return -1;
+    need->seq = strtoull(s, &end, 10);
+    if (errno != 0 || *end != ' ' || end[1] < '0' || end[1] > '9' || need->seq == 0)
+        return -1;
+    need->bytes = strtoull(end + 1, &end, 10);
+    if (errno != 0 || *end != '\0' || need->bytes < CF_WAL_HEADER_LEN ||
+        need->bytes > CF_WAL_MAX_SEGMENT)
+        return -1;
+    return 0;
+}
+
+/* Read TABLET into t->names / next_rowset / wal_need; CF_ENOTFOUND when there
+ * is none. */
 static cf_status tablet_read(cf_table *t, cf_error *err)
 {
+    t->wal_need = (cf_wal_need){0, 0};
     char *path = cf_rs_path(t->dir, TABLET);
     CF_CHECK(path != NULL, err, CF_ENOMEM, "tablet: out of memory");
     cf_status st = CF_OK;
@@ -200,13 +238,21 @@ static cf_status tablet_read(cf_table *t, cf_error *err)
     char *save = NULL;
     size_t line = 0;
     bool magic = false;
+    int version = 0;
+    bool wal_line = false;
     for (char *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
         line++;
         if (!magic) {
-            if (strcmp(ln, "cfile-tablet 1") != 0)
+            if (strcmp(ln, "cfile-tablet 1") == 0 || strcmp(ln, "cfile-tablet 2") == 0)
+                version = ln[13] - '0';
+            else
                 CF_FAIL_OUT(err, strncmp(ln, "cfile-tablet ", 13) == 0 ? CF_ENOTSUP : CF_ECORRUPT,
                             "tablet: unknown header '%.40s'", ln);
             magic = true;
+        } else if (version >= 2 && strncmp(ln, "wal ", 4) == 0) {
+            if (wal_line || tablet_parse_wal(ln + 4, &t->wal_need) != 0)
+                CF_FAIL_OUT(err, CF_ECORRUPT, "tablet line %zu: bad wal line", line);
+            wal_line = true;
         } else if (strncmp(ln, "next_rowset ", 12) == 0) {
             char *end;
             errno = 0;
@@ -229,6 +275,8 @@ static cf_status tablet_read(cf_table *t, cf_error *err)
     }
     if (!magic || t->nrs == 0)
         CF_FAIL_OUT(err, CF_ECORRUPT, "tablet: no rowset");
+    if (version >= 2 && !wal_line)
+        CF_FAIL_OUT(err, CF_ECORRUPT, "tablet: no wal line (version 2 has one)");
 out:
     cf_io_free(io);
     cf_free(path);
@@ -796,7 +844,7 @@ cf_mrs *cf_table_mrs(const cf_table *t)
  * state. `names` is taken over. */
 static cf_status commit_list(cf_table *t, char **names, size_t n, cf_error *err)
 {
-    cf_status st = tablet_write(t->dir, names, n, t->next_rowset, t->file_mode, err);
+    cf_status st = tablet_write(t, names, n, err);
     if (st != CF_OK) {
         free_names(names, n);
         return st;
@@ -817,7 +865,7 @@ static cf_status new_rowset_dir(cf_table *t, char *name, size_t cap, char **path
         /* The first rowset directory: a TABLET (naming the root rowset) comes
          * first, so rs-<n> directories never exist without one and a missing
          * TABLET beside them always reads as damage. */
-        CF_TRY(tablet_write(t->dir, t->names, t->nrs, t->next_rowset, t->file_mode, err));
+        CF_TRY(tablet_write(t, t->names, t->nrs, err));
         t->has_tablet = true;
         t->tablet_next = t->next_rowset;
     }
@@ -872,6 +920,59 @@ out:
 
 static cf_status auto_compact(cf_table *t, cf_error *err);
 
+/* ---- the log segment the table needs ------------------------------------------------------
+ *
+ * Deleting or truncating the log segment that holds acknowledged ops must not
+ * let an open show the table as it was before them (and a later op reuse their
+ * timestamps, making the loss permanent). So the TABLET records the segment
+ * (wal.h "the segment a table needs"): `wal SEQ BYTES`, and an open refuses a
+ * table whose recorded segment is missing with no newer one in its place, or
+ * holds fewer whole-record bytes than BYTES (cf_wal_check_need).
+ *
+ * Invariant: while a committed TABLET says SEQ, segment SEQ exists, and every
+ * segment numbered above it holds no acknowledged op. It holds because
+ *   - a segment is created durably (temporary, fsync, rename, directory fsync)
+ *     before any TABLET names it: the first one by cf_wal_open, later ones by
+ *     cf_wal_roll in a checkpoint, after every op so far is in files;
+ *   - no op is appended to a segment before a committed TABLET names it
+ *     (log_done commits one first when the current segment is not the one
+ *     recorded, refusing the op if that fails);
+ *   - older segments are removed only after a TABLET naming a newer one is
+ *     committed (wal_retire_after), or, at open, when a newer one exists;
+ *   - BYTES is what was fdatasync'd of the segment before that TABLET was
+ *     committed (cf_wal_durable_bytes), always whole records, and a writer only
+ *     ever truncates a torn tail, which lies past every synced record.
+ * So a crash at any point leaves either the recorded segment with at least
+ * BYTES of whole records, or a newer segment (a checkpoint cut short between
+ * its rename and its TABLET commit, or between that commit and the removal),
+ * whose header's durable_ts covers every op of the recorded one: an open never
+ * refuses a table a crash left and never finds an acknowledged op missing.
+ * Ops acknowledged after the last TABLET commit are past BYTES: a truncation
+ * that removes only those whole records cannot be told from fewer ops, short
+ * of a metadata write per op.
+ *
+ * Tables without the record (a TABLET version 1, or none yet) open as before;
+ * the first op or checkpoint of a writer records it (TABLET version 2, which
+ * older binaries refuse as CF_ENOTSUP, never misread). */
+
+/* After a TABLET commit: once it names the current segment in place of an
+ * older one, the older ones are retired. */
+static void wal_retire_after(cf_table *t, uint64_t old_seq)
+{
+    if (t->wal != NULL && t->wal_need.seq != old_seq && t->wal_need.seq == cf_wal_seq(t->wal))
+        cf_wal_retire(t->wal);
+}
+
+/* Commit a TABLET naming the log's current segment (the rowset list as it is;
+ * a table without a TABLET gets one naming its root rowset). */
+static cf_status wal_record(cf_table *t, cf_error *err)
+{
+    CF_TRY(tablet_write(t, t->names, t->nrs, err));
+    t->has_tablet = true;
+    t->tablet_next = t->next_rowset;
+    return CF_OK;
+}
+
 /* A checkpoint (docs/ROWSET.md "Write-ahead log"): write the MemRowSet and
  * every rowset's deltas to files, then start a new log segment whose header
  * says that every op up to last_ts is in those files, and drop the older
@@ -886,7 +987,15 @@ static cf_status checkpoint(cf_table *t, cf_error *err)
     CF_TRY(flush_mrs(t, err));
     for (size_t i = 0; i < t->nrs; i++)
         CF_TRY(cf_rowset_flush(t->rs[i], err));
-    return t->wal != NULL ? cf_wal_checkpoint(t->wal, t->last_ts, err) : CF_OK;
+    if (t->wal == NULL)
+        return CF_OK;
+    /* No TABLET: no op of ours yet (each commits one first), and every op an
+     * older binary logged is in files now. It stays without one (a sorted
+     * import's fast path still takes the directory); the first op records. */
+    if (!t->has_tablet)
+        return cf_wal_checkpoint(t->wal, t->last_ts, err);
+    CF_TRY(cf_wal_roll(t->wal, t->last_ts, err));
+    return wal_record(t, err); /* names the new segment, then retires the older */
 }
 
 cf_status cf_table_flush(cf_table *t, cf_error *err)
@@ -1216,6 +1325,10 @@ static cf_status log_done(cf_table *t, uint8_t type, uint64_t ts, cf_error *err)
     CF_CHECK(t->lop.key.len + t->lop.rcl.len <= CF_WAL_MAX_RECORD - 64, err, CF_EINVAL,
              "operation of %zu bytes is larger than a log record may be (%u)",
              t->lop.key.len + t->lop.rcl.len, CF_WAL_MAX_RECORD - 64);
+    /* the TABLET names the segment this op goes to before the op can be
+     * acknowledged ("the log segment the table needs") */
+    if (t->wal != NULL && t->wal_need.seq != cf_wal_seq(t->wal))
+        CF_TRY(wal_record(t, err));
     /* the room to log it, taken now: out of memory refuses the op, where
      * after applying it the handle could only give up (memory ahead of the
      * log, its reads showing an op that failed) */
@@ -1626,6 +1739,7 @@ static cf_status wal_attach(cf_table *t, bool writer, cf_error *err)
     if (writer) {
         /* Under the lock: nothing changes while we read. */
         CF_TRY(cf_wal_scan_dir(t->dir, replay_op, &r, &sc, err));
+        CF_TRY(cf_wal_check_need(t->dir, &t->wal_need, &sc, err));
         if (sc.found)
             set_last_ts(t, sc.hdr.durable_ts);
         /* Without a log, everything so far is in the rowsets' files. */
@@ -1644,6 +1758,8 @@ static cf_status wal_attach(cf_table *t, bool writer, cf_error *err)
     for (int attempt = 0;; attempt++) {
         r.prev = 0;
         cf_status st = cf_wal_scan_dir(t->dir, replay_op, &r, &sc, err);
+        if (st == CF_OK) /* the TABLET read this time named a segment listed after it */
+            st = cf_wal_check_need(t->dir, &t->wal_need, &sc, err);
         uint64_t now = newest_seq(t->dir);
         bool same = now == t->wal_seq0 && (st != CF_OK || !sc.found || sc.hdr.seq == now);
         if (same && st == CF_OK) {
@@ -1891,7 +2007,7 @@ cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **r
         cf_free(d);
     }
     /* TABLET is the commit point: before it, none of the new rowsets counts. */
-    CF_TRY_OUT(tablet_write(t->dir, nn, total, t->next_rowset, t->file_mode, err));
+    CF_TRY_OUT(tablet_write(t, nn, total, err));
     cf_rowset *dropped = drop != SIZE_MAX ? t->rs[drop] : NULL;
     for (size_t i = 0; i < t->nrs; i++)
         if (by[i] != SIZE_MAX)

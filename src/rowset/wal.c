@@ -448,6 +448,36 @@ out:
     return st;
 }
 
+/* ---- the segment a table needs ------------------------------------------------------------- */
+
+cf_status cf_wal_check_need(const char *table_dir, const cf_wal_need *need, const cf_wal_scan *scan,
+                            cf_error *err)
+{
+    if (need->seq == 0 || (scan->found && scan->hdr.seq > need->seq))
+        return CF_OK;
+    char *path = cf_wal_segment_path(table_dir, need->seq);
+    CF_CHECK(path != NULL, err, CF_ENOMEM, "wal: out of memory");
+    cf_status st = CF_OK;
+    if (!scan->found || scan->hdr.seq < need->seq) {
+        char newest[64] = "the log holds no segment";
+        if (scan->found)
+            snprintf(newest, sizeof(newest), "the newest is wal-%016" PRIu64 ".log", scan->hdr.seq);
+        st = cf_error_set(err, CF_ECORRUPT, __FILE__, __LINE__,
+                          "%s: write-ahead log segment missing (%s): TABLET records that it "
+                          "holds the table's acknowledged changes not yet in its rowsets; "
+                          "refusing to open the table without them",
+                          path, newest);
+    } else if (scan->valid_end < need->bytes) {
+        st = cf_error_set(err, CF_ECORRUPT, __FILE__, __LINE__,
+                          "%s: write-ahead log segment truncated: %" PRIu64
+                          " bytes of whole records, but TABLET records that %" PRIu64
+                          " were durable; refusing to open the table without them",
+                          path, scan->valid_end, need->bytes);
+    }
+    cf_free(path);
+    return st;
+}
+
 /* ---- the writer ---------------------------------------------------------------------------- */
 
 struct cf_wal {
@@ -643,6 +673,13 @@ cf_status cf_wal_open(cf_wal **out, const char *table_dir, const cf_wal_scan *sc
         CF_TRY_OUT(create_segment(table_dir, w->seq, durable_ts, err));
     }
     CF_TRY_OUT(open_append(w, err));
+    /* A segment found whole may end in appends a writer before us never synced
+     * (group commit, no sync, a kill): the page cache holds them, a power loss
+     * would not. Count them unsynced, so cf_wal_durable_bytes never vouches for
+     * them before our own fdatasync (a truncation above synced the file). */
+    if (scan != NULL && scan->found && scan->valid_end >= scan->file_len &&
+        w->bytes > CF_WAL_HEADER_LEN)
+        w->unsynced = w->bytes - CF_WAL_HEADER_LEN;
     remove_old(w);
 out:
     cf_free(waldir);
@@ -728,7 +765,7 @@ cf_status cf_wal_append(cf_wal *w, const cf_wal_op *ops, size_t n, cf_error *err
     return CF_OK;
 }
 
-cf_status cf_wal_checkpoint(cf_wal *w, uint64_t durable_ts, cf_error *err)
+cf_status cf_wal_roll(cf_wal *w, uint64_t durable_ts, cf_error *err)
 {
     CF_TRY(cf_sticky_replay(&w->sticky, "wal", err));
     /* The new segment's path first: once the segment exists, switching to it
@@ -753,6 +790,17 @@ cf_status cf_wal_checkpoint(cf_wal *w, uint64_t durable_ts, cf_error *err)
     cf_free(path);
     if (st != CF_OK)
         return cf_sticky_set(&w->sticky, st, err);
+    return CF_OK;
+}
+
+void cf_wal_retire(cf_wal *w)
+{
+    remove_old(w);
+}
+
+cf_status cf_wal_checkpoint(cf_wal *w, uint64_t durable_ts, cf_error *err)
+{
+    CF_TRY(cf_wal_roll(w, durable_ts, err));
     /* The new segment is durable (create_segment synced it and the directory):
      * the older ones hold only ops whose effects are in the rowsets' files. */
     remove_old(w);
@@ -768,6 +816,10 @@ void cf_wal_set_mode(cf_wal *w, cf_wal_sync_mode mode, uint64_t sync_bytes)
 uint64_t cf_wal_bytes(const cf_wal *w)
 {
     return w->bytes;
+}
+uint64_t cf_wal_durable_bytes(const cf_wal *w)
+{
+    return w->bytes - w->unsynced;
 }
 uint64_t cf_wal_seq(const cf_wal *w)
 {

@@ -157,6 +157,26 @@ typedef cf_status (*cf_wal_apply_fn)(void *ctx, const cf_wal_op *op, const char 
 cf_status cf_wal_scan_dir(const char *table_dir, cf_wal_apply_fn fn, void *ctx, cf_wal_scan *out,
                           cf_error *err);
 
+/* ---- the segment a table needs -------------------------------------------------------------
+ *
+ * A table's committed metadata (TABLET version 2, table.c) records the log
+ * segment holding its acknowledged ops not yet in the rowsets' files, and how
+ * many bytes of it were durable when that metadata was committed. Segments
+ * numbered below it are retired (their ops are all in files); segments above
+ * it may exist only as a checkpoint cut short, holding no acknowledged op
+ * (nothing is appended to a segment before the metadata names it). */
+typedef struct cf_wal_need {
+    uint64_t seq;   /* 0: no record (a table written before the record existed) */
+    uint64_t bytes; /* at least this many bytes of whole records (>= the header) */
+} cf_wal_need;
+
+/* Check a scan of the newest segment against the record: CF_ECORRUPT naming
+ * the segment when the needed one is missing (no segment at or above it) or
+ * holds fewer whole-record bytes than were durable when it was recorded
+ * (truncated). A newer segment in its place is a checkpoint cut short: fine. */
+cf_status cf_wal_check_need(const char *table_dir, const cf_wal_need *need, const cf_wal_scan *scan,
+                            cf_error *err);
+
 /* ---- the writer ---------------------------------------------------------------------------- */
 
 typedef enum cf_wal_sync_mode {
@@ -190,10 +210,19 @@ cf_status cf_wal_sync(cf_wal *w, cf_error *err);
 /* Every op so far is in the rowsets' files: start segment seq+1 whose header
  * says durable_ts, make it durable, then remove the older segments. */
 cf_status cf_wal_checkpoint(cf_wal *w, uint64_t durable_ts, cf_error *err);
+/* cf_wal_checkpoint in two steps, for a table that records which segment it
+ * needs (above): roll starts segment seq+1 (durable) and appends go to it;
+ * retire removes the older segments once the table's metadata names it. */
+cf_status cf_wal_roll(cf_wal *w, uint64_t durable_ts, cf_error *err);
+void cf_wal_retire(cf_wal *w);
 /* Change the sync mode (for the next appends). */
 void cf_wal_set_mode(cf_wal *w, cf_wal_sync_mode mode, uint64_t sync_bytes);
 /* Bytes in the current segment (header included). */
 uint64_t cf_wal_bytes(const cf_wal *w);
+/* Of those, the bytes known to be durable (fdatasync'd, or made durable by a
+ * writer before us that we cannot vouch for: only the header then): whole
+ * records, never more than any crash can leave. */
+uint64_t cf_wal_durable_bytes(const cf_wal *w);
 uint64_t cf_wal_seq(const cf_wal *w);
 /* The format version appends are written in (the current segment's). */
 uint32_t cf_wal_version(const cf_wal *w);

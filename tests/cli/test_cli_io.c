@@ -531,8 +531,9 @@ static void test_cli_io__rewrite_keeps_mode(void **state)
 
 #if CF_HAVE_TABLES
 /* Files a table adds later take the mode of its metadata, its new directories
- * that of the table's directory: the first TABLET (written by a flush or a
- * merge; it used to get 0644), a flushed or merged rowset's directory and
+ * that of the table's directory: the first TABLET (written by the first op,
+ * which records the log segment; by a flush it used to get 0644), the log
+ * directory and segments, a flushed or merged rowset's directory and
  * files, and new log segments. A table made private stays private. */
 static void check_modes(const char *dir, mode_t file, mode_t d)
 {
@@ -561,13 +562,15 @@ static void test_cli_io__new_table_files_keep_mode(void **state)
     run r;
     CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
     ok(&r);
-    CLI(&r, "table", "insert", t, "--row", "id=1,s=a");
-    ok(&r);
     chmod_all(t, 0600);
     assert_int_equal(chmod(t, 0710), 0);
-    char *wal = cli_dir_path("t/wal");
-    assert_int_equal(chmod(wal, 0710), 0);
     assert_int_not_equal(access(cli_dir_path("t/TABLET"), F_OK), 0);
+    /* the first op writes the first TABLET (it records the log segment), the
+     * log directory and its first segment */
+    CLI(&r, "table", "insert", t, "--row", "id=1,s=a");
+    ok(&r);
+    check_modes(t, 0600, 0710);
+    assert_int_equal(access(cli_dir_path("t/TABLET"), F_OK), 0);
     for (int i = 2; i < 8; i++) { /* flushes, a merge after the fourth rowset */
         char row[64];
         snprintf(row, sizeof row, "id=%d,s=x", i);

@@ -503,6 +503,71 @@ static void test_wal__bad_batches(void **state)
     cf_buf_dispose(&b);
 }
 
+/* What a table records of its log (wal.h "the segment a table needs"): the
+ * bytes known durable (synced by us; a reopened segment's appends are not
+ * vouched for until our own fdatasync), a roll that keeps the older segment
+ * until retired, and the check of a scan against a record. */
+static void test_wal__durable_bytes_roll_and_need(void **state)
+{
+    (void)state;
+    char dir[64];
+    tmpdir(dir, sizeof(dir));
+    cf_error err;
+    cf_wal *w;
+    CF_ASSERT_OK(cf_wal_open(&w, dir, NULL, 5, CF_WAL_SYNC_GROUP, 1 << 20, &err), &err);
+    assert_int_equal(cf_wal_durable_bytes(w), CF_WAL_HEADER_LEN);
+    opbuf o;
+    make_op(&o, 0);
+    CF_ASSERT_OK(cf_wal_append(w, &o.op, 1, &err), &err);
+    assert_true(cf_wal_bytes(w) > CF_WAL_HEADER_LEN);
+    assert_int_equal(cf_wal_durable_bytes(w), CF_WAL_HEADER_LEN); /* not synced yet */
+    CF_ASSERT_OK(cf_wal_sync(w, &err), &err);
+    uint64_t one = cf_wal_bytes(w);
+    assert_int_equal(cf_wal_durable_bytes(w), one);
+    make_op(&o, 1);
+    CF_ASSERT_OK(cf_wal_append(w, &o.op, 1, &err), &err); /* written, never synced */
+    uint64_t two = cf_wal_bytes(w);
+    cf_wal_free(w);
+    /* reopened whole: nothing past the header is vouched for until synced */
+    cf_wal_scan sc;
+    CF_ASSERT_OK(cf_wal_scan_dir(dir, NULL, NULL, &sc, &err), &err);
+    CF_ASSERT_OK(cf_wal_open(&w, dir, &sc, 0, CF_WAL_SYNC_GROUP, 1 << 20, &err), &err);
+    assert_int_equal(cf_wal_bytes(w), two);
+    assert_int_equal(cf_wal_durable_bytes(w), CF_WAL_HEADER_LEN);
+    CF_ASSERT_OK(cf_wal_sync(w, &err), &err);
+    assert_int_equal(cf_wal_durable_bytes(w), two);
+    /* the check of a scan against a record */
+    cf_wal_need need = {1, one};
+    CF_ASSERT_OK(cf_wal_check_need(dir, &need, &sc, &err), &err);
+    need.bytes = two + 1;
+    CF_ASSERT_STATUS(cf_wal_check_need(dir, &need, &sc, &err), CF_ECORRUPT, &err);
+    assert_non_null(strstr(err.msg, "wal-0000000000000001.log: write-ahead log segment truncated"));
+    need = (cf_wal_need){2, CF_WAL_HEADER_LEN};
+    CF_ASSERT_STATUS(cf_wal_check_need(dir, &need, &sc, &err), CF_ECORRUPT, &err);
+    assert_non_null(strstr(err.msg, "wal-0000000000000002.log: write-ahead log segment missing "
+                                    "(the newest is wal-0000000000000001.log)"));
+    need = (cf_wal_need){0, 0}; /* no record: anything goes */
+    CF_ASSERT_OK(cf_wal_check_need(dir, &need, &sc, &err), &err);
+    /* roll: segment 2 durable and current, segment 1 kept until retired */
+    CF_ASSERT_OK(cf_wal_roll(w, 9, &err), &err);
+    assert_int_equal(cf_wal_seq(w), 2);
+    assert_int_equal(cf_wal_durable_bytes(w), CF_WAL_HEADER_LEN);
+    char p1[128], p2[128];
+    seg_path(dir, 1, p1, sizeof(p1));
+    seg_path(dir, 2, p2, sizeof(p2));
+    struct stat sb;
+    assert_int_equal(stat(p1, &sb), 0);
+    assert_int_equal(stat(p2, &sb), 0);
+    CF_ASSERT_OK(cf_wal_scan_dir(dir, NULL, NULL, &sc, &err), &err);
+    need = (cf_wal_need){1, two}; /* a newer segment in place of the recorded one */
+    CF_ASSERT_OK(cf_wal_check_need(dir, &need, &sc, &err), &err);
+    cf_wal_retire(w);
+    assert_int_equal(stat(p1, &sb), -1);
+    assert_int_equal(stat(p2, &sb), 0);
+    cf_wal_free(w);
+    CF_ASSERT_RM_RF(dir);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -513,6 +578,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_wal__checkpoint),
         cmocka_unit_test(test_wal__checkpoint_out_of_memory),
         cmocka_unit_test(test_wal__bad_batches),
+        cmocka_unit_test(test_wal__durable_bytes_roll_and_need),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

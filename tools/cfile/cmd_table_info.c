@@ -12,16 +12,34 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Rows in the table's rowsets and MemRowSet (deleted ones included). */
-static uint64_t table_rows(const cf_table *t)
+/* The rows a scan of the latest snapshot returns: the stored counts include
+ * deleted rows and leave out the MemRowSet's (replayed from the log), so only
+ * a scan can tell. It reads the first key column alone (the scan merges the
+ * stores by key, which it reads anyway). */
+static cf_status live_rows(cf_table *t, uint64_t *n, cf_error *err)
 {
-    uint64_t n = cf_table_mrs_rows(t);
-    for (size_t i = 0; i < cf_table_rowset_count(t); i++) {
-        cf_rowset_info info;
-        cf_rowset_get_info(cf_table_rowset_at(t, i, NULL), &info);
-        n += info.rows;
+    *n = 0;
+    const cf_schema *s = cf_table_schema(t);
+    size_t col = 0;
+    while (col < cf_schema_column_count(s) && !cf_schema_column_at(s, col)->is_key)
+        col++;
+    cf_scan_options o;
+    cf_scan_options_init(&o);
+    o.cols = &col;
+    o.ncols = 1;
+    cf_table_scanner *sc;
+    cf_status st = cf_table_scanner_create(&sc, t, &o, err);
+    if (st != CF_OK)
+        return st;
+    for (;;) {
+        cf_row_batch b;
+        st = cf_table_scanner_next(sc, &b, err);
+        if (st != CF_OK || b.count == 0)
+            break;
+        *n += b.count;
     }
-    return n;
+    cf_table_scanner_free(sc);
+    return st;
 }
 
 /* ---- info -------------------------------------------------------------------------------------
@@ -49,7 +67,7 @@ static void info_rowset_json(cf_jw *w, cf_rowset *rs, const char *rsname)
     cf_rowset_info info;
     cf_rowset_get_info(rs, &info);
     const char *name, *role;
-    cf_jw_key(w, "rows");
+    cf_jw_key(w, "stored_rows"); /* deleted ones included; "rows" is the table's */
     cf_jw_uint(w, info.rows);
     cf_jw_key(w, "generation");
     cf_jw_uint(w, info.generation);
@@ -87,7 +105,7 @@ static void info_rowset_text(FILE *o, const char *dir, cf_rowset *rs, const char
     cf_rowset_get_info(rs, &info);
     const char *name, *role;
     fprintf(o,
-            "%srows:        %" PRIu64 "\n%sgeneration:  %" PRIu64 "\n%sinsert ts:   %" PRIu64
+            "%sstored rows: %" PRIu64 "\n%sgeneration:  %" PRIu64 "\n%sinsert ts:   %" PRIu64
             "\n%slast ts:     %" PRIu64 "\n",
             ind, info.rows, ind, info.generation, ind, info.insert_ts, ind, info.last_ts);
     fprintf(o, "%smin key:     ", ind);
@@ -131,6 +149,13 @@ int cf_cmd_table_info(cf_cli *c, const char *dir, cf_table_args *t)
             return cf_cli_lib_fail(c, "info", st, &e);
         }
     }
+    uint64_t rows;
+    cf_error rerr;
+    cf_status rst = live_rows(tb, &rows, &rerr);
+    if (rst != CF_OK) {
+        cf_table_free(tb);
+        return cf_cli_lib_fail(c, "info", rst, &rerr);
+    }
     const char *rsname;
     char *schema = cf_cli_schema_text(s);
     if (schema == NULL) {
@@ -168,12 +193,12 @@ int cf_cmd_table_info(cf_cli *c, const char *dir, cf_table_args *t)
         cf_jw_arr_end(&w);
         cf_jw_key(&w, "ahm"); /* the ancient history mark: 0 = all history kept */
         cf_jw_uint(&w, cf_table_ahm(tb));
+        cf_jw_key(&w, "rows"); /* as a scan returns them */
+        cf_jw_uint(&w, rows);
         if (nrs == 1) {
             cf_rowset *rs = cf_table_rowset_at(tb, 0, &rsname);
             info_rowset_json(&w, rs, rsname);
         } else {
-            cf_jw_key(&w, "rows");
-            cf_jw_uint(&w, table_rows(tb));
             cf_jw_key(&w, "last_ts");
             cf_jw_uint(&w, cf_table_last_ts(tb));
             cf_jw_key(&w, "rowsets");
@@ -191,13 +216,13 @@ int cf_cmd_table_info(cf_cli *c, const char *dir, cf_table_args *t)
         cf_jw_obj_end(&w);
         cf_jw_newline(&w);
     } else {
-        fprintf(o, "table:       %s\nschema:      %s\n", dir, schema);
+        fprintf(o, "table:       %s\nschema:      %s\nrows:        %" PRIu64 "\n", dir, schema,
+                rows);
         if (nrs == 1) {
             cf_rowset *rs = cf_table_rowset_at(tb, 0, &rsname);
             info_rowset_text(o, dir, rs, rsname, "");
         } else {
-            fprintf(o, "rows:        %" PRIu64 "\nlast ts:     %" PRIu64 "\nrowsets:     %zu\n",
-                    table_rows(tb), cf_table_last_ts(tb), nrs);
+            fprintf(o, "last ts:     %" PRIu64 "\nrowsets:     %zu\n", cf_table_last_ts(tb), nrs);
             for (size_t i = 0; i < nrs; i++) {
                 cf_rowset *rs = cf_table_rowset_at(tb, i, &rsname);
                 fprintf(o, "rowset %s:\n", rsname);
