@@ -19,7 +19,10 @@
  * ends on a partial byte group, which parquet-java's reader would misread as
  * a truncated stream) -- so the encoder below is Parquet's own.
  * Kudu's decoder reads a width-1 repeated value byte as "any non-zero is 1"
- * (its bitmaps); a Parquet writer only ever stores 0 or 1 there.
+ * (its bitmaps) and cuts wider ones to the width; here repeated values are
+ * kept whole, as parquet-java, Arrow and DuckDB read them, so that a level or
+ * index too large is refused by the range checks below instead of becoming
+ * another valid one.
  *
  * The deprecated BIT_PACKED level encoding has no runs and no header: n values
  * of w bits packed MSB-first, ceil(n * w / 8) bytes.
@@ -45,6 +48,7 @@ cf_status cf_pq_hybrid_decode(void *out, size_t elem_size, size_t n, unsigned bi
              "RLE: bit width %u does not fit %zu-byte values", bit_width, elem_size);
     cf_rle_decoder d;
     cf_rle_dec_init(&d, data, len, bit_width);
+    d.raw_repeats = true; /* a repeated value too wide is for the caller's range check */
     size_t got = cf_rle_dec_get(&d, out, elem_size, n);
     CF_CHECK(got == n, err, CF_ECORRUPT,
              "RLE: stream of %zu bytes ends after %zu of %zu values (bit width %u)", len, got, n,
@@ -248,18 +252,19 @@ cf_status cf_pq_levels_decode(uint16_t *out, size_t n, unsigned encoding, uint16
             return cf_error_prefix(err, st, "levels at offset %zu: ", (size_t)(p - data));
         used = (size_t)(p - data) + plen;
     }
-    /* w bits cannot exceed max_level when it is 2^w - 1 (max 1, 3, 7, ...). */
-    if (max_level != ((1u << w) - 1)) {
-        uint16_t mx = 0; /* a branch-free pass; find the culprit only on failure */
-        for (size_t i = 0; i < n; i++)
-            mx = out[i] > mx ? out[i] : mx;
-        if (mx > max_level) {
-            size_t i = 0;
-            while (out[i] <= max_level)
-                i++;
-            CF_FAIL(err, CF_ECORRUPT, "%s levels: level %u of value %zu exceeds the maximum %u",
-                    encoding == CF_PQE_RLE ? "RLE" : "BIT_PACKED", out[i], i, max_level);
-        }
+    /* Checked even when max_level is 2^w - 1: a repeated run's value has whole
+     * bytes (cf_pq_hybrid_decode keeps them), so an OPTIONAL column's level can
+     * be 2. One branch-free pass (vectorised); the culprit is found only on
+     * failure. Every reader of levels goes through here. */
+    uint16_t mx = 0;
+    for (size_t i = 0; i < n; i++)
+        mx = out[i] > mx ? out[i] : mx;
+    if (mx > max_level) {
+        size_t i = 0;
+        while (out[i] <= max_level)
+            i++;
+        CF_FAIL(err, CF_ECORRUPT, "%s levels: level %u of value %zu exceeds the maximum %u",
+                encoding == CF_PQE_RLE ? "RLE" : "BIT_PACKED", out[i], i, max_level);
     }
     if (consumed)
         *consumed = used;
