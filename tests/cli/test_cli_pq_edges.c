@@ -50,6 +50,7 @@ typedef struct tcol {
     int64_t num_values;
     const tpage *pages;
     int page_count;
+    int ptype; /* 0: INT32 */
 } tcol;
 
 static void put_page(cf_buf *f, int codec, const tpage *p)
@@ -109,7 +110,7 @@ static void put_page(cf_buf *f, int codec, const tpage *p)
 }
 
 /* "PAR1", the pages of each column, FileMetaData, length, "PAR1"; every leaf
- * INT32 with `codec`. */
+ * of its ptype (INT32 unless said) with `codec`. */
 static void build(cf_buf *f, const tel *els, int nel, const tcol *cols, int ncols, int codec,
                   int64_t num_rows)
 {
@@ -160,7 +161,7 @@ static void build(cf_buf *f, const tel *els, int nel, const tcol *cols, int ncol
         cf_thrift_write_field_i64(&w, 2, off[c]);
         cf_thrift_write_field(&w, 3, CF_TT_STRUCT);
         cf_thrift_write_struct_begin(&w); /* ColumnMetaData */
-        cf_thrift_write_field_i32(&w, 1, CF_PARQUET_INT32);
+        cf_thrift_write_field_i32(&w, 1, cols[c].ptype ? cols[c].ptype : CF_PARQUET_INT32);
         cf_thrift_write_field(&w, 2, CF_TT_LIST);
         cf_thrift_write_list_begin(&w, CF_TT_I32, 2);
         cf_thrift_write_i32(&w, CF_PARQUET_PLAIN);
@@ -250,7 +251,7 @@ static void test_cli_pq_edges__empty_payloads(void **state)
             {CF_PARQUET_DATA_PAGE_V2, 0, 0, 0, "", "", 0, 0, "", 0, true},
             {CF_PARQUET_DATA_PAGE, 0, 0, 0, "", "", 0, 0, "", 0, true},
         };
-        tcol col = {{"x"}, 1, 3, pages, 4};
+        tcol col = {{"x"}, 1, 3, pages, 4, 0};
         cf_buf f;
         cf_buf_init(&f);
         build(&f, flat_required, 2, &col, 1, codec, 3);
@@ -276,7 +277,7 @@ static void test_cli_pq_edges__empty_payloads(void **state)
             pages[1],
             {CF_PARQUET_DATA_PAGE_V2, 2, 0, 2, "", "", 0, 0, vals, 8, true},
         };
-        tcol bcol = {{"x"}, 1, 5, bad, 2};
+        tcol bcol = {{"x"}, 1, 5, bad, 2, 0};
         build(&f, flat_required, 2, &bcol, 1, codec, 5);
         save(&f, "nonempty.parquet", path, sizeof path);
         rc = cli(&out, &errs, dump);
@@ -386,7 +387,7 @@ static void test_cli_pq_edges__levels_above_maximum(void **state)
     const tpage flat_v1[] = {{CF_PARQUET_DATA_PAGE, 3, -1, 3, "", def2_v1, 0, 6, vals, 12, false}};
     const tpage flat_v2[] = {
         {CF_PARQUET_DATA_PAGE_V2, 3, 0, 3, "", def2_v2, 0, 2, vals, 12, false}};
-    tcol c = {{"x"}, 1, 3, flat_v1, 1};
+    tcol c = {{"x"}, 1, 3, flat_v1, 1, 0};
     build(&f, flat_optional, 2, &c, 1, CF_PARQUET_SNAPPY, 3);
     save(&f, "flat_v1.parquet", path, sizeof path);
     expect_refused(path, "row group 0 column 0 page 0", "flat v1", true);
@@ -401,7 +402,7 @@ static void test_cli_pq_edges__levels_above_maximum(void **state)
         {CF_PARQUET_DATA_PAGE, 3, -1, 3, rep0_v1, def4_v1, 6, 6, vals, 12, false}};
     const tpage list_rep[] = {
         {CF_PARQUET_DATA_PAGE, 3, -1, 3, rep2_v1, def3_v1, 6, 6, vals, 12, false}};
-    tcol lc = {{"a", "list", "element"}, 3, 3, list_def, 1};
+    tcol lc = {{"a", "list", "element"}, 3, 3, list_def, 1, 0};
     cf_buf_clear(&f);
     build(&f, list3, 4, &lc, 1, CF_PARQUET_UNCOMPRESSED, 3);
     save(&f, "list_def.parquet", path, sizeof path);
@@ -417,19 +418,83 @@ static void test_cli_pq_edges__levels_above_maximum(void **state)
         {CF_PARQUET_DATA_PAGE, 3, -1, 3, rep0_v1, def2k_v1, 6, 6, vals, 12, false}};
     const tpage value_pages[] = {
         {CF_PARQUET_DATA_PAGE, 3, -1, 3, rep0_v1, def7_v1, 6, 6, vals, 12, false}};
-    tcol mc[] = {{{"m", "key_value", "key"}, 3, 3, key_pages, 1},
-                 {{"m", "key_value", "value"}, 3, 3, value_pages, 1}};
+    tcol mc[] = {{{"m", "key_value", "key"}, 3, 3, key_pages, 1, 0},
+                 {{"m", "key_value", "value"}, 3, 3, value_pages, 1, 0}};
     cf_buf_clear(&f);
     build(&f, map3, 5, mc, 2, CF_PARQUET_UNCOMPRESSED, 3);
     save(&f, "map.parquet", path, sizeof path);
     expect_refused(path, "row group 0 column 1 page 0", "map value", false);
 
     /* A struct holding a repeated group: repetition level 2. */
-    tcol nc = {{"s", "r", "v"}, 3, 3, list_rep, 1};
+    tcol nc = {{"s", "r", "v"}, 3, 3, list_rep, 1, 0};
     cf_buf_clear(&f);
     build(&f, nested, 4, &nc, 1, CF_PARQUET_GZIP, 3);
     save(&f, "nested.parquet", path, sizeof path);
     expect_refused(path, "row group 0 column 0 page 0", "nested rep", false);
+    cf_buf_dispose(&f);
+}
+
+/* ---- STRING bytes that are not UTF-8 ------------------------------------------------- */
+
+static void test_cli_pq_edges__string_not_utf8(void **state)
+{
+    (void)state;
+    /* E1 61 is not UTF-8; C3 A1 61 is "\u00e1a", the string E1 61 used to be
+     * printed as. Also an ENUM and a JSON column, and a list of strings. */
+    static const char vals[] = "\x02\x00\x00\x00\xe1\x61"
+                               "\x03\x00\x00\x00\xc3\xa1\x61"
+                               "\x02\x00\x00\x00ok";
+    static const char def3[] = "\x02\x00\x00\x00\x06\x03"; /* 3 x def 3 */
+    static const char rep3[] = "\x02\x00\x00\x00\x06\x00"; /* 3 x rep 0 */
+    static const char l3[] = "\x02\x00\x00\x00\xe1\x61"
+                             "\x01\x00\x00\x00\xff"
+                             "\x02\x00\x00\x00ok";
+    const tel els[] = {
+        {"schema", -1, -1, 4, -1},
+        {"s", CF_PARQUET_BYTE_ARRAY, CF_PARQUET_REQUIRED, 0, CF_PARQUET_CT_UTF8},
+        {"e", CF_PARQUET_BYTE_ARRAY, CF_PARQUET_REQUIRED, 0, CF_PARQUET_CT_ENUM},
+        {"j", CF_PARQUET_BYTE_ARRAY, CF_PARQUET_REQUIRED, 0, CF_PARQUET_CT_JSON},
+        {"l", -1, CF_PARQUET_OPTIONAL, 1, CF_PARQUET_CT_LIST},
+        {"list", -1, CF_PARQUET_REPEATED, 1, -1},
+        {"element", CF_PARQUET_BYTE_ARRAY, CF_PARQUET_OPTIONAL, 0, CF_PARQUET_CT_UTF8},
+    };
+    const tpage p[] = {{CF_PARQUET_DATA_PAGE, 3, -1, 3, "", "", 0, 0, vals, sizeof vals - 1, 0}};
+    const tpage lp3[] = {{CF_PARQUET_DATA_PAGE, 3, -1, 3, rep3, def3, 6, 6, l3, sizeof l3 - 1, 0}};
+    const tcol cols3[] = {{{"s"}, 1, 3, p, 1, CF_PARQUET_BYTE_ARRAY},
+                          {{"e"}, 1, 3, p, 1, CF_PARQUET_BYTE_ARRAY},
+                          {{"j"}, 1, 3, p, 1, CF_PARQUET_BYTE_ARRAY},
+                          {{"l", "list", "element"}, 3, 3, lp3, 1, CF_PARQUET_BYTE_ARRAY}};
+    cf_buf f;
+    cf_buf_init(&f);
+    build(&f, els, 7, cols3, 4, CF_PARQUET_SNAPPY, 3);
+    char path[400];
+    save(&f, "strings.parquet", path, sizeof path);
+    char *out, *errs;
+    const char *dump[] = {"parquet", "dump", path, NULL};
+    assert_int_equal(cli(&out, &errs, dump), 0);
+    assert_string_equal(out, "{\"s\":{\"hex\":\"e161\"},\"e\":{\"hex\":\"e161\"},"
+                             "\"j\":{\"hex\":\"e161\"},\"l\":[{\"hex\":\"e161\"}]}\n"
+                             "{\"s\":\"\xc3\xa1"
+                             "a\",\"e\":\"\xc3\xa1"
+                             "a\",\"j\":\"\xc3\xa1"
+                             "a\","
+                             "\"l\":[{\"hex\":\"ff\"}]}\n"
+                             "{\"s\":\"ok\",\"e\":\"ok\",\"j\":\"ok\",\"l\":[\"ok\"]}\n");
+    free(out);
+    free(errs);
+    const char *head[] = {"parquet", "head", "-n", "1", path, NULL};
+    assert_int_equal(cli(&out, &errs, head), 0);
+    assert_string_equal(out, "{\"s\":{\"hex\":\"e161\"},\"e\":{\"hex\":\"e161\"},"
+                             "\"j\":{\"hex\":\"e161\"},\"l\":[{\"hex\":\"e161\"}]}\n");
+    free(out);
+    free(errs);
+    const char *json[] = {"parquet", "dump", "--json", path, NULL};
+    assert_int_equal(cli(&out, &errs, json), 0);
+    assert_non_null(strstr(out, "\"rows\":[[{\"hex\":\"e161\"},{\"hex\":\"e161\"},"
+                                "{\"hex\":\"e161\"},[{\"hex\":\"e161\"}]],"));
+    assert_null(strstr(out, "\\u00e1"));
+    free(out);
+    free(errs);
     cf_buf_dispose(&f);
 }
 
@@ -438,6 +503,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cli_pq_edges__empty_payloads),
         cmocka_unit_test(test_cli_pq_edges__levels_above_maximum),
+        cmocka_unit_test(test_cli_pq_edges__string_not_utf8),
     };
     if (setup(NULL) != 0)
         return 1;
