@@ -498,12 +498,35 @@ static void test_cli_pq_edges__string_not_utf8(void **state)
     cf_buf_dispose(&f);
 }
 
+/* ---- help texts ---------------------------------------------------------------------- */
+
+/* No help text of `cfile parquet` shows an identifier of the code ("sort
+ * cf_pq_order" was left by a rename). */
+static void test_cli_pq_edges__help_in_words(void **state)
+{
+    (void)state;
+    static const char *const subs[] = {"meta", "schema", "pages", "dump",
+                                       "head", "verify", "bloom", "write"};
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        char *out, *errs;
+        const char *args[] = {"parquet", subs[i], "--help", NULL};
+        assert_int_equal(cli(&out, &errs, args), 0);
+        if (strstr(out, "cf_") || strstr(errs, "cf_"))
+            fail_msg("parquet %s --help shows a code identifier: %s%s", subs[i], out, errs);
+        if (strcmp(subs[i], "verify") == 0)
+            assert_non_null(strstr(out, "in the column's sort order;"));
+        free(out);
+        free(errs);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cli_pq_edges__empty_payloads),
         cmocka_unit_test(test_cli_pq_edges__levels_above_maximum),
         cmocka_unit_test(test_cli_pq_edges__string_not_utf8),
+        cmocka_unit_test(test_cli_pq_edges__help_in_words),
     };
     if (setup(NULL) != 0)
         return 1;
