@@ -7,7 +7,9 @@
  * - a definition or repetition level above the column's maximum, in a flat,
  *   LIST, MAP and nested column, is damage naming row group, column and page
  *   in dump, head, verify, convert and the Arrow stream (a repeated run's
- *   value byte holds more than its bit width: an OPTIONAL column given 2). */
+ *   value byte holds more than its bit width: an OPTIONAL column given 2);
+ * - STRING bytes that are not UTF-8 print as {"hex":...}; DuckDB's UNION (an
+ *   empty-named tag) reads as a struct; no help text shows code names. */
 /* cf-needs: parquet */
 #include "test_common.h"
 
@@ -498,6 +500,29 @@ static void test_cli_pq_edges__string_not_utf8(void **state)
     cf_buf_dispose(&f);
 }
 
+/* ---- DuckDB's UNION ------------------------------------------------------------------- */
+
+/* A UNION written by DuckDB: a group whose tag child has an empty name, read
+ * as DuckDB reads it, a struct with a field named "". */
+static void test_cli_pq_edges__duckdb_union(void **state)
+{
+    (void)state;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/parquet/data/duckdb_union.parquet", CF_SOURCE_DIR);
+    char *out, *errs;
+    const char *dump[] = {"parquet", "dump", path, NULL};
+    assert_int_equal(cli(&out, &errs, dump), 0);
+    assert_string_equal(out, "{\"u\":{\"\":0,\"num\":1,\"str\":null}}\n"
+                             "{\"u\":{\"\":1,\"num\":null,\"str\":\"hi\"}}\n"
+                             "{\"u\":null}\n");
+    free(out);
+    free(errs);
+    const char *verify[] = {"parquet", "verify", path, NULL};
+    assert_int_equal(cli(&out, &errs, verify), 0);
+    free(out);
+    free(errs);
+}
+
 /* ---- help texts ---------------------------------------------------------------------- */
 
 /* No help text of `cfile parquet` shows an identifier of the code ("sort
@@ -527,6 +552,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cli_pq_edges__levels_above_maximum),
         cmocka_unit_test(test_cli_pq_edges__string_not_utf8),
         cmocka_unit_test(test_cli_pq_edges__help_in_words),
+        cmocka_unit_test(test_cli_pq_edges__duckdb_union),
     };
     if (setup(NULL) != 0)
         return 1;
