@@ -240,6 +240,12 @@ static const tel flat_required[] = {
     {"x", CF_PARQUET_INT32, CF_PARQUET_REQUIRED, 0, -1},
 };
 
+/* optional int32 x (max def 1) */
+static const tel flat_optional[] = {
+    {"schema", -1, -1, 1, -1},
+    {"x", CF_PARQUET_INT32, CF_PARQUET_OPTIONAL, 0, -1},
+};
+
 static void test_cli_pq_edges__empty_payloads(void **state)
 {
     (void)state;
@@ -287,17 +293,31 @@ static void test_cli_pq_edges__empty_payloads(void **state)
             fail_msg("codec %d: exit %d, err '%s'", codec, rc, errs);
         free(out);
         free(errs);
+
+        /* An OPTIONAL column's v2 page of three nulls: levels only, 0 value
+         * bytes stored (DuckDB reads it so), after a page of one value. */
+        cf_buf_clear(&f);
+        static const char def1[] = "\x02\x00\x00\x00\x02\x01"; /* 1 x def 1 */
+        static const char def0[] = "\x06\x00";                 /* 3 x def 0 */
+        const tpage nulls[] = {
+            {CF_PARQUET_DATA_PAGE, 1, -1, 1, "", def1, 0, 6, vals, 4, false},
+            {CF_PARQUET_DATA_PAGE_V2, 3, 3, 3, "", def0, 0, 2, "", 0, true},
+        };
+        tcol ncol = {{"x"}, 1, 4, nulls, 2, 0};
+        build(&f, flat_optional, 2, &ncol, 1, codec, 4);
+        save(&f, "nulls.parquet", path, sizeof path);
+        rc = cli(&out, &errs, dump);
+        if (rc != 0 || strcmp(out, "{\"x\":1}\n{\"x\":null}\n{\"x\":null}\n{\"x\":null}\n") != 0)
+            fail_msg("codec %d: all-null v2 page: exit %d, out '%s', err '%s'", codec, rc, out,
+                     errs);
+        free(out);
+        free(errs);
         cf_buf_dispose(&f);
     }
 }
 
 /* ---- levels above their maximum ------------------------------------------------------ */
 
-/* optional int32 x (max def 1) */
-static const tel flat_optional[] = {
-    {"schema", -1, -1, 1, -1},
-    {"x", CF_PARQUET_INT32, CF_PARQUET_OPTIONAL, 0, -1},
-};
 /* optional group a (LIST) { repeated group list { optional int32 element } }:
  * max def 3, max rep 1 */
 static const tel list3[] = {
