@@ -63,6 +63,7 @@ typedef struct cf_rle_decoder {
      * column's maximum level or the dictionary's size, so a value too wide is
      * damage there, not another valid value. Set after cf_rle_dec_init. */
     bool raw_repeats;
+    uint64_t rep_max; /* with raw_repeats: the largest repeated value loaded */
 } cf_rle_decoder;
 
 void cf_rle_dec_init(cf_rle_decoder *d, const uint8_t *data, size_t len, unsigned width);
