@@ -173,7 +173,10 @@ static cf_status inflate(cf_parquet_column_reader *r, const uint8_t *src, size_t
                          size_t raw_len, bool compressed, uint8_t **buf, size_t *cap,
                          const uint8_t **out, size_t *out_len, cf_error *err)
 {
-    if (!compressed || r->codec == CF_PARQUET_UNCOMPRESSED) {
+    /* Nothing stored for nothing: an empty page, or a v2 page whose values are
+     * all null, may carry no codec framing at all (Arrow and DuckDB read it
+     * as empty). A 0-byte payload for bytes is left to the codec: damage. */
+    if (!compressed || r->codec == CF_PARQUET_UNCOMPRESSED || (len == 0 && raw_len == 0)) {
         *out = src;
         *out_len = len;
         return CF_OK;

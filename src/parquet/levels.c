@@ -19,7 +19,10 @@
  * ends on a partial byte group, which parquet-java's reader would misread as
  * a truncated stream) -- so the encoder below is Parquet's own.
  * Kudu's decoder reads a width-1 repeated value byte as "any non-zero is 1"
- * (its bitmaps); a Parquet writer only ever stores 0 or 1 there.
+ * (its bitmaps) and cuts wider ones to the width; here repeated values are
+ * kept whole, as parquet-java, Arrow and DuckDB read them, so that a level or
+ * index too large is refused by the range checks below instead of becoming
+ * another valid one.
  *
  * The deprecated BIT_PACKED level encoding has no runs and no header: n values
  * of w bits packed MSB-first, ceil(n * w / 8) bytes.
@@ -37,19 +40,31 @@
 /* Literal runs are split so that a header never exceeds 3 bytes. */
 #define MAX_LIT_GROUPS 8192u
 
-cf_status cf_pq_hybrid_decode(void *out, size_t elem_size, size_t n, unsigned bit_width,
-                              const uint8_t *data, size_t len, cf_error *err)
+/* cf_pq_hybrid_decode, also giving the largest repeated-run value used (0 when
+ * none): literal values have bit_width bits, repeated ones whole bytes. */
+static cf_status hybrid_decode(void *out, size_t elem_size, size_t n, unsigned bit_width,
+                               const uint8_t *data, size_t len, uint64_t *rep_max, cf_error *err)
 {
+    *rep_max = 0;
     CF_CHECK(elem_size == 2 || elem_size == 4, err, CF_EINVAL, "RLE: element size %zu", elem_size);
     CF_CHECK(bit_width <= 8 * elem_size && bit_width <= 32, err, CF_ECORRUPT,
              "RLE: bit width %u does not fit %zu-byte values", bit_width, elem_size);
     cf_rle_decoder d;
     cf_rle_dec_init(&d, data, len, bit_width);
+    d.raw_repeats = true; /* a repeated value too wide is for the caller's range check */
     size_t got = cf_rle_dec_get(&d, out, elem_size, n);
+    *rep_max = d.rep_max;
     CF_CHECK(got == n, err, CF_ECORRUPT,
              "RLE: stream of %zu bytes ends after %zu of %zu values (bit width %u)", len, got, n,
              bit_width);
     return CF_OK;
+}
+
+cf_status cf_pq_hybrid_decode(void *out, size_t elem_size, size_t n, unsigned bit_width,
+                              const uint8_t *data, size_t len, cf_error *err)
+{
+    uint64_t rep_max;
+    return hybrid_decode(out, elem_size, n, bit_width, data, len, &rep_max, err);
 }
 
 /* ---- encoder ---------------------------------------------------------------------------- */
@@ -216,6 +231,7 @@ cf_status cf_pq_levels_decode(uint16_t *out, size_t n, unsigned encoding, uint16
                               cf_error *err)
 {
     size_t used = 0;
+    uint64_t rep_max = 0;
     const unsigned w = cf_pq_bit_width(max_level);
     if (consumed)
         *consumed = 0;
@@ -243,14 +259,19 @@ cf_status cf_pq_levels_decode(uint16_t *out, size_t n, unsigned encoding, uint16
             p = data + 4;
             plen = l;
         }
-        cf_status st = cf_pq_hybrid_decode(out, 2, n, w, p, plen, err);
+        cf_status st = hybrid_decode(out, 2, n, w, p, plen, &rep_max, err);
         if (st != CF_OK)
             return cf_error_prefix(err, st, "levels at offset %zu: ", (size_t)(p - data));
         used = (size_t)(p - data) + plen;
     }
-    /* w bits cannot exceed max_level when it is 2^w - 1 (max 1, 3, 7, ...). */
-    if (max_level != ((1u << w) - 1)) {
-        uint16_t mx = 0; /* a branch-free pass; find the culprit only on failure */
+    /* Every reader of levels goes through here. A literal value has w bits, so
+     * it can pass max_level only when max_level < 2^w - 1: then one
+     * branch-free pass over the levels. A repeated run's value has whole
+     * bytes (kept as stored), so an OPTIONAL column's level can be 2: the
+     * decoder's largest repeated value says so at no cost per level. The
+     * culprit is looked for only on failure. */
+    if (max_level != ((1u << w) - 1) || rep_max > max_level) {
+        uint16_t mx = 0;
         for (size_t i = 0; i < n; i++)
             mx = out[i] > mx ? out[i] : mx;
         if (mx > max_level) {

@@ -1,9 +1,11 @@
 /* Parquet's Thrift structs from compact-protocol bytes (parquet.thrift of
  * apache/parquet-format; field ids are cited in each decoder's switch).
  *
- * Each decoder walks the fields of one struct: known ids are read with the wire
- * type checked, unknown ids are skipped whatever their type (newer writers add
- * fields), and a bitmask of the ids seen checks the required ones at the end.
+ * Each decoder walks the fields of one struct: known ids are read when their wire
+ * type is the declared one, unknown ids and fields of another wire type are
+ * skipped whatever their type (newer writers add fields; Thrift's own readers
+ * skip a mistyped field as unknown), and a bitmask of the ids seen checks the
+ * required ones at the end.
  * Lists are allocated from the reader's arena after their count has been
  * checked against the bytes left, so the memory is bounded by the input. */
 #include "metadata.h"
@@ -119,14 +121,45 @@ static cf_status list_struct(cf_thrift_reader *r, uint8_t t, size_t elem_size, e
     return CF_OK;
 }
 
+/* Declared field types. Each decoder lists the wire type parquet.thrift gives
+ * each field id it reads (0: an id it does not read). A field whose wire type
+ * differs is skipped as unknown, as Thrift's generated readers (and so
+ * parquet-mr, Arrow and DuckDB) do; a required one is then reported missing.
+ * An integer narrower than declared is read (the value is the same), a wider
+ * one is not: DECL_I32 takes i8/i16/i32, DECL_I64 any integer. */
+enum { DECL_BOOL = 1, DECL_I32, DECL_I64, DECL_BIN, DECL_LIST, DECL_STRUCT };
+
+static bool declared(const uint8_t *decl, size_t n, int16_t fid, uint8_t t)
+{
+    if (fid < 0 || (size_t)fid >= n)
+        return true; /* unknown id: the switch's default skips it */
+    switch (decl[fid]) {
+    case DECL_BOOL: return t == CF_TT_BOOL_TRUE || t == CF_TT_BOOL_FALSE;
+    case DECL_I32: return t == CF_TT_I8 || t == CF_TT_I16 || t == CF_TT_I32;
+    case DECL_I64: return t == CF_TT_I8 || t == CF_TT_I16 || t == CF_TT_I32 || t == CF_TT_I64;
+    case DECL_BIN: return t == CF_TT_BINARY;
+    case DECL_LIST: return t == CF_TT_LIST || t == CF_TT_SET;
+    case DECL_STRUCT: return t == CF_TT_STRUCT;
+    default: return true;
+    }
+}
+
+/* For unions and structs every member of which is read with its type checked. */
+static const uint8_t any_decl[1] = {0};
+
 /* Every decoder's field loop: begin the struct, then for each field header
- * until STOP run the switch that follows. */
-#define FIELDS(r)                                                                                  \
+ * until STOP skip a field of another wire type than `decl` declares, else run
+ * the switch that follows. */
+#define FIELDS(r, decl)                                                                            \
     CF_TRY(cf_thrift_struct_begin(r));                                                             \
     for (;;) {                                                                                     \
         CF_TRY(cf_thrift_field_next(r, &fid, &t));                                                 \
         if (t == CF_TT_STOP)                                                                       \
             break;                                                                                 \
+        if (!declared(decl, sizeof(decl), fid, t)) {                                               \
+            CF_TRY(cf_thrift_skip(r, t));                                                          \
+            continue;                                                                              \
+        }                                                                                          \
         switch (fid)
 #define END_FIELDS(r)                                                                              \
     }                                                                                              \
@@ -139,7 +172,10 @@ static cf_status stats_decode(cf_thrift_reader *r, cf_parquet_stats *s)
     memset(s, 0, sizeof(*s));
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {
+        [1] = DECL_BIN, [2] = DECL_BIN,  [3] = DECL_I64,  [4] = DECL_I64, [5] = DECL_BIN,
+        [6] = DECL_BIN, [7] = DECL_BOOL, [8] = DECL_BOOL, [9] = DECL_I64};
+    FIELDS(r, decl) {
     case 1: CF_TRY(opt_bin(r, t, &s->max, &s->has_max)); break;
     case 2: CF_TRY(opt_bin(r, t, &s->min, &s->has_min)); break;
     case 3: CF_TRY(opt_i64(r, t, &s->null_count, &s->has_null_count)); break;
@@ -162,7 +198,8 @@ static cf_status kv_decode(cf_thrift_reader *r, void *elem)
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {[1] = DECL_BIN, [2] = DECL_BIN};
+    FIELDS(r, decl) {
     case 1: CF_TRY(req_bin(r, t, &kv->key, &seen, 1)); break;
     case 2: CF_TRY(opt_bin(r, t, &kv->value, &kv->has_value)); break;
     default: CF_TRY(cf_thrift_skip(r, t));
@@ -177,12 +214,11 @@ static cf_status time_unit_decode(cf_thrift_reader *r, uint32_t *unit)
     int16_t fid;
     uint8_t t;
     *unit = 0;
-    FIELDS(r) {
+    static const uint8_t decl[] = {[1] = DECL_STRUCT, [2] = DECL_STRUCT, [3] = DECL_STRUCT};
+    FIELDS(r, decl) {
     case 1:
     case 2:
     case 3:
-        if (t != CF_TT_STRUCT)
-            return cf_thrift_fail(r, "TimeUnit member %d is not a struct", fid);
         *unit = (uint32_t)fid;
         CF_TRY(cf_thrift_skip(r, t));
         break;
@@ -199,11 +235,10 @@ static cf_status time_decode(cf_thrift_reader *r, cf_parquet_logical *lt, const 
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {[1] = DECL_BOOL, [2] = DECL_STRUCT};
+    FIELDS(r, decl) {
     case 1: CF_TRY(req_bool(r, t, &lt->utc, &seen, 1)); break;
     case 2:
-        if (t != CF_TT_STRUCT)
-            return cf_thrift_fail(r, "%s unit is not a struct", what);
         CF_TRY(time_unit_decode(r, &lt->unit));
         SEEN(2);
         break;
@@ -222,7 +257,8 @@ static cf_status int_type_decode(cf_thrift_reader *r, cf_parquet_logical *lt)
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {[1] = DECL_I32, [2] = DECL_BOOL};
+    FIELDS(r, decl) {
     case 1: CF_TRY(req_i32(r, t, &lt->bit_width, &seen, 1)); break;
     case 2: CF_TRY(req_bool(r, t, &lt->is_signed, &seen, 2)); break;
     default: CF_TRY(cf_thrift_skip(r, t));
@@ -237,7 +273,8 @@ static cf_status decimal_type_decode(cf_thrift_reader *r, cf_parquet_logical *lt
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {[1] = DECL_I32, [2] = DECL_I32};
+    FIELDS(r, decl) {
     case 1: CF_TRY(req_i32(r, t, &lt->scale, &seen, 1)); break;
     case 2: CF_TRY(req_i32(r, t, &lt->precision, &seen, 2)); break;
     default: CF_TRY(cf_thrift_skip(r, t));
@@ -251,7 +288,8 @@ static cf_status geo_type_decode(cf_thrift_reader *r, cf_parquet_logical *lt)
 {
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {[1] = DECL_BIN};
+    FIELDS(r, decl) {
     case 1: CF_TRY(opt_bin(r, t, &lt->crs, &lt->has_crs)); break;
     default: CF_TRY(cf_thrift_skip(r, t));
     }
@@ -269,7 +307,7 @@ static cf_status logical_decode(cf_thrift_reader *r, cf_parquet_logical *lt)
     int members = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    FIELDS(r, any_decl) {
     default:
         if (t != CF_TT_STRUCT) {
             CF_TRY(cf_thrift_skip(r, t));
@@ -327,7 +365,10 @@ static cf_status schema_element_decode(cf_thrift_reader *r, void *elem)
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {
+        [1] = DECL_I32, [2] = DECL_I32, [3] = DECL_I32, [4] = DECL_BIN, [5] = DECL_I32,
+        [6] = DECL_I32, [7] = DECL_I32, [8] = DECL_I32, [9] = DECL_I32, [10] = DECL_STRUCT};
+    FIELDS(r, decl) {
     case 1: CF_TRY(opt_i32(r, t, &e->type, &e->has_type)); break;
     case 2: CF_TRY(opt_i32(r, t, &e->type_length, &e->has_type_length)); break;
     case 3: CF_TRY(opt_i32(r, t, &e->repetition, &e->has_repetition)); break;
@@ -337,11 +378,7 @@ static cf_status schema_element_decode(cf_thrift_reader *r, void *elem)
     case 7: CF_TRY(opt_i32(r, t, &e->scale, &e->has_scale)); break;
     case 8: CF_TRY(opt_i32(r, t, &e->precision, &e->has_precision)); break;
     case 9: CF_TRY(opt_i32(r, t, &e->field_id, &e->has_field_id)); break;
-    case 10:
-        if (t != CF_TT_STRUCT)
-            return cf_thrift_fail(r, "SchemaElement logicalType is not a struct");
-        CF_TRY(logical_decode(r, &e->logical));
-        break;
+    case 10: CF_TRY(logical_decode(r, &e->logical)); break;
     default: CF_TRY(cf_thrift_skip(r, t));
     }
     END_FIELDS(r);
@@ -357,7 +394,8 @@ static cf_status encoding_stats_decode(cf_thrift_reader *r, void *elem)
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {[1] = DECL_I32, [2] = DECL_I32, [3] = DECL_I32};
+    FIELDS(r, decl) {
     case 1: CF_TRY(req_i32(r, t, &s->page_type, &seen, 1)); break;
     case 2: CF_TRY(req_i32(r, t, &s->encoding, &seen, 2)); break;
     case 3: CF_TRY(req_i32(r, t, &s->count, &seen, 3)); break;
@@ -382,7 +420,12 @@ static cf_status column_meta_decode(cf_thrift_reader *r, cf_parquet_column_meta 
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {
+        [1] = DECL_I32,     [2] = DECL_LIST,    [3] = DECL_LIST,  [4] = DECL_I32,  [5] = DECL_I64,
+        [6] = DECL_I64,     [7] = DECL_I64,     [8] = DECL_LIST,  [9] = DECL_I64,  [10] = DECL_I64,
+        [11] = DECL_I64,    [12] = DECL_STRUCT, [13] = DECL_LIST, [14] = DECL_I64, [15] = DECL_I32,
+        [16] = DECL_STRUCT, [17] = DECL_STRUCT};
+    FIELDS(r, decl) {
     case 1: CF_TRY(req_i32(r, t, &m->type, &seen, 1)); break;
     case 2: {
         int32_t *e;
@@ -416,8 +459,6 @@ static cf_status column_meta_decode(cf_thrift_reader *r, cf_parquet_column_meta 
         m->has_dictionary_page_offset = true;
         break;
     case 12:
-        if (t != CF_TT_STRUCT)
-            return cf_thrift_fail(r, "ColumnMetaData statistics is not a struct");
         CF_TRY(stats_decode(r, &m->statistics));
         m->has_statistics = true;
         break;
@@ -444,12 +485,13 @@ static cf_status column_chunk_decode(cf_thrift_reader *r, void *elem)
     uint8_t t;
     /* file_offset (2) is required by the spec but several writers leave it out
      * or zero; nothing depends on it, so its absence is not damage. */
-    FIELDS(r) {
+    static const uint8_t decl[] = {
+        [1] = DECL_BIN, [2] = DECL_I64, [3] = DECL_STRUCT, [4] = DECL_I64, [5] = DECL_I32,
+        [6] = DECL_I64, [7] = DECL_I32, [8] = DECL_STRUCT, [9] = DECL_BIN};
+    FIELDS(r, decl) {
     case 1: CF_TRY(opt_bin(r, t, &c->file_path, &c->has_file_path)); break;
     case 2: CF_TRY(cf_thrift_read_i64(r, t, &c->file_offset)); break;
     case 3:
-        if (t != CF_TT_STRUCT)
-            return cf_thrift_fail(r, "ColumnChunk meta_data is not a struct");
         CF_TRY(column_meta_decode(r, &c->meta));
         c->has_meta_data = true;
         break;
@@ -477,7 +519,8 @@ static cf_status sorting_column_decode(cf_thrift_reader *r, void *elem)
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {[1] = DECL_I32, [2] = DECL_BOOL, [3] = DECL_BOOL};
+    FIELDS(r, decl) {
     case 1: CF_TRY(req_i32(r, t, &s->column_idx, &seen, 1)); break;
     case 2: CF_TRY(req_bool(r, t, &s->descending, &seen, 2)); break;
     case 3: CF_TRY(req_bool(r, t, &s->nulls_first, &seen, 3)); break;
@@ -494,7 +537,9 @@ static cf_status row_group_decode(cf_thrift_reader *r, void *elem)
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {[1] = DECL_LIST, [2] = DECL_I64, [3] = DECL_I64, [4] = DECL_LIST,
+                                   [5] = DECL_I64,  [6] = DECL_I64, [7] = DECL_I32};
+    FIELDS(r, decl) {
     case 1: {
         void *p;
         CF_TRY(list_struct(r, t, sizeof(cf_parquet_column_chunk), column_chunk_decode, "column", &p,
@@ -538,7 +583,7 @@ static cf_status column_order_decode(cf_thrift_reader *r, void *elem)
     uint32_t *id = elem;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    FIELDS(r, any_decl) {
     default:
         if (t == CF_TT_STRUCT && fid > 0)
             *id = (uint32_t)fid;
@@ -555,7 +600,10 @@ cf_status cf_pq_file_meta_decode(cf_thrift_reader *r, cf_parquet_file_meta *m)
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {
+        [1] = DECL_I32, [2] = DECL_LIST, [3] = DECL_I64,    [4] = DECL_LIST, [5] = DECL_LIST,
+        [6] = DECL_BIN, [7] = DECL_LIST, [8] = DECL_STRUCT, [9] = DECL_BIN};
+    FIELDS(r, decl) {
     case 1: CF_TRY(req_i32(r, t, &m->version, &seen, 1)); break;
     case 2: {
         void *p;
@@ -609,14 +657,14 @@ static cf_status data_page_decode(cf_thrift_reader *r, cf_pq_data_page_header *h
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {
+        [1] = DECL_I32, [2] = DECL_I32, [3] = DECL_I32, [4] = DECL_I32, [5] = DECL_STRUCT};
+    FIELDS(r, decl) {
     case 1: CF_TRY(req_i32(r, t, &h->num_values, &seen, 1)); break;
     case 2: CF_TRY(req_i32(r, t, &h->encoding, &seen, 2)); break;
     case 3: CF_TRY(req_i32(r, t, &h->definition_level_encoding, &seen, 3)); break;
     case 4: CF_TRY(req_i32(r, t, &h->repetition_level_encoding, &seen, 4)); break;
     case 5:
-        if (t != CF_TT_STRUCT)
-            return cf_thrift_fail(r, "DataPageHeader statistics is not a struct");
         CF_TRY(stats_decode(r, &h->statistics));
         h->has_statistics = true;
         break;
@@ -635,7 +683,8 @@ static cf_status dict_page_decode(cf_thrift_reader *r, cf_pq_dictionary_page_hea
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {[1] = DECL_I32, [2] = DECL_I32, [3] = DECL_BOOL};
+    FIELDS(r, decl) {
     case 1: CF_TRY(req_i32(r, t, &h->num_values, &seen, 1)); break;
     case 2: CF_TRY(req_i32(r, t, &h->encoding, &seen, 2)); break;
     case 3: CF_TRY(opt_bool(r, t, &h->is_sorted, &h->has_is_sorted)); break;
@@ -661,7 +710,10 @@ static cf_status data_page_v2_decode(cf_thrift_reader *r, cf_pq_data_page_header
     int16_t fid;
     uint8_t t;
     h->is_compressed = true;
-    FIELDS(r) {
+    static const uint8_t decl[] = {
+        [1] = DECL_I32, [2] = DECL_I32, [3] = DECL_I32,  [4] = DECL_I32,
+        [5] = DECL_I32, [6] = DECL_I32, [7] = DECL_BOOL, [8] = DECL_STRUCT};
+    FIELDS(r, decl) {
     case 1: CF_TRY(req_i32(r, t, &h->num_values, &seen, 1)); break;
     case 2: CF_TRY(req_i32(r, t, &h->num_nulls, &seen, 2)); break;
     case 3: CF_TRY(req_i32(r, t, &h->num_rows, &seen, 3)); break;
@@ -670,8 +722,6 @@ static cf_status data_page_v2_decode(cf_thrift_reader *r, cf_pq_data_page_header
     case 6: CF_TRY(req_i32(r, t, &h->repetition_levels_byte_length, &seen, 6)); break;
     case 7: CF_TRY(cf_thrift_read_bool(r, t, &h->is_compressed)); break;
     case 8:
-        if (t != CF_TT_STRUCT)
-            return cf_thrift_fail(r, "DataPageHeaderV2 statistics is not a struct");
         CF_TRY(stats_decode(r, &h->statistics));
         h->has_statistics = true;
         break;
@@ -703,7 +753,10 @@ cf_status cf_pq_page_header_decode(cf_pq_page_header *out, size_t *header_len, c
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {
+        [1] = DECL_I32,    [2] = DECL_I32,    [3] = DECL_I32,    [4] = DECL_I32,
+        [5] = DECL_STRUCT, [6] = DECL_STRUCT, [7] = DECL_STRUCT, [8] = DECL_STRUCT};
+    FIELDS(r, decl) {
     case 1: CF_TRY(req_i32(r, t, &out->type, &seen, 1)); break;
     case 2: CF_TRY(req_i32(r, t, &out->uncompressed_page_size, &seen, 2)); break;
     case 3: CF_TRY(req_i32(r, t, &out->compressed_page_size, &seen, 3)); break;
@@ -715,8 +768,6 @@ cf_status cf_pq_page_header_decode(cf_pq_page_header *out, size_t *header_len, c
         break;
     }
     case 5:
-        if (t != CF_TT_STRUCT)
-            return cf_thrift_fail(r, "data_page_header is not a struct");
         CF_TRY(data_page_decode(r, &out->data_page));
         out->has_data_page = true;
         break;
@@ -725,14 +776,10 @@ cf_status cf_pq_page_header_decode(cf_pq_page_header *out, size_t *header_len, c
         CF_TRY(cf_thrift_skip(r, t));
         break;
     case 7:
-        if (t != CF_TT_STRUCT)
-            return cf_thrift_fail(r, "dictionary_page_header is not a struct");
         CF_TRY(dict_page_decode(r, &out->dictionary_page));
         out->has_dictionary_page = true;
         break;
     case 8:
-        if (t != CF_TT_STRUCT)
-            return cf_thrift_fail(r, "data_page_header_v2 is not a struct");
         CF_TRY(data_page_v2_decode(r, &out->data_page_v2));
         out->has_data_page_v2 = true;
         break;
@@ -766,7 +813,8 @@ static cf_status page_location_decode(cf_thrift_reader *r, void *elem)
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {[1] = DECL_I64, [2] = DECL_I32, [3] = DECL_I64};
+    FIELDS(r, decl) {
     case 1: CF_TRY(req_i64(r, t, &l->offset, &seen, 1)); break;
     case 2: CF_TRY(req_i32(r, t, &l->compressed_page_size, &seen, 2)); break;
     case 3: CF_TRY(req_i64(r, t, &l->first_row_index, &seen, 3)); break;
@@ -783,7 +831,8 @@ cf_status cf_pq_offset_index_decode(cf_thrift_reader *r, cf_pq_offset_index *o)
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {[1] = DECL_LIST, [2] = DECL_LIST};
+    FIELDS(r, decl) {
     case 1: {
         void *p;
         CF_TRY(list_struct(r, t, sizeof(cf_pq_page_location), page_location_decode, "page", &p,
@@ -820,7 +869,10 @@ cf_status cf_pq_column_index_decode(cf_thrift_reader *r, cf_pq_column_index *c)
     int64_t *counts = NULL, *rh = NULL, *dh = NULL;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {
+        [1] = DECL_LIST, [2] = DECL_LIST, [3] = DECL_LIST, [4] = DECL_I32,
+        [5] = DECL_LIST, [6] = DECL_LIST, [7] = DECL_LIST};
+    FIELDS(r, decl) {
     case 1:
         CF_TRY(list_bool(r, t, &nulls, &n_null));
         c->null_pages = nulls;
@@ -870,7 +922,7 @@ static cf_status union_member(cf_thrift_reader *r, uint32_t *id)
     int16_t fid;
     uint8_t t;
     *id = 0;
-    FIELDS(r) {
+    FIELDS(r, any_decl) {
     default:
         if (t == CF_TT_STRUCT && fid > 0)
             *id = (uint32_t)fid;
@@ -892,13 +944,13 @@ cf_status cf_pq_bloom_header_decode(cf_pq_bloom_header *out, size_t *header_len,
     uint64_t seen = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r) {
+    static const uint8_t decl[] = {
+        [1] = DECL_I32, [2] = DECL_STRUCT, [3] = DECL_STRUCT, [4] = DECL_STRUCT};
+    FIELDS(r, decl) {
     case 1: CF_TRY(req_i32(r, t, &out->num_bytes, &seen, 1)); break;
     case 2:
     case 3:
     case 4: {
-        if (t != CF_TT_STRUCT)
-            return cf_thrift_fail(r, "BloomFilterHeader field %d is not a union", fid);
         uint32_t *dst = fid == 2 ? &out->algorithm : fid == 3 ? &out->hash : &out->compression;
         CF_TRY(union_member(r, dst));
         SEEN(fid);

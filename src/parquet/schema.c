@@ -85,6 +85,56 @@ cf_parquet_logical cf_pq_resolve_logical(const cf_parquet_schema_element *e)
     return lt;
 }
 
+/* The legacy NULL annotation (ConvertedType 24, never in parquet.thrift, still
+ * in old files): a column of nulls, read as its physical type. */
+#define CT_LEGACY_NULL 24
+
+/* An annotation whose value this reader does not know, where it decides what
+ * the element means: a converted_type outside parquet.thrift's (the enum is
+ * frozen, so such a number is damage) unless a logical type we know
+ * supersedes it. Ignored, a LIST would silently read as a struct. */
+static bool converted_unknown(const cf_parquet_schema_element *e)
+{
+    if (!e->has_converted_type || e->converted_type == CT_LEGACY_NULL)
+        return false;
+    if (e->logical.kind != CF_PARQUET_LT_NONE && e->logical.kind != CF_PARQUET_LT_UNSUPPORTED)
+        return false;
+    return cf_parquet_converted_name(e->converted_type) == NULL;
+}
+
+/* Does a leaf's annotation fit its physical type (LogicalTypes.md; DuckDB
+ * refuses the same misfits)? Read otherwise, an INT annotation on a
+ * BYTE_ARRAY or a DATE on an INT64 would be printed as something it is not. */
+static bool annotation_fits(const cf_parquet_schema_element *e, const cf_parquet_logical *lt)
+{
+    const int32_t t = e->type;
+    const bool bytes = t == CF_PARQUET_BYTE_ARRAY || t == CF_PARQUET_FIXED_LEN_BYTE_ARRAY;
+    switch (lt->kind) {
+    case CF_PARQUET_LT_STRING:
+    case CF_PARQUET_LT_ENUM:
+    case CF_PARQUET_LT_JSON:
+    case CF_PARQUET_LT_BSON: return bytes;
+    case CF_PARQUET_LT_GEOMETRY:
+    case CF_PARQUET_LT_GEOGRAPHY: return t == CF_PARQUET_BYTE_ARRAY;
+    case CF_PARQUET_LT_DECIMAL: return bytes || t == CF_PARQUET_INT32 || t == CF_PARQUET_INT64;
+    case CF_PARQUET_LT_DATE: return t == CF_PARQUET_INT32;
+    case CF_PARQUET_LT_TIME:
+        return t == (lt->unit == CF_PARQUET_MILLIS ? CF_PARQUET_INT32 : CF_PARQUET_INT64);
+    case CF_PARQUET_LT_TIMESTAMP: return t == CF_PARQUET_INT64;
+    case CF_PARQUET_LT_INTEGER:
+        if (lt->bit_width == 64)
+            return t == CF_PARQUET_INT64;
+        return (lt->bit_width == 8 || lt->bit_width == 16 || lt->bit_width == 32) &&
+               t == CF_PARQUET_INT32;
+    case CF_PARQUET_LT_UUID: return t == CF_PARQUET_FIXED_LEN_BYTE_ARRAY && e->type_length == 16;
+    case CF_PARQUET_LT_FLOAT16: return t == CF_PARQUET_FIXED_LEN_BYTE_ARRAY && e->type_length == 2;
+    case CF_PARQUET_LT_LIST:
+    case CF_PARQUET_LT_MAP:
+    case CF_PARQUET_LT_VARIANT: return false; /* group annotations */
+    default: return true;                     /* none, UNKNOWN (nulls), unsupported */
+    }
+}
+
 void cf_pq_schema_dispose(cf_pq_schema *s)
 {
     cf_free(s->nodes);
@@ -157,8 +207,8 @@ cf_status cf_pq_schema_build(cf_pq_schema *s, const cf_parquet_schema_element *e
         n->column = -1;
         ((const cf_parquet_node **)parent->children)[parent->child_count - left[top - 1]] = n;
         left[top - 1]--;
-        if (e->name.len == 0)
-            ELEM_FAIL(err, i, e, "empty name");
+        /* An empty name is read as one (DuckDB writes a UNION's tag so, and
+         * reads it back as a struct field named ""). */
         if (n->depth > CF_PQ_MAX_SCHEMA_DEPTH)
             ELEM_FAIL(err, i, e, "nested deeper than %d levels", CF_PQ_MAX_SCHEMA_DEPTH);
         /* A missing repetition on a non-root element reads as REQUIRED, as the
@@ -169,6 +219,8 @@ cf_status cf_pq_schema_build(cf_pq_schema *s, const cf_parquet_schema_element *e
         n->max_def = (uint16_t)(parent->max_def + (n->repetition != CF_PARQUET_REQUIRED));
         n->max_rep = (uint16_t)(parent->max_rep + (n->repetition == CF_PARQUET_REPEATED));
         n->logical = cf_pq_resolve_logical(e);
+        if (converted_unknown(e))
+            ELEM_FAIL(err, i, e, "unknown converted_type %" PRId32, e->converted_type);
         if (e->has_num_children && e->num_children < 0)
             ELEM_FAIL(err, i, e, "num_children %" PRId32 " < 0", e->num_children);
         i++;
@@ -193,6 +245,14 @@ cf_status cf_pq_schema_build(cf_pq_schema *s, const cf_parquet_schema_element *e
         if (e->type == CF_PARQUET_FIXED_LEN_BYTE_ARRAY &&
             (!e->has_type_length || e->type_length < 1))
             ELEM_FAIL(err, i - 1, e, "FIXED_LEN_BYTE_ARRAY without a positive type_length");
+        if (!annotation_fits(e, &n->logical)) {
+            char lt[64], len[24] = "";
+            if (e->type == CF_PARQUET_FIXED_LEN_BYTE_ARRAY)
+                snprintf(len, sizeof len, "(%" PRId32 ")", e->type_length);
+            ELEM_FAIL(err, i - 1, e, "%s annotation on physical type %s%s",
+                      cf_parquet_logical_str(&n->logical, lt, sizeof lt),
+                      cf_parquet_type_name(e->type), len);
+        }
         n->column = (int32_t)leaves++;
         path_total += n->depth;
     }

@@ -310,7 +310,12 @@ static bool refill(cf_rle_decoder *d)
                 v |= (uint64_t)d->p[i] << (8 * i);
             d->p += vb;
             /* §7.2: for bitmaps any non-zero byte means "true". */
-            d->rep_value = w == 1 ? (v != 0) : (v & width_mask(w));
+            if (d->raw_repeats) {
+                d->rep_value = v;
+                d->rep_max = v > d->rep_max ? v : d->rep_max;
+            } else {
+                d->rep_value = w == 1 ? (v != 0) : (v & width_mask(w));
+            }
             d->rep_left = ind >> 1;
         }
     }

@@ -58,6 +58,12 @@ typedef struct cf_rle_decoder {
     const uint8_t *lit_p;   /* literal bits */
     const uint8_t *lit_end; /* end of the literal run's bytes present in the buffer */
     uint64_t lit_bit;       /* bit position within the literal run */
+    /* Repeated values as stored (all ceil(width/8) bytes), not cut to the
+     * width: Parquet's readers take them so, and check them against the
+     * column's maximum level or the dictionary's size, so a value too wide is
+     * damage there, not another valid value. Set after cf_rle_dec_init. */
+    bool raw_repeats;
+    uint64_t rep_max; /* with raw_repeats: the largest repeated value loaded */
 } cf_rle_decoder;
 
 void cf_rle_dec_init(cf_rle_decoder *d, const uint8_t *data, size_t len, unsigned width);

@@ -173,11 +173,12 @@ static void test_metadata__page_header_errors(void **state)
     assert_int_equal(h.dictionary_page.num_values, 3);
     assert_int_equal(got, b.len);
 
-    /* A field of the wrong wire type. */
+    /* A field of the wrong wire type is skipped as unknown (test_pq_mistyped.c):
+     * here the required type, so it is missing. */
     uint8_t bad[] = {0x18, 0x01, 'x', 0x00};
     CF_ASSERT_STATUS(cf_pq_page_header_decode(&h, &got, bad, sizeof(bad), 0, &err), CF_ECORRUPT,
                      &err);
-    assert_non_null(strstr(err.msg, "expected an integer, found a binary"));
+    assert_non_null(strstr(err.msg, "PageHeader: required field type (1) missing"));
     cf_buf_dispose(&b);
 }
 
@@ -292,8 +293,6 @@ static void test_metadata__schema_errors(void **state)
     expect_schema_error(e, 2, CF_ECORRUPT, "unknown physical type 8");
     e[1] = el("a", CF_PARQUET_FIXED_LEN_BYTE_ARRAY, 0, -1);
     expect_schema_error(e, 2, CF_ECORRUPT, "FIXED_LEN_BYTE_ARRAY without a positive type_length");
-    e[1] = el("", CF_PARQUET_INT32, 0, -1);
-    expect_schema_error(e, 2, CF_ECORRUPT, "schema element 1 (\"\"): empty name");
     e[1] = el("a", CF_PARQUET_INT32, 3, -1);
     expect_schema_error(e, 2, CF_ECORRUPT, "unknown repetition type 3");
     e[1] = el("a", -1, 0, 0);
@@ -570,13 +569,23 @@ static void test_metadata__file_round_trip(void **state)
     cf_parquet_free(pq);
     cf_io_free(io);
 
-    /* Logical members: TIME, DECIMAL, an unknown member id (read as none). */
+    /* Logical members: TIME, DECIMAL, an unknown member id (read as none).
+     * TIME(MICROS) and FLOAT16 do not fit the column's INT32: refused naming
+     * what was decoded (test_pq_annotations.c). */
     int members[] = {CF_PARQUET_LT_TIME, CF_PARQUET_LT_DECIMAL, 40, CF_PARQUET_LT_FLOAT16};
     const char *want[] = {"TIME(MICROS,true)", "DECIMAL(12,3)", "", "FLOAT16"};
     for (int i = 0; i < 4; i++) {
         cf_buf_clear(&f);
         o.logical_member = members[i];
         build_file(&f, &o);
+        if (members[i] == CF_PARQUET_LT_TIME || members[i] == CF_PARQUET_LT_FLOAT16) {
+            char msg[80];
+            snprintf(msg, sizeof msg, "%s annotation on physical type INT32", want[i]);
+            CF_ASSERT_STATUS(open_buf(&pq, &f, &io, &err), CF_ECORRUPT, &err);
+            assert_non_null(strstr(err.msg, msg));
+            cf_io_free(io);
+            continue;
+        }
         CF_ASSERT_OK(open_buf(&pq, &f, &io, &err), &err);
         assert_string_equal(
             cf_parquet_logical_str(&cf_parquet_meta(pq)->schema[1].logical, buf, 64), want[i]);

@@ -124,6 +124,28 @@ static void test_pq_levels__level_above_max(void **state)
         assert_int_equal(lv[i], 0);
     CF_ASSERT_STATUS(cf_pq_levels_decode(lv, 8, CF_PQE_PLAIN, 1, false, stream, 2, &used, &err),
                      CF_ECORRUPT, &err);
+    /* A repeated run's value is a whole byte: at width 1 (an OPTIONAL column)
+     * it can say 2 or 3, at width 2 (max 3) 4 or 255. Damage, not 1 or 0. */
+    static const struct {
+        uint8_t v;
+        uint16_t max;
+    } wide[] = {{2, 1}, {3, 1}, {255, 1}, {4, 3}, {7, 3}, {255, 3}, {8, 7}};
+    for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++) {
+        const uint8_t run[] = {0x10, wide[i].v};
+        CF_ASSERT_STATUS(
+            cf_pq_levels_decode(lv, 8, CF_PQE_RLE, wide[i].max, false, run, 2, &used, &err),
+            CF_ECORRUPT, &err);
+        assert_non_null(strstr(err.msg, "exceeds the maximum"));
+    }
+    /* Dictionary indices too: a width-1 run of 2 is index 2, outside a
+     * 2-entry dictionary, inside a 3-entry one (as DuckDB reads it). */
+    const uint8_t idx_run[] = {0x01, 0x10, 0x02};
+    uint32_t idx[8];
+    CF_ASSERT_STATUS(cf_pq_dict_indices_decode(idx, 8, 2, idx_run, sizeof idx_run, &err),
+                     CF_ECORRUPT, &err);
+    assert_non_null(strstr(err.msg, "index 2 of value 0"));
+    CF_ASSERT_OK(cf_pq_dict_indices_decode(idx, 8, 3, idx_run, sizeof idx_run, &err), &err);
+    assert_int_equal(idx[7], 2);
 }
 
 /* Bit width 0: runs carry no value bytes (a 1-entry dictionary). */

@@ -6,7 +6,8 @@
  * legacy converted types in): DECIMAL as exact decimal text, DATE as a
  * proleptic Gregorian date with astronomical years, INT96 as microseconds,
  * FLOAT16 widened to double, UUID in its dashed form, strings as JSON
- * strings, other binary as lower-case hex. */
+ * strings (bytes of a string column that are not UTF-8 as {"hex": "..."}, as
+ * the CFile dump prints them), other binary as lower-case hex. */
 #include "pq_values.h"
 
 #include <inttypes.h>
@@ -65,7 +66,8 @@ static double half_to_double(uint16_t h)
 
 /* A JSON string of bytes: valid UTF-8 passes, control characters and
  * quotes are escaped, a byte that is not UTF-8 becomes \u00XX (its Latin-1
- * reading) so the document stays valid. */
+ * reading) so the document stays valid. Used as is only for field names (JSON
+ * keys); values check cf_utf8_valid first. */
 void cf_pq_put_string(FILE *f, const uint8_t *p, size_t n)
 {
     putc('"', f);
@@ -347,7 +349,16 @@ static void put_primitive(FILE *f, const cf_parquet_array *a, size_t i)
         fprintf(f, "{\"months\":%" PRIu32 ",\"days\":%" PRIu32 ",\"millis\":%" PRIu32 "}", le32(p),
                 le32(p + 4), le32(p + 8));
     } else if (is_string_annotated(n)) {
-        cf_pq_put_string(f, p, len);
+        /* Bytes that are not UTF-8 are not a string: printed in a form no
+         * string has (the CFile dump's), never as escapes that would read as
+         * another, valid string. */
+        if (cf_utf8_valid(p, len)) {
+            cf_pq_put_string(f, p, len);
+        } else {
+            fputs("{\"hex\":", f);
+            put_hex(f, p, len);
+            putc('}', f);
+        }
     } else {
         put_hex(f, p, len);
     }
