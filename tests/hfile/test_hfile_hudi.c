@@ -210,7 +210,17 @@ typedef struct hudi11 {
     uint32_t bpc;          /* bytes per checksum in the headers (Hudi: 16384) */
     int ck_extra;          /* bytes added to the checksum area (damage cases) */
     const char *value_pad; /* appended to each value, to make blocks big */
+    int key_pad;           /* bytes of 'k' appended to each record key */
 } hudi11;
+
+static void key11(char *out, size_t cap, const hudi11 *o, int i)
+{
+    row_key(out, cap, i);
+    size_t l = strlen(out);
+    for (int j = 0; j < o->key_pad && l + 1 < cap; j++)
+        out[l++] = 'k';
+    out[l] = '\0';
+}
 
 static void block11(cf_buf *f, const hudi11 *o, const char *magic, const cf_buf *payload,
                     int64_t prev)
@@ -255,7 +265,7 @@ static void build11(cf_buf *f, const hudi11 *o)
     cf_buf p, idx;
     cf_buf_init(&p);
     cf_buf_init(&idx);
-    char k[32], v[600];
+    char k[300], v[600];
     size_t entries = 0, data_bytes = 0;
     int64_t first_off = -1, last_off = 0, prev = -1;
     int first_in_block = 0;
@@ -270,10 +280,13 @@ static void build11(cf_buf *f, const hudi11 *o)
             last_off = (int64_t)off;
             /* The next data block's "previous" offset is where it starts itself. */
             prev = (int64_t)f->len;
-            row_key(k, sizeof(k), first_in_block);
+            key11(k, sizeof(k), o, first_in_block);
             put_be64(&idx, off);
             cf_buf_put_be32(&idx, (uint32_t)(f->len - off));
-            cf_buf_put_u8(&idx, (uint8_t)(2 + strlen(k)));
+            /* Hudi writes this length as a protobuf varint (CodedOutputStream),
+             * where HBase and Hudi's reader take a Hadoop vint: the same byte
+             * below 128, not above. */
+            cf_buf_put_varint32(&idx, (uint32_t)(2 + strlen(k)));
             put_be16(&idx, (uint16_t)strlen(k));
             cf_buf_append(&idx, k, strlen(k));
             entries++;
@@ -282,7 +295,7 @@ static void build11(cf_buf *f, const hudi11 *o)
             if (i == o->n)
                 break;
         }
-        row_key(k, sizeof(k), i);
+        key11(k, sizeof(k), o, i);
         value_of(v, sizeof(v), o, i);
         size_t kl = strlen(k), vl = strlen(v);
         cf_buf_put_be32(&p, (uint32_t)(kl + 12));
@@ -311,12 +324,12 @@ static void build11(cf_buf *f, const hudi11 *o)
     cf_buf_append(&p, "bloomFilter", 11);
     block11(f, o, "IDXROOT2", &p, -1);
     uint64_t fi_off = f->len;
-    uint8_t zero8[8] = {0}, kvv[4] = {0, 0, 0, 1}, avg[4] = {0, 0, 0, 15}, last[40];
+    uint8_t zero8[8] = {0}, kvv[4] = {0, 0, 0, 1}, avg[4] = {0, 0, 0, 15}, last[302];
     /* Hudi's LASTKEY: 2-byte length + key, empty in an empty file. */
     size_t last_len = 0;
     if (o->n > 0) {
-        row_key(k, sizeof(k), o->n - 1);
-        last[0] = 0;
+        key11(k, sizeof(k), o, o->n - 1);
+        last[0] = (uint8_t)(strlen(k) >> 8);
         last[1] = (uint8_t)strlen(k);
         memcpy(last + 2, k, strlen(k));
         last_len = 2 + strlen(k);
@@ -411,7 +424,7 @@ static void check11(const hudi11 *o)
     assert_int_equal(blocks, in->num_data_blocks + 4);
     cf_hfile_iter *it;
     CF_ASSERT_OK(cf_hfile_iter_create(&it, h, &err), &err);
-    char k[32], v[600];
+    char k[300], v[600];
     int i = 0;
     for (;; i++) {
         cf_hfile_cell c;
@@ -419,7 +432,7 @@ static void check11(const hudi11 *o)
         CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
         if (!has)
             break;
-        row_key(k, sizeof(k), i);
+        key11(k, sizeof(k), o, i);
         value_of(v, sizeof(v), o, i);
         CF_ASSERT_BYTES(c.row.data, c.row.len, k, strlen(k));
         CF_ASSERT_BYTES(c.value.data, c.value.len, v, strlen(v));
@@ -429,7 +442,7 @@ static void check11(const hudi11 *o)
     assert_int_equal(i, o->n);
     /* Every row is found by a seek through the row-only index keys. */
     for (int j = 0; j < o->n; j += 7) {
-        row_key(k, sizeof(k), j);
+        key11(k, sizeof(k), o, j);
         CF_ASSERT_OK(cf_hfile_iter_seek_row(it, k, strlen(k), &err), &err);
         cf_hfile_cell c;
         bool has;
@@ -489,6 +502,19 @@ static void test_hfile__hudi_1_1_null_checksum_damage(void **state)
     assert_non_null(strstr(err.msg, "4 checksum bytes with checksum type NULL, expected 0"));
     cf_io_free(io);
     check11(&(hudi11){.n = 10, .block_size = 65536, .codec = CF_HFILE_NONE, .bpc = 0});
+    /* Index keys of 126 bytes and more: Hudi's writer spells their length as a
+     * protobuf varint, which Hudi's own reader and HBase read as a Hadoop vint
+     * and fail on; so do we, naming the entry (up to 125 bytes both agree). */
+    check11(&(hudi11){
+        .n = 30, .block_size = 1024, .codec = CF_HFILE_NONE, .bpc = 16384, .key_pad = 108});
+    CF_ASSERT_STATUS(
+        open11(
+            &(hudi11){
+                .n = 30, .block_size = 1024, .codec = CF_HFILE_NONE, .bpc = 16384, .key_pad = 200},
+            &f, &io, &h, &err),
+        CF_ECORRUPT, &err);
+    assert_non_null(strstr(err.msg, "root data index: entry 0"));
+    cf_io_free(io);
     cf_buf_dispose(&f);
 }
 
