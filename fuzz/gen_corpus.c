@@ -890,7 +890,8 @@ static void parquet_seeds(void)
 }
 
 /* HFiles our writer writes with each data block encoding and each codec
- * (small blocks, tags, mvcc), with checksums verified (opt 1) and skipped
+ * (small blocks, tags, mvcc; two with checksum type NULL, as Hudi 1.1+ writes
+ * blocks), with checksums verified (opt 1) and skipped
  * (opt 0) so mutations reach the decoders. The real HBase, Hudi, Phoenix,
  * Kylin and Bigtable files of corpus/fuzz_hfile/ were added by hand. */
 static void hfile_seeds(void)
@@ -899,17 +900,20 @@ static void hfile_seeds(void)
         int enc;
         uint32_t codec;
         bool tags;
+        bool null_ck; /* checksum type NULL, its area zero-filled (Hudi 1.1+) */
     } v[] = {
-        {CF_HFILE_DBE_PREFIX, CF_HFILE_NONE, true},
-        {CF_HFILE_DBE_DIFF, CF_HFILE_NONE, false},
-        {CF_HFILE_DBE_FAST_DIFF, CF_HFILE_NONE, true},
-        {CF_HFILE_DBE_ROW_INDEX_V1, CF_HFILE_NONE, true},
-        {CF_HFILE_DBE_NONE, CF_HFILE_GZ, false},
-        {CF_HFILE_DBE_NONE, CF_HFILE_SNAPPY, false},
-        {CF_HFILE_DBE_NONE, CF_HFILE_LZ4, false},
-        {CF_HFILE_DBE_FAST_DIFF, CF_HFILE_LZO, false},
-        {CF_HFILE_DBE_DIFF, CF_HFILE_ZSTD, true},
-        {CF_HFILE_DBE_PREFIX, CF_HFILE_BZIP2, false},
+        {CF_HFILE_DBE_PREFIX, CF_HFILE_NONE, true, false},
+        {CF_HFILE_DBE_DIFF, CF_HFILE_NONE, false, false},
+        {CF_HFILE_DBE_FAST_DIFF, CF_HFILE_NONE, true, false},
+        {CF_HFILE_DBE_ROW_INDEX_V1, CF_HFILE_NONE, true, false},
+        {CF_HFILE_DBE_NONE, CF_HFILE_GZ, false, false},
+        {CF_HFILE_DBE_NONE, CF_HFILE_SNAPPY, false, false},
+        {CF_HFILE_DBE_NONE, CF_HFILE_LZ4, false, false},
+        {CF_HFILE_DBE_FAST_DIFF, CF_HFILE_LZO, false, false},
+        {CF_HFILE_DBE_DIFF, CF_HFILE_ZSTD, true, false},
+        {CF_HFILE_DBE_PREFIX, CF_HFILE_BZIP2, false, false},
+        {CF_HFILE_DBE_NONE, CF_HFILE_NONE, false, true},
+        {CF_HFILE_DBE_NONE, CF_HFILE_GZ, false, true},
     };
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         cf_error err = {0};
@@ -923,6 +927,8 @@ static void hfile_seeds(void)
         o.include_tags = v[i].tags;
         o.block_size = 256;
         o.row_bloom = i % 2 == 0;
+        if (v[i].null_ck)
+            o.checksum_type = 0;
         cf_hfile_writer *w;
         if (cf_hfile_writer_create(&w, io, &o, &err) != CF_OK)
             die("hfile seed", &err);
@@ -950,8 +956,9 @@ static void hfile_seeds(void)
         cf_slice f = cf_io_mem_contents(io);
         char name[64];
         for (uint8_t opt = 0; opt < 2; opt++) {
-            snprintf(name, sizeof name, "written_%s_%s%s", cf_hfile_encoding_name(o.encoding),
-                     cf_hfile_codec_name(o.compression), opt ? "" : "_nocrc");
+            snprintf(name, sizeof name, "written_%s_%s%s%s", cf_hfile_encoding_name(o.encoding),
+                     cf_hfile_codec_name(o.compression), v[i].null_ck ? "_nullck" : "",
+                     opt ? "" : "_nocrc");
             put_opt_file("fuzz_hfile", name, opt, f.data, f.len);
         }
         cf_io_free(io);

@@ -386,6 +386,9 @@ typedef struct cf_hfile_writer_options {
                                   * PREFIX, DIFF and FAST_DIFF need one family per file */
     bool compress_tags;          /* tags in PREFIX/DIFF/FAST_DIFF blocks dictionary-
                                   * compressed (default true, HBase's COMPRESS_TAGS) */
+    uint8_t checksum_type;       /* block checksums: 0 NULL, 1 CRC32, 2 CRC32C (default 2).
+                                  * NULL writes the checksum area zero-filled, as HBase and
+                                  * Hudi 1.1+ (hudi-io) do; readers do not verify it */
 } cf_hfile_writer_options;
 
 CF_API void cf_hfile_writer_options_init(cf_hfile_writer_options *opts);

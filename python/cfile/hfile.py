@@ -69,7 +69,7 @@ class CWriterOptions(ctypes.Structure):
         ("bloom_error_rate", ctypes.c_double), ("include_mvcc", ctypes.c_bool),
         ("include_tags", ctypes.c_bool), ("create_time", ctypes.c_int64),
         ("comparator", ctypes.c_char_p), ("encoding", ctypes.c_int),
-        ("compress_tags", ctypes.c_bool),
+        ("compress_tags", ctypes.c_bool), ("checksum_type", ctypes.c_uint8),
     ]
 
 

@@ -107,17 +107,24 @@ cf_status cf_hfile_read_block(const cf_hfile *h, uint64_t off, uint32_t expect_s
                  "block at offset %" PRIu64 ": data size %" PRIu32 " outside [%u, %zu]", off, dsz,
                  hs, total);
         size_t ck_bytes = total - dsz;
+        size_t bpc = hdr->bytes_per_checksum;
+        size_t chunks = bpc == 0 ? 0 : dsz / bpc + (dsz % bpc != 0);
         if (hdr->checksum_type == 0) {
-            CF_CHECK(ck_bytes == 0, err, CF_ECORRUPT,
-                     "block at offset %" PRIu64 ": %zu checksum bytes with checksum type NULL", off,
-                     ck_bytes);
+            /* Type NULL: HBase sizes the checksum area from bytes per checksum
+             * all the same (none when that is 0) and skips verifying it; its
+             * writer and Hudi's 1.1+ writer fill it with zeros. Hudi's first
+             * native writer left the area out, which Hudi's reader, never
+             * looking at it, reads too. */
+            CF_CHECK(ck_bytes == 0 || ck_bytes == chunks * 4, err, CF_ECORRUPT,
+                     "block at offset %" PRIu64 ": %zu checksum bytes with checksum type NULL, "
+                     "expected %zu or none",
+                     off, ck_bytes, chunks * 4);
         } else {
             CF_CHECK(hdr->checksum_type <= 2, err, CF_ECORRUPT,
                      "block at offset %" PRIu64 ": unknown checksum type %u", off,
                      hdr->checksum_type);
-            CF_CHECK(hdr->bytes_per_checksum > 0, err, CF_ECORRUPT,
+            CF_CHECK(bpc > 0, err, CF_ECORRUPT,
                      "block at offset %" PRIu64 ": zero bytes per checksum", off);
-            size_t chunks = dsz / hdr->bytes_per_checksum + (dsz % hdr->bytes_per_checksum != 0);
             CF_CHECK(ck_bytes == chunks * 4, err, CF_ECORRUPT,
                      "block at offset %" PRIu64 ": %zu checksum bytes for %zu chunks", off,
                      ck_bytes, chunks);

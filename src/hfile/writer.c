@@ -10,7 +10,8 @@
  *   BLMFMET2 | 4096-byte trailer (magic, delimited FileTrailerProto, zeros,
  *   version 0x03000003)
  * Every block: 33-byte header, payload compressed with the file's codec,
- * CRC32C over header + payload in chunks of bytes_per_checksum.
+ * checksums (CRC32C unless the options say CRC32 or NULL) over header + payload
+ * in chunks of bytes_per_checksum.
  * Non-first data blocks are indexed by HBase's shortened "mid-point" key.
  */
 #include "internal.h"
@@ -89,6 +90,7 @@ void cf_hfile_writer_options_init(cf_hfile_writer_options *opts)
     opts->compression = CF_HFILE_NONE;
     opts->block_size = 65536;
     opts->bytes_per_checksum = 16384;
+    opts->checksum_type = 2;
     opts->index_block_size = 131072;
     opts->index_min_entries = 16;
     opts->row_bloom = true;
@@ -222,12 +224,14 @@ static cf_status write_block(cf_hfile_writer *w, const char *magic, const uint8_
     cf_store_be32(h + 8, (uint32_t)(data - HF_HDR_CKSUM + chunks * 4));
     cf_store_be32(h + 12, (uint32_t)len);
     cf_store_be64(h + 16, (uint64_t)w->prev_off[k]);
-    h[24] = 2; /* CRC32C */
+    uint8_t ck = w->o.checksum_type;
+    h[24] = ck;
     cf_store_be32(h + 25, (uint32_t)bpc);
     cf_store_be32(h + 29, (uint32_t)data);
+    /* Type NULL keeps the area, zero-filled, as HBase's and Hudi's writers do. */
     for (size_t pos = 0; pos < data; pos += bpc) {
         size_t n = data - pos < bpc ? data - pos : bpc;
-        cf_buf_put_be32(o, cf_hfile_checksum(2, o->data + pos, n));
+        cf_buf_put_be32(o, ck == 0 ? 0 : cf_hfile_checksum(ck, o->data + pos, n));
     }
     CF_TRY(cf_buf_status(o));
     uint64_t off = w->pos;
@@ -512,6 +516,8 @@ cf_status cf_hfile_writer_create(cf_hfile_writer **out, cf_io *io,
     CF_CHECK(opts->bytes_per_checksum >= 512, err, CF_EINVAL,
              "hfile writer: bytes_per_checksum %" PRIu32 " (minimum 512)",
              opts->bytes_per_checksum);
+    CF_CHECK(opts->checksum_type <= 2, err, CF_EINVAL,
+             "hfile writer: checksum type %u (0 NULL, 1 CRC32, 2 CRC32C)", opts->checksum_type);
     CF_CHECK(opts->index_block_size >= 256, err, CF_EINVAL,
              "hfile writer: index_block_size %" PRIu32, opts->index_block_size);
     CF_CHECK(!opts->row_bloom ||

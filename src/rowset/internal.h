@@ -146,7 +146,14 @@ void cf_rowset_scanner_set_window_rows(cf_rowset_scanner *sc, size_t rows);
  * timeout_ms: CF_EBUSY naming the holder when it stays taken. *fd = the lock,
  * held until cf_rs_lock_release. */
 cf_status cf_rs_lock_acquire(int *fd, const char *dir, uint32_t timeout_ms, cf_error *err);
+/* The same; *created (may be NULL) says whether this call made dir/LOCK. */
+cf_status cf_rs_lock_acquire2(int *fd, bool *created, const char *dir, uint32_t timeout_ms,
+                              cf_error *err);
 void cf_rs_lock_release(int fd); /* fd < 0 is a no-op */
+/* Delete dir/LOCK while still holding it (fd from cf_rs_lock_acquire*), then
+ * release it: for a LOCK this run made in a directory it gives up. A waiter
+ * that gets the old file then sees it is gone and locks the new one. */
+void cf_rs_lock_remove(int fd, const char *dir);
 /* The directory whose LOCK guards rowset directory dir (malloc'd; NULL when out
  * of memory): the table's for an rs-<n> beside a TABLET, else dir. */
 char *cf_rs_lock_dir(const char *dir);

@@ -1,8 +1,11 @@
 /* The writer lock of a table (docs/ROWSET.md "One writer, many readers").
  *
- * An exclusive flock(2) on DIR/LOCK, a file that is created when missing and
- * never deleted (GC leaves it alone: deleting it while a waiter holds it open
- * would let two writers each lock a different inode). flock locks belong to the
+ * An exclusive flock(2) on DIR/LOCK, a file that is created when missing. GC
+ * leaves it alone. Only a run that made a directory's LOCK and then gives the
+ * directory up (a refused or failed new table) deletes it again, and only while
+ * holding it (cf_rs_lock_remove): a waiter that then gets the flock finds the
+ * path no longer names its file and starts over on the new one, so no two
+ * writers ever hold locks on different inodes. flock locks belong to the
  * open file description, so two handles in one process conflict just as two
  * processes do, and the kernel drops the lock when its holder dies: a crashed
  * writer never leaves the table locked. Once locked, the holder writes "pid P
@@ -86,47 +89,105 @@ static void read_holder(int fd, char *dst, size_t cap)
         snprintf(dst, cap, "holder unknown");
 }
 
-cf_status cf_rs_lock_acquire(int *fd_out, const char *dir, uint32_t timeout_ms, cf_error *err)
+/* Whether fd is still the file at path (the LOCK was not deleted or replaced
+ * while we waited for it). */
+static bool still_named(int fd, const char *path)
+{
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+cf_status cf_rs_lock_acquire2(int *fd_out, bool *created, const char *dir, uint32_t timeout_ms,
+                              cf_error *err)
 {
     *fd_out = -1;
+    if (created)
+        *created = false;
     char *path = cf_rs_path(dir, CF_RS_LOCK);
     CF_CHECK(path != NULL, err, CF_ENOMEM, "lock: out of memory");
-    /* O_NOFOLLOW: a LOCK that is a symlink is not ours to write through. */
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
-    int e = errno;
-    cf_free(path);
-    if (fd < 0)
-        CF_FAIL(err, e == ENOENT ? CF_ENOTFOUND : CF_EIO, "%s: cannot open %s: %s", dir, CF_RS_LOCK,
-                strerror(e));
     uint64_t start = now_ms();
     uint64_t nap = 1;
+    int fd = -1, e = 0;
+    bool made = false;
+    cf_status st = CF_OK;
     for (;;) {
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-            break;
+        if (fd < 0) {
+            /* O_NOFOLLOW: a LOCK that is a symlink is not ours to write through.
+             * O_EXCL first, to know whether this run made the file. */
+            fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+            made = fd >= 0;
+            if (fd < 0 && errno == EEXIST) {
+                fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+                /* Deleted between the two opens: again, within the wait. */
+                if (fd < 0 && errno == ENOENT && now_ms() - start <= timeout_ms)
+                    continue;
+            }
+            if (fd < 0) {
+                e = errno;
+                st = cf_error_set(err, e == ENOENT ? CF_ENOTFOUND : CF_EIO, __FILE__, __LINE__,
+                                  "%s: cannot open %s: %s", dir, CF_RS_LOCK, strerror(e));
+                break;
+            }
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            if (still_named(fd, path))
+                break;
+            /* Its maker removed it while we waited: lock the LOCK there is now. */
+            close(fd);
+            fd = -1;
+            continue;
+        }
         e = errno;
         if (e == EINTR)
             continue;
         if (e != EWOULDBLOCK) {
             close(fd);
-            CF_FAIL(err, CF_EIO, "%s: cannot lock %s: %s", dir, CF_RS_LOCK, strerror(e));
+            fd = -1;
+            st = cf_error_set(err, CF_EIO, __FILE__, __LINE__, "%s: cannot lock %s: %s", dir,
+                              CF_RS_LOCK, strerror(e));
+            break;
         }
         uint64_t waited = now_ms() - start;
         if (waited >= timeout_ms) {
             char holder[160];
             read_holder(fd, holder, sizeof(holder));
             close(fd);
-            CF_FAIL(err, CF_EBUSY,
-                    "%s: another writer holds the table lock (%s); gave up after %u ms", dir,
-                    holder, timeout_ms);
+            fd = -1;
+            st = cf_error_set(err, CF_EBUSY, __FILE__, __LINE__,
+                              "%s: another writer holds the table lock (%s); gave up after %u ms",
+                              dir, holder, timeout_ms);
+            break;
         }
         uint64_t left = timeout_ms - waited;
         sleep_ms(nap < left ? nap : left);
         if (nap < 50)
             nap *= 2;
     }
+    cf_free(path);
+    if (st != CF_OK)
+        return st;
     write_holder(fd);
     *fd_out = fd;
+    if (created)
+        *created = made;
     return CF_OK;
+}
+
+cf_status cf_rs_lock_acquire(int *fd_out, const char *dir, uint32_t timeout_ms, cf_error *err)
+{
+    return cf_rs_lock_acquire2(fd_out, NULL, dir, timeout_ms, err);
+}
+
+void cf_rs_lock_remove(int fd, const char *dir)
+{
+    if (fd < 0)
+        return;
+    char *path = cf_rs_path(dir, CF_RS_LOCK);
+    if (path != NULL && still_named(fd, path))
+        unlink(path);
+    cf_free(path);
+    close(fd); /* drops the flock */
 }
 
 void cf_rs_lock_release(int fd)

@@ -55,9 +55,10 @@ static void file_name(char *dst, size_t cap, uint64_t id, const char *what)
     snprintf(dst, cap, "%" PRIu64 ".%s", id, what);
 }
 
-static cf_status make_dir(const char *dir, cf_error *err)
+static cf_status make_dir(const char *dir, bool *made, cf_error *err)
 {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    *made = mkdir(dir, 0777) == 0;
+    if (!*made && errno != EEXIST)
         CF_FAIL(err, CF_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
     struct stat sb;
     CF_CHECK(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode), err, CF_EINVAL, "%s: not a directory",
@@ -234,15 +235,22 @@ cf_status cf_rowset_writer_create(cf_rowset_writer **out, const char *dir, const
         opts = &dflt;
     }
     CF_TRY(cf_rs_check_ts_range(opts->insert_ts, err));
-    CF_TRY(make_dir(dir, err));
+    bool made_dir, made_lock = false;
+    CF_TRY(make_dir(dir, &made_dir, err));
     /* Everything below reads and writes under the lock, so the checks hold until
      * the MANIFEST is written. */
     char *ld = cf_rs_lock_dir(dir);
-    CF_CHECK(ld != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
-    int lock_fd;
-    cf_status st = cf_rs_lock_acquire(&lock_fd, ld, opts->lock_timeout_ms, err);
-    cf_free(ld);
-    CF_TRY(st);
+    int lock_fd = -1;
+    cf_status st =
+        ld == NULL
+            ? cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__, "rowset writer: out of memory")
+            : cf_rs_lock_acquire2(&lock_fd, &made_lock, ld, opts->lock_timeout_ms, err);
+    if (st != CF_OK) {
+        cf_free(ld);
+        if (made_dir)
+            rmdir(dir);
+        return st;
+    }
     cf_rs_manifest old;
     cf_error e2;
     uint64_t gen = 0, next = 1, last = 0;
@@ -295,7 +303,15 @@ cf_status cf_rowset_writer_create(cf_rowset_writer **out, const char *dir, const
     *out = w;
 out:
     cf_free(tablet);
-    cf_rs_lock_release(lock_fd);
+    /* Refused or failed: what this call made goes again (a LOCK only while still
+     * held; the directory only when it is empty). */
+    if (st != CF_OK && made_lock)
+        cf_rs_lock_remove(lock_fd, ld);
+    else
+        cf_rs_lock_release(lock_fd);
+    if (st != CF_OK && made_dir)
+        rmdir(dir);
+    cf_free(ld);
     return st;
 }
 

@@ -605,6 +605,28 @@ static void test_hfile_cli__write_round_trips(void **state)
     EXPECT_RC(m, 0);
     assert_non_null(strstr(m.out, "\"compression\":\"LZO\",\"data_block_encoding\":\"FAST_DIFF\""));
     done(&m);
+    /* Checksum type NULL (as Hudi 1.1+ writes its blocks) and CRC32. */
+    const char *crc32[] = {"--checksum", "crc32", "--block-size", "200", NULL};
+    round_trip(crc32, false, true, 10);
+    run b;
+    CLI(&b, "hfile", "blocks", "--headers", "--json", tpath("rt.hfile"));
+    EXPECT_RC(b, 0);
+    assert_non_null(strstr(b.out, "\"checksum_type\":\"CRC32\""));
+    assert_null(strstr(b.out, "\"checksum_type\":\"CRC32C\""));
+    done(&b);
+    const char *null_ck[] = {"--checksum",   "NULL", "--compression", "gz",
+                             "--block-size", "200",  "--no-bloom",    NULL};
+    round_trip(null_ck, false, true, 11);
+    CLI(&b, "hfile", "blocks", "--headers", "--json", tpath("rt.hfile"));
+    EXPECT_RC(b, 0);
+    assert_non_null(strstr(b.out, "\"checksum_type\":\"NULL\""));
+    assert_null(strstr(b.out, "\"checksum_type\":\"CRC"));
+    done(&b);
+    /* verify does not claim to have verified what type NULL leaves unchecked. */
+    CLI(&b, "hfile", "verify", tpath("rt.hfile"));
+    EXPECT_RC(b, 0);
+    assert_non_null(strstr(b.out, ", no checksums to verify (type NULL)\n"));
+    done(&b);
     /* Real tags (type 1, "ab") print as T[0] and come back as hex. */
     write_str(tpath("t.jsonl"),
               "{\"row\":\"r\",\"family\":\"f\",\"qualifier\":\"q\",\"timestamp\":1,"
@@ -727,6 +749,8 @@ static void test_hfile_cli__usage_and_errors(void **state)
         {"hfile", "write", "--encoding", "PREFIX_TREE2", "x", NULL},
         {"hfile", "bloom", NULL},
         {"hfile", "seek", NULL},
+        {"hfile", "write", "--checksum", "md5", "x", NULL},
+        {"hfile", "dump", "--checksum", "NULL", "x", NULL},
     };
     for (size_t i = 0; i < sizeof(usage) / sizeof(usage[0]); i++) {
         char *argv[10] = {0};

@@ -194,6 +194,79 @@ static void test_cli_table_insert__import_into_rows(void **state)
     done(&r);
 }
 
+/* One way to name a row: --key KEY in get (repeatable), update and delete; the
+ * older positional keys still work, never mixed with --key; extra keys where one
+ * row is meant are refused rather than ignored. */
+static void test_cli_table_insert__key_option_everywhere(void **state)
+{
+    (void)state;
+    char *dir = cli_dir_path("t");
+    char *csv = cli_dir_path("k.csv");
+    write_str(csv, "id,name\n-5,neg\n1,a\n2,b\n3,c\n");
+    run r;
+    cli(&r, "table", "import", dir, "--schema", SCHEMA, csv, NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    const char *want = "{\"id\":3,\"name\":\"c\"}\n{\"id\":1,\"name\":\"a\"}\n";
+    cli(&r, "table", "get", dir, "--json", "--key", "3", "--key", "1", NULL);
+    EXPECT_RC(r, 0);
+    assert_string_equal(r.out, want);
+    done(&r);
+    cli(&r, "table", "get", dir, "--json", "3", "1", NULL);
+    EXPECT_RC(r, 0);
+    assert_string_equal(r.out, want);
+    done(&r);
+    /* A key starting with '-' is a value of --key, and --key=KEY works too. */
+    cli(&r, "table", "get", dir, "--json", "--key", "-5", "--key=2", NULL);
+    EXPECT_RC(r, 0);
+    assert_string_equal(r.out, "{\"id\":-5,\"name\":\"neg\"}\n{\"id\":2,\"name\":\"b\"}\n");
+    done(&r);
+    cli(&r, "table", "get", dir, "--key", "9", NULL);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    assert_non_null(strstr(r.err, "key 9: not found"));
+    done(&r);
+    cli(&r, "table", "get", dir, "--key", "x", NULL);
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    done(&r);
+    cli(&r, "table", "get", dir, "--key", "1", "2", NULL);
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "--key KEY or as arguments, not both (argument '2')"));
+    done(&r);
+    cli(&r, "table", "get", dir, NULL);
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "get needs a key: --key KEY"));
+    done(&r);
+    /* update and delete: one key, by --key or as the argument after DIR. */
+    cli(&r, "table", "update", dir, "--key", "1", "--key", "2", "--set", "name=z", NULL);
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "update takes one key (--key KEY), got 2"));
+    done(&r);
+    cli(&r, "table", "delete", dir, "--key", "1", "2", NULL);
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "delete takes one key"));
+    done(&r);
+    cli(&r, "table", "delete", dir, NULL);
+    EXPECT_RC(r, CF_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "delete needs --key KEY"));
+    done(&r);
+    cli(&r, "table", "update", dir, "2", "--set", "name=two", NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    cli(&r, "table", "delete", dir, "3", NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    cli(&r, "table", "delete", dir, "--key", "-5", NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    expect_scan(dir, NULL, "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":\"two\"}\n");
+    /* The help names --key for get first. */
+    cli(&r, "table", "--help", NULL);
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.out, "cfile table get DIR [--json | --format text|csv|jsonl] "
+                                  "[--as-of TS]\n                           --key KEY"));
+    done(&r);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -202,6 +275,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_cli_table_insert__values_as_text_forms, cli_dir_setup,
                                         cli_dir_teardown),
         cmocka_unit_test_setup_teardown(test_cli_table_insert__import_into_rows, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_table_insert__key_option_everywhere, cli_dir_setup,
                                         cli_dir_teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);

@@ -260,6 +260,69 @@ static void test_hfile__writer_multilevel_and_tags(void **state)
 
 /* HFile's CRC32 checksum type is zlib's CRC-32 (the library's cf_crc32), at
  * every length class its folding distinguishes. */
+typedef struct ck_area {
+    uint8_t *p; /* a copy of the file being turned into its NULL-checksum twin */
+    size_t n;
+} ck_area;
+
+static bool null_out(void *ctx, const cf_hfile_block_header *hdr)
+{
+    ck_area *a = ctx;
+    size_t end = hdr->offset + hdr->header_size + hdr->on_disk_size_without_header;
+    assert_true(end <= a->n && hdr->on_disk_data_size_with_header <= end - hdr->offset);
+    assert_int_equal(hdr->checksum_type, 2);
+    a->p[hdr->offset + 24] = 0;
+    memset(a->p + hdr->offset + hdr->on_disk_data_size_with_header, 0,
+           end - hdr->offset - hdr->on_disk_data_size_with_header);
+    return true;
+}
+
+/* Checksum type NULL keeps HBase's layout: the same file as CRC32C but for each
+ * header's type byte and a zero-filled checksum area of the same size (HBase's
+ * HFileBlock.Writer and Hudi 1.1+'s HFileBlock.serialize size it from bytes per
+ * checksum whatever the type). CRC32 reads back and verifies too. */
+static void test_hfile__writer_checksum_types(void **state)
+{
+    (void)state;
+    cf_hfile_writer_options o;
+    cf_hfile_writer_options_init(&o);
+    assert_int_equal(o.checksum_type, 2);
+    o.compression = CF_HFILE_GZ;
+    o.block_size = 4096;
+    o.bytes_per_checksum = 512;
+    bytes crc32c = write_file(&o, 3000, 3, true);
+    o.checksum_type = 0;
+    bytes none = write_file(&o, 3000, 3, true);
+    read_back(&none, &o, 3000, 3);
+    o.checksum_type = 1;
+    bytes crc32 = write_file(&o, 3000, 3, true);
+    read_back(&crc32, &o, 3000, 3);
+    assert_int_equal(crc32.n, crc32c.n);
+    assert_int_equal(none.n, crc32c.n);
+
+    cf_error err = {0};
+    cf_io *io;
+    cf_hfile *h;
+    CF_ASSERT_OK(open_bytes(&h, &io, &crc32c, &err), &err);
+    ck_area a = {malloc(crc32c.n), crc32c.n};
+    memcpy(a.p, crc32c.p, crc32c.n);
+    CF_ASSERT_OK(cf_hfile_walk_blocks(h, true, null_out, &a, &err), &err);
+    cf_hfile_free(h);
+    cf_io_free(io);
+    CF_ASSERT_BYTES(none.p, none.n, a.p, a.n);
+    free(a.p);
+
+    o.checksum_type = 3;
+    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
+    cf_hfile_writer *w = NULL;
+    CF_ASSERT_STATUS(cf_hfile_writer_create(&w, io, &o, &err), CF_EINVAL, &err);
+    assert_non_null(strstr(err.msg, "checksum type 3"));
+    cf_io_free(io);
+    free(none.p);
+    free(crc32.p);
+    free(crc32c.p);
+}
+
 static void test_hfile__crc32_checksum_is_zlibs(void **state)
 {
     (void)state;
@@ -826,6 +889,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_hfile__writer_rejects_misuse),
         cmocka_unit_test(test_hfile__open_out_of_memory),
         cmocka_unit_test(test_hfile__crc32_checksum_is_zlibs),
+        cmocka_unit_test(test_hfile__writer_checksum_types),
         cmocka_unit_test(test_hfile__writer_structure_matches_hbase),
         cmocka_unit_test(test_hfile__bad_inputs),
         cmocka_unit_test(test_hfile__vlong_and_hash),

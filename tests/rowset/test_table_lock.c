@@ -3,10 +3,13 @@
  * up naming its pid; readers open while the lock is held, see one committed
  * version and refuse every mutation; a rowset opened on its own locks at its
  * first mutation and refuses to write on a stale view; rowset writers lock too;
- * opening a directory that is no table leaves no LOCK behind. */
+ * opening a directory that is no table leaves no LOCK behind, nor does a rowset
+ * writer that refuses one (a LOCK already there stays); a LOCK its maker
+ * removes while a writer waits on it sends that writer to the new one. */
 #include "test_common.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,7 @@
 #include <cfile/cfile.h>
 #include <cfile/rowset.h>
 
+#include "rowset/internal.h"
 #include "support_model.h"
 
 /* (id INT64 KEY, name STRING NULL) */
@@ -413,6 +417,110 @@ static void test_lock__root_rowset_and_writer(void **state)
     CF_ASSERT_RM_RF(dir);
 }
 
+/* A refused directory is left as it was: no LOCK added, one already there kept;
+ * a directory the writer made is removed again. */
+static void test_lock__refused_dir_left_as_it_was(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    char p[512], sub[512];
+    snprintf(p, sizeof(p), "%s/notes.txt", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fclose(f);
+    cf_error err;
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY", &err), &err);
+    CF_ASSERT_STATUS(cf_rowset_create_empty(dir, s, &err), CF_EINVAL, &err);
+    assert_non_null(strstr(err.msg, "not a table of ours"));
+    snprintf(p, sizeof(p), "%s/LOCK", dir);
+    assert_int_not_equal(access(p, F_OK), 0);
+    f = fopen(p, "w");
+    assert_non_null(f);
+    fclose(f);
+    CF_ASSERT_STATUS(cf_rowset_create_empty(dir, s, &err), CF_EINVAL, &err);
+    assert_int_equal(access(p, F_OK), 0);
+    /* A directory that cannot be made (its parent is missing) leaves nothing. */
+    snprintf(sub, sizeof(sub), "%s/no/such", dir);
+    CF_ASSERT_STATUS(cf_rowset_create_empty(sub, s, &err), CF_EIO, &err);
+    snprintf(sub, sizeof(sub), "%s/no", dir);
+    assert_int_not_equal(access(sub, F_OK), 0);
+    cf_schema_free(s);
+    CF_ASSERT_RM_RF(dir);
+}
+
+/* Whether process pid has path open. */
+static bool has_open(pid_t pid, const char *path)
+{
+    char fd_dir[64], link[600], target[600];
+    snprintf(fd_dir, sizeof(fd_dir), "/proc/%ld/fd", (long)pid);
+    for (int i = 0; i < 64; i++) {
+        snprintf(link, sizeof(link), "%s/%d", fd_dir, i);
+        ssize_t n = readlink(link, target, sizeof(target) - 1);
+        if (n <= 0)
+            continue;
+        target[n] = '\0';
+        if (strcmp(target, path) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The maker of a LOCK removes it while holding it; a writer waiting on that
+ * file then finds it gone and locks a new LOCK at the path, never the old one. */
+static void test_lock__removed_lock_sends_waiters_to_a_new_one(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    char real[PATH_MAX], lock[PATH_MAX + 8];
+    assert_non_null(realpath(dir, real));
+    snprintf(lock, sizeof(lock), "%s/LOCK", real);
+    cf_error err;
+    int fd;
+    bool made;
+    CF_ASSERT_OK(cf_rs_lock_acquire2(&fd, &made, real, 1000, &err), &err);
+    assert_true(made);
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* The inherited descriptor shares the parent's flock: drop it first. */
+        close(fd);
+        close(ready[0]);
+        if (write(ready[1], "r", 1) != 1)
+            _exit(5);
+        int cfd;
+        bool cmade;
+        cf_error e;
+        if (cf_rs_lock_acquire2(&cfd, &cmade, real, 20000, &e) != CF_OK)
+            _exit(2);
+        struct stat a, b;
+        if (fstat(cfd, &a) != 0 || lstat(lock, &b) != 0 || a.st_ino != b.st_ino)
+            _exit(3); /* holds a file that is no longer the LOCK */
+        _exit(cmade ? 0 : 4);
+    }
+    close(ready[1]);
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    /* Until the child has the old LOCK open (it then waits on it). */
+    for (int i = 0; i < 10000 && !has_open(pid, lock); i++)
+        usleep(1000);
+    assert_true(has_open(pid, lock));
+    cf_rs_lock_remove(fd, real);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) != 0)
+        fail_msg("waiter exit %d", WEXITSTATUS(status));
+    /* A LOCK that was there is not "made" by the next taker. */
+    CF_ASSERT_OK(cf_rs_lock_acquire2(&fd, &made, real, 1000, &err), &err);
+    assert_false(made);
+    cf_rs_lock_release(fd);
+    CF_ASSERT_RM_RF(dir);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -421,6 +529,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_lock__other_process_holds_it),
         cmocka_unit_test(test_lock__readers),
         cmocka_unit_test(test_lock__not_a_table_leaves_nothing),
+        cmocka_unit_test(test_lock__refused_dir_left_as_it_was),
+        cmocka_unit_test(test_lock__removed_lock_sends_waiters_to_a_new_one),
         cmocka_unit_test(test_lock__standalone_rowset),
         cmocka_unit_test(test_lock__root_rowset_and_writer),
     };

@@ -39,7 +39,8 @@ const char cf_cmd_hfile_usage[] =
     "       cfile hfile seek [--json] FILE (ROW | --hex HEX)\n"
     "       cfile hfile bloom [--json] FILE ROW[/FAMILY:QUALIFIER]\n"
     "       cfile hfile write [--block-size N] [--compression C] [--encoding E]\n"
-    "                         [--no-bloom] [--no-mvcc] [--tags] [--json] OUT [CELLS.jsonl]\n"
+    "                         [--checksum T] [--no-bloom] [--no-mvcc] [--tags] [--json]\n"
+    "                         OUT [CELLS.jsonl]\n"
     "\n"
     "Read an Apache HBase HFile (v1, v2 or v3), or write one (v3). The subcommands\n"
     "match `hbase hfile` (HFilePrettyPrinter) options:\n"
@@ -58,7 +59,8 @@ const char cf_cmd_hfile_usage[] =
     "          `cfile dump --limit` does (in JSON: the first N of \"cells\")\n"
     "  check   (-k) cell order: exit 1 naming the first cell that sorts before\n"
     "          its predecessor; also reports cells of more than one family\n"
-    "  verify  (-v) every block's checksum, every cell, cell order and counts\n"
+    "  verify  (-v) every block's checksum (blocks of checksum type NULL have none:\n"
+    "          said so), every cell, cell order and counts\n"
     "  seek    the first cell whose row (v1: key) is >= ROW; JSON:\n"
     "          {\"exact\", \"lower_bound\": {\"cell_index\", \"row\", \"value\"} | null}\n"
     "  bloom   probe the general Bloom filter (keyed as BLOOM_FILTER_TYPE says: ROW,\n"
@@ -89,6 +91,9 @@ const char cf_cmd_hfile_usage[] =
     "  --compression C   (write) NONE, GZ, SNAPPY, LZ4, ZSTD, LZO, BZIP2 (default NONE)\n"
     "  --encoding E      (write) NONE, PREFIX, DIFF, FAST_DIFF, ROW_INDEX_V1 (default\n"
     "                    NONE; all but NONE and ROW_INDEX_V1 need one family per file)\n"
+    "  --checksum T      (write) block checksum type, HBase's names: CRC32C (default),\n"
+    "                    CRC32, or NULL (checksum area kept but zero-filled, as HBase\n"
+    "                    and Apache Hudi 1.1+ write it; no reader verifies it)\n"
     "  --no-bloom        (write) no ROW Bloom filter\n"
     "  --no-mvcc         (write) no mvcc vlongs (KEY_VALUE_VERSION 0)\n"
     "  --tags            (write) cells carry tags (FileInfo hfile.MAX_TAGS_LEN)\n"
@@ -264,10 +269,12 @@ static int do_seek(cf_cli *c, cf_hfile *h, const hf_opts *o, const uint8_t *row,
     return has ? CF_EXIT_OK : CF_EXIT_FAIL;
 }
 
+/* Blocks, and those of them whose checksum type is NULL (nothing to verify). */
 static bool count_only(void *ctx, const cf_hfile_block_header *hdr)
 {
-    (void)hdr;
-    (*(uint64_t *)ctx)++;
+    uint64_t *n = ctx;
+    n[0]++;
+    n[1] += hdr->header_size > 24 && hdr->checksum_type == 0;
     return true;
 }
 
@@ -277,10 +284,11 @@ static int do_verify(cf_cli *c, cf_hfile *h, const hf_opts *o)
     cf_error e = {0};
     const cf_hfile_trailer *t = cf_hfile_get_trailer(h);
     const cf_hfile_info *in = cf_hfile_get_info(h);
-    uint64_t blocks = 0, cells = 0;
+    uint64_t counts[2] = {0, 0}, cells = 0;
     cf_status st = CF_OK;
     if (t->major >= 2)
-        st = cf_hfile_walk_blocks(h, true, count_only, &blocks, &e);
+        st = cf_hfile_walk_blocks(h, true, count_only, counts, &e);
+    uint64_t blocks = counts[0], unchecked = counts[1];
     cf_hfile_iter *it = NULL;
     if (st == CF_OK)
         st = cf_hfile_iter_create(&it, h, &e);
@@ -343,12 +351,22 @@ static int do_verify(cf_cli *c, cf_hfile *h, const hf_opts *o)
         cf_jw_key(&w, "cells");
         cf_jw_uint(&w, cells);
         cf_jw_key(&w, "checksums_verified");
-        cf_jw_bool(&w, in->checksums);
+        cf_jw_bool(&w, in->checksums && unchecked == 0);
+        cf_jw_key(&w, "null_checksum_blocks");
+        cf_jw_uint(&w, unchecked);
         cf_jw_obj_end(&w);
         cf_jw_newline(&w);
     } else {
+        char ck[96] = "";
+        if (in->checksums && unchecked == 0)
+            snprintf(ck, sizeof(ck), ", all checksums verified");
+        else if (in->checksums && unchecked == blocks)
+            snprintf(ck, sizeof(ck), ", no checksums to verify (type NULL)");
+        else if (in->checksums)
+            snprintf(ck, sizeof(ck), ", checksums verified but for %" PRIu64 " blocks of type NULL",
+                     unchecked);
         fprintf(c->out, "%s: %" PRIu64 " blocks, %" PRIu64 " cells%s\n", ok ? "OK" : "FAILED",
-                blocks, cells, in->checksums ? ", all checksums verified" : "");
+                blocks, cells, ck);
     }
     return ok ? CF_EXIT_OK : CF_EXIT_FAIL;
 }
@@ -395,6 +413,7 @@ int cf_cmd_hfile(cf_cli *c, int argc, char **argv)
         O_BLOCK_SIZE,
         O_COMPRESSION,
         O_ENCODING,
+        O_CHECKSUM,
         O_NO_BLOOM,
         O_NO_MVCC,
         O_TAGS,
@@ -414,6 +433,7 @@ int cf_cmd_hfile(cf_cli *c, int argc, char **argv)
         {"block-size", required_argument, NULL, O_BLOCK_SIZE},
         {"compression", required_argument, NULL, O_COMPRESSION},
         {"encoding", required_argument, NULL, O_ENCODING},
+        {"checksum", required_argument, NULL, O_CHECKSUM},
         {"no-bloom", no_argument, NULL, O_NO_BLOOM},
         {"no-mvcc", no_argument, NULL, O_NO_MVCC},
         {"tags", no_argument, NULL, O_TAGS},
@@ -480,6 +500,10 @@ int cf_cmd_hfile(cf_cli *c, int argc, char **argv)
         case O_ENCODING:
             o.encoding = optarg;
             write_only = "--encoding";
+            break;
+        case O_CHECKSUM:
+            o.checksum = optarg;
+            write_only = "--checksum";
             break;
         case O_NO_BLOOM:
             o.no_bloom = true;

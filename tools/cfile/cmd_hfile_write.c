@@ -284,6 +284,17 @@ int hf_do_write(cf_cli *c, const hf_opts *o, int argc, char **argv)
                                 o->encoding);
         wo.encoding = id;
     }
+    if (o->checksum) {
+        static const char *const names[] = {"NULL", "CRC32", "CRC32C"};
+        int t = -1;
+        for (int i = 0; i < 3; i++)
+            if (strcasecmp(o->checksum, names[i]) == 0)
+                t = i;
+        if (t < 0)
+            return cf_cli_usage(c, "--checksum: unknown checksum type '%s' (NULL, CRC32, CRC32C)",
+                                o->checksum);
+        wo.checksum_type = (uint8_t)t;
+    }
     wo.row_bloom = !o->no_bloom;
     wo.include_mvcc = !o->no_mvcc;
     wo.include_tags = o->tags;

@@ -27,7 +27,8 @@ const char cf_cmd_table_usage[] =
     "       cfile table scan DIR [--json | --format text|csv|jsonl] [--columns a,b]\n"
     "                            [--where \"COL OP VALUE [AND ...]\"] [--as-of TS] [--stats]\n"
     "                            [--limit N] [--threads N|auto]\n"
-    "       cfile table get DIR [--json | --format text|csv|jsonl] [--as-of TS] KEY...\n"
+    "       cfile table get DIR [--json | --format text|csv|jsonl] [--as-of TS]\n"
+    "                           --key KEY [--key KEY]...\n"
     "       cfile table insert DIR --row \"col=value[,col=value]\" [--ts TS] [--json]\n"
     "                              [--lock-timeout MS]\n"
     "       cfile table update DIR --key KEY --set \"col=value[,col=value]\" [--ts TS] [--json]\n"
@@ -66,7 +67,11 @@ const char cf_cmd_table_usage[] =
     "  {\"column\": value} object per row. Every other --json is one JSON document.\n"
     "OP: = != < <= > >= , IS NULL, IS NOT NULL.\n"
     "KEY: the key columns' values joined with commas, e.g. 7,\"x,y\",3 for a key\n"
-    "  (INT64, STRING, INT32); the last value may hold commas unquoted.\n"
+    "  (INT64, STRING, INT32); the last value may hold commas unquoted. --key KEY\n"
+    "  names a row everywhere (get: repeat it for several rows, printed in that\n"
+    "  order). The older spelling, keys as arguments after DIR (get DIR KEY...,\n"
+    "  delete DIR KEY), is still taken, but not mixed with --key; a key starting\n"
+    "  with '-' needs --key.\n"
     "Quoting (KEY, --row, --set, --where values): \"...\" or '...' around a value\n"
     "  keeps its commas (and ' AND ') in it; inside, \\\" \\' and \\\\ stand for \" ' \\.\n"
     "Limits: a schema has 1..1024 columns, any number of them KEY; column names are\n"
@@ -159,6 +164,9 @@ int cf_cli_table_open(cf_cli *c, const char *dir, const cf_table_args *t, bool w
 static int parse_args(cf_cli *c, int argc, char **argv, cf_table_args *t)
 {
     memset(t, 0, sizeof(*t));
+    t->keys = malloc((size_t)argc * sizeof(*t->keys)); /* more than --key can fill */
+    if (t->keys == NULL)
+        return cf_cli_fail(c, "out of memory");
     t->lock_ms = 10000;
     t->limit = UINT64_MAX;
     t->threads = CF_SCAN_THREADS_AUTO;
@@ -173,7 +181,7 @@ static int parse_args(cf_cli *c, int argc, char **argv, cf_table_args *t)
         case O_STATS: t->stats = true; break;
         case O_COLUMNS: t->columns = optarg; break;
         case O_WHERE: t->where = optarg; break;
-        case O_KEY: t->key = optarg; break;
+        case O_KEY: t->keys[t->nkeys++] = optarg; break;
         case O_SET: t->set = optarg; break;
         case O_ROW: t->row = optarg; break;
         case O_FORMAT: t->format = optarg; break;
@@ -242,7 +250,7 @@ static const struct {
     {"flush", OPT_BIT(O_JSON) | WRITER},
     {"scan", OPT_BIT(O_JSON) | OPT_BIT(O_COLUMNS) | OPT_BIT(O_WHERE) | OPT_BIT(O_ASOF) |
                  OPT_BIT(O_STATS) | OPT_BIT(O_FORMAT) | OPT_BIT(O_LIMIT) | OPT_BIT(O_THREADS)},
-    {"get", OPT_BIT(O_JSON) | OPT_BIT(O_ASOF) | OPT_BIT(O_FORMAT)},
+    {"get", OPT_BIT(O_JSON) | OPT_BIT(O_ASOF) | OPT_BIT(O_FORMAT) | OPT_BIT(O_KEY)},
     {"insert", OPT_BIT(O_JSON) | OPT_BIT(O_ROW) | OPT_BIT(O_TS) | WRITER},
     {"update", OPT_BIT(O_JSON) | OPT_BIT(O_KEY) | OPT_BIT(O_SET) | OPT_BIT(O_TS) | WRITER},
     {"delete", OPT_BIT(O_JSON) | OPT_BIT(O_KEY) | OPT_BIT(O_TS) | WRITER},
@@ -269,19 +277,10 @@ static int check_sub_opts(cf_cli *c, const char *sub, const cf_table_args *t)
     return 0; /* an unknown subcommand is reported by the caller */
 }
 
-int cf_cmd_table(cf_cli *c, int argc, char **argv)
+static int run_sub(cf_cli *c, const char *sub, cf_table_args *tp)
 {
-    if (argc < 2)
-        return cf_cli_usage(c, "missing subcommand");
-    const char *sub = argv[1];
-    if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
-        return cf_cli_help(c);
-    cf_table_args t;
-    int rc = parse_args(c, argc - 1, argv + 1, &t);
-    if (rc == -2)
-        return cf_cli_help(c);
-    if (rc != 0)
-        return rc;
+    cf_table_args t = *tp;
+    int rc;
     if ((rc = check_sub_opts(c, sub, &t)) != 0)
         return rc;
     if (t.npos < 1)
@@ -314,4 +313,21 @@ int cf_cmd_table(cf_cli *c, int argc, char **argv)
     if (strcmp(sub, "flush") == 0)
         return cf_cmd_table_flush(c, dir, &t);
     return cf_cli_usage(c, "unknown subcommand '%s'", sub);
+}
+
+int cf_cmd_table(cf_cli *c, int argc, char **argv)
+{
+    if (argc < 2)
+        return cf_cli_usage(c, "missing subcommand");
+    const char *sub = argv[1];
+    if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
+        return cf_cli_help(c);
+    cf_table_args t;
+    int rc = parse_args(c, argc - 1, argv + 1, &t);
+    if (rc == -2)
+        rc = cf_cli_help(c);
+    else if (rc == 0)
+        rc = run_sub(c, sub, &t);
+    free(t.keys);
+    return rc;
 }

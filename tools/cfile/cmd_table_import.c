@@ -12,9 +12,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -449,26 +451,40 @@ static cf_status open_writer(cf_table **tb, const char *dir, uint32_t lock_ms, c
     return cf_table_open(tb, dir, &o, e);
 }
 
-/* Nothing of a failed import into a new table remains: everything in dir but
- * LOCK was made by this run (TABLET, MANIFEST, the log), so it goes, TABLET
- * first (without it dir is no table). The directory stays when the table's
- * LOCK was made in it: a lock file is never deleted (another writer may be
- * waiting on it). */
-static void undo_new_table(const char *dir, bool made_dir)
+/* Delete dir/LOCK, a lock this run made, only while holding it: a writer that
+ * waited on it then sees the path gone and locks a new one (the library's lock
+ * checks that), so no two writers ever lock different files. Someone holding it
+ * now keeps it. */
+static void remove_our_lock(const char *dir, char *p, size_t n)
+{
+    snprintf(p, n, "%s/LOCK", dir);
+    int fd = open(p, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return;
+    struct stat a, b;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &a) == 0 && lstat(p, &b) == 0 &&
+        a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        unlink(p);
+    close(fd);
+}
+
+/* Nothing of a failed load into a new table remains but what was there before:
+ * the table's files when this run made the table (TABLET first: without it dir
+ * is no table), the LOCK when this run made it, the directory when this run
+ * made it (and it is empty again). A pre-existing directory is left as it was. */
+static void undo_new_table(const char *dir, bool made_dir, bool made_table, bool made_lock)
 {
     size_t n = strlen(dir) + 300;
     char *p = malloc(n);
     if (p == NULL)
         return;
-    /* LOCK too: the writer lock this load made (left, it kept the directory a
-     * failed load made from being removed) */
-    static const char *const files[] = {"TABLET", "MANIFEST", "LOCK"};
-    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+    static const char *const files[] = {"TABLET", "MANIFEST"};
+    for (size_t i = 0; made_table && i < sizeof(files) / sizeof(files[0]); i++) {
         snprintf(p, n, "%s/%s", dir, files[i]);
         unlink(p);
     }
     snprintf(p, n, "%s/wal", dir);
-    DIR *d = opendir(p);
+    DIR *d = made_table ? opendir(p) : NULL;
     if (d != NULL) {
         struct dirent *de;
         while ((de = readdir(d)) != NULL) {
@@ -481,9 +497,25 @@ static void undo_new_table(const char *dir, bool made_dir)
         snprintf(p, n, "%s/wal", dir);
         rmdir(p);
     }
+    if (made_lock)
+        remove_our_lock(dir, p, n);
     free(p);
     if (made_dir)
         rmdir(dir);
+}
+
+/* Whether dir/name exists (as anything). */
+static bool exists_in(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p == NULL)
+        return true; /* unknown: treat as there, so it is never deleted */
+    snprintf(p, n, "%s/%s", dir, name);
+    struct stat sb;
+    bool r = lstat(p, &sb) == 0;
+    free(p);
+    return r;
 }
 
 int cf_cli_table_load(cf_cli *c, const char *dir, const cf_schema *ns, bool same_schema,
@@ -495,6 +527,8 @@ int cf_cli_table_load(cf_cli *c, const char *dir, const cf_schema *ns, bool same
     cf_table *tb = NULL;
     *rows = 0;
     bool made_dir = false, made_table = false;
+    /* What was there before, so that a failure removes only what this run made. */
+    bool had_lock = exists_in(dir, "LOCK");
     st = open_writer(&tb, dir, lock_ms, &e);
     if (st == CF_ENOTFOUND && ns != NULL) {
         /* A new table: made here, and removed again if the import fails. */
@@ -551,8 +585,8 @@ int cf_cli_table_load(cf_cli *c, const char *dir, const cf_schema *ns, bool same
     cf_table_loader_free(ld); /* after a failure: removes what the load wrote */
 undo:
     cf_table_free(tb);
-    if (rc != 0 && made_table)
-        undo_new_table(dir, made_dir);
+    if (rc != 0 && (made_table || made_dir))
+        undo_new_table(dir, made_dir, made_table, !had_lock);
     return rc;
 }
 

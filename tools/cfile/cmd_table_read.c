@@ -311,8 +311,17 @@ out:
 
 int cf_cmd_table_get(cf_cli *c, const char *dir, cf_table_args *t)
 {
-    if (t->npos < 1)
-        return cf_cli_usage(c, "get needs at least one KEY");
+    /* Keys by --key (the documented spelling, as update and delete take them)
+     * or as arguments (the older one), not mixed: either order could be meant. */
+    if (t->nkeys > 0 && t->npos > 0)
+        return cf_cli_usage(c,
+                            "get takes its keys as --key KEY or as arguments, not both "
+                            "(argument '%s')",
+                            t->pos[0]);
+    const char *const *keys = t->nkeys > 0 ? t->keys : (const char *const *)t->pos;
+    int nkeys = t->nkeys > 0 ? t->nkeys : t->npos;
+    if (nkeys < 1)
+        return cf_cli_usage(c, "get needs a key: --key KEY (repeatable)");
     cf_table *rs;
     int rc = cf_cli_table_open(c, dir, t, false, &rs);
     if (rc)
@@ -331,20 +340,20 @@ int cf_cmd_table_get(cf_cli *c, const char *dir, cf_table_args *t)
     cf_cli_arena a;
     cf_cli_arena_init(&a);
     bool missing = false;
-    for (int i = 0; i < t->npos && rc == 0; i++) {
+    for (int i = 0; i < nkeys && rc == 0; i++) {
         const void **key;
-        if ((rc = cf_cli_key_parse(c, s, t->pos[i], &key, &a)) != 0)
+        if ((rc = cf_cli_key_parse(c, s, keys[i], &key, &a)) != 0)
             break;
         cf_row_batch b;
         cf_error e;
         cf_status st = cf_table_get(rs, key, snapshot_of(t), &b, &e);
         if (st == CF_ENOTFOUND) {
-            fprintf(c->err, "cfile: key %s: not found\n", t->pos[i]);
+            fprintf(c->err, "cfile: key %s: not found\n", keys[i]);
             missing = true;
             continue;
         }
         if (st != CF_OK) {
-            rc = cf_cli_lib_fail(c, t->pos[i], st, &e);
+            rc = cf_cli_lib_fail(c, keys[i], st, &e);
             break;
         }
         print_batch(&p, &b);

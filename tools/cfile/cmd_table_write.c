@@ -147,8 +147,15 @@ out:
 
 int cf_cmd_table_update(cf_cli *c, const char *dir, cf_table_args *t, bool del)
 {
-    if (t->key == NULL)
-        return cf_cli_usage(c, "%s needs --key", del ? "delete" : "update");
+    const char *op = del ? "delete" : "update";
+    /* One row: its key by --key (documented) or as the one argument after DIR. */
+    int nkeys = t->nkeys + t->npos;
+    if (nkeys == 0)
+        return cf_cli_usage(c, "%s needs --key KEY", op);
+    if (nkeys > 1)
+        return cf_cli_usage(c, "%s takes one key (--key KEY), got %d%s", op, nkeys,
+                            t->npos > 0 ? " (arguments after DIR count as keys)" : "");
+    const char *keytext = t->nkeys > 0 ? t->keys[0] : t->pos[0];
     if (!del && t->set == NULL)
         return cf_cli_usage(c, "update needs --set");
     cf_table *rs;
@@ -164,7 +171,7 @@ int cf_cmd_table_update(cf_cli *c, const char *dir, cf_table_args *t, bool del)
     uint64_t ts = t->has_ts ? t->ts : cf_table_last_ts(rs) + 1;
     cf_error e;
     cf_status st;
-    if ((rc = cf_cli_key_parse(c, s, t->key, &key, &a)) != 0)
+    if ((rc = cf_cli_key_parse(c, s, keytext, &key, &a)) != 0)
         goto out;
     if (del) {
         st = cf_table_delete(rs, key, ts, &e);
@@ -174,7 +181,7 @@ int cf_cmd_table_update(cf_cli *c, const char *dir, cf_table_args *t, bool del)
         st = cf_table_update(rs, key, ch, nch, ts, &e);
     }
     if (st != CF_OK) {
-        rc = cf_cli_lib_fail(c, t->key, st, &e);
+        rc = cf_cli_lib_fail(c, keytext, st, &e);
         goto out;
     }
     rc =

@@ -33,6 +33,7 @@ typedef struct hf_opts {
     uint32_t block_size;
     const char *compression;
     const char *encoding;
+    const char *checksum; /* write --checksum: NULL, CRC32, CRC32C */
     bool no_bloom, no_mvcc, tags;
 } hf_opts;
 

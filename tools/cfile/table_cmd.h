@@ -24,7 +24,9 @@
 /* The options of `cfile table` (every subcommand's; cmd_table.c rejects the
  * ones a subcommand does not take). */
 typedef struct cf_table_args {
-    const char *schema, *columns, *where, *key, *set, *row, *format, *svg;
+    const char *schema, *columns, *where, *set, *row, *format, *svg;
+    const char **keys; /* every --key, in order (malloc'd; cf_cmd_table frees it) */
+    int nkeys;
     bool json, stats, has_asof, has_ts;
     uint64_t asof, ts, ahm;
     uint64_t limit;   /* --limit: rows scan prints at most (default all) */

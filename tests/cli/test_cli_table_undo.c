@@ -1,0 +1,162 @@
+/* cf-needs: tables parquet */
+/* A failed load into a new table (`convert --to table`, `table import`, `table
+ * create`) leaves exactly what was there before: a directory it made is gone, a
+ * directory that was there keeps its entries, no LOCK added, none removed. The
+ * failures are bad input (duplicate keys) and refused directories; nothing is
+ * killed. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "support_cli.h"
+#include "test_common.h"
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* dir's entries, sorted, joined with spaces ("-" when dir does not exist). */
+static void entries(const char *dir, char *out, size_t cap)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        snprintf(out, cap, "-");
+        return;
+    }
+    char names[16][256];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < 16)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            snprintf(names[n++], sizeof(names[0]), "%s", e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof(names[0]), cmp_name);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        strncat(out, i ? " " : "", cap - strlen(out) - 1);
+        strncat(out, names[i], cap - strlen(out) - 1);
+    }
+}
+
+static void expect_entries(const char *dir, const char *want)
+{
+    char got[1024];
+    entries(dir, got, sizeof(got));
+    if (strcmp(got, want) != 0)
+        fail_msg("%s holds [%s], want [%s]", dir, got, want);
+}
+
+static void touch(const char *path)
+{
+    write_str(path, "");
+}
+
+static void test_cli_table_undo__failed_loads_leave_what_was_there(void **state)
+{
+    (void)state;
+    char *csv = cli_dir_path("dup.csv");
+    write_str(csv, "id,name\n1,a\n1,b\n");
+    char *pq = cli_dir_path("dup.parquet");
+    run r;
+    cli(&r, "parquet", "write", "--schema", "id INT64, name STRING", "--input", csv, pq, NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    const char *schema = "id INT64 KEY, name STRING";
+
+    /* A new directory: made, then removed again. */
+    char *nt = cli_dir_path("new-convert");
+    cli(&r, "convert", "--to", "table", "--key", "id", pq, nt, NULL);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    assert_non_null(strstr(r.err, "duplicate key"));
+    done(&r);
+    expect_entries(nt, "-");
+    char *ni = cli_dir_path("new-import");
+    cli(&r, "table", "import", ni, "--schema", schema, csv, NULL);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    done(&r);
+    expect_entries(ni, "-");
+
+    /* An empty directory that was there stays, empty. */
+    char *e1 = cli_dir_path("empty");
+    assert_int_equal(mkdir(e1, 0777), 0);
+    cli(&r, "convert", "--to", "table", "--key", "id", pq, e1, NULL);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    done(&r);
+    expect_entries(e1, "");
+    cli(&r, "table", "import", e1, "--schema", schema, csv, NULL);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    done(&r);
+    expect_entries(e1, "");
+
+    /* A LOCK that was there (what a failed load of an older cfile left) is not
+     * this run's to delete. */
+    char *l1 = cli_dir_path("lock-only"), p[600];
+    assert_int_equal(mkdir(l1, 0777), 0);
+    snprintf(p, sizeof(p), "%s/LOCK", l1);
+    touch(p);
+    cli(&r, "convert", "--to", "table", "--key", "id", pq, l1, NULL);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    done(&r);
+    expect_entries(l1, "LOCK");
+    cli(&r, "table", "import", l1, "--schema", schema, csv, NULL);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    done(&r);
+    expect_entries(l1, "LOCK");
+
+    /* A directory refused as not a table of ours gets no LOCK added. */
+    char *w1 = cli_dir_path("holds-wal");
+    assert_int_equal(mkdir(w1, 0777), 0);
+    snprintf(p, sizeof(p), "%s/wal", w1);
+    assert_int_equal(mkdir(p, 0777), 0);
+    cli(&r, "convert", "--to", "table", "--key", "id", pq, w1, NULL);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    assert_non_null(strstr(r.err, "not a table of ours"));
+    done(&r);
+    expect_entries(w1, "wal");
+    cli(&r, "table", "import", w1, "--schema", schema, csv, NULL);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    done(&r);
+    expect_entries(w1, "wal");
+    cli(&r, "table", "create", w1, "--schema", schema, NULL);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    assert_non_null(strstr(r.err, "not a table of ours"));
+    done(&r);
+    expect_entries(w1, "wal");
+
+    /* And the same load with good rows makes the table (its LOCK included). */
+    write_str(csv, "id,name\n1,a\n2,b\n");
+    cli(&r, "parquet", "write", "--schema", "id INT64, name STRING", "--input", csv, pq, NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    cli(&r, "convert", "--to", "table", "--key", "id", pq, nt, NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+    cli(&r, "table", "scan", nt, "--json", NULL);
+    EXPECT_RC(r, 0);
+    assert_string_equal(r.out, "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":\"b\"}\n");
+    done(&r);
+    snprintf(p, sizeof(p), "%s/LOCK", nt);
+    assert_int_equal(access(p, F_OK), 0);
+    /* A failed load into that existing table keeps it whole. */
+    cli(&r, "table", "import", nt, csv, NULL);
+    EXPECT_RC(r, CF_EXIT_FAIL);
+    done(&r);
+    assert_int_equal(access(p, F_OK), 0);
+    cli(&r, "table", "get", nt, "--key", "2", "--json", NULL);
+    EXPECT_RC(r, 0);
+    done(&r);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_cli_table_undo__failed_loads_leave_what_was_there,
+                                        cli_dir_setup, cli_dir_teardown),
+    };
+    return CF_RUN_TESTS(argc, argv, tests);
+}
