@@ -10,7 +10,7 @@
  *   value byte holds more than its bit width: an OPTIONAL column given 2);
  * - STRING bytes that are not UTF-8 print as {"hex":...}; DuckDB's UNION (an
  *   empty-named tag) reads as a struct; no help text shows code names. */
-/* cf-needs: parquet */
+/* cf-needs: parquet tables */
 #include "test_common.h"
 
 #include <stdio.h>
