@@ -20,7 +20,8 @@ static int add_change(cf_rcl_builder *b, const cf_delta_column *col, const cf_js
 {
     uint8_t slot[16] __attribute__((aligned(16)));
     bool is_null = false;
-    if (cf_cli_value_parse(v, col->type, slot, &is_null, arena, msg, cap) != 0)
+    if (cf_cli_value_parse_col(v, col->type, col->precision, col->scale, slot, &is_null, arena, msg,
+                               cap) != 0)
         return -1;
     cf_status st;
     cf_error e;

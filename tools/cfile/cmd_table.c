@@ -26,9 +26,9 @@ const char cf_cmd_table_usage[] =
     "                              [--json] [--lock-timeout MS] FILE\n"
     "       cfile table scan DIR [--json | --format text|csv|jsonl] [--columns a,b]\n"
     "                            [--where \"COL OP VALUE [AND ...]\"] [--as-of TS] [--stats]\n"
-    "                            [--limit N] [--threads N|auto]\n"
+    "                            [--limit N] [--threads N|auto] [--raw-values]\n"
     "       cfile table get DIR [--json | --format text|csv|jsonl] [--as-of TS]\n"
-    "                           --key KEY [--key KEY]...\n"
+    "                           [--raw-values] --key KEY [--key KEY]...\n"
     "       cfile table insert DIR --row \"col=value[,col=value]\" [--ts TS] [--json]\n"
     "                              [--lock-timeout MS]\n"
     "       cfile table update DIR --key KEY --set \"col=value[,col=value]\" [--ts TS] [--json]\n"
@@ -65,6 +65,16 @@ const char cf_cmd_table_usage[] =
     "scan/get: text (NULL as NULL; strings reading as NULL or starting with a quote\n"
     "  are quoted), csv (for import) or jsonl (--json): JSON Lines, one compact\n"
     "  {\"column\": value} object per row. Every other --json is one JSON document.\n"
+    "Values as people write them (import, KEY, --key, --row, --set, --where): DATE\n"
+    "  as 2024-01-02 or days since 1970-01-01; UNIXTIME_MICROS as\n"
+    "  2024-01-02T03:04:05.000006Z ('T' or a space; a fraction of up to 6 digits,\n"
+    "  more only if 0; zone Z, +hh:mm, -hh:mm or none = UTC) or microseconds since\n"
+    "  the epoch; DECIMAL(p,s) as 12.34 (at most s digits after the point, never\n"
+    "  rounded; at most p digits) or, without a point, the unscaled integer (1234).\n"
+    "  Text and csv output print DATE, UNIXTIME_MICROS and DECIMAL so (years\n"
+    "  0000..9999; others as integers); --raw-values (scan, get) prints the\n"
+    "  integers instead, as --json always does. FLOAT/DOUBLE text that would not\n"
+    "  survive (too large, or a nonzero value too small: 1e-50 in a FLOAT) is an error.\n"
     "OP: = != < <= > >= , IS NULL, IS NOT NULL.\n"
     "KEY: the key columns' values joined with commas, e.g. 7,\"x,y\",3 for a key\n"
     "  (INT64, STRING, INT32); the last value may hold commas unquoted. --key KEY\n"
@@ -132,7 +142,8 @@ enum {
     O_FORMAT,
     O_LIMIT,
     O_SVG,
-    O_THREADS
+    O_THREADS,
+    O_RAW_VALUES
 };
 
 static const struct option opts[] = {{"schema", required_argument, NULL, O_SCHEMA},
@@ -151,6 +162,7 @@ static const struct option opts[] = {{"schema", required_argument, NULL, O_SCHEM
                                      {"limit", required_argument, NULL, O_LIMIT},
                                      {"svg", required_argument, NULL, O_SVG},
                                      {"threads", required_argument, NULL, O_THREADS},
+                                     {"raw-values", no_argument, NULL, O_RAW_VALUES},
                                      {"help", no_argument, NULL, 'h'},
                                      {NULL, 0, NULL, 0}};
 
@@ -179,6 +191,7 @@ static int parse_args(cf_cli *c, int argc, char **argv, cf_table_args *t)
         case O_JSON: t->json = true; break;
         case O_SVG: t->svg = optarg; break;
         case O_STATS: t->stats = true; break;
+        case O_RAW_VALUES: t->raw_values = true; break;
         case O_COLUMNS: t->columns = optarg; break;
         case O_WHERE: t->where = optarg; break;
         case O_KEY: t->keys[t->nkeys++] = optarg; break;
@@ -249,8 +262,10 @@ static const struct {
     {"import", OPT_BIT(O_SCHEMA) | OPT_BIT(O_TS) | OPT_BIT(O_FORMAT) | OPT_BIT(O_JSON) | WRITER},
     {"flush", OPT_BIT(O_JSON) | WRITER},
     {"scan", OPT_BIT(O_JSON) | OPT_BIT(O_COLUMNS) | OPT_BIT(O_WHERE) | OPT_BIT(O_ASOF) |
-                 OPT_BIT(O_STATS) | OPT_BIT(O_FORMAT) | OPT_BIT(O_LIMIT) | OPT_BIT(O_THREADS)},
-    {"get", OPT_BIT(O_JSON) | OPT_BIT(O_ASOF) | OPT_BIT(O_FORMAT) | OPT_BIT(O_KEY)},
+                 OPT_BIT(O_STATS) | OPT_BIT(O_FORMAT) | OPT_BIT(O_LIMIT) | OPT_BIT(O_THREADS) |
+                 OPT_BIT(O_RAW_VALUES)},
+    {"get", OPT_BIT(O_JSON) | OPT_BIT(O_ASOF) | OPT_BIT(O_FORMAT) | OPT_BIT(O_KEY) |
+                OPT_BIT(O_RAW_VALUES)},
     {"insert", OPT_BIT(O_JSON) | OPT_BIT(O_ROW) | OPT_BIT(O_TS) | WRITER},
     {"update", OPT_BIT(O_JSON) | OPT_BIT(O_KEY) | OPT_BIT(O_SET) | OPT_BIT(O_TS) | WRITER},
     {"delete", OPT_BIT(O_JSON) | OPT_BIT(O_KEY) | OPT_BIT(O_TS) | WRITER},

@@ -88,8 +88,8 @@ static int put_value(importer *im, icol *x, const cf_json *v, char *msg, size_t 
     set_bit(x->nn, r, true);
     if (!x->c->is_array) {
         bool is_null;
-        if (cf_cli_value_parse(v, x->c->type, x->vals + r * x->w, &is_null, &im->arena, msg, cap) !=
-            0)
+        if (cf_cli_value_parse_col(v, x->c->type, x->c->precision, x->c->scale, x->vals + r * x->w,
+                                   &is_null, &im->arena, msg, cap) != 0)
             return -1;
         return 0;
     }
@@ -111,8 +111,8 @@ static int put_value(importer *im, icol *x, const cf_json *v, char *msg, size_t 
     for (size_t i = 0; i < v->n; i++) {
         bool is_null = false;
         size_t k = x->ne + i;
-        if (cf_cli_value_parse(&v->items[i], x->c->type, x->elems + k * x->w, &is_null, &im->arena,
-                               msg, cap) != 0)
+        if (cf_cli_value_parse_col(&v->items[i], x->c->type, x->c->precision, x->c->scale,
+                                   x->elems + k * x->w, &is_null, &im->arena, msg, cap) != 0)
             return -1;
         set_bit(x->enn, k, !is_null);
     }

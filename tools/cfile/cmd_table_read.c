@@ -30,7 +30,15 @@ typedef struct printer {
     uint64_t rows;
     bool csv;    /* --format csv: a header row, then RFC 4180 records (csv.h) */
     bool float9; /* JSON: FLOAT as cf_cli_format_float9 */
+    bool raw;    /* text, csv: DATE, UNIXTIME_MICROS, DECIMAL as integers */
 } printer;
+
+/* How text and csv show column col's values (vprint.h). */
+static cf_vp_style style_of(const printer *p, const cf_column *col)
+{
+    cf_vp_style st = {p->raw, col->scale};
+    return st;
+}
 
 /* The JSON lines form: {"column": value, ...} per row. The keys are written
  * once per batch into `keys` (each with its separator) and copied per row. */
@@ -95,7 +103,8 @@ static void print_csv(printer *p, const cf_row_batch *b)
             const cf_column *col = cf_schema_column_at(p->s, p->cols[j]);
             if (j)
                 CF_IO_PUTC(',', out);
-            cf_vp_cell(out, CF_VP_CSV, col->type, col->is_array, &b->cols[j], r);
+            cf_vp_cell_styled(out, CF_VP_CSV, col->type, col->is_array, style_of(p, col),
+                              &b->cols[j], r);
         }
         CF_IO_PUTC('\n', out);
     }
@@ -132,7 +141,8 @@ static void print_batch(printer *p, const cf_row_batch *b)
         for (size_t j = 0; j < p->ncols; j++) {
             const cf_column *col = cf_schema_column_at(p->s, p->cols[j]);
             off[r * p->ncols + j] = (size_t)ftello(mem);
-            cf_vp_cell(mem, CF_VP_TABLE, col->type, col->is_array, &b->cols[j], r);
+            cf_vp_cell_styled(mem, CF_VP_TABLE, col->type, col->is_array, style_of(p, col),
+                              &b->cols[j], r);
         }
     fflush(mem);
     off[n] = len;
@@ -220,8 +230,17 @@ int cf_cli_rows_print(cf_cli *c, const cf_schema *s, const size_t *cols, size_t 
     int *width = calloc(ncols + 1, sizeof(*width));
     if (width == NULL)
         return cf_cli_fail(c, "out of memory");
-    printer p = {c,     s,     cols, ncols, json,
-                 false, width, 0,    false, (flags & CF_CLI_ROWS_FLOAT9) != 0};
+    printer p = {c,
+                 s,
+                 cols,
+                 ncols,
+                 json,
+                 false,
+                 width,
+                 0,
+                 false,
+                 (flags & CF_CLI_ROWS_FLOAT9) != 0,
+                 (flags & CF_CLI_ROWS_RAW) != 0};
     int rc = output_format(c, json, format, &p);
     for (uint64_t left = limit; rc == 0 && left > 0;) {
         cf_row_batch b;
@@ -289,8 +308,9 @@ int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t)
         goto out;
     }
     uint64_t printed = 0;
-    if ((rc = cf_cli_rows_print(c, s, cols, ncols, t->json, t->format, t->limit, 0, table_next, sc,
-                                "scan", &printed)) != 0)
+    if ((rc = cf_cli_rows_print(c, s, cols, ncols, t->json, t->format, t->limit,
+                                t->raw_values ? CF_CLI_ROWS_RAW : 0, table_next, sc, "scan",
+                                &printed)) != 0)
         goto out;
     if (t->stats) {
         const cf_scan_stats *ss = cf_table_scanner_stats(sc);
@@ -330,7 +350,7 @@ int cf_cmd_table_get(cf_cli *c, const char *dir, cf_table_args *t)
     size_t *cols = NULL, ncols = 0;
     cf_cli_columns_parse(c, s, NULL, &cols, &ncols);
     int *width = calloc(ncols, sizeof(*width));
-    printer p = {c, s, cols, ncols, t->json, false, width, 0, false, false};
+    printer p = {c, s, cols, ncols, t->json, false, width, 0, false, false, t->raw_values};
     if ((rc = output_format(c, t->json, t->format, &p)) != 0) {
         free(cols);
         free(width);

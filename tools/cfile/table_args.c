@@ -43,7 +43,16 @@ static void *arena_grow(cf_cli_arena *a, void *arr, size_t n, size_t *cap, size_
 int cf_cli_scalar_parse(cf_type t, const char *text, void *slot, cf_cli_arena *a, char *msg,
                         size_t cap)
 {
-    if (cf_cli_value_parse_text(text, strlen(text), t, slot, a, msg, cap) == 0)
+    cf_column cd = {.type = t, .scale = -1};
+    return cf_cli_scalar_parse_col(&cd, text, slot, a, msg, cap);
+}
+
+int cf_cli_scalar_parse_col(const cf_column *cd, const char *text, void *slot, cf_cli_arena *a,
+                            char *msg, size_t cap)
+{
+    cf_type t = cd->type;
+    if (cf_cli_value_parse_text_col(text, strlen(text), t, cd->precision, cd->scale, slot, a, msg,
+                                    cap) == 0)
         return 0;
     if (t == CF_TYPE_STRING || t == CF_TYPE_VARCHAR)
         return -1; /* never fails but for memory */
@@ -214,7 +223,7 @@ int cf_cli_key_parse(cf_cli *c, const cf_schema *s, const char *text, const void
             v = cf_cli_unquote(v);
         char msg[200];
         const cf_column *col = cf_schema_column_at(s, i);
-        if (cf_cli_scalar_parse(col->type, v, slots[i], a, msg, sizeof(msg)) != 0)
+        if (cf_cli_scalar_parse_col(col, v, slots[i], a, msg, sizeof(msg)) != 0)
             return cf_cli_usage(c, "key column '%s': %s", col->name, msg);
         ptrs[i] = slots[i];
     }
@@ -330,7 +339,7 @@ int cf_cli_where_parse(cf_cli *c, const cf_schema *s, const char *where, cf_pred
             if (slot == NULL)
                 return cf_cli_fail(c, "out of memory");
             char msg[200];
-            if (cf_cli_scalar_parse(cd->type, v, slot, a, msg, sizeof(msg)) != 0)
+            if (cf_cli_scalar_parse_col(cd, v, slot, a, msg, sizeof(msg)) != 0)
                 return cf_cli_usage(c, "--where: column '%s': %s", cd->name, msg);
             pr->value = slot;
         }
@@ -387,7 +396,8 @@ static int parse_array(const cf_column *cd, const char *text, cf_array_cell **ou
     for (size_t i = 0; i < v.n; i++) {
         bool is_null = false;
         memset(vals + i * w, 0, w);
-        if (cf_cli_value_parse(&v.items[i], cd->type, vals + i * w, &is_null, a, msg, cap) != 0)
+        if (cf_cli_value_parse_col(&v.items[i], cd->type, cd->precision, cd->scale, vals + i * w,
+                                   &is_null, a, msg, cap) != 0)
             return -1;
         if (!is_null)
             nn[i / 8] |= (uint8_t)(1u << (i % 8));
@@ -457,7 +467,7 @@ int cf_cli_assign_parse(cf_cli *c, const cf_schema *s, const char *opt, const ch
             if (slot == NULL)
                 return cf_cli_fail(c, "out of memory");
             v = cf_cli_unquote(v);
-            if (cf_cli_scalar_parse(cd->type, v, slot, a, msg, sizeof(msg)) != 0)
+            if (cf_cli_scalar_parse_col(cd, v, slot, a, msg, sizeof(msg)) != 0)
                 return cf_cli_usage(c, "%s: column '%s': %s", opt, cd->name, msg);
             ch[nch].value = slot;
         }

@@ -26,6 +26,10 @@
  * binary bytes go to the arena). Returns 0, or -1 with a message. */
 int cf_cli_scalar_parse(cf_type t, const char *text, void *slot, cf_cli_arena *a, char *msg,
                         size_t cap);
+/* The same for a value of column cd: DECIMAL also in its human form at the
+ * column's scale ("12.34"; values.h cf_cli_value_parse_col). */
+int cf_cli_scalar_parse_col(const cf_column *cd, const char *text, void *slot, cf_cli_arena *a,
+                            char *msg, size_t cap);
 
 /* The next comma-separated piece of *p (NUL-terminated in place), or NULL at
  * the end. Commas inside quotes or [...] belong to the piece. */

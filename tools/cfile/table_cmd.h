@@ -28,6 +28,7 @@ typedef struct cf_table_args {
     const char **keys; /* every --key, in order (malloc'd; cf_cmd_table frees it) */
     int nkeys;
     bool json, stats, has_asof, has_ts;
+    bool raw_values; /* --raw-values: DATE, UNIXTIME_MICROS, DECIMAL as integers (vprint.h) */
     uint64_t asof, ts, ahm;
     uint64_t limit;   /* --limit: rows scan prints at most (default all) */
     size_t threads;   /* --threads: cf_scan_options.threads (default auto) */
@@ -51,6 +52,9 @@ int cf_cli_table_open(cf_cli *c, const char *dir, const cf_table_args *t, bool w
  * FLOAT values in JSON as cf_cli_format_float9 (vprint.h) does. */
 typedef cf_status (*cf_cli_rows_fn)(void *ctx, cf_row_batch *b, cf_error *err);
 #define CF_CLI_ROWS_FLOAT9 1u
+/* CF_CLI_ROWS_RAW: text and csv print DATE, UNIXTIME_MICROS and DECIMAL as their
+ * integers (--raw-values), not their human forms (vprint.h cf_vp_style). */
+#define CF_CLI_ROWS_RAW 2u
 int cf_cli_rows_print(cf_cli *c, const cf_schema *s, const size_t *cols, size_t ncols, bool json,
                       const char *format, uint64_t limit, unsigned flags, cf_cli_rows_fn next,
                       void *ctx, const char *what, uint64_t *printed);

@@ -2,6 +2,7 @@
  * ../shared/golden/README.md "Value forms"). */
 #include "values.h"
 #include "cli.h"
+#include "vtext.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -52,7 +53,38 @@ static int parse_int_text(const char *s, size_t len, bool *neg, cf_cli_u128 *mag
     return 0;
 }
 
-static int parse_integer(const cf_json *v, cf_type t, void *slot, char *msg, size_t cap)
+/* The human forms (vtext.h) of DATE, UNIXTIME_MICROS and DECIMAL into val; -1 with
+ * the message when the text is not one (or, for DECIMAL, the scale is unknown). */
+static int parse_human(const char *s, size_t len, cf_type t, int precision, int scale,
+                       cf_cli_i128 *val, char *msg, size_t cap)
+{
+    char why[200];
+    int rc = -1;
+    if (t == CF_TYPE_DATE) {
+        int32_t d;
+        if ((rc = cf_vt_parse_date(s, len, &d, why, sizeof why)) == 0)
+            *val = d;
+    } else if (t == CF_TYPE_UNIXTIME_MICROS) {
+        int64_t us;
+        if ((rc = cf_vt_parse_timestamp(s, len, &us, why, sizeof why)) == 0)
+            *val = us;
+    } else if (scale < 0) {
+        return cf_cli_msg_fail(msg, cap,
+                               "%s: %.*s: not an integer (this column's scale is not known here: "
+                               "give the unscaled integer)",
+                               cf_type_name(t), (int)(len > 60 ? 60 : len), s);
+    } else {
+        int pmax = t == CF_TYPE_DECIMAL32 ? 9 : t == CF_TYPE_DECIMAL64 ? 18 : 38;
+        int p = precision > 0 && precision < pmax ? precision : pmax;
+        rc = cf_vt_parse_decimal(s, len, p, scale, val, why, sizeof why);
+    }
+    if (rc != 0)
+        return cf_cli_msg_fail(msg, cap, "%s: %s", cf_type_name(t), why);
+    return 0;
+}
+
+static int parse_integer(const cf_json *v, cf_type t, int precision, int scale, void *slot,
+                         char *msg, size_t cap)
 {
     const char *s;
     size_t len;
@@ -65,13 +97,24 @@ static int parse_integer(const cf_json *v, cf_type t, void *slot, char *msg, siz
     }
     bool neg;
     cf_cli_u128 mag;
-    if (parse_int_text(s, len, &neg, &mag) != 0)
-        return cf_cli_msg_fail(msg, cap, "%s: not an integer: %.*s", cf_type_name(t),
-                               (int)(len > 60 ? 60 : len), s);
     cf_type p = cf_type_physical(t);
     int bits = cf_type_int_bits(p);
     bool is_signed = !cf_type_is_unsigned(p);
+    bool human = t == CF_TYPE_DATE || t == CF_TYPE_UNIXTIME_MICROS || t == CF_TYPE_DECIMAL32 ||
+                 t == CF_TYPE_DECIMAL64 || t == CF_TYPE_DECIMAL128;
+    cf_cli_i128 hval = 0;
     bool ok;
+    if (parse_int_text(s, len, &neg, &mag) != 0) {
+        if (!human)
+            return cf_cli_msg_fail(msg, cap, "%s: not an integer: %.*s", cf_type_name(t),
+                                   (int)(len > 60 ? 60 : len), s);
+        /* Not the integer form: the human one, whose value fits the type by its
+         * own rules (years 0000..9999, the precision). */
+        if (parse_human(s, len, t, precision, scale, &hval, msg, cap) != 0)
+            return -1;
+        neg = hval < 0;
+        mag = neg ? (cf_cli_u128)0 - (cf_cli_u128)hval : (cf_cli_u128)hval;
+    }
     if (!is_signed) {
         ok = (!neg || mag == 0) && (bits == 128 || mag <= (((cf_cli_u128)1 << bits) - 1));
     } else {
@@ -128,6 +171,120 @@ static int parse_bits(const char *s, size_t len, int max_digits, uint64_t *out)
     }
     *out = v;
     return 0;
+}
+
+/* Decimal number text as digits without leading or trailing zeros and the power
+ * of ten of the first one (value = 0.D x 10^exp), for comparing two texts
+ * exactly. *nonzero: a digit other than 0. */
+typedef struct dec_norm {
+    bool neg, nonzero;
+    char d[800];
+    size_t nd;
+    long exp;
+} dec_norm;
+
+static void dec_normalize(const char *s, size_t len, dec_norm *n)
+{
+    memset(n, 0, sizeof(*n));
+    size_t i = 0;
+    if (i < len && (s[i] == '-' || s[i] == '+'))
+        n->neg = s[i++] == '-';
+    long point = 0;
+    bool seen_point = false;
+    for (; i < len && s[i] != 'e' && s[i] != 'E'; i++) {
+        if (s[i] == '.') {
+            seen_point = true;
+            continue;
+        }
+        if (s[i] == '0' && n->nd == 0) { /* a leading zero */
+            if (seen_point)
+                point--;
+            continue;
+        }
+        if (!seen_point)
+            point++;
+        if (n->nd < sizeof(n->d))
+            n->d[n->nd++] = s[i];
+    }
+    long e = 0;
+    if (i < len) { /* the exponent, clamped: the callers' texts are within range */
+        i++;
+        bool eneg = i < len && s[i] == '-';
+        if (i < len && (s[i] == '-' || s[i] == '+'))
+            i++;
+        for (; i < len; i++)
+            if (e < 100000)
+                e = e * 10 + (s[i] - '0');
+        e = eneg ? -e : e;
+    }
+    while (n->nd > 0 && n->d[n->nd - 1] == '0')
+        n->nd--;
+    n->nonzero = n->nd > 0;
+    n->exp = point + e;
+}
+
+static bool dec_same(const char *a, size_t alen, const char *b)
+{
+    dec_norm x, y;
+    dec_normalize(a, alen, &x);
+    dec_normalize(b, strlen(b), &y);
+    if (!x.nonzero || !y.nonzero)
+        return x.nonzero == y.nonzero;
+    return x.neg == y.neg && x.nd == y.nd && x.exp == y.exp && memcmp(x.d, y.d, x.nd) == 0;
+}
+
+/* The shortest decimal text that reads back as x (as a float when is_float):
+ * the nearest one of the fewest significant digits. */
+static void shortest_text(char out[CF_CLI_NUM_CAP], double x, bool is_float)
+{
+    for (int n = 1; n <= 17; n++) {
+        snprintf(out, CF_CLI_NUM_CAP, "%.*g", n, x);
+        if (is_float ? strtof(out, NULL) == (float)x : strtod(out, NULL) == x)
+            return;
+    }
+}
+
+/* Does decimal text s (which read as `got`) survive the conversion? Text that is
+ * not zero but reads as zero does not; nor does text that reads as a subnormal
+ * unless it is that subnormal's shortest text (the nearest of the fewest digits
+ * that read back as it; for a FLOAT also the shortest text of the same value as
+ * a double, the form the golden files use): below the normal range a value
+ * keeps fewer significant bits, so any other text, 3e-324 say, would be stored
+ * as a different number (5e-324). */
+static int check_underflow(const char *s, size_t len, cf_type t, double got, char *msg, size_t cap)
+{
+    dec_norm n;
+    int cls = t == CF_TYPE_FLOAT ? fpclassify((float)got) : fpclassify(got);
+    if (cls != FP_ZERO && cls != FP_SUBNORMAL)
+        return 0;
+    dec_normalize(s, len, &n);
+    if (cls == FP_ZERO && !n.nonzero)
+        return 0;
+    char shortest[CF_CLI_NUM_CAP], wide[CF_CLI_NUM_CAP] = "", printed[CF_CLI_NUM_CAP];
+    bool q;
+    if (t == CF_TYPE_FLOAT)
+        cf_cli_format_float(printed, (float)got, &q);
+    else
+        cf_cli_format_double(printed, got, &q);
+    if (cls == FP_ZERO) {
+        snprintf(shortest, sizeof shortest, "%s", printed);
+    } else {
+        shortest_text(shortest, got, t == CF_TYPE_FLOAT);
+        if (t == CF_TYPE_FLOAT)
+            shortest_text(wide, got, false);
+    }
+    if (cls == FP_ZERO)
+        return cf_cli_msg_fail(msg, cap,
+                               "%s: %.*s is too small: it would be stored as %s (underflow)",
+                               cf_type_name(t), (int)(len > 60 ? 60 : len), s, shortest);
+    /* Also what cfile prints for it, so that every printed value reads back. */
+    if (dec_same(s, len, shortest) || (wide[0] != '\0' && dec_same(s, len, wide)) ||
+        dec_same(s, len, printed))
+        return 0;
+    return cf_cli_msg_fail(msg, cap,
+                           "%s: %.*s is below the normal range and would be stored as %s "
+                           "(write that, or the bits as 0x...)",
+                           cf_type_name(t), (int)(len > 60 ? 60 : len), s, shortest);
 }
 
 static int parse_floating(const cf_json *v, cf_type t, void *slot, char *msg, size_t cap)
@@ -189,14 +346,22 @@ static int parse_floating(const cf_json *v, cf_type t, void *slot, char *msg, si
         memcpy(slot, &d, 8);
     }
     /* Decimal text that does not fit is an error, not infinity (which has its own
-     * form); text too small for the type rounds to 0 or a subnormal, as it must. */
+     * form); text too small for the type is one too (check_underflow). */
     if (ok && overflow)
         return cf_cli_msg_fail(msg, cap, "%s: %.*s is out of range (use \"Infinity\" for infinity)",
                                cf_type_name(t), (int)(len > 60 ? 60 : len), s);
     if (!ok)
         return cf_cli_msg_fail(msg, cap, "%s: not a number: %.*s", cf_type_name(t),
                                (int)(len > 60 ? 60 : len), s);
-    return 0;
+    double got;
+    if (is_float) {
+        float f;
+        memcpy(&f, slot, 4);
+        got = f;
+    } else {
+        memcpy(&got, slot, 8);
+    }
+    return check_underflow(s, len, t, got, msg, cap);
 }
 
 /* ---- bytes --------------------------------------------------------------------------- */
@@ -275,6 +440,12 @@ static int parse_bytes(const cf_json *v, cf_type t, cf_slice *out, cf_cli_arena 
 int cf_cli_value_parse(const cf_json *v, cf_type t, void *slot, bool *is_null, cf_cli_arena *arena,
                        char *msg, size_t msg_cap)
 {
+    return cf_cli_value_parse_col(v, t, 0, -1, slot, is_null, arena, msg, msg_cap);
+}
+
+int cf_cli_value_parse_col(const cf_json *v, cf_type t, int precision, int scale, void *slot,
+                           bool *is_null, cf_cli_arena *arena, char *msg, size_t msg_cap)
+{
     size_t width = cf_type_size(t);
     memset(slot, 0, width);
     *is_null = v->kind == CF_JSON_NULL;
@@ -311,12 +482,18 @@ int cf_cli_value_parse(const cf_json *v, cf_type t, void *slot, bool *is_null, c
     default:
         if (!cf_type_valid((int)t))
             return cf_cli_msg_fail(msg, msg_cap, "unknown type %d", (int)t);
-        return parse_integer(v, t, slot, msg, msg_cap);
+        return parse_integer(v, t, precision, scale, slot, msg, msg_cap);
     }
 }
 
 int cf_cli_value_parse_text(const char *text, size_t len, cf_type t, void *slot,
                             cf_cli_arena *arena, char *msg, size_t msg_cap)
+{
+    return cf_cli_value_parse_text_col(text, len, t, 0, -1, slot, arena, msg, msg_cap);
+}
+
+int cf_cli_value_parse_text_col(const char *text, size_t len, cf_type t, int precision, int scale,
+                                void *slot, cf_cli_arena *arena, char *msg, size_t msg_cap)
 {
     bool is_null;
     if (text[len] != '\0' || cf_type_is_binary(t)) {
@@ -330,7 +507,7 @@ int cf_cli_value_parse_text(const char *text, size_t len, cf_type t, void *slot,
         text = copy;
     }
     cf_json raw = {CF_JSON_STRING, text, len, 0, NULL, NULL};
-    return cf_cli_value_parse(&raw, t, slot, &is_null, arena, msg, msg_cap);
+    return cf_cli_value_parse_col(&raw, t, precision, scale, slot, &is_null, arena, msg, msg_cap);
 }
 
 int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_cli_arena *arena, char *msg,

@@ -35,16 +35,32 @@ int cf_cli_msg_fail(char *msg, size_t cap, const char *fmt, ...)
 int cf_cli_value_parse(const cf_json *v, cf_type t, void *slot, bool *is_null, cf_cli_arena *arena,
                        char *msg, size_t msg_cap);
 
+/* As cf_cli_value_parse, for a column whose DECIMAL precision and scale are known
+ * (a table's or a Parquet file's schema; precision 0 = the type's most): DECIMAL
+ * also takes its human form "-12.34" (vtext.h) at that scale. scale -1: not
+ * known (a CFile's column), DECIMAL then takes only the unscaled integer.
+ * DATE and UNIXTIME_MICROS take their human forms "2024-01-02" and
+ * "2024-01-02T03:04:05.000006Z" (vtext.h) beside the integers everywhere. */
+int cf_cli_value_parse_col(const cf_json *v, cf_type t, int precision, int scale, void *slot,
+                           bool *is_null, cf_cli_arena *arena, char *msg, size_t msg_cap);
+
 /* Parse the text form of one value of scalar type t (len bytes at text; what a
  * CSV field, a KEY, a --where, --row or --set value holds): STRING/VARCHAR its
  * bytes (copied into the arena), BINARY hex, BOOL true/false in any case or 1/0,
  * integers and DATE/DECIMAL/UNIXTIME_MICROS decimal ('-' allowed, no '+', no
- * blanks) within the type's range, INT128 likewise, FLOAT/DOUBLE decimal text
- * that fits, NaN, Infinity, -Infinity or their bits 0x<hex>. The same rules as
+ * blanks) within the type's range, INT128 likewise, DATE/UNIXTIME_MICROS also
+ * in their human forms (above), FLOAT/DOUBLE decimal text that survives the
+ * conversion (neither overflowing nor, when not zero, reading as zero, nor
+ * reading as a subnormal other than by that subnormal's shortest text), NaN,
+ * Infinity, -Infinity or their bits 0x<hex>. The same rules as
  * cf_cli_value_parse for a JSON string, which is what it is. Returns 0, or -1
  * with a message naming the type and the text. */
 int cf_cli_value_parse_text(const char *text, size_t len, cf_type t, void *slot,
                             cf_cli_arena *arena, char *msg, size_t msg_cap);
+/* cf_cli_value_parse_text with the column's decimal precision and scale (see
+ * cf_cli_value_parse_col). */
+int cf_cli_value_parse_text_col(const char *text, size_t len, cf_type t, int precision, int scale,
+                                void *slot, cf_cli_arena *arena, char *msg, size_t msg_cap);
 
 /* Parse a command-line value (seek --value): the text is read as JSON when it is a
  * value form of the type, otherwise as the raw text (for STRING/VARCHAR: its bytes;

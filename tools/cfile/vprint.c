@@ -9,6 +9,7 @@
 
 #include "out.h"
 #include "values.h"
+#include "vtext.h"
 
 /* ---- integers ---------------------------------------------------------------------------- */
 
@@ -339,6 +340,42 @@ size_t cf_vp_number(char out[CF_CLI_NUM_CAP], cf_type t, const void *slot, bool 
     return cf_json_fmt_i64(out, (int64_t)u);
 }
 
+size_t cf_vp_number_styled(char out[CF_CLI_NUM_CAP], cf_type t, cf_vp_style st, const void *slot)
+{
+    if (!st.raw) {
+        size_t n = 0;
+        _Static_assert(CF_VT_CAP <= CF_CLI_NUM_CAP, "the human forms fit a number's buffer");
+        if (t == CF_TYPE_DATE) {
+            int32_t d;
+            memcpy(&d, slot, 4);
+            n = cf_vt_format_date(out, d);
+        } else if (t == CF_TYPE_UNIXTIME_MICROS) {
+            int64_t us;
+            memcpy(&us, slot, 8);
+            n = cf_vt_format_timestamp(out, us);
+        } else if (st.scale >= 0 &&
+                   (t == CF_TYPE_DECIMAL32 || t == CF_TYPE_DECIMAL64 || t == CF_TYPE_DECIMAL128)) {
+            cf_vt_i128 v;
+            if (t == CF_TYPE_DECIMAL32) {
+                int32_t x;
+                memcpy(&x, slot, 4);
+                v = x;
+            } else if (t == CF_TYPE_DECIMAL64) {
+                int64_t x;
+                memcpy(&x, slot, 8);
+                v = x;
+            } else {
+                memcpy(&v, slot, 16);
+            }
+            n = cf_vt_format_decimal(out, v, st.scale);
+        }
+        if (n > 0)
+            return n;
+    }
+    bool quote;
+    return cf_vp_number(out, t, slot, &quote);
+}
+
 void cf_vp_csv_field(FILE *f, const char *p, size_t n)
 {
     bool quote = n > 0 && (p[0] == ' ' || p[n - 1] == ' ');
@@ -385,6 +422,12 @@ static void json_bytes(FILE *f, const cf_slice *s)
 
 void cf_vp_value(FILE *f, cf_vp_form form, cf_type t, const void *slot)
 {
+    cf_vp_style raw = {true, -1};
+    cf_vp_value_styled(f, form, t, raw, slot);
+}
+
+void cf_vp_value_styled(FILE *f, cf_vp_form form, cf_type t, cf_vp_style st, const void *slot)
+{
     if (cf_type_is_binary(t)) {
         cf_slice s;
         memcpy(&s, slot, sizeof(s));
@@ -423,7 +466,13 @@ void cf_vp_value(FILE *f, cf_vp_form form, cf_type t, const void *slot)
     }
     char num[CF_CLI_NUM_CAP];
     bool quote;
-    size_t n = cf_vp_number(num, t, slot, &quote);
+    size_t n;
+    if (form != CF_VP_JSON && !st.raw) {
+        n = cf_vp_number_styled(num, t, st, slot);
+        quote = false;
+    } else {
+        n = cf_vp_number(num, t, slot, &quote);
+    }
     quote = quote && form == CF_VP_JSON;
     if (quote)
         CF_IO_PUTC('"', f);
@@ -457,6 +506,13 @@ static void json_array(FILE *f, cf_type t, const cf_batch *b, size_t i)
 
 void cf_vp_cell(FILE *f, cf_vp_form form, cf_type t, bool is_array, const cf_batch *b, size_t i)
 {
+    cf_vp_style raw = {true, -1};
+    cf_vp_cell_styled(f, form, t, is_array, raw, b, i);
+}
+
+void cf_vp_cell_styled(FILE *f, cf_vp_form form, cf_type t, bool is_array, cf_vp_style st,
+                       const cf_batch *b, size_t i)
+{
     if (b->nonnull != NULL && !bit(b->nonnull, i)) {
         if (form == CF_VP_JSON)
             CF_IO_WRITE("null", 4, f);
@@ -465,7 +521,7 @@ void cf_vp_cell(FILE *f, cf_vp_form form, cf_type t, bool is_array, const cf_bat
         return; /* TEXT, CSV: nothing */
     }
     if (!is_array) {
-        cf_vp_value(f, form, t, (const uint8_t *)b->values + i * cf_type_size(t));
+        cf_vp_value_styled(f, form, t, st, (const uint8_t *)b->values + i * cf_type_size(t));
         return;
     }
     if (form != CF_VP_CSV) {

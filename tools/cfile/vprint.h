@@ -43,6 +43,25 @@ void cf_vp_cell(FILE *f, cf_vp_form form, cf_type t, bool is_array, const cf_bat
 /* One non-NULL scalar of type t at slot (its memory form) in form `form`. */
 void cf_vp_value(FILE *f, cf_vp_form form, cf_type t, const void *slot);
 
+/* How the TEXT, TABLE and CSV forms show DATE, UNIXTIME_MICROS and DECIMAL
+ * scalars. By default their human forms (vtext.h: 2024-01-02,
+ * 2024-01-02T03:04:05.000006Z, 12.34 at the column's scale; values outside
+ * years 0000..9999 as their integers); `raw` (the commands' --raw-values) the
+ * integers the JSON form has (days, microseconds, the unscaled value). `scale`
+ * is the DECIMAL column's scale, -1 when not known (a CFile's column: the
+ * unscaled integer). The JSON form and array elements never change. What
+ * cf_vp_cell and cf_vp_value print is the raw style. */
+typedef struct cf_vp_style {
+    bool raw;
+    int scale;
+} cf_vp_style;
+
+void cf_vp_cell_styled(FILE *f, cf_vp_form form, cf_type t, bool is_array, cf_vp_style st,
+                       const cf_batch *b, size_t i);
+void cf_vp_value_styled(FILE *f, cf_vp_form form, cf_type t, cf_vp_style st, const void *slot);
+/* cf_vp_number in style st (the text of the TEXT, TABLE and CSV forms). */
+size_t cf_vp_number_styled(char out[CF_CLI_NUM_CAP], cf_type t, cf_vp_style st, const void *slot);
+
 /* The text of a scalar that is not STRING/VARCHAR/BINARY into out (NUL-terminated);
  * returns its length. *quote: the JSON form writes it as a string (NaN, Infinity,
  * NaN bits, INT128/DECIMAL128). An unknown type gives "null". */
