@@ -43,6 +43,11 @@ const char cf_cmd_dump_usage[] =
     "  --from N    start at row N (through the positional index when there is one);\n"
     "              N past the last row is \"not found\" (exit 1), as in `cfile seek`\n"
     "  -n, --limit M  print at most M rows (--count M is the same)\n"
+    "  --raw-values  text, csv and table print DATE and UNIXTIME_MICROS as their\n"
+    "              integers (days, microseconds since 1970-01-01, as json does),\n"
+    "              not as 2024-01-02 and 2024-01-02T03:04:05.000006Z (years\n"
+    "              0000..9999; others as integers). DECIMAL is the unscaled\n"
+    "              integer: a CFile does not record the scale.\n"
     "  --help      this text\n";
 
 typedef enum dump_format { FMT_TEXT, FMT_JSON, FMT_JSONL, FMT_CSV, FMT_TABLE } dump_format;
@@ -225,24 +230,41 @@ typedef struct dump_opts {
     uint64_t from, count;
     bool from_given;
     bool kudu_floats; /* FLOAT values in Kudu's tools' form (cf_cli_format_float_kudu) */
+    bool raw;         /* --raw-values: DATE and UNIXTIME_MICROS as integers in text/csv/table */
 } dump_opts;
+
+/* A DATE or UNIXTIME_MICROS value of row i in its human form (vprint.h
+ * cf_vp_style) into s: false when the row is NULL, an array or another type
+ * (printed as before), or --raw-values. A CFile knows no DECIMAL scale: its
+ * decimals stay unscaled integers. */
+static bool human_text(const dump_opts *o, cf_out_str *s, cf_type t, bool is_array,
+                       const cf_batch *b, size_t i)
+{
+    if (o->raw || is_array || (t != CF_TYPE_DATE && t != CF_TYPE_UNIXTIME_MICROS) ||
+        (b->nonnull != NULL && !((b->nonnull[i >> 3] >> (i & 7)) & 1)))
+        return false;
+    char num[CF_CLI_NUM_CAP];
+    cf_vp_style st = {false, -1};
+    cf_out_str_clear(s);
+    cf_out_str_put(
+        s, num, cf_vp_number_styled(num, t, st, (const uint8_t *)b->values + i * cf_type_size(t)));
+    return true;
+}
 
 static int parse_dump_opts(cf_cli *c, int argc, char **argv, dump_opts *o)
 {
     static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"format", required_argument, NULL, 'F'},
-        {"from", required_argument, NULL, 'f'},
-        {"count", required_argument, NULL, 'n'},
-        {"limit", required_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, 'j'},        {"format", required_argument, NULL, 'F'},
+        {"from", required_argument, NULL, 'f'},  {"count", required_argument, NULL, 'n'},
+        {"limit", required_argument, NULL, 'n'}, {"raw-values", no_argument, NULL, 'R'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     dump_format fmt = FMT_TEXT;
     uint64_t from = 0, count = UINT64_MAX;
     bool from_given = false;
     o->fmt = FMT_TEXT;
     o->kudu_floats = false;
+    o->raw = false;
     int ch;
     while ((ch = getopt_long(argc, argv, "jF:f:n:h", opts, NULL)) != -1) {
         switch (ch) {
@@ -261,6 +283,7 @@ static int parse_dump_opts(cf_cli *c, int argc, char **argv, dump_opts *o)
             if (cf_cli_parse_u64(optarg, &count) != 0)
                 return cf_cli_usage(c, "--limit: not a count: %s", optarg);
             break;
+        case 'R': o->raw = true; break;
         case 'h': return cf_cli_help(c);
         default: return cf_cli_bad_option(c, argv);
         }
@@ -370,8 +393,12 @@ static int dump_run(cf_cli *c, const char *path, cf_io *io, const dump_opts *o)
                 fprintf(c->out, "%" PRIu64 ":", ord);
                 cf_out_off(c->out, color);
                 fputc(' ', c->out);
-                cf_jw_init(&w, c->out);
-                cf_cli_row_write(&w, in->type, in->is_array, &b, i);
+                if (human_text(o, &text, in->type, in->is_array, &b, i)) {
+                    fputs(text.data != NULL ? text.data : "", c->out);
+                } else {
+                    cf_jw_init(&w, c->out);
+                    cf_cli_row_write(&w, in->type, in->is_array, &b, i);
+                }
                 fputc('\n', c->out);
                 break;
             case FMT_JSONL:
@@ -386,13 +413,15 @@ static int dump_run(cf_cli *c, const char *path, cf_io *io, const dump_opts *o)
                 break;
             case FMT_CSV:
                 fprintf(c->out, "%" PRIu64 ",", ord);
-                cf_vp_cell(c->out, CF_VP_CSV, in->type, in->is_array, &b, i); /* reads back */
+                cf_vp_cell_styled(c->out, CF_VP_CSV, in->type, in->is_array,
+                                  (cf_vp_style){o->raw, -1}, &b, i); /* reads back */
                 fputc('\n', c->out);
                 break;
             case FMT_TABLE: {
                 char num[24];
                 snprintf(num, sizeof(num), "%" PRIu64, ord);
-                bool present = cf_out_row_text(&text, in->type, in->is_array, &b, i, true);
+                bool present = human_text(o, &text, in->type, in->is_array, &b, i) ||
+                               cf_out_row_text(&text, in->type, in->is_array, &b, i, true);
                 const char *cells[2] = {num, present ? text.data : "NULL"};
                 cf_out_table_row(&tab, cells);
                 break;

@@ -9,7 +9,7 @@
 #include "cli.h"
 
 const char cf_cmd_head_usage[] =
-    "usage: cfile head [-n N] [--json | --format F] PATH\n"
+    "usage: cfile head [-n N] [--json | --format F] [--raw-values] PATH\n"
     "\n"
     "Print the first N rows (default 10) of PATH: a CFile as `cfile dump --limit N`\n"
     "prints them, a table directory as `cfile table scan --limit N` does.\n"
@@ -19,18 +19,19 @@ const char cf_cmd_head_usage[] =
     "                 (dump --format jsonl), a table's {\"column\": value, ...}\n"
     "  --format F     as dump's (text, jsonl, csv, table) or table scan's (text, csv,\n"
     "                 jsonl) --format\n"
+    "  --raw-values   DATE, UNIXTIME_MICROS (and a table's DECIMAL) as their integers\n"
+    "                 in text and csv, as dump's and table scan's --raw-values\n"
     "  --help         this text\n";
 
 int cf_cmd_head(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"limit", required_argument, NULL, 'n'},
-        {"json", no_argument, NULL, 'j'},
-        {"format", required_argument, NULL, 'F'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"limit", required_argument, NULL, 'n'},  {"json", no_argument, NULL, 'j'},
+        {"format", required_argument, NULL, 'F'}, {"raw-values", no_argument, NULL, 'R'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     const char *limit = "10", *format = NULL;
+    bool raw = false;
     uint64_t n;
     int ch;
     while ((ch = getopt_long(argc, argv, "n:jF:h", opts, NULL)) != -1) {
@@ -42,6 +43,7 @@ int cf_cmd_head(cf_cli *c, int argc, char **argv)
             break;
         case 'j': format = "jsonl"; break;
         case 'F': format = optarg; break;
+        case 'R': raw = true; break;
         case 'h': return cf_cli_help(c);
         default: return cf_cli_bad_option(c, argv);
         }
@@ -69,6 +71,8 @@ int cf_cmd_head(cf_cli *c, int argc, char **argv)
         args[na++] = "--format";
         args[na++] = (char *)format;
     }
+    if (raw)
+        args[na++] = "--raw-values";
     args[na] = NULL;
     cf_cli sub = *c;
     sub.cmd = table ? "table" : "dump";
