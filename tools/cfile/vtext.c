@@ -145,19 +145,22 @@ int cf_vt_parse_timestamp(const char *s, size_t len, int64_t *micros, char *msg,
         i++;
     } else if (i < len && (s[i] == '+' || s[i] == '-')) {
         int sign = s[i++] == '-' ? -1 : 1;
-        unsigned oh, om = 0;
+        unsigned oh, om = 0, os = 0;
         if (!digits(s, len, &i, 2, &oh))
             return fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
         if (i < len && s[i] == ':') {
             i++;
             if (!digits(s, len, &i, 2, &om))
                 return fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
+            /* Seconds, as DuckDB writes a local mean time (+05:53:28). */
+            if (i < len && s[i] == ':' && (i++, !digits(s, len, &i, 2, &os)))
+                return fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
         } else if (i < len && !digits(s, len, &i, 2, &om)) {
             return fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
         }
-        if (oh > 23 || om > 59)
-            return fail(msg, cap, "%.*s: no zone offset %02u:%02u", SHOWN(len), s, oh, om);
-        offset_s = sign * (int64_t)(oh * 3600 + om * 60);
+        if (oh > 23 || om > 59 || os > 59)
+            return fail(msg, cap, "%.*s: no zone offset %02u:%02u:%02u", SHOWN(len), s, oh, om, os);
+        offset_s = sign * (int64_t)(oh * 3600 + om * 60 + os);
     }
     if (i != len)
         return fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
