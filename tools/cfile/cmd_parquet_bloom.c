@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "values.h"
+#include "vtext.h"
 
 const char cf_cmd_parquet_bloom_usage[] =
     "usage: cfile parquet bloom [--json] [--hex] --column C FILE [--] VALUE...\n"
@@ -88,7 +89,9 @@ static bool parse_uuid(const char *s, pq_probe_value *v)
     return true;
 }
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (days-from-civil). */
+/* Days since 1970-01-01 of a proleptic Gregorian date: the form `parquet dump`
+ * prints, so years past 0000..9999 (astronomical, "-0001-12-31") too, with the
+ * calendar of the CLI's value forms (vtext.h). */
 static bool parse_date(const char *s, int64_t *days)
 {
     int y, m, d, n = 0;
@@ -99,48 +102,19 @@ static bool parse_date(const char *s, int64_t *days)
     bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
     if (d > mdays[m - 1] || (m == 2 && d == 29 && !leap))
         return false;
-    int64_t yy = y - (m <= 2);
-    int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
-    int64_t yoe = yy - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    *days = era * 146097 + doe - 719468;
+    *days = cf_vt_days_from_civil(y, (unsigned)m, (unsigned)d);
     return true;
 }
 
-/* "-12.34" with `scale` fraction digits at most into the unscaled integer. */
-static bool parse_decimal(const char *s, int32_t scale, cf_cli_i128 *out)
+/* "-12.34" with `scale` fraction digits at most (and at most the column's
+ * precision of digits) into the unscaled integer: the CLI's decimal form
+ * (vtext.h), which `parquet dump` prints. */
+static bool parse_decimal(const char *s, const cf_parquet_logical *lt, cf_cli_i128 *out)
 {
-    bool neg = *s == '-';
-    if (*s == '-' || *s == '+')
-        s++;
-    if (!*s)
+    cf_vt_i128 v;
+    if (cf_vt_parse_decimal(s, strlen(s), lt->precision, lt->scale, &v, NULL, 0) != 0)
         return false;
-    cf_cli_i128 v = 0;
-    int32_t frac = -1;
-    bool digits = false;
-    for (; *s; s++) {
-        if (*s == '.' && frac < 0) {
-            frac = 0;
-            continue;
-        }
-        if (*s < '0' || *s > '9')
-            return false;
-        if (frac >= 0 && ++frac > scale)
-            return false;
-        if (v > ((cf_cli_i128)1 << 124))
-            return false;
-        v = v * 10 + (*s - '0');
-        digits = true;
-    }
-    if (!digits)
-        return false;
-    for (int32_t i = frac < 0 ? 0 : frac; i < scale; i++) {
-        if (v > ((cf_cli_i128)1 << 124))
-            return false;
-        v *= 10;
-    }
-    *out = neg ? -v : v;
+    *out = v;
     return true;
 }
 
@@ -221,7 +195,7 @@ static int parse_value(const cf_parquet_column *col, const char *text, bool hex,
         cf_cli_i128 d;
         if (lt->kind == CF_PARQUET_LT_DATE && strchr(text + 1, '-') && parse_date(text, &x)) {
             /* x from the date */
-        } else if (lt->kind == CF_PARQUET_LT_DECIMAL && parse_decimal(text, lt->scale, &d)) {
+        } else if (lt->kind == CF_PARQUET_LT_DECIMAL && parse_decimal(text, lt, &d)) {
             if (d < INT64_MIN || d > INT64_MAX)
                 goto bad;
             x = (int64_t)d;
@@ -265,7 +239,7 @@ static int parse_value(const cf_parquet_column *col, const char *text, bool hex,
                        : (snprintf(msg, cap, "'%s' is not hex", text), CF_EXIT_USAGE);
         if (lt->kind == CF_PARQUET_LT_DECIMAL) {
             cf_cli_i128 d;
-            if (!parse_decimal(text, lt->scale, &d))
+            if (!parse_decimal(text, lt, &d))
                 goto bad;
             /* The shortest two's complement, as writers store it. */
             size_t n = 1;
@@ -286,7 +260,7 @@ static int parse_value(const cf_parquet_column *col, const char *text, bool hex,
             return CF_EXIT_OK;
         if (lt->kind == CF_PARQUET_LT_DECIMAL && want <= 16) {
             cf_cli_i128 d;
-            if (parse_decimal(text, lt->scale, &d)) {
+            if (parse_decimal(text, lt, &d)) {
                 if (!be_twos(d, want, v->bytes))
                     goto bad;
                 v->len = want;
