@@ -10,7 +10,10 @@
  * Invariants: fields are NUL-terminated at their length, lines and columns are
  * >= 1 and never go back, an error names "line L, column C"; the records written
  * back with cf_vp_csv_field read again to the same fields; every field either
- * converts to a value or says why (never a crash). */
+ * converts to a value or says why (never a crash); a value that converts prints
+ * (in its human form, vtext.h, and its raw one; FLOAT/DOUBLE as cfile prints
+ * them) to text that converts back to the same bytes.
+ *   opt bits 3..7: the DECIMAL column's scale (mod 39) for the human forms */
 #include "fuzz.h"
 
 #include <string.h>
@@ -22,11 +25,12 @@
 
 enum { MAX_RECORDS = 4096 };
 
-static const cf_type types[] = {CF_TYPE_INT8,   CF_TYPE_INT32,           CF_TYPE_UINT64,
-                                CF_TYPE_INT64,  CF_TYPE_FLOAT,           CF_TYPE_DOUBLE,
-                                CF_TYPE_BOOL,   CF_TYPE_STRING,          CF_TYPE_BINARY,
-                                CF_TYPE_DATE,   CF_TYPE_UNIXTIME_MICROS, CF_TYPE_DECIMAL128,
-                                CF_TYPE_INT128, CF_TYPE_VARCHAR};
+static const cf_type types[] = {CF_TYPE_INT8,     CF_TYPE_INT32,           CF_TYPE_UINT64,
+                                CF_TYPE_INT64,    CF_TYPE_FLOAT,           CF_TYPE_DOUBLE,
+                                CF_TYPE_BOOL,     CF_TYPE_STRING,          CF_TYPE_BINARY,
+                                CF_TYPE_DATE,     CF_TYPE_UNIXTIME_MICROS, CF_TYPE_DECIMAL128,
+                                CF_TYPE_INT128,   CF_TYPE_VARCHAR,         CF_TYPE_DECIMAL32,
+                                CF_TYPE_DECIMAL64};
 
 /* Every record of the reader as "[q]bytes\x1f...\x1e", or "!" + the error. */
 static char *records(cf_csv *r, size_t *len)
@@ -129,6 +133,37 @@ static void check_rewrite(const uint8_t *text, size_t len)
     free(again);
 }
 
+/* A field that parses as t at `scale` prints in both styles to text that parses
+ * back to the same bytes. */
+static void check_print_back(const cf_csv_field *f, cf_type t, int scale)
+{
+    if (cf_type_is_binary(t) || t == CF_TYPE_BOOL)
+        return;
+    cf_cli_arena arena;
+    cf_cli_arena_init(&arena);
+    uint8_t slot[16] __attribute__((aligned(16))), back[16] __attribute__((aligned(16)));
+    char msg[256];
+    if (cf_cli_value_parse_text_col(f->data, f->len, t, 0, scale, slot, &arena, msg, sizeof msg) ==
+        0) {
+        for (int raw = 0; raw < 2; raw++) {
+            char text[CF_CLI_NUM_CAP];
+            cf_vp_style st = {raw != 0, scale};
+            size_t n = cf_vp_number_styled(text, t, st, slot);
+            memset(back, 0, sizeof back);
+            if (cf_cli_value_parse_text_col(text, n, t, 0, scale, back, &arena, msg, sizeof msg) !=
+                0) {
+                fprintf(stderr, "%s printed as %s does not read back: %s\n", cf_type_name(t), text,
+                        msg);
+                FUZZ_REQUIRE(!"a printed value reads back");
+            }
+            FUZZ_REQUIRE(memcmp(slot, back, cf_type_size(t)) == 0);
+        }
+    } else {
+        FUZZ_REQUIRE(msg[0] != '\0');
+    }
+    cf_cli_arena_dispose(&arena);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_input in = {data, size < 2 ? size : 2};
@@ -189,6 +224,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 FUZZ_REQUIRE(col.rows == 1);
             cf_cli_column_dispose(&col);
             cf_cli_arena_dispose(&arena);
+            if (!is_array)
+                check_print_back(&f[i], t, (opt >> 3) % 39);
         }
     }
     cf_csv_dispose(&r);

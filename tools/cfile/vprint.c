@@ -367,7 +367,11 @@ size_t cf_vp_number_styled(char out[CF_CLI_NUM_CAP], cf_type t, cf_vp_style st, 
             } else {
                 memcpy(&v, slot, 16);
             }
-            n = cf_vt_format_decimal(out, v, st.scale);
+            /* A scale past the type's digits (no valid schema has one) would
+             * print text the parser refuses: the integer then. */
+            int pmax = t == CF_TYPE_DECIMAL32 ? 9 : t == CF_TYPE_DECIMAL64 ? 18 : 38;
+            if (st.scale <= pmax)
+                n = cf_vt_format_decimal(out, v, st.scale);
         }
         if (n > 0)
             return n;
