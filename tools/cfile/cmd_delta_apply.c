@@ -65,8 +65,9 @@ int cf_cmd_delta_apply(cf_cli *c, int argc, char **argv)
             size_t src = (size_t)a.start + i;
             bool is_null = s.cols[k].nullable;
             if (col != NULL && col->kind == CF_JSON_ARRAY && src < col->n) {
-                if (cf_cli_value_parse(&col->items[src], s.cols[k].type, vals[k] + i * wdt,
-                                       &is_null, &bdoc.arena, msg, sizeof(msg)) != 0) {
+                if (cf_cli_value_parse_col(&col->items[src], s.cols[k].type, s.cols[k].precision,
+                                           s.cols[k].scale, vals[k] + i * wdt, &is_null,
+                                           &bdoc.arena, msg, sizeof(msg)) != 0) {
                     rc = cf_cli_fail(c, "%s: column %s row %zu: %s", a.base_path, s.cols[k].name,
                                      src, msg);
                     goto out;

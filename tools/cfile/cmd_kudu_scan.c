@@ -36,6 +36,9 @@ const char cf_cmd_kudu_tablet_scan_usage[] =
     "                         not [A-Za-z_][A-Za-z0-9_]* goes in backquotes, `` for one\n"
     "                         inside: --columns '`my-col`,`a b`' --where '`my-col` > 3')\n"
     "  --limit N              print at most N rows\n"
+    "  --raw-values           text and csv print DATE, UNIXTIME_MICROS and DECIMAL as\n"
+    "                         their integers (as --json does), not 2024-01-02,\n"
+    "                         2024-01-02T03:04:05.000006Z and 12.34 (`cfile table --help`)\n"
     "  --batch-rows N         rows per batch inside the scan (default 1024)\n"
     "  --mmap                 read the blocks through mmap (default pread): faster when\n"
     "                         cached, but a media error or a file cut underneath kills\n"
@@ -44,10 +47,21 @@ const char cf_cmd_kudu_tablet_scan_usage[] =
     "\n"
     "exit: 0 ok, 1 damage or I/O (naming the file and offset), 2 usage, 3 unsupported\n";
 
-enum { O_JSON = 256, O_FORMAT, O_ASOF, O_NOWAL, O_COLUMNS, O_WHERE, O_LIMIT, O_BATCH, O_MMAP };
+enum {
+    O_JSON = 256,
+    O_FORMAT,
+    O_ASOF,
+    O_NOWAL,
+    O_COLUMNS,
+    O_WHERE,
+    O_LIMIT,
+    O_BATCH,
+    O_MMAP,
+    O_RAW
+};
 
 typedef struct scan_args {
-    bool json, no_wal, has_asof, mmap;
+    bool json, no_wal, has_asof, mmap, raw;
     const char *format, *columns, *where;
     uint64_t as_of, limit, batch;
 } scan_args;
@@ -63,6 +77,7 @@ static int parse(cf_cli *c, int argc, char **argv, scan_args *s, cf_kudu_args *k
                                          {"limit", required_argument, NULL, O_LIMIT},
                                          {"batch-rows", required_argument, NULL, O_BATCH},
                                          {"mmap", no_argument, NULL, O_MMAP},
+                                         {"raw-values", no_argument, NULL, O_RAW},
                                          {"help", no_argument, NULL, 'h'},
                                          CF_KUDU_ARGS_LONGOPTS,
                                          {NULL, 0, NULL, 0}};
@@ -73,6 +88,7 @@ static int parse(cf_cli *c, int argc, char **argv, scan_args *s, cf_kudu_args *k
         case O_FORMAT: s->format = optarg; break;
         case O_NOWAL: s->no_wal = true; break;
         case O_MMAP: s->mmap = true; break;
+        case O_RAW: s->raw = true; break;
         case O_COLUMNS: s->columns = optarg; break;
         case O_WHERE: s->where = optarg; break;
         case O_ASOF:
@@ -162,8 +178,9 @@ int cf_cmd_kudu_tablet_scan(cf_cli *c, int argc, char **argv)
         rc = cf_cli_lib_fail(c, "scan", st, &e);
         goto out;
     }
-    rc = cf_cli_rows_print(c, schema, cols, ncols, s.json, s.format, s.limit, CF_CLI_ROWS_FLOAT9,
-                           scanner_next, sc, "scan", NULL);
+    rc = cf_cli_rows_print(c, schema, cols, ncols, s.json, s.format, s.limit,
+                           CF_CLI_ROWS_FLOAT9 | (s.raw ? CF_CLI_ROWS_RAW : 0), scanner_next, sc,
+                           "scan", NULL);
 out:
     cf_kudu_scanner_free(sc);
     cf_kudu_tablet_free(t);
