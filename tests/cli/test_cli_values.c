@@ -326,6 +326,11 @@ static void test_cli_values__options_human_forms(void **state)
     CLI(&r, "table", "insert", dir, "--row", "day=2024-01-01,price=123456789.00");
     expect_fail(&r, CF_EXIT_USAGE,
                 "DECIMAL64: 123456789.00 has more than the 10 digits of DECIMAL(10,2)");
+    /* The unscaled integer form too: 11 digits are no DECIMAL(10,2) (and 12.34's
+     * printed form of such a value would not read back). */
+    CLI(&r, "table", "insert", dir, "--row", "day=2024-01-01,price=12345678901");
+    expect_fail(&r, CF_EXIT_USAGE,
+                "DECIMAL64: 12345678901 has more than the 10 digits of DECIMAL(10,2)");
     CLI(&r, "table", "insert", dir, "--row",
         "day=2024-01-01,price=1,at=2024-01-01T00:00:00.0000001Z");
     expect_fail(&r, CF_EXIT_USAGE,

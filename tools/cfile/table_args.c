@@ -58,7 +58,7 @@ int cf_cli_scalar_parse_col(const cf_column *cd, const char *text, void *slot, c
         return -1; /* never fails but for memory */
     char first[256];
     snprintf(first, sizeof(first), "%s", msg);
-    if (cf_cli_value_parse_arg(text, t, slot, a, msg, cap) == 0)
+    if (cf_cli_value_parse_arg_col(text, t, cd->precision, cd->scale, slot, a, msg, cap) == 0)
         return 0;
     snprintf(msg, cap, "%s", first); /* the text form's reason */
     return -1;

@@ -131,6 +131,21 @@ static int parse_integer(const cf_json *v, cf_type t, int precision, int scale, 
         return cf_cli_msg_fail(msg, cap,
                                "DATE: %.*s is out of range (days %d..%d, 0001-01-01..9999-12-31)",
                                (int)(len > 60 ? 60 : len), s, CF_CLI_DATE_MIN, CF_CLI_DATE_MAX);
+    /* A column whose scale is known is a table's or a Parquet file's: its unscaled
+     * integers, as its decimal texts, have at most the precision's digits (what
+     * Kudu takes; the human form printed for the value must read back). */
+    bool dec = t == CF_TYPE_DECIMAL32 || t == CF_TYPE_DECIMAL64 || t == CF_TYPE_DECIMAL128;
+    if (dec && scale >= 0) {
+        int pmax = t == CF_TYPE_DECIMAL32 ? 9 : t == CF_TYPE_DECIMAL64 ? 18 : 38;
+        int prec = precision > 0 && precision < pmax ? precision : pmax;
+        int nd = 0;
+        for (cf_cli_u128 m = mag; m != 0; m /= 10)
+            nd++;
+        if (nd > prec)
+            return cf_cli_msg_fail(
+                msg, cap, "%s: %.*s has more than the %d digits of DECIMAL(%d,%d)", cf_type_name(t),
+                (int)(len > 60 ? 60 : len), s, prec, prec, scale);
+    }
     switch (bits) {
     case 8: {
         uint8_t x = (uint8_t)val;
@@ -513,6 +528,12 @@ int cf_cli_value_parse_text_col(const char *text, size_t len, cf_type t, int pre
 int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_cli_arena *arena, char *msg,
                            size_t msg_cap)
 {
+    return cf_cli_value_parse_arg_col(text, t, 0, -1, slot, arena, msg, msg_cap);
+}
+
+int cf_cli_value_parse_arg_col(const char *text, cf_type t, int precision, int scale, void *slot,
+                               cf_cli_arena *arena, char *msg, size_t msg_cap)
+{
     cf_json_doc doc;
     bool is_null = false;
     int rc = -1;
@@ -524,7 +545,8 @@ int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_cli_arena
     if (cf_json_parse(&doc, text, len, jmsg, sizeof(jmsg)) == 0) {
         if (doc.root.kind == CF_JSON_STRING || doc.root.kind == CF_JSON_OBJECT) {
             /* Text forms: make sure the bytes live in the arena. */
-            rc = cf_cli_value_parse(&doc.root, t, slot, &is_null, arena, msg, msg_cap);
+            rc = cf_cli_value_parse_col(&doc.root, t, precision, scale, slot, &is_null, arena, msg,
+                                        msg_cap);
             if (rc == 0 && cf_type_is_binary(t)) {
                 cf_slice s;
                 memcpy(&s, slot, sizeof(s));
@@ -539,7 +561,8 @@ int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_cli_arena
                 }
             }
         } else if (doc.root.kind != CF_JSON_NULL) {
-            rc = cf_cli_value_parse(&doc.root, t, slot, &is_null, arena, msg, msg_cap);
+            rc = cf_cli_value_parse_col(&doc.root, t, precision, scale, slot, &is_null, arena, msg,
+                                        msg_cap);
         } else {
             rc = cf_cli_msg_fail(msg, msg_cap, "a seek target cannot be null");
         }
@@ -549,7 +572,8 @@ int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_cli_arena
         return 0;
     /* Not a value form of the type: take the raw text. */
     char msg2[256];
-    if (cf_cli_value_parse_text(text, len, t, slot, arena, msg2, sizeof(msg2)) == 0)
+    if (cf_cli_value_parse_text_col(text, len, t, precision, scale, slot, arena, msg2,
+                                    sizeof(msg2)) == 0)
         return 0;
     /* Keep the message of the JSON reading when there was one: it is the likelier intent. */
     if (msg != NULL && msg_cap > 0 && msg[0] == '\0')

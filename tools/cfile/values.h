@@ -67,6 +67,9 @@ int cf_cli_value_parse_text_col(const char *text, size_t len, cf_type t, int pre
  * for BINARY: hex). Also yields the target as JSON for echoing. */
 int cf_cli_value_parse_arg(const char *text, cf_type t, void *slot, cf_cli_arena *arena, char *msg,
                            size_t msg_cap);
+/* cf_cli_value_parse_arg with the column's decimal precision and scale. */
+int cf_cli_value_parse_arg_col(const char *text, cf_type t, int precision, int scale, void *slot,
+                               cf_cli_arena *arena, char *msg, size_t msg_cap);
 
 /* ---- a column of values (column.c) --------------------------------------------------------------
  */
