@@ -133,7 +133,8 @@ static void test_cli_polish__completion_script(void **state)
     }
     assert_true(ncmd >= 9);
     /* Options come from the usage texts, values from `write --help`. */
-    assert_non_null(strstr(r.out, "dump) opts=\"--format --from --limit --json --count --help\""));
+    assert_non_null(
+        strstr(r.out, "dump) opts=\"--format --from --limit --json --count --raw-values --help\""));
     assert_non_null(strstr(r.out, "info) opts=\"--json --blocks --svg --help\""));
     assert_non_null(strstr(r.out, "actions=\"write probe\""));
     assert_non_null(strstr(r.out, "\"AUTO PLAIN PREFIX RLE DICT BIT_SHUFFLE\""));
