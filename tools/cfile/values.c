@@ -192,7 +192,7 @@ static int parse_bits(const char *s, size_t len, int max_digits, uint64_t *out)
  * of ten of the first one (value = 0.D x 10^exp), for comparing two texts
  * exactly. *nonzero: a digit other than 0. */
 typedef struct dec_norm {
-    bool neg, nonzero;
+    bool neg, nonzero, long_text; /* long_text: more digits than d holds */
     char d[800];
     size_t nd;
     long exp;
@@ -220,6 +220,8 @@ static void dec_normalize(const char *s, size_t len, dec_norm *n)
             point++;
         if (n->nd < sizeof(n->d))
             n->d[n->nd++] = s[i];
+        else
+            n->long_text = true;
     }
     long e = 0;
     if (i < len) { /* the exponent, clamped: the callers' texts are within range */
@@ -245,6 +247,8 @@ static bool dec_same(const char *a, size_t alen, const char *b)
     dec_normalize(b, strlen(b), &y);
     if (!x.nonzero || !y.nonzero)
         return x.nonzero == y.nonzero;
+    if (x.long_text || y.long_text)
+        return false; /* no shortest text is that long */
     return x.neg == y.neg && x.nd == y.nd && x.exp == y.exp && memcmp(x.d, y.d, x.nd) == 0;
 }
 
