@@ -13,8 +13,8 @@
  * Timestamps read: `YYYY-MM-DD`, 'T' or one space, `hh:mm:ss`, an optional
  * fraction of 1.. digits (digits past the sixth must be 0: a timestamp is never
  * rounded), and an optional zone: `Z`, `+hh:mm`, `-hh:mm`, `+hhmm`, `+hh`,
- * `+hh:mm:ss` (DuckDB writes a local mean time so). No zone means UTC. Written: `YYYY-MM-DDThh:mm:ss[.ffffff]Z`, the fraction (six
- * digits) only when it is not zero.
+ * `+hh:mm:ss` (DuckDB writes a local mean time so). No zone means UTC. Written:
+ * `YYYY-MM-DDThh:mm:ss[.ffffff]Z`, the fraction (six digits) only when it is not zero.
  *
  * Decimals read: an optional sign, digits, and a point with at most `scale`
  * digits after it (fewer are padded with zeros; more is an error, never a
