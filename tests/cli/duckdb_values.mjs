@@ -1,14 +1,16 @@
-// CSV as DuckDB writes it, imported by `cfile table import`, checked by DuckDB
-// (issue 30 item 6): every type DuckDB shares with Kudu (integers signed and
-// unsigned, HUGEINT as INT128, FLOAT, DOUBLE, BOOLEAN, VARCHAR, DATE, TIMESTAMP
-// and TIMESTAMPTZ as UNIXTIME_MICROS, DECIMAL at the three widths), edge values
-// and a few thousand generated rows, NULL in every column.
+// CSV (and JSON lines) as DuckDB writes them, imported by `cfile table import`,
+// checked by DuckDB (issue 30 item 6): every type DuckDB shares with Kudu
+// (integers signed and unsigned, HUGEINT as INT128, FLOAT, DOUBLE, BOOLEAN,
+// VARCHAR, DATE, TIMESTAMP and TIMESTAMPTZ as UNIXTIME_MICROS, DECIMAL at the
+// three widths), edge values and a few thousand generated rows, NULL in every
+// column.
 //
 // 1. COPY ... TO csv, `cfile table import`: `table scan --format csv --raw-values`
 //    (days, microseconds, unscaled integers) equals what DuckDB computes from its
 //    own values (date - 1970-01-01, epoch_us, the decimal's digits), row for row.
 // 2. `table scan --format csv` (the human forms) read by DuckDB as the source's
 //    types equals the source table.
+// 2b. COPY ... TO json (JSON lines) imports to the same values as the CSV.
 // 3. That CSV imports into a new table to the same values (`scan --json` equal).
 // Not shared: BLOB (DuckDB's CSV writes bytes as \xNN text, cfile's BINARY CSV
 // form is hex), float infinities and NaN (DuckDB writes inf/nan; cfile's forms
@@ -175,6 +177,20 @@ const fl = names.map((nm) => {
   return c && (c[1] === 'FLOAT' || c[1] === 'DOUBLE') ? `${nm}::VARCHAR AS ${nm}` : nm;
 }).join(', ');
 await compare('human forms', `SELECT ${fl} FROM src`, `SELECT ${fl} FROM human`);
+
+// ---- 2b. JSON lines as DuckDB writes them import to the same values ----------------------
+// (dates and timestamps as strings, decimals and HUGEINT as JSON numbers, FLOAT as
+// the double's shortest text).
+const srcJsonl = path.join(work, 'src.jsonl');
+await con.run(`COPY src TO ${q(srcJsonl)} (FORMAT JSON)`);
+const tj = path.join(work, 'tj');
+try {
+  cfile(['table', 'import', tj, '--schema', schema, srcJsonl]);
+  if (cfile(['table', 'scan', tj, '--json']) !== cfile(['table', 'scan', t1, '--json']))
+    fail('DuckDB\'s JSON lines import to other values than its CSV');
+} catch (e) {
+  fail('import of DuckDB\'s JSON lines: ' + e.stderr);
+}
 
 // ---- 3. the human CSV imports back to the same values -----------------------------------
 const t2 = path.join(work, 't2');
