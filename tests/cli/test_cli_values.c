@@ -412,6 +412,31 @@ static void test_cli_values__cfile_and_parquet(void **state)
                    "{\"id\":2,\"d\":\"1970-01-01\",\"ts\":0,\"p\":\"-0.01\"}\n");
 }
 
+/* A Kudu server's own tablet (../shared/kudu-fs): `kudu tablet scan` prints its
+ * UNIXTIME_MICROS, DECIMAL(18,2) and DATE columns in the human forms, the integers
+ * with --raw-values, and takes the human forms in --where. */
+static void test_cli_values__kudu_tablet_scan(void **state)
+{
+    (void)state;
+    char wal[512], data[1024];
+    snprintf(wal, sizeof wal, "%s/kudu-fs/lbm-basic-s1/fs/wal", CF_SHARED_DIR);
+    snprintf(data, sizeof data, "%s/kudu-fs/lbm-basic-s1/fs/data0,%s/kudu-fs/lbm-basic-s1/fs/data1",
+             CF_SHARED_DIR, CF_SHARED_DIR);
+    char tablet[] = "203c009b3a23aa40f3c4636398a419ee";
+    run r;
+    CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", wal, "--fs-data-dirs", data, "--columns",
+        "id,c_ts,c_dec,c_date", "--limit", "2", "--format", "csv", tablet);
+    expect_out(&r, "id,c_ts,c_dec,c_date\n1000000,2026-01-01T00:00:00.000665Z,79619.30,2022-11-07\n"
+                   "1000001,2026-01-01T00:00:00.000959Z,-14734.02,2025-07-07\n");
+    CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", wal, "--fs-data-dirs", data, "--columns",
+        "id,c_ts,c_dec,c_date", "--limit", "2", "--format", "csv", "--raw-values", tablet);
+    expect_out(&r, "id,c_ts,c_dec,c_date\n1000000,1767225600000665,7961930,19303\n"
+                   "1000001,1767225600000959,-1473402,20276\n");
+    CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", wal, "--fs-data-dirs", data, "--columns",
+        "id", "--where", "c_date = 2022-11-07 AND c_dec = 79619.30", "--json", tablet);
+    expect_out(&r, "{\"id\":1000000}\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,6 +452,7 @@ int main(void)
                                         cli_dir_setup, cli_dir_teardown),
         cmocka_unit_test_setup_teardown(test_cli_values__cfile_and_parquet, cli_dir_setup,
                                         cli_dir_teardown),
+        cmocka_unit_test(test_cli_values__kudu_tablet_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
