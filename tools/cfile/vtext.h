@@ -37,7 +37,8 @@ __extension__ typedef __int128 cf_vt_i128;
 /* Longest text a formatter writes, NUL included. */
 #define CF_VT_CAP 48
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (any int32 year), and back. */
+/* Days since 1970-01-01 of a proleptic Gregorian date, and back: any int32 year,
+ * any int32 day (and far beyond), in int64 arithmetic that cannot overflow there. */
 int64_t cf_vt_days_from_civil(int64_t y, unsigned m, unsigned d);
 void cf_vt_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
 
