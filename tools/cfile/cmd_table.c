@@ -28,7 +28,7 @@ const char cf_cmd_table_usage[] =
     "                            [--where \"COL OP VALUE [AND ...]\"] [--as-of TS] [--stats]\n"
     "                            [--limit N] [--threads N|auto] [--raw-values]\n"
     "       cfile table get DIR [--json | --format text|csv|jsonl] [--as-of TS]\n"
-    "                           [--raw-values] --key KEY [--key KEY]...\n"
+    "                           --key KEY [--key KEY]... [--raw-values]\n"
     "       cfile table insert DIR --row \"col=value[,col=value]\" [--ts TS] [--json]\n"
     "                              [--lock-timeout MS]\n"
     "       cfile table update DIR --key KEY --set \"col=value[,col=value]\" [--ts TS] [--json]\n"
