@@ -307,6 +307,8 @@ static void test_cli_values__options_human_forms(void **state)
     CLI(&r, "table", "get", dir, "--format", "csv", "2024-02-29,12.5", "19782,0.99");
     expect_out(&r, "day,price,at,n\n2024-02-29,12.50,2024-02-29T14:00:00Z,3\n"
                    "2024-02-29,0.99,2024-02-29T12:00:00Z,2\n");
+    CLI(&r, "table", "get", dir, "--format", "csv", "--key", "2024-02-29,0.99");
+    expect_out(&r, "day,price,at,n\n2024-02-29,0.99,2024-02-29T12:00:00Z,2\n");
     CLI(&r, "table", "scan", dir, "--format", "csv", "--where",
         "price >= 1.00 AND at > 2024-02-29T13:59:59.999999Z AND day = 2024-02-29");
     expect_out(&r, "day,price,at,n\n2024-02-29,12.50,2024-02-29T14:00:00Z,3\n");
