@@ -124,11 +124,17 @@ class CRowOp(ctypes.Structure):
         ("ncols", ctypes.c_size_t),
         ("set", ctypes.POINTER(ctypes.c_bool)),
         ("values", ctypes.POINTER(ctypes.c_void_p)),
+        ("failed", ctypes.c_bool),
     ]
 
 
 class CMemStore(ctypes.Structure):
-    _fields_ = [("mrs_id", ctypes.c_int64), ("rs_id", ctypes.c_int64), ("dms_id", ctypes.c_int64)]
+    _fields_ = [
+        ("mrs_id", ctypes.c_int64),
+        ("rs_id", ctypes.c_int64),
+        ("dms_id", ctypes.c_int64),
+        ("rs_txn_id", ctypes.c_int64),
+    ]
 
 
 class COpResult(ctypes.Structure):
@@ -154,6 +160,11 @@ class CEntry(ctypes.Structure):
         ("ops", ctypes.POINTER(CRowOp)),
         ("nresults", ctypes.c_size_t),
         ("results", ctypes.POINTER(COpResult)),
+        ("schema_ids", ctypes.POINTER(ctypes.c_uint32)),
+        ("has_txn_id", ctypes.c_bool),
+        ("txn_id", ctypes.c_int64),
+        ("participant_op", ctypes.c_int),
+        ("alter_schema_version", ctypes.c_int64),
     ]
 
 
@@ -168,6 +179,7 @@ class CKuduScanOptions(ctypes.Structure):
         ("npreds", ctypes.c_size_t),
         ("batch_rows", ctypes.c_size_t),
         ("mmap", ctypes.c_bool),
+        ("history_max_age_sec", ctypes.c_int64),
     ]
 
 

@@ -229,7 +229,7 @@ static void test_scan__bootstrap_decisions(void **state)
         CF_ASSERT_OK(cf_kudu_wal_open(&w, l.fs, cf_kudu_tablet_id(l.t), &err), &err);
         static acts got;
         got.n = 0;
-        CF_ASSERT_OK(cf_kudu_replay_walk(l.t, w, collect, &got, &err), &err);
+        CF_ASSERT_OK(cf_kudu_replay_walk(l.t, w, collect, &got, NULL, &err), &err);
         /* Every string of every "bootstrap": [...] array, in file (= WAL) order. */
         size_t k = 0, replay = 0;
         for (const char *p = strstr(want, "\"bootstrap\": ["); p != NULL;
@@ -278,18 +278,19 @@ static void test_scan__bootstrap_rules(void **state)
         cf_status st;
         cf_kudu_op_action act;
     } cases[] = {
-        {{{4, -1, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},      /* durable MRS */
-        {{{5, -1, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_REPLAY},            /* newer MRS */
-        {{{-1, 2, 1}}, 1, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},       /* durable DMS */
-        {{{-1, 2, 2}}, 1, false, false, CF_OK, CF_KUDU_ACT_REPLAY},             /* newer DMS */
-        {{{-1, 0, 0}}, 1, false, false, CF_OK, CF_KUDU_ACT_REPLAY},             /* rowset 0: -1 */
-        {{{-1, 3, 9}}, 1, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},       /* compacted away */
-        {{{0}}, 0, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},              /* no store */
-        {{{5, -1, -1}}, 1, true, false, CF_OK, CF_KUDU_ACT_SKIP_FAILED},        /* failed */
-        {{{5, -1, -1}}, 1, false, true, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},       /* skip_on_replay */
-        {{{-1, 4, 0}, {-1, 2, 2}}, 2, false, false, CF_OK, CF_KUDU_ACT_REPLAY}, /* duplicated */
-        {{{-1, 4, 1}, {-1, 2, 2}}, 2, false, false, CF_ECORRUPT, 0},            /* two active */
-        {{{4, -1, -1}, {3, -1, -1}, {2, -1, -1}}, 3, false, false, CF_ECORRUPT, 0},
+        {{{4, -1, -1, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED}, /* durable MRS */
+        {{{5, -1, -1, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_REPLAY},       /* newer MRS */
+        {{{-1, 2, 1, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},  /* durable DMS */
+        {{{-1, 2, 2, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_REPLAY},        /* newer DMS */
+        {{{-1, 0, 0, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_REPLAY},        /* rowset 0: -1 */
+        {{{-1, 3, 9, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},  /* compacted away */
+        {{{0, 0, 0, -1}}, 0, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},   /* no store */
+        {{{5, -1, -1, -1}}, 1, true, false, CF_OK, CF_KUDU_ACT_SKIP_FAILED},   /* failed */
+        {{{5, -1, -1, -1}}, 1, false, true, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},  /* skip_on_replay */
+        {{{-1, 4, 0, -1}, {-1, 2, 2, -1}}, 2, false, false, CF_OK, CF_KUDU_ACT_REPLAY}, /* duplicated
+                                                                                         */
+        {{{-1, 4, 1, -1}, {-1, 2, 2, -1}}, 2, false, false, CF_ECORRUPT, 0}, /* two active */
+        {{{4, -1, -1, -1}, {3, -1, -1, -1}, {2, -1, -1, -1}}, 3, false, false, CF_ECORRUPT, 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         cf_kudu_op_result r = {cases[i].failed, cases[i].skip, cases[i].n, cases[i].stores};
