@@ -234,6 +234,10 @@ static cf_status apply_participant(walker *k, const cf_kudu_wal_entry *r, cf_err
     if (txn_terminal(k->t, r->txn_id) &&
         !(r->participant_op == TXN_FINALIZE_COMMIT && txn_needs_mrs(k->t, r->txn_id)))
         return CF_OK;
+    /* a transaction the superblock has in flight was opened from it: its BEGIN_TXN
+     * is not played again */
+    if (txn_meta(k->t, r->txn_id) != NULL && r->participant_op == TXN_BEGIN)
+        return CF_OK;
     return refuse_txn(k, r, "is not finished in the superblock", err);
 }
 

@@ -125,6 +125,13 @@ static cf_status array_value(cf_arena *a, const cf_column *c, cf_slice bytes, cf
 static cf_status read_value(decoder *d, size_t t, const void **out, cf_error *err)
 {
     const cf_column *c = cf_schema_column_at(d->tablet, t);
+    /* Kudu has no serialized form for these cells (KuduToScalarArrayType) and its
+     * master refuses such columns (CatalogManager::CreateTable): never data. */
+    CF_CHECK(!c->is_array || (c->type != CF_TYPE_INT128 && c->type != CF_TYPE_DECIMAL128), err,
+             CF_ENOTSUP,
+             "row op %zu column %s: arrays of 128-bit %s are not supported (Kudu "
+             "refuses such columns)",
+             d->op, c->name, cf_type_name(c->type));
     size_t n = cell_bytes(c);
     if ((size_t)(d->end - d->p) < n) {
         char msg[200];

@@ -236,6 +236,14 @@ cf_status cf_kudu_scanner_create(cf_kudu_scanner **out, const cf_kudu_tablet *t,
     if (sc->batch_rows > ((size_t)1 << 20))
         CF_FAIL_OUT(err, CF_EINVAL, "scan: batch_rows %zu is more than %zu", sc->batch_rows,
                     (size_t)1 << 20);
+    for (size_t c = 0; c < s->ncols; c++)
+        if (s->cols[c].is_array &&
+            (s->cols[c].type == CF_TYPE_INT128 || s->cols[c].type == CF_TYPE_DECIMAL128))
+            CF_FAIL_OUT(err, CF_ENOTSUP,
+                        "tablet %s: column %s: arrays of 128-bit %s are not supported: Kudu "
+                        "refuses such columns (CatalogManager::CreateTable) and has no "
+                        "serialized form for their cells",
+                        cf_kudu_tablet_id(t), s->cols[c].name, cf_type_name(s->cols[c].type));
     CF_TRY_OUT(copy_options(sc, opts, err));
     CF_TRY_OUT(load_defaults(sc, err));
     sc->dcols = cf_calloc(s->ncols + 1, sizeof(*sc->dcols));
