@@ -17,11 +17,20 @@
 void walgen_begin(walgen *g, const char *tablet, uint64_t seq, const cf_schema *sch,
                   const uint32_t *ids, uint32_t schema_version)
 {
+    walgen_begin_edit(g, tablet, seq, sch, ids, schema_version, NULL);
+}
+
+void walgen_begin_edit(walgen *g, const char *tablet, uint64_t seq, const cf_schema *sch,
+                       const uint32_t *ids, uint32_t schema_version,
+                       void (*edit)(Kudu__SchemaPB *pb))
+{
     cf_error e = {0};
     memset(g, 0, sizeof *g);
     snprintf(g->tablet, sizeof g->tablet, "%s", tablet);
     g->sch = sch;
     CF_ASSERT_OK(cf_kudu_schema_pb_build(&g->spb, sch, ids, &e), &e);
+    if (edit != NULL)
+        edit(&g->spb.pb);
     Kudu__Log__LogSegmentHeaderPB h = KUDU__LOG__LOG_SEGMENT_HEADER_PB__INIT;
     h.has_tablet_id = true;
     h.tablet_id.data = (uint8_t *)g->tablet;

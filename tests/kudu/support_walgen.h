@@ -27,6 +27,10 @@ typedef struct walgen {
  * with Kudu column ids `ids` (NULL: 0, 1, ...) at schema_version. sch must outlive g. */
 void walgen_begin(walgen *g, const char *tablet, uint64_t seq, const cf_schema *sch,
                   const uint32_t *ids, uint32_t schema_version);
+/* The same, with edit (may be NULL) changing the header's SchemaPB first (defaults). */
+void walgen_begin_edit(walgen *g, const char *tablet, uint64_t seq, const cf_schema *sch,
+                       const uint32_t *ids, uint32_t schema_version,
+                       void (*edit)(Kudu__SchemaPB *pb));
 /* Encode later writes with sch (after an ALTER_SCHEMA_OP). */
 void walgen_schema(walgen *g, const cf_schema *sch);
 
