@@ -157,7 +157,7 @@ typedef struct walker {
     cf_kudu_replay_fn fn;
     void *ctx;
     by_index reps, commits;
-    int64_t prev_term, prev_index;           /* the last REPLICATE's op id */
+    const cf_kudu_wal_entry *prev;           /* the last REPLICATE */
     int64_t committed_term, committed_index; /* the highest COMMIT's */
 } walker;
 
@@ -183,13 +183,19 @@ static const char *op_type_name(int t)
  * one at an index already pending replaces it and every later pending one. */
 static cf_status on_replicate(walker *k, const cf_kudu_wal_entry *e, cf_error *err)
 {
-    bool first = k->prev_term == 0 && k->prev_index == 0;
-    CF_CHECK(first || e->term != k->prev_term || e->index <= k->prev_index + 1, err, CF_ECORRUPT,
-             "%s at offset %" PRIu64 ": REPLICATE %" PRId64 ".%" PRId64 " does not follow %" PRId64
-             ".%" PRId64 " (an op id skipped within a term)",
-             file_of(k, e), e->offset, e->term, e->index, k->prev_term, k->prev_index);
-    k->prev_term = e->term;
-    k->prev_index = e->index;
+    if (k->prev != NULL && e->term == k->prev->term && e->index > k->prev->index + 1) {
+        /* ops are missing: name where the log stopped having them too (a segment
+         * cut short is where they went) */
+        const cf_kudu_wal_segment *ps = cf_kudu_wal_segment_at(k->w, k->prev->segment);
+        CF_FAIL(err, CF_ECORRUPT,
+                "%s at offset %" PRIu64 ": REPLICATE %" PRId64 ".%" PRId64
+                " does not follow %" PRId64 ".%" PRId64 " (%s at offset %" PRIu64
+                "%s): ops are missing within a term",
+                file_of(k, e), e->offset, e->term, e->index, k->prev->term, k->prev->index,
+                ps != NULL ? ps->file : "wal", k->prev->offset,
+                ps != NULL && ps->torn_tail ? ", a segment with a torn tail" : "");
+    }
+    k->prev = e;
     size_t i = bi_lower(&k->reps, e->index);
     if (i < k->reps.n && k->reps.e[i]->index == e->index)
         k->reps.n = i;
