@@ -29,6 +29,7 @@ void walgen_begin_edit(walgen *g, const char *tablet, uint64_t seq, const cf_sch
     snprintf(g->tablet, sizeof g->tablet, "%s", tablet);
     g->sch = sch;
     CF_ASSERT_OK(cf_kudu_schema_pb_build(&g->spb, sch, ids, &e), &e);
+    g->has_spb = true;
     if (edit != NULL)
         edit(&g->spb.pb);
     Kudu__Log__LogSegmentHeaderPB h = KUDU__LOG__LOG_SEGMENT_HEADER_PB__INIT;
@@ -43,19 +44,81 @@ void walgen_begin_edit(walgen *g, const char *tablet, uint64_t seq, const cf_sch
     CF_ASSERT_OK(kudu_wal_writer_begin(&g->w, &h, &e), &e);
 }
 
+void walgen_begin_header(walgen *g, const Kudu__Log__LogSegmentHeaderPB *h, const cf_schema *sch)
+{
+    cf_error e = {0};
+    memset(g, 0, sizeof *g);
+    snprintf(g->tablet, sizeof g->tablet, "%.*s", (int)h->tablet_id.len,
+             (const char *)h->tablet_id.data);
+    g->sch = sch;
+    CF_ASSERT_OK(kudu_wal_writer_begin(&g->w, h, &e), &e);
+}
+
+void walgen_batch_open(walgen *g)
+{
+    assert_false(g->batch_open);
+    g->batch_open = true;
+}
+
+void walgen_batch_close(walgen *g, uint64_t *start, uint64_t *end)
+{
+    cf_error e = {0};
+    assert_true(g->batch_open);
+    if (start != NULL)
+        *start = g->w.out.len;
+    CF_ASSERT_OK(kudu_wal_writer_batch_bytes(&g->w, g->batch.data, g->batch.len, &e), &e);
+    if (end != NULL)
+        *end = g->w.out.len;
+    cf_buf_clear(&g->batch);
+    g->batch_open = false;
+}
+
+void walgen_close(walgen *g, bool footer, cf_buf *out, uint64_t *footer_at)
+{
+    cf_error e = {0};
+    assert_false(g->batch_open);
+    Kudu__Log__LogSegmentFooterPB f = KUDU__LOG__LOG_SEGMENT_FOOTER_PB__INIT;
+    f.has_num_entries = true;
+    f.num_entries = (int64_t)g->nentries;
+    if (footer_at != NULL)
+        *footer_at = footer ? g->w.out.len : 0;
+    if (footer)
+        CF_ASSERT_OK(kudu_wal_writer_footer(&g->w, &f, &e), &e);
+    *out = g->w.out;
+    cf_buf_dispose(&g->batch);
+    if (g->has_spb)
+        cf_kudu_schema_pb_dispose(&g->spb);
+    memset(g, 0, sizeof *g);
+}
+
 void walgen_schema(walgen *g, const cf_schema *sch)
 {
     g->sch = sch;
 }
 
+/* One entry into the open batch (or a batch of its own): LogEntryBatchPB is
+ * `repeated LogEntryPB entry = 1`, so a batch's bytes are its entries each as
+ * field 1 (tag 0x0a, varint length, the message). */
 static void put_entry(walgen *g, Kudu__Log__LogEntryPB *entry)
 {
-    cf_error e = {0};
-    Kudu__Log__LogEntryPB *es[1] = {entry};
-    Kudu__Log__LogEntryBatchPB batch = KUDU__LOG__LOG_ENTRY_BATCH_PB__INIT;
-    batch.n_entry = 1;
-    batch.entry = es;
-    CF_ASSERT_OK(kudu_wal_writer_batch(&g->w, &batch, &e), &e);
+    size_t n = kudu__log__log_entry_pb__get_packed_size(entry);
+    cf_buf_put_u8(&g->batch, 0x0a);
+    for (size_t v = n;; v >>= 7) {
+        if (v < 0x80) {
+            cf_buf_put_u8(&g->batch, (uint8_t)v);
+            break;
+        }
+        cf_buf_put_u8(&g->batch, (uint8_t)(v | 0x80));
+    }
+    uint8_t *p = cf_buf_extend(&g->batch, n);
+    assert_true(p != NULL || n == 0);
+    if (n)
+        kudu__log__log_entry_pb__pack(entry, p);
+    g->nentries++;
+    if (!g->batch_open) {
+        g->batch_open = true;
+        walgen_batch_close(g, NULL, NULL);
+    }
 }
 
 static void put_replicate(walgen *g, Kudu__Log__ReplicateMsg *rm, int64_t term, int64_t index,
@@ -83,13 +146,21 @@ void walgen_write(walgen *g, int64_t term, int64_t index, uint64_t ts, cf_kudu_r
     cf_buf_init(&rows);
     cf_buf_init(&ind);
     kudu_rowops_encode(&rows, &ind, g->sch, type, set, vals);
-    assert_false(rows.oom || ind.oom);
+    walgen_write_rows(g, term, index, ts, &rows, &ind, txn);
+    cf_buf_dispose(&rows);
+    cf_buf_dispose(&ind);
+}
+
+void walgen_write_rows(walgen *g, int64_t term, int64_t index, uint64_t ts, const cf_buf *rows,
+                       const cf_buf *ind, int64_t txn)
+{
+    assert_false(rows->oom || ind->oom);
     Kudu__RowOperationsPB ro = KUDU__ROW_OPERATIONS_PB__INIT;
     ro.has_rows = ro.has_indirect_data = true;
-    ro.rows.data = rows.data;
-    ro.rows.len = rows.len;
-    ro.indirect_data.data = ind.data;
-    ro.indirect_data.len = ind.len;
+    ro.rows.data = rows->data;
+    ro.rows.len = rows->len;
+    ro.indirect_data.data = ind->data;
+    ro.indirect_data.len = ind->len;
     Kudu__Log__WriteRequestPB wr = KUDU__LOG__WRITE_REQUEST_PB__INIT;
     wr.row_operations = &ro;
     wr.has_tablet_id = true;
@@ -102,8 +173,6 @@ void walgen_write(walgen *g, int64_t term, int64_t index, uint64_t ts, cf_kudu_r
     Kudu__Log__ReplicateMsg rm = KUDU__LOG__REPLICATE_MSG__INIT;
     rm.write_request = &wr;
     put_replicate(g, &rm, term, index, ts, KUDU__LOG__OPERATION_TYPE__WRITE_OP);
-    cf_buf_dispose(&rows);
-    cf_buf_dispose(&ind);
 }
 
 static void put_commit(walgen *g, int64_t term, int64_t index, int op_type,
@@ -223,7 +292,9 @@ void walgen_finish(walgen *g, const char *root, const char *suffix, uint64_t seq
     assert_int_equal(fwrite(g->w.out.data, 1, g->w.out.len, f), g->w.out.len);
     assert_int_equal(fclose(f), 0);
     kudu_wal_writer_dispose(&g->w);
-    cf_kudu_schema_pb_dispose(&g->spb);
+    cf_buf_dispose(&g->batch);
+    if (g->has_spb)
+        cf_kudu_schema_pb_dispose(&g->spb);
 }
 
 void walgen_tablet_root(const char *root, const walgen_tablet *t)

@@ -19,9 +19,28 @@
 typedef struct walgen {
     kudu_wal_writer w;
     char tablet[33];
-    cf_kudu_schema_pb spb; /* the header's schema */
-    const cf_schema *sch;  /* what writes are encoded with (walgen_schema changes it) */
+    cf_kudu_schema_pb spb; /* the header's schema (walgen_begin) */
+    bool has_spb;
+    const cf_schema *sch; /* what writes are encoded with (walgen_schema changes it) */
+    cf_buf batch;         /* the entries of an open batch, serialized (LogEntryBatchPB) */
+    bool batch_open;
+    size_t nentries; /* entries written so far */
 } walgen;
+
+/* Start a segment whose header is given whole (codec, version fields, schema);
+ * writes are encoded with sch. For framing tests. */
+void walgen_begin_header(walgen *g, const Kudu__Log__LogSegmentHeaderPB *h, const cf_schema *sch);
+/* Entries from here to walgen_batch_close go into one entry batch; close returns
+ * where the batch starts and ends in the segment (either may be NULL). */
+void walgen_batch_open(walgen *g);
+void walgen_batch_close(walgen *g, uint64_t *start, uint64_t *end);
+/* REPLICATE of a WRITE_OP of row operations already encoded (several row ops). */
+void walgen_write_rows(walgen *g, int64_t term, int64_t index, uint64_t ts, const cf_buf *rows,
+                       const cf_buf *indirect, int64_t txn);
+/* The segment's bytes, which the caller now owns (cf_buf_dispose), with a footer
+ * (num_entries: the entries written) when `footer`, starting at *footer_at (may be
+ * NULL); g is freed. */
+void walgen_close(walgen *g, bool footer, cf_buf *out, uint64_t *footer_at);
 
 /* Start a segment of `tablet` (32 hex digits) numbered seq, its header carrying sch
  * with Kudu column ids `ids` (NULL: 0, 1, ...) at schema_version. sch must outlive g. */
