@@ -329,6 +329,23 @@ static void test_cli_kudu_scan__not_replayed(void **state)
     CLI(&r, "kudu", "tablet", "scan", "--history-max-age-sec", "x", "--fs-wal-dir", root, GT);
     EXPECT_RC(r, 2);
     done(&r);
+    /* convert: the same mark, the same warning */
+    char out[600];
+    snprintf(out, sizeof out, "%s/x.parquet", root);
+    CLI(&r, "convert", "--kudu-tablet", GT, "--fs-wal-dir", root, "--as-of", asof, out);
+    EXPECT_RC(r, 2);
+    assert_non_null(strstr(r.err, "ancient history mark"));
+    done(&r);
+    CLI(&r, "convert", "--kudu-tablet", GT, "--fs-wal-dir", root, "--history-max-age-sec", "864000",
+        "--as-of", asof, out);
+    EXPECT_RC(r, 0);
+    done(&r);
+    remove(out);
+    CLI(&r, "convert", "--kudu-tablet", GT, "--fs-wal-dir", root, out);
+    EXPECT_RC(r, 0);
+    assert_non_null(strstr(r.err, "Raft decides them"));
+    done(&r);
+    remove(out);
     CF_ASSERT_RM_RF(root);
     wal_root(root, sizeof root, true, false);
     CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", root, GT);

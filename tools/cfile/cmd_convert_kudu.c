@@ -160,6 +160,8 @@ static int ksrc_open(cf_cli *c, const cf_kudu_convert_args *a, ksrc *k)
     cf_kudu_scan_options_init(&k->o);
     k->o.no_wal = a->no_wal;
     k->o.mmap = a->mmap;
+    if (a->has_history_age)
+        k->o.history_max_age_sec = a->history_age;
     if (a->has_ts)
         k->o.as_of = a->ts;
     return 0;
@@ -323,6 +325,8 @@ static int load_kudu(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_schema 
         cf_status st = ksrc_next(l->k, &b, &e);
         if (st != CF_OK) {
             rc = cf_cli_lib_fail(c, l->in, st, &e);
+            if (st == CF_EINVAL)
+                rc = CF_EXIT_USAGE; /* --as-of before the ancient history mark */
             goto out;
         }
         if (b.count == 0)
