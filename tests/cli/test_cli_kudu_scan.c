@@ -1,4 +1,4 @@
-/* cf-needs: tables */
+/* cf-needs: parquet tables */
 /* `cfile kudu tablet scan` over the Kudu-written layouts of shared/kudu-fs: the
  * JSON lines equal expected/tablet_latest.json, tablet_flushed.json (--no-wal) and
  * tablet_as_of.json (--as-of) row for row and value for value, the latest also with
