@@ -1,4 +1,4 @@
-/* cf-needs: parquet tables */
+/* cf-needs: tables */
 /* `cfile kudu tablet scan` over the Kudu-written layouts of shared/kudu-fs: the
  * JSON lines equal expected/tablet_latest.json, tablet_flushed.json (--no-wal) and
  * tablet_as_of.json (--as-of) row for row and value for value, the latest also with
@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 
 #include <sys/time.h>
+
+#include <cfile/config.h>
 
 #include "json.h"
 #include "support_cli.h"
@@ -329,6 +331,7 @@ static void test_cli_kudu_scan__not_replayed(void **state)
     CLI(&r, "kudu", "tablet", "scan", "--history-max-age-sec", "x", "--fs-wal-dir", root, GT);
     EXPECT_RC(r, 2);
     done(&r);
+#if CF_HAVE_PARQUET
     /* convert: the same mark, the same warning */
     char out[600];
     snprintf(out, sizeof out, "%s/x.parquet", root);
@@ -346,6 +349,7 @@ static void test_cli_kudu_scan__not_replayed(void **state)
     assert_non_null(strstr(r.err, "Raft decides them"));
     done(&r);
     remove(out);
+#endif
     CF_ASSERT_RM_RF(root);
     wal_root(root, sizeof root, true, false);
     CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", root, GT);
