@@ -466,6 +466,11 @@ cf_status cf_kudu_replay_walk(const cf_kudu_tablet *t, const cf_kudu_wal *w, cf_
                 st = on_replicate(&k, e, err);
             else if (e->type == CF_KUDU_ENTRY_COMMIT)
                 st = on_commit(&k, e, err);
+            else /* FLUSH_MARKER or unknown: TabletBootstrap::HandleEntry refuses it */
+                st = cf_error_set(err, CF_ECORRUPT, __FILE__, __LINE__,
+                                  "%s at offset %" PRIu64
+                                  ": log entry of type %d, which bootstrap does not replay",
+                                  file_of(&k, e), e->offset, (int)e->type);
         }
     }
     if (st == CF_OK)

@@ -274,6 +274,14 @@ void walgen_participant(walgen *g, int64_t term, int64_t index, uint64_t ts, int
     put_replicate(g, &rm, term, index, ts, KUDU__LOG__OPERATION_TYPE__PARTICIPANT_OP);
 }
 
+void walgen_bare_entry(walgen *g, int type)
+{
+    Kudu__Log__LogEntryPB en = KUDU__LOG__LOG_ENTRY_PB__INIT;
+    en.has_type = true;
+    en.type = (Kudu__Log__LogEntryTypePB)type;
+    put_entry(g, &en);
+}
+
 void walgen_noop(walgen *g, int64_t term, int64_t index, uint64_t ts)
 {
     Kudu__Log__ReplicateMsg rm = KUDU__LOG__REPLICATE_MSG__INIT;

@@ -82,6 +82,8 @@ void walgen_alter(walgen *g, int64_t term, int64_t index, uint64_t ts, const cf_
                   const uint32_t *ids, uint32_t version);
 /* REPLICATE of a PARTICIPANT_OP (type: BEGIN_TXN 1 ... ABORT_TXN 4) of txn. */
 void walgen_participant(walgen *g, int64_t term, int64_t index, uint64_t ts, int type, int64_t txn);
+/* An entry of type `type` (LogEntryTypePB: FLUSH_MARKER 999, ...) with no message. */
+void walgen_bare_entry(walgen *g, int type);
 /* REPLICATE of a NO_OP. */
 void walgen_noop(walgen *g, int64_t term, int64_t index, uint64_t ts);
 

@@ -181,6 +181,30 @@ static void test_orphaned_replicates(void **state)
     cf_schema_free(s);
 }
 
+/* A FLUSH_MARKER entry (long deprecated) is one TabletBootstrap::HandleEntry
+ * refuses ("unexpected log entry type"): damage, not skipped. */
+static void test_flush_marker_refused(void **state)
+{
+    (void)state;
+    cf_schema *s = parse("k INT64 KEY, v INT32");
+    char root[512], got[256];
+    kfs_tmpdir(root, sizeof root);
+    walgen_tablet_root(root, &(walgen_tablet){TAB, s, NULL, 0, 0, NULL, 0, -1});
+    walgen g;
+    walgen_begin(&g, TAB, 1, s, NULL, 0);
+    walgen_noop(&g, 1, 1, 100);
+    walgen_commit(&g, 1, 1, 1, false);
+    walgen_bare_entry(&g, 999);
+    walgen_finish(&g, root, "", 1);
+    cf_error err = {0};
+    assert_int_equal(
+        walgen_scan(root, TAB, CF_SNAPSHOT_LATEST, 604800, got, sizeof got, NULL, &err),
+        CF_ECORRUPT);
+    assert_non_null(strstr(err.msg, "type 999"));
+    CF_ASSERT_RM_RF(root);
+    cf_schema_free(s);
+}
+
 /* ---- transactions --------------------------------------------------------------------------- */
 
 static Kudu__Tablet__TxnMetadataPB txn_pb;
@@ -458,6 +482,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_alter_within_segment),
         cmocka_unit_test(test_alter_newer_than_superblock),
         cmocka_unit_test(test_orphaned_replicates),
+        cmocka_unit_test(test_flush_marker_refused),
         cmocka_unit_test(test_transactions),
         cmocka_unit_test(test_recovery_dir),
         cmocka_unit_test(test_ancient_history_mark),
