@@ -2,7 +2,8 @@
  * (cf_kudu_scanner: DiskRowSets with deltas + WAL replay) against our own table
  * scan (cf_table_scanner) of the same rows loaded into a cfile table, warm, in
  * one process. Prints rows/s and MB/s (bytes of values: fixed widths plus binary
- * lengths) of each and the ratio.
+ * lengths) of each, the ratio, and each one's MB/s as a fraction of memcpy's over
+ * the same number of bytes (the floor no scan can beat).
  * usage: bench_kudu_scan LAYOUT [ITERS] [DIR]
  *        LAYOUT: a folder with fs/wal and fs/data0, fs/data1, ... (../shared/kudu-fs/*)
  *        ITERS default 200; DIR (the cfile table) default /tmp/cf_bench_kudu_scan
@@ -65,6 +66,47 @@ static uint64_t batch_bytes(const cf_schema *s, const cf_row_batch *b)
 #define GEN_TABLET "0123456789abcdef0123456789abcdef"
 
 /* A finished in-memory file appended to the container as block `id`. */
+/* The floor: memcpy of as many bytes as one scan gives out (the first kind run),
+ * warm, as often as the scans ran; each kind's MB/s as a fraction of it. */
+static void memcpy_ratio(const uint64_t *bytes, const double *secs, int iters)
+{
+    int k0 = 0;
+    while (k0 < 4 && secs[k0] <= 0)
+        k0++;
+    if (k0 == 4 || iters < 1)
+        return;
+    size_t n = (size_t)(bytes[k0] / (uint64_t)iters);
+    if (n == 0)
+        return;
+    uint8_t *src = malloc(n), *dst = malloc(n);
+    if (src == NULL || dst == NULL) {
+        free(src);
+        free(dst);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        src[i] = (uint8_t)(i * 131u);
+    memcpy(dst, src, n); /* warm-up: fault the pages in */
+    volatile uint8_t sink = 0;
+    double a = now();
+    for (int it = 0; it < iters; it++) {
+        src[(size_t)it % n] ^= 1; /* a changed source: no copy is elided */
+        memcpy(dst, src, n);
+        sink ^= dst[(size_t)it % n];
+    }
+    double t = now() - a;
+    (void)sink;
+    double mbs = (double)n * iters / t / 1e6;
+    printf("  memcpy of the same bytes (%zu per scan): %.1f MB/s; ratio to it:", n, mbs);
+    static const char *const short_names[4] = {"kudu latest", "--no-wal", "cfile table", "--mmap"};
+    for (int k = 0; k < 4; k++)
+        if (secs[k] > 0)
+            printf(" %s %.4f", short_names[k], bytes[k] / secs[k] / 1e6 / mbs);
+    printf("\n");
+    free(src);
+    free(dst);
+}
+
 static void put_block(cf_kudu_lbm_writer *lw, cf_io *io, uint64_t id)
 {
     cf_error e;
@@ -437,6 +479,7 @@ int main(int argc, char **argv)
         printf("  ratio kudu latest / cfile table: %.2f; --no-wal / cfile table: %.2f\n",
                (rows[0] / secs[0]) / (rows[2] / secs[2]),
                (rows[1] / secs[1]) / (rows[2] / secs[2]));
+    memcpy_ratio(bytes, secs, iters);
     cf_table_free(tb);
     cf_kudu_tablet_free(t);
     cf_kudu_fs_free(fs);

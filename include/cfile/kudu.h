@@ -275,9 +275,12 @@ CF_API const cf_kudu_rowset *cf_kudu_tablet_rowset_at(const cf_kudu_tablet *t, s
 typedef struct cf_kudu_wal cf_kudu_wal;
 
 /* The segments of wals/<tablet_id>/ in sequence order, each read and checked as
- * Kudu's ReadableLogSegment reads it. A last segment without a footer, or ending in
- * a torn entry, is read up to its last complete entry and says so; damage anywhere
- * else is CF_ECORRUPT naming the segment file and offset. */
+ * Kudu's ReadableLogSegment reads it. When wals/<tablet_id>.recovery/ exists (a
+ * bootstrap was interrupted), its segments are read instead, as Kudu's
+ * TabletBootstrap::PrepareRecoveryDir replays from there and discards
+ * wals/<tablet_id>/ (cf_kudu_wal_from_recovery says so). A last segment without a footer, or ending
+ * in a torn entry, is read up to its last complete entry and says so; damage anywhere else is
+ * CF_ECORRUPT naming the segment file and offset. */
 CF_API cf_status cf_kudu_wal_open(cf_kudu_wal **out, const cf_kudu_fs *fs, const char *tablet_id,
                                   cf_error *err);
 CF_API void cf_kudu_wal_free(cf_kudu_wal *w); /* NULL is a no-op */
@@ -294,6 +297,8 @@ typedef struct cf_kudu_wal_segment {
     size_t nentries;
 } cf_kudu_wal_segment;
 
+/* Whether the segments came from wals/<tablet_id>.recovery/. */
+CF_API bool cf_kudu_wal_from_recovery(const cf_kudu_wal *w);
 CF_API size_t cf_kudu_wal_segment_count(const cf_kudu_wal *w);
 CF_API const cf_kudu_wal_segment *cf_kudu_wal_segment_at(const cf_kudu_wal *w, size_t i);
 /* Header and footer (NULL *json and CF_OK when there is no footer) as protobuf JSON. */
@@ -334,11 +339,18 @@ typedef struct cf_kudu_row_op {
     size_t ncols;
     const bool *set;
     const void *const *values;
+    /* Kudu's decoder would give this op a row error (a NULL key or a NULL for a NOT
+     * NULL column, a DELETE with non-key values, more array elements than
+     * --array_cell_max_elem_num): its COMMIT says failed; an op applied without one
+     * (an orphaned REPLICATE Raft commits at startup) fails again. */
+    bool failed;
 } cf_kudu_row_op;
 
-/* Where one row op of a COMMIT went (tablet.proto's MemStoreTargetPB); -1 = absent. */
+/* Where one row op of a COMMIT went (tablet.proto's MemStoreTargetPB); -1 = absent.
+ * rs_txn_id: the MemRowSet of that multi-row transaction. */
 typedef struct cf_kudu_mem_store {
     int64_t mrs_id, rs_id, dms_id;
+    int64_t rs_txn_id;
 } cf_kudu_mem_store;
 
 typedef struct cf_kudu_op_result {
@@ -350,7 +362,10 @@ typedef struct cf_kudu_op_result {
 
 /* One log entry. REPLICATE: op id, hybrid timestamp, op type (consensus.proto's
  * OperationType number) and, for WRITE_OP, its row operations decoded with the
- * segment header's schema. COMMIT: the committed op id and per row op result. */
+ * schema in force when it was written: the segment header's, or that of the last
+ * ALTER_SCHEMA_OP before it in the segment that did not fail (a later REPLICATE of
+ * the same index undoes it, as a new leader's ops do). COMMIT: the committed op id
+ * and per row op result. */
 typedef struct cf_kudu_wal_entry {
     cf_kudu_entry_type type;
     size_t segment;
@@ -363,6 +378,14 @@ typedef struct cf_kudu_wal_entry {
     const cf_kudu_row_op *ops;
     size_t nresults;
     const cf_kudu_op_result *results;
+    const uint32_t *schema_ids; /* Kudu's column id of each column of `schema` */
+    /* WRITE_OP: WriteRequestPB.txn_id (a multi-row transaction's write); PARTICIPANT_OP:
+     * its ParticipantOpPB's txn_id and type (BEGIN_TXN 1 ... ABORT_TXN 4). */
+    bool has_txn_id;
+    int64_t txn_id;
+    int participant_op;
+    /* ALTER_SCHEMA_OP: AlterSchemaRequestPB.schema_version (-1 when absent). */
+    int64_t alter_schema_version;
 } cf_kudu_wal_entry;
 
 /* The entries of segment `seg` in file order; pointers live until the WAL is freed. */
@@ -394,6 +417,11 @@ typedef struct cf_kudu_scan_options {
      * where a stopped server's tablets are often read from (docs/PERFORMANCE.md,
      * "Why pread stays the default"). */
     bool mmap;
+    /* The server's --tablet_history_max_age_sec (default Kudu's, 604800; negative:
+     * history GC was off). An as_of before the tablet's ancient history mark (the
+     * superblock's last write minus the table's own history_max_age_sec, else this)
+     * is refused with CF_EINVAL, as Kudu refuses it: history before it may be gone. */
+    int64_t history_max_age_sec;
 } cf_kudu_scan_options;
 
 CF_API void cf_kudu_scan_options_init(cf_kudu_scan_options *opts);
@@ -409,6 +437,11 @@ CF_API cf_status cf_kudu_scanner_create(cf_kudu_scanner **out, const cf_kudu_tab
 /* Batches as cf_table_scanner_next gives them (projected columns; ords unused). */
 CF_API cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error *err);
 CF_API void cf_kudu_scanner_free(cf_kudu_scanner *sc); /* NULL is a no-op */
+/* How many REPLICATEs of the WAL have no COMMIT and lie past the log's highest
+ * committed index (their indexes in *first, *last, which may be NULL): Raft
+ * decides them when the server rejoins its peers, so a restarted tablet does not
+ * hold them and neither does the scan. 0 with no_wal. */
+CF_API size_t cf_kudu_scanner_wal_pending(const cf_kudu_scanner *sc, int64_t *first, int64_t *last);
 
 /* ---- a table across several servers: its tablets' replicas (replica.c) ------------------------
  *

@@ -124,11 +124,17 @@ class CRowOp(ctypes.Structure):
         ("ncols", ctypes.c_size_t),
         ("set", ctypes.POINTER(ctypes.c_bool)),
         ("values", ctypes.POINTER(ctypes.c_void_p)),
+        ("failed", ctypes.c_bool),
     ]
 
 
 class CMemStore(ctypes.Structure):
-    _fields_ = [("mrs_id", ctypes.c_int64), ("rs_id", ctypes.c_int64), ("dms_id", ctypes.c_int64)]
+    _fields_ = [
+        ("mrs_id", ctypes.c_int64),
+        ("rs_id", ctypes.c_int64),
+        ("dms_id", ctypes.c_int64),
+        ("rs_txn_id", ctypes.c_int64),
+    ]
 
 
 class COpResult(ctypes.Structure):
@@ -154,6 +160,11 @@ class CEntry(ctypes.Structure):
         ("ops", ctypes.POINTER(CRowOp)),
         ("nresults", ctypes.c_size_t),
         ("results", ctypes.POINTER(COpResult)),
+        ("schema_ids", ctypes.POINTER(ctypes.c_uint32)),
+        ("has_txn_id", ctypes.c_bool),
+        ("txn_id", ctypes.c_int64),
+        ("participant_op", ctypes.c_int),
+        ("alter_schema_version", ctypes.c_int64),
     ]
 
 
@@ -168,6 +179,7 @@ class CKuduScanOptions(ctypes.Structure):
         ("npreds", ctypes.c_size_t),
         ("batch_rows", ctypes.c_size_t),
         ("mmap", ctypes.c_bool),
+        ("history_max_age_sec", ctypes.c_int64),
     ]
 
 
@@ -428,12 +440,16 @@ class Tablet(_lib.Closing, _arrow.StreamSource):
         p = self._ptr()
         return _json_of(lambda o, e: _lib.lib().cf_kudu_tablet_consensus_json(p, False, o, e))
 
-    def scan(self, columns=None, where=None, as_of=None, wal=True, batch_rows=None):
+    def scan(self, columns=None, where=None, as_of=None, wal=True, batch_rows=None,
+             history_max_age_sec=None):
         """A TabletScan: rows (dicts) in primary key order, as Kudu answers a scan
         after a restart. as_of: a hybrid time within the retained history (UNDO
-        deltas applied); wal=False: the DiskRowSets alone. where: (column, op,
-        value) triples as cfile.table's scans take them."""
-        return TabletScan(self, columns, where, as_of, wal, batch_rows)
+        deltas applied): one before the ancient history mark (the tablet's latest
+        timestamp minus history_max_age_sec, the server's
+        --tablet_history_max_age_sec, Kudu's 7 days by default) raises, as Kudu
+        refuses it; wal=False: the DiskRowSets alone. where: (column, op, value)
+        triples as cfile.table's scans take them."""
+        return TabletScan(self, columns, where, as_of, wal, batch_rows, history_max_age_sec)
 
     def __iter__(self):
         return iter(self.scan())
@@ -457,7 +473,7 @@ class Tablet(_lib.Closing, _arrow.StreamSource):
 class _KuduScanSpec:
     """Scan options in C form, kept alive with their values."""
 
-    def __init__(self, tablet, columns, where, as_of, wal, batch_rows):
+    def __init__(self, tablet, columns, where, as_of, wal, batch_rows, history_max_age_sec=None):
         # cfile.table's spec parses the projection and the predicates the same way.
         base = _table._ScanSpec(tablet, columns, where, None, batch_rows)
         self.base = base
@@ -471,6 +487,8 @@ class _KuduScanSpec:
         if as_of is not None:
             self.o.as_of = int(as_of)
         self.o.no_wal = not wal
+        if history_max_age_sec is not None:
+            self.o.history_max_age_sec = int(history_max_age_sec)
 
 
 class TabletScan(_table.RowScan):
@@ -480,9 +498,10 @@ class TabletScan(_table.RowScan):
     _next = "cf_kudu_scanner_next"
     _free = "cf_kudu_scanner_free"
 
-    def __init__(self, tablet, columns, where, as_of, wal, batch_rows):
+    def __init__(self, tablet, columns, where, as_of, wal, batch_rows, history_max_age_sec=None):
         self._tablet = tablet
-        self._spec = _KuduScanSpec(tablet, columns, where, as_of, wal, batch_rows)
+        self._spec = _KuduScanSpec(tablet, columns, where, as_of, wal, batch_rows,
+                                   history_max_age_sec)
         self._opts = tablet._opts
 
     def _create(self, out, err):

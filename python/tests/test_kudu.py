@@ -153,6 +153,15 @@ class KuduTest(unittest.TestCase):
                 with self.assertRaises(cfile.CFileError) as cm:
                     fs.tablet("0" * 32)
                 self.assertEqual(cm.exception.status, cfile.ENOTFOUND)
+                # A snapshot before the ancient history mark: with no history kept
+                # past the tablet's latest timestamp, the as_of scan is refused.
+                with fs.tablet(fsj["tablet_id"]) as t:
+                    as_of = load(os.path.join(ex, "tablet_as_of.json"))["as_of"]
+                    with self.assertRaises(cfile.CFileError) as cm:
+                        t.scan(as_of=as_of, history_max_age_sec=0).to_list()
+                    self.assertEqual(cm.exception.status, cfile.EINVAL)
+                    self.assertIn("ancient history mark", str(cm.exception))
+                    self.assertTrue(t.scan(as_of=as_of, history_max_age_sec=-1).to_list())
             break
 
 

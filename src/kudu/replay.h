@@ -12,7 +12,12 @@
 typedef enum cf_kudu_op_action {
     CF_KUDU_ACT_REPLAY = 0,       /* NEEDS_REPLAY: a store it went to is not durable */
     CF_KUDU_ACT_SKIP_FLUSHED = 1, /* SKIP_PREVIOUSLY_FLUSHED */
-    CF_KUDU_ACT_SKIP_FAILED = 2   /* SKIP_PREVIOUSLY_FAILED */
+    CF_KUDU_ACT_SKIP_FAILED = 2,  /* SKIP_PREVIOUSLY_FAILED */
+    /* An orphaned REPLICATE (no COMMIT) at or below the log's highest committed
+     * index: Raft commits it when it starts and it runs again from scratch. */
+    CF_KUDU_ACT_APPLY_PENDING = 3,
+    /* An orphaned REPLICATE past that index: Raft's to decide; not applied. */
+    CF_KUDU_ACT_PENDING = 4
 } cf_kudu_op_action;
 
 /* "NEEDS_REPLAY", "SKIP_PREVIOUSLY_FLUSHED", "SKIP_PREVIOUSLY_FAILED". */
@@ -27,22 +32,40 @@ const char *cf_kudu_op_action_name(cf_kudu_op_action a);
 cf_status cf_kudu_op_action_of(const cf_kudu_tablet *t, const cf_kudu_op_result *res,
                                cf_kudu_op_action *out, cf_error *err);
 
-/* Called for every row op of every COMMIT of a WRITE_OP whose REPLICATE is in the
- * log, in COMMIT order (the order bootstrap applies them): `rep` holds the op
- * (rep->ops[op]), `commit` its result (commit->results[op]). */
+/* Called for every row op of every WRITE_OP bootstrap applies, in the order it
+ * applies them: each COMMIT's (commit = that COMMIT; act from its result), then the
+ * orphaned REPLICATEs Raft commits at startup (commit NULL, act APPLY_PENDING),
+ * then, for the record, those it leaves pending (commit NULL, act PENDING). */
 typedef cf_status (*cf_kudu_replay_fn)(void *ctx, const cf_kudu_wal_entry *rep,
                                        const cf_kudu_wal_entry *commit, size_t op,
                                        cf_kudu_op_action act, cf_error *err);
 
-/* Walk the log as bootstrap does: REPLICATEs wait for their COMMIT (a later
- * REPLICATE of the same or a lower index replaces the pending ones from that index
- * on, as a new leader's ops do); a COMMIT applies its REPLICATE's ops. A COMMIT
- * whose REPLICATE was garbage-collected must name only flushed stores
- * (CF_ECORRUPT otherwise, as bootstrap's CheckOrphanedCommitDoesntNeedReplay);
- * REPLICATEs left without a COMMIT are Raft's pending ops, not part of the
- * tablet's state, and are not applied. A COMMIT whose result count differs from its
- * REPLICATE's row ops is CF_ECORRUPT naming the segment and offset. */
+/* What the walk left to Raft. */
+typedef struct cf_kudu_replay_info {
+    int64_t committed_index;             /* the highest COMMIT's index */
+    size_t napplied_pending;             /* orphaned REPLICATEs applied (index <= committed) */
+    size_t npending;                     /* orphaned REPLICATEs past it: not applied */
+    int64_t first_pending, last_pending; /* their indexes */
+} cf_kudu_replay_info;
+
+/* Walk the log as tablet_bootstrap.cc's PlaySegments does, then as Raft's start
+ * treats what is left (raft_consensus.cc Start, PendingRounds::SetInitialCommittedOpId):
+ * - a REPLICATE waits for its COMMIT; one at an index already pending replaces it
+ *   and every later pending one (a new leader's ops); within a term indexes never
+ *   skip ahead (CF_ECORRUPT);
+ * - a COMMIT applies only when its REPLICATE is the first pending one, else it
+ *   waits, and the waiting ones that follow apply after it; a COMMIT whose
+ *   REPLICATE was garbage-collected must name only flushed stores;
+ * - a WRITE_OP's row ops go to fn; an ALTER_SCHEMA_OP changes the schema later
+ *   writes are decoded with (wal.c does the decoding; one newer than the
+ *   superblock's schema is CF_ENOTSUP); transactions (a write with a txn_id whose
+ *   rows need replaying, a PARTICIPANT_OP the superblock does not record as
+ *   finished) are CF_ENOTSUP naming the op;
+ * - at the end, the pending REPLICATEs up to the highest committed index are
+ *   applied in index order (APPLY_PENDING), a gap between that index and the first
+ *   pending one is CF_ECORRUPT, and the rest are reported in *info (may be NULL).
+ * Damage is CF_ECORRUPT naming the segment and offset. */
 cf_status cf_kudu_replay_walk(const cf_kudu_tablet *t, const cf_kudu_wal *w, cf_kudu_replay_fn fn,
-                              void *ctx, cf_error *err);
+                              void *ctx, cf_kudu_replay_info *info, cf_error *err);
 
 #endif

@@ -69,7 +69,13 @@ typedef struct decoder {
     size_t auto_col; /* the tablet's auto-incrementing column, or SIZE_MAX */
     bool has_counter;
     int64_t counter; /* its counter as the leader left it in the request */
+    bool failed;     /* the op being decoded gets a row error from Kudu's decoder */
 } decoder;
+
+/* --array_cell_max_elem_num (common/row_operations.cc), a runtime flag: its
+ * default. RowOperationsPBDecoder::GetColumnSlice gives an op whose array cell
+ * holds more elements a row error ("too many array elements"). */
+#define KUDU_ARRAY_CELL_MAX_ELEM_NUM 1024u
 
 static cf_status fail_at(decoder *d, cf_error *err, const char *what)
 {
@@ -119,6 +125,13 @@ static cf_status array_value(cf_arena *a, const cf_column *c, cf_slice bytes, cf
 static cf_status read_value(decoder *d, size_t t, const void **out, cf_error *err)
 {
     const cf_column *c = cf_schema_column_at(d->tablet, t);
+    /* Kudu has no serialized form for these cells (KuduToScalarArrayType) and its
+     * master refuses such columns (CatalogManager::CreateTable): never data. */
+    CF_CHECK(!c->is_array || (c->type != CF_TYPE_INT128 && c->type != CF_TYPE_DECIMAL128), err,
+             CF_ENOTSUP,
+             "row op %zu column %s: arrays of 128-bit %s are not supported (Kudu "
+             "refuses such columns)",
+             d->op, c->name, cf_type_name(c->type));
     size_t n = cell_bytes(c);
     if ((size_t)(d->end - d->p) < n) {
         char msg[200];
@@ -159,6 +172,8 @@ static cf_status read_value(decoder *d, size_t t, const void **out, cf_error *er
                 return cf_error_prefix(err, st, "row op %zu column %s: ", d->op, c->name);
             }
             v = cell;
+            if (cell->count > KUDU_ARRAY_CELL_MAX_ELEM_NUM)
+                d->failed = true;
         }
     } else {
         v = cf_arena_alloc_aligned(d->a, n, 16);
@@ -249,6 +264,7 @@ static cf_status decode_op(decoder *d, cf_kudu_row_op *op, cf_error *err)
     op->set = set;
     op->values = (const void *const *)values;
 
+    d->failed = false;
     bool insert = type == CF_KUDU_OP_INSERT || type == CF_KUDU_OP_INSERT_IGNORE;
     bool upsert = type == CF_KUDU_OP_UPSERT || type == CF_KUDU_OP_UPSERT_IGNORE;
     bool update = type == CF_KUDU_OP_UPDATE || type == CF_KUDU_OP_UPDATE_IGNORE;
@@ -266,12 +282,18 @@ static cf_status decode_op(decoder *d, cf_kudu_row_op *op, cf_error *err)
         if (present)
             CF_TRY(read_value(d, t, &v, err));
         bool is_key = ci < d->nclient_key;
-        if (del && !is_key)
-            continue; /* a failed op in Kudu: the value is read and dropped */
-        if ((update || del) && is_key && null)
-            continue; /* NULL key: failed op */
-        if (null && !c->nullable)
-            continue; /* NULL for a NOT NULL column: failed op */
+        if (del && !is_key) {
+            d->failed = true; /* a failed op in Kudu: the value is read and dropped */
+            continue;
+        }
+        if ((update || del) && is_key && null) {
+            d->failed = true; /* NULL key: failed op */
+            continue;
+        }
+        if (null && !c->nullable) {
+            d->failed = true; /* NULL for a NOT NULL column: failed op */
+            continue;
+        }
         set[t] = true;
         values[t] = null ? NULL : v;
     }
@@ -309,6 +331,13 @@ static cf_status decode_op(decoder *d, cf_kudu_row_op *op, cf_error *err)
             }
         }
     }
+    /* A key column left out, or a NOT NULL one an INSERT leaves without a default:
+     * the decoder's "No value provided for ... column" row errors. */
+    size_t nkeys = cf_schema_key_count(d->tablet);
+    for (size_t t = 0; t < d->ncols; t++)
+        if (!set[t] && (t < nkeys || (insert && !cf_schema_column_at(d->tablet, t)->nullable)))
+            d->failed = true;
+    op->failed = d->failed;
     return CF_OK;
 }
 

@@ -22,6 +22,16 @@ void cf_kudu_scan_options_init(cf_kudu_scan_options *opts)
     opts->version = CF_KUDU_SCAN_OPTIONS_VERSION;
     opts->as_of = CF_SNAPSHOT_LATEST;
     opts->batch_rows = 1024;
+    opts->history_max_age_sec = 7 * 24 * 3600; /* Kudu's --tablet_history_max_age_sec */
+}
+
+size_t cf_kudu_scanner_wal_pending(const cf_kudu_scanner *sc, int64_t *first, int64_t *last)
+{
+    if (first != NULL)
+        *first = sc != NULL ? sc->wal_pending_first : 0;
+    if (last != NULL)
+        *last = sc != NULL ? sc->wal_pending_last : 0;
+    return sc != NULL ? sc->wal_pending : 0;
 }
 
 void cf_kudu_scanner_free(cf_kudu_scanner *sc)
@@ -226,6 +236,14 @@ cf_status cf_kudu_scanner_create(cf_kudu_scanner **out, const cf_kudu_tablet *t,
     if (sc->batch_rows > ((size_t)1 << 20))
         CF_FAIL_OUT(err, CF_EINVAL, "scan: batch_rows %zu is more than %zu", sc->batch_rows,
                     (size_t)1 << 20);
+    for (size_t c = 0; c < s->ncols; c++)
+        if (s->cols[c].is_array &&
+            (s->cols[c].type == CF_TYPE_INT128 || s->cols[c].type == CF_TYPE_DECIMAL128))
+            CF_FAIL_OUT(err, CF_ENOTSUP,
+                        "tablet %s: column %s: arrays of 128-bit %s are not supported: Kudu "
+                        "refuses such columns (CatalogManager::CreateTable) and has no "
+                        "serialized form for their cells",
+                        cf_kudu_tablet_id(t), s->cols[c].name, cf_type_name(s->cols[c].type));
     CF_TRY_OUT(copy_options(sc, opts, err));
     CF_TRY_OUT(load_defaults(sc, err));
     sc->dcols = cf_calloc(s->ncols + 1, sizeof(*sc->dcols));
@@ -278,6 +296,7 @@ cf_status cf_kudu_scanner_create(cf_kudu_scanner **out, const cf_kudu_tablet *t,
     }
     if (!opts->no_wal)
         CF_TRY_OUT(cf_kudu_scan_wal_load(sc, err));
+    CF_TRY_OUT(cf_kudu_history_check(sc, opts->as_of, opts->history_max_age_sec, err));
     *out = sc;
     return CF_OK;
 out:

@@ -115,11 +115,13 @@ typedef struct wal_op {
     const cf_kudu_row_op *op;
     const size_t *map; /* tablet column -> the op's column, or NONE */
     const cf_kudu_wal_entry *rep;
+    bool fresh; /* an orphaned REPLICATE Raft commits at startup: runs from scratch */
 } wal_op;
 
 /* Where the tablet's columns are in the ops decoded with one WAL schema. */
 typedef struct wal_colmap {
     const cf_schema *ws;
+    const uint32_t *ids;
     size_t *map;
 } wal_colmap;
 
@@ -160,6 +162,10 @@ struct cf_kudu_scanner {
     size_t nheap;
     uint8_t *tmpn; /* validity of one copy_batch call */
     cf_kudu_wal *wal;
+    uint64_t max_ts; /* the latest DeltaFile timestamp the scan has seen (history.c) */
+    bool has_delta_ts;
+    size_t wal_pending; /* orphaned REPLICATEs left to Raft (not applied) */
+    int64_t wal_pending_first, wal_pending_last;
     wal_op *ops;
     size_t nops, capops, oi;
     cf_arena wkeys;
@@ -193,6 +199,14 @@ void cf_kudu_scan_rowset_dispose(scan_rowset *d, size_t ncols);
  * in sc->cells (*live: whether the row exists before and after). */
 cf_status cf_kudu_scan_wal_load(cf_kudu_scanner *sc, cf_error *err);
 cf_status cf_kudu_scan_wal_apply(cf_kudu_scanner *sc, const wal_op *w, bool *live, cf_error *err);
+
+/* history.c: CF_EINVAL when snapshot `snap` is before the tablet's ancient history
+ * mark as far as it can be known offline (the superblock's mtime minus the
+ * table's history_max_age_sec, else flag_max_age_sec; negative: no mark). */
+cf_status cf_kudu_history_check(cf_kudu_scanner *sc, uint64_t snap, int64_t flag_max_age_sec,
+                                cf_error *err);
+/* history.c: note the latest timestamp of a DeltaFile the scan opened. */
+void cf_kudu_scan_note_delta(cf_kudu_scanner *sc, const cf_delta_reader *r);
 
 /* scan_merge.c: add a rowset that has a current row to the merge. */
 void cf_kudu_scan_merge_add(cf_kudu_scanner *sc, scan_rowset *d);

@@ -121,6 +121,8 @@ static cf_status open_delta(cf_kudu_scanner *sc, scan_rowset *d, uint64_t id, cf
     if (st == CF_OK)
         st = cf_delta_reader_open(&r, io, type, NULL, err);
     if (st == CF_OK)
+        cf_kudu_scan_note_delta(sc, r); /* the ancient history mark's clock check */
+    if (st == CF_OK)
         st = cf_delta_apply_create(&a, r, sc->dcols, sc->s->ncols, sc->snap, &culled, err);
     if (st == CF_OK && !culled)
         st = cf_delta_apply_seek(a, 0, err);

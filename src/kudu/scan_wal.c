@@ -16,13 +16,14 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-/* Where each tablet column is in the ops decoded with schema ws (by name: a WAL
- * segment's schema is the tablet's when the segment was written). */
-static cf_status map_for(cf_kudu_scanner *sc, const cf_schema *ws, const size_t **out,
-                         cf_error *err)
+/* Where each tablet column is in the ops decoded with schema ws (by Kudu's
+ * column id, which a rename keeps: the schema in force when the op was written,
+ * the tablet's now being the latest; a column added since is absent, NONE). */
+static cf_status map_for(cf_kudu_scanner *sc, const cf_schema *ws, const uint32_t *ids,
+                         const size_t **out, cf_error *err)
 {
     for (size_t i = 0; i < sc->nmaps; i++)
-        if (sc->maps[i].ws == ws) {
+        if (sc->maps[i].ws == ws && sc->maps[i].ids == ids) {
             *out = sc->maps[i].map;
             return CF_OK;
         }
@@ -32,11 +33,21 @@ static cf_status map_for(cf_kudu_scanner *sc, const cf_schema *ws, const size_t 
     size_t *map = cf_calloc(sc->s->ncols + 1, sizeof(*map));
     CF_CHECK(map != NULL, err, CF_ENOMEM, "scan: out of memory");
     sc->maps[sc->nmaps].ws = ws;
+    sc->maps[sc->nmaps].ids = ids;
     sc->maps[sc->nmaps].map = map;
     sc->nmaps++;
+    size_t nw = ws != NULL ? cf_schema_column_count(ws) : 0;
     for (size_t c = 0; c < sc->s->ncols; c++) {
         const cf_column *col = &sc->s->cols[c];
-        int wc = ws != NULL ? cf_schema_find(ws, col->name) : -1;
+        int wc = -1;
+        if (ids != NULL) {
+            uint32_t id = cf_kudu_tablet_column_id(sc->t, c);
+            for (size_t j = 0; j < nw && wc < 0; j++)
+                if (ids[j] == id)
+                    wc = (int)j;
+        } else if (ws != NULL) {
+            wc = cf_schema_find(ws, col->name);
+        }
         map[c] = wc < 0 ? NONE : (size_t)wc;
         if (wc < 0)
             continue;
@@ -71,10 +82,12 @@ static cf_status collect_op(void *ctx, const cf_kudu_wal_entry *rep,
     cf_kudu_scanner *sc = ctx;
     (void)commit;
     const cf_kudu_row_op *op = &rep->ops[i];
-    if (act != CF_KUDU_ACT_REPLAY || !row_op_kind(op->type))
+    bool fresh = act == CF_KUDU_ACT_APPLY_PENDING;
+    /* an op run from scratch that Kudu's decoder rejects is a row error, no more */
+    if ((act != CF_KUDU_ACT_REPLAY && !fresh) || !row_op_kind(op->type) || (fresh && op->failed))
         return CF_OK;
     const size_t *map;
-    CF_TRY(map_for(sc, rep->schema, &map, err));
+    CF_TRY(map_for(sc, rep->schema, rep->schema_ids, &map, err));
     cf_buf_clear(&sc->kb);
     for (size_t k = 0; k < sc->s->nkeys; k++) {
         size_t wc = map[k];
@@ -94,7 +107,7 @@ static cf_status collect_op(void *ctx, const cf_kudu_wal_entry *rep,
     uint8_t *key = cf_arena_alloc(&sc->wkeys, sc->kb.len ? sc->kb.len : 1);
     CF_CHECK(key != NULL, err, CF_ENOMEM, "scan: out of memory");
     memcpy(key, sc->kb.data, sc->kb.len);
-    sc->ops[sc->nops] = (wal_op){key, sc->kb.len, sc->nops, rep->timestamp, op, map, rep};
+    sc->ops[sc->nops] = (wal_op){key, sc->kb.len, sc->nops, rep->timestamp, op, map, rep, fresh};
     sc->nops++;
     return CF_OK;
 }
@@ -111,7 +124,11 @@ static int wop_cmp(const void *x, const void *y)
 cf_status cf_kudu_scan_wal_load(cf_kudu_scanner *sc, cf_error *err)
 {
     CF_TRY(cf_kudu_wal_open(&sc->wal, sc->fs, cf_kudu_tablet_id(sc->t), err));
-    CF_TRY(cf_kudu_replay_walk(sc->t, sc->wal, collect_op, sc, err));
+    cf_kudu_replay_info info;
+    CF_TRY(cf_kudu_replay_walk(sc->t, sc->wal, collect_op, sc, &info, err));
+    sc->wal_pending = info.npending;
+    sc->wal_pending_first = info.first_pending;
+    sc->wal_pending_last = info.last_pending;
     if (sc->nops > 1)
         qsort(sc->ops, sc->nops, sizeof(*sc->ops), wop_cmp);
     return CF_OK;
@@ -173,8 +190,13 @@ cf_status cf_kudu_scan_wal_apply(cf_kudu_scanner *sc, const wal_op *w, bool *liv
             break;
         }
         /* A column the op does not set takes its write default, else NULL
-         * (common/row_operations.cc decodes an INSERT so). */
+         * (common/row_operations.cc decodes an INSERT so); one added to the schema
+         * after the op was written reads as its read default, as Kudu projects an
+         * older row onto the new schema. */
         memcpy(sc->cells, sc->wdef, sc->s->ncols * sizeof(*sc->cells));
+        for (size_t c = 0; c < sc->s->ncols; c++)
+            if (w->map[c] == NONE)
+                sc->cells[c] = sc->rdef[c];
         CF_TRY(op_set(sc, w, true, err));
         *live = true;
         break;
@@ -194,6 +216,8 @@ cf_status cf_kudu_scan_wal_apply(cf_kudu_scanner *sc, const wal_op *w, bool *liv
         break;
     default: break;
     }
+    if (bad != NULL && w->fresh)
+        return CF_OK; /* run again from scratch, it gets a row error and changes nothing */
     const cf_kudu_wal_segment *seg = cf_kudu_wal_segment_at(sc->wal, w->rep->segment);
     CF_CHECK(bad == NULL, err, CF_ECORRUPT,
              "%s at offset %" PRIu64 ": replaying op %" PRId64 ".%" PRId64 ": %s %s, but the "

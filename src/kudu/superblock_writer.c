@@ -191,6 +191,9 @@ static cf_status build(Kudu__Tablet__TabletSuperBlockPB *sb, sb_parts *p, Kudu__
     }
     sb->has_supports_live_row_count = true;
     sb->supports_live_row_count = spec->supports_live_row_count;
+    sb->n_txn_metadata = spec->ntxns;
+    sb->txn_metadata = (Kudu__Tablet__TxnMetadataEntry **)spec->txns;
+    sb->extra_config = spec->extra_config;
     return CF_OK;
 }
 

@@ -91,6 +91,11 @@ typedef struct cf_kudu_superblock_spec {
      * _init: both empty, one unbounded range */
     const uint8_t *partition_key_start, *partition_key_end;
     size_t partition_key_start_len, partition_key_end_len;
+    /* the multi-row transactions it records (txn_metadata) and the table's extra
+     * config (history_max_age_sec, ...): Kudu's messages as they are; none by default */
+    Kudu__Tablet__TxnMetadataEntry *const *txns;
+    size_t ntxns;
+    Kudu__TableExtraConfigPB *extra_config;
 } cf_kudu_superblock_spec;
 
 void cf_kudu_superblock_spec_init(cf_kudu_superblock_spec *spec);

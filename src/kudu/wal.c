@@ -22,10 +22,21 @@
 #include "util/error.h"
 #include "wal.h"
 
+/* A schema a segment's writes are decoded with: its header's, or an ALTER's. */
+typedef struct seg_schema {
+    const Kudu__SchemaPB *pb;
+    cf_schema *schema;
+    uint32_t *ids;
+    int64_t index; /* of the ALTER_SCHEMA_OP that brought it in (0: the header's) */
+} seg_schema;
+
 typedef struct wal_seg {
     cf_kudu_wal_segment pub;
     kudu_wal_seg *raw;
-    cf_schema *schema; /* the header's, NULL when it has none */
+    cf_schema *schema;  /* the header's, NULL when it has none */
+    uint32_t *ids;      /* its column ids */
+    seg_schema *alters; /* the schemas of the segment's ALTER_SCHEMA_OPs, owned */
+    size_t nalters;
     cf_kudu_wal_entry *entries;
     const Kudu__Log__LogEntryPB **pbs; /* entry i's message */
 } wal_seg;
@@ -33,6 +44,9 @@ typedef struct wal_seg {
 struct cf_kudu_wal {
     wal_seg *segs;
     size_t nsegs;
+    bool recovery;          /* read from wals/<tablet>.recovery */
+    int64_t *failed_alters; /* term, index pairs of ALTER_SCHEMA_OPs whose COMMIT failed */
+    size_t nfailed_alters;
     cf_arena arena; /* decoded row ops and results */
 };
 
@@ -140,6 +154,7 @@ static cf_status entry_results(cf_kudu_wal *w, cf_kudu_wal_entry *e, const Kudu_
                 ms[j].mrs_id = t->has_mrs_id ? t->mrs_id : -1;
                 ms[j].rs_id = t->has_rs_id ? t->rs_id : -1;
                 ms[j].dms_id = t->has_dms_id ? t->dms_id : -1;
+                ms[j].rs_txn_id = t->has_rs_txn_id ? t->rs_txn_id : -1;
             }
         }
         r[i].stores = ms;
@@ -149,22 +164,98 @@ static cf_status entry_results(cf_kudu_wal *w, cf_kudu_wal_entry *e, const Kudu_
     return CF_OK;
 }
 
+/* Note the ALTER_SCHEMA_OPs of every segment whose COMMIT says they failed: they
+ * changed nothing (TabletBootstrap::PlayAlterSchemaRequest), so the writes after
+ * them keep the schema before. */
+static cf_status note_failed_alters(cf_kudu_wal *w, cf_error *err)
+{
+    for (size_t i = 0; i < w->nsegs; i++) {
+        const kudu_wal_seg *raw = w->segs[i].raw;
+        for (size_t b = 0; b < raw->nbatches; b++) {
+            const Kudu__Log__LogEntryBatchPB *bp = raw->batches[b].pb;
+            for (size_t k = 0; k < bp->n_entry; k++) {
+                const Kudu__Log__CommitMsg *c = bp->entry[k]->commit;
+                if (c == NULL || !c->has_op_type ||
+                    c->op_type != KUDU__LOG__OPERATION_TYPE__ALTER_SCHEMA_OP ||
+                    c->commited_op_id == NULL || c->result == NULL || c->result->n_ops == 0 ||
+                    c->result->ops[0]->failed_status == NULL)
+                    continue;
+                int64_t *n = cf_realloc(w->failed_alters,
+                                        (w->nfailed_alters + 1) * 2 * sizeof *w->failed_alters);
+                CF_CHECK(n != NULL, err, CF_ENOMEM, "out of memory");
+                w->failed_alters = n;
+                n[w->nfailed_alters * 2] = c->commited_op_id->term;
+                n[w->nfailed_alters * 2 + 1] = c->commited_op_id->index;
+                w->nfailed_alters++;
+            }
+        }
+    }
+    return CF_OK;
+}
+
+static bool alter_failed(const cf_kudu_wal *w, int64_t term, int64_t index)
+{
+    for (size_t i = 0; i < w->nfailed_alters; i++)
+        if (w->failed_alters[i * 2] == term && w->failed_alters[i * 2 + 1] == index)
+            return true;
+    return false;
+}
+
+/* The schemas in force as the segment is read: [0] the header's, then each
+ * ALTER_SCHEMA_OP's that did not fail, as positions in the segment's alters (+1);
+ * a REPLICATE at an index at or below an ALTER's undoes it (a new leader
+ * overwrote the ops from there on). */
+typedef struct schema_stack {
+    size_t at[64];
+    size_t n;
+} schema_stack;
+
+static const seg_schema *stack_top(const wal_seg *s, const seg_schema *header,
+                                   const schema_stack *st)
+{
+    size_t i = st->at[st->n - 1];
+    return i == 0 ? header : &s->alters[i - 1];
+}
+
+static cf_status push_alter(cf_kudu_wal *w, wal_seg *s, schema_stack *st,
+                            const cf_kudu_wal_entry *e, const Kudu__Log__ReplicateMsg *r,
+                            uint64_t offset, cf_error *err)
+{
+    const Kudu__Log__AlterSchemaRequestPB *a = r->alter_schema_request;
+    if (a == NULL || a->schema == NULL || alter_failed(w, e->term, e->index))
+        return CF_OK;
+    CF_CHECK(st->n < sizeof st->at / sizeof st->at[0], err, CF_ENOTSUP,
+             "%s at offset %" PRIu64 ": more than %zu schema changes in a row in one segment",
+             s->pub.path, offset, sizeof st->at / sizeof st->at[0] - 1);
+    seg_schema *n = cf_realloc(s->alters, (s->nalters + 1) * sizeof *n);
+    CF_CHECK(n != NULL, err, CF_ENOMEM, "out of memory");
+    s->alters = n;
+    seg_schema *ns = &s->alters[s->nalters];
+    memset(ns, 0, sizeof *ns);
+    char where[1200];
+    snprintf(where, sizeof where,
+             "%s at offset %" PRIu64 " (ALTER_SCHEMA_OP %" PRId64 ".%" PRId64 ")", s->pub.path,
+             offset, e->term, e->index);
+    CF_TRY(cf_kudu_schema_from_pb(&ns->schema, &ns->ids, a->schema, where, err));
+    ns->pb = a->schema;
+    ns->index = e->index;
+    s->nalters++;
+    st->at[st->n++] = s->nalters;
+    return CF_OK;
+}
+
 static cf_status build_entries(cf_kudu_wal *w, wal_seg *s, size_t seg_index, cf_error *err)
 {
     kudu_wal_seg *raw = s->raw;
-    if (raw->header->schema != NULL && raw->header->schema->n_columns > 0) {
-        uint32_t *ids = NULL;
-        cf_status st =
-            cf_kudu_schema_from_pb(&s->schema, &ids, raw->header->schema, s->pub.path, err);
-        cf_free(ids);
-        if (st != CF_OK)
-            return st;
-    }
+    if (raw->header->schema != NULL && raw->header->schema->n_columns > 0)
+        CF_TRY(cf_kudu_schema_from_pb(&s->schema, &s->ids, raw->header->schema, s->pub.path, err));
     if (raw->nentries == 0)
         return CF_OK;
     s->entries = cf_calloc(raw->nentries, sizeof *s->entries);
     s->pbs = cf_calloc(raw->nentries, sizeof *s->pbs);
     CF_CHECK(s->entries != NULL && s->pbs != NULL, err, CF_ENOMEM, "out of memory");
+    seg_schema header = {raw->header->schema, s->schema, s->ids, 0};
+    schema_stack stack = {{0}, 1};
     size_t k = 0;
     for (size_t b = 0; b < raw->nbatches; b++) {
         const kudu_wal_batch *bt = &raw->batches[b];
@@ -175,21 +266,44 @@ static cf_status build_entries(cf_kudu_wal *w, wal_seg *s, size_t seg_index, cf_
             e->type = pb->has_type ? (cf_kudu_entry_type)pb->type : (cf_kudu_entry_type)0;
             e->segment = seg_index;
             e->offset = bt->offset;
+            e->alter_schema_version = -1;
             if (pb->replicate != NULL) {
                 const Kudu__Log__ReplicateMsg *r = pb->replicate;
                 if (r->id != NULL) {
                     e->term = r->id->term;
                     e->index = r->id->index;
                 }
+                while (stack.n > 1 && stack_top(s, &header, &stack)->index >= e->index)
+                    stack.n--;
                 e->timestamp = r->timestamp;
                 e->op_type = r->has_op_type ? (int)r->op_type : 0;
+                if (e->op_type == KUDU__LOG__OPERATION_TYPE__ALTER_SCHEMA_OP) {
+                    const Kudu__Log__AlterSchemaRequestPB *a = r->alter_schema_request;
+                    if (a != NULL && a->has_schema_version)
+                        e->alter_schema_version = a->schema_version;
+                    CF_TRY(push_alter(w, s, &stack, e, r, bt->offset, err));
+                }
+                const seg_schema *cur = stack_top(s, &header, &stack);
+                if (e->op_type == KUDU__LOG__OPERATION_TYPE__PARTICIPANT_OP &&
+                    r->participant_request != NULL && r->participant_request->op != NULL) {
+                    const Kudu__Log__ParticipantOpPB *po = r->participant_request->op;
+                    e->has_txn_id = po->has_txn_id;
+                    e->txn_id = po->txn_id;
+                    e->participant_op = po->has_type ? (int)po->type : 0;
+                }
                 const Kudu__Log__WriteRequestPB *wr = r->write_request;
                 /* a WRITE_OP without row operations decodes to none */
-                if (e->op_type == KUDU__LOG__OPERATION_TYPE__WRITE_OP)
-                    e->schema = s->schema;
+                if (e->op_type == KUDU__LOG__OPERATION_TYPE__WRITE_OP) {
+                    e->schema = cur->schema;
+                    e->schema_ids = cur->ids;
+                    if (wr != NULL && wr->has_txn_id) {
+                        e->has_txn_id = true;
+                        e->txn_id = wr->txn_id;
+                    }
+                }
                 if (e->op_type == KUDU__LOG__OPERATION_TYPE__WRITE_OP && wr != NULL &&
                     wr->row_operations != NULL) {
-                    CF_CHECK(s->schema != NULL, err, CF_ECORRUPT,
+                    CF_CHECK(cur->schema != NULL, err, CF_ECORRUPT,
                              "%s at offset %" PRIu64 ": a write op, but the segment header has "
                              "no schema",
                              s->pub.path, bt->offset);
@@ -199,14 +313,13 @@ static cf_status build_entries(cf_kudu_wal *w, wal_seg *s, size_t seg_index, cf_
                     const int64_t *counter = ac != NULL && ac->has_auto_incrementing_counter
                                                  ? &ac->auto_incrementing_counter
                                                  : NULL;
-                    cf_status st = kudu_rowops_decode(&w->arena, wr->row_operations, wr->schema,
-                                                      raw->header->schema, s->schema, counter, &ops,
-                                                      &nops, err);
+                    cf_status st =
+                        kudu_rowops_decode(&w->arena, wr->row_operations, wr->schema, cur->pb,
+                                           cur->schema, counter, &ops, &nops, err);
                     if (st != CF_OK)
                         return cf_error_prefix(
                             err, st, "%s at offset %" PRIu64 ": op %" PRId64 ".%" PRId64 ": ",
                             s->pub.path, bt->offset, e->term, e->index);
-                    e->schema = s->schema;
                     e->ops = ops;
                     e->nops = nops;
                 }
@@ -278,10 +391,25 @@ out:
 /* Open <wal_dir>/wals/<tablet_id>: the directory itself not through a symlink. */
 static cf_status open_dir(cf_kudu_wal *w, const char *wal_dir, const char *tablet_id, cf_error *err)
 {
-    size_t dlen = strlen(wal_dir) + strlen(tablet_id) + 8;
+    size_t dlen = strlen(wal_dir) + strlen(tablet_id) + 20;
     char *dir = cf_malloc(dlen);
     CF_CHECK(dir != NULL, err, CF_ENOMEM, "out of memory");
-    snprintf(dir, dlen, "%s/wals/%s", wal_dir, tablet_id);
+    /* A recovery dir means a bootstrap was cut short: Kudu replays from it again
+     * and throws the new wals/<tablet>/ away (TabletBootstrap::PrepareRecoveryDir,
+     * FsManager::GetTabletWalRecoveryDir), so it is the log to read. */
+    snprintf(dir, dlen, "%s/wals/%s.recovery", wal_dir, tablet_id);
+    struct stat rsb;
+    if (lstat(dir, &rsb) == 0) {
+        if (!S_ISDIR(rsb.st_mode)) {
+            cf_status bad =
+                cf_error_set(err, CF_ECORRUPT, __FILE__, __LINE__, "%s: not a directory", dir);
+            cf_free(dir);
+            return bad;
+        }
+        w->recovery = true;
+    } else {
+        snprintf(dir, dlen, "%s/wals/%s", wal_dir, tablet_id);
+    }
     cf_status st = CF_OK;
     char **names = NULL;
     size_t n = 0, cap = 0;
@@ -329,6 +457,7 @@ static cf_status open_dir(cf_kudu_wal *w, const char *wal_dir, const char *table
                         "%s: sequence number %" PRIu64 " does not follow %s's %" PRIu64,
                         w->segs[i].pub.path, w->segs[i].pub.sequence_number,
                         w->segs[i - 1].pub.file, w->segs[i - 1].pub.sequence_number);
+    CF_TRY_OUT(note_failed_alters(w, err));
     for (size_t i = 0; i < w->nsegs; i++)
         CF_TRY_OUT(build_entries(w, &w->segs[i], i, err));
 out:
@@ -378,13 +507,25 @@ void cf_kudu_wal_free(cf_kudu_wal *w)
         wal_seg *s = &w->segs[i];
         kudu_wal_seg_free(s->raw);
         cf_schema_free(s->schema);
+        cf_free(s->ids);
+        for (size_t j = 0; j < s->nalters; j++) {
+            cf_schema_free(s->alters[j].schema);
+            cf_free(s->alters[j].ids);
+        }
+        cf_free(s->alters);
         cf_free(s->entries);
         cf_free(s->pbs);
         cf_free((char *)s->pub.path);
     }
     cf_free(w->segs);
+    cf_free(w->failed_alters);
     cf_arena_dispose(&w->arena);
     cf_free(w);
+}
+
+bool cf_kudu_wal_from_recovery(const cf_kudu_wal *w)
+{
+    return w != NULL && w->recovery;
 }
 
 size_t cf_kudu_wal_segment_count(const cf_kudu_wal *w)

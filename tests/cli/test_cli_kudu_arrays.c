@@ -27,6 +27,7 @@
 #include "kudu_log.pb-c.h"
 #include "kudu_tablet.pb-c.h"
 #include "support_cli.h"
+#include "support_walgen.h"
 #include "test_common.h"
 #include "util/buf.h"
 
@@ -218,97 +219,17 @@ static void write_rowset(const char *root, cf_schema *sch, const uint32_t *cids)
 
 /* One WRITE_OP with its COMMIT: the op went to MRS `mrs` (>= 0) or to DMS 1 of
  * rowset 0. */
-static void wal_write(kudu_wal_writer *w, const cf_schema *sch, int64_t idx, uint64_t ts,
-                      cf_kudu_row_op_type type, const bool *set, const void *const *vals,
-                      int64_t mrs)
-{
-    cf_error e = {0};
-    cf_buf rows, ind;
-    cf_buf_init(&rows);
-    cf_buf_init(&ind);
-    kudu_rowops_encode(&rows, &ind, sch, type, set, vals);
-    Kudu__RowOperationsPB ro = KUDU__ROW_OPERATIONS_PB__INIT;
-    ro.has_rows = ro.has_indirect_data = true;
-    ro.rows.data = rows.data;
-    ro.rows.len = rows.len;
-    ro.indirect_data.data = ind.data;
-    ro.indirect_data.len = ind.len;
-    Kudu__Log__WriteRequestPB wr = KUDU__LOG__WRITE_REQUEST_PB__INIT;
-    wr.row_operations = &ro;
-    wr.has_tablet_id = true;
-    wr.tablet_id.data = (uint8_t *)TABLET;
-    wr.tablet_id.len = 32;
-    Kudu__Consensus__OpId id = KUDU__CONSENSUS__OP_ID__INIT;
-    id.has_term = id.has_index = true;
-    id.term = 1;
-    id.index = idx;
-    Kudu__Log__ReplicateMsg rm = KUDU__LOG__REPLICATE_MSG__INIT;
-    rm.id = &id;
-    rm.has_timestamp = rm.has_op_type = true;
-    rm.timestamp = ts;
-    rm.op_type = KUDU__LOG__OPERATION_TYPE__WRITE_OP;
-    rm.write_request = &wr;
-    Kudu__Log__LogEntryPB e1 = KUDU__LOG__LOG_ENTRY_PB__INIT;
-    e1.has_type = true;
-    e1.type = KUDU__LOG__LOG_ENTRY_TYPE_PB__REPLICATE;
-    e1.replicate = &rm;
-    Kudu__Tablet__MemStoreTargetPB mt = KUDU__TABLET__MEM_STORE_TARGET_PB__INIT;
-    if (mrs >= 0) {
-        mt.has_mrs_id = true;
-        mt.mrs_id = mrs;
-    } else {
-        mt.has_rs_id = mt.has_dms_id = true;
-        mt.rs_id = 0;
-        mt.dms_id = 1;
-    }
-    Kudu__Tablet__MemStoreTargetPB *mts[1] = {&mt};
-    Kudu__Tablet__OperationResultPB orr = KUDU__TABLET__OPERATION_RESULT_PB__INIT;
-    orr.n_mutated_stores = 1;
-    orr.mutated_stores = mts;
-    Kudu__Tablet__OperationResultPB *ors[1] = {&orr};
-    Kudu__Tablet__TxResultPB tr = KUDU__TABLET__TX_RESULT_PB__INIT;
-    tr.n_ops = 1;
-    tr.ops = ors;
-    Kudu__Log__CommitMsg cm = KUDU__LOG__COMMIT_MSG__INIT;
-    cm.has_op_type = true;
-    cm.op_type = KUDU__LOG__OPERATION_TYPE__WRITE_OP;
-    cm.commited_op_id = &id;
-    cm.result = &tr;
-    Kudu__Log__LogEntryPB e2 = KUDU__LOG__LOG_ENTRY_PB__INIT;
-    e2.has_type = true;
-    e2.type = KUDU__LOG__LOG_ENTRY_TYPE_PB__COMMIT;
-    e2.commit = &cm;
-    Kudu__Log__LogEntryPB *es[2] = {&e1, &e2};
-    Kudu__Log__LogEntryBatchPB batch = KUDU__LOG__LOG_ENTRY_BATCH_PB__INIT;
-    batch.n_entry = 2;
-    batch.entry = es;
-    CF_ASSERT_OK(kudu_wal_writer_batch(w, &batch, &e), &e);
-    cf_buf_dispose(&rows);
-    cf_buf_dispose(&ind);
-}
-
 /* The WAL: INSERT k 6 a [6,NULL] s ["six"] (MRS 2, ts 100); UPDATE k 2 a [2,2]
  * (DMS 1, ts 101); UPSERT k 3 s ["t"] (DMS 1, ts 102). */
+static void edit_defaults(Kudu__SchemaPB *pb)
+{
+    set_defaults(pb->columns[3]);
+}
+
 static void write_wal(const char *root, const cf_schema *sch, const uint32_t *cids)
 {
-    cf_error e = {0};
-    char p[1200];
-    snprintf(p, sizeof p, "%s/wals/" TABLET, root);
-    assert_int_equal(mkdir(p, 0700), 0);
-    cf_kudu_schema_pb spb;
-    CF_ASSERT_OK(cf_kudu_schema_pb_build(&spb, sch, cids, &e), &e);
-    if (with_d)
-        set_defaults(spb.pb.columns[3]);
-    Kudu__Log__LogSegmentHeaderPB h = KUDU__LOG__LOG_SEGMENT_HEADER_PB__INIT;
-    h.has_tablet_id = true;
-    h.tablet_id.data = (uint8_t *)TABLET;
-    h.tablet_id.len = 32;
-    h.has_sequence_number = true;
-    h.sequence_number = 1;
-    h.schema = &spb.pb;
-    h.has_schema_version = true;
-    kudu_wal_writer w;
-    CF_ASSERT_OK(kudu_wal_writer_begin(&w, &h, &e), &e);
+    walgen g;
+    walgen_begin_edit(&g, TABLET, 1, sch, cids, 0, with_d ? edit_defaults : NULL);
     int64_t k6 = 6, k2 = 2, k3 = 3;
     static const int32_t a6v[2] = {6, 0};
     static const uint8_t a6nn[1] = {0x1};
@@ -317,24 +238,21 @@ static void write_wal(const char *root, const cf_schema *sch, const uint32_t *ci
     cf_array_cell s6 = {.type = CF_TYPE_STRING, .count = 1, .values = s6v};
     bool all[4] = {true, true, true, false};
     const void *ins[4] = {&k6, &a6, &s6, NULL};
-    wal_write(&w, sch, 10, 100, CF_KUDU_OP_INSERT, all, ins, 2);
+    walgen_write(&g, 1, 10, 100, CF_KUDU_OP_INSERT, all, ins, -1);
+    walgen_commit_write(&g, 1, 10, WALGEN_MRS(2));
     static const int32_t a2v[2] = {2, 2};
     cf_array_cell a2 = {.type = CF_TYPE_INT32, .count = 2, .values = a2v};
     bool ka[4] = {true, true, false, false};
     const void *upd[4] = {&k2, &a2, NULL, NULL};
-    wal_write(&w, sch, 11, 101, CF_KUDU_OP_UPDATE, ka, upd, -1);
+    walgen_write(&g, 1, 11, 101, CF_KUDU_OP_UPDATE, ka, upd, -1);
+    walgen_commit_write(&g, 1, 11, WALGEN_DMS(0, 1));
     cf_slice s3v[1] = {S("t")};
     cf_array_cell s3 = {.type = CF_TYPE_STRING, .count = 1, .values = s3v};
     bool ks[4] = {true, false, true, false};
     const void *ups[4] = {&k3, NULL, &s3, NULL};
-    wal_write(&w, sch, 12, 102, CF_KUDU_OP_UPSERT, ks, ups, -1);
-    snprintf(p, sizeof p, "%s/wals/" TABLET "/wal-000000001", root);
-    FILE *f = fopen(p, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(w.out.data, 1, w.out.len, f), w.out.len);
-    fclose(f);
-    kudu_wal_writer_dispose(&w);
-    cf_kudu_schema_pb_dispose(&spb);
+    walgen_write(&g, 1, 12, 102, CF_KUDU_OP_UPSERT, ks, ups, -1);
+    walgen_commit_write(&g, 1, 12, WALGEN_DMS(0, 1));
+    walgen_finish(&g, root, "", 1);
 }
 
 /* The whole root under the test's directory; its path. */

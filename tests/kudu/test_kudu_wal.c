@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "support_walgen.h"
 #include "test_common.h"
 
 #include <cfile/io.h>
@@ -390,7 +391,6 @@ typedef struct built {
 static void build(built *out, int n, int codec, bool v1, bool footer)
 {
     setup_schema();
-    cf_error err = {0};
     Kudu__Log__LogSegmentHeaderPB h = KUDU__LOG__LOG_SEGMENT_HEADER_PB__INIT;
     h.has_tablet_id = true;
     h.tablet_id.data = (uint8_t *)"0123456789abcdef0123456789abcdef";
@@ -407,77 +407,25 @@ static void build(built *out, int n, int codec, bool v1, bool footer)
         h.has_deprecated_major_version = true;
         h.deprecated_major_version = 1;
     }
-    kudu_wal_writer w;
-    CF_ASSERT_OK(kudu_wal_writer_begin(&w, &h, &err), &err);
+    walgen g;
+    walgen_begin_header(&g, &h, schema);
     memset(out, 0, sizeof *out);
     for (int b = 0; b < n; b++) {
         cf_buf rows, ind;
         cf_buf_init(&rows);
         cf_buf_init(&ind);
         batch_rows(&rows, &ind, b);
-        Kudu__RowOperationsPB ro = KUDU__ROW_OPERATIONS_PB__INIT;
-        ro.has_rows = ro.has_indirect_data = true;
-        ro.rows.data = rows.data;
-        ro.rows.len = rows.len;
-        ro.indirect_data.data = ind.data;
-        ro.indirect_data.len = ind.len;
-        Kudu__Log__WriteRequestPB wr = KUDU__LOG__WRITE_REQUEST_PB__INIT;
-        wr.row_operations = &ro;
-        wr.has_tablet_id = true;
-        wr.tablet_id = h.tablet_id;
-        Kudu__Consensus__OpId id = KUDU__CONSENSUS__OP_ID__INIT;
-        id.has_term = id.has_index = true;
-        id.term = 1;
-        id.index = 10 + b;
-        Kudu__Log__ReplicateMsg rm = KUDU__LOG__REPLICATE_MSG__INIT;
-        rm.id = &id;
-        rm.has_timestamp = rm.has_op_type = true;
-        rm.timestamp = 1000 + (uint64_t)b;
-        rm.op_type = KUDU__LOG__OPERATION_TYPE__WRITE_OP;
-        rm.write_request = &wr;
-        Kudu__Log__LogEntryPB e1 = KUDU__LOG__LOG_ENTRY_PB__INIT;
-        e1.has_type = true;
-        e1.type = KUDU__LOG__LOG_ENTRY_TYPE_PB__REPLICATE;
-        e1.replicate = &rm;
-        Kudu__Tablet__MemStoreTargetPB mt = KUDU__TABLET__MEM_STORE_TARGET_PB__INIT;
-        mt.has_mrs_id = true;
-        mt.mrs_id = 3;
-        Kudu__Tablet__MemStoreTargetPB *mts[1] = {&mt};
-        Kudu__Tablet__OperationResultPB orr = KUDU__TABLET__OPERATION_RESULT_PB__INIT;
-        orr.n_mutated_stores = 1;
-        orr.mutated_stores = mts;
-        Kudu__Tablet__OperationResultPB *ors[1] = {&orr};
-        Kudu__Tablet__TxResultPB tr = KUDU__TABLET__TX_RESULT_PB__INIT;
-        tr.n_ops = 1;
-        tr.ops = ors;
-        Kudu__Log__CommitMsg cm = KUDU__LOG__COMMIT_MSG__INIT;
-        cm.has_op_type = true;
-        cm.op_type = KUDU__LOG__OPERATION_TYPE__WRITE_OP;
-        cm.commited_op_id = &id;
-        cm.result = &tr;
-        Kudu__Log__LogEntryPB e2 = KUDU__LOG__LOG_ENTRY_PB__INIT;
-        e2.has_type = true;
-        e2.type = KUDU__LOG__LOG_ENTRY_TYPE_PB__COMMIT;
-        e2.commit = &cm;
-        Kudu__Log__LogEntryPB *es[2] = {&e1, &e2};
-        Kudu__Log__LogEntryBatchPB batch = KUDU__LOG__LOG_ENTRY_BATCH_PB__INIT;
-        batch.n_entry = 2;
-        batch.entry = es;
-        out->off[b] = w.out.len;
-        CF_ASSERT_OK(kudu_wal_writer_batch(&w, &batch, &err), &err);
-        out->end[b] = w.out.len;
+        walgen_batch_open(&g);
+        walgen_write_rows(&g, 1, 10 + b, 1000 + (uint64_t)b, &rows, &ind, -1);
+        walgen_commit_write(&g, 1, 10 + b, WALGEN_MRS(3));
+        walgen_batch_close(&g, &out->off[b], &out->end[b]);
         cf_buf_dispose(&rows);
         cf_buf_dispose(&ind);
     }
     out->nbatches = (size_t)n;
-    if (footer) {
-        Kudu__Log__LogSegmentFooterPB f = KUDU__LOG__LOG_SEGMENT_FOOTER_PB__INIT;
-        f.has_num_entries = true;
-        f.num_entries = 2 * n;
-        out->footer_at = w.out.len;
-        CF_ASSERT_OK(kudu_wal_writer_footer(&w, &f, &err), &err);
-    }
-    out->bytes = w.out;
+    uint64_t footer_at;
+    walgen_close(&g, footer, &out->bytes, &footer_at);
+    out->footer_at = (size_t)footer_at;
 }
 
 static cf_status read_bytes(const uint8_t *p, size_t n, kudu_wal_seg **s, cf_error *err)

@@ -22,6 +22,7 @@
 #include <cfile/writer.h>
 
 #include "support_fsroot.h"
+#include "support_walgen.h"
 #include "test_common.h"
 
 #include "kudu/lbm_writer.h"
@@ -229,7 +230,7 @@ static void test_scan__bootstrap_decisions(void **state)
         CF_ASSERT_OK(cf_kudu_wal_open(&w, l.fs, cf_kudu_tablet_id(l.t), &err), &err);
         static acts got;
         got.n = 0;
-        CF_ASSERT_OK(cf_kudu_replay_walk(l.t, w, collect, &got, &err), &err);
+        CF_ASSERT_OK(cf_kudu_replay_walk(l.t, w, collect, &got, NULL, &err), &err);
         /* Every string of every "bootstrap": [...] array, in file (= WAL) order. */
         size_t k = 0, replay = 0;
         for (const char *p = strstr(want, "\"bootstrap\": ["); p != NULL;
@@ -278,18 +279,24 @@ static void test_scan__bootstrap_rules(void **state)
         cf_status st;
         cf_kudu_op_action act;
     } cases[] = {
-        {{{4, -1, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},      /* durable MRS */
-        {{{5, -1, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_REPLAY},            /* newer MRS */
-        {{{-1, 2, 1}}, 1, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},       /* durable DMS */
-        {{{-1, 2, 2}}, 1, false, false, CF_OK, CF_KUDU_ACT_REPLAY},             /* newer DMS */
-        {{{-1, 0, 0}}, 1, false, false, CF_OK, CF_KUDU_ACT_REPLAY},             /* rowset 0: -1 */
-        {{{-1, 3, 9}}, 1, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},       /* compacted away */
-        {{{0}}, 0, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},              /* no store */
-        {{{5, -1, -1}}, 1, true, false, CF_OK, CF_KUDU_ACT_SKIP_FAILED},        /* failed */
-        {{{5, -1, -1}}, 1, false, true, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},       /* skip_on_replay */
-        {{{-1, 4, 0}, {-1, 2, 2}}, 2, false, false, CF_OK, CF_KUDU_ACT_REPLAY}, /* duplicated */
-        {{{-1, 4, 1}, {-1, 2, 2}}, 2, false, false, CF_ECORRUPT, 0},            /* two active */
-        {{{4, -1, -1}, {3, -1, -1}, {2, -1, -1}}, 3, false, false, CF_ECORRUPT, 0},
+        {{{4, -1, -1, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED}, /* durable MRS */
+        {{{5, -1, -1, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_REPLAY},       /* newer MRS */
+        {{{-1, 2, 1, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},  /* durable DMS */
+        {{{-1, 2, 2, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_REPLAY},        /* newer DMS */
+        {{{-1, 0, 0, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_REPLAY},        /* rowset 0: -1 */
+        {{{-1, 3, 9, -1}}, 1, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},  /* compacted away */
+        {{{0, 0, 0, -1}}, 0, false, false, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},   /* no store */
+        {{{5, -1, -1, -1}}, 1, true, false, CF_OK, CF_KUDU_ACT_SKIP_FAILED},   /* failed */
+        {{{5, -1, -1, -1}}, 1, false, true, CF_OK, CF_KUDU_ACT_SKIP_FLUSHED},  /* skip_on_replay */
+        {{{-1, 4, 0, -1}, {-1, 2, 2, -1}},
+         2,
+         false,
+         false,
+         CF_OK,
+         CF_KUDU_ACT_REPLAY},                                                /* duplicated
+                                                                              */
+        {{{-1, 4, 1, -1}, {-1, 2, 2, -1}}, 2, false, false, CF_ECORRUPT, 0}, /* two active */
+        {{{4, -1, -1, -1}, {3, -1, -1, -1}, {2, -1, -1, -1}}, 3, false, false, CF_ECORRUPT, 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         cf_kudu_op_result r = {cases[i].failed, cases[i].skip, cases[i].n, cases[i].stores};
@@ -724,101 +731,21 @@ static void gen_wal(const char *root, const wal_op *ops, size_t n)
     cf_error e = {0};
     cf_schema *sch;
     CF_ASSERT_OK(cf_schema_parse(&sch, "k INT64 KEY, v INT32", &e), &e);
-    static const uint32_t ids[2] = {0, 1};
-    cf_kudu_schema_pb spb;
-    CF_ASSERT_OK(cf_kudu_schema_pb_build(&spb, sch, ids, &e), &e);
-    Kudu__Log__LogSegmentHeaderPB h = KUDU__LOG__LOG_SEGMENT_HEADER_PB__INIT;
-    h.has_tablet_id = true;
-    h.tablet_id.data = (uint8_t *)GEN_TABLET;
-    h.tablet_id.len = 32;
-    h.has_sequence_number = true;
-    h.sequence_number = 1;
-    h.schema = &spb.pb;
-    h.has_schema_version = true;
-    kudu_wal_writer w;
-    CF_ASSERT_OK(kudu_wal_writer_begin(&w, &h, &e), &e);
+    walgen g;
+    walgen_begin(&g, GEN_TABLET, 1, sch, NULL, 0);
     for (size_t i = 0; i < n; i++) {
         const wal_op *o = &ops[i];
-        cf_buf rows, ind;
-        cf_buf_init(&rows);
-        cf_buf_init(&ind);
         const void *vals[2] = {&o->k, &o->v};
         bool set[2] = {true, o->has_v};
-        kudu_rowops_encode(&rows, &ind, sch, o->type, set, vals);
-        Kudu__RowOperationsPB ro = KUDU__ROW_OPERATIONS_PB__INIT;
-        ro.has_rows = ro.has_indirect_data = true;
-        ro.rows.data = rows.data;
-        ro.rows.len = rows.len;
-        ro.indirect_data.data = ind.data;
-        ro.indirect_data.len = ind.len;
-        Kudu__Log__WriteRequestPB wr = KUDU__LOG__WRITE_REQUEST_PB__INIT;
-        wr.row_operations = &ro;
-        wr.has_tablet_id = true;
-        wr.tablet_id = h.tablet_id;
-        Kudu__Consensus__OpId id = KUDU__CONSENSUS__OP_ID__INIT;
-        id.has_term = id.has_index = true;
-        id.term = 1;
-        id.index = o->idx;
-        Kudu__Log__ReplicateMsg rm = KUDU__LOG__REPLICATE_MSG__INIT;
-        rm.id = &id;
-        rm.has_timestamp = rm.has_op_type = true;
-        rm.timestamp = o->ts;
-        rm.op_type = KUDU__LOG__OPERATION_TYPE__WRITE_OP;
-        rm.write_request = &wr;
-        Kudu__Log__LogEntryPB e1 = KUDU__LOG__LOG_ENTRY_PB__INIT;
-        e1.has_type = true;
-        e1.type = KUDU__LOG__LOG_ENTRY_TYPE_PB__REPLICATE;
-        e1.replicate = &rm;
-        Kudu__Tablet__MemStoreTargetPB mt = KUDU__TABLET__MEM_STORE_TARGET_PB__INIT;
-        if (o->mrs >= 0) {
-            mt.has_mrs_id = true;
-            mt.mrs_id = o->mrs;
-        } else {
-            mt.has_rs_id = mt.has_dms_id = true;
-            mt.rs_id = o->rs;
-            mt.dms_id = o->dms;
-        }
-        Kudu__Tablet__MemStoreTargetPB *mts[1] = {&mt};
-        Kudu__AppStatusPB fs = KUDU__APP_STATUS_PB__INIT;
-        fs.has_code = true;
-        fs.code = KUDU__APP_STATUS_PB__ERROR_CODE__ALREADY_PRESENT;
-        fs.message = (char *)"key already present";
-        Kudu__Tablet__OperationResultPB orr = KUDU__TABLET__OPERATION_RESULT_PB__INIT;
-        if (o->failed) {
-            orr.failed_status = &fs;
-        } else {
-            orr.n_mutated_stores = 1;
-            orr.mutated_stores = mts;
-        }
-        Kudu__Tablet__OperationResultPB *ors[1] = {&orr};
-        Kudu__Tablet__TxResultPB tr = KUDU__TABLET__TX_RESULT_PB__INIT;
-        tr.n_ops = 1;
-        tr.ops = ors;
-        Kudu__Log__CommitMsg cm = KUDU__LOG__COMMIT_MSG__INIT;
-        cm.has_op_type = true;
-        cm.op_type = KUDU__LOG__OPERATION_TYPE__WRITE_OP;
-        cm.commited_op_id = &id;
-        cm.result = &tr;
-        Kudu__Log__LogEntryPB e2 = KUDU__LOG__LOG_ENTRY_PB__INIT;
-        e2.has_type = true;
-        e2.type = KUDU__LOG__LOG_ENTRY_TYPE_PB__COMMIT;
-        e2.commit = &cm;
-        Kudu__Log__LogEntryPB *es[2] = {&e1, &e2};
-        Kudu__Log__LogEntryBatchPB batch = KUDU__LOG__LOG_ENTRY_BATCH_PB__INIT;
-        batch.n_entry = o->no_commit ? 1 : 2;
-        batch.entry = es;
-        CF_ASSERT_OK(kudu_wal_writer_batch(&w, &batch, &e), &e);
-        cf_buf_dispose(&rows);
-        cf_buf_dispose(&ind);
+        walgen_write(&g, 1, o->idx, o->ts, o->type, set, vals, -1);
+        if (o->no_commit)
+            continue;
+        walgen_commit_write(&g, 1, o->idx,
+                            o->failed     ? WALGEN_FAILED
+                            : o->mrs >= 0 ? WALGEN_MRS(o->mrs)
+                                          : WALGEN_DMS(o->rs, o->dms));
     }
-    char p[1200];
-    snprintf(p, sizeof(p), "%s/wals/" GEN_TABLET "/wal-000000001", root);
-    FILE *f = fopen(p, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(w.out.data, 1, w.out.len, f), w.out.len);
-    fclose(f);
-    kudu_wal_writer_dispose(&w);
-    cf_kudu_schema_pb_dispose(&spb);
+    walgen_finish(&g, root, "", 1);
     cf_schema_free(sch);
 }
 

@@ -56,6 +56,9 @@ const char cf_cmd_convert_usage[] =
     "  --kudu-table NAME       every tablet of the table NAME (or, when no table has that\n"
     "                          name, the table with that id; --kudu-table-id ID: by id)\n"
     "  --no-wal                the DiskRowSets alone\n"
+    "  --history-max-age-sec N the server's --tablet_history_max_age_sec (default\n"
+    "                          604800): --as-of before the ancient history mark (the\n"
+    "                          tablet's latest timestamp minus it) is refused, exit 2\n"
     "  --mmap                  read the blocks through mmap (default pread): faster when\n"
     "                          cached, but a media error or a file cut underneath kills\n"
     "                          the process (SIGBUS) instead of exiting 1\n"
@@ -144,7 +147,8 @@ enum {
     O_KUDU_SERVER,
     O_NO_WAL,
     O_SKIP_DAMAGED,
-    O_MMAP
+    O_MMAP,
+    O_HISTORY_AGE
 };
 
 /* Shift a bitmap by `from` bits into dst (n bits). */
@@ -322,6 +326,8 @@ int cf_cli_convert_rows(cf_cli *c, const cf_schema *s, cf_cli_rows_next_fn next,
         cf_row_batch rb;
         if ((st = next(ctx, &rb, &e)) != CF_OK) {
             rc = cf_cli_lib_fail(c, in, st, &e);
+            if (st == CF_EINVAL)
+                rc = CF_EXIT_USAGE; /* a snapshot the input refuses (Kudu's ancient history) */
             goto out;
         }
         if (rb.count == 0)
@@ -494,6 +500,7 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
         {"no-wal", no_argument, NULL, O_NO_WAL},
         {"skip-damaged-replicas", no_argument, NULL, O_SKIP_DAMAGED},
         {"mmap", no_argument, NULL, O_MMAP},
+        {"history-max-age-sec", required_argument, NULL, O_HISTORY_AGE},
         {"kudu-server", required_argument, NULL, O_KUDU_SERVER},
         CF_KUDU_ARGS_LONGOPTS,
         {NULL, 0, NULL, 0},
@@ -514,7 +521,7 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
     memset(&k, 0, sizeof k);
     while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (ch == O_KUDU_TABLET || ch == O_KUDU_TABLE || ch == O_KUDU_TABLE_ID || ch == O_NO_WAL ||
-            ch == O_SKIP_DAMAGED || ch == O_MMAP) {
+            ch == O_SKIP_DAMAGED || ch == O_MMAP || ch == O_HISTORY_AGE) {
             if (kudu_opt == NULL)
                 kudu_opt = argv[optind - 1];
             if (ch == O_KUDU_TABLET)
@@ -527,7 +534,18 @@ int cf_cmd_convert(cf_cli *c, int argc, char **argv)
                 k.no_wal = true;
             else if (ch == O_MMAP)
                 k.mmap = true;
-            else
+            else if (ch == O_HISTORY_AGE) {
+                char *end;
+                errno = 0;
+                long long v = strtoll(optarg, &end, 10);
+                if (errno != 0 || end == optarg || *end != '\0') {
+                    rc = cf_cli_usage(c, "--history-max-age-sec: not a number of seconds: %s",
+                                      optarg);
+                    goto done;
+                }
+                k.has_history_age = true;
+                k.history_age = v;
+            } else
                 k.skip_damaged = true;
             continue;
         }

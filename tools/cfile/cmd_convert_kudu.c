@@ -95,6 +95,7 @@ typedef struct ksrc {
     size_t next;         /* the next tablet to open a scanner on */
     cf_kudu_scanner *sc; /* the current tablet's */
     cf_kudu_scan_options o;
+    FILE *warn; /* where a tablet's ops left to Raft are reported */
 } ksrc;
 
 static void ksrc_dispose(ksrc *k)
@@ -109,6 +110,7 @@ static void ksrc_dispose(ksrc *k)
 static int ksrc_open(cf_cli *c, const cf_kudu_convert_args *a, ksrc *k)
 {
     memset(k, 0, sizeof *k);
+    k->warn = c->err;
     const cf_kudu_servers *sv = &a->servers;
     k->fs = calloc(sv->n + 1, sizeof *k->fs);
     if (k->fs == NULL)
@@ -158,6 +160,8 @@ static int ksrc_open(cf_cli *c, const cf_kudu_convert_args *a, ksrc *k)
     cf_kudu_scan_options_init(&k->o);
     k->o.no_wal = a->no_wal;
     k->o.mmap = a->mmap;
+    if (a->has_history_age)
+        k->o.history_max_age_sec = a->history_age;
     if (a->has_ts)
         k->o.as_of = a->ts;
     return 0;
@@ -190,6 +194,14 @@ static cf_status ksrc_next(void *ctx, cf_row_batch *b, cf_error *err)
             cf_status st = cf_kudu_scanner_create(&k->sc, t, &k->o, err);
             if (st != CF_OK)
                 return tablet_fail(err, st, t);
+            int64_t p0, p1;
+            size_t np = cf_kudu_scanner_wal_pending(k->sc, &p0, &p1);
+            if (np > 0 && k->warn != NULL)
+                fprintf(k->warn,
+                        "cfile: warning: tablet %s: %zu WAL op(s) (index %" PRId64 "..%" PRId64
+                        ") without a COMMIT past the last committed index: Raft decides them "
+                        "when the server rejoins its peers; not exported\n",
+                        cf_kudu_tablet_id(t), np, p0, p1);
         }
         cf_status st = cf_kudu_scanner_next(k->sc, b, err);
         if (st != CF_OK)
@@ -313,6 +325,8 @@ static int load_kudu(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_schema 
         cf_status st = ksrc_next(l->k, &b, &e);
         if (st != CF_OK) {
             rc = cf_cli_lib_fail(c, l->in, st, &e);
+            if (st == CF_EINVAL)
+                rc = CF_EXIT_USAGE; /* --as-of before the ancient history mark */
             goto out;
         }
         if (b.count == 0)

@@ -3,8 +3,10 @@
  * printer, projection and --where syntax: table_cmd.h, table_args.h). */
 #include "kudu_cmd.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +30,12 @@ const char cf_cmd_kudu_tablet_scan_usage[] =
     "  --format F             text (default), csv or jsonl\n"
     "  --as-of HT             the rows at hybrid time HT (ops with timestamp < HT, as\n"
     "                         Kudu's snapshot scans see them), within the history the\n"
-    "                         rowsets' UNDO deltas retain\n"
+    "                         rowsets' UNDO deltas retain: an HT before the ancient\n"
+    "                         history mark (the tablet's latest timestamp minus the\n"
+    "                         history age) is refused, exit 2, as Kudu refuses it\n"
+    "  --history-max-age-sec N the server's --tablet_history_max_age_sec (default\n"
+    "                         604800; a table's own setting in the superblock wins;\n"
+    "                         negative: history GC was off)\n"
     "  --no-wal               the DiskRowSets alone (no WAL replay)\n"
     "  --columns a,b          projection, in this order (default: every column)\n"
     "  --where EXPR           COL OP VALUE [AND ...], OP = != <> < <= > >= IS [NOT] NULL\n"
@@ -57,30 +64,35 @@ enum {
     O_LIMIT,
     O_BATCH,
     O_MMAP,
-    O_RAW
+    O_RAW,
+    O_HISTAGE
 };
 
 typedef struct scan_args {
     bool json, no_wal, has_asof, mmap, raw;
     const char *format, *columns, *where;
     uint64_t as_of, limit, batch;
+    bool has_age;
+    int64_t age;
 } scan_args;
 
 static int parse(cf_cli *c, int argc, char **argv, scan_args *s, cf_kudu_args *ka)
 {
-    static const struct option opts[] = {{"json", no_argument, NULL, O_JSON},
-                                         {"format", required_argument, NULL, O_FORMAT},
-                                         {"as-of", required_argument, NULL, O_ASOF},
-                                         {"no-wal", no_argument, NULL, O_NOWAL},
-                                         {"columns", required_argument, NULL, O_COLUMNS},
-                                         {"where", required_argument, NULL, O_WHERE},
-                                         {"limit", required_argument, NULL, O_LIMIT},
-                                         {"batch-rows", required_argument, NULL, O_BATCH},
-                                         {"mmap", no_argument, NULL, O_MMAP},
-                                         {"raw-values", no_argument, NULL, O_RAW},
-                                         {"help", no_argument, NULL, 'h'},
-                                         CF_KUDU_ARGS_LONGOPTS,
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, O_JSON},
+        {"format", required_argument, NULL, O_FORMAT},
+        {"as-of", required_argument, NULL, O_ASOF},
+        {"no-wal", no_argument, NULL, O_NOWAL},
+        {"columns", required_argument, NULL, O_COLUMNS},
+        {"where", required_argument, NULL, O_WHERE},
+        {"limit", required_argument, NULL, O_LIMIT},
+        {"batch-rows", required_argument, NULL, O_BATCH},
+        {"mmap", no_argument, NULL, O_MMAP},
+        {"raw-values", no_argument, NULL, O_RAW},
+        {"history-max-age-sec", required_argument, NULL, O_HISTAGE},
+        {"help", no_argument, NULL, 'h'},
+        CF_KUDU_ARGS_LONGOPTS,
+        {NULL, 0, NULL, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (ch) {
@@ -96,6 +108,17 @@ static int parse(cf_cli *c, int argc, char **argv, scan_args *s, cf_kudu_args *k
                 return cf_cli_usage(c, "--as-of: not a hybrid time: %s", optarg);
             s->has_asof = true;
             break;
+        case O_HISTAGE: {
+            char *end;
+            errno = 0;
+            long long v = strtoll(optarg, &end, 10);
+            if (errno != 0 || end == optarg || *end != '\0')
+                return cf_cli_usage(c, "--history-max-age-sec: not a number of seconds: %s",
+                                    optarg);
+            s->age = v;
+            s->has_age = true;
+            break;
+        }
         case O_LIMIT:
             if (cf_cli_parse_u64(optarg, &s->limit) != 0)
                 return cf_cli_usage(c, "--limit: not a count: %s", optarg);
@@ -174,10 +197,25 @@ int cf_cmd_kudu_tablet_scan(cf_cli *c, int argc, char **argv)
     o.preds = preds;
     o.npreds = npreds;
     o.batch_rows = (size_t)s.batch;
+    if (s.has_age)
+        o.history_max_age_sec = s.age;
     if ((st = cf_kudu_scanner_create(&sc, t, &o, &e)) != CF_OK) {
+        /* a snapshot before the ancient history mark: Kudu's InvalidArgument */
         rc = cf_cli_lib_fail(c, "scan", st, &e);
+        if (st == CF_EINVAL)
+            rc = CF_EXIT_USAGE;
         goto out;
     }
+    int64_t p0, p1;
+    size_t np = cf_kudu_scanner_wal_pending(sc, &p0, &p1);
+    if (np > 0)
+        fprintf(c->err,
+                "cfile: warning: tablet %s: %zu WAL op%s (index %" PRId64 "..%" PRId64
+                ") %s no COMMIT and lie%s past the last committed index: Raft decides them "
+                "when the server rejoins its peers, so the restarted tablet and this scan do "
+                "not hold them\n",
+                tablet_id, np, np == 1 ? "" : "s", p0, p1, np == 1 ? "has" : "have",
+                np == 1 ? "s" : "");
     rc = cf_cli_rows_print(c, schema, cols, ncols, s.json, s.format, s.limit,
                            CF_CLI_ROWS_FLOAT9 | (s.raw ? CF_CLI_ROWS_RAW : 0), scanner_next, sc,
                            "scan", NULL);

@@ -342,6 +342,11 @@ int cf_cmd_kudu_wal(cf_cli *c, int argc, char **argv)
         rc = lib_fail(c, st, &err);
         goto out;
     }
+    if (cf_kudu_wal_from_recovery(wal))
+        fprintf(c->err,
+                "cfile: note: tablet %s: reading wals/%s.recovery, the log of a bootstrap that "
+                "did not finish, which Kudu replays at its next start (wals/%s is discarded)\n",
+                argv[optind], argv[optind], argv[optind]);
     rc = json ? dump_json(c, wal) : dump_text(c, wal);
 out:
     cf_kudu_wal_free(wal);

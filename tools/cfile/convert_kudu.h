@@ -42,6 +42,8 @@ typedef struct cf_kudu_convert_args {
     bool mmap;   /* --mmap: blocks through mmap (cf_kudu_scan_options.mmap) */
     bool has_ts; /* --as-of */
     uint64_t ts;
+    bool has_history_age; /* --history-max-age-sec */
+    int64_t history_age;
     const char *out;
     bool to_table;
     bool has_load_ts; /* --ts: the table load's timestamp */
