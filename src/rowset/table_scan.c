@@ -52,13 +52,13 @@ struct cf_table_scanner {
     cf_batch *out;
     cf_buf ords;
     cf_scan_stats st;
-    cf_team *team; /* threads > 1: shared by the rowset scanners */
+    cf_team *team;      /* threads > 1: shared by the rowset scanners */
+    cf_rs_guard *guard; /* its table's (table_guard.c); NULL until registered */
+    uint64_t gen;       /* the table's count of changes when it was made */
 };
 
-void cf_table_scanner_free(cf_table_scanner *sc)
+static void scanner_free(cf_table_scanner *sc)
 {
-    if (sc == NULL)
-        return;
     cf_rowset_scanner_free(sc->single);
     for (size_t i = 0; sc->src != NULL && i < sc->nsrc; i++) {
         cf_rowset_scanner_free(sc->src[i].sc);
@@ -310,8 +310,23 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_scan_op
     return CF_OK;
 }
 
-cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t, const cf_scan_options *opts,
-                                  cf_error *err)
+void cf_table_scanner_free(cf_table_scanner *sc)
+{
+    if (sc == NULL)
+        return;
+    cf_rs_guard *g = sc->guard;
+    if (g == NULL) {
+        scanner_free(sc);
+        return;
+    }
+    cf_rs_guard_lock(g);
+    scanner_free(sc);
+    g->scanners--;
+    cf_rs_guard_unlock(g);
+}
+
+static cf_status scanner_create(cf_table_scanner **out, cf_table *t, const cf_scan_options *opts,
+                                cf_error *err)
 {
     *out = NULL;
     cf_scan_options dflt;
@@ -441,7 +456,22 @@ static cf_status put_row(cf_table_scanner *sc, const tsrc *src, size_t n, cf_err
     return CF_OK;
 }
 
-cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_row_batch *out, cf_error *err)
+cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t, const cf_scan_options *opts,
+                                  cf_error *err)
+{
+    cf_rs_guard *g = cf_rs_table_guard(t);
+    cf_rs_guard_lock(g);
+    cf_status st = scanner_create(out, t, opts, err);
+    if (st == CF_OK) {
+        (*out)->guard = g;
+        (*out)->gen = g->gen;
+        g->scanners++;
+    }
+    cf_rs_guard_unlock(g);
+    return st;
+}
+
+static cf_status scanner_next(cf_table_scanner *sc, cf_row_batch *out, cf_error *err)
 {
     if (sc->single != NULL)
         return cf_rowset_scanner_next(sc->single, out, err);
@@ -506,6 +536,22 @@ cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_row_batch *out, cf_erro
     out->count = n;
     out->ords = (const uint64_t *)(const void *)sc->ords.data;
     return CF_OK;
+}
+
+cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_row_batch *out, cf_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    cf_rs_guard *g = sc->guard;
+    cf_rs_guard_lock(g);
+    if (sc->gen != g->gen) {
+        cf_rs_guard_unlock(g);
+        CF_FAIL(err, CF_ESTATE,
+                "scan: the table changed since the scan began (a scanner must be freed before "
+                "the next insert, update, delete, flush or compaction)");
+    }
+    cf_status st = scanner_next(sc, out, err);
+    cf_rs_guard_unlock(g);
+    return st;
 }
 
 const cf_scan_stats *cf_table_scanner_stats(const cf_table_scanner *sc)
