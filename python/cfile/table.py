@@ -116,6 +116,7 @@ _lib.declare({
     "cf_table_delete": (ctypes.c_int, [_P, _P, ctypes.c_uint64, _E]),
     "cf_table_get": (ctypes.c_int, [_P, _P, ctypes.c_uint64, ctypes.POINTER(CRowBatch), _E]),
     "cf_table_flush": (ctypes.c_int, [_P, _E]),
+    "cf_table_sync": (ctypes.c_int, [_P, _E]),
     "cf_table_compact": (ctypes.c_int, [_P, ctypes.c_uint64, _E]),
     "cf_scan_options_init": (None, [ctypes.POINTER(CScanOptions)]),
     "cf_table_scanner_create": (ctypes.c_int, [_PP, _P, ctypes.POINTER(CScanOptions), _E]),
