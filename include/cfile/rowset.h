@@ -86,10 +86,10 @@
  * cf_table_last_ts(t) + 1 get one success and one CF_EINVAL "is not after"
  * (take the next one and retry, or give each thread its own range). A scanner
  * lives across calls: one made before a change (insert, update, delete, flush,
- * compaction, bulk-load commit) fails its next call with CF_ESTATE, and while
- * any scanner of the handle is live an explicit flush or compaction fails with
- * CF_EBUSY and automatic flushes wait. cf_table_close/free must not race with
- * another call on the handle, and every scanner must be freed before them.
+ * compaction, bulk-load commit) fails its next call with CF_ESTATE (the change
+ * first makes it let go of the stores it read, so freeing it later is safe).
+ * cf_table_close/free must not race with another call on the handle, and every
+ * scanner must be freed before them.
  * A cf_rowset handle opened on its own has no mutex: one thread at a time.
  */
 #ifndef CFILE_ROWSET_H

@@ -276,13 +276,14 @@ cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **r
 /* The thread rule of a table handle (rowset.h "Threads", table_guard.c): one
  * recursive mutex taken by every call on the handle (a locked call may make
  * another), the count of changes, against which a scanner finds out that it is
- * stale, and the live scanners, which flushes and merges must not pull the
- * stores from under. */
+ * stale, and the scanners made since the last change, whose hold on the stores
+ * (rowset scanners) the next change frees first (table_scan.c). */
 typedef struct cf_rs_guard {
     pthread_mutex_t mu;
     uint64_t gen;
-    size_t scanners;
+    struct cf_table_scanner *live;
 } cf_rs_guard;
+void cf_rs_guard_detach_scanners(cf_rs_guard *g);
 cf_status cf_rs_guard_init(cf_rs_guard *g, cf_error *err);
 void cf_rs_guard_dispose(cf_rs_guard *g);
 void cf_rs_guard_lock(cf_rs_guard *g);

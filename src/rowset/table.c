@@ -1029,8 +1029,6 @@ cf_status cf_rs_table_flush(cf_table *t, cf_error *err)
 static cf_status flush_due(cf_table *t, bool *flushed, cf_error *err)
 {
     *flushed = false;
-    if (t->guard.scanners > 0)
-        return CF_OK; /* a live scanner reads the stores a flush would free */
     if (t->wal != NULL && cf_wal_bytes(t->wal) > t->wal_max_bytes) {
         *flushed = true;
         return checkpoint(t, err);

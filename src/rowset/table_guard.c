@@ -5,10 +5,11 @@
  * and append records out of order or mixed, a log that replay refuses.
  *
  * A scanner lives across calls: it notes the handle's count of changes when it
- * is made and is refused (CF_ESTATE) once a change has happened since, and
- * flushes and merges, which free the stores scanners read, are refused
- * (explicit ones, CF_EBUSY) or put off (automatic ones) while a scanner of the
- * handle is live. */
+ * is made and is refused (CF_ESTATE) once a change has happened since. Before a
+ * change runs, every live scanner lets go of the stores it reads (its rowset
+ * scanners): a flush frees the MemRowSet, a merge frees rowsets, and even an
+ * update makes the next read rebuild a rowset's delta reader, so a scanner
+ * that kept them would free, later, iterators over freed memory. */
 #include <string.h>
 
 #include "internal.h"
@@ -43,19 +44,12 @@ void cf_rs_guard_unlock(cf_rs_guard *g)
     pthread_mutex_unlock(&g->mu);
 }
 
-/* A change ends every scanner made before it; flushes and merges also need no
- * scanner to be live. */
-static cf_status begin_change(cf_rs_guard *g, bool frees_stores, cf_error *err)
+/* A change ends every scanner made before it. */
+static void begin_change(cf_rs_guard *g)
 {
     cf_rs_guard_lock(g);
     g->gen++;
-    if (frees_stores && g->scanners > 0) {
-        size_t n = g->scanners;
-        cf_rs_guard_unlock(g);
-        CF_FAIL(err, CF_EBUSY, "table: %zu scanner%s of this handle still open (free %s first)", n,
-                n == 1 ? "" : "s", n == 1 ? "it" : "them");
-    }
-    return CF_OK;
+    cf_rs_guard_detach_scanners(g);
 }
 
 static cf_status end(cf_rs_guard *g, cf_status st)
@@ -67,7 +61,7 @@ static cf_status end(cf_rs_guard *g, cf_status st)
 cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts, cf_error *err)
 {
     cf_rs_guard *g = cf_rs_table_guard(t);
-    CF_TRY(begin_change(g, false, err));
+    begin_change(g);
     return end(g, cf_rs_table_insert(t, values, ts, err));
 }
 
@@ -75,28 +69,28 @@ cf_status cf_table_update(cf_table *t, const void *const *key, const cf_column_c
                           size_t n, uint64_t ts, cf_error *err)
 {
     cf_rs_guard *g = cf_rs_table_guard(t);
-    CF_TRY(begin_change(g, false, err));
+    begin_change(g);
     return end(g, cf_rs_table_update(t, key, changes, n, ts, err));
 }
 
 cf_status cf_table_delete(cf_table *t, const void *const *key, uint64_t ts, cf_error *err)
 {
     cf_rs_guard *g = cf_rs_table_guard(t);
-    CF_TRY(begin_change(g, false, err));
+    begin_change(g);
     return end(g, cf_rs_table_delete(t, key, ts, err));
 }
 
 cf_status cf_table_flush(cf_table *t, cf_error *err)
 {
     cf_rs_guard *g = cf_rs_table_guard(t);
-    CF_TRY(begin_change(g, true, err));
+    begin_change(g);
     return end(g, cf_rs_table_flush(t, err));
 }
 
 cf_status cf_table_compact(cf_table *t, uint64_t ahm, cf_error *err)
 {
     cf_rs_guard *g = cf_rs_table_guard(t);
-    CF_TRY(begin_change(g, true, err));
+    begin_change(g);
     return end(g, cf_rs_table_compact(t, ahm, err));
 }
 
@@ -105,7 +99,7 @@ cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **r
                                   cf_error *err)
 {
     cf_rs_guard *g = cf_rs_table_guard(t);
-    CF_TRY(begin_change(g, true, err));
+    begin_change(g);
     return end(g, cf_rs_table_commit_rowsets(t, names, rs, n, replaces, takes_mrs, ts, err));
 }
 

@@ -55,16 +55,48 @@ struct cf_table_scanner {
     cf_team *team;      /* threads > 1: shared by the rowset scanners */
     cf_rs_guard *guard; /* its table's (table_guard.c); NULL until registered */
     uint64_t gen;       /* the table's count of changes when it was made */
+    cf_table_scanner *live_prev, *live_next; /* the guard's list of live scanners */
 };
+
+/* Free what reads the table's stores: the rowset scanners (their delta and block
+ * iterators point into the rowsets, which a change may rebuild or free). */
+static void release_stores(cf_table_scanner *sc)
+{
+    cf_rowset_scanner_free(sc->single);
+    sc->single = NULL;
+    for (size_t i = 0; sc->src != NULL && i < sc->nsrc; i++) {
+        cf_rowset_scanner_free(sc->src[i].sc);
+        sc->src[i].sc = NULL;
+    }
+    cf_team_free(sc->team); /* after the scanners that borrow it */
+    sc->team = NULL;
+}
+
+static void unlink_live(cf_rs_guard *g, cf_table_scanner *sc)
+{
+    if (sc->live_prev != NULL)
+        sc->live_prev->live_next = sc->live_next;
+    else if (g->live == sc)
+        g->live = sc->live_next;
+    if (sc->live_next != NULL)
+        sc->live_next->live_prev = sc->live_prev;
+    sc->live_prev = sc->live_next = NULL;
+}
+
+void cf_rs_guard_detach_scanners(cf_rs_guard *g)
+{
+    while (g->live != NULL) {
+        cf_table_scanner *sc = g->live;
+        release_stores(sc);
+        unlink_live(g, sc);
+    }
+}
 
 static void scanner_free(cf_table_scanner *sc)
 {
-    cf_rowset_scanner_free(sc->single);
-    for (size_t i = 0; sc->src != NULL && i < sc->nsrc; i++) {
-        cf_rowset_scanner_free(sc->src[i].sc);
+    release_stores(sc);
+    for (size_t i = 0; sc->src != NULL && i < sc->nsrc; i++)
         cf_buf_dispose(&sc->src[i].key);
-    }
-    cf_team_free(sc->team); /* after the scanners that borrow it */
     /* all four or none: a create that failed between them (out of memory)
      * left calloc's zeroes, which dispose takes */
     for (size_t j = 0; sc->ovals != NULL && sc->onn != NULL && sc->ooffs != NULL &&
@@ -320,8 +352,8 @@ void cf_table_scanner_free(cf_table_scanner *sc)
         return;
     }
     cf_rs_guard_lock(g);
+    unlink_live(g, sc);
     scanner_free(sc);
-    g->scanners--;
     cf_rs_guard_unlock(g);
 }
 
@@ -465,7 +497,10 @@ cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t, const cf_
     if (st == CF_OK) {
         (*out)->guard = g;
         (*out)->gen = g->gen;
-        g->scanners++;
+        (*out)->live_next = g->live;
+        if (g->live != NULL)
+            g->live->live_prev = *out;
+        g->live = *out;
     }
     cf_rs_guard_unlock(g);
     return st;
