@@ -206,7 +206,8 @@ class Table(_lib.Closing, _arrow.StreamSource):
     """An open table. cfile.table.open(path) / create(path, schema) make one.
 
     read_only=True takes no lock and refuses mutations (a reader sees the version
-    current when it opened, plus the log). lock_timeout_ms: how long a writer waits
+    current when it opened, plus the log). Several threads may share one Table:
+    its calls take turns (the default timestamp is taken in the same turn). lock_timeout_ms: how long a writer waits
     for another writer's lock (default 10000). sync: "commit" (fdatasync each op,
     the default), "group" (sync() commits), "none" (bulk loads)."""
 
@@ -522,9 +523,10 @@ class RowScan(_arrow.StreamSource):
 
 
 class Scan(RowScan):
-    """A table scan (Table.scan), a RowScan. batches() uses the table's handle: do
-    not change the table while iterating. Its Arrow stream reads through a
-    read-only handle of its own."""
+    """A table scan (Table.scan), a RowScan. batches() uses the table's handle: a
+    change to the table (from this thread or another) makes its next step raise
+    CFileError ESTATE, closing the table makes it raise ValueError. Its Arrow
+    stream reads through a read-only handle of its own."""
 
     _next = "cf_table_scanner_next"
     _free = "cf_table_scanner_free"
