@@ -79,9 +79,12 @@
  * read-only". The lock and the pin are advisory and meant for local file
  * systems; do not flock(2) a table directory yourself.
  *
- * Threads. A cf_table handle may be used from several threads: every cf_table_*
- * call on it (and cf_table_scanner_* on its scanners) takes the handle's mutex,
- * so calls run one at a time, each whole, and the log they write replays.
+ * Threads. A cf_table handle may be used from several threads: insert, update,
+ * delete, get, flush, sync, compact, last_ts, close, the bulk loader's commit
+ * and cf_table_scanner_* on its scanners take the handle's mutex, so they run
+ * one at a time, each whole, and the log they write replays. The setters
+ * (cf_table_set_*) and the other getters take no lock: call them before the
+ * handle is shared, or while no other thread uses it.
  * Timestamps are still the caller's: two threads that both pass
  * cf_table_last_ts(t) + 1 get one success and one CF_EINVAL "is not after"
  * (take the next one and retry, or give each thread its own range). A scanner
