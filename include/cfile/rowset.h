@@ -78,6 +78,22 @@
  * A read_only handle refuses every mutation with CF_EINVAL "... opened
  * read-only". The lock and the pin are advisory and meant for local file
  * systems; do not flock(2) a table directory yourself.
+ *
+ * Threads. A cf_table handle may be used from several threads: insert, update,
+ * delete, get, flush, sync, compact, last_ts, close, the bulk loader's commit
+ * and cf_table_scanner_* on its scanners take the handle's mutex, so they run
+ * one at a time, each whole, and the log they write replays. The setters
+ * (cf_table_set_*) and the other getters take no lock: call them before the
+ * handle is shared, or while no other thread uses it.
+ * Timestamps are still the caller's: two threads that both pass
+ * cf_table_last_ts(t) + 1 get one success and one CF_EINVAL "is not after"
+ * (take the next one and retry, or give each thread its own range). A scanner
+ * lives across calls: one made before a change (insert, update, delete, flush,
+ * compaction, bulk-load commit) fails its next call with CF_ESTATE (the change
+ * first makes it let go of the stores it read, so freeing it later is safe).
+ * cf_table_close/free must not race with another call on the handle, and every
+ * scanner must be freed before them.
+ * A cf_rowset handle opened on its own has no mutex: one thread at a time.
  */
 #ifndef CFILE_ROWSET_H
 #define CFILE_ROWSET_H
@@ -625,8 +641,10 @@ CF_API cf_status cf_table_compaction_status(const cf_table *t, cf_error *err);
 /* A scan of every store at a snapshot, rows in key order, options and batches as
  * for a rowset scanner (ords[i] = the row's ordinal within its store; with
  * threads > 1 the rowset scanners share one set of worker threads). A scanner
- * must be freed before the next change to its table (insert, update, delete,
- * flush, compact); cf_table_get's views last until the next call on the table. */
+ * made before a change to its table (insert, update, delete, flush, compact)
+ * fails with CF_ESTATE after it, and must be freed before its table (see
+ * "Threads" at the top); cf_table_get's views last until the next call on the
+ * table. */
 typedef struct cf_table_scanner cf_table_scanner;
 CF_API cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t,
                                          const cf_scan_options *opts, cf_error *err);

@@ -143,6 +143,143 @@ class Closing:
             pass
 
 
+class Handle:
+    """One library handle (a C pointer) and the package's one rule for its lifetime
+    and its threads; every object of the package that owns a handle keeps it in one.
+
+    A call on the handle runs inside `with h as ptr:`, which holds the handle's
+    lock, so calls from several Python threads run one at a time (ctypes lets go
+    of the GIL during a call), and raises ValueError once the handle is closed.
+    Whatever keeps using the handle between calls (an iterator part way through,
+    an Arrow stream) holds a lease: acquire() ... release(). close() marks the
+    handle closed at once, so a lease holder's next call raises ValueError, but
+    frees it in C only when the last lease is given back: no C object is ever
+    freed while another one (an iterator, a scanner) still points into it.
+    A handle that points into another one (a Kudu tablet into its server's fs)
+    names it as parent and holds a lease on it until it is freed itself; calls
+    on it are refused once the parent is closed."""
+
+    def __init__(self, ptr, free, what, parent=None):
+        self._ptr = ptr
+        self._free = free  # free(ptr): frees the handle and whatever it holds
+        self.what = what  # "the table", for "the table was closed"
+        self._lock = threading.RLock()
+        self._leases = 0
+        self._closed = False
+        self._parent = parent
+        if parent is not None:
+            try:
+                parent.acquire()
+            except BaseException:
+                free(ptr)
+                raise
+
+    def _done(self, ptr, final=None):
+        try:
+            (final or self._free)(ptr)
+        finally:
+            if self._parent is not None:
+                self._parent.release()
+
+    @property
+    def closed(self):
+        return self._closed
+
+    @property
+    def leases(self):
+        return self._leases
+
+    def _refuse(self):
+        """ValueError naming the closed handle (this one or a parent), else None."""
+        h = self
+        while h is not None:
+            if h._closed:
+                raise ValueError("%s was closed" % h.what)
+            h = h._parent
+
+    def get(self):
+        """The pointer, for a call that needs no lock (ValueError once closed)."""
+        self._refuse()
+        return self._ptr
+
+    def __enter__(self):
+        self._lock.acquire()
+        try:
+            self._refuse()
+        except ValueError:
+            self._lock.release()
+            raise
+        return self._ptr
+
+    def __exit__(self, *exc):
+        self._lock.release()
+        return False
+
+    def acquire(self):
+        """Take a lease (ValueError once closed); give it back with release()."""
+        with self._lock:
+            self._refuse()
+            self._leases += 1
+
+    def release(self):
+        with self._lock:
+            self._leases -= 1
+            if not self._closed or self._leases or self._ptr is None:
+                return
+            ptr, self._ptr = self._ptr, None
+        self._done(ptr)
+
+    def close(self, final=None):
+        """Close: every later call raises ValueError. The C side is freed now, by
+        final(ptr) when given (a free that reports errors), else by the handle's
+        free; or, while leases are out, by the free when the last one returns.
+        Returns whether it was freed now."""
+        with self._lock:
+            if self._closed:
+                return False
+            self._closed = True
+            if self._leases:
+                return False
+            ptr, self._ptr = self._ptr, None
+        if ptr:
+            self._done(ptr, final)
+        return True
+
+    def leased(self, gen):
+        """Run generator `gen` (made from the pointer) under a lease: each step is
+        a call under the lock, refused once the handle is closed; the generator is
+        closed (its finally frees what it made) before the lease is given back."""
+        self.acquire()
+        try:
+            while True:
+                with self as _:
+                    try:
+                        item = next(gen)
+                    except StopIteration:
+                        return
+                yield item
+        finally:
+            with self._lock:
+                gen.close()
+            self.release()
+
+
+def io_handle(ptr, free, io, what, keep=()):
+    """A Handle over ptr whose free is free(ptr), then the io under it (0 or None:
+    none), then letting go of `keep`, the Python objects (file bytes) the C side
+    points into."""
+    lib_ = lib()
+    keep = list(keep)
+
+    def free_all(p):
+        free(p)
+        if io:
+            lib_.cf_io_free(io)
+        keep.clear()
+
+    return Handle(ptr, free_all, what)
+
+
 def open_in_memory(open_fn, buf, size, opts=None):
     """A handle opened by open_fn(out, io, opts, err) over the first `size` bytes
     of the ctypes buffer `buf`, through a memory io: (handle, io). The library
@@ -164,12 +301,14 @@ def open_in_memory(open_fn, buf, size, opts=None):
 def stream_cleanup(free, handle, io, keep):
     """The cleanup of an Arrow stream that reads through a handle of its own:
     free the handle, then the io under it (0 or None: none), then let go of
-    `keep`, the Python objects (file bytes, arrays) the C side points into."""
+    `keep`, the Python objects (file bytes, arrays) the C side points into. It
+    uses no module globals: it may run while the interpreter exits."""
+    io_free = lib().cf_io_free
 
     def cleanup():
         free(handle)
         if io:
-            lib().cf_io_free(io)
+            io_free(io)
         keep.clear()
 
     return cleanup

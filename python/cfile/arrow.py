@@ -133,8 +133,28 @@ def live_streams():
         return len(_live)
 
 
+# The callbacks below are called from C, also while the interpreter shuts down: a
+# capsule or a consumer's copy of a stream may be freed after this module's
+# globals are cleared, and a ctypes callback freed before the capsule that names
+# it would be a jump into freed memory. So each callback takes what it uses as
+# default arguments, not globals, and is kept alive for the life of the process
+# (_forever); and what a stream reads from is freed only under a lease on its
+# handle (_lib.Handle), so no order of collection frees a table before its scanner.
+
+
+def _forever(fn):
+    _api.Py_IncRef(ctypes.py_object(fn))
+    return fn
+
+
+_api.Py_IncRef.restype = None
+_api.Py_IncRef.argtypes = [ctypes.py_object]
+
+
+@_forever
 @STREAM_RELEASE
-def _release_stream(p):
+def _release_stream(p, _live=_live, _live_lock=_live_lock, STREAM_RELEASE=STREAM_RELEASE,
+                    ctypes=ctypes):
     s = p.contents
     key = s.private_data
     with _live_lock:
@@ -150,24 +170,24 @@ def _release_stream(p):
 _CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
-@_CAPSULE_DESTRUCTOR
-def _stream_capsule_gone(cap):
-    ptr = _api.PyCapsule_GetPointer(ctypes.cast(cap, ctypes.py_object), _STREAM_NAME)
-    if ptr:
-        s = ArrowArrayStream.from_address(ptr)
-        if s.release:  # never consumed: release it here
-            ctypes.cast(s.release, STREAM_RELEASE)(ctypes.cast(ptr, ctypes.POINTER(ArrowArrayStream)))
-        _libc.free(ptr)
+def _capsule_gone(name, struct, release_type, ctypes=ctypes, api=_api, libc=_libc):
+    """The destructor of a capsule holding a malloc'd `struct` under `name`."""
+
+    @_forever
+    @_CAPSULE_DESTRUCTOR
+    def gone(cap):
+        ptr = api.PyCapsule_GetPointer(ctypes.cast(cap, ctypes.py_object), name)
+        if ptr:
+            s = struct.from_address(ptr)
+            if s.release:  # never consumed: release it here
+                ctypes.cast(s.release, release_type)(ctypes.cast(ptr, ctypes.POINTER(struct)))
+            libc.free(ptr)
+
+    return gone
 
 
-@_CAPSULE_DESTRUCTOR
-def _schema_capsule_gone(cap):
-    ptr = _api.PyCapsule_GetPointer(ctypes.cast(cap, ctypes.py_object), _SCHEMA_NAME)
-    if ptr:
-        s = ArrowSchema.from_address(ptr)
-        if s.release:
-            ctypes.cast(s.release, SCHEMA_RELEASE)(ctypes.cast(ptr, ctypes.POINTER(ArrowSchema)))
-        _libc.free(ptr)
+_stream_capsule_gone = _capsule_gone(_STREAM_NAME, ArrowArrayStream, STREAM_RELEASE)
+_schema_capsule_gone = _capsule_gone(_SCHEMA_NAME, ArrowSchema, SCHEMA_RELEASE)
 
 
 def options(utf8="check", batch_rows=None):

@@ -51,45 +51,44 @@ class BloomFile(_lib.Closing):
     """An open BloomFile (a path or the file's bytes)."""
 
     def __init__(self, source, mmap=False):
-        self._r = None
-        self._io = None
+        self._h = None
+        self._data = None
+        io = None
         lib = _lib.lib()
         if isinstance(source, (bytes, bytearray, memoryview)):
             self._data = ctypes.create_string_buffer(bytes(source), len(source) + 1)
-            self._r, self._io = _lib.open_in_memory(lib.cf_bloom_reader_open, self._data,
-                                                    len(source))
+            r, io = _lib.open_in_memory(lib.cf_bloom_reader_open, self._data, len(source))
         else:
             out = ctypes.c_void_p()
             err = _lib.CError()
             p = source.__fspath__() if hasattr(source, "__fspath__") else source
             _lib.check(lib.cf_bloom_reader_open_file(ctypes.byref(out), p.encode(), bool(mmap),
                                                      None, ctypes.byref(err)), err)
-            self._r = out.value
+            r = out.value
+        self._h = _lib.io_handle(r, lib.cf_bloom_reader_free, io, "the BloomFile", [self._data])
 
     def may_contain(self, key):
         """False when `key` is certainly absent; True when present or a false positive."""
-        if not self._r:
-            raise ValueError("the BloomFile was closed")
         k = _key(key)
         buf = ctypes.create_string_buffer(k, len(k) + 1)
         out = ctypes.c_bool()
         err = _lib.CError()
-        _lib.check(_lib.lib().cf_bloom_reader_may_contain(
-            self._r, CSlice(ctypes.addressof(buf), len(k)), ctypes.byref(out),
-            ctypes.byref(err)), err)
+        with self._h as r:
+            _lib.check(_lib.lib().cf_bloom_reader_may_contain(
+                r, CSlice(ctypes.addressof(buf), len(k)), ctypes.byref(out),
+                ctypes.byref(err)), err)
         return bool(out.value)
 
     def __contains__(self, key):
         return self.may_contain(key)
 
     def close(self):
-        lib = _lib._lib
-        if self._r:
-            lib.cf_bloom_reader_free(self._r)
-            self._r = None
-        if self._io:
-            lib.cf_io_free(self._io)
-            self._io = None
+        if self._h is not None:
+            self._h.close()
+
+    @property
+    def closed(self):
+        return self._h is None or self._h.closed
 
 
 def open(source, mmap=False):

@@ -89,7 +89,7 @@ class DeltaFile(_lib.Closing):
     """An open DeltaFile; iterating yields Deltas in file order."""
 
     def __init__(self, path, kind="redo", types=None):
-        self._r = None
+        self._h = None
         self._types = _types(types)
         self._opts = cv.ReadOptions()
         p = path.__fspath__() if hasattr(path, "__fspath__") else path
@@ -98,7 +98,7 @@ class DeltaFile(_lib.Closing):
         _lib.check(_lib.lib().cf_delta_reader_open_file(ctypes.byref(out), p.encode(),
                                                         _kind(kind), None, ctypes.byref(err)),
                    err)
-        self._r = out.value
+        self._h = _lib.Handle(out.value, _lib.lib().cf_delta_reader_free, "the DeltaFile")
         self.kind = kind
 
     def _value(self, col, ch):
@@ -127,13 +127,16 @@ class DeltaFile(_lib.Closing):
         return Delta(d.row, d.ts, _OPS.get(dec.type, str(dec.type)), changes)
 
     def deltas(self, start_row=None):
-        """Deltas in file order (from the first of a row >= start_row)."""
-        if not self._r:
-            raise ValueError("the DeltaFile was closed")
+        """Deltas in file order (from the first of a row >= start_row). Closing the
+        file meanwhile makes the next step raise ValueError."""
+        return self._h.leased(self._deltas(start_row))
+
+    def _deltas(self, start_row):
         lib = _lib.lib()
         it = ctypes.c_void_p()
         err = _lib.CError()
-        _lib.check(lib.cf_delta_iter_create(ctypes.byref(it), self._r, ctypes.byref(err)), err)
+        _lib.check(lib.cf_delta_iter_create(ctypes.byref(it), self._h.get(), ctypes.byref(err)),
+                   err)
         try:
             if start_row is not None:
                 _lib.check(lib.cf_delta_iter_seek_to_row(it, int(start_row), ctypes.byref(err)),
@@ -154,9 +157,12 @@ class DeltaFile(_lib.Closing):
         return self.deltas()
 
     def close(self):
-        if self._r:
-            _lib._lib.cf_delta_reader_free(self._r)
-            self._r = None
+        if self._h is not None:
+            self._h.close()
+
+    @property
+    def closed(self):
+        return self._h is None or self._h.closed
 
 
 def open(path, kind="redo", types=None):

@@ -135,7 +135,6 @@ class HFile(_lib.Closing, _arrow.StreamSource):
 
     def __init__(self, source):
         self._h = None
-        self._io = None
         if isinstance(source, (bytes, bytearray, memoryview)):
             self._source = ctypes.create_string_buffer(bytes(source), len(source) + 1)
             self.name = "<memory>"
@@ -145,9 +144,11 @@ class HFile(_lib.Closing, _arrow.StreamSource):
             if not isinstance(self._source, bytes):
                 raise TypeError("open() takes a path or bytes, not %s" % type(source).__name__)
             self.name = self._source.decode(errors="replace")
-        self._h, self._io = _open_c(self._source)
-        self._raw_keys = bool(_lib.lib().cf_hfile_get_info(self._h).contents.raw_keys)
-        t = _lib.lib().cf_hfile_get_trailer(self._h).contents
+        h, io = _open_c(self._source)
+        lib = _lib.lib()
+        self._h = _lib.io_handle(h, lib.cf_hfile_free, io, "the HFile", [self._source])
+        self._raw_keys = bool(lib.cf_hfile_get_info(h).contents.raw_keys)
+        t = lib.cf_hfile_get_trailer(h).contents
         codec = _lib.lib().cf_hfile_codec_name(t.compression_codec)
         self.info = {
             "version": "%d.%d" % (t.major, t.minor),
@@ -158,15 +159,19 @@ class HFile(_lib.Closing, _arrow.StreamSource):
         }
 
     def _ptr(self):
-        if not self._h:
-            raise ValueError("the HFile was closed")
-        return self._h
+        return self._h.get()
 
     def __len__(self):
         return self.info["entry_count"]
 
     def cells(self, start_row=None):
-        """Cells in file order, from the first row >= start_row when given."""
+        """Cells in file order, from the first row >= start_row when given.
+        Closing the HFile meanwhile makes the next step raise ValueError."""
+        if start_row is not None:
+            start_row = _bytes(start_row, "start_row")
+        return self._h.leased(self._cells(start_row))
+
+    def _cells(self, start_row):
         lib = _lib.lib()
         it = ctypes.c_void_p()
         err = _lib.CError()
@@ -174,7 +179,7 @@ class HFile(_lib.Closing, _arrow.StreamSource):
                    err)
         try:
             if start_row is not None:
-                r = _bytes(start_row, "start_row")
+                r = start_row
                 _lib.check(lib.cf_hfile_iter_seek_row(it, r, len(r), ctypes.byref(err)), err)
             c = CCell()
             has = ctypes.c_bool()
@@ -234,17 +239,12 @@ class HFile(_lib.Closing, _arrow.StreamSource):
         return cleanup
 
     def close(self):
-        lib = _lib._lib
-        if self._h:
-            lib.cf_hfile_free(self._h)
-            self._h = None
-        if self._io:
-            lib.cf_io_free(self._io)
-            self._io = None
+        if self._h is not None:
+            self._h.close()
 
     @property
     def closed(self):
-        return not self._h
+        return self._h is None or self._h.closed
 
 
 def open(source):

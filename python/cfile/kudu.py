@@ -263,7 +263,7 @@ class Fs(_lib.Closing):
     damage and tablets. Free with close() or a `with` block."""
 
     def __init__(self, wal_dir, data_dirs=None, metadata_dir=None, log_container_max_size=None):
-        self._fs = None
+        self._h = None
         lib = _lib.lib()
         o = CFsOptions()
         lib.cf_kudu_fs_options_init(ctypes.byref(o))
@@ -284,12 +284,14 @@ class Fs(_lib.Closing):
         out = ctypes.c_void_p()
         err = _lib.CError()
         _lib.check(lib.cf_kudu_fs_open(ctypes.byref(out), ctypes.byref(o), ctypes.byref(err)), err)
-        self._fs = out.value
+        self._h = _lib.Handle(out.value, lib.cf_kudu_fs_free, "the fs")
 
     def _ptr(self):
-        if not self._fs:
-            raise ValueError("the fs was closed")
-        return self._fs
+        return self._h.get()
+
+    @property
+    def closed(self):
+        return self._h is None or self._h.closed
 
     @property
     def uuid(self):
@@ -346,34 +348,38 @@ class Fs(_lib.Closing):
         return Wal(self, tablet_id)
 
     def close(self):
-        if self._fs:
-            fs, self._fs = self._fs, None
-            _lib.lib().cf_kudu_fs_free(fs)
+        """Free the fs; its tablets and WALs raise ValueError from then on (the C
+        side goes when the last of them is freed too)."""
+        if self._h is not None:
+            self._h.close()
 
     def __repr__(self):
-        return "<cfile.kudu.Fs %s>" % ("closed" if not self._fs else self.uuid)
+        return "<cfile.kudu.Fs %s>" % ("closed" if self.closed else self.uuid)
 
 
 class Tablet(_lib.Closing, _arrow.StreamSource):
     """One tablet of an Fs (which must stay open while the tablet is used)."""
 
     def __init__(self, fs, tablet_id):
-        self._t = None
+        self._h = None
         self.fs = fs
         lib = _lib.lib()
         out = ctypes.c_void_p()
         err = _lib.CError()
-        _lib.check(lib.cf_kudu_tablet_open(ctypes.byref(out), fs._ptr(), tablet_id.encode(),
-                                           ctypes.byref(err)), err)
-        self._t = out.value
-        self._schema = _table._Schema(lib.cf_kudu_tablet_schema(self._t))
+        with fs._h as f:
+            _lib.check(lib.cf_kudu_tablet_open(ctypes.byref(out), f, tablet_id.encode(),
+                                               ctypes.byref(err)), err)
+        self._h = _lib.Handle(out.value, lib.cf_kudu_tablet_free, "the tablet", fs._h)
+        self._schema = _table._Schema(lib.cf_kudu_tablet_schema(out.value))
         self._opts = cv.ReadOptions()
 
     def _ptr(self):
-        if not self._t:
-            raise ValueError("the tablet was closed")
         self.fs._ptr()
-        return self._t
+        return self._h.get()
+
+    @property
+    def closed(self):
+        return self._h is None or self._h.closed
 
     @property
     def id(self):
@@ -461,12 +467,11 @@ class Tablet(_lib.Closing, _arrow.StreamSource):
         return self.scan(**kw).to_pandas()
 
     def close(self):
-        if self._t:
-            t, self._t = self._t, None
-            _lib.lib().cf_kudu_tablet_free(t)
+        if self._h is not None:
+            self._h.close()
 
     def __repr__(self):
-        return "<cfile.kudu.Tablet %s>" % ("closed" if not self._t else
+        return "<cfile.kudu.Tablet %s>" % ("closed" if self.closed else
                                           "%s of %s" % (self.id, self.table_name))
 
 
@@ -504,37 +509,62 @@ class TabletScan(_table.RowScan):
                                    history_max_age_sec)
         self._opts = tablet._opts
 
+    def _handle(self):
+        return self._tablet._h
+
     def _create(self, out, err):
         return _lib.lib().cf_kudu_scanner_create(out, self._tablet._ptr(),
                                                  ctypes.byref(self._spec.o), err)
 
     def _arrow_stream(self, o, ptr):
-        # The stream keeps the tablet (and so its fs) and the spec alive until released.
-        tablet, spec = self._tablet, self._spec
+        # The stream holds a lease on the tablet (which holds one on its fs) and
+        # keeps the spec alive until released.
+        return _lease_stream(self._tablet, self._spec, _lib.lib().cf_arrow_stream_kudu_tablet,
+                             o, ptr)
+
+
+def _lease_stream(owner, spec, make, o, ptr):
+    """Fill the stream at ptr with make(ptr, handle, scan options, o, err) under a
+    lease on owner's handle, given back (and spec let go) when it is released."""
+    h = owner._h
+    owner._ptr()
+    h.acquire()
+    try:
         err = _lib.CError()
-        _lib.check(_lib.lib().cf_arrow_stream_kudu_tablet(ptr, tablet._ptr(), ctypes.byref(spec.o),
-                                                          ctypes.byref(o), ctypes.byref(err)), err)
-        keep = [tablet, spec]
-        return keep.clear
+        with h as p:
+            _lib.check(make(ptr, p, ctypes.byref(spec.o), ctypes.byref(o), ctypes.byref(err)), err)
+    except BaseException:
+        h.release()
+        raise
+    keep = [spec]
+
+    def cleanup():
+        keep.clear()
+        h.release()
+
+    return cleanup
 
 
 class Wal(_lib.Closing):
     """A tablet's write-ahead log (Fs.wal): its segments and entries."""
 
     def __init__(self, fs, tablet_id):
-        self._w = None
+        self._h = None
         self.fs = fs
         out = ctypes.c_void_p()
         err = _lib.CError()
-        _lib.check(_lib.lib().cf_kudu_wal_open(ctypes.byref(out), fs._ptr(), tablet_id.encode(),
-                                               ctypes.byref(err)), err)
-        self._w = out.value
+        with fs._h as f:
+            _lib.check(_lib.lib().cf_kudu_wal_open(ctypes.byref(out), f, tablet_id.encode(),
+                                                   ctypes.byref(err)), err)
+        self._h = _lib.Handle(out.value, _lib.lib().cf_kudu_wal_free, "the WAL", fs._h)
 
     def _ptr(self):
-        if not self._w:
-            raise ValueError("the WAL was closed")
         self.fs._ptr()
-        return self._w
+        return self._h.get()
+
+    @property
+    def closed(self):
+        return self._h is None or self._h.closed
 
     @property
     def segments(self):
@@ -560,6 +590,9 @@ class Wal(_lib.Closing):
         op_id (term, index), timestamp, op_type, the row operations of a WRITE_OP
         ("ops": [{"op": "INSERT", "row": {column: value}}]) and a COMMIT's per-op
         results ("results": [{"failed", "skip_on_replay", "stores"}])."""
+        return self._h.leased(self._entries())
+
+    def _entries(self):
         lib, p = _lib.lib(), self._ptr()
         types = {1: "REPLICATE", 2: "COMMIT", 999: "FLUSH_MARKER"}
         for si in range(lib.cf_kudu_wal_segment_count(p)):
@@ -601,9 +634,8 @@ class Wal(_lib.Closing):
         return out
 
     def close(self):
-        if self._w:
-            w, self._w = self._w, None
-            _lib.lib().cf_kudu_wal_free(w)
+        if self._h is not None:
+            self._h.close()
 
 
 class _ArrayCell(ctypes.Structure):
@@ -682,13 +714,10 @@ class _ChosenTablet(Tablet):
     """A tablet the replica set opened (borrowed: freed with the set)."""
 
     def __init__(self, table, ptr):  # noqa: D107  (Tablet.__init__ opens; this borrows)
-        self._t = ptr
+        self._h = _lib.Handle(ptr, lambda p: None, "the tablet", table._h)
         self.fs = table
         self._schema = _table._Schema(_lib.lib().cf_kudu_tablet_schema(ptr))
         self._opts = cv.ReadOptions()
-
-    def close(self):
-        self._t = None
 
 
 def _server(s):
@@ -710,8 +739,9 @@ class KuduTable(_lib.Closing, _arrow.StreamSource):
     first). cfile.kudu.open_table makes one."""
 
     def __init__(self, servers, name=None, table_id=None, tablet_id=None, skip_damaged=False):
-        self._r = None
-        self._fs, self._owned = [], []
+        self._h = None
+        self._tablets = []
+        self._fs, self._owned, self._fs_leases = [], [], []
         try:
             for s in servers:
                 fs, owned = _server(s)
@@ -728,22 +758,35 @@ class KuduTable(_lib.Closing, _arrow.StreamSource):
             o.table_name, o.table_id, o.tablet_id = self._keep
             o.skip_damaged = bool(skip_damaged)
             arr = (ctypes.c_void_p * len(self._fs))(*[f._ptr() for f in self._fs])
+            for f in self._fs:  # the replicas point into every server's fs
+                f._h.acquire()
+                self._fs_leases.append(f._h)
             out = ctypes.c_void_p()
             err = _lib.CError()
             _lib.check(lib.cf_kudu_replicas_find(ctypes.byref(out), arr, len(self._fs),
                                                  ctypes.byref(o), ctypes.byref(err)), err)
-            self._r = out.value
-            self._schema = _table._Schema(lib.cf_kudu_replicas_schema(self._r))
-            self._tablets = [_ChosenTablet(self, lib.cf_kudu_replicas_tablet_at(self._r, i))
-                             for i in range(lib.cf_kudu_replicas_tablet_count(self._r))]
+            leases, self._fs_leases = self._fs_leases, []
+
+            def free(r):
+                lib.cf_kudu_replicas_free(r)
+                for h in leases:
+                    h.release()
+
+            self._h = _lib.Handle(out.value, free, "the table")
+            r = out.value
+            self._schema = _table._Schema(lib.cf_kudu_replicas_schema(r))
+            self._tablets = [_ChosenTablet(self, lib.cf_kudu_replicas_tablet_at(r, i))
+                             for i in range(lib.cf_kudu_replicas_tablet_count(r))]
         except BaseException:
             self.close()
             raise
 
     def _ptr(self):
-        if not self._r:
-            raise ValueError("the table was closed")
-        return self._r
+        return self._h.get()
+
+    @property
+    def closed(self):
+        return self._h is None or self._h.closed
 
     @staticmethod
     def _replica(r):
@@ -843,17 +886,22 @@ class KuduTable(_lib.Closing, _arrow.StreamSource):
         return n
 
     def close(self):
-        if getattr(self, "_r", None):
-            r, self._r = self._r, None
-            for t in self._tablets:
-                t.close()
-            _lib.lib().cf_kudu_replicas_free(r)
+        """Free the replica set and the servers it opened; scans still being
+        iterated raise ValueError at their next step (the C side goes with the
+        last of them)."""
+        for t in getattr(self, "_tablets", []):
+            t.close()
+        if getattr(self, "_h", None) is not None:
+            self._h.close()
+        for h in getattr(self, "_fs_leases", []):
+            h.release()
+        self._fs_leases = []
         for fs in getattr(self, "_owned", []):
             fs.close()
         self._owned = []
 
     def __repr__(self):
-        if not self._r:
+        if self.closed:
             return "<cfile.kudu.KuduTable closed>"
         return "<cfile.kudu.KuduTable %d tablets>" % len(self._tablets)
 
@@ -874,16 +922,11 @@ class TableScan(_table.RowScan):
             yield from TabletScan(t, *self._args).batches()
 
     def _arrow_stream(self, o, ptr):
-        # The stream keeps the table (its replica set and servers) and the scan
-        # options alive until released: tablets past the first are scanned later.
-        table, spec = self._table, self._spec
-        err = _lib.CError()
-        _lib.check(_lib.lib().cf_arrow_stream_kudu_replicas(ptr, table._ptr(),
-                                                            ctypes.byref(spec.o),
-                                                            ctypes.byref(o), ctypes.byref(err)),
-                   err)
-        keep = [table, spec]
-        return keep.clear
+        # The stream holds a lease on the table (its replica set, which holds
+        # leases on the servers) and keeps the scan options alive until released:
+        # tablets past the first are scanned later.
+        return _lease_stream(self._table, self._spec,
+                             _lib.lib().cf_arrow_stream_kudu_replicas, o, ptr)
 
 
 def open_table(servers, name=None, table_id=None, tablet_id=None, skip_damaged=False):

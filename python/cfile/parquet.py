@@ -234,14 +234,14 @@ class ParquetFile(_lib.Closing, _arrow.StreamSource):
         if threads is not None and not 0 <= int(threads) <= 64:
             raise ValueError("threads must be 0..64")
         self._threads = int(threads or 0)
-        self._pq = None
-        self._io = None
+        self._h = None
         self._data = None
         self._path = None
         lib = _lib.lib()
+        io = None
         if isinstance(source, (bytes, bytearray, memoryview)):
             self._data = ctypes.create_string_buffer(bytes(source), len(source) + 1)
-            self._pq, self._io = _lib.open_in_memory(lib.cf_parquet_open, self._data, len(source))
+            pq, io = _lib.open_in_memory(lib.cf_parquet_open, self._data, len(source))
         else:
             out = ctypes.c_void_p()
             err = _lib.CError()
@@ -249,8 +249,9 @@ class ParquetFile(_lib.Closing, _arrow.StreamSource):
             self._path = p.encode() if isinstance(p, str) else bytes(p)
             _lib.check(lib.cf_parquet_open_file(ctypes.byref(out), self._path, None,
                                                 ctypes.byref(err)), err)
-            self._pq = out.value
-        self.num_rows = lib.cf_parquet_num_rows(self._pq)
+            pq = out.value
+        self._h = _lib.io_handle(pq, lib.cf_parquet_free, io, "the Parquet file", [self._data])
+        self.num_rows = lib.cf_parquet_num_rows(pq)
         r = self._records(None, 1, threads=1)
         try:
             root = lib.cf_parquet_records_schema(r).contents
@@ -259,9 +260,11 @@ class ParquetFile(_lib.Closing, _arrow.StreamSource):
             lib.cf_parquet_records_free(r)
 
     def _ptr(self):
-        if not self._pq:
-            raise ValueError("the Parquet file was closed")
-        return self._pq
+        return self._h.get()
+
+    @property
+    def closed(self):
+        return self._h is None or self._h.closed
 
     def _records(self, fields, batch_rows, threads=None):
         lib = _lib.lib()
@@ -296,8 +299,11 @@ class ParquetFile(_lib.Closing, _arrow.StreamSource):
         return fields
 
     def batches(self, columns=None, batch_rows=None):
-        """Lists of row dicts (top-level fields, in `columns` order when given)."""
-        fields = self._fields(columns)
+        """Lists of row dicts (top-level fields, in `columns` order when given).
+        Closing the file meanwhile makes the next step raise ValueError."""
+        return self._h.leased(self._batches(self._fields(columns), batch_rows))
+
+    def _batches(self, fields, batch_rows):
         lib = _lib.lib()
         r = self._records(fields, batch_rows)
         try:
@@ -359,13 +365,8 @@ class ParquetFile(_lib.Closing, _arrow.StreamSource):
         return cleanup
 
     def close(self):
-        lib = _lib._lib
-        if self._pq:
-            lib.cf_parquet_free(self._pq)
-            self._pq = None
-        if self._io:
-            lib.cf_io_free(self._io)
-            self._io = None
+        if self._h is not None:
+            self._h.close()
 
 
 class _Selection(_arrow.StreamSource):

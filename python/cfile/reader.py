@@ -22,7 +22,8 @@ def _meta_value(s):
 
 
 class _Iter:
-    """One cf_iter, freed by its reader's close() at the latest."""
+    """One cf_iter: the reader's own (read(), seek(): freed by close()) or a
+    generator's (freed when it ends, under a lease on the reader's handle)."""
 
     def __init__(self, reader):
         self.reader = reader
@@ -31,7 +32,6 @@ class _Iter:
         _lib.check(_lib.lib().cf_iter_create(ctypes.byref(p), reader._ptr(), ctypes.byref(err)),
                    err)
         self.ptr = p.value
-        reader._iters.add(self)
 
     def get(self):
         if not self.ptr:
@@ -42,7 +42,6 @@ class _Iter:
         if self.ptr:
             _lib.lib().cf_iter_free(self.ptr)
             self.ptr = None
-            self.reader._iters.discard(self)
 
 
 def _open_c_reader(source, mmap):
@@ -105,12 +104,11 @@ class Reader(_lib.Closing, _arrow.StreamSource):
 
     def __init__(self, source, mmap=False, verify_checksums=True, max_block_len=None,
                  scale=None, timestamps="int", dates="int", column_name="value"):
-        self._r = None
+        self._h = None
         self._source = None
-        self._io = None
         self._data = None
-        self._iters = set()
         self._main = None
+        io_ptr = None
         self._opts = cv.ReadOptions(scale, timestamps, dates)
         lib = _lib.lib()
         ro = _lib.CReaderOptions()
@@ -127,8 +125,8 @@ class Reader(_lib.Closing, _arrow.StreamSource):
             _lib.check(lib.cf_io_open_mem(ctypes.byref(io), ctypes.addressof(self._data),
                                           len(source), ctypes.byref(err)), err)
             self._source = self._data
-            self._io = io.value
-            st = lib.cf_reader_open(ctypes.byref(out), self._io, ctypes.byref(ro),
+            io_ptr = io.value
+            st = lib.cf_reader_open(ctypes.byref(out), io_ptr, ctypes.byref(ro),
                                     ctypes.byref(err))
             self.name = "<memory>"
         else:
@@ -144,9 +142,11 @@ class Reader(_lib.Closing, _arrow.StreamSource):
         self._mmap = bool(mmap)
         self.column_name = column_name
         if st != _lib.OK:
-            self.close()
+            if io_ptr:
+                lib.cf_io_free(io_ptr)
             _lib.check(st, err)
-        self._r = out.value
+        self._h = _lib.io_handle(out.value, lib.cf_reader_free, io_ptr, "the reader",
+                                 [self._data])
         self.info = self._read_info()
         self._type = self._info.type
         self.num_values = self._info.num_values
@@ -154,18 +154,16 @@ class Reader(_lib.Closing, _arrow.StreamSource):
     # ---- header and footer -------------------------------------------------------------
 
     def _ptr(self):
-        if not self._r:
-            raise ValueError("the reader was closed")
-        return self._r
+        return self._h.get()
 
     def _read_info(self):
         lib = _lib.lib()
-        fi = lib.cf_reader_info(self._r).contents
+        fi = lib.cf_reader_info(self._ptr()).contents
         self._info = fi
 
         def pairs(fn):
             arr = ctypes.POINTER(_lib.CMetadataPair)()
-            n = fn(self._r, ctypes.byref(arr))
+            n = fn(self._ptr(), ctypes.byref(arr))
             return [(_meta_value(arr[i].key), _meta_value(arr[i].value)) for i in range(n)]
 
         header = pairs(lib.cf_reader_header_metadata)
@@ -196,7 +194,7 @@ class Reader(_lib.Closing, _arrow.StreamSource):
         return self.num_values
 
     def __repr__(self):
-        state = "closed" if not self._r else "%s, %d values" % (self.info["type"],
+        state = "closed" if self.closed else "%s, %d values" % (self.info["type"],
                                                                  self.num_values)
         return "<cfile.Reader %s (%s)>" % (self.name, state)
 
@@ -401,7 +399,7 @@ class Reader(_lib.Closing, _arrow.StreamSource):
                       or self._info.nullable):
             raise TypeError("batches(numpy=True) needs a fixed-width, non-nullable column "
                             "(read_numpy() takes the others)")
-        return self._batches(size, start, count, numpy)
+        return self._h.leased(self._batches(size, start, count, numpy))
 
     def _batches(self, size, start, count, numpy):
         if count == 0:
@@ -447,22 +445,18 @@ class Reader(_lib.Closing, _arrow.StreamSource):
     # ---- lifetime ----------------------------------------------------------------------
 
     def close(self):
-        """Free the reader and its iterators; later calls raise ValueError."""
-        for it in list(self._iters):
-            it.free()
-        self._main = None
-        lib = _lib._lib
-        if self._r:
-            lib.cf_reader_free(self._r)
-            self._r = None
-        if self._io:
-            lib.cf_io_free(self._io)
-            self._io = None
-        self._data = None
+        """Free the reader; later calls raise ValueError, and so does the next step
+        of a generator still running (its iterator is freed then, and the
+        library's reader with the last of them: _lib.Handle)."""
+        if self._main is not None:
+            self._main.free()
+            self._main = None
+        if self._h is not None:
+            self._h.close()
 
     @property
     def closed(self):
-        return not self._r
+        return self._h is None or self._h.closed
 
 
 def open(path, mmap=False, verify_checksums=True, max_block_len=None, scale=None,

@@ -116,6 +116,7 @@ _lib.declare({
     "cf_table_delete": (ctypes.c_int, [_P, _P, ctypes.c_uint64, _E]),
     "cf_table_get": (ctypes.c_int, [_P, _P, ctypes.c_uint64, ctypes.POINTER(CRowBatch), _E]),
     "cf_table_flush": (ctypes.c_int, [_P, _E]),
+    "cf_table_sync": (ctypes.c_int, [_P, _E]),
     "cf_table_compact": (ctypes.c_int, [_P, ctypes.c_uint64, _E]),
     "cf_scan_options_init": (None, [ctypes.POINTER(CScanOptions)]),
     "cf_table_scanner_create": (ctypes.c_int, [_PP, _P, ctypes.POINTER(CScanOptions), _E]),
@@ -205,12 +206,13 @@ class Table(_lib.Closing, _arrow.StreamSource):
     """An open table. cfile.table.open(path) / create(path, schema) make one.
 
     read_only=True takes no lock and refuses mutations (a reader sees the version
-    current when it opened, plus the log). lock_timeout_ms: how long a writer waits
+    current when it opened, plus the log). Several threads may share one Table:
+    its calls take turns (the default timestamp is taken in the same turn). lock_timeout_ms: how long a writer waits
     for another writer's lock (default 10000). sync: "commit" (fdatasync each op,
     the default), "group" (sync() commits), "none" (bulk loads)."""
 
     def __init__(self, path, read_only=False, lock_timeout_ms=None, sync="commit"):
-        self._t = None
+        self._h = None
         self.path = path.__fspath__() if hasattr(path, "__fspath__") else path
         lib = _lib.lib()
         o = CTableOptions()
@@ -226,17 +228,15 @@ class Table(_lib.Closing, _arrow.StreamSource):
         err = _lib.CError()
         _check(lib.cf_table_open(ctypes.byref(out), self.path.encode(), ctypes.byref(o),
                                  ctypes.byref(err)), err)
-        self._t = out.value
+        self._h = _lib.Handle(out.value, lib.cf_table_free, "the table")
         self.read_only = bool(read_only)
-        self._schema = _Schema(lib.cf_table_schema(self._t))
+        self._schema = _Schema(lib.cf_table_schema(out.value))
         self._opts = cv.ReadOptions()
 
     # ---- description ---------------------------------------------------------------------
 
     def _ptr(self):
-        if not self._t:
-            raise ValueError("the table was closed")
-        return self._t
+        return self._h.get()
 
     @property
     def schema(self):
@@ -249,10 +249,11 @@ class Table(_lib.Closing, _arrow.StreamSource):
 
     @property
     def last_ts(self):
-        return _lib.lib().cf_table_last_ts(self._ptr())
+        with self._h as t:
+            return _lib.lib().cf_table_last_ts(t)
 
     def __repr__(self):
-        return "<cfile.table.Table %s (%s)>" % (self.path, "closed" if not self._t else
+        return "<cfile.table.Table %s (%s)>" % (self.path, "closed" if self.closed else
                                                 ", ".join(self._schema.names))
 
     # ---- keys and rows ---------------------------------------------------------------------
@@ -272,8 +273,10 @@ class Table(_lib.Closing, _arrow.StreamSource):
         vals.keep.append(ptrs)
         return ptrs
 
-    def _ts(self, ts):
-        return self.last_ts + 1 if ts is None else int(ts)
+    def _ts(self, t, ts):
+        """The op's timestamp; called holding the handle, so that two threads
+        never both take last_ts + 1."""
+        return _lib.lib().cf_table_last_ts(t) + 1 if ts is None else int(ts)
 
     def _row(self, b, i=0):
         cols = self._schema.columns
@@ -298,8 +301,9 @@ class Table(_lib.Closing, _arrow.StreamSource):
         vals = _Values()
         ptrs = (ctypes.c_void_p * len(cols))(*[vals.one(c, v) for c, v in zip(cols, values)])
         err = _lib.CError()
-        _check(_lib.lib().cf_table_insert(self._ptr(), ptrs, self._ts(ts), ctypes.byref(err)),
-               err)
+        with self._h as t:
+            st = _lib.lib().cf_table_insert(t, ptrs, self._ts(t, ts), ctypes.byref(err))
+        _check(st, err)
 
     def update(self, key, changes, ts=None):
         """Set columns of a live row: changes is a dict (column -> value, None =
@@ -314,15 +318,19 @@ class Table(_lib.Closing, _arrow.StreamSource):
             ch[i].col = j
             ch[i].value = vals.one(self._schema.columns[j], v)
         err = _lib.CError()
-        _check(_lib.lib().cf_table_update(self._ptr(), k, ch, len(changes), self._ts(ts),
-                                          ctypes.byref(err)), err)
+        with self._h as t:
+            st = _lib.lib().cf_table_update(t, k, ch, len(changes), self._ts(t, ts),
+                                            ctypes.byref(err))
+        _check(st, err)
 
     def delete(self, key, ts=None):
         """Delete a live row. CFileError ENOTFOUND when absent or already deleted."""
         vals = _Values()
         k = self._key(key, vals)
         err = _lib.CError()
-        _check(_lib.lib().cf_table_delete(self._ptr(), k, self._ts(ts), ctypes.byref(err)), err)
+        with self._h as t:
+            st = _lib.lib().cf_table_delete(t, k, self._ts(t, ts), ctypes.byref(err))
+        _check(st, err)
 
     def get(self, key, snapshot=None):
         """The row with this key (a dict) at the snapshot (default: latest), or None."""
@@ -330,13 +338,14 @@ class Table(_lib.Closing, _arrow.StreamSource):
         k = self._key(key, vals)
         b = CRowBatch()
         err = _lib.CError()
-        st = _lib.lib().cf_table_get(self._ptr(), k,
-                                     SNAPSHOT_LATEST if snapshot is None else int(snapshot),
-                                     ctypes.byref(b), ctypes.byref(err))
-        if st == _lib.ENOTFOUND:
-            return None
-        _check(st, err)
-        return self._row(b)
+        with self._h as t:  # the row's views last until the next call on the handle
+            st = _lib.lib().cf_table_get(t, k,
+                                         SNAPSHOT_LATEST if snapshot is None else int(snapshot),
+                                         ctypes.byref(b), ctypes.byref(err))
+            if st == _lib.ENOTFOUND:
+                return None
+            _check(st, err)
+            return self._row(b)
 
     def __contains__(self, key):
         return self.get(key) is not None
@@ -365,31 +374,43 @@ class Table(_lib.Closing, _arrow.StreamSource):
     def flush(self):
         """Write the MemRowSet as a DiskRowSet (a checkpoint of the log)."""
         err = _lib.CError()
-        _check(_lib.lib().cf_table_flush(self._ptr(), ctypes.byref(err)), err)
+        with self._h as t:
+            _check(_lib.lib().cf_table_flush(t, ctypes.byref(err)), err)
 
     def compact(self, ahm=0):
         """Merge every rowset into one; history older than ahm is dropped."""
         err = _lib.CError()
-        _check(_lib.lib().cf_table_compact(self._ptr(), int(ahm), ctypes.byref(err)), err)
+        with self._h as t:
+            _check(_lib.lib().cf_table_compact(t, int(ahm), ctypes.byref(err)), err)
 
     def close(self):
-        """Sync the log and free the handle (releasing the writer lock)."""
-        if self._t:
-            t, self._t = self._t, None
-            err = _lib.CError()
-            _check(_lib.lib().cf_table_close(t, ctypes.byref(err)), err)
+        """Sync the log and free the handle (releasing the writer lock). A scan
+        still being iterated raises ValueError at its next step; the handle is
+        freed when the last such scan ends (_lib.Handle)."""
+        h = self._h
+        if h is None or h.closed:
+            return
+        lib = _lib.lib()
+        err = _lib.CError()
+        with h as t:
+            if h.leases:  # freed later without a sync: sync now
+                _check(lib.cf_table_sync(t, ctypes.byref(err)), err)
+
+        def final(t):
+            _check(lib.cf_table_close(t, ctypes.byref(err)), err)
+
+        h.close(final)
 
     @property
     def closed(self):
-        return not self._t
+        return self._h is None or self._h.closed
 
     def __del__(self):
         # Frees without close(): cf_table_close syncs the log and may fail; a
         # finalizer only lets go of the handle.
         try:
-            if self._t:
-                _lib.lib().cf_table_free(self._t)
-                self._t = None
+            if self._h is not None:
+                self._h.close()
         except Exception:
             pass
 
@@ -456,8 +477,17 @@ class RowScan(_arrow.StreamSource):
     def columns(self):
         return [c["name"] for c in self._spec.columns]
 
+    def _handle(self):
+        raise NotImplementedError
+
     def batches(self):
-        """Lists of row dicts, one per scanner batch."""
+        """Lists of row dicts, one per scanner batch. The scan holds a lease on its
+        handle (_lib.Handle): closing the table or tablet meanwhile makes the next
+        step raise ValueError."""
+        h = self._handle()
+        return h.leased(self._batches())
+
+    def _batches(self):
         lib = _lib.lib()
         sc = ctypes.c_void_p()
         err = _lib.CError()
@@ -493,9 +523,10 @@ class RowScan(_arrow.StreamSource):
 
 
 class Scan(RowScan):
-    """A table scan (Table.scan), a RowScan. batches() uses the table's handle: do
-    not change the table while iterating. Its Arrow stream reads through a
-    read-only handle of its own."""
+    """A table scan (Table.scan), a RowScan. batches() uses the table's handle: a
+    change to the table (from this thread or another) makes its next step raise
+    CFileError ESTATE, closing the table makes it raise ValueError. Its Arrow
+    stream reads through a read-only handle of its own."""
 
     _next = "cf_table_scanner_next"
     _free = "cf_table_scanner_free"
@@ -506,6 +537,9 @@ class Scan(RowScan):
         self._args = (columns, where, snapshot, batch_rows, threads)
         self._opts = table._opts
 
+    def _handle(self):
+        return self._table._h
+
     def _create(self, out, err):
         return _lib.lib().cf_table_scanner_create(out, self._table._ptr(),
                                                   ctypes.byref(self._spec.o), err)
@@ -513,18 +547,25 @@ class Scan(RowScan):
     def _arrow_stream(self, o, ptr):
         # A read-only handle of the stream's own: the stream may outlive this
         # object and the table handle, and the writer may go on changing the table.
+        # The stream holds a lease on it: whatever frees the reader object first
+        # (a garbage collection at exit), the C table outlives the stream's scanner.
         reader = Table(self._table.path, read_only=True)
         spec = _ScanSpec(reader, *self._args)
         err = _lib.CError()
-        st = _lib.lib().cf_arrow_stream_table(ptr, reader._t, ctypes.byref(spec.o), ctypes.byref(o),
-                                              ctypes.byref(err))
+        h = reader._h
+        h.acquire()
+        with h as rt:
+            st = _lib.lib().cf_arrow_stream_table(ptr, rt, ctypes.byref(spec.o), ctypes.byref(o),
+                                                  ctypes.byref(err))
         if st != _lib.OK:
+            h.release()
             reader.close()
             _check(st, err)
 
-        def cleanup():
+        def cleanup():  # no module globals: it may run while the interpreter exits
             spec.vals.keep.clear()
-            reader.close()
+            h.release()
+            h.close()  # read-only: nothing to sync
 
         return cleanup
 

@@ -509,11 +509,12 @@ class ErrorTest(unittest.TestCase):
         g2 = r.batches(10, start=4990)
         self.assertEqual(next(g2), list(range(4990, 5000)))
         g2.close()  # frees its iterator at once
-        self.assertEqual(len(r._iters), 1)
-        r.close()  # frees g1's iterator too
+        self.assertEqual(r._h.leases, 1)
+        r.close()  # g1's next step raises; its iterator, then the reader, are freed
         self.assertTrue(r.closed)
         with self.assertRaises(ValueError):
             next(g1)
+        self.assertEqual(r._h.leases, 0)
         with self.assertRaises(ValueError):
             r.read()
         r.close()  # idempotent

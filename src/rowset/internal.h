@@ -6,6 +6,7 @@
 #include <cfile/bloom.h>
 #include <cfile/delta.h>
 #include <cfile/rowset.h>
+#include <pthread.h>
 
 #include "util/arena.h"
 #include "util/buf.h"
@@ -272,6 +273,40 @@ cf_status cf_table_key_state(cf_table *t, const uint8_t *key, size_t len,
 cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **rs, size_t n,
                                   const size_t *replaces, bool takes_mrs, uint64_t ts,
                                   cf_error *err);
+/* The thread rule of a table handle (rowset.h "Threads", table_guard.c): one
+ * recursive mutex taken by every call on the handle (a locked call may make
+ * another), the count of changes, against which a scanner finds out that it is
+ * stale, and the scanners made since the last change, whose hold on the stores
+ * (rowset scanners) the next change frees first (table_scan.c). */
+typedef struct cf_rs_guard {
+    pthread_mutex_t mu;
+    uint64_t gen;
+    struct cf_table_scanner *live;
+} cf_rs_guard;
+void cf_rs_guard_detach_scanners(cf_rs_guard *g);
+cf_status cf_rs_guard_init(cf_rs_guard *g, cf_error *err);
+void cf_rs_guard_dispose(cf_rs_guard *g);
+void cf_rs_guard_lock(cf_rs_guard *g);
+void cf_rs_guard_unlock(cf_rs_guard *g);
+cf_rs_guard *cf_rs_table_guard(cf_table *t);
+/* table.c: the calls of rowset.h (and the ones above) without the guard, which
+ * table_guard.c's public wrappers take around them. */
+cf_status cf_rs_table_insert(cf_table *t, const void *const *values, uint64_t ts, cf_error *err);
+cf_status cf_rs_table_update(cf_table *t, const void *const *key, const cf_column_change *changes,
+                             size_t n, uint64_t ts, cf_error *err);
+cf_status cf_rs_table_delete(cf_table *t, const void *const *key, uint64_t ts, cf_error *err);
+cf_status cf_rs_table_get(cf_table *t, const void *const *key, uint64_t snapshot, cf_row_batch *out,
+                          cf_error *err);
+cf_status cf_rs_table_flush(cf_table *t, cf_error *err);
+cf_status cf_rs_table_sync(cf_table *t, cf_error *err);
+cf_status cf_rs_table_compact(cf_table *t, uint64_t ahm, cf_error *err);
+cf_status cf_rs_table_reserve_rowset(cf_table *t, char **name, char **path, cf_error *err);
+cf_status cf_rs_table_key_state(cf_table *t, const uint8_t *key, size_t len,
+                                const void *const *keyvals, int *state, const char **where,
+                                size_t *store, cf_error *err);
+cf_status cf_rs_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **rs, size_t n,
+                                     const size_t *replaces, bool takes_mrs, uint64_t ts,
+                                     cf_error *err);
 /* The table's mode for new files (0 = the defaults). */
 unsigned cf_table_file_mode(const cf_table *t);
 /* What the last open's log replay did: ops applied, and rowsets a replayed

@@ -110,6 +110,7 @@ struct cf_table {
     cf_column_change *rchg;
     uint64_t files_ts; /* replay: the largest last_ts of the rowsets' files at open */
     uint64_t replay_applied, replay_probes; /* cf_table_replay_stats */
+    cf_rs_guard guard;                      /* the thread rule (table_guard.c) */
 };
 
 static cf_status usable(const cf_table *t, cf_error *err);
@@ -471,6 +472,7 @@ void cf_table_free(cf_table *t)
         close(t->pin_fd);           /* a reader's pin: its files are open or no longer needed */
     cf_rs_lock_release(t->lock_fd); /* last: every write is done */
     cf_free(t->dir);
+    cf_rs_guard_dispose(&t->guard);
     cf_free(t);
 }
 
@@ -700,6 +702,11 @@ cf_status cf_table_open(cf_table **out, const char *dir, const cf_table_options 
              "table: options.wal_max_bytes %" PRIu64 " is not in 1..2^30", opts->wal_max_bytes);
     cf_table *t = cf_calloc(1, sizeof(*t));
     CF_CHECK(t != NULL, err, CF_ENOMEM, "table: out of memory");
+    cf_status gst = cf_rs_guard_init(&t->guard, err);
+    if (gst != CF_OK) {
+        cf_free(t);
+        return gst;
+    }
     t->lock_fd = -1;
     t->pin_fd = -1;
     t->read_only = opts->read_only;
@@ -778,9 +785,11 @@ cf_status cf_table_close(cf_table *t, cf_error *err)
         return CF_OK;
     /* No flush: every acknowledged op is in the log. Group commit's last ops
      * are synced here. */
+    cf_rs_guard_lock(&t->guard);
     cf_status st = cf_sticky_replay(&t->sticky, "table", err);
     if (st == CF_OK && t->wal != NULL)
         st = cf_wal_sync(t->wal, err);
+    cf_rs_guard_unlock(&t->guard);
     cf_table_free(t);
     return st;
 }
@@ -809,7 +818,11 @@ const cf_schema *cf_table_schema(const cf_table *t)
 }
 uint64_t cf_table_last_ts(const cf_table *t)
 {
-    return t->last_ts;
+    cf_rs_guard *g = (cf_rs_guard *)&t->guard; /* the lock, not the table, changes */
+    cf_rs_guard_lock(g);
+    uint64_t ts = t->last_ts;
+    cf_rs_guard_unlock(g);
+    return ts;
 }
 uint64_t cf_table_ahm(const cf_table *t)
 {
@@ -998,7 +1011,7 @@ static cf_status checkpoint(cf_table *t, cf_error *err)
     return wal_record(t, err); /* names the new segment, then retires the older */
 }
 
-cf_status cf_table_flush(cf_table *t, cf_error *err)
+cf_status cf_rs_table_flush(cf_table *t, cf_error *err)
 {
     CF_TRY(check_writable(t, err));
     CF_TRY(usable(t, err));
@@ -1124,7 +1137,7 @@ out:
     return st;
 }
 
-cf_status cf_table_compact(cf_table *t, uint64_t ahm, cf_error *err)
+cf_status cf_rs_table_compact(cf_table *t, uint64_t ahm, cf_error *err)
 {
     CF_TRY(check_writable(t, err));
     /* a checkpoint first: the merge may drop what older log records name */
@@ -1470,7 +1483,7 @@ static cf_status begin_op(cf_table *t, uint64_t ts, cf_error *err)
     return check_ts(t, ts, err);
 }
 
-cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts, cf_error *err)
+cf_status cf_rs_table_insert(cf_table *t, const void *const *values, uint64_t ts, cf_error *err)
 {
     const cf_schema *s = cf_table_schema(t);
     CF_TRY(begin_op(t, ts, err));
@@ -1488,8 +1501,8 @@ cf_status cf_table_insert(cf_table *t, const void *const *values, uint64_t ts, c
     return log_commit(t, err);
 }
 
-cf_status cf_table_update(cf_table *t, const void *const *key, const cf_column_change *changes,
-                          size_t n, uint64_t ts, cf_error *err)
+cf_status cf_rs_table_update(cf_table *t, const void *const *key, const cf_column_change *changes,
+                             size_t n, uint64_t ts, cf_error *err)
 {
     const cf_schema *s = cf_table_schema(t);
     CF_TRY(begin_op(t, ts, err));
@@ -1509,7 +1522,7 @@ cf_status cf_table_update(cf_table *t, const void *const *key, const cf_column_c
     return log_commit(t, err);
 }
 
-cf_status cf_table_delete(cf_table *t, const void *const *key, uint64_t ts, cf_error *err)
+cf_status cf_rs_table_delete(cf_table *t, const void *const *key, uint64_t ts, cf_error *err)
 {
     CF_TRY(begin_op(t, ts, err));
     CF_TRY(log_key(t, key, err));
@@ -1520,7 +1533,7 @@ cf_status cf_table_delete(cf_table *t, const void *const *key, uint64_t ts, cf_e
     return log_commit(t, err);
 }
 
-cf_status cf_table_sync(cf_table *t, cf_error *err)
+cf_status cf_rs_table_sync(cf_table *t, cf_error *err)
 {
     CF_TRY(usable(t, err));
     return t->wal != NULL ? cf_wal_sync(t->wal, err) : CF_OK;
@@ -1675,8 +1688,11 @@ static cf_status replay_op(void *ctx, const cf_wal_op *op, const char *seg, uint
     replay_ctx *r = ctx;
     cf_table *t = r->t;
     CF_CHECK(op->ts > r->prev && op->ts != CF_SNAPSHOT_LATEST, err, CF_ECORRUPT,
-             "%s: record at offset %" PRIu64 ": timestamp %" PRIu64 " after %" PRIu64, seg, off,
-             op->ts, r->prev);
+             "%s: record at offset %" PRIu64 ": timestamp %" PRIu64
+             " is not after the previous record's %" PRIu64
+             ": the log is out of order (concurrent calls on one table handle wrote such logs "
+             "before the handle serialised them)",
+             seg, off, op->ts, r->prev);
     r->prev = op->ts;
     if (op->ts <= r->scan->hdr.durable_ts)
         return CF_OK;
@@ -1788,8 +1804,8 @@ static cf_status wal_attach(cf_table *t, bool writer, cf_error *err)
     }
 }
 
-cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot, cf_row_batch *out,
-                       cf_error *err)
+cf_status cf_rs_table_get(cf_table *t, const void *const *key, uint64_t snapshot, cf_row_batch *out,
+                          cf_error *err)
 {
     memset(out, 0, sizeof(*out));
     CF_TRY(cf_rs_check_snapshot(snapshot, cf_table_ahm(t), err));
@@ -1848,7 +1864,7 @@ cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot, c
 
 /* ---- bulk loads (table_import.c) ------------------------------------------------------------ */
 
-cf_status cf_table_reserve_rowset(cf_table *t, char **name, char **path, cf_error *err)
+cf_status cf_rs_table_reserve_rowset(cf_table *t, char **name, char **path, cf_error *err)
 {
     *name = *path = NULL;
     CF_TRY(check_writable(t, err));
@@ -1900,9 +1916,9 @@ cf_status cf_table_open_rowset(const cf_table *t, const char *path, cf_rowset **
     return open_rowset(t, path, out, err);
 }
 
-cf_status cf_table_key_state(cf_table *t, const uint8_t *key, size_t len,
-                             const void *const *keyvals, int *state, const char **where,
-                             size_t *store, cf_error *err)
+cf_status cf_rs_table_key_state(cf_table *t, const uint8_t *key, size_t len,
+                                const void *const *keyvals, int *state, const char **where,
+                                size_t *store, cf_error *err)
 {
     *state = 0;
     *where = NULL;
@@ -1942,9 +1958,9 @@ unsigned cf_table_file_mode(const cf_table *t)
     return t->file_mode;
 }
 
-cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **rs, size_t n,
-                                  const size_t *replaces, bool takes_mrs, uint64_t ts,
-                                  cf_error *err)
+cf_status cf_rs_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **rs, size_t n,
+                                     const size_t *replaces, bool takes_mrs, uint64_t ts,
+                                     cf_error *err)
 {
     if (n == 0)
         return CF_OK;
@@ -2037,4 +2053,9 @@ out:
     cf_free(nrs);
     cf_free(by);
     return st;
+}
+
+cf_rs_guard *cf_rs_table_guard(cf_table *t)
+{
+    return &t->guard;
 }

@@ -52,19 +52,51 @@ struct cf_table_scanner {
     cf_batch *out;
     cf_buf ords;
     cf_scan_stats st;
-    cf_team *team; /* threads > 1: shared by the rowset scanners */
+    cf_team *team;      /* threads > 1: shared by the rowset scanners */
+    cf_rs_guard *guard; /* its table's (table_guard.c); NULL until registered */
+    uint64_t gen;       /* the table's count of changes when it was made */
+    cf_table_scanner *live_prev, *live_next; /* the guard's list of live scanners */
 };
 
-void cf_table_scanner_free(cf_table_scanner *sc)
+/* Free what reads the table's stores: the rowset scanners (their delta and block
+ * iterators point into the rowsets, which a change may rebuild or free). */
+static void release_stores(cf_table_scanner *sc)
 {
-    if (sc == NULL)
-        return;
     cf_rowset_scanner_free(sc->single);
+    sc->single = NULL;
     for (size_t i = 0; sc->src != NULL && i < sc->nsrc; i++) {
         cf_rowset_scanner_free(sc->src[i].sc);
-        cf_buf_dispose(&sc->src[i].key);
+        sc->src[i].sc = NULL;
     }
     cf_team_free(sc->team); /* after the scanners that borrow it */
+    sc->team = NULL;
+}
+
+static void unlink_live(cf_rs_guard *g, cf_table_scanner *sc)
+{
+    if (sc->live_prev != NULL)
+        sc->live_prev->live_next = sc->live_next;
+    else if (g->live == sc)
+        g->live = sc->live_next;
+    if (sc->live_next != NULL)
+        sc->live_next->live_prev = sc->live_prev;
+    sc->live_prev = sc->live_next = NULL;
+}
+
+void cf_rs_guard_detach_scanners(cf_rs_guard *g)
+{
+    while (g->live != NULL) {
+        cf_table_scanner *sc = g->live;
+        release_stores(sc);
+        unlink_live(g, sc);
+    }
+}
+
+static void scanner_free(cf_table_scanner *sc)
+{
+    release_stores(sc);
+    for (size_t i = 0; sc->src != NULL && i < sc->nsrc; i++)
+        cf_buf_dispose(&sc->src[i].key);
     /* all four or none: a create that failed between them (out of memory)
      * left calloc's zeroes, which dispose takes */
     for (size_t j = 0; sc->ovals != NULL && sc->onn != NULL && sc->ooffs != NULL &&
@@ -310,8 +342,23 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_scan_op
     return CF_OK;
 }
 
-cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t, const cf_scan_options *opts,
-                                  cf_error *err)
+void cf_table_scanner_free(cf_table_scanner *sc)
+{
+    if (sc == NULL)
+        return;
+    cf_rs_guard *g = sc->guard;
+    if (g == NULL) {
+        scanner_free(sc);
+        return;
+    }
+    cf_rs_guard_lock(g);
+    unlink_live(g, sc);
+    scanner_free(sc);
+    cf_rs_guard_unlock(g);
+}
+
+static cf_status scanner_create(cf_table_scanner **out, cf_table *t, const cf_scan_options *opts,
+                                cf_error *err)
 {
     *out = NULL;
     cf_scan_options dflt;
@@ -441,7 +488,25 @@ static cf_status put_row(cf_table_scanner *sc, const tsrc *src, size_t n, cf_err
     return CF_OK;
 }
 
-cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_row_batch *out, cf_error *err)
+cf_status cf_table_scanner_create(cf_table_scanner **out, cf_table *t, const cf_scan_options *opts,
+                                  cf_error *err)
+{
+    cf_rs_guard *g = cf_rs_table_guard(t);
+    cf_rs_guard_lock(g);
+    cf_status st = scanner_create(out, t, opts, err);
+    if (st == CF_OK) {
+        (*out)->guard = g;
+        (*out)->gen = g->gen;
+        (*out)->live_next = g->live;
+        if (g->live != NULL)
+            g->live->live_prev = *out;
+        g->live = *out;
+    }
+    cf_rs_guard_unlock(g);
+    return st;
+}
+
+static cf_status scanner_next(cf_table_scanner *sc, cf_row_batch *out, cf_error *err)
 {
     if (sc->single != NULL)
         return cf_rowset_scanner_next(sc->single, out, err);
@@ -506,6 +571,22 @@ cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_row_batch *out, cf_erro
     out->count = n;
     out->ords = (const uint64_t *)(const void *)sc->ords.data;
     return CF_OK;
+}
+
+cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_row_batch *out, cf_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    cf_rs_guard *g = sc->guard;
+    cf_rs_guard_lock(g);
+    if (sc->gen != g->gen) {
+        cf_rs_guard_unlock(g);
+        CF_FAIL(err, CF_ESTATE,
+                "scan: the table changed since the scan began (a scanner must be freed before "
+                "the next insert, update, delete, flush or compaction)");
+    }
+    cf_status st = scanner_next(sc, out, err);
+    cf_rs_guard_unlock(g);
+    return st;
 }
 
 const cf_scan_stats *cf_table_scanner_stats(const cf_table_scanner *sc)
