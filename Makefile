@@ -9,6 +9,8 @@
 #   make bench-micro  the CRC, encoding and codec micro-benchmarks
 #   make bench-big    scans of files > 1 GiB, warm and cold (bench/bigfile.sh; kept in
 #                     CF_BENCH_DIR, default build-bench/bench-big, ~4.5 GB)
+#   make bench-scaling  time per row and peak memory at 1 M, 10 M, 100 M rows
+#                     (bench/scaling.sh; data kept in CF_SCALE_DIR, ~13 GB at 100 M)
 #   make memcheck     the tests under valgrind (errors and leaks fail), in build/
 #   make tsan         the thread test under TSan (clang), in build-tsan/
 #   make min          the smallest build (HFile, tables, Parquet left out) and its tests,
@@ -27,7 +29,7 @@ CLANG_FORMAT ?= clang-format
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all build test asan tsan min fuzz bench bench-micro bench-big memcheck format install clean
+.PHONY: all build test asan tsan min fuzz bench bench-micro bench-big bench-scaling memcheck format install clean
 
 all: build
 
@@ -80,6 +82,13 @@ bench-big:
 	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build build-bench -j$(JOBS) --target cfile_cli
 	bench/bigfile.sh build-bench
+
+# Not in CI, not in ./test: hours at 100 M rows (CF_SCALE_SIZES picks the sizes).
+bench-scaling:
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
+	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build build-bench -j$(JOBS) --target cfile_cli
+	bench/scaling.sh build-bench
 
 # Every test under valgrind memcheck: a memory error or any leak (definite,
 # indirect or possible) makes that test exit 99 and fail.  Excluded by default

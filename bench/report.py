@@ -259,6 +259,12 @@ with open(os.path.join(docs, "PERFORMANCE.md"), "w") as f:
                 "page cache; memcpy copies the same decoded bytes from a buffer of that size.\n\n")
         f.write(open(big).read())
         f.write("\n![decode GB/s of > 1 GiB files vs memcpy](performance-big.png)\n\n")
+    # `make bench-scaling` (bench/scaling.sh) runs for hours, so its section is
+    # kept in the repository (its table spliced in by bench/scaling_report.py).
+    scaling = os.path.join(os.path.dirname(os.path.abspath(__file__)), "PERFORMANCE-scaling.md")
+    if os.path.exists(scaling):
+        f.write(open(scaling).read())
+        f.write("\n")
     notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "PERFORMANCE-notes.md")
     if os.path.exists(notes):
         f.write(open(notes).read())
