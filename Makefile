@@ -10,7 +10,7 @@
 #   make bench-big    scans of files > 1 GiB, warm and cold (bench/bigfile.sh; kept in
 #                     CF_BENCH_DIR, default build-bench/bench-big, ~4.5 GB)
 #   make bench-scaling  time per row and peak memory at 1 M, 10 M, 100 M rows
-#                     (bench/scaling.sh; data kept in CF_SCALE_DIR, ~13 GB at 100 M)
+#                     (bench/scaling.sh; data kept in CF_SCALE_DIR, ~9 GB at 100 M)
 #   make memcheck     the tests under valgrind (errors and leaks fail), in build/
 #   make tsan         the thread test under TSan (clang), in build-tsan/
 #   make min          the smallest build (HFile, tables, Parquet left out) and its tests,
@@ -83,7 +83,8 @@ bench-big:
 	cmake --build build-bench -j$(JOBS) --target cfile_cli
 	bench/bigfile.sh build-bench
 
-# Not in CI, not in ./test: hours at 100 M rows (CF_SCALE_SIZES picks the sizes).
+# Not in CI, not in ./test: ~25 min of wall time at 1 M + 10 M + 100 M on a loaded
+# 2-CPU VM, more with the shuffled import at 100 M (CF_SCALE_SIZES picks the sizes).
 bench-scaling:
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
 	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)

@@ -18,9 +18,12 @@
 #   convert t->pq      `cfile convert TABLE OUT.parquet`
 #   convert pq->t      `cfile convert --to table --key id IN.parquet DIR`
 # Per row = CPU seconds / rows (per key for get; key range per returned row).
-# The CSVs are generated ONCE into CF_SCALE_DIR and kept between runs (about
-# 3.3 GB per 100 M rows, twice: sorted and shuffled); tables and Parquet files
-# made by the steps are rebuilt every run (~ another 2.5 GB at 100 M).
+# The CSVs are generated ONCE into CF_SCALE_DIR and kept between runs (2.6 GB
+# per 100 M rows, twice: sorted and shuffled); the table and Parquet file the
+# steps make are rebuilt every run (another 3.2 GB at 100 M). Measured under
+# load 12-18 on 2 CPUs: 31 s of wall time at 1 M, 742 s at 10 M (656 s the
+# shuffled import), 591 s at 100 M without the shuffled import (which, on the
+# loader of main at the time, grows quadratically: hours at 100 M).
 # Results: $CF_SCALE_DIR/run_N.jsonl per size N (one line per step; a run
 # replaces the file of each size it runs, so sizes can be run separately),
 # joined into results.jsonl and results.md (the table and the growth from the
