@@ -1,11 +1,17 @@
 /* Bulk loads into a table, all or nothing (rowset.h "bulk loads", docs/ROWSET.md
  * "Bulk loads").
  *
- * Rows in increasing key order stream into one new rowset writer. The first row
- * out of order ends that rowset; from then on rows go to a private MemRowSet
- * (sorted by key), written as a new rowset each time it holds memory_bytes. None
- * of these directories is named by TABLET until commit adds them all with one
- * TABLET write, so a failure at any point before leaves the table as it was.
+ * The first rows are held in an external sort (import_sort.c). When it holds
+ * ORDER_PROBE_BYTES (or memory_bytes, if less) of rows that all came in
+ * increasing key order, they start one new rowset writer and the rows after them stream into
+ * it; the first row out of order ends that rowset. Otherwise, and after such a
+ * row, rows are sorted in runs of memory_bytes, spilled to a scratch directory
+ * (a rowset directory the load reserves and never names), and merged at commit
+ * into one new rowset: the load's rowsets do not overlap, but for a streamed
+ * one followed by rows out of order. None of these directories is named by
+ * TABLET until commit adds them all with one TABLET write, so a failure at any
+ * point before leaves the table as it was (free removes them, the table's
+ * clean-up after a crash).
  *
  * Keys: a table keeps every key in one store, and a load keeps that rule without
  * touching any existing store: each row's key is looked up in the table (the
@@ -31,10 +37,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "import_sort.h"
 #include "memrowset.h"
 
 #include "util/alloc.h"
 #include "util/error.h"
+
+/* Rows in key order up to this many bytes in the sorter start streaming (a
+ * sorted input needs no more memory than that); rows out of order before it
+ * are sorted in runs of the whole budget. */
+#define ORDER_PROBE_BYTES ((size_t)8 << 20)
 
 /* A row that reinserts a key the table holds as a deleted row. */
 typedef struct re_row {
@@ -52,15 +64,18 @@ struct cf_table_loader {
     cf_sticky failed; /* the first failure but out of memory, replayed */
     bool committed;
     uint64_t rows, err_row;
-    /* streaming, until the first row out of order */
-    bool streaming;
+    /* buffering: every row so far is in the sorter (and came in order if it
+     * has not spilled); streaming: rows go to w until the first one out of
+     * order; neither: rows go to the sorter */
+    bool buffering, streaming;
     cf_rowset_writer *w; /* internal (cf_rowset_writer_create_in): the table holds the lock */
     cf_rs_manifest wm;
     char *w_name, *w_path;
     cf_buf prev; /* last key streamed */
     bool have_prev;
-    /* buffered rows */
-    cf_mrs *mrs;
+    /* rows sorted in runs; scratch: the directory its runs spill to */
+    cf_rs_sorter *so;
+    char *scratch_name, *scratch_path;
     /* rowsets written, not yet committed; replaces[i]: the table rowset that
      * rowset i is a copy of (SIZE_MAX: a new one) */
     char **names;
@@ -145,7 +160,7 @@ cf_status cf_table_loader_create(cf_table_loader **out, cf_table *t,
     l->s = s;
     l->ts = ts;
     l->memory_bytes = opts->memory_bytes ? opts->memory_bytes : CF_TABLE_LOADER_MEMORY_BYTES;
-    l->streaming = true;
+    l->buffering = true;
     l->err_row = UINT64_MAX;
     cf_rs_manifest_init(&l->wm);
     cf_buf_init(&l->prev);
@@ -179,6 +194,8 @@ cf_status cf_table_loader_create(cf_table_loader **out, cf_table *t,
         cf_buf_init(&l->slice_enn[c]);
     }
     cf_status st = cf_rcl_builder_create(&l->rcl, err);
+    if (st == CF_OK)
+        st = cf_rs_sorter_create(&l->so, s, l->memory_bytes, err);
     if (st != CF_OK) {
         cf_table_loader_free(l);
         return st;
@@ -257,23 +274,31 @@ static cf_status finish_stream(cf_table_loader *l, cf_error *err)
     return st;
 }
 
-/* Write the buffered rows as a rowset. */
-static cf_status flush_chunk(cf_table_loader *l, cf_error *err)
+/* The scratch directory sorted runs spill to: a rowset directory no TABLET
+ * names, so free, or the table's clean-up after a crash, removes it. */
+static cf_status spill(cf_table_loader *l, cf_error *err)
 {
-    if (l->mrs == NULL || cf_mrs_rows(l->mrs) == 0)
-        return CF_OK;
-    char *name, *path;
-    CF_TRY(cf_table_reserve_rowset(l->t, &name, &path, err));
-    cf_status st = cf_mrs_flush(l->mrs, path, cf_table_file_mode(l->t), err);
-    if (st != CF_OK) {
-        cf_table_discard_rowset(l->t, name);
-        cf_free(name);
-    } else {
-        st = add_rowset(l, name, path, SIZE_MAX, err);
-        cf_mrs_clear(l->mrs);
+    if (l->scratch_path == NULL) {
+        cf_status st = cf_table_reserve_rowset(l->t, &l->scratch_name, &l->scratch_path, err);
+        if (st != CF_OK)
+            return fail(l, st);
     }
-    cf_free(path);
-    return st;
+    uint64_t row = UINT64_MAX;
+    return fail_row(l, row, cf_rs_sorter_spill(l->so, l->scratch_path, &row, err));
+}
+
+/* Every row the sorter holds or spilled, in key order, into the stream writer. */
+static cf_status drain_sorted(cf_table_loader *l, cf_error *err)
+{
+    uint64_t row = UINT64_MAX;
+    cf_status st = cf_rs_sorter_drain(l->so, l->scratch_path, l->w, &row, err);
+    if (st == CF_OK && l->scratch_name != NULL) {
+        cf_table_discard_rowset(l->t, l->scratch_name);
+        cf_free(l->scratch_name);
+        cf_free(l->scratch_path);
+        l->scratch_name = l->scratch_path = NULL;
+    }
+    return fail_row(l, row, st);
 }
 
 /* ---- keys -------------------------------------------------------------------------------- */
@@ -310,9 +335,6 @@ static cf_status check_key(cf_table_loader *l, const uint8_t *k, size_t kl, uint
                            size_t *store, cf_error *err)
 {
     *re = false;
-    if (l->mrs != NULL && cf_mrs_find(l->mrs, k, kl) != NULL)
-        CF_FAIL(err, fail_row(l, row, CF_EINVAL),
-                "row %" PRIu64 ": duplicate key (repeated in the load)", row);
     if (re_find(l, k, kl) != SIZE_MAX)
         CF_FAIL(err, fail_row(l, row, CF_EINVAL),
                 "row %" PRIu64 ": duplicate key (repeated in the load)", row);
@@ -464,15 +486,11 @@ static const uint8_t *shift_bits(cf_buf *b, const uint8_t *bm, size_t first, siz
     return p;
 }
 
-/* Stream rows [a, b) of the batch (eoff: row b's first elements, seoff: row
- * a's) into the load's rowset writer, created at the first of them. */
-static cf_status stream_rows(cf_table_loader *l, const cf_colvec *cols, size_t a, size_t b,
-                             cf_error *err)
+/* The load's rowset writer for rows in key order (a new rowset directory). */
+static cf_status open_writer(cf_table_loader *l, cf_error *err)
 {
     const cf_schema *s = l->s;
     cf_status st;
-    if (b <= a)
-        return CF_OK;
     if (l->w == NULL) {
         if ((st = cf_table_reserve_rowset(l->t, &l->w_name, &l->w_path, err)) != CF_OK)
             return fail(l, st);
@@ -488,6 +506,19 @@ static cf_status stream_rows(cf_table_loader *l, const cf_colvec *cols, size_t a
         if ((st = cf_rowset_writer_create_in(&l->w, l->w_path, s, &wo, &l->wm, err)) != CF_OK)
             return fail(l, st);
     }
+    return CF_OK;
+}
+
+/* Stream rows [a, b) of the batch (eoff: row b's first elements, seoff: row
+ * a's) into the load's rowset writer, created at the first of them. */
+static cf_status stream_rows(cf_table_loader *l, const cf_colvec *cols, size_t a, size_t b,
+                             cf_error *err)
+{
+    const cf_schema *s = l->s;
+    cf_status st;
+    if (b <= a)
+        return CF_OK;
+    CF_TRY(open_writer(l, err));
     const cf_colvec *v = cols;
     if (a > 0) {
         /* the rows after a reinsert: the columns from row a on */
@@ -551,14 +582,51 @@ static cf_status append(cf_table_loader *l, const cf_colvec *cols, size_t nrows,
     cf_status st;
     bool re;
     size_t store;
+    if (l->buffering) {
+        /* Into the sorter until it fills: then the rows stream on when they
+         * all came in order, else they are a run. */
+        for (; i < nrows; i++) {
+            const uint8_t *key = l->keys.data + l->koff[i];
+            size_t kl = l->koff[i + 1] - l->koff[i];
+            if (!l->table_empty) {
+                key_values(l, cols, i);
+                CF_TRY(check_key(l, key, kl, row0 + i, &re, &store, err));
+                if (re) {
+                    CF_TRY(add_reinsert(l, cols, i, key, kl, row0 + i, store, err));
+                    continue;
+                }
+            }
+            if ((st = cf_rs_sorter_add(l->so, key, kl, cols, i, l->eoff, row0 + i, err)) != CF_OK)
+                return fail_row(l, row0 + i, st);
+            cf_slice last;
+            bool ordered = cf_rs_sorter_in_order(l->so, &last);
+            if (!cf_rs_sorter_full(l->so) &&
+                !(ordered && cf_rs_sorter_bytes(l->so) >= ORDER_PROBE_BYTES))
+                continue;
+            l->buffering = false;
+            if (ordered) {
+                cf_buf_clear(&l->prev);
+                cf_buf_append(&l->prev, last.data, last.len);
+                CF_CHECK(!l->prev.oom, err, fail(l, CF_ENOMEM), "loader: out of memory");
+                l->have_prev = true;
+                CF_TRY(open_writer(l, err));
+                CF_TRY(drain_sorted(l, err));
+                l->streaming = true;
+            } else {
+                CF_TRY(spill(l, err));
+            }
+            i++;
+            break;
+        }
+    }
     if (l->streaming) {
         /* The rows in order after the last one streamed; reinserts are kept
          * aside, and the rows between them streamed in segments. */
         const uint8_t *pk = l->prev.data;
         size_t pl = l->prev.len;
         bool have = l->have_prev, streamed = false;
-        size_t k = 0, seg = 0;
-        memset(l->seoff, 0, s->ncols * sizeof(*l->seoff));
+        size_t k = i, seg = i;
+        memcpy(l->seoff, l->eoff, s->ncols * sizeof(*l->seoff));
         for (; k < nrows; k++) {
             const uint8_t *key = l->keys.data + l->koff[k];
             size_t kl = l->koff[k + 1] - l->koff[k];
@@ -603,24 +671,26 @@ static cf_status append(cf_table_loader *l, const cf_colvec *cols, size_t nrows,
         if ((st = finish_stream(l, err)) != CF_OK)
             return fail(l, st);
         l->streaming = false;
-        if ((st = cf_mrs_create(&l->mrs, s, err)) != CF_OK)
-            return fail(l, st);
         i = k;
     }
+    /* Sorted runs. Keys are checked against the table and the streamed rowset
+     * here; among the load's own rows, by the sort. */
+    bool check = !l->table_empty || l->n > 0;
     for (; i < nrows; i++) {
         const uint8_t *key = l->keys.data + l->koff[i];
         size_t kl = l->koff[i + 1] - l->koff[i];
-        key_values(l, cols, i);
-        CF_TRY(check_key(l, key, kl, row0 + i, &re, &store, err));
-        if (re) {
-            CF_TRY(add_reinsert(l, cols, i, key, kl, row0 + i, store, err));
-            continue;
+        if (check) {
+            key_values(l, cols, i);
+            CF_TRY(check_key(l, key, kl, row0 + i, &re, &store, err));
+            if (re) {
+                CF_TRY(add_reinsert(l, cols, i, key, kl, row0 + i, store, err));
+                continue;
+            }
         }
-        if ((st = row_values(l, cols, i, err)) != CF_OK ||
-            (st = cf_mrs_insert(l->mrs, key, kl, l->vals, l->ts, err)) != CF_OK)
+        if ((st = cf_rs_sorter_add(l->so, key, kl, cols, i, l->eoff, row0 + i, err)) != CF_OK)
             return fail_row(l, row0 + i, st);
-        if (cf_mrs_bytes(l->mrs) >= l->memory_bytes && (st = flush_chunk(l, err)) != CF_OK)
-            return fail(l, st);
+        if (cf_rs_sorter_full(l->so))
+            CF_TRY(spill(l, err));
     }
     l->rows += nrows;
     return CF_OK;
@@ -713,8 +783,11 @@ cf_status cf_table_loader_commit(cf_table_loader *l, cf_error *err)
 {
     CF_TRY(cf_sticky_replay(&l->failed, "loader", err));
     CF_CHECK(!l->committed, err, CF_ESTATE, "loader: committed already");
-    cf_status st;
-    if ((st = finish_stream(l, err)) != CF_OK || (st = flush_chunk(l, err)) != CF_OK)
+    cf_status st = CF_OK;
+    if (!l->streaming && (cf_rs_sorter_rows(l->so) > 0 || cf_rs_sorter_runs(l->so) > 0) &&
+        ((st = open_writer(l, err)) != CF_OK || (st = drain_sorted(l, err)) != CF_OK))
+        return cf_sticky_set(&l->failed, st, err); /* the runs are partly merged */
+    if ((st = finish_stream(l, err)) != CF_OK)
         return stick(l, fail(l, st), err);
     /* From here a failure is sticky, out of memory too: copies of the table's
      * rowsets may be among the load's rowsets, and a retry would copy again. */
@@ -760,7 +833,11 @@ void cf_table_loader_free(cf_table_loader *l)
     cf_free(l->slice_enn);
     cf_free(l->slice);
     cf_free(l->seoff);
-    cf_mrs_free(l->mrs);
+    cf_rs_sorter_free(l->so);
+    if (l->scratch_name != NULL)
+        cf_table_discard_rowset(l->t, l->scratch_name);
+    cf_free(l->scratch_name);
+    cf_free(l->scratch_path);
     cf_rs_manifest_dispose(&l->wm);
     cf_buf_dispose(&l->prev);
     cf_buf_dispose(&l->keys);

@@ -35,6 +35,51 @@ typedef struct icol {
     uint32_t *offs; /* arrays into Parquet: BATCH + 1 element offsets */
 } icol;
 
+/* Where a row of the load came from: the input line of every row, kept as the
+ * rows where line - row changes (a blank line, a quoted newline), so it costs
+ * nothing for plain input however many rows it has. The loader may report a
+ * row of an earlier batch (a duplicate found when its sorted runs merge). */
+typedef struct line_map {
+    uint64_t (*at)[2]; /* (row, line) */
+    size_t n, cap;
+    bool oom;
+} line_map;
+
+static void line_map_note(line_map *m, uint64_t row, uint64_t line)
+{
+    if (m->n > 0 && line - row == m->at[m->n - 1][1] - m->at[m->n - 1][0])
+        return;
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64;
+        uint64_t(*p)[2] = realloc(m->at, cap * sizeof(*p));
+        if (p == NULL) {
+            m->oom = true;
+            return;
+        }
+        m->at = p;
+        m->cap = cap;
+    }
+    m->at[m->n][0] = row;
+    m->at[m->n][1] = line;
+    m->n++;
+}
+
+/* The line of row `row` (0: unknown). */
+static uint64_t line_map_get(const line_map *m, uint64_t row)
+{
+    if (m->oom || m->n == 0 || row < m->at[0][0])
+        return 0;
+    size_t lo = 0, hi = m->n; /* the last entry at or before row */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->at[mid][0] <= row)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return row - m->at[lo][0] + m->at[lo][1];
+}
+
 typedef struct importer {
     cf_cli *c;
     const char *file;
@@ -43,6 +88,7 @@ typedef struct importer {
     icol *ic;
     cf_colvec *cv;
     uint64_t *lines;    /* input line of each row of the batch */
+    line_map map;       /* and of every row of the load */
     size_t r;           /* rows in the batch */
     cf_cli_arena arena; /* binary values of the batch */
     cf_table_loader *ld;
@@ -169,22 +215,26 @@ static int append_parquet(importer *im)
 }
 #endif
 
+/* A failure of the loader, naming the input line of the row it is about. */
+static int loader_fail(importer *im, cf_status st, const cf_error *e)
+{
+    uint64_t row = cf_table_loader_error_row(im->ld);
+    uint64_t line = row != UINT64_MAX ? line_map_get(&im->map, row) : 0;
+    if (line == 0)
+        return cf_cli_lib_fail(im->c, im->file, st, e);
+    int rc = cf_cli_fail(im->c, "%s: line %" PRIu64 ": %s", im->file, line, strip_row(e->msg));
+    return st == CF_ENOTSUP ? CF_EXIT_NOTSUP : rc;
+}
+
 /* The batch into the table loader. */
 static int append_table(importer *im)
 {
     cf_error e;
     uint64_t before = cf_table_loader_rows(im->ld);
+    for (size_t i = 0; i < im->r; i++)
+        line_map_note(&im->map, before + i, im->lines[i]);
     cf_status st = cf_table_loader_append(im->ld, im->cv, im->r, &e);
-    if (st != CF_OK) {
-        uint64_t row = cf_table_loader_error_row(im->ld);
-        if (row != UINT64_MAX && row >= before && row - before < im->r) {
-            int rc = cf_cli_fail(im->c, "%s: line %" PRIu64 ": %s", im->file,
-                                 im->lines[row - before], strip_row(e.msg));
-            return st == CF_ENOTSUP ? CF_EXIT_NOTSUP : rc;
-        }
-        return cf_cli_lib_fail(im->c, im->file, st, &e);
-    }
-    return 0;
+    return st != CF_OK ? loader_fail(im, st, &e) : 0;
 }
 
 static int flush_batch(importer *im)
@@ -417,6 +467,7 @@ static void importer_dispose(importer *im)
     free(im->ic);
     free(im->cv);
     free(im->lines);
+    free(im->map.at);
     cf_cli_arena_dispose(&im->arena);
 }
 
@@ -518,9 +569,13 @@ static bool exists_in(const char *dir, const char *name)
     return r;
 }
 
-int cf_cli_table_load(cf_cli *c, const char *dir, const cf_schema *ns, bool same_schema,
+/* cf_cli_table_load with the loader's memory budget (0: its default); commits:
+ * fn commits the loader itself (to name the line of a row a failed commit is
+ * about). */
+static int table_load(cf_cli *c, const char *dir, const cf_schema *ns, bool same_schema,
                       const char *no_table, bool has_ts, uint64_t ts, uint32_t lock_ms,
-                      cf_cli_load_fn fn, void *ctx, uint64_t *rows)
+                      size_t memory_bytes, bool commits, cf_cli_load_fn fn, void *ctx,
+                      uint64_t *rows)
 {
     cf_error e;
     cf_status st;
@@ -576,11 +631,13 @@ int cf_cli_table_load(cf_cli *c, const char *dir, const cf_schema *ns, bool same
     cf_table_loader_options_init(&lo);
     if (has_ts)
         lo.ts = ts;
+    if (memory_bytes != 0)
+        lo.memory_bytes = memory_bytes;
     if ((st = cf_table_loader_create(&ld, tb, &lo, &e)) != CF_OK)
         rc = st == CF_EINVAL ? cf_cli_usage(c, "%s", e.msg) : cf_cli_lib_fail(c, dir, st, &e);
     if (rc == 0)
         rc = fn(ctx, c, ld, s, made_table, rows);
-    if (rc == 0 && (st = cf_table_loader_commit(ld, &e)) != CF_OK)
+    if (rc == 0 && !commits && (st = cf_table_loader_commit(ld, &e)) != CF_OK)
         rc = cf_cli_lib_fail(c, dir, st, &e);
     cf_table_loader_free(ld); /* after a failure: removes what the load wrote */
 undo:
@@ -588,6 +645,36 @@ undo:
     if (rc != 0 && (made_table || made_dir))
         undo_new_table(dir, made_dir, made_table, !had_lock);
     return rc;
+}
+
+int cf_cli_table_load(cf_cli *c, const char *dir, const cf_schema *ns, bool same_schema,
+                      const char *no_table, bool has_ts, uint64_t ts, uint32_t lock_ms,
+                      cf_cli_load_fn fn, void *ctx, uint64_t *rows)
+{
+    return table_load(c, dir, ns, same_schema, no_table, has_ts, ts, lock_ms, 0, false, fn, ctx,
+                      rows);
+}
+
+int cf_cli_parse_memory(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    if (s[0] < '0' || s[0] > '9')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift != 0)
+        end++;
+    if (errno != 0 || *end != '\0' || v > (SIZE_MAX >> shift) || (v << shift) < ((size_t)64 << 10))
+        return -1;
+    *out = (size_t)(v << shift);
+    return 0;
 }
 
 typedef struct text_load {
@@ -612,6 +699,10 @@ static int load_text(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_schema 
         rc = t->jsonl ? read_jsonl(&im, in) : read_csv(&im, in);
     if (rc == 0)
         rc = flush_batch(&im);
+    cf_error e;
+    cf_status st;
+    if (rc == 0 && (st = cf_table_loader_commit(ld, &e)) != CF_OK)
+        rc = loader_fail(&im, st, &e);
     *rows = im.total;
     cf_cli_fclose_input(in);
     importer_dispose(&im);
@@ -619,7 +710,8 @@ static int load_text(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_schema 
 }
 
 int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char *schema,
-                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms, bool json)
+                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms,
+                        size_t memory_bytes, bool json)
 {
     cf_error e;
     cf_schema *ns = NULL;
@@ -634,9 +726,9 @@ int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char
         return cf_cli_usage(c, "%s", e.msg);
     double t0 = now_s();
     uint64_t rows;
-    int rc = cf_cli_table_load(c, dir, ns, true,
-                               "import needs --schema (or a table made by `table create`)", has_ts,
-                               ts, lock_ms, load_text, &t, &rows);
+    int rc =
+        table_load(c, dir, ns, true, "import needs --schema (or a table made by `table create`)",
+                   has_ts, ts, lock_ms, memory_bytes, true, load_text, &t, &rows);
     if (rc == 0 && json) {
         cf_jw w;
         cf_jw_init(&w, c->out);
