@@ -195,10 +195,11 @@ size_t cf_rs_sorter_runs(const cf_rs_sorter *so)
     return so->nruns;
 }
 
-/* Memory held for the rows: records, and the index with the sort's scratch copy. */
+/* Memory held for the rows: records, the index, and the sort's scratch copy
+ * of it. */
 static size_t held(const cf_rs_sorter *so)
 {
-    return cf_arena_used(&so->arena) + so->cap * 2 * sizeof(entry);
+    return cf_arena_used(&so->arena) + (so->cap + so->n) * sizeof(entry);
 }
 
 bool cf_rs_sorter_full(const cf_rs_sorter *so)
@@ -308,7 +309,7 @@ cf_status cf_rs_sorter_add(cf_rs_sorter *so, const uint8_t *k, size_t kl, const 
                            size_t i, size_t *eoff, uint64_t row, cf_error *err)
 {
     if (so->n == so->cap) {
-        size_t cap = so->cap ? so->cap * 2 : 4096;
+        size_t cap = so->cap ? so->cap * 2 : 256;
         entry *p = cf_realloc(so->e, cap * sizeof(*p));
         CF_CHECK(p != NULL, err, CF_ENOMEM, "loader: out of memory");
         so->e = p;
