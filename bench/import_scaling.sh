@@ -12,6 +12,8 @@
 #   BUDGETS environment: memory budgets to run the shuffled import with as well
 #          (`--memory-budget`, e.g. "1M 16M"; default none); peak RSS shows that
 #          memory stays bounded
+#   BEFORE environment: another cfile binary (e.g. one built from main) timed on
+#          the same files first, for before/after rows in one run
 #
 # Per case: wall and CPU seconds (user + sys of the process: the steadier number
 # on a shared machine), rows/s of wall and of CPU, and peak RSS (GNU time).
@@ -43,22 +45,26 @@ row() { # row NAME WALL CPU RSS_KIB
     awk -v n="$1" -v w="$2" -v c="$3" -v r="$4" -v rows="$ROWS" 'BEGIN {
         printf "%-28s %8.2f %8.2f %12.0f %12.0f %9.1f\n", n, w, c, rows / w, rows / c, r / 1024 }'
 }
-import() { # import NAME CSV [options]
-    local name=$1 csv=$2
-    shift 2
+import() { # import BINARY NAME CSV [options]
+    local bin=$1 name=$2 csv=$3
+    shift 3
     rm -rf "$DIR/table"
     /usr/bin/time -f "%e %U %S %M" -o "$DIR/time" \
-        "$CFILE" table import "$DIR/table" "$csv" --schema "$SCHEMA" "$@" >/dev/null
+        "$bin" table import "$DIR/table" "$csv" --schema "$SCHEMA" "$@" >/dev/null
     read -r w u s m <"$DIR/time"
     row "$name" "$w" "$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" "$m"
     local n
-    n=$("$CFILE" table info "$DIR/table" --json | grep -o '"rows": *[0-9]*' | head -1 | grep -o '[0-9]*$' || true)
+    n=$("$bin" table info "$DIR/table" --json | grep -o '"rows": *[0-9]*' | head -1 | grep -o '[0-9]*$' || true)
     [ -z "$n" ] || [ "$n" = "$ROWS" ] || { echo "table holds $n rows, want $ROWS" >&2; exit 1; }
 }
-import "cfile sorted" "$DIR/sorted_$ROWS.csv"
-import "cfile shuffled" "$DIR/shuffled_$ROWS.csv"
+if [ -n "${BEFORE:-}" ]; then
+    import "$BEFORE" "before: cfile sorted" "$DIR/sorted_$ROWS.csv"
+    import "$BEFORE" "before: cfile shuffled" "$DIR/shuffled_$ROWS.csv"
+fi
+import "$CFILE" "cfile sorted" "$DIR/sorted_$ROWS.csv"
+import "$CFILE" "cfile shuffled" "$DIR/shuffled_$ROWS.csv"
 for b in ${BUDGETS:-}; do
-    import "cfile shuffled budget $b" "$DIR/shuffled_$ROWS.csv" --memory-budget "$b"
+    import "$CFILE" "cfile shuffled budget $b" "$DIR/shuffled_$ROWS.csv" --memory-budget "$b"
 done
 rm -rf "$DIR/table"
 

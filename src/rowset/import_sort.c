@@ -47,6 +47,12 @@
 #define BATCH_BYTES ((size_t)1 << 20) /* record bytes copied per batch at most */
 #define SET_ERR(err, code, ...) cf_error_set((err), (code), __FILE__, __LINE__, __VA_ARGS__)
 
+/* What the record coding needs of a column. */
+typedef struct colinfo {
+    size_t w; /* cf_type_size */
+    bool bin, nullable, is_array;
+} colinfo;
+
 typedef struct entry {
     uint64_t pfx;
     const uint8_t *rec;
@@ -54,6 +60,7 @@ typedef struct entry {
 
 struct cf_rs_sorter {
     const cf_schema *s;
+    colinfo *ci;
     size_t budget;
     cf_arena arena; /* records */
     entry *e;
@@ -109,6 +116,18 @@ static bool bit(const uint8_t *bm, size_t i)
     return (bm[i >> 3] >> (i & 7)) & 1;
 }
 
+/* memcpy of a value's w bytes, inlined for the common widths. */
+static inline void copy_fixed(uint8_t *d, const uint8_t *s, size_t w)
+{
+    switch (w) {
+    case 1: *d = *s; break;
+    case 4: memcpy(d, s, 4); break;
+    case 8: memcpy(d, s, 8); break;
+    case 16: memcpy(d, s, 16); break;
+    default: memcpy(d, s, w); break;
+    }
+}
+
 static uint64_t prefix(const uint8_t *k, size_t kl)
 {
     uint64_t v = 0;
@@ -134,8 +153,14 @@ cf_status cf_rs_sorter_create(cf_rs_sorter **out, const cf_schema *s, size_t bud
     so->elems = cf_calloc(nc, sizeof(cf_buf));
     so->enn = cf_calloc(nc, sizeof(cf_buf));
     so->cv = cf_calloc(nc, sizeof(*so->cv));
-    if (so->brec == NULL || so->vals == NULL || so->nn == NULL || so->counts == NULL ||
-        so->elems == NULL || so->enn == NULL || so->cv == NULL) {
+    so->ci = cf_calloc(nc, sizeof(*so->ci));
+    for (size_t c = 0; so->ci != NULL && c < nc; c++) {
+        const cf_column *cd = &s->cols[c];
+        so->ci[c] = (colinfo){cf_type_size(cd->type), cf_type_is_binary(cd->type), cd->nullable,
+                              cd->is_array};
+    }
+    if (so->ci == NULL || so->brec == NULL || so->vals == NULL || so->nn == NULL ||
+        so->counts == NULL || so->elems == NULL || so->enn == NULL || so->cv == NULL) {
         cf_rs_sorter_free(so);
         CF_FAIL(err, CF_ENOMEM, "loader: out of memory");
     }
@@ -181,6 +206,7 @@ void cf_rs_sorter_free(cf_rs_sorter *so)
     cf_free(so->elems);
     cf_free(so->enn);
     cf_free(so->cv);
+    cf_free(so->ci);
     cf_buf_dispose(&so->prev);
     cf_free(so);
 }
@@ -223,13 +249,14 @@ bool cf_rs_sorter_in_order(const cf_rs_sorter *so, cf_slice *last)
 /* ---- records ------------------------------------------------------------------------------ */
 
 /* Bytes of row i's values (eoff[c]: its first array elements, not moved). */
-static size_t values_size(const cf_schema *s, const cf_colvec *cols, size_t i, const size_t *eoff)
+static size_t values_size(const colinfo *ci, size_t nc, const cf_colvec *cols, size_t i,
+                          const size_t *eoff)
 {
     size_t n = 0;
-    for (size_t c = 0; c < s->ncols; c++) {
-        const cf_column *cd = &s->cols[c];
-        bool bin = cf_type_is_binary(cd->type);
-        size_t w = cf_type_size(cd->type);
+    for (size_t c = 0; c < nc; c++) {
+        const colinfo *cd = &ci[c];
+        bool bin = cd->bin;
+        size_t w = cd->w;
         n += cd->nullable;
         if (cols[c].nonnull != NULL && !bit(cols[c].nonnull, i))
             continue;
@@ -259,13 +286,13 @@ static uint8_t *put_bytes(uint8_t *p, const uint8_t *v, size_t len)
 }
 
 /* Row i's values at p (eoff moved past its elements). */
-static void values_put(const cf_schema *s, const cf_colvec *cols, size_t i, size_t *eoff,
+static void values_put(const colinfo *ci, size_t nc, const cf_colvec *cols, size_t i, size_t *eoff,
                        uint8_t *p)
 {
-    for (size_t c = 0; c < s->ncols; c++) {
-        const cf_column *cd = &s->cols[c];
-        bool bin = cf_type_is_binary(cd->type);
-        size_t w = cf_type_size(cd->type);
+    for (size_t c = 0; c < nc; c++) {
+        const colinfo *cd = &ci[c];
+        bool bin = cd->bin;
+        size_t w = cd->w;
         bool present = cols[c].nonnull == NULL || bit(cols[c].nonnull, i);
         size_t first = eoff[c], ne = cd->is_array ? cols[c].elem_counts[i] : 0;
         eoff[c] += ne;
@@ -278,7 +305,7 @@ static void values_put(const cf_schema *s, const cf_colvec *cols, size_t i, size
                 const cf_slice *v = (const cf_slice *)cols[c].values + i;
                 p = put_bytes(p, v->data, v->len);
             } else {
-                memcpy(p, (const uint8_t *)cols[c].values + i * w, w);
+                copy_fixed(p, (const uint8_t *)cols[c].values + i * w, w);
                 p += w;
             }
             continue;
@@ -315,7 +342,7 @@ cf_status cf_rs_sorter_add(cf_rs_sorter *so, const uint8_t *k, size_t kl, const 
         so->e = p;
         so->cap = cap;
     }
-    size_t len = HDR + kl + values_size(so->s, cols, i, eoff);
+    size_t len = HDR + kl + values_size(so->ci, so->s->ncols, cols, i, eoff);
     CF_CHECK(len <= UINT32_MAX, err, CF_EINVAL, "row %" PRIu64 ": a row of %zu bytes is too large",
              row, len);
     uint8_t *r = cf_arena_alloc(&so->arena, len);
@@ -324,12 +351,15 @@ cf_status cf_rs_sorter_add(cf_rs_sorter *so, const uint8_t *k, size_t kl, const 
     wr32(r + 4, (uint32_t)kl);
     memcpy(r + 8, &row, 8);
     memcpy(r + HDR, k, kl);
-    values_put(so->s, cols, i, eoff, r + HDR + kl);
+    values_put(so->ci, so->s->ncols, cols, i, eoff, r + HDR + kl);
+    uint64_t pfx = prefix(k, kl);
     if (so->in_order && so->last != NULL &&
-        cf_rs_bytes_cmp(so->last + HDR, rec_klen(so->last), k, kl) >= 0)
+        (pfx < so->e[so->n - 1].pfx ||
+         (pfx == so->e[so->n - 1].pfx &&
+          cf_rs_bytes_cmp(so->last + HDR, rec_klen(so->last), k, kl) >= 0)))
         so->in_order = false;
     so->last = r;
-    so->e[so->n++] = (entry){prefix(k, kl), r};
+    so->e[so->n++] = (entry){pfx, r};
     return CF_OK;
 }
 
@@ -573,8 +603,8 @@ static cf_status flush_batch(cf_rs_sorter *so, cf_rowset_writer *wr, cf_error *e
     if (bn == 0)
         return CF_OK;
     for (size_t c = 0; c < s->ncols; c++) {
-        const cf_column *cd = &s->cols[c];
-        size_t w8 = cd->is_array ? sizeof(uint32_t) : cf_type_size(cd->type);
+        const colinfo *cd = &so->ci[c];
+        size_t w8 = cd->is_array ? sizeof(uint32_t) : cd->w;
         if (zeroed(&so->vals[c], bn * w8) == NULL || zeroed(&so->nn[c], bn / 8 + 1) == NULL)
             CF_FAIL(err, CF_ENOMEM, "loader: out of memory");
         cf_buf_clear(&so->elems[c]);
@@ -584,9 +614,9 @@ static cf_status flush_batch(cf_rs_sorter *so, cf_rowset_writer *wr, cf_error *e
     for (size_t r = 0; r < bn; r++) {
         const uint8_t *p = rp[r] + HDR + rec_klen(rp[r]);
         for (size_t c = 0; c < s->ncols; c++) {
-            const cf_column *cd = &s->cols[c];
-            bool bin = cf_type_is_binary(cd->type);
-            size_t w = cf_type_size(cd->type);
+            const colinfo *cd = &so->ci[c];
+            bool bin = cd->bin;
+            size_t w = cd->w;
             bool present = cd->nullable ? *p++ != 0 : true;
             if (!present)
                 continue; /* slot, count and bit stay zero */
@@ -598,7 +628,7 @@ static cf_status flush_batch(cf_rs_sorter *so, cf_rowset_writer *wr, cf_error *e
                     memcpy(slot, &v, sizeof(v));
                     p += 4 + v.len;
                 } else {
-                    memcpy(slot, p, w);
+                    copy_fixed(slot, p, w);
                     p += w;
                 }
                 continue;
@@ -629,7 +659,7 @@ static cf_status flush_batch(cf_rs_sorter *so, cf_rowset_writer *wr, cf_error *e
         }
     }
     for (size_t c = 0; c < s->ncols; c++) {
-        const cf_column *cd = &s->cols[c];
+        const colinfo *cd = &so->ci[c];
         cf_colvec *v = &so->cv[c];
         v->nonnull = cd->nullable ? so->nn[c].data : NULL;
         if (!cd->is_array) {
@@ -797,8 +827,11 @@ cf_status cf_rs_sorter_drain(cf_rs_sorter *so, const char *dir, cf_rowset_writer
 {
     if (so->nruns == 0) {
         CF_TRY(sort_held(so, err_row, err));
-        for (size_t i = 0; i < so->n; i++)
+        for (size_t i = 0; i < so->n; i++) {
+            if (i + 16 < so->n) /* records are read in key order, not where they lie */
+                __builtin_prefetch(so->e[i + 16].rec);
             CF_TRY(emit(so, w, so->e[i].rec, false, err));
+        }
         CF_TRY(flush_batch(so, w, err));
         reset_held(so);
         return CF_OK;
