@@ -176,6 +176,89 @@ static void test_cli_table_import_sort__budget_option(void **state)
     free(got);
 }
 
+/* CSV text for the threads test: n rows of keys in shuffled order, CRLF on every
+ * third line, blank lines, quoted commas, quotes and newlines, NULLs; `bad`
+ * (if not NULL) replaces row `at`. */
+static void write_mixed(const char *path, size_t n, size_t at, const char *bad)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "\xEF\xBB\xBFv,id,name\n");
+    for (size_t i = 0; i < n; i++) {
+        int64_t k = (int64_t)((i * 7919) % n); /* n prime to 7919: a permutation */
+        const char *eol = i % 3 == 0 ? "\r\n" : "\n";
+        if (bad != NULL && i == at)
+            fprintf(f, "%s%s", bad, eol);
+        else if (i % 97 == 0)
+            fprintf(f, "%d,%" PRId64 ",\"multi\nline, \"\"quoted\"\"\nfield %" PRId64 "\"%s",
+                    (int)i, k, k, eol);
+        else if (i % 13 == 0)
+            fprintf(f, "%d,%" PRId64 ",%s", (int)i, k, eol);
+        else
+            fprintf(f, "%d,%" PRId64 ",n%" PRId64 "%s", (int)i, k, k * 3, eol);
+        if (i % 1000 == 999)
+            fputs(i % 2000 == 999 ? "\n" : "\r\n", f);
+    }
+    fclose(f);
+}
+
+/* --threads 1 and 3 give the same exit code, messages and table (the batches
+ * are the same: a chunk is one batch of rows, cut where no quote is open). */
+static void test_cli_table_import_sort__threads_same_as_one(void **state)
+{
+    (void)state;
+    static const struct {
+        size_t n, at;
+        const char *bad;
+    } cases[] = {
+        {50021, 0, NULL},
+        {50021, 45000, "7,123456789,x,y"},              /* a field too many, past a chunk */
+        {50021, 31000, "x,77777777,bad-v"},             /* a bad value */
+        {50021, 30000, "1,88888888,\"never closed"},    /* a quote open to the end */
+        {50021, 40000, "1,5,dup"},                      /* key 5 again, chunks later */
+        {50021, 20000, "1,99999999,a\"b"},              /* a quote inside a field */
+        {50021, 50020, "1,99999998,\"open to the end"}, /* a quote never closed */
+        {0, 0, NULL},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        char *csv = strdup(cli_dir_path("m.csv"));
+        write_mixed(csv, cases[c].n, cases[c].at, cases[c].bad);
+        char *out[2], *err[2], *scan[2];
+        int rc[2];
+        for (int t = 0; t < 2; t++) {
+            char *dir = strdup(cli_dir_path("thr")); /* the same name: messages name it */
+            run r;
+            cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING NULL, v INT32",
+                "--threads", t ? "3" : "1", csv, NULL);
+            rc[t] = r.rc;
+            char *in = strstr(r.out, " in "); /* the time differs */
+            if (in != NULL)
+                *in = '\0';
+            out[t] = strdup(r.out);
+            err[t] = strdup(r.err);
+            done(&r);
+            scan[t] = rc[t] == 0 ? scan_csv(dir) : strdup("");
+            CF_ASSERT_RM_RF(dir);
+            free(dir);
+        }
+        print_message("case %zu: exit %d %s%s", c, rc[0], out[0], err[0]);
+        assert_int_equal(rc[0], rc[1]);
+        assert_string_equal(out[0], out[1]);
+        assert_string_equal(err[0], err[1]);
+        assert_string_equal(scan[0], scan[1]);
+        if (cases[c].bad == NULL && cases[c].n > 0)
+            assert_true(strlen(scan[0]) > cases[c].n * 8);
+        else if (cases[c].bad != NULL)
+            assert_true(rc[0] != 0 && strstr(err[0], "m.csv: line ") != NULL);
+        for (int t = 0; t < 2; t++) {
+            free(out[t]);
+            free(err[t]);
+            free(scan[t]);
+        }
+        free(csv);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -183,6 +266,8 @@ int main(int argc, char **argv)
                                         cli_dir_teardown),
         cmocka_unit_test_setup_teardown(test_cli_table_import_sort__budget_option, cli_dir_setup,
                                         cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_table_import_sort__threads_same_as_one,
+                                        cli_dir_setup, cli_dir_teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -23,7 +23,8 @@
 const char cf_cmd_table_usage[] =
     "usage: cfile table create DIR --schema SCHEMA [--json] [--lock-timeout MS]\n"
     "       cfile table import DIR [--schema SCHEMA] [--ts TS] [--format csv|jsonl]\n"
-    "                              [--memory-budget SIZE] [--json] [--lock-timeout MS] FILE\n"
+    "                              [--memory-budget SIZE] [--threads N|auto] [--json]\n"
+    "                              [--lock-timeout MS] FILE\n"
     "       cfile table scan DIR [--json | --format text|csv|jsonl] [--columns a,b]\n"
     "                            [--where \"COL OP VALUE [AND ...]\"] [--as-of TS] [--stats]\n"
     "                            [--limit N] [--threads N|auto] [--raw-values]\n"
@@ -100,6 +101,8 @@ const char cf_cmd_table_usage[] =
     "--limit N (scan) prints at most the first N matching rows.\n"
     "--threads N|auto (scan): threads that read the columns (default auto: one per\n"
     "  CPU, at most 64; 1 = this thread only). Output is the same for every N.\n"
+    "  (import): threads that parse CSV from a regular file (auto: one per CPU, at\n"
+    "  most 16); the table, messages and exit code are the same for every N.\n"
     "--json on insert/update/delete prints {\"op\", \"rows\", \"ts\"}; on compact\n"
     "  {\"op\", \"table\", \"rows\", \"undo_deltas\", \"redo_deltas\", \"generation\"};\n"
     "  on create {\"op\", \"table\", \"schema\"}; on import {\"op\", \"table\", \"rows\"};\n"
@@ -272,7 +275,7 @@ static const struct {
 } sub_opts[] = {
     {"create", OPT_BIT(O_SCHEMA) | OPT_BIT(O_JSON) | WRITER},
     {"import", OPT_BIT(O_SCHEMA) | OPT_BIT(O_TS) | OPT_BIT(O_FORMAT) | OPT_BIT(O_JSON) |
-                   OPT_BIT(O_MEMORY) | WRITER},
+                   OPT_BIT(O_MEMORY) | OPT_BIT(O_THREADS) | WRITER},
     {"flush", OPT_BIT(O_JSON) | WRITER},
     {"scan", OPT_BIT(O_JSON) | OPT_BIT(O_COLUMNS) | OPT_BIT(O_WHERE) | OPT_BIT(O_ASOF) |
                  OPT_BIT(O_STATS) | OPT_BIT(O_FORMAT) | OPT_BIT(O_LIMIT) | OPT_BIT(O_THREADS) |
@@ -322,7 +325,7 @@ static int run_sub(cf_cli *c, const char *sub, cf_table_args *tp)
         if (t.npos != 1)
             return cf_cli_usage(c, "import needs one input file (CSV or JSON lines; - for stdin)");
         return cf_cmd_table_import(c, dir, t.pos[0], t.schema, t.format, t.has_ts, t.ts, t.lock_ms,
-                                   t.memory, t.json);
+                                   t.memory, t.threads, t.json);
     }
     if (strcmp(sub, "scan") == 0)
         return cf_cmd_table_scan(c, dir, &t);
