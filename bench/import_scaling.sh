@@ -15,6 +15,7 @@
 #   BEFORE environment: another cfile binary (e.g. one built from main) timed on
 #          the same files first, for before/after rows in one run
 #
+# cfile parses CSV on one thread per CPU unless told --threads 1 (both shown).
 # Per case: wall and CPU seconds (user + sys of the process: the steadier number
 # on a shared machine), rows/s of wall and of CPU, and peak RSS (GNU time).
 set -euo pipefail
@@ -62,7 +63,8 @@ if [ -n "${BEFORE:-}" ]; then
     import "$BEFORE" "before: cfile shuffled" "$DIR/shuffled_$ROWS.csv"
 fi
 import "$CFILE" "cfile sorted" "$DIR/sorted_$ROWS.csv"
-import "$CFILE" "cfile shuffled" "$DIR/shuffled_$ROWS.csv"
+import "$CFILE" "cfile shuffled threads=1" "$DIR/shuffled_$ROWS.csv" --threads 1
+import "$CFILE" "cfile shuffled threads=auto" "$DIR/shuffled_$ROWS.csv"
 for b in ${BUDGETS:-}; do
     import "$CFILE" "cfile shuffled budget $b" "$DIR/shuffled_$ROWS.csv" --memory-budget "$b"
 done
