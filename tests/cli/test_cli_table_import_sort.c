@@ -4,6 +4,7 @@
  * batches after the row was read) is named by its input line, counted past a
  * quoted newline; the table and its directory are then as before. */
 /* cf-needs: tables */
+/* cf-label: threads */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
