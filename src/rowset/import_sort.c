@@ -847,3 +847,66 @@ cf_status cf_rs_sorter_drain(cf_rs_sorter *so, const char *dir, cf_rowset_writer
         CF_TRY(merge_runs(so, dir, 0, f, NULL, err_row, err));
     return merge_runs(so, dir, 0, so->nruns, w, err_row, err);
 }
+
+cf_status cf_rs_sorter_add_rowset(cf_rs_sorter *so, cf_rowset *rs, uint64_t row,
+                                  cf_status (*spill)(void *ctx, cf_error *err), void *ctx,
+                                  cf_error *err)
+{
+    const cf_schema *s = so->s;
+    size_t nc = s->ncols;
+    cf_scan_options o;
+    cf_scan_options_init(&o);
+    cf_rowset_scanner *sc;
+    CF_TRY(cf_rowset_scanner_create(&sc, rs, &o, err));
+    cf_colvec *cv = cf_calloc(nc, sizeof(*cv));
+    size_t *eoff = cf_calloc(nc, sizeof(*eoff));
+    cf_buf counts, key;
+    cf_buf_init(&counts);
+    cf_buf_init(&key);
+    cf_status st = cv != NULL && eoff != NULL ? CF_OK : CF_ENOMEM;
+    if (st != CF_OK)
+        SET_ERR(err, st, "loader: out of memory");
+    while (st == CF_OK) {
+        cf_row_batch b;
+        if ((st = cf_rowset_scanner_next(sc, &b, err)) != CF_OK || b.count == 0)
+            break;
+        /* the batch as an append takes it: element counts, not offsets */
+        cf_buf_clear(&counts);
+        for (size_t c = 0; c < nc; c++) {
+            const cf_batch *x = &b.cols[c];
+            cv[c] = (cf_colvec){x->values, x->nonnull, NULL, x->elem_nonnull};
+            if (!so->ci[c].is_array)
+                continue;
+            eoff[c] = x->elem_offsets[0];
+            for (size_t r = 0; r < b.count; r++) {
+                uint32_t n = x->elem_offsets[r + 1] - x->elem_offsets[r];
+                cf_buf_append(&counts, &n, sizeof(n));
+            }
+        }
+        if (counts.oom) {
+            st = SET_ERR(err, CF_ENOMEM, "loader: out of memory");
+            break;
+        }
+        for (size_t c = 0, at = 0; c < nc; c++)
+            if (so->ci[c].is_array) {
+                cv[c].elem_counts = (const uint32_t *)(counts.data + at * sizeof(uint32_t));
+                at += b.count;
+            }
+        for (size_t r = 0; st == CF_OK && r < b.count; r++) {
+            cf_buf_clear(&key);
+            cf_rs_key_append_row(&key, s, cv, r);
+            if (key.oom)
+                st = SET_ERR(err, CF_ENOMEM, "loader: out of memory");
+            else if ((st = cf_rs_sorter_add(so, key.data, key.len, cv, r, eoff, row, err)) ==
+                         CF_OK &&
+                     cf_rs_sorter_full(so))
+                st = spill(ctx, err);
+        }
+    }
+    cf_rowset_scanner_free(sc);
+    cf_buf_dispose(&counts);
+    cf_buf_dispose(&key);
+    cf_free(cv);
+    cf_free(eoff);
+    return st;
+}

@@ -33,6 +33,11 @@ size_t cf_rs_sorter_bytes(const cf_rs_sorter *so);
  * Then *last (valid until the next call) is the last key. */
 bool cf_rs_sorter_in_order(const cf_rs_sorter *so, cf_slice *last);
 
+/* Every row of rowset rs (its base values) as rows numbered `row`, spill(ctx)
+ * called each time the sorter is full. */
+cf_status cf_rs_sorter_add_rowset(cf_rs_sorter *so, cf_rowset *rs, uint64_t row,
+                                  cf_status (*spill)(void *ctx, cf_error *err), void *ctx,
+                                  cf_error *err);
 /* Sort the rows held and write them as a run file in dir (made by the caller,
  * holding nothing else of the sorter's). A key repeated among them is CF_EINVAL
  * "row N: duplicate key (repeated in the load)" with *err_row = N. */

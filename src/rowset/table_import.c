@@ -7,8 +7,9 @@
  * it; the first row out of order ends that rowset. Otherwise, and after such a
  * row, rows are sorted in runs of memory_bytes, spilled to a scratch directory
  * (a rowset directory the load reserves and never names), and merged at commit
- * into one new rowset: the load's rowsets do not overlap, but for a streamed
- * one followed by rows out of order. None of these directories is named by
+ * into one new rowset: the load's rowsets do not overlap (a streamed one that
+ * the rows sorted after it overlap is read back into the sort, unless it holds
+ * more rows than they do). None of these directories is named by
  * TABLET until commit adds them all with one TABLET write, so a failure at any
  * point before leaves the table as it was (free removes them, the table's
  * clean-up after a crash).
@@ -76,6 +77,11 @@ struct cf_table_loader {
     /* rows sorted in runs; scratch: the directory its runs spill to */
     cf_rs_sorter *so;
     char *scratch_name, *scratch_path;
+    /* the rowset streamed before a row out of order (SIZE_MAX: none), and the
+     * key range and count of the rows sorted after it */
+    size_t streamed;
+    cf_buf lo, hi;
+    uint64_t sorted_rows;
     /* rowsets written, not yet committed; replaces[i]: the table rowset that
      * rowset i is a copy of (SIZE_MAX: a new one) */
     char **names;
@@ -161,6 +167,9 @@ cf_status cf_table_loader_create(cf_table_loader **out, cf_table *t,
     l->ts = ts;
     l->memory_bytes = opts->memory_bytes ? opts->memory_bytes : CF_TABLE_LOADER_MEMORY_BYTES;
     l->buffering = true;
+    l->streamed = SIZE_MAX;
+    cf_buf_init(&l->lo);
+    cf_buf_init(&l->hi);
     l->err_row = UINT64_MAX;
     cf_rs_manifest_init(&l->wm);
     cf_buf_init(&l->prev);
@@ -285,6 +294,57 @@ static cf_status spill(cf_table_loader *l, cf_error *err)
     }
     uint64_t row = UINT64_MAX;
     return fail_row(l, row, cf_rs_sorter_spill(l->so, l->scratch_path, &row, err));
+}
+
+static cf_status spill_cb(void *ctx, cf_error *err)
+{
+    return spill(ctx, err);
+}
+
+/* The key range of the rows sorted after a streamed rowset. */
+static cf_status note_range(cf_table_loader *l, const uint8_t *k, size_t kl, cf_error *err)
+{
+    bool first = l->sorted_rows++ == 0;
+    if (first || cf_rs_bytes_cmp(k, kl, l->lo.data, l->lo.len) < 0) {
+        cf_buf_clear(&l->lo);
+        cf_buf_append(&l->lo, k, kl);
+    }
+    if (first || cf_rs_bytes_cmp(k, kl, l->hi.data, l->hi.len) > 0) {
+        cf_buf_clear(&l->hi);
+        cf_buf_append(&l->hi, k, kl);
+    }
+    CF_CHECK(!l->lo.oom && !l->hi.oom, err, fail(l, CF_ENOMEM), "loader: out of memory");
+    return CF_OK;
+}
+
+/* A streamed rowset that the rows sorted after it overlap goes back into the
+ * sort (its rows are in order and were checked against every later key), so
+ * the load's rowsets do not overlap; unless it holds more rows than they do
+ * (then reading it again would cost more than the overlap: it stays). */
+static cf_status resort_streamed(cf_table_loader *l, cf_error *err)
+{
+    size_t i = l->streamed;
+    if (i == SIZE_MAX || l->sorted_rows == 0)
+        return CF_OK;
+    cf_rowset_info info;
+    cf_rowset_get_info(l->rs[i], &info);
+    if (info.rows > l->sorted_rows ||
+        cf_rs_bytes_cmp(info.max_key.data, info.max_key.len, l->lo.data, l->lo.len) < 0 ||
+        cf_rs_bytes_cmp(l->hi.data, l->hi.len, info.min_key.data, info.min_key.len) < 0)
+        return CF_OK;
+    /* numbered as the load's first row: no duplicate can name them */
+    cf_status st = cf_rs_sorter_add_rowset(l->so, l->rs[i], 0, spill_cb, l, err);
+    if (st != CF_OK)
+        return fail(l, st);
+    cf_rowset_free(l->rs[i]);
+    cf_table_discard_rowset(l->t, l->names[i]);
+    cf_free(l->names[i]);
+    memmove(l->names + i, l->names + i + 1, (l->n - i - 1) * sizeof(*l->names));
+    memmove(l->rs + i, l->rs + i + 1, (l->n - i - 1) * sizeof(*l->rs));
+    memmove(l->replaces + i, l->replaces + i + 1, (l->n - i - 1) * sizeof(*l->replaces));
+    l->n--;
+    l->streamed = SIZE_MAX;
+    return CF_OK;
 }
 
 /* Every row the sorter holds or spilled, in key order, into the stream writer. */
@@ -668,9 +728,11 @@ static cf_status append(cf_table_loader *l, const cf_colvec *cols, size_t nrows,
         }
         /* Row k is out of order: the streamed rows become a rowset of their own
          * (eoff is at row k's first elements). */
+        size_t had = l->n;
         if ((st = finish_stream(l, err)) != CF_OK)
             return fail(l, st);
         l->streaming = false;
+        l->streamed = l->n > had ? l->n - 1 : SIZE_MAX;
         i = k;
     }
     /* Sorted runs. Keys are checked against the table and the streamed rowset
@@ -689,6 +751,8 @@ static cf_status append(cf_table_loader *l, const cf_colvec *cols, size_t nrows,
         }
         if ((st = cf_rs_sorter_add(l->so, key, kl, cols, i, l->eoff, row0 + i, err)) != CF_OK)
             return fail_row(l, row0 + i, st);
+        if (l->streamed != SIZE_MAX)
+            CF_TRY(note_range(l, key, kl, err));
         if (cf_rs_sorter_full(l->so))
             CF_TRY(spill(l, err));
     }
@@ -785,7 +849,8 @@ cf_status cf_table_loader_commit(cf_table_loader *l, cf_error *err)
     CF_CHECK(!l->committed, err, CF_ESTATE, "loader: committed already");
     cf_status st = CF_OK;
     if (!l->streaming && (cf_rs_sorter_rows(l->so) > 0 || cf_rs_sorter_runs(l->so) > 0) &&
-        ((st = open_writer(l, err)) != CF_OK || (st = drain_sorted(l, err)) != CF_OK))
+        ((st = resort_streamed(l, err)) != CF_OK || (st = open_writer(l, err)) != CF_OK ||
+         (st = drain_sorted(l, err)) != CF_OK))
         return cf_sticky_set(&l->failed, st, err); /* the runs are partly merged */
     if ((st = finish_stream(l, err)) != CF_OK)
         return stick(l, fail(l, st), err);
@@ -834,6 +899,8 @@ void cf_table_loader_free(cf_table_loader *l)
     cf_free(l->slice);
     cf_free(l->seoff);
     cf_rs_sorter_free(l->so);
+    cf_buf_dispose(&l->lo);
+    cf_buf_dispose(&l->hi);
     if (l->scratch_name != NULL)
         cf_table_discard_rowset(l->t, l->scratch_name);
     cf_free(l->scratch_name);

@@ -316,6 +316,61 @@ static void test_table_import_sort__shuffled_is_sorted_string_keys(void **state)
     shuffled_is_sorted(true);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Rows in key order long enough to start streaming, then rows out of order
+ * within their range: the streamed rowset goes back into the sort and the load
+ * is one rowset; when it holds more rows than the rest, it stays (two). */
+static void test_table_import_sort__streamed_prefix(void **state)
+{
+    (void)state;
+    cf_error err;
+    cf_rng rng;
+    cf_rng_init(&rng, cf_test_seed(2905));
+    static int64_t keys[NROWS];
+    for (size_t split = 5000; split <= 25000; split += 20000) {
+        /* even keys in order first, then odd ones in their range (and the
+         * rest, past it) shuffled */
+        for (size_t i = 0; i < split; i++)
+            keys[i] = (int64_t)(2 * i);
+        for (size_t i = split, o = 0; i < NROWS; i++, o++)
+            keys[i] = o < split ? (int64_t)(2 * o + 1) : (int64_t)(split + o);
+        static int64_t in_order[NROWS];
+        memcpy(in_order, keys, sizeof(keys));
+        qsort(in_order, NROWS, sizeof(*in_order), cmp_i64);
+        char dir[256];
+        snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
+        cf_table *t = new_table(dir, SCHEMA_INT);
+        CF_ASSERT_OK(load(t, false, in_order, NROWS, 0, NULL, NULL, &err), &err);
+        char *want = scan_text(t, false);
+        cf_table_free(t);
+        CF_ASSERT_RM_RF(dir);
+        shuffle(keys + split, NROWS - split, &rng);
+        snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
+        t = new_table(dir, SCHEMA_INT);
+        CF_ASSERT_OK(load(t, false, keys, NROWS, SMALL, NULL, NULL, &err), &err);
+        char *got = scan_text(t, false);
+        assert_string_equal(got, want);
+        assert_int_equal(rowsets_with_rows(t), split < NROWS / 2 ? 1 : 2);
+        assert_int_equal(run_files(dir), 0);
+        char *ls = listing(dir), *tops = top_dirs(ls);
+        size_t dirs = 0;
+        for (const char *p = tops; (p = strchr(p, '\n')) != NULL; p++)
+            dirs++;
+        assert_int_equal(dirs, split < NROWS / 2 ? 1 : 2); /* the re-sorted one is gone */
+        free(tops);
+        free(ls);
+        free(got);
+        free(want);
+        cf_table_free(t);
+        CF_ASSERT_RM_RF(dir);
+    }
+}
+
 /* A key repeated in another run fails the load with the later row, whichever of
  * the two comes first in key order of the merge; one repeated within a run, with
  * the earliest row that repeats a key. */
@@ -545,6 +600,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_import_sort__shuffled_is_sorted_int_keys),
         cmocka_unit_test(test_table_import_sort__shuffled_is_sorted_string_keys),
+        cmocka_unit_test(test_table_import_sort__streamed_prefix),
         cmocka_unit_test(test_table_import_sort__duplicates_across_runs),
         cmocka_unit_test(test_table_import_sort__bad_row_late_leaves_nothing),
         cmocka_unit_test(test_table_import_sort__killed),
