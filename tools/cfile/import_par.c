@@ -106,6 +106,7 @@ typedef struct splitter {
     bool quoted;   /* inside a quoted field at buf[scanned] */
     int rlen;      /* the record at buf[scanned] so far: 0 no byte, -1 a CR, 1 more */
     size_t rows;   /* rows ended in buf[0..scanned) */
+    uint64_t nl;   /* newlines in buf[0..scanned) */
     bool eof;
     int err;
 } splitter;
@@ -116,27 +117,47 @@ static bool split(splitter *sp, size_t want, size_t *end)
 {
     for (;;) {
         const char *b = sp->buf;
-        size_t i = sp->scanned;
+        size_t i = sp->scanned, len = sp->len;
         bool q = sp->quoted;
         int rl = sp->rlen;
-        for (; i < sp->len; i++) {
-            char ch = b[i];
-            if (ch == '"') {
-                q = !q;
-            } else if (ch == '\n' && !q) {
-                sp->rows += rl > 0; /* as cf_csv reads a blank line: no field bytes */
-                rl = 0;
-                if (sp->rows == want) {
-                    sp->scanned = i + 1;
-                    sp->quoted = q;
-                    sp->rlen = rl;
-                    *end = i + 1;
-                    return true;
-                }
+        while (i < len) {
+            if (q) { /* to the closing quote; newlines inside are lines, not records */
+                const char *e = memchr(b + i, '"', len - i);
+                size_t stop = e != NULL ? (size_t)(e - b) : len;
+                for (const char *n = b + i; (n = memchr(n, '\n', stop - (size_t)(n - b))) != NULL;
+                     n++)
+                    sp->nl++;
+                rl = 1;
+                i = e != NULL ? stop + 1 : len;
+                q = e == NULL;
+                continue;
+            }
+            const char *n = memchr(b + i, '\n', len - i);
+            size_t stop = n != NULL ? (size_t)(n - b) : len;
+            const char *o = memchr(b + i, '"', stop - i);
+            if (o != NULL) { /* a quote opens before the newline */
+                rl = 1;
+                i = (size_t)(o - b) + 1;
+                q = true;
                 continue;
             }
             /* a record of one CR (CRLF) is blank, one of more bytes is not */
-            rl = rl == 0 && ch == '\r' ? -1 : 1;
+            if (stop > i)
+                rl = rl == 0 && stop - i == 1 && b[i] == '\r' ? -1 : 1;
+            i = stop;
+            if (n == NULL)
+                break;
+            i++;
+            sp->nl++;
+            sp->rows += rl > 0; /* as cf_csv reads a blank line: no field bytes */
+            rl = 0;
+            if (sp->rows == want) {
+                sp->scanned = i;
+                sp->quoted = q;
+                sp->rlen = rl;
+                *end = i;
+                return true;
+            }
         }
         sp->scanned = i;
         sp->quoted = q;
@@ -171,8 +192,8 @@ static bool split(splitter *sp, size_t want, size_t *end)
 /* buf[0..end) leaves the splitter (lines counted); the rest moves down. */
 static void take(splitter *sp, size_t end)
 {
-    for (size_t i = 0; i < end; i++)
-        sp->line += sp->buf[i] == '\n';
+    sp->line += sp->nl; /* end is where the scan stands */
+    sp->nl = 0;
     memmove(sp->buf, sp->buf + end, sp->len - end);
     sp->len -= end;
     sp->scanned -= end;
@@ -225,7 +246,7 @@ int cf_csv_import_parallel(cf_importer *im, FILE *in, size_t threads)
         cf_csv_dispose(&r);
         return rc;
     }
-    splitter sp = {in, NULL, 0, 0, 0, start, 1, false, 0, 0, false, 0};
+    splitter sp = {in, NULL, 0, 0, 0, start, 1, false, 0, 0, 0, false, 0};
     cf_csv_cols cc = {NULL, NULL, 0};
     int rc = 0;
     size_t end;
