@@ -681,8 +681,8 @@ CF_API void cf_table_scanner_free(cf_table_scanner *sc); /* NULL is a no-op */
  * create and commit/free.
  *
  * Call order: loader_create loader_append* loader_commit? loader_free
- * (any error but CF_ENOMEM of an append is sticky, and so is every error of
- * commit: only free remains).
+ * (any error of an append is sticky but a CF_ENOMEM before it took a row,
+ * and so is every error of commit: only free remains).
  */
 typedef struct cf_table_loader cf_table_loader;
 

@@ -64,6 +64,7 @@ struct cf_table_loader {
     bool table_empty; /* no store holds a row: no lookups in the table */
     cf_sticky failed; /* the first failure but out of memory, replayed */
     bool committed;
+    bool touched; /* the append failing took some of its rows */
     uint64_t rows, err_row;
     /* buffering: every row so far is in the sorter (and came in order if it
      * has not spilled); streaming: rows go to w until the first one out of
@@ -125,11 +126,11 @@ static cf_status fail_row(cf_table_loader *l, uint64_t row, cf_status st)
     return st;
 }
 
-/* Out of memory leaves the loader usable (the failed call can be retried);
- * any other failure is sticky. */
+/* Out of memory leaves the loader usable (the failed call can be retried)
+ * while nothing of the call's rows was taken; any other failure is sticky. */
 static cf_status stick(cf_table_loader *l, cf_status st, const cf_error *err)
 {
-    return st == CF_ENOMEM ? st : cf_sticky_set(&l->failed, st, err);
+    return st == CF_ENOMEM && !l->touched ? st : cf_sticky_set(&l->failed, st, err);
 }
 
 static cf_status fail(cf_table_loader *l, cf_status st)
@@ -638,6 +639,7 @@ static cf_status append(cf_table_loader *l, const cf_colvec *cols, size_t nrows,
     l->koff[nrows] = l->keys.len;
     CF_CHECK(!l->keys.oom, err, CF_ENOMEM, "loader: out of memory");
     memset(l->eoff, 0, s->ncols * sizeof(*l->eoff));
+    l->touched = true; /* from here rows are taken: a retry would take them twice */
     size_t i = 0;
     cf_status st;
     bool re;
@@ -767,6 +769,7 @@ cf_status cf_table_loader_append(cf_table_loader *l, const cf_colvec *cols, size
     CF_CHECK(!l->committed, err, CF_ESTATE, "loader: append after commit");
     if (nrows == 0)
         return CF_OK;
+    l->touched = false;
     return stick(l, append(l, cols, nrows, err), err);
 }
 
@@ -852,8 +855,9 @@ cf_status cf_table_loader_commit(cf_table_loader *l, cf_error *err)
         ((st = resort_streamed(l, err)) != CF_OK || (st = open_writer(l, err)) != CF_OK ||
          (st = drain_sorted(l, err)) != CF_OK))
         return cf_sticky_set(&l->failed, st, err); /* the runs are partly merged */
+    /* sticky, out of memory too: the streamed rowset is gone with its writer */
     if ((st = finish_stream(l, err)) != CF_OK)
-        return stick(l, fail(l, st), err);
+        return cf_sticky_set(&l->failed, fail(l, st), err);
     /* From here a failure is sticky, out of memory too: copies of the table's
      * rowsets may be among the load's rowsets, and a retry would copy again. */
     if ((st = apply_reinserts(l, err)) != CF_OK ||
