@@ -656,16 +656,18 @@ CF_API void cf_table_scanner_free(cf_table_scanner *sc); /* NULL is a no-op */
 /* ---- bulk loads: many rows, all or nothing ------------------------------------------------
  *
  * A loader adds rows to a table as one commit. Rows that arrive in increasing key
- * order stream straight into a new rowset (memory does not grow with them); from
- * the first row out of order on, rows are held in memory, sorted, and written as
- * one new rowset per opts->memory_bytes of them. These rowset directories are not
+ * order stream straight into a new rowset (memory does not grow with them); rows
+ * out of order are sorted in runs of opts->memory_bytes, spilled to temporary
+ * files in the table directory when they need more, and merged at commit into
+ * one new rowset (docs/ROWSET.md "Bulk loads"). These rowset directories are not
  * named by TABLET until cf_table_loader_commit names them all in one TABLET write
  * (docs/ROWSET.md "Bulk loads"): before that, nothing of the load is visible, and
  * an error, cf_table_loader_free or a crash leaves the table as it was (the
  * directories are removed by free, or by the table's clean-up after a crash).
  *
  * A key the table holds live, or one the load already had, is CF_EINVAL
- * "duplicate key" (the failing row is cf_table_loader_error_row). A key the
+ * "duplicate key" (the failing row is cf_table_loader_error_row; among rows
+ * out of order it may be found only by cf_table_loader_commit). A key the
  * table holds as a deleted row is reinserted where it lives, as cf_table_insert
  * does, within the same commit: such rows are kept aside until
  * cf_table_loader_commit, which adds them as REINSERT deltas to copies of the
@@ -679,13 +681,13 @@ CF_API void cf_table_scanner_free(cf_table_scanner *sc); /* NULL is a no-op */
  * create and commit/free.
  *
  * Call order: loader_create loader_append* loader_commit? loader_free
- * (any error but CF_ENOMEM of an append is sticky, and so is every error of
- * commit: only free remains).
+ * (any error of an append is sticky but a CF_ENOMEM before it took a row,
+ * and so is every error of commit: only free remains).
  */
 typedef struct cf_table_loader cf_table_loader;
 
 #define CF_TABLE_LOADER_OPTIONS_VERSION 1
-/* Default memory for out-of-order rows before they are written as a rowset. */
+/* Default memory for sorting out-of-order rows (records, index, merge buffers). */
 #define CF_TABLE_LOADER_MEMORY_BYTES ((size_t)256 << 20)
 
 typedef struct cf_table_loader_options {

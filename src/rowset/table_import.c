@@ -1,11 +1,18 @@
 /* Bulk loads into a table, all or nothing (rowset.h "bulk loads", docs/ROWSET.md
  * "Bulk loads").
  *
- * Rows in increasing key order stream into one new rowset writer. The first row
- * out of order ends that rowset; from then on rows go to a private MemRowSet
- * (sorted by key), written as a new rowset each time it holds memory_bytes. None
- * of these directories is named by TABLET until commit adds them all with one
- * TABLET write, so a failure at any point before leaves the table as it was.
+ * The first rows are held in an external sort (import_sort.c). When it holds
+ * ORDER_PROBE_BYTES (or memory_bytes, if less) of rows that all came in
+ * increasing key order, they start one new rowset writer and the rows after them stream into
+ * it; the first row out of order ends that rowset. Otherwise, and after such a
+ * row, rows are sorted in runs of memory_bytes, spilled to a scratch directory
+ * (a rowset directory the load reserves and never names), and merged at commit
+ * into one new rowset: the load's rowsets do not overlap (a streamed one that
+ * the rows sorted after it overlap is read back into the sort, unless it holds
+ * more rows than they do). None of these directories is named by
+ * TABLET until commit adds them all with one TABLET write, so a failure at any
+ * point before leaves the table as it was (free removes them, the table's
+ * clean-up after a crash).
  *
  * Keys: a table keeps every key in one store, and a load keeps that rule without
  * touching any existing store: each row's key is looked up in the table (the
@@ -31,10 +38,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "import_sort.h"
 #include "memrowset.h"
 
 #include "util/alloc.h"
 #include "util/error.h"
+
+/* Rows in key order up to this many bytes in the sorter start streaming (a
+ * sorted input needs no more memory than that); rows out of order before it
+ * are sorted in runs of the whole budget. */
+#define ORDER_PROBE_BYTES ((size_t)8 << 20)
 
 /* A row that reinserts a key the table holds as a deleted row. */
 typedef struct re_row {
@@ -51,16 +64,25 @@ struct cf_table_loader {
     bool table_empty; /* no store holds a row: no lookups in the table */
     cf_sticky failed; /* the first failure but out of memory, replayed */
     bool committed;
+    bool touched; /* the append failing took some of its rows */
     uint64_t rows, err_row;
-    /* streaming, until the first row out of order */
-    bool streaming;
+    /* buffering: every row so far is in the sorter (and came in order if it
+     * has not spilled); streaming: rows go to w until the first one out of
+     * order; neither: rows go to the sorter */
+    bool buffering, streaming;
     cf_rowset_writer *w; /* internal (cf_rowset_writer_create_in): the table holds the lock */
     cf_rs_manifest wm;
     char *w_name, *w_path;
     cf_buf prev; /* last key streamed */
     bool have_prev;
-    /* buffered rows */
-    cf_mrs *mrs;
+    /* rows sorted in runs; scratch: the directory its runs spill to */
+    cf_rs_sorter *so;
+    char *scratch_name, *scratch_path;
+    /* the rowset streamed before a row out of order (SIZE_MAX: none), and the
+     * key range and count of the rows sorted after it */
+    size_t streamed;
+    cf_buf lo, hi;
+    uint64_t sorted_rows;
     /* rowsets written, not yet committed; replaces[i]: the table rowset that
      * rowset i is a copy of (SIZE_MAX: a new one) */
     char **names;
@@ -104,11 +126,11 @@ static cf_status fail_row(cf_table_loader *l, uint64_t row, cf_status st)
     return st;
 }
 
-/* Out of memory leaves the loader usable (the failed call can be retried);
- * any other failure is sticky. */
+/* Out of memory leaves the loader usable (the failed call can be retried)
+ * while nothing of the call's rows was taken; any other failure is sticky. */
 static cf_status stick(cf_table_loader *l, cf_status st, const cf_error *err)
 {
-    return st == CF_ENOMEM ? st : cf_sticky_set(&l->failed, st, err);
+    return st == CF_ENOMEM && !l->touched ? st : cf_sticky_set(&l->failed, st, err);
 }
 
 static cf_status fail(cf_table_loader *l, cf_status st)
@@ -145,7 +167,10 @@ cf_status cf_table_loader_create(cf_table_loader **out, cf_table *t,
     l->s = s;
     l->ts = ts;
     l->memory_bytes = opts->memory_bytes ? opts->memory_bytes : CF_TABLE_LOADER_MEMORY_BYTES;
-    l->streaming = true;
+    l->buffering = true;
+    l->streamed = SIZE_MAX;
+    cf_buf_init(&l->lo);
+    cf_buf_init(&l->hi);
     l->err_row = UINT64_MAX;
     cf_rs_manifest_init(&l->wm);
     cf_buf_init(&l->prev);
@@ -179,6 +204,8 @@ cf_status cf_table_loader_create(cf_table_loader **out, cf_table *t,
         cf_buf_init(&l->slice_enn[c]);
     }
     cf_status st = cf_rcl_builder_create(&l->rcl, err);
+    if (st == CF_OK)
+        st = cf_rs_sorter_create(&l->so, s, l->memory_bytes, err);
     if (st != CF_OK) {
         cf_table_loader_free(l);
         return st;
@@ -257,23 +284,82 @@ static cf_status finish_stream(cf_table_loader *l, cf_error *err)
     return st;
 }
 
-/* Write the buffered rows as a rowset. */
-static cf_status flush_chunk(cf_table_loader *l, cf_error *err)
+/* The scratch directory sorted runs spill to: a rowset directory no TABLET
+ * names, so free, or the table's clean-up after a crash, removes it. */
+static cf_status spill(cf_table_loader *l, cf_error *err)
 {
-    if (l->mrs == NULL || cf_mrs_rows(l->mrs) == 0)
-        return CF_OK;
-    char *name, *path;
-    CF_TRY(cf_table_reserve_rowset(l->t, &name, &path, err));
-    cf_status st = cf_mrs_flush(l->mrs, path, cf_table_file_mode(l->t), err);
-    if (st != CF_OK) {
-        cf_table_discard_rowset(l->t, name);
-        cf_free(name);
-    } else {
-        st = add_rowset(l, name, path, SIZE_MAX, err);
-        cf_mrs_clear(l->mrs);
+    if (l->scratch_path == NULL) {
+        cf_status st = cf_table_reserve_rowset(l->t, &l->scratch_name, &l->scratch_path, err);
+        if (st != CF_OK)
+            return fail(l, st);
     }
-    cf_free(path);
-    return st;
+    uint64_t row = UINT64_MAX;
+    return fail_row(l, row, cf_rs_sorter_spill(l->so, l->scratch_path, &row, err));
+}
+
+static cf_status spill_cb(void *ctx, cf_error *err)
+{
+    return spill(ctx, err);
+}
+
+/* The key range of the rows sorted after a streamed rowset. */
+static cf_status note_range(cf_table_loader *l, const uint8_t *k, size_t kl, cf_error *err)
+{
+    bool first = l->sorted_rows++ == 0;
+    if (first || cf_rs_bytes_cmp(k, kl, l->lo.data, l->lo.len) < 0) {
+        cf_buf_clear(&l->lo);
+        cf_buf_append(&l->lo, k, kl);
+    }
+    if (first || cf_rs_bytes_cmp(k, kl, l->hi.data, l->hi.len) > 0) {
+        cf_buf_clear(&l->hi);
+        cf_buf_append(&l->hi, k, kl);
+    }
+    CF_CHECK(!l->lo.oom && !l->hi.oom, err, fail(l, CF_ENOMEM), "loader: out of memory");
+    return CF_OK;
+}
+
+/* A streamed rowset that the rows sorted after it overlap goes back into the
+ * sort (its rows are in order and were checked against every later key), so
+ * the load's rowsets do not overlap; unless it holds more rows than they do
+ * (then reading it again would cost more than the overlap: it stays). */
+static cf_status resort_streamed(cf_table_loader *l, cf_error *err)
+{
+    size_t i = l->streamed;
+    if (i == SIZE_MAX || l->sorted_rows == 0)
+        return CF_OK;
+    cf_rowset_info info;
+    cf_rowset_get_info(l->rs[i], &info);
+    if (info.rows > l->sorted_rows ||
+        cf_rs_bytes_cmp(info.max_key.data, info.max_key.len, l->lo.data, l->lo.len) < 0 ||
+        cf_rs_bytes_cmp(l->hi.data, l->hi.len, info.min_key.data, info.min_key.len) < 0)
+        return CF_OK;
+    /* numbered as the load's first row: no duplicate can name them */
+    cf_status st = cf_rs_sorter_add_rowset(l->so, l->rs[i], 0, spill_cb, l, err);
+    if (st != CF_OK)
+        return fail(l, st);
+    cf_rowset_free(l->rs[i]);
+    cf_table_discard_rowset(l->t, l->names[i]);
+    cf_free(l->names[i]);
+    memmove(l->names + i, l->names + i + 1, (l->n - i - 1) * sizeof(*l->names));
+    memmove(l->rs + i, l->rs + i + 1, (l->n - i - 1) * sizeof(*l->rs));
+    memmove(l->replaces + i, l->replaces + i + 1, (l->n - i - 1) * sizeof(*l->replaces));
+    l->n--;
+    l->streamed = SIZE_MAX;
+    return CF_OK;
+}
+
+/* Every row the sorter holds or spilled, in key order, into the stream writer. */
+static cf_status drain_sorted(cf_table_loader *l, cf_error *err)
+{
+    uint64_t row = UINT64_MAX;
+    cf_status st = cf_rs_sorter_drain(l->so, l->scratch_path, l->w, &row, err);
+    if (st == CF_OK && l->scratch_name != NULL) {
+        cf_table_discard_rowset(l->t, l->scratch_name);
+        cf_free(l->scratch_name);
+        cf_free(l->scratch_path);
+        l->scratch_name = l->scratch_path = NULL;
+    }
+    return fail_row(l, row, st);
 }
 
 /* ---- keys -------------------------------------------------------------------------------- */
@@ -310,9 +396,6 @@ static cf_status check_key(cf_table_loader *l, const uint8_t *k, size_t kl, uint
                            size_t *store, cf_error *err)
 {
     *re = false;
-    if (l->mrs != NULL && cf_mrs_find(l->mrs, k, kl) != NULL)
-        CF_FAIL(err, fail_row(l, row, CF_EINVAL),
-                "row %" PRIu64 ": duplicate key (repeated in the load)", row);
     if (re_find(l, k, kl) != SIZE_MAX)
         CF_FAIL(err, fail_row(l, row, CF_EINVAL),
                 "row %" PRIu64 ": duplicate key (repeated in the load)", row);
@@ -464,15 +547,11 @@ static const uint8_t *shift_bits(cf_buf *b, const uint8_t *bm, size_t first, siz
     return p;
 }
 
-/* Stream rows [a, b) of the batch (eoff: row b's first elements, seoff: row
- * a's) into the load's rowset writer, created at the first of them. */
-static cf_status stream_rows(cf_table_loader *l, const cf_colvec *cols, size_t a, size_t b,
-                             cf_error *err)
+/* The load's rowset writer for rows in key order (a new rowset directory). */
+static cf_status open_writer(cf_table_loader *l, cf_error *err)
 {
     const cf_schema *s = l->s;
     cf_status st;
-    if (b <= a)
-        return CF_OK;
     if (l->w == NULL) {
         if ((st = cf_table_reserve_rowset(l->t, &l->w_name, &l->w_path, err)) != CF_OK)
             return fail(l, st);
@@ -488,6 +567,19 @@ static cf_status stream_rows(cf_table_loader *l, const cf_colvec *cols, size_t a
         if ((st = cf_rowset_writer_create_in(&l->w, l->w_path, s, &wo, &l->wm, err)) != CF_OK)
             return fail(l, st);
     }
+    return CF_OK;
+}
+
+/* Stream rows [a, b) of the batch (eoff: row b's first elements, seoff: row
+ * a's) into the load's rowset writer, created at the first of them. */
+static cf_status stream_rows(cf_table_loader *l, const cf_colvec *cols, size_t a, size_t b,
+                             cf_error *err)
+{
+    const cf_schema *s = l->s;
+    cf_status st;
+    if (b <= a)
+        return CF_OK;
+    CF_TRY(open_writer(l, err));
     const cf_colvec *v = cols;
     if (a > 0) {
         /* the rows after a reinsert: the columns from row a on */
@@ -547,18 +639,56 @@ static cf_status append(cf_table_loader *l, const cf_colvec *cols, size_t nrows,
     l->koff[nrows] = l->keys.len;
     CF_CHECK(!l->keys.oom, err, CF_ENOMEM, "loader: out of memory");
     memset(l->eoff, 0, s->ncols * sizeof(*l->eoff));
+    l->touched = true; /* from here rows are taken: a retry would take them twice */
     size_t i = 0;
     cf_status st;
     bool re;
     size_t store;
+    if (l->buffering) {
+        /* Into the sorter until it fills: then the rows stream on when they
+         * all came in order, else they are a run. */
+        for (; i < nrows; i++) {
+            const uint8_t *key = l->keys.data + l->koff[i];
+            size_t kl = l->koff[i + 1] - l->koff[i];
+            if (!l->table_empty) {
+                key_values(l, cols, i);
+                CF_TRY(check_key(l, key, kl, row0 + i, &re, &store, err));
+                if (re) {
+                    CF_TRY(add_reinsert(l, cols, i, key, kl, row0 + i, store, err));
+                    continue;
+                }
+            }
+            if ((st = cf_rs_sorter_add(l->so, key, kl, cols, i, l->eoff, row0 + i, err)) != CF_OK)
+                return fail_row(l, row0 + i, st);
+            cf_slice last;
+            bool ordered = cf_rs_sorter_in_order(l->so, &last);
+            if (!cf_rs_sorter_full(l->so) &&
+                !(ordered && cf_rs_sorter_bytes(l->so) >= ORDER_PROBE_BYTES))
+                continue;
+            l->buffering = false;
+            if (ordered) {
+                cf_buf_clear(&l->prev);
+                cf_buf_append(&l->prev, last.data, last.len);
+                CF_CHECK(!l->prev.oom, err, fail(l, CF_ENOMEM), "loader: out of memory");
+                l->have_prev = true;
+                CF_TRY(open_writer(l, err));
+                CF_TRY(drain_sorted(l, err));
+                l->streaming = true;
+            } else {
+                CF_TRY(spill(l, err));
+            }
+            i++;
+            break;
+        }
+    }
     if (l->streaming) {
         /* The rows in order after the last one streamed; reinserts are kept
          * aside, and the rows between them streamed in segments. */
         const uint8_t *pk = l->prev.data;
         size_t pl = l->prev.len;
         bool have = l->have_prev, streamed = false;
-        size_t k = 0, seg = 0;
-        memset(l->seoff, 0, s->ncols * sizeof(*l->seoff));
+        size_t k = i, seg = i;
+        memcpy(l->seoff, l->eoff, s->ncols * sizeof(*l->seoff));
         for (; k < nrows; k++) {
             const uint8_t *key = l->keys.data + l->koff[k];
             size_t kl = l->koff[k + 1] - l->koff[k];
@@ -600,27 +730,33 @@ static cf_status append(cf_table_loader *l, const cf_colvec *cols, size_t nrows,
         }
         /* Row k is out of order: the streamed rows become a rowset of their own
          * (eoff is at row k's first elements). */
+        size_t had = l->n;
         if ((st = finish_stream(l, err)) != CF_OK)
             return fail(l, st);
         l->streaming = false;
-        if ((st = cf_mrs_create(&l->mrs, s, err)) != CF_OK)
-            return fail(l, st);
+        l->streamed = l->n > had ? l->n - 1 : SIZE_MAX;
         i = k;
     }
+    /* Sorted runs. Keys are checked against the table and the streamed rowset
+     * here; among the load's own rows, by the sort. */
+    bool check = !l->table_empty || l->n > 0;
     for (; i < nrows; i++) {
         const uint8_t *key = l->keys.data + l->koff[i];
         size_t kl = l->koff[i + 1] - l->koff[i];
-        key_values(l, cols, i);
-        CF_TRY(check_key(l, key, kl, row0 + i, &re, &store, err));
-        if (re) {
-            CF_TRY(add_reinsert(l, cols, i, key, kl, row0 + i, store, err));
-            continue;
+        if (check) {
+            key_values(l, cols, i);
+            CF_TRY(check_key(l, key, kl, row0 + i, &re, &store, err));
+            if (re) {
+                CF_TRY(add_reinsert(l, cols, i, key, kl, row0 + i, store, err));
+                continue;
+            }
         }
-        if ((st = row_values(l, cols, i, err)) != CF_OK ||
-            (st = cf_mrs_insert(l->mrs, key, kl, l->vals, l->ts, err)) != CF_OK)
+        if ((st = cf_rs_sorter_add(l->so, key, kl, cols, i, l->eoff, row0 + i, err)) != CF_OK)
             return fail_row(l, row0 + i, st);
-        if (cf_mrs_bytes(l->mrs) >= l->memory_bytes && (st = flush_chunk(l, err)) != CF_OK)
-            return fail(l, st);
+        if (l->streamed != SIZE_MAX)
+            CF_TRY(note_range(l, key, kl, err));
+        if (cf_rs_sorter_full(l->so))
+            CF_TRY(spill(l, err));
     }
     l->rows += nrows;
     return CF_OK;
@@ -633,6 +769,7 @@ cf_status cf_table_loader_append(cf_table_loader *l, const cf_colvec *cols, size
     CF_CHECK(!l->committed, err, CF_ESTATE, "loader: append after commit");
     if (nrows == 0)
         return CF_OK;
+    l->touched = false;
     return stick(l, append(l, cols, nrows, err), err);
 }
 
@@ -713,9 +850,14 @@ cf_status cf_table_loader_commit(cf_table_loader *l, cf_error *err)
 {
     CF_TRY(cf_sticky_replay(&l->failed, "loader", err));
     CF_CHECK(!l->committed, err, CF_ESTATE, "loader: committed already");
-    cf_status st;
-    if ((st = finish_stream(l, err)) != CF_OK || (st = flush_chunk(l, err)) != CF_OK)
-        return stick(l, fail(l, st), err);
+    cf_status st = CF_OK;
+    if (!l->streaming && (cf_rs_sorter_rows(l->so) > 0 || cf_rs_sorter_runs(l->so) > 0) &&
+        ((st = resort_streamed(l, err)) != CF_OK || (st = open_writer(l, err)) != CF_OK ||
+         (st = drain_sorted(l, err)) != CF_OK))
+        return cf_sticky_set(&l->failed, st, err); /* the runs are partly merged */
+    /* sticky, out of memory too: the streamed rowset is gone with its writer */
+    if ((st = finish_stream(l, err)) != CF_OK)
+        return cf_sticky_set(&l->failed, fail(l, st), err);
     /* From here a failure is sticky, out of memory too: copies of the table's
      * rowsets may be among the load's rowsets, and a retry would copy again. */
     if ((st = apply_reinserts(l, err)) != CF_OK ||
@@ -760,7 +902,13 @@ void cf_table_loader_free(cf_table_loader *l)
     cf_free(l->slice_enn);
     cf_free(l->slice);
     cf_free(l->seoff);
-    cf_mrs_free(l->mrs);
+    cf_rs_sorter_free(l->so);
+    cf_buf_dispose(&l->lo);
+    cf_buf_dispose(&l->hi);
+    if (l->scratch_name != NULL)
+        cf_table_discard_rowset(l->t, l->scratch_name);
+    cf_free(l->scratch_name);
+    cf_free(l->scratch_path);
     cf_rs_manifest_dispose(&l->wm);
     cf_buf_dispose(&l->prev);
     cf_buf_dispose(&l->keys);

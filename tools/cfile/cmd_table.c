@@ -23,7 +23,8 @@
 const char cf_cmd_table_usage[] =
     "usage: cfile table create DIR --schema SCHEMA [--json] [--lock-timeout MS]\n"
     "       cfile table import DIR [--schema SCHEMA] [--ts TS] [--format csv|jsonl]\n"
-    "                              [--json] [--lock-timeout MS] FILE\n"
+    "                              [--memory-budget SIZE] [--threads N|auto] [--json]\n"
+    "                              [--lock-timeout MS] FILE\n"
     "       cfile table scan DIR [--json | --format text|csv|jsonl] [--columns a,b]\n"
     "                            [--where \"COL OP VALUE [AND ...]\"] [--as-of TS] [--stats]\n"
     "                            [--limit N] [--threads N|auto] [--raw-values]\n"
@@ -57,8 +58,10 @@ const char cf_cmd_table_usage[] =
     "  string; BINARY as hex, array cells as JSON arrays) or, for *.jsonl/*.json or\n"
     "  --format jsonl, one {\"column\": value} object per line (as `scan --json`\n"
     "  prints them); columns left out are NULL. All rows or none: they are written as\n"
-    "  new rowsets (sorted in memory when not in key order) committed at one\n"
-    "  timestamp TS (default: the next one) by one TABLET write. A key the table\n"
+    "  new rowsets committed at one timestamp TS (default: the next one) by one\n"
+    "  TABLET write. Rows not in key order are sorted in runs of --memory-budget\n"
+    "  SIZE (default 256M; K, M, G suffixes), spilled to temporary files in DIR\n"
+    "  when they need more, and merged into one rowset. A key the table\n"
     "  holds, or a repeated one, is an error naming the line; so is a bad value, with\n"
     "  its column. A key the table holds as a deleted row is reinserted (as `insert`\n"
     "  does), in the same commit: older snapshots still see it deleted.\n"
@@ -98,6 +101,8 @@ const char cf_cmd_table_usage[] =
     "--limit N (scan) prints at most the first N matching rows.\n"
     "--threads N|auto (scan): threads that read the columns (default auto: one per\n"
     "  CPU, at most 64; 1 = this thread only). Output is the same for every N.\n"
+    "  (import): threads that parse CSV from a regular file (auto: one per CPU, at\n"
+    "  most 16); the table, messages and exit code are the same for every N.\n"
     "--json on insert/update/delete prints {\"op\", \"rows\", \"ts\"}; on compact\n"
     "  {\"op\", \"table\", \"rows\", \"undo_deltas\", \"redo_deltas\", \"generation\"};\n"
     "  on create {\"op\", \"table\", \"schema\"}; on import {\"op\", \"table\", \"rows\"};\n"
@@ -145,7 +150,8 @@ enum {
     O_LIMIT,
     O_SVG,
     O_THREADS,
-    O_RAW_VALUES
+    O_RAW_VALUES,
+    O_MEMORY
 };
 
 static const struct option opts[] = {{"schema", required_argument, NULL, O_SCHEMA},
@@ -165,6 +171,7 @@ static const struct option opts[] = {{"schema", required_argument, NULL, O_SCHEM
                                      {"svg", required_argument, NULL, O_SVG},
                                      {"threads", required_argument, NULL, O_THREADS},
                                      {"raw-values", no_argument, NULL, O_RAW_VALUES},
+                                     {"memory-budget", required_argument, NULL, O_MEMORY},
                                      {"help", no_argument, NULL, 'h'},
                                      {NULL, 0, NULL, 0}};
 
@@ -239,6 +246,12 @@ static int parse_args(cf_cli *c, int argc, char **argv, cf_table_args *t)
             t->lock_ms = (uint32_t)ms;
             break;
         }
+        case O_MEMORY:
+            if (cf_cli_parse_memory(optarg, &t->memory) != 0)
+                return cf_cli_usage(
+                    c, "--memory-budget: expected a size of at least 64K (K, M, G), got '%s'",
+                    optarg);
+            break;
         case 'h': return -2;
         default: return cf_cli_bad_option(c, argv);
         }
@@ -261,7 +274,8 @@ static const struct {
     unsigned allowed;
 } sub_opts[] = {
     {"create", OPT_BIT(O_SCHEMA) | OPT_BIT(O_JSON) | WRITER},
-    {"import", OPT_BIT(O_SCHEMA) | OPT_BIT(O_TS) | OPT_BIT(O_FORMAT) | OPT_BIT(O_JSON) | WRITER},
+    {"import", OPT_BIT(O_SCHEMA) | OPT_BIT(O_TS) | OPT_BIT(O_FORMAT) | OPT_BIT(O_JSON) |
+                   OPT_BIT(O_MEMORY) | OPT_BIT(O_THREADS) | WRITER},
     {"flush", OPT_BIT(O_JSON) | WRITER},
     {"scan", OPT_BIT(O_JSON) | OPT_BIT(O_COLUMNS) | OPT_BIT(O_WHERE) | OPT_BIT(O_ASOF) |
                  OPT_BIT(O_STATS) | OPT_BIT(O_FORMAT) | OPT_BIT(O_LIMIT) | OPT_BIT(O_THREADS) |
@@ -311,7 +325,7 @@ static int run_sub(cf_cli *c, const char *sub, cf_table_args *tp)
         if (t.npos != 1)
             return cf_cli_usage(c, "import needs one input file (CSV or JSON lines; - for stdin)");
         return cf_cmd_table_import(c, dir, t.pos[0], t.schema, t.format, t.has_ts, t.ts, t.lock_ms,
-                                   t.json);
+                                   t.memory, t.threads, t.json);
     }
     if (strcmp(sub, "scan") == 0)
         return cf_cmd_table_scan(c, dir, &t);

@@ -2,6 +2,7 @@
  * loader (rowset.h "bulk loads"): all rows or none. */
 #include "cli.h"
 #include "csv.h"
+#include "import_rows.h"
 #include "table_args.h"
 #include "values.h"
 
@@ -21,38 +22,40 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BATCH 8192
+static void line_map_note(cf_line_map *m, uint64_t row, uint64_t line)
+{
+    if (m->n > 0 && line - row == m->at[m->n - 1][1] - m->at[m->n - 1][0])
+        return;
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64;
+        uint64_t(*p)[2] = realloc(m->at, cap * sizeof(*p));
+        if (p == NULL) {
+            m->oom = true;
+            return;
+        }
+        m->at = p;
+        m->cap = cap;
+    }
+    m->at[m->n][0] = row;
+    m->at[m->n][1] = line;
+    m->n++;
+}
 
-typedef struct icol {
-    const cf_column *c;
-    size_t w;
-    uint8_t *vals;    /* BATCH slots */
-    uint8_t *nn;      /* BATCH bits */
-    uint32_t *counts; /* arrays: elements per row */
-    uint8_t *elems;   /* arrays: flattened elements */
-    uint8_t *enn;
-    size_t ne, ecap;
-    uint32_t *offs; /* arrays into Parquet: BATCH + 1 element offsets */
-} icol;
-
-typedef struct importer {
-    cf_cli *c;
-    const char *file;
-    const cf_schema *s;
-    size_t nc;
-    icol *ic;
-    cf_colvec *cv;
-    uint64_t *lines;    /* input line of each row of the batch */
-    size_t r;           /* rows in the batch */
-    cf_cli_arena arena; /* binary values of the batch */
-    cf_table_loader *ld;
-#if CF_HAVE_PARQUET
-    cf_parquet_writer *pw; /* instead of ld: rows into a Parquet file */
-#endif
-    void (*progress)(void *ctx, uint64_t rows);
-    void *progress_ctx;
-    uint64_t total;
-} importer;
+/* The line of row `row` (0: unknown). */
+static uint64_t line_map_get(const cf_line_map *m, uint64_t row)
+{
+    if (m->oom || m->n == 0 || row < m->at[0][0])
+        return 0;
+    size_t lo = 0, hi = m->n; /* the last entry at or before row */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->at[mid][0] <= row)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return row - m->at[lo][0] + m->at[lo][1];
+}
 
 static double now_s(void)
 {
@@ -70,7 +73,7 @@ static void set_bit(uint8_t *bm, size_t i, bool on)
 }
 
 /* Value v (a value form, null included) into row im->r of column x; -1 with msg. */
-static int put_value(importer *im, icol *x, const cf_json *v, char *msg, size_t cap)
+static int put_value(cf_importer *im, cf_import_col *x, const cf_json *v, char *msg, size_t cap)
 {
     size_t r = im->r;
     if (v->kind == CF_JSON_NULL) {
@@ -134,12 +137,12 @@ static const char *strip_row(const char *m)
 
 #if CF_HAVE_PARQUET
 /* The batch into the Parquet writer (cf_cli_rows_to_parquet) instead of a table. */
-static int append_parquet(importer *im)
+static int append_parquet(cf_importer *im)
 {
     cf_error e;
     cf_batch b[CF_SCHEMA_MAX_COLUMNS];
     for (size_t i = 0; i < im->nc; i++) {
-        icol *x = &im->ic[i];
+        cf_import_col *x = &im->ic[i];
         memset(&b[i], 0, sizeof(b[i]));
         b[i].count = im->r;
         b[i].nonnull = x->nn;
@@ -169,25 +172,29 @@ static int append_parquet(importer *im)
 }
 #endif
 
+/* A failure of the loader, naming the input line of the row it is about. */
+static int loader_fail(cf_importer *im, cf_status st, const cf_error *e)
+{
+    uint64_t row = cf_table_loader_error_row(im->ld);
+    uint64_t line = row != UINT64_MAX ? line_map_get(im->map, row) : 0;
+    if (line == 0)
+        return cf_cli_lib_fail(im->c, im->file, st, e);
+    int rc = cf_cli_fail(im->c, "%s: line %" PRIu64 ": %s", im->file, line, strip_row(e->msg));
+    return st == CF_ENOTSUP ? CF_EXIT_NOTSUP : rc;
+}
+
 /* The batch into the table loader. */
-static int append_table(importer *im)
+static int append_table(cf_importer *im)
 {
     cf_error e;
     uint64_t before = cf_table_loader_rows(im->ld);
+    for (size_t i = 0; i < im->r; i++)
+        line_map_note(im->map, before + i, im->lines[i]);
     cf_status st = cf_table_loader_append(im->ld, im->cv, im->r, &e);
-    if (st != CF_OK) {
-        uint64_t row = cf_table_loader_error_row(im->ld);
-        if (row != UINT64_MAX && row >= before && row - before < im->r) {
-            int rc = cf_cli_fail(im->c, "%s: line %" PRIu64 ": %s", im->file,
-                                 im->lines[row - before], strip_row(e.msg));
-            return st == CF_ENOTSUP ? CF_EXIT_NOTSUP : rc;
-        }
-        return cf_cli_lib_fail(im->c, im->file, st, &e);
-    }
-    return 0;
+    return st != CF_OK ? loader_fail(im, st, &e) : 0;
 }
 
-static int flush_batch(importer *im)
+int cf_import_flush(cf_importer *im)
 {
     if (im->r == 0)
         return 0;
@@ -213,96 +220,123 @@ static int flush_batch(importer *im)
 
 /* ---- CSV ---------------------------------------------------------------------------------- */
 
-static int read_csv(importer *im, FILE *in)
+void cf_csv_cols_free(cf_csv_cols *cc)
+{
+    free(cc->map);
+    free(cc->seen);
+    cc->map = NULL;
+    cc->seen = NULL;
+}
+
+int cf_csv_header(cf_importer *im, cf_csv *r, cf_csv_cols *cc)
 {
     cf_cli *c = im->c;
-    cf_csv r;
-    cf_csv_init_file(&r, in, im->file);
     const cf_csv_field *f;
     size_t n;
-    int rc = 0, got;
-    char msg[300];
-    size_t *map = calloc(im->nc + 1, sizeof(*map)); /* field -> column */
-    bool *seen = calloc(im->nc + 1, sizeof(*seen));
-    size_t nf = 0;
-    if (map == NULL || seen == NULL) {
-        rc = cf_cli_fail(c, "out of memory");
-        goto out;
-    }
-    got = cf_csv_next(&r, &f, &n);
-    if (got == 0) {
-        rc = cf_cli_fail(c, "%s: no header row", im->file);
-        goto out;
-    }
+    cc->map = calloc(im->nc + 1, sizeof(*cc->map)); /* field -> column */
+    cc->seen = calloc(im->nc + 1, sizeof(*cc->seen));
+    cc->nf = 0;
+    if (cc->map == NULL || cc->seen == NULL)
+        return cf_cli_fail(c, "out of memory");
+    int got = cf_csv_next(r, &f, &n);
+    if (got == 0)
+        return cf_cli_fail(c, "%s: no header row", im->file);
     if (got < 0)
-        goto bad;
+        return cf_cli_fail(c, "%s", r->msg);
+    size_t *map = realloc(cc->map, (n + 1) * sizeof(*map));
+    if (map == NULL)
+        return cf_cli_fail(c, "out of memory");
+    cc->map = map;
     for (size_t i = 0; i < n; i++) {
         int k = cf_schema_find(im->s, f[i].data);
-        if (k < 0 || strlen(f[i].data) != f[i].len) {
-            rc = cf_cli_fail(c,
-                             "%s: line %" PRIu64 ", column %" PRIu64
-                             ": the header names '%.100s', which the schema lacks",
-                             im->file, f[i].line, f[i].col, f[i].data);
-            goto out;
-        }
-        if (seen[k]) {
-            rc = cf_cli_fail(
+        if (k < 0 || strlen(f[i].data) != f[i].len)
+            return cf_cli_fail(c,
+                               "%s: line %" PRIu64 ", column %" PRIu64
+                               ": the header names '%.100s', which the schema lacks",
+                               im->file, f[i].line, f[i].col, f[i].data);
+        if (cc->seen[k])
+            return cf_cli_fail(
                 c, "%s: line %" PRIu64 ", column %" PRIu64 ": the header names '%s' twice",
                 im->file, f[i].line, f[i].col, f[i].data);
-            goto out;
-        }
-        seen[k] = true;
+        cc->seen[k] = true;
         map[i] = (size_t)k;
     }
-    nf = n;
+    cc->nf = n;
     for (size_t k = 0; k < im->nc; k++)
-        if (!seen[k] && !im->ic[k].c->nullable) {
-            rc = cf_cli_fail(c, "%s: the header lacks column '%s', which cannot be NULL", im->file,
-                             im->ic[k].c->name);
-            goto out;
+        if (!cc->seen[k] && !im->ic[k].c->nullable)
+            return cf_cli_fail(c, "%s: the header lacks column '%s', which cannot be NULL",
+                               im->file, im->ic[k].c->name);
+    return 0;
+}
+
+int cf_csv_row(cf_importer *im, const cf_csv_cols *cc, const cf_csv_field *f, size_t n, char *msg,
+               size_t cap)
+{
+    char m[300];
+    if (n != cc->nf)
+        return snprintf(msg, cap, "%s: line %" PRIu64 ": %zu fields, the header has %zu", im->file,
+                        f[0].line, n, cc->nf),
+               -1;
+    for (size_t k = 0; k < im->nc; k++)
+        if (!cc->seen[k]) {
+            cf_json null = {CF_JSON_NULL, NULL, 0, 0, NULL, NULL};
+            put_value(im, &im->ic[k], &null, m, sizeof(m));
         }
-    while ((got = cf_csv_next(&r, &f, &n)) > 0) {
+    for (size_t i = 0; i < n; i++) {
+        cf_import_col *x = &im->ic[cc->map[i]];
+        cf_json v;
+        if (cf_csv_json(&f[i], x->c->type, x->c->is_array, x->c->nullable, &v, &im->arena, m,
+                        sizeof(m)) != 0 ||
+            put_value(im, x, &v, m, sizeof(m)) != 0)
+            return snprintf(msg, cap, "%s: line %" PRIu64 ", column %" PRIu64 " ('%s'): %s",
+                            im->file, f[i].line, f[i].col, x->c->name, m),
+                   -1;
+    }
+    im->lines[im->r++] = f[0].line;
+    return 0;
+}
+
+int cf_csv_rows(cf_importer *im, cf_csv *r, const cf_csv_cols *cc)
+{
+    const cf_csv_field *f;
+    size_t n;
+    int got, rc;
+    char *msg = malloc(CF_CSV_MSG_CAP);
+    if (msg == NULL)
+        return cf_cli_fail(im->c, "out of memory");
+    while ((got = cf_csv_next(r, &f, &n)) > 0) {
         if (n == 1 && f[0].len == 0 && !f[0].quoted)
             continue; /* a blank line */
-        if (n != nf) {
-            rc = cf_cli_fail(c, "%s: line %" PRIu64 ": %zu fields, the header has %zu", im->file,
-                             f[0].line, n, nf);
-            goto out;
+        if (cf_csv_row(im, cc, f, n, msg, CF_CSV_MSG_CAP) != 0) {
+            rc = cf_cli_fail(im->c, "%s", msg);
+            free(msg);
+            return rc;
         }
-        for (size_t k = 0; k < im->nc; k++)
-            if (!seen[k]) {
-                cf_json null = {CF_JSON_NULL, NULL, 0, 0, NULL, NULL};
-                put_value(im, &im->ic[k], &null, msg, sizeof(msg));
-            }
-        for (size_t i = 0; i < n; i++) {
-            icol *x = &im->ic[map[i]];
-            cf_json v;
-            if (cf_csv_json(&f[i], x->c->type, x->c->is_array, x->c->nullable, &v, &im->arena, msg,
-                            sizeof(msg)) != 0 ||
-                put_value(im, x, &v, msg, sizeof(msg)) != 0) {
-                rc = cf_cli_fail(c, "%s: line %" PRIu64 ", column %" PRIu64 " ('%s'): %s", im->file,
-                                 f[i].line, f[i].col, x->c->name, msg);
-                goto out;
-            }
+        if (im->r == CF_IMPORT_BATCH && (rc = cf_import_flush(im)) != 0) {
+            free(msg);
+            return rc;
         }
-        im->lines[im->r++] = f[0].line;
-        if (im->r == BATCH && (rc = flush_batch(im)) != 0)
-            goto out;
     }
-    if (got == 0)
-        goto out;
-bad:
-    rc = cf_cli_fail(c, "%s", r.msg);
-out:
-    free(map);
-    free(seen);
+    free(msg);
+    return got == 0 ? 0 : cf_cli_fail(im->c, "%s", r->msg);
+}
+
+static int read_csv(cf_importer *im, FILE *in)
+{
+    cf_csv r;
+    cf_csv_init_file(&r, in, im->file);
+    cf_csv_cols cc = {NULL, NULL, 0};
+    int rc = cf_csv_header(im, &r, &cc);
+    if (rc == 0)
+        rc = cf_csv_rows(im, &r, &cc);
+    cf_csv_cols_free(&cc);
     cf_csv_dispose(&r);
     return rc;
 }
 
 /* ---- JSON lines: {"col": value, ...} as `table scan --json` prints -------------------------- */
 
-static int read_jsonl(importer *im, FILE *in)
+static int read_jsonl(cf_importer *im, FILE *in)
 {
     cf_cli *c = im->c;
     char *line = NULL, msg[300];
@@ -365,7 +399,7 @@ static int read_jsonl(importer *im, FILE *in)
         if (rc != 0)
             break;
         im->lines[im->r++] = lineno;
-        if (im->r == BATCH && (rc = flush_batch(im)) != 0)
+        if (im->r == CF_IMPORT_BATCH && (rc = cf_import_flush(im)) != 0)
             break;
     }
     if (rc == 0 && ferror(in))
@@ -378,33 +412,34 @@ static int read_jsonl(importer *im, FILE *in)
 /* ---- the command ------------------------------------------------------------------------- */
 
 /* -1 when out of memory (dispose anyway). */
-static int importer_setup(importer *im, cf_cli *c, const char *file, const cf_schema *s)
+int cf_import_setup(cf_importer *im, cf_cli *c, const char *file, const cf_schema *s)
 {
     memset(im, 0, sizeof(*im));
     im->c = c;
     im->file = strcmp(file, "-") == 0 ? "stdin" : file;
     im->s = s;
+    im->map = &im->own_map;
     im->nc = cf_schema_column_count(s);
     im->ic = calloc(im->nc, sizeof(*im->ic));
     im->cv = calloc(im->nc, sizeof(*im->cv));
-    im->lines = calloc(BATCH, sizeof(*im->lines));
+    im->lines = calloc(CF_IMPORT_BATCH, sizeof(*im->lines));
     cf_cli_arena_init(&im->arena);
     bool oom = im->ic == NULL || im->cv == NULL || im->lines == NULL;
     for (size_t i = 0; !oom && i < im->nc; i++) {
-        icol *x = &im->ic[i];
+        cf_import_col *x = &im->ic[i];
         x->c = cf_schema_column_at(s, i);
         x->w = cf_type_size(x->c->type);
-        x->vals = calloc(BATCH, x->w);
-        x->nn = calloc(BATCH / 8, 1);
-        x->counts = calloc(BATCH, sizeof(uint32_t));
-        x->offs = x->c->is_array ? calloc(BATCH + 1, sizeof(uint32_t)) : NULL;
+        x->vals = calloc(CF_IMPORT_BATCH, x->w);
+        x->nn = calloc(CF_IMPORT_BATCH / 8, 1);
+        x->counts = calloc(CF_IMPORT_BATCH, sizeof(uint32_t));
+        x->offs = x->c->is_array ? calloc(CF_IMPORT_BATCH + 1, sizeof(uint32_t)) : NULL;
         oom = x->vals == NULL || x->nn == NULL || x->counts == NULL ||
               (x->c->is_array && x->offs == NULL);
     }
     return oom ? -1 : 0;
 }
 
-static void importer_dispose(importer *im)
+void cf_import_dispose(cf_importer *im)
 {
     for (size_t i = 0; im->ic != NULL && i < im->nc; i++) {
         free(im->ic[i].vals);
@@ -417,6 +452,7 @@ static void importer_dispose(importer *im)
     free(im->ic);
     free(im->cv);
     free(im->lines);
+    free(im->own_map.at);
     cf_cli_arena_dispose(&im->arena);
 }
 
@@ -425,9 +461,9 @@ int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl, co
                            cf_parquet_writer *pw, void (*progress)(void *ctx, uint64_t rows),
                            void *ctx, uint64_t *rows)
 {
-    importer im;
+    cf_importer im;
     int rc = 0;
-    if (importer_setup(&im, c, file, s) != 0)
+    if (cf_import_setup(&im, c, file, s) != 0)
         rc = cf_cli_fail(c, "out of memory");
     im.pw = pw;
     im.progress = progress;
@@ -435,9 +471,9 @@ int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl, co
     if (rc == 0)
         rc = jsonl ? read_jsonl(&im, in) : read_csv(&im, in);
     if (rc == 0)
-        rc = flush_batch(&im);
+        rc = cf_import_flush(&im);
     *rows = im.total;
-    importer_dispose(&im);
+    cf_import_dispose(&im);
     return rc;
 }
 #endif
@@ -518,9 +554,13 @@ static bool exists_in(const char *dir, const char *name)
     return r;
 }
 
-int cf_cli_table_load(cf_cli *c, const char *dir, const cf_schema *ns, bool same_schema,
+/* cf_cli_table_load with the loader's memory budget (0: its default); commits:
+ * fn commits the loader itself (to name the line of a row a failed commit is
+ * about). */
+static int table_load(cf_cli *c, const char *dir, const cf_schema *ns, bool same_schema,
                       const char *no_table, bool has_ts, uint64_t ts, uint32_t lock_ms,
-                      cf_cli_load_fn fn, void *ctx, uint64_t *rows)
+                      size_t memory_bytes, bool commits, cf_cli_load_fn fn, void *ctx,
+                      uint64_t *rows)
 {
     cf_error e;
     cf_status st;
@@ -576,11 +616,13 @@ int cf_cli_table_load(cf_cli *c, const char *dir, const cf_schema *ns, bool same
     cf_table_loader_options_init(&lo);
     if (has_ts)
         lo.ts = ts;
+    if (memory_bytes != 0)
+        lo.memory_bytes = memory_bytes;
     if ((st = cf_table_loader_create(&ld, tb, &lo, &e)) != CF_OK)
         rc = st == CF_EINVAL ? cf_cli_usage(c, "%s", e.msg) : cf_cli_lib_fail(c, dir, st, &e);
     if (rc == 0)
         rc = fn(ctx, c, ld, s, made_table, rows);
-    if (rc == 0 && (st = cf_table_loader_commit(ld, &e)) != CF_OK)
+    if (rc == 0 && !commits && (st = cf_table_loader_commit(ld, &e)) != CF_OK)
         rc = cf_cli_lib_fail(c, dir, st, &e);
     cf_table_loader_free(ld); /* after a failure: removes what the load wrote */
 undo:
@@ -590,9 +632,40 @@ undo:
     return rc;
 }
 
+int cf_cli_table_load(cf_cli *c, const char *dir, const cf_schema *ns, bool same_schema,
+                      const char *no_table, bool has_ts, uint64_t ts, uint32_t lock_ms,
+                      cf_cli_load_fn fn, void *ctx, uint64_t *rows)
+{
+    return table_load(c, dir, ns, same_schema, no_table, has_ts, ts, lock_ms, 0, false, fn, ctx,
+                      rows);
+}
+
+int cf_cli_parse_memory(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    if (s[0] < '0' || s[0] > '9')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift != 0)
+        end++;
+    if (errno != 0 || *end != '\0' || v > (SIZE_MAX >> shift) || (v << shift) < ((size_t)64 << 10))
+        return -1;
+    *out = (size_t)(v << shift);
+    return 0;
+}
+
 typedef struct text_load {
     const char *file;
     bool jsonl;
+    size_t threads; /* CSV parsing */
 } text_load;
 
 /* CSV or JSON lines into the loader. */
@@ -603,27 +676,36 @@ static int load_text(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_schema 
     FILE *in = cf_cli_fopen_input(t->file);
     if (in == NULL)
         return cf_cli_fail(c, "%s: %s", t->file, strerror(errno));
-    importer im;
+    cf_importer im;
     int rc = 0;
-    if (importer_setup(&im, c, t->file, s) != 0)
+    if (cf_import_setup(&im, c, t->file, s) != 0)
         rc = cf_cli_fail(c, "out of memory");
     im.ld = ld;
     if (rc == 0)
-        rc = t->jsonl ? read_jsonl(&im, in) : read_csv(&im, in);
+        rc = t->jsonl ? read_jsonl(&im, in) : cf_csv_import_parallel(&im, in, t->threads);
     if (rc == 0)
-        rc = flush_batch(&im);
+        rc = cf_import_flush(&im);
+    cf_error e;
+    cf_status st;
+    if (rc == 0 && (st = cf_table_loader_commit(ld, &e)) != CF_OK)
+        rc = loader_fail(&im, st, &e);
     *rows = im.total;
     cf_cli_fclose_input(in);
-    importer_dispose(&im);
+    cf_import_dispose(&im);
     return rc;
 }
 
 int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char *schema,
-                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms, bool json)
+                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms,
+                        size_t memory_bytes, size_t threads, bool json)
 {
     cf_error e;
     cf_schema *ns = NULL;
-    text_load t = {file, false};
+    if (threads == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n < 1 ? 1 : n > 16 ? 16 : (size_t)n;
+    }
+    text_load t = {file, false, threads};
     if (format == NULL)
         t.jsonl = cf_cli_ends_with(file, ".jsonl") || cf_cli_ends_with(file, ".json");
     else if (strcmp(format, "csv") == 0 || strcmp(format, "jsonl") == 0)
@@ -634,9 +716,9 @@ int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char
         return cf_cli_usage(c, "%s", e.msg);
     double t0 = now_s();
     uint64_t rows;
-    int rc = cf_cli_table_load(c, dir, ns, true,
-                               "import needs --schema (or a table made by `table create`)", has_ts,
-                               ts, lock_ms, load_text, &t, &rows);
+    int rc =
+        table_load(c, dir, ns, true, "import needs --schema (or a table made by `table create`)",
+                   has_ts, ts, lock_ms, memory_bytes, true, load_text, &t, &rows);
     if (rc == 0 && json) {
         cf_jw w;
         cf_jw_init(&w, c->out);

@@ -115,11 +115,17 @@ int cf_cli_table_load(cf_cli *c, const char *dir, const cf_schema *ns, bool same
                       cf_cli_load_fn fn, void *ctx, uint64_t *rows);
 
 /* `cfile table import DIR FILE` (cmd_table_import.c): FILE ("-" = stdin) as CSV
+ * (parsed on `threads` threads, 0 = one per online CPU, when it is a regular file)
  * with a header row, or JSON lines of {"column": value} objects (format "jsonl",
  * or NULL: by the name's suffix .jsonl/.json), loaded all or nothing, holding
- * the table's writer lock (waiting up to lock_ms for it). */
+ * the table's writer lock (waiting up to lock_ms for it); memory_bytes: the
+ * loader's sort budget (0: its default). */
 int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char *schema,
-                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms, bool json);
+                        const char *format, bool has_ts, uint64_t ts, uint32_t lock_ms,
+                        size_t memory_bytes, size_t threads, bool json);
+
+/* "SIZE" with an optional K, M or G (binary) suffix, at least 64K: -1 otherwise. */
+int cf_cli_parse_memory(const char *s, size_t *out);
 #endif
 
 #endif

@@ -33,6 +33,7 @@ typedef struct cf_table_args {
     uint64_t limit;   /* --limit: rows scan prints at most (default all) */
     size_t threads;   /* --threads: cf_scan_options.threads (default auto) */
     uint32_t lock_ms; /* --lock-timeout, for writers */
+    size_t memory;    /* --memory-budget: import's sort memory (0: the loader's default) */
     unsigned seen;    /* OPT_BIT of every option given */
     char **pos;       /* the arguments after DIR */
     int npos;

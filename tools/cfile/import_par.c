@@ -1,0 +1,361 @@
+/* `cfile table import` of CSV on several threads (import_rows.h).
+ *
+ * This thread reads the input and cuts it into chunks of exactly one batch
+ * (CF_IMPORT_BATCH rows) each: a newline ends a record unless an odd number of
+ * quotes came before it since the start of the input (RFC 4180 quotes only open
+ * and close fields and double inside them), and a record with no bytes but a CR
+ * is a blank line, which is no row. Workers parse chunks into batches, each
+ * with its own importer (columns, arena, lines; the first line counted from
+ * the newlines before the chunk); this thread appends them to the loader in
+ * input order. The batches are those one thread makes, so the load, its row
+ * numbers, and which error comes first (a bad field or a key the loader
+ * refuses) are the same; a worker's message is printed only when its batch's
+ * turn comes.
+ *
+ * Memory: 2 * threads + 1 chunks at most. A chunk that grows past
+ * CHUNK_MAX_BYTES without its batch of rows ends (a quoted field that never
+ * closes, huge records) goes back to one thread: the input is read again from
+ * where the chunk starts (so only a regular file takes this path).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "import_rows.h"
+
+#define READ_BYTES ((size_t)1 << 20)
+#define CHUNK_MAX_BYTES ((size_t)64 << 20)
+
+typedef struct chunk {
+    cf_importer im;
+    char *bytes;
+    size_t len, cap;
+    uint64_t line; /* of its first byte */
+    bool done;
+    int failed; /* -1: a message in msg */
+    char msg[CF_CSV_MSG_CAP];
+} chunk;
+
+typedef struct pool {
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    chunk *ch;
+    size_t nch;
+    uint64_t queued, taken; /* chunk sequence numbers: handed out, taken by a worker */
+    bool stop;
+    const cf_csv_cols *cc;
+} pool;
+
+/* Every row of the chunk into its importer. */
+static void parse_chunk(chunk *k, const cf_csv_cols *cc)
+{
+    cf_csv r;
+    cf_csv_init_mem(&r, k->bytes, k->len, k->im.file);
+    r.line = k->line;
+    r.started = true; /* a byte order mark only at the start of the input */
+    const cf_csv_field *f;
+    size_t n;
+    int got;
+    k->failed = 0;
+    while ((got = cf_csv_next(&r, &f, &n)) > 0) {
+        if (n == 1 && f[0].len == 0 && !f[0].quoted)
+            continue;
+        if (cf_csv_row(&k->im, cc, f, n, k->msg, sizeof(k->msg)) != 0) {
+            k->failed = -1;
+            break;
+        }
+    }
+    if (got < 0) {
+        snprintf(k->msg, sizeof(k->msg), "%s", r.msg);
+        k->failed = -1;
+    }
+    cf_csv_dispose(&r);
+}
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->stop && p->taken == p->queued)
+            pthread_cond_wait(&p->work, &p->mu);
+        if (p->stop)
+            break;
+        chunk *k = &p->ch[p->taken++ % p->nch];
+        pthread_mutex_unlock(&p->mu);
+        parse_chunk(k, p->cc);
+        pthread_mutex_lock(&p->mu);
+        k->done = true;
+        pthread_cond_broadcast(&p->done);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* The input not yet cut into chunks, and where its scan stands. */
+typedef struct splitter {
+    FILE *in;
+    char *buf;
+    size_t len, cap, scanned;
+    off_t off;     /* input offset of buf[0] */
+    uint64_t line; /* line of buf[0] */
+    bool quoted;   /* inside a quoted field at buf[scanned] */
+    int rlen;      /* the record at buf[scanned] so far: 0 no byte, -1 a CR, 1 more */
+    size_t rows;   /* rows ended in buf[0..scanned) */
+    uint64_t nl;   /* newlines in buf[0..scanned) */
+    bool eof;
+    int err;
+} splitter;
+
+/* Scan on until rows records end (true, *end past the newline of the last) or
+ * the input does (*end = len: what is left is the last chunk). */
+static bool split(splitter *sp, size_t want, size_t *end)
+{
+    for (;;) {
+        const char *b = sp->buf;
+        size_t i = sp->scanned, len = sp->len;
+        bool q = sp->quoted;
+        int rl = sp->rlen;
+        while (i < len) {
+            if (q) { /* to the closing quote; newlines inside are lines, not records */
+                const char *e = memchr(b + i, '"', len - i);
+                size_t stop = e != NULL ? (size_t)(e - b) : len;
+                for (const char *n = b + i; (n = memchr(n, '\n', stop - (size_t)(n - b))) != NULL;
+                     n++)
+                    sp->nl++;
+                rl = 1;
+                i = e != NULL ? stop + 1 : len;
+                q = e == NULL;
+                continue;
+            }
+            const char *n = memchr(b + i, '\n', len - i);
+            size_t stop = n != NULL ? (size_t)(n - b) : len;
+            const char *o = memchr(b + i, '"', stop - i);
+            if (o != NULL) { /* a quote opens before the newline */
+                rl = 1;
+                i = (size_t)(o - b) + 1;
+                q = true;
+                continue;
+            }
+            /* a record of one CR (CRLF) is blank, one of more bytes is not */
+            if (stop > i)
+                rl = rl == 0 && stop - i == 1 && b[i] == '\r' ? -1 : 1;
+            i = stop;
+            if (n == NULL)
+                break;
+            i++;
+            sp->nl++;
+            sp->rows += rl > 0; /* as cf_csv reads a blank line: no field bytes */
+            rl = 0;
+            if (sp->rows == want) {
+                sp->scanned = i;
+                sp->quoted = q;
+                sp->rlen = rl;
+                *end = i;
+                return true;
+            }
+        }
+        sp->scanned = i;
+        sp->quoted = q;
+        sp->rlen = rl;
+        if (sp->eof || sp->len > CHUNK_MAX_BYTES) {
+            *end = sp->len;
+            return sp->eof ? true : false;
+        }
+        if (sp->cap - sp->len < READ_BYTES) {
+            char *nb2 = realloc(sp->buf, sp->cap + READ_BYTES);
+            if (nb2 == NULL) {
+                sp->err = ENOMEM;
+                *end = 0;
+                return false;
+            }
+            sp->buf = nb2;
+            sp->cap += READ_BYTES;
+        }
+        size_t got = fread(sp->buf + sp->len, 1, READ_BYTES, sp->in);
+        sp->len += got;
+        if (got < READ_BYTES) {
+            if (ferror(sp->in)) {
+                sp->err = errno ? errno : EIO;
+                *end = 0;
+                return false;
+            }
+            sp->eof = true;
+        }
+    }
+}
+
+/* buf[0..end) leaves the splitter (lines counted); the rest moves down. */
+static void take(splitter *sp, size_t end)
+{
+    sp->line += sp->nl; /* end is where the scan stands */
+    sp->nl = 0;
+    memmove(sp->buf, sp->buf + end, sp->len - end);
+    sp->len -= end;
+    sp->scanned -= end;
+    sp->off += (off_t)end;
+    sp->rows = 0;
+}
+
+/* One thread from input offset `off` (line `line`) on. */
+static int serial_from(cf_importer *im, FILE *in, off_t off, uint64_t line, const cf_csv_cols *cc)
+{
+    if (fseeko(in, off, SEEK_SET) != 0)
+        return cf_cli_fail(im->c, "%s: %s", im->file, strerror(errno));
+    cf_csv r;
+    cf_csv_init_file(&r, in, im->file);
+    r.line = line;
+    r.started = off > 0;
+    int rc = cf_csv_rows(im, &r, cc);
+    cf_csv_dispose(&r);
+    return rc;
+}
+
+/* Chunk k's batch into the loader (after its worker is done): an exit code. */
+static int consume(pool *p, chunk *k, cf_importer *im)
+{
+    pthread_mutex_lock(&p->mu);
+    while (!k->done)
+        pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    if (k->failed)
+        return cf_cli_fail(im->c, "%s", k->msg);
+    size_t rows = k->im.r;
+    int rc = cf_import_flush(&k->im);
+    if (rc == 0)
+        im->total += rows;
+    return rc;
+}
+
+int cf_csv_import_parallel(cf_importer *im, FILE *in, size_t threads)
+{
+    struct stat st;
+    off_t start = ftello(in);
+    if (threads < 2 || fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode) || start < 0) {
+        cf_csv r;
+        cf_csv_init_file(&r, in, im->file);
+        cf_csv_cols cc = {NULL, NULL, 0};
+        int rc = cf_csv_header(im, &r, &cc);
+        if (rc == 0)
+            rc = cf_csv_rows(im, &r, &cc);
+        cf_csv_cols_free(&cc);
+        cf_csv_dispose(&r);
+        return rc;
+    }
+    splitter sp = {in, NULL, 0, 0, 0, start, 1, false, 0, 0, 0, false, 0};
+    cf_csv_cols cc = {NULL, NULL, 0};
+    int rc = 0;
+    size_t end;
+    /* the header: the first record */
+    bool whole = split(&sp, 1, &end);
+    if (sp.err != 0) {
+        free(sp.buf);
+        return cf_cli_fail(im->c, "%s: read error: %s", im->file, strerror(sp.err));
+    }
+    if (!whole || sp.rows == 0) /* blank lines or a record past the chunk limit */
+        end = sp.len;
+    {
+        cf_csv r;
+        cf_csv_init_mem(&r, sp.buf, end, im->file);
+        rc = cf_csv_header(im, &r, &cc);
+        cf_csv_dispose(&r);
+    }
+    if (rc != 0 || !whole) {
+        free(sp.buf);
+        if (rc == 0) /* a header past the limit: as one thread from the start */
+            rc = serial_from(im, in, start, 1, &cc);
+        cf_csv_cols_free(&cc);
+        return rc;
+    }
+    take(&sp, end);
+    pool p;
+    memset(&p, 0, sizeof(p));
+    p.nch = 2 * threads + 1;
+    p.cc = &cc;
+    p.ch = calloc(p.nch, sizeof(*p.ch));
+    pthread_t *tid = calloc(threads, sizeof(*tid));
+    size_t started = 0;
+    if (p.ch == NULL || tid == NULL)
+        rc = cf_cli_fail(im->c, "out of memory");
+    for (size_t i = 0; rc == 0 && i < p.nch; i++) {
+        if (cf_import_setup(&p.ch[i].im, im->c, im->file, im->s) != 0)
+            rc = cf_cli_fail(im->c, "out of memory");
+        p.ch[i].im.map = im->map;
+        p.ch[i].im.ld = im->ld;
+    }
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.work, NULL);
+    pthread_cond_init(&p.done, NULL);
+    for (; rc == 0 && started < threads; started++)
+        if (pthread_create(&tid[started], NULL, worker, &p) != 0)
+            break;
+    if (rc == 0 && started == 0)
+        rc = cf_cli_fail(im->c, "cannot start a thread");
+    uint64_t consumed = 0;
+    bool more = rc == 0;
+    off_t fallback = -1;
+    uint64_t fallback_line = 0;
+    while (rc == 0 && (more || consumed < p.queued)) {
+        if (more && p.queued - consumed < p.nch) {
+            bool full = split(&sp, CF_IMPORT_BATCH, &end);
+            if (sp.err != 0) {
+                rc = cf_cli_fail(im->c, "%s: read error: %s", im->file, strerror(sp.err));
+                break;
+            }
+            if (!full) { /* past the chunk limit: one thread from here */
+                fallback = sp.off;
+                fallback_line = sp.line;
+                more = false;
+                continue;
+            }
+            more = !(sp.eof && end == sp.len);
+            if (end == 0)
+                continue;
+            chunk *k = &p.ch[p.queued % p.nch];
+            if (k->cap < end) {
+                char *b = realloc(k->bytes, end);
+                if (b == NULL) {
+                    rc = cf_cli_fail(im->c, "out of memory");
+                    break;
+                }
+                k->bytes = b;
+                k->cap = end;
+            }
+            memcpy(k->bytes, sp.buf, end);
+            k->len = end;
+            k->line = sp.line;
+            k->done = false;
+            take(&sp, end);
+            pthread_mutex_lock(&p.mu);
+            p.queued++;
+            pthread_cond_signal(&p.work);
+            pthread_mutex_unlock(&p.mu);
+            continue;
+        }
+        rc = consume(&p, &p.ch[consumed++ % p.nch], im);
+    }
+    pthread_mutex_lock(&p.mu);
+    p.stop = true;
+    pthread_cond_broadcast(&p.work);
+    pthread_mutex_unlock(&p.mu);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    if (rc == 0 && fallback >= 0)
+        rc = serial_from(im, in, fallback, fallback_line, &cc);
+    for (size_t i = 0; p.ch != NULL && i < p.nch; i++) {
+        cf_import_dispose(&p.ch[i].im);
+        free(p.ch[i].bytes);
+    }
+    pthread_mutex_destroy(&p.mu);
+    pthread_cond_destroy(&p.work);
+    pthread_cond_destroy(&p.done);
+    free(p.ch);
+    free(tid);
+    free(sp.buf);
+    cf_csv_cols_free(&cc);
+    return rc;
+}
