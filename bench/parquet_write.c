@@ -11,9 +11,20 @@
  * {"case", "rows", "raw_bytes" (the values in memory: 8 per int64, string
  * bytes + 4, ...), "file_bytes", "best_s", "median_s", "rows_per_s", "mb_per_s"
  * (raw MB/s at the best time), "memcpy_s" (median time of a memcpy of
- * raw_bytes in the same run, the reference of "ratio to memcpy")}. Times are
- * CPU seconds of the process (the machine is shared: repeat, and read the
- * median too).
+ * raw_bytes in the same run, the reference of "ratio to memcpy")}. Those times
+ * are CPU seconds of the process at threads = 1 (the machine is shared:
+ * repeat, and read the median too). Each run also writes the case with
+ * threads = CF_PARQUET_THREADS_AUTO (one per CPU), alternating with the
+ * one-thread run: "threads" (the count that means), "wall1_s" and "walln_s"
+ * (median wall seconds at 1 and at that count), "cpun_s" (median CPU seconds
+ * of the process, every thread's, at that count). The files are the same bytes
+ * at both counts (checked here; a difference exits 1).
+ *
+ * lineitem_wide_snappy is a lineitem-shaped table of 16 columns (three BIGINT
+ * keys, INTEGER, four DECIMAL(15,2), two one-letter strings, three DATEs, two
+ * low-cardinality strings, a high-cardinality comment), the shape of
+ * bench/parquet_read.c's wide file; its rows: CF_BENCH_WIDE_ROWS (default
+ * 3000000).
  */
 /* cf-needs: parquet */
 #include <stdio.h>
@@ -23,11 +34,19 @@
 
 #include <cfile/cfile.h>
 #include <cfile/parquet.h>
+#include <unistd.h>
 
 static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -42,7 +61,7 @@ static uint64_t rnd(void)
     return rng_state;
 }
 
-#define MAXC 4
+#define MAXC 16
 
 typedef struct bcase {
     const char *name;
@@ -69,6 +88,25 @@ static const bcase cases[] = {
       {.name = "name", .type = CF_TYPE_STRING, .nullable = true},
       {.name = "price", .type = CF_TYPE_DOUBLE, .nullable = true},
       {.name = "qty", .type = CF_TYPE_INT32, .nullable = true}}},
+    {"lineitem_wide_snappy",
+     CF_PARQUET_SNAPPY,
+     16,
+     {{.name = "l_orderkey", .type = CF_TYPE_INT64},
+      {.name = "l_partkey", .type = CF_TYPE_INT64},
+      {.name = "l_suppkey", .type = CF_TYPE_INT64},
+      {.name = "l_linenumber", .type = CF_TYPE_INT32},
+      {.name = "l_quantity", .type = CF_TYPE_DECIMAL64, .precision = 15, .scale = 2},
+      {.name = "l_extendedprice", .type = CF_TYPE_DECIMAL64, .precision = 15, .scale = 2},
+      {.name = "l_discount", .type = CF_TYPE_DECIMAL64, .precision = 15, .scale = 2},
+      {.name = "l_tax", .type = CF_TYPE_DECIMAL64, .precision = 15, .scale = 2},
+      {.name = "l_returnflag", .type = CF_TYPE_STRING},
+      {.name = "l_linestatus", .type = CF_TYPE_STRING},
+      {.name = "l_shipdate", .type = CF_TYPE_DATE},
+      {.name = "l_commitdate", .type = CF_TYPE_DATE},
+      {.name = "l_receiptdate", .type = CF_TYPE_DATE},
+      {.name = "l_shipinstruct", .type = CF_TYPE_STRING},
+      {.name = "l_shipmode", .type = CF_TYPE_STRING},
+      {.name = "l_comment", .type = CF_TYPE_STRING}}},
 };
 
 typedef struct gcol {
@@ -79,11 +117,73 @@ typedef struct gcol {
     char *bytes;
 } gcol;
 
+/* Column k of lineitem_wide_snappy (bench/parquet_read.c's wide_case). */
+static size_t gen_wide(size_t k, gcol *g, size_t rows)
+{
+    static const char *const flags[] = {"A", "N", "R"}, *const status[] = {"F", "O"};
+    static const char *const instr[] = {"DELIVER IN PERSON", "COLLECT COD", "NONE",
+                                        "TAKE BACK RETURN"};
+    static const char *const modes[] = {"AIR", "FOB", "MAIL", "RAIL", "REG AIR", "SHIP", "TRUCK"};
+    size_t raw = 0;
+    if (k <= 2 || (k >= 4 && k <= 7)) { /* BIGINT keys, DECIMAL(15,2) as int64 */
+        int64_t *v = malloc(rows * 8);
+        for (size_t i = 0; i < rows; i++)
+            v[i] = k == 0   ? (int64_t)(i / 4 + 1)
+                   : k == 1 ? (int64_t)(rnd() % 200000 + 1)
+                   : k == 2 ? (int64_t)(rnd() % 10000 + 1)
+                   : k == 4 ? (int64_t)(rnd() % 50 + 1) * 100
+                   : k == 5 ? (int64_t)(rnd() % 10000000)
+                   : k == 6 ? (int64_t)(rnd() % 11)
+                            : (int64_t)(rnd() % 9);
+        g->values = v;
+        return rows * 8;
+    }
+    if (k == 3 || (k >= 10 && k <= 12)) { /* INTEGER, DATE */
+        int32_t *v = malloc(rows * 4);
+        for (size_t i = 0; i < rows; i++)
+            v[i] = k == 3 ? (int32_t)(i % 7 + 1) : (int32_t)(8035 + rnd() % 2500);
+        g->values = v;
+        return rows * 4;
+    }
+    g->bytes = malloc(rows * 48);
+    cf_slice *v = malloc(rows * sizeof(cf_slice));
+    size_t at = 0;
+    for (size_t i = 0; i < rows; i++) {
+        const char *s = NULL;
+        char tmp[48];
+        if (k == 8)
+            s = flags[rnd() % 3];
+        else if (k == 9)
+            s = status[rnd() % 2];
+        else if (k == 13)
+            s = instr[rnd() % 4];
+        else if (k == 14)
+            s = modes[rnd() % 7];
+        else { /* the comment: 10..39 hex digits, nearly all distinct */
+            size_t n = 10 + rnd() % 30;
+            for (size_t j = 0; j < n; j++)
+                tmp[j] = "0123456789abcdef"[rnd() & 15];
+            tmp[n] = '\0';
+            s = tmp;
+        }
+        size_t n = strlen(s);
+        memcpy(g->bytes + at, s, n);
+        v[i].data = (const uint8_t *)g->bytes + at;
+        v[i].len = n;
+        at += n;
+        raw += n + 4;
+    }
+    g->values = v;
+    return raw;
+}
+
 static size_t gen(const bcase *bc, size_t k, gcol *g, size_t rows)
 {
     const cf_parquet_write_column *c = &bc->cols[k];
     size_t raw = 0;
     memset(g, 0, sizeof(*g));
+    if (bc->ncols == 16)
+        return gen_wide(k, g, rows);
     if (c->nullable) {
         g->nonnull = calloc(rows / 8 + 1, 1);
         for (size_t i = 0; i < rows; i++)
@@ -163,10 +263,14 @@ int main(int argc, char **argv)
     const char *dir = argc > 3 ? argv[3] : NULL;
     if (runs < 1 || runs > 99)
         runs = 5;
+    size_t all_rows = rows;
+    size_t wide_rows =
+        getenv("CF_BENCH_WIDE_ROWS") ? strtoull(getenv("CF_BENCH_WIDE_ROWS"), NULL, 10) : 3000000;
     for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
         const bcase *bc = &cases[ci];
         if (getenv("CF_BENCH_FILTER") && !strstr(bc->name, getenv("CF_BENCH_FILTER")))
             continue; /* CF_BENCH_FILTER=text: only the cases whose name contains it */
+        rows = bc->ncols == 16 ? wide_rows : all_rows;
         gcol g[MAXC];
         cf_batch b[MAXC];
         size_t raw = 0;
@@ -181,9 +285,13 @@ int main(int argc, char **argv)
         cf_parquet_writer_options o;
         cf_parquet_writer_options_init(&o);
         o.codec = bc->codec;
-        double t[99];
+        double t[99], w1[99], wn[99], cn[99];
         size_t file_bytes = 0;
-        for (int r = 0; r < runs; r++) {
+        uint8_t *first = NULL;
+        for (int rr = 0; rr < 2 * runs; rr++) {
+            int r = rr / 2;
+            bool many = rr % 2; /* alternate: one thread, then one per CPU */
+            o.threads = many ? CF_PARQUET_THREADS_AUTO : 1;
             cf_error err;
             cf_io *io;
             cf_parquet_writer *w;
@@ -192,7 +300,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s: %s\n", bc->name, err.msg);
                 return 1;
             }
-            double t0 = now();
+            double t0 = now(), wall0 = wall();
             /* batches of 1024 rows, as a scan hands them over */
             for (size_t at = 0; at < rows; at += 1024) {
                 size_t n = rows - at < 1024 ? rows - at : 1024;
@@ -219,10 +327,25 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s: %s\n", bc->name, err.msg);
                 return 1;
             }
-            t[r] = now() - t0;
+            double cpu = now() - t0, wl = wall() - wall0;
+            if (many) {
+                wn[r] = wl;
+                cn[r] = cpu;
+            } else {
+                t[r] = cpu;
+                w1[r] = wl;
+            }
             cf_slice f = cf_io_mem_contents(io);
+            if (rr == 0) {
+                first = malloc(f.len);
+                memcpy(first, f.data, f.len);
+            } else if (f.len != file_bytes || memcmp(f.data, first, f.len) != 0) {
+                fprintf(stderr, "%s: threads %zu wrote other bytes than one thread\n", bc->name,
+                        o.threads);
+                return 1;
+            }
             file_bytes = f.len;
-            if (dir != NULL && r == 0) {
+            if (dir != NULL && rr == 0) {
                 char path[4096];
                 snprintf(path, sizeof(path), "%s/%s.parquet", dir, bc->name);
                 FILE *fp = fopen(path, "wb");
@@ -251,15 +374,24 @@ int main(int argc, char **argv)
         }
         free(ms);
         free(md);
+        free(first);
         double best = t[0];
         for (int r = 1; r < runs; r++)
             best = t[r] < best ? t[r] : best;
         qsort(t, (size_t)runs, sizeof(double), cmpd);
+        qsort(w1, (size_t)runs, sizeof(double), cmpd);
+        qsort(wn, (size_t)runs, sizeof(double), cmpd);
+        qsort(cn, (size_t)runs, sizeof(double), cmpd);
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        size_t nth = cpus < 1 ? 1 : (size_t)cpus;
+        nth = nth > CF_PARQUET_MAX_THREADS ? CF_PARQUET_MAX_THREADS : nth;
+        nth = nth > bc->ncols ? bc->ncols : nth;
         printf("{\"case\": \"%s\", \"rows\": %zu, \"raw_bytes\": %zu, \"file_bytes\": %zu, "
                "\"best_s\": %.6f, \"median_s\": %.6f, \"rows_per_s\": %.0f, \"mb_per_s\": %.1f, "
-               "\"memcpy_s\": %.6f}\n",
+               "\"memcpy_s\": %.6f, \"threads\": %zu, \"wall1_s\": %.6f, \"walln_s\": %.6f, "
+               "\"cpun_s\": %.6f}\n",
                bc->name, rows, raw, file_bytes, best, t[runs / 2], (double)rows / best,
-               (double)raw / best / 1e6, memcpy_s);
+               (double)raw / best / 1e6, memcpy_s, nth, w1[runs / 2], wn[runs / 2], cn[runs / 2]);
         fflush(stdout);
         for (size_t k = 0; k < bc->ncols; k++) {
             free(g[k].values);

@@ -691,7 +691,7 @@ typedef struct cf_parquet_write_column {
                            * (Parquet's STRING is): others are CF_EINVAL. */
 } cf_parquet_write_column;
 
-#define CF_PARQUET_WRITER_OPTIONS_VERSION 1
+#define CF_PARQUET_WRITER_OPTIONS_VERSION 2
 
 typedef struct cf_parquet_writer_options {
     uint32_t version;           /* set by _init */
@@ -713,6 +713,15 @@ typedef struct cf_parquet_writer_options {
     double bloom_fpp;           /* bloom filters' false positive rate; default 0.01 */
     const cf_metadata_pair *kv; /* key_value_metadata of the footer (copied) */
     size_t kv_count;
+    /* Threads that encode and compress the columns (version 2): each column's
+     * rows of an append, and its last page, dictionary page and bloom filter
+     * at a row group's end, are one job, the caller taking jobs too.
+     * CF_PARQUET_THREADS_AUTO (0, the default) = one per online CPU; 1 = the
+     * caller only; at most CF_PARQUET_MAX_THREADS, never more than there are
+     * columns. The file's bytes and the errors are the same for every value;
+     * memory in flight is the same (one row group's encoded pages), plus one
+     * compressor context per thread. */
+    size_t threads;
 } cf_parquet_writer_options;
 
 CF_API void cf_parquet_writer_options_init(cf_parquet_writer_options *opts);

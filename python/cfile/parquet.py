@@ -401,7 +401,7 @@ class CWriterOptions(ctypes.Structure):
                 ("data_page_v2", ctypes.c_bool), ("statistics", ctypes.c_bool),
                 ("page_index", ctypes.c_bool), ("page_crc", ctypes.c_bool),
                 ("bloom_fpp", ctypes.c_double), ("kv", ctypes.c_void_p),
-                ("kv_count", ctypes.c_size_t)]
+                ("kv_count", ctypes.c_size_t), ("threads", ctypes.c_size_t)]
 
 
 _CODECS = {"none": 0, "uncompressed": 0, "snappy": 1, "gzip": 2, "brotli": 4, "zstd": 6,
@@ -492,12 +492,15 @@ def _parse_schema(text):
     return cols
 
 
-def write(path, rows, schema, codec="snappy", row_group_rows=None, batch_rows=65536):
+def write(path, rows, schema, codec="snappy", row_group_rows=None, batch_rows=65536,
+          threads=None):
     """Write rows (dicts by column name, or sequences in column order) as a Parquet
     file. schema uses the table syntax ("id INT64, name STRING NULL, tags INT32[]
     NULL, p DECIMAL64(10,2) NULL"; KEY and storage attributes are ignored); types
     map as include/cfile/parquet.h's writer says. The file appears atomically when
-    complete (nothing on failure). Returns the number of rows."""
+    complete (nothing on failure). threads: threads that encode and compress the
+    columns (default: one per CPU; the file's bytes are the same for any count).
+    Returns the number of rows."""
     lib = _lib.lib()
     err = _lib.CError()
     cols = _parse_schema(schema)
@@ -515,6 +518,10 @@ def write(path, rows, schema, codec="snappy", row_group_rows=None, batch_rows=65
     o.codec = _CODECS[codec.lower()]
     if row_group_rows is not None:
         o.row_group_rows = int(row_group_rows)
+    if threads is not None:
+        if not 0 <= int(threads) <= 64:
+            raise ValueError("threads must be 0..64")
+        o.threads = int(threads)
     p = path.__fspath__() if hasattr(path, "__fspath__") else path
     w = ctypes.c_void_p()
     _lib.check(lib.cf_parquet_writer_create_file(ctypes.byref(w), p.encode(), ccols, len(cols),

@@ -365,6 +365,15 @@ class ParquetTest(unittest.TestCase):
             with cfile.parquet.open(p) as pq:
                 self.assertEqual(pq.num_rows, 3000)
                 self.assertEqual(pq.read(), rows)
+            # Any thread count writes the same bytes (the options' mirror reaches threads).
+            for t in (1, 2, 4):
+                pt = os.path.join(d, "t%d.parquet" % t)
+                cfile.parquet.write(pt, rows, schema, codec="zstd", row_group_rows=1000,
+                                    batch_rows=700, threads=t)
+                with open(pt, "rb") as a, open(p, "rb") as b:
+                    self.assertEqual(a.read(), b.read())
+            with self.assertRaises(ValueError):
+                cfile.parquet.write(os.path.join(d, "t.parquet"), rows, schema, threads=65)
             # Sequences in column order work too.
             q = os.path.join(d, "y.parquet")
             cfile.parquet.write(q, [[1, "a"], [2, None]], "a INT8, b STRING NULL")

@@ -12,21 +12,40 @@
  * first column, which writes its pages as they close once its dictionary is
  * settled; what the footer and page index need of written chunks is a few
  * numbers per chunk and a few per page (cf_pq_chunk_rec).
+ *
+ * Threads: each column's encoder touches only its own state (and the file,
+ * for the first column once it streams), so the columns of a slice of rows
+ * are appended as one job each on the worker team (util/team.h), and at a
+ * row group's end each column is sealed (last page, dictionary page, bloom
+ * bits) as one job; only the copies to the file stay on the caller, in
+ * column order. Every job runs on a compressor of its own, claimed from one
+ * per thread (a compressor's output does not depend on what it compressed
+ * before). The bytes are those of one thread: a column's pages depend only on
+ * its own rows, and a row group ends where it would, since the slices and the
+ * check after each are the same. When jobs fail, the first in column order
+ * gives the error and the error row, as the one-thread loop, which stops at
+ * that column, would. Memory in flight is the same as with one thread (the
+ * open row group's encoded pages) plus a compressor context per thread.
  */
 #include "writer.h"
 
 #include <cfile/version.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "util/alloc.h"
 #include "util/endian.h"
 #include "util/error.h"
+#include "util/team.h"
 
 /* Rows of one batch handed to the columns at a time: bounds how far a row
  * group can overshoot row_group_bytes. */
 #define SLICE_ROWS 4096
 #define MAX_COLUMNS 32767
+/* Slices with fewer rows are appended on the caller: a run's hand-off would
+ * cost about as much as the work (the bytes are the same either way). */
+#define PAR_MIN_ROWS 256
 
 typedef struct rg_rec {
     int64_t num_rows, total_byte_size, total_compressed, file_offset;
@@ -51,6 +70,16 @@ struct cf_parquet_writer {
     size_t nrgs, rgs_cap;
     cf_sticky failed; /* the first failure, replayed by every later call */
     bool finished;
+    uint64_t error_row; /* the failing column's refused row (UINT64_MAX: none) */
+    /* threads (see the top); team NULL: the caller alone */
+    cf_team *team;
+    cf_pq_compressor *czs; /* one per team thread, claimed by a job while it runs */
+    atomic_bool *cz_busy;
+    size_t nczs;
+    cf_status *jst; /* per column: the run's job status and error */
+    cf_error *jerr;
+    const cf_batch *job_cols; /* the run's slice: rows [job_from, job_to) */
+    size_t job_from, job_to;
 };
 
 void cf_parquet_writer_options_init(cf_parquet_writer_options *opts)
@@ -68,6 +97,7 @@ void cf_parquet_writer_options_init(cf_parquet_writer_options *opts)
     opts->page_index = true;
     opts->page_crc = true;
     opts->bloom_fpp = 0.01;
+    opts->threads = CF_PARQUET_THREADS_AUTO;
 }
 
 /* ---- schema --------------------------------------------------------------------------- */
@@ -201,6 +231,79 @@ static cf_status check_options(const cf_parquet_writer_options *o, cf_error *err
              "parquet writer options: bloom_fpp %g outside (0, 1)", o->bloom_fpp);
     CF_CHECK(o->kv_count == 0 || o->kv != NULL, err, CF_EINVAL,
              "parquet writer options: kv_count without kv");
+    CF_CHECK(o->threads <= CF_PARQUET_MAX_THREADS, err, CF_EINVAL,
+             "parquet writer options: threads %zu above %u", o->threads, CF_PARQUET_MAX_THREADS);
+    return CF_OK;
+}
+
+/* The team and its compressors, for `threads` threads over ncols columns. */
+static cf_status start_threads(cf_parquet_writer *w, size_t threads, cf_error *err)
+{
+    size_t t =
+        threads == CF_PARQUET_THREADS_AUTO ? cf_team_online_cpus(CF_PARQUET_MAX_THREADS) : threads;
+    if (t > w->ncols)
+        t = w->ncols;
+    if (t < 2)
+        return CF_OK;
+    w->czs = cf_calloc(t, sizeof(*w->czs));
+    w->cz_busy = cf_calloc(t, sizeof(*w->cz_busy));
+    w->jst = cf_calloc(w->ncols, sizeof(*w->jst));
+    w->jerr = cf_calloc(w->ncols, sizeof(*w->jerr));
+    CF_CHECK(w->czs && w->cz_busy && w->jst && w->jerr, err, CF_ENOMEM, "out of memory");
+    for (size_t i = 0; i < t; i++) {
+        cf_pq_compressor_init(&w->czs[i], (unsigned)w->o.codec, w->o.level);
+        atomic_init(&w->cz_busy[i], false);
+    }
+    w->nczs = t;
+    return cf_team_create(&w->team, t - 1, err);
+}
+
+/* A compressor no running job holds: there is always one, since no more jobs
+ * run at once than the team has threads. */
+static cf_pq_compressor *claim_cz(cf_parquet_writer *w)
+{
+    for (;;)
+        for (size_t i = 0; i < w->nczs; i++)
+            if (!atomic_exchange_explicit(&w->cz_busy[i], true, memory_order_acq_rel))
+                return &w->czs[i];
+}
+
+static void release_cz(cf_parquet_writer *w, const cf_pq_compressor *cz)
+{
+    atomic_store_explicit(&w->cz_busy[cz - w->czs], false, memory_order_release);
+}
+
+static cf_status append_job(void *ctx, size_t i, cf_error *err)
+{
+    cf_parquet_writer *w = ctx;
+    cf_pq_compressor *cz = claim_cz(w);
+    cf_pq_wcol_set_compressor(w->cols[i], cz);
+    cf_status st = cf_pq_wcol_append(w->cols[i], &w->job_cols[i], w->job_from, w->job_to, err);
+    release_cz(w, cz);
+    return st;
+}
+
+static cf_status seal_job(void *ctx, size_t i, cf_error *err)
+{
+    cf_parquet_writer *w = ctx;
+    cf_pq_compressor *cz = claim_cz(w);
+    cf_pq_wcol_set_compressor(w->cols[i], cz);
+    cf_status st = cf_pq_wcol_seal(w->cols[i], err);
+    release_cz(w, cz);
+    return st;
+}
+
+/* One job per column on the team; the first failing column's error. */
+static cf_status run_columns(cf_parquet_writer *w, cf_team_fn fn, cf_error *err)
+{
+    cf_team_run(w->team, fn, w, w->ncols, w->jst, w->jerr);
+    for (size_t i = 0; i < w->ncols; i++)
+        if (w->jst[i] != CF_OK) {
+            w->error_row = cf_pq_wcol_bad_row(w->cols[i]);
+            if (err)
+                *err = w->jerr[i];
+            return w->jst[i];
+        }
     return CF_OK;
 }
 
@@ -236,6 +339,7 @@ cf_status cf_parquet_writer_create(cf_parquet_writer **out, cf_io *io,
     cf_parquet_writer *w = cf_calloc(1, sizeof(*w));
     CF_CHECK(w != NULL, err, CF_ENOMEM, "out of memory");
     w->io = io;
+    w->error_row = UINT64_MAX;
     cf_pq_compressor_init(&w->cz, (unsigned)opts->codec, opts->level);
     w->o.codec = opts->codec;
     w->o.level = opts->level;
@@ -264,6 +368,7 @@ cf_status cf_parquet_writer_create(cf_parquet_writer **out, cf_io *io,
         CF_TRY_OUT(cf_pq_wcol_create(&w->cols[i], &w->defs[i], &w->o, &w->cz, err));
     }
     cf_pq_wcol_stream_to(w->cols[0], io); /* its chunk leads every row group */
+    CF_TRY_OUT(start_threads(w, opts->threads, err));
     if (opts->kv_count) {
         w->kv = cf_calloc(opts->kv_count, sizeof(*w->kv));
         if (w->kv == NULL)
@@ -302,6 +407,13 @@ void cf_parquet_writer_free(cf_parquet_writer *w)
 {
     if (w == NULL)
         return;
+    cf_team_free(w->team); /* no job runs once it returns */
+    for (size_t i = 0; i < w->nczs; i++)
+        cf_pq_compressor_dispose(&w->czs[i]);
+    cf_free(w->czs);
+    cf_free((void *)w->cz_busy);
+    cf_free(w->jst);
+    cf_free(w->jerr);
     for (size_t i = 0; i < w->ncols; i++) {
         if (w->cols)
             cf_pq_wcol_free(w->cols[i]);
@@ -334,12 +446,7 @@ uint64_t cf_parquet_writer_rows(const cf_parquet_writer *w)
 
 uint64_t cf_parquet_writer_error_row(const cf_parquet_writer *w)
 {
-    uint64_t row = UINT64_MAX;
-    for (size_t i = 0; i < w->ncols; i++) {
-        uint64_t r = cf_pq_wcol_bad_row(w->cols[i]);
-        row = r < row ? r : row;
-    }
-    return row;
+    return w->error_row;
 }
 uint64_t cf_parquet_writer_bytes(const cf_parquet_writer *w)
 {
@@ -372,6 +479,8 @@ static cf_status flush_row_group(cf_parquet_writer *w, cf_error *err)
     CF_CHECK(g->chunks != NULL, err, CF_ENOMEM, "out of memory");
     w->nrgs++;
     g->num_rows = (int64_t)w->rg_rows;
+    if (w->team)
+        CF_TRY(run_columns(w, seal_job, err));
     for (size_t i = 0; i < w->ncols; i++) {
         CF_TRY(cf_pq_wcol_write_chunk(w->cols[i], w->io, &g->chunks[i], err));
         g->total_byte_size += g->chunks[i].total_uncompressed;
@@ -397,8 +506,20 @@ static cf_status append(cf_parquet_writer *w, const cf_batch *cols, size_t nrows
             n = SLICE_ROWS;
         if (n > room)
             n = (size_t)room;
-        for (size_t i = 0; i < w->ncols; i++)
-            CF_TRY(cf_pq_wcol_append(w->cols[i], &cols[i], done, done + n, err));
+        if (w->team && n >= PAR_MIN_ROWS) {
+            w->job_cols = cols;
+            w->job_from = done;
+            w->job_to = done + n;
+            CF_TRY(run_columns(w, append_job, err));
+        } else {
+            for (size_t i = 0; i < w->ncols; i++) {
+                cf_status st = cf_pq_wcol_append(w->cols[i], &cols[i], done, done + n, err);
+                if (st != CF_OK) {
+                    w->error_row = cf_pq_wcol_bad_row(w->cols[i]);
+                    return st;
+                }
+            }
+        }
         done += n;
         w->rg_rows += n;
         w->rows += n;

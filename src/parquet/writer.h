@@ -113,8 +113,8 @@ typedef struct cf_pq_wopts {
     double bloom_fpp;
 } cf_pq_wopts;
 
-/* cz: the writer's compressor for o->codec and o->level, borrowed (its
- * columns share it; one thread at a time). */
+/* cz: the writer's compressor for o->codec and o->level, borrowed (one
+ * thread at a time; see cf_pq_wcol_set_compressor). */
 cf_status cf_pq_wcol_create(cf_pq_wcol **out, const cf_pq_wcol_def *def, const cf_pq_wopts *o,
                             cf_pq_compressor *cz, cf_error *err);
 void cf_pq_wcol_free(cf_pq_wcol *c);
@@ -132,6 +132,15 @@ size_t cf_pq_wcol_buffered(const cf_pq_wcol *c);
  * to io while its chunk is open. io NULL: hold every chunk until
  * cf_pq_wcol_write_chunk (the same bytes). */
 void cf_pq_wcol_stream_to(cf_pq_wcol *c, cf_io *io);
+/* The compressor the column's pages use from here on (a writer with threads
+ * lends each job one of its own). */
+void cf_pq_wcol_set_compressor(cf_pq_wcol *c, cf_pq_compressor *cz);
+/* The row group ends: flush the open page and make the dictionary page and
+ * the bloom filter's bits ready, so that write_chunk and write_bloom only
+ * copy bytes to io. Touches only the column (and io when it streams), so the
+ * columns of a row group may be sealed on different threads. Optional: the
+ * bytes are the same without it. */
+cf_status cf_pq_wcol_seal(cf_pq_wcol *c, cf_error *err);
 /* Finish the chunk: flush the open page, then append [dictionary page][data
  * pages] to io (whose size is the chunk's file offset; a streaming chunk has
  * written them already, to the same io) and fill rec; the column is then

@@ -104,6 +104,10 @@ struct cf_pq_wcol {
     int64_t num_values;
     int64_t unc_total;
     cf_pq_hashset bloom;
+    /* made ahead by cf_pq_wcol_seal, on any thread: */
+    bool dict_ready;     /* the dictionary page's header in hdr, body in comp (or dict) */
+    uint8_t *bloom_bits; /* the filter's bits (bloom_nbytes) */
+    size_t bloom_nbytes;
 
     /* scratch */
     cf_buf body, comp, hdr;
@@ -253,6 +257,7 @@ static void reset_chunk(cf_pq_wcol *c)
     cf_buf_clear(&c->hdrs);
     c->data_bytes = 0;
     c->streaming = false;
+    c->dict_ready = false;
     c->chunk_off = c->data_off = c->dict_unc = 0;
     c->nrecs = 0;
     cf_buf_clear(&c->bounds);
@@ -312,6 +317,7 @@ void cf_pq_wcol_free(cf_pq_wcol *c)
     cf_free(c->recs);
     cf_buf_dispose(&c->bounds);
     cf_pq_hashset_dispose(&c->bloom);
+    cf_free(c->bloom_bits);
     cf_buf_dispose(&c->body);
     cf_buf_dispose(&c->comp);
     cf_buf_dispose(&c->hdr);
@@ -342,6 +348,11 @@ size_t cf_pq_wcol_buffered(const cf_pq_wcol *c)
 void cf_pq_wcol_stream_to(cf_pq_wcol *c, cf_io *io)
 {
     c->stream_io = io;
+}
+
+void cf_pq_wcol_set_compressor(cf_pq_wcol *c, cf_pq_compressor *cz)
+{
+    c->cz = cz;
 }
 
 /* ---- the open page ------------------------------------------------------------------ */
@@ -625,6 +636,41 @@ static cf_status io_put(cf_io *io, const void *p, size_t n, cf_error *err)
     return io->ops->append(io, p, n, err);
 }
 
+/* The dictionary page: its header into hdr, its body compressed into comp
+ * (uncompressed: the body is dict itself). */
+static cf_status dict_page(cf_pq_wcol *c, cf_error *err)
+{
+    cf_buf *hdr = &c->hdr, *comp = &c->comp;
+    cf_buf_clear(hdr);
+    cf_buf_clear(comp);
+    const uint8_t *stored = c->dict.data;
+    size_t stored_len = c->dict.len;
+    if (c->o.codec != CF_PQC_UNCOMPRESSED) {
+        CF_TRY(cf_pq_compressor_run(c->cz, c->dict.data, c->dict.len, comp, err));
+        stored = comp->data;
+        stored_len = comp->len;
+    }
+    CF_CHECK(c->dict.len <= INT32_MAX && stored_len <= INT32_MAX, err, CF_EINVAL,
+             "column %s: dictionary page of %zu bytes", c->d.name, c->dict.len);
+    cf_thrift_writer tw;
+    cf_thrift_writer_init(&tw, hdr);
+    cf_thrift_write_struct_begin(&tw);
+    cf_thrift_write_field_i32(&tw, 1, CF_PARQUET_DICTIONARY_PAGE);
+    cf_thrift_write_field_i32(&tw, 2, (int32_t)c->dict.len);
+    cf_thrift_write_field_i32(&tw, 3, (int32_t)stored_len);
+    put_header_crc(c, &tw, NULL, 0, stored, stored_len);
+    cf_thrift_write_field(&tw, 7, CF_TT_STRUCT);
+    cf_thrift_write_struct_begin(&tw);
+    cf_thrift_write_field_i32(&tw, 1, (int32_t)c->dict_count);
+    cf_thrift_write_field_i32(&tw, 2, CF_PQE_PLAIN);
+    cf_thrift_write_struct_end(&tw);
+    cf_thrift_write_struct_end(&tw);
+    CF_CHECK(cf_thrift_writer_status(&tw) == CF_OK, err, CF_ENOMEM, "column %s: out of memory",
+             c->d.name);
+    c->dict_ready = true;
+    return CF_OK;
+}
+
 /* The chunk's dictionary page (when its pages use one) and the data pages
  * held so far, to io: the chunk's file offsets are set and the pages' memory
  * is free for the next ones. */
@@ -633,36 +679,13 @@ static cf_status write_held(cf_pq_wcol *c, cf_io *io, cf_error *err)
     c->chunk_off = (int64_t)io->ops->size(io);
     c->dict_unc = 0;
     if (c->dict_used) {
-        cf_buf *hdr = &c->hdr, *comp = &c->comp;
-        cf_buf_clear(hdr);
-        cf_buf_clear(comp);
-        const uint8_t *stored = c->dict.data;
-        size_t stored_len = c->dict.len;
-        if (c->o.codec != CF_PQC_UNCOMPRESSED) {
-            CF_TRY(cf_pq_compressor_run(c->cz, c->dict.data, c->dict.len, comp, err));
-            stored = comp->data;
-            stored_len = comp->len;
-        }
-        CF_CHECK(c->dict.len <= INT32_MAX && stored_len <= INT32_MAX, err, CF_EINVAL,
-                 "column %s: dictionary page of %zu bytes", c->d.name, c->dict.len);
-        cf_thrift_writer tw;
-        cf_thrift_writer_init(&tw, hdr);
-        cf_thrift_write_struct_begin(&tw);
-        cf_thrift_write_field_i32(&tw, 1, CF_PARQUET_DICTIONARY_PAGE);
-        cf_thrift_write_field_i32(&tw, 2, (int32_t)c->dict.len);
-        cf_thrift_write_field_i32(&tw, 3, (int32_t)stored_len);
-        put_header_crc(c, &tw, NULL, 0, stored, stored_len);
-        cf_thrift_write_field(&tw, 7, CF_TT_STRUCT);
-        cf_thrift_write_struct_begin(&tw);
-        cf_thrift_write_field_i32(&tw, 1, (int32_t)c->dict_count);
-        cf_thrift_write_field_i32(&tw, 2, CF_PQE_PLAIN);
-        cf_thrift_write_struct_end(&tw);
-        cf_thrift_write_struct_end(&tw);
-        CF_CHECK(cf_thrift_writer_status(&tw) == CF_OK, err, CF_ENOMEM, "column %s: out of memory",
-                 c->d.name);
-        CF_TRY(io_put(io, hdr->data, hdr->len, err));
-        CF_TRY(io_put(io, stored, stored_len, err));
-        c->dict_unc = (int64_t)(hdr->len + c->dict.len);
+        if (!c->dict_ready)
+            CF_TRY(dict_page(c, err));
+        c->dict_ready = false;
+        const cf_buf *stored = c->o.codec != CF_PQC_UNCOMPRESSED ? &c->comp : &c->dict;
+        CF_TRY(io_put(io, c->hdr.data, c->hdr.len, err));
+        CF_TRY(io_put(io, stored->data, stored->len, err));
+        c->dict_unc = (int64_t)(c->hdr.len + c->dict.len);
         c->encodings |= 1u << CF_PQE_PLAIN;
     }
     c->data_off = (int64_t)io->ops->size(io);
@@ -1306,10 +1329,9 @@ cf_status cf_pq_wcol_write_chunk(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec,
     return CF_OK;
 }
 
-cf_status cf_pq_wcol_write_bloom(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec, cf_error *err)
+/* The bloom filter's bits from the chunk's distinct hashes. */
+static cf_status bloom_bits(cf_pq_wcol *c, cf_error *err)
 {
-    if (!c->d.bloom)
-        return CF_OK;
     cf_pq_hashset *s = &c->bloom;
     size_t bytes = cf_pq_bloom_bytes(s->count + s->has_zero, c->o.bloom_fpp);
     uint8_t *bits = cf_calloc(1, bytes);
@@ -1321,6 +1343,30 @@ cf_status cf_pq_wcol_write_bloom(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec,
     if (s->has_zero)
         cf_pq_bloom_insert(bits, bytes, 0);
     cf_pq_hashset_dispose(s);
+    c->bloom_bits = bits;
+    c->bloom_nbytes = bytes;
+    return CF_OK;
+}
+
+cf_status cf_pq_wcol_seal(cf_pq_wcol *c, cf_error *err)
+{
+    CF_TRY(flush_page(c, err));
+    if (c->dict_used && !c->streaming)
+        CF_TRY(dict_page(c, err));
+    if (c->d.bloom && c->bloom_bits == NULL)
+        CF_TRY(bloom_bits(c, err));
+    return CF_OK;
+}
+
+cf_status cf_pq_wcol_write_bloom(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec, cf_error *err)
+{
+    if (!c->d.bloom)
+        return CF_OK;
+    if (c->bloom_bits == NULL)
+        CF_TRY(bloom_bits(c, err));
+    uint8_t *bits = c->bloom_bits;
+    size_t bytes = c->bloom_nbytes;
+    c->bloom_bits = NULL;
 
     cf_buf *hdr = &c->hdr;
     cf_buf_clear(hdr);

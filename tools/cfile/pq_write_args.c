@@ -116,6 +116,13 @@ int cf_pq_option(cf_cli *c, cf_pq_args *a, int ch, const char *arg)
             return cf_cli_usage(c, "--level: %" PRIu64 " is above 22", v);
         a->o.level = (int)v;
         return 0;
+    case O_THREADS:
+        if ((rc = parse_size(c, "threads", arg, 0, &v)) != 0)
+            return rc;
+        if (v > CF_PARQUET_MAX_THREADS)
+            return cf_cli_usage(c, "--threads: %" PRIu64 " is above %u", v, CF_PARQUET_MAX_THREADS);
+        a->o.threads = (size_t)v;
+        return 0;
     case O_RG_ROWS:
         if ((rc = parse_size(c, "row-group-rows", arg, 1, &v)) != 0)
             return rc;

@@ -38,6 +38,8 @@ struct cf_jw; /* json.h */
     "  --binary COL[,COL...]   STRING/VARCHAR columns written as plain BYTE_ARRAY, for\n"          \
     "                          bytes that are not UTF-8 (Parquet's STRING must be)\n"              \
     "  --meta KEY=VALUE        footer key/value metadata (repeatable)\n"                           \
+    "  --threads N             threads that encode and compress the columns (default 0:\n"         \
+    "                          one per CPU; the file's bytes are the same for any N)\n"            \
     "  --progress              rows written so far on stderr (default: when stderr is a\n"         \
     "                          terminal)\n"                                                        \
     "  --quiet                 no summary line\n"                                                  \
@@ -74,7 +76,8 @@ enum {
     O_KEY,
     O_TS,
     O_LOCK_TIMEOUT,
-    O_JSON
+    O_JSON,
+    O_THREADS
 };
 
 #define PQ_LONG_OPTIONS                                                                            \
@@ -92,6 +95,7 @@ enum {
         {"meta", required_argument, NULL, O_META}, {"progress", no_argument, NULL, O_PROGRESS},    \
         {"quiet", no_argument, NULL, O_QUIET}, {"help", no_argument, NULL, O_HELP},                \
         {"binary", required_argument, NULL, O_BINARY},                                             \
+        {"threads", required_argument, NULL, O_THREADS},                                           \
     {                                                                                              \
         "json", no_argument, NULL, O_JSON                                                          \
     }
