@@ -13,7 +13,8 @@
  *        rowset's rows, the superblock, an empty WAL) under
  *        /tmp/cf_bench_kudu_gen, its rowsets' keys in disjoint ranges or
  *        interleaved (every rowset's keys spread over the whole range: the merge),
- *        then compares as above. */
+ *        then compares as above. BENCH_KUDU_GEN_DIR=D writes the tablet under D
+ *        and the table under D/table instead (runs side by side). */
 /* cf-needs: tables */
 #include <inttypes.h>
 #include <stdio.h>
@@ -285,7 +286,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_kudu_scan LAYOUT [ITERS] [DIR]\n");
         return 2;
     }
-    char genroot[64];
+    char genroot[512] = "";
     size_t split = 1;
     if (strcmp(argv[1], "gen") == 0) {
         if (argc < 5) {
@@ -293,12 +294,14 @@ int main(int argc, char **argv)
                             "[ITERS]\n");
             return 2;
         }
+        /* BENCH_KUDU_GEN_DIR: where to write it (several runs side by side). */
+        const char *gd = getenv("BENCH_KUDU_GEN_DIR");
+        snprintf(genroot, sizeof(genroot), "%s", gd != NULL ? gd : "/tmp/cf_bench_kudu_gen");
         double g0 = now();
-        gen("/tmp/cf_bench_kudu_gen", strtoull(argv[2], NULL, 10), (size_t)atoi(argv[3]),
+        gen(genroot, strtoull(argv[2], NULL, 10), (size_t)atoi(argv[3]),
             strcmp(argv[4], "interleaved") == 0);
         printf("generated %s rows in %s rowsets (%s) in %.2f s\n", argv[2], argv[3], argv[4],
                now() - g0);
-        snprintf(genroot, sizeof(genroot), "/tmp/cf_bench_kudu_gen");
         argv[1] = genroot;
         if (strcmp(argv[4], "interleaved") == 0)
             split = (size_t)atoi(argv[3]);
@@ -306,7 +309,11 @@ int main(int argc, char **argv)
         argc = 3;
     }
     int iters = argc > 2 ? atoi(argv[2]) : 200;
-    const char *dir = argc > 3 ? argv[3] : "/tmp/cf_bench_kudu_scan";
+    char gtable[600];
+    snprintf(gtable, sizeof(gtable), "%s/table", genroot);
+    const char *dir = argc > 3                       ? argv[3]
+                      : getenv("BENCH_KUDU_GEN_DIR") ? gtable
+                                                     : "/tmp/cf_bench_kudu_scan";
     char wal[1024], data[8][1024];
     const char *datap[8];
     size_t nd = 0;

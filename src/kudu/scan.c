@@ -132,6 +132,7 @@ static cf_status copy_options(cf_kudu_scanner *sc, const cf_kudu_scan_options *o
         sc->need[c] = true;
         sc->pwidth[j] = sc->width[c];
         sc->pbin[j] = cf_type_is_binary(s->cols[c].type) && !s->cols[c].is_array;
+        sc->proj_arrays |= s->cols[c].is_array;
     }
     sc->npreds = o->npreds;
     for (size_t i = 0; i < o->npreds; i++) {

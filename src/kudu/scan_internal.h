@@ -182,6 +182,11 @@ struct cf_kudu_scanner {
     size_t *aelems;               /* and how many so far */
     cf_batch *out;
     cf_arena obytes;
+    /* The output batch is rows [view_at, view->n) of this rowset's batch, handed
+     * out in place (scan_merge.c), or NULL: rows copied to ovals. */
+    const scan_rowset *view;
+    size_t view_at;
+    bool proj_arrays; /* an array column is projected (never a view) */
     bool done;
 };
 
