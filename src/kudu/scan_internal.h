@@ -160,6 +160,11 @@ struct cf_kudu_scanner {
     size_t rs_rows;     /* rows a rowset reads per batch */
     scan_rowset **heap; /* the rowsets not at their end, smallest current key first */
     size_t nheap;
+    /* Rowsets with min/max keys in the superblock open only when the merge reaches
+     * their min key and close at their end (as Kudu's MergeIterator keeps such
+     * sub-iterators cold until their lower bound): pending[pi..npending) by min
+     * key. The others open at create. */
+    size_t *pending, npending, pi, last_pi;
     uint8_t *tmpn; /* validity of one copy_batch call */
     cf_kudu_wal *wal;
     uint64_t max_ts; /* the latest DeltaFile timestamp the scan has seen (history.c) */
@@ -190,6 +195,15 @@ struct cf_kudu_scanner {
     bool done;
 };
 
+/* Is rowset m opened only when the merge reaches it (scan_lazy.c)? When the
+ * superblock gives its key bounds, and the scan is of the latest snapshot: an
+ * --as-of scan opens every rowset at create, as the ancient history mark's check
+ * (history.c) needs every DeltaFile's latest timestamp then. */
+static inline bool rowset_lazy(const cf_kudu_scanner *sc, const cf_kudu_rowset *m)
+{
+    return sc->snap == CF_SNAPSHOT_LATEST && m->min_key != NULL && m->max_key != NULL;
+}
+
 /* scan_rowset.c: open rowset m (its column and delta blocks) into *d; settle on
  * its first live row (d->eof when none, else d->key is the row's key unless the
  * rowset streams); read its next batch; free what it holds (ncols: the schema's). */
@@ -198,6 +212,8 @@ cf_status cf_kudu_scan_rowset_open(cf_kudu_scanner *sc, scan_rowset *d, const cf
 cf_status cf_kudu_scan_rowset_settle(cf_kudu_scanner *sc, scan_rowset *d, cf_error *err);
 cf_status cf_kudu_scan_rowset_refill(cf_kudu_scanner *sc, scan_rowset *d, cf_error *err);
 void cf_kudu_scan_rowset_dispose(scan_rowset *d, size_t ncols);
+/* A rowset at its end: its blocks and batch freed now, not at the scanner's free. */
+void cf_kudu_scan_rowset_close(cf_kudu_scanner *sc, scan_rowset *d);
 
 /* scan_wal.c: read the tablet's WAL and index the row ops bootstrap would replay
  * by key (sc->ops, sorted by key then COMMIT order); apply one of them to the row
@@ -215,5 +231,12 @@ void cf_kudu_scan_note_delta(cf_kudu_scanner *sc, const cf_delta_reader *r);
 
 /* scan_merge.c: add a rowset that has a current row to the merge. */
 void cf_kudu_scan_merge_add(cf_kudu_scanner *sc, scan_rowset *d);
+
+/* scan_lazy.c: sort the rowsets with key bounds into sc->pending and say how many
+ * rowsets are open at once at most (*live: those without bounds, plus the most
+ * bounds that overlap); open the pending rowsets the merge has reached. */
+cf_status cf_kudu_scan_lazy_plan(cf_kudu_scanner *sc, size_t *live, cf_error *err);
+cf_status cf_kudu_scan_lazy_open(cf_kudu_scanner *sc, cf_error *err);
+bool cf_kudu_scan_lazy_before(const cf_kudu_scanner *sc, const uint8_t *key, size_t len);
 
 #endif

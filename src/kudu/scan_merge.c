@@ -33,8 +33,10 @@ void cf_kudu_scan_merge_add(cf_kudu_scanner *sc, scan_rowset *d)
 static void heap_fix_top(cf_kudu_scanner *sc)
 {
     scan_rowset *d = sc->heap[0];
-    if (d->eof)
+    if (d->eof) {
+        cf_kudu_scan_rowset_close(sc, d); /* its rows are out (copied, or no longer lent) */
         d = sc->heap[--sc->nheap];
+    }
     size_t n = sc->nheap, i = 0;
     if (n == 0)
         return;
@@ -226,7 +228,7 @@ static bool can_stream(const cf_kudu_scanner *sc, const scan_rowset *d)
         if (key_cmp(d->m->max_key, d->m->max_key_len, w->key, w->klen) >= 0)
             return false;
     }
-    return true;
+    return cf_kudu_scan_lazy_before(sc, d->m->max_key, d->m->max_key_len);
 }
 
 /* Rows [d->i, d->n) of a rowset's batch with the dead ones (deleted at the
@@ -348,11 +350,15 @@ cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error 
     size_t r = 0;
     const cf_schema *s = sc->s;
     while (!sc->done && r < sc->batch_rows) {
+        CF_TRY(cf_kudu_scan_lazy_open(sc, err));
         scan_rowset *base = sc->nheap > 0 ? sc->heap[0] : NULL;
-        /* Streaming is tried at the top's batch boundaries and when a rowset ended:
-         * not per row, where interleaved rowsets would pay for it every time. */
-        if (base != NULL && !base->streaming && (base->fresh || sc->nheap != sc->last_nheap)) {
+        /* Streaming is tried at the top's batch boundaries and when a rowset opened
+         * or ended: not per row, where interleaved rowsets would pay for it every
+         * time. */
+        if (base != NULL && !base->streaming &&
+            (base->fresh || sc->nheap != sc->last_nheap || sc->pi != sc->last_pi)) {
             sc->last_nheap = sc->nheap;
+            sc->last_pi = sc->pi;
             base->fresh = false;
             base->streaming = can_stream(sc, base);
         }

@@ -47,6 +47,13 @@ void cf_kudu_scan_rowset_dispose(scan_rowset *d, size_t ncols)
     cf_buf_dispose(&d->key);
 }
 
+void cf_kudu_scan_rowset_close(cf_kudu_scanner *sc, scan_rowset *d)
+{
+    cf_kudu_scan_rowset_dispose(d, sc->s->ncols);
+    memset(d, 0, sizeof(*d));
+    d->eof = true;
+}
+
 /* " (block N in FILE+O)": where a block's bytes are, for messages (a CFile error
  * names an offset inside the block, so the file offset is O plus that). FILE is the
  * container's data file (log block manager) or the block's own file, by name: the
