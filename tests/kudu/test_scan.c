@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -509,6 +510,8 @@ static void gen_block(cf_kudu_lbm_writer *lw, cf_io *io, uint64_t id)
  * length that varies with k: gen_s). */
 #define GEN_NO_KEYS 1u
 #define GEN_WIDE 2u
+#define GEN_BAD_MIN 4u /* the last rowset's min key is its second key, above its first */
+#define GEN_MAX_RS 16
 
 static size_t gen_s(int64_t k, char *buf)
 {
@@ -543,11 +546,11 @@ static void gen_tablet_ex(const char *root, const gen_rowset *rs, size_t nrs, un
             &sch, wide ? "k INT64 KEY, v INT32 NULL, s STRING NULL" : "k INT64 KEY, v INT32", &e),
         &e);
     size_t nc = wide ? 3 : 2;
-    cf_kudu_rowset meta[8];
-    uint64_t blocks[8][4];
-    uint8_t keys[8][2][8];
+    cf_kudu_rowset meta[GEN_MAX_RS];
+    uint64_t blocks[GEN_MAX_RS][4];
+    uint8_t keys[GEN_MAX_RS][2][8];
     static const uint32_t cids[3] = {0, 1, 2};
-    assert_true(nrs <= 8);
+    assert_true(nrs <= GEN_MAX_RS);
     uint64_t next = 1;
     for (size_t r = 0; r < nrs; r++) {
         cf_io *kio, *vio, *sio = NULL;
@@ -624,7 +627,8 @@ static void gen_tablet_ex(const char *root, const gen_rowset *rs, size_t nrs, un
         if (flags & GEN_NO_KEYS)
             continue;
         /* min/max keys as the superblock keeps them */
-        const void *lo[1] = {&rs[r].keys[0]}, *hi[1] = {&rs[r].keys[rs[r].n - 1]};
+        bool bad = (flags & GEN_BAD_MIN) && r == nrs - 1 && rs[r].n > 1;
+        const void *lo[1] = {&rs[r].keys[bad ? 1 : 0]}, *hi[1] = {&rs[r].keys[rs[r].n - 1]};
         size_t kl;
         CF_ASSERT_OK(cf_schema_key_encode(sch, lo, keys[r][0], 8, &kl, &e), &e);
         CF_ASSERT_OK(cf_schema_key_encode(sch, hi, keys[r][1], 8, &kl, &e), &e);
@@ -752,6 +756,88 @@ static void test_scan__key_in_two_rowsets(void **state)
     gen_tablet(root, rs2, 2);
     CF_ASSERT_OK(gen_scan(root, 1024, k, v, 16, &n, &err), &err);
     assert_int_equal(n, 6);
+    CF_ASSERT_RM_RF(root);
+}
+
+/* Descriptors open in this process now. */
+static size_t open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    assert_non_null(d);
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n - 1; /* the directory's own */
+}
+
+/* Disjoint rowsets (key bounds in the superblock) open one after another as the
+ * merge reaches them and close at their end: a tablet of 16 rowsets (32 blocks,
+ * a descriptor each under pread) scans within a handful of descriptors. (Every
+ * rowset's blocks were opened at create: EMFILE.) */
+static void test_scan__disjoint_rowsets_few_fds(void **state)
+{
+    (void)state;
+    enum { NRS = GEN_MAX_RS, N = 300 };
+    static int64_t keys[NRS][N];
+    gen_rowset rs[NRS];
+    for (int r = 0; r < NRS; r++) {
+        for (int i = 0; i < N; i++)
+            keys[r][i] = (int64_t)r * N + i;
+        rs[r] = (gen_rowset){keys[r], N, NULL, 0};
+    }
+    char root[512];
+    kfs_tmpdir(root, sizeof(root));
+    gen_tablet(root, rs, NRS);
+    cf_kudu_fs_options o;
+    cf_kudu_fs_options_init(&o);
+    o.wal_dir = root;
+    cf_kudu_fs *fs;
+    cf_kudu_tablet *t;
+    cf_error err;
+    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &o, &err), &err);
+    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, GEN_TABLET, &err), &err);
+    struct rlimit old, lim;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    lim = old;
+    lim.rlim_cur = (rlim_t)open_fds() + 8;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &lim), 0);
+    cf_kudu_scanner *sc;
+    cf_status st = cf_kudu_scanner_create(&sc, t, NULL, &err);
+    int64_t want = 0;
+    while (st == CF_OK) {
+        cf_row_batch b;
+        st = cf_kudu_scanner_next(sc, &b, &err);
+        if (st != CF_OK || b.count == 0)
+            break;
+        for (size_t i = 0; i < b.count; i++, want++)
+            assert_int_equal(((const int64_t *)b.cols[0].values)[i], want);
+    }
+    cf_kudu_scanner_free(sc);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    CF_ASSERT_OK(st, &err);
+    assert_int_equal(want, NRS * N);
+    cf_kudu_tablet_free(t);
+    cf_kudu_fs_free(fs);
+    CF_ASSERT_RM_RF(root);
+}
+
+/* A rowset that holds a key below the min key the superblock gives it (damage:
+ * the merge opened it only when it reached that min key) is an error naming it. */
+static void test_scan__row_below_min_key(void **state)
+{
+    (void)state;
+    static const int64_t a[] = {1, 2, 3}, b[] = {10, 11, 12};
+    gen_rowset rs[2] = {{a, 3, NULL, 0}, {b, 3, NULL, 0}};
+    char root[512];
+    kfs_tmpdir(root, sizeof(root));
+    gen_tablet_ex(root, rs, 2, GEN_BAD_MIN);
+    int64_t k[16];
+    int32_t v[16];
+    size_t n;
+    cf_error err;
+    assert_int_equal(gen_scan(root, 1024, k, v, 16, &n, &err), CF_ECORRUPT);
+    assert_non_null(strstr(err.msg, "rowset 1 holds a key below its min_encoded_key"));
     CF_ASSERT_RM_RF(root);
 }
 
@@ -1230,6 +1316,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_scan__projection_and_where),
         cmocka_unit_test(test_scan__written_tablets),
         cmocka_unit_test(test_scan__key_in_two_rowsets),
+        cmocka_unit_test(test_scan__disjoint_rowsets_few_fds),
+        cmocka_unit_test(test_scan__row_below_min_key),
         cmocka_unit_test(test_scan__wal_replay),
         cmocka_unit_test(test_scan__stream_and_merge_agree),
         cmocka_unit_test(test_scan__alloc_failures),
