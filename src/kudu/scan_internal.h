@@ -7,7 +7,8 @@
  *   scan_wal.c     the WAL's row ops to replay, indexed by encoded key, and what one
  *                  op does to the row of its key;
  *   scan_merge.c   the k-way merge of the rowsets and the replayed ops by encoded
- *                  key, then predicates and projection (cf_kudu_scanner_next).
+ *                  key, then predicates and projection (cf_kudu_scanner_next);
+ *   scan_lazy.c    rowsets with key bounds opened when the merge reaches them.
  *
  * What a scan answers: the tablet as rows, the way the tablet answers a scan after
  * a restart:
@@ -26,13 +27,23 @@
  * MVCC as Kudu's MvccSnapshot(T) (tablet/mvcc.cc): an op is visible when its
  * timestamp is < T; the latest snapshot sees everything.
  *
- * Memory: each DiskRowSet streams one batch at a time of the columns read (key,
- * projection, predicates): batch_rows rows, fewer when many rowsets would pass
- * RS_BUDGET together, plus the bytes of the batch's binary values; the merge is a
- * heap over the rowsets. The WAL is held as cf_kudu_wal reads it (every entry
- * decoded), and the row ops to replay are indexed by key (a pointer and a key copy
- * each): the replayed MemRowSet and DeltaMemStores exist only as that index. So
- * memory is O(rowsets x batch + WAL), never O(tablet rows).
+ * Memory: each open DiskRowSet streams one batch at a time of the columns read
+ * (key, projection, predicates): batch_rows rows, fewer when the rowsets open at
+ * once would pass RS_BUDGET together, plus the bytes of the batch's binary values
+ * that must outlive an iterator call; the merge is a heap over the open rowsets.
+ * A rowset with key bounds in the superblock is open only from the merge reaching
+ * its min key to its end (scan_lazy.c), so "open at once" is the rowsets whose key
+ * ranges overlap (all of them when they interleave), as are the blocks open. The
+ * WAL is held as cf_kudu_wal reads it (every entry decoded), and the row ops to
+ * replay are indexed by key (a pointer and a key copy each): the replayed MemRowSet
+ * and DeltaMemStores exist only as that index. So memory is O(overlapping rowsets
+ * x batch + WAL), never O(tablet rows).
+ *
+ * Copies: a column is decoded straight into its rowset's batch (cf_iter_copy_batch),
+ * deltas applied there; a streamed rowset's batch that fills an output batch from
+ * its start is handed out in place (scan_merge.c's view), so its values and binary
+ * bytes are not copied again; rows that go through the merge are copied into the
+ * output, binary bytes included (their rowset refills before the batch is out).
  *
  * Schema changes: a column a rowset has no block for reads as its read default
  * (or NULL); a replayed INSERT that does not set a column takes its write default

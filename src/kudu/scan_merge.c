@@ -232,7 +232,8 @@ static bool can_stream(const cf_kudu_scanner *sc, const scan_rowset *d)
 }
 
 /* Rows [d->i, d->n) of a rowset's batch with the dead ones (deleted at the
- * snapshot) squeezed out, in place: the batch is going out whole. */
+ * snapshot, or failing a predicate) squeezed out, in place: the batch is going
+ * out whole. */
 static void squeeze_dead(cf_kudu_scanner *sc, scan_rowset *d)
 {
     size_t live = d->i;
@@ -273,7 +274,10 @@ static cf_status stream_rows(cf_kudu_scanner *sc, scan_rowset *d, size_t *r, cf_
             continue;
         }
         size_t i = d->i;
-        if (*r == 0 && sc->npreds == 0 && !sc->proj_arrays && d->n - i <= sc->batch_rows) {
+        if (*r == 0 && !sc->proj_arrays && d->n - i <= sc->batch_rows) {
+            for (size_t k = i; k < d->n && sc->npreds > 0; k++) /* failing rows as dead */
+                if (cf_bitmap_get(d->sel, k) && !preds_pass_rowset(sc, d, k))
+                    cf_bitmap_put(d->sel, k, false);
             if (cf_bitmap_count(d->sel, i, d->n - i) != d->n - i)
                 squeeze_dead(sc, d);
             if (d->n > i) {
