@@ -31,9 +31,9 @@
  * (key, projection, predicates): batch_rows rows, fewer when the rowsets open at
  * once would pass RS_BUDGET together, plus the bytes of the batch's binary values
  * that must outlive an iterator call; the merge is a heap over the open rowsets.
- * A rowset with key bounds in the superblock is open only from the merge reaching
- * its min key to its end (scan_lazy.c), so "open at once" is the rowsets whose key
- * ranges overlap (all of them when they interleave), as are the blocks open. The
+ * In a scan of the latest snapshot, a rowset with key bounds in the superblock is
+ * open only from the merge reaching its min key to its end (scan_lazy.c), so "open at once" is the
+ * rowsets whose key ranges overlap (all of them when they interleave), as are the blocks open. The
  * WAL is held as cf_kudu_wal reads it (every entry decoded), and the row ops to
  * replay are indexed by key (a pointer and a key copy each): the replayed MemRowSet
  * and DeltaMemStores exist only as that index. So memory is O(overlapping rowsets
