@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cfile/delta.h>
@@ -841,6 +842,49 @@ static void test_scan__row_below_min_key(void **state)
     CF_ASSERT_RM_RF(root);
 }
 
+/* An --as-of scan checks the ancient history mark against the latest timestamp
+ * the tablet holds, here a REDO of the second of two disjoint rowsets (no WAL
+ * entry; the superblock written 30 days ago): 8 days back is refused with Kudu's 7
+ * days. Every rowset's DeltaFiles are read for it at create, the rowsets the merge
+ * would open later included (with them unread, the superblock's mtime dated the
+ * tablet and the scan went through). */
+static void test_scan__as_of_sees_every_rowsets_deltas(void **state)
+{
+    (void)state;
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    uint64_t now_us = (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
+    static const int64_t a[] = {1, 2, 3}, b[] = {10, 11, 12};
+    gen_redo redo[] = {{1, now_us << 12, false, -11}};
+    gen_rowset rs[2] = {{a, 3, NULL, 0}, {b, 3, redo, 1}};
+    char root[512], sb[700];
+    kfs_tmpdir(root, sizeof(root));
+    gen_tablet(root, rs, 2);
+    snprintf(sb, sizeof(sb), "%s/tablet-meta/" GEN_TABLET, root);
+    struct timeval old[2] = {{tv.tv_sec - 30 * 86400, 0}, {tv.tv_sec - 30 * 86400, 0}};
+    assert_int_equal(utimes(sb, old), 0);
+    cf_kudu_fs_options o;
+    cf_kudu_fs_options_init(&o);
+    o.wal_dir = root;
+    cf_kudu_fs *fs;
+    cf_kudu_tablet *t;
+    cf_error err;
+    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &o, &err), &err);
+    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, GEN_TABLET, &err), &err);
+    cf_kudu_scan_options so;
+    cf_kudu_scan_options_init(&so);
+    so.as_of = (now_us - 8ull * 86400 * 1000000) << 12;
+    cf_kudu_scanner *sc = NULL;
+    assert_int_equal(cf_kudu_scanner_create(&sc, t, &so, &err), CF_EINVAL);
+    assert_non_null(strstr(err.msg, "ancient history mark"));
+    so.as_of = (now_us - 6ull * 86400 * 1000000) << 12; /* within the history */
+    CF_ASSERT_OK(cf_kudu_scanner_create(&sc, t, &so, &err), &err);
+    cf_kudu_scanner_free(sc);
+    cf_kudu_tablet_free(t);
+    cf_kudu_fs_free(fs);
+    CF_ASSERT_RM_RF(root);
+}
+
 /* ---- a WAL written here: what bootstrap replays ----------------------------------------- */
 
 /* One write op of the log: REPLICATE (term 1, index idx, timestamp ts) of one row
@@ -1318,6 +1362,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_scan__key_in_two_rowsets),
         cmocka_unit_test(test_scan__disjoint_rowsets_few_fds),
         cmocka_unit_test(test_scan__row_below_min_key),
+        cmocka_unit_test(test_scan__as_of_sees_every_rowsets_deltas),
         cmocka_unit_test(test_scan__wal_replay),
         cmocka_unit_test(test_scan__stream_and_merge_agree),
         cmocka_unit_test(test_scan__alloc_failures),
