@@ -13,7 +13,8 @@
  *        rowset's rows, the superblock, an empty WAL) under
  *        /tmp/cf_bench_kudu_gen, its rowsets' keys in disjoint ranges or
  *        interleaved (every rowset's keys spread over the whole range: the merge),
- *        then compares as above. */
+ *        then compares as above. BENCH_KUDU_GEN_DIR=D writes the tablet under D
+ *        and the table under D/table instead (runs side by side). */
 /* cf-needs: tables */
 #include <inttypes.h>
 #include <stdio.h>
@@ -36,6 +37,19 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
 }
 
 static void die(const char *what, cf_status st, const cf_error *e)
@@ -285,7 +299,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_kudu_scan LAYOUT [ITERS] [DIR]\n");
         return 2;
     }
-    char genroot[64];
+    char genroot[512] = "";
     size_t split = 1;
     if (strcmp(argv[1], "gen") == 0) {
         if (argc < 5) {
@@ -293,12 +307,14 @@ int main(int argc, char **argv)
                             "[ITERS]\n");
             return 2;
         }
+        /* BENCH_KUDU_GEN_DIR: where to write it (several runs side by side). */
+        const char *gd = getenv("BENCH_KUDU_GEN_DIR");
+        snprintf(genroot, sizeof(genroot), "%s", gd != NULL ? gd : "/tmp/cf_bench_kudu_gen");
         double g0 = now();
-        gen("/tmp/cf_bench_kudu_gen", strtoull(argv[2], NULL, 10), (size_t)atoi(argv[3]),
+        gen(genroot, strtoull(argv[2], NULL, 10), (size_t)atoi(argv[3]),
             strcmp(argv[4], "interleaved") == 0);
         printf("generated %s rows in %s rowsets (%s) in %.2f s\n", argv[2], argv[3], argv[4],
                now() - g0);
-        snprintf(genroot, sizeof(genroot), "/tmp/cf_bench_kudu_gen");
         argv[1] = genroot;
         if (strcmp(argv[4], "interleaved") == 0)
             split = (size_t)atoi(argv[3]);
@@ -306,7 +322,11 @@ int main(int argc, char **argv)
         argc = 3;
     }
     int iters = argc > 2 ? atoi(argv[2]) : 200;
-    const char *dir = argc > 3 ? argv[3] : "/tmp/cf_bench_kudu_scan";
+    char gtable[600];
+    snprintf(gtable, sizeof(gtable), "%s/table", genroot);
+    const char *dir = argc > 3                       ? argv[3]
+                      : getenv("BENCH_KUDU_GEN_DIR") ? gtable
+                                                     : "/tmp/cf_bench_kudu_scan";
     char wal[1024], data[8][1024];
     const char *datap[8];
     size_t nd = 0;
@@ -419,7 +439,12 @@ int main(int argc, char **argv)
     static const char *names[4] = {"kudu tablet (latest, WAL replayed)", "kudu tablet (--no-wal)",
                                    "cfile table (same rows, no cache)",
                                    "kudu tablet (latest, --mmap)"};
-    double secs[4] = {0}, csecs[4] = {0};
+    double secs[4] = {0}, csecs[4] = {0}, cpu_med[4] = {0};
+    /* CPU time of each scan (the process's: the scans run one thread), for a
+     * median that a machine shared with other work disturbs less than wall time. */
+    double *cpu = calloc((size_t)iters + 1, sizeof(*cpu));
+    if (cpu == NULL)
+        return 1;
     uint64_t rows[4] = {0}, bytes[4] = {0};
     /* BENCH_KUDU_ONLY=0|1|2|3: run that one scan kind alone (for profiles). */
     const char *only = getenv("BENCH_KUDU_ONLY");
@@ -427,7 +452,7 @@ int main(int argc, char **argv)
         if (only != NULL && atoi(only) != k)
             continue;
         for (int it = 0; it < iters + 1; it++) {
-            double a = now();
+            double a = now(), ca = cpu_now();
             cf_kudu_scanner *ks = NULL;
             cf_table_scanner *ts = NULL;
             if (k != 2) {
@@ -460,12 +485,16 @@ int main(int argc, char **argv)
             cf_table_scanner_free(ts);
             if (it == 0)
                 continue; /* warm-up */
+            cpu[it - 1] = cpu_now() - ca;
             secs[k] += now() - a;
             csecs[k] += created;
             rows[k] += r;
             bytes[k] += by;
         }
+        qsort(cpu, (size_t)iters, sizeof(*cpu), cmp_double);
+        cpu_med[k] = cpu[iters / 2];
     }
+    free(cpu);
     printf("layout %s: %zu rowsets (the cfile table: %zu), open %.2f ms, %d scans each\n", argv[1],
            cf_kudu_tablet_rowset_count(t), cf_table_rowset_count(tb), t_open * 1e3, iters);
     for (int k = 0; k < 4; k++)
@@ -475,6 +504,13 @@ int main(int argc, char **argv)
                    names[k], rows[k] / secs[k], bytes[k] / secs[k] / 1e6, secs[k] / iters * 1e3,
                    rows[k] / (uint64_t)iters, csecs[k] / iters * 1e3,
                    rows[k] / (secs[k] - csecs[k]));
+    for (int k = 0; k < 4; k++)
+        if (secs[k] > 0)
+            printf("  %-36s CPU median %.3f ms per scan: %.0f rows/s\n", names[k], cpu_med[k] * 1e3,
+                   (double)(rows[k] / (uint64_t)iters) / cpu_med[k]);
+    if (only == NULL && cpu_med[2] > 0)
+        printf("  CPU-median ratio kudu latest / cfile table: %.2f; --no-wal / cfile table: %.2f\n",
+               cpu_med[2] / cpu_med[0], cpu_med[2] / cpu_med[1]);
     if (only == NULL)
         printf("  ratio kudu latest / cfile table: %.2f; --no-wal / cfile table: %.2f\n",
                (rows[0] / secs[0]) / (rows[2] / secs[2]),

@@ -43,6 +43,7 @@ void cf_kudu_scanner_free(cf_kudu_scanner *sc)
         cf_kudu_scan_rowset_dispose(&sc->rs[i], ncols);
     cf_free(sc->rs);
     cf_free(sc->heap);
+    cf_free(sc->pending);
     for (size_t i = 0; i < sc->nmaps; i++)
         cf_free(sc->maps[i].map);
     cf_free(sc->maps);
@@ -132,6 +133,7 @@ static cf_status copy_options(cf_kudu_scanner *sc, const cf_kudu_scan_options *o
         sc->need[c] = true;
         sc->pwidth[j] = sc->width[c];
         sc->pbin[j] = cf_type_is_binary(s->cols[c].type) && !s->cols[c].is_array;
+        sc->proj_arrays |= s->cols[c].is_array;
     }
     sc->npreds = o->npreds;
     for (size_t i = 0; i < o->npreds; i++) {
@@ -253,8 +255,9 @@ cf_status cf_kudu_scanner_create(cf_kudu_scanner **out, const cf_kudu_tablet *t,
     size_t row_bytes = 1;
     for (size_t c = 0; c < s->ncols; c++)
         row_bytes += sc->need[c] ? sc->width[c] + 1 : 0;
-    size_t nrs = cf_kudu_tablet_rowset_count(t);
-    size_t cap = RS_BUDGET / ((nrs ? nrs : 1) * row_bytes);
+    size_t nrs = cf_kudu_tablet_rowset_count(t), live;
+    CF_TRY_OUT(cf_kudu_scan_lazy_plan(sc, &live, err));
+    size_t cap = RS_BUDGET / ((live ? live : 1) * row_bytes);
     if (cap < RS_MIN_ROWS)
         cap = RS_MIN_ROWS;
     sc->rs_rows = sc->batch_rows < cap ? sc->batch_rows : cap;
@@ -287,9 +290,12 @@ cf_status cf_kudu_scanner_create(cf_kudu_scanner **out, const cf_kudu_tablet *t,
     sc->heap = cf_calloc(nrs + 1, sizeof(*sc->heap));
     if (sc->rs == NULL || sc->heap == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "scan: out of memory");
+    sc->nrs = nrs;
     for (size_t i = 0; i < nrs; i++) {
-        sc->nrs = i + 1;
-        CF_TRY_OUT(cf_kudu_scan_rowset_open(sc, &sc->rs[i], cf_kudu_tablet_rowset_at(t, i), err));
+        const cf_kudu_rowset *m = cf_kudu_tablet_rowset_at(t, i);
+        if (rowset_lazy(sc, m))
+            continue; /* opened when the merge reaches its min key (scan_lazy.c) */
+        CF_TRY_OUT(cf_kudu_scan_rowset_open(sc, &sc->rs[i], m, err));
         CF_TRY_OUT(cf_kudu_scan_rowset_settle(sc, &sc->rs[i], err));
         if (!sc->rs[i].eof)
             cf_kudu_scan_merge_add(sc, &sc->rs[i]);
@@ -297,6 +303,7 @@ cf_status cf_kudu_scanner_create(cf_kudu_scanner **out, const cf_kudu_tablet *t,
     if (!opts->no_wal)
         CF_TRY_OUT(cf_kudu_scan_wal_load(sc, err));
     CF_TRY_OUT(cf_kudu_history_check(sc, opts->as_of, opts->history_max_age_sec, err));
+    CF_TRY_OUT(cf_kudu_scan_lazy_open(sc, err));
     *out = sc;
     return CF_OK;
 out:

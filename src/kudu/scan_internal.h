@@ -7,7 +7,8 @@
  *   scan_wal.c     the WAL's row ops to replay, indexed by encoded key, and what one
  *                  op does to the row of its key;
  *   scan_merge.c   the k-way merge of the rowsets and the replayed ops by encoded
- *                  key, then predicates and projection (cf_kudu_scanner_next).
+ *                  key, then predicates and projection (cf_kudu_scanner_next);
+ *   scan_lazy.c    rowsets with key bounds opened when the merge reaches them.
  *
  * What a scan answers: the tablet as rows, the way the tablet answers a scan after
  * a restart:
@@ -26,13 +27,23 @@
  * MVCC as Kudu's MvccSnapshot(T) (tablet/mvcc.cc): an op is visible when its
  * timestamp is < T; the latest snapshot sees everything.
  *
- * Memory: each DiskRowSet streams one batch at a time of the columns read (key,
- * projection, predicates): batch_rows rows, fewer when many rowsets would pass
- * RS_BUDGET together, plus the bytes of the batch's binary values; the merge is a
- * heap over the rowsets. The WAL is held as cf_kudu_wal reads it (every entry
- * decoded), and the row ops to replay are indexed by key (a pointer and a key copy
- * each): the replayed MemRowSet and DeltaMemStores exist only as that index. So
- * memory is O(rowsets x batch + WAL), never O(tablet rows).
+ * Memory: each open DiskRowSet streams one batch at a time of the columns read
+ * (key, projection, predicates): batch_rows rows, fewer when the rowsets open at
+ * once would pass RS_BUDGET together, plus the bytes of the batch's binary values
+ * that must outlive an iterator call; the merge is a heap over the open rowsets.
+ * In a scan of the latest snapshot, a rowset with key bounds in the superblock is
+ * open only from the merge reaching its min key to its end (scan_lazy.c), so "open at once" is the
+ * rowsets whose key ranges overlap (all of them when they interleave), as are the blocks open. The
+ * WAL is held as cf_kudu_wal reads it (every entry decoded), and the row ops to
+ * replay are indexed by key (a pointer and a key copy each): the replayed MemRowSet
+ * and DeltaMemStores exist only as that index. So memory is O(overlapping rowsets
+ * x batch + WAL), never O(tablet rows).
+ *
+ * Copies: a column is decoded straight into its rowset's batch (cf_iter_copy_batch),
+ * deltas applied there; a streamed rowset's batch that fills an output batch from
+ * its start is handed out in place (scan_merge.c's view), so its values and binary
+ * bytes are not copied again; rows that go through the merge are copied into the
+ * output, binary bytes included (their rowset refills before the batch is out).
  *
  * Schema changes: a column a rowset has no block for reads as its read default
  * (or NULL); a replayed INSERT that does not set a column takes its write default
@@ -160,6 +171,11 @@ struct cf_kudu_scanner {
     size_t rs_rows;     /* rows a rowset reads per batch */
     scan_rowset **heap; /* the rowsets not at their end, smallest current key first */
     size_t nheap;
+    /* Rowsets with min/max keys in the superblock open only when the merge reaches
+     * their min key and close at their end (as Kudu's MergeIterator keeps such
+     * sub-iterators cold until their lower bound): pending[pi..npending) by min
+     * key. The others open at create. */
+    size_t *pending, npending, pi, last_pi;
     uint8_t *tmpn; /* validity of one copy_batch call */
     cf_kudu_wal *wal;
     uint64_t max_ts; /* the latest DeltaFile timestamp the scan has seen (history.c) */
@@ -182,8 +198,22 @@ struct cf_kudu_scanner {
     size_t *aelems;               /* and how many so far */
     cf_batch *out;
     cf_arena obytes;
+    /* The output batch is rows [view_at, view->n) of this rowset's batch, handed
+     * out in place (scan_merge.c), or NULL: rows copied to ovals. */
+    const scan_rowset *view;
+    size_t view_at;
+    bool proj_arrays; /* an array column is projected (never a view) */
     bool done;
 };
+
+/* Is rowset m opened only when the merge reaches it (scan_lazy.c)? When the
+ * superblock gives its key bounds, and the scan is of the latest snapshot: an
+ * --as-of scan opens every rowset at create, as the ancient history mark's check
+ * (history.c) needs every DeltaFile's latest timestamp then. */
+static inline bool rowset_lazy(const cf_kudu_scanner *sc, const cf_kudu_rowset *m)
+{
+    return sc->snap == CF_SNAPSHOT_LATEST && m->min_key != NULL && m->max_key != NULL;
+}
 
 /* scan_rowset.c: open rowset m (its column and delta blocks) into *d; settle on
  * its first live row (d->eof when none, else d->key is the row's key unless the
@@ -193,6 +223,8 @@ cf_status cf_kudu_scan_rowset_open(cf_kudu_scanner *sc, scan_rowset *d, const cf
 cf_status cf_kudu_scan_rowset_settle(cf_kudu_scanner *sc, scan_rowset *d, cf_error *err);
 cf_status cf_kudu_scan_rowset_refill(cf_kudu_scanner *sc, scan_rowset *d, cf_error *err);
 void cf_kudu_scan_rowset_dispose(scan_rowset *d, size_t ncols);
+/* A rowset at its end: its blocks and batch freed now, not at the scanner's free. */
+void cf_kudu_scan_rowset_close(cf_kudu_scanner *sc, scan_rowset *d);
 
 /* scan_wal.c: read the tablet's WAL and index the row ops bootstrap would replay
  * by key (sc->ops, sorted by key then COMMIT order); apply one of them to the row
@@ -210,5 +242,12 @@ void cf_kudu_scan_note_delta(cf_kudu_scanner *sc, const cf_delta_reader *r);
 
 /* scan_merge.c: add a rowset that has a current row to the merge. */
 void cf_kudu_scan_merge_add(cf_kudu_scanner *sc, scan_rowset *d);
+
+/* scan_lazy.c: sort the rowsets with key bounds into sc->pending and say how many
+ * rowsets are open at once at most (*live: those without bounds, plus the most
+ * bounds that overlap); open the pending rowsets the merge has reached. */
+cf_status cf_kudu_scan_lazy_plan(cf_kudu_scanner *sc, size_t *live, cf_error *err);
+cf_status cf_kudu_scan_lazy_open(cf_kudu_scanner *sc, cf_error *err);
+bool cf_kudu_scan_lazy_before(const cf_kudu_scanner *sc, const uint8_t *key, size_t len);
 
 #endif

@@ -33,8 +33,10 @@ void cf_kudu_scan_merge_add(cf_kudu_scanner *sc, scan_rowset *d)
 static void heap_fix_top(cf_kudu_scanner *sc)
 {
     scan_rowset *d = sc->heap[0];
-    if (d->eof)
+    if (d->eof) {
+        cf_kudu_scan_rowset_close(sc, d); /* its rows are out (copied, or no longer lent) */
         d = sc->heap[--sc->nheap];
+    }
     size_t n = sc->nheap, i = 0;
     if (n == 0)
         return;
@@ -226,11 +228,40 @@ static bool can_stream(const cf_kudu_scanner *sc, const scan_rowset *d)
         if (key_cmp(d->m->max_key, d->m->max_key_len, w->key, w->klen) >= 0)
             return false;
     }
-    return true;
+    return cf_kudu_scan_lazy_before(sc, d->m->max_key, d->m->max_key_len);
+}
+
+/* Rows [d->i, d->n) of a rowset's batch with the dead ones (deleted at the
+ * snapshot, or failing a predicate) squeezed out, in place: the batch is going
+ * out whole. */
+static void squeeze_dead(cf_kudu_scanner *sc, scan_rowset *d)
+{
+    size_t live = d->i;
+    for (size_t c = 0; c < sc->s->ncols; c++) {
+        if (!sc->need[c])
+            continue;
+        size_t w = sc->width[c];
+        uint8_t *v = d->vals[c], *nn = d->nn[c];
+        live = d->i;
+        for (size_t k = d->i; k < d->n; k++) {
+            if (!cf_bitmap_get(d->sel, k))
+                continue;
+            if (live != k) {
+                copy_width(v + live * w, v + k * w, w);
+                cf_bitmap_put(nn, live, cf_bitmap_get(nn, k));
+            }
+            live++;
+        }
+    }
+    cf_bitmap_fill(d->sel, d->i, live - d->i, true);
+    d->n = live;
 }
 
 /* Stream the top rowset's live rows into the output from row r on; *r advances.
- * Stops when the output is full or the rowset ends. Keys are not encoded. */
+ * Stops when the output is full or the rowset ends. Keys are not encoded. An
+ * output batch that would start with the rest of the rowset's batch is that
+ * batch, handed out in place (sc->view: no copy of values or binary bytes; it
+ * ends there, as the rowset's next refill reuses the buffers). */
 static cf_status stream_rows(cf_kudu_scanner *sc, scan_rowset *d, size_t *r, cf_error *err)
 {
     while (*r < sc->batch_rows) {
@@ -243,6 +274,20 @@ static cf_status stream_rows(cf_kudu_scanner *sc, scan_rowset *d, size_t *r, cf_
             continue;
         }
         size_t i = d->i;
+        if (*r == 0 && !sc->proj_arrays && d->n - i <= sc->batch_rows) {
+            for (size_t k = i; k < d->n && sc->npreds > 0; k++) /* failing rows as dead */
+                if (cf_bitmap_get(d->sel, k) && !preds_pass_rowset(sc, d, k))
+                    cf_bitmap_put(d->sel, k, false);
+            if (cf_bitmap_count(d->sel, i, d->n - i) != d->n - i)
+                squeeze_dead(sc, d);
+            if (d->n > i) {
+                sc->view = d;
+                sc->view_at = i;
+                *r = d->n - i;
+            }
+            d->i = d->n;
+            return CF_OK;
+        }
         bool live = cf_bitmap_get(d->sel, i);
         size_t run = cf_bitmap_run(d->sel, i, d->n - i);
         if (!live) {
@@ -295,6 +340,7 @@ cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error 
 {
     memset(out, 0, sizeof(*out));
     cf_arena_reset(&sc->obytes);
+    sc->view = NULL;
     for (size_t j = 0; j < sc->nproj; j++) {
         if (!sc->s->cols[sc->proj[j]].is_array)
             continue;
@@ -308,11 +354,15 @@ cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error 
     size_t r = 0;
     const cf_schema *s = sc->s;
     while (!sc->done && r < sc->batch_rows) {
+        CF_TRY(cf_kudu_scan_lazy_open(sc, err));
         scan_rowset *base = sc->nheap > 0 ? sc->heap[0] : NULL;
-        /* Streaming is tried at the top's batch boundaries and when a rowset ended:
-         * not per row, where interleaved rowsets would pay for it every time. */
-        if (base != NULL && !base->streaming && (base->fresh || sc->nheap != sc->last_nheap)) {
+        /* Streaming is tried at the top's batch boundaries and when a rowset opened
+         * or ended: not per row, where interleaved rowsets would pay for it every
+         * time. */
+        if (base != NULL && !base->streaming &&
+            (base->fresh || sc->nheap != sc->last_nheap || sc->pi != sc->last_pi)) {
             sc->last_nheap = sc->nheap;
+            sc->last_pi = sc->pi;
             base->fresh = false;
             base->streaming = can_stream(sc, base);
         }
@@ -320,6 +370,8 @@ cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error 
             CF_TRY(stream_rows(sc, base, &r, err));
             if (base->eof)
                 heap_fix_top(sc);
+            if (sc->view != NULL)
+                break;
             continue;
         }
         /* The smallest key among the rowsets' current rows and the next replayed op. */
@@ -380,6 +432,16 @@ cf_status cf_kudu_scanner_next(cf_kudu_scanner *sc, cf_row_batch *out, cf_error 
         b->count = r;
         b->values = sc->ovals[j];
         b->nonnull = s->cols[sc->proj[j]].nullable ? sc->onn[j] : NULL;
+        if (sc->view != NULL) {
+            size_t c = sc->proj[j], at = sc->view_at;
+            b->values = sc->view->vals[c] + at * sc->width[c];
+            if (at % 8 == 0) {
+                if (b->nonnull != NULL)
+                    b->nonnull = sc->view->nn[c] + at / 8;
+            } else {
+                cf_bitmap_copy(sc->onn[j], 0, sc->view->nn[c], at, r);
+            }
+        }
         if (s->cols[sc->proj[j]].is_array) {
             b->values = sc->avals[j].data;
             b->elem_offsets = (const uint32_t *)(const void *)sc->aoffs[j].data;

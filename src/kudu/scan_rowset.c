@@ -47,6 +47,13 @@ void cf_kudu_scan_rowset_dispose(scan_rowset *d, size_t ncols)
     cf_buf_dispose(&d->key);
 }
 
+void cf_kudu_scan_rowset_close(cf_kudu_scanner *sc, scan_rowset *d)
+{
+    cf_kudu_scan_rowset_dispose(d, sc->s->ncols);
+    memset(d, 0, sizeof(*d));
+    d->eof = true;
+}
+
 /* " (block N in FILE+O)": where a block's bytes are, for messages (a CFile error
  * names an offset inside the block, so the file offset is O plus that). FILE is the
  * container's data file (log block manager) or the block's own file, by name: the
@@ -310,7 +317,11 @@ static cf_status rowset_fill_col(cf_kudu_scanner *sc, scan_rowset *d, size_t c, 
     bool bin = cf_type_is_binary(col->type);
     for (size_t got = 0; got < n;) {
         size_t k = 0;
-        cf_status st = cf_iter_copy_batch(d->cit[c], vals + got * w, sc->tmpn, n - got, &k, err);
+        /* Validity straight into the batch's bitmap when the rows start on a byte
+         * (copy_batch writes from bit 0, whole bytes), else through tmpn. */
+        bool aligned = got % 8 == 0;
+        uint8_t *vn = aligned ? nn + got / 8 : sc->tmpn;
+        cf_status st = cf_iter_copy_batch(d->cit[c], vals + got * w, vn, n - got, &k, err);
         char wb[300];
         if (st != CF_OK)
             return cf_error_prefix(
@@ -319,18 +330,24 @@ static cf_status rowset_fill_col(cf_kudu_scanner *sc, scan_rowset *d, size_t c, 
         CF_CHECK(k > 0, err, CF_ECORRUPT,
                  "tablet %s: rowset %" PRIu64 " column %s: ends at row %" PRIu64 " of %" PRIu64,
                  cf_kudu_tablet_id(sc->t), d->m->id, col->name, d->next + got, d->rows);
-        cf_bitmap_copy(nn, got, sc->tmpn, 0, k);
-        if (bin) {
-            /* The slices point into the iterator until its next call: keep the
-             * bytes for the batch. */
+        if (!aligned)
+            cf_bitmap_copy(nn, got, sc->tmpn, 0, k);
+        if (bin && got + k < n) {
+            /* The slices point into the iterator until its next call, which this
+             * batch makes: keep their bytes. The last call's stay where they are,
+             * valid until the rowset's next refill (as load_into in
+             * rowset/scan.c keeps them). */
             cf_slice *sl = (cf_slice *)(void *)(vals + got * w);
+            size_t total = 0;
+            for (size_t i = 0; i < k; i++)
+                total += sl[i].len;
+            uint8_t *p = cf_arena_alloc(&d->bytes, total ? total : 1);
+            CF_CHECK(p != NULL, err, CF_ENOMEM, "scan: out of memory");
             for (size_t i = 0; i < k; i++) {
-                if (sl[i].len == 0)
-                    continue;
-                uint8_t *p = cf_arena_alloc(&d->bytes, sl[i].len);
-                CF_CHECK(p != NULL, err, CF_ENOMEM, "scan: out of memory");
-                memcpy(p, sl[i].data, sl[i].len);
+                if (sl[i].len > 0)
+                    memcpy(p, sl[i].data, sl[i].len);
                 sl[i].data = p;
+                p += sl[i].len;
             }
         }
         got += k;
