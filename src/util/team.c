@@ -26,8 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/alloc.h"
-#include "util/error.h"
+#include "alloc.h"
+#include "error.h"
 
 /* How long an idle side spins before it sleeps. */
 #ifndef WORKER_SPIN_NS
