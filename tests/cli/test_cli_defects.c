@@ -115,6 +115,31 @@ static void test_cli_defects__bloom_probe_refuses_other_files(void **state)
     done(&r);
 }
 
+/* Keys to probe by --key (repeatable) as `table get` takes them, or after
+ * FILE as before; not both. */
+static void test_cli_defects__bloom_probe_key_option(void **state)
+{
+    (void)state;
+    char *f = golden("bloom-100keys-4096b");
+    run a, b;
+    CLI(&a, "bloom", "probe", "--json", f, "key-000000", "no-such-key");
+    EXPECT_RC(a, 0);
+    CLI(&b, "bloom", "probe", "--json", f, "--key", "key-000000", "--key", "no-such-key");
+    EXPECT_RC(b, 0);
+    assert_string_equal(a.out, b.out);
+    assert_non_null(strstr(b.out, "\"key\":\"key-000000\",\"maybe_present\":true"));
+    done(&a);
+    done(&b);
+    CLI(&a, "bloom", "probe", f, "--key", "key-000000", "key-000001");
+    EXPECT_RC(a, CF_EXIT_USAGE);
+    assert_non_null(strstr(a.err, "not both"));
+    done(&a);
+    CLI(&a, "bloom", "write", "--key", "x", "keys.txt", "out.bloom");
+    EXPECT_RC(a, CF_EXIT_USAGE);
+    assert_non_null(strstr(a.err, "--key is for probe"));
+    done(&a);
+}
+
 /* Every golden BloomFile: verify, dump (each format) and info --blocks succeed. */
 static void test_cli_defects__golden_bloom_files(void **state)
 {
@@ -285,6 +310,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_cli_defects__bloom_probe_refuses_other_files,
                                         cli_dir_setup, cli_dir_teardown),
         cmocka_unit_test_setup_teardown(test_cli_defects__golden_bloom_files, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cli_defects__bloom_probe_key_option, cli_dir_setup,
                                         cli_dir_teardown),
 #if CF_HAVE_TABLES
         cmocka_unit_test_setup_teardown(test_cli_defects__table_json_results, cli_dir_setup,

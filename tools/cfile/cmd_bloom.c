@@ -13,6 +13,8 @@
 
 const char cf_cmd_bloom_usage[] =
     "usage: cfile bloom write [--bytes N] [--fp-rate R] [--hex] [--json] KEYS.txt OUT\n"
+    "       cfile bloom probe [--json] [--hex] FILE --key KEY [--key KEY]...\n"
+    "       cfile bloom probe [--json] [--hex] FILE --key KEY [--key KEY]...\n"
     "       cfile bloom probe [--json] [--hex] FILE KEY...\n"
     "\n"
     "write: build a BloomFile as Kudu's BloomFileWriter does, from KEYS.txt (one key\n"
@@ -25,7 +27,11 @@ const char cf_cmd_bloom_usage[] =
     "\n"
     "  --bytes N     bitmap bytes per bloom block (write)\n"
     "  --fp-rate R   target false-positive rate, 0 < R < 1 (write)\n"
-    "  --hex         keys (lines of KEYS.txt, or KEY arguments) are hex-encoded bytes\n"
+    "  --key KEY     (probe) a key to probe, repeatable; or the keys after FILE\n"
+    "                (one spelling or the other, as `cfile table get`)\n"
+    "  --key KEY     (probe) a key to probe, repeatable; or the keys after FILE\n"
+    "                (one spelling or the other, as `cfile table get`)\n"
+    "  --hex         keys (lines of KEYS.txt, KEY arguments, --key) are hex-encoded bytes\n"
     "  --json        write: {\"status\", \"num_keys\", \"bytes_per_bloom\", \"fp_rate\",\n"
     "                \"written_size\", \"num_blocks\", \"n_hashes\", \"expected_count\"};\n"
     "                probe: [{\"key\", \"maybe_present\"}, ...] with keys as given\n"
@@ -187,9 +193,13 @@ out:
 int cf_cmd_bloom(cf_cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"bytes", required_argument, NULL, 'b'}, {"fp-rate", required_argument, NULL, 'f'},
-        {"hex", no_argument, NULL, 'x'},         {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+        {"bytes", required_argument, NULL, 'b'},
+        {"fp-rate", required_argument, NULL, 'f'},
+        {"hex", no_argument, NULL, 'x'},
+        {"json", no_argument, NULL, 'j'},
+        {"key", required_argument, NULL, 'k'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
         return cf_cli_help(c);
@@ -204,14 +214,20 @@ int cf_cmd_bloom(cf_cli *c, int argc, char **argv)
     cf_bloom_writer_options o;
     cf_bloom_writer_options_init(&o);
     bool hex = false, json = false, have_bytes = false, have_fp = false;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "b:f:xjh", opts, NULL)) != -1) {
+    /* --key KEY takes two arguments, so argc slots always suffice. */
+    char **keys = calloc((size_t)argc, sizeof(char *));
+    if (!keys)
+        return cf_cli_fail(c, "bloom: out of memory");
+    int nkeys = 0, rc = -1, ch;
+    while (rc < 0 && (ch = getopt_long(argc, argv, "b:f:xjh", opts, NULL)) != -1) {
         switch (ch) {
         case 'b': {
             uint64_t v;
-            if (cf_cli_parse_u64(optarg, &v) != 0 || v == 0 || v > CF_BLOOM_MAX_BLOCK_BYTES)
-                return cf_cli_usage(c, "--bytes: not a block size in 1..%u: %s",
-                                    CF_BLOOM_MAX_BLOCK_BYTES, optarg);
+            if (cf_cli_parse_u64(optarg, &v) != 0 || v == 0 || v > CF_BLOOM_MAX_BLOCK_BYTES) {
+                rc = cf_cli_usage(c, "--bytes: not a block size in 1..%u: %s",
+                                  CF_BLOOM_MAX_BLOCK_BYTES, optarg);
+                break;
+            }
             o.bytes_per_block = (size_t)v;
             have_bytes = true;
             break;
@@ -220,26 +236,42 @@ int cf_cmd_bloom(cf_cli *c, int argc, char **argv)
             char *end;
             errno = 0;
             double v = strtod(optarg, &end);
-            if (*optarg == '\0' || *end != '\0' || errno != 0 || !(v > 0.0 && v < 1.0))
-                return cf_cli_usage(c, "--fp-rate: not a rate in (0, 1): %s", optarg);
+            if (*optarg == '\0' || *end != '\0' || errno != 0 || !(v > 0.0 && v < 1.0)) {
+                rc = cf_cli_usage(c, "--fp-rate: not a rate in (0, 1): %s", optarg);
+                break;
+            }
             o.fp_rate = v;
             have_fp = true;
             break;
         }
         case 'x': hex = true; break;
         case 'j': json = true; break;
-        case 'h': return cf_cli_help(c);
-        default: return cf_cli_bad_option(c, argv);
+        case 'k': keys[nkeys++] = optarg; break;
+        case 'h': rc = cf_cli_help(c); break;
+        default: rc = cf_cli_bad_option(c, argv); break;
         }
     }
-    if (is_write) {
-        if (argc - optind != 2)
-            return cf_cli_usage(c, "bloom write: expected KEYS.txt and OUT");
-        return bloom_write(c, argv[optind], argv[optind + 1], &o, hex, json);
+    if (rc >= 0) {
+        /* an option was refused (or --help) */
+    } else if (is_write) {
+        if (nkeys > 0)
+            rc = cf_cli_usage(c, "bloom write: --key is for probe (write reads KEYS.txt)");
+        else if (argc - optind != 2)
+            rc = cf_cli_usage(c, "bloom write: expected KEYS.txt and OUT");
+        else
+            rc = bloom_write(c, argv[optind], argv[optind + 1], &o, hex, json);
+    } else if (have_bytes || have_fp) {
+        rc = cf_cli_usage(c, "bloom probe: --bytes and --fp-rate are for write");
+    } else if (nkeys > 0) {
+        if (argc - optind != 1)
+            rc = cf_cli_usage(c, "bloom probe: give the keys with --key or after FILE, not both");
+        else
+            rc = bloom_probe(c, argv[optind], keys, nkeys, hex, json);
+    } else if (argc - optind < 2) {
+        rc = cf_cli_usage(c, "bloom probe: expected FILE and at least one KEY (or --key KEY)");
+    } else {
+        rc = bloom_probe(c, argv[optind], argv + optind + 1, argc - optind - 1, hex, json);
     }
-    if (have_bytes || have_fp)
-        return cf_cli_usage(c, "bloom probe: --bytes and --fp-rate are for write");
-    if (argc - optind < 2)
-        return cf_cli_usage(c, "bloom probe: expected FILE and at least one KEY");
-    return bloom_probe(c, argv[optind], argv + optind + 1, argc - optind - 1, hex, json);
+    free(keys);
+    return rc;
 }
