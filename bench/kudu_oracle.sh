@@ -11,9 +11,11 @@
 #   CF_KUDU_ORACLE    the oracle (default ../shared/tools/kudu-oracle beside the checkout)
 #   CF_ORACLE_ROWS    rows per file (default 2000000)
 #   CF_ORACLE_ROUNDS  alternated rounds per configuration (default 3)
-#   CF_ORACLE_ITERS   timed scans per read run, each side (default 5)
-#   CF_ORACLE_SEEKS   seeks per seek run (default 20000)
+#   CF_ORACLE_ITERS   timed scans per read run, each side (default 10)
+#   CF_ORACLE_SEEKS   seeks per seek run (default 5000)
 #   CF_ORACLE_ONLY    a regex: only files whose name matches (default: all)
+#   CF_ORACLE_BASE    another cfile binary (a build before a change): run beside the two,
+#                     alternating too, as the table's "before" column
 set -euo pipefail
 
 BUILD=${1:-build-bench}
@@ -22,9 +24,10 @@ CFILE=$BUILD/cfile
 ORACLE=${CF_KUDU_ORACLE:-$ROOT/../shared/tools/kudu-oracle}
 ROWS=${CF_ORACLE_ROWS:-2000000}
 ROUNDS=${CF_ORACLE_ROUNDS:-3}
-ITERS=${CF_ORACLE_ITERS:-5}
-SEEKS=${CF_ORACLE_SEEKS:-20000}
+ITERS=${CF_ORACLE_ITERS:-10}
+SEEKS=${CF_ORACLE_SEEKS:-5000}
 ONLY=${CF_ORACLE_ONLY:-.}
+BASE=${CF_ORACLE_BASE:-}
 WORK=$BUILD/bench-oracle
 RES=$WORK/results.jsonl
 
@@ -70,11 +73,16 @@ o=json.loads(sys.stdin.read()); o.update(dict(a.split("=",1) for a in sys.argv[1
 print(json.dumps(o))' "$@"
 }
 
-# run SIDE CONFIG CMD...: one run, its JSON line tagged and kept.
+# run SIDE CONFIG CMD...: one run, its JSON line tagged and kept. A cfile run is
+# repeated with the CF_ORACLE_BASE binary (side "before") when one is given.
 run() {
     local side=$1 cfg=$2
     shift 2
     "$@" | tag side="$side" cfg="$cfg" name="$name" >>"$RES"
+    if [ "$side" = cfile ] && [ -n "$BASE" ]; then
+        shift
+        "$BASE" "$@" | tag side=before cfg="$cfg" name="$name" >>"$RES"
+    fi
 }
 
 echo "$FILES" | while read -r name ds enc codec; do
