@@ -13,6 +13,13 @@ import sys
 
 res, machine, params = sys.argv[1:4]
 rows = [json.loads(l) for l in open(res) if l.strip()]
+for r in rows:
+    r["cpu_s"] = sum(float(x) for x in r["cpu_s"].split("+"))
+# Scans ran with N iterations and with 1: "scan@N" is the table's scan row.
+iters = max((int(r["cfg"].split("@")[1]) for r in rows if "@" in r["cfg"]), default=1)
+for r in rows:
+    if r["cfg"].endswith(f"@{iters}"):
+        r["cfg"] = r["cfg"].split("@")[0]
 CFG = {  # cfg of our side -> (cfg of Kudu's side, metric, unit, scale)
     "scan": ("scan", "best_s", "ms", 1e3),
     "scan-view": ("scan", "best_s", "ms", 1e3),
@@ -25,6 +32,20 @@ CFG = {  # cfg of our side -> (cfg of Kudu's side, metric, unit, scale)
 def med(name, side, cfg, metric):
     v = [r[metric] for r in rows if r["name"] == name and r["side"] == side and r["cfg"] == cfg]
     return statistics.median(v) if v else None
+
+
+def cpu_per_scan(name, side, cfg):
+    """CPU ms per scan: the N-iteration run less the 1-iteration one, over the 2 (N - 1)
+    scans between (each iteration is an untimed and a timed scan on both sides); our
+    runs also pair every scan with a memcpy of its bytes, taken off at its best time."""
+    hi = [r for r in rows if r["name"] == name and r["side"] == side and r["cfg"] == cfg]
+    lo = [r["cpu_s"] for r in rows
+          if r["name"] == name and r["side"] == side and r["cfg"] == f"{cfg}@1"]
+    if not hi or not lo or iters < 2:
+        return None
+    mc = statistics.median(r.get("memcpy_best_s", 0.0) for r in hi)
+    per = (statistics.median(r["cpu_s"] for r in hi) - statistics.median(lo)) / (2 * (iters - 1))
+    return max(per - mc, 1e-9) * 1e3
 
 
 names = list(dict.fromkeys(r["name"] for r in rows))
@@ -47,9 +68,18 @@ for n in names:
         before = med(n, "before", cfg, metric)
         if has_before and before:
             line += f" {before * scale:8.2f}{unit} {theirs / before:10.2f}x"
+        if cfg.startswith("scan"):
+            co, ck = cpu_per_scan(n, "cfile", cfg), cpu_per_scan(n, "kudu", "scan")
+            if co and ck:
+                line += f"  | CPU ms/scan {co:7.2f} {ck:7.2f} {ck / co:6.2f}x"
+                cb = cpu_per_scan(n, "before", cfg)
+                if cb:
+                    line += f" before {cb:7.2f} {ck / cb:6.2f}x"
         print(line + flag)
 print("scan: full scan, data blocks uncached, ms (fastest of each run's scans, median over"
-      " rounds); seek: p50 us per ordinal (value) seek;"
+      " rounds); CPU ms/scan: process CPU of an N-scan run less a 1-scan run, medians over"
+      " rounds, ours less its memcpy reference (cfile, Kudu, Kudu/cfile);"
+      " seek: p50 us per ordinal (value) seek;"
       " string scans like for like: scan-view (Kudu hands out slices)")
 if behind:
     print("behind Kudu: " + ", ".join(behind))

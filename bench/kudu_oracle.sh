@@ -73,15 +73,24 @@ o=json.loads(sys.stdin.read()); o.update(dict(a.split("=",1) for a in sys.argv[1
 print(json.dumps(o))' "$@"
 }
 
-# run SIDE CONFIG CMD...: one run, its JSON line tagged and kept. A cfile run is
-# repeated with the CF_ORACLE_BASE binary (side "before") when one is given.
+# measure SIDE CONFIG CMD...: one run, its JSON line tagged with the process's CPU
+# seconds (user + system, bash's time) and kept.
+measure() {
+    local side=$1 cfg=$2 t TIMEFORMAT='%3U %3S'
+    shift 2
+    t=$({ time "$@" >"$WORK/out.json"; } 2>&1 | tail -n 1)
+    tag side="$side" cfg="$cfg" name="$name" cpu_s="${t% *}+${t#* }" <"$WORK/out.json" >>"$RES"
+}
+
+# run SIDE CONFIG CMD...: measure; a cfile run is repeated with the CF_ORACLE_BASE
+# binary (side "before") when one is given.
 run() {
     local side=$1 cfg=$2
     shift 2
-    "$@" | tag side="$side" cfg="$cfg" name="$name" >>"$RES"
+    measure "$side" "$cfg" "$@"
     if [ "$side" = cfile ] && [ -n "$BASE" ]; then
         shift
-        "$BASE" "$@" | tag side=before cfg="$cfg" name="$name" >>"$RES"
+        measure before "$cfg" "$BASE" "$@"
     fi
 }
 
@@ -98,14 +107,22 @@ echo "$FILES" | while read -r name ds enc codec; do
         say "$name: round $((r + 1))/$ROUNDS"
         # Scans, data blocks not cached on either side; the order flips each round.
         # Kudu hands out slices for binary columns: like for like is our --view.
+        # Each also with one iteration: the CPU difference of the two runs is what
+        # the extra iterations cost (kudu_oracle.py), without start-up and file open.
         cf_read() {
-            run cfile scan "$CFILE" bench read "$f" --iters "$ITERS" --no-checksum-cost
-            if [ $binary = 1 ]; then
-                run cfile scan-view "$CFILE" bench read "$f" --iters "$ITERS" --view \
-                    --no-checksum-cost
-            fi
+            local it
+            for it in "$ITERS" 1; do
+                run cfile "scan@$it" "$CFILE" bench read "$f" --iters "$it" --no-checksum-cost
+                if [ $binary = 1 ]; then
+                    run cfile "scan-view@$it" "$CFILE" bench read "$f" --iters "$it" --view \
+                        --no-checksum-cost
+                fi
+            done
         }
-        kd_read() { run kudu scan "$ORACLE" bench-read "$f" --iters "$ITERS"; }
+        kd_read() {
+            run kudu "scan@$ITERS" "$ORACLE" bench-read "$f" --iters "$ITERS"
+            run kudu scan@1 "$ORACLE" bench-read "$f" --iters 1
+        }
         if ((r % 2 == 0)); then cf_read; kd_read; else kd_read; cf_read; fi
         # Ordinal seeks: both with data blocks cached, and both without.
         cf_seek() {
