@@ -6,6 +6,7 @@
 #   make asan         the tests under ASan+UBSan, in build-asan/
 #   make fuzz         libFuzzer targets (clang, ASan+UBSan), in build-fuzz/
 #   make bench        Release build in build-bench/, bench/run_bench.sh -> docs/PERFORMANCE.md
+#   make bench-kudu   only the side-by-side with Kudu's CFile reader (bench/kudu_oracle.sh)
 #   make bench-micro  the CRC, encoding and codec micro-benchmarks
 #   make bench-big    scans of files > 1 GiB, warm and cold (bench/bigfile.sh; kept in
 #                     CF_BENCH_DIR, default build-bench/bench-big, ~4.5 GB)
@@ -29,7 +30,7 @@ CLANG_FORMAT ?= clang-format
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all build test asan tsan min fuzz bench bench-micro bench-big bench-scaling memcheck format install clean
+.PHONY: all build test asan tsan min fuzz bench bench-kudu bench-micro bench-big bench-scaling memcheck format install clean
 
 all: build
 
@@ -68,6 +69,15 @@ bench:
 	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build build-bench -j$(JOBS)
 	bench/run_bench.sh build-bench
+	bench/kudu_oracle.sh build-bench
+
+# Only the section beside Kudu's own CFile reader (bench/kudu_oracle.sh; skipped with
+# the reason printed when ../shared/tools/kudu-oracle or its libraries are missing).
+bench-kudu:
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
+	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build build-bench -j$(JOBS) --target cfile_cli
+	bench/kudu_oracle.sh build-bench
 
 bench-micro:
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \

@@ -23,6 +23,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "dict_lookup.h"
 #include "encodings.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -438,9 +439,18 @@ static cf_status load_codewords(dict_dec *d, const uint8_t *data, size_t len, cf
     return CF_OK;
 }
 
-/* Decode n codewords from index `from` into d->cw (grown as needed), each
- * checked to name a dictionary entry (format §8.8.2). */
-static cf_status decode_codewords(dict_dec *d, size_t from, size_t n, cf_error *err)
+/* The error for a codeword past the dictionary (format §8.8.2). */
+static cf_status bad_codeword(uint32_t c, size_t at, size_t count, cf_error *err)
+{
+    CF_FAIL(err, CF_ECORRUPT,
+            "dict block: codeword %" PRIu32 " at index %zu, dictionary has %zu entries", c, at,
+            count);
+}
+
+/* Decode n codewords from index `from` into d->cw (grown as needed); with
+ * check, each checked to name a dictionary entry (format §8.8.2; dict_next
+ * checks them as it looks them up instead). */
+static cf_status decode_codewords(dict_dec *d, size_t from, size_t n, bool check, cf_error *err)
 {
     if (n > d->cw_cap) {
         uint32_t *w = cf_realloc(d->cw_buf, n * sizeof *w);
@@ -457,6 +467,8 @@ static cf_status decode_codewords(dict_dec *d, size_t from, size_t n, cf_error *
     if (n)
         CF_TRY(c->ops->next(c, cw, n, &got, err));
     CF_CHECK(got == n, err, CF_ECORRUPT, "dict block: %zu of %zu codewords decoded", got, n);
+    if (!check)
+        return CF_OK;
     size_t count = d->params.dict->count;
     uint32_t max = 0;
     for (size_t i = 0; i < n; i++)
@@ -465,9 +477,7 @@ static cf_status decode_codewords(dict_dec *d, size_t from, size_t n, cf_error *
         size_t i = 0;
         while (cw[i] < count)
             i++;
-        CF_FAIL(err, CF_ECORRUPT,
-                "dict block: codeword %" PRIu32 " at index %zu, dictionary has %zu entries", cw[i],
-                from + i, count);
+        return bad_codeword(cw[i], from + i, count, err);
     }
     return CF_OK;
 }
@@ -530,18 +540,18 @@ static cf_status dict_next(cf_decoder *d_, void *dst, size_t n, size_t *got, cf_
     *got = 0;
     if (n == 0)
         return CF_OK;
-    cf_slice *out = dst;
-    const cf_slice *ent = d->params.dict->entries; /* n > 0: a mode-1 block is loaded */
+    const cf_dict *dict = d->params.dict; /* n > 0: a mode-1 block is loaded */
     const uint32_t *cw;
     if (d->cw_all) {
         cw = d->cw + d->base.pos;
     } else {
-        CF_TRY(decode_codewords(d, d->base.pos, n, err));
+        CF_TRY(decode_codewords(d, d->base.pos, n, false, err));
         cw = d->cw;
     }
+    size_t ok = cf_dict_lookup(dst, cw, n, dict->entries, dict->count);
+    if (ok != n)
+        return bad_codeword(cw[ok], d->base.pos + ok, dict->count, err);
     *got = n;
-    for (size_t i = 0; i < n; i++)
-        out[i] = ent[cw[i]];
     d->base.pos += n;
     return CF_OK;
 }
@@ -557,7 +567,7 @@ static cf_status dict_codewords(cf_decoder *d_, size_t n, const uint32_t **out, 
     if (d->cw_all) {
         *out = d->cw + d->base.pos;
     } else {
-        CF_TRY(decode_codewords(d, d->base.pos, n, err));
+        CF_TRY(decode_codewords(d, d->base.pos, n, true, err));
         *out = d->cw;
     }
     d->base.pos += n;
@@ -598,7 +608,7 @@ static cf_status dict_seek_at_or_after(cf_decoder *d_, const void *key, bool *ex
     /* ... then the first codeword of the block >= that entry's index (a binary
      * search: every codeword is decoded once, and kept while the block is) */
     if (!d->cw_all) {
-        CF_TRY(decode_codewords(d, 0, d->base.count, err));
+        CF_TRY(decode_codewords(d, 0, d->base.count, true, err));
         d->cw_all = true;
     }
     uint32_t target = (uint32_t)lo;
@@ -628,7 +638,7 @@ static cf_status dict_block_any(cf_decoder *d_, const cf_value_test *t, bool *an
     if (d->mode != MODE_CODEWORDS || t->dict_pass == NULL)
         return CF_OK;
     if (!d->cw_all) {
-        CF_TRY(decode_codewords(d, 0, d->base.count, err));
+        CF_TRY(decode_codewords(d, 0, d->base.count, true, err));
         d->cw_all = true;
     }
     const uint8_t *pass = t->dict_pass;
@@ -651,7 +661,7 @@ static size_t dict_saved_len(cf_decoder *d_)
     if (d->mode != MODE_CODEWORDS || d->base.count == 0)
         return 0;
     if (!d->cw_all) {
-        if (decode_codewords(d, 0, d->base.count, NULL) != CF_OK)
+        if (decode_codewords(d, 0, d->base.count, true, NULL) != CF_OK)
             return 0;
         d->cw_all = true;
     }

@@ -256,8 +256,7 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     uint32_t *o = d->own;
     size_t g = 0;
     /* Unchecked while a whole 17-byte group surely fits, checked near the end. */
-    for (; g < groups && (size_t)(end - p) >= CF_GVINT_MAX_GROUP; g++)
-        p = cf_gvint_decode_group_17(p, o + 4 * g);
+    p = cf_gvint_decode_groups(p, end, o, groups, &g);
     for (; g < groups; g++) {
         p = cf_gvint_decode_group(p, end, o + 4 * g);
         CF_CHECK(p != NULL, err, CF_ECORRUPT,
@@ -266,12 +265,11 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     o[count] = offsets_pos;
     /* Stricter than Kudu: every string lies inside [12, offsets_pos] and starts
      * where the previous one starts or later, so next() never checks again. */
-    uint32_t prev = BIN_HEADER;
-    bool bad = false;
-    for (size_t i = 0; i <= count; i++) {
-        bad |= o[i] < prev;
-        prev = o[i];
-    }
+    /* Each pair compared on its own (no value carried from one step to the next),
+     * so the compiler vectorizes the loop. */
+    bool bad = o[0] < BIN_HEADER;
+    for (size_t i = 1; i <= count; i++)
+        bad |= o[i] < o[i - 1];
     CF_CHECK(!bad, err, CF_ECORRUPT,
              "plain binary block: string offsets out of order or outside [12, %u]", offsets_pos);
     d->data = data;

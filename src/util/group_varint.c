@@ -13,6 +13,7 @@
 #include "group_varint.h"
 
 #include "alloc.h"
+#include "cpu.h"
 #include "endian.h"
 
 size_t cf_gvint_encode_group(uint8_t *dst, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
@@ -79,4 +80,78 @@ void cf_gvint_append(cf_buf *b, const uint32_t *v, size_t n)
         dst += cf_gvint_encode_group(dst, pad[0], pad[1], pad[2], pad[3]);
     }
     b->len += (size_t)(dst - start);
+}
+
+/* ---- many groups at once ------------------------------------------------------------ */
+
+/* The portable loop, and an SSSE3 one: a group's selector byte picks a 16-byte
+ * shuffle that moves its value bytes into four zero-extended u32 lanes (one load,
+ * one pshufb, one store per group), where the scalar loop takes four masked loads. */
+static const uint8_t *groups_portable(const uint8_t *p, const uint8_t *end, uint32_t *out,
+                                      size_t groups, size_t *done)
+{
+    size_t g = 0;
+    for (; g < groups && (size_t)(end - p) >= CF_GVINT_MAX_GROUP; g++)
+        p = cf_gvint_decode_group_17(p, out + 4 * g);
+    *done = g;
+    return p;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+static uint8_t shuf[256][16]; /* filled once by build_shuf (the kernel's prepare) */
+static uint8_t glen[256];     /* bytes of the group after its selector */
+
+static void build_shuf(void)
+{
+    for (unsigned sel = 0; sel < 256; sel++) {
+        unsigned off = 0;
+        for (unsigned i = 0; i < 4; i++) {
+            unsigned l = ((sel >> (6 - 2 * i)) & 3) + 1;
+            for (unsigned j = 0; j < 4; j++)
+                shuf[sel][4 * i + j] = j < l ? (uint8_t)(off + j) : 0x80;
+            off += l;
+        }
+        glen[sel] = (uint8_t)off;
+    }
+}
+
+__attribute__((target("ssse3"))) static const uint8_t *
+groups_ssse3(const uint8_t *p, const uint8_t *end, uint32_t *out, size_t groups, size_t *done)
+{
+    size_t g = 0;
+    /* 17 readable bytes: the selector and the 16-byte load after it */
+    for (; g < groups && (size_t)(end - p) >= CF_GVINT_MAX_GROUP; g++) {
+        unsigned sel = p[0];
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+        __m128i m = _mm_loadu_si128((const __m128i *)(const void *)shuf[sel]);
+        _mm_storeu_si128((__m128i *)(void *)(out + 4 * g), _mm_shuffle_epi8(v, m));
+        p += 1 + glen[sel];
+    }
+    *done = g;
+    return p;
+}
+#define CF_GVINT_SSSE3 1
+#endif
+
+typedef const uint8_t *(*groups_fn)(const uint8_t *, const uint8_t *, uint32_t *, size_t, size_t *);
+static const cf_cpu_kernel kernels[] = {
+#ifdef CF_GVINT_SSSE3
+    {"ssse3", CF_CPU_SSSE3, (cf_cpu_fn)groups_ssse3, build_shuf},
+#endif
+    {"portable", 0, (cf_cpu_fn)groups_portable, NULL},
+};
+static cf_cpu_dispatch decoder = CF_CPU_DISPATCH(kernels);
+
+const uint8_t *cf_gvint_decode_groups(const uint8_t *p, const uint8_t *end, uint32_t *out,
+                                      size_t groups, size_t *done)
+{
+    return ((groups_fn)cf_cpu_resolve(&decoder)->fn)(p, end, out, groups, done);
+}
+
+const uint8_t *cf_gvint_decode_groups_portable(const uint8_t *p, const uint8_t *end, uint32_t *out,
+                                               size_t groups, size_t *done)
+{
+    return groups_portable(p, end, out, groups, done);
 }

@@ -36,6 +36,14 @@ static inline const uint8_t *cf_gvint_decode_group_17(const uint8_t *p, uint32_t
 }
 /* Decode one group from [p, end); NULL if it does not fit. */
 const uint8_t *cf_gvint_decode_group(const uint8_t *p, const uint8_t *end, uint32_t out[4]);
+/* Decode up to `groups` groups from p into out (4 u32 each) while a group's 17
+ * bytes are surely readable (end - p >= 17); *done = groups decoded. Returns the
+ * end of the last one: the caller finishes near the end with cf_gvint_decode_group.
+ * SIMD where the CPU has it; the _portable form is for tests. */
+const uint8_t *cf_gvint_decode_groups(const uint8_t *p, const uint8_t *end, uint32_t *out,
+                                      size_t groups, size_t *done);
+const uint8_t *cf_gvint_decode_groups_portable(const uint8_t *p, const uint8_t *end, uint32_t *out,
+                                               size_t groups, size_t *done);
 /* Append n values as ceil(n/4) groups, the last one padded with zeros. */
 void cf_gvint_append(cf_buf *b, const uint32_t *v, size_t n);
 

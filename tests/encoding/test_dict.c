@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encoding/dict_lookup.h"
 #include "encoding/encodings.h"
 #include "util/endian.h"
 
@@ -773,6 +774,46 @@ static void test_dict__corrupt(void **state)
     CF_ASSERT_STATUS(decode_all(NULL, dblock, len, &err), CF_EINVAL, &err);
 }
 
+/* The fused check-and-lookup (both kernels): every row before the first bad
+ * codeword is its entry, the bad one's index is returned, and no entry past
+ * the dictionary is read (entries is a heap array of exactly count slices). */
+static void test_dict__lookup(void **state)
+{
+    (void)state;
+    enum { N = 41 };
+    for (size_t count = 1; count <= 300; count += 37) {
+        cf_slice *ents = malloc(count * sizeof *ents);
+        assert_non_null(ents);
+        for (size_t e = 0; e < count; e++)
+            ents[e] = (cf_slice){(const uint8_t *)"abcdefgh" + e % 8, e % 9};
+        uint32_t cw[N];
+        for (size_t bad = 0; bad <= N; bad++) { /* bad == N: none */
+            for (size_t i = 0; i < N; i++)
+                cw[i] = (uint32_t)((i * 7919u + bad) % count);
+            if (bad < N)
+                cw[bad] = bad % 2 ? (uint32_t)count : UINT32_MAX;
+            for (size_t n = 0; n <= N; n += 1 + n / 8) {
+                cf_slice a[N], b[N];
+                size_t want = bad < n ? bad : n;
+                assert_int_equal(cf_dict_lookup(a, cw, n, ents, count), want);
+                assert_int_equal(cf_dict_lookup_portable(b, cw, n, ents, count), want);
+                for (size_t i = 0; i < want; i++) {
+                    assert_ptr_equal(a[i].data, ents[cw[i]].data);
+                    assert_int_equal(a[i].len, ents[cw[i]].len);
+                    assert_ptr_equal(b[i].data, ents[cw[i]].data);
+                    assert_int_equal(b[i].len, ents[cw[i]].len);
+                }
+            }
+        }
+        free(ents);
+    }
+    /* an empty dictionary rejects the first codeword */
+    uint32_t zero[8] = {0};
+    cf_slice out[8];
+    assert_int_equal(cf_dict_lookup(out, zero, 8, NULL, 0), 0);
+    assert_int_equal(cf_dict_lookup_portable(out, zero, 8, NULL, 0), 0);
+}
+
 /* Bit flips in real blocks of both modes: a clean status, never a crash. */
 static void test_dict__mutations(void **state)
 {
@@ -816,6 +857,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_dict__force_takes_all),
         cmocka_unit_test(test_dict__seek_at_or_after),
         cmocka_unit_test(test_dict__corrupt),
+        cmocka_unit_test(test_dict__lookup),
         cmocka_unit_test(test_dict__mutations),
     };
     return CF_RUN_TESTS(argc, argv, tests);

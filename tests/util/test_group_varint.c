@@ -125,6 +125,48 @@ static void test_group_varint__random_round_trip(void **state)
     }
 }
 
+/* cf_gvint_decode_groups (the SIMD kernel where the CPU has one) and its portable
+ * form against cf_gvint_decode_group: values of every length mix, the stream cut at
+ * every length near its end (each stops while 17 bytes remain, at the same group). */
+static void test_group_varint__decode_groups(void **state)
+{
+    (void)state;
+    enum { N = 400 };
+    uint32_t v[N], a[N + 4], b[N + 4], want[N + 4];
+    uint64_t s = 7;
+    for (size_t i = 0; i < N; i++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        uint32_t x = (uint32_t)(s >> 32);
+        v[i] = x >> (8 * (s >> 8 & 3)); /* 1..4 bytes */
+    }
+    cf_buf buf;
+    cf_buf_init(&buf);
+    cf_gvint_append(&buf, v, N);
+    assert_false(buf.oom);
+    size_t groups = N / 4;
+    for (size_t cut = 0; cut <= buf.len; cut += cut + 40 < buf.len ? 37 : 1) {
+        const uint8_t *end = buf.data + cut;
+        size_t ga = 99, gb = 99, gw = 0;
+        const uint8_t *pa = cf_gvint_decode_groups(buf.data, end, a, groups, &ga);
+        const uint8_t *pb = cf_gvint_decode_groups_portable(buf.data, end, b, groups, &gb);
+        const uint8_t *pw = buf.data;
+        while (gw < groups && end - pw >= CF_GVINT_MAX_GROUP) {
+            pw = cf_gvint_decode_group(pw, end, want + 4 * gw);
+            assert_non_null(pw);
+            gw++;
+        }
+        assert_int_equal(ga, gw);
+        assert_int_equal(gb, gw);
+        assert_ptr_equal(pa, pw);
+        assert_ptr_equal(pb, pw);
+        assert_memory_equal(a, want, gw * 16);
+        assert_memory_equal(b, want, gw * 16);
+        if (cut == buf.len)
+            assert_memory_equal(want, v, gw * 16);
+    }
+    cf_buf_dispose(&buf);
+}
+
 static void test_group_varint__truncated_group_is_rejected(void **state)
 {
     (void)state;
@@ -157,6 +199,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_group_varint__empty_and_padding),
         cmocka_unit_test(test_group_varint__random_round_trip),
         cmocka_unit_test(test_group_varint__truncated_group_is_rejected),
+        cmocka_unit_test(test_group_varint__decode_groups),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
