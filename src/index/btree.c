@@ -14,6 +14,7 @@
  */
 #include "btree.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "util/alloc.h"
@@ -137,9 +138,12 @@ typedef struct level_state {
     size_t pos;         /* current entry */
     cf_slice key;       /* entry `pos` */
     cf_block_ptr child; /* entry `pos` */
-    /* Key windows of the loaded block (index_block.h), built at its second
-     * search: the root is searched on every seek, a lower block mostly once
-     * (building reads every entry, a search about log2 of them). */
+    /* Key windows of the loaded block (index_block.h), built once the
+     * searches of this block while loaded have cost about what building them
+     * costs (building reads every entry, a search about log2 of them): the
+     * root is searched on every seek and gets them early; a large lower block
+     * that seeks keep leaving and coming back to (point lookups spread over
+     * two or more leaves) is not decoded whole for every second search. */
     unsigned searches;
     bool windowed;
     cf_ib_windows wv;
@@ -206,8 +210,21 @@ struct cf_btree_iter {
     int leaf_depth; /* level of the leaves once seen, else -1 */
     unsigned depth; /* levels on the stack when positioned; leaf = depth - 1 */
     bool positioned;
+    uint64_t windows_built; /* for tests: cf_btree_iter_windows_built */
     level_state lv[CF_BTREE_MAX_DEPTH];
 };
+
+/* Are windows worth building for a block of `count` entries searched
+ * `searches` times since it was loaded? From the second search on, once the
+ * searches' entry reads (about log2(count) each) add up to the count: a block
+ * left after a few searches then costs at most about twice the plain searches. */
+static bool windows_pay(unsigned searches, uint32_t count)
+{
+    unsigned log2 = 1;
+    while (log2 < 32 && ((uint64_t)1 << log2) < count)
+        log2++;
+    return searches >= 2 && (uint64_t)searches * log2 >= count;
+}
 
 cf_status cf_btree_iter_create(cf_btree_iter **out, cf_block_ptr root, cf_block_read_fn read,
                                void *ctx, cf_error *err)
@@ -248,10 +265,14 @@ static cf_status enter(cf_btree_iter *it, unsigned lvl, cf_block_ptr ptr, const 
     CF_TRY(load_block(ls, it->read, it->ctx, ptr, err));
     CF_TRY(check_shape(&ls->ib, lvl, &it->leaf_depth, ptr, err));
     size_t idx = 0;
-    if (target != NULL && !ls->windowed && ++ls->searches == 2 && ls->ib.count > 0) {
+    if (target != NULL && !ls->windowed && ls->searches != UINT_MAX && ls->ib.count > 0 &&
+        windows_pay(++ls->searches, ls->ib.count)) {
         cf_buf_clear(&ls->win);
         void *w = cf_buf_extend(&ls->win, cf_ib_windows_size(&ls->ib));
         ls->windowed = w != NULL && cf_ib_windows_build(&ls->ib, w, &ls->wv);
+        it->windows_built++;
+        if (!ls->windowed)
+            ls->searches = UINT_MAX; /* unsound or out of order: the plain search only */
     }
     if (target != NULL && ls->windowed) {
         /* every entry was decoded and checked when the windows were built */
@@ -324,6 +345,11 @@ cf_status cf_btree_iter_next(cf_btree_iter *it, cf_error *err)
         return CF_OK;
     }
     return descend(it, l, ls->child, NULL, false, err);
+}
+
+uint64_t cf_btree_iter_windows_built(const cf_btree_iter *it)
+{
+    return it->windows_built;
 }
 
 bool cf_btree_iter_has_next(const cf_btree_iter *it)

@@ -52,6 +52,9 @@ cf_slice cf_btree_iter_key(const cf_btree_iter *it);
 /* Is there a leaf entry after the current one? (without moving) */
 bool cf_btree_iter_has_next(const cf_btree_iter *it);
 void cf_btree_iter_free(cf_btree_iter *it);
+/* How many times a block's key windows were built (tests: a seek pattern
+ * that leaves and re-enters large blocks must not decode them whole each time). */
+uint64_t cf_btree_iter_windows_built(const cf_btree_iter *it);
 
 /* Walk the whole tree calling visit for each index block (level 0 = root), for
  * `cfile info` and `verify`. */

@@ -483,6 +483,45 @@ static void test_btree__six_levels(void **state)
     tree_free(&t);
 }
 
+/* Point lookups spread over a two-level tree (a 100 M-row column: a root over
+ * two leaves of ~1500 entries) keep leaving a leaf after a search or two and
+ * coming back to it. A leaf must not be decoded whole into key windows on every
+ * such return (was: at each second search since the load, ~20 us a lookup);
+ * the root, searched on every seek, and a leaf that seeks stay in still get
+ * their windows. */
+static void test_btree__windows_only_for_blocks_that_stay(void **state)
+{
+    (void)state;
+    tree t;
+    build_posidx(&t, 3000, 16384, 1000, 700);
+    shape *s = walk_shape(&t.f, t.root);
+    assert_int_equal(s->max_level, 1);
+    assert_true(s->nblocks[1] >= 2 && s->counts[1][0] >= 1000);
+    size_t first_leaf = s->counts[1][0];
+    free(s);
+    cf_error err;
+    cf_btree_iter *it;
+    CF_ASSERT_OK(cf_btree_iter_create(&it, t.root, ff_read, &t.f, &err), &err);
+    cf_rng rng;
+    cf_rng_init(&rng, cf_test_seed(0xb7ee) + 4);
+    for (int r = 0; r < 400; r++) {
+        /* two searches in one leaf, then two in the other */
+        size_t i = (r & 2) ? first_leaf + cf_rng_below(&rng, t.n - first_leaf)
+                           : cf_rng_below(&rng, first_leaf);
+        CF_ASSERT_OK(cf_btree_iter_seek_at_or_before(it, tkey(&t, i), &err), &err);
+        assert_at(it, &t, i);
+    }
+    assert_int_equal(cf_btree_iter_windows_built(it), 1); /* the root's */
+    for (int r = 0; r < 500; r++) {
+        size_t i = cf_rng_below(&rng, first_leaf);
+        CF_ASSERT_OK(cf_btree_iter_seek_at_or_before(it, tkey(&t, i), &err), &err);
+        assert_at(it, &t, i);
+    }
+    assert_int_equal(cf_btree_iter_windows_built(it), 2); /* and the leaf's, once */
+    cf_btree_iter_free(it);
+    tree_free(&t);
+}
+
 /* Same, with reads copied into the iterator's per-level scratch buffers. */
 static void test_btree__copy_reads(void **state)
 {
@@ -889,6 +928,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_btree__kudu_shape_128_158),
         cmocka_unit_test(test_btree__six_levels),
         cmocka_unit_test(test_btree__copy_reads),
+        cmocka_unit_test(test_btree__windows_only_for_blocks_that_stay),
         cmocka_unit_test(test_btree__random_trees),
         cmocka_unit_test(test_btree__flush_rule_min_two),
         cmocka_unit_test(test_btree__writer_depth_limit),
