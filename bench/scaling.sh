@@ -25,7 +25,8 @@
 # shuffled import), 591 s at 100 M without the shuffled import (which, on the
 # loader of main at the time, grows quadratically: hours at 100 M).
 # Results: $CF_SCALE_DIR/run_N.jsonl per size N (one line per step; a run
-# replaces the file of each size it runs, so sizes can be run separately),
+# replaces the lines of the steps it runs and keeps the others, so sizes and
+# steps can be run separately),
 # joined into results.jsonl and results.md (the table and the growth from the
 # smallest to the largest size: 100M/1M when all ran) by
 # bench/scaling_report.py, which also draws CF_BENCH_DOCS/performance-scaling.png
@@ -96,7 +97,7 @@ for n in $SIZES; do
     t_sorted=$DIR/t_sorted_$n
     t_shuf=$DIR/t_shuffled_$n
     pq=$DIR/w_$n.parquet
-    out=$DIR/run_$n.jsonl
+    out=$DIR/run_$n.jsonl.new
     : >"$out"
     if want import_sorted || [ ! -d "$t_sorted" ]; then
         rm -rf "$t_sorted"
@@ -156,6 +157,21 @@ for n in $SIZES; do
             "$DIR/c_t_$n" >>"$out"
         rm -rf "$DIR/c_t_$n"
     fi
+    # Steps not run this time keep their earlier line (so one step can be re-run).
+    if [ -s "$DIR/run_$n.jsonl" ]; then
+        python3 - "$DIR/run_$n.jsonl" "$out" <<'PYEOF'
+import json, sys
+old, new = sys.argv[1], sys.argv[2]
+fresh = [json.loads(l) for l in open(new) if l.strip()]
+ran = {r["op"] for r in fresh}
+kept = [json.loads(l) for l in open(old) if l.strip()]
+kept = [r for r in kept if r["op"] not in ran]
+with open(new, "w") as f:
+    for r in kept + fresh:
+        f.write(json.dumps(r) + "\n")
+PYEOF
+    fi
+    mv "$out" "$DIR/run_$n.jsonl"
     python3 "$ROOT/bench/scaling_report.py" "$DIR" "$DOCS" >/dev/null
 done
 python3 "$ROOT/bench/scaling_report.py" "$DIR" "$DOCS"
