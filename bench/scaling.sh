@@ -13,6 +13,7 @@
 #   scan where val     `--where "val < 10000"` (~1% of rows; no index: reads all)
 #   scan key range     `--where "id >= N/2 AND id < N/2+1000"` (1000 rows)
 #   get 1000 keys      `table get` of 1000 spread keys in one process (per key)
+#   get same keys      the 1000 keys of the 1 M-row get (all below 1 M) at every size
 #   parquet write      `cfile parquet write` from the sorted CSV (SNAPPY)
 #   parquet dump       `cfile parquet dump --threads 1` of that file (JSON lines)
 #   convert t->pq      `cfile convert TABLE OUT.parquet`
@@ -54,7 +55,7 @@ if [ -z "${CF_SCALE_DIR:-}" ]; then
 fi
 DIR=$CF_SCALE_DIR
 SIZES=${CF_SCALE_SIZES:-"1000000 10000000 100000000"}
-STEPS=${CF_SCALE_STEPS:-"import_sorted import_shuffled scan_full scan_where scan_keyrange get parquet_write parquet_dump convert_to_parquet convert_to_table"}
+STEPS=${CF_SCALE_STEPS:-"import_sorted import_shuffled scan_full scan_where scan_keyrange get get_same parquet_write parquet_dump convert_to_parquet convert_to_table"}
 BUDGET=${CF_SCALE_BUDGET:-256M}
 DOCS=${CF_BENCH_DOCS:-$ROOT/docs}
 RUN="python3 $ROOT/bench/scaling_run.py"
@@ -132,6 +133,14 @@ for n in $SIZES; do
         mapfile -t keys < <(mawk -v n="$n" 'BEGIN { for (i = 0; i < 1000; i++)
             printf "--key\n%d\n", (i * 7777777 + 12345) % n }')
         $RUN get "$n" 1000 - -- "$CFILE" table get "$t_sorted" --format csv "${keys[@]}" >>"$out"
+    fi
+    if want get_same; then
+        # The keys of the 1 M-row `get` at every size: as many blocks loaded
+        # per key whatever n, so what is left is what the table's size costs.
+        say "$n get, the same 1000 keys"
+        mapfile -t keys < <(mawk 'BEGIN { for (i = 0; i < 1000; i++)
+            printf "--key\n%d\n", (i * 7777777 + 12345) % 1000000 }')
+        $RUN get_same "$n" 1000 - -- "$CFILE" table get "$t_sorted" --format csv "${keys[@]}" >>"$out"
     fi
     if want parquet_write || { { want parquet_dump || want convert_to_table; } && [ ! -s "$pq" ]; }; then
         rm -f "$pq"

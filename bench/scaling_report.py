@@ -36,6 +36,7 @@ NAMES = [
     ("scan_where", "table scan --where val < 10000 (1%)", "row", True),
     ("scan_keyrange", "table scan, key range of 1000 rows", "out row", True),
     ("get", "table get, 1000 keys", "key", True),
+    ("get_same", "table get, the 1M run's 1000 keys", "key", True),
     ("parquet_write", "parquet write (csv in, SNAPPY)", "row", True),
     ("parquet_dump", "parquet dump --threads 1 (jsonl)", "row", True),
     ("convert_to_parquet", "convert table -> parquet", "row", True),
