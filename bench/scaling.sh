@@ -22,9 +22,9 @@
 # The CSVs are generated ONCE into CF_SCALE_DIR and kept between runs (2.6 GB
 # per 100 M rows, twice: sorted and shuffled); the table and Parquet file the
 # steps make are rebuilt every run (another 3.2 GB at 100 M). Measured under
-# load 12-18 on 2 CPUs: 31 s of wall time at 1 M, 742 s at 10 M (656 s the
-# shuffled import), 591 s at 100 M without the shuffled import (which, on the
-# loader of main at the time, grows quadratically: hours at 100 M).
+# load 10-18 on 2 CPUs: 31 s of wall time at 1 M, ~100 s at 10 M, ~730 s at
+# 100 M (143 s of it the shuffled import with the external-sort loader; the
+# loader before it grew quadratically: 656 s at 10 M, hours at 100 M).
 # Results: $CF_SCALE_DIR/run_N.jsonl per size N (one line per step; a run
 # replaces the lines of the steps it runs and keeps the others, so sizes and
 # steps can be run separately),
