@@ -220,10 +220,10 @@ struct cf_btree_iter {
  * left after a few searches then costs at most about twice the plain searches. */
 static bool windows_pay(unsigned searches, uint32_t count)
 {
-    unsigned log2 = 1;
-    while (log2 < 32 && ((uint64_t)1 << log2) < count)
-        log2++;
-    return searches >= 2 && (uint64_t)searches * log2 >= count;
+    unsigned bits = 1;
+    while (bits < 32 && ((uint64_t)1 << bits) < count)
+        bits++;
+    return searches >= 2 && (uint64_t)searches * bits >= count;
 }
 
 cf_status cf_btree_iter_create(cf_btree_iter **out, cf_block_ptr root, cf_block_read_fn read,
