@@ -7,6 +7,7 @@
  * after it, and can still be freed after the stores it read are gone. A log such concurrent calls
  * could write before the handle serialised them (two records with one timestamp) is refused on
  * open, saying so. */
+/* cf-label: threads */
 #include "test_common.h"
 
 #include <pthread.h>
