@@ -17,7 +17,7 @@
  * same; a worker's message is printed only when its batch's turn comes.
  *
  * Memory: 2 * threads + 1 chunks at most. A chunk that grows past
- * CHUNK_MAX_BYTES without its batch of rows ends (a quoted field that never
+ * cf_import_chunk_max bytes without its batch of rows ends (a quoted field that never
  * closes, huge records) goes back to one thread, which reads on from where the
  * chunk starts: the bytes read ahead and then the rest of the input, as one
  * stream (so a pipe takes that path too).
@@ -35,7 +35,7 @@
 #include "import_rows.h"
 
 #define READ_BYTES ((size_t)1 << 20)
-#define CHUNK_MAX_BYTES ((size_t)64 << 20)
+size_t cf_import_chunk_max = (size_t)64 << 20;
 
 typedef struct chunk {
     cf_importer im;
@@ -225,7 +225,7 @@ static bool scan_jsonl(splitter *sp, size_t want)
 
 /* Scan on until `want` records end (true, *end past the newline of the last)
  * or the input does (*end = len: what is left is the last chunk); false when
- * the bytes pass CHUNK_MAX_BYTES first, or on a read error (sp->err). */
+ * the bytes pass cf_import_chunk_max first, or on a read error (sp->err). */
 static bool split(splitter *sp, size_t want, size_t *end)
 {
     for (;;) {
@@ -233,7 +233,7 @@ static bool split(splitter *sp, size_t want, size_t *end)
             *end = sp->scanned;
             return true;
         }
-        if (sp->eof || sp->len > CHUNK_MAX_BYTES) {
+        if (sp->eof || sp->len > cf_import_chunk_max) {
             *end = sp->len;
             return sp->eof ? true : false;
         }

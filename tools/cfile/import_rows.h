@@ -104,5 +104,8 @@ int cf_jsonl_rows(cf_importer *im, FILE *in, uint64_t line);
  * thread. `in` may be a pipe (read ahead into chunks). An exit code; the last
  * batch is left for the caller to flush. */
 int cf_import_parallel(cf_importer *im, FILE *in, bool jsonl, size_t threads);
+/* The bytes a chunk may grow to before the rest goes on one thread (64 MiB;
+ * tests lower it to reach that path with small inputs). */
+extern size_t cf_import_chunk_max;
 
 #endif
