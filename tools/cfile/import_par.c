@@ -133,13 +133,13 @@ static void *worker(void *arg)
 typedef struct splitter {
     FILE *in;
     char *buf;
-    size_t len, cap, scanned;
-    uint64_t line; /* line of buf[0] */
-    bool quoted;   /* CSV: inside a quoted field at buf[scanned] */
+    size_t base, len, cap, scanned; /* buf[base..len): not yet cut off; indices into buf */
+    uint64_t line;                  /* line of buf[base] */
+    bool quoted;                    /* CSV: inside a quoted field at buf[scanned] */
     int rlen;      /* CSV: the record at buf[scanned] so far: 0 no byte, -1 a CR, 1 more */
     size_t lstart; /* JSON lines: where the line at buf[scanned] starts */
-    size_t rows;   /* rows ended in buf[0..scanned) */
-    uint64_t nl;   /* newlines in buf[0..scanned) */
+    size_t rows;   /* rows ended in buf[base..scanned) */
+    uint64_t nl;   /* newlines in buf[base..scanned) */
     bool eof;
     int err;
     /* The record splitter: scan buf[scanned..len) on until `want` rows end
@@ -233,9 +233,16 @@ static bool split(splitter *sp, size_t want, size_t *end)
             *end = sp->scanned;
             return true;
         }
-        if (sp->eof || sp->len > cf_import_chunk_max) {
+        if (sp->eof || sp->len - sp->base > cf_import_chunk_max) {
             *end = sp->len;
             return sp->eof ? true : false;
+        }
+        if (sp->base > 0) { /* what chunks took leaves: once per read, not per chunk */
+            memmove(sp->buf, sp->buf + sp->base, sp->len - sp->base);
+            sp->len -= sp->base;
+            sp->scanned -= sp->base;
+            sp->lstart -= sp->base;
+            sp->base = 0;
         }
         if (sp->cap - sp->len < READ_BYTES) {
             char *nb2 = realloc(sp->buf, sp->cap + READ_BYTES);
@@ -260,15 +267,13 @@ static bool split(splitter *sp, size_t want, size_t *end)
     }
 }
 
-/* buf[0..end) leaves the splitter (lines counted); the rest moves down. */
+/* buf[base..end) leaves the splitter (lines counted); the rest stays where it
+ * is until the next read moves it down. */
 static void take(splitter *sp, size_t end)
 {
     sp->line += sp->nl; /* end is where the scan stands */
     sp->nl = 0;
-    memmove(sp->buf, sp->buf + end, sp->len - end);
-    sp->len -= end;
-    sp->scanned -= end;
-    sp->lstart = 0; /* a cut ends a line */
+    sp->base = end;
     sp->rows = 0;
 }
 
@@ -295,7 +300,7 @@ static ssize_t rest_read(void *cookie, char *out, size_t n)
 
 static FILE *rest_open(rest *r, const splitter *sp)
 {
-    *r = (rest){sp->buf, sp->len, 0, sp->in};
+    *r = (rest){sp->buf + sp->base, sp->len - sp->base, 0, sp->in};
     cookie_io_functions_t io = {rest_read, NULL, NULL, NULL};
     return fopencookie(r, "r", io);
 }
@@ -401,20 +406,20 @@ static int run_chunks(cf_importer *im, splitter *sp, size_t threads, bool jsonl,
                 continue;
             }
             more = !(sp->eof && end == sp->len);
-            if (end == 0)
+            if (end == sp->base)
                 continue;
             chunk *k = &p.ch[p.queued % p.nch];
-            if (k->cap < end) {
-                char *b = realloc(k->bytes, end);
+            if (k->cap < end - sp->base) {
+                char *b = realloc(k->bytes, end - sp->base);
                 if (b == NULL) {
                     rc = cf_cli_fail(im->c, "out of memory");
                     break;
                 }
                 k->bytes = b;
-                k->cap = end;
+                k->cap = end - sp->base;
             }
-            memcpy(k->bytes, sp->buf, end);
-            k->len = end;
+            memcpy(k->bytes, sp->buf + sp->base, end - sp->base);
+            k->len = end - sp->base;
             k->line = sp->line;
             k->done = false;
             take(sp, end);
