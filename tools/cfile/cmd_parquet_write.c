@@ -130,7 +130,8 @@ int cf_cmd_parquet_write(cf_cli *c, int argc, char **argv)
     cf_cli_progress p;
     cf_cli_progress_init(&p, c, a.progress, 0);
     uint64_t rows;
-    rc = cf_cli_rows_to_parquet(c, input, in, jsonl, s, w, cf_cli_progress_cb, &p, &rows);
+    rc = cf_cli_rows_to_parquet(c, input, in, jsonl, a.o.threads, s, w, cf_cli_progress_cb, &p,
+                                &rows);
     cf_cli_progress_end(&p);
     if (rc == 0) {
         char *inputs[] = {(char *)input};

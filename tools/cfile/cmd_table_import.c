@@ -321,91 +321,97 @@ int cf_csv_rows(cf_importer *im, cf_csv *r, const cf_csv_cols *cc)
     return got == 0 ? 0 : cf_cli_fail(im->c, "%s", r->msg);
 }
 
-static int read_csv(cf_importer *im, FILE *in)
-{
-    cf_csv r;
-    cf_csv_init_file(&r, in, im->file);
-    cf_csv_cols cc = {NULL, NULL, 0};
-    int rc = cf_csv_header(im, &r, &cc);
-    if (rc == 0)
-        rc = cf_csv_rows(im, &r, &cc);
-    cf_csv_cols_free(&cc);
-    cf_csv_dispose(&r);
-    return rc;
-}
-
 /* ---- JSON lines: {"col": value, ...} as `table scan --json` prints -------------------------- */
 
-static int read_jsonl(cf_importer *im, FILE *in)
+size_t cf_jsonl_span(const char *line, size_t got, uint64_t lineno, size_t *s0)
+{
+    size_t len = got;
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' ||
+                       line[len - 1] == '\t'))
+        len--;
+    size_t i = 0;
+    if (lineno == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0)
+        i = 3;
+    while (i < len && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    *s0 = i;
+    return len;
+}
+
+int cf_jsonl_line(cf_importer *im, bool *seen, const char *line, size_t got, uint64_t lineno,
+                  char *msg, size_t cap)
+{
+    size_t s0, len = cf_jsonl_span(line, got, lineno, &s0);
+    if (s0 == len)
+        return 0;
+    char m[300];
+    /* The batch's arena: string values point into the document until the
+     * batch is appended. */
+    cf_json v;
+    if (cf_json_parse_arena(&im->arena, &v, line + s0, len - s0, m, sizeof(m)) != 0)
+        return snprintf(msg, cap, "%s: line %" PRIu64 ": %s", im->file, lineno, m), -1;
+    if (v.kind != CF_JSON_OBJECT)
+        return snprintf(msg, cap,
+                        "%s: line %" PRIu64 ": expected an object {\"column\": value, ...}",
+                        im->file, lineno),
+               -1;
+    memset(seen, 0, im->nc * sizeof(*seen));
+    for (size_t i = 0; i < v.n; i++) {
+        const cf_json_member *jm = &v.members[i];
+        int k = cf_schema_find(im->s, jm->key);
+        if (k < 0 || strlen(jm->key) != jm->key_len)
+            return snprintf(msg, cap, "%s: line %" PRIu64 ": no column '%.100s'", im->file, lineno,
+                            jm->key),
+                   -1;
+        if (seen[k])
+            return snprintf(msg, cap, "%s: line %" PRIu64 ": column '%s' given twice", im->file,
+                            lineno, jm->key),
+                   -1;
+        if (put_value(im, &im->ic[k], &jm->value, m, sizeof(m)) != 0)
+            return snprintf(msg, cap, "%s: line %" PRIu64 ", column '%s': %s", im->file, lineno,
+                            jm->key, m),
+                   -1;
+        seen[k] = true;
+    }
+    for (size_t k = 0; k < im->nc; k++) {
+        if (seen[k])
+            continue;
+        cf_json null = {CF_JSON_NULL, NULL, 0, 0, NULL, NULL};
+        if (put_value(im, &im->ic[k], &null, m, sizeof(m)) != 0)
+            return snprintf(msg, cap, "%s: line %" PRIu64 ": %s", im->file, lineno, m), -1;
+    }
+    im->lines[im->r++] = lineno;
+    return 0;
+}
+
+int cf_jsonl_rows(cf_importer *im, FILE *in, uint64_t line)
 {
     cf_cli *c = im->c;
-    char *line = NULL, msg[300];
+    char *buf = NULL;
     size_t cap = 0;
-    uint64_t lineno = 0;
     int rc = 0;
     bool *seen = calloc(im->nc + 1, sizeof(*seen));
-    if (seen == NULL)
+    char *msg = malloc(CF_CSV_MSG_CAP);
+    if (seen == NULL || msg == NULL) {
+        free(seen);
+        free(msg);
         return cf_cli_fail(c, "out of memory");
+    }
     ssize_t got;
     errno = 0;
-    while ((got = getline(&line, &cap, in)) > 0) {
-        lineno++;
-        size_t len = (size_t)got;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' ||
-                           line[len - 1] == '\t'))
-            len--;
-        size_t s0 = 0;
-        if (lineno == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0)
-            s0 = 3;
-        while (s0 < len && (line[s0] == ' ' || line[s0] == '\t'))
-            s0++;
-        if (s0 == len)
-            continue;
-        /* The batch's arena: string values point into the document until the
-         * batch is appended. */
-        cf_json v;
-        if (cf_json_parse_arena(&im->arena, &v, line + s0, len - s0, msg, sizeof(msg)) != 0) {
-            rc = cf_cli_fail(c, "%s: line %" PRIu64 ": %s", im->file, lineno, msg);
+    for (; (got = getline(&buf, &cap, in)) > 0; line++) {
+        if (cf_jsonl_line(im, seen, buf, (size_t)got, line, msg, CF_CSV_MSG_CAP) != 0) {
+            rc = cf_cli_fail(c, "%s", msg);
             break;
         }
-        if (v.kind != CF_JSON_OBJECT) {
-            rc = cf_cli_fail(c, "%s: line %" PRIu64 ": expected an object {\"column\": value, ...}",
-                             im->file, lineno);
-            break;
-        }
-        memset(seen, 0, im->nc * sizeof(*seen));
-        for (size_t i = 0; i < v.n && rc == 0; i++) {
-            const cf_json_member *m = &v.members[i];
-            int k = cf_schema_find(im->s, m->key);
-            if (k < 0 || strlen(m->key) != m->key_len)
-                rc = cf_cli_fail(c, "%s: line %" PRIu64 ": no column '%.100s'", im->file, lineno,
-                                 m->key);
-            else if (seen[k])
-                rc = cf_cli_fail(c, "%s: line %" PRIu64 ": column '%s' given twice", im->file,
-                                 lineno, m->key);
-            else if (put_value(im, &im->ic[k], &m->value, msg, sizeof(msg)) != 0)
-                rc = cf_cli_fail(c, "%s: line %" PRIu64 ", column '%s': %s", im->file, lineno,
-                                 m->key, msg);
-            else
-                seen[k] = true;
-        }
-        for (size_t k = 0; k < im->nc && rc == 0; k++) {
-            if (seen[k])
-                continue;
-            cf_json null = {CF_JSON_NULL, NULL, 0, 0, NULL, NULL};
-            if (put_value(im, &im->ic[k], &null, msg, sizeof(msg)) != 0)
-                rc = cf_cli_fail(c, "%s: line %" PRIu64 ": %s", im->file, lineno, msg);
-        }
-        if (rc != 0)
-            break;
-        im->lines[im->r++] = lineno;
         if (im->r == CF_IMPORT_BATCH && (rc = cf_import_flush(im)) != 0)
             break;
     }
     if (rc == 0 && ferror(in))
         rc = cf_cli_fail(c, "%s: read error: %s", im->file, strerror(errno));
-    free(line);
+    free(buf);
     free(seen);
+    free(msg);
     return rc;
 }
 
@@ -457,9 +463,9 @@ void cf_import_dispose(cf_importer *im)
 }
 
 #if CF_HAVE_PARQUET
-int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl, const cf_schema *s,
-                           cf_parquet_writer *pw, void (*progress)(void *ctx, uint64_t rows),
-                           void *ctx, uint64_t *rows)
+int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl, size_t threads,
+                           const cf_schema *s, cf_parquet_writer *pw,
+                           void (*progress)(void *ctx, uint64_t rows), void *ctx, uint64_t *rows)
 {
     cf_importer im;
     int rc = 0;
@@ -469,7 +475,7 @@ int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl, co
     im.progress = progress;
     im.progress_ctx = ctx;
     if (rc == 0)
-        rc = jsonl ? read_jsonl(&im, in) : read_csv(&im, in);
+        rc = cf_import_parallel(&im, in, jsonl, threads);
     if (rc == 0)
         rc = cf_import_flush(&im);
     *rows = im.total;
@@ -665,7 +671,7 @@ int cf_cli_parse_memory(const char *s, size_t *out)
 typedef struct text_load {
     const char *file;
     bool jsonl;
-    size_t threads; /* CSV parsing */
+    size_t threads; /* parsing */
 } text_load;
 
 /* CSV or JSON lines into the loader. */
@@ -682,7 +688,7 @@ static int load_text(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_schema 
         rc = cf_cli_fail(c, "out of memory");
     im.ld = ld;
     if (rc == 0)
-        rc = t->jsonl ? read_jsonl(&im, in) : cf_csv_import_parallel(&im, in, t->threads);
+        rc = cf_import_parallel(&im, in, t->jsonl, t->threads);
     if (rc == 0)
         rc = cf_import_flush(&im);
     cf_error e;

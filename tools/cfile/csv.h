@@ -91,10 +91,12 @@ int cf_csv_json(const cf_csv_field *f, cf_type t, bool is_array, bool nullable, 
 /* Rows of CSV (with a header naming the columns) or JSON lines ({"col": value})
  * read from `in` (named `file` in messages) into a Parquet writer whose columns
  * are s's, in batches; progress (may be NULL) after each. *rows gets the rows
- * appended. Returns an exit code; messages name the line and column. */
-int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl, const cf_schema *s,
-                           cf_parquet_writer *pw, void (*progress)(void *ctx, uint64_t rows),
-                           void *ctx, uint64_t *rows);
+ * appended. Parsed on `threads` threads (0: one per CPU), batches appended in
+ * input order (import_rows.h). Returns an exit code; messages name the line
+ * and column. */
+int cf_cli_rows_to_parquet(cf_cli *c, const char *file, FILE *in, bool jsonl, size_t threads,
+                           const cf_schema *s, cf_parquet_writer *pw,
+                           void (*progress)(void *ctx, uint64_t rows), void *ctx, uint64_t *rows);
 
 #endif
 

@@ -1,6 +1,6 @@
 /* The rows of `cfile table import` (cmd_table_import.c): CSV or JSON lines read
  * into batches of column values, appended to a table loader (or a Parquet
- * writer), and the parallel CSV reader (import_par.c) that parses batches on
+ * writer), and the parallel reader (import_par.c) that parses batches on
  * several threads and appends them in input order. Not a library header. */
 #ifndef CF_CLI_IMPORT_ROWS_H
 #define CF_CLI_IMPORT_ROWS_H
@@ -86,10 +86,26 @@ int cf_csv_row(cf_importer *im, const cf_csv_cols *cc, const cf_csv_field *f, si
                size_t cap);
 #define CF_CSV_MSG_CAP 4600 /* a path and a message */
 
-/* import_par.c: CSV from `in` into im's loader on `threads` threads (parsing;
- * appends stay in input order, so the table, the messages and the exit code are
- * those of one thread). Falls back to one thread when `in` is not a regular
- * file. An exit code; the last batch is left for the caller to flush. */
-int cf_csv_import_parallel(cf_importer *im, FILE *in, size_t threads);
+/* JSON lines: the span of a line's value (line[*s0..returned len): blanks and
+ * the line end trimmed, a byte order mark skipped on line 1); the line is blank
+ * when *s0 equals the length. */
+size_t cf_jsonl_span(const char *line, size_t got, uint64_t lineno, size_t *s0);
+/* One line (got bytes, its newline included or not) as row im->r unless blank;
+ * seen: nc scratch flags. 0, or -1 with the whole message in msg. */
+int cf_jsonl_line(cf_importer *im, bool *seen, const char *line, size_t got, uint64_t lineno,
+                  char *msg, size_t cap);
+/* Every line of `in` (the first one numbered `line`) into batches (flushed each
+ * CF_IMPORT_BATCH rows, the last one left for the caller); an exit code. */
+int cf_jsonl_rows(cf_importer *im, FILE *in, uint64_t line);
+
+/* import_par.c: CSV or JSON lines from `in` into im's loader or Parquet writer
+ * on `threads` threads (0: one per CPU, at most 16) parsing; appends stay in
+ * input order, so the table, the messages and the exit code are those of one
+ * thread. `in` may be a pipe (read ahead into chunks). An exit code; the last
+ * batch is left for the caller to flush. */
+int cf_import_parallel(cf_importer *im, FILE *in, bool jsonl, size_t threads);
+/* The bytes a chunk may grow to before the rest goes on one thread (64 MiB;
+ * tests lower it to reach that path with small inputs). */
+extern size_t cf_import_chunk_max;
 
 #endif

@@ -38,8 +38,9 @@ struct cf_jw; /* json.h */
     "  --binary COL[,COL...]   STRING/VARCHAR columns written as plain BYTE_ARRAY, for\n"          \
     "                          bytes that are not UTF-8 (Parquet's STRING must be)\n"              \
     "  --meta KEY=VALUE        footer key/value metadata (repeatable)\n"                           \
-    "  --threads N             threads that encode and compress the columns (default 0:\n"         \
-    "                          one per CPU; the file's bytes are the same for any N)\n"            \
+    "  --threads N             threads that encode and compress the columns, and that\n"           \
+    "                          parse the rows of `parquet write` (default 0: one per\n"            \
+    "                          CPU; the file's bytes are the same for any N)\n"                    \
     "  --progress              rows written so far on stderr (default: when stderr is a\n"         \
     "                          terminal)\n"                                                        \
     "  --quiet                 no summary line\n"                                                  \
