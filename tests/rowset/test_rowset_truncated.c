@@ -120,10 +120,48 @@ static void test_rowset_truncated__column_file_under_a_scan(void **state)
     CF_ASSERT_RM_RF(dir); /* dir: mkdtemp_dir's static buffer, not freed */
 }
 
+/* The opt-in mmap (cf_rowset_options.mmap) reads the same rows. */
+static void test_rowset_truncated__mmap_opt_in_reads_all_rows(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    write_rowset(dir);
+    for (int mm = 0; mm < 2; mm++) {
+        cf_error err;
+        cf_rowset_options ro;
+        cf_rowset_options_init(&ro);
+        assert_false(ro.mmap); /* pread is the default */
+        ro.mmap = mm == 1;
+        cf_rowset *rs;
+        CF_ASSERT_OK(cf_rowset_open(&rs, dir, &ro, &err), &err);
+        cf_scan_options o;
+        cf_scan_options_init(&o);
+        cf_rowset_scanner *sc;
+        CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+        size_t rows = 0;
+        int64_t sum = 0;
+        for (cf_row_batch b;;) {
+            CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
+            if (b.count == 0)
+                break;
+            const int64_t *ids = b.cols[0].values;
+            for (size_t i = 0; i < b.count; i++)
+                sum += ids[i];
+            rows += b.count;
+        }
+        assert_int_equal(rows, ROWS);
+        assert_int_equal(sum, (int64_t)ROWS * (ROWS - 1) / 2);
+        cf_rowset_scanner_free(sc);
+        cf_rowset_free(rs);
+    }
+    CF_ASSERT_RM_RF(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rowset_truncated__column_file_under_a_scan),
+        cmocka_unit_test(test_rowset_truncated__mmap_opt_in_reads_all_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
