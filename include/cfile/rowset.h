@@ -288,6 +288,13 @@ typedef struct cf_rowset_options {
     /* How long the first mutation waits for the writer lock (default 10000 ms;
      * 0 = one try). New fields go at the end. */
     uint32_t lock_timeout_ms;
+    /* Read the column, bloom and ad-hoc index files through mmap instead of
+     * pread (default false). Faster on a warm page cache and the resident set
+     * then counts every page read; but a file truncated underneath or a media
+     * error arrives as SIGBUS (the process dies) where pread returns CF_EIO /
+     * CF_ECORRUPT: the caveat of cf_io_open_mmap (docs/PERFORMANCE.md, "Why
+     * pread stays the default"). */
+    bool mmap;
 } cf_rowset_options;
 
 /* Fill opts with the defaults. */
@@ -538,6 +545,9 @@ typedef struct cf_table_options {
     cf_table_sync_mode sync_mode;
     uint64_t sync_bytes;
     uint64_t wal_max_bytes;
+    /* Every rowset reads its files through mmap instead of pread (default
+     * false): cf_rowset_options.mmap, with its SIGBUS caveat. */
+    bool mmap;
     /* New fields go at the end (each with its default set by _init). */
 } cf_table_options;
 

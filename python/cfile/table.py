@@ -55,6 +55,7 @@ class CTableOptions(ctypes.Structure):
         ("sync_mode", ctypes.c_int),
         ("sync_bytes", ctypes.c_uint64),
         ("wal_max_bytes", ctypes.c_uint64),
+        ("mmap", ctypes.c_bool),
     ]
 
 
@@ -209,9 +210,11 @@ class Table(_lib.Closing, _arrow.StreamSource):
     current when it opened, plus the log). Several threads may share one Table:
     its calls take turns (the default timestamp is taken in the same turn). lock_timeout_ms: how long a writer waits
     for another writer's lock (default 10000). sync: "commit" (fdatasync each op,
-    the default), "group" (sync() commits), "none" (bulk loads)."""
+    the default), "group" (sync() commits), "none" (bulk loads). mmap=True reads the
+    rowsets' files through mmap instead of pread (less CPU when cached, but a file
+    cut short underneath or a disk error kills the process with SIGBUS)."""
 
-    def __init__(self, path, read_only=False, lock_timeout_ms=None, sync="commit"):
+    def __init__(self, path, read_only=False, lock_timeout_ms=None, sync="commit", mmap=False):
         self._h = None
         self.path = path.__fspath__() if hasattr(path, "__fspath__") else path
         lib = _lib.lib()
@@ -224,6 +227,7 @@ class Table(_lib.Closing, _arrow.StreamSource):
         if sync not in modes:
             raise ValueError("sync must be one of %s" % ", ".join(modes))
         o.sync_mode = modes[sync]
+        o.mmap = bool(mmap)
         out = ctypes.c_void_p()
         err = _lib.CError()
         _check(lib.cf_table_open(ctypes.byref(out), self.path.encode(), ctypes.byref(o),
@@ -570,9 +574,10 @@ class Scan(RowScan):
         return cleanup
 
 
-def open(path, read_only=False, lock_timeout_ms=None, sync="commit"):
+def open(path, read_only=False, lock_timeout_ms=None, sync="commit", mmap=False):
     """Open the table in directory `path` (see Table)."""
-    return Table(path, read_only=read_only, lock_timeout_ms=lock_timeout_ms, sync=sync)
+    return Table(path, read_only=read_only, lock_timeout_ms=lock_timeout_ms, sync=sync,
+                 mmap=mmap)
 
 
 def create(path, schema, **kw):

@@ -97,6 +97,30 @@ class TableTest(unittest.TestCase):
                 r.insert({"id": 500})
             self.assertIn("read-only", str(cm.exception))
 
+    def test_options_struct_matches_the_library(self):
+        # cf_table_options_init writes the whole C struct: a Python mirror that is
+        # shorter (a field added in C only, such as mmap) lets it write past the end.
+        import ctypes
+        from cfile import table as tb
+        n = ctypes.sizeof(tb.CTableOptions)
+        buf = (ctypes.c_uint8 * (n + 64))(*([0xA5] * (n + 64)))
+        cfile._lib.lib().cf_table_options_init(ctypes.cast(buf, ctypes.POINTER(tb.CTableOptions)))
+        self.assertEqual(bytes(buf[n:]), b"\xa5" * 64)
+        self.assertFalse(tb.CTableOptions.from_buffer(buf).mmap)  # pread by default
+
+    def test_mmap_opt_in_reads_the_same_rows(self):
+        with cfile.table.create(self.path, "id INT64 KEY, name STRING NULL") as t:
+            for i in range(300):
+                t.insert({"id": i, "name": "n%d" % i if i % 3 else None})
+            t.flush()
+        rows = {}
+        for mm in (False, True):
+            with cfile.table.open(self.path, read_only=True, mmap=mm) as r:
+                rows[mm] = (list(r.scan()), r.get(7), r.get(9))
+        self.assertEqual(rows[False], rows[True])
+        self.assertEqual(len(rows[False][0]), 300)
+        self.assertEqual(rows[False][1], {"id": 7, "name": "n7"})
+
     def test_composite_key(self):
         with cfile.table.create(self.path, "a STRING KEY, b INT32 KEY, v DOUBLE NULL") as t:
             t.insert({"a": "x", "b": 2, "v": 1.5})

@@ -102,12 +102,15 @@ void cf_reader_init_frame(cf_reader *r);
 cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out,
                                const char *what, cf_error *err);
 
-/* cf_reader_read_block for a BloomFile's index and bloom blocks, which every
- * point lookup and duplicate check reads (cf_reader_find_validx_block): with a cache
- * and an io that serves blocks in place, the cache marks a block whose checksum
- * passed, so later reads skip the check (as data blocks' view marks do). The
- * bytes are never cached (compressed ones are undone into scratch each time).
- * Verification uses cf_reader_read_block, which always checks. */
+/* cf_reader_read_block for a BloomFile's index and bloom blocks and a value
+ * index's blocks, which every point lookup and duplicate check reads
+ * (cf_reader_find_validx_block), through the reader's cache when it has one:
+ * a block the io serves in place uncompressed is cached as a mark that its
+ * checksum passed (later reads skip the check, as data blocks' view marks
+ * do); any other (read with pread, or decompressed) is cached as a copy of
+ * its logical bytes, copied into scratch on a hit, so a lookup through pread
+ * neither reads, checks nor decompresses it again. Verification uses
+ * cf_reader_read_block, which always reads and checks. */
 cf_status cf_reader_read_index_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
                                      cf_slice *out, const char *what, cf_error *err);
 

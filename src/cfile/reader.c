@@ -68,11 +68,9 @@ void cf_reader_init_frame(cf_reader *r)
 
 /* Read one block's stored bytes (in place when the io serves them, else into
  * scratch) and unframe them. skip_crc: the cache remembers that this in-place
- * block already passed its check. *in_io (may be NULL): the stored bytes were
- * served in place, whatever the logical ones are. */
+ * block already passed its check. */
 static cf_status read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
-                            cf_block_contents *out, const char *what, bool skip_crc, bool *in_io,
-                            cf_error *err)
+                            cf_block_contents *out, const char *what, bool skip_crc, cf_error *err)
 {
     const cf_file_info *fi = &r->info;
     /* format §2.4: a block starts after the header and never touches the end. */
@@ -94,8 +92,6 @@ static cf_status read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratc
                                "%s at offset %llu: ", what, (unsigned long long)ptr.off));
         stored = (cf_block_contents){{dst, ptr.size}, CF_BLOCK_IN_SCRATCH, NULL};
     }
-    if (in_io != NULL)
-        *in_io = stored.home == CF_BLOCK_IN_IO;
     return cf_error_prefix(err, cf_unframe_block(&r->frame, &stored, skip_crc, scratch, out, err),
                            "%s at offset %llu: ", what, (unsigned long long)ptr.off);
 }
@@ -104,7 +100,7 @@ cf_status cf_reader_read_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scr
                                const char *what, cf_error *err)
 {
     cf_block_contents bc;
-    CF_TRY(read_block(r, ptr, scratch, &bc, what, false, NULL, err));
+    CF_TRY(read_block(r, ptr, scratch, &bc, what, false, err));
     *out = bc.data;
     return CF_OK;
 }
@@ -113,20 +109,35 @@ cf_status cf_reader_read_index_block(const cf_reader *r, cf_block_ptr ptr, cf_bu
                                      cf_slice *out, const char *what, cf_error *err)
 {
     cf_cache *c = r->opts.cache;
-    /* Only blocks the io serves in place can be remembered as checked: a
-     * block read into scratch is checked again each time it is read. */
-    if (c == NULL || r->io->ops->view_at == NULL)
+    if (c == NULL)
         return cf_reader_read_block(r, ptr, scratch, out, what, err);
     bool is_view = false;
-    cf_slice unused;
-    cf_cache_entry *e = cf_cache_lookup(c, r->cache_file_id, ptr.off, ptr.size, &unused, &is_view);
+    cf_slice cached;
+    cf_cache_entry *e = cf_cache_lookup(c, r->cache_file_id, ptr.off, ptr.size, &cached, &is_view);
+    if (e != NULL && !is_view) {
+        /* Cached as a copy (read through pread, or decompressed): copy it once
+         * more into scratch, which costs less than a read and a CRC, and lets
+         * the caller keep the bytes without holding a pin. */
+        cf_buf_clear(scratch);
+        uint8_t *dst = cf_buf_extend(scratch, cached.len);
+        if (dst != NULL && cached.len > 0)
+            memcpy(dst, cached.data, cached.len);
+        cf_cache_release(c, e);
+        CF_CHECK(dst != NULL, err, CF_ENOMEM, "%s at offset %llu: out of memory", what,
+                 (unsigned long long)ptr.off);
+        *out = (cf_slice){dst, cached.len};
+        return CF_OK;
+    }
     cf_block_contents bc;
-    bool in_io = false;
-    cf_status st = read_block(r, ptr, scratch, &bc, what, e != NULL && is_view, &in_io, err);
+    cf_status st = read_block(r, ptr, scratch, &bc, what, e != NULL, err);
     if (st == CF_OK)
         *out = bc.data;
-    if (e == NULL && st == CF_OK && in_io)
-        e = cf_cache_insert(c, r->cache_file_id, ptr.off, ptr.size, NULL, 0, true, &unused);
+    /* In place and uncompressed: remember only that its checksum passed. Else
+     * (pread, or compressed) keep the logical bytes so that the next lookup
+     * neither reads, checks nor decompresses them again. */
+    if (e == NULL && st == CF_OK)
+        e = cf_cache_insert(c, r->cache_file_id, ptr.off, ptr.size, bc.data.data, bc.data.len,
+                            bc.home == CF_BLOCK_IN_IO, &cached);
     cf_cache_release(c, e);
     return st;
 }
@@ -136,7 +147,7 @@ cf_status cf_reader_read_data_block(const cf_reader *r, cf_block_ptr ptr, cf_buf
 {
     cf_cache *c = r->opts.cache;
     if (c == NULL)
-        return read_block(r, ptr, scratch, out, "data block", false, NULL, err);
+        return read_block(r, ptr, scratch, out, "data block", false, err);
     bool is_view = false;
     cf_slice cached;
     cf_cache_entry *e = cf_cache_lookup(c, r->cache_file_id, ptr.off, ptr.size, &cached, &is_view);
@@ -147,7 +158,7 @@ cf_status cf_reader_read_data_block(const cf_reader *r, cf_block_ptr ptr, cf_buf
     if (e != NULL) {
         /* Served in place and already checked: only the view (and framing) again.
          * The mark stays pinned so the iterator can keep derived state with it. */
-        cf_status st = read_block(r, ptr, scratch, out, "data block", true, NULL, err);
+        cf_status st = read_block(r, ptr, scratch, out, "data block", true, err);
         if (st != CF_OK) {
             cf_cache_release(c, e);
             return st;
@@ -155,7 +166,7 @@ cf_status cf_reader_read_data_block(const cf_reader *r, cf_block_ptr ptr, cf_buf
         out->pin = e;
         return CF_OK;
     }
-    CF_TRY(read_block(r, ptr, scratch, out, "data block", false, NULL, err));
+    CF_TRY(read_block(r, ptr, scratch, out, "data block", false, err));
     bool in_scratch = out->home == CF_BLOCK_IN_SCRATCH;
     e = cf_cache_insert(c, r->cache_file_id, ptr.off, ptr.size, out->data.data, out->data.len,
                         !in_scratch, &cached);

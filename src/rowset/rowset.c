@@ -36,6 +36,7 @@ struct cf_rowset {
      * opens them at once. */
     bool loaded;
     uint32_t lock_timeout_ms;
+    bool mmap;                   /* cf_rowset_options.mmap: map the files instead of pread */
     cf_cache *cache, *own_cache; /* every reader reads through cache; own_cache is freed with rs */
     cf_rs_manifest m;
     cf_reader **col;
@@ -121,13 +122,13 @@ static cf_status open_data(cf_rowset *rs, cf_error *err)
             if (f->role == CF_RS_FILE_COLUMN) {
                 if (rs->col[f->col] != NULL)
                     CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: column %u named twice", f->col);
-                st = cf_reader_open_file(&rs->col[f->col], path, true, &ro, err);
+                st = cf_reader_open_file(&rs->col[f->col], path, rs->mmap, &ro, err);
             } else if (f->role == CF_RS_FILE_BLOOM) {
                 st = rs->bloom ? CF_ECORRUPT
-                               : cf_bloom_reader_open_file(&rs->bloom, path, true, &ro, err);
+                               : cf_bloom_reader_open_file(&rs->bloom, path, rs->mmap, &ro, err);
             } else if (f->role == CF_RS_FILE_ADHOC) {
-                st =
-                    rs->adhoc ? CF_ECORRUPT : cf_reader_open_file(&rs->adhoc, path, true, &ro, err);
+                st = rs->adhoc ? CF_ECORRUPT
+                               : cf_reader_open_file(&rs->adhoc, path, rs->mmap, &ro, err);
             } else if (delta) {
                 cf_delta_type t = f->role == CF_RS_FILE_REDO ? CF_DELTA_REDO : CF_DELTA_UNDO;
                 st = cf_delta_reader_open_file(&rs->dfiles[rs->ndfiles], path, t, &ro, err);
@@ -324,6 +325,7 @@ cf_status cf_rs_open_mode(cf_rowset **out, const char *dir, const cf_rowset_opti
     rs->mode = mode;
     rs->lock_fd = -1;
     rs->lock_timeout_ms = o->lock_timeout_ms;
+    rs->mmap = o->mmap;
     cf_buf_init(&rs->dms_bytes);
     cf_buf_init(&rs->keybuf);
     cf_rs_manifest_init(&rs->m);

@@ -50,6 +50,7 @@
 struct cf_table {
     char *dir;
     bool read_only;
+    bool mmap; /* cf_table_options.mmap, passed to every rowset */
     /* Modes new files and rowset directories get (0: the defaults): those of
      * the table's metadata (TABLET, else the root MANIFEST) and its directory
      * at open, so a table made private stays private as it grows. */
@@ -529,6 +530,7 @@ static cf_status open_rowset(const cf_table *t, const char *path, cf_rowset **ou
     cf_rowset_options_init(&o);
     o.cache = t->cache;
     o.cache_bytes = 0; /* no cache of its own when the table has none */
+    o.mmap = t->mmap;
     cf_rs_mode mode = !t->read_only    ? CF_RS_MODE_TABLE
                       : t->pin_fd >= 0 ? CF_RS_MODE_READ_PINNED
                                        : CF_RS_MODE_READ_ONLY;
@@ -710,6 +712,7 @@ cf_status cf_table_open(cf_table **out, const char *dir, const cf_table_options 
     t->lock_fd = -1;
     t->pin_fd = -1;
     t->read_only = opts->read_only;
+    t->mmap = opts->mmap;
     cf_buf_init(&t->key);
     t->flush_bytes = CF_TABLE_FLUSH_BYTES;
     t->auto_compact = opts->auto_compact && !opts->read_only;

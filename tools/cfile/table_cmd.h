@@ -29,6 +29,7 @@ typedef struct cf_table_args {
     int nkeys;
     bool json, stats, has_asof, has_ts;
     bool raw_values; /* --raw-values: DATE, UNIXTIME_MICROS, DECIMAL as integers (vprint.h) */
+    bool mmap;       /* --mmap (scan, get): cf_table_options.mmap */
     uint64_t asof, ts, ahm;
     uint64_t limit;   /* --limit: rows scan prints at most (default all) */
     size_t threads;   /* --threads: cf_scan_options.threads (default auto) */
