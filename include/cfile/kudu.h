@@ -19,7 +19,9 @@
  * `char **` are the caller's, freed with free().
  *
  * Threads: a handle belongs to one thread at a time; different handles (even of one
- * fs) may be used from different threads once the fs is open.
+ * fs) may be used from different threads once the fs is open. (The block readers
+ * an fs keeps for its tablets' scans, cf_kudu_fs_options.reader_cache, are behind a
+ * lock: a reader is used by one scan at a time.)
  *
  * Part of the tables module (CF_WITH_TABLES).
  */
@@ -92,7 +94,10 @@ CF_API cf_status cf_kudu_pb_to_json(const char *type, const void *data, size_t l
 
 typedef struct cf_kudu_fs cf_kudu_fs;
 
-#define CF_KUDU_FS_OPTIONS_VERSION 1
+#define CF_KUDU_FS_OPTIONS_VERSION 2
+
+/* cf_kudu_fs_options.reader_cache: keep no block reader between scans. */
+#define CF_KUDU_READER_CACHE_OFF SIZE_MAX
 
 /* The directories as Kudu's flags name them. */
 typedef struct cf_kudu_fs_options {
@@ -104,6 +109,18 @@ typedef struct cf_kudu_fs_options {
     /* Kudu's --log_container_max_size, which is not kept on disk: a container whose
      * next block offset reaches it is full. 0 = Kudu's default, 10 GiB. */
     uint64_t log_container_max_size;
+    /* (version 2) Block readers the fs keeps open between scans, shared by its
+     * tablets, so scanning a tablet again (or another tablet of a table, as an export
+     * of every tablet does) reuses each block's open file or mapping, footer and
+     * dictionary instead of opening the block again. A reader is kept only while no
+     * scan uses it; past the bound the least recently used is closed. The bound is
+     * this, but never more than 40% of the soft RLIMIT_NOFILE at the time a reader
+     * is given back (as Kudu sizes its file cache) nor 8192: 0 = that limit;
+     * CF_KUDU_READER_CACHE_OFF = keep none (every scan opens its blocks). Each kept
+     * reader holds one descriptor (or mapping) and its block's footer, index root
+     * and dictionary. When opening a block runs out of descriptors, the kept readers
+     * are closed and the open tried again. */
+    size_t reader_cache;
 } cf_kudu_fs_options;
 
 CF_API void cf_kudu_fs_options_init(cf_kudu_fs_options *opts);

@@ -175,8 +175,9 @@ out:
 cf_status cf_kudu_fs_open(cf_kudu_fs **out, const cf_kudu_fs_options *opts, cf_error *err)
 {
     *out = NULL;
-    CF_CHECK(opts != NULL && opts->version == CF_KUDU_FS_OPTIONS_VERSION, err, CF_EINVAL,
-             "kudu fs: options not initialised with cf_kudu_fs_options_init");
+    /* version 1: the struct before reader_cache (not read then) */
+    CF_CHECK(opts != NULL && (opts->version == 1 || opts->version == CF_KUDU_FS_OPTIONS_VERSION),
+             err, CF_EINVAL, "kudu fs: options not initialised with cf_kudu_fs_options_init");
     CF_CHECK(opts->wal_dir != NULL && opts->wal_dir[0] != '\0', err, CF_EINVAL,
              "kudu fs: the WAL directory (--fs-wal-dir) is required");
     CF_CHECK(opts->ndata_dirs == 0 || opts->data_dirs != NULL, err, CF_EINVAL,
@@ -187,6 +188,9 @@ cf_status cf_kudu_fs_open(cf_kudu_fs **out, const cf_kudu_fs_options *opts, cf_e
     cf_status st = CF_OK;
     cf_kudu_fs *fs = cf_calloc(1, sizeof *fs);
     CF_CHECK(fs != NULL, err, CF_ENOMEM, "kudu fs: out of memory");
+    fs->readers = cf_kudu_reader_cache_new(opts->version >= 2 ? opts->reader_cache : 0);
+    if (fs->readers == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "kudu fs: out of memory");
     fs->lbm_max_size =
         opts->log_container_max_size ? opts->log_container_max_size : CF_KUDU_LBM_DEFAULT_MAX_SIZE;
     fs->wal_dir = cf_kudu_fs_strdup(fs, opts->wal_dir);
@@ -236,6 +240,7 @@ void cf_kudu_fs_free(cf_kudu_fs *fs)
         return;
     for (size_t i = 0; i < fs->ncontainers; i++)
         cf_free((void *)fs->containers[i].records);
+    cf_kudu_reader_cache_free(fs->readers); /* its ios read the containers' files */
     cf_free(fs->containers);
     cf_free(fs->blocks);
     cf_free(fs->problems);

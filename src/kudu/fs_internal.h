@@ -11,6 +11,7 @@
 
 #include <cfile/kudu.h>
 
+#include "reader_cache.h"
 #include "util/arena.h"
 
 /* Problems kept; a hostile root could name one per record of millions. The rest
@@ -48,6 +49,7 @@ struct cf_kudu_fs {
     size_t problems_dropped; /* past CF_KUDU_MAX_PROBLEMS: counted, not kept */
     const char **tablets;
     size_t ntablets;
+    cf_kudu_reader_cache *readers; /* block readers kept between scans */
 };
 
 /* A copy of s (or of n bytes of it) in the fs's arena; NULL when out of memory. */

@@ -38,9 +38,8 @@ void cf_kudu_scanner_free(cf_kudu_scanner *sc)
 {
     if (sc == NULL)
         return;
-    size_t ncols = sc->s != NULL ? sc->s->ncols : 0;
-    for (size_t i = 0; sc->rs != NULL && i < sc->nrs; i++)
-        cf_kudu_scan_rowset_dispose(&sc->rs[i], ncols);
+    for (size_t i = 0; sc->rs != NULL && sc->s != NULL && i < sc->nrs; i++)
+        cf_kudu_scan_rowset_dispose(sc, &sc->rs[i]);
     cf_free(sc->rs);
     cf_free(sc->heap);
     cf_free(sc->pending);

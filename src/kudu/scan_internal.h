@@ -217,12 +217,13 @@ static inline bool rowset_lazy(const cf_kudu_scanner *sc, const cf_kudu_rowset *
 
 /* scan_rowset.c: open rowset m (its column and delta blocks) into *d; settle on
  * its first live row (d->eof when none, else d->key is the row's key unless the
- * rowset streams); read its next batch; free what it holds (ncols: the schema's). */
+ * rowset streams); read its next batch; free what it holds (its column readers given back to the
+ * fs's reader cache, reader_cache.h). */
 cf_status cf_kudu_scan_rowset_open(cf_kudu_scanner *sc, scan_rowset *d, const cf_kudu_rowset *m,
                                    cf_error *err);
 cf_status cf_kudu_scan_rowset_settle(cf_kudu_scanner *sc, scan_rowset *d, cf_error *err);
 cf_status cf_kudu_scan_rowset_refill(cf_kudu_scanner *sc, scan_rowset *d, cf_error *err);
-void cf_kudu_scan_rowset_dispose(scan_rowset *d, size_t ncols);
+void cf_kudu_scan_rowset_dispose(cf_kudu_scanner *sc, scan_rowset *d);
 /* A rowset at its end: its blocks and batch freed now, not at the scanner's free. */
 void cf_kudu_scan_rowset_close(cf_kudu_scanner *sc, scan_rowset *d);
 

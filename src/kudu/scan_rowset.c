@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fs_internal.h"
 #include "scan_internal.h"
 #include "tablet.h"
 
@@ -14,14 +15,15 @@
 #include "util/bitmap.h"
 #include "util/error.h"
 
-void cf_kudu_scan_rowset_dispose(scan_rowset *d, size_t ncols)
+void cf_kudu_scan_rowset_dispose(cf_kudu_scanner *sc, scan_rowset *d)
 {
+    size_t ncols = sc->s->ncols;
     for (size_t c = 0; c < ncols; c++) {
         if (d->cit != NULL)
             cf_iter_free(d->cit[c]);
-        if (d->crd != NULL)
-            cf_reader_free(d->crd[c]);
-        if (d->cio != NULL)
+        if (d->crd != NULL && d->crd[c] != NULL) /* opened and checked: kept for the next scan */
+            cf_kudu_reader_cache_give(sc->fs->readers, d->blk[c], sc->mmap, d->cio[c], d->crd[c]);
+        else if (d->cio != NULL)
             cf_io_free(d->cio[c]);
         if (d->vals != NULL)
             cf_free(d->vals[c]);
@@ -49,7 +51,7 @@ void cf_kudu_scan_rowset_dispose(scan_rowset *d, size_t ncols)
 
 void cf_kudu_scan_rowset_close(cf_kudu_scanner *sc, scan_rowset *d)
 {
-    cf_kudu_scan_rowset_dispose(d, sc->s->ncols);
+    cf_kudu_scan_rowset_dispose(sc, d);
     memset(d, 0, sizeof(*d));
     d->eof = true;
 }
@@ -113,6 +115,26 @@ static cf_status open_block(const cf_kudu_scanner *sc, const cf_kudu_rowset *rs,
                                "tablet %s: rowset %" PRIu64 " %s%s: ", cf_kudu_tablet_id(sc->t),
                                rs->id, what, block_where(sc, id, wb, sizeof(wb)));
     return CF_OK;
+}
+
+/* Column block `id` opened: its io and CFile reader (*r NULL when the reader does not
+ * open: the io is still the caller's to free). When the open fails while the fs
+ * keeps readers of other blocks (a descriptor limit reached, say), those are closed
+ * and the open tried once more. */
+static cf_status open_column(const cf_kudu_scanner *sc, const cf_kudu_rowset *m, uint64_t id,
+                             const char *what, cf_io **io, cf_reader **r, cf_error *err)
+{
+    for (int attempt = 0;; attempt++) {
+        cf_status st = open_block(sc, m, id, what, io, err);
+        if (st == CF_OK)
+            st = cf_reader_open(r, *io, NULL, err);
+        if (st == CF_OK || st == CF_ECORRUPT || attempt > 0 ||
+            cf_kudu_reader_cache_count(sc->fs->readers) == 0)
+            return st;
+        cf_io_free(*io);
+        *io = NULL;
+        cf_kudu_reader_cache_drop_all(sc->fs->readers);
+    }
 }
 
 static cf_status open_delta(cf_kudu_scanner *sc, scan_rowset *d, uint64_t id, cf_delta_type type,
@@ -200,8 +222,10 @@ cf_status cf_kudu_scan_rowset_open(cf_kudu_scanner *sc, scan_rowset *d, const cf
         char what[160];
         snprintf(what, sizeof(what), "column %s", col->name);
         d->blk[c] = m->column_blocks[b];
-        CF_TRY(open_block(sc, m, m->column_blocks[b], what, &d->cio[c], err));
-        cf_status st = cf_reader_open(&d->crd[c], d->cio[c], NULL, err);
+        cf_status st = CF_OK;
+        if (!cf_kudu_reader_cache_take(sc->fs->readers, d->blk[c], sc->mmap, &d->cio[c],
+                                       &d->crd[c]))
+            st = open_column(sc, m, d->blk[c], what, &d->cio[c], &d->crd[c], err);
         if (st == CF_OK)
             st = cf_iter_create(&d->cit[c], d->crd[c], err);
         char wb[300];

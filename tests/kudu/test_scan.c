@@ -10,6 +10,7 @@
  *   - bad options are refused.
  */
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -823,6 +824,229 @@ static void test_scan__disjoint_rowsets_few_fds(void **state)
     CF_ASSERT_RM_RF(root);
 }
 
+/* The descriptors open now, as a sorted list of their numbers in buf. */
+static void fd_list(char *buf, size_t cap)
+{
+    int fds[4096];
+    size_t n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    assert_non_null(d);
+    int self = dirfd(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (e->d_name[0] != '.' && atoi(e->d_name) != self && n < 4096)
+            fds[n++] = atoi(e->d_name);
+    closedir(d);
+    for (size_t i = 1; i < n; i++) /* insertion sort: a few dozen */
+        for (size_t j = i; j > 0 && fds[j - 1] > fds[j]; j--) {
+            int x = fds[j];
+            fds[j] = fds[j - 1];
+            fds[j - 1] = x;
+        }
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && at + 16 < cap; i++)
+        at += (size_t)snprintf(buf + at, cap - at, "%d ", fds[i]);
+}
+
+/* Scan tablet t (latest) into k/v; *max_fds: the most descriptors open during it. */
+static size_t rescan(cf_kudu_tablet *t, int64_t *k, int32_t *v, size_t cap, size_t *max_fds)
+{
+    cf_kudu_scan_options so;
+    cf_kudu_scan_options_init(&so);
+    so.batch_rows = 100;
+    cf_kudu_scanner *sc;
+    cf_error err;
+    CF_ASSERT_OK(cf_kudu_scanner_create(&sc, t, &so, &err), &err);
+    size_t n = 0;
+    *max_fds = open_fds();
+    for (;;) {
+        cf_row_batch b;
+        CF_ASSERT_OK(cf_kudu_scanner_next(sc, &b, &err), &err);
+        size_t f = open_fds();
+        *max_fds = f > *max_fds ? f : *max_fds;
+        if (b.count == 0)
+            break;
+        for (size_t i = 0; i < b.count; i++, n++) {
+            assert_true(n < cap);
+            memcpy(&k[n], (const int64_t *)b.cols[0].values + i, 8);
+            memcpy(&v[n], (const int32_t *)b.cols[1].values + i, 4);
+        }
+    }
+    cf_kudu_scanner_free(sc);
+    return n;
+}
+
+enum { RC_NRS = GEN_MAX_RS, RC_N = 300 };
+
+/* The disjoint tablet of test_scan__disjoint_rowsets_few_fds, written under root. */
+static void gen_disjoint(char *root, size_t cap)
+{
+    static int64_t keys[RC_NRS][RC_N];
+    gen_rowset rs[RC_NRS];
+    for (int r = 0; r < RC_NRS; r++) {
+        for (int i = 0; i < RC_N; i++)
+            keys[r][i] = (int64_t)r * RC_N + i;
+        rs[r] = (gen_rowset){keys[r], RC_N, NULL, 0};
+    }
+    kfs_tmpdir(root, cap);
+    gen_tablet(root, rs, RC_NRS);
+}
+
+/* A second scan of an opened tablet reuses the block readers the first one gave
+ * back to the fs (the same descriptors stay open: none opened again) and gives the
+ * same rows; closing the fs closes them. */
+static void test_scan__rescan_reuses_readers(void **state)
+{
+    (void)state;
+    char root[512];
+    gen_disjoint(root, sizeof(root));
+    static int64_t k1[RC_NRS * RC_N], k2[RC_NRS * RC_N];
+    static int32_t v1[RC_NRS * RC_N], v2[RC_NRS * RC_N];
+    char before[8192], after1[8192], after2[8192];
+    fd_list(before, sizeof(before));
+    size_t base = open_fds();
+    cf_kudu_fs_options o;
+    cf_kudu_fs_options_init(&o);
+    o.wal_dir = root;
+    cf_kudu_fs *fs;
+    cf_kudu_tablet *t;
+    cf_error err;
+    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &o, &err), &err);
+    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, GEN_TABLET, &err), &err);
+    size_t mx;
+    size_t n1 = rescan(t, k1, v1, RC_NRS * RC_N, &mx);
+    fd_list(after1, sizeof(after1));
+    /* every rowset's key and value blocks kept (2 x 16; the default bound is more) */
+    assert_int_equal(open_fds(), base + 2 * RC_NRS);
+    size_t n2 = rescan(t, k2, v2, RC_NRS * RC_N, &mx);
+    fd_list(after2, sizeof(after2));
+    assert_string_equal(after1, after2);     /* opened again, they would be new numbers */
+    assert_int_equal(mx, base + 2 * RC_NRS); /* nothing opened during the second scan */
+    assert_int_equal(n1, RC_NRS * RC_N);
+    assert_int_equal(n2, n1);
+    assert_memory_equal(k1, k2, n1 * sizeof(*k1));
+    assert_memory_equal(v1, v2, n1 * sizeof(*v1));
+    for (size_t i = 0; i < n1; i++)
+        assert_int_equal(k1[i], (int64_t)i);
+    cf_kudu_tablet_free(t);
+    cf_kudu_fs_free(fs);
+    fd_list(after2, sizeof(after2));
+    assert_string_equal(before, after2);
+    CF_ASSERT_RM_RF(root);
+}
+
+/* A cache smaller than the tablet's blocks (5 readers for 32 blocks): scans evict,
+ * give the same rows every time, and the descriptors open never pass what the scan
+ * holds (one rowset's 2 blocks, 2 at a rowset change) plus the bound; with the cache
+ * off, nothing stays open between scans. */
+static void test_scan__reader_cache_bound(void **state)
+{
+    (void)state;
+    char root[512];
+    gen_disjoint(root, sizeof(root));
+    static int64_t k1[RC_NRS * RC_N], k2[RC_NRS * RC_N];
+    static int32_t v1[RC_NRS * RC_N], v2[RC_NRS * RC_N];
+    const size_t bounds[] = {5, 1, CF_KUDU_READER_CACHE_OFF};
+    for (size_t bi = 0; bi < sizeof(bounds) / sizeof(bounds[0]); bi++) {
+        size_t bound = bounds[bi] == CF_KUDU_READER_CACHE_OFF ? 0 : bounds[bi];
+        cf_kudu_fs_options o;
+        cf_kudu_fs_options_init(&o);
+        o.wal_dir = root;
+        o.reader_cache = bounds[bi];
+        cf_kudu_fs *fs;
+        cf_kudu_tablet *t;
+        cf_error err;
+        CF_ASSERT_OK(cf_kudu_fs_open(&fs, &o, &err), &err);
+        CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, GEN_TABLET, &err), &err);
+        size_t base = open_fds();
+        for (int pass = 0; pass < 3; pass++) {
+            size_t mx;
+            size_t n = rescan(t, pass == 0 ? k1 : k2, pass == 0 ? v1 : v2, RC_NRS * RC_N, &mx);
+            assert_int_equal(n, RC_NRS * RC_N);
+            if (mx > base + bound + 4)
+                fail_msg("bound %zu pass %d: %zu descriptors open, %zu before", bound, pass, mx,
+                         base);
+            assert_int_equal(open_fds(), base + bound); /* kept: the bound, evictions past it */
+            if (pass > 0) {
+                assert_memory_equal(k1, k2, n * sizeof(*k1));
+                assert_memory_equal(v1, v2, n * sizeof(*v1));
+            }
+        }
+        for (size_t i = 0; i < RC_NRS * RC_N; i++)
+            assert_int_equal(k1[i], (int64_t)i);
+        cf_kudu_tablet_free(t);
+        cf_kudu_fs_free(fs);
+    }
+    CF_ASSERT_RM_RF(root);
+}
+
+/* Two tablet handles of one fs scanned from two threads at once over a cache of 3
+ * (readers taken, given back and evicted concurrently): both see every row, each
+ * time. */
+typedef struct rc_thread {
+    cf_kudu_tablet *t;
+    int bad;
+} rc_thread;
+
+static void *rc_run(void *arg)
+{
+    rc_thread *a = arg;
+    cf_kudu_scan_options so;
+    cf_kudu_scan_options_init(&so);
+    so.batch_rows = 64;
+    for (int pass = 0; pass < 20; pass++) {
+        cf_kudu_scanner *sc;
+        cf_error err;
+        if (cf_kudu_scanner_create(&sc, a->t, &so, &err) != CF_OK) {
+            a->bad++;
+            continue;
+        }
+        int64_t want = 0;
+        for (;;) {
+            cf_row_batch b;
+            if (cf_kudu_scanner_next(sc, &b, &err) != CF_OK) {
+                a->bad++;
+                break;
+            }
+            if (b.count == 0)
+                break;
+            for (size_t i = 0; i < b.count; i++, want++)
+                a->bad += ((const int64_t *)b.cols[0].values)[i] != want ||
+                          ((const int32_t *)b.cols[1].values)[i] != (int32_t)(want * 10);
+        }
+        a->bad += want != RC_NRS * RC_N;
+        cf_kudu_scanner_free(sc);
+    }
+    return NULL;
+}
+
+static void test_scan__reader_cache_threads(void **state)
+{
+    (void)state;
+    char root[512];
+    gen_disjoint(root, sizeof(root));
+    cf_kudu_fs_options o;
+    cf_kudu_fs_options_init(&o);
+    o.wal_dir = root;
+    o.reader_cache = 3;
+    cf_kudu_fs *fs;
+    cf_error err;
+    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &o, &err), &err);
+    rc_thread a[2] = {{NULL, 0}, {NULL, 0}};
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        CF_ASSERT_OK(cf_kudu_tablet_open(&a[i].t, fs, GEN_TABLET, &err), &err);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, rc_run, &a[i]), 0);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+        assert_int_equal(a[i].bad, 0);
+        cf_kudu_tablet_free(a[i].t);
+    }
+    cf_kudu_fs_free(fs);
+    CF_ASSERT_RM_RF(root);
+}
+
 /* A rowset that holds a key below the min key the superblock gives it (damage:
  * the merge opened it only when it reached that min key) is an error naming it. */
 static void test_scan__row_below_min_key(void **state)
@@ -1295,20 +1519,29 @@ static void scan_damaged(dmg_kind kind, bool redo)
     cf_kudu_scan_options o;
     cf_kudu_scan_options_init(&o);
     o.no_wal = true;
-    cf_kudu_scanner *sc = NULL;
-    cf_error err;
-    cf_status st = cf_kudu_scanner_create(&sc, d.t, &o, &err);
-    while (st == CF_OK) {
-        cf_row_batch b;
-        st = cf_kudu_scanner_next(sc, &b, &err);
-        if (st == CF_OK && b.count == 0)
-            break;
+    /* Twice on one fs: the second scan reuses the readers the first gave back to the
+     * fs's cache, and must see the damage as the first did. */
+    char first[sizeof(((cf_error *)0)->msg)] = "";
+    for (int pass = 0; pass < 2; pass++) {
+        cf_kudu_scanner *sc = NULL;
+        cf_error err;
+        cf_status st = cf_kudu_scanner_create(&sc, d.t, &o, &err);
+        while (st == CF_OK) {
+            cf_row_batch b;
+            st = cf_kudu_scanner_next(sc, &b, &err);
+            if (st == CF_OK && b.count == 0)
+                break;
+        }
+        cf_kudu_scanner_free(sc);
+        if (st != CF_ECORRUPT)
+            fail_msg("damage %d (redo %d) pass %d: status %s: %s", (int)kind, (int)redo, pass,
+                     cf_status_str(st), st == CF_OK ? "" : err.msg);
+        assert_non_null(strstr(err.msg, "rowset"));
+        if (pass == 0)
+            snprintf(first, sizeof(first), "%s", err.msg);
+        else
+            assert_string_equal(err.msg, first);
     }
-    cf_kudu_scanner_free(sc);
-    if (st != CF_ECORRUPT)
-        fail_msg("damage %d (redo %d): status %s: %s", (int)kind, (int)redo, cf_status_str(st),
-                 st == CF_OK ? "" : err.msg);
-    assert_non_null(strstr(err.msg, "rowset"));
     close_layout(&d);
     CF_ASSERT_RM_RF(tmp);
 }
@@ -1361,6 +1594,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_scan__written_tablets),
         cmocka_unit_test(test_scan__key_in_two_rowsets),
         cmocka_unit_test(test_scan__disjoint_rowsets_few_fds),
+        cmocka_unit_test(test_scan__rescan_reuses_readers),
+        cmocka_unit_test(test_scan__reader_cache_bound),
+        cmocka_unit_test(test_scan__reader_cache_threads),
         cmocka_unit_test(test_scan__row_below_min_key),
         cmocka_unit_test(test_scan__as_of_sees_every_rowsets_deltas),
         cmocka_unit_test(test_scan__wal_replay),
