@@ -3,7 +3,11 @@
  * scan (cf_table_scanner) of the same rows loaded into a cfile table, warm, in
  * one process. Prints rows/s and MB/s (bytes of values: fixed widths plus binary
  * lengths) of each, the ratio, and each one's MB/s as a fraction of memcpy's over
- * the same number of bytes (the floor no scan can beat).
+ * the same number of bytes (the floor no scan can beat). Also: the tablet on an fs
+ * without a reader cache (cf_kudu_fs_options.reader_cache off: every scan opens its
+ * blocks again, as before the cache), and both end to end (fs + tablet open, scan,
+ * free vs table open, scan, free: what one `cfile kudu tablet scan` and one
+ * `cfile table scan` run does). The kinds run alternately; CPU-time medians.
  * usage: bench_kudu_scan LAYOUT [ITERS] [DIR]
  *        LAYOUT: a folder with fs/wal and fs/data0, fs/data1, ... (../shared/kudu-fs/*)
  *        ITERS default 200; DIR (the cfile table) default /tmp/cf_bench_kudu_scan
@@ -435,45 +439,80 @@ int main(int argc, char **argv)
     if ((st = cf_table_open(&tb, dir, &to, &e)) != CF_OK)
         die("table reopen", st, &e);
 
-    /* Kind 3: the first again with its blocks mmap'd instead of pread (the default). */
-    static const char *names[4] = {"kudu tablet (latest, WAL replayed)", "kudu tablet (--no-wal)",
-                                   "cfile table (same rows, no cache)",
-                                   "kudu tablet (latest, --mmap)"};
-    double secs[4] = {0}, csecs[4] = {0}, cpu_med[4] = {0};
+    /* The tablet again on an fs that keeps no block readers between scans (how every
+     * scan ran before the fs had its reader cache: each opens every block it reads). */
+    cf_kudu_fs_options fo_off = fo;
+    fo_off.reader_cache = CF_KUDU_READER_CACHE_OFF;
+    cf_kudu_fs *fs_off;
+    cf_kudu_tablet *t_off;
+    if ((st = cf_kudu_fs_open(&fs_off, &fo_off, &e)) != CF_OK)
+        die("fs open", st, &e);
+    if ((st = cf_kudu_tablet_open(&t_off, fs_off, cf_kudu_tablet_id(t), &e)) != CF_OK)
+        die("tablet open", st, &e);
+
+    /* The kinds, run alternately (iteration i of every kind, then i + 1) so a load
+     * that comes and goes on a shared machine falls on each kind alike:
+     *   0-3  scans of the opened tablet and table (warm: repeated scans reuse what
+     *        the handles keep), kind 3 the first with its blocks mmap'd;
+     *   4    the first on the fs without a reader cache (the scan before it);
+     *   5, 6 end to end, what a `cfile kudu tablet scan` and a `cfile table scan`
+     *        run does: open the fs and the tablet, or the table, scan, free. */
+    enum { NK = 7 };
+    static const char *names[NK] = {
+        "kudu tablet (latest, WAL replayed)", "kudu tablet (--no-wal)",
+        "cfile table (same rows, no cache)",  "kudu tablet (latest, --mmap)",
+        "kudu tablet (no reader cache)",      "end to end: fs+tablet open, scan",
+        "end to end: table open, scan"};
+    double secs[NK] = {0}, csecs[NK] = {0}, cpu_med[NK] = {0};
     /* CPU time of each scan (the process's: the scans run one thread), for a
      * median that a machine shared with other work disturbs less than wall time. */
-    double *cpu = calloc((size_t)iters + 1, sizeof(*cpu));
-    if (cpu == NULL)
-        return 1;
-    uint64_t rows[4] = {0}, bytes[4] = {0};
-    /* BENCH_KUDU_ONLY=0|1|2|3: run that one scan kind alone (for profiles). */
+    double *cpu[NK];
+    for (int k = 0; k < NK; k++)
+        if ((cpu[k] = calloc((size_t)iters + 1, sizeof(double))) == NULL)
+            return 1;
+    uint64_t rows[NK] = {0}, bytes[NK] = {0};
+    /* BENCH_KUDU_ONLY=K: run that one scan kind alone (for profiles). */
     const char *only = getenv("BENCH_KUDU_ONLY");
-    for (int k = 0; k < 4; k++) {
-        if (only != NULL && atoi(only) != k)
-            continue;
-        for (int it = 0; it < iters + 1; it++) {
+    for (int it = 0; it < iters + 1; it++) {
+        for (int k = 0; k < NK; k++) {
+            if (only != NULL && atoi(only) != k)
+                continue;
             double a = now(), ca = cpu_now();
+            cf_kudu_fs *efs = NULL;
+            cf_kudu_tablet *et = NULL;
+            cf_table *etb = NULL;
             cf_kudu_scanner *ks = NULL;
             cf_table_scanner *ts = NULL;
-            if (k != 2) {
+            if (k == 5) {
+                if ((st = cf_kudu_fs_open(&efs, &fo, &e)) != CF_OK)
+                    die("fs open", st, &e);
+                if ((st = cf_kudu_tablet_open(&et, efs, cf_kudu_tablet_id(t), &e)) != CF_OK)
+                    die("tablet open", st, &e);
+            } else if (k == 6) {
+                if ((st = cf_table_open(&etb, dir, &to, &e)) != CF_OK)
+                    die("table open", st, &e);
+            }
+            if (k != 2 && k != 6) {
                 cf_kudu_scan_options o;
                 cf_kudu_scan_options_init(&o);
                 o.no_wal = k == 1;
                 o.mmap = k == 3;
-                if ((st = cf_kudu_scanner_create(&ks, t, &o, &e)) != CF_OK)
+                const cf_kudu_tablet *kt = k == 4 ? t_off : k == 5 ? et : t;
+                if ((st = cf_kudu_scanner_create(&ks, kt, &o, &e)) != CF_OK)
                     die("scan", st, &e);
             } else {
                 cf_scan_options o;
                 cf_scan_options_init(&o);
                 o.threads = 1;
-                if ((st = cf_table_scanner_create(&ts, tb, &o, &e)) != CF_OK)
+                if ((st = cf_table_scanner_create(&ts, k == 6 ? etb : tb, &o, &e)) != CF_OK)
                     die("table scan", st, &e);
             }
             double created = now() - a;
             uint64_t r = 0, by = 0;
             for (;;) {
                 cf_row_batch b;
-                st = k != 2 ? cf_kudu_scanner_next(ks, &b, &e) : cf_table_scanner_next(ts, &b, &e);
+                st = ks != NULL ? cf_kudu_scanner_next(ks, &b, &e)
+                                : cf_table_scanner_next(ts, &b, &e);
                 if (st != CF_OK)
                     die("next", st, &e);
                 if (b.count == 0)
@@ -483,40 +522,54 @@ int main(int argc, char **argv)
             }
             cf_kudu_scanner_free(ks);
             cf_table_scanner_free(ts);
+            cf_kudu_tablet_free(et);
+            cf_kudu_fs_free(efs);
+            cf_table_free(etb);
             if (it == 0)
                 continue; /* warm-up */
-            cpu[it - 1] = cpu_now() - ca;
+            cpu[k][it - 1] = cpu_now() - ca;
             secs[k] += now() - a;
             csecs[k] += created;
             rows[k] += r;
             bytes[k] += by;
         }
-        qsort(cpu, (size_t)iters, sizeof(*cpu), cmp_double);
-        cpu_med[k] = cpu[iters / 2];
     }
-    free(cpu);
-    printf("layout %s: %zu rowsets (the cfile table: %zu), open %.2f ms, %d scans each\n", argv[1],
-           cf_kudu_tablet_rowset_count(t), cf_table_rowset_count(tb), t_open * 1e3, iters);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < NK; k++) {
+        qsort(cpu[k], (size_t)iters, sizeof(double), cmp_double);
+        cpu_med[k] = cpu[k][iters / 2];
+        free(cpu[k]);
+    }
+    printf("layout %s: %zu rowsets (the cfile table: %zu), open %.2f ms, %d scans each "
+           "(kinds alternated)\n",
+           argv[1], cf_kudu_tablet_rowset_count(t), cf_table_rowset_count(tb), t_open * 1e3, iters);
+    for (int k = 0; k < NK; k++)
         if (secs[k] > 0)
             printf("  %-36s %10.0f rows/s %8.1f MB/s  (%.3f ms per scan of %" PRIu64
-                   " rows, %.3f ms of it creating the scanner; %.0f rows/s past that)\n",
+                   " rows, %.3f ms of it opening and creating the scanner; %.0f rows/s past "
+                   "that)\n",
                    names[k], rows[k] / secs[k], bytes[k] / secs[k] / 1e6, secs[k] / iters * 1e3,
                    rows[k] / (uint64_t)iters, csecs[k] / iters * 1e3,
                    rows[k] / (secs[k] - csecs[k]));
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < NK; k++)
         if (secs[k] > 0)
-            printf("  %-36s CPU median %.3f ms per scan: %.0f rows/s\n", names[k], cpu_med[k] * 1e3,
-                   (double)(rows[k] / (uint64_t)iters) / cpu_med[k]);
-    if (only == NULL && cpu_med[2] > 0)
-        printf("  CPU-median ratio kudu latest / cfile table: %.2f; --no-wal / cfile table: %.2f\n",
-               cpu_med[2] / cpu_med[0], cpu_med[2] / cpu_med[1]);
-    if (only == NULL)
-        printf("  ratio kudu latest / cfile table: %.2f; --no-wal / cfile table: %.2f\n",
+            printf("  %-36s CPU median %.3f ms per scan: %.0f rows/s, %.1f MB/s\n", names[k],
+                   cpu_med[k] * 1e3, (double)(rows[k] / (uint64_t)iters) / cpu_med[k],
+                   (double)(bytes[k] / (uint64_t)iters) / cpu_med[k] / 1e6);
+    if (only == NULL && cpu_med[2] > 0) {
+        printf("  CPU-median ratio (table time / kudu time: > 1 is kudu faster): latest %.2f, "
+               "--no-wal %.2f, no reader cache %.2f; end to end %.2f\n",
+               cpu_med[2] / cpu_med[0], cpu_med[2] / cpu_med[1], cpu_med[2] / cpu_med[4],
+               cpu_med[6] / cpu_med[5]);
+        printf("  reader cache: latest scan %.2fx the scan without it (CPU medians)\n",
+               cpu_med[4] / cpu_med[0]);
+        printf("  ratio kudu latest / cfile table (wall): %.2f; --no-wal / cfile table: %.2f\n",
                (rows[0] / secs[0]) / (rows[2] / secs[2]),
                (rows[1] / secs[1]) / (rows[2] / secs[2]));
+    }
     memcpy_ratio(bytes, secs, iters);
     cf_table_free(tb);
+    cf_kudu_tablet_free(t_off);
+    cf_kudu_fs_free(fs_off);
     cf_kudu_tablet_free(t);
     cf_kudu_fs_free(fs);
     free(cv);
