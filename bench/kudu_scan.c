@@ -17,8 +17,10 @@
  *        rowset's rows, the superblock, an empty WAL) under
  *        /tmp/cf_bench_kudu_gen, its rowsets' keys in disjoint ranges or
  *        interleaved (every rowset's keys spread over the whole range: the merge),
- *        then compares as above. BENCH_KUDU_GEN_DIR=D writes the tablet under D
- *        and the table under D/table instead (runs side by side). */
+ *        then compares as above (the table: the tablet's rowsets when they
+ *        interleave, else one; BENCH_KUDU_TABLE_SAME=1: the tablet's rowsets,
+ *        as contiguous key ranges, when disjoint too). BENCH_KUDU_GEN_DIR=D writes the tablet under
+ * D and the table under D/table instead (runs side by side). */
 /* cf-needs: tables */
 #include <inttypes.h>
 #include <stdio.h>
@@ -305,6 +307,7 @@ int main(int argc, char **argv)
     }
     char genroot[512] = "";
     size_t split = 1;
+    uint64_t per = 0; /* disjoint: rows per table rowset (0: interleaved, row % split) */
     if (strcmp(argv[1], "gen") == 0) {
         if (argc < 5) {
             fprintf(stderr, "usage: bench_kudu_scan gen ROWS ROWSETS disjoint|interleaved "
@@ -320,8 +323,16 @@ int main(int argc, char **argv)
         printf("generated %s rows in %s rowsets (%s) in %.2f s\n", argv[2], argv[3], argv[4],
                now() - g0);
         argv[1] = genroot;
-        if (strcmp(argv[4], "interleaved") == 0)
-            split = (size_t)atoi(argv[3]);
+        /* The table's rowsets: interleaved, the tablet's (row i to load i % ROWSETS:
+         * the same merge to do); disjoint, one (as a compacted table has), or with
+         * BENCH_KUDU_TABLE_SAME=1 the tablet's in contiguous key ranges (rows
+         * [p*per, (p+1)*per) to load p: as many rowsets' readers to open and chain). */
+        const char *same = getenv("BENCH_KUDU_TABLE_SAME");
+        bool interleaved = strcmp(argv[4], "interleaved") == 0;
+        if (interleaved || (same != NULL && strcmp(same, "1") == 0))
+            split = (size_t)atoi(argv[3]) > 0 ? (size_t)atoi(argv[3]) : 1;
+        if (!interleaved && split > 1)
+            per = (strtoull(argv[2], NULL, 10) + split - 1) / split;
         argv[2] = argc > 5 ? argv[5] : (char *)"5";
         argc = 3;
     }
@@ -373,8 +384,8 @@ int main(int argc, char **argv)
     wo.auto_compact = false; /* keep the rowsets as loaded */
     if ((st = cf_table_open(&tb, dir, &wo, &e)) != CF_OK)
         die("table open", st, &e);
-    /* split > 1: row i goes to load i % split, each its own commit and rowset, so the
-     * table's rowsets interleave as the tablet's do (the same merge to do). */
+    /* split > 1: each load its own commit and rowset, row i in load i % split (the
+     * tablet's rowsets interleave: the same merge to do) or i / per (disjoint). */
     cf_colvec *cv = calloc(nc, sizeof(*cv));
     uint8_t **vbuf = calloc(nc, sizeof(*vbuf)), **nbuf = calloc(nc, sizeof(*nbuf));
     for (size_t j = 0; j < nc; j++) {
@@ -397,7 +408,7 @@ int main(int argc, char **argv)
                 break;
             size_t n = 0;
             for (size_t i = 0; i < b.count; i++, row++) {
-                if (row % split != part)
+                if ((per > 0 ? row / per : row % split) != part)
                     continue;
                 for (size_t j = 0; j < nc; j++) {
                     size_t w = cf_type_size(cf_schema_column_at(s, j)->type);
