@@ -57,6 +57,7 @@ class CFsOptions(ctypes.Structure):
         ("data_dirs", ctypes.POINTER(ctypes.c_char_p)),
         ("ndata_dirs", ctypes.c_size_t),
         ("log_container_max_size", ctypes.c_uint64),
+        ("reader_cache", ctypes.c_size_t),  # version 2 (kudu.h)
     ]
 
 
