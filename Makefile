@@ -13,7 +13,8 @@
 #   make bench-scaling  time per row and peak memory at 1 M, 10 M, 100 M rows
 #                     (bench/scaling.sh; data kept in CF_SCALE_DIR, ~9 GB at 100 M)
 #   make memcheck     the tests under valgrind (errors and leaks fail), in build/
-#   make tsan         the thread test under TSan (clang), in build-tsan/
+#   make tsan         the tests that run threads (/* cf-label: threads */) under TSan
+#                     (clang), in build-tsan/, as CI's TSan stage
 #   make min          the smallest build (HFile, tables, Parquet left out) and its tests,
 #                     in build-min/, as CI builds it
 #   make format       clang-format -i over our C sources
@@ -123,16 +124,16 @@ memcheck:
 	             $(MEMCHECK_DIR)/Testing/Temporary/MemoryChecker.*.log \
 	             | xargs -r cat; exit 1; }
 
-# ThreadSanitizer (clang) over the tests that share a reader between threads.
-# TSAN_TESTS narrows or widens the ctest -R pattern.
+# ThreadSanitizer (clang) over the tests that run threads: those marked
+# `/* cf-label: threads */` (ctest label `threads`, target cf_thread_tests), the
+# set CI's TSan stage runs. ARGS narrows it (e.g. ARGS='-R pq_').
 TSAN_DIR ?= build-tsan
-TSAN_TESTS ?= cfile/test_threads
 tsan:
 	cmake -S . -B $(TSAN_DIR) -DCF_SANITIZE=thread -DCF_BUILD_TESTS=ON \
 	    $$(test -f $(TSAN_DIR)/CMakeCache.txt || echo -DCMAKE_C_COMPILER=$(CLANG)) $(CMAKE_ARGS)
-	cmake --build $(TSAN_DIR) -j$(JOBS) --target test_threads
+	cmake --build $(TSAN_DIR) -j$(JOBS) --target cf_thread_tests
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-	    ctest --test-dir $(TSAN_DIR) --output-on-failure --no-tests=error -R '$(TSAN_TESTS)' $(ARGS)
+	    ctest --test-dir $(TSAN_DIR) --output-on-failure --no-tests=error -L threads $(ARGS)
 
 min:
 	cmake -S . -B build-min -DCF_BUILD_TESTS=ON -DCF_WITH_HFILE=OFF -DCF_WITH_TABLES=OFF \
