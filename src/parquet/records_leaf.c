@@ -284,7 +284,8 @@ void cf_pq_leaf_compact(leaf *l, size_t rows)
     /* The views move past the batch; the bytes stay where they are (voff's
      * entries index them), so a batch handed out in place stays valid until
      * the next fill moves the rest to the front (leaf_rebase). */
-    l->def += l->cut;
+    if (l->def) /* NULL until the first fill */
+        l->def += l->cut;
     if (l->rep)
         l->rep += l->cut;
     l->lh += l->cut;

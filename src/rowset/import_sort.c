@@ -174,7 +174,8 @@ static void drop_runs(cf_rs_sorter *so, size_t a, size_t b)
         unlink(so->runs[i]);
         cf_free(so->runs[i]);
     }
-    memmove(so->runs + a, so->runs + b, (so->nruns - b) * sizeof(*so->runs));
+    if (so->nruns > b) /* (runs may be NULL when there are none) */
+        memmove(so->runs + a, so->runs + b, (so->nruns - b) * sizeof(*so->runs));
     so->nruns -= b - a;
 }
 
@@ -548,7 +549,8 @@ static cf_status rfile_fill(rfile *r, size_t need, cf_error *err)
 {
     if (r->len - r->pos >= need)
         return CF_OK;
-    memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+    if (r->len > r->pos) /* (buf is NULL before the first read) */
+        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
     r->len -= r->pos;
     r->pos = 0;
     if (need > r->cap) {

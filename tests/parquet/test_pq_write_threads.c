@@ -88,7 +88,13 @@ static void gen_value(gtable *t, cf_type ty, uint64_t x, uint8_t *slot)
         memcpy(slot, &i, 8);
         return;
     }
-    default: memcpy(slot, &v, cf_type_size(ty)); return; /* ints, DECIMAL128, INT128 */
+    default: { /* ints; DECIMAL128 and INT128 take v twice */
+        uint8_t wide[16];
+        memcpy(wide, &v, 8);
+        memcpy(wide + 8, &v, 8);
+        memcpy(slot, wide, cf_type_size(ty));
+        return;
+    }
     }
 }
 

@@ -418,7 +418,8 @@ static int run_chunks(cf_importer *im, splitter *sp, size_t threads, bool jsonl,
                 k->bytes = b;
                 k->cap = end - sp->base;
             }
-            memcpy(k->bytes, sp->buf + sp->base, end - sp->base);
+            if (end > sp->base)
+                memcpy(k->bytes, sp->buf + sp->base, end - sp->base);
             k->len = end - sp->base;
             k->line = sp->line;
             k->done = false;
