@@ -294,7 +294,10 @@ static cf_status spill(cf_table_loader *l, cf_error *err)
             return fail(l, st);
     }
     uint64_t row = UINT64_MAX;
-    return fail_row(l, row, cf_rs_sorter_spill(l->so, l->scratch_path, &row, err));
+    /* The spill sets `row`: call it before reading row (the order in which a
+     * call's arguments are evaluated is unspecified; clang reads row first). */
+    cf_status st = cf_rs_sorter_spill(l->so, l->scratch_path, &row, err);
+    return fail_row(l, row, st);
 }
 
 static cf_status spill_cb(void *ctx, cf_error *err)
