@@ -595,19 +595,21 @@ typedef struct cf_parquet_records_options {
     int64_t row_begin, row_end;
     size_t max_batch_levels; /* refuse batches needing more level entries per
                                 column (one huge row); default 64 Mi */
-    /* Threads that decode a batch (version 2): each leaf column's pages are
-     * read, decompressed and decoded by one thread, and each top-level field
-     * assembled by one, the caller taking jobs too. CF_PARQUET_THREADS_AUTO
-     * (0, the default) = one per online CPU; 1 = the caller only; at most
-     * CF_PARQUET_MAX_THREADS, and never more than there are leaf columns.
-     * Batches, values, order and errors are the same for every value; memory
-     * in flight is one batch per leaf column whatever the count. */
+    /* Threads that decode (version 2). CF_PARQUET_THREADS_AUTO (0, the
+     * default) = one per online CPU; 1 = the caller only; at most
+     * CF_PARQUET_MAX_THREADS. With two or more row groups to read, that many
+     * workers decode whole row groups (each leaf column a job) ahead of the
+     * one the caller hands out (see max_ahead_bytes); otherwise the caller
+     * and threads - 1 workers (no more than there are leaf columns) read each
+     * batch's leaf columns and build its top-level fields in parallel, one
+     * batch per leaf in flight. Batches, values, order and errors are the
+     * same for every value. */
     size_t threads;
-    /* With threads > 1 and two or more row groups to read, whole row groups
-     * are decoded ahead of the one being handed out (version 2): at most
-     * 2 x threads of them, and at most this many bytes of decoded levels and
-     * values by the metadata's counts (default 256 MiB; a row group larger
-     * than this alone is read a batch at a time, its columns in parallel). */
+    /* Row groups decoded ahead (version 2): at most 2 x threads + 1 at once
+     * counting the current one, and those ahead at most this many bytes of
+     * decoded levels and values by the metadata's counts (0 or the default:
+     * 256 MiB). A row group larger than this alone, or only partly inside
+     * row_begin..row_end, is read a batch at a time. */
     size_t max_ahead_bytes;
 } cf_parquet_records_options;
 
