@@ -596,7 +596,10 @@ typedef struct cf_parquet_records_options {
     size_t max_batch_levels; /* refuse batches needing more level entries per
                                 column (one huge row); default 64 Mi */
     /* Threads that decode (version 2). CF_PARQUET_THREADS_AUTO (0, the
-     * default) = one per online CPU; 1 = the caller only; at most
+     * default) = one per online CPU where the work pays for them: some
+     * chunk asked for is compressed or nested, and at least 1 MiB of it;
+     * decoding that runs at memory speed is faster on the caller alone.
+     * 1 = the caller only; N = N threads whatever the work; at most
      * CF_PARQUET_MAX_THREADS. With two or more row groups to read, that many
      * workers decode whole row groups (each leaf column a job) ahead of the
      * one the caller hands out (see max_ahead_bytes); otherwise the caller

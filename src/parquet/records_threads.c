@@ -1,5 +1,7 @@
 /* The record reader's threads (records.h): the worker team of util/team.h,
- * used in one of two ways, chosen when the reader opens.
+ * used in one of two ways, chosen when the reader opens, or not at all when
+ * the threads were left to the reader (CF_PARQUET_THREADS_AUTO) and the work
+ * would not pay for them (work_pays).
  *
  * Row groups ahead (two or more row groups to read): `workers` = threads
  * workers decode whole row groups, every leaf column of each one a job, into
@@ -82,29 +84,55 @@ static bool ahead_ok(const cf_parquet_records *r, uint32_t g)
 
 /* ---- the team --------------------------------------------------------------------------- */
 
-static cf_status make_slots(cf_parquet_records *r, uint32_t n, cf_error *err)
+/* Grow the slots to n, the new ones with free leaves of columns `cols`; the
+ * slots already made, and the current one, stay as they are. */
+static cf_status grow_slots(cf_parquet_records *r, const uint32_t *cols, uint32_t n, cf_error *err)
 {
-    r->slots = cf_calloc(n, sizeof(rg_slot));
-    if (!r->slots)
+    rg_slot *slots = cf_realloc(r->slots, n * sizeof(rg_slot));
+    if (!slots)
         return cf_pq_rec_oom(err);
-    r->nslots = n;
-    for (uint32_t s = 0; s < n; s++) {
-        r->slots[s].rg = -1;
-        r->slots[s].leaves = cf_calloc(r->leaf_count ? r->leaf_count : 1, sizeof(leaf));
-        if (!r->slots[s].leaves)
+    r->slots = slots;
+    while (r->nslots < n) {
+        rg_slot *s = &r->slots[r->nslots];
+        *s = (rg_slot){.rg = -1};
+        s->leaves = cf_calloc(r->leaf_count ? r->leaf_count : 1, sizeof(leaf));
+        if (!s->leaves)
             return cf_pq_rec_oom(err);
+        r->nslots++; /* counted once its leaves exist: stop_threads frees them */
+        for (uint32_t i = 0; i < r->leaf_count; i++)
+            CF_TRY(cf_pq_leaf_init(&s->leaves[i], r->pq, cols[i], err));
     }
+    r->leaves = r->slots[r->cur_slot].leaves;
     return CF_OK;
 }
 
-static cf_status init_leaves(cf_parquet_records *r, const uint32_t *cols, cf_error *err)
+/* Does the work pay for threads? Decoding that runs at memory speed (every
+ * chunk asked for stored UNCOMPRESSED and flat) is slower spread over cores
+ * than on one: handing decoded values to the caller's core costs more than
+ * decoding them (measured: 0.7-0.9x on 3 M-row PLAIN, dictionary and string
+ * files). Nor does a read under MIN_PARALLEL_BYTES uncompressed, which takes
+ * less time than starting the team. */
+#define MIN_PARALLEL_BYTES ((size_t)1 << 20)
+
+static bool work_pays(const cf_parquet_records *r)
 {
-    for (uint32_t s = 0; s < r->nslots; s++)
-        for (uint32_t i = 0; i < r->leaf_count; i++)
-            CF_TRY(cf_pq_leaf_init(&r->slots[s].leaves[i], r->pq, cols[i], err));
-    r->cur_slot = 0;
-    r->leaves = r->slots[0].leaves;
-    return CF_OK;
+    const cf_parquet_file_meta *m = cf_parquet_meta(r->pq);
+    const leaf *ls = r->slots[0].leaves;
+    bool heavy = false;
+    size_t bytes = 0;
+    for (uint32_t g = 0; g < m->row_group_count; g++) {
+        const cf_parquet_row_group *rg = &m->row_groups[g];
+        if (rg->num_rows <= 0 || r->rg_first[g] >= r->o.row_end ||
+            r->rg_first[g] + rg->num_rows <= r->o.row_begin)
+            continue;
+        for (uint32_t i = 0; i < r->leaf_count; i++) {
+            const cf_parquet_column_meta *c = &rg->columns[ls[i].column].meta;
+            heavy |= c->codec != CF_PARQUET_UNCOMPRESSED || !ls[i].flat;
+            if (c->total_uncompressed_size > 0)
+                bytes = sat_add(bytes, (size_t)c->total_uncompressed_size);
+        }
+    }
+    return heavy && bytes >= MIN_PARALLEL_BYTES;
 }
 
 cf_status cf_pq_rec_start_threads(cf_parquet_records *r, const uint32_t *cols, cf_error *err)
@@ -113,38 +141,33 @@ cf_status cf_pq_rec_start_threads(cf_parquet_records *r, const uint32_t *cols, c
     if (r->o.max_ahead_bytes == 0)
         r->o.max_ahead_bytes = DEFAULT_AHEAD_BYTES;
     size_t t = r->o.threads;
-    if (t == CF_PARQUET_THREADS_AUTO)
+    bool chosen = t != CF_PARQUET_THREADS_AUTO; /* asked for: used whatever the work */
+    if (!chosen)
         t = cf_team_online_cpus(CF_PARQUET_MAX_THREADS);
     const cf_parquet_file_meta *m = cf_parquet_meta(r->pq);
-    /* One slot first: enough to decide, and all a single thread needs. */
-    CF_TRY(make_slots(r, 1, err));
-    CF_TRY(init_leaves(r, cols, err));
+    /* The current slot: all a single thread needs. */
+    CF_TRY(grow_slots(r, cols, 1, err));
     if (t < 2 || r->leaf_count == 0)
         return CF_OK;
     r->rg_first = cf_calloc(m->row_group_count ? m->row_group_count : 1, sizeof(int64_t));
     if (!r->rg_first)
         return cf_pq_rec_oom(err);
-    uint32_t eligible = 0;
     int64_t first = 0;
     for (uint32_t g = 0; g < m->row_group_count; g++) {
         r->rg_first[g] = first;
-        eligible += ahead_ok(r, g);
         first = m->row_groups[g].num_rows > INT64_MAX - first ? INT64_MAX
                                                               : first + m->row_groups[g].num_rows;
     }
+    if (!chosen && !work_pays(r))
+        return CF_OK;
+    uint32_t eligible = 0;
+    for (uint32_t g = 0; g < m->row_group_count; g++)
+        eligible += ahead_ok(r, g);
     size_t jobs;
     if (eligible >= 2) {
         r->ahead = true;
         r->workers = t;
-        uint32_t nslots = (uint32_t)(2 * t + 1);
-        for (uint32_t s = 0; s < r->nslots; s++)
-            for (uint32_t i = 0; i < r->leaf_count; i++)
-                cf_pq_leaf_dispose(&r->slots[s].leaves[i]);
-        cf_free(r->slots[0].leaves);
-        cf_free(r->slots);
-        r->slots = NULL;
-        CF_TRY(make_slots(r, nslots, err));
-        CF_TRY(init_leaves(r, cols, err));
+        CF_TRY(grow_slots(r, cols, (uint32_t)(2 * t + 1), err));
         r->posted = cf_calloc(t, sizeof(uint32_t));
         if (!r->posted)
             return cf_pq_rec_oom(err);

@@ -16,6 +16,7 @@
 
 #include <cfile/parquet.h>
 
+#include "parquet/records.h" /* the team, for what AUTO chose */
 #include "pq_values.h"
 
 /* Every batch of the reader as text: "batch R rows\n" and the rows as the
@@ -125,8 +126,8 @@ typedef struct damage {
 /* Three INT32 columns of `rows` rows in row groups of `rg_rows` (one CRC'd
  * page per chunk), then a byte of the data page of each chunk in `bad`
  * flipped: reading such a chunk fails on its CRC. */
-static uint8_t *damaged_file(size_t rows, size_t rg_rows, const damage *bad, size_t nbad,
-                             size_t *len)
+static uint8_t *coded_file(size_t rows, size_t rg_rows, int32_t codec, const damage *bad,
+                           size_t nbad, size_t *len)
 {
     cf_error err;
     cf_io *io;
@@ -138,7 +139,7 @@ static uint8_t *damaged_file(size_t rows, size_t rg_rows, const damage *bad, siz
     };
     cf_parquet_writer_options o;
     cf_parquet_writer_options_init(&o);
-    o.codec = CF_PARQUET_UNCOMPRESSED;
+    o.codec = codec;
     o.dictionary = false;
     o.row_group_rows = rg_rows;
     cf_parquet_writer *w;
@@ -185,6 +186,12 @@ static uint8_t *damaged_file(size_t rows, size_t rg_rows, const damage *bad, siz
     for (size_t k = 0; k < nbad; k++)
         f[at[k]] ^= 0x40;
     return f;
+}
+
+static uint8_t *damaged_file(size_t rows, size_t rg_rows, const damage *bad, size_t nbad,
+                             size_t *len)
+{
+    return coded_file(rows, rg_rows, CF_PARQUET_UNCOMPRESSED, bad, nbad, len);
 }
 
 /* Every column fails, and whichever thread fails first, the error is the
@@ -322,6 +329,56 @@ static void test_pq_threads__bad_counts_refused(void **state)
     cf_parquet_free(pq);
 }
 
+/* Threads left to the reader (AUTO) are used only where the work pays for
+ * them: not on chunks stored uncompressed and flat (decoded at memory speed),
+ * nor on less than 1 MiB; threads asked for are used whatever the work. The
+ * rows are the one-thread rows either way. */
+static void test_pq_threads__auto_only_where_work_pays(void **state)
+{
+    (void)state;
+    if (cf_team_online_cpus(CF_PARQUET_MAX_THREADS) < 2)
+        skip();
+    static const struct {
+        size_t rows;
+        int32_t codec;
+        bool team;
+    } cases[] = {
+        {200000, CF_PARQUET_UNCOMPRESSED, false}, /* 2.4 MB, memory speed */
+        {200000, CF_PARQUET_SNAPPY, true},
+        {200000, CF_PARQUET_ZSTD, true},
+        {20000, CF_PARQUET_SNAPPY, false}, /* 240 kB: less than starting a team */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        size_t len;
+        uint8_t *f = coded_file(cases[c].rows, 50000, cases[c].codec, NULL, 0, &len);
+        cf_error err;
+        cf_io *io;
+        cf_parquet *pq;
+        CF_ASSERT_OK(cf_io_open_mem(&io, f, len, &err), &err);
+        CF_ASSERT_OK(cf_parquet_open(&pq, io, NULL, &err), &err);
+        for (size_t threads = 0; threads <= 2; threads += 2) {
+            cf_parquet_records_options o;
+            cf_parquet_records_options_init(&o);
+            o.threads = threads;
+            cf_parquet_records *r;
+            CF_ASSERT_OK(cf_parquet_records_open(&r, pq, &o, &err), &err);
+            assert_int_equal(r->team != NULL, threads == 2 || cases[c].team);
+            cf_parquet_records_free(r);
+        }
+        cf_status st1, st0;
+        char *one = read_all(pq, 1, 4096, false, &st1);
+        char *dflt = read_all(pq, CF_PARQUET_THREADS_AUTO, 4096, false, &st0);
+        CF_ASSERT_OK(st1, &err);
+        assert_int_equal(st0, st1);
+        assert_string_equal(dflt, one);
+        free(one);
+        free(dflt);
+        cf_parquet_free(pq);
+        cf_io_free(io);
+        free(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -330,6 +387,7 @@ int main(void)
         cmocka_unit_test(test_pq_threads__row_groups_ahead_same_as_one_thread),
         cmocka_unit_test(test_pq_threads__tiny_ahead_budget),
         cmocka_unit_test(test_pq_threads__bad_counts_refused),
+        cmocka_unit_test(test_pq_threads__auto_only_where_work_pays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
