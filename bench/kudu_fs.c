@@ -20,7 +20,7 @@
 
 #include <cfile/kudu.h>
 
-#include "kudu/lbm_writer.h"
+#include "kudufs/lbm_writer.h"
 
 static double now(void)
 {

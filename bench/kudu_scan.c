@@ -35,7 +35,7 @@
 #include <cfile/rowset.h>
 #include <cfile/writer.h>
 
-#include "kudu/lbm_writer.h"
+#include "kudufs/lbm_writer.h"
 #include "kudu/tablet.h"
 
 static double now(void)

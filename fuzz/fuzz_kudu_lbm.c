@@ -1,4 +1,4 @@
-/* Fuzz the log block manager's container loader (src/kudu/lbm.c, lbm_record.c):
+/* Fuzz the log block manager's container loader (src/kudufs/lbm.c, lbm_record.c):
  * a container's metadata file read as Kudu's loader reads it, over any bytes.
  *
  *   input: [opt][data size x4 (LE)][metadata file bytes]
@@ -21,7 +21,7 @@
 #include <cfile/kudu.h>
 
 #include "codec/crc32c.h"
-#include "kudu/fs_internal.h"
+#include "kudufs/fs_internal.h"
 #include "util/alloc.h"
 #include "util/endian.h"
 

@@ -1,4 +1,4 @@
-/* Fuzz Kudu's protobuf containers (src/kudu/pbc.c) and tablet superblocks
+/* Fuzz Kudu's protobuf containers (src/kudufs/pbc.c) and tablet superblocks
  * (src/kudu/tablet.c, src/kudu/schema_pb.c), docs/KUDU-ON-DISK.md:
  *
  *   input: [opt][rest]
@@ -22,7 +22,7 @@
 
 #include <cfile/kudu.h>
 
-#include "kudu/pbc_writer.h"
+#include "kudufs/pbc_writer.h"
 #include "kudu/tablet.h"
 
 static const char fixed_id[] = "0123456789abcdef0123456789abcdef";

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fs_internal.h"
+#include "kudufs/fs_internal.h"
 #include "scan_internal.h"
 #include "tablet.h"
 

@@ -17,7 +17,7 @@
 #include "util/alloc.h"
 #include "util/error.h"
 
-#include "pbc_writer.h"
+#include "kudufs/pbc_writer.h"
 #include "tablet.h"
 
 typedef struct sb_parts {

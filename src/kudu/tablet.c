@@ -28,7 +28,7 @@
 #include "util/error.h"
 #include "util/pb_mem.h"
 
-#include "fs_internal.h"
+#include "kudufs/fs_internal.h"
 #include "tablet.h"
 
 #define SUPERBLOCK_TYPE "kudu.tablet.TabletSuperBlockPB"

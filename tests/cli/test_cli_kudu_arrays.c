@@ -20,8 +20,8 @@
 #include <cfile/writer.h>
 
 #include "json.h"
-#include "kudu/lbm_writer.h"
-#include "kudu/pbc_writer.h"
+#include "kudufs/lbm_writer.h"
+#include "kudufs/pbc_writer.h"
 #include "kudu/tablet.h"
 #include "kudu/wal.h"
 #include "kudu_log.pb-c.h"

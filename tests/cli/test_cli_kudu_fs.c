@@ -11,7 +11,7 @@
 #include "test_common.h"
 
 #include "json.h"
-#include "kudu/lbm_writer.h"
+#include "kudufs/lbm_writer.h"
 #include "support_cli.h"
 
 static char wal[1100], data0[1100], data1[1100], dirs[2300], layout[1024];

@@ -20,7 +20,7 @@
 #include <cfile/kudu.h>
 
 #include "json.h"
-#include "kudu/pbc_writer.h"
+#include "kudufs/pbc_writer.h"
 #include "kudu/tablet.h"
 #include "kudu/wal.h"
 #include "support_cli.h"

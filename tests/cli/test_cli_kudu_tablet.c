@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "json.h"
-#include "kudu/lbm_writer.h"
-#include "kudu/pbc_writer.h"
+#include "kudufs/lbm_writer.h"
+#include "kudufs/pbc_writer.h"
 #include "kudu/tablet.h"
 #include "support_cli.h"
 #include "test_common.h"

@@ -9,7 +9,7 @@
 
 #include "test_common.h"
 
-#include "kudu/lbm_writer.h"
+#include "kudufs/lbm_writer.h"
 
 void kfs_layout_load(kfs_layout *l, const char *name)
 {

@@ -1,5 +1,5 @@
 /* cf-needs: tables */
-/* A server's directories (src/kudu/fs.c, instance.c, fbm.c): every layout of
+/* A server's directories (src/kudufs/fs.c, instance.c, fbm.c): every layout of
  * ../shared/kudu-fs opens with the uuid, block manager, tablets and live blocks its
  * expected/fs.json names, each block readable in place (pread and mmap); roots of
  * the wrong kind are refused with the reason (not Kudu's, different servers, a data
@@ -20,7 +20,7 @@
 
 #include <cfile/kudu.h>
 
-#include "kudu/lbm_writer.h"
+#include "kudufs/lbm_writer.h"
 #include "support_fsroot.h"
 
 static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",

@@ -1,8 +1,8 @@
 /* cf-needs: tables */
-/* The log block manager's containers (src/kudu/lbm.c, lbm_record.c) against the
+/* The log block manager's containers (src/kudufs/lbm.c, lbm_record.c) against the
  * layouts Kudu wrote (every container's records, live and deleted blocks equal
  * expected/containers.json, as Kudu's container loader concluded them), and
- * containers written by src/kudu/lbm_writer.c in every shape the loader must
+ * containers written by src/kudufs/lbm_writer.c in every shape the loader must
  * recognise: punched holes, torn last records, checksum flips, blocks past the
  * data file's end, overlapping and misaligned blocks, unknown record types,
  * full, dead and incomplete containers. */
@@ -17,8 +17,8 @@
 
 #include <cfile/kudu.h>
 
-#include "kudu/fs_internal.h"
-#include "kudu/lbm_writer.h"
+#include "kudufs/fs_internal.h"
+#include "kudufs/lbm_writer.h"
 #include "support_fsroot.h"
 
 static const char *const lbm_layouts[] = {"lbm-basic-s1", "lbm-compound-s2", "lbm-onedir-s3"};

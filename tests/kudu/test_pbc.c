@@ -1,5 +1,5 @@
 /* cf-needs: tables */
-/* Kudu's protobuf containers (src/kudu/pbc.c) and their JSON (src/kudu/pb_json.c):
+/* Kudu's protobuf containers (src/kudufs/pbc.c) and their JSON (src/kudu/pb_json.c):
  * every container of every layout in ../shared/kudu-fs opens with the type its
  * role says, superblocks and consensus metadata print as protobuf JSON equal to
  * what Kudu printed (each layout's expected/ JSON), and damaged or cut copies are refused or

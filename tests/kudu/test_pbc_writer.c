@@ -1,6 +1,6 @@
 /* cf-needs: tables */
-/* The protobuf container writer (src/kudu/pbc_writer.c) and the FileDescriptorSet it
- * puts in the supplemental header (src/kudu/pb_descriptor.c):
+/* The protobuf container writer (src/kudufs/pbc_writer.c) and the FileDescriptorSet it
+ * puts in the supplemental header (src/kudufs/pb_descriptor.c):
  * - every container file Kudu wrote in ../shared/kudu-fs (superblocks, consensus
  *   metadata, instance files, log block manager metadata) is rewritten byte for
  *   byte from its version, its supplemental header's fields and its records, both
@@ -20,7 +20,7 @@
 #include <cfile/kudu.h>
 
 #include "kudu/pb_json.h"
-#include "kudu/pbc_writer.h"
+#include "kudufs/pbc_writer.h"
 #include "kudu_common.pb-c.h"
 #include "kudu_tablet.pb-c.h"
 #include "util/endian.h"

@@ -25,7 +25,7 @@
 
 #include "cli.h"
 #include "json.h"
-#include "kudu/pbc_writer.h"
+#include "kudufs/pbc_writer.h"
 #include "kudu/tablet.h"
 #include "support_fsroot.h"
 

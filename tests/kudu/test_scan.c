@@ -28,7 +28,7 @@
 #include "support_walgen.h"
 #include "test_common.h"
 
-#include "kudu/lbm_writer.h"
+#include "kudufs/lbm_writer.h"
 #include "kudu/replay.h"
 #include "kudu/tablet.h"
 #include "kudu/wal.h"

@@ -17,10 +17,10 @@
 #include <cfile/kudu.h>
 
 #include "json.h"
-#include "kudu/pbc_writer.h"
+#include "kudufs/pbc_writer.h"
 #include "kudu/tablet.h"
 
-/* Until the fs (src/kudu/fs.c) is in the library: the one call tablet.c makes of
+/* Until the fs (src/kudufs/fs.c) is in the library: the one call tablet.c makes of
  * it, never reached here (these tests open tablets by directory). */
 __attribute__((weak)) const char *cf_kudu_fs_metadata_dir(const cf_kudu_fs *fs)
 {
