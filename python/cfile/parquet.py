@@ -226,14 +226,20 @@ def _open_c(source, data):
 class ParquetFile(_lib.Closing, _arrow.StreamSource):
     """An open Parquet file (a path or the file's bytes).
 
-    threads: threads that decode the columns of each batch (rows, batches, the
-    Arrow stream); None or 0 = one per CPU, 1 = the calling thread only. The
-    values are the same for every count."""
+    threads: threads that decode (rows, batches, the Arrow stream); None or 0 =
+    one per CPU where the work pays for them (compressed or nested columns, at
+    least 1 MiB), 1 = the calling thread only, N = N threads. The values are the
+    same for every count.
+    max_ahead_bytes: with threads, the decoded bytes of the row groups read
+    ahead at most; None or 0 = the library's default (256 MiB)."""
 
-    def __init__(self, source, threads=None):
+    def __init__(self, source, threads=None, max_ahead_bytes=None):
         if threads is not None and not 0 <= int(threads) <= 64:
             raise ValueError("threads must be 0..64")
+        if max_ahead_bytes is not None and int(max_ahead_bytes) < 0:
+            raise ValueError("max_ahead_bytes must be 0 or more")
         self._threads = int(threads or 0)
+        self._max_ahead = int(max_ahead_bytes or 0)
         self._h = None
         self._data = None
         self._path = None
@@ -271,6 +277,7 @@ class ParquetFile(_lib.Closing, _arrow.StreamSource):
         o = CRecordsOptions()
         lib.cf_parquet_records_options_init(ctypes.byref(o))
         o.threads = self._threads if threads is None else threads
+        o.max_ahead_bytes = self._max_ahead
         if batch_rows:
             o.batch_rows = int(batch_rows)
         if fields is not None:
@@ -349,6 +356,7 @@ class ParquetFile(_lib.Closing, _arrow.StreamSource):
         lib.cf_parquet_records_options_init(ctypes.byref(ro))
         ro.batch_rows = o.batch_rows or 65536  # 0: CF_ARROW_BATCH_ROWS, as the library's default
         ro.threads = self._threads
+        ro.max_ahead_bytes = self._max_ahead
         arr = None
         if fields is not None:
             arr = (ctypes.c_uint32 * max(len(fields), 1))(*fields)
@@ -380,8 +388,8 @@ class _Selection(_arrow.StreamSource):
         return self._pq._arrow_stream(o, ptr, self._fields)
 
 
-def open(source):
-    return ParquetFile(source)
+def open(source, threads=None, max_ahead_bytes=None):
+    return ParquetFile(source, threads=threads, max_ahead_bytes=max_ahead_bytes)
 
 
 # ---- writing ----------------------------------------------------------------------------

@@ -398,6 +398,12 @@ class ParquetTest(unittest.TestCase):
                     self.assertEqual(a.read(), b.read())
             with self.assertRaises(ValueError):
                 cfile.parquet.write(os.path.join(d, "t.parquet"), rows, schema, threads=65)
+            # Any thread count and read-ahead budget reads the same rows.
+            for t, ahead in ((1, None), (2, 1), (2, 1 << 20), (4, 0)):
+                with cfile.parquet.open(p, threads=t, max_ahead_bytes=ahead) as pq:
+                    self.assertEqual(pq.read(), rows)
+            with self.assertRaises(ValueError):
+                cfile.parquet.open(p, max_ahead_bytes=-1)
             # Sequences in column order work too.
             q = os.path.join(d, "y.parquet")
             cfile.parquet.write(q, [[1, "a"], [2, None]], "a INT8, b STRING NULL")
