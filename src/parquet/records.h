@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util/team.h"
+#include <cfile/team.h>
 
 /* One field of the tree: the public array plus what assembly needs. */
 typedef struct field {

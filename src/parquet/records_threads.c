@@ -1,4 +1,4 @@
-/* The record reader's threads (records.h): the worker team of util/team.h,
+/* The record reader's threads (records.h): the worker team of cfile/team.h,
  * used in one of two ways, chosen when the reader opens, or not at all when
  * the threads were left to the reader (CF_PARQUET_THREADS_AUTO) and the work
  * would not pay for them (work_pays).

@@ -15,7 +15,7 @@
  *
  * Threads: each column's encoder touches only its own state (and the file,
  * for the first column once it streams), so the columns of a slice of rows
- * are appended as one job each on the worker team (util/team.h), and at a
+ * are appended as one job each on the worker team (cfile/team.h), and at a
  * row group's end each column is sealed (last page, dictionary page, bloom
  * bits) as one job; only the copies to the file stay on the caller, in
  * column order. Every job runs on a compressor of its own, claimed from one
@@ -37,7 +37,7 @@
 #include "util/alloc.h"
 #include "util/endian.h"
 #include "util/error.h"
-#include "util/team.h"
+#include <cfile/team.h>
 
 /* Rows of one batch handed to the columns at a time: bounds how far a row
  * group can overshoot row_group_bytes. */

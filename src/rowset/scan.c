@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "internal.h"
-#include "util/team.h"
+#include <cfile/team.h>
 
 #include "util/alloc.h"
 #include "util/bitmap.h"

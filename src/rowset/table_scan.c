@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "memrowset.h"
-#include "util/team.h"
+#include <cfile/team.h>
 
 #include "util/alloc.h"
 #include "util/bitmap.h"

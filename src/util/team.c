@@ -1,4 +1,4 @@
-/* A team of worker threads that scans and readers hand independent jobs to (team.h).
+/* A team of worker threads that scans and readers hand independent jobs to (cfile/team.h).
  *
  * A scan posts a few jobs per window (one per column to read), each taking
  * tens of microseconds, so waking a sleeping thread (a futex round trip, more
@@ -17,7 +17,7 @@
  * claimed and counted under one mutex (a handful per run); the spins read two
  * atomics without it.
  */
-#include "team.h"
+#include <cfile/team.h>
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -16,7 +16,11 @@
  * and which error comes first (a bad field or a key the loader refuses) are the
  * same; a worker's message is printed only when its batch's turn comes.
  *
- * Memory: 2 * threads + 1 chunks at most. A chunk that grows past
+ * The workers are the library's one team (cfile/team.h), run in rounds: while
+ * a round of `threads` chunks is parsed, this thread appends the round before
+ * it (cf_team_start finishes that round first, taking its unclaimed chunks).
+ *
+ * Memory: 2 * threads chunks at most. A chunk that grows past
  * cf_import_chunk_max bytes without its batch of rows ends (a quoted field that never
  * closes, huge records) goes back to one thread, which reads on from where the
  * chunk starts: the bytes read ahead and then the rest of the input, as one
@@ -25,12 +29,13 @@
 #define _GNU_SOURCE /* fopencookie */
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+
+#include <cfile/team.h>
 
 #include "import_rows.h"
 
@@ -42,21 +47,26 @@ typedef struct chunk {
     char *bytes;
     size_t len, cap;
     uint64_t line; /* of its first byte */
-    bool done;
-    int failed; /* -1: a message in msg */
+    int failed;    /* -1: a message in msg */
     char msg[CF_CSV_MSG_CAP];
 } chunk;
 
+/* Two rounds of chunks: one parsed by the team while the other is appended. */
 typedef struct pool {
-    pthread_mutex_t mu;
-    pthread_cond_t work, done;
-    chunk *ch;
-    size_t nch;
-    uint64_t queued, taken; /* chunk sequence numbers: handed out, taken by a worker */
-    bool stop;
+    chunk *ch; /* 2 * per_round */
+    size_t per_round;
     const void *ctx; /* the format's: CSV header columns */
     void (*parse)(chunk *k, const void *ctx);
+    cf_status *st;  /* per_round statuses and errors for the team (jobs never fail: */
+    cf_error *errs; /* a chunk's failure is kept in the chunk, for its turn) */
 } pool;
+
+/* One run's jobs: the round's chunks. One per half of pool.ch, so that posting
+ * a round never changes what the jobs of the round before still read. */
+typedef struct round_jobs {
+    pool *p;
+    chunk *round;
+} round_jobs;
 
 /* Every row of a CSV chunk into its importer. */
 static void parse_csv(chunk *k, const void *ctx)
@@ -109,24 +119,12 @@ static void parse_jsonl(chunk *k, const void *ctx)
     free(seen);
 }
 
-static void *worker(void *arg)
+static cf_status parse_job(void *ctx, size_t i, cf_error *err)
 {
-    pool *p = arg;
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        while (!p->stop && p->taken == p->queued)
-            pthread_cond_wait(&p->work, &p->mu);
-        if (p->stop)
-            break;
-        chunk *k = &p->ch[p->taken++ % p->nch];
-        pthread_mutex_unlock(&p->mu);
-        p->parse(k, p->ctx);
-        pthread_mutex_lock(&p->mu);
-        k->done = true;
-        pthread_cond_broadcast(&p->done);
-    }
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
+    (void)err;
+    round_jobs *j = ctx;
+    j->p->parse(&j->round[i], j->p->ctx);
+    return CF_OK;
 }
 
 /* The input not yet cut into chunks, and where its scan stands. */
@@ -335,13 +333,9 @@ static int serial_rest(cf_importer *im, const splitter *sp, bool jsonl, const cf
     return rc;
 }
 
-/* Chunk k's batch into the loader (after its worker is done): an exit code. */
-static int consume(pool *p, chunk *k, cf_importer *im)
+/* Chunk k's batch into the loader (its round parsed): an exit code. */
+static int consume(chunk *k, cf_importer *im)
 {
-    pthread_mutex_lock(&p->mu);
-    while (!k->done)
-        pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
     if (k->failed)
         return cf_cli_fail(im->c, "%s", k->msg);
     size_t rows = k->im.r;
@@ -352,24 +346,59 @@ static int consume(pool *p, chunk *k, cf_importer *im)
     return rc;
 }
 
-/* Chunks of sp's input parsed by `threads` workers (format `parse`, ctx) and
- * appended in order; the rest on this thread when a chunk passes the limit. */
-static int run_chunks(cf_importer *im, splitter *sp, size_t threads, bool jsonl,
-                      void (*parse)(chunk *k, const void *ctx), const cf_csv_cols *cc)
+/* Cut the next chunk of sp's input into k. False when there is none: the
+ * input ended, a chunk passed the limit (*fallback: one thread from there), or
+ * *fail is set (an errno of the read, or -1 for no memory), reported once the
+ * chunks before have had their turn. */
+static bool cut_chunk(splitter *sp, chunk *k, bool *fallback, int *fail)
+{
+    for (;;) {
+        size_t end;
+        bool full = split(sp, CF_IMPORT_BATCH, &end);
+        if (sp->err != 0) {
+            *fail = sp->err;
+            return false;
+        }
+        if (!full) {
+            *fallback = true;
+            return false;
+        }
+        if (end == sp->base) {
+            if (sp->eof && end == sp->len)
+                return false;
+            continue;
+        }
+        if (k->cap < end - sp->base) {
+            char *b = realloc(k->bytes, end - sp->base);
+            if (b == NULL) {
+                *fail = -1;
+                return false;
+            }
+            k->bytes = b;
+            k->cap = end - sp->base;
+        }
+        memcpy(k->bytes, sp->buf + sp->base, end - sp->base);
+        k->len = end - sp->base;
+        k->line = sp->line;
+        take(sp, end);
+        return true;
+    }
+}
+
+/* Chunks of sp's input parsed on a team of `threads` (format `parse`, ctx)
+ * and appended in order; the rest on this thread when a chunk passes the
+ * limit. */
+static int run_chunks(cf_importer *im, splitter *sp, size_t threads,
+                      void (*parse)(chunk *k, const void *ctx), const cf_csv_cols *cc, bool jsonl)
 {
     int rc = 0;
-    size_t end;
-    pool p;
-    memset(&p, 0, sizeof(p));
-    p.nch = 2 * threads + 1;
-    p.ctx = cc;
-    p.parse = parse;
-    p.ch = calloc(p.nch, sizeof(*p.ch));
-    pthread_t *tid = calloc(threads, sizeof(*tid));
-    size_t started = 0;
-    if (p.ch == NULL || tid == NULL)
+    pool p = {.per_round = threads, .ctx = cc, .parse = parse};
+    p.ch = calloc(2 * threads, sizeof(*p.ch));
+    p.st = calloc(threads, sizeof(*p.st));
+    p.errs = calloc(threads, sizeof(*p.errs));
+    if (p.ch == NULL || p.st == NULL || p.errs == NULL)
         rc = cf_cli_fail(im->c, "out of memory");
-    for (size_t i = 0; rc == 0 && i < p.nch; i++) {
+    for (size_t i = 0; rc == 0 && i < 2 * threads; i++) {
         if (cf_import_setup(&p.ch[i].im, im->c, im->file, im->s) != 0)
             rc = cf_cli_fail(im->c, "out of memory");
         p.ch[i].im.file = im->file;
@@ -383,81 +412,49 @@ static int run_chunks(cf_importer *im, splitter *sp, size_t threads, bool jsonl,
         p.ch[i].im.progress = im->progress;
         p.ch[i].im.progress_ctx = im->progress_ctx;
     }
-    pthread_mutex_init(&p.mu, NULL);
-    pthread_cond_init(&p.work, NULL);
-    pthread_cond_init(&p.done, NULL);
-    for (; rc == 0 && started < threads; started++)
-        if (pthread_create(&tid[started], NULL, worker, &p) != 0)
+    /* The workers besides this thread, which appends and helps at each
+     * round's end. */
+    cf_team *team = NULL;
+    cf_error terr;
+    if (rc == 0 && cf_team_create(&team, threads, &terr) != CF_OK)
+        rc = cf_cli_fail(im->c, "%s", terr.msg);
+    round_jobs jobs[2] = {{&p, p.ch}, {&p, p.ch != NULL ? p.ch + threads : NULL}};
+    bool more = true, fallback = false;
+    int fail = 0;
+    size_t ready = 0; /* chunks of the round parsed last, to append */
+    for (size_t r = 0; rc == 0; r++) {
+        chunk *round = jobs[r % 2].round;
+        size_t n = 0;
+        while (more && n < threads && (more = cut_chunk(sp, &round[n], &fallback, &fail)))
+            n++;
+        /* Finishes the round before (its chunks all parsed), then posts this one. */
+        cf_team_start(team, parse_job, &jobs[r % 2], n, p.st, p.errs);
+        for (size_t i = 0; rc == 0 && i < ready; i++)
+            rc = consume(&jobs[(r + 1) % 2].round[i], im);
+        ready = n;
+        if (n == 0)
             break;
-    if (rc == 0 && started == 0)
-        rc = cf_cli_fail(im->c, "cannot start a thread");
-    uint64_t consumed = 0;
-    bool more = rc == 0, fallback = false;
-    while (rc == 0 && (more || consumed < p.queued)) {
-        if (more && p.queued - consumed < p.nch) {
-            bool full = split(sp, CF_IMPORT_BATCH, &end);
-            if (sp->err != 0) {
-                rc = cf_cli_fail(im->c, "%s: read error: %s", im->file, strerror(sp->err));
-                break;
-            }
-            if (!full) { /* past the chunk limit: one thread from here */
-                fallback = true;
-                more = false;
-                continue;
-            }
-            more = !(sp->eof && end == sp->len);
-            if (end == sp->base)
-                continue;
-            chunk *k = &p.ch[p.queued % p.nch];
-            if (k->cap < end - sp->base) {
-                char *b = realloc(k->bytes, end - sp->base);
-                if (b == NULL) {
-                    rc = cf_cli_fail(im->c, "out of memory");
-                    break;
-                }
-                k->bytes = b;
-                k->cap = end - sp->base;
-            }
-            if (end > sp->base)
-                memcpy(k->bytes, sp->buf + sp->base, end - sp->base);
-            k->len = end - sp->base;
-            k->line = sp->line;
-            k->done = false;
-            take(sp, end);
-            pthread_mutex_lock(&p.mu);
-            p.queued++;
-            pthread_cond_signal(&p.work);
-            pthread_mutex_unlock(&p.mu);
-            continue;
-        }
-        rc = consume(&p, &p.ch[consumed++ % p.nch], im);
     }
-    pthread_mutex_lock(&p.mu);
-    p.stop = true;
-    pthread_cond_broadcast(&p.work);
-    pthread_mutex_unlock(&p.mu);
-    for (size_t i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
+    cf_team_free(team); /* finishes the open round: nothing of p is touched after */
+    if (rc == 0 && fail != 0)
+        rc = fail < 0 ? cf_cli_fail(im->c, "out of memory")
+                      : cf_cli_fail(im->c, "%s: read error: %s", im->file, strerror(fail));
     if (rc == 0 && fallback)
         rc = serial_rest(im, sp, jsonl, cc, true);
-    for (size_t i = 0; p.ch != NULL && i < p.nch; i++) {
+    for (size_t i = 0; p.ch != NULL && i < 2 * threads; i++) {
         cf_import_dispose(&p.ch[i].im);
         free(p.ch[i].bytes);
     }
-    pthread_mutex_destroy(&p.mu);
-    pthread_cond_destroy(&p.work);
-    pthread_cond_destroy(&p.done);
     free(p.ch);
-    free(tid);
+    free(p.st);
+    free(p.errs);
     return rc;
 }
 
 int cf_import_parallel(cf_importer *im, FILE *in, bool jsonl, size_t threads)
 {
-    if (threads == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = n < 1 ? 1 : n > 16 ? 16 : (size_t)n;
-    }
+    if (threads == 0)
+        threads = cf_team_online_cpus(16);
     if (threads < 2) {
         if (jsonl)
             return cf_jsonl_rows(im, in, 1);
@@ -478,7 +475,7 @@ int cf_import_parallel(cf_importer *im, FILE *in, bool jsonl, size_t threads)
     sp.scan = jsonl ? scan_jsonl : scan_csv;
     int rc = 0;
     if (jsonl) {
-        rc = run_chunks(im, &sp, threads, true, parse_jsonl, NULL);
+        rc = run_chunks(im, &sp, threads, parse_jsonl, NULL, true);
         free(sp.buf);
         return rc;
     }
@@ -503,7 +500,7 @@ int cf_import_parallel(cf_importer *im, FILE *in, bool jsonl, size_t threads)
     }
     if (rc == 0) {
         take(&sp, end);
-        rc = run_chunks(im, &sp, threads, false, parse_csv, &cc);
+        rc = run_chunks(im, &sp, threads, parse_csv, &cc, false);
     }
     free(sp.buf);
     cf_csv_cols_free(&cc);
