@@ -34,18 +34,34 @@ def med(name, side, cfg, metric):
     return statistics.median(v) if v else None
 
 
-def cpu_per_scan(name, side, cfg):
-    """CPU ms per scan: the N-iteration run less the 1-iteration one, over the 2 (N - 1)
-    scans between (each iteration is an untimed and a timed scan on both sides); our
-    runs also pair every scan with a memcpy of its bytes, taken off at its best time."""
-    hi = [r for r in rows if r["name"] == name and r["side"] == side and r["cfg"] == cfg]
-    lo = [r["cpu_s"] for r in rows
-          if r["name"] == name and r["side"] == side and r["cfg"] == f"{cfg}@1"]
-    if not hi or not lo or iters < 2:
+def cpu_rounds(name, side, cfg):
+    """CPU ms per scan, one figure per round: the N-iteration run less the 1-iteration
+    run of the same round, over the 2 (N - 1) scans between (each iteration is an
+    untimed and a timed scan on both sides). Our runs use --no-memcpy, so nothing is
+    estimated; a run that still paired its scans with a memcpy reference (a base
+    binary older than that flag) has the reference taken off at its best time."""
+    out = {}
+    for r in rows:
+        if r["name"] != name or r["side"] != side or r["cfg"] != cfg:
+            continue
+        lo = [x for x in rows if x["name"] == name and x["side"] == side
+              and x["cfg"] == f"{cfg}@1" and x.get("round") == r.get("round")]
+        if not lo or iters < 2:
+            continue
+        per = (r["cpu_s"] - lo[0]["cpu_s"]) / (2 * (iters - 1)) - r.get("memcpy_best_s", 0.0)
+        out[r.get("round")] = max(per, 1e-9) * 1e3
+    return out
+
+
+def cpu_cmp(name, side, cfg):
+    """(our median CPU ms/scan, Kudu's, median of the per-round ratios, lowest, highest)"""
+    co, ck = cpu_rounds(name, side, cfg), cpu_rounds(name, "kudu", "scan")
+    both = [k for k in co if k in ck]
+    if not both:
         return None
-    mc = statistics.median(r.get("memcpy_best_s", 0.0) for r in hi)
-    per = (statistics.median(r["cpu_s"] for r in hi) - statistics.median(lo)) / (2 * (iters - 1))
-    return max(per - mc, 1e-9) * 1e3
+    q = sorted(ck[k] / co[k] for k in both)
+    return (statistics.median(co[k] for k in both), statistics.median(ck[k] for k in both),
+            statistics.median(q), q[0], q[-1])
 
 
 names = list(dict.fromkeys(r["name"] for r in rows))
@@ -69,16 +85,18 @@ for n in names:
         if has_before and before:
             line += f" {before * scale:8.2f}{unit} {theirs / before:10.2f}x"
         if cfg.startswith("scan"):
-            co, ck = cpu_per_scan(n, "cfile", cfg), cpu_per_scan(n, "kudu", "scan")
-            if co and ck:
-                line += f"  | CPU ms/scan {co:7.2f} {ck:7.2f} {ck / co:6.2f}x"
-                cb = cpu_per_scan(n, "before", cfg)
+            c = cpu_cmp(n, "cfile", cfg)
+            if c:
+                line += (f"  | CPU ms/scan {c[0]:7.2f} {c[1]:7.2f} {c[2]:6.2f}x"
+                         f" [{c[3]:.2f}-{c[4]:.2f}]")
+                cb = cpu_cmp(n, "before", cfg)
                 if cb:
-                    line += f" before {cb:7.2f} {ck / cb:6.2f}x"
+                    line += f" before {cb[0]:7.2f} {cb[2]:6.2f}x [{cb[3]:.2f}-{cb[4]:.2f}]"
         print(line + flag)
 print("scan: full scan, data blocks uncached, ms (fastest of each run's scans, median over"
-      " rounds); CPU ms/scan: process CPU of an N-scan run less a 1-scan run, medians over"
-      " rounds, ours less its memcpy reference (cfile, Kudu, Kudu/cfile);"
+      " rounds); CPU ms/scan: process CPU (user + sys) of an N-scan run less a 1-scan run of"
+      " the same round, both sides running scans only (cfile, Kudu: medians over rounds;"
+      " Kudu/cfile: median of the rounds' ratios [lowest-highest]);"
       " seek: p50 us per ordinal (value) seek;"
       " string scans like for like: scan-view (Kudu hands out slices)")
 if behind:

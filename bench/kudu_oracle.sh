@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/kudu_oracle.sh BUILD_DIR - cfile beside Kudu's own CFile reader (issue 29 item 5).
 #
-# Writes 16 files with `cfile bench write` and, on each, runs `cfile bench read|seek`
+# Writes 18 files with `cfile bench write` and, on each, runs `cfile bench read|seek`
 # and the peer `kudu-oracle bench-read|bench-seek` (KUDU-ORACLE.md) on the same file,
 # the two sides alternating, CF_ORACLE_ROUNDS times; prints one table of the medians
 # over rounds (ms per full scan, us per seek) and cfile's lead (Kudu / cfile: > 1 is
@@ -14,6 +14,7 @@
 #   CF_ORACLE_ITERS   timed scans per read run, each side (default 10)
 #   CF_ORACLE_SEEKS   seeks per seek run (default 5000)
 #   CF_ORACLE_ONLY    a regex: only files whose name matches (default: all)
+#   CF_ORACLE_WHAT    scan, seek or all (default): which configurations run
 #   CF_ORACLE_BASE    another cfile binary (a build before a change): run beside the two,
 #                     alternating too, as the table's "before" column
 set -euo pipefail
@@ -27,6 +28,7 @@ ROUNDS=${CF_ORACLE_ROUNDS:-3}
 ITERS=${CF_ORACLE_ITERS:-10}
 SEEKS=${CF_ORACLE_SEEKS:-5000}
 ONLY=${CF_ORACLE_ONLY:-.}
+WHAT=${CF_ORACLE_WHAT:-all}
 BASE=${CF_ORACLE_BASE:-}
 WORK=$BUILD/bench-oracle
 RES=$WORK/results.jsonl
@@ -47,7 +49,7 @@ rm -rf "$WORK"
 mkdir -p "$WORK"
 : >"$RES"
 
-# name dataset encoding compression: the 16 files.
+# name dataset encoding compression: the 18 files.
 FILES="
 int64_sorted.bshuf       int64_sorted   BIT_SHUFFLE     NO_COMPRESSION
 int64_sorted.plain       int64_sorted   PLAIN_ENCODING  NO_COMPRESSION
@@ -65,6 +67,8 @@ string_keys.prefix       string_keys    PREFIX_ENCODING NO_COMPRESSION
 string_keys.plain.zlib   string_keys    PLAIN_ENCODING  ZLIB
 int64_nullable.bshuf     int64_nullable BIT_SHUFFLE     NO_COMPRESSION
 int64_nullable.rle       int64_nullable RLE             NO_COMPRESSION
+string_nullable.dict     string_nullable DICT_ENCODING  NO_COMPRESSION
+string_nullable.plain    string_nullable PLAIN_ENCODING NO_COMPRESSION
 "
 
 tag() { # tag KEY=VALUE... : add fields to the JSON object on stdin
@@ -79,18 +83,30 @@ measure() {
     local side=$1 cfg=$2 t TIMEFORMAT='%3U %3S'
     shift 2
     t=$({ time "$@" >"$WORK/out.json"; } 2>&1 | tail -n 1)
-    tag side="$side" cfg="$cfg" name="$name" cpu_s="${t% *}+${t#* }" <"$WORK/out.json" >>"$RES"
+    tag side="$side" cfg="$cfg" name="$name" round="$r" cpu_s="${t% *}+${t#* }" \
+        <"$WORK/out.json" >>"$RES"
 }
+
+# A base binary older than --no-memcpy runs without it (kudu_oracle.py then takes
+# its memcpy reference off its CPU, an estimate).
+BASE_MEMCPY_FLAG=1
+if [ -n "$BASE" ] && ! "$BASE" bench --help 2>&1 | grep -q -- --no-memcpy; then
+    BASE_MEMCPY_FLAG=0
+fi
 
 # run SIDE CONFIG CMD...: measure; a cfile run is repeated with the CF_ORACLE_BASE
 # binary (side "before") when one is given.
 run() {
-    local side=$1 cfg=$2
+    local side=$1 cfg=$2 a args=()
     shift 2
     measure "$side" "$cfg" "$@"
     if [ "$side" = cfile ] && [ -n "$BASE" ]; then
         shift
-        measure before "$cfg" "$BASE" "$@"
+        for a in "$@"; do
+            [ "$a" = --no-memcpy ] && [ $BASE_MEMCPY_FLAG = 0 ] && continue
+            args+=("$a")
+        done
+        measure before "$cfg" "$BASE" "${args[@]}"
     fi
 }
 
@@ -109,13 +125,16 @@ echo "$FILES" | while read -r name ds enc codec; do
         # Kudu hands out slices for binary columns: like for like is our --view.
         # Each also with one iteration: the CPU difference of the two runs is what
         # the extra iterations cost (kudu_oracle.py), without start-up and file open.
+        # --no-memcpy: our process then runs scans only, as the oracle's does, so
+        # the two CPU figures are like for like with nothing estimated or subtracted.
         cf_read() {
             local it
             for it in "$ITERS" 1; do
-                run cfile "scan@$it" "$CFILE" bench read "$f" --iters "$it" --no-checksum-cost
+                run cfile "scan@$it" "$CFILE" bench read "$f" --iters "$it" --no-checksum-cost \
+                    --no-memcpy
                 if [ $binary = 1 ]; then
                     run cfile "scan-view@$it" "$CFILE" bench read "$f" --iters "$it" --view \
-                        --no-checksum-cost
+                        --no-checksum-cost --no-memcpy
                 fi
             done
         }
@@ -123,7 +142,10 @@ echo "$FILES" | while read -r name ds enc codec; do
             run kudu "scan@$ITERS" "$ORACLE" bench-read "$f" --iters "$ITERS"
             run kudu scan@1 "$ORACLE" bench-read "$f" --iters 1
         }
-        if ((r % 2 == 0)); then cf_read; kd_read; else kd_read; cf_read; fi
+        if [ "$WHAT" != seek ]; then
+            if ((r % 2 == 0)); then cf_read; kd_read; else kd_read; cf_read; fi
+        fi
+        [ "$WHAT" != scan ] || continue
         # Ordinal seeks: both with data blocks cached, and both without.
         cf_seek() {
             run cfile seek-cached "$CFILE" bench seek "$f" --mode ordinal --n "$SEEKS" --cache 256

@@ -61,6 +61,7 @@ static const struct {
     {"string_keys", 126, 0xead454e0bd035d76ull, 1800054, 0xbd7709ee686e0acdull},
     {"bool_runs", 7, 0x27c8c163ac3e2eadull, 100003, 0xc4a94b4f9532988cull},
     {"int64_nullable", 56, 0x26734a04b8106cf0ull, 800024, 0x1208c386c6c7c0bfull},
+    {"string_nullable", 93, 0xe7c12b007a83dcc3ull, 1439414, 0xce6e2176305a4779ull},
 };
 
 static void test_datasets__named_unchanged(void **state)

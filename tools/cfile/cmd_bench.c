@@ -23,7 +23,7 @@
 
 const char cf_cmd_bench_usage[] =
     "usage: cfile bench read FILE [--iters K] [--batch N] [--mmap] [--view] [--threads T]\n"
-    "                          [--cache MB] [--no-checksum-cost] [--cold]\n"
+    "                          [--cache MB] [--no-checksum-cost] [--cold] [--no-memcpy]\n"
     "       cfile bench seek FILE --mode ordinal|value [--n N] [--mmap] [--cache MB]\n"
     "                          [--keys-out PATH]\n"
     "       cfile bench write --dataset NAME [--rows N] [--encoding E] [--compression C]\n"
@@ -49,7 +49,9 @@ const char cf_cmd_bench_usage[] =
     "       scanned as T ordinal ranges by T iterators over one reader, and the\n"
     "       speedup reported. --cold drops FILE from the page cache (fdatasync +\n"
     "       posix_fadvise DONTNEED, untimed) before every scan, so each one reads\n"
-    "       from the disk (pread only: not with --mmap).\n"
+    "       from the disk (pread only: not with --mmap). --no-memcpy leaves the\n"
+    "       memcpy reference out (its figures 0), so that the process's CPU time is\n"
+    "       the scans' alone: each of the K iterations is an untimed and a timed scan.\n"
     "seek   N (default 100000) random seeks, each reading one row, timed one by one\n"
     "       after an untimed warm-up pass over the same targets. --mode value seeks\n"
     "       need a value index; half of their keys are absent (value + 1, string +\n"
@@ -70,7 +72,8 @@ const char cf_cmd_bench_usage[] =
     "\n"
     "data sets (deterministic): int32_random, int64_sorted (value index),\n"
     "int32_small (0..999), int32_runs, double_walk, string_zipf (1000 words),\n"
-    "string_keys (sorted user%010d, value index), bool_runs, int64_nullable (20% NULL)\n";
+    "string_keys (sorted user%010d, value index), bool_runs, int64_nullable (20% NULL),\n"
+    "string_nullable (string_zipf with 20% NULL)\n";
 
 /* ---- timing ---------------------------------------------------------------------------- */
 

@@ -264,7 +264,7 @@ out:
 int cf_bench_read(cf_cli *c, int argc, char **argv)
 {
     uint64_t iters = 5, batch = CF_CLI_BATCH, threads = 1, cache_mb = 0;
-    bool mmap = false, view = false, no_cksum = false, cold = false;
+    bool mmap = false, view = false, no_cksum = false, cold = false, no_memcpy = false;
     const char *path;
     const cf_bench_opt opts[] = {
         {"iters", 'k', CF_BENCH_COUNT, &iters, NULL},
@@ -275,6 +275,7 @@ int cf_bench_read(cf_cli *c, int argc, char **argv)
         {"cache", 'c', CF_BENCH_COUNT, &cache_mb, NULL},
         {"no-checksum-cost", 'x', CF_BENCH_FLAG, &no_cksum, NULL},
         {"cold", 0, CF_BENCH_FLAG, &cold, NULL},
+        {"no-memcpy", 0, CF_BENCH_FLAG, &no_memcpy, NULL},
         {NULL, 0, 0, NULL, NULL},
     };
     int rc = cf_bench_parse_opts(c, argc, argv, opts, "FILE", &path);
@@ -310,10 +311,12 @@ int cf_bench_read(cf_cli *c, int argc, char **argv)
     uint64_t bytes = 0;
     double mc_med = 0, ratio = 0;
     /* One untimed scan warms the page cache (and the block cache) and counts the
-     * decoded bytes. */
+     * decoded bytes. --no-memcpy: no bytes to copy, so no reference runs and the
+     * process's CPU time is the scans' alone (bench/kudu_oracle.sh compares it
+     * with the peer's). */
     if ((st = scans(r, batch, view, 1, 1, jobs, &med, &best, &bytes, &e)) != CF_OK ||
         (st = scans_vs_memcpy(r, batch, view, (unsigned)iters, jobs, &med, &best, &mc_med, &mc_best,
-                              &ratio, bytes, &e)) != CF_OK)
+                              &ratio, no_memcpy ? 0 : bytes, &e)) != CF_OK)
         goto out;
     if (!no_cksum && (fi->incompatible_features & CF_FEATURE_CHECKSUM)) {
         /* The same configuration with verification off: with --cache a cache

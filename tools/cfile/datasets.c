@@ -55,7 +55,7 @@ void cf_dataset_free(cf_dataset *d)
 
 const char *const cf_dataset_names[] = {
     "int32_random", "int64_sorted", "int32_small", "int32_runs",     "double_walk",
-    "string_zipf",  "string_keys",  "bool_runs",   "int64_nullable",
+    "string_zipf",  "string_keys",  "bool_runs",   "int64_nullable", "string_nullable",
 };
 const size_t cf_dataset_count = sizeof cf_dataset_names / sizeof cf_dataset_names[0];
 
@@ -158,15 +158,31 @@ static int gen_named(cf_dataset *d, int which, uint64_t *s)
                 d->nonnull[i / 8] |= (uint8_t)(1u << (i % 8));
         }
         break;
+    case 9: { /* string_zipf's values, then ~20% of the rows NULL (empty slices) */
+        int rc = gen_string_zipf(d, s);
+        if (rc != 0)
+            return rc;
+        d->nullable = true;
+        d->nonnull = calloc(n / 8 + 1, 1);
+        if (d->nonnull == NULL)
+            return -2;
+        for (size_t i = 0; i < n; i++) {
+            if (cf_dataset_rng_next(s) % 5 != 0)
+                d->nonnull[i / 8] |= (uint8_t)(1u << (i % 8));
+            else
+                sl[i].len = 0;
+        }
+        break;
+    }
     }
     return 0;
 }
 
 int cf_dataset_generate(cf_dataset *d, const char *name, size_t n)
 {
-    static const cf_type types[] = {CF_TYPE_INT32,  CF_TYPE_INT64,  CF_TYPE_INT32,
-                                    CF_TYPE_INT32,  CF_TYPE_DOUBLE, CF_TYPE_STRING,
-                                    CF_TYPE_STRING, CF_TYPE_BOOL,   CF_TYPE_INT64};
+    static const cf_type types[] = {CF_TYPE_INT32,  CF_TYPE_INT64,  CF_TYPE_INT32,  CF_TYPE_INT32,
+                                    CF_TYPE_DOUBLE, CF_TYPE_STRING, CF_TYPE_STRING, CF_TYPE_BOOL,
+                                    CF_TYPE_INT64,  CF_TYPE_STRING};
     memset(d, 0, sizeof *d);
     int which = -1;
     for (size_t i = 0; i < cf_dataset_count; i++)

@@ -32,7 +32,7 @@ uint64_t cf_dataset_rng_next(uint64_t *state);
 /* ---- named sets (`cfile bench write --dataset NAME`) -------------------------------- */
 
 /* int32_random int64_sorted int32_small int32_runs double_walk string_zipf
- * string_keys bool_runs int64_nullable, each from its own fixed seed. */
+ * string_keys bool_runs int64_nullable string_nullable, each from its own fixed seed. */
 extern const char *const cf_dataset_names[];
 extern const size_t cf_dataset_count;
 
