@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "encoding/encodings.h"
+#include "util/endian.h"
 
 static cf_slice S(const char *s)
 {
@@ -367,6 +368,34 @@ static void test_plain_binary__corrupt_inputs(void **state)
 
 /* Random bit flips and truncations of real blocks: a clean rejection or a
  * decode whose slices stay inside the block, never a crash (run under ASan). */
+/* The offsets' order check over a block long enough for the vectorized loop:
+ * one offset out of order (or past offsets_pos) at any position, in any lane,
+ * and in the tail after the last whole vector, is refused. 37 one-byte
+ * strings, all offsets < 256, so every group is a 0 selector + 4 bytes. */
+static void test_plain_binary__order_checked_at_every_position(void **state)
+{
+    (void)state;
+    enum { N = 37, GROUPS = (N + 3) / 4, POS = 12 + N, LEN = POS + GROUPS * 5 };
+    uint8_t b[LEN];
+    memset(b, 0, sizeof b);
+    cf_store_le32(b + 4, N);
+    cf_store_le32(b + 8, POS);
+    memset(b + 12, 'x', N);
+    for (size_t j = 0; j < N; j++)
+        b[POS + j / 4 * 5 + 1 + j % 4] = (uint8_t)(12 + j);
+    cf_error err;
+    CF_ASSERT_OK(try_load(b, LEN, &err), &err);
+    for (size_t j = 1; j < N; j++) {
+        uint8_t *at = &b[POS + j / 4 * 5 + 1 + j % 4], was = *at;
+        *at = (uint8_t)(12 + j - 2); /* below the previous offset */
+        CF_ASSERT_STATUS(try_load(b, LEN, &err), CF_ECORRUPT, &err);
+        *at = (uint8_t)(POS + 1); /* past the strings (and above the next) */
+        CF_ASSERT_STATUS(try_load(b, LEN, &err), CF_ECORRUPT, &err);
+        *at = was;
+    }
+    CF_ASSERT_OK(try_load(b, LEN, &err), &err);
+}
+
 static void test_plain_binary__mutations_never_crash(void **state)
 {
     (void)state;
@@ -534,6 +563,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_plain_binary__spec_block_14_7),
         cmocka_unit_test(test_plain_binary__empty_block),
         cmocka_unit_test(test_plain_binary__offsets_match_group_varint_example),
+        cmocka_unit_test(test_plain_binary__order_checked_at_every_position),
         cmocka_unit_test(test_plain_binary__estimate_stops_inside_a_call),
         cmocka_unit_test(test_plain_binary__random_round_trip),
         cmocka_unit_test(test_plain_binary__value_seek),
