@@ -12,6 +12,11 @@
 #   cold  the same with the file dropped from the page cache before every scan
 #         (--cold: fdatasync + posix_fadvise DONTNEED), so it is read from disk
 #   2 thr the file as two ordinal ranges on two threads (warm)
+#   CPU   warm again, the decoded bytes over the process CPU (user + sys) per scan:
+#         a run of CF_BIG_ITERS scans less a run of one, both --no-memcpy (each
+#         scan is an untimed and a timed pass), which a loaded machine disturbs far
+#         less than wall time (on a 2-vCPU VM at load 9 the warm wall median of
+#         int64 BIT_SHUFFLE was 3.1 GB/s where its CPU rate was 7 GB/s)
 # and one table of GB/s against the memcpy is printed (and kept as
 # $CF_BENCH_DIR/results.jsonl / results.md).
 #
@@ -47,6 +52,7 @@ mkdir -p "$DIR"
 RES=$DIR/results.jsonl
 : >"$RES"
 say() { printf '==> %s\n' "$*" >&2; }
+TIMEFORMAT='%3U %3S' # bash's time: user and system CPU seconds
 
 # name  data set  encoding  codec  decoded bytes per value
 SPECS="
@@ -88,20 +94,41 @@ while read -r name ds enc codec per; do
         | tag name="$name" mode=warm >>"$RES"
     "$CFILE" bench read "$f" --iters "$ITERS" --no-checksum-cost --cold \
         | tag name="$name" mode=cold >>"$RES"
+    for it in "$ITERS" 1; do
+        t=$({ time "$CFILE" bench read "$f" --iters "$it" --no-checksum-cost --no-memcpy \
+            >"$DIR/cpu.json"; } 2>&1 | tail -n 1)
+        tag name="$name" mode="cpu@$it" cpu_s="${t% *}+${t#* }" <"$DIR/cpu.json" >>"$RES"
+    done
 done <<<"$SPECS"
 
-python3 - "$RES" "$DIR/results.md" "$MB" "$DIR/big.dat" <<'PY'
+python3 - "$RES" "$DIR/results.md" "$MB" "$DIR/big.dat" "$ITERS" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 by = {}
 for r in rows:
     by.setdefault(r["name"], {})[r["mode"]] = r
 out = ["Files of %s MB decoded values each; GB/s of decoded bytes (median of the timed scans), "
-       "memcpy of the same bytes (same size, same run) and scan/memcpy (median of pair ratios)."
+       "memcpy of the same bytes (same size, same run) and scan/memcpy (median of pair ratios); "
+       "warm GB/s of CPU: decoded bytes over the process CPU time of one warm scan (the "
+       "figure to compare on a loaded machine)."
        % sys.argv[3], "",
        "| file | disk MB | warm GB/s | memcpy GB/s | warm/memcpy | cold GB/s | cold/memcpy "
-       "| 2 threads GB/s | 2-thread speedup |",
-       "|---|---|---|---|---|---|---|---|---|"]
+       "| 2 threads GB/s | 2-thread speedup | warm GB/s of CPU |",
+       "|---|---|---|---|---|---|---|---|---|---|"]
+iters = int(sys.argv[5])
+
+
+def cpu_gbs(m):
+    """Decoded bytes over the CPU seconds of one scan: (CPU of the ITERS-scan run less
+    the 1-scan run) / (2 (ITERS - 1)) scans; 0 when ITERS is 1."""
+    hi, lo = m.get("cpu@%d" % iters), m.get("cpu@1")
+    if not hi or not lo or iters < 2:
+        return 0
+    cpu = lambda r: sum(float(x) for x in r["cpu_s"].split("+"))
+    per = (cpu(hi) - cpu(lo)) / (2 * (iters - 1))
+    return hi["decoded_bytes"] / per / 1e9 if per > 0 else 0
+
+
 for name, m in by.items():
     w, c = m.get("warm"), m.get("cold")
     if not w or not c:
@@ -109,10 +136,10 @@ for name, m in by.items():
     gb = lambda r: r["mb_per_s"] / 1e3
     th = w["decoded_bytes"] / w["threads_median_s"] / 1e9 if w.get("threads_median_s") else 0
     import os
-    out.append("| %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |" % (
+    out.append("| %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |" % (
         name, os.path.getsize(w["file"]) / 1e6 if os.path.exists(w["file"]) else 0,
         gb(w), w["memcpy_mb_per_s"] / 1e3, w["ratio_vs_memcpy"], gb(c), c["ratio_vs_memcpy"],
-        th, w.get("speedup", 0)))
+        th, w.get("speedup", 0), cpu_gbs(m)))
 text = "\n".join(out) + "\n"
 open(sys.argv[2], "w").write(text)
 print(text)
