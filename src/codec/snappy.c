@@ -134,14 +134,19 @@ static bool decode_portable(const uint8_t *ip, const uint8_t *iend, uint8_t *dst
 static _Alignas(16) uint8_t shift_lo[17][16], shift_hi[17][16], rep[16][16];
 
 /* What the fast loop needs of a tag byte, so that it needs no branch on the
- * kind: offset = (next 4 bytes & off_mask) | off_hi (0 for a literal). */
+ * kind: offset = (next 4 bytes & off_mask) | off_hi (0 for a literal). Eight
+ * bytes, so that &tags[t] is one addressing mode: the loop's critical path is
+ * ip -> tag -> tags[tag].adv -> ip, and a 12-byte entry put two LEAs on it
+ * (13 cycles per element instead of 11). */
 typedef struct tag_info {
-    uint8_t len;  /* bytes produced */
-    uint8_t adv;  /* input bytes of the element (tag, offset, literal) */
-    uint8_t lit;  /* 1: a literal */
-    uint8_t slow; /* 1: longer than 16 bytes or a 4-byte offset: the careful step */
-    uint32_t off_mask, off_hi;
+    uint8_t len;       /* bytes produced */
+    uint8_t adv;       /* input bytes of the element (tag, offset, literal) */
+    uint8_t lit;       /* 1: a literal */
+    uint8_t slow;      /* 1: longer than 16 bytes or a 4-byte offset: the careful step */
+    uint16_t off_mask; /* 0xff, 0xffff or 0 (a literal) */
+    uint16_t off_hi;   /* a 1-byte-offset copy's high bits, (t >> 5) << 8 */
 } tag_info;
+_Static_assert(sizeof(tag_info) == 8, "tag_info: one scaled index");
 static tag_info tags[256];
 
 static void init_tables(void)
@@ -166,7 +171,7 @@ static void init_tables(void)
             e->len = (uint8_t)(4 + (t >> 2 & 7));
             e->adv = 2;
             e->off_mask = 0xff;
-            e->off_hi = (t >> 5) << 8;
+            e->off_hi = (uint16_t)((t >> 5) << 8);
             break;
         case 2:
             e->len = (uint8_t)((t >> 2) + 1);
