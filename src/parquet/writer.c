@@ -102,6 +102,39 @@ void cf_parquet_writer_options_init(cf_parquet_writer_options *opts)
 
 /* ---- schema --------------------------------------------------------------------------- */
 
+/* How a Kudu type is stored: its physical type, the order of its min and max
+ * (the column order of its logical type), and for decimals the largest
+ * precision. */
+typedef struct pq_kind {
+    int32_t ptype;
+    cf_pq_sort sort;
+    int32_t type_length;
+    int maxp;
+} pq_kind;
+
+static const pq_kind kinds[] = {
+    [CF_TYPE_BOOL] = {CF_PQT_BOOLEAN, CF_PQS_BOOL, 0, 0},
+    [CF_TYPE_INT8] = {CF_PQT_INT32, CF_PQS_I32, 0, 0},
+    [CF_TYPE_INT16] = {CF_PQT_INT32, CF_PQS_I32, 0, 0},
+    [CF_TYPE_INT32] = {CF_PQT_INT32, CF_PQS_I32, 0, 0},
+    [CF_TYPE_DATE] = {CF_PQT_INT32, CF_PQS_I32, 0, 0},
+    [CF_TYPE_UINT8] = {CF_PQT_INT32, CF_PQS_U32, 0, 0},
+    [CF_TYPE_UINT16] = {CF_PQT_INT32, CF_PQS_U32, 0, 0},
+    [CF_TYPE_UINT32] = {CF_PQT_INT32, CF_PQS_U32, 0, 0},
+    [CF_TYPE_INT64] = {CF_PQT_INT64, CF_PQS_I64, 0, 0},
+    [CF_TYPE_UNIXTIME_MICROS] = {CF_PQT_INT64, CF_PQS_I64, 0, 0},
+    [CF_TYPE_UINT64] = {CF_PQT_INT64, CF_PQS_U64, 0, 0},
+    [CF_TYPE_FLOAT] = {CF_PQT_FLOAT, CF_PQS_FLOAT, 0, 0},
+    [CF_TYPE_DOUBLE] = {CF_PQT_DOUBLE, CF_PQS_DOUBLE, 0, 0},
+    [CF_TYPE_STRING] = {CF_PQT_BYTE_ARRAY, CF_PQS_BYTES, 0, 0},
+    [CF_TYPE_VARCHAR] = {CF_PQT_BYTE_ARRAY, CF_PQS_BYTES, 0, 0},
+    [CF_TYPE_BINARY] = {CF_PQT_BYTE_ARRAY, CF_PQS_BYTES, 0, 0},
+    [CF_TYPE_DECIMAL32] = {CF_PQT_INT32, CF_PQS_I32, 0, 9},
+    [CF_TYPE_DECIMAL64] = {CF_PQT_INT64, CF_PQS_I64, 0, 18},
+    [CF_TYPE_DECIMAL128] = {CF_PQT_FIXED_LEN_BYTE_ARRAY, CF_PQS_DECIMAL_BE, 16, 38},
+    [CF_TYPE_INT128] = {CF_PQT_FIXED_LEN_BYTE_ARRAY, CF_PQS_BYTES, 16, 0},
+};
+
 static cf_status column_def(cf_pq_wcol_def *d, const cf_parquet_write_column *c, size_t i,
                             cf_error *err)
 {
@@ -116,70 +149,11 @@ static cf_status column_def(cf_pq_wcol_def *d, const cf_parquet_write_column *c,
     d->utf8 = (c->type == CF_TYPE_STRING || c->type == CF_TYPE_VARCHAR) && !c->binary;
     d->precision = c->precision;
     d->scale = c->scale;
-    int maxp = 0;
-    switch (c->type) {
-    case CF_TYPE_BOOL:
-        d->ptype = CF_PQT_BOOLEAN;
-        d->sort = CF_PQS_BOOL;
-        break;
-    case CF_TYPE_INT8:
-    case CF_TYPE_INT16:
-    case CF_TYPE_INT32:
-    case CF_TYPE_DATE:
-        d->ptype = CF_PQT_INT32;
-        d->sort = CF_PQS_I32;
-        break;
-    case CF_TYPE_UINT8:
-    case CF_TYPE_UINT16:
-    case CF_TYPE_UINT32:
-        d->ptype = CF_PQT_INT32;
-        d->sort = CF_PQS_U32;
-        break;
-    case CF_TYPE_INT64:
-    case CF_TYPE_UNIXTIME_MICROS:
-        d->ptype = CF_PQT_INT64;
-        d->sort = CF_PQS_I64;
-        break;
-    case CF_TYPE_UINT64:
-        d->ptype = CF_PQT_INT64;
-        d->sort = CF_PQS_U64;
-        break;
-    case CF_TYPE_FLOAT:
-        d->ptype = CF_PQT_FLOAT;
-        d->sort = CF_PQS_FLOAT;
-        break;
-    case CF_TYPE_DOUBLE:
-        d->ptype = CF_PQT_DOUBLE;
-        d->sort = CF_PQS_DOUBLE;
-        break;
-    case CF_TYPE_STRING:
-    case CF_TYPE_VARCHAR:
-    case CF_TYPE_BINARY:
-        d->ptype = CF_PQT_BYTE_ARRAY;
-        d->sort = CF_PQS_BYTES;
-        break;
-    case CF_TYPE_DECIMAL32:
-        d->ptype = CF_PQT_INT32;
-        d->sort = CF_PQS_I32;
-        maxp = 9;
-        break;
-    case CF_TYPE_DECIMAL64:
-        d->ptype = CF_PQT_INT64;
-        d->sort = CF_PQS_I64;
-        maxp = 18;
-        break;
-    case CF_TYPE_DECIMAL128:
-        d->ptype = CF_PQT_FIXED_LEN_BYTE_ARRAY;
-        d->type_length = 16;
-        d->sort = CF_PQS_DECIMAL_BE;
-        maxp = 38;
-        break;
-    case CF_TYPE_INT128:
-        d->ptype = CF_PQT_FIXED_LEN_BYTE_ARRAY;
-        d->type_length = 16;
-        d->sort = CF_PQS_BYTES;
-        break;
-    }
+    const pq_kind *k = &kinds[c->type];
+    d->ptype = k->ptype;
+    d->sort = k->sort;
+    d->type_length = k->type_length;
+    const int maxp = k->maxp;
     if (maxp) {
         if (d->precision == 0)
             d->precision = maxp;

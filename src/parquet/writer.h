@@ -1,7 +1,8 @@
 /* Internal: the Parquet writer's parts. writer.c owns the file (schema, row
- * groups, page index, footer), writer_col.c one column's chunk (levels,
- * values, dictionary, pages, statistics), bloom_write.c the filter's size and
- * distinct hashes (bloom.c the hash and filter, shared with the reader). */
+ * groups, page index, footer), the writer_col*.c files one column's chunk
+ * (levels, values, dictionary, pages, statistics; writer_col.h lists them),
+ * bloom_write.c the filter's size and distinct hashes (bloom.c the hash and
+ * filter, shared with the reader). */
 #ifndef CF_PARQUET_WRITER_H
 #define CF_PARQUET_WRITER_H
 
