@@ -74,6 +74,7 @@ static const bcase cases[] = {
     {"int64_seq_snappy", CF_PARQUET_SNAPPY, 1, {{.name = "v", .type = CF_TYPE_INT64}}},
     {"int64_rand_snappy", CF_PARQUET_SNAPPY, 1, {{.name = "v", .type = CF_TYPE_INT64}}},
     {"int64_dict_snappy", CF_PARQUET_SNAPPY, 1, {{.name = "v", .type = CF_TYPE_INT64}}},
+    {"int64_walk_zstd", CF_PARQUET_ZSTD, 1, {{.name = "v", .type = CF_TYPE_INT64}}},
     {"string_dict_snappy", CF_PARQUET_SNAPPY, 1, {{.name = "s", .type = CF_TYPE_STRING}}},
     {"string_unique_zstd", CF_PARQUET_ZSTD, 1, {{.name = "s", .type = CF_TYPE_STRING}}},
     {"double_snappy", CF_PARQUET_SNAPPY, 1, {{.name = "d", .type = CF_TYPE_DOUBLE}}},
@@ -206,8 +207,10 @@ static size_t gen(const bcase *bc, size_t k, gcol *g, size_t rows)
     switch (c->type) {
     case CF_TYPE_INT64: {
         int64_t *v = malloc(rows * 8);
+        int64_t walk = 1700000000000000; /* int64_walk_zstd: timestamps (us) a few ms apart */
         for (size_t i = 0; i < rows; i++)
-            v[i] = strcmp(bc->name, "int64_seq_snappy") == 0    ? (int64_t)i
+            v[i] = strcmp(bc->name, "int64_walk_zstd") == 0     ? (walk += (int64_t)(rnd() % 5000))
+                   : strcmp(bc->name, "int64_seq_snappy") == 0  ? (int64_t)i
                    : strcmp(bc->name, "int64_dict_snappy") == 0 ? (int64_t)(rnd() % 1000) * 7919
                                                                 : (int64_t)rnd();
         g->values = v;
@@ -385,7 +388,7 @@ int main(int argc, char **argv)
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         size_t nth = cpus < 1 ? 1 : (size_t)cpus;
         nth = nth > CF_PARQUET_MAX_THREADS ? CF_PARQUET_MAX_THREADS : nth;
-        nth = nth > bc->ncols ? bc->ncols : nth;
+        nth = nth > bc->ncols ? (bc->ncols == 1 && nth >= 2 ? 2 : bc->ncols) : nth;
         printf("{\"case\": \"%s\", \"rows\": %zu, \"raw_bytes\": %zu, \"file_bytes\": %zu, "
                "\"best_s\": %.6f, \"median_s\": %.6f, \"rows_per_s\": %.0f, \"mb_per_s\": %.1f, "
                "\"memcpy_s\": %.6f, \"threads\": %zu, \"wall1_s\": %.6f, \"walln_s\": %.6f, "

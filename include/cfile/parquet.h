@@ -723,9 +723,13 @@ typedef struct cf_parquet_writer_options {
      * at a row group's end, are one job, the caller taking jobs too.
      * CF_PARQUET_THREADS_AUTO (0, the default) = one per online CPU; 1 = the
      * caller only; at most CF_PARQUET_MAX_THREADS, never more than there are
-     * columns. The file's bytes and the errors are the same for every value;
-     * memory in flight is the same (one row group's encoded pages), plus one
-     * compressor context per thread. */
+     * columns, except that a file of one column uses two: the caller encodes
+     * values while a worker compresses the page before (plus its CRC and
+     * header). The file's bytes and the errors are the same for every value
+     * (a one-column file may report a page's compression error one call
+     * later); memory in flight is the same (one row group's encoded pages),
+     * plus one compressor context per thread, plus one page in flight for a
+     * one-column file. */
     size_t threads;
 } cf_parquet_writer_options;
 

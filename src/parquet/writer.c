@@ -26,6 +26,17 @@
  * gives the error and the error row, as the one-thread loop, which stops at
  * that column, would. Memory in flight is the same as with one thread (the
  * open row group's encoded pages) plus a compressor context per thread.
+ *
+ * A file of one column has no second column to run beside: it takes two
+ * threads, the caller appending (values, dictionary, statistics) while a
+ * worker builds the page closed before (levels and indices encoded,
+ * compression, CRC, header; writer_col_page.c, "Pipeline"). One page is in
+ * flight at a time, so memory grows by one page's values and its encoded
+ * body. Since the page in flight's compressed size is not known yet, the
+ * row group's size check counts it at its most and waits for it only when
+ * that could reach row_group_bytes, so row groups end where they end on one
+ * thread. A build's error surfaces at the next append, finish or row group
+ * end, with the same text.
  */
 #include "writer.h"
 
@@ -78,6 +89,7 @@ struct cf_parquet_writer {
     size_t nczs;
     cf_status *jst; /* per column: the run's job status and error */
     cf_error *jerr;
+    bool pipe;                /* one column: appended on the caller, its pages built on the team */
     const cf_batch *job_cols; /* the run's slice: rows [job_from, job_to) */
     size_t job_from, job_to;
 };
@@ -215,8 +227,9 @@ static cf_status start_threads(cf_parquet_writer *w, size_t threads, cf_error *e
 {
     size_t t =
         threads == CF_PARQUET_THREADS_AUTO ? cf_team_online_cpus(CF_PARQUET_MAX_THREADS) : threads;
-    if (t > w->ncols)
-        t = w->ncols;
+    /* one column: its pages build on a second thread (see the top) */
+    if (t > (w->ncols == 1 ? 2 : w->ncols))
+        t = w->ncols == 1 ? 2 : w->ncols;
     if (t < 2)
         return CF_OK;
     w->czs = cf_calloc(t, sizeof(*w->czs));
@@ -229,7 +242,12 @@ static cf_status start_threads(cf_parquet_writer *w, size_t threads, cf_error *e
         atomic_init(&w->cz_busy[i], false);
     }
     w->nczs = t;
-    return cf_team_create(&w->team, t - 1, err);
+    CF_TRY(cf_team_create(&w->team, t - 1, err));
+    if (w->ncols == 1) {
+        w->pipe = true;
+        cf_pq_wcol_pipeline(w->cols[0], w->team, &w->czs[1]);
+    }
+    return CF_OK;
 }
 
 /* A compressor no running job holds: there is always one, since no more jobs
@@ -453,7 +471,9 @@ static cf_status flush_row_group(cf_parquet_writer *w, cf_error *err)
     CF_CHECK(g->chunks != NULL, err, CF_ENOMEM, "out of memory");
     w->nrgs++;
     g->num_rows = (int64_t)w->rg_rows;
-    if (w->team)
+    if (w->pipe)
+        CF_TRY(cf_pq_wcol_seal(w->cols[0], err));
+    else if (w->team)
         CF_TRY(run_columns(w, seal_job, err));
     for (size_t i = 0; i < w->ncols; i++) {
         CF_TRY(cf_pq_wcol_write_chunk(w->cols[i], w->io, &g->chunks[i], err));
@@ -470,6 +490,30 @@ static cf_status flush_row_group(cf_parquet_writer *w, cf_error *err)
     return CF_OK;
 }
 
+/* Have the row group's pages reached row_group_bytes? A page in flight
+ * (writer_col_page.c, "Pipeline") is waited for only when its most bytes
+ * could reach it, so the answer is the one thread's, and mostly without
+ * waiting. */
+static cf_status row_group_full(cf_parquet_writer *w, bool *full, cf_error *err)
+{
+    size_t buffered = 0;
+    uint64_t ahead = 0;
+    for (size_t i = 0; i < w->ncols; i++) {
+        buffered += cf_pq_wcol_buffered(w->cols[i]);
+        ahead += cf_pq_wcol_in_flight_max(w->cols[i]);
+    }
+    *full = buffered >= w->rg_max_bytes;
+    if (*full || ahead == 0 || buffered + ahead < w->rg_max_bytes)
+        return CF_OK;
+    buffered = 0;
+    for (size_t i = 0; i < w->ncols; i++) {
+        CF_TRY(cf_pq_wcol_drain(w->cols[i], err));
+        buffered += cf_pq_wcol_buffered(w->cols[i]);
+    }
+    *full = buffered >= w->rg_max_bytes;
+    return CF_OK;
+}
+
 static cf_status append(cf_parquet_writer *w, const cf_batch *cols, size_t nrows, cf_error *err)
 {
     size_t done = 0;
@@ -480,7 +524,7 @@ static cf_status append(cf_parquet_writer *w, const cf_batch *cols, size_t nrows
             n = SLICE_ROWS;
         if (n > room)
             n = (size_t)room;
-        if (w->team && n >= PAR_MIN_ROWS) {
+        if (w->team && !w->pipe && n >= PAR_MIN_ROWS) {
             w->job_cols = cols;
             w->job_from = done;
             w->job_to = done + n;
@@ -497,11 +541,14 @@ static cf_status append(cf_parquet_writer *w, const cf_batch *cols, size_t nrows
         done += n;
         w->rg_rows += n;
         w->rows += n;
-        size_t buffered = 0;
-        for (size_t i = 0; i < w->ncols; i++)
-            buffered += cf_pq_wcol_buffered(w->cols[i]);
-        if (w->rg_rows >= w->rg_max_rows || buffered >= w->rg_max_bytes)
+        if (w->rg_rows >= w->rg_max_rows) {
             CF_TRY(flush_row_group(w, err));
+        } else {
+            bool full;
+            CF_TRY(row_group_full(w, &full, err));
+            if (full)
+                CF_TRY(flush_row_group(w, err));
+        }
     }
     return CF_OK;
 }

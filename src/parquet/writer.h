@@ -7,6 +7,7 @@
 #define CF_PARQUET_WRITER_H
 
 #include <cfile/parquet.h>
+#include <cfile/team.h>
 
 #include "bloom.h"
 #include "encoding.h"
@@ -150,6 +151,18 @@ cf_status cf_pq_wcol_write_chunk(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec,
 /* After write_chunk: the bloom filter (header + bits) appended to io, when
  * the column has one; rec's bloom fields set. */
 cf_status cf_pq_wcol_write_bloom(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec, cf_error *err);
+
+/* Build the column's closed pages (encode, compress, CRC, header) on team,
+ * one at a time behind the column's encoding of the next page, with cz (its
+ * own). For a column appended on the team's driving thread only (the team
+ * runs nothing else for it); the team must be freed before the column.
+ * writer_col_page.c, "Pipeline". */
+void cf_pq_wcol_pipeline(cf_pq_wcol *c, cf_team *team, cf_pq_compressor *cz);
+/* The most bytes the page in flight can add to cf_pq_wcol_buffered (0: none). */
+uint64_t cf_pq_wcol_in_flight_max(const cf_pq_wcol *c);
+/* Wait for the page in flight and commit it: cf_pq_wcol_buffered is exact
+ * after. Its build's error, if any. */
+cf_status cf_pq_wcol_drain(cf_pq_wcol *c, cf_error *err);
 
 /* Tests: every chunk held until its row group ends, none streamed (call
  * before the first append). The file's bytes are the same. */

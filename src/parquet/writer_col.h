@@ -32,6 +32,21 @@
     "column %s: row %" PRIu64 ": the value is not UTF-8, which Parquet's STRING requires (write "  \
     "the column as binary)"
 
+/* A closed data page on its way into the chunk (writer_col_page.c): what
+ * its build reads, and what the build made for its commit. */
+typedef struct cf_pq_wpage {
+    const uint16_t *def, *rep;
+    const uint32_t *idx;
+    const cf_buf *plain;
+    size_t nlev, nidx, nvals;
+    uint32_t page_rows, dict_count;
+    bool dict;
+    size_t rec;     /* its record in recs */
+    uint64_t bound; /* the most bytes it can add to the chunk (pipelined only) */
+    /* made by the build */
+    size_t hdr_at, hdr_len, start, page_len, unc_len;
+} cf_pq_wpage;
+
 struct cf_pq_wcol {
     cf_pq_wcol_def d;
     cf_pq_wopts o;
@@ -92,6 +107,19 @@ struct cf_pq_wcol {
 
     /* scratch */
     cf_buf body, comp, hdr;
+
+    /* the page in flight (writer_col_page.c, "Pipeline"); team NULL: none */
+    cf_team *team;
+    cf_pq_compressor *fly_cz; /* the builds' own */
+    cf_pq_wpage fly;
+    bool in_flight;
+    uint64_t ticket;
+    cf_status fly_st;
+    cf_error fly_err;
+    uint16_t *fly_def, *fly_rep; /* the second set of the open page's arrays */
+    uint32_t *fly_idx;
+    size_t fly_lev_cap, fly_idx_cap;
+    cf_buf fly_plain;
 };
 
 static inline bool stats_on(const cf_pq_wcol *c)

@@ -43,6 +43,7 @@ cf_status cf_pq_wcol_write_held(cf_pq_wcol *c, cf_io *io, cf_error *err)
 cf_status cf_pq_wcol_write_chunk(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec, cf_error *err)
 {
     CF_TRY(cf_pq_wcol_flush_page(c, err));
+    CF_TRY(cf_pq_wcol_drain(c, err));
     memset(rec, 0, sizeof(*rec));
     if (c->streaming) /* the pages are in the file already */
         CF_CHECK(io == c->stream_io, err, CF_ESTATE, "column %s: chunk streamed to another file",
@@ -111,11 +112,12 @@ static cf_status bloom_bits(cf_pq_wcol *c, cf_error *err)
 cf_status cf_pq_wcol_seal(cf_pq_wcol *c, cf_error *err)
 {
     CF_TRY(cf_pq_wcol_flush_page(c, err));
+    /* the dictionary page and the bloom bits while the last page builds */
     if (c->dict_used && !c->streaming)
         CF_TRY(cf_pq_wcol_dict_page(c, err));
     if (c->d.bloom && c->bloom_bits == NULL)
         CF_TRY(bloom_bits(c, err));
-    return CF_OK;
+    return cf_pq_wcol_drain(c, err);
 }
 
 cf_status cf_pq_wcol_write_bloom(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec, cf_error *err)

@@ -1,13 +1,36 @@
-/* A data page of a Parquet column chunk, closed: its levels and values
- * encoded (RLE levels; dictionary indices or PLAIN values), compressed, its
- * header (sizes, encodings, CRC) made, its record for the page index kept and
- * the chunk's totals and min and max moved on; then, when the chunk streams,
- * written. It must not decide when a page closes (writer_col.c,
- * writer_col_fixed.c) or write the chunk's held pages (writer_col_chunk.c).
+/* A data page of a Parquet column chunk, closed, in two steps.
+ *
+ * Close (the column's thread): the page's record for the page index, the
+ * chunk's totals, min and max moved on, and its values (levels, dictionary
+ * indices or PLAIN bytes) handed to a build. Build: levels and values
+ * encoded (RLE levels; RLE/bit-packed indices or PLAIN values), compressed,
+ * its header (sizes, encodings, CRC) made, appended to the chunk's held
+ * bytes. Commit (the column's thread, in page order): the page's offset and
+ * size in the chunk, and when the chunk streams, the page to the file.
+ *
+ * Pipeline: with a worker team (cf_pq_wcol_pipeline, for a file of one
+ * column, whose append has no other column to run beside), the build runs on
+ * a worker while the column goes on encoding the next page's values: the
+ * closed page's arrays are swapped with a second set, so at most two pages
+ * are in memory beyond the chunk's held bytes (the open one and the one
+ * building), and the next close first waits for and commits the page before
+ * it. Pages are built and committed one at a time in order, so the bytes are
+ * those of one thread. The build touches only its page's arrays, its
+ * compressor, c->body and the held bytes (c->pages, c->hdrs), which nothing
+ * else touches until the page is committed (cf_pq_wcol_drain). A build's
+ * error (out of memory, a page over 2^31 - 1 bytes) surfaces at the next
+ * close or drain, with the same text.
+ *
+ * It must not decide when a page closes (writer_col.c, writer_col_fixed.c)
+ * or write the chunk's held pages (writer_col_chunk.c).
  */
 #include "writer_col.h"
 
 #include "codec/crc32.h"
+
+/* The most bytes of header a data page can have (its Thrift fields, all at
+ * their longest varints, are under 80). */
+#define HDR_MAX 128
 
 void cf_pq_wcol_put_crc(const cf_pq_wcol *c, cf_thrift_writer *tw, const uint8_t *a, size_t al,
                         const uint8_t *b2, size_t bl)
@@ -20,7 +43,7 @@ void cf_pq_wcol_put_crc(const cf_pq_wcol *c, cf_thrift_writer *tw, const uint8_t
     cf_thrift_write_field_i32(tw, 4, (int32_t)(uint32_t)crc);
 }
 
-/* Let the chunk write from here on (see the top): its dictionary is settled. */
+/* Let the chunk write from here on (see writer_col.c): its dictionary is settled. */
 static cf_status start_stream(cf_pq_wcol *c, cf_error *err)
 {
     CF_TRY(cf_pq_wcol_write_held(c, c->stream_io, err));
@@ -28,46 +51,36 @@ static cf_status start_stream(cf_pq_wcol *c, cf_error *err)
     return CF_OK;
 }
 
-/* Close the open page: encode, compress, and add it to the chunk. The body
- * goes into `pages` as it is made (values encoded after the levels in `body`,
- * or PLAIN values taken from `plain` where they lie, compressed straight into
- * `pages`); the header, which needs the stored size and CRC, goes into `hdrs`.
- * write_chunk interleaves the two. */
-cf_status cf_pq_wcol_flush_page(cf_pq_wcol *c, cf_error *err)
+/* Build page pg with compressor cz: its body goes into `pages` as it is made
+ * (values encoded after the levels in `body`, or PLAIN values taken from
+ * `plain` where they lie, compressed straight into `pages`); the header,
+ * which needs the stored size and CRC, into `hdrs`. write_held interleaves
+ * the two. Reads of the column only what is fixed at create (c->d, c->o). */
+static cf_status build(cf_pq_wcol *c, cf_pq_wpage *pg, cf_pq_compressor *cz, cf_error *err)
 {
-    if (c->nlev == 0)
-        return CF_OK;
-    if (c->stream_io != NULL && !c->streaming && !c->dict_on)
-        CF_TRY(start_stream(c, err));
-    const bool v2 = c->o.v2, dict = c->dict_on;
+    const bool v2 = c->o.v2, dict = pg->dict;
     cf_buf *body = &c->body, *pages = &c->pages;
     cf_buf_clear(body);
 
     /* levels: repetition first, then definition */
-    CF_TRY(cf_pq_levels_encode(body, c->rep, c->nlev, CF_PQE_RLE, c->d.max_rep, !v2, err));
+    CF_TRY(cf_pq_levels_encode(body, pg->rep, pg->nlev, CF_PQE_RLE, c->d.max_rep, !v2, err));
     size_t rep_len = body->len;
-    CF_TRY(cf_pq_levels_encode(body, c->def, c->nlev, CF_PQE_RLE, c->d.max_def, !v2, err));
+    CF_TRY(cf_pq_levels_encode(body, pg->def, pg->nlev, CF_PQE_RLE, c->d.max_def, !v2, err));
     const size_t lev_len = body->len, def_len = lev_len - rep_len;
 
     /* the values: [vals, vals + vals_len), after the levels in body unless
      * they are PLAIN bytes that can be compressed (or stored) where they lie */
-    unsigned enc;
-    if (dict) {
-        enc = CF_PQE_RLE_DICTIONARY;
-        CF_TRY(cf_pq_dict_indices_encode(body, c->idx, c->nidx, (uint32_t)c->dict_count, err));
-        c->dict_used = true;
-    } else {
-        enc = CF_PQE_PLAIN;
-        if (c->d.ptype == CF_PQT_BOOLEAN)
-            CF_TRY(
-                cf_pq_encode(body, CF_PQE_PLAIN, CF_PQT_BOOLEAN, 0, c->plain.data, c->nvals, err));
-        else if (!v2 && lev_len > 0)
-            cf_buf_append(body, c->plain.data, c->plain.len); /* v1 compresses both together */
-    }
+    const cf_buf *plain = pg->plain;
+    if (dict)
+        CF_TRY(cf_pq_dict_indices_encode(body, pg->idx, pg->nidx, pg->dict_count, err));
+    else if (c->d.ptype == CF_PQT_BOOLEAN)
+        CF_TRY(cf_pq_encode(body, CF_PQE_PLAIN, CF_PQT_BOOLEAN, 0, plain->data, pg->nvals, err));
+    else if (!v2 && lev_len > 0)
+        cf_buf_append(body, plain->data, plain->len); /* v1 compresses both together */
     CF_CHECK(!body->oom, err, CF_ENOMEM, "column %s: out of memory for a page", c->d.name);
     const bool in_body = dict || c->d.ptype == CF_PQT_BOOLEAN || (!v2 && lev_len > 0);
-    const uint8_t *vals = in_body ? body->data + lev_len : c->plain.data;
-    const size_t vals_len = in_body ? body->len - lev_len : c->plain.len;
+    const uint8_t *vals = in_body ? body->data + lev_len : plain->data;
+    const size_t vals_len = in_body ? body->len - lev_len : plain->len;
     if (vals == NULL)
         vals = (const uint8_t *)""; /* nothing allocated for no values */
 
@@ -86,7 +99,7 @@ cf_status cf_pq_wcol_flush_page(cf_pq_wcol *c, cf_error *err)
         CF_CHECK(!pages->oom, err, CF_ENOMEM, "column %s: out of memory for the row group's pages",
                  c->d.name);
     } else {
-        CF_TRY(cf_pq_compressor_run(c->cz, src, src_len, pages, err));
+        CF_TRY(cf_pq_compressor_run(cz, src, src_len, pages, err));
     }
     const size_t page_len = pages->len - start;
     CF_CHECK(unc_len <= INT32_MAX && page_len <= INT32_MAX, err, CF_EINVAL,
@@ -102,21 +115,22 @@ cf_status cf_pq_wcol_flush_page(cf_pq_wcol *c, cf_error *err)
     cf_thrift_write_field_i32(&tw, 2, (int32_t)unc_len);
     cf_thrift_write_field_i32(&tw, 3, (int32_t)page_len);
     cf_pq_wcol_put_crc(c, &tw, pages->data + start, page_len, NULL, 0);
+    const int32_t enc = dict ? CF_PQE_RLE_DICTIONARY : CF_PQE_PLAIN;
     if (!v2) {
         cf_thrift_write_field(&tw, 5, CF_TT_STRUCT);
         cf_thrift_write_struct_begin(&tw);
-        cf_thrift_write_field_i32(&tw, 1, (int32_t)c->nlev);
-        cf_thrift_write_field_i32(&tw, 2, (int32_t)enc);
+        cf_thrift_write_field_i32(&tw, 1, (int32_t)pg->nlev);
+        cf_thrift_write_field_i32(&tw, 2, enc);
         cf_thrift_write_field_i32(&tw, 3, CF_PQE_RLE);
         cf_thrift_write_field_i32(&tw, 4, CF_PQE_RLE);
         cf_thrift_write_struct_end(&tw);
     } else {
         cf_thrift_write_field(&tw, 8, CF_TT_STRUCT);
         cf_thrift_write_struct_begin(&tw);
-        cf_thrift_write_field_i32(&tw, 1, (int32_t)c->nlev);
-        cf_thrift_write_field_i32(&tw, 2, (int32_t)(c->nlev - c->nvals));
-        cf_thrift_write_field_i32(&tw, 3, (int32_t)c->page_rows);
-        cf_thrift_write_field_i32(&tw, 4, (int32_t)enc);
+        cf_thrift_write_field_i32(&tw, 1, (int32_t)pg->nlev);
+        cf_thrift_write_field_i32(&tw, 2, (int32_t)(pg->nlev - pg->nvals));
+        cf_thrift_write_field_i32(&tw, 3, (int32_t)pg->page_rows);
+        cf_thrift_write_field_i32(&tw, 4, enc);
         cf_thrift_write_field_i32(&tw, 5, (int32_t)def_len);
         cf_thrift_write_field_i32(&tw, 6, (int32_t)rep_len);
         cf_thrift_write_field_bool(&tw, 7, c->o.codec != CF_PQC_UNCOMPRESSED);
@@ -125,16 +139,118 @@ cf_status cf_pq_wcol_flush_page(cf_pq_wcol *c, cf_error *err)
     cf_thrift_write_struct_end(&tw);
     CF_CHECK(cf_thrift_writer_status(&tw) == CF_OK, err, CF_ENOMEM, "column %s: out of memory",
              c->d.name);
-    const size_t hdr_len = hdr->len - hdr_at;
+    pg->hdr_at = hdr_at;
+    pg->hdr_len = hdr->len - hdr_at;
+    pg->start = start;
+    pg->page_len = page_len;
+    pg->unc_len = unc_len;
+    return CF_OK;
+}
 
-    /* the page record (offset within the chunk's data pages for now) */
+/* The built page into the chunk, in page order: its offset and size, the
+ * chunk's byte totals, and the page to the file when the chunk streams. */
+static cf_status commit(cf_pq_wcol *c, const cf_pq_wpage *pg, cf_error *err)
+{
+    cf_pq_page_rec *pr = &c->recs[pg->rec];
+    pr->offset = c->data_bytes;
+    pr->size = (int32_t)(pg->hdr_len + pg->page_len);
+    pr->hdr_len = (uint32_t)pg->hdr_len;
+    c->data_bytes += (int64_t)(pg->hdr_len + pg->page_len);
+    c->unc_total += (int64_t)(pg->hdr_len + pg->unc_len);
+    if (c->streaming) {
+        CF_TRY(io_put(c->stream_io, c->hdrs.data + pg->hdr_at, pg->hdr_len, err));
+        CF_TRY(io_put(c->stream_io, c->pages.data + pg->start, pg->page_len, err));
+        cf_buf_clear(&c->pages);
+        cf_buf_clear(&c->hdrs);
+    }
+    return CF_OK;
+}
+
+/* A team job: build the page in flight on the column's own compressor. */
+static cf_status build_job(void *ctx, size_t i, cf_error *err)
+{
+    (void)i;
+    cf_pq_wcol *c = ctx;
+    return build(c, &c->fly, c->fly_cz, err);
+}
+
+cf_status cf_pq_wcol_drain(cf_pq_wcol *c, cf_error *err)
+{
+    if (!c->in_flight)
+        return CF_OK;
+    cf_team_finish(c->team, c->ticket);
+    c->in_flight = false;
+    if (c->fly_st != CF_OK) {
+        if (err)
+            *err = c->fly_err;
+        return c->fly_st;
+    }
+    return commit(c, &c->fly, err);
+}
+
+uint64_t cf_pq_wcol_in_flight_max(const cf_pq_wcol *c)
+{
+    return c->in_flight ? c->fly.bound : 0;
+}
+
+void cf_pq_wcol_pipeline(cf_pq_wcol *c, cf_team *team, cf_pq_compressor *cz)
+{
+    c->team = team;
+    c->fly_cz = cz;
+}
+
+/* The open page's arrays and the page in flight's, exchanged: the closed
+ * page's values go to the build, the open page goes on in the other set. */
+static void swap_arrays(cf_pq_wcol *c)
+{
+    uint16_t *d = c->def, *r = c->rep;
+    uint32_t *x = c->idx;
+    size_t lc = c->lev_cap, xc = c->idx_cap;
+    cf_buf p = c->plain;
+    c->def = c->fly_def;
+    c->rep = c->fly_rep;
+    c->idx = c->fly_idx;
+    c->lev_cap = c->fly_lev_cap;
+    c->idx_cap = c->fly_idx_cap;
+    c->plain = c->fly_plain;
+    c->fly_def = d;
+    c->fly_rep = r;
+    c->fly_idx = x;
+    c->fly_lev_cap = lc;
+    c->fly_idx_cap = xc;
+    c->fly_plain = p;
+}
+
+/* The most bytes page pg can add to the chunk (header and stored body):
+ * levels at most 3 bytes each per stream, an index at most 5, PLAIN its
+ * bytes, and a codec's output at most 1.5 times its input plus 4 KiB (every
+ * codec's bound is well inside). Lets the writer see, without waiting for the
+ * build, that a row group cannot have reached its size. */
+static uint64_t page_bound(const cf_pq_wpage *pg)
+{
+    uint64_t unc = 2 * (3 * (uint64_t)pg->nlev + 16);
+    unc += pg->dict ? 5 * (uint64_t)pg->nidx + 16 : (uint64_t)pg->plain->len + 16;
+    return HDR_MAX + unc + unc / 2 + 4096;
+}
+
+cf_status cf_pq_wcol_flush_page(cf_pq_wcol *c, cf_error *err)
+{
+    if (c->nlev == 0)
+        return CF_OK;
+    CF_TRY(cf_pq_wcol_drain(c, err)); /* the page before, committed first */
+    if (c->stream_io != NULL && !c->streaming && !c->dict_on)
+        CF_TRY(start_stream(c, err));
+    const bool dict = c->dict_on;
+    const unsigned enc = dict ? CF_PQE_RLE_DICTIONARY : CF_PQE_PLAIN;
+    if (dict)
+        c->dict_used = true;
+
+    /* the page record (offset and size at commit) */
     if (!grow((void **)&c->recs, &c->recs_cap, c->nrecs + 1, sizeof(*c->recs)))
         CF_FAIL(err, CF_ENOMEM, "column %s: out of memory for the page index", c->d.name);
-    cf_pq_page_rec *pr = &c->recs[c->nrecs++];
+    const size_t rec = c->nrecs++;
+    cf_pq_page_rec *pr = &c->recs[rec];
     memset(pr, 0, sizeof(*pr));
-    pr->offset = c->data_bytes;
-    pr->size = (int32_t)(hdr_len + page_len);
-    pr->hdr_len = (uint32_t)hdr_len;
     pr->first_row = c->page_first_row;
     pr->null_count = c->pnulls;
     pr->null_page = c->nvals == 0;
@@ -152,9 +268,7 @@ cf_status cf_pq_wcol_flush_page(cf_pq_wcol *c, cf_error *err)
     CF_CHECK(!c->bounds.oom, err, CF_ENOMEM, "column %s: out of memory for the page index",
              c->d.name);
 
-    /* chunk totals */
-    c->data_bytes += (int64_t)(hdr_len + page_len);
-    c->unc_total += (int64_t)(hdr_len + unc_len);
+    /* chunk totals that do not wait for the bytes */
     c->encodings |= 1u << enc;
     if (c->d.max_def || c->d.max_rep)
         c->encodings |= 1u << CF_PQE_RLE;
@@ -165,11 +279,31 @@ cf_status cf_pq_wcol_flush_page(cf_pq_wcol *c, cf_error *err)
         minmax_add(&c->cstat, c->d.sort, c->pstat.max.data, c->pstat.max.len);
     }
 
-    if (c->streaming) {
-        CF_TRY(io_put(c->stream_io, hdr->data + hdr_at, hdr_len, err));
-        CF_TRY(io_put(c->stream_io, pages->data + start, page_len, err));
-        cf_buf_clear(pages);
-        cf_buf_clear(hdr);
+    /* the build: on a worker when the column has one, else here */
+    cf_pq_wpage *pg = &c->fly;
+    pg->nlev = c->nlev;
+    pg->nidx = c->nidx;
+    pg->nvals = c->nvals;
+    pg->page_rows = c->page_rows;
+    pg->dict_count = (uint32_t)c->dict_count;
+    pg->dict = dict;
+    pg->rec = rec;
+    if (c->team != NULL) {
+        swap_arrays(c);
+        pg->def = c->fly_def;
+        pg->rep = c->fly_rep;
+        pg->idx = c->fly_idx;
+        pg->plain = &c->fly_plain;
+        pg->bound = page_bound(pg);
+        c->ticket = cf_team_start(c->team, build_job, c, 1, &c->fly_st, &c->fly_err);
+        c->in_flight = true;
+    } else {
+        pg->def = c->def;
+        pg->rep = c->rep;
+        pg->idx = c->idx;
+        pg->plain = &c->plain;
+        CF_TRY(build(c, pg, c->cz, err));
+        CF_TRY(commit(c, pg, err));
     }
 
     c->nlev = 0;

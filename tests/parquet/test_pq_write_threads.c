@@ -4,7 +4,8 @@
  * not, arrays, dictionary on, off and falling back, v1 and v2 pages, every
  * codec built in, bloom filters, many row groups ended by rows or by bytes,
  * page index on and off, batches above and below the size that is handed to
- * the team). A batch refused in two columns gives the error and error row of
+ * the team), and files of one column, whose pages build on a second thread
+ * (one_column). A batch refused in two columns gives the error and error row of
  * the first column, as one thread does, whichever job finished first. Run
  * under ThreadSanitizer by CI. */
 /* cf-label: threads */
@@ -327,6 +328,62 @@ static void test_pq_write_threads__same_bytes(void **state)
     gtable_free(&t);
 }
 
+/* A file of one column: its pages are built on a second thread behind the
+ * encoding of the next (writer_col_page.c, "Pipeline"), so the pages must
+ * still come in order, each with its offset, and each row group must end
+ * where one thread ends it: with row groups ended by bytes, a page in flight
+ * is waited for only near the limit. Every codec, dictionary on, off and
+ * falling back (held chunks, and chunks that stream once the dictionary is
+ * given up), v1 and v2 pages, CRC and page index on and off, scalars,
+ * nullable or not, and arrays. */
+static void test_pq_write_threads__one_column(void **state)
+{
+    (void)state;
+    gtable t;
+    gen(&t, ROWS, 31);
+    /* c6 INT64 (50 values: dictionary), c7 INT64 nullable (falls back), c20
+     * BOOL, c23 STRING nullable (falls back), c36 DECIMAL128, c41 array of
+     * nullable STRINGs, c42 array of DOUBLEs */
+    static const size_t cols[] = {6, 7, 20, 23, 36, 41, 42};
+    static const int32_t codecs[] = {CF_PARQUET_UNCOMPRESSED, CF_PARQUET_SNAPPY,
+                                     CF_PARQUET_GZIP,         CF_PARQUET_BROTLI,
+                                     CF_PARQUET_ZSTD,         CF_PARQUET_LZ4_RAW};
+    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+        gtable *one = malloc(sizeof *one); /* a view of column cols[k]: its data freed with t */
+        *one = t;
+        one->ncols = 1;
+        one->c[0] = t.c[cols[k]];
+        for (size_t ci = 0; ci < sizeof codecs / sizeof codecs[0]; ci++) {
+            for (int shape = 0; shape < 5; shape++) {
+                cf_parquet_writer_options o;
+                cf_parquet_writer_options_init(&o);
+                o.codec = codecs[ci];
+                o.data_page_v2 = shape & 1;
+                o.page_rows = 300;
+                o.dict_page_bytes = 20000;
+                o.dictionary = shape != 2;
+                o.page_index = shape != 3;
+                o.statistics = shape != 3;
+                o.page_crc = shape != 1;
+                if (shape == 4) { /* row groups by bytes, pages by theirs */
+                    o.row_group_bytes = 9000;
+                    o.page_bytes = 700;
+                } else {
+                    o.row_group_rows = 5000;
+                }
+                char what[96];
+                snprintf(what, sizeof what, "one column c%zu, codec %d shape %d", cols[k],
+                         (int)codecs[ci], shape);
+                /* shape 4: small batches, so the row group's size is
+                 * checked often, and near its end with a page in flight */
+                same_bytes(one, &o, shape == 0 ? 1000 : shape == 4 ? 50 : 4096, what);
+            }
+        }
+        free(one);
+    }
+    gtable_free(&t);
+}
+
 /* A batch whose column c3 (INT32, REQUIRED) has a NULL at file row 9700 and
  * whose column c1 (STRING) holds a value that is not UTF-8 at row 9900: the
  * one-thread loop stops at c1, so that is the error and row 9900 the error
@@ -423,6 +480,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pq_write_threads__same_bytes),
+        cmocka_unit_test(test_pq_write_threads__one_column),
         cmocka_unit_test(test_pq_write_threads__first_column_error),
         cmocka_unit_test(test_pq_write_threads__bad_option),
     };
