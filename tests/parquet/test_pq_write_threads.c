@@ -290,6 +290,21 @@ static void same_bytes(const gtable *t, const cf_parquet_writer_options *o, size
     free(one);
 }
 
+/* The options of one shape: shape 1 v2 pages without CRCs, 2 no
+ * dictionary, 3 no statistics or page index; high-cardinality chunks fall
+ * back from their dictionary. */
+static void shape_options(cf_parquet_writer_options *o, int32_t codec, int shape)
+{
+    cf_parquet_writer_options_init(o);
+    o->codec = codec;
+    o->data_page_v2 = shape & 1;
+    o->dict_page_bytes = 20000;
+    o->dictionary = shape != 2;
+    o->page_index = shape != 3;
+    o->statistics = shape != 3;
+    o->page_crc = shape != 1;
+}
+
 static void test_pq_write_threads__same_bytes(void **state)
 {
     (void)state;
@@ -301,16 +316,9 @@ static void test_pq_write_threads__same_bytes(void **state)
     for (size_t ci = 0; ci < sizeof codecs / sizeof codecs[0]; ci++) {
         for (int shape = 0; shape < 4; shape++) {
             cf_parquet_writer_options o;
-            cf_parquet_writer_options_init(&o);
-            o.codec = codecs[ci];
-            o.data_page_v2 = shape & 1;
-            o.row_group_rows = 5000;   /* several row groups, the last short */
-            o.page_rows = 700;         /* many pages per chunk */
-            o.dict_page_bytes = 20000; /* high-cardinality chunks fall back */
-            o.dictionary = shape != 2; /* and one shape without dictionaries */
-            o.page_index = shape != 3; /* and one without the page index */
-            o.statistics = shape != 3;
-            o.page_crc = shape != 1;
+            shape_options(&o, codecs[ci], shape);
+            o.row_group_rows = 5000; /* several row groups, the last short */
+            o.page_rows = 700;       /* many pages per chunk */
             char what[64];
             snprintf(what, sizeof what, "codec %d shape %d", (int)codecs[ci], shape);
             /* batches above and below the slice handed to the team */
@@ -356,15 +364,8 @@ static void test_pq_write_threads__one_column(void **state)
         for (size_t ci = 0; ci < sizeof codecs / sizeof codecs[0]; ci++) {
             for (int shape = 0; shape < 5; shape++) {
                 cf_parquet_writer_options o;
-                cf_parquet_writer_options_init(&o);
-                o.codec = codecs[ci];
-                o.data_page_v2 = shape & 1;
+                shape_options(&o, codecs[ci], shape);
                 o.page_rows = 300;
-                o.dict_page_bytes = 20000;
-                o.dictionary = shape != 2;
-                o.page_index = shape != 3;
-                o.statistics = shape != 3;
-                o.page_crc = shape != 1;
                 if (shape == 4) { /* row groups by bytes, pages by theirs */
                     o.row_group_bytes = 9000;
                     o.page_bytes = 700;
