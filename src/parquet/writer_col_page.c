@@ -199,26 +199,23 @@ void cf_pq_wcol_pipeline(cf_pq_wcol *c, cf_team *team, cf_pq_compressor *cz)
     c->fly_cz = cz;
 }
 
+#define SWAP(T, x, y)                                                                              \
+    do {                                                                                           \
+        T t_ = x;                                                                                  \
+        x = y;                                                                                     \
+        y = t_;                                                                                    \
+    } while (0)
+
 /* The open page's arrays and the page in flight's, exchanged: the closed
  * page's values go to the build, the open page goes on in the other set. */
 static void swap_arrays(cf_pq_wcol *c)
 {
-    uint16_t *d = c->def, *r = c->rep;
-    uint32_t *x = c->idx;
-    size_t lc = c->lev_cap, xc = c->idx_cap;
-    cf_buf p = c->plain;
-    c->def = c->fly_def;
-    c->rep = c->fly_rep;
-    c->idx = c->fly_idx;
-    c->lev_cap = c->fly_lev_cap;
-    c->idx_cap = c->fly_idx_cap;
-    c->plain = c->fly_plain;
-    c->fly_def = d;
-    c->fly_rep = r;
-    c->fly_idx = x;
-    c->fly_lev_cap = lc;
-    c->fly_idx_cap = xc;
-    c->fly_plain = p;
+    SWAP(uint16_t *, c->def, c->fly_def);
+    SWAP(uint16_t *, c->rep, c->fly_rep);
+    SWAP(uint32_t *, c->idx, c->fly_idx);
+    SWAP(size_t, c->lev_cap, c->fly_lev_cap);
+    SWAP(size_t, c->idx_cap, c->fly_idx_cap);
+    SWAP(cf_buf, c->plain, c->fly_plain);
 }
 
 /* The most bytes page pg can add to the chunk (header and stored body):
