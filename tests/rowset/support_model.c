@@ -1,6 +1,8 @@
 /* Shared by the rowset and table tests: see support_model.h. */
 #include "support_model.h"
 
+#include "support_table.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,27 +107,56 @@ void model_update_draw(model_update *u, cf_rng *rng, const version *cur, uint64_
     }
 }
 
+void model_pred_draw(model_pred *mp, cf_scan_options *o, cf_rng *rng, size_t nkeys, uint64_t snap)
+{
+    mp->kind = (int)cf_rng_below(rng, 4);
+    mp->x = (int32_t)cf_rng_below(rng, 100);
+    snprintf(mp->kb, sizeof(mp->kb), "k%03d", (int)cf_rng_below(rng, nkeys / 3));
+    mp->ks = (cf_slice){(const uint8_t *)mp->kb, strlen(mp->kb)};
+    cf_scan_options_init(o);
+    o->snapshot = snap;
+    o->batch_rows = 1 + cf_rng_below(rng, 100);
+    if (mp->kind == 1)
+        mp->p[0] = (cf_pred){2, CF_PRED_GE, &mp->x};
+    else if (mp->kind == 2)
+        mp->p[0] = (cf_pred){3, CF_PRED_IS_NULL, NULL};
+    else if (mp->kind == 3)
+        mp->p[0] = (cf_pred){0, CF_PRED_LE, &mp->ks};
+    o->preds = mp->p;
+    o->npreds = mp->kind ? 1 : 0;
+}
+
+void model_check_batch(const cf_row_batch *b, const mrow *m, size_t nkeys, size_t *i, uint64_t snap,
+                       const model_pred *mp, bool keys, size_t cv, size_t cs)
+{
+    for (size_t r = 0; r < b->count; r++) {
+        while (*i < nkeys && !passes(at(&m[*i], snap), *i, mp->kind, mp->x, mp->kb))
+            (*i)++;
+        assert_true(*i < nkeys);
+        check_row(b, r, *i, at(&m[*i], snap), keys, cv, cs);
+        (*i)++;
+    }
+}
+
+void model_check_rest(const mrow *m, size_t nkeys, size_t i, uint64_t snap, const model_pred *mp)
+{
+    for (; i < nkeys; i++)
+        assert_false(passes(at(&m[i], snap), i, mp->kind, mp->x, mp->kb));
+}
+
+void model_free(mrow *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(m[i].h);
+    free(m);
+}
+
 void model_check_table(cf_table *t, const mrow *m, size_t nkeys, uint64_t snap, cf_rng *rng)
 {
     cf_error err;
-    int kind = (int)cf_rng_below(rng, 4);
-    int32_t x = (int32_t)cf_rng_below(rng, 100);
-    char kb[16];
-    snprintf(kb, sizeof(kb), "k%03d", (int)cf_rng_below(rng, nkeys / 3));
-    cf_slice ks = {(const uint8_t *)kb, strlen(kb)};
-    cf_pred p[1];
+    model_pred mp;
     cf_scan_options o;
-    cf_scan_options_init(&o);
-    o.snapshot = snap;
-    o.batch_rows = 1 + cf_rng_below(rng, 100);
-    if (kind == 1)
-        p[0] = (cf_pred){2, CF_PRED_GE, &x};
-    else if (kind == 2)
-        p[0] = (cf_pred){3, CF_PRED_IS_NULL, NULL};
-    else if (kind == 3)
-        p[0] = (cf_pred){0, CF_PRED_LE, &ks};
-    o.preds = p;
-    o.npreds = kind ? 1 : 0;
+    model_pred_draw(&mp, &o, rng, nkeys, snap);
     /* Half the scans project (s, v) only: no key column asked for. */
     static const size_t sv[2] = {3, 2};
     bool narrow = cf_rng_below(rng, 2) == 0;
@@ -134,24 +165,12 @@ void model_check_table(cf_table *t, const mrow *m, size_t nkeys, uint64_t snap, 
         o.ncols = 2;
     }
     size_t cv = narrow ? 1 : 2, cs = narrow ? 0 : 3;
-    cf_table_scanner *sc;
-    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
+    cf_table_scanner *sc = table_scan_open(t, &o);
     size_t i = 0;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
-        for (size_t r = 0; r < b.count; r++) {
-            while (i < nkeys && !passes(at(&m[i], snap), i, kind, x, kb))
-                i++;
-            assert_true(i < nkeys);
-            check_row(&b, r, i, at(&m[i], snap), !narrow, cv, cs);
-            i++;
-        }
-    }
-    for (; i < nkeys; i++)
-        assert_false(passes(at(&m[i], snap), i, kind, x, kb));
+    cf_row_batch b;
+    while (table_scan_next(sc, &b))
+        model_check_batch(&b, m, nkeys, &i, snap, &mp, !narrow, cv, cs);
+    model_check_rest(m, nkeys, i, snap, &mp);
     cf_table_scanner_free(sc);
     for (int n = 0; n < 8; n++) {
         size_t r = cf_rng_below(rng, nkeys);
@@ -160,14 +179,14 @@ void model_check_table(cf_table *t, const mrow *m, size_t nkeys, uint64_t snap, 
         mkey(r, mk, &mj);
         cf_slice s = {(const uint8_t *)mk, strlen(mk)};
         const void *key[2] = {&s, &mj};
-        cf_row_batch b;
-        cf_status st = cf_table_get(t, key, snap, &b, &err);
+        cf_row_batch g;
+        cf_status st = cf_table_get(t, key, snap, &g, &err);
         const version *v = at(&m[r], snap);
         if (v == NULL) {
             CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
             continue;
         }
         CF_ASSERT_OK(st, &err);
-        check_row(&b, 0, r, v, false, 2, 3);
+        check_row(&g, 0, r, v, false, 2, 3);
     }
 }

@@ -65,6 +65,28 @@ typedef struct model_update {
 } model_update;
 void model_update_draw(model_update *u, cf_rng *rng, const version *cur, uint64_t ts);
 
+/* The model's random scan predicate over nkeys model rows: none (kind 0),
+ * v >= x (1), s IS NULL (2), or k <= kb (3). */
+typedef struct model_pred {
+    int kind;
+    int32_t x;
+    char kb[16];
+    cf_slice ks;
+    cf_pred p[1];
+} model_pred;
+/* Draw a predicate and a batch size into *mp and o (which then points into
+ * mp); o->snapshot = snap. */
+void model_pred_draw(model_pred *mp, cf_scan_options *o, cf_rng *rng, size_t nkeys, uint64_t snap);
+/* Batch b is the next rows of the model at snap that pass mp, from model row
+ * *i on (absent and filtered rows skipped); *i moves past them. keys, cv, cs:
+ * as check_row. */
+void model_check_batch(const cf_row_batch *b, const mrow *m, size_t nkeys, size_t *i, uint64_t snap,
+                       const model_pred *mp, bool keys, size_t cv, size_t cs);
+/* After the last batch: no model row from i on passes mp at snap. */
+void model_check_rest(const mrow *m, size_t nkeys, size_t i, uint64_t snap, const model_pred *mp);
+/* Free the histories of m[0..n) and m itself. */
+void model_free(mrow *m, size_t n);
+
 /* Check table t at snapshot snap against model rows m[0..nkeys): a scan with a
  * random predicate and projection (mkey order), then 8 random lookups. */
 void model_check_table(cf_table *t, const mrow *m, size_t nkeys, uint64_t snap, cf_rng *rng);

@@ -16,6 +16,7 @@
 #include <cfile/rowset.h>
 
 #include "support_model.h"
+#include "support_table.h"
 
 /* ---- schema and keys --------------------------------------------------------------------- */
 
@@ -271,11 +272,8 @@ static void test_rowset__write_scan_get(void **state)
     cf_rowset_scanner *sc;
     CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
     size_t seen = 0;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    cf_row_batch b;
+    while (rowset_scan_next(sc, &b)) {
         for (size_t r = 0; r < b.count; r++)
             check_row6(&b, r, (int64_t)(seen + r));
         seen += b.count;
@@ -286,7 +284,6 @@ static void test_rowset__write_scan_get(void **state)
     for (int64_t i = 0; i < (int64_t)n; i += 97) {
         int64_t key = 2 * i;
         const void *k[1] = {&key};
-        cf_row_batch b;
         CF_ASSERT_OK(cf_rowset_get(rs, k, CF_SNAPSHOT_LATEST, &b, &err), &err);
         assert_int_equal(b.count, 1);
         check_row6(&b, 0, i);
@@ -295,7 +292,6 @@ static void test_rowset__write_scan_get(void **state)
     }
     int64_t big = 1 << 30, neg = -5;
     const void *kb[1] = {&big};
-    cf_row_batch b;
     CF_ASSERT_STATUS(cf_rowset_get(rs, kb, CF_SNAPSHOT_LATEST, &b, &err), CF_ENOTFOUND, &err);
     kb[0] = &neg;
     CF_ASSERT_STATUS(cf_rowset_get(rs, kb, CF_SNAPSHOT_LATEST, &b, &err), CF_ENOTFOUND, &err);
@@ -350,11 +346,8 @@ static void check_tags(cf_rowset *rs, size_t n, uint64_t snap)
     cf_rowset_scanner *sc;
     CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
     int64_t i = 0;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    cf_row_batch b;
+    while (rowset_scan_next(sc, &b)) {
         const cf_batch *t = &b.cols[5];
         for (size_t r = 0; r < b.count; r++, i++) {
             bool present;
@@ -653,11 +646,8 @@ static size_t count_scan(cf_rowset *rs, const cf_pred *p, size_t np, uint64_t *b
     CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
     size_t n = 0;
     *ids_sum = 0;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    cf_row_batch b;
+    while (rowset_scan_next(sc, &b)) {
         for (size_t r = 0; r < b.count; r++)
             *ids_sum += ((const int64_t *)b.cols[0].values)[r];
         n += b.count;
@@ -755,11 +745,8 @@ static void test_rowset__block_skipping(void **state)
     cf_rowset_scanner *sc;
     CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
     size_t got = 0;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    cf_row_batch b;
+    while (rowset_scan_next(sc, &b)) {
         got += b.count;
     }
     assert_int_equal(got, want);
@@ -810,11 +797,8 @@ static void test_rowset__predicates(void **state)
     CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
     assert_int_equal(cf_rowset_scanner_stats(sc)->rows_in_range, 1001); /* ids 1000..3000 step 2 */
     size_t got = 0;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    cf_row_batch b;
+    while (rowset_scan_next(sc, &b)) {
         assert_int_equal(b.ncols, 2);
         for (size_t r = 0; r < b.count; r++) {
             int64_t id = ((const int64_t *)b.cols[1].values)[r];
@@ -839,7 +823,6 @@ static void test_rowset__predicates(void **state)
     o.npreds = 1;
     CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
     assert_int_equal(cf_rowset_scanner_stats(sc)->rows_in_range, 1);
-    cf_row_batch b;
     CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
     assert_int_equal(b.count, 1);
     check_row6(&b, 0, 2121);
@@ -959,43 +942,16 @@ static void check_model(cf_rowset *rs, mrow *m, uint64_t snap, cf_rng *rng)
 {
     cf_error err;
     /* Random predicate: none, v >= x, s IS NULL, or a key range on k. */
-    int kind = (int)cf_rng_below(rng, 4);
-    int32_t x = (int32_t)cf_rng_below(rng, 100);
-    char kb[16];
-    snprintf(kb, sizeof(kb), "k%03d", (int)cf_rng_below(rng, MROWS / 3));
-    cf_slice ks = {(const uint8_t *)kb, strlen(kb)};
-    cf_pred p[1];
+    model_pred mp;
     cf_scan_options o;
-    cf_scan_options_init(&o);
-    o.snapshot = snap;
-    o.batch_rows = 1 + cf_rng_below(rng, 100);
-    if (kind == 1)
-        p[0] = (cf_pred){2, CF_PRED_GE, &x};
-    else if (kind == 2)
-        p[0] = (cf_pred){3, CF_PRED_IS_NULL, NULL};
-    else if (kind == 3)
-        p[0] = (cf_pred){0, CF_PRED_LE, &ks};
-    o.preds = p;
-    o.npreds = kind ? 1 : 0;
+    model_pred_draw(&mp, &o, rng, MROWS, snap);
     cf_rowset_scanner *sc;
     CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
     size_t i = 0;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
-        for (size_t r = 0; r < b.count; r++) {
-            /* skip the rows the model says are absent or filtered */
-            while (i < MROWS && !passes(at(&m[i], snap), i, kind, x, kb))
-                i++;
-            assert_true(i < MROWS);
-            check_row(&b, r, i, at(&m[i], snap), true, 2, 3);
-            i++;
-        }
-    }
-    for (; i < MROWS; i++)
-        assert_false(passes(at(&m[i], snap), i, kind, x, kb));
+    cf_row_batch b;
+    while (rowset_scan_next(sc, &b))
+        model_check_batch(&b, m, MROWS, &i, snap, &mp, true, 2, 3);
+    model_check_rest(m, MROWS, i, snap, &mp);
     cf_rowset_scanner_free(sc);
     /* A few point lookups. */
     for (int t = 0; t < 5; t++) {
@@ -1005,8 +961,8 @@ static void check_model(cf_rowset *rs, mrow *m, uint64_t snap, cf_rng *rng)
         mkey(r, mk, &mj);
         cf_slice s = {(const uint8_t *)mk, strlen(mk)};
         const void *key[2] = {&s, &mj};
-        cf_row_batch b;
-        cf_status st = cf_rowset_get(rs, key, snap, &b, &err);
+        cf_row_batch g;
+        cf_status st = cf_rowset_get(rs, key, snap, &g, &err);
         /* The key columns come back from the key looked up (not read again):
          * copies, which outlive the caller's buffers. */
         memset(mk, 'X', sizeof(mk));
@@ -1017,7 +973,7 @@ static void check_model(cf_rowset *rs, mrow *m, uint64_t snap, cf_rng *rng)
             continue;
         }
         CF_ASSERT_OK(st, &err);
-        check_row(&b, 0, r, v, true, 2, 3);
+        check_row(&g, 0, r, v, true, 2, 3);
     }
 }
 
@@ -1157,9 +1113,7 @@ static void test_rowset__model(void **state)
     for (uint64_t snap = ahm; snap < ts + 2; snap += 1 + ts / 20)
         check_model(rs, m, snap, &rng);
     cf_rowset_free(rs);
-    for (size_t i = 0; i < MROWS; i++)
-        free(m[i].h);
-    free(m);
+    model_free(m, MROWS);
     cf_schema_free(s);
     CF_ASSERT_RM_RF(dir);
 }
@@ -1248,11 +1202,8 @@ static void test_rowset__crash_during_compaction(void **state)
         cf_rowset_scanner *sc;
         CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, NULL, &err), &err);
         size_t seen = 0;
-        for (;;) {
-            cf_row_batch b;
-            CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
-            if (b.count == 0)
-                break;
+        cf_row_batch b;
+        while (rowset_scan_next(sc, &b)) {
             for (size_t r = 0; r < b.count; r++) {
                 int64_t id = ((const int64_t *)b.cols[0].values)[r];
                 int32_t v = ((const int32_t *)b.cols[2].values)[r];
@@ -1267,7 +1218,6 @@ static void test_rowset__crash_during_compaction(void **state)
         /* History is still there at the old snapshots. */
         int64_t key = 2;
         const void *k[1] = {&key};
-        cf_row_batch b;
         CF_ASSERT_OK(cf_rowset_get(rs, k, 50, &b, &err), &err);
         CF_ASSERT_STATUS(cf_rowset_get(rs, k, CF_SNAPSHOT_LATEST, &b, &err), CF_ENOTFOUND, &err);
         /* And a later compaction works and cleans leftovers. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "support_model.h"
+#include "support_table.h"
 
 #include <cfile/delta.h>
 
@@ -463,8 +464,7 @@ static void test_scan_threads__free_early(void **state)
             CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
         }
         cf_rowset_scanner_free(sc); /* workers are joined, windows freed (ASan: no leak) */
-        cf_table_scanner *ts;
-        CF_ASSERT_OK(cf_table_scanner_create(&ts, t, &o, &err), &err);
+        cf_table_scanner *ts = table_scan_open(t, &o);
         for (int i = 0; i < after; i++) {
             cf_row_batch b;
             CF_ASSERT_OK(cf_table_scanner_next(ts, &b, &err), &err);
@@ -478,8 +478,7 @@ static void test_scan_threads__free_early(void **state)
     cf_slice b = {(const uint8_t *)"x", 1};
     const void *vals[NCOLS] = {&id, &a, &b, &c, &d, NULL, NULL};
     CF_ASSERT_OK(cf_table_insert(t, vals, 2, &err), &err);
-    cf_table_scanner *ts;
-    CF_ASSERT_OK(cf_table_scanner_create(&ts, t, &o, &err), &err);
+    cf_table_scanner *ts = table_scan_open(t, &o);
     cf_row_batch bt;
     CF_ASSERT_OK(cf_table_scanner_next(ts, &bt, &err), &err);
     assert_true(bt.count > 0);

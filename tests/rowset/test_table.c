@@ -18,6 +18,7 @@
 #include <cfile/rowset.h>
 
 #include "support_model.h"
+#include "support_table.h"
 
 static bool exists(const char *dir, const char *name)
 {
@@ -29,11 +30,7 @@ static bool exists(const char *dir, const char *name)
 /* (id INT64 KEY, name STRING NULL) */
 static void make_table(const char *dir)
 {
-    cf_error err;
-    cf_schema *s;
-    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
-    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
-    cf_schema_free(s);
+    table_create(dir, "id INT64 KEY, name STRING NULL");
 }
 
 static cf_status ins(cf_table *t, int64_t id, const char *name, uint64_t ts, cf_error *err)
@@ -46,18 +43,13 @@ static cf_status ins(cf_table *t, int64_t id, const char *name, uint64_t ts, cf_
 /* The ids of a full scan at snap, in order, into ids (returns how many). */
 static size_t scan_ids(cf_table *t, uint64_t snap, int64_t *ids, size_t cap)
 {
-    cf_error err;
     cf_scan_options o;
     cf_scan_options_init(&o);
     o.snapshot = snap;
-    cf_table_scanner *sc;
-    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
+    cf_table_scanner *sc = table_scan_open(t, &o);
     size_t n = 0;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    cf_row_batch b;
+    while (table_scan_next(sc, &b)) {
         for (size_t r = 0; r < b.count; r++) {
             assert_true(n < cap);
             ids[n++] = ((const int64_t *)b.cols[0].values)[r];
@@ -196,14 +188,10 @@ static void test_table__mrs_flushes_by_size(void **state)
     o.npreds = 1;
     o.cols = &col1;
     o.ncols = 1;
-    cf_table_scanner *sc;
-    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
+    cf_table_scanner *sc = table_scan_open(t, &o);
     size_t n = 0, nulls = 0;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    cf_row_batch b;
+    while (table_scan_next(sc, &b)) {
         assert_int_equal(b.ncols, 1);
         for (size_t r = 0; r < b.count; r++)
             nulls += !bit(b.cols[0].nonnull, r);
@@ -257,8 +245,7 @@ static void test_table__block_cache(void **state)
     cf_scan_options_init(&so);
     so.preds = &p;
     so.npreds = 1;
-    cf_table_scanner *sc;
-    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &so, &err), &err);
+    cf_table_scanner *sc = table_scan_open(t, &so);
     cf_row_batch b;
     CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
     assert_int_equal(b.count, 0);
@@ -624,19 +611,14 @@ static void acheck_row(const cf_row_batch *b, size_t r, const aver *v)
 
 static void acheck(cf_table *t, const arow *m, uint64_t snap, size_t batch)
 {
-    cf_error err;
     cf_scan_options o;
     cf_scan_options_init(&o);
     o.snapshot = snap;
     o.batch_rows = batch;
-    cf_table_scanner *sc;
-    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
+    cf_table_scanner *sc = table_scan_open(t, &o);
     int64_t k = 0;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    cf_row_batch b;
+    while (table_scan_next(sc, &b)) {
         for (size_t r = 0; r < b.count; r++, k++) {
             while (k < AKEYS && aat(&m[k], snap) == NULL)
                 k++;
@@ -914,9 +896,7 @@ static void model_run(uint64_t seed)
     for (uint64_t snap = ahm; snap < ts + 2; snap += 1 + ts / 20)
         model_check_table(t, m, KEYS, snap, &rng);
     cf_table_free(t);
-    for (size_t i = 0; i < KEYS; i++)
-        free(m[i].h);
-    free(m);
+    model_free(m, KEYS);
     cf_schema_free(s);
     CF_ASSERT_RM_RF(dir);
 }

@@ -21,6 +21,7 @@
 
 #include "rowset/compaction_policy.h"
 #include "support_model.h"
+#include "support_table.h"
 #include "util/alloc.h"
 
 #define SCHEMA "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL"
@@ -34,49 +35,6 @@ static uint64_t table_rows(const cf_table *t)
         n += info.rows;
     }
     return n;
-}
-
-/* How many rs-* directories in dir the table does not name (leftovers). */
-static size_t stray_rowsets(cf_table *t, const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *e;
-    size_t n = 0;
-    while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, "rs-", 3) != 0)
-            continue;
-        bool named = false;
-        for (size_t i = 0; i < cf_table_rowset_count(t) && !named; i++) {
-            const char *nm;
-            cf_table_rowset_at(t, i, &nm);
-            named = strcmp(nm, e->d_name) == 0;
-        }
-        n += !named;
-    }
-    closedir(d);
-    return n;
-}
-
-/* Every rs-* directory in dir is one the table names (no leftovers). */
-static void check_no_stray_rowsets(cf_table *t, const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, "rs-", 3) != 0)
-            continue;
-        bool named = false;
-        for (size_t i = 0; i < cf_table_rowset_count(t) && !named; i++) {
-            const char *nm;
-            cf_table_rowset_at(t, i, &nm);
-            named = strcmp(nm, e->d_name) == 0;
-        }
-        if (!named)
-            fail_msg("%s/%s: a rowset directory the table does not name", dir, e->d_name);
-    }
-    closedir(d);
 }
 
 /* ---- many small flushes ------------------------------------------------------------------- */
@@ -200,11 +158,9 @@ static void test_table_compaction__bounded_over_many_flushes(void **state)
                   max_count, cf_table_rowset_count(t));
     for (uint64_t snap = 1; snap < ts + 2; snap += 1 + ts / 12)
         model_check_table(t, m, NK, snap, &rng);
-    check_no_stray_rowsets(t, dir);
+    check_no_stray_rowsets(t, dir, "compaction");
     cf_table_free(t);
-    for (size_t i = 0; i < NK; i++)
-        free(m[i].h);
-    free(m);
+    model_free(m, NK);
     cf_schema_free(s);
     CF_ASSERT_RM_RF(dir);
 }
@@ -214,21 +170,16 @@ static void test_table_compaction__bounded_over_many_flushes(void **state)
 /* Every row of a full scan at snap, as text. Caller frees. */
 static char *scan_text(cf_table *t, uint64_t snap)
 {
-    cf_error err;
     cf_scan_options o;
     cf_scan_options_init(&o);
     o.snapshot = snap;
-    cf_table_scanner *sc;
-    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
+    cf_table_scanner *sc = table_scan_open(t, &o);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     assert_non_null(f);
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    cf_row_batch b;
+    while (table_scan_next(sc, &b)) {
         for (size_t r = 0; r < b.count; r++) {
             const cf_slice *k = (const cf_slice *)b.cols[0].values + r;
             const cf_slice *sv = (const cf_slice *)b.cols[3].values + r;
@@ -373,9 +324,7 @@ static void test_table_compaction__partial_merge_keeps_snapshots(void **state)
         free(caps[snap]);
     free(caps);
     cf_table_free(t);
-    for (size_t i = 0; i < NM; i++)
-        free(m[i].h);
-    free(m);
+    model_free(m, NM);
     cf_schema_free(s);
     CF_ASSERT_RM_RF(dir);
 }
@@ -478,13 +427,9 @@ static void test_table_compaction__crash_during_merges(void **state)
         assert_non_null(got);
         cf_scan_options o;
         cf_scan_options_init(&o);
-        cf_table_scanner *sc;
-        CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
-        for (;;) {
-            cf_row_batch b;
-            CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
-            if (b.count == 0)
-                break;
+        cf_table_scanner *sc = table_scan_open(t, &o);
+        cf_row_batch b;
+        while (table_scan_next(sc, &b)) {
             for (size_t r = 0; r < b.count; r++) {
                 if (n == cap) {
                     cap *= 2;
@@ -522,7 +467,7 @@ static void test_table_compaction__crash_during_merges(void **state)
         const void *v[2] = {&id, &nv};
         CF_ASSERT_OK(cf_table_insert(t, v, cf_table_last_ts(t) + 1, &err), &err);
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
-        check_no_stray_rowsets(t, dir);
+        check_no_stray_rowsets(t, dir, "compaction");
         CF_ASSERT_OK(cf_table_close(t, &err), &err);
         free(got);
         CF_ASSERT_RM_RF(dir);
@@ -535,11 +480,7 @@ static void test_table_compaction__crash_during_merges(void **state)
 
 static void make_id_table(const char *dir)
 {
-    cf_error err;
-    cf_schema *s;
-    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
-    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
-    cf_schema_free(s);
+    table_create(dir, "id INT64 KEY, name STRING NULL");
 }
 
 static cf_status ins_id(cf_table *t, int64_t id, cf_error *err)
@@ -596,7 +537,7 @@ static void test_table_compaction__options(void **state)
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_true(cf_table_rowset_count(t) <= cf_cpol_bound(table_rows(t), CF_TABLE_COMPACT_FANOUT));
     assert_int_equal(table_rows(t), 13);
-    check_no_stray_rowsets(t, dir);
+    check_no_stray_rowsets(t, dir, "compaction");
     cf_table_free(t);
     CF_ASSERT_RM_RF(dir);
 }
@@ -656,7 +597,7 @@ static void test_table_compaction__failed_merge_is_not_a_failed_flush(void **sta
         /* The next flush that writes removes what a failed flush or merge left. */
         CF_ASSERT_OK(ins_id(t, 50, &err), &err);
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
-        check_no_stray_rowsets(t, dir);
+        check_no_stray_rowsets(t, dir, "compaction");
         cf_table_free(t);
         CF_ASSERT_RM_RF(dir);
     }

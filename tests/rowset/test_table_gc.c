@@ -17,6 +17,7 @@
 #include <cfile/rowset.h>
 
 #include "support_model.h"
+#include "support_table.h"
 
 static bool exists(const char *dir, const char *name)
 {
@@ -72,23 +73,6 @@ static cf_status ins(cf_table *t, int64_t id, uint64_t ts, cf_error *err)
     return cf_table_insert(t, v, ts, err);
 }
 
-static size_t count_rows(cf_table *t)
-{
-    cf_error err;
-    cf_table_scanner *sc;
-    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, NULL, &err), &err);
-    size_t n = 0;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
-        n += b.count;
-    }
-    cf_table_scanner_free(sc);
-    return n;
-}
-
 /* Names a user may keep beside a table: like ours, but not ours. */
 static const char *const foreign[] = {
     "2023-sales.cfile",
@@ -135,7 +119,7 @@ static void test_gc__foreign_files_survive(void **state)
         CF_ASSERT_OK(cf_table_close(t, &err), &err);
     }
     CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
-    assert_int_equal(count_rows(t), (size_t)id);
+    assert_int_equal(table_count_rows(t), (size_t)id);
     /* The merge removed rs-1 but for the user's file in it: the directory stays
      * with that file alone, and its name is never used again. */
     cf_table_free(t);
@@ -191,7 +175,7 @@ static void test_gc__symlink_named_like_a_rowset(void **state)
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     }
     CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
-    assert_int_equal(count_rows(t), 4);
+    assert_int_equal(table_count_rows(t), 4);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
     for (size_t i = 0; i < 5; i++)
         expect(outside, names[i], names[i]);
@@ -271,7 +255,7 @@ static void test_gc__missing_metadata_is_damage(void **state)
     snprintf(q, sizeof(q), "%s/TABLET.saved", dir);
     assert_int_equal(rename(q, p), 0);
     CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
-    assert_int_equal(count_rows(t), 2);
+    assert_int_equal(table_count_rows(t), 2);
     cf_table_free(t);
     /* A rowset TABLET names without its MANIFEST. */
     snprintf(p, sizeof(p), "%s/rs-2/MANIFEST", dir);
@@ -318,7 +302,7 @@ static void test_gc__first_flush_writes_tablet_first(void **state)
     assert_false(exists(dir, "rs-7"));
     expect(dir, "rs-8/keep.txt", "mine");
     assert_false(exists(dir, "rs-8/1.col0.cfile"));
-    assert_int_equal(count_rows(t), 2);
+    assert_int_equal(table_count_rows(t), 2);
     cf_table_free(t);
     CF_ASSERT_RM_RF(dir);
 }

@@ -13,14 +13,11 @@
 #include <cfile/rowset.h>
 
 #include "support_model.h"
+#include "support_table.h"
 
 static void make_table(const char *dir)
 {
-    cf_error err;
-    cf_schema *s;
-    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, v INT64 NULL", &err), &err);
-    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
-    cf_schema_free(s);
+    table_create(dir, "id INT64 KEY, v INT64 NULL");
 }
 
 static cf_status ins(cf_table *t, int64_t id, int64_t v, uint64_t ts, cf_error *err)

@@ -25,6 +25,7 @@
 #include <cfile/rowset.h>
 
 #include "support_model.h"
+#include "support_table.h"
 #include "util/alloc.h"
 
 #define NKEYS 640 /* ids 0..NKEYS-1: even ones are put in the table, odd ones are new */
@@ -117,21 +118,16 @@ static char *model_text(const krow *m, uint64_t snap)
 
 static char *table_text(cf_table *t, uint64_t snap)
 {
-    cf_error err;
     cf_scan_options o;
     cf_scan_options_init(&o);
     o.snapshot = snap;
     o.batch_rows = 29; /* batches cut across stores */
-    cf_table_scanner *sc;
-    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
+    cf_table_scanner *sc = table_scan_open(t, &o);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    cf_row_batch b;
+    while (table_scan_next(sc, &b)) {
         const cf_batch *tc = &b.cols[2];
         for (size_t r = 0; r < b.count; r++) {
             ver v;
@@ -200,11 +196,7 @@ static void check(cf_table *t, const krow *m, cf_rng *rng, uint64_t stride)
 
 static void make_table(const char *dir)
 {
-    cf_error err;
-    cf_schema *s;
-    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, v INT32 NULL, tags INT32[] NULL", &err), &err);
-    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
-    cf_schema_free(s);
+    table_create(dir, "id INT64 KEY, v INT32 NULL, tags INT32[] NULL");
 }
 
 static cf_status insert(cf_table *t, int64_t id, const ver *v, cf_error *err)
@@ -556,21 +548,9 @@ static void test_table_import__failure_commits_nothing(void **state)
         draw(&v, &rng, cf_table_last_ts(t) + 1);
         CF_ASSERT_OK(insert(t, NKEYS + 1, &v, &err), &err);
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
-        DIR *d = opendir(dir);
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strncmp(e->d_name, "rs-", 3) != 0)
-                continue;
-            bool named = false;
-            for (size_t i = 0; i < cf_table_rowset_count(t); i++) {
-                const char *nm;
-                cf_table_rowset_at(t, i, &nm);
-                named |= strcmp(nm, e->d_name) == 0;
-            }
-            if (!named)
-                fail_msg("k %d: %s left behind", k, e->d_name);
-        }
-        closedir(d);
+        char what[32];
+        snprintf(what, sizeof(what), "k %d", k);
+        check_no_stray_rowsets(t, dir, what);
         cf_table_free(t);
         free(disk0);
         CF_ASSERT_RM_RF(dir);

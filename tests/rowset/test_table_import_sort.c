@@ -24,6 +24,7 @@
 #include <cfile/rowset.h>
 
 #include "support_model.h"
+#include "support_table.h"
 #include "util/alloc.h"
 
 #define SCHEMA_INT "id INT64 KEY, name STRING NULL, v INT32"
@@ -90,18 +91,6 @@ static cf_status rows_append(cf_table_loader *l, const rows *r, cf_error *err)
     return cf_table_loader_append(l, cols, r->n, err);
 }
 
-static cf_table *new_table(const char *dir, const char *schema)
-{
-    cf_error err;
-    cf_schema *s;
-    CF_ASSERT_OK(cf_schema_parse(&s, schema, &err), &err);
-    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
-    cf_schema_free(s);
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
-    return t;
-}
-
 /* Load keys[0..n) in batches; budget 0: the default. The loader stays open
  * (for the caller to look at the scratch files) until `*out` is committed or
  * freed; NULL out: committed here. Returns the first failure. */
@@ -139,19 +128,14 @@ static cf_status load(cf_table *t, bool str, const int64_t *keys, size_t n, size
 /* Every row as text, in scan order. */
 static char *scan_text(cf_table *t, bool str)
 {
-    cf_error err;
     cf_scan_options o;
     cf_scan_options_init(&o);
-    cf_table_scanner *sc;
-    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
+    cf_table_scanner *sc = table_scan_open(t, &o);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    cf_row_batch b;
+    while (table_scan_next(sc, &b)) {
         for (size_t r = 0; r < b.count; r++) {
             const cf_batch *c0 = &b.cols[0], *c1 = &b.cols[1], *c2 = &b.cols[2];
             if (!str) {
@@ -258,7 +242,7 @@ static void shuffled_is_sorted(bool str)
         keys[i] = (int64_t)i * 3 + 1;
     char sorted_dir[256];
     snprintf(sorted_dir, sizeof(sorted_dir), "%s", mkdtemp_fast_dir());
-    cf_table *t = new_table(sorted_dir, str ? SCHEMA_STR : SCHEMA_INT);
+    cf_table *t = table_create_open(sorted_dir, str ? SCHEMA_STR : SCHEMA_INT);
     CF_ASSERT_OK(load(t, str, keys, NROWS, 0, NULL, NULL, &err), &err);
     char *want = scan_text(t, str);
     cf_table_free(t);
@@ -269,7 +253,7 @@ static void shuffled_is_sorted(bool str)
          * runs merged in passes */
         char dir[256];
         snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
-        t = new_table(dir, str ? SCHEMA_STR : SCHEMA_INT);
+        t = table_create_open(dir, str ? SCHEMA_STR : SCHEMA_INT);
         cf_table_loader *l = NULL;
         CF_ASSERT_OK(load(t, str, keys, NROWS, pass ? SMALL : 0, &l, NULL, &err), &err);
         int runs = run_files(dir);
@@ -345,14 +329,14 @@ static void test_table_import_sort__streamed_prefix(void **state)
         qsort(in_order, NROWS, sizeof(*in_order), cmp_i64);
         char dir[256];
         snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
-        cf_table *t = new_table(dir, SCHEMA_INT);
+        cf_table *t = table_create_open(dir, SCHEMA_INT);
         CF_ASSERT_OK(load(t, false, in_order, NROWS, 0, NULL, NULL, &err), &err);
         char *want = scan_text(t, false);
         cf_table_free(t);
         CF_ASSERT_RM_RF(dir);
         shuffle(keys + split, NROWS - split, &rng);
         snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
-        t = new_table(dir, SCHEMA_INT);
+        t = table_create_open(dir, SCHEMA_INT);
         CF_ASSERT_OK(load(t, false, keys, NROWS, SMALL, NULL, NULL, &err), &err);
         char *got = scan_text(t, false);
         assert_string_equal(got, want);
@@ -399,7 +383,7 @@ static void test_table_import_sort__duplicates_across_runs(void **state)
         keys[cases[c].again] = keys[cases[c].first];
         char dir[256];
         snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
-        cf_table *t = new_table(dir, SCHEMA_INT);
+        cf_table *t = table_create_open(dir, SCHEMA_INT);
         int64_t first[3] = {NROWS, NROWS + 1, NROWS + 2};
         CF_ASSERT_OK(load(t, false, first, 3, 0, NULL, NULL, &err), &err);
         char *want_rows = scan_text(t, false);
@@ -435,7 +419,7 @@ static void test_table_import_sort__bad_row_late_leaves_nothing(void **state)
     cf_rng_init(&rng, cf_test_seed(2903));
     char dir[256];
     snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
-    cf_table *t = new_table(dir, SCHEMA_INT);
+    cf_table *t = table_create_open(dir, SCHEMA_INT);
     static int64_t keys[NROWS];
     for (size_t i = 0; i < 2000; i++)
         keys[i] = (int64_t)i * 2; /* a first load: even keys */
@@ -504,7 +488,7 @@ static void test_table_import_sort__commit_retry_after_enomem(void **state)
     for (uint64_t k = 1; k < 400; k += 3) {
         char dir[256];
         snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
-        cf_table *t = new_table(dir, SCHEMA_INT);
+        cf_table *t = table_create_open(dir, SCHEMA_INT);
         cf_table_loader *l = NULL;
         /* in order past the budget: streamed into a rowset writer */
         CF_ASSERT_OK(load(t, false, keys, NROWS, SMALL, &l, NULL, &err), &err);
@@ -561,7 +545,7 @@ static void test_table_import_sort__killed(void **state)
     char tmpl[256], dir[300], cmd[1024];
     snprintf(tmpl, sizeof(tmpl), "%s", mkdtemp_fast_dir());
     snprintf(dir, sizeof(dir), "%s.run", tmpl);
-    cf_table *t = new_table(tmpl, SCHEMA_INT);
+    cf_table *t = table_create_open(tmpl, SCHEMA_INT);
     for (size_t i = 0; i < 1000; i++)
         keys[i] = (int64_t)i * 2;
     CF_ASSERT_OK(load(t, false, keys, 1000, 0, NULL, NULL, &err), &err);
@@ -617,21 +601,9 @@ static void test_table_import_sort__killed(void **state)
         CF_ASSERT_OK(cf_table_insert(t, vals, cf_table_last_ts(t) + 1, &err), &err);
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
         assert_int_equal(run_files(dir), 0);
-        DIR *d = opendir(dir);
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strncmp(e->d_name, "rs-", 3) != 0)
-                continue;
-            bool named = false;
-            for (size_t i = 0; i < cf_table_rowset_count(t); i++) {
-                const char *nm;
-                cf_table_rowset_at(t, i, &nm);
-                named |= strcmp(nm, e->d_name) == 0;
-            }
-            if (!named)
-                fail_msg("round %d: %s left behind", round, e->d_name);
-        }
-        closedir(d);
+        char what[32];
+        snprintf(what, sizeof(what), "round %d", round);
+        check_no_stray_rowsets(t, dir, what);
         cf_table_free(t);
     }
     print_message("spilling load of %d rows in %.3f s, killed %d times: %d left all of it, %d "

@@ -22,15 +22,12 @@
 
 #include "rowset/internal.h"
 #include "support_model.h"
+#include "support_table.h"
 
 /* (id INT64 KEY, name STRING NULL) */
 static void make_table(const char *dir)
 {
-    cf_error err;
-    cf_schema *s;
-    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
-    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
-    cf_schema_free(s);
+    table_create(dir, "id INT64 KEY, name STRING NULL");
 }
 
 static cf_status ins(cf_table *t, int64_t id, const char *name, uint64_t ts, cf_error *err)
@@ -48,23 +45,6 @@ static cf_status open_with(cf_table **t, const char *dir, bool read_only, uint32
     o.read_only = read_only;
     o.lock_timeout_ms = ms;
     return cf_table_open(t, dir, &o, err);
-}
-
-static size_t count_rows(cf_table *t)
-{
-    cf_error err;
-    cf_table_scanner *sc;
-    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, NULL, &err), &err);
-    size_t n = 0;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
-        n += b.count;
-    }
-    cf_table_scanner_free(sc);
-    return n;
 }
 
 static void test_lock__defaults(void **state)
@@ -115,7 +95,7 @@ static void test_lock__two_handles_in_one_process(void **state)
     CF_ASSERT_OK(cf_table_close(a, &err), &err);
     /* Released by close: the next writer gets it and sees the committed row. */
     CF_ASSERT_OK(open_with(&b, dir, false, 0, &err), &err);
-    assert_int_equal(count_rows(b), 1);
+    assert_int_equal(table_count_rows(b), 1);
     cf_table_free(b);
     /* The LOCK stays (never deleted), with no holder line once released. */
     char p[512];
@@ -164,7 +144,7 @@ static void test_lock__other_process_holds_it(void **state)
     assert_non_null(strstr(err.msg, dir));
     /* Readers are not held up by the writer. */
     CF_ASSERT_OK(open_with(&t, dir, true, 0, &err), &err);
-    assert_int_equal(count_rows(t), 0);
+    assert_int_equal(table_count_rows(t), 0);
     cf_table_free(t);
     assert_int_equal(write(go[1], "g", 1), 1);
     int status;
@@ -217,7 +197,7 @@ static void test_lock__readers(void **state)
     CF_ASSERT_OK(open_with(&r, dir, true, 0, &err), &err);
     assert_true(cf_table_read_only(r));
     assert_false(cf_table_read_only(w));
-    assert_int_equal(count_rows(r), 2);
+    assert_int_equal(table_count_rows(r), 2);
     /* Every mutation of a reader is refused, saying why. */
     int64_t k = 1;
     const void *key[1] = {&k};
@@ -243,14 +223,14 @@ static void test_lock__readers(void **state)
      * across a compaction that removes the rowsets it reads. */
     CF_ASSERT_OK(ins(w, 3, "three", 7, &err), &err);
     CF_ASSERT_OK(cf_table_compact(w, 0, &err), &err);
-    assert_int_equal(count_rows(r), 2);
+    assert_int_equal(table_count_rows(r), 2);
     cf_row_batch b;
     CF_ASSERT_OK(cf_table_get(r, key, CF_SNAPSHOT_LATEST, &b, &err), &err);
     assert_int_equal(b.count, 1);
     /* A new reader sees the new version. */
     cf_table *r2;
     CF_ASSERT_OK(open_with(&r2, dir, true, 0, &err), &err);
-    assert_int_equal(count_rows(r2), 3);
+    assert_int_equal(table_count_rows(r2), 3);
     CF_ASSERT_OK(cf_table_close(r2, &err), &err); /* nothing to flush */
     cf_table_free(r);
     CF_ASSERT_OK(cf_table_close(w, &err), &err);

@@ -26,6 +26,7 @@
 #include "rowset/internal.h"
 
 #include "support_model.h"
+#include "support_table.h"
 
 /* ---- the writer's op sequence: a pure function of the seed ------------------------------- */
 
@@ -68,11 +69,7 @@ static void model_at(const op *ops, uint64_t snap, bool *alive, int32_t *v)
 
 static void make_table(const char *dir)
 {
-    cf_error err;
-    cf_schema *s;
-    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, v INT32", &err), &err);
-    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
-    cf_schema_free(s);
+    table_create(dir, "id INT64 KEY, v INT32");
 }
 
 static cf_status apply(cf_table *t, const op *o, uint64_t ts, cf_error *err)

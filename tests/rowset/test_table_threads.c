@@ -23,34 +23,14 @@
 #include "util/endian.h"
 
 #include "support_model.h"
+#include "support_table.h"
 
 #define THREADS 8
 #define PER_THREAD 200
 
 static void make_table(const char *dir)
 {
-    cf_error err;
-    cf_schema *s;
-    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
-    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
-    cf_schema_free(s);
-}
-
-static size_t count_rows(cf_table *t)
-{
-    cf_error err;
-    cf_table_scanner *sc;
-    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, NULL, &err), &err);
-    size_t n = 0;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
-        n += b.count;
-    }
-    cf_table_scanner_free(sc);
-    return n;
+    table_create(dir, "id INT64 KEY, name STRING NULL");
 }
 
 typedef struct worker {
@@ -94,7 +74,7 @@ static void *insert_rows(void *arg)
 static void check_rows(cf_table *t)
 {
     cf_error err;
-    assert_int_equal(count_rows(t), THREADS * PER_THREAD);
+    assert_int_equal(table_count_rows(t), THREADS * PER_THREAD);
     for (int64_t id = 0; id < THREADS * PER_THREAD; id++) {
         const void *k[1] = {&id};
         cf_row_batch b;
@@ -196,10 +176,10 @@ static void stale_after(const char *dir, int change)
     cf_table_scanner_free(sc2);
     cf_table_scanner_free(sc);
     /* a scanner made after the change reads it */
-    size_t n = count_rows(t);
+    size_t n = table_count_rows(t);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
     CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
-    assert_int_equal(count_rows(t), n);
+    assert_int_equal(table_count_rows(t), n);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
 }
 

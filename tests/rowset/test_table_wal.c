@@ -29,17 +29,14 @@
 #include "util/endian.h"
 
 #include "support_model.h"
+#include "support_table.h"
 
 #define NKEYS 96
 
 /* (id INT64 KEY, v INT64 NULL, s STRING NULL) */
 static void make_table(const char *dir)
 {
-    cf_error err;
-    cf_schema *s;
-    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, v INT64 NULL, s STRING NULL", &err), &err);
-    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
-    cf_schema_free(s);
+    table_create(dir, "id INT64 KEY, v INT64 NULL, s STRING NULL");
 }
 
 /* The model: each key's latest state. */
@@ -78,17 +75,12 @@ static cf_status del(cf_table *t, int64_t id, uint64_t ts, cf_error *err)
 static bool read_state(cf_table *t, mstate *out)
 {
     memset(out, 0, sizeof(*out));
-    cf_error err;
     cf_scan_options o;
     cf_scan_options_init(&o);
-    cf_table_scanner *sc;
-    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
+    cf_table_scanner *sc = table_scan_open(t, &o);
     bool ok = true;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    cf_row_batch b;
+    while (table_scan_next(sc, &b)) {
         for (size_t r = 0; r < b.count; r++) {
             int64_t id = ((const int64_t *)b.cols[0].values)[r];
             int64_t v = ((const int64_t *)b.cols[1].values)[r];
@@ -834,14 +826,10 @@ static void test_table_wal__readers_during_checkpoints(void **state)
         CF_ASSERT_OK(cf_table_open(&t, dir, &o, &err), &err);
         cf_scan_options so;
         cf_scan_options_init(&so);
-        cf_table_scanner *sc;
-        CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &so, &err), &err);
+        cf_table_scanner *sc = table_scan_open(t, &so);
         size_t n = 0;
-        for (;;) {
-            cf_row_batch b;
-            CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
-            if (b.count == 0)
-                break;
+        cf_row_batch b;
+        while (table_scan_next(sc, &b)) {
             for (size_t r = 0; r < b.count && n < 4096; r++)
                 ids[n++] = ((const int64_t *)b.cols[0].values)[r];
         }

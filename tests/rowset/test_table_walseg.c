@@ -26,16 +26,13 @@
 #include "rowset/wal.h"
 
 #include "support_model.h"
+#include "support_table.h"
 
 /* (id INT64 KEY, v INT64 NULL) */
 static char *make_table(void)
 {
     char *dir = mkdtemp_dir();
-    cf_error err;
-    cf_schema *s;
-    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, v INT64 NULL", &err), &err);
-    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
-    cf_schema_free(s);
+    table_create(dir, "id INT64 KEY, v INT64 NULL");
     return dir;
 }
 
@@ -63,14 +60,10 @@ static long rows_of(const char *dir, bool reader)
         return -1;
     cf_scan_options o;
     cf_scan_options_init(&o);
-    cf_table_scanner *sc;
-    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &o, &err), &err);
+    cf_table_scanner *sc = table_scan_open(t, &o);
     long n = 0;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_table_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    cf_row_batch b;
+    while (table_scan_next(sc, &b)) {
         n += (long)b.count;
     }
     cf_table_scanner_free(sc);

@@ -1,0 +1,99 @@
+/* Shared by the table tests: see support_table.h. */
+#include "support_table.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void table_create(const char *dir, const char *schema)
+{
+    cf_error err;
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, schema, &err), &err);
+    CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
+    cf_schema_free(s);
+}
+
+cf_table *table_create_open(const char *dir, const char *schema)
+{
+    table_create(dir, schema);
+    cf_error err;
+    cf_table *t;
+    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    return t;
+}
+
+cf_table_scanner *table_scan_open(cf_table *t, const cf_scan_options *o)
+{
+    cf_error err;
+    cf_table_scanner *sc;
+    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, o, &err), &err);
+    return sc;
+}
+
+bool table_scan_next(cf_table_scanner *sc, cf_row_batch *b)
+{
+    cf_error err;
+    CF_ASSERT_OK(cf_table_scanner_next(sc, b, &err), &err);
+    return b->count > 0;
+}
+
+bool rowset_scan_next(cf_rowset_scanner *sc, cf_row_batch *b)
+{
+    cf_error err;
+    CF_ASSERT_OK(cf_rowset_scanner_next(sc, b, &err), &err);
+    return b->count > 0;
+}
+
+size_t table_count_rows(cf_table *t)
+{
+    cf_table_scanner *sc = table_scan_open(t, NULL);
+    size_t n = 0;
+    cf_row_batch b;
+    while (table_scan_next(sc, &b))
+        n += b.count;
+    cf_table_scanner_free(sc);
+    return n;
+}
+
+/* The first rs-* directory in dir from `d` on that t does not name, or NULL. */
+static const char *next_stray(cf_table *t, DIR *d)
+{
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "rs-", 3) != 0)
+            continue;
+        bool named = false;
+        for (size_t i = 0; i < cf_table_rowset_count(t) && !named; i++) {
+            const char *nm;
+            cf_table_rowset_at(t, i, &nm);
+            named = strcmp(nm, e->d_name) == 0;
+        }
+        if (!named)
+            return e->d_name;
+    }
+    return NULL;
+}
+
+size_t stray_rowsets(cf_table *t, const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    size_t n = 0;
+    while (next_stray(t, d) != NULL)
+        n++;
+    closedir(d);
+    return n;
+}
+
+void check_no_stray_rowsets(cf_table *t, const char *dir, const char *what)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    const char *stray = next_stray(t, d);
+    if (stray != NULL)
+        fail_msg("%s: %s/%s: a rowset directory the table does not name (left behind)", what, dir,
+                 stray);
+    closedir(d);
+}

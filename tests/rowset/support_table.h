@@ -1,0 +1,35 @@
+/* Shared by the table tests: creating a table from a schema's text, reading a
+ * scan batch by batch with every call checked, counting rows, the rs-*
+ * directories a table does not name. */
+#ifndef CF_TEST_SUPPORT_TABLE_H
+#define CF_TEST_SUPPORT_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cfile/rowset.h>
+
+#include "test_common.h"
+
+/* An empty table in dir with the schema written as text ("id INT64 KEY, ..."). */
+void table_create(const char *dir, const char *schema);
+/* The same, opened for writing with default options. */
+cf_table *table_create_open(const char *dir, const char *schema);
+
+/* A scanner over t with options o (NULL: defaults); asserts it was created. */
+cf_table_scanner *table_scan_open(cf_table *t, const cf_scan_options *o);
+/* The next batch of sc into *b; false at the end. Asserts each call succeeds. */
+bool table_scan_next(cf_table_scanner *sc, cf_row_batch *b);
+/* The same for a rowset's scanner. */
+bool rowset_scan_next(cf_rowset_scanner *sc, cf_row_batch *b);
+/* The rows of a full scan of t at the latest snapshot. */
+size_t table_count_rows(cf_table *t);
+
+/* How many rs-* directories in dir the table does not name (leftovers). */
+size_t stray_rowsets(cf_table *t, const char *dir);
+/* Every rs-* directory in dir is one the table names; fails naming the first
+ * that is not, with `what` (the round or case) in the message. */
+void check_no_stray_rowsets(cf_table *t, const char *dir, const char *what);
+
+#endif
