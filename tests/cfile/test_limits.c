@@ -327,11 +327,52 @@ static void expect_rejected(const char *what, const bytes *f, size_t max_block_l
                  cf_status_str(o.first), (unsigned long long)o.rows);
 }
 
-/* ---- the cases ----------------------------------------------------------------------- */
-
 static int32_t g_ints[400];
 static cf_slice g_strs[400];
 static char g_strbuf[400][8];
+
+/* Assemble c and expect the reader to reject it (see expect_rejected). */
+static void reject(const char *what, const craft *c, size_t max_block_len)
+{
+    bytes f = assemble(c);
+    expect_rejected(what, &f, max_block_len);
+    free(f.p);
+}
+
+/* A file of n values written by our writer with options for type, enc (AUTO:
+ * the writer's default) and nullable; its data block into *data when data is
+ * not NULL. */
+static bytes written(cf_type type, cf_encoding enc, bool nullable, const void *vals, size_t n,
+                     bytes *data)
+{
+    cf_writer_options o;
+    cf_writer_options_init(&o, type);
+    if (enc != CF_ENC_AUTO)
+        o.encoding = enc;
+    o.nullable = nullable;
+    bytes v = write_file(&o, vals, NULL, n);
+    if (data != NULL)
+        *data = block_of(&v, "data block");
+    return v;
+}
+
+/* An INT32 nullable array file of 100 rows of 0..4 elements (200 in all),
+ * and its data block into *data. */
+static bytes array_file(bytes *data)
+{
+    cf_writer_options o;
+    cf_writer_options_init(&o, CF_TYPE_INT32);
+    o.is_array = true;
+    o.nullable = true;
+    uint32_t counts[100];
+    for (int i = 0; i < 100; i++)
+        counts[i] = (uint32_t)(i % 5);
+    bytes v = write_file(&o, g_ints, counts, 100);
+    *data = block_of(&v, "data block");
+    return v;
+}
+
+/* ---- the cases ----------------------------------------------------------------------- */
 
 static int setup(void **state)
 {
@@ -371,11 +412,9 @@ static void test_limits__accounting_counts(void **state)
 static void test_limits__assembler_makes_valid_files(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_STRING);
-    o.encoding = CF_ENC_DICT;
-    bytes v = write_file(&o, g_strs, NULL, 400);
-    bytes data = block_of(&v, "data block"), dict = block_of(&v, "dictionary block");
+    bytes data;
+    bytes v = written(CF_TYPE_STRING, CF_ENC_DICT, false, g_strs, 400, &data);
+    bytes dict = block_of(&v, "dictionary block");
     craft c = {.type = CF_TYPE_STRING,
                .enc = CF_ENC_DICT,
                .num_values = 400,
@@ -388,14 +427,8 @@ static void test_limits__assembler_makes_valid_files(void **state)
     assert_bounded("truthful DICT file", &f, &out);
     free(f.p);
 
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.is_array = true;
-    o.nullable = true;
-    uint32_t counts[100];
-    for (int i = 0; i < 100; i++)
-        counts[i] = (uint32_t)(i % 5);
-    bytes va = write_file(&o, g_ints, counts, 100);
-    bytes adata = block_of(&va, "data block");
+    bytes adata;
+    bytes va = array_file(&adata);
     craft ca = {.type = CF_TYPE_INT32,
                 .enc = cf_type_default_encoding(CF_TYPE_INT32),
                 .nullable = true,
@@ -417,27 +450,20 @@ static void test_limits__assembler_makes_valid_files(void **state)
 static void test_limits__plain_binary_counts(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_STRING);
-    o.encoding = CF_ENC_PLAIN;
-    bytes v = write_file(&o, g_strs, NULL, 400);
-    bytes data = block_of(&v, "data block");
+    bytes data;
+    bytes v = written(CF_TYPE_STRING, CF_ENC_PLAIN, false, g_strs, 400, &data);
     craft c = {.type = CF_TYPE_STRING, .enc = CF_ENC_PLAIN, .num_values = 400, .data = &data};
     uint32_t lies[] = {401, 100000, 0x7fffffff, 0xffffffff};
     for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
         store_le32(data.p + 4, lies[i]); /* count */
         c.num_values = lies[i];          /* the footer agrees with the lie */
-        bytes f = assemble(&c);
-        expect_rejected("PLAIN BINARY count", &f, 0);
-        free(f.p);
+        reject("PLAIN BINARY count", &c, 0);
     }
     free(data.p);
     data = block_of(&v, "data block");
     store_le32(data.p + 8, 0xfffffff0); /* offsets_pos */
     c.num_values = 400;
-    bytes f = assemble(&c);
-    expect_rejected("PLAIN BINARY offsets_pos", &f, 0);
-    free(f.p);
+    reject("PLAIN BINARY offsets_pos", &c, 0);
     free(data.p);
     free(v.p);
 }
@@ -445,10 +471,7 @@ static void test_limits__plain_binary_counts(void **state)
 static void test_limits__bitshuffle_counts(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.encoding = CF_ENC_BIT_SHUFFLE;
-    bytes v = write_file(&o, g_ints, NULL, 400);
+    bytes v = written(CF_TYPE_INT32, CF_ENC_BIT_SHUFFLE, false, g_ints, 400, NULL);
     craft c = {.type = CF_TYPE_INT32, .enc = CF_ENC_BIT_SHUFFLE, .num_values = 400};
     struct {
         uint32_t count, padded;
@@ -463,9 +486,7 @@ static void test_limits__bitshuffle_counts(void **state)
         store_le32(data.p + 12, lies[i].padded);
         c.data = &data;
         c.num_values = lies[i].count;
-        bytes f = assemble(&c);
-        expect_rejected("BIT_SHUFFLE count", &f, 0);
-        free(f.p);
+        reject("BIT_SHUFFLE count", &c, 0);
         free(data.p);
     }
     free(v.p);
@@ -493,12 +514,8 @@ static bytes replace_varint(const bytes *b, int index, uint64_t lie)
 static void test_limits__nullable_num_rows(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.encoding = CF_ENC_PLAIN;
-    o.nullable = true;
-    bytes v = write_file(&o, g_ints, NULL, 400);
-    bytes data = block_of(&v, "data block");
+    bytes data;
+    bytes v = written(CF_TYPE_INT32, CF_ENC_PLAIN, true, g_ints, 400, &data);
     uint64_t lies[] = {401, 1000000, 0xffffffffu};
     for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
         bytes lying = replace_varint(&data, 0, lies[i]);
@@ -507,13 +524,9 @@ static void test_limits__nullable_num_rows(void **state)
                    .nullable = true,
                    .num_values = 400,
                    .data = &lying};
-        bytes f = assemble(&c);
-        expect_rejected("nullable num_rows", &f, 0);
-        free(f.p);
+        reject("nullable num_rows", &c, 0);
         c.num_values = lies[i]; /* the footer agrees with the lie */
-        f = assemble(&c);
-        expect_rejected("nullable num_rows (footer agrees)", &f, 0);
-        free(f.p);
+        reject("nullable num_rows (footer agrees)", &c, 0);
         free(lying.p);
     }
     /* bitmap_len beyond the block. */
@@ -523,9 +536,7 @@ static void test_limits__nullable_num_rows(void **state)
                .nullable = true,
                .num_values = 400,
                .data = &lying};
-    bytes f = assemble(&c);
-    expect_rejected("nullable bitmap_len", &f, 0);
-    free(f.p);
+    reject("nullable bitmap_len", &c, 0);
     free(lying.p);
     free(data.p);
     free(v.p);
@@ -534,15 +545,8 @@ static void test_limits__nullable_num_rows(void **state)
 static void test_limits__array_counts(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.is_array = true;
-    o.nullable = true;
-    uint32_t counts[100];
-    for (int i = 0; i < 100; i++)
-        counts[i] = (uint32_t)(i % 5); /* 200 elements */
-    bytes v = write_file(&o, g_ints, counts, 100);
-    bytes data = block_of(&v, "data block");
+    bytes data;
+    bytes v = array_file(&data);
     struct {
         int field;
         uint64_t lie;
@@ -562,9 +566,7 @@ static void test_limits__array_counts(void **state)
                    .data = &lying};
         if (lies[i].field == 1)
             c.num_values = lies[i].lie;
-        bytes f = assemble(&c);
-        expect_rejected(lies[i].what, &f, 0);
-        free(f.p);
+        reject(lies[i].what, &c, 0);
         free(lying.p);
     }
     free(data.p);
@@ -574,18 +576,13 @@ static void test_limits__array_counts(void **state)
 static void test_limits__index_entry_counts_and_pointers(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.encoding = CF_ENC_PLAIN;
-    bytes v = write_file(&o, g_ints, NULL, 400);
-    bytes data = block_of(&v, "data block");
+    bytes data;
+    bytes v = written(CF_TYPE_INT32, CF_ENC_PLAIN, false, g_ints, 400, &data);
     craft c = {.type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN, .num_values = 400, .data = &data};
     int32_t entries[] = {2, 1000, 0x7fffffff, -1};
     for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
         c.index_entries = entries[i];
-        bytes f = assemble(&c);
-        expect_rejected("index entry count", &f, 0);
-        free(f.p);
+        reject("index entry count", &c, 0);
     }
     c.index_entries = 0;
     /* Block pointers: huge size, past the end, overlapping the footer. */
@@ -597,17 +594,13 @@ static void test_limits__index_entry_counts_and_pointers(void **state)
         c.lie_ptr = true;
         c.ptr_off = ptrs[i].off;
         c.ptr_size = ptrs[i].size;
-        bytes f = assemble(&c);
-        expect_rejected("data block pointer", &f, 0);
-        free(f.p);
+        reject("data block pointer", &c, 0);
     }
     c.lie_ptr = false;
     uint32_t roots[] = {0x7fffffff, 1u << 24, 3};
     for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
         c.root_size = roots[i];
-        bytes f = assemble(&c);
-        expect_rejected("index root size", &f, 0);
-        free(f.p);
+        reject("index root size", &c, 0);
     }
     free(data.p);
     free(v.p);
@@ -616,11 +609,8 @@ static void test_limits__index_entry_counts_and_pointers(void **state)
 static void test_limits__dictionary_counts(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_STRING);
-    o.encoding = CF_ENC_DICT;
-    bytes v = write_file(&o, g_strs, NULL, 400);
-    bytes data = block_of(&v, "data block");
+    bytes data;
+    bytes v = written(CF_TYPE_STRING, CF_ENC_DICT, false, g_strs, 400, &data);
     uint32_t lies[] = {51, 100000, 0x7fffffff, 0xffffffff};
     for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
         bytes dict = block_of(&v, "dictionary block");
@@ -630,9 +620,7 @@ static void test_limits__dictionary_counts(void **state)
                    .num_values = 400,
                    .data = &data,
                    .dict = &dict};
-        bytes f = assemble(&c);
-        expect_rejected("dictionary count", &f, 0);
-        free(f.p);
+        reject("dictionary count", &c, 0);
         free(dict.p);
     }
     /* The codeword block's count (mode word, then a BIT_SHUFFLE header). */
@@ -646,14 +634,10 @@ static void test_limits__dictionary_counts(void **state)
                .num_values = 400,
                .data = &lying,
                .dict = &dict};
-    bytes f = assemble(&c);
-    expect_rejected("dictionary codeword count", &f, 0);
-    free(f.p);
+    reject("dictionary codeword count", &c, 0);
     c.data = &data;
     c.dict_size = 0x7fffffff;
-    f = assemble(&c);
-    expect_rejected("dictionary block pointer size", &f, 0);
-    free(f.p);
+    reject("dictionary block pointer size", &c, 0);
     free(lying.p);
     free(dict.p);
     free(data.p);
@@ -686,9 +670,7 @@ static void test_limits__uncompressed_size(void **state)
                    .comp = CF_COMP_LZ4,
                    .num_values = 400,
                    .data = &data};
-        bytes f = assemble(&c);
-        expect_rejected("uncompressed size", &f, lies[i].max);
-        free(f.p);
+        reject("uncompressed size", &c, lies[i].max);
         free(data.p);
     }
     free(v.p);
@@ -698,19 +680,14 @@ static void test_limits__uncompressed_size(void **state)
 static void test_limits__footer_num_values(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT64);
-    o.encoding = CF_ENC_PLAIN;
     int64_t v64[400] = {0};
-    bytes v = write_file(&o, v64, NULL, 400);
-    bytes data = block_of(&v, "data block");
+    bytes data;
+    bytes v = written(CF_TYPE_INT64, CF_ENC_PLAIN, false, v64, 400, &data);
     uint64_t lies[] = {401, UINT64_C(1) << 40, (uint64_t)INT64_MAX};
     for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
         craft c = {
             .type = CF_TYPE_INT64, .enc = CF_ENC_PLAIN, .num_values = lies[i], .data = &data};
-        bytes f = assemble(&c);
-        expect_rejected("footer num_values", &f, 0);
-        free(f.p);
+        reject("footer num_values", &c, 0);
     }
     free(data.p);
     free(v.p);
