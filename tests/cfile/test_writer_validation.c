@@ -27,6 +27,23 @@ static cf_status create(cf_writer **w, cf_io **io, const cf_writer_options *o, c
     return cf_writer_create(w, *io, o, err);
 }
 
+/* Free a writer and the io under it. */
+static void drop(cf_writer *w, cf_io *io)
+{
+    cf_writer_free(w);
+    cf_io_free(io);
+}
+
+/* Options that create accepts (the writer is dropped at once). */
+static void expect_created(const cf_writer_options *o)
+{
+    cf_io *io;
+    cf_writer *w;
+    cf_error err;
+    CF_ASSERT_OK(create(&w, &io, o, &err), &err);
+    drop(w, io);
+}
+
 /* Options that must be refused at create, with `needle` in the message. */
 static void expect_bad_options(const cf_writer_options *o, const char *needle)
 {
@@ -59,8 +76,7 @@ static void test_writer_validation__block_size(void **state)
         cf_error err;
         CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
         assert_int_equal(cf_writer_resolved_options(w)->block_size, want[i]);
-        cf_writer_free(w);
-        cf_io_free(io);
+        drop(w, io);
     }
 }
 
@@ -77,12 +93,7 @@ static void test_writer_validation__index_block_size(void **state)
     uint32_t ok[] = {0, 64, CF_DEFAULT_MAX_BLOCK_LEN};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         o.index_block_size = ok[i];
-        cf_io *io;
-        cf_writer *w;
-        cf_error err;
-        CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-        cf_writer_free(w);
-        cf_io_free(io);
+        expect_created(&o);
     }
 }
 
@@ -97,12 +108,7 @@ static void test_writer_validation__restart_interval(void **state)
     o.restart_interval = UINT32_MAX;
     expect_bad_options(&o, "restart_interval");
     o.restart_interval = 65536;
-    cf_io *io;
-    cf_writer *w;
-    cf_error err;
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    cf_writer_free(w);
-    cf_io_free(io);
+    expect_created(&o);
 }
 
 static void test_writer_validation__unknown_enums(void **state)
@@ -165,12 +171,7 @@ static void test_writer_validation__validx_unkeyable_types(void **state)
     for (size_t i = 0; i < sizeof okt / sizeof okt[0]; i++) {
         cf_writer_options_init(&o, okt[i]);
         o.write_validx = true;
-        cf_io *io;
-        cf_writer *w;
-        cf_error err;
-        CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-        cf_writer_free(w);
-        cf_io_free(io);
+        expect_created(&o);
     }
 }
 
@@ -230,16 +231,14 @@ static void test_writer_validation__null_in_non_nullable_column(void **state)
     int32_t v[10] = {0};
     uint8_t nonnull[2] = {0xff, 0x01}; /* rows 0..8 present, row 9 NULL */
     ASSERT_ERR(cf_writer_append(w, v, nonnull, 10, &err), CF_EINVAL, &err, "nullable");
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
 
     /* An all-set bitmap is accepted on a non-nullable column. */
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     uint8_t all[2] = {0xff, 0x03};
     CF_ASSERT_OK(cf_writer_append(w, v, all, 10, &err), &err);
     CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
 
     /* Arrays: a NULL cell in a column that is not nullable. */
     cf_writer_options_init(&o, CF_TYPE_INT32);
@@ -249,8 +248,7 @@ static void test_writer_validation__null_in_non_nullable_column(void **state)
     uint8_t cells = 0x01; /* cell 1 NULL */
     ASSERT_ERR(cf_writer_append_arrays(w, v, NULL, counts, &cells, 2, &err), CF_EINVAL, &err,
                "nullable");
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
 }
 
 static void test_writer_validation__arrays(void **state)
@@ -272,16 +270,14 @@ static void test_writer_validation__arrays(void **state)
     ASSERT_ERR(cf_writer_append_arrays(w, elems, NULL, counts, NULL, 3, &err), CF_EINVAL, &err,
                "65535");
     assert_int_equal(cf_writer_num_values(w), 0); /* nothing half-added */
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
     /* Exactly the maximum is fine and reads back whole. */
     counts[1] = CF_MAX_ARRAY_ELEMS;
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     CF_ASSERT_OK(cf_writer_append_arrays(w, elems, NULL, counts, NULL, 3, &err), &err);
     CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
     assert_int_equal(cf_writer_num_values(w), 3);
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
 
     /* A NULL cell must say 0 elements. */
     uint32_t c2[2] = {1, 3};
@@ -289,26 +285,22 @@ static void test_writer_validation__arrays(void **state)
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     ASSERT_ERR(cf_writer_append_arrays(w, elems, NULL, c2, &cells, 2, &err), CF_EINVAL, &err,
                "cell 1");
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
 
     /* NULL pointers. */
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     ASSERT_ERR(cf_writer_append_arrays(w, elems, NULL, NULL, NULL, 2, &err), CF_EINVAL, &err,
                "elem_counts");
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     ASSERT_ERR(cf_writer_append_arrays(w, NULL, NULL, c2, NULL, 2, &err), CF_EINVAL, &err, "elems");
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
     /* No elements at all needs no element buffer. */
     uint32_t zero[2] = {0, 0};
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     CF_ASSERT_OK(cf_writer_append_arrays(w, NULL, NULL, zero, NULL, 2, &err), &err);
     CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
     free(elems);
 }
 
@@ -324,16 +316,14 @@ static void test_writer_validation__wrong_append_function(void **state)
     int32_t v[2] = {1, 2};
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     ASSERT_ERR(cf_writer_append(w, v, NULL, 2, &err), CF_EINVAL, &err, "append_arrays");
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
 
     cf_writer_options_init(&o, CF_TYPE_INT32);
     uint32_t counts[1] = {2};
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     ASSERT_ERR(cf_writer_append_arrays(w, v, NULL, counts, NULL, 1, &err), CF_EINVAL, &err,
                "cf_writer_append");
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
 }
 
 static void test_writer_validation__null_values(void **state)
@@ -347,21 +337,17 @@ static void test_writer_validation__null_values(void **state)
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     CF_ASSERT_OK(cf_writer_append(w, NULL, NULL, 0, &err), &err); /* nothing to read */
     ASSERT_ERR(cf_writer_append(w, NULL, NULL, 3, &err), CF_EINVAL, &err, "values");
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     ASSERT_ERR(cf_writer_add_metadata(w, NULL, "v", 1, &err), CF_EINVAL, &err, "metadata");
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     ASSERT_ERR(cf_writer_add_metadata(w, "k", NULL, 1, &err), CF_EINVAL, &err, "metadata");
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
     /* An empty value may be NULL. */
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     CF_ASSERT_OK(cf_writer_add_metadata(w, "k", NULL, 0, &err), &err);
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
 }
 
 /* cf_reader_get_metadata is an in-memory lookup: true and the value when the key
@@ -395,8 +381,7 @@ static void test_writer_validation__metadata_lookup(void **state)
     assert_int_equal(got.len, 99); /* untouched */
     cf_reader_free(r);
     cf_io_free(rio);
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
 }
 
 static void test_writer_validation__values_out_of_order(void **state)
@@ -412,14 +397,12 @@ static void test_writer_validation__values_out_of_order(void **state)
     int32_t v[5] = {-5, -1, -1, 0, -2};
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     ASSERT_ERR(cf_writer_append(w, v, NULL, 5, &err), CF_EINVAL, &err, "row 4");
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
     /* Across calls. */
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     CF_ASSERT_OK(cf_writer_append(w, v, NULL, 4, &err), &err);
     ASSERT_ERR(cf_writer_append(w, v + 4, NULL, 1, &err), CF_EINVAL, &err, "sorted");
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
     /* Binary: a proper prefix sorts first; "ab" after "abc" is out of order. */
     cf_writer_options_init(&o, CF_TYPE_STRING);
     o.write_validx = true;
@@ -428,16 +411,14 @@ static void test_writer_validation__values_out_of_order(void **state)
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     CF_ASSERT_OK(cf_writer_append(w, s, NULL, 2, &err), &err);
     ASSERT_ERR(cf_writer_append(w, s + 2, NULL, 1, &err), CF_EINVAL, &err, "row 2");
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
     /* Unsigned order for UINT64: 2^63 > 1. */
     cf_writer_options_init(&o, CF_TYPE_UINT64);
     o.write_validx = true;
     uint64_t u[3] = {1, UINT64_C(1) << 63, 7};
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     ASSERT_ERR(cf_writer_append(w, u, NULL, 3, &err), CF_EINVAL, &err, "row 2");
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
 }
 
 static void test_writer_validation__first_error_is_sticky(void **state)
@@ -461,8 +442,7 @@ static void test_writer_validation__first_error_is_sticky(void **state)
                        "cfile writer", &first);
     CF_ASSERT_REPLAYED(cf_writer_finish(w, &err), CF_EINVAL, &err, "cfile writer", &first);
     assert_string_equal(err.where, first.where); /* the origin is the first failure's */
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
 }
 
 static void test_writer_validation__calls_after_finish(void **state)
@@ -481,8 +461,7 @@ static void test_writer_validation__calls_after_finish(void **state)
     ASSERT_ERR(cf_writer_finish(w, &err), CF_ESTATE, &err, "twice");
     ASSERT_ERR(cf_writer_add_metadata(w, "k", "v", 1, &err), CF_ESTATE, &err, "after finish");
     assert_int_equal(cf_io_mem_contents(io).len, len); /* the file is untouched */
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
 
     /* The misuse itself is the writer's first error, hence sticky: a later
      * finish repeats it. */
@@ -493,8 +472,7 @@ static void test_writer_validation__calls_after_finish(void **state)
     ASSERT_ERR(cf_writer_finish(w, &err), CF_ESTATE, &err, "after finish");
     assert_int_equal(cf_io_mem_contents(io).len, len);
     assert_int_equal(cf_writer_num_values(w), 2);
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
 
     /* Arrays too. */
     cf_writer_options_init(&o, CF_TYPE_INT32);
@@ -504,8 +482,7 @@ static void test_writer_validation__calls_after_finish(void **state)
     CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
     ASSERT_ERR(cf_writer_append_arrays(w, v, NULL, counts, NULL, 1, &err), CF_ESTATE, &err,
                "after finish");
-    cf_writer_free(w);
-    cf_io_free(io);
+    drop(w, io);
 }
 
 /* BOOL values are one byte each and any nonzero byte is true (the width is
@@ -541,8 +518,7 @@ static void test_writer_validation__bool_nonzero_is_true(void **state)
         cf_iter_free(it);
         cf_reader_free(r);
         cf_io_free(rio);
-        cf_writer_free(w);
-        cf_io_free(io);
+        drop(w, io);
     }
 }
 
