@@ -13,12 +13,9 @@
 
 #include "codec/crc32c.h"
 
-/* ---- helpers ---------------------------------------------------------------------- */
+#include "support_mem.h"
 
-typedef struct mem_file {
-    uint8_t *data;
-    size_t len;
-} mem_file;
+/* ---- helpers ---------------------------------------------------------------------- */
 
 /* The cells of an array column, in test form (bools rather than bitmaps). */
 typedef struct cells {
@@ -116,11 +113,10 @@ static cf_status write_cells(const cf_writer_options *o, const cells *c, size_t 
                              mem_file *out, cf_error *err)
 {
     cf_io *io;
-    cf_status st = cf_io_create_mem(&io, err);
+    cf_writer *w;
+    cf_status st = mem_writer_create(&w, &io, o, err);
     if (st != CF_OK)
         return st;
-    cf_writer *w = NULL;
-    st = cf_writer_create(&w, io, o, err);
     for (size_t i = 0; st == CF_OK && i < c->n;) {
         size_t k = batch ? batch : 1 + (size_t)cf_rng_below(rng, 40);
         if (k > c->n - i)
@@ -128,38 +124,7 @@ static cf_status write_cells(const cf_writer_options *o, const cells *c, size_t 
         st = append_range(w, c, i, i + k, err);
         i += k;
     }
-    if (st == CF_OK)
-        st = cf_writer_finish(w, err);
-    if (st == CF_OK) {
-        cf_slice s = cf_io_mem_contents(io);
-        out->data = malloc(s.len);
-        memcpy(out->data, s.data, s.len);
-        out->len = s.len;
-    }
-    cf_writer_free(w);
-    cf_io_free(io);
-    return st;
-}
-
-typedef struct opened {
-    cf_io *io;
-    cf_reader *r;
-    cf_iter *it;
-} opened;
-
-static void open_file(opened *f, const mem_file *m)
-{
-    cf_error err;
-    CF_ASSERT_OK(cf_io_open_mem(&f->io, m->data, m->len, &err), &err);
-    CF_ASSERT_OK(cf_reader_open(&f->r, f->io, NULL, &err), &err);
-    CF_ASSERT_OK(cf_iter_create(&f->it, f->r, &err), &err);
-}
-
-static void close_file(opened *f)
-{
-    cf_iter_free(f->it);
-    cf_reader_free(f->r);
-    cf_io_free(f->io);
+    return mem_file_finish(w, io, st, out, err);
 }
 
 /* Check that cell `ord` of the expectation is cell i of batch b. */

@@ -9,47 +9,7 @@
 
 #include <cfile/cfile.h>
 
-typedef struct mem_file {
-    uint8_t *data;
-    size_t len;
-} mem_file;
-
-/* Write `n` values (row-aligned, nonnull may be NULL) in calls of `batch` rows. */
-static cf_status write_mem(const cf_writer_options *o, const void *vals, const uint8_t *nonnull,
-                           size_t n, size_t batch, mem_file *out, cf_error *err)
-{
-    cf_io *io;
-    cf_status st = cf_io_create_mem(&io, err);
-    if (st != CF_OK)
-        return st;
-    cf_writer *w = NULL;
-    st = cf_writer_create(&w, io, o, err);
-    size_t es = cf_type_size(o->type);
-    uint8_t *bm = NULL;
-    for (size_t i = 0; st == CF_OK && i < n; i += batch) {
-        size_t k = n - i < batch ? n - i : batch;
-        if (nonnull) {
-            free(bm);
-            bm = calloc(k / 8 + 1, 1);
-            for (size_t j = 0; j < k; j++)
-                if (nonnull[(i + j) / 8] >> ((i + j) % 8) & 1)
-                    bm[j / 8] |= (uint8_t)(1u << (j % 8));
-        }
-        st = cf_writer_append(w, (const uint8_t *)vals + i * es, nonnull ? bm : NULL, k, err);
-    }
-    if (st == CF_OK)
-        st = cf_writer_finish(w, err);
-    if (st == CF_OK) {
-        cf_slice s = cf_io_mem_contents(io);
-        out->data = malloc(s.len);
-        memcpy(out->data, s.data, s.len);
-        out->len = s.len;
-    }
-    free(bm);
-    cf_writer_free(w);
-    cf_io_free(io);
-    return st;
-}
+#include "support_mem.h"
 
 static void test_cfile_rw__worked_example_99_bytes(void **state)
 {

@@ -16,13 +16,10 @@
 #include "codec/crc32c.h"
 #include "util/alloc.h"
 
+#include "support_mem.h"
+
 static const cf_compression codecs[] = {CF_COMP_SNAPPY, CF_COMP_LZ4, CF_COMP_ZLIB};
 #define NCODECS (sizeof codecs / sizeof codecs[0])
-
-typedef struct mem_file {
-    uint8_t *data;
-    size_t len;
-} mem_file;
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -33,72 +30,6 @@ static void put_le32(uint8_t *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
         p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* Write n values (nonnull may be NULL) in calls of `batch` rows. */
-static cf_status write_mem(const cf_writer_options *o, const void *vals, const uint8_t *nonnull,
-                           size_t n, size_t batch, mem_file *out, cf_error *err)
-{
-    cf_io *io;
-    cf_status st = cf_io_create_mem(&io, err);
-    if (st != CF_OK)
-        return st;
-    cf_writer *w = NULL;
-    st = cf_writer_create(&w, io, o, err);
-    size_t es = cf_type_size(o->type);
-    uint8_t *bm = calloc(batch / 8 + 2, 1);
-    for (size_t i = 0; st == CF_OK && i < n; i += batch) {
-        size_t k = n - i < batch ? n - i : batch;
-        if (nonnull) {
-            memset(bm, 0, batch / 8 + 2);
-            for (size_t j = 0; j < k; j++)
-                if (nonnull[(i + j) / 8] >> ((i + j) % 8) & 1)
-                    bm[j / 8] |= (uint8_t)(1u << (j % 8));
-        }
-        st = cf_writer_append(w, (const uint8_t *)vals + i * es, nonnull ? bm : NULL, k, err);
-    }
-    if (st == CF_OK)
-        st = cf_writer_finish(w, err);
-    if (st == CF_OK) {
-        cf_slice s = cf_io_mem_contents(io);
-        out->data = malloc(s.len);
-        memcpy(out->data, s.data, s.len);
-        out->len = s.len;
-    }
-    free(bm);
-    cf_writer_free(w);
-    cf_io_free(io);
-    return st;
-}
-
-typedef struct opened {
-    cf_io *io;
-    cf_reader *r;
-    cf_iter *it;
-} opened;
-
-static cf_status try_open(opened *f, const mem_file *m, const cf_reader_options *ro, cf_error *err)
-{
-    memset(f, 0, sizeof *f);
-    cf_status st = cf_io_open_mem(&f->io, m->data, m->len, err);
-    if (st == CF_OK)
-        st = cf_reader_open(&f->r, f->io, ro, err);
-    if (st == CF_OK)
-        st = cf_iter_create(&f->it, f->r, err);
-    return st;
-}
-
-static void open_file(opened *f, const mem_file *m)
-{
-    cf_error err;
-    CF_ASSERT_OK(try_open(f, m, NULL, &err), &err);
-}
-
-static void close_file(opened *f)
-{
-    cf_iter_free(f->it);
-    cf_reader_free(f->r);
-    cf_io_free(f->io);
 }
 
 /* Scan everything; compare with vals/nonnull when vals != NULL. */

@@ -17,6 +17,8 @@
 
 #include <cfile/cfile.h>
 
+#include "support_mem.h"
+
 enum { NTHREADS = 8, NFILES = 5 };
 
 /* Operations per thread; CF_THREAD_OPS in the environment overrides it. */
@@ -66,8 +68,7 @@ static void write_col(col *c)
     cf_error err;
     cf_io *io;
     cf_writer *w;
-    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-    CF_ASSERT_OK(cf_writer_create(&w, io, &c->o, &err), &err);
+    CF_ASSERT_OK(mem_writer_create(&w, &io, &c->o, &err), &err);
     uint8_t *bm = NULL;
     if (c->valid) {
         bm = calloc(c->n / 8 + 1, 1);
@@ -93,14 +94,10 @@ static void write_col(col *c)
         CF_ASSERT_OK(cf_writer_append(w, c->vals + i * es, part, k, &err), &err);
         free(part);
     }
-    CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
-    cf_slice s = cf_io_mem_contents(io);
-    c->file = malloc(s.len);
-    assert_non_null(c->file);
-    memcpy(c->file, s.data, s.len);
-    c->file_len = s.len;
-    cf_writer_free(w);
-    cf_io_free(io);
+    mem_file f;
+    CF_ASSERT_OK(mem_file_finish(w, io, CF_OK, &f, &err), &err);
+    c->file = f.data;
+    c->file_len = f.len;
     free(bm);
 }
 
