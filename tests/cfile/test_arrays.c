@@ -553,28 +553,18 @@ static void matrix(cf_compression comp, uint64_t seed_base)
     assert_true(files >= 100);
 }
 
-static void test_arrays__round_trip_none(void **state)
-{
-    (void)state;
-    matrix(CF_COMP_NONE, 101);
-}
+/* One codec's round trips (the cases in main: one per codec, each its own seed). */
+typedef struct round_trip_case {
+    cf_compression comp;
+    uint64_t seed;
+} round_trip_case;
+static const round_trip_case rt_none = {CF_COMP_NONE, 101}, rt_snappy = {CF_COMP_SNAPPY, 102},
+                             rt_lz4 = {CF_COMP_LZ4, 103}, rt_zlib = {CF_COMP_ZLIB, 104};
 
-static void test_arrays__round_trip_snappy(void **state)
+static void test_arrays__round_trip(void **state)
 {
-    (void)state;
-    matrix(CF_COMP_SNAPPY, 102);
-}
-
-static void test_arrays__round_trip_lz4(void **state)
-{
-    (void)state;
-    matrix(CF_COMP_LZ4, 103);
-}
-
-static void test_arrays__round_trip_zlib(void **state)
-{
-    (void)state;
-    matrix(CF_COMP_ZLIB, 104);
+    const round_trip_case *k = *state;
+    matrix(k->comp, k->seed);
 }
 
 /* ---- seeks, block ends, limits --------------------------------------------------- */
@@ -1080,10 +1070,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_arrays__example_b_bytes),
         cmocka_unit_test(test_arrays__example_c_bytes),
         cmocka_unit_test(test_arrays__feature_bits),
-        cmocka_unit_test(test_arrays__round_trip_none),
-        cmocka_unit_test(test_arrays__round_trip_snappy),
-        cmocka_unit_test(test_arrays__round_trip_lz4),
-        cmocka_unit_test(test_arrays__round_trip_zlib),
+        {"test_arrays__round_trip_none", test_arrays__round_trip, NULL, NULL, (void *)&rt_none},
+        {"test_arrays__round_trip_snappy", test_arrays__round_trip, NULL, NULL, (void *)&rt_snappy},
+        {"test_arrays__round_trip_lz4", test_arrays__round_trip, NULL, NULL, (void *)&rt_lz4},
+        {"test_arrays__round_trip_zlib", test_arrays__round_trip, NULL, NULL, (void *)&rt_zlib},
         cmocka_unit_test(test_arrays__seek_every_ordinal),
         cmocka_unit_test(test_arrays__cells_never_split),
         cmocka_unit_test(test_arrays__max_elements),

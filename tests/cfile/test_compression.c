@@ -75,6 +75,30 @@ static cf_status scan(opened *f, cf_type t, const void *vals, const uint8_t *non
     return CF_OK;
 }
 
+/* m reads back whole as vals (nonnull may be NULL). */
+static void expect_scan(const mem_file *m, cf_type t, const void *vals, const uint8_t *nonnull,
+                        size_t n)
+{
+    opened f;
+    open_file(&f, m);
+    cf_error err;
+    CF_ASSERT_OK(scan(&f, t, vals, nonnull, n, &err), &err);
+    close_file(&f);
+}
+
+/* The payload p[0..len) decompresses with codec c to exactly want[0..u): u is
+ * both the size the block header claims and the logical block's. */
+static void expect_decompresses(cf_compression c, const uint8_t *p, size_t len, const uint8_t *want,
+                                size_t u)
+{
+    cf_error err;
+    uint8_t *out = malloc(u);
+    assert_non_null(out);
+    CF_ASSERT_OK(cf_codec_decompress(c, p, len, out, u, &err), &err);
+    CF_ASSERT_BYTES(out, u, want, u);
+    free(out);
+}
+
 /* The single data block of a one-block file: it starts after the header and
  * runs to the positional index root, which follows it. */
 static void data_block(const mem_file *m, bool checksums, size_t *off, size_t *stored)
@@ -334,10 +358,7 @@ static void test_compression__incompressible_block_stored_raw(void **state)
                 CF_ASSERT_BYTES(m.data + off + 4, plen, plain.data + poff, plen);
                 if (sums)
                     assert_int_equal(le32(m.data + off + stored), cf_crc32c(m.data + off, stored));
-                opened f;
-                open_file(&f, &m);
-                CF_ASSERT_OK(scan(&f, t, vals, NULL, N, &err), &err);
-                close_file(&f);
+                expect_scan(&m, t, vals, NULL, N);
                 free(m.data);
             }
             free(plain.data);
@@ -381,10 +402,7 @@ static void test_compression__compressible_block_compressed(void **state)
         CF_ASSERT_BYTES(m.data + off + 4, p, want.data, want.len);
         cf_buf_dispose(&want);
         /* ... and decodes back to it. */
-        uint8_t *out = malloc(u);
-        CF_ASSERT_OK(cf_codec_decompress(codecs[ci], m.data + off + 4, p, out, u, &err), &err);
-        CF_ASSERT_BYTES(out, u, plain.data + poff, plen);
-        free(out);
+        expect_decompresses(codecs[ci], m.data + off + 4, p, plain.data + poff, plen);
         /* The CRC covers the stored (compressed) bytes, header included. */
         assert_int_equal(le32(m.data + off + stored), cf_crc32c(m.data + off, stored));
         free(m.data);
@@ -465,10 +483,7 @@ static void test_compression__dictionary_block_compressed(void **state)
         size_t p = fi->dict_block_size - 8;
         assert_int_equal(u, pdict_len);
         assert_true(p < u);
-        uint8_t *out = malloc(u);
-        CF_ASSERT_OK(cf_codec_decompress(codecs[ci], d + 4, p, out, u, &err), &err);
-        CF_ASSERT_BYTES(out, u, pdict, pdict_len);
-        free(out);
+        expect_decompresses(codecs[ci], d + 4, p, pdict, pdict_len);
         CF_ASSERT_OK(scan(&f, CF_TYPE_STRING, vals, NULL, N, &err), &err);
         close_file(&f);
         free(m.data);
@@ -604,11 +619,7 @@ static void test_compression__checksum_covers_compressed_bytes(void **state)
             m.data[at[k]] ^= 0x10;
         }
         /* Restored, it reads. */
-        opened f;
-        open_file(&f, &m);
-        cf_error err;
-        CF_ASSERT_OK(scan(&f, CF_TYPE_INT32, vals, NULL, 10000, &err), &err);
-        close_file(&f);
+        expect_scan(&m, CF_TYPE_INT32, vals, NULL, 10000);
         free(m.data);
         free(vals);
     }
@@ -751,11 +762,7 @@ static void test_compression__lying_uncompressed_size(void **state)
                 expect_corrupt(&m, cases[k].needle, cases[k].no_alloc, what);
             }
             set_u(&m, off, stored, u, sums);
-            opened f;
-            open_file(&f, &m);
-            cf_error err;
-            CF_ASSERT_OK(scan(&f, CF_TYPE_INT32, vals, NULL, 10000, &err), &err);
-            close_file(&f);
+            expect_scan(&m, CF_TYPE_INT32, vals, NULL, 10000);
             free(m.data);
             free(vals);
         }
