@@ -260,6 +260,21 @@ static void example_block(const cells *c, bool nullable, mem_file *file, const u
     assert_int_equal(crc, cf_crc32c(*logical, *len));
 }
 
+/* c written as example_block does: the logical data block is exactly
+ * want[0..want_len), and the file (into *m) scans back as c (seed: the scan's
+ * random batch sizes and seeks). */
+static void example_check(const cells *c, bool nullable, const uint8_t *want, size_t want_len,
+                          uint64_t seed, mem_file *m)
+{
+    const uint8_t *got;
+    size_t got_len;
+    example_block(c, nullable, m, &got, &got_len);
+    CF_ASSERT_BYTES(got, got_len, want, want_len);
+    cf_rng rng;
+    cf_rng_init(&rng, seed);
+    check_scan(m, c, nullable, &rng);
+}
+
 static void test_arrays__example_a_bytes(void **state)
 {
     (void)state;
@@ -279,13 +294,7 @@ static void test_arrays__example_a_bytes(void **state)
                                     "09 00 00 00",
                                     want, sizeof want);
     mem_file m;
-    const uint8_t *got;
-    size_t got_len;
-    example_block(&c, true, &m, &got, &got_len);
-    CF_ASSERT_BYTES(got, got_len, want, want_len);
-    cf_rng rng;
-    cf_rng_init(&rng, 1);
-    check_scan(&m, &c, true, &rng);
+    example_check(&c, true, want, want_len, 1, &m);
     /* The design doc's cell boundaries: starts 0,2,2,2,4,8,9, end 10. */
     static const size_t starts[] = {0, 2, 2, 2, 4, 8, 9, 10};
     opened f;
@@ -320,13 +329,7 @@ static void test_arrays__example_b_bytes(void **state)
                                     "02 00 00 00 00 00 00 00 04 00 00 00 02 00 00 00",
                                     want, sizeof want);
     mem_file m;
-    const uint8_t *got;
-    size_t got_len;
-    example_block(&c, true, &m, &got, &got_len);
-    CF_ASSERT_BYTES(got, got_len, want, want_len);
-    cf_rng rng;
-    cf_rng_init(&rng, 2);
-    check_scan(&m, &c, true, &rng);
+    example_check(&c, true, want, want_len, 2, &m);
     /* The doc's boundaries: [0,1) [1,1) [1,1) [1,3). */
     opened f;
     open_file(&f, &m);
@@ -363,14 +366,8 @@ static void test_arrays__example_c_bytes(void **state)
                                     want, sizeof want);
     for (int nullable = 0; nullable < 2; nullable++) {
         mem_file m;
-        const uint8_t *got;
-        size_t got_len;
         /* The cell bitmap is written also when the column is not nullable. */
-        example_block(&c, nullable, &m, &got, &got_len);
-        CF_ASSERT_BYTES(got, got_len, want, want_len);
-        cf_rng rng;
-        cf_rng_init(&rng, 3);
-        check_scan(&m, &c, nullable, &rng);
+        example_check(&c, nullable, want, want_len, 3, &m);
         free(m.data);
     }
     cells_free(&c);

@@ -19,6 +19,8 @@
 
 #include <cfile/cfile.h>
 
+#include "support_mem.h"
+
 typedef struct cfg {
     const char *name;
     cf_type type;
@@ -165,15 +167,11 @@ static uint8_t *write_cfg(const cfg *c, bool checksums, size_t *len)
         CF_ASSERT_OK(
             cf_writer_append(w, vals + half * es, c->nullable ? nn2 : NULL, n - half, &err), &err);
     }
-    CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
-    cf_slice s = cf_io_mem_contents(io);
-    uint8_t *copy = malloc(s.len);
-    memcpy(copy, s.data, s.len);
-    *len = s.len;
-    cf_writer_free(w);
-    cf_io_free(io);
+    mem_file f;
+    CF_ASSERT_OK(mem_file_finish(w, io, CF_OK, &f, &err), &err);
+    *len = f.len;
     free(vals);
-    return copy;
+    return f.data;
 }
 
 static uint8_t *read_golden(const char *name, size_t *len)

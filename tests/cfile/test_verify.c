@@ -8,6 +8,8 @@
 
 #include <cfile/cfile.h>
 
+#include "support_mem.h"
+
 typedef struct seen {
     size_t data_ok, data_bad, index_ok;
     uint64_t bad_off, bad_first;
@@ -34,28 +36,23 @@ static void on_block(void *ctx, const cf_block_report *rep)
 static uint8_t *write_file(size_t *len)
 {
     cf_error err;
-    cf_io *io;
-    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
     cf_writer_options o;
     cf_writer_options_init(&o, CF_TYPE_INT32);
     o.encoding = CF_ENC_PLAIN;
     o.block_size = 512;
+    cf_io *io;
     cf_writer *w;
-    CF_ASSERT_OK(cf_writer_create(&w, io, &o, &err), &err);
+    CF_ASSERT_OK(mem_writer_create(&w, &io, &o, &err), &err);
     int32_t v[100];
     for (int call = 0; call < 10; call++) {
         for (int i = 0; i < 100; i++)
             v[i] = call * 100 + i;
         CF_ASSERT_OK(cf_writer_append(w, v, NULL, 100, &err), &err);
     }
-    CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
-    cf_slice s = cf_io_mem_contents(io);
-    uint8_t *copy = malloc(s.len);
-    memcpy(copy, s.data, s.len);
-    *len = s.len;
-    cf_writer_free(w);
-    cf_io_free(io);
-    return copy;
+    mem_file f;
+    CF_ASSERT_OK(mem_file_finish(w, io, CF_OK, &f, &err), &err);
+    *len = f.len;
+    return f.data;
 }
 
 static cf_status verify(const uint8_t *data, size_t len, seen *s, size_t *damaged, cf_error *err)
