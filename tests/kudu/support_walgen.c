@@ -357,6 +357,16 @@ static void put_cell(char *out, size_t cap, const cf_column *c, const cf_batch *
 cf_status walgen_scan(const char *root, const char *tablet, uint64_t as_of, int64_t max_age,
                       char *out, size_t cap, size_t *pending, cf_error *err)
 {
+    cf_kudu_scan_options so;
+    cf_kudu_scan_options_init(&so);
+    so.as_of = as_of;
+    so.history_max_age_sec = max_age;
+    return walgen_scan_opts(root, tablet, &so, out, cap, pending, err);
+}
+
+cf_status walgen_scan_opts(const char *root, const char *tablet, const cf_kudu_scan_options *so,
+                           char *out, size_t cap, size_t *pending, cf_error *err)
+{
     cf_kudu_fs_options o;
     cf_kudu_fs_options_init(&o);
     o.wal_dir = root;
@@ -364,12 +374,8 @@ cf_status walgen_scan(const char *root, const char *tablet, uint64_t as_of, int6
     cf_kudu_tablet *t;
     CF_ASSERT_OK(cf_kudu_fs_open(&fs, &o, err), err);
     CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, tablet, err), err);
-    cf_kudu_scan_options so;
-    cf_kudu_scan_options_init(&so);
-    so.as_of = as_of;
-    so.history_max_age_sec = max_age;
     cf_kudu_scanner *sc = NULL;
-    cf_status st = cf_kudu_scanner_create(&sc, t, &so, err);
+    cf_status st = cf_kudu_scanner_create(&sc, t, so, err);
     out[0] = '\0';
     if (pending != NULL)
         *pending = cf_kudu_scanner_wal_pending(sc, NULL, NULL);

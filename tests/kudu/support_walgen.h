@@ -114,5 +114,8 @@ void walgen_tablet_root(const char *root, const walgen_tablet *t);
  * scan's status; *pending: cf_kudu_scanner_wal_pending (may be NULL). */
 cf_status walgen_scan(const char *root, const char *tablet, uint64_t as_of, int64_t max_age,
                       char *out, size_t cap, size_t *pending, cf_error *err);
+/* The same with every scan option given (so; NULL: defaults). */
+cf_status walgen_scan_opts(const char *root, const char *tablet, const cf_kudu_scan_options *so,
+                           char *out, size_t cap, size_t *pending, cf_error *err);
 
 #endif

@@ -1150,42 +1150,15 @@ static void gen_wal(const char *root, const wal_op *ops, size_t n)
     cf_schema_free(sch);
 }
 
-/* The root's tablet scanned at as_of (no_wal too) as "k:v," text. */
+/* The root's tablet scanned at as_of (no_wal too) as "k|v;" text (walgen_scan). */
 static cf_status wal_scan(const char *root, uint64_t as_of, bool no_wal, char *out, size_t cap,
                           cf_error *err)
 {
-    cf_kudu_fs_options o;
-    cf_kudu_fs_options_init(&o);
-    o.wal_dir = root;
-    cf_kudu_fs *fs;
-    cf_kudu_tablet *t;
-    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &o, err), err);
-    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, GEN_TABLET, err), err);
     cf_kudu_scan_options so;
     cf_kudu_scan_options_init(&so);
     so.as_of = as_of;
     so.no_wal = no_wal;
-    cf_kudu_scanner *sc;
-    cf_status st = cf_kudu_scanner_create(&sc, t, &so, err);
-    out[0] = '\0';
-    while (st == CF_OK) {
-        cf_row_batch b;
-        st = cf_kudu_scanner_next(sc, &b, err);
-        if (st != CF_OK || b.count == 0)
-            break;
-        for (size_t i = 0; i < b.count; i++) {
-            int64_t k;
-            int32_t v;
-            memcpy(&k, (const int64_t *)b.cols[0].values + i, 8);
-            memcpy(&v, (const int32_t *)b.cols[1].values + i, 4);
-            size_t len = strlen(out);
-            snprintf(out + len, cap - len, "%lld:%d,", (long long)k, v);
-        }
-    }
-    cf_kudu_scanner_free(sc);
-    cf_kudu_tablet_free(t);
-    cf_kudu_fs_free(fs);
-    return st;
+    return walgen_scan_opts(root, GEN_TABLET, &so, out, cap, NULL, err);
 }
 
 /* Bootstrap over a log written here, against one rowset (keys 1..5, v = 10k;
@@ -1219,14 +1192,14 @@ static void test_scan__wal_replay(void **state)
     gen_wal(root, ops, sizeof(ops) / sizeof(ops[0]));
     cf_error err;
     CF_ASSERT_OK(wal_scan(root, CF_SNAPSHOT_LATEST, false, got, sizeof(got), &err), &err);
-    assert_string_equal(got, "1:10,2:-2,3:30,4:44,5:55,7:77,8:80,");
+    assert_string_equal(got, "1|10;2|-2;3|30;4|44;5|55;7|77;8|80;");
     CF_ASSERT_OK(wal_scan(root, CF_SNAPSHOT_LATEST, true, got, sizeof(got), &err), &err);
-    assert_string_equal(got, "1:10,2:20,3:30,4:40,5:50,");
+    assert_string_equal(got, "1|10;2|20;3|30;4|40;5|50;");
     /* Before ts 105: the insert of 7, the update of 2 and the delete of 4. */
     CF_ASSERT_OK(wal_scan(root, 105, false, got, sizeof(got), &err), &err);
-    assert_string_equal(got, "1:10,2:-2,3:30,5:50,7:70,");
+    assert_string_equal(got, "1|10;2|-2;3|30;5|50;7|70;");
     CF_ASSERT_OK(wal_scan(root, 100, false, got, sizeof(got), &err), &err);
-    assert_string_equal(got, "1:10,2:20,3:30,4:40,5:50,");
+    assert_string_equal(got, "1|10;2|20;3|30;4|40;5|50;");
     CF_ASSERT_RM_RF(root);
 
     /* A replayed op that cannot apply (an INSERT of a key a rowset holds live):
