@@ -11,6 +11,25 @@
 
 #include "kudufs/lbm_writer.h"
 
+const char *const kfs_layouts[KFS_NLAYOUTS] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
+                                               "lbm-onedir-s3"};
+
+void kfs_open_tablet(const char *root, const char *tablet, cf_kudu_fs **fs, cf_kudu_tablet **t)
+{
+    cf_kudu_fs_options o;
+    cf_kudu_fs_options_init(&o);
+    o.wal_dir = root;
+    cf_error err;
+    CF_ASSERT_OK(cf_kudu_fs_open(fs, &o, &err), &err);
+    CF_ASSERT_OK(cf_kudu_tablet_open(t, *fs, tablet, &err), &err);
+}
+
+void kfs_layout_path(char *out, size_t cap, const char *layout, const char *rel)
+{
+    int n = snprintf(out, cap, "%s/kudu-fs/%s/%s", cf_test_shared_dir(), layout, rel);
+    assert_true(n > 0 && (size_t)n < cap);
+}
+
 void kfs_layout_load(kfs_layout *l, const char *name)
 {
     memset(l, 0, sizeof *l);

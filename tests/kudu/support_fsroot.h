@@ -21,6 +21,13 @@ typedef struct kfs_layout {
     size_t ndata;
 } kfs_layout;
 
+/* The layouts of ../shared/kudu-fs every test reads (one of each block manager
+ * and data dir arrangement). */
+#define KFS_NLAYOUTS 4
+extern const char *const kfs_layouts[KFS_NLAYOUTS];
+/* <shared>/kudu-fs/<layout>/<rel> into out (asserts it fits). */
+void kfs_layout_path(char *out, size_t cap, const char *layout, const char *rel);
+
 /* Load layout `name` (asserts); kfs_layout_dispose after. */
 void kfs_layout_load(kfs_layout *l, const char *name);
 void kfs_layout_dispose(kfs_layout *l);
@@ -36,6 +43,10 @@ void kfs_tmpdir(char *out, size_t cap);
 /* A single root (WAL, metadata and the one data dir) of a new server with the given
  * block manager ("log" or "file") and server key (NULL: none). */
 void kfs_single_root(const char *root, const char *dir_type, const char *server_key);
+
+/* The fs of the single root `root` (its WAL directory; default options) and
+ * its tablet `tablet` (asserts both open); free t, then fs. */
+void kfs_open_tablet(const char *root, const char *tablet, cf_kudu_fs **fs, cf_kudu_tablet **t);
 
 /* The first problem whose text contains `needle`, or NULL. */
 const cf_kudu_problem *kfs_problem(const cf_kudu_fs *fs, const char *needle);

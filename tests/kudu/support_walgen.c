@@ -367,13 +367,9 @@ cf_status walgen_scan(const char *root, const char *tablet, uint64_t as_of, int6
 cf_status walgen_scan_opts(const char *root, const char *tablet, const cf_kudu_scan_options *so,
                            char *out, size_t cap, size_t *pending, cf_error *err)
 {
-    cf_kudu_fs_options o;
-    cf_kudu_fs_options_init(&o);
-    o.wal_dir = root;
     cf_kudu_fs *fs;
     cf_kudu_tablet *t;
-    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &o, err), err);
-    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, tablet, err), err);
+    kfs_open_tablet(root, tablet, &fs, &t);
     cf_kudu_scanner *sc = NULL;
     cf_status st = cf_kudu_scanner_create(&sc, t, so, err);
     out[0] = '\0';

@@ -23,9 +23,6 @@
 #include "kudufs/lbm_writer.h"
 #include "support_fsroot.h"
 
-static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
-                                      "lbm-onedir-s3"};
-
 static void check_layout(const char *name)
 {
     kfs_layout l;
@@ -100,8 +97,8 @@ static void check_layout(const char *name)
 static void test_fs__layouts(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
-        check_layout(layouts[i]);
+    for (size_t i = 0; i < KFS_NLAYOUTS; i++)
+        check_layout(kfs_layouts[i]);
 }
 
 static cf_status open_dirs(const char *wal, const char *const *data, size_t n, cf_kudu_fs **fs,

@@ -14,10 +14,6 @@
 
 #include "support_fsroot.h"
 
-static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
-                                      "lbm-onedir-s3"};
-#define NLAYOUTS (sizeof layouts / sizeof layouts[0])
-
 /* Rows of the stream, and the sum of the int64 values of its first column when that
  * column is INT64 (a cheap digest compared with the scanner's). */
 static size_t stream_rows(cf_kudu_tablet *t, const cf_kudu_scan_options *so, size_t batch,
@@ -77,9 +73,9 @@ static size_t scanner_rows(cf_kudu_tablet *t, const cf_kudu_scan_options *so, in
 static void test_kudu_arrow__every_layout(void **state)
 {
     (void)state;
-    for (size_t li = 0; li < NLAYOUTS; li++) {
+    for (size_t li = 0; li < KFS_NLAYOUTS; li++) {
         kfs_layout l;
-        kfs_layout_load(&l, layouts[li]);
+        kfs_layout_load(&l, kfs_layouts[li]);
         cf_kudu_fs *fs = NULL;
         cf_error err = {0};
         CF_ASSERT_OK(kfs_layout_open(&l, &fs, &err), &err);

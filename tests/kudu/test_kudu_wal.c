@@ -29,6 +29,7 @@
 #include "kudu_tablet.pb-c.h"
 #include "support_wal.h"
 #include "util/buf.h"
+#include "support_fsroot.h"
 
 /* A SchemaPB as the WAL reader converts it (tablet.h), without the ids. */
 static cf_status kudu_test_schema(cf_schema **out, const Kudu__SchemaPB *pb, cf_error *err)
@@ -37,16 +38,6 @@ static cf_status kudu_test_schema(cf_schema **out, const Kudu__SchemaPB *pb, cf_
     cf_status st = cf_kudu_schema_from_pb(out, &ids, pb, "schema", err);
     free(ids);
     return st;
-}
-
-static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
-                                      "lbm-onedir-s3"};
-#define NLAYOUTS (sizeof layouts / sizeof layouts[0])
-
-static void layout_path(char *out, size_t cap, const char *layout, const char *rel)
-{
-    int n = snprintf(out, cap, "%s/kudu-fs/%s/%s", cf_test_shared_dir(), layout, rel);
-    assert_true(n > 0 && (size_t)n < cap);
 }
 
 static void parse_text(cf_json_doc *d, const char *text)
@@ -75,7 +66,7 @@ static void expect_json(const char *got, const cf_json *want, const char *what)
 static const char *tablet_of(const char *layout, char *buf, size_t cap)
 {
     char p[1024];
-    layout_path(p, sizeof p, layout, "expected/fs.json");
+    kfs_layout_path(p, sizeof p, layout, "expected/fs.json");
     cf_json_doc d;
     parse_file(&d, p);
     const cf_json *t = cf_json_get(&d.root, "tablet_id");
@@ -88,7 +79,7 @@ static const char *tablet_of(const char *layout, char *buf, size_t cap)
 static cf_kudu_wal *open_layout(const char *layout)
 {
     char wal[1024], id[128];
-    layout_path(wal, sizeof wal, layout, "fs/wal");
+    kfs_layout_path(wal, sizeof wal, layout, "fs/wal");
     cf_kudu_wal *w = NULL;
     cf_error err = {0};
     CF_ASSERT_OK(kudu_wal_open_dir(&w, wal, tablet_of(layout, id, sizeof id), &err), &err);
@@ -101,10 +92,10 @@ static cf_kudu_wal *open_layout(const char *layout)
 static void test_layouts_match_wal_json(void **state)
 {
     (void)state;
-    for (size_t l = 0; l < NLAYOUTS; l++) {
-        cf_kudu_wal *w = open_layout(layouts[l]);
+    for (size_t l = 0; l < KFS_NLAYOUTS; l++) {
+        cf_kudu_wal *w = open_layout(kfs_layouts[l]);
         char p[1024];
-        layout_path(p, sizeof p, layouts[l], "expected/wal.json");
+        kfs_layout_path(p, sizeof p, kfs_layouts[l], "expected/wal.json");
         cf_json_doc want;
         parse_file(&want, p);
         assert_int_equal(cf_kudu_wal_segment_count(w), want.root.n);
@@ -207,10 +198,10 @@ static char *ops_form(const cf_kudu_wal_entry *e)
 static void test_layouts_ops_match_wal_ops(void **state)
 {
     (void)state;
-    for (size_t l = 0; l < NLAYOUTS; l++) {
-        cf_kudu_wal *w = open_layout(layouts[l]);
+    for (size_t l = 0; l < KFS_NLAYOUTS; l++) {
+        cf_kudu_wal *w = open_layout(kfs_layouts[l]);
         char p[1024];
-        layout_path(p, sizeof p, layouts[l], "expected/wal_ops.json");
+        kfs_layout_path(p, sizeof p, kfs_layouts[l], "expected/wal_ops.json");
         cf_json_doc want;
         parse_file(&want, p);
         const cf_json *entries = cf_json_get(&want.root, "entries");
@@ -236,11 +227,11 @@ static void test_layouts_ops_match_wal_ops(void **state)
                             assert_int_equal(failed,
                                              cf_json_get(&x2->items[r], "failed_status") != NULL);
                             if (!failed && !kudu_json_equal(&g->items[r], &x2->items[r]))
-                                fail_msg("%s entry %zu result %zu differs: %.300s", layouts[l], k,
-                                         r, text);
+                                fail_msg("%s entry %zu result %zu differs: %.300s", kfs_layouts[l],
+                                         k, r, text);
                         }
                     } else if (x2 == NULL || !kudu_json_equal(g, x2)) {
-                        fail_msg("%s entry %zu: %s differs: %.400s", layouts[l], k, key, text);
+                        fail_msg("%s entry %zu: %s differs: %.400s", kfs_layouts[l], k, key, text);
                     }
                 }
                 nops += e->nops;
@@ -270,10 +261,10 @@ static void test_writer_reproduces_layout_bytes(void **state)
 {
     (void)state;
     size_t batches = 0, same = 0, segs_same = 0, segs = 0;
-    for (size_t l = 0; l < NLAYOUTS; l++) {
+    for (size_t l = 0; l < KFS_NLAYOUTS; l++) {
         char wal[1024], id[128], dir[1200];
-        layout_path(wal, sizeof wal, layouts[l], "fs/wal");
-        snprintf(dir, sizeof dir, "%s/wals/%s", wal, tablet_of(layouts[l], id, sizeof id));
+        kfs_layout_path(wal, sizeof wal, kfs_layouts[l], "fs/wal");
+        snprintf(dir, sizeof dir, "%s/wals/%s", wal, tablet_of(kfs_layouts[l], id, sizeof id));
         DIR *d = opendir(dir);
         assert_non_null(d);
         struct dirent *de;

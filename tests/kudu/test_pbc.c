@@ -18,22 +18,13 @@
 #include "json.h"
 #include "support_wal.h"
 #include "util/endian.h"
-
-static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
-                                      "lbm-onedir-s3"};
-#define NLAYOUTS (sizeof layouts / sizeof layouts[0])
-
-static void layout_path(char *out, size_t cap, const char *layout, const char *rel)
-{
-    int n = snprintf(out, cap, "%s/kudu-fs/%s/%s", cf_test_shared_dir(), layout, rel);
-    assert_true(n > 0 && (size_t)n < cap);
-}
+#include "support_fsroot.h"
 
 /* The single file in a folder of one layout (tablet-meta/, consensus-meta/). */
 static void only_file(char *out, size_t cap, const char *layout, const char *dir)
 {
     char d[1024];
-    layout_path(d, sizeof d, layout, dir);
+    kfs_layout_path(d, sizeof d, layout, dir);
     DIR *dp = opendir(d);
     assert_non_null(dp);
     struct dirent *e;
@@ -82,13 +73,13 @@ static void check_json(const char *path, const char *type, const char *expected_
 static void test_superblock_and_cmeta_json(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < NLAYOUTS; i++) {
+    for (size_t i = 0; i < KFS_NLAYOUTS; i++) {
         char path[1024], exp[1024];
-        only_file(path, sizeof path, layouts[i], "fs/wal/tablet-meta");
-        layout_path(exp, sizeof exp, layouts[i], "expected/superblock.json");
+        only_file(path, sizeof path, kfs_layouts[i], "fs/wal/tablet-meta");
+        kfs_layout_path(exp, sizeof exp, kfs_layouts[i], "expected/superblock.json");
         check_json(path, "kudu.tablet.TabletSuperBlockPB", exp);
-        only_file(path, sizeof path, layouts[i], "fs/wal/consensus-meta");
-        layout_path(exp, sizeof exp, layouts[i], "expected/consensus_meta.json");
+        only_file(path, sizeof path, kfs_layouts[i], "fs/wal/consensus-meta");
+        kfs_layout_path(exp, sizeof exp, kfs_layouts[i], "expected/consensus_meta.json");
         check_json(path, "kudu.consensus.ConsensusMetadataPB", exp);
     }
 }
@@ -121,15 +112,15 @@ static void check_container(const char *path, const char *type, size_t *records)
 static void test_every_container(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < NLAYOUTS; i++) {
+    for (size_t i = 0; i < KFS_NLAYOUTS; i++) {
         char root[1024], path[2048];
         size_t records = 0, metadata_files = 0;
-        layout_path(root, sizeof root, layouts[i], "fs/wal/instance");
+        kfs_layout_path(root, sizeof root, kfs_layouts[i], "fs/wal/instance");
         check_container(root, "kudu.InstanceMetadataPB", &records);
         for (int d = 0; d < 2; d++) {
             char dir[1024];
             snprintf(path, sizeof path, "fs/data%d", d);
-            layout_path(dir, sizeof dir, layouts[i], path);
+            kfs_layout_path(dir, sizeof dir, kfs_layouts[i], path);
             DIR *probe = opendir(dir);
             if (probe == NULL)
                 continue;
@@ -156,7 +147,7 @@ static void test_every_container(void **state)
             closedir(dp);
         }
         /* The log block manager layouts have containers, with records in them. */
-        if (strncmp(layouts[i], "lbm", 3) == 0)
+        if (strncmp(kfs_layouts[i], "lbm", 3) == 0)
             assert_true(metadata_files > 0 && records > metadata_files);
     }
 }

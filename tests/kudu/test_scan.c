@@ -48,10 +48,6 @@ typedef struct layout {
     cf_kudu_tablet *t;
 } layout;
 
-static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
-                                      "lbm-onedir-s3"};
-#define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
-
 static bool is_dir(const char *p)
 {
     struct stat st;
@@ -219,9 +215,9 @@ static cf_status collect(void *ctx, const cf_kudu_wal_entry *rep, const cf_kudu_
 static void test_scan__bootstrap_decisions(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < NLAYOUTS; i++) {
+    for (size_t i = 0; i < KFS_NLAYOUTS; i++) {
         layout l;
-        if (!open_layout(&l, layouts[i]))
+        if (!open_layout(&l, kfs_layouts[i]))
             skip();
         char *want = read_expected(&l, "wal_ops.json");
         if (want == NULL) {
@@ -249,9 +245,10 @@ static void test_scan__bootstrap_decisions(void **state)
                 assert_non_null(e);
                 size_t n = (size_t)(e - q - 1);
                 if (k >= got.n)
-                    fail_msg("%s: expected more decisions than the %zu made", layouts[i], got.n);
+                    fail_msg("%s: expected more decisions than the %zu made", kfs_layouts[i],
+                             got.n);
                 if (strlen(got.names[k]) != n || memcmp(got.names[k], q + 1, n) != 0)
-                    fail_msg("%s: row op %zu: decided %s, expected %.*s", layouts[i], k,
+                    fail_msg("%s: row op %zu: decided %s, expected %.*s", kfs_layouts[i], k,
                              got.names[k], (int)n, q + 1);
                 replay += strcmp(got.names[k], "NEEDS_REPLAY") == 0;
                 k++;
@@ -321,9 +318,9 @@ static void test_scan__row_counts(void **state)
     (void)state;
     static const char *files[3] = {"tablet_latest.json", "tablet_flushed.json",
                                    "tablet_as_of.json"};
-    for (size_t i = 0; i < NLAYOUTS; i++) {
+    for (size_t i = 0; i < KFS_NLAYOUTS; i++) {
         layout l;
-        if (!open_layout(&l, layouts[i]))
+        if (!open_layout(&l, kfs_layouts[i]))
             skip();
         for (size_t m = 0; m < 3; m++) {
             char *want = read_expected(&l, files[m]);
@@ -337,7 +334,7 @@ static void test_scan__row_counts(void **state)
             bytes b = {0};
             uint64_t rows = scan_all(&l, &o, &b);
             if (rows != json_u64(want, "num_rows"))
-                fail_msg("%s %s: %llu rows, expected %llu", layouts[i], files[m],
+                fail_msg("%s %s: %llu rows, expected %llu", kfs_layouts[i], files[m],
                          (unsigned long long)rows, (unsigned long long)json_u64(want, "num_rows"));
             free(b.p);
             free(want);
@@ -350,9 +347,9 @@ static void test_scan__row_counts(void **state)
 static void test_scan__batch_sizes(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < NLAYOUTS; i++) {
+    for (size_t i = 0; i < KFS_NLAYOUTS; i++) {
         layout l;
-        if (!open_layout(&l, layouts[i]))
+        if (!open_layout(&l, kfs_layouts[i]))
             skip();
         char *asof = read_expected(&l, "tablet_as_of.json");
         for (size_t m = 0; m < 3; m++) {
@@ -384,9 +381,9 @@ static void test_scan__batch_sizes(void **state)
 static void test_scan__projection_and_where(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < NLAYOUTS; i++) {
+    for (size_t i = 0; i < KFS_NLAYOUTS; i++) {
         layout l;
-        if (!open_layout(&l, layouts[i]))
+        if (!open_layout(&l, kfs_layouts[i]))
             skip();
         const cf_schema *s = cf_kudu_tablet_schema(l.t);
         size_t nc = cf_schema_column_count(s);
@@ -469,7 +466,7 @@ static void test_scan__alloc_failures(void **state)
 {
     (void)state;
     layout l;
-    if (!open_layout(&l, layouts[0]))
+    if (!open_layout(&l, kfs_layouts[0]))
         skip();
     sweep sw = {&l, true};
     cf_test_alloc_sweep("scan --no-wal", NULL, sweep_run, &sw, 100000);
@@ -658,13 +655,9 @@ static void gen_tablet_ex(const char *root, const gen_rowset *rs, size_t nrs, un
 static cf_status gen_scan(const char *root, size_t batch, int64_t *k, int32_t *v, size_t cap,
                           size_t *n, cf_error *err)
 {
-    cf_kudu_fs_options o;
-    cf_kudu_fs_options_init(&o);
-    o.wal_dir = root;
     cf_kudu_fs *fs;
     cf_kudu_tablet *t;
-    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &o, err), err);
-    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, GEN_TABLET, err), err);
+    kfs_open_tablet(root, GEN_TABLET, &fs, &t);
     cf_kudu_scan_options so;
     cf_kudu_scan_options_init(&so);
     so.batch_rows = batch;
@@ -791,14 +784,10 @@ static void test_scan__disjoint_rowsets_few_fds(void **state)
     char root[512];
     kfs_tmpdir(root, sizeof(root));
     gen_tablet(root, rs, NRS);
-    cf_kudu_fs_options o;
-    cf_kudu_fs_options_init(&o);
-    o.wal_dir = root;
     cf_kudu_fs *fs;
     cf_kudu_tablet *t;
+    kfs_open_tablet(root, GEN_TABLET, &fs, &t);
     cf_error err;
-    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &o, &err), &err);
-    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, GEN_TABLET, &err), &err);
     struct rlimit old, lim;
     assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
     lim = old;
@@ -905,14 +894,9 @@ static void test_scan__rescan_reuses_readers(void **state)
     char before[8192], after1[8192], after2[8192];
     fd_list(before, sizeof(before));
     size_t base = open_fds();
-    cf_kudu_fs_options o;
-    cf_kudu_fs_options_init(&o);
-    o.wal_dir = root;
     cf_kudu_fs *fs;
     cf_kudu_tablet *t;
-    cf_error err;
-    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &o, &err), &err);
-    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, GEN_TABLET, &err), &err);
+    kfs_open_tablet(root, GEN_TABLET, &fs, &t);
     size_t mx;
     size_t n1 = rescan(t, k1, v1, RC_NRS * RC_N, &mx);
     fd_list(after1, sizeof(after1));
@@ -1087,14 +1071,10 @@ static void test_scan__as_of_sees_every_rowsets_deltas(void **state)
     snprintf(sb, sizeof(sb), "%s/tablet-meta/" GEN_TABLET, root);
     struct timeval old[2] = {{tv.tv_sec - 30 * 86400, 0}, {tv.tv_sec - 30 * 86400, 0}};
     assert_int_equal(utimes(sb, old), 0);
-    cf_kudu_fs_options o;
-    cf_kudu_fs_options_init(&o);
-    o.wal_dir = root;
     cf_kudu_fs *fs;
     cf_kudu_tablet *t;
+    kfs_open_tablet(root, GEN_TABLET, &fs, &t);
     cf_error err;
-    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &o, &err), &err);
-    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, GEN_TABLET, &err), &err);
     cf_kudu_scan_options so;
     cf_kudu_scan_options_init(&so);
     so.as_of = (now_us - 8ull * 86400 * 1000000) << 12;
@@ -1222,14 +1202,10 @@ static void test_scan__wal_replay(void **state)
  * ("-" for NULL), into a malloc'd string. */
 static char *paths_scan(const char *root, size_t batch, const size_t *cols, size_t ncols, bool pred)
 {
-    cf_kudu_fs_options o;
-    cf_kudu_fs_options_init(&o);
-    o.wal_dir = root;
     cf_kudu_fs *fs;
     cf_kudu_tablet *t;
+    kfs_open_tablet(root, GEN_TABLET, &fs, &t);
     cf_error err;
-    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &o, &err), &err);
-    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, GEN_TABLET, &err), &err);
     const cf_schema *s = cf_kudu_tablet_schema(t);
     cf_kudu_scan_options so;
     cf_kudu_scan_options_init(&so);
@@ -1378,9 +1354,9 @@ static void test_scan__pread_default_mmap_opt_in(void **state)
     cf_kudu_scan_options o;
     cf_kudu_scan_options_init(&o);
     assert_false(o.mmap);
-    for (size_t i = 0; i < NLAYOUTS; i++) {
+    for (size_t i = 0; i < KFS_NLAYOUTS; i++) {
         layout l;
-        if (!open_layout(&l, layouts[i]))
+        if (!open_layout(&l, kfs_layouts[i]))
             skip();
         for (int no_wal = 0; no_wal < 2; no_wal++) {
             bytes a = {0}, b = {0};
@@ -1533,7 +1509,7 @@ static void test_scan__bad_options(void **state)
 {
     (void)state;
     layout l;
-    if (!open_layout(&l, layouts[0]))
+    if (!open_layout(&l, kfs_layouts[0]))
         skip();
     cf_kudu_scanner *sc = NULL;
     cf_error err;

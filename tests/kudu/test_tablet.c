@@ -19,6 +19,7 @@
 #include "json.h"
 #include "kudufs/pbc_writer.h"
 #include "kudu/tablet.h"
+#include "support_fsroot.h"
 
 /* Until the fs (src/kudufs/fs.c) is in the library: the one call tablet.c makes of
  * it, never reached here (these tests open tablets by directory). */
@@ -26,16 +27,6 @@ __attribute__((weak)) const char *cf_kudu_fs_metadata_dir(const cf_kudu_fs *fs)
 {
     (void)fs;
     return NULL;
-}
-
-static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
-                                      "lbm-onedir-s3"};
-#define NLAYOUTS (sizeof layouts / sizeof layouts[0])
-
-static void layout_path(char *out, size_t cap, const char *layout, const char *rel)
-{
-    int n = snprintf(out, cap, "%s/kudu-fs/%s/%s", cf_test_shared_dir(), layout, rel);
-    assert_true(n > 0 && (size_t)n < cap);
 }
 
 static void parse_file(cf_json_doc *doc, const char *path)
@@ -132,9 +123,9 @@ static size_t b64(uint8_t *out, const char *s)
 static void open_layout(cf_kudu_tablet **t, const char *layout, cf_json_doc *fsj)
 {
     char p[1024], wal[1024];
-    layout_path(p, sizeof p, layout, "expected/fs.json");
+    kfs_layout_path(p, sizeof p, layout, "expected/fs.json");
     parse_file(fsj, p);
-    layout_path(wal, sizeof wal, layout, jstr(&fsj->root, "wal_root"));
+    kfs_layout_path(wal, sizeof wal, layout, jstr(&fsj->root, "wal_root"));
     cf_error err = {0};
     CF_ASSERT_OK(cf_kudu_tablet_open_dir(t, NULL, wal, jstr(&fsj->root, "tablet_id"), &err), &err);
 }
@@ -274,12 +265,12 @@ static void check_roles(const cf_kudu_tablet *t, const cf_json *live)
 static void test_tablet__layouts(void **state)
 {
     (void)state;
-    for (size_t l = 0; l < NLAYOUTS; l++) {
+    for (size_t l = 0; l < KFS_NLAYOUTS; l++) {
         cf_json_doc fsj, sbj;
         cf_kudu_tablet *t = NULL;
-        open_layout(&t, layouts[l], &fsj);
+        open_layout(&t, kfs_layouts[l], &fsj);
         char p[1024];
-        layout_path(p, sizeof p, layouts[l], "expected/superblock.json");
+        kfs_layout_path(p, sizeof p, kfs_layouts[l], "expected/superblock.json");
         parse_file(&sbj, p);
         const cf_json *sb = &sbj.root;
         assert_string_equal(cf_kudu_tablet_id(t), jstr(&fsj.root, "tablet_id"));
@@ -308,16 +299,16 @@ static void test_tablet__layouts(void **state)
 static void test_tablet__json(void **state)
 {
     (void)state;
-    for (size_t l = 0; l < NLAYOUTS; l++) {
+    for (size_t l = 0; l < KFS_NLAYOUTS; l++) {
         cf_json_doc fsj;
         cf_kudu_tablet *t = NULL;
-        open_layout(&t, layouts[l], &fsj);
+        open_layout(&t, kfs_layouts[l], &fsj);
         cf_error err = {0};
         char *json = NULL;
         for (int which = 0; which < 2; which++) {
             char p[1024];
-            layout_path(p, sizeof p, layouts[l],
-                        which ? "expected/consensus_meta.json" : "expected/superblock.json");
+            kfs_layout_path(p, sizeof p, kfs_layouts[l],
+                            which ? "expected/consensus_meta.json" : "expected/superblock.json");
             cf_status st = which ? cf_kudu_tablet_consensus_json(t, which, &json, &err)
                                  : cf_kudu_tablet_superblock_json(t, which, &json, &err);
             CF_ASSERT_OK(st, &err);
@@ -375,7 +366,7 @@ static uint8_t *layout_file(const char *layout, const char *sub, const char *id,
 {
     char rel[256], p[1024];
     snprintf(rel, sizeof rel, "fs/wal/%s/%s", sub, id);
-    layout_path(p, sizeof p, layout, rel);
+    kfs_layout_path(p, sizeof p, layout, rel);
     uint8_t *d = cf_test_read_file(p, len);
     assert_non_null(d);
     return d;
@@ -402,7 +393,7 @@ static const char *layout_id(const char *layout, char *id)
 {
     cf_json_doc fsj;
     char p[1024];
-    layout_path(p, sizeof p, layout, "expected/fs.json");
+    kfs_layout_path(p, sizeof p, layout, "expected/fs.json");
     parse_file(&fsj, p);
     strcpy(id, jstr(&fsj.root, "tablet_id"));
     cf_json_doc_dispose(&fsj);
@@ -572,7 +563,7 @@ static void test_tablet__ids_and_links(void **state)
     /* a symbolic link to the real file is not followed */
     char target[1024], link[256];
     snprintf(link, sizeof link, "fs/wal/tablet-meta/%s", id);
-    layout_path(target, sizeof target, "fbm-small-s4", link);
+    kfs_layout_path(target, sizeof target, "fbm-small-s4", link);
     snprintf(link, sizeof link, "%s/tablet-meta/%s", scratch, id);
     assert_int_equal(symlink(target, link), 0);
     expect_open(id, CF_ECORRUPT, "symbolic link");
@@ -581,7 +572,7 @@ static void test_tablet__ids_and_links(void **state)
     char dir[256];
     snprintf(dir, sizeof dir, "%s/tablet-meta", scratch);
     assert_int_equal(rmdir(dir), 0);
-    layout_path(target, sizeof target, "fbm-small-s4", "fs/wal/tablet-meta");
+    kfs_layout_path(target, sizeof target, "fbm-small-s4", "fs/wal/tablet-meta");
     assert_int_equal(symlink(target, dir), 0);
     expect_open(id, CF_ECORRUPT, "symbolic link");
     unlink(dir);
@@ -689,10 +680,10 @@ static void test_tablet__write_read_back(void **state)
 static void test_tablet__schema_pb_bytes_equal_kudus(void **state)
 {
     (void)state;
-    for (size_t l = 0; l < NLAYOUTS; l++) {
+    for (size_t l = 0; l < KFS_NLAYOUTS; l++) {
         cf_json_doc fsj;
         cf_kudu_tablet *t = NULL;
-        open_layout(&t, layouts[l], &fsj);
+        open_layout(&t, kfs_layouts[l], &fsj);
         const Kudu__SchemaPB *kudu = cf_kudu_tablet_superblock(t)->schema;
         size_t n = cf_schema_column_count(cf_kudu_tablet_schema(t));
         uint32_t ids[CF_SCHEMA_MAX_COLUMNS];
@@ -721,10 +712,10 @@ static void test_tablet__schema_pb_bytes_equal_kudus(void **state)
 static void test_tablet__superblock_writer_equals_kudus(void **state)
 {
     (void)state;
-    for (size_t l = 0; l < NLAYOUTS; l++) {
+    for (size_t l = 0; l < KFS_NLAYOUTS; l++) {
         cf_json_doc fsj;
         cf_kudu_tablet *t = NULL;
-        open_layout(&t, layouts[l], &fsj);
+        open_layout(&t, kfs_layouts[l], &fsj);
         const Kudu__Tablet__TabletSuperBlockPB *ksb = cf_kudu_tablet_superblock(t);
         size_t n = cf_schema_column_count(cf_kudu_tablet_schema(t));
         uint32_t ids[CF_SCHEMA_MAX_COLUMNS];
