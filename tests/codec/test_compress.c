@@ -198,8 +198,7 @@ static void test_compress__truncated_and_mutated(void **state)
         CF_ASSERT_OK(cf_codec_compress(codecs[c], in, n, &out, NULL), NULL);
         uint8_t *dst = malloc(n);
         for (size_t len = 0; len < out.len; len++) {
-            uint8_t *src = malloc(len ? len : 1);
-            memcpy(src, out.data, len);
+            uint8_t *src = cf_test_dup(out.data, len);
             cf_error err;
             cf_status st = cf_codec_decompress(codecs[c], src, len, dst, n, &err);
             /* zlib included: its adler-32 trailer must be complete too. */

@@ -153,6 +153,15 @@ uint64_t cf_rng_below(cf_rng *r, uint64_t n)
     return n ? cf_rng_next(r) % n : 0;
 }
 
+uint8_t *cf_test_dup(const void *p, size_t n)
+{
+    uint8_t *copy = malloc(n ? n : 1);
+    assert_non_null(copy);
+    if (n > 0)
+        memcpy(copy, p, n);
+    return copy;
+}
+
 uint8_t *cf_test_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

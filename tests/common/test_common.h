@@ -57,6 +57,9 @@ uint64_t cf_rng_next(cf_rng *r);
 /* Uniform in [0, n). */
 uint64_t cf_rng_below(cf_rng *r, uint64_t n);
 
+/* A malloc'd copy of p[0..n) of exactly n bytes (1 when n is 0), so that
+ * ASan reports a read past the end of what a decoder was given (asserts). */
+uint8_t *cf_test_dup(const void *p, size_t n);
 /* Read a whole file (malloc'd; caller frees). NULL on failure. */
 uint8_t *cf_test_read_file(const char *path, size_t *len);
 /* Remove path and everything below it, as `rm -rf` does, without a shell and

@@ -9,32 +9,15 @@
 
 #include "codec/bitshuffle.h"
 #include "encoding/encodings.h"
+
+#include "support_codec.h"
 #include "util/endian.h"
 #include "util/int128.h"
-
-static cf_encoder *make_enc(cf_type t, uint32_t block_size)
-{
-    cf_enc_params p = {
-        .type = t, .elem_size = cf_type_size(t), .block_size = block_size, .restart_interval = 16};
-    cf_encoder *e = NULL;
-    cf_error err;
-    CF_ASSERT_OK(cf_enc_bshuf_ops.create(&e, &p, &err), &err);
-    return e;
-}
-
-static cf_decoder *make_dec(cf_type t)
-{
-    cf_dec_params p = {.type = t, .elem_size = cf_type_size(t), .dict = NULL};
-    cf_decoder *d = NULL;
-    cf_error err;
-    CF_ASSERT_OK(cf_dec_bshuf_ops.create(&d, &p, &err), &err);
-    return d;
-}
 
 /* Encode n values into one block; the caller frees *out. */
 static size_t encode(cf_type t, const void *vals, size_t n, uint32_t ord, uint8_t **out)
 {
-    cf_encoder *e = make_enc(t, 1u << 24);
+    cf_encoder *e = enc_create(&cf_enc_bshuf_ops, t, 1u << 24);
     assert_int_equal(e->ops->add(e, vals, n, false), n);
     cf_slice s;
     cf_error err;
@@ -68,7 +51,7 @@ static void test_bshuf__section_14_5(void **state)
     size_t len = cf_test_unhex("00000000 05000000 26000000 08000000 04000000"
                                "0000000e 4f 15 06 18 00 01 00 04 50 00 00 00 00 00",
                                blk, sizeof blk);
-    cf_decoder *d = make_dec(CF_TYPE_INT32);
+    cf_decoder *d = dec_create(&cf_dec_bshuf_ops, CF_TYPE_INT32);
     cf_error err;
     CF_ASSERT_OK(d->ops->load(d, blk, len, &err), &err);
     assert_int_equal(d->count, 5);
@@ -106,7 +89,7 @@ static void test_bshuf__narrowing(void **state)
         assert_int_equal(cf_load_le32(b + 8), len);
         assert_int_equal(cf_load_le32(b + 12), 8);
         assert_int_equal(cf_load_le32(b + 16), want_esz[k]);
-        cf_decoder *d = make_dec(CF_TYPE_UINT32);
+        cf_decoder *d = dec_create(&cf_dec_bshuf_ops, CF_TYPE_UINT32);
         CF_ASSERT_OK(d->ops->load(d, b, len, &err), &err);
         uint32_t got[3];
         size_t g;
@@ -126,7 +109,7 @@ static void test_bshuf__narrowing(void **state)
     expect_block(CF_TYPE_INT64, NULL, 0, 3, "03000000 00000000 14000000 00000000 08000000");
     uint8_t blk[20];
     cf_test_unhex("00000000 00000000 14000000 00000000 01000000", blk, 20);
-    cf_decoder *d = make_dec(CF_TYPE_UINT32);
+    cf_decoder *d = dec_create(&cf_dec_bshuf_ops, CF_TYPE_UINT32);
     CF_ASSERT_OK(d->ops->load(d, blk, 20, &err), &err);
     assert_int_equal(d->count, 0);
     size_t g = 9;
@@ -151,7 +134,7 @@ static void test_bshuf__capacity(void **state)
     for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
         size_t es = cf_type_size(types[k]);
         size_t cap = 700 / es;
-        cf_encoder *e = make_enc(types[k], 700);
+        cf_encoder *e = enc_create(&cf_enc_bshuf_ops, types[k], 700);
         assert_int_equal(e->ops->add(e, vals, 5, false), 5);
         assert_false(e->ops->is_full(e));
         assert_int_equal(e->ops->add(e, vals + 5 * es, 4000, false), cap - 5);
@@ -176,7 +159,7 @@ static void test_bshuf__capacity(void **state)
         cf_encoder_free(e);
     }
     /* 256 KiB of INT32 is 65536 values */
-    cf_encoder *e = make_enc(CF_TYPE_INT32, 262144);
+    cf_encoder *e = enc_create(&cf_enc_bshuf_ops, CF_TYPE_INT32, 262144);
     int32_t *many = calloc(70000, 4);
     assert_int_equal(e->ops->add(e, many, 70000, false), 65536);
     assert_true(e->ops->is_full(e));
@@ -270,7 +253,7 @@ static void test_bshuf__round_trip_all_types(void **state)
     for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
         cf_type t = types[ti];
         size_t es = cf_type_size(t);
-        cf_decoder *d = make_dec(t); /* reused across blocks */
+        cf_decoder *d = dec_create(&cf_dec_bshuf_ops, t); /* reused across blocks */
         for (int iter = 0; iter < 12; iter++) {
             /* sizes spanning several bitshuffle chunks, not multiples of 8 */
             size_t n = iter == 0 ? 1 : (size_t)cf_rng_below(&r, iter < 6 ? 200 : 20000);
@@ -361,7 +344,7 @@ static void test_bshuf__corrupt_header(void **state)
     uint8_t *b;
     size_t len = encode(CF_TYPE_INT32, v, 100, 0, &b);
     uint8_t *m = malloc(len + 8);
-    cf_decoder *d = make_dec(CF_TYPE_INT32);
+    cf_decoder *d = dec_create(&cf_dec_bshuf_ops, CF_TYPE_INT32);
     for (size_t cut = 0; cut < len; cut++)
         CF_ASSERT_STATUS(d->ops->load(d, b, cut, &err), CF_ECORRUPT, &err);
     /* block_len off by one either way, with the real length */
@@ -414,10 +397,10 @@ static void test_bshuf__corrupt_header(void **state)
     len = encode(CF_TYPE_UINT32, u, 3, 0, &b);
     memcpy(m, b, len);
     cf_store_le32(m + 16, 8);
-    d = make_dec(CF_TYPE_UINT32);
+    d = dec_create(&cf_dec_bshuf_ops, CF_TYPE_UINT32);
     CF_ASSERT_STATUS(d->ops->load(d, m, len, &err), CF_ECORRUPT, &err);
     cf_decoder_free(d);
-    d = make_dec(CF_TYPE_INT64);
+    d = dec_create(&cf_dec_bshuf_ops, CF_TYPE_INT64);
     CF_ASSERT_STATUS(d->ops->load(d, b, len, &err), CF_ECORRUPT, &err);
     cf_decoder_free(d);
     free(b);
@@ -437,7 +420,7 @@ static void test_bshuf__corrupt_payload(void **state)
     uint8_t *b;
     size_t len = encode(CF_TYPE_INT64, v, N, 0, &b);
     uint8_t *m = malloc(len);
-    cf_decoder *d = make_dec(CF_TYPE_INT64);
+    cf_decoder *d = dec_create(&cf_dec_bshuf_ops, CF_TYPE_INT64);
     for (int iter = 0; iter < 1000; iter++) {
         memcpy(m, b, len);
         size_t at = 20 + (size_t)cf_rng_below(&r, len - 20);
@@ -476,7 +459,7 @@ static void saved_round_trip(cf_type t, const void *vals, size_t n)
     cf_error err;
     uint8_t *b;
     size_t len = encode(t, vals, n, 77, &b);
-    cf_decoder *d = make_dec(t), *d2 = make_dec(t);
+    cf_decoder *d = dec_create(&cf_dec_bshuf_ops, t), *d2 = dec_create(&cf_dec_bshuf_ops, t);
     CF_ASSERT_OK(d->ops->load(d, b, len, &err), &err);
     size_t sl = d->ops->saved_len(d);
     assert_true(sl > 0 && sl % 4 == 0);
@@ -553,7 +536,7 @@ static void test_bshuf__few_values(void **state)
         gen(&r, v, n, es, t);
         uint8_t *b;
         size_t len = encode(t, v, n, 0, &b);
-        cf_decoder *d = make_dec(t);
+        cf_decoder *d = dec_create(&cf_dec_bshuf_ops, t);
         CF_ASSERT_OK(d->ops->load(d, b, len, &err), &err);
         for (int k = 0; k < 3000; k++) {
             /* mostly single values near each other, sometimes a long read */

@@ -36,8 +36,7 @@ typedef struct test_dict {
 static void dict_open(test_dict *t, const uint8_t *dblock, size_t len)
 {
     cf_error err;
-    t->block = malloc(len ? len : 1);
-    memcpy(t->block, dblock, len);
+    t->block = cf_test_dup(dblock, len);
     cf_dec_params p = {.type = CF_TYPE_STRING, .elem_size = sizeof(cf_slice)};
     CF_ASSERT_OK(cf_dec_plain_binary_ops.create(&t->dec, &p, &err), &err);
     CF_ASSERT_OK(t->dec->ops->load(t->dec, t->block, len, &err), &err);
@@ -708,8 +707,7 @@ static void test_dict__seek_at_or_after(void **state)
 
 static cf_status decode_all(const cf_dict *dict, const uint8_t *dblock, size_t len, cf_error *err)
 {
-    uint8_t *copy = malloc(len ? len : 1);
-    memcpy(copy, dblock, len);
+    uint8_t *copy = cf_test_dup(dblock, len);
     cf_decoder *d = open_dec(dict);
     cf_status st = d->ops->load(d, copy, len, err);
     if (st == CF_OK) {

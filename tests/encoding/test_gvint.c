@@ -154,8 +154,7 @@ static void test_gvint__round_trip_and_seek(void **state)
 
 static cf_status decode_all(const uint8_t *blk, size_t len, cf_error *err)
 {
-    uint8_t *copy = malloc(len ? len : 1);
-    memcpy(copy, blk, len);
+    uint8_t *copy = cf_test_dup(blk, len);
     cf_decoder *d;
     cf_status st = cf_decoder_open(&d, CF_ENC_GROUP_VARINT, &params, copy, len, err);
     if (st == CF_OK) {

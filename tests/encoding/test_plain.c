@@ -6,30 +6,12 @@
 
 #include "encoding/encodings.h"
 
-static cf_encoder *new_enc(cf_type t, uint32_t block_size)
-{
-    cf_enc_params p = {
-        .type = t, .elem_size = cf_type_size(t), .block_size = block_size, .restart_interval = 16};
-    cf_encoder *e = NULL;
-    cf_error err;
-    CF_ASSERT_OK(cf_enc_plain_ops.create(&e, &p, &err), &err);
-    return e;
-}
-
-static cf_decoder *open_dec(cf_type t, const uint8_t *data, size_t len)
-{
-    cf_dec_params p = {.type = t, .elem_size = cf_type_size(t)};
-    cf_decoder *d = NULL;
-    cf_error err;
-    CF_ASSERT_OK(cf_decoder_open(&d, CF_ENC_PLAIN, &p, data, len, &err), &err);
-    return d;
-}
+#include "support_codec.h"
 
 /* Load from an exact-size heap copy so ASan sees any read past the end. */
 static cf_status try_load(cf_type t, const uint8_t *data, size_t len, cf_error *err)
 {
-    uint8_t *copy = malloc(len ? len : 1);
-    memcpy(copy, data, len);
+    uint8_t *copy = cf_test_dup(data, len);
     cf_dec_params p = {.type = t, .elem_size = cf_type_size(t)};
     cf_decoder *d = NULL;
     cf_status st = cf_decoder_open(&d, CF_ENC_PLAIN, &p, copy, len, err);
@@ -41,7 +23,7 @@ static cf_status try_load(cf_type t, const uint8_t *data, size_t len, cf_error *
 static void test_plain__spec_block_14_2(void **state)
 {
     (void)state;
-    cf_encoder *e = new_enc(CF_TYPE_INT32, 262144);
+    cf_encoder *e = enc_create(&cf_enc_plain_ops, CF_TYPE_INT32, 262144);
     const int32_t v[3] = {1, 2, 3};
     assert_int_equal(e->ops->add(e, v, 3, false), 3);
     assert_false(e->ops->is_full(e));
@@ -54,7 +36,7 @@ static void test_plain__spec_block_14_2(void **state)
                                 sizeof want);
     CF_ASSERT_BYTES(out.data, out.len, want, wlen);
 
-    cf_decoder *d = open_dec(CF_TYPE_INT32, want, wlen);
+    cf_decoder *d = dec_open(CF_ENC_PLAIN, CF_TYPE_INT32, want, wlen);
     assert_int_equal(d->count, 3);
     assert_int_equal(d->first_ord, 0);
     int32_t got[4];
@@ -71,13 +53,13 @@ static void test_plain__spec_block_14_2(void **state)
 static void test_plain__empty_block_and_first_ordinal(void **state)
 {
     (void)state;
-    cf_encoder *e = new_enc(CF_TYPE_INT64, 512);
+    cf_encoder *e = enc_create(&cf_enc_plain_ops, CF_TYPE_INT64, 512);
     cf_slice out;
     cf_error err;
     CF_ASSERT_OK(e->ops->finish(e, 0x01020304, &out, &err), &err);
     const uint8_t want[8] = {0, 0, 0, 0, 4, 3, 2, 1};
     CF_ASSERT_BYTES(out.data, out.len, want, 8);
-    cf_decoder *d = open_dec(CF_TYPE_INT64, out.data, out.len);
+    cf_decoder *d = dec_open(CF_ENC_PLAIN, CF_TYPE_INT64, out.data, out.len);
     assert_int_equal(d->count, 0);
     assert_int_equal(d->first_ord, 0x01020304);
     int64_t x;
@@ -105,7 +87,7 @@ static void test_plain__empty_block_and_first_ordinal(void **state)
 static size_t write_blocks(cf_type t, uint32_t block_size, size_t total, size_t call,
                            size_t *starts, size_t *lens, size_t max_blocks)
 {
-    cf_encoder *e = new_enc(t, block_size);
+    cf_encoder *e = enc_create(&cf_enc_plain_ops, t, block_size);
     size_t elem = cf_type_size(t);
     uint8_t *vals = calloc(total, elem);
     size_t done = 0, nblocks = 0, block_start = 0;
@@ -161,7 +143,7 @@ static void test_plain__fullness_follows_add_calls(void **state)
     assert_int_equal(lens[2], 8 + 46 * 4);
 
     /* exactly block_size is not full: 8 + 126*4 = 512 */
-    cf_encoder *e = new_enc(CF_TYPE_INT32, 512);
+    cf_encoder *e = enc_create(&cf_enc_plain_ops, CF_TYPE_INT32, 512);
     int32_t v[127] = {0};
     e->ops->add(e, v, 126, false);
     assert_false(e->ops->is_full(e));
@@ -200,7 +182,7 @@ static void test_plain__random_round_trip_every_type(void **state)
             size_t n = (size_t)cf_rng_below(&r, 2000);
             uint8_t *vals = malloc(n * elem + 1), *got = malloc(n * elem + 1);
             fill_random(&r, vals, n * elem);
-            cf_encoder *e = new_enc(t, 1024);
+            cf_encoder *e = enc_create(&cf_enc_plain_ops, t, 1024);
             /* random call sizes */
             for (size_t done = 0; done < n;) {
                 size_t k = 1 + (size_t)cf_rng_below(&r, n - done);
@@ -211,7 +193,7 @@ static void test_plain__random_round_trip_every_type(void **state)
             cf_slice out;
             CF_ASSERT_OK(e->ops->finish(e, ord, &out, &err), &err);
             assert_int_equal(out.len, 8 + n * elem);
-            cf_decoder *d = open_dec(t, out.data, out.len);
+            cf_decoder *d = dec_open(CF_ENC_PLAIN, t, out.data, out.len);
             assert_int_equal(d->count, n);
             assert_int_equal(d->first_ord, ord);
             /* sequential in random chunks */
@@ -276,11 +258,11 @@ static void test_plain__value_seek_every_ordered_type(void **state)
         for (size_t i = 0; i < n; i++)
             if (m == 0 || cf_value_compare(t, vals + (m - 1) * elem, vals + i * elem) != 0)
                 memmove(vals + m++ * elem, vals + i * elem, elem);
-        cf_encoder *e = new_enc(t, 1 << 20);
+        cf_encoder *e = enc_create(&cf_enc_plain_ops, t, 1 << 20);
         e->ops->add(e, vals, m, false);
         cf_slice out;
         CF_ASSERT_OK(e->ops->finish(e, 0, &out, &err), &err);
-        cf_decoder *d = open_dec(t, out.data, out.len);
+        cf_decoder *d = dec_open(CF_ENC_PLAIN, t, out.data, out.len);
         bool exact;
         for (size_t i = 0; i < m; i++) {
             exact = false;
@@ -349,11 +331,11 @@ static void test_plain__value_seek_lower_bound_small_blocks(void **state)
             uint8_t vals[40 * 8];
             for (size_t i = 0; i < n; i++)
                 memcpy(vals + i * es, &v[i], es); /* little-endian truncation */
-            cf_encoder *e = new_enc(t, 1 << 20);
+            cf_encoder *e = enc_create(&cf_enc_plain_ops, t, 1 << 20);
             e->ops->add(e, vals, n, false);
             cf_slice out;
             CF_ASSERT_OK(e->ops->finish(e, 0, &out, &err), &err);
-            cf_decoder *d = open_dec(t, out.data, out.len);
+            cf_decoder *d = dec_open(CF_ENC_PLAIN, t, out.data, out.len);
             for (int64_t k = v[0] - 2; k <= v[n - 1] + 2; k++) {
                 if (t == CF_TYPE_UINT64 && k < 0)
                     continue;
@@ -382,12 +364,12 @@ static void test_plain__value_seek_signed_order(void **state)
 {
     (void)state;
     const int32_t v[5] = {-50, -5, -1, 0, 3};
-    cf_encoder *e = new_enc(CF_TYPE_INT32, 512);
+    cf_encoder *e = enc_create(&cf_enc_plain_ops, CF_TYPE_INT32, 512);
     e->ops->add(e, v, 5, false);
     cf_slice out;
     cf_error err;
     CF_ASSERT_OK(e->ops->finish(e, 0, &out, &err), &err);
-    cf_decoder *d = open_dec(CF_TYPE_INT32, out.data, out.len);
+    cf_decoder *d = dec_open(CF_ENC_PLAIN, CF_TYPE_INT32, out.data, out.len);
     static const struct {
         int32_t key;
         size_t pos;
@@ -417,10 +399,10 @@ static void test_plain__value_seek_signed_order(void **state)
 
     /* UINT32 is unsigned: 0x80000000 sorts after 1 */
     const uint32_t u[2] = {1, 0x80000000u};
-    e = new_enc(CF_TYPE_UINT32, 512);
+    e = enc_create(&cf_enc_plain_ops, CF_TYPE_UINT32, 512);
     e->ops->add(e, u, 2, false);
     CF_ASSERT_OK(e->ops->finish(e, 0, &out, &err), &err);
-    d = open_dec(CF_TYPE_UINT32, out.data, out.len);
+    d = dec_open(CF_ENC_PLAIN, CF_TYPE_UINT32, out.data, out.len);
     uint32_t ukey = 2;
     CF_ASSERT_OK(d->ops->seek_at_or_after(d, &ukey, &exact, &err), &err);
     assert_int_equal(d->pos, 1);
@@ -433,12 +415,12 @@ static void test_plain__value_seek_unsupported_for_floats(void **state)
 {
     (void)state;
     const double v[2] = {1.0, 2.0};
-    cf_encoder *e = new_enc(CF_TYPE_DOUBLE, 512);
+    cf_encoder *e = enc_create(&cf_enc_plain_ops, CF_TYPE_DOUBLE, 512);
     e->ops->add(e, v, 2, false);
     cf_slice out;
     cf_error err;
     CF_ASSERT_OK(e->ops->finish(e, 0, &out, &err), &err);
-    cf_decoder *d = open_dec(CF_TYPE_DOUBLE, out.data, out.len);
+    cf_decoder *d = dec_open(CF_ENC_PLAIN, CF_TYPE_DOUBLE, out.data, out.len);
     bool exact;
     CF_ASSERT_STATUS(d->ops->seek_at_or_after(d, &v[0], &exact, &err), CF_ENOTSUP, &err);
     cf_decoder_free(d);

@@ -7,36 +7,18 @@
 #include "encoding/encodings.h"
 #include "util/endian.h"
 
+#include "support_codec.h"
+
 static cf_slice S(const char *s)
 {
     return (cf_slice){(const uint8_t *)s, strlen(s)};
-}
-
-static cf_encoder *new_enc(uint32_t block_size)
-{
-    cf_enc_params p = {
-        .type = CF_TYPE_STRING, .elem_size = sizeof(cf_slice), .block_size = block_size};
-    cf_encoder *e = NULL;
-    cf_error err;
-    CF_ASSERT_OK(cf_enc_plain_binary_ops.create(&e, &p, &err), &err);
-    return e;
-}
-
-static cf_decoder *open_dec(const uint8_t *data, size_t len)
-{
-    cf_dec_params p = {.type = CF_TYPE_BINARY, .elem_size = sizeof(cf_slice)};
-    cf_decoder *d = NULL;
-    cf_error err;
-    CF_ASSERT_OK(cf_decoder_open(&d, CF_ENC_PLAIN, &p, data, len, &err), &err);
-    return d;
 }
 
 /* Load from an exact-size copy, then read every value and check each slice
  * lies inside the block. */
 static cf_status try_load(const uint8_t *data, size_t len, cf_error *err)
 {
-    uint8_t *copy = malloc(len ? len : 1);
-    memcpy(copy, data, len);
+    uint8_t *copy = cf_test_dup(data, len);
     cf_dec_params p = {.type = CF_TYPE_STRING, .elem_size = sizeof(cf_slice)};
     cf_decoder *d = NULL;
     cf_status st = cf_decoder_open(&d, CF_ENC_PLAIN, &p, copy, len, err);
@@ -62,7 +44,7 @@ static void test_plain_binary__spec_block_14_7(void **state)
 {
     (void)state;
     const cf_slice v[3] = {S("ab"), S(""), S("xyz")};
-    cf_encoder *e = new_enc(262144);
+    cf_encoder *e = enc_create(&cf_enc_plain_binary_ops, CF_TYPE_STRING, 262144);
     assert_int_equal(e->ops->add(e, v, 3, false), 3);
     assert_int_equal(e->ops->count(e), 3);
     cf_slice out;
@@ -74,7 +56,7 @@ static void test_plain_binary__spec_block_14_7(void **state)
                                 want, sizeof want);
     CF_ASSERT_BYTES(out.data, out.len, want, wlen);
 
-    cf_decoder *d = open_dec(want, wlen);
+    cf_decoder *d = dec_open(CF_ENC_PLAIN, CF_TYPE_BINARY, want, wlen);
     assert_int_equal(d->count, 3);
     assert_int_equal(d->first_ord, 0);
     cf_slice got[4];
@@ -94,14 +76,14 @@ static void test_plain_binary__spec_block_14_7(void **state)
 static void test_plain_binary__empty_block(void **state)
 {
     (void)state;
-    cf_encoder *e = new_enc(512);
+    cf_encoder *e = enc_create(&cf_enc_plain_binary_ops, CF_TYPE_STRING, 512);
     cf_slice out;
     cf_error err;
     CF_ASSERT_OK(e->ops->finish(e, 9, &out, &err), &err);
     uint8_t want[12];
     size_t wlen = cf_test_unhex("09 00 00 00 00 00 00 00 0c 00 00 00", want, sizeof want);
     CF_ASSERT_BYTES(out.data, out.len, want, wlen);
-    cf_decoder *d = open_dec(want, wlen);
+    cf_decoder *d = dec_open(CF_ENC_PLAIN, CF_TYPE_BINARY, want, wlen);
     assert_int_equal(d->count, 0);
     assert_int_equal(d->first_ord, 9);
     bool exact;
@@ -121,7 +103,7 @@ static void test_plain_binary__offsets_match_group_varint_example(void **state)
     cf_slice v[5];
     for (int i = 0; i < 5; i++)
         v[i] = (cf_slice){big, lens[i]};
-    cf_encoder *e = new_enc(512);
+    cf_encoder *e = enc_create(&cf_enc_plain_binary_ops, CF_TYPE_STRING, 512);
     assert_int_equal(e->ops->add(e, v, 5, true), 5);
     cf_slice out;
     cf_error err;
@@ -132,7 +114,7 @@ static void test_plain_binary__offsets_match_group_varint_example(void **state)
     size_t strings = 1 + 287 + 69700 + 16707216 + 1;
     assert_int_equal(out.len, 12 + strings + wlen);
     CF_ASSERT_BYTES(out.data + 12 + strings, wlen, want, wlen);
-    cf_decoder *d = open_dec(out.data, out.len);
+    cf_decoder *d = dec_open(CF_ENC_PLAIN, CF_TYPE_BINARY, out.data, out.len);
     cf_slice got[5];
     size_t n;
     CF_ASSERT_OK(d->ops->next(d, got, 5, &n, &err), &err);
@@ -160,7 +142,7 @@ static void test_plain_binary__estimate_stops_inside_a_call(void **state)
     cf_slice v[10];
     for (int i = 0; i < 10; i++)
         v[i] = (cf_slice){(const uint8_t *)buf, 100};
-    cf_encoder *e = new_enc(512);
+    cf_encoder *e = enc_create(&cf_enc_plain_binary_ops, CF_TYPE_STRING, 512);
     assert_int_equal(e->ops->add(e, v, 10, false), 5);
     assert_true(e->ops->is_full(e));
     assert_int_equal(e->ops->add(e, v, 5, false), 0);
@@ -186,10 +168,10 @@ static void test_plain_binary__estimate_stops_inside_a_call(void **state)
     char big[498];
     memset(big, 'z', sizeof big);
     cf_slice w[2] = {{(const uint8_t *)big, 498}, {(const uint8_t *)big, 1}};
-    e = new_enc(512);
+    e = enc_create(&cf_enc_plain_binary_ops, CF_TYPE_STRING, 512);
     assert_int_equal(e->ops->add(e, w, 2, false), 2);
     cf_encoder_free(e);
-    e = new_enc(511);
+    e = enc_create(&cf_enc_plain_binary_ops, CF_TYPE_STRING, 511);
     assert_int_equal(e->ops->add(e, w, 2, false), 1);
     cf_encoder_free(e);
 }
@@ -218,7 +200,7 @@ static void test_plain_binary__random_round_trip(void **state)
         cf_slice *v = malloc((n + 1) * sizeof *v), *got = malloc(300 * sizeof *got);
         for (size_t i = 0; i < n; i++)
             v[i] = random_string(&r, pool, pool_len);
-        cf_encoder *e = new_enc(block_size);
+        cf_encoder *e = enc_create(&cf_enc_plain_binary_ops, CF_TYPE_STRING, block_size);
         size_t done = 0, block_start = 0, blocks = 0;
         while (done < n || e->ops->count(e) > 0) {
             if (done < n) {
@@ -230,7 +212,7 @@ static void test_plain_binary__random_round_trip(void **state)
             cf_slice out;
             CF_ASSERT_OK(e->ops->finish(e, (uint32_t)block_start, &out, &err), &err);
             size_t cnt = e->ops->count(e);
-            cf_decoder *d = open_dec(out.data, out.len);
+            cf_decoder *d = dec_open(CF_ENC_PLAIN, CF_TYPE_BINARY, out.data, out.len);
             assert_int_equal(d->count, cnt);
             assert_int_equal(d->first_ord, block_start);
             size_t pos = 0, k;
@@ -269,12 +251,12 @@ static void test_plain_binary__value_seek(void **state)
 {
     (void)state;
     const cf_slice v[6] = {S(""), S("a"), S("ab"), S("abc"), S("b"), S("\xff")};
-    cf_encoder *e = new_enc(4096);
+    cf_encoder *e = enc_create(&cf_enc_plain_binary_ops, CF_TYPE_STRING, 4096);
     e->ops->add(e, v, 6, false);
     cf_slice out;
     cf_error err;
     CF_ASSERT_OK(e->ops->finish(e, 0, &out, &err), &err);
-    cf_decoder *d = open_dec(out.data, out.len);
+    cf_decoder *d = dec_open(CF_ENC_PLAIN, CF_TYPE_BINARY, out.data, out.len);
     for (size_t i = 0; i < 6; i++) {
         bool exact = false;
         CF_ASSERT_OK(d->ops->seek_at_or_after(d, &v[i], &exact, &err), &err);
@@ -301,10 +283,10 @@ static void test_plain_binary__value_seek(void **state)
     /* before the first: drop "" and seek for it */
     cf_decoder_free(d);
     cf_encoder_free(e);
-    e = new_enc(4096);
+    e = enc_create(&cf_enc_plain_binary_ops, CF_TYPE_STRING, 4096);
     e->ops->add(e, v + 1, 5, false);
     CF_ASSERT_OK(e->ops->finish(e, 0, &out, &err), &err);
-    d = open_dec(out.data, out.len);
+    d = dec_open(CF_ENC_PLAIN, CF_TYPE_BINARY, out.data, out.len);
     key = S("");
     CF_ASSERT_OK(d->ops->seek_at_or_after(d, &key, &exact, &err), &err);
     assert_false(exact);
@@ -413,7 +395,7 @@ static void test_plain_binary__mutations_never_crash(void **state)
             size_t len = (size_t)cf_rng_below(&r, 40);
             v[i] = (cf_slice){pool + cf_rng_below(&r, sizeof pool - len), len};
         }
-        cf_encoder *e = new_enc(1 << 16);
+        cf_encoder *e = enc_create(&cf_enc_plain_binary_ops, CF_TYPE_STRING, 1 << 16);
         e->ops->add(e, v, n, false);
         cf_slice out;
         CF_ASSERT_OK(e->ops->finish(e, 0, &out, &err), &err);
@@ -449,7 +431,7 @@ static void test_plain_binary__decoder_reuse_across_loads(void **state)
     cf_slice big[100], small[2] = {S("x"), S("yy")};
     for (int i = 0; i < 100; i++)
         big[i] = S("abc");
-    cf_encoder *e = new_enc(1 << 16);
+    cf_encoder *e = enc_create(&cf_enc_plain_binary_ops, CF_TYPE_STRING, 1 << 16);
     e->ops->add(e, big, 100, false);
     cf_slice out;
     CF_ASSERT_OK(e->ops->finish(e, 0, &out, &err), &err);
@@ -491,7 +473,7 @@ static void test_plain_binary__saved_state(void **state)
     uint8_t *blk[2];
     size_t len[2];
     for (int k = 0; k < 2; k++) {
-        cf_encoder *e = new_enc(1 << 16);
+        cf_encoder *e = enc_create(&cf_enc_plain_binary_ops, CF_TYPE_STRING, 1 << 16);
         assert_int_equal(e->ops->add(e, k ? b : a, 3, false), 3);
         cf_slice out;
         CF_ASSERT_OK(e->ops->finish(e, 7, &out, &err), &err);
@@ -502,7 +484,7 @@ static void test_plain_binary__saved_state(void **state)
     }
     /* Same count and string area: only the offsets tell the blocks apart. */
     assert_int_equal(len[0], len[1]);
-    cf_decoder *d = open_dec(blk[0], len[0]);
+    cf_decoder *d = dec_open(CF_ENC_PLAIN, CF_TYPE_BINARY, blk[0], len[0]);
     size_t n = d->ops->saved_len(d);
     assert_int_equal(n, (2 + 4) * 4);
     uint32_t saved[6];
@@ -543,7 +525,7 @@ static void test_plain_binary__saved_state(void **state)
     CF_ASSERT_STATUS(d2->ops->load_saved(d2, blk[0], len[0], bad, n, &err), CF_ECORRUPT, &err);
     CF_ASSERT_STATUS(d2->ops->load_saved(d2, blk[0], 11, saved, n, &err), CF_ECORRUPT, &err);
     /* Block b's own state reads b, not a. */
-    cf_decoder *db = open_dec(blk[1], len[1]);
+    cf_decoder *db = dec_open(CF_ENC_PLAIN, CF_TYPE_BINARY, blk[1], len[1]);
     db->ops->save(db, bad);
     CF_ASSERT_OK(d2->ops->load_saved(d2, blk[1], len[1], bad, n, &err), &err);
     CF_ASSERT_OK(d2->ops->next(d2, got, 4, &g, &err), &err);

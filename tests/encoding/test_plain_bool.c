@@ -6,28 +6,11 @@
 
 #include "encoding/encodings.h"
 
-static cf_encoder *new_enc(uint32_t block_size)
-{
-    cf_enc_params p = {.type = CF_TYPE_BOOL, .elem_size = 1, .block_size = block_size};
-    cf_encoder *e = NULL;
-    cf_error err;
-    CF_ASSERT_OK(cf_enc_plain_bool_ops.create(&e, &p, &err), &err);
-    return e;
-}
-
-static cf_decoder *open_dec(const uint8_t *data, size_t len)
-{
-    cf_dec_params p = {.type = CF_TYPE_BOOL, .elem_size = 1};
-    cf_decoder *d = NULL;
-    cf_error err;
-    CF_ASSERT_OK(cf_decoder_open(&d, CF_ENC_PLAIN, &p, data, len, &err), &err);
-    return d;
-}
+#include "support_codec.h"
 
 static cf_status try_load(const uint8_t *data, size_t len, cf_error *err)
 {
-    uint8_t *copy = malloc(len ? len : 1);
-    memcpy(copy, data, len);
+    uint8_t *copy = cf_test_dup(data, len);
     cf_dec_params p = {.type = CF_TYPE_BOOL, .elem_size = 1};
     cf_decoder *d = NULL;
     cf_status st = cf_decoder_open(&d, CF_ENC_PLAIN, &p, copy, len, err);
@@ -41,7 +24,7 @@ static void test_plain_bool__exact_bytes(void **state)
     (void)state;
     /* 9 values: bits 0, 2, 3 of byte 0 and bit 0 of byte 1; ordinal 5 */
     const uint8_t v[9] = {1, 0, 1, 1, 0, 0, 0, 0, 1};
-    cf_encoder *e = new_enc(512);
+    cf_encoder *e = enc_create(&cf_enc_plain_bool_ops, CF_TYPE_BOOL, 512);
     assert_int_equal(e->ops->add(e, v, 4, false), 4);
     assert_int_equal(e->ops->add(e, v + 4, 5, false), 5);
     assert_int_equal(e->ops->count(e), 9);
@@ -52,7 +35,7 @@ static void test_plain_bool__exact_bytes(void **state)
     size_t wlen = cf_test_unhex("09 00 00 00 05 00 00 00 0d 01", want, sizeof want);
     CF_ASSERT_BYTES(out.data, out.len, want, wlen);
 
-    cf_decoder *d = open_dec(want, wlen);
+    cf_decoder *d = dec_open(CF_ENC_PLAIN, CF_TYPE_BOOL, want, wlen);
     assert_int_equal(d->count, 9);
     assert_int_equal(d->first_ord, 5);
     uint8_t got[16];
@@ -67,13 +50,13 @@ static void test_plain_bool__exact_bytes(void **state)
 static void test_plain_bool__empty_block(void **state)
 {
     (void)state;
-    cf_encoder *e = new_enc(512);
+    cf_encoder *e = enc_create(&cf_enc_plain_bool_ops, CF_TYPE_BOOL, 512);
     cf_slice out;
     cf_error err;
     CF_ASSERT_OK(e->ops->finish(e, 0, &out, &err), &err);
     const uint8_t want[8] = {0};
     CF_ASSERT_BYTES(out.data, out.len, want, 8);
-    cf_decoder *d = open_dec(out.data, out.len);
+    cf_decoder *d = dec_open(CF_ENC_PLAIN, CF_TYPE_BOOL, out.data, out.len);
     assert_int_equal(d->count, 0);
     cf_decoder_free(d);
     cf_encoder_free(e);
@@ -83,7 +66,7 @@ static void test_plain_bool__nonzero_bytes_are_true(void **state)
 {
     (void)state;
     const uint8_t v[3] = {2, 0, 0xff};
-    cf_encoder *e = new_enc(512);
+    cf_encoder *e = enc_create(&cf_enc_plain_bool_ops, CF_TYPE_BOOL, 512);
     e->ops->add(e, v, 3, false);
     cf_slice out;
     cf_error err;
@@ -97,7 +80,7 @@ static void test_plain_bool__fullness(void **state)
 {
     (void)state;
     /* full once 8 + ceil(n/8) > 512, i.e. ceil(n/8) = 505: n = 4033 */
-    cf_encoder *e = new_enc(512);
+    cf_encoder *e = enc_create(&cf_enc_plain_bool_ops, CF_TYPE_BOOL, 512);
     uint8_t one = 1;
     size_t n = 0;
     while (!e->ops->is_full(e)) {
@@ -134,7 +117,7 @@ static void test_plain_bool__random_round_trip(void **state)
         int density = (int)cf_rng_below(&r, 4);
         for (size_t i = 0; i < n; i++)
             v[i] = density == 0 ? 0 : density == 1 ? 1 : (uint8_t)(cf_rng_next(&r) & 1);
-        cf_encoder *e = new_enc(4096);
+        cf_encoder *e = enc_create(&cf_enc_plain_bool_ops, CF_TYPE_BOOL, 4096);
         for (size_t done = 0; done < n;) {
             size_t k = 1 + (size_t)cf_rng_below(&r, n - done < 40 ? n - done : 40);
             assert_int_equal(e->ops->add(e, v + done, k, false), k);
@@ -146,7 +129,7 @@ static void test_plain_bool__random_round_trip(void **state)
         /* unused high bits of the last byte are 0 */
         if (n % 8)
             assert_int_equal(out.data[out.len - 1] >> (n % 8), 0);
-        cf_decoder *d = open_dec(out.data, out.len);
+        cf_decoder *d = dec_open(CF_ENC_PLAIN, CF_TYPE_BOOL, out.data, out.len);
         size_t pos = 0, k;
         while (pos < n) {
             size_t want = 1 + (size_t)cf_rng_below(&r, 70);
@@ -193,7 +176,7 @@ static void test_plain_bool__corrupt_and_unsupported(void **state)
     memcpy(blk, &sixteen, 4);
     CF_ASSERT_OK(try_load(blk, len, &err), &err);
 
-    cf_decoder *d = open_dec(blk, len);
+    cf_decoder *d = dec_open(CF_ENC_PLAIN, CF_TYPE_BOOL, blk, len);
     uint8_t key = 1;
     bool exact;
     CF_ASSERT_STATUS(d->ops->seek_at_or_after(d, &key, &exact, &err), CF_ENOTSUP, &err);

@@ -905,8 +905,7 @@ static void test_prefix__stream_across_runs(void **state)
 
 static cf_status decode_all(const uint8_t *blk, size_t len, cf_error *err)
 {
-    uint8_t *copy = malloc(len ? len : 1);
-    memcpy(copy, blk, len);
+    uint8_t *copy = cf_test_dup(blk, len);
     cf_decoder *d;
     cf_status st = cf_decoder_open(&d, CF_ENC_PREFIX, &dec_params, copy, len, err);
     if (st == CF_OK) {

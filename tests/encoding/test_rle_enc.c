@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "encoding/encodings.h"
+
+#include "support_codec.h"
 #include "util/endian.h"
 
 typedef struct built {
@@ -14,30 +16,11 @@ typedef struct built {
     size_t len;
 } built;
 
-static cf_encoder *make_enc(const cf_encoder_ops *ops, cf_type t, uint32_t block_size)
-{
-    cf_enc_params p = {
-        .type = t, .elem_size = cf_type_size(t), .block_size = block_size, .restart_interval = 16};
-    cf_encoder *e = NULL;
-    cf_error err;
-    CF_ASSERT_OK(ops->create(&e, &p, &err), &err);
-    return e;
-}
-
-static cf_decoder *make_dec(const cf_decoder_ops *ops, cf_type t)
-{
-    cf_dec_params p = {.type = t, .elem_size = cf_type_size(t), .dict = NULL};
-    cf_decoder *d = NULL;
-    cf_error err;
-    CF_ASSERT_OK(ops->create(&d, &p, &err), &err);
-    return d;
-}
-
 /* One block of n values added in one call. */
 static built encode_block(const cf_encoder_ops *ops, cf_type t, const void *vals, size_t n,
                           uint32_t ord)
 {
-    cf_encoder *e = make_enc(ops, t, 1u << 20);
+    cf_encoder *e = enc_create(ops, t, 1u << 20);
     assert_int_equal(e->ops->add(e, vals, n, false), n);
     assert_int_equal(e->ops->count(e), n);
     cf_slice s;
@@ -113,7 +96,7 @@ static void test_rle_enc__fullness(void **state)
     cf_slice s;
     /* Distinct INT32 values one per call, block size 512: the 16th literal
      * group (value 128) takes the block to 8 + 1 + 512 bytes. */
-    cf_encoder *e = make_enc(&cf_enc_rle_ops, CF_TYPE_INT32, 512);
+    cf_encoder *e = enc_create(&cf_enc_rle_ops, CF_TYPE_INT32, 512);
     int32_t v;
     size_t n = 0;
     for (;;) {
@@ -136,7 +119,7 @@ static void test_rle_enc__fullness(void **state)
     cf_encoder_free(e);
 
     /* All-true BOOL: the repeated run is never emitted before finish. */
-    e = make_enc(&cf_enc_rle_bool_ops, CF_TYPE_BOOL, 512);
+    e = enc_create(&cf_enc_rle_bool_ops, CF_TYPE_BOOL, 512);
     uint8_t ones[1000];
     memset(ones, 1, sizeof ones);
     for (int i = 0; i < 1000; i++) {
@@ -149,7 +132,7 @@ static void test_rle_enc__fullness(void **state)
     cf_encoder_free(e);
 
     /* One call takes everything even far past the block size (and force too). */
-    e = make_enc(&cf_enc_rle_ops, CF_TYPE_INT64, 512);
+    e = enc_create(&cf_enc_rle_ops, CF_TYPE_INT64, 512);
     int64_t big[300];
     for (int i = 0; i < 300; i++)
         big[i] = i * 1000003;
@@ -163,7 +146,7 @@ static void test_rle_enc__fullness(void **state)
     /* Alternating BOOL, one per call: a literal group is emitted every 8
      * values (2 bytes for the first, 1 byte after), so the block fills at
      * 8 + 1 + 504 bytes... and then the 64th group opens a new run. */
-    e = make_enc(&cf_enc_rle_bool_ops, CF_TYPE_BOOL, 512);
+    e = enc_create(&cf_enc_rle_bool_ops, CF_TYPE_BOOL, 512);
     n = 0;
     for (;;) {
         uint8_t b = (uint8_t)(n & 1);
@@ -253,7 +236,7 @@ static void round_trip(cf_rng *r, const cf_encoder_ops *eops, const cf_decoder_o
             sorted = sorted && cmp(t, v + (i - 1) * es, v + i * es) <= 0;
 
         /* add in random call sizes */
-        cf_encoder *e = make_enc(eops, t, 1u << 24);
+        cf_encoder *e = enc_create(eops, t, 1u << 24);
         for (size_t done = 0; done < n;) {
             size_t k = 1 + (size_t)cf_rng_below(r, 300);
             k = k < n - done ? k : n - done;
@@ -264,7 +247,7 @@ static void round_trip(cf_rng *r, const cf_encoder_ops *eops, const cf_decoder_o
         CF_ASSERT_OK(e->ops->finish(e, 77, &s, &err), &err);
 
         /* the same values one call at a time give the same bytes */
-        cf_encoder *e1 = make_enc(eops, t, 1u << 24);
+        cf_encoder *e1 = enc_create(eops, t, 1u << 24);
         for (size_t i = 0; i < n; i++)
             e1->ops->add(e1, v + i * es, 1, false);
         cf_slice s1;
@@ -272,7 +255,7 @@ static void round_trip(cf_rng *r, const cf_encoder_ops *eops, const cf_decoder_o
         CF_ASSERT_BYTES(s1.data, s1.len, s.data, s.len);
         cf_encoder_free(e1);
 
-        cf_decoder *d = make_dec(dops, t);
+        cf_decoder *d = dec_create(dops, t);
         CF_ASSERT_OK(d->ops->load(d, s.data, s.len, &err), &err);
         assert_int_equal(d->count, n);
         assert_int_equal(d->first_ord, 77);
@@ -386,7 +369,7 @@ static void test_rle_enc__corrupt(void **state)
     uint8_t buf[64];
     size_t g;
     uint32_t vals[16];
-    cf_decoder *d = make_dec(&cf_dec_rle_ops, CF_TYPE_UINT32);
+    cf_decoder *d = dec_create(&cf_dec_rle_ops, CF_TYPE_UINT32);
     /* too short for the header */
     for (size_t len = 0; len < 8; len++)
         CF_ASSERT_STATUS(d->ops->load(d, buf, len, &err), CF_ECORRUPT, &err);
@@ -454,7 +437,7 @@ static void test_rle_enc__seek_run_index(void **state)
         v[i] = cf_rng_below(&r, 4) == 0 ? (int32_t)cf_rng_next(&r) : x;
     }
     built b = encode_block(&cf_enc_rle_ops, CF_TYPE_INT32, v, N, 0);
-    cf_decoder *d = make_dec(&cf_dec_rle_ops, CF_TYPE_INT32);
+    cf_decoder *d = dec_create(&cf_dec_rle_ops, CF_TYPE_INT32);
     cf_error err;
     CF_ASSERT_OK(d->ops->load(d, b.data, b.len, &err), &err);
     int32_t got[16];

@@ -1,0 +1,32 @@
+/* Shared by the encoding tests: see support_codec.h. */
+#include "support_codec.h"
+
+#include "test_common.h"
+
+cf_encoder *enc_create(const cf_encoder_ops *ops, cf_type t, uint32_t block_size)
+{
+    cf_enc_params p = {
+        .type = t, .elem_size = cf_type_size(t), .block_size = block_size, .restart_interval = 16};
+    cf_encoder *e = NULL;
+    cf_error err;
+    CF_ASSERT_OK(ops->create(&e, &p, &err), &err);
+    return e;
+}
+
+cf_decoder *dec_create(const cf_decoder_ops *ops, cf_type t)
+{
+    cf_dec_params p = {.type = t, .elem_size = cf_type_size(t), .dict = NULL};
+    cf_decoder *d = NULL;
+    cf_error err;
+    CF_ASSERT_OK(ops->create(&d, &p, &err), &err);
+    return d;
+}
+
+cf_decoder *dec_open(cf_encoding enc, cf_type t, const uint8_t *data, size_t len)
+{
+    cf_dec_params p = {.type = t, .elem_size = cf_type_size(t)};
+    cf_decoder *d = NULL;
+    cf_error err;
+    CF_ASSERT_OK(cf_decoder_open(&d, enc, &p, data, len, &err), &err);
+    return d;
+}
