@@ -51,6 +51,37 @@ static void fill_random(cf_rng *r, uint8_t *p, size_t n)
         p[i] = (uint8_t)cf_rng_next(r);
 }
 
+/* Every implementation gives want for p[0..len) from start (mis: the
+ * misalignment, for the message). */
+static void check_impls(uint32_t start, const uint8_t *p, size_t len, size_t mis, uint32_t want)
+{
+    for (size_t i = 0; i < NIMPLS; i++) {
+        uint32_t got = impls[i].fn(start, p, len);
+        if (got != want)
+            fail_msg("%s: len %zu misalign %zu: got %08x want %08x", impls[i].name, len, mis, got,
+                     want);
+    }
+}
+
+/* check_impls from a random start value, want from the bitwise reference or
+ * (for lengths where it is too slow) the portable table code. */
+static void check_from_random_start(cf_rng *r, bool portable, const uint8_t *p, size_t len,
+                                    size_t mis)
+{
+    uint32_t start = (uint32_t)cf_rng_next(r);
+    uint32_t want = portable ? cf_crc32c_portable(start, p, len) : crc_ref(start, p, len);
+    check_impls(start, p, len, mis, want);
+}
+
+/* n random bytes (malloc'd). */
+static uint8_t *random_buf(cf_rng *r, size_t n)
+{
+    uint8_t *p = malloc(n);
+    assert_non_null(p);
+    fill_random(r, p, n);
+    return p;
+}
+
 static void test_crc32c__check_value(void **state)
 {
     assert_int_equal(cf_crc32c("123456789", 9), 0xE3069283u);
@@ -109,12 +140,7 @@ static void test_crc32c__all_small_lengths(void **state)
             fill_random(&r, p, len);
             uint32_t start = round == 0 ? 0 : (uint32_t)cf_rng_next(&r);
             uint32_t want = crc_ref(start, p, len);
-            for (size_t i = 0; i < NIMPLS; i++) {
-                uint32_t got = impls[i].fn(start, p, len);
-                if (got != want)
-                    fail_msg("%s: len %zu misalign %zu: got %08x want %08x", impls[i].name, len,
-                             mis, got, want);
-            }
+            check_impls(start, p, len, mis, want);
         }
     }
     free(buf);
@@ -128,9 +154,7 @@ static void test_crc32c__interleave_boundaries(void **state)
     cf_rng r;
     cf_rng_init(&r, cf_test_seed(0xc5c));
     const size_t cap = 5 * 3 * 8192 + 4096;
-    uint8_t *buf = malloc(cap + 16);
-    assert_non_null(buf);
-    fill_random(&r, buf, cap + 16);
+    uint8_t *buf = random_buf(&r, cap + 16);
     const size_t bases[] = {3 * 256,      2 * 3 * 256,        3 * 8192,
                             2 * 3 * 8192, 3 * 8192 + 3 * 256, 5 * 3 * 8192};
     for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
@@ -138,14 +162,7 @@ static void test_crc32c__interleave_boundaries(void **state)
             for (size_t mis = 0; mis < 8; mis++) {
                 size_t len = (size_t)((long)bases[b] + d);
                 uint8_t *p = buf + mis;
-                uint32_t start = (uint32_t)cf_rng_next(&r);
-                uint32_t want = crc_ref(start, p, len);
-                for (size_t i = 0; i < NIMPLS; i++) {
-                    uint32_t got = impls[i].fn(start, p, len);
-                    if (got != want)
-                        fail_msg("%s: len %zu misalign %zu: got %08x want %08x", impls[i].name, len,
-                                 mis, got, want);
-                }
+                check_from_random_start(&r, false, p, len, mis);
             }
         }
     }
@@ -160,19 +177,10 @@ static void test_crc32c__fold_lengths(void **state)
     cf_rng r;
     cf_rng_init(&r, cf_test_seed(0xc5c));
     const size_t lo = 128, hi = 4 * 256 + 64;
-    uint8_t *buf = malloc(hi + 64);
-    assert_non_null(buf);
-    fill_random(&r, buf, hi + 64);
+    uint8_t *buf = random_buf(&r, hi + 64);
     for (size_t len = lo; len <= hi; len++) {
         size_t mis = (size_t)cf_rng_below(&r, 64);
-        uint32_t start = (uint32_t)cf_rng_next(&r);
-        uint32_t want = crc_ref(start, buf + mis, len);
-        for (size_t i = 0; i < NIMPLS; i++) {
-            uint32_t got = impls[i].fn(start, buf + mis, len);
-            if (got != want)
-                fail_msg("%s: len %zu misalign %zu: got %08x want %08x", impls[i].name, len, mis,
-                         got, want);
-        }
+        check_from_random_start(&r, false, buf + mis, len, mis);
     }
     free(buf);
 }
@@ -187,9 +195,7 @@ static void test_crc32c__mix_lengths(void **state)
     cf_rng r;
     cf_rng_init(&r, cf_test_seed(0xc5c));
     const size_t hi = 6000, big = (size_t)256 << 10;
-    uint8_t *buf = malloc(big + 1024);
-    assert_non_null(buf);
-    fill_random(&r, buf, big + 1024);
+    uint8_t *buf = random_buf(&r, big + 1024);
     for (size_t len = 1900; len <= hi; len++) {
         size_t mis = (size_t)cf_rng_below(&r, 64);
         uint32_t start = (uint32_t)cf_rng_next(&r);
@@ -201,14 +207,7 @@ static void test_crc32c__mix_lengths(void **state)
     assert_int_equal(crc_ref(0, buf, big), cf_crc32c_portable(0, buf, big));
     for (long d = -300; d <= 300; d++) {
         size_t len = (size_t)((long)big + d), mis = (size_t)(d & 31) + 32;
-        uint32_t start = (uint32_t)cf_rng_next(&r);
-        uint32_t want = cf_crc32c_portable(start, buf + mis, len);
-        for (size_t i = 0; i < NIMPLS; i++) {
-            uint32_t got = impls[i].fn(start, buf + mis, len);
-            if (got != want)
-                fail_msg("%s: len %zu misalign %zu: got %08x want %08x", impls[i].name, len, mis,
-                         got, want);
-        }
+        check_from_random_start(&r, true, buf + mis, len, mis);
     }
     free(buf);
 }
@@ -218,9 +217,7 @@ static void test_crc32c__large_random(void **state)
     cf_rng r;
     cf_rng_init(&r, cf_test_seed(0xc5c));
     const size_t cap = (size_t)9 << 20;
-    uint8_t *buf = malloc(cap + 64);
-    assert_non_null(buf);
-    fill_random(&r, buf, cap + 64);
+    uint8_t *buf = random_buf(&r, cap + 64);
     for (int iter = 0; iter < 24; iter++) {
         size_t len = iter == 0 ? cap : (size_t)cf_rng_below(&r, cap);
         size_t mis = (size_t)cf_rng_below(&r, 64);
@@ -228,12 +225,7 @@ static void test_crc32c__large_random(void **state)
         uint32_t want = cf_crc32c_portable(start, buf + mis, len);
         if (iter < 3) /* the reference is slow; anchor the portable path too */
             assert_int_equal(crc_ref(start, buf + mis, len), want);
-        for (size_t i = 0; i < NIMPLS; i++) {
-            uint32_t got = impls[i].fn(start, buf + mis, len);
-            if (got != want)
-                fail_msg("%s: len %zu misalign %zu: got %08x want %08x", impls[i].name, len, mis,
-                         got, want);
-        }
+        check_impls(start, buf + mis, len, mis, want);
     }
     free(buf);
 }
@@ -264,9 +256,7 @@ static void test_crc32c__extend_chains(void **state)
     cf_rng r;
     cf_rng_init(&r, cf_test_seed(0xc5c));
     const size_t cap = 200000;
-    uint8_t *buf = malloc(cap);
-    assert_non_null(buf);
-    fill_random(&r, buf, cap);
+    uint8_t *buf = random_buf(&r, cap);
     for (int iter = 0; iter < 300; iter++) {
         size_t len = (size_t)cf_rng_below(&r, cap + 1);
         uint32_t whole = cf_crc32c(buf, len);
@@ -292,9 +282,7 @@ static void test_crc32c__combine(void **state)
     cf_rng r;
     cf_rng_init(&r, cf_test_seed(0xc5c));
     const size_t cap = 100000;
-    uint8_t *buf = malloc(cap);
-    assert_non_null(buf);
-    fill_random(&r, buf, cap);
+    uint8_t *buf = random_buf(&r, cap);
     for (int iter = 0; iter < 500; iter++) {
         size_t len = (size_t)cf_rng_below(&r, cap + 1);
         size_t cut = (size_t)cf_rng_below(&r, len + 1);
