@@ -33,29 +33,39 @@ static void test_varint__exact_encodings(void **state)
     check_enc64(UINT64_MAX, "ff ff ff ff ff ff ff ff ff 01");
 }
 
-/* Decode from an exact-size heap copy so any over-read is an ASan error. */
-static const uint8_t *dec32(const char *hex, uint32_t *out, size_t *used)
+/* Decode a 32-bit (bits 32) or 64-bit varint from an exact-size heap copy of
+ * hex, so any over-read is an ASan error; *out keeps its value when the
+ * decoder leaves it. */
+static const uint8_t *dec(const char *hex, int bits, uint64_t *out, size_t *used)
 {
     uint8_t tmp[32];
     size_t n = cf_test_unhex(hex, tmp, sizeof tmp);
     uint8_t *p = test_malloc(n ? n : 1);
     memcpy(p, tmp, n);
-    const uint8_t *q = cf_varint32_decode(p, p + n, out);
+    const uint8_t *q;
+    if (bits == 32) {
+        uint32_t v = (uint32_t)*out;
+        q = cf_varint32_decode(p, p + n, &v);
+        *out = v;
+    } else {
+        q = cf_varint64_decode(p, p + n, out);
+    }
     *used = q ? (size_t)(q - p) : 0;
     test_free(p);
     return q;
 }
 
+static const uint8_t *dec32(const char *hex, uint32_t *out, size_t *used)
+{
+    uint64_t w = *out;
+    const uint8_t *q = dec(hex, 32, &w, used);
+    *out = (uint32_t)w;
+    return q;
+}
+
 static const uint8_t *dec64(const char *hex, uint64_t *out, size_t *used)
 {
-    uint8_t tmp[32];
-    size_t n = cf_test_unhex(hex, tmp, sizeof tmp);
-    uint8_t *p = test_malloc(n ? n : 1);
-    memcpy(p, tmp, n);
-    const uint8_t *q = cf_varint64_decode(p, p + n, out);
-    *used = q ? (size_t)(q - p) : 0;
-    test_free(p);
-    return q;
+    return dec(hex, 64, out, used);
 }
 
 static void test_varint__decode_exact(void **state)
