@@ -162,6 +162,15 @@ uint8_t *cf_test_dup(const void *p, size_t n)
     return copy;
 }
 
+void cf_test_write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (f == NULL)
+        fail_msg("%s: cannot create", path);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
 uint8_t *cf_test_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

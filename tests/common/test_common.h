@@ -60,6 +60,9 @@ uint64_t cf_rng_below(cf_rng *r, uint64_t n);
 /* A malloc'd copy of p[0..n) of exactly n bytes (1 when n is 0), so that
  * ASan reports a read past the end of what a decoder was given (asserts). */
 uint8_t *cf_test_dup(const void *p, size_t n);
+/* Write data[0..len) as the whole of the file at path (created or truncated;
+ * asserts every byte is written). */
+void cf_test_write_file(const char *path, const void *data, size_t len);
 /* Read a whole file (malloc'd; caller frees). NULL on failure. */
 uint8_t *cf_test_read_file(const char *path, size_t *len);
 /* Remove path and everything below it, as `rm -rf` does, without a shell and

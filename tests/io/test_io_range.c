@@ -86,10 +86,7 @@ static void test_io_range__files(void **state)
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/f", dir);
     snprintf(link, sizeof link, "%s/l", dir);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(bytes, 1, sizeof bytes, f), sizeof bytes);
-    fclose(f);
+    cf_test_write_file(path, bytes, sizeof bytes);
     assert_int_equal(symlink(path, link), 0);
     static const uint64_t offs[] = {0, 1, 4095, 4096, 5000, sizeof bytes - 1};
     cf_error e = {0};

@@ -295,10 +295,7 @@ void walgen_finish(walgen *g, const char *root, const char *suffix, uint64_t seq
     assert_true(mkdir(p, 0700) == 0 || errno == EEXIST);
     snprintf(p, sizeof p, "%s/wals/%s%s/wal-%09llu", root, g->tablet, suffix,
              (unsigned long long)seq);
-    FILE *f = fopen(p, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(g->w.out.data, 1, g->w.out.len, f), g->w.out.len);
-    assert_int_equal(fclose(f), 0);
+    cf_test_write_file(p, g->w.out.data, g->w.out.len);
     kudu_wal_writer_dispose(&g->w);
     cf_buf_dispose(&g->batch);
     if (g->has_spb)

@@ -315,10 +315,7 @@ static void last_file_name(const uint8_t *p, size_t len, char *name, size_t cap)
 
 static void write_bytes(const char *path, const void *p, size_t n)
 {
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(p, 1, n, f), n);
-    assert_int_equal(fclose(f), 0);
+    cf_test_write_file(path, p, n);
 }
 
 /* protoc's text form of the record `rec` decoded with the set in `set_path`. */

@@ -356,10 +356,7 @@ static void put_file(const char *sub, const char *id, const void *data, size_t l
     char p[256];
     snprintf(p, sizeof p, "%s/%s/%s", scratch, sub, id);
     unlink(p);
-    FILE *f = fopen(p, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
+    cf_test_write_file(p, data, len);
 }
 
 static uint8_t *layout_file(const char *layout, const char *sub, const char *id, size_t *len)

@@ -249,10 +249,7 @@ static void repeat_timestamp(const char *dir, size_t which)
         }
         cf_wal_record_encode(&out, payload.data, payload.len);
     }
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(out.data, 1, out.len, f), out.len);
-    fclose(f);
+    cf_test_write_file(path, out.data, out.len);
     cf_buf_dispose(&out);
     cf_buf_dispose(&payload);
     free(bytes);

@@ -192,9 +192,7 @@ static void test_table_wal__damaged_log(void **state)
     uint8_t *bytes = cf_test_read_file(path, &len);
     assert_non_null(bytes);
     bytes[60] ^= 0x40; /* inside the first record's payload */
-    FILE *f = fopen(path, "wb");
-    assert_int_equal(fwrite(bytes, 1, len, f), len);
-    fclose(f);
+    cf_test_write_file(path, bytes, len);
     CF_ASSERT_STATUS(cf_table_open(&t, dir, NULL, &err), CF_ECORRUPT, &err);
     assert_non_null(strstr(err.msg, "wal-0000000000000001.log: record at offset 36"));
     struct stat sb;
@@ -673,10 +671,7 @@ static void rewrite_as_v1(const char *path)
         nrec++;
     }
     assert_true(nrec > 0);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(out.data, 1, out.len, f), out.len);
-    fclose(f);
+    cf_test_write_file(path, out.data, out.len);
     cf_buf_dispose(&out);
     cf_buf_dispose(&payload);
     free(bytes);

@@ -110,10 +110,7 @@ static void copy_file(const char *from, const char *to)
     size_t len;
     uint8_t *b = cf_test_read_file(from, &len);
     assert_non_null(b);
-    FILE *f = fopen(to, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(b, 1, len, f), len);
-    fclose(f);
+    cf_test_write_file(to, b, len);
     free(b);
 }
 

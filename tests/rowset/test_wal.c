@@ -177,10 +177,7 @@ static void test_wal__torn_tail_every_offset(void **state)
     CF_ASSERT_OK(cf_wal_scan_dir(dir, count_op, &s, &sc, &err), &err);
     uint64_t last_start = s.last_off;
     for (size_t cut = last_start; cut < full; cut++) {
-        FILE *f = fopen(path, "wb");
-        assert_non_null(f);
-        assert_int_equal(fwrite(orig, 1, full, f), full);
-        fclose(f);
+        cf_test_write_file(path, orig, full);
         truncate_to(path, (off_t)cut);
         s = (seen){0, 0};
         CF_ASSERT_OK(cf_wal_scan_dir(dir, count_op, &s, &sc, &err), &err);
@@ -189,7 +186,7 @@ static void test_wal__torn_tail_every_offset(void **state)
         assert_int_equal(sc.file_len, cut);
         /* also garbage instead of the missing bytes (a power loss): still a tail */
         if (cut + 3 < full) {
-            f = fopen(path, "ab");
+            FILE *f = fopen(path, "ab");
             assert_non_null(f);
             for (size_t i = cut; i < full; i++)
                 fputc(i % 2 ? 0 : 0xA5, f);
@@ -244,9 +241,7 @@ static void test_wal__bit_flip(void **state)
             uint8_t *cp = malloc(full);
             memcpy(cp, orig, full);
             cp[pos] ^= (uint8_t)(1u << bit);
-            FILE *f = fopen(path, "wb");
-            assert_int_equal(fwrite(cp, 1, full, f), full);
-            fclose(f);
+            cf_test_write_file(path, cp, full);
             free(cp);
             seen s = {0, 0};
             cf_wal_scan sc;
@@ -271,9 +266,7 @@ static void test_wal__bit_flip(void **state)
     uint8_t *cp = malloc(full);
     memcpy(cp, orig, full);
     cp[20] ^= 1;
-    FILE *f = fopen(path, "wb");
-    assert_int_equal(fwrite(cp, 1, full, f), full);
-    fclose(f);
+    cf_test_write_file(path, cp, full);
     free(cp);
     cf_wal_scan sc;
     CF_ASSERT_STATUS(cf_wal_scan_dir(dir, NULL, NULL, &sc, &err), CF_ECORRUPT, &err);
