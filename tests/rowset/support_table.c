@@ -15,13 +15,18 @@ void table_create(const char *dir, const char *schema)
     cf_schema_free(s);
 }
 
-cf_table *table_create_open(const char *dir, const char *schema)
+cf_table *table_open(const char *dir)
 {
-    table_create(dir, schema);
     cf_error err;
     cf_table *t;
     CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
     return t;
+}
+
+cf_table *table_create_open(const char *dir, const char *schema)
+{
+    table_create(dir, schema);
+    return table_open(dir);
 }
 
 cf_table_scanner *table_scan_open(cf_table *t, const cf_scan_options *o)

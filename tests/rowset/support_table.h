@@ -17,6 +17,9 @@ void table_create(const char *dir, const char *schema);
 /* The same, opened for writing with default options. */
 cf_table *table_create_open(const char *dir, const char *schema);
 
+/* The table in dir opened for writing with default options (asserts). */
+cf_table *table_open(const char *dir);
+
 /* A scanner over t with options o (NULL: defaults); asserts it was created. */
 cf_table_scanner *table_scan_open(cf_table *t, const cf_scan_options *o);
 /* The next batch of sc into *b; false at the end. Asserts each call succeeds. */

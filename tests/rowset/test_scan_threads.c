@@ -321,8 +321,7 @@ static void test_scan_threads__same_as_one_thread(void **state)
     char *dir = strdup(mkdtemp_fast_dir());
     write_rows(dir, n);
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     cf_table_set_sync(t, CF_TABLE_SYNC_NONE, 0);
     cf_table_set_compaction(t, false, 0);
     size_t rows = 0;
@@ -449,8 +448,7 @@ static void test_scan_threads__free_early(void **state)
     char *dir = strdup(mkdtemp_fast_dir());
     write_rows(dir, 20000);
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     cf_rowset *rs = cf_table_rowset_at(t, 0, NULL);
     cf_scan_options o;
     cf_scan_options_init(&o);
@@ -501,8 +499,7 @@ static void test_scan_threads__window_sizes(void **state)
     char *dir = strdup(mkdtemp_fast_dir());
     write_rows(dir, n);
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     cf_table_set_sync(t, CF_TABLE_SYNC_NONE, 0);
     cf_table_set_compaction(t, false, 0);
     uint64_t ts = mutate(t, n, &rng, 200, 2);
@@ -546,9 +543,7 @@ static void test_scan_threads__alloc_failures(void **state)
     const size_t n = 6000;
     char *dir = strdup(mkdtemp_fast_dir());
     write_rows(dir, n);
-    cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     cf_table_set_sync(t, CF_TABLE_SYNC_NONE, 0);
     cf_rng rng;
     cf_rng_init(&rng, 7);
@@ -614,8 +609,7 @@ static void test_scan_threads__bad_count(void **state)
     char *dir = strdup(mkdtemp_fast_dir());
     write_rows(dir, 100);
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     cf_scan_options o;
     cf_scan_options_init(&o);
     assert_int_equal(o.threads, 1);

@@ -15,6 +15,7 @@
 
 #include "rowset/internal.h"
 #include "support_model.h"
+#include "support_table.h"
 
 static cf_status one(const char *name, cf_error *err)
 {
@@ -259,8 +260,7 @@ static void test_names__manifest(void **state)
     assert_non_null(strstr(m, "\ncolumn `my-col` INT64 k AUTO DEFAULT 0 0 0 0\n"
                               "column `a b, c` STRING n AUTO DEFAULT 0 0 0 0\n"
                               "column `x\ny ``z``` INT32 n AUTO DEFAULT 0 0 0 0\n"));
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     int64_t id = 7;
     cf_slice v = {(const uint8_t *)"v", 1};
     int32_t x = 3, q = 4;
@@ -270,7 +270,7 @@ static void test_names__manifest(void **state)
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_true(cf_schema_equal(cf_table_schema(t), s));
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     const cf_schema *back = cf_table_schema(t);
     assert_true(cf_schema_equal(back, s));
     for (size_t i = 0; i < 5; i++)

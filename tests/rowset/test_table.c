@@ -65,8 +65,7 @@ static void test_table__insert_any_order(void **state)
     char *dir = mkdtemp_dir();
     make_table(dir);
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     static const int64_t order[] = {50, 10, 30, 20, 40};
     for (size_t i = 0; i < 5; i++)
         CF_ASSERT_OK(ins(t, order[i], "x", 10 + i, &err), &err);
@@ -130,7 +129,7 @@ static void test_table__insert_any_order(void **state)
     /* Close does not flush: reopening replays the log, the same rows and
      * timestamps in the MemRowSet; a flush then writes them as a rowset. */
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     assert_int_equal(cf_table_rowset_count(t), 2);
     assert_true(cf_table_mrs_rows(t) > 0);
     assert_int_equal(cf_table_last_ts(t), 38);
@@ -152,7 +151,7 @@ static void test_table__insert_any_order(void **state)
     assert_int_equal(scan_ids(t, 36, ids, 16), 7); /* 99 live, 20 deleted */
     assert_int_equal(ids[6], 99);
     cf_table_free(t);
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     assert_int_equal(scan_ids(t, 37, ids, 16), 8);
     cf_table_free(t);
     CF_ASSERT_RM_RF(dir);
@@ -164,8 +163,7 @@ static void test_table__mrs_flushes_by_size(void **state)
     char *dir = mkdtemp_dir();
     make_table(dir);
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     cf_table_set_flush_bytes(t, 8192);
     /* Many rowsets for the merged scans below: no automatic merges. */
     cf_table_set_compaction(t, false, 0);
@@ -226,8 +224,7 @@ static void test_table__block_cache(void **state)
     char *dir = mkdtemp_dir();
     make_table(dir);
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     cf_cache *c = cf_table_cache(t);
     assert_non_null(c);
     cf_table_set_flush_bytes(t, 4096);
@@ -328,7 +325,7 @@ static void test_table__lazy_rowset_open(void **state)
     cf_error err;
     cf_table *t;
     uint64_t ts = 2;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     cf_table_set_compaction(t, false, 0);
     for (int r = 0; r < 3; r++) { /* rs-1: 0..9, rs-2: 100..109, rs-3: 200..209 */
         for (int k = 0; k < 10; k++)
@@ -423,7 +420,7 @@ static void test_table__lazy_rowset_open(void **state)
     CF_ASSERT_RM_RF(dir);
     assert_int_equal(mkdir(dir, 0700), 0);
     make_table(dir);
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     cf_table_set_compaction(t, false, 0);
     ts = 2;
     for (int rr = 0; rr < 3; rr++) {
@@ -486,7 +483,7 @@ static void test_table__old_layout_and_damage(void **state)
     make_table(dir);
     /* A one-rowset directory opens as a table of that rowset, and a single rowset
      * compacts in place (no TABLET written). */
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     assert_int_equal(cf_table_rowset_count(t), 1);
     CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
     assert_false(exists(dir, "TABLET"));
@@ -508,7 +505,7 @@ static void test_table__old_layout_and_damage(void **state)
         assert_non_null(tf);
         fclose(tf);
     }
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     CF_ASSERT_OK(ins(t, 2, "two", 6, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_false(exists(dir, "rs-9"));
@@ -643,8 +640,7 @@ static void test_table__arrays(void **state)
                  &err);
     CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
     cf_schema_free(s);
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     static arow m[AKEYS];
     memset(m, 0, sizeof(m));
     cf_rng rng;
@@ -731,7 +727,7 @@ static void test_table__arrays(void **state)
     }
     acheck(t, m, CF_SNAPSHOT_LATEST, 5);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     for (uint64_t snap = 1; snap <= ts + 1; snap += 7)
         acheck(t, m, snap, 4);
     acheck(t, m, CF_SNAPSHOT_LATEST, 1024);
@@ -800,8 +796,7 @@ static void model_run(uint64_t seed)
         cf_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL", &err), &err);
     mrow *m = calloc(KEYS, sizeof(*m));
     import_initial(dir, s, m, &rng);
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     /* Small MemRowSets: flushes happen on their own too. */
     cf_table_set_flush_bytes(t, 16384 + cf_rng_below(&rng, 32768));
     uint64_t ts = 10, ahm = 0;
@@ -877,7 +872,7 @@ static void model_run(uint64_t seed)
                 CF_ASSERT_OK(cf_table_flush(t, &err), &err);
                 cf_table_free(t);
             }
-            CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+            t = table_open(dir);
             assert_int_equal(cf_table_last_ts(t), last_ok);
             cf_table_set_flush_bytes(t, 16384 + cf_rng_below(&rng, 32768));
         } else {
@@ -950,8 +945,7 @@ static void test_table__crash_during_flush(void **state)
         waitpid(pid, &status, 0);
         assert_false(WIFEXITED(status) && WEXITSTATUS(status) != 0);
         cf_error err;
-        cf_table *t;
-        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+        cf_table *t = table_open(dir);
         static int64_t ids[100000];
         size_t n = scan_ids(t, CF_SNAPSHOT_LATEST, ids, 100000);
         /* Every insert is logged before it returns: the rows are the first n

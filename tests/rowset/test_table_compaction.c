@@ -117,8 +117,7 @@ static void test_table_compaction__bounded_over_many_flushes(void **state)
     CF_ASSERT_OK(cf_rowset_create_empty(dir, s, &err), &err);
     mrow *m = calloc(NK, sizeof(*m));
     assert_non_null(m);
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     uint64_t ts = 1, last_ok = 0;
     size_t max_count = 0, fresh = 0;
     for (int step = 0; step < 3000; step++) {
@@ -147,7 +146,7 @@ static void test_table_compaction__bounded_over_many_flushes(void **state)
         }
         if (step % 1000 == 999) {
             CF_ASSERT_OK(cf_table_close(t, &err), &err);
-            CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+            t = table_open(dir);
             assert_int_equal(cf_table_last_ts(t), last_ok);
         }
     }
@@ -245,8 +244,7 @@ static void test_table_compaction__partial_merge_keeps_snapshots(void **state)
         CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
         cf_rowset_writer_free(w);
     }
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     cf_table_set_compaction(t, false, 0);
     uint64_t ts = 10;
     for (size_t f = 0; f < 3; f++) {
@@ -317,7 +315,7 @@ static void test_table_compaction__partial_merge_keeps_snapshots(void **state)
         model_check_table(t, m, NM, CF_SNAPSHOT_LATEST, &rng);
         /* Closing flushes the root's deltas; the table reopens the same. */
         CF_ASSERT_OK(cf_table_close(t, &err), &err);
-        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+        t = table_open(dir);
         assert_int_equal(cf_table_rowset_count(t), 2);
     }
     for (uint64_t snap = 0; snap <= before + 1; snap++)
@@ -419,8 +417,7 @@ static void test_table_compaction__crash_during_merges(void **state)
         int status;
         waitpid(pid, &status, 0);
         assert_false(WIFEXITED(status) && WEXITSTATUS(status) != 0);
-        cf_table *t;
-        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+        cf_table *t = table_open(dir);
         /* Read it all, in key order. */
         size_t cap = 1024, n = 0;
         crow *got = malloc(cap * sizeof(*got));
@@ -533,7 +530,7 @@ static void test_table_compaction__options(void **state)
     assert_int_equal(cf_table_rowset_count(t), 14);
     cf_table_free(t);
     /* Defaults: the next flush merges the overfull tier 0 down. */
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_true(cf_table_rowset_count(t) <= cf_cpol_bound(table_rows(t), CF_TABLE_COMPACT_FANOUT));
     assert_int_equal(table_rows(t), 13);
@@ -556,8 +553,7 @@ static void test_table_compaction__failed_merge_is_not_a_failed_flush(void **sta
         char dir[256];
         snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
         make_id_table(dir);
-        cf_table *t;
-        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+        cf_table *t = table_open(dir);
         for (int64_t i = 0; i < 2; i++) { /* the empty root and two one-row rowsets */
             CF_ASSERT_OK(ins_id(t, i, &err), &err);
             CF_ASSERT_OK(cf_table_flush(t, &err), &err);
@@ -591,7 +587,7 @@ static void test_table_compaction__failed_merge_is_not_a_failed_flush(void **sta
             }
         }
         cf_table_free(t);
-        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+        t = table_open(dir);
         uint64_t rows = table_rows(t);
         assert_true(rows == 3 || rows == 4);
         /* The next flush that writes removes what a failed flush or merge left. */

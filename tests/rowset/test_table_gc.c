@@ -101,7 +101,7 @@ static void test_gc__foreign_files_survive(void **state)
     int64_t id = 0;
     char inside[64] = "";
     for (int round = 0; round < 6; round++) {
-        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+        t = table_open(dir);
         for (int i = 0; i < 3; i++)
             CF_ASSERT_OK(ins(t, id++, ts++, &err), &err);
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
@@ -118,7 +118,7 @@ static void test_gc__foreign_files_survive(void **state)
             CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
         CF_ASSERT_OK(cf_table_close(t, &err), &err);
     }
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     assert_int_equal(table_count_rows(t), (size_t)id);
     /* The merge removed rs-1 but for the user's file in it: the directory stays
      * with that file alone, and its name is never used again. */
@@ -149,8 +149,7 @@ static void test_gc__symlink_named_like_a_rowset(void **state)
         put(outside, names[i], names[i]);
     make_table(dir);
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     CF_ASSERT_OK(ins(t, 100, 4, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* TABLET, rs-1 (close does not flush) */
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
@@ -159,7 +158,7 @@ static void test_gc__symlink_named_like_a_rowset(void **state)
     assert_int_equal(symlink(outside, link), 0);
     snprintf(link, sizeof(link), "%s/rs-2", dir);
     assert_int_equal(symlink(outside, link), 0);
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     CF_ASSERT_OK(ins(t, 1, 5, &err), &err);
     /* rs-2 is the next name; something not ours holds it: refused, not removed. */
     CF_ASSERT_STATUS(cf_table_flush(t, &err), CF_ECORRUPT, &err);
@@ -167,7 +166,7 @@ static void test_gc__symlink_named_like_a_rowset(void **state)
     assert_non_null(strstr(err.msg, "never reused"));
     cf_table_free(t);
     unlink(link); /* the user moves it away */
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     /* key 1 came back from the write-ahead log; its flush now succeeds */
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     for (int64_t i = 2; i <= 3; i++) {
@@ -224,8 +223,7 @@ static void test_gc__missing_metadata_is_damage(void **state)
     char *dir = mkdtemp_dir();
     make_table(dir);
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     for (int64_t i = 1; i <= 2; i++) {
         CF_ASSERT_OK(ins(t, i, 10 + (uint64_t)i, &err), &err);
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
@@ -254,7 +252,7 @@ static void test_gc__missing_metadata_is_damage(void **state)
     snprintf(p, sizeof(p), "%s/TABLET", dir);
     snprintf(q, sizeof(q), "%s/TABLET.saved", dir);
     assert_int_equal(rename(q, p), 0);
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     assert_int_equal(table_count_rows(t), 2);
     cf_table_free(t);
     /* A rowset TABLET names without its MANIFEST. */
@@ -279,8 +277,7 @@ static void test_gc__first_flush_writes_tablet_first(void **state)
     char *dir = mkdtemp_dir();
     make_table(dir);
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     CF_ASSERT_OK(ins(t, 1, 5, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
@@ -296,7 +293,7 @@ static void test_gc__first_flush_writes_tablet_first(void **state)
     assert_int_equal(mkdir(sub, 0777), 0);
     put(sub, "1.col0.cfile", "partial");
     put(sub, "keep.txt", "mine");
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     CF_ASSERT_OK(ins(t, 2, 6, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_false(exists(dir, "rs-7"));

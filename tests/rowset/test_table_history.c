@@ -75,8 +75,7 @@ static void test_history__ahm_recorded_and_enforced(void **state)
     char *dir = mkdtemp_dir();
     make_table(dir);
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     for (int64_t i = 1; i <= 4; i++)
         CF_ASSERT_OK(ins(t, i, i, 10 + (uint64_t)i, &err), &err); /* ts 11..14 */
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
@@ -124,7 +123,7 @@ static void test_history__ahm_recorded_and_enforced(void **state)
 
     /* New rows, then merges and compactions with smaller marks: the mark never
      * moves back (the merged history stays lost). */
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     CF_ASSERT_OK(ins(t, 50, 50, 40, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_int_equal(cf_table_ahm(t), 23);
@@ -137,7 +136,7 @@ static void test_history__ahm_recorded_and_enforced(void **state)
     CF_ASSERT_OK(cf_table_compact(t, 30, &err), &err);
     assert_int_equal(cf_table_ahm(t), 30);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     expect_refused(t, 29, 30);
     CF_ASSERT_OK(scan_at(t, 41, &n, &err), &err);
     assert_int_equal(n, 5);
@@ -151,8 +150,7 @@ static void test_history__reserved_timestamps(void **state)
     char *dir = mkdtemp_dir();
     make_table(dir);
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     CF_ASSERT_OK(ins(t, 1, 1, 5, &err), &err);
     char range[64];
     snprintf(range, sizeof(range), "1..%" PRIu64, CF_TS_MAX);
@@ -173,7 +171,7 @@ static void test_history__reserved_timestamps(void **state)
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
     /* A rowset on its own and a writer's insert_ts follow the same range. */
     cf_rowset *rs;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     const char *name;
     cf_table_rowset_at(t, cf_table_rowset_count(t) - 1, &name);
     char sub[512];

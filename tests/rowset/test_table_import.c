@@ -300,8 +300,7 @@ static void build(const char *dir, krow *m, cf_rng *rng, cf_table **out)
     cf_error err;
     memset(m, 0, NKEYS * sizeof(*m));
     make_table(dir);
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     int64_t ids[NKEYS];
     ver vals[NKEYS];
     size_t n = 0;
@@ -439,7 +438,7 @@ static void test_table_import__reinserts(void **state)
         check(t, m, &rng, STRIDE);
         /* Reopened (the log replays onto the copies), compacted, reopened. */
         cf_table_free(t);
-        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+        t = table_open(dir);
         check(t, m, &rng, STRIDE);
         CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
         assert_int_equal(cf_table_rowset_count(t), 1);
@@ -530,7 +529,7 @@ static void test_table_import__failure_commits_nothing(void **state)
             assert_string_equal(disk0, disk1);
             free(disk1);
             cf_table_free(t);
-            CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+            t = table_open(dir);
             check(t, m, &rng, STRIDE);
             CF_ASSERT_OK(load(t, ids, vals, n, 50, ts, NULL, &err), &err);
         } else {
@@ -540,7 +539,7 @@ static void test_table_import__failure_commits_nothing(void **state)
             push(&m[ids[i]], vals[i]);
         check(t, m, &rng, STRIDE);
         cf_table_free(t);
-        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+        t = table_open(dir);
         check(t, m, &rng, STRIDE);
         /* nothing left over once a flush writes (and cleans up): every rs-*
          * directory is named by TABLET */
@@ -591,7 +590,7 @@ static void test_table_import__killed(void **state)
     cf_table_free(t); /* the MemRowSet and unflushed deltas stay in the log */
     size_t re;
     uint64_t ts = 0;
-    CF_ASSERT_OK(cf_table_open(&t, tmpl, NULL, &err), &err);
+    t = table_open(tmpl);
     ts = cf_table_last_ts(t) + 1;
     cf_table_free(t);
     size_t n = load_rows(m, NKEYS, &rng, ts, ids, vals, &re);
@@ -639,7 +638,7 @@ static void test_table_import__killed(void **state)
             c0 -= t0;
             c1 -= t0;
         }
-        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+        t = table_open(dir);
         bool done = cf_table_last_ts(t) == ts;
         if (done)
             for (size_t i = 0; i < n; i++)
@@ -710,7 +709,7 @@ static void test_table_import__files_private_from_creation(void **state)
         cf_table_free(t);
         snprintf(path, sizeof(path), "find '%s' -type f ! -name LOCK -exec chmod 600 {} +", dir);
         assert_int_equal(system(path), 0);
-        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+        t = table_open(dir);
         size_t re;
         uint64_t ts = cf_table_last_ts(t) + 1;
         size_t n = load_rows(m, NKEYS, &rng, ts, ids, vals, &re);

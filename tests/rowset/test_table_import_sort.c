@@ -278,7 +278,7 @@ static void shuffled_is_sorted(bool str)
         free(tops);
         free(ls);
         cf_table_free(t);
-        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+        t = table_open(dir);
         got = scan_text(t, str);
         assert_string_equal(got, want);
         free(got);
@@ -425,7 +425,7 @@ static void test_table_import_sort__bad_row_late_leaves_nothing(void **state)
         keys[i] = (int64_t)i * 2; /* a first load: even keys */
     CF_ASSERT_OK(load(t, false, keys, 2000, 0, NULL, NULL, &err), &err);
     cf_table_free(t);
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     char *want = scan_text(t, false);
     char *before = listing(dir);
     for (size_t i = 0; i < NROWS; i++)
@@ -463,7 +463,7 @@ static void test_table_import_sort__bad_row_late_leaves_nothing(void **state)
     assert_string_equal(got, want);
     free(got);
     cf_table_free(t);
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     got = scan_text(t, false);
     assert_string_equal(got, want);
     free(got);
@@ -582,7 +582,7 @@ static void test_table_import_sort__killed(void **state)
             full = now_s() - t0;
         }
         left += run_files(dir) > 0;
-        CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+        t = table_open(dir);
         char *got = scan_text(t, false);
         if (round < 0)
             after = got;

@@ -82,7 +82,7 @@ static void test_lock__two_handles_in_one_process(void **state)
     make_table(dir);
     cf_error err;
     cf_table *a, *b;
-    CF_ASSERT_OK(cf_table_open(&a, dir, NULL, &err), &err);
+    a = table_open(dir);
     CF_ASSERT_STATUS(open_with(&b, dir, false, 0, &err), CF_EBUSY, &err);
     char want[64];
     snprintf(want, sizeof(want), "pid %ld ", (long)getpid());
@@ -190,7 +190,7 @@ static void test_lock__readers(void **state)
     make_table(dir);
     cf_error err;
     cf_table *w, *r;
-    CF_ASSERT_OK(cf_table_open(&w, dir, NULL, &err), &err);
+    w = table_open(dir);
     CF_ASSERT_OK(ins(w, 1, "one", 5, &err), &err);
     CF_ASSERT_OK(ins(w, 2, "two", 6, &err), &err);
     CF_ASSERT_OK(cf_table_flush(w, &err), &err);
@@ -286,7 +286,7 @@ static void test_lock__standalone_rowset(void **state)
     cf_error err;
     cf_table *t;
     make_table(dir);
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     for (int64_t i = 1; i <= 3; i++)
         CF_ASSERT_OK(ins(t, i, "v", (uint64_t)i + 1, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* rs-1 (close does not flush) */
@@ -354,8 +354,7 @@ static void test_lock__root_rowset_and_writer(void **state)
     char *dir = mkdtemp_dir();
     make_table(dir);
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     /* cf_rowset_writer_create and cf_rowset_create_empty wait for the lock as well. */
     cf_schema *s;
     CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
@@ -381,14 +380,14 @@ static void test_lock__root_rowset_and_writer(void **state)
     CF_ASSERT_STATUS(cf_rowset_flush(rs, &err), CF_ESTATE, &err);
     cf_rowset_free(rs);
     /* A directory holding a table (a TABLET) is never overwritten by a writer. */
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     CF_ASSERT_OK(ins(t, 1, "one", 5, &err), &err);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
     /* the row is in the write-ahead log: that is a table too (and a TABLET now
      * records the log segment holding it, which the writer finds first) */
     CF_ASSERT_STATUS(cf_rowset_writer_create(&w, dir, s, &wo, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "already holds a table"));
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
     CF_ASSERT_STATUS(cf_rowset_writer_create(&w, dir, s, &wo, &err), CF_EINVAL, &err);

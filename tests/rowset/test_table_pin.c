@@ -311,8 +311,7 @@ static void test_pin__readers_race_a_writer(void **state)
     /* The final state, and no garbage once the readers are gone: the next
      * clean-up removes every rowset directory TABLET no longer names. */
     cf_error e;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &e), &e);
+    cf_table *t = table_open(dir);
     op extra = {1, NKEYS + 1, 5};
     CF_ASSERT_OK(apply(t, &extra, TS0 + NOPS, &e), &e);
     CF_ASSERT_OK(cf_table_flush(t, &e), &e);
@@ -330,8 +329,7 @@ static void test_pin__killed_reader(void **state)
     char *dir = mkdtemp_fast_dir();
     make_table(dir);
     cf_error e;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &e), &e);
+    cf_table *t = table_open(dir);
     cf_table_set_compaction(t, false, 0);
     uint64_t ts = 5;
     for (int r = 0; r < 3; r++) {
@@ -395,8 +393,7 @@ static void test_pin__held_exclusively(void **state)
     char *dir = mkdtemp_fast_dir();
     make_table(dir);
     cf_error e;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &e), &e);
+    cf_table *t = table_open(dir);
     for (int r = 0; r < 4; r++) {
         op o = {1, r, r * 3};
         CF_ASSERT_OK(apply(t, &o, 5 + (uint64_t)r, &e), &e);
@@ -423,7 +420,7 @@ static void test_pin__held_exclusively(void **state)
     CF_ASSERT_OK(cf_table_open(&r, dir, &o, &e), &e);
     assert_true(cf_table_pinned(r));
     /* A writer's own handle is never pinned. */
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &e), &e);
+    t = table_open(dir);
     assert_false(cf_table_pinned(t));
     cf_table_free(t);
     cf_table_free(r);

@@ -117,7 +117,7 @@ static void run_inserts(const char *dir, cf_table_sync_mode mode, size_t flush_b
     check_rows(t);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
     /* the log replays: every acknowledged row is read again */
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     check_rows(t);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
 }
@@ -143,8 +143,7 @@ static void test_threads__inserts_with_flushes(void **state)
 static void stale_after(const char *dir, int change)
 {
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     cf_table_scanner *sc, *sc2;
     CF_ASSERT_OK(cf_table_scanner_create(&sc, t, NULL, &err), &err);
     CF_ASSERT_OK(cf_table_scanner_create(&sc2, t, NULL, &err), &err);
@@ -178,7 +177,7 @@ static void stale_after(const char *dir, int change)
     /* a scanner made after the change reads it */
     size_t n = table_count_rows(t);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    t = table_open(dir);
     assert_int_equal(table_count_rows(t), n);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
 }
@@ -189,8 +188,7 @@ static void test_threads__stale_scanner_refused(void **state)
     char *dir = mkdtemp_dir();
     cf_error err;
     make_table(dir);
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     for (int64_t id = 1; id <= 600; id++) {
         cf_slice nm = {(const uint8_t *)"row", 3};
         const void *v[2] = {&id, &nm};
@@ -262,8 +260,7 @@ static void test_threads__out_of_order_log_reported(void **state)
     char *dir = mkdtemp_dir();
     cf_error err;
     make_table(dir);
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     uint64_t ts0 = cf_table_last_ts(t);
     for (int64_t id = 1; id <= 3; id++) {
         const void *v[2] = {&id, NULL};

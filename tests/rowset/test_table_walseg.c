@@ -74,8 +74,7 @@ static long rows_of(const char *dir, bool reader)
 static void insert_n(const char *dir, int64_t from, int n)
 {
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     for (int i = 0; i < n; i++)
         CF_ASSERT_OK(put(t, from + i, &err), &err);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
@@ -84,8 +83,7 @@ static void insert_n(const char *dir, int64_t from, int n)
 static void flush(const char *dir)
 {
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
 }
@@ -305,8 +303,7 @@ static void test_walseg__truncated(void **state)
     (void)state;
     char *dir = make_table();
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     cf_table_set_flush_bytes(t, 1); /* a MemRowSet flush after every op */
     for (int i = 0; i < 4; i++)
         CF_ASSERT_OK(put(t, i, &err), &err);
@@ -413,8 +410,7 @@ static void test_walseg__older_tables(void **state)
     (void)state;
     char *dir = make_table();
     cf_error err;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, NULL, &err), &err);
+    cf_table *t = table_open(dir);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
     assert_null(tablet_text(dir));
     insert_n(dir, 0, 2);
