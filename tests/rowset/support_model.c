@@ -144,6 +144,18 @@ void model_check_rest(const mrow *m, size_t nkeys, size_t i, uint64_t snap, cons
         assert_false(passes(at(&m[i], snap), i, mp->kind, mp->x, mp->kb));
 }
 
+void model_check_get(cf_status st, const cf_error *err, const cf_row_batch *g, const mrow *m,
+                     size_t r, uint64_t snap, bool keys)
+{
+    const version *v = at(&m[r], snap);
+    if (v == NULL) {
+        CF_ASSERT_STATUS(st, CF_ENOTFOUND, err);
+        return;
+    }
+    CF_ASSERT_OK(st, err);
+    check_row(g, 0, r, v, keys, 2, 3);
+}
+
 void model_free(mrow *m, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -181,12 +193,6 @@ void model_check_table(cf_table *t, const mrow *m, size_t nkeys, uint64_t snap, 
         const void *key[2] = {&s, &mj};
         cf_row_batch g;
         cf_status st = cf_table_get(t, key, snap, &g, &err);
-        const version *v = at(&m[r], snap);
-        if (v == NULL) {
-            CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
-            continue;
-        }
-        CF_ASSERT_OK(st, &err);
-        check_row(&g, 0, r, v, false, 2, 3);
+        model_check_get(st, &err, &g, m, r, snap, false);
     }
 }

@@ -84,6 +84,11 @@ void model_check_batch(const cf_row_batch *b, const mrow *m, size_t nkeys, size_
                        const model_pred *mp, bool keys, size_t cv, size_t cs);
 /* After the last batch: no model row from i on passes mp at snap. */
 void model_check_rest(const mrow *m, size_t nkeys, size_t i, uint64_t snap, const model_pred *mp);
+/* The answer of a lookup of model row r at snap (status st, row g; v in
+ * column 2, s in 3; key columns 0 and 1 checked when `keys`): CF_ENOTFOUND
+ * when the model has no live version there, else that version. */
+void model_check_get(cf_status st, const cf_error *err, const cf_row_batch *g, const mrow *m,
+                     size_t r, uint64_t snap, bool keys);
 /* Free the histories of m[0..n) and m itself. */
 void model_free(mrow *m, size_t n);
 

@@ -4,7 +4,11 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 void table_create(const char *dir, const char *schema)
 {
@@ -101,4 +105,46 @@ void check_no_stray_rowsets(cf_table *t, const char *dir, const char *what)
         fail_msg("%s: %s/%s: a rowset directory the table does not name (left behind)", what, dir,
                  stray);
     closedir(d);
+}
+
+double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void copy_tree(const char *from, const char *to)
+{
+    char cmd[1024];
+    assert_true(snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -a '%s' '%s'", to, from, to) <
+                (int)sizeof(cmd));
+    assert_int_equal(system(cmd), 0);
+}
+
+double run_table_child(const char *dir, table_child_fn fn, void *ctx, double kill_after, double *t0)
+{
+    double start = now_s();
+    if (t0 != NULL)
+        *t0 = start;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        cf_error err;
+        cf_table *ct;
+        if (cf_table_open(&ct, dir, NULL, &err) != CF_OK)
+            _exit(2);
+        cf_status st = fn(ct, ctx, &err);
+        cf_table_free(ct);
+        _exit(st == CF_OK ? 0 : 1);
+    }
+    if (kill_after >= 0) {
+        usleep((useconds_t)(kill_after * 1e6));
+        kill(pid, SIGKILL);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    if (kill_after < 0)
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return now_s() - start;
 }

@@ -35,4 +35,17 @@ size_t stray_rowsets(cf_table *t, const char *dir);
  * that is not, with `what` (the round or case) in the message. */
 void check_no_stray_rowsets(cf_table *t, const char *dir, const char *what);
 
+/* Seconds on the monotonic clock. */
+double now_s(void);
+/* to, replaced by a copy of from (rm -rf, cp -a). */
+void copy_tree(const char *from, const char *to);
+/* Run fn on the table in dir (opened for writing) in a child process, which
+ * exits 0 when fn returns CF_OK, 1 when it fails, 2 when the table does not
+ * open. kill_after >= 0: SIGKILL it that many seconds after the fork; < 0: let
+ * it finish, which must be exit 0. Returns the seconds from the fork to its
+ * end, and the fork's now_s() in *t0 (may be NULL). */
+typedef cf_status (*table_child_fn)(cf_table *t, void *ctx, cf_error *err);
+double run_table_child(const char *dir, table_child_fn fn, void *ctx, double kill_after,
+                       double *t0);
+
 #endif

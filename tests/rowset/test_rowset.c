@@ -967,13 +967,7 @@ static void check_model(cf_rowset *rs, mrow *m, uint64_t snap, cf_rng *rng)
          * copies, which outlive the caller's buffers. */
         memset(mk, 'X', sizeof(mk));
         mj = -1;
-        const version *v = at(&m[r], snap);
-        if (v == NULL) {
-            CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
-            continue;
-        }
-        CF_ASSERT_OK(st, &err);
-        check_row(&g, 0, r, v, true, 2, 3);
+        model_check_get(st, &err, &g, m, r, snap, true);
     }
 }
 

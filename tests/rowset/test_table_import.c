@@ -248,7 +248,6 @@ static cf_status batch_append(cf_table_loader *l, const batch *b, cf_error *err)
  * none), counted into g_commit_calls. */
 static uint64_t g_commit_fail, g_commit_calls;
 static double g_commit_t0, g_commit_t1; /* CLOCK_MONOTONIC around the last commit */
-static double now_s(void);
 
 /* Load rows ids[0..n) (values drawn at the load's ts into *vals) in batches of
  * up to bs rows. Returns the first failure of append or commit. */
@@ -560,13 +559,6 @@ static void test_table_import__failure_commits_nothing(void **state)
     assert_true(failed > 30);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* SIGKILL a process in the middle of a load that reinserts keys of three
  * rowsets and of the MemRowSet: the table then reads as before the load or as
  * after all of it, at every snapshot, and compacts. Kills land anywhere in the
@@ -574,6 +566,26 @@ static double now_s(void)
 #undef STRIDE
 #define STRIDE 11
 #define ROUNDS 20
+typedef struct killed_load {
+    const int64_t *ids;
+    const ver *vals;
+    size_t n;
+    uint64_t ts;
+    const char *times; /* where to write the commit's start and end, or NULL */
+} killed_load;
+
+static cf_status killed_load_run(cf_table *t, void *ctx, cf_error *err)
+{
+    const killed_load *kl = ctx;
+    cf_status st = load(t, kl->ids, kl->vals, kl->n, 40, kl->ts, NULL, err);
+    FILE *f = kl->times != NULL ? fopen(kl->times, "w") : NULL;
+    if (f != NULL) {
+        fprintf(f, "%.6f %.6f\n", g_commit_t0, g_commit_t1);
+        fclose(f);
+    }
+    return st;
+}
+
 static void test_table_import__killed(void **state)
 {
     (void)state;
@@ -602,35 +614,15 @@ static void test_table_import__killed(void **state)
     char times[320];
     snprintf(times, sizeof(times), "%s.times", tmpl);
     for (int round = -1; round < ROUNDS; round++) {
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -a '%s' '%s'", dir, tmpl, dir);
-        assert_int_equal(system(cmd), 0);
-        double t0 = now_s();
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            cf_table *ct;
-            if (cf_table_open(&ct, dir, NULL, &err) != CF_OK)
-                _exit(2);
-            cf_status st = load(ct, ids, vals, n, 40, ts, NULL, &err);
-            cf_table_free(ct);
-            FILE *f = round < 0 ? fopen(times, "w") : NULL;
-            if (f != NULL) {
-                fprintf(f, "%.6f %.6f\n", g_commit_t0, g_commit_t1);
-                fclose(f);
-            }
-            _exit(st == CF_OK ? 0 : 1);
-        }
-        if (round >= 0) {
-            /* anywhere, or (odd rounds) during the commit */
-            double lo = round % 2 ? c0 : 0, hi = round % 2 ? c1 : full;
-            usleep((useconds_t)((lo + (hi - lo) * (double)cf_rng_below(&rng, 1001) / 1000) * 1e6));
-            kill(pid, SIGKILL);
-        }
-        int status;
-        waitpid(pid, &status, 0);
+        copy_tree(tmpl, dir);
+        /* anywhere, or (odd rounds) during the commit; the first round runs
+         * to the end and times it */
+        double lo = round % 2 ? c0 : 0, hi = round % 2 ? c1 : full, t0;
+        double kill_at = round < 0 ? -1 : lo + (hi - lo) * (double)cf_rng_below(&rng, 1001) / 1000;
+        killed_load kl = {ids, vals, n, ts, round < 0 ? times : NULL};
+        double took = run_table_child(dir, killed_load_run, &kl, kill_at, &t0);
         if (round < 0) {
-            assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-            full = now_s() - t0;
+            full = took;
             FILE *f = fopen(times, "r");
             assert_non_null(f);
             assert_int_equal(fscanf(f, "%lf %lf", &c0, &c1), 2);

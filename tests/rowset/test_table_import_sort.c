@@ -523,18 +523,16 @@ static void test_table_import_sort__commit_retry_after_enomem(void **state)
     assert_true(refused > 0);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* SIGKILL at any moment of a load that spills runs: the table reads as before
  * it or as after all of it; a write after (a flush) removes every directory
  * and run file the killed load left. */
 #define KILL_ROUNDS 12
 #define KILL_ROWS 120000
+static cf_status killed_load_run(cf_table *t, void *keys, cf_error *err)
+{
+    return load(t, false, keys, KILL_ROWS, SMALL, NULL, NULL, err);
+}
+
 static void test_table_import_sort__killed(void **state)
 {
     (void)state;
@@ -558,29 +556,11 @@ static void test_table_import_sort__killed(void **state)
     double full = 0;
     int all = 0, none = 0, left = 0;
     for (int round = -1; round < KILL_ROUNDS; round++) {
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -a '%s' '%s'", dir, tmpl, dir);
-        assert_int_equal(system(cmd), 0);
-        double t0 = now_s();
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            cf_table *ct;
-            if (cf_table_open(&ct, dir, NULL, &err) != CF_OK)
-                _exit(2);
-            cf_status st = load(ct, false, keys, KILL_ROWS, SMALL, NULL, NULL, &err);
-            cf_table_free(ct);
-            _exit(st == CF_OK ? 0 : 1);
-        }
-        if (round >= 0) {
-            usleep((useconds_t)(full * (double)cf_rng_below(&rng, 1001) / 1000 * 1e6));
-            kill(pid, SIGKILL);
-        }
-        int status;
-        waitpid(pid, &status, 0);
-        if (round < 0) {
-            assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-            full = now_s() - t0;
-        }
+        copy_tree(tmpl, dir);
+        double kill_at = round < 0 ? -1 : full * (double)cf_rng_below(&rng, 1001) / 1000;
+        double took = run_table_child(dir, killed_load_run, keys, kill_at, NULL);
+        if (round < 0)
+            full = took;
         left += run_files(dir) > 0;
         t = table_open(dir);
         char *got = scan_text(t, false);
