@@ -35,6 +35,14 @@ void mkey(size_t i, char *kb, int32_t *j)
     *j = (int32_t)(i % 3) - 1;
 }
 
+void model_key_of(model_key *mk, size_t i)
+{
+    mkey(i, mk->k, &mk->j);
+    mk->ks = (cf_slice){(const uint8_t *)mk->k, strlen(mk->k)};
+    mk->key[0] = &mk->ks;
+    mk->key[1] = &mk->j;
+}
+
 void push_version(mrow *r, version v)
 {
     if (r->n == r->cap) {
@@ -186,13 +194,10 @@ void model_check_table(cf_table *t, const mrow *m, size_t nkeys, uint64_t snap, 
     cf_table_scanner_free(sc);
     for (int n = 0; n < 8; n++) {
         size_t r = cf_rng_below(rng, nkeys);
-        char mk[16];
-        int32_t mj;
-        mkey(r, mk, &mj);
-        cf_slice s = {(const uint8_t *)mk, strlen(mk)};
-        const void *key[2] = {&s, &mj};
+        model_key mk;
+        model_key_of(&mk, r);
         cf_row_batch g;
-        cf_status st = cf_table_get(t, key, snap, &g, &err);
+        cf_status st = cf_table_get(t, mk.key, snap, &g, &err);
         model_check_get(st, &err, &g, m, r, snap, false);
     }
 }

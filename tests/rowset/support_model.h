@@ -40,6 +40,14 @@ typedef struct mrow {
 /* Key columns (k, j) of model row i: rows sorted by i are sorted by key. */
 void mkey(size_t i, char *kb, int32_t *j);
 void push_version(mrow *r, version v);
+/* The key of model row i as a lookup takes it: key[] points at ks (k) and j. */
+typedef struct model_key {
+    char k[16];
+    int32_t j;
+    cf_slice ks;
+    const void *key[2];
+} model_key;
+void model_key_of(model_key *mk, size_t i);
 /* The version a snapshot at snap sees (ts < snap), or NULL when none is alive. */
 const version *at(const mrow *r, uint64_t snap);
 

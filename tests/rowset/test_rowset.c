@@ -956,17 +956,14 @@ static void check_model(cf_rowset *rs, mrow *m, uint64_t snap, cf_rng *rng)
     /* A few point lookups. */
     for (int t = 0; t < 5; t++) {
         size_t r = cf_rng_below(rng, MROWS);
-        char mk[16];
-        int32_t mj;
-        mkey(r, mk, &mj);
-        cf_slice s = {(const uint8_t *)mk, strlen(mk)};
-        const void *key[2] = {&s, &mj};
+        model_key mk;
+        model_key_of(&mk, r);
         cf_row_batch g;
-        cf_status st = cf_rowset_get(rs, key, snap, &g, &err);
+        cf_status st = cf_rowset_get(rs, mk.key, snap, &g, &err);
         /* The key columns come back from the key looked up (not read again):
          * copies, which outlive the caller's buffers. */
-        memset(mk, 'X', sizeof(mk));
-        mj = -1;
+        memset(mk.k, 'X', sizeof(mk.k));
+        mk.j = -1;
         model_check_get(st, &err, &g, m, r, snap, true);
     }
 }
