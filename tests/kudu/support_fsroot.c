@@ -24,6 +24,21 @@ void kfs_open_tablet(const char *root, const char *tablet, cf_kudu_fs **fs, cf_k
     CF_ASSERT_OK(cf_kudu_tablet_open(t, *fs, tablet, &err), &err);
 }
 
+bool kfs_scan_next(cf_kudu_scanner *sc, cf_row_batch *b, cf_status *st, cf_error *err)
+{
+    if (*st != CF_OK)
+        return false;
+    *st = cf_kudu_scanner_next(sc, b, err);
+    return *st == CF_OK && b->count > 0;
+}
+
+bool kfs_scan_next_ok(cf_kudu_scanner *sc, cf_row_batch *b)
+{
+    cf_error err;
+    CF_ASSERT_OK(cf_kudu_scanner_next(sc, b, &err), &err);
+    return b->count > 0;
+}
+
 void kfs_layout_path(char *out, size_t cap, const char *layout, const char *rel)
 {
     int n = snprintf(out, cap, "%s/kudu-fs/%s/%s", cf_test_shared_dir(), layout, rel);

@@ -48,6 +48,11 @@ void kfs_single_root(const char *root, const char *dir_type, const char *server_
  * its tablet `tablet` (asserts both open); free t, then fs. */
 void kfs_open_tablet(const char *root, const char *tablet, cf_kudu_fs **fs, cf_kudu_tablet **t);
 
+/* The next batch of sc into *b while *st is CF_OK; false at the end or on a
+ * failure (then in *st). Asserting: kfs_scan_next_ok, for scans that must not fail. */
+bool kfs_scan_next(cf_kudu_scanner *sc, cf_row_batch *b, cf_status *st, cf_error *err);
+bool kfs_scan_next_ok(cf_kudu_scanner *sc, cf_row_batch *b);
+
 /* The first problem whose text contains `needle`, or NULL. */
 const cf_kudu_problem *kfs_problem(const cf_kudu_fs *fs, const char *needle);
 

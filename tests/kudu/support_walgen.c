@@ -373,11 +373,8 @@ cf_status walgen_scan_opts(const char *root, const char *tablet, const cf_kudu_s
     if (pending != NULL)
         *pending = cf_kudu_scanner_wal_pending(sc, NULL, NULL);
     const cf_schema *s = cf_kudu_tablet_schema(t);
-    while (st == CF_OK) {
-        cf_row_batch b;
-        st = cf_kudu_scanner_next(sc, &b, err);
-        if (st != CF_OK || b.count == 0)
-            break;
+    cf_row_batch b;
+    while (kfs_scan_next(sc, &b, &st, err)) {
         for (size_t i = 0; i < b.count; i++) {
             for (size_t c = 0; c < cf_schema_column_count(s); c++) {
                 if (c > 0)

@@ -56,11 +56,8 @@ static size_t scanner_rows(cf_kudu_tablet *t, const cf_kudu_scan_options *so, in
         CF_TYPE_INT64;
     size_t rows = 0;
     *sum = 0;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_kudu_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    cf_row_batch b;
+    while (kfs_scan_next_ok(sc, &b)) {
         if (int64)
             for (size_t i = 0; i < b.count; i++)
                 *sum += ((const int64_t *)b.cols[0].values)[i];

@@ -178,11 +178,8 @@ static uint64_t scan_all(const layout *l, const cf_kudu_scan_options *o, bytes *
     cf_error err;
     CF_ASSERT_OK(cf_kudu_scanner_create(&sc, l->t, o, &err), &err);
     uint64_t rows = 0;
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_kudu_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    cf_row_batch b;
+    while (kfs_scan_next_ok(sc, &b)) {
         assert_true(b.count <= (o->batch_rows ? o->batch_rows : 1024));
         for (size_t r = 0; r < b.count; r++)
             put_row(out, s, cols, &b, r);
@@ -400,11 +397,8 @@ static void test_scan__projection_and_where(void **state)
         bytes ref = {0};
         size_t pick[2] = {nc - 1, 0};
         uint64_t nref = 0;
-        for (;;) {
-            cf_row_batch b;
-            CF_ASSERT_OK(cf_kudu_scanner_next(sc, &b, &err), &err);
-            if (b.count == 0)
-                break;
+        cf_row_batch b;
+        while (kfs_scan_next_ok(sc, &b)) {
             for (size_t r = 0; r < b.count; r++) {
                 const cf_batch *nb = &b.cols[nullable];
                 if (!((nb->nonnull[r / 8] >> (r % 8)) & 1))
@@ -664,11 +658,8 @@ static cf_status gen_scan(const char *root, size_t batch, int64_t *k, int32_t *v
     cf_kudu_scanner *sc;
     cf_status st = cf_kudu_scanner_create(&sc, t, &so, err);
     *n = 0;
-    while (st == CF_OK) {
-        cf_row_batch b;
-        st = cf_kudu_scanner_next(sc, &b, err);
-        if (st != CF_OK || b.count == 0)
-            break;
+    cf_row_batch b;
+    while (kfs_scan_next(sc, &b, &st, err)) {
         for (size_t i = 0; i < b.count; i++) {
             assert_true(*n < cap);
             memcpy(&k[*n], (const int64_t *)b.cols[0].values + i, 8);
@@ -796,11 +787,8 @@ static void test_scan__disjoint_rowsets_few_fds(void **state)
     cf_kudu_scanner *sc;
     cf_status st = cf_kudu_scanner_create(&sc, t, NULL, &err);
     int64_t want = 0;
-    while (st == CF_OK) {
-        cf_row_batch b;
-        st = cf_kudu_scanner_next(sc, &b, &err);
-        if (st != CF_OK || b.count == 0)
-            break;
+    cf_row_batch b;
+    while (kfs_scan_next(sc, &b, &st, &err)) {
         for (size_t i = 0; i < b.count; i++, want++)
             assert_int_equal(((const int64_t *)b.cols[0].values)[i], want);
     }
@@ -1222,11 +1210,8 @@ static char *paths_scan(const char *root, size_t batch, const size_t *cols, size
     CF_ASSERT_OK(cf_kudu_scanner_create(&sc, t, &so, &err), &err);
     cf_buf out;
     cf_buf_init(&out);
-    for (;;) {
-        cf_row_batch b;
-        CF_ASSERT_OK(cf_kudu_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    cf_row_batch b;
+    while (kfs_scan_next_ok(sc, &b)) {
         assert_true(b.count <= batch);
         for (size_t i = 0; i < b.count; i++) {
             for (size_t j = 0; j < b.ncols; j++) {
