@@ -38,13 +38,12 @@ static void only_file(char *out, size_t cap, const char *layout, const char *dir
     assert_true(out[0] != '\0');
 }
 
-/* The file's one record as JSON equals the expected file. */
-static void check_json(const char *path, const char *type, const char *expected_path)
+/* Container c is of version `version` and holds messages of `type`; its next
+ * record (which must be there) as JSON (malloc'd), `pretty` or compact. */
+static char *next_json(cf_kudu_pbc *c, uint32_t version, const char *type, bool pretty)
 {
     cf_error err = {0};
-    cf_kudu_pbc *c = NULL;
-    CF_ASSERT_OK(cf_kudu_pbc_open_file(&c, path, &err), &err);
-    assert_int_equal(cf_kudu_pbc_version(c), 2);
+    assert_int_equal(cf_kudu_pbc_version(c), version);
     assert_string_equal(cf_kudu_pbc_type(c), type);
     const uint8_t *data;
     size_t len;
@@ -53,7 +52,21 @@ static void check_json(const char *path, const char *type, const char *expected_
     CF_ASSERT_OK(cf_kudu_pbc_next(c, &data, &len, &off, &has, &err), &err);
     assert_true(has);
     char *json = NULL;
-    CF_ASSERT_OK(cf_kudu_pb_to_json(type, data, len, true, &json, &err), &err);
+    CF_ASSERT_OK(cf_kudu_pb_to_json(type, data, len, pretty, &json, &err), &err);
+    return json;
+}
+
+/* The file's one record as JSON equals the expected file. */
+static void check_json(const char *path, const char *type, const char *expected_path)
+{
+    cf_error err = {0};
+    cf_kudu_pbc *c = NULL;
+    CF_ASSERT_OK(cf_kudu_pbc_open_file(&c, path, &err), &err);
+    char *json = next_json(c, 2, type, true);
+    const uint8_t *data;
+    size_t len;
+    uint64_t off;
+    bool has;
     CF_ASSERT_OK(cf_kudu_pbc_next(c, &data, &len, &off, &has, &err), &err);
     assert_false(has);
     assert_false(cf_kudu_pbc_torn(c, NULL));
@@ -287,16 +300,7 @@ static void test_version1(void **state)
     cf_error err = {0};
     CF_ASSERT_OK(cf_io_open_mem(&io, file, n, &err), &err);
     CF_ASSERT_OK(cf_kudu_pbc_open(&c, io, "v1", &err), &err);
-    assert_int_equal(cf_kudu_pbc_version(c), 1);
-    assert_string_equal(cf_kudu_pbc_type(c), type);
-    const uint8_t *data;
-    size_t len;
-    uint64_t off;
-    bool has;
-    CF_ASSERT_OK(cf_kudu_pbc_next(c, &data, &len, &off, &has, &err), &err);
-    assert_true(has);
-    char *json = NULL;
-    CF_ASSERT_OK(cf_kudu_pb_to_json(type, data, len, false, &json, &err), &err);
+    char *json = next_json(c, 1, type, false);
     assert_string_equal(json, "{\"block_id\":{\"id\":\"7\"},\"op_type\":\"CREATE\","
                               "\"timestamp_us\":\"5\"}");
     free(json);
