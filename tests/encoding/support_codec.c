@@ -22,6 +22,25 @@ cf_decoder *dec_create(const cf_decoder_ops *ops, cf_type t)
     return d;
 }
 
+cf_status dec_next_all(cf_decoder *d, size_t batch, cf_error *err)
+{
+    assert_true(batch <= 16);
+    cf_slice got[16]; /* room for 16 values of any width up to 16 bytes */
+    size_t g;
+    cf_status st;
+    do
+        st = d->ops->next(d, got, batch, &g, err);
+    while (st == CF_OK && g > 0);
+    return st;
+}
+
+cf_status dec_seek_value(cf_decoder *d, const cf_slice *key, cf_error *err)
+{
+    bool exact;
+    cf_status st = d->ops->seek_at_or_after(d, key, &exact, err);
+    return st == CF_ENOTFOUND ? CF_OK : st;
+}
+
 cf_decoder *dec_open(cf_encoding enc, cf_type t, const uint8_t *data, size_t len)
 {
     cf_dec_params p = {.type = t, .elem_size = cf_type_size(t)};

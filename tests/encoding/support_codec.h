@@ -15,4 +15,11 @@ cf_decoder *dec_create(const cf_decoder_ops *ops, cf_type t);
 /* A decoder of encoding enc for type t, loaded with data[0..len). */
 cf_decoder *dec_open(cf_encoding enc, cf_type t, const uint8_t *data, size_t len);
 
+/* Read every value of a loaded decoder in calls of up to batch (<= 16)
+ * values: the first failure, else CF_OK. For damaged blocks, where a clean
+ * error passes. */
+cf_status dec_next_all(cf_decoder *d, size_t batch, cf_error *err);
+/* A value seek to key; CF_ENOTFOUND (past the last value) counts as CF_OK. */
+cf_status dec_seek_value(cf_decoder *d, const cf_slice *key, cf_error *err);
+
 #endif

@@ -11,6 +11,8 @@
 #include "encoding/encodings.h"
 #include "util/endian.h"
 
+#include "support_codec.h"
+
 static cf_enc_params enc_params(uint32_t block_size)
 {
     cf_enc_params p = {.type = CF_TYPE_STRING,
@@ -711,18 +713,10 @@ static cf_status decode_all(const cf_dict *dict, const uint8_t *dblock, size_t l
     cf_decoder *d = open_dec(dict);
     cf_status st = d->ops->load(d, copy, len, err);
     if (st == CF_OK) {
-        cf_slice got[9];
-        size_t g;
-        do
-            st = d->ops->next(d, got, 9, &g, err);
-        while (st == CF_OK && g > 0);
-        bool exact;
+        st = dec_next_all(d, 9, err);
         cf_slice key = S("prefix");
-        if (st == CF_OK) {
-            st = d->ops->seek_at_or_after(d, &key, &exact, err);
-            if (st == CF_ENOTFOUND)
-                st = CF_OK;
-        }
+        if (st == CF_OK)
+            st = dec_seek_value(d, &key, err);
     }
     cf_decoder_free(d);
     free(copy);

@@ -8,6 +8,8 @@
 #include "util/buf.h"
 #include "util/group_varint.h"
 
+#include "support_codec.h"
+
 static const cf_dec_params params = {.type = CF_TYPE_UINT32, .elem_size = 4};
 
 /* What the removed Kudu writer produced: gvint(count, min, ord, 0) || groups of v - min. */
@@ -158,11 +160,7 @@ static cf_status decode_all(const uint8_t *blk, size_t len, cf_error *err)
     cf_decoder *d;
     cf_status st = cf_decoder_open(&d, CF_ENC_GROUP_VARINT, &params, copy, len, err);
     if (st == CF_OK) {
-        uint32_t got[16];
-        size_t g;
-        do
-            st = d->ops->next(d, got, 16, &g, err);
-        while (st == CF_OK && g > 0);
+        st = dec_next_all(d, 16, err);
         cf_decoder_free(d);
     }
     free(copy);

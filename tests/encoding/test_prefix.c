@@ -9,6 +9,8 @@
 #include "encoding/encodings.h"
 #include "util/endian.h"
 
+#include "support_codec.h"
+
 static cf_enc_params enc_params(uint32_t block_size, uint32_t interval)
 {
     cf_enc_params p = {.type = CF_TYPE_BINARY,
@@ -909,23 +911,17 @@ static cf_status decode_all(const uint8_t *blk, size_t len, cf_error *err)
     cf_decoder *d;
     cf_status st = cf_decoder_open(&d, CF_ENC_PREFIX, &dec_params, copy, len, err);
     if (st == CF_OK) {
-        cf_slice got[7];
-        size_t g;
-        do
-            st = d->ops->next(d, got, 7, &g, err);
-        while (st == CF_OK && g > 0);
+        st = dec_next_all(d, 7, err);
         if (st == CF_OK && d->count > 0) {
             /* every restart run, via seeks and a value seek */
             st = d->ops->seek(d, d->count - 1, err);
+            cf_slice got[1];
+            size_t g;
             if (st == CF_OK)
                 st = d->ops->next(d, got, 1, &g, err);
-            bool exact;
             cf_slice key = {(const uint8_t *)"b", 1};
-            if (st == CF_OK) {
-                st = d->ops->seek_at_or_after(d, &key, &exact, err);
-                if (st == CF_ENOTFOUND)
-                    st = CF_OK;
-            }
+            if (st == CF_OK)
+                st = dec_seek_value(d, &key, err);
         }
         cf_decoder_free(d);
     }
