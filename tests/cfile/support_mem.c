@@ -77,7 +77,10 @@ cf_status try_open(opened *f, const mem_file *m, const cf_reader_options *ro, cf
 void open_file(opened *f, const mem_file *m)
 {
     cf_error err;
-    CF_ASSERT_OK(try_open(f, m, NULL, &err), &err);
+    memset(f, 0, sizeof *f);
+    CF_ASSERT_OK(cf_io_open_mem(&f->io, m->data, m->len, &err), &err);
+    CF_ASSERT_OK(cf_reader_open(&f->r, f->io, NULL, &err), &err);
+    CF_ASSERT_OK(cf_iter_create(&f->it, f->r, &err), &err);
 }
 
 void close_file(opened *f)
