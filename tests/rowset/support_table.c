@@ -10,6 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/buf.h"
+#include "util/endian.h"
+
 void table_create(const char *dir, const char *schema)
 {
     cf_error err;
@@ -147,4 +150,60 @@ double run_table_child(const char *dir, table_child_fn fn, void *ctx, double kil
     if (kill_after < 0)
         assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     return now_s() - start;
+}
+
+size_t wal_rewrite(const char *path, uint32_t version, uint32_t want_from, wal_op_edit edit,
+                   void *ctx)
+{
+    size_t len;
+    uint8_t *bytes = cf_test_read_file(path, &len);
+    assert_non_null(bytes);
+    assert_true(len >= CF_WAL_HEADER_LEN);
+    cf_error err;
+    cf_buf out, payload;
+    cf_buf_init(&out);
+    cf_buf_init(&payload);
+    if (version == 0) {
+        cf_buf_append(&out, bytes, CF_WAL_HEADER_LEN);
+    } else {
+        cf_wal_header h;
+        CF_ASSERT_OK(cf_wal_header_parse(bytes, len, "seg", &h, &err), &err);
+        uint8_t hdr[CF_WAL_HEADER_LEN];
+        h.version = version;
+        cf_wal_header_encode(hdr, &h);
+        assert_int_equal(cf_load_le32(hdr + 8), version);
+        cf_buf_append(&out, hdr, sizeof(hdr));
+    }
+    cf_wal_reader r;
+    cf_wal_reader_init(&r, bytes, len, "seg");
+    size_t nrec = 0;
+    for (;;) {
+        cf_slice p;
+        bool has;
+        CF_ASSERT_OK(cf_wal_reader_next(&r, &p, &has, &err), &err);
+        if (!has)
+            break;
+        cf_wal_batch b;
+        CF_ASSERT_OK(cf_wal_batch_begin(&b, p, &err), &err);
+        if (version != 0)
+            assert_int_equal(b.format, want_from);
+        cf_buf_clear(&payload);
+        for (;;) {
+            cf_wal_op op;
+            CF_ASSERT_OK(cf_wal_batch_next(&b, &op, &has, &err), &err);
+            if (!has)
+                break;
+            if (edit != NULL)
+                edit(&op, nrec, ctx);
+            cf_wal_batch_encode_v(&payload, &op, 1, version ? version : CF_WAL_VERSION);
+        }
+        /* one op per record, as the table writes them */
+        cf_wal_record_encode(&out, payload.data, payload.len);
+        nrec++;
+    }
+    cf_test_write_file(path, out.data, out.len);
+    cf_buf_dispose(&out);
+    cf_buf_dispose(&payload);
+    free(bytes);
+    return nrec;
 }

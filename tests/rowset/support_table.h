@@ -10,6 +10,7 @@
 
 #include <cfile/rowset.h>
 
+#include "rowset/wal.h"
 #include "test_common.h"
 
 /* An empty table in dir with the schema written as text ("id INT64 KEY, ..."). */
@@ -34,6 +35,15 @@ size_t stray_rowsets(cf_table *t, const char *dir);
 /* Every rs-* directory in dir is one the table names; fails naming the first
  * that is not, with `what` (the round or case) in the message. */
 void check_no_stray_rowsets(cf_table *t, const char *dir, const char *what);
+
+/* Rewrite the log segment at path record by record, each record's ops passed
+ * to edit (may be NULL) with the record's index. version 0: the segment's
+ * header and the current batch format kept; else the header says version and
+ * every batch is re-encoded in that format, from batches that must all be in
+ * format want_from. Returns the records. */
+typedef void (*wal_op_edit)(cf_wal_op *op, size_t rec, void *ctx);
+size_t wal_rewrite(const char *path, uint32_t version, uint32_t want_from, wal_op_edit edit,
+                   void *ctx);
 
 /* Seconds on the monotonic clock. */
 double now_s(void);

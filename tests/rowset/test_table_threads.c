@@ -202,6 +202,22 @@ static void test_threads__stale_scanner_refused(void **state)
     CF_ASSERT_RM_RF(dir);
 }
 
+/* Record `which` (0-based) of a segment takes the timestamp of the record
+ * before it. */
+typedef struct repeat_ts {
+    size_t which;
+    uint64_t prev;
+} repeat_ts;
+
+static void repeat_ts_edit(cf_wal_op *op, size_t rec, void *ctx)
+{
+    repeat_ts *e = ctx;
+    uint64_t ts = op->ts;
+    if (rec == e->which)
+        op->ts = e->prev;
+    e->prev = ts;
+}
+
 /* Give the newest log segment's record `which` (0-based) the timestamp of the
  * record before it, as two inserts racing on one handle could. */
 static void repeat_timestamp(const char *dir, size_t which)
@@ -213,44 +229,8 @@ static void repeat_timestamp(const char *dir, size_t which)
     assert_true(nseg > 0);
     char *path = cf_wal_segment_path(dir, seqs[nseg - 1]);
     free(seqs);
-    size_t len;
-    uint8_t *bytes = cf_test_read_file(path, &len);
-    assert_non_null(bytes);
-    cf_buf out, payload;
-    cf_buf_init(&out);
-    cf_buf_init(&payload);
-    cf_buf_append(&out, bytes, CF_WAL_HEADER_LEN);
-    cf_wal_reader r;
-    cf_wal_reader_init(&r, bytes, len, "seg");
-    uint64_t prev = 0;
-    for (size_t i = 0;; i++) {
-        cf_slice p;
-        bool has;
-        CF_ASSERT_OK(cf_wal_reader_next(&r, &p, &has, &err), &err);
-        if (!has) {
-            assert_true(i > which);
-            break;
-        }
-        cf_wal_batch b;
-        CF_ASSERT_OK(cf_wal_batch_begin(&b, p, &err), &err);
-        cf_buf_clear(&payload);
-        for (;;) {
-            cf_wal_op op;
-            CF_ASSERT_OK(cf_wal_batch_next(&b, &op, &has, &err), &err);
-            if (!has)
-                break;
-            uint64_t ts = op.ts;
-            if (i == which)
-                op.ts = prev;
-            prev = ts;
-            cf_wal_batch_encode(&payload, &op, 1);
-        }
-        cf_wal_record_encode(&out, payload.data, payload.len);
-    }
-    cf_test_write_file(path, out.data, out.len);
-    cf_buf_dispose(&out);
-    cf_buf_dispose(&payload);
-    free(bytes);
+    repeat_ts e = {which, 0};
+    assert_true(wal_rewrite(path, 0, 0, repeat_ts_edit, &e) > which);
     free(path);
 }
 

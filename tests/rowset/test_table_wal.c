@@ -629,46 +629,8 @@ static void rewrite_as_v1(const char *path)
     uint8_t *bytes = cf_test_read_file(path, &len);
     assert_non_null(bytes);
     assert_int_equal(cf_load_le32(bytes + 8), 2);
-    cf_error err;
-    cf_wal_header h;
-    CF_ASSERT_OK(cf_wal_header_parse(bytes, len, "seg", &h, &err), &err);
-    cf_buf out, payload;
-    cf_buf_init(&out);
-    cf_buf_init(&payload);
-    uint8_t hdr[CF_WAL_HEADER_LEN];
-    h.version = 1;
-    cf_wal_header_encode(hdr, &h);
-    assert_int_equal(cf_load_le32(hdr + 8), 1);
-    cf_buf_append(&out, hdr, sizeof(hdr));
-    cf_wal_reader r;
-    cf_wal_reader_init(&r, bytes, len, "seg");
-    size_t nrec = 0;
-    for (;;) {
-        cf_slice p;
-        bool has;
-        CF_ASSERT_OK(cf_wal_reader_next(&r, &p, &has, &err), &err);
-        if (!has)
-            break;
-        cf_wal_batch b;
-        CF_ASSERT_OK(cf_wal_batch_begin(&b, p, &err), &err);
-        assert_int_equal(b.format, 2);
-        cf_buf_clear(&payload);
-        for (;;) {
-            cf_wal_op op;
-            CF_ASSERT_OK(cf_wal_batch_next(&b, &op, &has, &err), &err);
-            if (!has)
-                break;
-            cf_wal_batch_encode_v(&payload, &op, 1, 1);
-        }
-        /* one op per record, as the table writes them */
-        cf_wal_record_encode(&out, payload.data, payload.len);
-        nrec++;
-    }
-    assert_true(nrec > 0);
-    cf_test_write_file(path, out.data, out.len);
-    cf_buf_dispose(&out);
-    cf_buf_dispose(&payload);
     free(bytes);
+    assert_true(wal_rewrite(path, 1, 2, NULL, NULL) > 0);
 }
 
 static uint32_t segment_version(const char *dir, uint64_t seq)
