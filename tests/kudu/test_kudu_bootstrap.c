@@ -37,6 +37,17 @@ static cf_schema *parse(const char *text)
 
 /* ---- ALTER_SCHEMA_OP inside a segment ------------------------------------------------------- */
 
+/* A fresh root in root (cap bytes) holding tablet TAB at schema s (no
+ * rowsets, no transactions, no history age of its own), and (g not NULL) g
+ * begun on its first WAL segment. */
+static void fresh_tablet(char *root, size_t cap, const cf_schema *s, walgen *g)
+{
+    kfs_tmpdir(root, cap);
+    walgen_tablet_root(root, &(walgen_tablet){TAB, s, NULL, 0, 0, NULL, 0, -1});
+    if (g != NULL)
+        walgen_begin(g, TAB, 1, s, NULL, 0);
+}
+
 /* The header's schema k, v, d (ids 0, 1, 2); an ALTER to k, w, e (ids 0, 1, 3):
  * v renamed w, d dropped, e added (nullable). The writes before it are decoded
  * with the old schema, those after it with the new one; the scan's columns are the
@@ -92,10 +103,8 @@ static void test_alter_newer_than_superblock(void **state)
     cf_schema *s1 = parse("k INT64 KEY, v INT32, e INT32 NULL");
     static const uint32_t ids1[3] = {0, 1, 2};
     char root[512], got[256];
-    kfs_tmpdir(root, sizeof root);
-    walgen_tablet_root(root, &(walgen_tablet){TAB, s0, NULL, 0, 0, NULL, 0, -1});
     walgen g;
-    walgen_begin(&g, TAB, 1, s0, NULL, 0);
+    fresh_tablet(root, sizeof root, s0, &g);
     walgen_alter(&g, 1, 1, 100, s1, ids1, 1);
     walgen_noop(&g, 1, 2, 101);
     walgen_commit(&g, 1, 2, 1, false);
@@ -122,10 +131,8 @@ static void test_orphaned_replicates(void **state)
     (void)state;
     cf_schema *s = parse("k INT64 KEY, v INT32");
     char root[512], got[256];
-    kfs_tmpdir(root, sizeof root);
-    walgen_tablet_root(root, &(walgen_tablet){TAB, s, NULL, 0, 0, NULL, 0, -1});
     walgen g;
-    walgen_begin(&g, TAB, 1, s, NULL, 0);
+    fresh_tablet(root, sizeof root, s, &g);
     int64_t k1 = 1, k2 = 2, k3 = 3;
     int32_t a = 10, b = 20, c = 11, d = 30;
     bool all[2] = {true, true};
@@ -150,9 +157,7 @@ static void test_orphaned_replicates(void **state)
 
     /* An orphaned REPLICATE that fails when run again (an INSERT of a live key) is
      * a row error, as a new op's would be, not damage. */
-    kfs_tmpdir(root, sizeof root);
-    walgen_tablet_root(root, &(walgen_tablet){TAB, s, NULL, 0, 0, NULL, 0, -1});
-    walgen_begin(&g, TAB, 1, s, NULL, 0);
+    fresh_tablet(root, sizeof root, s, &g);
     walgen_write(&g, 1, 1, 100, CF_KUDU_OP_INSERT, all, (const void *[]){&k1, &a}, -1);
     walgen_commit_write(&g, 1, 1, WALGEN_MRS(1));
     walgen_write(&g, 1, 2, 101, CF_KUDU_OP_INSERT, all, (const void *[]){&k1, &b}, -1);
@@ -167,9 +172,7 @@ static void test_orphaned_replicates(void **state)
 
     /* A gap between the last committed index and the first op without a COMMIT is
      * what Raft refuses to start with. */
-    kfs_tmpdir(root, sizeof root);
-    walgen_tablet_root(root, &(walgen_tablet){TAB, s, NULL, 0, 0, NULL, 0, -1});
-    walgen_begin(&g, TAB, 1, s, NULL, 0);
+    fresh_tablet(root, sizeof root, s, &g);
     walgen_write(&g, 1, 5, 100, CF_KUDU_OP_INSERT, all, (const void *[]){&k1, &a}, -1);
     walgen_commit_write(&g, 1, 2, WALGEN_MRS(0));
     walgen_finish(&g, root, "", 1);
@@ -188,10 +191,8 @@ static void test_flush_marker_refused(void **state)
     (void)state;
     cf_schema *s = parse("k INT64 KEY, v INT32");
     char root[512], got[256];
-    kfs_tmpdir(root, sizeof root);
-    walgen_tablet_root(root, &(walgen_tablet){TAB, s, NULL, 0, 0, NULL, 0, -1});
     walgen g;
-    walgen_begin(&g, TAB, 1, s, NULL, 0);
+    fresh_tablet(root, sizeof root, s, &g);
     walgen_noop(&g, 1, 1, 100);
     walgen_commit(&g, 1, 1, 1, false);
     walgen_bare_entry(&g, 999);
@@ -287,8 +288,7 @@ static void test_recovery_dir(void **state)
     (void)state;
     cf_schema *s = parse("k INT64 KEY, v INT32");
     char root[512], got[256];
-    kfs_tmpdir(root, sizeof root);
-    walgen_tablet_root(root, &(walgen_tablet){TAB, s, NULL, 0, 0, NULL, 0, -1});
+    fresh_tablet(root, sizeof root, s, NULL);
     int64_t k1 = 1, k2 = 2;
     int32_t a = 10, b = 20;
     bool all[2] = {true, true};
@@ -377,10 +377,8 @@ static void test_ancient_history_mark(void **state)
         CF_ASSERT_RM_RF(root);
     }
     char root[512], got[256];
-    kfs_tmpdir(root, sizeof root);
-    walgen_tablet_root(root, &(walgen_tablet){TAB, s, NULL, 0, 0, NULL, 0, -1});
     walgen g;
-    walgen_begin(&g, TAB, 1, s, NULL, 0);
+    fresh_tablet(root, sizeof root, s, &g);
     walgen_write(&g, 1, 1, 1000, CF_KUDU_OP_INSERT, (bool[]){true, true}, (const void *[]){&k1, &a},
                  -1);
     walgen_commit_write(&g, 1, 1, WALGEN_MRS(1));
@@ -465,8 +463,7 @@ static void test_int128_arrays_refused(void **state)
         assert_non_null(strstr(err.msg, "128-bit"));
         cf_arena_dispose(&a);
         char root[512], got[64];
-        kfs_tmpdir(root, sizeof root);
-        walgen_tablet_root(root, &(walgen_tablet){TAB, s, NULL, 0, 0, NULL, 0, -1});
+        fresh_tablet(root, sizeof root, s, NULL);
         assert_int_equal(
             walgen_scan(root, TAB, CF_SNAPSHOT_LATEST, 604800, got, sizeof got, NULL, &err),
             CF_ENOTSUP);
