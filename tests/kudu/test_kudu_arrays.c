@@ -31,13 +31,21 @@ static cf_schema *array_schema(void)
     return s;
 }
 
+/* The array schema, and its SchemaPB into *pb (asserts). */
+static cf_schema *array_schema_pb(cf_kudu_schema_pb *pb)
+{
+    cf_schema *s = array_schema();
+    cf_error err = {0};
+    CF_ASSERT_OK(cf_kudu_schema_pb_build(pb, s, NULL, &err), &err);
+    return s;
+}
+
 static void test_schema_pb_arrays(void **state)
 {
     (void)state;
-    cf_schema *s = array_schema();
     cf_kudu_schema_pb pb;
+    cf_schema *s = array_schema_pb(&pb);
     cf_error err = {0};
-    CF_ASSERT_OK(cf_kudu_schema_pb_build(&pb, s, NULL, &err), &err);
     assert_int_equal(pb.pb.columns[1]->type, KUDU__DATA_TYPE__NESTED);
     assert_non_null(pb.pb.columns[1]->nested_type);
     assert_int_equal(pb.pb.columns[1]->nested_type->array->type, KUDU__DATA_TYPE__INT32);
@@ -75,6 +83,12 @@ static const cf_slice strs[3] = {
     {(const uint8_t *)"x", 1}, {(const uint8_t *)"", 0}, {(const uint8_t *)"hello", 5}};
 static const uint8_t strs_nonnull[1] = {0x3}; /* element 2 is NULL */
 
+static void arr_ops_dispose(arr_ops *o)
+{
+    cf_buf_dispose(&o->rows);
+    cf_buf_dispose(&o->ind);
+}
+
 /* INSERT id 1 [7,NULL,-9] ["x","",NULL]; INSERT id 2 NULL []; UPDATE id 1 a=[] s=NULL */
 static void encode_ops(arr_ops *o, const cf_schema *s)
 {
@@ -109,10 +123,9 @@ static Kudu__RowOperationsPB ops_pb(const arr_ops *o)
 static void test_rowops_arrays_round_trip(void **state)
 {
     (void)state;
-    cf_schema *s = array_schema();
     cf_kudu_schema_pb pb;
+    cf_schema *s = array_schema_pb(&pb);
     cf_error err = {0};
-    CF_ASSERT_OK(cf_kudu_schema_pb_build(&pb, s, NULL, &err), &err);
     arr_ops o;
     encode_ops(&o, s);
     Kudu__RowOperationsPB ro = ops_pb(&o);
@@ -158,8 +171,7 @@ static void test_rowops_arrays_round_trip(void **state)
     cf_buf_dispose(&r2);
     cf_buf_dispose(&i2);
     cf_arena_dispose(&a);
-    cf_buf_dispose(&o.rows);
-    cf_buf_dispose(&o.ind);
+    arr_ops_dispose(&o);
     cf_kudu_schema_pb_dispose(&pb);
     cf_schema_free(s);
 }
@@ -170,10 +182,9 @@ static void test_rowops_arrays_round_trip(void **state)
 static void test_rowops_arrays_cut_and_damaged(void **state)
 {
     (void)state;
-    cf_schema *s = array_schema();
     cf_kudu_schema_pb pb;
+    cf_schema *s = array_schema_pb(&pb);
     cf_error err = {0};
-    CF_ASSERT_OK(cf_kudu_schema_pb_build(&pb, s, NULL, &err), &err);
     arr_ops o;
     encode_ops(&o, s);
     cf_arena a = {0};
@@ -239,8 +250,7 @@ static void test_rowops_arrays_cut_and_damaged(void **state)
     }
     assert_true(refused > 0);
     cf_arena_dispose(&a);
-    cf_buf_dispose(&o.rows);
-    cf_buf_dispose(&o.ind);
+    arr_ops_dispose(&o);
     cf_kudu_schema_pb_dispose(&pb);
     cf_schema_free(s);
 }
@@ -250,10 +260,9 @@ static void test_rowops_arrays_cut_and_damaged(void **state)
 static void test_rowops_arrays_client_schema(void **state)
 {
     (void)state;
-    cf_schema *s = array_schema();
     cf_kudu_schema_pb pb;
+    cf_schema *s = array_schema_pb(&pb);
     cf_error err = {0};
-    CF_ASSERT_OK(cf_kudu_schema_pb_build(&pb, s, NULL, &err), &err);
     /* the client's columns in another order: id, s, a */
     cf_column cc[3] = {{.name = "id", .type = CF_TYPE_INT32, .is_key = true},
                        {.name = "s", .type = CF_TYPE_STRING, .is_array = true, .nullable = true},
@@ -371,8 +380,7 @@ static void test_rowops_arrays_every_type(void **state)
             assert_memory_equal(got->values, vals[0], w);
         }
         cf_arena_dispose(&a);
-        cf_buf_dispose(&o.rows);
-        cf_buf_dispose(&o.ind);
+        arr_ops_dispose(&o);
         cf_kudu_schema_pb_dispose(&pb);
         cf_schema_free(s);
     }
