@@ -442,14 +442,6 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     return CF_OK;
 }
 
-static cf_status dec_seek(cf_decoder *dd, size_t idx, cf_error *err)
-{
-    CF_CHECK(idx <= dd->count, err, CF_EINVAL, "bit_shuffle block: seek to %zu past count %zu", idx,
-             dd->count);
-    dd->pos = idx;
-    return CF_OK;
-}
-
 static cf_status dec_next(cf_decoder *dd, void *dst, size_t n, size_t *got, cf_error *err)
 {
     bshuf_dec *d = (bshuf_dec *)dd;
@@ -676,7 +668,7 @@ const cf_decoder_ops cf_dec_bshuf_ops = {
     .create = dec_create,
     .free = dec_free,
     .load = dec_load,
-    .seek = dec_seek,
+    .seek = cf_dec_seek_positional,
     .next = dec_next,
     .seek_at_or_after = dec_seek_value,
     .saved_len = dec_saved_len,

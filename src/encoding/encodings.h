@@ -23,4 +23,8 @@ extern const cf_encoder_ops cf_enc_dict_ops; /* binary types */
 extern const cf_decoder_ops cf_dec_dict_ops;
 extern const cf_decoder_ops cf_dec_gvint_ops; /* legacy UINT32, read only */
 
+/* The seek op of every decoder whose values need nothing to be decoded to
+ * stand at an index (seek_positional.c): checks idx <= count and moves there. */
+cf_status cf_dec_seek_positional(cf_decoder *d, size_t idx, cf_error *err);
+
 #endif

@@ -83,14 +83,6 @@ static cf_status gvint_load(cf_decoder *d_, const uint8_t *data, size_t len, cf_
     return CF_OK;
 }
 
-static cf_status gvint_seek(cf_decoder *d_, size_t idx, cf_error *err)
-{
-    CF_CHECK(idx <= d_->count, err, CF_EINVAL, "group varint block: seek to %zu past %zu values",
-             idx, d_->count);
-    d_->pos = idx;
-    return CF_OK;
-}
-
 static cf_status gvint_next(cf_decoder *d_, void *dst, size_t n, size_t *got, cf_error *err)
 {
     gvint_dec *d = (gvint_dec *)d_;
@@ -129,7 +121,7 @@ const cf_decoder_ops cf_dec_gvint_ops = {
     .create = gvint_create,
     .free = gvint_free,
     .load = gvint_load,
-    .seek = gvint_seek,
+    .seek = cf_dec_seek_positional,
     .next = gvint_next,
     .seek_at_or_after = gvint_seek_at_or_after,
 };

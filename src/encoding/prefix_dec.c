@@ -270,14 +270,6 @@ cf_status cf_prefix_ensure(prefix_dec *d, size_t idx, size_t n, size_t *in_run, 
     return CF_OK;
 }
 
-static cf_status prefix_seek(cf_decoder *d_, size_t idx, cf_error *err)
-{
-    CF_CHECK(idx <= d_->count, err, CF_EINVAL, "prefix block: seek to %zu past %zu values", idx,
-             d_->count);
-    d_->pos = idx;
-    return CF_OK;
-}
-
 /* Saved state (encoding.h): the block's restart fence, built here (one read of
  * every restart) for a block cache to keep; 0 when the block has too few
  * restarts to gain from one, so many that the fence would outweigh half the
@@ -339,7 +331,7 @@ const cf_decoder_ops cf_dec_prefix_ops = {
     .create = prefix_dec_create,
     .free = prefix_dec_free,
     .load = prefix_load,
-    .seek = prefix_seek,
+    .seek = cf_dec_seek_positional,
     .next = cf_prefix_next,
     .seek_at_or_after = cf_prefix_seek_at_or_after,
     .saved_len = prefix_saved_len,
