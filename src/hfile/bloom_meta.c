@@ -80,15 +80,6 @@ bool cf_hfile_bloom_chunk_at(const cf_hfile *h, int which, uint32_t i, uint64_t 
     return true;
 }
 
-static int raw_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-    size_t n = al < bl ? al : bl;
-    int r = n ? memcmp(a, b, n) : 0;
-    if (r != 0)
-        return r;
-    return al < bl ? -1 : al > bl;
-}
-
 cf_status cf_hfile_bloom_may_contain(const cf_hfile *h, int which, const void *row, size_t len,
                                      bool *out, cf_error *err)
 {
@@ -108,7 +99,8 @@ cf_status cf_hfile_bloom_may_contain(const cf_hfile *h, int which, const void *r
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         const hf_entry *e = &b->chunks[mid];
-        if (raw_cmp(b->keys.data + e->key_off, e->key_len, row, len) <= 0)
+        if (cf_hfile_bytes_compare((cf_slice){b->keys.data + e->key_off, e->key_len},
+                                   (cf_slice){row, len}) <= 0)
             lo = mid + 1;
         else
             hi = mid;

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cfile/hfile.h>
 
@@ -50,6 +51,18 @@ extern const char HF_IDXV1[];    /* "IDXBLK)+" */
 static inline uint16_t hf_be16(const uint8_t *p)
 {
     return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+/* Byte strings in unsigned byte order, a shorter prefix first (HBase's
+ * Bytes.compareTo): the order of rows, families, qualifiers, raw keys and
+ * FileInfo keys. Inline: cell comparisons in seeks call it per probe. */
+static inline int cf_hfile_bytes_compare(cf_slice a, cf_slice b)
+{
+    size_t n = a.len < b.len ? a.len : b.len;
+    int r = n ? memcmp(a.data, b.data, n) : 0;
+    if (r != 0)
+        return r;
+    return a.len < b.len ? -1 : a.len > b.len;
 }
 
 /* Hadoop WritableUtils vlong/vint. Returns bytes consumed, 0 if malformed or short. */

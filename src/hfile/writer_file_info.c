@@ -26,11 +26,7 @@ void cf_hfile_put_record(cf_buf *b, const void *k, size_t kl, const void *v, siz
 static int rec_cmp(const void *a, const void *b)
 {
     const rec *x = a, *y = b;
-    size_t n = x->kl < y->kl ? x->kl : y->kl;
-    int r = n ? memcmp(x->k, y->k, n) : 0;
-    if (r != 0)
-        return r;
-    return x->kl < y->kl ? -1 : x->kl > y->kl;
+    return cf_hfile_bytes_compare((cf_slice){x->k, x->kl}, (cf_slice){y->k, y->kl});
 }
 
 /* Records of a put_record buffer, sorted by key (HBase keeps FileInfo in a

@@ -195,36 +195,20 @@ cf_status cf_hfile_index_key(cf_hfile_writer *w, cf_buf *o, cf_error *err)
     cf_buf mid;
     cf_buf_init(&mid);
     cf_slice none = {(const uint8_t *)"", 0};
-    int c;
-    size_t n;
-    n = l.row.len < r.row.len ? l.row.len : r.row.len;
-    c = n ? memcmp(l.row.data, r.row.data, n) : 0;
-    if (c == 0 && l.row.len != r.row.len)
-        c = l.row.len < r.row.len ? -1 : 1;
-    if (c < 0) {
-        midpoint_array(l.row.data, l.row.len, r.row.data, r.row.len, &mid);
-        cf_hfile_put_key(o, (cf_slice){mid.data, mid.len}, none, none, INT64_MAX, CF_HFILE_MAXIMUM);
-        goto done;
-    }
-    n = l.family.len < r.family.len ? l.family.len : r.family.len;
-    c = n ? memcmp(l.family.data, r.family.data, n) : 0;
-    if (c == 0 && l.family.len != r.family.len)
-        c = l.family.len < r.family.len ? -1 : 1;
-    if (c < 0) {
-        midpoint_array(l.family.data, l.family.len, r.family.data, r.family.len, &mid);
-        cf_hfile_put_key(o, r.row, (cf_slice){mid.data, mid.len}, none, INT64_MAX,
-                         CF_HFILE_MAXIMUM);
-        goto done;
-    }
-    n = l.qualifier.len < r.qualifier.len ? l.qualifier.len : r.qualifier.len;
-    c = n ? memcmp(l.qualifier.data, r.qualifier.data, n) : 0;
-    if (c == 0 && l.qualifier.len != r.qualifier.len)
-        c = l.qualifier.len < r.qualifier.len ? -1 : 1;
-    if (c < 0) {
-        midpoint_array(l.qualifier.data, l.qualifier.len, r.qualifier.data, r.qualifier.len, &mid);
-        cf_hfile_put_key(o, r.row, r.family, (cf_slice){mid.data, mid.len}, INT64_MAX,
-                         CF_HFILE_MAXIMUM);
-        goto done;
+    /* The first of row, family, qualifier where the previous block's last key
+     * sorts before this block's first: the key keeps this block's parts
+     * before it, the shortest part between the two there, and none after. */
+    const cf_slice ls[3] = {l.row, l.family, l.qualifier}, rs[3] = {r.row, r.family, r.qualifier};
+    for (int k = 0; k < 3; k++) {
+        if (cf_hfile_bytes_compare(ls[k], rs[k]) < 0) {
+            midpoint_array(ls[k].data, ls[k].len, rs[k].data, rs[k].len, &mid);
+            cf_slice part[3] = {rs[0], rs[1], rs[2]};
+            part[k] = (cf_slice){mid.data, mid.len};
+            for (int j = k + 1; j < 3; j++)
+                part[j] = none;
+            cf_hfile_put_key(o, part[0], part[1], part[2], INT64_MAX, CF_HFILE_MAXIMUM);
+            goto done;
+        }
     }
     cf_buf_append(o, w->blk_first_key.data, w->blk_first_key.len);
 done:
