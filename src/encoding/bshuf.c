@@ -244,13 +244,11 @@ static cf_status dec_create(cf_decoder **out, const cf_dec_params *prm, cf_error
     size_t elem = 0;
     *out = NULL;
     CF_TRY(check_type(prm->type, prm->elem_size, &elem, err));
-    bshuf_dec *d = cf_calloc(1, sizeof *d);
-    CF_CHECK(d != NULL, err, CF_ENOMEM, "bit_shuffle: out of memory creating decoder");
-    d->base.ops = &cf_dec_bshuf_ops;
+    CF_TRY(cf_dec_new(out, sizeof(bshuf_dec), &cf_dec_bshuf_ops, "bit_shuffle", err));
+    bshuf_dec *d = (bshuf_dec *)*out;
     d->elem = elem;
     d->phys = cf_type_physical(prm->type);
     d->lz_chunk = NO_CHUNK;
-    *out = &d->base;
     return CF_OK;
 }
 
@@ -378,9 +376,7 @@ static cf_status size_buffers(bshuf_dec *d, size_t need, size_t nch, cf_error *e
 static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_error *err)
 {
     bshuf_dec *d = (bshuf_dec *)dd;
-    dd->count = 0;
-    dd->pos = 0;
-    dd->first_ord = 0;
+    cf_dec_unbind(dd);
     d->nchunks = 0;
     d->lz_chunk = NO_CHUNK;
     d->firsts = NULL;
@@ -626,9 +622,7 @@ static cf_status dec_load_saved(cf_decoder *dd, const uint8_t *data, size_t len,
 {
     bshuf_dec *d = (bshuf_dec *)dd;
     const uint32_t *s = state;
-    dd->count = 0;
-    dd->pos = 0;
-    dd->first_ord = 0;
+    cf_dec_unbind(dd);
     d->nchunks = 0;
     d->lz_chunk = NO_CHUNK;
     d->firsts = NULL;

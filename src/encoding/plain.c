@@ -92,26 +92,17 @@ static cf_status dec_create(cf_decoder **out, const cf_dec_params *prm, cf_error
     size_t elem;
     *out = NULL;
     CF_TRY(check_type(prm->type, prm->elem_size, &elem, err));
-    plain_dec *d = cf_calloc(1, sizeof *d);
-    CF_CHECK(d != NULL, err, CF_ENOMEM, "plain: out of memory creating decoder");
-    d->base.ops = &cf_dec_plain_ops;
+    CF_TRY(cf_dec_new(out, sizeof(plain_dec), &cf_dec_plain_ops, "plain", err));
+    plain_dec *d = (plain_dec *)*out;
     d->elem = elem;
     d->type = cf_type_physical(prm->type);
-    *out = &d->base;
     return CF_OK;
-}
-
-static void dec_free(cf_decoder *dd)
-{
-    cf_free(dd);
 }
 
 static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_error *err)
 {
     plain_dec *d = (plain_dec *)dd;
-    d->base.count = 0;
-    d->base.pos = 0;
-    d->base.first_ord = 0;
+    cf_dec_unbind(dd);
     d->vals = NULL;
     uint32_t count, first_ord;
     CF_TRY(cf_enc_read_counted(data, len, "plain block", &count, &first_ord, err));
@@ -225,7 +216,7 @@ static cf_status dec_seek_value(cf_decoder *dd, const void *key, bool *exact, cf
 const cf_decoder_ops cf_dec_plain_ops = {
     .encoding = CF_ENC_PLAIN,
     .create = dec_create,
-    .free = dec_free,
+    .free = cf_dec_free_flat,
     .load = dec_load,
     .seek = cf_dec_seek_positional,
     .next = dec_next,

@@ -98,24 +98,13 @@ static cf_status dec_create(cf_decoder **out, const cf_dec_params *prm, cf_error
 {
     *out = NULL;
     CF_TRY(check_type(prm->type, prm->elem_size, err));
-    bool_dec *d = cf_calloc(1, sizeof *d);
-    CF_CHECK(d != NULL, err, CF_ENOMEM, "plain bool: out of memory creating decoder");
-    d->base.ops = &cf_dec_plain_bool_ops;
-    *out = &d->base;
-    return CF_OK;
-}
-
-static void dec_free(cf_decoder *dd)
-{
-    cf_free(dd);
+    return cf_dec_new(out, sizeof(bool_dec), &cf_dec_plain_bool_ops, "plain bool", err);
 }
 
 static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_error *err)
 {
     bool_dec *d = (bool_dec *)dd;
-    d->base.count = 0;
-    d->base.pos = 0;
-    d->base.first_ord = 0;
+    cf_dec_unbind(dd);
     d->bits = NULL;
     uint32_t count, first_ord;
     CF_TRY(cf_enc_read_counted(data, len, "plain bool block", &count, &first_ord, err));
@@ -162,7 +151,7 @@ static cf_status dec_seek_value(cf_decoder *dd, const void *key, bool *exact, cf
 const cf_decoder_ops cf_dec_plain_bool_ops = {
     .encoding = CF_ENC_PLAIN,
     .create = dec_create,
-    .free = dec_free,
+    .free = cf_dec_free_flat,
     .load = dec_load,
     .seek = cf_dec_seek_positional,
     .next = dec_next,

@@ -42,20 +42,14 @@ static cf_status prefix_dec_create(cf_decoder **out, const cf_dec_params *p, cf_
     *out = NULL;
     CF_CHECK(p->elem_size == sizeof(cf_slice), err, CF_EINVAL,
              "prefix decoding: type %d is not a binary type", (int)p->type);
-    prefix_dec *d = cf_calloc(1, sizeof *d);
-    CF_CHECK(d != NULL, err, CF_ENOMEM, "prefix decoding: out of memory");
-    d->base.ops = &cf_dec_prefix_ops;
-    *out = &d->base;
-    return CF_OK;
+    return cf_dec_new(out, sizeof(prefix_dec), &cf_dec_prefix_ops, "prefix decoding", err);
 }
 
 static cf_status prefix_load(cf_decoder *d_, const uint8_t *data, size_t len, cf_error *err)
 {
     prefix_dec *d = (prefix_dec *)d_;
     uint32_t hdr[4];
-    d->base.count = 0;
-    d->base.first_ord = 0;
-    d->base.pos = 0;
+    cf_dec_unbind(&d->base);
     d->data = NULL;
     d->len = 0;
     d->nrestarts = 0;

@@ -207,7 +207,7 @@ static void test_registry__decoder_open(void **state)
     cf_encoder_free(NULL);
 }
 
-/* The positional seek the encodings share (seek_positional.c): to the end is
+/* The positional seek the encodings share (decoder.c): to the end is
  * fine, one past it is CF_EINVAL naming the encoding; the position stays. */
 static void test_registry__positional_seek(void **state)
 {
