@@ -66,10 +66,7 @@ static bool rd_u8(rd *r, uint8_t *v)
     return true;
 }
 
-/* Up to five 7-bit groups, least significant first: the stream's compressed
- * ints (ByteBufferUtils.readCompressedInt) and protobuf's varint32 are the
- * same bytes. false when the stream ends inside one or it runs past five. */
-static inline bool rd_vint(rd *r, uint64_t *out)
+static bool rd_cint(rd *r, uint32_t *v)
 {
     uint64_t x = 0;
     for (int i = 0; i < 5; i++) {
@@ -78,21 +75,13 @@ static inline bool rd_vint(rd *r, uint64_t *out)
             return false;
         x |= (uint64_t)(b & 0x7f) << (7 * i);
         if ((b & 0x80) == 0) {
-            *out = x;
+            if (x > INT32_MAX)
+                return false;
+            *v = (uint32_t)x;
             return true;
         }
     }
     return false;
-}
-
-/* A compressed int: a Java int, so never above INT32_MAX. */
-static bool rd_cint(rd *r, uint32_t *v)
-{
-    uint64_t x;
-    if (!rd_vint(r, &x) || x > INT32_MAX)
-        return false;
-    *v = (uint32_t)x;
-    return true;
 }
 
 /* Copy n stream bytes to dst. */
@@ -106,14 +95,21 @@ static bool rd_copy(rd *r, uint8_t *dst, size_t n)
     return true;
 }
 
-/* Protobuf-style varint32 (StreamUtils.readRawVarint32): the low 32 bits. */
+/* Protobuf-style varint32 (StreamUtils.readRawVarint32). */
 static bool rd_varint32(rd *r, uint32_t *v)
 {
-    uint64_t x;
-    if (!rd_vint(r, &x))
-        return false;
-    *v = (uint32_t)x;
-    return true;
+    uint64_t x = 0;
+    for (int i = 0; i < 5; i++) {
+        uint8_t b;
+        if (!rd_u8(r, &b))
+            return false;
+        x |= (uint64_t)(b & 0x7f) << (7 * i);
+        if ((b & 0x80) == 0) {
+            *v = (uint32_t)x;
+            return true;
+        }
+    }
+    return false;
 }
 
 /* TagCompressionContext's LRU dictionary: entries keep their index; a full
