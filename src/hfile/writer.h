@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "util/buf.h"
+#include "util/endian.h"
 #include "util/error.h"
 
 #define NTYPES 10
@@ -84,11 +85,26 @@ size_t cf_hfile_ichunk_nonroot_size(const ichunk *c);
 /* Append c in root format / non-root format to b. */
 void cf_hfile_ichunk_write_root(const ichunk *c, cf_buf *b);
 void cf_hfile_ichunk_write_nonroot(const ichunk *c, cf_buf *b);
-void cf_hfile_put_be64(cf_buf *b, uint64_t v);
+static inline void cf_hfile_put_be64(cf_buf *b, uint64_t v)
+{
+    uint8_t t[8];
+    cf_store_be64(t, v);
+    cf_buf_append(b, t, 8);
+}
 /* A KeyValue key: row length (2) | row | family length (1) | family | qualifier |
- * timestamp (8) | type (1). */
-void cf_hfile_put_key(cf_buf *b, cf_slice row, cf_slice fam, cf_slice qual, int64_t ts,
-                      uint8_t type);
+ * timestamp (8) | type (1). Inline: append writes one per cell. */
+static inline void cf_hfile_put_key(cf_buf *b, cf_slice row, cf_slice fam, cf_slice qual,
+                                    int64_t ts, uint8_t type)
+{
+    uint8_t t[2] = {(uint8_t)(row.len >> 8), (uint8_t)row.len};
+    cf_buf_append(b, t, 2);
+    cf_buf_append(b, row.data, row.len);
+    cf_buf_put_u8(b, (uint8_t)fam.len);
+    cf_buf_append(b, fam.data, fam.len);
+    cf_buf_append(b, qual.data, qual.len);
+    cf_hfile_put_be64(b, (uint64_t)ts);
+    cf_buf_put_u8(b, type);
+}
 /* Write the inline blocks due after a data block (a full leaf chunk, ready
  * Bloom chunks); closing: everything left, at finish. */
 cf_status cf_hfile_write_inline(cf_hfile_writer *w, bool closing, cf_error *err);

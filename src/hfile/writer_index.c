@@ -70,14 +70,6 @@ size_t cf_hfile_ichunk_nonroot_size(const ichunk *c)
 }
 
 /* writer.h */
-void cf_hfile_put_be64(cf_buf *b, uint64_t v)
-{
-    uint8_t t[8];
-    cf_store_be64(t, v);
-    cf_buf_append(b, t, 8);
-}
-
-/* writer.h */
 void cf_hfile_ichunk_write_root(const ichunk *c, cf_buf *b)
 {
     for (size_t i = 0; i < c->n; i++) {
@@ -169,20 +161,6 @@ static void midpoint_array(const uint8_t *l, size_t ll, const uint8_t *r, size_t
     } else {
         cf_buf_append(o, r, d + 1);
     }
-}
-
-/* writer.h */
-void cf_hfile_put_key(cf_buf *b, cf_slice row, cf_slice fam, cf_slice qual, int64_t ts,
-                      uint8_t type)
-{
-    uint8_t t[2] = {(uint8_t)(row.len >> 8), (uint8_t)row.len};
-    cf_buf_append(b, t, 2);
-    cf_buf_append(b, row.data, row.len);
-    cf_buf_put_u8(b, (uint8_t)fam.len);
-    cf_buf_append(b, fam.data, fam.len);
-    cf_buf_append(b, qual.data, qual.len);
-    cf_hfile_put_be64(b, (uint64_t)ts);
-    cf_buf_put_u8(b, type);
 }
 
 /* The index key of a block: HFileWriterImpl.getMidpoint(prev last, this first). */
