@@ -15,6 +15,8 @@
 
 #include <cfile/types.h>
 
+#include "encoding.h"
+
 #include "util/buf.h"
 #include "util/endian.h"
 #include "util/error.h"
@@ -49,5 +51,30 @@ static inline cf_status cf_enc_read_counted(const uint8_t *data, size_t len, con
     *first_ord = cf_load_le32(data + 4);
     return CF_OK;
 }
+
+/* The encoder state PLAIN and PLAIN BOOL share (block_header.c): the block
+ * being built behind its header placeholder, and Kudu's fullness rule for
+ * both (format §10.2: full once the bytes, header included, exceed the block
+ * size). An encoding with more state embeds it first. */
+typedef struct cf_counted_enc {
+    cf_encoder base;
+    cf_buf buf; /* header placeholder + values */
+    size_t count;
+    uint32_t block_size;
+    const char *name; /* "plain", ...: starts messages */
+} cf_counted_enc;
+
+/* Allocate an encoder of size bytes (>= sizeof(cf_counted_enc), zeroed) for
+ * ops, with reserve bytes of buffer room beyond the header (0: grow as
+ * needed), reset for its first block; CF_ENOMEM naming `name`. */
+cf_status cf_counted_enc_create(cf_counted_enc **out, size_t size, const cf_encoder_ops *ops,
+                                const cf_enc_params *p, size_t reserve, const char *name,
+                                cf_error *err);
+/* The ops (encoding.h) of a counted encoder: free, reset, is_full, count, finish. */
+void cf_counted_enc_free(cf_encoder *e);
+void cf_counted_enc_reset(cf_encoder *e);
+bool cf_counted_enc_is_full(const cf_encoder *e);
+size_t cf_counted_enc_count(const cf_encoder *e);
+cf_status cf_counted_enc_finish(cf_encoder *e, uint32_t first_ord, cf_slice *out, cf_error *err);
 
 #endif

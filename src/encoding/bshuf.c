@@ -244,13 +244,11 @@ static cf_status dec_create(cf_decoder **out, const cf_dec_params *prm, cf_error
     size_t elem = 0;
     *out = NULL;
     CF_TRY(check_type(prm->type, prm->elem_size, &elem, err));
-    bshuf_dec *d = cf_calloc(1, sizeof *d);
-    CF_CHECK(d != NULL, err, CF_ENOMEM, "bit_shuffle: out of memory creating decoder");
-    d->base.ops = &cf_dec_bshuf_ops;
+    CF_TRY(cf_dec_new(out, sizeof(bshuf_dec), &cf_dec_bshuf_ops, "bit_shuffle", err));
+    bshuf_dec *d = (bshuf_dec *)*out;
     d->elem = elem;
     d->phys = cf_type_physical(prm->type);
     d->lz_chunk = NO_CHUNK;
-    *out = &d->base;
     return CF_OK;
 }
 
@@ -378,9 +376,7 @@ static cf_status size_buffers(bshuf_dec *d, size_t need, size_t nch, cf_error *e
 static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_error *err)
 {
     bshuf_dec *d = (bshuf_dec *)dd;
-    dd->count = 0;
-    dd->pos = 0;
-    dd->first_ord = 0;
+    cf_dec_unbind(dd);
     d->nchunks = 0;
     d->lz_chunk = NO_CHUNK;
     d->firsts = NULL;
@@ -439,14 +435,6 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     }
     dd->count = count;
     dd->first_ord = first_ord;
-    return CF_OK;
-}
-
-static cf_status dec_seek(cf_decoder *dd, size_t idx, cf_error *err)
-{
-    CF_CHECK(idx <= dd->count, err, CF_EINVAL, "bit_shuffle block: seek to %zu past count %zu", idx,
-             dd->count);
-    dd->pos = idx;
     return CF_OK;
 }
 
@@ -634,9 +622,7 @@ static cf_status dec_load_saved(cf_decoder *dd, const uint8_t *data, size_t len,
 {
     bshuf_dec *d = (bshuf_dec *)dd;
     const uint32_t *s = state;
-    dd->count = 0;
-    dd->pos = 0;
-    dd->first_ord = 0;
+    cf_dec_unbind(dd);
     d->nchunks = 0;
     d->lz_chunk = NO_CHUNK;
     d->firsts = NULL;
@@ -676,7 +662,7 @@ const cf_decoder_ops cf_dec_bshuf_ops = {
     .create = dec_create,
     .free = dec_free,
     .load = dec_load,
-    .seek = dec_seek,
+    .seek = cf_dec_seek_positional,
     .next = dec_next,
     .seek_at_or_after = dec_seek_value,
     .saved_len = dec_saved_len,

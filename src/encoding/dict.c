@@ -412,11 +412,8 @@ static cf_status dict_dec_create(cf_decoder **out, const cf_dec_params *p, cf_er
     *out = NULL;
     CF_CHECK(p->elem_size == sizeof(cf_slice), err, CF_EINVAL,
              "dict decoding: type %d is not a binary type", (int)p->type);
-    dict_dec *d = cf_calloc(1, sizeof *d);
-    CF_CHECK(d != NULL, err, CF_ENOMEM, "dict decoding: out of memory");
-    d->base.ops = &cf_dec_dict_ops;
-    d->params = *p;
-    *out = &d->base;
+    CF_TRY(cf_dec_new(out, sizeof(dict_dec), &cf_dec_dict_ops, "dict decoding", err));
+    ((dict_dec *)*out)->params = *p;
     return CF_OK;
 }
 
@@ -485,9 +482,7 @@ static cf_status decode_codewords(dict_dec *d, size_t from, size_t n, bool check
 static cf_status dict_load(cf_decoder *d_, const uint8_t *data, size_t len, cf_error *err)
 {
     dict_dec *d = (dict_dec *)d_;
-    d->base.count = 0;
-    d->base.first_ord = 0;
-    d->base.pos = 0;
+    cf_dec_unbind(&d->base);
     d->mode = 0;
     d->cw = NULL;
     d->cw_all = false;
@@ -692,9 +687,7 @@ static cf_status dict_load_saved(cf_decoder *d_, const uint8_t *data, size_t len
 {
     dict_dec *d = (dict_dec *)d_;
     const uint32_t *s = state;
-    d->base.count = 0;
-    d->base.first_ord = 0;
-    d->base.pos = 0;
+    cf_dec_unbind(&d->base);
     d->mode = 0;
     d->cw = NULL;
     d->cw_all = false;

@@ -37,11 +37,7 @@ static cf_status gvint_create(cf_decoder **out, const cf_dec_params *p, cf_error
     *out = NULL;
     CF_CHECK(p->type == CF_TYPE_UINT32 && p->elem_size == 4, err, CF_EINVAL,
              "group varint decoding: only UINT32 is supported, not type %d", (int)p->type);
-    gvint_dec *d = cf_calloc(1, sizeof *d);
-    CF_CHECK(d != NULL, err, CF_ENOMEM, "group varint decoding: out of memory");
-    d->base.ops = &cf_dec_gvint_ops;
-    *out = &d->base;
-    return CF_OK;
+    return cf_dec_new(out, sizeof(gvint_dec), &cf_dec_gvint_ops, "group varint decoding", err);
 }
 
 static cf_status gvint_load(cf_decoder *d_, const uint8_t *data, size_t len, cf_error *err)
@@ -49,9 +45,7 @@ static cf_status gvint_load(cf_decoder *d_, const uint8_t *data, size_t len, cf_
     gvint_dec *d = (gvint_dec *)d_;
     const uint8_t *end = data + len;
     uint32_t hdr[4];
-    d->base.count = 0;
-    d->base.first_ord = 0;
-    d->base.pos = 0;
+    cf_dec_unbind(&d->base);
     const uint8_t *p = cf_gvint_decode_group(data, end, hdr);
     CF_CHECK(p != NULL, err, CF_ECORRUPT, "group varint block: %zu bytes cannot hold its header",
              len);
@@ -80,14 +74,6 @@ static cf_status gvint_load(cf_decoder *d_, const uint8_t *data, size_t len, cf_
     }
     d->base.count = count;
     d->base.first_ord = hdr[2];
-    return CF_OK;
-}
-
-static cf_status gvint_seek(cf_decoder *d_, size_t idx, cf_error *err)
-{
-    CF_CHECK(idx <= d_->count, err, CF_EINVAL, "group varint block: seek to %zu past %zu values",
-             idx, d_->count);
-    d_->pos = idx;
     return CF_OK;
 }
 
@@ -129,7 +115,7 @@ const cf_decoder_ops cf_dec_gvint_ops = {
     .create = gvint_create,
     .free = gvint_free,
     .load = gvint_load,
-    .seek = gvint_seek,
+    .seek = cf_dec_seek_positional,
     .next = gvint_next,
     .seek_at_or_after = gvint_seek_at_or_after,
 };

@@ -22,11 +22,8 @@
 #define PLAIN_HEADER CF_ENC_COUNTED_HEADER
 
 typedef struct plain_enc {
-    cf_encoder base;
-    cf_buf buf; /* header placeholder + values */
+    cf_counted_enc c; /* buf: header placeholder + values */
     size_t elem;
-    size_t count;
-    uint32_t block_size;
 } plain_enc;
 
 typedef struct plain_dec {
@@ -49,41 +46,18 @@ static cf_status check_type(cf_type t, size_t elem_size, size_t *elem, cf_error 
 
 /* ---- encoder ----------------------------------------------------------------------- */
 
-static void enc_reset(cf_encoder *e)
-{
-    plain_enc *p = (plain_enc *)e;
-    cf_buf_clear(&p->buf);
-    uint8_t *h = cf_buf_extend(&p->buf, PLAIN_HEADER);
-    if (h)
-        memset(h, 0, PLAIN_HEADER);
-    p->count = 0;
-}
-
 static cf_status enc_create(cf_encoder **out, const cf_enc_params *prm, cf_error *err)
 {
     size_t elem;
     *out = NULL;
     CF_TRY(check_type(prm->type, prm->elem_size, &elem, err));
-    plain_enc *p = cf_calloc(1, sizeof *p);
-    CF_CHECK(p != NULL, err, CF_ENOMEM, "plain: out of memory creating encoder");
-    p->base.ops = &cf_enc_plain_ops;
-    p->elem = elem;
-    p->block_size = prm->block_size;
-    cf_buf_init(&p->buf);
+    cf_counted_enc *c;
     /* Blocks overshoot by up to one add call; start with the usual size. */
-    cf_buf_reserve(&p->buf, (size_t)prm->block_size + PLAIN_HEADER);
-    enc_reset(&p->base);
-    *out = &p->base;
+    CF_TRY(cf_counted_enc_create(&c, sizeof(plain_enc), &cf_enc_plain_ops, prm, prm->block_size,
+                                 "plain", err));
+    ((plain_enc *)c)->elem = elem;
+    *out = &c->base;
     return CF_OK;
-}
-
-static void enc_free(cf_encoder *e)
-{
-    plain_enc *p = (plain_enc *)e;
-    if (p == NULL)
-        return;
-    cf_buf_dispose(&p->buf);
-    cf_free(p);
 }
 
 static size_t enc_add(cf_encoder *e, const void *vals, size_t n, bool force)
@@ -91,41 +65,23 @@ static size_t enc_add(cf_encoder *e, const void *vals, size_t n, bool force)
     plain_enc *p = (plain_enc *)e;
     size_t bytes;
     if (!cf_mul_ok(n, p->elem, &bytes))
-        p->buf.oom = true;
+        p->c.buf.oom = true;
     else
-        cf_buf_append(&p->buf, vals, bytes);
+        cf_buf_append(&p->c.buf, vals, bytes);
     /* format §8.1: every value of the call is accepted, forced or not. */
-    p->count += n;
+    p->c.count += n;
     return n;
-}
-
-static bool enc_is_full(const cf_encoder *e)
-{
-    const plain_enc *p = (const plain_enc *)e;
-    /* A failed append ends the block at once; finish then reports CF_ENOMEM. */
-    return p->buf.len > p->block_size || p->buf.oom;
-}
-
-static size_t enc_count(const cf_encoder *e)
-{
-    return ((const plain_enc *)e)->count;
-}
-
-static cf_status enc_finish(cf_encoder *e, uint32_t first_ord, cf_slice *out, cf_error *err)
-{
-    plain_enc *p = (plain_enc *)e;
-    return cf_enc_finish_counted(&p->buf, p->count, first_ord, "plain", out, err);
 }
 
 const cf_encoder_ops cf_enc_plain_ops = {
     .encoding = CF_ENC_PLAIN,
     .create = enc_create,
-    .free = enc_free,
+    .free = cf_counted_enc_free,
     .add = enc_add,
-    .is_full = enc_is_full,
-    .count = enc_count,
-    .finish = enc_finish,
-    .reset = enc_reset,
+    .is_full = cf_counted_enc_is_full,
+    .count = cf_counted_enc_count,
+    .finish = cf_counted_enc_finish,
+    .reset = cf_counted_enc_reset,
     .finish_dict = NULL,
 };
 
@@ -136,26 +92,17 @@ static cf_status dec_create(cf_decoder **out, const cf_dec_params *prm, cf_error
     size_t elem;
     *out = NULL;
     CF_TRY(check_type(prm->type, prm->elem_size, &elem, err));
-    plain_dec *d = cf_calloc(1, sizeof *d);
-    CF_CHECK(d != NULL, err, CF_ENOMEM, "plain: out of memory creating decoder");
-    d->base.ops = &cf_dec_plain_ops;
+    CF_TRY(cf_dec_new(out, sizeof(plain_dec), &cf_dec_plain_ops, "plain", err));
+    plain_dec *d = (plain_dec *)*out;
     d->elem = elem;
     d->type = cf_type_physical(prm->type);
-    *out = &d->base;
     return CF_OK;
-}
-
-static void dec_free(cf_decoder *dd)
-{
-    cf_free(dd);
 }
 
 static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_error *err)
 {
     plain_dec *d = (plain_dec *)dd;
-    d->base.count = 0;
-    d->base.pos = 0;
-    d->base.first_ord = 0;
+    cf_dec_unbind(dd);
     d->vals = NULL;
     uint32_t count, first_ord;
     CF_TRY(cf_enc_read_counted(data, len, "plain block", &count, &first_ord, err));
@@ -167,14 +114,6 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     d->base.count = count;
     d->base.first_ord = first_ord;
     d->vals = data + PLAIN_HEADER;
-    return CF_OK;
-}
-
-static cf_status dec_seek(cf_decoder *dd, size_t idx, cf_error *err)
-{
-    CF_CHECK(idx <= dd->count, err, CF_EINVAL, "plain block: seek to %zu past count %zu", idx,
-             dd->count);
-    dd->pos = idx;
     return CF_OK;
 }
 
@@ -277,9 +216,9 @@ static cf_status dec_seek_value(cf_decoder *dd, const void *key, bool *exact, cf
 const cf_decoder_ops cf_dec_plain_ops = {
     .encoding = CF_ENC_PLAIN,
     .create = dec_create,
-    .free = dec_free,
+    .free = cf_dec_free_flat,
     .load = dec_load,
-    .seek = dec_seek,
+    .seek = cf_dec_seek_positional,
     .next = dec_next,
     .seek_at_or_after = dec_seek_value,
     .view = dec_view,

@@ -208,11 +208,7 @@ static cf_status dec_create(cf_decoder **out, const cf_dec_params *prm, cf_error
 {
     *out = NULL;
     CF_TRY(check_type(prm->type, prm->elem_size, err));
-    bin_dec *d = cf_calloc(1, sizeof *d);
-    CF_CHECK(d != NULL, err, CF_ENOMEM, "plain binary: out of memory creating decoder");
-    d->base.ops = &cf_dec_plain_binary_ops;
-    *out = &d->base;
-    return CF_OK;
+    return cf_dec_new(out, sizeof(bin_dec), &cf_dec_plain_binary_ops, "plain binary", err);
 }
 
 static void dec_free(cf_decoder *dd)
@@ -227,9 +223,7 @@ static void dec_free(cf_decoder *dd)
 static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_error *err)
 {
     bin_dec *d = (bin_dec *)dd;
-    d->base.count = 0;
-    d->base.pos = 0;
-    d->base.first_ord = 0;
+    cf_dec_unbind(&d->base);
     d->data = NULL;
     d->offs = NULL;
     CF_CHECK(len >= BIN_HEADER, err, CF_ECORRUPT,
@@ -305,9 +299,7 @@ static cf_status dec_load_saved(cf_decoder *dd, const uint8_t *data, size_t len,
 {
     bin_dec *d = (bin_dec *)dd;
     const uint32_t *s = state;
-    d->base.count = 0;
-    d->base.pos = 0;
-    d->base.first_ord = 0;
+    cf_dec_unbind(&d->base);
     d->data = NULL;
     d->offs = NULL;
     CF_CHECK(len >= BIN_HEADER && state_len >= (SAVED_HEAD + 1) * sizeof *s, err, CF_ECORRUPT,
@@ -321,14 +313,6 @@ static cf_status dec_load_saved(cf_decoder *dd, const uint8_t *data, size_t len,
     d->offs = s + SAVED_HEAD;
     d->base.count = count;
     d->base.first_ord = cf_load_le32(data);
-    return CF_OK;
-}
-
-static cf_status dec_seek(cf_decoder *dd, size_t idx, cf_error *err)
-{
-    CF_CHECK(idx <= dd->count, err, CF_EINVAL, "plain binary block: seek to %zu past count %zu",
-             idx, dd->count);
-    dd->pos = idx;
     return CF_OK;
 }
 
@@ -386,7 +370,7 @@ const cf_decoder_ops cf_dec_plain_binary_ops = {
     .create = dec_create,
     .free = dec_free,
     .load = dec_load,
-    .seek = dec_seek,
+    .seek = cf_dec_seek_positional,
     .next = dec_next,
     .seek_at_or_after = dec_seek_value,
     .saved_len = dec_saved_len,

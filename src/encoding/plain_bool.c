@@ -22,12 +22,8 @@
 
 #define BOOL_HEADER CF_ENC_COUNTED_HEADER
 
-typedef struct bool_enc {
-    cf_encoder base;
-    cf_buf buf; /* header placeholder + bitmap, len = 8 + ceil(count/8) */
-    size_t count;
-    uint32_t block_size;
-} bool_enc;
+/* buf: header placeholder + bitmap, len = 8 + ceil(count/8) */
+typedef cf_counted_enc bool_enc;
 
 typedef struct bool_dec {
     cf_decoder base;
@@ -44,37 +40,15 @@ static cf_status check_type(cf_type t, size_t elem_size, cf_error *err)
 
 /* ---- encoder ----------------------------------------------------------------------- */
 
-static void enc_reset(cf_encoder *e)
-{
-    bool_enc *p = (bool_enc *)e;
-    cf_buf_clear(&p->buf);
-    uint8_t *h = cf_buf_extend(&p->buf, BOOL_HEADER);
-    if (h)
-        memset(h, 0, BOOL_HEADER);
-    p->count = 0;
-}
-
 static cf_status enc_create(cf_encoder **out, const cf_enc_params *prm, cf_error *err)
 {
     *out = NULL;
     CF_TRY(check_type(prm->type, prm->elem_size, err));
-    bool_enc *p = cf_calloc(1, sizeof *p);
-    CF_CHECK(p != NULL, err, CF_ENOMEM, "plain bool: out of memory creating encoder");
-    p->base.ops = &cf_enc_plain_bool_ops;
-    p->block_size = prm->block_size;
-    cf_buf_init(&p->buf);
-    enc_reset(&p->base);
-    *out = &p->base;
+    cf_counted_enc *c;
+    CF_TRY(cf_counted_enc_create(&c, sizeof(bool_enc), &cf_enc_plain_bool_ops, prm, 0, "plain bool",
+                                 err));
+    *out = &c->base;
     return CF_OK;
-}
-
-static void enc_free(cf_encoder *e)
-{
-    bool_enc *p = (bool_enc *)e;
-    if (p == NULL)
-        return;
-    cf_buf_dispose(&p->buf);
-    cf_free(p);
 }
 
 static size_t enc_add(cf_encoder *e, const void *vals, size_t n, bool force)
@@ -106,32 +80,15 @@ static size_t enc_add(cf_encoder *e, const void *vals, size_t n, bool force)
     return n;
 }
 
-static bool enc_is_full(const cf_encoder *e)
-{
-    const bool_enc *p = (const bool_enc *)e;
-    return p->buf.len > p->block_size || p->buf.oom;
-}
-
-static size_t enc_count(const cf_encoder *e)
-{
-    return ((const bool_enc *)e)->count;
-}
-
-static cf_status enc_finish(cf_encoder *e, uint32_t first_ord, cf_slice *out, cf_error *err)
-{
-    bool_enc *p = (bool_enc *)e;
-    return cf_enc_finish_counted(&p->buf, p->count, first_ord, "plain bool", out, err);
-}
-
 const cf_encoder_ops cf_enc_plain_bool_ops = {
     .encoding = CF_ENC_PLAIN,
     .create = enc_create,
-    .free = enc_free,
+    .free = cf_counted_enc_free,
     .add = enc_add,
-    .is_full = enc_is_full,
-    .count = enc_count,
-    .finish = enc_finish,
-    .reset = enc_reset,
+    .is_full = cf_counted_enc_is_full,
+    .count = cf_counted_enc_count,
+    .finish = cf_counted_enc_finish,
+    .reset = cf_counted_enc_reset,
     .finish_dict = NULL,
 };
 
@@ -141,24 +98,13 @@ static cf_status dec_create(cf_decoder **out, const cf_dec_params *prm, cf_error
 {
     *out = NULL;
     CF_TRY(check_type(prm->type, prm->elem_size, err));
-    bool_dec *d = cf_calloc(1, sizeof *d);
-    CF_CHECK(d != NULL, err, CF_ENOMEM, "plain bool: out of memory creating decoder");
-    d->base.ops = &cf_dec_plain_bool_ops;
-    *out = &d->base;
-    return CF_OK;
-}
-
-static void dec_free(cf_decoder *dd)
-{
-    cf_free(dd);
+    return cf_dec_new(out, sizeof(bool_dec), &cf_dec_plain_bool_ops, "plain bool", err);
 }
 
 static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_error *err)
 {
     bool_dec *d = (bool_dec *)dd;
-    d->base.count = 0;
-    d->base.pos = 0;
-    d->base.first_ord = 0;
+    cf_dec_unbind(dd);
     d->bits = NULL;
     uint32_t count, first_ord;
     CF_TRY(cf_enc_read_counted(data, len, "plain bool block", &count, &first_ord, err));
@@ -170,14 +116,6 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
     d->base.count = count;
     d->base.first_ord = first_ord;
     d->bits = data + BOOL_HEADER;
-    return CF_OK;
-}
-
-static cf_status dec_seek(cf_decoder *dd, size_t idx, cf_error *err)
-{
-    CF_CHECK(idx <= dd->count, err, CF_EINVAL, "plain bool block: seek to %zu past count %zu", idx,
-             dd->count);
-    dd->pos = idx;
     return CF_OK;
 }
 
@@ -213,9 +151,9 @@ static cf_status dec_seek_value(cf_decoder *dd, const void *key, bool *exact, cf
 const cf_decoder_ops cf_dec_plain_bool_ops = {
     .encoding = CF_ENC_PLAIN,
     .create = dec_create,
-    .free = dec_free,
+    .free = cf_dec_free_flat,
     .load = dec_load,
-    .seek = dec_seek,
+    .seek = cf_dec_seek_positional,
     .next = dec_next,
     .seek_at_or_after = dec_seek_value,
 };

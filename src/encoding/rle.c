@@ -203,14 +203,12 @@ static cf_status dec_create_common(cf_decoder **out, const cf_dec_params *prm, b
     size_t elem;
     *out = NULL;
     CF_TRY(check_type(prm->type, prm->elem_size, want_bool, &elem, err));
-    rle_dec *d = cf_calloc(1, sizeof *d);
-    CF_CHECK(d != NULL, err, CF_ENOMEM, "rle: out of memory creating decoder");
-    d->base.ops = ops;
+    CF_TRY(cf_dec_new(out, sizeof(rle_dec), ops, "rle", err));
+    rle_dec *d = (rle_dec *)*out;
     d->elem = elem;
     d->width = want_bool ? 1 : (unsigned)(8 * elem);
     d->phys = cf_type_physical(prm->type);
     cf_buf_init(&d->cps);
-    *out = &d->base;
     return CF_OK;
 }
 
@@ -240,9 +238,7 @@ static void restart(rle_dec *d)
 static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_error *err)
 {
     rle_dec *d = (rle_dec *)dd;
-    dd->count = 0;
-    dd->pos = 0;
-    dd->first_ord = 0;
+    cf_dec_unbind(dd);
     d->stream = NULL;
     d->stream_len = 0;
     cf_buf_clear(&d->cps);

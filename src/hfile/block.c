@@ -287,18 +287,9 @@ cf_status cf_hfile_parse_cell(const cf_hfile *h, const uint8_t *p, size_t n, cf_
     return CF_OK;
 }
 
-static int cmp_bytes(cf_slice a, cf_slice b)
-{
-    size_t n = a.len < b.len ? a.len : b.len;
-    int r = n ? memcmp(a.data, b.data, n) : 0;
-    if (r != 0)
-        return r;
-    return a.len < b.len ? -1 : a.len > b.len;
-}
-
 int cf_hfile_cell_compare(const cf_hfile_cell *a, const cf_hfile_cell *b)
 {
-    int r = cmp_bytes(a->row, b->row);
+    int r = cf_hfile_bytes_compare(a->row, b->row);
     if (r != 0)
         return r;
     /* An empty column with type Minimum is "last on row": it sorts after every
@@ -309,9 +300,9 @@ int cf_hfile_cell_compare(const cf_hfile_cell *a, const cf_hfile_cell *b)
         return 1;
     if (b_last && !a_last)
         return -1;
-    if ((r = cmp_bytes(a->family, b->family)) != 0)
+    if ((r = cf_hfile_bytes_compare(a->family, b->family)) != 0)
         return r;
-    if ((r = cmp_bytes(a->qualifier, b->qualifier)) != 0)
+    if ((r = cf_hfile_bytes_compare(a->qualifier, b->qualifier)) != 0)
         return r;
     if (a->timestamp != b->timestamp)
         return a->timestamp > b->timestamp ? -1 : 1; /* newest first */
@@ -324,7 +315,7 @@ int cf_hfile_key_compare(const cf_hfile *h, const uint8_t *key, size_t len,
                          const cf_hfile_cell *search)
 {
     if (h->raw_compare)
-        return cmp_bytes((cf_slice){key, len}, search->key);
+        return cf_hfile_bytes_compare((cf_slice){key, len}, search->key);
     cf_hfile_cell c;
     if (cf_hfile_parse_key(&c, key, len, NULL) != CF_OK) {
         /* Hudi's native writer stores row-only index keys (2-byte length + row). */
@@ -334,7 +325,7 @@ int cf_hfile_key_compare(const cf_hfile *h, const uint8_t *key, size_t len,
             c.timestamp = INT64_MAX;
             c.type = CF_HFILE_MAXIMUM;
         } else {
-            return cmp_bytes((cf_slice){key, len}, search->key);
+            return cf_hfile_bytes_compare((cf_slice){key, len}, search->key);
         }
     }
     return cf_hfile_cell_compare(&c, search);

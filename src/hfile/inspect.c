@@ -428,15 +428,6 @@ out:
 
 /* ---- Bloom probes -------------------------------------------------------------------- */
 
-static int raw_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-    size_t n = al < bl ? al : bl;
-    int r = n ? memcmp(a, b, n) : 0;
-    if (r != 0)
-        return r;
-    return al < bl ? -1 : al > bl;
-}
-
 static bool slice_is(cf_slice s, const char *lit)
 {
     size_t n = strlen(lit);
@@ -520,7 +511,7 @@ cf_status cf_hfile_bloom_check(const cf_hfile *h, int which, cf_slice row, bool 
         if (rowcol && cf_hfile_parse_key(&c, fk, e->key_len, NULL) == CF_OK)
             r = cf_hfile_cell_compare(&c, &probe);
         else
-            r = raw_cmp(fk, e->key_len, key, klen);
+            r = cf_hfile_bytes_compare((cf_slice){fk, e->key_len}, (cf_slice){key, klen});
         if (r <= 0)
             lo = mid + 1;
         else

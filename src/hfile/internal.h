@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cfile/hfile.h>
 
@@ -50,6 +51,18 @@ extern const char HF_IDXV1[];    /* "IDXBLK)+" */
 static inline uint16_t hf_be16(const uint8_t *p)
 {
     return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+/* Byte strings in unsigned byte order, a shorter prefix first (HBase's
+ * Bytes.compareTo): the order of rows, families, qualifiers, raw keys and
+ * FileInfo keys. Inline: cell comparisons in seeks call it per probe. */
+static inline int cf_hfile_bytes_compare(cf_slice a, cf_slice b)
+{
+    size_t n = a.len < b.len ? a.len : b.len;
+    int r = n ? memcmp(a.data, b.data, n) : 0;
+    if (r != 0)
+        return r;
+    return a.len < b.len ? -1 : a.len > b.len;
 }
 
 /* Hadoop WritableUtils vlong/vint. Returns bytes consumed, 0 if malformed or short. */
@@ -94,6 +107,9 @@ cf_status cf_hfile_parse_root(const uint8_t *p, size_t n, uint64_t count, entry_
 /* A non-root (leaf or intermediate) index block payload, at most limit entries. */
 cf_status cf_hfile_parse_nonroot(const uint8_t *p, size_t n, entry_vec *e, cf_buf *keys,
                                  size_t limit, cf_error *err);
+/* A key buffer that owns memory from the start, so "data + offset" is valid
+ * even when every key is empty (index.c). */
+void cf_hfile_keybuf_init(cf_buf *b);
 
 typedef struct hf_bloom {
     bool present;
@@ -125,6 +141,24 @@ struct cf_hfile {
     hf_bloom bloom[2];
     uint8_t midkey_meta[16];
 };
+
+/* Opening, part by part (reader.c calls them in the version's order). */
+/* The trailer into h->tr, from the version word at the file's end (trailer.c). */
+cf_status cf_hfile_parse_trailer(cf_hfile *h, cf_error *err);
+/* FileInfo into h->fi: "PBUF" + FileInfoProto, else the Writable map
+ * (file_info.c); the Writable map alone (v1). */
+cf_status cf_hfile_parse_file_info(cf_hfile *h, const uint8_t *p, size_t n, cf_error *err);
+cf_status cf_hfile_parse_file_info_writable(cf_hfile *h, const uint8_t *p, size_t n, cf_error *err);
+/* A BLMFMET2 (which = CF_HFILE_BLOOM_GENERAL) or DFBLMET2 payload into
+ * h->bloom[which] (bloom_meta.c). */
+cf_status cf_hfile_parse_bloom_meta(cf_hfile *h, int which, const uint8_t *p, size_t n,
+                                    cf_error *err);
+/* Read the data index below the root entries (keys in root_keys) into
+ * h->blocks, h->keys, checking every data block lies before the load-on-open
+ * section and the walk stays within what a file of tstart bytes can hold
+ * (index.c). */
+cf_status cf_hfile_index_flatten(cf_hfile *h, const entry_vec *root, const uint8_t *root_keys,
+                                 uint64_t tstart, cf_error *err);
 
 /* A block read from disk. */
 typedef struct hf_block {

@@ -1,6 +1,7 @@
 /* The (type, encoding) table (format §8.0) and value comparison. */
 #include "test_common.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "encoding/encodings.h"
@@ -206,6 +207,57 @@ static void test_registry__decoder_open(void **state)
     cf_encoder_free(NULL);
 }
 
+/* The positional seek the encodings share (decoder.c): to the end is
+ * fine, one past it is CF_EINVAL naming the encoding; the position stays. */
+static void test_registry__positional_seek(void **state)
+{
+    (void)state;
+    static const struct {
+        cf_type t;
+        cf_encoding e;
+    } cases[] = {
+        {CF_TYPE_INT32, CF_ENC_PLAIN},   {CF_TYPE_BOOL, CF_ENC_PLAIN},
+        {CF_TYPE_STRING, CF_ENC_PLAIN},  {CF_TYPE_INT32, CF_ENC_BIT_SHUFFLE},
+        {CF_TYPE_STRING, CF_ENC_PREFIX},
+    };
+    int32_t ints[3] = {1, 2, 3};
+    uint8_t bools[3] = {1, 0, 1};
+    cf_slice strs[3] = {
+        {(const uint8_t *)"a", 1}, {(const uint8_t *)"b", 1}, {(const uint8_t *)"c", 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cf_type t = cases[i].t;
+        const void *vals = t == CF_TYPE_INT32  ? (const void *)ints
+                           : t == CF_TYPE_BOOL ? (const void *)bools
+                                               : (const void *)strs;
+        cf_enc_params ep = {
+            .type = t, .elem_size = cf_type_size(t), .block_size = 4096, .restart_interval = 16};
+        const cf_encoder_ops *eo = cf_encoder_lookup(t, cases[i].e);
+        assert_non_null(eo);
+        cf_encoder *enc = NULL;
+        cf_error err;
+        CF_ASSERT_OK(eo->create(&enc, &ep, &err), &err);
+        assert_int_equal(eo->add(enc, vals, 3, true), 3);
+        cf_slice blk;
+        CF_ASSERT_OK(eo->finish(enc, 0, &blk, &err), &err);
+        cf_dec_params dp = {.type = t, .elem_size = cf_type_size(t)};
+        cf_decoder *d = NULL;
+        CF_ASSERT_OK(cf_decoder_open(&d, cases[i].e, &dp, blk.data, blk.len, &err), &err);
+        CF_ASSERT_OK(d->ops->seek(d, 3, &err), &err);
+        assert_int_equal(d->pos, 3);
+        CF_ASSERT_OK(d->ops->seek(d, 1, &err), &err);
+        CF_ASSERT_STATUS(d->ops->seek(d, 4, &err), CF_EINVAL, &err);
+        assert_int_equal(d->pos, 1);
+        char want[64];
+        snprintf(want, sizeof want, "%s block: seek to 4 past 3 values",
+                 cf_encoding_name(cases[i].e));
+        if (strstr(err.msg, want) == NULL)
+            fail_msg("%s %s: \"%s\" does not say \"%s\"", cf_type_name(t),
+                     cf_encoding_name(cases[i].e), err.msg, want);
+        cf_decoder_free(d);
+        cf_encoder_free(enc);
+    }
+}
+
 static void test_registry__value_compare(void **state)
 {
     (void)state;
@@ -265,6 +317,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_registry__the_whole_matrix),
         cmocka_unit_test(test_registry__table_is_consistent),
         cmocka_unit_test(test_registry__decoder_open),
+        cmocka_unit_test(test_registry__positional_seek),
         cmocka_unit_test(test_registry__value_compare),
     };
     return CF_RUN_TESTS(argc, argv, tests);

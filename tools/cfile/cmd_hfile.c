@@ -397,11 +397,6 @@ static int worse(int a, int b)
     return a != CF_EXIT_OK ? a : b;
 }
 
-static bool only(const char *sub, const char *name)
-{
-    return strcmp(sub, name) != 0;
-}
-
 int cf_cmd_hfile(cf_cli *c, int argc, char **argv)
 {
     enum {
@@ -444,9 +439,33 @@ int cf_cmd_hfile(cf_cli *c, int argc, char **argv)
     memset(&o, 0, sizeof(o));
     o.limit = UINT64_MAX;
     const char *row_text = NULL, *row_hex = NULL;
-    /* Which subcommand-specific options were given, to refuse them elsewhere. */
-    const char *seek_only = NULL, *dump_only = NULL, *stats_only = NULL, *blocks_only = NULL,
-               *write_only = NULL;
+    /* The options that belong to one subcommand, and which of them were given
+     * (the last of each subcommand's), to refuse them elsewhere. */
+    static const char *const subs[] = {"seek", "dump", "stats", "blocks", "write"};
+    enum { S_SEEK, S_DUMP, S_STATS, S_BLOCKS, S_WRITE, NSUBS };
+    static const struct {
+        int ch;
+        int sub;
+        const char *name;
+    } owned[] = {
+        {'x', S_SEEK, "--hex"},
+        {'n', S_DUMP, "--limit"},
+        {O_LIMIT, S_DUMP, "--limit"},
+        {O_KEYS, S_DUMP, "--keys"},
+        {O_ROW, S_DUMP, "--row"},
+        {O_ROW_HEX, S_DUMP, "--row-hex"},
+        {O_DETAILS, S_STATS, "--details"},
+        {O_INDEX, S_BLOCKS, "--index"},
+        {O_HEADERS, S_BLOCKS, "--headers"},
+        {O_BLOCK_SIZE, S_WRITE, "--block-size"},
+        {O_COMPRESSION, S_WRITE, "--compression"},
+        {O_ENCODING, S_WRITE, "--encoding"},
+        {O_CHECKSUM, S_WRITE, "--checksum"},
+        {O_NO_BLOOM, S_WRITE, "--no-bloom"},
+        {O_NO_MVCC, S_WRITE, "--no-mvcc"},
+        {O_TAGS, S_WRITE, "--tags"},
+    };
+    const char *given[NSUBS] = {NULL};
     int ch;
     while ((ch = getopt_long(argc, argv, "jx:n:h", opts, NULL)) != -1) {
         switch (ch) {
@@ -455,71 +474,33 @@ int cf_cmd_hfile(cf_cli *c, int argc, char **argv)
         case O_LIMIT:
             if (cf_cli_parse_u64(optarg, &o.limit) != 0)
                 return cf_cli_usage(c, "--limit: '%s' is not a cell count", optarg);
-            dump_only = "--limit";
             break;
-        case 'x':
-            o.hex = optarg;
-            seek_only = "--hex";
-            break;
-        case O_KEYS:
-            o.keys_only = true;
-            dump_only = "--keys";
-            break;
-        case O_ROW:
-            row_text = optarg;
-            dump_only = "--row";
-            break;
-        case O_ROW_HEX:
-            row_hex = optarg;
-            dump_only = "--row-hex";
-            break;
-        case O_DETAILS:
-            o.details = true;
-            stats_only = "--details";
-            break;
-        case O_INDEX:
-            o.index_only = true;
-            blocks_only = "--index";
-            break;
-        case O_HEADERS:
-            o.headers_only = true;
-            blocks_only = "--headers";
-            break;
+        case 'x': o.hex = optarg; break;
+        case O_KEYS: o.keys_only = true; break;
+        case O_ROW: row_text = optarg; break;
+        case O_ROW_HEX: row_hex = optarg; break;
+        case O_DETAILS: o.details = true; break;
+        case O_INDEX: o.index_only = true; break;
+        case O_HEADERS: o.headers_only = true; break;
         case O_BLOCK_SIZE: {
             uint64_t v;
             if (cf_cli_parse_u64(optarg, &v) != 0 || v == 0 || v > (1u << 30))
                 return cf_cli_usage(c, "--block-size: not a size in 1..2^30: %s", optarg);
             o.block_size = (uint32_t)v;
-            write_only = "--block-size";
             break;
         }
-        case O_COMPRESSION:
-            o.compression = optarg;
-            write_only = "--compression";
-            break;
-        case O_ENCODING:
-            o.encoding = optarg;
-            write_only = "--encoding";
-            break;
-        case O_CHECKSUM:
-            o.checksum = optarg;
-            write_only = "--checksum";
-            break;
-        case O_NO_BLOOM:
-            o.no_bloom = true;
-            write_only = "--no-bloom";
-            break;
-        case O_NO_MVCC:
-            o.no_mvcc = true;
-            write_only = "--no-mvcc";
-            break;
-        case O_TAGS:
-            o.tags = true;
-            write_only = "--tags";
-            break;
+        case O_COMPRESSION: o.compression = optarg; break;
+        case O_ENCODING: o.encoding = optarg; break;
+        case O_CHECKSUM: o.checksum = optarg; break;
+        case O_NO_BLOOM: o.no_bloom = true; break;
+        case O_NO_MVCC: o.no_mvcc = true; break;
+        case O_TAGS: o.tags = true; break;
         case 'h': return cf_cli_help(c);
         default: return cf_cli_bad_option(c, argv);
         }
+        for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
+            if (owned[i].ch == ch)
+                given[owned[i].sub] = owned[i].name;
     }
     if (optind >= argc)
         return cf_cli_usage(c, "missing subcommand (meta, blocks, stats, dump, check, verify, "
@@ -531,12 +512,10 @@ int cf_cmd_hfile(cf_cli *c, int argc, char **argv)
     known |= strcmp(sub, "bloom") == 0 || strcmp(sub, "write") == 0;
     if (!known)
         return cf_cli_usage(c, "unknown subcommand '%s'", sub);
-    const char *stray = seek_only && only(sub, "seek")       ? seek_only
-                        : dump_only && only(sub, "dump")     ? dump_only
-                        : stats_only && only(sub, "stats")   ? stats_only
-                        : blocks_only && only(sub, "blocks") ? blocks_only
-                        : write_only && only(sub, "write")   ? write_only
-                                                             : NULL;
+    const char *stray = NULL;
+    for (int i = 0; i < NSUBS && stray == NULL; i++)
+        if (given[i] && strcmp(sub, subs[i]) != 0)
+            stray = given[i];
     if (stray)
         return cf_cli_usage(c, "%s does not apply to '%s'", stray, sub);
     if (o.index_only && o.headers_only)
