@@ -10,7 +10,13 @@
  *        single-row inserts through the write-ahead log with an fdatasync per
  *        commit (N/50 rows), group commit (a cf_table_sync per 100 rows) and no
  *        sync (N rows, default 200000); then the replay time of a log grown to the
- *        checkpoint size (CF_TABLE_WAL_MAX_BYTES). */
+ *        checkpoint size (CF_TABLE_WAL_MAX_BYTES).
+ *        bench_table many [ROWS] [ROWSETS] [ITERS] [DIR]
+ *        full scans of ROWS rows (default 500000) in ROWSETS rowsets (default
+ *        250) of contiguous key ranges (disjoint), in ROWSETS rowsets whose keys
+ *        interleave (row i in rowset i % ROWSETS), and in one rowset; ITERS
+ *        rounds (default 15) alternating the three, medians of CPU and wall
+ *        time. */
 /* cf-needs: tables */
 #include <sys/stat.h>
 #include <inttypes.h>
@@ -247,8 +253,148 @@ static int bench_wal(uint64_t n, const char *dir, const cf_schema *s)
     return 0;
 }
 
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A table at dir of `rows` rows (ids 0..rows-1) in `parts` loader commits, each
+ * its own rowset (auto compaction off): row i in part i / per (disjoint) or
+ * i % parts (interleave). */
+static cf_table *many_table(const char *dir, const cf_schema *s, uint64_t rows, size_t parts,
+                            bool interleave)
+{
+    cf_error e;
+    cf_status st;
+    cf_table_options o;
+    cf_table_options_init(&o);
+    o.auto_compact = false;
+    cf_table *t;
+    /* kept from an earlier run with the same shape: reused (writing it takes minutes) */
+    if (cf_table_open(&t, dir, &o, &e) == CF_OK) {
+        uint64_t have = 0;
+        for (size_t i = 0; i < cf_table_rowset_count(t); i++) {
+            cf_rowset_info info;
+            cf_rowset_get_info(cf_table_rowset_at(t, i, NULL), &info);
+            have += info.rows;
+        }
+        if (cf_table_rowset_count(t) == parts && have == rows)
+            return t;
+        cf_table_free(t);
+    }
+    fresh(dir, s);
+    if ((st = cf_table_open(&t, dir, &o, &e)))
+        die("open", st, &e);
+    uint64_t per = (rows + parts - 1) / parts;
+    static rowvals rv[B];
+    static int64_t id[B], ts[B];
+    static int32_t v[B];
+    static double price[B];
+    static cf_slice name[B], note[B];
+    static uint8_t nn[B / 8];
+    for (size_t p = 0; p < parts; p++) {
+        cf_table_loader *l;
+        if ((st = cf_table_loader_create(&l, t, NULL, &e)))
+            die("loader", st, &e);
+        size_t m = 0;
+        memset(nn, 0, sizeof(nn));
+        for (uint64_t i = 0; i <= rows; i++) {
+            bool mine = i < rows && (interleave ? i % parts == p : i / per == p);
+            if (mine) {
+                make_row(&rv[m], i, (int64_t)i);
+                id[m] = rv[m].id;
+                name[m] = rv[m].name;
+                v[m] = rv[m].v;
+                price[m] = rv[m].price;
+                ts[m] = rv[m].ts;
+                note[m] = rv[m].note;
+                if (rv[m].has_note)
+                    nn[m / 8] |= (uint8_t)(1u << (m % 8));
+                m++;
+            }
+            if (m == B || (i == rows && m > 0)) {
+                cf_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
+                                   {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
+                                   {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
+                if ((st = cf_table_loader_append(l, cv, m, &e)))
+                    die("loader append", st, &e);
+                m = 0;
+                memset(nn, 0, sizeof(nn));
+            }
+        }
+        if ((st = cf_table_loader_commit(l, &e)))
+            die("loader commit", st, &e);
+        cf_table_loader_free(l);
+    }
+    return t;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int bench_many(uint64_t rows, size_t parts, int iters, const char *dir, const cf_schema *s)
+{
+    char d[3][600];
+    const char *what[3] = {"disjoint", "interleaved", "one rowset"};
+    cf_table *t[3];
+    for (int k = 0; k < 3; k++) {
+        snprintf(d[k], sizeof(d[k]), "%s-%d", dir, k);
+        t[k] = many_table(d[k], s, rows, k == 2 ? 1 : parts, k == 1);
+    }
+    double *cpu = calloc((size_t)iters * 3, sizeof(double));
+    double *wall = calloc((size_t)iters * 3, sizeof(double));
+    if (cpu == NULL || wall == NULL)
+        return 1;
+    for (int r = 0; r < iters; r++) {
+        for (int k = 0; k < 3; k++) {
+            double c0 = cpu_now(), secs;
+            uint64_t n = scan(t[k], &secs);
+            cpu[k * iters + r] = cpu_now() - c0;
+            wall[k * iters + r] = secs;
+            if (n != rows) {
+                fprintf(stderr, "bench_table: %s scan gave %" PRIu64 " rows of %" PRIu64 "\n",
+                        what[k], n, rows);
+                return 1;
+            }
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        qsort(cpu + k * iters, (size_t)iters, sizeof(double), dbl_cmp);
+        qsort(wall + k * iters, (size_t)iters, sizeof(double), dbl_cmp);
+        printf("full scan, %-11s %4zu rowsets: %" PRIu64 " rows, median CPU %8.2f ms, wall %8.2f "
+               "ms (%d rounds)\n",
+               what[k], cf_table_rowset_count(t[k]), rows, cpu[k * iters + iters / 2] * 1e3,
+               wall[k * iters + iters / 2] * 1e3, iters);
+        cf_table_free(t[k]);
+    }
+    free(cpu);
+    free(wall);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "many") == 0) {
+        cf_error e;
+        cf_status st;
+        cf_schema *s;
+        if ((st = cf_schema_parse(&s,
+                                  "id INT64 KEY, name STRING, v INT32, price DOUBLE, "
+                                  "ts UNIXTIME_MICROS, note STRING NULL",
+                                  &e)))
+            die("schema", st, &e);
+        int rc = bench_many(argc > 2 ? strtoull(argv[2], NULL, 10) : 500000,
+                            argc > 3 ? (size_t)strtoull(argv[3], NULL, 10) : 250,
+                            argc > 4 ? atoi(argv[4]) : 15,
+                            argc > 5 ? argv[5] : "/tmp/cf_bench_table_many", s);
+        cf_schema_free(s);
+        return rc;
+    }
     if (argc > 1 && strcmp(argv[1], "wal") == 0) {
         cf_error e;
         cf_status st;

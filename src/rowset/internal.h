@@ -132,6 +132,9 @@ void cf_rowset_scanner_set_row(cf_rowset_scanner *sc, uint64_t ord, const void *
  * (CF_EINVAL when out of range): 0 for a single-threaded scan. */
 cf_status cf_rs_scan_workers(const cf_scan_options *o, size_t ncols, size_t *workers,
                              cf_error *err);
+/* Tests: how many rowset scanners a table scanner holds open now (its merge
+ * opens a rowset's when it reaches the rowset's min key, frees it at its end). */
+size_t cf_rs_table_scanner_open_rowsets(const cf_table_scanner *sc);
 /* Read columns with `team` (borrowed: a table scanner's, shared by its rowset
  * scanners, which it drives one at a time) instead of the scanner's own. */
 struct cf_team;

@@ -8,7 +8,17 @@
  * rowset scanner whose rows it holds must refill, so the bytes they point to
  * stay valid until the next call. With a single non-empty rowset and an empty
  * MemRowSet the rowset scanner's batches are handed out as they are.
+ *
+ * The cost of the merge must not grow with the number of rowsets (a table of
+ * many small flushes or imports has hundreds): the sources with a current row
+ * sit in a heap by key; a rowset's scanner is created only when the merge
+ * reaches its min key (rowsets sorted by it), and freed when it runs out, so
+ * rowsets with disjoint key ranges are read one after another with one scanner
+ * open; and rows of the smallest source that are all below every other
+ * source's next key (the bound) are taken as a run without comparing keys, its
+ * whole batch handed out as it is when it starts an output batch.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "memrowset.h"
@@ -20,7 +30,10 @@
 #include "util/int128.h"
 
 typedef struct tsrc {
-    cf_rowset_scanner *sc; /* NULL: the MemRowSet */
+    cf_rowset_scanner *sc; /* NULL: the MemRowSet, or a rowset not open (yet, or any more) */
+    bool mrs;
+    cf_rowset *rs;    /* a rowset source's */
+    cf_slice min_key; /* its smallest key (the manifest's; empty if unknown: opened first) */
     cf_row_batch b;
     size_t i;
     bool eof;
@@ -43,6 +56,17 @@ struct cf_table_scanner {
     cf_rowset_scanner *single;
     tsrc *src;
     size_t nsrc;
+    tsrc **heap; /* the sources with a current row, the smallest key on top */
+    size_t nheap;
+    tsrc **pend; /* the rowset sources by min key; [pnext, npend) not opened yet */
+    size_t npend, pnext;
+    tsrc *refill;         /* the source whose batch the last output batch used up */
+    const tsrc *checked;  /* the top whose batch's last key was last compared with the bound */
+    bool tail_below;      /* ... and whether it was below */
+    cf_buf tkey;          /* scratch: a key */
+    cf_scan_options so;   /* the rowset scanners' options (projection ext, the preds copies) */
+    cf_scan_stats closed; /* the sums of the rowset scanners freed */
+    size_t closed_pruned, closed_rowsets;
     cf_mrs_cell *cells; /* the MemRowSet's current row */
     uint64_t mrs_examined;
     cf_buf *ovals, *onn;
@@ -111,6 +135,9 @@ static void scanner_free(cf_table_scanner *sc)
     cf_free(sc->oenn);
     cf_free(sc->oelems);
     cf_free(sc->src);
+    cf_free(sc->heap);
+    cf_free(sc->pend);
+    cf_buf_dispose(&sc->tkey);
     cf_free(sc->proj);
     cf_free(sc->ext);
     cf_free(sc->kpos);
@@ -204,17 +231,23 @@ static cf_status mrs_advance(cf_table_scanner *sc, tsrc *src, const cf_mrs_row *
 
 /* ---- rowset sources ------------------------------------------------------------------------ */
 
+/* Encoded key of row i of the rowset source's batch, into out. */
+static cf_status row_key(cf_table_scanner *sc, const tsrc *src, size_t i, cf_buf *out,
+                         cf_error *err)
+{
+    cf_buf_clear(out);
+    for (size_t k = 0; k < sc->s->nkeys; k++) {
+        size_t w = cf_type_size(sc->s->cols[k].type);
+        cf_rs_key_append(out, sc->s, k, (const uint8_t *)src->b.cols[sc->kpos[k]].values + i * w);
+    }
+    CF_CHECK(!out->oom, err, CF_ENOMEM, "scan: out of memory");
+    return CF_OK;
+}
+
 /* Encoded key of the rowset source's current row. */
 static cf_status rs_key(cf_table_scanner *sc, tsrc *src, cf_error *err)
 {
-    cf_buf_clear(&src->key);
-    for (size_t k = 0; k < sc->s->nkeys; k++) {
-        size_t w = cf_type_size(sc->s->cols[k].type);
-        cf_rs_key_append(&src->key, sc->s, k,
-                         (const uint8_t *)src->b.cols[sc->kpos[k]].values + src->i * w);
-    }
-    CF_CHECK(!src->key.oom, err, CF_ENOMEM, "scan: out of memory");
-    return CF_OK;
+    return row_key(sc, src, src->i, &src->key, err);
 }
 
 /* Refill a rowset source whose batch is used up (its rows must no longer be in
@@ -227,6 +260,125 @@ static cf_status rs_ready(cf_table_scanner *sc, tsrc *src, cf_error *err)
         src->eof = src->b.count == 0;
     }
     return src->eof ? CF_OK : rs_key(sc, src, err);
+}
+
+/* ---- the heap of sources -------------------------------------------------------------------- */
+
+static int key_cmp(const cf_buf *a, const cf_buf *b)
+{
+    return cf_rs_bytes_cmp(a->data, a->len, b->data, b->len);
+}
+
+static void heap_push(cf_table_scanner *sc, tsrc *x)
+{
+    size_t i = sc->nheap++;
+    while (i > 0 && key_cmp(&x->key, &sc->heap[(i - 1) / 2]->key) < 0) {
+        sc->heap[i] = sc->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    sc->heap[i] = x;
+}
+
+/* Put x at the top and sift it down (x: the old top with a larger key, or the last). */
+static void heap_sift(cf_table_scanner *sc, tsrc *x)
+{
+    size_t n = sc->nheap, i = 0;
+    for (;;) {
+        size_t k = 2 * i + 1;
+        if (k >= n)
+            break;
+        if (k + 1 < n && key_cmp(&sc->heap[k + 1]->key, &sc->heap[k]->key) < 0)
+            k++;
+        if (key_cmp(&sc->heap[k]->key, &x->key) >= 0)
+            break;
+        sc->heap[i] = sc->heap[k];
+        i = k;
+    }
+    sc->heap[i] = x;
+}
+
+/* Take the top out of the heap (it ran out of rows, or of its batch). */
+static void heap_pop(cf_table_scanner *sc)
+{
+    tsrc *last = sc->heap[--sc->nheap];
+    if (sc->nheap > 0)
+        heap_sift(sc, last);
+}
+
+/* The smallest key another source than the top may hand out next: the smaller
+ * of the heap's second row and the next unopened rowset's min key. False when
+ * there is none (the top's rows are the last). */
+static bool bound_of(const cf_table_scanner *sc, const uint8_t **k, size_t *len)
+{
+    const cf_buf *b = NULL;
+    for (size_t i = 1; i <= 2 && i < sc->nheap; i++)
+        if (b == NULL || key_cmp(&sc->heap[i]->key, b) < 0)
+            b = &sc->heap[i]->key;
+    if (b != NULL) {
+        *k = b->data;
+        *len = b->len;
+    }
+    if (sc->pnext < sc->npend) {
+        cf_slice m = sc->pend[sc->pnext]->min_key;
+        if (b == NULL || cf_rs_bytes_cmp(m.data, m.len, *k, *len) < 0) {
+            *k = m.data;
+            *len = m.len;
+        }
+        return true;
+    }
+    return b != NULL;
+}
+
+/* A rowset source's scanner is done: keep its stats, free it (its rows are no
+ * longer in an output batch). */
+static void close_src(cf_table_scanner *sc, tsrc *src)
+{
+    const cf_scan_stats *x = cf_rowset_scanner_stats(src->sc);
+    sc->closed.rows_in_range += x->rows_in_range;
+    sc->closed.rows_examined += x->rows_examined;
+    sc->closed.batches_skipped += x->batches_skipped;
+    sc->closed.blocks_skipped += x->blocks_skipped;
+    sc->closed.rows_skipped += x->rows_skipped;
+    sc->closed_pruned += x->bloom_pruned;
+    sc->closed_rowsets++;
+    cf_rowset_scanner_free(src->sc);
+    src->sc = NULL;
+}
+
+/* Open a rowset source: its scanner, its first row; into the heap, or closed
+ * when no row of it is visible and matches. */
+static cf_status open_src(cf_table_scanner *sc, tsrc *src, cf_error *err)
+{
+    CF_TRY(cf_rowset_scanner_create(&src->sc, src->rs, &sc->so, err));
+    if (sc->team != NULL)
+        cf_rowset_scanner_set_team(src->sc, sc->team);
+    CF_TRY(rs_ready(sc, src, err));
+    if (src->eof)
+        close_src(sc, src);
+    else
+        heap_push(sc, src);
+    return CF_OK;
+}
+
+/* Open every unopened rowset whose min key the merge has reached (no key in
+ * the heap is smaller). */
+static cf_status open_reached(cf_table_scanner *sc, cf_error *err)
+{
+    while (sc->pnext < sc->npend) {
+        tsrc *p = sc->pend[sc->pnext];
+        if (sc->nheap > 0 && cf_rs_bytes_cmp(p->min_key.data, p->min_key.len, sc->heap[0]->key.data,
+                                             sc->heap[0]->key.len) > 0)
+            break;
+        sc->pnext++;
+        CF_TRY(open_src(sc, p, err));
+    }
+    return CF_OK;
+}
+
+static int min_key_order(const void *a, const void *b)
+{
+    const tsrc *x = *(tsrc *const *)a, *y = *(tsrc *const *)b;
+    return cf_rs_bytes_cmp(x->min_key.data, x->min_key.len, y->min_key.data, y->min_key.len);
 }
 
 /* ---- create ---------------------------------------------------------------------------------- */
@@ -287,9 +439,13 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_scan_op
     sc->oelems = cf_calloc(sc->nproj + 1, sizeof(size_t));
     sc->out = cf_calloc(sc->nproj + 1, sizeof(cf_batch));
     sc->width = cf_calloc(sc->nproj + 1, sizeof(size_t));
-    sc->src = cf_calloc(cf_table_rowset_count(t) + 1, sizeof(tsrc));
+    size_t nrs = cf_table_rowset_count(t);
+    sc->src = cf_calloc(nrs + 1, sizeof(tsrc));
+    sc->heap = cf_calloc(nrs + 1, sizeof(tsrc *));
+    sc->pend = cf_calloc(nrs + 1, sizeof(tsrc *));
     CF_CHECK(sc->proj && sc->ext && sc->kpos && sc->cells && sc->ovals && sc->onn && sc->out &&
-                 sc->src && sc->width && sc->ooffs && sc->oenn && sc->oelems,
+                 sc->src && sc->width && sc->ooffs && sc->oenn && sc->oelems && sc->heap &&
+                 sc->pend,
              err, CF_ENOMEM, "scan: out of memory");
     for (size_t j = 0; j < sc->nproj; j++) {
         sc->proj[j] = o->cols != NULL ? o->cols[j] : j;
@@ -311,9 +467,12 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_scan_op
         sc->kpos[k] = at;
     }
     CF_TRY(copy_preds(sc, o, err));
+    /* Rowset scanners are created later than this call: the options hold only
+     * this scanner's copies. */
     cf_scan_options so = *o;
     so.cols = sc->ext;
     so.ncols = sc->next;
+    so.preds = sc->preds;
     /* One team for all rowset scanners: they run one at a time (the merge
      * refills one source at a time), so more would only idle. */
     size_t workers;
@@ -321,7 +480,8 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_scan_op
     if (workers > 0)
         CF_TRY(cf_team_create(&sc->team, workers, err));
     so.threads = 1;
-    for (size_t i = 0; i < cf_table_rowset_count(t); i++) {
+    sc->so = so;
+    for (size_t i = 0; i < nrs; i++) {
         cf_rowset *rs = cf_table_rowset_at(t, i, NULL);
         cf_rowset_info info;
         cf_rowset_get_info(rs, &info);
@@ -329,17 +489,24 @@ static cf_status setup_merge(cf_table_scanner *sc, cf_table *t, const cf_scan_op
             continue;
         tsrc *src = &sc->src[sc->nsrc++];
         cf_buf_init(&src->key);
-        CF_TRY(cf_rowset_scanner_create(&src->sc, rs, &so, err));
-        if (sc->team != NULL)
-            cf_rowset_scanner_set_team(src->sc, sc->team);
-        CF_TRY(rs_ready(sc, src, err));
+        src->rs = rs;
+        src->min_key = info.min_key;
+        sc->pend[sc->npend++] = src;
     }
+    qsort(sc->pend, sc->npend, sizeof(*sc->pend), min_key_order);
     if (cf_mrs_rows(sc->mrs) > 0) {
         tsrc *src = &sc->src[sc->nsrc++];
         cf_buf_init(&src->key);
+        src->mrs = true;
         CF_TRY(mrs_advance(sc, src, cf_mrs_seek(sc->mrs, NULL, 0), err));
+        if (!src->eof)
+            heap_push(sc, src);
     }
-    return CF_OK;
+    /* The first rowset now, whatever its keys: what is wrong with the options
+     * (projection, predicates) is reported by create, as before. */
+    if (sc->npend > 0)
+        CF_TRY(open_src(sc, sc->pend[sc->pnext++], err));
+    return open_reached(sc, err);
 }
 
 void cf_table_scanner_free(cf_table_scanner *sc)
@@ -415,13 +582,14 @@ static inline void copy_value(uint8_t *dst, const uint8_t *src, size_t w)
  * cell decoded, or the rowset batch's elements copied. Binary elements keep
  * pointing where they were (the MemRowSet, or the rowset scanner's batch, which
  * outlives this batch: see the top of the file). */
-static cf_status put_array(cf_table_scanner *sc, const tsrc *src, size_t j, size_t n, cf_error *err)
+static cf_status put_array(cf_table_scanner *sc, const tsrc *src, size_t r, size_t j, size_t n,
+                           cf_error *err)
 {
     cf_type type = sc->s->cols[sc->proj[j]].type;
     size_t w = sc->width[j];
     bool nonnull;
     uint32_t k = 0;
-    if (src->sc == NULL) {
+    if (src->mrs) {
         const cf_mrs_cell *cell = &sc->cells[sc->proj[j]];
         nonnull = cell->nonnull;
         if (nonnull) {
@@ -432,9 +600,9 @@ static cf_status put_array(cf_table_scanner *sc, const tsrc *src, size_t j, size
         }
     } else {
         const cf_batch *b = &src->b.cols[j];
-        nonnull = b->nonnull == NULL || cf_bitmap_get(b->nonnull, src->i);
-        uint32_t a = b->elem_offsets[src->i];
-        k = b->elem_offsets[src->i + 1] - a;
+        nonnull = b->nonnull == NULL || cf_bitmap_get(b->nonnull, r);
+        uint32_t a = b->elem_offsets[r];
+        k = b->elem_offsets[r + 1] - a;
         if (k > 0) /* values may be NULL when the batch holds no elements */
             cf_buf_append(&sc->ovals[j], (const uint8_t *)b->values + (size_t)a * w, (size_t)k * w);
         size_t need = cf_bitmap_bytes(sc->oelems[j] + k);
@@ -458,32 +626,46 @@ static cf_status put_array(cf_table_scanner *sc, const tsrc *src, size_t j, size
     return CF_OK;
 }
 
-/* Row n of the output batch from src's current row (buffers sized for the batch). */
-static cf_status put_row(cf_table_scanner *sc, const tsrc *src, size_t n, cf_error *err)
+/* Row n of the output batch from the MemRowSet's current row (buffers sized for the batch). */
+static cf_status put_mrs_row(cf_table_scanner *sc, const tsrc *src, size_t n, cf_error *err)
 {
     for (size_t j = 0; j < sc->nproj; j++) {
         if (sc->s->cols[sc->proj[j]].is_array) {
-            CF_TRY(put_array(sc, src, j, n, err));
+            CF_TRY(put_array(sc, src, 0, j, n, err));
+            continue;
+        }
+        const cf_mrs_cell *cell = &sc->cells[sc->proj[j]];
+        copy_value(sc->ovals[j].data + n * sc->width[j], cell->slot, sc->width[j]);
+        if (cell->nonnull)
+            cf_bitmap_set(sc->onn[j].data, n);
+    }
+    cf_buf_append(&sc->ords, &src->mrs_ord, sizeof(src->mrs_ord));
+    CF_CHECK(!sc->ords.oom, err, CF_ENOMEM, "scan: out of memory");
+    return CF_OK;
+}
+
+/* Rows [n, n + m) of the output batch from the rowset source's rows [i, i + m). */
+static cf_status put_rows(cf_table_scanner *sc, const tsrc *src, size_t n, size_t m, cf_error *err)
+{
+    size_t i = src->i;
+    for (size_t j = 0; j < sc->nproj; j++) {
+        const cf_batch *b = &src->b.cols[j];
+        if (sc->s->cols[sc->proj[j]].is_array) {
+            for (size_t r = 0; r < m; r++)
+                CF_TRY(put_array(sc, src, i + r, j, n + r, err));
             continue;
         }
         size_t w = sc->width[j];
-        bool nonnull;
-        const uint8_t *v;
-        if (src->sc == NULL) {
-            const cf_mrs_cell *cell = &sc->cells[sc->proj[j]];
-            nonnull = cell->nonnull;
-            v = cell->slot;
-        } else {
-            const cf_batch *b = &src->b.cols[j];
-            nonnull = b->nonnull == NULL || cf_bitmap_get(b->nonnull, src->i);
-            v = (const uint8_t *)b->values + src->i * w;
-        }
-        copy_value(sc->ovals[j].data + n * w, v, w);
-        if (nonnull)
-            cf_bitmap_set(sc->onn[j].data, n);
+        if (m == 1)
+            copy_value(sc->ovals[j].data + n * w, (const uint8_t *)b->values + i * w, w);
+        else
+            memcpy(sc->ovals[j].data + n * w, (const uint8_t *)b->values + i * w, m * w);
+        if (b->nonnull == NULL)
+            cf_bitmap_fill(sc->onn[j].data, n, m, true);
+        else
+            cf_bitmap_copy(sc->onn[j].data, n, b->nonnull, i, m);
     }
-    uint64_t ord = src->sc == NULL ? src->mrs_ord : src->b.ords[src->i];
-    cf_buf_append(&sc->ords, &ord, sizeof(ord));
+    cf_buf_append(&sc->ords, src->b.ords + i, m * sizeof(uint64_t));
     CF_CHECK(!sc->ords.oom, err, CF_ENOMEM, "scan: out of memory");
     return CF_OK;
 }
@@ -513,10 +695,38 @@ static cf_status scanner_next(cf_table_scanner *sc, cf_row_batch *out, cf_error 
     memset(out, 0, sizeof(*out));
     out->ncols = sc->nproj;
     out->cols = sc->out;
-    /* The previous batch is gone: sources that ran out of rows may refill now. */
-    for (size_t i = 0; i < sc->nsrc; i++)
-        if (sc->src[i].sc != NULL && !sc->src[i].eof && sc->src[i].i >= sc->src[i].b.count)
-            CF_TRY(rs_ready(sc, &sc->src[i], err));
+    /* The previous batch is gone: the source it used up may refill now. */
+    tsrc *r = sc->refill;
+    if (r != NULL) {
+        sc->refill = NULL;
+        CF_TRY(rs_ready(sc, r, err));
+        if (r->eof)
+            close_src(sc, r);
+        else
+            heap_push(sc, r);
+    }
+    CF_TRY(open_reached(sc, err));
+    /* A rowset's batch that starts below every other source's next key and
+     * ends there too is the output batch as it is. */
+    if (sc->nheap > 0 && !sc->heap[0]->mrs && sc->heap[0]->i == 0) {
+        tsrc *top = sc->heap[0];
+        const uint8_t *bk;
+        size_t bl;
+        bool below = !bound_of(sc, &bk, &bl);
+        if (!below) {
+            CF_TRY(row_key(sc, top, top->b.count - 1, &sc->tkey, err));
+            below = cf_rs_bytes_cmp(sc->tkey.data, sc->tkey.len, bk, bl) < 0;
+        }
+        if (below) {
+            out->cols = top->b.cols;
+            out->count = top->b.count;
+            out->ords = top->b.ords;
+            top->i = top->b.count;
+            heap_pop(sc);
+            sc->refill = top;
+            return CF_OK;
+        }
+    }
     cf_buf_clear(&sc->ords);
     for (size_t j = 0; j < sc->nproj; j++) {
         cf_buf_clear(&sc->ovals[j]);
@@ -534,25 +744,54 @@ static cf_status scanner_next(cf_table_scanner *sc, cf_row_batch *out, cf_error 
             cf_buf_clear(&sc->ovals[j]); /* elements are appended, not placed by row */
     }
     size_t n = 0;
+    sc->checked = NULL;
     while (n < sc->batch_rows) {
-        tsrc *best = NULL;
-        for (size_t i = 0; i < sc->nsrc; i++) {
-            tsrc *s = &sc->src[i];
-            if (!s->eof && (best == NULL || cf_rs_bytes_cmp(s->key.data, s->key.len, best->key.data,
-                                                            best->key.len) < 0))
-                best = s;
-        }
-        if (best == NULL)
+        CF_TRY(open_reached(sc, err));
+        if (sc->nheap == 0)
             break;
-        CF_TRY(put_row(sc, best, n, err));
-        n++;
-        if (best->sc == NULL) {
+        tsrc *best = sc->heap[0];
+        const uint8_t *bk;
+        size_t bl;
+        bool bounded = bound_of(sc, &bk, &bl);
+        if (best->mrs) {
+            CF_TRY(put_mrs_row(sc, best, n, err));
+            n++;
             best->mrs_ord++;
             CF_TRY(mrs_advance(sc, best, cf_mrs_next(best->row), err));
-        } else if (++best->i < best->b.count) {
-            CF_TRY(rs_key(sc, best, err));
-        } else {
+            if (best->eof)
+                heap_pop(sc);
+            else if (bounded && cf_rs_bytes_cmp(best->key.data, best->key.len, bk, bl) > 0)
+                heap_sift(sc, best);
+            continue;
+        }
+        /* All the rest of its batch below the bound: a run, no key compared. */
+        if (sc->checked != best) {
+            sc->checked = best;
+            sc->tail_below = !bounded;
+            if (bounded) {
+                CF_TRY(row_key(sc, best, best->b.count - 1, &sc->tkey, err));
+                sc->tail_below = cf_rs_bytes_cmp(sc->tkey.data, sc->tkey.len, bk, bl) < 0;
+            }
+        }
+        size_t m = 1;
+        if (sc->tail_below) {
+            m = best->b.count - best->i;
+            if (m > sc->batch_rows - n)
+                m = sc->batch_rows - n;
+        }
+        CF_TRY(put_rows(sc, best, n, m, err));
+        n += m;
+        best->i += m;
+        if (best->i >= best->b.count) {
+            heap_pop(sc);
+            sc->refill = best;
             break; /* its refill would invalidate the rows just copied */
+        }
+        CF_TRY(rs_key(sc, best, err));
+        if (!sc->tail_below && bounded &&
+            cf_rs_bytes_cmp(best->key.data, best->key.len, bk, bl) > 0) {
+            heap_sift(sc, best);
+            sc->checked = NULL;
         }
     }
     for (size_t j = 0; j < sc->nproj; j++) {
@@ -589,13 +828,46 @@ cf_status cf_table_scanner_next(cf_table_scanner *sc, cf_row_batch *out, cf_erro
     return st;
 }
 
+size_t cf_rs_table_scanner_open_rowsets(const cf_table_scanner *sc)
+{
+    size_t n = sc->single != NULL;
+    for (size_t i = 0; i < sc->nsrc; i++)
+        n += sc->src[i].sc != NULL;
+    return n;
+}
+
+/* The rowsets the merge has not reached yet (a scan stopped early) count their
+ * rows in the key range too, as when every scanner was created up front: each
+ * gets a scanner now, which reads nothing but its key index and bloom filter.
+ * Not when the table has changed (its rowsets may be gone). */
+static void pending_stats(cf_table_scanner *sc, size_t *pruned, size_t *rowsets)
+{
+    cf_rs_guard *g = sc->guard;
+    if (sc->pnext >= sc->npend || g == NULL)
+        return;
+    cf_rs_guard_lock(g);
+    for (size_t i = sc->pnext; sc->gen == g->gen && i < sc->npend; i++) {
+        cf_rowset_scanner *x;
+        cf_error e;
+        if (cf_rowset_scanner_create(&x, sc->pend[i]->rs, &sc->so, &e) != CF_OK)
+            continue;
+        const cf_scan_stats *xs = cf_rowset_scanner_stats(x);
+        sc->st.rows_in_range += xs->rows_in_range;
+        *pruned += xs->bloom_pruned;
+        ++*rowsets;
+        cf_rowset_scanner_free(x);
+    }
+    cf_rs_guard_unlock(g);
+}
+
 const cf_scan_stats *cf_table_scanner_stats(const cf_table_scanner *sc)
 {
     if (sc->single != NULL)
         return cf_rowset_scanner_stats(sc->single);
     cf_table_scanner *m = (cf_table_scanner *)sc; /* the sums are computed on demand */
-    memset(&m->st, 0, sizeof(m->st));
-    size_t pruned = 0, rowsets = 0;
+    m->st = sc->closed;
+    size_t pruned = sc->closed_pruned, rowsets = sc->closed_rowsets;
+    pending_stats(m, &pruned, &rowsets);
     for (size_t i = 0; i < sc->nsrc; i++) {
         if (sc->src[i].sc == NULL)
             continue;
