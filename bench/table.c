@@ -16,7 +16,8 @@
  *        250) of contiguous key ranges (disjoint), in ROWSETS rowsets whose keys
  *        interleave (row i in rowset i % ROWSETS), and in one rowset; ITERS
  *        rounds (default 15) alternating the three, medians of CPU and wall
- *        time. */
+ *        time (BENCH_TABLE_MANY_ONLY=0, 1 or 2: only the disjoint, interleaved
+ *        or one-rowset scans, for a profiler). */
 /* cf-needs: tables */
 #include <sys/stat.h>
 #include <inttypes.h>
@@ -350,8 +351,12 @@ static int bench_many(uint64_t rows, size_t parts, int iters, const char *dir, c
     double *wall = calloc((size_t)iters * 3, sizeof(double));
     if (cpu == NULL || wall == NULL)
         return 1;
+    /* BENCH_TABLE_MANY_ONLY=0|1|2: scan only that layout (for a profiler) */
+    const char *only = getenv("BENCH_TABLE_MANY_ONLY");
     for (int r = 0; r < iters; r++) {
         for (int k = 0; k < 3; k++) {
+            if (only != NULL && atoi(only) != k)
+                continue;
             double c0 = cpu_now(), secs;
             uint64_t n = scan(t[k], &secs);
             cpu[k * iters + r] = cpu_now() - c0;
