@@ -781,7 +781,9 @@ static cf_status load_into(rs_col *c, uint64_t cur, size_t n, cf_buf *vals, cf_b
             uint8_t *dst = cf_buf_extend(vals, b.count * c->width);
             CF_CHECK(dst != NULL, err, CF_ENOMEM, "scan: out of memory");
             memcpy(dst, b.values, b.count * c->width);
-            if (bin && more && bytes != NULL) {
+            if (bin && bytes != NULL) {
+                /* every row: the window outlives the iterator's next call
+                 * (the next window is read while batches take rows from this one) */
                 CF_TRY(copy_to_buf(bytes, (cf_slice *)dst, b.count, err));
                 copied += b.count;
             } else if (bin && more) {

@@ -533,6 +533,47 @@ static void test_scan_threads__window_sizes(void **state)
     free(dir);
 }
 
+/* A table without a block cache, and a scan that fills none (a whole rowset):
+ * the blocks live in the iterators' own buffers, which the next window's read
+ * reuses while batches still take rows from this window; binary values must
+ * have been copied out (a window's last batch once kept pointing into them). */
+static void test_scan_threads__no_cache(void **state)
+{
+    (void)state;
+    cf_rng rng;
+    cf_rng_init(&rng, cf_test_seed(51));
+    const size_t n = 12000;
+    char *dir = strdup(mkdtemp_fast_dir());
+    write_rows(dir, n);
+    cf_error err;
+    cf_table *t;
+    cf_table_options to;
+    cf_table_options_init(&to);
+    to.cache_bytes = 0;
+    CF_ASSERT_OK(cf_table_open(&t, dir, &to, &err), &err);
+    cf_table_set_sync(t, CF_TABLE_SYNC_NONE, 0);
+    cf_table_set_compaction(t, false, 0);
+    uint64_t ts = mutate(t, n, &rng, 200, 2);
+    CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+    size_t rows = 0;
+    for (int i = 0; i < 12; i++) {
+        scan_case k;
+        draw_case(&k, &rng, ts, n);
+        if (i < 4) { /* whole rows, no predicate: every string of every window */
+            k.nproj = NCOLS;
+            for (size_t j = 0; j < NCOLS; j++)
+                k.proj[j] = j;
+            k.npreds = 0;
+        }
+        check_case(t, cf_table_rowset_at(t, 0, NULL), &k, &rows);
+        check_case(t, NULL, &k, &rows);
+    }
+    assert_true(rows > 50000);
+    cf_table_free(t);
+    CF_ASSERT_RM_RF(dir);
+    free(dir);
+}
+
 /* An allocation failing anywhere in a threaded scan (the caller's or a
  * worker's read ahead): the scan either gives the single thread's rows (a
  * window that failed is read again batch by batch) or stops with CF_ENOMEM;
@@ -640,6 +681,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_scan_threads__damaged_block),
         cmocka_unit_test(test_scan_threads__free_early),
         cmocka_unit_test(test_scan_threads__window_sizes),
+        cmocka_unit_test(test_scan_threads__no_cache),
         cmocka_unit_test(test_scan_threads__alloc_failures),
         cmocka_unit_test(test_scan_threads__bad_count),
     };
