@@ -248,18 +248,18 @@ cf_cache_entry *cf_cache_lookup(cf_cache *c, uint64_t file_id, uint64_t off, uin
     return e;
 }
 
-cf_cache_entry *cf_cache_insert(cf_cache *c, uint64_t file_id, uint64_t off, uint32_t size,
-                                const uint8_t *data, size_t len, bool is_view, cf_slice *out)
+/* A new entry for (file_id, off) of len bytes (none with is_view), not in the
+ * table yet; NULL when too large for its shard or memory is short. */
+static cf_cache_entry *new_entry(cf_cache *c, uint64_t file_id, uint64_t off, uint32_t size,
+                                 size_t len, bool is_view)
 {
     if (is_view)
         len = 0;
-    uint64_t h = mix(file_id, off);
-    shard *s = shard_of(c, h);
+    shard *s = shard_of(c, mix(file_id, off));
     size_t charge, slack = is_view ? 0 : DATA_SLACK;
     if (!cf_add_ok(len, sizeof(cf_cache_entry) + ENTRY_OVERHEAD + slack, &charge) ||
         charge > s->capacity)
         return NULL;
-    /* Allocate and copy outside the lock: only the list surgery is serialized. */
     cf_cache_entry *e = cf_malloc(sizeof *e + len + slack);
     if (e == NULL)
         return NULL;
@@ -272,8 +272,43 @@ cf_cache_entry *cf_cache_insert(cf_cache *c, uint64_t file_id, uint64_t off, uin
     e->is_view = is_view;
     e->len = len;
     e->charge = charge;
-    if (len)
-        memcpy(e->data, data, len);
+    return e;
+}
+
+cf_cache_entry *cf_cache_reserve(cf_cache *c, uint64_t file_id, uint64_t off, uint32_t size,
+                                 size_t len, uint8_t **data)
+{
+    cf_cache_entry *e = new_entry(c, file_id, off, size, len, false);
+    *data = e != NULL ? e->data : NULL;
+    return e;
+}
+
+void cf_cache_discard(cf_cache_entry *e)
+{
+    cf_free(e);
+}
+
+cf_cache_entry *cf_cache_insert(cf_cache *c, uint64_t file_id, uint64_t off, uint32_t size,
+                                const uint8_t *data, size_t len, bool is_view, cf_slice *out)
+{
+    /* Allocate and copy outside the lock: only the list surgery is serialized. */
+    cf_cache_entry *e = new_entry(c, file_id, off, size, len, is_view);
+    if (e == NULL)
+        return NULL;
+    if (e->len)
+        memcpy(e->data, data, e->len);
+    return cf_cache_publish(c, e, e->len, out);
+}
+
+cf_cache_entry *cf_cache_publish(cf_cache *c, cf_cache_entry *e, size_t len, cf_slice *out)
+{
+    uint64_t file_id = e->file_id, off = e->off, h = mix(file_id, off);
+    shard *s = shard_of(c, h);
+    if (len < e->len) { /* charged for what it holds (the allocation's slack stays) */
+        e->charge -= e->len - len;
+        e->len = len;
+    }
+    size_t charge = e->charge;
     pthread_mutex_lock(&s->mu);
     /* Another thread may have inserted the same block meanwhile: replace it. */
     for (cf_cache_entry *o = *bucket(s, h); o != NULL; o = o->hnext) {

@@ -46,6 +46,16 @@ cf_cache_entry *cf_cache_lookup(cf_cache *c, uint64_t file_id, uint64_t off, uin
  * when the block is too large for the cache or memory is short. */
 cf_cache_entry *cf_cache_insert(cf_cache *c, uint64_t file_id, uint64_t off, uint32_t size,
                                 const uint8_t *data, size_t len, bool is_view, cf_slice *out);
+/* An entry of len bytes for the block (file_id, off), not yet in the cache,
+ * for the caller to fill at *data (a read straight into the cache's memory):
+ * then cf_cache_publish, or cf_cache_discard. NULL as for cf_cache_insert. */
+cf_cache_entry *cf_cache_reserve(cf_cache *c, uint64_t file_id, uint64_t off, uint32_t size,
+                                 size_t len, uint8_t **data);
+/* Put a reserved entry in the cache holding its first len bytes (at most the
+ * reserved length): returned pinned as cf_cache_insert's, *out its bytes. */
+cf_cache_entry *cf_cache_publish(cf_cache *c, cf_cache_entry *e, size_t len, cf_slice *out);
+/* Free a reserved entry never published. */
+void cf_cache_discard(cf_cache_entry *e);
 /* Drop a pin; NULL is a no-op. */
 void cf_cache_release(cf_cache *c, cf_cache_entry *e);
 /* State derived from a cached block's bytes (a cf_block_aux for data blocks),
@@ -119,9 +129,17 @@ cf_status cf_reader_read_index_block(const cf_reader *r, cf_block_ptr ptr, cf_bu
  * to release (cf_cache_release(r->opts.cache, out->pin)) when not NULL: the
  * entry holding the bytes (IN_CACHE), or the "checked" mark of a block the io
  * serves in place (IN_IO), which carries the block's aux as well. Without a
- * cache hit or insert the bytes are in the io or in scratch, unpinned. */
+ * cache hit or insert the bytes are in the io or in scratch, unpinned.
+ * fill = false (a one-pass scan, Kudu's fill_cache=false): a block the cache
+ * does not hold is read into scratch and not added. A block read through
+ * pread without compression is read straight into its cache entry. */
 cf_status cf_reader_read_data_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
-                                    cf_block_contents *out, cf_error *err);
+                                    bool fill, cf_block_contents *out, cf_error *err);
+
+/* Whether the data blocks the iterator reads and the reader's cache lacks are
+ * added to it (default true; false for a one-pass scan, so that it neither
+ * evicts what lookups keep hot nor copies every block into the cache). */
+void cf_iter_set_fill_cache(cf_iter *it, bool fill);
 
 /* cf_block_filter (filter.c): the caller's test and, for DICT files, its answer
  * for every dictionary entry. */

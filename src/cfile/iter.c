@@ -35,6 +35,11 @@ static cf_status read_cb(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice 
     return cf_reader_read_block(ctx, ptr, scratch, out, "index block", err);
 }
 
+void cf_iter_set_fill_cache(cf_iter *it, bool fill)
+{
+    it->blk.no_fill = !fill;
+}
+
 cf_status cf_iter_create(cf_iter **out, const cf_reader *r, cf_error *err)
 {
     *out = NULL;

@@ -38,6 +38,8 @@ typedef struct cf_loaded_block {
     uint32_t logical_len; /* for verify's block report: bytes after decompression */
     int dict_mode;        /* for verify's block report: DICT mode word (§8.8), else 0 */
 
+    /* A one-pass scan's: blocks the cache lacks are not added (cf_iter_set_fill_cache). */
+    bool no_fill;
     cf_block_contents contents; /* contents.pin holds the block in the reader's cache */
     cf_buf scratch;             /* the bytes when read or decompressed (IN_SCRATCH) */
     cf_block_layout layout;     /* views into contents.data */

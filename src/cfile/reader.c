@@ -142,8 +142,41 @@ cf_status cf_reader_read_index_block(const cf_reader *r, cf_block_ptr ptr, cf_bu
     return st;
 }
 
+/* A block the io does not serve in place and that is not compressed: read
+ * straight into a new cache entry (one copy, where a read into scratch and
+ * an insert make two), checked, then published. CF_ENOTFOUND (err untouched)
+ * when the cache has no room for it: the caller reads it as usual. */
+static cf_status read_into_cache(const cf_reader *r, cf_block_ptr ptr, cf_block_contents *out,
+                                 cf_error *err)
+{
+    const cf_file_info *fi = &r->info;
+    cf_cache *c = r->opts.cache;
+    CF_CHECK(ptr.off > 0 && ptr.off < fi->file_size && ptr.size < fi->file_size - ptr.off, err,
+             CF_ECORRUPT,
+             "data block at offset %llu: pointer of %u bytes runs outside the %llu-byte file",
+             (unsigned long long)ptr.off, ptr.size, (unsigned long long)fi->file_size);
+    uint8_t *dst;
+    cf_cache_entry *e = cf_cache_reserve(c, r->cache_file_id, ptr.off, ptr.size, ptr.size, &dst);
+    if (e == NULL)
+        return CF_ENOTFOUND;
+    cf_block_contents stored = {{dst, ptr.size}, CF_BLOCK_IN_CACHE, NULL}, logical;
+    cf_status st = cf_error_prefix(err, read_at(r, ptr.off, dst, ptr.size, err),
+                                   "data block at offset %llu: ", (unsigned long long)ptr.off);
+    if (st == CF_OK)
+        st = cf_error_prefix(err, cf_unframe_block(&r->frame, &stored, false, NULL, &logical, err),
+                             "data block at offset %llu: ", (unsigned long long)ptr.off);
+    if (st != CF_OK) {
+        cf_cache_discard(e);
+        return st;
+    }
+    cf_slice cached;
+    e = cf_cache_publish(c, e, logical.data.len, &cached);
+    *out = (cf_block_contents){cached, CF_BLOCK_IN_CACHE, e};
+    return CF_OK;
+}
+
 cf_status cf_reader_read_data_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
-                                    cf_block_contents *out, cf_error *err)
+                                    bool fill, cf_block_contents *out, cf_error *err)
 {
     cf_cache *c = r->opts.cache;
     if (c == NULL)
@@ -165,6 +198,14 @@ cf_status cf_reader_read_data_block(const cf_reader *r, cf_block_ptr ptr, cf_buf
         }
         out->pin = e;
         return CF_OK;
+    }
+    if (!fill)
+        return read_block(r, ptr, scratch, out, "data block", false, err);
+    if (r->frame.compression == CF_COMP_NONE &&
+        (r->io->ops->view_at == NULL || r->io->ops->view_at(r->io, ptr.off, ptr.size) == NULL)) {
+        cf_status st = read_into_cache(r, ptr, out, err);
+        if (st != CF_ENOTFOUND)
+            return st;
     }
     CF_TRY(read_block(r, ptr, scratch, out, "data block", false, err));
     bool in_scratch = out->home == CF_BLOCK_IN_SCRATCH;

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "cfile/internal.h"
 #include <cfile/team.h>
 
 #include "util/alloc.h"
@@ -526,6 +527,13 @@ static cf_status check_blocks(cf_rowset_scanner *sc, uint64_t *skip_to, uint64_t
     return CF_OK;
 }
 
+static void set_fill_cache(cf_rowset_scanner *sc, bool fill)
+{
+    for (size_t i = 0; i < sc->ncols; i++)
+        if (sc->cols[i].it != NULL)
+            cf_iter_set_fill_cache(sc->cols[i].it, fill);
+}
+
 cf_status cf_rowset_scanner_create_ex(cf_rowset_scanner **out, cf_rowset *rs,
                                       const cf_scan_options *o, bool raw, bool include_dms,
                                       cf_error *err)
@@ -622,6 +630,10 @@ cf_status cf_rowset_scanner_create_ex(cf_rowset_scanner **out, cf_rowset *rs,
             sc->cols[i].key_fixed = sc->cols[i].idx < s->nkeys && !kchanged[sc->cols[i].idx];
     }
     CF_TRY_OUT(key_range(sc, err));
+    /* A scan of the whole rowset reads each block once: it leaves the cache
+     * to what lookups and narrower scans read again (set_range turns it back). */
+    if (sc->lo == 0 && sc->hi == cf_rs_rows(rs))
+        set_fill_cache(sc, false);
     sc->cur = sc->lo;
     sc->st.rows_in_range = sc->hi - sc->lo;
 out:
@@ -654,6 +666,7 @@ void cf_rowset_scanner_set_row(cf_rowset_scanner *sc, uint64_t ord, const void *
 void cf_rowset_scanner_set_range(cf_rowset_scanner *sc, uint64_t lo, uint64_t hi)
 {
     settle(sc);
+    set_fill_cache(sc, true);
     sc->keyvals = NULL;
     uint64_t rows = cf_rs_rows(sc->rs);
     sc->lo = lo < rows ? lo : rows;

@@ -377,6 +377,90 @@ static void test_cache__mmap_view_marks(void **state)
     free(f);
 }
 
+/* A full scan of the iterator with fill as given: returns the status of the
+ * first failing read (values checked when all succeed). */
+static cf_status scan_fill(cf_reader *r, bool fill, cf_error *e)
+{
+    cf_iter *it;
+    CF_ASSERT_OK(cf_iter_create(&it, r, e), e);
+    cf_iter_set_fill_cache(it, fill);
+    int64_t *v = malloc(NROWS * sizeof *v);
+    size_t got = 0;
+    cf_status st = CF_OK;
+    while (got < NROWS) {
+        size_t k;
+        if ((st = cf_iter_copy_batch(it, v + got, NULL, NROWS - got, &k, e)) != CF_OK || k == 0)
+            break;
+        got += k;
+    }
+    if (st == CF_OK) {
+        assert_int_equal(got, NROWS);
+        for (uint64_t i = 0; i < NROWS; i++)
+            assert_int_equal(v[i], value_at(i));
+    }
+    free(v);
+    cf_iter_free(it);
+    return st;
+}
+
+/* Through pread (the io serves no views): an iterator that does not fill the
+ * cache adds no data block to it but uses those it holds; one that fills reads
+ * each block straight into its entry (uncompressed) or through scratch (LZ4),
+ * and what it cached serves later scans; a block failing its checksum is
+ * reported and never cached, so every scan reports it again. */
+static void test_cache__pread_fill_or_not(void **state)
+{
+    (void)state;
+    cf_compression comps[] = {CF_COMP_NONE, CF_COMP_LZ4};
+    for (size_t k = 0; k < 2; k++) {
+        size_t len;
+        uint8_t *f = write_file(CF_ENC_BIT_SHUFFLE, comps[k], &len);
+        char path[] = "/tmp/cf_test_cache_XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, f, len), (ssize_t)len);
+        cf_cache *c = make_cache(64u * 1024 * 1024);
+        cf_reader_options ro;
+        cf_reader_options_init(&ro);
+        ro.cache = c;
+        cf_error e = {0};
+        cf_reader *r;
+        CF_ASSERT_OK(cf_reader_open_file(&r, path, false, &ro, &e), &e);
+        cf_cache_stats a, b, d;
+        cf_cache_get_stats(c, &a);
+        CF_ASSERT_OK(scan_fill(r, false, &e), &e);
+        cf_cache_get_stats(c, &b);
+        assert_true(b.inserts - a.inserts <= 2); /* an index block at most, no data block */
+        CF_ASSERT_OK(scan_fill(r, true, &e), &e);
+        cf_cache_get_stats(c, &d);
+        assert_true(d.inserts - b.inserts > 10); /* every data block */
+        CF_ASSERT_OK(scan_fill(r, false, &e), &e);
+        CF_ASSERT_OK(scan_fill(r, true, &e), &e);
+        cf_cache_get_stats(c, &a);
+        assert_int_equal(a.inserts, d.inserts); /* both served from the cache */
+        assert_true(a.hits - d.hits > 20);
+        cf_reader_free(r);
+        cf_cache_free(c);
+        /* A damaged data block, under a fresh cache. */
+        uint8_t x = (uint8_t)(f[len / 3] ^ 0x55);
+        assert_int_equal(pwrite(fd, &x, 1, (off_t)(len / 3)), 1);
+        c = make_cache(64u * 1024 * 1024);
+        ro.cache = c;
+        CF_ASSERT_OK(cf_reader_open_file(&r, path, false, &ro, &e), &e);
+        for (int i = 0; i < 3; i++) {
+            cf_status st = scan_fill(r, i != 1, &e);
+            assert_int_equal(st, CF_ECORRUPT);
+            assert_non_null(strstr(e.msg, "data block at offset"));
+            assert_non_null(strstr(e.msg, "checksum mismatch")); /* not its decode */
+        }
+        cf_reader_free(r);
+        cf_cache_free(c);
+        close(fd);
+        unlink(path);
+        free(f);
+    }
+}
+
 /* A nullable file served in place: the decoded null bitmap of each block is
  * kept with its view mark (charged to the cache), so seeks back into a block do
  * not decode it again, and every row still reads right. */
@@ -502,6 +586,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cache__scans_hit),
         cmocka_unit_test(test_cache__threads_share_reader),
         cmocka_unit_test(test_cache__mmap_view_marks),
+        cmocka_unit_test(test_cache__pread_fill_or_not),
         cmocka_unit_test(test_cache__mmap_view_keeps_null_state),
         cmocka_unit_test(test_cache__entry_aux),
     };

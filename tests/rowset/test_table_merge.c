@@ -5,7 +5,8 @@
  * the key column in the projection, with a predicate; the rows must be the
  * model's, in key order. Disjoint rowsets are read one after another (at most
  * two rowset scanners open at once), and a scan stopped early still counts the
- * rows in range of the rowsets it never reached. */
+ * rows in range of the rowsets it never reached. A scan of whole rowsets adds
+ * no data block to the table's block cache; lookups and key ranges do. */
 #include "test_common.h"
 
 #include <inttypes.h>
@@ -270,6 +271,67 @@ static void test_merge__stats_of_unreached_rowsets(void **state)
     CF_ASSERT_RM_RF(dir);
 }
 
+/* The table's cache after a full scan holds index blocks at most; a key range
+ * scan adds the data blocks it reads, and a full scan then finds them there. */
+static void test_merge__full_scans_leave_the_cache(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    int order[40];
+    for (int k = 0; k < 40; k++)
+        order[k] = k;
+    cf_table *t0 = build(dir, disjoint_part, order, 40);
+    cf_table_free(t0);
+    cf_error e;
+    cf_cache *c;
+    CF_ASSERT_OK(cf_cache_create(&c, 16u << 20, &e), &e);
+    cf_table_options o;
+    cf_table_options_init(&o);
+    o.cache = c;
+    o.auto_compact = false;
+    cf_table *t;
+    CF_ASSERT_OK(cf_table_open(&t, dir, &o, &e), &e);
+    static const size_t all[] = {0, 1, 2};
+    cf_cache_stats a, b, d;
+    cf_cache_get_stats(c, &a);
+    check_scan(t, all, 3, 100, 1024);
+    cf_cache_get_stats(c, &b);
+    /* no data block (a scan that filled added 120: 40 rowsets x 3 columns) */
+    assert_true(b.inserts - a.inserts < 40);
+    check_scan(t, all, 3, 100, 1024);
+    cf_cache_get_stats(c, &d);
+    assert_int_equal(d.inserts, b.inserts); /* nothing new: index blocks hit */
+    /* A key range: its blocks are cached (4 rowsets x 3 columns at least). */
+    int64_t lo = 10, hi = 190;
+    cf_pred p[2] = {{0, CF_PRED_GE, &lo}, {0, CF_PRED_LT, &hi}};
+    cf_scan_options so;
+    cf_scan_options_init(&so);
+    so.preds = p;
+    so.npreds = 2;
+    cf_table_scanner *sc;
+    CF_ASSERT_OK(cf_table_scanner_create(&sc, t, &so, &e), &e);
+    size_t rows = 0;
+    for (;;) {
+        cf_row_batch rb;
+        CF_ASSERT_OK(cf_table_scanner_next(sc, &rb, &e), &e);
+        if (rb.count == 0)
+            break;
+        rows += rb.count;
+    }
+    cf_table_scanner_free(sc);
+    assert_int_equal(rows, 180);
+    cf_cache_get_stats(c, &a);
+    assert_true(a.inserts - d.inserts >= 12);
+    /* a full scan now hits those blocks and still adds none */
+    check_scan(t, all, 3, 100, 1024);
+    cf_cache_get_stats(c, &b);
+    assert_int_equal(b.inserts, a.inserts);
+    assert_true(b.hits - a.hits >= 12);
+    cf_table_free(t);
+    cf_cache_free(c);
+    CF_ASSERT_RM_RF(dir);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +339,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_merge__interleaved),
         cmocka_unit_test(test_merge__mixed_with_memrowset),
         cmocka_unit_test(test_merge__stats_of_unreached_rowsets),
+        cmocka_unit_test(test_merge__full_scans_leave_the_cache),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
