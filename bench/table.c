@@ -369,6 +369,10 @@ static int bench_many(uint64_t rows, size_t parts, int iters, const char *dir, c
         }
     }
     for (int k = 0; k < 3; k++) {
+        if (only != NULL && atoi(only) != k) {
+            cf_table_free(t[k]);
+            continue;
+        }
         qsort(cpu + k * iters, (size_t)iters, sizeof(double), dbl_cmp);
         qsort(wall + k * iters, (size_t)iters, sizeof(double), dbl_cmp);
         printf("full scan, %-11s %4zu rowsets: %" PRIu64 " rows, median CPU %8.2f ms, wall %8.2f "

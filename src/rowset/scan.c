@@ -129,6 +129,27 @@ static void set_fill_cache(cf_rowset_scanner *sc, bool fill)
             cf_iter_set_fill_cache(sc->cols[i].it, fill);
 }
 
+/* Whether a scan of the whole rowset would only churn the block cache: its
+ * columns' files hold more than half of what the cache holds (a scan of less
+ * fills it, so that scanning again, or a lookup, finds the blocks there). */
+static bool churns_cache(const cf_rowset_scanner *sc)
+{
+    uint64_t bytes = 0;
+    cf_cache *c = NULL;
+    for (size_t i = 0; i < sc->ncols; i++) {
+        if (sc->cols[i].it == NULL)
+            continue;
+        const cf_reader *r = cf_rs_column_reader(sc->rs, sc->cols[i].idx);
+        c = r->opts.cache;
+        bytes += r->info.file_size;
+    }
+    if (c == NULL)
+        return false;
+    cf_cache_stats st;
+    cf_cache_get_stats(c, &st);
+    return bytes > st.capacity / 2;
+}
+
 cf_status cf_rowset_scanner_create_ex(cf_rowset_scanner **out, cf_rowset *rs,
                                       const cf_scan_options *o, bool raw, bool include_dms,
                                       cf_error *err)
@@ -225,9 +246,10 @@ cf_status cf_rowset_scanner_create_ex(cf_rowset_scanner **out, cf_rowset *rs,
             sc->cols[i].key_fixed = sc->cols[i].idx < s->nkeys && !kchanged[sc->cols[i].idx];
     }
     CF_TRY_OUT(cf_rs_scan_key_range(sc, err));
-    /* A scan of the whole rowset reads each block once: it leaves the cache
-     * to what lookups and narrower scans read again (set_range turns it back). */
-    if (sc->lo == 0 && sc->hi == cf_rs_rows(rs))
+    /* A scan of the whole rowset reads each block once: when it is larger
+     * than the cache can keep, it leaves the cache to what lookups and
+     * narrower scans read again (set_range turns filling back on). */
+    if (sc->lo == 0 && sc->hi == cf_rs_rows(rs) && churns_cache(sc))
         set_fill_cache(sc, false);
     sc->cur = sc->lo;
     sc->st.rows_in_range = sc->hi - sc->lo;

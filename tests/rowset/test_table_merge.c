@@ -5,11 +5,14 @@
  * the key column in the projection, with a predicate; the rows must be the
  * model's, in key order. Disjoint rowsets are read one after another (at most
  * two rowset scanners open at once), and a scan stopped early still counts the
- * rows in range of the rowsets it never reached. A scan of whole rowsets adds
- * no data block to the table's block cache; lookups and key ranges do. */
+ * rows in range of the rowsets it never reached. A full scan of a rowset
+ * larger than half the block cache adds none of its data blocks to it; key
+ * ranges do, and smaller rowsets are cached by full scans too. */
 #include "test_common.h"
 
+#include <dirent.h>
 #include <inttypes.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -271,38 +274,35 @@ static void test_merge__stats_of_unreached_rowsets(void **state)
     CF_ASSERT_RM_RF(dir);
 }
 
-/* The table's cache after a full scan holds index blocks at most; a key range
- * scan adds the data blocks it reads, and a full scan then finds them there. */
-static void test_merge__full_scans_leave_the_cache(void **state)
+/* The bytes of the column files of the table's one rowset. */
+static size_t column_bytes(const char *dir)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
-    int order[40];
-    for (int k = 0; k < 40; k++)
-        order[k] = k;
-    cf_table *t0 = build(dir, disjoint_part, order, 40);
-    cf_table_free(t0);
+    char rs[512], f[1024];
+    snprintf(rs, sizeof(rs), "%s/rs-1", dir);
+    DIR *d = opendir(rs);
+    assert_non_null(d);
+    size_t total = 0;
+    for (struct dirent *de; (de = readdir(d)) != NULL;) {
+        struct stat st;
+        snprintf(f, sizeof(f), "%s/%s", rs, de->d_name);
+        if (strstr(de->d_name, ".col") != NULL && stat(f, &st) == 0)
+            total += (size_t)st.st_size;
+    }
+    closedir(d);
+    assert_true(total > 0);
+    return total;
+}
+
+static int one_part(int64_t id)
+{
+    (void)id;
+    return 0;
+}
+
+/* Rows of [lo, hi) by a key range scan. */
+static size_t range_rows(cf_table *t, int64_t lo, int64_t hi)
+{
     cf_error e;
-    cf_cache *c;
-    CF_ASSERT_OK(cf_cache_create(&c, 16u << 20, &e), &e);
-    cf_table_options o;
-    cf_table_options_init(&o);
-    o.cache = c;
-    o.auto_compact = false;
-    cf_table *t;
-    CF_ASSERT_OK(cf_table_open(&t, dir, &o, &e), &e);
-    static const size_t all[] = {0, 1, 2};
-    cf_cache_stats a, b, d;
-    cf_cache_get_stats(c, &a);
-    check_scan(t, all, 3, 100, 1024);
-    cf_cache_get_stats(c, &b);
-    /* no data block (a scan that filled added 120: 40 rowsets x 3 columns) */
-    assert_true(b.inserts - a.inserts < 40);
-    check_scan(t, all, 3, 100, 1024);
-    cf_cache_get_stats(c, &d);
-    assert_int_equal(d.inserts, b.inserts); /* nothing new: index blocks hit */
-    /* A key range: its blocks are cached (4 rowsets x 3 columns at least). */
-    int64_t lo = 10, hi = 190;
     cf_pred p[2] = {{0, CF_PRED_GE, &lo}, {0, CF_PRED_LT, &hi}};
     cf_scan_options so;
     cf_scan_options_init(&so);
@@ -319,14 +319,69 @@ static void test_merge__full_scans_leave_the_cache(void **state)
         rows += rb.count;
     }
     cf_table_scanner_free(sc);
-    assert_int_equal(rows, 180);
+    return rows;
+}
+
+static cf_table *open_cached(const char *dir, cf_cache *c)
+{
+    cf_error e;
+    cf_table_options o;
+    cf_table_options_init(&o);
+    o.cache = c;
+    o.auto_compact = false;
+    cf_table *t;
+    CF_ASSERT_OK(cf_table_open(&t, dir, &o, &e), &e);
+    return t;
+}
+
+/* Full scans and the block cache. Rowsets much smaller than the cache are
+ * cached by a full scan, so the next one reads nothing again. A rowset whose
+ * columns hold more than half the cache is not: a full scan adds none of its
+ * data blocks (it would only push out what lookups keep), a key range scan
+ * does, and a full scan then finds those there. */
+static void test_merge__full_scans_and_the_cache(void **state)
+{
+    (void)state;
+    static const size_t all[] = {0, 1, 2};
+    cf_error e;
+    cf_cache_stats a, b, d;
+    char *dir = mkdtemp_dir();
+    int order[40];
+    for (int k = 0; k < 40; k++)
+        order[k] = k;
+    cf_table_free(build(dir, disjoint_part, order, 40));
+    cf_cache *c;
+    CF_ASSERT_OK(cf_cache_create(&c, 16u << 20, &e), &e);
+    cf_table *t = open_cached(dir, c);
     cf_cache_get_stats(c, &a);
-    assert_true(a.inserts - d.inserts >= 12);
-    /* a full scan now hits those blocks and still adds none */
     check_scan(t, all, 3, 100, 1024);
     cf_cache_get_stats(c, &b);
-    assert_int_equal(b.inserts, a.inserts);
-    assert_true(b.hits - a.hits >= 12);
+    assert_true(b.inserts - a.inserts >= 120); /* 40 rowsets x 3 columns */
+    check_scan(t, all, 3, 100, 1024);
+    cf_cache_get_stats(c, &d);
+    assert_int_equal(d.inserts, b.inserts);
+    assert_true(d.hits - b.hits >= 120);
+    cf_table_free(t);
+    cf_cache_free(c);
+    CF_ASSERT_RM_RF(dir);
+
+    dir = mkdtemp_dir();
+    static const int one[] = {0};
+    cf_table_free(build(dir, one_part, one, 1));
+    /* a cache of the columns' bytes: a full scan of them is more than half */
+    CF_ASSERT_OK(cf_cache_create(&c, column_bytes(dir), &e), &e);
+    t = open_cached(dir, c);
+    cf_cache_get_stats(c, &a);
+    check_scan(t, all, 3, 100, 1024);
+    cf_cache_get_stats(c, &b);
+    assert_true(b.inserts - a.inserts <= 2); /* an index block at most, no data block */
+    assert_int_equal(range_rows(t, 10, 30), 20);
+    cf_cache_get_stats(c, &d);
+    assert_true(d.inserts - b.inserts >= 3); /* the range's block of each column */
+    check_scan(t, all, 3, 100, 1024);
+    cf_cache_get_stats(c, &a);
+    assert_int_equal(a.inserts, d.inserts);
+    assert_true(a.hits > d.hits);
     cf_table_free(t);
     cf_cache_free(c);
     CF_ASSERT_RM_RF(dir);
@@ -339,7 +394,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_merge__interleaved),
         cmocka_unit_test(test_merge__mixed_with_memrowset),
         cmocka_unit_test(test_merge__stats_of_unreached_rowsets),
-        cmocka_unit_test(test_merge__full_scans_leave_the_cache),
+        cmocka_unit_test(test_merge__full_scans_and_the_cache),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
