@@ -1,55 +1,26 @@
 /* Parquet's Thrift structs from compact-protocol bytes (parquet.thrift of
- * apache/parquet-format; field ids are cited in each decoder's switch).
+ * apache/parquet-format; each struct's field ids are its table's indexes).
  *
- * Each decoder walks the fields of one struct: known ids are read when their wire
- * type is the declared one, unknown ids and fields of another wire type are
- * skipped whatever their type (newer writers add fields; Thrift's own readers
- * skip a mistyped field as unknown), and a bitmask of the ids seen checks the
- * required ones at the end.
+ * Each struct is a table of the fields this reader keeps, indexed by field id:
+ * what the field is (its kind, so its declared wire type), where it goes in the
+ * decoded struct, whether it is required. One loop, decode_struct, walks the
+ * fields of any struct: known ids are read when their wire type is the
+ * declared one, unknown ids and fields of another wire type are skipped
+ * whatever their type (newer writers add fields; Thrift's own readers skip a
+ * mistyped field as unknown), and the ids seen check the required ones at the
+ * end. Checks beyond the Thrift (counts >= 0, lists that must agree) follow
+ * each struct's decode.
  * Lists are allocated from the reader's arena after their count has been
  * checked against the bytes left, so the memory is bounded by the input. */
 #include "metadata.h"
 
+#include <assert.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "util/error.h"
 
-/* ---- helpers ---------------------------------------------------------------------- */
-
-#define SEEN(id) (seen |= (uint64_t)1 << (id))
-
-/* Fail naming the first required field (bit set in `req`) that was not seen. */
-static cf_status need(cf_thrift_reader *r, uint64_t seen, uint64_t req, const char *what,
-                      const char *const *names)
-{
-    uint64_t missing = req & ~seen;
-    if (!missing)
-        return CF_OK;
-    int id = __builtin_ctzll(missing);
-    return cf_thrift_fail(r, "%s: required field %s (%d) missing", what, names[id], id);
-}
-
-/* Field readers: opt_T reads an optional field and sets its has_ flag; req_T
- * reads a required one and records its id for need(). Both only after the
- * value was read, so a damaged field is never marked present. */
-#define FIELD_READERS(T, ctype, read)                                                              \
-    static cf_status opt_##T(cf_thrift_reader *r, uint8_t t, ctype *v, bool *has)                  \
-    {                                                                                              \
-        CF_TRY(read(r, t, v));                                                                     \
-        *has = true;                                                                               \
-        return CF_OK;                                                                              \
-    }                                                                                              \
-    static cf_status req_##T(cf_thrift_reader *r, uint8_t t, ctype *v, uint64_t *seen, int id)     \
-    {                                                                                              \
-        CF_TRY(read(r, t, v));                                                                     \
-        *seen |= (uint64_t)1 << id;                                                                \
-        return CF_OK;                                                                              \
-    }
-FIELD_READERS(i32, int32_t, cf_thrift_read_i32)
-FIELD_READERS(i64, int64_t, cf_thrift_read_i64)
-FIELD_READERS(bin, cf_slice, cf_thrift_read_binary)
-FIELD_READERS(bool, bool, cf_thrift_read_bool)
-#undef FIELD_READERS
+/* ---- lists -------------------------------------------------------------------------- */
 
 /* list_T: a list of T into memory from cf_thrift_alloc. Like every list reader
  * here it clears its outputs first, so they are set on every path. */
@@ -121,217 +92,329 @@ static cf_status list_struct(cf_thrift_reader *r, uint8_t t, size_t elem_size, e
     return CF_OK;
 }
 
-/* Declared field types. Each decoder lists the wire type parquet.thrift gives
- * each field id it reads (0: an id it does not read). A field whose wire type
- * differs is skipped as unknown, as Thrift's generated readers (and so
- * parquet-mr, Arrow and DuckDB) do; a required one is then reported missing.
- * An integer narrower than declared is read (the value is the same), a wider
- * one is not: DECL_I32 takes i8/i16/i32, DECL_I64 any integer. */
-enum { DECL_BOOL = 1, DECL_I32, DECL_I64, DECL_BIN, DECL_LIST, DECL_STRUCT };
+/* ---- the field tables ------------------------------------------------------------- */
 
-static bool declared(const uint8_t *decl, size_t n, int16_t fid, uint8_t t)
+/* What a field is, and so the wire type parquet.thrift declares for it. */
+enum field_kind {
+    K_NONE,        /* not kept: skipped */
+    K_I32,         /* an integer at `off` */
+    K_I64,         /* the same, int64_t */
+    K_I16,         /* an i32 on the wire, kept as int16_t: out of range is damage */
+    K_BIN,         /* a cf_slice at `off` */
+    K_BOOL,        /* a bool at `off` */
+    K_LIST_I32,    /* a list: pointer at `off`, uint32 count at `count` */
+    K_LIST_I64,    /* the same, of int64_t */
+    K_LIST_BIN,    /* the same, of cf_slice */
+    K_LIST_BOOL,   /* the same, of bool */
+    K_LIST_STRUCT, /* the same, elements of `size` bytes decoded by `fn`, named `elem` */
+    K_STRUCT,      /* a nested struct at `off`, decoded by `fn` */
+    K_MARK_STRUCT, /* a struct present but not decoded: skipped, its `has` flag set */
+    K_MARK_BIN,    /* the same, a binary */
+    K_UNION_ID,    /* a union's empty-struct member: its id to the uint32 at `off` */
+    K_COUNT
+};
+
+#define WIRE(t) (1u << (t))
+#define WIRE_I32 (WIRE(CF_TT_I8) | WIRE(CF_TT_I16) | WIRE(CF_TT_I32))
+#define WIRE_LIST (WIRE(CF_TT_LIST) | WIRE(CF_TT_SET))
+
+/* The wire types each kind reads. A field of another wire type is skipped as
+ * unknown, as Thrift's generated readers (and so parquet-mr, Arrow and DuckDB)
+ * do; a required one is then reported missing. An integer narrower than
+ * declared is read (the value is the same), a wider one is not. */
+static const uint16_t wire_ok[K_COUNT] = {
+    [K_I32] = WIRE_I32,
+    [K_I16] = WIRE_I32,
+    [K_I64] = WIRE_I32 | WIRE(CF_TT_I64),
+    [K_BIN] = WIRE(CF_TT_BINARY),
+    [K_BOOL] = WIRE(CF_TT_BOOL_TRUE) | WIRE(CF_TT_BOOL_FALSE),
+    [K_LIST_I32] = WIRE_LIST,
+    [K_LIST_I64] = WIRE_LIST,
+    [K_LIST_BIN] = WIRE_LIST,
+    [K_LIST_BOOL] = WIRE_LIST,
+    [K_LIST_STRUCT] = WIRE_LIST,
+    [K_STRUCT] = WIRE(CF_TT_STRUCT),
+    [K_MARK_STRUCT] = WIRE(CF_TT_STRUCT),
+    [K_MARK_BIN] = WIRE(CF_TT_BINARY),
+    [K_UNION_ID] = WIRE(CF_TT_STRUCT),
+};
+
+typedef struct pq_field {
+    uint8_t kind;     /* enum field_kind; K_NONE for ids not kept */
+    bool req;         /* required: `name` is named when it is missing */
+    uint16_t off;     /* where the value, list pointer or struct goes */
+    uint16_t has;     /* 1 + the offset of the bool set once it is read; 0: none */
+    uint16_t count;   /* lists: offset of the uint32 element count */
+    uint16_t size;    /* K_LIST_STRUCT: bytes per element */
+    elem_fn fn;       /* K_STRUCT, K_LIST_STRUCT: the decoder */
+    const char *name; /* required fields and K_I16: as parquet.thrift names it */
+    const char *elem; /* K_LIST_STRUCT: an element, in messages */
+} pq_field;
+
+/* Table entries; T is the decoded struct's type, defined around each table. */
+#define AT(f) .off = offsetof(T, f)
+#define HAS(f) .has = offsetof(T, f) + 1
+#define COUNT(f) .count = offsetof(T, f)
+#define REQUIRED(nm) .req = true, .name = nm
+#define ELEMS(type, decode, what) .size = sizeof(type), .fn = decode, .elem = what
+
+/* Store a list's pointer in the (const-qualified) pointer member at p. */
+static cf_status set_ptr(uint8_t *p, void *v)
 {
-    if (fid < 0 || (size_t)fid >= n)
-        return true; /* unknown id: the switch's default skips it */
-    switch (decl[fid]) {
-    case DECL_BOOL: return t == CF_TT_BOOL_TRUE || t == CF_TT_BOOL_FALSE;
-    case DECL_I32: return t == CF_TT_I8 || t == CF_TT_I16 || t == CF_TT_I32;
-    case DECL_I64: return t == CF_TT_I8 || t == CF_TT_I16 || t == CF_TT_I32 || t == CF_TT_I64;
-    case DECL_BIN: return t == CF_TT_BINARY;
-    case DECL_LIST: return t == CF_TT_LIST || t == CF_TT_SET;
-    case DECL_STRUCT: return t == CF_TT_STRUCT;
-    default: return true;
-    }
+    memcpy(p, &v, sizeof(v));
+    return CF_OK;
 }
 
-/* For unions and structs every member of which is read with its type checked. */
-static const uint8_t any_decl[1] = {0};
+static inline __attribute__((always_inline)) cf_status read_field(cf_thrift_reader *r, uint8_t t,
+                                                                  int16_t fid, const pq_field *f,
+                                                                  uint8_t *base, const char *what)
+{
+    uint8_t *p = base + f->off;
+    /* The integers first: most fields of the footer and of page headers. */
+    if (f->kind == K_I32)
+        return cf_thrift_read_i32(r, t, (int32_t *)(void *)p);
+    if (f->kind == K_I64)
+        return cf_thrift_read_i64(r, t, (int64_t *)(void *)p);
+#define COUNT_AT ((uint32_t *)(void *)(base + f->count))
+    switch (f->kind) {
+    case K_I16: {
+        int32_t v;
+        CF_TRY(cf_thrift_read_i32(r, t, &v));
+        if (v < INT16_MIN || v > INT16_MAX)
+            return cf_thrift_fail(r, "%s %s %" PRId32 " out of range", what, f->name, v);
+        *(int16_t *)(void *)p = (int16_t)v;
+        return CF_OK;
+    }
+    case K_BIN: return cf_thrift_read_binary(r, t, (cf_slice *)(void *)p);
+    case K_BOOL: return cf_thrift_read_bool(r, t, (bool *)p);
+    case K_LIST_I32: {
+        int32_t *a;
+        CF_TRY(list_i32(r, t, &a, COUNT_AT));
+        return set_ptr(p, a);
+    }
+    case K_LIST_I64: {
+        int64_t *a;
+        CF_TRY(list_i64(r, t, &a, COUNT_AT));
+        return set_ptr(p, a);
+    }
+    case K_LIST_BIN: {
+        cf_slice *a;
+        CF_TRY(list_bin(r, t, &a, COUNT_AT));
+        return set_ptr(p, a);
+    }
+    case K_LIST_BOOL: {
+        bool *a;
+        CF_TRY(list_bool(r, t, &a, COUNT_AT));
+        return set_ptr(p, a);
+    }
+    case K_LIST_STRUCT: {
+        void *a;
+        CF_TRY(list_struct(r, t, f->size, f->fn, f->elem, &a, COUNT_AT));
+        return set_ptr(p, a);
+    }
+    case K_STRUCT: return f->fn(r, p);
+    case K_UNION_ID: *(uint32_t *)(void *)p = (uint32_t)fid; return cf_thrift_skip(r, t);
+    default: return cf_thrift_skip(r, t); /* K_MARK_* */
+    }
+#undef COUNT_AT
+}
 
-/* Every decoder's field loop: begin the struct, then for each field header
- * until STOP skip a field of another wire type than `decl` declares, else run
- * the switch that follows. */
-#define FIELDS(r, decl)                                                                            \
-    CF_TRY(cf_thrift_struct_begin(r));                                                             \
-    for (;;) {                                                                                     \
-        CF_TRY(cf_thrift_field_next(r, &fid, &t));                                                 \
-        if (t == CF_TT_STOP)                                                                       \
-            break;                                                                                 \
-        if (!declared(decl, sizeof(decl), fid, t)) {                                               \
-            CF_TRY(cf_thrift_skip(r, t));                                                          \
-            continue;                                                                              \
-        }                                                                                          \
-        switch (fid)
-#define END_FIELDS(r)                                                                              \
-    }                                                                                              \
-    cf_thrift_struct_end(r)
+/* A struct: its name in messages, its field table and the ids of its
+ * required fields (bit i: id i), which are the entries marked REQUIRED: the
+ * mask spares every decode a walk of the table (Debug builds check it). */
+typedef struct pq_struct {
+    const char *what;
+    const pq_field *f;
+    size_t n;
+    uint32_t required;
+} pq_struct;
+
+#define ID(i) ((uint32_t)1 << (i))
+#define STRUCT(what, table, required)                                                              \
+    {                                                                                              \
+        what, table, sizeof(table) / sizeof(table[0]), required                                    \
+    }
+
+/* Decode the struct that starts at r into obj as `s` describes it. *seen_out
+ * (if not NULL) gets the ids read. A field's `has` flag is set only after its
+ * value was read, so a damaged field is never marked present. Inlined into
+ * each struct's decoder, where `s` is a constant: as fast as a hand-written
+ * switch per struct. */
+static inline __attribute__((always_inline)) cf_status
+decode_struct(cf_thrift_reader *r, void *obj, const pq_struct *s, uint64_t *seen_out)
+{
+#ifndef NDEBUG
+    for (size_t id = 0; id < s->n; id++)
+        assert(s->f[id].req == (id < 32 && (s->required >> id & 1)));
+#endif
+    uint8_t *base = obj;
+    uint64_t seen = 0;
+    int16_t fid;
+    uint8_t t;
+    CF_TRY(cf_thrift_struct_begin(r));
+    for (;;) {
+        CF_TRY(cf_thrift_field_next(r, &fid, &t));
+        if (t == CF_TT_STOP)
+            break;
+        /* Negative ids wrap past n: they, 0 and ids past the table are K_NONE. */
+        const pq_field *d = &s->f[(uint16_t)fid < s->n ? fid : 0];
+        if (!(wire_ok[d->kind] >> t & 1)) {
+            CF_TRY(cf_thrift_skip(r, t));
+            continue;
+        }
+        CF_TRY(read_field(r, t, fid, d, base, s->what));
+        seen |= (uint64_t)1 << fid;
+        if (d->has)
+            *(bool *)(base + d->has - 1) = true;
+    }
+    cf_thrift_struct_end(r);
+    uint64_t missing = s->required & ~seen;
+    if (missing) {
+        int id = __builtin_ctzll(missing);
+        return cf_thrift_fail(r, "%s: required field %s (%d) missing", s->what, s->f[id].name, id);
+    }
+    if (seen_out)
+        *seen_out = seen;
+    return CF_OK;
+}
+
+/* name_decode, a list element's or nested struct's decoder, from the table
+ * name_fields: `what` names the struct in messages, `required` its required ids. */
+#define DECODER(name, what, required)                                                              \
+    static const pq_struct name##_struct = STRUCT(what, name##_fields, required);                  \
+    static cf_status name##_decode(cf_thrift_reader *r, void *out)                                 \
+    {                                                                                              \
+        return decode_struct(r, out, &name##_struct, NULL);                                        \
+    }
+
+/* A union whose members are structs: *id gets the last member's id, 0 for none. */
+static cf_status union_member(cf_thrift_reader *r, void *elem)
+{
+    uint32_t *id = elem;
+    int16_t fid;
+    uint8_t t;
+    *id = 0;
+    CF_TRY(cf_thrift_struct_begin(r));
+    for (;;) {
+        CF_TRY(cf_thrift_field_next(r, &fid, &t));
+        if (t == CF_TT_STOP)
+            break;
+        if (t == CF_TT_STRUCT && fid > 0)
+            *id = (uint32_t)fid;
+        CF_TRY(cf_thrift_skip(r, t));
+    }
+    cf_thrift_struct_end(r);
+    return CF_OK;
+}
 
 /* ---- Statistics, KeyValue, LogicalType ---------------------------------------------- */
 
-static cf_status stats_decode(cf_thrift_reader *r, cf_parquet_stats *s)
+#define T cf_parquet_stats
+static const pq_field stats_fields[] = {
+    [1] = {K_BIN, AT(max), HAS(has_max)},
+    [2] = {K_BIN, AT(min), HAS(has_min)},
+    [3] = {K_I64, AT(null_count), HAS(has_null_count)},
+    [4] = {K_I64, AT(distinct_count), HAS(has_distinct_count)},
+    [5] = {K_BIN, AT(max_value), HAS(has_max_value)},
+    [6] = {K_BIN, AT(min_value), HAS(has_min_value)},
+    [7] = {K_BOOL, AT(is_max_value_exact), HAS(has_is_max_value_exact)},
+    [8] = {K_BOOL, AT(is_min_value_exact), HAS(has_is_min_value_exact)},
+    [9] = {K_I64, AT(nan_count), HAS(has_nan_count)},
+};
+static const pq_struct stats_struct = STRUCT("Statistics", stats_fields, 0);
+#undef T
+
+static cf_status stats_decode(cf_thrift_reader *r, void *s)
 {
-    memset(s, 0, sizeof(*s));
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {
-        [1] = DECL_BIN, [2] = DECL_BIN,  [3] = DECL_I64,  [4] = DECL_I64, [5] = DECL_BIN,
-        [6] = DECL_BIN, [7] = DECL_BOOL, [8] = DECL_BOOL, [9] = DECL_I64};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(opt_bin(r, t, &s->max, &s->has_max)); break;
-    case 2: CF_TRY(opt_bin(r, t, &s->min, &s->has_min)); break;
-    case 3: CF_TRY(opt_i64(r, t, &s->null_count, &s->has_null_count)); break;
-    case 4: CF_TRY(opt_i64(r, t, &s->distinct_count, &s->has_distinct_count)); break;
-    case 5: CF_TRY(opt_bin(r, t, &s->max_value, &s->has_max_value)); break;
-    case 6: CF_TRY(opt_bin(r, t, &s->min_value, &s->has_min_value)); break;
-    case 7: CF_TRY(opt_bool(r, t, &s->is_max_value_exact, &s->has_is_max_value_exact)); break;
-    case 8: CF_TRY(opt_bool(r, t, &s->is_min_value_exact, &s->has_is_min_value_exact)); break;
-    case 9: CF_TRY(opt_i64(r, t, &s->nan_count, &s->has_nan_count)); break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    return CF_OK;
+    memset(s, 0, sizeof(cf_parquet_stats));
+    return decode_struct(r, s, &stats_struct, NULL);
 }
 
-static cf_status kv_decode(cf_thrift_reader *r, void *elem)
-{
-    cf_parquet_kv *kv = elem;
-    static const char *const names[] = {"", "key"};
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {[1] = DECL_BIN, [2] = DECL_BIN};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(req_bin(r, t, &kv->key, &seen, 1)); break;
-    case 2: CF_TRY(opt_bin(r, t, &kv->value, &kv->has_value)); break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    return need(r, seen, 1u << 1, "KeyValue", names);
-}
+#define T cf_parquet_kv
+static const pq_field kv_fields[] = {
+    [1] = {K_BIN, AT(key), REQUIRED("key")},
+    [2] = {K_BIN, AT(value), HAS(has_value)},
+};
+#undef T
+DECODER(kv, "KeyValue", ID(1))
 
 /* TimeUnit: a union of empty structs; the member id is the unit. */
-static cf_status time_unit_decode(cf_thrift_reader *r, uint32_t *unit)
+static const pq_field time_unit_fields[] = {
+    [1] = {.kind = K_UNION_ID}, [2] = {.kind = K_UNION_ID}, [3] = {.kind = K_UNION_ID}};
+static const pq_struct time_unit_struct = STRUCT("TimeUnit", time_unit_fields, 0);
+
+static cf_status time_unit_decode(cf_thrift_reader *r, void *unit)
 {
-    int16_t fid;
-    uint8_t t;
-    *unit = 0;
-    static const uint8_t decl[] = {[1] = DECL_STRUCT, [2] = DECL_STRUCT, [3] = DECL_STRUCT};
-    FIELDS(r, decl) {
-    case 1:
-    case 2:
-    case 3:
-        *unit = (uint32_t)fid;
-        CF_TRY(cf_thrift_skip(r, t));
-        break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    return CF_OK;
+    *(uint32_t *)unit = 0;
+    return decode_struct(r, unit, &time_unit_struct, NULL);
 }
 
-/* TimeType and TimestampType: 1 isAdjustedToUTC, 2 unit (both required). */
-static cf_status time_decode(cf_thrift_reader *r, cf_parquet_logical *lt, const char *what)
-{
-    static const char *const names[] = {"", "isAdjustedToUTC", "unit"};
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {[1] = DECL_BOOL, [2] = DECL_STRUCT};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(req_bool(r, t, &lt->utc, &seen, 1)); break;
-    case 2:
-        CF_TRY(time_unit_decode(r, &lt->unit));
-        SEEN(2);
-        break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    CF_TRY(need(r, seen, 6, what, names));
-    if (lt->unit == 0)
-        lt->kind = CF_PARQUET_LT_UNSUPPORTED; /* a unit this reader does not know */
-    return CF_OK;
-}
-
-static cf_status int_type_decode(cf_thrift_reader *r, cf_parquet_logical *lt)
-{
-    static const char *const names[] = {"", "bitWidth", "isSigned"};
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {[1] = DECL_I32, [2] = DECL_BOOL};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(req_i32(r, t, &lt->bit_width, &seen, 1)); break;
-    case 2: CF_TRY(req_bool(r, t, &lt->is_signed, &seen, 2)); break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    return need(r, seen, 6, "IntType", names);
-}
-
-static cf_status decimal_type_decode(cf_thrift_reader *r, cf_parquet_logical *lt)
-{
-    static const char *const names[] = {"", "scale", "precision"};
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {[1] = DECL_I32, [2] = DECL_I32};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(req_i32(r, t, &lt->scale, &seen, 1)); break;
-    case 2: CF_TRY(req_i32(r, t, &lt->precision, &seen, 2)); break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    return need(r, seen, 6, "DecimalType", names);
-}
-
+#define T cf_parquet_logical
+/* TimeType and TimestampType. */
+static const pq_field time_fields[] = {
+    [1] = {K_BOOL, AT(utc), REQUIRED("isAdjustedToUTC")},
+    [2] = {K_STRUCT, AT(unit), REQUIRED("unit"), .fn = time_unit_decode},
+};
+static const pq_struct time_struct = STRUCT("TimeType", time_fields, ID(1) | ID(2));
+static const pq_struct timestamp_struct = STRUCT("TimestampType", time_fields, ID(1) | ID(2));
+static const pq_field int_type_fields[] = {
+    [1] = {K_I32, AT(bit_width), REQUIRED("bitWidth")},
+    [2] = {K_BOOL, AT(is_signed), REQUIRED("isSigned")},
+};
+static const pq_struct int_type_struct = STRUCT("IntType", int_type_fields, ID(1) | ID(2));
+static const pq_field decimal_type_fields[] = {
+    [1] = {K_I32, AT(scale), REQUIRED("scale")},
+    [2] = {K_I32, AT(precision), REQUIRED("precision")},
+};
+static const pq_struct decimal_type_struct =
+    STRUCT("DecimalType", decimal_type_fields, ID(1) | ID(2));
 /* GeometryType (1 crs) and GeographyType (1 crs, 2 algorithm). */
-static cf_status geo_type_decode(cf_thrift_reader *r, cf_parquet_logical *lt)
-{
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {[1] = DECL_BIN};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(opt_bin(r, t, &lt->crs, &lt->has_crs)); break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    return CF_OK;
-}
+static const pq_field geo_type_fields[] = {[1] = {K_BIN, AT(crs), HAS(has_crs)}};
+static const pq_struct geo_type_struct = STRUCT("GeometryType", geo_type_fields, 0);
+#undef T
 
 /* LogicalType union: exactly one member, a struct. A member id this reader
  * does not know leaves the kind UNSUPPORTED (parquet.thrift: readers treat an
  * unknown logical type as absent). */
-static cf_status logical_decode(cf_thrift_reader *r, cf_parquet_logical *lt)
+static cf_status logical_decode(cf_thrift_reader *r, void *out)
 {
+    cf_parquet_logical *lt = out;
     memset(lt, 0, sizeof(*lt));
     lt->kind = CF_PARQUET_LT_UNSUPPORTED;
     int members = 0;
     int16_t fid;
     uint8_t t;
-    FIELDS(r, any_decl) {
-    default:
+    CF_TRY(cf_thrift_struct_begin(r));
+    for (;;) {
+        CF_TRY(cf_thrift_field_next(r, &fid, &t));
+        if (t == CF_TT_STOP)
+            break;
         if (t != CF_TT_STRUCT) {
             CF_TRY(cf_thrift_skip(r, t));
-            break;
+            continue;
         }
         members++;
         switch (fid) {
         case CF_PARQUET_LT_DECIMAL:
             lt->kind = (uint32_t)fid;
-            CF_TRY(decimal_type_decode(r, lt));
+            CF_TRY(decode_struct(r, lt, &decimal_type_struct, NULL));
             break;
         case CF_PARQUET_LT_TIME:
         case CF_PARQUET_LT_TIMESTAMP:
             lt->kind = (uint32_t)fid;
-            CF_TRY(time_decode(r, lt, fid == CF_PARQUET_LT_TIME ? "TimeType" : "TimestampType"));
+            CF_TRY(decode_struct(
+                r, lt, fid == CF_PARQUET_LT_TIME ? &time_struct : &timestamp_struct, NULL));
+            if (lt->unit == 0)
+                lt->kind = CF_PARQUET_LT_UNSUPPORTED; /* a unit this reader does not know */
             break;
         case CF_PARQUET_LT_INTEGER:
             lt->kind = (uint32_t)fid;
-            CF_TRY(int_type_decode(r, lt));
+            CF_TRY(decode_struct(r, lt, &int_type_struct, NULL));
             break;
         case CF_PARQUET_LT_GEOMETRY:
         case CF_PARQUET_LT_GEOGRAPHY:
             lt->kind = (uint32_t)fid;
-            CF_TRY(geo_type_decode(r, lt));
+            CF_TRY(decode_struct(r, lt, &geo_type_struct, NULL));
             break;
         case CF_PARQUET_LT_STRING:
         case CF_PARQUET_LT_MAP:
@@ -350,7 +433,7 @@ static cf_status logical_decode(cf_thrift_reader *r, cf_parquet_logical *lt)
         default: CF_TRY(cf_thrift_skip(r, t));
         }
     }
-    END_FIELDS(r);
+    cf_thrift_struct_end(r);
     if (members != 1)
         lt->kind = CF_PARQUET_LT_UNSUPPORTED;
     return CF_OK;
@@ -358,377 +441,207 @@ static cf_status logical_decode(cf_thrift_reader *r, cf_parquet_logical *lt)
 
 /* ---- SchemaElement ------------------------------------------------------------------ */
 
-static cf_status schema_element_decode(cf_thrift_reader *r, void *elem)
-{
-    cf_parquet_schema_element *e = elem;
-    static const char *const names[] = {"", "", "", "", "name"};
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {
-        [1] = DECL_I32, [2] = DECL_I32, [3] = DECL_I32, [4] = DECL_BIN, [5] = DECL_I32,
-        [6] = DECL_I32, [7] = DECL_I32, [8] = DECL_I32, [9] = DECL_I32, [10] = DECL_STRUCT};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(opt_i32(r, t, &e->type, &e->has_type)); break;
-    case 2: CF_TRY(opt_i32(r, t, &e->type_length, &e->has_type_length)); break;
-    case 3: CF_TRY(opt_i32(r, t, &e->repetition, &e->has_repetition)); break;
-    case 4: CF_TRY(req_bin(r, t, &e->name, &seen, 4)); break;
-    case 5: CF_TRY(opt_i32(r, t, &e->num_children, &e->has_num_children)); break;
-    case 6: CF_TRY(opt_i32(r, t, &e->converted_type, &e->has_converted_type)); break;
-    case 7: CF_TRY(opt_i32(r, t, &e->scale, &e->has_scale)); break;
-    case 8: CF_TRY(opt_i32(r, t, &e->precision, &e->has_precision)); break;
-    case 9: CF_TRY(opt_i32(r, t, &e->field_id, &e->has_field_id)); break;
-    case 10: CF_TRY(logical_decode(r, &e->logical)); break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    return need(r, seen, 1u << 4, "SchemaElement", names);
-}
+#define T cf_parquet_schema_element
+static const pq_field schema_element_fields[] = {
+    [1] = {K_I32, AT(type), HAS(has_type)},
+    [2] = {K_I32, AT(type_length), HAS(has_type_length)},
+    [3] = {K_I32, AT(repetition), HAS(has_repetition)},
+    [4] = {K_BIN, AT(name), REQUIRED("name")},
+    [5] = {K_I32, AT(num_children), HAS(has_num_children)},
+    [6] = {K_I32, AT(converted_type), HAS(has_converted_type)},
+    [7] = {K_I32, AT(scale), HAS(has_scale)},
+    [8] = {K_I32, AT(precision), HAS(has_precision)},
+    [9] = {K_I32, AT(field_id), HAS(has_field_id)},
+    [10] = {K_STRUCT, AT(logical), .fn = logical_decode},
+};
+#undef T
+DECODER(schema_element, "SchemaElement", ID(4))
 
 /* ---- ColumnMetaData, ColumnChunk, RowGroup ----------------------------------------- */
 
-static cf_status encoding_stats_decode(cf_thrift_reader *r, void *elem)
+#define T cf_parquet_encoding_stats
+static const pq_field encoding_stats_fields[] = {
+    [1] = {K_I32, AT(page_type), REQUIRED("page_type")},
+    [2] = {K_I32, AT(encoding), REQUIRED("encoding")},
+    [3] = {K_I32, AT(count), REQUIRED("count")},
+};
+#undef T
+DECODER(encoding_stats, "PageEncodingStats", ID(1) | ID(2) | ID(3))
+
+/* Not kept: 16 size_statistics, 17 geospatial_statistics. */
+#define T cf_parquet_column_meta
+static const pq_field column_meta_fields[] = {
+    [1] = {K_I32, AT(type), REQUIRED("type")},
+    [2] = {K_LIST_I32, AT(encodings), COUNT(encoding_count), REQUIRED("encodings")},
+    [3] = {K_LIST_BIN, AT(path), COUNT(path_len), REQUIRED("path_in_schema")},
+    [4] = {K_I32, AT(codec), REQUIRED("codec")},
+    [5] = {K_I64, AT(num_values), REQUIRED("num_values")},
+    [6] = {K_I64, AT(total_uncompressed_size), REQUIRED("total_uncompressed_size")},
+    [7] = {K_I64, AT(total_compressed_size), REQUIRED("total_compressed_size")},
+    [8] = {K_LIST_STRUCT, AT(kv), COUNT(kv_count),
+           ELEMS(cf_parquet_kv, kv_decode, "key_value_metadata")},
+    [9] = {K_I64, AT(data_page_offset), REQUIRED("data_page_offset")},
+    [10] = {K_I64, AT(index_page_offset), HAS(has_index_page_offset)},
+    [11] = {K_I64, AT(dictionary_page_offset), HAS(has_dictionary_page_offset)},
+    [12] = {K_STRUCT, AT(statistics), HAS(has_statistics), .fn = stats_decode},
+    [13] = {K_LIST_STRUCT, AT(encoding_stats), COUNT(encoding_stats_count),
+            ELEMS(cf_parquet_encoding_stats, encoding_stats_decode, "encoding_stats")},
+    [14] = {K_I64, AT(bloom_filter_offset), HAS(has_bloom_filter_offset)},
+    [15] = {K_I32, AT(bloom_filter_length), HAS(has_bloom_filter_length)},
+};
+static const pq_struct column_meta_struct =
+    STRUCT("ColumnMetaData", column_meta_fields,
+           ID(1) | ID(2) | ID(3) | ID(4) | ID(5) | ID(6) | ID(7) | ID(9));
+#undef T
+
+static cf_status column_meta_decode(cf_thrift_reader *r, void *m)
 {
-    cf_parquet_encoding_stats *s = elem;
-    static const char *const names[] = {"", "page_type", "encoding", "count"};
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {[1] = DECL_I32, [2] = DECL_I32, [3] = DECL_I32};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(req_i32(r, t, &s->page_type, &seen, 1)); break;
-    case 2: CF_TRY(req_i32(r, t, &s->encoding, &seen, 2)); break;
-    case 3: CF_TRY(req_i32(r, t, &s->count, &seen, 3)); break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    return need(r, seen, 0xe, "PageEncodingStats", names);
+    return decode_struct(r, m, &column_meta_struct, NULL);
 }
 
-static cf_status column_meta_decode(cf_thrift_reader *r, cf_parquet_column_meta *m)
-{
-    static const char *const names[] = {"",
-                                        "type",
-                                        "encodings",
-                                        "path_in_schema",
-                                        "codec",
-                                        "num_values",
-                                        "total_uncompressed_size",
-                                        "total_compressed_size",
-                                        "",
-                                        "data_page_offset"};
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {
-        [1] = DECL_I32,     [2] = DECL_LIST,    [3] = DECL_LIST,  [4] = DECL_I32,  [5] = DECL_I64,
-        [6] = DECL_I64,     [7] = DECL_I64,     [8] = DECL_LIST,  [9] = DECL_I64,  [10] = DECL_I64,
-        [11] = DECL_I64,    [12] = DECL_STRUCT, [13] = DECL_LIST, [14] = DECL_I64, [15] = DECL_I32,
-        [16] = DECL_STRUCT, [17] = DECL_STRUCT};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(req_i32(r, t, &m->type, &seen, 1)); break;
-    case 2: {
-        int32_t *e;
-        CF_TRY(list_i32(r, t, &e, &m->encoding_count));
-        m->encodings = e;
-        SEEN(2);
-        break;
-    }
-    case 3: {
-        cf_slice *p;
-        CF_TRY(list_bin(r, t, &p, &m->path_len));
-        m->path = p;
-        SEEN(3);
-        break;
-    }
-    case 4: CF_TRY(req_i32(r, t, &m->codec, &seen, 4)); break;
-    case 5: CF_TRY(req_i64(r, t, &m->num_values, &seen, 5)); break;
-    case 6: CF_TRY(req_i64(r, t, &m->total_uncompressed_size, &seen, 6)); break;
-    case 7: CF_TRY(req_i64(r, t, &m->total_compressed_size, &seen, 7)); break;
-    case 8: {
-        void *p;
-        CF_TRY(list_struct(r, t, sizeof(cf_parquet_kv), kv_decode, "key_value_metadata", &p,
-                           &m->kv_count));
-        m->kv = p;
-        break;
-    }
-    case 9: CF_TRY(req_i64(r, t, &m->data_page_offset, &seen, 9)); break;
-    case 10: CF_TRY(opt_i64(r, t, &m->index_page_offset, &m->has_index_page_offset)); break;
-    case 11:
-        CF_TRY(cf_thrift_read_i64(r, t, &m->dictionary_page_offset));
-        m->has_dictionary_page_offset = true;
-        break;
-    case 12:
-        CF_TRY(stats_decode(r, &m->statistics));
-        m->has_statistics = true;
-        break;
-    case 13: {
-        void *p;
-        CF_TRY(list_struct(r, t, sizeof(cf_parquet_encoding_stats), encoding_stats_decode,
-                           "encoding_stats", &p, &m->encoding_stats_count));
-        m->encoding_stats = p;
-        break;
-    }
-    case 14: CF_TRY(opt_i64(r, t, &m->bloom_filter_offset, &m->has_bloom_filter_offset)); break;
-    case 15: CF_TRY(opt_i32(r, t, &m->bloom_filter_length, &m->has_bloom_filter_length)); break;
-    default: CF_TRY(cf_thrift_skip(r, t)); /* 16 size_statistics, 17 geospatial */
-    }
-    END_FIELDS(r);
-    return need(r, seen, 0x2fe, "ColumnMetaData", names);
-}
+/* file_offset (2) is required by the spec but several writers leave it out or
+ * zero; nothing depends on it, so its absence is not damage. 8 crypto_metadata
+ * and 9 encrypted_column_metadata only mark the chunk encrypted. */
+#define T cf_parquet_column_chunk
+static const pq_field column_chunk_fields[] = {
+    [1] = {K_BIN, AT(file_path), HAS(has_file_path)},
+    [2] = {K_I64, AT(file_offset)},
+    [3] = {K_STRUCT, AT(meta), HAS(has_meta_data), .fn = column_meta_decode},
+    [4] = {K_I64, AT(offset_index_offset)},
+    [5] = {K_I32, AT(offset_index_length)},
+    [6] = {K_I64, AT(column_index_offset)},
+    [7] = {K_I32, AT(column_index_length)},
+    [8] = {K_MARK_STRUCT, HAS(encrypted)},
+    [9] = {K_MARK_BIN, HAS(encrypted)},
+};
+static const pq_struct column_chunk_struct = STRUCT("ColumnChunk", column_chunk_fields, 0);
+#undef T
+
+#define BOTH(seen, a, b) (((seen) >> (a)&1) && ((seen) >> (b)&1))
 
 static cf_status column_chunk_decode(cf_thrift_reader *r, void *elem)
 {
     cf_parquet_column_chunk *c = elem;
-    bool has_oi_off = false, has_oi_len = false, has_ci_off = false, has_ci_len = false;
-    int16_t fid;
-    uint8_t t;
-    /* file_offset (2) is required by the spec but several writers leave it out
-     * or zero; nothing depends on it, so its absence is not damage. */
-    static const uint8_t decl[] = {
-        [1] = DECL_BIN, [2] = DECL_I64, [3] = DECL_STRUCT, [4] = DECL_I64, [5] = DECL_I32,
-        [6] = DECL_I64, [7] = DECL_I32, [8] = DECL_STRUCT, [9] = DECL_BIN};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(opt_bin(r, t, &c->file_path, &c->has_file_path)); break;
-    case 2: CF_TRY(cf_thrift_read_i64(r, t, &c->file_offset)); break;
-    case 3:
-        CF_TRY(column_meta_decode(r, &c->meta));
-        c->has_meta_data = true;
-        break;
-    case 4: CF_TRY(opt_i64(r, t, &c->offset_index_offset, &has_oi_off)); break;
-    case 5: CF_TRY(opt_i32(r, t, &c->offset_index_length, &has_oi_len)); break;
-    case 6: CF_TRY(opt_i64(r, t, &c->column_index_offset, &has_ci_off)); break;
-    case 7: CF_TRY(opt_i32(r, t, &c->column_index_length, &has_ci_len)); break;
-    case 8:
-    case 9:
-        c->encrypted = true;
-        CF_TRY(cf_thrift_skip(r, t));
-        break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    c->has_offset_index = has_oi_off && has_oi_len;
-    c->has_column_index = has_ci_off && has_ci_len;
+    uint64_t seen;
+    CF_TRY(decode_struct(r, c, &column_chunk_struct, &seen));
+    c->has_offset_index = BOTH(seen, 4, 5);
+    c->has_column_index = BOTH(seen, 6, 7);
     return CF_OK;
 }
 
-static cf_status sorting_column_decode(cf_thrift_reader *r, void *elem)
-{
-    cf_parquet_sorting_column *s = elem;
-    static const char *const names[] = {"", "column_idx", "descending", "nulls_first"};
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {[1] = DECL_I32, [2] = DECL_BOOL, [3] = DECL_BOOL};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(req_i32(r, t, &s->column_idx, &seen, 1)); break;
-    case 2: CF_TRY(req_bool(r, t, &s->descending, &seen, 2)); break;
-    case 3: CF_TRY(req_bool(r, t, &s->nulls_first, &seen, 3)); break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    return need(r, seen, 0xe, "SortingColumn", names);
-}
+#define T cf_parquet_sorting_column
+static const pq_field sorting_column_fields[] = {
+    [1] = {K_I32, AT(column_idx), REQUIRED("column_idx")},
+    [2] = {K_BOOL, AT(descending), REQUIRED("descending")},
+    [3] = {K_BOOL, AT(nulls_first), REQUIRED("nulls_first")},
+};
+#undef T
+DECODER(sorting_column, "SortingColumn", ID(1) | ID(2) | ID(3))
 
-static cf_status row_group_decode(cf_thrift_reader *r, void *elem)
-{
-    cf_parquet_row_group *g = elem;
-    static const char *const names[] = {"", "columns", "total_byte_size", "num_rows"};
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {[1] = DECL_LIST, [2] = DECL_I64, [3] = DECL_I64, [4] = DECL_LIST,
-                                   [5] = DECL_I64,  [6] = DECL_I64, [7] = DECL_I32};
-    FIELDS(r, decl) {
-    case 1: {
-        void *p;
-        CF_TRY(list_struct(r, t, sizeof(cf_parquet_column_chunk), column_chunk_decode, "column", &p,
-                           &g->column_count));
-        g->columns = p;
-        SEEN(1);
-        break;
-    }
-    case 2: CF_TRY(req_i64(r, t, &g->total_byte_size, &seen, 2)); break;
-    case 3: CF_TRY(req_i64(r, t, &g->num_rows, &seen, 3)); break;
-    case 4: {
-        void *p;
-        CF_TRY(list_struct(r, t, sizeof(cf_parquet_sorting_column), sorting_column_decode,
-                           "sorting column", &p, &g->sorting_column_count));
-        g->sorting_columns = p;
-        break;
-    }
-    case 5: CF_TRY(opt_i64(r, t, &g->file_offset, &g->has_file_offset)); break;
-    case 6:
-        CF_TRY(cf_thrift_read_i64(r, t, &g->total_compressed_size));
-        g->has_total_compressed_size = true;
-        break;
-    case 7: {
-        int32_t v;
-        CF_TRY(cf_thrift_read_i32(r, t, &v));
-        if (v < INT16_MIN || v > INT16_MAX)
-            return cf_thrift_fail(r, "RowGroup ordinal %" PRId32 " out of range", v);
-        g->ordinal = (int16_t)v;
-        g->has_ordinal = true;
-        break;
-    }
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    return need(r, seen, 0xe, "RowGroup", names);
-}
+#define T cf_parquet_row_group
+static const pq_field row_group_fields[] = {
+    [1] = {K_LIST_STRUCT, AT(columns), COUNT(column_count), REQUIRED("columns"),
+           ELEMS(cf_parquet_column_chunk, column_chunk_decode, "column")},
+    [2] = {K_I64, AT(total_byte_size), REQUIRED("total_byte_size")},
+    [3] = {K_I64, AT(num_rows), REQUIRED("num_rows")},
+    [4] = {K_LIST_STRUCT, AT(sorting_columns), COUNT(sorting_column_count),
+           ELEMS(cf_parquet_sorting_column, sorting_column_decode, "sorting column")},
+    [5] = {K_I64, AT(file_offset), HAS(has_file_offset)},
+    [6] = {K_I64, AT(total_compressed_size), HAS(has_total_compressed_size)},
+    [7] = {K_I16, AT(ordinal), HAS(has_ordinal), .name = "ordinal"},
+};
+#undef T
+DECODER(row_group, "RowGroup", ID(1) | ID(2) | ID(3))
 
-/* ColumnOrder: a union; the member id is kept (1 = TYPE_ORDER). */
-static cf_status column_order_decode(cf_thrift_reader *r, void *elem)
-{
-    uint32_t *id = elem;
-    int16_t fid;
-    uint8_t t;
-    FIELDS(r, any_decl) {
-    default:
-        if (t == CF_TT_STRUCT && fid > 0)
-            *id = (uint32_t)fid;
-        CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    return CF_OK;
-}
+/* 7 column_orders: ColumnOrder unions, each kept as its member id (1 =
+ * TYPE_ORDER); 8 encryption_algorithm only marks the file encrypted. */
+#define T cf_parquet_file_meta
+static const pq_field file_meta_fields[] = {
+    [1] = {K_I32, AT(version), REQUIRED("version")},
+    [2] = {K_LIST_STRUCT, AT(schema), COUNT(schema_count), REQUIRED("schema"),
+           ELEMS(cf_parquet_schema_element, schema_element_decode, "schema element")},
+    [3] = {K_I64, AT(num_rows), REQUIRED("num_rows")},
+    [4] = {K_LIST_STRUCT, AT(row_groups), COUNT(row_group_count), REQUIRED("row_groups"),
+           ELEMS(cf_parquet_row_group, row_group_decode, "row group")},
+    [5] = {K_LIST_STRUCT, AT(kv), COUNT(kv_count),
+           ELEMS(cf_parquet_kv, kv_decode, "key_value_metadata")},
+    [6] = {K_BIN, AT(created_by), HAS(has_created_by)},
+    [7] = {K_LIST_STRUCT, AT(column_orders), COUNT(column_order_count), HAS(has_column_orders),
+           ELEMS(uint32_t, union_member, "column order")},
+    [8] = {K_MARK_STRUCT, HAS(encrypted)},
+};
+static const pq_struct file_meta_struct =
+    STRUCT("FileMetaData", file_meta_fields, ID(1) | ID(2) | ID(3) | ID(4));
+#undef T
 
 cf_status cf_pq_file_meta_decode(cf_thrift_reader *r, cf_parquet_file_meta *m)
 {
-    static const char *const names[] = {"", "version", "schema", "num_rows", "row_groups"};
     memset(m, 0, sizeof(*m));
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {
-        [1] = DECL_I32, [2] = DECL_LIST, [3] = DECL_I64,    [4] = DECL_LIST, [5] = DECL_LIST,
-        [6] = DECL_BIN, [7] = DECL_LIST, [8] = DECL_STRUCT, [9] = DECL_BIN};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(req_i32(r, t, &m->version, &seen, 1)); break;
-    case 2: {
-        void *p;
-        CF_TRY(list_struct(r, t, sizeof(cf_parquet_schema_element), schema_element_decode,
-                           "schema element", &p, &m->schema_count));
-        m->schema = p;
-        SEEN(2);
-        break;
-    }
-    case 3: CF_TRY(req_i64(r, t, &m->num_rows, &seen, 3)); break;
-    case 4: {
-        void *p;
-        CF_TRY(list_struct(r, t, sizeof(cf_parquet_row_group), row_group_decode, "row group", &p,
-                           &m->row_group_count));
-        m->row_groups = p;
-        SEEN(4);
-        break;
-    }
-    case 5: {
-        void *p;
-        CF_TRY(list_struct(r, t, sizeof(cf_parquet_kv), kv_decode, "key_value_metadata", &p,
-                           &m->kv_count));
-        m->kv = p;
-        break;
-    }
-    case 6: CF_TRY(opt_bin(r, t, &m->created_by, &m->has_created_by)); break;
-    case 7: {
-        void *p;
-        CF_TRY(list_struct(r, t, sizeof(uint32_t), column_order_decode, "column order", &p,
-                           &m->column_order_count));
-        m->column_orders = p;
-        m->has_column_orders = true;
-        break;
-    }
-    case 8:
-        m->encrypted = true;
-        CF_TRY(cf_thrift_skip(r, t));
-        break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    return need(r, seen, 0x1e, "FileMetaData", names);
+    return decode_struct(r, m, &file_meta_struct, NULL);
 }
 
 /* ---- PageHeader ----------------------------------------------------------------------- */
 
-static cf_status data_page_decode(cf_thrift_reader *r, cf_pq_data_page_header *h)
+#define T cf_pq_data_page_header
+static const pq_field data_page_fields[] = {
+    [1] = {K_I32, AT(num_values), REQUIRED("num_values")},
+    [2] = {K_I32, AT(encoding), REQUIRED("encoding")},
+    [3] = {K_I32, AT(definition_level_encoding), REQUIRED("definition_level_encoding")},
+    [4] = {K_I32, AT(repetition_level_encoding), REQUIRED("repetition_level_encoding")},
+    [5] = {K_STRUCT, AT(statistics), HAS(has_statistics), .fn = stats_decode},
+};
+static const pq_struct data_page_struct =
+    STRUCT("DataPageHeader", data_page_fields, ID(1) | ID(2) | ID(3) | ID(4));
+#undef T
+
+static cf_status data_page_decode(cf_thrift_reader *r, void *out)
 {
-    static const char *const names[] = {"", "num_values", "encoding", "definition_level_encoding",
-                                        "repetition_level_encoding"};
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {
-        [1] = DECL_I32, [2] = DECL_I32, [3] = DECL_I32, [4] = DECL_I32, [5] = DECL_STRUCT};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(req_i32(r, t, &h->num_values, &seen, 1)); break;
-    case 2: CF_TRY(req_i32(r, t, &h->encoding, &seen, 2)); break;
-    case 3: CF_TRY(req_i32(r, t, &h->definition_level_encoding, &seen, 3)); break;
-    case 4: CF_TRY(req_i32(r, t, &h->repetition_level_encoding, &seen, 4)); break;
-    case 5:
-        CF_TRY(stats_decode(r, &h->statistics));
-        h->has_statistics = true;
-        break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    CF_TRY(need(r, seen, 0x1e, "DataPageHeader", names));
+    cf_pq_data_page_header *h = out;
+    CF_TRY(decode_struct(r, h, &data_page_struct, NULL));
     if (h->num_values < 0)
         return cf_thrift_fail(r, "DataPageHeader num_values %" PRId32 " < 0", h->num_values);
     return CF_OK;
 }
 
-static cf_status dict_page_decode(cf_thrift_reader *r, cf_pq_dictionary_page_header *h)
+#define T cf_pq_dictionary_page_header
+static const pq_field dict_page_fields[] = {
+    [1] = {K_I32, AT(num_values), REQUIRED("num_values")},
+    [2] = {K_I32, AT(encoding), REQUIRED("encoding")},
+    [3] = {K_BOOL, AT(is_sorted), HAS(has_is_sorted)},
+};
+static const pq_struct dict_page_struct =
+    STRUCT("DictionaryPageHeader", dict_page_fields, ID(1) | ID(2));
+#undef T
+
+static cf_status dict_page_decode(cf_thrift_reader *r, void *out)
 {
-    static const char *const names[] = {"", "num_values", "encoding"};
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {[1] = DECL_I32, [2] = DECL_I32, [3] = DECL_BOOL};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(req_i32(r, t, &h->num_values, &seen, 1)); break;
-    case 2: CF_TRY(req_i32(r, t, &h->encoding, &seen, 2)); break;
-    case 3: CF_TRY(opt_bool(r, t, &h->is_sorted, &h->has_is_sorted)); break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    CF_TRY(need(r, seen, 0x6, "DictionaryPageHeader", names));
+    cf_pq_dictionary_page_header *h = out;
+    CF_TRY(decode_struct(r, h, &dict_page_struct, NULL));
     if (h->num_values < 0)
         return cf_thrift_fail(r, "DictionaryPageHeader num_values %" PRId32 " < 0", h->num_values);
     return CF_OK;
 }
 
-static cf_status data_page_v2_decode(cf_thrift_reader *r, cf_pq_data_page_header_v2 *h)
+#define T cf_pq_data_page_header_v2
+static const pq_field data_page_v2_fields[] = {
+    [1] = {K_I32, AT(num_values), REQUIRED("num_values")},
+    [2] = {K_I32, AT(num_nulls), REQUIRED("num_nulls")},
+    [3] = {K_I32, AT(num_rows), REQUIRED("num_rows")},
+    [4] = {K_I32, AT(encoding), REQUIRED("encoding")},
+    [5] = {K_I32, AT(definition_levels_byte_length), REQUIRED("definition_levels_byte_length")},
+    [6] = {K_I32, AT(repetition_levels_byte_length), REQUIRED("repetition_levels_byte_length")},
+    [7] = {K_BOOL, AT(is_compressed)},
+    [8] = {K_STRUCT, AT(statistics), HAS(has_statistics), .fn = stats_decode},
+};
+static const pq_struct data_page_v2_struct =
+    STRUCT("DataPageHeaderV2", data_page_v2_fields, ID(1) | ID(2) | ID(3) | ID(4) | ID(5) | ID(6));
+#undef T
+
+static cf_status data_page_v2_decode(cf_thrift_reader *r, void *out)
 {
-    static const char *const names[] = {"",
-                                        "num_values",
-                                        "num_nulls",
-                                        "num_rows",
-                                        "encoding",
-                                        "definition_levels_byte_length",
-                                        "repetition_levels_byte_length"};
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
+    cf_pq_data_page_header_v2 *h = out;
     h->is_compressed = true;
-    static const uint8_t decl[] = {
-        [1] = DECL_I32, [2] = DECL_I32, [3] = DECL_I32,  [4] = DECL_I32,
-        [5] = DECL_I32, [6] = DECL_I32, [7] = DECL_BOOL, [8] = DECL_STRUCT};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(req_i32(r, t, &h->num_values, &seen, 1)); break;
-    case 2: CF_TRY(req_i32(r, t, &h->num_nulls, &seen, 2)); break;
-    case 3: CF_TRY(req_i32(r, t, &h->num_rows, &seen, 3)); break;
-    case 4: CF_TRY(req_i32(r, t, &h->encoding, &seen, 4)); break;
-    case 5: CF_TRY(req_i32(r, t, &h->definition_levels_byte_length, &seen, 5)); break;
-    case 6: CF_TRY(req_i32(r, t, &h->repetition_levels_byte_length, &seen, 6)); break;
-    case 7: CF_TRY(cf_thrift_read_bool(r, t, &h->is_compressed)); break;
-    case 8:
-        CF_TRY(stats_decode(r, &h->statistics));
-        h->has_statistics = true;
-        break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    CF_TRY(need(r, seen, 0x7e, "DataPageHeaderV2", names));
+    CF_TRY(decode_struct(r, h, &data_page_v2_struct, NULL));
     if (h->num_values < 0 || h->num_nulls < 0 || h->num_rows < 0 || h->num_nulls > h->num_values ||
         h->definition_levels_byte_length < 0 || h->repetition_levels_byte_length < 0)
         return cf_thrift_fail(r,
@@ -740,53 +653,32 @@ static cf_status data_page_v2_decode(cf_thrift_reader *r, cf_pq_data_page_header
     return CF_OK;
 }
 
+/* The crc (4) is an i32 on the wire kept as its bits; 6 index_page_header
+ * only marks the page as one. */
+#define T cf_pq_page_header
+static const pq_field page_header_fields[] = {
+    [1] = {K_I32, AT(type), REQUIRED("type")},
+    [2] = {K_I32, AT(uncompressed_page_size), REQUIRED("uncompressed_page_size")},
+    [3] = {K_I32, AT(compressed_page_size), REQUIRED("compressed_page_size")},
+    [4] = {K_I32, AT(crc), HAS(has_crc)},
+    [5] = {K_STRUCT, AT(data_page), HAS(has_data_page), .fn = data_page_decode},
+    [6] = {K_MARK_STRUCT, HAS(has_index_page)},
+    [7] = {K_STRUCT, AT(dictionary_page), HAS(has_dictionary_page), .fn = dict_page_decode},
+    [8] = {K_STRUCT, AT(data_page_v2), HAS(has_data_page_v2), .fn = data_page_v2_decode},
+};
+static const pq_struct page_header_struct =
+    STRUCT("PageHeader", page_header_fields, ID(1) | ID(2) | ID(3));
+#undef T
+
 cf_status cf_pq_page_header_decode(cf_pq_page_header *out, size_t *header_len, const uint8_t *data,
                                    size_t len, uint64_t off, cf_error *err)
 {
-    static const char *const names[] = {"", "type", "uncompressed_page_size",
-                                        "compressed_page_size"};
     memset(out, 0, sizeof(*out));
     cf_thrift_reader rd;
     cf_thrift_reader *r = &rd;
     cf_thrift_reader_init(r, data, len, off, "page header", err);
     r->alloc_limit = 0; /* a page header has no lists: it never allocates */
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {
-        [1] = DECL_I32,    [2] = DECL_I32,    [3] = DECL_I32,    [4] = DECL_I32,
-        [5] = DECL_STRUCT, [6] = DECL_STRUCT, [7] = DECL_STRUCT, [8] = DECL_STRUCT};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(req_i32(r, t, &out->type, &seen, 1)); break;
-    case 2: CF_TRY(req_i32(r, t, &out->uncompressed_page_size, &seen, 2)); break;
-    case 3: CF_TRY(req_i32(r, t, &out->compressed_page_size, &seen, 3)); break;
-    case 4: {
-        int32_t crc;
-        CF_TRY(cf_thrift_read_i32(r, t, &crc));
-        out->crc = (uint32_t)crc;
-        out->has_crc = true;
-        break;
-    }
-    case 5:
-        CF_TRY(data_page_decode(r, &out->data_page));
-        out->has_data_page = true;
-        break;
-    case 6:
-        out->has_index_page = true;
-        CF_TRY(cf_thrift_skip(r, t));
-        break;
-    case 7:
-        CF_TRY(dict_page_decode(r, &out->dictionary_page));
-        out->has_dictionary_page = true;
-        break;
-    case 8:
-        CF_TRY(data_page_v2_decode(r, &out->data_page_v2));
-        out->has_data_page_v2 = true;
-        break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    CF_TRY(need(r, seen, 0xe, "PageHeader", names));
+    CF_TRY(decode_struct(r, out, &page_header_struct, NULL));
     if (out->uncompressed_page_size < 0 || out->compressed_page_size < 0)
         return cf_thrift_fail(r, "page sizes %" PRId32 "/%" PRId32 " < 0",
                               out->compressed_page_size, out->uncompressed_page_size);
@@ -806,160 +698,94 @@ cf_status cf_pq_page_header_decode(cf_pq_page_header *out, size_t *header_len, c
 
 /* ---- page index (PageIndex.md) ---------------------------------------------------------- */
 
-static cf_status page_location_decode(cf_thrift_reader *r, void *elem)
-{
-    cf_pq_page_location *l = elem;
-    static const char *const names[] = {"", "offset", "compressed_page_size", "first_row_index"};
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {[1] = DECL_I64, [2] = DECL_I32, [3] = DECL_I64};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(req_i64(r, t, &l->offset, &seen, 1)); break;
-    case 2: CF_TRY(req_i32(r, t, &l->compressed_page_size, &seen, 2)); break;
-    case 3: CF_TRY(req_i64(r, t, &l->first_row_index, &seen, 3)); break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    return need(r, seen, 0xe, "PageLocation", names);
-}
+#define T cf_pq_page_location
+static const pq_field page_location_fields[] = {
+    [1] = {K_I64, AT(offset), REQUIRED("offset")},
+    [2] = {K_I32, AT(compressed_page_size), REQUIRED("compressed_page_size")},
+    [3] = {K_I64, AT(first_row_index), REQUIRED("first_row_index")},
+};
+#undef T
+DECODER(page_location, "PageLocation", ID(1) | ID(2) | ID(3))
+
+#define T cf_pq_offset_index
+static const pq_field offset_index_fields[] = {
+    [1] = {K_LIST_STRUCT, AT(pages), COUNT(page_count), REQUIRED("page_locations"),
+           ELEMS(cf_pq_page_location, page_location_decode, "page")},
+    [2] = {K_LIST_I64, AT(unencoded_byte_array_data_bytes), COUNT(unencoded_count)},
+};
+static const pq_struct offset_index_struct = STRUCT("OffsetIndex", offset_index_fields, ID(1));
+#undef T
 
 cf_status cf_pq_offset_index_decode(cf_thrift_reader *r, cf_pq_offset_index *o)
 {
-    static const char *const names[] = {"", "page_locations"};
     memset(o, 0, sizeof(*o));
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {[1] = DECL_LIST, [2] = DECL_LIST};
-    FIELDS(r, decl) {
-    case 1: {
-        void *p;
-        CF_TRY(list_struct(r, t, sizeof(cf_pq_page_location), page_location_decode, "page", &p,
-                           &o->page_count));
-        o->pages = p;
-        SEEN(1);
-        break;
-    }
-    case 2: {
-        int64_t *p = NULL;
-        CF_TRY(list_i64(r, t, &p, &o->unencoded_count));
-        o->unencoded_byte_array_data_bytes = p;
-        break;
-    }
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    CF_TRY(need(r, seen, 0x2, "OffsetIndex", names));
+    CF_TRY(decode_struct(r, o, &offset_index_struct, NULL));
     if (o->unencoded_count && o->unencoded_count != o->page_count)
         return cf_thrift_fail(r, "OffsetIndex: %" PRIu32 " pages but %" PRIu32 " byte counts",
                               o->page_count, o->unencoded_count);
     return CF_OK;
 }
 
+/* A ColumnIndex with the lengths of its lists, which must agree. */
+typedef struct column_index_wire {
+    cf_pq_column_index c;
+    uint32_t n_null, n_min, n_max, n_counts;
+} column_index_wire;
+
+#define T column_index_wire
+static const pq_field column_index_fields[] = {
+    [1] = {K_LIST_BOOL, AT(c.null_pages), COUNT(n_null), REQUIRED("null_pages")},
+    [2] = {K_LIST_BIN, AT(c.min_values), COUNT(n_min), REQUIRED("min_values")},
+    [3] = {K_LIST_BIN, AT(c.max_values), COUNT(n_max), REQUIRED("max_values")},
+    [4] = {K_I32, AT(c.boundary_order), REQUIRED("boundary_order")},
+    [5] = {K_LIST_I64, AT(c.null_counts), COUNT(n_counts), HAS(c.has_null_counts)},
+    [6] = {K_LIST_I64, AT(c.rep_histograms), COUNT(c.rep_histogram_count)},
+    [7] = {K_LIST_I64, AT(c.def_histograms), COUNT(c.def_histogram_count)},
+};
+static const pq_struct column_index_struct =
+    STRUCT("ColumnIndex", column_index_fields, ID(1) | ID(2) | ID(3) | ID(4));
+#undef T
+
 cf_status cf_pq_column_index_decode(cf_thrift_reader *r, cf_pq_column_index *c)
 {
-    static const char *const names[] = {"", "null_pages", "min_values", "max_values",
-                                        "boundary_order"};
+    column_index_wire w;
+    memset(&w, 0, sizeof(w));
     memset(c, 0, sizeof(*c));
-    uint64_t seen = 0;
-    uint32_t n_null = 0, n_min = 0, n_max = 0, n_counts = 0;
-    bool *nulls = NULL;
-    cf_slice *mins = NULL, *maxs = NULL;
-    int64_t *counts = NULL, *rh = NULL, *dh = NULL;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {
-        [1] = DECL_LIST, [2] = DECL_LIST, [3] = DECL_LIST, [4] = DECL_I32,
-        [5] = DECL_LIST, [6] = DECL_LIST, [7] = DECL_LIST};
-    FIELDS(r, decl) {
-    case 1:
-        CF_TRY(list_bool(r, t, &nulls, &n_null));
-        c->null_pages = nulls;
-        SEEN(1);
-        break;
-    case 2:
-        CF_TRY(list_bin(r, t, &mins, &n_min));
-        c->min_values = mins;
-        SEEN(2);
-        break;
-    case 3:
-        CF_TRY(list_bin(r, t, &maxs, &n_max));
-        c->max_values = maxs;
-        SEEN(3);
-        break;
-    case 4: CF_TRY(req_i32(r, t, &c->boundary_order, &seen, 4)); break;
-    case 5:
-        CF_TRY(list_i64(r, t, &counts, &n_counts));
-        c->null_counts = counts;
-        c->has_null_counts = true;
-        break;
-    case 6:
-        CF_TRY(list_i64(r, t, &rh, &c->rep_histogram_count));
-        c->rep_histograms = rh;
-        break;
-    case 7:
-        CF_TRY(list_i64(r, t, &dh, &c->def_histogram_count));
-        c->def_histograms = dh;
-        break;
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    CF_TRY(need(r, seen, 0x1e, "ColumnIndex", names));
-    if (n_min != n_null || n_max != n_null || (c->has_null_counts && n_counts != n_null))
+    CF_TRY(decode_struct(r, &w, &column_index_struct, NULL));
+    *c = w.c;
+    if (w.n_min != w.n_null || w.n_max != w.n_null ||
+        (c->has_null_counts && w.n_counts != w.n_null))
         return cf_thrift_fail(r,
                               "ColumnIndex lists disagree: %" PRIu32 " null_pages, %" PRIu32
                               " min, %" PRIu32 " max, %" PRIu32 " null counts",
-                              n_null, n_min, n_max, n_counts);
-    c->page_count = n_null;
+                              w.n_null, w.n_min, w.n_max, w.n_counts);
+    c->page_count = w.n_null;
     return CF_OK;
 }
 
 /* ---- BloomFilterHeader (BloomFilter.md) --------------------------------------------- */
 
-static cf_status union_member(cf_thrift_reader *r, uint32_t *id)
-{
-    int16_t fid;
-    uint8_t t;
-    *id = 0;
-    FIELDS(r, any_decl) {
-    default:
-        if (t == CF_TT_STRUCT && fid > 0)
-            *id = (uint32_t)fid;
-        CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    return CF_OK;
-}
+/* 2 algorithm, 3 hash, 4 compression: unions, each kept as its member id. */
+#define T cf_pq_bloom_header
+static const pq_field bloom_header_fields[] = {
+    [1] = {K_I32, AT(num_bytes), REQUIRED("numBytes")},
+    [2] = {K_STRUCT, AT(algorithm), REQUIRED("algorithm"), .fn = union_member},
+    [3] = {K_STRUCT, AT(hash), REQUIRED("hash"), .fn = union_member},
+    [4] = {K_STRUCT, AT(compression), REQUIRED("compression"), .fn = union_member},
+};
+static const pq_struct bloom_header_struct =
+    STRUCT("BloomFilterHeader", bloom_header_fields, ID(1) | ID(2) | ID(3) | ID(4));
+#undef T
 
 cf_status cf_pq_bloom_header_decode(cf_pq_bloom_header *out, size_t *header_len,
                                     const uint8_t *data, size_t len, uint64_t off, cf_error *err)
 {
-    static const char *const names[] = {"", "numBytes", "algorithm", "hash", "compression"};
     memset(out, 0, sizeof(*out));
     cf_thrift_reader rd;
     cf_thrift_reader *r = &rd;
     cf_thrift_reader_init(r, data, len, off, "bloom filter header", err);
     r->alloc_limit = 0;
-    uint64_t seen = 0;
-    int16_t fid;
-    uint8_t t;
-    static const uint8_t decl[] = {
-        [1] = DECL_I32, [2] = DECL_STRUCT, [3] = DECL_STRUCT, [4] = DECL_STRUCT};
-    FIELDS(r, decl) {
-    case 1: CF_TRY(req_i32(r, t, &out->num_bytes, &seen, 1)); break;
-    case 2:
-    case 3:
-    case 4: {
-        uint32_t *dst = fid == 2 ? &out->algorithm : fid == 3 ? &out->hash : &out->compression;
-        CF_TRY(union_member(r, dst));
-        SEEN(fid);
-        break;
-    }
-    default: CF_TRY(cf_thrift_skip(r, t));
-    }
-    END_FIELDS(r);
-    CF_TRY(need(r, seen, 0x1e, "BloomFilterHeader", names));
+    CF_TRY(decode_struct(r, out, &bloom_header_struct, NULL));
     if (out->num_bytes < 0)
         return cf_thrift_fail(r, "bloom filter of %" PRId32 " bytes", out->num_bytes);
     *header_len = cf_thrift_pos(r);
