@@ -24,17 +24,12 @@
 #include "cli.h"
 #include "parquet/encoding.h"
 #include "parquet/thrift.h"
+#include "support_pqfile.h"
 #include "util/buf.h"
 
 /* ---- a builder of files with pages given byte by byte ----------------------------------- */
 
-typedef struct tel {
-    const char *name;
-    int type;       /* -1: group */
-    int repetition; /* -1: none (the root) */
-    int children;   /* groups */
-    int converted;  /* -1: none */
-} tel;
+typedef pqt_el tel;
 
 typedef struct tpage {
     int type; /* CF_PARQUET_DATA_PAGE, _DATA_PAGE_V2 or _DICTIONARY_PAGE */
@@ -116,78 +111,31 @@ static void put_page(cf_buf *f, int codec, const tpage *p)
 static void build(cf_buf *f, const tel *els, int nel, const tcol *cols, int ncols, int codec,
                   int64_t num_rows)
 {
-    int64_t off[8], len[8], data_off[8];
-    bool dict[8];
+    static const int32_t encodings[] = {CF_PARQUET_PLAIN, CF_PARQUET_RLE};
+    pqt_chunk chunks[8];
     cf_buf_append(f, "PAR1", 4);
     for (int c = 0; c < ncols; c++) {
-        off[c] = (int64_t)f->len;
-        data_off[c] = -1;
-        dict[c] = false;
+        pqt_chunk *k = &chunks[c];
+        *k = (pqt_chunk){.type = cols[c].ptype ? cols[c].ptype : CF_PARQUET_INT32,
+                         .encodings = encodings,
+                         .encoding_count = 2,
+                         .path = cols[c].path,
+                         .path_len = cols[c].path_len,
+                         .codec = codec,
+                         .num_values = cols[c].num_values,
+                         .offset = (int64_t)f->len,
+                         .data_off = -1,
+                         .dict_off = -1};
         for (int i = 0; i < cols[c].page_count; i++) {
             if (cols[c].pages[i].type == CF_PARQUET_DICTIONARY_PAGE)
-                dict[c] = true;
-            else if (data_off[c] < 0)
-                data_off[c] = (int64_t)f->len;
+                k->dict_off = k->offset;
+            else if (k->data_off < 0)
+                k->data_off = (int64_t)f->len;
             put_page(f, codec, &cols[c].pages[i]);
         }
-        len[c] = (int64_t)f->len - off[c];
+        k->len = (int64_t)f->len - k->offset;
     }
-    size_t start = f->len;
-    cf_thrift_writer w;
-    cf_thrift_writer_init(&w, f);
-    cf_thrift_write_struct_begin(&w);
-    cf_thrift_write_field_i32(&w, 1, 2);
-    cf_thrift_write_field(&w, 2, CF_TT_LIST);
-    cf_thrift_write_list_begin(&w, CF_TT_STRUCT, (uint32_t)nel);
-    for (int i = 0; i < nel; i++) {
-        cf_thrift_write_struct_begin(&w);
-        if (els[i].type >= 0)
-            cf_thrift_write_field_i32(&w, 1, els[i].type);
-        if (els[i].repetition >= 0)
-            cf_thrift_write_field_i32(&w, 3, els[i].repetition);
-        cf_thrift_write_field_binary(&w, 4, els[i].name, strlen(els[i].name));
-        if (els[i].type < 0)
-            cf_thrift_write_field_i32(&w, 5, els[i].children);
-        if (els[i].converted >= 0)
-            cf_thrift_write_field_i32(&w, 6, els[i].converted);
-        cf_thrift_write_struct_end(&w);
-    }
-    cf_thrift_write_field_i64(&w, 3, num_rows);
-    cf_thrift_write_field(&w, 4, CF_TT_LIST);
-    cf_thrift_write_list_begin(&w, CF_TT_STRUCT, 1);
-    cf_thrift_write_struct_begin(&w); /* RowGroup */
-    cf_thrift_write_field(&w, 1, CF_TT_LIST);
-    cf_thrift_write_list_begin(&w, CF_TT_STRUCT, (uint32_t)ncols);
-    for (int c = 0; c < ncols; c++) {
-        cf_thrift_write_struct_begin(&w); /* ColumnChunk */
-        cf_thrift_write_field_i64(&w, 2, off[c]);
-        cf_thrift_write_field(&w, 3, CF_TT_STRUCT);
-        cf_thrift_write_struct_begin(&w); /* ColumnMetaData */
-        cf_thrift_write_field_i32(&w, 1, cols[c].ptype ? cols[c].ptype : CF_PARQUET_INT32);
-        cf_thrift_write_field(&w, 2, CF_TT_LIST);
-        cf_thrift_write_list_begin(&w, CF_TT_I32, 2);
-        cf_thrift_write_i32(&w, CF_PARQUET_PLAIN);
-        cf_thrift_write_i32(&w, CF_PARQUET_RLE);
-        cf_thrift_write_field(&w, 3, CF_TT_LIST);
-        cf_thrift_write_list_begin(&w, CF_TT_BINARY, (uint32_t)cols[c].path_len);
-        for (int k = 0; k < cols[c].path_len; k++)
-            cf_thrift_write_binary(&w, cols[c].path[k], strlen(cols[c].path[k]));
-        cf_thrift_write_field_i32(&w, 4, codec);
-        cf_thrift_write_field_i64(&w, 5, cols[c].num_values);
-        cf_thrift_write_field_i64(&w, 6, len[c]);
-        cf_thrift_write_field_i64(&w, 7, len[c]);
-        cf_thrift_write_field_i64(&w, 9, data_off[c]);
-        if (dict[c])
-            cf_thrift_write_field_i64(&w, 11, off[c]);
-        cf_thrift_write_struct_end(&w);
-        cf_thrift_write_struct_end(&w);
-    }
-    cf_thrift_write_field_i64(&w, 2, 100);
-    cf_thrift_write_field_i64(&w, 3, num_rows);
-    cf_thrift_write_struct_end(&w);
-    cf_thrift_write_struct_end(&w);
-    cf_buf_put_le32(f, (uint32_t)(f->len - start));
-    cf_buf_append(f, "PAR1", 4);
+    pqt_footer(f, els, nel, num_rows, chunks, ncols);
 }
 
 static char tmp_dir[256];

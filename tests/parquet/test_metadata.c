@@ -13,6 +13,7 @@
 #include "parquet/internal.h"
 #include "parquet/metadata.h"
 #include "parquet/thrift.h"
+#include "support_pqfile.h"
 
 /* ---- builders ------------------------------------------------------------------------- */
 
@@ -186,23 +187,7 @@ static void test_metadata__page_header_errors(void **state)
 
 static cf_parquet_schema_element el(const char *name, int type, int rep, int children)
 {
-    cf_parquet_schema_element e;
-    memset(&e, 0, sizeof(e));
-    e.name.data = (const uint8_t *)name;
-    e.name.len = strlen(name);
-    if (type >= 0) {
-        e.has_type = true;
-        e.type = type;
-    }
-    if (rep >= 0) {
-        e.has_repetition = true;
-        e.repetition = rep;
-    }
-    if (children >= 0) {
-        e.has_num_children = true;
-        e.num_children = children;
-    }
-    return e;
+    return pqt_element(name, type, rep, children, -1);
 }
 
 static void test_metadata__schema_tree(void **state)
@@ -441,18 +426,7 @@ static void build_file(cf_buf *f, const fm_opts *o)
     size_t start = f->len;
     cf_thrift_writer w;
     cf_thrift_writer_init(&w, f);
-    cf_thrift_write_struct_begin(&w);
-    cf_thrift_write_field_i32(&w, 1, 2);
-    cf_thrift_write_field(&w, 2, CF_TT_LIST);
-    cf_thrift_write_list_begin(&w, CF_TT_STRUCT, 2);
-    cf_thrift_write_struct_begin(&w);
-    cf_thrift_write_field_binary(&w, 4, "schema", 6);
-    cf_thrift_write_field_i32(&w, 5, 1);
-    cf_thrift_write_struct_end(&w);
-    cf_thrift_write_struct_begin(&w);
-    cf_thrift_write_field_i32(&w, 1, CF_PARQUET_INT32);
-    cf_thrift_write_field_i32(&w, 3, CF_PARQUET_REQUIRED);
-    cf_thrift_write_field_binary(&w, 4, "a", 1);
+    pqt_meta_int32_a(&w, CF_PARQUET_REQUIRED);
     if (o->logical_member)
         write_logical(&w, o->logical_member);
     cf_thrift_write_struct_end(&w);

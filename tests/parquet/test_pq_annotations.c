@@ -11,31 +11,7 @@
 #include <cfile/parquet.h>
 
 #include "parquet/internal.h"
-
-static cf_parquet_schema_element el(const char *name, int type, int rep, int children, int ct)
-{
-    cf_parquet_schema_element e;
-    memset(&e, 0, sizeof(e));
-    e.name.data = (const uint8_t *)name;
-    e.name.len = strlen(name);
-    if (type >= 0) {
-        e.has_type = true;
-        e.type = type;
-    }
-    if (rep >= 0) {
-        e.has_repetition = true;
-        e.repetition = rep;
-    }
-    if (children >= 0) {
-        e.has_num_children = true;
-        e.num_children = children;
-    }
-    if (ct >= 0) {
-        e.has_converted_type = true;
-        e.converted_type = ct;
-    }
-    return e;
-}
+#include "support_pqfile.h"
 
 static void expect_ok(const cf_parquet_schema_element *e, uint32_t n)
 {
@@ -60,10 +36,10 @@ static void test_pq_annotations__empty_name(void **state)
     /* DuckDB's UNION(num INT): optional group u { optional int32 "" (UINT_8);
      * optional int32 num }. */
     cf_parquet_schema_element e[] = {
-        el("duckdb_schema", -1, -1, 1, -1),
-        el("u", -1, CF_PARQUET_OPTIONAL, 2, -1),
-        el("", CF_PARQUET_INT32, CF_PARQUET_OPTIONAL, -1, CF_PARQUET_CT_UINT_8),
-        el("num", CF_PARQUET_INT32, CF_PARQUET_OPTIONAL, -1, -1),
+        pqt_element("duckdb_schema", -1, -1, 1, -1),
+        pqt_element("u", -1, CF_PARQUET_OPTIONAL, 2, -1),
+        pqt_element("", CF_PARQUET_INT32, CF_PARQUET_OPTIONAL, -1, CF_PARQUET_CT_UINT_8),
+        pqt_element("num", CF_PARQUET_INT32, CF_PARQUET_OPTIONAL, -1, -1),
     };
     cf_pq_schema s;
     cf_error err;
@@ -80,10 +56,10 @@ static void test_pq_annotations__unknown_converted_type(void **state)
     (void)state;
     /* optional group a (LIST) { repeated group list { optional int32 element } } */
     cf_parquet_schema_element e[] = {
-        el("schema", -1, -1, 1, -1),
-        el("a", -1, CF_PARQUET_OPTIONAL, 1, CF_PARQUET_CT_LIST),
-        el("list", -1, CF_PARQUET_REPEATED, 1, -1),
-        el("element", CF_PARQUET_INT32, CF_PARQUET_OPTIONAL, -1, -1),
+        pqt_element("schema", -1, -1, 1, -1),
+        pqt_element("a", -1, CF_PARQUET_OPTIONAL, 1, CF_PARQUET_CT_LIST),
+        pqt_element("list", -1, CF_PARQUET_REPEATED, 1, -1),
+        pqt_element("element", CF_PARQUET_INT32, CF_PARQUET_OPTIONAL, -1, -1),
     };
     expect_ok(e, 4);
     e[1].converted_type = 99;
@@ -95,7 +71,7 @@ static void test_pq_annotations__unknown_converted_type(void **state)
     expect_ok(e, 4);
     e[1].logical.kind = CF_PARQUET_LT_UNSUPPORTED;
     expect_refused(e, 4, "unknown converted_type -1");
-    e[1] = el("a", -1, CF_PARQUET_OPTIONAL, 1, CF_PARQUET_CT_LIST);
+    e[1] = pqt_element("a", -1, CF_PARQUET_OPTIONAL, 1, CF_PARQUET_CT_LIST);
     /* On a leaf too; the legacy NULL (24) is known. */
     e[3].has_converted_type = true;
     e[3].converted_type = 22;
@@ -173,8 +149,8 @@ static void test_pq_annotations__misfits(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cf_parquet_schema_element e[] = {
-            el("schema", -1, -1, 1, -1),
-            el("x", cases[i].type, CF_PARQUET_OPTIONAL, -1, cases[i].ct),
+            pqt_element("schema", -1, -1, 1, -1),
+            pqt_element("x", cases[i].type, CF_PARQUET_OPTIONAL, -1, cases[i].ct),
         };
         if (cases[i].length) {
             e[1].has_type_length = true;

@@ -20,17 +20,12 @@
 #include "parquet/encoding.h"
 #include "parquet/thrift.h"
 #include "pq_values.h"
+#include "support_pqfile.h"
 #include "util/buf.h"
 
 /* ---- a small file builder --------------------------------------------------------------- */
 
-typedef struct tel {
-    const char *name;
-    int type;       /* -1: group */
-    int repetition; /* -1: none (the root) */
-    int children;   /* groups */
-    int converted;  /* -1: none */
-} tel;
+typedef pqt_el tel;
 
 typedef struct tcol {
     const char *path[4];
@@ -83,66 +78,25 @@ static void put_chunk_pages(cf_buf *f, const tcol *c)
 /* "PAR1", one data page per column, FileMetaData, length, "PAR1". */
 static void build(cf_buf *f, const tel *els, int nel, const tcol *cols, int ncols, int64_t num_rows)
 {
-    int64_t off[8], len[8];
+    static const int32_t plain = CF_PARQUET_PLAIN;
+    pqt_chunk chunks[8];
     cf_buf_append(f, "PAR1", 4);
     for (int c = 0; c < ncols; c++) {
-        off[c] = (int64_t)f->len;
+        int64_t off = (int64_t)f->len;
         put_chunk_pages(f, &cols[c]);
-        len[c] = (int64_t)f->len - off[c];
+        chunks[c] = (pqt_chunk){.type = CF_PARQUET_INT32,
+                                .encodings = &plain,
+                                .encoding_count = 1,
+                                .path = cols[c].path,
+                                .path_len = cols[c].path_len,
+                                .codec = claim.codec,
+                                .num_values = (int64_t)cols[c].n,
+                                .offset = off,
+                                .len = (int64_t)f->len - off,
+                                .data_off = off,
+                                .dict_off = -1};
     }
-    size_t start = f->len;
-    cf_thrift_writer w;
-    cf_thrift_writer_init(&w, f);
-    cf_thrift_write_struct_begin(&w);
-    cf_thrift_write_field_i32(&w, 1, 2);
-    cf_thrift_write_field(&w, 2, CF_TT_LIST);
-    cf_thrift_write_list_begin(&w, CF_TT_STRUCT, (uint32_t)nel);
-    for (int i = 0; i < nel; i++) {
-        cf_thrift_write_struct_begin(&w);
-        if (els[i].type >= 0)
-            cf_thrift_write_field_i32(&w, 1, els[i].type);
-        if (els[i].repetition >= 0)
-            cf_thrift_write_field_i32(&w, 3, els[i].repetition);
-        cf_thrift_write_field_binary(&w, 4, els[i].name, strlen(els[i].name));
-        if (els[i].type < 0)
-            cf_thrift_write_field_i32(&w, 5, els[i].children);
-        if (els[i].converted >= 0)
-            cf_thrift_write_field_i32(&w, 6, els[i].converted);
-        cf_thrift_write_struct_end(&w);
-    }
-    cf_thrift_write_field_i64(&w, 3, num_rows);
-    cf_thrift_write_field(&w, 4, CF_TT_LIST);
-    cf_thrift_write_list_begin(&w, CF_TT_STRUCT, 1);
-    cf_thrift_write_struct_begin(&w); /* RowGroup */
-    cf_thrift_write_field(&w, 1, CF_TT_LIST);
-    cf_thrift_write_list_begin(&w, CF_TT_STRUCT, (uint32_t)ncols);
-    for (int c = 0; c < ncols; c++) {
-        cf_thrift_write_struct_begin(&w); /* ColumnChunk */
-        cf_thrift_write_field_i64(&w, 2, off[c]);
-        cf_thrift_write_field(&w, 3, CF_TT_STRUCT);
-        cf_thrift_write_struct_begin(&w); /* ColumnMetaData */
-        cf_thrift_write_field_i32(&w, 1, CF_PARQUET_INT32);
-        cf_thrift_write_field(&w, 2, CF_TT_LIST);
-        cf_thrift_write_list_begin(&w, CF_TT_I32, 1);
-        cf_thrift_write_i32(&w, CF_PARQUET_PLAIN);
-        cf_thrift_write_field(&w, 3, CF_TT_LIST);
-        cf_thrift_write_list_begin(&w, CF_TT_BINARY, (uint32_t)cols[c].path_len);
-        for (int k = 0; k < cols[c].path_len; k++)
-            cf_thrift_write_binary(&w, cols[c].path[k], strlen(cols[c].path[k]));
-        cf_thrift_write_field_i32(&w, 4, claim.codec);
-        cf_thrift_write_field_i64(&w, 5, (int64_t)cols[c].n);
-        cf_thrift_write_field_i64(&w, 6, len[c]);
-        cf_thrift_write_field_i64(&w, 7, len[c]);
-        cf_thrift_write_field_i64(&w, 9, off[c]);
-        cf_thrift_write_struct_end(&w);
-        cf_thrift_write_struct_end(&w);
-    }
-    cf_thrift_write_field_i64(&w, 2, 100);
-    cf_thrift_write_field_i64(&w, 3, num_rows);
-    cf_thrift_write_struct_end(&w);
-    cf_thrift_write_struct_end(&w);
-    cf_buf_put_le32(f, (uint32_t)(f->len - start));
-    cf_buf_append(f, "PAR1", 4);
+    pqt_footer(f, els, nel, num_rows, chunks, ncols);
 }
 
 /* Every row of the file as the dump's JSON rows, one per line. */

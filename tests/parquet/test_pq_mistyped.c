@@ -11,6 +11,7 @@
 
 #include "parquet/metadata.h"
 #include "parquet/thrift.h"
+#include "support_pqfile.h"
 
 /* A field `fid` holding a list<i32> [1, 2]: the wire type that provoked
  * "expected an integer, found a list". */
@@ -108,18 +109,7 @@ static void file_meta(cf_buf *b, bool drop_required)
 {
     cf_thrift_writer w;
     cf_thrift_writer_init(&w, b);
-    cf_thrift_write_struct_begin(&w);
-    cf_thrift_write_field_i32(&w, 1, 2);
-    cf_thrift_write_field(&w, 2, CF_TT_LIST);
-    cf_thrift_write_list_begin(&w, CF_TT_STRUCT, 2);
-    cf_thrift_write_struct_begin(&w);
-    cf_thrift_write_field_binary(&w, 4, "schema", 6);
-    cf_thrift_write_field_i32(&w, 5, 1);
-    cf_thrift_write_struct_end(&w);
-    cf_thrift_write_struct_begin(&w);
-    cf_thrift_write_field_i32(&w, 1, CF_PARQUET_INT32);
-    cf_thrift_write_field_i32(&w, 3, CF_PARQUET_OPTIONAL);
-    cf_thrift_write_field_binary(&w, 4, "a", 1);
+    pqt_meta_int32_a(&w, CF_PARQUET_OPTIONAL);
     list_field(&w, 6);
     cf_thrift_write_field(&w, 10, CF_TT_STRUCT); /* LogicalType */
     cf_thrift_write_struct_begin(&w);

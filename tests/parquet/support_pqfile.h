@@ -1,0 +1,56 @@
+/* Parquet files built by hand for tests: schema elements, and a whole file's
+ * footer (FileMetaData of one row group) around column chunks a test wrote
+ * itself, so a test states only what it varies. Shared by tests/parquet and
+ * tests/cli (CMakeLists.txt adds it to both). */
+#ifndef CF_TEST_SUPPORT_PQFILE_H
+#define CF_TEST_SUPPORT_PQFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cfile/parquet.h>
+
+#include "parquet/thrift.h"
+#include "util/buf.h"
+
+/* A decoded SchemaElement named `name` (borrowed); each of the others is
+ * left absent when negative. */
+cf_parquet_schema_element pqt_element(const char *name, int type, int rep, int children,
+                                      int converted);
+
+/* A SchemaElement to write. */
+typedef struct pqt_el {
+    const char *name;
+    int type;       /* -1: group */
+    int repetition; /* -1: none (the root) */
+    int children;   /* groups */
+    int converted;  /* -1: none */
+} pqt_el;
+
+/* One column chunk's ColumnChunk and ColumnMetaData. */
+typedef struct pqt_chunk {
+    int type; /* physical type */
+    const int32_t *encodings;
+    int encoding_count;
+    const char *const *path;
+    int path_len;
+    int codec;
+    int64_t num_values;
+    int64_t offset;   /* first byte: ColumnChunk.file_offset */
+    int64_t len;      /* its bytes, compressed and uncompressed alike */
+    int64_t data_off; /* data_page_offset */
+    int64_t dict_off; /* dictionary_page_offset; -1: none */
+} pqt_chunk;
+
+/* Append to f, after the chunks' bytes, the footer: FileMetaData (version 2,
+ * the schema `els`, num_rows, one row group of the chunks, total_byte_size
+ * 100), its length and "PAR1". */
+void pqt_footer(cf_buf *f, const pqt_el *els, int nel, int64_t num_rows, const pqt_chunk *chunks,
+                int nchunks);
+
+/* FileMetaData's first fields for schema { rep int32 a }: version 2, then the
+ * schema list of the root "schema" (one child) and the leaf, whose
+ * SchemaElement is left open after its name for the test to add fields to. */
+void pqt_meta_int32_a(cf_thrift_writer *w, int rep);
+
+#endif
