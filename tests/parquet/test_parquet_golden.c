@@ -37,6 +37,42 @@ static bool is_page_level(const char *name)
 
 /* An expected integer: a JSON number, or a string of digits (DuckDB gives
  * type_length as text). */
+/* The corpus, case by case: each directory with an expected.json (README.md
+ * and MANIFEST.json are passed over). */
+typedef struct golden_case {
+    DIR *d;
+    const char *name;
+    char path[2300];
+    cf_json_doc doc; /* expected.json; the loop disposes it */
+} golden_case;
+
+static void cases_open(golden_case *c)
+{
+    c->d = opendir(dir);
+    assert_non_null(c->d);
+}
+
+/* The next case, false (the directory closed) after the last. */
+static bool cases_next(golden_case *c)
+{
+    struct dirent *de;
+    while ((de = readdir(c->d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        char ej[2300], msg[256];
+        snprintf(ej, sizeof(ej), "%s/%s/expected.json", dir, de->d_name);
+        snprintf(c->path, sizeof(c->path), "%s/%s/%s.parquet", dir, de->d_name, de->d_name);
+        if (cf_json_parse_file(&c->doc, ej, msg, sizeof(msg)) != 0) {
+            cf_json_doc_dispose(&c->doc);
+            continue;
+        }
+        c->name = de->d_name;
+        return true;
+    }
+    closedir(c->d);
+    return false;
+}
+
 static bool json_int(const cf_json *j, int64_t *v)
 {
     if (!j || (j->kind != CF_JSON_NUMBER && j->kind != CF_JSON_STRING))
@@ -321,30 +357,18 @@ static bool feature_has(const cf_json *exp, const char *key, const char *s)
 static void test_parquet_golden__every_page(void **state)
 {
     (void)state;
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *de;
+    golden_case gc;
+    cases_open(&gc);
     int ok = 0, refused = 0;
     uint64_t total = 0;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.')
-            continue;
-        char path[2300], ej[2300];
-        snprintf(ej, sizeof(ej), "%s/%s/expected.json", dir, de->d_name);
-        snprintf(path, sizeof(path), "%s/%s/%s.parquet", dir, de->d_name, de->d_name);
-        cf_json_doc doc;
-        char msg[256];
-        if (cf_json_parse_file(&doc, ej, msg, sizeof(msg)) != 0) {
-            cf_json_doc_dispose(&doc);
-            continue;
-        }
-        const cf_json *exp = &doc.root;
+    while (cases_next(&gc)) {
+        const cf_json *exp = &gc.doc.root;
         bool want_ok = strcmp(cf_json_get(exp, "expect")->str, "ok") == 0;
         cf_error err = {0};
         cf_parquet *pq = NULL;
-        if (cf_parquet_open_file(&pq, path, NULL, &err) != CF_OK) {
+        if (cf_parquet_open_file(&pq, gc.path, NULL, &err) != CF_OK) {
             assert_false(want_ok);
-            cf_json_doc_dispose(&doc);
+            cf_json_doc_dispose(&gc.doc);
             continue;
         }
         unsigned types;
@@ -353,7 +377,7 @@ static void test_parquet_golden__every_page(void **state)
         cf_status st = walk_pages(pq, true, &types, &crc, &pages, &err);
         if (want_ok) {
             if (st != CF_OK)
-                fail_msg("%s: %s", de->d_name, err.msg);
+                fail_msg("%s: %s", gc.name, err.msg);
             /* The survey in expected.json saw the same page kinds and CRCs. */
             bool seen[3] = {(types >> CF_PARQUET_DATA_PAGE) & 1,
                             (types >> CF_PARQUET_DATA_PAGE_V2) & 1,
@@ -363,20 +387,20 @@ static void test_parquet_golden__every_page(void **state)
             bool surveyed = cf_json_get(cf_json_get(exp, "features"), "page_types")->n > 0;
             for (int k = 0; k < 3 && surveyed; k++)
                 if (seen[k] != feature_has(exp, "page_types", kinds[k]))
-                    fail_msg("%s: %s pages %s, the survey says otherwise", de->d_name, kinds[k],
+                    fail_msg("%s: %s pages %s, the survey says otherwise", gc.name, kinds[k],
                              seen[k] ? "seen" : "not seen");
             const cf_json *fc = cf_json_get(cf_json_get(exp, "features"), "crc");
             if (crc != (fc->kind == CF_JSON_TRUE))
-                fail_msg("%s: page CRCs %s, the survey says otherwise", de->d_name,
+                fail_msg("%s: page CRCs %s, the survey says otherwise", gc.name,
                          crc ? "seen" : "not seen");
             total += pages;
             ok++;
-        } else if (strcmp(de->d_name, "im_dict-encoded-negative-len") == 0) {
+        } else if (strcmp(gc.name, "im_dict-encoded-negative-len") == 0) {
             /* Its damage is in the values: the headers are sound. */
             CF_ASSERT_OK(st, &err);
         } else {
             CF_ASSERT_STATUS(st, CF_ECORRUPT, &err);
-            if (strcmp(de->d_name, "pt_datapage_v1-corrupt-checksum") == 0) {
+            if (strcmp(gc.name, "pt_datapage_v1-corrupt-checksum") == 0) {
                 assert_non_null(strstr(err.msg, "page 0 at offset 4: page CRC-32 mismatch"));
                 /* Without verification the same walk succeeds. */
                 CF_ASSERT_OK(walk_pages(pq, false, &types, &crc, &pages, &err), &err);
@@ -384,9 +408,8 @@ static void test_parquet_golden__every_page(void **state)
             refused++;
         }
         cf_parquet_free(pq);
-        cf_json_doc_dispose(&doc);
+        cf_json_doc_dispose(&gc.doc);
     }
-    closedir(d);
     printf("parquet pages: %d files, %llu pages walked with CRCs checked; %d page-damaged files "
            "refused\n",
            ok, (unsigned long long)total, refused);
@@ -432,29 +455,17 @@ static cf_status read_chunk(const cf_parquet *pq, uint32_t g, uint32_t c, int64_
 static void test_parquet_golden__every_column(void **state)
 {
     (void)state;
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *de;
+    golden_case gc;
+    cases_open(&gc);
     int ok = 0, refused = 0, unsupported = 0;
     int64_t total_levels = 0;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.')
-            continue;
-        char path[2300], ej[2300];
-        snprintf(ej, sizeof(ej), "%s/%s/expected.json", dir, de->d_name);
-        snprintf(path, sizeof(path), "%s/%s/%s.parquet", dir, de->d_name, de->d_name);
-        cf_json_doc doc;
-        char msg[256];
-        if (cf_json_parse_file(&doc, ej, msg, sizeof(msg)) != 0) {
-            cf_json_doc_dispose(&doc);
-            continue;
-        }
-        bool want_ok = strcmp(cf_json_get(&doc.root, "expect")->str, "ok") == 0;
+    while (cases_next(&gc)) {
+        bool want_ok = strcmp(cf_json_get(&gc.doc.root, "expect")->str, "ok") == 0;
         cf_error err = {0};
         cf_parquet *pq = NULL;
-        if (cf_parquet_open_file(&pq, path, NULL, &err) != CF_OK) {
+        if (cf_parquet_open_file(&pq, gc.path, NULL, &err) != CF_OK) {
             assert_false(want_ok);
-            cf_json_doc_dispose(&doc);
+            cf_json_doc_dispose(&gc.doc);
             continue;
         }
         const cf_parquet_file_meta *m = cf_parquet_meta(pq);
@@ -467,15 +478,14 @@ static void test_parquet_golden__every_column(void **state)
                     break;
                 const cf_parquet_column_meta *cm = &m->row_groups[g].columns[c].meta;
                 if (lv != cm->num_values)
-                    fail_msg("%s: row group %u column %u: %lld levels, num_values %lld", de->d_name,
-                             g, c, (long long)lv, (long long)cm->num_values);
+                    fail_msg("%s: row group %u column %u: %lld levels, num_values %lld", gc.name, g,
+                             c, (long long)lv, (long long)cm->num_values);
                 const cf_parquet_column *col = cf_parquet_column_at(pq, c);
                 /* Flat columns: the statistics' null count is the nulls read. */
                 if (col->max_rep == 0 && cm->has_statistics && cm->statistics.has_null_count &&
                     lv - vv != cm->statistics.null_count)
-                    fail_msg("%s: row group %u column %u: %lld nulls, statistics say %lld",
-                             de->d_name, g, c, (long long)(lv - vv),
-                             (long long)cm->statistics.null_count);
+                    fail_msg("%s: row group %u column %u: %lld nulls, statistics say %lld", gc.name,
+                             g, c, (long long)(lv - vv), (long long)cm->statistics.null_count);
                 if (col->max_rep == 0)
                     assert_int_equal(lv, m->row_groups[g].num_rows);
                 total_levels += lv;
@@ -483,22 +493,21 @@ static void test_parquet_golden__every_column(void **state)
         }
         if (want_ok) {
             if (st == CF_ENOTSUP) {
-                printf("  %s: not supported: %s\n", de->d_name, err.msg);
+                printf("  %s: not supported: %s\n", gc.name, err.msg);
                 unsupported++;
             } else if (st != CF_OK) {
-                fail_msg("%s: %s: %s", de->d_name, cf_status_str(st), err.msg);
+                fail_msg("%s: %s: %s", gc.name, cf_status_str(st), err.msg);
             } else {
                 ok++;
             }
         } else {
             if (st != CF_ECORRUPT)
-                fail_msg("%s: malformed: got %s (%s)", de->d_name, cf_status_str(st), err.msg);
+                fail_msg("%s: malformed: got %s (%s)", gc.name, cf_status_str(st), err.msg);
             refused++;
         }
         cf_parquet_free(pq);
-        cf_json_doc_dispose(&doc);
+        cf_json_doc_dispose(&gc.doc);
     }
-    closedir(d);
     printf("parquet columns: %d files read completely (%lld level entries), %d not supported, "
            "%d malformed refused\n",
            ok, (long long)total_levels, unsupported, refused);
@@ -556,29 +565,17 @@ static void test_parquet_golden__values(void **state)
 static void test_parquet_golden__page_index(void **state)
 {
     (void)state;
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *de;
+    golden_case gc;
+    cases_open(&gc);
     int files = 0, chunks = 0;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.')
-            continue;
-        char path[2300], ej[2300];
-        snprintf(ej, sizeof(ej), "%s/%s/expected.json", dir, de->d_name);
-        snprintf(path, sizeof(path), "%s/%s/%s.parquet", dir, de->d_name, de->d_name);
-        cf_json_doc doc;
-        char msg[256];
-        if (cf_json_parse_file(&doc, ej, msg, sizeof(msg)) != 0) {
-            cf_json_doc_dispose(&doc);
-            continue;
-        }
-        bool want_ok = strcmp(cf_json_get(&doc.root, "expect")->str, "ok") == 0;
+    while (cases_next(&gc)) {
+        bool want_ok = strcmp(cf_json_get(&gc.doc.root, "expect")->str, "ok") == 0;
         bool has_pi =
-            cf_json_get(cf_json_get(&doc.root, "features"), "page_index")->kind == CF_JSON_TRUE;
-        cf_json_doc_dispose(&doc);
+            cf_json_get(cf_json_get(&gc.doc.root, "features"), "page_index")->kind == CF_JSON_TRUE;
+        cf_json_doc_dispose(&gc.doc);
         cf_error err = {0};
         cf_parquet *pq = NULL;
-        if (!want_ok || cf_parquet_open_file(&pq, path, NULL, &err) != CF_OK) {
+        if (!want_ok || cf_parquet_open_file(&pq, gc.path, NULL, &err) != CF_OK) {
             cf_parquet_free(pq);
             continue;
         }
@@ -591,7 +588,7 @@ static void test_parquet_golden__page_index(void **state)
                 if (st == CF_ENOTFOUND)
                     continue;
                 if (st != CF_OK)
-                    fail_msg("%s: %s", de->d_name, err.msg);
+                    fail_msg("%s: %s", gc.name, err.msg);
                 here++;
                 const cf_parquet_offset_index *oi = cf_parquet_page_index_offsets(pi);
                 const cf_parquet_column_index *ci = cf_parquet_page_index_columns(pi);
@@ -612,7 +609,7 @@ static void test_parquet_golden__page_index(void **state)
                             continue;
                         if (k >= oi->page_count)
                             fail_msg("%s: rg %u col %u: more data pages than the offset index",
-                                     de->d_name, g, c);
+                                     gc.name, g, c);
                         const cf_parquet_page_location *l = &oi->pages[k];
                         /* PageIndex.md counts the header in the size; parquet-go
                          * (go_issue206) leaves it out. */
@@ -621,7 +618,7 @@ static void test_parquet_golden__page_index(void **state)
                              l->compressed_page_size != p.compressed_size))
                             fail_msg("%s: rg %u col %u page %u: offset index %lld+%d, page at "
                                      "%llu+%u",
-                                     de->d_name, g, c, k, (long long)l->offset,
+                                     gc.name, g, c, k, (long long)l->offset,
                                      l->compressed_page_size, (unsigned long long)p.offset,
                                      p.header_len + (unsigned)p.compressed_size);
                         if (k == 0)
@@ -631,8 +628,8 @@ static void test_parquet_golden__page_index(void **state)
                         /* (parquet-go counts values, not rows, in repeated columns.) */
                         if (cf_parquet_column_at(pq, c)->max_rep == 0 &&
                             l->first_row_index >= m->row_groups[g].num_rows && p.num_values > 0)
-                            fail_msg("%s: rg %u col %u page %u: first row %lld of %lld", de->d_name,
-                                     g, c, k, (long long)l->first_row_index,
+                            fail_msg("%s: rg %u col %u page %u: first row %lld of %lld", gc.name, g,
+                                     c, k, (long long)l->first_row_index,
                                      (long long)m->row_groups[g].num_rows);
                         k++;
                     }
@@ -647,13 +644,12 @@ static void test_parquet_golden__page_index(void **state)
             }
         }
         if ((here > 0) != has_pi)
-            fail_msg("%s: page index %s, the survey says otherwise", de->d_name,
+            fail_msg("%s: page index %s, the survey says otherwise", gc.name,
                      here ? "found" : "not found");
         files += here > 0;
         chunks += here;
         cf_parquet_free(pq);
     }
-    closedir(d);
     printf("parquet page index: %d files, %d chunks agree with their pages\n", files, chunks);
     assert_int_equal(files, 23); /* README: page indexes 23 */
 }
@@ -661,49 +657,36 @@ static void test_parquet_golden__page_index(void **state)
 static void test_parquet_golden__every_file(void **state)
 {
     (void)state;
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *de;
+    golden_case gc;
+    cases_open(&gc);
     int ok = 0, refused = 0, page_level = 0;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.')
-            continue;
-        char path[2300], ej[2300];
-        snprintf(ej, sizeof(ej), "%s/%s/expected.json", dir, de->d_name);
-        snprintf(path, sizeof(path), "%s/%s/%s.parquet", dir, de->d_name, de->d_name);
-        cf_json_doc doc;
-        char msg[256];
-        if (cf_json_parse_file(&doc, ej, msg, sizeof(msg)) != 0) {
-            cf_json_doc_dispose(&doc);
-            continue; /* README.md, MANIFEST.json */
-        }
-        const cf_json *exp = &doc.root;
+    while (cases_next(&gc)) {
+        const cf_json *exp = &gc.doc.root;
         bool want_ok = strcmp(cf_json_get(exp, "expect")->str, "ok") == 0;
         cf_error err = {0};
         cf_parquet *pq = NULL;
-        cf_status st = cf_parquet_open_file(&pq, path, NULL, &err);
+        cf_status st = cf_parquet_open_file(&pq, gc.path, NULL, &err);
         if (want_ok) {
             if (st != CF_OK)
-                fail_msg("%s: %s: %s", de->d_name, cf_status_str(st), err.msg);
-            check_ok(de->d_name, exp, pq);
+                fail_msg("%s: %s: %s", gc.name, cf_status_str(st), err.msg);
+            check_ok(gc.name, exp, pq);
             ok++;
-        } else if (is_page_level(de->d_name)) {
+        } else if (is_page_level(gc.name)) {
             if (st != CF_OK)
                 fail_msg("%s: refused at open (%s), but its damage is in the pages: update "
                          "the list",
-                         de->d_name, err.msg);
+                         gc.name, err.msg);
             page_level++;
         } else {
             if (st != CF_ECORRUPT)
-                fail_msg("%s: malformed footer: got %s, expected %s", de->d_name, cf_status_str(st),
+                fail_msg("%s: malformed footer: got %s, expected %s", gc.name, cf_status_str(st),
                          cf_status_str(CF_ECORRUPT));
             assert_true(strlen(err.msg) > 10);
             refused++;
         }
         cf_parquet_free(pq);
-        cf_json_doc_dispose(&doc);
+        cf_json_doc_dispose(&gc.doc);
     }
-    closedir(d);
     printf("parquet golden: %d files agree, %d malformed refused at open, %d with page damage "
            "open\n",
            ok, refused, page_level);
