@@ -31,17 +31,65 @@ static void put_be64(cf_buf *b, uint64_t v)
     cf_buf_put_be32(b, (uint32_t)v);
 }
 
-/* A block with Hudi's header: NULL checksum type, no checksum bytes. */
-static void block(cf_buf *f, const char *magic, const cf_buf *payload)
+/* A block as Hudi writes it: checksum type NULL, `bpc` bytes per checksum,
+ * the (compressed) body of a `raw_len`-byte payload, then `ck` zero bytes of
+ * checksum area. */
+static void hudi_block(cf_buf *f, const char *magic, const cf_buf *body, size_t raw_len,
+                       int64_t prev, uint32_t bpc, size_t ck)
 {
     cf_buf_append(f, magic, 8);
-    cf_buf_put_be32(f, (uint32_t)payload->len);
-    cf_buf_put_be32(f, (uint32_t)payload->len);
-    put_be64(f, UINT64_MAX);
-    cf_buf_put_u8(f, 0);
-    cf_buf_put_be32(f, 16384);
-    cf_buf_put_be32(f, (uint32_t)(33 + payload->len));
-    cf_buf_append(f, payload->data, payload->len);
+    cf_buf_put_be32(f, (uint32_t)(body->len + ck));
+    cf_buf_put_be32(f, (uint32_t)raw_len);
+    put_be64(f, (uint64_t)prev);
+    cf_buf_put_u8(f, 0); /* NULL */
+    cf_buf_put_be32(f, bpc);
+    cf_buf_put_be32(f, (uint32_t)(33 + body->len));
+    cf_buf_append(f, body->data, body->len);
+    memset(cf_buf_extend(f, ck), 0, ck);
+}
+
+/* A block of Hudi's first writer: no checksum bytes, no previous block. */
+static void block(cf_buf *f, const char *magic, const cf_buf *payload)
+{
+    hudi_block(f, magic, payload, payload->len, -1, 16384, 0);
+}
+
+/* FileInfo's block: "PBUF", the length-delimited FileInfoProto of the entries. */
+static void file_info(cf_buf *p, Hbase__BytesBytesPair **ep, size_t n)
+{
+    Hbase__FileInfoProto fi;
+    hbase__file_info_proto__init(&fi);
+    fi.n_map_entry = n;
+    fi.map_entry = ep;
+    cf_buf_clear(p);
+    cf_buf_append(p, "PBUF", 4);
+    size_t len = hbase__file_info_proto__get_packed_size(&fi);
+    cf_buf_put_varint32(p, (uint32_t)len);
+    hbase__file_info_proto__pack(&fi, cf_buf_extend(p, len));
+}
+
+/* The trailer's fields both writers set. */
+static void trailer_init(Hbase__FileTrailerProto *t)
+{
+    hbase__file_trailer_proto__init(t);
+    t->has_file_info_offset = t->has_load_on_open_data_offset = t->has_data_index_count = true;
+    t->has_meta_index_count = t->has_entry_count = t->has_num_data_index_levels = true;
+    t->has_first_data_block_offset = t->has_last_data_block_offset = true;
+    t->has_compression_codec = t->has_uncompressed_data_index_size = true;
+    t->num_data_index_levels = 1;
+}
+
+/* The 4096-byte trailer block, ending in the version word 3 (minor 0). */
+static void trailer(cf_buf *f, const Hbase__FileTrailerProto *t)
+{
+    size_t start = f->len;
+    cf_buf_append(f, "TRABLK\"$", 8);
+    size_t len = hbase__file_trailer_proto__get_packed_size(t);
+    cf_buf_put_varint32(f, (uint32_t)len);
+    hbase__file_trailer_proto__pack(t, cf_buf_extend(f, len));
+    memset(cf_buf_extend(f, start + 4096 - 4 - f->len), 0, start + 4096 - 4 - f->len);
+    cf_buf_put_be32(f, 3);
+    assert_int_equal(cf_buf_status(f), CF_OK);
 }
 
 static void row_key(char *out, size_t cap, int i)
@@ -92,104 +140,22 @@ static void build(cf_buf *f, int n, bool real_key)
     memcpy(last + 2, k, strlen(k));
     e[1].first = (ProtobufCBinaryData){13, (uint8_t *)"hfile.LASTKEY"};
     e[1].second = (ProtobufCBinaryData){2 + strlen(k), last};
-    Hbase__FileInfoProto fi;
-    hbase__file_info_proto__init(&fi);
-    fi.n_map_entry = 2;
-    fi.map_entry = ep;
-    cf_buf_clear(&p);
-    cf_buf_append(&p, "PBUF", 4);
-    size_t len = hbase__file_info_proto__get_packed_size(&fi);
-    cf_buf_put_varint32(&p, (uint32_t)len);
-    hbase__file_info_proto__pack(&fi, cf_buf_extend(&p, len));
+    file_info(&p, ep, 2);
     block(f, "FILEINF2", &p);
     Hbase__FileTrailerProto t;
-    hbase__file_trailer_proto__init(&t);
-    t.has_file_info_offset = t.has_load_on_open_data_offset = t.has_data_index_count = true;
-    t.has_meta_index_count = t.has_entry_count = t.has_num_data_index_levels = true;
-    t.has_first_data_block_offset = t.has_last_data_block_offset = true;
-    t.has_compression_codec = t.has_encryption_key = t.has_uncompressed_data_index_size = true;
+    trailer_init(&t);
+    t.has_encryption_key = true;
     t.file_info_offset = fi_off;
     t.load_on_open_data_offset = load_on_open;
     t.uncompressed_data_index_size = 12345; /* Hudi stored the data bytes here */
     t.data_index_count = 1;
     t.entry_count = (uint64_t)n;
-    t.num_data_index_levels = 1;
     t.comparator_class_name = "NA";
     t.compression_codec = CF_HFILE_NONE;
     t.encryption_key =
         real_key ? (ProtobufCBinaryData){3, (uint8_t *)"key"} : (ProtobufCBinaryData){0, NULL};
-    size_t start = f->len;
-    cf_buf_append(f, "TRABLK\"$", 8);
-    len = hbase__file_trailer_proto__get_packed_size(&t);
-    cf_buf_put_varint32(f, (uint32_t)len);
-    hbase__file_trailer_proto__pack(&t, cf_buf_extend(f, len));
-    memset(cf_buf_extend(f, start + 4096 - 4 - f->len), 0, start + 4096 - 4 - f->len);
-    cf_buf_put_be32(f, 3);
-    assert_int_equal(cf_buf_status(f), CF_OK);
+    trailer(f, &t);
     cf_buf_dispose(&p);
-}
-
-static void test_hfile__hudi_native_writer(void **state)
-{
-    (void)state;
-    cf_buf f;
-    cf_buf_init(&f);
-    build(&f, 40, false);
-    cf_error err = {0};
-    cf_io *io;
-    CF_ASSERT_OK(cf_io_open_mem(&io, f.data, f.len, &err), &err);
-    cf_hfile *h;
-    CF_ASSERT_OK(cf_hfile_open(&h, io, NULL, &err), &err);
-    const cf_hfile_info *in = cf_hfile_get_info(h);
-    assert_true(in->includes_mvcc);
-    assert_false(in->raw_keys);
-    assert_string_equal(cf_hfile_get_trailer(h)->comparator, "NA");
-    cf_hfile_iter *it;
-    CF_ASSERT_OK(cf_hfile_iter_create(&it, h, &err), &err);
-    char k[32], v[32];
-    int i = 0;
-    for (;; i++) {
-        cf_hfile_cell c;
-        bool has;
-        CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
-        if (!has)
-            break;
-        row_key(k, sizeof(k), i);
-        snprintf(v, sizeof(v), "value-%d", i * 7);
-        CF_ASSERT_BYTES(c.row.data, c.row.len, k, strlen(k));
-        CF_ASSERT_BYTES(c.value.data, c.value.len, v, strlen(v));
-        assert_int_equal(c.family.len + c.qualifier.len, 0);
-        assert_true(c.timestamp == INT64_MAX && c.type == CF_HFILE_PUT && c.mvcc == 0);
-    }
-    assert_int_equal(i, 40);
-    /* Seeks: an existing key, one between two, one past the end. */
-    row_key(k, sizeof(k), 17);
-    CF_ASSERT_OK(cf_hfile_iter_seek_row(it, k, strlen(k), &err), &err);
-    cf_hfile_cell c;
-    bool has;
-    CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
-    assert_true(has);
-    CF_ASSERT_BYTES(c.row.data, c.row.len, k, strlen(k));
-    CF_ASSERT_OK(cf_hfile_iter_seek_row(it, "hudi-key-000017x", 16, &err), &err);
-    CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
-    row_key(k, sizeof(k), 18);
-    assert_true(has);
-    CF_ASSERT_BYTES(c.row.data, c.row.len, k, strlen(k));
-    CF_ASSERT_OK(cf_hfile_iter_seek_row(it, "z", 1, &err), &err);
-    CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
-    assert_false(has);
-    cf_hfile_iter_free(it);
-    cf_hfile_free(h);
-    cf_io_free(io);
-
-    /* A real encryption key is still refused. */
-    cf_buf_clear(&f);
-    build(&f, 3, true);
-    CF_ASSERT_OK(cf_io_open_mem(&io, f.data, f.len, &err), &err);
-    CF_ASSERT_STATUS(cf_hfile_open(&h, io, NULL, &err), CF_ENOTSUP, &err);
-    assert_non_null(strstr(err.msg, "encrypted"));
-    cf_io_free(io);
-    cf_buf_dispose(&f);
 }
 
 /* ---- Hudi 1.1+ (table version 9) ------------------------------------------------------
@@ -236,15 +202,7 @@ static void block11(cf_buf *f, const hudi11 *o, const char *magic, const cf_buf 
     size_t dsz = 33 + body->len;
     size_t ck = o->bpc == 0 ? 0 : (dsz / o->bpc + (dsz % o->bpc != 0)) * 4;
     ck = (size_t)((int64_t)ck + o->ck_extra);
-    cf_buf_append(f, magic, 8);
-    cf_buf_put_be32(f, (uint32_t)(body->len + ck));
-    cf_buf_put_be32(f, (uint32_t)payload->len);
-    put_be64(f, (uint64_t)prev);
-    cf_buf_put_u8(f, 0); /* NULL */
-    cf_buf_put_be32(f, o->bpc);
-    cf_buf_put_be32(f, (uint32_t)dsz);
-    cf_buf_append(f, body->data, body->len);
-    memset(cf_buf_extend(f, ck), 0, ck);
+    hudi_block(f, magic, body, payload->len, prev, o->bpc, ck);
     cf_buf_dispose(&z);
 }
 
@@ -342,43 +300,46 @@ static void build11(cf_buf *f, const hudi11 *o)
     fi_entry(&e[3], "hfile.CREATE_TIME_TS", zero8, 8);
     fi_entry(&e[4], "hfile.AVG_VALUE_LEN", avg, 4);
     fi_entry(&e[5], "KEY_VALUE_VERSION", kvv, 4);
-    Hbase__FileInfoProto fi;
-    hbase__file_info_proto__init(&fi);
-    fi.n_map_entry = 6;
-    fi.map_entry = ep;
-    cf_buf_clear(&p);
-    cf_buf_append(&p, "PBUF", 4);
-    size_t len = hbase__file_info_proto__get_packed_size(&fi);
-    cf_buf_put_varint32(&p, (uint32_t)len);
-    hbase__file_info_proto__pack(&fi, cf_buf_extend(&p, len));
+    file_info(&p, ep, 6);
     block11(f, o, "FILEINF2", &p, -1);
     Hbase__FileTrailerProto t;
-    hbase__file_trailer_proto__init(&t);
-    t.has_file_info_offset = t.has_load_on_open_data_offset = t.has_data_index_count = true;
-    t.has_meta_index_count = t.has_entry_count = t.has_num_data_index_levels = true;
-    t.has_first_data_block_offset = t.has_last_data_block_offset = true;
-    t.has_compression_codec = t.has_uncompressed_data_index_size = true;
+    trailer_init(&t);
     t.file_info_offset = fi_off;
     t.load_on_open_data_offset = load_on_open;
     t.uncompressed_data_index_size = data_bytes;
     t.data_index_count = (uint32_t)entries;
     t.meta_index_count = 1;
     t.entry_count = (uint64_t)o->n;
-    t.num_data_index_levels = 1;
     t.first_data_block_offset = (uint64_t)first_off;
     t.last_data_block_offset = (uint64_t)last_off;
     t.comparator_class_name = "org.apache.hudi.io.storage.HoodieHBaseKVComparator";
     t.compression_codec = o->codec;
-    size_t start = f->len;
-    cf_buf_append(f, "TRABLK\"$", 8);
-    len = hbase__file_trailer_proto__get_packed_size(&t);
-    cf_buf_put_varint32(f, (uint32_t)len);
-    hbase__file_trailer_proto__pack(&t, cf_buf_extend(f, len));
-    memset(cf_buf_extend(f, start + 4096 - 1 - f->len), 0, start + 4096 - 1 - f->len);
-    cf_buf_put_u8(f, 3);
-    assert_int_equal(cf_buf_status(f), CF_OK);
+    trailer(f, &t);
     cf_buf_dispose(&p);
     cf_buf_dispose(&idx);
+}
+
+/* it, from the start, gives o->n cells: record key i (as key11 makes it) to
+ * value_of i, with no family or qualifier, LATEST_TIMESTAMP, Put, mvcc 0. */
+static void expect_cells(cf_hfile_iter *it, const hudi11 *o)
+{
+    cf_error err = {0};
+    char k[300], v[600];
+    int i = 0;
+    for (;; i++) {
+        cf_hfile_cell c;
+        bool has;
+        CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
+        if (!has)
+            break;
+        key11(k, sizeof(k), o, i);
+        value_of(v, sizeof(v), o, i);
+        CF_ASSERT_BYTES(c.row.data, c.row.len, k, strlen(k));
+        CF_ASSERT_BYTES(c.value.data, c.value.len, v, strlen(v));
+        assert_int_equal(c.family.len + c.qualifier.len, 0);
+        assert_true(c.timestamp == INT64_MAX && c.type == CF_HFILE_PUT && c.mvcc == 0);
+    }
+    assert_int_equal(i, o->n);
 }
 
 static cf_status open11(const hudi11 *o, cf_buf *f, cf_io **io, cf_hfile **h, cf_error *err)
@@ -424,22 +385,8 @@ static void check11(const hudi11 *o)
     assert_int_equal(blocks, in->num_data_blocks + 4);
     cf_hfile_iter *it;
     CF_ASSERT_OK(cf_hfile_iter_create(&it, h, &err), &err);
-    char k[300], v[600];
-    int i = 0;
-    for (;; i++) {
-        cf_hfile_cell c;
-        bool has;
-        CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
-        if (!has)
-            break;
-        key11(k, sizeof(k), o, i);
-        value_of(v, sizeof(v), o, i);
-        CF_ASSERT_BYTES(c.row.data, c.row.len, k, strlen(k));
-        CF_ASSERT_BYTES(c.value.data, c.value.len, v, strlen(v));
-        assert_int_equal(c.family.len + c.qualifier.len, 0);
-        assert_true(c.timestamp == INT64_MAX && c.type == CF_HFILE_PUT && c.mvcc == 0);
-    }
-    assert_int_equal(i, o->n);
+    expect_cells(it, o);
+    char k[300];
     /* Every row is found by a seek through the row-only index keys. */
     for (int j = 0; j < o->n; j += 7) {
         key11(k, sizeof(k), o, j);
@@ -452,6 +399,55 @@ static void check11(const hudi11 *o)
     }
     cf_hfile_iter_free(it);
     cf_hfile_free(h);
+    cf_io_free(io);
+    cf_buf_dispose(&f);
+}
+
+static void test_hfile__hudi_native_writer(void **state)
+{
+    (void)state;
+    cf_buf f;
+    cf_buf_init(&f);
+    build(&f, 40, false);
+    cf_error err = {0};
+    cf_io *io;
+    CF_ASSERT_OK(cf_io_open_mem(&io, f.data, f.len, &err), &err);
+    cf_hfile *h;
+    CF_ASSERT_OK(cf_hfile_open(&h, io, NULL, &err), &err);
+    const cf_hfile_info *in = cf_hfile_get_info(h);
+    assert_true(in->includes_mvcc);
+    assert_false(in->raw_keys);
+    assert_string_equal(cf_hfile_get_trailer(h)->comparator, "NA");
+    cf_hfile_iter *it;
+    CF_ASSERT_OK(cf_hfile_iter_create(&it, h, &err), &err);
+    expect_cells(it, &(hudi11){.n = 40});
+    char k[32];
+    /* Seeks: an existing key, one between two, one past the end. */
+    row_key(k, sizeof(k), 17);
+    CF_ASSERT_OK(cf_hfile_iter_seek_row(it, k, strlen(k), &err), &err);
+    cf_hfile_cell c;
+    bool has;
+    CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
+    assert_true(has);
+    CF_ASSERT_BYTES(c.row.data, c.row.len, k, strlen(k));
+    CF_ASSERT_OK(cf_hfile_iter_seek_row(it, "hudi-key-000017x", 16, &err), &err);
+    CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
+    row_key(k, sizeof(k), 18);
+    assert_true(has);
+    CF_ASSERT_BYTES(c.row.data, c.row.len, k, strlen(k));
+    CF_ASSERT_OK(cf_hfile_iter_seek_row(it, "z", 1, &err), &err);
+    CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
+    assert_false(has);
+    cf_hfile_iter_free(it);
+    cf_hfile_free(h);
+    cf_io_free(io);
+
+    /* A real encryption key is still refused. */
+    cf_buf_clear(&f);
+    build(&f, 3, true);
+    CF_ASSERT_OK(cf_io_open_mem(&io, f.data, f.len, &err), &err);
+    CF_ASSERT_STATUS(cf_hfile_open(&h, io, NULL, &err), CF_ENOTSUP, &err);
+    assert_non_null(strstr(err.msg, "encrypted"));
     cf_io_free(io);
     cf_buf_dispose(&f);
 }
@@ -474,48 +470,43 @@ static void test_hfile__hudi_1_1_null_checksum_area(void **state)
         .n = 200, .block_size = 40000, .codec = CF_HFILE_GZ, .bpc = 512, .value_pad = pad});
 }
 
-static void test_hfile__hudi_1_1_null_checksum_damage(void **state)
+/* The file o describes is refused as damage, the message saying `msg`. */
+static void expect_damage11(const hudi11 *o, const char *msg)
 {
-    (void)state;
     cf_buf f;
     cf_buf_init(&f);
     cf_error err = {0};
     cf_io *io;
     cf_hfile *h = NULL;
-    /* A checksum area of a size bytes per checksum does not give is damage. */
-    CF_ASSERT_STATUS(
-        open11(
-            &(hudi11){
-                .n = 10, .block_size = 65536, .codec = CF_HFILE_NONE, .bpc = 16384, .ck_extra = 4},
-            &f, &io, &h, &err),
-        CF_ECORRUPT, &err);
-    assert_non_null(strstr(err.msg, "8 checksum bytes with checksum type NULL, expected 4"));
+    CF_ASSERT_STATUS(open11(o, &f, &io, &h, &err), CF_ECORRUPT, &err);
+    assert_non_null(strstr(err.msg, msg));
     cf_io_free(io);
+    cf_buf_dispose(&f);
+}
+
+static void test_hfile__hudi_1_1_null_checksum_damage(void **state)
+{
+    (void)state;
+    /* A checksum area of a size bytes per checksum does not give is damage. */
+    expect_damage11(
+        &(hudi11){
+            .n = 10, .block_size = 65536, .codec = CF_HFILE_NONE, .bpc = 16384, .ck_extra = 4},
+        "8 checksum bytes with checksum type NULL, expected 4");
     /* NULL with bytes per checksum 0: HBase counts no checksum area, so 4 bytes
      * are damage and none is a good block. */
-    CF_ASSERT_STATUS(
-        open11(
-            &(hudi11){
-                .n = 10, .block_size = 65536, .codec = CF_HFILE_NONE, .bpc = 0, .ck_extra = 4},
-            &f, &io, &h, &err),
-        CF_ECORRUPT, &err);
-    assert_non_null(strstr(err.msg, "4 checksum bytes with checksum type NULL, expected 0"));
-    cf_io_free(io);
+    expect_damage11(
+        &(hudi11){.n = 10, .block_size = 65536, .codec = CF_HFILE_NONE, .bpc = 0, .ck_extra = 4},
+        "4 checksum bytes with checksum type NULL, expected 0");
     check11(&(hudi11){.n = 10, .block_size = 65536, .codec = CF_HFILE_NONE, .bpc = 0});
     /* Index keys of 126 bytes and more: Hudi's writer spells their length as a
      * protobuf varint, which Hudi's own reader and HBase read as a Hadoop vint
      * and fail on; so do we, naming the entry (up to 125 bytes both agree). */
     check11(&(hudi11){
         .n = 30, .block_size = 1024, .codec = CF_HFILE_NONE, .bpc = 16384, .key_pad = 108});
-    CF_ASSERT_STATUS(
-        open11(
-            &(hudi11){
-                .n = 30, .block_size = 1024, .codec = CF_HFILE_NONE, .bpc = 16384, .key_pad = 200},
-            &f, &io, &h, &err),
-        CF_ECORRUPT, &err);
-    assert_non_null(strstr(err.msg, "root data index: entry 0"));
-    cf_io_free(io);
-    cf_buf_dispose(&f);
+    expect_damage11(
+        &(hudi11){
+            .n = 30, .block_size = 1024, .codec = CF_HFILE_NONE, .bpc = 16384, .key_pad = 200},
+        "root data index: entry 0");
 }
 
 int main(int argc, char **argv)
