@@ -342,6 +342,19 @@ static void expect_cells(cf_hfile_iter *it, const hudi11 *o)
     assert_int_equal(i, o->n);
 }
 
+/* After a seek to row `seek` the next cell is row `want` (NULL: none). */
+static void seek_expect(cf_hfile_iter *it, const char *seek, const char *want)
+{
+    cf_error err = {0};
+    CF_ASSERT_OK(cf_hfile_iter_seek_row(it, seek, strlen(seek), &err), &err);
+    cf_hfile_cell c;
+    bool has;
+    CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
+    assert_int_equal(has, want != NULL);
+    if (want)
+        CF_ASSERT_BYTES(c.row.data, c.row.len, want, strlen(want));
+}
+
 static cf_status open11(const hudi11 *o, cf_buf *f, cf_io **io, cf_hfile **h, cf_error *err)
 {
     cf_buf_clear(f);
@@ -390,12 +403,7 @@ static void check11(const hudi11 *o)
     /* Every row is found by a seek through the row-only index keys. */
     for (int j = 0; j < o->n; j += 7) {
         key11(k, sizeof(k), o, j);
-        CF_ASSERT_OK(cf_hfile_iter_seek_row(it, k, strlen(k), &err), &err);
-        cf_hfile_cell c;
-        bool has;
-        CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
-        assert_true(has);
-        CF_ASSERT_BYTES(c.row.data, c.row.len, k, strlen(k));
+        seek_expect(it, k, k);
     }
     cf_hfile_iter_free(it);
     cf_hfile_free(h);
@@ -424,20 +432,10 @@ static void test_hfile__hudi_native_writer(void **state)
     char k[32];
     /* Seeks: an existing key, one between two, one past the end. */
     row_key(k, sizeof(k), 17);
-    CF_ASSERT_OK(cf_hfile_iter_seek_row(it, k, strlen(k), &err), &err);
-    cf_hfile_cell c;
-    bool has;
-    CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
-    assert_true(has);
-    CF_ASSERT_BYTES(c.row.data, c.row.len, k, strlen(k));
-    CF_ASSERT_OK(cf_hfile_iter_seek_row(it, "hudi-key-000017x", 16, &err), &err);
-    CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
+    seek_expect(it, k, k);
     row_key(k, sizeof(k), 18);
-    assert_true(has);
-    CF_ASSERT_BYTES(c.row.data, c.row.len, k, strlen(k));
-    CF_ASSERT_OK(cf_hfile_iter_seek_row(it, "z", 1, &err), &err);
-    CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
-    assert_false(has);
+    seek_expect(it, "hudi-key-000017x", k);
+    seek_expect(it, "z", NULL);
     cf_hfile_iter_free(it);
     cf_hfile_free(h);
     cf_io_free(io);
