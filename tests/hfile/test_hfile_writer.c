@@ -73,6 +73,29 @@ static cf_status open_bytes(cf_hfile **h, cf_io **io, const bytes *b, cf_error *
     return st;
 }
 
+/* it, from the start, gives the ncells cells write_file made: their rows,
+ * timestamps, mvcc (when written) and tags (when written and `tags`). */
+static void expect_generated(cf_hfile_iter *it, uint64_t ncells, int rows_per, bool mvcc, bool tags)
+{
+    cf_error err = {0};
+    uint64_t n = 0;
+    char row[64];
+    for (;; n++) {
+        cf_hfile_cell c;
+        bool has;
+        CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
+        if (!has)
+            break;
+        snprintf(row, sizeof(row), "row-%08llu", (unsigned long long)(n / rows_per));
+        CF_ASSERT_BYTES(c.row.data, c.row.len, row, strlen(row));
+        assert_int_equal(c.timestamp, 1700000000000LL + (int64_t)n);
+        assert_int_equal(c.mvcc, mvcc ? n % 5 : 0);
+        if (tags)
+            assert_int_equal(c.tags.len, n % 2 ? 5 : 0);
+    }
+    assert_int_equal(n, ncells);
+}
+
 /* Read everything back and check the cells the generator made. */
 static void read_back(const bytes *b, const cf_hfile_writer_options *o, uint64_t ncells,
                       int rows_per)
@@ -93,23 +116,8 @@ static void read_back(const bytes *b, const cf_hfile_writer_options *o, uint64_t
     assert_int_equal(in->includes_tags, o->include_tags);
     cf_hfile_iter *it;
     CF_ASSERT_OK(cf_hfile_iter_create(&it, h, &err), &err);
-    uint64_t n = 0;
+    expect_generated(it, ncells, rows_per, o->include_mvcc, o->include_tags);
     char row[64];
-    for (;;) {
-        cf_hfile_cell c;
-        bool has;
-        CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
-        if (!has)
-            break;
-        snprintf(row, sizeof(row), "row-%08llu", (unsigned long long)(n / rows_per));
-        CF_ASSERT_BYTES(c.row.data, c.row.len, row, strlen(row));
-        assert_int_equal(c.timestamp, 1700000000000LL + (int64_t)n);
-        assert_int_equal(c.mvcc, o->include_mvcc ? n % 5 : 0);
-        if (o->include_tags)
-            assert_int_equal(c.tags.len, n % 2 ? 5 : 0);
-        n++;
-    }
-    assert_int_equal(n, ncells);
     /* Seeks to every 97th row and to absent rows. */
     for (uint64_t r = 0; r < ncells / rows_per; r += 97) {
         snprintf(row, sizeof(row), "row-%08llu", (unsigned long long)r);
@@ -172,20 +180,8 @@ static void read_back_v2(const bytes *b, uint64_t ncells, int rows_per)
     CF_ASSERT_OK(open_bytes(&h, &io, b, &err), &err);
     cf_hfile_iter *it;
     CF_ASSERT_OK(cf_hfile_iter_create(&it, h, &err), &err);
-    uint64_t n = 0;
+    expect_generated(it, ncells, rows_per, true, false);
     char row[64];
-    for (;; n++) {
-        cf_hfile_cell c;
-        bool has;
-        CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
-        if (!has)
-            break;
-        snprintf(row, sizeof(row), "row-%08llu", (unsigned long long)(n / rows_per));
-        CF_ASSERT_BYTES(c.row.data, c.row.len, row, strlen(row));
-        assert_int_equal(c.timestamp, 1700000000000LL + (int64_t)n);
-        assert_int_equal(c.mvcc, n % 5);
-    }
-    assert_int_equal(n, ncells);
     snprintf(row, sizeof(row), "row-%08llu", 77ULL);
     CF_ASSERT_OK(cf_hfile_iter_seek_row(it, row, strlen(row), &err), &err);
     cf_hfile_cell c;
