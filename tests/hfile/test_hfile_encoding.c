@@ -6,6 +6,8 @@
  * encodings we cannot decode named in the error; truncated encoded blocks. */
 #include "test_common.h"
 
+#include "support_hfile.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,9 +206,7 @@ static void round_trip(cf_rng *r, int encoding, uint32_t codec, bool tags, bool 
     size_t i = 0;
     for (;; i++) {
         cf_hfile_cell c;
-        bool has;
-        CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
-        if (!has)
+        if (!hfile_next(it, &c))
             break;
         assert_true(i < n);
         check_cell(&c, &m[i], mvcc, i);

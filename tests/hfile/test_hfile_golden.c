@@ -5,6 +5,8 @@
  * `cfile hfile dump|seek --json` in-process for one file. */
 #include "test_common.h"
 
+#include "support_hfile.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -225,9 +227,7 @@ static void check_file(const char *name)
     size_t *row_lens = calloc(num + 1, sizeof(size_t));
     for (;;) {
         cf_hfile_cell c;
-        bool has;
-        CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
-        if (!has)
+        if (!hfile_next(it, &c))
             break;
         assert_true(n < num);
         const cf_json *e;

@@ -8,6 +8,8 @@
  * 1.1+ files (further down) keep a zero-filled checksum area under type NULL. */
 #include "test_common.h"
 
+#include "support_hfile.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,14 +325,11 @@ static void build11(cf_buf *f, const hudi11 *o)
  * value_of i, with no family or qualifier, LATEST_TIMESTAMP, Put, mvcc 0. */
 static void expect_cells(cf_hfile_iter *it, const hudi11 *o)
 {
-    cf_error err = {0};
     char k[300], v[600];
     int i = 0;
     for (;; i++) {
         cf_hfile_cell c;
-        bool has;
-        CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
-        if (!has)
+        if (!hfile_next(it, &c))
             break;
         key11(k, sizeof(k), o, i);
         value_of(v, sizeof(v), o, i);

@@ -5,6 +5,8 @@
  * the expected index block counts; Bloom probes of every row; block type names. */
 #include "test_common.h"
 
+#include "support_hfile.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,9 +345,7 @@ static void test_inspect__real_files(void **state)
             CF_ASSERT_OK(cf_hfile_iter_create(&it, h, &err), &err);
             for (;;) {
                 cf_hfile_cell c;
-                bool has;
-                CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
-                if (!has)
+                if (!hfile_next(it, &c))
                     break;
                 cf_hfile_bloom_result r;
                 CF_ASSERT_OK(cf_hfile_bloom_check(h, CF_HFILE_BLOOM_GENERAL, c.row, false, S(""),

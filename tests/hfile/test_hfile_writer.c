@@ -4,6 +4,8 @@
  * checksum failures, bad index entries, oversized blocks, truncation). */
 #include "test_common.h"
 
+#include "support_hfile.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,14 +79,11 @@ static cf_status open_bytes(cf_hfile **h, cf_io **io, const bytes *b, cf_error *
  * timestamps, mvcc (when written) and tags (when written and `tags`). */
 static void expect_generated(cf_hfile_iter *it, uint64_t ncells, int rows_per, bool mvcc, bool tags)
 {
-    cf_error err = {0};
     uint64_t n = 0;
     char row[64];
     for (;; n++) {
         cf_hfile_cell c;
-        bool has;
-        CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
-        if (!has)
+        if (!hfile_next(it, &c))
             break;
         snprintf(row, sizeof(row), "row-%08llu", (unsigned long long)(n / rows_per));
         CF_ASSERT_BYTES(c.row.data, c.row.len, row, strlen(row));
@@ -549,9 +548,7 @@ static void compare_with(const char *name, uint32_t block_size, bool with_meta, 
     CF_ASSERT_OK(cf_hfile_iter_create(&it, real, &err), &err);
     for (;;) {
         cf_hfile_cell c;
-        bool has;
-        CF_ASSERT_OK(cf_hfile_iter_next(it, &c, &has, &err), &err);
-        if (!has)
+        if (!hfile_next(it, &c))
             break;
         CF_ASSERT_OK(cf_hfile_writer_append(w, &c, &err), &err);
     }
