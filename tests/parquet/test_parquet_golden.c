@@ -5,7 +5,7 @@
  * offsets, null count and bloom filter location. Malformed files whose damage
  * is in the footer are refused as CF_ECORRUPT; the ones whose damage is in the
  * pages (listed below) open, and the test fails when that list is wrong either
- * way. Also drives `cfile parquet meta|schema` and `cfile info` in-process. */
+ * way. (The CLI over these files: test_pq_cli.c.) */
 #include "test_common.h"
 
 #include <dirent.h>
@@ -738,150 +738,6 @@ static void test_parquet_golden__open_mem_and_alloc_failures(void **state)
     free(b);
 }
 
-/* The streams write the caller's pointers directly: a local buffer pointer
- * copied out afterwards makes gcc 12 (-O3) see the caller's text as pointing
- * into a dead local (-Wdangling-pointer). */
-static int run_cli(char **argv, int argc, char **out_text, char **err_text)
-{
-    size_t ol = 0, el = 0;
-    *out_text = *err_text = NULL;
-    FILE *out = open_memstream(out_text, &ol), *errf = open_memstream(err_text, &el);
-    int rc = cf_cli_main(argc, argv, out, errf);
-    fclose(out);
-    fclose(errf);
-    return rc;
-}
-
-static void test_parquet_golden__cli(void **state)
-{
-    (void)state;
-    char path[2300], bad[2300], tmp[2300];
-    snprintf(path, sizeof(path), "%s/pt_nested_lists_snappy/pt_nested_lists_snappy.parquet", dir);
-    snprintf(bad, sizeof(bad), "%s/dk_missingmagicatend/dk_missingmagicatend.parquet", dir);
-    char *o, *e;
-
-    char *a1[] = {"cfile", "parquet", "schema", "--json", path};
-    assert_int_equal(run_cli(a1, 5, &o, &e), 0);
-    cf_json_doc doc, exp;
-    char msg[256];
-    assert_int_equal(cf_json_parse(&doc, o, strlen(o), msg, sizeof(msg)), 0);
-    snprintf(tmp, sizeof(tmp), "%s/pt_nested_lists_snappy/expected.json", dir);
-    assert_int_equal(cf_json_parse_file(&exp, tmp, msg, sizeof(msg)), 0);
-    const cf_json *gs = cf_json_get(&doc.root, "schema"), *es = cf_json_get(&exp.root, "schema");
-    assert_int_equal(gs->n, es->n);
-    for (size_t i = 0; i < gs->n; i++) {
-        static const char *const keys[] = {"name",         "type",           "repetition_type",
-                                           "num_children", "converted_type", "logical"};
-        for (size_t k = 0; k < 6; k++) {
-            const cf_json *g = cf_json_get(&gs->items[i], keys[k]);
-            const cf_json *x = cf_json_get(&es->items[i], keys[k]);
-            assert_non_null(g);
-            assert_int_equal(g->kind, x->kind);
-            if (x->str)
-                assert_string_equal(g->str, x->str);
-        }
-    }
-    const cf_json *cols = cf_json_get(&doc.root, "columns");
-    assert_int_equal(cols->n, 2);
-    const cf_json *c0 = &cols->items[0];
-    assert_string_equal(cf_json_get(c0, "max_definition_level")->str, "7");
-    assert_string_equal(cf_json_get(c0, "max_repetition_level")->str, "3");
-    cf_json_doc_dispose(&doc);
-    cf_json_doc_dispose(&exp);
-    free(o);
-    free(e);
-
-    char *a2[] = {"cfile", "parquet", "schema", path};
-    assert_int_equal(run_cli(a2, 4, &o, &e), 0);
-    assert_non_null(strstr(o, "message spark_schema {"));
-    assert_non_null(strstr(o, "  optional group a (LIST) {\n    repeated group list {"));
-    assert_non_null(strstr(o, "optional binary element (STRING);"));
-    assert_non_null(strstr(o, "D:7 R:3"));
-    free(o);
-    free(e);
-
-    char *a3[] = {"cfile", "parquet", "meta", "--json", path};
-    assert_int_equal(run_cli(a3, 5, &o, &e), 0);
-    assert_int_equal(cf_json_parse(&doc, o, strlen(o), msg, sizeof(msg)), 0);
-    assert_string_equal(cf_json_get(&doc.root, "num_rows")->str, "3");
-    const cf_json *rgs = cf_json_get(&doc.root, "row_groups");
-    assert_int_equal(rgs->n, 1);
-    assert_int_equal(cf_json_get(&rgs->items[0], "columns")->n, 2);
-    cf_json_doc_dispose(&doc);
-    free(o);
-    free(e);
-
-    char *a4[] = {"cfile", "parquet", "meta", path};
-    assert_int_equal(run_cli(a4, 4, &o, &e), 0);
-    assert_non_null(strstr(o, "row groups:      1"));
-    free(o);
-    free(e);
-
-    /* Damage: exit 1 and a message naming what and where. */
-    char *a5[] = {"cfile", "parquet", "meta", bad};
-    assert_int_equal(run_cli(a5, 4, &o, &e), 1);
-    assert_non_null(strstr(e, "no \"PAR1\" magic at the end (offset 34"));
-    free(o);
-    free(e);
-
-    /* Usage errors. */
-    char *a6[] = {"cfile", "parquet", "frobnicate", path};
-    assert_int_equal(run_cli(a6, 4, &o, &e), 2);
-    free(o);
-    free(e);
-    char *a7[] = {"cfile", "parquet", "meta"};
-    assert_int_equal(run_cli(a7, 3, &o, &e), 2);
-    free(o);
-    free(e);
-
-    char *ap[] = {"cfile", "parquet", "pages", "--json", path};
-    assert_int_equal(run_cli(ap, 5, &o, &e), 0);
-    assert_int_equal(cf_json_parse(&doc, o, strlen(o), msg, sizeof(msg)), 0);
-    assert_string_equal(cf_json_get(&doc.root, "num_pages")->str,
-                        "4"); /* dictionary + data, twice */
-    cf_json_doc_dispose(&doc);
-    free(o);
-    free(e);
-    snprintf(tmp, sizeof(tmp),
-             "%s/pt_datapage_v1-corrupt-checksum/"
-             "pt_datapage_v1-corrupt-checksum.parquet",
-             dir);
-    char *aq[] = {"cfile", "parquet", "pages", "--json", tmp};
-    assert_int_equal(run_cli(aq, 5, &o, &e), 1);
-    assert_string_equal(o, ""); /* no half document */
-    assert_non_null(strstr(e, "row group 0 column 0 page 0 at offset 4: page CRC-32 mismatch"));
-    free(o);
-    free(e);
-
-    /* cfile info recognizes Parquet by its magic. */
-    char *a8[] = {"cfile", "info", path};
-    assert_int_equal(run_cli(a8, 3, &o, &e), 0);
-    assert_non_null(strstr(o, "Apache Parquet"));
-    assert_non_null(strstr(o, "rows:        3"));
-    free(o);
-    free(e);
-    /* info --json: "format", then the summary `parquet meta --json` starts
-     * with, the same keys in the same order (one writer for both). */
-    char *a9[] = {"cfile", "info", "--json", path};
-    assert_int_equal(run_cli(a9, 4, &o, &e), 0);
-    free(e);
-    char *mo;
-    char *a10[] = {"cfile", "parquet", "meta", "--json", path};
-    assert_int_equal(run_cli(a10, 5, &mo, &e), 0);
-    free(e);
-    static const char head[] = "{\"format\":\"parquet\",";
-    assert_true(strncmp(o, head, sizeof head - 1) == 0);
-    const char *summary = o + sizeof head - 1;
-    const char *kv = strstr(mo, ",\"key_value_metadata\"");
-    assert_non_null(kv);
-    size_t n = (size_t)(kv - (mo + 1));
-    assert_true(strncmp(summary, "\"file_size\":", 12) == 0);
-    assert_true(strncmp(summary, mo + 1, n) == 0 && strcmp(summary + n, "}\n") == 0);
-    assert_non_null(strstr(summary, "\"footer_num_rows\":3,"));
-    free(mo);
-    free(o);
-}
-
 int main(int argc, char **argv)
 {
     snprintf(dir, sizeof(dir), "%s/parquet", cf_test_shared_dir());
@@ -892,7 +748,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_parquet_golden__values),
         cmocka_unit_test(test_parquet_golden__page_index),
         cmocka_unit_test(test_parquet_golden__open_mem_and_alloc_failures),
-        cmocka_unit_test(test_parquet_golden__cli),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
