@@ -19,98 +19,21 @@
 #include <cfile/cfile.h>
 #include <cfile/parquet.h>
 
-#define MAX_COLS 64
+#include "support_pqgen.h"
+
 #define ROWS 12000
 
 static const size_t thread_counts[] = {2, 4, 16};
 
-typedef struct gcol {
-    cf_parquet_write_column spec;
-    size_t width;
-    uint8_t *values; /* rows (scalars) or elements (arrays) */
-    uint8_t *nonnull;
-    uint32_t *offsets; /* arrays: rows + 1 */
-    uint8_t *elem_nonnull;
-} gcol;
+typedef pqg_col gcol;
+typedef pqg_table gtable;
 
-typedef struct gtable {
-    size_t ncols, rows;
-    gcol c[MAX_COLS];
-    char names[MAX_COLS][24];
-    char *strings;
-    size_t str_len, str_cap;
-} gtable;
-
-static void setbit(uint8_t *bm, size_t i, bool v)
-{
-    if (v)
-        bm[i >> 3] |= (uint8_t)(1u << (i & 7));
-    else
-        bm[i >> 3] &= (uint8_t) ~(1u << (i & 7));
-}
-
-/* A value of type ty from x (within the type's range; strings: offsets into
- * t->strings until fix_strings). */
-static void gen_value(gtable *t, cf_type ty, uint64_t x, uint8_t *slot)
-{
-    if (cf_type_is_binary(ty)) {
-        char tmp[96];
-        int n = snprintf(tmp, sizeof tmp, "value-%llu", (unsigned long long)x);
-        size_t len = x % 7 == 0 ? (size_t)n + (size_t)(x % 80) : (size_t)n; /* some past 64 */
-        assert_true(t->str_len + len <= t->str_cap);
-        for (size_t i = 0; i < len; i++)
-            t->strings[t->str_len + i] = i < (size_t)n ? tmp[i] : (char)('a' + i % 26);
-        cf_slice s = {(const uint8_t *)(uintptr_t)t->str_len, len};
-        t->str_len += len;
-        memcpy(slot, &s, sizeof s);
-        return;
-    }
-    uint64_t v = x * 0x9E3779B97F4A7C15ULL;
-    switch (ty) {
-    case CF_TYPE_BOOL: slot[0] = (uint8_t)(x & 1); return;
-    case CF_TYPE_FLOAT: {
-        float f = (float)((double)(x % 20001) - 10000.0) / 8.0f;
-        memcpy(slot, &f, 4);
-        return;
-    }
-    case CF_TYPE_DOUBLE: {
-        double d = ((double)(x % 2000001) - 1e6) / 3.0;
-        memcpy(slot, &d, 8);
-        return;
-    }
-    case CF_TYPE_DATE:
-    case CF_TYPE_DECIMAL32: {
-        int32_t i = (int32_t)(x % 100000) - 50000;
-        memcpy(slot, &i, 4);
-        return;
-    }
-    case CF_TYPE_DECIMAL64: {
-        int64_t i = (int64_t)(x % 1000000000000ULL) - 500000000000LL;
-        memcpy(slot, &i, 8);
-        return;
-    }
-    default: { /* ints; DECIMAL128 and INT128 take v twice */
-        uint8_t wide[16];
-        memcpy(wide, &v, 8);
-        memcpy(wide + 8, &v, 8);
-        memcpy(slot, wide, cf_type_size(ty));
-        return;
-    }
-    }
-}
-
+/* Columns of 50 and of a million distinct values by turns, two in three with
+ * a Bloom filter. */
 static void add_col(gtable *t, cf_type ty, bool nullable, bool array)
 {
-    gcol *g = &t->c[t->ncols];
-    snprintf(t->names[t->ncols], sizeof t->names[0], "c%zu", t->ncols);
-    memset(g, 0, sizeof *g);
-    g->spec.name = t->names[t->ncols];
-    g->spec.type = ty;
-    g->spec.nullable = nullable;
-    g->spec.is_array = array;
-    g->spec.bloom_filter = t->ncols % 3 != 1;
-    g->width = cf_type_size(ty);
-    t->ncols++;
+    size_t c = t->ncols;
+    pqg_add_col(t, NULL, ty, nullable, array, c % 2 ? 1000000 : 50, c % 3 != 1);
 }
 
 /* Every type, nullable and not, some arrays; odd columns of high cardinality
@@ -132,66 +55,9 @@ static void gen(gtable *t, size_t rows, uint64_t seed)
     add_col(t, CF_TYPE_INT32, false, true);
     add_col(t, CF_TYPE_STRING, true, true);
     add_col(t, CF_TYPE_DOUBLE, true, true);
-    cf_rng rng;
-    cf_rng_init(&rng, seed);
-    t->rows = rows;
-    t->str_cap = rows * 1000 + 1;
-    t->strings = malloc(t->str_cap);
-    for (size_t c = 0; c < t->ncols; c++) {
-        gcol *g = &t->c[c];
-        uint64_t card = c % 2 ? 1000000 : 50;
-        size_t cap = g->spec.is_array ? rows * 3 : rows;
-        g->nonnull = calloc(rows / 8 + 1, 1);
-        g->values = calloc(cap + 1, g->width);
-        if (g->spec.is_array) {
-            g->offsets = calloc(rows + 1, sizeof(uint32_t));
-            g->elem_nonnull = calloc(cap / 8 + 1, 1);
-        }
-        size_t elems = 0;
-        for (size_t r = 0; r < rows; r++) {
-            bool present = !g->spec.nullable || cf_rng_below(&rng, 5) != 0;
-            setbit(g->nonnull, r, present);
-            if (!g->spec.is_array) {
-                if (present)
-                    gen_value(t, g->spec.type, cf_rng_below(&rng, card), g->values + r * g->width);
-                continue;
-            }
-            g->offsets[r] = (uint32_t)elems;
-            size_t n = present ? cf_rng_below(&rng, 4) : 0;
-            for (size_t j = 0; j < n; j++, elems++) {
-                bool ep = cf_rng_below(&rng, 6) != 0;
-                setbit(g->elem_nonnull, elems, ep);
-                if (ep)
-                    gen_value(t, g->spec.type, cf_rng_below(&rng, card),
-                              g->values + elems * g->width);
-            }
-        }
-        if (g->spec.is_array)
-            g->offsets[rows] = (uint32_t)elems;
-    }
-    for (size_t c = 0; c < t->ncols; c++) { /* string offsets -> pointers */
-        gcol *g = &t->c[c];
-        if (!cf_type_is_binary(g->spec.type))
-            continue;
-        size_t n = g->spec.is_array ? g->offsets[rows] : rows;
-        for (size_t i = 0; i < n; i++) {
-            cf_slice s;
-            memcpy(&s, g->values + i * sizeof s, sizeof s);
-            s.data = (const uint8_t *)t->strings + (uintptr_t)s.data;
-            memcpy(g->values + i * sizeof s, &s, sizeof s);
-        }
-    }
-}
-
-static void gtable_free(gtable *t)
-{
-    for (size_t c = 0; c < t->ncols; c++) {
-        free(t->c[c].values);
-        free(t->c[c].nonnull);
-        free(t->c[c].offsets);
-        free(t->c[c].elem_nonnull);
-    }
-    free(t->strings);
+    t->null_one_in = 5;
+    t->elem_null_one_in = 6;
+    pqg_gen(t, rows, seed);
 }
 
 /* Rows [r, r + n) of column g as a batch (bitmaps copied to start at bit 0). */
@@ -201,7 +67,7 @@ static void slice(const gcol *g, size_t r, size_t n, cf_batch *b)
     b->count = n;
     uint8_t *nn = calloc(n / 8 + 1, 1);
     for (size_t i = 0; i < n; i++)
-        setbit(nn, i, (g->nonnull[(r + i) >> 3] >> ((r + i) & 7)) & 1);
+        pqg_setbit(nn, i, (g->nonnull[(r + i) >> 3] >> ((r + i) & 7)) & 1);
     b->nonnull = nn;
     if (!g->spec.is_array) {
         b->values = g->values + r * g->width;
@@ -216,7 +82,7 @@ static void slice(const gcol *g, size_t r, size_t n, cf_batch *b)
     b->values = g->values + (size_t)base * g->width;
     uint8_t *en = calloc(b->elem_count / 8 + 1, 1);
     for (size_t i = 0; i < b->elem_count; i++)
-        setbit(en, i, (g->elem_nonnull[(base + i) >> 3] >> ((base + i) & 7)) & 1);
+        pqg_setbit(en, i, (g->elem_nonnull[(base + i) >> 3] >> ((base + i) & 7)) & 1);
     b->elem_nonnull = en;
 }
 
@@ -236,7 +102,7 @@ static uint8_t *write_file(const gtable *t, cf_parquet_writer_options o, size_t 
     cf_error err;
     cf_io *io;
     CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-    cf_parquet_write_column specs[MAX_COLS];
+    cf_parquet_write_column specs[PQG_MAX_COLS];
     for (size_t c = 0; c < t->ncols; c++)
         specs[c] = t->c[c].spec;
     cf_parquet_writer *w;
@@ -246,7 +112,7 @@ static uint8_t *write_file(const gtable *t, cf_parquet_writer_options o, size_t 
         return NULL;
     }
     CF_ASSERT_OK(st, &err);
-    cf_batch b[MAX_COLS];
+    cf_batch b[PQG_MAX_COLS];
     for (size_t r = 0; r < t->rows; r += batch) {
         size_t n = t->rows - r < batch ? t->rows - r : batch;
         for (size_t c = 0; c < t->ncols; c++)
@@ -333,7 +199,7 @@ static void test_pq_write_threads__same_bytes(void **state)
     o.row_group_bytes = 150000;
     o.page_bytes = 4000;
     same_bytes(&t, &o, 4096, "row groups by bytes");
-    gtable_free(&t);
+    pqg_free(&t);
 }
 
 /* A file of one column: its pages are built on a second thread behind the
@@ -382,7 +248,7 @@ static void test_pq_write_threads__one_column(void **state)
         }
         free(one);
     }
-    gtable_free(&t);
+    pqg_free(&t);
 }
 
 /* A batch whose column c3 (INT32, REQUIRED) has a NULL at file row 9700 and
@@ -432,7 +298,7 @@ static void test_pq_write_threads__first_column_error(void **state)
         b[3].values = (const uint8_t *)i32;
         CF_ASSERT_OK(cf_parquet_writer_append(w, b, n, &err), &err); /* rows 0..4999 */
         str[4900] = (cf_slice){(const uint8_t *)bad, 2};             /* row 9900 */
-        setbit(nn3, 4700, false);                                    /* row 9700 */
+        pqg_setbit(nn3, 4700, false);                                /* row 9700 */
         b[3].nonnull = nn3;
         cf_status st = cf_parquet_writer_append(w, b, n, &err);
         assert_int_equal(st, CF_EINVAL);
@@ -450,7 +316,7 @@ static void test_pq_write_threads__first_column_error(void **state)
         cf_parquet_writer_free(w);
         cf_io_free(io);
         str[4900] = (cf_slice){(const uint8_t *)"ok", 2};
-        setbit(nn3, 4700, true);
+        pqg_setbit(nn3, 4700, true);
     }
     free(i64);
     free(str);

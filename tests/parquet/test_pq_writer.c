@@ -17,212 +17,17 @@
 #include <cfile/cfile.h>
 
 #include "parquet/writer.h"
+#include "support_pqgen.h"
 #include "util/int128.h"
 
 /* ---- a table of generated columns ---------------------------------------------------- */
 
-#define MAX_COLS 48
-
-typedef struct gcol {
-    cf_parquet_write_column spec;
-    size_t width;
-    uint8_t *values;   /* rows (scalars) or elements (arrays) */
-    uint8_t *nonnull;  /* row bitmap */
-    uint32_t *offsets; /* arrays: rows + 1 */
-    uint8_t *elem_nonnull;
-    size_t elems;
-    int card; /* distinct values: small = dictionary, large = fallback */
-} gcol;
-
-typedef struct gtable {
-    size_t ncols, rows;
-    gcol c[MAX_COLS];
-    char *strings; /* bytes of every generated string */
-    size_t str_len, str_cap;
-} gtable;
-
-static void setbit(uint8_t *bm, size_t i, bool v)
-{
-    if (v)
-        bm[i >> 3] |= (uint8_t)(1u << (i & 7));
-    else
-        bm[i >> 3] &= (uint8_t) ~(1u << (i & 7));
-}
+typedef pqg_col gcol;
+typedef pqg_table gtable;
 
 static bool getbit(const uint8_t *bm, size_t i)
 {
     return bm == NULL || (bm[i >> 3] >> (i & 7)) & 1;
-}
-
-/* One value of type t from a number (kept within the type's range). */
-static void gen_value(gtable *t, cf_type ty, uint64_t x, uint8_t *slot)
-{
-    switch (ty) {
-    case CF_TYPE_BOOL: slot[0] = (uint8_t)(x & 1); break;
-    case CF_TYPE_INT8:
-    case CF_TYPE_UINT8: slot[0] = (uint8_t)(x * 37); break;
-    case CF_TYPE_INT16:
-    case CF_TYPE_UINT16: {
-        uint16_t v = (uint16_t)(x * 40503u);
-        memcpy(slot, &v, 2);
-        break;
-    }
-    case CF_TYPE_INT32:
-    case CF_TYPE_UINT32: {
-        uint32_t v = (uint32_t)(x * 2654435761u);
-        memcpy(slot, &v, 4);
-        break;
-    }
-    case CF_TYPE_DECIMAL32: {
-        int32_t v = (int32_t)(x % 1999999999) - 999999999;
-        memcpy(slot, &v, 4);
-        break;
-    }
-    case CF_TYPE_DATE: {
-        int32_t v = (int32_t)(x % 100000) - 50000;
-        memcpy(slot, &v, 4);
-        break;
-    }
-    case CF_TYPE_INT64:
-    case CF_TYPE_UINT64:
-    case CF_TYPE_UNIXTIME_MICROS: {
-        uint64_t v = x * 0x9E3779B97F4A7C15ULL;
-        memcpy(slot, &v, 8);
-        break;
-    }
-    case CF_TYPE_DECIMAL64: {
-        int64_t v = (int64_t)(x % 1999999999999999999ULL) - 999999999999999999LL;
-        memcpy(slot, &v, 8);
-        break;
-    }
-    case CF_TYPE_FLOAT: {
-        float v = (float)((double)(int64_t)(x % 20001) - 10000.0) / 8.0f;
-        if (x % 97 == 5)
-            v = -0.0f;
-        memcpy(slot, &v, 4);
-        break;
-    }
-    case CF_TYPE_DOUBLE: {
-        double v = ((double)(int64_t)(x % 2000001) - 1e6) / 3.0;
-        if (x % 89 == 3)
-            v = 0.0;
-        memcpy(slot, &v, 8);
-        break;
-    }
-    case CF_TYPE_INT128:
-    case CF_TYPE_DECIMAL128: {
-        cf_i128 v = ((cf_i128)(int64_t)(x * 0x9E3779B97F4A7C15ULL)) * 1000003;
-        memcpy(slot, &v, 16);
-        break;
-    }
-    case CF_TYPE_STRING:
-    case CF_TYPE_VARCHAR:
-    case CF_TYPE_BINARY: {
-        char tmp[96];
-        int n = snprintf(tmp, sizeof tmp, "v%llu", (unsigned long long)x);
-        size_t pad = x % 5 == 0 ? (size_t)(x % 70) : 0; /* some past the 64-byte truncation */
-        size_t len = (size_t)n + pad;
-        if (x % 211 == 0)
-            len = 0;
-        cf_slice s;
-        s.len = len;
-        s.data = (const uint8_t *)(uintptr_t)t->str_len; /* fixed below */
-        assert_true(t->str_len + len <= t->str_cap);
-        memcpy(t->strings + t->str_len, tmp, len < (size_t)n ? len : (size_t)n);
-        for (size_t i = (size_t)n; i < len; i++)
-            t->strings[t->str_len + i] = (char)('a' + i % 26);
-        if (ty == CF_TYPE_BINARY && len > 0)
-            t->strings[t->str_len] = (char)0xff;
-        t->str_len += len;
-        memcpy(slot, &s, sizeof s);
-        break;
-    }
-    }
-}
-
-static void fix_slices(gtable *t)
-{
-    for (size_t c = 0; c < t->ncols; c++) {
-        gcol *g = &t->c[c];
-        if (!cf_type_is_binary(g->spec.type))
-            continue;
-        size_t n = g->spec.is_array ? g->elems : t->rows;
-        for (size_t i = 0; i < n; i++) {
-            cf_slice s;
-            memcpy(&s, g->values + i * sizeof s, sizeof s);
-            s.data = (const uint8_t *)t->strings + (uintptr_t)s.data;
-            memcpy(g->values + i * sizeof s, &s, sizeof s);
-        }
-    }
-}
-
-static void add_col(gtable *t, const char *name, cf_type ty, bool nullable, bool array, int card)
-{
-    gcol *g = &t->c[t->ncols++];
-    memset(g, 0, sizeof *g);
-    g->spec.name = name;
-    g->spec.type = ty;
-    g->spec.nullable = nullable;
-    g->spec.is_array = array;
-    g->spec.bloom_filter = true;
-    g->width = cf_type_size(ty);
-    g->card = card;
-}
-
-static void gen(gtable *t, size_t rows, uint64_t seed)
-{
-    cf_rng rng;
-    cf_rng_init(&rng, seed);
-    t->rows = rows;
-    t->str_cap = rows * 20 * 100 + 1;
-    t->strings = malloc(t->str_cap);
-    t->str_len = 0;
-    for (size_t c = 0; c < t->ncols; c++) {
-        gcol *g = &t->c[c];
-        g->nonnull = calloc(rows / 8 + 1, 1);
-        size_t cap = g->spec.is_array ? rows * 4 : rows;
-        g->values = calloc(cap + 1, g->width);
-        if (g->spec.is_array) {
-            g->offsets = calloc(rows + 1, sizeof(uint32_t));
-            g->elem_nonnull = calloc(cap / 8 + 1, 1);
-        }
-        for (size_t r = 0; r < rows; r++) {
-            bool present = !g->spec.nullable || cf_rng_below(&rng, 6) != 0;
-            setbit(g->nonnull, r, present);
-            if (!g->spec.is_array) {
-                if (present)
-                    gen_value(t, g->spec.type, cf_rng_below(&rng, (uint64_t)g->card),
-                              g->values + r * g->width);
-                continue;
-            }
-            g->offsets[r] = (uint32_t)g->elems;
-            if (!present)
-                continue;
-            size_t n = cf_rng_below(&rng, 4); /* 0..3 elements, some empty lists */
-            for (size_t j = 0; j < n; j++) {
-                bool ep = cf_rng_below(&rng, 5) != 0;
-                setbit(g->elem_nonnull, g->elems, ep);
-                if (ep)
-                    gen_value(t, g->spec.type, cf_rng_below(&rng, (uint64_t)g->card),
-                              g->values + g->elems * g->width);
-                g->elems++;
-            }
-        }
-        if (g->spec.is_array)
-            g->offsets[rows] = (uint32_t)g->elems;
-    }
-    fix_slices(t);
-}
-
-static void gtable_free(gtable *t)
-{
-    for (size_t c = 0; c < t->ncols; c++) {
-        free(t->c[c].values);
-        free(t->c[c].nonnull);
-        free(t->c[c].offsets);
-        free(t->c[c].elem_nonnull);
-    }
-    free(t->strings);
 }
 
 /* Every type, scalar nullable and not, plus arrays of some. */
@@ -260,16 +65,16 @@ static void all_types(gtable *t)
         snprintf(names[1][i], 24, "%s_n", types[i].name);
         /* high cardinality for every other type: those chunks fall back to PLAIN */
         int card = i % 2 ? 100000 : 40;
-        add_col(t, names[0][i], types[i].ty, false, false, card);
-        add_col(t, names[1][i], types[i].ty, true, false, card);
+        pqg_add_col(t, names[0][i], types[i].ty, false, false, card, true);
+        pqg_add_col(t, names[1][i], types[i].ty, true, false, card, true);
     }
     static const cf_type arr[] = {CF_TYPE_INT32, CF_TYPE_STRING, CF_TYPE_DOUBLE,
                                   CF_TYPE_DECIMAL128};
     for (size_t i = 0; i < 4; i++) {
         snprintf(names[2][i], 24, "arr%zu", i);
         snprintf(names[2][4 + i], 24, "arr%zu_n", i);
-        add_col(t, names[2][i], arr[i], false, true, 300);
-        add_col(t, names[2][4 + i], arr[i], true, true, 300);
+        pqg_add_col(t, names[2][i], arr[i], false, true, 300, true);
+        pqg_add_col(t, names[2][4 + i], arr[i], true, true, 300, true);
     }
 }
 
@@ -283,15 +88,15 @@ static uint8_t *write_table_x(const gtable *t, const cf_parquet_writer_options *
     cf_error err;
     cf_io *io;
     CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-    cf_parquet_write_column specs[MAX_COLS];
+    cf_parquet_write_column specs[PQG_MAX_COLS];
     for (size_t c = 0; c < t->ncols; c++)
         specs[c] = t->c[c].spec;
     cf_parquet_writer *w;
     CF_ASSERT_OK(cf_parquet_writer_create(&w, io, specs, t->ncols, o, &err), &err);
     if (hold)
         cf_pq_writer_hold_chunks(w);
-    cf_batch b[MAX_COLS];
-    uint32_t *offs[MAX_COLS] = {0};
+    cf_batch b[PQG_MAX_COLS];
+    uint32_t *offs[PQG_MAX_COLS] = {0};
     for (size_t r = 0; r < t->rows; r += batch) {
         size_t n = t->rows - r < batch ? t->rows - r : batch;
         for (size_t c = 0; c < t->ncols; c++) {
@@ -301,7 +106,7 @@ static uint8_t *write_table_x(const gtable *t, const cf_parquet_writer_options *
             /* row bitmaps must start at bit 0: copy the batch's bits */
             uint8_t *nn = calloc(n / 8 + 1, 1);
             for (size_t i = 0; i < n; i++)
-                setbit(nn, i, getbit(g->nonnull, r + i));
+                pqg_setbit(nn, i, getbit(g->nonnull, r + i));
             b[c].nonnull = g->spec.nullable ? nn : NULL;
             if (!g->spec.nullable)
                 free(nn);
@@ -318,7 +123,7 @@ static uint8_t *write_table_x(const gtable *t, const cf_parquet_writer_options *
                 b[c].values = g->values + (size_t)base * g->width;
                 uint8_t *en = calloc(b[c].elem_count / 8 + 1, 1);
                 for (size_t i = 0; i < b[c].elem_count; i++)
-                    setbit(en, i, getbit(g->elem_nonnull, base + i));
+                    pqg_setbit(en, i, getbit(g->elem_nonnull, base + i));
                 b[c].elem_nonnull = en;
             }
         }
@@ -551,7 +356,7 @@ static void test_pq_writer__round_trip_matrix(void **state)
     (void)state;
     gtable t;
     all_types(&t);
-    gen(&t, 3000, cf_test_seed(15));
+    pqg_gen(&t, 3000, cf_test_seed(15));
     static const int32_t codecs[] = {CF_PARQUET_UNCOMPRESSED, CF_PARQUET_SNAPPY, CF_PARQUET_GZIP,
                                      CF_PARQUET_LZ4_RAW,      CF_PARQUET_ZSTD,   CF_PARQUET_BROTLI};
     for (size_t k = 0; k < 6; k++) {
@@ -574,7 +379,7 @@ static void test_pq_writer__round_trip_matrix(void **state)
             }
         }
     }
-    gtable_free(&t);
+    pqg_free(&t);
 }
 
 /* Dictionary encoding: low-cardinality chunks have a dictionary page and only
@@ -584,9 +389,9 @@ static void test_pq_writer__dictionary_fallback(void **state)
     (void)state;
     gtable t;
     memset(&t, 0, sizeof t);
-    add_col(&t, "low", CF_TYPE_STRING, false, false, 10);
-    add_col(&t, "high", CF_TYPE_INT64, false, false, 1 << 30);
-    gen(&t, 5000, 7);
+    pqg_add_col(&t, "low", CF_TYPE_STRING, false, false, 10, true);
+    pqg_add_col(&t, "high", CF_TYPE_INT64, false, false, 1 << 30, true);
+    pqg_gen(&t, 5000, 7);
     cf_parquet_writer_options o;
     cf_parquet_writer_options_init(&o);
     o.dict_page_bytes = 1024;
@@ -635,7 +440,7 @@ static void test_pq_writer__dictionary_fallback(void **state)
     cf_parquet_free(pq);
     cf_io_free(io);
     free(f);
-    gtable_free(&t);
+    pqg_free(&t);
 }
 
 /* Every row group starts at its first chunk's first page (file_offset), its
@@ -699,11 +504,11 @@ static void test_pq_writer__streamed_same_bytes(void **state)
         memset(&t, 0, sizeof t);
         for (size_t i = 0; i < nc; i++)
             if (first == nc || i == first)
-                add_col(&t, cols[i].name, cols[i].ty, cols[i].nullable, cols[i].array,
-                        cols[i].card);
+                pqg_add_col(&t, cols[i].name, cols[i].ty, cols[i].nullable, cols[i].array,
+                            cols[i].card, true);
         for (size_t i = 0; i < t.ncols; i++)
             t.c[i].spec.bloom_filter = i % 2 == 0;
-        gen(&t, 6000, cf_test_seed(31) + first);
+        pqg_gen(&t, 6000, cf_test_seed(31) + first);
         for (size_t k = 0; k < 6; k++) {
             for (int variant = 0; variant < 4; variant++) {
                 cf_parquet_writer_options o;
@@ -744,7 +549,7 @@ static void test_pq_writer__streamed_same_bytes(void **state)
                 free(h);
             }
         }
-        gtable_free(&t);
+        pqg_free(&t);
     }
 }
 
@@ -1068,7 +873,7 @@ static void test_pq_writer__empty(void **state)
     (void)state;
     gtable t;
     all_types(&t);
-    gen(&t, 0, 1);
+    pqg_gen(&t, 0, 1);
     size_t len;
     uint8_t *f = write_table(&t, NULL, 10, &len);
     cf_error err;
@@ -1081,7 +886,7 @@ static void test_pq_writer__empty(void **state)
     cf_parquet_free(pq);
     cf_io_free(io);
     free(f);
-    gtable_free(&t);
+    pqg_free(&t);
 }
 
 /* ---- the 4/8-byte fast path's statistics -------------------------------------------- */
@@ -1090,41 +895,24 @@ static void test_pq_writer__empty(void **state)
 #define FS_PAGE 700
 
 /* -1, 0, 1: a against b in the column's order (a and b not NaN). */
+#define FS_CMP_AS(ctype)                                                                           \
+    {                                                                                              \
+        ctype x, y;                                                                                \
+        memcpy(&x, a, sizeof(x)), memcpy(&y, b, sizeof(y));                                        \
+        return (x > y) - (x < y);                                                                  \
+    }
 static int fs_cmp(cf_type t, const uint8_t *a, const uint8_t *b)
 {
     switch (t) {
-    case CF_TYPE_FLOAT: {
-        float x, y;
-        memcpy(&x, a, 4), memcpy(&y, b, 4);
-        return (x > y) - (x < y);
-    }
-    case CF_TYPE_DOUBLE: {
-        double x, y;
-        memcpy(&x, a, 8), memcpy(&y, b, 8);
-        return (x > y) - (x < y);
-    }
-    case CF_TYPE_INT32: {
-        int32_t x, y;
-        memcpy(&x, a, 4), memcpy(&y, b, 4);
-        return (x > y) - (x < y);
-    }
-    case CF_TYPE_UINT32: {
-        uint32_t x, y;
-        memcpy(&x, a, 4), memcpy(&y, b, 4);
-        return (x > y) - (x < y);
-    }
-    case CF_TYPE_INT64: {
-        int64_t x, y;
-        memcpy(&x, a, 8), memcpy(&y, b, 8);
-        return (x > y) - (x < y);
-    }
-    default: {
-        uint64_t x, y;
-        memcpy(&x, a, 8), memcpy(&y, b, 8);
-        return (x > y) - (x < y);
-    }
+    case CF_TYPE_FLOAT: FS_CMP_AS(float)
+    case CF_TYPE_DOUBLE: FS_CMP_AS(double)
+    case CF_TYPE_INT32: FS_CMP_AS(int32_t)
+    case CF_TYPE_UINT32: FS_CMP_AS(uint32_t)
+    case CF_TYPE_INT64: FS_CMP_AS(int64_t)
+    default: FS_CMP_AS(uint64_t)
     }
 }
+#undef FS_CMP_AS
 
 static bool fs_nan(cf_type t, const uint8_t *p)
 {
@@ -1190,7 +978,7 @@ static void test_pq_writer__fixed_statistics(void **state)
             int pick = (int)(x % 40);
             bool page3 = i / FS_PAGE == 3; /* a page of NaNs and NULLs only */
             if (nn[c])
-                setbit(nn[c], i, x % 7 != 0 && !(page3 && c % 2 == 0 && i % 2));
+                pqg_setbit(nn[c], i, x % 7 != 0 && !(page3 && c % 2 == 0 && i % 2));
             if (types[c] == CF_TYPE_FLOAT) {
                 float f = pick == 0   ? NAN
                           : pick == 1 ? -0.0f
@@ -1245,7 +1033,7 @@ static void test_pq_writer__fixed_statistics(void **state)
                 if (nn[c]) {
                     memset(bm[c], 0, sizeof bm[c]);
                     for (size_t i = 0; i < n; i++)
-                        setbit(bm[c], i, getbit(nn[c], at + i));
+                        pqg_setbit(bm[c], i, getbit(nn[c], at + i));
                     b[c].nonnull = bm[c];
                 }
             }
