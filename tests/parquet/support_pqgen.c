@@ -195,3 +195,41 @@ void pqg_free(pqg_table *t)
     }
     free(t->strings);
 }
+
+/* A bit of a bitmap, NULL: all set. */
+static bool getbit(const uint8_t *bm, size_t i)
+{
+    return bm == NULL || (bm[i >> 3] >> (i & 7)) & 1;
+}
+
+void pqg_slice(const pqg_col *g, size_t r, size_t n, cf_batch *b)
+{
+    memset(b, 0, sizeof *b);
+    b->count = n;
+    uint8_t *nn = calloc(n / 8 + 1, 1);
+    for (size_t i = 0; i < n; i++)
+        pqg_setbit(nn, i, getbit(g->nonnull, r + i));
+    b->nonnull = nn;
+    if (!g->spec.is_array) {
+        b->values = g->values + r * g->width;
+        return;
+    }
+    uint32_t base = g->offsets[r];
+    uint32_t *offs = malloc((n + 1) * sizeof(uint32_t));
+    for (size_t i = 0; i <= n; i++)
+        offs[i] = g->offsets[r + i] - base;
+    b->elem_offsets = offs;
+    b->elem_count = offs[n];
+    b->values = g->values + (size_t)base * g->width;
+    uint8_t *en = calloc(b->elem_count / 8 + 1, 1);
+    for (size_t i = 0; i < b->elem_count; i++)
+        pqg_setbit(en, i, getbit(g->elem_nonnull, base + i));
+    b->elem_nonnull = en;
+}
+
+void pqg_slice_free(cf_batch *b)
+{
+    free((void *)b->nonnull);
+    free((void *)b->elem_offsets);
+    free((void *)b->elem_nonnull);
+}

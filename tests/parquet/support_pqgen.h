@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cfile/cfile.h>
 #include <cfile/parquet.h>
 
 #define PQG_MAX_COLS 64
@@ -50,5 +51,11 @@ void pqg_add_col(pqg_table *t, const char *name, cf_type ty, bool nullable, bool
 void pqg_gen(pqg_table *t, size_t rows, uint64_t seed);
 
 void pqg_free(pqg_table *t);
+
+/* Rows [r, r + n) of column g as a batch, its bitmaps copied to start at bit
+ * 0 and its element offsets made relative to its first element (a row bitmap
+ * even for a column that is not nullable). Free with pqg_slice_free. */
+void pqg_slice(const pqg_col *g, size_t r, size_t n, cf_batch *b);
+void pqg_slice_free(cf_batch *b);
 
 #endif

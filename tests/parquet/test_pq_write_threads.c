@@ -60,39 +60,6 @@ static void gen(gtable *t, size_t rows, uint64_t seed)
     pqg_gen(t, rows, seed);
 }
 
-/* Rows [r, r + n) of column g as a batch (bitmaps copied to start at bit 0). */
-static void slice(const gcol *g, size_t r, size_t n, cf_batch *b)
-{
-    memset(b, 0, sizeof *b);
-    b->count = n;
-    uint8_t *nn = calloc(n / 8 + 1, 1);
-    for (size_t i = 0; i < n; i++)
-        pqg_setbit(nn, i, (g->nonnull[(r + i) >> 3] >> ((r + i) & 7)) & 1);
-    b->nonnull = nn;
-    if (!g->spec.is_array) {
-        b->values = g->values + r * g->width;
-        return;
-    }
-    uint32_t base = g->offsets[r];
-    uint32_t *offs = malloc((n + 1) * sizeof(uint32_t));
-    for (size_t i = 0; i <= n; i++)
-        offs[i] = g->offsets[r + i] - base;
-    b->elem_offsets = offs;
-    b->elem_count = offs[n];
-    b->values = g->values + (size_t)base * g->width;
-    uint8_t *en = calloc(b->elem_count / 8 + 1, 1);
-    for (size_t i = 0; i < b->elem_count; i++)
-        pqg_setbit(en, i, (g->elem_nonnull[(base + i) >> 3] >> ((base + i) & 7)) & 1);
-    b->elem_nonnull = en;
-}
-
-static void slice_free(cf_batch *b)
-{
-    free((void *)b->nonnull);
-    free((void *)b->elem_offsets);
-    free((void *)b->elem_nonnull);
-}
-
 /* The file of t's rows in batches of `batch` (NULL when the codec is not
  * built in); *len its size. */
 static uint8_t *write_file(const gtable *t, cf_parquet_writer_options o, size_t threads,
@@ -116,10 +83,10 @@ static uint8_t *write_file(const gtable *t, cf_parquet_writer_options o, size_t 
     for (size_t r = 0; r < t->rows; r += batch) {
         size_t n = t->rows - r < batch ? t->rows - r : batch;
         for (size_t c = 0; c < t->ncols; c++)
-            slice(&t->c[c], r, n, &b[c]);
+            pqg_slice(&t->c[c], r, n, &b[c]);
         CF_ASSERT_OK(cf_parquet_writer_append(w, b, n, &err), &err);
         for (size_t c = 0; c < t->ncols; c++)
-            slice_free(&b[c]);
+            pqg_slice_free(&b[c]);
     }
     CF_ASSERT_OK(cf_parquet_writer_finish(w, &err), &err);
     cf_slice s = cf_io_mem_contents(io);

@@ -96,46 +96,20 @@ static uint8_t *write_table_x(const gtable *t, const cf_parquet_writer_options *
     if (hold)
         cf_pq_writer_hold_chunks(w);
     cf_batch b[PQG_MAX_COLS];
-    uint32_t *offs[PQG_MAX_COLS] = {0};
     for (size_t r = 0; r < t->rows; r += batch) {
         size_t n = t->rows - r < batch ? t->rows - r : batch;
         for (size_t c = 0; c < t->ncols; c++) {
-            const gcol *g = &t->c[c];
-            memset(&b[c], 0, sizeof b[c]);
-            b[c].count = n;
-            /* row bitmaps must start at bit 0: copy the batch's bits */
-            uint8_t *nn = calloc(n / 8 + 1, 1);
-            for (size_t i = 0; i < n; i++)
-                pqg_setbit(nn, i, getbit(g->nonnull, r + i));
-            b[c].nonnull = g->spec.nullable ? nn : NULL;
-            if (!g->spec.nullable)
-                free(nn);
-            if (!g->spec.is_array) {
-                b[c].values = g->values + r * g->width;
-            } else {
-                /* offsets relative to this batch's first element */
-                uint32_t base = g->offsets[r];
-                offs[c] = malloc((n + 1) * sizeof(uint32_t));
-                for (size_t i = 0; i <= n; i++)
-                    offs[c][i] = g->offsets[r + i] - base;
-                b[c].elem_offsets = offs[c];
-                b[c].elem_count = offs[c][n];
-                b[c].values = g->values + (size_t)base * g->width;
-                uint8_t *en = calloc(b[c].elem_count / 8 + 1, 1);
-                for (size_t i = 0; i < b[c].elem_count; i++)
-                    pqg_setbit(en, i, getbit(g->elem_nonnull, base + i));
-                b[c].elem_nonnull = en;
+            pqg_slice(&t->c[c], r, n, &b[c]);
+            if (!t->c[c].spec.nullable) { /* no row bitmap where there are no nulls */
+                free((void *)b[c].nonnull);
+                b[c].nonnull = NULL;
             }
         }
         CF_ASSERT_OK(cf_parquet_writer_append(w, b, n, &err), &err);
         if (first_bytes && r == 0)
             *first_bytes = cf_parquet_writer_bytes(w);
-        for (size_t c = 0; c < t->ncols; c++) {
-            free((void *)b[c].nonnull);
-            free((void *)b[c].elem_nonnull);
-            free(offs[c]);
-            offs[c] = NULL;
-        }
+        for (size_t c = 0; c < t->ncols; c++)
+            pqg_slice_free(&b[c]);
     }
     assert_int_equal(cf_parquet_writer_rows(w), t->rows);
     CF_ASSERT_OK(cf_parquet_writer_finish(w, &err), &err);
