@@ -233,3 +233,17 @@ void pqg_slice_free(cf_batch *b)
     free((void *)b->elem_offsets);
     free((void *)b->elem_nonnull);
 }
+
+uint8_t *pqg_finish(cf_parquet_writer *w, cf_io *io, size_t *len)
+{
+    cf_error err;
+    CF_ASSERT_OK(cf_parquet_writer_finish(w, &err), &err);
+    cf_slice s = cf_io_mem_contents(io);
+    uint8_t *copy = malloc(s.len);
+    assert_non_null(copy);
+    memcpy(copy, s.data, s.len);
+    *len = s.len;
+    cf_parquet_writer_free(w);
+    cf_io_free(io);
+    return copy;
+}

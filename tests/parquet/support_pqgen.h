@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <cfile/cfile.h>
+#include <cfile/io.h>
 #include <cfile/parquet.h>
 
 #define PQG_MAX_COLS 64
@@ -57,5 +58,9 @@ void pqg_free(pqg_table *t);
  * even for a column that is not nullable). Free with pqg_slice_free. */
 void pqg_slice(const pqg_col *g, size_t r, size_t n, cf_batch *b);
 void pqg_slice_free(cf_batch *b);
+
+/* Finish w, writing into the memory file io; the file's bytes (malloc'd, *len
+ * of them). Frees w and io. */
+uint8_t *pqg_finish(cf_parquet_writer *w, cf_io *io, size_t *len);
 
 #endif

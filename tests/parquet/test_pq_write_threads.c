@@ -88,14 +88,7 @@ static uint8_t *write_file(const gtable *t, cf_parquet_writer_options o, size_t 
         for (size_t c = 0; c < t->ncols; c++)
             pqg_slice_free(&b[c]);
     }
-    CF_ASSERT_OK(cf_parquet_writer_finish(w, &err), &err);
-    cf_slice s = cf_io_mem_contents(io);
-    uint8_t *copy = malloc(s.len);
-    memcpy(copy, s.data, s.len);
-    *len = s.len;
-    cf_parquet_writer_free(w);
-    cf_io_free(io);
-    return copy;
+    return pqg_finish(w, io, len);
 }
 
 /* One shape: the file at each thread count equals the one-thread file. */

@@ -112,14 +112,7 @@ static uint8_t *write_table_x(const gtable *t, const cf_parquet_writer_options *
             pqg_slice_free(&b[c]);
     }
     assert_int_equal(cf_parquet_writer_rows(w), t->rows);
-    CF_ASSERT_OK(cf_parquet_writer_finish(w, &err), &err);
-    cf_slice s = cf_io_mem_contents(io);
-    uint8_t *copy = malloc(s.len);
-    memcpy(copy, s.data, s.len);
-    *len = s.len;
-    cf_parquet_writer_free(w);
-    cf_io_free(io);
-    return copy;
+    return pqg_finish(w, io, len);
 }
 
 static uint8_t *write_table(const gtable *t, const cf_parquet_writer_options *o, size_t batch,
