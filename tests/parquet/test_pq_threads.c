@@ -67,6 +67,19 @@ static char *read_all(const cf_parquet *pq, size_t threads, size_t batch_rows, b
     return text;
 }
 
+/* `reps` reads with `threads` workers each give one thread's text `one` and status st1. */
+static void expect_as_one(const cf_parquet *pq, size_t threads, size_t batch_rows, bool reversed,
+                          const char *one, cf_status st1, int reps)
+{
+    for (int k = 0; k < reps; k++) {
+        cf_status stn;
+        char *many = read_all(pq, threads, batch_rows, reversed, &stn);
+        assert_int_equal(stn, st1);
+        assert_string_equal(many, one);
+        free(many);
+    }
+}
+
 static void test_pq_threads__corpus_same_as_one_thread(void **state)
 {
     (void)state;
@@ -213,13 +226,7 @@ static void test_pq_threads__first_failing_column_named(void **state)
         assert_int_equal(st1, CF_ECORRUPT);
         /* "column 0 (a)" read forwards, "column 2 (c)" reversed. */
         assert_non_null(strstr(one, rev ? "column 2" : "column 0"));
-        for (int k = 0; k < 20; k++) {
-            cf_status stn;
-            char *many = read_all(pq, 3, 1000, rev, &stn);
-            assert_int_equal(stn, st1);
-            assert_string_equal(many, one);
-            free(many);
-        }
+        expect_as_one(pq, 3, 1000, rev, one, st1, 20);
         free(one);
     }
     cf_parquet_free(pq);
@@ -253,13 +260,7 @@ static void test_pq_threads__row_groups_ahead_same_as_one_thread(void **state)
             else
                 assert_non_null(strstr(one, "[7999,-7999,55993]"));
             for (size_t t = 2; t <= 5; t++)
-                for (int k = 0; k < 5; k++) {
-                    cf_status stn;
-                    char *many = read_all(pq, t, batches[b], false, &stn);
-                    assert_int_equal(stn, st1);
-                    assert_string_equal(many, one);
-                    free(many);
-                }
+                expect_as_one(pq, t, batches[b], false, one, st1, 5);
             free(one);
         }
         cf_parquet_free(pq);
