@@ -234,6 +234,21 @@ void pqg_slice_free(cf_batch *b)
     free((void *)b->elem_nonnull);
 }
 
+cf_status pqg_writer(cf_parquet_writer **w, cf_io **io, const pqg_table *t,
+                     const cf_parquet_writer_options *o, cf_error *err)
+{
+    CF_ASSERT_OK(cf_io_create_mem(io, err), err);
+    cf_parquet_write_column specs[PQG_MAX_COLS];
+    for (size_t c = 0; c < t->ncols; c++)
+        specs[c] = t->c[c].spec;
+    cf_status st = cf_parquet_writer_create(w, *io, specs, t->ncols, o, err);
+    if (st != CF_OK) {
+        cf_io_free(*io);
+        *io = NULL;
+    }
+    return st;
+}
+
 uint8_t *pqg_finish(cf_parquet_writer *w, cf_io *io, size_t *len)
 {
     cf_error err;

@@ -59,6 +59,11 @@ void pqg_free(pqg_table *t);
 void pqg_slice(const pqg_col *g, size_t r, size_t n, cf_batch *b);
 void pqg_slice_free(cf_batch *b);
 
+/* A writer of t's columns with options o into a new memory file *io (freed
+ * again when the writer cannot be made). */
+cf_status pqg_writer(cf_parquet_writer **w, cf_io **io, const pqg_table *t,
+                     const cf_parquet_writer_options *o, cf_error *err);
+
 /* Finish w, writing into the memory file io; the file's bytes (malloc'd, *len
  * of them). Frees w and io. */
 uint8_t *pqg_finish(cf_parquet_writer *w, cf_io *io, size_t *len);

@@ -68,16 +68,10 @@ static uint8_t *write_file(const gtable *t, cf_parquet_writer_options o, size_t 
     o.threads = threads;
     cf_error err;
     cf_io *io;
-    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-    cf_parquet_write_column specs[PQG_MAX_COLS];
-    for (size_t c = 0; c < t->ncols; c++)
-        specs[c] = t->c[c].spec;
     cf_parquet_writer *w;
-    cf_status st = cf_parquet_writer_create(&w, io, specs, t->ncols, &o, &err);
-    if (st == CF_ENOTSUP) {
-        cf_io_free(io);
+    cf_status st = pqg_writer(&w, &io, t, &o, &err);
+    if (st == CF_ENOTSUP)
         return NULL;
-    }
     CF_ASSERT_OK(st, &err);
     cf_batch b[PQG_MAX_COLS];
     for (size_t r = 0; r < t->rows; r += batch) {

@@ -87,12 +87,8 @@ static uint8_t *write_table_x(const gtable *t, const cf_parquet_writer_options *
 {
     cf_error err;
     cf_io *io;
-    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-    cf_parquet_write_column specs[PQG_MAX_COLS];
-    for (size_t c = 0; c < t->ncols; c++)
-        specs[c] = t->c[c].spec;
     cf_parquet_writer *w;
-    CF_ASSERT_OK(cf_parquet_writer_create(&w, io, specs, t->ncols, o, &err), &err);
+    CF_ASSERT_OK(pqg_writer(&w, &io, t, o, &err), &err);
     if (hold)
         cf_pq_writer_hold_chunks(w);
     cf_batch b[PQG_MAX_COLS];
