@@ -78,6 +78,19 @@ static void all_types(gtable *t)
     }
 }
 
+/* Finish w (writing into the memory file io) and open the file for reading
+ * through *rio. */
+static cf_parquet *finish_open(cf_parquet_writer *w, cf_io *io, cf_io **rio)
+{
+    cf_error err;
+    CF_ASSERT_OK(cf_parquet_writer_finish(w, &err), &err);
+    cf_slice f = cf_io_mem_contents(io);
+    CF_ASSERT_OK(cf_io_open_mem(rio, f.data, f.len, &err), &err);
+    cf_parquet *pq;
+    CF_ASSERT_OK(cf_parquet_open(&pq, *rio, NULL, &err), &err);
+    return pq;
+}
+
 /* ---- writing --------------------------------------------------------------------------- */
 
 /* hold: no chunk streamed (cf_pq_writer_hold_chunks); first_bytes, when not
@@ -584,13 +597,9 @@ static void test_pq_writer__footer(void **state)
     cf_parquet_writer *w;
     CF_ASSERT_OK(cf_parquet_writer_create(&w, io, cols, 7, &o, &err), &err);
     CF_ASSERT_OK(cf_parquet_writer_append(w, b, 4, &err), &err);
-    CF_ASSERT_OK(cf_parquet_writer_finish(w, &err), &err);
-    cf_parquet_writer_free(w);
-    cf_slice fs = cf_io_mem_contents(io);
     cf_io *rio;
-    cf_parquet *pq;
-    CF_ASSERT_OK(cf_io_open_mem(&rio, fs.data, fs.len, &err), &err);
-    CF_ASSERT_OK(cf_parquet_open(&pq, rio, NULL, &err), &err);
+    cf_parquet *pq = finish_open(w, io, &rio);
+    cf_parquet_writer_free(w);
     const cf_parquet_file_meta *m = cf_parquet_meta(pq);
     assert_int_equal(m->num_rows, 4);
     assert_true(m->has_created_by);
@@ -815,12 +824,8 @@ static void test_pq_writer__utf8(void **state)
             assert_int_equal(cf_parquet_writer_error_row(w), 4);
         } else {
             CF_ASSERT_OK(cf_parquet_writer_append(w, &b, 3, &err), &err);
-            CF_ASSERT_OK(cf_parquet_writer_finish(w, &err), &err);
-            cf_slice f = cf_io_mem_contents(io);
             cf_io *rio;
-            cf_parquet *pq;
-            CF_ASSERT_OK(cf_io_open_mem(&rio, f.data, f.len, &err), &err);
-            CF_ASSERT_OK(cf_parquet_open(&pq, rio, NULL, &err), &err);
+            cf_parquet *pq = finish_open(w, io, &rio);
             assert_int_equal(cf_parquet_column_at(pq, 0)->leaf->logical.kind, CF_PARQUET_LT_NONE);
             cf_parquet_free(pq);
             cf_io_free(rio);
@@ -1003,13 +1008,9 @@ static void test_pq_writer__fixed_statistics(void **state)
             CF_ASSERT_OK(cf_parquet_writer_append(w, b, n, &err), &err);
             at += n;
         }
-        CF_ASSERT_OK(cf_parquet_writer_finish(w, &err), &err);
-        cf_parquet_writer_free(w);
-        cf_slice fs = cf_io_mem_contents(io);
         cf_io *rio;
-        cf_parquet *pq;
-        CF_ASSERT_OK(cf_io_open_mem(&rio, fs.data, fs.len, &err), &err);
-        CF_ASSERT_OK(cf_parquet_open(&pq, rio, NULL, &err), &err);
+        cf_parquet *pq = finish_open(w, io, &rio);
+        cf_parquet_writer_free(w);
         const cf_parquet_column_chunk *ch = cf_parquet_meta(pq)->row_groups[0].columns;
         for (size_t c = 0; c < NT; c++) {
             size_t w8 = cf_type_size(types[c]);
