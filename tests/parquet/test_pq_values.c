@@ -119,19 +119,26 @@ static void test_pq_values__delta_unused_miniblocks(void **state)
     assert_non_null(strstr(err.msg, "miniblock at offset 10"));
 }
 
+/* The four words as slices v and encoded as BYTE_ARRAY values with `enc` into b
+ * (initialized here). */
+static void encode_words(cf_buf *b, unsigned enc, const char *const words[4], cf_slice v[4])
+{
+    for (int i = 0; i < 4; i++)
+        v[i] = (cf_slice){(const uint8_t *)words[i], strlen(words[i])};
+    cf_error err;
+    cf_buf_init(b);
+    CF_ASSERT_OK(cf_pq_encode(b, enc, CF_PQT_BYTE_ARRAY, 0, v, 4, &err), &err);
+}
+
 /* Encodings.md: "Hello" "World" "Foobar" "ABCDEF" as DELTA_LENGTH_BYTE_ARRAY. */
 static void test_pq_values__spec_delta_length(void **state)
 {
     (void)state;
-    const char *words[] = {"Hello", "World", "Foobar", "ABCDEF"};
     cf_slice v[4];
-    for (int i = 0; i < 4; i++)
-        v[i] = (cf_slice){(const uint8_t *)words[i], strlen(words[i])};
-    cf_error err;
     cf_buf b;
-    cf_buf_init(&b);
-    CF_ASSERT_OK(cf_pq_encode(&b, CF_PQE_DELTA_LENGTH_BYTE_ARRAY, CF_PQT_BYTE_ARRAY, 0, v, 4, &err),
-                 &err);
+    encode_words(&b, CF_PQE_DELTA_LENGTH_BYTE_ARRAY,
+                 (const char *const[]){"Hello", "World", "Foobar", "ABCDEF"}, v);
+    cf_error err;
     const uint8_t lens[] = {0x80, 0x01, 0x04, 0x04, 0x0a, 0x00, 0x01,
                             0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00};
     assert_int_equal(b.len, sizeof lens + 22);
@@ -158,14 +165,11 @@ static void test_pq_values__spec_delta_length(void **state)
 static void test_pq_values__spec_delta_byte_array(void **state)
 {
     (void)state;
-    const char *words[] = {"axis", "axle", "babble", "babyhood"};
     cf_slice v[4];
-    for (int i = 0; i < 4; i++)
-        v[i] = (cf_slice){(const uint8_t *)words[i], strlen(words[i])};
-    cf_error err;
     cf_buf b;
-    cf_buf_init(&b);
-    CF_ASSERT_OK(cf_pq_encode(&b, CF_PQE_DELTA_BYTE_ARRAY, CF_PQT_BYTE_ARRAY, 0, v, 4, &err), &err);
+    encode_words(&b, CF_PQE_DELTA_BYTE_ARRAY,
+                 (const char *const[]){"axis", "axle", "babble", "babyhood"}, v);
+    cf_error err;
     assert_memory_equal(b.data + b.len - 17, "axislebabbleyhood", 17);
     /* prefix lengths: first value 0 (zigzag 0), deltas 2 -2 3 */
     const uint8_t pre_head[] = {0x80, 0x01, 0x04, 0x04, 0x00};
