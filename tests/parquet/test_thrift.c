@@ -368,15 +368,9 @@ static void test_thrift__bad_varints_and_ids(void **state)
     expect_corrupt("16 ff ff ff ff ff ff ff ff ff 02 00", CF_TT_STRUCT, "overflows 64 bits");
     expect_corrupt("16 ff ff ff ff ff ff ff ff ff 81 00", CF_TT_STRUCT, "overflows 64 bits");
     expect_corrupt("05 80 80 04 00 00", CF_TT_STRUCT, "field id 32768 out of range");
-    /* Deltas that walk a field id past 32767. */
-    uint8_t b[8] = {0x05, 0xfc, 0xff, 0x03, 0x00, 0xf5, 0x00, 0x00};
-    /* 0x05 long form id 32766 (zigzag 65532 = fc ff 03), i32 0, then delta 15. */
-    cf_error err;
-    cf_thrift_reader r;
-    cf_thrift_reader_init(&r, b, sizeof(b), 0, "test", &err);
-    CF_ASSERT_STATUS(cf_thrift_skip(&r, CF_TT_STRUCT), CF_ECORRUPT, &err);
-    assert_non_null(strstr(err.msg, "field id 32781 out of range"));
-    cf_thrift_reader_dispose(&r);
+    /* Deltas that walk a field id past 32767: 0x05 long form id 32766 (zigzag
+     * 65532 = fc ff 03), i32 0, then delta 15. */
+    expect_corrupt("05 fc ff 03 00 f5 00 00", CF_TT_STRUCT, "field id 32781 out of range");
 }
 
 static void test_thrift__huge_sizes(void **state)
