@@ -109,3 +109,11 @@ void pqt_meta_int32_a(cf_thrift_writer *w, int rep)
     cf_thrift_write_field_i32(w, 3, rep);
     cf_thrift_write_field_binary(w, 4, "a", 1);
 }
+
+bool pqt_next_page(cf_parquet_pages *it, cf_parquet_page *p)
+{
+    cf_error err;
+    bool has;
+    CF_ASSERT_OK(cf_parquet_pages_next(it, p, &has, &err), &err);
+    return has;
+}

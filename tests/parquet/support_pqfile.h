@@ -5,6 +5,7 @@
 #ifndef CF_TEST_SUPPORT_PQFILE_H
 #define CF_TEST_SUPPORT_PQFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,5 +53,8 @@ void pqt_footer(cf_buf *f, const pqt_el *els, int nel, int64_t num_rows, const p
  * schema list of the root "schema" (one child) and the leaf, whose
  * SchemaElement is left open after its name for the test to add fields to. */
 void pqt_meta_int32_a(cf_thrift_writer *w, int rep);
+
+/* The next page of it into *p: false after the last; an error fails the test. */
+bool pqt_next_page(cf_parquet_pages *it, cf_parquet_page *p);
 
 #endif

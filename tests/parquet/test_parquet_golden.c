@@ -16,6 +16,7 @@
 #include <cfile/parquet.h>
 
 #include "cli.h"
+#include "support_pqfile.h"
 #include "util/alloc.h"
 
 static char dir[1024];
@@ -611,9 +612,7 @@ static void test_parquet_golden__page_index(void **state)
                     uint32_t k = 0;
                     for (;;) {
                         cf_parquet_page p;
-                        bool has;
-                        CF_ASSERT_OK(cf_parquet_pages_next(it, &p, &has, &err), &err);
-                        if (!has)
+                        if (!pqt_next_page(it, &p))
                             break;
                         if (p.type != CF_PARQUET_DATA_PAGE && p.type != CF_PARQUET_DATA_PAGE_V2)
                             continue;

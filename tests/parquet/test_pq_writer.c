@@ -17,6 +17,7 @@
 #include <cfile/cfile.h>
 
 #include "parquet/writer.h"
+#include "support_pqfile.h"
 #include "support_pqgen.h"
 #include "util/int128.h"
 
@@ -200,9 +201,7 @@ static void read_column(const uint8_t *file, size_t len, uint32_t col, readback 
         CF_ASSERT_OK(cf_parquet_pages_open(&pi, pq, g, col, NULL, &err), &err);
         for (;;) {
             cf_parquet_page pg;
-            bool has;
-            CF_ASSERT_OK(cf_parquet_pages_next(pi, &pg, &has, &err), &err);
-            if (!has)
+            if (!pqt_next_page(pi, &pg))
                 break;
             assert_true(pg.has_crc);
             if (pages_seen)
@@ -390,9 +389,7 @@ static void test_pq_writer__dictionary_fallback(void **state)
         unsigned dict_pages = 0, rle = 0, plain = 0;
         for (;;) {
             cf_parquet_page pg;
-            bool has;
-            CF_ASSERT_OK(cf_parquet_pages_next(pi, &pg, &has, &err), &err);
-            if (!has)
+            if (!pqt_next_page(pi, &pg))
                 break;
             if (pg.type == CF_PARQUET_DICTIONARY_PAGE)
                 dict_pages++;
