@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support_pqfile.h"
 #include "support_duck.h"
 #include "test_common.h"
 
@@ -31,23 +32,6 @@ static const char *skip_reason(const char *name)
         if (strcmp(skipped[i][0], name) == 0)
             return skipped[i][1];
     return NULL;
-}
-
-static bool valid_case(const char *dir, const char *name, char *path, size_t cap)
-{
-    char exp[2048];
-    snprintf(exp, sizeof exp, "%s/%s/expected.json", dir, name);
-    FILE *e = fopen(exp, "rb");
-    if (!e)
-        return false;
-    char head[4096];
-    size_t n = fread(head, 1, sizeof head - 1, e);
-    fclose(e);
-    head[n] = 0;
-    if (strstr(head, "\"expect\": \"error\""))
-        return false;
-    snprintf(path, cap, "%s/%s/%s.parquet", dir, name, name);
-    return true;
 }
 
 static int64_t get_i64(duck *d, duck_result *r, duck_idx col)
@@ -69,7 +53,7 @@ static void test_arrow_parquet__corpus_through_duckdb(void **state)
     int checked = 0, failed = 0;
     while ((de = readdir(dd)) != NULL) {
         char path[4096];
-        if (de->d_name[0] == '.' || !valid_case(dir, de->d_name, path, sizeof path))
+        if (!pqt_corpus_good(dir, de->d_name, path, sizeof path))
             continue;
         const char *why_skip = skip_reason(de->d_name);
         if (why_skip) {

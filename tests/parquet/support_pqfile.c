@@ -1,6 +1,7 @@
 /* cf-needs: parquet */
 #include "support_pqfile.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "test_common.h"
@@ -116,4 +117,23 @@ bool pqt_next_page(cf_parquet_pages *it, cf_parquet_page *p)
     bool has;
     CF_ASSERT_OK(cf_parquet_pages_next(it, p, &has, &err), &err);
     return has;
+}
+
+bool pqt_corpus_good(const char *dir, const char *name, char *path, size_t cap)
+{
+    if (name[0] == '.')
+        return false;
+    char exp[2048];
+    snprintf(exp, sizeof exp, "%s/%s/expected.json", dir, name);
+    FILE *e = fopen(exp, "rb");
+    if (!e)
+        return false;
+    char head[4096];
+    size_t n = fread(head, 1, sizeof head - 1, e);
+    fclose(e);
+    head[n] = 0;
+    if (strstr(head, "\"expect\": \"error\""))
+        return false;
+    snprintf(path, cap, "%s/%s/%s.parquet", dir, name, name);
+    return true;
 }

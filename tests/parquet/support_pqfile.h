@@ -1,7 +1,8 @@
 /* Parquet files built by hand for tests: schema elements, and a whole file's
  * footer (FileMetaData of one row group) around column chunks a test wrote
- * itself, so a test states only what it varies. Shared by tests/parquet and
- * tests/cli (CMakeLists.txt adds it to both). */
+ * itself, so a test states only what it varies; the good files of the corpus.
+ * Shared by tests/parquet, tests/cli and tests/arrow (CMakeLists.txt adds it
+ * to each). */
 #ifndef CF_TEST_SUPPORT_PQFILE_H
 #define CF_TEST_SUPPORT_PQFILE_H
 
@@ -56,5 +57,9 @@ void pqt_meta_int32_a(cf_thrift_writer *w, int rep);
 
 /* The next page of it into *p: false after the last; an error fails the test. */
 bool pqt_next_page(cf_parquet_pages *it, cf_parquet_page *p);
+
+/* Is dir/name a case of the corpus (shared/parquet/) whose expected.json
+ * does not expect an error? Then path (of cap bytes) gets its .parquet file. */
+bool pqt_corpus_good(const char *dir, const char *name, char *path, size_t cap);
 
 #endif

@@ -301,23 +301,6 @@ static void test_pq_assemble__levels_that_do_not_nest(void **state)
 
 /* ---- the real corpus -------------------------------------------------------------------- */
 
-static bool valid_case(const char *dir, const char *name, char *path, size_t cap)
-{
-    char exp[2048];
-    snprintf(exp, sizeof exp, "%s/%s/expected.json", dir, name);
-    FILE *e = fopen(exp, "rb");
-    if (!e)
-        return false;
-    char head[4096];
-    size_t n = fread(head, 1, sizeof head - 1, e);
-    fclose(e);
-    head[n] = 0;
-    if (strstr(head, "\"expect\": \"error\""))
-        return false;
-    snprintf(path, cap, "%s/%s/%s.parquet", dir, name, name);
-    return true;
-}
-
 static void test_pq_assemble__corpus_batches_projection_ranges(void **state)
 {
     (void)state;
@@ -330,7 +313,7 @@ static void test_pq_assemble__corpus_batches_projection_ranges(void **state)
     int files = 0;
     while ((de = readdir(d)) != NULL) {
         char path[4096];
-        if (de->d_name[0] == '.' || !valid_case(dir, de->d_name, path, sizeof path))
+        if (!pqt_corpus_good(dir, de->d_name, path, sizeof path))
             continue;
         cf_error err;
         cf_parquet *pq;
