@@ -300,33 +300,25 @@ static void check_decoded(const cf_hfile *h, const char *name, const cf_json *fi
 static void test_inspect__real_files(void **state)
 {
     (void)state;
-    char dir[1024];
-    snprintf(dir, sizeof(dir), "%s/hfile", cf_test_shared_dir());
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *de;
+    hfile_corpus hc;
+    hfile_corpus_open(&hc);
     int files = 0, opened = 0;
-    while ((de = readdir(d)) != NULL) {
-        size_t n = strlen(de->d_name);
-        if (n < 6 || strcmp(de->d_name + n - 6, ".hfile") != 0)
-            continue;
+    while (hfile_corpus_next(&hc)) {
         files++;
-        char path[2048], jpath[2100], msg[256];
-        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-        snprintf(jpath, sizeof(jpath), "%s.expected.json", path);
+        char msg[256];
         cf_json_doc doc;
-        assert_int_equal(cf_json_parse_file(&doc, jpath, msg, sizeof(msg)), 0);
+        assert_int_equal(cf_json_parse_file(&doc, hc.json, msg, sizeof(msg)), 0);
         cf_error err = {0};
         cf_hfile *h;
-        cf_status st = cf_hfile_open_file(&h, path, NULL, &err);
+        cf_status st = cf_hfile_open_file(&h, hc.path, NULL, &err);
         if (st != CF_OK) {
             /* Issue 16's codec/encoding gaps: counted, printed, never silent. */
-            printf("known gap (not inspected): %s: %s\n", de->d_name, err.msg);
+            printf("known gap (not inspected): %s: %s\n", hc.name, err.msg);
             cf_json_doc_dispose(&doc);
             continue;
         }
         opened++;
-        check_decoded(h, de->d_name, cf_json_get(&doc.root, "file_info"));
+        check_decoded(h, hc.name, cf_json_get(&doc.root, "file_info"));
         walk w = {h, 0, 0, 0, 0, false};
         CF_ASSERT_OK(cf_hfile_index_walk(h, on_index, &w, &err), &err);
         assert_false(w.mismatch);
@@ -352,15 +344,13 @@ static void test_inspect__real_files(void **state)
                                                   S(""), &r, &err),
                              &err);
                 if (!r.may_contain)
-                    fail_msg("%s: row of %zu bytes fails its own Bloom filter", de->d_name,
-                             c.row.len);
+                    fail_msg("%s: row of %zu bytes fails its own Bloom filter", hc.name, c.row.len);
             }
             cf_hfile_iter_free(it);
         }
         cf_hfile_free(h);
         cf_json_doc_dispose(&doc);
     }
-    closedir(d);
     printf("inspected %d of %d real HFiles\n", opened, files);
     assert_true(files >= 19);
     assert_int_equal(opened, files); /* issue 16: every real file reads */
