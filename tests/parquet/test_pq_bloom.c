@@ -13,6 +13,7 @@
 #include <cfile/cfile.h>
 #include <cfile/parquet.h>
 
+#include "support_pqgen.h"
 #include "util/endian.h"
 #include "util/int128.h"
 
@@ -81,14 +82,7 @@ static uint8_t *write_file(size_t *len, bool v2, int32_t codec)
     bt[5].values = b;
     bt[6].values = i64 + 0; /* REQUIRED: zeros where i64 is null are fine */
     CF_ASSERT_OK(cf_parquet_writer_append(w, bt, ROWS, &err), &err);
-    CF_ASSERT_OK(cf_parquet_writer_finish(w, &err), &err);
-    cf_slice c = cf_io_mem_contents(io);
-    uint8_t *copy = malloc(c.len);
-    memcpy(copy, c.data, c.len);
-    *len = c.len;
-    cf_parquet_writer_free(w);
-    cf_io_free(io);
-    return copy;
+    return pqg_finish(w, io, len);
 }
 
 static cf_parquet *open_mem(const uint8_t *data, size_t len, cf_io **io)
