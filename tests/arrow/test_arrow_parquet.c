@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "support_pqfile.h"
 #include "support_duck.h"
+#include "support_pqfile.h"
 #include "test_common.h"
 
 /* Files whose Arrow form DuckDB cannot compare with its own reading, and why. */

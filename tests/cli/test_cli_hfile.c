@@ -17,8 +17,8 @@
 
 #include "cli.h"
 #include "json.h"
-#include "support_hfile.h"
 #include "support_cli.h"
+#include "support_hfile.h"
 #include "test_common.h"
 
 static char tmp[64];

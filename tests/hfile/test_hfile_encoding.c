@@ -6,8 +6,6 @@
  * encodings we cannot decode named in the error; truncated encoded blocks. */
 #include "test_common.h"
 
-#include "support_hfile.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +14,7 @@
 #include <cfile/io.h>
 
 #include "hfile/internal.h"
+#include "support_hfile.h"
 
 typedef struct mcell {
     uint8_t *row, *qual, *val, *tags;

@@ -5,8 +5,6 @@
  * `cfile hfile dump|seek --json` in-process for one file. */
 #include "test_common.h"
 
-#include "support_hfile.h"
-
 #include <dirent.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -17,6 +15,7 @@
 #include <cfile/hfile.h>
 
 #include "cli.h"
+#include "support_hfile.h"
 
 static char dir[1024];
 

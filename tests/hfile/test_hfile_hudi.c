@@ -8,8 +8,6 @@
  * 1.1+ files (further down) keep a zero-filled checksum area under type NULL. */
 #include "test_common.h"
 
-#include "support_hfile.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +17,7 @@
 
 #include "hfile.pb-c.h"
 #include "hfile/internal.h"
+#include "support_hfile.h"
 #include "util/endian.h"
 
 static void put_be16(cf_buf *b, uint16_t v)

@@ -5,8 +5,6 @@
  * the expected index block counts; Bloom probes of every row; block type names. */
 #include "test_common.h"
 
-#include "support_hfile.h"
-
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +14,7 @@
 #include <cfile/io.h>
 
 #include "json.h"
+#include "support_hfile.h"
 
 static cf_slice S(const char *s)
 {

@@ -4,8 +4,6 @@
  * checksum failures, bad index entries, oversized blocks, truncation). */
 #include "test_common.h"
 
-#include "support_hfile.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +14,7 @@
 #include <cfile/io.h>
 
 #include "hfile/internal.h"
+#include "support_hfile.h"
 #include "util/alloc.h"
 
 typedef struct bytes {
