@@ -42,27 +42,21 @@ static int64_t get_i64(duck *d, duck_result *r, duck_idx col)
 static void test_arrow_parquet__corpus_through_duckdb(void **state)
 {
     (void)state;
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s/parquet", CF_SHARED_DIR);
-    DIR *dd = opendir(dir);
-    if (!dd)
+    pqt_corpus pc;
+    if (!pqt_corpus_open(&pc))
         skip();
     duck d;
     duck_start(&d);
-    struct dirent *de;
     int checked = 0, failed = 0;
-    while ((de = readdir(dd)) != NULL) {
-        char path[4096];
-        if (!pqt_corpus_good(dir, de->d_name, path, sizeof path))
-            continue;
-        const char *why_skip = skip_reason(de->d_name);
+    while (pqt_corpus_next(&pc)) {
+        const char *why_skip = skip_reason(pc.name);
         if (why_skip) {
-            printf("  %s: skipped (%s)\n", de->d_name, why_skip);
+            printf("  %s: skipped (%s)\n", pc.name, why_skip);
             continue;
         }
         cf_error err;
         cf_parquet *pq;
-        CF_ASSERT_OK(cf_parquet_open_file(&pq, path, NULL, &err), &err);
+        CF_ASSERT_OK(cf_parquet_open_file(&pq, pc.path, NULL, &err), &err);
         cf_arrow_options o;
         cf_arrow_options_init(&o);
         o.batch_rows = 100;
@@ -70,7 +64,7 @@ static void test_arrow_parquet__corpus_through_duckdb(void **state)
         cf_status st = cf_arrow_stream_parquet(&s, pq, NULL, &o, &err);
         if (st == CF_ENOTSUP) {
             /* Only STRING bytes that are not UTF-8: then binary on request. */
-            fail_msg("%s: %s", de->d_name, err.msg);
+            fail_msg("%s: %s", pc.name, err.msg);
         }
         CF_ASSERT_OK(st, &err);
         char why[1024];
@@ -81,7 +75,7 @@ static void test_arrow_parquet__corpus_through_duckdb(void **state)
                 if (duck_load(&d, &s, "p", why, sizeof why))
                     goto loaded;
             }
-            printf("  %s: duckdb refused the stream: %s\n", de->d_name, why);
+            printf("  %s: duckdb refused the stream: %s\n", pc.name, why);
             failed++;
             cf_parquet_free(pq);
             continue;
@@ -94,16 +88,16 @@ static void test_arrow_parquet__corpus_through_duckdb(void **state)
                  "SELECT * FROM read_parquet('%s'))), "
                  "(SELECT count(*) FROM (SELECT * FROM read_parquet('%s') EXCEPT ALL "
                  "SELECT * FROM p))",
-                 path, path);
+                 pc.path, pc.path);
         duck_result r;
         if (!duck_query(&d, sql, &r, why, sizeof why)) {
-            printf("  %s: duckdb could not compare: %s\n", de->d_name, why);
+            printf("  %s: duckdb could not compare: %s\n", pc.name, why);
             failed++;
         } else {
             int64_t n = get_i64(&d, &r, 0), a = get_i64(&d, &r, 1), b = get_i64(&d, &r, 2);
             if (n != cf_parquet_num_rows(pq) || a != 0 || b != 0) {
-                printf("  %s: %lld rows (file %lld), %lld only ours, %lld only duckdb's\n",
-                       de->d_name, (long long)n, (long long)cf_parquet_num_rows(pq), (long long)a,
+                printf("  %s: %lld rows (file %lld), %lld only ours, %lld only duckdb's\n", pc.name,
+                       (long long)n, (long long)cf_parquet_num_rows(pq), (long long)a,
                        (long long)b);
                 failed++;
             }
@@ -113,7 +107,6 @@ static void test_arrow_parquet__corpus_through_duckdb(void **state)
         cf_parquet_free(pq);
         checked++;
     }
-    closedir(dd);
     duck_stop(&d);
     printf("arrow parquet: %d files compared with DuckDB, %d differ\n", checked, failed);
     assert_int_equal(failed, 0);

@@ -119,7 +119,9 @@ bool pqt_next_page(cf_parquet_pages *it, cf_parquet_page *p)
     return has;
 }
 
-bool pqt_corpus_good(const char *dir, const char *name, char *path, size_t cap)
+/* Is dir/name a case whose expected.json does not expect an error? Then
+ * path (of cap bytes) gets its .parquet file. */
+static bool corpus_good(const char *dir, const char *name, char *path, size_t cap)
 {
     if (name[0] == '.')
         return false;
@@ -136,4 +138,23 @@ bool pqt_corpus_good(const char *dir, const char *name, char *path, size_t cap)
         return false;
     snprintf(path, cap, "%s/%s/%s.parquet", dir, name, name);
     return true;
+}
+
+bool pqt_corpus_open(pqt_corpus *c)
+{
+    snprintf(c->dir, sizeof c->dir, "%s/parquet", CF_SHARED_DIR);
+    c->d = opendir(c->dir);
+    return c->d != NULL;
+}
+
+bool pqt_corpus_next(pqt_corpus *c)
+{
+    struct dirent *de;
+    while ((de = readdir(c->d)) != NULL)
+        if (corpus_good(c->dir, de->d_name, c->path, sizeof c->path)) {
+            c->name = de->d_name;
+            return true;
+        }
+    closedir(c->d);
+    return false;
 }

@@ -6,6 +6,7 @@
 #ifndef CF_TEST_SUPPORT_PQFILE_H
 #define CF_TEST_SUPPORT_PQFILE_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -58,8 +59,18 @@ void pqt_meta_int32_a(cf_thrift_writer *w, int rep);
 /* The next page of it into *p: false after the last; an error fails the test. */
 bool pqt_next_page(cf_parquet_pages *it, cf_parquet_page *p);
 
-/* Is dir/name a case of the corpus (shared/parquet/) whose expected.json
- * does not expect an error? Then path (of cap bytes) gets its .parquet file. */
-bool pqt_corpus_good(const char *dir, const char *name, char *path, size_t cap);
+/* The files of the corpus (shared/parquet/) expected to read: those whose
+ * expected.json does not expect an error. */
+typedef struct pqt_corpus {
+    DIR *d;
+    char dir[1024];
+    const char *name; /* the case's name */
+    char path[4096];  /* its .parquet file */
+} pqt_corpus;
+
+/* false: there is no corpus here. */
+bool pqt_corpus_open(pqt_corpus *c);
+/* The next file; false (the directory closed) after the last. */
+bool pqt_corpus_next(pqt_corpus *c);
 
 #endif

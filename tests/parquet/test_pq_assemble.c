@@ -304,20 +304,14 @@ static void test_pq_assemble__levels_that_do_not_nest(void **state)
 static void test_pq_assemble__corpus_batches_projection_ranges(void **state)
 {
     (void)state;
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s/parquet", CF_SHARED_DIR);
-    DIR *d = opendir(dir);
-    if (!d)
+    pqt_corpus pc;
+    if (!pqt_corpus_open(&pc))
         skip();
-    struct dirent *de;
     int files = 0;
-    while ((de = readdir(d)) != NULL) {
-        char path[4096];
-        if (!pqt_corpus_good(dir, de->d_name, path, sizeof path))
-            continue;
+    while (pqt_corpus_next(&pc)) {
         cf_error err;
         cf_parquet *pq;
-        CF_ASSERT_OK(cf_parquet_open_file(&pq, path, NULL, &err), &err);
+        CF_ASSERT_OK(cf_parquet_open_file(&pq, pc.path, NULL, &err), &err);
         char *all = NULL, *other = NULL;
         CF_ASSERT_OK(rows_text(pq, NULL, &all, &err), &err);
         /* Lines of `all`. */
@@ -332,7 +326,7 @@ static void test_pq_assemble__corpus_batches_projection_ranges(void **state)
             o.batch_rows = sizes[k];
             CF_ASSERT_OK(rows_text(pq, &o, &other, &err), &err);
             if (strcmp(all, other) != 0)
-                fail_msg("%s: batches of %zu rows differ", de->d_name, sizes[k]);
+                fail_msg("%s: batches of %zu rows differ", pc.name, sizes[k]);
             free(other);
         }
         /* Rows [n/3, 2n/3) are those lines of the whole. */
@@ -349,7 +343,7 @@ static void test_pq_assemble__corpus_batches_projection_ranges(void **state)
         for (int64_t i = b; i < e; i++)
             q = strchr(q, '\n') + 1;
         if (strlen(other) != (size_t)(q - p) || memcmp(other, p, (size_t)(q - p)) != 0)
-            fail_msg("%s: rows %lld..%lld differ from the whole", de->d_name, (long long)b,
+            fail_msg("%s: rows %lld..%lld differ from the whole", pc.name, (long long)b,
                      (long long)e);
         free(other);
         /* The last field alone: each line's last value. */
@@ -371,8 +365,8 @@ static void test_pq_assemble__corpus_batches_projection_ranges(void **state)
                 size_t vlen = (size_t)(oe - ol) - 2; /* without [ and ] */
                 if ((size_t)(fe - fl) < vlen + 2 || memcmp(fe - 1 - vlen, ol + 1, vlen) != 0 ||
                     fe[-2 - (long)vlen] != ',')
-                    fail_msg("%s: row %zu: projected '%.*s' is not the end of '%.*s'", de->d_name,
-                             i, (int)(oe - ol), ol, (int)(fe - fl), fl);
+                    fail_msg("%s: row %zu: projected '%.*s' is not the end of '%.*s'", pc.name, i,
+                             (int)(oe - ol), ol, (int)(fe - fl), fl);
                 fl = fe + 1;
                 ol = oe + 1;
             }
@@ -382,7 +376,6 @@ static void test_pq_assemble__corpus_batches_projection_ranges(void **state)
         cf_parquet_free(pq);
         files++;
     }
-    closedir(d);
     assert_true(files >= 80);
 }
 
