@@ -117,14 +117,8 @@ static void test_arrow_parquet__corpus_through_duckdb(void **state)
 static void test_arrow_parquet__nested_buffers(void **state)
 {
     (void)state;
-    char path[2048];
-    snprintf(path, sizeof path,
-             "%s/parquet/pt_repeated_primitive_no_list/"
-             "pt_repeated_primitive_no_list.parquet",
-             CF_SHARED_DIR);
     cf_error err;
-    cf_parquet *pq;
-    CF_ASSERT_OK(cf_parquet_open_file(&pq, path, NULL, &err), &err);
+    cf_parquet *pq = pqt_corpus_file("pt_repeated_primitive_no_list");
     struct ArrowArrayStream s;
     CF_ASSERT_OK(cf_arrow_stream_parquet(&s, pq, NULL, NULL, &err), &err);
     struct ArrowSchema sc;

@@ -158,3 +158,18 @@ bool pqt_corpus_next(pqt_corpus *c)
     closedir(c->d);
     return false;
 }
+
+void pqt_corpus_path(const char *name, char *path, size_t cap)
+{
+    snprintf(path, cap, "%s/parquet/%s/%s.parquet", CF_SHARED_DIR, name, name);
+}
+
+cf_parquet *pqt_corpus_file(const char *name)
+{
+    char path[2048];
+    pqt_corpus_path(name, path, sizeof path);
+    cf_error err;
+    cf_parquet *pq;
+    CF_ASSERT_OK(cf_parquet_open_file(&pq, path, NULL, &err), &err);
+    return pq;
+}

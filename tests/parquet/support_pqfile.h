@@ -73,4 +73,9 @@ bool pqt_corpus_open(pqt_corpus *c);
 /* The next file; false (the directory closed) after the last. */
 bool pqt_corpus_next(pqt_corpus *c);
 
+/* The path of the corpus case `name` (its .parquet file). */
+void pqt_corpus_path(const char *name, char *path, size_t cap);
+/* That file opened (free it with cf_parquet_free); an error fails the test. */
+cf_parquet *pqt_corpus_file(const char *name);
+
 #endif

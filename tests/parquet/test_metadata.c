@@ -1035,8 +1035,7 @@ static void test_metadata__real_footers_damaged(void **state)
     cf_rng_init(&rng, seed);
     for (size_t k = 0; k < 3; k++) {
         char path[2048];
-        snprintf(path, sizeof(path), "%s/parquet/%s/%s.parquet", cf_test_shared_dir(), cases[k],
-                 cases[k]);
+        pqt_corpus_path(cases[k], path, sizeof path);
         size_t len;
         uint8_t *b = cf_test_read_file(path, &len);
         assert_non_null(b);

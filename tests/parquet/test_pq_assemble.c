@@ -382,11 +382,8 @@ static void test_pq_assemble__corpus_batches_projection_ranges(void **state)
 /* Pages decoded for rows [b, e) of a corpus file. */
 static uint64_t pages_for(const char *name, int64_t b, int64_t e, int64_t *rows)
 {
-    char path[2048];
-    snprintf(path, sizeof path, "%s/parquet/%s/%s.parquet", CF_SHARED_DIR, name, name);
     cf_error err;
-    cf_parquet *pq;
-    CF_ASSERT_OK(cf_parquet_open_file(&pq, path, NULL, &err), &err);
+    cf_parquet *pq = pqt_corpus_file(name);
     cf_parquet_records_options o;
     cf_parquet_records_options_init(&o);
     o.row_begin = b;
@@ -466,10 +463,7 @@ static void test_pq_assemble__cli_head_rows_columns(void **state)
 {
     (void)state;
     char path[2048];
-    snprintf(path, sizeof path,
-             "%s/parquet/pt_repeated_primitive_no_list/"
-             "pt_repeated_primitive_no_list.parquet",
-             CF_SHARED_DIR);
+    pqt_corpus_path("pt_repeated_primitive_no_list", path, sizeof path);
     FILE *f = fopen(path, "rb");
     if (!f)
         skip();

@@ -13,6 +13,7 @@
 #include <cfile/cfile.h>
 #include <cfile/parquet.h>
 
+#include "support_pqfile.h"
 #include "support_pqgen.h"
 #include "util/endian.h"
 #include "util/int128.h"
@@ -262,12 +263,7 @@ static void test_corpus(void **state)
         "pt_data_index_bloom_encoding_with_length",
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/parquet/%s/%s.parquet", cf_test_shared_dir(), cases[i],
-                 cases[i]);
-        cf_error err = {0};
-        cf_parquet *pq = NULL;
-        CF_ASSERT_OK(cf_parquet_open_file(&pq, path, NULL, &err), &err);
+        cf_parquet *pq = pqt_corpus_file(cases[i]);
         uint64_t n = probe_all_values(pq, cases[i]);
         fprintf(stderr, "%s: %llu values maybe present\n", cases[i], (unsigned long long)n);
         assert_true(n > 0);

@@ -18,6 +18,7 @@
 
 #include "parquet/records.h" /* the team, for what AUTO chose */
 #include "pq_values.h"
+#include "support_pqfile.h"
 
 /* Every batch of the reader as text: "batch R rows\n" and the rows as the
  * dump's JSON values; then the error, if any. */
@@ -309,11 +310,8 @@ static void test_pq_threads__tiny_ahead_budget(void **state)
 static void test_pq_threads__bad_counts_refused(void **state)
 {
     (void)state;
-    char path[2048];
-    snprintf(path, sizeof path, "%s/parquet/dk_complex/dk_complex.parquet", CF_SHARED_DIR);
     cf_error err;
-    cf_parquet *pq;
-    CF_ASSERT_OK(cf_parquet_open_file(&pq, path, NULL, &err), &err);
+    cf_parquet *pq = pqt_corpus_file("dk_complex");
     cf_parquet_records_options o;
     cf_parquet_records_options_init(&o);
     assert_int_equal(o.threads, CF_PARQUET_THREADS_AUTO);
