@@ -250,7 +250,7 @@ cf_status cf_rs_compact_merge(cf_rowset *const *rs, size_t n, const char *outdir
 /* manifest.c: FNV-1a 64, the checksum of manifest files. */
 uint64_t cf_rs_fnv1a(const uint8_t *p, size_t n);
 
-/* table.c, for bulk loads (table_import.c): a fresh rowset subdirectory, created
+/* table_commit.c, for bulk loads (table_import.c): a fresh rowset subdirectory, created
  * (its name and path malloc'd; the first one of a load writes a TABLET when there
  * is none and cleans up a crashed writer's leftovers, as a flush does); removing
  * such a directory of this handle's while TABLET does not name it; opening a
@@ -292,7 +292,7 @@ void cf_rs_guard_dispose(cf_rs_guard *g);
 void cf_rs_guard_lock(cf_rs_guard *g);
 void cf_rs_guard_unlock(cf_rs_guard *g);
 cf_rs_guard *cf_rs_table_guard(cf_table *t);
-/* table.c: the calls of rowset.h (and the ones above) without the guard, which
+/* table*.c: the calls of rowset.h (and the ones above) without the guard, which
  * table_guard.c's public wrappers take around them. */
 cf_status cf_rs_table_insert(cf_table *t, const void *const *values, uint64_t ts, cf_error *err);
 cf_status cf_rs_table_update(cf_table *t, const void *const *key, const cf_column_change *changes,

@@ -3,7 +3,7 @@
  * Each DiskRowSet is read by its own rowset scanner (projection, predicates and
  * snapshot pushed down, the key columns added to the projection so rows can be
  * ordered); MemRowSet rows are materialized at the snapshot and filtered here.
- * Stores never share a key (table.c), so the merge compares keys only. Output
+ * Stores never share a key (table.c's opening comment), so the merge compares keys only. Output
  * values are copied as they are (binary ones as slices): a batch ends before a
  * rowset scanner whose rows it holds must refill, so the bytes they point to
  * stay valid until the next call. With a single non-empty rowset and an empty

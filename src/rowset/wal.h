@@ -18,7 +18,7 @@
  * Flags (format 2): bit 0, CF_WAL_OP_MRS, says the op was applied to the
  * MemRowSet (an insert that made or reinserted a MemRowSet row, a mutation of
  * one); the other bits are 0. Replay uses it to skip probing the rowsets
- * (table.c, replay_locate). Format 1 ops have no flags and are replayed by
+ * (table_replay.c, replay_locate). Format 1 ops have no flags and are replayed by
  * probing, as before. A writer keeps appending in the version of the segment it
  * found; a checkpoint starts a segment of the current version.
  *
@@ -159,7 +159,7 @@ cf_status cf_wal_scan_dir(const char *table_dir, cf_wal_apply_fn fn, void *ctx, 
 
 /* ---- the segment a table needs -------------------------------------------------------------
  *
- * A table's committed metadata (TABLET version 2, table.c) records the log
+ * A table's committed metadata (TABLET version 2, table_tablet.c) records the log
  * segment holding its acknowledged ops not yet in the rowsets' files, and how
  * many bytes of it were durable when that metadata was committed. Segments
  * numbered below it are retired (their ops are all in files); segments above
