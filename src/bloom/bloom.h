@@ -58,4 +58,9 @@ static inline bool cf_bloom_test(const cf_bloom_block *blk, uint64_t h)
     return true;
 }
 
+/* cf_bloom_reader_open that takes `io` over: freed with the reader, or now on
+ * failure. */
+cf_status cf_bloom_reader_open_owned(cf_bloom_reader **out, cf_io *io,
+                                     const cf_reader_options *opts, cf_error *err);
+
 #endif

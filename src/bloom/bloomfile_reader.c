@@ -70,6 +70,12 @@ cf_status cf_bloom_reader_open_file(cf_bloom_reader **out, const char *path, boo
     *out = NULL;
     cf_io *io;
     CF_TRY(mmap ? cf_io_open_mmap(&io, path, err) : cf_io_open_file(&io, path, err));
+    return cf_bloom_reader_open_owned(out, io, opts, err);
+}
+
+cf_status cf_bloom_reader_open_owned(cf_bloom_reader **out, cf_io *io,
+                                     const cf_reader_options *opts, cf_error *err)
+{
     cf_status st = cf_bloom_reader_open(out, io, opts, err);
     if (st != CF_OK) {
         cf_io_free(io);

@@ -44,4 +44,11 @@ cf_status cf_reader_find_validx_block(const cf_reader *r, cf_slice key, cf_block
  * block along the value index. CF_ENOTFOUND for an empty file. */
 cf_status cf_iter_seek_validx_block(cf_iter *it, cf_slice key, cf_error *err);
 
+/* ---- opening over an io the caller opened ----------------------------------------- */
+
+/* cf_reader_open that takes `io` over: freed with the reader, or now on failure
+ * (a rowset opens its files relative to its directory's descriptor). */
+cf_status cf_reader_open_owned(cf_reader **out, cf_io *io, const cf_reader_options *opts,
+                               cf_error *err);
+
 #endif

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extend.h"
 #include "codec/compress.h"
 #include "codec/crc32c.h"
 #include "util/alloc.h"
@@ -492,6 +493,12 @@ cf_status cf_reader_open_file(cf_reader **out, const char *path, bool mmap,
     *out = NULL;
     cf_io *io;
     CF_TRY(mmap ? cf_io_open_mmap(&io, path, err) : cf_io_open_file(&io, path, err));
+    return cf_reader_open_owned(out, io, opts, err);
+}
+
+cf_status cf_reader_open_owned(cf_reader **out, cf_io *io, const cf_reader_options *opts,
+                               cf_error *err)
+{
     cf_status st = cf_reader_open(out, io, opts, err);
     if (st != CF_OK) {
         cf_io_free(io);

@@ -39,4 +39,9 @@ cf_status cf_dstats_serialize(cf_dstats *s, cf_buf *out, cf_error *err);
 cf_status cf_dstats_parse(const uint8_t *p, size_t len, cf_delta_stats *out,
                           cf_delta_col_stat **cols, cf_error *err);
 
+/* cf_delta_reader_open_file over an io the caller opened, taken over (freed with
+ * the reader, or now on failure). */
+cf_status cf_delta_reader_open_owned(cf_delta_reader **out, cf_io *io, cf_delta_type type,
+                                     const cf_reader_options *opts, cf_error *err);
+
 #endif

@@ -78,6 +78,19 @@ cf_status cf_delta_reader_open_file(cf_delta_reader **out, const char *path, cf_
     return finish_open(out, r, type, err);
 }
 
+cf_status cf_delta_reader_open_owned(cf_delta_reader **out, cf_io *io, cf_delta_type type,
+                                     const cf_reader_options *opts, cf_error *err)
+{
+    cf_reader *r;
+    *out = NULL;
+    if (type != CF_DELTA_REDO && type != CF_DELTA_UNDO)
+        cf_io_free(io);
+    CF_CHECK(type == CF_DELTA_REDO || type == CF_DELTA_UNDO, err, CF_EINVAL,
+             "delta reader: type %d is neither REDO nor UNDO", (int)type);
+    CF_TRY(cf_reader_open_owned(&r, io, opts, err));
+    return finish_open(out, r, type, err);
+}
+
 void cf_delta_reader_free(cf_delta_reader *r)
 {
     if (r == NULL)

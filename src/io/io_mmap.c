@@ -4,11 +4,13 @@
 #include <cfile/io.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "io_at.h"
 #include "io_internal.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -63,10 +65,16 @@ static const cf_io_ops mmap_ops = {
 
 cf_status cf_io_open_mmap(cf_io **out, const char *path, cf_error *err)
 {
+    return cf_io_open_mmap_at(out, AT_FDCWD, path, path, err);
+}
+
+cf_status cf_io_open_mmap_at(cf_io **out, int dirfd, const char *name, const char *path,
+                             cf_error *err)
+{
     *out = NULL;
     int fd;
     uint64_t size;
-    CF_TRY(cf_io_open_ro(&fd, &size, path, err));
+    CF_TRY(cf_io_open_ro_at(&fd, &size, dirfd, name, path, err));
     cf_status st = CF_OK;
     size_t plen = strlen(path), total;
     mmap_reader *m = NULL;

@@ -4,7 +4,10 @@
  * to "<path>.tmp.<pid>.<random>" in the same directory (so rename stays within
  * one filesystem), through a 1 MiB buffer; commit is flush, fsync(file),
  * rename over the target, fsync(directory) so the rename itself is durable.
- * Freeing without commit unlinks the temporary file. */
+ * Freeing without commit unlinks the temporary file. The *_at forms work in a
+ * directory the caller holds open (a descriptor): the temporary, the rename and
+ * the directory's fsync all happen in that directory even if its path is
+ * renamed or replaced meanwhile; the path given is for messages only. */
 #include <cfile/io.h>
 
 #include <errno.h>
@@ -17,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "io_at.h"
 #include "io_internal.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -25,11 +29,17 @@
 
 cf_status cf_io_open_ro(int *fd_out, uint64_t *size_out, const char *path, cf_error *err)
 {
+    return cf_io_open_ro_at(fd_out, size_out, AT_FDCWD, path, path, err);
+}
+
+cf_status cf_io_open_ro_at(int *fd_out, uint64_t *size_out, int dirfd, const char *name,
+                           const char *path, cf_error *err)
+{
     *fd_out = -1;
-    CF_CHECK(path != NULL, err, CF_EINVAL, "open: NULL path");
+    CF_CHECK(path != NULL && name != NULL, err, CF_EINVAL, "open: NULL path");
     int fd;
     do
-        fd = open(path, O_RDONLY | O_CLOEXEC);
+        fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
     while (fd < 0 && errno == EINTR);
     CF_CHECK(fd >= 0, err, CF_EIO, "open %s: %s", path, strerror(errno));
     struct stat st;
@@ -107,10 +117,16 @@ static const cf_io_ops file_reader_ops = {
 
 cf_status cf_io_open_file(cf_io **out, const char *path, cf_error *err)
 {
+    return cf_io_open_file_at(out, AT_FDCWD, path, path, err);
+}
+
+cf_status cf_io_open_file_at(cf_io **out, int dirfd, const char *name, const char *path,
+                             cf_error *err)
+{
     *out = NULL;
     int fd;
     uint64_t size;
-    CF_TRY(cf_io_open_ro(&fd, &size, path, err));
+    CF_TRY(cf_io_open_ro_at(&fd, &size, dirfd, name, path, err));
     size_t plen = strlen(path), total;
     file_reader *f = NULL;
     if (cf_add_ok(sizeof *f, plen + 1, &total))
@@ -131,15 +147,16 @@ cf_status cf_io_open_file(cf_io **out, const char *path, cf_error *err)
 
 typedef struct file_writer {
     cf_io base;
-    int fd; /* -1 once closed */
+    int fd;  /* -1 once closed */
+    int dfd; /* the directory the file goes to (our own descriptor of it) */
     bool committed;
     cf_sticky failed;  /* the first failure, replayed by every later call */
     uint64_t appended; /* bytes accepted by append */
     uint8_t *buf;
     size_t buf_len;
-    char *path;
-    char *tmp_path;
-    bool created; /* tmp_path names a file this writer created */
+    char *path, *tmp_path; /* for messages */
+    char *name, *tmp_name; /* in dfd */
+    bool created;          /* tmp_path names a file this writer created */
 } file_writer;
 
 /* Remember the first failure: later calls replay it. */
@@ -204,29 +221,15 @@ static uint64_t fw_size(cf_io *io)
     return ((const file_writer *)io)->appended;
 }
 
-/* fsync the directory holding w->path so the rename survives a crash. */
+/* fsync the directory holding the file so the rename survives a crash: the
+ * descriptor the file was created and renamed in, never a path looked up again. */
 static cf_status sync_dir(const file_writer *w, cf_error *err)
 {
-    const char *slash = strrchr(w->path, '/');
-    char dir[4096];
-    if (slash == NULL) {
-        strcpy(dir, ".");
-    } else {
-        size_t n = slash == w->path ? 1 : (size_t)(slash - w->path);
-        CF_CHECK(n < sizeof dir, err, CF_EIO, "sync directory of %s: path too long", w->path);
-        memcpy(dir, w->path, n);
-        dir[n] = '\0';
-    }
-    int fd;
-    do
-        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
-    CF_CHECK(fd >= 0, err, CF_EIO, "open directory %s: %s", dir, strerror(errno));
-    int rc = fsync(fd);
+    int rc = fsync(w->dfd);
     int e = errno;
-    close(fd);
     /* Some filesystems cannot sync a directory (EINVAL); the rename stands. */
-    CF_CHECK(rc == 0 || e == EINVAL, err, CF_EIO, "fsync directory %s: %s", dir, strerror(e));
+    CF_CHECK(rc == 0 || e == EINVAL, err, CF_EIO, "fsync the directory of %s: %s", w->path,
+             strerror(e));
     return CF_OK;
 }
 
@@ -237,8 +240,8 @@ static cf_status fw_commit_steps(file_writer *w, cf_error *err)
     int rc = close(w->fd);
     w->fd = -1;
     CF_CHECK(rc == 0, err, CF_EIO, "close %s: %s", w->tmp_path, strerror(errno));
-    CF_CHECK(rename(w->tmp_path, w->path) == 0, err, CF_EIO, "rename %s to %s: %s", w->tmp_path,
-             w->path, strerror(errno));
+    CF_CHECK(renameat(w->dfd, w->tmp_name, w->dfd, w->name) == 0, err, CF_EIO,
+             "rename %s to %s: %s", w->tmp_path, w->path, strerror(errno));
     /* The temporary name is gone: free must not unlink anything now. */
     w->committed = true;
     return sync_dir(w, err);
@@ -262,10 +265,14 @@ static void fw_free(cf_io *io)
         close(w->fd);
     /* Only a temporary file this writer created is ours to remove. */
     if (w->created && !w->committed)
-        unlink(w->tmp_path);
+        unlinkat(w->dfd, w->tmp_name, 0);
+    if (w->dfd >= 0)
+        close(w->dfd);
     cf_free(w->buf);
     cf_free(w->path);
     cf_free(w->tmp_path);
+    cf_free(w->name);
+    cf_free(w->tmp_name);
     cf_free(w);
 }
 
@@ -312,32 +319,84 @@ cf_status cf_io_create_file(cf_io **out, const char *path, cf_error *err)
     return cf_io_create_file_mode(out, path, 0, err);
 }
 
+static cf_status create_at(cf_io **out, int dirfd, const char *name, const char *path,
+                           unsigned new_mode, cf_error *err);
+
+/* dup(2) of dirfd, close-on-exec; -1 on failure (errno set). */
+static int dup_dir(int dirfd)
+{
+    return fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+}
+
 cf_status cf_io_create_file_mode(cf_io **out, const char *path, unsigned new_mode, cf_error *err)
 {
     *out = NULL;
     CF_CHECK(path != NULL && path[0] != '\0', err, CF_EINVAL, "create: empty path");
+    /* The directory, opened once: the temporary, the rename and the
+     * directory's fsync all happen in the one it names now. */
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (slash == NULL) {
+        strcpy(dir, ".");
+    } else {
+        size_t n = slash == path ? 1 : (size_t)(slash - path);
+        CF_CHECK(n < sizeof dir, err, CF_EIO, "create %s: path too long", path);
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    CF_CHECK(slash == NULL || slash[1] != '\0', err, CF_EINVAL, "create %s: no file name", path);
+    int dfd;
+    do
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    while (dfd < 0 && errno == EINTR);
+    CF_CHECK(dfd >= 0, err, CF_EIO, "create %s: directory %s: %s", path, dir, strerror(errno));
+    cf_status st = create_at(out, dfd, slash != NULL ? slash + 1 : path, path, new_mode, err);
+    close(dfd);
+    return st;
+}
+
+cf_status cf_io_create_file_at(cf_io **out, int dirfd, const char *name, const char *path,
+                               unsigned new_mode, cf_error *err)
+{
+    *out = NULL;
+    CF_CHECK(name != NULL && name[0] != '\0' && strchr(name, '/') == NULL && path != NULL, err,
+             CF_EINVAL, "create: '%s' is not a file name", name != NULL ? name : "(null)");
+    return create_at(out, dirfd, name, path, new_mode, err);
+}
+static cf_status create_at(cf_io **out, int dirfd, const char *name, const char *path,
+                           unsigned new_mode, cf_error *err)
+{
     cf_status st = CF_OK;
     file_writer *w = cf_calloc(1, sizeof *w);
     CF_CHECK(w != NULL, err, CF_ENOMEM, "create %s: cannot allocate the writer", path);
     w->base.ops = &file_writer_ops;
     w->fd = -1;
-    size_t plen = strlen(path);
+    w->dfd = -1;
+    size_t plen = strlen(path), nlen = strlen(name);
     /* ".tmp." + pid (<= 20 digits) + "." + 16 hex digits + NUL */
-    size_t tcap = plen + 48;
+    size_t tcap = plen + 48, ncap = nlen + 48;
     w->path = cf_malloc(plen + 1);
     w->tmp_path = cf_malloc(tcap);
+    w->name = cf_malloc(nlen + 1);
+    w->tmp_name = cf_malloc(ncap);
     w->buf = cf_malloc(WRITE_BUF_CAP);
-    if (w->path == NULL || w->tmp_path == NULL || w->buf == NULL)
+    if (w->path == NULL || w->tmp_path == NULL || w->name == NULL || w->tmp_name == NULL ||
+        w->buf == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "create %s: cannot allocate the writer", path);
     memcpy(w->path, path, plen + 1);
+    memcpy(w->name, name, nlen + 1);
+    if ((w->dfd = dup_dir(dirfd)) < 0)
+        CF_FAIL_OUT(err, CF_EIO, "create %s: %s", path, strerror(errno));
     struct stat old;
-    bool replacing = lstat(path, &old) == 0 && S_ISREG(old.st_mode);
+    bool replacing = fstatat(w->dfd, name, &old, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(old.st_mode);
     new_mode &= 07777;
     /* created no more open than asked (less the umask), then set exactly */
     mode_t mode = replacing ? old.st_mode & 07777 : new_mode ? (mode_t)new_mode : 0666;
     for (int attempt = 0; attempt < 100; attempt++) {
-        snprintf(w->tmp_path, tcap, "%s.tmp.%ld.%016" PRIx64, path, (long)getpid(), tmp_suffix());
-        w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        uint64_t x = tmp_suffix();
+        snprintf(w->tmp_path, tcap, "%s.tmp.%ld.%016" PRIx64, path, (long)getpid(), x);
+        snprintf(w->tmp_name, ncap, "%s.tmp.%ld.%016" PRIx64, name, (long)getpid(), x);
+        w->fd = openat(w->dfd, w->tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
         if (w->fd >= 0 || (errno != EEXIST && errno != EINTR))
             break;
     }

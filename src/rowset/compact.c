@@ -112,6 +112,7 @@ typedef struct outcol {
 } outcol;
 
 typedef struct compactor {
+    int outdfd; /* the output directory (dirfd.c) */
     const char *outdir;
     uint64_t insert_ts; /* of the output: the earliest of the sources' */
     const cf_schema *s;
@@ -205,11 +206,8 @@ static cf_status delta_writer(compactor *k, cf_delta_writer **w, cf_delta_type t
     cf_delta_writer_options o;
     cf_delta_writer_options_init(&o);
     o.type = t;
-    char *p = cf_rs_path(k->outdir, name);
-    CF_CHECK(p != NULL, err, CF_ENOMEM, "compact: out of memory");
     cf_io **io = t == CF_DELTA_UNDO ? &k->undo_io : &k->redo_io;
-    cf_status st = cf_io_create_file_mode(io, p, k->nm->file_mode, err);
-    cf_free(p);
+    cf_status st = cf_rs_create_file_at(io, k->outdfd, k->outdir, name, k->nm->file_mode, err);
     return st == CF_OK ? cf_delta_writer_create(w, *io, &o, err) : st;
 }
 
@@ -492,12 +490,13 @@ static cf_status src_open(csrc *src, cf_rowset *rs, cf_error *err)
 
 /* Rewrite the n (flushed) sources into new files in outdir, numbered from
  * nm->next_file; adds the files, rows and keys to nm (not written). */
-static cf_status compact_into(cf_rowset *const *rs, size_t n, const char *outdir, uint64_t ahm,
-                              cf_rs_manifest *nm, cf_error *err)
+static cf_status compact_into(cf_rowset *const *rs, size_t n, int outdfd, const char *outdir,
+                              uint64_t ahm, cf_rs_manifest *nm, cf_error *err)
 {
     const cf_schema *s = cf_rowset_schema(rs[0]);
     compactor k;
     memset(&k, 0, sizeof(k));
+    k.outdfd = outdfd;
     k.outdir = outdir;
     k.s = s;
     k.ahm = ahm;
@@ -522,7 +521,7 @@ static cf_status compact_into(cf_rowset *const *rs, size_t n, const char *outdir
     cf_rowset_writer_options wo;
     cf_rowset_writer_options_init(&wo);
     wo.insert_ts = nm->insert_ts;
-    CF_TRY_OUT(cf_rowset_writer_create_in(&k.w, outdir, s, &wo, nm, err));
+    CF_TRY_OUT(cf_rowset_writer_create_in(&k.w, outdfd, outdir, s, &wo, nm, err));
     CF_TRY_OUT(compact_rows(&k, src, n, err));
     CF_TRY_OUT(cf_rowset_writer_finish_files(k.w, nm, err));
     if (k.undo != NULL) {
@@ -592,10 +591,10 @@ cf_status cf_rs_compact_in_place(cf_rowset *rs, uint64_t ahm, bool gc_prev, cf_e
     nm.insert_ts = old->insert_ts;
     nm.last_ts = old->last_ts;
     nm.ahm = ahm > old->ahm ? ahm : old->ahm; /* the mark never moves back */
-    cf_status st = compact_into(&rs, 1, cf_rs_dir(rs), ahm, &nm, err);
+    cf_status st = compact_into(&rs, 1, cf_rs_dirfd(rs), cf_rs_dir(rs), ahm, &nm, err);
     /* The commit point: before this rename the old rowset is intact, after it the new. */
     if (st == CF_OK)
-        st = cf_rs_manifest_write(&nm, cf_rs_dir(rs), err);
+        st = cf_rs_manifest_write_at(&nm, cf_rs_dirfd(rs), cf_rs_dir(rs), err);
     cf_rs_manifest_dispose(&nm);
     /* The files of the MANIFEST just replaced are what clean-up may remove. */
     cf_rs_manifest prev;
@@ -607,13 +606,13 @@ cf_status cf_rs_compact_in_place(cf_rowset *rs, uint64_t ahm, bool gc_prev, cf_e
     if (st == CF_OK)
         st = cf_rs_reload(rs, err);
     if (st == CF_OK && gc_prev)
-        cf_rs_gc(cf_rs_dir(rs), cf_rs_manifest_of(rs), &prev, prev.next_file);
+        cf_rs_gc_at(cf_rs_dirfd(rs), cf_rs_dir(rs), cf_rs_manifest_of(rs), &prev, prev.next_file);
     cf_rs_manifest_dispose(&prev);
     return st;
 }
 
-cf_status cf_rs_compact_merge(cf_rowset *const *rs, size_t n, const char *outdir, uint64_t ahm,
-                              unsigned mode, cf_error *err)
+cf_status cf_rs_compact_merge(cf_rowset *const *rs, size_t n, int outdfd, const char *outdir,
+                              uint64_t ahm, unsigned mode, cf_error *err)
 {
     CF_CHECK(n > 0, err, CF_EINVAL, "compact: no rowset");
     cf_rs_manifest nm;
@@ -636,8 +635,8 @@ cf_status cf_rs_compact_merge(cf_rowset *const *rs, size_t n, const char *outdir
         if (m->ahm > nm.ahm) /* a merged source's lost history stays lost */
             nm.ahm = m->ahm;
     }
-    CF_TRY_OUT(compact_into(rs, n, outdir, ahm, &nm, err));
-    CF_TRY_OUT(cf_rs_manifest_write(&nm, outdir, err));
+    CF_TRY_OUT(compact_into(rs, n, outdfd, outdir, ahm, &nm, err));
+    CF_TRY_OUT(cf_rs_manifest_write_at(&nm, outdfd, outdir, err));
 out:
     cf_rs_manifest_dispose(&nm);
     return st;

@@ -67,7 +67,8 @@ struct cf_rs_sorter {
     size_t n, cap;
     bool in_order;
     const uint8_t *last;
-    char **runs; /* run file paths, oldest first */
+    char **runs; /* run file paths (for messages), oldest first */
+    int dfd;     /* the scratch directory, our own descriptor of it (-1: none yet) */
     size_t nruns, runs_cap;
     uint64_t next_file;
     /* a batch for the writer: its records, copies of merged ones in bcopy */
@@ -142,6 +143,7 @@ cf_status cf_rs_sorter_create(cf_rs_sorter **out, const cf_schema *s, size_t bud
     cf_rs_sorter *so = cf_calloc(1, sizeof(*so));
     CF_CHECK(so != NULL, err, CF_ENOMEM, "loader: out of memory");
     so->s = s;
+    so->dfd = -1;
     so->budget = budget;
     so->in_order = true;
     cf_buf_init(&so->prev);
@@ -171,7 +173,7 @@ cf_status cf_rs_sorter_create(cf_rs_sorter **out, const cf_schema *s, size_t bud
 static void drop_runs(cf_rs_sorter *so, size_t a, size_t b)
 {
     for (size_t i = a; i < b; i++) {
-        unlink(so->runs[i]);
+        unlinkat(so->dfd, strrchr(so->runs[i], '/') + 1, 0);
         cf_free(so->runs[i]);
     }
     if (so->nruns > b) /* (runs may be NULL when there are none) */
@@ -185,6 +187,8 @@ void cf_rs_sorter_free(cf_rs_sorter *so)
         return;
     drop_runs(so, 0, so->nruns);
     cf_free(so->runs);
+    if (so->dfd >= 0)
+        close(so->dfd);
     cf_arena_dispose(&so->arena);
     cf_arena_dispose(&so->bcopy);
     cf_free(so->e);
@@ -468,10 +472,16 @@ static cf_status write_all(int fd, const char *path, const uint8_t *p, size_t n,
 }
 
 /* A new run file in dir (its path taken by the sorter, removed by free). */
-static cf_status wfile_open(cf_rs_sorter *so, const char *dir, wfile *f, cf_error *err)
+static cf_status wfile_open(cf_rs_sorter *so, int dfd, const char *dir, wfile *f, cf_error *err)
 {
     f->fd = -1;
     cf_buf_init(&f->b);
+    if (so->dfd < 0) {
+        /* the runs live in this one directory, reached through it until free */
+        so->dfd = dfd == AT_FDCWD ? cf_rs_dir_open(dir) : fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+        CF_CHECK(so->dfd >= 0, err, CF_EIO, "%s: cannot open for sort runs: %s", dir,
+                 strerror(errno));
+    }
     if (so->nruns == so->runs_cap) {
         size_t cap = so->runs_cap ? so->runs_cap * 2 : 16;
         char **p = cf_realloc(so->runs, cap * sizeof(*p));
@@ -486,7 +496,7 @@ static cf_status wfile_open(cf_rs_sorter *so, const char *dir, wfile *f, cf_erro
     uint64_t id = so->next_file++;
     snprintf(path, n, "%s/%" PRIu64 ".adhoc.cfile.tmp.%ld.%016" PRIx64, dir, id, (long)getpid(),
              id);
-    f->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    f->fd = openat(so->dfd, strrchr(path, '/') + 1, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (f->fd < 0) {
         int e = errno;
         cf_free(path);
@@ -522,13 +532,14 @@ static cf_status wfile_close(wfile *f, cf_status st, cf_error *err)
     return st;
 }
 
-cf_status cf_rs_sorter_spill(cf_rs_sorter *so, const char *dir, uint64_t *err_row, cf_error *err)
+cf_status cf_rs_sorter_spill(cf_rs_sorter *so, int dfd, const char *dir, uint64_t *err_row,
+                             cf_error *err)
 {
     if (so->n == 0)
         return CF_OK;
     CF_TRY(sort_held(so, err_row, err));
     wfile f;
-    cf_status st = wfile_open(so, dir, &f, err);
+    cf_status st = wfile_open(so, dfd, dir, &f, err);
     for (size_t i = 0; st == CF_OK && i < so->n; i++)
         st = wfile_put(&f, so->e[i].rec, err);
     CF_TRY(wfile_close(&f, st, err));
@@ -742,7 +753,7 @@ static size_t fan_in(const cf_rs_sorter *so)
 }
 
 /* Runs [a, b) merged in key order: into w, or (w NULL) into a new run file. */
-static cf_status merge_runs(cf_rs_sorter *so, const char *dir, size_t a, size_t b,
+static cf_status merge_runs(cf_rs_sorter *so, int dfd, const char *dir, size_t a, size_t b,
                             cf_rowset_writer *w, uint64_t *err_row, cf_error *err)
 {
     size_t k = b - a;
@@ -757,7 +768,7 @@ static cf_status merge_runs(cf_rs_sorter *so, const char *dir, size_t a, size_t 
     for (size_t i = 0; st == CF_OK && i < k; i++) {
         rfile *r = &m.r[i];
         r->path = so->runs[a + i];
-        r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
+        r->fd = openat(so->dfd, strrchr(r->path, '/') + 1, O_RDONLY | O_CLOEXEC);
         if (r->fd < 0) {
             st = SET_ERR(err, CF_EIO, "%s: %s", r->path, strerror(errno));
             break;
@@ -776,7 +787,7 @@ static cf_status merge_runs(cf_rs_sorter *so, const char *dir, size_t a, size_t 
     wfile out = {-1, NULL, {0}};
     bool have_out = false;
     if (st == CF_OK && w == NULL) {
-        st = wfile_open(so, dir, &out, err);
+        st = wfile_open(so, dfd, dir, &out, err);
         have_out = true;
     }
     so->have_prev = false;
@@ -824,7 +835,7 @@ static cf_status merge_runs(cf_rs_sorter *so, const char *dir, size_t a, size_t 
     return st;
 }
 
-cf_status cf_rs_sorter_drain(cf_rs_sorter *so, const char *dir, cf_rowset_writer *w,
+cf_status cf_rs_sorter_drain(cf_rs_sorter *so, int dfd, const char *dir, cf_rowset_writer *w,
                              uint64_t *err_row, cf_error *err)
 {
     if (so->nruns == 0) {
@@ -838,7 +849,7 @@ cf_status cf_rs_sorter_drain(cf_rs_sorter *so, const char *dir, cf_rowset_writer
         reset_held(so);
         return CF_OK;
     }
-    CF_TRY(cf_rs_sorter_spill(so, dir, err_row, err));
+    CF_TRY(cf_rs_sorter_spill(so, dfd, dir, err_row, err));
     /* the merge's buffers take the budget the rows held */
     cf_arena_dispose(&so->arena);
     cf_free(so->e);
@@ -846,8 +857,8 @@ cf_status cf_rs_sorter_drain(cf_rs_sorter *so, const char *dir, cf_rowset_writer
     so->cap = 0;
     size_t f = fan_in(so);
     while (so->nruns > f)
-        CF_TRY(merge_runs(so, dir, 0, f, NULL, err_row, err));
-    return merge_runs(so, dir, 0, so->nruns, w, err_row, err);
+        CF_TRY(merge_runs(so, dfd, dir, 0, f, NULL, err_row, err));
+    return merge_runs(so, dfd, dir, 0, so->nruns, w, err_row, err);
 }
 
 cf_status cf_rs_sorter_add_rowset(cf_rs_sorter *so, cf_rowset *rs, uint64_t row,

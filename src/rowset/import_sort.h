@@ -38,14 +38,16 @@ bool cf_rs_sorter_in_order(const cf_rs_sorter *so, cf_slice *last);
 cf_status cf_rs_sorter_add_rowset(cf_rs_sorter *so, cf_rowset *rs, uint64_t row,
                                   cf_status (*spill)(void *ctx, cf_error *err), void *ctx,
                                   cf_error *err);
-/* Sort the rows held and write them as a run file in dir (made by the caller,
+/* Sort the rows held and write them as a run file in (dfd, dir) (dirfd.c; the
+ * sorter keeps its own descriptor of the first one it is given; made by the caller,
  * holding nothing else of the sorter's). A key repeated among them is CF_EINVAL
  * "row N: duplicate key (repeated in the load)" with *err_row = N. */
-cf_status cf_rs_sorter_spill(cf_rs_sorter *so, const char *dir, uint64_t *err_row, cf_error *err);
+cf_status cf_rs_sorter_spill(cf_rs_sorter *so, int dfd, const char *dir, uint64_t *err_row,
+                             cf_error *err);
 /* Every row added, in key order, into w (merging the runs in dir when any was
  * spilled); the sorter is empty after. Duplicates as spill reports them (the
  * later row of a pair). */
-cf_status cf_rs_sorter_drain(cf_rs_sorter *so, const char *dir, cf_rowset_writer *w,
+cf_status cf_rs_sorter_drain(cf_rs_sorter *so, int dfd, const char *dir, cf_rowset_writer *w,
                              uint64_t *err_row, cf_error *err);
 
 #endif

@@ -6,6 +6,8 @@
 #include <cfile/bloom.h>
 #include <cfile/delta.h>
 #include <cfile/rowset.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 
 #include "util/arena.h"
@@ -84,6 +86,9 @@ void cf_rs_manifest_init(cf_rs_manifest *m);
 void cf_rs_manifest_dispose(cf_rs_manifest *m);
 cf_status cf_rs_manifest_read(cf_rs_manifest *m, const char *dir, cf_error *err);
 cf_status cf_rs_manifest_write(const cf_rs_manifest *m, const char *dir, cf_error *err);
+/* The same in a directory held open (dirfd.c: (dfd, dir)). */
+cf_status cf_rs_manifest_read_at(cf_rs_manifest *m, int dfd, const char *dir, cf_error *err);
+cf_status cf_rs_manifest_write_at(const cf_rs_manifest *m, int dfd, const char *dir, cf_error *err);
 cf_status cf_rs_manifest_add(cf_rs_manifest *m, int role, uint32_t col, const char *name,
                              cf_error *err);
 const char *cf_rs_role_name(int role);
@@ -98,21 +103,48 @@ bool cf_rs_tmp_name(const char *n, const char *base);
  * first_unfinished. now/prev may be NULL. */
 void cf_rs_gc(const char *dir, const cf_rs_manifest *now, const cf_rs_manifest *prev,
               uint64_t first_unfinished);
+void cf_rs_gc_at(int dfd, const char *dir, const cf_rs_manifest *now, const cf_rs_manifest *prev,
+                 uint64_t first_unfinished);
 /* Remove a rowset directory no TABLET names: its data files, temporaries and
  * MANIFEST, then the directory if that left it empty. Never follows a symlink.
  * True when it is gone. */
 bool cf_rs_remove_dead_dir(const char *path);
+/* The same for subdirectory `name` of (pdfd, parent). */
+bool cf_rs_remove_dead_dir_at(int pdfd, const char *parent, const char *name);
 /* dir + "/" + name, malloc'd; NULL when out of memory. */
 char *cf_rs_path(const char *dir, const char *name);
+
+/* ---- directories held open (dirfd.c) ---------------------------------------------------- */
+/* (dfd, dir): a directory's descriptor and the path it was opened by (for
+ * messages); dfd AT_FDCWD: dir is a path only, and files are reached by dir/name. */
+/* open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC): the fd, or -1 (errno set). */
+int cf_rs_dir_open(const char *dir);
+/* Subdirectory `name` of (dfd, dir), not through a symlink: the fd, or -1. */
+int cf_rs_subdir_open(int dfd, const char *dir, const char *name);
+void cf_rs_dir_close(int dfd); /* dfd < 0 (AT_FDCWD too) is a no-op */
+/* cf_io_open_file (or _mmap) / cf_io_create_file_mode of file `name` in (dfd, dir). */
+cf_status cf_rs_open_file_at(cf_io **out, int dfd, const char *dir, const char *name, bool mmap,
+                             cf_error *err);
+cf_status cf_rs_create_file_at(cf_io **out, int dfd, const char *dir, const char *name,
+                               unsigned mode, cf_error *err);
+/* lstat, unlink (rmdir when is_dir), chmod, mkdir of `name` in (dfd, dir): 0 or -1. */
+struct stat;
+int cf_rs_lstat_at(int dfd, const char *dir, const char *name, struct stat *sb);
+int cf_rs_unlink_at(int dfd, const char *dir, const char *name, bool is_dir);
+int cf_rs_chmod_at(int dfd, const char *dir, const char *name, unsigned mode);
+int cf_rs_mkdir_at(int dfd, const char *dir, const char *name, unsigned mode);
+/* opendir of (dfd, dir) through a descriptor of its own (closedir frees it). */
+DIR *cf_rs_opendir_at(int dfd, const char *dir);
 cf_status cf_schema_clone(cf_schema **out, const cf_schema *s, cf_error *err);
 bool cf_schema_equal(const cf_schema *a, const cf_schema *b);
 
 /* ---- writer internals used by compaction ---------------------------------------------- */
-/* Create a writer whose files are numbered from m->next_file (advanced); finish_files
+/* Create a writer whose files are numbered from m->next_file (advanced), in
+ * the directory (dfd, dir) (dirfd.c; dfd borrowed until the writer is freed); finish_files
  * adds the files, rows and min/max keys to m without writing it. */
-cf_status cf_rowset_writer_create_in(cf_rowset_writer **out, const char *dir, const cf_schema *s,
-                                     const cf_rowset_writer_options *o, cf_rs_manifest *m,
-                                     cf_error *err);
+cf_status cf_rowset_writer_create_in(cf_rowset_writer **out, int dfd, const char *dir,
+                                     const cf_schema *s, const cf_rowset_writer_options *o,
+                                     cf_rs_manifest *m, cf_error *err);
 cf_status cf_rowset_writer_finish_files(cf_rowset_writer *w, cf_rs_manifest *m, cf_error *err);
 
 /* ---- scanner internals used by rowset.c and compaction ------------------------------------- */
@@ -153,6 +185,9 @@ cf_status cf_rs_lock_acquire(int *fd, const char *dir, uint32_t timeout_ms, cf_e
 /* The same; *created (may be NULL) says whether this call made dir/LOCK. */
 cf_status cf_rs_lock_acquire2(int *fd, bool *created, const char *dir, uint32_t timeout_ms,
                               cf_error *err);
+/* The same in the directory held open as dfd (dirfd.c). */
+cf_status cf_rs_lock_acquire_at(int *fd, bool *created, int dfd, const char *dir,
+                                uint32_t timeout_ms, cf_error *err);
 void cf_rs_lock_release(int fd); /* fd < 0 is a no-op */
 /* Delete dir/LOCK while still holding it (fd from cf_rs_lock_acquire*), then
  * release it: for a LOCK this run made in a directory it gives up. A waiter
@@ -171,6 +206,9 @@ int cf_rs_pin_open(const char *dir);
  * writer kept it exclusive past CF_RS_PIN_WAIT_MS or dir cannot be opened; the
  * reader then opens every file up front. */
 int cf_rs_pin_shared(const char *dir);
+/* The same two for the directory held open as dfd (dirfd.c). */
+int cf_rs_pin_open_at(int dfd, const char *dir);
+int cf_rs_pin_shared_at(int dfd, const char *dir);
 /* Take the pin exclusively without waiting: false when a reader holds it. */
 bool cf_rs_pin_exclusive(int fd);
 void cf_rs_pin_unlock(int fd);
@@ -195,6 +233,10 @@ typedef enum cf_rs_mode {
 } cf_rs_mode;
 cf_status cf_rs_open_mode(cf_rowset **out, const char *dir, const cf_rowset_options *o,
                           cf_rs_mode mode, cf_error *err);
+/* The same for the directory held open as dfd (taken over: closed with the
+ * rowset, or now on failure; AT_FDCWD: by path), dir naming it in messages. */
+cf_status cf_rs_open_mode_at(cf_rowset **out, int dfd, const char *dir, const cf_rowset_options *o,
+                             cf_rs_mode mode, cf_error *err);
 /* CF_OK when rs may be changed now (taking its lock first when it is its own). */
 /* Log replay into a table's rowset (read-only ones included): update, delete
  * and reinsert change the in-memory delta store only (what they always do) and
@@ -208,6 +250,8 @@ cf_reader *cf_rs_column_reader(const cf_rowset *rs, size_t col);
 uint64_t cf_rs_rows(const cf_rowset *rs);
 uint64_t cf_rs_insert_ts(const cf_rowset *rs);
 const char *cf_rs_dir(const cf_rowset *rs);
+/* The rowset's directory as held open (AT_FDCWD: by path), with cf_rs_dir. */
+int cf_rs_dirfd(const cf_rowset *rs);
 cf_rs_manifest *cf_rs_manifest_of(cf_rowset *rs);
 /* Reopen every file from the MANIFEST on disk (after a commit). */
 cf_status cf_rs_reload(cf_rowset *rs, cf_error *err);
@@ -232,32 +276,32 @@ cf_status cf_rs_lower_bound(cf_rowset *rs, const uint8_t *enc, size_t len, uint6
  * live, CF_ENOTSUP when the rowset never held the key. */
 cf_status cf_rs_reinsert_rcl(cf_rowset *rs, const uint8_t *key, size_t len, cf_slice rcl,
                              uint64_t ts, cf_error *err);
-/* clone.c: copy the rowset whose MANIFEST is m (in src_dir; its files, no
- * in-memory deltas) into the empty directory dst_dir: every file hard-linked
+/* clone.c: copy the rowset whose MANIFEST is m (in (sdfd, src_dir); its files, no
+ * in-memory deltas) into the empty directory (ddfd, dst_dir): every file hard-linked
  * (copied, with mode, where links fail), then m written as dst_dir's MANIFEST. */
-cf_status cf_rs_clone(const cf_rs_manifest *m, const char *src_dir, const char *dst_dir,
-                      unsigned mode, cf_error *err);
+cf_status cf_rs_clone(const cf_rs_manifest *m, int sdfd, const char *src_dir, int ddfd,
+                      const char *dst_dir, unsigned mode, cf_error *err);
 
 /* compact.c: cf_rowset_compact without the pin handling; gc_prev: remove the
  * files the replaced MANIFEST named (only under the pin held exclusively). */
 cf_status cf_rs_compact_in_place(cf_rowset *rs, uint64_t ahm, bool gc_prev, cf_error *err);
 /* compact.c: merge the rows of n rowsets (disjoint keys, same schema; each is
- * flushed first) into a new rowset in outdir (an existing empty directory),
+ * flushed first) into a new rowset in (outdfd, outdir) (an existing empty directory),
  * history kept as cf_rowset_compact keeps it; writes outdir's MANIFEST. Its
  * files are created with permission bits `mode` (0: the defaults). */
-cf_status cf_rs_compact_merge(cf_rowset *const *rs, size_t n, const char *outdir, uint64_t ahm,
-                              unsigned mode, cf_error *err);
+cf_status cf_rs_compact_merge(cf_rowset *const *rs, size_t n, int outdfd, const char *outdir,
+                              uint64_t ahm, unsigned mode, cf_error *err);
 /* manifest.c: FNV-1a 64, the checksum of manifest files. */
 uint64_t cf_rs_fnv1a(const uint8_t *p, size_t n);
 
 /* table_commit.c, for bulk loads (table_import.c): a fresh rowset subdirectory, created
- * (its name and path malloc'd; the first one of a load writes a TABLET when there
- * is none and cleans up a crashed writer's leftovers, as a flush does); removing
- * such a directory of this handle's while TABLET does not name it; opening a
- * rowset through the table's cache. */
-cf_status cf_table_reserve_rowset(cf_table *t, char **name, char **path, cf_error *err);
+ * (its name and path malloc'd, *dfd the directory opened, closed by the caller; the first one of a
+ * load writes a TABLET when there is none and cleans up a crashed writer's leftovers, as a flush
+ * does); removing such a directory of this handle's while TABLET does not name it; opening a rowset
+ * through the table's cache. */
+cf_status cf_table_reserve_rowset(cf_table *t, char **name, char **path, int *dfd, cf_error *err);
 void cf_table_discard_rowset(cf_table *t, const char *name);
-cf_status cf_table_open_rowset(const cf_table *t, const char *path, cf_rowset **out, cf_error *err);
+cf_status cf_table_open_rowset(const cf_table *t, const char *name, cf_rowset **out, cf_error *err);
 /* Where the table holds an encoded key (keyvals: its key column values): *state
  * 0 = nowhere, 1 = a live row, 2 = a deleted row, in store *where (its name),
  * *store (the rowset's index, CF_TABLE_STORE_MRS for the MemRowSet). */
@@ -303,7 +347,8 @@ cf_status cf_rs_table_get(cf_table *t, const void *const *key, uint64_t snapshot
 cf_status cf_rs_table_flush(cf_table *t, cf_error *err);
 cf_status cf_rs_table_sync(cf_table *t, cf_error *err);
 cf_status cf_rs_table_compact(cf_table *t, uint64_t ahm, cf_error *err);
-cf_status cf_rs_table_reserve_rowset(cf_table *t, char **name, char **path, cf_error *err);
+cf_status cf_rs_table_reserve_rowset(cf_table *t, char **name, char **path, int *dfd,
+                                     cf_error *err);
 cf_status cf_rs_table_key_state(cf_table *t, const uint8_t *key, size_t len,
                                 const void *const *keyvals, int *state, const char **where,
                                 size_t *store, cf_error *err);

@@ -89,23 +89,30 @@ static void read_holder(int fd, char *dst, size_t cap)
         snprintf(dst, cap, "holder unknown");
 }
 
-/* Whether fd is still the file at path (the LOCK was not deleted or replaced
- * while we waited for it). */
-static bool still_named(int fd, const char *path)
+/* Whether fd is still the file `at` names in dfd (the LOCK was not deleted or
+ * replaced while we waited for it). */
+static bool still_named(int fd, int dfd, const char *at)
 {
     struct stat a, b;
-    return fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev &&
-           a.st_ino == b.st_ino;
+    return fstat(fd, &a) == 0 && fstatat(dfd, at, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 cf_status cf_rs_lock_acquire2(int *fd_out, bool *created, const char *dir, uint32_t timeout_ms,
                               cf_error *err)
+{
+    return cf_rs_lock_acquire_at(fd_out, created, AT_FDCWD, dir, timeout_ms, err);
+}
+
+cf_status cf_rs_lock_acquire_at(int *fd_out, bool *created, int dfd, const char *dir,
+                                uint32_t timeout_ms, cf_error *err)
 {
     *fd_out = -1;
     if (created)
         *created = false;
     char *path = cf_rs_path(dir, CF_RS_LOCK);
     CF_CHECK(path != NULL, err, CF_ENOMEM, "lock: out of memory");
+    const char *at = dfd == AT_FDCWD ? path : CF_RS_LOCK;
     uint64_t start = now_ms();
     uint64_t nap = 1;
     int fd = -1, e = 0;
@@ -115,10 +122,10 @@ cf_status cf_rs_lock_acquire2(int *fd_out, bool *created, const char *dir, uint3
         if (fd < 0) {
             /* O_NOFOLLOW: a LOCK that is a symlink is not ours to write through.
              * O_EXCL first, to know whether this run made the file. */
-            fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+            fd = openat(dfd, at, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
             made = fd >= 0;
             if (fd < 0 && errno == EEXIST) {
-                fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+                fd = openat(dfd, at, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
                 /* Deleted between the two opens: again, within the wait. */
                 if (fd < 0 && errno == ENOENT && now_ms() - start <= timeout_ms)
                     continue;
@@ -131,7 +138,7 @@ cf_status cf_rs_lock_acquire2(int *fd_out, bool *created, const char *dir, uint3
             }
         }
         if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-            if (still_named(fd, path))
+            if (still_named(fd, dfd, at))
                 break;
             /* Its maker removed it while we waited: lock the LOCK there is now. */
             close(fd);
@@ -184,7 +191,7 @@ void cf_rs_lock_remove(int fd, const char *dir)
     if (fd < 0)
         return;
     char *path = cf_rs_path(dir, CF_RS_LOCK);
-    if (path != NULL && still_named(fd, path))
+    if (path != NULL && still_named(fd, AT_FDCWD, path))
         unlink(path);
     cf_free(path);
     close(fd); /* drops the flock */
@@ -253,12 +260,25 @@ char *cf_rs_lock_dir(const char *dir)
 
 int cf_rs_pin_open(const char *dir)
 {
-    return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return cf_rs_pin_open_at(AT_FDCWD, dir);
+}
+
+int cf_rs_pin_open_at(int dfd, const char *dir)
+{
+    /* a descriptor of its own (flock belongs to the open file description),
+     * of the directory dfd holds, not of whatever dir names now */
+    return dfd == AT_FDCWD ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                           : openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 int cf_rs_pin_shared(const char *dir)
 {
-    int fd = cf_rs_pin_open(dir);
+    return cf_rs_pin_shared_at(AT_FDCWD, dir);
+}
+
+int cf_rs_pin_shared_at(int dfd, const char *dir)
+{
+    int fd = cf_rs_pin_open_at(dfd, dir);
     if (fd < 0)
         return -1;
     /* The writer holds the pin exclusively only while it removes files (or,

@@ -24,6 +24,8 @@
 
 #include "internal.h"
 
+#include "io/io_at.h"
+
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -117,6 +119,11 @@ static void putf(cf_buf *b, const char *fmt, ...)
 
 cf_status cf_rs_manifest_write(const cf_rs_manifest *m, const char *dir, cf_error *err)
 {
+    return cf_rs_manifest_write_at(m, AT_FDCWD, dir, err);
+}
+
+cf_status cf_rs_manifest_write_at(const cf_rs_manifest *m, int dfd, const char *dir, cf_error *err)
+{
     cf_buf b;
     cf_buf_init(&b);
     putf(&b,
@@ -161,15 +168,13 @@ cf_status cf_rs_manifest_write(const cf_rs_manifest *m, const char *dir, cf_erro
     putf(&b, "end %016" PRIx64 "\n", h);
     cf_status st = cf_buf_status(&b);
     cf_io *io = NULL;
-    char *path = cf_rs_path(dir, CF_RS_MANIFEST);
-    if (st != CF_OK || path == NULL)
+    if (st != CF_OK)
         CF_FAIL_OUT(err, CF_ENOMEM, "manifest: out of memory");
-    CF_TRY_OUT(cf_io_create_file_mode(&io, path, m->file_mode, err));
+    CF_TRY_OUT(cf_rs_create_file_at(&io, dfd, dir, CF_RS_MANIFEST, m->file_mode, err));
     CF_TRY_OUT(io->ops->append(io, b.data, b.len, err));
     CF_TRY_OUT(io->ops->commit(io, err));
 out:
     cf_io_free(io);
-    cf_free(path);
     cf_buf_dispose(&b);
     return st;
 }
@@ -340,19 +345,25 @@ static cf_status parse_lines(cf_rs_manifest *m, char *text, cf_column *cols, siz
 
 cf_status cf_rs_manifest_read(cf_rs_manifest *m, const char *dir, cf_error *err)
 {
+    return cf_rs_manifest_read_at(m, AT_FDCWD, dir, err);
+}
+
+cf_status cf_rs_manifest_read_at(cf_rs_manifest *m, int dfd, const char *dir, cf_error *err)
+{
     cf_rs_manifest_init(m);
     cf_status st = CF_OK;
     char *text = NULL;
+    char *path = NULL;
     cf_column *cols = NULL;
     cf_io *io = NULL;
-    char *path = cf_rs_path(dir, CF_RS_MANIFEST);
-    if (path == NULL)
+    if ((path = cf_rs_path(dir, CF_RS_MANIFEST)) == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "manifest: out of memory");
-    if (access(path, F_OK) != 0)
+    const char *at = dfd == AT_FDCWD ? path : CF_RS_MANIFEST;
+    if (faccessat(dfd, at, F_OK, 0) != 0)
         CF_FAIL_OUT(err, CF_ENOTFOUND, "%s: no rowset here (no %s)", dir, CF_RS_MANIFEST);
-    CF_TRY_OUT(cf_io_open_file(&io, path, err));
+    CF_TRY_OUT(cf_io_open_file_at(&io, dfd, at, path, err));
     struct stat sb;
-    if (stat(path, &sb) == 0)
+    if (fstatat(dfd, at, &sb, 0) == 0)
         m->file_mode = (unsigned)(sb.st_mode & 07777); /* what files added to it get */
     uint64_t size = io->ops->size(io);
     if (size > MAX_MANIFEST_LEN)
@@ -459,21 +470,10 @@ bool cf_rs_tmp_name(const char *n, const char *base)
 }
 
 /* Is dir/name a regular file (lstat: not a symlink, not a directory)? */
-static bool regular(const char *dir, const char *name)
+static bool regular(int dfd, const char *dir, const char *name)
 {
-    char *p = cf_rs_path(dir, name);
     struct stat sb;
-    bool ok = p != NULL && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode);
-    cf_free(p);
-    return ok;
-}
-
-static void unlink_in(const char *dir, const char *name)
-{
-    char *p = cf_rs_path(dir, name);
-    if (p != NULL)
-        unlink(p);
-    cf_free(p);
+    return cf_rs_lstat_at(dfd, dir, name, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
 static bool names_file(const cf_rs_manifest *m, const char *name)
@@ -487,7 +487,13 @@ static bool names_file(const cf_rs_manifest *m, const char *name)
 void cf_rs_gc(const char *dir, const cf_rs_manifest *now, const cf_rs_manifest *prev,
               uint64_t first_unfinished)
 {
-    DIR *d = opendir(dir);
+    cf_rs_gc_at(AT_FDCWD, dir, now, prev, first_unfinished);
+}
+
+void cf_rs_gc_at(int dfd, const char *dir, const cf_rs_manifest *now, const cf_rs_manifest *prev,
+                 uint64_t first_unfinished)
+{
+    DIR *d = cf_rs_opendir_at(dfd, dir);
     if (d == NULL)
         return;
     struct dirent *e;
@@ -499,32 +505,58 @@ void cf_rs_gc(const char *dir, const cf_rs_manifest *now, const cf_rs_manifest *
             drop = !names_file(now, n) && (names_file(prev, n) || num >= first_unfinished);
         else
             drop = cf_rs_tmp_name(n, NULL); /* a write cut short: never committed */
-        if (drop && regular(dir, n))
-            unlink_in(dir, n);
+        if (drop && regular(dfd, dir, n))
+            cf_rs_unlink_at(dfd, dir, n, false);
     }
     closedir(d);
 }
 
 bool cf_rs_remove_dead_dir(const char *path)
 {
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        return cf_rs_remove_dead_dir_at(AT_FDCWD, ".", path);
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    char *parent = cf_malloc(n + 1);
+    if (parent == NULL)
+        return false;
+    memcpy(parent, path, n);
+    parent[n] = '\0';
+    bool gone = cf_rs_remove_dead_dir_at(AT_FDCWD, parent, slash + 1);
+    cf_free(parent);
+    return gone;
+}
+
+bool cf_rs_remove_dead_dir_at(int pdfd, const char *parent, const char *name)
+{
     struct stat sb;
-    if (lstat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+    if (cf_rs_lstat_at(pdfd, parent, name, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return false; /* a symlink (or anything else) named like a rowset: not ours */
+    char *path = cf_rs_path(parent, name); /* for messages only */
+    int dfd = cf_rs_subdir_open(pdfd, parent, name);
+    if (path == NULL || dfd < 0) {
+        cf_free(path);
+        cf_rs_dir_close(dfd);
+        return false;
+    }
     /* Every data file of a rowset no TABLET names is obsolete; the MANIFEST goes
      * last, so a crash midway leaves a directory the next clean-up recognises. */
-    cf_rs_gc(path, NULL, NULL, 0);
+    cf_rs_gc_at(dfd, path, NULL, NULL, 0);
     /* Only once every data file is gone: a removal that failed (out of memory
      * for a path) must leave the MANIFEST that lets the next clean-up know the
      * directory is ours, or the rest would stay for good. */
     uint64_t num;
     bool data_left = false;
-    DIR *d = opendir(path);
+    DIR *d = cf_rs_opendir_at(dfd, path);
     struct dirent *e;
     while (d != NULL && (e = readdir(d)) != NULL && !data_left)
         data_left = cf_rs_data_name(e->d_name, &num) || cf_rs_tmp_name(e->d_name, NULL);
     if (d != NULL)
         closedir(d);
-    if (d != NULL && !data_left && regular(path, CF_RS_MANIFEST))
-        unlink_in(path, CF_RS_MANIFEST);
-    return rmdir(path) == 0; /* fails, keeping them, when anything else is inside */
+    if (d != NULL && !data_left && regular(dfd, path, CF_RS_MANIFEST))
+        cf_rs_unlink_at(dfd, path, CF_RS_MANIFEST, false);
+    cf_rs_dir_close(dfd);
+    cf_free(path);
+    /* fails, keeping them, when anything else is inside */
+    return cf_rs_unlink_at(pdfd, parent, name, true) == 0;
 }

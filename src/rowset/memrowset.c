@@ -316,6 +316,7 @@ cf_status cf_mrs_row_at(const cf_mrs *m, const cf_mrs_row *r, uint64_t snap, cf_
 
 typedef struct flusher {
     cf_mrs *m;
+    int dfd; /* the directory (dirfd.c) */
     const char *dir;
     cf_rs_manifest nm;
     cf_rowset_writer *w;
@@ -338,11 +339,8 @@ static cf_status open_delta(flusher *f, cf_delta_writer **w, cf_delta_type t, ch
     cf_delta_writer_options o;
     cf_delta_writer_options_init(&o);
     o.type = t;
-    char *p = cf_rs_path(f->dir, name);
-    CF_CHECK(p != NULL, err, CF_ENOMEM, "memrowset: out of memory");
     cf_io **io = t == CF_DELTA_UNDO ? &f->undo_io : &f->redo_io;
-    cf_status st = cf_io_create_file_mode(io, p, f->nm.file_mode, err);
-    cf_free(p);
+    cf_status st = cf_rs_create_file_at(io, f->dfd, f->dir, name, f->nm.file_mode, err);
     return st == CF_OK ? cf_delta_writer_create(w, *io, &o, err) : st;
 }
 
@@ -415,14 +413,15 @@ static cf_status flush_rows(flusher *f, cf_error *err)
     return flush_batch(f, err);
 }
 
-cf_status cf_mrs_flush(cf_mrs *m, const char *dir, unsigned mode, cf_error *err)
+cf_status cf_mrs_flush(cf_mrs *m, int dfd, const char *dir, unsigned mode, cf_error *err)
 {
     const cf_schema *s = m->s;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    if (dfd == AT_FDCWD && mkdir(dir, 0777) != 0 && errno != EEXIST)
         CF_FAIL(err, CF_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
     flusher f;
     memset(&f, 0, sizeof(f));
     f.m = m;
+    f.dfd = dfd;
     f.dir = dir;
     cf_rs_manifest_init(&f.nm);
     f.nm.file_mode = mode;
@@ -455,7 +454,7 @@ cf_status cf_mrs_flush(cf_mrs *m, const char *dir, unsigned mode, cf_error *err)
     cf_rowset_writer_options wo;
     cf_rowset_writer_options_init(&wo);
     wo.insert_ts = f.nm.insert_ts;
-    CF_TRY_OUT(cf_rowset_writer_create_in(&f.w, dir, s, &wo, &f.nm, err));
+    CF_TRY_OUT(cf_rowset_writer_create_in(&f.w, dfd, dir, s, &wo, &f.nm, err));
     CF_TRY_OUT(flush_rows(&f, err));
     CF_TRY_OUT(cf_rowset_writer_finish_files(f.w, &f.nm, err));
     if (f.undo != NULL) {
@@ -468,7 +467,7 @@ cf_status cf_mrs_flush(cf_mrs *m, const char *dir, unsigned mode, cf_error *err)
     }
     CF_TRY_OUT(cf_schema_clone(&f.nm.schema, s, err));
     /* Every file is committed: the MANIFEST makes the rowset exist. */
-    CF_TRY_OUT(cf_rs_manifest_write(&f.nm, dir, err));
+    CF_TRY_OUT(cf_rs_manifest_write_at(&f.nm, dfd, dir, err));
 out:
     for (size_t c = 0; f.vals != NULL && c < s->ncols; c++)
         cf_buf_dispose(&f.vals[c]);

@@ -44,12 +44,13 @@ cf_status cf_mrs_mutate(cf_mrs *m, cf_mrs_row *r, cf_slice rcl, uint64_t ts, cf_
 cf_status cf_mrs_row_at(const cf_mrs *m, const cf_mrs_row *r, uint64_t snap, cf_mrs_cell *cells,
                         bool *visible, cf_error *err);
 
-/* Write every row as a new DiskRowSet in dir (created; must hold no rowset):
+/* Write every row as a new DiskRowSet in (dfd, dir) (dirfd.c; with AT_FDCWD
+ * dir is created; it must hold no rowset):
  * base = the inserted values, an UNDO DELETE at each row's insert timestamp
  * (rows inserted after the earliest one), the mutations as a REDO file; the
  * MANIFEST is written last. Every file is created with permission bits mode
  * (0: the defaults). Does not clear m. */
-cf_status cf_mrs_flush(cf_mrs *m, const char *dir, unsigned mode, cf_error *err);
+cf_status cf_mrs_flush(cf_mrs *m, int dfd, const char *dir, unsigned mode, cf_error *err);
 
 /* table_scan.c: does one cell (a row's value of column c) pass predicate p?
  * Also the Kudu tablet scanner's filter (src/kudu/scan.c). */

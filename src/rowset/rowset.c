@@ -15,6 +15,10 @@
 
 #include "internal.h"
 
+#include "bloom/bloom.h"
+#include "cfile/extend.h"
+#include "delta/delta_internal.h"
+
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -25,7 +29,8 @@ typedef struct dms_ent {
 } dms_ent;
 
 struct cf_rowset {
-    char *dir;
+    char *dir; /* for messages: files are reached through dfd */
+    int dfd;   /* the directory, held open from the open on (AT_FDCWD: by path only) */
     cf_rs_mode mode;
     int lock_fd; /* CF_RS_MODE_OWN, once a mutation took the writer lock; else -1 */
     bool replay; /* a table's log replay: mutations of memory only, no lock needed */
@@ -100,7 +105,6 @@ static cf_status open_data(cf_rowset *rs, cf_error *err)
 {
     const cf_schema *s = rs->m.schema;
     cf_status st = CF_OK;
-    char *path = NULL;
     rs->col = cf_calloc(s->ncols, sizeof(*rs->col));
     rs->dfiles = cf_calloc(rs->m.nfiles + 1, sizeof(*rs->dfiles));
     rs->dtypes = cf_calloc(rs->m.nfiles + 1, sizeof(*rs->dtypes));
@@ -116,22 +120,27 @@ static cf_status open_data(cf_rowset *rs, cf_error *err)
             /* pass 0: everything but REDO files (so UNDO files come first); pass 1: REDO. */
             if ((pass == 0) == (f->role == CF_RS_FILE_REDO))
                 continue;
-            path = cf_rs_path(rs->dir, f->name);
-            if (path == NULL)
-                CF_FAIL_OUT(err, CF_ENOMEM, "rowset: out of memory");
-            if (f->role == CF_RS_FILE_COLUMN) {
-                if (rs->col[f->col] != NULL)
-                    CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: column %u named twice", f->col);
-                st = cf_reader_open_file(&rs->col[f->col], path, rs->mmap, &ro, err);
-            } else if (f->role == CF_RS_FILE_BLOOM) {
-                st = rs->bloom ? CF_ECORRUPT
-                               : cf_bloom_reader_open_file(&rs->bloom, path, rs->mmap, &ro, err);
-            } else if (f->role == CF_RS_FILE_ADHOC) {
-                st = rs->adhoc ? CF_ECORRUPT
-                               : cf_reader_open_file(&rs->adhoc, path, rs->mmap, &ro, err);
-            } else if (delta) {
+            if (f->role == CF_RS_FILE_COLUMN && rs->col[f->col] != NULL)
+                CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: column %u named twice", f->col);
+            bool dup = (f->role == CF_RS_FILE_BLOOM && rs->bloom != NULL) ||
+                       (f->role == CF_RS_FILE_ADHOC && rs->adhoc != NULL);
+            cf_io *io = NULL; /* taken over by the reader opened on it */
+            /* delta files are read with pread, as cf_delta_reader_open_file does */
+            st = dup ? CF_ECORRUPT
+                     : cf_rs_open_file_at(&io, rs->dfd, rs->dir, f->name, rs->mmap && !delta, err);
+            if (st != CF_OK)
+                ;
+            else if (f->role == CF_RS_FILE_COLUMN)
+                st = cf_reader_open_owned(&rs->col[f->col], io, &ro, err);
+            else if (f->role == CF_RS_FILE_BLOOM)
+                st = cf_bloom_reader_open_owned(&rs->bloom, io, &ro, err);
+            else if (f->role == CF_RS_FILE_ADHOC)
+                st = cf_reader_open_owned(&rs->adhoc, io, &ro, err);
+            else if (!delta)
+                cf_io_free(io); /* no reader for it (the MANIFEST parser takes none such) */
+            else {
                 cf_delta_type t = f->role == CF_RS_FILE_REDO ? CF_DELTA_REDO : CF_DELTA_UNDO;
-                st = cf_delta_reader_open_file(&rs->dfiles[rs->ndfiles], path, t, &ro, err);
+                st = cf_delta_reader_open_owned(&rs->dfiles[rs->ndfiles], io, t, &ro, err);
                 if (st == CF_OK) {
                     rs->dtypes[rs->ndfiles] = t;
                     uint64_t n =
@@ -147,8 +156,6 @@ static cf_status open_data(cf_rowset *rs, cf_error *err)
                 cf_error_prefix(err, st, "%s: ", f->name);
                 goto out;
             }
-            cf_free(path);
-            path = NULL;
         }
     }
     if (rs->m.rows > 0) {
@@ -172,7 +179,6 @@ static cf_status open_data(cf_rowset *rs, cf_error *err)
         CF_TRY_OUT(cf_iter_create(&rs->key_it, rs->adhoc ? rs->adhoc : rs->col[0], err));
     }
 out:
-    cf_free(path);
     if (st == CF_OK)
         rs->loaded = true;
     return st;
@@ -180,7 +186,7 @@ out:
 
 static cf_status open_files(cf_rowset *rs, cf_error *err)
 {
-    CF_TRY(cf_rs_manifest_read(&rs->m, rs->dir, err));
+    CF_TRY(cf_rs_manifest_read_at(&rs->m, rs->dfd, rs->dir, err));
     if (rs->mode == CF_RS_MODE_TABLE || rs->mode == CF_RS_MODE_READ_PINNED)
         return CF_OK; /* files at first use: cf_rs_load */
     return open_data(rs, err);
@@ -212,7 +218,7 @@ cf_status cf_rs_reload(cf_rowset *rs, cf_error *err)
      * (a flush's is the one it wrote) rather than none, which read as an
      * empty rowset; its files are reopened at the next use. */
     cf_rs_manifest m;
-    cf_status st = cf_rs_manifest_read(&m, rs->dir, err);
+    cf_status st = cf_rs_manifest_read_at(&m, rs->dfd, rs->dir, err);
     close_data(rs);
     if (st != CF_OK)
         return st;
@@ -244,6 +250,7 @@ void cf_rowset_free(cf_rowset *rs)
     cf_rcl_builder_free(rs->rcl);
     cf_cache_free(rs->own_cache); /* after every reader using it */
     cf_rs_lock_release(rs->lock_fd);
+    cf_rs_dir_close(rs->dfd);
     cf_free(rs->dir);
     cf_free(rs);
 }
@@ -280,7 +287,7 @@ cf_status cf_rs_writable(cf_rowset *rs, cf_error *err)
     cf_error e2;
     bool same = false;
     uint64_t gen = 0;
-    if (cf_rs_manifest_read(&now, rs->dir, &e2) == CF_OK) {
+    if (cf_rs_manifest_read_at(&now, rs->dfd, rs->dir, &e2) == CF_OK) {
         same = now.checksum == rs->m.checksum;
         gen = now.generation;
         cf_rs_manifest_dispose(&now);
@@ -312,16 +319,29 @@ cf_status cf_rowset_open(cf_rowset **out, const char *dir, const cf_rowset_optio
 cf_status cf_rs_open_mode(cf_rowset **out, const char *dir, const cf_rowset_options *o,
                           cf_rs_mode mode, cf_error *err)
 {
+    /* Held open from here on; a directory that cannot be opened is left to the
+     * MANIFEST read to report, by its path, as before. */
+    int dfd = cf_rs_dir_open(dir);
+    return cf_rs_open_mode_at(out, dfd >= 0 ? dfd : AT_FDCWD, dir, o, mode, err);
+}
+
+cf_status cf_rs_open_mode_at(cf_rowset **out, int dfd, const char *dir, const cf_rowset_options *o,
+                             cf_rs_mode mode, cf_error *err)
+{
     *out = NULL;
     cf_rowset_options dflt;
     if (o == NULL) {
         cf_rowset_options_init(&dflt);
         o = &dflt;
     }
-    CF_CHECK(o->version == CF_ROWSET_OPTIONS_VERSION, err, CF_EINVAL,
-             "rowset: options.version %u unknown", o->version);
-    cf_rowset *rs = cf_calloc(1, sizeof(*rs));
-    CF_CHECK(rs != NULL, err, CF_ENOMEM, "rowset: out of memory");
+    cf_rowset *rs = o->version == CF_ROWSET_OPTIONS_VERSION ? cf_calloc(1, sizeof(*rs)) : NULL;
+    if (rs == NULL) {
+        cf_rs_dir_close(dfd);
+        CF_CHECK(o->version == CF_ROWSET_OPTIONS_VERSION, err, CF_EINVAL,
+                 "rowset: options.version %u unknown", o->version);
+        CF_FAIL(err, CF_ENOMEM, "rowset: out of memory");
+    }
+    rs->dfd = dfd;
     rs->mode = mode;
     rs->lock_fd = -1;
     rs->lock_timeout_ms = o->lock_timeout_ms;
@@ -355,7 +375,7 @@ cf_status cf_rs_open_mode(cf_rowset **out, const char *dir, const cf_rowset_opti
         cf_rs_manifest now;
         cf_error e2;
         bool changed = false;
-        if (cf_rs_manifest_read(&now, rs->dir, &e2) == CF_OK) {
+        if (cf_rs_manifest_read_at(&now, rs->dfd, rs->dir, &e2) == CF_OK) {
             changed = now.checksum != tried;
             cf_rs_manifest_dispose(&now);
         }
@@ -432,6 +452,10 @@ uint64_t cf_rs_insert_ts(const cf_rowset *rs)
 const char *cf_rs_dir(const cf_rowset *rs)
 {
     return rs->dir;
+}
+int cf_rs_dirfd(const cf_rowset *rs)
+{
+    return rs->dfd;
 }
 cf_rs_manifest *cf_rs_manifest_of(cf_rowset *rs)
 {
@@ -787,12 +811,10 @@ cf_status cf_rs_reinsert_rcl(cf_rowset *rs, const uint8_t *key, size_t len, cf_s
  * not a regular file. */
 static unsigned manifest_mode(const cf_rowset *rs)
 {
-    char *p = cf_rs_path(rs->dir, CF_RS_MANIFEST);
     struct stat sb;
     unsigned m = 0;
-    if (p != NULL && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+    if (cf_rs_lstat_at(rs->dfd, rs->dir, CF_RS_MANIFEST, &sb) == 0 && S_ISREG(sb.st_mode))
         m = (unsigned)(sb.st_mode & 07777);
-    cf_free(p);
     return m;
 }
 
@@ -803,14 +825,11 @@ cf_status cf_rowset_flush(cf_rowset *rs, cf_error *err)
         return CF_OK;
     char name[64];
     snprintf(name, sizeof(name), "%" PRIu64 ".redo.delta", rs->m.next_file);
-    char *path = cf_rs_path(rs->dir, name);
-    CF_CHECK(path != NULL, err, CF_ENOMEM, "rowset: out of memory");
     /* The new DeltaFile takes the mode of the MANIFEST that will name it (a
      * table made private stays private, from the file's creation on). */
     cf_delta_writer *w = NULL;
     cf_io *io = NULL;
-    cf_status st = cf_io_create_file_mode(&io, path, manifest_mode(rs), err);
-    cf_free(path);
+    cf_status st = cf_rs_create_file_at(&io, rs->dfd, rs->dir, name, manifest_mode(rs), err);
     if (st == CF_OK)
         st = cf_delta_writer_create(&w, io, NULL, err);
     if (st == CF_OK)
@@ -826,7 +845,7 @@ cf_status cf_rowset_flush(cf_rowset *rs, cf_error *err)
     rs->m.next_file++;
     rs->m.generation++;
     st = cf_rs_manifest_add(&rs->m, CF_RS_FILE_REDO, 0, name, err);
-    if (st == CF_OK && (st = cf_rs_manifest_write(&rs->m, rs->dir, err)) != CF_OK) {
+    if (st == CF_OK && (st = cf_rs_manifest_write_at(&rs->m, rs->dfd, rs->dir, err)) != CF_OK) {
         cf_free(rs->m.files[rs->m.nfiles - 1].name);
         rs->m.nfiles--;
     }

@@ -17,6 +17,7 @@
  * TABLET writes and rowset directories belong to table_tablet.c, the log to
  * wal.c through table_replay.c.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -67,6 +68,7 @@ void cf_table_free(cf_table *t)
     if (t->pin_fd >= 0)
         close(t->pin_fd);           /* a reader's pin: its files are open or no longer needed */
     cf_rs_lock_release(t->lock_fd); /* last: every write is done */
+    cf_rs_dir_close(t->dfd);
     cf_free(t->dir);
     cf_rs_guard_dispose(&t->guard);
     cf_free(t);
@@ -74,8 +76,27 @@ void cf_table_free(cf_table *t)
 
 /* Open one rowset of the table, reading through the table's cache; it writes
  * under the table's lock (or not at all, for a reader). */
-cf_status cf_tbl_open_rowset(const cf_table *t, const char *path, cf_rowset **out, cf_error *err)
+cf_status cf_tbl_open_rowset(const cf_table *t, const char *name, cf_rowset **out, cf_error *err)
 {
+    *out = NULL;
+    char *path = cf_tbl_rowset_dir(t, name); /* for messages */
+    CF_CHECK(path != NULL, err, CF_ENOMEM, "table: out of memory");
+    /* The rowset's own descriptor, reached from the table's (never by the
+     * table's path again: only a table whose directory could not be opened
+     * at all goes by path). */
+    int dfd = AT_FDCWD;
+    if (t->dfd != AT_FDCWD) {
+        do
+            dfd = openat(t->dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        while (dfd < 0 && errno == EINTR);
+        if (dfd < 0) {
+            int e = errno;
+            cf_free(path);
+            CF_CHECK(e != ENOENT && e != ENOTDIR, err, CF_ENOTFOUND, "%s/%s: no rowset here (%s)",
+                     t->dir, name, strerror(e));
+            CF_FAIL(err, CF_EIO, "%s/%s: %s", t->dir, name, strerror(e));
+        }
+    }
     cf_rowset_options o;
     cf_rowset_options_init(&o);
     o.cache = t->cache;
@@ -84,7 +105,9 @@ cf_status cf_tbl_open_rowset(const cf_table *t, const char *path, cf_rowset **ou
     cf_rs_mode mode = !t->read_only    ? CF_RS_MODE_TABLE
                       : t->pin_fd >= 0 ? CF_RS_MODE_READ_PINNED
                                        : CF_RS_MODE_READ_ONLY;
-    return cf_rs_open_mode(out, path, &o, mode, err);
+    cf_status st = cf_rs_open_mode_at(out, dfd, path, &o, mode, err);
+    cf_free(path);
+    return st;
 }
 
 cf_status cf_tbl_check_writable(const cf_table *t, cf_error *err)
@@ -114,7 +137,7 @@ static cf_status open_rowsets(cf_table *t, cf_error *err)
 {
     cf_status st = cf_tbl_tablet_read(t, err);
     char rsname[64];
-    if (st == CF_ENOTFOUND && cf_tbl_find_rowset_dir(t->dir, rsname, sizeof(rsname))) {
+    if (st == CF_ENOTFOUND && cf_tbl_find_rowset_dir(t->dfd, t->dir, rsname, sizeof(rsname))) {
         /* Rowset directories exist only once a TABLET does (the first flush
          * writes one before it creates rs-<n>): the list is lost, and opening
          * the root rowset alone would silently drop rows. */
@@ -140,10 +163,7 @@ static cf_status open_rowsets(cf_table *t, cf_error *err)
     t->rs = cf_calloc(t->nrs, sizeof(*t->rs));
     CF_CHECK(t->rs != NULL, err, CF_ENOMEM, "table: out of memory");
     for (size_t i = 0; i < t->nrs; i++) {
-        char *d = cf_tbl_rowset_dir(t, t->names[i]);
-        CF_CHECK(d != NULL, err, CF_ENOMEM, "table: out of memory");
-        st = cf_tbl_open_rowset(t, d, &t->rs[i], err);
-        cf_free(d);
+        st = cf_tbl_open_rowset(t, t->names[i], &t->rs[i], err);
         if (st != CF_OK && t->has_tablet) {
             cf_error_prefix(err, st, "rowset %s: ", t->names[i]);
             return st == CF_ENOTFOUND ? CF_ECORRUPT : st;
@@ -169,7 +189,7 @@ cf_status cf_tbl_open_rowsets_reader(cf_table *t, cf_error *err)
     for (int attempt = 0;; attempt++) {
         st = open_rowsets(t, err);
         if (st == CF_OK || st == CF_ENOMEM || attempt == 8 ||
-            cf_tbl_tablet_sum_on_disk(t->dir) == t->tablet_sum)
+            cf_tbl_tablet_sum_on_disk(t) == t->tablet_sum)
             break;
         cf_tbl_close_rowsets(t);
         t->tablet_sum = 0;
@@ -206,18 +226,15 @@ bool cf_table_read_only(const cf_table *t)
 /* Does dir hold a table at all (a TABLET or a MANIFEST)? Checked before a
  * writer creates its LOCK, so that opening a directory that is not a table
  * leaves nothing behind. */
-static bool looks_like_table(const char *dir)
+static bool looks_like_table(const cf_table *t)
 {
-    bool any = false;
-    const char *names[] = {TABLET, CF_RS_MANIFEST};
-    for (size_t i = 0; i < 2 && !any; i++) {
-        char *p = cf_rs_path(dir, names[i]);
-        struct stat sb;
-        any = p == NULL || lstat(p, &sb) == 0; /* out of memory: let open report it */
-        cf_free(p);
-    }
+    struct stat sb;
+    if (cf_rs_lstat_at(t->dfd, t->dir, TABLET, &sb) == 0 ||
+        cf_rs_lstat_at(t->dfd, t->dir, CF_RS_MANIFEST, &sb) == 0)
+        return true;
     char rsname[64];
-    return any || cf_tbl_find_rowset_dir(dir, rsname, sizeof(rsname)); /* open reports the damage */
+    return cf_tbl_find_rowset_dir(t->dfd, t->dir, rsname,
+                                  sizeof(rsname)); /* open reports the damage */
 }
 
 cf_status cf_table_open(cf_table **out, const char *dir, const cf_table_options *opts,
@@ -247,6 +264,7 @@ cf_status cf_table_open(cf_table **out, const char *dir, const cf_table_options 
     }
     t->lock_fd = -1;
     t->pin_fd = -1;
+    t->dfd = AT_FDCWD;
     t->read_only = opts->read_only;
     t->mmap = opts->mmap;
     cf_buf_init(&t->key);
@@ -260,6 +278,11 @@ cf_status cf_table_open(cf_table **out, const char *dir, const cf_table_options 
     cf_status st = CF_OK;
     if ((t->dir = cf_strdup(dir)) == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
+    /* The directory is opened once, here: everything after reaches it through
+     * t->dfd. One that cannot be opened is left to the path-based calls to
+     * report (no table here, permission denied), as before. */
+    if ((t->dfd = cf_rs_dir_open(dir)) < 0)
+        t->dfd = AT_FDCWD;
     t->cache = opts->cache;
     if (t->cache == NULL && opts->cache_bytes > 0) {
         CF_TRY_OUT(cf_cache_create(&t->own_cache, opts->cache_bytes, err));
@@ -268,14 +291,16 @@ cf_status cf_table_open(cf_table **out, const char *dir, const cf_table_options 
     if (!t->read_only) {
         /* The lock comes before any metadata is read: what we read is then what
          * we write on top of, until close. */
-        if (!looks_like_table(dir))
+        if (!looks_like_table(t))
             CF_FAIL_OUT(err, CF_ENOTFOUND, "%s: no table here (no %s or %s)", dir, TABLET,
                         CF_RS_MANIFEST);
-        CF_TRY_OUT(cf_rs_lock_acquire(&t->lock_fd, dir, opts->lock_timeout_ms, err));
-        t->pin_fd = cf_rs_pin_open(dir); /* -1: clean-up keeps what readers might use */
-        if ((t->file_mode = cf_tbl_mode_of(dir, TABLET)) == 0)
-            t->file_mode = cf_tbl_mode_of(dir, CF_RS_MANIFEST);
-        t->dir_mode = cf_tbl_mode_of(dir, NULL);
+        CF_TRY_OUT(
+            cf_rs_lock_acquire_at(&t->lock_fd, NULL, t->dfd, dir, opts->lock_timeout_ms, err));
+        /* -1: clean-up keeps what readers might use */
+        t->pin_fd = cf_rs_pin_open_at(t->dfd, dir);
+        if ((t->file_mode = cf_tbl_mode_of(t, TABLET)) == 0)
+            t->file_mode = cf_tbl_mode_of(t, CF_RS_MANIFEST);
+        t->dir_mode = cf_tbl_mode_of(t, ".");
         CF_TRY_OUT(open_rowsets(t, err));
     } else {
         /* A reader takes no lock. Pinned (before anything is read: every file
@@ -284,8 +309,8 @@ cf_status cf_table_open(cf_table **out, const char *dir, const cf_table_options 
          * removing files right now), a writer may commit a new TABLET and
          * remove rowsets the old one named while we open them: we open every
          * file up front, and start over from a new TABLET when one appears. */
-        t->pin_fd = cf_rs_pin_shared(dir);
-        t->wal_seq0 = cf_tbl_newest_seq(dir);
+        t->pin_fd = cf_rs_pin_shared_at(t->dfd, dir);
+        t->wal_seq0 = cf_tbl_newest_seq(t);
         CF_TRY_OUT(cf_tbl_open_rowsets_reader(t, err));
     }
     CF_TRY_OUT(cf_schema_clone(&t->schema, cf_rowset_schema(t->rs[0]), err));
@@ -405,9 +430,9 @@ unsigned cf_table_file_mode(const cf_table *t)
     return t->file_mode;
 }
 
-cf_status cf_table_open_rowset(const cf_table *t, const char *path, cf_rowset **out, cf_error *err)
+cf_status cf_table_open_rowset(const cf_table *t, const char *name, cf_rowset **out, cf_error *err)
 {
-    return cf_tbl_open_rowset(t, path, out, err);
+    return cf_tbl_open_rowset(t, name, out, err);
 }
 
 cf_rs_guard *cf_rs_table_guard(cf_table *t)

@@ -14,19 +14,22 @@
 
 #include "util/alloc.h"
 
-cf_status cf_rs_table_reserve_rowset(cf_table *t, char **name, char **path, cf_error *err)
+cf_status cf_rs_table_reserve_rowset(cf_table *t, char **name, char **path, int *dfd, cf_error *err)
 {
     *name = *path = NULL;
+    *dfd = -1;
     CF_TRY(cf_tbl_check_writable(t, err));
     if (t->next_rowset == t->tablet_next) {
         /* The load's first directory: the same steps as a flush's (a TABLET
          * first, clean-up of a crashed writer's leftovers). Later ones skip the
          * clean-up, which would take the load's own unnamed directories. */
         char tmp[40];
-        CF_TRY(cf_tbl_new_rowset_dir(t, tmp, sizeof(tmp), path, err));
+        CF_TRY(cf_tbl_new_rowset_dir(t, tmp, sizeof(tmp), path, dfd, err));
         if ((*name = cf_strdup(tmp)) == NULL) {
             cf_free(*path);
             *path = NULL;
+            cf_rs_dir_close(*dfd);
+            *dfd = -1;
             CF_FAIL(err, CF_ENOMEM, "table: out of memory");
         }
         return CF_OK;
@@ -40,7 +43,7 @@ cf_status cf_rs_table_reserve_rowset(cf_table *t, char **name, char **path, cf_e
         *name = NULL;
         CF_FAIL(err, CF_ENOMEM, "table: out of memory");
     }
-    if (cf_tbl_mkdir_rowset(t, *path) != 0) {
+    if (cf_tbl_mkdir_rowset(t, buf) != 0 || (*dfd = cf_rs_subdir_open(t->dfd, t->dir, buf)) < 0) {
         int e = errno;
         cf_free(*name);
         *name = NULL;
@@ -56,10 +59,7 @@ void cf_table_discard_rowset(cf_table *t, const char *name)
     if (!cf_tbl_rowset_num(name, &num) || num < t->tablet_next ||
         cf_tbl_named(t->names, t->nrs, name))
         return; /* only a directory of this handle's, not yet committed */
-    char *p = cf_rs_path(t->dir, name);
-    if (p != NULL)
-        cf_rs_remove_dead_dir(p);
-    cf_free(p);
+    cf_rs_remove_dead_dir_at(t->dfd, t->dir, name);
 }
 
 cf_status cf_rs_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **rs, size_t n,
@@ -123,7 +123,10 @@ cf_status cf_rs_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset 
         char *d = cf_tbl_rowset_dir(t, names[i]);
         if (d == NULL)
             CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
-        cf_tbl_match_mode(t, d);
+        int dfd = cf_rs_subdir_open(t->dfd, t->dir, names[i]);
+        if (dfd >= 0)
+            cf_tbl_match_mode(t, dfd, d);
+        cf_rs_dir_close(dfd);
         cf_free(d);
     }
     /* TABLET is the commit point: before it, none of the new rowsets counts. */

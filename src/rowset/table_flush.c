@@ -20,13 +20,14 @@ static cf_status flush_mrs(cf_table *t, cf_error *err)
         return CF_OK;
     char name[40];
     char *path = NULL;
+    int dfd = -1;
     cf_rowset *nrs = NULL;
     char **names = NULL;
     cf_status st = CF_OK;
-    CF_TRY_OUT(cf_tbl_new_rowset_dir(t, name, sizeof(name), &path, err));
-    CF_TRY_OUT(cf_mrs_flush(t->mrs, path, t->file_mode, err));
-    cf_tbl_match_mode(t, path);
-    CF_TRY_OUT(cf_tbl_open_rowset(t, path, &nrs, err));
+    CF_TRY_OUT(cf_tbl_new_rowset_dir(t, name, sizeof(name), &path, &dfd, err));
+    CF_TRY_OUT(cf_mrs_flush(t->mrs, dfd, path, t->file_mode, err));
+    cf_tbl_match_mode(t, dfd, path);
+    CF_TRY_OUT(cf_tbl_open_rowset(t, name, &nrs, err));
     cf_rowset **rs = cf_realloc(t->rs, (t->nrs + 1) * sizeof(*rs));
     names = cf_calloc(t->nrs + 1, sizeof(*names));
     if (rs != NULL)
@@ -45,6 +46,7 @@ static cf_status flush_mrs(cf_table *t, cf_error *err)
 out:
     cf_tbl_free_names(names, t->nrs + 1);
     cf_rowset_free(nrs);
+    cf_rs_dir_close(dfd);
     cf_free(path);
     return st;
 }
@@ -136,22 +138,23 @@ static cf_status merge_rowsets(cf_table *t, const size_t *pick, size_t np, uint6
 {
     char name[40];
     char *path = NULL;
+    int dfd = -1;
     cf_rowset *nrs = NULL;
     cf_rowset **src = NULL;
     char **names = NULL;
     size_t nn = t->nrs - np + 1;
     cf_status st = CF_OK;
     *committing = false;
-    CF_TRY_OUT(cf_tbl_new_rowset_dir(t, name, sizeof(name), &path, err));
+    CF_TRY_OUT(cf_tbl_new_rowset_dir(t, name, sizeof(name), &path, &dfd, err));
     src = cf_malloc(np * sizeof(*src));
     names = cf_calloc(nn, sizeof(*names));
     if (src == NULL || names == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
     for (size_t k = 0; k < np; k++)
         src[k] = t->rs[pick[k]];
-    CF_TRY_OUT(cf_rs_compact_merge(src, np, path, ahm, t->file_mode, err));
-    cf_tbl_match_mode(t, path);
-    CF_TRY_OUT(cf_tbl_open_rowset(t, path, &nrs, err));
+    CF_TRY_OUT(cf_rs_compact_merge(src, np, dfd, path, ahm, t->file_mode, err));
+    cf_tbl_match_mode(t, dfd, path);
+    CF_TRY_OUT(cf_tbl_open_rowset(t, name, &nrs, err));
     for (size_t i = 0, k = 0, j = 0; i < t->nrs; i++) {
         const char *n = t->names[i];
         if (k < np && pick[k] == i) {
@@ -195,6 +198,7 @@ out:
     cf_tbl_free_names(names, nn);
     cf_free(src);
     cf_rowset_free(nrs);
+    cf_rs_dir_close(dfd);
     cf_free(path);
     return st;
 }
@@ -232,16 +236,12 @@ static uint64_t rowset_bytes(const cf_rowset *rs)
     uint64_t sum = 0;
     const char *name, *role;
     struct stat sb;
-    char *p = cf_rs_path(cf_rs_dir(rs), CF_RS_MANIFEST);
-    if (p != NULL && lstat(p, &sb) == 0)
+    int dfd = cf_rs_dirfd(rs);
+    if (cf_rs_lstat_at(dfd, cf_rs_dir(rs), CF_RS_MANIFEST, &sb) == 0)
         sum += (uint64_t)sb.st_size;
-    cf_free(p);
-    for (size_t i = 0; cf_rowset_file_at(rs, i, &name, &role); i++) {
-        p = cf_rs_path(cf_rs_dir(rs), name);
-        if (p != NULL && lstat(p, &sb) == 0)
+    for (size_t i = 0; cf_rowset_file_at(rs, i, &name, &role); i++)
+        if (cf_rs_lstat_at(dfd, cf_rs_dir(rs), name, &sb) == 0)
             sum += (uint64_t)sb.st_size;
-        cf_free(p);
-    }
     return sum;
 }
 

@@ -103,11 +103,11 @@ cf_status cf_table_commit_rowsets(cf_table *t, char *const *names, cf_rowset **r
     return end(g, cf_rs_table_commit_rowsets(t, names, rs, n, replaces, takes_mrs, ts, err));
 }
 
-cf_status cf_table_reserve_rowset(cf_table *t, char **name, char **path, cf_error *err)
+cf_status cf_table_reserve_rowset(cf_table *t, char **name, char **path, int *dfd, cf_error *err)
 {
     cf_rs_guard *g = cf_rs_table_guard(t);
     cf_rs_guard_lock(g);
-    return end(g, cf_rs_table_reserve_rowset(t, name, path, err));
+    return end(g, cf_rs_table_reserve_rowset(t, name, path, dfd, err));
 }
 
 cf_status cf_table_get(cf_table *t, const void *const *key, uint64_t snapshot, cf_row_batch *out,

@@ -73,11 +73,13 @@ struct cf_table_loader {
     cf_rowset_writer *w; /* internal (cf_rowset_writer_create_in): the table holds the lock */
     cf_rs_manifest wm;
     char *w_name, *w_path;
+    int w_dfd;   /* its directory, held open (-1: none) */
     cf_buf prev; /* last key streamed */
     bool have_prev;
     /* rows sorted in runs; scratch: the directory its runs spill to */
     cf_rs_sorter *so;
     char *scratch_name, *scratch_path;
+    int scratch_dfd; /* -1: none */
     /* the rowset streamed before a row out of order (SIZE_MAX: none), and the
      * key range and count of the rows sorted after it */
     size_t streamed;
@@ -166,6 +168,7 @@ cf_status cf_table_loader_create(cf_table_loader **out, cf_table *t,
     l->t = t;
     l->s = s;
     l->ts = ts;
+    l->w_dfd = l->scratch_dfd = -1;
     l->memory_bytes = opts->memory_bytes ? opts->memory_bytes : CF_TABLE_LOADER_MEMORY_BYTES;
     l->buffering = true;
     l->streamed = SIZE_MAX;
@@ -226,10 +229,9 @@ uint64_t cf_table_loader_rows(const cf_table_loader *l)
 
 /* ---- rowsets written by the load --------------------------------------------------------- */
 
-/* Take over `name` (a finished rowset directory at path; a copy of the table's
- * rowset `replaces`, or SIZE_MAX): open it for lookups. */
-static cf_status add_rowset(cf_table_loader *l, char *name, const char *path, size_t replaces,
-                            cf_error *err)
+/* Take over `name` (a finished rowset directory of the table; a copy of the
+ * table's rowset `replaces`, or SIZE_MAX): open it for lookups. */
+static cf_status add_rowset(cf_table_loader *l, char *name, size_t replaces, cf_error *err)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 8;
@@ -252,7 +254,7 @@ static cf_status add_rowset(cf_table_loader *l, char *name, const char *path, si
     l->rs[l->n] = NULL;
     l->replaces[l->n] = replaces;
     l->n++; /* counted before it opens, so free removes it either way */
-    return cf_table_open_rowset(l->t, path, &l->rs[l->n - 1], err);
+    return cf_table_open_rowset(l->t, name, &l->rs[l->n - 1], err);
 }
 
 /* End the streamed rowset: finished and kept when it has rows. */
@@ -262,8 +264,10 @@ static cf_status finish_stream(cf_table_loader *l, cf_error *err)
         return CF_OK;
     cf_rowset_writer *w = l->w;
     char *name = l->w_name, *path = l->w_path;
+    int dfd = l->w_dfd;
     l->w = NULL;
     l->w_name = l->w_path = NULL;
+    l->w_dfd = -1;
     cf_status st = CF_OK;
     if (cf_rowset_writer_rows(w) == 0) {
         cf_rowset_writer_free(w);
@@ -271,15 +275,16 @@ static cf_status finish_stream(cf_table_loader *l, cf_error *err)
         cf_free(name);
     } else if ((st = cf_rowset_writer_finish_files(w, &l->wm, err)) != CF_OK ||
                (st = cf_schema_clone(&l->wm.schema, l->s, err)) != CF_OK ||
-               (st = cf_rs_manifest_write(&l->wm, path, err)) != CF_OK) {
+               (st = cf_rs_manifest_write_at(&l->wm, dfd, path, err)) != CF_OK) {
         /* every file committed first: the MANIFEST makes the rowset exist */
         cf_rowset_writer_free(w);
         cf_table_discard_rowset(l->t, name);
         cf_free(name);
     } else {
         cf_rowset_writer_free(w);
-        st = add_rowset(l, name, path, SIZE_MAX, err);
+        st = add_rowset(l, name, SIZE_MAX, err);
     }
+    cf_rs_dir_close(dfd);
     cf_free(path);
     return st;
 }
@@ -289,14 +294,15 @@ static cf_status finish_stream(cf_table_loader *l, cf_error *err)
 static cf_status spill(cf_table_loader *l, cf_error *err)
 {
     if (l->scratch_path == NULL) {
-        cf_status st = cf_table_reserve_rowset(l->t, &l->scratch_name, &l->scratch_path, err);
+        cf_status st =
+            cf_table_reserve_rowset(l->t, &l->scratch_name, &l->scratch_path, &l->scratch_dfd, err);
         if (st != CF_OK)
             return fail(l, st);
     }
     uint64_t row = UINT64_MAX;
     /* The spill sets `row`: call it before reading row (the order in which a
      * call's arguments are evaluated is unspecified; clang reads row first). */
-    cf_status st = cf_rs_sorter_spill(l->so, l->scratch_path, &row, err);
+    cf_status st = cf_rs_sorter_spill(l->so, l->scratch_dfd, l->scratch_path, &row, err);
     return fail_row(l, row, st);
 }
 
@@ -355,12 +361,14 @@ static cf_status resort_streamed(cf_table_loader *l, cf_error *err)
 static cf_status drain_sorted(cf_table_loader *l, cf_error *err)
 {
     uint64_t row = UINT64_MAX;
-    cf_status st = cf_rs_sorter_drain(l->so, l->scratch_path, l->w, &row, err);
+    cf_status st = cf_rs_sorter_drain(l->so, l->scratch_dfd, l->scratch_path, l->w, &row, err);
     if (st == CF_OK && l->scratch_name != NULL) {
         cf_table_discard_rowset(l->t, l->scratch_name);
         cf_free(l->scratch_name);
         cf_free(l->scratch_path);
+        cf_rs_dir_close(l->scratch_dfd);
         l->scratch_name = l->scratch_path = NULL;
+        l->scratch_dfd = -1;
     }
     return fail_row(l, row, st);
 }
@@ -556,7 +564,7 @@ static cf_status open_writer(cf_table_loader *l, cf_error *err)
     const cf_schema *s = l->s;
     cf_status st;
     if (l->w == NULL) {
-        if ((st = cf_table_reserve_rowset(l->t, &l->w_name, &l->w_path, err)) != CF_OK)
+        if ((st = cf_table_reserve_rowset(l->t, &l->w_name, &l->w_path, &l->w_dfd, err)) != CF_OK)
             return fail(l, st);
         cf_rowset_writer_options wo;
         cf_rowset_writer_options_init(&wo);
@@ -567,7 +575,8 @@ static cf_status open_writer(cf_table_loader *l, cf_error *err)
         l->wm.generation = 1;
         l->wm.file_mode = cf_table_file_mode(l->t);
         l->wm.insert_ts = l->wm.last_ts = l->ts;
-        if ((st = cf_rowset_writer_create_in(&l->w, l->w_path, s, &wo, &l->wm, err)) != CF_OK)
+        if ((st = cf_rowset_writer_create_in(&l->w, l->w_dfd, l->w_path, s, &wo, &l->wm, err)) !=
+            CF_OK)
             return fail(l, st);
     }
     return CF_OK;
@@ -793,6 +802,7 @@ static int re_cmp(const void *a, const void *b)
 static cf_status target_for(cf_table_loader *l, size_t store, cf_error *err)
 {
     char *name, *path;
+    int dfd;
     cf_status st;
     const char *src_name;
     cf_rowset *src = NULL;
@@ -801,17 +811,18 @@ static cf_status target_for(cf_table_loader *l, size_t store, cf_error *err)
         CF_CHECK(src != NULL, err, CF_ESTATE, "loader: the table changed during the load");
         CF_TRY(cf_rowset_flush(src, err));
     }
-    CF_TRY(cf_table_reserve_rowset(l->t, &name, &path, err));
+    CF_TRY(cf_table_reserve_rowset(l->t, &name, &path, &dfd, err));
     if (src == NULL)
-        st = cf_mrs_flush(cf_table_mrs(l->t), path, cf_table_file_mode(l->t), err);
+        st = cf_mrs_flush(cf_table_mrs(l->t), dfd, path, cf_table_file_mode(l->t), err);
     else
-        st = cf_rs_clone(cf_rs_manifest_of(src), cf_rs_dir(src), path, cf_table_file_mode(l->t),
-                         err);
+        st = cf_rs_clone(cf_rs_manifest_of(src), cf_rs_dirfd(src), cf_rs_dir(src), dfd, path,
+                         cf_table_file_mode(l->t), err);
+    cf_rs_dir_close(dfd);
     if (st != CF_OK) {
         cf_table_discard_rowset(l->t, name);
         cf_free(name);
     } else {
-        st = add_rowset(l, name, path, src == NULL ? SIZE_MAX : store, err);
+        st = add_rowset(l, name, src == NULL ? SIZE_MAX : store, err);
         if (src == NULL)
             l->takes_mrs = true;
     }
@@ -885,6 +896,7 @@ void cf_table_loader_free(cf_table_loader *l)
     }
     cf_free(l->w_name);
     cf_free(l->w_path);
+    cf_rs_dir_close(l->w_dfd);
     for (size_t i = 0; i < l->n; i++) {
         cf_rowset_free(l->rs[i]);
         cf_table_discard_rowset(l->t, l->names[i]);
@@ -912,6 +924,7 @@ void cf_table_loader_free(cf_table_loader *l)
         cf_table_discard_rowset(l->t, l->scratch_name);
     cf_free(l->scratch_name);
     cf_free(l->scratch_path);
+    cf_rs_dir_close(l->scratch_dfd);
     cf_rs_manifest_dispose(&l->wm);
     cf_buf_dispose(&l->prev);
     cf_buf_dispose(&l->keys);

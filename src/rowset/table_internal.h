@@ -27,7 +27,12 @@
 #define TABLET CF_RS_TABLET
 
 struct cf_table {
-    char *dir;
+    /* The table directory, opened once (O_RDONLY | O_DIRECTORY): every file of
+     * the table is reached through it (dirfd.c), so a rename of the directory
+     * or a symlink put in its place cannot redirect a write. AT_FDCWD only
+     * when it could not be opened: then dir/name paths, whose errors say why. */
+    int dfd;
+    char *dir; /* the path it was opened by: for messages */
     bool read_only;
     bool mmap; /* cf_table_options.mmap, passed to every rowset */
     /* Modes new files and rowset directories get (0: the defaults): those of
@@ -96,8 +101,8 @@ struct cf_table {
 /* ---- table.c: open and close ------------------------------------------------------------- */
 /* Free every rowset handle and the list of names. */
 void cf_tbl_close_rowsets(cf_table *t);
-/* Open one rowset directory of the table (through its cache, in its mode). */
-cf_status cf_tbl_open_rowset(const cf_table *t, const char *path, cf_rowset **out, cf_error *err);
+/* Open rowset `name` of the table (through its cache, in its mode). */
+cf_status cf_tbl_open_rowset(const cf_table *t, const char *name, cf_rowset **out, cf_error *err);
 /* CF_EINVAL for a handle opened read-only. */
 cf_status cf_tbl_check_writable(const cf_table *t, cf_error *err);
 /* t->ahm := the largest ancient history mark of the rowsets. */
@@ -113,25 +118,30 @@ cf_status cf_tbl_tablet_write(cf_table *t, char *const *names, size_t n, cf_erro
 /* Read TABLET into t->names / next_rowset / wal_need; CF_ENOTFOUND when none. */
 cf_status cf_tbl_tablet_read(cf_table *t, cf_error *err);
 /* The checksum on the end line of the TABLET now on disk (0 when unreadable). */
-uint64_t cf_tbl_tablet_sum_on_disk(const char *dir);
+uint64_t cf_tbl_tablet_sum_on_disk(const cf_table *t);
 /* Commit a new rowset list (taken over): TABLET first, then memory. */
 cf_status cf_tbl_commit_list(cf_table *t, char **names, size_t n, cf_error *err);
 /* The path of rowset `name` ("." = the table directory), malloc'd. */
 char *cf_tbl_rowset_dir(const cf_table *t, const char *name);
-/* Create a fresh rs-<n> (a TABLET first if none; a crashed writer's leftovers removed). */
-cf_status cf_tbl_new_rowset_dir(cf_table *t, char *name, size_t cap, char **path, cf_error *err);
-int cf_tbl_mkdir_rowset(const cf_table *t, const char *path);
-/* The permission bits of dir/name (name NULL: of dir); 0 when not a file or dir. */
-unsigned cf_tbl_mode_of(const char *dir, const char *name);
-/* Give the regular files of a new rowset directory the table's file mode. */
-void cf_tbl_match_mode(const cf_table *t, const char *path);
+/* Create a fresh rs-<n> (a TABLET first if none; a crashed writer's leftovers
+ * removed): its name, its path (for messages) and *dfd, the directory opened
+ * (the caller closes it). */
+cf_status cf_tbl_new_rowset_dir(cf_table *t, char *name, size_t cap, char **path, int *dfd,
+                                cf_error *err);
+/* mkdir rowset directory `name` in the table directory, in the table's mode. */
+int cf_tbl_mkdir_rowset(const cf_table *t, const char *name);
+/* The permission bits of `name` in the table directory ("." itself); 0 when
+ * not a file or dir. */
+unsigned cf_tbl_mode_of(const cf_table *t, const char *name);
+/* Give the regular files of a new rowset directory (dfd, path) the table's file mode. */
+void cf_tbl_match_mode(const cf_table *t, int dfd, const char *path);
 bool cf_tbl_named(char *const *names, size_t n, const char *name);
 /* "rs-<n>" exactly: *num = n. */
 bool cf_tbl_rowset_num(const char *n, uint64_t *num);
 /* Remove what no TABLET names and is provably ours (docs/ROWSET.md "Clean-up"). */
 void cf_tbl_gc_rowsets(const cf_table *t, char *const *prev, size_t nprev, uint64_t prev_next);
 /* The first "rs-<n>" entry of dir into name; false when there is none. */
-bool cf_tbl_find_rowset_dir(const char *dir, char *name, size_t cap);
+bool cf_tbl_find_rowset_dir(int dfd, const char *dir, char *name, size_t cap);
 
 /* ---- table_walneed.c: the log segment TABLET records ------------------------------------- */
 /* After a TABLET commit: retire log segments older than the one it names. */
@@ -163,7 +173,7 @@ bool cf_tbl_covers(const cf_table *t, size_t i);
 
 /* ---- table_replay.c: the log at open ------------------------------------------------------- */
 /* The newest log segment's number (0: none; UINT64_MAX: unlistable). */
-uint64_t cf_tbl_newest_seq(const char *dir);
+uint64_t cf_tbl_newest_seq(const cf_table *t);
 /* Replay the log into memory; a writer then opens it for appending. */
 cf_status cf_tbl_wal_attach(cf_table *t, bool writer, cf_error *err);
 

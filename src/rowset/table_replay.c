@@ -211,12 +211,12 @@ void cf_table_replay_stats(const cf_table *t, uint64_t *applied, uint64_t *probe
 
 /* The newest log segment's number: 0 when there is none, UINT64_MAX when the
  * directory cannot be listed (then no two readings agree). */
-uint64_t cf_tbl_newest_seq(const char *dir)
+uint64_t cf_tbl_newest_seq(const cf_table *t)
 {
     uint64_t *seqs = NULL, seq = 0;
     size_t n = 0;
     cf_error e;
-    if (cf_wal_list(dir, &seqs, &n, &e) != CF_OK)
+    if (cf_wal_list_at(t->dfd, t->dir, &seqs, &n, &e) != CF_OK)
         return UINT64_MAX;
     if (n > 0)
         seq = seqs[n - 1];
@@ -233,13 +233,13 @@ cf_status cf_tbl_wal_attach(cf_table *t, bool writer, cf_error *err)
     note_files_ts(t);
     if (writer) {
         /* Under the lock: nothing changes while we read. */
-        CF_TRY(cf_wal_scan_dir(t->dir, replay_op, &r, &sc, err));
+        CF_TRY(cf_wal_scan_dir_at(t->dfd, t->dir, replay_op, &r, &sc, err));
         CF_TRY(cf_wal_check_need(t->dir, &t->wal_need, &sc, err));
         if (sc.found)
             cf_tbl_set_last_ts(t, sc.hdr.durable_ts);
         /* Without a log, everything so far is in the rowsets' files. */
-        return cf_wal_open(&t->wal, t->dir, &sc, t->last_ts, (cf_wal_sync_mode)t->sync_mode,
-                           t->sync_bytes, err);
+        return cf_wal_open_at(&t->wal, t->dfd, t->dir, &sc, t->last_ts,
+                              (cf_wal_sync_mode)t->sync_mode, t->sync_bytes, err);
     }
     /* A reader races the writer's checkpoints: one writes a new segment after
      * its flush, then deletes the older ones and may compact. Rowsets opened
@@ -252,10 +252,10 @@ cf_status cf_tbl_wal_attach(cf_table *t, bool writer, cf_error *err)
      * not reach a segment's end (a writer appending) see a prefix of it. */
     for (int attempt = 0;; attempt++) {
         r.prev = 0;
-        cf_status st = cf_wal_scan_dir(t->dir, replay_op, &r, &sc, err);
+        cf_status st = cf_wal_scan_dir_at(t->dfd, t->dir, replay_op, &r, &sc, err);
         if (st == CF_OK) /* the TABLET read this time named a segment listed after it */
             st = cf_wal_check_need(t->dir, &t->wal_need, &sc, err);
-        uint64_t now = cf_tbl_newest_seq(t->dir);
+        uint64_t now = cf_tbl_newest_seq(t);
         bool same = now == t->wal_seq0 && (st != CF_OK || !sc.found || sc.hdr.seq == now);
         if (same && st == CF_OK) {
             if (sc.found)
@@ -276,7 +276,7 @@ cf_status cf_tbl_wal_attach(cf_table *t, bool writer, cf_error *err)
         cf_tbl_close_rowsets(t);
         t->tablet_sum = 0;
         t->last_ts = 0;
-        t->wal_seq0 = cf_tbl_newest_seq(t->dir);
+        t->wal_seq0 = cf_tbl_newest_seq(t);
         CF_TRY(cf_tbl_open_rowsets_reader(t, err));
         note_files_ts(t);
         usleep(1000u << (attempt < 5 ? attempt : 5));

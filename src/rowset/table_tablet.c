@@ -31,6 +31,8 @@
 
 #include "table_internal.h"
 
+#include "io/io_at.h"
+
 #include "util/alloc.h"
 
 #define MAX_TABLET_LEN (16u << 20)
@@ -81,10 +83,9 @@ cf_status cf_tbl_tablet_write(cf_table *t, char *const *names, size_t n, cf_erro
     cf_buf_append(&b, line, strlen(line));
     cf_status st = CF_OK;
     cf_io *io = NULL;
-    char *path = cf_rs_path(t->dir, TABLET);
-    if (b.oom || path == NULL)
+    if (b.oom)
         CF_FAIL_OUT(err, CF_ENOMEM, "tablet: out of memory");
-    CF_TRY_OUT(cf_io_create_file_mode(&io, path, t->file_mode, err));
+    CF_TRY_OUT(cf_rs_create_file_at(&io, t->dfd, t->dir, TABLET, t->file_mode, err));
     CF_TRY_OUT(io->ops->append(io, b.data, b.len, err));
     CF_TRY_OUT(io->ops->commit(io, err));
     uint64_t old_seq = t->wal_need.seq;
@@ -92,7 +93,6 @@ cf_status cf_tbl_tablet_write(cf_table *t, char *const *names, size_t n, cf_erro
     cf_tbl_wal_retire_after(t, old_seq);
 out:
     cf_io_free(io);
-    cf_free(path);
     cf_buf_dispose(&b);
     return st;
 }
@@ -124,9 +124,10 @@ cf_status cf_tbl_tablet_read(cf_table *t, cf_error *err)
     cf_status st = CF_OK;
     cf_io *io = NULL;
     char *text = NULL;
-    if (access(path, F_OK) != 0)
+    const char *at = t->dfd == AT_FDCWD ? path : TABLET;
+    if (faccessat(t->dfd, at, F_OK, 0) != 0)
         CF_FAIL_OUT(err, CF_ENOTFOUND, "no TABLET");
-    CF_TRY_OUT(cf_io_open_file(&io, path, err));
+    CF_TRY_OUT(cf_io_open_file_at(&io, t->dfd, at, path, err));
     uint64_t size = io->ops->size(io);
     if (size > MAX_TABLET_LEN)
         CF_FAIL_OUT(err, CF_ECORRUPT, "tablet: %" PRIu64 " bytes is too large", size);
@@ -191,11 +192,16 @@ out:
 }
 
 /* The checksum on the end line of the TABLET now on disk (0 when unreadable). */
-uint64_t cf_tbl_tablet_sum_on_disk(const char *dir)
+uint64_t cf_tbl_tablet_sum_on_disk(const cf_table *t)
 {
-    char *path = cf_rs_path(dir, TABLET);
+    char *path = t->dfd == AT_FDCWD ? cf_rs_path(t->dir, TABLET) : NULL;
+    int fd = t->dfd != AT_FDCWD || path != NULL
+                 ? openat(t->dfd, path != NULL ? path : TABLET, O_RDONLY | O_CLOEXEC)
+                 : -1;
     uint64_t sum = 0;
-    FILE *f = path != NULL ? fopen(path, "rb") : NULL;
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (f == NULL && fd >= 0)
+        close(fd);
     char tail[22];
     if (f != NULL && fseek(f, -21, SEEK_END) == 0 && fread(tail, 1, 21, f) == 21 &&
         memcmp(tail, "end ", 4) == 0) {
@@ -231,9 +237,11 @@ cf_status cf_tbl_commit_list(cf_table *t, char **names, size_t n, cf_error *err)
 
 /* Create a fresh rowset subdirectory (after removing a crashed writer's
  * leftovers). Its name is never reused: one that still exists is an error. */
-cf_status cf_tbl_new_rowset_dir(cf_table *t, char *name, size_t cap, char **path, cf_error *err)
+cf_status cf_tbl_new_rowset_dir(cf_table *t, char *name, size_t cap, char **path, int *dfd,
+                                cf_error *err)
 {
     *path = NULL;
+    *dfd = -1;
     if (!t->has_tablet) {
         /* The first rowset directory: a TABLET (naming the root rowset) comes
          * first, so rs-<n> directories never exist without one and a missing
@@ -246,58 +254,58 @@ cf_status cf_tbl_new_rowset_dir(cf_table *t, char *name, size_t cap, char **path
     snprintf(name, cap, "rs-%" PRIu64, t->next_rowset++);
     *path = cf_rs_path(t->dir, name);
     CF_CHECK(*path != NULL, err, CF_ENOMEM, "table: out of memory");
-    if (cf_tbl_mkdir_rowset(t, *path) != 0) {
+    if (cf_tbl_mkdir_rowset(t, name) != 0) {
         int e = errno;
         CF_FAIL(err, e == EEXIST ? CF_ECORRUPT : CF_EIO, "%s: cannot create rowset directory: %s%s",
                 *path, strerror(e),
                 e == EEXIST ? " (it holds files that are not ours; rowset names are never reused)"
                             : "");
     }
+    *dfd = cf_rs_subdir_open(t->dfd, t->dir, name);
+    CF_CHECK(*dfd >= 0, err, CF_EIO, "%s: cannot open the new rowset directory: %s", *path,
+             strerror(errno));
     return CF_OK;
 }
 
-/* The permission bits of dir/name (0 when it is not a regular file or dir). */
-unsigned cf_tbl_mode_of(const char *dir, const char *name)
+/* The permission bits of name in the table directory ("." for the directory
+ * itself; 0 when it is not a regular file or dir). */
+unsigned cf_tbl_mode_of(const cf_table *t, const char *name)
 {
-    char *p = name != NULL ? cf_rs_path(dir, name) : NULL;
     struct stat sb;
     unsigned m = 0;
-    if ((name == NULL || p != NULL) && lstat(p != NULL ? p : dir, &sb) == 0 &&
+    if (cf_rs_lstat_at(t->dfd, t->dir, name, &sb) == 0 &&
         (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)))
         m = (unsigned)(sb.st_mode & 07777);
-    cf_free(p);
     return m;
 }
 
 /* The files of a new rowset directory take the table's file mode (they were
  * created with the defaults by the rowset writers) before TABLET names them;
  * only regular files, by lstat. */
-void cf_tbl_match_mode(const cf_table *t, const char *path)
+void cf_tbl_match_mode(const cf_table *t, int dfd, const char *path)
 {
     if (t->file_mode == 0)
         return;
-    DIR *d = opendir(path);
+    DIR *d = cf_rs_opendir_at(dfd, path);
     if (d == NULL)
         return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        char *p = cf_rs_path(path, e->d_name);
         struct stat sb;
-        if (p != NULL && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode) &&
+        if (cf_rs_lstat_at(dfd, path, e->d_name, &sb) == 0 && S_ISREG(sb.st_mode) &&
             (sb.st_mode & 07777) != t->file_mode)
-            (void)chmod(p, t->file_mode);
-        cf_free(p);
+            (void)cf_rs_chmod_at(dfd, path, e->d_name, t->file_mode);
     }
     closedir(d);
 }
 
-/* mkdir a new rowset directory with the table directory's mode. */
-int cf_tbl_mkdir_rowset(const cf_table *t, const char *path)
+/* mkdir a new rowset directory `name` with the table directory's mode. */
+int cf_tbl_mkdir_rowset(const cf_table *t, const char *name)
 {
-    if (mkdir(path, t->dir_mode ? 0700 : 0777) != 0)
+    if (cf_rs_mkdir_at(t->dfd, t->dir, name, t->dir_mode ? 0700 : 0777) != 0)
         return -1;
     if (t->dir_mode)
-        (void)chmod(path, t->dir_mode);
+        (void)cf_rs_chmod_at(t->dfd, t->dir, name, t->dir_mode);
     return 0;
 }
 
@@ -323,15 +331,17 @@ bool cf_tbl_rowset_num(const char *n, uint64_t *num)
     return true;
 }
 
-/* Does path hold a MANIFEST of ours (its checksum checks)? */
-static bool has_our_manifest(const char *path)
+/* Does subdirectory `name` hold a MANIFEST of ours (its checksum checks)? */
+static bool has_our_manifest(const cf_table *t, const char *name, const char *path)
 {
+    int dfd = cf_rs_subdir_open(t->dfd, t->dir, name);
     cf_rs_manifest m;
     cf_error e;
-    if (cf_rs_manifest_read(&m, path, &e) != CF_OK)
-        return false;
-    cf_rs_manifest_dispose(&m);
-    return true;
+    bool ours = dfd >= 0 && cf_rs_manifest_read_at(&m, dfd, path, &e) == CF_OK;
+    if (ours)
+        cf_rs_manifest_dispose(&m);
+    cf_rs_dir_close(dfd);
+    return ours;
 }
 
 /* Clean-up of the table directory (docs/ROWSET.md "Clean-up"), under the writer
@@ -349,7 +359,7 @@ void cf_tbl_gc_rowsets(const cf_table *t, char *const *prev, size_t nprev, uint6
      * later reads the TABLET just committed, which names none of it), else
      * left for a later clean-up, which finds it by its MANIFEST. */
     bool unpinned = cf_rs_pin_exclusive(t->pin_fd);
-    DIR *d = opendir(t->dir);
+    DIR *d = cf_rs_opendir_at(t->dfd, t->dir);
     if (d == NULL) {
         cf_rs_pin_unlock(t->pin_fd);
         return;
@@ -358,26 +368,24 @@ void cf_tbl_gc_rowsets(const cf_table *t, char *const *prev, size_t nprev, uint6
     while ((e = readdir(d)) != NULL) {
         const char *n = e->d_name;
         uint64_t num;
-        char *p = cf_rs_path(t->dir, n);
         struct stat sb;
-        if (p == NULL || lstat(p, &sb) != 0) {
-            cf_free(p);
+        if (cf_rs_lstat_at(t->dfd, t->dir, n, &sb) != 0)
             continue;
-        }
         if (cf_rs_tmp_name(n, TABLET) && S_ISREG(sb.st_mode)) {
-            unlink(p); /* a TABLET write cut short */
+            cf_rs_unlink_at(t->dfd, t->dir, n, false); /* a TABLET write cut short */
         } else if (cf_tbl_rowset_num(n, &num) && S_ISDIR(sb.st_mode) &&
                    !cf_tbl_named(t->names, t->nrs, n)) {
-            if (num >= prev_next) /* never named by a committed TABLET */
-                cf_rs_remove_dead_dir(p);
-            else if (!unpinned)
+            char *p = cf_rs_path(t->dir, n); /* for messages */
+            if (num >= prev_next)            /* never named by a committed TABLET */
+                cf_rs_remove_dead_dir_at(t->dfd, t->dir, n);
+            else if (!unpinned || p == NULL)
                 ; /* perhaps a pinned reader's: for a later clean-up */
-            else if (cf_tbl_named(prev, nprev, n) || has_our_manifest(p))
-                cf_rs_remove_dead_dir(p);
-            else
-                rmdir(p); /* emptied by a clean-up a crash cut short; kept if not empty */
+            else if (cf_tbl_named(prev, nprev, n) || has_our_manifest(t, n, p))
+                cf_rs_remove_dead_dir_at(t->dfd, t->dir, n);
+            else /* emptied by a clean-up a crash cut short; kept if not empty */
+                cf_rs_unlink_at(t->dfd, t->dir, n, true);
+            cf_free(p);
         }
-        cf_free(p);
     }
     closedir(d);
     if (unpinned && !cf_tbl_named(t->names, t->nrs, ".")) {
@@ -386,14 +394,12 @@ void cf_tbl_gc_rowsets(const cf_table *t, char *const *prev, size_t nprev, uint6
          * crash midway leaves it to name what is left. */
         cf_rs_manifest m;
         cf_error e2;
-        if (cf_rs_manifest_read(&m, t->dir, &e2) == CF_OK) {
-            cf_rs_gc(t->dir, NULL, &m, m.next_file);
+        if (cf_rs_manifest_read_at(&m, t->dfd, t->dir, &e2) == CF_OK) {
+            cf_rs_gc_at(t->dfd, t->dir, NULL, &m, m.next_file);
             cf_rs_manifest_dispose(&m);
-            char *p = cf_rs_path(t->dir, CF_RS_MANIFEST);
             struct stat sb;
-            if (p != NULL && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode))
-                unlink(p);
-            cf_free(p);
+            if (cf_rs_lstat_at(t->dfd, t->dir, CF_RS_MANIFEST, &sb) == 0 && S_ISREG(sb.st_mode))
+                cf_rs_unlink_at(t->dfd, t->dir, CF_RS_MANIFEST, false);
         }
     }
     cf_rs_pin_unlock(t->pin_fd);
@@ -401,9 +407,9 @@ void cf_tbl_gc_rowsets(const cf_table *t, char *const *prev, size_t nprev, uint6
 
 /* The first "rs-<n>" entry of dir into name (any kind: a rowset directory or
  * something named like one); false when there is none. */
-bool cf_tbl_find_rowset_dir(const char *dir, char *name, size_t cap)
+bool cf_tbl_find_rowset_dir(int dfd, const char *dir, char *name, size_t cap)
 {
-    DIR *d = opendir(dir);
+    DIR *d = cf_rs_opendir_at(dfd, dir);
     if (d == NULL)
         return false;
     struct dirent *e;

@@ -34,6 +34,8 @@
 
 #include "wal.h"
 
+#include "io/io_at.h"
+
 #include "codec/crc32c.h"
 #include "util/alloc.h"
 #include "util/endian.h"
@@ -263,6 +265,30 @@ char *cf_wal_segment_path(const char *table_dir, uint64_t seq)
     return p;
 }
 
+/* The file name of segment seq, "wal-<16 digits>.log", into buf (>= 32 bytes). */
+static void segment_file(char *buf, size_t cap, uint64_t seq)
+{
+    snprintf(buf, cap, "wal-%016" PRIu64 ".log", seq);
+}
+
+/* The log directory of the table directory (tdfd, table_dir) (dirfd.c), opened
+ * (following a symlink, as a path would): the fd, or -1 with errno set. */
+static int wal_dir_open(int tdfd, const char *table_dir)
+{
+    if (tdfd != AT_FDCWD)
+        return openat(tdfd, CF_WAL_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    char *d = cf_rs_path(table_dir, CF_WAL_DIR);
+    if (d == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int fd = cf_rs_dir_open(d);
+    int e = errno;
+    cf_free(d);
+    errno = e;
+    return fd;
+}
+
 /* Is name "wal-<16 digits>.log"? Then *seq is its number. */
 static bool segment_name(const char *name, uint64_t *seq)
 {
@@ -286,19 +312,24 @@ static int seq_cmp(const void *a, const void *b)
 
 cf_status cf_wal_list(const char *table_dir, uint64_t **seqs, size_t *n, cf_error *err)
 {
+    return cf_wal_list_at(AT_FDCWD, table_dir, seqs, n, err);
+}
+
+cf_status cf_wal_list_at(int tdfd, const char *table_dir, uint64_t **seqs, size_t *n, cf_error *err)
+{
     *seqs = NULL;
     *n = 0;
-    char *d = cf_rs_path(table_dir, CF_WAL_DIR);
-    CF_CHECK(d != NULL, err, CF_ENOMEM, "wal: out of memory");
-    DIR *dir = opendir(d);
+    int wfd = wal_dir_open(tdfd, table_dir);
+    DIR *dir = wfd >= 0 ? fdopendir(wfd) : NULL;
     if (dir == NULL) {
         int e = errno;
-        cf_free(d);
+        if (wfd >= 0)
+            close(wfd);
         if (e == ENOENT)
             return CF_OK;
+        CF_CHECK(e != ENOMEM, err, CF_ENOMEM, "wal: out of memory");
         CF_FAIL(err, CF_EIO, "%s/" CF_WAL_DIR ": %s", table_dir, strerror(e));
     }
-    cf_free(d);
     cf_status st = CF_OK;
     size_t cap = 0;
     struct dirent *e;
@@ -345,11 +376,20 @@ bool cf_wal_has_records(const char *table_dir)
     return any;
 }
 
+static cf_status read_file_at(int dfd, const char *name, const char *path, uint8_t **data,
+                              size_t *len, cf_error *err);
+
 cf_status cf_wal_read_file(const char *path, uint8_t **data, size_t *len, cf_error *err)
+{
+    return read_file_at(AT_FDCWD, path, path, data, len, err);
+}
+
+static cf_status read_file_at(int dfd, const char *name, const char *path, uint8_t **data,
+                              size_t *len, cf_error *err)
 {
     *data = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         CF_CHECK(errno != ENOENT, err, CF_ENOTFOUND, "%s: vanished", path);
         CF_FAIL(err, CF_EIO, "%s: %s", path, strerror(errno));
@@ -391,20 +431,33 @@ out:
 cf_status cf_wal_scan_dir(const char *table_dir, cf_wal_apply_fn fn, void *ctx, cf_wal_scan *out,
                           cf_error *err)
 {
+    return cf_wal_scan_dir_at(AT_FDCWD, table_dir, fn, ctx, out, err);
+}
+
+cf_status cf_wal_scan_dir_at(int tdfd, const char *table_dir, cf_wal_apply_fn fn, void *ctx,
+                             cf_wal_scan *out, cf_error *err)
+{
     memset(out, 0, sizeof(*out));
     uint64_t *seqs = NULL;
     size_t n = 0;
-    CF_TRY(cf_wal_list(table_dir, &seqs, &n, err));
+    CF_TRY(cf_wal_list_at(tdfd, table_dir, &seqs, &n, err));
     if (n == 0)
         return CF_OK;
     cf_status st = CF_OK;
     uint8_t *data = NULL;
     size_t len = 0;
+    char name[32];
+    segment_file(name, sizeof(name), seqs[n - 1]);
     char *path = cf_wal_segment_path(table_dir, seqs[n - 1]);
+    int wfd = -1;
     if (path == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "wal: out of memory");
-    const char *name = strrchr(path, '/') + 1;
-    CF_TRY_OUT(cf_wal_read_file(path, &data, &len, err));
+    if ((wfd = wal_dir_open(tdfd, table_dir)) < 0) {
+        if (errno == ENOENT)
+            CF_FAIL_OUT(err, CF_ENOTFOUND, "%s: vanished", path);
+        CF_FAIL_OUT(err, CF_EIO, "%s: %s", path, strerror(errno));
+    }
+    CF_TRY_OUT(read_file_at(wfd, name, path, &data, &len, err));
     CF_TRY_OUT(cf_wal_header_parse(data, len, name, &out->hdr, err));
     if (out->hdr.seq != seqs[n - 1])
         CF_FAIL_OUT(err, CF_ECORRUPT, "%s: header says segment %" PRIu64, name, out->hdr.seq);
@@ -442,6 +495,8 @@ cf_status cf_wal_scan_dir(const char *table_dir, cf_wal_apply_fn fn, void *ctx, 
     out->file_len = len;
     out->segments = n;
 out:
+    if (wfd >= 0)
+        close(wfd);
     cf_free(data);
     cf_free(path);
     cf_free(seqs);
@@ -453,6 +508,7 @@ out:
 cf_status cf_wal_check_need(const char *table_dir, const cf_wal_need *need, const cf_wal_scan *scan,
                             cf_error *err)
 {
+    /* the scan's reading is all it checks: table_dir only names the segment */
     if (need->seq == 0 || (scan->found && scan->hdr.seq > need->seq))
         return CF_OK;
     char *path = cf_wal_segment_path(table_dir, need->seq);
@@ -481,7 +537,9 @@ cf_status cf_wal_check_need(const char *table_dir, const cf_wal_need *need, cons
 /* ---- the writer ---------------------------------------------------------------------------- */
 
 struct cf_wal {
-    char *table_dir;
+    char *table_dir; /* for messages: files are reached through tdfd and wdfd */
+    int tdfd;        /* the table directory, our own descriptor of it */
+    int wdfd;        /* its log directory, likewise */
     int fd;
     uint64_t seq;
     uint32_t version; /* of the current segment: the format appends are written in */
@@ -492,12 +550,9 @@ struct cf_wal {
     cf_buf payload, rec;
 };
 
-static cf_status sync_dir(const char *path, cf_error *err)
+static cf_status sync_dir(int fd, const char *path, cf_error *err)
 {
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    CF_CHECK(fd >= 0, err, CF_EIO, "%s: %s", path, strerror(errno));
     int r = fsync(fd), e = errno;
-    close(fd);
     CF_CHECK(r == 0, err, CF_EIO, "fsync %s: %s", path, strerror(e));
     return CF_OK;
 }
@@ -506,30 +561,30 @@ static cf_status sync_dir(const char *path, cf_error *err)
  * 0 when it is not there. New segments take those of the table's metadata
  * (TABLET, else MANIFEST), the log directory those of the table's directory:
  * the log holds the table's rows, and a private table stays private. */
-static unsigned mode_of(const char *table_dir, const char *name)
+static unsigned mode_of(const cf_wal *w, const char *name)
 {
-    char *p = name != NULL ? cf_rs_path(table_dir, name) : NULL;
     struct stat sb;
     unsigned m = 0;
-    if ((name == NULL || p != NULL) && lstat(p != NULL ? p : table_dir, &sb) == 0 &&
+    if (fstatat(w->tdfd, name != NULL ? name : ".", &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
         (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)))
         m = (unsigned)(sb.st_mode & 07777);
-    cf_free(p);
     return m;
 }
 
 /* Create segment `seq` at path atomically (temporary name, fsync, rename,
  * directory fsync). */
-static cf_status create_segment_at(const char *table_dir, const char *path, uint64_t seq,
+static cf_status create_segment_at(const cf_wal *w, const char *path, uint64_t seq,
                                    uint64_t durable_ts, cf_error *err)
 {
     uint8_t h[CF_WAL_HEADER_LEN];
     cf_wal_header_encode(h, &(cf_wal_header){.seq = seq, .durable_ts = durable_ts});
     cf_io *io = NULL;
-    unsigned mode = mode_of(table_dir, CF_RS_TABLET);
+    unsigned mode = mode_of(w, CF_RS_TABLET);
     if (mode == 0)
-        mode = mode_of(table_dir, CF_RS_MANIFEST);
-    cf_status st = cf_io_create_file_mode(&io, path, mode, err);
+        mode = mode_of(w, CF_RS_MANIFEST);
+    char name[32];
+    segment_file(name, sizeof(name), seq);
+    cf_status st = cf_io_create_file_at(&io, w->wdfd, name, path, mode, err);
     if (st == CF_OK)
         st = io->ops->append(io, h, sizeof(h), err);
     if (st == CF_OK)
@@ -538,12 +593,11 @@ static cf_status create_segment_at(const char *table_dir, const char *path, uint
     return st;
 }
 
-static cf_status create_segment(const char *table_dir, uint64_t seq, uint64_t durable_ts,
-                                cf_error *err)
+static cf_status create_segment(const cf_wal *w, uint64_t seq, uint64_t durable_ts, cf_error *err)
 {
-    char *path = cf_wal_segment_path(table_dir, seq);
+    char *path = cf_wal_segment_path(w->table_dir, seq);
     CF_CHECK(path != NULL, err, CF_ENOMEM, "wal: out of memory");
-    cf_status st = create_segment_at(table_dir, path, seq, durable_ts, err);
+    cf_status st = create_segment_at(w, path, seq, durable_ts, err);
     cf_free(path);
     return st;
 }
@@ -551,7 +605,9 @@ static cf_status create_segment(const char *table_dir, uint64_t seq, uint64_t du
 /* Append to the segment at path (w->seq's) from now on; allocates nothing. */
 static cf_status open_append_at(cf_wal *w, const char *path, cf_error *err)
 {
-    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    char name[32];
+    segment_file(name, sizeof(name), w->seq);
+    int fd = openat(w->wdfd, name, O_WRONLY | O_APPEND | O_CLOEXEC);
     int e = errno;
     struct stat sb;
     if (fd >= 0 && fstat(fd, &sb) != 0) {
@@ -582,10 +638,7 @@ static cf_status open_append(cf_wal *w, cf_error *err)
  * never a file whose name is not ours). */
 static void remove_old(const cf_wal *w)
 {
-    char *d = cf_rs_path(w->table_dir, CF_WAL_DIR);
-    if (d == NULL)
-        return;
-    DIR *dir = opendir(d);
+    DIR *dir = cf_rs_opendir_at(w->wdfd, NULL);
     if (dir != NULL) {
         struct dirent *e;
         while ((e = readdir(dir)) != NULL) {
@@ -597,15 +650,12 @@ static void remove_old(const cf_wal *w)
                        (memcpy(base, e->d_name, 24), base[24] = '\0', segment_name(base, &s));
             if (!old && !tmp)
                 continue;
-            char *p = cf_rs_path(d, e->d_name);
             struct stat sb;
-            if (p != NULL && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode))
-                unlink(p);
-            cf_free(p);
+            if (fstatat(w->wdfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode))
+                unlinkat(w->wdfd, e->d_name, 0);
         }
         closedir(dir);
     }
-    cf_free(d);
 }
 
 void cf_wal_free(cf_wal *w)
@@ -616,6 +666,10 @@ void cf_wal_free(cf_wal *w)
         close(w->fd);
     cf_buf_dispose(&w->payload);
     cf_buf_dispose(&w->rec);
+    if (w->wdfd >= 0)
+        close(w->wdfd);
+    if (w->tdfd >= 0)
+        close(w->tdfd);
     cf_free(w->table_dir);
     cf_free(w);
 }
@@ -624,10 +678,21 @@ cf_status cf_wal_open(cf_wal **out, const char *table_dir, const cf_wal_scan *sc
                       uint64_t durable_ts, cf_wal_sync_mode mode, uint64_t sync_bytes,
                       cf_error *err)
 {
+    return cf_wal_open_at(out, AT_FDCWD, table_dir, scan, durable_ts, mode, sync_bytes, err);
+}
+
+cf_status cf_wal_open_at(cf_wal **out, int tdfd, const char *table_dir, const cf_wal_scan *scan,
+                         uint64_t durable_ts, cf_wal_sync_mode mode, uint64_t sync_bytes,
+                         cf_error *err)
+{
     *out = NULL;
     cf_wal *w = cf_calloc(1, sizeof(*w));
     CF_CHECK(w != NULL, err, CF_ENOMEM, "wal: out of memory");
     w->fd = -1;
+    w->wdfd = -1;
+    /* our own descriptor of the table directory: the log's files are reached
+     * through it (and the log directory's) for as long as the log is open */
+    w->tdfd = tdfd == AT_FDCWD ? cf_rs_dir_open(table_dir) : fcntl(tdfd, F_DUPFD_CLOEXEC, 0);
     w->mode = mode;
     w->sync_bytes = sync_bytes;
     cf_buf_init(&w->payload);
@@ -640,6 +705,8 @@ cf_status cf_wal_open(cf_wal **out, const char *table_dir, const cf_wal_scan *sc
     memcpy(w->table_dir, table_dir, l + 1);
     if ((waldir = cf_rs_path(table_dir, CF_WAL_DIR)) == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "wal: out of memory");
+    if (w->tdfd < 0)
+        CF_FAIL_OUT(err, CF_EIO, "%s: %s", table_dir, strerror(errno));
     w->version = CF_WAL_VERSION;
     if (scan != NULL && scan->found) {
         w->seq = scan->hdr.seq;
@@ -649,7 +716,11 @@ cf_status cf_wal_open(cf_wal **out, const char *table_dir, const cf_wal_scan *sc
              * before anything is appended after it. */
             if ((path = cf_wal_segment_path(table_dir, w->seq)) == NULL)
                 CF_FAIL_OUT(err, CF_ENOMEM, "wal: out of memory");
-            int fd = open(path, O_WRONLY | O_CLOEXEC);
+            char name[32];
+            segment_file(name, sizeof(name), w->seq);
+            if ((w->wdfd = wal_dir_open(w->tdfd, table_dir)) < 0)
+                CF_FAIL_OUT(err, CF_EIO, "%s: %s", waldir, strerror(errno));
+            int fd = openat(w->wdfd, name, O_WRONLY | O_CLOEXEC);
             if (fd < 0)
                 CF_FAIL_OUT(err, CF_EIO, "%s: %s", path, strerror(errno));
             int r = ftruncate(fd, (off_t)scan->valid_end);
@@ -661,17 +732,21 @@ cf_status cf_wal_open(cf_wal **out, const char *table_dir, const cf_wal_scan *sc
                 CF_FAIL_OUT(err, CF_EIO, "truncate %s: %s", path, strerror(e));
         }
     } else {
-        unsigned dmode = mode_of(table_dir, NULL);
-        if (mkdir(waldir, dmode ? 0700 : 0777) == 0) {
+        unsigned dmode = mode_of(w, NULL);
+        if (mkdirat(w->tdfd, CF_WAL_DIR, dmode ? 0700 : 0777) == 0) {
             if (dmode)
-                (void)chmod(waldir, dmode);
+                (void)fchmodat(w->tdfd, CF_WAL_DIR, dmode, 0);
         } else if (errno != EEXIST) {
             CF_FAIL_OUT(err, CF_EIO, "%s: cannot create directory: %s", waldir, strerror(errno));
         }
-        CF_TRY_OUT(sync_dir(table_dir, err));
+        CF_TRY_OUT(sync_dir(w->tdfd, table_dir, err));
+        if ((w->wdfd = wal_dir_open(w->tdfd, table_dir)) < 0)
+            CF_FAIL_OUT(err, CF_EIO, "%s: %s", waldir, strerror(errno));
         w->seq = 1;
-        CF_TRY_OUT(create_segment(table_dir, w->seq, durable_ts, err));
+        CF_TRY_OUT(create_segment(w, w->seq, durable_ts, err));
     }
+    if (w->wdfd < 0 && (w->wdfd = wal_dir_open(w->tdfd, table_dir)) < 0)
+        CF_FAIL_OUT(err, CF_EIO, "%s: %s", waldir, strerror(errno));
     CF_TRY_OUT(open_append(w, err));
     /* A segment found whole may end in appends a writer before us never synced
      * (group commit, no sync, a kill): the page cache holds them, a power loss
@@ -773,14 +848,16 @@ cf_status cf_wal_roll(cf_wal *w, uint64_t durable_ts, cf_error *err)
      * reopened, as after a failed write). */
     char *path = cf_wal_segment_path(w->table_dir, w->seq + 1);
     CF_CHECK(path != NULL, err, CF_ENOMEM, "wal: out of memory");
-    cf_status st = create_segment_at(w->table_dir, path, w->seq + 1, durable_ts, err);
+    cf_status st = create_segment_at(w, path, w->seq + 1, durable_ts, err);
     if (st != CF_OK) {
         /* Not there (the temporary was removed): the current segment is still
          * the newest, keep appending to it. There after all (a failure after
          * the rename): replay would start from it, so nothing may be appended
          * to the old one. */
         struct stat sb;
-        bool there = lstat(path, &sb) == 0;
+        char name[32];
+        segment_file(name, sizeof(name), w->seq + 1);
+        bool there = fstatat(w->wdfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
         cf_free(path);
         return there ? cf_sticky_set(&w->sticky, st, err) : st;
     }

@@ -128,6 +128,10 @@ char *cf_wal_segment_path(const char *table_dir, uint64_t seq);
 /* Sequence numbers of the segments in DIR/wal, ascending (malloc'd *seqs, or
  * NULL when there are none). A missing wal directory is no segment. */
 cf_status cf_wal_list(const char *table_dir, uint64_t **seqs, size_t *n, cf_error *err);
+/* The same for the table directory held open as tdfd (dirfd.c; AT_FDCWD: by
+ * path), table_dir naming it in messages; likewise the other *_at calls. */
+cf_status cf_wal_list_at(int tdfd, const char *table_dir, uint64_t **seqs, size_t *n,
+                         cf_error *err);
 /* Does DIR/wal hold a segment with anything after its header (or one that
  * cannot be checked)? */
 bool cf_wal_has_records(const char *table_dir);
@@ -156,6 +160,8 @@ typedef cf_status (*cf_wal_apply_fn)(void *ctx, const cf_wal_op *op, const char 
  * and reading (a concurrent checkpoint). */
 cf_status cf_wal_scan_dir(const char *table_dir, cf_wal_apply_fn fn, void *ctx, cf_wal_scan *out,
                           cf_error *err);
+cf_status cf_wal_scan_dir_at(int tdfd, const char *table_dir, cf_wal_apply_fn fn, void *ctx,
+                             cf_wal_scan *out, cf_error *err);
 
 /* ---- the segment a table needs -------------------------------------------------------------
  *
@@ -196,6 +202,12 @@ typedef struct cf_wal cf_wal;
 cf_status cf_wal_open(cf_wal **out, const char *table_dir, const cf_wal_scan *scan,
                       uint64_t durable_ts, cf_wal_sync_mode mode, uint64_t sync_bytes,
                       cf_error *err);
+/* The same for the table directory held open as tdfd. Either way the writer
+ * keeps its own descriptors of the table directory and of DIR/wal from here
+ * on: new segments, appends and removals never look the path up again. */
+cf_status cf_wal_open_at(cf_wal **out, int tdfd, const char *table_dir, const cf_wal_scan *scan,
+                         uint64_t durable_ts, cf_wal_sync_mode mode, uint64_t sync_bytes,
+                         cf_error *err);
 /* Append one record holding the batch of n ops; synced as the mode says. Any
  * failure is sticky: the log may end in a partial record, and every later call
  * returns the same status. CF_EINVAL (not sticky) for a batch too large. */

@@ -19,7 +19,8 @@
 #include "util/error.h"
 
 struct cf_rowset_writer {
-    char *dir;
+    char *dir; /* for messages: files are created in dfd */
+    int dfd;   /* the directory, held open by the caller (AT_FDCWD: by path) */
     cf_schema *s;
     cf_rowset_writer_options o;
     cf_rs_manifest own;
@@ -71,11 +72,7 @@ static cf_status make_dir(const char *dir, bool *made, cf_error *err)
  * read, even for a moment). */
 static cf_status create_file(cf_io **io, const cf_rowset_writer *w, const char *name, cf_error *err)
 {
-    char *p = cf_rs_path(w->dir, name);
-    CF_CHECK(p != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
-    cf_status st = cf_io_create_file_mode(io, p, w->m->file_mode, err);
-    cf_free(p);
-    return st;
+    return cf_rs_create_file_at(io, w->dfd, w->dir, name, w->m->file_mode, err);
 }
 
 /* Free the writers, then the files they wrote through (removing what was not
@@ -154,15 +151,16 @@ static cf_status open_writers(cf_rowset_writer *w, cf_error *err)
     return CF_OK;
 }
 
-cf_status cf_rowset_writer_create_in(cf_rowset_writer **out, const char *dir, const cf_schema *s,
-                                     const cf_rowset_writer_options *o, cf_rs_manifest *m,
-                                     cf_error *err)
+cf_status cf_rowset_writer_create_in(cf_rowset_writer **out, int dfd, const char *dir,
+                                     const cf_schema *s, const cf_rowset_writer_options *o,
+                                     cf_rs_manifest *m, cf_error *err)
 {
     *out = NULL;
     CF_CHECK(cf_schema_key_count(s) > 0, err, CF_EINVAL, "rowset writer: schema: no KEY column");
     cf_rowset_writer *w = cf_calloc(1, sizeof(*w));
     CF_CHECK(w != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
     w->lock_fd = -1;
+    w->dfd = dfd;
     cf_rs_manifest_init(&w->own);
     cf_buf_init(&w->prev);
     cf_buf_init(&w->keys);
@@ -288,7 +286,7 @@ cf_status cf_rowset_writer_create(cf_rowset_writer **out, const char *dir, const
     tmp.next_file = next;
     tmp.file_mode = mode; /* an empty rowset's files take its MANIFEST's bits */
     cf_rowset_writer *w;
-    st = cf_rowset_writer_create_in(&w, dir, s, opts, &tmp, err);
+    st = cf_rowset_writer_create_in(&w, AT_FDCWD, dir, s, opts, &tmp, err);
     if (st != CF_OK) {
         cf_rs_manifest_dispose(&tmp);
         goto out;
@@ -438,7 +436,7 @@ cf_status cf_rowset_writer_finish(cf_rowset_writer *w, cf_error *err)
     CF_TRY(cf_rowset_writer_finish_files(w, &w->own, err));
     cf_status st = cf_schema_clone(&w->own.schema, w->s, err);
     if (st == CF_OK)
-        st = cf_rs_manifest_write(&w->own, w->dir, err);
+        st = cf_rs_manifest_write_at(&w->own, w->dfd, w->dir, err);
     return cf_sticky_set(&w->failed, st, err);
 }
 

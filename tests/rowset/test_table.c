@@ -282,7 +282,8 @@ static void test_table__block_cache(void **state)
 
 /* Rowset files under dir this process has open: descriptors (/proc/self/fd;
  * pread, the default) plus mappings (/proc/self/maps; the mmap opt-in). The
- * table's own LOCK and pin files are not rowset files ("/rs-" in the path). */
+ * table's own LOCK and pin files are not rowset files ("/rs-" in the path), nor
+ * are the rowset directories themselves (held open as descriptors). */
 static size_t open_under(const char *dir)
 {
     size_t n = 0;
@@ -302,7 +303,9 @@ static size_t open_under(const char *dir)
         if (len <= 0)
             continue;
         target[len] = '\0';
-        if (strstr(target, dir) != NULL && strstr(target, "/rs-") != NULL)
+        struct stat sb; /* a rowset's directory, held open from its open, is no file of it */
+        if (strstr(target, dir) != NULL && strstr(target, "/rs-") != NULL &&
+            !(stat(link, &sb) == 0 && S_ISDIR(sb.st_mode)))
             n++;
     }
     closedir(d);
@@ -966,6 +969,74 @@ static void test_table__crash_during_flush(void **state)
     }
 }
 
+/* How many entries dir holds besides "." and "..". */
+static size_t entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* A table is a directory handle, not a path (issue 31 item 4): a writer's
+ * directory renamed under it, and a symlink to another directory put at the
+ * old path, do not redirect its writes. Inserts (the log), a flush and a
+ * checkpoint (new rowset directories, MANIFESTs, TABLET, a new log segment),
+ * a merge and its clean-up after the rename all land in the directory the
+ * table was opened in, now under its new name; the symlink's target stays
+ * empty, and the moved table reads back every row. */
+static void test_table__directory_renamed_under_writer(void **state)
+{
+    (void)state;
+    char *base = mkdtemp_dir();
+    char a[400], b[400], c[400];
+    snprintf(a, sizeof(a), "%s/a", base);
+    snprintf(b, sizeof(b), "%s/b", base);
+    snprintf(c, sizeof(c), "%s/c", base);
+    assert_int_equal(mkdir(a, 0777), 0);
+    assert_int_equal(mkdir(c, 0777), 0);
+    make_table(a);
+    cf_error err;
+    cf_table *t;
+    uint64_t ts = 2;
+    CF_ASSERT_OK(cf_table_open(&t, a, NULL, &err), &err);
+    cf_table_set_compaction(t, false, 0);
+    for (int k = 0; k < 10; k++)
+        CF_ASSERT_OK(ins(t, k, "before", ts++, &err), &err);
+    CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* rs-1 */
+    assert_int_equal(rename(a, b), 0);
+    assert_int_equal(symlink(c, a), 0);
+    for (int k = 10; k < 20; k++)
+        CF_ASSERT_OK(ins(t, k, "after", ts++, &err), &err);
+    CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* rs-2, a checkpoint */
+    for (int k = 20; k < 25; k++)
+        CF_ASSERT_OK(ins(t, k, "logged", ts++, &err), &err);
+    CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err); /* a merge into rs-3 */
+    for (int k = 25; k < 30; k++)
+        CF_ASSERT_OK(ins(t, k, "logged", ts++, &err), &err);
+    CF_ASSERT_OK(cf_table_close(t, &err), &err);
+    assert_int_equal(entries(c), 0); /* nothing reached the symlink's target */
+    struct stat sb;
+    assert_int_equal(lstat(a, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    assert_true(exists(b, "TABLET"));
+    assert_true(exists(b, "rs-4"));  /* the merge of rs-1..3 (rs-3: the compaction's flush) */
+    assert_false(exists(b, "rs-1")); /* merged away, removed in the moved directory */
+    assert_false(exists(b, "rs-2"));
+    /* Reopened at its new name: every row, the last ones from the log. */
+    CF_ASSERT_OK(cf_table_open(&t, b, NULL, &err), &err);
+    int64_t ids[64];
+    size_t n = scan_ids(t, CF_SNAPSHOT_LATEST, ids, 64);
+    assert_int_equal(n, 30);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(ids[i], (int64_t)i);
+    CF_ASSERT_OK(cf_table_close(t, &err), &err);
+    CF_ASSERT_RM_RF(base);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -977,6 +1048,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_table__lazy_rowset_open),
         cmocka_unit_test(test_table__model),
         cmocka_unit_test(test_table__crash_during_flush),
+        cmocka_unit_test(test_table__directory_renamed_under_writer),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
