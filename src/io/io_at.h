@@ -15,6 +15,10 @@ cf_status cf_io_open_file_at(cf_io **out, int dirfd, const char *name, const cha
                              cf_error *err);
 cf_status cf_io_open_mmap_at(cf_io **out, int dirfd, const char *name, const char *path,
                              cf_error *err);
+/* cf_io_open_file_range of dirfd/name (`name` may hold slashes: it is
+ * resolved below dirfd, never from the path again). */
+cf_status cf_io_open_file_range_at(cf_io **out, int dirfd, const char *name, const char *path,
+                                   uint64_t off, uint64_t len, unsigned flags, cf_error *err);
 /* cf_io_create_file_mode of dirfd/name: the temporary, the rename over name
  * and the fsync of the directory all in dirfd (kept by the writer as its own
  * duplicate until freed). */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io_at.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -249,8 +250,14 @@ static cf_status map_file_range(cf_io **out, int fd, const char *path, uint64_t 
 cf_status cf_io_open_file_range(cf_io **out, const char *path, uint64_t off, uint64_t len,
                                 unsigned flags, cf_error *err)
 {
+    return cf_io_open_file_range_at(out, AT_FDCWD, path, path, off, len, flags, err);
+}
+
+cf_status cf_io_open_file_range_at(cf_io **out, int dirfd, const char *name, const char *path,
+                                   uint64_t off, uint64_t len, unsigned flags, cf_error *err)
+{
     *out = NULL;
-    CF_CHECK(path != NULL, err, CF_EINVAL, "open: NULL path");
+    CF_CHECK(path != NULL && name != NULL, err, CF_EINVAL, "open: NULL path");
     /* O_NONBLOCK: a FIFO (or device) where a file belongs must not block the open
      * until a writer appears; it is refused as not a regular file below. For a
      * regular file the flag changes nothing. */
@@ -259,7 +266,7 @@ cf_status cf_io_open_file_range(cf_io **out, const char *path, uint64_t off, uin
         oflags |= O_NOFOLLOW;
     int fd;
     do
-        fd = open(path, oflags);
+        fd = openat(dirfd, name, oflags);
     while (fd < 0 && errno == EINTR);
     if (fd < 0) {
         int e = errno;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "kudu_tablet.pb-c.h"
+#include "kudufs/fs_internal.h"
 #include "tablet.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -388,18 +389,22 @@ out:
     return st;
 }
 
-/* Open <wal_dir>/wals/<tablet_id>: the directory itself not through a symlink. */
-static cf_status open_dir(cf_kudu_wal *w, const char *wal_dir, const char *tablet_id, cf_error *err)
+/* Open <wal_dir>/wals/<tablet_id>: the directory itself not through a symlink;
+ * below rootfd, the WAL root as the fs holds it open (AT_FDCWD: by path). */
+static cf_status open_dir(cf_kudu_wal *w, int rootfd, const char *wal_dir, const char *tablet_id,
+                          cf_error *err)
 {
     size_t dlen = strlen(wal_dir) + strlen(tablet_id) + 20;
     char *dir = cf_malloc(dlen);
     CF_CHECK(dir != NULL, err, CF_ENOMEM, "out of memory");
+    /* what the *at calls take: the path's tail below the root, or the path */
+    const char *at = rootfd == AT_FDCWD ? dir : dir + strlen(wal_dir) + 1;
     /* A recovery dir means a bootstrap was cut short: Kudu replays from it again
      * and throws the new wals/<tablet>/ away (TabletBootstrap::PrepareRecoveryDir,
      * FsManager::GetTabletWalRecoveryDir), so it is the log to read. */
     snprintf(dir, dlen, "%s/wals/%s.recovery", wal_dir, tablet_id);
     struct stat rsb;
-    if (lstat(dir, &rsb) == 0) {
+    if (fstatat(rootfd, at, &rsb, AT_SYMLINK_NOFOLLOW) == 0) {
         if (!S_ISDIR(rsb.st_mode)) {
             cf_status bad =
                 cf_error_set(err, CF_ECORRUPT, __FILE__, __LINE__, "%s: not a directory", dir);
@@ -414,7 +419,7 @@ static cf_status open_dir(cf_kudu_wal *w, const char *wal_dir, const char *table
     char **names = NULL;
     size_t n = 0, cap = 0;
     DIR *d = NULL;
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int dfd = openat(rootfd, at, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dfd < 0) {
         int e = errno;
         if (e == ENOENT)
@@ -475,13 +480,19 @@ out:
 cf_status kudu_wal_open_dir(cf_kudu_wal **out, const char *wal_dir, const char *tablet_id,
                             cf_error *err)
 {
+    return kudu_wal_open_at(out, AT_FDCWD, wal_dir, tablet_id, err);
+}
+
+cf_status kudu_wal_open_at(cf_kudu_wal **out, int rootfd, const char *wal_dir,
+                           const char *tablet_id, cf_error *err)
+{
     *out = NULL;
     CF_CHECK(wal_dir != NULL && tablet_id != NULL, err, CF_EINVAL, "wal open: NULL argument");
     CF_CHECK(tablet_id_ok(tablet_id), err, CF_EINVAL,
              "tablet id \"%.64s\" is not a tablet id (letters, digits, '-', '_', '.')", tablet_id);
     cf_kudu_wal *w = cf_calloc(1, sizeof *w);
     CF_CHECK(w != NULL, err, CF_ENOMEM, "out of memory");
-    cf_status st = open_dir(w, wal_dir, tablet_id, err);
+    cf_status st = open_dir(w, rootfd, wal_dir, tablet_id, err);
     if (st != CF_OK) {
         cf_kudu_wal_free(w);
         return st;
@@ -496,7 +507,7 @@ cf_status cf_kudu_wal_open(cf_kudu_wal **out, const cf_kudu_fs *fs, const char *
     if (out != NULL)
         *out = NULL;
     CF_CHECK(out != NULL && fs != NULL, err, CF_EINVAL, "cf_kudu_wal_open: NULL argument");
-    return kudu_wal_open_dir(out, cf_kudu_fs_wal_dir(fs), tablet_id, err);
+    return kudu_wal_open_at(out, cf_kudu_fs_wal_fd(fs), cf_kudu_fs_wal_dir(fs), tablet_id, err);
 }
 
 void cf_kudu_wal_free(cf_kudu_wal *w)

@@ -92,6 +92,10 @@ void kudu_wal_seg_free(kudu_wal_seg *s); /* NULL is a no-op */
  * such directory CF_ENOTFOUND. */
 cf_status kudu_wal_open_dir(cf_kudu_wal **out, const char *wal_dir, const char *tablet_id,
                             cf_error *err);
+/* The same below rootfd, the WAL root held open (AT_FDCWD: wal_dir is a path);
+ * wal_dir names it in messages. */
+cf_status kudu_wal_open_at(cf_kudu_wal **out, int rootfd, const char *wal_dir,
+                           const char *tablet_id, cf_error *err);
 
 /* ---- the writer (tests; Kudu's WritableLogSegment framing) ---------------------------- */
 

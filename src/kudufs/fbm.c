@@ -170,7 +170,8 @@ cf_status cf_kudu_fbm_load_dir(cf_kudu_fs *fs, size_t d, cf_error *err)
     if (n + 1 > sizeof w->path)
         CF_FAIL_OUT(err, CF_EINVAL, "%s: path too long", dir);
     memcpy(w->path, dir, n + 1);
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    /* a descriptor of its own (fdopendir takes it) of the dir held open */
+    int fd = fcntl(fs->dirs[d].fd, F_DUPFD_CLOEXEC, 0);
     if (fd < 0)
         CF_FAIL_OUT(err, CF_EIO, "%s: %s", dir, strerror(errno));
     st = walk_level(w, fd, 0, n, err);

@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fs_internal.h"
+#include "io/io_at.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -39,6 +41,24 @@ const char *cf_kudu_fs_strndup(cf_kudu_fs *fs, const char *s, size_t n)
 const char *cf_kudu_fs_strdup(cf_kudu_fs *fs, const char *s)
 {
     return cf_kudu_fs_strndup(fs, s, strlen(s));
+}
+
+int cf_kudu_fs_wal_fd(const cf_kudu_fs *fs)
+{
+    return fs->wal_fd;
+}
+
+const char *cf_kudu_fs_in_dir(const cf_kudu_fs *fs, size_t d, const char *path)
+{
+    if (d >= fs->ndirs || fs->dirs[d].fd < 0 || path == NULL)
+        return NULL;
+    const char *dir = fs->dirs[d].dir;
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/') /* as cf_kudu_fs_join joined it */
+        n--;
+    if (strncmp(path, dir, n) != 0 || path[n] != '/' || path[n + 1] == '\0')
+        return NULL;
+    return path + n + 1;
 }
 
 const char *cf_kudu_fs_join(cf_kudu_fs *fs, const char *a, const char *b)
@@ -188,6 +208,7 @@ cf_status cf_kudu_fs_open(cf_kudu_fs **out, const cf_kudu_fs_options *opts, cf_e
     cf_status st = CF_OK;
     cf_kudu_fs *fs = cf_calloc(1, sizeof *fs);
     CF_CHECK(fs != NULL, err, CF_ENOMEM, "kudu fs: out of memory");
+    fs->wal_fd = -1;
     fs->readers = cf_kudu_reader_cache_new(opts->version >= 2 ? opts->reader_cache : 0);
     if (fs->readers == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "kudu fs: out of memory");
@@ -208,13 +229,28 @@ cf_status cf_kudu_fs_open(cf_kudu_fs **out, const cf_kudu_fs_options *opts, cf_e
             CF_FAIL_OUT(err, CF_EINVAL, "kudu fs: data dir %zu has no name", i);
         cf_kudu_data_dir *d = &fs->dirs[i];
         memset(d, 0, sizeof *d);
+        d->fd = -1;
         d->root = fs->data_roots[i] = cf_kudu_fs_strdup(fs, root);
         d->dir = cf_kudu_fs_join(fs, root, "data");
         if (d->root == NULL || d->dir == NULL)
             CF_FAIL_OUT(err, CF_ENOMEM, "kudu fs: out of memory");
     }
     CF_TRY_OUT(cf_kudu_instances_load(fs, err));
+    /* The WAL root, opened once, read-only: the tablets' logs are read through it. */
+    do
+        fs->wal_fd = open(fs->wal_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    while (fs->wal_fd < 0 && errno == EINTR);
+    if (fs->wal_fd < 0)
+        CF_FAIL_OUT(err, CF_EIO, "%s: %s", fs->wal_dir, strerror(errno));
     for (size_t i = 0; i < fs->ndirs; i++) {
+        /* Opened once, read-only: every container, block file and block read
+         * from here on is reached through it, never through the path again. */
+        cf_kudu_data_dir *d = &fs->dirs[i];
+        do
+            d->fd = open(d->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        while (d->fd < 0 && errno == EINTR);
+        if (d->fd < 0)
+            CF_FAIL_OUT(err, CF_EIO, "%s: %s", d->dir, strerror(errno));
         if (fs->bm == CF_KUDU_BM_LOG)
             CF_TRY_OUT(cf_kudu_lbm_load_dir(fs, i, err));
         else
@@ -245,6 +281,11 @@ void cf_kudu_fs_free(cf_kudu_fs *fs)
     cf_free(fs->blocks);
     cf_free(fs->problems);
     cf_free((void *)fs->tablets);
+    for (size_t i = 0; fs->dirs != NULL && i < fs->ndirs; i++)
+        if (fs->dirs[i].fd >= 0)
+            close(fs->dirs[i].fd);
+    if (fs->wal_fd >= 0)
+        close(fs->wal_fd);
     cf_arena_dispose(&fs->strings);
     cf_free(fs);
 }
@@ -315,7 +356,11 @@ cf_status cf_kudu_fs_open_block(const cf_kudu_fs *fs, uint64_t id, bool mmap, cf
     CF_CHECK(b != NULL, err, CF_ENOTFOUND, "block %" PRIu64 " is not a live block of this server",
              id);
     unsigned flags = CF_IO_RANGE_NOFOLLOW | (mmap ? CF_IO_RANGE_MMAP : 0);
-    cf_status st = cf_io_open_file_range(out, b->path, b->offset, b->length, flags, err);
+    const char *rel = cf_kudu_fs_in_dir(fs, b->data_dir, b->path);
+    cf_status st = rel != NULL
+                       ? cf_io_open_file_range_at(out, fs->dirs[b->data_dir].fd, rel, b->path,
+                                                  b->offset, b->length, flags, err)
+                       : cf_io_open_file_range(out, b->path, b->offset, b->length, flags, err);
     if (st != CF_OK)
         return cf_error_prefix(err, st, "block %" PRIu64 ": ", id);
     return CF_OK;

@@ -23,9 +23,10 @@
 
 /* One data directory: the root as given and Kudu's `<root>/data`. */
 typedef struct cf_kudu_data_dir {
-    const char *root;       /* as given */
-    const char *dir;        /* <root>/data */
-    const char *uuid;       /* its DirSetPB uuid */
+    const char *root; /* as given */
+    const char *dir;  /* <root>/data: for messages; its files are reached through fd */
+    int fd;           /* <root>/data opened read-only once, before its blocks load (-1: not yet) */
+    const char *uuid; /* its DirSetPB uuid */
     uint64_t fs_block_size; /* DirInstanceMetadataPB.filesystem_block_size_bytes */
 } cf_kudu_data_dir;
 
@@ -34,6 +35,7 @@ struct cf_kudu_fs {
     cf_kudu_block_manager bm;
     const char *uuid;
     const char *wal_dir, *metadata_dir;
+    int wal_fd; /* the WAL root opened read-only once (-1: not yet): the WAL is read through it */
     const char **data_roots; /* as given, for cf_kudu_fs_data_dir_at */
     cf_kudu_data_dir *dirs;
     size_t ndirs;
@@ -55,6 +57,12 @@ struct cf_kudu_fs {
 /* A copy of s (or of n bytes of it) in the fs's arena; NULL when out of memory. */
 const char *cf_kudu_fs_strdup(cf_kudu_fs *fs, const char *s);
 const char *cf_kudu_fs_strndup(cf_kudu_fs *fs, const char *s, size_t n);
+/* The name of `path` (a file of data dir d, joined from its dir) below the
+ * dir, for the *at calls on the dir's fd; NULL when path is not under it. */
+const char *cf_kudu_fs_in_dir(const cf_kudu_fs *fs, size_t d, const char *path);
+/* The WAL root as the fs holds it open (src/kudu/wal.c reads wals/<tablet>
+ * through it); -1 before it is opened. */
+int cf_kudu_fs_wal_fd(const cf_kudu_fs *fs);
 /* "a/b" in the arena. */
 const char *cf_kudu_fs_join(cf_kudu_fs *fs, const char *a, const char *b);
 

@@ -23,12 +23,15 @@
  * deleted: Kudu removes it at startup). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fs_internal.h"
+#include "io/io_at.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -345,11 +348,13 @@ typedef struct file_info {
     uint64_t size, on_disk;
 } file_info;
 
-static void probe(const char *path, file_info *fi)
+static void probe(const cf_kudu_fs *fs, size_t d, const char *path, file_info *fi)
 {
     memset(fi, 0, sizeof *fi);
     struct stat sb;
-    if (lstat(path, &sb) != 0)
+    const char *rel = cf_kudu_fs_in_dir(fs, d, path);
+    if ((rel != NULL ? fstatat(fs->dirs[d].fd, rel, &sb, AT_SYMLINK_NOFOLLOW) : lstat(path, &sb)) !=
+        0)
         return;
     fi->exists = true;
     fi->regular = S_ISREG(sb.st_mode);
@@ -377,8 +382,8 @@ static cf_status load_one(cf_kudu_fs *fs, size_t d, const char *name, cf_error *
     CF_CHECK(c->data_path != NULL && c->metadata_path != NULL, err, CF_ENOMEM, "out of memory");
 
     file_info df, mf;
-    probe(c->data_path, &df);
-    probe(c->metadata_path, &mf);
+    probe(fs, d, c->data_path, &df);
+    probe(fs, d, c->metadata_path, &mf);
     if ((df.exists && !df.regular) || (mf.exists && !mf.regular)) {
         c->incomplete = true;
         return cf_kudu_fs_problem(fs, df.exists && !df.regular ? c->data_path : c->metadata_path,
@@ -404,7 +409,8 @@ static cf_status load_one(cf_kudu_fs *fs, size_t d, const char *name, cf_error *
     cf_io *io = NULL;
     cf_error e = {0};
     cf_status st =
-        cf_io_open_file_range(&io, c->metadata_path, 0, UINT64_MAX, CF_IO_RANGE_NOFOLLOW, &e);
+        cf_io_open_file_range_at(&io, fs->dirs[d].fd, cf_kudu_fs_in_dir(fs, d, c->metadata_path),
+                                 c->metadata_path, 0, UINT64_MAX, CF_IO_RANGE_NOFOLLOW, &e);
     if (st != CF_OK) {
         c->incomplete = true;
         return st == CF_ENOMEM
@@ -467,7 +473,11 @@ static cf_status load_one(cf_kudu_fs *fs, size_t d, const char *name, cf_error *
 cf_status cf_kudu_lbm_load_dir(cf_kudu_fs *fs, size_t d, cf_error *err)
 {
     const char *dir = fs->dirs[d].dir;
-    DIR *dh = opendir(dir);
+    /* a descriptor of its own (closedir closes it) of the dir held open */
+    int dfd = fcntl(fs->dirs[d].fd, F_DUPFD_CLOEXEC, 0);
+    DIR *dh = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (dh == NULL && dfd >= 0)
+        close(dfd);
     CF_CHECK(dh != NULL, err, CF_EIO, "%s: %s", dir, strerror(errno));
     cf_status st = CF_OK;
     char **names = NULL;

@@ -888,12 +888,15 @@ static void test_scan__rescan_reuses_readers(void **state)
     size_t mx;
     size_t n1 = rescan(t, k1, v1, RC_NRS * RC_N, &mx);
     fd_list(after1, sizeof(after1));
-    /* every rowset's key and value blocks kept (2 x 16; the default bound is more) */
-    assert_int_equal(open_fds(), base + 2 * RC_NRS);
+    /* every rowset's key and value blocks kept (2 x 16; the default bound is more),
+     * beside the fs's own descriptors of its WAL root and each data dir, held
+     * from its open */
+    size_t held = base + 1 + cf_kudu_fs_data_dir_count(fs) + 2 * RC_NRS;
+    assert_int_equal(open_fds(), held);
     size_t n2 = rescan(t, k2, v2, RC_NRS * RC_N, &mx);
     fd_list(after2, sizeof(after2));
-    assert_string_equal(after1, after2);     /* opened again, they would be new numbers */
-    assert_int_equal(mx, base + 2 * RC_NRS); /* nothing opened during the second scan */
+    assert_string_equal(after1, after2); /* opened again, they would be new numbers */
+    assert_int_equal(mx, held);          /* nothing opened during the second scan */
     assert_int_equal(n1, RC_NRS * RC_N);
     assert_int_equal(n2, n1);
     assert_memory_equal(k1, k2, n1 * sizeof(*k1));
@@ -905,6 +908,42 @@ static void test_scan__rescan_reuses_readers(void **state)
     fd_list(after2, sizeof(after2));
     assert_string_equal(before, after2);
     CF_ASSERT_RM_RF(root);
+}
+
+/* The data directories are held open (issue 31 item 4): the root of an opened
+ * fs renamed, and a symlink to an empty directory put at its old path, the
+ * tablet's blocks are still read from the directory the fs opened, every row
+ * of them; nothing is read through the symlink. */
+static void test_scan__data_dir_renamed_under_fs(void **state)
+{
+    (void)state;
+    char root[512], moved[600], empty[600];
+    gen_disjoint(root, sizeof(root));
+    snprintf(moved, sizeof(moved), "%s.moved", root);
+    snprintf(empty, sizeof(empty), "%s.empty", root);
+    cf_kudu_fs_options o;
+    cf_kudu_fs_options_init(&o);
+    o.wal_dir = root;
+    cf_kudu_fs *fs;
+    cf_kudu_tablet *t;
+    cf_error err;
+    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &o, &err), &err);
+    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, GEN_TABLET, &err), &err);
+    assert_int_equal(rename(root, moved), 0);
+    assert_int_equal(mkdir(empty, 0700), 0);
+    assert_int_equal(symlink(empty, root), 0);
+    static int64_t k[RC_NRS * RC_N];
+    static int32_t v[RC_NRS * RC_N];
+    size_t mx;
+    size_t n = rescan(t, k, v, RC_NRS * RC_N, &mx);
+    assert_int_equal(n, RC_NRS * RC_N);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(k[i], (int64_t)i);
+    cf_kudu_tablet_free(t);
+    cf_kudu_fs_free(fs);
+    assert_int_equal(unlink(root), 0);
+    assert_int_equal(rmdir(empty), 0);
+    CF_ASSERT_RM_RF(moved);
 }
 
 /* A cache smaller than the tablet's blocks (5 readers for 32 blocks): scans evict,
@@ -1529,6 +1568,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_scan__key_in_two_rowsets),
         cmocka_unit_test(test_scan__disjoint_rowsets_few_fds),
         cmocka_unit_test(test_scan__rescan_reuses_readers),
+        cmocka_unit_test(test_scan__data_dir_renamed_under_fs),
         cmocka_unit_test(test_scan__reader_cache_bound),
         cmocka_unit_test(test_scan__reader_cache_threads),
         cmocka_unit_test(test_scan__row_below_min_key),
