@@ -81,14 +81,16 @@ static char *join3(const char *a, const char *b, const char *c)
     return p;
 }
 
-/* The whole of <dir>/<sub>/<name> into *data (cf_malloc'd). Nothing there is
+/* The whole of <dir>/<sub>/<name> into *data (cf_malloc'd), below rootfd (the
+ * metadata root held open by the fs; -1: dir, by path). Nothing there is
  * CF_ENOTFOUND; a symbolic link or anything but a regular file is CF_ECORRUPT. */
-static cf_status read_file(uint8_t **data, size_t *len, const char *dir, const char *sub,
-                           const char *name, const char *path, cf_error *err)
+static cf_status read_file(uint8_t **data, size_t *len, int rootfd, const char *dir,
+                           const char *sub, const char *name, const char *path, cf_error *err)
 {
     *data = NULL;
     *len = 0;
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dfd = rootfd >= 0 ? fcntl(rootfd, F_DUPFD_CLOEXEC, 0)
+                          : open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
         CF_FAIL(err, errno == ENOENT ? CF_ENOTFOUND : CF_EIO, "%s: %s", dir, strerror(errno));
     int sfd = openat(dfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -450,8 +452,17 @@ static cf_status check_dir_group(const cf_kudu_tablet *t, cf_error *err)
     return CF_OK;
 }
 
+static cf_status open_in(cf_kudu_tablet **out, const cf_kudu_fs *fs, int rootfd,
+                         const char *metadata_dir, const char *tablet_id, cf_error *err);
+
 cf_status cf_kudu_tablet_open_dir(cf_kudu_tablet **out, const cf_kudu_fs *fs,
                                   const char *metadata_dir, const char *tablet_id, cf_error *err)
+{
+    return open_in(out, fs, -1, metadata_dir, tablet_id, err);
+}
+
+static cf_status open_in(cf_kudu_tablet **out, const cf_kudu_fs *fs, int rootfd,
+                         const char *metadata_dir, const char *tablet_id, cf_error *err)
 {
     cf_kudu_tablet *t;
     CF_TRY(tablet_new(&t, fs, tablet_id, err));
@@ -462,13 +473,13 @@ cf_status cf_kudu_tablet_open_dir(cf_kudu_tablet **out, const cf_kudu_fs *fs,
     t->cmeta_path = join3(metadata_dir, "consensus-meta", t->id);
     if (t->path == NULL || t->cmeta_path == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "tablet: out of memory");
-    st = read_file(&sbf, &sbn, metadata_dir, "tablet-meta", t->id, t->path, err);
+    st = read_file(&sbf, &sbn, rootfd, metadata_dir, "tablet-meta", t->id, t->path, err);
     if (st == CF_ENOTFOUND)
         cf_error_prefix(err, st, "tablet %s is not on this server: ", t->id);
     if (st != CF_OK)
         goto out;
-    cf_status cst =
-        read_file(&cmf, &cmn, metadata_dir, "consensus-meta", t->id, t->cmeta_path, &t->cm_err);
+    cf_status cst = read_file(&cmf, &cmn, rootfd, metadata_dir, "consensus-meta", t->id,
+                              t->cmeta_path, &t->cm_err);
     if (cst != CF_OK && cst != CF_ENOTFOUND)
         t->has_cm_file = true; /* there, but unreadable: cm_err says why */
     st = parse(t, sbf, sbn, cst == CF_OK ? cmf : NULL, cmn, err);
@@ -511,7 +522,8 @@ cf_status cf_kudu_tablet_open(cf_kudu_tablet **out, const cf_kudu_fs *fs, const 
 {
     *out = NULL;
     CF_CHECK(fs != NULL, err, CF_EINVAL, "tablet: no fs");
-    return cf_kudu_tablet_open_dir(out, fs, cf_kudu_fs_metadata_dir(fs), tablet_id, err);
+    return open_in(out, fs, cf_kudu_fs_metadata_fd(fs), cf_kudu_fs_metadata_dir(fs), tablet_id,
+                   err);
 }
 
 /* ---- getters ---- */

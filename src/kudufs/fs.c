@@ -48,6 +48,11 @@ int cf_kudu_fs_wal_fd(const cf_kudu_fs *fs)
     return fs->wal_fd;
 }
 
+int cf_kudu_fs_metadata_fd(const cf_kudu_fs *fs)
+{
+    return fs->meta_fd;
+}
+
 const char *cf_kudu_fs_in_dir(const cf_kudu_fs *fs, size_t d, const char *path)
 {
     if (d >= fs->ndirs || fs->dirs[d].fd < 0 || path == NULL)
@@ -160,11 +165,15 @@ static cf_status list_tablets(cf_kudu_fs *fs, cf_error *err)
 {
     const char *dir = cf_kudu_fs_join(fs, fs->metadata_dir, "tablet-meta");
     CF_CHECK(dir != NULL, err, CF_ENOMEM, "out of memory");
-    DIR *d = opendir(dir);
+    int dfd = openat(fs->meta_fd, "tablet-meta", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
     if (d == NULL) {
-        if (errno == ENOENT)
+        int e = errno;
+        if (dfd >= 0)
+            close(dfd);
+        if (e == ENOENT)
             return CF_OK;
-        CF_FAIL(err, CF_EIO, "%s: %s", dir, strerror(errno));
+        CF_FAIL(err, CF_EIO, "%s: %s", dir, strerror(e));
     }
     cf_status st = CF_OK;
     size_t cap = 0;
@@ -208,7 +217,7 @@ cf_status cf_kudu_fs_open(cf_kudu_fs **out, const cf_kudu_fs_options *opts, cf_e
     cf_status st = CF_OK;
     cf_kudu_fs *fs = cf_calloc(1, sizeof *fs);
     CF_CHECK(fs != NULL, err, CF_ENOMEM, "kudu fs: out of memory");
-    fs->wal_fd = -1;
+    fs->wal_fd = fs->meta_fd = -1;
     fs->readers = cf_kudu_reader_cache_new(opts->version >= 2 ? opts->reader_cache : 0);
     if (fs->readers == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "kudu fs: out of memory");
@@ -242,6 +251,11 @@ cf_status cf_kudu_fs_open(cf_kudu_fs **out, const cf_kudu_fs_options *opts, cf_e
     while (fs->wal_fd < 0 && errno == EINTR);
     if (fs->wal_fd < 0)
         CF_FAIL_OUT(err, CF_EIO, "%s: %s", fs->wal_dir, strerror(errno));
+    do
+        fs->meta_fd = open(fs->metadata_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    while (fs->meta_fd < 0 && errno == EINTR);
+    if (fs->meta_fd < 0)
+        CF_FAIL_OUT(err, CF_EIO, "%s: %s", fs->metadata_dir, strerror(errno));
     for (size_t i = 0; i < fs->ndirs; i++) {
         /* Opened once, read-only: every container, block file and block read
          * from here on is reached through it, never through the path again. */
@@ -286,6 +300,8 @@ void cf_kudu_fs_free(cf_kudu_fs *fs)
             close(fs->dirs[i].fd);
     if (fs->wal_fd >= 0)
         close(fs->wal_fd);
+    if (fs->meta_fd >= 0)
+        close(fs->meta_fd);
     cf_arena_dispose(&fs->strings);
     cf_free(fs);
 }

@@ -35,7 +35,8 @@ struct cf_kudu_fs {
     cf_kudu_block_manager bm;
     const char *uuid;
     const char *wal_dir, *metadata_dir;
-    int wal_fd; /* the WAL root opened read-only once (-1: not yet): the WAL is read through it */
+    int wal_fd;  /* the WAL root opened read-only once (-1: not yet): the WAL is read through it */
+    int meta_fd; /* the metadata root, likewise: tablet-meta/ and consensus-meta/ */
     const char **data_roots; /* as given, for cf_kudu_fs_data_dir_at */
     cf_kudu_data_dir *dirs;
     size_t ndirs;
@@ -63,6 +64,8 @@ const char *cf_kudu_fs_in_dir(const cf_kudu_fs *fs, size_t d, const char *path);
 /* The WAL root as the fs holds it open (src/kudu/wal.c reads wals/<tablet>
  * through it); -1 before it is opened. */
 int cf_kudu_fs_wal_fd(const cf_kudu_fs *fs);
+/* The metadata root likewise (src/kudu/tablet.c reads superblocks through it). */
+int cf_kudu_fs_metadata_fd(const cf_kudu_fs *fs);
 /* "a/b" in the arena. */
 const char *cf_kudu_fs_join(cf_kudu_fs *fs, const char *a, const char *b);
 
