@@ -17,6 +17,7 @@
  * later source gets an UNDO DELETE at its source's insert_ts so that older
  * snapshots still do not see it.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -591,10 +592,15 @@ cf_status cf_rs_compact_in_place(cf_rowset *rs, uint64_t ahm, bool gc_prev, cf_e
     nm.insert_ts = old->insert_ts;
     nm.last_ts = old->last_ts;
     nm.ahm = ahm > old->ahm ? ahm : old->ahm; /* the mark never moves back */
-    cf_status st = compact_into(&rs, 1, cf_rs_dirfd(rs), cf_rs_dir(rs), ahm, &nm, err);
+    int dfd = cf_rs_dir_use(rs);
+    if (dfd == -1) {
+        cf_rs_manifest_dispose(&nm);
+        CF_FAIL(err, CF_EIO, "%s: %s", cf_rs_dir(rs), strerror(errno));
+    }
+    cf_status st = compact_into(&rs, 1, dfd, cf_rs_dir(rs), ahm, &nm, err);
     /* The commit point: before this rename the old rowset is intact, after it the new. */
     if (st == CF_OK)
-        st = cf_rs_manifest_write_at(&nm, cf_rs_dirfd(rs), cf_rs_dir(rs), err);
+        st = cf_rs_manifest_write_at(&nm, dfd, cf_rs_dir(rs), err);
     cf_rs_manifest_dispose(&nm);
     /* The files of the MANIFEST just replaced are what clean-up may remove. */
     cf_rs_manifest prev;
@@ -606,8 +612,9 @@ cf_status cf_rs_compact_in_place(cf_rowset *rs, uint64_t ahm, bool gc_prev, cf_e
     if (st == CF_OK)
         st = cf_rs_reload(rs, err);
     if (st == CF_OK && gc_prev)
-        cf_rs_gc_at(cf_rs_dirfd(rs), cf_rs_dir(rs), cf_rs_manifest_of(rs), &prev, prev.next_file);
+        cf_rs_gc_at(dfd, cf_rs_dir(rs), cf_rs_manifest_of(rs), &prev, prev.next_file);
     cf_rs_manifest_dispose(&prev);
+    cf_rs_dir_done(rs, dfd);
     return st;
 }
 

@@ -237,6 +237,11 @@ cf_status cf_rs_open_mode(cf_rowset **out, const char *dir, const cf_rowset_opti
  * rowset, or now on failure; AT_FDCWD: by path), dir naming it in messages. */
 cf_status cf_rs_open_mode_at(cf_rowset **out, int dfd, const char *dir, const cf_rowset_options *o,
                              cf_rs_mode mode, cf_error *err);
+/* The same for directory `rel` below pdfd, a table's descriptor (borrowed: it
+ * outlives the rowset), opened from it for each operation; dir names it in
+ * messages. */
+cf_status cf_rs_open_mode_in(cf_rowset **out, int pdfd, const char *rel, const char *dir,
+                             const cf_rowset_options *o, cf_rs_mode mode, cf_error *err);
 /* CF_OK when rs may be changed now (taking its lock first when it is its own). */
 /* Log replay into a table's rowset (read-only ones included): update, delete
  * and reinsert change the in-memory delta store only (what they always do) and
@@ -250,8 +255,11 @@ cf_reader *cf_rs_column_reader(const cf_rowset *rs, size_t col);
 uint64_t cf_rs_rows(const cf_rowset *rs);
 uint64_t cf_rs_insert_ts(const cf_rowset *rs);
 const char *cf_rs_dir(const cf_rowset *rs);
-/* The rowset's directory as held open (AT_FDCWD: by path), with cf_rs_dir. */
-int cf_rs_dirfd(const cf_rowset *rs);
+/* The rowset's directory as a descriptor for one operation (AT_FDCWD: by path,
+ * with cf_rs_dir; -1 with errno set when it cannot be opened), given back with
+ * cf_rs_dir_done. */
+int cf_rs_dir_use(const cf_rowset *rs);
+void cf_rs_dir_done(const cf_rowset *rs, int fd);
 cf_rs_manifest *cf_rs_manifest_of(cf_rowset *rs);
 /* Reopen every file from the MANIFEST on disk (after a commit). */
 cf_status cf_rs_reload(cf_rowset *rs, cf_error *err);

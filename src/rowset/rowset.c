@@ -6,12 +6,15 @@
  * read), so every read path applies deltas through the delta layer's applier;
  * cf_rowset_flush writes the same DeltaFile to disk as a REDO file.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -29,8 +32,13 @@ typedef struct dms_ent {
 } dms_ent;
 
 struct cf_rowset {
-    char *dir; /* for messages: files are reached through dfd */
-    int dfd;   /* the directory, held open from the open on (AT_FDCWD: by path only) */
+    char *dir; /* for messages: files are reached through the directory's fd */
+    /* The directory: a standalone rowset holds it open (dfd; AT_FDCWD: by path
+     * only); a table's rowset is `rel` below the table's descriptor pdfd
+     * (borrowed), opened from it for each operation (cf_rs_dir_use), so a
+     * table of many rowsets holds one descriptor, not one per rowset. */
+    int dfd, pdfd;
+    char *rel; /* NULL: dfd */
     cf_rs_mode mode;
     int lock_fd; /* CF_RS_MODE_OWN, once a mutation took the writer lock; else -1 */
     bool replay; /* a table's log replay: mutations of memory only, no lock needed */
@@ -100,11 +108,49 @@ static void close_files(cf_rowset *rs)
     cf_rs_manifest_dispose(&rs->m);
 }
 
+int cf_rs_dir_use(const cf_rowset *rs)
+{
+    if (rs->rel == NULL)
+        return rs->dfd;
+    int fd;
+    do
+        fd = openat(rs->pdfd, rs->rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    return fd;
+}
+
+void cf_rs_dir_done(const cf_rowset *rs, int fd)
+{
+    if (rs->rel != NULL && fd >= 0)
+        close(fd);
+}
+
+/* cf_rs_dir_use, failing with CF_EIO naming the directory. */
+static cf_status dir_use(const cf_rowset *rs, int *fd, cf_error *err)
+{
+    *fd = cf_rs_dir_use(rs);
+    CF_CHECK(*fd != -1, err, CF_EIO, "%s: %s", rs->dir, strerror(errno));
+    return CF_OK;
+}
+
+/* Read the MANIFEST on disk into *m. */
+static cf_status read_manifest(const cf_rowset *rs, cf_rs_manifest *m, cf_error *err)
+{
+    int fd;
+    cf_rs_manifest_init(m);
+    CF_TRY(dir_use(rs, &fd, err));
+    cf_status st = cf_rs_manifest_read_at(m, fd, rs->dir, err);
+    cf_rs_dir_done(rs, fd);
+    return st;
+}
+
 /* Open every file the MANIFEST (read already) names. */
 static cf_status open_data(cf_rowset *rs, cf_error *err)
 {
     const cf_schema *s = rs->m.schema;
     cf_status st = CF_OK;
+    int dfd;
+    CF_TRY(dir_use(rs, &dfd, err));
     rs->col = cf_calloc(s->ncols, sizeof(*rs->col));
     rs->dfiles = cf_calloc(rs->m.nfiles + 1, sizeof(*rs->dfiles));
     rs->dtypes = cf_calloc(rs->m.nfiles + 1, sizeof(*rs->dtypes));
@@ -127,7 +173,7 @@ static cf_status open_data(cf_rowset *rs, cf_error *err)
             cf_io *io = NULL; /* taken over by the reader opened on it */
             /* delta files are read with pread, as cf_delta_reader_open_file does */
             st = dup ? CF_ECORRUPT
-                     : cf_rs_open_file_at(&io, rs->dfd, rs->dir, f->name, rs->mmap && !delta, err);
+                     : cf_rs_open_file_at(&io, dfd, rs->dir, f->name, rs->mmap && !delta, err);
             if (st != CF_OK)
                 ;
             else if (f->role == CF_RS_FILE_COLUMN)
@@ -179,6 +225,7 @@ static cf_status open_data(cf_rowset *rs, cf_error *err)
         CF_TRY_OUT(cf_iter_create(&rs->key_it, rs->adhoc ? rs->adhoc : rs->col[0], err));
     }
 out:
+    cf_rs_dir_done(rs, dfd);
     if (st == CF_OK)
         rs->loaded = true;
     return st;
@@ -186,7 +233,7 @@ out:
 
 static cf_status open_files(cf_rowset *rs, cf_error *err)
 {
-    CF_TRY(cf_rs_manifest_read_at(&rs->m, rs->dfd, rs->dir, err));
+    CF_TRY(read_manifest(rs, &rs->m, err));
     if (rs->mode == CF_RS_MODE_TABLE || rs->mode == CF_RS_MODE_READ_PINNED)
         return CF_OK; /* files at first use: cf_rs_load */
     return open_data(rs, err);
@@ -218,7 +265,7 @@ cf_status cf_rs_reload(cf_rowset *rs, cf_error *err)
      * (a flush's is the one it wrote) rather than none, which read as an
      * empty rowset; its files are reopened at the next use. */
     cf_rs_manifest m;
-    cf_status st = cf_rs_manifest_read_at(&m, rs->dfd, rs->dir, err);
+    cf_status st = read_manifest(rs, &m, err);
     close_data(rs);
     if (st != CF_OK)
         return st;
@@ -250,7 +297,9 @@ void cf_rowset_free(cf_rowset *rs)
     cf_rcl_builder_free(rs->rcl);
     cf_cache_free(rs->own_cache); /* after every reader using it */
     cf_rs_lock_release(rs->lock_fd);
-    cf_rs_dir_close(rs->dfd);
+    if (rs->rel == NULL)
+        cf_rs_dir_close(rs->dfd);
+    cf_free(rs->rel);
     cf_free(rs->dir);
     cf_free(rs);
 }
@@ -287,7 +336,7 @@ cf_status cf_rs_writable(cf_rowset *rs, cf_error *err)
     cf_error e2;
     bool same = false;
     uint64_t gen = 0;
-    if (cf_rs_manifest_read_at(&now, rs->dfd, rs->dir, &e2) == CF_OK) {
+    if (read_manifest(rs, &now, &e2) == CF_OK) {
         same = now.checksum == rs->m.checksum;
         gen = now.generation;
         cf_rs_manifest_dispose(&now);
@@ -316,6 +365,9 @@ cf_status cf_rowset_open(cf_rowset **out, const char *dir, const cf_rowset_optio
                            err);
 }
 
+static cf_status open_mode(cf_rowset **out, int dfd, int pdfd, const char *rel, const char *dir,
+                           const cf_rowset_options *o, cf_rs_mode mode, cf_error *err);
+
 cf_status cf_rs_open_mode(cf_rowset **out, const char *dir, const cf_rowset_options *o,
                           cf_rs_mode mode, cf_error *err)
 {
@@ -327,6 +379,18 @@ cf_status cf_rs_open_mode(cf_rowset **out, const char *dir, const cf_rowset_opti
 
 cf_status cf_rs_open_mode_at(cf_rowset **out, int dfd, const char *dir, const cf_rowset_options *o,
                              cf_rs_mode mode, cf_error *err)
+{
+    return open_mode(out, dfd, -1, NULL, dir, o, mode, err);
+}
+
+cf_status cf_rs_open_mode_in(cf_rowset **out, int pdfd, const char *rel, const char *dir,
+                             const cf_rowset_options *o, cf_rs_mode mode, cf_error *err)
+{
+    return open_mode(out, -1, pdfd, rel, dir, o, mode, err);
+}
+
+static cf_status open_mode(cf_rowset **out, int dfd, int pdfd, const char *rel, const char *dir,
+                           const cf_rowset_options *o, cf_rs_mode mode, cf_error *err)
 {
     *out = NULL;
     cf_rowset_options dflt;
@@ -342,6 +406,7 @@ cf_status cf_rs_open_mode_at(cf_rowset **out, int dfd, const char *dir, const cf
         CF_FAIL(err, CF_ENOMEM, "rowset: out of memory");
     }
     rs->dfd = dfd;
+    rs->pdfd = pdfd;
     rs->mode = mode;
     rs->lock_fd = -1;
     rs->lock_timeout_ms = o->lock_timeout_ms;
@@ -355,6 +420,8 @@ cf_status cf_rs_open_mode_at(cf_rowset **out, int dfd, const char *dir, const cf
     if (rs->dir == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "rowset: out of memory");
     memcpy(rs->dir, dir, l + 1);
+    if (rel != NULL && (rs->rel = cf_strdup(rel)) == NULL)
+        CF_FAIL_OUT(err, CF_ENOMEM, "rowset: out of memory");
     /* Lookups and selective scans land in the same blocks again and again: the
      * cache keeps them checked and decompressed (and marks mapped blocks as
      * verified) so each visit costs only the rows it reads. */
@@ -375,7 +442,7 @@ cf_status cf_rs_open_mode_at(cf_rowset **out, int dfd, const char *dir, const cf
         cf_rs_manifest now;
         cf_error e2;
         bool changed = false;
-        if (cf_rs_manifest_read_at(&now, rs->dfd, rs->dir, &e2) == CF_OK) {
+        if (read_manifest(rs, &now, &e2) == CF_OK) {
             changed = now.checksum != tried;
             cf_rs_manifest_dispose(&now);
         }
@@ -453,10 +520,7 @@ const char *cf_rs_dir(const cf_rowset *rs)
 {
     return rs->dir;
 }
-int cf_rs_dirfd(const cf_rowset *rs)
-{
-    return rs->dfd;
-}
+
 cf_rs_manifest *cf_rs_manifest_of(cf_rowset *rs)
 {
     return &rs->m;
@@ -813,8 +877,10 @@ static unsigned manifest_mode(const cf_rowset *rs)
 {
     struct stat sb;
     unsigned m = 0;
-    if (cf_rs_lstat_at(rs->dfd, rs->dir, CF_RS_MANIFEST, &sb) == 0 && S_ISREG(sb.st_mode))
+    int fd = cf_rs_dir_use(rs);
+    if (fd != -1 && cf_rs_lstat_at(fd, rs->dir, CF_RS_MANIFEST, &sb) == 0 && S_ISREG(sb.st_mode))
         m = (unsigned)(sb.st_mode & 07777);
+    cf_rs_dir_done(rs, fd);
     return m;
 }
 
@@ -829,14 +895,19 @@ cf_status cf_rowset_flush(cf_rowset *rs, cf_error *err)
      * table made private stays private, from the file's creation on). */
     cf_delta_writer *w = NULL;
     cf_io *io = NULL;
-    cf_status st = cf_rs_create_file_at(&io, rs->dfd, rs->dir, name, manifest_mode(rs), err);
+    int dfd;
+    CF_TRY(dir_use(rs, &dfd, err));
+    cf_status st = cf_rs_create_file_at(&io, dfd, rs->dir, name, manifest_mode(rs), err);
     if (st == CF_OK)
         st = cf_delta_writer_create(&w, io, NULL, err);
     if (st == CF_OK)
         st = write_dms(rs, w, err);
     cf_delta_writer_free(w);
     cf_io_free(io); /* after the writer that borrowed it; removes the temporary unless committed */
-    CF_TRY(st);
+    if (st != CF_OK) {
+        cf_rs_dir_done(rs, dfd);
+        return st;
+    }
     /* The MANIFEST in memory changes only once the new one is written: after
      * a failure the deltas stay in memory, and a retry must not name this
      * file as well as its own (it would apply every delta twice). The retry
@@ -845,10 +916,11 @@ cf_status cf_rowset_flush(cf_rowset *rs, cf_error *err)
     rs->m.next_file++;
     rs->m.generation++;
     st = cf_rs_manifest_add(&rs->m, CF_RS_FILE_REDO, 0, name, err);
-    if (st == CF_OK && (st = cf_rs_manifest_write_at(&rs->m, rs->dfd, rs->dir, err)) != CF_OK) {
+    if (st == CF_OK && (st = cf_rs_manifest_write_at(&rs->m, dfd, rs->dir, err)) != CF_OK) {
         cf_free(rs->m.files[rs->m.nfiles - 1].name);
         rs->m.nfiles--;
     }
+    cf_rs_dir_done(rs, dfd);
     if (st != CF_OK) {
         rs->m.generation--;
         rs->m.next_file--;

@@ -17,7 +17,6 @@
  * TABLET writes and rowset directories belong to table_tablet.c, the log to
  * wal.c through table_replay.c.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -81,22 +80,6 @@ cf_status cf_tbl_open_rowset(const cf_table *t, const char *name, cf_rowset **ou
     *out = NULL;
     char *path = cf_tbl_rowset_dir(t, name); /* for messages */
     CF_CHECK(path != NULL, err, CF_ENOMEM, "table: out of memory");
-    /* The rowset's own descriptor, reached from the table's (never by the
-     * table's path again: only a table whose directory could not be opened
-     * at all goes by path). */
-    int dfd = AT_FDCWD;
-    if (t->dfd != AT_FDCWD) {
-        do
-            dfd = openat(t->dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        while (dfd < 0 && errno == EINTR);
-        if (dfd < 0) {
-            int e = errno;
-            cf_free(path);
-            CF_CHECK(e != ENOENT && e != ENOTDIR, err, CF_ENOTFOUND, "%s/%s: no rowset here (%s)",
-                     t->dir, name, strerror(e));
-            CF_FAIL(err, CF_EIO, "%s/%s: %s", t->dir, name, strerror(e));
-        }
-    }
     cf_rowset_options o;
     cf_rowset_options_init(&o);
     o.cache = t->cache;
@@ -105,7 +88,11 @@ cf_status cf_tbl_open_rowset(const cf_table *t, const char *name, cf_rowset **ou
     cf_rs_mode mode = !t->read_only    ? CF_RS_MODE_TABLE
                       : t->pin_fd >= 0 ? CF_RS_MODE_READ_PINNED
                                        : CF_RS_MODE_READ_ONLY;
-    cf_status st = cf_rs_open_mode_at(out, dfd, path, &o, mode, err);
+    /* below the table's descriptor, opened from it for each operation (never
+     * by the table's path again, unless the table's directory could not be
+     * opened at all) */
+    cf_status st = t->dfd == AT_FDCWD ? cf_rs_open_mode(out, path, &o, mode, err)
+                                      : cf_rs_open_mode_in(out, t->dfd, name, path, &o, mode, err);
     cf_free(path);
     return st;
 }

@@ -236,12 +236,15 @@ static uint64_t rowset_bytes(const cf_rowset *rs)
     uint64_t sum = 0;
     const char *name, *role;
     struct stat sb;
-    int dfd = cf_rs_dirfd(rs);
+    int dfd = cf_rs_dir_use(rs);
+    if (dfd == -1)
+        return 0;
     if (cf_rs_lstat_at(dfd, cf_rs_dir(rs), CF_RS_MANIFEST, &sb) == 0)
         sum += (uint64_t)sb.st_size;
     for (size_t i = 0; cf_rowset_file_at(rs, i, &name, &role); i++)
         if (cf_rs_lstat_at(dfd, cf_rs_dir(rs), name, &sb) == 0)
             sum += (uint64_t)sb.st_size;
+    cf_rs_dir_done(rs, dfd);
     return sum;
 }
 

@@ -34,6 +34,7 @@
  * MANIFEST's last_ts (the load's) is above every op logged before the load, so
  * replay skips those ops for its keys (docs/ROWSET.md "Write-ahead log").
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -814,9 +815,14 @@ static cf_status target_for(cf_table_loader *l, size_t store, cf_error *err)
     CF_TRY(cf_table_reserve_rowset(l->t, &name, &path, &dfd, err));
     if (src == NULL)
         st = cf_mrs_flush(cf_table_mrs(l->t), dfd, path, cf_table_file_mode(l->t), err);
-    else
-        st = cf_rs_clone(cf_rs_manifest_of(src), cf_rs_dirfd(src), cf_rs_dir(src), dfd, path,
-                         cf_table_file_mode(l->t), err);
+    else {
+        int sdfd = cf_rs_dir_use(src);
+        st = sdfd == -1 ? cf_error_set(err, CF_EIO, __FILE__, __LINE__, "%s: %s", cf_rs_dir(src),
+                                       strerror(errno))
+                        : cf_rs_clone(cf_rs_manifest_of(src), sdfd, cf_rs_dir(src), dfd, path,
+                                      cf_table_file_mode(l->t), err);
+        cf_rs_dir_done(src, sdfd);
+    }
     cf_rs_dir_close(dfd);
     if (st != CF_OK) {
         cf_table_discard_rowset(l->t, name);
