@@ -69,13 +69,33 @@ static cf_status make_dir(const char *dir, bool *made, cf_error *err)
 /* Create file `name` in dir with the rowset's mode from the start (open(2)'s
  * mode, not a chmod after: a table made private never has a file others may
  * read, even for a moment). */
-static cf_status create_file(cf_io **io, const cf_rowset_writer *w, const char *name, cf_error *err)
+static cf_status create_in(cf_io **io, const char *dir, const char *name, unsigned mode,
+                           const char *who, cf_error *err)
 {
-    char *p = cf_rs_path(w->dir, name);
-    CF_CHECK(p != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
-    cf_status st = cf_io_create_file_mode(io, p, w->m->file_mode, err);
+    char *p = cf_rs_path(dir, name);
+    CF_CHECK(p != NULL, err, CF_ENOMEM, "%s: out of memory", who);
+    cf_status st = cf_io_create_file_mode(io, p, mode, err);
     cf_free(p);
     return st;
+}
+
+static cf_status create_file(cf_io **io, const cf_rowset_writer *w, const char *name, cf_error *err)
+{
+    return create_in(io, w->dir, name, w->m->file_mode, "rowset writer", err);
+}
+
+cf_status cf_rs_delta_open(cf_delta_writer **w, cf_io **io, char *name, const char *dir,
+                           cf_rs_manifest *m, cf_delta_type t, const char *who, cf_error *err)
+{
+    if (*w != NULL)
+        return CF_OK;
+    snprintf(name, CF_RS_DELTA_NAME_MAX, "%" PRIu64 ".%s.delta", m->next_file++,
+             t == CF_DELTA_UNDO ? "undo" : "redo");
+    cf_delta_writer_options o;
+    cf_delta_writer_options_init(&o);
+    o.type = t;
+    CF_TRY(create_in(io, dir, name, m->file_mode, who, err));
+    return cf_delta_writer_create(w, *io, &o, err);
 }
 
 /* Free the writers, then the files they wrote through (removing what was not
