@@ -58,6 +58,20 @@ static Kudu__BlockIdPB *block(Kudu__BlockIdPB **next, uint64_t id)
     return b;
 }
 
+/* The n delta files of one kind (REDO or UNDO) with blocks ids[], as the next n
+ * of p's delta messages from *di on (advanced); returns where they start. */
+static Kudu__Tablet__DeltaDataPB **deltas(sb_parts *p, size_t *di, Kudu__BlockIdPB **next,
+                                          const uint64_t *ids, size_t n)
+{
+    Kudu__Tablet__DeltaDataPB **first = &p->deltap[*di];
+    for (size_t i = 0; i < n; i++, (*di)++) {
+        kudu__tablet__delta_data_pb__init(&p->deltas[*di]);
+        p->deltas[*di].block = block(next, ids[i]);
+        p->deltap[*di] = &p->deltas[*di];
+    }
+    return first;
+}
+
 /* Fill sb (pointing into p) from spec. */
 static cf_status build(Kudu__Tablet__TabletSuperBlockPB *sb, sb_parts *p, Kudu__PartitionPB *part,
                        Kudu__PartitionSchemaPB *ps, Kudu__PartitionSchemaPB__RangeSchemaPB *range,
@@ -126,20 +140,10 @@ static cf_status build(Kudu__Tablet__TabletSuperBlockPB *sb, sb_parts *p, Kudu__
             p->cols[ci].column_id = (int32_t)in->column_ids[i];
             p->colp[ci] = &p->cols[ci];
         }
-        o->redo_deltas = &p->deltap[di];
+        o->redo_deltas = deltas(p, &di, &next, in->redo_blocks, in->nredo);
         o->n_redo_deltas = in->nredo;
-        for (size_t i = 0; i < in->nredo; i++, di++) {
-            kudu__tablet__delta_data_pb__init(&p->deltas[di]);
-            p->deltas[di].block = block(&next, in->redo_blocks[i]);
-            p->deltap[di] = &p->deltas[di];
-        }
-        o->undo_deltas = &p->deltap[di];
+        o->undo_deltas = deltas(p, &di, &next, in->undo_blocks, in->nundo);
         o->n_undo_deltas = in->nundo;
-        for (size_t i = 0; i < in->nundo; i++, di++) {
-            kudu__tablet__delta_data_pb__init(&p->deltas[di]);
-            p->deltas[di].block = block(&next, in->undo_blocks[i]);
-            p->deltap[di] = &p->deltas[di];
-        }
         if (in->has_bloom)
             o->bloom_block = block(&next, in->bloom_block);
         if (in->has_adhoc_index)
