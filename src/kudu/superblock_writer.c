@@ -72,12 +72,26 @@ static Kudu__Tablet__DeltaDataPB **deltas(sb_parts *p, size_t *di, Kudu__BlockId
     return first;
 }
 
-/* Fill sb (pointing into p) from spec. */
-static cf_status build(Kudu__Tablet__TabletSuperBlockPB *sb, sb_parts *p, Kudu__PartitionPB *part,
-                       Kudu__PartitionSchemaPB *ps, Kudu__PartitionSchemaPB__RangeSchemaPB *range,
-                       Kudu__DataDirGroupPB *ddg, const cf_kudu_superblock_spec *spec,
-                       cf_error *err)
+/* A superblock message and what it points into: zeroed, filled by build,
+ * then packed or written and freed with parts_free(&m->p). */
+typedef struct sb_msg {
+    Kudu__Tablet__TabletSuperBlockPB sb;
+    Kudu__PartitionPB part;
+    Kudu__PartitionSchemaPB ps;
+    Kudu__PartitionSchemaPB__RangeSchemaPB range;
+    Kudu__DataDirGroupPB ddg;
+    sb_parts p;
+} sb_msg;
+
+/* Fill m->sb (pointing into the rest of m) from spec. */
+static cf_status build(sb_msg *m, const cf_kudu_superblock_spec *spec, cf_error *err)
 {
+    Kudu__Tablet__TabletSuperBlockPB *sb = &m->sb;
+    sb_parts *p = &m->p;
+    Kudu__PartitionPB *part = &m->part;
+    Kudu__PartitionSchemaPB *ps = &m->ps;
+    Kudu__PartitionSchemaPB__RangeSchemaPB *range = &m->range;
+    Kudu__DataDirGroupPB *ddg = &m->ddg;
     CF_CHECK(spec->version == CF_KUDU_SUPERBLOCK_SPEC_VERSION, err, CF_EINVAL,
              "superblock: spec version %u (want %u)", spec->version,
              CF_KUDU_SUPERBLOCK_SPEC_VERSION);
@@ -212,37 +226,27 @@ void cf_kudu_superblock_spec_init(cf_kudu_superblock_spec *spec)
 
 cf_status cf_kudu_superblock_pack(cf_buf *out, const cf_kudu_superblock_spec *spec, cf_error *err)
 {
-    Kudu__Tablet__TabletSuperBlockPB sb;
-    Kudu__PartitionPB part;
-    Kudu__PartitionSchemaPB ps;
-    Kudu__PartitionSchemaPB__RangeSchemaPB range;
-    Kudu__DataDirGroupPB ddg;
-    sb_parts p = {0};
-    cf_status st = build(&sb, &p, &part, &ps, &range, &ddg, spec, err);
+    sb_msg m = {0};
+    cf_status st = build(&m, spec, err);
     if (st == CF_OK) {
-        size_t n = kudu__tablet__tablet_super_block_pb__get_packed_size(&sb);
+        size_t n = kudu__tablet__tablet_super_block_pb__get_packed_size(&m.sb);
         uint8_t *dst = cf_buf_extend(out, n);
         if (dst == NULL)
             st = cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__, "superblock: out of memory");
         else
-            kudu__tablet__tablet_super_block_pb__pack(&sb, dst);
+            kudu__tablet__tablet_super_block_pb__pack(&m.sb, dst);
     }
-    parts_free(&p);
+    parts_free(&m.p);
     return st;
 }
 
 cf_status cf_kudu_superblock_write(const char *path, const cf_kudu_superblock_spec *spec,
                                    cf_error *err)
 {
-    Kudu__Tablet__TabletSuperBlockPB sb;
-    Kudu__PartitionPB part;
-    Kudu__PartitionSchemaPB ps;
-    Kudu__PartitionSchemaPB__RangeSchemaPB range;
-    Kudu__DataDirGroupPB ddg;
-    sb_parts p = {0};
-    cf_status st = build(&sb, &p, &part, &ps, &range, &ddg, spec, err);
+    sb_msg m = {0};
+    cf_status st = build(&m, spec, err);
     if (st == CF_OK)
-        st = cf_kudu_pbc_write_file(path, &sb.base, err);
-    parts_free(&p);
+        st = cf_kudu_pbc_write_file(path, &m.sb.base, err);
+    parts_free(&m.p);
     return st;
 }
