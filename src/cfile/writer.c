@@ -149,13 +149,9 @@ static void md_free(md_list *l)
 
 static cf_status md_add(md_list *l, const char *key, const void *value, size_t len, cf_error *err)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 4;
-        md_pair *v = cf_realloc(l->v, cap * sizeof *v);
-        CF_CHECK(v != NULL, err, CF_ENOMEM, "out of memory adding metadata");
-        l->v = v;
-        l->cap = cap;
-    }
+    if (l->n == l->cap)
+        CF_CHECK(cf_array_grow(&l->v, &l->cap, sizeof *l->v, 4), err, CF_ENOMEM,
+                 "out of memory adding metadata");
     size_t klen = strlen(key);
     char *k = cf_malloc(klen + 1);
     uint8_t *val = cf_malloc(len ? len : 1);

@@ -117,13 +117,9 @@ static const char *keep(rep *r, size_t k, const char *s, bool *oom)
 
 static cf_status rep_add(cf_kudu_replicas *set, rep **out, cf_error *err)
 {
-    if (set->nreps == set->cap) {
-        size_t cap = set->cap ? set->cap * 2 : 16;
-        rep *g = cf_realloc(set->reps, cap * sizeof *g);
-        CF_CHECK(g != NULL, err, CF_ENOMEM, "out of memory for replicas");
-        set->reps = g;
-        set->cap = cap;
-    }
+    if (set->nreps == set->cap)
+        CF_CHECK(cf_array_grow(&set->reps, &set->cap, sizeof *set->reps, 16), err, CF_ENOMEM,
+                 "out of memory for replicas");
     *out = &set->reps[set->nreps++];
     memset(*out, 0, sizeof **out);
     (*out)->pub.current_term = -1;

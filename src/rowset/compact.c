@@ -63,13 +63,9 @@ typedef struct ent_list {
 
 static cf_status ent_push(ent_list *l, uint64_t ts, cf_slice rcl, cf_error *err)
 {
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 16;
-        ent *p = cf_realloc(l->v, nc * sizeof(*p));
-        CF_CHECK(p != NULL, err, CF_ENOMEM, "compact: out of memory");
-        l->v = p;
-        l->cap = nc;
-    }
+    if (l->n == l->cap)
+        CF_CHECK(cf_array_grow(&l->v, &l->cap, sizeof *l->v, 16), err, CF_ENOMEM,
+                 "compact: out of memory");
     l->v[l->n++] = (ent){ts, l->bytes.len, rcl.len};
     cf_buf_append(&l->bytes, rcl.data, rcl.len);
     CF_CHECK(!l->bytes.oom, err, CF_ENOMEM, "compact: out of memory");
