@@ -53,11 +53,11 @@ cf_status cf_arrow_stream_publish(struct ArrowArrayStream *out,
                                   int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *),
                                   void (*release)(struct ArrowArrayStream *), void *p)
 {
-    out->get_schema = cf_arrow_stream_get_schema;
-    out->get_next = get_next;
-    out->get_last_error = cf_arrow_stream_last_error;
-    out->release = release;
-    out->private_data = p;
+    *out = (struct ArrowArrayStream){.get_schema = cf_arrow_stream_get_schema,
+                                     .get_next = get_next,
+                                     .get_last_error = cf_arrow_stream_last_error,
+                                     .release = release,
+                                     .private_data = p};
     return CF_OK;
 }
 
