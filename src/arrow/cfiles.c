@@ -56,10 +56,7 @@ cf_status cf_arrow_stream_cfiles(struct ArrowArrayStream *out, const cf_reader *
 {
     memset(out, 0, sizeof *out);
     cf_arrow_options dflt;
-    if (opts == NULL) {
-        cf_arrow_options_init(&dflt);
-        opts = &dflt;
-    }
+    opts = cf_arrow_options_or_default(opts, &dflt);
     CF_CHECK(n >= 1 && n <= CF_ARROW_MAX_COLUMNS, err, CF_EINVAL, "arrow: %zu columns (1..%u)", n,
              CF_ARROW_MAX_COLUMNS);
     uint64_t rows = cf_reader_info(readers[0])->num_values;
@@ -94,13 +91,10 @@ cf_status cf_arrow_stream_cfiles(struct ArrowArrayStream *out, const cf_reader *
         s->n = made + 1;
         st = cf_iter_create(&s->iters[made], readers[made], err);
     }
+    cf_arrow_source src = {cfiles_fill, cfiles_free, s};
     if (st != CF_OK) {
-        for (size_t i = 0; i < made; i++)
-            cf_arrow_col_dispose(&cols[i]);
-        cf_free(cols);
-        cfiles_free(s);
+        cf_arrow_source_drop(src, cols, made);
         return st;
     }
-    cf_arrow_source src = {cfiles_fill, cfiles_free, s};
     return cf_arrow_stream_make(out, src, cols, n, opts, err);
 }

@@ -9,7 +9,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "cfile/arrow_internal.h"
 #include "util/alloc.h"
 #include "util/error.h"
 #include "util/utf8.h"

@@ -102,13 +102,10 @@ cf_status cf_arrow_stream_hfile(struct ArrowArrayStream *out, const struct cf_hf
         if (st != CF_OK)
             break;
     }
+    cf_arrow_source src = {hfile_fill, hfile_free, s};
     if (st != CF_OK) {
-        for (size_t i = 0; i < made; i++)
-            cf_arrow_col_dispose(&cols[i]);
-        cf_free(cols);
-        hfile_free(s);
+        cf_arrow_source_drop(src, cols, made);
         return st;
     }
-    cf_arrow_source src = {hfile_fill, hfile_free, s};
     return cf_arrow_stream_make(out, src, cols, H_NCOLS, &use, err);
 }

@@ -448,10 +448,5 @@ cf_status cf_arrow_stream_parquet(struct ArrowArrayStream *out, const cf_parquet
         cf_free(p);
         return st;
     }
-    out->get_schema = cf_arrow_stream_get_schema;
-    out->get_next = get_next;
-    out->get_last_error = cf_arrow_stream_last_error;
-    out->release = release;
-    out->private_data = p;
-    return CF_OK;
+    return cf_arrow_stream_publish(out, get_next, release, p);
 }

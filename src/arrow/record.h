@@ -12,6 +12,7 @@
 #include <cfile/arrow.h>
 #include <cfile/iter.h>
 
+#include "cfile/arrow_internal.h"
 #include "util/buf.h"
 
 /* ---- nodes ------------------------------------------------------------------------------ */
@@ -79,6 +80,9 @@ typedef struct cf_arrow_source {
 cf_status cf_arrow_stream_make(struct ArrowArrayStream *out, cf_arrow_source src,
                                cf_arrow_col *cols, size_t ncols, const cf_arrow_options *o,
                                cf_error *err);
+/* Free src and the column array cols, of which cols[0..made) were initialized:
+ * what a stream's maker does when it fails before cf_arrow_stream_make. */
+void cf_arrow_source_drop(cf_arrow_source src, cf_arrow_col *cols, size_t made);
 
 /* ---- the stream contract shared by every stream ------------------------------------------ */
 
@@ -98,5 +102,10 @@ int cf_arrow_stream_fail(cf_arrow_stream_state *st, cf_status status, const cf_e
  * a cf_arrow_stream_state. */
 int cf_arrow_stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out);
 const char *cf_arrow_stream_last_error(struct ArrowArrayStream *s);
+/* Fill out's callbacks (get_schema and get_last_error the shared ones above)
+ * for the private data p; returns CF_OK. */
+cf_status cf_arrow_stream_publish(struct ArrowArrayStream *out,
+                                  int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *),
+                                  void (*release)(struct ArrowArrayStream *), void *p);
 
 #endif

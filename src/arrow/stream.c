@@ -49,6 +49,18 @@ static int fail(stream_priv *p, cf_status st, const cf_error *err)
     return cf_arrow_stream_fail(&p->st, st, err);
 }
 
+cf_status cf_arrow_stream_publish(struct ArrowArrayStream *out,
+                                  int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *),
+                                  void (*release)(struct ArrowArrayStream *), void *p)
+{
+    *out = (struct ArrowArrayStream){.get_schema = cf_arrow_stream_get_schema,
+                                     .get_next = get_next,
+                                     .get_last_error = cf_arrow_stream_last_error,
+                                     .release = release,
+                                     .private_data = p};
+    return CF_OK;
+}
+
 static int get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
 {
     stream_priv *p = s->private_data;
@@ -86,13 +98,18 @@ static int get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
     return 0;
 }
 
+void cf_arrow_source_drop(cf_arrow_source src, cf_arrow_col *cols, size_t made)
+{
+    if (src.free != NULL)
+        src.free(src.ctx);
+    for (size_t i = 0; i < made; i++)
+        cf_arrow_col_dispose(&cols[i]);
+    cf_free(cols);
+}
+
 static void free_priv(stream_priv *p)
 {
-    if (p->src.free != NULL)
-        p->src.free(p->src.ctx);
-    for (size_t i = 0; i < p->ncols; i++)
-        cf_arrow_col_dispose(&p->cols[i]);
-    cf_free(p->cols);
+    cf_arrow_source_drop(p->src, p->cols, p->ncols);
     if (p->st.schema.release != NULL)
         p->st.schema.release(&p->st.schema);
     cf_free(p);
@@ -114,11 +131,7 @@ cf_status cf_arrow_stream_make(struct ArrowArrayStream *out, cf_arrow_source src
     memset(out, 0, sizeof *out);
     stream_priv *p = cf_calloc(1, sizeof *p);
     if (p == NULL) {
-        if (src.free != NULL)
-            src.free(src.ctx);
-        for (size_t i = 0; i < ncols; i++)
-            cf_arrow_col_dispose(&cols[i]);
-        cf_free(cols);
+        cf_arrow_source_drop(src, cols, ncols);
         CF_FAIL(err, CF_ENOMEM, "out of memory for an arrow stream");
     }
     p->src = src;
@@ -132,10 +145,5 @@ cf_status cf_arrow_stream_make(struct ArrowArrayStream *out, cf_arrow_source src
         free_priv(p);
         return st;
     }
-    out->get_schema = cf_arrow_stream_get_schema;
-    out->get_next = get_next;
-    out->get_last_error = cf_arrow_stream_last_error;
-    out->release = release;
-    out->private_data = p;
-    return CF_OK;
+    return cf_arrow_stream_publish(out, get_next, release, p);
 }

@@ -71,10 +71,7 @@ static cf_status stream_rows(struct ArrowArrayStream *out, void *sc, rows_next_f
                              size_t nproj, const cf_arrow_options *opts, cf_error *err)
 {
     cf_arrow_options dflt;
-    if (opts == NULL) {
-        cf_arrow_options_init(&dflt);
-        opts = &dflt;
-    }
+    opts = cf_arrow_options_or_default(opts, &dflt);
     size_t ncols = proj != NULL ? nproj : cf_schema_column_count(schema);
     rows_src *s = cf_calloc(1, sizeof *s);
     cf_arrow_col *cols = ncols > 0 ? cf_calloc(ncols, sizeof *cols) : NULL;
@@ -98,14 +95,11 @@ static cf_status stream_rows(struct ArrowArrayStream *out, void *sc, rows_next_f
         if (st != CF_OK)
             break;
     }
+    cf_arrow_source src = {rows_fill, rows_free, s};
     if (st != CF_OK) {
-        for (size_t i = 0; i < made; i++)
-            cf_arrow_col_dispose(&cols[i]);
-        cf_free(cols);
-        rows_free(s);
+        cf_arrow_source_drop(src, cols, made);
         return st;
     }
-    cf_arrow_source src = {rows_fill, rows_free, s};
     return cf_arrow_stream_make(out, src, cols, ncols, opts, err);
 }
 

@@ -115,60 +115,18 @@ cf_status cf_bloom_reader_may_contain(const cf_bloom_reader *b, cf_slice key, bo
 
 /* ---- verify ------------------------------------------------------------------------------- */
 
-typedef struct bverify {
-    const cf_reader *r;
-    cf_verify_fn fn;
-    void *ctx;
-    size_t damaged;
-    cf_sticky first;       /* the first damage found, returned at the end */
-    uint32_t logical_size; /* of the block read last */
-    /* Of the index block being reported (so `cfile info --svg` can draw the tree
-     * as it does a CFile's: pre-order, each block's depth and entries). */
-    uint32_t index_entries;
-    unsigned index_level;
-} bverify;
-
-static void breport(bverify *v, const char *kind, cf_block_ptr p, cf_status st, const cf_error *e)
+/* A damaged block shows no logical size. */
+static void breport(cf_verifier *v, const char *kind, cf_block_ptr p, cf_status st,
+                    const cf_error *e)
 {
-    if (st != CF_OK) {
-        v->damaged++;
-        cf_sticky_set(&v->first, st, e);
-    }
-    if (v->fn != NULL) {
-        cf_block_report rep = {kind,
-                               p.off,
-                               p.size,
-                               0,
-                               0,
-                               st,
-                               st == CF_OK ? NULL : e->msg,
-                               st == CF_OK ? v->logical_size : 0,
-                               0,
-                               v->index_entries,
-                               v->index_level};
-        v->fn(v->ctx, &rep);
-    }
-    v->logical_size = 0;
-    v->index_entries = 0;
-    v->index_level = 0;
+    if (st != CF_OK)
+        v->logical_size = 0;
+    cf_verify_report(v, kind, p, 0, 0, st, e);
 }
 
 static cf_status bread(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out, cf_error *err)
 {
-    bverify *v = ctx;
-    cf_status st = cf_reader_read_block(v->r, ptr, scratch, out, "index block", err);
-    v->logical_size = st == CF_OK ? (uint32_t)out->len : 0;
-    return st;
-}
-
-static cf_status bvisit(void *vctx, unsigned level, cf_block_ptr ptr, const cf_index_block *ib,
-                        cf_error *err)
-{
-    bverify *v = vctx;
-    v->index_entries = ib->count;
-    v->index_level = level;
-    breport(v, "value index", ptr, CF_OK, err);
-    return CF_OK;
+    return cf_reader_read_block(ctx, ptr, scratch, out, "index block", err);
 }
 
 cf_status cf_bloom_reader_verify(const cf_bloom_reader *b, cf_verify_fn fn, void *ctx,
@@ -176,19 +134,17 @@ cf_status cf_bloom_reader_verify(const cf_bloom_reader *b, cf_verify_fn fn, void
 {
     const cf_file_info *fi = cf_reader_info(b->r);
     cf_block_ptr root = {fi->validx_root_off, fi->validx_root_size};
-    bverify v = {.r = b->r, .fn = fn, .ctx = ctx};
+    cf_verifier v = {.r = b->r, .fn = fn, .ctx = ctx};
     cf_error e = {0};
     if (damaged != NULL)
         *damaged = 0;
-    cf_status st = cf_btree_walk(root, bread, &v, bvisit, &v, &e);
-    if (st != CF_OK) {
-        /* A damaged index hides the bloom blocks below it. */
-        breport(&v, "value index", root, st, &e);
-    } else {
+    /* A damaged index hides the bloom blocks below it. */
+    cf_status st = cf_verify_index(&v, root, "value index");
+    if (st == CF_OK) {
         cf_btree_iter *bt = NULL;
         cf_buf scratch;
         cf_buf_init(&scratch);
-        st = cf_btree_iter_create(&bt, root, bread, &v, &e);
+        st = cf_btree_iter_create(&bt, root, bread, (void *)b->r, &e);
         if (st == CF_OK)
             st = cf_btree_iter_seek_to_first(bt, &e);
         while (st == CF_OK) {
@@ -211,9 +167,7 @@ cf_status cf_bloom_reader_verify(const cf_bloom_reader *b, cf_verify_fn fn, void
         cf_btree_iter_free(bt);
         cf_buf_dispose(&scratch);
     }
-    if (damaged != NULL)
-        *damaged = v.damaged;
-    return cf_sticky_first(&v.first, err);
+    return cf_verify_done(&v, damaged, err);
 }
 
 const cf_reader *cf_bloom_reader_cfile(const cf_bloom_reader *b)

@@ -16,6 +16,7 @@
 #include "cfile/extend.h"
 #include "util/alloc.h"
 #include "util/buf.h"
+#include "util/bytes.h"
 #include "util/error.h"
 #include "bloom.h"
 #include "cityhash.h"
@@ -108,16 +109,6 @@ cf_status cf_bloom_writer_create_file(cf_bloom_writer **out, const char *path,
     return CF_OK;
 }
 
-/* memcmp order, a proper prefix first (format §9.2). */
-static int key_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
-{
-    size_t n = alen < blen ? alen : blen;
-    int c = n > 0 ? memcmp(a, b, n) : 0;
-    if (c != 0)
-        return c;
-    return alen < blen ? -1 : alen > blen ? 1 : 0;
-}
-
 /* Write the current page as a raw block keyed by its first key (format §11.5). */
 static cf_status flush_page(cf_bloom_writer *w, cf_error *err)
 {
@@ -134,8 +125,10 @@ static cf_status add_key(cf_bloom_writer *w, cf_slice key, cf_error *err)
 {
     CF_CHECK(!w->finished, err, CF_ESTATE, "bloom writer: add after finish");
     CF_CHECK(key.data != NULL || key.len == 0, err, CF_EINVAL, "bloom writer: NULL key data");
+    /* memcmp order, a proper prefix first (format §9.2). */
     if (w->n_keys > 0)
-        CF_CHECK(key_cmp(w->last_key.data, w->last_key.len, key.data, key.len) <= 0, err, CF_EINVAL,
+        CF_CHECK(cf_bytes_cmp(w->last_key.data, w->last_key.len, key.data, key.len) <= 0, err,
+                 CF_EINVAL,
                  "bloom writer: key %" PRIu64 " is smaller than the key before it "
                  "(keys must be added in sorted order)",
                  w->n_keys);

@@ -31,6 +31,15 @@ void cf_arrow_options_init(cf_arrow_options *opts)
     opts->version = CF_ARROW_OPTIONS_VERSION;
 }
 
+const cf_arrow_options *cf_arrow_options_or_default(const cf_arrow_options *o,
+                                                    cf_arrow_options *dflt)
+{
+    if (o != NULL)
+        return o;
+    cf_arrow_options_init(dflt);
+    return dflt;
+}
+
 /* ---- options and formats --------------------------------------------------------------- */
 
 static int32_t decimal_max_precision(cf_type t)
@@ -224,10 +233,7 @@ cf_status cf_arrow_schema(const cf_reader *r, const cf_arrow_options *opts, stru
 {
     memset(out, 0, sizeof *out);
     cf_arrow_options dflt;
-    if (opts == NULL) {
-        cf_arrow_options_init(&dflt);
-        opts = &dflt;
-    }
+    opts = cf_arrow_options_or_default(opts, &dflt);
     const cf_file_info *fi = cf_reader_info(r);
     CF_TRY(check_options(opts, fi->type, err));
     return make_schema(out, fi, opts, opts->large_binary, err);
@@ -517,10 +523,7 @@ cf_status cf_iter_next_arrow(cf_iter *it, size_t max_rows, const cf_arrow_option
     if (schema != NULL)
         memset(schema, 0, sizeof *schema);
     cf_arrow_options dflt;
-    if (opts == NULL) {
-        cf_arrow_options_init(&dflt);
-        opts = &dflt;
-    }
+    opts = cf_arrow_options_or_default(opts, &dflt);
     cf_arrow_options with_lender;
     if (opts->zero_copy && opts->lender == NULL) {
         with_lender = *opts;

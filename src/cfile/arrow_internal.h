@@ -4,6 +4,11 @@
 
 #include <cfile/arrow.h>
 
+/* o, or when it is NULL *dflt set to the defaults: what an entry point taking
+ * optional options works from. */
+const cf_arrow_options *cf_arrow_options_or_default(const cf_arrow_options *o,
+                                                    cf_arrow_options *dflt);
+
 /* Validate o for a column of type t (CF_EINVAL naming the bad field). */
 cf_status cf_arrow_check_options(const cf_arrow_options *o, cf_type t, cf_error *err);
 

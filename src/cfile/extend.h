@@ -9,6 +9,7 @@
 
 #include "index/btree.h"
 #include "util/buf.h"
+#include "util/error.h"
 
 /* ---- writing ------------------------------------------------------------------------- */
 
@@ -50,5 +51,34 @@ cf_status cf_iter_seek_validx_block(cf_iter *it, cf_slice key, cf_error *err);
  * (a rowset opens its files relative to its directory's descriptor). */
 cf_status cf_reader_open_owned(cf_reader **out, cf_io *io, const cf_reader_options *opts,
                                cf_error *err);
+
+/* ---- verifying ---------------------------------------------------------------------- */
+
+/* One verification under way (cf_reader_verify, cf_bloom_reader_verify): the
+ * file, the caller's callback, the damage so far. The fields after `first`
+ * describe the block about to be reported (cfile info --blocks, --svg): set
+ * just before cf_verify_report, which clears them. */
+typedef struct cf_verifier {
+    const cf_reader *r;
+    cf_verify_fn fn;
+    void *ctx;
+    size_t damaged;
+    cf_sticky first; /* the first damage found, returned by cf_verify_done */
+    uint32_t logical_size;
+    int dict_mode;
+    uint32_t index_entries;
+    unsigned index_level;
+} cf_verifier;
+
+/* Report one block of `kind` at p holding rows [first, first + rows) to the
+ * callback; st != CF_OK counts it as damaged (e saying why). */
+void cf_verify_report(cf_verifier *v, const char *kind, cf_block_ptr p, uint64_t first,
+                      uint64_t rows, cf_status st, const cf_error *e);
+/* Walk the index tree at root, reporting each of its blocks as `kind`; a tree
+ * that cannot be walked is reported once, at its root, and its status returned. */
+cf_status cf_verify_index(cf_verifier *v, cf_block_ptr root, const char *kind);
+/* The end of a verification: *damaged (may be NULL) gets the count, and the
+ * first damage is returned. */
+cf_status cf_verify_done(cf_verifier *v, size_t *damaged, cf_error *err);
 
 #endif

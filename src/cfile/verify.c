@@ -1,28 +1,15 @@
 /* cf_reader_verify: check every block of a file and report each one, so a
  * user can tell which rows of a damaged file are lost (DESIGN.md, `cfile verify`). */
 #include "internal.h"
+#include "extend.h"
 
 #include <string.h>
 
 #include "util/endian.h"
 #include "util/error.h"
 
-typedef struct verify_state {
-    const cf_reader *r;
-    cf_verify_fn fn;
-    void *ctx;
-    size_t damaged;
-    cf_sticky first; /* the first damage found, returned at the end */
-    /* For the block report's logical_size/dict_mode (cfile info --blocks): set
-     * just before each report() call, then cleared by it. */
-    uint32_t logical_size;
-    int dict_mode;
-    uint32_t index_entries; /* likewise, for index blocks */
-    unsigned index_level;
-} verify_state;
-
-static void report(verify_state *vs, const char *kind, cf_block_ptr p, uint64_t first,
-                   uint64_t rows, cf_status st, const cf_error *e)
+void cf_verify_report(cf_verifier *vs, const char *kind, cf_block_ptr p, uint64_t first,
+                      uint64_t rows, cf_status st, const cf_error *e)
 {
     uint32_t logical_size = vs->logical_size;
     int dict_mode = vs->dict_mode;
@@ -53,7 +40,7 @@ static void report(verify_state *vs, const char *kind, cf_block_ptr p, uint64_t 
 }
 
 typedef struct walk_ctx {
-    verify_state *vs;
+    cf_verifier *vs;
     const char *kind;
 } walk_ctx;
 
@@ -63,7 +50,7 @@ static cf_status visit(void *vctx, unsigned level, cf_block_ptr ptr, const cf_in
     walk_ctx *wc = vctx;
     wc->vs->index_entries = ib->count;
     wc->vs->index_level = level;
-    report(wc->vs, wc->kind, ptr, 0, 0, CF_OK, err);
+    cf_verify_report(wc->vs, wc->kind, ptr, 0, 0, CF_OK, err);
     return CF_OK;
 }
 
@@ -77,34 +64,46 @@ static cf_status read_cb(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice 
 static cf_status walk_read_cb(void *ctx, cf_block_ptr ptr, cf_buf *scratch, cf_slice *out,
                               cf_error *err)
 {
-    verify_state *vs = ctx;
+    cf_verifier *vs = ctx;
     cf_status st = cf_reader_read_block(vs->r, ptr, scratch, out, "index block", err);
     vs->logical_size = st == CF_OK ? (uint32_t)out->len : 0;
     return st;
 }
 
+cf_status cf_verify_index(cf_verifier *v, cf_block_ptr root, const char *kind)
+{
+    cf_error e = {0};
+    walk_ctx wc = {v, kind};
+    cf_status st = cf_btree_walk(root, walk_read_cb, v, visit, &wc, &e);
+    if (st != CF_OK) {
+        v->logical_size = 0; /* whatever was read last is not the root */
+        cf_verify_report(v, kind, root, 0, 0, st, &e);
+    }
+    return st;
+}
+
+cf_status cf_verify_done(cf_verifier *v, size_t *damaged, cf_error *err)
+{
+    if (damaged)
+        *damaged = v->damaged;
+    return cf_sticky_first(&v->first, err);
+}
+
 /* Leaf keys are ordinals only in the positional tree. */
-static bool data_by_position(const verify_state *vs)
+static bool data_by_position(const cf_verifier *vs)
 {
     return vs->r->info.has_posidx;
 }
 
 /* Walk one tree's index blocks, then check every data block of its leaves. */
-static void verify_tree(verify_state *vs, cf_iter *it, cf_block_ptr root, const char *kind,
+static void verify_tree(cf_verifier *vs, cf_iter *it, cf_block_ptr root, const char *kind,
                         bool data)
 {
+    if (cf_verify_index(vs, root, kind) != CF_OK || !data)
+        return;
     cf_error e = {0};
-    walk_ctx wc = {vs, kind};
-    cf_status st = cf_btree_walk(root, walk_read_cb, vs, visit, &wc, &e);
-    if (st != CF_OK) {
-        vs->logical_size = 0; /* whatever was read last is not the root */
-        report(vs, kind, root, 0, 0, st, &e);
-        return;
-    }
-    if (!data)
-        return;
     cf_btree_iter *bt = NULL;
-    st = cf_btree_iter_create(&bt, root, read_cb, (void *)vs->r, &e);
+    cf_status st = cf_btree_iter_create(&bt, root, read_cb, (void *)vs->r, &e);
     if (st == CF_OK)
         st = cf_btree_iter_seek_to_first(bt, &e);
     /* A damaged block's rows are unknown until the next block's first ordinal
@@ -125,7 +124,7 @@ static void verify_tree(verify_state *vs, cf_iter *it, cf_block_ptr root, const 
         bool after_intact = !pending;
         if (pending) {
             uint64_t lost = positional && first > pend_first ? first - pend_first : 0;
-            report(vs, "data block", pend_ptr, pend_first, lost, CF_ECORRUPT, &pend_err);
+            cf_verify_report(vs, "data block", pend_ptr, pend_first, lost, CF_ECORRUPT, &pend_err);
             pending = false;
         }
         uint32_t lsize = 0;
@@ -140,7 +139,7 @@ static void verify_tree(verify_state *vs, cf_iter *it, cf_block_ptr root, const 
         if (bst == CF_OK) {
             vs->logical_size = lsize;
             vs->dict_mode = dmode;
-            report(vs, "data block", p, first, rows, CF_OK, &e);
+            cf_verify_report(vs, "data block", p, first, rows, CF_OK, &e);
         } else {
             pending = true;
             pend_ptr = p;
@@ -153,17 +152,17 @@ static void verify_tree(verify_state *vs, cf_iter *it, cf_block_ptr root, const 
     }
     if (pending) {
         uint64_t n = vs->r->info.num_values;
-        report(vs, "data block", pend_ptr, pend_first, n > pend_first ? n - pend_first : 0,
-               pend_err.code, &pend_err);
+        cf_verify_report(vs, "data block", pend_ptr, pend_first,
+                         n > pend_first ? n - pend_first : 0, pend_err.code, &pend_err);
     }
     if (st != CF_ENOTFOUND) {
-        report(vs, kind, root, 0, 0, st, &e);
+        cf_verify_report(vs, kind, root, 0, 0, st, &e);
     } else if (vs->damaged == 0 && next_first != vs->r->info.num_values) {
         /* Every block decoded, yet they do not add up to the footer's count. */
         cf_error_set(&e, CF_ECORRUPT, __FILE__, __LINE__,
                      "the data blocks hold %llu rows but the footer claims %llu",
                      (unsigned long long)next_first, (unsigned long long)vs->r->info.num_values);
-        report(vs, kind, root, 0, 0, CF_ECORRUPT, &e);
+        cf_verify_report(vs, kind, root, 0, 0, CF_ECORRUPT, &e);
     }
     cf_btree_iter_free(bt);
 }
@@ -171,7 +170,7 @@ static void verify_tree(verify_state *vs, cf_iter *it, cf_block_ptr root, const 
 cf_status cf_reader_verify(const cf_reader *r, cf_verify_fn fn, void *ctx, size_t *damaged,
                            cf_error *err)
 {
-    verify_state vs = {.r = r, .fn = fn, .ctx = ctx};
+    cf_verifier vs = {.r = r, .fn = fn, .ctx = ctx};
     const cf_file_info *fi = &r->info;
     if (fi->has_dict_block) { /* decoded at open: reaching here means it is intact */
         cf_block_ptr dp = {fi->dict_block_off, fi->dict_block_size};
@@ -183,7 +182,7 @@ cf_status cf_reader_verify(const cf_reader *r, cf_verify_fn fn, void *ctx, size_
         if (cf_reader_read_block(r, dp, &scratch, &blk, "dictionary block", &e) == CF_OK)
             vs.logical_size = (uint32_t)blk.len;
         cf_buf_dispose(&scratch);
-        report(&vs, "dictionary block", dp, 0, 0, CF_OK, NULL);
+        cf_verify_report(&vs, "dictionary block", dp, 0, 0, CF_OK, NULL);
     }
     if (damaged)
         *damaged = 0;
@@ -203,7 +202,5 @@ cf_status cf_reader_verify(const cf_reader *r, cf_verify_fn fn, void *ctx, size_
         verify_tree(&vs, it, (cf_block_ptr){fi->validx_root_off, fi->validx_root_size},
                     "value index", !fi->has_posidx);
     cf_iter_free(it);
-    if (damaged)
-        *damaged = vs.damaged;
-    return cf_sticky_first(&vs.first, err);
+    return cf_verify_done(&vs, damaged, err);
 }

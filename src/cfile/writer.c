@@ -17,6 +17,7 @@
 #include "codec/compress.h"
 #include "codec/crc32c.h"
 #include "util/alloc.h"
+#include "util/bytes.h"
 #include "util/bitmap.h"
 #include "util/endian.h"
 #include "util/error.h"
@@ -149,13 +150,9 @@ static void md_free(md_list *l)
 
 static cf_status md_add(md_list *l, const char *key, const void *value, size_t len, cf_error *err)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 4;
-        md_pair *v = cf_realloc(l->v, cap * sizeof *v);
-        CF_CHECK(v != NULL, err, CF_ENOMEM, "out of memory adding metadata");
-        l->v = v;
-        l->cap = cap;
-    }
+    if (l->n == l->cap)
+        CF_CHECK(cf_array_grow(&l->v, &l->cap, sizeof *l->v, 4), err, CF_ENOMEM,
+                 "out of memory adding metadata");
     size_t klen = strlen(key);
     char *k = cf_malloc(klen + 1);
     uint8_t *val = cf_malloc(len ? len : 1);
@@ -338,9 +335,9 @@ static cf_status note_values(cf_writer *w, const uint8_t *vals, size_t n, cf_err
         cf_key_encode(w->o.type, vals + i * es, &w->key_tmp);
         CF_CHECK(!w->key_tmp.oom, err, CF_ENOMEM, "out of memory keeping index keys");
         if (w->have_last_value) {
-            size_t a = w->last_key.len, b = w->key_tmp.len, m = a < b ? a : b;
-            int c = m ? memcmp(w->last_key.data, w->key_tmp.data, m) : 0;
-            CF_CHECK(c < 0 || (c == 0 && a <= b), err, CF_EINVAL,
+            CF_CHECK(cf_bytes_cmp(w->last_key.data, w->last_key.len, w->key_tmp.data,
+                                  w->key_tmp.len) <= 0,
+                     err, CF_EINVAL,
                      "row %llu: values must be appended in sorted order for a value index",
                      (unsigned long long)(w->rows + i));
         }

@@ -14,6 +14,7 @@
  * the coefficient of x^(31-i).
  */
 #include "crc32.h"
+#include "gf2.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -56,15 +57,7 @@ static fold_k by64, by16;
 /* a(x) * b(x) mod P. */
 static uint32_t gf_mul(uint32_t a, uint32_t b)
 {
-    uint32_t prod = 0;
-    for (uint32_t bit = 0x80000000u; bit != 0 && a != 0; bit >>= 1) {
-        if (a & bit) {
-            prod ^= b;
-            a ^= bit;
-        }
-        b = (b >> 1) ^ ((b & 1u) ? POLY : 0u);
-    }
-    return prod;
+    return cf_gf2_mul(a, b, POLY);
 }
 
 /* x^n mod P, by squaring. */

@@ -33,6 +33,7 @@
  */
 #include "crc32c.h"
 #include "crc32c_fold.h"
+#include "gf2.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -83,18 +84,10 @@ static cf_crc32c_fold_consts fold_k;
 static uint32_t (*impl)(uint32_t, const void *, size_t);
 static const char *impl_name = "portable";
 
-/* a(x) * b(x) mod P. Walks a from x^0 up while multiplying b by x each step. */
+/* a(x) * b(x) mod P. */
 static uint32_t gf_mul(uint32_t a, uint32_t b)
 {
-    uint32_t prod = 0;
-    for (uint32_t bit = 0x80000000u; bit != 0 && a != 0; bit >>= 1) {
-        if (a & bit) {
-            prod ^= b;
-            a ^= bit;
-        }
-        b = (b >> 1) ^ ((b & 1u) ? POLY : 0u);
-    }
-    return prod;
+    return cf_gf2_mul(a, b, POLY);
 }
 
 /* x^(n * 2^scale) mod P, scale <= 3. */

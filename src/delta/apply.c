@@ -169,13 +169,9 @@ static cf_status add_delta(cf_delta_apply *a, const cf_delta *d, cf_error *err)
                 continue; /* not a column we apply */
             upd_list *l = &a->ups[ci];
             if (l->n == 0 || l->v[l->n - 1].row != d->row) {
-                if (l->n == l->cap) {
-                    size_t nc = l->cap ? l->cap * 2 : 16;
-                    upd *nv = cf_realloc(l->v, nc * sizeof(*nv));
-                    CF_CHECK(nv != NULL, err, CF_ENOMEM, "delta apply: out of memory");
-                    l->v = nv;
-                    l->cap = nc;
-                }
+                if (l->n == l->cap)
+                    CF_CHECK(cf_array_grow(&l->v, &l->cap, sizeof *l->v, 16), err, CF_ENOMEM,
+                             "delta apply: out of memory");
                 l->n++;
             }
             upd *u = &l->v[l->n - 1];

@@ -131,13 +131,9 @@ static const cf_kudu_wal_entry *bi_find(const by_index *m, int64_t index)
 
 static cf_status bi_insert(by_index *m, const cf_kudu_wal_entry *e, cf_error *err)
 {
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 64;
-        const cf_kudu_wal_entry **ne = cf_realloc(m->e, cap * sizeof(*ne));
-        CF_CHECK(ne != NULL, err, CF_ENOMEM, "wal replay: out of memory");
-        m->e = ne;
-        m->cap = cap;
-    }
+    if (m->n == m->cap)
+        CF_CHECK(cf_array_grow((void *)&m->e, &m->cap, sizeof *m->e, 64), err, CF_ENOMEM,
+                 "wal replay: out of memory");
     size_t i = bi_lower(m, e->index);
     memmove(&m->e[i + 1], &m->e[i], (m->n - i) * sizeof(*m->e));
     m->e[i] = e;

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/bytes.h"
 #include "util/error.h"
 
 #include "kudu_raft.pb-c.h"
@@ -116,13 +117,9 @@ static const char *keep(rep *r, size_t k, const char *s, bool *oom)
 
 static cf_status rep_add(cf_kudu_replicas *set, rep **out, cf_error *err)
 {
-    if (set->nreps == set->cap) {
-        size_t cap = set->cap ? set->cap * 2 : 16;
-        rep *g = cf_realloc(set->reps, cap * sizeof *g);
-        CF_CHECK(g != NULL, err, CF_ENOMEM, "out of memory for replicas");
-        set->reps = g;
-        set->cap = cap;
-    }
+    if (set->nreps == set->cap)
+        CF_CHECK(cf_array_grow(&set->reps, &set->cap, sizeof *set->reps, 16), err, CF_ENOMEM,
+                 "out of memory for replicas");
     *out = &set->reps[set->nreps++];
     memset(*out, 0, sizeof **out);
     (*out)->pub.current_term = -1;
@@ -252,23 +249,12 @@ static cf_status scan_server(cf_kudu_replicas *set, const cf_kudu_fs *fs, size_t
     return CF_OK;
 }
 
-static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-    /* An absent or empty key (NULL, 0) compares no bytes: memcmp takes no NULL even
-     * for a length of 0. */
-    size_t n = al < bl ? al : bl;
-    int c = n > 0 ? memcmp(a, b, n) : 0;
-    if (c != 0)
-        return c;
-    return al < bl ? -1 : al > bl;
-}
-
 /* Replicas ordered by partition start, tablet id, then server. */
 static int rep_order(const void *x, const void *y)
 {
     const cf_kudu_replica *a = &((const rep *)x)->pub, *b = &((const rep *)y)->pub;
-    int c = key_cmp(a->partition_key_start, a->partition_key_start_len, b->partition_key_start,
-                    b->partition_key_start_len);
+    int c = cf_bytes_cmp(a->partition_key_start, a->partition_key_start_len, b->partition_key_start,
+                         b->partition_key_start_len);
     if (c == 0)
         c = strcmp(a->tablet_id, b->tablet_id);
     if (c == 0)

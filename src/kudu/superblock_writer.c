@@ -58,12 +58,40 @@ static Kudu__BlockIdPB *block(Kudu__BlockIdPB **next, uint64_t id)
     return b;
 }
 
-/* Fill sb (pointing into p) from spec. */
-static cf_status build(Kudu__Tablet__TabletSuperBlockPB *sb, sb_parts *p, Kudu__PartitionPB *part,
-                       Kudu__PartitionSchemaPB *ps, Kudu__PartitionSchemaPB__RangeSchemaPB *range,
-                       Kudu__DataDirGroupPB *ddg, const cf_kudu_superblock_spec *spec,
-                       cf_error *err)
+/* The n delta files of one kind (REDO or UNDO) with blocks ids[], as the next n
+ * of p's delta messages from *di on (advanced); returns where they start. */
+static Kudu__Tablet__DeltaDataPB **deltas(sb_parts *p, size_t *di, Kudu__BlockIdPB **next,
+                                          const uint64_t *ids, size_t n)
 {
+    Kudu__Tablet__DeltaDataPB **first = &p->deltap[*di];
+    for (size_t i = 0; i < n; i++, (*di)++) {
+        kudu__tablet__delta_data_pb__init(&p->deltas[*di]);
+        p->deltas[*di].block = block(next, ids[i]);
+        p->deltap[*di] = &p->deltas[*di];
+    }
+    return first;
+}
+
+/* A superblock message and what it points into: zeroed, filled by build,
+ * then packed or written and freed with parts_free(&m->p). */
+typedef struct sb_msg {
+    Kudu__Tablet__TabletSuperBlockPB sb;
+    Kudu__PartitionPB part;
+    Kudu__PartitionSchemaPB ps;
+    Kudu__PartitionSchemaPB__RangeSchemaPB range;
+    Kudu__DataDirGroupPB ddg;
+    sb_parts p;
+} sb_msg;
+
+/* Fill m->sb (pointing into the rest of m) from spec. */
+static cf_status build(sb_msg *m, const cf_kudu_superblock_spec *spec, cf_error *err)
+{
+    Kudu__Tablet__TabletSuperBlockPB *sb = &m->sb;
+    sb_parts *p = &m->p;
+    Kudu__PartitionPB *part = &m->part;
+    Kudu__PartitionSchemaPB *ps = &m->ps;
+    Kudu__PartitionSchemaPB__RangeSchemaPB *range = &m->range;
+    Kudu__DataDirGroupPB *ddg = &m->ddg;
     CF_CHECK(spec->version == CF_KUDU_SUPERBLOCK_SPEC_VERSION, err, CF_EINVAL,
              "superblock: spec version %u (want %u)", spec->version,
              CF_KUDU_SUPERBLOCK_SPEC_VERSION);
@@ -126,20 +154,10 @@ static cf_status build(Kudu__Tablet__TabletSuperBlockPB *sb, sb_parts *p, Kudu__
             p->cols[ci].column_id = (int32_t)in->column_ids[i];
             p->colp[ci] = &p->cols[ci];
         }
-        o->redo_deltas = &p->deltap[di];
+        o->redo_deltas = deltas(p, &di, &next, in->redo_blocks, in->nredo);
         o->n_redo_deltas = in->nredo;
-        for (size_t i = 0; i < in->nredo; i++, di++) {
-            kudu__tablet__delta_data_pb__init(&p->deltas[di]);
-            p->deltas[di].block = block(&next, in->redo_blocks[i]);
-            p->deltap[di] = &p->deltas[di];
-        }
-        o->undo_deltas = &p->deltap[di];
+        o->undo_deltas = deltas(p, &di, &next, in->undo_blocks, in->nundo);
         o->n_undo_deltas = in->nundo;
-        for (size_t i = 0; i < in->nundo; i++, di++) {
-            kudu__tablet__delta_data_pb__init(&p->deltas[di]);
-            p->deltas[di].block = block(&next, in->undo_blocks[i]);
-            p->deltap[di] = &p->deltas[di];
-        }
         if (in->has_bloom)
             o->bloom_block = block(&next, in->bloom_block);
         if (in->has_adhoc_index)
@@ -208,37 +226,27 @@ void cf_kudu_superblock_spec_init(cf_kudu_superblock_spec *spec)
 
 cf_status cf_kudu_superblock_pack(cf_buf *out, const cf_kudu_superblock_spec *spec, cf_error *err)
 {
-    Kudu__Tablet__TabletSuperBlockPB sb;
-    Kudu__PartitionPB part;
-    Kudu__PartitionSchemaPB ps;
-    Kudu__PartitionSchemaPB__RangeSchemaPB range;
-    Kudu__DataDirGroupPB ddg;
-    sb_parts p = {0};
-    cf_status st = build(&sb, &p, &part, &ps, &range, &ddg, spec, err);
+    sb_msg m = {0};
+    cf_status st = build(&m, spec, err);
     if (st == CF_OK) {
-        size_t n = kudu__tablet__tablet_super_block_pb__get_packed_size(&sb);
+        size_t n = kudu__tablet__tablet_super_block_pb__get_packed_size(&m.sb);
         uint8_t *dst = cf_buf_extend(out, n);
         if (dst == NULL)
             st = cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__, "superblock: out of memory");
         else
-            kudu__tablet__tablet_super_block_pb__pack(&sb, dst);
+            kudu__tablet__tablet_super_block_pb__pack(&m.sb, dst);
     }
-    parts_free(&p);
+    parts_free(&m.p);
     return st;
 }
 
 cf_status cf_kudu_superblock_write(const char *path, const cf_kudu_superblock_spec *spec,
                                    cf_error *err)
 {
-    Kudu__Tablet__TabletSuperBlockPB sb;
-    Kudu__PartitionPB part;
-    Kudu__PartitionSchemaPB ps;
-    Kudu__PartitionSchemaPB__RangeSchemaPB range;
-    Kudu__DataDirGroupPB ddg;
-    sb_parts p = {0};
-    cf_status st = build(&sb, &p, &part, &ps, &range, &ddg, spec, err);
+    sb_msg m = {0};
+    cf_status st = build(&m, spec, err);
     if (st == CF_OK)
-        st = cf_kudu_pbc_write_file(path, &sb.base, err);
-    parts_free(&p);
+        st = cf_kudu_pbc_write_file(path, &m.sb.base, err);
+    parts_free(&m.p);
     return st;
 }

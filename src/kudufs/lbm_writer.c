@@ -152,13 +152,9 @@ static cf_status pwrite_all(int fd, const void *src, size_t len, uint64_t off, c
 static cf_status do_append(cf_kudu_lbm_writer *w, uint64_t id, const void *data, size_t len,
                            uint64_t ts, uint64_t *offset, cf_error *err)
 {
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 16;
-        written *p = cf_realloc(w->blocks, cap * sizeof *p);
-        CF_CHECK(p != NULL, err, CF_ENOMEM, "out of memory");
-        w->blocks = p;
-        w->cap = cap;
-    }
+    if (w->n == w->cap)
+        CF_CHECK(cf_array_grow(&w->blocks, &w->cap, sizeof *w->blocks, 16), err, CF_ENOMEM,
+                 "out of memory");
     uint64_t off = w->next;
     CF_TRY(pwrite_all(w->data_fd, data, len, off, err));
     cf_kudu_block_record r = {

@@ -68,11 +68,17 @@ static void unlink_entry(cf_kudu_reader_cache *c, entry *e)
     c->n--;
 }
 
-static void free_entry(entry *e)
+/* Free a chain of entries taken out of the cache, linked by `newer` (outside
+ * the lock: closing a reader need not hold up the others). */
+static void free_chain(entry *e)
 {
-    cf_reader_free(e->r);
-    cf_io_free(e->io);
-    cf_free(e);
+    while (e != NULL) {
+        entry *nx = e->newer;
+        cf_reader_free(e->r);
+        cf_io_free(e->io);
+        cf_free(e);
+        e = nx;
+    }
 }
 
 size_t cf_kudu_reader_cache_bound(const cf_kudu_reader_cache *c)
@@ -138,15 +144,11 @@ void cf_kudu_reader_cache_give(cf_kudu_reader_cache *c, uint64_t id, bool mmap, 
     while (c->n > bound) {
         entry *o = c->oldest;
         unlink_entry(c, o);
-        o->hnext = drop;
+        o->newer = drop; /* unlinked: its links are free to chain the dropped */
         drop = o;
     }
     pthread_mutex_unlock(&c->mu);
-    while (drop != NULL) {
-        entry *nx = drop->hnext;
-        free_entry(drop);
-        drop = nx;
-    }
+    free_chain(drop);
 }
 
 void cf_kudu_reader_cache_drop_all(cf_kudu_reader_cache *c)
@@ -160,11 +162,7 @@ void cf_kudu_reader_cache_drop_all(cf_kudu_reader_cache *c)
     for (size_t i = 0; i < NBUCKETS; i++)
         c->buckets[i] = NULL;
     pthread_mutex_unlock(&c->mu);
-    while (all != NULL) {
-        entry *nx = all->newer;
-        free_entry(all);
-        all = nx;
-    }
+    free_chain(all);
 }
 
 size_t cf_kudu_reader_cache_count(cf_kudu_reader_cache *c)

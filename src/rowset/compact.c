@@ -64,13 +64,9 @@ typedef struct ent_list {
 
 static cf_status ent_push(ent_list *l, uint64_t ts, cf_slice rcl, cf_error *err)
 {
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 16;
-        ent *p = cf_realloc(l->v, nc * sizeof(*p));
-        CF_CHECK(p != NULL, err, CF_ENOMEM, "compact: out of memory");
-        l->v = p;
-        l->cap = nc;
-    }
+    if (l->n == l->cap)
+        CF_CHECK(cf_array_grow(&l->v, &l->cap, sizeof *l->v, 16), err, CF_ENOMEM,
+                 "compact: out of memory");
     l->v[l->n++] = (ent){ts, l->bytes.len, rcl.len};
     cf_buf_append(&l->bytes, rcl.data, rcl.len);
     CF_CHECK(!l->bytes.oom, err, CF_ENOMEM, "compact: out of memory");
@@ -128,7 +124,7 @@ typedef struct compactor {
     cf_delta_writer *undo, *redo;
     cf_io *undo_io, *redo_io; /* theirs, created with the output's file_mode */
     cf_rs_manifest *nm;
-    char undo_name[64], redo_name[64];
+    char undo_name[CF_RS_DELTA_NAME_MAX], redo_name[CF_RS_DELTA_NAME_MAX];
 } compactor;
 
 static cf_status rcl_value(compactor *k, size_t col, const cell *c, cf_error *err)
@@ -195,21 +191,6 @@ static cf_status replay(compactor *k, cf_slice rcl, uint64_t ts, bool *alive, en
             memcpy(c->slot, ch.value.data, ch.value.len); /* size checked by validate */
     }
     return CF_OK;
-}
-
-static cf_status delta_writer(compactor *k, cf_delta_writer **w, cf_delta_type t, char *name,
-                              cf_error *err)
-{
-    if (*w != NULL)
-        return CF_OK;
-    snprintf(name, 64, "%" PRIu64 ".%s.delta", k->nm->next_file++,
-             t == CF_DELTA_UNDO ? "undo" : "redo");
-    cf_delta_writer_options o;
-    cf_delta_writer_options_init(&o);
-    o.type = t;
-    cf_io **io = t == CF_DELTA_UNDO ? &k->undo_io : &k->redo_io;
-    cf_status st = cf_rs_create_file_at(io, k->outdfd, k->outdir, name, k->nm->file_mode, err);
-    return st == CF_OK ? cf_delta_writer_create(w, *io, &o, err) : st;
 }
 
 /* Add the row (k->row, its final state) to the pending output batch, copying
@@ -395,7 +376,8 @@ static cf_status compact_row(compactor *k, csrc *src, lists *l, cf_error *err)
     for (size_t j = 0; j < l->undo_old.n && !any_undo; j++)
         any_undo = l->undo_old.v[j].ts >= k->ahm;
     if (any_undo) {
-        CF_TRY(delta_writer(k, &k->undo, CF_DELTA_UNDO, k->undo_name, err));
+        CF_TRY(cf_rs_delta_open(&k->undo, &k->undo_io, k->undo_name, k->outdfd, k->outdir, k->nm,
+                                CF_DELTA_UNDO, err));
         for (size_t j = l->undo_new.n; j-- > 0;)
             if (l->undo_new.v[j].ts >= k->ahm)
                 CF_TRY(cf_delta_writer_append(k->undo, (uint32_t)k->out_ord, l->undo_new.v[j].ts,
@@ -406,7 +388,8 @@ static cf_status compact_row(compactor *k, csrc *src, lists *l, cf_error *err)
                                               ent_rcl(&l->undo_old, j), err));
     }
     if (!alive) {
-        CF_TRY(delta_writer(k, &k->redo, CF_DELTA_REDO, k->redo_name, err));
+        CF_TRY(cf_rs_delta_open(&k->redo, &k->redo_io, k->redo_name, k->outdfd, k->outdir, k->nm,
+                                CF_DELTA_REDO, err));
         static const uint8_t del = CF_RCL_DELETE;
         CF_TRY(cf_delta_writer_append(k->redo, (uint32_t)k->out_ord, del_ts, (cf_slice){&del, 1},
                                       err));

@@ -340,13 +340,9 @@ static void values_put(const colinfo *ci, size_t nc, const cf_colvec *cols, size
 cf_status cf_rs_sorter_add(cf_rs_sorter *so, const uint8_t *k, size_t kl, const cf_colvec *cols,
                            size_t i, size_t *eoff, uint64_t row, cf_error *err)
 {
-    if (so->n == so->cap) {
-        size_t cap = so->cap ? so->cap * 2 : 256;
-        entry *p = cf_realloc(so->e, cap * sizeof(*p));
-        CF_CHECK(p != NULL, err, CF_ENOMEM, "loader: out of memory");
-        so->e = p;
-        so->cap = cap;
-    }
+    if (so->n == so->cap)
+        CF_CHECK(cf_array_grow(&so->e, &so->cap, sizeof *so->e, 256), err, CF_ENOMEM,
+                 "loader: out of memory");
     size_t len = HDR + kl + values_size(so->ci, so->s->ncols, cols, i, eoff);
     CF_CHECK(len <= UINT32_MAX, err, CF_EINVAL, "row %" PRIu64 ": a row of %zu bytes is too large",
              row, len);
@@ -482,13 +478,9 @@ static cf_status wfile_open(cf_rs_sorter *so, int dfd, const char *dir, wfile *f
         CF_CHECK(so->dfd >= 0, err, CF_EIO, "%s: cannot open for sort runs: %s", dir,
                  strerror(errno));
     }
-    if (so->nruns == so->runs_cap) {
-        size_t cap = so->runs_cap ? so->runs_cap * 2 : 16;
-        char **p = cf_realloc(so->runs, cap * sizeof(*p));
-        CF_CHECK(p != NULL, err, CF_ENOMEM, "loader: out of memory");
-        so->runs = p;
-        so->runs_cap = cap;
-    }
+    if (so->nruns == so->runs_cap)
+        CF_CHECK(cf_array_grow(&so->runs, &so->runs_cap, sizeof *so->runs, 16), err, CF_ENOMEM,
+                 "loader: out of memory");
     /* a temporary of a data file (cf_rs_tmp_name): the clean-up's to remove */
     size_t n = strlen(dir) + 80;
     char *path = cf_malloc(n);

@@ -146,6 +146,13 @@ cf_status cf_rowset_writer_create_in(cf_rowset_writer **out, int dfd, const char
                                      const cf_schema *s, const cf_rowset_writer_options *o,
                                      cf_rs_manifest *m, cf_error *err);
 cf_status cf_rowset_writer_finish_files(cf_rowset_writer *w, cf_rs_manifest *m, cf_error *err);
+/* The delta file of type t that a flush or compaction writes beside its rowset
+ * in directory dfd (named dir in errors), opened on first use (nothing when *w
+ * is already open): named "<m->next_file>.undo.delta" (or redo) into name,
+ * m->next_file advanced, created with m->file_mode into *io. */
+#define CF_RS_DELTA_NAME_MAX 64
+cf_status cf_rs_delta_open(cf_delta_writer **w, cf_io **io, char *name, int dfd, const char *dir,
+                           cf_rs_manifest *m, cf_delta_type t, cf_error *err);
 
 /* ---- scanner internals used by rowset.c and compaction ------------------------------------- */
 /* raw: base values only (no deltas, every row selected). include_dms: apply the

@@ -322,27 +322,12 @@ typedef struct flusher {
     cf_rowset_writer *w;
     cf_delta_writer *undo, *redo;
     cf_io *undo_io, *redo_io; /* theirs, created with the rowset's file_mode */
-    char undo_name[64], redo_name[64];
+    char undo_name[CF_RS_DELTA_NAME_MAX], redo_name[CF_RS_DELTA_NAME_MAX];
     cf_buf *vals, *nn;    /* per column, the pending batch */
     cf_buf *counts, *enn; /* arrays: element counts (u32) and element validity */
     size_t *elems;        /* arrays: elements in the pending batch */
     size_t n;
 } flusher;
-
-static cf_status open_delta(flusher *f, cf_delta_writer **w, cf_delta_type t, char *name,
-                            cf_error *err)
-{
-    if (*w != NULL)
-        return CF_OK;
-    snprintf(name, 64, "%" PRIu64 ".%s.delta", f->nm.next_file++,
-             t == CF_DELTA_UNDO ? "undo" : "redo");
-    cf_delta_writer_options o;
-    cf_delta_writer_options_init(&o);
-    o.type = t;
-    cf_io **io = t == CF_DELTA_UNDO ? &f->undo_io : &f->redo_io;
-    cf_status st = cf_rs_create_file_at(io, f->dfd, f->dir, name, f->nm.file_mode, err);
-    return st == CF_OK ? cf_delta_writer_create(w, *io, &o, err) : st;
-}
 
 static cf_status flush_batch(flusher *f, cf_error *err)
 {
@@ -398,12 +383,14 @@ static cf_status flush_rows(flusher *f, cf_error *err)
         f->n++;
         if (r->ins_ts > f->nm.insert_ts) {
             static const uint8_t del = CF_RCL_DELETE;
-            CF_TRY(open_delta(f, &f->undo, CF_DELTA_UNDO, f->undo_name, err));
+            CF_TRY(cf_rs_delta_open(&f->undo, &f->undo_io, f->undo_name, f->dfd, f->dir, &f->nm,
+                                    CF_DELTA_UNDO, err));
             CF_TRY(cf_delta_writer_append(f->undo, (uint32_t)ord, r->ins_ts, (cf_slice){&del, 1},
                                           err));
         }
         for (uint32_t i = 0; i < r->nmut; i++) {
-            CF_TRY(open_delta(f, &f->redo, CF_DELTA_REDO, f->redo_name, err));
+            CF_TRY(cf_rs_delta_open(&f->redo, &f->redo_io, f->redo_name, f->dfd, f->dir, &f->nm,
+                                    CF_DELTA_REDO, err));
             CF_TRY(cf_delta_writer_append(f->redo, (uint32_t)ord, r->muts[i].ts,
                                           (cf_slice){r->muts[i].rcl, r->muts[i].len}, err));
         }

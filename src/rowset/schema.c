@@ -15,6 +15,7 @@
 #include "internal.h"
 
 #include "util/alloc.h"
+#include "util/bytes.h"
 #include "util/error.h"
 
 /* ---- schema ------------------------------------------------------------------------------- */
@@ -458,11 +459,7 @@ void cf_rs_key_decode_single(const cf_schema *s, const uint8_t *enc, size_t len,
 
 int cf_rs_bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
-    size_t n = alen < blen ? alen : blen;
-    int c = n ? memcmp(a, b, n) : 0;
-    if (c != 0)
-        return c < 0 ? -1 : 1;
-    return alen < blen ? -1 : alen > blen;
+    return cf_bytes_cmp(a, alen, b, blen);
 }
 
 cf_status cf_schema_key_encode(const cf_schema *s, const void *const *key, uint8_t *dst, size_t cap,

@@ -625,6 +625,32 @@ static cf_status stream_rows(cf_table_loader *l, const cf_colvec *cols, size_t a
 
 /* ---- append ------------------------------------------------------------------------------ */
 
+/* Row i of the batch (row0 + i of the load) into the sorter; or, when check
+ * finds its key already in the table, set aside as a reinsert (*sorted false).
+ * Inlined: a call per row cost 0.7% of an import's instructions. */
+static inline __attribute__((always_inline)) cf_status sort_row(cf_table_loader *l,
+                                                                const cf_colvec *cols, size_t i,
+                                                                uint64_t row0, bool check,
+                                                                bool *sorted, cf_error *err)
+{
+    const uint8_t *key = l->keys.data + l->koff[i];
+    size_t kl = l->koff[i + 1] - l->koff[i];
+    *sorted = false;
+    if (check) {
+        bool re;
+        size_t store;
+        key_values(l, cols, i);
+        CF_TRY(check_key(l, key, kl, row0 + i, &re, &store, err));
+        if (re)
+            return add_reinsert(l, cols, i, key, kl, row0 + i, store, err);
+    }
+    cf_status st = cf_rs_sorter_add(l->so, key, kl, cols, i, l->eoff, row0 + i, err);
+    if (st != CF_OK)
+        return fail_row(l, row0 + i, st);
+    *sorted = true;
+    return CF_OK;
+}
+
 static cf_status append(cf_table_loader *l, const cf_colvec *cols, size_t nrows, cf_error *err)
 {
     const cf_schema *s = l->s;
@@ -661,18 +687,10 @@ static cf_status append(cf_table_loader *l, const cf_colvec *cols, size_t nrows,
         /* Into the sorter until it fills: then the rows stream on when they
          * all came in order, else they are a run. */
         for (; i < nrows; i++) {
-            const uint8_t *key = l->keys.data + l->koff[i];
-            size_t kl = l->koff[i + 1] - l->koff[i];
-            if (!l->table_empty) {
-                key_values(l, cols, i);
-                CF_TRY(check_key(l, key, kl, row0 + i, &re, &store, err));
-                if (re) {
-                    CF_TRY(add_reinsert(l, cols, i, key, kl, row0 + i, store, err));
-                    continue;
-                }
-            }
-            if ((st = cf_rs_sorter_add(l->so, key, kl, cols, i, l->eoff, row0 + i, err)) != CF_OK)
-                return fail_row(l, row0 + i, st);
+            bool sorted;
+            CF_TRY(sort_row(l, cols, i, row0, !l->table_empty, &sorted, err));
+            if (!sorted)
+                continue;
             cf_slice last;
             bool ordered = cf_rs_sorter_in_order(l->so, &last);
             if (!cf_rs_sorter_full(l->so) &&
@@ -754,20 +772,12 @@ static cf_status append(cf_table_loader *l, const cf_colvec *cols, size_t nrows,
      * here; among the load's own rows, by the sort. */
     bool check = !l->table_empty || l->n > 0;
     for (; i < nrows; i++) {
-        const uint8_t *key = l->keys.data + l->koff[i];
-        size_t kl = l->koff[i + 1] - l->koff[i];
-        if (check) {
-            key_values(l, cols, i);
-            CF_TRY(check_key(l, key, kl, row0 + i, &re, &store, err));
-            if (re) {
-                CF_TRY(add_reinsert(l, cols, i, key, kl, row0 + i, store, err));
-                continue;
-            }
-        }
-        if ((st = cf_rs_sorter_add(l->so, key, kl, cols, i, l->eoff, row0 + i, err)) != CF_OK)
-            return fail_row(l, row0 + i, st);
+        bool sorted;
+        CF_TRY(sort_row(l, cols, i, row0, check, &sorted, err));
+        if (!sorted)
+            continue;
         if (l->streamed != SIZE_MAX)
-            CF_TRY(note_range(l, key, kl, err));
+            CF_TRY(note_range(l, l->keys.data + l->koff[i], l->koff[i + 1] - l->koff[i], err));
         if (cf_rs_sorter_full(l->so))
             CF_TRY(spill(l, err));
     }

@@ -67,12 +67,26 @@ static cf_status make_dir(const char *dir, bool *made, cf_error *err)
     return CF_OK;
 }
 
-/* Create file `name` in dir with the rowset's mode from the start (open(2)'s
- * mode, not a chmod after: a table made private never has a file others may
- * read, even for a moment). */
+/* Create file `name` in the rowset's directory with the rowset's mode from
+ * the start (open(2)'s mode, not a chmod after: a table made private never has
+ * a file others may read, even for a moment). */
 static cf_status create_file(cf_io **io, const cf_rowset_writer *w, const char *name, cf_error *err)
 {
     return cf_rs_create_file_at(io, w->dfd, w->dir, name, w->m->file_mode, err);
+}
+
+cf_status cf_rs_delta_open(cf_delta_writer **w, cf_io **io, char *name, int dfd, const char *dir,
+                           cf_rs_manifest *m, cf_delta_type t, cf_error *err)
+{
+    if (*w != NULL)
+        return CF_OK;
+    snprintf(name, CF_RS_DELTA_NAME_MAX, "%" PRIu64 ".%s.delta", m->next_file++,
+             t == CF_DELTA_UNDO ? "undo" : "redo");
+    cf_delta_writer_options o;
+    cf_delta_writer_options_init(&o);
+    o.type = t;
+    CF_TRY(cf_rs_create_file_at(io, dfd, dir, name, m->file_mode, err));
+    return cf_delta_writer_create(w, *io, &o, err);
 }
 
 /* Free the writers, then the files they wrote through (removing what was not

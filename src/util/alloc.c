@@ -102,6 +102,21 @@ void *cf_calloc(size_t count, size_t size)
     return p;
 }
 
+bool cf_array_grow(void *arr, size_t *cap, size_t size, size_t first)
+{
+    size_t n = *cap ? *cap * 2 : first, bytes;
+    if (n < *cap || !cf_mul_ok(n, size, &bytes))
+        return false;
+    void *p;
+    memcpy(&p, arr, sizeof p); /* arr holds a T *: read and written as the bytes of a pointer */
+    p = cf_realloc(p, bytes);
+    if (p == NULL)
+        return false;
+    memcpy(arr, &p, sizeof p);
+    *cap = n;
+    return true;
+}
+
 char *cf_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;

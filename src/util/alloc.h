@@ -14,6 +14,12 @@ void cf_free(void *p);
 /* A copy of the string through cf_malloc (free it with cf_free); NULL when out of memory. */
 char *cf_strdup(const char *s);
 
+/* Double the capacity *cap of the growable array whose pointer is at arr (a
+ * T ** passed as void *), of elements of `size` bytes; an empty one gets
+ * `first`. False when out of memory or the size overflows: the array and *cap
+ * are then as they were. Call it when the array is full. */
+bool cf_array_grow(void *arr, size_t *cap, size_t size, size_t first);
+
 /* Tests: make the n-th allocation from now fail (0 = never). */
 void cf_alloc_fail_after(uint64_t n);
 
