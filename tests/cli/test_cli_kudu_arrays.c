@@ -27,6 +27,7 @@
 #include "kudu_log.pb-c.h"
 #include "kudu_tablet.pb-c.h"
 #include "support_cli.h"
+#include "support_kudu.h"
 #include "support_walgen.h"
 #include "test_common.h"
 #include "util/buf.h"
@@ -259,18 +260,9 @@ static void write_wal(const char *root, const cf_schema *sch, const uint32_t *ci
 static char *array_root(void)
 {
     char *root = cli_dir_path("root");
-    const char *all[] = {"00000000000000000000000000000001"};
-    cf_kudu_root_spec rs = {.root = root,
-                            .server_uuid = "fedcba9876543210fedcba9876543210",
-                            .wal = true,
-                            .data = true,
-                            .dir_uuid = all[0],
-                            .all_uuids = all,
-                            .nall = 1,
-                            .dir_type = "log",
-                            .fs_block_size = 4096};
+    static const char *const all[] = {"00000000000000000000000000000001"};
+    cli_kudu_root(root, all);
     cf_error err = {0};
-    CF_ASSERT_OK(cf_kudu_root_write(&rs, &err), &err);
     cf_schema *sch = NULL;
     CF_ASSERT_OK(cf_schema_parse(&sch, with_d ? SCHEMA ", d INT32[] NULL" : SCHEMA, &err), &err);
     static const uint32_t cids[4] = {0, 3, 7, 9};
@@ -514,18 +506,9 @@ static void test_cli_kudu_arrays__many_rows(void **state)
     (void)state;
     enum { N = 20000 };
     char *root = cli_dir_path("root");
-    const char *all[] = {"00000000000000000000000000000001"};
-    cf_kudu_root_spec rs = {.root = root,
-                            .server_uuid = "fedcba9876543210fedcba9876543210",
-                            .wal = true,
-                            .data = true,
-                            .dir_uuid = all[0],
-                            .all_uuids = all,
-                            .nall = 1,
-                            .dir_type = "log",
-                            .fs_block_size = 4096};
+    static const char *const all[] = {"00000000000000000000000000000001"};
+    cli_kudu_root(root, all);
     cf_error e = {0};
-    CF_ASSERT_OK(cf_kudu_root_write(&rs, &e), &e);
     cf_schema *sch = NULL;
     CF_ASSERT_OK(cf_schema_parse(&sch, "k INT64 KEY, a INT32[] NULL, s STRING[] NULL", &e), &e);
     static int64_t keys[N];

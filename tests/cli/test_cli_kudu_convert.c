@@ -11,6 +11,7 @@
 
 #include "json.h"
 #include "support_cli.h"
+#include "support_json.h"
 #include "test_common.h"
 
 static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
@@ -113,29 +114,6 @@ static void test_cli_kudu_convert__layouts(void **state)
     }
 }
 
-/* Numbers equal as doubles, or as floats (FLOAT cells printed in another
- * round-trip form); the rest exactly. */
-static bool same(const cf_json *a, const cf_json *b)
-{
-    if (a->kind != b->kind)
-        return false;
-    switch (a->kind) {
-    case CF_JSON_NUMBER:
-        return strtod(a->str, NULL) == strtod(b->str, NULL) ||
-               strtof(a->str, NULL) == strtof(b->str, NULL);
-    case CF_JSON_STRING: return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
-    case CF_JSON_OBJECT:
-        if (a->n != b->n)
-            return false;
-        for (size_t i = 0; i < a->n; i++)
-            if (strcmp(a->members[i].key, b->members[i].key) != 0 ||
-                !same(&a->members[i].value, &b->members[i].value))
-                return false;
-        return true;
-    default: return true;
-    }
-}
-
 /* --to table: a new cfile table whose scan equals the tablet's expected rows. */
 static void test_cli_kudu_convert__to_table(void **state)
 {
@@ -166,7 +144,7 @@ static void test_cli_kudu_convert__to_table(void **state)
             if (cf_json_parse(&got, line, len, msg, sizeof(msg)) != 0)
                 fail_msg("%s: row %zu: %s", layouts[i], n, msg);
             assert_true(n < rows->n);
-            if (!same(&got.root, &rows->items[n]))
+            if (!cli_json_same(&got.root, &rows->items[n], true))
                 fail_msg("%s: row %zu differs", layouts[i], n);
             cf_json_doc_dispose(&got);
             line = nl != NULL ? nl + 1 : NULL;

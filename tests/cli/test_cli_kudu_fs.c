@@ -13,6 +13,7 @@
 #include "json.h"
 #include "kudufs/lbm_writer.h"
 #include "support_cli.h"
+#include "support_kudu.h"
 
 static char wal[1100], data0[1100], data1[1100], dirs[2300], layout[1024];
 
@@ -127,19 +128,8 @@ static void test_cli_kudu_fs__check_damage(void **state)
     (void)state;
     char *root = cli_dir_path("r");
     static const char *const all[] = {"0123456789abcdef0123456789abcdef"};
-    cf_kudu_root_spec spec = {
-        .root = root,
-        .server_uuid = "fedcba9876543210fedcba9876543210",
-        .wal = true,
-        .data = true,
-        .dir_uuid = all[0],
-        .all_uuids = all,
-        .nall = 1,
-        .dir_type = "log",
-        .fs_block_size = 4096,
-    };
+    cf_kudu_root_spec spec = cli_kudu_root(root, all);
     cf_error e = {0};
-    CF_ASSERT_OK(cf_kudu_root_write(&spec, &e), &e);
     char dir[512];
     snprintf(dir, sizeof dir, "%s/data", root);
     cf_kudu_lbm_writer *w = NULL;
@@ -216,19 +206,8 @@ static void test_cli_kudu_fs__check_dead(void **state)
     (void)state;
     char *root = cli_dir_path("d");
     static const char *const all[] = {"0123456789abcdef0123456789abcdef"};
-    cf_kudu_root_spec spec = {
-        .root = root,
-        .server_uuid = "fedcba9876543210fedcba9876543210",
-        .wal = true,
-        .data = true,
-        .dir_uuid = all[0],
-        .all_uuids = all,
-        .nall = 1,
-        .dir_type = "log",
-        .fs_block_size = 4096,
-    };
+    cli_kudu_root(root, all);
     cf_error e = {0};
-    CF_ASSERT_OK(cf_kudu_root_write(&spec, &e), &e);
     char dir[512];
     snprintf(dir, sizeof dir, "%s/data", root);
     cf_kudu_lbm_writer *w = NULL;

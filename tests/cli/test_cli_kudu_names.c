@@ -24,6 +24,7 @@
 #include "kudu/tablet.h"
 #include "kudu/wal.h"
 #include "support_cli.h"
+#include "support_json.h"
 #include "test_common.h"
 #include "util/alloc.h"
 
@@ -174,43 +175,6 @@ static void renamed_copy(lay *l)
 
 /* ---- comparing rows ------------------------------------------------------------------------ */
 
-static bool json_equal(const cf_json *a, const cf_json *b)
-{
-    if (a->kind != b->kind)
-        return false;
-    switch (a->kind) {
-    case CF_JSON_NUMBER:
-        return strcmp(a->str, b->str) == 0 || strtod(a->str, NULL) == strtod(b->str, NULL);
-    case CF_JSON_STRING: return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
-    default: return true;
-    }
-}
-
-static void lines_parse(cf_json_doc *d, const char *out)
-{
-    size_t n = strlen(out);
-    char *arr = malloc(n + 3);
-    assert_non_null(arr);
-    size_t k = 0;
-    arr[k++] = '[';
-    for (const char *p = out; *p;) {
-        const char *e = strchr(p, '\n');
-        size_t len = e != NULL ? (size_t)(e - p) : strlen(p);
-        if (len > 0) {
-            if (k > 1)
-                arr[k++] = ',';
-            memcpy(arr + k, p, len);
-            k += len;
-        }
-        p += len + (e != NULL);
-    }
-    arr[k++] = ']';
-    char msg[200];
-    if (cf_json_parse(d, arr, k, msg, sizeof(msg)) != 0)
-        fail_msg("output is not JSON lines: %s", msg);
-    free(arr);
-}
-
 static void expected_rows(cf_json_doc *d)
 {
     char p[1500], msg[200];
@@ -226,7 +190,7 @@ static size_t expect_rows(const char *what, const char *out, const cf_json *rows
                           bool (*keep)(const cf_json *row))
 {
     cf_json_doc got;
-    lines_parse(&got, out);
+    cli_json_lines(&got, out);
     size_t g = 0;
     for (size_t i = 0; i < rows->n; i++) {
         const cf_json *want = &rows->items[i];
@@ -241,7 +205,7 @@ static size_t expect_rows(const char *what, const char *out, const cf_json *rows
                 fail_msg("%s: row %zu: column %zu is '%s'", what, g, c, row->members[c].key);
             const cf_json *v = cf_json_get(want, old_names[c]);
             assert_non_null(v);
-            if (!json_equal(&row->members[c].value, v))
+            if (!cli_json_same(&row->members[c].value, v, false))
                 fail_msg("%s: row %zu column '%s' differs", what, g, old_names[c]);
         }
     }
@@ -294,7 +258,7 @@ static void test_kudu_names__scan(void **state)
         "--where", "`my-col` = 'host-00-000' AND `select` IS NOT NULL AND `a b, c` >= 0", l.tablet);
     EXPECT_RC(r, 0);
     cf_json_doc got;
-    lines_parse(&got, r.out);
+    cli_json_lines(&got, r.out);
     size_t n = 0;
     for (size_t i = 0; i < rows->n; i++) {
         const cf_json *h = cf_json_get(&rows->items[i], "host");
@@ -307,8 +271,9 @@ static void test_kudu_names__scan(void **state)
         assert_string_equal(g->members[0].key, new_names[3]);
         assert_string_equal(g->members[1].key, new_names[2]);
         assert_string_equal(g->members[2].key, new_names[4]);
-        assert_true(json_equal(&g->members[0].value, cnt));
-        assert_true(json_equal(&g->members[1].value, cf_json_get(&rows->items[i], "metric")));
+        assert_true(cli_json_same(&g->members[0].value, cnt, false));
+        assert_true(
+            cli_json_same(&g->members[1].value, cf_json_get(&rows->items[i], "metric"), false));
     }
     assert_true(n > 0);
     assert_int_equal(n, got.root.n);

@@ -16,6 +16,7 @@
 #include "json.h"
 #include "support_cli.h"
 #include "support_fsroot.h"
+#include "support_json.h"
 #include "support_walgen.h"
 #include "test_common.h"
 
@@ -57,67 +58,14 @@ static bool lay_open(lay *l, const char *name)
     return true;
 }
 
-static bool json_equal(const cf_json *a, const cf_json *b)
-{
-    if (a->kind != b->kind)
-        return false;
-    switch (a->kind) {
-    case CF_JSON_NUMBER:
-        return strcmp(a->str, b->str) == 0 || strtod(a->str, NULL) == strtod(b->str, NULL);
-    case CF_JSON_STRING: return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
-    case CF_JSON_ARRAY:
-        if (a->n != b->n)
-            return false;
-        for (size_t i = 0; i < a->n; i++)
-            if (!json_equal(&a->items[i], &b->items[i]))
-                return false;
-        return true;
-    case CF_JSON_OBJECT:
-        if (a->n != b->n)
-            return false;
-        for (size_t i = 0; i < a->n; i++)
-            if (strcmp(a->members[i].key, b->members[i].key) != 0 ||
-                !json_equal(&a->members[i].value, &b->members[i].value))
-                return false;
-        return true;
-    default: return true;
-    }
-}
-
-/* The output's JSON lines as one array document (each line parsed). */
-static void lines_parse(cf_json_doc *d, const char *out)
-{
-    size_t n = strlen(out);
-    char *arr = malloc(n + 3);
-    assert_non_null(arr);
-    size_t k = 0;
-    arr[k++] = '[';
-    for (const char *p = out; *p;) {
-        const char *e = strchr(p, '\n');
-        size_t len = e != NULL ? (size_t)(e - p) : strlen(p);
-        if (len > 0) {
-            if (k > 1)
-                arr[k++] = ',';
-            memcpy(arr + k, p, len);
-            k += len;
-        }
-        p += len + (e != NULL);
-    }
-    arr[k++] = ']';
-    char msg[200];
-    if (cf_json_parse(d, arr, k, msg, sizeof(msg)) != 0)
-        fail_msg("scan output is not JSON lines: %s", msg);
-    free(arr);
-}
-
 static void expect_rows(const char *what, const char *out, const cf_json *rows)
 {
     cf_json_doc got;
-    lines_parse(&got, out);
+    cli_json_lines(&got, out);
     if (got.root.n != rows->n)
         fail_msg("%s: %zu rows, expected %zu", what, got.root.n, rows->n);
     for (size_t i = 0; i < rows->n; i++)
-        if (!json_equal(&got.root.items[i], &rows->items[i]))
+        if (!cli_json_same(&got.root.items[i], &rows->items[i], false))
             fail_msg("%s: row %zu differs", what, i);
     cf_json_doc_dispose(&got);
 }
@@ -192,7 +140,7 @@ static void test_cli_kudu_scan__options(void **state)
         "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data, l.tablet);
     EXPECT_RC(r, 0);
     cf_json_doc got;
-    lines_parse(&got, r.out);
+    cli_json_lines(&got, r.out);
     assert_int_equal(got.root.n, nulls);
     size_t k = 0;
     for (size_t i = 0; i < rows->n; i++) {
@@ -203,8 +151,8 @@ static void test_cli_kudu_scan__options(void **state)
         assert_int_equal(g->n, 2);
         assert_string_equal(g->members[0].key, "c_str");
         assert_string_equal(g->members[1].key, "id");
-        assert_true(json_equal(&g->members[0].value, cf_json_get(row, "c_str")));
-        assert_true(json_equal(&g->members[1].value, cf_json_get(row, "id")));
+        assert_true(cli_json_same(&g->members[0].value, cf_json_get(row, "c_str"), false));
+        assert_true(cli_json_same(&g->members[1].value, cf_json_get(row, "id"), false));
     }
     cf_json_doc_dispose(&got);
     done(&r);
@@ -215,10 +163,10 @@ static void test_cli_kudu_scan__options(void **state)
     CLI(&r, "kudu", "tablet", "scan", "--json", "--limit", "5", "--where", where, "--fs-wal-dir",
         l.wal, "--fs-data-dirs", l.data, l.tablet);
     EXPECT_RC(r, 0);
-    lines_parse(&got, r.out);
+    cli_json_lines(&got, r.out);
     assert_int_equal(got.root.n, 5);
     for (size_t i = 0; i < 5; i++)
-        assert_true(json_equal(&got.root.items[i], &rows->items[11 + i]));
+        assert_true(cli_json_same(&got.root.items[i], &rows->items[11 + i], false));
     cf_json_doc_dispose(&got);
     done(&r);
     /* The text form has a header and one line per row. */

@@ -17,6 +17,7 @@
 #include "kudufs/pbc_writer.h"
 #include "kudu/tablet.h"
 #include "support_cli.h"
+#include "support_kudu.h"
 #include "test_common.h"
 
 static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
@@ -641,18 +642,9 @@ static void test_kudu_tablet__built_root(void **state)
 {
     (void)state;
     char *root = cli_dir_path("root");
-    const char *all[] = {"00000000000000000000000000000001"};
-    cf_kudu_root_spec rs = {.root = root,
-                            .server_uuid = "fedcba9876543210fedcba9876543210",
-                            .wal = true,
-                            .data = true,
-                            .dir_uuid = all[0],
-                            .all_uuids = all,
-                            .nall = 1,
-                            .dir_type = "log",
-                            .fs_block_size = 4096};
+    static const char *const all[] = {"00000000000000000000000000000001"};
+    cli_kudu_root(root, all);
     cf_error err = {0};
-    CF_ASSERT_OK(cf_kudu_root_write(&rs, &err), &err);
     cf_schema *schema = NULL;
     CF_ASSERT_OK(
         cf_schema_parse(&schema, "host STRING KEY, ts INT64 KEY, v INT32 NULL, s STRING", &err),
