@@ -12,35 +12,8 @@
 #include "json.h"
 #include "support_cli.h"
 #include "support_json.h"
+#include "support_kudu.h"
 #include "test_common.h"
-
-static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
-                                      "lbm-onedir-s3"};
-#define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
-
-static bool lay_args(const char *name, char *root, char *wal, char *data, char *tablet)
-{
-    snprintf(root, 512, "%s/kudu-fs/%s", cf_test_shared_dir(), name);
-    char p[700];
-    snprintf(p, sizeof(p), "%s/expected/fs.json", root);
-    struct stat st;
-    if (stat(p, &st) != 0)
-        return false;
-    cf_json_doc d;
-    char msg[200];
-    if (cf_json_parse_file(&d, p, msg, sizeof(msg)) != 0)
-        fail_msg("%s: %s", p, msg);
-    const cf_json *dr = cf_json_get(&d.root, "data_roots");
-    snprintf(wal, 700, "%s/%s", root, cf_json_get(&d.root, "wal_root")->str);
-    snprintf(tablet, 80, "%s", cf_json_get(&d.root, "tablet_id")->str);
-    data[0] = '\0';
-    for (size_t i = 0; i < dr->n; i++) {
-        size_t n = strlen(data);
-        snprintf(data + n, 1600 - n, "%s%s/%s", i ? "," : "", root, dr->items[i].str);
-    }
-    cf_json_doc_dispose(&d);
-    return true;
-}
 
 static uint64_t json_num(const cf_json *obj, const char *key)
 {
@@ -55,10 +28,11 @@ static void test_cli_kudu_convert__layouts(void **state)
     /* the fourth: the latest again, the blocks read through mmap (--mmap) */
     static const char *files[4] = {"tablet_latest.json", "tablet_flushed.json", "tablet_as_of.json",
                                    "tablet_latest.json"};
-    for (size_t i = 0; i < NLAYOUTS; i++) {
-        char root[512], wal[700], data[1600], tablet[80];
-        if (!lay_args(layouts[i], root, wal, data, tablet))
+    for (size_t i = 0; i < CLI_KUDU_NLAYOUTS; i++) {
+        cli_kudu_lay l;
+        if (!cli_kudu_lay_open(&l, cli_kudu_layouts[i], NULL))
             skip();
+        char *root = l.root, *wal = l.wal, *data = l.data, *tablet = l.tablet;
         for (size_t m = 0; m < 4; m++) {
             char p[700], msg[200];
             snprintf(p, sizeof(p), "%s/expected/%s", root, files[m]);
@@ -88,7 +62,7 @@ static void test_cli_kudu_convert__layouts(void **state)
                 fail_msg("summary: %s: %s", msg, r.out);
             assert_string_equal(cf_json_get(&sum.root, "from")->str, "kudu");
             if (json_num(&sum.root, "rows") != json_num(&want.root, "num_rows"))
-                fail_msg("%s %s: %" PRIu64 " rows", layouts[i], files[m],
+                fail_msg("%s %s: %" PRIu64 " rows", cli_kudu_layouts[i], files[m],
                          json_num(&sum.root, "rows"));
             cf_json_doc_dispose(&sum);
             done(&r);
@@ -118,11 +92,13 @@ static void test_cli_kudu_convert__layouts(void **state)
 static void test_cli_kudu_convert__to_table(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < NLAYOUTS; i++) {
-        char root[512], wal[700], data[1600], tablet[80], msg[200];
-        if (!lay_args(layouts[i], root, wal, data, tablet))
+    for (size_t i = 0; i < CLI_KUDU_NLAYOUTS; i++) {
+        char msg[200];
+        cli_kudu_lay l;
+        if (!cli_kudu_lay_open(&l, cli_kudu_layouts[i], NULL))
             skip();
-        char *dir = cli_dir_path(layouts[i]);
+        char *root = l.root, *wal = l.wal, *data = l.data, *tablet = l.tablet;
+        char *dir = cli_dir_path(cli_kudu_layouts[i]);
         run r;
         CLI(&r, "convert", "--json", "--kudu-tablet", tablet, "--fs-wal-dir", wal, "--fs-data-dirs",
             data, "--to", "table", dir);
@@ -142,10 +118,10 @@ static void test_cli_kudu_convert__to_table(void **state)
             size_t len = nl != NULL ? (size_t)(nl - line) : strlen(line);
             cf_json_doc got;
             if (cf_json_parse(&got, line, len, msg, sizeof(msg)) != 0)
-                fail_msg("%s: row %zu: %s", layouts[i], n, msg);
+                fail_msg("%s: row %zu: %s", cli_kudu_layouts[i], n, msg);
             assert_true(n < rows->n);
             if (!cli_json_same(&got.root, &rows->items[n], true))
-                fail_msg("%s: row %zu differs", layouts[i], n);
+                fail_msg("%s: row %zu differs", cli_kudu_layouts[i], n);
             cf_json_doc_dispose(&got);
             line = nl != NULL ? nl + 1 : NULL;
         }
@@ -166,9 +142,11 @@ static void test_cli_kudu_convert__to_table(void **state)
 static void test_cli_kudu_convert__table_replicas(void **state)
 {
     (void)state;
-    char root[512], wal[700], data[1600], tablet[80], msg[200];
-    if (!lay_args("lbm-basic-s1", root, wal, data, tablet))
+    char msg[200];
+    cli_kudu_lay l;
+    if (!cli_kudu_lay_open(&l, "lbm-basic-s1", NULL))
         skip();
+    char *root = l.root, *wal = l.wal, *data = l.data, *tablet = l.tablet;
     char *copy = cli_dir_path("copy");
     char cmd[2000];
     snprintf(cmd, sizeof(cmd), "cp -a '%s/fs' '%s' && rm '%s/wal/wals/%s/wal-000000006'", root,
@@ -216,9 +194,10 @@ static void test_cli_kudu_convert__table_replicas(void **state)
 static void test_cli_kudu_convert__usage(void **state)
 {
     (void)state;
-    char root[512], wal[700], data[1600], tablet[80];
-    if (!lay_args("lbm-basic-s1", root, wal, data, tablet))
+    cli_kudu_lay l;
+    if (!cli_kudu_lay_open(&l, "lbm-basic-s1", NULL))
         skip();
+    char *wal = l.wal, *data = l.data, *tablet = l.tablet;
     run r;
     CLI(&r, "convert", "--kudu-tablet", tablet, "--fs-wal-dir", wal, cli_dir_path("x.cfile"));
     EXPECT_RC(r, 2); /* not .parquet */

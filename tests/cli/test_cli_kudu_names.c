@@ -25,6 +25,7 @@
 #include "kudu/wal.h"
 #include "support_cli.h"
 #include "support_json.h"
+#include "support_kudu.h"
 #include "test_common.h"
 #include "util/alloc.h"
 
@@ -54,10 +55,6 @@ static void names_init(void)
 }
 
 /* ---- the renamed copy -------------------------------------------------------------------- */
-
-typedef struct lay {
-    char wal[600], data[1300], tablet[80];
-} lay;
 
 static void rename_schema(Kudu__SchemaPB *s, ProtobufCAllocator *a)
 {
@@ -137,32 +134,15 @@ static void rename_segment(const char *path)
     free(file);
 }
 
-static void renamed_copy(lay *l)
+static void renamed_copy(cli_kudu_lay *l)
 {
     char cmd[1500];
     snprintf(cmd, sizeof cmd, "cp -r '%s/kudu-fs/%s/fs' '%s/' && chmod -R u+w '%s/fs'",
              cf_test_shared_dir(), LAYOUT, cli_dir, cli_dir);
     assert_int_equal(system(cmd), 0);
-    char p[1500];
-    snprintf(p, sizeof p, "%s/kudu-fs/%s/expected/fs.json", cf_test_shared_dir(), LAYOUT);
-    cf_json_doc d;
-    char msg[200];
-    if (cf_json_parse_file(&d, p, msg, sizeof(msg)) != 0)
-        fail_msg("%s: %s", p, msg);
-    const cf_json *w = cf_json_get(&d.root, "wal_root");
-    const cf_json *dr = cf_json_get(&d.root, "data_roots");
-    const cf_json *t = cf_json_get(&d.root, "tablet_id");
-    assert_true(w != NULL && dr != NULL && t != NULL);
     /* the roots are named relative to the layout's directory ("fs/wal") */
-    snprintf(l->wal, sizeof l->wal, "%s/%s", cli_dir, w->str);
-    snprintf(l->tablet, sizeof l->tablet, "%s", t->str);
-    l->data[0] = '\0';
-    for (size_t i = 0; i < dr->n; i++) {
-        size_t n = strlen(l->data);
-        snprintf(l->data + n, sizeof l->data - n, "%s%s/%s", i ? "," : "", cli_dir,
-                 dr->items[i].str);
-    }
-    cf_json_doc_dispose(&d);
+    assert_true(cli_kudu_lay_open(l, LAYOUT, cli_dir));
+    char p[1500];
     snprintf(p, sizeof p, "%s/tablet-meta/%s", l->wal, l->tablet);
     rename_superblock(p);
     for (int seq = 1; seq < 100; seq++) {
@@ -225,7 +205,7 @@ static void test_kudu_names__scan(void **state)
     struct stat st;
     if (stat(shared, &st) != 0)
         skip();
-    lay l;
+    cli_kudu_lay l;
     renamed_copy(&l);
     cf_json_doc want;
     expected_rows(&want);
@@ -281,7 +261,7 @@ static void test_kudu_names__scan(void **state)
     done(&r);
 
     /* an Arrow stream of the tablet names its fields as the tablet does */
-    char datas[1300];
+    char datas[sizeof l.data];
     snprintf(datas, sizeof datas, "%s", l.data);
     const char *dirs[8];
     size_t nd = 0;
@@ -342,7 +322,7 @@ static void test_kudu_names__parquet_and_table(void **state)
     struct stat st;
     if (stat(shared, &st) != 0)
         skip();
-    lay l;
+    cli_kudu_lay l;
     renamed_copy(&l);
     cf_json_doc want;
     expected_rows(&want);

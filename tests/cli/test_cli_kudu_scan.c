@@ -17,46 +17,9 @@
 #include "support_cli.h"
 #include "support_fsroot.h"
 #include "support_json.h"
+#include "support_kudu.h"
 #include "support_walgen.h"
 #include "test_common.h"
-
-static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
-                                      "lbm-onedir-s3"};
-#define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
-
-/* One layout's directory options and tablet id, from its expected/fs.json. */
-typedef struct lay {
-    char root[512];
-    char wal[700], data[1600], tablet[80];
-} lay;
-
-static bool lay_open(lay *l, const char *name)
-{
-    snprintf(l->root, sizeof(l->root), "%s/kudu-fs/%s", cf_test_shared_dir(), name);
-    char p[700];
-    snprintf(p, sizeof(p), "%s/expected/fs.json", l->root);
-    struct stat st;
-    if (stat(p, &st) != 0)
-        return false;
-    cf_json_doc d;
-    char msg[200];
-    if (cf_json_parse_file(&d, p, msg, sizeof(msg)) != 0)
-        fail_msg("%s: %s", p, msg);
-    const cf_json *w = cf_json_get(&d.root, "wal_root");
-    const cf_json *dr = cf_json_get(&d.root, "data_roots");
-    const cf_json *t = cf_json_get(&d.root, "tablet_id");
-    assert_true(w != NULL && dr != NULL && t != NULL);
-    snprintf(l->wal, sizeof(l->wal), "%s/%s", l->root, w->str);
-    snprintf(l->tablet, sizeof(l->tablet), "%s", t->str);
-    l->data[0] = '\0';
-    for (size_t i = 0; i < dr->n; i++) {
-        size_t n = strlen(l->data);
-        snprintf(l->data + n, sizeof(l->data) - n, "%s%s/%s", i ? "," : "", l->root,
-                 dr->items[i].str);
-    }
-    cf_json_doc_dispose(&d);
-    return true;
-}
 
 static void expect_rows(const char *what, const char *out, const cf_json *rows)
 {
@@ -76,14 +39,14 @@ static void test_cli_kudu_scan__layouts(void **state)
     /* the fourth: the latest rows again, the blocks read through mmap (--mmap) */
     static const char *files[4] = {"tablet_latest.json", "tablet_flushed.json", "tablet_as_of.json",
                                    "tablet_latest.json"};
-    for (size_t i = 0; i < NLAYOUTS; i++) {
-        lay l;
-        if (!lay_open(&l, layouts[i]))
+    for (size_t i = 0; i < CLI_KUDU_NLAYOUTS; i++) {
+        cli_kudu_lay l;
+        if (!cli_kudu_lay_open(&l, cli_kudu_layouts[i], NULL))
             skip();
         for (size_t m = 0; m < 4; m++) {
             char p[700], what[200];
             snprintf(p, sizeof(p), "%s/expected/%s", l.root, files[m]);
-            snprintf(what, sizeof(what), "%s %s", layouts[i], files[m]);
+            snprintf(what, sizeof(what), "%s %s", cli_kudu_layouts[i], files[m]);
             cf_json_doc want;
             char msg[200];
             if (cf_json_parse_file(&want, p, msg, sizeof(msg)) != 0)
@@ -120,8 +83,8 @@ static void test_cli_kudu_scan__layouts(void **state)
 static void test_cli_kudu_scan__options(void **state)
 {
     (void)state;
-    lay l;
-    if (!lay_open(&l, "lbm-basic-s1"))
+    cli_kudu_lay l;
+    if (!cli_kudu_lay_open(&l, "lbm-basic-s1", NULL))
         skip();
     char p[700];
     snprintf(p, sizeof(p), "%s/expected/tablet_latest.json", l.root);
@@ -181,8 +144,8 @@ static void test_cli_kudu_scan__options(void **state)
 static void test_cli_kudu_scan__usage(void **state)
 {
     (void)state;
-    lay l;
-    if (!lay_open(&l, "lbm-basic-s1"))
+    cli_kudu_lay l;
+    if (!cli_kudu_lay_open(&l, "lbm-basic-s1", NULL))
         skip();
     run r;
     CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data);
