@@ -73,21 +73,14 @@ static bool on_block(void *ctx, const cf_hfile_index_block *b, const cf_hfile_bl
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fuzz_input in = {data, size};
-    uint8_t opt = fuzz_u8(&in);
+    uint8_t opt;
     fuzz_file f;
-    if (!fuzz_file_open(&f, in.data, in.size, false))
+    if (!fuzz_file_input(&f, &opt, data, size, 0))
+        return 0;
+    cf_hfile *h = fuzz_hfile_open(&f, (opt & 1) != 0);
+    if (h == NULL)
         return 0;
     cf_error err = {0};
-    cf_hfile_options o;
-    cf_hfile_options_init(&o);
-    o.verify_checksums = (opt & 1) != 0;
-    o.max_block_len = 1 << 24;
-    cf_hfile *h = NULL;
-    if (cf_hfile_open(&h, f.io, &o, &err) != CF_OK) {
-        fuzz_file_close(&f);
-        return 0;
-    }
     const cf_hfile_info *info = cf_hfile_get_info(h);
     for (size_t i = 0; i < info->file_info_count; i++) {
         cf_slice k, v;

@@ -80,19 +80,15 @@ static void check(const cf_parquet_array *a)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const size_t batches[8] = {1, 2, 3, 7, 64, 1024, 4096, 100000};
-    fuzz_input in = {data, size};
-    uint8_t opt = fuzz_u8(&in);
+    uint8_t opt;
     fuzz_file f;
-    if (!fuzz_file_open(&f, in.data, in.size, false))
+    if (!fuzz_file_input(&f, &opt, data, size, 0))
+        return 0;
+    cf_parquet *pq = fuzz_parquet_open(&f);
+    if (pq == NULL)
         return 0;
     cf_error err = {0};
-    cf_parquet *pq = NULL;
-    cf_status st = cf_parquet_open(&pq, f.io, NULL, &err);
-    if (st != CF_OK) {
-        fuzz_require_clean_error(st, &err);
-        fuzz_file_close(&f);
-        return 0;
-    }
+    cf_status st;
     cf_parquet_records_options o;
     cf_parquet_records_options_init(&o);
     o.batch_rows = batches[opt & 7];
