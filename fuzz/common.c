@@ -621,36 +621,49 @@ bool fuzz_file_input(fuzz_file *f, uint8_t *opt, const uint8_t *data, size_t siz
 }
 
 #if CF_HAVE_PARQUET
-cf_parquet *fuzz_parquet_open(fuzz_file *f)
+int fuzz_parquet_target(const uint8_t *data, size_t size, uint8_t no_view_bits,
+                        fuzz_parquet_fn check)
 {
+    uint8_t opt;
+    fuzz_file f;
+    if (!fuzz_file_input(&f, &opt, data, size, no_view_bits))
+        return 0;
     cf_error err = {0};
     cf_parquet *pq = NULL;
-    cf_status st = cf_parquet_open(&pq, f->io, NULL, &err);
+    cf_status st = cf_parquet_open(&pq, f.io, NULL, &err);
     if (st != CF_OK) {
         fuzz_require_clean_error(st, &err);
         FUZZ_REQUIRE(pq == NULL);
-        fuzz_file_close(f);
-        return NULL;
+    } else {
+        check(pq, &f, opt);
+        cf_parquet_free(pq);
     }
-    return pq;
+    fuzz_file_close(&f);
+    return 0;
 }
 #endif
 
 #if CF_HAVE_HFILE
-cf_hfile *fuzz_hfile_open(fuzz_file *f, bool verify_checksums)
+int fuzz_hfile_target(const uint8_t *data, size_t size, fuzz_hfile_fn check)
 {
+    uint8_t opt;
+    fuzz_file f;
+    if (!fuzz_file_input(&f, &opt, data, size, 0))
+        return 0;
     cf_error err = {0};
     cf_hfile_options o;
     cf_hfile_options_init(&o);
-    o.verify_checksums = verify_checksums;
+    o.verify_checksums = (opt & 1) != 0;
     o.max_block_len = 1 << 24;
     cf_hfile *h = NULL;
-    if (cf_hfile_open(&h, f->io, &o, &err) != CF_OK) {
+    if (cf_hfile_open(&h, f.io, &o, &err) != CF_OK) {
         FUZZ_REQUIRE(err.msg[0] != '\0');
-        fuzz_file_close(f);
-        return NULL;
+    } else {
+        check(h, &f, opt);
+        cf_hfile_free(h);
     }
-    return h;
+    fuzz_file_close(&f);
+    return 0;
 }
 #endif
 

@@ -119,14 +119,19 @@ int fuzz_read_or_round_trip(const uint8_t *data, size_t size, fuzz_body_fn read_
                             fuzz_body_fn round_trip);
 
 #if CF_HAVE_PARQUET
-/* Open f as Parquet. On failure: checks the error is clean and nothing was handed
- * out, closes f and returns NULL. */
-cf_parquet *fuzz_parquet_open(fuzz_file *f);
+/* A Parquet target: input [opt][file], the file opened (with no_view when opt has any
+ * of no_view_bits) and handed to check with opt; a file that does not open must fail
+ * with a clean error and hand out nothing. Frees what it opened; returns 0. */
+typedef void (*fuzz_parquet_fn)(cf_parquet *pq, const fuzz_file *f, uint8_t opt);
+int fuzz_parquet_target(const uint8_t *data, size_t size, uint8_t no_view_bits,
+                        fuzz_parquet_fn check);
 #endif
 #if CF_HAVE_HFILE
-/* Open f as an HFile (blocks up to 16 MiB, checksums verified when asked). On
- * failure: checks the error has a message, closes f and returns NULL. */
-cf_hfile *fuzz_hfile_open(fuzz_file *f, bool verify_checksums);
+/* An HFile target: input [opt][file], opened with blocks up to 16 MiB and checksums
+ * verified when opt bit 0 is set, and handed to check with opt; a file that does not
+ * open must fail with a message. Frees what it opened; returns 0. */
+typedef void (*fuzz_hfile_fn)(cf_hfile *h, const fuzz_file *f, uint8_t opt);
+int fuzz_hfile_target(const uint8_t *data, size_t size, fuzz_hfile_fn check);
 #endif
 
 /* ---- decoders --------------------------------------------------------------------------- */

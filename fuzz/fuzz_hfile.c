@@ -22,21 +22,14 @@ static bool count_block(void *ctx, const cf_hfile_block_header *hdr)
     return true;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void check_hfile(cf_hfile *h, const fuzz_file *f, uint8_t opt)
 {
-    uint8_t opt;
-    fuzz_file f;
-    if (!fuzz_file_input(&f, &opt, data, size, 0))
-        return 0;
-    cf_hfile *h = fuzz_hfile_open(&f, (opt & 1) != 0);
-    if (h == NULL)
-        return 0;
     cf_error err = {0};
     const cf_hfile_info *info = cf_hfile_get_info(h);
     for (size_t i = 0; i < info->file_info_count; i++) {
         cf_slice k, v;
         cf_hfile_file_info_at(h, i, &k, &v);
-        FUZZ_REQUIRE(k.len <= f.size && v.len <= f.size + (1u << 24));
+        FUZZ_REQUIRE(k.len <= f->size && v.len <= f->size + (1u << 24));
     }
     for (size_t i = 0; i < info->meta_count && i < 8; i++) {
         uint8_t *m;
@@ -66,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 break;
             n++;
             /* Every cell takes at least 8 bytes of some block. */
-            FUZZ_REQUIRE(n <= (uint64_t)f.size * 2 + (1u << 24));
+            FUZZ_REQUIRE(n <= (uint64_t)f->size * 2 + (1u << 24));
             cf_slice r = info->raw_keys ? c.key : c.row;
             if (fuzz_rng_below(&rng, 8) == 0) {
                 tlen = r.len < sizeof(target) ? r.len : sizeof(target);
@@ -82,12 +75,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 /* lower bound: the row found is >= the target (when the file is sorted
                  * the iterator guarantees it; unsorted garbage may break it, so only
                  * check the cheap bound on lengths). */
-                FUZZ_REQUIRE(c.row.len <= f.size);
+                FUZZ_REQUIRE(c.row.len <= f->size);
             }
         }
         cf_hfile_iter_free(it);
     }
-    cf_hfile_free(h);
-    fuzz_file_close(&f);
-    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_hfile_target(data, size, check_hfile);
 }

@@ -36,15 +36,8 @@ static void probe(const cf_parquet_bloom *b, const cf_parquet_column *col, const
     }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void check_parquet(cf_parquet *pq, const fuzz_file *f, uint8_t opt)
 {
-    uint8_t opt;
-    fuzz_file f;
-    if (!fuzz_file_input(&f, &opt, data, size, 1))
-        return 0;
-    cf_parquet *pq = fuzz_parquet_open(&f);
-    if (pq == NULL)
-        return 0;
     cf_error err = {0};
     cf_status st;
     const cf_parquet_file_meta *m = cf_parquet_meta(pq);
@@ -64,12 +57,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_REQUIRE(bytes > 0 && bytes % 32 == 0);
             FUZZ_REQUIRE(cf_parquet_bloom_offset(b) >= 4);
             FUZZ_REQUIRE(cf_parquet_bloom_length(b) > bytes);
-            FUZZ_REQUIRE(cf_parquet_bloom_offset(b) + cf_parquet_bloom_length(b) <= f.size - 8);
-            probe(b, cf_parquet_column_at(pq, c), f.bytes, f.size);
+            FUZZ_REQUIRE(cf_parquet_bloom_offset(b) + cf_parquet_bloom_length(b) <= f->size - 8);
+            probe(b, cf_parquet_column_at(pq, c), f->bytes, f->size);
             cf_parquet_bloom_free(b);
         }
     }
-    cf_parquet_free(pq);
-    fuzz_file_close(&f);
-    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_parquet_target(data, size, 1, check_parquet);
 }

@@ -77,16 +77,9 @@ static void check(const cf_parquet_array *a)
     }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void check_parquet(cf_parquet *pq, const fuzz_file *f, uint8_t opt)
 {
     static const size_t batches[8] = {1, 2, 3, 7, 64, 1024, 4096, 100000};
-    uint8_t opt;
-    fuzz_file f;
-    if (!fuzz_file_input(&f, &opt, data, size, 0))
-        return 0;
-    cf_parquet *pq = fuzz_parquet_open(&f);
-    if (pq == NULL)
-        return 0;
     cf_error err = {0};
     cf_status st;
     cf_parquet_records_options o;
@@ -141,7 +134,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         cf_parquet_records_free(r);
     }
-    cf_parquet_free(pq);
-    fuzz_file_close(&f);
-    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_parquet_target(data, size, 0, check_parquet);
 }
