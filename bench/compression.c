@@ -25,23 +25,13 @@
 
 #include "datasets.h"
 
+#define BENCH_NAME "bench_compression"
+#include "bench_util.h"
+
 #define WRITE_RUNS 3
 #define SCAN_RUNS 5
 #define BATCH 1024
 #define CALL_ROWS 100
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void die(const char *what, const cf_error *err)
-{
-    fprintf(stderr, "%s: %s\n", what, err ? err->msg : "");
-    exit(1);
-}
 
 static volatile uint64_t sink;
 
@@ -59,19 +49,19 @@ static cf_io *write_file(const cf_dataset *d, cf_encoding e, cf_compression c, d
         cf_writer_options_init(&o, d->type);
         o.encoding = e;
         o.compression = c;
-        double t0 = now();
+        double t0 = bench_wall();
         if (cf_io_create_mem(&io, &err) != CF_OK)
-            die("io", &err);
+            bench_die_err("io", &err);
         if (cf_writer_create(&w, io, &o, &err) != CF_OK)
-            die("writer", &err);
+            bench_die_err("writer", &err);
         for (size_t i = 0; i < d->n; i += CALL_ROWS) {
             size_t k = d->n - i < CALL_ROWS ? d->n - i : CALL_ROWS;
             if (cf_writer_append(w, (const uint8_t *)d->vals + i * es, NULL, k, &err) != CF_OK)
-                die("append", &err);
+                bench_die_err("append", &err);
         }
         if (cf_writer_finish(w, &err) != CF_OK)
-            die("finish", &err);
-        double t = now() - t0;
+            bench_die_err("finish", &err);
+        double t = bench_wall() - t0;
         cf_writer_free(w);
         if (t < best)
             best = t;
@@ -114,18 +104,18 @@ static double scan_file(const cf_dataset *d, cf_slice file, uint64_t *hash)
         cf_reader *r;
         cf_iter *it;
         uint64_t h = 0xcbf29ce484222325ull;
-        double t0 = now();
+        double t0 = bench_wall();
         if (cf_io_open_mem(&io, file.data, file.len, &err) != CF_OK)
-            die("open io", &err);
+            bench_die_err("open io", &err);
         if (cf_reader_open(&r, io, NULL, &err) != CF_OK)
-            die("open reader", &err);
+            bench_die_err("open reader", &err);
         if (cf_iter_create(&it, r, &err) != CF_OK)
-            die("iterator", &err);
+            bench_die_err("iterator", &err);
         size_t total = 0;
         for (;;) {
             cf_batch b;
             if (cf_iter_next_batch(it, BATCH, &b, &err) != CF_OK)
-                die("scan", &err);
+                bench_die_err("scan", &err);
             if (b.count == 0)
                 break;
             total += b.count;
@@ -133,7 +123,7 @@ static double scan_file(const cf_dataset *d, cf_slice file, uint64_t *hash)
             if (hashing)
                 h = hash_batch(h, d->type, &b);
         }
-        double t = now() - t0;
+        double t = bench_wall() - t0;
         cf_iter_free(it);
         cf_reader_free(r);
         cf_io_free(io);
@@ -158,13 +148,13 @@ static double memcpy_time(const cf_dataset *d)
     memset(src, 0x5a, total + 1);
     double best = 1e30;
     for (int run = 0; run < SCAN_RUNS; run++) {
-        double t0 = now();
+        double t0 = bench_wall();
         for (size_t off = 0; off < total; off += piece) {
             size_t k = total - off < piece ? total - off : piece;
             memcpy(dst, src + off, k);
             sink += dst[0];
         }
-        double t = now() - t0;
+        double t = bench_wall() - t0;
         if (t < best)
             best = t;
     }

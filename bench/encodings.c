@@ -19,18 +19,12 @@
 #include "encoding/encoding.h"
 #include "util/buf.h"
 
+#define BENCH_NAME "bench_encodings"
+#include "bench_util.h"
+
 #define BLOCK_SIZE 262144u
 #define RUNS 5
 #define BATCH 1024
-
-static double now(void)
-{
-    struct timespec ts;
-    /* CPU time of this process, not wall time: the benchmark shares its
-     * machine, and time spent descheduled is not the decoder's. */
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Encoded blocks of one data set. */
 typedef struct blocks {
@@ -73,7 +67,7 @@ static int encode_all(const cf_dataset *d, cf_encoding e, blocks *out, double *s
         cf_error err;
         if (ops->create(&enc, &p, &err) != CF_OK)
             return -1;
-        double t0 = now();
+        double t0 = bench_cpu();
         size_t i = 0;
         uint32_t ord = 0;
         while (i < d->n) {
@@ -107,7 +101,7 @@ static int encode_all(const cf_dataset *d, cf_encoding e, blocks *out, double *s
             b.dict.count = dd->count;
             cf_decoder_free(dd);
         }
-        double t = now() - t0;
+        double t = bench_cpu() - t0;
         ops->free(enc);
         if (t < best)
             best = t;
@@ -139,7 +133,7 @@ static double decode_all(const cf_dataset *d, cf_encoding e, const blocks *b)
     uint8_t *buf = malloc(BATCH * es);
     double best = 1e30;
     for (int run = 0; run < RUNS; run++) {
-        double t0 = now();
+        double t0 = bench_cpu();
         size_t total = 0;
         for (size_t i = 0; i < b->nblocks; i++) {
             if (ops->load(dec, b->bytes.data + b->off[i], b->len[i], &err) != CF_OK) {
@@ -153,7 +147,7 @@ static double decode_all(const cf_dataset *d, cf_encoding e, const blocks *b)
                 sink += buf[0];
             } while (got == BATCH);
         }
-        double t = now() - t0;
+        double t = bench_cpu() - t0;
         if (total != d->n) {
             fprintf(stderr, "decoded %zu of %zu values\n", total, d->n);
             exit(1);
@@ -176,13 +170,13 @@ static double memcpy_time(const cf_dataset *d)
     uint8_t *dst = malloc(piece);
     double best = 1e30;
     for (int run = 0; run < RUNS; run++) {
-        double t0 = now();
+        double t0 = bench_cpu();
         for (size_t off = 0; off < total; off += piece) {
             size_t n = total - off < piece ? total - off : piece;
             memcpy(dst, src + off, n);
             sink += dst[0];
         }
-        double t = now() - t0;
+        double t = bench_cpu() - t0;
         if (t < best)
             best = t;
     }
