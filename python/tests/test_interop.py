@@ -11,19 +11,13 @@ import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-
+from support import GOLDEN  # first: this checkout's cfile on sys.path
 import cfile  # noqa: E402
 import cfile.hfile  # noqa: E402
 import cfile.parquet  # noqa: E402
 import cfile.table  # noqa: E402
 from arrow_consumer import StreamError, consume  # noqa: E402
 
-SHARED = os.environ.get("CF_SHARED_DIR") or os.path.normpath(os.path.join(HERE, "..", "..", "..",
-                                                                          "shared"))
-GOLDEN = os.path.join(SHARED, "golden")
 
 try:
     import numpy
