@@ -354,7 +354,7 @@ class Fs(_lib.HandleOwner):
         return "<cfile.kudu.Fs %s>" % ("closed" if self.closed else self.uuid)
 
 
-class Tablet(_lib.HandleOwner, _arrow.StreamSource):
+class Tablet(_lib.HandleOwner, _arrow.ScanSource):
     """One tablet of an Fs (which must stay open while the tablet is used)."""
 
     def __init__(self, fs, tablet_id):
@@ -449,15 +449,6 @@ class Tablet(_lib.HandleOwner, _arrow.StreamSource):
         refuses it; wal=False: the DiskRowSets alone. where: (column, op, value)
         triples as cfile.table's scans take them."""
         return TabletScan(self, columns, where, as_of, wal, batch_rows, history_max_age_sec)
-
-    def __iter__(self):
-        return iter(self.scan())
-
-    def _arrow_stream(self, o, ptr):
-        return self.scan()._arrow_stream(o, ptr)
-
-    def to_pandas(self, **kw):
-        return self.scan(**kw).to_pandas()
 
     def __repr__(self):
         return "<cfile.kudu.Tablet %s>" % ("closed" if self.closed else
@@ -712,7 +703,7 @@ def _server(s):
     return Fs(s), True
 
 
-class KuduTable(_lib.HandleOwner, _arrow.StreamSource):
+class KuduTable(_lib.HandleOwner, _arrow.ScanSource):
     """Every tablet of one Kudu table (or one tablet) found on several stopped
     servers, each read from the replica Kudu would count as the most recent
     (include/cfile/kudu.h: only TABLET_DATA_READY replicas; then the largest last
@@ -802,15 +793,6 @@ class KuduTable(_lib.HandleOwner, _arrow.StreamSource):
         """The rows of every tablet (dicts), tablet after tablet in partition key
         order, each as Tablet.scan gives them."""
         return TableScan(self, columns, where, as_of, wal, batch_rows)
-
-    def __iter__(self):
-        return iter(self.scan())
-
-    def to_pandas(self, **kw):
-        return self.scan(**kw).to_pandas()
-
-    def _arrow_stream(self, o, ptr):
-        return self.scan()._arrow_stream(o, ptr)
 
     def export(self, path, as_of=None, wal=True, codec="snappy", row_group_rows=None):
         """Write every tablet's rows into one Parquet file at path (created

@@ -18,7 +18,8 @@ import sys
 import tempfile
 import unittest
 
-from support import HERE, SHARED, GOLDEN  # first: this checkout's cfile on sys.path
+# support first: it puts this checkout's cfile on sys.path
+from support import HERE, SHARED, GOLDEN
 import cfile  # noqa: E402
 
 GOLDEN_V1 = os.path.join(SHARED, "golden-v1")

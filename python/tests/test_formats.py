@@ -11,10 +11,10 @@ import sys
 import tempfile
 import unittest
 
-from support import SHARED  # first: this checkout's cfile on sys.path
+# support first: it puts this checkout's cfile on sys.path
+from support import SHARED
 import cfile  # noqa: E402
 from arrow_consumer import consume  # noqa: E402
-
 
 
 def load(p):

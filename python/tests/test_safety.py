@@ -15,7 +15,8 @@ import tempfile
 import threading
 import unittest
 
-from support import HERE, LAYOUTS  # first: this checkout's cfile on sys.path
+# support first: it puts this checkout's cfile on sys.path
+from support import HERE, LAYOUTS
 import cfile  # noqa: E402
 import cfile.delta  # noqa: E402
 import cfile.hfile  # noqa: E402
