@@ -47,6 +47,28 @@ void done(run *r)
     free(r->err);
 }
 
+void cli_rc(run *r, int rc)
+{
+    EXPECT_RC(*r, rc);
+    done(r);
+}
+
+void cli_out(run *r, int rc, const char *needle)
+{
+    EXPECT_RC(*r, rc);
+    if (r->out == NULL || strstr(r->out, needle) == NULL)
+        fail_msg("stdout lacks '%s': %.300s", needle, r->out ? r->out : "(not captured)");
+    done(r);
+}
+
+void cli_err(run *r, int rc, const char *needle)
+{
+    EXPECT_RC(*r, rc);
+    if (strstr(r->err, needle) == NULL)
+        fail_msg("stderr lacks '%s': %.300s", needle, r->err);
+    done(r);
+}
+
 void write_text(const char *path, const char *text, size_t len)
 {
     FILE *fp = fopen(path, "wb");

@@ -28,6 +28,12 @@ void cli(run *r, ...);
 /* Free what a run captured. */
 void done(run *r);
 
+/* The checks most runs end with, then done(r): the exit code is rc (cli_rc), and
+ * also stdout (cli_out) or stderr (cli_err) contains needle. */
+void cli_rc(run *r, int rc);
+void cli_out(run *r, int rc, const char *needle);
+void cli_err(run *r, int rc, const char *needle);
+
 #define EXPECT_RC(r, want)                                                                         \
     do {                                                                                           \
         if ((r).rc != (want))                                                                      \

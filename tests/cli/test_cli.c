@@ -35,13 +35,10 @@ static void test_cli__usage_errors(void **state)
     done(&r);
 
     cli(&r, "frobnicate", NULL);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "unknown command 'frobnicate'"));
-    done(&r);
+    cli_err(&r, 2, "unknown command 'frobnicate'");
 
     cli(&r, "--bogus", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "dump", "--nope", "x.cfile", NULL);
     EXPECT_RC(r, 2);
@@ -51,50 +48,37 @@ static void test_cli__usage_errors(void **state)
     done(&r);
 
     cli(&r, "dump", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "dump", "a", "b", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "dump", "--from", "x", "f", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "dump", "f", "--count", NULL); /* missing argument */
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "seek", "f", NULL);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "exactly one of"));
-    done(&r);
+    cli_err(&r, 2, "exactly one of");
 
     cli(&r, "seek", "f", "--ordinal", "1", "--value", "2", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "write", "in.jsonl", "out.cfile", NULL);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "--type"));
-    done(&r);
+    cli_err(&r, 2, "--type");
 
     cli(&r, "write", "--type", "NOTATYPE", "in.jsonl", "out.cfile", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "write", "--type", "INT32", "--block-size", "-5", "in", "out", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "write", "--spec", "s.json", "--type", "INT32", "out", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "verify", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     /* A missing file is a failure, not a usage error. */
     cli(&r, "dump", path_in(state, "does-not-exist.cfile"), NULL);
@@ -132,8 +116,7 @@ static void test_cli__help(void **state)
         done(&r);
     }
     cli(&r, "help", "nope", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 }
 
 /* ---- helpers over JSON output ----------------------------------------------------------- */
@@ -191,21 +174,15 @@ static void test_cli__jsonl_roundtrip(void **state)
 
     /* A NULL in a column that is not nullable is refused, naming the row. */
     cli(&r, "write", "--type", "INT32", in, out, NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "row 2 is null"));
-    done(&r);
+    cli_err(&r, 1, "row 2 is null");
 
     /* Bad values name their line. */
     write_str(in, "1\n\"x\"\n");
     cli(&r, "write", "--type", "INT32", in, out, NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "line 2"));
-    done(&r);
+    cli_err(&r, 1, "line 2");
     write_str(in, "1\n[2\n");
     cli(&r, "write", "--type", "INT32", in, out, NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "line 2"));
-    done(&r);
+    cli_err(&r, 1, "line 2");
 }
 
 static void test_cli__csv_roundtrip(void **state)
@@ -238,14 +215,11 @@ static void test_cli__csv_roundtrip(void **state)
     free(v);
 
     cli(&r, "write", "--format", "xml", "--type", "DOUBLE", nums, out, NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     write_str(in, "\"open\n");
     cli(&r, "write", "--type", "STRING", in, out, NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "line 1, column 1: quoted field never closed"));
-    done(&r);
+    cli_err(&r, 1, "line 1, column 1: quoted field never closed");
 }
 
 static void test_cli__odd_strings_escaped(void **state)
@@ -325,8 +299,7 @@ static void test_cli__float_forms(void **state)
     done(&r);
     write_str(in, "\"0x1234567890\"\n");
     cli(&r, "write", "--type", "FLOAT", in, out, NULL);
-    EXPECT_RC(r, 1);
-    done(&r);
+    cli_rc(&r, 1);
 }
 
 static void test_cli__big_numbers(void **state)
@@ -353,9 +326,7 @@ static void test_cli__big_numbers(void **state)
 
     write_str(in, "18446744073709551616\n");
     cli(&r, "write", "--type", "UINT64", in, out, NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "out of range"));
-    done(&r);
+    cli_err(&r, 1, "out of range");
 }
 
 static void test_cli__arrays(void **state)
@@ -376,15 +347,11 @@ static void test_cli__arrays(void **state)
     assert_string_equal(v, "[[1,2,null],[],null,[-5]]");
     free(v);
     cli(&r, "seek", "--json", (char *)out, "--ordinal", "3", NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"values\":[[-5]]"));
-    done(&r);
+    cli_out(&r, 0, "\"values\":[[-5]]");
 
     /* CSV holds an array cell as one (quoted) field: these lines are 3 fields. */
     cli(&r, "write", "--type", "INT32", "--array", "--format", "csv", in, out, NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "line 1: 3 fields, expected 1"));
-    done(&r);
+    cli_err(&r, 1, "line 1: 3 fields, expected 1");
 }
 
 /* 3000 sorted INT64 values (step 3) with a value index, small blocks. */
@@ -441,9 +408,7 @@ static void test_cli__seek(void **state)
 
     /* Reading past the end returns what there is. */
     cli(&r, "seek", "--json", (char *)file, "--ordinal", "2998", "--count", "10", NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"values\":[8994,8997]}"));
-    done(&r);
+    cli_out(&r, 0, "\"values\":[8994,8997]}");
 
     /* Not found: exit 1 with the JSON all the same. */
     cli(&r, "seek", "--json", (char *)file, "--value", "9000", NULL);
@@ -456,9 +421,7 @@ static void test_cli__seek(void **state)
     done(&r);
 
     cli(&r, "seek", "--json", (char *)file, "--ordinal", "3000", NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.out, "\"status\":\"Not found\""));
-    done(&r);
+    cli_out(&r, 1, "\"status\":\"Not found\"");
 
     /* The human form. */
     cli(&r, "seek", (char *)file, "--value", "-1", NULL);
@@ -468,8 +431,7 @@ static void test_cli__seek(void **state)
 
     /* A value that is not a value of the column's type. */
     cli(&r, "seek", (char *)file, "--value", "abc", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     /* No value index: the library's error, exit 1. */
     const char *in = path_in(state, "few.jsonl");
@@ -510,9 +472,7 @@ static void test_cli__dump_ranges(void **state)
     const char *file = sorted_file(state);
     run r;
     cli(&r, "dump", "--json", (char *)file, "--from", "2999", NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"values\":[8997]}"));
-    done(&r);
+    cli_out(&r, 0, "\"values\":[8997]}");
     /* Past the end: not found, exit 1, as `seek --ordinal 5000` (no document). */
     cli(&r, "dump", "--json", (char *)file, "--from", "5000", NULL);
     EXPECT_RC(r, 1);
@@ -691,17 +651,14 @@ static void test_cli__verify(void **state)
 
     /* The damaged block also stops dump, with the same message. */
     cli(&r, "dump", (char *)bad, NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, off));
-    done(&r);
+    cli_err(&r, 1, off);
 
     /* A truncated file. */
     bytes = cf_test_read_file(good, &len);
     write_text(bad, (const char *)bytes, len / 2);
     free(bytes);
     cli(&r, "verify", (char *)bad, NULL);
-    EXPECT_RC(r, 1);
-    done(&r);
+    cli_rc(&r, 1);
 }
 
 static void test_cli__verify_golden(void **state)
@@ -744,16 +701,13 @@ static void test_cli__demo(void **state)
         assert_non_null(strstr(r.out, cols[i]));
         run v;
         cli(&v, "verify", p, NULL);
-        EXPECT_RC(v, 0);
-        assert_non_null(strstr(v.out, "ok (1000 rows"));
-        done(&v);
+        cli_out(&v, 0, "ok (1000 rows");
     }
     assert_non_null(strstr(r.out, "value index: first id >= 3503 is 3507 at row 501"));
     done(&r);
 
     cli(&r, "demo", "extra", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 }
 
 /* A number member of a bench JSON line. */
@@ -782,8 +736,7 @@ static void test_cli__bench_read(void **state)
         cli(&w, "bench", "write", "--dataset", (char *)sets[k].dataset, "--rows",
             (char *)sets[k].rows, "--encoding", (char *)sets[k].encoding, "--iters", "1", "--out",
             (char *)file, NULL);
-        EXPECT_RC(w, 0);
-        done(&w);
+        cli_rc(&w, 0);
         for (int cached = 0; cached < 2; cached++) {
             run r;
             if (cached)

@@ -43,8 +43,7 @@ static void test_blockstats__int32_nullable_multiblock(void **state)
     run r;
     CLI(&r, "write", "--quiet", "--type", "INT32", "--nullable", "--encoding", "PLAIN",
         "--block-size", "512", in, file);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "info", "--blocks", "--json", file);
     EXPECT_RC(r, 0);
     cf_json_doc doc;
@@ -92,8 +91,7 @@ static void test_blockstats__int32_nullable_multiblock(void **state)
     fclose(g);
     CLI(&r, "write", "--quiet", "--type", "STRING", "--nullable", "--encoding", "DICT",
         "--block-size", "512", in, file);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "info", "--blocks", "--json", file);
     EXPECT_RC(r, 0);
     assert_int_equal(cf_json_parse(&doc, r.out, r.out_len, msg, sizeof(msg)), 0);

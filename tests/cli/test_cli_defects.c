@@ -42,13 +42,9 @@ static void test_cli_defects__scan_unknown_column_is_named(void **state)
     expect(&r, 0, NULL);
     /* Long enough that the freed copy is reused and overwritten. */
     CLI(&r, "table", "scan", t, "--columns", "id,no_such_column_anywhere_in_this_table");
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "--columns: no column 'no_such_column_anywhere_in_this_table'"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "--columns: no column 'no_such_column_anywhere_in_this_table'");
     CLI(&r, "table", "scan", t, "--columns", "nosuch,id");
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "no column 'nosuch'"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "no column 'nosuch'");
 }
 
 static void test_cli_defects__string_updated_to_empty(void **state)
@@ -106,13 +102,10 @@ static void test_cli_defects__bloom_probe_refuses_other_files(void **state)
     done(&r);
     /* Without a value index: not "unsupported" (exit 3), not a BloomFile. */
     CLI(&r, "bloom", "probe", golden("int32-plain-nocomp-notnull-appendbatch1"), "5");
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "not a BloomFile"));
-    done(&r);
+    cli_err(&r, CF_EXIT_FAIL, "not a BloomFile");
     /* A real one still answers. */
     CLI(&r, "bloom", "probe", golden("bloom-100keys-4096b"), "no-such-key-at-all");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
 }
 
 /* Keys to probe by --key (repeatable) as `table get` takes them, or after
@@ -131,13 +124,9 @@ static void test_cli_defects__bloom_probe_key_option(void **state)
     done(&a);
     done(&b);
     CLI(&a, "bloom", "probe", f, "--key", "key-000000", "key-000001");
-    EXPECT_RC(a, CF_EXIT_USAGE);
-    assert_non_null(strstr(a.err, "not both"));
-    done(&a);
+    cli_err(&a, CF_EXIT_USAGE, "not both");
     CLI(&a, "bloom", "write", "--key", "x", "keys.txt", "out.bloom");
-    EXPECT_RC(a, CF_EXIT_USAGE);
-    assert_non_null(strstr(a.err, "--key is for probe"));
-    done(&a);
+    cli_err(&a, CF_EXIT_USAGE, "--key is for probe");
 }
 
 /* Every golden BloomFile: verify, dump (each format) and info --blocks succeed. */
@@ -156,9 +145,7 @@ static void test_cli_defects__golden_bloom_files(void **state)
         char *f = golden(e->d_name);
         run r;
         CLI(&r, "verify", f);
-        EXPECT_RC(r, 0);
-        assert_non_null(strstr(r.out, ": ok (BloomFile: "));
-        done(&r);
+        cli_out(&r, 0, ": ok (BloomFile: ");
         CLI(&r, "verify", "--json", f);
         EXPECT_RC(r, 0);
         assert_non_null(strstr(r.out, "\"ok\":true,\"kind\":\"BloomFile\""));
@@ -198,12 +185,9 @@ static void test_cli_defects__golden_bloom_files(void **state)
     free(bytes);
     run r;
     CLI(&r, "verify", bad);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.out, "DAMAGED bloom block at offset 16"));
-    done(&r);
+    cli_out(&r, CF_EXIT_FAIL, "DAMAGED bloom block at offset 16");
     CLI(&r, "dump", bad);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    done(&r);
+    cli_rc(&r, CF_EXIT_FAIL);
 }
 
 #if CF_HAVE_TABLES
@@ -234,17 +218,11 @@ static void test_cli_defects__table_json_results(void **state)
     expect(&r, 0, "{\"id\":1,\"v\":11}\n");
     /* Options a subcommand does not take are refused, not ignored. */
     CLI(&r, "table", "create", cli_dir_path("u"), "--schema", "id INT64 KEY", "--limit", "3");
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "create does not take --limit"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "create does not take --limit");
     CLI(&r, "table", "insert", t, "--row", "id=3", "--where", "id = 1");
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "insert does not take --where"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "insert does not take --where");
     CLI(&r, "table", "scan", t, "--ts", "5");
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "scan does not take --ts"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "scan does not take --ts");
     /* Nothing was written by the refused insert. */
     CLI(&r, "table", "scan", t, "--json");
     expect(&r, 0, "{\"id\":1,\"v\":11}\n");

@@ -394,17 +394,14 @@ static void test_cli_io__disk_full(void **state)
     snprintf(old, sizeof old, "%s/old.cfile", g_mnt);
     run r;
     CLI(&r, "write", "--type", "INT32", "--quiet", cli_dir_path("ints.jsonl"), old);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     char *copy = cli_dir_path("old-copy.cfile");
     size_t len;
     uint8_t *bytes = cf_test_read_file(old, &len);
     write_text(copy, (const char *)bytes, len);
     free(bytes);
     CLI(&r, "write", "--type", "INT32", "--encoding", "PLAIN", big, old);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "No space left on device"));
-    done(&r);
+    cli_err(&r, CF_EXIT_FAIL, "No space left on device");
     same_bytes(copy, old);
     assert_int_equal(count_tmp(g_mnt), 0);
 #if CF_HAVE_TABLES
@@ -422,9 +419,7 @@ static void test_cli_io__disk_full(void **state)
         fprintf(f, "%d,value-%d\n", i, i);
     fclose(f);
     CLI(&r, "table", "import", t, csv);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "No space left on device"));
-    done(&r);
+    cli_err(&r, CF_EXIT_FAIL, "No space left on device");
     assert_int_equal(count_tmp(g_mnt), 0);
     CLI(&r, "table", "scan", t, "--json");
     EXPECT_RC(r, 0);
@@ -482,9 +477,7 @@ static void test_cli_io__rewrite_keeps_mode(void **state)
         ok(&r);
         assert_int_equal(mode_of(f) & 07777, modes[i]);
         CLI(&r, "info", "--json", f);
-        EXPECT_RC(r, 0);
-        assert_non_null(strstr(r.out, "\"INT64\""));
-        done(&r);
+        cli_out(&r, 0, "\"INT64\"");
     }
     if (geteuid() == 0) {
         /* Root rewriting someone's file leaves it theirs. */
@@ -634,9 +627,7 @@ static void test_cli_io__symlinked_output_is_replaced(void **state)
     same_bytes(copy, target);
     assert_int_equal(mode_of(target) & 07777, 0600);
     CLI(&r, "dump", "--json", link);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"type\":\"INT64\""));
-    done(&r);
+    cli_out(&r, 0, "\"type\":\"INT64\"");
     assert_int_equal(count_tmp(cli_dir), 0);
 }
 
@@ -659,9 +650,7 @@ static void test_cli_io__dash_is_stdin_and_stdout(void **state)
     char *args[] = {"write", "--type", "INT32", in, "-", NULL};
     run_argv(&r, o, args);
     fclose(o);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.err, "wrote standard output: 100 rows"));
-    done(&r);
+    cli_err(&r, 0, "wrote standard output: 100 rows");
     same_bytes(by_path, to_stdout);
     assert_int_equal(access(cli_dir_path("-"), F_OK), -1);
     assert_int_equal(access("-", F_OK), -1);

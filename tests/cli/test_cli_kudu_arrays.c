@@ -294,9 +294,7 @@ static void test_cli_kudu_arrays__wal_dump(void **state)
     assert_non_null(strstr(r.out, "\"s\":[\"t\"]"));
     done(&r);
     CLI(&r, "kudu", "wal", "dump", "--fs-wal-dir", root, TABLET);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "INT32[] a=[6,null], STRING[] s=[\"six\"]"));
-    done(&r);
+    cli_out(&r, 0, "INT32[] a=[6,null], STRING[] s=[\"six\"]");
 }
 
 #define LATEST                                                                                     \
@@ -346,9 +344,7 @@ static void test_cli_kudu_arrays__scan(void **state)
     done(&r);
     /* before the UNDO's change: row 4's old array */
     CLI(&r, "kudu", "tablet", "scan", "--json", "--as-of", "40", "--fs-wal-dir", root, TABLET);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "{\"k\":4,\"a\":[4],\"s\":[\"four\"]}\n"));
-    done(&r);
+    cli_out(&r, 0, "{\"k\":4,\"a\":[4],\"s\":[\"four\"]}\n");
     /* between the replayed ops */
     CLI(&r, "kudu", "tablet", "scan", "--json", "--as-of", "101", "--fs-wal-dir", root, TABLET);
     EXPECT_RC(r, 0);
@@ -367,8 +363,7 @@ static void test_cli_kudu_arrays__scan(void **state)
     expect_lines(&r, "{\"a\":null}\n{\"a\":null}\n{\"a\":[40]}\n{\"a\":[5,5]}\n");
     done(&r);
     CLI(&r, "kudu", "tablet", "scan", "--where", "a = 3", "--fs-wal-dir", root, TABLET);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 }
 
 /* The tablet into Parquet (LIST columns), read back. */
@@ -380,9 +375,7 @@ static void test_cli_kudu_arrays__convert(void **state)
     snprintf(out, sizeof out, "%s", cli_dir_path("t.parquet"));
     run r;
     CLI(&r, "convert", "--json", "--kudu-tablet", TABLET, "--fs-wal-dir", root, out);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"rows\":6"));
-    done(&r);
+    cli_out(&r, 0, "\"rows\":6");
     CLI(&r, "parquet", "dump", "--json", out);
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out,
@@ -394,16 +387,14 @@ static void test_cli_kudu_arrays__convert(void **state)
     char tdir[300];
     snprintf(tdir, sizeof tdir, "%s", cli_dir_path("tbl"));
     CLI(&r, "convert", "--kudu-tablet", TABLET, "--fs-wal-dir", root, "--to", "table", tdir);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "scan", "--json", tdir);
     EXPECT_RC(r, 0);
     expect_lines(&r, LATEST);
     done(&r);
     CLI(&r, "convert", "--json", "--as-of", "40", "--kudu-tablet", TABLET, "--fs-wal-dir", root,
         out);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "parquet", "dump", "--json", out);
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, "\"rows\":[[1,[1,null,3],[\"x\",null,\"\"]],[2,null,[]],"
@@ -488,13 +479,10 @@ static void test_cli_kudu_arrays__bad_delta_cell(void **state)
     bad_redo = false;
     run r;
     CLI(&r, "kudu", "tablet", "scan", "--json", "--fs-wal-dir", root, TABLET);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "column s"));
-    done(&r);
+    cli_err(&r, 1, "column s");
     /* projected away, the rows read */
     CLI(&r, "kudu", "tablet", "scan", "--json", "--columns", "k,a", "--fs-wal-dir", root, TABLET);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
 }
 
 /* A larger rowset (arrays across many CFile blocks: row k holds k % 5 elements
@@ -646,9 +634,7 @@ static void test_cli_kudu_arrays__defaults(void **state)
                      "{\"k\":4,\"d\":[7]}\n{\"k\":5,\"d\":[7]}\n{\"k\":6,\"d\":[8]}\n");
     done(&r);
     CLI(&r, "kudu", "wal", "dump", "--json", "--fs-wal-dir", root, TABLET);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"d\":[8]"));
-    done(&r);
+    cli_out(&r, 0, "\"d\":[8]");
 }
 
 int main(int argc, char **argv)

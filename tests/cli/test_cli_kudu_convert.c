@@ -102,8 +102,7 @@ static void test_cli_kudu_convert__to_table(void **state)
         run r;
         CLI(&r, "convert", "--json", "--kudu-tablet", tablet, "--fs-wal-dir", wal, "--fs-data-dirs",
             data, "--to", "table", dir);
-        EXPECT_RC(r, 0);
-        done(&r);
+        cli_rc(&r, 0);
         CLI(&r, "table", "scan", "--json", dir);
         EXPECT_RC(r, 0);
         char p[700];
@@ -131,8 +130,7 @@ static void test_cli_kudu_convert__to_table(void **state)
         /* Never into a table that exists. */
         CLI(&r, "convert", "--kudu-tablet", tablet, "--fs-wal-dir", wal, "--fs-data-dirs", data,
             "--to", "table", dir);
-        EXPECT_RC(r, 1);
-        done(&r);
+        cli_rc(&r, 1);
     }
 }
 
@@ -180,15 +178,12 @@ static void test_cli_kudu_convert__table_replicas(void **state)
     cf_json_doc_dispose(&exp);
     done(&r);
     CLI(&r, "convert", "--kudu-table", "no_such_table", "--kudu-server", s2, out);
-    EXPECT_RC(r, 1);
-    done(&r);
+    cli_rc(&r, 1);
     CLI(&r, "convert", "--kudu-server", s2, out);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "convert", "--kudu-table", "kudu_fsgen_table", "--kudu-tablet", tablet, "--kudu-server",
         s2, out);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 }
 
 static void test_cli_kudu_convert__usage(void **state)
@@ -215,8 +210,7 @@ static void test_cli_kudu_convert__usage(void **state)
     done(&r);
     CLI(&r, "convert", "--kudu-tablet", "00000000000000000000000000000000", "--fs-wal-dir", wal,
         "--fs-data-dirs", data, cli_dir_path("x.parquet"));
-    EXPECT_RC(r, 1);
-    done(&r);
+    cli_rc(&r, 1);
     struct stat st;
     assert_int_not_equal(stat(cli_dir_path("x.parquet"), &st), 0); /* nothing left behind */
 }

@@ -292,14 +292,10 @@ static void test_kudu_names__scan(void **state)
     /* an unclosed quote and an unknown quoted name are usage errors naming them */
     CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data, "--columns",
         "`my-col", l.tablet);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "closing backquote"));
-    done(&r);
+    cli_err(&r, 2, "closing backquote");
     CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data, "--where",
         "`my col` = 'x'", l.tablet);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "no column 'my col'"));
-    done(&r);
+    cli_err(&r, 2, "no column 'my col'");
 
     /* CSV: the header names every column, quoted as RFC 4180 quotes fields */
     CLI(&r, "kudu", "tablet", "scan", "--format", "csv", "--limit", "1", "--fs-wal-dir", l.wal,
@@ -333,8 +329,7 @@ static void test_kudu_names__parquet_and_table(void **state)
     run r;
     CLI(&r, "convert", "--kudu-tablet", l.tablet, "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data,
         pq);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "parquet", "dump", pq);
     EXPECT_RC(r, 0);
     assert_int_equal(expect_rows("parquet dump", r.out, rows, NULL), rows->n);
@@ -343,8 +338,7 @@ static void test_kudu_names__parquet_and_table(void **state)
     /* and into a table: the key named quoted in --key */
     char *tab = cli_dir_path("tab");
     CLI(&r, "convert", "--to", "table", "--key", "`my-col`,`a b, c`", pq, tab);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "scan", "--json", tab);
     EXPECT_RC(r, 0);
     assert_int_equal(expect_rows("table scan", r.out, rows, NULL), rows->n);
@@ -362,8 +356,7 @@ static void test_kudu_names__parquet_and_table(void **state)
     /* the table's MANIFEST, read again by a new process: names, --where, --set */
     CLI(&r, "table", "update", tab, "--key", "host-00-000,1767225600000000", "--set",
         "`select` = 77, `it``s \"q\"\nline2`='v,w'");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "scan", "--json", tab, "--columns", "`select`,`it``s \"q\"\nline2`", "--where",
         "`my-col` = host-00-000 AND `a b, c` = 1767225600000000");
     EXPECT_RC(r, 0);
@@ -387,16 +380,13 @@ static void test_kudu_names__table_import(void **state)
     char *src = cli_dir_path("src");
     run r;
     CLI(&r, "table", "create", src, "--schema", schema);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "insert", src, "--row", "`my-col`=1,`a \"b\", c`=\"q,r\",`x\ny`=5");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     char row2[600];
     snprintf(row2, sizeof row2, "`my-col` = 2, `%s` = 2.5", new_names[5]);
     CLI(&r, "table", "insert", src, "--row", row2);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "info", "--json", src);
     EXPECT_RC(r, 0);
     cf_json_doc info;
@@ -420,11 +410,9 @@ static void test_kudu_names__table_import(void **state)
         done(&r);
         char *dst = cli_dir_path(f ? "dst1" : "dst0");
         CLI(&r, "table", "create", dst, "--schema", (char *)text->str);
-        EXPECT_RC(r, 0);
-        done(&r);
+        cli_rc(&r, 0);
         CLI(&r, "table", "import", dst, in, "--format", forms[f]);
-        EXPECT_RC(r, 0);
-        done(&r);
+        cli_rc(&r, 0);
         CLI(&r, "table", "scan", "--json", dst);
         EXPECT_RC(r, 0);
         assert_string_equal(r.out, want.out);

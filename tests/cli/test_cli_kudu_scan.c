@@ -135,9 +135,7 @@ static void test_cli_kudu_scan__options(void **state)
     /* The text form has a header and one line per row. */
     CLI(&r, "kudu", "tablet", "scan", "--limit", "2", "--columns", "id", "--fs-wal-dir", l.wal,
         "--fs-data-dirs", l.data, l.tablet);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "id"));
-    done(&r);
+    cli_out(&r, 0, "id");
     cf_json_doc_dispose(&want);
 }
 
@@ -152,30 +150,23 @@ static void test_cli_kudu_scan__usage(void **state)
     EXPECT_RC(r, 2); /* no tablet */
     done(&r);
     CLI(&r, "kudu", "tablet", "scan", "--as-of", "soon", "--fs-wal-dir", l.wal, l.tablet);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "scan", "--limit", "-1", "--fs-wal-dir", l.wal, l.tablet);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "scan", "--batch-rows", "0", "--fs-wal-dir", l.wal, l.tablet);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "scan", "--columns", "nosuch", "--fs-wal-dir", l.wal,
         "--fs-data-dirs", l.data, l.tablet);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "scan", "--where", "id >>> 3", "--fs-wal-dir", l.wal,
         "--fs-data-dirs", l.data, l.tablet);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data,
         "00000000000000000000000000000000");
     EXPECT_RC(r, 1); /* not on this server */
     done(&r);
     CLI(&r, "kudu", "tablet", "scan", "--help");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "--as-of"));
-    done(&r);
+    cli_out(&r, 0, "--as-of");
 }
 
 #define GT "0123456789abcdef0123456789abcdef"
@@ -232,41 +223,30 @@ static void test_cli_kudu_scan__not_replayed(void **state)
     snprintf(asof, sizeof asof, "%llu",
              (unsigned long long)(((uint64_t)(tv.tv_sec - 8 * 86400) * 1000000u) << 12));
     CLI(&r, "kudu", "tablet", "scan", "--as-of", asof, "--fs-wal-dir", root, GT);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "ancient history mark"));
-    done(&r);
+    cli_err(&r, 2, "ancient history mark");
     CLI(&r, "kudu", "tablet", "scan", "--as-of", asof, "--history-max-age-sec", "864000",
         "--fs-wal-dir", root, GT);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "kudu", "tablet", "scan", "--history-max-age-sec", "x", "--fs-wal-dir", root, GT);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 #if CF_HAVE_PARQUET
     /* convert: the same mark, the same warning */
     char out[600];
     snprintf(out, sizeof out, "%s/x.parquet", root);
     CLI(&r, "convert", "--kudu-tablet", GT, "--fs-wal-dir", root, "--as-of", asof, out);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "ancient history mark"));
-    done(&r);
+    cli_err(&r, 2, "ancient history mark");
     CLI(&r, "convert", "--kudu-tablet", GT, "--fs-wal-dir", root, "--history-max-age-sec", "864000",
         "--as-of", asof, out);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     remove(out);
     CLI(&r, "convert", "--kudu-tablet", GT, "--fs-wal-dir", root, out);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.err, "Raft decides them"));
-    done(&r);
+    cli_err(&r, 0, "Raft decides them");
     remove(out);
 #endif
     CF_ASSERT_RM_RF(root);
     wal_root(root, sizeof root, true, false);
     CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", root, GT);
-    EXPECT_RC(r, 3);
-    assert_non_null(strstr(r.err, "PARTICIPANT_OP 1.2 of transaction 5"));
-    done(&r);
+    cli_err(&r, 3, "PARTICIPANT_OP 1.2 of transaction 5");
     CF_ASSERT_RM_RF(root);
 }
 

@@ -202,8 +202,7 @@ static void test_kudu_tablet__pbc_dump_records(void **state)
     done(&r);
     /* --type names the type: the same records */
     CLI(&r, "kudu", "pbc", "dump", "--json", "--type", "kudu.BlockRecordPB", p);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cf_json_doc_dispose(&cont);
 }
 
@@ -212,29 +211,19 @@ static void test_kudu_tablet__pbc_usage(void **state)
     (void)state;
     run r;
     CLI(&r, "kudu", "pbc");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "pbc", "show", "x");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "pbc", "dump");
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "expected one FILE"));
-    done(&r);
+    cli_err(&r, 2, "expected one FILE");
     CLI(&r, "kudu", "pbc", "dump", "a", "b");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "pbc", "dump", "--type", "kudu.NoSuchPB", "a");
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "kudu.NoSuchPB"));
-    done(&r);
+    cli_err(&r, 2, "kudu.NoSuchPB");
     CLI(&r, "kudu", "pbc", "dump", "--bogus", "a");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "pbc", "dump", "--help");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "usage: cfile kudu pbc dump"));
-    done(&r);
+    cli_out(&r, 0, "usage: cfile kudu pbc dump");
 }
 
 static void test_kudu_tablet__pbc_damage(void **state)
@@ -264,18 +253,14 @@ static void test_kudu_tablet__pbc_damage(void **state)
     sb[len - 40] ^= 4;
     write_text(flip, (const char *)sb, len);
     CLI(&r, "kudu", "pbc", "dump", "--json", flip);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "offset"));
-    done(&r);
+    cli_err(&r, 1, "offset");
     /* not a container; a file that is not there */
     char *junk = cli_dir_path("junk");
     write_str(junk, "not a protobuf container at all");
     CLI(&r, "kudu", "pbc", "dump", junk);
-    EXPECT_RC(r, 1);
-    done(&r);
+    cli_rc(&r, 1);
     CLI(&r, "kudu", "pbc", "dump", cli_dir_path("nothing"));
-    EXPECT_RC(r, 1);
-    done(&r);
+    cli_rc(&r, 1);
     free(sb);
     cf_json_doc_dispose(&l.fsj);
 }
@@ -452,17 +437,11 @@ static void test_kudu_tablet__rowsets_and_sizes(void **state)
 
         /* the text forms run and name what they show */
         CLI(&r, "kudu", "tablet", "rowsets", FS(l), l.tablet);
-        EXPECT_RC(r, 0);
-        assert_non_null(strstr(r.out, "Column block for column ID"));
-        done(&r);
+        cli_out(&r, 0, "Column block for column ID");
         CLI(&r, "kudu", "tablet", "data-size", FS(l), l.tablet);
-        EXPECT_RC(r, 0);
-        assert_non_null(strstr(r.out, "block type"));
-        done(&r);
+        cli_out(&r, 0, "block type");
         CLI(&r, "kudu", "tablet", "list", FS(l));
-        EXPECT_RC(r, 0);
-        assert_non_null(strstr(r.out, l.tablet));
-        done(&r);
+        cli_out(&r, 0, l.tablet);
         cf_json_doc_dispose(&l.fsj);
     }
 }
@@ -496,11 +475,9 @@ static void test_kudu_tablet__usage(void **state)
     shared_layout(&l, "lbm-onedir-s3");
     run r;
     CLI(&r, "kudu", "tablet");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "frobnicate", FS(l));
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "meta", l.tablet);
     EXPECT_RC(r, 2); /* no FS */
     done(&r);
@@ -511,29 +488,20 @@ static void test_kudu_tablet__usage(void **state)
     EXPECT_RC(r, 2); /* list takes none */
     done(&r);
     CLI(&r, "kudu", "tablet", "meta", FS(l), "../../etc/passwd");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "schema", FS(l), "0123456789abcdef0123456789abcdeX");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "rowsets", "--bogus", FS(l), l.tablet);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "--help");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "data-size"));
-    done(&r);
+    cli_out(&r, 0, "data-size");
     CLI(&r, "kudu", "tablet", "meta", "--help");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     /* a tablet id this server does not have */
     CLI(&r, "kudu", "tablet", "meta", FS(l), "0123456789abcdef0123456789abcdef");
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "not on this server"));
-    done(&r);
+    cli_err(&r, 1, "not on this server");
     CLI(&r, "kudu", "tablet", "data-size", FS(l), "0123456789abcdef0123456789abcdef");
-    EXPECT_RC(r, 1);
-    done(&r);
+    cli_rc(&r, 1);
     cf_json_doc_dispose(&l.fsj);
 }
 
@@ -576,9 +544,7 @@ static void test_kudu_tablet__damaged_superblock(void **state)
     /* cut short */
     write_text(l.tablet_meta, (const char *)sb, 30);
     CLI(&r, "kudu", "tablet", "rowsets", FS(l), l.tablet);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, l.tablet_meta));
-    done(&r);
+    cli_err(&r, 1, l.tablet_meta);
     free(sb);
     cf_json_doc_dispose(&l.fsj);
 }
@@ -768,9 +734,7 @@ static void test_kudu_tablet__built_root(void **state)
     done(&r);
 
     CLI(&r, "kudu", "tablet", "rowsets", "--fs-wal-dir", root, "aaaabbbbccccddddeeeeffff00002222");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "No rowsets found on disk"));
-    done(&r);
+    cli_out(&r, 0, "No rowsets found on disk");
     CLI(&r, "kudu", "tablet", "data-size", "--json", "--fs-wal-dir", root);
     EXPECT_RC(r, 0);
     parse_text(&got, r.out);

@@ -38,8 +38,7 @@ static char *info_svg(const char *out, const char *file, int want_rc)
 {
     run r;
     CLI(&r, "info", "--svg", (char *)out, (char *)file);
-    EXPECT_RC(r, want_rc);
-    done(&r);
+    cli_rc(&r, want_rc);
     return slurp(out);
 }
 
@@ -172,13 +171,10 @@ static void test_svg__errors(void **state)
     run r;
     /* --svg needs its argument. */
     CLI(&r, "info", f, "--svg");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     /* A directory that does not exist: exit 1, naming the output. */
     CLI(&r, "info", "--svg", "/nonexistent-cf-dir/pic.svg", f);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "/nonexistent-cf-dir/pic.svg"));
-    done(&r);
+    cli_err(&r, 1, "/nonexistent-cf-dir/pic.svg");
     char dir[] = "/tmp/cf_svg_XXXXXX", out[128];
     assert_non_null(mkdtemp(dir));
     snprintf(out, sizeof(out), "%s/pic.svg", dir);
@@ -187,9 +183,7 @@ static void test_svg__errors(void **state)
     char h[512];
     snprintf(h, sizeof(h), "%s/hfile/gohfile_simple_v1.hfile", cf_test_shared_dir());
     CLI(&r, "info", "--svg", out, h);
-    EXPECT_RC(r, 3);
-    assert_non_null(strstr(r.err, "HFile"));
-    done(&r);
+    cli_err(&r, 3, "HFile");
     assert_int_equal(dir_entries(dir), 0);
 #endif
     /* --svg belongs to `parquet meta` and `table info` only. */
@@ -197,14 +191,11 @@ static void test_svg__errors(void **state)
     char pq[512];
     snprintf(pq, sizeof(pq), "%s/parquet/pt_binary/pt_binary.parquet", cf_test_shared_dir());
     CLI(&r, "parquet", "schema", "--svg", out, pq);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 #endif
 #if CF_HAVE_TABLES
     CLI(&r, "table", "scan", dir, "--svg", out);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "--svg"));
-    done(&r);
+    cli_err(&r, 2, "--svg");
 #endif
     assert_int_equal(dir_entries(dir), 0);
     rmdir(dir);
@@ -221,8 +212,7 @@ static void test_svg__parquet(void **state)
     snprintf(out, sizeof(out), "%s/pic.svg", dir);
     run r;
     CLI(&r, "parquet", "meta", pq, "--svg", out);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     char *s = slurp(out);
     assert_non_null(strstr(s, ">column chunks<"));
     assert_non_null(strstr(s, "footer (FileMetaData, Thrift)"));
@@ -230,8 +220,7 @@ static void test_svg__parquet(void **state)
     unlink(out);
     /* The same picture through `cfile info`. */
     CLI(&r, "info", "--svg", out, pq);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     s = slurp(out);
     assert_non_null(strstr(s, ">column chunks<"));
     free(s);
@@ -254,14 +243,11 @@ static void test_svg__table(void **state)
     snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
     write_str(csv, "k,v\n\"a<&>\",1\nb,2\n");
     CLI(&r, "table", "create", tdir, "--schema", "k STRING KEY, v INT32");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "import", tdir, csv);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "info", tdir, "--svg", out);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     char *s = slurp(out);
     assert_non_null(strstr(s, "a&lt;&amp;&gt; .. b"));
     assert_null(strstr(s, "a<&>"));
@@ -330,11 +316,9 @@ static void test_svg__to_stdout(void **state)
     snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
     write_str(csv, "k,v\nx,1\ny,2\n");
     CLI(&r, "table", "create", tdir, "--schema", "k STRING KEY, v INT32");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "import", tdir, csv);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "info", tdir, "--svg", "-");
     EXPECT_RC(r, 0);
     expect_svg_on_stdout(&r);

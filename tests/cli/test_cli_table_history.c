@@ -33,24 +33,16 @@ static void test_cli_history__ahm_and_reserved_ts(void **state)
     CLI(&r, "table", "update", t, "--key", "1", "--set", "v=3", "--ts", "30");
     ok(&r);
     CLI(&r, "table", "scan", t, "--as-of", "15");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "1 | 1"));
-    done(&r);
+    cli_out(&r, 0, "1 | 1");
     CLI(&r, "table", "info", t, "--json");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"ahm\":0,"));
-    done(&r);
+    cli_out(&r, 0, "\"ahm\":0,");
     CLI(&r, "table", "compact", t, "--ahm", "25");
     ok(&r);
     /* info shows the mark */
     CLI(&r, "table", "info", t);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\nahm:         25 (history before it was discarded"));
-    done(&r);
+    cli_out(&r, 0, "\nahm:         25 (history before it was discarded");
     CLI(&r, "table", "info", t, "--json");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"ahm\":25,"));
-    done(&r);
+    cli_out(&r, 0, "\"ahm\":25,");
     /* Older than the mark: refused, not answered from what is left. */
     CLI(&r, "table", "scan", t, "--as-of", "15");
     EXPECT_RC(r, 1);
@@ -58,28 +50,19 @@ static void test_cli_history__ahm_and_reserved_ts(void **state)
     assert_int_equal(r.out_len, 0);
     done(&r);
     CLI(&r, "table", "get", t, "1", "--as-of", "15");
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "discarded by compaction"));
-    done(&r);
+    cli_err(&r, 1, "discarded by compaction");
     CLI(&r, "table", "scan", t, "--as-of", "26");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "1 | 2"));
-    done(&r);
+    cli_out(&r, 0, "1 | 2");
 
     /* The value that used to brick the table (next ts would be UINT64_MAX). */
     CLI(&r, "table", "update", t, "--key", "1", "--set", "v=4", "--ts", "18446744073709551614");
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "1..9223372036854775807"));
-    done(&r);
+    cli_err(&r, 2, "1..9223372036854775807");
     CLI(&r, "table", "insert", t, "--row", "k=2,v=2", "--ts", "9223372036854775808");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "table", "update", t, "--key", "1", "--set", "v=4");
     ok(&r);
     CLI(&r, "table", "get", t, "1");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "4"));
-    done(&r);
+    cli_out(&r, 0, "4");
 }
 
 /* An automatic merge that fails after a committed write: the write stands
@@ -123,9 +106,7 @@ static void test_cli_history__failed_merge_warns(void **state)
     /* repaired, the row is there and the next flush merges without a word */
     assert_int_equal(rename(bak, p), 0);
     CLI(&r, "table", "get", t, "60", "--format", "csv");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "60,1"));
-    done(&r);
+    cli_out(&r, 0, "60,1");
     CLI(&r, "table", "insert", t, "--row", "k=70,v=1");
     ok(&r);
     CLI(&r, "table", "flush", t);
