@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "json.h"
+#include "util/buf.h"
 #include "test_common.h"
 
 const char *const cli_kudu_layouts[4] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
@@ -27,6 +28,9 @@ cf_kudu_root_spec cli_kudu_root(const char *root, const char *const *all)
     CF_ASSERT_OK(cf_kudu_root_write(&spec, &err), &err);
     return spec;
 }
+
+const char *const cli_kudu_expected[4] = {"tablet_latest.json", "tablet_flushed.json",
+                                          "tablet_as_of.json", "tablet_latest.json"};
 
 bool cli_kudu_lay_open(cli_kudu_lay *l, const char *name, const char *base)
 {
@@ -55,4 +59,17 @@ bool cli_kudu_lay_open(cli_kudu_lay *l, const char *name, const char *base)
     }
     cf_json_doc_dispose(&d);
     return true;
+}
+
+Kudu__Tablet__TabletSuperBlockPB *cli_kudu_superblock_pb(const cf_kudu_superblock_spec *spec)
+{
+    cf_error err = {0};
+    cf_buf b;
+    cf_buf_init(&b);
+    CF_ASSERT_OK(cf_kudu_superblock_pack(&b, spec, &err), &err);
+    Kudu__Tablet__TabletSuperBlockPB *pb =
+        kudu__tablet__tablet_super_block_pb__unpack(NULL, b.len, b.data);
+    cf_buf_dispose(&b);
+    assert_non_null(pb);
+    return pb;
 }

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 
 #include "kudufs/lbm_writer.h"
+#include "kudu/tablet.h"
+#include "kudu_tablet.pb-c.h"
 
 /* Write a Kudu root at `root` holding WAL and data in one directory (log block
  * manager, 4 KiB file system blocks, server uuid fedcba98...), the data directory's
@@ -15,6 +17,11 @@ cf_kudu_root_spec cli_kudu_root(const char *root, const char *const *all);
 /* The Kudu-written layouts of shared/kudu-fs the CLI tests read. */
 extern const char *const cli_kudu_layouts[4];
 #define CLI_KUDU_NLAYOUTS 4
+
+/* Each layout's expected/ files in the order the tests produce them: the latest
+ * rows, --no-wal, --as-of, and the latest again with the blocks read through mmap
+ * (--mmap). */
+extern const char *const cli_kudu_expected[4];
 
 /* One layout's directory options and tablet id, from its expected/fs.json. */
 typedef struct cli_kudu_lay {
@@ -28,5 +35,10 @@ typedef struct cli_kudu_lay {
  * is not there (the test skips); fails the test when fs.json does not parse or lacks
  * a root or the tablet. */
 bool cli_kudu_lay_open(cli_kudu_lay *l, const char *name, const char *base);
+
+/* The superblock `spec` describes, packed (cf_kudu_superblock_pack) and unpacked, for
+ * a test to edit before writing it; fails the test on error. Free it with
+ * kudu__tablet__tablet_super_block_pb__free_unpacked(pb, NULL). */
+Kudu__Tablet__TabletSuperBlockPB *cli_kudu_superblock_pb(const cf_kudu_superblock_spec *spec);
 
 #endif

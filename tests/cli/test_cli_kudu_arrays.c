@@ -203,19 +203,13 @@ static void write_rowset(const char *root, cf_schema *sch, const uint32_t *cids)
         CF_ASSERT_OK(cf_kudu_superblock_write(p, &sp, &e), &e);
         return;
     }
-    cf_buf sb;
-    cf_buf_init(&sb);
-    CF_ASSERT_OK(cf_kudu_superblock_pack(&sb, &sp, &e), &e);
-    Kudu__Tablet__TabletSuperBlockPB *pb =
-        kudu__tablet__tablet_super_block_pb__unpack(NULL, sb.len, sb.data);
-    assert_non_null(pb);
+    Kudu__Tablet__TabletSuperBlockPB *pb = cli_kudu_superblock_pb(&sp);
     Kudu__ColumnSchemaPB *d = pb->schema->columns[3];
     set_defaults(d);
     CF_ASSERT_OK(cf_kudu_pbc_write_file(p, &pb->base, &e), &e);
     d->has_read_default_value = d->has_write_default_value = false;
     d->read_default_value = d->write_default_value = (ProtobufCBinaryData){0, NULL};
     kudu__tablet__tablet_super_block_pb__free_unpacked(pb, NULL);
-    cf_buf_dispose(&sb);
 }
 
 /* One WRITE_OP with its COMMIT: the op went to MRS `mrs` (>= 0) or to DMS 1 of

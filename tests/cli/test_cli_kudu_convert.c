@@ -25,9 +25,6 @@ static uint64_t json_num(const cf_json *obj, const char *key)
 static void test_cli_kudu_convert__layouts(void **state)
 {
     (void)state;
-    /* the fourth: the latest again, the blocks read through mmap (--mmap) */
-    static const char *files[4] = {"tablet_latest.json", "tablet_flushed.json", "tablet_as_of.json",
-                                   "tablet_latest.json"};
     for (size_t i = 0; i < CLI_KUDU_NLAYOUTS; i++) {
         cli_kudu_lay l;
         if (!cli_kudu_lay_open(&l, cli_kudu_layouts[i], NULL))
@@ -35,7 +32,7 @@ static void test_cli_kudu_convert__layouts(void **state)
         char *root = l.root, *wal = l.wal, *data = l.data, *tablet = l.tablet;
         for (size_t m = 0; m < 4; m++) {
             char p[700], msg[200];
-            snprintf(p, sizeof(p), "%s/expected/%s", root, files[m]);
+            snprintf(p, sizeof(p), "%s/expected/%s", root, cli_kudu_expected[m]);
             cf_json_doc want;
             if (cf_json_parse_file(&want, p, msg, sizeof(msg)) != 0)
                 fail_msg("%s: %s", p, msg);
@@ -62,7 +59,7 @@ static void test_cli_kudu_convert__layouts(void **state)
                 fail_msg("summary: %s: %s", msg, r.out);
             assert_string_equal(cf_json_get(&sum.root, "from")->str, "kudu");
             if (json_num(&sum.root, "rows") != json_num(&want.root, "num_rows"))
-                fail_msg("%s %s: %" PRIu64 " rows", cli_kudu_layouts[i], files[m],
+                fail_msg("%s %s: %" PRIu64 " rows", cli_kudu_layouts[i], cli_kudu_expected[m],
                          json_num(&sum.root, "rows"));
             cf_json_doc_dispose(&sum);
             done(&r);

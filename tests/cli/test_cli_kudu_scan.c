@@ -36,17 +36,14 @@ static void expect_rows(const char *what, const char *out, const cf_json *rows)
 static void test_cli_kudu_scan__layouts(void **state)
 {
     (void)state;
-    /* the fourth: the latest rows again, the blocks read through mmap (--mmap) */
-    static const char *files[4] = {"tablet_latest.json", "tablet_flushed.json", "tablet_as_of.json",
-                                   "tablet_latest.json"};
     for (size_t i = 0; i < CLI_KUDU_NLAYOUTS; i++) {
         cli_kudu_lay l;
         if (!cli_kudu_lay_open(&l, cli_kudu_layouts[i], NULL))
             skip();
         for (size_t m = 0; m < 4; m++) {
             char p[700], what[200];
-            snprintf(p, sizeof(p), "%s/expected/%s", l.root, files[m]);
-            snprintf(what, sizeof(what), "%s %s", cli_kudu_layouts[i], files[m]);
+            snprintf(p, sizeof(p), "%s/expected/%s", l.root, cli_kudu_expected[m]);
+            snprintf(what, sizeof(what), "%s %s", cli_kudu_layouts[i], cli_kudu_expected[m]);
             cf_json_doc want;
             char msg[200];
             if (cf_json_parse_file(&want, p, msg, sizeof(msg)) != 0)

@@ -631,12 +631,7 @@ static void test_kudu_tablet__built_root(void **state)
     spec.partition_key_start_len = sizeof start;
     spec.partition_key_end = end;
     spec.partition_key_end_len = sizeof end;
-    cf_buf b;
-    cf_buf_init(&b);
-    CF_ASSERT_OK(cf_kudu_superblock_pack(&b, &spec, &err), &err);
-    Kudu__Tablet__TabletSuperBlockPB *sb =
-        kudu__tablet__tablet_super_block_pb__unpack(NULL, b.len, b.data);
-    assert_non_null(sb);
+    Kudu__Tablet__TabletSuperBlockPB *sb = cli_kudu_superblock_pb(&spec);
     /* HASH (host) 4 buckets; this tablet is bucket 3 */
     Kudu__PartitionSchemaPB__ColumnIdentifierPB ident =
         KUDU__PARTITION_SCHEMA_PB__COLUMN_IDENTIFIER_PB__INIT;
@@ -671,7 +666,6 @@ static void test_kudu_tablet__built_root(void **state)
     v->has_read_default_value = v->has_write_default_value = false;
     v->read_default_value = v->write_default_value = (ProtobufCBinaryData){0, NULL};
     kudu__tablet__tablet_super_block_pb__free_unpacked(sb, NULL);
-    cf_buf_dispose(&b);
     /* a tombstoned tablet of the same table */
     spec.tablet_id = "aaaabbbbccccddddeeeeffff00002222";
     spec.data_state = KUDU__TABLET__TABLET_DATA_STATE__TABLET_DATA_TOMBSTONED;
