@@ -26,9 +26,8 @@ static bool null_at(int i)
 static void test_blockstats__int32_nullable_multiblock(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_bstats_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char in[64], file[64];
+    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
+    char in[128], file[128];
     snprintf(in, sizeof(in), "%s/in.jsonl", dir);
     snprintf(file, sizeof(file), "%s/a.cfile", dir);
     FILE *f = fopen(in, "w");
@@ -109,15 +108,13 @@ static void test_blockstats__int32_nullable_multiblock(void **state)
     assert_true(ndata > 1);
     cf_json_doc_dispose(&doc);
     done(&r);
-    unlink(in);
-    unlink(file);
-    rmdir(dir);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_blockstats__int32_nullable_multiblock),
+        cmocka_unit_test_setup_teardown(test_blockstats__int32_nullable_multiblock, cli_dir_setup,
+                                        cli_dir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,8 +57,7 @@ static size_t count_lines(const char *s)
 static void test_json_habits__demo(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_habits_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
     run r;
     CLI(&r, "demo", "--dir", dir, "--rows", "300", "--json");
     EXPECT_RC(r, 0);
@@ -96,15 +95,13 @@ static void test_json_habits__demo(void **state)
     assert_non_null(strstr(r.out, "\ntry: cfile info"));
     assert_null(strstr(r.out, "  \n")); /* no trailing blanks */
     done(&r);
-    CF_ASSERT_RM_RF(dir);
 }
 
 #if CF_HAVE_TABLES
 static void test_json_habits__table_create_import_flush(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_habits_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
     char t[128], csv[128];
     snprintf(t, sizeof(t), "%s/t", dir);
     snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
@@ -142,15 +139,13 @@ static void test_json_habits__table_create_import_flush(void **state)
     /* flush takes only --json and --lock-timeout now, like the other writers. */
     CLI(&r, "table", "flush", t, "--where", "id = 1");
     cli_err(&r, 2, "flush does not take --where");
-    CF_ASSERT_RM_RF(dir);
 }
 #endif
 
 static void test_json_habits__delta_write(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_habits_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
     char spec[512], out[128];
     snprintf(spec, sizeof(spec), "%s/golden-delta/redo-basic/spec.json", cf_test_shared_dir());
     snprintf(out, sizeof(out), "%s/d.cfile", dir);
@@ -201,7 +196,6 @@ static void test_json_habits__delta_write(void **state)
     done(&r);
     CLI(&r, "delta", "write", "--jsn", spec, out);
     cli_rc(&r, 2);
-    CF_ASSERT_RM_RF(dir);
 }
 
 #if CF_HAVE_HFILE
@@ -330,8 +324,7 @@ static void check_pq_columns(const cf_json *root)
 static void test_json_habits__parquet_write(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_habits_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
     char csv[128], out[128];
     snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
     snprintf(out, sizeof(out), "%s/out.parquet", dir);
@@ -385,14 +378,12 @@ static void test_json_habits__parquet_write(void **state)
     EXPECT_RC(r, 1);
     assert_int_equal(r.out_len, 0);
     done(&r);
-    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_json_habits__convert(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_habits_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
     char csv[128], pq[128], cdir[128], one[128], back[128], t[128], tpq[128];
     snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
     snprintf(pq, sizeof(pq), "%s/in.parquet", dir);
@@ -521,7 +512,6 @@ static void test_json_habits__convert(void **state)
     EXPECT_RC(r, 2);
     assert_int_equal(count_lines(r.err), 2);
     done(&r);
-    CF_ASSERT_RM_RF(dir);
 }
 #endif
 
@@ -559,8 +549,7 @@ static void expect_json_lines(const char *what, const run *r)
 static void test_json_habits__every_reporting_command(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_habits_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
     char jl[128], cf[128], cf2[128], keys[128], bl[128], t[128], csv[128], delta[128], hf[128],
         hf2[128], pq[128], pq2[128], cdir[128], spec[512], hfile[512], pqin[512];
     snprintf(jl, sizeof(jl), "%s/v.jsonl", dir);
@@ -659,28 +648,33 @@ static void test_json_habits__every_reporting_command(void **state)
         if (strcmp(name, "completion") != 0 && strstr(u, "--json") == NULL)
             fail_msg("cfile %s --help does not mention --json", name);
     }
-    CF_ASSERT_RM_RF(dir);
 }
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_json_habits__demo),
+        cmocka_unit_test_setup_teardown(test_json_habits__demo, cli_dir_setup, cli_dir_teardown),
 #if CF_HAVE_TABLES
-        cmocka_unit_test(test_json_habits__table_create_import_flush),
+        cmocka_unit_test_setup_teardown(test_json_habits__table_create_import_flush, cli_dir_setup,
+                                        cli_dir_teardown),
 #endif
-        cmocka_unit_test(test_json_habits__delta_write),
+        cmocka_unit_test_setup_teardown(test_json_habits__delta_write, cli_dir_setup,
+                                        cli_dir_teardown),
 #if CF_HAVE_HFILE
-        cmocka_unit_test(test_json_habits__hfile_dump_limit),
+        cmocka_unit_test_setup_teardown(test_json_habits__hfile_dump_limit, cli_dir_setup,
+                                        cli_dir_teardown),
 #endif
 #if CF_HAVE_PARQUET
-        cmocka_unit_test(test_json_habits__parquet_dump_limit),
+        cmocka_unit_test_setup_teardown(test_json_habits__parquet_dump_limit, cli_dir_setup,
+                                        cli_dir_teardown),
 #endif
 #if CF_HAVE_PARQUET && CF_HAVE_TABLES
-        cmocka_unit_test(test_json_habits__parquet_write),
-        cmocka_unit_test(test_json_habits__convert),
+        cmocka_unit_test_setup_teardown(test_json_habits__parquet_write, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_json_habits__convert, cli_dir_setup, cli_dir_teardown),
 #endif
-        cmocka_unit_test(test_json_habits__every_reporting_command),
+        cmocka_unit_test_setup_teardown(test_json_habits__every_reporting_command, cli_dir_setup,
+                                        cli_dir_teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -89,8 +89,7 @@ static void test_svg__buckets(void **state)
 static void test_svg__info_writes_picture(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_svg_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
     char f[512], out[128];
     golden(f, sizeof(f), "int32-bitshuffle-nocomp-notnull-sorted-validx-multilevel");
     snprintf(out, sizeof(out), "%s/pic.svg", dir);
@@ -110,15 +109,12 @@ static void test_svg__info_writes_picture(void **state)
     assert_non_null(strstr(s, "rows 19968 .. 19999 (32 rows)"));
     free(s);
     assert_int_equal(dir_entries(dir), 1); /* no temporary left behind */
-    unlink(out);
-    rmdir(dir);
 }
 
 static void test_svg__path_is_escaped(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_svg_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
     char src[512], f[256], out[128];
     golden(src, sizeof(src), "string-dict-lz4-nullable");
     snprintf(f, sizeof(f), "%s/a&b<c>\x01.cfile", dir);
@@ -133,16 +129,12 @@ static void test_svg__path_is_escaped(void **state)
     assert_null(strstr(s, "a&b"));
     assert_non_null(strstr(s, "dictionary block"));
     free(s);
-    unlink(out);
-    unlink(f);
-    rmdir(dir);
 }
 
 static void test_svg__damaged_file_is_drawn(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_svg_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
     char src[512], f[128], out[128];
     golden(src, sizeof(src), "int32-plain-nocomp-notnull-multiblock");
     size_t len = 0;
@@ -158,9 +150,6 @@ static void test_svg__damaged_file_is_drawn(void **state)
     assert_non_null(strstr(s, "DAMAGED"));
     assert_non_null(strstr(s, ">damaged<")); /* in the legend */
     free(s);
-    unlink(out);
-    unlink(f);
-    rmdir(dir);
 }
 
 static void test_svg__errors(void **state)
@@ -175,8 +164,7 @@ static void test_svg__errors(void **state)
     /* A directory that does not exist: exit 1, naming the output. */
     CLI(&r, "info", "--svg", "/nonexistent-cf-dir/pic.svg", f);
     cli_err(&r, 1, "/nonexistent-cf-dir/pic.svg");
-    char dir[] = "/tmp/cf_svg_XXXXXX", out[128];
-    assert_non_null(mkdtemp(dir));
+    char *dir = cli_dir, out[128];
     snprintf(out, sizeof(out), "%s/pic.svg", dir);
 #if CF_HAVE_HFILE
     /* HFiles are not drawn: unsupported, and nothing written. */
@@ -198,15 +186,13 @@ static void test_svg__errors(void **state)
     cli_err(&r, 2, "--svg");
 #endif
     assert_int_equal(dir_entries(dir), 0);
-    rmdir(dir);
 }
 
 #if CF_HAVE_PARQUET
 static void test_svg__parquet(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_svg_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
     char pq[512], out[128];
     snprintf(pq, sizeof(pq), "%s/parquet/pt_binary/pt_binary.parquet", cf_test_shared_dir());
     snprintf(out, sizeof(out), "%s/pic.svg", dir);
@@ -225,7 +211,6 @@ static void test_svg__parquet(void **state)
     assert_non_null(strstr(s, ">column chunks<"));
     free(s);
     unlink(out);
-    CF_ASSERT_RM_RF(dir);
 }
 #endif
 
@@ -233,8 +218,7 @@ static void test_svg__parquet(void **state)
 static void test_svg__table(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_svg_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
     char out[128], tdir[128], csv[128];
     snprintf(out, sizeof(out), "%s/pic.svg", dir);
     run r;
@@ -254,7 +238,6 @@ static void test_svg__table(void **state)
     free(s);
     unlink(out);
     unlink(csv);
-    CF_ASSERT_RM_RF(dir);
 }
 #endif
 
@@ -310,8 +293,7 @@ static void test_svg__to_stdout(void **state)
 #endif
 #if CF_HAVE_TABLES
     /* A table. */
-    char dir[] = "/tmp/cf_svg_XXXXXX", tdir[128], csv[128];
-    assert_non_null(mkdtemp(dir));
+    char *dir = cli_dir, tdir[128], csv[128];
     snprintf(tdir, sizeof(tdir), "%s/t", dir);
     snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
     write_str(csv, "k,v\nx,1\ny,2\n");
@@ -325,7 +307,6 @@ static void test_svg__to_stdout(void **state)
     assert_non_null(strstr(r.out, "x .. y"));
     assert_non_null(strstr(r.err, "schema:"));
     done(&r);
-    CF_ASSERT_RM_RF(dir);
 #endif
 }
 
@@ -335,8 +316,7 @@ static void test_svg__to_stdout(void **state)
 static void test_svg__bloomfile(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_svg_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
     char f[512], out[128];
     golden(f, sizeof(f), "bloom-20000keys-512b-multiblock");
     snprintf(out, sizeof(out), "%s/pic.svg", dir);
@@ -363,27 +343,27 @@ static void test_svg__bloomfile(void **state)
     assert_non_null(strstr(r.out, "\"kind\":\"value index\""));
     assert_non_null(strstr(r.out, "\"index_level\":0,\"index_entries\":47"));
     done(&r);
-    unlink(out);
-    rmdir(dir);
 }
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_svg__escape),
-        cmocka_unit_test(test_svg__buckets),
-        cmocka_unit_test(test_svg__info_writes_picture),
-        cmocka_unit_test(test_svg__path_is_escaped),
-        cmocka_unit_test(test_svg__damaged_file_is_drawn),
-        cmocka_unit_test(test_svg__errors),
+        cmocka_unit_test_setup_teardown(test_svg__escape, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_svg__buckets, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_svg__info_writes_picture, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_svg__path_is_escaped, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_svg__damaged_file_is_drawn, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_svg__errors, cli_dir_setup, cli_dir_teardown),
 #if CF_HAVE_PARQUET
-        cmocka_unit_test(test_svg__parquet),
+        cmocka_unit_test_setup_teardown(test_svg__parquet, cli_dir_setup, cli_dir_teardown),
 #endif
 #if CF_HAVE_TABLES
-        cmocka_unit_test(test_svg__table),
+        cmocka_unit_test_setup_teardown(test_svg__table, cli_dir_setup, cli_dir_teardown),
 #endif
-        cmocka_unit_test(test_svg__to_stdout),
-        cmocka_unit_test(test_svg__bloomfile),
+        cmocka_unit_test_setup_teardown(test_svg__to_stdout, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_svg__bloomfile, cli_dir_setup, cli_dir_teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
