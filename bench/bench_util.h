@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <cfile/status.h>
@@ -52,6 +53,41 @@ static inline uint64_t bench_xorshift(uint64_t *state)
     *state ^= *state >> 7;
     *state ^= *state << 17;
     return *state;
+}
+
+/* Best of `runs` timings, on clock `id`, of copying src[0, total) through a buffer of
+ * `piece` bytes, piece by piece: the memcpy baseline decoders are compared with.
+ * Each piece's first byte goes to *sink so no copy is optimised away. */
+static inline double bench_memcpy_best(const uint8_t *src, size_t total, size_t piece, int runs,
+                                       clockid_t id, volatile uint64_t *sink)
+{
+    uint8_t *dst = malloc(piece ? piece : 1);
+    if (dst == NULL) {
+        fprintf(stderr, "%s: out of memory\n", BENCH_NAME);
+        exit(1);
+    }
+    double best = 1e30;
+    for (int run = 0; run < runs; run++) {
+        double t0 = bench_clock(id);
+        for (size_t off = 0; off < total; off += piece) {
+            size_t k = total - off < piece ? total - off : piece;
+            memcpy(dst, src + off, k);
+            *sink += dst[0];
+        }
+        double t = bench_clock(id) - t0;
+        if (t < best)
+            best = t;
+    }
+    free(dst);
+    return best;
+}
+
+/* Remove dir and all it holds (a benchmark's scratch output); 0 when done. */
+static inline int bench_rm_rf(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
 }
 
 /* "BENCH_NAME: what: STATUS: message" on stderr, then exit 1. */

@@ -25,9 +25,7 @@ int main(int argc, char **argv)
     uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000;
     bool on = argc > 2 ? strcmp(argv[2], "off") != 0 : true;
     const char *dir = argc > 3 ? argv[3] : "/tmp/cf_bench_compact";
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
+    if (bench_rm_rf(dir) != 0)
         return 1;
     cf_error e;
     cf_status st;

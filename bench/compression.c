@@ -144,22 +144,10 @@ static double memcpy_time(const cf_dataset *d)
 {
     size_t total = d->raw_bytes;
     size_t piece = (total / (d->n ? d->n : 1) + 1) * BATCH;
-    uint8_t *src = malloc(total + 1), *dst = malloc(piece);
+    uint8_t *src = malloc(total + 1);
     memset(src, 0x5a, total + 1);
-    double best = 1e30;
-    for (int run = 0; run < SCAN_RUNS; run++) {
-        double t0 = bench_wall();
-        for (size_t off = 0; off < total; off += piece) {
-            size_t k = total - off < piece ? total - off : piece;
-            memcpy(dst, src + off, k);
-            sink += dst[0];
-        }
-        double t = bench_wall() - t0;
-        if (t < best)
-            best = t;
-    }
+    double best = bench_memcpy_best(src, total, piece, SCAN_RUNS, CLOCK_MONOTONIC, &sink);
     free(src);
-    free(dst);
     return best;
 }
 

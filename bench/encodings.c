@@ -36,6 +36,16 @@ typedef struct blocks {
     cf_dict dict;
 } blocks;
 
+static void blocks_dispose(blocks *b)
+{
+    cf_buf_dispose(&b->bytes);
+    free(b->off);
+    free(b->len);
+    free(b->count);
+    free(b->dict_bytes);
+    free(b->dict_entries);
+}
+
 static void blocks_add(blocks *b, cf_slice s, size_t count)
 {
     if (b->nblocks == b->cap) {
@@ -108,12 +118,7 @@ static int encode_all(const cf_dataset *d, cf_encoding e, blocks *out, double *s
         if (run == RUNS - 1) {
             *out = b;
         } else {
-            cf_buf_dispose(&b.bytes);
-            free(b.off);
-            free(b.len);
-            free(b.count);
-            free(b.dict_bytes);
-            free(b.dict_entries);
+            blocks_dispose(&b);
         }
     }
     *secs = best;
@@ -164,24 +169,8 @@ static double decode_all(const cf_dataset *d, cf_encoding e, const blocks *b)
  * same access pattern as the decoders, so the ratio compares like with like. */
 static double memcpy_time(const cf_dataset *d)
 {
-    size_t es = cf_type_size(d->type), piece = BATCH * es;
-    const uint8_t *src = d->vals;
-    size_t total = d->n * es;
-    uint8_t *dst = malloc(piece);
-    double best = 1e30;
-    for (int run = 0; run < RUNS; run++) {
-        double t0 = bench_cpu();
-        for (size_t off = 0; off < total; off += piece) {
-            size_t n = total - off < piece ? total - off : piece;
-            memcpy(dst, src + off, n);
-            sink += dst[0];
-        }
-        double t = bench_cpu() - t0;
-        if (t < best)
-            best = t;
-    }
-    free(dst);
-    return best;
+    size_t es = cf_type_size(d->type);
+    return bench_memcpy_best(d->vals, d->n * es, BATCH * es, RUNS, CLOCK_PROCESS_CPUTIME_ID, &sink);
 }
 
 static const char *filter;
@@ -209,12 +198,7 @@ static void run_set(const cf_dataset *d, const cf_encoding *encs, size_t nenc)
                names[encs[k]], (double)b.bytes.len / 1e6, d->n / enc_s / 1e6, d->n / dec_s / 1e6,
                mb / dec_s, mb / mc / 1e3, mc / dec_s);
         fflush(stdout);
-        cf_buf_dispose(&b.bytes);
-        free(b.off);
-        free(b.len);
-        free(b.count);
-        free(b.dict_bytes);
-        free(b.dict_entries);
+        blocks_dispose(&b);
     }
 }
 

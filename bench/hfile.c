@@ -42,20 +42,13 @@
 
 static volatile uint64_t sink;
 
-static uint64_t rng_state = 88172645463325252ull;
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rng_state = BENCH_SEED;
 
 /* Half random letters, half a repeated pattern: about 2:1 under GZ. */
 static void make_value(uint8_t *v, uint64_t i)
 {
     for (int k = 0; k < VALUE_LEN / 2; k++)
-        v[k] = (uint8_t)('a' + rng() % 26);
+        v[k] = (uint8_t)('a' + bench_xorshift(&rng_state) % 26);
     for (int k = VALUE_LEN / 2; k < VALUE_LEN; k++)
         v[k] = (uint8_t)('0' + (i + (uint64_t)k) % 10);
 }
@@ -80,7 +73,7 @@ static file write_file(uint32_t codec, int encoding, uint64_t target_bytes)
     cf_hfile_writer *w;
     if (cf_hfile_writer_create(&w, f.io, &o, &err) != CF_OK)
         bench_die_err("writer", &err);
-    rng_state = 88172645463325252ull;
+    rng_state = BENCH_SEED;
     char row[32], qual[16];
     uint8_t val[VALUE_LEN];
     double t0 = bench_thread_cpu();

@@ -24,6 +24,7 @@
 
 #define BENCH_NAME "bench_kudu_fs"
 #include "bench_util.h"
+#include "bench_kudu.h"
 
 /* CPU seconds (user + system) of this process: on a shared machine a steadier
  * measure than the wall clock. */
@@ -37,22 +38,9 @@ static double cpu(void)
 
 static void build(const char *root, unsigned nc, unsigned nb)
 {
-    static const char *const all[] = {"0123456789abcdef0123456789abcdef"};
-    cf_kudu_root_spec spec = {
-        .root = root,
-        .server_uuid = "fedcba9876543210fedcba9876543210",
-        .wal = true,
-        .data = true,
-        .dir_uuid = all[0],
-        .all_uuids = all,
-        .nall = 1,
-        .dir_type = "log",
-        .fs_block_size = 512,
-    };
+    bench_kudu_root(root, 512);
     cf_error e = {0};
-    cf_status st = cf_kudu_root_write(&spec, &e);
-    if (st != CF_OK)
-        bench_die("root", st, &e);
+    cf_status st;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/data", root);
     uint8_t block[64];
@@ -84,9 +72,7 @@ int main(int argc, char **argv)
     const char *root = argc > 3 ? argv[3] : "/tmp/cf_bench_kudu_fs";
     bool reuse = argc > 4 && strcmp(argv[4], "reuse") == 0;
     if (!reuse) {
-        char cmd[4200];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-        if (system(cmd) != 0)
+        if (bench_rm_rf(root) != 0)
             return 1;
         double t0 = bench_wall();
         pid_t pid = fork();

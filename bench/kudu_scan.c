@@ -40,6 +40,7 @@
 
 #define BENCH_NAME "bench_kudu_scan"
 #include "bench_util.h"
+#include "bench_kudu.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -127,20 +128,9 @@ static void gen(const char *dir, uint64_t rows, size_t nrs, bool interleaved)
     if (system(cmd) != 0)
         exit(1);
     snprintf(root, sizeof(root), "%s/fs/wal", dir);
-    static const char *const all[] = {"0123456789abcdef0123456789abcdef"};
-    cf_kudu_root_spec rs = {.root = root,
-                            .server_uuid = "fedcba9876543210fedcba9876543210",
-                            .wal = true,
-                            .data = true,
-                            .dir_uuid = all[0],
-                            .all_uuids = all,
-                            .nall = 1,
-                            .dir_type = "log",
-                            .fs_block_size = 4096};
+    bench_kudu_root(root, 4096);
     cf_error e;
     cf_status st;
-    if ((st = cf_kudu_root_write(&rs, &e)) != CF_OK)
-        bench_die("root", st, &e);
     snprintf(p, sizeof(p), "%s/wals/" GEN_TABLET, root);
     snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", p);
     if (system(cmd) != 0)
@@ -355,9 +345,7 @@ int main(int argc, char **argv)
     size_t nc = cf_schema_column_count(s);
 
     /* The same rows as a cfile table (one load, then flushed). */
-    char cmd[1200];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
+    if (bench_rm_rf(dir) != 0)
         return 1;
     if ((st = cf_rowset_create_empty(dir, s, &e)) != CF_OK)
         bench_die("table create", st, &e);

@@ -54,13 +54,6 @@ static const struct {
 #define NSETS (sizeof sets / sizeof sets[0])
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 static void write_set(const char *dir, size_t s, size_t rows)
 {
@@ -72,15 +65,15 @@ static void write_set(const char *dir, size_t s, size_t rows)
         enum { VOCAB = 20000 };
         words = malloc((size_t)VOCAB * 24);
         for (size_t w = 0; w < VOCAB; w++) {
-            size_t len = 3 + next_rand() % 12;
+            size_t len = 3 + bench_xorshift(&rng) % 12;
             for (size_t c = 0; c < len; c++)
-                words[w * 24 + c] = (char)('a' + next_rand() % 26);
+                words[w * 24 + c] = (char)('a' + bench_xorshift(&rng) % 26);
             words[w * 24 + len] = 0;
         }
         sv = malloc(rows * sizeof *sv);
         for (size_t i = 0; i < rows; i++) {
             /* zipf-ish: rank = VOCAB * u^3 */
-            double u = (double)(next_rand() >> 11) / 9007199254740992.0;
+            double u = (double)(bench_xorshift(&rng) >> 11) / 9007199254740992.0;
             size_t w = (size_t)(VOCAB * u * u * u);
             sv[i] = (cf_slice){(const uint8_t *)words + w * 24, strlen(words + w * 24)};
         }
@@ -88,12 +81,12 @@ static void write_set(const char *dir, size_t s, size_t rows)
         iv = malloc(rows * sizeof *iv);
         for (size_t i = 0; i < rows;) {
             if (sets[s].enc == CF_ENC_RLE) {
-                size_t run = 1 + next_rand() % 32;
-                int32_t v = (int32_t)(next_rand() % 1000);
+                size_t run = 1 + bench_xorshift(&rng) % 32;
+                int32_t v = (int32_t)(bench_xorshift(&rng) % 1000);
                 for (size_t k = 0; k < run && i < rows; k++)
                     iv[i++] = v;
             } else {
-                iv[i++] = (int32_t)next_rand();
+                iv[i++] = (int32_t)bench_xorshift(&rng);
             }
         }
     }
@@ -105,7 +98,7 @@ static void write_set(const char *dir, size_t s, size_t rows)
         size_t j = 0;
         memset(nn, 0, rows / 8 + 1);
         for (size_t i = 0; i < rows; i++) {
-            bool null = pct > 0 && next_rand() % 100 < (uint64_t)pct;
+            bool null = pct > 0 && bench_xorshift(&rng) % 100 < (uint64_t)pct;
             if (null) {
                 memset(vals + i * es, 0, es);
                 continue;

@@ -113,9 +113,7 @@ static int skip_bench(uint64_t rows, const char *dir0)
 {
     char dir[600];
     snprintf(dir, sizeof(dir), "%s-skip", dir0);
-    char cmd[700];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
+    if (bench_rm_rf(dir) != 0)
         return 1;
     cf_error e;
     cf_status st;
@@ -165,8 +163,7 @@ static int skip_bench(uint64_t rows, const char *dir0)
     scan("skip_rle_eq", rows, rs, &pg, 1, NULL, 0);
     cf_rowset_free(rs);
     cf_schema_free(s);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    return system(cmd) != 0;
+    return bench_rm_rf(dir) != 0;
 }
 
 int main(int argc, char **argv)
@@ -188,9 +185,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
+    if (bench_rm_rf(dir) != 0)
         return 1;
     cf_error e;
     cf_status st;

@@ -58,6 +58,35 @@ static void make_row(rowvals *r, uint64_t i, int64_t id)
     r->note = (cf_slice){(const uint8_t *)r->tb, r->has_note ? (size_t)l : 0};
 }
 
+/* Rows base .. base + m - 1 (m <= B) of the one-pass import (ids 0, 6, 12, ...) as
+ * the six column vectors; valid until the next call. */
+static cf_colvec *sorted_batch(uint64_t base, size_t m)
+{
+    static rowvals rv[B];
+    static int64_t id[B], ts[B];
+    static int32_t v[B];
+    static double price[B];
+    static cf_slice name[B], note[B];
+    static uint8_t nn[B / 8];
+    static cf_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
+                              {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
+                              {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
+    memset(nn, 0, sizeof(nn));
+    for (size_t j = 0; j < m; j++) {
+        uint64_t i = base + j;
+        make_row(&rv[j], i, (int64_t)i * 6);
+        id[j] = rv[j].id;
+        name[j] = rv[j].name;
+        v[j] = rv[j].v;
+        price[j] = rv[j].price;
+        ts[j] = rv[j].ts;
+        note[j] = rv[j].note;
+        if (rv[j].has_note)
+            nn[j / 8] |= (uint8_t)(1u << (j % 8));
+    }
+    return cv;
+}
+
 static uint64_t scan(cf_table *t, double *secs)
 {
     cf_error e;
@@ -111,18 +140,10 @@ static double loader_import(const char *dir, const cf_schema *s, uint64_t half)
 {
     cf_error e;
     cf_status st;
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
+    if (bench_rm_rf(dir) != 0)
         exit(1);
     if ((st = cf_rowset_create_empty(dir, s, &e)))
         bench_die("create", st, &e);
-    static rowvals rv[B];
-    static int64_t id[B], ts[B];
-    static int32_t v[B];
-    static double price[B];
-    static cf_slice name[B], note[B];
-    static uint8_t nn[B / 8];
     double t0 = bench_wall();
     cf_table *t;
     cf_table_loader *l;
@@ -130,22 +151,7 @@ static double loader_import(const char *dir, const cf_schema *s, uint64_t half)
         bench_die("loader", st, &e);
     for (uint64_t base = 0; base < half; base += B) {
         size_t m = half - base < B ? (size_t)(half - base) : B;
-        memset(nn, 0, sizeof(nn));
-        for (size_t j = 0; j < m; j++) {
-            uint64_t i = base + j;
-            make_row(&rv[j], i, (int64_t)i * 6);
-            id[j] = rv[j].id;
-            name[j] = rv[j].name;
-            v[j] = rv[j].v;
-            price[j] = rv[j].price;
-            ts[j] = rv[j].ts;
-            note[j] = rv[j].note;
-            if (rv[j].has_note)
-                nn[j / 8] |= (uint8_t)(1u << (j % 8));
-        }
-        cf_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
-                           {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
-                           {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
+        cf_colvec *cv = sorted_batch(base, m);
         if ((st = cf_table_loader_append(l, cv, m, &e)))
             bench_die("loader append", st, &e);
     }
@@ -166,11 +172,9 @@ static cf_status insert_row(cf_table *t, uint64_t i, uint64_t ts, cf_error *e)
 
 static void fresh(const char *dir, const cf_schema *s)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     cf_error e;
     cf_status st;
-    if (system(cmd) != 0 || (st = cf_rowset_create_empty(dir, s, &e)) != CF_OK)
+    if (bench_rm_rf(dir) != 0 || (st = cf_rowset_create_empty(dir, s, &e)) != CF_OK)
         bench_die("create", CF_EIO, &e);
 }
 
@@ -405,9 +409,7 @@ int main(int argc, char **argv)
     const char *dir = argc > 2 ? argv[2] : "/tmp/cf_bench_table";
     size_t flush_mb = argc > 3 ? (size_t)strtoull(argv[3], NULL, 10) : 0;
     rows &= ~(uint64_t)1;
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
+    if (bench_rm_rf(dir) != 0)
         return 1;
     cf_error e;
     cf_status st;
@@ -422,31 +424,10 @@ int main(int argc, char **argv)
     cf_rowset_writer *w;
     if ((st = cf_rowset_writer_create(&w, dir, s, NULL, &e)))
         bench_die("writer", st, &e);
-    static rowvals rv[B];
-    static int64_t id[B], ts[B];
-    static int32_t v[B];
-    static double price[B];
-    static cf_slice name[B], note[B];
-    static uint8_t nn[B / 8];
     double t0 = bench_wall();
     for (uint64_t base = 0; base < half; base += B) {
         size_t m = half - base < B ? (size_t)(half - base) : B;
-        memset(nn, 0, sizeof(nn));
-        for (size_t j = 0; j < m; j++) {
-            uint64_t i = base + j;
-            make_row(&rv[j], i, (int64_t)i * 6);
-            id[j] = rv[j].id;
-            name[j] = rv[j].name;
-            v[j] = rv[j].v;
-            price[j] = rv[j].price;
-            ts[j] = rv[j].ts;
-            note[j] = rv[j].note;
-            if (rv[j].has_note)
-                nn[j / 8] |= (uint8_t)(1u << (j % 8));
-        }
-        cf_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
-                           {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
-                           {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
+        cf_colvec *cv = sorted_batch(base, m);
         if ((st = cf_rowset_writer_append(w, cv, m, &e)))
             bench_die("append", st, &e);
     }
@@ -463,8 +444,7 @@ int main(int argc, char **argv)
         printf("one-pass import (loader): %" PRIu64 " rows in %.2f s = %.0f rows/s (%.1f%% of the "
                "writer's)\n",
                half, tl, half / tl, 100.0 * ti / tl);
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ldir);
-        if (system(cmd) != 0)
+        if (bench_rm_rf(ldir) != 0)
             return 1;
     }
 

@@ -30,9 +30,7 @@ int main(int argc, char **argv)
     cf_table *t;
     if (reuse)
         goto time_open;
-    char cmd[600];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
+    if (bench_rm_rf(dir) != 0)
         return 1;
     cf_schema *s;
     if ((st = cf_schema_parse(&s, "id INT64 KEY, name STRING NULL, v INT32 NULL", &e)))
