@@ -82,6 +82,14 @@ static inline double bench_memcpy_best(const uint8_t *src, size_t total, size_t 
     return best;
 }
 
+/* The key of the next random point lookup from *seed (an LCG): in 0 .. 3 * rows - 1,
+ * so one in three exists among the keys 0, 3, 6, ... of the rows bench_rowset writes. */
+static inline int64_t bench_lookup_key(uint64_t *seed, uint64_t rows)
+{
+    *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (int64_t)((*seed >> 11) % (rows * 3));
+}
+
 /* Remove dir and all it holds (a benchmark's scratch output); 0 when done. */
 static inline int bench_rm_rf(const char *dir)
 {

@@ -21,6 +21,7 @@
 
 #define BENCH_NAME "bench_encodings"
 #include "bench_util.h"
+#include "bench_datasets.h"
 
 #define BLOCK_SIZE 262144u
 #define RUNS 5
@@ -213,21 +214,8 @@ int main(int argc, char **argv)
 
     /* The shared suite (tools/cfile/datasets.c); strings are slower to
      * generate and larger, so their sets get a quarter of the values. */
-    cf_dataset_suite suite;
-    cf_dataset_suite_init(&suite);
-    cf_dataset d;
-    int rc;
-    while ((rc = cf_dataset_suite_next(&suite, &d, n, n / 4)) == 1) {
-        size_t nenc;
-        const cf_encoding *encs = cf_dataset_bench_encodings(d.type, &nenc);
-        run_set(&d, encs, nenc);
-        cf_dataset_free(&d);
-    }
-    if (rc < 0) {
-        fprintf(stderr, "out of memory generating %s\n", d.name);
-        cf_dataset_free(&d);
+    if (bench_each_dataset(n, n / 4, run_set) != 0)
         return 1;
-    }
 
     printf("\n(sink %llu)\n", (unsigned long long)sink);
     return 0;

@@ -71,8 +71,7 @@ int main(int argc, char **argv)
         uint64_t found = 0;
         double w0 = bench_clock(CLOCK_MONOTONIC), c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
         for (uint64_t i = 0; i < lookups; i++) {
-            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            int64_t key = (int64_t)((seed >> 11) % (rows * 3)); /* one in three exists */
+            int64_t key = bench_lookup_key(&seed, rows);
             const void *k[1] = {&key};
             cf_row_batch b;
             st = cf_rowset_get(rs, k, CF_SNAPSHOT_LATEST, &b, &e);

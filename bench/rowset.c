@@ -264,8 +264,7 @@ int main(int argc, char **argv)
     const uint64_t lookups = argc > 3 ? strtoull(argv[3], NULL, 10) : 200000;
     t0 = bench_wall();
     for (uint64_t i = 0; i < lookups; i++) {
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        int64_t key = (int64_t)((seed >> 11) % (rows * 3)); /* one in three exists */
+        int64_t key = bench_lookup_key(&seed, rows);
         const void *k[1] = {&key};
         cf_row_batch b;
         st = cf_rowset_get(rs, k, CF_SNAPSHOT_LATEST, &b, &e);
