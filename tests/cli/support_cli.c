@@ -61,6 +61,14 @@ void cli_out(run *r, int rc, const char *needle)
     done(r);
 }
 
+void cli_out_is(run *r, int rc, const char *want)
+{
+    EXPECT_RC(*r, rc);
+    assert_non_null(r->out);
+    assert_string_equal(r->out, want);
+    done(r);
+}
+
 void cli_err(run *r, int rc, const char *needle)
 {
     EXPECT_RC(*r, rc);

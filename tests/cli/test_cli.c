@@ -150,13 +150,6 @@ static char *dump_values(const char *file)
     return buf;
 }
 
-static void write_ok(run *r)
-{
-    EXPECT_RC(*r, 0);
-    assert_non_null(strstr(r->out, "wrote "));
-    done(r);
-}
-
 /* ---- write and read back ---------------------------------------------------------------- */
 
 static void test_cli__jsonl_roundtrip(void **state)
@@ -167,7 +160,7 @@ static void test_cli__jsonl_roundtrip(void **state)
     write_text(in, text, sizeof(text) - 1);
     run r;
     cli(&r, "write", "--type", "int32", "--nullable", "--encoding", "rle", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     char *v = dump_values(out);
     assert_string_equal(v, "[1,-2,null,2147483647,-2147483648,null]");
     free(v);
@@ -199,7 +192,7 @@ static void test_cli__csv_roundtrip(void **state)
     write_text(in, text, sizeof(text) - 1);
     run r;
     cli(&r, "write", "--type", "STRING", "--nullable", "--encoding", "DICT", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     char *v = dump_values(out);
     assert_string_equal(v, "[\"plain\",null,\"\",\"with \\\"quotes\\\", a comma\",\"two\\nlines\","
                            "\"caf\xc3\xa9\",\"  spaced  \"]");
@@ -209,7 +202,7 @@ static void test_cli__csv_roundtrip(void **state)
     const char *nums = path_in(state, "nums.txt");
     write_str(nums, "1.5\n-0.0\nNaN\n-Infinity\n\n");
     cli(&r, "write", "--format", "csv", "--type", "DOUBLE", "--nullable", nums, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     v = dump_values(out);
     assert_string_equal(v, "[1.5,-0.0,\"NaN\",\"-Infinity\",null]");
     free(v);
@@ -237,7 +230,7 @@ static void test_cli__odd_strings_escaped(void **state)
     write_text(in, text, sizeof(text) - 1);
     run r;
     cli(&r, "write", "--type", "STRING", "--encoding", "PLAIN", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     cli(&r, "dump", "--json", (char *)out, NULL);
     EXPECT_RC(r, 0);
     /* The exact text: escapes as JSON requires, non-UTF-8 as {"hex": ...}. */
@@ -259,7 +252,7 @@ static void test_cli__odd_strings_escaped(void **state)
     const char *bin = path_in(state, "bin.jsonl");
     write_str(bin, "\"\"\n\"00\"\n\"DEADbeef\"\n");
     cli(&r, "write", "--type", "BINARY", bin, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     char *v = dump_values(out);
     assert_string_equal(v, "[\"\",\"00\",\"deadbeef\"]");
     free(v);
@@ -275,7 +268,7 @@ static void test_cli__float_forms(void **state)
     write_text(in, text, sizeof(text) - 1);
     run r;
     cli(&r, "write", "--type", "DOUBLE", "--encoding", "BIT_SHUFFLE", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     char *v = dump_values(out);
     assert_string_equal(v, "[\"NaN\",\"Infinity\",\"-Infinity\",0.0,-0.0,1.0,0.1,"
                            "1.7976931348623157e+308,\"0x7ff8000000000001\",1.0,\"NaN\"]");
@@ -286,7 +279,7 @@ static void test_cli__float_forms(void **state)
         "-0.0\n\"-Infinity\"\n";
     write_text(in, ftext, sizeof(ftext) - 1);
     cli(&r, "write", "--type", "FLOAT", "--encoding", "PLAIN", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     v = dump_values(out);
     assert_string_equal(v, "[\"0x7fc00001\",\"NaN\",-1.4743731,3.4028235e+38,-0.0,\"-Infinity\"]");
     free(v);
@@ -311,7 +304,7 @@ static void test_cli__big_numbers(void **state)
     write_text(in, text, sizeof(text) - 1);
     run r;
     cli(&r, "write", "--type", "DECIMAL128", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     char *v = dump_values(out);
     assert_string_equal(v, "[\"-99999999999999999999999999999999999999\",\"0\",\"7\","
                            "\"99999999999999999999999999999999999999\"]");
@@ -319,7 +312,7 @@ static void test_cli__big_numbers(void **state)
 
     write_str(in, "0\n18446744073709551615\n");
     cli(&r, "write", "--type", "UINT64", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     v = dump_values(out);
     assert_string_equal(v, "[0,18446744073709551615]");
     free(v);
@@ -342,7 +335,7 @@ static void test_cli__arrays(void **state)
         done(&r);
         skip();
     }
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     char *v = dump_values(out);
     assert_string_equal(v, "[[1,2,null],[],null,[-5]]");
     free(v);
@@ -367,7 +360,7 @@ static const char *sorted_file(void **state)
     run r;
     cli(&r, "write", "--type", "INT64", "--validx", "--block-size", "512", "--index-block-size",
         "256", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     static char keep[512];
     snprintf(keep, sizeof(keep), "%s", out);
     return keep;
@@ -380,10 +373,9 @@ static void test_cli__seek(void **state)
     cf_json_doc d;
 
     cli(&r, "seek", "--json", (char *)file, "--ordinal", "1234", "--count", "3", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"op\":\"seek_to_ordinal\",\"target\":1234,\"status\":\"OK\","
-                               "\"ordinal\":1234,\"values\":[3702,3705,3708]}\n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "{\"op\":\"seek_to_ordinal\",\"target\":1234,\"status\":\"OK\","
+               "\"ordinal\":1234,\"values\":[3702,3705,3708]}\n");
 
     cli(&r, "seek", "--json", (char *)file, "--value", "3702", NULL);
     EXPECT_RC(r, 0);
@@ -425,9 +417,7 @@ static void test_cli__seek(void **state)
 
     /* The human form. */
     cli(&r, "seek", (char *)file, "--value", "-1", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "ordinal 0 (first value after the target)\n0: 0\n");
-    done(&r);
+    cli_out_is(&r, 0, "ordinal 0 (first value after the target)\n0: 0\n");
 
     /* A value that is not a value of the column's type. */
     cli(&r, "seek", (char *)file, "--value", "abc", NULL);
@@ -438,7 +428,7 @@ static void test_cli__seek(void **state)
     const char *plain = path_in(state, "few.cfile");
     write_str(in, "5\n6\n");
     cli(&r, "write", "--type", "INT64", in, plain, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     cli(&r, "seek", (char *)plain, "--value", "5", NULL);
     EXPECT_RC(r, 1);
     assert_true(strncmp(r.err, "cfile: ", 7) == 0);
@@ -452,7 +442,7 @@ static void test_cli__seek_strings(void **state)
     write_str(in, "\"apple\"\n\"banana\"\n\"cherry\"\n");
     run r;
     cli(&r, "write", "--type", "STRING", "--encoding", "PREFIX", "--validx", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     /* Raw text and JSON-quoted text name the same key. */
     cli(&r, "seek", "--json", (char *)out, "--value", "banana", NULL);
     EXPECT_RC(r, 0);
@@ -490,7 +480,7 @@ static void test_cli__dump_ranges(void **state)
     const char *np = path_in(state, "np.cfile");
     write_str(in, "\"a\"\n\"b\"\n\"c\"\n");
     cli(&r, "write", "--type", "STRING", "--validx", "--no-posidx", in, np, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     cli(&r, "dump", "--json", (char *)np, "--from", "1", NULL);
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, "\"has_posidx\":false"));
@@ -546,7 +536,7 @@ static void test_cli__spec_and_metadata(void **state)
     write_text(spec, text, sizeof(text) - 1);
     run r;
     cli(&r, "write", "--spec", (char *)spec, (char *)out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     cli(&r, "dump", "--json", (char *)out, NULL);
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, "\"encoding\":\"PREFIX_ENCODING\",\"compression\":\"LZ4\","
@@ -561,7 +551,7 @@ static void test_cli__spec_and_metadata(void **state)
     const char *in = path_in(state, "one.jsonl");
     write_str(in, "1\n");
     cli(&r, "write", "--type", "INT8", "--meta", "a=1", "--meta", "b=", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     cli(&r, "dump", "--json", (char *)out, NULL);
     assert_non_null(strstr(r.out, "\"header_metadata\":[{\"key\":\"a\",\"value\":\"1\"},"
                                   "{\"key\":\"b\",\"value\":\"\"}]"));
@@ -604,7 +594,7 @@ static void test_cli__verify(void **state)
     run r;
     cli(&r, "write", "--type", "INT32", "--encoding", "PLAIN", "--block-size", "512", in, good,
         NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
 
     cli(&r, "verify", (char *)good, (char *)good, NULL);
     EXPECT_RC(r, 0);

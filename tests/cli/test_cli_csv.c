@@ -143,16 +143,6 @@ static void test_csv__long_fields(void **state)
     free(text);
 }
 
-/* ---- cfile write --------------------------------------------------------------------------- */
-
-static void expect_fail(run *r, int rc, const char *needle)
-{
-    EXPECT_RC(*r, rc);
-    if (strstr(r->err, needle) == NULL)
-        fail_msg("stderr %s lacks '%s'", r->err, needle);
-    done(r);
-}
-
 static void test_csv__write_errors(void **state)
 {
     (void)state;
@@ -160,31 +150,31 @@ static void test_csv__write_errors(void **state)
     run r;
     write_str(in, "1\n2\n1e999\n");
     cli(&r, "write", "--type", "DOUBLE", in, out, NULL);
-    expect_fail(&r, 1, "in.csv: line 3, column 1: DOUBLE: 1e999 is out of range");
+    cli_err(&r, 1, "in.csv: line 3, column 1: DOUBLE: 1e999 is out of range");
     write_str(in, "1\n-1e60\n");
     cli(&r, "write", "--type", "FLOAT", in, out, NULL);
-    expect_fail(&r, 1, "line 2, column 1: FLOAT: -1e60 is out of range");
+    cli_err(&r, 1, "line 2, column 1: FLOAT: -1e60 is out of range");
     write_str(in, "row,value\n0,-719162\n1,2932897\n");
     cli(&r, "write", "--type", "DATE", in, out, NULL);
-    expect_fail(&r, 1, "line 3, column 3: DATE: 2932897 is out of range (days -719162..2932896");
+    cli_err(&r, 1, "line 3, column 3: DATE: 2932897 is out of range (days -719162..2932896");
     write_str(in, "-719163\n");
     cli(&r, "write", "--type", "DATE", in, out, NULL);
-    expect_fail(&r, 1, "line 1, column 1: DATE: -719163 is out of range");
+    cli_err(&r, 1, "line 1, column 1: DATE: -719163 is out of range");
     write_str(in, "128\n");
     cli(&r, "write", "--type", "INT8", in, out, NULL);
-    expect_fail(&r, 1, "line 1, column 1: INT8: 128 is out of range");
+    cli_err(&r, 1, "line 1, column 1: INT8: 128 is out of range");
     write_str(in, "9223372036854775808\n");
     cli(&r, "write", "--type", "UNIXTIME_MICROS", in, out, NULL);
-    expect_fail(&r, 1, "line 1, column 1: UNIXTIME_MICROS: 9223372036854775808 is out of range");
+    cli_err(&r, 1, "line 1, column 1: UNIXTIME_MICROS: 9223372036854775808 is out of range");
     write_str(in, "a\n\"b\" \n");
     cli(&r, "write", "--type", "STRING", in, out, NULL);
-    expect_fail(&r, 1, "in.csv: line 2, column 4: text after the closing quote");
+    cli_err(&r, 1, "in.csv: line 2, column 4: text after the closing quote");
     write_str(in, "a\nb,c\n");
     cli(&r, "write", "--type", "STRING", in, out, NULL);
-    expect_fail(&r, 1, "in.csv: line 2: 2 fields, expected 1");
+    cli_err(&r, 1, "in.csv: line 2: 2 fields, expected 1");
     write_str(in, "1\n\n");
     cli(&r, "write", "--type", "INT32", in, out, NULL);
-    expect_fail(&r, 1, "line 2, column 1: an empty field is NULL");
+    cli_err(&r, 1, "line 2, column 1: an empty field is NULL");
     /* The range ends themselves are fine. */
     write_str(in, "-719162\n2932896\n");
     cli(&r, "write", "--type", "DATE", in, out, NULL);
@@ -230,9 +220,7 @@ static void write_round_trip(const char *type, bool nullable, bool array, const 
         run_argv(&r, NULL, args);
         cli_rc(&r, 0);
         cli(&r, "dump", "--format", fmts[k], b, NULL);
-        EXPECT_RC(r, 0);
-        assert_string_equal(r.out, first);
-        done(&r);
+        cli_out_is(&r, 0, first);
         free(first);
         /* the same values, not only the same text: the exact value forms agree */
         cli(&r, "dump", "--json", a, NULL);
@@ -318,20 +306,16 @@ static void test_csv__null_is_not_the_string_null(void **state)
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING NULL", csv, NULL);
     cli_rc(&r, 0);
     cli(&r, "table", "scan", dir, NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "id | s      \n---+--------\n1  | NULL   \n2  | \"null\" \n"
-                               "3  | \"NULL\" \n4  | \"\\\"x\\\"\"\n5  |        \n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "id | s      \n---+--------\n1  | NULL   \n2  | \"null\" \n"
+               "3  | \"NULL\" \n4  | \"\\\"x\\\"\"\n5  |        \n");
     cli(&r, "table", "scan", dir, "--json", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"id\":1,\"s\":null}\n{\"id\":2,\"s\":\"null\"}\n"
-                               "{\"id\":3,\"s\":\"NULL\"}\n{\"id\":4,\"s\":\"\\\"x\\\"\"}\n"
-                               "{\"id\":5,\"s\":\"\"}\n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "{\"id\":1,\"s\":null}\n{\"id\":2,\"s\":\"null\"}\n"
+               "{\"id\":3,\"s\":\"NULL\"}\n{\"id\":4,\"s\":\"\\\"x\\\"\"}\n"
+               "{\"id\":5,\"s\":\"\"}\n");
     cli(&r, "table", "scan", dir, "--format", "csv", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n");
-    done(&r);
+    cli_out_is(&r, 0, "id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n");
 #endif
 }
 
@@ -354,10 +338,9 @@ static void test_csv__table_text_escapes_control_characters(void **state)
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING", csv, NULL);
     cli_rc(&r, 0);
     cli(&r, "table", "scan", dir, NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "id | s           \n---+-------------\n1  | \"two\\nlines\"\n"
-                               "2  | \"a\\tb\"      \n3  | plain       \n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "id | s           \n---+-------------\n1  | \"two\\nlines\"\n"
+               "2  | \"a\\tb\"      \n3  | plain       \n");
     /* The same cells as `cfile dump --format table` prints them. */
     cli(&r, "head", dir, NULL);
     cli_out(&r, 0, "1  | \"two\\nlines\"\n");
@@ -392,9 +375,7 @@ static void test_csv__table_text_as_dump_table(void **state)
     cli(&r, "write", "--type", "BINARY", "--nullable", in, one, NULL);
     cli_rc(&r, 0);
     cli(&r, "dump", "--format", "table", one, NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "row  value\n---  -----\n  0  00ff\n  1  NULL\n  2\n");
-    done(&r);
+    cli_out_is(&r, 0, "row  value\n---  -----\n  0  00ff\n  1  NULL\n  2\n");
     /* JSON keeps the value forms */
     cli(&r, "table", "scan", dir, "--json", "--columns", "b,d,f,big", NULL);
     EXPECT_RC(r, 0);
@@ -417,9 +398,7 @@ static void test_csv__bench_scan_columns_as_table_scan(void **state)
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING", csv, NULL);
     cli_rc(&r, 0);
     cli(&r, "table", "scan", dir, "--columns", "id, s", "--format", "csv", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "id,s\n1,x\n2,y\n");
-    done(&r);
+    cli_out_is(&r, 0, "id,s\n1,x\n2,y\n");
     cli(&r, "bench", "scan", dir, "--columns", "id, s", "--iters", "1", "--threads", "1", NULL);
     cli_out(&r, 0, "\"rows\":2");
     cli(&r, "bench", "scan", dir, "--columns", "id,nosuch", "--iters", "1", NULL);
@@ -462,9 +441,7 @@ static void test_csv__table_round_trips(void **state)
         cli(&r, "table", "import", tk, "--schema", RT_SCHEMA, file, NULL);
         cli_rc(&r, 0);
         cli(&r, "table", "scan", tk, "--json", NULL);
-        EXPECT_RC(r, 0);
-        assert_string_equal(r.out, want);
-        done(&r);
+        cli_out_is(&r, 0, want);
     }
     free(want);
 }
@@ -668,9 +645,7 @@ static void test_csv__failed_new_table_retry(void **state)
     cli(&r, "table", "import", dir, "--schema", "v INT32 KEY", good, NULL);
     cli_rc(&r, 0);
     cli(&r, "table", "scan", dir, "--format", "csv", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "v\n3\n5\n");
-    done(&r);
+    cli_out_is(&r, 0, "v\n3\n5\n");
 }
 
 /* SIGKILL a child in the middle of an import that also reinserts a deleted key,

@@ -24,14 +24,6 @@
 #include "support_cli.h"
 #include "test_common.h"
 
-static void expect(run *r, int rc, const char *out)
-{
-    EXPECT_RC(*r, rc);
-    if (out != NULL)
-        assert_string_equal(r->out, out);
-    done(r);
-}
-
 #if CF_HAVE_TABLES
 static void test_cli_defects__scan_unknown_column_is_named(void **state)
 {
@@ -39,7 +31,7 @@ static void test_cli_defects__scan_unknown_column_is_named(void **state)
     char *t = cli_dir_path("t");
     run r;
     CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, v INT32");
-    expect(&r, 0, NULL);
+    cli_rc(&r, 0);
     /* Long enough that the freed copy is reused and overwritten. */
     CLI(&r, "table", "scan", t, "--columns", "id,no_such_column_anywhere_in_this_table");
     cli_err(&r, CF_EXIT_USAGE, "--columns: no column 'no_such_column_anywhere_in_this_table'");
@@ -53,26 +45,26 @@ static void test_cli_defects__string_updated_to_empty(void **state)
     char *t = cli_dir_path("t");
     run r;
     CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING, n STRING NULL, b BINARY");
-    expect(&r, 0, NULL);
+    cli_rc(&r, 0);
     CLI(&r, "table", "insert", t, "--row", "id=1,s=abc,n=def,b=0a0b");
-    expect(&r, 0, NULL);
+    cli_rc(&r, 0);
     CLI(&r, "table", "insert", t, "--row", "id=2,s=xyz,b=ff");
-    expect(&r, 0, NULL);
+    cli_rc(&r, 0);
     /* Every value of these deltas is empty: nothing is allocated for them. */
     CLI(&r, "table", "update", t, "--key", "1", "--set", "s=''");
-    expect(&r, 0, NULL);
+    cli_rc(&r, 0);
     CLI(&r, "table", "update", t, "--key", "2", "--set", "n=\"\",b=");
-    expect(&r, 0, NULL);
+    cli_rc(&r, 0);
     const char *want = "{\"id\":1,\"s\":\"\",\"n\":\"def\",\"b\":\"0a0b\"}\n"
                        "{\"id\":2,\"s\":\"xyz\",\"n\":\"\",\"b\":\"\"}\n";
     CLI(&r, "table", "scan", t, "--json");
-    expect(&r, 0, want);
+    cli_out_is(&r, 0, want);
     CLI(&r, "table", "get", t, "--json", "1");
-    expect(&r, 0, "{\"id\":1,\"s\":\"\",\"n\":\"def\",\"b\":\"0a0b\"}\n");
+    cli_out_is(&r, 0, "{\"id\":1,\"s\":\"\",\"n\":\"def\",\"b\":\"0a0b\"}\n");
     CLI(&r, "table", "compact", t);
-    expect(&r, 0, NULL);
+    cli_rc(&r, 0);
     CLI(&r, "table", "scan", t, "--json");
-    expect(&r, 0, want);
+    cli_out_is(&r, 0, want);
 }
 #endif
 
@@ -97,9 +89,7 @@ static void test_cli_defects__bloom_probe_refuses_other_files(void **state)
     assert_non_null(strstr(r.err, "not a BloomFile"));
     done(&r);
     CLI(&r, "bloom", "probe", "--json", f, "abc");
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_string_equal(r.out, "");
-    done(&r);
+    cli_out_is(&r, CF_EXIT_FAIL, "");
     /* Without a value index: not "unsupported" (exit 3), not a BloomFile. */
     CLI(&r, "bloom", "probe", golden("int32-plain-nocomp-notnull-appendbatch1"), "5");
     cli_err(&r, CF_EXIT_FAIL, "not a BloomFile");
@@ -162,9 +152,9 @@ static void test_cli_defects__golden_bloom_files(void **state)
         assert_non_null(strstr(r.out, "\"values\":[]}\n"));
         done(&r);
         CLI(&r, "dump", "--format", "csv", f);
-        expect(&r, 0, "row,value\n");
+        cli_out_is(&r, 0, "row,value\n");
         CLI(&r, "dump", "--format", "jsonl", f);
-        expect(&r, 0, "");
+        cli_out_is(&r, 0, "");
         CLI(&r, "info", "--blocks", f);
         EXPECT_RC(r, 0);
         assert_non_null(strstr(r.out, "bloom block"));
@@ -197,15 +187,15 @@ static void test_cli_defects__table_json_results(void **state)
     char *t = cli_dir_path("t");
     run r;
     CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, v INT32 NULL");
-    expect(&r, 0, "");
+    cli_out_is(&r, 0, "");
     CLI(&r, "table", "insert", t, "--row", "id=1,v=10", "--json");
-    expect(&r, 0, "{\"op\":\"insert\",\"rows\":1,\"ts\":2}\n");
+    cli_out_is(&r, 0, "{\"op\":\"insert\",\"rows\":1,\"ts\":2}\n");
     CLI(&r, "table", "insert", t, "--row", "id=2", "--json", "--ts", "7");
-    expect(&r, 0, "{\"op\":\"insert\",\"rows\":1,\"ts\":7}\n");
+    cli_out_is(&r, 0, "{\"op\":\"insert\",\"rows\":1,\"ts\":7}\n");
     CLI(&r, "table", "update", t, "--key", "1", "--set", "v=11", "--json");
-    expect(&r, 0, "{\"op\":\"update\",\"rows\":1,\"ts\":8}\n");
+    cli_out_is(&r, 0, "{\"op\":\"update\",\"rows\":1,\"ts\":8}\n");
     CLI(&r, "table", "delete", t, "--key", "2", "--json");
-    expect(&r, 0, "{\"op\":\"delete\",\"rows\":1,\"ts\":9}\n");
+    cli_out_is(&r, 0, "{\"op\":\"delete\",\"rows\":1,\"ts\":9}\n");
     CLI(&r, "table", "compact", t, "--json");
     EXPECT_RC(r, 0);
     /* The counts are the library's; the shape and the op are the CLI's. */
@@ -215,7 +205,7 @@ static void test_cli_defects__table_json_results(void **state)
     assert_int_equal(r.out[strlen(r.out) - 1], '\n');
     done(&r);
     CLI(&r, "table", "scan", t, "--json");
-    expect(&r, 0, "{\"id\":1,\"v\":11}\n");
+    cli_out_is(&r, 0, "{\"id\":1,\"v\":11}\n");
     /* Options a subcommand does not take are refused, not ignored. */
     CLI(&r, "table", "create", cli_dir_path("u"), "--schema", "id INT64 KEY", "--limit", "3");
     cli_err(&r, CF_EXIT_USAGE, "create does not take --limit");
@@ -225,7 +215,7 @@ static void test_cli_defects__table_json_results(void **state)
     cli_err(&r, CF_EXIT_USAGE, "scan does not take --ts");
     /* Nothing was written by the refused insert. */
     CLI(&r, "table", "scan", t, "--json");
-    expect(&r, 0, "{\"id\":1,\"v\":11}\n");
+    cli_out_is(&r, 0, "{\"id\":1,\"v\":11}\n");
 }
 #endif
 

@@ -273,15 +273,13 @@ static void test_hfile_cli__text_forms(void **state)
     const char *f = shared("riverbed_simple.hfile");
     run r;
     CLI(&r, "hfile", "dump", "--row", "row-05", (char *)f);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "K: row-05/cf:q/1700000000000/Put/vlen=6/seqid=0 V: val-05\n"
-                               "Scanned kv count -> 1\n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "K: row-05/cf:q/1700000000000/Put/vlen=6/seqid=0 V: val-05\n"
+               "Scanned kv count -> 1\n");
     CLI(&r, "hfile", "dump", "--keys", "--row-hex", "726f772d3039", (char *)f);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "K: row-09/cf:q/1700000000000/Put/vlen=6/seqid=0\n"
-                               "Scanned kv count -> 1\n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "K: row-09/cf:q/1700000000000/Put/vlen=6/seqid=0\n"
+               "Scanned kv count -> 1\n");
     CLI(&r, "hfile", "dump", "--row", "row-055", (char *)f);
     cli_err(&r, 1, "no cell has row 'row-055'");
     CLI(&r, "hfile", "meta", (char *)f);
@@ -450,9 +448,7 @@ static void test_hfile_cli__bloom(void **state)
     assert_true(ruled_out > 25);
     /* No Bloom filter: exit 0, nothing present. */
     CLI(&r, "hfile", "bloom", "--json", shared("hudi_1_0_hbase_2_4_9_16KB_NONE_5000.hfile"), "x");
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"row\":\"x\",\"general\":null,\"delete_family\":null}\n");
-    done(&r);
+    cli_out_is(&r, 0, "{\"row\":\"x\",\"general\":null,\"delete_family\":null}\n");
     CLI(&r, "hfile", "bloom", "--json", (char *)f, "row-042/cf:q");
     cli_out(&r, 0, "{\"row\":\"row-042\",\"family\":\"cf\",\"qualifier\":\"q\",");
 }
@@ -614,10 +610,9 @@ static void test_hfile_cli__write_round_trips(void **state)
     CLI(&r, "hfile", "write", "--tags", tpath("t.hfile"), tpath("t.jsonl"));
     cli_rc(&r, 0);
     CLI(&r, "hfile", "dump", tpath("t.hfile"));
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "K: r/f:q/1/Put/vlen=1/seqid=0 V: v T[0]: type=1 value=ab\n"
-                               "Scanned kv count -> 1\n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "K: r/f:q/1/Put/vlen=1/seqid=0 V: v T[0]: type=1 value=ab\n"
+               "Scanned kv count -> 1\n");
     /* The written file's bloom knows its rows. */
     CLI(&r, "hfile", "bloom", tpath("t.hfile"), "r");
     cli_rc(&r, 0);

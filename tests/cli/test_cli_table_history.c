@@ -12,12 +12,6 @@
 #include "support_cli.h"
 #include "test_common.h"
 
-static void ok(run *r)
-{
-    EXPECT_RC(*r, 0);
-    done(r);
-}
-
 static void test_cli_history__ahm_and_reserved_ts(void **state)
 {
     (void)state;
@@ -25,19 +19,19 @@ static void test_cli_history__ahm_and_reserved_ts(void **state)
     snprintf(t, sizeof(t), "%s/t", cli_dir);
     run r;
     CLI(&r, "table", "create", t, "--schema", "k INT64 KEY, v INT64 NULL");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "insert", t, "--row", "k=1,v=1", "--ts", "10");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "update", t, "--key", "1", "--set", "v=2", "--ts", "20");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "update", t, "--key", "1", "--set", "v=3", "--ts", "30");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "scan", t, "--as-of", "15");
     cli_out(&r, 0, "1 | 1");
     CLI(&r, "table", "info", t, "--json");
     cli_out(&r, 0, "\"ahm\":0,");
     CLI(&r, "table", "compact", t, "--ahm", "25");
-    ok(&r);
+    cli_rc(&r, 0);
     /* info shows the mark */
     CLI(&r, "table", "info", t);
     cli_out(&r, 0, "\nahm:         25 (history before it was discarded");
@@ -60,7 +54,7 @@ static void test_cli_history__ahm_and_reserved_ts(void **state)
     CLI(&r, "table", "insert", t, "--row", "k=2,v=2", "--ts", "9223372036854775808");
     cli_rc(&r, 2);
     CLI(&r, "table", "update", t, "--key", "1", "--set", "v=4");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "get", t, "1");
     cli_out(&r, 0, "4");
 }
@@ -76,11 +70,11 @@ static void test_cli_history__failed_merge_warns(void **state)
     snprintf(t, sizeof(t), "%s/w", cli_dir);
     run r;
     CLI(&r, "table", "create", t, "--schema", "k INT64 KEY, v INT64 NULL");
-    ok(&r);
+    cli_rc(&r, 0);
     static char rows[5][16] = {"k=10,v=1", "k=20,v=1", "k=30,v=1", "k=40,v=1", "k=50,v=1"};
     for (size_t i = 0; i < 5; i++) {
         CLI(&r, "table", "insert", t, "--row", rows[i]);
-        ok(&r);
+        cli_rc(&r, 0);
         CLI(&r, "table", "flush", t);
         EXPECT_RC(r, 0);
         assert_null(strstr(r.err, "warning"));
@@ -95,7 +89,7 @@ static void test_cli_history__failed_merge_warns(void **state)
     assert_int_equal(rename(p, bak), 0);
     write_str(p, "too short");
     CLI(&r, "table", "insert", t, "--row", "k=60,v=1");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "flush", t); /* the fourth rowset: a merge, which fails */
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, "flushed"));
@@ -108,15 +102,13 @@ static void test_cli_history__failed_merge_warns(void **state)
     CLI(&r, "table", "get", t, "60", "--format", "csv");
     cli_out(&r, 0, "60,1");
     CLI(&r, "table", "insert", t, "--row", "k=70,v=1");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "flush", t);
     EXPECT_RC(r, 0);
     assert_null(strstr(r.err, "warning"));
     done(&r);
     CLI(&r, "table", "scan", t, "--format", "csv");
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "k,v\n10,1\n20,1\n30,1\n40,1\n50,1\n60,1\n70,1\n");
-    done(&r);
+    cli_out_is(&r, 0, "k,v\n10,1\n20,1\n30,1\n40,1\n50,1\n60,1\n70,1\n");
 }
 
 int main(int argc, char **argv)

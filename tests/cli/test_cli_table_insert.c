@@ -22,9 +22,7 @@ static void expect_scan(const char *dir, const char *as_of, const char *want)
         cli(&r, "table", "scan", dir, "--json", "--as-of", as_of, NULL);
     else
         cli(&r, "table", "scan", dir, "--json", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, want);
-    done(&r);
+    cli_out_is(&r, 0, want);
 }
 
 static void test_cli_table_insert__unsorted_import_and_insert(void **state)
@@ -44,9 +42,7 @@ static void test_cli_table_insert__unsorted_import_and_insert(void **state)
     expect_scan(dir, "1",
                 "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":null}\n{\"id\":3,\"name\":\"c\"}\n");
     cli(&r, "table", "insert", dir, "--row", "name=zero, id=0", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "inserted 1 row at ts 2\n");
-    done(&r);
+    cli_out_is(&r, 0, "inserted 1 row at ts 2\n");
     cli(&r, "table", "insert", dir, "--row", "id=2,name=again", NULL);
     cli_err(&r, CF_EXIT_FAIL, "duplicate key");
     cli(&r, "table", "insert", dir, "--row", "name=nokey", NULL);
@@ -55,13 +51,9 @@ static void test_cli_table_insert__unsorted_import_and_insert(void **state)
     cli(&r, "table", "delete", dir, "--key", "2", NULL);
     cli_rc(&r, 0);
     cli(&r, "table", "insert", dir, "--row", "id=2,name=back", "--ts", "9", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "inserted 1 row at ts 9\n");
-    done(&r);
+    cli_out_is(&r, 0, "inserted 1 row at ts 9\n");
     cli(&r, "table", "get", dir, "--json", "2", "0", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"id\":2,\"name\":\"back\"}\n{\"id\":0,\"name\":\"zero\"}\n");
-    done(&r);
+    cli_out_is(&r, 0, "{\"id\":2,\"name\":\"back\"}\n{\"id\":0,\"name\":\"zero\"}\n");
     cli(&r, "table", "info", dir, NULL);
     EXPECT_RC(r, 0);
     /* no flush per command: the last insert is in the log and the MemRowSet;
@@ -110,13 +102,9 @@ static void test_cli_table_insert__values_as_text_forms(void **state)
     cli(&r, "table", "scan", dir, "--where", "d < 1e999", NULL);
     cli_err(&r, CF_EXIT_USAGE, "DOUBLE: 1e999 is out of range");
     cli(&r, "table", "scan", dir, "--json", "--where", "f < -1e38", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"id\":1,\"d\":\"0x7ff8000000000001\",\"f\":\"-Infinity\"}\n");
-    done(&r);
+    cli_out_is(&r, 0, "{\"id\":1,\"d\":\"0x7ff8000000000001\",\"f\":\"-Infinity\"}\n");
     cli(&r, "table", "get", dir, "--format", "csv", "--", "-9223372036854775808", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "id,d,f\n-9223372036854775808,NaN,1.5\n");
-    done(&r);
+    cli_out_is(&r, 0, "id,d,f\n-9223372036854775808,NaN,1.5\n");
 }
 
 static void test_cli_table_insert__import_into_rows(void **state)
@@ -184,18 +172,12 @@ static void test_cli_table_insert__key_option_everywhere(void **state)
     cli_rc(&r, 0);
     const char *want = "{\"id\":3,\"name\":\"c\"}\n{\"id\":1,\"name\":\"a\"}\n";
     cli(&r, "table", "get", dir, "--json", "--key", "3", "--key", "1", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, want);
-    done(&r);
+    cli_out_is(&r, 0, want);
     cli(&r, "table", "get", dir, "--json", "3", "1", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, want);
-    done(&r);
+    cli_out_is(&r, 0, want);
     /* A key starting with '-' is a value of --key, and --key=KEY works too. */
     cli(&r, "table", "get", dir, "--json", "--key", "-5", "--key=2", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"id\":-5,\"name\":\"neg\"}\n{\"id\":2,\"name\":\"b\"}\n");
-    done(&r);
+    cli_out_is(&r, 0, "{\"id\":-5,\"name\":\"neg\"}\n{\"id\":2,\"name\":\"b\"}\n");
     cli(&r, "table", "get", dir, "--key", "9", NULL);
     cli_err(&r, CF_EXIT_FAIL, "key 9: not found");
     cli(&r, "table", "get", dir, "--key", "x", NULL);

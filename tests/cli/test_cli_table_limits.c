@@ -318,10 +318,9 @@ static void test_cli_table_limits__100_key_columns(void **state)
     cli(&r, "table", "import", dir, "--schema", sb_str(&schema), csv, NULL);
     cli_rc(&r, 0);
     cli(&r, "table", "scan", dir, "--columns", "k0,v", "--json", "--as-of", "1", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"k0\":1,\"v\":\"v1\"}\n{\"k0\":2,\"v\":\"v2\"}\n"
-                               "{\"k0\":3,\"v\":\"v3\"}\n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "{\"k0\":1,\"v\":\"v1\"}\n{\"k0\":2,\"v\":\"v2\"}\n"
+               "{\"k0\":3,\"v\":\"v3\"}\n");
 
     /* insert row 4 */
     sb row;
@@ -375,17 +374,14 @@ static void test_cli_table_limits__100_key_columns(void **state)
         key_value(&where, 3, i);
     }
     cli(&r, "table", "scan", dir, "--columns", "k0,v", "--json", "--where", sb_str(&where), NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"k0\":3,\"v\":\"three\"}\n");
-    done(&r);
+    cli_out_is(&r, 0, "{\"k0\":3,\"v\":\"three\"}\n");
     cli(&r, "table", "compact", dir, NULL);
     cli_rc(&r, 0);
     cli(&r, "table", "scan", dir, "--columns", "k0,k99,v", "--json", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"k0\":2,\"k99\":\"s101\",\"v\":\"v2\"}\n"
-                               "{\"k0\":3,\"k99\":\"s102\",\"v\":\"three\"}\n"
-                               "{\"k0\":4,\"k99\":\"s103\",\"v\":\"v4\"}\n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "{\"k0\":2,\"k99\":\"s101\",\"v\":\"v2\"}\n"
+               "{\"k0\":3,\"k99\":\"s102\",\"v\":\"three\"}\n"
+               "{\"k0\":4,\"k99\":\"s103\",\"v\":\"v4\"}\n");
     cli(&r, "table", "info", dir, "--json", NULL);
     EXPECT_RC(r, 0);
     parse_json(&doc, r.out);
@@ -425,9 +421,7 @@ static void expect_out(const char *want, ...)
     args[n] = NULL;
     run r;
     run_argv(&r, NULL, args);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, want);
-    done(&r);
+    cli_out_is(&r, 0, want);
 }
 
 static void test_cli_table_limits__quoted_keys(void **state)
