@@ -43,6 +43,10 @@ void cli_out_is(run *r, int rc, const char *want);
                      (r).out ? (r).out : "", (r).err);                                             \
     } while (0)
 
+/* `cfile table create DIR --schema SCHEMA`, which must succeed (support_table.c:
+ * builds with tables only). */
+void cli_table_create(const char *dir, const char *schema);
+
 /* The scratch directory of one test: cli_dir_setup (a cmocka per-test setup)
  * makes a fresh /tmp/cf_cli_XXXXXX in cli_dir; cli_dir_teardown removes it with
  * all it holds. cli_dir_path(name) is "cli_dir/name" in one of 16 rotating

@@ -30,8 +30,7 @@ static void test_cli_defects__scan_unknown_column_is_named(void **state)
     (void)state;
     char *t = cli_dir_path("t");
     run r;
-    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, v INT32");
-    cli_rc(&r, 0);
+    cli_table_create(t, "id INT64 KEY, v INT32");
     /* Long enough that the freed copy is reused and overwritten. */
     CLI(&r, "table", "scan", t, "--columns", "id,no_such_column_anywhere_in_this_table");
     cli_err(&r, CF_EXIT_USAGE, "--columns: no column 'no_such_column_anywhere_in_this_table'");
@@ -44,8 +43,7 @@ static void test_cli_defects__string_updated_to_empty(void **state)
     (void)state;
     char *t = cli_dir_path("t");
     run r;
-    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING, n STRING NULL, b BINARY");
-    cli_rc(&r, 0);
+    cli_table_create(t, "id INT64 KEY, s STRING, n STRING NULL, b BINARY");
     CLI(&r, "table", "insert", t, "--row", "id=1,s=abc,n=def,b=0a0b");
     cli_rc(&r, 0);
     CLI(&r, "table", "insert", t, "--row", "id=2,s=xyz,b=ff");

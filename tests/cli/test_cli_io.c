@@ -203,8 +203,7 @@ static void test_cli_io__stdout_write_errors(void **state)
     run r;
 #if CF_HAVE_TABLES
     char *t = cli_dir_path("t");
-    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
-    cli_rc(&r, 0);
+    cli_table_create(t, "id INT64 KEY, s STRING");
     CLI(&r, "table", "insert", t, "--row", "id=1,s=one");
     cli_rc(&r, 0);
 #endif
@@ -338,8 +337,7 @@ static void test_cli_io__file_size_limit(void **state)
     /* A table: import over the limit fails the same way; the table still
      * reads as before; so does an insert under a limit smaller than any file. */
     char *t = cli_dir_path("t");
-    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
-    cli_rc(&r, 0);
+    cli_table_create(t, "id INT64 KEY, s STRING");
     CLI(&r, "table", "insert", t, "--row", "id=-1,s=before");
     cli_rc(&r, 0);
     char *csv = cli_dir_path("big.csv");
@@ -395,8 +393,7 @@ static void test_cli_io__disk_full(void **state)
 #if CF_HAVE_TABLES
     char t[300];
     snprintf(t, sizeof t, "%s/t", g_mnt);
-    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
-    cli_rc(&r, 0);
+    cli_table_create(t, "id INT64 KEY, s STRING");
     CLI(&r, "table", "insert", t, "--row", "id=-1,s=before");
     cli_rc(&r, 0);
     char *csv = cli_dir_path("big.csv");
@@ -481,8 +478,7 @@ static void test_cli_io__rewrite_keeps_mode(void **state)
 #if CF_HAVE_TABLES
     /* A table's own files: every rewrite keeps what the user set. */
     char *t = cli_dir_path("t");
-    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
-    cli_rc(&r, 0);
+    cli_table_create(t, "id INT64 KEY, s STRING");
     CLI(&r, "table", "insert", t, "--row", "id=1,s=a");
     cli_rc(&r, 0);
     CLI(&r, "table", "flush", t); /* a TABLET to keep the mode of (inserts go to the log) */
@@ -537,8 +533,7 @@ static void test_cli_io__new_table_files_keep_mode(void **state)
     (void)state;
     char *t = cli_dir_path("t");
     run r;
-    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
-    cli_rc(&r, 0);
+    cli_table_create(t, "id INT64 KEY, s STRING");
     chmod_all(t, 0600);
     assert_int_equal(chmod(t, 0710), 0);
     assert_int_not_equal(access(cli_dir_path("t/TABLET"), F_OK), 0);
@@ -572,8 +567,7 @@ static void test_cli_io__new_table_files_keep_mode(void **state)
     char *u = cli_dir_path("u");
     assert_int_equal(mkdir(u, 0750), 0);
     assert_int_equal(chmod(u, 0750), 0);
-    CLI(&r, "table", "create", u, "--schema", "id INT64 KEY");
-    cli_rc(&r, 0);
+    cli_table_create(u, "id INT64 KEY");
     chmod_all(u, 0640);
     CLI(&r, "table", "insert", u, "--row", "id=1");
     cli_rc(&r, 0);

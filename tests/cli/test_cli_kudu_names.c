@@ -371,8 +371,7 @@ static void test_kudu_names__table_import(void **state)
              new_names[5]);
     char *src = cli_dir_path("src");
     run r;
-    CLI(&r, "table", "create", src, "--schema", schema);
-    cli_rc(&r, 0);
+    cli_table_create(src, schema);
     CLI(&r, "table", "insert", src, "--row", "`my-col`=1,`a \"b\", c`=\"q,r\",`x\ny`=5");
     cli_rc(&r, 0);
     char row2[600];
@@ -401,8 +400,7 @@ static void test_kudu_names__table_import(void **state)
         write_str(in, r.out);
         done(&r);
         char *dst = cli_dir_path(f ? "dst1" : "dst0");
-        CLI(&r, "table", "create", dst, "--schema", (char *)text->str);
-        cli_rc(&r, 0);
+        cli_table_create(dst, text->str);
         CLI(&r, "table", "import", dst, in, "--format", forms[f]);
         cli_rc(&r, 0);
         CLI(&r, "table", "scan", "--json", dst);

@@ -226,8 +226,7 @@ static void test_svg__table(void **state)
     snprintf(tdir, sizeof(tdir), "%s/t", dir);
     snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
     write_str(csv, "k,v\n\"a<&>\",1\nb,2\n");
-    CLI(&r, "table", "create", tdir, "--schema", "k STRING KEY, v INT32");
-    cli_rc(&r, 0);
+    cli_table_create(tdir, "k STRING KEY, v INT32");
     CLI(&r, "table", "import", tdir, csv);
     cli_rc(&r, 0);
     CLI(&r, "table", "info", tdir, "--svg", out);
@@ -297,8 +296,7 @@ static void test_svg__to_stdout(void **state)
     snprintf(tdir, sizeof(tdir), "%s/t", dir);
     snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
     write_str(csv, "k,v\nx,1\ny,2\n");
-    CLI(&r, "table", "create", tdir, "--schema", "k STRING KEY, v INT32");
-    cli_rc(&r, 0);
+    cli_table_create(tdir, "k STRING KEY, v INT32");
     CLI(&r, "table", "import", tdir, csv);
     cli_rc(&r, 0);
     CLI(&r, "table", "info", tdir, "--svg", "-");

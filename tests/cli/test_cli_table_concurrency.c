@@ -93,9 +93,7 @@ static void test_concurrency__acknowledged_writes_survive(void **state)
     (void)state;
     char table[128];
     snprintf(table, sizeof(table), "%s/t", cli_dir);
-    run r;
-    CLI(&r, "table", "create", table, "--schema", "k INT64 KEY, v INT64 NULL");
-    cli_rc(&r, 0);
+    cli_table_create(table, "k INT64 KEY, v INT64 NULL");
 
     pid_t pids[NPROC];
     for (int p = 0; p < NPROC; p++) {
@@ -199,8 +197,7 @@ static void test_concurrency__lock_timeout_option(void **state)
     char table[128];
     snprintf(table, sizeof(table), "%s/u", cli_dir);
     run r;
-    CLI(&r, "table", "create", table, "--schema", "k INT64 KEY, v INT64 NULL");
-    cli_rc(&r, 0);
+    cli_table_create(table, "k INT64 KEY, v INT64 NULL");
     CLI(&r, "table", "insert", table, "--row", "k=1,v=10");
     cli_rc(&r, 0);
     cf_table *t;

@@ -18,8 +18,7 @@ static void test_cli_history__ahm_and_reserved_ts(void **state)
     char t[128];
     snprintf(t, sizeof(t), "%s/t", cli_dir);
     run r;
-    CLI(&r, "table", "create", t, "--schema", "k INT64 KEY, v INT64 NULL");
-    cli_rc(&r, 0);
+    cli_table_create(t, "k INT64 KEY, v INT64 NULL");
     CLI(&r, "table", "insert", t, "--row", "k=1,v=1", "--ts", "10");
     cli_rc(&r, 0);
     CLI(&r, "table", "update", t, "--key", "1", "--set", "v=2", "--ts", "20");
@@ -69,8 +68,7 @@ static void test_cli_history__failed_merge_warns(void **state)
     char t[128], p[256];
     snprintf(t, sizeof(t), "%s/w", cli_dir);
     run r;
-    CLI(&r, "table", "create", t, "--schema", "k INT64 KEY, v INT64 NULL");
-    cli_rc(&r, 0);
+    cli_table_create(t, "k INT64 KEY, v INT64 NULL");
     static char rows[5][16] = {"k=10,v=1", "k=20,v=1", "k=30,v=1", "k=40,v=1", "k=50,v=1"};
     for (size_t i = 0; i < 5; i++) {
         CLI(&r, "table", "insert", t, "--row", rows[i]);

@@ -77,8 +77,7 @@ static void test_cli_table_insert__values_as_text_forms(void **state)
     (void)state;
     char *dir = cli_dir_path("vt");
     run r;
-    cli(&r, "table", "create", dir, "--schema", "id INT64 KEY, d DOUBLE NULL, f FLOAT NULL", NULL);
-    cli_rc(&r, 0);
+    cli_table_create(dir, "id INT64 KEY, d DOUBLE NULL, f FLOAT NULL");
     static const char *const bad[][2] = {
         {"id=1,d=1e999", "column 'd': DOUBLE: 1e999 is out of range (use \"Infinity\""},
         {"id=1,f=1e39", "column 'f': FLOAT: 1e39 is out of range"},

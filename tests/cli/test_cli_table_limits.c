@@ -132,8 +132,7 @@ static void test_cli_table_limits__600_columns(void **state)
     char *dir = cli_dir_path("wide"), *csv = cli_dir_path("wide.csv"),
          *dir2 = cli_dir_path("wide2");
     run r;
-    cli(&r, "table", "create", dir, "--schema", sb_str(&schema), NULL);
-    cli_rc(&r, 0);
+    cli_table_create(dir, sb_str(&schema));
 
     /* insert rows 1 and 2 with every column given */
     for (size_t row = 1; row <= 2; row++) {
@@ -464,8 +463,7 @@ static void test_cli_table_limits__quoted_keys(void **state)
 
     /* A last STRING key column takes commas unquoted, as before. */
     char *dir2 = cli_dir_path("q2");
-    cli(&r, "table", "create", dir2, "--schema", "a INT64 KEY, b STRING KEY", NULL);
-    cli_rc(&r, 0);
+    cli_table_create(dir2, "a INT64 KEY, b STRING KEY");
     cli(&r, "table", "insert", dir2, "--row", "a=1,b='x,y,z'", NULL);
     cli_rc(&r, 0);
     expect_out("{\"a\":1,\"b\":\"x,y,z\"}\n", "table", "get", dir2, "--json", "1,x,y,z", NULL);
