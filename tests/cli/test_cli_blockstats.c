@@ -26,10 +26,8 @@ static bool null_at(int i)
 static void test_blockstats__int32_nullable_multiblock(void **state)
 {
     (void)state;
-    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
-    char in[128], file[128];
-    snprintf(in, sizeof(in), "%s/in.jsonl", dir);
-    snprintf(file, sizeof(file), "%s/a.cfile", dir);
+    char *in = cli_dir_path("in.jsonl");
+    char *file = cli_dir_path("a.cfile");
     FILE *f = fopen(in, "w");
     assert_non_null(f);
     for (int i = 0; i < N; i++) {

@@ -101,10 +101,8 @@ static void test_json_habits__demo(void **state)
 static void test_json_habits__table_create_import_flush(void **state)
 {
     (void)state;
-    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
-    char t[128], csv[128];
-    snprintf(t, sizeof(t), "%s/t", dir);
-    snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
+    char *t = cli_dir_path("t");
+    char *csv = cli_dir_path("rows.csv");
     write_str(csv, "id,name\n1,a\n2,b\n3,c\n");
     run r;
     cf_json_doc doc;
@@ -145,10 +143,9 @@ static void test_json_habits__table_create_import_flush(void **state)
 static void test_json_habits__delta_write(void **state)
 {
     (void)state;
-    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
-    char spec[512], out[128];
+    char spec[512];
     snprintf(spec, sizeof(spec), "%s/golden-delta/redo-basic/spec.json", cf_test_shared_dir());
-    snprintf(out, sizeof(out), "%s/d.cfile", dir);
+    char *out = cli_dir_path("d.cfile");
     run r;
     CLI(&r, "delta", "write", "--json", spec, out);
     EXPECT_RC(r, 0);
@@ -324,10 +321,8 @@ static void check_pq_columns(const cf_json *root)
 static void test_json_habits__parquet_write(void **state)
 {
     (void)state;
-    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
-    char csv[128], out[128];
-    snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
-    snprintf(out, sizeof(out), "%s/out.parquet", dir);
+    char *csv = cli_dir_path("rows.csv");
+    char *out = cli_dir_path("out.parquet");
     write_str(csv, "id,name\n0,a\n1,b\n2,\n3,d\n4,e\n5,f\n6,g\n7,h\n8,\n9,j\n");
     run r;
     cf_json_doc doc;
@@ -354,8 +349,7 @@ static void test_json_habits__parquet_write(void **state)
 
     /* JSON lines from stdin (a file here): "from" says so; the last of --quiet and
      * --json wins, as in `cfile write`. */
-    char jl[128];
-    snprintf(jl, sizeof(jl), "%s/rows.jsonl", dir);
+    char *jl = cli_dir_path("rows.jsonl");
     write_str(jl, "{\"id\": 1, \"name\": \"x\"}\n{\"id\": 2}\n");
     CLI(&r, "parquet", "write", "--schema", "id INT64, name STRING NULL", "--quiet", "--json",
         "--input", jl, out);
@@ -383,15 +377,13 @@ static void test_json_habits__parquet_write(void **state)
 static void test_json_habits__convert(void **state)
 {
     (void)state;
-    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
-    char csv[128], pq[128], cdir[128], one[128], back[128], t[128], tpq[128];
-    snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
-    snprintf(pq, sizeof(pq), "%s/in.parquet", dir);
-    snprintf(cdir, sizeof(cdir), "%s/cols", dir);
-    snprintf(one, sizeof(one), "%s/one.cfile", dir);
-    snprintf(back, sizeof(back), "%s/back.parquet", dir);
-    snprintf(t, sizeof(t), "%s/t", dir);
-    snprintf(tpq, sizeof(tpq), "%s/t.parquet", dir);
+    char *csv = cli_dir_path("rows.csv");
+    char *pq = cli_dir_path("in.parquet");
+    char *cdir = cli_dir_path("cols");
+    char *one = cli_dir_path("one.cfile");
+    char *back = cli_dir_path("back.parquet");
+    char *t = cli_dir_path("t");
+    char *tpq = cli_dir_path("t.parquet");
     write_str(csv, "id,name\n0,a\n1,b\n2,\n3,d\n4,e\n5,f\n6,g\n7,h\n8,\n9,j\n");
     run r;
     cf_json_doc doc;

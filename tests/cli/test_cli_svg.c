@@ -90,9 +90,9 @@ static void test_svg__info_writes_picture(void **state)
 {
     (void)state;
     char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
-    char f[512], out[128];
+    char f[512];
     golden(f, sizeof(f), "int32-bitshuffle-nocomp-notnull-sorted-validx-multilevel");
-    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    char *out = cli_dir_path("pic.svg");
     write_str(out, "old contents\n"); /* replaced whole */
     run r;
     CLI(&r, "info", "--svg", out, f);
@@ -114,16 +114,15 @@ static void test_svg__info_writes_picture(void **state)
 static void test_svg__path_is_escaped(void **state)
 {
     (void)state;
-    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
-    char src[512], f[256], out[128];
+    char src[512];
     golden(src, sizeof(src), "string-dict-lz4-nullable");
-    snprintf(f, sizeof(f), "%s/a&b<c>\x01.cfile", dir);
+    char *f = cli_dir_path("a&b<c>\x01.cfile");
     size_t len = 0;
     uint8_t *bytes = cf_test_read_file(src, &len);
     assert_non_null(bytes);
     write_text(f, (const char *)bytes, len);
     free(bytes);
-    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    char *out = cli_dir_path("pic.svg");
     char *s = info_svg(out, f, 0);
     assert_non_null(strstr(s, "a&amp;b&lt;c&gt;\\x01.cfile"));
     assert_null(strstr(s, "a&b"));
@@ -134,18 +133,17 @@ static void test_svg__path_is_escaped(void **state)
 static void test_svg__damaged_file_is_drawn(void **state)
 {
     (void)state;
-    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
-    char src[512], f[128], out[128];
+    char src[512];
     golden(src, sizeof(src), "int32-plain-nocomp-notnull-multiblock");
     size_t len = 0;
     uint8_t *bytes = cf_test_read_file(src, &len);
     assert_non_null(bytes);
     assert_true(len > 600);
     bytes[300] ^= 0x40; /* inside the first data blocks: a checksum mismatch */
-    snprintf(f, sizeof(f), "%s/bad.cfile", dir);
+    char *f = cli_dir_path("bad.cfile");
     write_text(f, (const char *)bytes, len);
     free(bytes);
-    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    char *out = cli_dir_path("pic.svg");
     char *s = info_svg(out, f, 1);
     assert_non_null(strstr(s, "DAMAGED"));
     assert_non_null(strstr(s, ">damaged<")); /* in the legend */
@@ -164,8 +162,8 @@ static void test_svg__errors(void **state)
     /* A directory that does not exist: exit 1, naming the output. */
     CLI(&r, "info", "--svg", "/nonexistent-cf-dir/pic.svg", f);
     cli_err(&r, 1, "/nonexistent-cf-dir/pic.svg");
-    char *dir = cli_dir, out[128];
-    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    char *dir = cli_dir;
+    char *out = cli_dir_path("pic.svg");
 #if CF_HAVE_HFILE
     /* HFiles are not drawn: unsupported, and nothing written. */
     char h[512];
@@ -192,10 +190,9 @@ static void test_svg__errors(void **state)
 static void test_svg__parquet(void **state)
 {
     (void)state;
-    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
-    char pq[512], out[128];
+    char pq[512];
     snprintf(pq, sizeof(pq), "%s/parquet/pt_binary/pt_binary.parquet", cf_test_shared_dir());
-    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    char *out = cli_dir_path("pic.svg");
     run r;
     CLI(&r, "parquet", "meta", pq, "--svg", out);
     cli_rc(&r, 0);
@@ -218,13 +215,11 @@ static void test_svg__parquet(void **state)
 static void test_svg__table(void **state)
 {
     (void)state;
-    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
-    char out[128], tdir[128], csv[128];
-    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    char *out = cli_dir_path("pic.svg");
     run r;
     /* A table whose key strings need escaping. */
-    snprintf(tdir, sizeof(tdir), "%s/t", dir);
-    snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
+    char *tdir = cli_dir_path("t");
+    char *csv = cli_dir_path("rows.csv");
     write_str(csv, "k,v\n\"a<&>\",1\nb,2\n");
     cli_table_create(tdir, "k STRING KEY, v INT32");
     CLI(&r, "table", "import", tdir, csv);
@@ -292,9 +287,8 @@ static void test_svg__to_stdout(void **state)
 #endif
 #if CF_HAVE_TABLES
     /* A table. */
-    char *dir = cli_dir, tdir[128], csv[128];
-    snprintf(tdir, sizeof(tdir), "%s/t", dir);
-    snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
+    char *tdir = cli_dir_path("t");
+    char *csv = cli_dir_path("rows.csv");
     write_str(csv, "k,v\nx,1\ny,2\n");
     cli_table_create(tdir, "k STRING KEY, v INT32");
     CLI(&r, "table", "import", tdir, csv);
@@ -314,10 +308,9 @@ static void test_svg__to_stdout(void **state)
 static void test_svg__bloomfile(void **state)
 {
     (void)state;
-    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
-    char f[512], out[128];
+    char f[512];
     golden(f, sizeof(f), "bloom-20000keys-512b-multiblock");
-    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    char *out = cli_dir_path("pic.svg");
     char *s = info_svg(out, f, 0);
     assert_non_null(strstr(s, "<title>layout of a BloomFile</title>"));
     assert_non_null(strstr(s, ">index L0 root+leaf<"));
