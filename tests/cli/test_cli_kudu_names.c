@@ -157,13 +157,19 @@ static void renamed_copy(cli_kudu_lay *l)
 
 /* ---- comparing rows ------------------------------------------------------------------------ */
 
-static void expected_rows(cf_json_doc *d)
+/* The renamed copy in l (renamed_copy) and the expected rows in d (dispose it);
+ * returns the rows. */
+static const cf_json *renamed_with_rows(cli_kudu_lay *l, cf_json_doc *d)
 {
+    renamed_copy(l);
     char p[1500], msg[200];
     snprintf(p, sizeof p, "%s/kudu-fs/%s/expected/tablet_latest.json", cf_test_shared_dir(),
              LAYOUT);
     if (cf_json_parse_file(d, p, msg, sizeof(msg)) != 0)
         fail_msg("%s: %s", p, msg);
+    const cf_json *rows = cf_json_get(&d->root, "rows");
+    assert_non_null(rows);
+    return rows;
 }
 
 /* JSON lines `out` against the expected rows (all columns, old names), each row
@@ -203,11 +209,8 @@ static void test_kudu_names__scan(void **state)
 {
     (void)state;
     cli_kudu_lay l;
-    renamed_copy(&l);
     cf_json_doc want;
-    expected_rows(&want);
-    const cf_json *rows = cf_json_get(&want.root, "rows");
-    assert_non_null(rows);
+    const cf_json *rows = renamed_with_rows(&l, &want);
 
     run r;
     CLI(&r, "kudu", "tablet", "scan", "--json", "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data,
@@ -311,10 +314,8 @@ static void test_kudu_names__parquet_and_table(void **state)
 {
     (void)state;
     cli_kudu_lay l;
-    renamed_copy(&l);
     cf_json_doc want;
-    expected_rows(&want);
-    const cf_json *rows = cf_json_get(&want.root, "rows");
+    const cf_json *rows = renamed_with_rows(&l, &want);
 
     /* to Parquet: the names unchanged in the file's schema */
     char *pq = cli_dir_path("t.parquet");
