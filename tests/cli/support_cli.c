@@ -61,6 +61,17 @@ void cli_out(run *r, int rc, const char *needle)
     done(r);
 }
 
+void cli_has(const char *text, ...)
+{
+    va_list ap;
+    va_start(ap, text);
+    const char *needle;
+    while ((needle = va_arg(ap, const char *)) != NULL)
+        if (text == NULL || strstr(text, needle) == NULL)
+            fail_msg("'%s' not in: %.600s", needle, text ? text : "(nothing)");
+    va_end(ap);
+}
+
 void cli_out_is(run *r, int rc, const char *want)
 {
     EXPECT_RC(*r, rc);

@@ -33,6 +33,8 @@ void done(run *r);
 void cli_rc(run *r, int rc);
 void cli_out(run *r, int rc, const char *needle);
 void cli_err(run *r, int rc, const char *needle);
+/* text holds each of the needles that follow (NULL-terminated). */
+void cli_has(const char *text, ...);
 /* The exit code is rc and stdout is exactly want; then done(r). */
 void cli_out_is(run *r, int rc, const char *want);
 

@@ -197,9 +197,7 @@ static void test_cli_defects__table_json_results(void **state)
     CLI(&r, "table", "compact", t, "--json");
     EXPECT_RC(r, 0);
     /* The counts are the library's; the shape and the op are the CLI's. */
-    assert_non_null(strstr(r.out, "{\"op\":\"compact\",\"table\":\""));
-    assert_non_null(strstr(r.out, "\"rows\":"));
-    assert_non_null(strstr(r.out, "\"generation\":"));
+    cli_has(r.out, "{\"op\":\"compact\",\"table\":\"", "\"rows\":", "\"generation\":", NULL);
     assert_int_equal(r.out[strlen(r.out) - 1], '\n');
     done(&r);
     CLI(&r, "table", "scan", t, "--json");

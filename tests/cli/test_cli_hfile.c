@@ -284,11 +284,10 @@ static void test_hfile_cli__text_forms(void **state)
     cli_err(&r, 1, "no cell has row 'row-055'");
     CLI(&r, "hfile", "meta", (char *)f);
     EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "    hfile.LASTKEY = row-09/cf:q/1700000000000/Put\n"));
-    assert_non_null(strstr(r.out, "    hfile.AVG_KEY_LEN = 21\n"));
-    assert_non_null(strstr(r.out, "    HISTORICAL = false\n"));
-    assert_non_null(strstr(r.out, "    FILE_INFO at 558, 426 bytes on disk, 389 uncompressed\n"));
-    assert_non_null(strstr(r.out, "hashType=MURMUR, keys=10, maxKeys=13\n"));
+    cli_has(r.out, "    hfile.LASTKEY = row-09/cf:q/1700000000000/Put\n",
+            "    hfile.AVG_KEY_LEN = 21\n", "    HISTORICAL = false\n",
+            "    FILE_INFO at 558, 426 bytes on disk, 389 uncompressed\n",
+            "hashType=MURMUR, keys=10, maxKeys=13\n", NULL);
     done(&r);
     CLI(&r, "hfile", "blocks", "--headers", (char *)f);
     EXPECT_RC(r, 0);
@@ -305,16 +304,15 @@ static void test_hfile_cli__text_forms(void **state)
     /* TIMERANGE and booleans, the way HBase's printer shows them. */
     CLI(&r, "hfile", "meta", shared("phoenix_indextool_result_mvcc.hfile"));
     EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "    TIMERANGE = 1732713057463....1732713057463\n"));
-    assert_non_null(strstr(r.out, "    MAJOR_COMPACTION_KEY = false\n"));
-    assert_non_null(strstr(r.out, "    COMPACTION_EVENT_KEY = 0 compacted store file(s)\n"));
+    cli_has(r.out, "    TIMERANGE = 1732713057463....1732713057463\n",
+            "    MAJOR_COMPACTION_KEY = false\n",
+            "    COMPACTION_EVENT_KEY = 0 compacted store file(s)\n", NULL);
     done(&r);
     /* cfile info names version, compression and encoding. */
     CLI(&r, "info", shared("phoenix_syscat_fastdiff_22f861a3.hfile"));
     EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "an HBase HFile (v3.0), not a CFile\n"));
-    assert_non_null(strstr(r.out, "compression:          NONE\n"));
-    assert_non_null(strstr(r.out, "data block encoding:  FAST_DIFF\n"));
+    cli_has(r.out, "an HBase HFile (v3.0), not a CFile\n", "compression:          NONE\n",
+            "data block encoding:  FAST_DIFF\n", NULL);
     done(&r);
     CLI(&r, "info", "--json", shared("hudi_1_0_hbase_2_4_9_16KB_GZ_20000.hfile"));
     EXPECT_RC(r, 0);

@@ -72,12 +72,9 @@ static void test_text_dump(void **state)
     run r;
     CLI(&r, "kudu", "wal", "dump", "--fs-wal-dir", wal_dir, "--fs-data-dirs", data_dirs, TABLET);
     EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "wal-000000006: sequence 6"));
-    assert_non_null(strstr(r.out, "Footer: none"));
-    assert_non_null(strstr(r.out, "torn tail: entries end at offset 4403 of 1048576"));
-    assert_non_null(strstr(r.out, "1.159 REPLICATE WRITE_OP"));
-    assert_non_null(strstr(r.out, "INSERT (STRING host=host-02-003"));
-    assert_non_null(strstr(r.out, "1.159 COMMIT WRITE_OP"));
+    cli_has(r.out, "wal-000000006: sequence 6", "Footer: none",
+            "torn tail: entries end at offset 4403 of 1048576", "1.159 REPLICATE WRITE_OP",
+            "INSERT (STRING host=host-02-003", "1.159 COMMIT WRITE_OP", NULL);
     done(&r);
 }
 

@@ -107,9 +107,7 @@ static void test_cli_polish__version(void **state)
     /* --help mentions --version and the new command. */
     CLI(&r, "--help");
     EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "[--version]"));
-    assert_non_null(strstr(r.out, "completion"));
-    assert_non_null(strstr(r.out, "NO_COLOR"));
+    cli_has(r.out, "[--version]", "completion", "NO_COLOR", NULL);
     done(&r);
 }
 
@@ -134,11 +132,9 @@ static void test_cli_polish__completion_script(void **state)
     /* Options come from the usage texts, values from `write --help`. */
     assert_non_null(
         strstr(r.out, "dump) opts=\"--format --from --limit --json --count --raw-values --help\""));
-    assert_non_null(strstr(r.out, "info) opts=\"--json --blocks --svg --help\""));
-    assert_non_null(strstr(r.out, "actions=\"write probe\""));
-    assert_non_null(strstr(r.out, "\"AUTO PLAIN PREFIX RLE DICT BIT_SHUFFLE\""));
-    assert_non_null(strstr(r.out, "\"NONE SNAPPY LZ4 ZLIB\""));
-    assert_non_null(strstr(r.out, "\"text json jsonl csv table\""));
+    cli_has(r.out, "info) opts=\"--json --blocks --svg --help\"", "actions=\"write probe\"",
+            "\"AUTO PLAIN PREFIX RLE DICT BIT_SHUFFLE\"", "\"NONE SNAPPY LZ4 ZLIB\"",
+            "\"text json jsonl csv table\"", NULL);
     assert_null(strstr(r.out, "\033"));
 
     /* bash accepts it and completes with it. */
@@ -170,9 +166,8 @@ static void test_cli_polish__man_page(void **state)
     run r;
     CLI(&r, "--man");
     EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\n.TH CFILE 1 \"\" \"cfile 0.1.0\" \"User Commands\"\n"));
-    assert_non_null(strstr(r.out, "\n.SH NAME\ncfile \\- "));
-    assert_non_null(strstr(r.out, "\n.SH ENVIRONMENT\n"));
+    cli_has(r.out, "\n.TH CFILE 1 \"\" \"cfile 0.1.0\" \"User Commands\"\n",
+            "\n.SH NAME\ncfile \\- ", "\n.SH ENVIRONMENT\n", NULL);
     for (size_t i = 0; cf_cli_command_name(i) != NULL; i++) {
         char want[64];
         snprintf(want, sizeof(want), "\n.SS %s\n", cf_cli_command_name(i));

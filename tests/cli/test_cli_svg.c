@@ -312,9 +312,8 @@ static void test_svg__bloomfile(void **state)
     golden(f, sizeof(f), "bloom-20000keys-512b-multiblock");
     char *out = cli_dir_path("pic.svg");
     char *s = info_svg(out, f, 0);
-    assert_non_null(strstr(s, "<title>layout of a BloomFile</title>"));
-    assert_non_null(strstr(s, ">index L0 root+leaf<"));
-    assert_non_null(strstr(s, "points at 47 bloom blocks, offset 16 .. 24550"));
+    cli_has(s, "<title>layout of a BloomFile</title>", ">index L0 root+leaf<",
+            "points at 47 bloom blocks, offset 16 .. 24550", NULL);
     assert_non_null(strstr(s, ">bloom blocks: 47, 24.0 KiB stored, 23.8 KiB logical, 96.4% of the "
                               "file<"));
     assert_non_null(strstr(s, "block #0: bloom block\noffset 16 .. 538"));

@@ -91,9 +91,8 @@ static void test_cli_history__failed_merge_warns(void **state)
     CLI(&r, "table", "flush", t); /* the fourth rowset: a merge, which fails */
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, "flushed"));
-    assert_non_null(strstr(r.err, "cfile: warning: automatic compaction: "));
-    assert_non_null(strstr(r.err, "rs-5"));
-    assert_non_null(strstr(r.err, "(the write itself is committed)"));
+    cli_has(r.err, "cfile: warning: automatic compaction: ", "rs-5",
+            "(the write itself is committed)", NULL);
     done(&r);
     /* repaired, the row is there and the next flush merges without a word */
     assert_int_equal(rename(bak, p), 0);
