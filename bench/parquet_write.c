@@ -290,6 +290,9 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s: %s\n", bc->name, err.msg);
                 return 1;
             }
+            /* k0: the calling thread's CPU alone; at several threads, the work left on the
+             * critical path (what a free core per thread would make the wall time), which a
+             * loaded machine's wall times cannot show. */
             double t0 = bench_cpu(), wall0 = bench_wall(), k0 = bench_thread_cpu();
             /* batches of 1024 rows, as a scan hands them over */
             for (size_t at = 0; at < rows; at += 1024) {
