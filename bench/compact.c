@@ -17,45 +17,33 @@
 #include <cfile/cfile.h>
 #include <cfile/rowset.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void die(const char *what, cf_status st, const cf_error *e)
-{
-    fprintf(stderr, "bench_compact: %s: %s: %s\n", what, cf_status_str(st), e->msg);
-    exit(1);
-}
+#define BENCH_NAME "bench_compact"
+#include "bench_util.h"
 
 int main(int argc, char **argv)
 {
     uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000;
     bool on = argc > 2 ? strcmp(argv[2], "off") != 0 : true;
     const char *dir = argc > 3 ? argv[3] : "/tmp/cf_bench_compact";
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
+    if (bench_rm_rf(dir) != 0)
         return 1;
     cf_error e;
     cf_status st;
     cf_schema *s;
     if ((st = cf_schema_parse(&s, "id INT64 KEY, v INT64, name STRING NULL", &e)))
-        die("schema", st, &e);
+        bench_die("schema", st, &e);
     if ((st = cf_rowset_create_empty(dir, s, &e)))
-        die("create", st, &e);
+        bench_die("create", st, &e);
     cf_table *t;
     if ((st = cf_table_open(&t, dir, NULL, &e)))
-        die("open", st, &e);
+        bench_die("open", st, &e);
     cf_table_set_compaction(t, on, 0);
     uint64_t w = n < 1000 ? n : 1000;
-    double t0 = now(), first = 0, last = 0, worst = 0, tl = 0;
+    double t0 = bench_wall(), first = 0, last = 0, worst = 0, tl = 0;
     for (uint64_t i = 0; i < n; i++) {
         if (i == n - w)
-            tl = now();
-        double a = now();
+            tl = bench_wall();
+        double a = bench_wall();
         /* random keys: a bijection of i on 2^40, scattered */
         int64_t id = (int64_t)((i * 0x9E3779B97F4A7C15ull) >> 24);
         int64_t v = (int64_t)i;
@@ -64,29 +52,29 @@ int main(int argc, char **argv)
         cf_slice name = {(const uint8_t *)nb, (size_t)l};
         const void *vals[3] = {&id, &v, &name};
         if ((st = cf_table_insert(t, vals, i + 2, &e)))
-            die("insert", st, &e);
+            bench_die("insert", st, &e);
         if ((st = cf_table_flush(t, &e)))
-            die("flush", st, &e);
-        double d = now() - a;
+            bench_die("flush", st, &e);
+        double d = bench_wall() - a;
         if (d > worst)
             worst = d;
         if (i + 1 == w)
-            first = now() - t0;
+            first = bench_wall() - t0;
     }
-    last = now() - tl;
-    double total = now() - t0;
+    last = bench_wall() - tl;
+    double total = bench_wall() - t0;
     size_t nrs = cf_table_rowset_count(t);
     if ((st = cf_table_compaction_status(t, &e)))
-        die("automatic compaction", st, &e);
+        bench_die("automatic compaction", st, &e);
     if ((st = cf_table_close(t, &e)))
-        die("close", st, &e);
+        bench_die("close", st, &e);
     double open_best = 1e9;
     uint64_t check = 0;
     for (int r = 0; r < 3; r++) {
-        double a = now();
+        double a = bench_wall();
         if ((st = cf_table_open(&t, dir, NULL, &e)))
-            die("reopen", st, &e);
-        double d = now() - a;
+            bench_die("reopen", st, &e);
+        double d = bench_wall() - a;
         if (d < open_best)
             open_best = d;
         check += cf_table_rowset_count(t);

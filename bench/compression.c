@@ -25,23 +25,14 @@
 
 #include "datasets.h"
 
+#define BENCH_NAME "bench_compression"
+#include "bench_util.h"
+#include "bench_datasets.h"
+
 #define WRITE_RUNS 3
 #define SCAN_RUNS 5
 #define BATCH 1024
 #define CALL_ROWS 100
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void die(const char *what, const cf_error *err)
-{
-    fprintf(stderr, "%s: %s\n", what, err ? err->msg : "");
-    exit(1);
-}
 
 static volatile uint64_t sink;
 
@@ -59,19 +50,19 @@ static cf_io *write_file(const cf_dataset *d, cf_encoding e, cf_compression c, d
         cf_writer_options_init(&o, d->type);
         o.encoding = e;
         o.compression = c;
-        double t0 = now();
+        double t0 = bench_wall();
         if (cf_io_create_mem(&io, &err) != CF_OK)
-            die("io", &err);
+            bench_die_err("io", &err);
         if (cf_writer_create(&w, io, &o, &err) != CF_OK)
-            die("writer", &err);
+            bench_die_err("writer", &err);
         for (size_t i = 0; i < d->n; i += CALL_ROWS) {
             size_t k = d->n - i < CALL_ROWS ? d->n - i : CALL_ROWS;
             if (cf_writer_append(w, (const uint8_t *)d->vals + i * es, NULL, k, &err) != CF_OK)
-                die("append", &err);
+                bench_die_err("append", &err);
         }
         if (cf_writer_finish(w, &err) != CF_OK)
-            die("finish", &err);
-        double t = now() - t0;
+            bench_die_err("finish", &err);
+        double t = bench_wall() - t0;
         cf_writer_free(w);
         if (t < best)
             best = t;
@@ -114,18 +105,18 @@ static double scan_file(const cf_dataset *d, cf_slice file, uint64_t *hash)
         cf_reader *r;
         cf_iter *it;
         uint64_t h = 0xcbf29ce484222325ull;
-        double t0 = now();
+        double t0 = bench_wall();
         if (cf_io_open_mem(&io, file.data, file.len, &err) != CF_OK)
-            die("open io", &err);
+            bench_die_err("open io", &err);
         if (cf_reader_open(&r, io, NULL, &err) != CF_OK)
-            die("open reader", &err);
+            bench_die_err("open reader", &err);
         if (cf_iter_create(&it, r, &err) != CF_OK)
-            die("iterator", &err);
+            bench_die_err("iterator", &err);
         size_t total = 0;
         for (;;) {
             cf_batch b;
             if (cf_iter_next_batch(it, BATCH, &b, &err) != CF_OK)
-                die("scan", &err);
+                bench_die_err("scan", &err);
             if (b.count == 0)
                 break;
             total += b.count;
@@ -133,7 +124,7 @@ static double scan_file(const cf_dataset *d, cf_slice file, uint64_t *hash)
             if (hashing)
                 h = hash_batch(h, d->type, &b);
         }
-        double t = now() - t0;
+        double t = bench_wall() - t0;
         cf_iter_free(it);
         cf_reader_free(r);
         cf_io_free(io);
@@ -154,22 +145,10 @@ static double memcpy_time(const cf_dataset *d)
 {
     size_t total = d->raw_bytes;
     size_t piece = (total / (d->n ? d->n : 1) + 1) * BATCH;
-    uint8_t *src = malloc(total + 1), *dst = malloc(piece);
+    uint8_t *src = malloc(total + 1);
     memset(src, 0x5a, total + 1);
-    double best = 1e30;
-    for (int run = 0; run < SCAN_RUNS; run++) {
-        double t0 = now();
-        for (size_t off = 0; off < total; off += piece) {
-            size_t k = total - off < piece ? total - off : piece;
-            memcpy(dst, src + off, k);
-            sink += dst[0];
-        }
-        double t = now() - t0;
-        if (t < best)
-            best = t;
-    }
+    double best = bench_memcpy_best(src, total, piece, SCAN_RUNS, CLOCK_MONOTONIC, &sink);
     free(src);
-    free(dst);
     return best;
 }
 
@@ -220,21 +199,8 @@ int main(int argc, char **argv)
 
     /* The shared suite (tools/cfile/datasets.c); strings are slower to
      * generate and larger, so their sets get a quarter of the values. */
-    cf_dataset_suite suite;
-    cf_dataset_suite_init(&suite);
-    cf_dataset d;
-    int rc;
-    while ((rc = cf_dataset_suite_next(&suite, &d, n, n / 4 ? n / 4 : 1)) == 1) {
-        size_t nenc;
-        const cf_encoding *encs = cf_dataset_bench_encodings(d.type, &nenc);
-        run_set(&d, encs, nenc);
-        cf_dataset_free(&d);
-    }
-    if (rc < 0) {
-        fprintf(stderr, "out of memory generating %s\n", d.name);
-        cf_dataset_free(&d);
+    if (bench_each_dataset(n, n / 4 ? n / 4 : 1, run_set) != 0)
         return 1;
-    }
 
     printf("\n(sink %llu)\n", (unsigned long long)sink);
     return 0;

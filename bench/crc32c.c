@@ -21,6 +21,9 @@
 #include "codec/isal/crc32c_isal.h"
 #endif
 
+#define BENCH_NAME "bench_crc32c"
+#include "bench_util.h"
+
 typedef uint32_t (*crc_fn)(uint32_t, const void *, size_t);
 
 static const struct {
@@ -40,13 +43,6 @@ static const struct {
 };
 #define NIMPLS (sizeof impls / sizeof impls[0])
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -60,14 +56,14 @@ static double run_once(crc_fn fn, const uint8_t *buf, size_t area, size_t block,
 {
     uint32_t acc = 0;
     size_t off = 0;
-    double t0 = now();
+    double t0 = bench_cpu();
     for (size_t done = 0; done < total; done += block) {
         acc ^= fn(0, buf + off, block);
         off += block;
         if (off + block > area)
             off = 0;
     }
-    double t = now() - t0;
+    double t = bench_cpu() - t0;
     sink ^= acc;
     return t;
 }

@@ -19,18 +19,13 @@
 #include "encoding/encoding.h"
 #include "util/buf.h"
 
+#define BENCH_NAME "bench_encodings"
+#include "bench_util.h"
+#include "bench_datasets.h"
+
 #define BLOCK_SIZE 262144u
 #define RUNS 5
 #define BATCH 1024
-
-static double now(void)
-{
-    struct timespec ts;
-    /* CPU time of this process, not wall time: the benchmark shares its
-     * machine, and time spent descheduled is not the decoder's. */
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Encoded blocks of one data set. */
 typedef struct blocks {
@@ -41,6 +36,16 @@ typedef struct blocks {
     cf_slice *dict_entries;
     cf_dict dict;
 } blocks;
+
+static void blocks_dispose(blocks *b)
+{
+    cf_buf_dispose(&b->bytes);
+    free(b->off);
+    free(b->len);
+    free(b->count);
+    free(b->dict_bytes);
+    free(b->dict_entries);
+}
 
 static void blocks_add(blocks *b, cf_slice s, size_t count)
 {
@@ -73,7 +78,7 @@ static int encode_all(const cf_dataset *d, cf_encoding e, blocks *out, double *s
         cf_error err;
         if (ops->create(&enc, &p, &err) != CF_OK)
             return -1;
-        double t0 = now();
+        double t0 = bench_cpu();
         size_t i = 0;
         uint32_t ord = 0;
         while (i < d->n) {
@@ -107,19 +112,14 @@ static int encode_all(const cf_dataset *d, cf_encoding e, blocks *out, double *s
             b.dict.count = dd->count;
             cf_decoder_free(dd);
         }
-        double t = now() - t0;
+        double t = bench_cpu() - t0;
         ops->free(enc);
         if (t < best)
             best = t;
         if (run == RUNS - 1) {
             *out = b;
         } else {
-            cf_buf_dispose(&b.bytes);
-            free(b.off);
-            free(b.len);
-            free(b.count);
-            free(b.dict_bytes);
-            free(b.dict_entries);
+            blocks_dispose(&b);
         }
     }
     *secs = best;
@@ -139,7 +139,7 @@ static double decode_all(const cf_dataset *d, cf_encoding e, const blocks *b)
     uint8_t *buf = malloc(BATCH * es);
     double best = 1e30;
     for (int run = 0; run < RUNS; run++) {
-        double t0 = now();
+        double t0 = bench_cpu();
         size_t total = 0;
         for (size_t i = 0; i < b->nblocks; i++) {
             if (ops->load(dec, b->bytes.data + b->off[i], b->len[i], &err) != CF_OK) {
@@ -153,7 +153,7 @@ static double decode_all(const cf_dataset *d, cf_encoding e, const blocks *b)
                 sink += buf[0];
             } while (got == BATCH);
         }
-        double t = now() - t0;
+        double t = bench_cpu() - t0;
         if (total != d->n) {
             fprintf(stderr, "decoded %zu of %zu values\n", total, d->n);
             exit(1);
@@ -170,24 +170,8 @@ static double decode_all(const cf_dataset *d, cf_encoding e, const blocks *b)
  * same access pattern as the decoders, so the ratio compares like with like. */
 static double memcpy_time(const cf_dataset *d)
 {
-    size_t es = cf_type_size(d->type), piece = BATCH * es;
-    const uint8_t *src = d->vals;
-    size_t total = d->n * es;
-    uint8_t *dst = malloc(piece);
-    double best = 1e30;
-    for (int run = 0; run < RUNS; run++) {
-        double t0 = now();
-        for (size_t off = 0; off < total; off += piece) {
-            size_t n = total - off < piece ? total - off : piece;
-            memcpy(dst, src + off, n);
-            sink += dst[0];
-        }
-        double t = now() - t0;
-        if (t < best)
-            best = t;
-    }
-    free(dst);
-    return best;
+    size_t es = cf_type_size(d->type);
+    return bench_memcpy_best(d->vals, d->n * es, BATCH * es, RUNS, CLOCK_PROCESS_CPUTIME_ID, &sink);
 }
 
 static const char *filter;
@@ -215,12 +199,7 @@ static void run_set(const cf_dataset *d, const cf_encoding *encs, size_t nenc)
                names[encs[k]], (double)b.bytes.len / 1e6, d->n / enc_s / 1e6, d->n / dec_s / 1e6,
                mb / dec_s, mb / mc / 1e3, mc / dec_s);
         fflush(stdout);
-        cf_buf_dispose(&b.bytes);
-        free(b.off);
-        free(b.len);
-        free(b.count);
-        free(b.dict_bytes);
-        free(b.dict_entries);
+        blocks_dispose(&b);
     }
 }
 
@@ -235,21 +214,8 @@ int main(int argc, char **argv)
 
     /* The shared suite (tools/cfile/datasets.c); strings are slower to
      * generate and larger, so their sets get a quarter of the values. */
-    cf_dataset_suite suite;
-    cf_dataset_suite_init(&suite);
-    cf_dataset d;
-    int rc;
-    while ((rc = cf_dataset_suite_next(&suite, &d, n, n / 4)) == 1) {
-        size_t nenc;
-        const cf_encoding *encs = cf_dataset_bench_encodings(d.type, &nenc);
-        run_set(&d, encs, nenc);
-        cf_dataset_free(&d);
-    }
-    if (rc < 0) {
-        fprintf(stderr, "out of memory generating %s\n", d.name);
-        cf_dataset_free(&d);
+    if (bench_each_dataset(n, n / 4, run_set) != 0)
         return 1;
-    }
 
     printf("\n(sink %llu)\n", (unsigned long long)sink);
     return 0;

@@ -30,6 +30,9 @@
 #include <cfile/hfile.h>
 #include <cfile/io.h>
 
+#define BENCH_NAME "bench_hfile"
+#include "bench_util.h"
+
 #define SCAN_RUNS 5
 #define SEEK_RUNS 3
 #define SCAN_BUDGET 8.0
@@ -37,37 +40,15 @@
 #define COLS 10
 #define VALUE_LEN 100
 
-/* CPU time of this (single) thread: the machine these numbers come from is
- * shared, and wall time there mostly measures the neighbours. */
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void die(const char *what, const cf_error *err)
-{
-    fprintf(stderr, "bench_hfile: %s: %s\n", what, err ? err->msg : "");
-    exit(1);
-}
-
 static volatile uint64_t sink;
 
-static uint64_t rng_state = 88172645463325252ull;
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rng_state = BENCH_SEED;
 
 /* Half random letters, half a repeated pattern: about 2:1 under GZ. */
 static void make_value(uint8_t *v, uint64_t i)
 {
     for (int k = 0; k < VALUE_LEN / 2; k++)
-        v[k] = (uint8_t)('a' + rng() % 26);
+        v[k] = (uint8_t)('a' + bench_xorshift(&rng_state) % 26);
     for (int k = VALUE_LEN / 2; k < VALUE_LEN; k++)
         v[k] = (uint8_t)('0' + (i + (uint64_t)k) % 10);
 }
@@ -84,18 +65,18 @@ static file write_file(uint32_t codec, int encoding, uint64_t target_bytes)
     file f = {0};
     cf_error err = {0};
     if (cf_io_create_mem(&f.io, &err) != CF_OK)
-        die("create io", &err);
+        bench_die_err("create io", &err);
     cf_hfile_writer_options o;
     cf_hfile_writer_options_init(&o);
     o.compression = codec;
     o.encoding = encoding;
     cf_hfile_writer *w;
     if (cf_hfile_writer_create(&w, f.io, &o, &err) != CF_OK)
-        die("writer", &err);
-    rng_state = 88172645463325252ull;
+        bench_die_err("writer", &err);
+    rng_state = BENCH_SEED;
     char row[32], qual[16];
     uint8_t val[VALUE_LEN];
-    double t0 = now();
+    double t0 = bench_thread_cpu();
     while (f.kv_bytes < target_bytes) {
         int rl = snprintf(row, sizeof(row), "user%012llu", (unsigned long long)f.rows);
         for (int q = 0; q < COLS; q++) {
@@ -111,15 +92,15 @@ static file write_file(uint32_t codec, int encoding, uint64_t target_bytes)
             c.value = (cf_slice){val, VALUE_LEN};
             c.mvcc = 0;
             if (cf_hfile_writer_append(w, &c, &err) != CF_OK)
-                die("append", &err);
+                bench_die_err("append", &err);
             f.kv_bytes += 8 + (2 + (size_t)rl + 1 + 2 + (size_t)ql + 9) + VALUE_LEN + 1;
             f.cells++;
         }
         f.rows++;
     }
     if (cf_hfile_writer_finish(w, &err) != CF_OK)
-        die("finish", &err);
-    f.write_s = now() - t0;
+        bench_die_err("finish", &err);
+    f.write_s = bench_thread_cpu() - t0;
     cf_hfile_writer_free(w);
     f.bytes = cf_io_mem_contents(f.io);
     return f;
@@ -130,11 +111,11 @@ static double memcpy_time(uint64_t bytes)
     const size_t piece = 65536;
     uint8_t *src = malloc(piece * 16), *dst = malloc(piece);
     if (!src || !dst)
-        die("memcpy buffers", NULL);
+        bench_die_err("memcpy buffers", NULL);
     memset(src, 7, piece * 16);
     double best = 1e30;
     for (int run = 0; run < SCAN_RUNS; run++) {
-        double t0 = now();
+        double t0 = bench_thread_cpu();
         uint64_t done = 0;
         size_t at = 0;
         while (done < bytes) {
@@ -144,7 +125,7 @@ static double memcpy_time(uint64_t bytes)
             done += k;
             at = (at + piece) % (piece * 16);
         }
-        double t = now() - t0;
+        double t = bench_thread_cpu() - t0;
         if (t < best)
             best = t;
     }
@@ -157,31 +138,32 @@ static cf_hfile *open_mem(const file *f, cf_io **io)
 {
     cf_error err = {0};
     if (cf_io_open_mem(io, f->bytes.data, f->bytes.len, &err) != CF_OK)
-        die("open io", &err);
+        bench_die_err("open io", &err);
     cf_hfile *h;
     if (cf_hfile_open(&h, *io, NULL, &err) != CF_OK)
-        die("open", &err);
+        bench_die_err("open", &err);
     return h;
 }
 
 static double scan_time(const file *f)
 {
-    double best = 1e30, start = now();
+    double best = 1e30, start = bench_thread_cpu();
     /* Best of SCAN_RUNS, but stop early past SCAN_BUDGET seconds (BZIP2, GZ). */
-    for (int run = 0; run < SCAN_RUNS && (run == 0 || now() - start < SCAN_BUDGET); run++) {
+    for (int run = 0; run < SCAN_RUNS && (run == 0 || bench_thread_cpu() - start < SCAN_BUDGET);
+         run++) {
         cf_error err = {0};
-        double t0 = now();
+        double t0 = bench_thread_cpu();
         cf_io *io;
         cf_hfile *h = open_mem(f, &io);
         cf_hfile_iter *it;
         if (cf_hfile_iter_create(&it, h, &err) != CF_OK)
-            die("iter", &err);
+            bench_die_err("iter", &err);
         uint64_t n = 0, x = 0;
         for (;;) {
             cf_hfile_cell c;
             bool has;
             if (cf_hfile_iter_next(it, &c, &has, &err) != CF_OK)
-                die("next", &err);
+                bench_die_err("next", &err);
             if (!has)
                 break;
             x += c.value.len + c.row.len;
@@ -190,7 +172,7 @@ static double scan_time(const file *f)
         cf_hfile_iter_free(it);
         cf_hfile_free(h);
         cf_io_free(io);
-        double t = now() - t0;
+        double t = bench_thread_cpu() - t0;
         if (n != f->cells) {
             fprintf(stderr, "bench_hfile: scanned %llu cells, wrote %llu\n", (unsigned long long)n,
                     (unsigned long long)f->cells);
@@ -214,30 +196,30 @@ static double seek_time(const file *f, uint64_t *seeks_io)
         cf_hfile *h = open_mem(f, &io);
         cf_hfile_iter *it;
         if (cf_hfile_iter_create(&it, h, &err) != CF_OK)
-            die("iter", &err);
+            bench_die_err("iter", &err);
         uint64_t s = 12345;
-        double t0 = now();
+        double t0 = bench_thread_cpu();
         for (uint64_t i = 0; i < seeks; i++) {
             s = s * 6364136223846793005ull + 1442695040888963407ull;
             uint64_t r = (s >> 17) % f->rows;
             int rl = snprintf(row, sizeof(row), "user%012llu", (unsigned long long)r);
             if (cf_hfile_iter_seek_row(it, row, (size_t)rl, &err) != CF_OK)
-                die("seek", &err);
+                bench_die_err("seek", &err);
             cf_hfile_cell c;
             bool has;
             if (cf_hfile_iter_next(it, &c, &has, &err) != CF_OK || !has)
-                die("next after seek", &err);
+                bench_die_err("next after seek", &err);
             if (c.row.len != (size_t)rl || memcmp(c.row.data, row, (size_t)rl) != 0) {
                 fprintf(stderr, "bench_hfile: seek to %s found another row\n", row);
                 exit(1);
             }
             /* Slow codecs: as many seeks as fit in SEEK_BUDGET seconds. */
-            if ((i & 255) == 255 && now() - t0 > SEEK_BUDGET) {
+            if ((i & 255) == 255 && bench_thread_cpu() - t0 > SEEK_BUDGET) {
                 seeks = i + 1;
                 break;
             }
         }
-        double t = now() - t0;
+        double t = bench_thread_cpu() - t0;
         cf_hfile_iter_free(it);
         cf_hfile_free(h);
         cf_io_free(io);
@@ -284,7 +266,7 @@ int main(int argc, char **argv)
         o.compression = runs[i].codec;
         o.encoding = runs[i].encoding;
         if (cf_io_create_mem(&probe, &err) != CF_OK)
-            die("io", &err);
+            bench_die_err("io", &err);
         cf_status st = cf_hfile_writer_create(&w, probe, &o, &err);
         cf_hfile_writer_free(w);
         cf_io_free(probe);
@@ -297,7 +279,7 @@ int main(int argc, char **argv)
         cf_io *rio;
         cf_hfile *rh = NULL;
         if (cf_io_open_mem(&rio, f.bytes.data, f.bytes.len, &err) != CF_OK)
-            die("open io", &err);
+            bench_die_err("open io", &err);
         st = cf_hfile_open(&rh, rio, NULL, &err);
         cf_hfile_free(rh);
         cf_io_free(rio);

@@ -22,12 +22,9 @@
 
 #include "kudufs/lbm_writer.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#define BENCH_NAME "bench_kudu_fs"
+#include "bench_util.h"
+#include "bench_kudu.h"
 
 /* CPU seconds (user + system) of this process: on a shared machine a steadier
  * measure than the wall clock. */
@@ -39,30 +36,11 @@ static double cpu(void)
            ru.ru_stime.tv_usec / 1e6;
 }
 
-static void die(const char *what, cf_status st, const cf_error *e)
-{
-    fprintf(stderr, "bench_kudu_fs: %s: %s: %s\n", what, cf_status_str(st), e->msg);
-    exit(1);
-}
-
 static void build(const char *root, unsigned nc, unsigned nb)
 {
-    static const char *const all[] = {"0123456789abcdef0123456789abcdef"};
-    cf_kudu_root_spec spec = {
-        .root = root,
-        .server_uuid = "fedcba9876543210fedcba9876543210",
-        .wal = true,
-        .data = true,
-        .dir_uuid = all[0],
-        .all_uuids = all,
-        .nall = 1,
-        .dir_type = "log",
-        .fs_block_size = 512,
-    };
+    bench_kudu_root(root, 512);
     cf_error e = {0};
-    cf_status st = cf_kudu_root_write(&spec, &e);
-    if (st != CF_OK)
-        die("root", st, &e);
+    cf_status st;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/data", root);
     uint8_t block[64];
@@ -72,17 +50,17 @@ static void build(const char *root, unsigned nc, unsigned nb)
         snprintf(id, sizeof id, "%032x", c);
         cf_kudu_lbm_writer *w = NULL;
         if ((st = cf_kudu_lbm_writer_create(&w, dir, id, 512, &e)) != CF_OK)
-            die("create", st, &e);
+            bench_die("create", st, &e);
         for (unsigned b = 0; b < nb; b++) {
             uint64_t bid = (uint64_t)c * nb + b + 1;
             st = cf_kudu_lbm_writer_append(w, bid, block, 1 + b % sizeof block, 1000 + bid, NULL,
                                            &e);
             if (st != CF_OK)
-                die("append", st, &e);
+                bench_die("append", st, &e);
         }
         for (unsigned b = 0; b < nb; b += 10)
             if ((st = cf_kudu_lbm_writer_delete(w, (uint64_t)c * nb + b + 1, 9, &e)) != CF_OK)
-                die("delete", st, &e);
+                bench_die("delete", st, &e);
         cf_kudu_lbm_writer_free(w);
     }
 }
@@ -94,11 +72,9 @@ int main(int argc, char **argv)
     const char *root = argc > 3 ? argv[3] : "/tmp/cf_bench_kudu_fs";
     bool reuse = argc > 4 && strcmp(argv[4], "reuse") == 0;
     if (!reuse) {
-        char cmd[4200];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-        if (system(cmd) != 0)
+        if (bench_rm_rf(root) != 0)
             return 1;
-        double t0 = now();
+        double t0 = bench_wall();
         pid_t pid = fork();
         if (pid == 0) {
             build(root, nc, nb);
@@ -108,7 +84,7 @@ int main(int argc, char **argv)
         if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
             WEXITSTATUS(status) != 0)
             return 1;
-        printf("built %u containers x %u blocks in %.2f s\n", nc, nb, now() - t0);
+        printf("built %u containers x %u blocks in %.2f s\n", nc, nb, bench_wall() - t0);
     }
     cf_kudu_fs_options o;
     cf_kudu_fs_options_init(&o);
@@ -119,11 +95,11 @@ int main(int argc, char **argv)
     for (int rep = 0; rep < 3; rep++) {
         cf_error e = {0};
         cf_kudu_fs *fs = NULL;
-        double t0 = now(), c0 = cpu();
+        double t0 = bench_wall(), c0 = cpu();
         cf_status st = cf_kudu_fs_open(&fs, &o, &e);
         if (st != CF_OK)
-            die("open", st, &e);
-        double t1 = now();
+            bench_die("open", st, &e);
+        double t1 = bench_wall();
         if (cpu() - c0 < best_open_cpu)
             best_open_cpu = cpu() - c0;
         nblocks = cf_kudu_fs_block_count(fs);
@@ -132,7 +108,7 @@ int main(int argc, char **argv)
             const cf_kudu_block *f = cf_kudu_fs_find_block(fs, b->id);
             sum += b->offset + b->length + (f == b);
         }
-        double t2 = now();
+        double t2 = bench_wall();
         ncont = cf_kudu_fs_container_count(fs);
         size_t full = 0;
         for (size_t i = 0; i < ncont; i++) {
@@ -141,7 +117,7 @@ int main(int argc, char **argv)
             sum += c->reclaimable + c->live_bytes + c->nrecords;
         }
         sum += full + cf_kudu_fs_problem_count(fs);
-        double t3 = now();
+        double t3 = bench_wall();
         cf_kudu_fs_free(fs);
         if (t1 - t0 < best_open)
             best_open = t1 - t0;

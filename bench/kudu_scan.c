@@ -38,30 +38,14 @@
 #include "kudufs/lbm_writer.h"
 #include "kudu/tablet.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#define BENCH_NAME "bench_kudu_scan"
+#include "bench_util.h"
+#include "bench_kudu.h"
 
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
-}
-
-static void die(const char *what, cf_status st, const cf_error *e)
-{
-    fprintf(stderr, "bench_kudu_scan: %s: %s: %s\n", what, cf_status_str(st), e->msg);
-    exit(1);
 }
 
 static uint64_t batch_bytes(const cf_schema *s, const cf_row_batch *b)
@@ -108,13 +92,13 @@ static void memcpy_ratio(const uint64_t *bytes, const double *secs, int iters)
         src[i] = (uint8_t)(i * 131u);
     memcpy(dst, src, n); /* warm-up: fault the pages in */
     volatile uint8_t sink = 0;
-    double a = now();
+    double a = bench_wall();
     for (int it = 0; it < iters; it++) {
         src[(size_t)it % n] ^= 1; /* a changed source: no copy is elided */
         memcpy(dst, src, n);
         sink ^= dst[(size_t)it % n];
     }
-    double t = now() - a;
+    double t = bench_wall() - a;
     (void)sink;
     double mbs = (double)n * iters / t / 1e6;
     printf("  memcpy of the same bytes (%zu per scan): %.1f MB/s; ratio to it:", n, mbs);
@@ -133,7 +117,7 @@ static void put_block(cf_kudu_lbm_writer *lw, cf_io *io, uint64_t id)
     cf_status st;
     cf_slice b = cf_io_mem_contents(io);
     if ((st = cf_kudu_lbm_writer_append(lw, id, b.data, b.len, 1, NULL, &e)) != CF_OK)
-        die("lbm append", st, &e);
+        bench_die("lbm append", st, &e);
     cf_io_free(io);
 }
 
@@ -144,20 +128,9 @@ static void gen(const char *dir, uint64_t rows, size_t nrs, bool interleaved)
     if (system(cmd) != 0)
         exit(1);
     snprintf(root, sizeof(root), "%s/fs/wal", dir);
-    static const char *const all[] = {"0123456789abcdef0123456789abcdef"};
-    cf_kudu_root_spec rs = {.root = root,
-                            .server_uuid = "fedcba9876543210fedcba9876543210",
-                            .wal = true,
-                            .data = true,
-                            .dir_uuid = all[0],
-                            .all_uuids = all,
-                            .nall = 1,
-                            .dir_type = "log",
-                            .fs_block_size = 4096};
+    bench_kudu_root(root, 4096);
     cf_error e;
     cf_status st;
-    if ((st = cf_kudu_root_write(&rs, &e)) != CF_OK)
-        die("root", st, &e);
     snprintf(p, sizeof(p), "%s/wals/" GEN_TABLET, root);
     snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", p);
     if (system(cmd) != 0)
@@ -166,10 +139,10 @@ static void gen(const char *dir, uint64_t rows, size_t nrs, bool interleaved)
     cf_kudu_lbm_writer *lw;
     if ((st = cf_kudu_lbm_writer_create(&lw, data, "00000000000000000000000000000001", 4096, &e)) !=
         CF_OK)
-        die("container", st, &e);
+        bench_die("container", st, &e);
     cf_schema *sch;
     if ((st = cf_schema_parse(&sch, GEN_SCHEMA, &e)) != CF_OK)
-        die("schema", st, &e);
+        bench_die("schema", st, &e);
     size_t nc = cf_schema_column_count(sch);
     cf_kudu_rowset *rsm = calloc(nrs, sizeof(*rsm));
     uint64_t *blocks = calloc(nrs * (nc + 1), sizeof(*blocks));
@@ -198,7 +171,7 @@ static void gen(const char *dir, uint64_t rows, size_t nrs, bool interleaved)
                 o.write_validx = true;
             if ((st = cf_io_create_mem(&io[c], &e)) != CF_OK ||
                 (st = cf_writer_create(&w[c], io[c], &o, &e)) != CF_OK)
-                die("cfile writer", st, &e);
+                bench_die("cfile writer", st, &e);
         }
         for (uint64_t i = 0; i < per; i += B) {
             size_t n = per - i < B ? (size_t)(per - i) : B;
@@ -220,12 +193,12 @@ static void gen(const char *dir, uint64_t rows, size_t nrs, bool interleaved)
                 (st = cf_writer_append(w[2], ss, NULL, n, &e)) != CF_OK ||
                 (st = cf_writer_append(w[3], ds, NULL, n, &e)) != CF_OK ||
                 (st = cf_writer_append(w[4], tss, NULL, n, &e)) != CF_OK)
-                die("append", st, &e);
+                bench_die("append", st, &e);
         }
         uint64_t *cb = &blocks[r * (nc + 1)];
         for (size_t c = 0; c < nc; c++) {
             if ((st = cf_writer_finish(w[c], &e)) != CF_OK)
-                die("finish", st, &e);
+                bench_die("finish", st, &e);
             cf_writer_free(w[c]);
             cb[c] = next_block++;
             put_block(lw, io[c], cb[c]);
@@ -237,17 +210,17 @@ static void gen(const char *dir, uint64_t rows, size_t nrs, bool interleaved)
         if ((st = cf_io_create_mem(&dio, &e)) != CF_OK ||
             (st = cf_delta_writer_create(&dw, dio, NULL, &e)) != CF_OK ||
             (st = cf_rcl_builder_create(&rb, &e)) != CF_OK)
-            die("delta writer", st, &e);
+            bench_die("delta writer", st, &e);
         int32_t m1 = -1;
         for (uint64_t row = 0; row < per; row += 100) {
             cf_rcl_builder_reset(rb, CF_RCL_UPDATE);
             if ((st = cf_rcl_builder_add(rb, 1, &m1, 4, &e)) != CF_OK ||
                 (st = cf_delta_writer_append(dw, (uint32_t)row, 10, cf_rcl_builder_bytes(rb),
                                              &e)) != CF_OK)
-                die("delta", st, &e);
+                bench_die("delta", st, &e);
         }
         if ((st = cf_delta_writer_finish(dw, &e)) != CF_OK)
-            die("delta finish", st, &e);
+            bench_die("delta finish", st, &e);
         cf_delta_writer_free(dw);
         cf_rcl_builder_free(rb);
         cb[nc] = next_block++;
@@ -258,7 +231,7 @@ static void gen(const char *dir, uint64_t rows, size_t nrs, bool interleaved)
         size_t kl;
         if ((st = cf_schema_key_encode(sch, klo, keys[r][0], 8, &kl, &e)) != CF_OK ||
             (st = cf_schema_key_encode(sch, khi, keys[r][1], 8, &kl, &e)) != CF_OK)
-            die("key", st, &e);
+            bench_die("key", st, &e);
         rsm[r] = (cf_kudu_rowset){.id = r,
                                   .last_durable_dms_id = 0,
                                   .ncolumns = nc,
@@ -284,7 +257,7 @@ static void gen(const char *dir, uint64_t rows, size_t nrs, bool interleaved)
     sp.nrowsets = nrs;
     snprintf(p, sizeof(p), "%s/tablet-meta/" GEN_TABLET, root);
     if ((st = cf_kudu_superblock_write(p, &sp, &e)) != CF_OK)
-        die("superblock", st, &e);
+        bench_die("superblock", st, &e);
     cf_schema_free(sch);
     free(rsm);
     free(blocks);
@@ -317,11 +290,11 @@ int main(int argc, char **argv)
         /* BENCH_KUDU_GEN_DIR: where to write it (several runs side by side). */
         const char *gd = getenv("BENCH_KUDU_GEN_DIR");
         snprintf(genroot, sizeof(genroot), "%s", gd != NULL ? gd : "/tmp/cf_bench_kudu_gen");
-        double g0 = now();
+        double g0 = bench_wall();
         gen(genroot, strtoull(argv[2], NULL, 10), (size_t)atoi(argv[3]),
             strcmp(argv[4], "interleaved") == 0);
         printf("generated %s rows in %s rowsets (%s) in %.2f s\n", argv[2], argv[3], argv[4],
-               now() - g0);
+               bench_wall() - g0);
         argv[1] = genroot;
         /* The table's rowsets: interleaved, the tablet's (row i to load i % ROWSETS:
          * the same merge to do); disjoint, one (as a compacted table has), or with
@@ -362,28 +335,26 @@ int main(int argc, char **argv)
     fo.ndata_dirs = nd;
     cf_kudu_fs *fs;
     cf_kudu_tablet *t;
-    double t0 = now();
+    double t0 = bench_wall();
     if ((st = cf_kudu_fs_open(&fs, &fo, &e)) != CF_OK)
-        die("fs open", st, &e);
+        bench_die("fs open", st, &e);
     if ((st = cf_kudu_tablet_open(&t, fs, cf_kudu_fs_tablet_at(fs, 0), &e)) != CF_OK)
-        die("tablet open", st, &e);
-    double t_open = now() - t0;
+        bench_die("tablet open", st, &e);
+    double t_open = bench_wall() - t0;
     const cf_schema *s = cf_kudu_tablet_schema(t);
     size_t nc = cf_schema_column_count(s);
 
     /* The same rows as a cfile table (one load, then flushed). */
-    char cmd[1200];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
+    if (bench_rm_rf(dir) != 0)
         return 1;
     if ((st = cf_rowset_create_empty(dir, s, &e)) != CF_OK)
-        die("table create", st, &e);
+        bench_die("table create", st, &e);
     cf_table *tb;
     cf_table_options wo;
     cf_table_options_init(&wo);
     wo.auto_compact = false; /* keep the rowsets as loaded */
     if ((st = cf_table_open(&tb, dir, &wo, &e)) != CF_OK)
-        die("table open", st, &e);
+        bench_die("table open", st, &e);
     /* split > 1: each load its own commit and rowset, row i in load i % split (the
      * tablet's rowsets interleave: the same merge to do) or i / per (disjoint). */
     cf_colvec *cv = calloc(nc, sizeof(*cv));
@@ -395,15 +366,15 @@ int main(int argc, char **argv)
     for (size_t part = 0; part < split; part++) {
         cf_table_loader *ld;
         if ((st = cf_table_loader_create(&ld, tb, NULL, &e)) != CF_OK)
-            die("loader", st, &e);
+            bench_die("loader", st, &e);
         cf_kudu_scanner *sc;
         if ((st = cf_kudu_scanner_create(&sc, t, NULL, &e)) != CF_OK)
-            die("scan", st, &e);
+            bench_die("scan", st, &e);
         uint64_t row = 0;
         for (;;) {
             cf_row_batch b;
             if ((st = cf_kudu_scanner_next(sc, &b, &e)) != CF_OK)
-                die("scan", st, &e);
+                bench_die("scan", st, &e);
             if (b.count == 0)
                 break;
             size_t n = 0;
@@ -427,11 +398,11 @@ int main(int argc, char **argv)
                 cv[j].nonnull = nbuf[j];
             }
             if (n > 0 && (st = cf_table_loader_append(ld, cv, n, &e)) != CF_OK)
-                die("load", st, &e);
+                bench_die("load", st, &e);
         }
         cf_kudu_scanner_free(sc);
         if ((st = cf_table_loader_commit(ld, &e)) != CF_OK)
-            die("commit", st, &e);
+            bench_die("commit", st, &e);
         cf_table_loader_free(ld);
     }
     for (size_t j = 0; j < nc; j++) {
@@ -448,7 +419,7 @@ int main(int argc, char **argv)
     to.read_only = true;
     to.cache_bytes = 0;
     if ((st = cf_table_open(&tb, dir, &to, &e)) != CF_OK)
-        die("table reopen", st, &e);
+        bench_die("table reopen", st, &e);
 
     /* The tablet again on an fs that keeps no block readers between scans (how every
      * scan ran before the fs had its reader cache: each opens every block it reads). */
@@ -457,9 +428,9 @@ int main(int argc, char **argv)
     cf_kudu_fs *fs_off;
     cf_kudu_tablet *t_off;
     if ((st = cf_kudu_fs_open(&fs_off, &fo_off, &e)) != CF_OK)
-        die("fs open", st, &e);
+        bench_die("fs open", st, &e);
     if ((st = cf_kudu_tablet_open(&t_off, fs_off, cf_kudu_tablet_id(t), &e)) != CF_OK)
-        die("tablet open", st, &e);
+        bench_die("tablet open", st, &e);
 
     /* The kinds, run alternately (iteration i of every kind, then i + 1) so a load
      * that comes and goes on a shared machine falls on each kind alike:
@@ -488,7 +459,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < NK; k++) {
             if (only != NULL && atoi(only) != k)
                 continue;
-            double a = now(), ca = cpu_now();
+            double a = bench_wall(), ca = bench_cpu();
             cf_kudu_fs *efs = NULL;
             cf_kudu_tablet *et = NULL;
             cf_table *etb = NULL;
@@ -496,12 +467,12 @@ int main(int argc, char **argv)
             cf_table_scanner *ts = NULL;
             if (k == 5) {
                 if ((st = cf_kudu_fs_open(&efs, &fo, &e)) != CF_OK)
-                    die("fs open", st, &e);
+                    bench_die("fs open", st, &e);
                 if ((st = cf_kudu_tablet_open(&et, efs, cf_kudu_tablet_id(t), &e)) != CF_OK)
-                    die("tablet open", st, &e);
+                    bench_die("tablet open", st, &e);
             } else if (k == 6) {
                 if ((st = cf_table_open(&etb, dir, &to, &e)) != CF_OK)
-                    die("table open", st, &e);
+                    bench_die("table open", st, &e);
             }
             if (k != 2 && k != 6) {
                 cf_kudu_scan_options o;
@@ -510,22 +481,22 @@ int main(int argc, char **argv)
                 o.mmap = k == 3;
                 const cf_kudu_tablet *kt = k == 4 ? t_off : k == 5 ? et : t;
                 if ((st = cf_kudu_scanner_create(&ks, kt, &o, &e)) != CF_OK)
-                    die("scan", st, &e);
+                    bench_die("scan", st, &e);
             } else {
                 cf_scan_options o;
                 cf_scan_options_init(&o);
                 o.threads = 1;
                 if ((st = cf_table_scanner_create(&ts, k == 6 ? etb : tb, &o, &e)) != CF_OK)
-                    die("table scan", st, &e);
+                    bench_die("table scan", st, &e);
             }
-            double created = now() - a;
+            double created = bench_wall() - a;
             uint64_t r = 0, by = 0;
             for (;;) {
                 cf_row_batch b;
                 st = ks != NULL ? cf_kudu_scanner_next(ks, &b, &e)
                                 : cf_table_scanner_next(ts, &b, &e);
                 if (st != CF_OK)
-                    die("next", st, &e);
+                    bench_die("next", st, &e);
                 if (b.count == 0)
                     break;
                 r += b.count;
@@ -538,8 +509,8 @@ int main(int argc, char **argv)
             cf_table_free(etb);
             if (it == 0)
                 continue; /* warm-up */
-            cpu[k][it - 1] = cpu_now() - ca;
-            secs[k] += now() - a;
+            cpu[k][it - 1] = bench_cpu() - ca;
+            secs[k] += bench_wall() - a;
             csecs[k] += created;
             rows[k] += r;
             bytes[k] += by;

@@ -18,18 +18,8 @@
 #include <cfile/cfile.h>
 #include <cfile/rowset.h>
 
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void die(const char *what, cf_status st, const cf_error *e)
-{
-    fprintf(stderr, "bench_lookup: %s: %s: %s\n", what, cf_status_str(st), e->msg);
-    exit(1);
-}
+#define BENCH_NAME "bench_lookup"
+#include "bench_util.h"
 
 /* The row bench_rowset wrote for ordinal i (key 3i). */
 static void check_row(const cf_row_batch *b, int64_t key)
@@ -73,16 +63,15 @@ int main(int argc, char **argv)
     if (argc > 3)
         ro.cache_bytes = (size_t)strtoull(argv[3], NULL, 10) << 20;
     if ((st = cf_rowset_open(&rs, dir, &ro, &e)))
-        die("open", st, &e);
+        bench_die("open", st, &e);
     cf_rowset_info info;
     cf_rowset_get_info(rs, &info);
     uint64_t rows = info.rows;
     for (int r = 0; r < reps; r++) {
         uint64_t found = 0;
-        double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+        double w0 = bench_clock(CLOCK_MONOTONIC), c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
         for (uint64_t i = 0; i < lookups; i++) {
-            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            int64_t key = (int64_t)((seed >> 11) % (rows * 3)); /* one in three exists */
+            int64_t key = bench_lookup_key(&seed, rows);
             const void *k[1] = {&key};
             cf_row_batch b;
             st = cf_rowset_get(rs, k, CF_SNAPSHOT_LATEST, &b, &e);
@@ -90,14 +79,15 @@ int main(int argc, char **argv)
                 found++;
                 check_row(&b, key);
             } else if (st != CF_ENOTFOUND) {
-                die("get", st, &e);
+                bench_die("get", st, &e);
             }
             if ((st == CF_OK) != (key % 3 == 0)) {
                 fprintf(stderr, "bench_lookup: key %" PRId64 ": found=%d\n", key, st == CF_OK);
                 return 1;
             }
         }
-        double w = clock_s(CLOCK_MONOTONIC) - w0, c = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        double w = bench_clock(CLOCK_MONOTONIC) - w0,
+               c = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0;
         printf("rep %d: %" PRIu64 " lookups (%" PRIu64 " found) wall %.3f s = %.0f/s, cpu %.3f s "
                "= %.0f/cpu-s\n",
                r + 1, lookups, found, w, lookups / w, c, lookups / c);

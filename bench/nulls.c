@@ -28,6 +28,9 @@
 
 #include <cfile/cfile.h>
 
+#define BENCH_NAME "bench_nulls"
+#include "bench_util.h"
+
 #define BATCH 1024
 
 /* What each file of a data set holds: its name's suffix, the share of NULL
@@ -51,26 +54,6 @@ static const struct {
 #define NSETS (sizeof sets / sizeof sets[0])
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void die(const char *what, cf_error *err)
-{
-    fprintf(stderr, "%s: %s\n", what, err->msg);
-    exit(1);
-}
 
 static void write_set(const char *dir, size_t s, size_t rows)
 {
@@ -82,15 +65,15 @@ static void write_set(const char *dir, size_t s, size_t rows)
         enum { VOCAB = 20000 };
         words = malloc((size_t)VOCAB * 24);
         for (size_t w = 0; w < VOCAB; w++) {
-            size_t len = 3 + next_rand() % 12;
+            size_t len = 3 + bench_xorshift(&rng) % 12;
             for (size_t c = 0; c < len; c++)
-                words[w * 24 + c] = (char)('a' + next_rand() % 26);
+                words[w * 24 + c] = (char)('a' + bench_xorshift(&rng) % 26);
             words[w * 24 + len] = 0;
         }
         sv = malloc(rows * sizeof *sv);
         for (size_t i = 0; i < rows; i++) {
             /* zipf-ish: rank = VOCAB * u^3 */
-            double u = (double)(next_rand() >> 11) / 9007199254740992.0;
+            double u = (double)(bench_xorshift(&rng) >> 11) / 9007199254740992.0;
             size_t w = (size_t)(VOCAB * u * u * u);
             sv[i] = (cf_slice){(const uint8_t *)words + w * 24, strlen(words + w * 24)};
         }
@@ -98,12 +81,12 @@ static void write_set(const char *dir, size_t s, size_t rows)
         iv = malloc(rows * sizeof *iv);
         for (size_t i = 0; i < rows;) {
             if (sets[s].enc == CF_ENC_RLE) {
-                size_t run = 1 + next_rand() % 32;
-                int32_t v = (int32_t)(next_rand() % 1000);
+                size_t run = 1 + bench_xorshift(&rng) % 32;
+                int32_t v = (int32_t)(bench_xorshift(&rng) % 1000);
                 for (size_t k = 0; k < run && i < rows; k++)
                     iv[i++] = v;
             } else {
-                iv[i++] = (int32_t)next_rand();
+                iv[i++] = (int32_t)bench_xorshift(&rng);
             }
         }
     }
@@ -115,7 +98,7 @@ static void write_set(const char *dir, size_t s, size_t rows)
         size_t j = 0;
         memset(nn, 0, rows / 8 + 1);
         for (size_t i = 0; i < rows; i++) {
-            bool null = pct > 0 && next_rand() % 100 < (uint64_t)pct;
+            bool null = pct > 0 && bench_xorshift(&rng) % 100 < (uint64_t)pct;
             if (null) {
                 memset(vals + i * es, 0, es);
                 continue;
@@ -133,7 +116,7 @@ static void write_set(const char *dir, size_t s, size_t rows)
         cf_error err = {0};
         cf_writer *w;
         if (cf_writer_create_file(&w, path, &o, &err) != CF_OK)
-            die(path, &err);
+            bench_die_err(path, &err);
         for (size_t i = 0; i < rows; i += 4096) {
             size_t k = rows - i < 4096 ? rows - i : 4096;
             uint8_t bm[512];
@@ -142,10 +125,10 @@ static void write_set(const char *dir, size_t s, size_t rows)
                 if (nn[(i + r) / 8] >> ((i + r) % 8) & 1)
                     bm[r / 8] |= (uint8_t)(1u << (r % 8));
             if (cf_writer_append(w, vals + i * es, cases[p].nullable ? bm : NULL, k, &err) != CF_OK)
-                die(path, &err);
+                bench_die_err(path, &err);
         }
         if (cf_writer_finish(w, &err) != CF_OK)
-            die(path, &err);
+            bench_die_err(path, &err);
         cf_writer_free(w);
         printf("wrote %s (%zu rows)\n", path, rows);
     }
@@ -170,22 +153,22 @@ __attribute__((noinline)) static double scan_once(cf_reader *r, const char *path
     static uint8_t vals[BATCH * 16], nn[BATCH / 8];
     static uint64_t check;
     cf_error err = {0};
-    double t0 = cpu_now();
+    double t0 = bench_thread_cpu();
     cf_iter *it;
     if (cf_iter_create(&it, r, &err) != CF_OK)
-        die(path, &err);
+        bench_die_err(path, &err);
     uint64_t rows = 0;
     for (;;) {
         size_t got;
         if (cf_iter_copy_batch(it, vals, nn, BATCH, &got, &err) != CF_OK)
-            die(path, &err);
+            bench_die_err(path, &err);
         if (got == 0)
             break;
         rows += got;
         check += vals[0] + nn[0];
     }
     cf_iter_free(it);
-    double dt = cpu_now() - t0;
+    double dt = bench_thread_cpu() - t0;
     if (check == 1)
         printf(" ");
     *rows_out = rows;
@@ -208,12 +191,12 @@ static void scan_set(const char *dir, size_t s, int io, int reps, const char *fi
         if (filter && strstr(path[p], filter) == NULL)
             continue;
         if (io == 1 && cf_cache_create(&cache[p], 256u << 20, &err) != CF_OK)
-            die("cache", &err);
+            bench_die_err("cache", &err);
         cf_reader_options ro;
         cf_reader_options_init(&ro);
         ro.cache = cache[p];
         if (cf_reader_open_file(&r[p], path[p], false, &ro, &err) != CF_OK)
-            die(path[p], &err);
+            bench_die_err(path[p], &err);
         scan_once(r[p], path[p], &rows[p]); /* untimed: fills the cache */
     }
     for (int rep = 0; rep < reps; rep++)

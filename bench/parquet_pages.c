@@ -21,23 +21,12 @@
 #include "parquet/encoding.h"
 #include "util/buf.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#define BENCH_NAME "bench_parquet_pages"
+#include "bench_util.h"
 
 static volatile uint64_t sink;
 
-static uint64_t rng_state = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rng_state = BENCH_SEED;
 
 typedef enum { K_VALUES, K_DICT, K_LEVELS } kind;
 
@@ -91,40 +80,42 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < n; i++) {
             switch (w->type) {
             case CF_PQT_INT64: {
-                int64_t v = 1700000000000000 + (int64_t)i * 1000 + (int64_t)(rnd() % 500);
+                int64_t v = 1700000000000000 + (int64_t)i * 1000 +
+                            (int64_t)(bench_xorshift(&rng_state) % 500);
                 memcpy(vals + 8 * i, &v, 8);
                 break;
             }
             case CF_PQT_INT32: {
-                int32_t v = (int32_t)(i * 3 + rnd() % 7);
+                int32_t v = (int32_t)(i * 3 + bench_xorshift(&rng_state) % 7);
                 memcpy(vals + 4 * i, &v, 4);
                 break;
             }
             case CF_PQT_DOUBLE: {
-                double v = 20.0 + (double)(rnd() % 10000) / 100.0;
+                double v = 20.0 + (double)(bench_xorshift(&rng_state) % 10000) / 100.0;
                 memcpy(vals + 8 * i, &v, 8);
                 break;
             }
             case CF_PQT_FLOAT: {
-                float v = 20.0f + (float)(rnd() % 10000) / 100.0f;
+                float v = 20.0f + (float)(bench_xorshift(&rng_state) % 10000) / 100.0f;
                 memcpy(vals + 4 * i, &v, 4);
                 break;
             }
-            case CF_PQT_BOOLEAN: vals[i] = (uint8_t)(rnd() & 1); break;
+            case CF_PQT_BOOLEAN: vals[i] = (uint8_t)(bench_xorshift(&rng_state) & 1); break;
             case CF_PQT_BYTE_ARRAY: {
-                int l = w->enc == CF_PQE_DELTA_BYTE_ARRAY
-                            ? snprintf(heap + hl, 32, "user/%010zu", i * 7)
-                            : snprintf(heap + hl, 32, "%llx-%u",
-                                       (unsigned long long)(rnd() & 0xffffffffu),
-                                       (unsigned)(rnd() % 100));
+                int l =
+                    w->enc == CF_PQE_DELTA_BYTE_ARRAY
+                        ? snprintf(heap + hl, 32, "user/%010zu", i * 7)
+                        : snprintf(heap + hl, 32, "%llx-%u",
+                                   (unsigned long long)(bench_xorshift(&rng_state) & 0xffffffffu),
+                                   (unsigned)(bench_xorshift(&rng_state) % 100));
                 sl[i] = (cf_slice){(const uint8_t *)heap + hl, (size_t)l};
                 hl += (size_t)l;
                 break;
             }
             default: break;
             }
-            idx[i] = (uint32_t)(rnd() % 1000);
-            lv[i] = rnd() % 5 != 0;
+            idx[i] = (uint32_t)(bench_xorshift(&rng_state) % 1000);
+            lv[i] = bench_xorshift(&rng_state) % 5 != 0;
         }
         cf_status st;
         if (w->k == K_DICT)
@@ -139,7 +130,7 @@ int main(int argc, char **argv)
         }
         double best = 1e30, best_copy = 1e30;
         for (int k = 0; k < runs + 1; k++) { /* the first run warms up */
-            double t0 = now();
+            double t0 = bench_cpu();
             if (w->k == K_DICT) {
                 st = cf_pq_dict_indices_decode((uint32_t *)(void *)out, n, 1000, page.data,
                                                page.len, &err);
@@ -153,7 +144,7 @@ int main(int argc, char **argv)
                     st = cf_pq_decoder_get(&d, out, n, &err);
                 cf_pq_decoder_dispose(&d);
             }
-            double t = now() - t0;
+            double t = bench_cpu() - t0;
             if (st != CF_OK) {
                 fprintf(stderr, "%s: decode: %s\n", w->name, err.msg);
                 return 1;
@@ -161,9 +152,9 @@ int main(int argc, char **argv)
             sink += out[0] + out[n / 2] + 1;
             if (k > 0 && t < best)
                 best = t;
-            t0 = now();
+            t0 = bench_cpu();
             memcpy(copy, page.data, page.len);
-            t = now() - t0;
+            t = bench_cpu() - t0;
             sink += copy[page.len / 2];
             if (k > 0 && t < best_copy)
                 best_copy = t;

@@ -66,25 +66,14 @@
 #include <cfile/cfile.h>
 #include <cfile/parquet.h>
 
+#define BENCH_NAME "bench_parquet_read"
+#include "bench_util.h"
+
 #ifndef CF_DUCKDB_LIB
 #define CF_DUCKDB_LIB "libduckdb.so"
 #endif
 
 #define BATCH 2048
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static volatile uint64_t sink;
 
@@ -203,12 +192,6 @@ static uint64_t duck_scan(const char *path)
 
 /* ---- our reader --------------------------------------------------------------------------- */
 
-static void die(const char *what, const cf_error *err)
-{
-    fprintf(stderr, "bench_parquet_read: %s: %s\n", what, err->msg);
-    exit(1);
-}
-
 typedef struct counts {
     uint64_t rows, levels, values, bytes; /* bytes: the decoded bytes (see the top) */
 } counts;
@@ -221,19 +204,19 @@ static void ours_column(const char *path, counts *c)
     cf_error err;
     cf_parquet *pq;
     if (cf_parquet_open_file(&pq, path, NULL, &err) != CF_OK)
-        die(path, &err);
+        bench_die_err(path, &err);
     const cf_parquet_column *col = cf_parquet_column_at(pq, 0);
     uint64_t levels = 0, values = 0, rows = 0, bytes = 0;
     uint32_t rgs = cf_parquet_meta(pq)->row_group_count;
     for (uint32_t g = 0; g < rgs; g++) {
         cf_parquet_column_reader *r;
         if (cf_parquet_column_open(&r, pq, g, 0, &err) != CF_OK)
-            die(path, &err);
+            bench_die_err(path, &err);
         for (;;) {
             size_t nl, nv;
             if (cf_parquet_column_read(r, BATCH, col->max_def ? def : NULL,
                                        col->max_rep ? rep : NULL, vals, &nl, &nv, &err) != CF_OK)
-                die(path, &err);
+                bench_die_err(path, &err);
             if (nl == 0)
                 break;
             levels += nl;
@@ -268,19 +251,19 @@ static uint64_t ours_records_with(const char *path, size_t batch, size_t threads
     cf_error err;
     cf_parquet *pq;
     if (cf_parquet_open_file(&pq, path, NULL, &err) != CF_OK)
-        die(path, &err);
+        bench_die_err(path, &err);
     cf_parquet_records_options o;
     cf_parquet_records_options_init(&o);
     o.batch_rows = batch;
     o.threads = threads;
     cf_parquet_records *r;
     if (cf_parquet_records_open(&r, pq, &o, &err) != CF_OK)
-        die(path, &err);
+        bench_die_err(path, &err);
     uint64_t rows = 0;
     for (;;) {
         const cf_parquet_array *a;
         if (cf_parquet_records_next(r, &a, &err) != CF_OK)
-            die(path, &err);
+            bench_die_err(path, &err);
         if (a == NULL)
             break;
         rows += a->length;
@@ -398,19 +381,19 @@ static void threads_table(const char *dir, size_t rows, int runs, bool json_only
         double o1[99], d1[99], on[99], dn[99], oc[99], dc[99], oc1[99], dc1[99];
         for (int r = 0; r < runs; r++) { /* alternated, so load hits all alike */
             duck_exec("SET threads=1");
-            double a0 = wall(), e0 = now();
+            double a0 = bench_wall(), e0 = bench_cpu();
             ours_records_with(path, 65536, 1);
-            double a1 = wall(), e1 = now();
+            double a1 = bench_wall(), e1 = bench_cpu();
             duck_scan(path);
-            double a2 = wall(), e2 = now();
+            double a2 = bench_wall(), e2 = bench_cpu();
             oc1[r] = e1 - e0;
             dc1[r] = e2 - e1;
             duck_exec("RESET threads");
-            double b0 = wall(), c0 = now();
+            double b0 = bench_wall(), c0 = bench_cpu();
             ours_records_with(path, 65536, 0);
-            double b1 = wall(), c1 = now();
+            double b1 = bench_wall(), c1 = bench_cpu();
             duck_scan(path);
-            double b2 = wall(), c2 = now();
+            double b2 = bench_wall(), c2 = bench_cpu();
             o1[r] = a1 - a0;
             d1[r] = a2 - a1;
             on[r] = b1 - b0;
@@ -481,16 +464,16 @@ int main(int argc, char **argv)
         memset(dst, 2, c.bytes + 64);
         double tc[99], tr[99], td[99], tm[99];
         for (int r = 0; r < runs; r++) { /* interleaved, so load hits all alike */
-            double t0 = now();
+            double t0 = bench_cpu();
             ours_column(path, NULL);
-            double t1 = now();
+            double t1 = bench_cpu();
             ours_records(path);
-            double t2 = now();
+            double t2 = bench_cpu();
             duck_scan(path);
-            double t3 = now();
+            double t3 = bench_cpu();
             memcpy(dst, src, c.bytes);
             sink += dst[c.bytes / 2];
-            double t4 = now();
+            double t4 = bench_cpu();
             tc[r] = t1 - t0;
             tr[r] = t2 - t1;
             td[r] = t3 - t2;

@@ -38,40 +38,12 @@
 #include <cfile/parquet.h>
 #include <unistd.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* CPU seconds of the calling thread alone: at several threads, the work
- * left on the critical path (what a free core per thread would make the wall
- * time), which a loaded machine's wall times cannot show. */
-static double thread_cpu(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#define BENCH_NAME "bench_parquet_write"
+#include "bench_util.h"
 
 static volatile uint8_t sink;
 
-static uint64_t rng_state = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rng_state = BENCH_SEED;
 
 #define MAXC 16
 
@@ -142,19 +114,20 @@ static size_t gen_wide(size_t k, gcol *g, size_t rows)
         int64_t *v = malloc(rows * 8);
         for (size_t i = 0; i < rows; i++)
             v[i] = k == 0   ? (int64_t)(i / 4 + 1)
-                   : k == 1 ? (int64_t)(rnd() % 200000 + 1)
-                   : k == 2 ? (int64_t)(rnd() % 10000 + 1)
-                   : k == 4 ? (int64_t)(rnd() % 50 + 1) * 100
-                   : k == 5 ? (int64_t)(rnd() % 10000000)
-                   : k == 6 ? (int64_t)(rnd() % 11)
-                            : (int64_t)(rnd() % 9);
+                   : k == 1 ? (int64_t)(bench_xorshift(&rng_state) % 200000 + 1)
+                   : k == 2 ? (int64_t)(bench_xorshift(&rng_state) % 10000 + 1)
+                   : k == 4 ? (int64_t)(bench_xorshift(&rng_state) % 50 + 1) * 100
+                   : k == 5 ? (int64_t)(bench_xorshift(&rng_state) % 10000000)
+                   : k == 6 ? (int64_t)(bench_xorshift(&rng_state) % 11)
+                            : (int64_t)(bench_xorshift(&rng_state) % 9);
         g->values = v;
         return rows * 8;
     }
     if (k == 3 || (k >= 10 && k <= 12)) { /* INTEGER, DATE */
         int32_t *v = malloc(rows * 4);
         for (size_t i = 0; i < rows; i++)
-            v[i] = k == 3 ? (int32_t)(i % 7 + 1) : (int32_t)(8035 + rnd() % 2500);
+            v[i] =
+                k == 3 ? (int32_t)(i % 7 + 1) : (int32_t)(8035 + bench_xorshift(&rng_state) % 2500);
         g->values = v;
         return rows * 4;
     }
@@ -165,17 +138,17 @@ static size_t gen_wide(size_t k, gcol *g, size_t rows)
         const char *s = NULL;
         char tmp[48];
         if (k == 8)
-            s = flags[rnd() % 3];
+            s = flags[bench_xorshift(&rng_state) % 3];
         else if (k == 9)
-            s = status[rnd() % 2];
+            s = status[bench_xorshift(&rng_state) % 2];
         else if (k == 13)
-            s = instr[rnd() % 4];
+            s = instr[bench_xorshift(&rng_state) % 4];
         else if (k == 14)
-            s = modes[rnd() % 7];
+            s = modes[bench_xorshift(&rng_state) % 7];
         else { /* the comment: 10..39 hex digits, nearly all distinct */
-            size_t n = 10 + rnd() % 30;
+            size_t n = 10 + bench_xorshift(&rng_state) % 30;
             for (size_t j = 0; j < n; j++)
-                tmp[j] = "0123456789abcdef"[rnd() & 15];
+                tmp[j] = "0123456789abcdef"[bench_xorshift(&rng_state) & 15];
             tmp[n] = '\0';
             s = tmp;
         }
@@ -200,7 +173,7 @@ static size_t gen(const bcase *bc, size_t k, gcol *g, size_t rows)
     if (c->nullable) {
         g->nonnull = calloc(rows / 8 + 1, 1);
         for (size_t i = 0; i < rows; i++)
-            if (rnd() % 10 != 0)
+            if (bench_xorshift(&rng_state) % 10 != 0)
                 g->nonnull[i >> 3] |= (uint8_t)(1u << (i & 7));
     }
     if (c->is_array) {
@@ -208,9 +181,9 @@ static size_t gen(const bcase *bc, size_t k, gcol *g, size_t rows)
         int32_t *v = malloc((rows * 6 + 1) * sizeof(int32_t));
         for (size_t i = 0; i < rows; i++) {
             g->offs[i] = (uint32_t)g->elems;
-            size_t n = rnd() % 7;
+            size_t n = bench_xorshift(&rng_state) % 7;
             for (size_t j = 0; j < n; j++)
-                v[g->elems++] = (int32_t)(rnd() % 1000);
+                v[g->elems++] = (int32_t)(bench_xorshift(&rng_state) % 1000);
         }
         g->offs[rows] = (uint32_t)g->elems;
         g->values = v;
@@ -221,10 +194,12 @@ static size_t gen(const bcase *bc, size_t k, gcol *g, size_t rows)
         int64_t *v = malloc(rows * 8);
         int64_t walk = 1700000000000000; /* int64_walk_zstd: timestamps (us) a few ms apart */
         for (size_t i = 0; i < rows; i++)
-            v[i] = strcmp(bc->name, "int64_walk_zstd") == 0     ? (walk += (int64_t)(rnd() % 5000))
-                   : strcmp(bc->name, "int64_seq_snappy") == 0  ? (int64_t)i
-                   : strcmp(bc->name, "int64_dict_snappy") == 0 ? (int64_t)(rnd() % 1000) * 7919
-                                                                : (int64_t)rnd();
+            v[i] = strcmp(bc->name, "int64_walk_zstd") == 0
+                       ? (walk += (int64_t)(bench_xorshift(&rng_state) % 5000))
+                   : strcmp(bc->name, "int64_seq_snappy") == 0 ? (int64_t)i
+                   : strcmp(bc->name, "int64_dict_snappy") == 0
+                       ? (int64_t)(bench_xorshift(&rng_state) % 1000) * 7919
+                       : (int64_t)bench_xorshift(&rng_state);
         g->values = v;
         raw = rows * 8;
         break;
@@ -232,7 +207,7 @@ static size_t gen(const bcase *bc, size_t k, gcol *g, size_t rows)
     case CF_TYPE_INT32: {
         int32_t *v = malloc(rows * 4);
         for (size_t i = 0; i < rows; i++)
-            v[i] = (int32_t)(rnd() % 100000);
+            v[i] = (int32_t)(bench_xorshift(&rng_state) % 100000);
         g->values = v;
         raw = rows * 4;
         break;
@@ -240,7 +215,7 @@ static size_t gen(const bcase *bc, size_t k, gcol *g, size_t rows)
     case CF_TYPE_DOUBLE: {
         double *v = malloc(rows * 8);
         for (size_t i = 0; i < rows; i++)
-            v[i] = (double)(rnd() % 100000000) / 100.0;
+            v[i] = (double)(bench_xorshift(&rng_state) % 100000000) / 100.0;
         g->values = v;
         raw = rows * 8;
         break;
@@ -251,7 +226,7 @@ static size_t gen(const bcase *bc, size_t k, gcol *g, size_t rows)
         cf_slice *v = malloc(rows * sizeof(cf_slice));
         size_t at = 0;
         for (size_t i = 0; i < rows; i++) {
-            uint64_t x = unique ? rnd() : rnd() % 1000;
+            uint64_t x = unique ? bench_xorshift(&rng_state) : bench_xorshift(&rng_state) % 1000;
             int n = sprintf(g->bytes + at, "name-%llu", (unsigned long long)x);
             v[i].data = (const uint8_t *)g->bytes + at;
             v[i].len = (size_t)n;
@@ -315,7 +290,10 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s: %s\n", bc->name, err.msg);
                 return 1;
             }
-            double t0 = now(), wall0 = wall(), k0 = thread_cpu();
+            /* k0: the calling thread's CPU alone; at several threads, the work left on the
+             * critical path (what a free core per thread would make the wall time), which a
+             * loaded machine's wall times cannot show. */
+            double t0 = bench_cpu(), wall0 = bench_wall(), k0 = bench_thread_cpu();
             /* batches of 1024 rows, as a scan hands them over */
             for (size_t at = 0; at < rows; at += 1024) {
                 size_t n = rows - at < 1024 ? rows - at : 1024;
@@ -342,7 +320,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s: %s\n", bc->name, err.msg);
                 return 1;
             }
-            double cpu = now() - t0, wl = wall() - wall0, kc = thread_cpu() - k0;
+            double cpu = bench_cpu() - t0, wl = bench_wall() - wall0, kc = bench_thread_cpu() - k0;
             if (many) {
                 wn[r] = wl;
                 cn[r] = cpu;
@@ -380,9 +358,9 @@ int main(int argc, char **argv)
             memset(ms, 0x5a, raw);
             memset(md, 0, raw); /* fault the pages in before timing */
             for (int r = 0; r < runs; r++) {
-                double t0 = now();
+                double t0 = bench_cpu();
                 memcpy(md, ms, raw);
-                mt[r] = now() - t0;
+                mt[r] = bench_cpu() - t0;
                 sink ^= md[raw ? raw - 1 : 0]; /* keeps the copy */
             }
             qsort(mt, (size_t)runs, sizeof(double), cmpd);

@@ -27,32 +27,8 @@
 #include <cfile/cfile.h>
 #include <cfile/rowset.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double thread_cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void die(const char *what, cf_status st, const cf_error *e)
-{
-    fprintf(stderr, "bench_rowset: %s: %s: %s\n", what, cf_status_str(st), e->msg);
-    exit(1);
-}
+#define BENCH_NAME "bench_rowset"
+#include "bench_util.h"
 
 #define B 4096
 #define MAX_THREAD_COUNTS 8
@@ -76,23 +52,23 @@ static uint64_t scan_once(cf_rowset *rs, const cf_pred *p, size_t np, const size
     o.batch_rows = 4096;
     o.threads = threads;
     cf_rowset_scanner *sc;
-    double t0 = now(), c0 = cpu_now(), k0 = thread_cpu_now();
+    double t0 = bench_wall(), c0 = bench_cpu(), k0 = bench_thread_cpu();
     cf_status st = cf_rowset_scanner_create(&sc, rs, &o, &e);
     if (st)
-        die("scan", st, &e);
+        bench_die("scan", st, &e);
     uint64_t n = 0;
     for (;;) {
         cf_row_batch b;
         if ((st = cf_rowset_scanner_next(sc, &b, &e)))
-            die("scan", st, &e);
+            bench_die("scan", st, &e);
         if (!b.count)
             break;
         n += b.count;
     }
     cf_rowset_scanner_free(sc);
-    *wall = now() - t0;
-    *cpu = cpu_now() - c0;
-    *caller = thread_cpu_now() - k0;
+    *wall = bench_wall() - t0;
+    *cpu = bench_cpu() - c0;
+    *caller = bench_thread_cpu() - k0;
     return n;
 }
 
@@ -137,19 +113,17 @@ static int skip_bench(uint64_t rows, const char *dir0)
 {
     char dir[600];
     snprintf(dir, sizeof(dir), "%s-skip", dir0);
-    char cmd[700];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
+    if (bench_rm_rf(dir) != 0)
         return 1;
     cf_error e;
     cf_status st;
     cf_schema *s;
     if ((st = cf_schema_parse(
              &s, "id INT64 KEY, region STRING, grp INT32 ENCODING rle, amount DOUBLE", &e)))
-        die("schema", st, &e);
+        bench_die("schema", st, &e);
     cf_rowset_writer *w;
     if ((st = cf_rowset_writer_create(&w, dir, s, NULL, &e)))
-        die("writer", st, &e);
+        bench_die("writer", st, &e);
     static const char *regions[8] = {"r0-north",  "r1-south", "r2-east",   "r3-west",
                                      "r4-centre", "r5-coast", "r6-island", "r7-hills"};
     static int64_t id[B];
@@ -171,14 +145,14 @@ static int skip_bench(uint64_t rows, const char *dir0)
                            {grp, NULL, NULL, NULL},
                            {amount, NULL, NULL, NULL}};
         if ((st = cf_rowset_writer_append(w, cv, m, &e)))
-            die("append", st, &e);
+            bench_die("append", st, &e);
     }
     if ((st = cf_rowset_writer_finish(w, &e)))
-        die("finish", st, &e);
+        bench_die("finish", st, &e);
     cf_rowset_writer_free(w);
     cf_rowset *rs;
     if ((st = cf_rowset_open(&rs, dir, NULL, &e)))
-        die("open", st, &e);
+        bench_die("open", st, &e);
     /* region = 'r3-west' (DICT, 1/8 of the rows, clustered) and grp = N (RLE,
      * runs of 1000): all 4 columns */
     cf_slice west = {(const uint8_t *)"r3-west", 7};
@@ -189,8 +163,7 @@ static int skip_bench(uint64_t rows, const char *dir0)
     scan("skip_rle_eq", rows, rs, &pg, 1, NULL, 0);
     cf_rowset_free(rs);
     cf_schema_free(s);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    return system(cmd) != 0;
+    return bench_rm_rf(dir) != 0;
 }
 
 int main(int argc, char **argv)
@@ -212,9 +185,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
+    if (bench_rm_rf(dir) != 0)
         return 1;
     cf_error e;
     cf_status st;
@@ -223,17 +194,17 @@ int main(int argc, char **argv)
                               "id INT64 KEY, name STRING, v INT32, price DOUBLE, "
                               "ts UNIXTIME_MICROS, note STRING NULL",
                               &e)))
-        die("schema", st, &e);
+        bench_die("schema", st, &e);
     cf_rowset_writer *w;
     if ((st = cf_rowset_writer_create(&w, dir, s, NULL, &e)))
-        die("writer", st, &e);
+        bench_die("writer", st, &e);
     static int64_t id[B], ts[B];
     static int32_t v[B];
     static double price[B];
     static cf_slice name[B], note[B];
     static char nb[B][24], tb[B][24];
     static uint8_t nn[B / 8];
-    double t0 = now(), c0 = cpu_now();
+    double t0 = bench_wall(), c0 = bench_cpu();
     for (uint64_t base = 0; base < rows; base += B) {
         size_t m = rows - base < B ? (size_t)(rows - base) : B;
         memset(nn, 0, sizeof(nn));
@@ -257,11 +228,11 @@ int main(int argc, char **argv)
                            {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
                            {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
         if ((st = cf_rowset_writer_append(w, cv, m, &e)))
-            die("append", st, &e);
+            bench_die("append", st, &e);
     }
     if ((st = cf_rowset_writer_finish(w, &e)))
-        die("finish", st, &e);
-    double ti = now() - t0, tc = cpu_now() - c0;
+        bench_die("finish", st, &e);
+    double ti = bench_wall() - t0, tc = bench_cpu() - c0;
     cf_rowset_writer_free(w);
     printf("import rows=%" PRIu64 " wall=%.3f cpu=%.3f rows_per_s=%.0f rows_per_cpu_s=%.0f\n", rows,
            ti, tc, rows / ti, rows / tc);
@@ -272,7 +243,7 @@ int main(int argc, char **argv)
     if (argc > 4)
         ro.cache_bytes = (size_t)strtoull(argv[4], NULL, 10) << 20;
     if ((st = cf_rowset_open(&rs, dir, &ro, &e)))
-        die("open", st, &e);
+        bench_die("open", st, &e);
     /* all columns; (id, v); v = 7 (all columns of the ~0.1% matching rows);
      * price > 50 (50% match) projecting (id, v); a 100 k-row key range */
     scan("all_columns", rows, rs, NULL, 0, NULL, 0);
@@ -291,19 +262,18 @@ int main(int argc, char **argv)
     double secs;
     uint64_t seed = 12345, found = 0;
     const uint64_t lookups = argc > 3 ? strtoull(argv[3], NULL, 10) : 200000;
-    t0 = now();
+    t0 = bench_wall();
     for (uint64_t i = 0; i < lookups; i++) {
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        int64_t key = (int64_t)((seed >> 11) % (rows * 3)); /* one in three exists */
+        int64_t key = bench_lookup_key(&seed, rows);
         const void *k[1] = {&key};
         cf_row_batch b;
         st = cf_rowset_get(rs, k, CF_SNAPSHOT_LATEST, &b, &e);
         if (st == CF_OK)
             found++;
         else if (st != CF_ENOTFOUND)
-            die("get", st, &e);
+            bench_die("get", st, &e);
     }
-    secs = now() - t0;
+    secs = bench_wall() - t0;
     printf("point lookups:     %" PRIu64 " (%" PRIu64 " found) in %.2f s = %.0f lookups/s\n",
            lookups, found, secs, lookups / secs);
     cf_rowset_free(rs);

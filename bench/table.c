@@ -30,18 +30,8 @@
 #include <cfile/rowset.h>
 #include "util/int128.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void die(const char *what, cf_status st, const cf_error *e)
-{
-    fprintf(stderr, "bench_table: %s: %s: %s\n", what, cf_status_str(st), e->msg);
-    exit(1);
-}
+#define BENCH_NAME "bench_table"
+#include "bench_util.h"
 
 #define B 4096
 
@@ -68,6 +58,35 @@ static void make_row(rowvals *r, uint64_t i, int64_t id)
     r->note = (cf_slice){(const uint8_t *)r->tb, r->has_note ? (size_t)l : 0};
 }
 
+/* Rows base .. base + m - 1 (m <= B) of the one-pass import (ids 0, 6, 12, ...) as
+ * the six column vectors; valid until the next call. */
+static cf_colvec *sorted_batch(uint64_t base, size_t m)
+{
+    static rowvals rv[B];
+    static int64_t id[B], ts[B];
+    static int32_t v[B];
+    static double price[B];
+    static cf_slice name[B], note[B];
+    static uint8_t nn[B / 8];
+    static cf_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
+                              {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
+                              {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
+    memset(nn, 0, sizeof(nn));
+    for (size_t j = 0; j < m; j++) {
+        uint64_t i = base + j;
+        make_row(&rv[j], i, (int64_t)i * 6);
+        id[j] = rv[j].id;
+        name[j] = rv[j].name;
+        v[j] = rv[j].v;
+        price[j] = rv[j].price;
+        ts[j] = rv[j].ts;
+        note[j] = rv[j].note;
+        if (rv[j].has_note)
+            nn[j / 8] |= (uint8_t)(1u << (j % 8));
+    }
+    return cv;
+}
+
 static uint64_t scan(cf_table *t, double *secs)
 {
     cf_error e;
@@ -75,20 +94,20 @@ static uint64_t scan(cf_table *t, double *secs)
     cf_scan_options_init(&o);
     o.batch_rows = 4096;
     cf_table_scanner *sc;
-    double t0 = now();
+    double t0 = bench_wall();
     cf_status st = cf_table_scanner_create(&sc, t, &o, &e);
     if (st)
-        die("scan", st, &e);
+        bench_die("scan", st, &e);
     uint64_t n = 0;
     for (;;) {
         cf_row_batch b;
         if ((st = cf_table_scanner_next(sc, &b, &e)))
-            die("scan", st, &e);
+            bench_die("scan", st, &e);
         if (!b.count)
             break;
         n += b.count;
     }
-    *secs = now() - t0;
+    *secs = bench_wall() - t0;
     cf_table_scanner_free(sc);
     return n;
 }
@@ -98,7 +117,7 @@ static void lookups(cf_table *t, uint64_t rows, const char *what)
     cf_error e;
     uint64_t seed = 12345, found = 0;
     const uint64_t n = 20000;
-    double t0 = now();
+    double t0 = bench_wall();
     for (uint64_t i = 0; i < n; i++) {
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         int64_t key = (int64_t)((seed >> 11) % (rows * 6)); /* one in three exists */
@@ -108,9 +127,9 @@ static void lookups(cf_table *t, uint64_t rows, const char *what)
         if (st == CF_OK)
             found++;
         else if (st != CF_ENOTFOUND)
-            die("get", st, &e);
+            bench_die("get", st, &e);
     }
-    double secs = now() - t0;
+    double secs = bench_wall() - t0;
     printf("point lookups %-12s %" PRIu64 " (%" PRIu64 " found) in %.2f s = %.0f lookups/s\n", what,
            n, found, secs, n / secs);
 }
@@ -121,49 +140,26 @@ static double loader_import(const char *dir, const cf_schema *s, uint64_t half)
 {
     cf_error e;
     cf_status st;
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
+    if (bench_rm_rf(dir) != 0)
         exit(1);
     if ((st = cf_rowset_create_empty(dir, s, &e)))
-        die("create", st, &e);
-    static rowvals rv[B];
-    static int64_t id[B], ts[B];
-    static int32_t v[B];
-    static double price[B];
-    static cf_slice name[B], note[B];
-    static uint8_t nn[B / 8];
-    double t0 = now();
+        bench_die("create", st, &e);
+    double t0 = bench_wall();
     cf_table *t;
     cf_table_loader *l;
     if ((st = cf_table_open(&t, dir, NULL, &e)) || (st = cf_table_loader_create(&l, t, NULL, &e)))
-        die("loader", st, &e);
+        bench_die("loader", st, &e);
     for (uint64_t base = 0; base < half; base += B) {
         size_t m = half - base < B ? (size_t)(half - base) : B;
-        memset(nn, 0, sizeof(nn));
-        for (size_t j = 0; j < m; j++) {
-            uint64_t i = base + j;
-            make_row(&rv[j], i, (int64_t)i * 6);
-            id[j] = rv[j].id;
-            name[j] = rv[j].name;
-            v[j] = rv[j].v;
-            price[j] = rv[j].price;
-            ts[j] = rv[j].ts;
-            note[j] = rv[j].note;
-            if (rv[j].has_note)
-                nn[j / 8] |= (uint8_t)(1u << (j % 8));
-        }
-        cf_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
-                           {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
-                           {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
+        cf_colvec *cv = sorted_batch(base, m);
         if ((st = cf_table_loader_append(l, cv, m, &e)))
-            die("loader append", st, &e);
+            bench_die("loader append", st, &e);
     }
     if ((st = cf_table_loader_commit(l, &e)))
-        die("loader commit", st, &e);
+        bench_die("loader commit", st, &e);
     cf_table_loader_free(l);
     cf_table_free(t);
-    return now() - t0;
+    return bench_wall() - t0;
 }
 
 static cf_status insert_row(cf_table *t, uint64_t i, uint64_t ts, cf_error *e)
@@ -176,12 +172,10 @@ static cf_status insert_row(cf_table *t, uint64_t i, uint64_t ts, cf_error *e)
 
 static void fresh(const char *dir, const cf_schema *s)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     cf_error e;
     cf_status st;
-    if (system(cmd) != 0 || (st = cf_rowset_create_empty(dir, s, &e)) != CF_OK)
-        die("create", CF_EIO, &e);
+    if (bench_rm_rf(dir) != 0 || (st = cf_rowset_create_empty(dir, s, &e)) != CF_OK)
+        bench_die("create", CF_EIO, &e);
 }
 
 static uint64_t log_bytes(const char *dir)
@@ -212,19 +206,19 @@ static int bench_wal(uint64_t n, const char *dir, const cf_schema *s)
         fresh(dir, s);
         cf_table *t;
         if ((st = cf_table_open(&t, dir, NULL, &e)))
-            die("open", st, &e);
+            bench_die("open", st, &e);
         cf_table_set_sync(t, modes[m].mode, 0);
         uint64_t rows = n / modes[m].div, ts = cf_table_last_ts(t) + 1;
-        double t0 = now();
+        double t0 = bench_wall();
         for (uint64_t i = 0; i < rows; i++) {
             if ((st = insert_row(t, i, ts++, &e)))
-                die("insert", st, &e);
+                bench_die("insert", st, &e);
             if (modes[m].group > 1 && (i + 1) % modes[m].group == 0 && (st = cf_table_sync(t, &e)))
-                die("sync", st, &e);
+                bench_die("sync", st, &e);
         }
         if ((st = cf_table_sync(t, &e)))
-            die("sync", st, &e);
-        double ti = now() - t0;
+            bench_die("sync", st, &e);
+        double ti = bench_wall() - t0;
         printf("single-row inserts, %-24s %8" PRIu64 " rows in %.2f s = %.0f rows/s\n",
                modes[m].name, rows, ti, rows / ti);
         cf_table_free(t);
@@ -233,32 +227,25 @@ static int bench_wal(uint64_t n, const char *dir, const cf_schema *s)
     fresh(dir, s);
     cf_table *t;
     if ((st = cf_table_open(&t, dir, NULL, &e)))
-        die("open", st, &e);
+        bench_die("open", st, &e);
     cf_table_set_sync(t, CF_TABLE_SYNC_NONE, 0);
     uint64_t ts = cf_table_last_ts(t) + 1, rows = 0;
     while (log_bytes(dir) < CF_TABLE_WAL_MAX_BYTES - 4096) {
         for (int k = 0; k < 64; k++, rows++)
             if ((st = insert_row(t, rows, ts++, &e)))
-                die("insert", st, &e);
+                bench_die("insert", st, &e);
     }
     cf_table_free(t);
     uint64_t lb = log_bytes(dir);
-    double t0 = now();
+    double t0 = bench_wall();
     if ((st = cf_table_open(&t, dir, NULL, &e)))
-        die("reopen", st, &e);
-    double ti = now() - t0;
+        bench_die("reopen", st, &e);
+    double ti = bench_wall() - t0;
     printf("replay on open:           %" PRIu64 " ops, %.1f MiB of log in %.3f s = %.0f ops/s "
            "(%zu MemRowSet rows)\n",
            rows, lb / 1048576.0, ti, rows / ti, cf_table_mrs_rows(t));
     cf_table_free(t);
     return 0;
-}
-
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* A table at dir of `rows` rows (ids 0..rows-1) in `parts` loader commits, each
@@ -287,7 +274,7 @@ static cf_table *many_table(const char *dir, const cf_schema *s, uint64_t rows, 
     }
     fresh(dir, s);
     if ((st = cf_table_open(&t, dir, &o, &e)))
-        die("open", st, &e);
+        bench_die("open", st, &e);
     uint64_t per = (rows + parts - 1) / parts;
     static rowvals rv[B];
     static int64_t id[B], ts[B];
@@ -298,7 +285,7 @@ static cf_table *many_table(const char *dir, const cf_schema *s, uint64_t rows, 
     for (size_t p = 0; p < parts; p++) {
         cf_table_loader *l;
         if ((st = cf_table_loader_create(&l, t, NULL, &e)))
-            die("loader", st, &e);
+            bench_die("loader", st, &e);
         size_t m = 0;
         memset(nn, 0, sizeof(nn));
         for (uint64_t i = 0; i <= rows; i++) {
@@ -320,13 +307,13 @@ static cf_table *many_table(const char *dir, const cf_schema *s, uint64_t rows, 
                                    {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
                                    {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
                 if ((st = cf_table_loader_append(l, cv, m, &e)))
-                    die("loader append", st, &e);
+                    bench_die("loader append", st, &e);
                 m = 0;
                 memset(nn, 0, sizeof(nn));
             }
         }
         if ((st = cf_table_loader_commit(l, &e)))
-            die("loader commit", st, &e);
+            bench_die("loader commit", st, &e);
         cf_table_loader_free(l);
     }
     return t;
@@ -357,9 +344,9 @@ static int bench_many(uint64_t rows, size_t parts, int iters, const char *dir, c
         for (int k = 0; k < 3; k++) {
             if (only != NULL && atoi(only) != k)
                 continue;
-            double c0 = cpu_now(), secs;
+            double c0 = bench_cpu(), secs;
             uint64_t n = scan(t[k], &secs);
-            cpu[k * iters + r] = cpu_now() - c0;
+            cpu[k * iters + r] = bench_cpu() - c0;
             wall[k * iters + r] = secs;
             if (n != rows) {
                 fprintf(stderr, "bench_table: %s scan gave %" PRIu64 " rows of %" PRIu64 "\n",
@@ -396,7 +383,7 @@ int main(int argc, char **argv)
                                   "id INT64 KEY, name STRING, v INT32, price DOUBLE, "
                                   "ts UNIXTIME_MICROS, note STRING NULL",
                                   &e)))
-            die("schema", st, &e);
+            bench_die("schema", st, &e);
         int rc = bench_many(argc > 2 ? strtoull(argv[2], NULL, 10) : 500000,
                             argc > 3 ? (size_t)strtoull(argv[3], NULL, 10) : 250,
                             argc > 4 ? atoi(argv[4]) : 15,
@@ -412,7 +399,7 @@ int main(int argc, char **argv)
                                   "id INT64 KEY, name STRING, v INT32, price DOUBLE, "
                                   "ts UNIXTIME_MICROS, note STRING NULL",
                                   &e)))
-            die("schema", st, &e);
+            bench_die("schema", st, &e);
         int rc = bench_wal(argc > 2 ? strtoull(argv[2], NULL, 10) : 200000,
                            argc > 3 ? argv[3] : "/tmp/cf_bench_table_wal", s);
         cf_schema_free(s);
@@ -422,9 +409,7 @@ int main(int argc, char **argv)
     const char *dir = argc > 2 ? argv[2] : "/tmp/cf_bench_table";
     size_t flush_mb = argc > 3 ? (size_t)strtoull(argv[3], NULL, 10) : 0;
     rows &= ~(uint64_t)1;
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
+    if (bench_rm_rf(dir) != 0)
         return 1;
     cf_error e;
     cf_status st;
@@ -433,43 +418,22 @@ int main(int argc, char **argv)
                               "id INT64 KEY, name STRING, v INT32, price DOUBLE, "
                               "ts UNIXTIME_MICROS, note STRING NULL",
                               &e)))
-        die("schema", st, &e);
+        bench_die("schema", st, &e);
     /* Half the rows, ids 0, 6, 12, ..., written in one pass. */
     uint64_t half = rows / 2;
     cf_rowset_writer *w;
     if ((st = cf_rowset_writer_create(&w, dir, s, NULL, &e)))
-        die("writer", st, &e);
-    static rowvals rv[B];
-    static int64_t id[B], ts[B];
-    static int32_t v[B];
-    static double price[B];
-    static cf_slice name[B], note[B];
-    static uint8_t nn[B / 8];
-    double t0 = now();
+        bench_die("writer", st, &e);
+    double t0 = bench_wall();
     for (uint64_t base = 0; base < half; base += B) {
         size_t m = half - base < B ? (size_t)(half - base) : B;
-        memset(nn, 0, sizeof(nn));
-        for (size_t j = 0; j < m; j++) {
-            uint64_t i = base + j;
-            make_row(&rv[j], i, (int64_t)i * 6);
-            id[j] = rv[j].id;
-            name[j] = rv[j].name;
-            v[j] = rv[j].v;
-            price[j] = rv[j].price;
-            ts[j] = rv[j].ts;
-            note[j] = rv[j].note;
-            if (rv[j].has_note)
-                nn[j / 8] |= (uint8_t)(1u << (j % 8));
-        }
-        cf_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
-                           {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
-                           {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
+        cf_colvec *cv = sorted_batch(base, m);
         if ((st = cf_rowset_writer_append(w, cv, m, &e)))
-            die("append", st, &e);
+            bench_die("append", st, &e);
     }
     if ((st = cf_rowset_writer_finish(w, &e)))
-        die("finish", st, &e);
-    double ti = now() - t0;
+        bench_die("finish", st, &e);
+    double ti = bench_wall() - t0;
     cf_rowset_writer_free(w);
     printf("one-pass import:          %" PRIu64 " rows in %.2f s = %.0f rows/s\n", half, ti,
            half / ti);
@@ -480,8 +444,7 @@ int main(int argc, char **argv)
         printf("one-pass import (loader): %" PRIu64 " rows in %.2f s = %.0f rows/s (%.1f%% of the "
                "writer's)\n",
                half, tl, half / tl, 100.0 * ti / tl);
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ldir);
-        if (system(cmd) != 0)
+        if (bench_rm_rf(ldir) != 0)
             return 1;
     }
 
@@ -489,7 +452,7 @@ int main(int argc, char **argv)
      * with P prime and not a factor of half visits each once. */
     cf_table *t;
     if ((st = cf_table_open(&t, dir, NULL, &e)))
-        die("open", st, &e);
+        bench_die("open", st, &e);
     if (flush_mb)
         cf_table_set_flush_bytes(t, flush_mb << 20);
     /* bulk work: the log is written, not synced per insert (the flush syncs) */
@@ -498,22 +461,22 @@ int main(int argc, char **argv)
     while (half % p == 0)
         p += 2;
     uint64_t ts0 = cf_table_last_ts(t) + 1;
-    t0 = now();
+    t0 = bench_wall();
     for (uint64_t k = 0; k < half; k++) {
         uint64_t i = (uint64_t)(((cf_u128)k * p) % half);
         rowvals r;
         make_row(&r, half + i, (int64_t)i * 6 + 3);
         const void *vals[6] = {&r.id, &r.name, &r.v, &r.price, &r.ts, r.has_note ? &r.note : NULL};
         if ((st = cf_table_insert(t, vals, ts0 + k, &e)))
-            die("insert", st, &e);
+            bench_die("insert", st, &e);
     }
     if ((st = cf_table_flush(t, &e)))
-        die("flush", st, &e);
-    ti = now() - t0;
+        bench_die("flush", st, &e);
+    ti = bench_wall() - t0;
     printf("inserts, random order:    %" PRIu64 " rows in %.2f s = %.0f rows/s (%zu rowsets)\n",
            half, ti, half / ti, cf_table_rowset_count(t));
     /* Duplicates: every insert of an existing key is refused (bloom, then index). */
-    t0 = now();
+    t0 = bench_wall();
     uint64_t dups = 0;
     for (uint64_t k = 0; k < 100000; k++) {
         rowvals r;
@@ -522,7 +485,7 @@ int main(int argc, char **argv)
         st = cf_table_insert(t, vals, ts0 + half + k, &e);
         dups += st == CF_EINVAL;
     }
-    ti = now() - t0;
+    ti = bench_wall() - t0;
     printf("duplicate inserts:        %" PRIu64 " refused of 100000 in %.2f s = %.0f/s\n", dups, ti,
            100000 / ti);
 
@@ -531,10 +494,10 @@ int main(int argc, char **argv)
     printf("merged scan (%zu rowsets): %" PRIu64 " rows in %.2f s = %.0f rows/s\n",
            cf_table_rowset_count(t), n, secs, n / secs);
     lookups(t, half, "(merged):");
-    t0 = now();
+    t0 = bench_wall();
     if ((st = cf_table_compact(t, 0, &e)))
-        die("compact", st, &e);
-    ti = now() - t0;
+        bench_die("compact", st, &e);
+    ti = bench_wall() - t0;
     printf("merge compaction:         %" PRIu64 " rows in %.2f s = %.0f rows/s\n", rows, ti,
            rows / ti);
     n = scan(t, &secs);

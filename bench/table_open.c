@@ -17,18 +17,8 @@
 #include <cfile/cfile.h>
 #include <cfile/rowset.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void die(const char *what, cf_status st, const cf_error *e)
-{
-    fprintf(stderr, "bench_table_open: %s: %s: %s\n", what, cf_status_str(st), e->msg);
-    exit(1);
-}
+#define BENCH_NAME "bench_table_open"
+#include "bench_util.h"
 
 int main(int argc, char **argv)
 {
@@ -40,31 +30,29 @@ int main(int argc, char **argv)
     cf_table *t;
     if (reuse)
         goto time_open;
-    char cmd[600];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
+    if (bench_rm_rf(dir) != 0)
         return 1;
     cf_schema *s;
     if ((st = cf_schema_parse(&s, "id INT64 KEY, name STRING NULL, v INT32 NULL", &e)))
-        die("schema", st, &e);
+        bench_die("schema", st, &e);
     if ((st = cf_rowset_create_empty(dir, s, &e)))
-        die("create", st, &e);
+        bench_die("create", st, &e);
     cf_schema_free(s);
     if ((st = cf_table_open(&t, dir, NULL, &e)))
-        die("open", st, &e);
+        bench_die("open", st, &e);
     cf_table_set_compaction(t, false, 0);
-    double t0 = now();
+    double t0 = bench_wall();
     for (unsigned i = 0; i < n; i++) {
         int64_t id = (int64_t)i * 7919 % 1000003;
         int32_t v = (int32_t)i;
         cf_slice nm = {(const uint8_t *)"name", 4};
         const void *vals[3] = {&id, &nm, &v};
         if ((st = cf_table_insert(t, vals, cf_table_last_ts(t) + 1, &e)))
-            die("insert", st, &e);
+            bench_die("insert", st, &e);
         if ((st = cf_table_flush(t, &e)))
-            die("flush", st, &e);
+            bench_die("flush", st, &e);
     }
-    printf("built %u rowsets in %.2f s\n", (unsigned)cf_table_rowset_count(t), now() - t0);
+    printf("built %u rowsets in %.2f s\n", (unsigned)cf_table_rowset_count(t), bench_wall() - t0);
     cf_table_free(t);
 time_open:
     for (int ro = 0; ro < 2; ro++) {
@@ -73,19 +61,19 @@ time_open:
         o.read_only = ro;
         double best = 1e9, look = 0;
         for (int rep = 0; rep < 5; rep++) {
-            t0 = now();
+            t0 = bench_wall();
             if ((st = cf_table_open(&t, dir, &o, &e)))
-                die("open", st, &e);
-            double d = now() - t0;
+                bench_die("open", st, &e);
+            double d = bench_wall() - t0;
             if (d < best)
                 best = d;
             int64_t id = 7919;
             const void *key[1] = {&id};
             cf_row_batch b;
-            t0 = now();
+            t0 = bench_wall();
             if ((st = cf_table_get(t, key, CF_SNAPSHOT_LATEST, &b, &e)))
-                die("get", st, &e);
-            look = now() - t0;
+                bench_die("get", st, &e);
+            look = bench_wall() - t0;
             cf_table_free(t);
         }
         printf("open %s, %u rowsets: %.1f ms (best of 5); first lookup after it %.3f ms\n",

@@ -502,14 +502,21 @@ void fuzz_check_decoder(cf_encoding enc, cf_type type, const cf_dict *dict, cons
     ops->free(d);
 }
 
-int fuzz_decoder_target(cf_encoding enc, int which, const uint8_t *data, size_t size)
+size_t fuzz_types_which(cf_encoding enc, int which, cf_type *out)
 {
-    fuzz_input in = {data, size};
-    cf_type all[32], types[32];
+    cf_type all[32];
     size_t na = fuzz_types_for(enc, all, 32), nt = 0;
     for (size_t i = 0; i < na; i++)
         if (which == FUZZ_TYPES_ALL || (which == FUZZ_TYPES_BINARY) == cf_type_is_binary(all[i]))
-            types[nt++] = all[i];
+            out[nt++] = all[i];
+    return nt;
+}
+
+int fuzz_decoder_target(cf_encoding enc, int which, const uint8_t *data, size_t size)
+{
+    fuzz_input in = {data, size};
+    cf_type types[32];
+    size_t nt = fuzz_types_which(enc, which, types);
     if (nt == 0)
         return 0; /* the encoding is not built yet */
     cf_type t = types[fuzz_u8(&in) % nt];
@@ -530,12 +537,14 @@ typedef struct ro_io {
     cf_io base;
     const uint8_t *p;
     size_t n;
+    bool strict; /* a read out of range is a finding */
 } ro_io;
 
 static cf_status ro_read_at(cf_io *io, uint64_t off, void *dst, size_t len, cf_error *err)
 {
     ro_io *r = (ro_io *)io;
     if (off > r->n || len > r->n - off) {
+        FUZZ_REQUIRE(!r->strict); /* the reader checks what it asks for */
         if (err) {
             err->code = CF_EIO;
             snprintf(err->msg, sizeof err->msg, "fuzz io: read of %zu bytes at %llu past %zu", len,
@@ -570,6 +579,13 @@ cf_io *fuzz_io_noview(const uint8_t *p, size_t n)
     return &r->base;
 }
 
+cf_io *fuzz_io_noview_strict(const uint8_t *p, size_t n)
+{
+    cf_io *io = fuzz_io_noview(p, n);
+    ((ro_io *)io)->strict = true;
+    return io;
+}
+
 bool fuzz_file_open(fuzz_file *f, const uint8_t *p, size_t n, bool no_view)
 {
     cf_error err = {0};
@@ -595,6 +611,61 @@ void fuzz_file_close(fuzz_file *f)
     f->io = NULL;
     f->bytes = NULL;
 }
+
+bool fuzz_file_input(fuzz_file *f, uint8_t *opt, const uint8_t *data, size_t size,
+                     uint8_t no_view_bits)
+{
+    fuzz_input in = {data, size};
+    *opt = fuzz_u8(&in);
+    return fuzz_file_open(f, in.data, in.size, (*opt & no_view_bits) != 0);
+}
+
+#if CF_HAVE_PARQUET
+int fuzz_parquet_target(const uint8_t *data, size_t size, uint8_t no_view_bits,
+                        fuzz_parquet_fn check)
+{
+    uint8_t opt;
+    fuzz_file f;
+    if (!fuzz_file_input(&f, &opt, data, size, no_view_bits))
+        return 0;
+    cf_error err = {0};
+    cf_parquet *pq = NULL;
+    cf_status st = cf_parquet_open(&pq, f.io, NULL, &err);
+    if (st != CF_OK) {
+        fuzz_require_clean_error(st, &err);
+        FUZZ_REQUIRE(pq == NULL);
+    } else {
+        check(pq, &f, opt);
+        cf_parquet_free(pq);
+    }
+    fuzz_file_close(&f);
+    return 0;
+}
+#endif
+
+#if CF_HAVE_HFILE
+int fuzz_hfile_target(const uint8_t *data, size_t size, fuzz_hfile_fn check)
+{
+    uint8_t opt;
+    fuzz_file f;
+    if (!fuzz_file_input(&f, &opt, data, size, 0))
+        return 0;
+    cf_error err = {0};
+    cf_hfile_options o;
+    cf_hfile_options_init(&o);
+    o.verify_checksums = (opt & 1) != 0;
+    o.max_block_len = 1 << 24;
+    cf_hfile *h = NULL;
+    if (cf_hfile_open(&h, f.io, &o, &err) != CF_OK) {
+        FUZZ_REQUIRE(err.msg[0] != '\0');
+    } else {
+        check(h, &f, opt);
+        cf_hfile_free(h);
+    }
+    fuzz_file_close(&f);
+    return 0;
+}
+#endif
 
 int fuzz_read_or_round_trip(const uint8_t *data, size_t size, fuzz_body_fn read_file,
                             fuzz_body_fn round_trip)

@@ -21,6 +21,13 @@
 #include <stdlib.h>
 
 #include <cfile/cfile.h>
+#include <cfile/config.h> /* CF_HAVE_HFILE, CF_HAVE_PARQUET */
+#if CF_HAVE_HFILE
+#include <cfile/hfile.h>
+#endif
+#if CF_HAVE_PARQUET
+#include <cfile/parquet.h>
+#endif
 
 #include "encoding/encoding.h"
 
@@ -95,6 +102,14 @@ typedef struct fuzz_file {
 bool fuzz_file_open(fuzz_file *f, const uint8_t *p, size_t n, bool no_view);
 /* Frees the io, then the bytes it borrows. */
 void fuzz_file_close(fuzz_file *f);
+/* A file target's input, [opt][file]: *opt is the option byte, the rest is opened as
+ * fuzz_file_open does, with no_view when opt has any of no_view_bits. */
+bool fuzz_file_input(fuzz_file *f, uint8_t *opt, const uint8_t *data, size_t size,
+                     uint8_t no_view_bits);
+
+/* fuzz_io_noview for a caller whose reads must all be in range: a read past the end
+ * is a finding (aborts) instead of an EIO. */
+cf_io *fuzz_io_noview_strict(const uint8_t *p, size_t n);
 
 /* A reader-and-writer target: input [opt][rest]. opt bit 0 clear: `rest` is a
  * file for read_file; set: the writer's input for round_trip. Either gets opt
@@ -103,10 +118,32 @@ typedef void (*fuzz_body_fn)(uint8_t opt, const uint8_t *rest, size_t len);
 int fuzz_read_or_round_trip(const uint8_t *data, size_t size, fuzz_body_fn read_file,
                             fuzz_body_fn round_trip);
 
+#if CF_HAVE_PARQUET
+/* A Parquet target: input [opt][file], the file opened (with no_view when opt has any
+ * of no_view_bits) and handed to check with opt; a file that does not open must fail
+ * with a clean error and hand out nothing. Frees what it opened; returns 0. */
+typedef void (*fuzz_parquet_fn)(cf_parquet *pq, const fuzz_file *f, uint8_t opt);
+int fuzz_parquet_target(const uint8_t *data, size_t size, uint8_t no_view_bits,
+                        fuzz_parquet_fn check);
+#endif
+#if CF_HAVE_HFILE
+/* An HFile target: input [opt][file], opened with blocks up to 16 MiB and checksums
+ * verified when opt bit 0 is set, and handed to check with opt; a file that does not
+ * open must fail with a message. Frees what it opened; returns 0. */
+typedef void (*fuzz_hfile_fn)(cf_hfile *h, const fuzz_file *f, uint8_t opt);
+int fuzz_hfile_target(const uint8_t *data, size_t size, fuzz_hfile_fn check);
+#endif
+
 /* ---- decoders --------------------------------------------------------------------------- */
 
 /* Every type with a decoder for `enc` (for picking one with an option byte). */
 size_t fuzz_types_for(cf_encoding enc, cf_type *out, size_t cap);
+
+/* The generic decoder target: option bytes [type selector][seed x4][dict size
+ * x2], then the block. `which` narrows the types the selector picks from. */
+enum { FUZZ_TYPES_ALL, FUZZ_TYPES_FIXED, FUZZ_TYPES_BINARY };
+/* The types of fuzz_types_for(enc) that `which` admits (at most 32). */
+size_t fuzz_types_which(cf_encoding enc, int which, cf_type *out);
 
 /* A dictionary of n synthetic entries of varied lengths (n <= 1024), valid for
  * the process lifetime: DICT decoders need one and do not own it. */
@@ -120,9 +157,6 @@ const cf_dict *fuzz_dict(size_t n);
 void fuzz_check_decoder(cf_encoding enc, cf_type type, const cf_dict *dict, const uint8_t *blk,
                         size_t len, uint32_t seed);
 
-/* The generic decoder target: option bytes [type selector][seed x4][dict size
- * x2], then the block. `which` narrows the types the selector picks from. */
-enum { FUZZ_TYPES_ALL, FUZZ_TYPES_FIXED, FUZZ_TYPES_BINARY };
 int fuzz_decoder_target(cf_encoding enc, int which, const uint8_t *data, size_t size);
 
 /* ---- whole files ------------------------------------------------------------------------ */

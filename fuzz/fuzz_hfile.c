@@ -22,29 +22,14 @@ static bool count_block(void *ctx, const cf_hfile_block_header *hdr)
     return true;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void check_hfile(cf_hfile *h, const fuzz_file *f, uint8_t opt)
 {
-    fuzz_input in = {data, size};
-    uint8_t opt = fuzz_u8(&in);
-    fuzz_file f;
-    if (!fuzz_file_open(&f, in.data, in.size, false))
-        return 0;
     cf_error err = {0};
-    cf_hfile_options o;
-    cf_hfile_options_init(&o);
-    o.verify_checksums = (opt & 1) != 0;
-    o.max_block_len = 1 << 24;
-    cf_hfile *h = NULL;
-    if (cf_hfile_open(&h, f.io, &o, &err) != CF_OK) {
-        FUZZ_REQUIRE(err.msg[0] != '\0');
-        fuzz_file_close(&f);
-        return 0;
-    }
     const cf_hfile_info *info = cf_hfile_get_info(h);
     for (size_t i = 0; i < info->file_info_count; i++) {
         cf_slice k, v;
         cf_hfile_file_info_at(h, i, &k, &v);
-        FUZZ_REQUIRE(k.len <= in.size && v.len <= in.size + (1u << 24));
+        FUZZ_REQUIRE(k.len <= f->size && v.len <= f->size + (1u << 24));
     }
     for (size_t i = 0; i < info->meta_count && i < 8; i++) {
         uint8_t *m;
@@ -56,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)cf_hfile_midkey(h, &mid, &err);
     size_t blocks = 0;
     if (info->major >= 2)
-        (void)cf_hfile_walk_blocks(h, o.verify_checksums, count_block, &blocks, &err);
+        (void)cf_hfile_walk_blocks(h, (opt & 1) != 0, count_block, &blocks, &err);
     bool maybe;
     (void)cf_hfile_bloom_may_contain(h, 0, "row", 3, &maybe, &err);
     (void)cf_hfile_bloom_may_contain(h, 1, "", 0, &maybe, &err);
@@ -74,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 break;
             n++;
             /* Every cell takes at least 8 bytes of some block. */
-            FUZZ_REQUIRE(n <= (uint64_t)in.size * 2 + (1u << 24));
+            FUZZ_REQUIRE(n <= (uint64_t)f->size * 2 + (1u << 24));
             cf_slice r = info->raw_keys ? c.key : c.row;
             if (fuzz_rng_below(&rng, 8) == 0) {
                 tlen = r.len < sizeof(target) ? r.len : sizeof(target);
@@ -90,12 +75,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 /* lower bound: the row found is >= the target (when the file is sorted
                  * the iterator guarantees it; unsorted garbage may break it, so only
                  * check the cheap bound on lengths). */
-                FUZZ_REQUIRE(c.row.len <= in.size);
+                FUZZ_REQUIRE(c.row.len <= f->size);
             }
         }
         cf_hfile_iter_free(it);
     }
-    cf_hfile_free(h);
-    fuzz_file_close(&f);
-    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_hfile_target(data, size, check_hfile);
 }

@@ -71,23 +71,8 @@ static bool on_block(void *ctx, const cf_hfile_index_block *b, const cf_hfile_bl
     return true;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void check_hfile(cf_hfile *h, const fuzz_file *f, uint8_t opt)
 {
-    fuzz_input in = {data, size};
-    uint8_t opt = fuzz_u8(&in);
-    fuzz_file f;
-    if (!fuzz_file_open(&f, in.data, in.size, false))
-        return 0;
-    cf_error err = {0};
-    cf_hfile_options o;
-    cf_hfile_options_init(&o);
-    o.verify_checksums = (opt & 1) != 0;
-    o.max_block_len = 1 << 24;
-    cf_hfile *h = NULL;
-    if (cf_hfile_open(&h, f.io, &o, &err) != CF_OK) {
-        fuzz_file_close(&f);
-        return 0;
-    }
     const cf_hfile_info *info = cf_hfile_get_info(h);
     for (size_t i = 0; i < info->file_info_count; i++) {
         cf_slice k, v;
@@ -96,6 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t t = 0; t < sizeof(typed_keys) / sizeof(typed_keys[0]); t++)
             decode(h, (cf_slice){(const uint8_t *)typed_keys[t], strlen(typed_keys[t])}, v);
     }
+    cf_error err = {0};
     walk w = {h, 0, true};
     if (cf_hfile_index_walk(h, on_block, &w, &err) == CF_OK && w.ok)
         FUZZ_REQUIRE(w.data == info->num_data_blocks);
@@ -120,7 +106,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         cf_hfile_iter_free(it);
     }
-    cf_hfile_free(h);
-    fuzz_file_close(&f);
-    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_hfile_target(data, size, check_hfile);
 }

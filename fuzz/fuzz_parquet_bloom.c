@@ -36,21 +36,10 @@ static void probe(const cf_parquet_bloom *b, const cf_parquet_column *col, const
     }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void check_parquet(cf_parquet *pq, const fuzz_file *f, uint8_t opt)
 {
-    fuzz_input in = {data, size};
-    uint8_t opt = fuzz_u8(&in);
-    fuzz_file f;
-    if (!fuzz_file_open(&f, in.data, in.size, (opt & 1) != 0))
-        return 0;
     cf_error err = {0};
-    cf_parquet *pq = NULL;
-    cf_status st = cf_parquet_open(&pq, f.io, NULL, &err);
-    if (st != CF_OK) {
-        fuzz_require_clean_error(st, &err);
-        fuzz_file_close(&f);
-        return 0;
-    }
+    cf_status st;
     const cf_parquet_file_meta *m = cf_parquet_meta(pq);
     for (uint32_t g = 0; g < m->row_group_count && g < 64; g++) {
         for (uint32_t c = 0; c < cf_parquet_column_count(pq) && c < 64; c++) {
@@ -68,12 +57,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_REQUIRE(bytes > 0 && bytes % 32 == 0);
             FUZZ_REQUIRE(cf_parquet_bloom_offset(b) >= 4);
             FUZZ_REQUIRE(cf_parquet_bloom_length(b) > bytes);
-            FUZZ_REQUIRE(cf_parquet_bloom_offset(b) + cf_parquet_bloom_length(b) <= in.size - 8);
-            probe(b, cf_parquet_column_at(pq, c), in.data, in.size);
+            FUZZ_REQUIRE(cf_parquet_bloom_offset(b) + cf_parquet_bloom_length(b) <= f->size - 8);
+            probe(b, cf_parquet_column_at(pq, c), f->bytes, f->size);
             cf_parquet_bloom_free(b);
         }
     }
-    cf_parquet_free(pq);
-    fuzz_file_close(&f);
-    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_parquet_target(data, size, 1, check_parquet);
 }

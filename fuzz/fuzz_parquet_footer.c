@@ -30,26 +30,14 @@ static void walk(const cf_parquet_node *n, uint32_t *nodes)
     }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void check_parquet(cf_parquet *pq, const fuzz_file *f, uint8_t opt)
 {
-    fuzz_input in = {data, size};
-    uint8_t opt = fuzz_u8(&in);
-    fuzz_file f;
-    if (!fuzz_file_open(&f, in.data, in.size, (opt & 1) != 0))
-        return 0;
     cf_error err = {0};
-    cf_parquet *pq = NULL;
-    cf_status st = cf_parquet_open(&pq, f.io, NULL, &err);
-    if (st != CF_OK) {
-        fuzz_require_clean_error(st, &err);
-        FUZZ_REQUIRE(pq == NULL);
-        fuzz_file_close(&f);
-        return 0;
-    }
-    FUZZ_REQUIRE(cf_parquet_sniff(f.io));
+    cf_status st;
+    FUZZ_REQUIRE(cf_parquet_sniff(f->io));
     const cf_parquet_file_meta *m = cf_parquet_meta(pq);
     uint64_t fsize = cf_parquet_file_size(pq);
-    FUZZ_REQUIRE(fsize == in.size && cf_parquet_footer_len(pq) <= fsize - 12);
+    FUZZ_REQUIRE(fsize == f->size && cf_parquet_footer_len(pq) <= fsize - 12);
     /* The tree is small enough to recurse: depth is capped at open. */
     uint32_t nodes = 0;
     walk(cf_parquet_schema_root(pq), &nodes);
@@ -169,7 +157,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             cf_parquet_column_free(cr);
         }
     }
-    cf_parquet_free(pq);
-    fuzz_file_close(&f);
-    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_parquet_target(data, size, 1, check_parquet);
 }

@@ -77,22 +77,11 @@ static void check(const cf_parquet_array *a)
     }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void check_parquet(cf_parquet *pq, const fuzz_file *f, uint8_t opt)
 {
     static const size_t batches[8] = {1, 2, 3, 7, 64, 1024, 4096, 100000};
-    fuzz_input in = {data, size};
-    uint8_t opt = fuzz_u8(&in);
-    fuzz_file f;
-    if (!fuzz_file_open(&f, in.data, in.size, false))
-        return 0;
     cf_error err = {0};
-    cf_parquet *pq = NULL;
-    cf_status st = cf_parquet_open(&pq, f.io, NULL, &err);
-    if (st != CF_OK) {
-        fuzz_require_clean_error(st, &err);
-        fuzz_file_close(&f);
-        return 0;
-    }
+    cf_status st;
     cf_parquet_records_options o;
     cf_parquet_records_options_init(&o);
     o.batch_rows = batches[opt & 7];
@@ -145,7 +134,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         cf_parquet_records_free(r);
     }
-    cf_parquet_free(pq);
-    fuzz_file_close(&f);
-    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_parquet_target(data, size, 0, check_parquet);
 }

@@ -97,11 +97,8 @@ static void gen_values(cf_type t, size_t n, int mode, uint8_t *vals, char *arena
 
 static void decoder_seeds(const char *target, cf_encoding enc, int which)
 {
-    cf_type all[32], types[32];
-    size_t na = fuzz_types_for(enc, all, 32), nt = 0;
-    for (size_t i = 0; i < na; i++)
-        if (which == FUZZ_TYPES_ALL || (which == FUZZ_TYPES_BINARY) == cf_type_is_binary(all[i]))
-            types[nt++] = all[i];
+    cf_type types[32];
+    size_t nt = fuzz_types_which(enc, which, types);
     if (nt == 0)
         return;
     enum { N = 160 };

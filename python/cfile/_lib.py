@@ -143,6 +143,19 @@ class Closing:
             pass
 
 
+class HandleOwner(Closing):
+    """Closing for an object whose one library handle is self._h (a Handle; None
+    until opened): close() frees it, closed says whether it is gone."""
+
+    def close(self):
+        if self._h is not None:
+            self._h.close()
+
+    @property
+    def closed(self):
+        return self._h is None or self._h.closed
+
+
 class Handle:
     """One library handle (a C pointer) and the package's one rule for its lifetime
     and its threads; every object of the package that owns a handle keeps it in one.

@@ -277,3 +277,18 @@ class StreamSource:
 
     def __arrow_c_schema__(self, utf8="check"):
         return schema_capsule_of(self.__arrow_c_stream__(utf8=utf8))
+
+
+class ScanSource(StreamSource):
+    """Mixin for an object whose rows come from self.scan(**kw) (a scan object with
+    __iter__, _arrow_stream and to_pandas): iterating it, its Arrow stream and
+    to_pandas are those of a scan with the defaults."""
+
+    def __iter__(self):
+        return iter(self.scan())
+
+    def _arrow_stream(self, o, ptr):
+        return self.scan()._arrow_stream(o, ptr)
+
+    def to_pandas(self, **kw):
+        return self.scan(**kw).to_pandas()

@@ -47,7 +47,7 @@ def _key(k):
     raise TypeError("a key is bytes or str, not %s" % type(k).__name__)
 
 
-class BloomFile(_lib.Closing):
+class BloomFile(_lib.HandleOwner):
     """An open BloomFile (a path or the file's bytes)."""
 
     def __init__(self, source, mmap=False):
@@ -81,14 +81,6 @@ class BloomFile(_lib.Closing):
 
     def __contains__(self, key):
         return self.may_contain(key)
-
-    def close(self):
-        if self._h is not None:
-            self._h.close()
-
-    @property
-    def closed(self):
-        return self._h is None or self._h.closed
 
 
 def open(source, mmap=False):

@@ -85,7 +85,7 @@ def _types(types):
     return {int(k): _lib.parse_type(v) for k, v in (types or {}).items()}
 
 
-class DeltaFile(_lib.Closing):
+class DeltaFile(_lib.HandleOwner):
     """An open DeltaFile; iterating yields Deltas in file order."""
 
     def __init__(self, path, kind="redo", types=None):
@@ -155,14 +155,6 @@ class DeltaFile(_lib.Closing):
 
     def __iter__(self):
         return self.deltas()
-
-    def close(self):
-        if self._h is not None:
-            self._h.close()
-
-    @property
-    def closed(self):
-        return self._h is None or self._h.closed
 
 
 def open(path, kind="redo", types=None):

@@ -130,7 +130,7 @@ def _open_c(source):
     return _lib.open_in_memory(lib.cf_hfile_open, source, len(source) - 1)
 
 
-class HFile(_lib.Closing, _arrow.StreamSource):
+class HFile(_lib.HandleOwner, _arrow.StreamSource):
     """An open HFile (a path or the file's bytes). Iterating yields Cells."""
 
     def __init__(self, source):
@@ -237,14 +237,6 @@ class HFile(_lib.Closing, _arrow.StreamSource):
             cleanup()
             _lib.check(st, err)
         return cleanup
-
-    def close(self):
-        if self._h is not None:
-            self._h.close()
-
-    @property
-    def closed(self):
-        return self._h is None or self._h.closed
 
 
 def open(source):

@@ -259,7 +259,7 @@ def _fspath(p):
     return (p.__fspath__() if hasattr(p, "__fspath__") else p).encode()
 
 
-class Fs(_lib.Closing):
+class Fs(_lib.HandleOwner):
     """A server's directories (cfile.kudu.open makes one); blocks, containers'
     damage and tablets. Free with close() or a `with` block."""
 
@@ -289,10 +289,6 @@ class Fs(_lib.Closing):
 
     def _ptr(self):
         return self._h.get()
-
-    @property
-    def closed(self):
-        return self._h is None or self._h.closed
 
     @property
     def uuid(self):
@@ -358,7 +354,7 @@ class Fs(_lib.Closing):
         return "<cfile.kudu.Fs %s>" % ("closed" if self.closed else self.uuid)
 
 
-class Tablet(_lib.Closing, _arrow.StreamSource):
+class Tablet(_lib.HandleOwner, _arrow.ScanSource):
     """One tablet of an Fs (which must stay open while the tablet is used)."""
 
     def __init__(self, fs, tablet_id):
@@ -377,10 +373,6 @@ class Tablet(_lib.Closing, _arrow.StreamSource):
     def _ptr(self):
         self.fs._ptr()
         return self._h.get()
-
-    @property
-    def closed(self):
-        return self._h is None or self._h.closed
 
     @property
     def id(self):
@@ -458,19 +450,6 @@ class Tablet(_lib.Closing, _arrow.StreamSource):
         triples as cfile.table's scans take them."""
         return TabletScan(self, columns, where, as_of, wal, batch_rows, history_max_age_sec)
 
-    def __iter__(self):
-        return iter(self.scan())
-
-    def _arrow_stream(self, o, ptr):
-        return self.scan()._arrow_stream(o, ptr)
-
-    def to_pandas(self, **kw):
-        return self.scan(**kw).to_pandas()
-
-    def close(self):
-        if self._h is not None:
-            self._h.close()
-
     def __repr__(self):
         return "<cfile.kudu.Tablet %s>" % ("closed" if self.closed else
                                           "%s of %s" % (self.id, self.table_name))
@@ -546,7 +525,7 @@ def _lease_stream(owner, spec, make, o, ptr):
     return cleanup
 
 
-class Wal(_lib.Closing):
+class Wal(_lib.HandleOwner):
     """A tablet's write-ahead log (Fs.wal): its segments and entries."""
 
     def __init__(self, fs, tablet_id):
@@ -562,10 +541,6 @@ class Wal(_lib.Closing):
     def _ptr(self):
         self.fs._ptr()
         return self._h.get()
-
-    @property
-    def closed(self):
-        return self._h is None or self._h.closed
 
     @property
     def segments(self):
@@ -633,10 +608,6 @@ class Wal(_lib.Closing):
                     row[c["name"]] = cv.decode(c["type_id"], v, 1, opts)[0]
             out.append({"op": _text(lib.cf_kudu_row_op_name(op.type)), "row": row})
         return out
-
-    def close(self):
-        if self._h is not None:
-            self._h.close()
 
 
 class _ArrayCell(ctypes.Structure):
@@ -732,7 +703,7 @@ def _server(s):
     return Fs(s), True
 
 
-class KuduTable(_lib.Closing, _arrow.StreamSource):
+class KuduTable(_lib.HandleOwner, _arrow.ScanSource):
     """Every tablet of one Kudu table (or one tablet) found on several stopped
     servers, each read from the replica Kudu would count as the most recent
     (include/cfile/kudu.h: only TABLET_DATA_READY replicas; then the largest last
@@ -785,10 +756,6 @@ class KuduTable(_lib.Closing, _arrow.StreamSource):
     def _ptr(self):
         return self._h.get()
 
-    @property
-    def closed(self):
-        return self._h is None or self._h.closed
-
     @staticmethod
     def _replica(r):
         return {
@@ -826,15 +793,6 @@ class KuduTable(_lib.Closing, _arrow.StreamSource):
         """The rows of every tablet (dicts), tablet after tablet in partition key
         order, each as Tablet.scan gives them."""
         return TableScan(self, columns, where, as_of, wal, batch_rows)
-
-    def __iter__(self):
-        return iter(self.scan())
-
-    def to_pandas(self, **kw):
-        return self.scan(**kw).to_pandas()
-
-    def _arrow_stream(self, o, ptr):
-        return self.scan()._arrow_stream(o, ptr)
 
     def export(self, path, as_of=None, wal=True, codec="snappy", row_group_rows=None):
         """Write every tablet's rows into one Parquet file at path (created

@@ -223,7 +223,7 @@ def _open_c(source, data):
     return _lib.open_in_memory(lib.cf_parquet_open, data, len(data) - 1)
 
 
-class ParquetFile(_lib.Closing, _arrow.StreamSource):
+class ParquetFile(_lib.HandleOwner, _arrow.StreamSource):
     """An open Parquet file (a path or the file's bytes).
 
     threads: threads that decode (rows, batches, the Arrow stream); None or 0 =
@@ -267,10 +267,6 @@ class ParquetFile(_lib.Closing, _arrow.StreamSource):
 
     def _ptr(self):
         return self._h.get()
-
-    @property
-    def closed(self):
-        return self._h is None or self._h.closed
 
     def _records(self, fields, batch_rows, threads=None):
         lib = _lib.lib()
@@ -371,10 +367,6 @@ class ParquetFile(_lib.Closing, _arrow.StreamSource):
             cleanup()
             _lib.check(st, err)
         return cleanup
-
-    def close(self):
-        if self._h is not None:
-            self._h.close()
 
 
 class _Selection(_arrow.StreamSource):

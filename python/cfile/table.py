@@ -203,7 +203,7 @@ class _Values:
         return enc.ptr
 
 
-class Table(_lib.Closing, _arrow.StreamSource):
+class Table(_lib.Closing, _arrow.ScanSource):
     """An open table. cfile.table.open(path) / create(path, schema) make one.
 
     read_only=True takes no lock and refuses mutations (a reader sees the version
@@ -363,15 +363,6 @@ class Table(_lib.Closing, _arrow.StreamSource):
         threads: threads that read the columns (default 1; 0 = one per CPU);
         the rows are the same for every value."""
         return Scan(self, columns, where, snapshot, batch_rows, threads)
-
-    def __iter__(self):
-        return iter(self.scan())
-
-    def _arrow_stream(self, o, ptr):
-        return self.scan()._arrow_stream(o, ptr)
-
-    def to_pandas(self, **kw):
-        return self.scan(**kw).to_pandas()
 
     # ---- maintenance and lifetime ------------------------------------------------------------
 

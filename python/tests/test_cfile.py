@@ -18,14 +18,10 @@ import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-
+# support first: it puts this checkout's cfile on sys.path
+from support import HERE, SHARED, GOLDEN
 import cfile  # noqa: E402
 
-SHARED = os.environ.get("CF_SHARED_DIR") or os.path.normpath(os.path.join(HERE, "..", "..", "..",
-                                                                          "shared"))
-GOLDEN = os.path.join(SHARED, "golden")
 GOLDEN_V1 = os.path.join(SHARED, "golden-v1")
 
 try:

@@ -11,15 +11,10 @@ import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-
+# support first: it puts this checkout's cfile on sys.path
+from support import SHARED
 import cfile  # noqa: E402
 from arrow_consumer import consume  # noqa: E402
-
-SHARED = os.environ.get("CF_SHARED_DIR") or os.path.normpath(os.path.join(HERE, "..", "..", "..",
-                                                                          "shared"))
 
 
 def load(p):

@@ -11,19 +11,14 @@ import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-
+# support first: it puts this checkout's cfile on sys.path
+from support import DUCKDB, GOLDEN, duckdb_lib, duckdb_query
 import cfile  # noqa: E402
 import cfile.hfile  # noqa: E402
 import cfile.parquet  # noqa: E402
 import cfile.table  # noqa: E402
 from arrow_consumer import StreamError, consume  # noqa: E402
 
-SHARED = os.environ.get("CF_SHARED_DIR") or os.path.normpath(os.path.join(HERE, "..", "..", "..",
-                                                                          "shared"))
-GOLDEN = os.path.join(SHARED, "golden")
 
 try:
     import numpy
@@ -238,37 +233,13 @@ class CapsuleTest(unittest.TestCase):
                 self.assertEqual(cols["s"], [b"ok", None])
 
 
-DUCKDB = os.environ.get("CF_DUCKDB_LIB")
-
-
-class _DuckResult(ctypes.Structure):
-    _fields_ = [("column_count", ctypes.c_uint64), ("row_count", ctypes.c_uint64),
-                ("rows_changed", ctypes.c_uint64), ("columns", ctypes.c_void_p),
-                ("error", ctypes.c_char_p), ("internal", ctypes.c_void_p)]
-
-
-@unittest.skipUnless(DUCKDB and os.path.exists(DUCKDB), "libduckdb not installed (./test does)")
+@unittest.skipUnless(DUCKDB, "libduckdb not installed (./test does)")
 class DuckDBTest(unittest.TestCase):
     """The capsules' streams scanned by real DuckDB (libduckdb from npm, through
     ctypes: DuckDB's Python package is not in Debian), as duckdb.sql would."""
 
     def setUp(self):
-        d = self.d = ctypes.CDLL(DUCKDB)
-        P, PP = ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)
-        R = ctypes.POINTER(_DuckResult)
-        for name, res, args in [
-                ("duckdb_open", ctypes.c_int, [ctypes.c_char_p, PP]),
-                ("duckdb_connect", ctypes.c_int, [P, PP]),
-                ("duckdb_disconnect", None, [PP]), ("duckdb_close", None, [PP]),
-                ("duckdb_query", ctypes.c_int, [P, ctypes.c_char_p, R]),
-                ("duckdb_result_error", ctypes.c_char_p, [R]),
-                ("duckdb_destroy_result", None, [R]),
-                ("duckdb_value_int64", ctypes.c_int64, [R, ctypes.c_uint64, ctypes.c_uint64]),
-                ("duckdb_row_count", ctypes.c_uint64, [R]),
-                ("duckdb_column_count", ctypes.c_uint64, [R]),
-                ("duckdb_arrow_scan", ctypes.c_int, [P, ctypes.c_char_p, P])]:
-            getattr(d, name).restype = res
-            getattr(d, name).argtypes = args
+        d = self.d = duckdb_lib()
         self.db, self.conn = ctypes.c_void_p(), ctypes.c_void_p()
         self.assertEqual(d.duckdb_open(None, ctypes.byref(self.db)), 0)
         self.assertEqual(d.duckdb_connect(self.db, ctypes.byref(self.conn)), 0)
@@ -279,16 +250,7 @@ class DuckDBTest(unittest.TestCase):
         self.d.duckdb_close(ctypes.byref(self.db))
 
     def query(self, sql):
-        r = _DuckResult()
-        if self.d.duckdb_query(self.conn, sql.encode(), ctypes.byref(r)) != 0:
-            msg = self.d.duckdb_result_error(ctypes.byref(r))
-            self.d.duckdb_destroy_result(ctypes.byref(r))
-            raise RuntimeError(msg.decode() if msg else sql)
-        ncols = self.d.duckdb_column_count(ctypes.byref(r))
-        vals = [[self.d.duckdb_value_int64(ctypes.byref(r), c, i) for c in range(ncols)]
-                for i in range(self.d.duckdb_row_count(ctypes.byref(r)))]
-        self.d.duckdb_destroy_result(ctypes.byref(r))
-        return vals
+        return duckdb_query(self.d, self.conn, sql)
 
     def load(self, obj, table, **kw):
         """Scan obj.__arrow_c_stream__() into a DuckDB table, moving the stream out

@@ -10,16 +10,10 @@ import struct
 import sys
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-
+# support first: it puts this checkout's cfile on sys.path
+from support import DUCKDB, LAYOUTS, duckdb_lib, duckdb_query
 import cfile  # noqa: E402
 from arrow_consumer import consume  # noqa: E402
-
-SHARED = os.environ.get("CF_SHARED_DIR") or os.path.normpath(os.path.join(HERE, "..", "..", "..",
-                                                                          "shared"))
-LAYOUTS = os.path.join(SHARED, "kudu-fs")
 
 
 def load(p):
@@ -165,42 +159,16 @@ class KuduTest(unittest.TestCase):
             break
 
 
-DUCKDB = os.environ.get("CF_DUCKDB_LIB")
-
-
 def duck_query(sql):
     """Rows of int64 values of one query in a fresh in-memory DuckDB (libduckdb from
-    npm through ctypes, as test_interop.py drives it)."""
+    npm through ctypes: support.duckdb_lib)."""
     import ctypes
-    import test_interop as ti
-    d = ctypes.CDLL(DUCKDB)
-    P, PP, R = ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ti._DuckResult)
-    for name, res, args in [
-            ("duckdb_open", ctypes.c_int, [ctypes.c_char_p, PP]),
-            ("duckdb_connect", ctypes.c_int, [P, PP]),
-            ("duckdb_disconnect", None, [PP]), ("duckdb_close", None, [PP]),
-            ("duckdb_query", ctypes.c_int, [P, ctypes.c_char_p, R]),
-            ("duckdb_result_error", ctypes.c_char_p, [R]),
-            ("duckdb_destroy_result", None, [R]),
-            ("duckdb_value_int64", ctypes.c_int64, [R, ctypes.c_uint64, ctypes.c_uint64]),
-            ("duckdb_row_count", ctypes.c_uint64, [R]),
-            ("duckdb_column_count", ctypes.c_uint64, [R])]:
-        getattr(d, name).restype = res
-        getattr(d, name).argtypes = args
+    d = duckdb_lib()
     db, conn = ctypes.c_void_p(), ctypes.c_void_p()
     assert d.duckdb_open(None, ctypes.byref(db)) == 0
     assert d.duckdb_connect(db, ctypes.byref(conn)) == 0
     try:
-        r = ti._DuckResult()
-        if d.duckdb_query(conn, sql.encode(), ctypes.byref(r)) != 0:
-            msg = d.duckdb_result_error(ctypes.byref(r))
-            d.duckdb_destroy_result(ctypes.byref(r))
-            raise RuntimeError(msg.decode() if msg else sql)
-        n = d.duckdb_column_count(ctypes.byref(r))
-        out = [[d.duckdb_value_int64(ctypes.byref(r), c, i) for c in range(n)]
-               for i in range(d.duckdb_row_count(ctypes.byref(r)))]
-        d.duckdb_destroy_result(ctypes.byref(r))
-        return out
+        return duckdb_query(d, conn, sql)
     finally:
         d.duckdb_disconnect(ctypes.byref(conn))
         d.duckdb_close(ctypes.byref(db))
@@ -268,7 +236,7 @@ class KuduTableTest(unittest.TestCase):
             got = list(pq.rows(columns=["id", "c_str"]))
         self.assertEqual([r["id"] for r in got], [r["id"] for r in want["rows"]])
         self.assertEqual([r["c_str"] for r in got], [r["c_str"] for r in want["rows"]])
-        if DUCKDB and os.path.exists(DUCKDB):
+        if DUCKDB:
             # DuckDB reads the same file: row count and sums of an integer column.
             got = duck_query("SELECT count(*), sum(id), count(c_i32), sum(c_i8) FROM "
                              "read_parquet('%s')" % out)

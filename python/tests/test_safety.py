@@ -15,10 +15,8 @@ import tempfile
 import threading
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-
+# support first: it puts this checkout's cfile on sys.path
+from support import HERE, LAYOUTS
 import cfile  # noqa: E402
 import cfile.delta  # noqa: E402
 import cfile.hfile  # noqa: E402
@@ -26,9 +24,6 @@ import cfile.kudu  # noqa: E402
 import cfile.parquet  # noqa: E402
 import cfile.table  # noqa: E402
 
-SHARED = os.environ.get("CF_SHARED_DIR") or os.path.normpath(os.path.join(HERE, "..", "..", "..",
-                                                                          "shared"))
-LAYOUTS = os.path.join(SHARED, "kudu-fs")
 SCHEMA = "id INT64 KEY, name STRING NULL"
 
 

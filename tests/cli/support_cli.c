@@ -47,6 +47,47 @@ void done(run *r)
     free(r->err);
 }
 
+void cli_rc(run *r, int rc)
+{
+    EXPECT_RC(*r, rc);
+    done(r);
+}
+
+void cli_out(run *r, int rc, const char *needle)
+{
+    EXPECT_RC(*r, rc);
+    if (r->out == NULL || strstr(r->out, needle) == NULL)
+        fail_msg("stdout lacks '%s': %.300s", needle, r->out ? r->out : "(not captured)");
+    done(r);
+}
+
+void cli_has(const char *text, ...)
+{
+    va_list ap;
+    va_start(ap, text);
+    const char *needle;
+    while ((needle = va_arg(ap, const char *)) != NULL)
+        if (text == NULL || strstr(text, needle) == NULL)
+            fail_msg("'%s' not in: %.600s", needle, text ? text : "(nothing)");
+    va_end(ap);
+}
+
+void cli_out_is(run *r, int rc, const char *want)
+{
+    EXPECT_RC(*r, rc);
+    assert_non_null(r->out);
+    assert_string_equal(r->out, want);
+    done(r);
+}
+
+void cli_err(run *r, int rc, const char *needle)
+{
+    EXPECT_RC(*r, rc);
+    if (strstr(r->err, needle) == NULL)
+        fail_msg("stderr lacks '%s': %.300s", needle, r->err);
+    done(r);
+}
+
 void write_text(const char *path, const char *text, size_t len)
 {
     FILE *fp = fopen(path, "wb");

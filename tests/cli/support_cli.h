@@ -28,12 +28,26 @@ void cli(run *r, ...);
 /* Free what a run captured. */
 void done(run *r);
 
+/* The checks most runs end with, then done(r): the exit code is rc (cli_rc), and
+ * also stdout (cli_out) or stderr (cli_err) contains needle. */
+void cli_rc(run *r, int rc);
+void cli_out(run *r, int rc, const char *needle);
+void cli_err(run *r, int rc, const char *needle);
+/* text holds each of the needles that follow (NULL-terminated). */
+void cli_has(const char *text, ...);
+/* The exit code is rc and stdout is exactly want; then done(r). */
+void cli_out_is(run *r, int rc, const char *want);
+
 #define EXPECT_RC(r, want)                                                                         \
     do {                                                                                           \
         if ((r).rc != (want))                                                                      \
             fail_msg("exit %d, want %d; stdout: %.300s; stderr: %.300s", (r).rc, (want),           \
                      (r).out ? (r).out : "", (r).err);                                             \
     } while (0)
+
+/* `cfile table create DIR --schema SCHEMA`, which must succeed (support_table.c:
+ * builds with tables only). */
+void cli_table_create(const char *dir, const char *schema);
 
 /* The scratch directory of one test: cli_dir_setup (a cmocka per-test setup)
  * makes a fresh /tmp/cf_cli_XXXXXX in cli_dir; cli_dir_teardown removes it with

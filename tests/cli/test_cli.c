@@ -35,13 +35,10 @@ static void test_cli__usage_errors(void **state)
     done(&r);
 
     cli(&r, "frobnicate", NULL);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "unknown command 'frobnicate'"));
-    done(&r);
+    cli_err(&r, 2, "unknown command 'frobnicate'");
 
     cli(&r, "--bogus", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "dump", "--nope", "x.cfile", NULL);
     EXPECT_RC(r, 2);
@@ -51,50 +48,37 @@ static void test_cli__usage_errors(void **state)
     done(&r);
 
     cli(&r, "dump", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "dump", "a", "b", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "dump", "--from", "x", "f", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "dump", "f", "--count", NULL); /* missing argument */
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "seek", "f", NULL);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "exactly one of"));
-    done(&r);
+    cli_err(&r, 2, "exactly one of");
 
     cli(&r, "seek", "f", "--ordinal", "1", "--value", "2", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "write", "in.jsonl", "out.cfile", NULL);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "--type"));
-    done(&r);
+    cli_err(&r, 2, "--type");
 
     cli(&r, "write", "--type", "NOTATYPE", "in.jsonl", "out.cfile", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "write", "--type", "INT32", "--block-size", "-5", "in", "out", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "write", "--spec", "s.json", "--type", "INT32", "out", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     cli(&r, "verify", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     /* A missing file is a failure, not a usage error. */
     cli(&r, "dump", path_in(state, "does-not-exist.cfile"), NULL);
@@ -132,8 +116,7 @@ static void test_cli__help(void **state)
         done(&r);
     }
     cli(&r, "help", "nope", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 }
 
 /* ---- helpers over JSON output ----------------------------------------------------------- */
@@ -167,13 +150,6 @@ static char *dump_values(const char *file)
     return buf;
 }
 
-static void write_ok(run *r)
-{
-    EXPECT_RC(*r, 0);
-    assert_non_null(strstr(r->out, "wrote "));
-    done(r);
-}
-
 /* ---- write and read back ---------------------------------------------------------------- */
 
 static void test_cli__jsonl_roundtrip(void **state)
@@ -184,28 +160,22 @@ static void test_cli__jsonl_roundtrip(void **state)
     write_text(in, text, sizeof(text) - 1);
     run r;
     cli(&r, "write", "--type", "int32", "--nullable", "--encoding", "rle", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     char *v = dump_values(out);
     assert_string_equal(v, "[1,-2,null,2147483647,-2147483648,null]");
     free(v);
 
     /* A NULL in a column that is not nullable is refused, naming the row. */
     cli(&r, "write", "--type", "INT32", in, out, NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "row 2 is null"));
-    done(&r);
+    cli_err(&r, 1, "row 2 is null");
 
     /* Bad values name their line. */
     write_str(in, "1\n\"x\"\n");
     cli(&r, "write", "--type", "INT32", in, out, NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "line 2"));
-    done(&r);
+    cli_err(&r, 1, "line 2");
     write_str(in, "1\n[2\n");
     cli(&r, "write", "--type", "INT32", in, out, NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "line 2"));
-    done(&r);
+    cli_err(&r, 1, "line 2");
 }
 
 static void test_cli__csv_roundtrip(void **state)
@@ -222,7 +192,7 @@ static void test_cli__csv_roundtrip(void **state)
     write_text(in, text, sizeof(text) - 1);
     run r;
     cli(&r, "write", "--type", "STRING", "--nullable", "--encoding", "DICT", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     char *v = dump_values(out);
     assert_string_equal(v, "[\"plain\",null,\"\",\"with \\\"quotes\\\", a comma\",\"two\\nlines\","
                            "\"caf\xc3\xa9\",\"  spaced  \"]");
@@ -232,20 +202,17 @@ static void test_cli__csv_roundtrip(void **state)
     const char *nums = path_in(state, "nums.txt");
     write_str(nums, "1.5\n-0.0\nNaN\n-Infinity\n\n");
     cli(&r, "write", "--format", "csv", "--type", "DOUBLE", "--nullable", nums, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     v = dump_values(out);
     assert_string_equal(v, "[1.5,-0.0,\"NaN\",\"-Infinity\",null]");
     free(v);
 
     cli(&r, "write", "--format", "xml", "--type", "DOUBLE", nums, out, NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     write_str(in, "\"open\n");
     cli(&r, "write", "--type", "STRING", in, out, NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "line 1, column 1: quoted field never closed"));
-    done(&r);
+    cli_err(&r, 1, "line 1, column 1: quoted field never closed");
 }
 
 static void test_cli__odd_strings_escaped(void **state)
@@ -263,7 +230,7 @@ static void test_cli__odd_strings_escaped(void **state)
     write_text(in, text, sizeof(text) - 1);
     run r;
     cli(&r, "write", "--type", "STRING", "--encoding", "PLAIN", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     cli(&r, "dump", "--json", (char *)out, NULL);
     EXPECT_RC(r, 0);
     /* The exact text: escapes as JSON requires, non-UTF-8 as {"hex": ...}. */
@@ -285,7 +252,7 @@ static void test_cli__odd_strings_escaped(void **state)
     const char *bin = path_in(state, "bin.jsonl");
     write_str(bin, "\"\"\n\"00\"\n\"DEADbeef\"\n");
     cli(&r, "write", "--type", "BINARY", bin, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     char *v = dump_values(out);
     assert_string_equal(v, "[\"\",\"00\",\"deadbeef\"]");
     free(v);
@@ -301,7 +268,7 @@ static void test_cli__float_forms(void **state)
     write_text(in, text, sizeof(text) - 1);
     run r;
     cli(&r, "write", "--type", "DOUBLE", "--encoding", "BIT_SHUFFLE", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     char *v = dump_values(out);
     assert_string_equal(v, "[\"NaN\",\"Infinity\",\"-Infinity\",0.0,-0.0,1.0,0.1,"
                            "1.7976931348623157e+308,\"0x7ff8000000000001\",1.0,\"NaN\"]");
@@ -312,7 +279,7 @@ static void test_cli__float_forms(void **state)
         "-0.0\n\"-Infinity\"\n";
     write_text(in, ftext, sizeof(ftext) - 1);
     cli(&r, "write", "--type", "FLOAT", "--encoding", "PLAIN", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     v = dump_values(out);
     assert_string_equal(v, "[\"0x7fc00001\",\"NaN\",-1.4743731,3.4028235e+38,-0.0,\"-Infinity\"]");
     free(v);
@@ -325,8 +292,7 @@ static void test_cli__float_forms(void **state)
     done(&r);
     write_str(in, "\"0x1234567890\"\n");
     cli(&r, "write", "--type", "FLOAT", in, out, NULL);
-    EXPECT_RC(r, 1);
-    done(&r);
+    cli_rc(&r, 1);
 }
 
 static void test_cli__big_numbers(void **state)
@@ -338,7 +304,7 @@ static void test_cli__big_numbers(void **state)
     write_text(in, text, sizeof(text) - 1);
     run r;
     cli(&r, "write", "--type", "DECIMAL128", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     char *v = dump_values(out);
     assert_string_equal(v, "[\"-99999999999999999999999999999999999999\",\"0\",\"7\","
                            "\"99999999999999999999999999999999999999\"]");
@@ -346,16 +312,14 @@ static void test_cli__big_numbers(void **state)
 
     write_str(in, "0\n18446744073709551615\n");
     cli(&r, "write", "--type", "UINT64", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     v = dump_values(out);
     assert_string_equal(v, "[0,18446744073709551615]");
     free(v);
 
     write_str(in, "18446744073709551616\n");
     cli(&r, "write", "--type", "UINT64", in, out, NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "out of range"));
-    done(&r);
+    cli_err(&r, 1, "out of range");
 }
 
 static void test_cli__arrays(void **state)
@@ -371,20 +335,16 @@ static void test_cli__arrays(void **state)
         done(&r);
         skip();
     }
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     char *v = dump_values(out);
     assert_string_equal(v, "[[1,2,null],[],null,[-5]]");
     free(v);
     cli(&r, "seek", "--json", (char *)out, "--ordinal", "3", NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"values\":[[-5]]"));
-    done(&r);
+    cli_out(&r, 0, "\"values\":[[-5]]");
 
     /* CSV holds an array cell as one (quoted) field: these lines are 3 fields. */
     cli(&r, "write", "--type", "INT32", "--array", "--format", "csv", in, out, NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "line 1: 3 fields, expected 1"));
-    done(&r);
+    cli_err(&r, 1, "line 1: 3 fields, expected 1");
 }
 
 /* 3000 sorted INT64 values (step 3) with a value index, small blocks. */
@@ -400,7 +360,7 @@ static const char *sorted_file(void **state)
     run r;
     cli(&r, "write", "--type", "INT64", "--validx", "--block-size", "512", "--index-block-size",
         "256", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     static char keep[512];
     snprintf(keep, sizeof(keep), "%s", out);
     return keep;
@@ -413,10 +373,9 @@ static void test_cli__seek(void **state)
     cf_json_doc d;
 
     cli(&r, "seek", "--json", (char *)file, "--ordinal", "1234", "--count", "3", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"op\":\"seek_to_ordinal\",\"target\":1234,\"status\":\"OK\","
-                               "\"ordinal\":1234,\"values\":[3702,3705,3708]}\n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "{\"op\":\"seek_to_ordinal\",\"target\":1234,\"status\":\"OK\","
+               "\"ordinal\":1234,\"values\":[3702,3705,3708]}\n");
 
     cli(&r, "seek", "--json", (char *)file, "--value", "3702", NULL);
     EXPECT_RC(r, 0);
@@ -441,9 +400,7 @@ static void test_cli__seek(void **state)
 
     /* Reading past the end returns what there is. */
     cli(&r, "seek", "--json", (char *)file, "--ordinal", "2998", "--count", "10", NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"values\":[8994,8997]}"));
-    done(&r);
+    cli_out(&r, 0, "\"values\":[8994,8997]}");
 
     /* Not found: exit 1 with the JSON all the same. */
     cli(&r, "seek", "--json", (char *)file, "--value", "9000", NULL);
@@ -456,27 +413,22 @@ static void test_cli__seek(void **state)
     done(&r);
 
     cli(&r, "seek", "--json", (char *)file, "--ordinal", "3000", NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.out, "\"status\":\"Not found\""));
-    done(&r);
+    cli_out(&r, 1, "\"status\":\"Not found\"");
 
     /* The human form. */
     cli(&r, "seek", (char *)file, "--value", "-1", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "ordinal 0 (first value after the target)\n0: 0\n");
-    done(&r);
+    cli_out_is(&r, 0, "ordinal 0 (first value after the target)\n0: 0\n");
 
     /* A value that is not a value of the column's type. */
     cli(&r, "seek", (char *)file, "--value", "abc", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 
     /* No value index: the library's error, exit 1. */
     const char *in = path_in(state, "few.jsonl");
     const char *plain = path_in(state, "few.cfile");
     write_str(in, "5\n6\n");
     cli(&r, "write", "--type", "INT64", in, plain, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     cli(&r, "seek", (char *)plain, "--value", "5", NULL);
     EXPECT_RC(r, 1);
     assert_true(strncmp(r.err, "cfile: ", 7) == 0);
@@ -490,7 +442,7 @@ static void test_cli__seek_strings(void **state)
     write_str(in, "\"apple\"\n\"banana\"\n\"cherry\"\n");
     run r;
     cli(&r, "write", "--type", "STRING", "--encoding", "PREFIX", "--validx", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     /* Raw text and JSON-quoted text name the same key. */
     cli(&r, "seek", "--json", (char *)out, "--value", "banana", NULL);
     EXPECT_RC(r, 0);
@@ -510,9 +462,7 @@ static void test_cli__dump_ranges(void **state)
     const char *file = sorted_file(state);
     run r;
     cli(&r, "dump", "--json", (char *)file, "--from", "2999", NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"values\":[8997]}"));
-    done(&r);
+    cli_out(&r, 0, "\"values\":[8997]}");
     /* Past the end: not found, exit 1, as `seek --ordinal 5000` (no document). */
     cli(&r, "dump", "--json", (char *)file, "--from", "5000", NULL);
     EXPECT_RC(r, 1);
@@ -530,7 +480,7 @@ static void test_cli__dump_ranges(void **state)
     const char *np = path_in(state, "np.cfile");
     write_str(in, "\"a\"\n\"b\"\n\"c\"\n");
     cli(&r, "write", "--type", "STRING", "--validx", "--no-posidx", in, np, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     cli(&r, "dump", "--json", (char *)np, "--from", "1", NULL);
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, "\"has_posidx\":false"));
@@ -586,7 +536,7 @@ static void test_cli__spec_and_metadata(void **state)
     write_text(spec, text, sizeof(text) - 1);
     run r;
     cli(&r, "write", "--spec", (char *)spec, (char *)out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     cli(&r, "dump", "--json", (char *)out, NULL);
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, "\"encoding\":\"PREFIX_ENCODING\",\"compression\":\"LZ4\","
@@ -601,7 +551,7 @@ static void test_cli__spec_and_metadata(void **state)
     const char *in = path_in(state, "one.jsonl");
     write_str(in, "1\n");
     cli(&r, "write", "--type", "INT8", "--meta", "a=1", "--meta", "b=", in, out, NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
     cli(&r, "dump", "--json", (char *)out, NULL);
     assert_non_null(strstr(r.out, "\"header_metadata\":[{\"key\":\"a\",\"value\":\"1\"},"
                                   "{\"key\":\"b\",\"value\":\"\"}]"));
@@ -644,7 +594,7 @@ static void test_cli__verify(void **state)
     run r;
     cli(&r, "write", "--type", "INT32", "--encoding", "PLAIN", "--block-size", "512", in, good,
         NULL);
-    write_ok(&r);
+    cli_out(&r, 0, "wrote ");
 
     cli(&r, "verify", (char *)good, (char *)good, NULL);
     EXPECT_RC(r, 0);
@@ -691,17 +641,14 @@ static void test_cli__verify(void **state)
 
     /* The damaged block also stops dump, with the same message. */
     cli(&r, "dump", (char *)bad, NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, off));
-    done(&r);
+    cli_err(&r, 1, off);
 
     /* A truncated file. */
     bytes = cf_test_read_file(good, &len);
     write_text(bad, (const char *)bytes, len / 2);
     free(bytes);
     cli(&r, "verify", (char *)bad, NULL);
-    EXPECT_RC(r, 1);
-    done(&r);
+    cli_rc(&r, 1);
 }
 
 static void test_cli__verify_golden(void **state)
@@ -744,16 +691,13 @@ static void test_cli__demo(void **state)
         assert_non_null(strstr(r.out, cols[i]));
         run v;
         cli(&v, "verify", p, NULL);
-        EXPECT_RC(v, 0);
-        assert_non_null(strstr(v.out, "ok (1000 rows"));
-        done(&v);
+        cli_out(&v, 0, "ok (1000 rows");
     }
     assert_non_null(strstr(r.out, "value index: first id >= 3503 is 3507 at row 501"));
     done(&r);
 
     cli(&r, "demo", "extra", NULL);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 }
 
 /* A number member of a bench JSON line. */
@@ -782,8 +726,7 @@ static void test_cli__bench_read(void **state)
         cli(&w, "bench", "write", "--dataset", (char *)sets[k].dataset, "--rows",
             (char *)sets[k].rows, "--encoding", (char *)sets[k].encoding, "--iters", "1", "--out",
             (char *)file, NULL);
-        EXPECT_RC(w, 0);
-        done(&w);
+        cli_rc(&w, 0);
         for (int cached = 0; cached < 2; cached++) {
             run r;
             if (cached)

@@ -26,11 +26,8 @@ static bool null_at(int i)
 static void test_blockstats__int32_nullable_multiblock(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_bstats_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char in[64], file[64];
-    snprintf(in, sizeof(in), "%s/in.jsonl", dir);
-    snprintf(file, sizeof(file), "%s/a.cfile", dir);
+    char *in = cli_dir_path("in.jsonl");
+    char *file = cli_dir_path("a.cfile");
     FILE *f = fopen(in, "w");
     assert_non_null(f);
     for (int i = 0; i < N; i++) {
@@ -43,8 +40,7 @@ static void test_blockstats__int32_nullable_multiblock(void **state)
     run r;
     CLI(&r, "write", "--quiet", "--type", "INT32", "--nullable", "--encoding", "PLAIN",
         "--block-size", "512", in, file);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "info", "--blocks", "--json", file);
     EXPECT_RC(r, 0);
     cf_json_doc doc;
@@ -92,8 +88,7 @@ static void test_blockstats__int32_nullable_multiblock(void **state)
     fclose(g);
     CLI(&r, "write", "--quiet", "--type", "STRING", "--nullable", "--encoding", "DICT",
         "--block-size", "512", in, file);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "info", "--blocks", "--json", file);
     EXPECT_RC(r, 0);
     assert_int_equal(cf_json_parse(&doc, r.out, r.out_len, msg, sizeof(msg)), 0);
@@ -111,15 +106,13 @@ static void test_blockstats__int32_nullable_multiblock(void **state)
     assert_true(ndata > 1);
     cf_json_doc_dispose(&doc);
     done(&r);
-    unlink(in);
-    unlink(file);
-    rmdir(dir);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_blockstats__int32_nullable_multiblock),
+        cmocka_unit_test_setup_teardown(test_blockstats__int32_nullable_multiblock, cli_dir_setup,
+                                        cli_dir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -143,16 +143,6 @@ static void test_csv__long_fields(void **state)
     free(text);
 }
 
-/* ---- cfile write --------------------------------------------------------------------------- */
-
-static void expect_fail(run *r, int rc, const char *needle)
-{
-    EXPECT_RC(*r, rc);
-    if (strstr(r->err, needle) == NULL)
-        fail_msg("stderr %s lacks '%s'", r->err, needle);
-    done(r);
-}
-
 static void test_csv__write_errors(void **state)
 {
     (void)state;
@@ -160,36 +150,35 @@ static void test_csv__write_errors(void **state)
     run r;
     write_str(in, "1\n2\n1e999\n");
     cli(&r, "write", "--type", "DOUBLE", in, out, NULL);
-    expect_fail(&r, 1, "in.csv: line 3, column 1: DOUBLE: 1e999 is out of range");
+    cli_err(&r, 1, "in.csv: line 3, column 1: DOUBLE: 1e999 is out of range");
     write_str(in, "1\n-1e60\n");
     cli(&r, "write", "--type", "FLOAT", in, out, NULL);
-    expect_fail(&r, 1, "line 2, column 1: FLOAT: -1e60 is out of range");
+    cli_err(&r, 1, "line 2, column 1: FLOAT: -1e60 is out of range");
     write_str(in, "row,value\n0,-719162\n1,2932897\n");
     cli(&r, "write", "--type", "DATE", in, out, NULL);
-    expect_fail(&r, 1, "line 3, column 3: DATE: 2932897 is out of range (days -719162..2932896");
+    cli_err(&r, 1, "line 3, column 3: DATE: 2932897 is out of range (days -719162..2932896");
     write_str(in, "-719163\n");
     cli(&r, "write", "--type", "DATE", in, out, NULL);
-    expect_fail(&r, 1, "line 1, column 1: DATE: -719163 is out of range");
+    cli_err(&r, 1, "line 1, column 1: DATE: -719163 is out of range");
     write_str(in, "128\n");
     cli(&r, "write", "--type", "INT8", in, out, NULL);
-    expect_fail(&r, 1, "line 1, column 1: INT8: 128 is out of range");
+    cli_err(&r, 1, "line 1, column 1: INT8: 128 is out of range");
     write_str(in, "9223372036854775808\n");
     cli(&r, "write", "--type", "UNIXTIME_MICROS", in, out, NULL);
-    expect_fail(&r, 1, "line 1, column 1: UNIXTIME_MICROS: 9223372036854775808 is out of range");
+    cli_err(&r, 1, "line 1, column 1: UNIXTIME_MICROS: 9223372036854775808 is out of range");
     write_str(in, "a\n\"b\" \n");
     cli(&r, "write", "--type", "STRING", in, out, NULL);
-    expect_fail(&r, 1, "in.csv: line 2, column 4: text after the closing quote");
+    cli_err(&r, 1, "in.csv: line 2, column 4: text after the closing quote");
     write_str(in, "a\nb,c\n");
     cli(&r, "write", "--type", "STRING", in, out, NULL);
-    expect_fail(&r, 1, "in.csv: line 2: 2 fields, expected 1");
+    cli_err(&r, 1, "in.csv: line 2: 2 fields, expected 1");
     write_str(in, "1\n\n");
     cli(&r, "write", "--type", "INT32", in, out, NULL);
-    expect_fail(&r, 1, "line 2, column 1: an empty field is NULL");
+    cli_err(&r, 1, "line 2, column 1: an empty field is NULL");
     /* The range ends themselves are fine. */
     write_str(in, "-719162\n2932896\n");
     cli(&r, "write", "--type", "DATE", in, out, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
 }
 
 /* dump FILE --format F > x; write --type T [flags] x -> y; dump y --format F == x. */
@@ -214,8 +203,7 @@ static void write_round_trip(const char *type, bool nullable, bool array, const 
     args[n++] = a;
     args[n] = NULL;
     run_argv(&r, NULL, args);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     for (int k = 0; k < 2; k++) {
         char *dumped = cli_dir_path(k ? "d.jsonl" : "d.csv");
         cli(&r, "dump", "--format", fmts[k], a, NULL);
@@ -230,12 +218,9 @@ static void write_round_trip(const char *type, bool nullable, bool array, const 
         args[n++] = b;
         args[n] = NULL;
         run_argv(&r, NULL, args);
-        EXPECT_RC(r, 0);
-        done(&r);
+        cli_rc(&r, 0);
         cli(&r, "dump", "--format", fmts[k], b, NULL);
-        EXPECT_RC(r, 0);
-        assert_string_equal(r.out, first);
-        done(&r);
+        cli_out_is(&r, 0, first);
         free(first);
         /* the same values, not only the same text: the exact value forms agree */
         cli(&r, "dump", "--json", a, NULL);
@@ -282,8 +267,7 @@ static void test_csv__null_is_not_the_string_null(void **state)
     write_str(src, "null\n\"null\"\n\"NULL\"\n\"\\\"x\\\"\"\n");
     run r;
     cli(&r, "write", "--type", "STRING", "--nullable", src, f, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     const char *fmts[] = {"text", "json", "jsonl", "csv", "table"};
     for (size_t k = 0; k < 5; k++) {
         cli(&r, "dump", "--format", fmts[k], f, NULL);
@@ -320,23 +304,18 @@ static void test_csv__null_is_not_the_string_null(void **state)
     char *dir = cli_dir_path("nt"), *csv = cli_dir_path("nt.csv");
     write_str(csv, "id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n");
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING NULL", csv, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "scan", dir, NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "id | s      \n---+--------\n1  | NULL   \n2  | \"null\" \n"
-                               "3  | \"NULL\" \n4  | \"\\\"x\\\"\"\n5  |        \n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "id | s      \n---+--------\n1  | NULL   \n2  | \"null\" \n"
+               "3  | \"NULL\" \n4  | \"\\\"x\\\"\"\n5  |        \n");
     cli(&r, "table", "scan", dir, "--json", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"id\":1,\"s\":null}\n{\"id\":2,\"s\":\"null\"}\n"
-                               "{\"id\":3,\"s\":\"NULL\"}\n{\"id\":4,\"s\":\"\\\"x\\\"\"}\n"
-                               "{\"id\":5,\"s\":\"\"}\n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "{\"id\":1,\"s\":null}\n{\"id\":2,\"s\":\"null\"}\n"
+               "{\"id\":3,\"s\":\"NULL\"}\n{\"id\":4,\"s\":\"\\\"x\\\"\"}\n"
+               "{\"id\":5,\"s\":\"\"}\n");
     cli(&r, "table", "scan", dir, "--format", "csv", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n");
-    done(&r);
+    cli_out_is(&r, 0, "id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n");
 #endif
 }
 
@@ -357,18 +336,14 @@ static void test_csv__table_text_escapes_control_characters(void **state)
     char *dir = cli_dir_path("ct"), *csv = cli_dir_path("ct.csv");
     write_str(csv, "id,s\n1,\"two\nlines\"\n2,\"a\tb\"\n3,plain\n");
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING", csv, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "scan", dir, NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "id | s           \n---+-------------\n1  | \"two\\nlines\"\n"
-                               "2  | \"a\\tb\"      \n3  | plain       \n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "id | s           \n---+-------------\n1  | \"two\\nlines\"\n"
+               "2  | \"a\\tb\"      \n3  | plain       \n");
     /* The same cells as `cfile dump --format table` prints them. */
     cli(&r, "head", dir, NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "1  | \"two\\nlines\"\n"));
-    done(&r);
+    cli_out(&r, 0, "1  | \"two\\nlines\"\n");
 }
 
 /* `table scan` text shows every value as `dump --format table` does (one value
@@ -384,8 +359,7 @@ static void test_csv__table_text_as_dump_table(void **state)
                    "2,,Infinity,-Infinity,12\n3,\"\",-0.0,1.5,\n");
     cli(&r, "table", "import", dir, "--schema",
         "id INT64 KEY, b BINARY NULL, d DOUBLE, f FLOAT, big INT128 NULL", csv, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "scan", dir, NULL);
     EXPECT_RC(r, 0);
     assert_string_equal(
@@ -399,12 +373,9 @@ static void test_csv__table_text_as_dump_table(void **state)
     char *one = cli_dir_path("tt.cfile"), *in = cli_dir_path("tt.in.csv");
     write_str(in, "row,value\n0,00ff\n1,\n2,\"\"\n");
     cli(&r, "write", "--type", "BINARY", "--nullable", in, one, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "dump", "--format", "table", one, NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "row  value\n---  -----\n  0  00ff\n  1  NULL\n  2\n");
-    done(&r);
+    cli_out_is(&r, 0, "row  value\n---  -----\n  0  00ff\n  1  NULL\n  2\n");
     /* JSON keeps the value forms */
     cli(&r, "table", "scan", dir, "--json", "--columns", "b,d,f,big", NULL);
     EXPECT_RC(r, 0);
@@ -425,20 +396,13 @@ static void test_csv__bench_scan_columns_as_table_scan(void **state)
     char *dir = cli_dir_path("bc"), *csv = cli_dir_path("bc.csv");
     write_str(csv, "id,s\n1,x\n2,y\n");
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING", csv, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "scan", dir, "--columns", "id, s", "--format", "csv", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "id,s\n1,x\n2,y\n");
-    done(&r);
+    cli_out_is(&r, 0, "id,s\n1,x\n2,y\n");
     cli(&r, "bench", "scan", dir, "--columns", "id, s", "--iters", "1", "--threads", "1", NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"rows\":2"));
-    done(&r);
+    cli_out(&r, 0, "\"rows\":2");
     cli(&r, "bench", "scan", dir, "--columns", "id,nosuch", "--iters", "1", NULL);
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "--columns: no column 'nosuch'"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "--columns: no column 'nosuch'");
 }
 static void test_csv__table_round_trips(void **state)
 {
@@ -454,9 +418,7 @@ static void test_csv__table_round_trips(void **state)
               "{\"id\":5,\"name\":\"\\u00e9\\r\\n\",\"d\":5e-324}\n");
     run r;
     cli(&r, "table", "import", t0, "--schema", RT_SCHEMA, src, NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "imported 5 rows"));
-    done(&r);
+    cli_out(&r, 0, "imported 5 rows");
     cli(&r, "table", "scan", t0, "--json", NULL);
     EXPECT_RC(r, 0);
     char *want = strdup(r.out);
@@ -477,12 +439,9 @@ static void test_csv__table_round_trips(void **state)
         write_text(file, r.out, r.out_len);
         done(&r);
         cli(&r, "table", "import", tk, "--schema", RT_SCHEMA, file, NULL);
-        EXPECT_RC(r, 0);
-        done(&r);
+        cli_rc(&r, 0);
         cli(&r, "table", "scan", tk, "--json", NULL);
-        EXPECT_RC(r, 0);
-        assert_string_equal(r.out, want);
-        done(&r);
+        cli_out_is(&r, 0, want);
     }
     free(want);
 }
@@ -546,17 +505,13 @@ static void test_csv__import_all_or_nothing(void **state)
     write_str(a, "id,name\n10,x\n20,y\n30,z\n");
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING NULL, v DOUBLE NULL", a,
         NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "delete", dir, "--key", "20", NULL); /* in rs-1's deltas: ts 2 */
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "insert", dir, "--row", "id=25,name=w", NULL); /* the MemRowSet's: ts 3 */
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "delete", dir, "--key", "25", NULL); /* ts 4 */
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     char *before = table_state(dir);
     /* Failures after more than one 8192-row batch, sorted and not, and after
      * rows that reinsert the deleted keys 20 and 25 (first in every file). */
@@ -631,9 +586,7 @@ static void test_csv__import_all_or_nothing(void **state)
         o += (size_t)snprintf(text + o, cap - o, "%d,n%d,%d.5\n", 1000 + (i * 7919) % 20000, i, i);
     write_text(bad, text, o);
     cli(&r, "table", "import", dir, bad, NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "imported 20002 rows"));
-    done(&r);
+    cli_out(&r, 0, "imported 20002 rows");
     cli(&r, "table", "get", dir, "--json", "--as-of", "4", "1000", NULL);
     EXPECT_RC(r, 1); /* the load is at ts 5 */
     done(&r);
@@ -653,8 +606,7 @@ static void test_csv__import_all_or_nothing(void **state)
     /* after a compaction and at every snapshot */
     char *after = table_state(dir);
     cli(&r, "table", "compact", dir, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     char *compacted = table_state(dir);
     char *s1 = strstr(after, "cfile-tablet"), *s2 = strstr(compacted, "cfile-tablet");
     assert_non_null(s1);
@@ -680,9 +632,7 @@ static void test_csv__failed_new_table_retry(void **state)
     write_str(bad, "{\"v\": 5}\n{\"v\": 3}\n{\"v\": 5}\n"); /* out of order, then repeated */
     write_str(good, "{\"v\": 5}\n{\"v\": 3}\n");
     cli(&r, "table", "import", dir, "--schema", "v INT32 KEY", bad, NULL);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "line 3: duplicate key"));
-    done(&r);
+    cli_err(&r, 1, "line 3: duplicate key");
     DIR *d = opendir(dir);
     if (d != NULL) {
         struct dirent *de;
@@ -693,12 +643,9 @@ static void test_csv__failed_new_table_retry(void **state)
         closedir(d);
     }
     cli(&r, "table", "import", dir, "--schema", "v INT32 KEY", good, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "scan", dir, "--format", "csv", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "v\n3\n5\n");
-    done(&r);
+    cli_out_is(&r, 0, "v\n3\n5\n");
 }
 
 /* SIGKILL a child in the middle of an import that also reinserts a deleted key,
@@ -712,11 +659,9 @@ static void test_csv__import_killed(void **state)
     /* -2 deleted (in the log and rs-1's deltas), then reinserted by the import */
     write_str(a, "id,name\n-2,second\n-1,first\n");
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING NULL", a, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "delete", dir, "--key", "-2", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     size_t rows = 60000, cap = rows * 32;
     char *text = malloc(cap);
     size_t o = (size_t)snprintf(text, cap, "id,name\n-2,back\n");
@@ -740,8 +685,7 @@ static void test_csv__import_killed(void **state)
         int status;
         waitpid(pid, &status, 0);
         cli(&r, "table", "info", dir, "--json", NULL);
-        EXPECT_RC(r, 0);
-        done(&r);
+        cli_rc(&r, 0);
         cli(&r, "table", "scan", dir, "--format", "csv", "--columns", "id", NULL);
         EXPECT_RC(r, 0);
         size_t lines = 0;
@@ -758,11 +702,9 @@ static void test_csv__import_killed(void **state)
             char *fresh = cli_dir_path("k");
             CF_ASSERT_RM_RF(fresh);
             cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING NULL", a, NULL);
-            EXPECT_RC(r, 0);
-            done(&r);
+            cli_rc(&r, 0);
             cli(&r, "table", "delete", dir, "--key", "-2", NULL);
-            EXPECT_RC(r, 0);
-            done(&r);
+            cli_rc(&r, 0);
         }
     }
     print_message("import killed 10 times: %d left all rows, %d none\n", all, none);

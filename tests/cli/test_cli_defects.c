@@ -24,31 +24,18 @@
 #include "support_cli.h"
 #include "test_common.h"
 
-static void expect(run *r, int rc, const char *out)
-{
-    EXPECT_RC(*r, rc);
-    if (out != NULL)
-        assert_string_equal(r->out, out);
-    done(r);
-}
-
 #if CF_HAVE_TABLES
 static void test_cli_defects__scan_unknown_column_is_named(void **state)
 {
     (void)state;
     char *t = cli_dir_path("t");
     run r;
-    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, v INT32");
-    expect(&r, 0, NULL);
+    cli_table_create(t, "id INT64 KEY, v INT32");
     /* Long enough that the freed copy is reused and overwritten. */
     CLI(&r, "table", "scan", t, "--columns", "id,no_such_column_anywhere_in_this_table");
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "--columns: no column 'no_such_column_anywhere_in_this_table'"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "--columns: no column 'no_such_column_anywhere_in_this_table'");
     CLI(&r, "table", "scan", t, "--columns", "nosuch,id");
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "no column 'nosuch'"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "no column 'nosuch'");
 }
 
 static void test_cli_defects__string_updated_to_empty(void **state)
@@ -56,27 +43,26 @@ static void test_cli_defects__string_updated_to_empty(void **state)
     (void)state;
     char *t = cli_dir_path("t");
     run r;
-    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING, n STRING NULL, b BINARY");
-    expect(&r, 0, NULL);
+    cli_table_create(t, "id INT64 KEY, s STRING, n STRING NULL, b BINARY");
     CLI(&r, "table", "insert", t, "--row", "id=1,s=abc,n=def,b=0a0b");
-    expect(&r, 0, NULL);
+    cli_rc(&r, 0);
     CLI(&r, "table", "insert", t, "--row", "id=2,s=xyz,b=ff");
-    expect(&r, 0, NULL);
+    cli_rc(&r, 0);
     /* Every value of these deltas is empty: nothing is allocated for them. */
     CLI(&r, "table", "update", t, "--key", "1", "--set", "s=''");
-    expect(&r, 0, NULL);
+    cli_rc(&r, 0);
     CLI(&r, "table", "update", t, "--key", "2", "--set", "n=\"\",b=");
-    expect(&r, 0, NULL);
+    cli_rc(&r, 0);
     const char *want = "{\"id\":1,\"s\":\"\",\"n\":\"def\",\"b\":\"0a0b\"}\n"
                        "{\"id\":2,\"s\":\"xyz\",\"n\":\"\",\"b\":\"\"}\n";
     CLI(&r, "table", "scan", t, "--json");
-    expect(&r, 0, want);
+    cli_out_is(&r, 0, want);
     CLI(&r, "table", "get", t, "--json", "1");
-    expect(&r, 0, "{\"id\":1,\"s\":\"\",\"n\":\"def\",\"b\":\"0a0b\"}\n");
+    cli_out_is(&r, 0, "{\"id\":1,\"s\":\"\",\"n\":\"def\",\"b\":\"0a0b\"}\n");
     CLI(&r, "table", "compact", t);
-    expect(&r, 0, NULL);
+    cli_rc(&r, 0);
     CLI(&r, "table", "scan", t, "--json");
-    expect(&r, 0, want);
+    cli_out_is(&r, 0, want);
 }
 #endif
 
@@ -101,18 +87,13 @@ static void test_cli_defects__bloom_probe_refuses_other_files(void **state)
     assert_non_null(strstr(r.err, "not a BloomFile"));
     done(&r);
     CLI(&r, "bloom", "probe", "--json", f, "abc");
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_string_equal(r.out, "");
-    done(&r);
+    cli_out_is(&r, CF_EXIT_FAIL, "");
     /* Without a value index: not "unsupported" (exit 3), not a BloomFile. */
     CLI(&r, "bloom", "probe", golden("int32-plain-nocomp-notnull-appendbatch1"), "5");
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "not a BloomFile"));
-    done(&r);
+    cli_err(&r, CF_EXIT_FAIL, "not a BloomFile");
     /* A real one still answers. */
     CLI(&r, "bloom", "probe", golden("bloom-100keys-4096b"), "no-such-key-at-all");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
 }
 
 /* Keys to probe by --key (repeatable) as `table get` takes them, or after
@@ -131,13 +112,9 @@ static void test_cli_defects__bloom_probe_key_option(void **state)
     done(&a);
     done(&b);
     CLI(&a, "bloom", "probe", f, "--key", "key-000000", "key-000001");
-    EXPECT_RC(a, CF_EXIT_USAGE);
-    assert_non_null(strstr(a.err, "not both"));
-    done(&a);
+    cli_err(&a, CF_EXIT_USAGE, "not both");
     CLI(&a, "bloom", "write", "--key", "x", "keys.txt", "out.bloom");
-    EXPECT_RC(a, CF_EXIT_USAGE);
-    assert_non_null(strstr(a.err, "--key is for probe"));
-    done(&a);
+    cli_err(&a, CF_EXIT_USAGE, "--key is for probe");
 }
 
 /* Every golden BloomFile: verify, dump (each format) and info --blocks succeed. */
@@ -156,9 +133,7 @@ static void test_cli_defects__golden_bloom_files(void **state)
         char *f = golden(e->d_name);
         run r;
         CLI(&r, "verify", f);
-        EXPECT_RC(r, 0);
-        assert_non_null(strstr(r.out, ": ok (BloomFile: "));
-        done(&r);
+        cli_out(&r, 0, ": ok (BloomFile: ");
         CLI(&r, "verify", "--json", f);
         EXPECT_RC(r, 0);
         assert_non_null(strstr(r.out, "\"ok\":true,\"kind\":\"BloomFile\""));
@@ -175,9 +150,9 @@ static void test_cli_defects__golden_bloom_files(void **state)
         assert_non_null(strstr(r.out, "\"values\":[]}\n"));
         done(&r);
         CLI(&r, "dump", "--format", "csv", f);
-        expect(&r, 0, "row,value\n");
+        cli_out_is(&r, 0, "row,value\n");
         CLI(&r, "dump", "--format", "jsonl", f);
-        expect(&r, 0, "");
+        cli_out_is(&r, 0, "");
         CLI(&r, "info", "--blocks", f);
         EXPECT_RC(r, 0);
         assert_non_null(strstr(r.out, "bloom block"));
@@ -198,12 +173,9 @@ static void test_cli_defects__golden_bloom_files(void **state)
     free(bytes);
     run r;
     CLI(&r, "verify", bad);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.out, "DAMAGED bloom block at offset 16"));
-    done(&r);
+    cli_out(&r, CF_EXIT_FAIL, "DAMAGED bloom block at offset 16");
     CLI(&r, "dump", bad);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    done(&r);
+    cli_rc(&r, CF_EXIT_FAIL);
 }
 
 #if CF_HAVE_TABLES
@@ -213,41 +185,33 @@ static void test_cli_defects__table_json_results(void **state)
     char *t = cli_dir_path("t");
     run r;
     CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, v INT32 NULL");
-    expect(&r, 0, "");
+    cli_out_is(&r, 0, "");
     CLI(&r, "table", "insert", t, "--row", "id=1,v=10", "--json");
-    expect(&r, 0, "{\"op\":\"insert\",\"rows\":1,\"ts\":2}\n");
+    cli_out_is(&r, 0, "{\"op\":\"insert\",\"rows\":1,\"ts\":2}\n");
     CLI(&r, "table", "insert", t, "--row", "id=2", "--json", "--ts", "7");
-    expect(&r, 0, "{\"op\":\"insert\",\"rows\":1,\"ts\":7}\n");
+    cli_out_is(&r, 0, "{\"op\":\"insert\",\"rows\":1,\"ts\":7}\n");
     CLI(&r, "table", "update", t, "--key", "1", "--set", "v=11", "--json");
-    expect(&r, 0, "{\"op\":\"update\",\"rows\":1,\"ts\":8}\n");
+    cli_out_is(&r, 0, "{\"op\":\"update\",\"rows\":1,\"ts\":8}\n");
     CLI(&r, "table", "delete", t, "--key", "2", "--json");
-    expect(&r, 0, "{\"op\":\"delete\",\"rows\":1,\"ts\":9}\n");
+    cli_out_is(&r, 0, "{\"op\":\"delete\",\"rows\":1,\"ts\":9}\n");
     CLI(&r, "table", "compact", t, "--json");
     EXPECT_RC(r, 0);
     /* The counts are the library's; the shape and the op are the CLI's. */
-    assert_non_null(strstr(r.out, "{\"op\":\"compact\",\"table\":\""));
-    assert_non_null(strstr(r.out, "\"rows\":"));
-    assert_non_null(strstr(r.out, "\"generation\":"));
+    cli_has(r.out, "{\"op\":\"compact\",\"table\":\"", "\"rows\":", "\"generation\":", NULL);
     assert_int_equal(r.out[strlen(r.out) - 1], '\n');
     done(&r);
     CLI(&r, "table", "scan", t, "--json");
-    expect(&r, 0, "{\"id\":1,\"v\":11}\n");
+    cli_out_is(&r, 0, "{\"id\":1,\"v\":11}\n");
     /* Options a subcommand does not take are refused, not ignored. */
     CLI(&r, "table", "create", cli_dir_path("u"), "--schema", "id INT64 KEY", "--limit", "3");
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "create does not take --limit"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "create does not take --limit");
     CLI(&r, "table", "insert", t, "--row", "id=3", "--where", "id = 1");
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "insert does not take --where"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "insert does not take --where");
     CLI(&r, "table", "scan", t, "--ts", "5");
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "scan does not take --ts"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "scan does not take --ts");
     /* Nothing was written by the refused insert. */
     CLI(&r, "table", "scan", t, "--json");
-    expect(&r, 0, "{\"id\":1,\"v\":11}\n");
+    cli_out_is(&r, 0, "{\"id\":1,\"v\":11}\n");
 }
 #endif
 

@@ -199,9 +199,7 @@ static void test_cli_habits__table_help_lists_every_command(void **state)
     CLI(&h, "help", "table");
     EXPECT_RC(h, 0);
     CLI(&r, "table", "-h");
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, h.out);
-    done(&r);
+    cli_out_is(&r, 0, h.out);
     done(&h);
 }
 #endif
@@ -257,9 +255,7 @@ static void test_cli_habits__past_the_end_same_in_dump_and_seek(void **state)
     done(&s);
     /* The last row itself is a row. */
     CLI(&d, "dump", f->file, "--from", "24");
-    EXPECT_RC(d, 0);
-    assert_non_null(strstr(d.out, "\n24: 240\n"));
-    done(&d);
+    cli_out(&d, 0, "\n24: 240\n");
 }
 
 /* ---- --limit and head ---------------------------------------------------------------------- */
@@ -269,13 +265,9 @@ static void test_cli_habits__limit_and_head(void **state)
     fixture *f = *state;
     run r;
     CLI(&r, "dump", "--format", "csv", f->file, "--limit", "3");
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "row,value\n0,0\n1,10\n2,20\n");
-    done(&r);
+    cli_out_is(&r, 0, "row,value\n0,0\n1,10\n2,20\n");
     CLI(&r, "dump", "--format", "csv", f->file, "-n", "2", "--from", "5");
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "row,value\n5,50\n6,60\n");
-    done(&r);
+    cli_out_is(&r, 0, "row,value\n5,50\n6,60\n");
     /* head: 10 rows by default, -n N, --json as JSON Lines. */
     CLI(&r, "head", "--format", "csv", f->file);
     EXPECT_RC(r, 0);
@@ -284,19 +276,13 @@ static void test_cli_habits__limit_and_head(void **state)
     assert_null(strstr(r.out, "\n10,100\n"));
     done(&r);
     CLI(&r, "head", "-n", "2", "--json", f->file);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"row\":0,\"value\":0}\n{\"row\":1,\"value\":10}\n");
-    done(&r);
+    cli_out_is(&r, 0, "{\"row\":0,\"value\":0}\n{\"row\":1,\"value\":10}\n");
 #if CF_HAVE_TABLES
     /* A table: scan --limit and head on the directory. */
     CLI(&r, "table", "scan", f->table, "--json", "--limit", "2");
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"id\":0,\"name\":\"n0\"}\n{\"id\":1,\"name\":\"n1\"}\n");
-    done(&r);
+    cli_out_is(&r, 0, "{\"id\":0,\"name\":\"n0\"}\n{\"id\":1,\"name\":\"n1\"}\n");
     CLI(&r, "table", "scan", f->table, "--format", "csv", "--limit", "0");
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "id,name\n");
-    done(&r);
+    cli_out_is(&r, 0, "id,name\n");
     CLI(&r, "head", "--json", f->table);
     EXPECT_RC(r, 0);
     assert_int_equal(count_lines(r.out), 10);

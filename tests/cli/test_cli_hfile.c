@@ -257,8 +257,7 @@ static void test_hfile_cli__real_files_agree(void **state)
 
         /* check: every real file is in order. */
         CLI(&r, "hfile", "check", hc.path);
-        EXPECT_RC(r, 0);
-        done(&r);
+        cli_rc(&r, 0);
         cf_json_doc_dispose(&want);
     }
     printf("%d real HFiles, %d known gaps\n", files, gaps);
@@ -274,26 +273,21 @@ static void test_hfile_cli__text_forms(void **state)
     const char *f = shared("riverbed_simple.hfile");
     run r;
     CLI(&r, "hfile", "dump", "--row", "row-05", (char *)f);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "K: row-05/cf:q/1700000000000/Put/vlen=6/seqid=0 V: val-05\n"
-                               "Scanned kv count -> 1\n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "K: row-05/cf:q/1700000000000/Put/vlen=6/seqid=0 V: val-05\n"
+               "Scanned kv count -> 1\n");
     CLI(&r, "hfile", "dump", "--keys", "--row-hex", "726f772d3039", (char *)f);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "K: row-09/cf:q/1700000000000/Put/vlen=6/seqid=0\n"
-                               "Scanned kv count -> 1\n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "K: row-09/cf:q/1700000000000/Put/vlen=6/seqid=0\n"
+               "Scanned kv count -> 1\n");
     CLI(&r, "hfile", "dump", "--row", "row-055", (char *)f);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "no cell has row 'row-055'"));
-    done(&r);
+    cli_err(&r, 1, "no cell has row 'row-055'");
     CLI(&r, "hfile", "meta", (char *)f);
     EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "    hfile.LASTKEY = row-09/cf:q/1700000000000/Put\n"));
-    assert_non_null(strstr(r.out, "    hfile.AVG_KEY_LEN = 21\n"));
-    assert_non_null(strstr(r.out, "    HISTORICAL = false\n"));
-    assert_non_null(strstr(r.out, "    FILE_INFO at 558, 426 bytes on disk, 389 uncompressed\n"));
-    assert_non_null(strstr(r.out, "hashType=MURMUR, keys=10, maxKeys=13\n"));
+    cli_has(r.out, "    hfile.LASTKEY = row-09/cf:q/1700000000000/Put\n",
+            "    hfile.AVG_KEY_LEN = 21\n", "    HISTORICAL = false\n",
+            "    FILE_INFO at 558, 426 bytes on disk, 389 uncompressed\n",
+            "hashType=MURMUR, keys=10, maxKeys=13\n", NULL);
     done(&r);
     CLI(&r, "hfile", "blocks", "--headers", (char *)f);
     EXPECT_RC(r, 0);
@@ -310,16 +304,15 @@ static void test_hfile_cli__text_forms(void **state)
     /* TIMERANGE and booleans, the way HBase's printer shows them. */
     CLI(&r, "hfile", "meta", shared("phoenix_indextool_result_mvcc.hfile"));
     EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "    TIMERANGE = 1732713057463....1732713057463\n"));
-    assert_non_null(strstr(r.out, "    MAJOR_COMPACTION_KEY = false\n"));
-    assert_non_null(strstr(r.out, "    COMPACTION_EVENT_KEY = 0 compacted store file(s)\n"));
+    cli_has(r.out, "    TIMERANGE = 1732713057463....1732713057463\n",
+            "    MAJOR_COMPACTION_KEY = false\n",
+            "    COMPACTION_EVENT_KEY = 0 compacted store file(s)\n", NULL);
     done(&r);
     /* cfile info names version, compression and encoding. */
     CLI(&r, "info", shared("phoenix_syscat_fastdiff_22f861a3.hfile"));
     EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "an HBase HFile (v3.0), not a CFile\n"));
-    assert_non_null(strstr(r.out, "compression:          NONE\n"));
-    assert_non_null(strstr(r.out, "data block encoding:  FAST_DIFF\n"));
+    cli_has(r.out, "an HBase HFile (v3.0), not a CFile\n", "compression:          NONE\n",
+            "data block encoding:  FAST_DIFF\n", NULL);
     done(&r);
     CLI(&r, "info", "--json", shared("hudi_1_0_hbase_2_4_9_16KB_GZ_20000.hfile"));
     EXPECT_RC(r, 0);
@@ -377,8 +370,7 @@ static void write_cells(const char *path, const char *jsonl)
     write_str(tpath("cells.jsonl"), jsonl);
     run r;
     CLI(&r, "hfile", "write", (char *)path, tpath("cells.jsonl"));
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
 }
 
 /* Swap two rows inside a data block (fixing its checksum): check names the cell. */
@@ -454,13 +446,9 @@ static void test_hfile_cli__bloom(void **state)
     assert_true(ruled_out > 25);
     /* No Bloom filter: exit 0, nothing present. */
     CLI(&r, "hfile", "bloom", "--json", shared("hudi_1_0_hbase_2_4_9_16KB_NONE_5000.hfile"), "x");
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"row\":\"x\",\"general\":null,\"delete_family\":null}\n");
-    done(&r);
+    cli_out_is(&r, 0, "{\"row\":\"x\",\"general\":null,\"delete_family\":null}\n");
     CLI(&r, "hfile", "bloom", "--json", (char *)f, "row-042/cf:q");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "{\"row\":\"row-042\",\"family\":\"cf\",\"qualifier\":\"q\","));
-    done(&r);
+    cli_out(&r, 0, "{\"row\":\"row-042\",\"family\":\"cf\",\"qualifier\":\"q\",");
 }
 
 /* ---- write ----------------------------------------------------------------------------- */
@@ -531,8 +519,7 @@ static void round_trip(const char *opts[], bool tags, bool mvcc, unsigned seed)
     argv[k] = NULL;
     run r;
     run_argv(&r, NULL, argv);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "hfile", "dump", "--json", tpath("rt.hfile"));
     EXPECT_RC(r, 0);
     cf_json_doc d;
@@ -558,11 +545,9 @@ static void round_trip(const char *opts[], bool tags, bool mvcc, unsigned seed)
     cf_json_doc_dispose(&d);
     done(&r);
     CLI(&r, "hfile", "check", tpath("rt.hfile"));
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "hfile", "verify", tpath("rt.hfile"));
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     free(in);
 }
 
@@ -594,9 +579,7 @@ static void test_hfile_cli__write_round_trips(void **state)
     /* meta and info name what was written. */
     run m;
     CLI(&m, "info", "--json", tpath("rt.hfile"));
-    EXPECT_RC(m, 0);
-    assert_non_null(strstr(m.out, "\"compression\":\"LZO\",\"data_block_encoding\":\"FAST_DIFF\""));
-    done(&m);
+    cli_out(&m, 0, "\"compression\":\"LZO\",\"data_block_encoding\":\"FAST_DIFF\"");
     /* Checksum type NULL (as Hudi 1.1+ writes its blocks) and CRC32. */
     const char *crc32[] = {"--checksum", "crc32", "--block-size", "200", NULL};
     round_trip(crc32, false, true, 10);
@@ -616,26 +599,21 @@ static void test_hfile_cli__write_round_trips(void **state)
     done(&b);
     /* verify does not claim to have verified what type NULL leaves unchecked. */
     CLI(&b, "hfile", "verify", tpath("rt.hfile"));
-    EXPECT_RC(b, 0);
-    assert_non_null(strstr(b.out, ", no checksums to verify (type NULL)\n"));
-    done(&b);
+    cli_out(&b, 0, ", no checksums to verify (type NULL)\n");
     /* Real tags (type 1, "ab") print as T[0] and come back as hex. */
     write_str(tpath("t.jsonl"),
               "{\"row\":\"r\",\"family\":\"f\",\"qualifier\":\"q\",\"timestamp\":1,"
               "\"type\":\"Put\",\"value\":\"v\",\"tags\":\"0003016162\"}\n");
     run r;
     CLI(&r, "hfile", "write", "--tags", tpath("t.hfile"), tpath("t.jsonl"));
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "hfile", "dump", tpath("t.hfile"));
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "K: r/f:q/1/Put/vlen=1/seqid=0 V: v T[0]: type=1 value=ab\n"
-                               "Scanned kv count -> 1\n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "K: r/f:q/1/Put/vlen=1/seqid=0 V: v T[0]: type=1 value=ab\n"
+               "Scanned kv count -> 1\n");
     /* The written file's bloom knows its rows. */
     CLI(&r, "hfile", "bloom", tpath("t.hfile"), "r");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
 }
 
 /* Bad input leaves no OUT (and no temporary file); an existing OUT is untouched. */
@@ -666,8 +644,7 @@ static void test_hfile_cli__write_errors_leave_nothing(void **state)
             fail_msg("case %zu: %s", i, r.err);
         done(&r);
         CLI(&r, "hfile", "write", tpath("out.hfile"), tpath("bad.jsonl"));
-        EXPECT_RC(r, 1);
-        done(&r);
+        cli_rc(&r, 1);
         assert_int_equal(count_files(), 2); /* out.hfile, bad.jsonl: no new.hfile, no temp */
     }
     FILE *fp = fopen(tpath("out.hfile"), "rb");
@@ -759,20 +736,16 @@ static void test_hfile_cli__usage_and_errors(void **state)
     }
     run r;
     CLI(&r, "hfile", "bloom", f);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     /* Unsupported: an encoding HBase 2 dropped. */
     write_str(tpath("one.jsonl"), "{\"row\":\"a\",\"timestamp\":1}\n");
     CLI(&r, "hfile", "write", "--encoding", "PREFIX_TREE", tpath("x.hfile"), tpath("one.jsonl"));
-    EXPECT_RC(r, 3);
-    done(&r);
+    cli_rc(&r, 3);
     /* Two families in a FAST_DIFF file: the writer refuses, naming the line. */
     write_str(tpath("two.jsonl"), "{\"row\":\"a\",\"family\":\"f1\",\"timestamp\":1}\n"
                                   "{\"row\":\"a\",\"family\":\"f2\",\"timestamp\":1}\n");
     CLI(&r, "hfile", "write", "--encoding", "FAST_DIFF", tpath("x.hfile"), tpath("two.jsonl"));
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "line 2: "));
-    done(&r);
+    cli_err(&r, 1, "line 2: ");
     assert_int_equal(access(tpath("x.hfile"), F_OK), -1);
     /* Damage: a truncated copy is exit 1 with a message, for every subcommand. */
     FILE *src = fopen(f, "rb");
@@ -793,9 +766,7 @@ static void test_hfile_cli__usage_and_errors(void **state)
     static const char *const readers[] = {"stats", "dump", "check", "verify"};
     for (size_t i = 0; i < 4; i++) {
         CLI(&r, "hfile", (char *)readers[i], tpath("flip.hfile"));
-        EXPECT_RC(r, 1);
-        assert_non_null(strstr(r.err, "checksum"));
-        done(&r);
+        cli_err(&r, 1, "checksum");
     }
 }
 

@@ -55,12 +55,6 @@ static char *shared(const char *rel)
     return p;
 }
 
-static void ok(run *r)
-{
-    EXPECT_RC(*r, 0);
-    done(r);
-}
-
 /* Files named like our temporaries ("*.tmp.*") anywhere under dir. */
 static int count_tmp(const char *dir)
 {
@@ -185,7 +179,7 @@ static char *make_column(const char *name, int rows)
     char *out = cli_dir_path(name);
     run r;
     CLI(&r, "write", "--type", "INT32", "--encoding", "PLAIN", "--quiet", in, out);
-    ok(&r);
+    cli_rc(&r, 0);
     return out;
 }
 
@@ -209,10 +203,9 @@ static void test_cli_io__stdout_write_errors(void **state)
     run r;
 #if CF_HAVE_TABLES
     char *t = cli_dir_path("t");
-    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
-    ok(&r);
+    cli_table_create(t, "id INT64 KEY, s STRING");
     CLI(&r, "table", "insert", t, "--row", "id=1,s=one");
-    ok(&r);
+    cli_rc(&r, 0);
 #endif
     char *bloom = shared("golden/bloom-100keys-4096b/bloom-100keys-4096b.cfile");
     char *delta = shared("golden-delta/redo-basic/redo-basic.cfile");
@@ -281,9 +274,7 @@ static void test_cli_io__stdout_write_errors(void **state)
     }
     /* The same commands into a working stream still succeed. */
     CLI(&r, "dump", "--count", "2", "--format", "csv", col);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "row,value\n0,0\n1,7\n");
-    done(&r);
+    cli_out_is(&r, 0, "row,value\n0,0\n1,7\n");
 }
 
 static void test_cli_io__closed_pipe(void **state)
@@ -340,18 +331,15 @@ static void test_cli_io__file_size_limit(void **state)
     expect_err(&ch, "File too large");
     same_bytes(keep, old);
     CLI(&r, "dump", "--count", "1", "--format", "csv", old);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "row,value\n0,0\n");
-    done(&r);
+    cli_out_is(&r, 0, "row,value\n0,0\n");
     assert_int_equal(count_tmp(cli_dir), 0);
 #if CF_HAVE_TABLES
     /* A table: import over the limit fails the same way; the table still
      * reads as before; so does an insert under a limit smaller than any file. */
     char *t = cli_dir_path("t");
-    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
-    ok(&r);
+    cli_table_create(t, "id INT64 KEY, s STRING");
     CLI(&r, "table", "insert", t, "--row", "id=-1,s=before");
-    ok(&r);
+    cli_rc(&r, 0);
     char *csv = cli_dir_path("big.csv");
     FILE *f = fopen(csv, "w");
     assert_non_null(f);
@@ -368,9 +356,7 @@ static void test_cli_io__file_size_limit(void **state)
     expect_err(&ch, "File too large");
     assert_int_equal(count_tmp(cli_dir), 0);
     CLI(&r, "table", "scan", t, "--json");
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"id\":-1,\"s\":\"before\"}\n");
-    done(&r);
+    cli_out_is(&r, 0, "{\"id\":-1,\"s\":\"before\"}\n");
 #endif
 }
 
@@ -394,26 +380,22 @@ static void test_cli_io__disk_full(void **state)
     snprintf(old, sizeof old, "%s/old.cfile", g_mnt);
     run r;
     CLI(&r, "write", "--type", "INT32", "--quiet", cli_dir_path("ints.jsonl"), old);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     char *copy = cli_dir_path("old-copy.cfile");
     size_t len;
     uint8_t *bytes = cf_test_read_file(old, &len);
     write_text(copy, (const char *)bytes, len);
     free(bytes);
     CLI(&r, "write", "--type", "INT32", "--encoding", "PLAIN", big, old);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "No space left on device"));
-    done(&r);
+    cli_err(&r, CF_EXIT_FAIL, "No space left on device");
     same_bytes(copy, old);
     assert_int_equal(count_tmp(g_mnt), 0);
 #if CF_HAVE_TABLES
     char t[300];
     snprintf(t, sizeof t, "%s/t", g_mnt);
-    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
-    ok(&r);
+    cli_table_create(t, "id INT64 KEY, s STRING");
     CLI(&r, "table", "insert", t, "--row", "id=-1,s=before");
-    ok(&r);
+    cli_rc(&r, 0);
     char *csv = cli_dir_path("big.csv");
     FILE *f = fopen(csv, "w");
     assert_non_null(f);
@@ -422,14 +404,10 @@ static void test_cli_io__disk_full(void **state)
         fprintf(f, "%d,value-%d\n", i, i);
     fclose(f);
     CLI(&r, "table", "import", t, csv);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "No space left on device"));
-    done(&r);
+    cli_err(&r, CF_EXIT_FAIL, "No space left on device");
     assert_int_equal(count_tmp(g_mnt), 0);
     CLI(&r, "table", "scan", t, "--json");
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"id\":-1,\"s\":\"before\"}\n");
-    done(&r);
+    cli_out_is(&r, 0, "{\"id\":-1,\"s\":\"before\"}\n");
 #endif
     assert_int_equal(umount2(g_mnt, 0), 0);
     g_mnt[0] = '\0';
@@ -474,24 +452,22 @@ static void test_cli_io__rewrite_keeps_mode(void **state)
     char *f = cli_dir_path("f.cfile");
     run r;
     CLI(&r, "write", "--type", "INT32", "--quiet", in, f);
-    ok(&r);
+    cli_rc(&r, 0);
     static const mode_t modes[] = {0600, 0640, 0751, 0444};
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
         assert_int_equal(chmod(f, modes[i]), 0);
         CLI(&r, "write", "--type", "INT64", "--quiet", in, f);
-        ok(&r);
+        cli_rc(&r, 0);
         assert_int_equal(mode_of(f) & 07777, modes[i]);
         CLI(&r, "info", "--json", f);
-        EXPECT_RC(r, 0);
-        assert_non_null(strstr(r.out, "\"INT64\""));
-        done(&r);
+        cli_out(&r, 0, "\"INT64\"");
     }
     if (geteuid() == 0) {
         /* Root rewriting someone's file leaves it theirs. */
         assert_int_equal(chown(f, 1234, 5678), 0);
         assert_int_equal(chmod(f, 0600), 0);
         CLI(&r, "write", "--type", "INT32", "--quiet", in, f);
-        ok(&r);
+        cli_rc(&r, 0);
         struct stat st;
         assert_int_equal(stat(f, &st), 0);
         assert_int_equal(st.st_uid, 1234);
@@ -502,30 +478,27 @@ static void test_cli_io__rewrite_keeps_mode(void **state)
 #if CF_HAVE_TABLES
     /* A table's own files: every rewrite keeps what the user set. */
     char *t = cli_dir_path("t");
-    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
-    ok(&r);
+    cli_table_create(t, "id INT64 KEY, s STRING");
     CLI(&r, "table", "insert", t, "--row", "id=1,s=a");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "flush", t); /* a TABLET to keep the mode of (inserts go to the log) */
-    ok(&r);
+    cli_rc(&r, 0);
     chmod_all(t, 0600);
     CLI(&r, "table", "insert", t, "--row", "id=2,s=b");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "update", t, "--key", "1", "--set", "s=c");
-    ok(&r);
+    cli_rc(&r, 0);
     char *tablet = cli_dir_path("t/TABLET");
     char *manifest = cli_dir_path("t/MANIFEST");
     if (access(tablet, F_OK) == 0)
         assert_int_equal(mode_of(tablet) & 07777, 0600);
     assert_int_equal(mode_of(manifest) & 07777, 0600);
     CLI(&r, "table", "compact", t);
-    ok(&r);
+    cli_rc(&r, 0);
     if (access(tablet, F_OK) == 0)
         assert_int_equal(mode_of(tablet) & 07777, 0600);
     CLI(&r, "table", "scan", t, "--json");
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"id\":1,\"s\":\"c\"}\n{\"id\":2,\"s\":\"b\"}\n");
-    done(&r);
+    cli_out_is(&r, 0, "{\"id\":1,\"s\":\"c\"}\n{\"id\":2,\"s\":\"b\"}\n");
 #endif
 }
 
@@ -560,53 +533,49 @@ static void test_cli_io__new_table_files_keep_mode(void **state)
     (void)state;
     char *t = cli_dir_path("t");
     run r;
-    CLI(&r, "table", "create", t, "--schema", "id INT64 KEY, s STRING");
-    ok(&r);
+    cli_table_create(t, "id INT64 KEY, s STRING");
     chmod_all(t, 0600);
     assert_int_equal(chmod(t, 0710), 0);
     assert_int_not_equal(access(cli_dir_path("t/TABLET"), F_OK), 0);
     /* the first op writes the first TABLET (it records the log segment), the
      * log directory and its first segment */
     CLI(&r, "table", "insert", t, "--row", "id=1,s=a");
-    ok(&r);
+    cli_rc(&r, 0);
     check_modes(t, 0600, 0710);
     assert_int_equal(access(cli_dir_path("t/TABLET"), F_OK), 0);
     for (int i = 2; i < 8; i++) { /* flushes, a merge after the fourth rowset */
         char row[64];
         snprintf(row, sizeof row, "id=%d,s=x", i);
         CLI(&r, "table", "insert", t, "--row", row);
-        ok(&r);
+        cli_rc(&r, 0);
         CLI(&r, "table", "flush", t);
-        ok(&r);
+        cli_rc(&r, 0);
         check_modes(t, 0600, 0710);
     }
     assert_int_equal(mode_of(cli_dir_path("t/TABLET")) & 07777, 0600);
     /* an update of a flushed row, then a flush: a REDO DeltaFile added to an
      * existing rowset (it used to get 0644) */
     CLI(&r, "table", "update", t, "--key", "3", "--set", "s=y");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "flush", t);
-    ok(&r);
+    cli_rc(&r, 0);
     check_modes(t, 0600, 0710);
     CLI(&r, "table", "compact", t);
-    ok(&r);
+    cli_rc(&r, 0);
     check_modes(t, 0600, 0710);
     /* a new table's log directory takes the table directory's mode */
     char *u = cli_dir_path("u");
     assert_int_equal(mkdir(u, 0750), 0);
     assert_int_equal(chmod(u, 0750), 0);
-    CLI(&r, "table", "create", u, "--schema", "id INT64 KEY");
-    ok(&r);
+    cli_table_create(u, "id INT64 KEY");
     chmod_all(u, 0640);
     CLI(&r, "table", "insert", u, "--row", "id=1");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "flush", u);
-    ok(&r);
+    cli_rc(&r, 0);
     check_modes(u, 0640, 0750);
     CLI(&r, "table", "scan", t, "--format", "csv");
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "id,s\n1,a\n2,x\n3,y\n4,x\n5,x\n6,x\n7,x\n");
-    done(&r);
+    cli_out_is(&r, 0, "id,s\n1,a\n2,x\n3,y\n4,x\n5,x\n6,x\n7,x\n");
 }
 #endif
 
@@ -619,7 +588,7 @@ static void test_cli_io__symlinked_output_is_replaced(void **state)
     char *link = cli_dir_path("link.cfile");
     run r;
     CLI(&r, "write", "--type", "INT32", "--quiet", in, target);
-    ok(&r);
+    cli_rc(&r, 0);
     char *copy = cli_dir_path("target-copy.cfile");
     size_t len;
     uint8_t *bytes = cf_test_read_file(target, &len);
@@ -628,15 +597,13 @@ static void test_cli_io__symlinked_output_is_replaced(void **state)
     assert_int_equal(chmod(target, 0600), 0);
     assert_int_equal(symlink("target.cfile", link), 0);
     CLI(&r, "write", "--type", "INT64", "--quiet", in, link);
-    ok(&r);
+    cli_rc(&r, 0);
     /* The link became a file of its own; the target is untouched. */
     assert_true(S_ISREG(mode_of(link)));
     same_bytes(copy, target);
     assert_int_equal(mode_of(target) & 07777, 0600);
     CLI(&r, "dump", "--json", link);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"type\":\"INT64\""));
-    done(&r);
+    cli_out(&r, 0, "\"type\":\"INT64\"");
     assert_int_equal(count_tmp(cli_dir), 0);
 }
 
@@ -650,7 +617,7 @@ static void test_cli_io__dash_is_stdin_and_stdout(void **state)
     char *by_path = cli_dir_path("by-path.cfile");
     run r;
     CLI(&r, "write", "--type", "INT32", "--quiet", in, by_path);
-    ok(&r);
+    cli_rc(&r, 0);
 
     /* OUT '-': the same bytes on stdout; the summary on stderr. */
     char *to_stdout = cli_dir_path("stdout.cfile");
@@ -659,9 +626,7 @@ static void test_cli_io__dash_is_stdin_and_stdout(void **state)
     char *args[] = {"write", "--type", "INT32", in, "-", NULL};
     run_argv(&r, o, args);
     fclose(o);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.err, "wrote standard output: 100 rows"));
-    done(&r);
+    cli_err(&r, 0, "wrote standard output: 100 rows");
     same_bytes(by_path, to_stdout);
     assert_int_equal(access(cli_dir_path("-"), F_OK), -1);
     assert_int_equal(access("-", F_OK), -1);
@@ -680,7 +645,7 @@ static void test_cli_io__dash_is_stdin_and_stdout(void **state)
     write_str(keys, "a\nb\nc\n");
     char *b1 = cli_dir_path("b1.bloom"), *b2 = cli_dir_path("b2.bloom");
     CLI(&r, "bloom", "write", keys, b1);
-    ok(&r);
+    cli_rc(&r, 0);
     co.stdin_path = keys;
     SPAWN(&ch, &co, "bloom", "write", "-", b2);
     expect_exit(&ch, 0);
@@ -690,7 +655,7 @@ static void test_cli_io__dash_is_stdin_and_stdout(void **state)
     write_str(spec, "{\"type\": \"INT32\", \"values\": [1, 2, 3]}");
     char *s1 = cli_dir_path("s1.cfile"), *s2 = cli_dir_path("s2.cfile");
     CLI(&r, "write", "--spec", spec, s1);
-    ok(&r);
+    cli_rc(&r, 0);
     co.stdin_path = spec;
     SPAWN(&ch, &co, "write", "--spec", "-", s2);
     expect_exit(&ch, 0);

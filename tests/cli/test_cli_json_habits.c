@@ -57,8 +57,7 @@ static size_t count_lines(const char *s)
 static void test_json_habits__demo(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_habits_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
     run r;
     CLI(&r, "demo", "--dir", dir, "--rows", "300", "--json");
     EXPECT_RC(r, 0);
@@ -96,18 +95,14 @@ static void test_json_habits__demo(void **state)
     assert_non_null(strstr(r.out, "\ntry: cfile info"));
     assert_null(strstr(r.out, "  \n")); /* no trailing blanks */
     done(&r);
-    CF_ASSERT_RM_RF(dir);
 }
 
 #if CF_HAVE_TABLES
 static void test_json_habits__table_create_import_flush(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_habits_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char t[128], csv[128];
-    snprintf(t, sizeof(t), "%s/t", dir);
-    snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
+    char *t = cli_dir_path("t");
+    char *csv = cli_dir_path("rows.csv");
     write_str(csv, "id,name\n1,a\n2,b\n3,c\n");
     run r;
     cf_json_doc doc;
@@ -129,8 +124,7 @@ static void test_json_habits__table_create_import_flush(void **state)
     done(&r);
 
     CLI(&r, "table", "insert", t, "--row", "id=9,name=z");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "flush", t, "--json");
     EXPECT_RC(r, 0);
     parse_one(&doc, &r);
@@ -142,21 +136,16 @@ static void test_json_habits__table_create_import_flush(void **state)
 
     /* flush takes only --json and --lock-timeout now, like the other writers. */
     CLI(&r, "table", "flush", t, "--where", "id = 1");
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "flush does not take --where"));
-    done(&r);
-    CF_ASSERT_RM_RF(dir);
+    cli_err(&r, 2, "flush does not take --where");
 }
 #endif
 
 static void test_json_habits__delta_write(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_habits_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char spec[512], out[128];
+    char spec[512];
     snprintf(spec, sizeof(spec), "%s/golden-delta/redo-basic/spec.json", cf_test_shared_dir());
-    snprintf(out, sizeof(out), "%s/d.cfile", dir);
+    char *out = cli_dir_path("d.cfile");
     run r;
     CLI(&r, "delta", "write", "--json", spec, out);
     EXPECT_RC(r, 0);
@@ -195,8 +184,7 @@ static void test_json_habits__delta_write(void **state)
         assert_int_equal(*p, '#'); /* the header lines only */
     done(&r);
     CLI(&r, "delta", "dump", "--limit", "x", out, "--schema", spec, "--type", "REDO");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     /* Without --json: silent, as before. */
     unlink(out);
     CLI(&r, "delta", "write", spec, out);
@@ -204,9 +192,7 @@ static void test_json_habits__delta_write(void **state)
     assert_int_equal(r.out_len, 0);
     done(&r);
     CLI(&r, "delta", "write", "--jsn", spec, out);
-    EXPECT_RC(r, 2);
-    done(&r);
-    CF_ASSERT_RM_RF(dir);
+    cli_rc(&r, 2);
 }
 
 #if CF_HAVE_HFILE
@@ -243,12 +229,9 @@ static void test_json_habits__hfile_dump_limit(void **state)
     cf_json_doc_dispose(&doc);
     done(&r);
     CLI(&r, "hfile", "meta", "--limit", "2", f);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "--limit does not apply to 'meta'"));
-    done(&r);
+    cli_err(&r, 2, "--limit does not apply to 'meta'");
     CLI(&r, "hfile", "dump", "--limit", "x", f);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 }
 #endif
 
@@ -278,9 +261,7 @@ static void test_json_habits__parquet_dump_limit(void **state)
     assert_int_equal(count_lines(r.out), 1);
     done(&r);
     CLI(&r, "parquet", "meta", "--limit", "1", f);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "--limit"));
-    done(&r);
+    cli_err(&r, 2, "--limit");
 }
 #endif
 
@@ -340,11 +321,8 @@ static void check_pq_columns(const cf_json *root)
 static void test_json_habits__parquet_write(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_habits_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char csv[128], out[128];
-    snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
-    snprintf(out, sizeof(out), "%s/out.parquet", dir);
+    char *csv = cli_dir_path("rows.csv");
+    char *out = cli_dir_path("out.parquet");
     write_str(csv, "id,name\n0,a\n1,b\n2,\n3,d\n4,e\n5,f\n6,g\n7,h\n8,\n9,j\n");
     run r;
     cf_json_doc doc;
@@ -371,8 +349,7 @@ static void test_json_habits__parquet_write(void **state)
 
     /* JSON lines from stdin (a file here): "from" says so; the last of --quiet and
      * --json wins, as in `cfile write`. */
-    char jl[128];
-    snprintf(jl, sizeof(jl), "%s/rows.jsonl", dir);
+    char *jl = cli_dir_path("rows.jsonl");
     write_str(jl, "{\"id\": 1, \"name\": \"x\"}\n{\"id\": 2}\n");
     CLI(&r, "parquet", "write", "--schema", "id INT64, name STRING NULL", "--quiet", "--json",
         "--input", jl, out);
@@ -395,29 +372,24 @@ static void test_json_habits__parquet_write(void **state)
     EXPECT_RC(r, 1);
     assert_int_equal(r.out_len, 0);
     done(&r);
-    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_json_habits__convert(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_habits_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char csv[128], pq[128], cdir[128], one[128], back[128], t[128], tpq[128];
-    snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
-    snprintf(pq, sizeof(pq), "%s/in.parquet", dir);
-    snprintf(cdir, sizeof(cdir), "%s/cols", dir);
-    snprintf(one, sizeof(one), "%s/one.cfile", dir);
-    snprintf(back, sizeof(back), "%s/back.parquet", dir);
-    snprintf(t, sizeof(t), "%s/t", dir);
-    snprintf(tpq, sizeof(tpq), "%s/t.parquet", dir);
+    char *csv = cli_dir_path("rows.csv");
+    char *pq = cli_dir_path("in.parquet");
+    char *cdir = cli_dir_path("cols");
+    char *one = cli_dir_path("one.cfile");
+    char *back = cli_dir_path("back.parquet");
+    char *t = cli_dir_path("t");
+    char *tpq = cli_dir_path("t.parquet");
     write_str(csv, "id,name\n0,a\n1,b\n2,\n3,d\n4,e\n5,f\n6,g\n7,h\n8,\n9,j\n");
     run r;
     cf_json_doc doc;
     CLI(&r, "parquet", "write", "--schema", "id INT64, name STRING NULL", "--input", csv,
         "--row-group-rows", "5", "--quiet", pq);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
 
     /* Parquet -> one CFile per column. */
     CLI(&r, "convert", "--json", pq, "--to", "cfiles", cdir);
@@ -532,7 +504,6 @@ static void test_json_habits__convert(void **state)
     EXPECT_RC(r, 2);
     assert_int_equal(count_lines(r.err), 2);
     done(&r);
-    CF_ASSERT_RM_RF(dir);
 }
 #endif
 
@@ -570,8 +541,7 @@ static void expect_json_lines(const char *what, const run *r)
 static void test_json_habits__every_reporting_command(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_habits_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
     char jl[128], cf[128], cf2[128], keys[128], bl[128], t[128], csv[128], delta[128], hf[128],
         hf2[128], pq[128], pq2[128], cdir[128], spec[512], hfile[512], pqin[512];
     snprintf(jl, sizeof(jl), "%s/v.jsonl", dir);
@@ -670,28 +640,33 @@ static void test_json_habits__every_reporting_command(void **state)
         if (strcmp(name, "completion") != 0 && strstr(u, "--json") == NULL)
             fail_msg("cfile %s --help does not mention --json", name);
     }
-    CF_ASSERT_RM_RF(dir);
 }
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_json_habits__demo),
+        cmocka_unit_test_setup_teardown(test_json_habits__demo, cli_dir_setup, cli_dir_teardown),
 #if CF_HAVE_TABLES
-        cmocka_unit_test(test_json_habits__table_create_import_flush),
+        cmocka_unit_test_setup_teardown(test_json_habits__table_create_import_flush, cli_dir_setup,
+                                        cli_dir_teardown),
 #endif
-        cmocka_unit_test(test_json_habits__delta_write),
+        cmocka_unit_test_setup_teardown(test_json_habits__delta_write, cli_dir_setup,
+                                        cli_dir_teardown),
 #if CF_HAVE_HFILE
-        cmocka_unit_test(test_json_habits__hfile_dump_limit),
+        cmocka_unit_test_setup_teardown(test_json_habits__hfile_dump_limit, cli_dir_setup,
+                                        cli_dir_teardown),
 #endif
 #if CF_HAVE_PARQUET
-        cmocka_unit_test(test_json_habits__parquet_dump_limit),
+        cmocka_unit_test_setup_teardown(test_json_habits__parquet_dump_limit, cli_dir_setup,
+                                        cli_dir_teardown),
 #endif
 #if CF_HAVE_PARQUET && CF_HAVE_TABLES
-        cmocka_unit_test(test_json_habits__parquet_write),
-        cmocka_unit_test(test_json_habits__convert),
+        cmocka_unit_test_setup_teardown(test_json_habits__parquet_write, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_json_habits__convert, cli_dir_setup, cli_dir_teardown),
 #endif
-        cmocka_unit_test(test_json_habits__every_reporting_command),
+        cmocka_unit_test_setup_teardown(test_json_habits__every_reporting_command, cli_dir_setup,
+                                        cli_dir_teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -27,6 +27,7 @@
 #include "kudu_log.pb-c.h"
 #include "kudu_tablet.pb-c.h"
 #include "support_cli.h"
+#include "support_kudu.h"
 #include "support_walgen.h"
 #include "test_common.h"
 #include "util/buf.h"
@@ -202,19 +203,13 @@ static void write_rowset(const char *root, cf_schema *sch, const uint32_t *cids)
         CF_ASSERT_OK(cf_kudu_superblock_write(p, &sp, &e), &e);
         return;
     }
-    cf_buf sb;
-    cf_buf_init(&sb);
-    CF_ASSERT_OK(cf_kudu_superblock_pack(&sb, &sp, &e), &e);
-    Kudu__Tablet__TabletSuperBlockPB *pb =
-        kudu__tablet__tablet_super_block_pb__unpack(NULL, sb.len, sb.data);
-    assert_non_null(pb);
+    Kudu__Tablet__TabletSuperBlockPB *pb = cli_kudu_superblock_pb(&sp);
     Kudu__ColumnSchemaPB *d = pb->schema->columns[3];
     set_defaults(d);
     CF_ASSERT_OK(cf_kudu_pbc_write_file(p, &pb->base, &e), &e);
     d->has_read_default_value = d->has_write_default_value = false;
     d->read_default_value = d->write_default_value = (ProtobufCBinaryData){0, NULL};
     kudu__tablet__tablet_super_block_pb__free_unpacked(pb, NULL);
-    cf_buf_dispose(&sb);
 }
 
 /* One WRITE_OP with its COMMIT: the op went to MRS `mrs` (>= 0) or to DMS 1 of
@@ -259,18 +254,9 @@ static void write_wal(const char *root, const cf_schema *sch, const uint32_t *ci
 static char *array_root(void)
 {
     char *root = cli_dir_path("root");
-    const char *all[] = {"00000000000000000000000000000001"};
-    cf_kudu_root_spec rs = {.root = root,
-                            .server_uuid = "fedcba9876543210fedcba9876543210",
-                            .wal = true,
-                            .data = true,
-                            .dir_uuid = all[0],
-                            .all_uuids = all,
-                            .nall = 1,
-                            .dir_type = "log",
-                            .fs_block_size = 4096};
+    static const char *const all[] = {"00000000000000000000000000000001"};
+    cli_kudu_root(root, all);
     cf_error err = {0};
-    CF_ASSERT_OK(cf_kudu_root_write(&rs, &err), &err);
     cf_schema *sch = NULL;
     CF_ASSERT_OK(cf_schema_parse(&sch, with_d ? SCHEMA ", d INT32[] NULL" : SCHEMA, &err), &err);
     static const uint32_t cids[4] = {0, 3, 7, 9};
@@ -296,15 +282,10 @@ static void test_cli_kudu_arrays__wal_dump(void **state)
     run r;
     CLI(&r, "kudu", "wal", "dump", "--json", "--fs-wal-dir", root, TABLET);
     EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"a\":[6,null]"));
-    assert_non_null(strstr(r.out, "\"s\":[\"six\"]"));
-    assert_non_null(strstr(r.out, "\"a\":[2,2]"));
-    assert_non_null(strstr(r.out, "\"s\":[\"t\"]"));
+    cli_has(r.out, "\"a\":[6,null]", "\"s\":[\"six\"]", "\"a\":[2,2]", "\"s\":[\"t\"]", NULL);
     done(&r);
     CLI(&r, "kudu", "wal", "dump", "--fs-wal-dir", root, TABLET);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "INT32[] a=[6,null], STRING[] s=[\"six\"]"));
-    done(&r);
+    cli_out(&r, 0, "INT32[] a=[6,null], STRING[] s=[\"six\"]");
 }
 
 #define LATEST                                                                                     \
@@ -354,9 +335,7 @@ static void test_cli_kudu_arrays__scan(void **state)
     done(&r);
     /* before the UNDO's change: row 4's old array */
     CLI(&r, "kudu", "tablet", "scan", "--json", "--as-of", "40", "--fs-wal-dir", root, TABLET);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "{\"k\":4,\"a\":[4],\"s\":[\"four\"]}\n"));
-    done(&r);
+    cli_out(&r, 0, "{\"k\":4,\"a\":[4],\"s\":[\"four\"]}\n");
     /* between the replayed ops */
     CLI(&r, "kudu", "tablet", "scan", "--json", "--as-of", "101", "--fs-wal-dir", root, TABLET);
     EXPECT_RC(r, 0);
@@ -375,8 +354,7 @@ static void test_cli_kudu_arrays__scan(void **state)
     expect_lines(&r, "{\"a\":null}\n{\"a\":null}\n{\"a\":[40]}\n{\"a\":[5,5]}\n");
     done(&r);
     CLI(&r, "kudu", "tablet", "scan", "--where", "a = 3", "--fs-wal-dir", root, TABLET);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 }
 
 /* The tablet into Parquet (LIST columns), read back. */
@@ -388,9 +366,7 @@ static void test_cli_kudu_arrays__convert(void **state)
     snprintf(out, sizeof out, "%s", cli_dir_path("t.parquet"));
     run r;
     CLI(&r, "convert", "--json", "--kudu-tablet", TABLET, "--fs-wal-dir", root, out);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"rows\":6"));
-    done(&r);
+    cli_out(&r, 0, "\"rows\":6");
     CLI(&r, "parquet", "dump", "--json", out);
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out,
@@ -402,16 +378,14 @@ static void test_cli_kudu_arrays__convert(void **state)
     char tdir[300];
     snprintf(tdir, sizeof tdir, "%s", cli_dir_path("tbl"));
     CLI(&r, "convert", "--kudu-tablet", TABLET, "--fs-wal-dir", root, "--to", "table", tdir);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "scan", "--json", tdir);
     EXPECT_RC(r, 0);
     expect_lines(&r, LATEST);
     done(&r);
     CLI(&r, "convert", "--json", "--as-of", "40", "--kudu-tablet", TABLET, "--fs-wal-dir", root,
         out);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "parquet", "dump", "--json", out);
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, "\"rows\":[[1,[1,null,3],[\"x\",null,\"\"]],[2,null,[]],"
@@ -496,13 +470,10 @@ static void test_cli_kudu_arrays__bad_delta_cell(void **state)
     bad_redo = false;
     run r;
     CLI(&r, "kudu", "tablet", "scan", "--json", "--fs-wal-dir", root, TABLET);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "column s"));
-    done(&r);
+    cli_err(&r, 1, "column s");
     /* projected away, the rows read */
     CLI(&r, "kudu", "tablet", "scan", "--json", "--columns", "k,a", "--fs-wal-dir", root, TABLET);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
 }
 
 /* A larger rowset (arrays across many CFile blocks: row k holds k % 5 elements
@@ -514,18 +485,9 @@ static void test_cli_kudu_arrays__many_rows(void **state)
     (void)state;
     enum { N = 20000 };
     char *root = cli_dir_path("root");
-    const char *all[] = {"00000000000000000000000000000001"};
-    cf_kudu_root_spec rs = {.root = root,
-                            .server_uuid = "fedcba9876543210fedcba9876543210",
-                            .wal = true,
-                            .data = true,
-                            .dir_uuid = all[0],
-                            .all_uuids = all,
-                            .nall = 1,
-                            .dir_type = "log",
-                            .fs_block_size = 4096};
+    static const char *const all[] = {"00000000000000000000000000000001"};
+    cli_kudu_root(root, all);
     cf_error e = {0};
-    CF_ASSERT_OK(cf_kudu_root_write(&rs, &e), &e);
     cf_schema *sch = NULL;
     CF_ASSERT_OK(cf_schema_parse(&sch, "k INT64 KEY, a INT32[] NULL, s STRING[] NULL", &e), &e);
     static int64_t keys[N];
@@ -663,9 +625,7 @@ static void test_cli_kudu_arrays__defaults(void **state)
                      "{\"k\":4,\"d\":[7]}\n{\"k\":5,\"d\":[7]}\n{\"k\":6,\"d\":[8]}\n");
     done(&r);
     CLI(&r, "kudu", "wal", "dump", "--json", "--fs-wal-dir", root, TABLET);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"d\":[8]"));
-    done(&r);
+    cli_out(&r, 0, "\"d\":[8]");
 }
 
 int main(int argc, char **argv)

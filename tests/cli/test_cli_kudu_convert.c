@@ -11,35 +11,9 @@
 
 #include "json.h"
 #include "support_cli.h"
+#include "support_json.h"
+#include "support_kudu.h"
 #include "test_common.h"
-
-static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
-                                      "lbm-onedir-s3"};
-#define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
-
-static bool lay_args(const char *name, char *root, char *wal, char *data, char *tablet)
-{
-    snprintf(root, 512, "%s/kudu-fs/%s", cf_test_shared_dir(), name);
-    char p[700];
-    snprintf(p, sizeof(p), "%s/expected/fs.json", root);
-    struct stat st;
-    if (stat(p, &st) != 0)
-        return false;
-    cf_json_doc d;
-    char msg[200];
-    if (cf_json_parse_file(&d, p, msg, sizeof(msg)) != 0)
-        fail_msg("%s: %s", p, msg);
-    const cf_json *dr = cf_json_get(&d.root, "data_roots");
-    snprintf(wal, 700, "%s/%s", root, cf_json_get(&d.root, "wal_root")->str);
-    snprintf(tablet, 80, "%s", cf_json_get(&d.root, "tablet_id")->str);
-    data[0] = '\0';
-    for (size_t i = 0; i < dr->n; i++) {
-        size_t n = strlen(data);
-        snprintf(data + n, 1600 - n, "%s%s/%s", i ? "," : "", root, dr->items[i].str);
-    }
-    cf_json_doc_dispose(&d);
-    return true;
-}
 
 static uint64_t json_num(const cf_json *obj, const char *key)
 {
@@ -51,16 +25,14 @@ static uint64_t json_num(const cf_json *obj, const char *key)
 static void test_cli_kudu_convert__layouts(void **state)
 {
     (void)state;
-    /* the fourth: the latest again, the blocks read through mmap (--mmap) */
-    static const char *files[4] = {"tablet_latest.json", "tablet_flushed.json", "tablet_as_of.json",
-                                   "tablet_latest.json"};
-    for (size_t i = 0; i < NLAYOUTS; i++) {
-        char root[512], wal[700], data[1600], tablet[80];
-        if (!lay_args(layouts[i], root, wal, data, tablet))
+    for (size_t i = 0; i < CLI_KUDU_NLAYOUTS; i++) {
+        cli_kudu_lay l;
+        if (!cli_kudu_lay_open(&l, cli_kudu_layouts[i], NULL))
             skip();
+        char *root = l.root, *wal = l.wal, *data = l.data, *tablet = l.tablet;
         for (size_t m = 0; m < 4; m++) {
             char p[700], msg[200];
-            snprintf(p, sizeof(p), "%s/expected/%s", root, files[m]);
+            snprintf(p, sizeof(p), "%s/expected/%s", root, cli_kudu_expected[m]);
             cf_json_doc want;
             if (cf_json_parse_file(&want, p, msg, sizeof(msg)) != 0)
                 fail_msg("%s: %s", p, msg);
@@ -87,7 +59,7 @@ static void test_cli_kudu_convert__layouts(void **state)
                 fail_msg("summary: %s: %s", msg, r.out);
             assert_string_equal(cf_json_get(&sum.root, "from")->str, "kudu");
             if (json_num(&sum.root, "rows") != json_num(&want.root, "num_rows"))
-                fail_msg("%s %s: %" PRIu64 " rows", layouts[i], files[m],
+                fail_msg("%s %s: %" PRIu64 " rows", cli_kudu_layouts[i], cli_kudu_expected[m],
                          json_num(&sum.root, "rows"));
             cf_json_doc_dispose(&sum);
             done(&r);
@@ -113,43 +85,21 @@ static void test_cli_kudu_convert__layouts(void **state)
     }
 }
 
-/* Numbers equal as doubles, or as floats (FLOAT cells printed in another
- * round-trip form); the rest exactly. */
-static bool same(const cf_json *a, const cf_json *b)
-{
-    if (a->kind != b->kind)
-        return false;
-    switch (a->kind) {
-    case CF_JSON_NUMBER:
-        return strtod(a->str, NULL) == strtod(b->str, NULL) ||
-               strtof(a->str, NULL) == strtof(b->str, NULL);
-    case CF_JSON_STRING: return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
-    case CF_JSON_OBJECT:
-        if (a->n != b->n)
-            return false;
-        for (size_t i = 0; i < a->n; i++)
-            if (strcmp(a->members[i].key, b->members[i].key) != 0 ||
-                !same(&a->members[i].value, &b->members[i].value))
-                return false;
-        return true;
-    default: return true;
-    }
-}
-
 /* --to table: a new cfile table whose scan equals the tablet's expected rows. */
 static void test_cli_kudu_convert__to_table(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < NLAYOUTS; i++) {
-        char root[512], wal[700], data[1600], tablet[80], msg[200];
-        if (!lay_args(layouts[i], root, wal, data, tablet))
+    for (size_t i = 0; i < CLI_KUDU_NLAYOUTS; i++) {
+        char msg[200];
+        cli_kudu_lay l;
+        if (!cli_kudu_lay_open(&l, cli_kudu_layouts[i], NULL))
             skip();
-        char *dir = cli_dir_path(layouts[i]);
+        char *root = l.root, *wal = l.wal, *data = l.data, *tablet = l.tablet;
+        char *dir = cli_dir_path(cli_kudu_layouts[i]);
         run r;
         CLI(&r, "convert", "--json", "--kudu-tablet", tablet, "--fs-wal-dir", wal, "--fs-data-dirs",
             data, "--to", "table", dir);
-        EXPECT_RC(r, 0);
-        done(&r);
+        cli_rc(&r, 0);
         CLI(&r, "table", "scan", "--json", dir);
         EXPECT_RC(r, 0);
         char p[700];
@@ -164,10 +114,10 @@ static void test_cli_kudu_convert__to_table(void **state)
             size_t len = nl != NULL ? (size_t)(nl - line) : strlen(line);
             cf_json_doc got;
             if (cf_json_parse(&got, line, len, msg, sizeof(msg)) != 0)
-                fail_msg("%s: row %zu: %s", layouts[i], n, msg);
+                fail_msg("%s: row %zu: %s", cli_kudu_layouts[i], n, msg);
             assert_true(n < rows->n);
-            if (!same(&got.root, &rows->items[n]))
-                fail_msg("%s: row %zu differs", layouts[i], n);
+            if (!cli_json_same(&got.root, &rows->items[n], true))
+                fail_msg("%s: row %zu differs", cli_kudu_layouts[i], n);
             cf_json_doc_dispose(&got);
             line = nl != NULL ? nl + 1 : NULL;
         }
@@ -177,8 +127,7 @@ static void test_cli_kudu_convert__to_table(void **state)
         /* Never into a table that exists. */
         CLI(&r, "convert", "--kudu-tablet", tablet, "--fs-wal-dir", wal, "--fs-data-dirs", data,
             "--to", "table", dir);
-        EXPECT_RC(r, 1);
-        done(&r);
+        cli_rc(&r, 1);
     }
 }
 
@@ -188,9 +137,11 @@ static void test_cli_kudu_convert__to_table(void **state)
 static void test_cli_kudu_convert__table_replicas(void **state)
 {
     (void)state;
-    char root[512], wal[700], data[1600], tablet[80], msg[200];
-    if (!lay_args("lbm-basic-s1", root, wal, data, tablet))
+    char msg[200];
+    cli_kudu_lay l;
+    if (!cli_kudu_lay_open(&l, "lbm-basic-s1", NULL))
         skip();
+    char *root = l.root, *wal = l.wal, *data = l.data, *tablet = l.tablet;
     char *copy = cli_dir_path("copy");
     char cmd[2000];
     snprintf(cmd, sizeof(cmd), "cp -a '%s/fs' '%s' && rm '%s/wal/wals/%s/wal-000000006'", root,
@@ -224,23 +175,21 @@ static void test_cli_kudu_convert__table_replicas(void **state)
     cf_json_doc_dispose(&exp);
     done(&r);
     CLI(&r, "convert", "--kudu-table", "no_such_table", "--kudu-server", s2, out);
-    EXPECT_RC(r, 1);
-    done(&r);
+    cli_rc(&r, 1);
     CLI(&r, "convert", "--kudu-server", s2, out);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "convert", "--kudu-table", "kudu_fsgen_table", "--kudu-tablet", tablet, "--kudu-server",
         s2, out);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 }
 
 static void test_cli_kudu_convert__usage(void **state)
 {
     (void)state;
-    char root[512], wal[700], data[1600], tablet[80];
-    if (!lay_args("lbm-basic-s1", root, wal, data, tablet))
+    cli_kudu_lay l;
+    if (!cli_kudu_lay_open(&l, "lbm-basic-s1", NULL))
         skip();
+    char *wal = l.wal, *data = l.data, *tablet = l.tablet;
     run r;
     CLI(&r, "convert", "--kudu-tablet", tablet, "--fs-wal-dir", wal, cli_dir_path("x.cfile"));
     EXPECT_RC(r, 2); /* not .parquet */
@@ -258,8 +207,7 @@ static void test_cli_kudu_convert__usage(void **state)
     done(&r);
     CLI(&r, "convert", "--kudu-tablet", "00000000000000000000000000000000", "--fs-wal-dir", wal,
         "--fs-data-dirs", data, cli_dir_path("x.parquet"));
-    EXPECT_RC(r, 1);
-    done(&r);
+    cli_rc(&r, 1);
     struct stat st;
     assert_int_not_equal(stat(cli_dir_path("x.parquet"), &st), 0); /* nothing left behind */
 }

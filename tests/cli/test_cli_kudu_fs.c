@@ -13,6 +13,7 @@
 #include "json.h"
 #include "kudufs/lbm_writer.h"
 #include "support_cli.h"
+#include "support_kudu.h"
 
 static char wal[1100], data0[1100], data1[1100], dirs[2300], layout[1024];
 
@@ -117,9 +118,7 @@ static void test_cli_kudu_fs__check_intact(void **state)
     cf_json_doc_dispose(&doc);
     done(&r);
     CLI(&r, "kudu", "fs", "check", "--fs-wal-dir", wal, "--fs-data-dirs", dirs);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "Total live blocks: 45"));
-    done(&r);
+    cli_out(&r, 0, "Total live blocks: 45");
 }
 
 static void test_cli_kudu_fs__check_damage(void **state)
@@ -127,19 +126,8 @@ static void test_cli_kudu_fs__check_damage(void **state)
     (void)state;
     char *root = cli_dir_path("r");
     static const char *const all[] = {"0123456789abcdef0123456789abcdef"};
-    cf_kudu_root_spec spec = {
-        .root = root,
-        .server_uuid = "fedcba9876543210fedcba9876543210",
-        .wal = true,
-        .data = true,
-        .dir_uuid = all[0],
-        .all_uuids = all,
-        .nall = 1,
-        .dir_type = "log",
-        .fs_block_size = 4096,
-    };
+    cf_kudu_root_spec spec = cli_kudu_root(root, all);
     cf_error e = {0};
-    CF_ASSERT_OK(cf_kudu_root_write(&spec, &e), &e);
     char dir[512];
     snprintf(dir, sizeof dir, "%s/data", root);
     cf_kudu_lbm_writer *w = NULL;
@@ -191,12 +179,9 @@ static void test_cli_kudu_fs__check_damage(void **state)
     assert_memory_equal(r.out, "hello", 5);
     done(&r);
     CLI(&r, "kudu", "fs", "dump", "block", "--hex", "--fs-wal-dir", root, "1");
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "00000000: 6865 6c6c 6f\n");
-    done(&r);
+    cli_out_is(&r, 0, "00000000: 6865 6c6c 6f\n");
     CLI(&r, "kudu", "fs", "dump", "block", "--fs-wal-dir", root, "2");
-    EXPECT_RC(r, 1);
-    done(&r);
+    cli_rc(&r, 1);
 
     /* An encrypted server: exit 3. */
     char *enc = cli_dir_path("enc");
@@ -204,9 +189,7 @@ static void test_cli_kudu_fs__check_damage(void **state)
     spec.server_key = "00112233";
     CF_ASSERT_OK(cf_kudu_root_write(&spec, &e), &e);
     CLI(&r, "kudu", "fs", "list", "--fs-wal-dir", enc);
-    EXPECT_RC(r, 3);
-    assert_non_null(strstr(r.err, "encrypted, not supported"));
-    done(&r);
+    cli_err(&r, 3, "encrypted, not supported");
 }
 
 /* Full and dead containers are judged by --log-container-max-size (Kudu's flag, not
@@ -216,19 +199,8 @@ static void test_cli_kudu_fs__check_dead(void **state)
     (void)state;
     char *root = cli_dir_path("d");
     static const char *const all[] = {"0123456789abcdef0123456789abcdef"};
-    cf_kudu_root_spec spec = {
-        .root = root,
-        .server_uuid = "fedcba9876543210fedcba9876543210",
-        .wal = true,
-        .data = true,
-        .dir_uuid = all[0],
-        .all_uuids = all,
-        .nall = 1,
-        .dir_type = "log",
-        .fs_block_size = 4096,
-    };
+    cli_kudu_root(root, all);
     cf_error e = {0};
-    CF_ASSERT_OK(cf_kudu_root_write(&spec, &e), &e);
     char dir[512];
     snprintf(dir, sizeof dir, "%s/data", root);
     cf_kudu_lbm_writer *w = NULL;
@@ -261,8 +233,7 @@ static void test_cli_kudu_fs__check_dead(void **state)
     cf_json_doc_dispose(&doc);
     done(&r);
     CLI(&r, "kudu", "fs", "check", "--log-container-max-size", "0", "--fs-wal-dir", root);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 }
 
 static void test_cli_kudu_fs__dump(void **state)
@@ -271,9 +242,7 @@ static void test_cli_kudu_fs__dump(void **state)
     basic();
     run r;
     CLI(&r, "kudu", "fs", "dump", "uuid", "--fs-wal-dir", wal, "--fs-data-dirs", dirs);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "5a14baabf6ddd776a9e66bd7912d9441\n");
-    done(&r);
+    cli_out_is(&r, 0, "5a14baabf6ddd776a9e66bd7912d9441\n");
     /* cfile: what `cfile dump --json` prints; values equal what Kudu read back. */
     CLI(&r, "kudu", "fs", "dump", "cfile", "--json", "--fs-wal-dir", wal, "--fs-data-dirs", dirs,
         "1");
@@ -293,9 +262,7 @@ static void test_cli_kudu_fs__dump(void **state)
     done(&r);
     CLI(&r, "kudu", "fs", "dump", "cfile", "--limit", "2", "--fs-wal-dir", wal, "--fs-data-dirs",
         dirs, "1");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "INT64"));
-    done(&r);
+    cli_out(&r, 0, "INT64");
     /* tree without an id: the roots' files, as `kudu fs dump tree`. */
     CLI(&r, "kudu", "fs", "dump", "tree", "--fs-wal-dir", wal, "--fs-data-dirs", dirs);
     EXPECT_RC(r, 0);
@@ -306,9 +273,7 @@ static void test_cli_kudu_fs__dump(void **state)
     assert_non_null(strstr(r.out, "|-instance\n"));
     done(&r);
     CLI(&r, "kudu", "fs", "dump", "tree", "--fs-wal-dir", wal, "--fs-data-dirs", dirs, "1");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "index"));
-    done(&r);
+    cli_out(&r, 0, "index");
 }
 
 static void test_cli_kudu_fs__usage(void **state)
@@ -317,32 +282,21 @@ static void test_cli_kudu_fs__usage(void **state)
     basic();
     run r;
     CLI(&r, "kudu", "fs", "list", "--json");
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "--fs-wal-dir"));
-    done(&r);
+    cli_err(&r, 2, "--fs-wal-dir");
     CLI(&r, "kudu", "fs", "frobnicate", "--fs-wal-dir", wal);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "fs", "dump", "cfile", "--fs-wal-dir", wal, "--fs-data-dirs", dirs);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "fs", "dump", "cfile", "--fs-wal-dir", wal, "--fs-data-dirs", dirs, "x1");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "fs", "dump", "cfile", "--fs-wal-dir", wal, "--fs-data-dirs", dirs, "999999");
-    EXPECT_RC(r, 1);
-    done(&r);
+    cli_rc(&r, 1);
     CLI(&r, "kudu", "fs", "list", "--fs-wal-dir", wal, "--fs-data-dirs", ",,");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "fs", "list", "--fs-wal-dir", wal, "--fs-data-dirs", data0);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "missing"));
-    done(&r);
+    cli_err(&r, 1, "missing");
     CLI(&r, "kudu", "fs", "--help");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "usage: cfile kudu fs list"));
-    done(&r);
+    cli_out(&r, 0, "usage: cfile kudu fs list");
 }
 
 int main(int argc, char **argv)

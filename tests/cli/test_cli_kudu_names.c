@@ -24,6 +24,8 @@
 #include "kudu/tablet.h"
 #include "kudu/wal.h"
 #include "support_cli.h"
+#include "support_json.h"
+#include "support_kudu.h"
 #include "test_common.h"
 #include "util/alloc.h"
 
@@ -53,10 +55,6 @@ static void names_init(void)
 }
 
 /* ---- the renamed copy -------------------------------------------------------------------- */
-
-typedef struct lay {
-    char wal[600], data[1300], tablet[80];
-} lay;
 
 static void rename_schema(Kudu__SchemaPB *s, ProtobufCAllocator *a)
 {
@@ -136,32 +134,17 @@ static void rename_segment(const char *path)
     free(file);
 }
 
-static void renamed_copy(lay *l)
+/* The test skips when the layout is not there. */
+static void renamed_copy(cli_kudu_lay *l)
 {
+    /* the roots are named relative to the layout's directory ("fs/wal") */
+    if (!cli_kudu_lay_open(l, LAYOUT, cli_dir))
+        skip();
     char cmd[1500];
     snprintf(cmd, sizeof cmd, "cp -r '%s/kudu-fs/%s/fs' '%s/' && chmod -R u+w '%s/fs'",
              cf_test_shared_dir(), LAYOUT, cli_dir, cli_dir);
     assert_int_equal(system(cmd), 0);
     char p[1500];
-    snprintf(p, sizeof p, "%s/kudu-fs/%s/expected/fs.json", cf_test_shared_dir(), LAYOUT);
-    cf_json_doc d;
-    char msg[200];
-    if (cf_json_parse_file(&d, p, msg, sizeof(msg)) != 0)
-        fail_msg("%s: %s", p, msg);
-    const cf_json *w = cf_json_get(&d.root, "wal_root");
-    const cf_json *dr = cf_json_get(&d.root, "data_roots");
-    const cf_json *t = cf_json_get(&d.root, "tablet_id");
-    assert_true(w != NULL && dr != NULL && t != NULL);
-    /* the roots are named relative to the layout's directory ("fs/wal") */
-    snprintf(l->wal, sizeof l->wal, "%s/%s", cli_dir, w->str);
-    snprintf(l->tablet, sizeof l->tablet, "%s", t->str);
-    l->data[0] = '\0';
-    for (size_t i = 0; i < dr->n; i++) {
-        size_t n = strlen(l->data);
-        snprintf(l->data + n, sizeof l->data - n, "%s%s/%s", i ? "," : "", cli_dir,
-                 dr->items[i].str);
-    }
-    cf_json_doc_dispose(&d);
     snprintf(p, sizeof p, "%s/tablet-meta/%s", l->wal, l->tablet);
     rename_superblock(p);
     for (int seq = 1; seq < 100; seq++) {
@@ -174,50 +157,19 @@ static void renamed_copy(lay *l)
 
 /* ---- comparing rows ------------------------------------------------------------------------ */
 
-static bool json_equal(const cf_json *a, const cf_json *b)
+/* The renamed copy in l (renamed_copy) and the expected rows in d (dispose it);
+ * returns the rows. */
+static const cf_json *renamed_with_rows(cli_kudu_lay *l, cf_json_doc *d)
 {
-    if (a->kind != b->kind)
-        return false;
-    switch (a->kind) {
-    case CF_JSON_NUMBER:
-        return strcmp(a->str, b->str) == 0 || strtod(a->str, NULL) == strtod(b->str, NULL);
-    case CF_JSON_STRING: return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
-    default: return true;
-    }
-}
-
-static void lines_parse(cf_json_doc *d, const char *out)
-{
-    size_t n = strlen(out);
-    char *arr = malloc(n + 3);
-    assert_non_null(arr);
-    size_t k = 0;
-    arr[k++] = '[';
-    for (const char *p = out; *p;) {
-        const char *e = strchr(p, '\n');
-        size_t len = e != NULL ? (size_t)(e - p) : strlen(p);
-        if (len > 0) {
-            if (k > 1)
-                arr[k++] = ',';
-            memcpy(arr + k, p, len);
-            k += len;
-        }
-        p += len + (e != NULL);
-    }
-    arr[k++] = ']';
-    char msg[200];
-    if (cf_json_parse(d, arr, k, msg, sizeof(msg)) != 0)
-        fail_msg("output is not JSON lines: %s", msg);
-    free(arr);
-}
-
-static void expected_rows(cf_json_doc *d)
-{
+    renamed_copy(l);
     char p[1500], msg[200];
     snprintf(p, sizeof p, "%s/kudu-fs/%s/expected/tablet_latest.json", cf_test_shared_dir(),
              LAYOUT);
     if (cf_json_parse_file(d, p, msg, sizeof(msg)) != 0)
         fail_msg("%s: %s", p, msg);
+    const cf_json *rows = cf_json_get(&d->root, "rows");
+    assert_non_null(rows);
+    return rows;
 }
 
 /* JSON lines `out` against the expected rows (all columns, old names), each row
@@ -226,7 +178,7 @@ static size_t expect_rows(const char *what, const char *out, const cf_json *rows
                           bool (*keep)(const cf_json *row))
 {
     cf_json_doc got;
-    lines_parse(&got, out);
+    cli_json_lines(&got, out);
     size_t g = 0;
     for (size_t i = 0; i < rows->n; i++) {
         const cf_json *want = &rows->items[i];
@@ -241,7 +193,7 @@ static size_t expect_rows(const char *what, const char *out, const cf_json *rows
                 fail_msg("%s: row %zu: column %zu is '%s'", what, g, c, row->members[c].key);
             const cf_json *v = cf_json_get(want, old_names[c]);
             assert_non_null(v);
-            if (!json_equal(&row->members[c].value, v))
+            if (!cli_json_same(&row->members[c].value, v, false))
                 fail_msg("%s: row %zu column '%s' differs", what, g, old_names[c]);
         }
     }
@@ -256,17 +208,9 @@ static size_t expect_rows(const char *what, const char *out, const cf_json *rows
 static void test_kudu_names__scan(void **state)
 {
     (void)state;
-    char shared[1500];
-    snprintf(shared, sizeof shared, "%s/kudu-fs/%s/expected", cf_test_shared_dir(), LAYOUT);
-    struct stat st;
-    if (stat(shared, &st) != 0)
-        skip();
-    lay l;
-    renamed_copy(&l);
+    cli_kudu_lay l;
     cf_json_doc want;
-    expected_rows(&want);
-    const cf_json *rows = cf_json_get(&want.root, "rows");
-    assert_non_null(rows);
+    const cf_json *rows = renamed_with_rows(&l, &want);
 
     run r;
     CLI(&r, "kudu", "tablet", "scan", "--json", "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data,
@@ -294,7 +238,7 @@ static void test_kudu_names__scan(void **state)
         "--where", "`my-col` = 'host-00-000' AND `select` IS NOT NULL AND `a b, c` >= 0", l.tablet);
     EXPECT_RC(r, 0);
     cf_json_doc got;
-    lines_parse(&got, r.out);
+    cli_json_lines(&got, r.out);
     size_t n = 0;
     for (size_t i = 0; i < rows->n; i++) {
         const cf_json *h = cf_json_get(&rows->items[i], "host");
@@ -307,8 +251,9 @@ static void test_kudu_names__scan(void **state)
         assert_string_equal(g->members[0].key, new_names[3]);
         assert_string_equal(g->members[1].key, new_names[2]);
         assert_string_equal(g->members[2].key, new_names[4]);
-        assert_true(json_equal(&g->members[0].value, cnt));
-        assert_true(json_equal(&g->members[1].value, cf_json_get(&rows->items[i], "metric")));
+        assert_true(cli_json_same(&g->members[0].value, cnt, false));
+        assert_true(
+            cli_json_same(&g->members[1].value, cf_json_get(&rows->items[i], "metric"), false));
     }
     assert_true(n > 0);
     assert_int_equal(n, got.root.n);
@@ -316,7 +261,7 @@ static void test_kudu_names__scan(void **state)
     done(&r);
 
     /* an Arrow stream of the tablet names its fields as the tablet does */
-    char datas[1300];
+    char datas[sizeof l.data];
     snprintf(datas, sizeof datas, "%s", l.data);
     const char *dirs[8];
     size_t nd = 0;
@@ -347,14 +292,10 @@ static void test_kudu_names__scan(void **state)
     /* an unclosed quote and an unknown quoted name are usage errors naming them */
     CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data, "--columns",
         "`my-col", l.tablet);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "closing backquote"));
-    done(&r);
+    cli_err(&r, 2, "closing backquote");
     CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data, "--where",
         "`my col` = 'x'", l.tablet);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "no column 'my col'"));
-    done(&r);
+    cli_err(&r, 2, "no column 'my col'");
 
     /* CSV: the header names every column, quoted as RFC 4180 quotes fields */
     CLI(&r, "kudu", "tablet", "scan", "--format", "csv", "--limit", "1", "--fs-wal-dir", l.wal,
@@ -372,24 +313,16 @@ static void test_kudu_names__scan(void **state)
 static void test_kudu_names__parquet_and_table(void **state)
 {
     (void)state;
-    char shared[1500];
-    snprintf(shared, sizeof shared, "%s/kudu-fs/%s/expected", cf_test_shared_dir(), LAYOUT);
-    struct stat st;
-    if (stat(shared, &st) != 0)
-        skip();
-    lay l;
-    renamed_copy(&l);
+    cli_kudu_lay l;
     cf_json_doc want;
-    expected_rows(&want);
-    const cf_json *rows = cf_json_get(&want.root, "rows");
+    const cf_json *rows = renamed_with_rows(&l, &want);
 
     /* to Parquet: the names unchanged in the file's schema */
     char *pq = cli_dir_path("t.parquet");
     run r;
     CLI(&r, "convert", "--kudu-tablet", l.tablet, "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data,
         pq);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "parquet", "dump", pq);
     EXPECT_RC(r, 0);
     assert_int_equal(expect_rows("parquet dump", r.out, rows, NULL), rows->n);
@@ -398,8 +331,7 @@ static void test_kudu_names__parquet_and_table(void **state)
     /* and into a table: the key named quoted in --key */
     char *tab = cli_dir_path("tab");
     CLI(&r, "convert", "--to", "table", "--key", "`my-col`,`a b, c`", pq, tab);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "scan", "--json", tab);
     EXPECT_RC(r, 0);
     assert_int_equal(expect_rows("table scan", r.out, rows, NULL), rows->n);
@@ -417,8 +349,7 @@ static void test_kudu_names__parquet_and_table(void **state)
     /* the table's MANIFEST, read again by a new process: names, --where, --set */
     CLI(&r, "table", "update", tab, "--key", "host-00-000,1767225600000000", "--set",
         "`select` = 77, `it``s \"q\"\nline2`='v,w'");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "scan", "--json", tab, "--columns", "`select`,`it``s \"q\"\nline2`", "--where",
         "`my-col` = host-00-000 AND `a b, c` = 1767225600000000");
     EXPECT_RC(r, 0);
@@ -441,17 +372,13 @@ static void test_kudu_names__table_import(void **state)
              new_names[5]);
     char *src = cli_dir_path("src");
     run r;
-    CLI(&r, "table", "create", src, "--schema", schema);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_table_create(src, schema);
     CLI(&r, "table", "insert", src, "--row", "`my-col`=1,`a \"b\", c`=\"q,r\",`x\ny`=5");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     char row2[600];
     snprintf(row2, sizeof row2, "`my-col` = 2, `%s` = 2.5", new_names[5]);
     CLI(&r, "table", "insert", src, "--row", row2);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "info", "--json", src);
     EXPECT_RC(r, 0);
     cf_json_doc info;
@@ -474,16 +401,11 @@ static void test_kudu_names__table_import(void **state)
         write_str(in, r.out);
         done(&r);
         char *dst = cli_dir_path(f ? "dst1" : "dst0");
-        CLI(&r, "table", "create", dst, "--schema", (char *)text->str);
-        EXPECT_RC(r, 0);
-        done(&r);
+        cli_table_create(dst, text->str);
         CLI(&r, "table", "import", dst, in, "--format", forms[f]);
-        EXPECT_RC(r, 0);
-        done(&r);
+        cli_rc(&r, 0);
         CLI(&r, "table", "scan", "--json", dst);
-        EXPECT_RC(r, 0);
-        assert_string_equal(r.out, want.out);
-        done(&r);
+        cli_out_is(&r, 0, want.out);
     }
     done(&want);
     cf_json_doc_dispose(&info);

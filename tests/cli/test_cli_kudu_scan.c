@@ -16,108 +16,19 @@
 #include "json.h"
 #include "support_cli.h"
 #include "support_fsroot.h"
+#include "support_json.h"
+#include "support_kudu.h"
 #include "support_walgen.h"
 #include "test_common.h"
-
-static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
-                                      "lbm-onedir-s3"};
-#define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
-
-/* One layout's directory options and tablet id, from its expected/fs.json. */
-typedef struct lay {
-    char root[512];
-    char wal[700], data[1600], tablet[80];
-} lay;
-
-static bool lay_open(lay *l, const char *name)
-{
-    snprintf(l->root, sizeof(l->root), "%s/kudu-fs/%s", cf_test_shared_dir(), name);
-    char p[700];
-    snprintf(p, sizeof(p), "%s/expected/fs.json", l->root);
-    struct stat st;
-    if (stat(p, &st) != 0)
-        return false;
-    cf_json_doc d;
-    char msg[200];
-    if (cf_json_parse_file(&d, p, msg, sizeof(msg)) != 0)
-        fail_msg("%s: %s", p, msg);
-    const cf_json *w = cf_json_get(&d.root, "wal_root");
-    const cf_json *dr = cf_json_get(&d.root, "data_roots");
-    const cf_json *t = cf_json_get(&d.root, "tablet_id");
-    assert_true(w != NULL && dr != NULL && t != NULL);
-    snprintf(l->wal, sizeof(l->wal), "%s/%s", l->root, w->str);
-    snprintf(l->tablet, sizeof(l->tablet), "%s", t->str);
-    l->data[0] = '\0';
-    for (size_t i = 0; i < dr->n; i++) {
-        size_t n = strlen(l->data);
-        snprintf(l->data + n, sizeof(l->data) - n, "%s%s/%s", i ? "," : "", l->root,
-                 dr->items[i].str);
-    }
-    cf_json_doc_dispose(&d);
-    return true;
-}
-
-static bool json_equal(const cf_json *a, const cf_json *b)
-{
-    if (a->kind != b->kind)
-        return false;
-    switch (a->kind) {
-    case CF_JSON_NUMBER:
-        return strcmp(a->str, b->str) == 0 || strtod(a->str, NULL) == strtod(b->str, NULL);
-    case CF_JSON_STRING: return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
-    case CF_JSON_ARRAY:
-        if (a->n != b->n)
-            return false;
-        for (size_t i = 0; i < a->n; i++)
-            if (!json_equal(&a->items[i], &b->items[i]))
-                return false;
-        return true;
-    case CF_JSON_OBJECT:
-        if (a->n != b->n)
-            return false;
-        for (size_t i = 0; i < a->n; i++)
-            if (strcmp(a->members[i].key, b->members[i].key) != 0 ||
-                !json_equal(&a->members[i].value, &b->members[i].value))
-                return false;
-        return true;
-    default: return true;
-    }
-}
-
-/* The output's JSON lines as one array document (each line parsed). */
-static void lines_parse(cf_json_doc *d, const char *out)
-{
-    size_t n = strlen(out);
-    char *arr = malloc(n + 3);
-    assert_non_null(arr);
-    size_t k = 0;
-    arr[k++] = '[';
-    for (const char *p = out; *p;) {
-        const char *e = strchr(p, '\n');
-        size_t len = e != NULL ? (size_t)(e - p) : strlen(p);
-        if (len > 0) {
-            if (k > 1)
-                arr[k++] = ',';
-            memcpy(arr + k, p, len);
-            k += len;
-        }
-        p += len + (e != NULL);
-    }
-    arr[k++] = ']';
-    char msg[200];
-    if (cf_json_parse(d, arr, k, msg, sizeof(msg)) != 0)
-        fail_msg("scan output is not JSON lines: %s", msg);
-    free(arr);
-}
 
 static void expect_rows(const char *what, const char *out, const cf_json *rows)
 {
     cf_json_doc got;
-    lines_parse(&got, out);
+    cli_json_lines(&got, out);
     if (got.root.n != rows->n)
         fail_msg("%s: %zu rows, expected %zu", what, got.root.n, rows->n);
     for (size_t i = 0; i < rows->n; i++)
-        if (!json_equal(&got.root.items[i], &rows->items[i]))
+        if (!cli_json_same(&got.root.items[i], &rows->items[i], false))
             fail_msg("%s: row %zu differs", what, i);
     cf_json_doc_dispose(&got);
 }
@@ -125,17 +36,14 @@ static void expect_rows(const char *what, const char *out, const cf_json *rows)
 static void test_cli_kudu_scan__layouts(void **state)
 {
     (void)state;
-    /* the fourth: the latest rows again, the blocks read through mmap (--mmap) */
-    static const char *files[4] = {"tablet_latest.json", "tablet_flushed.json", "tablet_as_of.json",
-                                   "tablet_latest.json"};
-    for (size_t i = 0; i < NLAYOUTS; i++) {
-        lay l;
-        if (!lay_open(&l, layouts[i]))
+    for (size_t i = 0; i < CLI_KUDU_NLAYOUTS; i++) {
+        cli_kudu_lay l;
+        if (!cli_kudu_lay_open(&l, cli_kudu_layouts[i], NULL))
             skip();
         for (size_t m = 0; m < 4; m++) {
             char p[700], what[200];
-            snprintf(p, sizeof(p), "%s/expected/%s", l.root, files[m]);
-            snprintf(what, sizeof(what), "%s %s", layouts[i], files[m]);
+            snprintf(p, sizeof(p), "%s/expected/%s", l.root, cli_kudu_expected[m]);
+            snprintf(what, sizeof(what), "%s %s", cli_kudu_layouts[i], cli_kudu_expected[m]);
             cf_json_doc want;
             char msg[200];
             if (cf_json_parse_file(&want, p, msg, sizeof(msg)) != 0)
@@ -172,8 +80,8 @@ static void test_cli_kudu_scan__layouts(void **state)
 static void test_cli_kudu_scan__options(void **state)
 {
     (void)state;
-    lay l;
-    if (!lay_open(&l, "lbm-basic-s1"))
+    cli_kudu_lay l;
+    if (!cli_kudu_lay_open(&l, "lbm-basic-s1", NULL))
         skip();
     char p[700];
     snprintf(p, sizeof(p), "%s/expected/tablet_latest.json", l.root);
@@ -192,7 +100,7 @@ static void test_cli_kudu_scan__options(void **state)
         "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data, l.tablet);
     EXPECT_RC(r, 0);
     cf_json_doc got;
-    lines_parse(&got, r.out);
+    cli_json_lines(&got, r.out);
     assert_int_equal(got.root.n, nulls);
     size_t k = 0;
     for (size_t i = 0; i < rows->n; i++) {
@@ -203,8 +111,8 @@ static void test_cli_kudu_scan__options(void **state)
         assert_int_equal(g->n, 2);
         assert_string_equal(g->members[0].key, "c_str");
         assert_string_equal(g->members[1].key, "id");
-        assert_true(json_equal(&g->members[0].value, cf_json_get(row, "c_str")));
-        assert_true(json_equal(&g->members[1].value, cf_json_get(row, "id")));
+        assert_true(cli_json_same(&g->members[0].value, cf_json_get(row, "c_str"), false));
+        assert_true(cli_json_same(&g->members[1].value, cf_json_get(row, "id"), false));
     }
     cf_json_doc_dispose(&got);
     done(&r);
@@ -215,56 +123,47 @@ static void test_cli_kudu_scan__options(void **state)
     CLI(&r, "kudu", "tablet", "scan", "--json", "--limit", "5", "--where", where, "--fs-wal-dir",
         l.wal, "--fs-data-dirs", l.data, l.tablet);
     EXPECT_RC(r, 0);
-    lines_parse(&got, r.out);
+    cli_json_lines(&got, r.out);
     assert_int_equal(got.root.n, 5);
     for (size_t i = 0; i < 5; i++)
-        assert_true(json_equal(&got.root.items[i], &rows->items[11 + i]));
+        assert_true(cli_json_same(&got.root.items[i], &rows->items[11 + i], false));
     cf_json_doc_dispose(&got);
     done(&r);
     /* The text form has a header and one line per row. */
     CLI(&r, "kudu", "tablet", "scan", "--limit", "2", "--columns", "id", "--fs-wal-dir", l.wal,
         "--fs-data-dirs", l.data, l.tablet);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "id"));
-    done(&r);
+    cli_out(&r, 0, "id");
     cf_json_doc_dispose(&want);
 }
 
 static void test_cli_kudu_scan__usage(void **state)
 {
     (void)state;
-    lay l;
-    if (!lay_open(&l, "lbm-basic-s1"))
+    cli_kudu_lay l;
+    if (!cli_kudu_lay_open(&l, "lbm-basic-s1", NULL))
         skip();
     run r;
     CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data);
     EXPECT_RC(r, 2); /* no tablet */
     done(&r);
     CLI(&r, "kudu", "tablet", "scan", "--as-of", "soon", "--fs-wal-dir", l.wal, l.tablet);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "scan", "--limit", "-1", "--fs-wal-dir", l.wal, l.tablet);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "scan", "--batch-rows", "0", "--fs-wal-dir", l.wal, l.tablet);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "scan", "--columns", "nosuch", "--fs-wal-dir", l.wal,
         "--fs-data-dirs", l.data, l.tablet);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "scan", "--where", "id >>> 3", "--fs-wal-dir", l.wal,
         "--fs-data-dirs", l.data, l.tablet);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", l.wal, "--fs-data-dirs", l.data,
         "00000000000000000000000000000000");
     EXPECT_RC(r, 1); /* not on this server */
     done(&r);
     CLI(&r, "kudu", "tablet", "scan", "--help");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "--as-of"));
-    done(&r);
+    cli_out(&r, 0, "--as-of");
 }
 
 #define GT "0123456789abcdef0123456789abcdef"
@@ -321,41 +220,30 @@ static void test_cli_kudu_scan__not_replayed(void **state)
     snprintf(asof, sizeof asof, "%llu",
              (unsigned long long)(((uint64_t)(tv.tv_sec - 8 * 86400) * 1000000u) << 12));
     CLI(&r, "kudu", "tablet", "scan", "--as-of", asof, "--fs-wal-dir", root, GT);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "ancient history mark"));
-    done(&r);
+    cli_err(&r, 2, "ancient history mark");
     CLI(&r, "kudu", "tablet", "scan", "--as-of", asof, "--history-max-age-sec", "864000",
         "--fs-wal-dir", root, GT);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "kudu", "tablet", "scan", "--history-max-age-sec", "x", "--fs-wal-dir", root, GT);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 #if CF_HAVE_PARQUET
     /* convert: the same mark, the same warning */
     char out[600];
     snprintf(out, sizeof out, "%s/x.parquet", root);
     CLI(&r, "convert", "--kudu-tablet", GT, "--fs-wal-dir", root, "--as-of", asof, out);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "ancient history mark"));
-    done(&r);
+    cli_err(&r, 2, "ancient history mark");
     CLI(&r, "convert", "--kudu-tablet", GT, "--fs-wal-dir", root, "--history-max-age-sec", "864000",
         "--as-of", asof, out);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     remove(out);
     CLI(&r, "convert", "--kudu-tablet", GT, "--fs-wal-dir", root, out);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.err, "Raft decides them"));
-    done(&r);
+    cli_err(&r, 0, "Raft decides them");
     remove(out);
 #endif
     CF_ASSERT_RM_RF(root);
     wal_root(root, sizeof root, true, false);
     CLI(&r, "kudu", "tablet", "scan", "--fs-wal-dir", root, GT);
-    EXPECT_RC(r, 3);
-    assert_non_null(strstr(r.err, "PARTICIPANT_OP 1.2 of transaction 5"));
-    done(&r);
+    cli_err(&r, 3, "PARTICIPANT_OP 1.2 of transaction 5");
     CF_ASSERT_RM_RF(root);
 }
 

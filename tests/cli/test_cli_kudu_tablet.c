@@ -17,6 +17,7 @@
 #include "kudufs/pbc_writer.h"
 #include "kudu/tablet.h"
 #include "support_cli.h"
+#include "support_kudu.h"
 #include "test_common.h"
 
 static const char *const layouts[] = {"fbm-small-s4", "lbm-basic-s1", "lbm-compound-s2",
@@ -201,8 +202,7 @@ static void test_kudu_tablet__pbc_dump_records(void **state)
     done(&r);
     /* --type names the type: the same records */
     CLI(&r, "kudu", "pbc", "dump", "--json", "--type", "kudu.BlockRecordPB", p);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cf_json_doc_dispose(&cont);
 }
 
@@ -211,29 +211,19 @@ static void test_kudu_tablet__pbc_usage(void **state)
     (void)state;
     run r;
     CLI(&r, "kudu", "pbc");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "pbc", "show", "x");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "pbc", "dump");
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "expected one FILE"));
-    done(&r);
+    cli_err(&r, 2, "expected one FILE");
     CLI(&r, "kudu", "pbc", "dump", "a", "b");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "pbc", "dump", "--type", "kudu.NoSuchPB", "a");
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "kudu.NoSuchPB"));
-    done(&r);
+    cli_err(&r, 2, "kudu.NoSuchPB");
     CLI(&r, "kudu", "pbc", "dump", "--bogus", "a");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "pbc", "dump", "--help");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "usage: cfile kudu pbc dump"));
-    done(&r);
+    cli_out(&r, 0, "usage: cfile kudu pbc dump");
 }
 
 static void test_kudu_tablet__pbc_damage(void **state)
@@ -263,18 +253,14 @@ static void test_kudu_tablet__pbc_damage(void **state)
     sb[len - 40] ^= 4;
     write_text(flip, (const char *)sb, len);
     CLI(&r, "kudu", "pbc", "dump", "--json", flip);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "offset"));
-    done(&r);
+    cli_err(&r, 1, "offset");
     /* not a container; a file that is not there */
     char *junk = cli_dir_path("junk");
     write_str(junk, "not a protobuf container at all");
     CLI(&r, "kudu", "pbc", "dump", junk);
-    EXPECT_RC(r, 1);
-    done(&r);
+    cli_rc(&r, 1);
     CLI(&r, "kudu", "pbc", "dump", cli_dir_path("nothing"));
-    EXPECT_RC(r, 1);
-    done(&r);
+    cli_rc(&r, 1);
     free(sb);
     cf_json_doc_dispose(&l.fsj);
 }
@@ -451,17 +437,11 @@ static void test_kudu_tablet__rowsets_and_sizes(void **state)
 
         /* the text forms run and name what they show */
         CLI(&r, "kudu", "tablet", "rowsets", FS(l), l.tablet);
-        EXPECT_RC(r, 0);
-        assert_non_null(strstr(r.out, "Column block for column ID"));
-        done(&r);
+        cli_out(&r, 0, "Column block for column ID");
         CLI(&r, "kudu", "tablet", "data-size", FS(l), l.tablet);
-        EXPECT_RC(r, 0);
-        assert_non_null(strstr(r.out, "block type"));
-        done(&r);
+        cli_out(&r, 0, "block type");
         CLI(&r, "kudu", "tablet", "list", FS(l));
-        EXPECT_RC(r, 0);
-        assert_non_null(strstr(r.out, l.tablet));
-        done(&r);
+        cli_out(&r, 0, l.tablet);
         cf_json_doc_dispose(&l.fsj);
     }
 }
@@ -495,11 +475,9 @@ static void test_kudu_tablet__usage(void **state)
     shared_layout(&l, "lbm-onedir-s3");
     run r;
     CLI(&r, "kudu", "tablet");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "frobnicate", FS(l));
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "meta", l.tablet);
     EXPECT_RC(r, 2); /* no FS */
     done(&r);
@@ -510,29 +488,20 @@ static void test_kudu_tablet__usage(void **state)
     EXPECT_RC(r, 2); /* list takes none */
     done(&r);
     CLI(&r, "kudu", "tablet", "meta", FS(l), "../../etc/passwd");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "schema", FS(l), "0123456789abcdef0123456789abcdeX");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "rowsets", "--bogus", FS(l), l.tablet);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "tablet", "--help");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "data-size"));
-    done(&r);
+    cli_out(&r, 0, "data-size");
     CLI(&r, "kudu", "tablet", "meta", "--help");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     /* a tablet id this server does not have */
     CLI(&r, "kudu", "tablet", "meta", FS(l), "0123456789abcdef0123456789abcdef");
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "not on this server"));
-    done(&r);
+    cli_err(&r, 1, "not on this server");
     CLI(&r, "kudu", "tablet", "data-size", FS(l), "0123456789abcdef0123456789abcdef");
-    EXPECT_RC(r, 1);
-    done(&r);
+    cli_rc(&r, 1);
     cf_json_doc_dispose(&l.fsj);
 }
 
@@ -575,9 +544,7 @@ static void test_kudu_tablet__damaged_superblock(void **state)
     /* cut short */
     write_text(l.tablet_meta, (const char *)sb, 30);
     CLI(&r, "kudu", "tablet", "rowsets", FS(l), l.tablet);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, l.tablet_meta));
-    done(&r);
+    cli_err(&r, 1, l.tablet_meta);
     free(sb);
     cf_json_doc_dispose(&l.fsj);
 }
@@ -641,18 +608,9 @@ static void test_kudu_tablet__built_root(void **state)
 {
     (void)state;
     char *root = cli_dir_path("root");
-    const char *all[] = {"00000000000000000000000000000001"};
-    cf_kudu_root_spec rs = {.root = root,
-                            .server_uuid = "fedcba9876543210fedcba9876543210",
-                            .wal = true,
-                            .data = true,
-                            .dir_uuid = all[0],
-                            .all_uuids = all,
-                            .nall = 1,
-                            .dir_type = "log",
-                            .fs_block_size = 4096};
+    static const char *const all[] = {"00000000000000000000000000000001"};
+    cli_kudu_root(root, all);
     cf_error err = {0};
-    CF_ASSERT_OK(cf_kudu_root_write(&rs, &err), &err);
     cf_schema *schema = NULL;
     CF_ASSERT_OK(
         cf_schema_parse(&schema, "host STRING KEY, ts INT64 KEY, v INT32 NULL, s STRING", &err),
@@ -673,12 +631,7 @@ static void test_kudu_tablet__built_root(void **state)
     spec.partition_key_start_len = sizeof start;
     spec.partition_key_end = end;
     spec.partition_key_end_len = sizeof end;
-    cf_buf b;
-    cf_buf_init(&b);
-    CF_ASSERT_OK(cf_kudu_superblock_pack(&b, &spec, &err), &err);
-    Kudu__Tablet__TabletSuperBlockPB *sb =
-        kudu__tablet__tablet_super_block_pb__unpack(NULL, b.len, b.data);
-    assert_non_null(sb);
+    Kudu__Tablet__TabletSuperBlockPB *sb = cli_kudu_superblock_pb(&spec);
     /* HASH (host) 4 buckets; this tablet is bucket 3 */
     Kudu__PartitionSchemaPB__ColumnIdentifierPB ident =
         KUDU__PARTITION_SCHEMA_PB__COLUMN_IDENTIFIER_PB__INIT;
@@ -713,7 +666,6 @@ static void test_kudu_tablet__built_root(void **state)
     v->has_read_default_value = v->has_write_default_value = false;
     v->read_default_value = v->write_default_value = (ProtobufCBinaryData){0, NULL};
     kudu__tablet__tablet_super_block_pb__free_unpacked(sb, NULL);
-    cf_buf_dispose(&b);
     /* a tombstoned tablet of the same table */
     spec.tablet_id = "aaaabbbbccccddddeeeeffff00002222";
     spec.data_state = KUDU__TABLET__TABLET_DATA_STATE__TABLET_DATA_TOMBSTONED;
@@ -776,9 +728,7 @@ static void test_kudu_tablet__built_root(void **state)
     done(&r);
 
     CLI(&r, "kudu", "tablet", "rowsets", "--fs-wal-dir", root, "aaaabbbbccccddddeeeeffff00002222");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "No rowsets found on disk"));
-    done(&r);
+    cli_out(&r, 0, "No rowsets found on disk");
     CLI(&r, "kudu", "tablet", "data-size", "--json", "--fs-wal-dir", root);
     EXPECT_RC(r, 0);
     parse_text(&got, r.out);

@@ -72,12 +72,9 @@ static void test_text_dump(void **state)
     run r;
     CLI(&r, "kudu", "wal", "dump", "--fs-wal-dir", wal_dir, "--fs-data-dirs", data_dirs, TABLET);
     EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "wal-000000006: sequence 6"));
-    assert_non_null(strstr(r.out, "Footer: none"));
-    assert_non_null(strstr(r.out, "torn tail: entries end at offset 4403 of 1048576"));
-    assert_non_null(strstr(r.out, "1.159 REPLICATE WRITE_OP"));
-    assert_non_null(strstr(r.out, "INSERT (STRING host=host-02-003"));
-    assert_non_null(strstr(r.out, "1.159 COMMIT WRITE_OP"));
+    cli_has(r.out, "wal-000000006: sequence 6", "Footer: none",
+            "torn tail: entries end at offset 4403 of 1048576", "1.159 REPLICATE WRITE_OP",
+            "INSERT (STRING host=host-02-003", "1.159 COMMIT WRITE_OP", NULL);
     done(&r);
 }
 
@@ -87,20 +84,14 @@ static void test_usage_and_missing(void **state)
     layout_dirs();
     run r;
     CLI(&r, "kudu", "wal", "dump", "--json", TABLET);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "kudu", "wal", "dump", "--fs-wal-dir", wal_dir, "--fs-data-dirs", data_dirs, "../x");
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "not a tablet id"));
-    done(&r);
+    cli_err(&r, 2, "not a tablet id");
     CLI(&r, "kudu", "wal", "dump", "--fs-wal-dir", wal_dir, "--fs-data-dirs", data_dirs,
         "00000000000000000000000000000000");
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "no WAL for tablet"));
-    done(&r);
+    cli_err(&r, 1, "no WAL for tablet");
     CLI(&r, "kudu", "wal", "frob");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 }
 
 /* A copy of the WAL root with one byte of a closed segment's entry flipped. */

@@ -68,15 +68,12 @@ static void test_cli_modules__dispatch(void **state)
         done(&r);
         /* `cfile help CMD` the same way. */
         cli(&r, "help", m->cmd, NULL);
-        EXPECT_RC(r, m->built ? 0 : CF_EXIT_NOTSUP);
-        done(&r);
+        cli_rc(&r, m->built ? 0 : CF_EXIT_NOTSUP);
     }
     /* A command that never existed is still a usage error. */
     run r;
     cli(&r, "hfiles", NULL);
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "unknown command 'hfiles'"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "unknown command 'hfiles'");
 }
 
 static void test_cli_modules__listed_only_when_built(void **state)

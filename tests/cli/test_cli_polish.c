@@ -42,8 +42,7 @@ static void make_file(void **state, const char *name, const char *jsonl, char **
     args[n] = NULL;
     run r;
     run_argv(&r, NULL, args);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
 }
 
 #define MAKE(state, name, jsonl, ...)                                                              \
@@ -108,9 +107,7 @@ static void test_cli_polish__version(void **state)
     /* --help mentions --version and the new command. */
     CLI(&r, "--help");
     EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "[--version]"));
-    assert_non_null(strstr(r.out, "completion"));
-    assert_non_null(strstr(r.out, "NO_COLOR"));
+    cli_has(r.out, "[--version]", "completion", "NO_COLOR", NULL);
     done(&r);
 }
 
@@ -135,11 +132,9 @@ static void test_cli_polish__completion_script(void **state)
     /* Options come from the usage texts, values from `write --help`. */
     assert_non_null(
         strstr(r.out, "dump) opts=\"--format --from --limit --json --count --raw-values --help\""));
-    assert_non_null(strstr(r.out, "info) opts=\"--json --blocks --svg --help\""));
-    assert_non_null(strstr(r.out, "actions=\"write probe\""));
-    assert_non_null(strstr(r.out, "\"AUTO PLAIN PREFIX RLE DICT BIT_SHUFFLE\""));
-    assert_non_null(strstr(r.out, "\"NONE SNAPPY LZ4 ZLIB\""));
-    assert_non_null(strstr(r.out, "\"text json jsonl csv table\""));
+    cli_has(r.out, "info) opts=\"--json --blocks --svg --help\"", "actions=\"write probe\"",
+            "\"AUTO PLAIN PREFIX RLE DICT BIT_SHUFFLE\"", "\"NONE SNAPPY LZ4 ZLIB\"",
+            "\"text json jsonl csv table\"", NULL);
     assert_null(strstr(r.out, "\033"));
 
     /* bash accepts it and completes with it. */
@@ -159,16 +154,11 @@ static void test_cli_polish__completion_script(void **state)
     done(&r);
 
     CLI(&r, "completion", "tcsh");
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "only bash"));
-    done(&r);
+    cli_err(&r, 2, "only bash");
     CLI(&r, "completion");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "completion", "--help");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "usage: cfile completion bash"));
-    done(&r);
+    cli_out(&r, 0, "usage: cfile completion bash");
 }
 
 static void test_cli_polish__man_page(void **state)
@@ -176,9 +166,8 @@ static void test_cli_polish__man_page(void **state)
     run r;
     CLI(&r, "--man");
     EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\n.TH CFILE 1 \"\" \"cfile 0.1.0\" \"User Commands\"\n"));
-    assert_non_null(strstr(r.out, "\n.SH NAME\ncfile \\- "));
-    assert_non_null(strstr(r.out, "\n.SH ENVIRONMENT\n"));
+    cli_has(r.out, "\n.TH CFILE 1 \"\" \"cfile 0.1.0\" \"User Commands\"\n",
+            "\n.SH NAME\ncfile \\- ", "\n.SH ENVIRONMENT\n", NULL);
     for (size_t i = 0; cf_cli_command_name(i) != NULL; i++) {
         char want[64];
         snprintf(want, sizeof(want), "\n.SS %s\n", cf_cli_command_name(i));
@@ -254,9 +243,7 @@ static void test_cli_polish__dump_int32_nullable(void **state)
 
     /* text and json are unchanged; --json is --format json. */
     CLI(&r, "dump", "--format", "text", (char *)f);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\n0: 1\n1: null\n2: -3\n3: 2147483647\n"));
-    done(&r);
+    cli_out(&r, 0, "\n0: 1\n1: null\n2: -3\n3: 2147483647\n");
     run a, b;
     CLI(&a, "dump", "--format", "json", (char *)f);
     CLI(&b, "dump", "--json", (char *)f);
@@ -267,9 +254,7 @@ static void test_cli_polish__dump_int32_nullable(void **state)
     done(&b);
 
     CLI(&r, "dump", "--format", "xml", (char *)f);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "--format"));
-    done(&r);
+    cli_err(&r, 2, "--format");
 }
 
 static void test_cli_polish__dump_strings(void **state)

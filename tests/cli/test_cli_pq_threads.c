@@ -47,8 +47,7 @@ static void test_cli_pq_threads__same_bytes(void **state)
         CLI(&r, "parquet", "write", "--quiet", "--schema",
             "id INT64, name STRING, v UINT32, d DOUBLE", "--row-group-rows", "6000", "--bloom",
             "name", "--threads", (char *)counts[k], "--input", csv, out);
-        EXPECT_RC(r, 0);
-        done(&r);
+        cli_rc(&r, 0);
         size_t len;
         char *p = slurp(out, &len);
         if (k == 0) {
@@ -69,13 +68,9 @@ static void test_cli_pq_threads__too_many(void **state)
     run r;
     CLI(&r, "parquet", "write", "--schema", "id INT64", "--threads", "65", "--input",
         cli_dir_path("none.csv"), cli_dir_path("x.parquet"));
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "--threads"));
-    done(&r);
+    cli_err(&r, 2, "--threads");
     CLI(&r, "convert", "--threads", "x", cli_dir_path("a.cfile"), cli_dir_path("x.parquet"));
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "--threads"));
-    done(&r);
+    cli_err(&r, 2, "--threads");
 }
 
 int main(void)

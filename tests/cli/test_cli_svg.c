@@ -38,8 +38,7 @@ static char *info_svg(const char *out, const char *file, int want_rc)
 {
     run r;
     CLI(&r, "info", "--svg", (char *)out, (char *)file);
-    EXPECT_RC(r, want_rc);
-    done(&r);
+    cli_rc(&r, want_rc);
     return slurp(out);
 }
 
@@ -90,11 +89,10 @@ static void test_svg__buckets(void **state)
 static void test_svg__info_writes_picture(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_svg_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char f[512], out[128];
+    char *dir = cli_dir; /* cli_dir_setup made it; cli_dir_teardown removes it */
+    char f[512];
     golden(f, sizeof(f), "int32-bitshuffle-nocomp-notnull-sorted-validx-multilevel");
-    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    char *out = cli_dir_path("pic.svg");
     write_str(out, "old contents\n"); /* replaced whole */
     run r;
     CLI(&r, "info", "--svg", out, f);
@@ -111,57 +109,45 @@ static void test_svg__info_writes_picture(void **state)
     assert_non_null(strstr(s, "rows 19968 .. 19999 (32 rows)"));
     free(s);
     assert_int_equal(dir_entries(dir), 1); /* no temporary left behind */
-    unlink(out);
-    rmdir(dir);
 }
 
 static void test_svg__path_is_escaped(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_svg_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char src[512], f[256], out[128];
+    char src[512];
     golden(src, sizeof(src), "string-dict-lz4-nullable");
-    snprintf(f, sizeof(f), "%s/a&b<c>\x01.cfile", dir);
+    char *f = cli_dir_path("a&b<c>\x01.cfile");
     size_t len = 0;
     uint8_t *bytes = cf_test_read_file(src, &len);
     assert_non_null(bytes);
     write_text(f, (const char *)bytes, len);
     free(bytes);
-    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    char *out = cli_dir_path("pic.svg");
     char *s = info_svg(out, f, 0);
     assert_non_null(strstr(s, "a&amp;b&lt;c&gt;\\x01.cfile"));
     assert_null(strstr(s, "a&b"));
     assert_non_null(strstr(s, "dictionary block"));
     free(s);
-    unlink(out);
-    unlink(f);
-    rmdir(dir);
 }
 
 static void test_svg__damaged_file_is_drawn(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_svg_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char src[512], f[128], out[128];
+    char src[512];
     golden(src, sizeof(src), "int32-plain-nocomp-notnull-multiblock");
     size_t len = 0;
     uint8_t *bytes = cf_test_read_file(src, &len);
     assert_non_null(bytes);
     assert_true(len > 600);
     bytes[300] ^= 0x40; /* inside the first data blocks: a checksum mismatch */
-    snprintf(f, sizeof(f), "%s/bad.cfile", dir);
+    char *f = cli_dir_path("bad.cfile");
     write_text(f, (const char *)bytes, len);
     free(bytes);
-    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    char *out = cli_dir_path("pic.svg");
     char *s = info_svg(out, f, 1);
     assert_non_null(strstr(s, "DAMAGED"));
     assert_non_null(strstr(s, ">damaged<")); /* in the legend */
     free(s);
-    unlink(out);
-    unlink(f);
-    rmdir(dir);
 }
 
 static void test_svg__errors(void **state)
@@ -172,24 +158,18 @@ static void test_svg__errors(void **state)
     run r;
     /* --svg needs its argument. */
     CLI(&r, "info", f, "--svg");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     /* A directory that does not exist: exit 1, naming the output. */
     CLI(&r, "info", "--svg", "/nonexistent-cf-dir/pic.svg", f);
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "/nonexistent-cf-dir/pic.svg"));
-    done(&r);
-    char dir[] = "/tmp/cf_svg_XXXXXX", out[128];
-    assert_non_null(mkdtemp(dir));
-    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    cli_err(&r, 1, "/nonexistent-cf-dir/pic.svg");
+    char *dir = cli_dir;
+    char *out = cli_dir_path("pic.svg");
 #if CF_HAVE_HFILE
     /* HFiles are not drawn: unsupported, and nothing written. */
     char h[512];
     snprintf(h, sizeof(h), "%s/hfile/gohfile_simple_v1.hfile", cf_test_shared_dir());
     CLI(&r, "info", "--svg", out, h);
-    EXPECT_RC(r, 3);
-    assert_non_null(strstr(r.err, "HFile"));
-    done(&r);
+    cli_err(&r, 3, "HFile");
     assert_int_equal(dir_entries(dir), 0);
 #endif
     /* --svg belongs to `parquet meta` and `table info` only. */
@@ -197,32 +177,25 @@ static void test_svg__errors(void **state)
     char pq[512];
     snprintf(pq, sizeof(pq), "%s/parquet/pt_binary/pt_binary.parquet", cf_test_shared_dir());
     CLI(&r, "parquet", "schema", "--svg", out, pq);
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
 #endif
 #if CF_HAVE_TABLES
     CLI(&r, "table", "scan", dir, "--svg", out);
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "--svg"));
-    done(&r);
+    cli_err(&r, 2, "--svg");
 #endif
     assert_int_equal(dir_entries(dir), 0);
-    rmdir(dir);
 }
 
 #if CF_HAVE_PARQUET
 static void test_svg__parquet(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_svg_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char pq[512], out[128];
+    char pq[512];
     snprintf(pq, sizeof(pq), "%s/parquet/pt_binary/pt_binary.parquet", cf_test_shared_dir());
-    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    char *out = cli_dir_path("pic.svg");
     run r;
     CLI(&r, "parquet", "meta", pq, "--svg", out);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     char *s = slurp(out);
     assert_non_null(strstr(s, ">column chunks<"));
     assert_non_null(strstr(s, "footer (FileMetaData, Thrift)"));
@@ -230,13 +203,11 @@ static void test_svg__parquet(void **state)
     unlink(out);
     /* The same picture through `cfile info`. */
     CLI(&r, "info", "--svg", out, pq);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     s = slurp(out);
     assert_non_null(strstr(s, ">column chunks<"));
     free(s);
     unlink(out);
-    CF_ASSERT_RM_RF(dir);
 }
 #endif
 
@@ -244,31 +215,23 @@ static void test_svg__parquet(void **state)
 static void test_svg__table(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_svg_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char out[128], tdir[128], csv[128];
-    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    char *out = cli_dir_path("pic.svg");
     run r;
     /* A table whose key strings need escaping. */
-    snprintf(tdir, sizeof(tdir), "%s/t", dir);
-    snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
+    char *tdir = cli_dir_path("t");
+    char *csv = cli_dir_path("rows.csv");
     write_str(csv, "k,v\n\"a<&>\",1\nb,2\n");
-    CLI(&r, "table", "create", tdir, "--schema", "k STRING KEY, v INT32");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_table_create(tdir, "k STRING KEY, v INT32");
     CLI(&r, "table", "import", tdir, csv);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "info", tdir, "--svg", out);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     char *s = slurp(out);
     assert_non_null(strstr(s, "a&lt;&amp;&gt; .. b"));
     assert_null(strstr(s, "a<&>"));
     free(s);
     unlink(out);
     unlink(csv);
-    CF_ASSERT_RM_RF(dir);
 }
 #endif
 
@@ -324,24 +287,18 @@ static void test_svg__to_stdout(void **state)
 #endif
 #if CF_HAVE_TABLES
     /* A table. */
-    char dir[] = "/tmp/cf_svg_XXXXXX", tdir[128], csv[128];
-    assert_non_null(mkdtemp(dir));
-    snprintf(tdir, sizeof(tdir), "%s/t", dir);
-    snprintf(csv, sizeof(csv), "%s/rows.csv", dir);
+    char *tdir = cli_dir_path("t");
+    char *csv = cli_dir_path("rows.csv");
     write_str(csv, "k,v\nx,1\ny,2\n");
-    CLI(&r, "table", "create", tdir, "--schema", "k STRING KEY, v INT32");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_table_create(tdir, "k STRING KEY, v INT32");
     CLI(&r, "table", "import", tdir, csv);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "info", tdir, "--svg", "-");
     EXPECT_RC(r, 0);
     expect_svg_on_stdout(&r);
     assert_non_null(strstr(r.out, "x .. y"));
     assert_non_null(strstr(r.err, "schema:"));
     done(&r);
-    CF_ASSERT_RM_RF(dir);
 #endif
 }
 
@@ -351,15 +308,12 @@ static void test_svg__to_stdout(void **state)
 static void test_svg__bloomfile(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cf_svg_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char f[512], out[128];
+    char f[512];
     golden(f, sizeof(f), "bloom-20000keys-512b-multiblock");
-    snprintf(out, sizeof(out), "%s/pic.svg", dir);
+    char *out = cli_dir_path("pic.svg");
     char *s = info_svg(out, f, 0);
-    assert_non_null(strstr(s, "<title>layout of a BloomFile</title>"));
-    assert_non_null(strstr(s, ">index L0 root+leaf<"));
-    assert_non_null(strstr(s, "points at 47 bloom blocks, offset 16 .. 24550"));
+    cli_has(s, "<title>layout of a BloomFile</title>", ">index L0 root+leaf<",
+            "points at 47 bloom blocks, offset 16 .. 24550", NULL);
     assert_non_null(strstr(s, ">bloom blocks: 47, 24.0 KiB stored, 23.8 KiB logical, 96.4% of the "
                               "file<"));
     assert_non_null(strstr(s, "block #0: bloom block\noffset 16 .. 538"));
@@ -379,27 +333,27 @@ static void test_svg__bloomfile(void **state)
     assert_non_null(strstr(r.out, "\"kind\":\"value index\""));
     assert_non_null(strstr(r.out, "\"index_level\":0,\"index_entries\":47"));
     done(&r);
-    unlink(out);
-    rmdir(dir);
 }
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_svg__escape),
-        cmocka_unit_test(test_svg__buckets),
-        cmocka_unit_test(test_svg__info_writes_picture),
-        cmocka_unit_test(test_svg__path_is_escaped),
-        cmocka_unit_test(test_svg__damaged_file_is_drawn),
-        cmocka_unit_test(test_svg__errors),
+        cmocka_unit_test_setup_teardown(test_svg__escape, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_svg__buckets, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_svg__info_writes_picture, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_svg__path_is_escaped, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_svg__damaged_file_is_drawn, cli_dir_setup,
+                                        cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_svg__errors, cli_dir_setup, cli_dir_teardown),
 #if CF_HAVE_PARQUET
-        cmocka_unit_test(test_svg__parquet),
+        cmocka_unit_test_setup_teardown(test_svg__parquet, cli_dir_setup, cli_dir_teardown),
 #endif
 #if CF_HAVE_TABLES
-        cmocka_unit_test(test_svg__table),
+        cmocka_unit_test_setup_teardown(test_svg__table, cli_dir_setup, cli_dir_teardown),
 #endif
-        cmocka_unit_test(test_svg__to_stdout),
-        cmocka_unit_test(test_svg__bloomfile),
+        cmocka_unit_test_setup_teardown(test_svg__to_stdout, cli_dir_setup, cli_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_svg__bloomfile, cli_dir_setup, cli_dir_teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

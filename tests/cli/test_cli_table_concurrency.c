@@ -93,10 +93,7 @@ static void test_concurrency__acknowledged_writes_survive(void **state)
     (void)state;
     char table[128];
     snprintf(table, sizeof(table), "%s/t", cli_dir);
-    run r;
-    CLI(&r, "table", "create", table, "--schema", "k INT64 KEY, v INT64 NULL");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_table_create(table, "k INT64 KEY, v INT64 NULL");
 
     pid_t pids[NPROC];
     for (int p = 0; p < NPROC; p++) {
@@ -200,12 +197,9 @@ static void test_concurrency__lock_timeout_option(void **state)
     char table[128];
     snprintf(table, sizeof(table), "%s/u", cli_dir);
     run r;
-    CLI(&r, "table", "create", table, "--schema", "k INT64 KEY, v INT64 NULL");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_table_create(table, "k INT64 KEY, v INT64 NULL");
     CLI(&r, "table", "insert", table, "--row", "k=1,v=10");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cf_table *t;
     cf_error err;
     CF_ASSERT_OK(cf_table_open(&t, table, NULL, &err), &err); /* holds the lock */
@@ -236,22 +230,16 @@ static void test_concurrency__lock_timeout_option(void **state)
     }
     /* Readers go on. */
     CLI(&r, "table", "scan", table);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "10"));
-    done(&r);
+    cli_out(&r, 0, "10");
     CLI(&r, "table", "get", table, "1");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "info", table);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "insert", table, "--row", "k=2,v=20", "--lock-timeout", "x");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     cf_table_free(t);
     CLI(&r, "table", "insert", table, "--row", "k=2,v=20", "--lock-timeout", "0");
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
 }
 
 int main(int argc, char **argv)

@@ -12,45 +12,30 @@
 #include "support_cli.h"
 #include "test_common.h"
 
-static void ok(run *r)
-{
-    EXPECT_RC(*r, 0);
-    done(r);
-}
-
 static void test_cli_history__ahm_and_reserved_ts(void **state)
 {
     (void)state;
     char t[128];
     snprintf(t, sizeof(t), "%s/t", cli_dir);
     run r;
-    CLI(&r, "table", "create", t, "--schema", "k INT64 KEY, v INT64 NULL");
-    ok(&r);
+    cli_table_create(t, "k INT64 KEY, v INT64 NULL");
     CLI(&r, "table", "insert", t, "--row", "k=1,v=1", "--ts", "10");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "update", t, "--key", "1", "--set", "v=2", "--ts", "20");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "update", t, "--key", "1", "--set", "v=3", "--ts", "30");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "scan", t, "--as-of", "15");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "1 | 1"));
-    done(&r);
+    cli_out(&r, 0, "1 | 1");
     CLI(&r, "table", "info", t, "--json");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"ahm\":0,"));
-    done(&r);
+    cli_out(&r, 0, "\"ahm\":0,");
     CLI(&r, "table", "compact", t, "--ahm", "25");
-    ok(&r);
+    cli_rc(&r, 0);
     /* info shows the mark */
     CLI(&r, "table", "info", t);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\nahm:         25 (history before it was discarded"));
-    done(&r);
+    cli_out(&r, 0, "\nahm:         25 (history before it was discarded");
     CLI(&r, "table", "info", t, "--json");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"ahm\":25,"));
-    done(&r);
+    cli_out(&r, 0, "\"ahm\":25,");
     /* Older than the mark: refused, not answered from what is left. */
     CLI(&r, "table", "scan", t, "--as-of", "15");
     EXPECT_RC(r, 1);
@@ -58,28 +43,19 @@ static void test_cli_history__ahm_and_reserved_ts(void **state)
     assert_int_equal(r.out_len, 0);
     done(&r);
     CLI(&r, "table", "get", t, "1", "--as-of", "15");
-    EXPECT_RC(r, 1);
-    assert_non_null(strstr(r.err, "discarded by compaction"));
-    done(&r);
+    cli_err(&r, 1, "discarded by compaction");
     CLI(&r, "table", "scan", t, "--as-of", "26");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "1 | 2"));
-    done(&r);
+    cli_out(&r, 0, "1 | 2");
 
     /* The value that used to brick the table (next ts would be UINT64_MAX). */
     CLI(&r, "table", "update", t, "--key", "1", "--set", "v=4", "--ts", "18446744073709551614");
-    EXPECT_RC(r, 2);
-    assert_non_null(strstr(r.err, "1..9223372036854775807"));
-    done(&r);
+    cli_err(&r, 2, "1..9223372036854775807");
     CLI(&r, "table", "insert", t, "--row", "k=2,v=2", "--ts", "9223372036854775808");
-    EXPECT_RC(r, 2);
-    done(&r);
+    cli_rc(&r, 2);
     CLI(&r, "table", "update", t, "--key", "1", "--set", "v=4");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "get", t, "1");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "4"));
-    done(&r);
+    cli_out(&r, 0, "4");
 }
 
 /* An automatic merge that fails after a committed write: the write stands
@@ -92,12 +68,11 @@ static void test_cli_history__failed_merge_warns(void **state)
     char t[128], p[256];
     snprintf(t, sizeof(t), "%s/w", cli_dir);
     run r;
-    CLI(&r, "table", "create", t, "--schema", "k INT64 KEY, v INT64 NULL");
-    ok(&r);
+    cli_table_create(t, "k INT64 KEY, v INT64 NULL");
     static char rows[5][16] = {"k=10,v=1", "k=20,v=1", "k=30,v=1", "k=40,v=1", "k=50,v=1"};
     for (size_t i = 0; i < 5; i++) {
         CLI(&r, "table", "insert", t, "--row", rows[i]);
-        ok(&r);
+        cli_rc(&r, 0);
         CLI(&r, "table", "flush", t);
         EXPECT_RC(r, 0);
         assert_null(strstr(r.err, "warning"));
@@ -112,30 +87,25 @@ static void test_cli_history__failed_merge_warns(void **state)
     assert_int_equal(rename(p, bak), 0);
     write_str(p, "too short");
     CLI(&r, "table", "insert", t, "--row", "k=60,v=1");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "flush", t); /* the fourth rowset: a merge, which fails */
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, "flushed"));
-    assert_non_null(strstr(r.err, "cfile: warning: automatic compaction: "));
-    assert_non_null(strstr(r.err, "rs-5"));
-    assert_non_null(strstr(r.err, "(the write itself is committed)"));
+    cli_has(r.err, "cfile: warning: automatic compaction: ", "rs-5",
+            "(the write itself is committed)", NULL);
     done(&r);
     /* repaired, the row is there and the next flush merges without a word */
     assert_int_equal(rename(bak, p), 0);
     CLI(&r, "table", "get", t, "60", "--format", "csv");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "60,1"));
-    done(&r);
+    cli_out(&r, 0, "60,1");
     CLI(&r, "table", "insert", t, "--row", "k=70,v=1");
-    ok(&r);
+    cli_rc(&r, 0);
     CLI(&r, "table", "flush", t);
     EXPECT_RC(r, 0);
     assert_null(strstr(r.err, "warning"));
     done(&r);
     CLI(&r, "table", "scan", t, "--format", "csv");
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "k,v\n10,1\n20,1\n30,1\n40,1\n50,1\n60,1\n70,1\n");
-    done(&r);
+    cli_out_is(&r, 0, "k,v\n10,1\n20,1\n30,1\n40,1\n50,1\n60,1\n70,1\n");
 }
 
 int main(int argc, char **argv)

@@ -22,9 +22,7 @@ static void expect_scan(const char *dir, const char *as_of, const char *want)
         cli(&r, "table", "scan", dir, "--json", "--as-of", as_of, NULL);
     else
         cli(&r, "table", "scan", dir, "--json", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, want);
-    done(&r);
+    cli_out_is(&r, 0, want);
 }
 
 static void test_cli_table_insert__unsorted_import_and_insert(void **state)
@@ -35,9 +33,7 @@ static void test_cli_table_insert__unsorted_import_and_insert(void **state)
     write_str(csv, "id,name\n3,c\n1,a\n2,\n");
     run r;
     cli(&r, "table", "import", dir, "--schema", SCHEMA, csv, NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "imported 3 rows"));
-    done(&r);
+    cli_out(&r, 0, "imported 3 rows");
     expect_scan(dir, NULL,
                 "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":null}\n{\"id\":3,\"name\":\"c\"}\n");
     /* Out of order: the rows were sorted in memory and committed together at one
@@ -46,29 +42,18 @@ static void test_cli_table_insert__unsorted_import_and_insert(void **state)
     expect_scan(dir, "1",
                 "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":null}\n{\"id\":3,\"name\":\"c\"}\n");
     cli(&r, "table", "insert", dir, "--row", "name=zero, id=0", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "inserted 1 row at ts 2\n");
-    done(&r);
+    cli_out_is(&r, 0, "inserted 1 row at ts 2\n");
     cli(&r, "table", "insert", dir, "--row", "id=2,name=again", NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "duplicate key"));
-    done(&r);
+    cli_err(&r, CF_EXIT_FAIL, "duplicate key");
     cli(&r, "table", "insert", dir, "--row", "name=nokey", NULL);
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "no value for column 'id'"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "no value for column 'id'");
     /* Delete, then insert the key again. */
     cli(&r, "table", "delete", dir, "--key", "2", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "insert", dir, "--row", "id=2,name=back", "--ts", "9", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "inserted 1 row at ts 9\n");
-    done(&r);
+    cli_out_is(&r, 0, "inserted 1 row at ts 9\n");
     cli(&r, "table", "get", dir, "--json", "2", "0", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"id\":2,\"name\":\"back\"}\n{\"id\":0,\"name\":\"zero\"}\n");
-    done(&r);
+    cli_out_is(&r, 0, "{\"id\":2,\"name\":\"back\"}\n{\"id\":0,\"name\":\"zero\"}\n");
     cli(&r, "table", "info", dir, NULL);
     EXPECT_RC(r, 0);
     /* no flush per command: the last insert is in the log and the MemRowSet;
@@ -92,9 +77,7 @@ static void test_cli_table_insert__values_as_text_forms(void **state)
     (void)state;
     char *dir = cli_dir_path("vt");
     run r;
-    cli(&r, "table", "create", dir, "--schema", "id INT64 KEY, d DOUBLE NULL, f FLOAT NULL", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_table_create(dir, "id INT64 KEY, d DOUBLE NULL, f FLOAT NULL");
     static const char *const bad[][2] = {
         {"id=1,d=1e999", "column 'd': DOUBLE: 1e999 is out of range (use \"Infinity\""},
         {"id=1,f=1e39", "column 'f': FLOAT: 1e39 is out of range"},
@@ -110,27 +93,17 @@ static void test_cli_table_insert__values_as_text_forms(void **state)
         done(&r);
     }
     cli(&r, "table", "insert", dir, "--row", "id=1,d=0x7ff8000000000001,f=-Infinity", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "insert", dir, "--row", "id=-9223372036854775808,d=NaN,f=1.5", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "update", dir, "--key", "1", "--set", "f=TRUE", NULL);
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "FLOAT: not a number: TRUE"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "FLOAT: not a number: TRUE");
     cli(&r, "table", "scan", dir, "--where", "d < 1e999", NULL);
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "DOUBLE: 1e999 is out of range"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "DOUBLE: 1e999 is out of range");
     cli(&r, "table", "scan", dir, "--json", "--where", "f < -1e38", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"id\":1,\"d\":\"0x7ff8000000000001\",\"f\":\"-Infinity\"}\n");
-    done(&r);
+    cli_out_is(&r, 0, "{\"id\":1,\"d\":\"0x7ff8000000000001\",\"f\":\"-Infinity\"}\n");
     cli(&r, "table", "get", dir, "--format", "csv", "--", "-9223372036854775808", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "id,d,f\n-9223372036854775808,NaN,1.5\n");
-    done(&r);
+    cli_out_is(&r, 0, "id,d,f\n-9223372036854775808,NaN,1.5\n");
 }
 
 static void test_cli_table_insert__import_into_rows(void **state)
@@ -143,8 +116,7 @@ static void test_cli_table_insert__import_into_rows(void **state)
     write_str(c, "id,name\n30,z\n20,dup\n");
     run r;
     cli(&r, "table", "import", dir, "--schema", SCHEMA, a, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     /* Sorted rows into an empty table: one rowset written in one pass. */
     cli(&r, "table", "info", dir, NULL);
     EXPECT_RC(r, 0);
@@ -152,28 +124,20 @@ static void test_cli_table_insert__import_into_rows(void **state)
     assert_null(strstr(r.out, "rowsets:"));
     done(&r);
     cli(&r, "table", "import", dir, b, NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "imported 2 rows"));
-    done(&r);
+    cli_out(&r, 0, "imported 2 rows");
     /* A duplicate stops the import with its line; its rows are not kept. */
     cli(&r, "table", "import", dir, c, NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "c.csv: line 3: duplicate key (the table holds it in rs-"));
-    done(&r);
+    cli_err(&r, CF_EXIT_FAIL, "c.csv: line 3: duplicate key (the table holds it in rs-");
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING", b, NULL);
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    done(&r);
+    cli_rc(&r, CF_EXIT_USAGE);
     expect_scan(
         dir, NULL,
         "{\"id\":5,\"name\":\"v\"}\n{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n"
         "{\"id\":25,\"name\":\"w\"}\n");
     cli(&r, "table", "update", dir, "--key", "25", "--set", "name=W", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "compact", dir, NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, ": 4 rows,"));
-    done(&r);
+    cli_out(&r, 0, ": 4 rows,");
     expect_scan(
         dir, NULL,
         "{\"id\":5,\"name\":\"v\"}\n{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n"
@@ -184,18 +148,13 @@ static void test_cli_table_insert__import_into_rows(void **state)
     char *d3 = cli_dir_path("t3"), *dup = cli_dir_path("dup.csv");
     write_str(dup, "id,name\n1,a\n2,b\n2,c\n");
     cli(&r, "table", "import", d3, "--schema", SCHEMA, dup, NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "dup.csv: line 4: duplicate key (repeated in the load)"));
-    done(&r);
+    cli_err(&r, CF_EXIT_FAIL, "dup.csv: line 4: duplicate key (repeated in the load)");
     assert_int_equal(access(cli_dir_path("t3/MANIFEST"), F_OK), -1);
     /* A table of several rowsets is not replaced by `create`. */
     cli(&r, "table", "insert", dir, "--row", "id=1", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "create", dir, "--schema", SCHEMA, NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "already holds a table"));
-    done(&r);
+    cli_err(&r, CF_EXIT_FAIL, "already holds a table");
 }
 
 /* One way to name a row: --key KEY in get (repeatable), update and delete; the
@@ -209,59 +168,36 @@ static void test_cli_table_insert__key_option_everywhere(void **state)
     write_str(csv, "id,name\n-5,neg\n1,a\n2,b\n3,c\n");
     run r;
     cli(&r, "table", "import", dir, "--schema", SCHEMA, csv, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     const char *want = "{\"id\":3,\"name\":\"c\"}\n{\"id\":1,\"name\":\"a\"}\n";
     cli(&r, "table", "get", dir, "--json", "--key", "3", "--key", "1", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, want);
-    done(&r);
+    cli_out_is(&r, 0, want);
     cli(&r, "table", "get", dir, "--json", "3", "1", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, want);
-    done(&r);
+    cli_out_is(&r, 0, want);
     /* A key starting with '-' is a value of --key, and --key=KEY works too. */
     cli(&r, "table", "get", dir, "--json", "--key", "-5", "--key=2", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"id\":-5,\"name\":\"neg\"}\n{\"id\":2,\"name\":\"b\"}\n");
-    done(&r);
+    cli_out_is(&r, 0, "{\"id\":-5,\"name\":\"neg\"}\n{\"id\":2,\"name\":\"b\"}\n");
     cli(&r, "table", "get", dir, "--key", "9", NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "key 9: not found"));
-    done(&r);
+    cli_err(&r, CF_EXIT_FAIL, "key 9: not found");
     cli(&r, "table", "get", dir, "--key", "x", NULL);
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    done(&r);
+    cli_rc(&r, CF_EXIT_USAGE);
     cli(&r, "table", "get", dir, "--key", "1", "2", NULL);
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "--key KEY or as arguments, not both (argument '2')"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "--key KEY or as arguments, not both (argument '2')");
     cli(&r, "table", "get", dir, NULL);
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "get needs a key: --key KEY"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "get needs a key: --key KEY");
     /* update and delete: one key, by --key or as the argument after DIR. */
     cli(&r, "table", "update", dir, "--key", "1", "--key", "2", "--set", "name=z", NULL);
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "update takes one key (--key KEY), got 2"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "update takes one key (--key KEY), got 2");
     cli(&r, "table", "delete", dir, "--key", "1", "2", NULL);
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "delete takes one key"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "delete takes one key");
     cli(&r, "table", "delete", dir, NULL);
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "delete needs --key KEY"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "delete needs --key KEY");
     cli(&r, "table", "update", dir, "2", "--set", "name=two", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "delete", dir, "3", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "delete", dir, "--key", "-5", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     expect_scan(dir, NULL, "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":\"two\"}\n");
     /* The help names --key for get first. */
     cli(&r, "table", "--help", NULL);

@@ -132,9 +132,7 @@ static void test_cli_table_limits__600_columns(void **state)
     char *dir = cli_dir_path("wide"), *csv = cli_dir_path("wide.csv"),
          *dir2 = cli_dir_path("wide2");
     run r;
-    cli(&r, "table", "create", dir, "--schema", sb_str(&schema), NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_table_create(dir, sb_str(&schema));
 
     /* insert rows 1 and 2 with every column given */
     for (size_t row = 1; row <= 2; row++) {
@@ -145,8 +143,7 @@ static void test_cli_table_limits__600_columns(void **state)
             wide_value(&ins, row, i);
         }
         cli(&r, "table", "insert", dir, "--row", sb_str(&ins), NULL);
-        EXPECT_RC(r, 0);
-        done(&r);
+        cli_rc(&r, 0);
         sb_free(&ins);
     }
     cf_json_doc doc;
@@ -163,8 +160,7 @@ static void test_cli_table_limits__600_columns(void **state)
     for (size_t i = 1; i < WIDE; i += 4)
         sb_printf(&set, "%sc%zu=%zu", i > 1 ? "," : "", i, 7 * i);
     cli(&r, "table", "update", dir, "--key", "1", "--set", sb_str(&set), NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     sb_free(&set);
 
     /* scan --columns: all 600, in reverse order */
@@ -220,11 +216,9 @@ static void test_cli_table_limits__600_columns(void **state)
 
     /* delete, compact, then the table holds row 2 alone */
     cli(&r, "table", "delete", dir, "--key", "1", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "compact", dir, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "scan", dir, "--json", NULL);
     EXPECT_RC(r, 0);
     parse_json(&doc, r.out);
@@ -250,11 +244,9 @@ static void test_cli_table_limits__600_columns(void **state)
     write_str(csv, sb_str(&data));
     sb_free(&data);
     cli(&r, "table", "import", dir2, "--schema", sb_str(&schema), csv, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "import", dir, csv, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     for (int t = 0; t < 2; t++) {
         cli(&r, "table", "get", t ? dir : dir2, "--json", "11", NULL);
         EXPECT_RC(r, 0);
@@ -265,9 +257,7 @@ static void test_cli_table_limits__600_columns(void **state)
     }
     /* --schema given again for a table with rows: the long texts compare equal */
     cli(&r, "table", "import", dir, "--schema", sb_str(&schema), csv, NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "duplicate key"));
-    done(&r);
+    cli_err(&r, CF_EXIT_FAIL, "duplicate key");
 
     free(full);
     cf_schema_free(s);
@@ -325,13 +315,11 @@ static void test_cli_table_limits__100_key_columns(void **state)
     sb_free(&data);
     run r;
     cli(&r, "table", "import", dir, "--schema", sb_str(&schema), csv, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "scan", dir, "--columns", "k0,v", "--json", "--as-of", "1", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"k0\":1,\"v\":\"v1\"}\n{\"k0\":2,\"v\":\"v2\"}\n"
-                               "{\"k0\":3,\"v\":\"v3\"}\n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "{\"k0\":1,\"v\":\"v1\"}\n{\"k0\":2,\"v\":\"v2\"}\n"
+               "{\"k0\":3,\"v\":\"v3\"}\n");
 
     /* insert row 4 */
     sb row;
@@ -343,8 +331,7 @@ static void test_cli_table_limits__100_key_columns(void **state)
     }
     sb_printf(&row, "v=v4");
     cli(&r, "table", "insert", dir, "--row", sb_str(&row), NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     sb_free(&row);
 
     /* get 2 and 4, update 3, delete 1 */
@@ -374,11 +361,9 @@ static void test_cli_table_limits__100_key_columns(void **state)
     cf_json_doc_dispose(&doc);
     done(&r);
     cli(&r, "table", "update", dir, "--key", sb_str(&k3), "--set", "v=three", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "delete", dir, "--key", sb_str(&k1), NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
 
     /* --where on every key column: row 3 */
     sb where;
@@ -388,18 +373,14 @@ static void test_cli_table_limits__100_key_columns(void **state)
         key_value(&where, 3, i);
     }
     cli(&r, "table", "scan", dir, "--columns", "k0,v", "--json", "--where", sb_str(&where), NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"k0\":3,\"v\":\"three\"}\n");
-    done(&r);
+    cli_out_is(&r, 0, "{\"k0\":3,\"v\":\"three\"}\n");
     cli(&r, "table", "compact", dir, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "scan", dir, "--columns", "k0,k99,v", "--json", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"k0\":2,\"k99\":\"s101\",\"v\":\"v2\"}\n"
-                               "{\"k0\":3,\"k99\":\"s102\",\"v\":\"three\"}\n"
-                               "{\"k0\":4,\"k99\":\"s103\",\"v\":\"v4\"}\n");
-    done(&r);
+    cli_out_is(&r, 0,
+               "{\"k0\":2,\"k99\":\"s101\",\"v\":\"v2\"}\n"
+               "{\"k0\":3,\"k99\":\"s102\",\"v\":\"three\"}\n"
+               "{\"k0\":4,\"k99\":\"s103\",\"v\":\"v4\"}\n");
     cli(&r, "table", "info", dir, "--json", NULL);
     EXPECT_RC(r, 0);
     parse_json(&doc, r.out);
@@ -411,9 +392,7 @@ static void test_cli_table_limits__100_key_columns(void **state)
 
     /* too few values: a usage error that says how many */
     cli(&r, "table", "get", dir, "1,s2,20", NULL);
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "needs 100 comma-separated values"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "needs 100 comma-separated values");
 
     free(k2s);
     free(k4s);
@@ -441,9 +420,7 @@ static void expect_out(const char *want, ...)
     args[n] = NULL;
     run r;
     run_argv(&r, NULL, args);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, want);
-    done(&r);
+    cli_out_is(&r, 0, want);
 }
 
 static void test_cli_table_limits__quoted_keys(void **state)
@@ -453,16 +430,13 @@ static void test_cli_table_limits__quoted_keys(void **state)
     run r;
     cli(&r, "table", "create", dir, "--schema",
         "a INT64 KEY, b STRING KEY, c INT32 KEY, v STRING NULL", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     /* b = x,y "q" z' (a comma, double quotes, a single quote) */
     cli(&r, "table", "insert", dir, "--row", "a=7,b=\"x,y \\\"q\\\" z'\",c=3,v=first", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     /* b = p,q\ in single quotes (a backslash before other text stays) */
     cli(&r, "table", "insert", dir, "--row", "a=7,b='p,q\\ \\'s',c=4,v='1,2'", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     expect_out("{\"a\":7,\"b\":\"p,q\\\\ 's\",\"c\":4,\"v\":\"1,2\"}\n"
                "{\"a\":7,\"b\":\"x,y \\\"q\\\" z'\",\"c\":3,\"v\":\"first\"}\n",
                "table", "scan", dir, "--json", NULL);
@@ -474,31 +448,24 @@ static void test_cli_table_limits__quoted_keys(void **state)
     expect_out("{\"a\":7,\"b\":\"x,y \\\"q\\\" z'\",\"c\":3,\"v\":\"first\"}\n", "table", "get",
                dir, "--json", (char *)k1s, NULL);
     cli(&r, "table", "update", dir, "--key", k1, "--set", "v=\"a,b\"", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     expect_out("{\"a\":7,\"b\":\"x,y \\\"q\\\" z'\",\"c\":3,\"v\":\"a,b\"}\n", "table", "get", dir,
                "--json", (char *)k1, NULL);
     /* --where takes the same quoting */
     expect_out("{\"c\":3}\n", "table", "scan", dir, "--json", "--columns", "c", "--where",
                "b = 'x,y \"q\" z\\'' AND v = \"a,b\"", NULL);
     cli(&r, "table", "delete", dir, "--key", k1, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "get", dir, (char *)k1, NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "not found"));
-    done(&r);
+    cli_err(&r, CF_EXIT_FAIL, "not found");
     expect_out("{\"a\":7,\"b\":\"p,q\\\\ 's\",\"c\":4,\"v\":\"1,2\"}\n", "table", "get", dir,
                "--json", "7,'p,q\\ \\'s',4", NULL);
 
     /* A last STRING key column takes commas unquoted, as before. */
     char *dir2 = cli_dir_path("q2");
-    cli(&r, "table", "create", dir2, "--schema", "a INT64 KEY, b STRING KEY", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_table_create(dir2, "a INT64 KEY, b STRING KEY");
     cli(&r, "table", "insert", dir2, "--row", "a=1,b='x,y,z'", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     expect_out("{\"a\":1,\"b\":\"x,y,z\"}\n", "table", "get", dir2, "--json", "1,x,y,z", NULL);
     expect_out("{\"a\":1,\"b\":\"x,y,z\"}\n", "table", "get", dir2, "--json", "1,\"x,y,z\"", NULL);
 }
@@ -513,21 +480,16 @@ static void test_cli_table_limits__stated_limits(void **state)
         sb_printf(&schema, "%sc%zu INT32 KEY", i ? ", " : "", i);
     run r;
     cli(&r, "table", "create", cli_dir_path("many"), "--schema", sb_str(&schema), NULL);
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "more than 1024 columns"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "more than 1024 columns");
     sb_free(&schema);
     char name[300]; /* Kudu's --max_identifier_length default */
     memset(name, 'n', 257);
     strcpy(name + 257, " INT64 KEY");
     cli(&r, "table", "create", cli_dir_path("long"), "--schema", name, NULL);
-    EXPECT_RC(r, CF_EXIT_USAGE);
-    assert_non_null(strstr(r.err, "longer than 256 bytes"));
-    done(&r);
+    cli_err(&r, CF_EXIT_USAGE, "longer than 256 bytes");
     strcpy(name + 256, " INT64 KEY");
     cli(&r, "table", "create", cli_dir_path("long"), "--schema", name, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "--help", NULL);
     EXPECT_RC(r, 0);
     assert_non_null(strstr(r.out, "a schema has 1..1024 columns, any number of them KEY"));

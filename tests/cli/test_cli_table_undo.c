@@ -64,33 +64,27 @@ static void test_cli_table_undo__failed_loads_leave_what_was_there(void **state)
     char *pq = cli_dir_path("dup.parquet");
     run r;
     cli(&r, "parquet", "write", "--schema", "id INT64, name STRING", "--input", csv, pq, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     const char *schema = "id INT64 KEY, name STRING";
 
     /* A new directory: made, then removed again. */
     char *nt = cli_dir_path("new-convert");
     cli(&r, "convert", "--to", "table", "--key", "id", pq, nt, NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "duplicate key"));
-    done(&r);
+    cli_err(&r, CF_EXIT_FAIL, "duplicate key");
     expect_entries(nt, "-");
     char *ni = cli_dir_path("new-import");
     cli(&r, "table", "import", ni, "--schema", schema, csv, NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    done(&r);
+    cli_rc(&r, CF_EXIT_FAIL);
     expect_entries(ni, "-");
 
     /* An empty directory that was there stays, empty. */
     char *e1 = cli_dir_path("empty");
     assert_int_equal(mkdir(e1, 0777), 0);
     cli(&r, "convert", "--to", "table", "--key", "id", pq, e1, NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    done(&r);
+    cli_rc(&r, CF_EXIT_FAIL);
     expect_entries(e1, "");
     cli(&r, "table", "import", e1, "--schema", schema, csv, NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    done(&r);
+    cli_rc(&r, CF_EXIT_FAIL);
     expect_entries(e1, "");
 
     /* A LOCK that was there (what a failed load of an older cfile left) is not
@@ -100,12 +94,10 @@ static void test_cli_table_undo__failed_loads_leave_what_was_there(void **state)
     snprintf(p, sizeof(p), "%s/LOCK", l1);
     touch(p);
     cli(&r, "convert", "--to", "table", "--key", "id", pq, l1, NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    done(&r);
+    cli_rc(&r, CF_EXIT_FAIL);
     expect_entries(l1, "LOCK");
     cli(&r, "table", "import", l1, "--schema", schema, csv, NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    done(&r);
+    cli_rc(&r, CF_EXIT_FAIL);
     expect_entries(l1, "LOCK");
 
     /* A directory refused as not a table of ours gets no LOCK added. */
@@ -114,42 +106,31 @@ static void test_cli_table_undo__failed_loads_leave_what_was_there(void **state)
     snprintf(p, sizeof(p), "%s/wal", w1);
     assert_int_equal(mkdir(p, 0777), 0);
     cli(&r, "convert", "--to", "table", "--key", "id", pq, w1, NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "not a table of ours"));
-    done(&r);
+    cli_err(&r, CF_EXIT_FAIL, "not a table of ours");
     expect_entries(w1, "wal");
     cli(&r, "table", "import", w1, "--schema", schema, csv, NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    done(&r);
+    cli_rc(&r, CF_EXIT_FAIL);
     expect_entries(w1, "wal");
     cli(&r, "table", "create", w1, "--schema", schema, NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    assert_non_null(strstr(r.err, "not a table of ours"));
-    done(&r);
+    cli_err(&r, CF_EXIT_FAIL, "not a table of ours");
     expect_entries(w1, "wal");
 
     /* And the same load with good rows makes the table (its LOCK included). */
     write_str(csv, "id,name\n1,a\n2,b\n");
     cli(&r, "parquet", "write", "--schema", "id INT64, name STRING", "--input", csv, pq, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "convert", "--to", "table", "--key", "id", pq, nt, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
     cli(&r, "table", "scan", nt, "--json", NULL);
-    EXPECT_RC(r, 0);
-    assert_string_equal(r.out, "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":\"b\"}\n");
-    done(&r);
+    cli_out_is(&r, 0, "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":\"b\"}\n");
     snprintf(p, sizeof(p), "%s/LOCK", nt);
     assert_int_equal(access(p, F_OK), 0);
     /* A failed load into that existing table keeps it whole. */
     cli(&r, "table", "import", nt, csv, NULL);
-    EXPECT_RC(r, CF_EXIT_FAIL);
-    done(&r);
+    cli_rc(&r, CF_EXIT_FAIL);
     assert_int_equal(access(p, F_OK), 0);
     cli(&r, "table", "get", nt, "--key", "2", "--json", NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
 }
 
 int main(int argc, char **argv)

@@ -23,8 +23,7 @@ static void ok(const char *a, const char *b, const char *c, const char *d, const
 {
     run r;
     cli(&r, "table", a, b, c, d, e, NULL);
-    EXPECT_RC(r, 0);
-    done(&r);
+    cli_rc(&r, 0);
 }
 
 /* Rows of `table scan --format csv` (its header left out). */

@@ -96,14 +96,20 @@ static void test_vtext__int32_range(void **state)
     assert_int_equal(cf_vt_format_date(out, 2932897), 0); /* 10000-01-01 */
 }
 
+/* A refused text's message holds want. */
+static void expect_msg(const char *text, const char *msg, const char *want)
+{
+    if (strstr(msg, want) == NULL)
+        fail_msg("%s: message '%s' lacks '%s'", text, msg, want);
+}
+
 static void date_bad(const char *text, const char *want)
 {
     int32_t d = 12345;
     char msg[200] = "";
     assert_int_equal(cf_vt_parse_date(text, strlen(text), &d, msg, sizeof msg), -1);
     assert_int_equal(d, 12345);
-    if (strstr(msg, want) == NULL)
-        fail_msg("%s: message '%s' lacks '%s'", text, msg, want);
+    expect_msg(text, msg, want);
 }
 
 static void test_vtext__bad_dates(void **state)
@@ -152,8 +158,7 @@ static void ts_bad(const char *text, const char *want)
     char msg[200] = "";
     assert_int_equal(cf_vt_parse_timestamp(text, strlen(text), &us, msg, sizeof msg), -1);
     assert_int_equal(us, 7);
-    if (strstr(msg, want) == NULL)
-        fail_msg("%s: message '%s' lacks '%s'", text, msg, want);
+    expect_msg(text, msg, want);
 }
 
 static void ts_format(int64_t us, const char *want)
@@ -262,8 +267,7 @@ static void dec_bad(const char *text, int p, int s, const char *want)
     char msg[200] = "";
     assert_int_equal(cf_vt_parse_decimal(text, strlen(text), p, s, &v, msg, sizeof msg), -1);
     assert_true(v == 99);
-    if (strstr(msg, want) == NULL)
-        fail_msg("%s: message '%s' lacks '%s'", text, msg, want);
+    expect_msg(text, msg, want);
 }
 
 static void dec_format(cf_vt_i128 v, int s, const char *want)

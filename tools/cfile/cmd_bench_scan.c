@@ -120,11 +120,7 @@ int cf_bench_scan(cf_cli *c, int argc, char **argv)
         goto out;
     rc = CF_EXIT_FAIL;
     cf_scan_options o;
-    cf_scan_options_init(&o);
-    o.cols = cols;
-    o.ncols = ncols;
-    o.preds = preds;
-    o.npreds = npreds;
+    cf_cli_scan_options(&o, cols, ncols, preds, npreds);
     o.batch_rows = (size_t)batch;
     uint64_t rows = 0;
     double w, u;

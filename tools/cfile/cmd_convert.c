@@ -233,11 +233,8 @@ static int convert_cfiles(cf_cli *c, char **paths, size_t n, const char *name, c
         (rc = cf_pq_kudu_types(c, a, cols, NULL, n)) != 0)
         goto out;
     double t0 = cf_cli_now_s();
-    st = cf_parquet_writer_create_file(&w, out, cols, n, &a->o, &e);
-    if (st != CF_OK) {
-        rc = st == CF_EINVAL ? cf_cli_usage(c, "%s", e.msg) : cf_cli_lib_fail(c, out, st, &e);
+    if ((rc = cf_pq_writer_create(c, a, out, cols, n, &w)) != 0)
         goto out;
-    }
     cf_cli_progress p;
     cf_cli_progress_init(&p, c, a->progress, rows);
     uint64_t done = 0;
@@ -314,11 +311,8 @@ int cf_cli_convert_rows(cf_cli *c, const cf_schema *s, cf_cli_rows_next_fn next,
         (rc = cf_pq_kudu_types(c, a, cols, s, n)) != 0)
         goto out;
     double t0 = cf_cli_now_s();
-    st = cf_parquet_writer_create_file(&w, out, cols, n, &a->o, &e);
-    if (st != CF_OK) {
-        rc = st == CF_EINVAL ? cf_cli_usage(c, "%s", e.msg) : cf_cli_lib_fail(c, out, st, &e);
+    if ((rc = cf_pq_writer_create(c, a, out, cols, n, &w)) != 0)
         goto out;
-    }
     cf_cli_progress p;
     cf_cli_progress_init(&p, c, a->progress, 0);
     uint64_t done = 0;

@@ -243,12 +243,8 @@ static int to_cfiles(pqconv *v)
         }
     }
     uint64_t done = 0;
-    for (;;) {
-        size_t rows;
-        if ((rc = pq_next(v, &rows)) != 0)
-            goto out;
-        if (rows == 0)
-            break;
+    size_t rows;
+    while ((rc = pq_next(v, &rows)) == 0 && rows > 0) {
         for (size_t i = 0; i < v->n; i++) {
             const cf_pq_kcol *k = &v->k[i];
             cf_colvec cv = cf_pq_kudu_colvec(k);
@@ -263,6 +259,8 @@ static int to_cfiles(pqconv *v)
         done += rows;
         cf_cli_progress_cb(&v->p, done);
     }
+    if (rc != 0)
+        goto out;
     for (; nfinished < v->n; nfinished++)
         if ((st = cf_writer_finish(w[nfinished], &e)) != CF_OK) {
             rc = cf_cli_lib_fail(c, paths[nfinished], st, &e);
@@ -437,12 +435,8 @@ static int load_parquet(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_sche
     if ((rc = match_table(v, s, t->map)) != 0)
         goto out;
     uint64_t done = 0;
-    for (;;) {
-        size_t rows;
-        if ((rc = pq_next(v, &rows)) != 0)
-            goto out;
-        if (rows == 0)
-            break;
+    size_t rows;
+    while ((rc = pq_next(v, &rows)) == 0 && rows > 0) {
         for (size_t i = 0; i < nc; i++) {
             if (t->map[i] != SIZE_MAX) {
                 cv[i] = cf_pq_kudu_colvec(&v->k[t->map[i]]);
@@ -475,6 +469,8 @@ static int load_parquet(void *ctx, cf_cli *c, cf_table_loader *ld, const cf_sche
         done += rows;
         cf_cli_progress_cb(&v->p, done);
     }
+    if (rc != 0)
+        goto out;
     *rows_out = done;
 out:
     for (size_t i = 0; nulls != NULL && i < nc; i++)

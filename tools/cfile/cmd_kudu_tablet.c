@@ -52,6 +52,7 @@ typedef struct targs {
     cf_kudu_args fs_args;
     const char *tablet;
     cf_kudu_fs *fs;
+    cf_kudu_tablet *t; /* the tablet operand opened, for the commands that require it */
 } targs;
 
 /* Options, FS, and the tablet operand (`want`: 0 none, 1 required, 2 optional). */
@@ -101,6 +102,7 @@ static int open_tablet(cf_cli *c, const targs *a, const char *id, cf_kudu_tablet
 
 static int done(targs *a, int rc)
 {
+    cf_kudu_tablet_free(a->t);
     cf_kudu_fs_free(a->fs);
     cf_kudu_args_free(&a->fs_args);
     return rc;
@@ -169,12 +171,9 @@ static int cmd_list(cf_cli *c, targs *a)
 
 static int cmd_meta(cf_cli *c, targs *a)
 {
-    cf_kudu_tablet *t = NULL;
-    int rc = open_tablet(c, a, a->tablet, &t);
-    if (rc != 0)
-        return rc;
+    cf_kudu_tablet *t = a->t;
     cf_kt_meta_json m;
-    rc = cf_kt_meta_load(c, t, &m);
+    int rc = cf_kt_meta_load(c, t, &m);
     if (rc != 0)
         goto out;
     const cf_json *sb = &m.sb.root;
@@ -236,18 +235,14 @@ static int cmd_meta(cf_cli *c, targs *a)
     }
 out:
     cf_kt_meta_free(&m);
-    cf_kudu_tablet_free(t);
     return rc;
 }
 
 static int cmd_schema(cf_cli *c, targs *a)
 {
-    cf_kudu_tablet *t = NULL;
-    int rc = open_tablet(c, a, a->tablet, &t);
-    if (rc != 0)
-        return rc;
+    cf_kudu_tablet *t = a->t;
     cf_kt_meta_json m;
-    rc = cf_kt_meta_load(c, t, &m);
+    int rc = cf_kt_meta_load(c, t, &m);
     if (rc == 0 && a->json) {
         cf_jw w;
         cf_jw_init(&w, c->out);
@@ -272,16 +267,13 @@ static int cmd_schema(cf_cli *c, targs *a)
         }
     }
     cf_kt_meta_free(&m);
-    cf_kudu_tablet_free(t);
     return rc;
 }
 
 static int cmd_rowsets(cf_cli *c, targs *a)
 {
-    cf_kudu_tablet *t = NULL;
-    int rc = open_tablet(c, a, a->tablet, &t);
-    if (rc != 0)
-        return rc;
+    cf_kudu_tablet *t = a->t;
+    int rc = 0;
     size_t missing;
     if (a->json) {
         cf_jw w;
@@ -305,7 +297,6 @@ static int cmd_rowsets(cf_cli *c, targs *a)
                 c->cmd, cf_kudu_tablet_id(t), missing);
         rc = CF_EXIT_FAIL;
     }
-    cf_kudu_tablet_free(t);
     return rc;
 }
 
@@ -542,6 +533,8 @@ int cf_cmd_kudu_tablet(cf_cli *c, int argc, char **argv)
         int rc = parse(&sub, argc - 1, argv + 1, subs[i].want, &a);
         if (rc != 0)
             return done(&a, rc < 0 ? CF_EXIT_OK : rc);
+        if (subs[i].want == 1 && (rc = open_tablet(&sub, &a, a.tablet, &a.t)) != 0)
+            return done(&a, rc);
         return done(&a, subs[i].fn(&sub, &a));
     }
     return cf_cli_usage(&sub, "unknown tablet command '%s'", argv[1]);

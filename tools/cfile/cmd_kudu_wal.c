@@ -164,6 +164,15 @@ static int json_entry(cf_cli *c, cf_jw *w, const cf_kudu_wal *wal, size_t s, siz
     return CF_EXIT_OK;
 }
 
+/* Segment s's header (footer 0) or footer (1) as JSON in *j (malloc'd; NULL when the
+ * segment has no footer): 0, or the exit code after saying why. */
+static int segment_pb_json(cf_cli *c, const cf_kudu_wal *wal, size_t s, int footer, char **j)
+{
+    cf_error err = {0};
+    cf_status st = cf_kudu_wal_segment_json(wal, s, footer, false, j, &err);
+    return st == CF_OK ? 0 : lib_fail(c, st, &err);
+}
+
 static int dump_json(cf_cli *c, const cf_kudu_wal *wal)
 {
     cf_jw w;
@@ -178,10 +187,9 @@ static int dump_json(cf_cli *c, const cf_kudu_wal *wal)
         cf_jw_cstr(&w, seg->file);
         for (int footer = 0; footer < 2; footer++) {
             char *j;
-            cf_error err = {0};
-            cf_status st = cf_kudu_wal_segment_json(wal, s, footer, false, &j, &err);
-            if (st != CF_OK)
-                return lib_fail(c, st, &err);
+            int rc = segment_pb_json(c, wal, s, footer, &j);
+            if (rc != 0)
+                return rc;
             cf_jw_key(&w, footer ? "footer" : "header");
             if (j == NULL)
                 cf_jw_null(&w);
@@ -265,10 +273,9 @@ static int dump_text(cf_cli *c, const cf_kudu_wal *wal)
             seg->path, seg->sequence_number, seg->size, seg->nentries, seg->first_entry_offset);
         for (int footer = 0; footer < 2; footer++) {
             char *j;
-            cf_error err = {0};
-            cf_status st = cf_kudu_wal_segment_json(wal, s, footer, false, &j, &err);
-            if (st != CF_OK)
-                return lib_fail(c, st, &err);
+            int rc = segment_pb_json(c, wal, s, footer, &j);
+            if (rc != 0)
+                return rc;
             fprintf(f, "  %s: %s\n", footer ? "Footer" : "Header",
                     j ? j : "none (the segment was not closed)");
             free(j);

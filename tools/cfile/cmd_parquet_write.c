@@ -122,11 +122,8 @@ int cf_cmd_parquet_write(cf_cli *c, int argc, char **argv)
         goto out;
     }
     double t0 = cf_cli_now_s();
-    st = cf_parquet_writer_create_file(&w, out, cols, n, &a.o, &e);
-    if (st != CF_OK) {
-        rc = st == CF_EINVAL ? cf_cli_usage(c, "%s", e.msg) : cf_cli_lib_fail(c, out, st, &e);
+    if ((rc = cf_pq_writer_create(c, &a, out, cols, n, &w)) != 0)
         goto out;
-    }
     cf_cli_progress p;
     cf_cli_progress_init(&p, c, a.progress, 0);
     uint64_t rows;

@@ -294,11 +294,7 @@ int cf_cmd_table_scan(cf_cli *c, const char *dir, cf_table_args *t)
         (rc = cf_cli_where_parse(c, s, t->where, &preds, &npreds, &a)) != 0)
         goto out;
     cf_scan_options o;
-    cf_scan_options_init(&o);
-    o.cols = cols;
-    o.ncols = ncols;
-    o.preds = preds;
-    o.npreds = npreds;
+    cf_cli_scan_options(&o, cols, ncols, preds, npreds);
     o.snapshot = snapshot_of(t);
     o.threads = t->threads;
     cf_error e;

@@ -122,6 +122,16 @@ static int put(cf_csv *r, const void *p, size_t n)
     return 0;
 }
 
+/* Keep n bytes of field text, having read `used` input bytes on this line for them. */
+static int keep(cf_csv *r, const void *p, size_t n, size_t used)
+{
+    if (put(r, p, n) != 0)
+        return -1;
+    consume(r, used);
+    r->col += used;
+    return 0;
+}
+
 static int add_field(cf_csv *r, size_t off, bool quoted, uint64_t line, uint64_t col)
 {
     if (put(r, "", 1) != 0)
@@ -196,10 +206,8 @@ int cf_csv_next(cf_csv *r, const cf_csv_field **fields, size_t *nout)
                                    (unsigned long long)r->line);
                 size_t k = span(p, n, true);
                 if (k > 0) {
-                    if (put(r, p, k) != 0)
+                    if (keep(r, p, k, k) != 0)
                         return -1;
-                    consume(r, k);
-                    r->col += k;
                     continue;
                 }
                 if (p[0] == '\n') {
@@ -212,10 +220,8 @@ int cf_csv_next(cf_csv *r, const cf_csv_field **fields, size_t *nout)
                 }
                 /* a quote: "" is one quote, a lone one closes the field */
                 if (n >= 2 && p[1] == '"') {
-                    if (put(r, "\"", 1) != 0)
+                    if (keep(r, "\"", 1, 2) != 0)
                         return -1;
-                    consume(r, 2);
-                    r->col += 2;
                     continue;
                 }
                 consume(r, 1);
@@ -237,21 +243,17 @@ int cf_csv_next(cf_csv *r, const cf_csv_field **fields, size_t *nout)
                     return -1;
                 size_t k = span(p, n, false);
                 if (k > 0) {
-                    if (put(r, p, k) != 0)
+                    if (keep(r, p, k, k) != 0)
                         return -1;
-                    consume(r, k);
-                    r->col += k;
                     continue;
                 }
                 if (n == 0 || p[0] == ',' || p[0] == '\n')
                     break;
                 if (p[0] == '\r') {
                     if (n == 1 || p[1] == '\n')
-                        break;             /* CRLF (or a CR ending the input) ends the record */
-                    if (put(r, p, 1) != 0) /* a lone CR is data */
+                        break;                 /* CRLF (or a CR ending the input) ends the record */
+                    if (keep(r, p, 1, 1) != 0) /* a lone CR is data */
                         return -1;
-                    consume(r, 1);
-                    r->col++;
                     continue;
                 }
                 return fail_at(r, r->line, r->col,

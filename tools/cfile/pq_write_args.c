@@ -223,6 +223,16 @@ int cf_pq_option(cf_cli *c, cf_pq_args *a, int ch, const char *arg)
     }
 }
 
+int cf_pq_writer_create(cf_cli *c, const cf_pq_args *a, const char *out,
+                        const cf_parquet_write_column *cols, size_t n, cf_parquet_writer **w)
+{
+    cf_error e;
+    cf_status st = cf_parquet_writer_create_file(w, out, cols, n, &a->o, &e);
+    if (st == CF_OK)
+        return 0;
+    return st == CF_EINVAL ? cf_cli_usage(c, "%s", e.msg) : cf_cli_lib_fail(c, out, st, &e);
+}
+
 /* Mark the columns --bloom and --binary name; a name no column has is a usage error. */
 int cf_pq_apply_bloom(cf_cli *c, cf_pq_args *a, cf_parquet_write_column *cols, size_t n)
 {

@@ -140,6 +140,10 @@ int cf_pq_kudu_types(cf_cli *c, cf_pq_args *a, const cf_parquet_write_column *co
                      const cf_schema *s, size_t n);
 /* Mark the columns --bloom and --binary name; a name no column has is a usage error. */
 int cf_pq_apply_bloom(cf_cli *c, cf_pq_args *a, cf_parquet_write_column *cols, size_t n);
+/* Create the Parquet writer of OUT with the options' writer settings: 0, or the exit
+ * code after saying why (a setting the writer refuses is a usage error). */
+int cf_pq_writer_create(cf_cli *c, const cf_pq_args *a, const char *out,
+                        const cf_parquet_write_column *cols, size_t n, cf_parquet_writer **w);
 /* Columns of a table schema as the writer takes them (*out malloc'd). */
 int cf_pq_columns_of(cf_cli *c, const cf_schema *s, cf_parquet_write_column **out);
 /* Finish the writer and report: the summary line (t0: when writing began), or

@@ -283,6 +283,25 @@ void cf_svg_bytes(char *buf, size_t cap, uint64_t n)
     snprintf(buf, cap, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
+void cf_svg_byte_axis(cf_svg *g, double left, double width, double y, uint64_t size)
+{
+    cf_svg_line(g, left, y, left + width, y, "axl");
+    if (size == 0)
+        return;
+    uint64_t step = 1;
+    while (size / step > 12)
+        step *= 2;
+    for (uint64_t t = 0; t <= size; t += step) {
+        double x = left + (double)t / (double)size * width;
+        cf_svg_line(g, x, y, x, y + 4, "axl");
+        char buf[32];
+        cf_svg_bytes(buf, sizeof(buf), t);
+        cf_svg_text(g, x, y + 15, "middle", "ax", "%s", buf);
+        if (size - t < step)
+            break;
+    }
+}
+
 /* The fixed look of every picture: fonts, outlines, the legend's text. */
 static const char base_css[] =
     "text{font-family:DejaVu Sans,Verdana,Arial,sans-serif;font-size:11px;fill:#222}\n"

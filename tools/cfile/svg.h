@@ -81,6 +81,11 @@ void cf_svg_escape(cf_out_str *s, const void *p, size_t n);
 /* "1.5 KiB", "12 B", "3.2 MiB" into buf. */
 void cf_svg_bytes(char *buf, size_t cap, uint64_t n);
 
+/* A file's byte axis at height y: a line from x = left to left + width, and ticks
+ * labelled in bytes every power of two (at most 12 of them, so KiB and MiB labels
+ * stay round), offset t at left + t / size * width. Only the line when size is 0. */
+void cf_svg_byte_axis(cf_svg *g, double left, double width, double y, uint64_t size);
+
 /* ---- bucketing: many items, a few pixels ------------------------------------------------
  * Items on an axis, in order, each [x0, x1) in pixels: runs of consecutive items
  * narrower than min_px are merged into one bucket at least min_px wide (or up to

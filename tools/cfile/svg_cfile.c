@@ -434,23 +434,7 @@ typedef struct item {
 
 static void draw_axis(cf_svg *g, const layout *L, double y)
 {
-    cf_svg_line(g, LEFT, y, LEFT + PLOT, y, "axl");
-    uint64_t fs = L->file_size;
-    if (fs == 0)
-        return;
-    /* A power of two giving at most 12 ticks (KiB and MiB labels stay round). */
-    uint64_t step = 1;
-    while (fs / step > 12)
-        step *= 2;
-    for (uint64_t t = 0; t <= fs; t += step) {
-        double x = xoff(L, t);
-        cf_svg_line(g, x, y, x, y + 4, "axl");
-        char buf[32];
-        cf_svg_bytes(buf, sizeof(buf), t);
-        cf_svg_text(g, x, y + 15, "middle", "ax", "%s", buf);
-        if (fs - t < step)
-            break;
-    }
+    cf_svg_byte_axis(g, LEFT, PLOT, y, L->file_size);
 }
 
 cf_status cf_svg_cfile(const char *out_path, FILE *std, const char *file_path, const cf_reader *r,

@@ -333,21 +333,7 @@ static void curtain_lane(cf_svg *g, const pq_ctx *c, const cf_svg_item *it, size
 
 static void axis(cf_svg *g, const pq_ctx *c, double y)
 {
-    cf_svg_line(g, LEFT, y, LEFT + PLOT, y, "axl");
-    uint64_t fs = c->file_size, step = 1;
-    if (fs == 0)
-        return;
-    while (fs / step > 12)
-        step *= 2;
-    for (uint64_t t = 0; t <= fs; t += step) {
-        double x = xoff(c, t);
-        cf_svg_line(g, x, y, x, y + 4, "axl");
-        char buf[32];
-        cf_svg_bytes(buf, sizeof(buf), t);
-        cf_svg_text(g, x, y + 15, "middle", "ax", "%s", buf);
-        if (fs - t < step)
-            break;
-    }
+    cf_svg_byte_axis(g, LEFT, PLOT, y, c->file_size);
 }
 
 cf_status cf_svg_parquet(const char *out_path, FILE *std, const char *file_path,

@@ -489,6 +489,16 @@ char *cf_cli_schema_text(const cf_schema *s)
     return t;
 }
 
+void cf_cli_scan_options(cf_scan_options *o, const size_t *cols, size_t ncols, const cf_pred *preds,
+                         size_t npreds)
+{
+    cf_scan_options_init(o);
+    o->cols = cols;
+    o->ncols = ncols;
+    o->preds = preds;
+    o->npreds = npreds;
+}
+
 int cf_cli_columns_parse(cf_cli *c, const cf_schema *s, const char *spec, size_t **cols, size_t *n)
 {
     size_t nc = cf_schema_column_count(s);

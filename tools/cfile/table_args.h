@@ -70,6 +70,11 @@ int cf_cli_assign_parse(cf_cli *c, const cf_schema *s, const char *opt, const ch
  * usage error. */
 int cf_cli_columns_parse(cf_cli *c, const cf_schema *s, const char *spec, size_t **cols, size_t *n);
 
+/* Scan options with the defaults but for the columns and predicates parsed from
+ * --columns and --where (borrowed: they outlive the scan). */
+void cf_cli_scan_options(cf_scan_options *o, const size_t *cols, size_t ncols, const cf_pred *preds,
+                         size_t npreds);
+
 /* The schema in cf_schema_parse's syntax, malloc'd (NULL when out of memory). */
 char *cf_cli_schema_text(const cf_schema *s);
 

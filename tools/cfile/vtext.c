@@ -1,25 +1,13 @@
 /* Human text forms of DATE, UNIXTIME_MICROS and DECIMAL (vtext.h). */
 #include "vtext.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "values.h" /* cf_cli_msg_fail */
+
 #define US_PER_DAY INT64_C(86400000000)
 #define SHOWN(len) (int)((len) > 60 ? 60 : (len))
-
-static int fail(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *msg, size_t cap, const char *fmt, ...)
-{
-    if (msg != NULL && cap > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, cap, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* ---- the calendar -------------------------------------------------------------------- */
 
@@ -85,11 +73,11 @@ static int date_at(const char *s, size_t len, size_t *i, int64_t *days, const ch
     unsigned y, m, d;
     if (!digits(s, len, i, 4, &y) || *i >= len || s[(*i)++] != '-' || !digits(s, len, i, 2, &m) ||
         *i >= len || s[(*i)++] != '-' || !digits(s, len, i, 2, &d))
-        return fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
+        return cf_cli_msg_fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
     if (m < 1 || m > 12)
-        return fail(msg, cap, "%.*s: no month %02u", SHOWN(len), s, m);
+        return cf_cli_msg_fail(msg, cap, "%.*s: no month %02u", SHOWN(len), s, m);
     if (d < 1 || d > month_days(y, m))
-        return fail(msg, cap, "%.*s: %04u-%02u has no day %02u", SHOWN(len), s, y, m, d);
+        return cf_cli_msg_fail(msg, cap, "%.*s: %04u-%02u has no day %02u", SHOWN(len), s, y, m, d);
     *days = cf_vt_days_from_civil(y, m, d);
     return 0;
 }
@@ -101,7 +89,7 @@ int cf_vt_parse_date(const char *s, size_t len, int32_t *days, char *msg, size_t
     if (date_at(s, len, &i, &v, "a date (YYYY-MM-DD)", msg, cap) != 0)
         return -1;
     if (i != len)
-        return fail(msg, cap, "not a date (YYYY-MM-DD): %.*s", SHOWN(len), s);
+        return cf_cli_msg_fail(msg, cap, "not a date (YYYY-MM-DD): %.*s", SHOWN(len), s);
     *days = (int32_t)v; /* years 0000..9999: well inside int32 */
     return 0;
 }
@@ -115,13 +103,13 @@ int cf_vt_parse_timestamp(const char *s, size_t len, int64_t *micros, char *msg,
     if (date_at(s, len, &i, &days, what, msg, cap) != 0)
         return -1;
     if (i >= len || (s[i] != 'T' && s[i] != 't' && s[i] != ' '))
-        return fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
+        return cf_cli_msg_fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
     i++;
     if (!digits(s, len, &i, 2, &hh) || i >= len || s[i++] != ':' || !digits(s, len, &i, 2, &mm) ||
         i >= len || s[i++] != ':' || !digits(s, len, &i, 2, &ss))
-        return fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
+        return cf_cli_msg_fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
     if (hh > 23 || mm > 59 || ss > 59)
-        return fail(msg, cap, "%.*s: no time %02u:%02u:%02u", SHOWN(len), s, hh, mm, ss);
+        return cf_cli_msg_fail(msg, cap, "%.*s: no time %02u:%02u:%02u", SHOWN(len), s, hh, mm, ss);
     int64_t frac = 0;
     if (i < len && s[i] == '.') {
         size_t start = ++i;
@@ -130,13 +118,14 @@ int cf_vt_parse_timestamp(const char *s, size_t len, int64_t *micros, char *msg,
             if (k < 6)
                 frac = frac * 10 + (s[i] - '0');
             else if (s[i] != '0')
-                return fail(msg, cap,
-                            "%.*s: a fraction finer than microseconds (the timestamp would be "
-                            "rounded)",
-                            SHOWN(len), s);
+                return cf_cli_msg_fail(
+                    msg, cap,
+                    "%.*s: a fraction finer than microseconds (the timestamp would be "
+                    "rounded)",
+                    SHOWN(len), s);
         }
         if (i == start)
-            return fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
+            return cf_cli_msg_fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
         for (size_t k = i - start; k < 6; k++)
             frac *= 10;
     }
@@ -147,23 +136,24 @@ int cf_vt_parse_timestamp(const char *s, size_t len, int64_t *micros, char *msg,
         int sign = s[i++] == '-' ? -1 : 1;
         unsigned oh, om = 0, os = 0;
         if (!digits(s, len, &i, 2, &oh))
-            return fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
+            return cf_cli_msg_fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
         if (i < len && s[i] == ':') {
             i++;
             if (!digits(s, len, &i, 2, &om))
-                return fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
+                return cf_cli_msg_fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
             /* Seconds, as DuckDB writes a local mean time (+05:53:28). */
             if (i < len && s[i] == ':' && (i++, !digits(s, len, &i, 2, &os)))
-                return fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
+                return cf_cli_msg_fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
         } else if (i < len && !digits(s, len, &i, 2, &om)) {
-            return fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
+            return cf_cli_msg_fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
         }
         if (oh > 23 || om > 59 || os > 59)
-            return fail(msg, cap, "%.*s: no zone offset %02u:%02u:%02u", SHOWN(len), s, oh, om, os);
+            return cf_cli_msg_fail(msg, cap, "%.*s: no zone offset %02u:%02u:%02u", SHOWN(len), s,
+                                   oh, om, os);
         offset_s = sign * (int64_t)(oh * 3600 + om * 60 + os);
     }
     if (i != len)
-        return fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
+        return cf_cli_msg_fail(msg, cap, "not %s: %.*s", what, SHOWN(len), s);
     /* |days| < 2^22 for years 0000..9999: no overflow anywhere here. */
     int64_t secs = (int64_t)hh * 3600 + (int64_t)mm * 60 + (int64_t)ss - offset_s;
     *micros = days * US_PER_DAY + secs * 1000000 + frac;
@@ -176,8 +166,8 @@ int cf_vt_parse_decimal(const char *s, size_t len, int precision, int scale, cf_
     if (precision <= 0 || precision > 38)
         precision = 38;
     if (scale < 0 || scale > precision)
-        return fail(msg, cap, "%.*s: the column's scale %d is not one of 0..%d", SHOWN(len), s,
-                    scale, precision);
+        return cf_cli_msg_fail(msg, cap, "%.*s: the column's scale %d is not one of 0..%d",
+                               SHOWN(len), s, scale, precision);
     size_t i = 0;
     bool neg = false;
     if (i < len && (s[i] == '-' || s[i] == '+'))
@@ -193,13 +183,14 @@ int cf_vt_parse_decimal(const char *s, size_t len, int precision, int scale, cf_
             continue;
         }
         if (c < '0' || c > '9')
-            return fail(msg, cap, "not a decimal number: %.*s", SHOWN(len), s);
+            return cf_cli_msg_fail(msg, cap, "not a decimal number: %.*s", SHOWN(len), s);
         any = true;
         if (frac >= 0 && ++frac > scale)
-            return fail(msg, cap,
-                        "%.*s has more than %d digit%s after the point (a decimal is never "
-                        "rounded)",
-                        SHOWN(len), s, scale, scale == 1 ? "" : "s");
+            return cf_cli_msg_fail(
+                msg, cap,
+                "%.*s has more than %d digit%s after the point (a decimal is never "
+                "rounded)",
+                SHOWN(len), s, scale, scale == 1 ? "" : "s");
         if (nd > 0 || c != '0')
             nd++;
         if (nd > precision)
@@ -207,15 +198,15 @@ int cf_vt_parse_decimal(const char *s, size_t len, int precision, int scale, cf_
         v = v * 10 + (c - '0');
     }
     if (!any)
-        return fail(msg, cap, "not a decimal number: %.*s", SHOWN(len), s);
+        return cf_cli_msg_fail(msg, cap, "not a decimal number: %.*s", SHOWN(len), s);
     for (int k = frac < 0 ? 0 : frac; k < scale && nd <= precision; k++) {
         if (nd > 0 && ++nd > precision)
             break; /* before v would pass 38 digits */
         v *= 10;
     }
     if (nd > precision)
-        return fail(msg, cap, "%.*s has more than the %d digits of DECIMAL(%d,%d)", SHOWN(len), s,
-                    precision, precision, scale);
+        return cf_cli_msg_fail(msg, cap, "%.*s has more than the %d digits of DECIMAL(%d,%d)",
+                               SHOWN(len), s, precision, precision, scale);
     *out = neg ? -v : v;
     return 0;
 }
