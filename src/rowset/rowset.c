@@ -168,12 +168,13 @@ static cf_status open_data(cf_rowset *rs, cf_error *err)
                 continue;
             if (f->role == CF_RS_FILE_COLUMN && rs->col[f->col] != NULL)
                 CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: column %u named twice", f->col);
-            bool dup = (f->role == CF_RS_FILE_BLOOM && rs->bloom != NULL) ||
-                       (f->role == CF_RS_FILE_ADHOC && rs->adhoc != NULL);
+            if ((f->role == CF_RS_FILE_BLOOM && rs->bloom != NULL) ||
+                (f->role == CF_RS_FILE_ADHOC && rs->adhoc != NULL))
+                CF_FAIL_OUT(err, CF_ECORRUPT, "manifest: a second %s file (%s)",
+                            cf_rs_role_name(f->role), f->name);
             cf_io *io = NULL; /* taken over by the reader opened on it */
             /* delta files are read with pread, as cf_delta_reader_open_file does */
-            st = dup ? CF_ECORRUPT
-                     : cf_rs_open_file_at(&io, dfd, rs->dir, f->name, rs->mmap && !delta, err);
+            st = cf_rs_open_file_at(&io, dfd, rs->dir, f->name, rs->mmap && !delta, err);
             if (st != CF_OK)
                 ;
             else if (f->role == CF_RS_FILE_COLUMN)

@@ -15,6 +15,7 @@
 #include <cfile/cfile.h>
 #include <cfile/rowset.h>
 
+#include "rowset/internal.h" /* the MANIFEST, to name a file twice */
 #include "support_model.h"
 #include "support_table.h"
 
@@ -933,6 +934,37 @@ static void test_rowset__manifest_damage(void **state)
     CF_ASSERT_RM_RF(dir);
 }
 
+/* A MANIFEST naming a second bloom file (or ad-hoc index) is damage, said
+ * with the file named: it once failed with no message at all. */
+static void test_rowset__manifest_second_bloom(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    write6(dir, 100, 100);
+    cf_error err;
+    cf_rs_manifest m;
+    cf_rs_manifest_init(&m);
+    CF_ASSERT_OK(cf_rs_manifest_read(&m, dir, &err), &err);
+    const char *bloom = NULL;
+    for (size_t i = 0; i < m.nfiles; i++)
+        if (m.files[i].role == CF_RS_FILE_BLOOM)
+            bloom = m.files[i].name;
+    assert_non_null(bloom);
+    CF_ASSERT_OK(cf_rs_manifest_add(&m, CF_RS_FILE_BLOOM, 0, bloom, &err), &err);
+    m.generation++;
+    CF_ASSERT_OK(cf_rs_manifest_write(&m, dir, &err), &err);
+    cf_rs_manifest_dispose(&m);
+    cf_rowset *rs = NULL;
+    memset(&err, 0, sizeof(err));
+    cf_status st = cf_rowset_open(&rs, dir, NULL, &err);
+    if (st == CF_OK) /* files opened at first use */
+        st = cf_rowset_load(rs, &err);
+    CF_ASSERT_STATUS(st, CF_ECORRUPT, &err);
+    assert_non_null(strstr(err.msg, "a second bloom file"));
+    cf_rowset_free(rs);
+    CF_ASSERT_RM_RF(dir);
+}
+
 /* ---- model-based MVCC test ------------------------------------------------------------------- */
 
 /* Table (k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL): compound keys. */
@@ -1232,6 +1264,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_rowset__predicates),
         cmocka_unit_test(test_rowset__order_errors),
         cmocka_unit_test(test_rowset__manifest_damage),
+        cmocka_unit_test(test_rowset__manifest_second_bloom),
         cmocka_unit_test(test_rowset__model),
         cmocka_unit_test(test_rowset__crash_during_write),
         cmocka_unit_test(test_rowset__crash_during_compaction),
