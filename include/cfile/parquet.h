@@ -654,7 +654,8 @@ CF_API void cf_parquet_records_free(cf_parquet_records *r); /* NULL is a no-op *
  * and the footer follow the last one. Memory is one row group's encoded pages
  * plus, per column, one page of values and the dictionary; the first column's
  * pages go to the file as they close once its dictionary is settled (none, or
- * given up), so a one-column file holds a page, not a row group.
+ * given up), so a one-column file holds a page (2 x threads pages with
+ * threads, see below), not a row group.
  *
  * Types (Kudu -> Parquet physical type and annotation):
  *   INT8, INT16, INT32     INT32 INT(8|16|32, true)
@@ -723,13 +724,15 @@ typedef struct cf_parquet_writer_options {
      * at a row group's end, are one job, the caller taking jobs too.
      * CF_PARQUET_THREADS_AUTO (0, the default) = one per online CPU; 1 = the
      * caller only; at most CF_PARQUET_MAX_THREADS, never more than there are
-     * columns, except that a file of one column uses two: the caller encodes
-     * values while a worker compresses the page before (plus its CRC and
-     * header). The file's bytes and the errors are the same for every value
-     * (a one-column file may report a page's compression error one call
-     * later); memory in flight is the same (one row group's encoded pages),
-     * plus one compressor context per thread, plus one page in flight for a
-     * one-column file. */
+     * columns, except that a file of one column uses up to 8: the caller
+     * encodes values while the threads compress the pages before (plus their
+     * CRC and header), as many pages at once as there are threads. The
+     * file's bytes and the errors are the same for every value (a one-column
+     * file may report a page's compression error a few calls later); memory
+     * in flight is the same (one row group's encoded pages), plus one
+     * compressor context per thread, plus for a one-column file up to
+     * 2 x threads pages in flight (values and stored bytes), which also
+     * reach the file that many pages later. */
     size_t threads;
 } cf_parquet_writer_options;
 

@@ -27,16 +27,16 @@
  * that column, would. Memory in flight is the same as with one thread (the
  * open row group's encoded pages) plus a compressor context per thread.
  *
- * A file of one column has no second column to run beside: it takes two
- * threads, the caller appending (values, dictionary, statistics) while a
- * worker builds the page closed before (levels and indices encoded,
- * compression, CRC, header; writer_col_page.c, "Pipeline"). One page is in
- * flight at a time, so memory grows by one page's values and its encoded
- * body. Since the page in flight's compressed size is not known yet, the
- * row group's size check counts it at its most and waits for it only when
- * that could reach row_group_bytes, so row groups end where they end on one
- * thread. A build's error surfaces at the next append, finish or row group
- * end, with the same text.
+ * A file of one column has no second column to run beside: the caller
+ * appends (values, dictionary, statistics) while the team builds the pages
+ * closed before (levels and indices encoded, compression, CRC, header;
+ * writer_col_page.c, "Pipeline"), threads pages at a time (at most
+ * PIPE_MAX_THREADS), so memory grows by up to 2 x threads pages' values and
+ * encoded bodies. Since the compressed size of a page in flight is not known
+ * yet, the row group's size check counts each at its most and waits for
+ * them only when that could reach row_group_bytes, so row groups end where
+ * they end on one thread. A build's error surfaces at a later append, finish
+ * or row group end, with the same text.
  */
 #include "writer.h"
 
@@ -222,14 +222,19 @@ static cf_status check_options(const cf_parquet_writer_options *o, cf_error *err
     return CF_OK;
 }
 
+/* A file of one column builds at most this many pages at once: twice as many
+ * are in memory (see the top). */
+#define PIPE_MAX_THREADS 8
+
 /* The team and its compressors, for `threads` threads over ncols columns. */
 static cf_status start_threads(cf_parquet_writer *w, size_t threads, cf_error *err)
 {
     size_t t =
         threads == CF_PARQUET_THREADS_AUTO ? cf_team_online_cpus(CF_PARQUET_MAX_THREADS) : threads;
-    /* one column: its pages build on a second thread (see the top) */
-    if (t > (w->ncols == 1 ? 2 : w->ncols))
-        t = w->ncols == 1 ? 2 : w->ncols;
+    /* one column: its pages build on the team (see the top), at most
+     * PIPE_MAX_THREADS at once */
+    if (t > (w->ncols == 1 ? PIPE_MAX_THREADS : w->ncols))
+        t = w->ncols == 1 ? PIPE_MAX_THREADS : w->ncols;
     if (t < 2)
         return CF_OK;
     w->czs = cf_calloc(t, sizeof(*w->czs));
@@ -245,7 +250,7 @@ static cf_status start_threads(cf_parquet_writer *w, size_t threads, cf_error *e
     CF_TRY(cf_team_create(&w->team, t - 1, err));
     if (w->ncols == 1) {
         w->pipe = true;
-        cf_pq_wcol_pipeline(w->cols[0], w->team, &w->czs[1]);
+        CF_TRY(cf_pq_wcol_pipeline(w->cols[0], w->team, w->czs, t, err));
     }
     return CF_OK;
 }
@@ -490,8 +495,8 @@ static cf_status flush_row_group(cf_parquet_writer *w, cf_error *err)
     return CF_OK;
 }
 
-/* Have the row group's pages reached row_group_bytes? A page in flight
- * (writer_col_page.c, "Pipeline") is waited for only when its most bytes
+/* Have the row group's pages reached row_group_bytes? Pages in flight
+ * (writer_col_page.c, "Pipeline") are waited for only when their most bytes
  * could reach it, so the answer is the one thread's, and mostly without
  * waiting. */
 static cf_status row_group_full(cf_parquet_writer *w, bool *full, cf_error *err)

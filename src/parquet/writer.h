@@ -153,15 +153,17 @@ cf_status cf_pq_wcol_write_chunk(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec,
 cf_status cf_pq_wcol_write_bloom(cf_pq_wcol *c, cf_io *io, cf_pq_chunk_rec *rec, cf_error *err);
 
 /* Build the column's closed pages (encode, compress, CRC, header) on team,
- * one at a time behind the column's encoding of the next page, with cz (its
- * own). For a column appended on the team's driving thread only (the team
- * runs nothing else for it); the team must be freed before the column.
- * writer_col_page.c, "Pipeline". */
-void cf_pq_wcol_pipeline(cf_pq_wcol *c, cf_team *team, cf_pq_compressor *cz);
-/* The most bytes the page in flight can add to cf_pq_wcol_buffered (0: none). */
+ * per_run at a time behind the column's encoding of the next pages, job i of
+ * a run with czs[i] (the builds' own, per_run of them). For a column appended
+ * on the team's driving thread only (the team runs nothing else for it); the
+ * team must be freed before the column. writer_col_page.c, "Pipeline".
+ * CF_ENOMEM when its page slots cannot be made. */
+cf_status cf_pq_wcol_pipeline(cf_pq_wcol *c, cf_team *team, cf_pq_compressor *czs, size_t per_run,
+                              cf_error *err);
+/* The most bytes the pages in flight can add to cf_pq_wcol_buffered (0: none). */
 uint64_t cf_pq_wcol_in_flight_max(const cf_pq_wcol *c);
-/* Wait for the page in flight and commit it: cf_pq_wcol_buffered is exact
- * after. Its build's error, if any. */
+/* Build every page in flight and commit them: cf_pq_wcol_buffered is exact
+ * after. The first failed build's error, in page order, if any. */
 cf_status cf_pq_wcol_drain(cf_pq_wcol *c, cf_error *err);
 
 /* Tests: every chunk held until its row group ends, none streamed (call

@@ -67,9 +67,9 @@ void cf_pq_wcol_reset_chunk(cf_pq_wcol *c)
 /* fn on every buffer of the column: one list for create and free. */
 static void each_buf(cf_pq_wcol *c, void (*fn)(cf_buf *))
 {
-    cf_buf *const bufs[] = {&c->plain, &c->pstat.min, &c->pstat.max, &c->cstat.min, &c->cstat.max,
-                            &c->dict,  &c->pages,     &c->hdrs,      &c->bounds,    &c->body,
-                            &c->comp,  &c->hdr,       &c->fly_plain};
+    cf_buf *const bufs[] = {&c->plain,     &c->pstat.min, &c->pstat.max, &c->cstat.min,
+                            &c->cstat.max, &c->dict,      &c->pages,     &c->hdrs,
+                            &c->bounds,    &c->body,      &c->comp,      &c->hdr};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         fn(bufs[i]);
 }
@@ -98,9 +98,7 @@ void cf_pq_wcol_free(cf_pq_wcol *c)
     cf_free(c->def);
     cf_free(c->rep);
     cf_free(c->idx);
-    cf_free(c->fly_def);
-    cf_free(c->fly_rep);
-    cf_free(c->fly_idx);
+    cf_pq_wcol_fly_free(c);
     each_buf(c, cf_buf_dispose);
     cf_free(c->dict_offs);
     cf_free(c->dict_seen);

@@ -47,6 +47,18 @@ typedef struct cf_pq_wpage {
     size_t hdr_at, hdr_len, start, page_len, unc_len;
 } cf_pq_wpage;
 
+/* One page in flight: the arrays its values were closed in (swapped with the
+ * open page's), and what its build makes, kept apart from the chunk's bytes
+ * until the page is committed in order. */
+typedef struct cf_pq_fly {
+    cf_pq_wpage pg;
+    uint16_t *def, *rep;
+    uint32_t *idx;
+    size_t lev_cap, idx_cap;
+    cf_buf plain;
+    cf_buf body, out, hdr; /* the build's scratch, stored body and header */
+} cf_pq_fly;
+
 struct cf_pq_wcol {
     cf_pq_wcol_def d;
     cf_pq_wopts o;
@@ -108,18 +120,21 @@ struct cf_pq_wcol {
     /* scratch */
     cf_buf body, comp, hdr;
 
-    /* the page in flight (writer_col_page.c, "Pipeline"); team NULL: none */
+    cf_pq_wpage page; /* the page a flush builds without a team */
+
+    /* the pages in flight (writer_col_page.c, "Pipeline"); team NULL: none */
     cf_team *team;
-    cf_pq_compressor *fly_cz; /* the builds' own */
-    cf_pq_wpage fly;
-    bool in_flight;
+    cf_pq_compressor *fly_czs; /* per_run: job i of a run builds with the i-th */
+    size_t per_run;            /* pages a run builds at once */
+    struct cf_pq_fly *fly;     /* 2 x per_run slots: group g is [g * per_run, ...) */
+    cf_status *fly_st;         /* per slot, for the team */
+    cf_error *fly_err;
+    unsigned fill_group; /* the group closed pages go into */
+    size_t filled;       /* closed pages in it, not posted yet */
+    unsigned run_group;  /* the group the open run builds */
+    size_t run_n;        /* its pages */
+    bool run_open;
     uint64_t ticket;
-    cf_status fly_st;
-    cf_error fly_err;
-    uint16_t *fly_def, *fly_rep; /* the second set of the open page's arrays */
-    uint32_t *fly_idx;
-    size_t fly_lev_cap, fly_idx_cap;
-    cf_buf fly_plain;
 };
 
 static inline bool stats_on(const cf_pq_wcol *c)
@@ -245,5 +260,8 @@ void cf_pq_wcol_put_bound(cf_buf *b, const cf_buf *v, bool is_max, bool truncate
 
 /* writer_col_chunk.c: the dictionary page and the held pages to io. */
 cf_status cf_pq_wcol_write_held(cf_pq_wcol *c, cf_io *io, cf_error *err);
+
+/* Free the pipeline's page slots (writer_col_page.c); none: a no-op. */
+void cf_pq_wcol_fly_free(cf_pq_wcol *c);
 
 #endif

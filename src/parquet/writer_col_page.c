@@ -9,17 +9,21 @@
  * size in the chunk, and when the chunk streams, the page to the file.
  *
  * Pipeline: with a worker team (cf_pq_wcol_pipeline, for a file of one
- * column, whose append has no other column to run beside), the build runs on
- * a worker while the column goes on encoding the next page's values: the
- * closed page's arrays are swapped with a second set, so at most two pages
- * are in memory beyond the chunk's held bytes (the open one and the one
- * building), and the next close first waits for and commits the page before
- * it. Pages are built and committed one at a time in order, so the bytes are
- * those of one thread. The build touches only its page's arrays, its
- * compressor, c->body and the held bytes (c->pages, c->hdrs), which nothing
- * else touches until the page is committed (cf_pq_wcol_drain). A build's
- * error (out of memory, a page over 2^31 - 1 bytes) surfaces at the next
- * close or drain, with the same text.
+ * column, whose append has no other column to run beside), pages are built on
+ * the team while the column goes on encoding the next ones. Closed pages go
+ * into slots, a group of per_run (the team's threads) at a time: each closed
+ * page's arrays are swapped with its slot's, so the open page goes on in the
+ * slot's old set. A full group is posted as one run of per_run builds, after
+ * the run before it has finished and its pages are committed; the caller
+ * takes that run's unclaimed builds at that point, so per_run pages compress
+ * at once while the caller encodes. At most 2 x per_run pages are in memory
+ * beyond the chunk's held bytes, each with its stored body. A build writes
+ * only its slot (its scratch, stored body and header) with its own
+ * compressor and reads of the column only what is fixed at create; its page
+ * joins the chunk (cf_pq_wcol_buffered, the held bytes or the stream) when it
+ * is committed, in page order, so the bytes are those of one thread. A
+ * build's error (out of memory, a page over 2^31 - 1 bytes) surfaces at the
+ * next commit or drain, with the same text, the first in page order.
  *
  * It must not decide when a page closes (writer_col.c, writer_col_fixed.c)
  * or write the chunk's held pages (writer_col_chunk.c).
@@ -51,15 +55,16 @@ static cf_status start_stream(cf_pq_wcol *c, cf_error *err)
     return CF_OK;
 }
 
-/* Build page pg with compressor cz: its body goes into `pages` as it is made
- * (values encoded after the levels in `body`, or PLAIN values taken from
- * `plain` where they lie, compressed straight into `pages`); the header,
- * which needs the stored size and CRC, into `hdrs`. write_held interleaves
- * the two. Reads of the column only what is fixed at create (c->d, c->o). */
-static cf_status build(cf_pq_wcol *c, cf_pq_wpage *pg, cf_pq_compressor *cz, cf_error *err)
+/* Build page pg with compressor cz: its stored body is appended to `pages`
+ * as it is made (values encoded after the levels in `body`, scratch, or PLAIN
+ * values taken from `plain` where they lie, compressed straight into
+ * `pages`); the header, which needs the stored size and CRC, to `hdrs`.
+ * write_held interleaves the two. Reads of the column only what is fixed at
+ * create (c->d, c->o). */
+static cf_status build(const cf_pq_wcol *c, cf_pq_wpage *pg, cf_pq_compressor *cz, cf_buf *body,
+                       cf_buf *pages, cf_buf *hdr, cf_error *err)
 {
     const bool v2 = c->o.v2, dict = pg->dict;
-    cf_buf *body = &c->body, *pages = &c->pages;
     cf_buf_clear(body);
 
     /* levels: repetition first, then definition */
@@ -106,7 +111,6 @@ static cf_status build(cf_pq_wcol *c, cf_pq_wpage *pg, cf_pq_compressor *cz, cf_
              "column %s: a page of %zu bytes exceeds 2^31 - 1 (lower the page size)", c->d.name,
              unc_len);
 
-    cf_buf *hdr = &c->hdrs;
     const size_t hdr_at = hdr->len;
     cf_thrift_writer tw;
     cf_thrift_writer_init(&tw, hdr);
@@ -148,8 +152,10 @@ static cf_status build(cf_pq_wcol *c, cf_pq_wpage *pg, cf_pq_compressor *cz, cf_
 }
 
 /* The built page into the chunk, in page order: its offset and size, the
- * chunk's byte totals, and the page to the file when the chunk streams. */
-static cf_status commit(cf_pq_wcol *c, const cf_pq_wpage *pg, cf_error *err)
+ * chunk's byte totals, and when the chunk streams, the page (header at hdr,
+ * stored body at body) to the file. */
+static cf_status commit(cf_pq_wcol *c, const cf_pq_wpage *pg, const uint8_t *hdr,
+                        const uint8_t *body, cf_error *err)
 {
     cf_pq_page_rec *pr = &c->recs[pg->rec];
     pr->offset = c->data_bytes;
@@ -158,45 +164,133 @@ static cf_status commit(cf_pq_wcol *c, const cf_pq_wpage *pg, cf_error *err)
     c->data_bytes += (int64_t)(pg->hdr_len + pg->page_len);
     c->unc_total += (int64_t)(pg->hdr_len + pg->unc_len);
     if (c->streaming) {
-        CF_TRY(io_put(c->stream_io, c->hdrs.data + pg->hdr_at, pg->hdr_len, err));
-        CF_TRY(io_put(c->stream_io, c->pages.data + pg->start, pg->page_len, err));
-        cf_buf_clear(&c->pages);
-        cf_buf_clear(&c->hdrs);
+        CF_TRY(io_put(c->stream_io, hdr, pg->hdr_len, err));
+        CF_TRY(io_put(c->stream_io, body, pg->page_len, err));
     }
     return CF_OK;
 }
 
-/* A team job: build the page in flight on the column's own compressor. */
+/* A slot's page into the chunk: held (its header and body appended to the
+ * chunk's) or streamed. */
+static cf_status commit_slot(cf_pq_wcol *c, cf_pq_fly *f, cf_error *err)
+{
+    if (!c->streaming) {
+        cf_buf_append(&c->hdrs, f->hdr.data, f->hdr.len);
+        cf_buf_append(&c->pages, f->out.data, f->out.len);
+        CF_CHECK(!c->hdrs.oom && !c->pages.oom, err, CF_ENOMEM,
+                 "column %s: out of memory for the row group's pages", c->d.name);
+    }
+    return commit(c, &f->pg, f->hdr.data, f->out.data, err);
+}
+
+/* A team job: build page i of the open run in its slot, with the run's i-th
+ * compressor. */
 static cf_status build_job(void *ctx, size_t i, cf_error *err)
 {
-    (void)i;
     cf_pq_wcol *c = ctx;
-    return build(c, &c->fly, c->fly_cz, err);
+    cf_pq_fly *f = &c->fly[c->run_group * c->per_run + i];
+    cf_buf_clear(&f->out);
+    cf_buf_clear(&f->hdr);
+    return build(c, &f->pg, &c->fly_czs[i], &f->body, &f->out, &f->hdr, err);
+}
+
+/* Wait for the open run and commit its pages in order; the first failed
+ * build's error. */
+static cf_status finish_run(cf_pq_wcol *c, cf_error *err)
+{
+    if (!c->run_open)
+        return CF_OK;
+    cf_team_finish(c->team, c->ticket);
+    c->run_open = false;
+    const size_t base = c->run_group * c->per_run;
+    for (size_t i = 0; i < c->run_n; i++) {
+        if (c->fly_st[base + i] != CF_OK) {
+            if (err)
+                *err = c->fly_err[base + i];
+            return c->fly_st[base + i];
+        }
+        CF_TRY(commit_slot(c, &c->fly[base + i], err));
+    }
+    return CF_OK;
+}
+
+/* Post the group being filled as the next run, after the open one is
+ * committed. */
+static cf_status post_group(cf_pq_wcol *c, cf_error *err)
+{
+    CF_TRY(finish_run(c, err));
+    if (c->filled == 0)
+        return CF_OK;
+    const size_t base = c->fill_group * c->per_run;
+    c->run_group = c->fill_group;
+    c->run_n = c->filled;
+    c->ticket =
+        cf_team_start(c->team, build_job, c, c->filled, &c->fly_st[base], &c->fly_err[base]);
+    c->run_open = true;
+    c->fill_group ^= 1u;
+    c->filled = 0;
+    return CF_OK;
 }
 
 cf_status cf_pq_wcol_drain(cf_pq_wcol *c, cf_error *err)
 {
-    if (!c->in_flight)
+    if (c->team == NULL)
         return CF_OK;
-    cf_team_finish(c->team, c->ticket);
-    c->in_flight = false;
-    if (c->fly_st != CF_OK) {
-        if (err)
-            *err = c->fly_err;
-        return c->fly_st;
-    }
-    return commit(c, &c->fly, err);
+    CF_TRY(post_group(c, err));
+    return finish_run(c, err);
 }
 
 uint64_t cf_pq_wcol_in_flight_max(const cf_pq_wcol *c)
 {
-    return c->in_flight ? c->fly.bound : 0;
+    uint64_t most = 0;
+    if (c->run_open)
+        for (size_t i = 0; i < c->run_n; i++)
+            most += c->fly[c->run_group * c->per_run + i].pg.bound;
+    for (size_t i = 0; i < c->filled; i++)
+        most += c->fly[c->fill_group * c->per_run + i].pg.bound;
+    return most;
 }
 
-void cf_pq_wcol_pipeline(cf_pq_wcol *c, cf_team *team, cf_pq_compressor *cz)
+void cf_pq_wcol_fly_free(cf_pq_wcol *c)
 {
+    for (size_t i = 0; c->fly != NULL && i < 2 * c->per_run; i++) {
+        cf_pq_fly *f = &c->fly[i];
+        cf_free(f->def);
+        cf_free(f->rep);
+        cf_free(f->idx);
+        cf_buf_dispose(&f->plain);
+        cf_buf_dispose(&f->body);
+        cf_buf_dispose(&f->out);
+        cf_buf_dispose(&f->hdr);
+    }
+    cf_free(c->fly);
+    cf_free(c->fly_st);
+    cf_free(c->fly_err);
+    c->fly = NULL;
+    c->fly_st = NULL;
+    c->fly_err = NULL;
+}
+
+cf_status cf_pq_wcol_pipeline(cf_pq_wcol *c, cf_team *team, cf_pq_compressor *czs, size_t per_run,
+                              cf_error *err)
+{
+    c->per_run = per_run;
+    c->fly = cf_calloc(2 * per_run, sizeof(*c->fly));
+    c->fly_st = cf_calloc(2 * per_run, sizeof(*c->fly_st));
+    c->fly_err = cf_calloc(2 * per_run, sizeof(*c->fly_err));
+    if (c->fly == NULL || c->fly_st == NULL || c->fly_err == NULL) {
+        cf_pq_wcol_fly_free(c);
+        CF_FAIL(err, CF_ENOMEM, "column %s: out of memory for the pages in flight", c->d.name);
+    }
+    for (size_t i = 0; i < 2 * per_run; i++) {
+        cf_buf_init(&c->fly[i].plain);
+        cf_buf_init(&c->fly[i].body);
+        cf_buf_init(&c->fly[i].out);
+        cf_buf_init(&c->fly[i].hdr);
+    }
     c->team = team;
-    c->fly_cz = cz;
+    c->fly_czs = czs;
+    return CF_OK;
 }
 
 #define SWAP(T, x, y)                                                                              \
@@ -206,16 +300,16 @@ void cf_pq_wcol_pipeline(cf_pq_wcol *c, cf_team *team, cf_pq_compressor *cz)
         y = t_;                                                                                    \
     } while (0)
 
-/* The open page's arrays and the page in flight's, exchanged: the closed
- * page's values go to the build, the open page goes on in the other set. */
-static void swap_arrays(cf_pq_wcol *c)
+/* The open page's arrays and slot f's, exchanged: the closed page's values
+ * go to the build, the open page goes on in the slot's old set. */
+static void swap_arrays(cf_pq_wcol *c, cf_pq_fly *f)
 {
-    SWAP(uint16_t *, c->def, c->fly_def);
-    SWAP(uint16_t *, c->rep, c->fly_rep);
-    SWAP(uint32_t *, c->idx, c->fly_idx);
-    SWAP(size_t, c->lev_cap, c->fly_lev_cap);
-    SWAP(size_t, c->idx_cap, c->fly_idx_cap);
-    SWAP(cf_buf, c->plain, c->fly_plain);
+    SWAP(uint16_t *, c->def, f->def);
+    SWAP(uint16_t *, c->rep, f->rep);
+    SWAP(uint32_t *, c->idx, f->idx);
+    SWAP(size_t, c->lev_cap, f->lev_cap);
+    SWAP(size_t, c->idx_cap, f->idx_cap);
+    SWAP(cf_buf, c->plain, f->plain);
 }
 
 /* The most bytes page pg can add to the chunk (header and stored body):
@@ -234,7 +328,8 @@ cf_status cf_pq_wcol_flush_page(cf_pq_wcol *c, cf_error *err)
 {
     if (c->nlev == 0)
         return CF_OK;
-    CF_TRY(cf_pq_wcol_drain(c, err)); /* the page before, committed first */
+    /* Pages still in flight are committed later, in order, after the held
+     * bytes start_stream writes. */
     if (c->stream_io != NULL && !c->streaming && !c->dict_on)
         CF_TRY(start_stream(c, err));
     const bool dict = c->dict_on;
@@ -276,8 +371,9 @@ cf_status cf_pq_wcol_flush_page(cf_pq_wcol *c, cf_error *err)
         minmax_add(&c->cstat, c->d.sort, c->pstat.max.data, c->pstat.max.len);
     }
 
-    /* the build: on a worker when the column has one, else here */
-    cf_pq_wpage *pg = &c->fly;
+    /* the build: on the team when the column has one, else here */
+    cf_pq_fly *f = c->team != NULL ? &c->fly[c->fill_group * c->per_run + c->filled] : NULL;
+    cf_pq_wpage *pg = f != NULL ? &f->pg : &c->page;
     pg->nlev = c->nlev;
     pg->nidx = c->nidx;
     pg->nvals = c->nvals;
@@ -285,22 +381,26 @@ cf_status cf_pq_wcol_flush_page(cf_pq_wcol *c, cf_error *err)
     pg->dict_count = (uint32_t)c->dict_count;
     pg->dict = dict;
     pg->rec = rec;
-    if (c->team != NULL) {
-        swap_arrays(c);
-        pg->def = c->fly_def;
-        pg->rep = c->fly_rep;
-        pg->idx = c->fly_idx;
-        pg->plain = &c->fly_plain;
+    if (f != NULL) {
+        swap_arrays(c, f);
+        pg->def = f->def;
+        pg->rep = f->rep;
+        pg->idx = f->idx;
+        pg->plain = &f->plain;
         pg->bound = page_bound(pg);
-        c->ticket = cf_team_start(c->team, build_job, c, 1, &c->fly_st, &c->fly_err);
-        c->in_flight = true;
+        if (++c->filled == c->per_run)
+            CF_TRY(post_group(c, err));
     } else {
         pg->def = c->def;
         pg->rep = c->rep;
         pg->idx = c->idx;
         pg->plain = &c->plain;
-        CF_TRY(build(c, pg, c->cz, err));
-        CF_TRY(commit(c, pg, err));
+        CF_TRY(build(c, pg, c->cz, &c->body, &c->pages, &c->hdrs, err));
+        CF_TRY(commit(c, pg, c->hdrs.data + pg->hdr_at, c->pages.data + pg->start, err));
+        if (c->streaming) {
+            cf_buf_clear(&c->pages);
+            cf_buf_clear(&c->hdrs);
+        }
     }
 
     c->nlev = 0;

@@ -156,11 +156,11 @@ static void test_pq_write_threads__same_bytes(void **state)
     pqg_free(&t);
 }
 
-/* A file of one column: its pages are built on a second thread behind the
- * encoding of the next (writer_col_page.c, "Pipeline"), so the pages must
- * still come in order, each with its offset, and each row group must end
- * where one thread ends it: with row groups ended by bytes, a page in flight
- * is waited for only near the limit. Every codec, dictionary on, off and
+/* A file of one column: its pages are built on the team, several at once,
+ * behind the encoding of the next (writer_col_page.c, "Pipeline"), so the
+ * pages must still come in order, each with its offset, and each row group
+ * must end where one thread ends it: with row groups ended by bytes, the
+ * pages in flight are waited for only near the limit. Every codec, dictionary on, off and
  * falling back (held chunks, and chunks that stream once the dictionary is
  * given up), v1 and v2 pages, CRC and page index on and off, scalars,
  * nullable or not, and arrays. */
