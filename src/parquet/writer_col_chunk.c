@@ -30,6 +30,8 @@ cf_status cf_pq_wcol_write_held(cf_pq_wcol *c, cf_io *io, cf_error *err)
     c->data_off = (int64_t)io->ops->size(io);
     for (size_t i = 0, h = 0, p = 0; i < c->nrecs; i++) {
         size_t hl = c->recs[i].hdr_len, pl = (size_t)c->recs[i].size - hl;
+        if (hl == 0) /* in flight (every header has bytes): it streams once committed */
+            break;
         CF_TRY(io_put(io, c->hdrs.data + h, hl, err));
         CF_TRY(io_put(io, c->pages.data + p, pl, err));
         h += hl;
