@@ -373,17 +373,24 @@ static int bench_many(uint64_t rows, size_t parts, int iters, const char *dir, c
     return 0;
 }
 
+/* The table every case of this bench writes and reads. */
+static cf_schema *table_schema(void)
+{
+    cf_error e;
+    cf_schema *s;
+    cf_status st = cf_schema_parse(&s,
+                                   "id INT64 KEY, name STRING, v INT32, price DOUBLE, "
+                                   "ts UNIXTIME_MICROS, note STRING NULL",
+                                   &e);
+    if (st != CF_OK)
+        bench_die("schema", st, &e);
+    return s;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "many") == 0) {
-        cf_error e;
-        cf_status st;
-        cf_schema *s;
-        if ((st = cf_schema_parse(&s,
-                                  "id INT64 KEY, name STRING, v INT32, price DOUBLE, "
-                                  "ts UNIXTIME_MICROS, note STRING NULL",
-                                  &e)))
-            bench_die("schema", st, &e);
+        cf_schema *s = table_schema();
         int rc = bench_many(argc > 2 ? strtoull(argv[2], NULL, 10) : 500000,
                             argc > 3 ? (size_t)strtoull(argv[3], NULL, 10) : 250,
                             argc > 4 ? atoi(argv[4]) : 15,
@@ -392,14 +399,7 @@ int main(int argc, char **argv)
         return rc;
     }
     if (argc > 1 && strcmp(argv[1], "wal") == 0) {
-        cf_error e;
-        cf_status st;
-        cf_schema *s;
-        if ((st = cf_schema_parse(&s,
-                                  "id INT64 KEY, name STRING, v INT32, price DOUBLE, "
-                                  "ts UNIXTIME_MICROS, note STRING NULL",
-                                  &e)))
-            bench_die("schema", st, &e);
+        cf_schema *s = table_schema();
         int rc = bench_wal(argc > 2 ? strtoull(argv[2], NULL, 10) : 200000,
                            argc > 3 ? argv[3] : "/tmp/cf_bench_table_wal", s);
         cf_schema_free(s);
@@ -413,12 +413,7 @@ int main(int argc, char **argv)
         return 1;
     cf_error e;
     cf_status st;
-    cf_schema *s;
-    if ((st = cf_schema_parse(&s,
-                              "id INT64 KEY, name STRING, v INT32, price DOUBLE, "
-                              "ts UNIXTIME_MICROS, note STRING NULL",
-                              &e)))
-        bench_die("schema", st, &e);
+    cf_schema *s = table_schema();
     /* Half the rows, ids 0, 6, 12, ..., written in one pass. */
     uint64_t half = rows / 2;
     cf_rowset_writer *w;

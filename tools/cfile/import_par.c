@@ -53,11 +53,10 @@ typedef struct chunk {
 
 /* Two rounds of chunks: one parsed by the team while the other is appended. */
 typedef struct pool {
-    chunk *ch; /* 2 * per_round */
-    size_t per_round;
+    chunk *ch;       /* 2 x threads: two rounds */
     const void *ctx; /* the format's: CSV header columns */
     void (*parse)(chunk *k, const void *ctx);
-    cf_status *st;  /* per_round statuses and errors for the team (jobs never fail: */
+    cf_status *st;  /* a round's statuses and errors for the team (jobs never fail: */
     cf_error *errs; /* a chunk's failure is kept in the chunk, for its turn) */
 } pool;
 
@@ -392,7 +391,7 @@ static int run_chunks(cf_importer *im, splitter *sp, size_t threads,
                       void (*parse)(chunk *k, const void *ctx), const cf_csv_cols *cc, bool jsonl)
 {
     int rc = 0;
-    pool p = {.per_round = threads, .ctx = cc, .parse = parse};
+    pool p = {.ctx = cc, .parse = parse};
     p.ch = calloc(2 * threads, sizeof(*p.ch));
     p.st = calloc(threads, sizeof(*p.st));
     p.errs = calloc(threads, sizeof(*p.errs));
