@@ -14,18 +14,7 @@
 #include <cfile/cfile.h>
 
 #include "encoding/encoding.h"
-
-static const cf_type all_types[] = {CF_TYPE_UINT8,     CF_TYPE_INT8,
-                                    CF_TYPE_UINT16,    CF_TYPE_INT16,
-                                    CF_TYPE_UINT32,    CF_TYPE_INT32,
-                                    CF_TYPE_UINT64,    CF_TYPE_INT64,
-                                    CF_TYPE_STRING,    CF_TYPE_BOOL,
-                                    CF_TYPE_FLOAT,     CF_TYPE_DOUBLE,
-                                    CF_TYPE_BINARY,    CF_TYPE_UNIXTIME_MICROS,
-                                    CF_TYPE_INT128,    CF_TYPE_DECIMAL32,
-                                    CF_TYPE_DECIMAL64, CF_TYPE_DECIMAL128,
-                                    CF_TYPE_VARCHAR,   CF_TYPE_DATE};
-#define NTYPES (sizeof all_types / sizeof all_types[0])
+#include "all_types.h"
 
 typedef enum shape { RANDOM, ONE_VALUE, ALTERNATING, EXTREMES, SORTED, NSHAPES } shape;
 typedef enum nulls { NOT_NULLABLE, NONE_NULL, ALL_NULL, SOME_NULL, NULL_RUNS, NNULLS } nulls;
@@ -299,7 +288,7 @@ static void random_config(cf_rng *r, config *c)
     static const uint32_t idx[] = {64, 200, 32768};
     static const size_t batches[] = {1, 37, 100, 0};
     memset(c, 0, sizeof *c);
-    c->type = all_types[cf_rng_below(r, NTYPES)];
+    c->type = cf_all_types[cf_rng_below(r, CF_NTYPES)];
     c->enc = pick_encoding(r, c->type);
     c->comp = (cf_compression)(CF_COMP_NONE + cf_rng_below(r, 4));
     c->shape = (shape)cf_rng_below(r, NSHAPES);
@@ -338,15 +327,22 @@ static void test_roundtrip__every_type_and_encoding(void **state)
     cf_rng_init(&r, cf_test_seed(20261120) + 1);
     cf_encoding encs[] = {CF_ENC_AUTO, CF_ENC_PLAIN, CF_ENC_PREFIX,
                           CF_ENC_RLE,  CF_ENC_DICT,  CF_ENC_BIT_SHUFFLE};
-    for (size_t t = 0; t < NTYPES; t++)
+    for (size_t t = 0; t < CF_NTYPES; t++)
         for (size_t e = 0; e < 6; e++) {
-            if (encs[e] != CF_ENC_AUTO && !cf_type_allows_encoding(all_types[t], encs[e]))
+            if (encs[e] != CF_ENC_AUTO && !cf_type_allows_encoding(cf_all_types[t], encs[e]))
                 continue;
             for (int nl = 0; nl < 2; nl++) {
-                config c = {
-                    all_types[t], encs[e], CF_COMP_NONE, RANDOM, nl ? SOME_NULL : NOT_NULLABLE,
-                    2000,         1024,    128,          100,    false,
-                    false};
+                config c = {cf_all_types[t],
+                            encs[e],
+                            CF_COMP_NONE,
+                            RANDOM,
+                            nl ? SOME_NULL : NOT_NULLABLE,
+                            2000,
+                            1024,
+                            128,
+                            100,
+                            false,
+                            false};
                 run_config(&c, &r);
             }
         }
@@ -357,10 +353,10 @@ static void test_roundtrip__edges(void **state)
     (void)state;
     cf_rng r;
     cf_rng_init(&r, cf_test_seed(20261120) + 2);
-    for (size_t t = 0; t < NTYPES; t++) {
+    for (size_t t = 0; t < CF_NTYPES; t++) {
         for (size_t rows = 0; rows <= 1; rows++) {
-            config c = {all_types[t], CF_ENC_AUTO, CF_COMP_NONE, RANDOM, NOT_NULLABLE, rows,
-                        512,          32768,       100,          false,  false};
+            config c = {cf_all_types[t], CF_ENC_AUTO, CF_COMP_NONE, RANDOM, NOT_NULLABLE, rows, 512,
+                        32768,           100,         false,        false};
             run_config(&c, &r);
             c.nulls = SOME_NULL;
             run_config(&c, &r);

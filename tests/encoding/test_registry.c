@@ -6,20 +6,7 @@
 
 #include "encoding/encodings.h"
 #include "util/int128.h"
-
-static const cf_type all_types[] = {
-    CF_TYPE_UINT8,     CF_TYPE_INT8,
-    CF_TYPE_UINT16,    CF_TYPE_INT16,
-    CF_TYPE_UINT32,    CF_TYPE_INT32,
-    CF_TYPE_UINT64,    CF_TYPE_INT64,
-    CF_TYPE_STRING,    CF_TYPE_BOOL,
-    CF_TYPE_FLOAT,     CF_TYPE_DOUBLE,
-    CF_TYPE_BINARY,    CF_TYPE_UNIXTIME_MICROS,
-    CF_TYPE_INT128,    CF_TYPE_DECIMAL32,
-    CF_TYPE_DECIMAL64, CF_TYPE_DECIMAL128,
-    CF_TYPE_VARCHAR,   CF_TYPE_DATE,
-};
-#define NTYPES (sizeof all_types / sizeof all_types[0])
+#include "all_types.h"
 
 static void test_registry__resolve(void **state)
 {
@@ -42,17 +29,17 @@ static void test_registry__resolve(void **state)
     assert_int_equal(cf_encoding_resolve(CF_TYPE_VARCHAR, CF_ENC_PREFIX), CF_ENC_PREFIX);
     assert_int_equal(cf_encoding_resolve(CF_TYPE_BOOL, CF_ENC_PLAIN), CF_ENC_PLAIN);
     /* resolution always lands on an allowed pair */
-    for (size_t i = 0; i < NTYPES; i++)
+    for (size_t i = 0; i < CF_NTYPES; i++)
         for (int e = CF_ENC_AUTO; e <= CF_ENC_BIT_SHUFFLE; e++)
-            assert_true(cf_type_allows_encoding(all_types[i],
-                                                cf_encoding_resolve(all_types[i], (cf_encoding)e)));
+            assert_true(cf_type_allows_encoding(
+                cf_all_types[i], cf_encoding_resolve(cf_all_types[i], (cf_encoding)e)));
 }
 
 static void test_registry__plain_by_type(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < NTYPES; i++) {
-        cf_type t = all_types[i];
+    for (size_t i = 0; i < CF_NTYPES; i++) {
+        cf_type t = cf_all_types[i];
         const cf_encoder_ops *eo = cf_encoder_lookup(t, CF_ENC_PLAIN);
         const cf_decoder_ops *dop = cf_decoder_lookup(t, CF_ENC_PLAIN);
         if (t == CF_TYPE_BOOL) {
@@ -73,8 +60,8 @@ static void test_registry__plain_by_type(void **state)
 static void test_registry__lookups_follow_the_matrix(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < NTYPES; i++) {
-        cf_type t = all_types[i];
+    for (size_t i = 0; i < CF_NTYPES; i++) {
+        cf_type t = cf_all_types[i];
         for (int ei = CF_ENC_AUTO; ei <= CF_ENC_BIT_SHUFFLE + 1; ei++) {
             cf_encoding e = (cf_encoding)ei;
             const cf_encoder_ops *eo = cf_encoder_lookup(t, e);
@@ -146,7 +133,7 @@ static void test_registry__the_whole_matrix(void **state)
     };
     (void)A;
     (void)G;
-    assert_int_equal(sizeof m / sizeof m[0], NTYPES);
+    assert_int_equal(sizeof m / sizeof m[0], CF_NTYPES);
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
         assert_int_equal(cf_type_default_encoding(m[i].t), m[i].dflt);
         for (int e = CF_ENC_AUTO; e <= CF_ENC_BIT_SHUFFLE; e++) {
@@ -165,8 +152,8 @@ static void test_registry__the_whole_matrix(void **state)
 static void test_registry__table_is_consistent(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < NTYPES; i++) {
-        cf_type t = all_types[i];
+    for (size_t i = 0; i < CF_NTYPES; i++) {
+        cf_type t = cf_all_types[i];
         int defaults = 0;
         for (int ei = CF_ENC_AUTO; ei <= CF_ENC_BIT_SHUFFLE; ei++) {
             cf_encoding e = (cf_encoding)ei;
