@@ -265,6 +265,29 @@ static void gen_values(cf_rng *r, uint64_t *v, size_t n, unsigned w)
     }
 }
 
+/* n values from gen_values, encoded at width w into e (finished; the caller
+ * disposes it). */
+static void encode_random(cf_rng *r, uint64_t *v, size_t n, unsigned w, cf_rle_encoder *e)
+{
+    gen_values(r, v, n, w);
+    cf_rle_enc_init(e, w);
+    for (size_t i = 0; i < n; i++)
+        cf_rle_enc_put(e, v[i]);
+    CF_ASSERT_OK(cf_rle_enc_finish(e), NULL);
+}
+
+/* A malloc'd buffer of up to max - 1 random bytes (its length in *len), each
+ * masked with `mask`: hostile input for the decoders. */
+static uint8_t *random_stream(cf_rng *r, size_t max, uint8_t mask, size_t *len)
+{
+    *len = (size_t)cf_rng_below(r, max);
+    uint8_t *buf = malloc(*len ? *len : 1);
+    assert_non_null(buf);
+    for (size_t i = 0; i < *len; i++)
+        buf[i] = (uint8_t)cf_rng_next(r) & mask;
+    return buf;
+}
+
 static void test_rle__round_trip_all_widths(void **state)
 {
     (void)state;
@@ -276,12 +299,8 @@ static void test_rle__round_trip_all_widths(void **state)
     for (unsigned w = 1; w <= 64; w++) {
         for (int iter = 0; iter < 6; iter++) {
             size_t n = (size_t)cf_rng_below(&r, N) + 1;
-            gen_values(&r, v, n, w);
             cf_rle_encoder e;
-            cf_rle_enc_init(&e, w);
-            for (size_t i = 0; i < n; i++)
-                cf_rle_enc_put(&e, v[i]);
-            CF_ASSERT_OK(cf_rle_enc_finish(&e), NULL);
+            encode_random(&r, v, n, w, &e);
 
             /* Whole decode, in uneven batches, into 8-byte values. */
             cf_rle_decoder d;
@@ -443,10 +462,8 @@ static void test_rle__decoder_hostile(void **state)
     cf_rng r;
     cf_rng_init(&r, cf_test_seed(1) + 4);
     for (int iter = 0; iter < 3000; iter++) {
-        size_t len = (size_t)cf_rng_below(&r, 40);
-        uint8_t *buf = malloc(len ? len : 1);
-        for (size_t i = 0; i < len; i++)
-            buf[i] = (uint8_t)cf_rng_next(&r);
+        size_t len;
+        uint8_t *buf = random_stream(&r, 40, 0xff, &len);
         unsigned w = 1 + (unsigned)cf_rng_below(&r, 64);
         cf_rle_dec_init(&d, buf, len, w);
         size_t k = cf_rle_dec_get(&d, got, 8, 64);
@@ -475,12 +492,8 @@ static void test_rle__get_bits_pieces_keep_neighbours(void **state)
         unsigned w = widths[wi];
         for (int iter = 0; iter < 20; iter++) {
             size_t n = (size_t)cf_rng_below(&r, N - 64) + 1;
-            gen_values(&r, v, n, w);
             cf_rle_encoder e;
-            cf_rle_enc_init(&e, w);
-            for (size_t i = 0; i < n; i++)
-                cf_rle_enc_put(&e, v[i]);
-            CF_ASSERT_OK(cf_rle_enc_finish(&e), NULL);
+            encode_random(&r, v, n, w, &e);
             for (size_t i = 0; i < N / 8 + 16; i++)
                 ref[i] = (uint8_t)cf_rng_next(&r);
             memcpy(bm, ref, N / 8 + 16);
@@ -524,12 +537,8 @@ static void test_rle__index_checkpoints(void **state)
     for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
         unsigned w = widths[wi];
         size_t n = N - (size_t)cf_rng_below(&r, 100);
-        gen_values(&r, v, n, w);
         cf_rle_encoder e;
-        cf_rle_enc_init(&e, w);
-        for (size_t i = 0; i < n; i++)
-            cf_rle_enc_put(&e, v[i]);
-        CF_ASSERT_OK(cf_rle_enc_finish(&e), NULL);
+        encode_random(&r, v, n, w, &e);
         unsigned everys[] = {0, 1, 4, 16};
         for (size_t ei = 0; ei < 4; ei++) {
             cf_buf cps;
@@ -666,13 +675,8 @@ static void test_rle__bitmap_matches_get_bits(void **state)
     check_bitmap_vs_get_bits(zl, sizeof zl, 36, 10);
     /* random bytes: malformed and truncated streams */
     for (int iter = 0; iter < 5000; iter++) {
-        size_t len = (size_t)cf_rng_below(&r, 48);
-        uint8_t *buf = malloc(len ? len : 1);
-        for (size_t i = 0; i < len; i++) {
-            buf[i] = (uint8_t)cf_rng_next(&r);
-            if (iter % 2) /* mostly one-byte indicators and short runs */
-                buf[i] &= 0x1f;
-        }
+        size_t len; /* odd iterations: mostly one-byte indicators and short runs */
+        uint8_t *buf = random_stream(&r, 48, iter % 2 ? 0x1f : 0xff, &len);
         size_t n = (size_t)cf_rng_below(&r, 400);
         check_bitmap_vs_get_bits(buf, len, n, (size_t)cf_rng_below(&r, 100));
         free(buf);
