@@ -14,6 +14,7 @@
 #include "codec/crc32c.h"
 
 #include "support_mem.h"
+#include "support_opts.h"
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
@@ -235,14 +236,12 @@ static size_t find_bytes(const mem_file *m, const uint8_t *pat, size_t n)
 static void example_block(const cells *c, bool nullable, mem_file *file, const uint8_t **logical,
                           size_t *len)
 {
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.is_array = true;
-    o.nullable = nullable;
-    o.encoding = CF_ENC_PLAIN;
-    o.compression = CF_COMP_NONE;
-    o.checksums = true;
-    o.block_size = 1u << 20;
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32,
+                                                 .is_array = true,
+                                                 .nullable = nullable,
+                                                 .enc = CF_ENC_PLAIN,
+                                                 .comp = CF_COMP_NONE,
+                                                 .block_size = 1u << 20});
     cf_error err;
     CF_ASSERT_OK(write_cells(&o, c, c->n, NULL, file, &err), &err);
     opened f;
@@ -383,10 +382,8 @@ static void test_arrays__feature_bits(void **state)
     cells c;
     cells_int32(&c, counts, 2, vals, 2);
     for (int sums = 0; sums < 2; sums++) {
-        cf_writer_options o;
-        cf_writer_options_init(&o, CF_TYPE_INT32);
-        o.is_array = true;
-        o.checksums = sums;
+        cf_writer_options o =
+            col_options((col_opts){.type = CF_TYPE_INT32, .is_array = true, .no_checksums = !sums});
         mem_file m;
         cf_error err;
         CF_ASSERT_OK(write_cells(&o, &c, 2, NULL, &m, &err), &err);
@@ -407,8 +404,7 @@ static void test_arrays__feature_bits(void **state)
     cf_io *io;
     cf_writer *w;
     cf_error err;
-    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-    CF_ASSERT_OK(cf_writer_create(&w, io, &o, &err), &err);
+    CF_ASSERT_OK(mem_writer_create(&w, &io, &o, &err), &err);
     int32_t v = 5;
     CF_ASSERT_OK(cf_writer_append(w, &v, NULL, 1, &err), &err);
     CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
@@ -518,12 +514,8 @@ static void matrix(cf_compression comp, uint64_t seed_base)
             for (int nullable = 0; nullable < 2; nullable++) {
                 cells c;
                 cells_random(&c, t, nullable, 150 + (size_t)cf_rng_below(&rng, 150), &rng);
-                cf_writer_options o;
-                cf_writer_options_init(&o, t);
-                o.is_array = true;
-                o.nullable = nullable;
-                o.encoding = e;
-                o.compression = comp;
+                cf_writer_options o = col_options((col_opts){
+                    .type = t, .is_array = true, .nullable = nullable, .enc = e, .comp = comp});
                 o.checksums = cf_rng_below(&rng, 4) != 0;
                 o.block_size = 512 + (uint32_t)cf_rng_below(&rng, 4096);
                 o.index_block_size = 64 + (uint32_t)cf_rng_below(&rng, 256);
@@ -573,12 +565,11 @@ static void test_arrays__seek_every_ordinal(void **state)
     cf_rng_init(&rng, cf_test_seed(7));
     cells c;
     cells_random(&c, CF_TYPE_INT64, true, 600, &rng);
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT64);
-    o.is_array = true;
-    o.nullable = true;
-    o.block_size = 512;
-    o.index_block_size = 64;
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT64,
+                                                 .is_array = true,
+                                                 .nullable = true,
+                                                 .block_size = 512,
+                                                 .index_block_size = 64});
     mem_file m;
     cf_error err;
     CF_ASSERT_OK(write_cells(&o, &c, 0, &rng, &m, &err), &err);
@@ -650,12 +641,11 @@ static void test_arrays__cells_never_split(void **state)
         vals[i] = (int32_t)(i * 7);
     cells c;
     cells_int32(&c, counts, 9, vals, nvals);
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.is_array = true;
-    o.nullable = true;
-    o.encoding = CF_ENC_PLAIN;
-    o.block_size = 512;
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32,
+                                                 .is_array = true,
+                                                 .nullable = true,
+                                                 .enc = CF_ENC_PLAIN,
+                                                 .block_size = 512});
     for (size_t batch = 1; batch <= 9; batch += 8) {
         mem_file m;
         cf_error err;
@@ -692,11 +682,8 @@ static void test_arrays__max_elements(void **state)
         for (int ci = 0; ci < 4; ci++) {
             static const cf_compression comps[] = {CF_COMP_NONE, CF_COMP_SNAPPY, CF_COMP_LZ4,
                                                    CF_COMP_ZLIB};
-            cf_writer_options o;
-            cf_writer_options_init(&o, CF_TYPE_INT32);
-            o.is_array = true;
-            o.nullable = ci & 1;
-            o.compression = comps[ci];
+            cf_writer_options o = col_options((col_opts){
+                .type = CF_TYPE_INT32, .is_array = true, .nullable = ci & 1, .comp = comps[ci]});
             o.block_size = big ? (16u << 20) : 512; /* all in one block, or one per cell */
             mem_file m;
             cf_error err;
@@ -709,15 +696,12 @@ static void test_arrays__max_elements(void **state)
     }
     cells_free(&c);
 
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.is_array = true;
-    o.nullable = true;
+    cf_writer_options o =
+        col_options((col_opts){.type = CF_TYPE_INT32, .is_array = true, .nullable = true});
     cf_io *io;
     cf_writer *w;
     cf_error err;
-    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-    CF_ASSERT_OK(cf_writer_create(&w, io, &o, &err), &err);
+    CF_ASSERT_OK(mem_writer_create(&w, &io, &o, &err), &err);
     uint32_t k[2] = {3, MAX + 1};
     CF_ASSERT_STATUS(cf_writer_append_arrays(w, vals, NULL, k, NULL, 2, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "65536"));
@@ -748,15 +732,12 @@ static void test_arrays__writer_refusals(void **state)
         {true, true, 4, "elem_counts"},   {true, true, 5, "elems"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cf_writer_options o;
-        cf_writer_options_init(&o, CF_TYPE_INT32);
-        o.is_array = cases[i].is_array;
-        o.nullable = cases[i].nullable;
+        cf_writer_options o = col_options((col_opts){
+            .type = CF_TYPE_INT32, .is_array = cases[i].is_array, .nullable = cases[i].nullable});
         cf_io *io;
         cf_writer *w;
         cf_error err;
-        CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-        CF_ASSERT_OK(cf_writer_create(&w, io, &o, &err), &err);
+        CF_ASSERT_OK(mem_writer_create(&w, &io, &o, &err), &err);
         cf_status st = CF_OK;
         uint32_t c0[2] = {2, 0};
         switch (cases[i].call) {
@@ -774,10 +755,8 @@ static void test_arrays__writer_refusals(void **state)
         cf_io_free(io);
     }
     /* write_validx is refused for arrays. */
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.is_array = true;
-    o.write_validx = true;
+    cf_writer_options o =
+        col_options((col_opts){.type = CF_TYPE_INT32, .is_array = true, .validx = true});
     cf_io *io;
     cf_writer *w = NULL;
     cf_error err;
@@ -799,12 +778,11 @@ static void test_arrays__all_null_and_empty_files(void **state)
     cells_int32(&c, counts, 300, NULL, 0);
     static const cf_encoding encs[] = {CF_ENC_PLAIN, CF_ENC_BIT_SHUFFLE, CF_ENC_RLE};
     for (size_t e = 0; e < 3; e++) {
-        cf_writer_options o;
-        cf_writer_options_init(&o, CF_TYPE_INT32);
-        o.is_array = true;
-        o.nullable = true;
-        o.encoding = encs[e];
-        o.compression = e == 1 ? CF_COMP_LZ4 : CF_COMP_NONE;
+        cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32,
+                                                     .is_array = true,
+                                                     .nullable = true,
+                                                     .enc = encs[e],
+                                                     .comp = e == 1 ? CF_COMP_LZ4 : CF_COMP_NONE});
         mem_file m;
         cf_error err;
         cf_rng rng;
@@ -816,9 +794,7 @@ static void test_arrays__all_null_and_empty_files(void **state)
     cells_free(&c);
     /* A file with no cells at all. */
     cells_int32(&c, counts, 0, NULL, 0);
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_STRING);
-    o.is_array = true;
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_STRING, .is_array = true});
     mem_file m;
     cf_error err;
     c.type = CF_TYPE_STRING;
@@ -862,13 +838,12 @@ static void craft_file(mem_file *m, size_t *block_off, bool checksums)
     memcpy(vals + 130, ex_vals, sizeof ex_vals);
     cells c;
     cells_int32(&c, counts, 20, vals, 140);
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.is_array = true;
-    o.nullable = true;
-    o.encoding = CF_ENC_PLAIN;
-    o.block_size = 512;
-    o.checksums = checksums;
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32,
+                                                 .is_array = true,
+                                                 .nullable = true,
+                                                 .enc = CF_ENC_PLAIN,
+                                                 .block_size = 512,
+                                                 .no_checksums = !checksums});
     cf_error err;
     CF_ASSERT_OK(write_cells(&o, &c, 1, NULL, m, &err), &err);
     uint8_t pat[CRAFT_LEN];
@@ -1028,10 +1003,8 @@ static void test_arrays__feature_bit_required(void **state)
     static const int32_t vals[] = {5, 6, 7};
     cells c;
     cells_int32(&c, counts, 3, vals, 3);
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.is_array = true;
-    o.nullable = true;
+    cf_writer_options o =
+        col_options((col_opts){.type = CF_TYPE_INT32, .is_array = true, .nullable = true});
     struct {
         const char *from, *to;
         cf_status want;

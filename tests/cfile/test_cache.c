@@ -15,6 +15,9 @@
 #include "cfile/internal.h"
 #include "util/alloc.h"
 
+#include "support_mem.h"
+#include "support_opts.h"
+
 static cf_cache *make_cache(size_t cap)
 {
     cf_cache *c = NULL;
@@ -144,17 +147,12 @@ static int64_t value_at(uint64_t ord)
 /* Sorted INT64 with both indexes, small blocks, so a seek touches one of many. */
 static uint8_t *write_file(cf_encoding enc, cf_compression comp, size_t *len)
 {
+    cf_writer_options o = col_options((col_opts){
+        .type = CF_TYPE_INT64, .enc = enc, .comp = comp, .validx = true, .block_size = 4096});
     cf_error e = {0};
     cf_io *io;
-    CF_ASSERT_OK(cf_io_create_mem(&io, &e), &e);
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT64);
-    o.encoding = enc;
-    o.compression = comp;
-    o.write_validx = true;
-    o.block_size = 4096;
     cf_writer *w;
-    CF_ASSERT_OK(cf_writer_create(&w, io, &o, &e), &e);
+    CF_ASSERT_OK(mem_writer_create(&w, &io, &o, &e), &e);
     int64_t *v = malloc(NROWS * sizeof *v);
     for (uint64_t i = 0; i < NROWS; i++)
         v[i] = value_at(i);

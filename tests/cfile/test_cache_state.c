@@ -18,6 +18,9 @@
 #include "util/endian.h"
 #include "util/varint.h"
 
+#include "support_mem.h"
+#include "support_opts.h"
+
 #define NROWS 20000u
 
 typedef struct strfile {
@@ -51,18 +54,16 @@ static void make_file(strfile *f, cf_encoding enc, bool nullable, cf_compression
         f->valid[i] = !nullable || i % 5 != 3;
         f->vals[i] = f->valid[i] ? (cf_slice){(const uint8_t *)s, len} : (cf_slice){NULL, 0};
     }
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_STRING,
+                                                 .enc = enc,
+                                                 .comp = comp,
+                                                 .nullable = nullable,
+                                                 .validx = true,
+                                                 .block_size = 1024});
     cf_error e = {0};
     cf_io *io;
-    CF_ASSERT_OK(cf_io_create_mem(&io, &e), &e);
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_STRING);
-    o.encoding = enc;
-    o.nullable = nullable;
-    o.write_validx = true;
-    o.compression = comp;
-    o.block_size = 1024;
     cf_writer *w;
-    CF_ASSERT_OK(cf_writer_create(&w, io, &o, &e), &e);
+    CF_ASSERT_OK(mem_writer_create(&w, &io, &o, &e), &e);
     uint8_t *nn = calloc(1, NROWS / 8 + 1);
     for (size_t i = 0; i < NROWS; i++)
         if (f->valid[i])

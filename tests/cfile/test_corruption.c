@@ -20,6 +20,7 @@
 #include <cfile/cfile.h>
 
 #include "support_mem.h"
+#include "support_opts.h"
 
 typedef struct cfg {
     const char *name;
@@ -115,20 +116,18 @@ static void fill_value(const cfg *c, size_t i, uint8_t *dst)
 
 static uint8_t *write_cfg(const cfg *c, bool checksums, size_t *len)
 {
+    cf_writer_options o = col_options((col_opts){.type = c->type,
+                                                 .enc = c->enc,
+                                                 .comp = c->comp,
+                                                 .nullable = c->nullable,
+                                                 .is_array = c->is_array,
+                                                 .validx = c->validx,
+                                                 .no_checksums = !checksums,
+                                                 .block_size = 512});
     cf_error err;
     cf_io *io;
-    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-    cf_writer_options o;
-    cf_writer_options_init(&o, c->type);
-    o.encoding = c->enc;
-    o.compression = c->comp;
-    o.nullable = c->nullable;
-    o.is_array = c->is_array;
-    o.write_validx = c->validx;
-    o.checksums = checksums;
-    o.block_size = 512;
     cf_writer *w;
-    CF_ASSERT_OK(cf_writer_create(&w, io, &o, &err), &err);
+    CF_ASSERT_OK(mem_writer_create(&w, &io, &o, &err), &err);
     size_t es = cf_type_size(c->type);
     size_t n = c->is_array ? c->rows * 3 : c->rows; /* values (elements for arrays) */
     assert_true(n <= 512);

@@ -18,6 +18,7 @@
 #include <cfile/cfile.h>
 
 #include "support_mem.h"
+#include "support_opts.h"
 
 enum { NTHREADS = 8, NFILES = 5 };
 
@@ -110,11 +111,11 @@ static void build_files(void)
     /* 0: INT32 BIT_SHUFFLE, value index, sorted with duplicates and gaps; shared cache. */
     c = &g_cols[0];
     c->name = "int32 bitshuffle validx cached";
-    cf_writer_options_init(&c->o, CF_TYPE_INT32);
-    c->o.encoding = CF_ENC_BIT_SHUFFLE;
-    c->o.write_validx = true;
-    c->o.block_size = 1024;
-    c->o.index_block_size = 256;
+    c->o = col_options((col_opts){.type = CF_TYPE_INT32,
+                                  .enc = CF_ENC_BIT_SHUFFLE,
+                                  .validx = true,
+                                  .block_size = 1024,
+                                  .index_block_size = 256});
     alloc_col(c, 30000, false);
     c->sorted = true;
     for (size_t i = 0; i < c->n; i++)
@@ -123,10 +124,8 @@ static void build_files(void)
     /* 1: INT64 PLAIN, nullable, LZ4. */
     c = &g_cols[1];
     c->name = "int64 plain nullable lz4";
-    cf_writer_options_init(&c->o, CF_TYPE_INT64);
-    c->o.encoding = CF_ENC_PLAIN;
-    c->o.compression = CF_COMP_LZ4;
-    c->o.block_size = 2048;
+    c->o = col_options((col_opts){
+        .type = CF_TYPE_INT64, .enc = CF_ENC_PLAIN, .comp = CF_COMP_LZ4, .block_size = 2048});
     alloc_col(c, 20000, true);
     for (size_t i = 0; i < c->n; i++) {
         c->valid[i] = cf_rng_below(&rng, 5) != 0;
@@ -138,11 +137,11 @@ static void build_files(void)
      * outgrows the dictionary, so later blocks fall back to plain strings (mode 2). */
     c = &g_cols[2];
     c->name = "string dict validx snappy cached";
-    cf_writer_options_init(&c->o, CF_TYPE_STRING);
-    c->o.encoding = CF_ENC_DICT;
-    c->o.write_validx = true;
-    c->o.compression = CF_COMP_SNAPPY;
-    c->o.block_size = 4096;
+    c->o = col_options((col_opts){.type = CF_TYPE_STRING,
+                                  .enc = CF_ENC_DICT,
+                                  .validx = true,
+                                  .comp = CF_COMP_SNAPPY,
+                                  .block_size = 4096});
     alloc_col(c, 20000, false);
     c->sorted = true;
     char *sp = alloc_strings(c);
@@ -154,10 +153,10 @@ static void build_files(void)
     /* 3: DOUBLE BIT_SHUFFLE, nullable, zlib. */
     c = &g_cols[3];
     c->name = "double bitshuffle nullable zlib";
-    cf_writer_options_init(&c->o, CF_TYPE_DOUBLE);
-    c->o.encoding = CF_ENC_BIT_SHUFFLE;
-    c->o.compression = CF_COMP_ZLIB;
-    c->o.block_size = 2048;
+    c->o = col_options((col_opts){.type = CF_TYPE_DOUBLE,
+                                  .enc = CF_ENC_BIT_SHUFFLE,
+                                  .comp = CF_COMP_ZLIB,
+                                  .block_size = 2048});
     alloc_col(c, 15000, true);
     for (size_t i = 0; i < c->n; i++) {
         c->valid[i] = (i / 100) % 4 != 1; /* NULL runs, and all-NULL blocks */
@@ -169,9 +168,8 @@ static void build_files(void)
      * shared cache (in-place blocks: marks carrying the null flags). */
     c = &g_cols[4];
     c->name = "string prefix nullable cached";
-    cf_writer_options_init(&c->o, CF_TYPE_STRING);
-    c->o.encoding = CF_ENC_PREFIX;
-    c->o.block_size = 1024;
+    c->o =
+        col_options((col_opts){.type = CF_TYPE_STRING, .enc = CF_ENC_PREFIX, .block_size = 1024});
     alloc_col(c, 12000, true);
     sp = alloc_strings(c);
     for (size_t i = 0; i < c->n; i++) {

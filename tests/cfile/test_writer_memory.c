@@ -22,6 +22,8 @@
 
 #include "util/alloc.h"
 
+#include "support_opts.h"
+
 #define KIB ((size_t)1024)
 #define BLOCK (256 * KIB)
 #define ROWS_SMALL 100000u
@@ -77,12 +79,11 @@ static size_t write_peak(const wcase *c, const char *path, uint64_t rows)
     for (size_t i = 0; i < sizeof nonnull; i++)
         nonnull[i] = 0xB7; /* 3 rows in 8 NULL */
 
-    cf_writer_options o;
-    cf_writer_options_init(&o, c->type);
-    o.encoding = c->enc;
-    o.compression = c->comp;
-    o.nullable = c->nullable;
-    o.write_validx = c->validx;
+    cf_writer_options o = col_options((col_opts){.type = c->type,
+                                                 .enc = c->enc,
+                                                 .comp = c->comp,
+                                                 .nullable = c->nullable,
+                                                 .validx = c->validx});
     cf_error err;
     cf_alloc_stats st;
     cf_alloc_stats_start();

@@ -11,6 +11,8 @@
 
 #include <cfile/cfile.h>
 
+#include "support_opts.h"
+
 /* The status is `want` and the message mentions `needle`. */
 #define ASSERT_ERR(st, want, errp, needle)                                                         \
     do {                                                                                           \
@@ -59,9 +61,8 @@ static void expect_bad_options(const cf_writer_options *o, const char *needle)
 static void test_writer_validation__block_size(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.block_size = CF_DEFAULT_MAX_BLOCK_LEN + 1;
+    cf_writer_options o =
+        col_options((col_opts){.type = CF_TYPE_INT32, .block_size = CF_DEFAULT_MAX_BLOCK_LEN + 1});
     expect_bad_options(&o, "block_size");
     o.block_size = UINT32_MAX;
     expect_bad_options(&o, "block_size");
@@ -100,9 +101,7 @@ static void test_writer_validation__index_block_size(void **state)
 static void test_writer_validation__restart_interval(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_STRING);
-    o.encoding = CF_ENC_PREFIX;
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_STRING, .enc = CF_ENC_PREFIX});
     o.restart_interval = 65537;
     expect_bad_options(&o, "restart_interval");
     o.restart_interval = UINT32_MAX;
@@ -123,14 +122,12 @@ static void test_writer_validation__unknown_enums(void **state)
     }
     int bad_encs[] = {-1, 7, 99};
     for (size_t i = 0; i < sizeof bad_encs / sizeof bad_encs[0]; i++) {
-        cf_writer_options_init(&o, CF_TYPE_INT32);
-        o.encoding = (cf_encoding)bad_encs[i];
+        o = col_options((col_opts){.type = CF_TYPE_INT32, .enc = (cf_encoding)bad_encs[i]});
         expect_bad_options(&o, "encoding");
     }
     int bad_comps[] = {-1, 5, 99};
     for (size_t i = 0; i < sizeof bad_comps / sizeof bad_comps[0]; i++) {
-        cf_writer_options_init(&o, CF_TYPE_INT32);
-        o.compression = (cf_compression)bad_comps[i];
+        o = col_options((col_opts){.type = CF_TYPE_INT32, .comp = (cf_compression)bad_comps[i]});
         expect_bad_options(&o, "compression");
     }
     /* A struct not filled by _init (or from a future layout). */
@@ -144,9 +141,8 @@ static void test_writer_validation__unknown_enums(void **state)
 static void test_writer_validation__group_varint_is_read_only(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_UINT32);
-    o.encoding = CF_ENC_GROUP_VARINT;
+    cf_writer_options o =
+        col_options((col_opts){.type = CF_TYPE_UINT32, .enc = CF_ENC_GROUP_VARINT});
     expect_bad_options(&o, "GROUP_VARINT");
 }
 
@@ -155,22 +151,17 @@ static void test_writer_validation__validx_unkeyable_types(void **state)
     (void)state;
     cf_type t[] = {CF_TYPE_FLOAT, CF_TYPE_DOUBLE, CF_TYPE_BOOL};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        cf_writer_options o;
-        cf_writer_options_init(&o, t[i]);
-        o.write_validx = true;
+        cf_writer_options o = col_options((col_opts){.type = t[i], .validx = true});
         expect_bad_options(&o, "write_validx");
     }
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.is_array = true;
-    o.write_validx = true;
+    cf_writer_options o =
+        col_options((col_opts){.type = CF_TYPE_INT32, .is_array = true, .validx = true});
     expect_bad_options(&o, "write_validx");
     /* Every keyable type is fine. */
     cf_type okt[] = {CF_TYPE_INT8,   CF_TYPE_UINT64, CF_TYPE_STRING,   CF_TYPE_BINARY,
                      CF_TYPE_INT128, CF_TYPE_DATE,   CF_TYPE_DECIMAL64};
     for (size_t i = 0; i < sizeof okt / sizeof okt[0]; i++) {
-        cf_writer_options_init(&o, okt[i]);
-        o.write_validx = true;
+        o = col_options((col_opts){.type = okt[i], .validx = true});
         expect_created(&o);
     }
 }
@@ -208,9 +199,7 @@ static void test_writer_validation__create_file_bad_options_leaves_nothing(void 
     assert_non_null(mkdtemp(dir));
     char path[64];
     snprintf(path, sizeof path, "%s/col.cfile", dir);
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.block_size = UINT32_MAX;
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32, .block_size = UINT32_MAX});
     cf_writer *w;
     cf_error err;
     ASSERT_ERR(cf_writer_create_file(&w, path, &o, &err), CF_EINVAL, &err, "block_size");
@@ -241,8 +230,7 @@ static void test_writer_validation__null_in_non_nullable_column(void **state)
     drop(w, io);
 
     /* Arrays: a NULL cell in a column that is not nullable. */
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.is_array = true;
+    o = col_options((col_opts){.type = CF_TYPE_INT32, .is_array = true});
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     uint32_t counts[2] = {1, 0};
     uint8_t cells = 0x01; /* cell 1 NULL */
@@ -254,10 +242,8 @@ static void test_writer_validation__null_in_non_nullable_column(void **state)
 static void test_writer_validation__arrays(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT16);
-    o.is_array = true;
-    o.nullable = true;
+    cf_writer_options o =
+        col_options((col_opts){.type = CF_TYPE_INT16, .is_array = true, .nullable = true});
     cf_io *io;
     cf_writer *w;
     cf_error err;
@@ -307,9 +293,7 @@ static void test_writer_validation__arrays(void **state)
 static void test_writer_validation__wrong_append_function(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.is_array = true;
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32, .is_array = true});
     cf_io *io;
     cf_writer *w;
     cf_error err;
@@ -387,9 +371,7 @@ static void test_writer_validation__metadata_lookup(void **state)
 static void test_writer_validation__values_out_of_order(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.write_validx = true;
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32, .validx = true});
     cf_io *io;
     cf_writer *w;
     cf_error err;
@@ -404,8 +386,7 @@ static void test_writer_validation__values_out_of_order(void **state)
     ASSERT_ERR(cf_writer_append(w, v + 4, NULL, 1, &err), CF_EINVAL, &err, "sorted");
     drop(w, io);
     /* Binary: a proper prefix sorts first; "ab" after "abc" is out of order. */
-    cf_writer_options_init(&o, CF_TYPE_STRING);
-    o.write_validx = true;
+    o = col_options((col_opts){.type = CF_TYPE_STRING, .validx = true});
     cf_slice s[3] = {
         {(const uint8_t *)"ab", 2}, {(const uint8_t *)"abc", 3}, {(const uint8_t *)"ab", 2}};
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
@@ -413,8 +394,7 @@ static void test_writer_validation__values_out_of_order(void **state)
     ASSERT_ERR(cf_writer_append(w, s + 2, NULL, 1, &err), CF_EINVAL, &err, "row 2");
     drop(w, io);
     /* Unsigned order for UINT64: 2^63 > 1. */
-    cf_writer_options_init(&o, CF_TYPE_UINT64);
-    o.write_validx = true;
+    o = col_options((col_opts){.type = CF_TYPE_UINT64, .validx = true});
     uint64_t u[3] = {1, UINT64_C(1) << 63, 7};
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     ASSERT_ERR(cf_writer_append(w, u, NULL, 3, &err), CF_EINVAL, &err, "row 2");
@@ -424,9 +404,7 @@ static void test_writer_validation__values_out_of_order(void **state)
 static void test_writer_validation__first_error_is_sticky(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.write_validx = true;
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32, .validx = true});
     cf_io *io;
     cf_writer *w;
     cf_error err;
@@ -475,8 +453,7 @@ static void test_writer_validation__calls_after_finish(void **state)
     drop(w, io);
 
     /* Arrays too. */
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.is_array = true;
+    o = col_options((col_opts){.type = CF_TYPE_INT32, .is_array = true});
     uint32_t counts[1] = {2};
     CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
     CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
@@ -493,9 +470,7 @@ static void test_writer_validation__bool_nonzero_is_true(void **state)
     cf_error err;
     cf_encoding encs[] = {CF_ENC_PLAIN, CF_ENC_RLE};
     for (size_t e = 0; e < 2; e++) {
-        cf_writer_options o;
-        cf_writer_options_init(&o, CF_TYPE_BOOL);
-        o.encoding = encs[e];
+        cf_writer_options o = col_options((col_opts){.type = CF_TYPE_BOOL, .enc = encs[e]});
         cf_io *io;
         cf_writer *w;
         uint8_t v[12] = {0, 1, 2, 0xff, 0, 0x80, 1, 0, 0, 7, 1, 0};
