@@ -84,31 +84,44 @@ static void check_one(cf_rng *r, expand_fn fn, size_t es, size_t bit0, size_t n,
     free(want);
 }
 
+/* The points every reference check runs at: each NULL density x length x first
+ * bit of the grid (grid true), then 2,000 random ones (grid false). */
+static const unsigned grid_pcts[] = {0, 1, 10, 50, 90, 100};
+static const size_t grid_lens[] = {0, 1, 7, 8, 9, 63, 64, 65, 127, 1000, 1024, 1031};
+typedef void (*point_check)(cf_rng *r, size_t bit0, size_t n, unsigned null_pct, bool grid);
+
+static void over_points(cf_rng *r, point_check check)
+{
+    for (size_t pi = 0; pi < sizeof grid_pcts / sizeof grid_pcts[0]; pi++)
+        for (size_t li = 0; li < sizeof grid_lens / sizeof grid_lens[0]; li++)
+            for (size_t bit0 = 0; bit0 < 18; bit0 += 1 + (bit0 > 9) * 7)
+                check(r, bit0, grid_lens[li], grid_pcts[pi], true);
+    for (int k = 0; k < 2000; k++) {
+        size_t bit0 = cf_rng_below(r, 600);
+        size_t n = cf_rng_below(r, 700);
+        check(r, bit0, n, (unsigned)cf_rng_below(r, 101), false);
+    }
+}
+
+/* Every value size at a grid point, one random size at a random point; both
+ * implementations, out of place and in place. */
+static void check_sizes(cf_rng *r, size_t bit0, size_t n, unsigned pct, bool grid)
+{
+    static const size_t sizes[] = {1, 2, 4, 8, 12, 16};
+    size_t from = grid ? 0 : (size_t)cf_rng_below(r, 6), to = grid ? 6 : from + 1;
+    for (size_t si = from; si < to; si++)
+        for (size_t f = 0; f < 2; f++) {
+            check_one(r, expand_impl[f], sizes[si], bit0, n, pct);
+            check_in_place(r, expand_impl[f], sizes[si], bit0, n, pct);
+        }
+}
+
 static void test_expand__against_reference(void **state)
 {
     (void)state;
     cf_rng r;
     cf_rng_init(&r, cf_test_seed(0xe4a9d));
-    const size_t sizes[] = {1, 2, 4, 8, 12, 16};
-    const unsigned pcts[] = {0, 1, 10, 50, 90, 100};
-    const size_t lens[] = {0, 1, 7, 8, 9, 63, 64, 65, 127, 1000, 1024, 1031};
-    for (size_t si = 0; si < 6; si++)
-        for (size_t pi = 0; pi < 6; pi++)
-            for (size_t li = 0; li < 12; li++)
-                for (size_t bit0 = 0; bit0 < 18; bit0 += 1 + (bit0 > 9) * 7)
-                    for (size_t f = 0; f < 2; f++) {
-                        check_one(&r, expand_impl[f], sizes[si], bit0, lens[li], pcts[pi]);
-                        check_in_place(&r, expand_impl[f], sizes[si], bit0, lens[li], pcts[pi]);
-                    }
-    for (int k = 0; k < 2000; k++) {
-        size_t es = sizes[cf_rng_below(&r, 6)], bit0 = cf_rng_below(&r, 600);
-        size_t n = cf_rng_below(&r, 700);
-        unsigned pct = (unsigned)cf_rng_below(&r, 101);
-        for (size_t f = 0; f < 2; f++) {
-            check_one(&r, expand_impl[f], es, bit0, n, pct);
-            check_in_place(&r, expand_impl[f], es, bit0, n, pct);
-        }
-    }
+    over_points(&r, check_sizes);
 }
 
 /* cf_expand_dict against a one-row reference: k codewords (exactly, so an
@@ -149,26 +162,21 @@ static void check_dict(cf_rng *r, dict_fn fn, size_t nd, size_t bit0, size_t n, 
     free(want);
 }
 
+/* Dictionaries of up to 300 entries at grid points, up to 5,000 at random ones;
+ * both implementations. */
+static void check_dicts(cf_rng *r, size_t bit0, size_t n, unsigned pct, bool grid)
+{
+    size_t nd = 1 + (size_t)cf_rng_below(r, grid ? 300 : 5000);
+    for (size_t f = 0; f < 2; f++)
+        check_dict(r, dict_impl[f], nd, bit0, n, pct);
+}
+
 static void test_expand__dict_against_reference(void **state)
 {
     (void)state;
     cf_rng r;
     cf_rng_init(&r, cf_test_seed(0xd1c7));
-    const unsigned pcts[] = {0, 1, 10, 50, 90, 100};
-    const size_t lens[] = {0, 1, 7, 8, 9, 63, 64, 65, 127, 1000, 1024, 1031};
-    for (size_t pi = 0; pi < 6; pi++)
-        for (size_t li = 0; li < 12; li++)
-            for (size_t bit0 = 0; bit0 < 18; bit0 += 1 + (bit0 > 9) * 7)
-                for (size_t f = 0; f < 2; f++)
-                    check_dict(&r, dict_impl[f], 1 + cf_rng_below(&r, 300), bit0, lens[li],
-                               pcts[pi]);
-    for (int k = 0; k < 2000; k++) {
-        size_t nd = 1 + cf_rng_below(&r, 5000), bit0 = cf_rng_below(&r, 600);
-        size_t n = cf_rng_below(&r, 700);
-        unsigned pct = (unsigned)cf_rng_below(&r, 101);
-        for (size_t f = 0; f < 2; f++)
-            check_dict(&r, dict_impl[f], nd, bit0, n, pct);
-    }
+    over_points(&r, check_dicts);
 }
 
 /* The AVX2 loops are picked through cpu.h, so CF_CPU_DISABLE=all (the ctest
