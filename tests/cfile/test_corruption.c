@@ -24,12 +24,7 @@
 
 typedef struct cfg {
     const char *name;
-    cf_type type;
-    cf_encoding enc;
-    cf_compression comp;
-    bool nullable;
-    bool is_array;
-    bool validx;
+    col_opts col; /* written with 512-byte blocks */
     size_t rows;
 } cfg;
 
@@ -37,35 +32,64 @@ typedef struct cfg {
  * and codec, NULLs, arrays and both B-trees. Values repeat so the codecs
  * actually compress (a block stored raw would not test the codec framing). */
 static const cfg cfgs[] = {
-    {"int32-plain-none", CF_TYPE_INT32, CF_ENC_PLAIN, CF_COMP_NONE, false, false, false, 160},
-    {"int32-bitshuffle-none", CF_TYPE_INT32, CF_ENC_BIT_SHUFFLE, CF_COMP_NONE, false, false, false,
+    {"int32-plain-none", {.type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN, .comp = CF_COMP_NONE}, 160},
+    {"int32-bitshuffle-none",
+     {.type = CF_TYPE_INT32, .enc = CF_ENC_BIT_SHUFFLE, .comp = CF_COMP_NONE},
      200},
-    {"int32-rle-none", CF_TYPE_INT32, CF_ENC_RLE, CF_COMP_NONE, false, false, false, 200},
-    {"int64-plain-validx", CF_TYPE_INT64, CF_ENC_PLAIN, CF_COMP_NONE, false, false, true, 100},
-    {"bool-plain-none", CF_TYPE_BOOL, CF_ENC_PLAIN, CF_COMP_NONE, false, false, false, 300},
-    {"bool-rle-none", CF_TYPE_BOOL, CF_ENC_RLE, CF_COMP_NONE, false, false, false, 300},
-    {"double-bitshuffle-none", CF_TYPE_DOUBLE, CF_ENC_BIT_SHUFFLE, CF_COMP_NONE, false, false,
-     false, 80},
-    {"decimal128-plain-none", CF_TYPE_DECIMAL128, CF_ENC_PLAIN, CF_COMP_NONE, false, false, false,
+    {"int32-rle-none", {.type = CF_TYPE_INT32, .enc = CF_ENC_RLE, .comp = CF_COMP_NONE}, 200},
+    {"int64-plain-validx",
+     {.type = CF_TYPE_INT64, .enc = CF_ENC_PLAIN, .comp = CF_COMP_NONE, .validx = true},
+     100},
+    {"bool-plain-none", {.type = CF_TYPE_BOOL, .enc = CF_ENC_PLAIN, .comp = CF_COMP_NONE}, 300},
+    {"bool-rle-none", {.type = CF_TYPE_BOOL, .enc = CF_ENC_RLE, .comp = CF_COMP_NONE}, 300},
+    {"double-bitshuffle-none",
+     {.type = CF_TYPE_DOUBLE, .enc = CF_ENC_BIT_SHUFFLE, .comp = CF_COMP_NONE},
+     80},
+    {"decimal128-plain-none",
+     {.type = CF_TYPE_DECIMAL128, .enc = CF_ENC_PLAIN, .comp = CF_COMP_NONE},
      40},
-    {"string-plain-none", CF_TYPE_STRING, CF_ENC_PLAIN, CF_COMP_NONE, false, false, false, 60},
-    {"string-prefix-validx", CF_TYPE_STRING, CF_ENC_PREFIX, CF_COMP_NONE, false, false, true, 80},
-    {"string-dict-none", CF_TYPE_STRING, CF_ENC_DICT, CF_COMP_NONE, false, false, false, 120},
-    {"int32-plain-snappy", CF_TYPE_INT32, CF_ENC_PLAIN, CF_COMP_SNAPPY, false, false, false, 200},
-    {"int32-plain-lz4", CF_TYPE_INT32, CF_ENC_PLAIN, CF_COMP_LZ4, false, false, false, 200},
-    {"int32-plain-zlib", CF_TYPE_INT32, CF_ENC_PLAIN, CF_COMP_ZLIB, false, false, false, 200},
-    {"string-prefix-lz4", CF_TYPE_STRING, CF_ENC_PREFIX, CF_COMP_LZ4, false, false, false, 80},
-    {"string-dict-zlib", CF_TYPE_STRING, CF_ENC_DICT, CF_COMP_ZLIB, false, false, false, 120},
-    {"int16-plain-snappy", CF_TYPE_INT16, CF_ENC_PLAIN, CF_COMP_SNAPPY, false, false, false, 300},
-    {"int32-bitshuffle-nullable", CF_TYPE_INT32, CF_ENC_BIT_SHUFFLE, CF_COMP_NONE, true, false,
-     false, 150},
-    {"string-dict-nullable-lz4", CF_TYPE_STRING, CF_ENC_DICT, CF_COMP_LZ4, true, false, false, 120},
-    {"int8-rle-nullable", CF_TYPE_INT8, CF_ENC_RLE, CF_COMP_NONE, true, false, false, 200},
-    {"array-int32-plain-nullable", CF_TYPE_INT32, CF_ENC_PLAIN, CF_COMP_NONE, true, true, false,
+    {"string-plain-none", {.type = CF_TYPE_STRING, .enc = CF_ENC_PLAIN, .comp = CF_COMP_NONE}, 60},
+    {"string-prefix-validx",
+     {.type = CF_TYPE_STRING, .enc = CF_ENC_PREFIX, .comp = CF_COMP_NONE, .validx = true},
+     80},
+    {"string-dict-none", {.type = CF_TYPE_STRING, .enc = CF_ENC_DICT, .comp = CF_COMP_NONE}, 120},
+    {"int32-plain-snappy",
+     {.type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN, .comp = CF_COMP_SNAPPY},
+     200},
+    {"int32-plain-lz4", {.type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN, .comp = CF_COMP_LZ4}, 200},
+    {"int32-plain-zlib", {.type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN, .comp = CF_COMP_ZLIB}, 200},
+    {"string-prefix-lz4", {.type = CF_TYPE_STRING, .enc = CF_ENC_PREFIX, .comp = CF_COMP_LZ4}, 80},
+    {"string-dict-zlib", {.type = CF_TYPE_STRING, .enc = CF_ENC_DICT, .comp = CF_COMP_ZLIB}, 120},
+    {"int16-plain-snappy",
+     {.type = CF_TYPE_INT16, .enc = CF_ENC_PLAIN, .comp = CF_COMP_SNAPPY},
+     300},
+    {"int32-bitshuffle-nullable",
+     {.type = CF_TYPE_INT32, .enc = CF_ENC_BIT_SHUFFLE, .comp = CF_COMP_NONE, .nullable = true},
+     150},
+    {"string-dict-nullable-lz4",
+     {.type = CF_TYPE_STRING, .enc = CF_ENC_DICT, .comp = CF_COMP_LZ4, .nullable = true},
+     120},
+    {"int8-rle-nullable",
+     {.type = CF_TYPE_INT8, .enc = CF_ENC_RLE, .comp = CF_COMP_NONE, .nullable = true},
+     200},
+    {"array-int32-plain-nullable",
+     {.type = CF_TYPE_INT32,
+      .enc = CF_ENC_PLAIN,
+      .comp = CF_COMP_NONE,
+      .nullable = true,
+      .is_array = true},
      50},
-    {"array-string-prefix", CF_TYPE_STRING, CF_ENC_PREFIX, CF_COMP_NONE, false, true, false, 40},
-    {"array-int64-rle-snappy", CF_TYPE_INT64, CF_ENC_RLE, CF_COMP_SNAPPY, true, true, false, 60},
-    {"empty-int32", CF_TYPE_INT32, CF_ENC_BIT_SHUFFLE, CF_COMP_NONE, false, false, false, 0},
+    {"array-string-prefix",
+     {.type = CF_TYPE_STRING, .enc = CF_ENC_PREFIX, .comp = CF_COMP_NONE, .is_array = true},
+     40},
+    {"array-int64-rle-snappy",
+     {.type = CF_TYPE_INT64,
+      .enc = CF_ENC_RLE,
+      .comp = CF_COMP_SNAPPY,
+      .nullable = true,
+      .is_array = true},
+     60},
+    {"empty-int32", {.type = CF_TYPE_INT32, .enc = CF_ENC_BIT_SHUFFLE, .comp = CF_COMP_NONE}, 0},
 };
 #define NCFG (sizeof cfgs / sizeof cfgs[0])
 
@@ -88,12 +112,12 @@ static char strs[512][16];
 
 static void fill_value(const cfg *c, size_t i, uint8_t *dst)
 {
-    size_t es = cf_type_size(c->type);
-    uint64_t v = c->validx ? i * 2 : (i * 7) % 23;
+    size_t es = cf_type_size(c->col.type);
+    uint64_t v = c->col.validx ? i * 2 : (i * 7) % 23;
     memset(dst, 0, es);
-    switch (cf_type_physical(c->type)) {
+    switch (cf_type_physical(c->col.type)) {
     case CF_TYPE_BINARY: {
-        int n = snprintf(strs[i % 512], sizeof strs[0], c->validx ? "k%05llu" : "val-%llu",
+        int n = snprintf(strs[i % 512], sizeof strs[0], c->col.validx ? "k%05llu" : "val-%llu",
                          (unsigned long long)v);
         cf_slice s = {(const uint8_t *)strs[i % 512], (size_t)n};
         memcpy(dst, &s, sizeof s);
@@ -116,55 +140,52 @@ static void fill_value(const cfg *c, size_t i, uint8_t *dst)
 
 static uint8_t *write_cfg(const cfg *c, bool checksums, size_t *len)
 {
-    cf_writer_options o = col_options((col_opts){.type = c->type,
-                                                 .enc = c->enc,
-                                                 .comp = c->comp,
-                                                 .nullable = c->nullable,
-                                                 .is_array = c->is_array,
-                                                 .validx = c->validx,
-                                                 .no_checksums = !checksums,
-                                                 .block_size = 512});
+    col_opts co = c->col;
+    co.no_checksums = !checksums;
+    co.block_size = 512;
+    cf_writer_options o = col_options(co);
     cf_error err;
     cf_io *io;
     cf_writer *w;
     CF_ASSERT_OK(mem_writer_create(&w, &io, &o, &err), &err);
-    size_t es = cf_type_size(c->type);
-    size_t n = c->is_array ? c->rows * 3 : c->rows; /* values (elements for arrays) */
+    size_t es = cf_type_size(c->col.type);
+    size_t n = c->col.is_array ? c->rows * 3 : c->rows; /* values (elements for arrays) */
     assert_true(n <= 512);
     uint8_t *vals = calloc(n ? n : 1, es);
     uint8_t nn[64];
     memset(nn, 0, sizeof nn);
     for (size_t i = 0; i < n; i++) {
         fill_value(c, i, vals + i * es);
-        if (!c->nullable || i % 5 != 3)
+        if (!c->col.nullable || i % 5 != 3)
             nn[i / 8] |= (uint8_t)(1u << (i % 8));
     }
-    if (c->is_array) {
+    if (c->col.is_array) {
         uint32_t counts[512];
         uint8_t cell_nn[64];
         memset(cell_nn, 0, sizeof cell_nn);
         size_t used = 0;
         for (size_t i = 0; i < c->rows; i++) {
-            bool null_cell = c->nullable && i % 6 == 5;
+            bool null_cell = c->col.nullable && i % 6 == 5;
             counts[i] = null_cell ? 0 : (uint32_t)(i % 4);
             if (!null_cell)
                 cell_nn[i / 8] |= (uint8_t)(1u << (i % 8));
             used += counts[i];
         }
         assert_true(used <= n);
-        CF_ASSERT_OK(cf_writer_append_arrays(w, vals, nn, counts, c->nullable ? cell_nn : NULL,
+        CF_ASSERT_OK(cf_writer_append_arrays(w, vals, nn, counts, c->col.nullable ? cell_nn : NULL,
                                              c->rows, &err),
                      &err);
     } else if (n > 0) {
         /* two append calls, so PLAIN/RLE block boundaries fall inside the file */
         size_t half = n / 2;
-        CF_ASSERT_OK(cf_writer_append(w, vals, c->nullable ? nn : NULL, half, &err), &err);
+        CF_ASSERT_OK(cf_writer_append(w, vals, c->col.nullable ? nn : NULL, half, &err), &err);
         uint8_t nn2[64] = {0};
         for (size_t i = half; i < n; i++)
             if (nn[i / 8] >> (i % 8) & 1)
                 nn2[(i - half) / 8] |= (uint8_t)(1u << ((i - half) % 8));
         CF_ASSERT_OK(
-            cf_writer_append(w, vals + half * es, c->nullable ? nn2 : NULL, n - half, &err), &err);
+            cf_writer_append(w, vals + half * es, c->col.nullable ? nn2 : NULL, n - half, &err),
+            &err);
     }
     mem_file f;
     CF_ASSERT_OK(mem_file_finish(w, io, CF_OK, &f, &err), &err);
@@ -302,10 +323,10 @@ static void test_corruption__flips_detected(void **state)
     const cfg *c = *state;
     size_t len;
     uint8_t *f = write_cfg(c, true, &len);
-    if (c->comp != CF_COMP_NONE) {
+    if (c->col.comp != CF_COMP_NONE) {
         /* the codec must really be in use, or the test would not cover its framing */
         cfg plain = *c;
-        plain.comp = CF_COMP_NONE;
+        plain.col.comp = CF_COMP_NONE;
         size_t plain_len;
         free(write_cfg(&plain, true, &plain_len));
         if (getenv("CF_TEST_VERBOSE"))
