@@ -588,6 +588,14 @@ static void expect_open_error(const fm_opts *o, void (*patch)(cf_buf *), cf_stat
     cf_buf_dispose(&f);
 }
 
+/* expect_open_error on the default file with one field of fm_opts changed. */
+#define EXPECT_OPEN_ERROR_WITH(field, value, want, msg)                                            \
+    do {                                                                                           \
+        fm_opts o_ = fm_defaults();                                                                \
+        o_.field = (value);                                                                        \
+        expect_open_error(&o_, NULL, (want), (msg));                                               \
+    } while (0)
+
 static void head_magic(cf_buf *f)
 {
     f->data[0] = 'X';
@@ -630,7 +638,7 @@ static void tiny(cf_buf *f)
 static void test_metadata__open_errors(void **state)
 {
     (void)state;
-    fm_opts d = fm_defaults(), o;
+    fm_opts d = fm_defaults();
     expect_open_error(&d, tiny, CF_ECORRUPT, "11 bytes cannot hold");
     expect_open_error(&d, head_magic, CF_ECORRUPT, "no \"PAR1\" magic at offset 0");
     expect_open_error(&d, tail_magic, CF_ECORRUPT, "no \"PAR1\" magic at the end");
@@ -639,39 +647,23 @@ static void test_metadata__open_errors(void **state)
     expect_open_error(&d, len_huge, CF_ECORRUPT, "footer length 4294967295");
     expect_open_error(&d, len_short, CF_ECORRUPT, "footer at offset");
     expect_open_error(&d, len_long, CF_ECORRUPT, "FileMetaData ends after");
-    o = d;
-    o.omit_num_rows = true;
-    expect_open_error(&o, NULL, CF_ECORRUPT, "FileMetaData: required field num_rows (3) missing");
-    o = d;
-    o.columns = 2;
-    expect_open_error(&o, NULL, CF_ECORRUPT, "row group 0: 2 column chunks, the schema has 1");
-    o = d;
-    o.chunk_type = CF_PARQUET_INT64;
-    expect_open_error(&o, NULL, CF_ECORRUPT, "chunk type INT64, schema says INT32");
-    o = d;
-    o.data_off = 2;
-    expect_open_error(&o, NULL, CF_ECORRUPT, "data page offset 2 outside the data");
-    o = d;
-    o.size = 17;
-    expect_open_error(&o, NULL, CF_ECORRUPT,
-                      "chunk at 4 of 17 bytes runs past the data (ends at 20)");
-    o = d;
-    o.size = -1;
-    expect_open_error(&o, NULL, CF_ECORRUPT, "negative count or size");
-    o = d;
-    o.num_rows = -3;
-    expect_open_error(&o, NULL, CF_ECORRUPT, "num_rows -3 < 0");
-    o = d;
-    o.file_path = true;
-    expect_open_error(&o, NULL, CF_ENOTSUP, "another file (file_path \"other.parquet\")");
-    o = d;
-    o.crypto = true;
-    expect_open_error(&o, NULL, CF_ENOTSUP, "encrypted column");
-    o = d;
-    o.encryption_algorithm = true;
-    expect_open_error(&o, NULL, CF_ENOTSUP, "encrypted columns");
+    EXPECT_OPEN_ERROR_WITH(omit_num_rows, true, CF_ECORRUPT,
+                           "FileMetaData: required field num_rows (3) missing");
+    EXPECT_OPEN_ERROR_WITH(columns, 2, CF_ECORRUPT,
+                           "row group 0: 2 column chunks, the schema has 1");
+    EXPECT_OPEN_ERROR_WITH(chunk_type, CF_PARQUET_INT64, CF_ECORRUPT,
+                           "chunk type INT64, schema says INT32");
+    EXPECT_OPEN_ERROR_WITH(data_off, 2, CF_ECORRUPT, "data page offset 2 outside the data");
+    EXPECT_OPEN_ERROR_WITH(size, 17, CF_ECORRUPT,
+                           "chunk at 4 of 17 bytes runs past the data (ends at 20)");
+    EXPECT_OPEN_ERROR_WITH(size, -1, CF_ECORRUPT, "negative count or size");
+    EXPECT_OPEN_ERROR_WITH(num_rows, -3, CF_ECORRUPT, "num_rows -3 < 0");
+    EXPECT_OPEN_ERROR_WITH(file_path, true, CF_ENOTSUP,
+                           "another file (file_path \"other.parquet\")");
+    EXPECT_OPEN_ERROR_WITH(crypto, true, CF_ENOTSUP, "encrypted column");
+    EXPECT_OPEN_ERROR_WITH(encryption_algorithm, true, CF_ENOTSUP, "encrypted columns");
     /* Exactly filling the data is fine. */
-    o = d;
+    fm_opts o = d;
     o.size = 16;
     cf_buf f;
     cf_buf_init(&f);
