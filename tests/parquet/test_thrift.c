@@ -311,17 +311,44 @@ static void expect_corrupt(const char *hex, uint8_t type, const char *msg)
         fail_msg("'%s': message '%s' lacks '%s'", hex, err.msg, msg);
 }
 
-static void test_thrift__bad_types(void **state)
+/* Corrupt input to skip, and a piece of the message that must name it. */
+static const struct corrupt_case {
+    const char *hex;
+    uint8_t type;
+    const char *msg;
+} corrupt_cases[] = {
+    /* unknown types */
+    {"0e 00", CF_TT_STRUCT, "field of unknown type 14"},
+    {"0f 00", CF_TT_STRUCT, "field of unknown type 15"},
+    {"10", CF_TT_STRUCT, "stop byte 0x10"},
+    {"0e", CF_TT_LIST, "unknown element type 14"},
+    {"10", CF_TT_LIST, "unknown element type 0"},
+    {"01 f1", CF_TT_MAP, "map of unknown types 15/1"},
+    {"00", 14, "cannot skip a value of type 14"},
+    {"12 03", CF_TT_LIST, "bool byte 0x03"},
+    /* varints and field ids out of range */
+    {"16 ff ff ff ff ff ff ff ff ff 02 00", CF_TT_STRUCT, "overflows 64 bits"},
+    {"16 ff ff ff ff ff ff ff ff ff 81 00", CF_TT_STRUCT, "overflows 64 bits"},
+    {"05 80 80 04 00 00", CF_TT_STRUCT, "field id 32768 out of range"},
+    /* Deltas that walk a field id past 32767: 0x05 long form id 32766 (zigzag
+     * 65532 = fc ff 03), i32 0, then delta 15. */
+    {"05 fc ff 03 00 f5 00 00", CF_TT_STRUCT, "field id 32781 out of range"},
+    /* sizes claimed beyond the bytes left; first a list<i32> of 2^32-1
+     * elements, 4 bytes later */
+    {"f5 ff ff ff ff 0f 00 00 00 00", CF_TT_LIST, "4294967295 elements claimed"},
+    {"f5 ff ff ff ff ff ff ff ff 01", CF_TT_LIST, "elements claimed"},
+    {"35 00 00", CF_TT_LIST, "3 elements claimed, only 2 bytes left"},
+    {"ff ff ff ff 0f 55 00", CF_TT_MAP, "map entries claimed"},
+    {"02 55 00 00 00", CF_TT_MAP, "2 map entries claimed, only 3 bytes left"},
+    {"ff ff ff ff 0f 61", CF_TT_BINARY, "binary of 4294967295 bytes, only 1 left"},
+    {"05 61 62 63 64", CF_TT_BINARY, "binary of 5 bytes, only 4 left"},
+};
+
+static void test_thrift__corrupt_named(void **state)
 {
     (void)state;
-    expect_corrupt("0e 00", CF_TT_STRUCT, "field of unknown type 14");
-    expect_corrupt("0f 00", CF_TT_STRUCT, "field of unknown type 15");
-    expect_corrupt("10", CF_TT_STRUCT, "stop byte 0x10");
-    expect_corrupt("0e", CF_TT_LIST, "unknown element type 14");
-    expect_corrupt("10", CF_TT_LIST, "unknown element type 0");
-    expect_corrupt("01 f1", CF_TT_MAP, "map of unknown types 15/1");
-    expect_corrupt("00", 14, "cannot skip a value of type 14");
-    expect_corrupt("12 03", CF_TT_LIST, "bool byte 0x03");
+    for (size_t i = 0; i < sizeof corrupt_cases / sizeof corrupt_cases[0]; i++)
+        expect_corrupt(corrupt_cases[i].hex, corrupt_cases[i].type, corrupt_cases[i].msg);
 }
 
 static void test_thrift__type_mismatch_named(void **state)
@@ -362,29 +389,10 @@ static void test_thrift__type_mismatch_named(void **state)
     cf_thrift_reader_dispose(&r);
 }
 
-static void test_thrift__bad_varints_and_ids(void **state)
+static void test_thrift__exact_sizes(void **state)
 {
     (void)state;
-    expect_corrupt("16 ff ff ff ff ff ff ff ff ff 02 00", CF_TT_STRUCT, "overflows 64 bits");
-    expect_corrupt("16 ff ff ff ff ff ff ff ff ff 81 00", CF_TT_STRUCT, "overflows 64 bits");
-    expect_corrupt("05 80 80 04 00 00", CF_TT_STRUCT, "field id 32768 out of range");
-    /* Deltas that walk a field id past 32767: 0x05 long form id 32766 (zigzag
-     * 65532 = fc ff 03), i32 0, then delta 15. */
-    expect_corrupt("05 fc ff 03 00 f5 00 00", CF_TT_STRUCT, "field id 32781 out of range");
-}
-
-static void test_thrift__huge_sizes(void **state)
-{
-    (void)state;
-    /* list<i32> of 2^32-1 elements, 4 bytes later. */
-    expect_corrupt("f5 ff ff ff ff 0f 00 00 00 00", CF_TT_LIST, "4294967295 elements claimed");
-    expect_corrupt("f5 ff ff ff ff ff ff ff ff 01", CF_TT_LIST, "elements claimed");
-    expect_corrupt("35 00 00", CF_TT_LIST, "3 elements claimed, only 2 bytes left");
-    expect_corrupt("ff ff ff ff 0f 55 00", CF_TT_MAP, "map entries claimed");
-    expect_corrupt("02 55 00 00 00", CF_TT_MAP, "2 map entries claimed, only 3 bytes left");
-    expect_corrupt("ff ff ff ff 0f 61", CF_TT_BINARY, "binary of 4294967295 bytes, only 1 left");
-    expect_corrupt("05 61 62 63 64", CF_TT_BINARY, "binary of 5 bytes, only 4 left");
-    /* Exactly enough is fine. */
+    /* Exactly as many bytes as claimed is fine. */
     cf_error err;
     CF_ASSERT_OK(skip_hex("04 61 62 63 64", CF_TT_BINARY, &err), &err);
     CF_ASSERT_OK(skip_hex("25 00 00", CF_TT_LIST, &err), &err);
@@ -503,10 +511,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_thrift__writer_matches_bytes),
         cmocka_unit_test(test_thrift__round_trip_long_forms),
         cmocka_unit_test(test_thrift__truncation_at_every_byte),
-        cmocka_unit_test(test_thrift__bad_types),
+        cmocka_unit_test(test_thrift__corrupt_named),
         cmocka_unit_test(test_thrift__type_mismatch_named),
-        cmocka_unit_test(test_thrift__bad_varints_and_ids),
-        cmocka_unit_test(test_thrift__huge_sizes),
+        cmocka_unit_test(test_thrift__exact_sizes),
         cmocka_unit_test(test_thrift__depth_bomb),
         cmocka_unit_test(test_thrift__allocation_bounded),
         cmocka_unit_test(test_thrift__bool_elements),
