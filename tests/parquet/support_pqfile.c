@@ -173,3 +173,12 @@ cf_parquet *pqt_corpus_file(const char *name)
     CF_ASSERT_OK(cf_parquet_open_file(&pq, path, NULL, &err), &err);
     return pq;
 }
+
+cf_parquet *pqt_open_mem(const uint8_t *f, size_t len, cf_io **io)
+{
+    cf_error err;
+    cf_parquet *pq;
+    CF_ASSERT_OK(cf_io_open_mem(io, f, len, &err), &err);
+    CF_ASSERT_OK(cf_parquet_open(&pq, *io, NULL, &err), &err);
+    return pq;
+}

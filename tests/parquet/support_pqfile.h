@@ -78,4 +78,8 @@ void pqt_corpus_path(const char *name, char *path, size_t cap);
 /* That file opened (free it with cf_parquet_free); an error fails the test. */
 cf_parquet *pqt_corpus_file(const char *name);
 
+/* The file held in f[0..len) opened with default options on a memory io (*io,
+ * borrowed from f; the caller frees both); an error fails the test. */
+cf_parquet *pqt_open_mem(const uint8_t *f, size_t len, cf_io **io);
+
 #endif

@@ -216,11 +216,8 @@ static void test_pq_threads__first_failing_column_named(void **state)
     size_t len;
     const damage every[3] = {{0, 0}, {0, 1}, {0, 2}};
     uint8_t *f = damaged_file(5000, 5000, every, 3, &len);
-    cf_error err;
     cf_io *io;
-    cf_parquet *pq;
-    CF_ASSERT_OK(cf_io_open_mem(&io, f, len, &err), &err);
-    CF_ASSERT_OK(cf_parquet_open(&pq, io, NULL, &err), &err);
+    cf_parquet *pq = pqt_open_mem(f, len, &io);
     for (int rev = 0; rev < 2; rev++) {
         cf_status st1;
         char *one = read_all(pq, 1, 1000, rev, &st1);
@@ -246,11 +243,8 @@ static void test_pq_threads__row_groups_ahead_same_as_one_thread(void **state)
     for (int damaged = 0; damaged < 2; damaged++) {
         size_t len;
         uint8_t *f = damaged_file(8000, 1000, bad, damaged ? 2 : 0, &len);
-        cf_error err;
         cf_io *io;
-        cf_parquet *pq;
-        CF_ASSERT_OK(cf_io_open_mem(&io, f, len, &err), &err);
-        CF_ASSERT_OK(cf_parquet_open(&pq, io, NULL, &err), &err);
+        cf_parquet *pq = pqt_open_mem(f, len, &io);
         static const size_t batches[] = {1000, 300, 4096};
         for (size_t b = 0; b < 3; b++) {
             cf_status st1;
@@ -276,11 +270,9 @@ static void test_pq_threads__tiny_ahead_budget(void **state)
     (void)state;
     size_t len;
     uint8_t *f = damaged_file(8000, 1000, NULL, 0, &len);
-    cf_error err;
     cf_io *io;
-    cf_parquet *pq;
-    CF_ASSERT_OK(cf_io_open_mem(&io, f, len, &err), &err);
-    CF_ASSERT_OK(cf_parquet_open(&pq, io, NULL, &err), &err);
+    cf_parquet *pq = pqt_open_mem(f, len, &io);
+    cf_error err;
     cf_status st;
     char *one = read_all(pq, 1, 700, false, &st);
     CF_ASSERT_OK(st, &err);
@@ -350,11 +342,9 @@ static void test_pq_threads__auto_only_where_work_pays(void **state)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         size_t len;
         uint8_t *f = coded_file(cases[c].rows, 50000, cases[c].codec, NULL, 0, &len);
-        cf_error err;
         cf_io *io;
-        cf_parquet *pq;
-        CF_ASSERT_OK(cf_io_open_mem(&io, f, len, &err), &err);
-        CF_ASSERT_OK(cf_parquet_open(&pq, io, NULL, &err), &err);
+        cf_parquet *pq = pqt_open_mem(f, len, &io);
+        cf_error err;
         for (size_t threads = 0; threads <= 2; threads += 2) {
             cf_parquet_records_options o;
             cf_parquet_records_options_init(&o);

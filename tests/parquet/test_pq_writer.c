@@ -374,11 +374,9 @@ static void test_pq_writer__dictionary_fallback(void **state)
     size_t len;
     uint8_t *f = write_table(&t, &o, 5000, &len);
     check_file(&t, f, len, NULL);
-    cf_error err;
     cf_io *io;
-    cf_parquet *pq;
-    CF_ASSERT_OK(cf_io_open_mem(&io, f, len, &err), &err);
-    CF_ASSERT_OK(cf_parquet_open(&pq, io, NULL, &err), &err);
+    cf_parquet *pq = pqt_open_mem(f, len, &io);
+    cf_error err;
     const cf_parquet_file_meta *m = cf_parquet_meta(pq);
     assert_int_equal(m->row_group_count, 1);
     for (uint32_t c = 0; c < 2; c++) {
@@ -420,11 +418,8 @@ static void test_pq_writer__dictionary_fallback(void **state)
  * chunks follow each other in column order, and the row groups each other. */
 static void chunk_layout(const uint8_t *f, size_t len)
 {
-    cf_error err;
     cf_io *io;
-    cf_parquet *pq;
-    CF_ASSERT_OK(cf_io_open_mem(&io, f, len, &err), &err);
-    CF_ASSERT_OK(cf_parquet_open(&pq, io, NULL, &err), &err);
+    cf_parquet *pq = pqt_open_mem(f, len, &io);
     const cf_parquet_file_meta *m = cf_parquet_meta(pq);
     int64_t at = 4;
     for (uint32_t g = 0; g < m->row_group_count; g++) {
@@ -846,11 +841,8 @@ static void test_pq_writer__empty(void **state)
     pqg_gen(&t, 0, 1);
     size_t len;
     uint8_t *f = write_table(&t, NULL, 10, &len);
-    cf_error err;
     cf_io *io;
-    cf_parquet *pq;
-    CF_ASSERT_OK(cf_io_open_mem(&io, f, len, &err), &err);
-    CF_ASSERT_OK(cf_parquet_open(&pq, io, NULL, &err), &err);
+    cf_parquet *pq = pqt_open_mem(f, len, &io);
     assert_int_equal(cf_parquet_meta(pq)->row_group_count, 0);
     assert_int_equal(cf_parquet_column_count(pq), t.ncols);
     cf_parquet_free(pq);
