@@ -36,50 +36,31 @@ typedef void (*dict_fn)(cf_slice *, const uint32_t *, const cf_slice *, const ui
 static const expand_fn expand_impl[] = {cf_expand_nulls, cf_expand_nulls_portable};
 static const dict_fn dict_impl[] = {cf_expand_dict, cf_expand_dict_portable};
 
-static void check_in_place(cf_rng *r, expand_fn fn, size_t es, size_t bit0, size_t n,
-                           unsigned null_pct)
+/* fn against the reference: k dense values in a buffer of their own of exactly
+ * k values, or (in_place) written into out's last k slots. */
+static void check_one(cf_rng *r, expand_fn fn, size_t es, size_t bit0, size_t n, unsigned null_pct,
+                      bool in_place)
 {
     uint8_t *bm = random_bitmap(r, bit0, n, null_pct);
     size_t k = cf_bitmap_count(bm, bit0, n);
     uint8_t *out = malloc(n * es + 1);
     uint8_t *want = calloc(n * es + 1, 1);
     memset(out, 0xa5, n * es + 1);
-    uint8_t *dense = out + (n - k) * es;
-    for (size_t i = 0; i < k * es; i++)
-        dense[i] = (uint8_t)(1 + cf_rng_below(r, 255));
-    size_t j = 0;
-    for (size_t i = 0; i < n; i++)
-        if (cf_bitmap_get(bm, bit0 + i))
-            memcpy(want + i * es, dense + es * j++, es);
-    fn(out, dense, bm, bit0, n, k, es);
-    if (memcmp(out, want, n * es) != 0)
-        fail_msg("in place es=%zu bit0=%zu n=%zu nulls=%u%%: rows differ", es, bit0, n, null_pct);
-    assert_int_equal(out[n * es], 0xa5);
-    free(bm);
-    free(out);
-    free(want);
-}
-
-static void check_one(cf_rng *r, expand_fn fn, size_t es, size_t bit0, size_t n, unsigned null_pct)
-{
-    uint8_t *bm = random_bitmap(r, bit0, n, null_pct);
-    size_t k = cf_bitmap_count(bm, bit0, n);
-    uint8_t *dense = malloc(k * es + !k);
+    uint8_t *own = in_place ? NULL : malloc(k * es + !k);
+    uint8_t *dense = in_place ? out + (n - k) * es : own;
     for (size_t i = 0; i < k * es; i++)
         dense[i] = (uint8_t)(1 + cf_rng_below(r, 255)); /* never 0: a NULL slot must be zeroed */
-    uint8_t *out = malloc(n * es + 1);
-    uint8_t *want = calloc(n * es + 1, 1);
-    memset(out, 0xa5, n * es + 1);
     size_t j = 0;
     for (size_t i = 0; i < n; i++)
         if (cf_bitmap_get(bm, bit0 + i))
             memcpy(want + i * es, dense + es * j++, es);
     fn(out, dense, bm, bit0, n, k, es);
     if (memcmp(out, want, n * es) != 0)
-        fail_msg("es=%zu bit0=%zu n=%zu nulls=%u%%: rows differ", es, bit0, n, null_pct);
+        fail_msg("%ses=%zu bit0=%zu n=%zu nulls=%u%%: rows differ", in_place ? "in place " : "", es,
+                 bit0, n, null_pct);
     assert_int_equal(out[n * es], 0xa5); /* nothing written past n values */
     free(bm);
-    free(dense);
+    free(own);
     free(out);
     free(want);
 }
@@ -111,8 +92,8 @@ static void check_sizes(cf_rng *r, size_t bit0, size_t n, unsigned pct, bool gri
     size_t from = grid ? 0 : (size_t)cf_rng_below(r, 6), to = grid ? 6 : from + 1;
     for (size_t si = from; si < to; si++)
         for (size_t f = 0; f < 2; f++) {
-            check_one(r, expand_impl[f], sizes[si], bit0, n, pct);
-            check_in_place(r, expand_impl[f], sizes[si], bit0, n, pct);
+            check_one(r, expand_impl[f], sizes[si], bit0, n, pct, false);
+            check_one(r, expand_impl[f], sizes[si], bit0, n, pct, true);
         }
 }
 
