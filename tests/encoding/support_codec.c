@@ -49,3 +49,17 @@ cf_decoder *dec_open(cf_encoding enc, cf_type t, const uint8_t *data, size_t len
     CF_ASSERT_OK(cf_decoder_open(&d, enc, &p, data, len, &err), &err);
     return d;
 }
+
+void dec_expect_values(cf_decoder *d, const void *want, size_t n, size_t es)
+{
+    assert_int_equal(d->count, n);
+    assert_true(n < 16 && es <= 16);
+    uint8_t got[16 * 16]; /* up to 16 values of up to 16 bytes */
+    size_t g;
+    cf_error err;
+    CF_ASSERT_OK(d->ops->next(d, got, n + 1, &g, &err), &err);
+    assert_int_equal(g, n);
+    assert_memory_equal(got, want, n * es);
+    CF_ASSERT_OK(d->ops->next(d, got, 1, &g, &err), &err);
+    assert_int_equal(g, 0);
+}

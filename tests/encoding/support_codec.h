@@ -19,6 +19,9 @@ cf_decoder *dec_open(cf_encoding enc, cf_type t, const uint8_t *data, size_t len
  * values: the first failure, else CF_OK. For damaged blocks, where a clean
  * error passes. */
 cf_status dec_next_all(cf_decoder *d, size_t batch, cf_error *err);
+/* A loaded decoder holds exactly the n values want[] of es bytes each (n < 16,
+ * es <= 16): its count, one call for n + 1 values gives those n, the next none. */
+void dec_expect_values(cf_decoder *d, const void *want, size_t n, size_t es);
 /* A value seek to key; CF_ENOTFOUND (past the last value) counts as CF_OK. */
 cf_status dec_seek_value(cf_decoder *d, const cf_slice *key, cf_error *err);
 
