@@ -1,6 +1,8 @@
 /* Shared by the encoding tests: see support_codec.h. */
 #include "support_codec.h"
 
+#include <stdlib.h>
+
 #include "test_common.h"
 
 cf_encoder *enc_create(const cf_encoder_ops *ops, cf_type t, uint32_t block_size)
@@ -62,4 +64,19 @@ void dec_expect_values(cf_decoder *d, const void *want, size_t n, size_t es)
     assert_memory_equal(got, want, n * es);
     CF_ASSERT_OK(d->ops->next(d, got, 1, &g, &err), &err);
     assert_int_equal(g, 0);
+}
+
+cf_status dec_try(cf_encoding enc, const cf_dec_params *p, const uint8_t *data, size_t len,
+                  size_t batch, dec_more_fn more, cf_error *err)
+{
+    uint8_t *copy = cf_test_dup(data, len);
+    cf_decoder *d = NULL;
+    cf_status st = cf_decoder_open(&d, enc, p, copy, len, err);
+    if (st == CF_OK && batch > 0)
+        st = dec_next_all(d, batch, err);
+    if (st == CF_OK && more != NULL)
+        st = more(d, copy, len, err);
+    cf_decoder_free(d);
+    free(copy);
+    return st;
 }

@@ -22,6 +22,13 @@ cf_status dec_next_all(cf_decoder *d, size_t batch, cf_error *err);
 /* A loaded decoder holds exactly the n values want[] of es bytes each (n < 16,
  * es <= 16): its count, one call for n + 1 values gives those n, the next none. */
 void dec_expect_values(cf_decoder *d, const void *want, size_t n, size_t es);
+/* For damaged blocks: a decoder of enc opened on an exact-size heap copy of
+ * data[0..len) (so ASan sees a read past its end), every value read in calls
+ * of `batch` values (0: none read), then `more` (when not NULL) on it, given
+ * the copy; the first failure, else CF_OK. */
+typedef cf_status (*dec_more_fn)(cf_decoder *d, const uint8_t *copy, size_t len, cf_error *err);
+cf_status dec_try(cf_encoding enc, const cf_dec_params *p, const uint8_t *data, size_t len,
+                  size_t batch, dec_more_fn more, cf_error *err);
 /* A value seek to key; CF_ENOTFOUND (past the last value) counts as CF_OK. */
 cf_status dec_seek_value(cf_decoder *d, const cf_slice *key, cf_error *err);
 

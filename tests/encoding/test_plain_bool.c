@@ -10,13 +10,8 @@
 
 static cf_status try_load(const uint8_t *data, size_t len, cf_error *err)
 {
-    uint8_t *copy = cf_test_dup(data, len);
     cf_dec_params p = {.type = CF_TYPE_BOOL, .elem_size = 1};
-    cf_decoder *d = NULL;
-    cf_status st = cf_decoder_open(&d, CF_ENC_PLAIN, &p, copy, len, err);
-    cf_decoder_free(d);
-    free(copy);
-    return st;
+    return dec_try(CF_ENC_PLAIN, &p, data, len, 0, NULL, err);
 }
 
 static void test_plain_bool__exact_bytes(void **state)

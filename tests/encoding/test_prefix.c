@@ -905,28 +905,27 @@ static void test_prefix__stream_across_runs(void **state)
 
 /* ---- corruption -------------------------------------------------------------------- */
 
+/* Every restart run again, via a seek to the last value and a value seek. */
+static cf_status seek_runs(cf_decoder *d, const uint8_t *copy, size_t len, cf_error *err)
+{
+    (void)copy;
+    (void)len;
+    if (d->count == 0)
+        return CF_OK;
+    cf_status st = d->ops->seek(d, d->count - 1, err);
+    cf_slice got[1];
+    size_t g;
+    if (st == CF_OK)
+        st = d->ops->next(d, got, 1, &g, err);
+    cf_slice key = {(const uint8_t *)"b", 1};
+    if (st == CF_OK)
+        st = dec_seek_value(d, &key, err);
+    return st;
+}
+
 static cf_status decode_all(const uint8_t *blk, size_t len, cf_error *err)
 {
-    uint8_t *copy = cf_test_dup(blk, len);
-    cf_decoder *d;
-    cf_status st = cf_decoder_open(&d, CF_ENC_PREFIX, &dec_params, copy, len, err);
-    if (st == CF_OK) {
-        st = dec_next_all(d, 7, err);
-        if (st == CF_OK && d->count > 0) {
-            /* every restart run, via seeks and a value seek */
-            st = d->ops->seek(d, d->count - 1, err);
-            cf_slice got[1];
-            size_t g;
-            if (st == CF_OK)
-                st = d->ops->next(d, got, 1, &g, err);
-            cf_slice key = {(const uint8_t *)"b", 1};
-            if (st == CF_OK)
-                st = dec_seek_value(d, &key, err);
-        }
-        cf_decoder_free(d);
-    }
-    free(copy);
-    return st;
+    return dec_try(CF_ENC_PREFIX, &dec_params, blk, len, 7, seek_runs, err);
 }
 
 static void expect_corrupt(const char *hex)
