@@ -80,3 +80,18 @@ cf_status dec_try(cf_encoding enc, const cf_dec_params *p, const uint8_t *data, 
     free(copy);
     return st;
 }
+
+bool dec_expect_seek(cf_decoder *d, const void *key, size_t want, size_t n, bool want_exact)
+{
+    bool exact = !want_exact;
+    cf_error err;
+    cf_status st = d->ops->seek_at_or_after(d, key, &exact, &err);
+    assert_int_equal(d->pos, want);
+    if (want == n) {
+        CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
+        return false;
+    }
+    CF_ASSERT_OK(st, &err);
+    assert_int_equal(exact, want_exact);
+    return true;
+}

@@ -5,6 +5,7 @@
 #ifndef CF_TEST_SUPPORT_CODEC_H
 #define CF_TEST_SUPPORT_CODEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,10 @@ void dec_expect_values(cf_decoder *d, const void *want, size_t n, size_t es);
 typedef cf_status (*dec_more_fn)(cf_decoder *d, const uint8_t *copy, size_t len, cf_error *err);
 cf_status dec_try(cf_encoding enc, const cf_dec_params *p, const uint8_t *data, size_t len,
                   size_t batch, dec_more_fn more, cf_error *err);
+/* A value seek to key, `want` of the block's n values being below it: the
+ * decoder at want, and CF_OK with *exact == want_exact, or CF_ENOTFOUND when
+ * want == n. Returns want < n (a value to read). */
+bool dec_expect_seek(cf_decoder *d, const void *key, size_t want, size_t n, bool want_exact);
 /* A value seek to key; CF_ENOTFOUND (past the last value) counts as CF_OK. */
 cf_status dec_seek_value(cf_decoder *d, const cf_slice *key, cf_error *err);
 

@@ -130,15 +130,7 @@ static void test_gvint__round_trip_and_seek(void **state)
                 size_t want = 0;
                 while (want < n && v[want] < key)
                     want++;
-                bool exact;
-                cf_status st = d->ops->seek_at_or_after(d, &key, &exact, &err);
-                if (want == n) {
-                    CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
-                } else {
-                    CF_ASSERT_OK(st, &err);
-                    assert_int_equal(exact, v[want] == key);
-                }
-                assert_int_equal(d->pos, want);
+                dec_expect_seek(d, &key, want, n, want < n && v[want] == key);
             }
         }
         free(copy);

@@ -332,15 +332,7 @@ static void test_plain__value_seek_lower_bound_small_blocks(void **state)
                     want++;
                 uint8_t key[8];
                 memcpy(key, &k, es);
-                bool exact = true;
-                cf_status st = d->ops->seek_at_or_after(d, key, &exact, &err);
-                assert_int_equal(d->pos, want);
-                if (want == n) {
-                    CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
-                } else {
-                    CF_ASSERT_OK(st, &err);
-                    assert_int_equal(exact, v[want] == k);
-                }
+                dec_expect_seek(d, key, want, n, want < n && v[want] == k);
             }
             cf_decoder_free(d);
             cf_encoder_free(e);

@@ -302,15 +302,8 @@ static void round_trip(cf_rng *r, const cf_encoder_ops *eops, const cf_decoder_o
                 size_t want = 0;
                 while (want < n && cmp(t, v + want * es, key) < 0)
                     want++;
-                bool exact = false;
-                cf_status st = d->ops->seek_at_or_after(d, key, &exact, &err);
-                if (want == n) {
-                    CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
-                    assert_int_equal(d->pos, n);
-                } else {
-                    CF_ASSERT_OK(st, &err);
-                    assert_int_equal(d->pos, want);
-                    assert_int_equal(exact, cmp(t, v + want * es, key) == 0);
+                bool hit = want < n && cmp(t, v + want * es, key) == 0;
+                if (dec_expect_seek(d, key, want, n, hit)) {
                     CF_ASSERT_OK(d->ops->next(d, got, 3, &g, &err), &err);
                     assert_memory_equal(got, v + want * es, g * es);
                 }
