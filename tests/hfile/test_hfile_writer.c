@@ -22,6 +22,16 @@ typedef struct bytes {
     size_t n;
 } bytes;
 
+/* Writer options with this codec and block size, the rest as _init sets them. */
+static cf_hfile_writer_options hf_options(uint32_t compression, uint32_t block_size)
+{
+    cf_hfile_writer_options o;
+    cf_hfile_writer_options_init(&o);
+    o.compression = compression;
+    o.block_size = block_size;
+    return o;
+}
+
 static bytes write_file(const cf_hfile_writer_options *o, uint64_t ncells, int rows_per,
                         bool with_meta)
 {
@@ -198,10 +208,7 @@ static void test_hfile__writer_round_trip_codecs(void **state)
     uint32_t codecs[] = {CF_HFILE_NONE, CF_HFILE_GZ,    CF_HFILE_SNAPPY, CF_HFILE_LZ4,
                          CF_HFILE_LZO,  CF_HFILE_BZIP2, CF_HFILE_ZSTD};
     for (size_t i = 0; i < sizeof(codecs) / sizeof(codecs[0]); i++) {
-        cf_hfile_writer_options o;
-        cf_hfile_writer_options_init(&o);
-        o.compression = codecs[i];
-        o.block_size = 4096;
+        cf_hfile_writer_options o = hf_options(codecs[i], 4096);
         bytes b = write_file(&o, 5000, 3, true);
         read_back(&b, &o, 5000, 3);
         free(b.p);
@@ -533,10 +540,7 @@ static void compare_with(const char *name, uint32_t block_size, bool with_meta, 
         return;
     }
     const cf_hfile_trailer *rt = cf_hfile_get_trailer(real);
-    cf_hfile_writer_options o;
-    cf_hfile_writer_options_init(&o);
-    o.compression = rt->compression_codec;
-    o.block_size = block_size;
+    cf_hfile_writer_options o = hf_options(rt->compression_codec, block_size);
     o.row_bloom = bloom;
     o.include_mvcc = cf_hfile_get_info(real)->includes_mvcc;
     cf_io *io;
@@ -672,10 +676,7 @@ static void expect_open_corrupt(const uint8_t *p, size_t n)
 static void test_hfile__bad_inputs(void **state)
 {
     (void)state;
-    cf_hfile_writer_options o;
-    cf_hfile_writer_options_init(&o);
-    o.block_size = 512;
-    o.compression = CF_HFILE_GZ;
+    cf_hfile_writer_options o = hf_options(CF_HFILE_GZ, 512);
     bytes b = write_file(&o, 300, 1, false);
     uint8_t *m = malloc(b.n);
     /* Wrong trailer magic, wrong version word, truncation. */
@@ -749,10 +750,7 @@ static void put32(uint8_t *p, uint32_t v)
 static void test_hfile__v2_1_writable_trailer(void **state)
 {
     (void)state;
-    cf_hfile_writer_options o;
-    cf_hfile_writer_options_init(&o);
-    o.block_size = 2048;
-    o.compression = CF_HFILE_GZ;
+    cf_hfile_writer_options o = hf_options(CF_HFILE_GZ, 2048);
     o.encoding = CF_HFILE_DBE_FAST_DIFF;
     bytes b = write_file(&o, 600, 3, true);
     cf_error err = {0};

@@ -86,15 +86,6 @@ static uint8_t *write_file(size_t *len, bool v2, int32_t codec)
     return pqg_finish(w, io, len);
 }
 
-static cf_parquet *open_mem(const uint8_t *data, size_t len, cf_io **io)
-{
-    cf_error err = {0};
-    CF_ASSERT_OK(cf_io_open_mem(io, data, len, &err), &err);
-    cf_parquet *pq = NULL;
-    CF_ASSERT_OK(cf_parquet_open(&pq, *io, NULL, &err), &err);
-    return pq;
-}
-
 /* Every value of every chunk with a filter probes true; returns values probed. */
 static uint64_t probe_all_values(const cf_parquet *pq, const char *name)
 {
@@ -146,7 +137,7 @@ static void test_own_writer(void **state)
         size_t len;
         uint8_t *file = write_file(&len, v2, codecs[v2]);
         cf_io *io;
-        cf_parquet *pq = open_mem(file, len, &io);
+        cf_parquet *pq = pqt_open_mem(file, len, &io);
         const cf_parquet_file_meta *m = cf_parquet_meta(pq);
         assert_int_equal(m->row_group_count, 3);
         /* bloom on every column but the BOOLEAN one and the one that asked for none */
@@ -213,7 +204,7 @@ static void expect_damage(const uint8_t *file, size_t len, size_t at, uint8_t by
     memcpy(copy, file, len);
     copy[at] = byte;
     cf_io *io;
-    cf_parquet *pq = open_mem(copy, len, &io);
+    cf_parquet *pq = pqt_open_mem(copy, len, &io);
     cf_error err = {0};
     cf_parquet_bloom *bf = NULL;
     CF_ASSERT_STATUS(cf_parquet_bloom_open(&bf, pq, 0, 0, &err), want, &err);
@@ -233,7 +224,7 @@ static void test_damage(void **state)
     size_t len;
     uint8_t *file = write_file(&len, false, CF_PARQUET_SNAPPY);
     cf_io *io;
-    cf_parquet *pq = open_mem(file, len, &io);
+    cf_parquet *pq = pqt_open_mem(file, len, &io);
     const cf_parquet_column_meta *cm = &cf_parquet_meta(pq)->row_groups[0].columns[0].meta;
     size_t off = (size_t)cm->bloom_filter_offset;
     assert_true(cm->has_bloom_filter_length);
@@ -271,12 +262,12 @@ static void test_corpus(void **state)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_own_writer),
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_corpus),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return CF_RUN_TESTS(argc, argv, tests);
 }
