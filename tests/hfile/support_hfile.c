@@ -6,6 +6,15 @@
 
 #include "test_common.h"
 
+cf_hfile_writer_options hf_options(uint32_t compression, uint32_t block_size)
+{
+    cf_hfile_writer_options o;
+    cf_hfile_writer_options_init(&o);
+    o.compression = compression;
+    o.block_size = block_size;
+    return o;
+}
+
 bool hfile_next(cf_hfile_iter *it, cf_hfile_cell *c)
 {
     cf_error err = {0};

@@ -8,6 +8,9 @@
 
 #include <cfile/hfile.h>
 
+/* Writer options with this codec and block size, the rest as _init sets them. */
+cf_hfile_writer_options hf_options(uint32_t compression, uint32_t block_size);
+
 /* The iterator's next cell into *c: false at the end; an error fails the test. */
 bool hfile_next(cf_hfile_iter *it, cf_hfile_cell *c);
 

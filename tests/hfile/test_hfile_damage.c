@@ -15,6 +15,8 @@
 #include <cfile/hfile.h>
 #include <cfile/io.h>
 
+#include "support_hfile.h"
+
 typedef struct outcome {
     cf_status st; /* of everything */
     bool scanned; /* the full scan ended without an error: hash and cells hold */
@@ -200,12 +202,9 @@ static void test_hfile__damaged_written_files(void **state)
         cf_error err = {0};
         cf_io *io;
         CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-        cf_hfile_writer_options o;
-        cf_hfile_writer_options_init(&o);
+        cf_hfile_writer_options o = hf_options(codecs[i], 700);
         o.encoding = encs[i % 5];
-        o.compression = codecs[i];
         o.include_tags = i % 2;
-        o.block_size = 700;
         cf_hfile_writer *w;
         CF_ASSERT_OK(cf_hfile_writer_create(&w, io, &o, &err), &err);
         for (int k = 0; k < 300; k++) {

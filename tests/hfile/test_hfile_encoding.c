@@ -173,14 +173,11 @@ static void round_trip(cf_rng *r, int encoding, uint32_t codec, bool tags, bool 
     cf_error err = {0};
     cf_io *io;
     CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-    cf_hfile_writer_options o;
-    cf_hfile_writer_options_init(&o);
+    cf_hfile_writer_options o = hf_options(codec, 512 + (uint32_t)cf_rng_below(r, 4096));
     o.encoding = encoding;
-    o.compression = codec;
     o.include_tags = tags;
     o.compress_tags = ctags;
     o.include_mvcc = mvcc;
-    o.block_size = 512 + (uint32_t)cf_rng_below(r, 4096);
     cf_hfile_writer *w;
     CF_ASSERT_OK(cf_hfile_writer_create(&w, io, &o, &err), &err);
     for (size_t i = 0; i < n; i++) {

@@ -22,16 +22,6 @@ typedef struct bytes {
     size_t n;
 } bytes;
 
-/* Writer options with this codec and block size, the rest as _init sets them. */
-static cf_hfile_writer_options hf_options(uint32_t compression, uint32_t block_size)
-{
-    cf_hfile_writer_options o;
-    cf_hfile_writer_options_init(&o);
-    o.compression = compression;
-    o.block_size = block_size;
-    return o;
-}
-
 static bytes write_file(const cf_hfile_writer_options *o, uint64_t ncells, int rows_per,
                         bool with_meta)
 {
