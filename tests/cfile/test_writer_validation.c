@@ -58,6 +58,42 @@ static void expect_bad_options(const cf_writer_options *o, const char *needle)
     cf_io_free(io);
 }
 
+/* The state of the tests that call a writer: one on a fresh memory io. */
+typedef struct fix {
+    cf_writer *w;
+    cf_io *io;
+    cf_error err;
+} fix;
+
+/* Free f's writer and io and start new ones with options o (NULL: INT32 with
+ * _init's options). A writer's first error is sticky, so each misuse a test
+ * checks gets a writer of its own. */
+static void renew(fix *f, const cf_writer_options *o)
+{
+    drop(f->w, f->io);
+    cf_writer_options int32;
+    cf_writer_options_init(&int32, CF_TYPE_INT32);
+    CF_ASSERT_OK(create(&f->w, &f->io, o != NULL ? o : &int32, &f->err), &f->err);
+}
+
+static int fix_setup(void **state)
+{
+    fix *f = calloc(1, sizeof *f);
+    if (f == NULL)
+        return -1;
+    renew(f, NULL);
+    *state = f;
+    return 0;
+}
+
+static int fix_teardown(void **state)
+{
+    fix *f = *state;
+    drop(f->w, f->io);
+    free(f);
+    return 0;
+}
+
 static void test_writer_validation__block_size(void **state)
 {
     (void)state;
@@ -210,128 +246,96 @@ static void test_writer_validation__create_file_bad_options_leaves_nothing(void 
 
 static void test_writer_validation__null_in_non_nullable_column(void **state)
 {
-    (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    cf_io *io;
-    cf_writer *w;
-    cf_error err;
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
+    fix *f = *state;
     int32_t v[10] = {0};
     uint8_t nonnull[2] = {0xff, 0x01}; /* rows 0..8 present, row 9 NULL */
-    ASSERT_ERR(cf_writer_append(w, v, nonnull, 10, &err), CF_EINVAL, &err, "nullable");
-    drop(w, io);
+    ASSERT_ERR(cf_writer_append(f->w, v, nonnull, 10, &f->err), CF_EINVAL, &f->err, "nullable");
 
     /* An all-set bitmap is accepted on a non-nullable column. */
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
+    renew(f, NULL);
     uint8_t all[2] = {0xff, 0x03};
-    CF_ASSERT_OK(cf_writer_append(w, v, all, 10, &err), &err);
-    CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
-    drop(w, io);
+    CF_ASSERT_OK(cf_writer_append(f->w, v, all, 10, &f->err), &f->err);
+    CF_ASSERT_OK(cf_writer_finish(f->w, &f->err), &f->err);
 
     /* Arrays: a NULL cell in a column that is not nullable. */
-    o = col_options((col_opts){.type = CF_TYPE_INT32, .is_array = true});
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32, .is_array = true});
+    renew(f, &o);
     uint32_t counts[2] = {1, 0};
     uint8_t cells = 0x01; /* cell 1 NULL */
-    ASSERT_ERR(cf_writer_append_arrays(w, v, NULL, counts, &cells, 2, &err), CF_EINVAL, &err,
-               "nullable");
-    drop(w, io);
+    ASSERT_ERR(cf_writer_append_arrays(f->w, v, NULL, counts, &cells, 2, &f->err), CF_EINVAL,
+               &f->err, "nullable");
 }
 
 static void test_writer_validation__arrays(void **state)
 {
-    (void)state;
+    fix *f = *state;
     cf_writer_options o =
         col_options((col_opts){.type = CF_TYPE_INT16, .is_array = true, .nullable = true});
-    cf_io *io;
-    cf_writer *w;
-    cf_error err;
     /* Too long: Kudu's u16 element count would silently truncate 65536 to 0. */
     size_t n = CF_MAX_ARRAY_ELEMS + 1;
     int16_t *elems = calloc(n + 8, sizeof *elems); /* and the 2 + 1 of the other cells */
     assert_non_null(elems);
     uint32_t counts[3] = {2, (uint32_t)n, 1};
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    ASSERT_ERR(cf_writer_append_arrays(w, elems, NULL, counts, NULL, 3, &err), CF_EINVAL, &err,
-               "65535");
-    assert_int_equal(cf_writer_num_values(w), 0); /* nothing half-added */
-    drop(w, io);
+    renew(f, &o);
+    ASSERT_ERR(cf_writer_append_arrays(f->w, elems, NULL, counts, NULL, 3, &f->err), CF_EINVAL,
+               &f->err, "65535");
+    assert_int_equal(cf_writer_num_values(f->w), 0); /* nothing half-added */
     /* Exactly the maximum is fine and reads back whole. */
     counts[1] = CF_MAX_ARRAY_ELEMS;
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    CF_ASSERT_OK(cf_writer_append_arrays(w, elems, NULL, counts, NULL, 3, &err), &err);
-    CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
-    assert_int_equal(cf_writer_num_values(w), 3);
-    drop(w, io);
+    renew(f, &o);
+    CF_ASSERT_OK(cf_writer_append_arrays(f->w, elems, NULL, counts, NULL, 3, &f->err), &f->err);
+    CF_ASSERT_OK(cf_writer_finish(f->w, &f->err), &f->err);
+    assert_int_equal(cf_writer_num_values(f->w), 3);
 
     /* A NULL cell must say 0 elements. */
     uint32_t c2[2] = {1, 3};
     uint8_t cells = 0x01;
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    ASSERT_ERR(cf_writer_append_arrays(w, elems, NULL, c2, &cells, 2, &err), CF_EINVAL, &err,
-               "cell 1");
-    drop(w, io);
+    renew(f, &o);
+    ASSERT_ERR(cf_writer_append_arrays(f->w, elems, NULL, c2, &cells, 2, &f->err), CF_EINVAL,
+               &f->err, "cell 1");
 
     /* NULL pointers. */
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    ASSERT_ERR(cf_writer_append_arrays(w, elems, NULL, NULL, NULL, 2, &err), CF_EINVAL, &err,
-               "elem_counts");
-    drop(w, io);
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    ASSERT_ERR(cf_writer_append_arrays(w, NULL, NULL, c2, NULL, 2, &err), CF_EINVAL, &err, "elems");
-    drop(w, io);
+    renew(f, &o);
+    ASSERT_ERR(cf_writer_append_arrays(f->w, elems, NULL, NULL, NULL, 2, &f->err), CF_EINVAL,
+               &f->err, "elem_counts");
+    renew(f, &o);
+    ASSERT_ERR(cf_writer_append_arrays(f->w, NULL, NULL, c2, NULL, 2, &f->err), CF_EINVAL, &f->err,
+               "elems");
     /* No elements at all needs no element buffer. */
     uint32_t zero[2] = {0, 0};
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    CF_ASSERT_OK(cf_writer_append_arrays(w, NULL, NULL, zero, NULL, 2, &err), &err);
-    CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
-    drop(w, io);
+    renew(f, &o);
+    CF_ASSERT_OK(cf_writer_append_arrays(f->w, NULL, NULL, zero, NULL, 2, &f->err), &f->err);
+    CF_ASSERT_OK(cf_writer_finish(f->w, &f->err), &f->err);
     free(elems);
 }
 
 static void test_writer_validation__wrong_append_function(void **state)
 {
-    (void)state;
+    fix *f = *state;
     cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32, .is_array = true});
-    cf_io *io;
-    cf_writer *w;
-    cf_error err;
     int32_t v[2] = {1, 2};
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    ASSERT_ERR(cf_writer_append(w, v, NULL, 2, &err), CF_EINVAL, &err, "append_arrays");
-    drop(w, io);
+    renew(f, &o);
+    ASSERT_ERR(cf_writer_append(f->w, v, NULL, 2, &f->err), CF_EINVAL, &f->err, "append_arrays");
 
     cf_writer_options_init(&o, CF_TYPE_INT32);
     uint32_t counts[1] = {2};
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    ASSERT_ERR(cf_writer_append_arrays(w, v, NULL, counts, NULL, 1, &err), CF_EINVAL, &err,
+    renew(f, &o);
+    ASSERT_ERR(cf_writer_append_arrays(f->w, v, NULL, counts, NULL, 1, &f->err), CF_EINVAL, &f->err,
                "cf_writer_append");
-    drop(w, io);
 }
 
 static void test_writer_validation__null_values(void **state)
 {
-    (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    cf_io *io;
-    cf_writer *w;
-    cf_error err;
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    CF_ASSERT_OK(cf_writer_append(w, NULL, NULL, 0, &err), &err); /* nothing to read */
-    ASSERT_ERR(cf_writer_append(w, NULL, NULL, 3, &err), CF_EINVAL, &err, "values");
-    drop(w, io);
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    ASSERT_ERR(cf_writer_add_metadata(w, NULL, "v", 1, &err), CF_EINVAL, &err, "metadata");
-    drop(w, io);
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    ASSERT_ERR(cf_writer_add_metadata(w, "k", NULL, 1, &err), CF_EINVAL, &err, "metadata");
-    drop(w, io);
+    fix *f = *state;
+    CF_ASSERT_OK(cf_writer_append(f->w, NULL, NULL, 0, &f->err), &f->err); /* nothing to read */
+    ASSERT_ERR(cf_writer_append(f->w, NULL, NULL, 3, &f->err), CF_EINVAL, &f->err, "values");
+    renew(f, NULL);
+    ASSERT_ERR(cf_writer_add_metadata(f->w, NULL, "v", 1, &f->err), CF_EINVAL, &f->err, "metadata");
+    renew(f, NULL);
+    ASSERT_ERR(cf_writer_add_metadata(f->w, "k", NULL, 1, &f->err), CF_EINVAL, &f->err, "metadata");
     /* An empty value may be NULL. */
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    CF_ASSERT_OK(cf_writer_add_metadata(w, "k", NULL, 0, &err), &err);
-    drop(w, io);
+    renew(f, NULL);
+    CF_ASSERT_OK(cf_writer_add_metadata(f->w, "k", NULL, 0, &f->err), &f->err);
 }
 
 /* cf_reader_get_metadata is an in-memory lookup: true and the value when the key
@@ -339,22 +343,16 @@ static void test_writer_validation__null_values(void **state)
  * "Lookups"); out may be NULL. */
 static void test_writer_validation__metadata_lookup(void **state)
 {
-    (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    cf_io *io;
-    cf_writer *w;
-    cf_error err;
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    CF_ASSERT_OK(cf_writer_add_metadata(w, "k", "v1", 2, &err), &err);
+    fix *f = *state;
+    CF_ASSERT_OK(cf_writer_add_metadata(f->w, "k", "v1", 2, &f->err), &f->err);
     int32_t v = 7;
-    CF_ASSERT_OK(cf_writer_append(w, &v, NULL, 1, &err), &err);
-    CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
-    cf_slice bytes = cf_io_mem_contents(io);
+    CF_ASSERT_OK(cf_writer_append(f->w, &v, NULL, 1, &f->err), &f->err);
+    CF_ASSERT_OK(cf_writer_finish(f->w, &f->err), &f->err);
+    cf_slice bytes = cf_io_mem_contents(f->io);
     cf_io *rio;
     cf_reader *r;
-    CF_ASSERT_OK(cf_io_open_mem(&rio, bytes.data, bytes.len, &err), &err);
-    CF_ASSERT_OK(cf_reader_open(&r, rio, NULL, &err), &err);
+    CF_ASSERT_OK(cf_io_open_mem(&rio, bytes.data, bytes.len, &f->err), &f->err);
+    CF_ASSERT_OK(cf_reader_open(&r, rio, NULL, &f->err), &f->err);
     cf_slice got = {0};
     assert_true(cf_reader_get_metadata(r, "k", &got));
     assert_int_equal(got.len, 2);
@@ -365,135 +363,111 @@ static void test_writer_validation__metadata_lookup(void **state)
     assert_int_equal(got.len, 99); /* untouched */
     cf_reader_free(r);
     cf_io_free(rio);
-    drop(w, io);
 }
 
 static void test_writer_validation__values_out_of_order(void **state)
 {
-    (void)state;
+    fix *f = *state;
     cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32, .validx = true});
-    cf_io *io;
-    cf_writer *w;
-    cf_error err;
     /* Within one call; signed order, so -1 < 0 holds. Equal neighbours are fine. */
     int32_t v[5] = {-5, -1, -1, 0, -2};
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    ASSERT_ERR(cf_writer_append(w, v, NULL, 5, &err), CF_EINVAL, &err, "row 4");
-    drop(w, io);
+    renew(f, &o);
+    ASSERT_ERR(cf_writer_append(f->w, v, NULL, 5, &f->err), CF_EINVAL, &f->err, "row 4");
     /* Across calls. */
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    CF_ASSERT_OK(cf_writer_append(w, v, NULL, 4, &err), &err);
-    ASSERT_ERR(cf_writer_append(w, v + 4, NULL, 1, &err), CF_EINVAL, &err, "sorted");
-    drop(w, io);
+    renew(f, &o);
+    CF_ASSERT_OK(cf_writer_append(f->w, v, NULL, 4, &f->err), &f->err);
+    ASSERT_ERR(cf_writer_append(f->w, v + 4, NULL, 1, &f->err), CF_EINVAL, &f->err, "sorted");
     /* Binary: a proper prefix sorts first; "ab" after "abc" is out of order. */
     o = col_options((col_opts){.type = CF_TYPE_STRING, .validx = true});
     cf_slice s[3] = {
         {(const uint8_t *)"ab", 2}, {(const uint8_t *)"abc", 3}, {(const uint8_t *)"ab", 2}};
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    CF_ASSERT_OK(cf_writer_append(w, s, NULL, 2, &err), &err);
-    ASSERT_ERR(cf_writer_append(w, s + 2, NULL, 1, &err), CF_EINVAL, &err, "row 2");
-    drop(w, io);
+    renew(f, &o);
+    CF_ASSERT_OK(cf_writer_append(f->w, s, NULL, 2, &f->err), &f->err);
+    ASSERT_ERR(cf_writer_append(f->w, s + 2, NULL, 1, &f->err), CF_EINVAL, &f->err, "row 2");
     /* Unsigned order for UINT64: 2^63 > 1. */
     o = col_options((col_opts){.type = CF_TYPE_UINT64, .validx = true});
     uint64_t u[3] = {1, UINT64_C(1) << 63, 7};
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    ASSERT_ERR(cf_writer_append(w, u, NULL, 3, &err), CF_EINVAL, &err, "row 2");
-    drop(w, io);
+    renew(f, &o);
+    ASSERT_ERR(cf_writer_append(f->w, u, NULL, 3, &f->err), CF_EINVAL, &f->err, "row 2");
 }
 
 static void test_writer_validation__first_error_is_sticky(void **state)
 {
-    (void)state;
+    fix *f = *state;
     cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32, .validx = true});
-    cf_io *io;
-    cf_writer *w;
-    cf_error err;
     int32_t v[3] = {5, 1, 9};
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    ASSERT_ERR(cf_writer_append(w, v, NULL, 2, &err), CF_EINVAL, &err, "sorted");
-    const cf_error first = err;
+    renew(f, &o);
+    ASSERT_ERR(cf_writer_append(f->w, v, NULL, 2, &f->err), CF_EINVAL, &f->err, "sorted");
+    const cf_error first = f->err;
     /* A valid append, metadata and finish all report the first error again,
      * its message included. */
-    CF_ASSERT_REPLAYED(cf_writer_append(w, v + 2, NULL, 1, &err), CF_EINVAL, &err, "cfile writer",
-                       &first);
-    CF_ASSERT_REPLAYED(cf_writer_add_metadata(w, "k", "v", 1, &err), CF_EINVAL, &err,
+    CF_ASSERT_REPLAYED(cf_writer_append(f->w, v + 2, NULL, 1, &f->err), CF_EINVAL, &f->err,
                        "cfile writer", &first);
-    CF_ASSERT_REPLAYED(cf_writer_finish(w, &err), CF_EINVAL, &err, "cfile writer", &first);
-    assert_string_equal(err.where, first.where); /* the origin is the first failure's */
-    drop(w, io);
+    CF_ASSERT_REPLAYED(cf_writer_add_metadata(f->w, "k", "v", 1, &f->err), CF_EINVAL, &f->err,
+                       "cfile writer", &first);
+    CF_ASSERT_REPLAYED(cf_writer_finish(f->w, &f->err), CF_EINVAL, &f->err, "cfile writer", &first);
+    assert_string_equal(f->err.where, first.where); /* the origin is the first failure's */
 }
 
 static void test_writer_validation__calls_after_finish(void **state)
 {
-    (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    cf_io *io;
-    cf_writer *w;
-    cf_error err;
+    fix *f = *state;
     int32_t v[2] = {1, 2};
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    CF_ASSERT_OK(cf_writer_append(w, v, NULL, 2, &err), &err);
-    CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
-    size_t len = cf_io_mem_contents(io).len;
-    ASSERT_ERR(cf_writer_finish(w, &err), CF_ESTATE, &err, "twice");
-    ASSERT_ERR(cf_writer_add_metadata(w, "k", "v", 1, &err), CF_ESTATE, &err, "after finish");
-    assert_int_equal(cf_io_mem_contents(io).len, len); /* the file is untouched */
-    drop(w, io);
+    CF_ASSERT_OK(cf_writer_append(f->w, v, NULL, 2, &f->err), &f->err);
+    CF_ASSERT_OK(cf_writer_finish(f->w, &f->err), &f->err);
+    size_t len = cf_io_mem_contents(f->io).len;
+    ASSERT_ERR(cf_writer_finish(f->w, &f->err), CF_ESTATE, &f->err, "twice");
+    ASSERT_ERR(cf_writer_add_metadata(f->w, "k", "v", 1, &f->err), CF_ESTATE, &f->err,
+               "after finish");
+    assert_int_equal(cf_io_mem_contents(f->io).len, len); /* the file is untouched */
 
     /* The misuse itself is the writer's first error, hence sticky: a later
      * finish repeats it. */
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    CF_ASSERT_OK(cf_writer_append(w, v, NULL, 2, &err), &err);
-    CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
-    ASSERT_ERR(cf_writer_append(w, v, NULL, 2, &err), CF_ESTATE, &err, "after finish");
-    ASSERT_ERR(cf_writer_finish(w, &err), CF_ESTATE, &err, "after finish");
-    assert_int_equal(cf_io_mem_contents(io).len, len);
-    assert_int_equal(cf_writer_num_values(w), 2);
-    drop(w, io);
+    renew(f, NULL);
+    CF_ASSERT_OK(cf_writer_append(f->w, v, NULL, 2, &f->err), &f->err);
+    CF_ASSERT_OK(cf_writer_finish(f->w, &f->err), &f->err);
+    ASSERT_ERR(cf_writer_append(f->w, v, NULL, 2, &f->err), CF_ESTATE, &f->err, "after finish");
+    ASSERT_ERR(cf_writer_finish(f->w, &f->err), CF_ESTATE, &f->err, "after finish");
+    assert_int_equal(cf_io_mem_contents(f->io).len, len);
+    assert_int_equal(cf_writer_num_values(f->w), 2);
 
     /* Arrays too. */
-    o = col_options((col_opts){.type = CF_TYPE_INT32, .is_array = true});
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32, .is_array = true});
     uint32_t counts[1] = {2};
-    CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-    CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
-    ASSERT_ERR(cf_writer_append_arrays(w, v, NULL, counts, NULL, 1, &err), CF_ESTATE, &err,
+    renew(f, &o);
+    CF_ASSERT_OK(cf_writer_finish(f->w, &f->err), &f->err);
+    ASSERT_ERR(cf_writer_append_arrays(f->w, v, NULL, counts, NULL, 1, &f->err), CF_ESTATE, &f->err,
                "after finish");
-    drop(w, io);
 }
 
 /* BOOL values are one byte each and any nonzero byte is true (the width is
  * fixed by the type: the library cannot see a buffer of another width). */
 static void test_writer_validation__bool_nonzero_is_true(void **state)
 {
-    (void)state;
-    cf_error err;
+    fix *f = *state;
     cf_encoding encs[] = {CF_ENC_PLAIN, CF_ENC_RLE};
     for (size_t e = 0; e < 2; e++) {
         cf_writer_options o = col_options((col_opts){.type = CF_TYPE_BOOL, .enc = encs[e]});
-        cf_io *io;
-        cf_writer *w;
         uint8_t v[12] = {0, 1, 2, 0xff, 0, 0x80, 1, 0, 0, 7, 1, 0};
-        CF_ASSERT_OK(create(&w, &io, &o, &err), &err);
-        CF_ASSERT_OK(cf_writer_append(w, v, NULL, 12, &err), &err);
-        CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
-        cf_slice bytes = cf_io_mem_contents(io);
+        renew(f, &o);
+        CF_ASSERT_OK(cf_writer_append(f->w, v, NULL, 12, &f->err), &f->err);
+        CF_ASSERT_OK(cf_writer_finish(f->w, &f->err), &f->err);
+        cf_slice bytes = cf_io_mem_contents(f->io);
         cf_io *rio;
-        CF_ASSERT_OK(cf_io_open_mem(&rio, bytes.data, bytes.len, &err), &err);
+        CF_ASSERT_OK(cf_io_open_mem(&rio, bytes.data, bytes.len, &f->err), &f->err);
         cf_reader *r;
-        CF_ASSERT_OK(cf_reader_open(&r, rio, NULL, &err), &err);
+        CF_ASSERT_OK(cf_reader_open(&r, rio, NULL, &f->err), &f->err);
         cf_iter *it;
-        CF_ASSERT_OK(cf_iter_create(&it, r, &err), &err);
+        CF_ASSERT_OK(cf_iter_create(&it, r, &f->err), &f->err);
         uint8_t got[12];
         size_t n;
-        CF_ASSERT_OK(cf_iter_copy_batch(it, got, NULL, 12, &n, &err), &err);
+        CF_ASSERT_OK(cf_iter_copy_batch(it, got, NULL, 12, &n, &f->err), &f->err);
         assert_int_equal(n, 12);
         for (size_t i = 0; i < 12; i++)
             assert_int_equal(got[i], v[i] != 0);
         cf_iter_free(it);
         cf_reader_free(r);
         cf_io_free(rio);
-        drop(w, io);
     }
 }
 
@@ -508,15 +482,23 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_writer_validation__validx_unkeyable_types),
         cmocka_unit_test(test_writer_validation__null_pointers_at_create),
         cmocka_unit_test(test_writer_validation__create_file_bad_options_leaves_nothing),
-        cmocka_unit_test(test_writer_validation__null_in_non_nullable_column),
-        cmocka_unit_test(test_writer_validation__arrays),
-        cmocka_unit_test(test_writer_validation__wrong_append_function),
-        cmocka_unit_test(test_writer_validation__null_values),
-        cmocka_unit_test(test_writer_validation__values_out_of_order),
-        cmocka_unit_test(test_writer_validation__first_error_is_sticky),
-        cmocka_unit_test(test_writer_validation__calls_after_finish),
-        cmocka_unit_test(test_writer_validation__bool_nonzero_is_true),
-        cmocka_unit_test(test_writer_validation__metadata_lookup),
+        cmocka_unit_test_setup_teardown(test_writer_validation__null_in_non_nullable_column,
+                                        fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_writer_validation__arrays, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_writer_validation__wrong_append_function, fix_setup,
+                                        fix_teardown),
+        cmocka_unit_test_setup_teardown(test_writer_validation__null_values, fix_setup,
+                                        fix_teardown),
+        cmocka_unit_test_setup_teardown(test_writer_validation__values_out_of_order, fix_setup,
+                                        fix_teardown),
+        cmocka_unit_test_setup_teardown(test_writer_validation__first_error_is_sticky, fix_setup,
+                                        fix_teardown),
+        cmocka_unit_test_setup_teardown(test_writer_validation__calls_after_finish, fix_setup,
+                                        fix_teardown),
+        cmocka_unit_test_setup_teardown(test_writer_validation__bool_nonzero_is_true, fix_setup,
+                                        fix_teardown),
+        cmocka_unit_test_setup_teardown(test_writer_validation__metadata_lookup, fix_setup,
+                                        fix_teardown),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
