@@ -12,6 +12,8 @@
 
 #include <cfile/cfile.h>
 
+#include "support_opts.h"
+
 #define NROWS 20000u
 
 typedef struct file {
@@ -167,9 +169,7 @@ static void test_block_filter__dict_codewords(void **state)
         snprintf(g_names[i], sizeof g_names[i], "k%zu", (i / 1000) % 12);
         v[i] = (cf_slice){(const uint8_t *)g_names[i], strlen(g_names[i])};
     }
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_STRING);
-    o.encoding = CF_ENC_DICT;
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_STRING, .enc = CF_ENC_DICT});
     o.block_size = 1024; /* 256 codewords a block: many blocks */
     file f;
     make_file(&f, &o, v, NULL, NROWS);
@@ -208,10 +208,8 @@ static void test_block_filter__dict_plain_mode_says_may(void **state)
         snprintf(g_names[i], sizeof g_names[i], "u%07zu", i);
         v[i] = (cf_slice){(const uint8_t *)g_names[i], strlen(g_names[i])};
     }
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_STRING);
-    o.encoding = CF_ENC_DICT;
-    o.block_size = 1024;
+    cf_writer_options o =
+        col_options((col_opts){.type = CF_TYPE_STRING, .enc = CF_ENC_DICT, .block_size = 1024});
     file f;
     make_file(&f, &o, v, NULL, NROWS);
     cf_error e = {0};
@@ -259,9 +257,7 @@ static void test_block_filter__rle_runs(void **state)
         g_ints[i] = (int32_t)(i / 20);
     for (size_t i = 9000; i < 9400; i++)
         g_ints[i] = (int32_t)(1000 + i * 7 % 13);
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.encoding = CF_ENC_RLE;
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32, .enc = CF_ENC_RLE});
     o.block_size = 512; /* some 80 runs per block */
     file f;
     make_file(&f, &o, g_ints, NULL, NROWS);
@@ -301,11 +297,8 @@ static void test_block_filter__nulls_and_plain(void **state)
     uint8_t *nn = calloc(NROWS / 8 + 1, 1);
     for (size_t i = 0; i < NROWS; i++)
         v[i] = (int64_t)i;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT64);
-    o.encoding = CF_ENC_PLAIN;
-    o.nullable = true;
-    o.block_size = 2048;
+    cf_writer_options o = col_options((col_opts){
+        .type = CF_TYPE_INT64, .enc = CF_ENC_PLAIN, .nullable = true, .block_size = 2048});
     /* Every row NULL: no value test passes. */
     file f;
     make_file(&f, &o, v, nn, NROWS);
@@ -370,8 +363,7 @@ static void test_block_filter__errors(void **state)
     close_file(&b);
 
     /* Array columns: no filter. */
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.is_array = true;
+    o = col_options((col_opts){.type = CF_TYPE_INT32, .is_array = true});
     CF_ASSERT_OK(cf_io_create_mem(&a.wio, &e), &e);
     cf_writer *w;
     CF_ASSERT_OK(cf_writer_create(&w, a.wio, &o, &e), &e);

@@ -10,6 +10,7 @@
 #include <cfile/cfile.h>
 
 #include "support_mem.h"
+#include "support_opts.h"
 
 static void test_cfile_rw__worked_example_99_bytes(void **state)
 {
@@ -23,9 +24,7 @@ static void test_cfile_rw__worked_example_99_bytes(void **state)
     uint8_t want[128];
     size_t want_len = cf_test_unhex(want_hex, want, sizeof want);
     assert_int_equal(want_len, 99);
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.encoding = CF_ENC_PLAIN;
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN});
     int32_t v[3] = {1, 2, 3};
     mem_file f;
     cf_error err;
@@ -37,10 +36,8 @@ static void test_cfile_rw__worked_example_99_bytes(void **state)
 static void test_cfile_rw__read_back_and_seek(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT64);
-    o.encoding = CF_ENC_PLAIN;
-    o.block_size = 512;
+    cf_writer_options o =
+        col_options((col_opts){.type = CF_TYPE_INT64, .enc = CF_ENC_PLAIN, .block_size = 512});
     o.index_block_size = 64; /* several index levels */
     o.write_validx = true;
     enum { N = 5000 };
@@ -129,11 +126,10 @@ static void test_cfile_rw__nullable_round_trip(void **state)
                     v[i] = (int32_t)cf_rng_next(&rng);
                 }
             }
-            cf_writer_options o;
-            cf_writer_options_init(&o, CF_TYPE_INT32);
-            o.encoding = CF_ENC_PLAIN;
-            o.nullable = true;
-            o.block_size = block_sizes[bs];
+            cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32,
+                                                         .enc = CF_ENC_PLAIN,
+                                                         .nullable = true,
+                                                         .block_size = block_sizes[bs]});
             mem_file f;
             cf_error err;
             CF_ASSERT_OK(write_mem(&o, v, nn, n, 1 + cf_rng_below(&rng, 300), &f, &err), &err);
@@ -185,10 +181,8 @@ static void test_cfile_rw__writer_misuse(void **state)
     cf_io *io;
     CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
     cf_writer *w;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.write_validx = true;
-    o.encoding = CF_ENC_PLAIN;
+    cf_writer_options o =
+        col_options((col_opts){.type = CF_TYPE_INT32, .validx = true, .enc = CF_ENC_PLAIN});
     CF_ASSERT_OK(cf_writer_create(&w, io, &o, &err), &err);
     int32_t v[3] = {5, 4, 6};
     CF_ASSERT_STATUS(cf_writer_append(w, v, NULL, 3, &err), CF_EINVAL, &err);
@@ -199,8 +193,7 @@ static void test_cfile_rw__writer_misuse(void **state)
     cf_io_free(io);
 
     CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.encoding = CF_ENC_PLAIN;
+    o = col_options((col_opts){.type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN});
     CF_ASSERT_OK(cf_writer_create(&w, io, &o, &err), &err);
     CF_ASSERT_OK(cf_writer_append(w, v, NULL, 3, &err), &err);
     CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
@@ -209,12 +202,10 @@ static void test_cfile_rw__writer_misuse(void **state)
     cf_writer_free(w);
     cf_io_free(io);
 
-    cf_writer_options_init(&o, CF_TYPE_DOUBLE);
-    o.write_validx = true;
+    o = col_options((col_opts){.type = CF_TYPE_DOUBLE, .validx = true});
     CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
     CF_ASSERT_STATUS(cf_writer_create(&w, io, &o, &err), CF_EINVAL, &err);
-    cf_writer_options_init(&o, CF_TYPE_UINT32);
-    o.encoding = CF_ENC_GROUP_VARINT;
+    o = col_options((col_opts){.type = CF_TYPE_UINT32, .enc = CF_ENC_GROUP_VARINT});
     CF_ASSERT_STATUS(cf_writer_create(&w, io, &o, &err), CF_EINVAL, &err);
     cf_writer_options_init(&o, CF_TYPE_INT32);
     o.version = 99;
@@ -232,9 +223,7 @@ static void test_cfile_rw__validx_sort_check_owns_its_bytes(void **state)
     cf_error err;
     cf_io *io;
     CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_STRING);
-    o.write_validx = true;
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_STRING, .validx = true});
     cf_writer *w;
     CF_ASSERT_OK(cf_writer_create(&w, io, &o, &err), &err);
     char buf[2][8];
@@ -259,9 +248,7 @@ static void test_cfile_rw__validx_sort_check_owns_its_bytes(void **state)
 static void test_cfile_rw__truncation_and_bad_magic(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.encoding = CF_ENC_PLAIN;
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN});
     int32_t v[300];
     for (int i = 0; i < 300; i++)
         v[i] = i;

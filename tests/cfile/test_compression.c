@@ -17,6 +17,7 @@
 #include "util/alloc.h"
 
 #include "support_mem.h"
+#include "support_opts.h"
 
 static const cf_compression codecs[] = {CF_COMP_SNAPPY, CF_COMP_LZ4, CF_COMP_ZLIB};
 #define NCODECS (sizeof codecs / sizeof codecs[0])
@@ -186,14 +187,14 @@ static void test_compression__round_trip_every_encoding(void **state)
                     nonnull[i] = nullable ? (uint8_t)cf_rng_next(&rng) : 0xff;
                 size_t none_len = 0;
                 for (int ci = -1; ci < (int)NCODECS; ci++) {
-                    cf_writer_options o;
-                    cf_writer_options_init(&o, t);
-                    o.encoding = encodings[ei];
-                    o.compression = ci < 0 ? CF_COMP_NONE : codecs[ci];
-                    o.nullable = nullable;
-                    o.block_size = 2048;
-                    o.index_block_size = 128;
-                    o.checksums = variant != 1;
+                    cf_writer_options o =
+                        col_options((col_opts){.type = t,
+                                               .enc = encodings[ei],
+                                               .comp = ci < 0 ? CF_COMP_NONE : codecs[ci],
+                                               .nullable = nullable,
+                                               .block_size = 2048,
+                                               .index_block_size = 128,
+                                               .no_checksums = variant == 1});
                     mem_file m;
                     cf_error err;
                     cf_status st = write_mem(&o, vals, nullable ? nonnull : NULL, N, 100, &m, &err);
@@ -242,12 +243,11 @@ static void test_compression__value_index_round_trip(void **state)
         keys[i] = (cf_slice){(const uint8_t *)bytes + i * 16, 14};
     }
     for (size_t ci = 0; ci < NCODECS; ci++) {
-        cf_writer_options o;
-        cf_writer_options_init(&o, CF_TYPE_STRING);
-        o.encoding = CF_ENC_PREFIX;
-        o.compression = codecs[ci];
-        o.write_validx = true;
-        o.block_size = 1024;
+        cf_writer_options o = col_options((col_opts){.type = CF_TYPE_STRING,
+                                                     .enc = CF_ENC_PREFIX,
+                                                     .comp = codecs[ci],
+                                                     .validx = true,
+                                                     .block_size = 1024});
         mem_file m;
         cf_error err;
         CF_ASSERT_OK(write_mem(&o, keys, NULL, N, 100, &m, &err), &err);
@@ -303,10 +303,8 @@ static void test_compression__exact_bytes_14_11(void **state)
         {CF_COMP_SNAPPY, "14000000 0300000000000000 01000000 02000000 03000000 cfb0587b"},
     };
     for (size_t i = 0; i < 3; i++) {
-        cf_writer_options o;
-        cf_writer_options_init(&o, CF_TYPE_INT32);
-        o.encoding = CF_ENC_PLAIN;
-        o.compression = cases[i].c;
+        cf_writer_options o =
+            col_options((col_opts){.type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN, .comp = cases[i].c});
         mem_file m;
         cf_error err;
         CF_ASSERT_OK(write_mem(&o, v, NULL, 3, 3, &m, &err), &err);
@@ -337,10 +335,8 @@ static void test_compression__incompressible_block_stored_raw(void **state)
         cf_type t = ty ? CF_TYPE_BINARY : CF_TYPE_INT64;
         void *vals = gen_values(t, N, 1, &rng, &pool);
         for (int sums = 0; sums < 2; sums++) {
-            cf_writer_options o;
-            cf_writer_options_init(&o, t);
-            o.encoding = CF_ENC_PLAIN;
-            o.checksums = sums;
+            cf_writer_options o =
+                col_options((col_opts){.type = t, .enc = CF_ENC_PLAIN, .no_checksums = !sums});
             mem_file plain;
             cf_error err;
             CF_ASSERT_OK(write_mem(&o, vals, NULL, N, N, &plain, &err), &err);
@@ -376,9 +372,7 @@ static void test_compression__compressible_block_compressed(void **state)
     enum { N = 10000 };
     uint8_t *pool;
     int32_t *vals = gen_values(CF_TYPE_INT32, N, 0, &rng, &pool);
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.encoding = CF_ENC_PLAIN;
+    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN});
     mem_file plain;
     cf_error err;
     CF_ASSERT_OK(write_mem(&o, vals, NULL, N, N, &plain, &err), &err);
@@ -421,11 +415,8 @@ static void test_compression__index_blocks_compressed(void **state)
     for (size_t i = 0; i < N; i++)
         vals[i] = (int32_t)(i % 1000);
     for (size_t ci = 0; ci < NCODECS; ci++) {
-        cf_writer_options o;
-        cf_writer_options_init(&o, CF_TYPE_INT32);
-        o.encoding = CF_ENC_PLAIN;
-        o.block_size = 512;
-        o.compression = codecs[ci];
+        cf_writer_options o = col_options((col_opts){
+            .type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN, .block_size = 512, .comp = codecs[ci]});
         mem_file m;
         cf_error err;
         CF_ASSERT_OK(write_mem(&o, vals, NULL, N, 100, &m, &err), &err);
@@ -506,9 +497,8 @@ static void test_compression__dictionary_many_distinct_strings(void **state)
         vals[i] = (cf_slice){(const uint8_t *)bytes + i * 8, 6};
     }
     for (int ci = -1; ci < (int)NCODECS; ci++) {
-        cf_writer_options o;
-        cf_writer_options_init(&o, CF_TYPE_STRING);
-        o.compression = ci < 0 ? CF_COMP_NONE : codecs[ci];
+        cf_writer_options o = col_options(
+            (col_opts){.type = CF_TYPE_STRING, .comp = ci < 0 ? CF_COMP_NONE : codecs[ci]});
         mem_file m;
         cf_error err;
         CF_ASSERT_OK(write_mem(&o, vals, NULL, N, 100, &m, &err), &err);
@@ -535,8 +525,7 @@ static void test_compression__default_is_none(void **state)
     cf_io *io;
     cf_writer *w;
     cf_error err;
-    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-    CF_ASSERT_OK(cf_writer_create(&w, io, &o, &err), &err);
+    CF_ASSERT_OK(mem_writer_create(&w, &io, &o, &err), &err);
     assert_int_equal(cf_writer_resolved_options(w)->compression, CF_COMP_NONE);
     CF_ASSERT_OK(cf_writer_append(w, v, NULL, 500, &err), &err);
     CF_ASSERT_OK(cf_writer_finish(w, &err), &err);
@@ -574,11 +563,8 @@ static void compressible_file(cf_compression c, bool checksums, mem_file *m, int
     int32_t *vals = malloc(N * sizeof *vals);
     for (int i = 0; i < N; i++)
         vals[i] = i / 3 % 50;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.encoding = CF_ENC_PLAIN;
-    o.compression = c;
-    o.checksums = checksums;
+    cf_writer_options o = col_options((col_opts){
+        .type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN, .comp = c, .no_checksums = !checksums});
     cf_error err;
     CF_ASSERT_OK(write_mem(&o, vals, NULL, N, N, m, &err), &err);
     *vals_out = vals;
@@ -653,13 +639,12 @@ static void test_compression__flips_without_checksums(void **state)
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
             uint8_t *pool;
             void *vals = gen_values(cases[k].t, N, 0, &rng, &pool);
-            cf_writer_options o;
-            cf_writer_options_init(&o, cases[k].t);
-            o.encoding = cases[k].e;
-            o.nullable = cases[k].nullable;
-            o.compression = codecs[ci];
-            o.checksums = false;
-            o.block_size = 600;
+            cf_writer_options o = col_options((col_opts){.type = cases[k].t,
+                                                         .enc = cases[k].e,
+                                                         .nullable = cases[k].nullable,
+                                                         .comp = codecs[ci],
+                                                         .no_checksums = true,
+                                                         .block_size = 600});
             mem_file m;
             cf_error err;
             CF_ASSERT_OK(write_mem(&o, vals, cases[k].nullable ? nonnull : NULL, N, 50, &m, &err),
@@ -805,11 +790,8 @@ static void test_compression__lying_index_block(void **state)
 static cf_status zeros_file(cf_compression c, size_t n, mem_file *m, cf_error *err)
 {
     uint8_t *z = calloc(n, 1);
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT8);
-    o.encoding = CF_ENC_PLAIN;
-    o.compression = c;
-    o.block_size = 16u << 20;
+    cf_writer_options o = col_options(
+        (col_opts){.type = CF_TYPE_INT8, .enc = CF_ENC_PLAIN, .comp = c, .block_size = 16u << 20});
     cf_status st = write_mem(&o, z, NULL, n, n, m, err);
     free(z);
     return st;
@@ -938,11 +920,8 @@ static void test_compression__crafted_nullable_bitmap(void **state)
         if (i % 10 != 9)
             nonnull[i / 8] |= (uint8_t)(1u << (i % 8));
     }
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.encoding = CF_ENC_PLAIN;
-    o.nullable = true;
-    o.block_size = 512;
+    cf_writer_options o = col_options((col_opts){
+        .type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN, .nullable = true, .block_size = 512});
     struct {
         size_t at;
         uint8_t val;

@@ -22,6 +22,8 @@
 #include "cfile.pb-c.h"
 #include "util/alloc.h"
 
+#include "support_opts.h"
+
 #define MIB (1024u * 1024u)
 
 /* ---- little helpers ------------------------------------------------------------------ */
@@ -360,10 +362,8 @@ static bytes written(cf_type type, cf_encoding enc, bool nullable, const void *v
  * and its data block into *data. */
 static bytes array_file(bytes *data)
 {
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.is_array = true;
-    o.nullable = true;
+    cf_writer_options o =
+        col_options((col_opts){.type = CF_TYPE_INT32, .is_array = true, .nullable = true});
     uint32_t counts[100];
     for (int i = 0; i < 100; i++)
         counts[i] = (uint32_t)(i % 5);
@@ -647,10 +647,8 @@ static void test_limits__dictionary_counts(void **state)
 static void test_limits__uncompressed_size(void **state)
 {
     (void)state;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.encoding = CF_ENC_PLAIN;
-    o.compression = CF_COMP_LZ4;
+    cf_writer_options o =
+        col_options((col_opts){.type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN, .comp = CF_COMP_LZ4});
     int32_t zeros[400] = {0}; /* compresses, so the block carries a real payload */
     bytes v = write_file(&o, zeros, NULL, 400);
     /* The reader's limit, then a smaller limit set by the caller. */

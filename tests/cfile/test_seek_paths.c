@@ -17,6 +17,8 @@
 #include "encoding/encoding.h"
 #include "util/bitmap.h"
 
+#include "support_opts.h"
+
 #define NROWS 20000u
 
 typedef struct col {
@@ -74,12 +76,8 @@ static void make_col(col *c, cf_type t, cf_encoding enc, bool nullable, cf_rng *
     cf_error e = {0};
     cf_io *io;
     CF_ASSERT_OK(cf_io_create_mem(&io, &e), &e);
-    cf_writer_options o;
-    cf_writer_options_init(&o, t);
-    o.encoding = enc;
-    o.nullable = nullable;
-    o.write_validx = !nullable;
-    o.block_size = 16384;
+    cf_writer_options o = col_options((col_opts){
+        .type = t, .enc = enc, .nullable = nullable, .validx = !nullable, .block_size = 16384});
     o.restart_interval = 4;
     cf_writer *w;
     CF_ASSERT_OK(cf_writer_create(&w, io, &o, &e), &e);
@@ -370,10 +368,8 @@ static void test_seek_paths__copy_batch_fixed_widths(void **state)
             cf_error e = {0};
             cf_io *io;
             CF_ASSERT_OK(cf_io_create_mem(&io, &e), &e);
-            cf_writer_options o;
-            cf_writer_options_init(&o, t);
-            o.encoding = encs[ei];
-            o.block_size = 1024;
+            cf_writer_options o =
+                col_options((col_opts){.type = t, .enc = encs[ei], .block_size = 1024});
             cf_writer *w;
             CF_ASSERT_OK(cf_writer_create(&w, io, &o, &e), &e);
             CF_ASSERT_OK(cf_writer_append(w, vals, NULL, N, &e), &e);

@@ -9,6 +9,7 @@
 #include <cfile/cfile.h>
 
 #include "support_mem.h"
+#include "support_opts.h"
 
 typedef struct seen {
     size_t data_ok, data_bad, index_ok;
@@ -36,10 +37,8 @@ static void on_block(void *ctx, const cf_block_report *rep)
 static uint8_t *write_file(size_t *len)
 {
     cf_error err;
-    cf_writer_options o;
-    cf_writer_options_init(&o, CF_TYPE_INT32);
-    o.encoding = CF_ENC_PLAIN;
-    o.block_size = 512;
+    cf_writer_options o =
+        col_options((col_opts){.type = CF_TYPE_INT32, .enc = CF_ENC_PLAIN, .block_size = 512});
     cf_io *io;
     cf_writer *w;
     CF_ASSERT_OK(mem_writer_create(&w, &io, &o, &err), &err);
