@@ -22,6 +22,21 @@ typedef struct bytes {
     size_t n;
 } bytes;
 
+/* Finish w (asserting it succeeds), free it, and return a copy of the bytes
+ * it wrote to the memory io, which is freed too. */
+static bytes finish_bytes(cf_hfile_writer *w, cf_io *io)
+{
+    cf_error err = {0};
+    CF_ASSERT_OK(cf_hfile_writer_finish(w, &err), &err);
+    cf_hfile_writer_free(w);
+    cf_slice s = cf_io_mem_contents(io);
+    bytes b = {malloc(s.len + !s.len), s.len};
+    assert_non_null(b.p);
+    memcpy(b.p, s.data, s.len);
+    cf_io_free(io);
+    return b;
+}
+
 static bytes write_file(const cf_hfile_writer_options *o, uint64_t ncells, int rows_per,
                         bool with_meta)
 {
@@ -54,13 +69,7 @@ static bytes write_file(const cf_hfile_writer_options *o, uint64_t ncells, int r
     CF_ASSERT_OK(cf_hfile_writer_add_file_info(w, "user.key", 8, "v", 1, &err), &err);
     if (with_meta)
         CF_ASSERT_OK(cf_hfile_writer_add_meta(w, "bloomFilter", "meta!", 5, &err), &err);
-    CF_ASSERT_OK(cf_hfile_writer_finish(w, &err), &err);
-    cf_hfile_writer_free(w);
-    cf_slice s = cf_io_mem_contents(io);
-    bytes b = {malloc(s.len), s.len};
-    memcpy(b.p, s.data, s.len);
-    cf_io_free(io);
-    return b;
+    return finish_bytes(w, io);
 }
 
 static cf_status open_bytes(cf_hfile **h, cf_io **io, const bytes *b, cf_error *err)
@@ -559,12 +568,7 @@ static void compare_with(const char *name, uint32_t block_size, bool with_meta, 
         CF_ASSERT_OK(cf_hfile_writer_add_meta(w, nbuf, data, len, &err), &err);
         cf_hfile_bytes_free(data);
     }
-    CF_ASSERT_OK(cf_hfile_writer_finish(w, &err), &err);
-    cf_hfile_writer_free(w);
-    cf_slice s = cf_io_mem_contents(io);
-    bytes b = {malloc(s.len), s.len};
-    memcpy(b.p, s.data, s.len);
-    cf_io_free(io);
+    bytes b = finish_bytes(w, io);
 
     cf_hfile *mine;
     cf_io *mio;
