@@ -234,6 +234,12 @@ void pqg_slice_free(cf_batch *b)
     free((void *)b->elem_nonnull);
 }
 
+void pqg_batches(cf_batch *b, size_t n, const void *const *values)
+{
+    for (size_t i = 0; i < n; i++)
+        b[i] = (cf_batch){.values = values[i]};
+}
+
 cf_status pqg_writer(cf_parquet_writer **w, cf_io **io, const pqg_table *t,
                      const cf_parquet_writer_options *o, cf_error *err)
 {

@@ -59,6 +59,10 @@ void pqg_free(pqg_table *t);
 void pqg_slice(const pqg_col *g, size_t r, size_t n, cf_batch *b);
 void pqg_slice_free(cf_batch *b);
 
+/* b[0..n) made batches holding only values[i] (every other field zero): one a
+ * column, for the caller to add bitmaps or element offsets to. */
+void pqg_batches(cf_batch *b, size_t n, const void *const *values);
+
 /* A writer of t's columns with options o into a new memory file *io (freed
  * again when the writer cannot be made). */
 cf_status pqg_writer(cf_parquet_writer **w, cf_io **io, const pqg_table *t,

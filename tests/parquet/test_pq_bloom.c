@@ -72,16 +72,9 @@ static uint8_t *write_file(size_t *len, bool v2, int32_t codec)
         else
             i64[i] = 0;
     }
-    cf_batch bt[NC];
-    memset(bt, 0, sizeof bt);
-    bt[0].values = i32;
-    bt[1].values = i64;
+    cf_batch bt[NC]; /* column 6 is REQUIRED: zeros where i64 is null are fine */
+    pqg_batches(bt, NC, (const void *const[]){i32, i64, s, d, dec, b, i64});
     bt[1].nonnull = nn;
-    bt[2].values = s;
-    bt[3].values = d;
-    bt[4].values = dec;
-    bt[5].values = b;
-    bt[6].values = i64 + 0; /* REQUIRED: zeros where i64 is null are fine */
     CF_ASSERT_OK(cf_parquet_writer_append(w, bt, ROWS, &err), &err);
     return pqg_finish(w, io, len);
 }

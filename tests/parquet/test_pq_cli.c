@@ -13,6 +13,7 @@
 #include <cfile/parquet.h>
 
 #include "cli.h"
+#include "support_pqgen.h"
 
 static char dir[] = "/tmp/cf_pqcli_XXXXXX";
 static char file[256];
@@ -86,12 +87,7 @@ static int setup(void **state)
         d[i] = i / 2.0;
     }
     cf_batch b[5];
-    memset(b, 0, sizeof b);
-    b[0].values = id;
-    b[1].values = name;
-    b[2].values = flag;
-    b[3].values = plain;
-    b[4].values = d;
+    pqg_batches(b, 5, (const void *const[]){id, name, flag, plain, d});
     cf_error err = {0};
     cf_parquet_writer *w = NULL;
     if (cf_parquet_writer_create_file(&w, file, cols, 5, &o, &err) != CF_OK ||

@@ -245,11 +245,7 @@ static void test_pq_write_threads__first_column_error(void **state)
         cf_parquet_writer *w;
         CF_ASSERT_OK(cf_parquet_writer_create(&w, io, specs, 4, &o, &err), &err);
         cf_batch b[4];
-        memset(b, 0, sizeof b);
-        b[0].values = (const uint8_t *)i64;
-        b[1].values = (const uint8_t *)str;
-        b[2].values = (const uint8_t *)dbl;
-        b[3].values = (const uint8_t *)i32;
+        pqg_batches(b, 4, (const void *const[]){i64, str, dbl, i32});
         CF_ASSERT_OK(cf_parquet_writer_append(w, b, n, &err), &err); /* rows 0..4999 */
         str[4900] = (cf_slice){(const uint8_t *)bad, 2};             /* row 9900 */
         pqg_setbit(nn3, 4700, false);                                /* row 9700 */
