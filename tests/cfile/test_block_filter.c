@@ -52,32 +52,38 @@ static void close_file(file *f)
 
 /* ---- tests on values ------------------------------------------------------------------- */
 
-typedef struct str_eq {
-    const char *want;
-    size_t calls;
-} str_eq;
+/* The rows of the file under test, in memory form (NROWS values of g_type):
+ * what the value test is checked against, row by row. */
+static cf_type g_type;
+static const void *g_rows;
 
-static bool test_str_eq(void *ctx, const void *value)
+static const void *row_value(size_t row)
 {
-    str_eq *t = ctx;
-    cf_slice v;
-    memcpy(&v, value, sizeof v);
-    t->calls++;
-    return v.len == strlen(t->want) && memcmp(v.data, t->want, v.len) == 0;
+    return (const uint8_t *)g_rows + row * cf_type_size(g_type);
 }
 
-typedef struct i32_eq {
-    int32_t want;
-    size_t calls;
-} i32_eq;
-
-static bool test_i32_eq(void *ctx, const void *value)
+/* Two memory-form values of g_type are equal (slices by their bytes). */
+static bool same_value(const void *a, const void *b)
 {
-    i32_eq *t = ctx;
-    int32_t v;
-    memcpy(&v, value, sizeof v);
+    if (!cf_type_is_binary(g_type))
+        return memcmp(a, b, cf_type_size(g_type)) == 0;
+    cf_slice x, y;
+    memcpy(&x, a, sizeof x);
+    memcpy(&y, b, sizeof y);
+    return x.len == y.len && (x.len == 0 || memcmp(x.data, y.data, x.len) == 0);
+}
+
+/* The value test: equal to *want; it counts its calls. */
+typedef struct eq_test {
+    const void *want;
+    size_t calls;
+} eq_test;
+
+static bool test_eq(void *ctx, const void *value)
+{
+    eq_test *t = ctx;
     t->calls++;
-    return v == t->want;
+    return same_value(value, t->want);
 }
 
 static bool test_any(void *ctx, const void *value)
@@ -94,6 +100,22 @@ typedef bool (*row_pass_fn)(size_t row, void *ctx);
 /* Read the iterator's next row and check that it is row `ord`'s value. */
 typedef void (*row_check_fn)(cf_iter *it, uint64_t ord);
 static row_check_fn g_check;
+
+/* The truth for an eq_test: row `row` of the model equals its value. */
+static bool row_eq(size_t row, void *ctx)
+{
+    return same_value(row_value(row), ((eq_test *)ctx)->want);
+}
+
+static void row_check(cf_iter *it, uint64_t ord)
+{
+    cf_error e = {0};
+    uint8_t x[16]; /* any value's memory form */
+    size_t got;
+    CF_ASSERT_OK(cf_iter_copy_batch(it, x, NULL, 1, &got, &e), &e);
+    assert_int_equal(got, 1);
+    assert_true(same_value(x, row_value(ord)));
+}
 
 static size_t walk(const file *f, const cf_block_filter *flt, row_pass_fn pass, void *pctx,
                    bool exact, size_t *skipped)
@@ -144,26 +166,10 @@ static size_t walk(const file *f, const cf_block_filter *flt, row_pass_fn pass, 
 
 static char g_names[NROWS][16];
 
-/* Row i holds "k<(i / 1000) % 12>": runs of 1000 rows, 12 distinct strings. */
-static bool dict_row_pass(size_t row, void *ctx)
-{
-    return strcmp(g_names[row], ((str_eq *)ctx)->want) == 0;
-}
-
-static void dict_row_check(cf_iter *it, uint64_t ord)
-{
-    cf_error e = {0};
-    cf_slice x;
-    size_t got;
-    CF_ASSERT_OK(cf_iter_copy_batch(it, &x, NULL, 1, &got, &e), &e);
-    assert_int_equal(got, 1);
-    assert_int_equal(x.len, strlen(g_names[ord]));
-    assert_memory_equal(x.data, g_names[ord], x.len);
-}
-
 static void test_block_filter__dict_codewords(void **state)
 {
     (void)state;
+    /* Row i holds "k<(i / 1000) % 12>": runs of 1000 rows, 12 distinct strings. */
     cf_slice *v = malloc(NROWS * sizeof *v);
     for (size_t i = 0; i < NROWS; i++) {
         snprintf(g_names[i], sizeof g_names[i], "k%zu", (i / 1000) % 12);
@@ -174,25 +180,28 @@ static void test_block_filter__dict_codewords(void **state)
     file f;
     make_file(&f, &o, v, NULL, NROWS);
     cf_error e = {0};
-    g_check = dict_row_check;
-    str_eq t = {"k3", 0};
+    g_type = CF_TYPE_STRING;
+    g_rows = v;
+    g_check = row_check;
+    const cf_slice k3 = {(const uint8_t *)"k3", 2}, zz = {(const uint8_t *)"zz", 2};
+    eq_test t = {&k3, 0};
     cf_block_filter *flt;
-    CF_ASSERT_OK(cf_block_filter_create(&flt, f.r, test_str_eq, &t, &e), &e);
+    CF_ASSERT_OK(cf_block_filter_create(&flt, f.r, test_eq, &t, &e), &e);
     assert_int_equal(t.calls, 12); /* once per dictionary entry */
     size_t skipped;
-    size_t blocks = walk(&f, flt, dict_row_pass, &t, true, &skipped);
+    size_t blocks = walk(&f, flt, row_eq, &t, true, &skipped);
     assert_int_equal(t.calls, 12); /* blocks look at codewords only */
     assert_true(blocks > 50);
     assert_true(skipped > blocks / 2);
     cf_block_filter_free(flt);
 
     /* A string no row holds rules out every block; no filter rules out none. */
-    str_eq none = {"zz", 0};
-    CF_ASSERT_OK(cf_block_filter_create(&flt, f.r, test_str_eq, &none, &e), &e);
-    walk(&f, flt, dict_row_pass, &none, true, &skipped);
+    eq_test none = {&zz, 0};
+    CF_ASSERT_OK(cf_block_filter_create(&flt, f.r, test_eq, &none, &e), &e);
+    walk(&f, flt, row_eq, &none, true, &skipped);
     assert_int_equal(skipped, blocks);
     cf_block_filter_free(flt);
-    walk(&f, NULL, dict_row_pass, &t, false, &skipped);
+    walk(&f, NULL, row_eq, &t, false, &skipped);
     assert_int_equal(skipped, 0);
     g_check = NULL;
     close_file(&f);
@@ -213,11 +222,14 @@ static void test_block_filter__dict_plain_mode_says_may(void **state)
     file f;
     make_file(&f, &o, v, NULL, NROWS);
     cf_error e = {0};
-    str_eq t = {"nothing", 0};
+    g_type = CF_TYPE_STRING;
+    g_rows = v;
+    const cf_slice nothing = {(const uint8_t *)"nothing", 7};
+    eq_test t = {&nothing, 0};
     cf_block_filter *flt;
-    CF_ASSERT_OK(cf_block_filter_create(&flt, f.r, test_str_eq, &t, &e), &e);
+    CF_ASSERT_OK(cf_block_filter_create(&flt, f.r, test_eq, &t, &e), &e);
     size_t skipped;
-    walk(&f, flt, dict_row_pass, &t, false, &skipped);
+    walk(&f, flt, row_eq, &t, false, &skipped);
     /* The dictionary fills up early; the later (plain) blocks all say "may". */
     cf_iter *it;
     CF_ASSERT_OK(cf_iter_create(&it, f.r, &e), &e);
@@ -234,21 +246,6 @@ static void test_block_filter__dict_plain_mode_says_may(void **state)
 
 static int32_t g_ints[NROWS];
 
-static bool int_row_pass(size_t row, void *ctx)
-{
-    return g_ints[row] == ((i32_eq *)ctx)->want;
-}
-
-static void int_row_check(cf_iter *it, uint64_t ord)
-{
-    cf_error e = {0};
-    int32_t x;
-    size_t got;
-    CF_ASSERT_OK(cf_iter_copy_batch(it, &x, NULL, 1, &got, &e), &e);
-    assert_int_equal(got, 1);
-    assert_int_equal(x, g_ints[ord]);
-}
-
 static void test_block_filter__rle_runs(void **state)
 {
     (void)state;
@@ -262,14 +259,16 @@ static void test_block_filter__rle_runs(void **state)
     file f;
     make_file(&f, &o, g_ints, NULL, NROWS);
     cf_error e = {0};
-    g_check = int_row_check;
+    g_type = CF_TYPE_INT32;
+    g_rows = g_ints;
+    g_check = row_check;
     int32_t wants[] = {0, 5, 500, 999, 1003, 99999};
     for (size_t w = 0; w < sizeof wants / sizeof wants[0]; w++) {
-        i32_eq t = {wants[w], 0};
+        eq_test t = {&wants[w], 0};
         cf_block_filter *flt;
-        CF_ASSERT_OK(cf_block_filter_create(&flt, f.r, test_i32_eq, &t, &e), &e);
+        CF_ASSERT_OK(cf_block_filter_create(&flt, f.r, test_eq, &t, &e), &e);
         size_t skipped;
-        size_t blocks = walk(&f, flt, int_row_pass, &t, true, &skipped);
+        size_t blocks = walk(&f, flt, row_eq, &t, true, &skipped);
         assert_true(blocks > 5);
         assert_true(skipped > 0);
         /* About two tests per repeated run (1000 of them) and one per literal
