@@ -107,6 +107,18 @@ static bool row_eq(size_t row, void *ctx)
     return same_value(row_value(row), ((eq_test *)ctx)->want);
 }
 
+static void row_check(cf_iter *it, uint64_t ord);
+
+/* The model's rows (rows: NROWS values of o->type) written with options o and
+ * opened, the walks checking the rows they land on against them. */
+static void model_file(file *f, cf_writer_options *o, const void *rows)
+{
+    make_file(f, o, rows, NULL, NROWS);
+    g_type = o->type;
+    g_rows = rows;
+    g_check = row_check;
+}
+
 static void row_check(cf_iter *it, uint64_t ord)
 {
     cf_error e = {0};
@@ -166,23 +178,33 @@ static size_t walk(const file *f, const cf_block_filter *flt, row_pass_fn pass, 
 
 static char g_names[NROWS][16];
 
+/* A DICT file of NROWS strings in 1024-byte blocks (256 codewords a block: many
+ * blocks), as the model; returns its rows (the caller frees them). Row i holds
+ * "k<(i / 1000) % 12>" when `few` (runs of 1000 rows, 12 distinct strings),
+ * else the unique "u<i>". */
+static cf_slice *dict_file(file *f, bool few)
+{
+    cf_slice *v = malloc(NROWS * sizeof *v);
+    assert_non_null(v);
+    for (size_t i = 0; i < NROWS; i++) {
+        if (few)
+            snprintf(g_names[i], sizeof g_names[i], "k%zu", (i / 1000) % 12);
+        else
+            snprintf(g_names[i], sizeof g_names[i], "u%07zu", i);
+        v[i] = (cf_slice){(const uint8_t *)g_names[i], strlen(g_names[i])};
+    }
+    cf_writer_options o =
+        col_options((col_opts){.type = CF_TYPE_STRING, .enc = CF_ENC_DICT, .block_size = 1024});
+    model_file(f, &o, v);
+    return v;
+}
+
 static void test_block_filter__dict_codewords(void **state)
 {
     (void)state;
-    /* Row i holds "k<(i / 1000) % 12>": runs of 1000 rows, 12 distinct strings. */
-    cf_slice *v = malloc(NROWS * sizeof *v);
-    for (size_t i = 0; i < NROWS; i++) {
-        snprintf(g_names[i], sizeof g_names[i], "k%zu", (i / 1000) % 12);
-        v[i] = (cf_slice){(const uint8_t *)g_names[i], strlen(g_names[i])};
-    }
-    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_STRING, .enc = CF_ENC_DICT});
-    o.block_size = 1024; /* 256 codewords a block: many blocks */
     file f;
-    make_file(&f, &o, v, NULL, NROWS);
+    cf_slice *v = dict_file(&f, true);
     cf_error e = {0};
-    g_type = CF_TYPE_STRING;
-    g_rows = v;
-    g_check = row_check;
     const cf_slice k3 = {(const uint8_t *)"k3", 2}, zz = {(const uint8_t *)"zz", 2};
     eq_test t = {&k3, 0};
     cf_block_filter *flt;
@@ -212,18 +234,9 @@ static void test_block_filter__dict_codewords(void **state)
 static void test_block_filter__dict_plain_mode_says_may(void **state)
 {
     (void)state;
-    cf_slice *v = malloc(NROWS * sizeof *v);
-    for (size_t i = 0; i < NROWS; i++) {
-        snprintf(g_names[i], sizeof g_names[i], "u%07zu", i);
-        v[i] = (cf_slice){(const uint8_t *)g_names[i], strlen(g_names[i])};
-    }
-    cf_writer_options o =
-        col_options((col_opts){.type = CF_TYPE_STRING, .enc = CF_ENC_DICT, .block_size = 1024});
     file f;
-    make_file(&f, &o, v, NULL, NROWS);
+    cf_slice *v = dict_file(&f, false);
     cf_error e = {0};
-    g_type = CF_TYPE_STRING;
-    g_rows = v;
     const cf_slice nothing = {(const uint8_t *)"nothing", 7};
     eq_test t = {&nothing, 0};
     cf_block_filter *flt;
@@ -238,6 +251,7 @@ static void test_block_filter__dict_plain_mode_says_may(void **state)
     assert_true(bi.may_match);
     cf_iter_free(it);
     cf_block_filter_free(flt);
+    g_check = NULL;
     close_file(&f);
     free(v);
 }
@@ -254,14 +268,12 @@ static void test_block_filter__rle_runs(void **state)
         g_ints[i] = (int32_t)(i / 20);
     for (size_t i = 9000; i < 9400; i++)
         g_ints[i] = (int32_t)(1000 + i * 7 % 13);
-    cf_writer_options o = col_options((col_opts){.type = CF_TYPE_INT32, .enc = CF_ENC_RLE});
-    o.block_size = 512; /* some 80 runs per block */
+    /* some 80 runs per block */
+    cf_writer_options o =
+        col_options((col_opts){.type = CF_TYPE_INT32, .enc = CF_ENC_RLE, .block_size = 512});
     file f;
-    make_file(&f, &o, g_ints, NULL, NROWS);
+    model_file(&f, &o, g_ints);
     cf_error e = {0};
-    g_type = CF_TYPE_INT32;
-    g_rows = g_ints;
-    g_check = row_check;
     int32_t wants[] = {0, 5, 500, 999, 1003, 99999};
     for (size_t w = 0; w < sizeof wants / sizeof wants[0]; w++) {
         eq_test t = {&wants[w], 0};
