@@ -95,3 +95,11 @@ bool dec_expect_seek(cf_decoder *d, const void *key, size_t want, size_t n, bool
     assert_int_equal(exact, want_exact);
     return true;
 }
+
+void dec_expect_hex(dec_check_fn check, const char *hex, cf_status want)
+{
+    uint8_t blk[256];
+    size_t len = cf_test_unhex(hex, blk, sizeof blk);
+    cf_error err;
+    CF_ASSERT_STATUS(check(blk, len, &err), want, &err);
+}

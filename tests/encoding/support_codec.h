@@ -30,6 +30,10 @@ void dec_expect_values(cf_decoder *d, const void *want, size_t n, size_t es);
 typedef cf_status (*dec_more_fn)(cf_decoder *d, const uint8_t *copy, size_t len, cf_error *err);
 cf_status dec_try(cf_encoding enc, const cf_dec_params *p, const uint8_t *data, size_t len,
                   size_t batch, dec_more_fn more, cf_error *err);
+/* A block given in hex (at most 256 bytes) gives status `want` when `check`
+ * (a dec_try for one encoding and type) decodes it. */
+typedef cf_status (*dec_check_fn)(const uint8_t *blk, size_t len, cf_error *err);
+void dec_expect_hex(dec_check_fn check, const char *hex, cf_status want);
 /* A value seek to key, `want` of the block's n values being below it: the
  * decoder at want, and CF_OK with *exact == want_exact, or CF_ENOTFOUND when
  * want == n. Returns want < n (a value to read). */

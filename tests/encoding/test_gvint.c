@@ -149,20 +149,15 @@ static cf_status decode_all(const uint8_t *blk, size_t len, cf_error *err)
 static void test_gvint__corrupt(void **state)
 {
     (void)state;
-    cf_error err;
-    uint8_t blk[64] = {0};
-    size_t len;
-    CF_ASSERT_STATUS(decode_all(blk, 0, &err), CF_ECORRUPT, &err);
-    len = cf_test_unhex("10 05 e8 03", blk, sizeof blk); /* header cut */
-    CF_ASSERT_STATUS(decode_all(blk, len, &err), CF_ECORRUPT, &err);
-    len = cf_test_unhex("10 09 e8 03 00 00 06 00 01 2c 01 70 11 01 c0 00 00 00 01 00 00 00", blk,
-                        sizeof blk); /* 9 values, 2 groups */
-    CF_ASSERT_STATUS(decode_all(blk, len, &err), CF_ECORRUPT, &err);
-    len = cf_test_unhex("10 05 e8 03 00 00 06 00 01 2c 01 70 11 01 c0 00 00 00 01 00 00", blk,
-                        sizeof blk); /* last group cut */
-    CF_ASSERT_STATUS(decode_all(blk, len, &err), CF_ECORRUPT, &err);
-    len = cf_test_unhex("00 ff e8 03 00 00 06 00 01 2c 01", blk, sizeof blk); /* huge count */
-    CF_ASSERT_STATUS(decode_all(blk, len, &err), CF_ECORRUPT, &err);
+    dec_expect_hex(decode_all, "", CF_ECORRUPT);
+    dec_expect_hex(decode_all, "10 05 e8 03", CF_ECORRUPT); /* header cut */
+    /* 9 values, 2 groups */
+    dec_expect_hex(decode_all, "10 09 e8 03 00 00 06 00 01 2c 01 70 11 01 c0 00 00 00 01 00 00 00",
+                   CF_ECORRUPT);
+    /* last group cut */
+    dec_expect_hex(decode_all, "10 05 e8 03 00 00 06 00 01 2c 01 70 11 01 c0 00 00 00 01 00 00",
+                   CF_ECORRUPT);
+    dec_expect_hex(decode_all, "00 ff e8 03 00 00 06 00 01 2c 01", CF_ECORRUPT); /* huge count */
 
     /* every truncation and random bit flips: a clean status */
     cf_rng r;
@@ -173,6 +168,7 @@ static void test_gvint__corrupt(void **state)
     cf_buf b;
     cf_buf_init(&b);
     build(&b, v, 300, 3);
+    cf_error err;
     for (size_t cut = 0; cut < b.len; cut++)
         assert_true(decode_all(b.data, cut, &err) == CF_ECORRUPT);
     uint8_t *m = malloc(b.len);

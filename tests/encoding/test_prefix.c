@@ -923,22 +923,17 @@ static cf_status decode_all(const uint8_t *blk, size_t len, cf_error *err)
 
 static void expect_corrupt(const char *hex)
 {
-    uint8_t blk[256];
-    size_t len = cf_test_unhex(hex, blk, sizeof blk);
-    cf_error err;
-    CF_ASSERT_STATUS(decode_all(blk, len, &err), CF_ECORRUPT, &err);
+    dec_expect_hex(decode_all, hex, CF_ECORRUPT);
 }
 
 static void test_prefix__corrupt_blocks(void **state)
 {
     (void)state;
     /* the valid interval-2 example, for reference */
-    uint8_t blk[64];
-    size_t len = cf_test_unhex("00 05 00 02 00 00 01 61 01 01 62 00 03 61 62 63 02 01 64 00 01 62"
-                               "0b 00 00 00 13 00 00 00 02 00 00 00",
-                               blk, sizeof blk);
-    cf_error err;
-    CF_ASSERT_OK(decode_all(blk, len, &err), &err);
+    dec_expect_hex(decode_all,
+                   "00 05 00 02 00 00 01 61 01 01 62 00 03 61 62 63 02 01 64 00 01 62"
+                   "0b 00 00 00 13 00 00 00 02 00 00 00",
+                   CF_OK);
 
     expect_corrupt("");                     /* nothing */
     expect_corrupt("40 05 00");             /* header cut */
