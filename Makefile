@@ -31,6 +31,12 @@ CLANG_FORMAT ?= clang-format
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
+# Every bench target configures the one Release build dir the same way; those that
+# time only the CLI build only it.
+BENCH_CONFIGURE = cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
+                  -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
+BENCH_BUILD_CLI = cmake --build build-bench -j$(JOBS) --target cfile_cli
+
 .PHONY: all build test asan tsan min fuzz bench bench-kudu bench-micro bench-big bench-scaling memcheck format install clean
 
 all: build
@@ -66,8 +72,7 @@ fuzz:
 # `make bench-micro` (ARGS go to the last two: values per data set).
 bench:
 	bash -c '. scripts/deps.sh && cf_ensure_packages "$${CF_DEPS_BENCH[@]}" "$${CF_DEPS_OPTIONAL[@]}" && cf_ensure_duckdb'
-	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
-	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	$(BENCH_CONFIGURE)
 	cmake --build build-bench -j$(JOBS)
 	bench/run_bench.sh build-bench
 	bench/kudu_oracle.sh build-bench
@@ -75,31 +80,27 @@ bench:
 # Only the section beside Kudu's own CFile reader (bench/kudu_oracle.sh; skipped with
 # the reason printed when ../shared/tools/kudu-oracle or its libraries are missing).
 bench-kudu:
-	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
-	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
-	cmake --build build-bench -j$(JOBS) --target cfile_cli
+	$(BENCH_CONFIGURE)
+	$(BENCH_BUILD_CLI)
 	bench/kudu_oracle.sh build-bench
 
 bench-micro:
-	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
-	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	$(BENCH_CONFIGURE)
 	cmake --build build-bench -j$(JOBS)
 	@echo "== build-bench/bench_crc32c"; build-bench/bench_crc32c
 	@set -e; for b in build-bench/bench_encodings build-bench/bench_compression; do \
 	    [ -x "$$b" ] || continue; echo "== $$b"; "$$b" $(ARGS); done
 
 bench-big:
-	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
-	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
-	cmake --build build-bench -j$(JOBS) --target cfile_cli
+	$(BENCH_CONFIGURE)
+	$(BENCH_BUILD_CLI)
 	bench/bigfile.sh build-bench
 
 # Not in CI, not in ./test: ~25 min of wall time at 1 M + 10 M + 100 M on a loaded
 # 2-CPU VM, more with the shuffled import at 100 M (CF_SCALE_SIZES picks the sizes).
 bench-scaling:
-	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCF_BUILD_BENCH=ON \
-	    -DCF_BUILD_TESTS=OFF $(CMAKE_ARGS)
-	cmake --build build-bench -j$(JOBS) --target cfile_cli
+	$(BENCH_CONFIGURE)
+	$(BENCH_BUILD_CLI)
 	bench/scaling.sh build-bench
 
 # Every test under valgrind memcheck: a memory error or any leak (definite,

@@ -66,14 +66,8 @@ keys.PREFIX.NONE       string_keys  PREFIX_ENCODING NO_COMPRESSION 18
 zipf.DICT.NONE         string_zipf  DICT_ENCODING   NO_COMPRESSION 12
 "
 
-tag() { # tag KEY=VALUE... : add fields to the JSON line on stdin
-    python3 -c 'import json,sys
-extra=dict(a.split("=",1) for a in sys.argv[1:])
-for l in sys.stdin:
-    l=l.strip()
-    if l:
-        o=json.loads(l); o.update(extra); print(json.dumps(o))' "$@"
-}
+# shellcheck source=bench/tag.sh
+. "$(dirname "$0")/tag.sh"
 
 while read -r name ds enc codec per; do
     [ -n "$name" ] || continue

@@ -357,6 +357,23 @@ static void case_path(const fcase *fc, const char *dir, size_t rows, char *path,
     }
 }
 
+/* One round of the every-core table at one thread (both sides) or at each side's
+ * default: ours, then DuckDB, each timed in wall and CPU seconds. */
+static void one_round(const char *path, bool one_thread, double *ours_wall, double *duck_wall,
+                      double *ours_cpu, double *duck_cpu)
+{
+    duck_exec(one_thread ? "SET threads=1" : "RESET threads");
+    double w0 = bench_wall(), c0 = bench_cpu();
+    ours_records_with(path, 65536, one_thread ? 1 : 0);
+    double w1 = bench_wall(), c1 = bench_cpu();
+    duck_scan(path);
+    double w2 = bench_wall(), c2 = bench_cpu();
+    *ours_wall = w1 - w0;
+    *duck_wall = w2 - w1;
+    *ours_cpu = c1 - c0;
+    *duck_cpu = c2 - c1;
+}
+
 /* Every core: wall seconds at one thread and at the default, both sides. */
 static void threads_table(const char *dir, size_t rows, int runs, bool json_only)
 {
@@ -380,26 +397,8 @@ static void threads_table(const char *dir, size_t rows, int runs, bool json_only
         }
         double o1[99], d1[99], on[99], dn[99], oc[99], dc[99], oc1[99], dc1[99];
         for (int r = 0; r < runs; r++) { /* alternated, so load hits all alike */
-            duck_exec("SET threads=1");
-            double a0 = bench_wall(), e0 = bench_cpu();
-            ours_records_with(path, 65536, 1);
-            double a1 = bench_wall(), e1 = bench_cpu();
-            duck_scan(path);
-            double a2 = bench_wall(), e2 = bench_cpu();
-            oc1[r] = e1 - e0;
-            dc1[r] = e2 - e1;
-            duck_exec("RESET threads");
-            double b0 = bench_wall(), c0 = bench_cpu();
-            ours_records_with(path, 65536, 0);
-            double b1 = bench_wall(), c1 = bench_cpu();
-            duck_scan(path);
-            double b2 = bench_wall(), c2 = bench_cpu();
-            o1[r] = a1 - a0;
-            d1[r] = a2 - a1;
-            on[r] = b1 - b0;
-            dn[r] = b2 - b1;
-            oc[r] = c1 - c0;
-            dc[r] = c2 - c1;
+            one_round(path, true, &o1[r], &d1[r], &oc1[r], &dc1[r]);
+            one_round(path, false, &on[r], &dn[r], &oc[r], &dc[r]);
         }
         stat2 so1 = summarize(o1, runs), sd1 = summarize(d1, runs), son = summarize(on, runs),
               sdn = summarize(dn, runs), soc = summarize(oc, runs), sdc = summarize(dc, runs),

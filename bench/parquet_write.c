@@ -189,9 +189,13 @@ static size_t gen(const bcase *bc, size_t k, gcol *g, size_t rows)
         g->values = v;
         return g->elems * 4 + rows;
     }
+    if (!cf_type_is_binary(c->type)) { /* fixed width: rows values, each its size */
+        raw = rows * cf_type_size(c->type);
+        g->values = malloc(raw);
+    }
     switch (c->type) {
     case CF_TYPE_INT64: {
-        int64_t *v = malloc(rows * 8);
+        int64_t *v = g->values;
         int64_t walk = 1700000000000000; /* int64_walk_zstd: timestamps (us) a few ms apart */
         for (size_t i = 0; i < rows; i++)
             v[i] = strcmp(bc->name, "int64_walk_zstd") == 0
@@ -200,26 +204,16 @@ static size_t gen(const bcase *bc, size_t k, gcol *g, size_t rows)
                    : strcmp(bc->name, "int64_dict_snappy") == 0
                        ? (int64_t)(bench_xorshift(&rng_state) % 1000) * 7919
                        : (int64_t)bench_xorshift(&rng_state);
-        g->values = v;
-        raw = rows * 8;
         break;
     }
-    case CF_TYPE_INT32: {
-        int32_t *v = malloc(rows * 4);
+    case CF_TYPE_INT32:
         for (size_t i = 0; i < rows; i++)
-            v[i] = (int32_t)(bench_xorshift(&rng_state) % 100000);
-        g->values = v;
-        raw = rows * 4;
+            ((int32_t *)g->values)[i] = (int32_t)(bench_xorshift(&rng_state) % 100000);
         break;
-    }
-    case CF_TYPE_DOUBLE: {
-        double *v = malloc(rows * 8);
+    case CF_TYPE_DOUBLE:
         for (size_t i = 0; i < rows; i++)
-            v[i] = (double)(bench_xorshift(&rng_state) % 100000000) / 100.0;
-        g->values = v;
-        raw = rows * 8;
+            ((double *)g->values)[i] = (double)(bench_xorshift(&rng_state) % 100000000) / 100.0;
         break;
-    }
     default: { /* strings: ~10-20 bytes, from 1000 distinct or all distinct */
         bool unique = strstr(bc->name, "unique") != NULL;
         g->bytes = malloc(rows * 32);

@@ -14,6 +14,7 @@
  * is numeric order, as in the CFile value index); strings as they are.
  * Built only when the libraries are found (CMake's CF_BUILD_BENCH block).
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,106 +108,107 @@ static void report(const char *engine, double *lat, size_t n, size_t found)
     fflush(stdout);
 }
 
-#ifdef CF_HAVE_LEVELDB
-static void run_leveldb(const keys *v, const keys *q, const char *dir, double *lat)
+/* Each lookup key once untimed (warm), then once timed; the latencies in lat.
+ * `get` looks a key up in db, saying whether it is there; `release` (may be NULL)
+ * then frees what get kept of the answer, outside the timed part. Returns the keys
+ * found. */
+typedef bool (*get_fn)(void *db, const uint8_t *k, size_t len);
+static size_t timed_lookups(const keys *q, double *lat, get_fn get, void (*release)(void *db),
+                            void *db)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/leveldb", dir);
-    char *err = NULL;
-    leveldb_options_t *o = leveldb_options_create();
-    leveldb_options_set_create_if_missing(o, 1);
-    leveldb_destroy_db(o, path, &err);
-    leveldb_free(err);
-    err = NULL;
-    leveldb_t *db = leveldb_open(o, path, &err);
-    if (err) {
-        fprintf(stderr, "leveldb: %s\n", err);
-        return;
-    }
-    leveldb_writeoptions_t *wo = leveldb_writeoptions_create();
-    leveldb_writebatch_t *wb = leveldb_writebatch_create();
-    for (size_t i = 0; i < v->n; i++) {
-        uint64_t row = i;
-        leveldb_writebatch_put(wb, (const char *)v->k[i], v->len[i], (const char *)&row, 8);
-        if (i % 10000 == 9999 || i + 1 == v->n) {
-            leveldb_write(db, wo, wb, &err);
-            leveldb_writebatch_clear(wb);
-        }
-    }
-    /* Compact so lookups read sorted tables, like a CFile, not the memtable. */
-    leveldb_compact_range(db, NULL, 0, NULL, 0);
-    leveldb_readoptions_t *ro = leveldb_readoptions_create();
-    size_t found = 0;
+    size_t n = 0;
     for (int pass = 0; pass < 2; pass++) {
-        found = 0;
+        n = 0;
         for (size_t i = 0; i < q->n; i++) {
             double t0 = now_s();
-            size_t vl;
-            char *val = leveldb_get(db, ro, (const char *)q->k[i], q->len[i], &vl, &err);
+            n += get(db, q->k[i], q->len[i]);
             lat[i] = now_s() - t0;
-            found += val != NULL;
-            leveldb_free(val);
+            if (release != NULL)
+                release(db);
         }
     }
-    report("leveldb", lat, q->n, found);
-    leveldb_readoptions_destroy(ro);
-    leveldb_writebatch_destroy(wb);
-    leveldb_writeoptions_destroy(wo);
-    leveldb_close(db);
-    leveldb_options_destroy(o);
+    return n;
 }
-#endif
 
+/* LevelDB and RocksDB: rocksdb/c.h keeps leveldb/c.h's names and signatures under
+ * its own prefix, so one body serves both, the names pasted from the prefix P.
+ * Every value goes in with its row number in write batches of 10,000, then a full
+ * compaction so that lookups read sorted tables, like a CFile, not the memtable. */
+#define KV_ENGINE(P)                                                                               \
+    typedef struct P##_db {                                                                        \
+        P##_t *db;                                                                                 \
+        P##_readoptions_t *ro;                                                                     \
+        char *val, *err; /* of the last get */                                                     \
+    } P##_db;                                                                                      \
+                                                                                                   \
+    static bool P##_found(void *db, const uint8_t *k, size_t len)                                  \
+    {                                                                                              \
+        P##_db *d = db;                                                                            \
+        size_t vl;                                                                                 \
+        d->val = P##_get(d->db, d->ro, (const char *)k, len, &vl, &d->err);                        \
+        return d->val != NULL;                                                                     \
+    }                                                                                              \
+                                                                                                   \
+    static void P##_release(void *db)                                                              \
+    {                                                                                              \
+        P##_db *d = db;                                                                            \
+        P##_free(d->val);                                                                          \
+        P##_free(d->err);                                                                          \
+        d->val = d->err = NULL;                                                                    \
+    }                                                                                              \
+                                                                                                   \
+    static void run_##P(const keys *v, const keys *q, const char *dir, double *lat)                \
+    {                                                                                              \
+        char path[4096];                                                                           \
+        snprintf(path, sizeof path, "%s/" #P, dir);                                                \
+        char *err = NULL;                                                                          \
+        P##_options_t *o = P##_options_create();                                                   \
+        P##_options_set_create_if_missing(o, 1);                                                   \
+        P##_destroy_db(o, path, &err);                                                             \
+        P##_free(err);                                                                             \
+        err = NULL;                                                                                \
+        P##_db d = {P##_open(o, path, &err), NULL, NULL, NULL};                                    \
+        if (err) {                                                                                 \
+            fprintf(stderr, #P ": %s\n", err);                                                     \
+            return;                                                                                \
+        }                                                                                          \
+        P##_writeoptions_t *wo = P##_writeoptions_create();                                        \
+        P##_writebatch_t *wb = P##_writebatch_create();                                            \
+        for (size_t i = 0; i < v->n; i++) {                                                        \
+            uint64_t row = i;                                                                      \
+            P##_writebatch_put(wb, (const char *)v->k[i], v->len[i], (const char *)&row, 8);       \
+            if (i % 10000 == 9999 || i + 1 == v->n) {                                              \
+                P##_write(d.db, wo, wb, &err);                                                     \
+                P##_writebatch_clear(wb);                                                          \
+            }                                                                                      \
+        }                                                                                          \
+        P##_compact_range(d.db, NULL, 0, NULL, 0);                                                 \
+        d.ro = P##_readoptions_create();                                                           \
+        report(#P, lat, q->n, timed_lookups(q, lat, P##_found, P##_release, &d));                  \
+        P##_readoptions_destroy(d.ro);                                                             \
+        P##_writebatch_destroy(wb);                                                                \
+        P##_writeoptions_destroy(wo);                                                              \
+        P##_close(d.db);                                                                           \
+        P##_options_destroy(o);                                                                    \
+    }
+
+#ifdef CF_HAVE_LEVELDB
+KV_ENGINE(leveldb)
+#endif
 #ifdef CF_HAVE_ROCKSDB
-static void run_rocksdb(const keys *v, const keys *q, const char *dir, double *lat)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/rocksdb", dir);
-    char *err = NULL;
-    rocksdb_options_t *o = rocksdb_options_create();
-    rocksdb_options_set_create_if_missing(o, 1);
-    rocksdb_destroy_db(o, path, &err);
-    free(err);
-    err = NULL;
-    rocksdb_t *db = rocksdb_open(o, path, &err);
-    if (err) {
-        fprintf(stderr, "rocksdb: %s\n", err);
-        return;
-    }
-    rocksdb_writeoptions_t *wo = rocksdb_writeoptions_create();
-    rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
-    for (size_t i = 0; i < v->n; i++) {
-        uint64_t row = i;
-        rocksdb_writebatch_put(wb, (const char *)v->k[i], v->len[i], (const char *)&row, 8);
-        if (i % 10000 == 9999 || i + 1 == v->n) {
-            rocksdb_write(db, wo, wb, &err);
-            rocksdb_writebatch_clear(wb);
-        }
-    }
-    rocksdb_compact_range(db, NULL, 0, NULL, 0);
-    rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
-    size_t found = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        found = 0;
-        for (size_t i = 0; i < q->n; i++) {
-            double t0 = now_s();
-            size_t vl;
-            char *val = rocksdb_get(db, ro, (const char *)q->k[i], q->len[i], &vl, &err);
-            lat[i] = now_s() - t0;
-            found += val != NULL;
-            free(val);
-        }
-    }
-    report("rocksdb", lat, q->n, found);
-    rocksdb_readoptions_destroy(ro);
-    rocksdb_writebatch_destroy(wb);
-    rocksdb_writeoptions_destroy(wo);
-    rocksdb_close(db);
-    rocksdb_options_destroy(o);
-}
+KV_ENGINE(rocksdb)
 #endif
 
 #ifdef CF_HAVE_SQLITE
+static bool sqlite_found(void *stmt, const uint8_t *k, size_t len)
+{
+    sqlite3_stmt *sel = stmt;
+    sqlite3_bind_blob(sel, 1, k, (int)len, SQLITE_STATIC);
+    bool row = sqlite3_step(sel) == SQLITE_ROW;
+    sqlite3_reset(sel);
+    return row;
+}
+
 static void run_sqlite(const keys *v, const keys *q, const char *dir, double *lat)
 {
     char path[4096];
@@ -231,18 +233,7 @@ static void run_sqlite(const keys *v, const keys *q, const char *dir, double *la
     sqlite3_finalize(ins);
     sqlite3_exec(db, "COMMIT;", NULL, NULL, NULL);
     sqlite3_prepare_v2(db, "SELECT v FROM t WHERE k = ?", -1, &sel, NULL);
-    size_t found = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        found = 0;
-        for (size_t i = 0; i < q->n; i++) {
-            double t0 = now_s();
-            sqlite3_bind_blob(sel, 1, q->k[i], (int)q->len[i], SQLITE_STATIC);
-            found += sqlite3_step(sel) == SQLITE_ROW;
-            sqlite3_reset(sel);
-            lat[i] = now_s() - t0;
-        }
-    }
-    report("sqlite", lat, q->n, found);
+    report("sqlite", lat, q->n, timed_lookups(q, lat, sqlite_found, NULL, sel));
     sqlite3_finalize(sel);
     sqlite3_close(db);
 }

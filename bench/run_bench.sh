@@ -43,14 +43,8 @@ mkdir -p "$WORK" "$DOCS"
 CODECS=${CF_BENCH_CODECS:-"NO_COMPRESSION LZ4 SNAPPY ZLIB"}
 
 say() { printf '==> %s\n' "$*" >&2; }
-tag() { # tag KEY=VALUE... : add fields to a JSON line read from stdin
-    python3 -c 'import json,sys
-extra=dict(a.split("=",1) for a in sys.argv[1:])
-for l in sys.stdin:
-    l=l.strip()
-    if l:
-        o=json.loads(l); o.update(extra); print(json.dumps(o))' "$@"
-}
+# shellcheck source=bench/tag.sh
+. "$ROOT/bench/tag.sh"
 
 for ds in $SETS; do
     rows=$ROWS

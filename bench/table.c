@@ -58,33 +58,53 @@ static void make_row(rowvals *r, uint64_t i, int64_t id)
     r->note = (cf_slice){(const uint8_t *)r->tb, r->has_note ? (size_t)l : 0};
 }
 
+/* Up to B rows as the six column vectors a table loader takes. */
+typedef struct batch {
+    rowvals rv[B];
+    int64_t id[B], ts[B];
+    int32_t v[B];
+    double price[B];
+    cf_slice name[B], note[B];
+    uint8_t nn[B / 8];
+    cf_colvec cv[6];
+} batch;
+
+/* Empty again: the vectors point at the batch's arrays, no note set. */
+static void batch_clear(batch *bt)
+{
+    bt->cv[0] = (cf_colvec){bt->id, NULL, NULL, NULL};
+    bt->cv[1] = (cf_colvec){bt->name, NULL, NULL, NULL};
+    bt->cv[2] = (cf_colvec){bt->v, NULL, NULL, NULL};
+    bt->cv[3] = (cf_colvec){bt->price, NULL, NULL, NULL};
+    bt->cv[4] = (cf_colvec){bt->ts, NULL, NULL, NULL};
+    bt->cv[5] = (cf_colvec){bt->note, bt->nn, NULL, NULL};
+    memset(bt->nn, 0, sizeof(bt->nn));
+}
+
+/* Row i's values (id given) at position j. */
+static void batch_put(batch *bt, size_t j, uint64_t i, int64_t id)
+{
+    rowvals *r = &bt->rv[j];
+    make_row(r, i, id);
+    bt->id[j] = r->id;
+    bt->name[j] = r->name;
+    bt->v[j] = r->v;
+    bt->price[j] = r->price;
+    bt->ts[j] = r->ts;
+    bt->note[j] = r->note;
+    if (r->has_note)
+        bt->nn[j / 8] |= (uint8_t)(1u << (j % 8));
+}
+
 /* Rows base .. base + m - 1 (m <= B) of the one-pass import (ids 0, 6, 12, ...) as
  * the six column vectors; valid until the next call. */
 static cf_colvec *sorted_batch(uint64_t base, size_t m)
 {
-    static rowvals rv[B];
-    static int64_t id[B], ts[B];
-    static int32_t v[B];
-    static double price[B];
-    static cf_slice name[B], note[B];
-    static uint8_t nn[B / 8];
-    static cf_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
-                              {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
-                              {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
-    memset(nn, 0, sizeof(nn));
-    for (size_t j = 0; j < m; j++) {
-        uint64_t i = base + j;
-        make_row(&rv[j], i, (int64_t)i * 6);
-        id[j] = rv[j].id;
-        name[j] = rv[j].name;
-        v[j] = rv[j].v;
-        price[j] = rv[j].price;
-        ts[j] = rv[j].ts;
-        note[j] = rv[j].note;
-        if (rv[j].has_note)
-            nn[j / 8] |= (uint8_t)(1u << (j % 8));
-    }
-    return cv;
+    static batch bt;
+    batch_clear(&bt);
+    for (size_t j = 0; j < m; j++)
+        batch_put(&bt, j, base + j, (int64_t)(base + j) * 6);
+    return bt.cv;
 }
 
 static uint64_t scan(cf_table *t, double *secs)
@@ -276,40 +296,22 @@ static cf_table *many_table(const char *dir, const cf_schema *s, uint64_t rows, 
     if ((st = cf_table_open(&t, dir, &o, &e)))
         bench_die("open", st, &e);
     uint64_t per = (rows + parts - 1) / parts;
-    static rowvals rv[B];
-    static int64_t id[B], ts[B];
-    static int32_t v[B];
-    static double price[B];
-    static cf_slice name[B], note[B];
-    static uint8_t nn[B / 8];
+    static batch bt;
     for (size_t p = 0; p < parts; p++) {
         cf_table_loader *l;
         if ((st = cf_table_loader_create(&l, t, NULL, &e)))
             bench_die("loader", st, &e);
         size_t m = 0;
-        memset(nn, 0, sizeof(nn));
+        batch_clear(&bt);
         for (uint64_t i = 0; i <= rows; i++) {
             bool mine = i < rows && (interleave ? i % parts == p : i / per == p);
-            if (mine) {
-                make_row(&rv[m], i, (int64_t)i);
-                id[m] = rv[m].id;
-                name[m] = rv[m].name;
-                v[m] = rv[m].v;
-                price[m] = rv[m].price;
-                ts[m] = rv[m].ts;
-                note[m] = rv[m].note;
-                if (rv[m].has_note)
-                    nn[m / 8] |= (uint8_t)(1u << (m % 8));
-                m++;
-            }
+            if (mine)
+                batch_put(&bt, m++, i, (int64_t)i);
             if (m == B || (i == rows && m > 0)) {
-                cf_colvec cv[6] = {{id, NULL, NULL, NULL}, {name, NULL, NULL, NULL},
-                                   {v, NULL, NULL, NULL},  {price, NULL, NULL, NULL},
-                                   {ts, NULL, NULL, NULL}, {note, nn, NULL, NULL}};
-                if ((st = cf_table_loader_append(l, cv, m, &e)))
+                if ((st = cf_table_loader_append(l, bt.cv, m, &e)))
                     bench_die("loader append", st, &e);
                 m = 0;
-                memset(nn, 0, sizeof(nn));
+                batch_clear(&bt);
             }
         }
         if ((st = cf_table_loader_commit(l, &e)))

@@ -71,6 +71,22 @@ uint8_t *fuzz_dup(const uint8_t *p, size_t len)
     return d;
 }
 
+FILE *fuzz_text_open(fuzz_text *t)
+{
+    t->buf = NULL;
+    t->len = 0;
+    t->f = open_memstream(&t->buf, &t->len);
+    FUZZ_REQUIRE(t->f != NULL);
+    return t->f;
+}
+
+char *fuzz_text_close(fuzz_text *t)
+{
+    FUZZ_REQUIRE(fclose(t->f) == 0);
+    t->f = NULL;
+    return t->buf;
+}
+
 /* FUZZ_VERBOSE=1 in the environment reports how far each input got (to check
  * that seeds reach the code they are meant for). */
 static bool verbose(void)

@@ -80,6 +80,18 @@ size_t fuzz_rng_below(fuzz_rng *r, size_t n);
  * ASan report rather than a read of the option bytes. Never NULL. */
 uint8_t *fuzz_dup(const uint8_t *p, size_t len);
 
+/* Text written to memory (open_memstream): fuzz_text_open gives the stream and
+ * aborts when there is none; fuzz_text_close closes it (aborts when that fails)
+ * and returns the bytes, NUL-terminated, t->len long, for free(). t->len follows
+ * what is written at each fflush. */
+typedef struct fuzz_text {
+    FILE *f;
+    char *buf;
+    size_t len;
+} fuzz_text;
+FILE *fuzz_text_open(fuzz_text *t);
+char *fuzz_text_close(fuzz_text *t);
+
 /* A failed call must say why: a status a caller can branch on (ECORRUPT,
  * ENOTSUP, EIO, ENOMEM, EINVAL, ENOTFOUND), matching err->code, and a
  * terminated, non-empty message. Aborts otherwise. */

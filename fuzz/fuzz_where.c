@@ -240,7 +240,7 @@ static bool same_value(cf_type t, const void *a, const void *b)
 
 static const char *op_text(cf_pred_op op)
 {
-    static const char *t[] = {"=", "!=", "<", "<=", ">", ">="};
+    static const char *t[] = {" = ", " != ", " < ", " <= ", " > ", " >= "}; /* as written back */
     return (size_t)op < sizeof(t) / sizeof(t[0]) ? t[op] : NULL;
 }
 
@@ -343,16 +343,45 @@ static void scan_table(const cf_pred *p, size_t n, bool model)
     }
 }
 
-static void fuzz_where(const char *text, size_t len)
+/* One item of a list written back: the name of column col, then op as is, then
+ * value (NULL: none) in its text form (put_value). */
+typedef struct wb_item {
+    size_t col;
+    const char *op;
+    const void *value;
+} wb_item;
+
+/* The n items as text, joined by sep (free() it). */
+static char *write_back(const wb_item *it, size_t n, const char *sep)
 {
-    cf_cli_arena a;
-    cf_cli_arena_init(&a);
+    fuzz_text t;
+    FILE *f = fuzz_text_open(&t);
+    for (size_t i = 0; i < n; i++) {
+        const cf_column *c = cf_schema_column_at(g_schema, it[i].col);
+        fprintf(f, "%s%s%s", i ? sep : "", c->name, it[i].op);
+        if (it[i].value != NULL)
+            put_value(f, c->type, it[i].value);
+    }
+    return fuzz_text_close(&t);
+}
+
+/* Text written back from what was parsed must parse back to the same: else the
+ * text is shown and the check named by `what` fails. */
+static void require_written_back(bool same, const char *text, const char *what)
+{
+    if (!same) {
+        fprintf(stderr, "written back: %s\nFUZZ_REQUIRE failed: %s\n", text, what);
+        abort();
+    }
+}
+
+static void fuzz_where(const char *text, size_t len, cf_cli_arena *a)
+{
     cf_pred *p = NULL;
     size_t n = 0;
-    int rc = cf_cli_where_parse(&g_cli, g_schema, text, &p, &n, &a);
+    int rc = cf_cli_where_parse(&g_cli, g_schema, text, &p, &n, a);
     if (rc != 0) {
         FUZZ_REQUIRE(rc == CF_EXIT_USAGE);
-        cf_cli_arena_dispose(&a);
         return;
     }
     /* each condition takes at least "c=" and each AND " AND " */
@@ -372,51 +401,37 @@ static void fuzz_where(const char *text, size_t len)
     }
     scan_table(p, n, simple);
     if (simple) {
-        char *buf = NULL;
-        size_t blen = 0;
-        FILE *f = open_memstream(&buf, &blen);
-        FUZZ_REQUIRE(f != NULL);
-        for (size_t i = 0; i < n; i++) {
-            const cf_column *c = cf_schema_column_at(g_schema, p[i].col);
-            fprintf(f, "%s%s ", i ? " and " : "", c->name);
-            if (p[i].op == CF_PRED_IS_NULL || p[i].op == CF_PRED_IS_NOT_NULL) {
-                fputs(p[i].op == CF_PRED_IS_NULL ? "IS NULL" : "is not null", f);
-            } else {
-                fprintf(f, "%s ", op_text(p[i].op));
-                put_value(f, c->type, p[i].value);
-            }
-        }
-        FUZZ_REQUIRE(fclose(f) == 0);
+        wb_item *it = malloc(n * sizeof *it);
+        FUZZ_REQUIRE(it != NULL);
+        for (size_t i = 0; i < n; i++)
+            it[i] = (wb_item){p[i].col,
+                              p[i].op == CF_PRED_IS_NULL       ? " IS NULL"
+                              : p[i].op == CF_PRED_IS_NOT_NULL ? " is not null"
+                                                               : op_text(p[i].op),
+                              p[i].value};
+        char *buf = write_back(it, n, " and ");
+        free(it);
         cf_pred *q = NULL;
         size_t m = 0;
-        rc = cf_cli_where_parse(&g_cli, g_schema, buf, &q, &m, &a);
-        if (rc != 0 || m != n) {
-            fprintf(stderr, "written back: %s\n", buf);
-            FUZZ_REQUIRE(!"the written conditions parse back");
-        }
+        rc = cf_cli_where_parse(&g_cli, g_schema, buf, &q, &m, a);
+        require_written_back(rc == 0 && m == n, buf, "the written conditions parse back");
         for (size_t i = 0; i < n; i++) {
             FUZZ_REQUIRE(q[i].col == p[i].col && q[i].op == p[i].op);
             const cf_column *c = cf_schema_column_at(g_schema, p[i].col);
             FUZZ_REQUIRE((p[i].value == NULL) == (q[i].value == NULL));
-            if (p[i].value != NULL && !same_value(c->type, p[i].value, q[i].value)) {
-                fprintf(stderr, "written back: %s\n", buf);
-                FUZZ_REQUIRE(!"the same values");
-            }
+            require_written_back(p[i].value == NULL || same_value(c->type, p[i].value, q[i].value),
+                                 buf, "the same values");
         }
         free(buf);
     }
-    cf_cli_arena_dispose(&a);
 }
 
-static void fuzz_key(const char *text, size_t len)
+static void fuzz_key(const char *text, size_t len, cf_cli_arena *a)
 {
-    cf_cli_arena a;
-    cf_cli_arena_init(&a);
     const void **key = NULL;
-    int rc = cf_cli_key_parse(&g_cli, g_schema, text, &key, &a);
+    int rc = cf_cli_key_parse(&g_cli, g_schema, text, &key, a);
     if (rc != 0) {
         FUZZ_REQUIRE(rc == CF_EXIT_USAGE);
-        cf_cli_arena_dispose(&a);
         return;
     }
     size_t nk = cf_schema_key_count(g_schema);
@@ -440,41 +455,30 @@ static void fuzz_key(const char *text, size_t len)
         FUZZ_REQUIRE(memcmp(row.cols[0].values, g_val[want][0], 8) == 0);
     }
     /* every key column is an integer or a string: write the key back, quoted */
-    char *buf = NULL;
-    size_t blen = 0;
-    FILE *f = open_memstream(&buf, &blen);
-    FUZZ_REQUIRE(f != NULL);
+    fuzz_text t;
+    FILE *f = fuzz_text_open(&t);
     for (size_t i = 0; i < nk; i++) {
         if (i)
             fputc(',', f);
         put_value(f, cf_schema_column_at(g_schema, i)->type, key[i]);
     }
-    FUZZ_REQUIRE(fclose(f) == 0);
+    char *buf = fuzz_text_close(&t);
     const void **k2 = NULL;
-    rc = cf_cli_key_parse(&g_cli, g_schema, buf, &k2, &a);
-    if (rc != 0) {
-        fprintf(stderr, "written back: %s\n", buf);
-        FUZZ_REQUIRE(!"the written key parses back");
-    }
+    rc = cf_cli_key_parse(&g_cli, g_schema, buf, &k2, a);
+    require_written_back(rc == 0, buf, "the written key parses back");
     for (size_t i = 0; i < nk; i++)
-        if (!same_value(cf_schema_column_at(g_schema, i)->type, key[i], k2[i])) {
-            fprintf(stderr, "written back: %s\n", buf);
-            FUZZ_REQUIRE(!"the same key");
-        }
+        require_written_back(same_value(cf_schema_column_at(g_schema, i)->type, key[i], k2[i]), buf,
+                             "the same key");
     free(buf);
-    cf_cli_arena_dispose(&a);
 }
 
-static void fuzz_assign(const char *text, size_t len)
+static void fuzz_assign(const char *text, size_t len, cf_cli_arena *a)
 {
-    cf_cli_arena a;
-    cf_cli_arena_init(&a);
     cf_column_change *ch = NULL;
     size_t n = 0;
-    int rc = cf_cli_assign_parse(&g_cli, g_schema, "--set", text, &ch, &n, &a);
+    int rc = cf_cli_assign_parse(&g_cli, g_schema, "--set", text, &ch, &n, a);
     if (rc != 0) {
         FUZZ_REQUIRE(rc == CF_EXIT_USAGE);
-        cf_cli_arena_dispose(&a);
         return;
     }
     FUZZ_REQUIRE(3 * n <= len + 1); /* "c=" and a comma each, at least */
@@ -501,35 +505,24 @@ static void fuzz_assign(const char *text, size_t len)
     }
     if (simple) {
         /* written back as name=value, strings quoted: the same assignments */
-        char *buf = NULL;
-        size_t blen = 0;
-        FILE *f = open_memstream(&buf, &blen);
-        FUZZ_REQUIRE(f != NULL);
-        for (size_t i = 0; i < n; i++) {
-            const cf_column *c = cf_schema_column_at(g_schema, ch[i].col);
-            fprintf(f, "%s%s=", i ? "," : "", c->name);
-            if (ch[i].value == NULL)
-                fputs("null", f);
-            else
-                put_value(f, c->type, ch[i].value);
-        }
-        FUZZ_REQUIRE(fclose(f) == 0);
+        wb_item *it = calloc(n + 1, sizeof *it); /* n may be 0 */
+        FUZZ_REQUIRE(it != NULL);
+        for (size_t i = 0; i < n; i++)
+            it[i] = (wb_item){ch[i].col, ch[i].value != NULL ? "=" : "=null", ch[i].value};
+        char *buf = write_back(it, n, ",");
+        free(it);
         cf_column_change *c2 = NULL;
         size_t m = 0;
-        rc = cf_cli_assign_parse(&g_cli, g_schema, "--set", buf, &c2, &m, &a);
+        rc = cf_cli_assign_parse(&g_cli, g_schema, "--set", buf, &c2, &m, a);
         bool same = rc == 0 && m == n;
         for (size_t i = 0; same && i < n; i++) {
             const cf_column *c = cf_schema_column_at(g_schema, ch[i].col);
             same = c2[i].col == ch[i].col && (c2[i].value == NULL) == (ch[i].value == NULL) &&
                    (ch[i].value == NULL || same_value(c->type, ch[i].value, c2[i].value));
         }
-        if (!same) {
-            fprintf(stderr, "written back: %s\n", buf);
-            FUZZ_REQUIRE(!"the written assignments parse back");
-        }
+        require_written_back(same, buf, "the written assignments parse back");
         free(buf);
     }
-    cf_cli_arena_dispose(&a);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -543,11 +536,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_REQUIRE(text != NULL);
     memcpy(text, data + 1, len);
     text[len] = '\0';
+    /* what each parser hands out lives in the arena, freed here whatever happened */
+    cf_cli_arena a;
+    cf_cli_arena_init(&a);
     switch (opt % 3) {
-    case 0: fuzz_where(text, len); break;
-    case 1: fuzz_key(text, len); break;
-    default: fuzz_assign(text, len); break;
+    case 0: fuzz_where(text, len, &a); break;
+    case 1: fuzz_key(text, len, &a); break;
+    default: fuzz_assign(text, len, &a); break;
     }
+    cf_cli_arena_dispose(&a);
     free(text);
     return 0;
 }

@@ -578,6 +578,43 @@ static void bloom_seeds(const char *golden)
 
 /* Every golden DeltaFile up to 6 KiB (type from the case name), ours with each
  * codec over small blocks, and delta lists for the round-trip mode. */
+/* A delta file our writer writes into memory, with a change-list builder. */
+typedef struct delta_file {
+    cf_io *io;
+    cf_delta_writer *w;
+    cf_rcl_builder *b;
+} delta_file;
+
+/* o: NULL for the writer's defaults. */
+static void delta_start(delta_file *d, const cf_delta_writer_options *o)
+{
+    cf_error err;
+    if (cf_io_create_mem(&d->io, &err) != CF_OK || cf_rcl_builder_create(&d->b, &err) != CF_OK ||
+        cf_delta_writer_create(&d->w, d->io, o, &err) != CF_OK)
+        die("delta writer", &err);
+}
+
+/* The builder's change list, for row at timestamp ts. */
+static void delta_append(delta_file *d, uint32_t row, uint64_t ts)
+{
+    cf_error err;
+    if (cf_delta_writer_append(d->w, row, ts, cf_rcl_builder_bytes(d->b), &err) != CF_OK)
+        die("delta append", &err);
+}
+
+/* Finish the file and keep it as fuzz_delta's seed `name` with option byte opt. */
+static void delta_put(delta_file *d, const char *name, uint8_t opt)
+{
+    cf_error err;
+    if (cf_delta_writer_finish(d->w, &err) != CF_OK)
+        die("delta finish", &err);
+    cf_delta_writer_free(d->w);
+    cf_rcl_builder_free(d->b);
+    cf_slice s = cf_io_mem_contents(d->io);
+    put_opt_file("fuzz_delta", name, opt, s.data, s.len);
+    cf_io_free(d->io);
+}
+
 static void delta_seeds(const char *golden_delta)
 {
     static char paths[64][512];
@@ -597,17 +634,14 @@ static void delta_seeds(const char *golden_delta)
         if (!cf_codec_available(codecs[c]))
             continue;
         cf_error err;
-        cf_io *io;
-        cf_delta_writer *w;
-        cf_rcl_builder *b;
         cf_delta_writer_options o;
         cf_delta_writer_options_init(&o);
         o.compression = codecs[c];
         o.block_size = 512;
         o.checksums = c != 1;
-        if (cf_io_create_mem(&io, &err) != CF_OK || cf_rcl_builder_create(&b, &err) != CF_OK ||
-            cf_delta_writer_create(&w, io, &o, &err) != CF_OK)
-            die("delta writer", &err);
+        delta_file d;
+        delta_start(&d, &o);
+        cf_rcl_builder *b = d.b;
         for (uint32_t row = 0; row < 120; row++) {
             cf_rcl_type t = row % 11 == 5 ? CF_RCL_DELETE : CF_RCL_UPDATE;
             cf_rcl_builder_reset(b, t);
@@ -619,32 +653,20 @@ static void delta_seeds(const char *golden_delta)
                     cf_rcl_builder_add(b, 2, row % 3 ? s : NULL, (size_t)sn, &err) != CF_OK)
                     die("rcl add", &err);
             }
-            if (cf_delta_writer_append(w, row * 3, 10 + row % 5, cf_rcl_builder_bytes(b), &err) !=
-                CF_OK)
-                die("delta append", &err);
+            delta_append(&d, row * 3, 10 + row % 5);
         }
-        if (cf_delta_writer_finish(w, &err) != CF_OK)
-            die("delta finish", &err);
-        cf_delta_writer_free(w);
-        cf_rcl_builder_free(b);
-        cf_slice s = cf_io_mem_contents(io);
         char name[32];
         snprintf(name, sizeof name, "ours-redo-%s", cf_compression_name(codecs[c]));
-        put_opt_file("fuzz_delta", name, (uint8_t)((o.checksums ? 4 : 0) | (c << 4) | (c & 1) << 3),
-                     s.data, s.len);
-        cf_io_free(io);
+        delta_put(&d, name, (uint8_t)((o.checksums ? 4 : 0) | (c << 4) | (c & 1) << 3));
     }
 
     /* Array cells (format §12.3, docs/SPEC-NOTES.md D.2) as change values, on the
      * column ids fuzz_delta reads as INT32, STRING, BINARY, INT64 and BOOL cells. */
     {
         cf_error err;
-        cf_io *io;
-        cf_delta_writer *w;
-        cf_rcl_builder *b;
-        if (cf_io_create_mem(&io, &err) != CF_OK || cf_rcl_builder_create(&b, &err) != CF_OK ||
-            cf_delta_writer_create(&w, io, NULL, &err) != CF_OK)
-            die("delta writer", &err);
+        delta_file d;
+        delta_start(&d, NULL);
+        cf_rcl_builder *b = d.b;
         static const cf_type types[] = {CF_TYPE_INT32, CF_TYPE_STRING, CF_TYPE_BINARY,
                                         CF_TYPE_INT64, CF_TYPE_BOOL};
         for (uint32_t row = 0; row < 40; row++) {
@@ -672,17 +694,9 @@ static void delta_seeds(const char *golden_delta)
                     cf_rcl_builder_add(b, id, buf, len, &err) != CF_OK)
                     die("array cell", &err);
             }
-            if (cf_delta_writer_append(w, row, 20 + row % 3, cf_rcl_builder_bytes(b), &err) !=
-                CF_OK)
-                die("delta append", &err);
+            delta_append(&d, row, 20 + row % 3);
         }
-        if (cf_delta_writer_finish(w, &err) != CF_OK)
-            die("delta finish", &err);
-        cf_delta_writer_free(w);
-        cf_rcl_builder_free(b);
-        cf_slice s = cf_io_mem_contents(io);
-        put_opt_file("fuzz_delta", "ours-redo-arrays", 4, s.data, s.len);
-        cf_io_free(io);
+        delta_put(&d, "ours-redo-arrays", 4);
     }
 
     /* Round-trip mode: [row step][ts][kind][len][bytes] records. */
