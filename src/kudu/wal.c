@@ -9,6 +9,7 @@
  * Files are opened O_RDONLY | O_NOFOLLOW and must be regular files. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -340,20 +341,40 @@ static cf_status build_entries(cf_kudu_wal *w, wal_seg *s, size_t seg_index, cf_
 
 /* ---- open ------------------------------------------------------------------------------------ */
 
+/* A path printed by fmt, for messages and the segments' names (cf_free); NULL when
+ * memory is short. */
+static char *path_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *p = n >= 0 ? cf_malloc((size_t)n + 1) : NULL;
+    if (p != NULL) {
+        va_start(ap, fmt);
+        vsnprintf(p, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    return p;
+}
+
+/* Why an openat with O_NOFOLLOW failed, errno e. */
+static const char *open_failure(int e)
+{
+    return e == ELOOP ? "a symlink (not followed)" : strerror(e);
+}
+
 static cf_status read_segment(cf_kudu_wal *w, int dfd, const char *dir, const char *name,
                               cf_error *err)
 {
-    size_t plen = strlen(dir) + strlen(name) + 2;
-    char *path = cf_malloc(plen);
+    char *path = path_printf("%s/%s", dir, name);
     CF_CHECK(path != NULL, err, CF_ENOMEM, "out of memory");
-    snprintf(path, plen, "%s/%s", dir, name);
     cf_status st = CF_OK;
     kudu_wal_seg *raw = NULL;
     /* O_NONBLOCK: a FIFO named like a segment is refused below, not waited on. */
     int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
-        CF_FAIL_OUT(err, CF_EIO, "%s: %s", path,
-                    errno == ELOOP ? "a symlink (not followed)" : strerror(errno));
+        CF_FAIL_OUT(err, CF_EIO, "%s: %s", path, open_failure(errno));
     struct stat sb;
     if (fstat(fd, &sb) != 0)
         CF_FAIL_OUT(err, CF_EIO, "%s: %s", path, strerror(errno));
@@ -394,15 +415,14 @@ out:
 static cf_status open_dir(cf_kudu_wal *w, int rootfd, const char *wal_dir, const char *tablet_id,
                           cf_error *err)
 {
-    size_t dlen = strlen(wal_dir) + strlen(tablet_id) + 20;
-    char *dir = cf_malloc(dlen);
-    CF_CHECK(dir != NULL, err, CF_ENOMEM, "out of memory");
-    /* what the *at calls take: the path's tail below the root, or the path */
-    const char *at = rootfd == AT_FDCWD ? dir : dir + strlen(wal_dir) + 1;
     /* A recovery dir means a bootstrap was cut short: Kudu replays from it again
      * and throws the new wals/<tablet>/ away (TabletBootstrap::PrepareRecoveryDir,
      * FsManager::GetTabletWalRecoveryDir), so it is the log to read. */
-    snprintf(dir, dlen, "%s/wals/%s.recovery", wal_dir, tablet_id);
+    static const char recovery[] = ".recovery";
+    char *dir = path_printf("%s/wals/%s%s", wal_dir, tablet_id, recovery);
+    CF_CHECK(dir != NULL, err, CF_ENOMEM, "out of memory");
+    /* what the *at calls take: the path's tail below the root, or the path */
+    const char *at = rootfd == AT_FDCWD ? dir : dir + strlen(wal_dir) + 1;
     struct stat rsb;
     if (fstatat(rootfd, at, &rsb, AT_SYMLINK_NOFOLLOW) == 0) {
         if (!S_ISDIR(rsb.st_mode)) {
@@ -413,7 +433,7 @@ static cf_status open_dir(cf_kudu_wal *w, int rootfd, const char *wal_dir, const
         }
         w->recovery = true;
     } else {
-        snprintf(dir, dlen, "%s/wals/%s", wal_dir, tablet_id);
+        dir[strlen(dir) - strlen(recovery)] = '\0'; /* <wal_dir>/wals/<tablet_id> */
     }
     cf_status st = CF_OK;
     char **names = NULL;
@@ -424,8 +444,7 @@ static cf_status open_dir(cf_kudu_wal *w, int rootfd, const char *wal_dir, const
         int e = errno;
         if (e == ENOENT)
             CF_FAIL_OUT(err, CF_ENOTFOUND, "%s: no WAL for tablet %s", dir, tablet_id);
-        CF_FAIL_OUT(err, CF_EIO, "%s: %s", dir,
-                    e == ELOOP ? "a symlink (not followed)" : strerror(e));
+        CF_FAIL_OUT(err, CF_EIO, "%s: %s", dir, open_failure(e));
     }
     int lfd = dup(dfd);
     if (lfd < 0 || (d = fdopendir(lfd)) == NULL) {
