@@ -75,10 +75,14 @@ cf_status cf_kudu_history_check(cf_kudu_scanner *sc, uint64_t snap, int64_t flag
     int64_t now_us = (int64_t)(clock >> 12);
     const char *what = "the latest timestamp the tablet holds";
     if (!seen) {
-        struct stat st;
-        CF_CHECK(stat(cf_kudu_tablet_path(t), &st) == 0, err, CF_EIO, "%s: %s",
-                 cf_kudu_tablet_path(t), strerror(errno));
-        now_us = (int64_t)st.st_mtim.tv_sec * 1000000 + st.st_mtim.tv_nsec / 1000;
+        /* the file the tablet was read from, as it was then (whatever is at its path
+         * now); only a tablet opened from memory has its path looked at */
+        if (!cf_kudu_tablet_sb_mtime(t, &now_us)) {
+            struct stat st;
+            CF_CHECK(stat(cf_kudu_tablet_path(t), &st) == 0, err, CF_EIO, "%s: %s",
+                     cf_kudu_tablet_path(t), strerror(errno));
+            now_us = (int64_t)st.st_mtim.tv_sec * 1000000 + st.st_mtim.tv_nsec / 1000;
+        }
         what = "the superblock's last write (the tablet holds no timestamp)";
     }
     int64_t age_us = age > INT64_MAX / 1000000 ? INT64_MAX : age * 1000000;

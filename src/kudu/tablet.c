@@ -47,6 +47,8 @@ struct cf_kudu_tablet {
     Kudu__Consensus__ConsensusMetadataPB *cm;
     cf_error cm_err; /* why there is no cm, when there is a file */
     bool has_cm_file;
+    bool has_sb_mtime;           /* read from a file (not _open_mem) */
+    int64_t sb_mtime_us;         /* then that file's mtime, as it was when read */
     char *table_id, *table_name; /* NUL-terminated copies */
     cf_schema *schema;
     uint32_t *col_ids;
@@ -82,10 +84,12 @@ static char *join3(const char *a, const char *b, const char *c)
 }
 
 /* The whole of <dir>/<sub>/<name> into *data (cf_malloc'd), below rootfd (the
- * metadata root held open by the fs; -1: dir, by path). Nothing there is
- * CF_ENOTFOUND; a symbolic link or anything but a regular file is CF_ECORRUPT. */
-static cf_status read_file(uint8_t **data, size_t *len, int rootfd, const char *dir,
-                           const char *sub, const char *name, const char *path, cf_error *err)
+ * metadata root held open by the fs; -1: dir, by path), and its mtime in
+ * microseconds into *mtime_us unless NULL. Nothing there is CF_ENOTFOUND; a
+ * symbolic link or anything but a regular file is CF_ECORRUPT. */
+static cf_status read_file(uint8_t **data, size_t *len, int64_t *mtime_us, int rootfd,
+                           const char *dir, const char *sub, const char *name, const char *path,
+                           cf_error *err)
 {
     *data = NULL;
     *len = 0;
@@ -142,6 +146,8 @@ static cf_status read_file(uint8_t **data, size_t *len, int rootfd, const char *
     }
     *data = buf;
     *len = got;
+    if (mtime_us != NULL)
+        *mtime_us = (int64_t)sb.st_mtim.tv_sec * 1000000 + sb.st_mtim.tv_nsec / 1000;
     buf = NULL;
 out:
     cf_free(buf);
@@ -473,12 +479,14 @@ static cf_status open_in(cf_kudu_tablet **out, const cf_kudu_fs *fs, int rootfd,
     t->cmeta_path = join3(metadata_dir, "consensus-meta", t->id);
     if (t->path == NULL || t->cmeta_path == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "tablet: out of memory");
-    st = read_file(&sbf, &sbn, rootfd, metadata_dir, "tablet-meta", t->id, t->path, err);
+    st = read_file(&sbf, &sbn, &t->sb_mtime_us, rootfd, metadata_dir, "tablet-meta", t->id, t->path,
+                   err);
+    t->has_sb_mtime = st == CF_OK;
     if (st == CF_ENOTFOUND)
         cf_error_prefix(err, st, "tablet %s is not on this server: ", t->id);
     if (st != CF_OK)
         goto out;
-    cf_status cst = read_file(&cmf, &cmn, rootfd, metadata_dir, "consensus-meta", t->id,
+    cf_status cst = read_file(&cmf, &cmn, NULL, rootfd, metadata_dir, "consensus-meta", t->id,
                               t->cmeta_path, &t->cm_err);
     if (cst != CF_OK && cst != CF_ENOTFOUND)
         t->has_cm_file = true; /* there, but unreadable: cm_err says why */
@@ -541,6 +549,12 @@ const Kudu__Tablet__TabletSuperBlockPB *cf_kudu_tablet_superblock(const cf_kudu_
 const Kudu__Consensus__ConsensusMetadataPB *cf_kudu_tablet_consensus(const cf_kudu_tablet *t)
 {
     return t->cm;
+}
+
+bool cf_kudu_tablet_sb_mtime(const cf_kudu_tablet *t, int64_t *us)
+{
+    *us = t->sb_mtime_us;
+    return t->has_sb_mtime;
 }
 
 const char *cf_kudu_tablet_path(const cf_kudu_tablet *t)

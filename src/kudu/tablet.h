@@ -38,6 +38,9 @@ const Kudu__Tablet__TabletSuperBlockPB *cf_kudu_tablet_superblock(const cf_kudu_
 const Kudu__Consensus__ConsensusMetadataPB *cf_kudu_tablet_consensus(const cf_kudu_tablet *t);
 /* The superblock file's path. */
 const char *cf_kudu_tablet_path(const cf_kudu_tablet *t);
+/* The superblock file's mtime (microseconds since the epoch) as it was when the
+ * tablet read it; false for a tablet opened from memory (_open_mem). */
+bool cf_kudu_tablet_sb_mtime(const cf_kudu_tablet *t, int64_t *us);
 
 /* ---- SchemaPB (schema_pb.c) ---- */
 

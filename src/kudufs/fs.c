@@ -81,6 +81,28 @@ const char *cf_kudu_fs_join(cf_kudu_fs *fs, const char *a, const char *b)
     return d;
 }
 
+cf_status cf_kudu_fs_open_dir(int *fd, int dirfd, const char *name, const char *path, cf_error *err)
+{
+    do
+        *fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    while (*fd < 0 && errno == EINTR);
+    if (*fd < 0) {
+        int e = errno;
+        CF_CHECK(e != ENOENT && e != ENOTDIR, err, CF_ENOTFOUND, "%s: no such directory", path);
+        CF_FAIL(err, CF_EIO, "%s: %s", path, strerror(e));
+    }
+    return CF_OK;
+}
+
+/* A root as given, opened read-only once: every file of it is read through *fd. */
+static cf_status open_root(int *fd, const char *root, cf_error *err)
+{
+    cf_status st = cf_kudu_fs_open_dir(fd, AT_FDCWD, root, root, err);
+    if (st == CF_ENOTFOUND)
+        CF_FAIL(err, CF_ECORRUPT, "%s: not a Kudu directory (no such directory)", root);
+    return st;
+}
+
 cf_status cf_kudu_fs_problem(cf_kudu_fs *fs, const char *path, bool has_offset, uint64_t offset,
                              cf_error *err, const char *fmt, ...)
 {
@@ -238,33 +260,26 @@ cf_status cf_kudu_fs_open(cf_kudu_fs **out, const cf_kudu_fs_options *opts, cf_e
             CF_FAIL_OUT(err, CF_EINVAL, "kudu fs: data dir %zu has no name", i);
         cf_kudu_data_dir *d = &fs->dirs[i];
         memset(d, 0, sizeof *d);
-        d->fd = -1;
+        d->fd = d->root_fd = -1;
         d->root = fs->data_roots[i] = cf_kudu_fs_strdup(fs, root);
         d->dir = cf_kudu_fs_join(fs, root, "data");
         if (d->root == NULL || d->dir == NULL)
             CF_FAIL_OUT(err, CF_ENOMEM, "kudu fs: out of memory");
     }
+    /* The roots, each opened once, read-only: their instance files, the tablets'
+     * logs (WAL root), superblocks and consensus metadata (metadata root) and each
+     * data root's data/ are reached through them, never through the path again. */
+    CF_TRY_OUT(open_root(&fs->wal_fd, fs->wal_dir, err));
+    CF_TRY_OUT(open_root(&fs->meta_fd, fs->metadata_dir, err));
+    for (size_t i = 0; i < fs->ndirs; i++)
+        CF_TRY_OUT(open_root(&fs->dirs[i].root_fd, fs->dirs[i].root, err));
     CF_TRY_OUT(cf_kudu_instances_load(fs, err));
-    /* The WAL root, opened once, read-only: the tablets' logs are read through it. */
-    do
-        fs->wal_fd = open(fs->wal_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    while (fs->wal_fd < 0 && errno == EINTR);
-    if (fs->wal_fd < 0)
-        CF_FAIL_OUT(err, CF_EIO, "%s: %s", fs->wal_dir, strerror(errno));
-    do
-        fs->meta_fd = open(fs->metadata_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    while (fs->meta_fd < 0 && errno == EINTR);
-    if (fs->meta_fd < 0)
-        CF_FAIL_OUT(err, CF_EIO, "%s: %s", fs->metadata_dir, strerror(errno));
     for (size_t i = 0; i < fs->ndirs; i++) {
-        /* Opened once, read-only: every container, block file and block read
-         * from here on is reached through it, never through the path again. */
-        cf_kudu_data_dir *d = &fs->dirs[i];
-        do
-            d->fd = open(d->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        while (d->fd < 0 && errno == EINTR);
-        if (d->fd < 0)
-            CF_FAIL_OUT(err, CF_EIO, "%s: %s", d->dir, strerror(errno));
+        /* a data root holds nothing more to read than its instance and data/ */
+        close(fs->dirs[i].root_fd);
+        fs->dirs[i].root_fd = -1;
+        /* data/ (opened with its instance): every container, block file and block
+         * read from here on is reached through its fd. */
         if (fs->bm == CF_KUDU_BM_LOG)
             CF_TRY_OUT(cf_kudu_lbm_load_dir(fs, i, err));
         else
@@ -295,9 +310,12 @@ void cf_kudu_fs_free(cf_kudu_fs *fs)
     cf_free(fs->blocks);
     cf_free(fs->problems);
     cf_free((void *)fs->tablets);
-    for (size_t i = 0; fs->dirs != NULL && i < fs->ndirs; i++)
+    for (size_t i = 0; fs->dirs != NULL && i < fs->ndirs; i++) {
         if (fs->dirs[i].fd >= 0)
             close(fs->dirs[i].fd);
+        if (fs->dirs[i].root_fd >= 0)
+            close(fs->dirs[i].root_fd);
+    }
     if (fs->wal_fd >= 0)
         close(fs->wal_fd);
     if (fs->meta_fd >= 0)

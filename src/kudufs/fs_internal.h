@@ -24,9 +24,10 @@
 /* One data directory: the root as given and Kudu's `<root>/data`. */
 typedef struct cf_kudu_data_dir {
     const char *root; /* as given */
-    const char *dir;  /* <root>/data: for messages; its files are reached through fd */
-    int fd;           /* <root>/data opened read-only once, before its blocks load (-1: not yet) */
-    const char *uuid; /* its DirSetPB uuid */
+    int root_fd;     /* the root opened read-only while its instance and data/ are read (else -1) */
+    const char *dir; /* <root>/data: for messages; its files are reached through fd */
+    int fd; /* <root>/data opened read-only once below root_fd, with its instance (-1: not yet) */
+    const char *uuid;       /* its DirSetPB uuid */
     uint64_t fs_block_size; /* DirInstanceMetadataPB.filesystem_block_size_bytes */
 } cf_kudu_data_dir;
 
@@ -68,6 +69,10 @@ int cf_kudu_fs_wal_fd(const cf_kudu_fs *fs);
 int cf_kudu_fs_metadata_fd(const cf_kudu_fs *fs);
 /* "a/b" in the arena. */
 const char *cf_kudu_fs_join(cf_kudu_fs *fs, const char *a, const char *b);
+/* Open directory `name` below dirfd (AT_FDCWD: a path) read-only into *fd (`path`
+ * in messages). Nothing there, or not a directory: CF_ENOTFOUND; else CF_EIO. */
+cf_status cf_kudu_fs_open_dir(int *fd, int dirfd, const char *name, const char *path,
+                              cf_error *err);
 
 /* Keep a problem (path copied). CF_ENOMEM only. Past CF_KUDU_MAX_PROBLEMS problems
  * are only counted. */
@@ -77,13 +82,13 @@ cf_status cf_kudu_fs_problem(cf_kudu_fs *fs, const char *path, bool has_offset, 
 /* Append a live block (fields copied; strings must already live in the arena). */
 cf_status cf_kudu_fs_add_block(cf_kudu_fs *fs, const cf_kudu_block *b, cf_error *err);
 
-/* Read every instance file of the roots in `fs` and check them as Kudu's FsManager
- * and DirManager do; sets fs->uuid, fs->bm, each dir's uuid and block size, and
- * fs->locked. */
+/* Read every instance file of the roots in `fs` (their fds open) and check them as
+ * Kudu's FsManager and DirManager do; opens each data dir's fd and sets fs->uuid,
+ * fs->bm, each dir's uuid and block size, and fs->locked. */
 cf_status cf_kudu_instances_load(cf_kudu_fs *fs, cf_error *err);
 
-/* Is there a lock on the file at `path` (fcntl F_GETLK: asks, never takes)? */
-bool cf_kudu_file_locked(const char *path);
+/* Is there a lock on file `name` in dirfd (fcntl F_GETLK: asks, never takes)? */
+bool cf_kudu_file_locked(int dirfd, const char *name);
 
 /* Load every container of data dir `d` (log block manager). Damage inside a
  * container becomes problems; only I/O on the directory itself or memory fail. */

@@ -11,7 +11,9 @@
  *                                       size (dir_util.cc LoadFromDisk,
  *                                       dir_manager.cc LoadInstances)
  *
- * Every file is a protobuf container (pbc.c) holding one message. */
+ * Every file is a protobuf container (pbc.c) holding one message, reached through
+ * its directory as the fs holds it open read-only (the root, or <data root>/data),
+ * never through the path again. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -21,13 +23,14 @@
 
 #include "fs_internal.h"
 #include "kudu_common.pb-c.h"
+#include "io/io_at.h"
 #include "util/alloc.h"
 #include "util/error.h"
 #include "util/pb_mem.h"
 
-bool cf_kudu_file_locked(const char *path)
+bool cf_kudu_file_locked(int dirfd, const char *name)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return false;
     /* Kudu takes a whole-file write lock with fcntl(F_SETLK) (util/env_posix.cc
@@ -41,16 +44,16 @@ bool cf_kudu_file_locked(const char *path)
     return locked;
 }
 
-/* The one message of the container at `path`: its bytes in *msg (cf_malloc'd).
- * `expect` is the type a version 2 container must name. A missing file is
- * CF_ENOTFOUND (the caller says what that means). */
-static cf_status read_one(const char *path, const char *expect, uint8_t **msg, size_t *len,
-                          cf_error *err)
+/* The one message of the container `name` in dirfd (`path` in messages): its bytes
+ * in *msg (cf_malloc'd). `expect` is the type a version 2 container must name. A
+ * missing file is CF_ENOTFOUND (the caller says what that means). */
+static cf_status read_one(int dirfd, const char *name, const char *path, const char *expect,
+                          uint8_t **msg, size_t *len, cf_error *err)
 {
     *msg = NULL;
     *len = 0;
     struct stat sb;
-    if (lstat(path, &sb) != 0) {
+    if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno == ENOENT || errno == ENOTDIR)
             CF_FAIL(err, CF_ENOTFOUND, "%s: no such file", path);
         CF_FAIL(err, CF_EIO, "%s: %s", path, strerror(errno));
@@ -58,7 +61,8 @@ static cf_status read_one(const char *path, const char *expect, uint8_t **msg, s
     cf_io *io = NULL;
     cf_kudu_pbc *c = NULL;
     cf_status st = CF_OK;
-    CF_TRY_OUT(cf_io_open_file_range(&io, path, 0, UINT64_MAX, CF_IO_RANGE_NOFOLLOW, err));
+    CF_TRY_OUT(
+        cf_io_open_file_range_at(&io, dirfd, name, path, 0, UINT64_MAX, CF_IO_RANGE_NOFOLLOW, err));
     CF_TRY_OUT(cf_kudu_pbc_open(&c, io, path, err));
     const char *type = cf_kudu_pbc_type(c);
     if (type != NULL && strcmp(type, expect) != 0)
@@ -80,16 +84,17 @@ out:
     return st;
 }
 
-/* Read and check <root>/instance; the first root read sets fs->uuid and the
- * others must agree (fs_manager.cc: "Mismatched UUIDs across filesystem roots"). */
-static cf_status check_root(cf_kudu_fs *fs, const char *root, const char **first_root,
+/* Read and check <root>/instance (rootfd: the root held open); the first root read
+ * sets fs->uuid and the others must agree (fs_manager.cc: "Mismatched UUIDs across
+ * filesystem roots"). */
+static cf_status check_root(cf_kudu_fs *fs, int rootfd, const char *root, const char **first_root,
                             cf_error *err)
 {
     const char *path = cf_kudu_fs_join(fs, root, "instance");
     CF_CHECK(path != NULL, err, CF_ENOMEM, "out of memory");
     uint8_t *msg;
     size_t len;
-    cf_status st = read_one(path, "kudu.InstanceMetadataPB", &msg, &len, err);
+    cf_status st = read_one(rootfd, "instance", path, "kudu.InstanceMetadataPB", &msg, &len, err);
     if (st == CF_ENOTFOUND)
         CF_FAIL(err, CF_ECORRUPT, "%s: not a Kudu directory (it has no instance file)", root);
     if (st == CF_ECORRUPT && err != NULL && strstr(err->msg, "magic") != NULL)
@@ -123,7 +128,7 @@ static cf_status check_root(cf_kudu_fs *fs, const char *root, const char **first
                     "%s: directories of different servers: its instance has uuid %s, %s has %s",
                     root, uuid, *first_root, fs->uuid);
     }
-    if (cf_kudu_file_locked(path))
+    if (cf_kudu_file_locked(rootfd, "instance"))
         fs->locked = true;
 out:
     kudu__instance_metadata_pb__free_unpacked(pb, &mem.a);
@@ -157,14 +162,19 @@ static char *dup_bytes(const uint8_t *p, size_t n)
     return s;
 }
 
+/* Open <root>/data below the data root (held open), then read and check its
+ * block_manager_instance through it. */
 static cf_status load_dir_instance(cf_kudu_fs *fs, size_t i, dir_instance *di, cf_error *err)
 {
     cf_kudu_data_dir *d = &fs->dirs[i];
     const char *path = cf_kudu_fs_join(fs, d->dir, "block_manager_instance");
     CF_CHECK(path != NULL, err, CF_ENOMEM, "out of memory");
-    uint8_t *msg;
-    size_t len;
-    cf_status st = read_one(path, "kudu.DirInstanceMetadataPB", &msg, &len, err);
+    cf_status st = cf_kudu_fs_open_dir(&d->fd, d->root_fd, "data", d->dir, err);
+    uint8_t *msg = NULL;
+    size_t len = 0;
+    if (st == CF_OK)
+        st = read_one(d->fd, "block_manager_instance", path, "kudu.DirInstanceMetadataPB", &msg,
+                      &len, err);
     if (st == CF_ENOTFOUND)
         CF_FAIL(err, CF_ECORRUPT,
                 "%s: not a Kudu data directory (it has no data/block_manager_instance)", d->root);
@@ -199,7 +209,7 @@ static cf_status load_dir_instance(cf_kudu_fs *fs, size_t i, dir_instance *di, c
                     "%s: no filesystem_block_size_bytes, which a log block manager dir requires",
                     path);
     d->fs_block_size = pb->has_filesystem_block_size_bytes ? pb->filesystem_block_size_bytes : 0;
-    if (cf_kudu_file_locked(path))
+    if (cf_kudu_file_locked(d->fd, "block_manager_instance"))
         fs->locked = true;
 out:
     kudu__dir_instance_metadata_pb__free_unpacked(pb, &mem.a);
@@ -217,13 +227,13 @@ static bool has_uuid(const dir_instance *di, const char *u)
 cf_status cf_kudu_instances_load(cf_kudu_fs *fs, cf_error *err)
 {
     const char *first = NULL;
-    CF_TRY(check_root(fs, fs->wal_dir, &first, err));
+    CF_TRY(check_root(fs, fs->wal_fd, fs->wal_dir, &first, err));
     if (strcmp(fs->metadata_dir, fs->wal_dir) != 0)
-        CF_TRY(check_root(fs, fs->metadata_dir, &first, err));
+        CF_TRY(check_root(fs, fs->meta_fd, fs->metadata_dir, &first, err));
     for (size_t i = 0; i < fs->ndirs; i++) {
         const char *r = fs->dirs[i].root;
         if (strcmp(r, fs->wal_dir) != 0 && strcmp(r, fs->metadata_dir) != 0)
-            CF_TRY(check_root(fs, r, &first, err));
+            CF_TRY(check_root(fs, fs->dirs[i].root_fd, r, &first, err));
     }
 
     cf_status st = CF_OK;
