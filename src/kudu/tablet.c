@@ -69,20 +69,6 @@ bool cf_kudu_tablet_id_valid(const char *id)
 
 /* ---- reading a metadata file ---- */
 
-static char *join3(const char *a, const char *b, const char *c)
-{
-    size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
-    char *p = cf_malloc(la + lb + lc + 3);
-    if (p != NULL) {
-        memcpy(p, a, la);
-        p[la] = '/';
-        memcpy(p + la + 1, b, lb);
-        p[la + 1 + lb] = '/';
-        memcpy(p + la + 2 + lb, c, lc + 1);
-    }
-    return p;
-}
-
 /* The whole of <dir>/<sub>/<name> into *data (cf_malloc'd), below rootfd (the
  * metadata root held open by the fs; -1: dir, by path), and its mtime in
  * microseconds into *mtime_us unless NULL. Nothing there is CF_ENOTFOUND; a
@@ -475,8 +461,8 @@ static cf_status open_in(cf_kudu_tablet **out, const cf_kudu_fs *fs, int rootfd,
     uint8_t *sbf = NULL, *cmf = NULL;
     size_t sbn = 0, cmn = 0;
     cf_status st;
-    t->path = join3(metadata_dir, "tablet-meta", t->id);
-    t->cmeta_path = join3(metadata_dir, "consensus-meta", t->id);
+    t->path = cf_kudu_path("%s/tablet-meta/%s", metadata_dir, t->id);
+    t->cmeta_path = cf_kudu_path("%s/consensus-meta/%s", metadata_dir, t->id);
     if (t->path == NULL || t->cmeta_path == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "tablet: out of memory");
     st = read_file(&sbf, &sbn, &t->sb_mtime_us, rootfd, metadata_dir, "tablet-meta", t->id, t->path,

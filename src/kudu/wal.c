@@ -9,7 +9,6 @@
  * Files are opened O_RDONLY | O_NOFOLLOW and must be regular files. */
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -341,23 +340,6 @@ static cf_status build_entries(cf_kudu_wal *w, wal_seg *s, size_t seg_index, cf_
 
 /* ---- open ------------------------------------------------------------------------------------ */
 
-/* A path printed by fmt, for messages and the segments' names (cf_free); NULL when
- * memory is short. */
-static char *path_printf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *p = n >= 0 ? cf_malloc((size_t)n + 1) : NULL;
-    if (p != NULL) {
-        va_start(ap, fmt);
-        vsnprintf(p, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-    }
-    return p;
-}
-
 /* Why an openat with O_NOFOLLOW failed, errno e. */
 static const char *open_failure(int e)
 {
@@ -367,7 +349,7 @@ static const char *open_failure(int e)
 static cf_status read_segment(cf_kudu_wal *w, int dfd, const char *dir, const char *name,
                               cf_error *err)
 {
-    char *path = path_printf("%s/%s", dir, name);
+    char *path = cf_kudu_path("%s/%s", dir, name);
     CF_CHECK(path != NULL, err, CF_ENOMEM, "out of memory");
     cf_status st = CF_OK;
     kudu_wal_seg *raw = NULL;
@@ -419,7 +401,7 @@ static cf_status open_dir(cf_kudu_wal *w, int rootfd, const char *wal_dir, const
      * and throws the new wals/<tablet>/ away (TabletBootstrap::PrepareRecoveryDir,
      * FsManager::GetTabletWalRecoveryDir), so it is the log to read. */
     static const char recovery[] = ".recovery";
-    char *dir = path_printf("%s/wals/%s%s", wal_dir, tablet_id, recovery);
+    char *dir = cf_kudu_path("%s/wals/%s%s", wal_dir, tablet_id, recovery);
     CF_CHECK(dir != NULL, err, CF_ENOMEM, "out of memory");
     /* what the *at calls take: the path's tail below the root, or the path */
     const char *at = rootfd == AT_FDCWD ? dir : dir + strlen(wal_dir) + 1;

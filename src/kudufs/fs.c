@@ -66,18 +66,30 @@ const char *cf_kudu_fs_in_dir(const cf_kudu_fs *fs, size_t d, const char *path)
     return path + n + 1;
 }
 
+char *cf_kudu_path(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *p = n >= 0 ? cf_malloc((size_t)n + 1) : NULL;
+    if (p != NULL) {
+        va_start(ap, fmt);
+        vsnprintf(p, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    return p;
+}
+
 const char *cf_kudu_fs_join(cf_kudu_fs *fs, const char *a, const char *b)
 {
-    size_t na = strlen(a), nb = strlen(b);
+    size_t na = strlen(a);
     /* "root/" given with a slash keeps one slash. */
     while (na > 1 && a[na - 1] == '/')
         na--;
-    char *d = cf_arena_alloc(&fs->strings, na + 1 + nb + 1);
-    if (d == NULL)
-        return NULL;
-    memcpy(d, a, na);
-    d[na] = '/';
-    memcpy(d + na + 1, b, nb + 1);
+    char *p = cf_kudu_path("%.*s/%s", (int)na, a, b);
+    const char *d = p != NULL ? cf_kudu_fs_strdup(fs, p) : NULL;
+    cf_free(p);
     return d;
 }
 

@@ -67,7 +67,10 @@ const char *cf_kudu_fs_in_dir(const cf_kudu_fs *fs, size_t d, const char *path);
 int cf_kudu_fs_wal_fd(const cf_kudu_fs *fs);
 /* The metadata root likewise (src/kudu/tablet.c reads superblocks through it). */
 int cf_kudu_fs_metadata_fd(const cf_kudu_fs *fs);
-/* "a/b" in the arena. */
+/* A path printed by fmt (cf_free it); NULL when memory is short. Every path the
+ * kudu layers join goes through it (or cf_kudu_fs_join). */
+char *cf_kudu_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "a/b" in the arena (a's trailing slashes but one dropped). */
 const char *cf_kudu_fs_join(cf_kudu_fs *fs, const char *a, const char *b);
 /* Open directory `name` below dirfd (AT_FDCWD: a path) read-only into *fd (`path`
  * in messages). Nothing there, or not a directory: CF_ENOTFOUND; else CF_EIO. */
