@@ -11,6 +11,8 @@
 #include "util/varint.h"
 #include "cfile.pb-c.h"
 
+#include "all_types.h" /* tests/common: the list the tests loop over too */
+
 /* Bounds that keep one input fast: beyond them we stop decoding (a block may
  * legitimately describe millions of values in a few bytes with RLE). */
 #define DECODE_CAP ((size_t)1 << 18) /* values decoded per block */
@@ -238,25 +240,12 @@ static void check_value_form(cf_type t, const void *v)
 
 /* ---- decoders ------------------------------------------------------------------------------ */
 
-static const cf_type all_types[] = {
-    CF_TYPE_UINT8,     CF_TYPE_INT8,
-    CF_TYPE_UINT16,    CF_TYPE_INT16,
-    CF_TYPE_UINT32,    CF_TYPE_INT32,
-    CF_TYPE_UINT64,    CF_TYPE_INT64,
-    CF_TYPE_STRING,    CF_TYPE_BOOL,
-    CF_TYPE_FLOAT,     CF_TYPE_DOUBLE,
-    CF_TYPE_BINARY,    CF_TYPE_UNIXTIME_MICROS,
-    CF_TYPE_INT128,    CF_TYPE_DECIMAL32,
-    CF_TYPE_DECIMAL64, CF_TYPE_DECIMAL128,
-    CF_TYPE_VARCHAR,   CF_TYPE_DATE,
-};
-
 size_t fuzz_types_for(cf_encoding enc, cf_type *out, size_t cap)
 {
     size_t n = 0;
-    for (size_t i = 0; i < sizeof all_types / sizeof all_types[0] && n < cap; i++)
-        if (cf_decoder_lookup(all_types[i], enc) != NULL)
-            out[n++] = all_types[i];
+    for (size_t i = 0; i < CF_NTYPES && n < cap; i++)
+        if (cf_decoder_lookup(cf_all_types[i], enc) != NULL)
+            out[n++] = cf_all_types[i];
     return n;
 }
 
