@@ -35,6 +35,8 @@
 #include "util/endian.h"
 #include "util/group_varint.h"
 
+#include "support_opts.h" /* tests/cfile: writer options from one literal */
+
 static const char *out_dir;
 
 static void die(const char *what, const cf_error *err)
@@ -164,14 +166,8 @@ static void write_file(cf_buf *out, cf_type t, cf_encoding enc, cf_compression c
     cf_io *io;
     if (cf_io_create_mem(&io, &err) != CF_OK)
         die("io", &err);
-    cf_writer_options o;
-    cf_writer_options_init(&o, t);
-    o.encoding = enc;
-    o.compression = comp;
-    o.nullable = nullable;
-    o.is_array = is_array;
-    o.checksums = checksums;
-    o.block_size = 512;
+    cf_writer_options o = col_options((col_opts){t, enc, comp, nullable, is_array,
+                                                 .no_checksums = !checksums, .block_size = 512});
     cf_writer *w;
     if (cf_writer_create(&w, io, &o, &err) != CF_OK)
         die("writer", &err);
