@@ -95,25 +95,18 @@ static int bloom_write(cf_cli *c, const char *keys_path, const char *out_path,
         cf_jw j;
         cf_jw_init(&j, c->out);
         cf_jw_obj_begin(&j);
-        cf_jw_key(&j, "status");
-        cf_jw_cstr(&j, "OK");
-        cf_jw_key(&j, "num_keys");
-        cf_jw_uint(&j, cf_bloom_writer_num_keys(w));
-        cf_jw_key(&j, "bytes_per_bloom");
-        cf_jw_uint(&j, sz->n_bytes);
+        cf_jw_kv_cstr(&j, "status", "OK");
+        cf_jw_kv_uint(&j, "num_keys", cf_bloom_writer_num_keys(w));
+        cf_jw_kv_uint(&j, "bytes_per_bloom", sz->n_bytes);
         cf_jw_key(&j, "fp_rate");
         char num[CF_CLI_NUM_CAP];
         bool is_string;
         cf_cli_format_double(num, o->fp_rate, &is_string); /* a number: 0 < fp_rate < 1 */
         cf_jw_raw(&j, num);
-        cf_jw_key(&j, "written_size");
-        cf_jw_uint(&j, cf_bloom_writer_written_size(w));
-        cf_jw_key(&j, "num_blocks");
-        cf_jw_uint(&j, cf_bloom_writer_num_blocks(w));
-        cf_jw_key(&j, "n_hashes");
-        cf_jw_uint(&j, sz->n_hashes);
-        cf_jw_key(&j, "expected_count");
-        cf_jw_uint(&j, sz->expected_count);
+        cf_jw_kv_uint(&j, "written_size", cf_bloom_writer_written_size(w));
+        cf_jw_kv_uint(&j, "num_blocks", cf_bloom_writer_num_blocks(w));
+        cf_jw_kv_uint(&j, "n_hashes", sz->n_hashes);
+        cf_jw_kv_uint(&j, "expected_count", sz->expected_count);
         cf_jw_obj_end(&j);
         cf_jw_newline(&j);
     } else {
@@ -173,8 +166,7 @@ static int bloom_probe(cf_cli *c, const char *path, char **keys, int nkeys, bool
             cf_jw_obj_begin(&j);
             cf_jw_key(&j, "key");
             cf_jw_str(&j, keys[i], strlen(keys[i]));
-            cf_jw_key(&j, "maybe_present");
-            cf_jw_bool(&j, ans[i]);
+            cf_jw_kv_bool(&j, "maybe_present", ans[i]);
             cf_jw_obj_end(&j);
         }
         cf_jw_arr_end(&j);

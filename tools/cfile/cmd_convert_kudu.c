@@ -221,22 +221,18 @@ static void replicas_json(void *ctx, cf_jw *j)
     cf_jw_arr_begin(j);
     for (size_t i = 0; i < k->nfs; i++) {
         cf_jw_obj_begin(j);
-        cf_jw_key(j, "uuid");
-        cf_jw_cstr(j, cf_kudu_fs_uuid(k->fs[i]));
-        cf_jw_key(j, "wal_dir");
-        cf_jw_cstr(j, cf_kudu_fs_wal_dir(k->fs[i]));
+        cf_jw_kv_cstr(j, "uuid", cf_kudu_fs_uuid(k->fs[i]));
+        cf_jw_kv_cstr(j, "wal_dir", cf_kudu_fs_wal_dir(k->fs[i]));
         cf_jw_obj_end(j);
     }
     cf_jw_arr_end(j);
-    cf_jw_key(j, "tablets");
-    cf_jw_uint(j, cf_kudu_replicas_tablet_count(k->reps));
+    cf_jw_kv_uint(j, "tablets", cf_kudu_replicas_tablet_count(k->reps));
     cf_jw_key(j, "replicas");
     cf_jw_arr_begin(j);
     for (size_t i = 0; i < cf_kudu_replicas_count(k->reps); i++) {
         const cf_kudu_replica *r = cf_kudu_replicas_at(k->reps, i);
         cf_jw_obj_begin(j);
-        cf_jw_key(j, "tablet_id");
-        cf_jw_cstr(j, r->tablet_id);
+        cf_jw_kv_cstr(j, "tablet_id", r->tablet_id);
         cf_jw_key(j, "server");
         cf_jw_uint(j, r->server + 1); /* as the text says it: 1 = the first given */
         cf_jw_key(j, "table_id");
@@ -247,18 +243,13 @@ static void replicas_json(void *ctx, cf_jw *j)
         cf_jw_hex(j, r->partition_key_start, r->partition_key_start_len);
         cf_jw_key(j, "partition_key_end");
         cf_jw_hex(j, r->partition_key_end, r->partition_key_end_len);
-        cf_jw_key(j, "current_term");
-        cf_jw_int(j, r->current_term);
+        cf_jw_kv_int(j, "current_term", r->current_term);
         char op[48];
         snprintf(op, sizeof op, "%" PRId64 ".%" PRId64, r->last_term, r->last_index);
-        cf_jw_key(j, "last_op_id");
-        cf_jw_cstr(j, op);
-        cf_jw_key(j, "chosen");
-        cf_jw_bool(j, r->chosen);
-        if (r->problem != NULL) {
-            cf_jw_key(j, "problem");
-            cf_jw_cstr(j, r->problem);
-        }
+        cf_jw_kv_cstr(j, "last_op_id", op);
+        cf_jw_kv_bool(j, "chosen", r->chosen);
+        if (r->problem != NULL)
+            cf_jw_kv_cstr(j, "problem", r->problem);
         cf_jw_obj_end(j);
     }
     cf_jw_arr_end(j);
@@ -397,37 +388,26 @@ static int to_table(cf_cli *c, const cf_kudu_convert_args *a, ksrc *k)
     cf_jw j;
     cf_jw_init(&j, c->out);
     cf_jw_obj_begin(&j);
-    cf_jw_key(&j, "op");
-    cf_jw_cstr(&j, "convert");
-    cf_jw_key(&j, "from");
-    cf_jw_cstr(&j, "kudu");
+    cf_jw_kv_cstr(&j, "op", "convert");
+    cf_jw_kv_cstr(&j, "from", "kudu");
     cf_jw_key(&j, "inputs");
     cf_jw_arr_begin(&j);
     cf_jw_cstr(&j, a->in);
     cf_jw_arr_end(&j);
-    if (a->has_ts) {
-        cf_jw_key(&j, "as_of");
-        cf_jw_uint(&j, a->ts);
-    }
-    cf_jw_key(&j, "to");
-    cf_jw_cstr(&j, "table");
-    cf_jw_key(&j, "rows");
-    cf_jw_uint(&j, rows);
-    cf_jw_key(&j, "table");
-    cf_jw_cstr(&j, a->out);
+    if (a->has_ts)
+        cf_jw_kv_uint(&j, "as_of", a->ts);
+    cf_jw_kv_cstr(&j, "to", "table");
+    cf_jw_kv_uint(&j, "rows", rows);
+    cf_jw_kv_cstr(&j, "table", a->out);
     cf_jw_key(&j, "columns");
     cf_jw_arr_begin(&j);
     for (size_t i = 0; i < cf_schema_column_count(ts); i++) {
         const cf_column *col = cf_schema_column_at(ts, i);
         cf_jw_obj_begin(&j);
-        cf_jw_key(&j, "column");
-        cf_jw_cstr(&j, col->name);
-        cf_jw_key(&j, "type");
-        cf_jw_cstr(&j, cf_cli_type_name(col->type));
-        cf_jw_key(&j, "is_array");
-        cf_jw_bool(&j, col->is_array);
-        cf_jw_key(&j, "nullable");
-        cf_jw_bool(&j, col->nullable);
+        cf_jw_kv_cstr(&j, "column", col->name);
+        cf_jw_kv_cstr(&j, "type", cf_cli_type_name(col->type));
+        cf_jw_kv_bool(&j, "is_array", col->is_array);
+        cf_jw_kv_bool(&j, "nullable", col->nullable);
         cf_jw_obj_end(&j);
     }
     cf_jw_arr_end(&j);
@@ -436,8 +416,7 @@ static int to_table(cf_cli *c, const cf_kudu_convert_args *a, ksrc *k)
     for (size_t i = 0; i < cf_schema_key_count(ts); i++)
         cf_jw_cstr(&j, cf_schema_column_at(ts, i)->name);
     cf_jw_arr_end(&j);
-    cf_jw_key(&j, "rowsets");
-    cf_jw_uint(&j, cf_table_rowset_count(t));
+    cf_jw_kv_uint(&j, "rowsets", cf_table_rowset_count(t));
     replicas_json(k, &j);
     cf_jw_obj_end(&j);
     cf_jw_newline(&j);

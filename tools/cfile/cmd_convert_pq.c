@@ -128,32 +128,23 @@ static void json_head(pqconv *v, cf_jw *j, const char *to, uint64_t rows)
 {
     cf_jw_init(j, v->c->out);
     cf_jw_obj_begin(j);
-    cf_jw_key(j, "op");
-    cf_jw_cstr(j, "convert");
-    cf_jw_key(j, "from");
-    cf_jw_cstr(j, "parquet");
+    cf_jw_kv_cstr(j, "op", "convert");
+    cf_jw_kv_cstr(j, "from", "parquet");
     cf_jw_key(j, "inputs");
     cf_jw_arr_begin(j);
     cf_jw_cstr(j, v->a->in);
     cf_jw_arr_end(j);
-    cf_jw_key(j, "row_groups");
-    cf_jw_uint(j, cf_parquet_meta(v->pq)->row_group_count);
-    cf_jw_key(j, "to");
-    cf_jw_cstr(j, to);
-    cf_jw_key(j, "rows");
-    cf_jw_uint(j, rows);
+    cf_jw_kv_uint(j, "row_groups", cf_parquet_meta(v->pq)->row_group_count);
+    cf_jw_kv_cstr(j, "to", to);
+    cf_jw_kv_uint(j, "rows", rows);
 }
 
 static void json_column(cf_jw *j, const cf_pq_kcol *k)
 {
-    cf_jw_key(j, "column");
-    cf_jw_cstr(j, k->name);
-    cf_jw_key(j, "type");
-    cf_jw_cstr(j, cf_cli_type_name(k->col.type));
-    cf_jw_key(j, "is_array");
-    cf_jw_bool(j, k->col.is_array);
-    cf_jw_key(j, "nullable");
-    cf_jw_bool(j, k->col.nullable);
+    cf_jw_kv_cstr(j, "column", k->name);
+    cf_jw_kv_cstr(j, "type", cf_cli_type_name(k->col.type));
+    cf_jw_kv_bool(j, "is_array", k->col.is_array);
+    cf_jw_kv_bool(j, "nullable", k->col.nullable);
 }
 
 /* ---- CFiles ------------------------------------------------------------------------------ */
@@ -270,10 +261,8 @@ static int to_cfiles(pqconv *v)
     if (a->json) {
         cf_jw j;
         json_head(v, &j, a->to == CF_PQ_TO_CFILE ? "cfile" : "cfiles", done);
-        if (a->to == CF_PQ_TO_CFILES) {
-            cf_jw_key(&j, "dir");
-            cf_jw_cstr(&j, a->out);
-        }
+        if (a->to == CF_PQ_TO_CFILES)
+            cf_jw_kv_cstr(&j, "dir", a->out);
         uint64_t total = 0;
         cf_jw_key(&j, "files");
         cf_jw_arr_begin(&j);
@@ -283,20 +272,15 @@ static int to_cfiles(pqconv *v)
             uint64_t size = stat(paths[i], &sb) == 0 ? (uint64_t)sb.st_size : 0;
             total += size;
             cf_jw_obj_begin(&j);
-            cf_jw_key(&j, "file");
-            cf_jw_cstr(&j, paths[i]);
+            cf_jw_kv_cstr(&j, "file", paths[i]);
             json_column(&j, &v->k[i]);
-            cf_jw_key(&j, "encoding");
-            cf_jw_cstr(&j, cf_cli_encoding_name(ro->encoding));
-            cf_jw_key(&j, "compression");
-            cf_jw_cstr(&j, cf_cli_compression_name(ro->compression));
-            cf_jw_key(&j, "bytes");
-            cf_jw_uint(&j, size);
+            cf_jw_kv_cstr(&j, "encoding", cf_cli_encoding_name(ro->encoding));
+            cf_jw_kv_cstr(&j, "compression", cf_cli_compression_name(ro->compression));
+            cf_jw_kv_uint(&j, "bytes", size);
             cf_jw_obj_end(&j);
         }
         cf_jw_arr_end(&j);
-        cf_jw_key(&j, "bytes");
-        cf_jw_uint(&j, total);
+        cf_jw_kv_uint(&j, "bytes", total);
         cf_jw_obj_end(&j);
         cf_jw_newline(&j);
     } else if (!a->quiet) {
@@ -495,8 +479,7 @@ static int table_json(pqconv *v, uint64_t rows)
         return cf_cli_lib_fail(v->c, v->a->out, st, &e);
     cf_jw j;
     json_head(v, &j, "table", rows);
-    cf_jw_key(&j, "table");
-    cf_jw_cstr(&j, v->a->out);
+    cf_jw_kv_cstr(&j, "table", v->a->out);
     cf_jw_key(&j, "columns");
     cf_jw_arr_begin(&j);
     for (size_t i = 0; i < v->n; i++) {
@@ -511,8 +494,7 @@ static int table_json(pqconv *v, uint64_t rows)
     for (size_t i = 0; i < cf_schema_key_count(s); i++)
         cf_jw_cstr(&j, cf_schema_column_at(s, i)->name);
     cf_jw_arr_end(&j);
-    cf_jw_key(&j, "rowsets");
-    cf_jw_uint(&j, cf_table_rowset_count(t));
+    cf_jw_kv_uint(&j, "rowsets", cf_table_rowset_count(t));
     cf_jw_obj_end(&j);
     cf_jw_newline(&j);
     cf_table_free(t);

@@ -151,18 +151,12 @@ int cf_cmd_delta_apply(cf_cli *c, int argc, char **argv)
     cf_jw w;
     cf_jw_init(&w, c->out);
     cf_jw_obj_begin(&w);
-    cf_jw_key(&w, "delta_type");
-    cf_jw_cstr(&w, a.type == CF_DELTA_REDO ? "REDO" : "UNDO");
-    cf_jw_key(&w, "snapshot");
-    cf_jw_uint(&w, a.snapshot);
-    cf_jw_key(&w, "start");
-    cf_jw_uint(&w, a.start);
-    cf_jw_key(&w, "rows");
-    cf_jw_uint(&w, a.rows);
-    cf_jw_key(&w, "batch");
-    cf_jw_uint(&w, batch);
-    cf_jw_key(&w, "culled_by_stats");
-    cf_jw_bool(&w, culled);
+    cf_jw_kv_cstr(&w, "delta_type", a.type == CF_DELTA_REDO ? "REDO" : "UNDO");
+    cf_jw_kv_uint(&w, "snapshot", a.snapshot);
+    cf_jw_kv_uint(&w, "start", a.start);
+    cf_jw_kv_uint(&w, "rows", a.rows);
+    cf_jw_kv_uint(&w, "batch", batch);
+    cf_jw_kv_bool(&w, "culled_by_stats", culled);
     cf_jw_key(&w, "deleted_rows");
     cf_jw_arr_begin(&w);
     for (size_t i = 0; i < rows; i++)

@@ -39,16 +39,11 @@ static void stats_json(cf_jw *w, const cf_delta_stats *st)
     }
     cf_jw_key(w, "delta_stats");
     cf_jw_obj_begin(w);
-    cf_jw_key(w, "min_timestamp");
-    cf_jw_uint(w, st->min_ts);
-    cf_jw_key(w, "max_timestamp");
-    cf_jw_uint(w, st->max_ts);
-    cf_jw_key(w, "delete_count");
-    cf_jw_int(w, st->delete_count);
-    cf_jw_key(w, "reinsert_count");
-    cf_jw_int(w, st->reinsert_count);
-    cf_jw_key(w, "update_count");
-    cf_jw_int(w, total);
+    cf_jw_kv_uint(w, "min_timestamp", st->min_ts);
+    cf_jw_kv_uint(w, "max_timestamp", st->max_ts);
+    cf_jw_kv_int(w, "delete_count", st->delete_count);
+    cf_jw_kv_int(w, "reinsert_count", st->reinsert_count);
+    cf_jw_kv_int(w, "update_count", total);
     cf_jw_key(w, "update_counts_by_col_id");
     cf_jw_obj_begin(w);
     for (size_t i = 0; i < n; i++) {
@@ -56,8 +51,7 @@ static void stats_json(cf_jw *w, const cf_delta_stats *st)
             continue;
         char k[16];
         snprintf(k, sizeof(k), "%" PRId32, (int32_t)m[i].col_id);
-        cf_jw_key(w, k);
-        cf_jw_int(w, m[i].update_count);
+        cf_jw_kv_int(w, k, m[i].update_count);
     }
     cf_jw_obj_end(w);
     cf_jw_obj_end(w);
@@ -65,25 +59,19 @@ static void stats_json(cf_jw *w, const cf_delta_stats *st)
 
     cf_jw_key(w, "delta_stats_pb");
     cf_jw_obj_begin(w);
-    cf_jw_key(w, "delete_count");
-    cf_jw_int(w, st->delete_count);
-    cf_jw_key(w, "reinsert_count");
-    cf_jw_int(w, st->reinsert_count);
+    cf_jw_kv_int(w, "delete_count", st->delete_count);
+    cf_jw_kv_int(w, "reinsert_count", st->reinsert_count);
     cf_jw_key(w, "column_stats");
     cf_jw_arr_begin(w);
     for (size_t i = 0; i < st->ncols; i++) {
         cf_jw_obj_begin(w);
-        cf_jw_key(w, "col_id");
-        cf_jw_int(w, (int32_t)st->cols[i].col_id);
-        cf_jw_key(w, "update_count");
-        cf_jw_int(w, st->cols[i].update_count);
+        cf_jw_kv_int(w, "col_id", (int32_t)st->cols[i].col_id);
+        cf_jw_kv_int(w, "update_count", st->cols[i].update_count);
         cf_jw_obj_end(w);
     }
     cf_jw_arr_end(w);
-    cf_jw_key(w, "max_timestamp");
-    cf_jw_uint(w, st->max_ts);
-    cf_jw_key(w, "min_timestamp");
-    cf_jw_uint(w, st->min_ts);
+    cf_jw_kv_uint(w, "max_timestamp", st->max_ts);
+    cf_jw_kv_uint(w, "min_timestamp", st->min_ts);
     cf_jw_obj_end(w);
 }
 
@@ -98,10 +86,8 @@ static void delta_json(cf_jw *w, const cf_delta *d, const cf_cli_delta_schema *s
     cf_error e;
     cf_rcl_decoder dec;
     cf_jw_obj_begin(w);
-    cf_jw_key(w, "row");
-    cf_jw_uint(w, d->row);
-    cf_jw_key(w, "ts");
-    cf_jw_uint(w, d->ts);
+    cf_jw_kv_uint(w, "row", d->row);
+    cf_jw_kv_uint(w, "ts", d->ts);
     cf_jw_key(w, "op");
     cf_status st = cf_rcl_decoder_init(&dec, d->rcl, &e);
     if (st != CF_OK) {
@@ -155,11 +141,9 @@ static void delta_json(cf_jw *w, const cf_delta *d, const cf_cli_delta_schema *s
                 if (ci >= 0)
                     continue;
                 cf_jw_obj_begin(w);
-                cf_jw_key(w, "col_id");
-                cf_jw_uint(w, ch.col_id);
+                cf_jw_kv_uint(w, "col_id", ch.col_id);
                 if (ch.is_null) {
-                    cf_jw_key(w, "value");
-                    cf_jw_null(w);
+                    cf_jw_kv_null(w, "value");
                 } else {
                     cf_jw_key(w, "raw_hex");
                     cf_jw_hex(w, ch.value.data, ch.value.len);
@@ -210,10 +194,8 @@ int cf_cmd_delta_dump(cf_cli *c, int argc, char **argv)
     cf_status sst = cf_delta_reader_stats(r, &ds, &se);
     if (a.json) {
         cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "delta_type");
-        cf_jw_cstr(&w, a.type == CF_DELTA_REDO ? "REDO" : "UNDO");
-        cf_jw_key(&w, "num_deltas");
-        cf_jw_uint(&w, cf_reader_info(cf_delta_reader_cfile(r))->num_values);
+        cf_jw_kv_cstr(&w, "delta_type", a.type == CF_DELTA_REDO ? "REDO" : "UNDO");
+        cf_jw_kv_uint(&w, "num_deltas", cf_reader_info(cf_delta_reader_cfile(r))->num_values);
         if (sst == CF_OK) {
             stats_json(&w, ds);
         } else {

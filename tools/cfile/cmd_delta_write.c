@@ -225,10 +225,8 @@ int cf_cmd_delta_write(cf_cli *c, int argc, char **argv)
         cf_jw jw;
         cf_jw_init(&jw, c->out);
         cf_jw_obj_begin(&jw);
-        cf_jw_key(&jw, "file");
-        cf_jw_cstr(&jw, out_path);
-        cf_jw_key(&jw, "deltas");
-        cf_jw_uint(&jw, ndeltas);
+        cf_jw_kv_cstr(&jw, "file", out_path);
+        cf_jw_kv_uint(&jw, "deltas", ndeltas);
         cf_jw_key(&jw, "bytes");
         if (stat(out_path, &sb) == 0)
             cf_jw_uint(&jw, (uint64_t)sb.st_size);

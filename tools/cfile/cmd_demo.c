@@ -125,20 +125,13 @@ static cf_status show_col(cf_cli *c, cf_jw *jw, const char *path, const demo_col
     const cf_file_info *in = cf_reader_info(r);
     if (jw != NULL) {
         cf_jw_obj_begin(jw);
-        cf_jw_key(jw, "name");
-        cf_jw_cstr(jw, dc->name);
-        cf_jw_key(jw, "file");
-        cf_jw_cstr(jw, path);
-        cf_jw_key(jw, "type");
-        cf_jw_cstr(jw, cf_cli_type_name(in->type));
-        cf_jw_key(jw, "encoding");
-        cf_jw_cstr(jw, cf_cli_encoding_name(in->encoding));
-        cf_jw_key(jw, "compression");
-        cf_jw_cstr(jw, cf_cli_compression_name(in->compression));
-        cf_jw_key(jw, "rows");
-        cf_jw_uint(jw, in->num_values);
-        cf_jw_key(jw, "bytes");
-        cf_jw_uint(jw, in->file_size);
+        cf_jw_kv_cstr(jw, "name", dc->name);
+        cf_jw_kv_cstr(jw, "file", path);
+        cf_jw_kv_cstr(jw, "type", cf_cli_type_name(in->type));
+        cf_jw_kv_cstr(jw, "encoding", cf_cli_encoding_name(in->encoding));
+        cf_jw_kv_cstr(jw, "compression", cf_cli_compression_name(in->compression));
+        cf_jw_kv_uint(jw, "rows", in->num_values);
+        cf_jw_kv_uint(jw, "bytes", in->file_size);
         cf_jw_key(jw, "fallback");
         if (note[0] != '\0')
             cf_jw_cstr(jw, note);
@@ -177,14 +170,10 @@ static cf_status show_col(cf_cli *c, cf_jw *jw, const char *path, const demo_col
             if (st == CF_OK && b.count == 1 && jw != NULL) {
                 cf_jw_key(jw, "value_index_lookup");
                 cf_jw_obj_begin(jw);
-                cf_jw_key(jw, "key");
-                cf_jw_int(jw, key);
-                cf_jw_key(jw, "value");
-                cf_jw_int(jw, ((const int64_t *)b.values)[0]);
-                cf_jw_key(jw, "row");
-                cf_jw_uint(jw, ord);
-                cf_jw_key(jw, "exact");
-                cf_jw_bool(jw, exact);
+                cf_jw_kv_int(jw, "key", key);
+                cf_jw_kv_int(jw, "value", ((const int64_t *)b.values)[0]);
+                cf_jw_kv_uint(jw, "row", ord);
+                cf_jw_kv_bool(jw, "exact", exact);
                 cf_jw_obj_end(jw);
             } else if (st == CF_OK && b.count == 1) {
                 fprintf(c->out,
@@ -260,10 +249,8 @@ int cf_cmd_demo(cf_cli *c, int argc, char **argv)
         cf_jw_init(&jwv, jf);
         jw = &jwv;
         cf_jw_obj_begin(jw);
-        cf_jw_key(jw, "dir");
-        cf_jw_cstr(jw, dir);
-        cf_jw_key(jw, "rows");
-        cf_jw_uint(jw, rows);
+        cf_jw_kv_cstr(jw, "dir", dir);
+        cf_jw_kv_uint(jw, "rows", rows);
         cf_jw_key(jw, "columns");
         cf_jw_arr_begin(jw);
     } else {

@@ -109,36 +109,23 @@ static void header_fields(cf_jw *w, const cf_reader *r)
     const cf_metadata_pair *hm, *fm;
     size_t nh = cf_reader_header_metadata(r, &hm);
     size_t nf = cf_reader_footer_metadata(r, &fm);
-    cf_jw_key(w, "type");
-    cf_jw_cstr(w, cf_cli_type_name(in->type));
-    cf_jw_key(w, "encoding");
-    cf_jw_cstr(w, cf_cli_encoding_name(in->encoding));
-    cf_jw_key(w, "compression");
-    cf_jw_cstr(w, cf_cli_compression_name(in->compression));
-    cf_jw_key(w, "num_values");
-    cf_jw_uint(w, in->num_values);
-    cf_jw_key(w, "nullable");
-    cf_jw_bool(w, in->nullable);
-    cf_jw_key(w, "is_array");
-    cf_jw_bool(w, in->is_array);
-    cf_jw_key(w, "has_posidx");
-    cf_jw_bool(w, in->has_posidx);
-    cf_jw_key(w, "has_validx");
-    cf_jw_bool(w, in->has_validx);
-    cf_jw_key(w, "incompatible_features");
-    cf_jw_uint(w, in->incompatible_features);
-    cf_jw_key(w, "compatible_features");
-    cf_jw_uint(w, in->compatible_features);
-    cf_jw_key(w, "has_dict_block");
-    cf_jw_bool(w, in->has_dict_block);
+    cf_jw_kv_cstr(w, "type", cf_cli_type_name(in->type));
+    cf_jw_kv_cstr(w, "encoding", cf_cli_encoding_name(in->encoding));
+    cf_jw_kv_cstr(w, "compression", cf_cli_compression_name(in->compression));
+    cf_jw_kv_uint(w, "num_values", in->num_values);
+    cf_jw_kv_bool(w, "nullable", in->nullable);
+    cf_jw_kv_bool(w, "is_array", in->is_array);
+    cf_jw_kv_bool(w, "has_posidx", in->has_posidx);
+    cf_jw_kv_bool(w, "has_validx", in->has_validx);
+    cf_jw_kv_uint(w, "incompatible_features", in->incompatible_features);
+    cf_jw_kv_uint(w, "compatible_features", in->compatible_features);
+    cf_jw_kv_bool(w, "has_dict_block", in->has_dict_block);
     cf_jw_key(w, "header_metadata");
     cf_cli_write_metadata(w, hm, nh);
     cf_jw_key(w, "footer_metadata");
     cf_cli_write_metadata(w, fm, nf);
-    cf_jw_key(w, "file_size");
-    cf_jw_uint(w, in->file_size);
-    cf_jw_key(w, "format_version");
-    cf_jw_int(w, in->format_version);
+    cf_jw_kv_uint(w, "file_size", in->file_size);
+    cf_jw_kv_int(w, "format_version", in->format_version);
 }
 
 /* The bloom blocks of a BloomFile, in file order, as cf_cli_verify reports them. */
@@ -182,18 +169,14 @@ static int dump_bloom(cf_cli *c, const cf_reader *r, const char *path, dump_form
         cf_jw_init(&w, c->out);
         cf_jw_obj_begin(&w);
         header_fields(&w, r);
-        cf_jw_key(&w, "kind");
-        cf_jw_cstr(&w, "BloomFile");
+        cf_jw_kv_cstr(&w, "kind", "BloomFile");
         cf_jw_key(&w, "bloom_blocks");
         cf_jw_arr_begin(&w);
         for (size_t i = 0; i < l.n; i++) {
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "offset");
-            cf_jw_uint(&w, l.v[i].off);
-            cf_jw_key(&w, "size");
-            cf_jw_uint(&w, l.v[i].size);
-            cf_jw_key(&w, "logical_size");
-            cf_jw_uint(&w, l.v[i].logical_size);
+            cf_jw_kv_uint(&w, "offset", l.v[i].off);
+            cf_jw_kv_uint(&w, "size", l.v[i].size);
+            cf_jw_kv_uint(&w, "logical_size", l.v[i].logical_size);
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);
@@ -404,8 +387,7 @@ static int dump_run(cf_cli *c, const char *path, cf_io *io, const dump_opts *o)
             case FMT_JSONL:
                 cf_jw_init(&w, c->out);
                 cf_jw_obj_begin(&w);
-                cf_jw_key(&w, "row");
-                cf_jw_uint(&w, ord);
+                cf_jw_kv_uint(&w, "row", ord);
                 cf_jw_key(&w, "value");
                 cf_cli_row_write(&w, in->type, in->is_array, &b, i);
                 cf_jw_obj_end(&w);

@@ -112,16 +112,13 @@ static void jw_cell(cf_jw *w, const cf_hfile *h, const cf_hfile_cell *c, bool ke
         hf_jw_key_members(w, c);
     }
     if (keys_only) {
-        cf_jw_key(w, "value_len");
-        cf_jw_uint(w, c->value.len);
+        cf_jw_kv_uint(w, "value_len", c->value.len);
     } else {
         cf_jw_key(w, "value");
         hf_jw_bytes(w, c->value);
     }
-    if (in->includes_mvcc) {
-        cf_jw_key(w, "mvcc");
-        cf_jw_uint(w, c->mvcc);
-    }
+    if (in->includes_mvcc)
+        cf_jw_kv_uint(w, "mvcc", c->mvcc);
     if (in->includes_tags) {
         cf_jw_key(w, "tags");
         cf_jw_hex(w, c->tags.data, c->tags.len);
@@ -152,8 +149,7 @@ static int do_dump(cf_cli *c, cf_hfile *h, const hf_opts *o)
     if (o->json) {
         hf_jw_begin(&w, c->out, o);
         hf_jw_version(&w, h);
-        cf_jw_key(&w, "num_cells");
-        cf_jw_uint(&w, cf_hfile_get_trailer(h)->entry_count);
+        cf_jw_kv_uint(&w, "num_cells", cf_hfile_get_trailer(h)->entry_count);
         cf_jw_key(&w, "cells");
         cf_jw_arr_begin(&w);
     }
@@ -239,13 +235,11 @@ static int do_seek(cf_cli *c, cf_hfile *h, const hf_opts *o, const uint8_t *row,
     if (json) {
         cf_jw w;
         hf_jw_begin(&w, c->out, o);
-        cf_jw_key(&w, "exact");
-        cf_jw_bool(&w, exact);
+        cf_jw_kv_bool(&w, "exact", exact);
         cf_jw_key(&w, "lower_bound");
         if (has) {
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "cell_index");
-            cf_jw_uint(&w, idx);
+            cf_jw_kv_uint(&w, "cell_index", idx);
             cf_jw_key(&w, in->raw_keys ? "key" : "row");
             hf_jw_bytes(&w, got);
             cf_jw_key(&w, "value");
@@ -344,16 +338,11 @@ static int do_verify(cf_cli *c, cf_hfile *h, const hf_opts *o)
     if (json) {
         cf_jw w;
         hf_jw_begin(&w, c->out, o);
-        cf_jw_key(&w, "ok");
-        cf_jw_bool(&w, ok);
-        cf_jw_key(&w, "blocks");
-        cf_jw_uint(&w, blocks);
-        cf_jw_key(&w, "cells");
-        cf_jw_uint(&w, cells);
-        cf_jw_key(&w, "checksums_verified");
-        cf_jw_bool(&w, in->checksums && unchecked == 0);
-        cf_jw_key(&w, "null_checksum_blocks");
-        cf_jw_uint(&w, unchecked);
+        cf_jw_kv_bool(&w, "ok", ok);
+        cf_jw_kv_uint(&w, "blocks", blocks);
+        cf_jw_kv_uint(&w, "cells", cells);
+        cf_jw_kv_bool(&w, "checksums_verified", in->checksums && unchecked == 0);
+        cf_jw_kv_uint(&w, "null_checksum_blocks", unchecked);
         cf_jw_obj_end(&w);
         cf_jw_newline(&w);
     } else {

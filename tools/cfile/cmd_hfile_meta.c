@@ -59,16 +59,11 @@ static void jw_fi_value(cf_jw *w, const cf_hfile *h, cf_slice v, const cf_hfile_
     case CF_HFILE_FI_BOOL: cf_jw_bool(w, d->num != 0); break;
     case CF_HFILE_FI_TIMERANGE:
         cf_jw_obj_begin(w);
-        cf_jw_key(w, "from");
-        cf_jw_int(w, d->tr_from);
-        cf_jw_key(w, "to");
-        cf_jw_int(w, d->tr_to);
-        cf_jw_key(w, "encoding");
-        cf_jw_cstr(w, d->tr_protobuf ? "protobuf" : "writable");
-        if (d->tr_extra) {
-            cf_jw_key(w, "trailing_bytes");
-            cf_jw_uint(w, d->tr_extra);
-        }
+        cf_jw_kv_int(w, "from", d->tr_from);
+        cf_jw_kv_int(w, "to", d->tr_to);
+        cf_jw_kv_cstr(w, "encoding", d->tr_protobuf ? "protobuf" : "writable");
+        if (d->tr_extra)
+            cf_jw_kv_uint(w, "trailing_bytes", d->tr_extra);
         cf_jw_obj_end(w);
         break;
     case CF_HFILE_FI_KEY: hf_jw_key(w, NULL, d->key.key); break;
@@ -229,45 +224,27 @@ static void jw_trailer(cf_jw *w, const cf_hfile_trailer *t)
 {
     cf_jw_key(w, "trailer");
     cf_jw_obj_begin(w);
-    cf_jw_key(w, "file_info_offset");
-    cf_jw_uint(w, t->file_info_offset);
+    cf_jw_kv_uint(w, "file_info_offset", t->file_info_offset);
     if (t->major == 1) {
-        cf_jw_key(w, "data_index_offset");
-        cf_jw_uint(w, t->data_index_offset);
-        cf_jw_key(w, "data_index_count");
-        cf_jw_uint(w, t->data_index_count);
-        cf_jw_key(w, "meta_index_offset");
-        cf_jw_uint(w, t->meta_index_offset);
-        cf_jw_key(w, "meta_index_count");
-        cf_jw_uint(w, t->meta_index_count);
-        cf_jw_key(w, "total_uncompressed_bytes");
-        cf_jw_uint(w, t->total_uncompressed_bytes);
-        cf_jw_key(w, "entry_count");
-        cf_jw_uint(w, t->entry_count);
+        cf_jw_kv_uint(w, "data_index_offset", t->data_index_offset);
+        cf_jw_kv_uint(w, "data_index_count", t->data_index_count);
+        cf_jw_kv_uint(w, "meta_index_offset", t->meta_index_offset);
+        cf_jw_kv_uint(w, "meta_index_count", t->meta_index_count);
+        cf_jw_kv_uint(w, "total_uncompressed_bytes", t->total_uncompressed_bytes);
+        cf_jw_kv_uint(w, "entry_count", t->entry_count);
     } else {
-        cf_jw_key(w, "load_on_open_data_offset");
-        cf_jw_uint(w, t->load_on_open_data_offset);
-        cf_jw_key(w, "uncompressed_data_index_size");
-        cf_jw_uint(w, t->uncompressed_data_index_size);
-        cf_jw_key(w, "total_uncompressed_bytes");
-        cf_jw_uint(w, t->total_uncompressed_bytes);
-        cf_jw_key(w, "data_index_count");
-        cf_jw_uint(w, t->data_index_count);
-        cf_jw_key(w, "meta_index_count");
-        cf_jw_uint(w, t->meta_index_count);
-        cf_jw_key(w, "entry_count");
-        cf_jw_uint(w, t->entry_count);
-        cf_jw_key(w, "num_data_index_levels");
-        cf_jw_uint(w, t->num_data_index_levels);
-        cf_jw_key(w, "first_data_block_offset");
-        cf_jw_uint(w, t->first_data_block_offset);
-        cf_jw_key(w, "last_data_block_offset");
-        cf_jw_uint(w, t->last_data_block_offset);
-        cf_jw_key(w, "comparator_class_name");
-        cf_jw_cstr(w, t->comparator);
+        cf_jw_kv_uint(w, "load_on_open_data_offset", t->load_on_open_data_offset);
+        cf_jw_kv_uint(w, "uncompressed_data_index_size", t->uncompressed_data_index_size);
+        cf_jw_kv_uint(w, "total_uncompressed_bytes", t->total_uncompressed_bytes);
+        cf_jw_kv_uint(w, "data_index_count", t->data_index_count);
+        cf_jw_kv_uint(w, "meta_index_count", t->meta_index_count);
+        cf_jw_kv_uint(w, "entry_count", t->entry_count);
+        cf_jw_kv_uint(w, "num_data_index_levels", t->num_data_index_levels);
+        cf_jw_kv_uint(w, "first_data_block_offset", t->first_data_block_offset);
+        cf_jw_kv_uint(w, "last_data_block_offset", t->last_data_block_offset);
+        cf_jw_kv_cstr(w, "comparator_class_name", t->comparator);
     }
-    cf_jw_key(w, "compression_codec");
-    cf_jw_uint(w, t->compression_codec);
+    cf_jw_kv_uint(w, "compression_codec", t->compression_codec);
     cf_jw_obj_end(w);
 }
 
@@ -289,20 +266,13 @@ static void jw_blooms(cf_jw *w, const cf_hfile *h)
             continue;
         }
         cf_jw_obj_begin(w);
-        cf_jw_key(w, "version");
-        cf_jw_uint(w, bi->version);
-        cf_jw_key(w, "total_byte_size");
-        cf_jw_uint(w, bi->total_byte_size);
-        cf_jw_key(w, "hash_count");
-        cf_jw_uint(w, bi->hash_count);
-        cf_jw_key(w, "hash_type");
-        cf_jw_cstr(w, hash_name(bi->hash_type));
-        cf_jw_key(w, "total_key_count");
-        cf_jw_uint(w, bi->total_key_count);
-        cf_jw_key(w, "total_max_keys");
-        cf_jw_uint(w, bi->total_max_keys);
-        cf_jw_key(w, "num_chunks");
-        cf_jw_uint(w, bi->num_chunks);
+        cf_jw_kv_uint(w, "version", bi->version);
+        cf_jw_kv_uint(w, "total_byte_size", bi->total_byte_size);
+        cf_jw_kv_uint(w, "hash_count", bi->hash_count);
+        cf_jw_kv_cstr(w, "hash_type", hash_name(bi->hash_type));
+        cf_jw_kv_uint(w, "total_key_count", bi->total_key_count);
+        cf_jw_kv_uint(w, "total_max_keys", bi->total_max_keys);
+        cf_jw_kv_uint(w, "num_chunks", bi->num_chunks);
         cf_jw_key(w, "comparator_class_name");
         hf_jw_bytes(w, bi->comparator);
         cf_jw_key(w, "chunks");
@@ -313,10 +283,8 @@ static void jw_blooms(cf_jw *w, const cf_hfile *h)
             cf_slice fk;
             cf_hfile_bloom_chunk_at(h, b, i, &off, &sz, &fk);
             cf_jw_obj_begin(w);
-            cf_jw_key(w, "offset");
-            cf_jw_uint(w, off);
-            cf_jw_key(w, "on_disk_size");
-            cf_jw_uint(w, sz);
+            cf_jw_kv_uint(w, "offset", off);
+            cf_jw_kv_uint(w, "on_disk_size", sz);
             cf_jw_key(w, "first_key");
             hf_jw_bytes(w, fk);
             cf_jw_obj_end(w);
@@ -333,45 +301,29 @@ static void meta_json(cf_cli *c, cf_hfile *h, const hf_opts *op, const walk_sum 
     const cf_hfile_info *in = cf_hfile_get_info(h);
     cf_jw w;
     hf_jw_begin(&w, c->out, op);
-    cf_jw_key(&w, "format");
-    cf_jw_cstr(&w, "hfile");
+    cf_jw_kv_cstr(&w, "format", "hfile");
     hf_jw_version(&w, h);
-    cf_jw_key(&w, "data_block_encoding");
-    cf_jw_cstr(&w, hf_encoding(h));
-    cf_jw_key(&w, "comparator");
-    cf_jw_cstr(&w, t->comparator);
-    cf_jw_key(&w, "cell_format");
-    cf_jw_cstr(&w, in->raw_keys ? "raw_key_value" : "keyvalue");
-    cf_jw_key(&w, "num_cells");
-    cf_jw_uint(&w, t->entry_count);
-    cf_jw_key(&w, "includes_mvcc");
-    cf_jw_bool(&w, in->includes_mvcc);
-    cf_jw_key(&w, "includes_tags");
-    cf_jw_bool(&w, in->includes_tags);
-    cf_jw_key(&w, "block_checksums");
-    cf_jw_bool(&w, in->checksums);
+    cf_jw_kv_cstr(&w, "data_block_encoding", hf_encoding(h));
+    cf_jw_kv_cstr(&w, "comparator", t->comparator);
+    cf_jw_kv_cstr(&w, "cell_format", in->raw_keys ? "raw_key_value" : "keyvalue");
+    cf_jw_kv_uint(&w, "num_cells", t->entry_count);
+    cf_jw_kv_bool(&w, "includes_mvcc", in->includes_mvcc);
+    cf_jw_kv_bool(&w, "includes_tags", in->includes_tags);
+    cf_jw_kv_bool(&w, "block_checksums", in->checksums);
     jw_trailer(&w, t);
     cf_jw_key(&w, "index");
     cf_jw_obj_begin(&w);
-    cf_jw_key(&w, "levels");
-    cf_jw_uint(&w, in->index_levels);
-    cf_jw_key(&w, "root_entries");
-    cf_jw_uint(&w, in->root_entries);
-    cf_jw_key(&w, "intermediate_index_blocks");
-    cf_jw_uint(&w, in->intermediate_index_blocks);
-    cf_jw_key(&w, "leaf_index_blocks");
-    cf_jw_uint(&w, in->leaf_index_blocks);
-    cf_jw_key(&w, "data_blocks");
-    cf_jw_uint(&w, in->num_data_blocks);
+    cf_jw_kv_uint(&w, "levels", in->index_levels);
+    cf_jw_kv_uint(&w, "root_entries", in->root_entries);
+    cf_jw_kv_uint(&w, "intermediate_index_blocks", in->intermediate_index_blocks);
+    cf_jw_kv_uint(&w, "leaf_index_blocks", in->leaf_index_blocks);
+    cf_jw_kv_uint(&w, "data_blocks", in->num_data_blocks);
     cf_jw_key(&w, "midkey");
     if (in->has_midkey_metadata) {
         cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "mid_leaf_block_offset");
-        cf_jw_uint(&w, in->mid_leaf_offset);
-        cf_jw_key(&w, "mid_leaf_block_on_disk_size");
-        cf_jw_uint(&w, in->mid_leaf_on_disk_size);
-        cf_jw_key(&w, "mid_key_entry");
-        cf_jw_uint(&w, in->mid_key_entry);
+        cf_jw_kv_uint(&w, "mid_leaf_block_offset", in->mid_leaf_offset);
+        cf_jw_kv_uint(&w, "mid_leaf_block_on_disk_size", in->mid_leaf_on_disk_size);
+        cf_jw_kv_uint(&w, "mid_key_entry", in->mid_key_entry);
         cf_jw_obj_end(&w);
     } else {
         cf_jw_null(&w);
@@ -385,23 +337,18 @@ static void meta_json(cf_cli *c, cf_hfile *h, const hf_opts *op, const walk_sum 
     if (t->major >= 2) {
         cf_jw_key(&w, "block_counts");
         cf_jw_obj_begin(&w);
-        for (size_t i = 0; i < ws->n; i++) {
-            cf_jw_key(&w, ws->magic[i]);
-            cf_jw_uint(&w, ws->count[i]);
-        }
+        for (size_t i = 0; i < ws->n; i++)
+            cf_jw_kv_uint(&w, ws->magic[i], ws->count[i]);
         cf_jw_obj_end(&w);
         cf_jw_key(&w, "load_on_open");
         cf_jw_arr_begin(&w);
         for (size_t i = 0; i < ws->lo_n; i++) {
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "type");
-            cf_jw_cstr(&w, block_name(ws->lo[i].magic));
-            cf_jw_key(&w, "offset");
-            cf_jw_uint(&w, ws->lo[i].offset);
-            cf_jw_key(&w, "on_disk_size");
-            cf_jw_uint(&w, (uint64_t)ws->lo[i].header_size + ws->lo[i].on_disk_size_without_header);
-            cf_jw_key(&w, "uncompressed_size");
-            cf_jw_uint(&w, ws->lo[i].uncompressed_size_without_header);
+            cf_jw_kv_cstr(&w, "type", block_name(ws->lo[i].magic));
+            cf_jw_kv_uint(&w, "offset", ws->lo[i].offset);
+            cf_jw_kv_uint(&w, "on_disk_size",
+                          (uint64_t)ws->lo[i].header_size + ws->lo[i].on_disk_size_without_header);
+            cf_jw_kv_uint(&w, "uncompressed_size", ws->lo[i].uncompressed_size_without_header);
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);
@@ -418,16 +365,13 @@ static void meta_json(cf_cli *c, cf_hfile *h, const hf_opts *op, const walk_sum 
         hf_jw_bytes(&w, k);
         cf_jw_key(&w, "value");
         hf_jw_bytes(&w, v);
-        cf_jw_key(&w, "type");
-        cf_jw_cstr(&w, fi_kind_name(d.kind));
+        cf_jw_kv_cstr(&w, "type", fi_kind_name(d.kind));
         if (d.kind != CF_HFILE_FI_BYTES && d.kind != CF_HFILE_FI_STRING) {
             cf_jw_key(&w, "decoded");
             jw_fi_value(&w, h, v, &d);
         }
-        if (d.malformed) {
-            cf_jw_key(&w, "error");
-            cf_jw_cstr(&w, d.malformed);
-        }
+        if (d.malformed)
+            cf_jw_kv_cstr(&w, "error", d.malformed);
         cf_jw_obj_end(&w);
     }
     cf_jw_arr_end(&w);
@@ -441,10 +385,8 @@ static void meta_json(cf_cli *c, cf_hfile *h, const hf_opts *op, const walk_sum 
         cf_jw_obj_begin(&w);
         cf_jw_key(&w, "name");
         hf_jw_bytes(&w, name);
-        cf_jw_key(&w, "offset");
-        cf_jw_uint(&w, off);
-        cf_jw_key(&w, "on_disk_size");
-        cf_jw_uint(&w, sz);
+        cf_jw_kv_uint(&w, "offset", off);
+        cf_jw_kv_uint(&w, "on_disk_size", sz);
         cf_jw_obj_end(&w);
     }
     cf_jw_arr_end(&w);
@@ -492,26 +434,18 @@ static bool print_index_block(void *ctx, const cf_hfile_index_block *b, const cf
     if (x->w) {
         cf_jw *w = x->w;
         cf_jw_obj_begin(w);
-        cf_jw_key(w, "level");
-        cf_jw_uint(w, b->level);
-        cf_jw_key(w, "kind");
-        cf_jw_cstr(w, b->kind);
-        cf_jw_key(w, "offset");
-        cf_jw_uint(w, b->offset);
-        if (b->on_disk_size) {
-            cf_jw_key(w, "on_disk_size");
-            cf_jw_uint(w, b->on_disk_size);
-        }
-        cf_jw_key(w, "uncompressed_size");
-        cf_jw_uint(w, b->uncompressed_size);
+        cf_jw_kv_uint(w, "level", b->level);
+        cf_jw_kv_cstr(w, "kind", b->kind);
+        cf_jw_kv_uint(w, "offset", b->offset);
+        if (b->on_disk_size)
+            cf_jw_kv_uint(w, "on_disk_size", b->on_disk_size);
+        cf_jw_kv_uint(w, "uncompressed_size", b->uncompressed_size);
         cf_jw_key(w, "entries");
         cf_jw_arr_begin(w);
         for (size_t i = 0; i < n; i++) {
             cf_jw_obj_begin(w);
-            cf_jw_key(w, "offset");
-            cf_jw_uint(w, e[i].offset);
-            cf_jw_key(w, "on_disk_size");
-            cf_jw_uint(w, e[i].on_disk_size);
+            cf_jw_kv_uint(w, "offset", e[i].offset);
+            cf_jw_kv_uint(w, "on_disk_size", e[i].on_disk_size);
             cf_jw_key(w, "key");
             hf_jw_key(w, x->h, e[i].key);
             cf_jw_obj_end(w);
@@ -541,27 +475,17 @@ static bool print_header(void *ctx, const cf_hfile_block_header *b)
     if (x->w) {
         cf_jw *w = x->w;
         cf_jw_obj_begin(w);
-        cf_jw_key(w, "offset");
-        cf_jw_uint(w, b->offset);
-        cf_jw_key(w, "type");
-        cf_jw_cstr(w, block_name(b->magic));
-        cf_jw_key(w, "magic");
-        cf_jw_cstr(w, b->magic);
-        cf_jw_key(w, "header_size");
-        cf_jw_uint(w, b->header_size);
-        cf_jw_key(w, "on_disk_size_without_header");
-        cf_jw_uint(w, b->on_disk_size_without_header);
-        cf_jw_key(w, "uncompressed_size_without_header");
-        cf_jw_uint(w, b->uncompressed_size_without_header);
-        cf_jw_key(w, "prev_block_offset");
-        cf_jw_int(w, b->prev_block_offset);
+        cf_jw_kv_uint(w, "offset", b->offset);
+        cf_jw_kv_cstr(w, "type", block_name(b->magic));
+        cf_jw_kv_cstr(w, "magic", b->magic);
+        cf_jw_kv_uint(w, "header_size", b->header_size);
+        cf_jw_kv_uint(w, "on_disk_size_without_header", b->on_disk_size_without_header);
+        cf_jw_kv_uint(w, "uncompressed_size_without_header", b->uncompressed_size_without_header);
+        cf_jw_kv_int(w, "prev_block_offset", b->prev_block_offset);
         if (b->header_size > 24) {
-            cf_jw_key(w, "checksum_type");
-            cf_jw_cstr(w, ck ? ck : "UNKNOWN");
-            cf_jw_key(w, "bytes_per_checksum");
-            cf_jw_uint(w, b->bytes_per_checksum);
-            cf_jw_key(w, "on_disk_data_size_with_header");
-            cf_jw_uint(w, b->on_disk_data_size_with_header);
+            cf_jw_kv_cstr(w, "checksum_type", ck ? ck : "UNKNOWN");
+            cf_jw_kv_uint(w, "bytes_per_checksum", b->bytes_per_checksum);
+            cf_jw_kv_uint(w, "on_disk_data_size_with_header", b->on_disk_data_size_with_header);
         }
         cf_jw_obj_end(w);
         return true;
@@ -595,10 +519,8 @@ int hf_do_blocks(cf_cli *c, cf_hfile *h, const hf_opts *o)
         if (o->json) {
             cf_jw_key(&w, "index");
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "levels");
-            cf_jw_uint(&w, in->index_levels);
-            cf_jw_key(&w, "data_blocks");
-            cf_jw_uint(&w, in->num_data_blocks);
+            cf_jw_kv_uint(&w, "levels", in->index_levels);
+            cf_jw_kv_uint(&w, "data_blocks", in->num_data_blocks);
             cf_jw_key(&w, "blocks");
             cf_jw_arr_begin(&w);
         } else {
@@ -625,10 +547,8 @@ int hf_do_blocks(cf_cli *c, cf_hfile *h, const hf_opts *o)
                 cf_jw_obj_begin(&w);
                 cf_jw_key(&w, "name");
                 hf_jw_bytes(&w, name);
-                cf_jw_key(&w, "offset");
-                cf_jw_uint(&w, off);
-                cf_jw_key(&w, "on_disk_size");
-                cf_jw_uint(&w, sz);
+                cf_jw_kv_uint(&w, "offset", off);
+                cf_jw_kv_uint(&w, "on_disk_size", sz);
                 cf_jw_obj_end(&w);
             } else {
                 fprintf(c->out, "  [%zu] offset=%" PRIu64 ", dataSize=%" PRIu32 ", name=", i, off,

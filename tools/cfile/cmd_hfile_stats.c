@@ -119,12 +119,9 @@ static void hist_json(cf_jw *w, const hist *s)
 {
     cf_jw_key(w, s->json_name);
     cf_jw_obj_begin(w);
-    cf_jw_key(w, "count");
-    cf_jw_uint(w, s->count);
-    cf_jw_key(w, "min");
-    cf_jw_uint(w, s->count ? s->min : 0);
-    cf_jw_key(w, "max");
-    cf_jw_uint(w, s->max);
+    cf_jw_kv_uint(w, "count", s->count);
+    cf_jw_kv_uint(w, "min", s->count ? s->min : 0);
+    cf_jw_kv_uint(w, "max", s->max);
     char num[64];
     cf_jw_key(w, "mean");
     snprintf(num, sizeof(num), "%.2f", s->mean);
@@ -137,8 +134,7 @@ static void hist_json(cf_jw *w, const hist *s)
         snprintf(num, sizeof(num), "%.2f", quantile(s, qs[i]));
         cf_jw_raw(w, num);
     }
-    cf_jw_key(w, "percentiles_exact");
-    cf_jw_bool(w, s->count <= RESERVOIR);
+    cf_jw_kv_bool(w, "percentiles_exact", s->count <= RESERVOIR);
     cf_jw_key(w, "ranges");
     cf_jw_arr_begin(w);
     for (size_t r = 0; r <= NRANGES; r++) {
@@ -150,8 +146,7 @@ static void hist_json(cf_jw *w, const hist *s)
             cf_jw_null(w);
         else
             cf_jw_uint(w, ranges[r]);
-        cf_jw_key(w, "count");
-        cf_jw_uint(w, s->range_count[r]);
+        cf_jw_kv_uint(w, "count", s->range_count[r]);
         cf_jw_obj_end(w);
     }
     cf_jw_arr_end(w);
@@ -280,10 +275,8 @@ int hf_do_stats(cf_cli *c, cf_hfile *h, const hf_opts *o)
     if (rc == CF_EXIT_OK && o->json) {
         cf_jw w;
         hf_jw_begin(&w, c->out, o);
-        cf_jw_key(&w, "cells");
-        cf_jw_uint(&w, cells);
-        cf_jw_key(&w, "rows");
-        cf_jw_uint(&w, rows);
+        cf_jw_kv_uint(&w, "cells", cells);
+        cf_jw_kv_uint(&w, "rows", rows);
         cf_jw_key(&w, "cell_types");
         cf_jw_obj_begin(&w);
         for (int t = 0; t < 256 && !in->raw_keys; t++) {
@@ -295,18 +288,15 @@ int hf_do_stats(cf_cli *c, cf_hfile *h, const hf_opts *o)
                 snprintf(name, sizeof(name), "type_%d", t);
                 n = name;
             }
-            cf_jw_key(&w, n);
-            cf_jw_uint(&w, by_type[t]);
+            cf_jw_kv_uint(&w, n, by_type[t]);
         }
         cf_jw_obj_end(&w);
         if (!in->raw_keys) {
             cf_jw_key(&w, "timestamp_range");
             if (cells) {
                 cf_jw_obj_begin(&w);
-                cf_jw_key(&w, "min");
-                cf_jw_int(&w, ts_min);
-                cf_jw_key(&w, "max");
-                cf_jw_int(&w, ts_max);
+                cf_jw_kv_int(&w, "min", ts_min);
+                cf_jw_kv_int(&w, "max", ts_max);
                 cf_jw_obj_end(&w);
             } else {
                 cf_jw_null(&w);
@@ -316,15 +306,11 @@ int hf_do_stats(cf_cli *c, cf_hfile *h, const hf_opts *o)
             for (size_t f = 0; f < nfam; f++)
                 hf_jw_bytes(&w, bytes_slice(&fams[f]));
             cf_jw_arr_end(&w);
-            if (more_fams) {
-                cf_jw_key(&w, "families_truncated");
-                cf_jw_bool(&w, true);
-            }
+            if (more_fams)
+                cf_jw_kv_bool(&w, "families_truncated", true);
         }
-        cf_jw_key(&w, "max_mvcc");
-        cf_jw_uint(&w, mvcc_max);
-        cf_jw_key(&w, "cells_with_tags");
-        cf_jw_uint(&w, tagged);
+        cf_jw_kv_uint(&w, "max_mvcc", mvcc_max);
+        cf_jw_kv_uint(&w, "cells_with_tags", tagged);
         for (int i = 0; i < 4; i++)
             hist_json(&w, &hs[i]);
         cf_jw_key(&w, "biggest_row");
@@ -332,8 +318,7 @@ int hf_do_stats(cf_cli *c, cf_hfile *h, const hf_opts *o)
             cf_jw_obj_begin(&w);
             cf_jw_key(&w, "row");
             hf_jw_bytes(&w, bytes_slice(&big));
-            cf_jw_key(&w, "bytes");
-            cf_jw_uint(&w, biggest);
+            cf_jw_kv_uint(&w, "bytes", biggest);
             cf_jw_obj_end(&w);
         } else {
             cf_jw_null(&w);
@@ -451,19 +436,14 @@ int hf_do_check(cf_cli *c, cf_hfile *h, const hf_opts *o)
         if (o->json) {
             cf_jw w;
             hf_jw_begin(&w, c->out, o);
-            cf_jw_key(&w, "ok");
-            cf_jw_bool(&w, !bad);
-            cf_jw_key(&w, "cells_checked");
-            cf_jw_uint(&w, cells);
+            cf_jw_kv_bool(&w, "ok", !bad);
+            cf_jw_kv_uint(&w, "cells_checked", cells);
             cf_jw_key(&w, "first_out_of_order");
             if (bad) {
                 cf_jw_obj_begin(&w);
-                cf_jw_key(&w, "cell_index");
-                cf_jw_uint(&w, bad_index);
-                cf_jw_key(&w, "block");
-                cf_jw_uint(&w, bad_block);
-                cf_jw_key(&w, "cell_in_block");
-                cf_jw_uint(&w, bad_in_block);
+                cf_jw_kv_uint(&w, "cell_index", bad_index);
+                cf_jw_kv_uint(&w, "block", bad_block);
+                cf_jw_kv_uint(&w, "cell_in_block", bad_in_block);
                 cf_jw_key(&w, "key");
                 hf_jw_key(&w, h, bytes_slice(&bad_key));
                 cf_jw_key(&w, "previous_key");
@@ -476,8 +456,7 @@ int hf_do_check(cf_cli *c, cf_hfile *h, const hf_opts *o)
                 cf_jw_key(&w, "mixed_families");
                 if (two_fams) {
                     cf_jw_obj_begin(&w);
-                    cf_jw_key(&w, "cell_index");
-                    cf_jw_uint(&w, fam_index);
+                    cf_jw_kv_uint(&w, "cell_index", fam_index);
                     cf_jw_key(&w, "first_family");
                     hf_jw_bytes(&w, bytes_slice(&fam));
                     cf_jw_key(&w, "other_family");

@@ -73,10 +73,8 @@ int hf_do_bloom(cf_cli *c, const hf_opts *o, int argc, char **argv)
                 continue;
             }
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "type");
-            cf_jw_cstr(&w, r[b].type);
-            cf_jw_key(&w, "may_contain");
-            cf_jw_bool(&w, r[b].may_contain);
+            cf_jw_kv_cstr(&w, "type", r[b].type);
+            cf_jw_kv_bool(&w, "may_contain", r[b].may_contain);
             cf_jw_key(&w, "chunk");
             if (r[b].before_first)
                 cf_jw_null(&w);
@@ -370,13 +368,10 @@ int hf_do_write(cf_cli *c, const hf_opts *o, int argc, char **argv)
     if (rc == CF_EXIT_OK && o->json) {
         cf_jw jw;
         hf_jw_begin(&jw, c->out, o);
-        cf_jw_key(&jw, "file");
-        cf_jw_cstr(&jw, path);
-        cf_jw_key(&jw, "cells");
-        cf_jw_uint(&jw, cells);
+        cf_jw_kv_cstr(&jw, "file", path);
+        cf_jw_kv_uint(&jw, "cells", cells);
         struct stat sb;
-        cf_jw_key(&jw, "bytes");
-        cf_jw_uint(&jw, stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0);
+        cf_jw_kv_uint(&jw, "bytes", stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0);
         cf_jw_obj_end(&jw);
         cf_jw_newline(&jw);
     }

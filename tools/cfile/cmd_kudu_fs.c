@@ -139,10 +139,8 @@ void cf_kudu_fs_cmd_block_json(cf_jw *w, const cf_kudu_fs *fs, const cf_kudu_blo
                                const cf_kudu_role *role)
 {
     cf_jw_obj_begin(w);
-    cf_jw_key(w, "block_id");
-    cf_jw_uint(w, b->id);
-    cf_jw_key(w, "data_dir");
-    cf_jw_cstr(w, cf_kudu_fs_cmd_data_dir(fs, b->data_dir));
+    cf_jw_kv_uint(w, "block_id", b->id);
+    cf_jw_kv_cstr(w, "data_dir", cf_kudu_fs_cmd_data_dir(fs, b->data_dir));
     cf_jw_key(w, "container");
     if (b->container != NULL)
         cf_jw_cstr(w, b->container);
@@ -153,8 +151,7 @@ void cf_kudu_fs_cmd_block_json(cf_jw *w, const cf_kudu_fs *fs, const cf_kudu_blo
         cf_jw_uint(w, b->offset);
     else
         cf_jw_null(w);
-    cf_jw_key(w, "length");
-    cf_jw_uint(w, b->length);
+    cf_jw_kv_uint(w, "length", b->length);
     cf_jw_key(w, "tablet_id");
     if (role != NULL)
         cf_jw_cstr(w, role->tablet_id);
@@ -165,8 +162,8 @@ void cf_kudu_fs_cmd_block_json(cf_jw *w, const cf_kudu_fs *fs, const cf_kudu_blo
         cf_jw_uint(w, role->rowset_id);
     else
         cf_jw_null(w);
-    cf_jw_key(w, "kind");
-    cf_jw_cstr(w, cf_kudu_block_kind_name(role != NULL ? role->kind : CF_KUDU_BLOCK_ORPHAN));
+    cf_jw_kv_cstr(w, "kind",
+                  cf_kudu_block_kind_name(role != NULL ? role->kind : CF_KUDU_BLOCK_ORPHAN));
     cf_jw_key(w, "column");
     if (role != NULL && role->column != NULL)
         cf_jw_cstr(w, role->column);

@@ -47,40 +47,24 @@ int cf_kudu_fs_cmd_check(cf_cli *c, fs_args *a, const cf_kudu_fs *fs)
         cf_jw w;
         cf_jw_init(&w, c->out);
         cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "fs_uuid");
-        cf_jw_cstr(&w, cf_kudu_fs_uuid(fs));
-        cf_jw_key(&w, "block_manager");
-        cf_jw_cstr(&w, lbm ? "log" : "file");
-        cf_jw_key(&w, "locked");
-        cf_jw_bool(&w, cf_kudu_fs_locked(fs));
-        cf_jw_key(&w, "damage");
-        cf_jw_bool(&w, damage);
+        cf_jw_kv_cstr(&w, "fs_uuid", cf_kudu_fs_uuid(fs));
+        cf_jw_kv_cstr(&w, "block_manager", lbm ? "log" : "file");
+        cf_jw_kv_bool(&w, "locked", cf_kudu_fs_locked(fs));
+        cf_jw_kv_bool(&w, "damage", damage);
         cf_jw_key(&w, "stats");
         cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "live_blocks");
-        cf_jw_uint(&w, nb);
-        cf_jw_key(&w, "live_bytes");
-        cf_jw_uint(&w, live_bytes);
-        cf_jw_key(&w, "tablets");
-        cf_jw_uint(&w, cf_kudu_fs_tablet_count(fs));
-        cf_jw_key(&w, "containers");
-        cf_jw_uint(&w, nc);
-        cf_jw_key(&w, "full_containers");
-        cf_jw_uint(&w, full);
-        cf_jw_key(&w, "dead_containers");
-        cf_jw_uint(&w, dead);
-        cf_jw_key(&w, "incomplete_containers");
-        cf_jw_uint(&w, incomplete);
-        cf_jw_key(&w, "torn_metadata");
-        cf_jw_uint(&w, torn);
-        cf_jw_key(&w, "orphaned_blocks");
-        cf_jw_uint(&w, orphans);
-        cf_jw_key(&w, "orphaned_bytes");
-        cf_jw_uint(&w, orphan_bytes);
-        cf_jw_key(&w, "missing_blocks");
-        cf_jw_uint(&w, missing);
-        cf_jw_key(&w, "reclaimable_bytes");
-        cf_jw_uint(&w, reclaim);
+        cf_jw_kv_uint(&w, "live_blocks", nb);
+        cf_jw_kv_uint(&w, "live_bytes", live_bytes);
+        cf_jw_kv_uint(&w, "tablets", cf_kudu_fs_tablet_count(fs));
+        cf_jw_kv_uint(&w, "containers", nc);
+        cf_jw_kv_uint(&w, "full_containers", full);
+        cf_jw_kv_uint(&w, "dead_containers", dead);
+        cf_jw_kv_uint(&w, "incomplete_containers", incomplete);
+        cf_jw_kv_uint(&w, "torn_metadata", torn);
+        cf_jw_kv_uint(&w, "orphaned_blocks", orphans);
+        cf_jw_kv_uint(&w, "orphaned_bytes", orphan_bytes);
+        cf_jw_kv_uint(&w, "missing_blocks", missing);
+        cf_jw_kv_uint(&w, "reclaimable_bytes", reclaim);
         cf_jw_obj_end(&w);
         cf_jw_key(&w, "orphaned_blocks");
         cf_jw_arr_begin(&w);
@@ -97,14 +81,10 @@ int cf_kudu_fs_cmd_check(cf_cli *c, fs_args *a, const cf_kudu_fs *fs)
             if (cf_kudu_fs_find_block(fs, r->block_id) != NULL)
                 continue;
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "block_id");
-            cf_jw_uint(&w, r->block_id);
-            cf_jw_key(&w, "tablet_id");
-            cf_jw_cstr(&w, r->tablet_id);
-            cf_jw_key(&w, "rowset_id");
-            cf_jw_uint(&w, r->rowset_id);
-            cf_jw_key(&w, "kind");
-            cf_jw_cstr(&w, cf_kudu_block_kind_name(r->kind));
+            cf_jw_kv_uint(&w, "block_id", r->block_id);
+            cf_jw_kv_cstr(&w, "tablet_id", r->tablet_id);
+            cf_jw_kv_uint(&w, "rowset_id", r->rowset_id);
+            cf_jw_kv_cstr(&w, "kind", cf_kudu_block_kind_name(r->kind));
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);
@@ -113,25 +93,20 @@ int cf_kudu_fs_cmd_check(cf_cli *c, fs_args *a, const cf_kudu_fs *fs)
         for (size_t i = 0; i < np; i++) {
             const cf_kudu_problem *p = cf_kudu_fs_problem_at(fs, i);
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "path");
-            cf_jw_cstr(&w, p->path);
+            cf_jw_kv_cstr(&w, "path", p->path);
             cf_jw_key(&w, "offset");
             if (p->has_offset)
                 cf_jw_uint(&w, p->offset);
             else
                 cf_jw_null(&w);
-            cf_jw_key(&w, "what");
-            cf_jw_cstr(&w, p->what);
+            cf_jw_kv_cstr(&w, "what", p->what);
             cf_jw_obj_end(&w);
         }
         for (size_t i = 0; i < roles.nfailed; i++) {
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "path");
-            cf_jw_cstr(&w, roles.failed[i].tablet_id);
-            cf_jw_key(&w, "offset");
-            cf_jw_null(&w);
-            cf_jw_key(&w, "what");
-            cf_jw_cstr(&w, roles.failed[i].msg);
+            cf_jw_kv_cstr(&w, "path", roles.failed[i].tablet_id);
+            cf_jw_kv_null(&w, "offset");
+            cf_jw_kv_cstr(&w, "what", roles.failed[i].msg);
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);
@@ -143,22 +118,14 @@ int cf_kudu_fs_cmd_check(cf_cli *c, fs_args *a, const cf_kudu_fs *fs)
                 ct->reclaimable == 0)
                 continue;
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "container");
-            cf_jw_cstr(&w, ct->id);
-            cf_jw_key(&w, "data_dir");
-            cf_jw_cstr(&w, cf_kudu_fs_cmd_data_dir(fs, ct->data_dir));
-            cf_jw_key(&w, "full");
-            cf_jw_bool(&w, ct->full);
-            cf_jw_key(&w, "dead");
-            cf_jw_bool(&w, ct->dead);
-            cf_jw_key(&w, "incomplete");
-            cf_jw_bool(&w, ct->incomplete);
-            cf_jw_key(&w, "torn_metadata");
-            cf_jw_bool(&w, ct->torn_metadata);
-            cf_jw_key(&w, "live_blocks");
-            cf_jw_uint(&w, ct->live_blocks);
-            cf_jw_key(&w, "reclaimable_bytes");
-            cf_jw_uint(&w, ct->reclaimable);
+            cf_jw_kv_cstr(&w, "container", ct->id);
+            cf_jw_kv_cstr(&w, "data_dir", cf_kudu_fs_cmd_data_dir(fs, ct->data_dir));
+            cf_jw_kv_bool(&w, "full", ct->full);
+            cf_jw_kv_bool(&w, "dead", ct->dead);
+            cf_jw_kv_bool(&w, "incomplete", ct->incomplete);
+            cf_jw_kv_bool(&w, "torn_metadata", ct->torn_metadata);
+            cf_jw_kv_uint(&w, "live_blocks", ct->live_blocks);
+            cf_jw_kv_uint(&w, "reclaimable_bytes", ct->reclaimable);
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);

@@ -132,24 +132,17 @@ static int cmd_list(cf_cli *c, targs *a)
         }
         if (a->json) {
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "tablet_id");
-            cf_jw_cstr(&w, id);
+            cf_jw_kv_cstr(&w, "tablet_id", id);
             if (st != CF_OK) {
-                cf_jw_key(&w, "error");
-                cf_jw_cstr(&w, e.msg);
+                cf_jw_kv_cstr(&w, "error", e.msg);
             } else {
-                cf_jw_key(&w, "table_name");
-                cf_jw_cstr(&w, cf_kudu_tablet_table_name(t));
-                cf_jw_key(&w, "table_id");
-                cf_jw_cstr(&w, cf_kudu_tablet_table_id(t));
-                cf_jw_key(&w, "tablet_data_state");
-                cf_jw_cstr(&w, cf_kudu_tablet_data_state(t));
+                cf_jw_kv_cstr(&w, "table_name", cf_kudu_tablet_table_name(t));
+                cf_jw_kv_cstr(&w, "table_id", cf_kudu_tablet_table_id(t));
+                cf_jw_kv_cstr(&w, "tablet_data_state", cf_kudu_tablet_data_state(t));
                 cf_jw_key(&w, "partition");
                 cf_kt_partition_json(&w, t, &m.sb.root);
-                cf_jw_key(&w, "rowsets");
-                cf_jw_uint(&w, cf_kudu_tablet_rowset_count(t));
-                cf_jw_key(&w, "error");
-                cf_jw_null(&w);
+                cf_jw_kv_uint(&w, "rowsets", cf_kudu_tablet_rowset_count(t));
+                cf_jw_kv_null(&w, "error");
             }
             cf_jw_obj_end(&w);
         } else if (st == CF_OK) {
@@ -181,22 +174,16 @@ static int cmd_meta(cf_cli *c, targs *a)
         cf_jw w;
         cf_jw_init(&w, c->out);
         cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "tablet_id");
-        cf_jw_cstr(&w, cf_kudu_tablet_id(t));
-        cf_jw_key(&w, "table_id");
-        cf_jw_cstr(&w, cf_kudu_tablet_table_id(t));
-        cf_jw_key(&w, "table_name");
-        cf_jw_cstr(&w, cf_kudu_tablet_table_name(t));
-        cf_jw_key(&w, "tablet_data_state");
-        cf_jw_cstr(&w, cf_kudu_tablet_data_state(t));
-        cf_jw_key(&w, "last_durable_mrs_id");
-        cf_jw_int(&w, cf_kudu_tablet_last_durable_mrs_id(t));
+        cf_jw_kv_cstr(&w, "tablet_id", cf_kudu_tablet_id(t));
+        cf_jw_kv_cstr(&w, "table_id", cf_kudu_tablet_table_id(t));
+        cf_jw_kv_cstr(&w, "table_name", cf_kudu_tablet_table_name(t));
+        cf_jw_kv_cstr(&w, "tablet_data_state", cf_kudu_tablet_data_state(t));
+        cf_jw_kv_int(&w, "last_durable_mrs_id", cf_kudu_tablet_last_durable_mrs_id(t));
         cf_jw_key(&w, "partition");
         cf_kt_partition_json(&w, t, sb);
         cf_jw_key(&w, "schema");
         cf_kt_schema_json(&w, t, sb);
-        cf_jw_key(&w, "rowsets");
-        cf_jw_uint(&w, cf_kudu_tablet_rowset_count(t));
+        cf_jw_kv_uint(&w, "rowsets", cf_kudu_tablet_rowset_count(t));
         cf_jw_key(&w, "consensus");
         cf_kt_consensus_json(&w, &m);
         cf_jw_key(&w, "superblock");
@@ -279,10 +266,8 @@ static int cmd_rowsets(cf_cli *c, targs *a)
         cf_jw w;
         cf_jw_init(&w, c->out);
         cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "tablet_id");
-        cf_jw_cstr(&w, cf_kudu_tablet_id(t));
-        cf_jw_key(&w, "last_durable_mrs_id");
-        cf_jw_int(&w, cf_kudu_tablet_last_durable_mrs_id(t));
+        cf_jw_kv_cstr(&w, "tablet_id", cf_kudu_tablet_id(t));
+        cf_jw_kv_int(&w, "last_durable_mrs_id", cf_kudu_tablet_last_durable_mrs_id(t));
         cf_jw_key(&w, "rowsets");
         missing = cf_kt_rowsets_json(&w, a->fs, t);
         cf_jw_obj_end(&w);
@@ -327,10 +312,8 @@ static void sizes_json(cf_jw *w, const sizes *s)
 {
     static const char *const names[] = {"columns", "REDO", "UNDO", "BLOOM", "PK", "total"};
     const uint64_t v[] = {s->columns, s->redo, s->undo, s->bloom, s->pk, s->total};
-    for (size_t i = 0; i < 6; i++) {
-        cf_jw_key(w, names[i]);
-        cf_jw_uint(w, v[i]);
-    }
+    for (size_t i = 0; i < 6; i++)
+        cf_jw_kv_uint(w, names[i], v[i]);
 }
 
 static void sizes_row(FILE *f, const char *table, const char *tablet, const char *rowset,
@@ -372,12 +355,9 @@ static int cmd_data_size(cf_cli *c, targs *a)
         sizes ts = {0};
         if (a->json) {
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "tablet_id");
-            cf_jw_cstr(&w, id);
-            cf_jw_key(&w, "table_id");
-            cf_jw_cstr(&w, table);
-            cf_jw_key(&w, "table_name");
-            cf_jw_cstr(&w, cf_kudu_tablet_table_name(t));
+            cf_jw_kv_cstr(&w, "tablet_id", id);
+            cf_jw_kv_cstr(&w, "table_id", table);
+            cf_jw_kv_cstr(&w, "table_name", cf_kudu_tablet_table_name(t));
             cf_jw_key(&w, "rowsets");
             cf_jw_arr_begin(&w);
         }
@@ -390,8 +370,7 @@ static int cmd_data_size(cf_cli *c, targs *a)
             snprintf(rsid, sizeof rsid, "%" PRIu64, rs->id);
             if (a->json) {
                 cf_jw_obj_begin(&w);
-                cf_jw_key(&w, "rowset_id");
-                cf_jw_uint(&w, rs->id);
+                cf_jw_kv_uint(&w, "rowset_id", rs->id);
                 cf_jw_key(&w, "column_sizes");
                 cf_jw_obj_begin(&w);
             }
@@ -404,8 +383,7 @@ static int cmd_data_size(cf_cli *c, targs *a)
                 snprintf(key, sizeof key, "c%ld (%s)", bl[k].column_id, nm ? nm : "?");
                 uint64_t n = bl[k].b ? bl[k].b->length : 0;
                 if (a->json) {
-                    cf_jw_key(&w, key);
-                    cf_jw_uint(&w, n);
+                    cf_jw_kv_uint(&w, key, n);
                 } else {
                     sizes_row(c->out, table, id, rsid, key, n);
                 }
@@ -433,8 +411,7 @@ static int cmd_data_size(cf_cli *c, targs *a)
         if (a->json) {
             cf_jw_arr_end(&w);
             sizes_json(&w, &ts);
-            cf_jw_key(&w, "missing_blocks");
-            cf_jw_uint(&w, ts.missing);
+            cf_jw_kv_uint(&w, "missing_blocks", ts.missing);
             cf_jw_obj_end(&w);
         } else {
             sizes_row(c->out, table, id, "*", "*", ts.total);
@@ -475,10 +452,8 @@ static int cmd_data_size(cf_cli *c, targs *a)
         cf_jw_arr_begin(&w);
         for (size_t j = 0; j < ntab; j++) {
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "table_id");
-            cf_jw_cstr(&w, tab_ids[j]);
-            cf_jw_key(&w, "total");
-            cf_jw_uint(&w, tab_sizes[j].total);
+            cf_jw_kv_cstr(&w, "table_id", tab_ids[j]);
+            cf_jw_kv_uint(&w, "total", tab_sizes[j].total);
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);

@@ -110,8 +110,7 @@ static void json_ops(cf_jw *w, const cf_kudu_wal_entry *e)
     for (size_t i = 0; i < e->nops; i++) {
         const cf_kudu_row_op *op = &e->ops[i];
         cf_jw_obj_begin(w);
-        cf_jw_key(w, "op");
-        cf_jw_cstr(w, cf_kudu_row_op_name(op->type));
+        cf_jw_kv_cstr(w, "op", cf_kudu_row_op_name(op->type));
         cf_jw_key(w, "row");
         cf_jw_obj_begin(w);
         for (size_t k = 0; k < op->ncols; k++) {
@@ -183,8 +182,7 @@ static int dump_json(cf_cli *c, const cf_kudu_wal *wal)
     for (size_t s = 0; s < cf_kudu_wal_segment_count(wal); s++) {
         const cf_kudu_wal_segment *seg = cf_kudu_wal_segment_at(wal, s);
         cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "file");
-        cf_jw_cstr(&w, seg->file);
+        cf_jw_kv_cstr(&w, "file", seg->file);
         for (int footer = 0; footer < 2; footer++) {
             char *j;
             int rc = segment_pb_json(c, wal, s, footer, &j);
@@ -205,8 +203,7 @@ static int dump_json(cf_cli *c, const cf_kudu_wal *wal)
                 return rc;
         }
         cf_jw_arr_end(&w);
-        cf_jw_key(&w, "torn_tail");
-        cf_jw_bool(&w, seg->torn_tail);
+        cf_jw_kv_bool(&w, "torn_tail", seg->torn_tail);
         cf_jw_obj_end(&w);
     }
     cf_jw_arr_end(&w);

@@ -144,8 +144,7 @@ static int pages_cmd(cf_cli *c, const char *path, const cf_parquet *pq, bool jso
     }
     if (json) {
         cf_jw_arr_end(&w);
-        cf_jw_key(&w, "num_pages");
-        cf_jw_uint(&w, pages);
+        cf_jw_kv_uint(&w, "num_pages", pages);
         cf_jw_obj_end(&w);
         cf_jw_newline(&w);
         fclose(f);

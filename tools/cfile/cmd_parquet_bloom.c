@@ -436,24 +436,18 @@ int cf_cmd_parquet_bloom(cf_cli *c, int argc, char **argv)
         for (uint32_t k = 0; k < col->path_len; k++)
             cf_jw_str(&w, col->path[k].data, col->path[k].len);
         cf_jw_arr_end(&w);
-        cf_jw_key(&w, "type");
-        cf_jw_cstr(&w, cf_parquet_type_name(col->type));
-        cf_jw_key(&w, "row_groups");
-        cf_jw_uint(&w, ngroups);
+        cf_jw_kv_cstr(&w, "type", cf_parquet_type_name(col->type));
+        cf_jw_kv_uint(&w, "row_groups", ngroups);
         cf_jw_key(&w, "filters");
         cf_jw_arr_begin(&w);
         for (uint32_t g = 0; g < ngroups; g++) {
             if (!filters[g])
                 continue;
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "row_group");
-            cf_jw_uint(&w, g);
-            cf_jw_key(&w, "offset");
-            cf_jw_uint(&w, cf_parquet_bloom_offset(filters[g]));
-            cf_jw_key(&w, "length");
-            cf_jw_uint(&w, cf_parquet_bloom_length(filters[g]));
-            cf_jw_key(&w, "bitset_bytes");
-            cf_jw_uint(&w, cf_parquet_bloom_bitset_bytes(filters[g]));
+            cf_jw_kv_uint(&w, "row_group", g);
+            cf_jw_kv_uint(&w, "offset", cf_parquet_bloom_offset(filters[g]));
+            cf_jw_kv_uint(&w, "length", cf_parquet_bloom_length(filters[g]));
+            cf_jw_kv_uint(&w, "bitset_bytes", cf_parquet_bloom_bitset_bytes(filters[g]));
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);
@@ -461,8 +455,7 @@ int cf_cmd_parquet_bloom(cf_cli *c, int argc, char **argv)
         cf_jw_arr_begin(&w);
         for (int i = 0; i < nvals; i++) {
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "value");
-            cf_jw_cstr(&w, vals[i]);
+            cf_jw_kv_cstr(&w, "value", vals[i]);
             cf_jw_key(&w, "present");
             cf_jw_arr_begin(&w);
             for (uint32_t g = 0; g < ngroups; g++) {

@@ -109,8 +109,7 @@ int cf_cmd_seek(cf_cli *c, int argc, char **argv)
     cf_jw_init(&w, c->out);
     if (json) {
         cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "op");
-        cf_jw_cstr(&w, val_arg ? "seek_at_or_after" : "seek_to_ordinal");
+        cf_jw_kv_cstr(&w, "op", val_arg ? "seek_at_or_after" : "seek_to_ordinal");
         cf_jw_key(&w, "target");
         if (val_arg)
             cf_cli_value_write(&w, in->type, key);
@@ -120,8 +119,7 @@ int cf_cmd_seek(cf_cli *c, int argc, char **argv)
     if (st == CF_ENOTFOUND) {
         const char *m = err.msg[0] ? err.msg : "not found";
         if (json) {
-            cf_jw_key(&w, "status");
-            cf_jw_cstr(&w, "Not found");
+            cf_jw_kv_cstr(&w, "status", "Not found");
             cf_jw_key(&w, "message");
             char full[300];
             snprintf(full, sizeof(full), "Not found: %s", m);
@@ -136,14 +134,10 @@ int cf_cmd_seek(cf_cli *c, int argc, char **argv)
     }
     uint64_t landed = cf_iter_current_ordinal(it);
     if (json) {
-        cf_jw_key(&w, "status");
-        cf_jw_cstr(&w, "OK");
-        cf_jw_key(&w, "ordinal");
-        cf_jw_uint(&w, landed);
-        if (val_arg) {
-            cf_jw_key(&w, "exact");
-            cf_jw_bool(&w, exact);
-        }
+        cf_jw_kv_cstr(&w, "status", "OK");
+        cf_jw_kv_uint(&w, "ordinal", landed);
+        if (val_arg)
+            cf_jw_kv_bool(&w, "exact", exact);
         cf_jw_key(&w, "values");
         cf_jw_arr_begin(&w);
     } else {

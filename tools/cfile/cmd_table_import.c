@@ -729,12 +729,9 @@ int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char
         cf_jw w;
         cf_jw_init(&w, c->out);
         cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "op");
-        cf_jw_cstr(&w, "import");
-        cf_jw_key(&w, "table");
-        cf_jw_cstr(&w, dir);
-        cf_jw_key(&w, "rows");
-        cf_jw_uint(&w, rows);
+        cf_jw_kv_cstr(&w, "op", "import");
+        cf_jw_kv_cstr(&w, "table", dir);
+        cf_jw_kv_uint(&w, "rows", rows);
         cf_jw_obj_end(&w);
         cf_jw_newline(&w);
     } else if (rc == 0) {

@@ -69,29 +69,22 @@ static void info_rowset_json(cf_jw *w, cf_rowset *rs, const char *rsname)
     const char *name, *role;
     cf_jw_key(w, "stored_rows"); /* deleted ones included; "rows" is the table's */
     cf_jw_uint(w, info.rows);
-    cf_jw_key(w, "generation");
-    cf_jw_uint(w, info.generation);
-    cf_jw_key(w, "insert_ts");
-    cf_jw_uint(w, info.insert_ts);
-    cf_jw_key(w, "last_ts");
-    cf_jw_uint(w, info.last_ts);
+    cf_jw_kv_uint(w, "generation", info.generation);
+    cf_jw_kv_uint(w, "insert_ts", info.insert_ts);
+    cf_jw_kv_uint(w, "last_ts", info.last_ts);
     cf_jw_key(w, "min_key");
     cf_jw_hex(w, info.min_key.data, info.min_key.len);
     cf_jw_key(w, "max_key");
     cf_jw_hex(w, info.max_key.data, info.max_key.len);
-    cf_jw_key(w, "redo_deltas");
-    cf_jw_uint(w, info.redo_deltas);
-    cf_jw_key(w, "undo_deltas");
-    cf_jw_uint(w, info.undo_deltas);
+    cf_jw_kv_uint(w, "redo_deltas", info.redo_deltas);
+    cf_jw_kv_uint(w, "undo_deltas", info.undo_deltas);
     cf_jw_key(w, "files");
     cf_jw_arr_begin(w);
     for (size_t i = 0; cf_rowset_file_at(rs, i, &name, &role); i++) {
         char *rel = path_join(rsname, name);
         cf_jw_obj_begin(w);
-        cf_jw_key(w, "name");
-        cf_jw_cstr(w, rel ? rel : name);
-        cf_jw_key(w, "role");
-        cf_jw_cstr(w, role);
+        cf_jw_kv_cstr(w, "name", rel ? rel : name);
+        cf_jw_kv_cstr(w, "role", role);
         cf_jw_obj_end(w);
         free(rel);
     }
@@ -169,25 +162,18 @@ int cf_cmd_table_info(cf_cli *c, const char *dir, cf_table_args *t)
         cf_jw w;
         cf_jw_init(&w, o);
         cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "schema");
-        cf_jw_cstr(&w, schema);
+        cf_jw_kv_cstr(&w, "schema", schema);
         cf_jw_key(&w, "columns");
         cf_jw_arr_begin(&w);
         for (size_t i = 0; i < cf_schema_column_count(s); i++) {
             const cf_column *cd = cf_schema_column_at(s, i);
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "id");
-            cf_jw_uint(&w, i);
-            cf_jw_key(&w, "name");
-            cf_jw_cstr(&w, cd->name);
-            cf_jw_key(&w, "type");
-            cf_jw_cstr(&w, cf_cli_type_name(cd->type));
-            cf_jw_key(&w, "key");
-            cf_jw_bool(&w, cd->is_key);
-            cf_jw_key(&w, "nullable");
-            cf_jw_bool(&w, cd->nullable);
-            cf_jw_key(&w, "array");
-            cf_jw_bool(&w, cd->is_array);
+            cf_jw_kv_uint(&w, "id", i);
+            cf_jw_kv_cstr(&w, "name", cd->name);
+            cf_jw_kv_cstr(&w, "type", cf_cli_type_name(cd->type));
+            cf_jw_kv_bool(&w, "key", cd->is_key);
+            cf_jw_kv_bool(&w, "nullable", cd->nullable);
+            cf_jw_kv_bool(&w, "array", cd->is_array);
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);
@@ -199,15 +185,13 @@ int cf_cmd_table_info(cf_cli *c, const char *dir, cf_table_args *t)
             cf_rowset *rs = cf_table_rowset_at(tb, 0, &rsname);
             info_rowset_json(&w, rs, rsname);
         } else {
-            cf_jw_key(&w, "last_ts");
-            cf_jw_uint(&w, cf_table_last_ts(tb));
+            cf_jw_kv_uint(&w, "last_ts", cf_table_last_ts(tb));
             cf_jw_key(&w, "rowsets");
             cf_jw_arr_begin(&w);
             for (size_t i = 0; i < nrs; i++) {
                 cf_rowset *rs = cf_table_rowset_at(tb, i, &rsname);
                 cf_jw_obj_begin(&w);
-                cf_jw_key(&w, "name");
-                cf_jw_cstr(&w, rsname);
+                cf_jw_kv_cstr(&w, "name", rsname);
                 info_rowset_json(&w, rs, rsname);
                 cf_jw_obj_end(&w);
             }

@@ -37,10 +37,8 @@ int cf_cmd_table_create(cf_cli *c, const char *dir, cf_table_args *t)
         cf_jw jw;
         cf_jw_init(&jw, c->out);
         cf_jw_obj_begin(&jw);
-        cf_jw_key(&jw, "op");
-        cf_jw_cstr(&jw, "create");
-        cf_jw_key(&jw, "table");
-        cf_jw_cstr(&jw, dir);
+        cf_jw_kv_cstr(&jw, "op", "create");
+        cf_jw_kv_cstr(&jw, "table", dir);
         cf_jw_key(&jw, "schema");
         if (text != NULL)
             cf_jw_cstr(&jw, text);
@@ -84,12 +82,9 @@ static int finish_mutation(cf_cli *c, cf_table *rs, const char *op, const char *
         cf_jw w;
         cf_jw_init(&w, c->out);
         cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "op");
-        cf_jw_cstr(&w, op);
-        cf_jw_key(&w, "rows");
-        cf_jw_uint(&w, 1);
-        cf_jw_key(&w, "ts");
-        cf_jw_uint(&w, ts);
+        cf_jw_kv_cstr(&w, "op", op);
+        cf_jw_kv_uint(&w, "rows", 1);
+        cf_jw_kv_uint(&w, "ts", ts);
         cf_jw_obj_end(&w);
         cf_jw_newline(&w);
     } else {
@@ -207,14 +202,10 @@ int cf_cmd_table_flush(cf_cli *c, const char *dir, const cf_table_args *t)
         cf_jw w;
         cf_jw_init(&w, c->out);
         cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "op");
-        cf_jw_cstr(&w, "flush");
-        cf_jw_key(&w, "table");
-        cf_jw_cstr(&w, dir);
-        cf_jw_key(&w, "rows");
-        cf_jw_uint(&w, rows);
-        cf_jw_key(&w, "rowsets");
-        cf_jw_uint(&w, cf_table_rowset_count(tb));
+        cf_jw_kv_cstr(&w, "op", "flush");
+        cf_jw_kv_cstr(&w, "table", dir);
+        cf_jw_kv_uint(&w, "rows", rows);
+        cf_jw_kv_uint(&w, "rowsets", cf_table_rowset_count(tb));
         cf_jw_obj_end(&w);
         cf_jw_newline(&w);
         warn_compaction(c, tb);
@@ -246,18 +237,12 @@ int cf_cmd_table_compact(cf_cli *c, const char *dir, cf_table_args *t)
             cf_jw w;
             cf_jw_init(&w, c->out);
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "op");
-            cf_jw_cstr(&w, "compact");
-            cf_jw_key(&w, "table");
-            cf_jw_cstr(&w, dir);
-            cf_jw_key(&w, "rows");
-            cf_jw_uint(&w, info.rows);
-            cf_jw_key(&w, "undo_deltas");
-            cf_jw_uint(&w, info.undo_deltas);
-            cf_jw_key(&w, "redo_deltas");
-            cf_jw_uint(&w, info.redo_deltas);
-            cf_jw_key(&w, "generation");
-            cf_jw_uint(&w, info.generation);
+            cf_jw_kv_cstr(&w, "op", "compact");
+            cf_jw_kv_cstr(&w, "table", dir);
+            cf_jw_kv_uint(&w, "rows", info.rows);
+            cf_jw_kv_uint(&w, "undo_deltas", info.undo_deltas);
+            cf_jw_kv_uint(&w, "redo_deltas", info.redo_deltas);
+            cf_jw_kv_uint(&w, "generation", info.generation);
             cf_jw_obj_end(&w);
             cf_jw_newline(&w);
         } else {

@@ -89,43 +89,28 @@ static void print_json(cf_cli *c, const char *path, cf_status st, const cf_error
     cf_jw w;
     cf_jw_init(&w, c->out);
     cf_jw_obj_begin(&w);
-    cf_jw_key(&w, "file");
-    cf_jw_cstr(&w, path);
-    cf_jw_key(&w, "ok");
-    cf_jw_bool(&w, st == CF_OK);
+    cf_jw_kv_cstr(&w, "file", path);
+    cf_jw_kv_bool(&w, "ok", st == CF_OK);
     if (t == NULL) { /* the file did not open */
-        cf_jw_key(&w, "error");
-        cf_jw_cstr(&w, err->msg);
+        cf_jw_kv_cstr(&w, "error", err->msg);
     } else {
-        cf_jw_key(&w, "kind");
-        cf_jw_cstr(&w, bloom ? "BloomFile" : "CFile");
-        cf_jw_key(&w, "rows");
-        cf_jw_uint(&w, t->rows);
-        cf_jw_key(&w, "data_blocks");
-        cf_jw_uint(&w, t->data_blocks);
-        cf_jw_key(&w, "index_blocks");
-        cf_jw_uint(&w, t->index_blocks);
-        if (bloom) {
-            cf_jw_key(&w, "bloom_blocks");
-            cf_jw_uint(&w, t->bloom_blocks);
-        }
+        cf_jw_kv_cstr(&w, "kind", bloom ? "BloomFile" : "CFile");
+        cf_jw_kv_uint(&w, "rows", t->rows);
+        cf_jw_kv_uint(&w, "data_blocks", t->data_blocks);
+        cf_jw_kv_uint(&w, "index_blocks", t->index_blocks);
+        if (bloom)
+            cf_jw_kv_uint(&w, "bloom_blocks", t->bloom_blocks);
         cf_jw_key(&w, "damaged");
         cf_jw_arr_begin(&w);
         for (size_t i = 0; i < t->nbad; i++) {
             const damage *d = &t->bad[i];
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "kind");
-            cf_jw_cstr(&w, d->kind);
-            cf_jw_key(&w, "offset");
-            cf_jw_uint(&w, d->off);
-            cf_jw_key(&w, "size");
-            cf_jw_uint(&w, d->size);
-            cf_jw_key(&w, "first_ordinal");
-            cf_jw_uint(&w, d->first);
-            cf_jw_key(&w, "rows");
-            cf_jw_uint(&w, d->rows);
-            cf_jw_key(&w, "error");
-            cf_jw_cstr(&w, d->msg);
+            cf_jw_kv_cstr(&w, "kind", d->kind);
+            cf_jw_kv_uint(&w, "offset", d->off);
+            cf_jw_kv_uint(&w, "size", d->size);
+            cf_jw_kv_uint(&w, "first_ordinal", d->first);
+            cf_jw_kv_uint(&w, "rows", d->rows);
+            cf_jw_kv_cstr(&w, "error", d->msg);
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);

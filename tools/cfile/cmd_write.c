@@ -155,18 +155,12 @@ static int run_writer(cf_cli *c, const char *out, write_job *j, int summary)
                 cf_jw_null(&jw);
             else
                 cf_jw_cstr(&jw, out);
-            cf_jw_key(&jw, "rows");
-            cf_jw_uint(&jw, cf_writer_num_values(w));
-            cf_jw_key(&jw, "type");
-            cf_jw_cstr(&jw, cf_cli_type_name(ro->type));
-            cf_jw_key(&jw, "is_array");
-            cf_jw_bool(&jw, ro->is_array);
-            cf_jw_key(&jw, "encoding");
-            cf_jw_cstr(&jw, cf_cli_encoding_name(ro->encoding));
-            cf_jw_key(&jw, "compression");
-            cf_jw_cstr(&jw, cf_cli_compression_name(ro->compression));
-            cf_jw_key(&jw, "bytes");
-            cf_jw_int(&jw, size);
+            cf_jw_kv_uint(&jw, "rows", cf_writer_num_values(w));
+            cf_jw_kv_cstr(&jw, "type", cf_cli_type_name(ro->type));
+            cf_jw_kv_bool(&jw, "is_array", ro->is_array);
+            cf_jw_kv_cstr(&jw, "encoding", cf_cli_encoding_name(ro->encoding));
+            cf_jw_kv_cstr(&jw, "compression", cf_cli_compression_name(ro->compression));
+            cf_jw_kv_int(&jw, "bytes", size);
             cf_jw_obj_end(&jw);
             cf_jw_newline(&jw);
         } else

@@ -88,10 +88,8 @@ void hf_jw_key_members(cf_jw *w, const cf_hfile_cell *c)
     hf_jw_bytes(w, c->family);
     cf_jw_key(w, "qualifier");
     hf_jw_bytes(w, c->qualifier);
-    cf_jw_key(w, "timestamp");
-    cf_jw_int(w, c->timestamp);
-    cf_jw_key(w, "type");
-    cf_jw_cstr(w, hf_type_name(c->type));
+    cf_jw_kv_int(w, "timestamp", c->timestamp);
+    cf_jw_kv_cstr(w, "type", hf_type_name(c->type));
 }
 
 void hf_jw_key(cf_jw *w, const cf_hfile *h, cf_slice k)
@@ -171,8 +169,7 @@ void hf_jw_tags(cf_jw *w, cf_slice t)
     while (pos < t.len) {
         size_t n = ((size_t)t.data[pos] << 8) | t.data[pos + 1];
         cf_jw_obj_begin(w);
-        cf_jw_key(w, "type");
-        cf_jw_uint(w, t.data[pos + 2]);
+        cf_jw_kv_uint(w, "type", t.data[pos + 2]);
         cf_jw_key(w, "value");
         hf_jw_bytes(w, (cf_slice){t.data + pos + 3, n - 1});
         cf_jw_obj_end(w);
@@ -186,10 +183,8 @@ void hf_jw_version(cf_jw *w, const cf_hfile *h)
     const cf_hfile_trailer *t = cf_hfile_get_trailer(h);
     cf_jw_key(w, "hfile_version");
     cf_jw_obj_begin(w);
-    cf_jw_key(w, "major");
-    cf_jw_uint(w, t->major);
-    cf_jw_key(w, "minor");
-    cf_jw_uint(w, t->minor);
+    cf_jw_kv_uint(w, "major", t->major);
+    cf_jw_kv_uint(w, "minor", t->minor);
     cf_jw_obj_end(w);
     cf_jw_key(w, "compression");
     const char *cn = cf_hfile_codec_name(t->compression_codec);
@@ -200,10 +195,8 @@ void hf_jw_begin(cf_jw *w, FILE *out, const hf_opts *o)
 {
     cf_jw_init(w, out);
     cf_jw_obj_begin(w);
-    if (o->file_key) {
-        cf_jw_key(w, "file");
-        cf_jw_cstr(w, o->file_key);
-    }
+    if (o->file_key)
+        cf_jw_kv_cstr(w, "file", o->file_key);
 }
 
 int hf_unhex(const char *s, uint8_t **out, size_t *len)

@@ -188,47 +188,33 @@ void cf_blocks_json(cf_jw *w, const cf_blk_list *l)
     for (size_t i = 0; i < l->n; i++) {
         const cf_blk *b = &l->v[i];
         cf_jw_obj_begin(w);
-        cf_jw_key(w, "kind");
-        cf_jw_cstr(w, b->kind);
-        cf_jw_key(w, "offset");
-        cf_jw_uint(w, b->off);
-        cf_jw_key(w, "stored_bytes");
-        cf_jw_uint(w, b->size);
-        cf_jw_key(w, "logical_bytes");
-        cf_jw_uint(w, b->logical_size);
-        cf_jw_key(w, "first_row");
-        cf_jw_uint(w, b->first_ord);
-        cf_jw_key(w, "rows");
-        cf_jw_uint(w, b->rows);
+        cf_jw_kv_cstr(w, "kind", b->kind);
+        cf_jw_kv_uint(w, "offset", b->off);
+        cf_jw_kv_uint(w, "stored_bytes", b->size);
+        cf_jw_kv_uint(w, "logical_bytes", b->logical_size);
+        cf_jw_kv_uint(w, "first_row", b->first_ord);
+        cf_jw_kv_uint(w, "rows", b->rows);
         if (b->st != NULL) {
-            cf_jw_key(w, "nulls");
-            cf_jw_uint(w, b->st->nulls);
+            cf_jw_kv_uint(w, "nulls", b->st->nulls);
             cf_jw_key(w, "min");
             cf_cli_bstats_write_min(w, b->st);
             cf_jw_key(w, "max");
             cf_cli_bstats_write_max(w, b->st);
-            if (b->st->want_distinct) {
-                cf_jw_key(w, "distinct");
-                cf_jw_uint(w, b->distinct);
-            }
+            if (b->st->want_distinct)
+                cf_jw_kv_uint(w, "distinct", b->distinct);
         }
         if (strcmp(b->kind, "positional index") == 0 || strcmp(b->kind, "value index") == 0) {
-            cf_jw_key(w, "index_level");
-            cf_jw_uint(w, b->index_level);
-            cf_jw_key(w, "index_entries");
-            cf_jw_uint(w, b->index_entries);
+            cf_jw_kv_uint(w, "index_level", b->index_level);
+            cf_jw_kv_uint(w, "index_entries", b->index_entries);
         }
         cf_jw_key(w, "dict_mode");
         if (dict_mode_name(b->dict_mode) != NULL)
             cf_jw_cstr(w, dict_mode_name(b->dict_mode));
         else
             cf_jw_null(w);
-        cf_jw_key(w, "status");
-        cf_jw_cstr(w, b->status == CF_OK ? "ok" : "damaged");
-        if (b->msg != NULL) {
-            cf_jw_key(w, "error");
-            cf_jw_cstr(w, b->msg);
-        }
+        cf_jw_kv_cstr(w, "status", b->status == CF_OK ? "ok" : "damaged");
+        if (b->msg != NULL)
+            cf_jw_kv_cstr(w, "error", b->msg);
         cf_jw_obj_end(w);
     }
     cf_jw_arr_end(w);
@@ -238,22 +224,14 @@ void cf_blocks_json(cf_jw *w, const cf_blk_list *l)
     cf_jw_arr_begin(w);
     for (size_t k = 0; k < n; k++) {
         cf_jw_obj_begin(w);
-        cf_jw_key(w, "kind");
-        cf_jw_cstr(w, t[k].kind);
-        cf_jw_key(w, "count");
-        cf_jw_uint(w, t[k].count);
-        cf_jw_key(w, "stored_bytes");
-        cf_jw_uint(w, t[k].stored);
-        cf_jw_key(w, "logical_bytes");
-        cf_jw_uint(w, t[k].logical);
-        cf_jw_key(w, "rows");
-        cf_jw_uint(w, t[k].rows);
-        cf_jw_key(w, "dict_codewords_blocks");
-        cf_jw_uint(w, t[k].codewords);
-        cf_jw_key(w, "dict_plain_blocks");
-        cf_jw_uint(w, t[k].plain);
-        cf_jw_key(w, "damaged");
-        cf_jw_uint(w, t[k].damaged);
+        cf_jw_kv_cstr(w, "kind", t[k].kind);
+        cf_jw_kv_uint(w, "count", t[k].count);
+        cf_jw_kv_uint(w, "stored_bytes", t[k].stored);
+        cf_jw_kv_uint(w, "logical_bytes", t[k].logical);
+        cf_jw_kv_uint(w, "rows", t[k].rows);
+        cf_jw_kv_uint(w, "dict_codewords_blocks", t[k].codewords);
+        cf_jw_kv_uint(w, "dict_plain_blocks", t[k].plain);
+        cf_jw_kv_uint(w, "damaged", t[k].damaged);
         cf_jw_obj_end(w);
     }
     cf_jw_arr_end(w);

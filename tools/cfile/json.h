@@ -141,6 +141,13 @@ void cf_jw_int(cf_jw *w, int64_t v);
 void cf_jw_uint(cf_jw *w, uint64_t v);
 void cf_jw_bool(cf_jw *w, bool v);
 void cf_jw_null(cf_jw *w);
+/* One object member in one call: cf_jw_key(w, key) and then the value, the form
+ * most of the CLI's JSON reports are written in. */
+void cf_jw_kv_int(cf_jw *w, const char *key, int64_t v);
+void cf_jw_kv_uint(cf_jw *w, const char *key, uint64_t v);
+void cf_jw_kv_bool(cf_jw *w, const char *key, bool v);
+void cf_jw_kv_cstr(cf_jw *w, const char *key, const char *s);
+void cf_jw_kv_null(cf_jw *w, const char *key);
 /* Copy a DOM value. */
 void cf_jw_value(cf_jw *w, const cf_json *v);
 /* Ends the document with a newline. */

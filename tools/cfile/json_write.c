@@ -223,6 +223,38 @@ void cf_jw_null(cf_jw *w)
     cf_jw_raw(w, "null");
 }
 
+/* ---- members in one call: the key, then the value ---------------------------------- */
+
+void cf_jw_kv_int(cf_jw *w, const char *key, int64_t v)
+{
+    cf_jw_key(w, key);
+    cf_jw_int(w, v);
+}
+
+void cf_jw_kv_uint(cf_jw *w, const char *key, uint64_t v)
+{
+    cf_jw_key(w, key);
+    cf_jw_uint(w, v);
+}
+
+void cf_jw_kv_bool(cf_jw *w, const char *key, bool v)
+{
+    cf_jw_key(w, key);
+    cf_jw_bool(w, v);
+}
+
+void cf_jw_kv_cstr(cf_jw *w, const char *key, const char *s)
+{
+    cf_jw_key(w, key);
+    cf_jw_cstr(w, s);
+}
+
+void cf_jw_kv_null(cf_jw *w, const char *key)
+{
+    cf_jw_key(w, key);
+    cf_jw_null(w);
+}
+
 void cf_jw_value(cf_jw *w, const cf_json *v)
 {
     switch (v->kind) {

@@ -350,38 +350,27 @@ void cf_kt_schema_json(cf_jw *w, const cf_kudu_tablet *t, const cf_json *sb)
         const cf_column *c = cf_schema_column_at(s, i);
         const cf_json *cj = cols != NULL && i < cols->n ? &cols->items[i] : NULL;
         cf_jw_obj_begin(w);
-        cf_jw_key(w, "id");
-        cf_jw_uint(w, cf_kudu_tablet_column_id(t, i));
-        cf_jw_key(w, "name");
-        cf_jw_cstr(w, c->name);
-        cf_jw_key(w, "type");
-        cf_jw_cstr(w, cf_kt_jstr(cj, "type") ? cf_kt_jstr(cj, "type") : cf_cli_type_name(c->type));
-        if (c->is_array) {
-            cf_jw_key(w, "element_type");
-            cf_jw_cstr(w, cf_cli_type_name(c->type));
-        }
-        cf_jw_key(w, "nullable");
-        cf_jw_bool(w, c->nullable);
-        cf_jw_key(w, "is_key");
-        cf_jw_bool(w, c->is_key);
-        cf_jw_key(w, "encoding");
-        cf_jw_cstr(w, cf_kt_jstr(cj, "encoding") ? cf_kt_jstr(cj, "encoding") : "AUTO_ENCODING");
+        cf_jw_kv_uint(w, "id", cf_kudu_tablet_column_id(t, i));
+        cf_jw_kv_cstr(w, "name", c->name);
+        cf_jw_kv_cstr(w, "type",
+                      cf_kt_jstr(cj, "type") ? cf_kt_jstr(cj, "type") : cf_cli_type_name(c->type));
+        if (c->is_array)
+            cf_jw_kv_cstr(w, "element_type", cf_cli_type_name(c->type));
+        cf_jw_kv_bool(w, "nullable", c->nullable);
+        cf_jw_kv_bool(w, "is_key", c->is_key);
+        cf_jw_kv_cstr(w, "encoding",
+                      cf_kt_jstr(cj, "encoding") ? cf_kt_jstr(cj, "encoding") : "AUTO_ENCODING");
         cf_jw_key(w, "compression");
         cf_jw_cstr(w, cf_kt_jstr(cj, "compression") ? cf_kt_jstr(cj, "compression")
                                                     : "DEFAULT_COMPRESSION");
-        cf_jw_key(w, "cfile_block_size");
-        cf_jw_int(w, cf_kt_jint(cj, "cfile_block_size", 0));
+        cf_jw_kv_int(w, "cfile_block_size", cf_kt_jint(cj, "cfile_block_size", 0));
         if (c->type == CF_TYPE_DECIMAL32 || c->type == CF_TYPE_DECIMAL64 ||
             c->type == CF_TYPE_DECIMAL128) {
-            cf_jw_key(w, "precision");
-            cf_jw_int(w, c->precision);
-            cf_jw_key(w, "scale");
-            cf_jw_int(w, c->scale);
+            cf_jw_kv_int(w, "precision", c->precision);
+            cf_jw_kv_int(w, "scale", c->scale);
         }
-        if (c->type == CF_TYPE_VARCHAR) {
-            cf_jw_key(w, "length");
-            cf_jw_int(w, c->length);
-        }
+        if (c->type == CF_TYPE_VARCHAR)
+            cf_jw_kv_int(w, "length", c->length);
         static const char *const defs[2][2] = {{"read_default_value", "read_default"},
                                                {"write_default_value", "write_default"}};
         for (int d = 0; d < 2; d++) {
@@ -393,10 +382,8 @@ void cf_kt_schema_json(cf_jw *w, const cf_kudu_tablet *t, const cf_json *sb)
         }
         const cf_json *im = cf_kt_jget(cj, "immutable"),
                       *ai = cf_kt_jget(cj, "is_auto_incrementing");
-        cf_jw_key(w, "immutable");
-        cf_jw_bool(w, im != NULL && im->kind == CF_JSON_TRUE);
-        cf_jw_key(w, "auto_incrementing");
-        cf_jw_bool(w, ai != NULL && ai->kind == CF_JSON_TRUE);
+        cf_jw_kv_bool(w, "immutable", im != NULL && im->kind == CF_JSON_TRUE);
+        cf_jw_kv_bool(w, "auto_incrementing", ai != NULL && ai->kind == CF_JSON_TRUE);
         cf_jw_key(w, "comment");
         if (cf_kt_jstr(cj, "comment"))
             cf_jw_cstr(w, cf_kt_jstr(cj, "comment"));
@@ -410,8 +397,7 @@ void cf_kt_schema_json(cf_jw *w, const cf_kudu_tablet *t, const cf_json *sb)
     for (size_t i = 0; i < cf_schema_key_count(s); i++)
         cf_jw_cstr(w, cf_schema_column_at(s, i)->name);
     cf_jw_arr_end(w);
-    cf_jw_key(w, "schema_version");
-    cf_jw_int(w, cf_kt_jint(sb, "schema_version", 0));
+    cf_jw_kv_int(w, "schema_version", cf_kt_jint(sb, "schema_version", 0));
     cf_jw_obj_end(w);
 }
 
@@ -426,8 +412,7 @@ void cf_kt_consensus_json(cf_jw *w, const cf_kt_meta_json *m)
     const cf_json *cm = &m->cm.root, *cfg = cf_kt_jget(cm, "committed_config");
     const cf_json *peers = cf_kt_jget(cfg, "peers");
     cf_jw_obj_begin(w);
-    cf_jw_key(w, "current_term");
-    cf_jw_int(w, cf_kt_jint(cm, "current_term", 0));
+    cf_jw_kv_int(w, "current_term", cf_kt_jint(cm, "current_term", 0));
     cf_jw_key(w, "voted_for");
     if (cf_kt_jstr(cm, "voted_for"))
         cf_jw_cstr(w, cf_kt_jstr(cm, "voted_for"));
@@ -435,8 +420,7 @@ void cf_kt_consensus_json(cf_jw *w, const cf_kt_meta_json *m)
         cf_jw_null(w);
     cf_jw_key(w, "committed_config");
     cf_jw_obj_begin(w);
-    cf_jw_key(w, "opid_index");
-    cf_jw_int(w, cf_kt_jint(cfg, "opid_index", -1));
+    cf_jw_kv_int(w, "opid_index", cf_kt_jint(cfg, "opid_index", -1));
     cf_jw_key(w, "peers");
     cf_jw_arr_begin(w);
     for (size_t i = 0; peers != NULL && i < peers->n; i++) {
@@ -582,10 +566,8 @@ size_t cf_kt_rowsets_json(cf_jw *w, const cf_kudu_fs *fs, const cf_kudu_tablet *
         cf_kt_rblock *bl = cf_kt_rowset_blocks(fs, rs, &nb);
         uint64_t size = 0;
         cf_jw_obj_begin(w);
-        cf_jw_key(w, "id");
-        cf_jw_uint(w, rs->id);
-        cf_jw_key(w, "last_durable_dms_id");
-        cf_jw_int(w, rs->last_durable_dms_id);
+        cf_jw_kv_uint(w, "id", rs->id);
+        cf_jw_kv_int(w, "last_durable_dms_id", rs->last_durable_dms_id);
         cf_jw_key(w, "live_row_count");
         if (rs->has_live_row_count)
             cf_jw_int(w, rs->live_row_count);
@@ -598,13 +580,10 @@ size_t cf_kt_rowsets_json(cf_jw *w, const cf_kudu_fs *fs, const cf_kudu_tablet *
         for (size_t i = 0; i < nb; i++) {
             const cf_kt_rblock *b = &bl[i];
             cf_jw_obj_begin(w);
-            cf_jw_key(w, "block_id");
-            cf_jw_uint(w, b->id);
-            cf_jw_key(w, "kind");
-            cf_jw_cstr(w, cf_kudu_block_kind_name(b->kind));
+            cf_jw_kv_uint(w, "block_id", b->id);
+            cf_jw_kv_cstr(w, "kind", cf_kudu_block_kind_name(b->kind));
             if (b->kind == CF_KUDU_BLOCK_COLUMN) {
-                cf_jw_key(w, "column_id");
-                cf_jw_int(w, b->column_id);
+                cf_jw_kv_int(w, "column_id", b->column_id);
                 cf_jw_key(w, "column");
                 const char *nm = cf_kt_column_name(t, (uint32_t)b->column_id);
                 if (nm)
@@ -612,12 +591,9 @@ size_t cf_kt_rowsets_json(cf_jw *w, const cf_kudu_fs *fs, const cf_kudu_tablet *
                 else
                     cf_jw_null(w);
             }
-            if (b->delta_index >= 0) {
-                cf_jw_key(w, "delta_index");
-                cf_jw_int(w, b->delta_index);
-            }
-            cf_jw_key(w, "missing");
-            cf_jw_bool(w, b->b == NULL);
+            if (b->delta_index >= 0)
+                cf_jw_kv_int(w, "delta_index", b->delta_index);
+            cf_jw_kv_bool(w, "missing", b->b == NULL);
             cf_jw_key(w, "length");
             if (b->b)
                 cf_jw_uint(w, b->b->length);
@@ -645,8 +621,7 @@ size_t cf_kt_rowsets_json(cf_jw *w, const cf_kudu_fs *fs, const cf_kudu_tablet *
                 missing++;
         }
         cf_jw_arr_end(w);
-        cf_jw_key(w, "size");
-        cf_jw_uint(w, size);
+        cf_jw_kv_uint(w, "size", size);
         cf_jw_obj_end(w);
         free(bl);
     }

@@ -253,8 +253,7 @@ char *cf_pq_kudu_types_value(const cf_parquet_write_column *cols, const int *len
         } else {
             continue;
         }
-        cf_jw_key(&w, cols[i].name);
-        cf_jw_cstr(&w, t);
+        cf_jw_kv_cstr(&w, cols[i].name, t);
         any++;
     }
     cf_jw_obj_end(&w);

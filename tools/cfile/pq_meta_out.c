@@ -91,12 +91,9 @@ void cf_pq_schema_json(FILE *f, const cf_parquet *pq)
     cf_jw w;
     cf_jw_init(&w, f);
     cf_jw_obj_begin(&w);
-    cf_jw_key(&w, "num_rows");
-    cf_jw_int(&w, cf_parquet_num_rows(pq));
-    if (m->num_rows != cf_parquet_num_rows(pq)) {
-        cf_jw_key(&w, "footer_num_rows");
-        cf_jw_int(&w, m->num_rows);
-    }
+    cf_jw_kv_int(&w, "num_rows", cf_parquet_num_rows(pq));
+    if (m->num_rows != cf_parquet_num_rows(pq))
+        cf_jw_kv_int(&w, "footer_num_rows", m->num_rows);
     cf_jw_key(&w, "schema");
     cf_jw_arr_begin(&w);
     for (uint32_t i = 0; i < m->schema_count; i++)
@@ -110,22 +107,17 @@ void cf_pq_schema_json(FILE *f, const cf_parquet *pq)
         cf_jw_obj_begin(&w);
         cf_jw_key(&w, "path");
         cf_pq_path_json(&w, c->path, c->path_len);
-        cf_jw_key(&w, "type");
-        cf_jw_cstr(&w, cf_parquet_type_name(c->type));
-        if (c->type == CF_PARQUET_FIXED_LEN_BYTE_ARRAY) {
-            cf_jw_key(&w, "type_length");
-            cf_jw_int(&w, c->type_length);
-        }
+        cf_jw_kv_cstr(&w, "type", cf_parquet_type_name(c->type));
+        if (c->type == CF_PARQUET_FIXED_LEN_BYTE_ARRAY)
+            cf_jw_kv_int(&w, "type_length", c->type_length);
         cf_jw_key(&w, "logical");
         cf_parquet_logical_str(&c->leaf->logical, lt, sizeof(lt));
         if (lt[0])
             cf_jw_cstr(&w, lt);
         else
             cf_jw_null(&w);
-        cf_jw_key(&w, "max_definition_level");
-        cf_jw_int(&w, c->max_def);
-        cf_jw_key(&w, "max_repetition_level");
-        cf_jw_int(&w, c->max_rep);
+        cf_jw_kv_int(&w, "max_definition_level", c->max_def);
+        cf_jw_kv_int(&w, "max_repetition_level", c->max_rep);
         cf_jw_obj_end(&w);
     }
     cf_jw_arr_end(&w);
@@ -254,16 +246,11 @@ static void chunk_json(cf_jw *w, const cf_parquet_column_chunk *cc)
     for (uint32_t i = 0; i < m->encoding_count; i++)
         jw_enum(w, cf_parquet_encoding_name(m->encodings[i]), m->encodings[i]);
     cf_jw_arr_end(w);
-    cf_jw_key(w, "file_offset");
-    cf_jw_int(w, cc->file_offset);
-    cf_jw_key(w, "num_values");
-    cf_jw_int(w, m->num_values);
-    cf_jw_key(w, "total_compressed_size");
-    cf_jw_int(w, m->total_compressed_size);
-    cf_jw_key(w, "total_uncompressed_size");
-    cf_jw_int(w, m->total_uncompressed_size);
-    cf_jw_key(w, "data_page_offset");
-    cf_jw_int(w, m->data_page_offset);
+    cf_jw_kv_int(w, "file_offset", cc->file_offset);
+    cf_jw_kv_int(w, "num_values", m->num_values);
+    cf_jw_kv_int(w, "total_compressed_size", m->total_compressed_size);
+    cf_jw_kv_int(w, "total_uncompressed_size", m->total_uncompressed_size);
+    cf_jw_kv_int(w, "data_page_offset", m->data_page_offset);
     jw_opt_i64(w, "dictionary_page_offset", m->has_dictionary_page_offset,
                m->dictionary_page_offset);
     jw_opt_i64(w, "index_page_offset", m->has_index_page_offset, m->index_page_offset);
@@ -281,8 +268,7 @@ static void chunk_json(cf_jw *w, const cf_parquet_column_chunk *cc)
         jw_enum(w, cf_parquet_page_type_name(s->page_type), s->page_type);
         cf_jw_key(w, "encoding");
         jw_enum(w, cf_parquet_encoding_name(s->encoding), s->encoding);
-        cf_jw_key(w, "count");
-        cf_jw_int(w, s->count);
+        cf_jw_kv_int(w, "count", s->count);
         cf_jw_obj_end(w);
     }
     cf_jw_arr_end(w);
@@ -300,25 +286,18 @@ static void chunk_json(cf_jw *w, const cf_parquet_column_chunk *cc)
 void cf_pq_summary_json(cf_jw *w, const cf_parquet *pq)
 {
     const cf_parquet_file_meta *m = cf_parquet_meta(pq);
-    cf_jw_key(w, "file_size");
-    cf_jw_uint(w, cf_parquet_file_size(pq));
-    cf_jw_key(w, "footer_size");
-    cf_jw_uint(w, cf_parquet_footer_len(pq));
-    cf_jw_key(w, "format_version");
-    cf_jw_int(w, m->version);
+    cf_jw_kv_uint(w, "file_size", cf_parquet_file_size(pq));
+    cf_jw_kv_uint(w, "footer_size", cf_parquet_footer_len(pq));
+    cf_jw_kv_int(w, "format_version", m->version);
     cf_jw_key(w, "created_by");
     if (m->has_created_by)
         cf_jw_bytes(w, m->created_by.data, m->created_by.len);
     else
         cf_jw_null(w);
-    cf_jw_key(w, "num_rows");
-    cf_jw_int(w, cf_parquet_num_rows(pq));
-    cf_jw_key(w, "footer_num_rows");
-    cf_jw_int(w, m->num_rows);
-    cf_jw_key(w, "num_row_groups");
-    cf_jw_uint(w, m->row_group_count);
-    cf_jw_key(w, "num_columns");
-    cf_jw_uint(w, cf_parquet_column_count(pq));
+    cf_jw_kv_int(w, "num_rows", cf_parquet_num_rows(pq));
+    cf_jw_kv_int(w, "footer_num_rows", m->num_rows);
+    cf_jw_kv_uint(w, "num_row_groups", m->row_group_count);
+    cf_jw_kv_uint(w, "num_columns", cf_parquet_column_count(pq));
 }
 
 void cf_pq_meta_json(FILE *f, const cf_parquet *pq)
@@ -348,10 +327,8 @@ void cf_pq_meta_json(FILE *f, const cf_parquet *pq)
     for (uint32_t g = 0; g < m->row_group_count; g++) {
         const cf_parquet_row_group *rg = &m->row_groups[g];
         cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "num_rows");
-        cf_jw_int(&w, rg->num_rows);
-        cf_jw_key(&w, "total_byte_size");
-        cf_jw_int(&w, rg->total_byte_size);
+        cf_jw_kv_int(&w, "num_rows", rg->num_rows);
+        cf_jw_kv_int(&w, "total_byte_size", rg->total_byte_size);
         jw_opt_i64(&w, "total_compressed_size", rg->has_total_compressed_size,
                    rg->total_compressed_size);
         jw_opt_i64(&w, "file_offset", rg->has_file_offset, rg->file_offset);
@@ -361,12 +338,9 @@ void cf_pq_meta_json(FILE *f, const cf_parquet *pq)
         for (uint32_t i = 0; i < rg->sorting_column_count; i++) {
             const cf_parquet_sorting_column *s = &rg->sorting_columns[i];
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "column_idx");
-            cf_jw_int(&w, s->column_idx);
-            cf_jw_key(&w, "descending");
-            cf_jw_bool(&w, s->descending);
-            cf_jw_key(&w, "nulls_first");
-            cf_jw_bool(&w, s->nulls_first);
+            cf_jw_kv_int(&w, "column_idx", s->column_idx);
+            cf_jw_kv_bool(&w, "descending", s->descending);
+            cf_jw_kv_bool(&w, "nulls_first", s->nulls_first);
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);
@@ -458,18 +432,13 @@ void cf_pq_meta_text(FILE *f, const char *path, const cf_parquet *pq)
 void cf_pq_page_json(cf_jw *w, const cf_parquet_page *p)
 {
     cf_jw_obj_begin(w);
-    cf_jw_key(w, "offset");
-    cf_jw_uint(w, p->offset);
-    cf_jw_key(w, "header_size");
-    cf_jw_uint(w, p->header_len);
+    cf_jw_kv_uint(w, "offset", p->offset);
+    cf_jw_kv_uint(w, "header_size", p->header_len);
     cf_jw_key(w, "type");
     jw_enum(w, cf_parquet_page_type_name(p->type), p->type);
-    cf_jw_key(w, "compressed_size");
-    cf_jw_int(w, p->compressed_size);
-    cf_jw_key(w, "uncompressed_size");
-    cf_jw_int(w, p->uncompressed_size);
-    cf_jw_key(w, "num_values");
-    cf_jw_int(w, p->num_values);
+    cf_jw_kv_int(w, "compressed_size", p->compressed_size);
+    cf_jw_kv_int(w, "uncompressed_size", p->uncompressed_size);
+    cf_jw_kv_int(w, "num_values", p->num_values);
     jw_opt_i32(w, "num_nulls", p->num_nulls >= 0, p->num_nulls);
     jw_opt_i32(w, "num_rows", p->num_rows >= 0, p->num_rows);
     cf_jw_key(w, "encoding");
@@ -489,10 +458,8 @@ void cf_pq_page_json(cf_jw *w, const cf_parquet_page *p)
         cf_jw_null(w);
     jw_opt_i32(w, "definition_levels_size", p->def_levels_len >= 0, p->def_levels_len);
     jw_opt_i32(w, "repetition_levels_size", p->rep_levels_len >= 0, p->rep_levels_len);
-    if (p->type == CF_PARQUET_DATA_PAGE_V2) {
-        cf_jw_key(w, "is_compressed");
-        cf_jw_bool(w, p->is_compressed);
-    }
+    if (p->type == CF_PARQUET_DATA_PAGE_V2)
+        cf_jw_kv_bool(w, "is_compressed", p->is_compressed);
     cf_jw_key(w, "crc");
     if (p->has_crc)
         cf_jw_uint(w, p->crc);

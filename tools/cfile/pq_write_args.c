@@ -287,50 +287,36 @@ static int pq_json(cf_cli *c, const char *out, const cf_parquet_writer *w, const
     cf_jw j;
     cf_jw_init(&j, c->out);
     cf_jw_obj_begin(&j);
-    cf_jw_key(&j, "op");
-    cf_jw_cstr(&j, src->op);
-    cf_jw_key(&j, "from");
-    cf_jw_cstr(&j, src->from);
+    cf_jw_kv_cstr(&j, "op", src->op);
+    cf_jw_kv_cstr(&j, "from", src->from);
     cf_jw_key(&j, "inputs");
     cf_jw_arr_begin(&j);
     for (size_t i = 0; i < src->ninputs; i++)
         cf_jw_cstr(&j, src->inputs[i]);
     cf_jw_arr_end(&j);
-    if (src->has_as_of) {
-        cf_jw_key(&j, "as_of");
-        cf_jw_uint(&j, src->as_of);
-    }
-    cf_jw_key(&j, "to");
-    cf_jw_cstr(&j, "parquet");
-    cf_jw_key(&j, "file");
-    cf_jw_cstr(&j, out);
-    cf_jw_key(&j, "rows");
-    cf_jw_uint(&j, cf_parquet_writer_rows(w));
-    cf_jw_key(&j, "row_groups");
-    cf_jw_uint(&j, cf_parquet_meta(pq)->row_group_count);
+    if (src->has_as_of)
+        cf_jw_kv_uint(&j, "as_of", src->as_of);
+    cf_jw_kv_cstr(&j, "to", "parquet");
+    cf_jw_kv_cstr(&j, "file", out);
+    cf_jw_kv_uint(&j, "rows", cf_parquet_writer_rows(w));
+    cf_jw_kv_uint(&j, "row_groups", cf_parquet_meta(pq)->row_group_count);
     cf_jw_key(&j, "columns");
     cf_jw_arr_begin(&j);
     for (size_t i = 0; i < src->ncols; i++) {
         const cf_parquet_write_column *col = &src->cols[i];
         cf_jw_obj_begin(&j);
-        cf_jw_key(&j, "name");
-        cf_jw_cstr(&j, col->name);
-        cf_jw_key(&j, "type");
-        cf_jw_cstr(&j, cf_cli_type_name(col->type));
-        cf_jw_key(&j, "is_array");
-        cf_jw_bool(&j, col->is_array);
-        cf_jw_key(&j, "nullable");
-        cf_jw_bool(&j, col->nullable);
-        cf_jw_key(&j, "bloom_filter");
-        cf_jw_bool(&j, col->bloom_filter);
+        cf_jw_kv_cstr(&j, "name", col->name);
+        cf_jw_kv_cstr(&j, "type", cf_cli_type_name(col->type));
+        cf_jw_kv_bool(&j, "is_array", col->is_array);
+        cf_jw_kv_bool(&j, "nullable", col->nullable);
+        cf_jw_kv_bool(&j, "bloom_filter", col->bloom_filter);
         cf_jw_obj_end(&j);
     }
     cf_jw_arr_end(&j);
     cf_jw_key(&j, "codec");
     const char *codec = cf_parquet_codec_name(a->o.codec);
     cf_jw_cstr(&j, codec != NULL ? codec : "UNKNOWN");
-    cf_jw_key(&j, "bytes");
-    cf_jw_uint(&j, cf_parquet_file_size(pq));
+    cf_jw_kv_uint(&j, "bytes", cf_parquet_file_size(pq));
     if (src->extra != NULL)
         src->extra(src->extra_ctx, &j);
     cf_jw_obj_end(&j);
