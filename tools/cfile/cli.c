@@ -159,6 +159,14 @@ static void global_usage(FILE *f)
     cf_cli_global_usage(f);
 }
 
+cf_cli cf_cli_sub(const cf_cli *c, const char *cmd, const char *usage)
+{
+    cf_cli sub = *c;
+    sub.cmd = cmd;
+    sub.usage = usage;
+    return sub;
+}
+
 void cf_cli_getopt_reset(void)
 {
     /* glibc: optind = 0 reinitializes getopt completely (its static scan position

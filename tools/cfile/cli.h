@@ -85,6 +85,10 @@ extern const char cf_cmd_head_usage[];
 
 /* ---- helpers --------------------------------------------------------------------------- */
 
+/* The context of a nested subcommand ("parquet bloom", "kudu tablet"): c's streams
+ * with the command name its messages carry and the usage text its --help prints. */
+cf_cli cf_cli_sub(const cf_cli *c, const char *cmd, const char *usage);
+
 /* Reset getopt's global state before a subcommand parses its options. */
 void cf_cli_getopt_reset(void);
 

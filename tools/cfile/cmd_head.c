@@ -74,9 +74,7 @@ int cf_cmd_head(cf_cli *c, int argc, char **argv)
     if (raw)
         args[na++] = "--raw-values";
     args[na] = NULL;
-    cf_cli sub = *c;
-    sub.cmd = table ? "table" : "dump";
-    sub.usage = cf_cmd_dump_usage;
+    cf_cli sub = cf_cli_sub(c, table ? "table" : "dump", cf_cmd_dump_usage);
     cf_cli_getopt_reset();
 #if CF_HAVE_TABLES
     if (table) {

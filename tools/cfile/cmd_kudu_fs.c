@@ -179,9 +179,7 @@ void cf_kudu_fs_cmd_block_json(cf_jw *w, const cf_kudu_fs *fs, const cf_kudu_blo
 
 int cf_cmd_kudu_fs(cf_cli *c, int argc, char **argv)
 {
-    cf_cli sub = *c;
-    sub.usage = fs_usage;
-    sub.cmd = "kudu fs";
+    cf_cli sub = cf_cli_sub(c, "kudu fs", fs_usage);
     if (argc < 2)
         return cf_cli_usage(&sub, "missing subcommand (list, check or dump)");
     const char *verb = argv[1];

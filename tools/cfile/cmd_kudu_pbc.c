@@ -193,9 +193,7 @@ int cf_cmd_kudu_pbc(cf_cli *c, int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    cf_cli sub = *c;
-    sub.cmd = "kudu pbc";
-    sub.usage = pbc_usage;
+    cf_cli sub = cf_cli_sub(c, "kudu pbc", pbc_usage);
     if (argc < 2)
         return cf_cli_usage(&sub, "expected: dump");
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)

@@ -484,9 +484,7 @@ int cf_cmd_kudu_tablet(cf_cli *c, int argc, char **argv)
         {"list", 0, cmd_list},       {"meta", 1, cmd_meta},           {"schema", 1, cmd_schema},
         {"rowsets", 1, cmd_rowsets}, {"data-size", 2, cmd_data_size},
     };
-    cf_cli sub = *c;
-    sub.cmd = "kudu tablet";
-    sub.usage = tablet_usage;
+    cf_cli sub = cf_cli_sub(c, "kudu tablet", tablet_usage);
     if (argc < 2)
         return cf_cli_usage(&sub, "expected: list, meta, schema, rowsets, data-size or scan");
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)

@@ -344,9 +344,7 @@ int cf_cmd_parquet_bloom(cf_cli *c, int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    cf_cli sub = *c;
-    sub.usage = cf_cmd_parquet_bloom_usage;
-    sub.cmd = "parquet bloom";
+    cf_cli sub = cf_cli_sub(c, "parquet bloom", cf_cmd_parquet_bloom_usage);
     c = &sub;
     bool json = false, hex = false;
     const char *colname = NULL;

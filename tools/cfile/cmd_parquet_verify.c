@@ -617,9 +617,7 @@ int cf_cmd_parquet_verify(cf_cli *c, int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    cf_cli sub = *c;
-    sub.usage = cf_cmd_parquet_verify_usage;
-    sub.cmd = "parquet verify";
+    cf_cli sub = cf_cli_sub(c, "parquet verify", cf_cmd_parquet_verify_usage);
     c = &sub;
     bool json = false;
     int ch;

@@ -58,9 +58,7 @@ int cf_cmd_parquet_write(cf_cli *c, int argc, char **argv)
         {"format", required_argument, NULL, O_FORMAT},
         {NULL, 0, NULL, 0},
     };
-    cf_cli sub = *c;
-    sub.usage = cf_cmd_parquet_write_usage;
-    sub.cmd = "parquet write";
+    cf_cli sub = cf_cli_sub(c, "parquet write", cf_cmd_parquet_write_usage);
     c = &sub;
     cf_pq_args a;
     cf_pq_args_init(&a);
