@@ -145,40 +145,6 @@ static cf_type int_type(const cf_parquet_column *col, const cf_parquet_logical *
     return col->type == CF_PARQUET_INT64 ? CF_TYPE_INT64 : CF_TYPE_INT32;
 }
 
-/* The integer int_type's parse left in slot, widened (UINT64 keeps its bits). */
-static int64_t read_int(cf_type t, const uint8_t *slot)
-{
-    switch (t) {
-    case CF_TYPE_INT8: return (int8_t)slot[0];
-    case CF_TYPE_UINT8: return slot[0];
-    case CF_TYPE_INT16: {
-        int16_t x;
-        memcpy(&x, slot, 2);
-        return x;
-    }
-    case CF_TYPE_UINT16: {
-        uint16_t x;
-        memcpy(&x, slot, 2);
-        return x;
-    }
-    case CF_TYPE_INT32: {
-        int32_t x;
-        memcpy(&x, slot, 4);
-        return x;
-    }
-    case CF_TYPE_UINT32: {
-        uint32_t x;
-        memcpy(&x, slot, 4);
-        return x;
-    }
-    default: {
-        uint64_t x;
-        memcpy(&x, slot, 8);
-        return (int64_t)x;
-    }
-    }
-}
-
 /* The PLAIN bytes of `text` for column col; a message in msg when it is not
  * a value of the column. Returns CF_EXIT_OK, CF_EXIT_USAGE or CF_EXIT_NOTSUP. */
 static int parse_value(const cf_parquet_column *col, const char *text, bool hex, pq_probe_value *v,
@@ -206,7 +172,7 @@ static int parse_value(const cf_parquet_column *col, const char *text, bool hex,
             uint8_t slot[8];
             if (cf_cli_value_parse_text(text, strlen(text), t, slot, NULL, why, sizeof why) != 0)
                 goto bad_why;
-            x = read_int(t, slot);
+            x = (int64_t)cf_cli_int_widen(t, slot); /* UINT64 keeps its bits */
         }
         if (!is64 && (x < INT32_MIN || x > (int64_t)UINT32_MAX))
             goto bad;

@@ -23,6 +23,16 @@ int cf_cli_msg_fail(char *msg, size_t cap, const char *fmt, ...)
     return -1;
 }
 
+uint64_t cf_cli_int_widen(cf_type p, const void *slot)
+{
+    int bits = cf_type_int_bits(p);
+    uint64_t u = 0;
+    memcpy(&u, slot, (size_t)bits / 8); /* little-endian: the low bytes */
+    if (!cf_type_is_unsigned(p) && bits < 64 && (u >> (bits - 1)) & 1)
+        u |= ~(uint64_t)0 << bits; /* sign-extend */
+    return u;
+}
+
 #define CANON_NAN32 0x7fc00000u
 #define CANON_NAN64 0x7ff8000000000000ull
 

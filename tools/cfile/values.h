@@ -23,6 +23,10 @@ __extension__ typedef unsigned __int128 cf_cli_u128;
 #define CF_CLI_DATE_MIN (-719162)
 #define CF_CLI_DATE_MAX 2932896
 
+/* An 8- to 64-bit integer type's memory form (p physical: INT8..INT64, UINT8..UINT64)
+ * read as 64 bits: sign-extended unless p is unsigned (UINT64 keeps its bits). */
+uint64_t cf_cli_int_widen(cf_type p, const void *slot);
+
 /* The message of a failed parse: fmt into msg (cap bytes; nothing when msg is
  * NULL). Returns -1, what the parsers here return on failure. */
 int cf_cli_msg_fail(char *msg, size_t cap, const char *fmt, ...)

@@ -331,12 +331,9 @@ size_t cf_vp_number(char out[CF_CLI_NUM_CAP], cf_type t, const void *slot, bool 
         strcpy(out, "null");
         return 4;
     }
-    uint64_t u = 0;
-    memcpy(&u, slot, (size_t)bits / 8); /* little-endian: the low bytes */
+    uint64_t u = cf_cli_int_widen(p, slot);
     if (cf_type_is_unsigned(p))
         return cf_json_fmt_u64(out, u);
-    if (bits < 64 && (u >> (bits - 1)) & 1)
-        u |= ~(uint64_t)0 << bits; /* sign-extend */
     return cf_json_fmt_i64(out, (int64_t)u);
 }
 
