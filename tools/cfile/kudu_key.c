@@ -6,17 +6,6 @@
 
 #include "vprint.h"
 
-static bool is_signed(cf_type t)
-{
-    switch (t) {
-    case CF_TYPE_UINT8:
-    case CF_TYPE_UINT16:
-    case CF_TYPE_UINT32:
-    case CF_TYPE_UINT64: return false;
-    default: return true;
-    }
-}
-
 int cf_kudu_key_decode(cf_kudu_key *k, const cf_type *types, const char *const *names, size_t n,
                        const uint8_t *p, size_t len)
 {
@@ -71,7 +60,7 @@ int cf_kudu_key_decode(cf_kudu_key *k, const cf_type *types, const char *const *
         /* big-endian on disk, the memory form is the host's (little-endian) order */
         for (size_t b = 0; b < w; b++)
             v->slot[b] = p[at + w - 1 - b];
-        if (is_signed(types[i]))
+        if (!cf_type_is_unsigned(types[i]))
             v->slot[w - 1] ^= 0x80;
         at += w;
     }
