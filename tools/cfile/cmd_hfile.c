@@ -295,22 +295,9 @@ static int do_verify(cf_cli *c, cf_hfile *h, const hf_opts *o)
         st = cf_hfile_iter_next(it, &cell, &has, &e);
         if (st != CF_OK || !has)
             break;
-        if (cells > 0) {
-            cf_hfile_cell pc;
-            int r;
-            if (in->raw_keys) {
-                size_t m = prev_len < cell.key.len ? prev_len : cell.key.len;
-                r = memcmp(prev, cell.key.data, m);
-                if (r == 0)
-                    r = prev_len < cell.key.len ? -1 : prev_len > cell.key.len;
-            } else {
-                cf_hfile_parse_key(&pc, prev, prev_len, NULL);
-                r = cf_hfile_cell_compare(&pc, &cell);
-            }
-            if (r > 0 && order_ok) {
-                order_ok = false;
-                fprintf(c->err, "cfile: cell %" PRIu64 " sorts before its predecessor\n", cells);
-            }
+        if (cells > 0 && order_ok && hf_key_cmp_prev(h, (cf_slice){prev, prev_len}, &cell) > 0) {
+            order_ok = false;
+            fprintf(c->err, "cfile: cell %" PRIu64 " sorts before its predecessor\n", cells);
         }
         if (cell.key.len > prev_cap) {
             uint8_t *np = realloc(prev, cell.key.len);

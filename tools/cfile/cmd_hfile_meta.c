@@ -126,6 +126,17 @@ static const char *block_name(const char *magic)
     return n ? n : "UNKNOWN";
 }
 
+/* One meta index entry, as meta and blocks both list them. */
+static void jw_meta_block(cf_jw *w, cf_slice name, uint64_t off, uint32_t sz)
+{
+    cf_jw_obj_begin(w);
+    cf_jw_key(w, "name");
+    hf_jw_bytes(w, name);
+    cf_jw_kv_uint(w, "offset", off);
+    cf_jw_kv_uint(w, "on_disk_size", sz);
+    cf_jw_obj_end(w);
+}
+
 /* ---- meta ---------------------------------------------------------------------------- */
 
 static void meta_text(cf_cli *c, cf_hfile *h, const walk_sum *ws, cf_slice mid)
@@ -382,12 +393,7 @@ static void meta_json(cf_cli *c, cf_hfile *h, const hf_opts *op, const walk_sum 
         uint64_t off;
         uint32_t sz;
         cf_hfile_meta_at(h, i, &name, &off, &sz);
-        cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "name");
-        hf_jw_bytes(&w, name);
-        cf_jw_kv_uint(&w, "offset", off);
-        cf_jw_kv_uint(&w, "on_disk_size", sz);
-        cf_jw_obj_end(&w);
+        jw_meta_block(&w, name, off, sz);
     }
     cf_jw_arr_end(&w);
     jw_blooms(&w, h);
@@ -544,12 +550,7 @@ int hf_do_blocks(cf_cli *c, cf_hfile *h, const hf_opts *o)
             uint32_t sz;
             cf_hfile_meta_at(h, i, &name, &off, &sz);
             if (o->json) {
-                cf_jw_obj_begin(&w);
-                cf_jw_key(&w, "name");
-                hf_jw_bytes(&w, name);
-                cf_jw_kv_uint(&w, "offset", off);
-                cf_jw_kv_uint(&w, "on_disk_size", sz);
-                cf_jw_obj_end(&w);
+                jw_meta_block(&w, name, off, sz);
             } else {
                 fprintf(c->out, "  [%zu] offset=%" PRIu64 ", dataSize=%" PRIu32 ", name=", i, off,
                         sz);

@@ -367,13 +367,6 @@ int hf_do_stats(cf_cli *c, cf_hfile *h, const hf_opts *o)
 
 /* ---- check --------------------------------------------------------------------------- */
 
-static int raw_compare(cf_slice a, cf_slice b)
-{
-    size_t m = a.len < b.len ? a.len : b.len;
-    int r = m ? memcmp(a.data, b.data, m) : 0;
-    return r ? r : a.len < b.len ? -1 : a.len > b.len;
-}
-
 int hf_do_check(cf_cli *c, cf_hfile *h, const hf_opts *o)
 {
     const cf_hfile_info *in = cf_hfile_get_info(h);
@@ -394,15 +387,7 @@ int hf_do_check(cf_cli *c, cf_hfile *h, const hf_opts *o)
         if (st != CF_OK || !has)
             break;
         if (cells > 0) {
-            int r;
-            if (in->raw_keys) {
-                r = raw_compare(bytes_slice(&prev), cell.key);
-            } else {
-                cf_hfile_cell pc;
-                (void)cf_hfile_parse_key(&pc, prev.p, prev.len, NULL);
-                r = cf_hfile_cell_compare(&pc, &cell);
-            }
-            if (r > 0) {
+            if (hf_key_cmp_prev(h, bytes_slice(&prev), &cell) > 0) {
                 bad = true;
                 bad_index = cells;
                 /* Where the cell came from: the position after next moves to the next

@@ -63,6 +63,18 @@ void hf_jw_bytes(cf_jw *w, cf_slice s)
     }
 }
 
+int hf_key_cmp_prev(const cf_hfile *h, cf_slice prev, const cf_hfile_cell *cell)
+{
+    if (cf_hfile_get_info(h)->raw_keys) {
+        size_t m = prev.len < cell->key.len ? prev.len : cell->key.len;
+        int r = m ? memcmp(prev.data, cell->key.data, m) : 0;
+        return r ? r : prev.len < cell->key.len ? -1 : prev.len > cell->key.len;
+    }
+    cf_hfile_cell pc;
+    (void)cf_hfile_parse_key(&pc, prev.data, prev.len, NULL);
+    return cf_hfile_cell_compare(&pc, cell);
+}
+
 void hf_print_bytes(FILE *f, cf_slice s)
 {
     for (size_t i = 0; i < s.len; i++) {

@@ -51,6 +51,9 @@ void hf_jw_key_members(cf_jw *w, const cf_hfile_cell *c);
 void hf_print_key(FILE *f, const cf_hfile *h, cf_slice k);
 /* row/family:qualifier/timestamp/Type of a parsed cell (v1: the raw key). */
 void hf_print_cell_key(FILE *f, const cf_hfile *h, const cf_hfile_cell *c);
+/* How the key before a cell (its bytes as stored) sorts against the cell's:
+ * <0, 0, >0. Raw v1 keys compare as bytes, KeyValue keys by HBase's cell order. */
+int hf_key_cmp_prev(const cf_hfile *h, cf_slice prev, const cf_hfile_cell *cell);
 /* Tags: T[i]: type:value for each well-formed tag; false if the bytes are not tags. */
 bool hf_print_tags(FILE *f, cf_slice tags);
 void hf_jw_tags(cf_jw *w, cf_slice tags);
