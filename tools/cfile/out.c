@@ -82,6 +82,16 @@ void cf_out_str_puts(cf_out_str *s, const char *p)
     cf_out_str_put(s, p, strlen(p));
 }
 
+void cf_out_str_vprintf(cf_out_str *s, size_t max, const char *fmt, va_list ap)
+{
+    char buf[1024];
+    if (max > sizeof(buf))
+        max = sizeof(buf);
+    int n = vsnprintf(buf, max, fmt, ap);
+    if (n > 0)
+        cf_out_str_put(s, buf, (size_t)n < max ? (size_t)n : max - 1);
+}
+
 void cf_out_str_dispose(cf_out_str *s)
 {
     free(s->data);

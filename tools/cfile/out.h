@@ -9,6 +9,7 @@
 #ifndef CF_CLI_OUT_H
 #define CF_CLI_OUT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -47,6 +48,10 @@ void cf_out_str_init(cf_out_str *s);
 void cf_out_str_clear(cf_out_str *s);
 void cf_out_str_put(cf_out_str *s, const void *p, size_t n);
 void cf_out_str_puts(cf_out_str *s, const char *p);
+/* fmt's text appended, cut to at most max - 1 bytes (max <= 1024: the SVG's
+ * attributes, tooltips and labels have such bounds). */
+void cf_out_str_vprintf(cf_out_str *s, size_t max, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 void cf_out_str_dispose(cf_out_str *s);
 
 /* ---- value text ---------------------------------------------------------------------- */

@@ -72,14 +72,10 @@ void cf_svg_escape(cf_out_str *s, const void *src, size_t n)
 static void putf(cf_out_str *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void putf(cf_out_str *s, const char *fmt, ...)
 {
-    char buf[512];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+    cf_out_str_vprintf(s, 512, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    cf_out_str_put(s, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 /* Coordinates with one decimal: enough for a screen, short in the file. */
@@ -135,13 +131,10 @@ void cf_svg_css(cf_svg *g, const char *rule)
 
 void cf_svg_tip(cf_svg *g, const char *fmt, ...)
 {
-    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+    cf_out_str_vprintf(&g->tip, 1024, fmt, ap);
     va_end(ap);
-    if (n > 0)
-        cf_out_str_put(&g->tip, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 void cf_svg_tip_bytes(cf_svg *g, const void *p, size_t n)
@@ -225,16 +218,16 @@ static void text_end(cf_svg *g)
 void cf_svg_text(cf_svg *g, double x, double y, const char *anchor, const char *cls,
                  const char *fmt, ...)
 {
-    char buf[1024];
+    cf_out_str label;
+    cf_out_str_init(&label);
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+    cf_out_str_vprintf(&label, 1024, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        n = 0;
     text_start(g, x, y, anchor, cls);
-    cf_svg_escape(&g->body, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+    cf_svg_escape(&g->body, label.data, label.len);
     text_end(g);
+    cf_out_str_dispose(&label);
 }
 
 void cf_svg_text_bytes(cf_svg *g, double x, double y, const char *anchor, const char *cls,
