@@ -346,6 +346,8 @@ class CFileError(Exception):
         return "%s: %s" % (self.status_name, self.message)
 
 
+# The argument types of every module's declarations: a handle, a cf_error *, and
+# the out-pointer a handle is returned through.
 _P = ctypes.c_void_p
 _E = ctypes.POINTER(CError)
 _PP = ctypes.POINTER(ctypes.c_void_p)

@@ -9,10 +9,7 @@ import ctypes
 
 from . import _lib
 from ._lib import CSlice
-
-_P = ctypes.c_void_p
-_E = ctypes.POINTER(_lib.CError)
-_PP = ctypes.POINTER(ctypes.c_void_p)
+from ._lib import _E, _P, _PP
 
 
 class CBloomWriterOptions(ctypes.Structure):

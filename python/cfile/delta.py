@@ -16,10 +16,8 @@ import ctypes
 from . import _convert as cv
 from . import _lib
 from ._lib import CSlice
+from ._lib import _E, _P, _PP
 
-_P = ctypes.c_void_p
-_E = ctypes.POINTER(_lib.CError)
-_PP = ctypes.POINTER(ctypes.c_void_p)
 
 Delta = collections.namedtuple("Delta", "row ts op changes")
 _OPS = {1: "UPDATE", 2: "DELETE", 3: "REINSERT"}

@@ -20,10 +20,8 @@ import ctypes
 from . import _lib
 from . import arrow as _arrow
 from ._lib import CFileError, CSlice
+from ._lib import _E, _P, _PP
 
-_P = ctypes.c_void_p
-_E = ctypes.POINTER(_lib.CError)
-_PP = ctypes.POINTER(ctypes.c_void_p)
 
 Cell = collections.namedtuple("Cell", "row family qualifier timestamp type value")
 _TYPE_CODES = {"Minimum": 0, "Put": 4, "Delete": 8, "DeleteFamilyVersion": 10,

@@ -42,10 +42,8 @@ from . import _lib
 from . import arrow as _arrow
 from . import table as _table
 from ._lib import CFileError  # noqa: F401  (re-exported for callers)
+from ._lib import _E, _P, _PP
 
-_P = ctypes.c_void_p
-_E = ctypes.POINTER(_lib.CError)
-_PP = ctypes.POINTER(ctypes.c_void_p)
 _S = ctypes.c_char_p
 
 

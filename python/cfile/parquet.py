@@ -32,10 +32,8 @@ import uuid
 from . import _lib
 from . import arrow as _arrow
 from ._lib import CSlice
+from ._lib import _E, _P, _PP
 
-_P = ctypes.c_void_p
-_E = ctypes.POINTER(_lib.CError)
-_PP = ctypes.POINTER(ctypes.c_void_p)
 
 BOOLEAN, INT32, INT64, INT96, FLOAT, DOUBLE, BYTE_ARRAY, FIXED = range(8)
 LT_STRING, LT_ENUM, LT_DECIMAL, LT_DATE, LT_INTEGER, LT_JSON, LT_UUID, LT_FLOAT16 = (

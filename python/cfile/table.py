@@ -21,10 +21,7 @@ from . import _convert as cv
 from . import _lib
 from . import arrow as _arrow
 from ._lib import CFileError
-
-_P = ctypes.c_void_p
-_E = ctypes.POINTER(_lib.CError)
-_PP = ctypes.POINTER(ctypes.c_void_p)
+from ._lib import _E, _P, _PP
 
 
 class CColumn(ctypes.Structure):
