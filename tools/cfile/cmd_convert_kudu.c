@@ -217,8 +217,7 @@ static cf_status ksrc_next(void *ctx, cf_row_batch *b, cf_error *err)
 static void replicas_json(void *ctx, cf_jw *j)
 {
     const ksrc *k = ctx;
-    cf_jw_key(j, "servers");
-    cf_jw_arr_begin(j);
+    cf_jw_kv_arr_begin(j, "servers");
     for (size_t i = 0; i < k->nfs; i++) {
         cf_jw_obj_begin(j);
         cf_jw_kv_cstr(j, "uuid", cf_kudu_fs_uuid(k->fs[i]));
@@ -227,14 +226,12 @@ static void replicas_json(void *ctx, cf_jw *j)
     }
     cf_jw_arr_end(j);
     cf_jw_kv_uint(j, "tablets", cf_kudu_replicas_tablet_count(k->reps));
-    cf_jw_key(j, "replicas");
-    cf_jw_arr_begin(j);
+    cf_jw_kv_arr_begin(j, "replicas");
     for (size_t i = 0; i < cf_kudu_replicas_count(k->reps); i++) {
         const cf_kudu_replica *r = cf_kudu_replicas_at(k->reps, i);
         cf_jw_obj_begin(j);
         cf_jw_kv_cstr(j, "tablet_id", r->tablet_id);
-        cf_jw_key(j, "server");
-        cf_jw_uint(j, r->server + 1); /* as the text says it: 1 = the first given */
+        cf_jw_kv_uint(j, "server", r->server + 1); /* as the text says it: 1 = the first given */
         cf_jw_key(j, "table_id");
         r->table_id ? cf_jw_cstr(j, r->table_id) : cf_jw_null(j);
         cf_jw_key(j, "data_state");
@@ -386,12 +383,9 @@ static int to_table(cf_cli *c, const cf_kudu_convert_args *a, ksrc *k)
         return cf_cli_lib_fail(c, a->out, st, &e);
     const cf_schema *ts = cf_table_schema(t);
     cf_jw j;
-    cf_jw_init(&j, c->out);
-    cf_jw_obj_begin(&j);
-    cf_jw_kv_cstr(&j, "op", "convert");
+    cf_jw_report_begin(&j, c->out, "convert");
     cf_jw_kv_cstr(&j, "from", "kudu");
-    cf_jw_key(&j, "inputs");
-    cf_jw_arr_begin(&j);
+    cf_jw_kv_arr_begin(&j, "inputs");
     cf_jw_cstr(&j, a->in);
     cf_jw_arr_end(&j);
     if (a->has_ts)
@@ -399,8 +393,7 @@ static int to_table(cf_cli *c, const cf_kudu_convert_args *a, ksrc *k)
     cf_jw_kv_cstr(&j, "to", "table");
     cf_jw_kv_uint(&j, "rows", rows);
     cf_jw_kv_cstr(&j, "table", a->out);
-    cf_jw_key(&j, "columns");
-    cf_jw_arr_begin(&j);
+    cf_jw_kv_arr_begin(&j, "columns");
     for (size_t i = 0; i < cf_schema_column_count(ts); i++) {
         const cf_column *col = cf_schema_column_at(ts, i);
         cf_jw_obj_begin(&j);
@@ -411,8 +404,7 @@ static int to_table(cf_cli *c, const cf_kudu_convert_args *a, ksrc *k)
         cf_jw_obj_end(&j);
     }
     cf_jw_arr_end(&j);
-    cf_jw_key(&j, "key");
-    cf_jw_arr_begin(&j);
+    cf_jw_kv_arr_begin(&j, "key");
     for (size_t i = 0; i < cf_schema_key_count(ts); i++)
         cf_jw_cstr(&j, cf_schema_column_at(ts, i)->name);
     cf_jw_arr_end(&j);

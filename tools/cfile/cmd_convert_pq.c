@@ -126,12 +126,9 @@ static int pq_next(pqconv *v, size_t *rows)
 /* --json: the members every Parquet-in summary starts with. */
 static void json_head(pqconv *v, cf_jw *j, const char *to, uint64_t rows)
 {
-    cf_jw_init(j, v->c->out);
-    cf_jw_obj_begin(j);
-    cf_jw_kv_cstr(j, "op", "convert");
+    cf_jw_report_begin(j, v->c->out, "convert");
     cf_jw_kv_cstr(j, "from", "parquet");
-    cf_jw_key(j, "inputs");
-    cf_jw_arr_begin(j);
+    cf_jw_kv_arr_begin(j, "inputs");
     cf_jw_cstr(j, v->a->in);
     cf_jw_arr_end(j);
     cf_jw_kv_uint(j, "row_groups", cf_parquet_meta(v->pq)->row_group_count);
@@ -264,8 +261,7 @@ static int to_cfiles(pqconv *v)
         if (a->to == CF_PQ_TO_CFILES)
             cf_jw_kv_cstr(&j, "dir", a->out);
         uint64_t total = 0;
-        cf_jw_key(&j, "files");
-        cf_jw_arr_begin(&j);
+        cf_jw_kv_arr_begin(&j, "files");
         for (size_t i = 0; i < v->n; i++) {
             const cf_writer_options *ro = cf_writer_resolved_options(w[i]);
             struct stat sb;
@@ -480,8 +476,7 @@ static int table_json(pqconv *v, uint64_t rows)
     cf_jw j;
     json_head(v, &j, "table", rows);
     cf_jw_kv_cstr(&j, "table", v->a->out);
-    cf_jw_key(&j, "columns");
-    cf_jw_arr_begin(&j);
+    cf_jw_kv_arr_begin(&j, "columns");
     for (size_t i = 0; i < v->n; i++) {
         cf_jw_obj_begin(&j);
         json_column(&j, &v->k[i]);
@@ -489,8 +484,7 @@ static int table_json(pqconv *v, uint64_t rows)
     }
     cf_jw_arr_end(&j);
     const cf_schema *s = cf_table_schema(t);
-    cf_jw_key(&j, "key");
-    cf_jw_arr_begin(&j);
+    cf_jw_kv_arr_begin(&j, "key");
     for (size_t i = 0; i < cf_schema_key_count(s); i++)
         cf_jw_cstr(&j, cf_schema_column_at(s, i)->name);
     cf_jw_arr_end(&j);

@@ -157,18 +157,15 @@ int cf_cmd_delta_apply(cf_cli *c, int argc, char **argv)
     cf_jw_kv_uint(&w, "rows", a.rows);
     cf_jw_kv_uint(&w, "batch", batch);
     cf_jw_kv_bool(&w, "culled_by_stats", culled);
-    cf_jw_key(&w, "deleted_rows");
-    cf_jw_arr_begin(&w);
+    cf_jw_kv_arr_begin(&w, "deleted_rows");
     for (size_t i = 0; i < rows; i++)
         if (!(sel[i / 8] >> (i % 8) & 1))
             cf_jw_uint(&w, a.start + i);
     cf_jw_arr_end(&w);
-    cf_jw_key(&w, "columns");
-    cf_jw_obj_begin(&w);
+    cf_jw_kv_obj_begin(&w, "columns");
     for (size_t k = 0; k < s.n; k++) {
         size_t wdt = cf_type_size(s.cols[k].type);
-        cf_jw_key(&w, s.cols[k].name);
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, s.cols[k].name);
         for (size_t i = 0; i < rows; i++) {
             if (nn[k][i / 8] >> (i % 8) & 1)
                 cf_cli_delta_value_write(&w, s.cols[k].type, vals[k] + i * wdt);

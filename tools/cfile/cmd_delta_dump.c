@@ -37,15 +37,13 @@ static void stats_json(cf_jw *w, const cf_delta_stats *st)
                 m[n++] = m[i];
         }
     }
-    cf_jw_key(w, "delta_stats");
-    cf_jw_obj_begin(w);
+    cf_jw_kv_obj_begin(w, "delta_stats");
     cf_jw_kv_uint(w, "min_timestamp", st->min_ts);
     cf_jw_kv_uint(w, "max_timestamp", st->max_ts);
     cf_jw_kv_int(w, "delete_count", st->delete_count);
     cf_jw_kv_int(w, "reinsert_count", st->reinsert_count);
     cf_jw_kv_int(w, "update_count", total);
-    cf_jw_key(w, "update_counts_by_col_id");
-    cf_jw_obj_begin(w);
+    cf_jw_kv_obj_begin(w, "update_counts_by_col_id");
     for (size_t i = 0; i < n; i++) {
         if (m[i].update_count <= 0)
             continue;
@@ -57,12 +55,10 @@ static void stats_json(cf_jw *w, const cf_delta_stats *st)
     cf_jw_obj_end(w);
     free(m);
 
-    cf_jw_key(w, "delta_stats_pb");
-    cf_jw_obj_begin(w);
+    cf_jw_kv_obj_begin(w, "delta_stats_pb");
     cf_jw_kv_int(w, "delete_count", st->delete_count);
     cf_jw_kv_int(w, "reinsert_count", st->reinsert_count);
-    cf_jw_key(w, "column_stats");
-    cf_jw_arr_begin(w);
+    cf_jw_kv_arr_begin(w, "column_stats");
     for (size_t i = 0; i < st->ncols; i++) {
         cf_jw_obj_begin(w);
         cf_jw_kv_int(w, "col_id", (int32_t)st->cols[i].col_id);
@@ -116,8 +112,7 @@ static void delta_json(cf_jw *w, const cf_delta *d, const cf_cli_delta_schema *s
             cf_jw_key(w, "decode_error");
             cf_cli_delta_write_status(w, bad, &be);
         }
-        cf_jw_key(w, "set");
-        cf_jw_obj_begin(w);
+        cf_jw_kv_obj_begin(w, "set");
         probe = dec;
         for (size_t i = 0; i < good; i++) {
             cf_rcl_decoder_next(&probe, &ch, NULL);
@@ -132,8 +127,7 @@ static void delta_json(cf_jw *w, const cf_delta *d, const cf_cli_delta_schema *s
         }
         cf_jw_obj_end(w);
         if (unknown > 0) {
-            cf_jw_key(w, "unknown_columns");
-            cf_jw_arr_begin(w);
+            cf_jw_kv_arr_begin(w, "unknown_columns");
             probe = dec;
             for (size_t i = 0; i < good; i++) {
                 cf_rcl_decoder_next(&probe, &ch, NULL);
@@ -202,8 +196,7 @@ int cf_cmd_delta_dump(cf_cli *c, int argc, char **argv)
             cf_jw_key(&w, "delta_file_reader_error");
             cf_cli_delta_write_status(&w, sst, &se);
         }
-        cf_jw_key(&w, "deltas");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "deltas");
     } else {
         fprintf(c->out, "# %s: %s DeltaFile, %" PRIu64 " deltas\n", a.file,
                 a.type == CF_DELTA_REDO ? "REDO" : "UNDO",

@@ -168,8 +168,7 @@ static cf_status show_col(cf_cli *c, cf_jw *jw, const char *path, const demo_col
             uint64_t ord = cf_iter_current_ordinal(it);
             st = cf_iter_next_batch(it, 1, &b, err);
             if (st == CF_OK && b.count == 1 && jw != NULL) {
-                cf_jw_key(jw, "value_index_lookup");
-                cf_jw_obj_begin(jw);
+                cf_jw_kv_obj_begin(jw, "value_index_lookup");
                 cf_jw_kv_int(jw, "key", key);
                 cf_jw_kv_int(jw, "value", ((const int64_t *)b.values)[0]);
                 cf_jw_kv_uint(jw, "row", ord);
@@ -251,8 +250,7 @@ int cf_cmd_demo(cf_cli *c, int argc, char **argv)
         cf_jw_obj_begin(jw);
         cf_jw_kv_cstr(jw, "dir", dir);
         cf_jw_kv_uint(jw, "rows", rows);
-        cf_jw_key(jw, "columns");
-        cf_jw_arr_begin(jw);
+        cf_jw_kv_arr_begin(jw, "columns");
     } else {
         fprintf(c->out, "writing %" PRIu64 " rows to %s/\n\n", rows, dir);
         fprintf(c->out, "%-7s %-16s %-15s %-15s %7s %9s  %s\n", "column", "type", "encoding",

@@ -150,8 +150,7 @@ static int do_dump(cf_cli *c, cf_hfile *h, const hf_opts *o)
         hf_jw_begin(&w, c->out, o);
         hf_jw_version(&w, h);
         cf_jw_kv_uint(&w, "num_cells", cf_hfile_get_trailer(h)->entry_count);
-        cf_jw_key(&w, "cells");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "cells");
     }
     uint64_t n = 0;
     while (st == CF_OK && n < o->limit) {

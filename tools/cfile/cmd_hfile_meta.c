@@ -69,8 +69,7 @@ static void jw_fi_value(cf_jw *w, const cf_hfile *h, cf_slice v, const cf_hfile_
     case CF_HFILE_FI_KEY: hf_jw_key(w, NULL, d->key.key); break;
     case CF_HFILE_FI_COMPACTION: {
         cf_jw_obj_begin(w);
-        cf_jw_key(w, "compacted_store_files");
-        cf_jw_arr_begin(w);
+        cf_jw_kv_arr_begin(w, "compacted_store_files");
         cf_slice name;
         for (size_t i = 0; cf_hfile_compacted_file_at(v, i, &name); i++)
             hf_jw_bytes(w, name);
@@ -233,8 +232,7 @@ static void meta_text(cf_cli *c, cf_hfile *h, const walk_sum *ws, cf_slice mid)
 
 static void jw_trailer(cf_jw *w, const cf_hfile_trailer *t)
 {
-    cf_jw_key(w, "trailer");
-    cf_jw_obj_begin(w);
+    cf_jw_kv_obj_begin(w, "trailer");
     cf_jw_kv_uint(w, "file_info_offset", t->file_info_offset);
     if (t->major == 1) {
         cf_jw_kv_uint(w, "data_index_offset", t->data_index_offset);
@@ -261,8 +259,7 @@ static void jw_trailer(cf_jw *w, const cf_hfile_trailer *t)
 
 static void jw_blooms(cf_jw *w, const cf_hfile *h)
 {
-    cf_jw_key(w, "blooms");
-    cf_jw_obj_begin(w);
+    cf_jw_kv_obj_begin(w, "blooms");
     cf_slice bt;
     cf_jw_key(w, "bloom_filter_type");
     if (cf_hfile_file_info_get(h, "BLOOM_FILTER_TYPE", &bt))
@@ -286,8 +283,7 @@ static void jw_blooms(cf_jw *w, const cf_hfile *h)
         cf_jw_kv_uint(w, "num_chunks", bi->num_chunks);
         cf_jw_key(w, "comparator_class_name");
         hf_jw_bytes(w, bi->comparator);
-        cf_jw_key(w, "chunks");
-        cf_jw_arr_begin(w);
+        cf_jw_kv_arr_begin(w, "chunks");
         for (uint32_t i = 0; i < bi->num_chunks; i++) {
             uint64_t off;
             uint32_t sz;
@@ -322,8 +318,7 @@ static void meta_json(cf_cli *c, cf_hfile *h, const hf_opts *op, const walk_sum 
     cf_jw_kv_bool(&w, "includes_tags", in->includes_tags);
     cf_jw_kv_bool(&w, "block_checksums", in->checksums);
     jw_trailer(&w, t);
-    cf_jw_key(&w, "index");
-    cf_jw_obj_begin(&w);
+    cf_jw_kv_obj_begin(&w, "index");
     cf_jw_kv_uint(&w, "levels", in->index_levels);
     cf_jw_kv_uint(&w, "root_entries", in->root_entries);
     cf_jw_kv_uint(&w, "intermediate_index_blocks", in->intermediate_index_blocks);
@@ -346,13 +341,11 @@ static void meta_json(cf_cli *c, cf_hfile *h, const hf_opts *op, const walk_sum 
         cf_jw_null(&w);
     cf_jw_obj_end(&w);
     if (t->major >= 2) {
-        cf_jw_key(&w, "block_counts");
-        cf_jw_obj_begin(&w);
+        cf_jw_kv_obj_begin(&w, "block_counts");
         for (size_t i = 0; i < ws->n; i++)
             cf_jw_kv_uint(&w, ws->magic[i], ws->count[i]);
         cf_jw_obj_end(&w);
-        cf_jw_key(&w, "load_on_open");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "load_on_open");
         for (size_t i = 0; i < ws->lo_n; i++) {
             cf_jw_obj_begin(&w);
             cf_jw_kv_cstr(&w, "type", block_name(ws->lo[i].magic));
@@ -364,8 +357,7 @@ static void meta_json(cf_cli *c, cf_hfile *h, const hf_opts *op, const walk_sum 
         }
         cf_jw_arr_end(&w);
     }
-    cf_jw_key(&w, "file_info");
-    cf_jw_arr_begin(&w);
+    cf_jw_kv_arr_begin(&w, "file_info");
     for (size_t i = 0; i < in->file_info_count; i++) {
         cf_slice k, v;
         cf_hfile_file_info_at(h, i, &k, &v);
@@ -386,8 +378,7 @@ static void meta_json(cf_cli *c, cf_hfile *h, const hf_opts *op, const walk_sum 
         cf_jw_obj_end(&w);
     }
     cf_jw_arr_end(&w);
-    cf_jw_key(&w, "meta_blocks");
-    cf_jw_arr_begin(&w);
+    cf_jw_kv_arr_begin(&w, "meta_blocks");
     for (size_t i = 0; i < in->meta_count; i++) {
         cf_slice name;
         uint64_t off;
@@ -446,8 +437,7 @@ static bool print_index_block(void *ctx, const cf_hfile_index_block *b, const cf
         if (b->on_disk_size)
             cf_jw_kv_uint(w, "on_disk_size", b->on_disk_size);
         cf_jw_kv_uint(w, "uncompressed_size", b->uncompressed_size);
-        cf_jw_key(w, "entries");
-        cf_jw_arr_begin(w);
+        cf_jw_kv_arr_begin(w, "entries");
         for (size_t i = 0; i < n; i++) {
             cf_jw_obj_begin(w);
             cf_jw_kv_uint(w, "offset", e[i].offset);
@@ -523,12 +513,10 @@ int hf_do_blocks(cf_cli *c, cf_hfile *h, const hf_opts *o)
         hf_jw_begin(&w, c->out, o);
     if (!o->headers_only) {
         if (o->json) {
-            cf_jw_key(&w, "index");
-            cf_jw_obj_begin(&w);
+            cf_jw_kv_obj_begin(&w, "index");
             cf_jw_kv_uint(&w, "levels", in->index_levels);
             cf_jw_kv_uint(&w, "data_blocks", in->num_data_blocks);
-            cf_jw_key(&w, "blocks");
-            cf_jw_arr_begin(&w);
+            cf_jw_kv_arr_begin(&w, "blocks");
         } else {
             fprintf(c->out,
                     "Block index: %" PRIu32 " level(s), %" PRIu32 " root entries, %" PRIu64
@@ -539,8 +527,7 @@ int hf_do_blocks(cf_cli *c, cf_hfile *h, const hf_opts *o)
         if (o->json) {
             cf_jw_arr_end(&w);
             cf_jw_obj_end(&w);
-            cf_jw_key(&w, "meta_index");
-            cf_jw_arr_begin(&w);
+            cf_jw_kv_arr_begin(&w, "meta_index");
         } else if (in->meta_count) {
             fputs("Meta index:\n", c->out);
         }

@@ -117,8 +117,7 @@ static void hist_text(FILE *o, const hist *s, bool details)
 
 static void hist_json(cf_jw *w, const hist *s)
 {
-    cf_jw_key(w, s->json_name);
-    cf_jw_obj_begin(w);
+    cf_jw_kv_obj_begin(w, s->json_name);
     cf_jw_kv_uint(w, "count", s->count);
     cf_jw_kv_uint(w, "min", s->count ? s->min : 0);
     cf_jw_kv_uint(w, "max", s->max);
@@ -135,8 +134,7 @@ static void hist_json(cf_jw *w, const hist *s)
         cf_jw_raw(w, num);
     }
     cf_jw_kv_bool(w, "percentiles_exact", s->count <= RESERVOIR);
-    cf_jw_key(w, "ranges");
-    cf_jw_arr_begin(w);
+    cf_jw_kv_arr_begin(w, "ranges");
     for (size_t r = 0; r <= NRANGES; r++) {
         if (s->range_count[r] == 0)
             continue;
@@ -277,8 +275,7 @@ int hf_do_stats(cf_cli *c, cf_hfile *h, const hf_opts *o)
         hf_jw_begin(&w, c->out, o);
         cf_jw_kv_uint(&w, "cells", cells);
         cf_jw_kv_uint(&w, "rows", rows);
-        cf_jw_key(&w, "cell_types");
-        cf_jw_obj_begin(&w);
+        cf_jw_kv_obj_begin(&w, "cell_types");
         for (int t = 0; t < 256 && !in->raw_keys; t++) {
             if (!by_type[t])
                 continue;
@@ -301,8 +298,7 @@ int hf_do_stats(cf_cli *c, cf_hfile *h, const hf_opts *o)
             } else {
                 cf_jw_null(&w);
             }
-            cf_jw_key(&w, "families");
-            cf_jw_arr_begin(&w);
+            cf_jw_kv_arr_begin(&w, "families");
             for (size_t f = 0; f < nfam; f++)
                 hf_jw_bytes(&w, bytes_slice(&fams[f]));
             cf_jw_arr_end(&w);

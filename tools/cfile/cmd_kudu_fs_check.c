@@ -51,8 +51,7 @@ int cf_kudu_fs_cmd_check(cf_cli *c, fs_args *a, const cf_kudu_fs *fs)
         cf_jw_kv_cstr(&w, "block_manager", lbm ? "log" : "file");
         cf_jw_kv_bool(&w, "locked", cf_kudu_fs_locked(fs));
         cf_jw_kv_bool(&w, "damage", damage);
-        cf_jw_key(&w, "stats");
-        cf_jw_obj_begin(&w);
+        cf_jw_kv_obj_begin(&w, "stats");
         cf_jw_kv_uint(&w, "live_blocks", nb);
         cf_jw_kv_uint(&w, "live_bytes", live_bytes);
         cf_jw_kv_uint(&w, "tablets", cf_kudu_fs_tablet_count(fs));
@@ -66,16 +65,14 @@ int cf_kudu_fs_cmd_check(cf_cli *c, fs_args *a, const cf_kudu_fs *fs)
         cf_jw_kv_uint(&w, "missing_blocks", missing);
         cf_jw_kv_uint(&w, "reclaimable_bytes", reclaim);
         cf_jw_obj_end(&w);
-        cf_jw_key(&w, "orphaned_blocks");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "orphaned_blocks");
         for (size_t i = 0; i < nb; i++) {
             const cf_kudu_block *b = cf_kudu_fs_block_at(fs, i);
             if (cf_kudu_roles_find(&roles, b->id, NULL) == NULL)
                 cf_kudu_fs_cmd_block_json(&w, fs, b, NULL);
         }
         cf_jw_arr_end(&w);
-        cf_jw_key(&w, "missing_blocks");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "missing_blocks");
         for (size_t i = 0; i < roles.n; i++) {
             const cf_kudu_role *r = &roles.v[i];
             if (cf_kudu_fs_find_block(fs, r->block_id) != NULL)
@@ -88,8 +85,7 @@ int cf_kudu_fs_cmd_check(cf_cli *c, fs_args *a, const cf_kudu_fs *fs)
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);
-        cf_jw_key(&w, "problems");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "problems");
         for (size_t i = 0; i < np; i++) {
             const cf_kudu_problem *p = cf_kudu_fs_problem_at(fs, i);
             cf_jw_obj_begin(&w);
@@ -110,8 +106,7 @@ int cf_kudu_fs_cmd_check(cf_cli *c, fs_args *a, const cf_kudu_fs *fs)
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);
-        cf_jw_key(&w, "containers");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "containers");
         for (size_t i = 0; i < nc; i++) {
             const cf_kudu_container *ct = cf_kudu_fs_container_at(fs, i);
             if (!ct->full && !ct->dead && !ct->incomplete && !ct->torn_metadata &&

@@ -67,8 +67,7 @@ int cf_kudu_fs_cmd_list(cf_cli *c, fs_args *a, const cf_kudu_fs *fs)
     cf_jw_init(&w, c->out);
     if (a->json) {
         cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "blocks");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "blocks");
     } else {
         fprintf(c->out, "%-20s %-9s %-32s %10s %10s %-32s %6s %-11s %s\n", "block_id", "data_dir",
                 "container", "offset", "length", "tablet_id", "rowset", "kind", "column/delta");

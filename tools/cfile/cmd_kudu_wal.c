@@ -111,8 +111,7 @@ static void json_ops(cf_jw *w, const cf_kudu_wal_entry *e)
         const cf_kudu_row_op *op = &e->ops[i];
         cf_jw_obj_begin(w);
         cf_jw_kv_cstr(w, "op", cf_kudu_row_op_name(op->type));
-        cf_jw_key(w, "row");
-        cf_jw_obj_begin(w);
+        cf_jw_kv_obj_begin(w, "row");
         for (size_t k = 0; k < op->ncols; k++) {
             if (!op->set[k])
                 continue;
@@ -177,8 +176,7 @@ static int dump_json(cf_cli *c, const cf_kudu_wal *wal)
     cf_jw w;
     cf_jw_init(&w, c->out);
     cf_jw_obj_begin(&w);
-    cf_jw_key(&w, "segments");
-    cf_jw_arr_begin(&w);
+    cf_jw_kv_arr_begin(&w, "segments");
     for (size_t s = 0; s < cf_kudu_wal_segment_count(wal); s++) {
         const cf_kudu_wal_segment *seg = cf_kudu_wal_segment_at(wal, s);
         cf_jw_obj_begin(&w);
@@ -195,8 +193,7 @@ static int dump_json(cf_cli *c, const cf_kudu_wal *wal)
                 cf_jw_raw(&w, j);
             free(j);
         }
-        cf_jw_key(&w, "entries");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "entries");
         for (size_t i = 0; i < seg->nentries; i++) {
             int rc = json_entry(c, &w, wal, s, i);
             if (rc != CF_EXIT_OK)

@@ -91,14 +91,12 @@ static int pages_cmd(cf_cli *c, const char *path, const cf_parquet *pq, bool jso
     uint64_t pages = 0;
     if (json) {
         cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "row_groups");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "row_groups");
     }
     for (uint32_t g = 0; g < m->row_group_count && st == CF_OK; g++) {
         if (json) {
             cf_jw_obj_begin(&w);
-            cf_jw_key(&w, "columns");
-            cf_jw_arr_begin(&w);
+            cf_jw_kv_arr_begin(&w, "columns");
         } else {
             fprintf(f, "row group %" PRIu32 "\n", g);
         }
@@ -108,8 +106,7 @@ static int pages_cmd(cf_cli *c, const char *path, const cf_parquet *pq, bool jso
                 cf_jw_obj_begin(&w);
                 cf_jw_key(&w, "path");
                 cf_pq_path_json(&w, cd->path, cd->path_len);
-                cf_jw_key(&w, "pages");
-                cf_jw_arr_begin(&w);
+                cf_jw_kv_arr_begin(&w, "pages");
             } else {
                 fprintf(f, "  ");
                 for (uint32_t k = 0; k < cd->path_len; k++)

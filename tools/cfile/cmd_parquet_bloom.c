@@ -395,15 +395,13 @@ int cf_cmd_parquet_bloom(cf_cli *c, int argc, char **argv)
         cf_jw w;
         cf_jw_init(&w, f);
         cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "column");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "column");
         for (uint32_t k = 0; k < col->path_len; k++)
             cf_jw_str(&w, col->path[k].data, col->path[k].len);
         cf_jw_arr_end(&w);
         cf_jw_kv_cstr(&w, "type", cf_parquet_type_name(col->type));
         cf_jw_kv_uint(&w, "row_groups", ngroups);
-        cf_jw_key(&w, "filters");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "filters");
         for (uint32_t g = 0; g < ngroups; g++) {
             if (!filters[g])
                 continue;
@@ -415,13 +413,11 @@ int cf_cmd_parquet_bloom(cf_cli *c, int argc, char **argv)
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);
-        cf_jw_key(&w, "values");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "values");
         for (int i = 0; i < nvals; i++) {
             cf_jw_obj_begin(&w);
             cf_jw_kv_cstr(&w, "value", vals[i]);
-            cf_jw_key(&w, "present");
-            cf_jw_arr_begin(&w);
+            cf_jw_kv_arr_begin(&w, "present");
             for (uint32_t g = 0; g < ngroups; g++) {
                 if (!filters[g])
                     cf_jw_null(&w);

@@ -516,8 +516,7 @@ static void verify_chunk(vstate *v, uint32_t g, uint32_t c)
 
 static void put_list(cf_jw *w, const char *key, char **l, size_t n)
 {
-    cf_jw_key(w, key);
-    cf_jw_arr_begin(w);
+    cf_jw_kv_arr_begin(w, key);
     for (size_t i = 0; i < n; i++)
         cf_jw_cstr(w, l[i]);
     cf_jw_arr_end(w);
@@ -558,22 +557,18 @@ static int verify_file(cf_cli *c, const char *path, bool json)
         cf_jw_kv_int(&w, "rows", cf_parquet_num_rows(pq));
         cf_jw_kv_uint(&w, "pages", v.pages);
         cf_jw_kv_uint(&w, "values", v.values);
-        cf_jw_key(&w, "crc");
-        cf_jw_obj_begin(&w);
+        cf_jw_kv_obj_begin(&w, "crc");
         cf_jw_kv_uint(&w, "verified", v.crc_ok);
         cf_jw_kv_uint(&w, "absent", v.crc_absent);
         cf_jw_obj_end(&w);
-        cf_jw_key(&w, "statistics");
-        cf_jw_obj_begin(&w);
+        cf_jw_kv_obj_begin(&w, "statistics");
         cf_jw_kv_uint(&w, "checked", v.stats_checked);
         cf_jw_kv_uint(&w, "skipped", v.stats_skipped);
         cf_jw_obj_end(&w);
-        cf_jw_key(&w, "page_index");
-        cf_jw_obj_begin(&w);
+        cf_jw_kv_obj_begin(&w, "page_index");
         cf_jw_kv_uint(&w, "checked", v.pi_checked);
         cf_jw_obj_end(&w);
-        cf_jw_key(&w, "bloom_filters");
-        cf_jw_obj_begin(&w);
+        cf_jw_kv_obj_begin(&w, "bloom_filters");
         cf_jw_kv_uint(&w, "checked", v.bloom_checked);
         cf_jw_kv_uint(&w, "values", v.bloom_values);
         cf_jw_obj_end(&w);

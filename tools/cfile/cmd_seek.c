@@ -138,8 +138,7 @@ int cf_cmd_seek(cf_cli *c, int argc, char **argv)
         cf_jw_kv_uint(&w, "ordinal", landed);
         if (val_arg)
             cf_jw_kv_bool(&w, "exact", exact);
-        cf_jw_key(&w, "values");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "values");
     } else {
         fprintf(c->out, "ordinal %" PRIu64 "%s\n", landed,
                 val_arg ? (exact ? " (exact match)" : " (first value after the target)") : "");

@@ -727,9 +727,7 @@ int cf_cmd_table_import(cf_cli *c, const char *dir, const char *file, const char
                    has_ts, ts, lock_ms, memory_bytes, true, load_text, &t, &rows);
     if (rc == 0 && json) {
         cf_jw w;
-        cf_jw_init(&w, c->out);
-        cf_jw_obj_begin(&w);
-        cf_jw_kv_cstr(&w, "op", "import");
+        cf_jw_report_begin(&w, c->out, "import");
         cf_jw_kv_cstr(&w, "table", dir);
         cf_jw_kv_uint(&w, "rows", rows);
         cf_jw_obj_end(&w);

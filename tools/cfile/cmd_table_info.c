@@ -67,8 +67,7 @@ static void info_rowset_json(cf_jw *w, cf_rowset *rs, const char *rsname)
     cf_rowset_info info;
     cf_rowset_get_info(rs, &info);
     const char *name, *role;
-    cf_jw_key(w, "stored_rows"); /* deleted ones included; "rows" is the table's */
-    cf_jw_uint(w, info.rows);
+    cf_jw_kv_uint(w, "stored_rows", info.rows); /* deleted ones included; "rows" is the table's */
     cf_jw_kv_uint(w, "generation", info.generation);
     cf_jw_kv_uint(w, "insert_ts", info.insert_ts);
     cf_jw_kv_uint(w, "last_ts", info.last_ts);
@@ -78,8 +77,7 @@ static void info_rowset_json(cf_jw *w, cf_rowset *rs, const char *rsname)
     cf_jw_hex(w, info.max_key.data, info.max_key.len);
     cf_jw_kv_uint(w, "redo_deltas", info.redo_deltas);
     cf_jw_kv_uint(w, "undo_deltas", info.undo_deltas);
-    cf_jw_key(w, "files");
-    cf_jw_arr_begin(w);
+    cf_jw_kv_arr_begin(w, "files");
     for (size_t i = 0; cf_rowset_file_at(rs, i, &name, &role); i++) {
         char *rel = path_join(rsname, name);
         cf_jw_obj_begin(w);
@@ -163,8 +161,7 @@ int cf_cmd_table_info(cf_cli *c, const char *dir, cf_table_args *t)
         cf_jw_init(&w, o);
         cf_jw_obj_begin(&w);
         cf_jw_kv_cstr(&w, "schema", schema);
-        cf_jw_key(&w, "columns");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "columns");
         for (size_t i = 0; i < cf_schema_column_count(s); i++) {
             const cf_column *cd = cf_schema_column_at(s, i);
             cf_jw_obj_begin(&w);
@@ -177,17 +174,15 @@ int cf_cmd_table_info(cf_cli *c, const char *dir, cf_table_args *t)
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);
-        cf_jw_key(&w, "ahm"); /* the ancient history mark: 0 = all history kept */
-        cf_jw_uint(&w, cf_table_ahm(tb));
-        cf_jw_key(&w, "rows"); /* as a scan returns them */
-        cf_jw_uint(&w, rows);
+        /* the ancient history mark: 0 = all history kept */
+        cf_jw_kv_uint(&w, "ahm", cf_table_ahm(tb));
+        cf_jw_kv_uint(&w, "rows", rows); /* as a scan returns them */
         if (nrs == 1) {
             cf_rowset *rs = cf_table_rowset_at(tb, 0, &rsname);
             info_rowset_json(&w, rs, rsname);
         } else {
             cf_jw_kv_uint(&w, "last_ts", cf_table_last_ts(tb));
-            cf_jw_key(&w, "rowsets");
-            cf_jw_arr_begin(&w);
+            cf_jw_kv_arr_begin(&w, "rowsets");
             for (size_t i = 0; i < nrs; i++) {
                 cf_rowset *rs = cf_table_rowset_at(tb, i, &rsname);
                 cf_jw_obj_begin(&w);

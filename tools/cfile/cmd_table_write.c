@@ -35,9 +35,7 @@ int cf_cmd_table_create(cf_cli *c, const char *dir, cf_table_args *t)
     if (st == CF_OK && t->json) {
         char *text = cf_cli_schema_text(s);
         cf_jw jw;
-        cf_jw_init(&jw, c->out);
-        cf_jw_obj_begin(&jw);
-        cf_jw_kv_cstr(&jw, "op", "create");
+        cf_jw_report_begin(&jw, c->out, "create");
         cf_jw_kv_cstr(&jw, "table", dir);
         cf_jw_key(&jw, "schema");
         if (text != NULL)
@@ -80,9 +78,7 @@ static int finish_mutation(cf_cli *c, cf_table *rs, const char *op, const char *
     warn_compaction(c, rs);
     if (json) {
         cf_jw w;
-        cf_jw_init(&w, c->out);
-        cf_jw_obj_begin(&w);
-        cf_jw_kv_cstr(&w, "op", op);
+        cf_jw_report_begin(&w, c->out, op);
         cf_jw_kv_uint(&w, "rows", 1);
         cf_jw_kv_uint(&w, "ts", ts);
         cf_jw_obj_end(&w);
@@ -200,9 +196,7 @@ int cf_cmd_table_flush(cf_cli *c, const char *dir, const cf_table_args *t)
         rc = cf_cli_lib_fail(c, "flush", st, &e);
     else if (t->json) {
         cf_jw w;
-        cf_jw_init(&w, c->out);
-        cf_jw_obj_begin(&w);
-        cf_jw_kv_cstr(&w, "op", "flush");
+        cf_jw_report_begin(&w, c->out, "flush");
         cf_jw_kv_cstr(&w, "table", dir);
         cf_jw_kv_uint(&w, "rows", rows);
         cf_jw_kv_uint(&w, "rowsets", cf_table_rowset_count(tb));
@@ -235,9 +229,7 @@ int cf_cmd_table_compact(cf_cli *c, const char *dir, cf_table_args *t)
         cf_rowset_get_info(cf_table_rowset_at(tb, 0, NULL), &info);
         if (t->json) {
             cf_jw w;
-            cf_jw_init(&w, c->out);
-            cf_jw_obj_begin(&w);
-            cf_jw_kv_cstr(&w, "op", "compact");
+            cf_jw_report_begin(&w, c->out, "compact");
             cf_jw_kv_cstr(&w, "table", dir);
             cf_jw_kv_uint(&w, "rows", info.rows);
             cf_jw_kv_uint(&w, "undo_deltas", info.undo_deltas);

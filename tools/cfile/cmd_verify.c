@@ -100,8 +100,7 @@ static void print_json(cf_cli *c, const char *path, cf_status st, const cf_error
         cf_jw_kv_uint(&w, "index_blocks", t->index_blocks);
         if (bloom)
             cf_jw_kv_uint(&w, "bloom_blocks", t->bloom_blocks);
-        cf_jw_key(&w, "damaged");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "damaged");
         for (size_t i = 0; i < t->nbad; i++) {
             const damage *d = &t->bad[i];
             cf_jw_obj_begin(&w);

@@ -193,8 +193,7 @@ void hf_jw_tags(cf_jw *w, cf_slice t)
 void hf_jw_version(cf_jw *w, const cf_hfile *h)
 {
     const cf_hfile_trailer *t = cf_hfile_get_trailer(h);
-    cf_jw_key(w, "hfile_version");
-    cf_jw_obj_begin(w);
+    cf_jw_kv_obj_begin(w, "hfile_version");
     cf_jw_kv_uint(w, "major", t->major);
     cf_jw_kv_uint(w, "minor", t->minor);
     cf_jw_obj_end(w);

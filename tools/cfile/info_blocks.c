@@ -183,8 +183,7 @@ static size_t totals(const cf_blk_list *l, kind_total *t)
 
 void cf_blocks_json(cf_jw *w, const cf_blk_list *l)
 {
-    cf_jw_key(w, "blocks");
-    cf_jw_arr_begin(w);
+    cf_jw_kv_arr_begin(w, "blocks");
     for (size_t i = 0; i < l->n; i++) {
         const cf_blk *b = &l->v[i];
         cf_jw_obj_begin(w);
@@ -220,8 +219,7 @@ void cf_blocks_json(cf_jw *w, const cf_blk_list *l)
     cf_jw_arr_end(w);
     kind_total t[MAX_KINDS];
     size_t n = totals(l, t);
-    cf_jw_key(w, "block_totals");
-    cf_jw_arr_begin(w);
+    cf_jw_kv_arr_begin(w, "block_totals");
     for (size_t k = 0; k < n; k++) {
         cf_jw_obj_begin(w);
         cf_jw_kv_cstr(w, "kind", t[k].kind);

@@ -148,6 +148,13 @@ void cf_jw_kv_uint(cf_jw *w, const char *key, uint64_t v);
 void cf_jw_kv_bool(cf_jw *w, const char *key, bool v);
 void cf_jw_kv_cstr(cf_jw *w, const char *key, const char *s);
 void cf_jw_kv_null(cf_jw *w, const char *key);
+/* A member whose value is an object or an array: the key, and the value begun. */
+void cf_jw_kv_obj_begin(cf_jw *w, const char *key);
+void cf_jw_kv_arr_begin(cf_jw *w, const char *key);
+/* A command's one-line JSON report (table create|insert|flush|compact|import,
+ * convert, parquet write): cf_jw_init on f, the document's object begun and its
+ * "op" member written. The caller ends it with cf_jw_obj_end and cf_jw_newline. */
+void cf_jw_report_begin(cf_jw *w, FILE *f, const char *op);
 /* Copy a DOM value. */
 void cf_jw_value(cf_jw *w, const cf_json *v);
 /* Ends the document with a newline. */

@@ -255,6 +255,25 @@ void cf_jw_kv_null(cf_jw *w, const char *key)
     cf_jw_null(w);
 }
 
+void cf_jw_kv_obj_begin(cf_jw *w, const char *key)
+{
+    cf_jw_key(w, key);
+    cf_jw_obj_begin(w);
+}
+
+void cf_jw_kv_arr_begin(cf_jw *w, const char *key)
+{
+    cf_jw_key(w, key);
+    cf_jw_arr_begin(w);
+}
+
+void cf_jw_report_begin(cf_jw *w, FILE *f, const char *op)
+{
+    cf_jw_init(w, f);
+    cf_jw_obj_begin(w);
+    cf_jw_kv_cstr(w, "op", op);
+}
+
 void cf_jw_value(cf_jw *w, const cf_json *v)
 {
     switch (v->kind) {

@@ -94,13 +94,11 @@ void cf_pq_schema_json(FILE *f, const cf_parquet *pq)
     cf_jw_kv_int(&w, "num_rows", cf_parquet_num_rows(pq));
     if (m->num_rows != cf_parquet_num_rows(pq))
         cf_jw_kv_int(&w, "footer_num_rows", m->num_rows);
-    cf_jw_key(&w, "schema");
-    cf_jw_arr_begin(&w);
+    cf_jw_kv_arr_begin(&w, "schema");
     for (uint32_t i = 0; i < m->schema_count; i++)
         cf_pq_schema_element_json(&w, &m->schema[i]);
     cf_jw_arr_end(&w);
-    cf_jw_key(&w, "columns");
-    cf_jw_arr_begin(&w);
+    cf_jw_kv_arr_begin(&w, "columns");
     for (uint32_t i = 0; i < cf_parquet_column_count(pq); i++) {
         const cf_parquet_column *c = cf_parquet_column_at(pq, i);
         char lt[64];
@@ -241,8 +239,7 @@ static void chunk_json(cf_jw *w, const cf_parquet_column_chunk *cc)
     jw_enum(w, cf_parquet_type_name(m->type), m->type);
     cf_jw_key(w, "codec");
     jw_enum(w, cf_parquet_codec_name(m->codec), m->codec);
-    cf_jw_key(w, "encodings");
-    cf_jw_arr_begin(w);
+    cf_jw_kv_arr_begin(w, "encodings");
     for (uint32_t i = 0; i < m->encoding_count; i++)
         jw_enum(w, cf_parquet_encoding_name(m->encodings[i]), m->encodings[i]);
     cf_jw_arr_end(w);
@@ -259,8 +256,7 @@ static void chunk_json(cf_jw *w, const cf_parquet_column_chunk *cc)
         stats_json(w, &m->statistics);
     else
         cf_jw_null(w);
-    cf_jw_key(w, "encoding_stats");
-    cf_jw_arr_begin(w);
+    cf_jw_kv_arr_begin(w, "encoding_stats");
     for (uint32_t i = 0; i < m->encoding_stats_count; i++) {
         const cf_parquet_encoding_stats *s = &m->encoding_stats[i];
         cf_jw_obj_begin(w);
@@ -322,8 +318,7 @@ void cf_pq_meta_json(FILE *f, const cf_parquet *pq)
     } else {
         cf_jw_null(&w);
     }
-    cf_jw_key(&w, "row_groups");
-    cf_jw_arr_begin(&w);
+    cf_jw_kv_arr_begin(&w, "row_groups");
     for (uint32_t g = 0; g < m->row_group_count; g++) {
         const cf_parquet_row_group *rg = &m->row_groups[g];
         cf_jw_obj_begin(&w);
@@ -333,8 +328,7 @@ void cf_pq_meta_json(FILE *f, const cf_parquet *pq)
                    rg->total_compressed_size);
         jw_opt_i64(&w, "file_offset", rg->has_file_offset, rg->file_offset);
         jw_opt_i32(&w, "ordinal", rg->has_ordinal, rg->ordinal);
-        cf_jw_key(&w, "sorting_columns");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "sorting_columns");
         for (uint32_t i = 0; i < rg->sorting_column_count; i++) {
             const cf_parquet_sorting_column *s = &rg->sorting_columns[i];
             cf_jw_obj_begin(&w);
@@ -344,8 +338,7 @@ void cf_pq_meta_json(FILE *f, const cf_parquet *pq)
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);
-        cf_jw_key(&w, "columns");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "columns");
         for (uint32_t c = 0; c < rg->column_count; c++)
             chunk_json(&w, &rg->columns[c]);
         cf_jw_arr_end(&w);

@@ -285,12 +285,9 @@ static int pq_json(cf_cli *c, const char *out, const cf_parquet_writer *w, const
     if (st != CF_OK)
         return cf_cli_lib_fail(c, out, st, &e);
     cf_jw j;
-    cf_jw_init(&j, c->out);
-    cf_jw_obj_begin(&j);
-    cf_jw_kv_cstr(&j, "op", src->op);
+    cf_jw_report_begin(&j, c->out, src->op);
     cf_jw_kv_cstr(&j, "from", src->from);
-    cf_jw_key(&j, "inputs");
-    cf_jw_arr_begin(&j);
+    cf_jw_kv_arr_begin(&j, "inputs");
     for (size_t i = 0; i < src->ninputs; i++)
         cf_jw_cstr(&j, src->inputs[i]);
     cf_jw_arr_end(&j);
@@ -300,8 +297,7 @@ static int pq_json(cf_cli *c, const char *out, const cf_parquet_writer *w, const
     cf_jw_kv_cstr(&j, "file", out);
     cf_jw_kv_uint(&j, "rows", cf_parquet_writer_rows(w));
     cf_jw_kv_uint(&j, "row_groups", cf_parquet_meta(pq)->row_group_count);
-    cf_jw_key(&j, "columns");
-    cf_jw_arr_begin(&j);
+    cf_jw_kv_arr_begin(&j, "columns");
     for (size_t i = 0; i < src->ncols; i++) {
         const cf_parquet_write_column *col = &src->cols[i];
         cf_jw_obj_begin(&j);
