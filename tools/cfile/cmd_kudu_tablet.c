@@ -53,6 +53,7 @@ typedef struct targs {
     const char *tablet;
     cf_kudu_fs *fs;
     cf_kudu_tablet *t; /* the tablet operand opened, for the commands that require it */
+    cf_kt_meta_json m; /* t's superblock and consensus metadata, for meta and schema */
 } targs;
 
 /* Options, FS, and the tablet operand (`want`: 0 none, 1 required, 2 optional). */
@@ -102,22 +103,28 @@ static int open_tablet(cf_cli *c, const targs *a, const char *id, cf_kudu_tablet
 
 static int done(targs *a, int rc)
 {
+    cf_kt_meta_free(&a->m);
     cf_kudu_tablet_free(a->t);
     cf_kudu_fs_free(a->fs);
     cf_kudu_args_free(&a->fs_args);
     return rc;
 }
 
+/* list and data-size in JSON: {"tablets": [...], ...}. */
+static void jw_tablets_begin(cf_jw *w, cf_cli *c, const targs *a)
+{
+    cf_jw_init(w, c->out);
+    if (a->json) {
+        cf_jw_obj_begin(w);
+        cf_jw_kv_arr_begin(w, "tablets");
+    }
+}
+
 static int cmd_list(cf_cli *c, targs *a)
 {
     int rc = 0;
     cf_jw w;
-    cf_jw_init(&w, c->out);
-    if (a->json) {
-        cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "tablets");
-        cf_jw_arr_begin(&w);
-    }
+    jw_tablets_begin(&w, c, a);
     for (size_t i = 0; i < cf_kudu_fs_tablet_count(a->fs); i++) {
         const char *id = cf_kudu_fs_tablet_at(a->fs, i);
         cf_kudu_tablet *t = NULL;
@@ -165,11 +172,8 @@ static int cmd_list(cf_cli *c, targs *a)
 static int cmd_meta(cf_cli *c, targs *a)
 {
     cf_kudu_tablet *t = a->t;
-    cf_kt_meta_json m;
-    int rc = cf_kt_meta_load(c, t, &m);
-    if (rc != 0)
-        goto out;
-    const cf_json *sb = &m.sb.root;
+    const cf_kt_meta_json *m = &a->m;
+    const cf_json *sb = &m->sb.root;
     if (a->json) {
         cf_jw w;
         cf_jw_init(&w, c->out);
@@ -185,12 +189,12 @@ static int cmd_meta(cf_cli *c, targs *a)
         cf_kt_schema_json(&w, t, sb);
         cf_jw_kv_uint(&w, "rowsets", cf_kudu_tablet_rowset_count(t));
         cf_jw_key(&w, "consensus");
-        cf_kt_consensus_json(&w, &m);
+        cf_kt_consensus_json(&w, m);
         cf_jw_key(&w, "superblock");
         cf_jw_value(&w, sb);
         cf_jw_key(&w, "consensus_meta");
-        if (m.has_cm)
-            cf_jw_value(&w, &m.cm.root);
+        if (m->has_cm)
+            cf_jw_value(&w, &m->cm.root);
         else
             cf_jw_null(&w);
         cf_jw_obj_end(&w);
@@ -205,56 +209,49 @@ static int cmd_meta(cf_cli *c, targs *a)
         cf_kt_schema_text(f, t, sb);
         fprintf(f, "\nTablet data state: %s\nLast durable MemRowSet id: %" PRId64 "\n",
                 cf_kudu_tablet_data_state(t), cf_kudu_tablet_last_durable_mrs_id(t));
-        cf_kt_consensus_text(f, &m);
+        cf_kt_consensus_text(f, m);
         char *js = NULL;
         cf_error e = {0};
         cf_status st = cf_kudu_tablet_superblock_json(t, true, &js, &e);
-        if (st != CF_OK) {
-            rc = cf_kt_lib_fail(c, st, &e);
-            goto out;
-        }
+        if (st != CF_OK)
+            return cf_kt_lib_fail(c, st, &e);
         fprintf(f, "Superblock:\n%s\n", js);
         free(js);
     }
-    if (m.cm_err[0]) {
-        fprintf(c->err, "cfile %s: %s\n", c->cmd, m.cm_err);
-        rc = CF_EXIT_FAIL;
+    if (m->cm_err[0]) {
+        fprintf(c->err, "cfile %s: %s\n", c->cmd, m->cm_err);
+        return CF_EXIT_FAIL;
     }
-out:
-    cf_kt_meta_free(&m);
-    return rc;
+    return CF_EXIT_OK;
 }
 
 static int cmd_schema(cf_cli *c, targs *a)
 {
     cf_kudu_tablet *t = a->t;
-    cf_kt_meta_json m;
-    int rc = cf_kt_meta_load(c, t, &m);
-    if (rc == 0 && a->json) {
+    const cf_json *sb = &a->m.sb.root;
+    if (a->json) {
         cf_jw w;
         cf_jw_init(&w, c->out);
-        cf_kt_schema_json(&w, t, &m.sb.root);
+        cf_kt_schema_json(&w, t, sb);
         cf_jw_newline(&w);
-    } else if (rc == 0) {
-        cf_kt_schema_text(c->out, t, &m.sb.root);
+    } else {
+        cf_kt_schema_text(c->out, t, sb);
         fputs("\n\ncolumn               encoding         compression          block size  "
               "read default / write default\n",
               c->out);
-        const cf_json *cols = cf_kt_jget(cf_kt_jget(&m.sb.root, "schema"), "columns");
+        const cf_json *cols = cf_kt_jget(cf_kt_jget(sb, "schema"), "columns");
         const cf_schema *s = cf_kudu_tablet_schema(t);
         for (size_t i = 0; i < cf_schema_column_count(s); i++) {
             const cf_json *cj = cols != NULL && i < cols->n ? &cols->items[i] : NULL;
             const char *rd = cf_kt_jstr(cj, "read_default_value"),
                        *wd = cf_kt_jstr(cj, "write_default_value");
             fprintf(c->out, "%-20s %-16s %-20s %10lld  %s / %s\n", cf_schema_column_at(s, i)->name,
-                    cf_kt_jstr(cj, "encoding") ? cf_kt_jstr(cj, "encoding") : "AUTO_ENCODING",
-                    cf_kt_jstr(cj, "compression") ? cf_kt_jstr(cj, "compression")
-                                                  : "DEFAULT_COMPRESSION",
+                    cf_kt_jstr_or(cj, "encoding", "AUTO_ENCODING"),
+                    cf_kt_jstr_or(cj, "compression", "DEFAULT_COMPRESSION"),
                     cf_kt_jint(cj, "cfile_block_size", 0), rd ? rd : "-", wd ? wd : "-");
         }
     }
-    cf_kt_meta_free(&m);
-    return rc;
+    return CF_EXIT_OK;
 }
 
 static int cmd_rowsets(cf_cli *c, targs *a)
@@ -326,15 +323,10 @@ static int cmd_data_size(cf_cli *c, targs *a)
 {
     int rc = 0;
     cf_jw w;
-    cf_jw_init(&w, c->out);
-    if (a->json) {
-        cf_jw_obj_begin(&w);
-        cf_jw_key(&w, "tablets");
-        cf_jw_arr_begin(&w);
-    } else {
+    jw_tablets_begin(&w, c, a);
+    if (!a->json)
         fprintf(c->out, "%-32s  %-32s  %-9s  %-24s  %s\n", "table id", "tablet id", "rowset id",
                 "block type", "size");
-    }
     /* per table: ids and totals */
     size_t ntab = 0;
     char **tab_ids = NULL;
@@ -358,8 +350,7 @@ static int cmd_data_size(cf_cli *c, targs *a)
             cf_jw_kv_cstr(&w, "tablet_id", id);
             cf_jw_kv_cstr(&w, "table_id", table);
             cf_jw_kv_cstr(&w, "table_name", cf_kudu_tablet_table_name(t));
-            cf_jw_key(&w, "rowsets");
-            cf_jw_arr_begin(&w);
+            cf_jw_kv_arr_begin(&w, "rowsets");
         }
         for (size_t r = 0; r < cf_kudu_tablet_rowset_count(t); r++) {
             const cf_kudu_rowset *rs = cf_kudu_tablet_rowset_at(t, r);
@@ -371,8 +362,7 @@ static int cmd_data_size(cf_cli *c, targs *a)
             if (a->json) {
                 cf_jw_obj_begin(&w);
                 cf_jw_kv_uint(&w, "rowset_id", rs->id);
-                cf_jw_key(&w, "column_sizes");
-                cf_jw_obj_begin(&w);
+                cf_jw_kv_obj_begin(&w, "column_sizes");
             }
             for (size_t k = 0; k < nb; k++) {
                 size_add(&s, &bl[k]);
@@ -448,8 +438,7 @@ static int cmd_data_size(cf_cli *c, targs *a)
     }
     if (a->json) {
         cf_jw_arr_end(&w);
-        cf_jw_key(&w, "tables");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "tables");
         for (size_t j = 0; j < ntab; j++) {
             cf_jw_obj_begin(&w);
             cf_jw_kv_cstr(&w, "table_id", tab_ids[j]);
@@ -478,11 +467,13 @@ int cf_cmd_kudu_tablet(cf_cli *c, int argc, char **argv)
 {
     static const struct {
         const char *name;
-        int want; /* the tablet operand: 0 none, 1 required, 2 optional */
+        int want;  /* the tablet operand: 0 none, 1 required, 2 optional */
+        bool meta; /* reads the tablet's metadata JSON (targs.m) */
         int (*fn)(cf_cli *, targs *);
     } subs[] = {
-        {"list", 0, cmd_list},       {"meta", 1, cmd_meta},           {"schema", 1, cmd_schema},
-        {"rowsets", 1, cmd_rowsets}, {"data-size", 2, cmd_data_size},
+        {"list", 0, false, cmd_list},           {"meta", 1, true, cmd_meta},
+        {"schema", 1, true, cmd_schema},        {"rowsets", 1, false, cmd_rowsets},
+        {"data-size", 2, false, cmd_data_size},
     };
     cf_cli sub = cf_cli_sub(c, "kudu tablet", tablet_usage);
     if (argc < 2)
@@ -507,6 +498,8 @@ int cf_cmd_kudu_tablet(cf_cli *c, int argc, char **argv)
         if (rc != 0)
             return done(&a, rc < 0 ? CF_EXIT_OK : rc);
         if (subs[i].want == 1 && (rc = open_tablet(&sub, &a, a.tablet, &a.t)) != 0)
+            return done(&a, rc);
+        if (subs[i].meta && (rc = cf_kt_meta_load(&sub, a.t, &a.m)) != 0)
             return done(&a, rc);
         return done(&a, subs[i].fn(&sub, &a));
     }

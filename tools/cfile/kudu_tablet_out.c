@@ -61,6 +61,12 @@ const char *cf_kt_jstr(const cf_json *o, const char *k)
     return v != NULL && v->kind == CF_JSON_STRING ? v->str : NULL;
 }
 
+const char *cf_kt_jstr_or(const cf_json *o, const char *k, const char *dflt)
+{
+    const char *v = cf_kt_jstr(o, k);
+    return v != NULL ? v : dflt;
+}
+
 /* A protobuf JSON integer (number or decimal string), or dflt. */
 long long cf_kt_jint(const cf_json *o, const char *k, long long dflt)
 {
@@ -165,13 +171,11 @@ void cf_kt_partition_json(cf_jw *w, const cf_kudu_tablet *t, const cf_json *sb)
     int cols[CF_KUDU_KEY_MAX_COLS];
     size_t ncols = range_columns(t, ps, cols, CF_KUDU_KEY_MAX_COLS);
     cf_jw_obj_begin(w);
-    cf_jw_key(w, "hash_buckets");
-    cf_jw_arr_begin(w);
+    cf_jw_kv_arr_begin(w, "hash_buckets");
     for (size_t i = 0; hb != NULL && i < hb->n; i++)
         cf_jw_int(w, strtoll(hb->items[i].str ? hb->items[i].str : "0", NULL, 10));
     cf_jw_arr_end(w);
-    cf_jw_key(w, "range_columns");
-    cf_jw_arr_begin(w);
+    cf_jw_kv_arr_begin(w, "range_columns");
     for (size_t i = 0; i < ncols; i++)
         if (cols[i] >= 0)
             cf_jw_cstr(w, cf_schema_column_at(cf_kudu_tablet_schema(t), (size_t)cols[i])->name);
@@ -344,25 +348,20 @@ void cf_kt_schema_json(cf_jw *w, const cf_kudu_tablet *t, const cf_json *sb)
     const cf_schema *s = cf_kudu_tablet_schema(t);
     const cf_json *cols = cf_kt_jget(cf_kt_jget(sb, "schema"), "columns");
     cf_jw_obj_begin(w);
-    cf_jw_key(w, "columns");
-    cf_jw_arr_begin(w);
+    cf_jw_kv_arr_begin(w, "columns");
     for (size_t i = 0; i < cf_schema_column_count(s); i++) {
         const cf_column *c = cf_schema_column_at(s, i);
         const cf_json *cj = cols != NULL && i < cols->n ? &cols->items[i] : NULL;
         cf_jw_obj_begin(w);
         cf_jw_kv_uint(w, "id", cf_kudu_tablet_column_id(t, i));
         cf_jw_kv_cstr(w, "name", c->name);
-        cf_jw_kv_cstr(w, "type",
-                      cf_kt_jstr(cj, "type") ? cf_kt_jstr(cj, "type") : cf_cli_type_name(c->type));
+        cf_jw_kv_cstr(w, "type", cf_kt_jstr_or(cj, "type", cf_cli_type_name(c->type)));
         if (c->is_array)
             cf_jw_kv_cstr(w, "element_type", cf_cli_type_name(c->type));
         cf_jw_kv_bool(w, "nullable", c->nullable);
         cf_jw_kv_bool(w, "is_key", c->is_key);
-        cf_jw_kv_cstr(w, "encoding",
-                      cf_kt_jstr(cj, "encoding") ? cf_kt_jstr(cj, "encoding") : "AUTO_ENCODING");
-        cf_jw_key(w, "compression");
-        cf_jw_cstr(w, cf_kt_jstr(cj, "compression") ? cf_kt_jstr(cj, "compression")
-                                                    : "DEFAULT_COMPRESSION");
+        cf_jw_kv_cstr(w, "encoding", cf_kt_jstr_or(cj, "encoding", "AUTO_ENCODING"));
+        cf_jw_kv_cstr(w, "compression", cf_kt_jstr_or(cj, "compression", "DEFAULT_COMPRESSION"));
         cf_jw_kv_int(w, "cfile_block_size", cf_kt_jint(cj, "cfile_block_size", 0));
         if (c->type == CF_TYPE_DECIMAL32 || c->type == CF_TYPE_DECIMAL64 ||
             c->type == CF_TYPE_DECIMAL128) {
@@ -392,8 +391,7 @@ void cf_kt_schema_json(cf_jw *w, const cf_kudu_tablet *t, const cf_json *sb)
         cf_jw_obj_end(w);
     }
     cf_jw_arr_end(w);
-    cf_jw_key(w, "primary_key");
-    cf_jw_arr_begin(w);
+    cf_jw_kv_arr_begin(w, "primary_key");
     for (size_t i = 0; i < cf_schema_key_count(s); i++)
         cf_jw_cstr(w, cf_schema_column_at(s, i)->name);
     cf_jw_arr_end(w);
@@ -418,11 +416,9 @@ void cf_kt_consensus_json(cf_jw *w, const cf_kt_meta_json *m)
         cf_jw_cstr(w, cf_kt_jstr(cm, "voted_for"));
     else
         cf_jw_null(w);
-    cf_jw_key(w, "committed_config");
-    cf_jw_obj_begin(w);
+    cf_jw_kv_obj_begin(w, "committed_config");
     cf_jw_kv_int(w, "opid_index", cf_kt_jint(cfg, "opid_index", -1));
-    cf_jw_key(w, "peers");
-    cf_jw_arr_begin(w);
+    cf_jw_kv_arr_begin(w, "peers");
     for (size_t i = 0; peers != NULL && i < peers->n; i++) {
         const cf_json *p = &peers->items[i], *addr = cf_kt_jget(p, "last_known_addr");
         cf_jw_obj_begin(w);
@@ -434,9 +430,7 @@ void cf_kt_consensus_json(cf_jw *w, const cf_kt_meta_json *m)
         else
             cf_jw_null(w);
         free(uuid);
-        cf_jw_key(w, "member_type");
-        cf_jw_cstr(w, cf_kt_jstr(p, "member_type") ? cf_kt_jstr(p, "member_type")
-                                                   : "UNKNOWN_MEMBER_TYPE");
+        cf_jw_kv_cstr(w, "member_type", cf_kt_jstr_or(p, "member_type", "UNKNOWN_MEMBER_TYPE"));
         cf_jw_key(w, "host");
         if (cf_kt_jstr(addr, "host"))
             cf_jw_cstr(w, cf_kt_jstr(addr, "host"));
@@ -463,18 +457,16 @@ void cf_kt_consensus_text(FILE *f, const cf_kt_meta_json *m)
     const cf_json *cm = &m->cm.root, *cfg = cf_kt_jget(cm, "committed_config");
     const cf_json *peers = cf_kt_jget(cfg, "peers");
     fprintf(f, "Consensus metadata: term %lld, voted for %s, committed config (opid index %lld):",
-            cf_kt_jint(cm, "current_term", 0),
-            cf_kt_jstr(cm, "voted_for") ? cf_kt_jstr(cm, "voted_for") : "-",
+            cf_kt_jint(cm, "current_term", 0), cf_kt_jstr_or(cm, "voted_for", "-"),
             cf_kt_jint(cfg, "opid_index", -1));
     for (size_t i = 0; peers != NULL && i < peers->n; i++) {
         const cf_json *p = &peers->items[i], *addr = cf_kt_jget(p, "last_known_addr");
         uint8_t *uuid;
         long n = jbytes(p, "permanent_uuid", &uuid);
         fprintf(f, "%s %.*s %s", i ? "," : "", n < 0 ? 1 : (int)n, n < 0 ? "?" : (char *)uuid,
-                cf_kt_jstr(p, "member_type") ? cf_kt_jstr(p, "member_type") : "?");
+                cf_kt_jstr_or(p, "member_type", "?"));
         if (addr != NULL)
-            fprintf(f, " %s:%lld", cf_kt_jstr(addr, "host") ? cf_kt_jstr(addr, "host") : "?",
-                    cf_kt_jint(addr, "port", 0));
+            fprintf(f, " %s:%lld", cf_kt_jstr_or(addr, "host", "?"), cf_kt_jint(addr, "port", 0));
         free(uuid);
     }
     fputc('\n', f);
@@ -575,8 +567,7 @@ size_t cf_kt_rowsets_json(cf_jw *w, const cf_kudu_fs *fs, const cf_kudu_tablet *
             cf_jw_null(w);
         key_member(w, t, "min_encoded_key", "min_key", rs->min_key, rs->min_key_len);
         key_member(w, t, "max_encoded_key", "max_key", rs->max_key, rs->max_key_len);
-        cf_jw_key(w, "blocks");
-        cf_jw_arr_begin(w);
+        cf_jw_kv_arr_begin(w, "blocks");
         for (size_t i = 0; i < nb; i++) {
             const cf_kt_rblock *b = &bl[i];
             cf_jw_obj_begin(w);

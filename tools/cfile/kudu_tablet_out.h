@@ -42,6 +42,8 @@ void cf_kt_meta_free(cf_kt_meta_json *m);
  * decimal string; dflt when absent). */
 const cf_json *cf_kt_jget(const cf_json *o, const char *k);
 const char *cf_kt_jstr(const cf_json *o, const char *k);
+/* cf_kt_jstr, or dflt where the member is absent or not a string. */
+const char *cf_kt_jstr_or(const cf_json *o, const char *k, const char *dflt);
 long long cf_kt_jint(const cf_json *o, const char *k, long long dflt);
 /* The partition of superblock sb: hash buckets, range columns, both keys in hex
  * and the range bounds decoded (null = unbounded); the text form as Kudu's
