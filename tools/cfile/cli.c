@@ -434,6 +434,14 @@ cf_status cf_cli_open(cf_reader **out, const char *path, cf_error *err)
     return cf_reader_open_file(out, path, false, &o, err);
 }
 
+cf_status cf_cli_open_io(cf_reader **out, cf_io *io, cf_error *err)
+{
+    cf_reader_options o;
+    cf_reader_options_init(&o);
+    o.verify_checksums = true;
+    return cf_reader_open(out, io, &o, err);
+}
+
 cf_status cf_cli_verify(const cf_reader *r, cf_verify_fn fn, void *ctx, size_t *damaged,
                         cf_error *err)
 {
@@ -452,6 +460,16 @@ cf_status cf_cli_verify(const cf_reader *r, cf_verify_fn fn, void *ctx, size_t *
         st = cf_bloom_reader_verify(b, fn, ctx, damaged, err);
     cf_bloom_reader_free(b);
     return st;
+}
+
+void cf_cli_write_column_info(cf_jw *w, const cf_file_info *in)
+{
+    cf_jw_kv_cstr(w, "type", cf_cli_type_name(in->type));
+    cf_jw_kv_cstr(w, "encoding", cf_cli_encoding_name(in->encoding));
+    cf_jw_kv_cstr(w, "compression", cf_cli_compression_name(in->compression));
+    cf_jw_kv_uint(w, "num_values", in->num_values);
+    cf_jw_kv_bool(w, "nullable", in->nullable);
+    cf_jw_kv_bool(w, "is_array", in->is_array);
 }
 
 void cf_cli_write_metadata(cf_jw *w, const cf_metadata_pair *p, size_t n)

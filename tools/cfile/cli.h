@@ -138,12 +138,18 @@ int cf_cli_read_input(cf_cli *c, const char *path, char **buf, size_t *len);
 
 /* Open a file for reading (checksums verified). */
 cf_status cf_cli_open(cf_reader **out, const char *path, cf_error *err);
+/* The same over an io the caller holds (a block inside a Kudu data file, a
+ * buffer): checksums verified. */
+cf_status cf_cli_open_io(cf_reader **out, cf_io *io, cf_error *err);
 
 /* cf_reader_verify, or for a BloomFile cf_bloom_reader_verify over r's own io:
  * block kinds "value index" and "bloom block". */
 cf_status cf_cli_verify(const cf_reader *r, cf_verify_fn fn, void *ctx, size_t *damaged,
                         cf_error *err);
 
+/* A CFile's column as info --json and dump's header both begin it: "type",
+ * "encoding", "compression", "num_values", "nullable", "is_array". */
+void cf_cli_write_column_info(cf_jw *w, const cf_file_info *in);
 /* [{"key": ..., "value": ...}, ...] with keys and values in the STRING value form. */
 void cf_cli_write_metadata(cf_jw *w, const cf_metadata_pair *p, size_t n);
 /* The type as the golden files spell it ("INT32"), with a fallback for unknown values. */

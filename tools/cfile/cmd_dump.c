@@ -109,12 +109,7 @@ static void header_fields(cf_jw *w, const cf_reader *r)
     const cf_metadata_pair *hm, *fm;
     size_t nh = cf_reader_header_metadata(r, &hm);
     size_t nf = cf_reader_footer_metadata(r, &fm);
-    cf_jw_kv_cstr(w, "type", cf_cli_type_name(in->type));
-    cf_jw_kv_cstr(w, "encoding", cf_cli_encoding_name(in->encoding));
-    cf_jw_kv_cstr(w, "compression", cf_cli_compression_name(in->compression));
-    cf_jw_kv_uint(w, "num_values", in->num_values);
-    cf_jw_kv_bool(w, "nullable", in->nullable);
-    cf_jw_kv_bool(w, "is_array", in->is_array);
+    cf_cli_write_column_info(w, in);
     cf_jw_kv_bool(w, "has_posidx", in->has_posidx);
     cf_jw_kv_bool(w, "has_validx", in->has_validx);
     cf_jw_kv_uint(w, "incompatible_features", in->incompatible_features);
@@ -170,8 +165,7 @@ static int dump_bloom(cf_cli *c, const cf_reader *r, const char *path, dump_form
         cf_jw_obj_begin(&w);
         header_fields(&w, r);
         cf_jw_kv_cstr(&w, "kind", "BloomFile");
-        cf_jw_key(&w, "bloom_blocks");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "bloom_blocks");
         for (size_t i = 0; i < l.n; i++) {
             cf_jw_obj_begin(&w);
             cf_jw_kv_uint(&w, "offset", l.v[i].off);
@@ -180,8 +174,7 @@ static int dump_bloom(cf_cli *c, const cf_reader *r, const char *path, dump_form
             cf_jw_obj_end(&w);
         }
         cf_jw_arr_end(&w);
-        cf_jw_key(&w, "values");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "values");
         cf_jw_arr_end(&w);
         cf_jw_obj_end(&w);
         cf_jw_newline(&w);
@@ -278,14 +271,6 @@ static int parse_dump_opts(cf_cli *c, int argc, char **argv, dump_opts *o)
     return -1;
 }
 
-static cf_status open_io(cf_reader **out, cf_io *io, cf_error *err)
-{
-    cf_reader_options o;
-    cf_reader_options_init(&o);
-    o.verify_checksums = true;
-    return cf_reader_open(out, io, &o, err);
-}
-
 /* Dump `io` (when not NULL, named `path` in messages) or the file at `path`. */
 static int dump_run(cf_cli *c, const char *path, cf_io *io, const dump_opts *o)
 {
@@ -304,7 +289,7 @@ static int dump_run(cf_cli *c, const char *path, cf_io *io, const dump_opts *o)
     cf_out_table tab;
     static const char *const heads[] = {"row", "value"};
     cf_out_table_init(&tab, c->out, color, 2, heads, "rl");
-    cf_status st = io != NULL ? open_io(&r, io, &err) : cf_cli_open(&r, path, &err);
+    cf_status st = io != NULL ? cf_cli_open_io(&r, io, &err) : cf_cli_open(&r, path, &err);
     if (st != CF_OK) {
         rc = cf_cli_lib_fail(c, path, st, &err);
         goto out;
@@ -337,8 +322,7 @@ static int dump_run(cf_cli *c, const char *path, cf_io *io, const dump_opts *o)
     if (json) {
         cf_jw_obj_begin(&w);
         header_fields(&w, r);
-        cf_jw_key(&w, "values");
-        cf_jw_arr_begin(&w);
+        cf_jw_kv_arr_begin(&w, "values");
     } else if (fmt == FMT_TEXT) {
         cf_out_on(c->out, color, CF_OUT_DIM);
         fprintf(c->out, "# %s: %s%s %s %s, %" PRIu64 " rows%s", path, cf_cli_type_name(in->type),

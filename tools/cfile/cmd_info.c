@@ -160,12 +160,7 @@ static void info_json(FILE *out, const cf_reader *r, const cf_blk_list *blocks)
     cf_jw_obj_begin(&w);
     cf_jw_kv_int(&w, "format_version", in->format_version);
     cf_jw_kv_cstr(&w, "kind", kind_of(r));
-    cf_jw_kv_cstr(&w, "type", cf_cli_type_name(in->type));
-    cf_jw_kv_cstr(&w, "encoding", cf_cli_encoding_name(in->encoding));
-    cf_jw_kv_cstr(&w, "compression", cf_cli_compression_name(in->compression));
-    cf_jw_kv_uint(&w, "num_values", in->num_values);
-    cf_jw_kv_bool(&w, "nullable", in->nullable);
-    cf_jw_kv_bool(&w, "is_array", in->is_array);
+    cf_cli_write_column_info(&w, in);
     cf_jw_kv_bool(&w, "has_posidx", in->has_posidx);
     root(&w, "posidx_root", in->has_posidx, in->posidx_root_off, in->posidx_root_size);
     cf_jw_kv_bool(&w, "has_validx", in->has_validx);
@@ -289,8 +284,7 @@ static int hfile_info(cf_cli *c, const char *path, bool json)
         cf_jw_init(&w, c->out);
         cf_jw_obj_begin(&w);
         cf_jw_kv_cstr(&w, "format", "hfile");
-        cf_jw_key(&w, "hfile_version");
-        cf_jw_obj_begin(&w);
+        cf_jw_kv_obj_begin(&w, "hfile_version");
         cf_jw_kv_uint(&w, "major", in->major);
         cf_jw_kv_uint(&w, "minor", in->minor);
         cf_jw_obj_end(&w);

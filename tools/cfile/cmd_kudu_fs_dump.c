@@ -56,12 +56,9 @@ static int dump_bytes(cf_cli *c, cf_io *io, bool hex, const char *name)
 
 static int dump_tree(cf_cli *c, cf_io *io, bool json, const char *name)
 {
-    cf_reader_options o;
-    cf_reader_options_init(&o);
-    o.verify_checksums = true;
     cf_reader *r = NULL;
     cf_error e = {0};
-    cf_status st = cf_reader_open(&r, io, &o, &e);
+    cf_status st = cf_cli_open_io(&r, io, &e);
     if (st != CF_OK)
         return cf_cli_lib_fail(c, name, st, &e);
     cf_blk_list l = {0};
