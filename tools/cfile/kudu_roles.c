@@ -137,20 +137,25 @@ void cf_kudu_roles_free(cf_kudu_roles *r)
     memset(r, 0, sizeof *r);
 }
 
+static int id_cmp(const void *key, const void *elem)
+{
+    uint64_t id = *(const uint64_t *)key, b = ((const cf_kudu_role *)elem)->block_id;
+    return id < b ? -1 : id > b;
+}
+
 const cf_kudu_role *cf_kudu_roles_find(const cf_kudu_roles *r, uint64_t id, size_t *count)
 {
-    size_t lo = 0, hi = r->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->v[mid].block_id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* libc's bsearch finds one of the block's roles; sorted by block id, the
+     * others (a block has a handful at most) are its neighbours. */
+    const cf_kudu_role *p = r->n > 0 ? bsearch(&id, r->v, r->n, sizeof *r->v, id_cmp) : NULL;
     size_t n = 0;
-    while (lo + n < r->n && r->v[lo + n].block_id == id)
-        n++;
+    if (p != NULL) {
+        while (p > r->v && p[-1].block_id == id)
+            p--;
+        while (p + n < r->v + r->n && p[n].block_id == id)
+            n++;
+    }
     if (count != NULL)
         *count = n;
-    return n > 0 ? &r->v[lo] : NULL;
+    return p;
 }
