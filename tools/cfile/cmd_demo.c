@@ -132,11 +132,7 @@ static cf_status show_col(cf_cli *c, cf_jw *jw, const char *path, const demo_col
         cf_jw_kv_cstr(jw, "compression", cf_cli_compression_name(in->compression));
         cf_jw_kv_uint(jw, "rows", in->num_values);
         cf_jw_kv_uint(jw, "bytes", in->file_size);
-        cf_jw_key(jw, "fallback");
-        if (note[0] != '\0')
-            cf_jw_cstr(jw, note);
-        else
-            cf_jw_null(jw);
+        cf_jw_kv_opt_cstr(jw, "fallback", note[0] != '\0' ? note : NULL);
         cf_jw_key(jw, "first_values");
     } else {
         fprintf(c->out, "%-7s %-16s %-15s %-15s %7" PRIu64 " %9" PRIu64 "  ", dc->name,

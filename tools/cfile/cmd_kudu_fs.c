@@ -141,39 +141,16 @@ void cf_kudu_fs_cmd_block_json(cf_jw *w, const cf_kudu_fs *fs, const cf_kudu_blo
     cf_jw_obj_begin(w);
     cf_jw_kv_uint(w, "block_id", b->id);
     cf_jw_kv_cstr(w, "data_dir", cf_kudu_fs_cmd_data_dir(fs, b->data_dir));
-    cf_jw_key(w, "container");
-    if (b->container != NULL)
-        cf_jw_cstr(w, b->container);
-    else
-        cf_jw_null(w);
-    cf_jw_key(w, "offset");
-    if (b->container != NULL)
-        cf_jw_uint(w, b->offset);
-    else
-        cf_jw_null(w);
+    cf_jw_kv_opt_cstr(w, "container", b->container);
+    cf_jw_kv_opt_uint(w, "offset", b->container != NULL, b->offset);
     cf_jw_kv_uint(w, "length", b->length);
-    cf_jw_key(w, "tablet_id");
-    if (role != NULL)
-        cf_jw_cstr(w, role->tablet_id);
-    else
-        cf_jw_null(w);
-    cf_jw_key(w, "rowset_id");
-    if (role != NULL)
-        cf_jw_uint(w, role->rowset_id);
-    else
-        cf_jw_null(w);
+    cf_jw_kv_opt_cstr(w, "tablet_id", role != NULL ? role->tablet_id : NULL);
+    cf_jw_kv_opt_uint(w, "rowset_id", role != NULL, role != NULL ? role->rowset_id : 0);
     cf_jw_kv_cstr(w, "kind",
                   cf_kudu_block_kind_name(role != NULL ? role->kind : CF_KUDU_BLOCK_ORPHAN));
-    cf_jw_key(w, "column");
-    if (role != NULL && role->column != NULL)
-        cf_jw_cstr(w, role->column);
-    else
-        cf_jw_null(w);
-    cf_jw_key(w, "delta_index");
-    if (role != NULL && role->delta_index >= 0)
-        cf_jw_int(w, role->delta_index);
-    else
-        cf_jw_null(w);
+    cf_jw_kv_opt_cstr(w, "column", role != NULL && role->column != NULL ? role->column : NULL);
+    cf_jw_kv_opt_int(w, "delta_index", role != NULL && role->delta_index >= 0,
+                     role != NULL ? role->delta_index : 0);
     cf_jw_obj_end(w);
 }
 

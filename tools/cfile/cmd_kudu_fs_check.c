@@ -90,11 +90,7 @@ int cf_kudu_fs_cmd_check(cf_cli *c, fs_args *a, const cf_kudu_fs *fs)
             const cf_kudu_problem *p = cf_kudu_fs_problem_at(fs, i);
             cf_jw_obj_begin(&w);
             cf_jw_kv_cstr(&w, "path", p->path);
-            cf_jw_key(&w, "offset");
-            if (p->has_offset)
-                cf_jw_uint(&w, p->offset);
-            else
-                cf_jw_null(&w);
+            cf_jw_kv_opt_uint(&w, "offset", p->has_offset, p->offset);
             cf_jw_kv_cstr(&w, "what", p->what);
             cf_jw_obj_end(&w);
         }

@@ -37,11 +37,7 @@ int cf_cmd_table_create(cf_cli *c, const char *dir, cf_table_args *t)
         cf_jw jw;
         cf_jw_report_begin(&jw, c->out, "create");
         cf_jw_kv_cstr(&jw, "table", dir);
-        cf_jw_key(&jw, "schema");
-        if (text != NULL)
-            cf_jw_cstr(&jw, text);
-        else
-            cf_jw_null(&jw);
+        cf_jw_kv_opt_cstr(&jw, "schema", text);
         cf_jw_obj_end(&jw);
         cf_jw_newline(&jw);
         free(text);

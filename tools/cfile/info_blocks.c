@@ -206,11 +206,7 @@ void cf_blocks_json(cf_jw *w, const cf_blk_list *l)
             cf_jw_kv_uint(w, "index_level", b->index_level);
             cf_jw_kv_uint(w, "index_entries", b->index_entries);
         }
-        cf_jw_key(w, "dict_mode");
-        if (dict_mode_name(b->dict_mode) != NULL)
-            cf_jw_cstr(w, dict_mode_name(b->dict_mode));
-        else
-            cf_jw_null(w);
+        cf_jw_kv_opt_cstr(w, "dict_mode", dict_mode_name(b->dict_mode));
         cf_jw_kv_cstr(w, "status", b->status == CF_OK ? "ok" : "damaged");
         if (b->msg != NULL)
             cf_jw_kv_cstr(w, "error", b->msg);

@@ -148,6 +148,12 @@ void cf_jw_kv_uint(cf_jw *w, const char *key, uint64_t v);
 void cf_jw_kv_bool(cf_jw *w, const char *key, bool v);
 void cf_jw_kv_cstr(cf_jw *w, const char *key, const char *s);
 void cf_jw_kv_null(cf_jw *w, const char *key);
+/* A member that may be absent, written as null then: s NULL, or has false (v is
+ * not written, but is evaluated: pass 0 where reading it needs has). */
+void cf_jw_kv_opt_cstr(cf_jw *w, const char *key, const char *s);
+void cf_jw_kv_opt_int(cf_jw *w, const char *key, bool has, int64_t v);
+void cf_jw_kv_opt_uint(cf_jw *w, const char *key, bool has, uint64_t v);
+void cf_jw_kv_opt_bool(cf_jw *w, const char *key, bool has, bool v);
 /* A member whose value is an object or an array: the key, and the value begun. */
 void cf_jw_kv_obj_begin(cf_jw *w, const char *key);
 void cf_jw_kv_arr_begin(cf_jw *w, const char *key);

@@ -255,6 +255,40 @@ void cf_jw_kv_null(cf_jw *w, const char *key)
     cf_jw_null(w);
 }
 
+/* The key, and null when the value is absent; true when the caller's value is
+ * still to be written. */
+static bool kv_opt(cf_jw *w, const char *key, bool has)
+{
+    cf_jw_key(w, key);
+    if (!has)
+        cf_jw_null(w);
+    return has;
+}
+
+void cf_jw_kv_opt_cstr(cf_jw *w, const char *key, const char *s)
+{
+    if (kv_opt(w, key, s != NULL))
+        cf_jw_cstr(w, s);
+}
+
+void cf_jw_kv_opt_int(cf_jw *w, const char *key, bool has, int64_t v)
+{
+    if (kv_opt(w, key, has))
+        cf_jw_int(w, v);
+}
+
+void cf_jw_kv_opt_uint(cf_jw *w, const char *key, bool has, uint64_t v)
+{
+    if (kv_opt(w, key, has))
+        cf_jw_uint(w, v);
+}
+
+void cf_jw_kv_opt_bool(cf_jw *w, const char *key, bool has, bool v)
+{
+    if (kv_opt(w, key, has))
+        cf_jw_bool(w, v);
+}
+
 void cf_jw_kv_obj_begin(cf_jw *w, const char *key)
 {
     cf_jw_key(w, key);

@@ -383,11 +383,7 @@ void cf_kt_schema_json(cf_jw *w, const cf_kudu_tablet *t, const cf_json *sb)
                       *ai = cf_kt_jget(cj, "is_auto_incrementing");
         cf_jw_kv_bool(w, "immutable", im != NULL && im->kind == CF_JSON_TRUE);
         cf_jw_kv_bool(w, "auto_incrementing", ai != NULL && ai->kind == CF_JSON_TRUE);
-        cf_jw_key(w, "comment");
-        if (cf_kt_jstr(cj, "comment"))
-            cf_jw_cstr(w, cf_kt_jstr(cj, "comment"));
-        else
-            cf_jw_null(w);
+        cf_jw_kv_opt_cstr(w, "comment", cf_kt_jstr(cj, "comment"));
         cf_jw_obj_end(w);
     }
     cf_jw_arr_end(w);
@@ -411,11 +407,7 @@ void cf_kt_consensus_json(cf_jw *w, const cf_kt_meta_json *m)
     const cf_json *peers = cf_kt_jget(cfg, "peers");
     cf_jw_obj_begin(w);
     cf_jw_kv_int(w, "current_term", cf_kt_jint(cm, "current_term", 0));
-    cf_jw_key(w, "voted_for");
-    if (cf_kt_jstr(cm, "voted_for"))
-        cf_jw_cstr(w, cf_kt_jstr(cm, "voted_for"));
-    else
-        cf_jw_null(w);
+    cf_jw_kv_opt_cstr(w, "voted_for", cf_kt_jstr(cm, "voted_for"));
     cf_jw_kv_obj_begin(w, "committed_config");
     cf_jw_kv_int(w, "opid_index", cf_kt_jint(cfg, "opid_index", -1));
     cf_jw_kv_arr_begin(w, "peers");
@@ -431,16 +423,8 @@ void cf_kt_consensus_json(cf_jw *w, const cf_kt_meta_json *m)
             cf_jw_null(w);
         free(uuid);
         cf_jw_kv_cstr(w, "member_type", cf_kt_jstr_or(p, "member_type", "UNKNOWN_MEMBER_TYPE"));
-        cf_jw_key(w, "host");
-        if (cf_kt_jstr(addr, "host"))
-            cf_jw_cstr(w, cf_kt_jstr(addr, "host"));
-        else
-            cf_jw_null(w);
-        cf_jw_key(w, "port");
-        if (addr != NULL)
-            cf_jw_int(w, cf_kt_jint(addr, "port", 0));
-        else
-            cf_jw_null(w);
+        cf_jw_kv_opt_cstr(w, "host", cf_kt_jstr(addr, "host"));
+        cf_jw_kv_opt_int(w, "port", addr != NULL, cf_kt_jint(addr, "port", 0));
         cf_jw_obj_end(w);
     }
     cf_jw_arr_end(w);
@@ -560,11 +544,7 @@ size_t cf_kt_rowsets_json(cf_jw *w, const cf_kudu_fs *fs, const cf_kudu_tablet *
         cf_jw_obj_begin(w);
         cf_jw_kv_uint(w, "id", rs->id);
         cf_jw_kv_int(w, "last_durable_dms_id", rs->last_durable_dms_id);
-        cf_jw_key(w, "live_row_count");
-        if (rs->has_live_row_count)
-            cf_jw_int(w, rs->live_row_count);
-        else
-            cf_jw_null(w);
+        cf_jw_kv_opt_int(w, "live_row_count", rs->has_live_row_count, rs->live_row_count);
         key_member(w, t, "min_encoded_key", "min_key", rs->min_key, rs->min_key_len);
         key_member(w, t, "max_encoded_key", "max_key", rs->max_key, rs->max_key_len);
         cf_jw_kv_arr_begin(w, "blocks");
@@ -585,26 +565,11 @@ size_t cf_kt_rowsets_json(cf_jw *w, const cf_kudu_fs *fs, const cf_kudu_tablet *
             if (b->delta_index >= 0)
                 cf_jw_kv_int(w, "delta_index", b->delta_index);
             cf_jw_kv_bool(w, "missing", b->b == NULL);
-            cf_jw_key(w, "length");
-            if (b->b)
-                cf_jw_uint(w, b->b->length);
-            else
-                cf_jw_null(w);
-            cf_jw_key(w, "data_dir");
-            if (b->b)
-                cf_jw_cstr(w, cf_kudu_fs_data_dir_at(fs, b->b->data_dir));
-            else
-                cf_jw_null(w);
-            cf_jw_key(w, "container");
-            if (b->b && b->b->container)
-                cf_jw_cstr(w, b->b->container);
-            else
-                cf_jw_null(w);
-            cf_jw_key(w, "offset");
-            if (b->b && b->b->container)
-                cf_jw_uint(w, b->b->offset);
-            else
-                cf_jw_null(w);
+            cf_jw_kv_opt_uint(w, "length", b->b != NULL, b->b ? b->b->length : 0);
+            cf_jw_kv_opt_cstr(w, "data_dir",
+                              b->b ? cf_kudu_fs_data_dir_at(fs, b->b->data_dir) : NULL);
+            cf_jw_kv_opt_cstr(w, "container", b->b && b->b->container ? b->b->container : NULL);
+            cf_jw_kv_opt_uint(w, "offset", b->b && b->b->container, b->b ? b->b->offset : 0);
             cf_jw_obj_end(w);
             if (b->b)
                 size += b->b->length;

@@ -22,24 +22,6 @@ static void jw_enum(cf_jw *w, const char *name, int32_t v)
         cf_jw_int(w, v);
 }
 
-static void jw_opt_i32(cf_jw *w, const char *key, bool has, int32_t v)
-{
-    cf_jw_key(w, key);
-    if (has)
-        cf_jw_int(w, v);
-    else
-        cf_jw_null(w);
-}
-
-static void jw_opt_i64(cf_jw *w, const char *key, bool has, int64_t v)
-{
-    cf_jw_key(w, key);
-    if (has)
-        cf_jw_int(w, v);
-    else
-        cf_jw_null(w);
-}
-
 /* ---- schema ------------------------------------------------------------------------- */
 
 void cf_pq_schema_element_json(cf_jw *w, const cf_parquet_schema_element *e)
@@ -53,21 +35,21 @@ void cf_pq_schema_element_json(cf_jw *w, const cf_parquet_schema_element *e)
         jw_enum(w, cf_parquet_type_name(e->type), e->type);
     else
         cf_jw_null(w);
-    jw_opt_i32(w, "type_length", e->has_type_length, e->type_length);
+    cf_jw_kv_opt_int(w, "type_length", e->has_type_length, e->type_length);
     cf_jw_key(w, "repetition_type");
     if (e->has_repetition)
         jw_enum(w, cf_parquet_repetition_name(e->repetition), e->repetition);
     else
         cf_jw_null(w);
-    jw_opt_i32(w, "num_children", e->has_num_children, e->num_children);
+    cf_jw_kv_opt_int(w, "num_children", e->has_num_children, e->num_children);
     cf_jw_key(w, "converted_type");
     if (e->has_converted_type)
         jw_enum(w, cf_parquet_converted_name(e->converted_type), e->converted_type);
     else
         cf_jw_null(w);
-    jw_opt_i32(w, "scale", e->has_scale, e->scale);
-    jw_opt_i32(w, "precision", e->has_precision, e->precision);
-    jw_opt_i32(w, "field_id", e->has_field_id, e->field_id);
+    cf_jw_kv_opt_int(w, "scale", e->has_scale, e->scale);
+    cf_jw_kv_opt_int(w, "precision", e->has_precision, e->precision);
+    cf_jw_kv_opt_int(w, "field_id", e->has_field_id, e->field_id);
     cf_jw_key(w, "logical");
     cf_parquet_logical_str(&e->logical, lt, sizeof(lt));
     if (lt[0])
@@ -196,19 +178,11 @@ static void stats_json(cf_jw *w, const cf_parquet_stats *s)
     BIN("min_value", s->has_min_value, s->min_value)
     BIN("max_value", s->has_max_value, s->max_value)
 #undef BIN
-    jw_opt_i64(w, "null_count", s->has_null_count, s->null_count);
-    jw_opt_i64(w, "distinct_count", s->has_distinct_count, s->distinct_count);
-    jw_opt_i64(w, "nan_count", s->has_nan_count, s->nan_count);
-    cf_jw_key(w, "is_min_value_exact");
-    if (s->has_is_min_value_exact)
-        cf_jw_bool(w, s->is_min_value_exact);
-    else
-        cf_jw_null(w);
-    cf_jw_key(w, "is_max_value_exact");
-    if (s->has_is_max_value_exact)
-        cf_jw_bool(w, s->is_max_value_exact);
-    else
-        cf_jw_null(w);
+    cf_jw_kv_opt_int(w, "null_count", s->has_null_count, s->null_count);
+    cf_jw_kv_opt_int(w, "distinct_count", s->has_distinct_count, s->distinct_count);
+    cf_jw_kv_opt_int(w, "nan_count", s->has_nan_count, s->nan_count);
+    cf_jw_kv_opt_bool(w, "is_min_value_exact", s->has_is_min_value_exact, s->is_min_value_exact);
+    cf_jw_kv_opt_bool(w, "is_max_value_exact", s->has_is_max_value_exact, s->is_max_value_exact);
     cf_jw_obj_end(w);
 }
 
@@ -248,9 +222,9 @@ static void chunk_json(cf_jw *w, const cf_parquet_column_chunk *cc)
     cf_jw_kv_int(w, "total_compressed_size", m->total_compressed_size);
     cf_jw_kv_int(w, "total_uncompressed_size", m->total_uncompressed_size);
     cf_jw_kv_int(w, "data_page_offset", m->data_page_offset);
-    jw_opt_i64(w, "dictionary_page_offset", m->has_dictionary_page_offset,
-               m->dictionary_page_offset);
-    jw_opt_i64(w, "index_page_offset", m->has_index_page_offset, m->index_page_offset);
+    cf_jw_kv_opt_int(w, "dictionary_page_offset", m->has_dictionary_page_offset,
+                     m->dictionary_page_offset);
+    cf_jw_kv_opt_int(w, "index_page_offset", m->has_index_page_offset, m->index_page_offset);
     cf_jw_key(w, "statistics");
     if (m->has_statistics)
         stats_json(w, &m->statistics);
@@ -268,12 +242,12 @@ static void chunk_json(cf_jw *w, const cf_parquet_column_chunk *cc)
         cf_jw_obj_end(w);
     }
     cf_jw_arr_end(w);
-    jw_opt_i64(w, "bloom_filter_offset", m->has_bloom_filter_offset, m->bloom_filter_offset);
-    jw_opt_i32(w, "bloom_filter_length", m->has_bloom_filter_length, m->bloom_filter_length);
-    jw_opt_i64(w, "offset_index_offset", cc->has_offset_index, cc->offset_index_offset);
-    jw_opt_i32(w, "offset_index_length", cc->has_offset_index, cc->offset_index_length);
-    jw_opt_i64(w, "column_index_offset", cc->has_column_index, cc->column_index_offset);
-    jw_opt_i32(w, "column_index_length", cc->has_column_index, cc->column_index_length);
+    cf_jw_kv_opt_int(w, "bloom_filter_offset", m->has_bloom_filter_offset, m->bloom_filter_offset);
+    cf_jw_kv_opt_int(w, "bloom_filter_length", m->has_bloom_filter_length, m->bloom_filter_length);
+    cf_jw_kv_opt_int(w, "offset_index_offset", cc->has_offset_index, cc->offset_index_offset);
+    cf_jw_kv_opt_int(w, "offset_index_length", cc->has_offset_index, cc->offset_index_length);
+    cf_jw_kv_opt_int(w, "column_index_offset", cc->has_column_index, cc->column_index_offset);
+    cf_jw_kv_opt_int(w, "column_index_length", cc->has_column_index, cc->column_index_length);
     cf_jw_key(w, "key_value_metadata");
     kv_json(w, m->kv, m->kv_count);
     cf_jw_obj_end(w);
@@ -324,10 +298,10 @@ void cf_pq_meta_json(FILE *f, const cf_parquet *pq)
         cf_jw_obj_begin(&w);
         cf_jw_kv_int(&w, "num_rows", rg->num_rows);
         cf_jw_kv_int(&w, "total_byte_size", rg->total_byte_size);
-        jw_opt_i64(&w, "total_compressed_size", rg->has_total_compressed_size,
-                   rg->total_compressed_size);
-        jw_opt_i64(&w, "file_offset", rg->has_file_offset, rg->file_offset);
-        jw_opt_i32(&w, "ordinal", rg->has_ordinal, rg->ordinal);
+        cf_jw_kv_opt_int(&w, "total_compressed_size", rg->has_total_compressed_size,
+                         rg->total_compressed_size);
+        cf_jw_kv_opt_int(&w, "file_offset", rg->has_file_offset, rg->file_offset);
+        cf_jw_kv_opt_int(&w, "ordinal", rg->has_ordinal, rg->ordinal);
         cf_jw_kv_arr_begin(&w, "sorting_columns");
         for (uint32_t i = 0; i < rg->sorting_column_count; i++) {
             const cf_parquet_sorting_column *s = &rg->sorting_columns[i];
@@ -432,8 +406,8 @@ void cf_pq_page_json(cf_jw *w, const cf_parquet_page *p)
     cf_jw_kv_int(w, "compressed_size", p->compressed_size);
     cf_jw_kv_int(w, "uncompressed_size", p->uncompressed_size);
     cf_jw_kv_int(w, "num_values", p->num_values);
-    jw_opt_i32(w, "num_nulls", p->num_nulls >= 0, p->num_nulls);
-    jw_opt_i32(w, "num_rows", p->num_rows >= 0, p->num_rows);
+    cf_jw_kv_opt_int(w, "num_nulls", p->num_nulls >= 0, p->num_nulls);
+    cf_jw_kv_opt_int(w, "num_rows", p->num_rows >= 0, p->num_rows);
     cf_jw_key(w, "encoding");
     if (p->encoding >= 0)
         jw_enum(w, cf_parquet_encoding_name(p->encoding), p->encoding);
@@ -449,15 +423,11 @@ void cf_pq_page_json(cf_jw *w, const cf_parquet_page *p)
         jw_enum(w, cf_parquet_encoding_name(p->rep_encoding), p->rep_encoding);
     else
         cf_jw_null(w);
-    jw_opt_i32(w, "definition_levels_size", p->def_levels_len >= 0, p->def_levels_len);
-    jw_opt_i32(w, "repetition_levels_size", p->rep_levels_len >= 0, p->rep_levels_len);
+    cf_jw_kv_opt_int(w, "definition_levels_size", p->def_levels_len >= 0, p->def_levels_len);
+    cf_jw_kv_opt_int(w, "repetition_levels_size", p->rep_levels_len >= 0, p->rep_levels_len);
     if (p->type == CF_PARQUET_DATA_PAGE_V2)
         cf_jw_kv_bool(w, "is_compressed", p->is_compressed);
-    cf_jw_key(w, "crc");
-    if (p->has_crc)
-        cf_jw_uint(w, p->crc);
-    else
-        cf_jw_null(w);
+    cf_jw_kv_opt_uint(w, "crc", p->has_crc, p->crc);
     cf_jw_key(w, "statistics");
     if (p->has_statistics)
         stats_json(w, &p->statistics);
