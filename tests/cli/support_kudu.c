@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "json.h"
+#include "support_fsroot.h"
 #include "util/buf.h"
 #include "test_common.h"
 
@@ -15,15 +16,7 @@ const char *const cli_kudu_layouts[4] = {"fbm-small-s4", "lbm-basic-s1", "lbm-co
 
 cf_kudu_root_spec cli_kudu_root(const char *root, const char *const *all)
 {
-    cf_kudu_root_spec spec = {.root = root,
-                              .server_uuid = "fedcba9876543210fedcba9876543210",
-                              .wal = true,
-                              .data = true,
-                              .dir_uuid = all[0],
-                              .all_uuids = all,
-                              .nall = 1,
-                              .dir_type = "log",
-                              .fs_block_size = 4096};
+    cf_kudu_root_spec spec = kfs_root_spec(root, "log", all);
     cf_error err = {0};
     CF_ASSERT_OK(cf_kudu_root_write(&spec, &err), &err);
     return spec;

@@ -27,6 +27,7 @@
 #include "kudu_log.pb-c.h"
 #include "kudu_tablet.pb-c.h"
 #include "support_cli.h"
+#include "support_fsroot.h"
 #include "support_kudu.h"
 #include "support_walgen.h"
 #include "test_common.h"
@@ -189,20 +190,15 @@ static void write_rowset(const char *root, cf_schema *sch, const uint32_t *cids)
                            .min_key_len = 8,
                            .max_key_len = 8};
     cf_kudu_superblock_spec sp;
-    cf_kudu_superblock_spec_init(&sp);
-    sp.tablet_id = TABLET;
-    sp.table_id = "fedcba9876543210fedcba9876543210";
-    sp.table_name = "arrays";
-    sp.schema = sch;
-    sp.column_ids = cids;
+    kfs_superblock_spec(&sp, TABLET, "arrays", sch, cids);
     sp.last_durable_mrs_id = 1;
     sp.rowsets = &meta;
     sp.nrowsets = 1;
-    snprintf(p, sizeof p, "%s/tablet-meta/" TABLET, root);
     if (!with_d) {
-        CF_ASSERT_OK(cf_kudu_superblock_write(p, &sp, &e), &e);
+        kfs_superblock_write(root, &sp);
         return;
     }
+    snprintf(p, sizeof p, "%s/tablet-meta/" TABLET, root);
     Kudu__Tablet__TabletSuperBlockPB *pb = cli_kudu_superblock_pb(&sp);
     Kudu__ColumnSchemaPB *d = pb->schema->columns[3];
     set_defaults(d);
@@ -539,27 +535,16 @@ static void test_cli_kudu_arrays__many_rows(void **state)
     static const uint32_t cids[3] = {0, 1, 2};
     cf_kudu_rowset meta = {.id = 0, .ncolumns = 3, .column_blocks = blocks, .column_ids = cids};
     cf_kudu_superblock_spec sp;
-    cf_kudu_superblock_spec_init(&sp);
-    sp.tablet_id = TABLET;
-    sp.table_id = "fedcba9876543210fedcba9876543210";
-    sp.table_name = "many";
-    sp.schema = sch;
-    sp.column_ids = cids;
+    kfs_superblock_spec(&sp, TABLET, "many", sch, cids);
     sp.last_durable_mrs_id = 1;
     sp.rowsets = &meta;
     sp.nrowsets = 1;
-    char p[600];
-    snprintf(p, sizeof p, "%s/tablet-meta/" TABLET, root);
-    CF_ASSERT_OK(cf_kudu_superblock_write(p, &sp, &e), &e);
+    kfs_superblock_write(root, &sp);
     cf_schema_free(sch);
 
-    cf_kudu_fs_options fo;
-    cf_kudu_fs_options_init(&fo);
-    fo.wal_dir = root;
     cf_kudu_fs *fs;
     cf_kudu_tablet *t;
-    CF_ASSERT_OK(cf_kudu_fs_open(&fs, &fo, &e), &e);
-    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, TABLET, &e), &e);
+    kfs_open_tablet(root, TABLET, &fs, &t);
     static const size_t batches[] = {1024, 7, 1};
     for (size_t bi = 0; bi < 3; bi++) {
         cf_kudu_scan_options so;

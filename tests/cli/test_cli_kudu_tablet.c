@@ -17,6 +17,7 @@
 #include "kudufs/pbc_writer.h"
 #include "kudu/tablet.h"
 #include "support_cli.h"
+#include "support_fsroot.h"
 #include "support_kudu.h"
 #include "test_common.h"
 
@@ -102,43 +103,6 @@ static void expected(cf_json_doc *d, const char *name, const char *file)
         fail_msg("%s: %s", p, msg);
 }
 
-/* Equal after parsing; protobuf's 64-bit integers as strings equal the numbers. */
-static bool int_text(const cf_json *v, long long *out)
-{
-    char *end;
-    if (v->kind == CF_JSON_NUMBER && cf_json_is_integer(v)) {
-        *out = strtoll(v->str, NULL, 10);
-        return true;
-    }
-    if (v->kind != CF_JSON_STRING || v->len == 0)
-        return false;
-    *out = strtoll(v->str, &end, 10);
-    return *end == '\0';
-}
-
-static bool json_equal(const cf_json *a, const cf_json *b)
-{
-    long long x, y;
-    if (int_text(a, &x) && int_text(b, &y))
-        return x == y;
-    if (a->kind != b->kind || a->n != b->n)
-        return false;
-    if (a->kind == CF_JSON_NUMBER)
-        return strtod(a->str, NULL) == strtod(b->str, NULL);
-    if (a->kind == CF_JSON_STRING)
-        return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
-    for (size_t i = 0; i < a->n; i++) {
-        if (a->kind == CF_JSON_ARRAY && !json_equal(&a->items[i], &b->items[i]))
-            return false;
-        if (a->kind == CF_JSON_OBJECT) {
-            const cf_json *o = cf_json_get(b, a->members[i].key);
-            if (o == NULL || !json_equal(&a->members[i].value, o))
-                return false;
-        }
-    }
-    return true;
-}
-
 /* ---- pbc dump ---- */
 
 static void test_kudu_tablet__pbc_dump_equals_kudu(void **state)
@@ -155,7 +119,7 @@ static void test_kudu_tablet__pbc_dump_equals_kudu(void **state)
             parse_text(&got, r.out);
             expected(&want, layouts[i], which ? "consensus_meta.json" : "superblock.json");
             assert_int_equal(got.root.kind, CF_JSON_OBJECT);
-            if (!json_equal(&got.root, &want.root))
+            if (!kudu_json_equal_as(&got.root, &want.root, false))
                 fail_msg("%s: pbc dump differs from Kudu's", which ? l.cmeta : l.tablet_meta);
             cf_json_doc_dispose(&got);
             cf_json_doc_dispose(&want);
@@ -283,8 +247,8 @@ static void test_kudu_tablet__meta_and_schema(void **state)
         expected(&sb, layouts[i], "superblock.json");
         expected(&cm, layouts[i], "consensus_meta.json");
         const cf_json *g = &got.root;
-        assert_true(json_equal(get(g, "superblock"), &sb.root));
-        assert_true(json_equal(get(g, "consensus_meta"), &cm.root));
+        assert_true(kudu_json_equal_as(get(g, "superblock"), &sb.root, false));
+        assert_true(kudu_json_equal_as(get(g, "consensus_meta"), &cm.root, false));
         assert_string_equal(str(g, "tablet_id"), l.tablet);
         assert_string_equal(str(g, "table_id"), str(&l.fsj.root, "table_id"));
         assert_string_equal(str(g, "table_name"), str(&sb.root, "table_name"));

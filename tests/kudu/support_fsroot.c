@@ -103,13 +103,12 @@ void kfs_tmpdir(char *out, size_t cap)
     assert_non_null(mkdtemp(out));
 }
 
-void kfs_single_root(const char *root, const char *dir_type, const char *server_key)
+cf_kudu_root_spec kfs_root_spec(const char *root, const char *dir_type, const char *const *all)
 {
-    static const char *const all[] = {"0123456789abcdef0123456789abcdef"};
-    cf_kudu_root_spec s = {
+    return (cf_kudu_root_spec){
         .root = root,
         .server_uuid = "fedcba9876543210fedcba9876543210",
-        .server_key = server_key,
+        .server_key = NULL,
         .wal = true,
         .data = true,
         .dir_uuid = all[0],
@@ -118,8 +117,35 @@ void kfs_single_root(const char *root, const char *dir_type, const char *server_
         .dir_type = dir_type,
         .fs_block_size = 4096,
     };
+}
+
+void kfs_single_root(const char *root, const char *dir_type, const char *server_key)
+{
+    static const char *const all[] = {"0123456789abcdef0123456789abcdef"};
+    cf_kudu_root_spec s = kfs_root_spec(root, dir_type, all);
+    s.server_key = server_key;
     cf_error e = {0};
     CF_ASSERT_OK(cf_kudu_root_write(&s, &e), &e);
+}
+
+void kfs_superblock_spec(cf_kudu_superblock_spec *sp, const char *tablet, const char *table_name,
+                         const cf_schema *sch, const uint32_t *ids)
+{
+    cf_kudu_superblock_spec_init(sp);
+    sp->tablet_id = tablet;
+    sp->table_id = "fedcba9876543210fedcba9876543210";
+    sp->table_name = table_name;
+    sp->schema = sch;
+    sp->column_ids = ids;
+}
+
+void kfs_superblock_write(const char *root, const cf_kudu_superblock_spec *sp)
+{
+    char p[1200];
+    int n = snprintf(p, sizeof p, "%s/tablet-meta/%s", root, sp->tablet_id);
+    assert_true(n > 0 && (size_t)n < sizeof p);
+    cf_error e = {0};
+    CF_ASSERT_OK(cf_kudu_superblock_write(p, sp, &e), &e);
 }
 
 const cf_kudu_problem *kfs_problem(const cf_kudu_fs *fs, const char *needle)
@@ -130,4 +156,47 @@ const cf_kudu_problem *kfs_problem(const cf_kudu_fs *fs, const char *needle)
             return p;
     }
     return NULL;
+}
+
+static bool int_text(const cf_json *v, long long *out)
+{
+    if (v->kind == CF_JSON_NUMBER && cf_json_is_integer(v)) {
+        *out = strtoll(v->str, NULL, 10);
+        return true;
+    }
+    if (v->kind == CF_JSON_STRING && v->len > 0) {
+        char *end;
+        *out = strtoll(v->str, &end, 10);
+        return *end == '\0';
+    }
+    return false;
+}
+
+bool kudu_json_equal_as(const cf_json *a, const cf_json *b, bool floats)
+{
+    long long x, y;
+    if (int_text(a, &x) && int_text(b, &y))
+        return x == y;
+    if (a->kind != b->kind || a->n != b->n)
+        return false;
+    if (a->kind == CF_JSON_NUMBER) {
+        double p = strtod(a->str, NULL), q = strtod(b->str, NULL);
+        return p == q || (floats && (float)p == (float)q);
+    }
+    if (a->kind == CF_JSON_STRING)
+        return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
+    /* arrays item by item; objects member by member, looked up by key in b */
+    for (size_t i = 0; i < a->n; i++) {
+        bool arr = a->kind == CF_JSON_ARRAY;
+        const cf_json *av = arr ? &a->items[i] : &a->members[i].value;
+        const cf_json *bv = arr ? &b->items[i] : cf_json_get(b, a->members[i].key);
+        if (bv == NULL || !kudu_json_equal_as(av, bv, floats))
+            return false;
+    }
+    return true;
+}
+
+bool kudu_json_equal(const cf_json *a, const cf_json *b)
+{
+    return kudu_json_equal_as(a, b, true);
 }

@@ -312,20 +312,13 @@ void walgen_tablet_root(const char *root, const walgen_tablet *t)
     xc.has_history_max_age_sec = true;
     xc.history_max_age_sec = t->history_max_age_sec;
     cf_kudu_superblock_spec sp;
-    cf_kudu_superblock_spec_init(&sp);
-    sp.tablet_id = t->tablet;
-    sp.table_id = "fedcba9876543210fedcba9876543210";
-    sp.table_name = "walgen";
-    sp.schema = t->sch;
-    sp.column_ids = t->ids;
+    kfs_superblock_spec(&sp, t->tablet, "walgen", t->sch, t->ids);
     sp.schema_version = t->version;
     sp.last_durable_mrs_id = t->last_durable_mrs;
     sp.txns = t->txns;
     sp.ntxns = t->ntxns;
     sp.extra_config = t->history_max_age_sec >= 0 ? &xc : NULL;
-    cf_error e = {0};
-    snprintf(p, sizeof p, "%s/tablet-meta/%s", root, t->tablet);
-    CF_ASSERT_OK(cf_kudu_superblock_write(p, &sp, &e), &e);
+    kfs_superblock_write(root, &sp);
 }
 
 static void put_cell(char *out, size_t cap, const cf_column *c, const cf_batch *b, size_t i)

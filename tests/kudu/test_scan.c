@@ -631,17 +631,11 @@ static void gen_tablet_ex(const char *root, const gen_rowset *rs, size_t nrs, un
     }
     cf_kudu_lbm_writer_free(lw);
     cf_kudu_superblock_spec sp;
-    cf_kudu_superblock_spec_init(&sp);
-    sp.tablet_id = GEN_TABLET;
-    sp.table_id = "fedcba9876543210fedcba9876543210";
-    sp.table_name = "gen";
-    sp.schema = sch;
-    sp.column_ids = cids;
+    kfs_superblock_spec(&sp, GEN_TABLET, "gen", sch, cids);
     sp.last_durable_mrs_id = (int64_t)nrs;
     sp.rowsets = meta;
     sp.nrowsets = nrs;
-    snprintf(p, sizeof(p), "%s/tablet-meta/" GEN_TABLET, root);
-    CF_ASSERT_OK(cf_kudu_superblock_write(p, &sp, &e), &e);
+    kfs_superblock_write(root, &sp);
     cf_schema_free(sch);
 }
 

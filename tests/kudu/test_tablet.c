@@ -63,44 +63,6 @@ static bool jbool(const cf_json *o, const char *key)
     return v != NULL && v->kind == CF_JSON_TRUE;
 }
 
-/* Equal after parsing, a 64-bit integer as a number or a decimal string (as
- * ../shared/tools/kudu_check.py compares). */
-static bool int_text(const cf_json *v, long long *out)
-{
-    char *end;
-    if (v->kind == CF_JSON_NUMBER && cf_json_is_integer(v)) {
-        *out = strtoll(v->str, NULL, 10);
-        return true;
-    }
-    if (v->kind != CF_JSON_STRING || v->len == 0)
-        return false;
-    *out = strtoll(v->str, &end, 10);
-    return *end == '\0';
-}
-
-static bool json_equal(const cf_json *a, const cf_json *b)
-{
-    long long x, y;
-    if (int_text(a, &x) && int_text(b, &y))
-        return x == y;
-    if (a->kind != b->kind || a->n != b->n)
-        return false;
-    if (a->kind == CF_JSON_NUMBER)
-        return strtod(a->str, NULL) == strtod(b->str, NULL);
-    if (a->kind == CF_JSON_STRING)
-        return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
-    for (size_t i = 0; i < a->n; i++) {
-        if (a->kind == CF_JSON_ARRAY && !json_equal(&a->items[i], &b->items[i]))
-            return false;
-        if (a->kind == CF_JSON_OBJECT) {
-            const cf_json *o = cf_json_get(b, a->members[i].key);
-            if (o == NULL || !json_equal(&a->members[i].value, o))
-                return false;
-        }
-    }
-    return true;
-}
-
 static size_t b64(uint8_t *out, const char *s)
 {
     static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -316,7 +278,7 @@ static void test_tablet__json(void **state)
             char msg[256];
             assert_int_equal(cf_json_parse(&got, json, strlen(json), msg, sizeof msg), 0);
             parse_file(&want, p);
-            if (!json_equal(&got.root, &want.root))
+            if (!kudu_json_equal_as(&got.root, &want.root, false))
                 fail_msg("%s: JSON differs:\n%s", p, json);
             cf_json_doc_dispose(&got);
             cf_json_doc_dispose(&want);
@@ -796,13 +758,17 @@ static void test_tablet__superblock_writer_equals_kudus(void **state)
 static void test_tablet__block_kind_names(void **state)
 {
     (void)state;
-    assert_string_equal(cf_kudu_block_kind_name(CF_KUDU_BLOCK_ORPHAN), "orphan");
-    assert_string_equal(cf_kudu_block_kind_name(CF_KUDU_BLOCK_COLUMN), "column");
-    assert_string_equal(cf_kudu_block_kind_name(CF_KUDU_BLOCK_BLOOM), "bloom");
-    assert_string_equal(cf_kudu_block_kind_name(CF_KUDU_BLOCK_ADHOC_INDEX), "adhoc_index");
-    assert_string_equal(cf_kudu_block_kind_name(CF_KUDU_BLOCK_UNDO), "undo");
-    assert_string_equal(cf_kudu_block_kind_name(CF_KUDU_BLOCK_REDO), "redo");
-    assert_string_equal(cf_kudu_block_kind_name((cf_kudu_block_kind)42), "unknown");
+    static const struct {
+        cf_kudu_block_kind kind;
+        const char *name;
+    } cases[] = {
+        {CF_KUDU_BLOCK_ORPHAN, "orphan"},    {CF_KUDU_BLOCK_COLUMN, "column"},
+        {CF_KUDU_BLOCK_BLOOM, "bloom"},      {CF_KUDU_BLOCK_ADHOC_INDEX, "adhoc_index"},
+        {CF_KUDU_BLOCK_UNDO, "undo"},        {CF_KUDU_BLOCK_REDO, "redo"},
+        {(cf_kudu_block_kind)42, "unknown"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_string_equal(cf_kudu_block_kind_name(cases[i].kind), cases[i].name);
 }
 
 /* Every allocation failure while opening is CF_ENOMEM, never a crash or a leak. */
