@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -151,16 +152,46 @@ void walgen_write(walgen *g, int64_t term, int64_t index, uint64_t ts, cf_kudu_r
     cf_buf_dispose(&ind);
 }
 
-void walgen_write_rows(walgen *g, int64_t term, int64_t index, uint64_t ts, const cf_buf *rows,
-                       const cf_buf *ind, int64_t txn)
+Kudu__RowOperationsPB walgen_rowops(const cf_buf *rows, const cf_buf *ind)
 {
     assert_false(rows->oom || ind->oom);
     Kudu__RowOperationsPB ro = KUDU__ROW_OPERATIONS_PB__INIT;
     ro.has_rows = ro.has_indirect_data = true;
-    ro.rows.data = rows->data;
-    ro.rows.len = rows->len;
-    ro.indirect_data.data = ind->data;
-    ro.indirect_data.len = ind->len;
+    ro.rows = (ProtobufCBinaryData){rows->len, rows->data};
+    ro.indirect_data = (ProtobufCBinaryData){ind->len, ind->data};
+    return ro;
+}
+
+size_t walgen_rowops_cuts(const Kudu__RowOperationsPB *ro, const Kudu__SchemaPB *pb,
+                          const cf_schema *sch)
+{
+    cf_arena a = {0};
+    size_t ends = 0;
+    for (size_t cut = 0; cut <= ro->rows.len; cut++) {
+        Kudu__RowOperationsPB c = *ro;
+        uint8_t *p = malloc(cut + 1); /* exactly the cut: a read past it is ASan's */
+        assert_non_null(p);
+        memcpy(p, ro->rows.data, cut);
+        c.rows = (ProtobufCBinaryData){cut, p};
+        cf_kudu_row_op *ops;
+        size_t n;
+        cf_error err = {0};
+        cf_status st = kudu_rowops_decode(&a, &c, NULL, pb, sch, NULL, &ops, &n, &err);
+        if (st == CF_OK)
+            ends++;
+        else
+            assert_int_equal(st, CF_ECORRUPT);
+        free(p);
+        cf_arena_reset(&a);
+    }
+    cf_arena_dispose(&a);
+    return ends;
+}
+
+void walgen_write_rows(walgen *g, int64_t term, int64_t index, uint64_t ts, const cf_buf *rows,
+                       const cf_buf *ind, int64_t txn)
+{
+    Kudu__RowOperationsPB ro = walgen_rowops(rows, ind);
     Kudu__Log__WriteRequestPB wr = KUDU__LOG__WRITE_REQUEST_PB__INIT;
     wr.row_operations = &ro;
     wr.has_tablet_id = true;

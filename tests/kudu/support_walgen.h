@@ -34,6 +34,14 @@ void walgen_begin_header(walgen *g, const Kudu__Log__LogSegmentHeaderPB *h, cons
  * where the batch starts and ends in the segment (either may be NULL). */
 void walgen_batch_open(walgen *g);
 void walgen_batch_close(walgen *g, uint64_t *start, uint64_t *end);
+/* RowOperationsPB over encoded row ops (rows, indirect data: kudu_rowops_encode's
+ * output), pointing into the bufs. */
+Kudu__RowOperationsPB walgen_rowops(const cf_buf *rows, const cf_buf *indirect);
+/* Every cut [0, cut) of ro's rows (cut = 0 .. its length) decoded against the
+ * tablet schema pb / sch: each is refused as CF_ECORRUPT (never read past) or
+ * decodes; how many decode (the empty cut and the ends of ops). */
+size_t walgen_rowops_cuts(const Kudu__RowOperationsPB *ro, const Kudu__SchemaPB *pb,
+                          const cf_schema *sch);
 /* REPLICATE of a WRITE_OP of row operations already encoded (several row ops). */
 void walgen_write_rows(walgen *g, int64_t term, int64_t index, uint64_t ts, const cf_buf *rows,
                        const cf_buf *indirect, int64_t txn);

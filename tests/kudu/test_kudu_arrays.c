@@ -17,65 +17,89 @@
 
 #include "kudu/tablet.h"
 #include "kudu/wal.h"
+#include "support_walgen.h"
 #include "util/buf.h"
 
 /* id INT32 key, a INT32[] NULL, s STRING[] NULL */
-static cf_schema *array_schema(void)
+static const cf_column array_cols[3] = {
+    {.name = "id", .type = CF_TYPE_INT32, .is_key = true},
+    {.name = "a", .type = CF_TYPE_INT32, .is_array = true, .nullable = true},
+    {.name = "s", .type = CF_TYPE_STRING, .is_array = true, .nullable = true}};
+
+/* What a test decodes with: a tablet schema and its SchemaPB, row ops encoded
+ * into rows/ind, and the arena the decoded ops live in. */
+typedef struct fix {
+    cf_schema *s;
+    cf_kudu_schema_pb pb;
+    cf_buf rows, ind;
+    cf_arena a;
+} fix;
+
+/* The fixture of the schema cols (asserts); fix_dispose after. */
+static void fix_init(fix *f, const cf_column *cols, size_t ncols)
 {
-    cf_column cols[3] = {{.name = "id", .type = CF_TYPE_INT32, .is_key = true},
-                         {.name = "a", .type = CF_TYPE_INT32, .is_array = true, .nullable = true},
-                         {.name = "s", .type = CF_TYPE_STRING, .is_array = true, .nullable = true}};
-    cf_schema *s = NULL;
+    memset(f, 0, sizeof *f);
     cf_error err = {0};
-    CF_ASSERT_OK(cf_schema_create(&s, cols, 3, &err), &err);
-    return s;
+    CF_ASSERT_OK(cf_schema_create(&f->s, cols, ncols, &err), &err);
+    CF_ASSERT_OK(cf_kudu_schema_pb_build(&f->pb, f->s, NULL, &err), &err);
+    cf_buf_init(&f->rows);
+    cf_buf_init(&f->ind);
 }
 
-/* The array schema, and its SchemaPB into *pb (asserts). */
-static cf_schema *array_schema_pb(cf_kudu_schema_pb *pb)
+static void fix_dispose(fix *f)
 {
-    cf_schema *s = array_schema();
+    cf_arena_dispose(&f->a);
+    cf_buf_dispose(&f->rows);
+    cf_buf_dispose(&f->ind);
+    cf_kudu_schema_pb_dispose(&f->pb);
+    cf_schema_free(f->s);
+}
+
+/* f's row ops decoded (client: the writer's schema, or NULL), asserting success
+ * and `want` ops. */
+static cf_kudu_row_op *fix_decode(fix *f, const Kudu__SchemaPB *client, size_t want)
+{
+    Kudu__RowOperationsPB ro = walgen_rowops(&f->rows, &f->ind);
+    cf_kudu_row_op *ops;
+    size_t n;
     cf_error err = {0};
-    CF_ASSERT_OK(cf_kudu_schema_pb_build(pb, s, NULL, &err), &err);
-    return s;
+    CF_ASSERT_OK(kudu_rowops_decode(&f->a, &ro, client, &f->pb.pb, f->s, NULL, &ops, &n, &err),
+                 &err);
+    assert_int_equal(n, want);
+    return ops;
 }
 
 static void test_schema_pb_arrays(void **state)
 {
     (void)state;
-    cf_kudu_schema_pb pb;
-    cf_schema *s = array_schema_pb(&pb);
+    fix f;
+    fix_init(&f, array_cols, 3);
     cf_error err = {0};
-    assert_int_equal(pb.pb.columns[1]->type, KUDU__DATA_TYPE__NESTED);
-    assert_non_null(pb.pb.columns[1]->nested_type);
-    assert_int_equal(pb.pb.columns[1]->nested_type->array->type, KUDU__DATA_TYPE__INT32);
-    assert_int_equal(pb.pb.columns[2]->nested_type->array->type, KUDU__DATA_TYPE__STRING);
+    assert_int_equal(f.pb.pb.columns[1]->type, KUDU__DATA_TYPE__NESTED);
+    assert_non_null(f.pb.pb.columns[1]->nested_type);
+    assert_int_equal(f.pb.pb.columns[1]->nested_type->array->type, KUDU__DATA_TYPE__INT32);
+    assert_int_equal(f.pb.pb.columns[2]->nested_type->array->type, KUDU__DATA_TYPE__STRING);
     cf_schema *back = NULL;
     uint32_t *ids = NULL;
-    CF_ASSERT_OK(cf_kudu_schema_from_pb(&back, &ids, &pb.pb, "schema", &err), &err);
+    CF_ASSERT_OK(cf_kudu_schema_from_pb(&back, &ids, &f.pb.pb, "schema", &err), &err);
     for (size_t i = 0; i < 3; i++) {
-        const cf_column *a = cf_schema_column_at(s, i), *b = cf_schema_column_at(back, i);
+        const cf_column *a = cf_schema_column_at(f.s, i), *b = cf_schema_column_at(back, i);
         assert_string_equal(a->name, b->name);
         assert_int_equal(a->type, b->type);
         assert_int_equal(a->is_array, b->is_array);
         assert_int_equal(a->nullable, b->nullable);
     }
     /* NESTED without its descriptor, and arrays of arrays */
-    Kudu__NestedDataTypePB *nt = pb.pb.columns[1]->nested_type;
-    pb.pb.columns[1]->nested_type = NULL;
+    Kudu__NestedDataTypePB *nt = f.pb.pb.columns[1]->nested_type;
+    f.pb.pb.columns[1]->nested_type = NULL;
     free(ids);
     cf_schema_free(back);
-    assert_int_equal(cf_kudu_schema_from_pb(&back, &ids, &pb.pb, "schema", &err), CF_ECORRUPT);
-    pb.pb.columns[1]->nested_type = nt;
+    assert_int_equal(cf_kudu_schema_from_pb(&back, &ids, &f.pb.pb, "schema", &err), CF_ECORRUPT);
+    f.pb.pb.columns[1]->nested_type = nt;
     nt->array->type = KUDU__DATA_TYPE__NESTED;
-    assert_int_equal(cf_kudu_schema_from_pb(&back, &ids, &pb.pb, "schema", &err), CF_ENOTSUP);
-    cf_kudu_schema_pb_dispose(&pb);
-    cf_schema_free(s);
+    assert_int_equal(cf_kudu_schema_from_pb(&back, &ids, &f.pb.pb, "schema", &err), CF_ENOTSUP);
+    fix_dispose(&f);
 }
-
-typedef struct arr_ops {
-    cf_buf rows, ind;
-} arr_ops;
 
 static const int32_t ints[3] = {7, 0, -9};
 static const uint8_t ints_nonnull[1] = {0x5}; /* element 1 is NULL */
@@ -83,17 +107,9 @@ static const cf_slice strs[3] = {
     {(const uint8_t *)"x", 1}, {(const uint8_t *)"", 0}, {(const uint8_t *)"hello", 5}};
 static const uint8_t strs_nonnull[1] = {0x3}; /* element 2 is NULL */
 
-static void arr_ops_dispose(arr_ops *o)
-{
-    cf_buf_dispose(&o->rows);
-    cf_buf_dispose(&o->ind);
-}
-
 /* INSERT id 1 [7,NULL,-9] ["x","",NULL]; INSERT id 2 NULL []; UPDATE id 1 a=[] s=NULL */
-static void encode_ops(arr_ops *o, const cf_schema *s)
+static void encode_ops(fix *f)
 {
-    cf_buf_init(&o->rows);
-    cf_buf_init(&o->ind);
     int32_t id1 = 1, id2 = 2;
     cf_array_cell a1 = {.type = CF_TYPE_INT32, .count = 3, .values = ints, .nonnull = ints_nonnull};
     cf_array_cell s1 = {
@@ -104,36 +120,19 @@ static void encode_ops(arr_ops *o, const cf_schema *s)
     const void *r1[3] = {&id1, &a1, &s1};
     const void *r2[3] = {&id2, NULL, &empty_s};
     const void *u1[3] = {&id1, &empty_a, NULL};
-    kudu_rowops_encode(&o->rows, &o->ind, s, CF_KUDU_OP_INSERT, all, r1);
-    kudu_rowops_encode(&o->rows, &o->ind, s, CF_KUDU_OP_INSERT, all, r2);
-    kudu_rowops_encode(&o->rows, &o->ind, s, CF_KUDU_OP_UPDATE, all, u1);
-}
-
-static Kudu__RowOperationsPB ops_pb(const arr_ops *o)
-{
-    Kudu__RowOperationsPB ro = KUDU__ROW_OPERATIONS_PB__INIT;
-    ro.has_rows = ro.has_indirect_data = true;
-    ro.rows.data = o->rows.data;
-    ro.rows.len = o->rows.len;
-    ro.indirect_data.data = o->ind.data;
-    ro.indirect_data.len = o->ind.len;
-    return ro;
+    kudu_rowops_encode(&f->rows, &f->ind, f->s, CF_KUDU_OP_INSERT, all, r1);
+    kudu_rowops_encode(&f->rows, &f->ind, f->s, CF_KUDU_OP_INSERT, all, r2);
+    kudu_rowops_encode(&f->rows, &f->ind, f->s, CF_KUDU_OP_UPDATE, all, u1);
 }
 
 static void test_rowops_arrays_round_trip(void **state)
 {
     (void)state;
-    cf_kudu_schema_pb pb;
-    cf_schema *s = array_schema_pb(&pb);
-    cf_error err = {0};
-    arr_ops o;
-    encode_ops(&o, s);
-    Kudu__RowOperationsPB ro = ops_pb(&o);
-    cf_arena a = {0};
-    cf_kudu_row_op *ops;
-    size_t n;
-    CF_ASSERT_OK(kudu_rowops_decode(&a, &ro, NULL, &pb.pb, s, NULL, &ops, &n, &err), &err);
-    assert_int_equal(n, 3);
+    fix f;
+    fix_init(&f, array_cols, 3);
+    encode_ops(&f);
+    size_t n = 3;
+    cf_kudu_row_op *ops = fix_decode(&f, NULL, n);
     const cf_array_cell *c = ops[0].values[1];
     assert_int_equal(c->type, CF_TYPE_INT32);
     assert_int_equal(c->count, 3);
@@ -163,17 +162,14 @@ static void test_rowops_arrays_round_trip(void **state)
     cf_buf_init(&r2);
     cf_buf_init(&i2);
     for (size_t k = 0; k < n; k++)
-        kudu_rowops_encode(&r2, &i2, s, ops[k].type, ops[k].set, ops[k].values);
-    assert_int_equal(r2.len, o.rows.len);
-    assert_memory_equal(r2.data, o.rows.data, r2.len);
-    assert_int_equal(i2.len, o.ind.len);
-    assert_memory_equal(i2.data, o.ind.data, i2.len);
+        kudu_rowops_encode(&r2, &i2, f.s, ops[k].type, ops[k].set, ops[k].values);
+    assert_int_equal(r2.len, f.rows.len);
+    assert_memory_equal(r2.data, f.rows.data, r2.len);
+    assert_int_equal(i2.len, f.ind.len);
+    assert_memory_equal(i2.data, f.ind.data, i2.len);
     cf_buf_dispose(&r2);
     cf_buf_dispose(&i2);
-    cf_arena_dispose(&a);
-    arr_ops_dispose(&o);
-    cf_kudu_schema_pb_dispose(&pb);
-    cf_schema_free(s);
+    fix_dispose(&f);
 }
 
 /* Every cut of rows is refused but at the ends of ops; every cut of the
@@ -182,51 +178,39 @@ static void test_rowops_arrays_round_trip(void **state)
 static void test_rowops_arrays_cut_and_damaged(void **state)
 {
     (void)state;
-    cf_kudu_schema_pb pb;
-    cf_schema *s = array_schema_pb(&pb);
+    fix f;
+    fix_init(&f, array_cols, 3);
+    encode_ops(&f);
+    cf_arena *a = &f.a;
+    const Kudu__SchemaPB *pb = &f.pb.pb;
+    const cf_schema *s = f.s;
     cf_error err = {0};
-    arr_ops o;
-    encode_ops(&o, s);
-    cf_arena a = {0};
     cf_kudu_row_op *ops;
-    size_t n, ends = 0;
-    for (size_t cut = 0; cut <= o.rows.len; cut++) {
-        Kudu__RowOperationsPB ro = ops_pb(&o);
+    size_t n;
+    Kudu__RowOperationsPB whole = walgen_rowops(&f.rows, &f.ind);
+    assert_int_equal(walgen_rowops_cuts(&whole, pb, s), 1 + 3); /* empty, 3 ops */
+    for (size_t cut = 0; cut < f.ind.len; cut++) {
+        Kudu__RowOperationsPB ro = whole;
         uint8_t *p = malloc(cut + 1);
-        memcpy(p, o.rows.data, cut);
-        ro.rows.data = p;
-        ro.rows.len = cut;
-        cf_status st = kudu_rowops_decode(&a, &ro, NULL, &pb.pb, s, NULL, &ops, &n, &err);
-        if (st == CF_OK)
-            ends++;
-        else
-            assert_int_equal(st, CF_ECORRUPT);
-        free(p);
-        cf_arena_reset(&a);
-    }
-    assert_int_equal(ends, 1 + 3);
-    for (size_t cut = 0; cut < o.ind.len; cut++) {
-        Kudu__RowOperationsPB ro = ops_pb(&o);
-        uint8_t *p = malloc(cut + 1);
-        memcpy(p, o.ind.data, cut);
+        memcpy(p, f.ind.data, cut);
         ro.indirect_data.data = p;
         ro.indirect_data.len = cut;
-        cf_status st = kudu_rowops_decode(&a, &ro, NULL, &pb.pb, s, NULL, &ops, &n, &err);
+        cf_status st = kudu_rowops_decode(a, &ro, NULL, pb, s, NULL, &ops, &n, &err);
         assert_int_equal(st, CF_ECORRUPT);
         assert_non_null(strstr(err.msg, "row op"));
         free(p);
-        cf_arena_reset(&a);
+        cf_arena_reset(a);
     }
     /* each byte of the indirect data damaged: a clean verdict either way */
     size_t refused = 0;
-    for (size_t i = 0; i < o.ind.len; i++) {
+    for (size_t i = 0; i < f.ind.len; i++) {
         for (int flip = 1; flip < 256; flip <<= 1) {
-            Kudu__RowOperationsPB ro = ops_pb(&o);
-            uint8_t *p = malloc(o.ind.len);
-            memcpy(p, o.ind.data, o.ind.len);
+            Kudu__RowOperationsPB ro = whole;
+            uint8_t *p = malloc(f.ind.len);
+            memcpy(p, f.ind.data, f.ind.len);
             p[i] ^= (uint8_t)flip;
             ro.indirect_data.data = p;
-            cf_status st = kudu_rowops_decode(&a, &ro, NULL, &pb.pb, s, NULL, &ops, &n, &err);
+            cf_status st = kudu_rowops_decode(a, &ro, NULL, pb, s, NULL, &ops, &n, &err);
             if (st != CF_OK) {
                 assert_int_equal(st, CF_ECORRUPT);
                 assert_non_null(strstr(err.msg, "array cell"));
@@ -240,19 +224,16 @@ static void test_rowops_arrays_cut_and_damaged(void **state)
                         for (size_t e = 0; e < c->count; e++) {
                             const cf_slice *sl = &((const cf_slice *)c->values)[e];
                             assert_true(sl->len == 0 ||
-                                        (sl->data >= p && sl->data + sl->len <= p + o.ind.len));
+                                        (sl->data >= p && sl->data + sl->len <= p + f.ind.len));
                         }
                     }
             }
             free(p);
-            cf_arena_reset(&a);
+            cf_arena_reset(a);
         }
     }
     assert_true(refused > 0);
-    cf_arena_dispose(&a);
-    arr_ops_dispose(&o);
-    cf_kudu_schema_pb_dispose(&pb);
-    cf_schema_free(s);
+    fix_dispose(&f);
 }
 
 /* A client schema (WriteRequestPB.schema) maps onto the tablet's by name; its
@@ -260,8 +241,8 @@ static void test_rowops_arrays_cut_and_damaged(void **state)
 static void test_rowops_arrays_client_schema(void **state)
 {
     (void)state;
-    cf_kudu_schema_pb pb;
-    cf_schema *s = array_schema_pb(&pb);
+    fix f;
+    fix_init(&f, array_cols, 3);
     cf_error err = {0};
     /* the client's columns in another order: id, s, a */
     cf_column cc[3] = {{.name = "id", .type = CF_TYPE_INT32, .is_key = true},
@@ -276,38 +257,28 @@ static void test_rowops_arrays_client_schema(void **state)
     cf_array_cell a = {.type = CF_TYPE_INT32, .count = 2, .values = two};
     bool set[3] = {true, false, true};
     const void *vals[3] = {&id, NULL, &a};
-    arr_ops o;
-    cf_buf_init(&o.rows);
-    cf_buf_init(&o.ind);
-    kudu_rowops_encode(&o.rows, &o.ind, cs, CF_KUDU_OP_UPDATE, set, vals);
-    Kudu__RowOperationsPB ro = ops_pb(&o);
-    cf_arena ar = {0};
-    cf_kudu_row_op *ops;
+    kudu_rowops_encode(&f.rows, &f.ind, cs, CF_KUDU_OP_UPDATE, set, vals);
+    cf_kudu_row_op *ops = fix_decode(&f, &cpb.pb, 1);
+    Kudu__RowOperationsPB ro = walgen_rowops(&f.rows, &f.ind);
     size_t n;
-    CF_ASSERT_OK(kudu_rowops_decode(&ar, &ro, &cpb.pb, &pb.pb, s, NULL, &ops, &n, &err), &err);
-    assert_int_equal(n, 1);
     assert_true(ops[0].set[1] && !ops[0].set[2]);
     const cf_array_cell *got = ops[0].values[1];
     assert_int_equal(got->count, 2);
     assert_int_equal(((const int32_t *)got->values)[1], 2);
     /* the client says a is an array of INT64, then a plain INT32: refused */
     cpb.pb.columns[2]->nested_type->array->type = KUDU__DATA_TYPE__INT64;
-    assert_int_equal(kudu_rowops_decode(&ar, &ro, &cpb.pb, &pb.pb, s, NULL, &ops, &n, &err),
+    assert_int_equal(kudu_rowops_decode(&f.a, &ro, &cpb.pb, &f.pb.pb, f.s, NULL, &ops, &n, &err),
                      CF_ECORRUPT);
     assert_non_null(strstr(err.msg, "column a"));
     Kudu__NestedDataTypePB *nt = cpb.pb.columns[2]->nested_type;
     cpb.pb.columns[2]->nested_type = NULL;
     cpb.pb.columns[2]->type = KUDU__DATA_TYPE__INT32;
-    assert_int_equal(kudu_rowops_decode(&ar, &ro, &cpb.pb, &pb.pb, s, NULL, &ops, &n, &err),
+    assert_int_equal(kudu_rowops_decode(&f.a, &ro, &cpb.pb, &f.pb.pb, f.s, NULL, &ops, &n, &err),
                      CF_ECORRUPT);
     cpb.pb.columns[2]->nested_type = nt;
-    cf_arena_dispose(&ar);
-    cf_buf_dispose(&o.rows);
-    cf_buf_dispose(&o.ind);
     cf_kudu_schema_pb_dispose(&cpb);
-    cf_kudu_schema_pb_dispose(&pb);
     cf_schema_free(cs);
-    cf_schema_free(s);
+    fix_dispose(&f);
 }
 
 /* Every element type Kudu serializes (DATE and DECIMAL32 as Int32Array, ...,
@@ -332,11 +303,8 @@ static void test_rowops_arrays_every_type(void **state)
         }
         if (t == CF_TYPE_VARCHAR)
             cols[1].length = 10;
-        cf_schema *s;
-        cf_error err = {0};
-        CF_ASSERT_OK(cf_schema_create(&s, cols, 2, &err), &err);
-        cf_kudu_schema_pb pb;
-        CF_ASSERT_OK(cf_kudu_schema_pb_build(&pb, s, NULL, &err), &err);
+        fix f;
+        fix_init(&f, cols, 2);
         size_t w = cf_type_size(t);
         _Alignas(16) uint8_t vals[2][16];
         memset(vals, 0, sizeof vals);
@@ -357,16 +325,8 @@ static void test_rowops_arrays_every_type(void **state)
         int32_t id = 1;
         bool set[2] = {true, true};
         const void *v[2] = {&id, &cell};
-        arr_ops o;
-        cf_buf_init(&o.rows);
-        cf_buf_init(&o.ind);
-        kudu_rowops_encode(&o.rows, &o.ind, s, CF_KUDU_OP_INSERT, set, v);
-        Kudu__RowOperationsPB ro = ops_pb(&o);
-        cf_arena a = {0};
-        cf_kudu_row_op *ops;
-        size_t n;
-        CF_ASSERT_OK(kudu_rowops_decode(&a, &ro, NULL, &pb.pb, s, NULL, &ops, &n, &err), &err);
-        assert_int_equal(n, 1);
+        kudu_rowops_encode(&f.rows, &f.ind, f.s, CF_KUDU_OP_INSERT, set, v);
+        cf_kudu_row_op *ops = fix_decode(&f, NULL, 1);
         const cf_array_cell *got = ops[0].values[1];
         assert_int_equal(got->type, t);
         assert_int_equal(got->count, 2);
@@ -379,10 +339,7 @@ static void test_rowops_arrays_every_type(void **state)
         } else {
             assert_memory_equal(got->values, vals[0], w);
         }
-        cf_arena_dispose(&a);
-        arr_ops_dispose(&o);
-        cf_kudu_schema_pb_dispose(&pb);
-        cf_schema_free(s);
+        fix_dispose(&f);
     }
 }
 

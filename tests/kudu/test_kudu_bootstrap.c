@@ -402,10 +402,7 @@ static cf_status decode_one(const cf_schema *s, cf_kudu_row_op_type type, const 
     kudu_rowops_encode(&rows, &ind, s, type, set, vals);
     cf_kudu_schema_pb spb;
     CF_ASSERT_OK(cf_kudu_schema_pb_build(&spb, s, NULL, err), err);
-    Kudu__RowOperationsPB ro = KUDU__ROW_OPERATIONS_PB__INIT;
-    ro.has_rows = ro.has_indirect_data = true;
-    ro.rows = (ProtobufCBinaryData){rows.len, rows.data};
-    ro.indirect_data = (ProtobufCBinaryData){ind.len, ind.data};
+    Kudu__RowOperationsPB ro = walgen_rowops(&rows, &ind);
     size_t n = 0;
     cf_status st = kudu_rowops_decode(a, &ro, NULL, &spb.pb, s, NULL, op, &n, err);
     if (st == CF_OK)
