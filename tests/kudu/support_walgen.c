@@ -210,7 +210,8 @@ static void put_commit(walgen *g, int64_t term, int64_t index, int op_type,
                        Kudu__Tablet__TxResultPB *tr)
 {
     Kudu__Consensus__OpId id = KUDU__CONSENSUS__OP_ID__INIT;
-    id.has_term = id.has_index = true;
+    id.has_term = true;
+    id.has_index = index >= 0;
     id.term = term;
     id.index = index;
     Kudu__Log__CommitMsg cm = KUDU__LOG__COMMIT_MSG__INIT;

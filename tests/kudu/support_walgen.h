@@ -82,7 +82,8 @@ typedef struct walgen_result {
 /* COMMIT of the WRITE_OP term.index with one row op's result. */
 void walgen_commit_write(walgen *g, int64_t term, int64_t index, walgen_result r);
 /* COMMIT of a non-write op (op_type: consensus.proto's number); failed: an
- * ALTER_SCHEMA_OP's failed result. */
+ * ALTER_SCHEMA_OP's failed result. index < 0: an OpId without its index (a
+ * required field missing, which Kudu's parse refuses). */
 void walgen_commit(walgen *g, int64_t term, int64_t index, int op_type, bool failed);
 
 /* REPLICATE of an ALTER_SCHEMA_OP to schema sch with column ids `ids` at version. */

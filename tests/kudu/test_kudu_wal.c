@@ -379,7 +379,19 @@ typedef struct built {
 
 /* A segment of n batches (each a REPLICATE WRITE_OP and the COMMIT of the one
  * before), the header's codec `codec`, v1 entry headers if `v1`, a footer if `footer`. */
+static void build_open(built *out, walgen *g, int n, int codec, bool v1);
+
 static void build(built *out, int n, int codec, bool v1, bool footer)
+{
+    walgen g;
+    build_open(out, &g, n, codec, v1);
+    uint64_t footer_at;
+    walgen_close(&g, footer, &out->bytes, &footer_at);
+    out->footer_at = (size_t)footer_at;
+}
+
+/* The same batches, g left open for more entries (walgen_close to end it). */
+static void build_open(built *out, walgen *g, int n, int codec, bool v1)
 {
     setup_schema();
     Kudu__Log__LogSegmentHeaderPB h = KUDU__LOG__LOG_SEGMENT_HEADER_PB__INIT;
@@ -398,25 +410,21 @@ static void build(built *out, int n, int codec, bool v1, bool footer)
         h.has_deprecated_major_version = true;
         h.deprecated_major_version = 1;
     }
-    walgen g;
-    walgen_begin_header(&g, &h, schema);
+    walgen_begin_header(g, &h, schema);
     memset(out, 0, sizeof *out);
     for (int b = 0; b < n; b++) {
         cf_buf rows, ind;
         cf_buf_init(&rows);
         cf_buf_init(&ind);
         batch_rows(&rows, &ind, b);
-        walgen_batch_open(&g);
-        walgen_write_rows(&g, 1, 10 + b, 1000 + (uint64_t)b, &rows, &ind, -1);
-        walgen_commit_write(&g, 1, 10 + b, WALGEN_MRS(3));
-        walgen_batch_close(&g, &out->off[b], &out->end[b]);
+        walgen_batch_open(g);
+        walgen_write_rows(g, 1, 10 + b, 1000 + (uint64_t)b, &rows, &ind, -1);
+        walgen_commit_write(g, 1, 10 + b, WALGEN_MRS(3));
+        walgen_batch_close(g, &out->off[b], &out->end[b]);
         cf_buf_dispose(&rows);
         cf_buf_dispose(&ind);
     }
     out->nbatches = (size_t)n;
-    uint64_t footer_at;
-    walgen_close(&g, footer, &out->bytes, &footer_at);
-    out->footer_at = (size_t)footer_at;
 }
 
 static cf_status read_bytes(const uint8_t *p, size_t n, kudu_wal_seg **s, cf_error *err)
@@ -736,34 +744,15 @@ static void test_missing_required_field(void **state)
 {
     (void)state;
     built b;
-    build(&b, 1, CF_COMP_NONE, false, false);
-    kudu_wal_writer w = {
-        .out = b.bytes, .codec = CF_COMP_NONE, .entry_header_len = KUDU_WAL_ENTRY_HEADER_V2};
-    Kudu__Consensus__OpId id = KUDU__CONSENSUS__OP_ID__INIT;
-    id.has_term = true; /* no index */
-    id.term = 1;
-    Kudu__Log__CommitMsg cm = KUDU__LOG__COMMIT_MSG__INIT;
-    cm.has_op_type = true;
-    cm.op_type = KUDU__LOG__OPERATION_TYPE__NO_OP;
-    cm.commited_op_id = &id;
-    Kudu__Log__LogEntryPB e = KUDU__LOG__LOG_ENTRY_PB__INIT;
-    e.has_type = true;
-    e.type = KUDU__LOG__LOG_ENTRY_TYPE_PB__COMMIT;
-    e.commit = &cm;
-    Kudu__Log__LogEntryPB *es[1] = {&e};
-    Kudu__Log__LogEntryBatchPB batch = KUDU__LOG__LOG_ENTRY_BATCH_PB__INIT;
-    batch.n_entry = 1;
-    batch.entry = es;
-    cf_error err = {0};
-    CF_ASSERT_OK(kudu_wal_writer_batch(&w, &batch, &err), &err);
-    Kudu__Log__LogSegmentFooterPB f = KUDU__LOG__LOG_SEGMENT_FOOTER_PB__INIT;
-    f.has_num_entries = true;
-    f.num_entries = 3;
-    CF_ASSERT_OK(kudu_wal_writer_footer(&w, &f, &err), &err);
+    walgen g;
+    build_open(&b, &g, 1, CF_COMP_NONE, false);
+    walgen_commit(&g, 1, -1, KUDU__LOG__OPERATION_TYPE__NO_OP, false); /* no index */
+    walgen_close(&g, true, &b.bytes, NULL);                            /* num_entries 3 */
     kudu_wal_seg *s = NULL;
-    assert_int_equal(read_bytes(w.out.data, w.out.len, &s, &err), CF_ECORRUPT);
+    cf_error err = {0};
+    assert_int_equal(read_bytes(b.bytes.data, b.bytes.len, &s, &err), CF_ECORRUPT);
     assert_non_null(strstr(err.msg, "required field OpId.index"));
-    cf_buf_dispose(&w.out);
+    cf_buf_dispose(&b.bytes);
 }
 
 /* ---- row operations
