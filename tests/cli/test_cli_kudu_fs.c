@@ -26,11 +26,41 @@ static void basic(void)
     snprintf(dirs, sizeof dirs, "%s,%s", data0, data1);
 }
 
-static void parse(cf_json_doc *doc, const run *r)
+/* r exited rc and printed JSON: into doc. */
+static void json_of(cf_json_doc *doc, const run *r, int rc)
 {
+    EXPECT_RC(*r, rc);
     char msg[256];
     if (cf_json_parse(doc, r->out, r->out_len, msg, sizeof msg) != 0)
         fail_msg("not JSON: %s: %.200s", msg, r->out);
+}
+
+/* `cfile kudu fs <cmd> --json` over lbm-basic-s1: exit 0, its JSON into doc. */
+static void basic_json(cf_json_doc *doc, char *cmd)
+{
+    basic();
+    run r;
+    CLI(&r, "kudu", "fs", cmd, "--json", "--fs-wal-dir", wal, "--fs-data-dirs", dirs);
+    json_of(doc, &r, 0);
+    done(&r);
+}
+
+/* A one-directory root <test dir>/name (its spec into *spec, may be NULL) and a
+ * log block manager writer of its container `container`. */
+static cf_kudu_lbm_writer *lbm_root(const char *name, const char *container, char **root,
+                                    cf_kudu_root_spec *spec)
+{
+    *root = cli_dir_path(name);
+    static const char *const all[] = {"0123456789abcdef0123456789abcdef"};
+    cf_kudu_root_spec sp = cli_kudu_root(*root, all);
+    if (spec != NULL)
+        *spec = sp;
+    char dir[1200];
+    snprintf(dir, sizeof dir, "%s/data", *root);
+    cf_kudu_lbm_writer *w = NULL;
+    cf_error e = {0};
+    CF_ASSERT_OK(cf_kudu_lbm_writer_create(&w, dir, container, 4096, &e), &e);
+    return w;
 }
 
 static const cf_json *block_with_id(const cf_json *blocks, long long id)
@@ -44,12 +74,8 @@ static const cf_json *block_with_id(const cf_json *blocks, long long id)
 static void test_cli_kudu_fs__list(void **state)
 {
     (void)state;
-    basic();
-    run r;
-    CLI(&r, "kudu", "fs", "list", "--json", "--fs-wal-dir", wal, "--fs-data-dirs", dirs);
-    EXPECT_RC(r, 0);
     cf_json_doc doc;
-    parse(&doc, &r);
+    basic_json(&doc, "list");
     const cf_json *blocks = cf_json_get(&doc.root, "blocks");
     assert_non_null(blocks);
     assert_int_equal(blocks->n, 45);
@@ -65,13 +91,12 @@ static void test_cli_kudu_fs__list(void **state)
     assert_string_equal(cf_json_get(b, "tablet_id")->str, "203c009b3a23aa40f3c4636398a419ee");
     assert_int_equal(cf_json_get(b, "delta_index")->kind, CF_JSON_NULL);
     cf_json_doc_dispose(&doc);
-    done(&r);
 
     /* Filters. */
+    run r;
     CLI(&r, "kudu", "fs", "list", "--json", "--block", "14", "--fs-wal-dir", wal, "--fs-data-dirs",
         dirs);
-    EXPECT_RC(r, 0);
-    parse(&doc, &r);
+    json_of(&doc, &r, 0);
     blocks = cf_json_get(&doc.root, "blocks");
     assert_int_equal(blocks->n, 1);
     assert_string_equal(cf_json_get(&blocks->items[0], "length")->str, "29240");
@@ -79,15 +104,13 @@ static void test_cli_kudu_fs__list(void **state)
     done(&r);
     CLI(&r, "kudu", "fs", "list", "--json", "--tablet", "203c009b3a23aa40f3c4636398a419ee",
         "--fs_wal_dir", wal, "--fs_data_dirs", data0, "--fs-data-dirs", data1);
-    EXPECT_RC(r, 0);
-    parse(&doc, &r);
+    json_of(&doc, &r, 0);
     assert_int_equal(cf_json_get(&doc.root, "blocks")->n, 45);
     cf_json_doc_dispose(&doc);
     done(&r);
     CLI(&r, "kudu", "fs", "list", "--json", "--table", "no-such-table", "--fs-wal-dir", wal,
         "--fs-data-dirs", dirs);
-    EXPECT_RC(r, 0);
-    parse(&doc, &r);
+    json_of(&doc, &r, 0);
     assert_int_equal(cf_json_get(&doc.root, "blocks")->n, 0);
     cf_json_doc_dispose(&doc);
     done(&r);
@@ -102,12 +125,8 @@ static void test_cli_kudu_fs__list(void **state)
 static void test_cli_kudu_fs__check_intact(void **state)
 {
     (void)state;
-    basic();
-    run r;
-    CLI(&r, "kudu", "fs", "check", "--json", "--fs-wal-dir", wal, "--fs-data-dirs", dirs);
-    EXPECT_RC(r, 0);
     cf_json_doc doc;
-    parse(&doc, &r);
+    basic_json(&doc, "check");
     assert_int_equal(cf_json_get(&doc.root, "damage")->kind, CF_JSON_FALSE);
     const cf_json *st = cf_json_get(&doc.root, "stats");
     assert_string_equal(cf_json_get(st, "live_blocks")->str, "45");
@@ -116,7 +135,7 @@ static void test_cli_kudu_fs__check_intact(void **state)
     assert_string_equal(cf_json_get(st, "missing_blocks")->str, "0");
     assert_int_equal(cf_json_get(&doc.root, "problems")->n, 0);
     cf_json_doc_dispose(&doc);
-    done(&r);
+    run r;
     CLI(&r, "kudu", "fs", "check", "--fs-wal-dir", wal, "--fs-data-dirs", dirs);
     cli_out(&r, 0, "Total live blocks: 45");
 }
@@ -124,14 +143,10 @@ static void test_cli_kudu_fs__check_intact(void **state)
 static void test_cli_kudu_fs__check_damage(void **state)
 {
     (void)state;
-    char *root = cli_dir_path("r");
-    static const char *const all[] = {"0123456789abcdef0123456789abcdef"};
-    cf_kudu_root_spec spec = cli_kudu_root(root, all);
+    char *root;
+    cf_kudu_root_spec spec;
+    cf_kudu_lbm_writer *w = lbm_root("r", "c", &root, &spec);
     cf_error e = {0};
-    char dir[512];
-    snprintf(dir, sizeof dir, "%s/data", root);
-    cf_kudu_lbm_writer *w = NULL;
-    CF_ASSERT_OK(cf_kudu_lbm_writer_create(&w, dir, "c", 4096, &e), &e);
     CF_ASSERT_OK(cf_kudu_lbm_writer_append(w, 1, "hello", 5, 1, NULL, &e), &e);
     cf_kudu_block_record rec = {
         .has_block_id = true,
@@ -150,9 +165,8 @@ static void test_cli_kudu_fs__check_damage(void **state)
     cf_kudu_lbm_writer_free(w);
     run r;
     CLI(&r, "kudu", "fs", "check", "--json", "--fs-wal-dir", root);
-    EXPECT_RC(r, 1);
     cf_json_doc doc;
-    parse(&doc, &r);
+    json_of(&doc, &r, 1);
     assert_int_equal(cf_json_get(&doc.root, "damage")->kind, CF_JSON_TRUE);
     const cf_json *p = cf_json_get(&doc.root, "problems");
     assert_int_equal(p->n, 1);
@@ -164,9 +178,8 @@ static void test_cli_kudu_fs__check_damage(void **state)
     done(&r);
     /* list still lists what is intact, names the damage on stderr and exits 1. */
     CLI(&r, "kudu", "fs", "list", "--json", "--fs-wal-dir", root);
-    EXPECT_RC(r, 1);
     assert_non_null(strstr(r.err, "c.metadata at offset"));
-    parse(&doc, &r);
+    json_of(&doc, &r, 1);
     const cf_json *blocks = cf_json_get(&doc.root, "blocks");
     assert_int_equal(blocks->n, 1);
     assert_string_equal(cf_json_get(&blocks->items[0], "kind")->str, "orphan");
@@ -197,14 +210,9 @@ static void test_cli_kudu_fs__check_damage(void **state)
 static void test_cli_kudu_fs__check_dead(void **state)
 {
     (void)state;
-    char *root = cli_dir_path("d");
-    static const char *const all[] = {"0123456789abcdef0123456789abcdef"};
-    cli_kudu_root(root, all);
+    char *root;
+    cf_kudu_lbm_writer *w = lbm_root("d", "dd", &root, NULL);
     cf_error e = {0};
-    char dir[512];
-    snprintf(dir, sizeof dir, "%s/data", root);
-    cf_kudu_lbm_writer *w = NULL;
-    CF_ASSERT_OK(cf_kudu_lbm_writer_create(&w, dir, "dd", 4096, &e), &e);
     CF_ASSERT_OK(cf_kudu_lbm_writer_append(w, 1, "x", 1, 1, NULL, &e), &e);
     CF_ASSERT_OK(cf_kudu_lbm_writer_append(w, 2, "y", 1, 1, NULL, &e), &e);
     CF_ASSERT_OK(cf_kudu_lbm_writer_delete(w, 1, 2, &e), &e);
@@ -213,9 +221,8 @@ static void test_cli_kudu_fs__check_dead(void **state)
     run r;
     CLI(&r, "kudu", "fs", "check", "--json", "--log-container-max-size", "8192", "--fs-wal-dir",
         root);
-    EXPECT_RC(r, 0);
     cf_json_doc doc;
-    parse(&doc, &r);
+    json_of(&doc, &r, 0);
     const cf_json *st = cf_json_get(&doc.root, "stats");
     assert_string_equal(cf_json_get(st, "dead_containers")->str, "1");
     assert_string_equal(cf_json_get(st, "full_containers")->str, "1");
@@ -226,8 +233,7 @@ static void test_cli_kudu_fs__check_dead(void **state)
     done(&r);
     /* With Kudu's default (10 GiB) the same container is neither. */
     CLI(&r, "kudu", "fs", "check", "--json", "--fs-wal-dir", root);
-    EXPECT_RC(r, 0);
-    parse(&doc, &r);
+    json_of(&doc, &r, 0);
     st = cf_json_get(&doc.root, "stats");
     assert_string_equal(cf_json_get(st, "dead_containers")->str, "0");
     cf_json_doc_dispose(&doc);
@@ -246,9 +252,8 @@ static void test_cli_kudu_fs__dump(void **state)
     /* cfile: what `cfile dump --json` prints; values equal what Kudu read back. */
     CLI(&r, "kudu", "fs", "dump", "cfile", "--json", "--fs-wal-dir", wal, "--fs-data-dirs", dirs,
         "1");
-    EXPECT_RC(r, 0);
     cf_json_doc got, want;
-    parse(&got, &r);
+    json_of(&got, &r, 0);
     char p[1200], msg[256];
     snprintf(p, sizeof p, "%s/expected/cfile-1.json", layout);
     assert_int_equal(cf_json_parse_file(&want, p, msg, sizeof msg), 0);
