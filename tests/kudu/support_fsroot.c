@@ -103,6 +103,14 @@ void kfs_tmpdir(char *out, size_t cap)
     assert_non_null(mkdtemp(out));
 }
 
+void kfs_scratch_new(kfs_scratch *s, const char *dir_type, const char *server_key)
+{
+    kfs_tmpdir(s->tmp, sizeof s->tmp);
+    snprintf(s->root, sizeof s->root, "%s/r", s->tmp);
+    snprintf(s->data, sizeof s->data, "%s/data", s->root);
+    kfs_single_root(s->root, dir_type, server_key);
+}
+
 cf_kudu_root_spec kfs_root_spec(const char *root, const char *dir_type, const char *const *all)
 {
     return (cf_kudu_root_spec){

@@ -42,6 +42,14 @@ int64_t kfs_int(const cf_json *obj, const char *key);
 
 /* A fresh temporary directory (mkdtemp under TMPDIR); free with cf_test_rm_rf. */
 void kfs_tmpdir(char *out, size_t cap);
+/* A scratch server: a fresh temporary directory `tmp` (remove it with
+ * cf_test_rm_rf) holding the single root <tmp>/r (kfs_single_root with dir_type and
+ * server_key), its data directory <root>/data. */
+typedef struct kfs_scratch {
+    char tmp[512], root[600], data[700];
+} kfs_scratch;
+void kfs_scratch_new(kfs_scratch *s, const char *dir_type, const char *server_key);
+
 /* The spec of a single root (WAL, metadata and the one data dir, uuid all[0]; all:
  * an array of one outliving the spec) of a new server fedcba98... with the given
  * block manager ("log" or "file"), 4 KiB file system blocks and no server key. */

@@ -160,39 +160,34 @@ static void test_fs__refusals(void **state)
     kfs_layout_dispose(&b);
 
     /* An encrypted server. */
-    kfs_tmpdir(tmp, sizeof tmp);
-    char root[600];
-    snprintf(root, sizeof root, "%s/r", tmp);
-    kfs_single_root(root, "log", "00112233445566778899aabbccddeeff");
-    CF_ASSERT_STATUS(open_dirs(root, NULL, 0, &fs, &e), CF_ENOTSUP, &e);
+    kfs_scratch s;
+    kfs_scratch_new(&s, "log", "00112233445566778899aabbccddeeff");
+    CF_ASSERT_STATUS(open_dirs(s.root, NULL, 0, &fs, &e), CF_ENOTSUP, &e);
     assert_non_null(strstr(e.msg, "encrypted, not supported"));
-    CF_ASSERT_RM_RF(tmp);
+    CF_ASSERT_RM_RF(s.tmp);
 
     /* A block manager we do not read. */
-    kfs_tmpdir(tmp, sizeof tmp);
-    snprintf(root, sizeof root, "%s/r", tmp);
-    kfs_single_root(root, "logr", NULL);
-    CF_ASSERT_STATUS(open_dirs(root, NULL, 0, &fs, &e), CF_ENOTSUP, &e);
-    CF_ASSERT_RM_RF(tmp);
+    kfs_scratch_new(&s, "logr", NULL);
+    CF_ASSERT_STATUS(open_dirs(s.root, NULL, 0, &fs, &e), CF_ENOTSUP, &e);
+    CF_ASSERT_RM_RF(s.tmp);
 }
 
 static void test_fs__symlinked_instance_refused(void **state)
 {
     (void)state;
-    char tmp[512], root[600], real[700], inst[700];
-    kfs_tmpdir(tmp, sizeof tmp);
-    snprintf(root, sizeof root, "%s/r", tmp);
-    kfs_single_root(root, "log", NULL);
-    snprintf(inst, sizeof inst, "%s/instance", root);
-    snprintf(real, sizeof real, "%s/instance.real", tmp);
+    char real[700], inst[700];
+    kfs_scratch s;
+    kfs_scratch_new(&s, "log", NULL);
+    snprintf(inst, sizeof inst, "%s/instance", s.root);
+    snprintf(real, sizeof real, "%s/instance.real", s.tmp);
     assert_int_equal(rename(inst, real), 0);
     assert_int_equal(symlink(real, inst), 0);
     cf_kudu_fs *fs = NULL;
     cf_error e = {0};
-    cf_status st = open_dirs(root, NULL, 0, &fs, &e);
+    cf_status st = open_dirs(s.root, NULL, 0, &fs, &e);
     assert_int_not_equal(st, CF_OK);
     assert_non_null(strstr(e.msg, "symbolic link"));
-    CF_ASSERT_RM_RF(tmp);
+    CF_ASSERT_RM_RF(s.tmp);
 }
 
 /* Hostile roots: a FIFO where a file belongs (an open must not wait for a writer),
@@ -200,52 +195,48 @@ static void test_fs__symlinked_instance_refused(void **state)
 static void test_fs__hostile_files(void **state)
 {
     (void)state;
-    char tmp[512], root[600], p[800];
-    kfs_tmpdir(tmp, sizeof tmp);
-    snprintf(root, sizeof root, "%s/r", tmp);
-    kfs_single_root(root, "log", NULL);
+    char p[800];
+    kfs_scratch s;
+    kfs_scratch_new(&s, "log", NULL);
     cf_kudu_fs *fs = NULL;
     cf_error e = {0};
     /* A FIFO named like a container's metadata: a problem, the rest loads. */
-    snprintf(p, sizeof p, "%s/data/f.metadata", root);
+    snprintf(p, sizeof p, "%s/f.metadata", s.data);
     assert_int_equal(mkfifo(p, 0600), 0);
-    CF_ASSERT_OK(open_dirs(root, NULL, 0, &fs, &e), &e);
+    CF_ASSERT_OK(open_dirs(s.root, NULL, 0, &fs, &e), &e);
     assert_non_null(kfs_problem(fs, "not a regular file"));
     cf_kudu_fs_free(fs);
     /* A FIFO as the instance file. */
-    snprintf(p, sizeof p, "%s/instance", root);
+    snprintf(p, sizeof p, "%s/instance", s.root);
     assert_int_equal(unlink(p), 0);
     assert_int_equal(mkfifo(p, 0600), 0);
-    assert_int_not_equal(open_dirs(root, NULL, 0, &fs, &e), CF_OK);
+    assert_int_not_equal(open_dirs(s.root, NULL, 0, &fs, &e), CF_OK);
     assert_non_null(strstr(e.msg, "not a regular file"));
-    CF_ASSERT_RM_RF(tmp);
+    CF_ASSERT_RM_RF(s.tmp);
     /* data/ a link to itself. */
-    kfs_tmpdir(tmp, sizeof tmp);
-    snprintf(root, sizeof root, "%s/r", tmp);
-    kfs_single_root(root, "log", NULL);
+    kfs_scratch_new(&s, "log", NULL);
     char d[700], moved[800];
-    snprintf(d, sizeof d, "%s/data", root);
-    snprintf(moved, sizeof moved, "%s/data.real", tmp);
+    snprintf(d, sizeof d, "%s/data", s.root);
+    snprintf(moved, sizeof moved, "%s/data.real", s.tmp);
     assert_int_equal(rename(d, moved), 0);
     assert_int_equal(symlink("data", d), 0);
-    assert_int_not_equal(open_dirs(root, NULL, 0, &fs, &e), CF_OK);
+    assert_int_not_equal(open_dirs(s.root, NULL, 0, &fs, &e), CF_OK);
     assert_non_null(strstr(e.msg, "data"));
-    CF_ASSERT_RM_RF(tmp);
+    CF_ASSERT_RM_RF(s.tmp);
 }
 
 /* A file block manager root written by hand, with a link loop in its tree. */
 static void test_fs__fbm_tree(void **state)
 {
     (void)state;
-    char tmp[512], root[600], p[900];
-    kfs_tmpdir(tmp, sizeof tmp);
-    snprintf(root, sizeof root, "%s/r", tmp);
-    kfs_single_root(root, "file", NULL);
+    char p[900];
+    kfs_scratch s;
+    kfs_scratch_new(&s, "file", NULL);
     static const uint64_t ids[] = {0x0000420444042a09ull, 5, 0x0001000000000007ull};
     for (size_t i = 0; i < 3; i++) {
         uint64_t id = ids[i];
         char d[800];
-        snprintf(d, sizeof d, "%s/data/%02x", root, (unsigned)((id >> 40) & 0xff));
+        snprintf(d, sizeof d, "%s/%02x", s.data, (unsigned)((id >> 40) & 0xff));
         mkdir(d, 0700);
         snprintf(d + strlen(d), sizeof d - strlen(d), "/%02x", (unsigned)((id >> 32) & 0xff));
         mkdir(d, 0700);
@@ -260,22 +251,22 @@ static void test_fs__fbm_tree(void **state)
     }
     /* Not blocks: a name that does not hash to its place, a non-numeric name, a
      * link to a real block, and a loop of directory links. */
-    snprintf(p, sizeof p, "%s/data/00/00/00/0000000000000099x", root);
+    snprintf(p, sizeof p, "%s/00/00/00/0000000000000099x", s.data);
     fclose(fopen(p, "w"));
-    snprintf(p, sizeof p, "%s/data/42/04/44/0000000000000005", root);
+    snprintf(p, sizeof p, "%s/42/04/44/0000000000000005", s.data);
     fclose(fopen(p, "w"));
     char target[900];
-    snprintf(target, sizeof target, "%s/data/00/00/00/0000000000000005", root);
-    snprintf(p, sizeof p, "%s/data/00/00/00/0000000000000006", root);
+    snprintf(target, sizeof target, "%s/00/00/00/0000000000000005", s.data);
+    snprintf(p, sizeof p, "%s/00/00/00/0000000000000006", s.data);
     assert_int_equal(symlink(target, p), 0);
-    snprintf(p, sizeof p, "%s/data/00/00/ff", root);
+    snprintf(p, sizeof p, "%s/00/00/ff", s.data);
     assert_int_equal(symlink("..", p), 0);
-    snprintf(p, sizeof p, "%s/data/aa", root);
+    snprintf(p, sizeof p, "%s/aa", s.data);
     assert_int_equal(symlink("aa", p), 0);
 
     cf_kudu_fs *fs = NULL;
     cf_error e = {0};
-    CF_ASSERT_OK(open_dirs(root, NULL, 0, &fs, &e), &e);
+    CF_ASSERT_OK(open_dirs(s.root, NULL, 0, &fs, &e), &e);
     assert_int_equal(cf_kudu_fs_block_manager(fs), CF_KUDU_BM_FILE);
     assert_int_equal(cf_kudu_fs_block_count(fs), 3);
     assert_int_equal(cf_kudu_fs_block_at(fs, 0)->id, 5);
@@ -290,7 +281,7 @@ static void test_fs__fbm_tree(void **state)
     assert_memory_equal(buf, "abc", 3);
     cf_io_free(io);
     cf_kudu_fs_free(fs);
-    CF_ASSERT_RM_RF(tmp);
+    CF_ASSERT_RM_RF(s.tmp);
 }
 
 /* A running server's lock (fcntl F_SETLK on block_manager_instance, as Kudu's
@@ -298,11 +289,10 @@ static void test_fs__fbm_tree(void **state)
 static void test_fs__lock_reported(void **state)
 {
     (void)state;
-    char tmp[512], root[600], p[800];
-    kfs_tmpdir(tmp, sizeof tmp);
-    snprintf(root, sizeof root, "%s/r", tmp);
-    kfs_single_root(root, "log", NULL);
-    snprintf(p, sizeof p, "%s/data/block_manager_instance", root);
+    char p[800];
+    kfs_scratch s;
+    kfs_scratch_new(&s, "log", NULL);
+    snprintf(p, sizeof p, "%s/block_manager_instance", s.data);
     int pipefd[2];
     assert_int_equal(pipe(pipefd), 0);
     pid_t pid = fork();
@@ -321,17 +311,17 @@ static void test_fs__lock_reported(void **state)
     assert_int_equal(ok, 'y');
     cf_kudu_fs *fs = NULL;
     cf_error e = {0};
-    CF_ASSERT_OK(open_dirs(root, NULL, 0, &fs, &e), &e);
+    CF_ASSERT_OK(open_dirs(s.root, NULL, 0, &fs, &e), &e);
     assert_true(cf_kudu_fs_locked(fs));
     cf_kudu_fs_free(fs);
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     close(pipefd[0]);
     close(pipefd[1]);
-    CF_ASSERT_OK(open_dirs(root, NULL, 0, &fs, &e), &e);
+    CF_ASSERT_OK(open_dirs(s.root, NULL, 0, &fs, &e), &e);
     assert_false(cf_kudu_fs_locked(fs));
     cf_kudu_fs_free(fs);
-    CF_ASSERT_RM_RF(tmp);
+    CF_ASSERT_RM_RF(s.tmp);
 }
 
 /* Every file's size, mode and mtime, and the count of entries, under a tree. */

@@ -118,18 +118,7 @@ static void test_lbm__layouts(void **state)
 
 /* ---- containers written by lbm_writer.c ------------------------------------------------------ */
 
-typedef struct scratch {
-    char root[512], dir[600];
-} scratch;
-
-static void scratch_new(scratch *s)
-{
-    kfs_tmpdir(s->root, sizeof s->root);
-    kfs_single_root(s->root, "log", NULL);
-    snprintf(s->dir, sizeof s->dir, "%s/data", s->root);
-}
-
-static cf_kudu_fs *scratch_open(const scratch *s, uint64_t max_size)
+static cf_kudu_fs *scratch_open(const kfs_scratch *s, uint64_t max_size)
 {
     cf_kudu_fs_options o;
     cf_kudu_fs_options_init(&o);
@@ -141,11 +130,11 @@ static cf_kudu_fs *scratch_open(const scratch *s, uint64_t max_size)
     return fs;
 }
 
-static cf_kudu_lbm_writer *writer(const scratch *s, const char *id)
+static cf_kudu_lbm_writer *writer(const kfs_scratch *s, const char *id)
 {
     cf_kudu_lbm_writer *w = NULL;
     cf_error e = {0};
-    CF_ASSERT_OK(cf_kudu_lbm_writer_create(&w, s->dir, id, 4096, &e), &e);
+    CF_ASSERT_OK(cf_kudu_lbm_writer_create(&w, s->data, id, 4096, &e), &e);
     return w;
 }
 
@@ -172,8 +161,8 @@ static void read_block(const cf_kudu_fs *fs, uint64_t id, bool mmap, uint8_t *ou
 static void test_lbm__written_container(void **state)
 {
     (void)state;
-    scratch s;
-    scratch_new(&s);
+    kfs_scratch s;
+    kfs_scratch_new(&s, "log", NULL);
     cf_kudu_lbm_writer *w = writer(&s, "c0");
     put(w, 7, 5000, 0xa7);
     put(w, 8, 10, 0xa8);
@@ -220,14 +209,14 @@ static void test_lbm__written_container(void **state)
     cf_io *io = NULL;
     CF_ASSERT_STATUS(cf_kudu_fs_open_block(fs, 8, false, &io, &e), CF_ENOTFOUND, &e);
     cf_kudu_fs_free(fs);
-    CF_ASSERT_RM_RF(s.root);
+    CF_ASSERT_RM_RF(s.tmp);
 }
 
 static void test_lbm__torn_last_record(void **state)
 {
     (void)state;
-    scratch s;
-    scratch_new(&s);
+    kfs_scratch s;
+    kfs_scratch_new(&s, "log", NULL);
     cf_kudu_lbm_writer *w = writer(&s, "torn");
     put(w, 1, 100, 1);
     put(w, 2, 100, 2);
@@ -243,14 +232,14 @@ static void test_lbm__torn_last_record(void **state)
     assert_int_equal(c->live_blocks, 2);
     assert_int_equal(cf_kudu_fs_problem_count(fs), 0); /* tolerated, as Kudu does */
     cf_kudu_fs_free(fs);
-    CF_ASSERT_RM_RF(s.root);
+    CF_ASSERT_RM_RF(s.tmp);
 }
 
 static void test_lbm__checksum_flip(void **state)
 {
     (void)state;
-    scratch s;
-    scratch_new(&s);
+    kfs_scratch s;
+    kfs_scratch_new(&s, "log", NULL);
     cf_kudu_lbm_writer *w = writer(&s, "flip");
     put(w, 1, 100, 1);
     uint64_t at = cf_kudu_lbm_writer_metadata_size(w);
@@ -258,8 +247,8 @@ static void test_lbm__checksum_flip(void **state)
     put(w, 3, 100, 3);
     cf_kudu_lbm_writer_free(w);
     /* Flip a byte of block 2's record message (past its 8-byte length header). */
-    char meta[700];
-    snprintf(meta, sizeof meta, "%s/flip.metadata", s.dir);
+    char meta[800];
+    snprintf(meta, sizeof meta, "%s/flip.metadata", s.data);
     int fd = open(meta, O_RDWR);
     assert_true(fd >= 0);
     uint8_t b;
@@ -301,7 +290,7 @@ static void test_lbm__checksum_flip(void **state)
     assert_int_equal(p->offset, rec1);
     assert_int_equal(cf_kudu_fs_block_count(fs), 0);
     cf_kudu_fs_free(fs);
-    CF_ASSERT_RM_RF(s.root);
+    CF_ASSERT_RM_RF(s.tmp);
 }
 
 static cf_kudu_block_record create_rec(uint64_t id, int64_t off, int64_t len)
@@ -324,8 +313,8 @@ static cf_kudu_block_record create_rec(uint64_t id, int64_t off, int64_t len)
 static void test_lbm__malformed_records(void **state)
 {
     (void)state;
-    scratch s;
-    scratch_new(&s);
+    kfs_scratch s;
+    kfs_scratch_new(&s, "log", NULL);
     cf_kudu_lbm_writer *w = writer(&s, "bad");
     put(w, 1, 5000, 1); /* [0, 5000) */
     put(w, 2, 100, 2);  /* [8192, 8292) */
@@ -350,9 +339,9 @@ static void test_lbm__malformed_records(void **state)
     cf_kudu_lbm_writer_free(w);
 
     cf_kudu_fs *fs = scratch_open(&s, 0);
-    char meta[700], data[700];
-    snprintf(meta, sizeof meta, "%s/bad.metadata", s.dir);
-    snprintf(data, sizeof data, "%s/bad.data", s.dir);
+    char meta[800], data[800];
+    snprintf(meta, sizeof meta, "%s/bad.metadata", s.data);
+    snprintf(data, sizeof data, "%s/bad.data", s.data);
     const cf_kudu_problem *p = kfs_problem(fs, "runs past the end");
     assert_non_null(p);
     assert_string_equal(p->path, meta);
@@ -383,14 +372,14 @@ static void test_lbm__malformed_records(void **state)
     assert_int_equal(c->nrecords, 9);
     assert_int_equal(c->records[5].op, 7);
     cf_kudu_fs_free(fs);
-    CF_ASSERT_RM_RF(s.root);
+    CF_ASSERT_RM_RF(s.tmp);
 }
 
 static void test_lbm__full_and_dead(void **state)
 {
     (void)state;
-    scratch s;
-    scratch_new(&s);
+    kfs_scratch s;
+    kfs_scratch_new(&s, "log", NULL);
     cf_kudu_lbm_writer *w = writer(&s, "dead");
     put(w, 1, 4096, 1);
     put(w, 2, 4000, 2);
@@ -426,7 +415,7 @@ static void test_lbm__full_and_dead(void **state)
     for (size_t i = 0; i < 3; i++)
         assert_false(cf_kudu_fs_container_at(fs, i)->full);
     cf_kudu_fs_free(fs);
-    CF_ASSERT_RM_RF(s.root);
+    CF_ASSERT_RM_RF(s.tmp);
 }
 
 static void touch(const char *dir, const char *name, const void *bytes, size_t len)
@@ -443,11 +432,11 @@ static void touch(const char *dir, const char *name, const void *bytes, size_t l
 static void test_lbm__incomplete(void **state)
 {
     (void)state;
-    scratch s;
-    scratch_new(&s);
+    kfs_scratch s;
+    kfs_scratch_new(&s, "log", NULL);
     /* Both files empty: what a crash while creating a container leaves. */
-    touch(s.dir, "e.data", NULL, 0);
-    touch(s.dir, "e.metadata", NULL, 0);
+    touch(s.data, "e.data", NULL, 0);
+    touch(s.data, "e.metadata", NULL, 0);
     /* A metadata file whose blocks are all deleted and whose data file is gone. */
     cf_kudu_lbm_writer *w = writer(&s, "m");
     put(w, 1, 10, 1);
@@ -455,13 +444,13 @@ static void test_lbm__incomplete(void **state)
     CF_ASSERT_OK(cf_kudu_lbm_writer_delete(w, 1, 2, &e), &e);
     cf_kudu_lbm_writer_free(w);
     char p[800];
-    snprintf(p, sizeof p, "%s/m.data", s.dir);
+    snprintf(p, sizeof p, "%s/m.data", s.data);
     assert_int_equal(unlink(p), 0);
     /* A data file gone although blocks are live: damage. */
     w = writer(&s, "x");
     put(w, 2, 10, 2);
     cf_kudu_lbm_writer_free(w);
-    snprintf(p, sizeof p, "%s/x.data", s.dir);
+    snprintf(p, sizeof p, "%s/x.data", s.data);
     assert_int_equal(unlink(p), 0);
 
     cf_kudu_fs *fs = scratch_open(&s, 0);
@@ -474,20 +463,20 @@ static void test_lbm__incomplete(void **state)
     assert_string_equal(pr->path, p);
     assert_int_equal(cf_kudu_fs_block_count(fs), 0);
     cf_kudu_fs_free(fs);
-    CF_ASSERT_RM_RF(s.root);
+    CF_ASSERT_RM_RF(s.tmp);
 }
 
 /* Damage in one container does not hide the others. */
 static void test_lbm__damage_is_local(void **state)
 {
     (void)state;
-    scratch s;
-    scratch_new(&s);
+    kfs_scratch s;
+    kfs_scratch_new(&s, "log", NULL);
     cf_kudu_lbm_writer *w = writer(&s, "a");
     put(w, 1, 10, 1);
     cf_kudu_lbm_writer_free(w);
-    touch(s.dir, "b.metadata", "kuducntr\x02\0\0\0garbage", 19);
-    touch(s.dir, "b.data", "x", 1);
+    touch(s.data, "b.metadata", "kuducntr\x02\0\0\0garbage", 19);
+    touch(s.data, "b.data", "x", 1);
     w = writer(&s, "c");
     put(w, 3, 10, 3);
     cf_kudu_lbm_writer_free(w);
@@ -497,7 +486,7 @@ static void test_lbm__damage_is_local(void **state)
     assert_non_null(cf_kudu_fs_find_block(fs, 1));
     assert_non_null(cf_kudu_fs_find_block(fs, 3));
     cf_kudu_fs_free(fs);
-    CF_ASSERT_RM_RF(s.root);
+    CF_ASSERT_RM_RF(s.tmp);
 }
 
 /* A hostile container naming a problem per record gets the first
@@ -505,8 +494,8 @@ static void test_lbm__damage_is_local(void **state)
 static void test_lbm__problems_bounded(void **state)
 {
     (void)state;
-    scratch s;
-    scratch_new(&s);
+    kfs_scratch s;
+    kfs_scratch_new(&s, "log", NULL);
     cf_kudu_lbm_writer *w = writer(&s, "many");
     cf_error e = {0};
     for (uint64_t i = 0; i < CF_KUDU_MAX_PROBLEMS + 5; i++) {
@@ -520,7 +509,7 @@ static void test_lbm__problems_bounded(void **state)
     const cf_kudu_problem *last = cf_kudu_fs_problem_at(fs, CF_KUDU_MAX_PROBLEMS);
     assert_non_null(strstr(last->what, "5 more problems"));
     cf_kudu_fs_free(fs);
-    CF_ASSERT_RM_RF(s.root);
+    CF_ASSERT_RM_RF(s.tmp);
 }
 
 /* The hand decoder reads what protobuf-c writes, fields in any order, unknown
