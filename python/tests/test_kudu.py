@@ -2,7 +2,6 @@
 blocks, tablets, WAL entries and scans equal the layouts' expected files, the Arrow
 stream equals the scan, and nothing under the layouts changes (stdlib unittest)."""
 
-import hashlib
 import json
 import math
 import os
@@ -15,24 +14,15 @@ from support import DUCKDB, LAYOUTS, duckdb_lib, duckdb_query
 import cfile  # noqa: E402
 from arrow_consumer import consume  # noqa: E402
 
+# the Kudu tests' tree snapshot (tests/kudu/tree_snapshot.py)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
+                                "kudu"))
+from tree_snapshot import snapshot  # noqa: E402
+
 
 def load(p):
     with open(p, encoding="utf-8") as f:
         return json.load(f)
-
-
-def snapshot(d):
-    out = {}
-    for dp, dns, fns in os.walk(d):
-        for n in dns + fns:
-            p = os.path.join(dp, n)
-            st = os.lstat(p)
-            h = None
-            if os.path.isfile(p) and not os.path.islink(p):
-                with open(p, "rb") as f:
-                    h = hashlib.sha256(f.read()).hexdigest()
-            out[p] = (st.st_size, st.st_mode, st.st_mtime_ns, h)
-    return out
 
 
 def norm(v):

@@ -36,11 +36,12 @@ import os
 import random
 import re
 import shutil
-import stat
 import struct
 import subprocess
 import sys
 import tempfile
+
+from tree_snapshot import snapshot, snapshot_diff  # this script's folder is on sys.path
 
 TIMEOUT = int(os.environ.get("CF_KUDU_TIMEOUT", "60"))
 SANITIZER = re.compile(rb"(AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|"
@@ -322,34 +323,6 @@ def make_readonly(root):
         os.chmod(dp, 0o555)
 
 
-def snapshot(d):
-    s = {}
-    for dp, dns, fns in os.walk(d):
-        for n in dns + fns:
-            p = os.path.join(dp, n)
-            st = os.lstat(p)
-            h = None
-            if stat.S_ISREG(st.st_mode):
-                with open(p, "rb") as f:
-                    h = hashlib.sha256(f.read()).hexdigest()
-            s[os.path.relpath(p, d)] = (st.st_size, st.st_mode, st.st_mtime_ns, h)
-    st = os.lstat(d)
-    s["."] = (st.st_mode, st.st_mtime_ns)
-    return s
-
-
-def snapshot_diff(a, b):
-    out = []
-    for k in sorted(set(a) | set(b)):
-        if k not in a:
-            out.append("created " + k)
-        elif k not in b:
-            out.append("removed " + k)
-        elif a[k] != b[k]:
-            out.append("changed " + k)
-    return out
-
-
 # ---- item 5: read-only -----------------------------------------------------------------------
 
 def all_commands(L, out_dir):
@@ -418,7 +391,7 @@ def readonly_passes(ck, L, work, as_nobody):
     out_dir = os.path.join(work, "out")
     os.makedirs(out_dir, exist_ok=True)
     os.chmod(out_dir, 0o1777)  # the read-only pass writes its export here as nobody
-    before = snapshot(fsdir)
+    before = snapshot(fsdir, with_root=True)
     first = {}
     cmds = all_commands(L, out_dir)
     for name, args in cmds:
@@ -428,7 +401,7 @@ def readonly_passes(ck, L, work, as_nobody):
         first[name] = r
         ck.ok(r.rc == 0, "%s readonly %s" % (L.name, name),
               "exit %s on an undamaged layout: %s" % (r.rc, r.err.decode(errors="replace")[-300:]))
-    diff = snapshot_diff(before, snapshot(fsdir))
+    diff = snapshot_diff(before, snapshot(fsdir, with_root=True))
     ck.ok(not diff, "%s readonly" % L.name, "the commands changed the tree: %s" % diff[:10])
     out_file = os.path.join(out_dir, L.name + ".parquet")
     exported = None
@@ -443,7 +416,7 @@ def readonly_passes(ck, L, work, as_nobody):
         return
     as_user = (65534, 65534) if as_nobody else None
     make_readonly(fsdir)
-    before = snapshot(fsdir)
+    before = snapshot(fsdir, with_root=True)
     for name, args in cmds:
         if name not in first:
             continue
@@ -459,7 +432,7 @@ def readonly_passes(ck, L, work, as_nobody):
         ck.ok(same, "%s read-only-tree %s" % (L.name, name),
               "differs from the writable pass: exit %s vs %s: %s" % (
                   r.rc, a.rc, r.err.decode(errors="replace")[-300:]))
-    diff = snapshot_diff(before, snapshot(fsdir))
+    diff = snapshot_diff(before, snapshot(fsdir, with_root=True))
     ck.ok(not diff, "%s read-only-tree" % L.name, "the tree changed: %s" % diff[:10])
     make_writable(L.root)
     clear_dir(out_dir)
