@@ -113,6 +113,42 @@ static char *read_expected(const layout *l, const char *file)
     return z;
 }
 
+/* fn on each of the shared layouts, opened (closed after); the test is skipped
+ * when they are not there. */
+static void each_layout(void (*fn)(layout *l, const char *name))
+{
+    for (size_t i = 0; i < KFS_NLAYOUTS; i++) {
+        layout l;
+        if (!open_layout(&l, kfs_layouts[i]))
+            skip();
+        fn(&l, kfs_layouts[i]);
+        close_layout(&l);
+    }
+}
+
+/* Layout `name` opened into l (the test skipped when absent) and its fs/ and
+ * expected/ copied into a fresh directory tmp, for a test to damage. */
+static void copy_layout(layout *l, const char *name, char tmp[21])
+{
+    if (!open_layout(l, name))
+        skip();
+    snprintf(tmp, 21, "/tmp/cf_kscan_XXXXXX");
+    assert_non_null(mkdtemp(tmp));
+    char cmd[1400];
+    snprintf(cmd, sizeof(cmd), "cp -a '%s/fs' '%s/' && cp -a '%s/expected' '%s/'", l->root, tmp,
+             l->root, tmp);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* The rest of sc's batches read (st: its status so far); the final status. */
+static cf_status scan_to_end(cf_kudu_scanner *sc, cf_status st, cf_error *err)
+{
+    cf_row_batch b;
+    while (kfs_scan_next(sc, &b, &st, err))
+        ;
+    return st;
+}
+
 /* The number after `"key": ` in a JSON text (the first such member). */
 static uint64_t json_u64(const char *text, const char *key)
 {
@@ -209,55 +245,51 @@ static cf_status collect(void *ctx, const cf_kudu_wal_entry *rep, const cf_kudu_
     return CF_OK;
 }
 
+static void bootstrap_decisions(layout *l, const char *name)
+{
+    char *want = read_expected(l, "wal_ops.json");
+    if (want == NULL)
+        return;
+    cf_kudu_wal *w;
+    cf_error err;
+    CF_ASSERT_OK(cf_kudu_wal_open(&w, l->fs, cf_kudu_tablet_id(l->t), &err), &err);
+    static acts got;
+    got.n = 0;
+    CF_ASSERT_OK(cf_kudu_replay_walk(l->t, w, collect, &got, NULL, &err), &err);
+    /* Every string of every "bootstrap": [...] array, in file (= WAL) order. */
+    size_t k = 0, replay = 0;
+    for (const char *p = strstr(want, "\"bootstrap\": ["); p != NULL;
+         p = strstr(p, "\"bootstrap\": [")) {
+        p += strlen("\"bootstrap\": [");
+        const char *end = strchr(p, ']');
+        assert_non_null(end);
+        while (p < end) {
+            const char *q = strchr(p, '"');
+            if (q == NULL || q > end)
+                break;
+            const char *e = strchr(q + 1, '"');
+            assert_non_null(e);
+            size_t n = (size_t)(e - q - 1);
+            if (k >= got.n)
+                fail_msg("%s: expected more decisions than the %zu made", name, got.n);
+            if (strlen(got.names[k]) != n || memcmp(got.names[k], q + 1, n) != 0)
+                fail_msg("%s: row op %zu: decided %s, expected %.*s", name, k, got.names[k], (int)n,
+                         q + 1);
+            replay += strcmp(got.names[k], "NEEDS_REPLAY") == 0;
+            k++;
+            p = e + 1;
+        }
+    }
+    assert_int_equal(k, got.n);
+    assert_int_equal(replay, json_u64(strstr(want, "\"summary\""), "row_ops_replayed"));
+    cf_kudu_wal_free(w);
+    free(want);
+}
+
 static void test_scan__bootstrap_decisions(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < KFS_NLAYOUTS; i++) {
-        layout l;
-        if (!open_layout(&l, kfs_layouts[i]))
-            skip();
-        char *want = read_expected(&l, "wal_ops.json");
-        if (want == NULL) {
-            close_layout(&l);
-            continue;
-        }
-        cf_kudu_wal *w;
-        cf_error err;
-        CF_ASSERT_OK(cf_kudu_wal_open(&w, l.fs, cf_kudu_tablet_id(l.t), &err), &err);
-        static acts got;
-        got.n = 0;
-        CF_ASSERT_OK(cf_kudu_replay_walk(l.t, w, collect, &got, NULL, &err), &err);
-        /* Every string of every "bootstrap": [...] array, in file (= WAL) order. */
-        size_t k = 0, replay = 0;
-        for (const char *p = strstr(want, "\"bootstrap\": ["); p != NULL;
-             p = strstr(p, "\"bootstrap\": [")) {
-            p += strlen("\"bootstrap\": [");
-            const char *end = strchr(p, ']');
-            assert_non_null(end);
-            while (p < end) {
-                const char *q = strchr(p, '"');
-                if (q == NULL || q > end)
-                    break;
-                const char *e = strchr(q + 1, '"');
-                assert_non_null(e);
-                size_t n = (size_t)(e - q - 1);
-                if (k >= got.n)
-                    fail_msg("%s: expected more decisions than the %zu made", kfs_layouts[i],
-                             got.n);
-                if (strlen(got.names[k]) != n || memcmp(got.names[k], q + 1, n) != 0)
-                    fail_msg("%s: row op %zu: decided %s, expected %.*s", kfs_layouts[i], k,
-                             got.names[k], (int)n, q + 1);
-                replay += strcmp(got.names[k], "NEEDS_REPLAY") == 0;
-                k++;
-                p = e + 1;
-            }
-        }
-        assert_int_equal(k, got.n);
-        assert_int_equal(replay, json_u64(strstr(want, "\"summary\""), "row_ops_replayed"));
-        cf_kudu_wal_free(w);
-        free(want);
-        close_layout(&l);
-    }
+    each_layout(bootstrap_decisions);
 }
 
 /* FilterOperation's rules one by one, against lbm-basic-s1's superblock
@@ -310,124 +342,121 @@ static void test_scan__bootstrap_rules(void **state)
 
 /* ---- the three modes ------------------------------------------------------------------------ */
 
+static void row_counts(layout *l, const char *name)
+{
+    static const char *files[3] = {"tablet_latest.json", "tablet_flushed.json",
+                                   "tablet_as_of.json"};
+    for (size_t m = 0; m < 3; m++) {
+        char *want = read_expected(l, files[m]);
+        if (want == NULL)
+            continue;
+        cf_kudu_scan_options o;
+        cf_kudu_scan_options_init(&o);
+        o.no_wal = m == 1;
+        if (m == 2)
+            o.as_of = json_u64(want, "as_of");
+        bytes b = {0};
+        uint64_t rows = scan_all(l, &o, &b);
+        if (rows != json_u64(want, "num_rows"))
+            fail_msg("%s %s: %llu rows, expected %llu", name, files[m], (unsigned long long)rows,
+                     (unsigned long long)json_u64(want, "num_rows"));
+        free(b.p);
+        free(want);
+    }
+}
+
 static void test_scan__row_counts(void **state)
 {
     (void)state;
-    static const char *files[3] = {"tablet_latest.json", "tablet_flushed.json",
-                                   "tablet_as_of.json"};
-    for (size_t i = 0; i < KFS_NLAYOUTS; i++) {
-        layout l;
-        if (!open_layout(&l, kfs_layouts[i]))
-            skip();
-        for (size_t m = 0; m < 3; m++) {
-            char *want = read_expected(&l, files[m]);
-            if (want == NULL)
-                continue;
-            cf_kudu_scan_options o;
-            cf_kudu_scan_options_init(&o);
-            o.no_wal = m == 1;
-            if (m == 2)
-                o.as_of = json_u64(want, "as_of");
-            bytes b = {0};
-            uint64_t rows = scan_all(&l, &o, &b);
-            if (rows != json_u64(want, "num_rows"))
-                fail_msg("%s %s: %llu rows, expected %llu", kfs_layouts[i], files[m],
-                         (unsigned long long)rows, (unsigned long long)json_u64(want, "num_rows"));
-            free(b.p);
-            free(want);
-        }
-        close_layout(&l);
-    }
+    each_layout(row_counts);
 }
 
 /* The same rows whatever the batch size, in every mode. */
+static void batch_sizes(layout *l, const char *name)
+{
+    char *asof = read_expected(l, "tablet_as_of.json");
+    for (size_t m = 0; m < 3; m++) {
+        bytes ref = {0};
+        static const size_t sizes[3] = {1024, 1, 7};
+        for (size_t k = 0; k < 3; k++) {
+            cf_kudu_scan_options o;
+            cf_kudu_scan_options_init(&o);
+            o.batch_rows = sizes[k];
+            o.no_wal = m == 1;
+            if (m == 2 && asof != NULL)
+                o.as_of = json_u64(asof, "as_of");
+            bytes b = {0};
+            scan_all(l, &o, k == 0 ? &ref : &b);
+            if (k > 0) {
+                assert_int_equal(b.len, ref.len);
+                assert_memory_equal(b.p, ref.p, ref.len);
+            }
+            free(b.p);
+        }
+        free(ref.p);
+    }
+    free(asof);
+}
+
 static void test_scan__batch_sizes(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < KFS_NLAYOUTS; i++) {
-        layout l;
-        if (!open_layout(&l, kfs_layouts[i]))
-            skip();
-        char *asof = read_expected(&l, "tablet_as_of.json");
-        for (size_t m = 0; m < 3; m++) {
-            bytes ref = {0};
-            static const size_t sizes[3] = {1024, 1, 7};
-            for (size_t k = 0; k < 3; k++) {
-                cf_kudu_scan_options o;
-                cf_kudu_scan_options_init(&o);
-                o.batch_rows = sizes[k];
-                o.no_wal = m == 1;
-                if (m == 2 && asof != NULL)
-                    o.as_of = json_u64(asof, "as_of");
-                bytes b = {0};
-                scan_all(&l, &o, k == 0 ? &ref : &b);
-                if (k > 0) {
-                    assert_int_equal(b.len, ref.len);
-                    assert_memory_equal(b.p, ref.p, ref.len);
-                }
-                free(b.p);
-            }
-            free(ref.p);
-        }
-        free(asof);
-        close_layout(&l);
-    }
+    each_layout(batch_sizes);
 }
 
 /* Projection and predicates: the full scan's rows, filtered, then projected. */
+static void projection_and_where(layout *l, const char *name)
+{
+    const cf_schema *s = cf_kudu_tablet_schema(l->t);
+    size_t nc = cf_schema_column_count(s);
+    size_t nullable = SIZE_MAX;
+    for (size_t c = cf_schema_key_count(s); c < nc && nullable == SIZE_MAX; c++)
+        if (cf_schema_column_at(s, c)->nullable)
+            nullable = c;
+    assert_true(nullable != SIZE_MAX);
+    /* The reference: every column, rows where `nullable` is present, then the
+     * last column and the first key column picked out. */
+    cf_kudu_scanner *sc;
+    cf_error err;
+    CF_ASSERT_OK(cf_kudu_scanner_create(&sc, l->t, NULL, &err), &err);
+    bytes ref = {0};
+    size_t pick[2] = {nc - 1, 0};
+    uint64_t nref = 0;
+    cf_row_batch b;
+    while (kfs_scan_next_ok(sc, &b)) {
+        for (size_t r = 0; r < b.count; r++) {
+            const cf_batch *nb = &b.cols[nullable];
+            if (!((nb->nonnull[r / 8] >> (r % 8)) & 1))
+                continue;
+            cf_row_batch one = b;
+            cf_batch two[2] = {b.cols[pick[0]], b.cols[pick[1]]};
+            one.cols = two;
+            one.ncols = 2;
+            put_row(&ref, s, pick, &one, r);
+            nref++;
+        }
+    }
+    cf_kudu_scanner_free(sc);
+    cf_pred p = {nullable, CF_PRED_IS_NOT_NULL, NULL};
+    cf_kudu_scan_options o;
+    cf_kudu_scan_options_init(&o);
+    o.cols = pick;
+    o.ncols = 2;
+    o.preds = &p;
+    o.npreds = 1;
+    o.batch_rows = 100;
+    bytes got = {0};
+    assert_int_equal(scan_all(l, &o, &got), nref);
+    assert_int_equal(got.len, ref.len);
+    assert_memory_equal(got.p, ref.p, ref.len);
+    free(got.p);
+    free(ref.p);
+}
+
 static void test_scan__projection_and_where(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < KFS_NLAYOUTS; i++) {
-        layout l;
-        if (!open_layout(&l, kfs_layouts[i]))
-            skip();
-        const cf_schema *s = cf_kudu_tablet_schema(l.t);
-        size_t nc = cf_schema_column_count(s);
-        size_t nullable = SIZE_MAX;
-        for (size_t c = cf_schema_key_count(s); c < nc && nullable == SIZE_MAX; c++)
-            if (cf_schema_column_at(s, c)->nullable)
-                nullable = c;
-        assert_true(nullable != SIZE_MAX);
-        /* The reference: every column, rows where `nullable` is present, then the
-         * last column and the first key column picked out. */
-        cf_kudu_scanner *sc;
-        cf_error err;
-        CF_ASSERT_OK(cf_kudu_scanner_create(&sc, l.t, NULL, &err), &err);
-        bytes ref = {0};
-        size_t pick[2] = {nc - 1, 0};
-        uint64_t nref = 0;
-        cf_row_batch b;
-        while (kfs_scan_next_ok(sc, &b)) {
-            for (size_t r = 0; r < b.count; r++) {
-                const cf_batch *nb = &b.cols[nullable];
-                if (!((nb->nonnull[r / 8] >> (r % 8)) & 1))
-                    continue;
-                cf_row_batch one = b;
-                cf_batch two[2] = {b.cols[pick[0]], b.cols[pick[1]]};
-                one.cols = two;
-                one.ncols = 2;
-                put_row(&ref, s, pick, &one, r);
-                nref++;
-            }
-        }
-        cf_kudu_scanner_free(sc);
-        cf_pred p = {nullable, CF_PRED_IS_NOT_NULL, NULL};
-        cf_kudu_scan_options o;
-        cf_kudu_scan_options_init(&o);
-        o.cols = pick;
-        o.ncols = 2;
-        o.preds = &p;
-        o.npreds = 1;
-        o.batch_rows = 100;
-        bytes got = {0};
-        assert_int_equal(scan_all(&l, &o, &got), nref);
-        assert_int_equal(got.len, ref.len);
-        assert_memory_equal(got.p, ref.p, ref.len);
-        free(got.p);
-        free(ref.p);
-        close_layout(&l);
-    }
+    each_layout(projection_and_where);
 }
 
 /* Out of memory anywhere in a scan (rowsets, deltas, the WAL's replay, the merge)
@@ -667,6 +696,29 @@ static cf_status gen_scan(const char *root, size_t batch, int64_t *k, int32_t *v
     return st;
 }
 
+/* A fresh tablet of the rowsets (gen_tablet_ex's flags) scanned whole: with
+ * damage NULL it must succeed, its row count returned; else it must fail as
+ * CF_ECORRUPT with a message containing `damage`. */
+static size_t gen_check(const gen_rowset *rs, size_t nrs, unsigned flags, const char *damage)
+{
+    char root[512];
+    kfs_tmpdir(root, sizeof(root));
+    gen_tablet_ex(root, rs, nrs, flags);
+    int64_t k[16];
+    int32_t v[16];
+    size_t n = 0;
+    cf_error err;
+    cf_status st = gen_scan(root, 1024, k, v, 16, &n, &err);
+    if (damage == NULL) {
+        CF_ASSERT_OK(st, &err);
+    } else {
+        assert_int_equal(st, CF_ECORRUPT);
+        assert_non_null(strstr(err.msg, damage));
+    }
+    CF_ASSERT_RM_RF(root);
+    return n;
+}
+
 /* Rowsets whose keys interleave (the heap merge), rowsets past all others (the
  * streaming path), REDO updates and deletes: every batch size gives the keys in
  * order with the REDO state. */
@@ -719,24 +771,11 @@ static void test_scan__key_in_two_rowsets(void **state)
     (void)state;
     static const int64_t a[] = {1, 2, 3, 4}, b[] = {3, 10, 11};
     gen_rowset rs[2] = {{a, 4, NULL, 0}, {b, 3, NULL, 0}};
-    char root[512];
-    kfs_tmpdir(root, sizeof(root));
-    gen_tablet(root, rs, 2);
-    int64_t k[16];
-    int32_t v[16];
-    size_t n;
-    cf_error err;
-    assert_int_equal(gen_scan(root, 1024, k, v, 16, &n, &err), CF_ECORRUPT);
-    assert_non_null(strstr(err.msg, "both hold one key"));
+    gen_check(rs, 2, 0, "both hold one key");
     /* Deleted in one of them (a REDO DELETE of b's 3): no longer a conflict. */
     static const gen_redo del[] = {{0, 5, true, 0}};
     gen_rowset rs2[2] = {{a, 4, NULL, 0}, {b, 3, del, 1}};
-    CF_ASSERT_RM_RF(root);
-    kfs_tmpdir(root, sizeof(root));
-    gen_tablet(root, rs2, 2);
-    CF_ASSERT_OK(gen_scan(root, 1024, k, v, 16, &n, &err), &err);
-    assert_int_equal(n, 6);
-    CF_ASSERT_RM_RF(root);
+    assert_int_equal(gen_check(rs2, 2, 0, NULL), 6);
 }
 
 /* Descriptors open in this process now. */
@@ -1059,16 +1098,7 @@ static void test_scan__row_below_min_key(void **state)
     (void)state;
     static const int64_t a[] = {1, 2, 3}, b[] = {10, 11, 12};
     gen_rowset rs[2] = {{a, 3, NULL, 0}, {b, 3, NULL, 0}};
-    char root[512];
-    kfs_tmpdir(root, sizeof(root));
-    gen_tablet_ex(root, rs, 2, GEN_BAD_MIN);
-    int64_t k[16];
-    int32_t v[16];
-    size_t n;
-    cf_error err;
-    assert_int_equal(gen_scan(root, 1024, k, v, 16, &n, &err), CF_ECORRUPT);
-    assert_non_null(strstr(err.msg, "rowset 1 holds a key below its min_encoded_key"));
-    CF_ASSERT_RM_RF(root);
+    gen_check(rs, 2, GEN_BAD_MIN, "rowset 1 holds a key below its min_encoded_key");
 }
 
 /* An --as-of scan checks the ancient history mark against the latest timestamp
@@ -1366,42 +1396,37 @@ static void test_scan__stream_and_merge_agree(void **state)
  * same rows. A container cut after the scanner opened its blocks (a disk failing
  * under an operator's recovery) is an error of the default scan: under mmap the
  * process would die of SIGBUS instead, which is why mmap is not the default. */
+static void pread_mmap_same(layout *l, const char *name)
+{
+    (void)name;
+    for (int no_wal = 0; no_wal < 2; no_wal++) {
+        bytes a = {0}, b = {0};
+        cf_kudu_scan_options o;
+        cf_kudu_scan_options_init(&o);
+        o.no_wal = no_wal;
+        uint64_t ra = scan_all(l, &o, &a);
+        o.mmap = true;
+        uint64_t rb = scan_all(l, &o, &b);
+        assert_int_equal(ra, rb);
+        assert_true(ra > 0);
+        assert_int_equal(a.len, b.len);
+        assert_memory_equal(a.p, b.p, a.len);
+        free(a.p);
+        free(b.p);
+    }
+}
+
 static void test_scan__pread_default_mmap_opt_in(void **state)
 {
     (void)state;
     cf_kudu_scan_options o;
     cf_kudu_scan_options_init(&o);
     assert_false(o.mmap);
-    for (size_t i = 0; i < KFS_NLAYOUTS; i++) {
-        layout l;
-        if (!open_layout(&l, kfs_layouts[i]))
-            skip();
-        for (int no_wal = 0; no_wal < 2; no_wal++) {
-            bytes a = {0}, b = {0};
-            cf_kudu_scan_options_init(&o);
-            o.no_wal = no_wal;
-            uint64_t ra = scan_all(&l, &o, &a);
-            o.mmap = true;
-            uint64_t rb = scan_all(&l, &o, &b);
-            assert_int_equal(ra, rb);
-            assert_true(ra > 0);
-            assert_int_equal(a.len, b.len);
-            assert_memory_equal(a.p, b.p, a.len);
-            free(a.p);
-            free(b.p);
-        }
-        close_layout(&l);
-    }
+    each_layout(pread_mmap_same);
 
     layout l;
-    if (!open_layout(&l, "lbm-basic-s1"))
-        skip();
-    char tmp[] = "/tmp/cf_kscan_XXXXXX";
-    assert_non_null(mkdtemp(tmp));
-    char cmd[1400];
-    snprintf(cmd, sizeof(cmd), "cp -a '%s/fs' '%s/' && cp -a '%s/expected' '%s/'", l.root, tmp,
-             l.root, tmp);
-    assert_int_equal(system(cmd), 0);
+    char tmp[21];
+    copy_layout(&l, "lbm-basic-s1", tmp);
     close_layout(&l);
     layout d;
     assert_true(open_root(&d, tmp));
@@ -1419,13 +1444,7 @@ static void test_scan__pread_default_mmap_opt_in(void **state)
             assert_int_equal(truncate(blk->path, 0), 0);
         }
     }
-    cf_status st = CF_OK;
-    while (st == CF_OK) {
-        cf_row_batch b;
-        st = cf_kudu_scanner_next(sc, &b, &err);
-        if (st == CF_OK && b.count == 0)
-            break;
-    }
+    cf_status st = scan_to_end(sc, CF_OK, &err);
     cf_kudu_scanner_free(sc);
     if (st == CF_OK)
         fail_msg("a scan over cut containers read every row");
@@ -1443,14 +1462,8 @@ typedef enum { DMG_REMOVE, DMG_TRUNCATE, DMG_FLIP } dmg_kind;
 static void scan_damaged(dmg_kind kind, bool redo)
 {
     layout l;
-    if (!open_layout(&l, "fbm-small-s4"))
-        skip();
-    char tmp[] = "/tmp/cf_kscan_XXXXXX";
-    assert_non_null(mkdtemp(tmp));
-    char cmd[1400];
-    snprintf(cmd, sizeof(cmd), "cp -a '%s/fs' '%s/' && cp -a '%s/expected' '%s/'", l.root, tmp,
-             l.root, tmp);
-    assert_int_equal(system(cmd), 0);
+    char tmp[21];
+    copy_layout(&l, "fbm-small-s4", tmp);
     /* The block: a column of the first rowset, or a REDO file of one that has them. */
     uint64_t id = 0;
     for (size_t i = 0; i < cf_kudu_tablet_rowset_count(l.t) && id == 0; i++) {
@@ -1493,12 +1506,7 @@ static void scan_damaged(dmg_kind kind, bool redo)
         cf_kudu_scanner *sc = NULL;
         cf_error err;
         cf_status st = cf_kudu_scanner_create(&sc, d.t, &o, &err);
-        while (st == CF_OK) {
-            cf_row_batch b;
-            st = cf_kudu_scanner_next(sc, &b, &err);
-            if (st == CF_OK && b.count == 0)
-                break;
-        }
+        st = scan_to_end(sc, st, &err);
         cf_kudu_scanner_free(sc);
         if (st != CF_ECORRUPT)
             fail_msg("damage %d (redo %d) pass %d: status %s: %s", (int)kind, (int)redo, pass,
