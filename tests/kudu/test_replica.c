@@ -42,6 +42,11 @@ typedef struct srv {
 
 static char tmp[512];
 
+/* The data dir paths every server made in a test holds (freed by teardown: a test
+ * ends without disposing its servers). */
+static char *owned[128];
+static size_t nowned;
+
 static void layout_dir(char *out, size_t cap, const char *layout)
 {
     snprintf(out, cap, "%s/kudu-fs/%s", cf_test_shared_dir(), layout);
@@ -78,15 +83,21 @@ static void make_server(srv *s, const char *name, const char *layout)
         snprintf(s->data + n, sizeof s->data - n, "%s%s/%s", i ? "," : "", s->root,
                  dr->items[i].str + 3);
         s->dirs[i] = strdup(s->data + n + (i ? 1 : 0));
+        assert_true(s->dirs[i] != NULL && nowned < sizeof owned / sizeof owned[0]);
+        owned[nowned++] = s->dirs[i];
         s->ndirs = i + 1;
     }
     cf_json_doc_dispose(&d);
 }
 
-static void srv_dispose(srv *s)
+/* Servers s0 and s1, copies of one layout; the test is skipped without the
+ * layouts. */
+static void two_servers(srv *a, srv *b, const char *layout)
 {
-    for (size_t i = 0; i < s->ndirs; i++)
-        free(s->dirs[i]);
+    if (!have_layouts())
+        skip();
+    make_server(a, "s0", layout);
+    make_server(b, "s1", layout);
 }
 
 static cf_kudu_fs *srv_open(const srv *s)
@@ -110,15 +121,37 @@ static void cut_last_segment(const srv *s)
     assert_int_equal(unlink(p), 0);
 }
 
+/* The server's tablet, its fs into *fs (free the tablet, then the fs). */
+static cf_kudu_tablet *srv_tablet(const srv *s, cf_kudu_fs **fs)
+{
+    *fs = srv_open(s);
+    cf_kudu_tablet *t = NULL;
+    cf_error e = {0};
+    CF_ASSERT_OK(cf_kudu_tablet_open(&t, *fs, s->tablet, &e), &e);
+    return t;
+}
+
+/* <wal>/<dir>/<tablet> (tablet-meta or consensus-meta) replaced by m, then t and
+ * fs (what m was read from) freed. */
+static void put_meta(const srv *s, const char *dir, const ProtobufCMessage *m, cf_kudu_tablet *t,
+                     cf_kudu_fs *fs)
+{
+    char p[1400];
+    snprintf(p, sizeof p, "%s/%s/%s", s->wal, dir, s->tablet);
+    assert_int_equal(unlink(p), 0);
+    cf_error e = {0};
+    CF_ASSERT_OK(cf_kudu_pbc_write_file(p, m, &e), &e);
+    cf_kudu_tablet_free(t);
+    cf_kudu_fs_free(fs);
+}
+
 /* Rewrite the superblock: table id, partition keys (NULL: kept), data state (-1:
  * kept). */
 static void rewrite_superblock(const srv *s, const char *table_id, const char *pstart,
                                const char *pend, int state)
 {
-    cf_kudu_fs *fs = srv_open(s);
-    cf_kudu_tablet *t = NULL;
-    cf_error e = {0};
-    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, s->tablet, &e), &e);
+    cf_kudu_fs *fs;
+    cf_kudu_tablet *t = srv_tablet(s, &fs);
     Kudu__Tablet__TabletSuperBlockPB m = *cf_kudu_tablet_superblock(t);
     Kudu__PartitionPB part = *m.partition;
     if (table_id != NULL) {
@@ -140,38 +173,24 @@ static void rewrite_superblock(const srv *s, const char *table_id, const char *p
         m.has_tablet_data_state = true;
         m.tablet_data_state = (Kudu__Tablet__TabletDataState)state;
     }
-    char p[1400];
-    snprintf(p, sizeof p, "%s/tablet-meta/%s", s->wal, s->tablet);
-    assert_int_equal(unlink(p), 0);
-    CF_ASSERT_OK(cf_kudu_pbc_write_file(p, &m.base, &e), &e);
-    cf_kudu_tablet_free(t);
-    cf_kudu_fs_free(fs);
+    put_meta(s, "tablet-meta", &m.base, t, fs);
 }
 
 /* Rewrite the consensus metadata's current_term. */
 static void set_term(const srv *s, int64_t term)
 {
-    cf_kudu_fs *fs = srv_open(s);
-    cf_kudu_tablet *t = NULL;
-    cf_error e = {0};
-    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, s->tablet, &e), &e);
+    cf_kudu_fs *fs;
+    cf_kudu_tablet *t = srv_tablet(s, &fs);
     Kudu__Consensus__ConsensusMetadataPB m = *cf_kudu_tablet_consensus(t);
     m.has_current_term = true;
     m.current_term = term;
-    char p[1400];
-    snprintf(p, sizeof p, "%s/consensus-meta/%s", s->wal, s->tablet);
-    assert_int_equal(unlink(p), 0);
-    CF_ASSERT_OK(cf_kudu_pbc_write_file(p, &m.base, &e), &e);
-    cf_kudu_tablet_free(t);
-    cf_kudu_fs_free(fs);
+    put_meta(s, "consensus-meta", &m.base, t, fs);
 }
 
 static const char *table_id_of(const srv *s, char *out, size_t cap)
 {
-    cf_kudu_fs *fs = srv_open(s);
-    cf_kudu_tablet *t = NULL;
-    cf_error e = {0};
-    CF_ASSERT_OK(cf_kudu_tablet_open(&t, fs, s->tablet, &e), &e);
+    cf_kudu_fs *fs;
+    cf_kudu_tablet *t = srv_tablet(s, &fs);
     snprintf(out, cap, "%s", cf_kudu_tablet_table_id(t));
     cf_kudu_tablet_free(t);
     cf_kudu_fs_free(fs);
@@ -453,6 +472,8 @@ static int teardown(void **state)
 {
     (void)state;
     cf_test_rm_rf(tmp);
+    while (nowned > 0)
+        free(owned[--nowned]);
     return 0;
 }
 
@@ -472,11 +493,8 @@ static char *out_path(const char *name)
 static void test_replica__newer_wal_taken(void **state)
 {
     (void)state;
-    if (!have_layouts())
-        skip();
     srv a, b;
-    make_server(&a, "s0", "lbm-basic-s1");
-    make_server(&b, "s1", "lbm-basic-s1");
+    two_servers(&a, &b, "lbm-basic-s1");
     cut_last_segment(&a);
     char *before = snapshot(3);
 
@@ -543,8 +561,6 @@ static void test_replica__newer_wal_taken(void **state)
     same_snapshot(before, after);
     free(before);
     free(after);
-    srv_dispose(&a);
-    srv_dispose(&b);
 }
 
 /* Equal logs: the larger current_term; a larger term with a shorter log: the
@@ -552,11 +568,8 @@ static void test_replica__newer_wal_taken(void **state)
 static void test_replica__term_breaks_ties(void **state)
 {
     (void)state;
-    if (!have_layouts())
-        skip();
     srv a, b;
-    make_server(&a, "s0", "lbm-compound-s2");
-    make_server(&b, "s1", "lbm-compound-s2");
+    two_servers(&a, &b, "lbm-compound-s2");
     set_term(&b, 7);
     srv *both[] = {&a, &b};
     cf_kudu_fs *fs[2];
@@ -587,8 +600,6 @@ static void test_replica__term_breaks_ties(void **state)
     assert_int_equal(cf_json_get(&rows.root, "rows")->n, 7421);
     cf_json_doc_dispose(&rows);
     run_done(&x);
-    srv_dispose(&a);
-    srv_dispose(&b);
 }
 
 /* TOMBSTONED, DELETED and COPYING replicas are never taken, however long their
@@ -596,15 +607,12 @@ static void test_replica__term_breaks_ties(void **state)
 static void test_replica__not_ready_never_taken(void **state)
 {
     (void)state;
-    if (!have_layouts())
-        skip();
     static const int states[] = {KUDU__TABLET__TABLET_DATA_STATE__TABLET_DATA_TOMBSTONED,
                                  KUDU__TABLET__TABLET_DATA_STATE__TABLET_DATA_DELETED,
                                  KUDU__TABLET__TABLET_DATA_STATE__TABLET_DATA_COPYING};
     for (size_t k = 0; k < 3; k++) {
         srv a, b;
-        make_server(&a, "s0", "lbm-onedir-s3");
-        make_server(&b, "s1", "lbm-onedir-s3");
+        two_servers(&a, &b, "lbm-onedir-s3");
         cut_last_segment(&a);
         rewrite_superblock(&b, NULL, NULL, NULL, states[k]);
         set_term(&b, 5);
@@ -631,8 +639,6 @@ static void test_replica__not_ready_never_taken(void **state)
         struct stat st;
         assert_int_not_equal(stat(out_path("n.parquet"), &st), 0);
         run_done(&x);
-        srv_dispose(&a);
-        srv_dispose(&b);
         cf_test_rm_rf(a.root);
         cf_test_rm_rf(b.root);
     }
@@ -643,11 +649,8 @@ static void test_replica__not_ready_never_taken(void **state)
 static void test_replica__damaged_replica(void **state)
 {
     (void)state;
-    if (!have_layouts())
-        skip();
     srv a, b;
-    make_server(&a, "s0", "fbm-small-s4");
-    make_server(&b, "s1", "fbm-small-s4");
+    two_servers(&a, &b, "fbm-small-s4");
     char p[1400];
     snprintf(p, sizeof p, "%s/wals/%s/wal-000000005", b.wal, b.tablet);
     FILE *f = fopen(p, "r+b");
@@ -704,8 +707,6 @@ static void test_replica__damaged_replica(void **state)
     assert_string_equal(cf_json_get(&sum.root, "rows")->str, "1702"); /* flushed rows */
     cf_json_doc_dispose(&sum);
     run_done(&x);
-    srv_dispose(&a);
-    srv_dispose(&b);
 }
 
 /* Three layouts made the tablets of one table (same table id, partitions ["",
@@ -809,10 +810,6 @@ static void test_replica__table_across_servers(void **state)
     same_snapshot(before, after);
     free(before);
     free(after);
-    srv_dispose(&a);
-    srv_dispose(&b);
-    srv_dispose(&c);
-    srv_dispose(&d);
 }
 
 typedef struct sweep_ctx {
@@ -838,17 +835,12 @@ static cf_status sweep_find(void *ctx, cf_error *err)
 static void test_replica__alloc_failures(void **state)
 {
     (void)state;
-    if (!have_layouts())
-        skip();
     srv a, b;
-    make_server(&a, "s0", "fbm-small-s4");
-    make_server(&b, "s1", "fbm-small-s4");
+    two_servers(&a, &b, "fbm-small-s4");
     cut_last_segment(&a);
     sweep_ctx x = {{srv_open(&a), srv_open(&b)}};
     cf_test_alloc_sweep("replicas find", NULL, sweep_find, &x, 200000);
     fs_free_all(x.fs, 2);
-    srv_dispose(&a);
-    srv_dispose(&b);
 }
 
 /* Usage errors exit 2. */
@@ -884,7 +876,6 @@ static void test_replica__usage(void **state)
     convert(&x, one, 1, none, out_path("u.parquet"));
     EXPECT_RC(x, 1);
     run_done(&x);
-    srv_dispose(&a);
 }
 
 int main(int argc, char **argv)
