@@ -16,7 +16,6 @@
 
 #include "codec/crc32c.h"
 #include "json.h"
-#include "support_wal.h"
 #include "util/endian.h"
 #include "support_fsroot.h"
 
