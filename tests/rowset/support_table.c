@@ -152,6 +152,56 @@ double run_table_child(const char *dir, table_child_fn fn, void *ctx, double kil
     return now_s() - start;
 }
 
+size_t wal_records(const uint8_t *bytes, size_t len, wal_record_fn fn, void *ctx)
+{
+    cf_wal_reader r;
+    cf_wal_reader_init(&r, bytes, len, "seg");
+    cf_error err;
+    size_t nrec = 0;
+    for (bool has = true;;) {
+        size_t start = r.off;
+        cf_slice payload;
+        CF_ASSERT_OK(cf_wal_reader_next(&r, &payload, &has, &err), &err);
+        if (!has || !fn(payload, start, nrec, ctx))
+            return nrec;
+        nrec++;
+    }
+}
+
+/* wal_rewrite's state: the segment being written and its options. */
+typedef struct rewrite_ctx {
+    cf_buf out, payload;
+    uint32_t version, want_from;
+    wal_op_edit edit;
+    void *ctx;
+} rewrite_ctx;
+
+/* One record of the segment, its ops edited and encoded again. */
+static bool rewrite_record(cf_slice p, size_t start, size_t rec, void *ctx)
+{
+    (void)start;
+    rewrite_ctx *rw = ctx;
+    cf_error err;
+    cf_wal_batch b;
+    CF_ASSERT_OK(cf_wal_batch_begin(&b, p, &err), &err);
+    if (rw->version != 0)
+        assert_int_equal(b.format, rw->want_from);
+    cf_buf_clear(&rw->payload);
+    for (;;) {
+        cf_wal_op op;
+        bool has;
+        CF_ASSERT_OK(cf_wal_batch_next(&b, &op, &has, &err), &err);
+        if (!has)
+            break;
+        if (rw->edit != NULL)
+            rw->edit(&op, rec, rw->ctx);
+        cf_wal_batch_encode_v(&rw->payload, &op, 1, rw->version ? rw->version : CF_WAL_VERSION);
+    }
+    /* one op per record, as the table writes them */
+    cf_wal_record_encode(&rw->out, rw->payload.data, rw->payload.len);
+    return true;
+}
+
 size_t wal_rewrite(const char *path, uint32_t version, uint32_t want_from, wal_op_edit edit,
                    void *ctx)
 {
@@ -159,51 +209,25 @@ size_t wal_rewrite(const char *path, uint32_t version, uint32_t want_from, wal_o
     uint8_t *bytes = cf_test_read_file(path, &len);
     assert_non_null(bytes);
     assert_true(len >= CF_WAL_HEADER_LEN);
-    cf_error err;
-    cf_buf out, payload;
-    cf_buf_init(&out);
-    cf_buf_init(&payload);
+    rewrite_ctx rw = {.version = version, .want_from = want_from, .edit = edit, .ctx = ctx};
+    cf_buf_init(&rw.out);
+    cf_buf_init(&rw.payload);
     if (version == 0) {
-        cf_buf_append(&out, bytes, CF_WAL_HEADER_LEN);
+        cf_buf_append(&rw.out, bytes, CF_WAL_HEADER_LEN);
     } else {
+        cf_error err;
         cf_wal_header h;
         CF_ASSERT_OK(cf_wal_header_parse(bytes, len, "seg", &h, &err), &err);
         uint8_t hdr[CF_WAL_HEADER_LEN];
         h.version = version;
         cf_wal_header_encode(hdr, &h);
         assert_int_equal(cf_load_le32(hdr + 8), version);
-        cf_buf_append(&out, hdr, sizeof(hdr));
+        cf_buf_append(&rw.out, hdr, sizeof(hdr));
     }
-    cf_wal_reader r;
-    cf_wal_reader_init(&r, bytes, len, "seg");
-    size_t nrec = 0;
-    for (;;) {
-        cf_slice p;
-        bool has;
-        CF_ASSERT_OK(cf_wal_reader_next(&r, &p, &has, &err), &err);
-        if (!has)
-            break;
-        cf_wal_batch b;
-        CF_ASSERT_OK(cf_wal_batch_begin(&b, p, &err), &err);
-        if (version != 0)
-            assert_int_equal(b.format, want_from);
-        cf_buf_clear(&payload);
-        for (;;) {
-            cf_wal_op op;
-            CF_ASSERT_OK(cf_wal_batch_next(&b, &op, &has, &err), &err);
-            if (!has)
-                break;
-            if (edit != NULL)
-                edit(&op, nrec, ctx);
-            cf_wal_batch_encode_v(&payload, &op, 1, version ? version : CF_WAL_VERSION);
-        }
-        /* one op per record, as the table writes them */
-        cf_wal_record_encode(&out, payload.data, payload.len);
-        nrec++;
-    }
-    cf_test_write_file(path, out.data, out.len);
-    cf_buf_dispose(&out);
-    cf_buf_dispose(&payload);
+    size_t nrec = wal_records(bytes, len, rewrite_record, &rw);
+    cf_test_write_file(path, rw.out.data, rw.out.len);
+    cf_buf_dispose(&rw.out);
+    cf_buf_dispose(&rw.payload);
     free(bytes);
     return nrec;
 }

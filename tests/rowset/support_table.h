@@ -36,6 +36,13 @@ size_t stray_rowsets(cf_table *t, const char *dir);
  * that is not, with `what` (the round or case) in the message. */
 void check_no_stray_rowsets(cf_table *t, const char *dir, const char *what);
 
+/* Each record of the log segment bytes[0..len) in order, to fn with its
+ * payload, the offset it starts at and its index, until fn returns false or
+ * the records end (a torn tail ends them; asserts every other read succeeds).
+ * Returns the records fn took (returned true for). */
+typedef bool (*wal_record_fn)(cf_slice payload, size_t start, size_t rec, void *ctx);
+size_t wal_records(const uint8_t *bytes, size_t len, wal_record_fn fn, void *ctx);
+
 /* Rewrite the log segment at path record by record, each record's ops passed
  * to edit (may be NULL) with the record's index. version 0: the segment's
  * header and the current batch format kept; else the header says version and

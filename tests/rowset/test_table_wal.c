@@ -633,6 +633,14 @@ static void rewrite_as_v1(const char *path)
     assert_true(wal_rewrite(path, 1, 2, NULL, NULL) > 0);
 }
 
+/* wal_records: the record's batch is in format *ctx. */
+static bool in_format(cf_slice payload, size_t start, size_t rec, void *ctx)
+{
+    (void)start, (void)rec;
+    assert_int_equal(payload.data[0], *(const uint32_t *)ctx);
+    return true;
+}
+
 static uint32_t segment_version(const char *dir, uint64_t seq)
 {
     char path[600];
@@ -643,17 +651,7 @@ static uint32_t segment_version(const char *dir, uint64_t seq)
     assert_true(len >= CF_WAL_HEADER_LEN);
     uint32_t v = cf_load_le32(bytes + 8);
     /* every record's batch is in the segment's format */
-    cf_wal_reader r;
-    cf_wal_reader_init(&r, bytes, len, "seg");
-    for (;;) {
-        cf_slice p;
-        bool has;
-        cf_error err;
-        CF_ASSERT_OK(cf_wal_reader_next(&r, &p, &has, &err), &err);
-        if (!has)
-            break;
-        assert_int_equal(p.data[0], v);
-    }
+    wal_records(bytes, len, in_format, &v);
     free(bytes);
     return v;
 }
