@@ -970,36 +970,6 @@ static void test_rowset__manifest_second_bloom(void **state)
 /* Table (k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL): compound keys. */
 #define MROWS 300
 
-static void check_model(cf_rowset *rs, mrow *m, uint64_t snap, cf_rng *rng)
-{
-    cf_error err;
-    /* Random predicate: none, v >= x, s IS NULL, or a key range on k. */
-    model_pred mp;
-    cf_scan_options o;
-    model_pred_draw(&mp, &o, rng, MROWS, snap);
-    cf_rowset_scanner *sc;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
-    size_t i = 0;
-    cf_row_batch b;
-    while (rowset_scan_next(sc, &b))
-        model_check_batch(&b, m, MROWS, &i, snap, &mp, true, 2, 3);
-    model_check_rest(m, MROWS, i, snap, &mp);
-    cf_rowset_scanner_free(sc);
-    /* A few point lookups. */
-    for (int t = 0; t < 5; t++) {
-        size_t r = cf_rng_below(rng, MROWS);
-        model_key mk;
-        model_key_of(&mk, r);
-        cf_row_batch g;
-        cf_status st = cf_rowset_get(rs, mk.key, snap, &g, &err);
-        /* The key columns come back from the key looked up (not read again):
-         * copies, which outlive the caller's buffers. */
-        memset(mk.k, 'X', sizeof(mk.k));
-        mk.j = -1;
-        model_check_get(st, &err, &g, m, r, snap, true);
-    }
-}
-
 static void test_rowset__model(void **state)
 {
     (void)state;
@@ -1012,40 +982,7 @@ static void test_rowset__model(void **state)
     CF_ASSERT_OK(
         cf_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL", &err), &err);
     mrow *m = calloc(MROWS, sizeof(*m));
-    {
-        cf_rowset_writer_options wo;
-        cf_rowset_writer_options_init(&wo);
-        wo.insert_ts = 10;
-        cf_rowset_writer *w;
-        CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, &wo, &err), &err);
-        static char kbs[MROWS][16];
-        cf_slice ks[MROWS], ss[MROWS];
-        int32_t js[MROWS], vs[MROWS];
-        uint8_t nnv[MROWS / 8 + 1] = {0}, nns[MROWS / 8 + 1] = {0};
-        for (size_t i = 0; i < MROWS; i++) {
-            version v = {.ts = 10, .alive = true};
-            mkey(i, kbs[i], &js[i]);
-            ks[i] = (cf_slice){(const uint8_t *)kbs[i], strlen(kbs[i])};
-            v.v_nn = cf_rng_below(&rng, 4) != 0;
-            v.v = (int32_t)cf_rng_below(&rng, 100);
-            v.s_nn = cf_rng_below(&rng, 4) != 0;
-            snprintf(v.s, sizeof(v.s), "s%u", (unsigned)cf_rng_below(&rng, 1000));
-            vs[i] = v.v;
-            if (v.v_nn)
-                nnv[i / 8] |= (uint8_t)(1u << (i % 8));
-            if (v.s_nn)
-                nns[i / 8] |= (uint8_t)(1u << (i % 8));
-            push_version(&m[i], v);
-            ss[i] = (cf_slice){(const uint8_t *)m[i].h[0].s, strlen(m[i].h[0].s)};
-        }
-        cf_colvec cols[4] = {{ks, NULL, NULL, NULL},
-                             {js, NULL, NULL, NULL},
-                             {vs, nnv, NULL, NULL},
-                             {ss, nns, NULL, NULL}};
-        CF_ASSERT_OK(cf_rowset_writer_append(w, cols, MROWS, &err), &err);
-        CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
-        cf_rowset_writer_free(w);
-    }
+    model_write_rowset(dir, s, m, 0, MROWS, 1, &rng);
     cf_rowset *rs;
     CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     uint64_t ts = 10;
@@ -1053,51 +990,28 @@ static void test_rowset__model(void **state)
     for (int step = 0; step < 1500; step++) {
         int op = (int)cf_rng_below(&rng, 100);
         size_t r = cf_rng_below(&rng, MROWS);
-        char mk[16];
-        int32_t mj;
-        mkey(r, mk, &mj);
-        cf_slice kslice = {(const uint8_t *)mk, strlen(mk)};
-        const void *key[2] = {&kslice, &mj};
+        model_key mk;
+        model_key_of(&mk, r);
         const version *cur = at(&m[r], UINT64_MAX);
         ts += 1 + cf_rng_below(&rng, 3);
         if (op < 45) { /* update v and/or s */
             model_update u;
             model_update_draw(&u, &rng, cur, ts);
-            cf_status st = cf_rowset_update(rs, key, u.ch, u.nch, ts, &err);
-            if (cur == NULL) {
-                CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
-            } else {
-                CF_ASSERT_OK(st, &err);
-                push_version(&m[r], u.next);
-            }
+            cf_status st = cf_rowset_update(rs, mk.key, u.ch, u.nch, ts, &err);
+            model_apply_update(&m[r], st, &err, &u.next);
         } else if (op < 60) {
-            cf_status st = cf_rowset_delete(rs, key, ts, &err);
-            if (cur == NULL) {
-                CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
-            } else {
-                CF_ASSERT_OK(st, &err);
-                version nv = *cur;
-                nv.ts = ts;
-                nv.alive = false;
-                push_version(&m[r], nv);
-            }
+            model_apply_delete(&m[r], cf_rowset_delete(rs, mk.key, ts, &err), &err, ts);
         } else if (op < 72) { /* insert again a deleted key */
-            int32_t newv = (int32_t)cf_rng_below(&rng, 100);
-            char sb[16];
-            snprintf(sb, sizeof(sb), "r%u", (unsigned)cf_rng_below(&rng, 1000));
-            cf_slice sv = {(const uint8_t *)sb, strlen(sb)};
-            bool snull = cf_rng_below(&rng, 3) == 0;
-            const void *vals[4] = {NULL, NULL, &newv, snull ? NULL : &sv};
-            cf_status st = cf_rowset_reinsert(rs, key, vals, ts, &err);
+            model_insert mi;
+            model_insert_draw(&mi, &rng, NULL, false, 'r', ts);
+            cf_status st = cf_rowset_reinsert(rs, mk.key, mi.vals, ts, &err);
             if (cur != NULL) {
                 CF_ASSERT_STATUS(st, CF_EINVAL, &err);
             } else if (m[r].gone) {
                 CF_ASSERT_STATUS(st, CF_ENOTSUP, &err);
             } else {
                 CF_ASSERT_OK(st, &err);
-                version nv = {.ts = ts, .alive = true, .v_nn = true, .v = newv, .s_nn = !snull};
-                snprintf(nv.s, sizeof(nv.s), "%s", sb);
-                push_version(&m[r], nv);
+                push_version(&m[r], mi.next);
             }
         } else if (op < 80) {
             CF_ASSERT_OK(cf_rowset_flush(rs, &err), &err);
@@ -1106,16 +1020,7 @@ static void test_rowset__model(void **state)
             if (cf_rng_below(&rng, 3) == 0)
                 ahm = ahm + (ts - ahm) / 2;
             CF_ASSERT_OK(cf_rowset_compact(rs, ahm, &err), &err);
-            /* Rows deleted before the mark are gone: drop them from the model. */
-            for (size_t i = 0; i < MROWS; i++) {
-                const version *lv = m[i].n ? &m[i].h[m[i].n - 1] : NULL;
-                if (lv == NULL)
-                    continue;
-                if (!lv->alive && lv->ts < ahm) {
-                    m[i].n = 0; /* never visible again: keep no history */
-                    m[i].gone = true;
-                }
-            }
+            model_compacted(m, MROWS, ahm);
             /* Also reopen from disk now and then. */
             if (cf_rng_below(&rng, 2)) {
                 cf_rowset_free(rs);
@@ -1123,18 +1028,14 @@ static void test_rowset__model(void **state)
             }
         } else {
             /* Check at a random snapshot no older than the history mark. */
-            uint64_t snap = cf_rng_below(&rng, 4) == 0 ? CF_SNAPSHOT_LATEST
-                                                       : ahm + cf_rng_below(&rng, ts + 2 - ahm);
-            if (snap < ahm)
-                snap = ahm;
-            check_model(rs, m, snap, &rng);
+            model_check_rowset(rs, m, MROWS, model_snap_draw(&rng, ahm, ts), &rng);
         }
     }
     /* Deleted-before-mark rows dropped by compaction are no longer reinsertable: the
      * model treats them as absent, which the rowset agrees with (CF_ENOTSUP). */
     CF_ASSERT_OK(cf_rowset_compact(rs, 0, &err), &err);
     for (uint64_t snap = ahm; snap < ts + 2; snap += 1 + ts / 20)
-        check_model(rs, m, snap, &rng);
+        model_check_rowset(rs, m, MROWS, snap, &rng);
     cf_rowset_free(rs);
     model_free(m, MROWS);
     cf_schema_free(s);

@@ -747,45 +747,6 @@ static void test_table__arrays(void **state)
  * middle half, so fresh inserts land before, between and after them. */
 #define KEYS 600
 
-static void import_initial(const char *dir, const cf_schema *s, mrow *m, cf_rng *rng)
-{
-    cf_error err;
-    cf_rowset_writer_options wo;
-    cf_rowset_writer_options_init(&wo);
-    wo.insert_ts = 10;
-    cf_rowset_writer *w;
-    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, &wo, &err), &err);
-    static char kbs[KEYS][16];
-    static cf_slice ks[KEYS], ss[KEYS];
-    static int32_t js[KEYS], vs[KEYS];
-    uint8_t nnv[KEYS / 8 + 1] = {0}, nns[KEYS / 8 + 1] = {0};
-    size_t n = 0;
-    for (size_t i = KEYS / 4; i < 3 * KEYS / 4; i += 2) {
-        version v = {.ts = 10, .alive = true};
-        mkey(i, kbs[n], &js[n]);
-        ks[n] = (cf_slice){(const uint8_t *)kbs[n], strlen(kbs[n])};
-        v.v_nn = cf_rng_below(rng, 4) != 0;
-        v.v = (int32_t)cf_rng_below(rng, 100);
-        v.s_nn = cf_rng_below(rng, 4) != 0;
-        snprintf(v.s, sizeof(v.s), "s%u", (unsigned)cf_rng_below(rng, 1000));
-        vs[n] = v.v;
-        if (v.v_nn)
-            nnv[n / 8] |= (uint8_t)(1u << (n % 8));
-        if (v.s_nn)
-            nns[n / 8] |= (uint8_t)(1u << (n % 8));
-        push_version(&m[i], v);
-        ss[n] = (cf_slice){(const uint8_t *)m[i].h[0].s, strlen(m[i].h[0].s)};
-        n++;
-    }
-    cf_colvec cols[4] = {{ks, NULL, NULL, NULL},
-                         {js, NULL, NULL, NULL},
-                         {vs, nnv, NULL, NULL},
-                         {ss, nns, NULL, NULL}};
-    CF_ASSERT_OK(cf_rowset_writer_append(w, cols, n, &err), &err);
-    CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
-    cf_rowset_writer_free(w);
-}
-
 static void model_run(uint64_t seed)
 {
     cf_rng rng;
@@ -796,7 +757,7 @@ static void model_run(uint64_t seed)
     CF_ASSERT_OK(
         cf_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL", &err), &err);
     mrow *m = calloc(KEYS, sizeof(*m));
-    import_initial(dir, s, m, &rng);
+    model_write_rowset(dir, s, m, KEYS / 4, 3 * KEYS / 4, 2, &rng);
     cf_table *t = table_open(dir);
     /* Small MemRowSets: flushes happen on their own too. */
     cf_table_set_flush_bytes(t, 16384 + cf_rng_below(&rng, 32768));
@@ -806,66 +767,39 @@ static void model_run(uint64_t seed)
     for (int step = 0; step < 300; step++) {
         int op = (int)cf_rng_below(&rng, 100);
         size_t r = cf_rng_below(&rng, KEYS);
-        char mk[16];
-        int32_t mj;
-        mkey(r, mk, &mj);
-        cf_slice kslice = {(const uint8_t *)mk, strlen(mk)};
-        const void *key[2] = {&kslice, &mj};
+        model_key mk;
+        model_key_of(&mk, r);
         const version *cur = at(&m[r], UINT64_MAX);
         ts += 1 + cf_rng_below(&rng, 3);
         if (op < 30) { /* insert: fresh, reinsert of a deleted key, or a duplicate */
-            int32_t newv = (int32_t)cf_rng_below(&rng, 100);
-            char sb[16];
-            snprintf(sb, sizeof(sb), "i%u", (unsigned)cf_rng_below(&rng, 1000));
-            cf_slice sv = {(const uint8_t *)sb, strlen(sb)};
-            bool vnull = cf_rng_below(&rng, 4) == 0, snull = cf_rng_below(&rng, 3) == 0;
-            const void *vals[4] = {&kslice, &mj, vnull ? NULL : &newv, snull ? NULL : &sv};
-            cf_status st = cf_table_insert(t, vals, ts, &err);
+            model_insert mi;
+            model_insert_draw(&mi, &rng, &mk, true, 'i', ts);
+            cf_status st = cf_table_insert(t, mi.vals, ts, &err);
             if (cur != NULL) {
                 CF_ASSERT_STATUS(st, CF_EINVAL, &err);
                 dups++;
             } else {
                 CF_ASSERT_OK(st, &err);
-                version nv = {.ts = ts, .alive = true, .v_nn = !vnull, .v = newv, .s_nn = !snull};
-                snprintf(nv.s, sizeof(nv.s), "%s", sb);
-                push_version(&m[r], nv);
+                push_version(&m[r], mi.next);
                 inserts++;
                 last_ok = ts;
             }
         } else if (op < 60) { /* update v and/or s */
             model_update u;
             model_update_draw(&u, &rng, cur, ts);
-            cf_status st = cf_table_update(t, key, u.ch, u.nch, ts, &err);
-            if (cur == NULL) {
-                CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
-            } else {
-                CF_ASSERT_OK(st, &err);
-                push_version(&m[r], u.next);
+            cf_status st = cf_table_update(t, mk.key, u.ch, u.nch, ts, &err);
+            if (model_apply_update(&m[r], st, &err, &u.next))
                 last_ok = ts;
-            }
         } else if (op < 75) {
-            cf_status st = cf_table_delete(t, key, ts, &err);
-            if (cur == NULL) {
-                CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
-            } else {
-                CF_ASSERT_OK(st, &err);
-                version nv = *cur;
-                nv.ts = ts;
-                nv.alive = false;
-                push_version(&m[r], nv);
+            if (model_apply_delete(&m[r], cf_table_delete(t, mk.key, ts, &err), &err, ts))
                 last_ok = ts;
-            }
         } else if (op < 77) {
             CF_ASSERT_OK(cf_table_flush(t, &err), &err);
         } else if (op < 79) {
             if (cf_rng_below(&rng, 3) == 0)
                 ahm = ahm + (ts - ahm) / 2;
             CF_ASSERT_OK(cf_table_compact(t, ahm, &err), &err);
-            for (size_t i = 0; i < KEYS; i++) {
-                const version *lv = m[i].n ? &m[i].h[m[i].n - 1] : NULL;
-                if (lv != NULL && !lv->alive && lv->ts < ahm)
-                    m[i].n = 0; /* dropped: never visible again at snapshots >= ahm */
-            }
+            model_compacted(m, KEYS, ahm);
         } else if (op < 80) { /* reopen: closing flushes */
             if (cf_rng_below(&rng, 2))
                 CF_ASSERT_OK(cf_table_close(t, &err), &err);
@@ -877,11 +811,7 @@ static void model_run(uint64_t seed)
             assert_int_equal(cf_table_last_ts(t), last_ok);
             cf_table_set_flush_bytes(t, 16384 + cf_rng_below(&rng, 32768));
         } else {
-            uint64_t snap = cf_rng_below(&rng, 4) == 0 ? CF_SNAPSHOT_LATEST
-                                                       : ahm + cf_rng_below(&rng, ts + 2 - ahm);
-            if (snap < ahm)
-                snap = ahm;
-            model_check_table(t, m, KEYS, snap, &rng);
+            model_check_table(t, m, KEYS, model_snap_draw(&rng, ahm, ts), &rng);
         }
     }
     assert_true(inserts > 40);
