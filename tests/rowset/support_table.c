@@ -125,30 +125,58 @@ void copy_tree(const char *from, const char *to)
     assert_int_equal(system(cmd), 0);
 }
 
-double run_table_child(const char *dir, table_child_fn fn, void *ctx, double kill_after, double *t0)
+int run_child(child_fn fn, void *ctx, double kill_after, bool must_die, const char *what)
 {
-    double start = now_s();
-    if (t0 != NULL)
-        *t0 = start;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        cf_error err;
-        cf_table *ct;
-        if (cf_table_open(&ct, dir, NULL, &err) != CF_OK)
-            _exit(2);
-        cf_status st = fn(ct, ctx, &err);
-        cf_table_free(ct);
-        _exit(st == CF_OK ? 0 : 1);
+        close(p[0]);
+        _exit(fn(ctx, p[1]));
     }
+    close(p[1]);
     if (kill_after >= 0) {
         usleep((useconds_t)(kill_after * 1e6));
         kill(pid, SIGKILL);
     }
     int status;
     waitpid(pid, &status, 0);
-    if (kill_after < 0)
-        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    bool exit0 = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (kill_after < 0 ? !exit0 : must_die ? !killed : !(killed || exit0))
+        fail_msg("%s: the child %s (status %d)", what,
+                 kill_after >= 0 && must_die && exit0 ? "ended by itself" : "failed", status);
+    return p[0];
+}
+
+/* run_table_child's child: the table opened, fn run on it. */
+typedef struct table_child {
+    const char *dir;
+    table_child_fn fn;
+    void *ctx;
+} table_child;
+
+static int table_child_run(void *ctx, int fd)
+{
+    (void)fd;
+    const table_child *c = ctx;
+    cf_error err;
+    cf_table *t;
+    if (cf_table_open(&t, c->dir, NULL, &err) != CF_OK)
+        return 2;
+    cf_status st = c->fn(t, c->ctx, &err);
+    cf_table_free(t);
+    return st == CF_OK ? 0 : 1;
+}
+
+double run_table_child(const char *dir, table_child_fn fn, void *ctx, double kill_after, double *t0)
+{
+    double start = now_s();
+    if (t0 != NULL)
+        *t0 = start;
+    table_child c = {dir, fn, ctx};
+    close(run_child(table_child_run, &c, kill_after, false, dir));
     return now_s() - start;
 }
 

@@ -56,11 +56,18 @@ size_t wal_rewrite(const char *path, uint32_t version, uint32_t want_from, wal_o
 double now_s(void);
 /* to, replaced by a copy of from (rm -rf, cp -a). */
 void copy_tree(const char *from, const char *to);
-/* Run fn on the table in dir (opened for writing) in a child process, which
- * exits 0 when fn returns CF_OK, 1 when it fails, 2 when the table does not
- * open. kill_after >= 0: SIGKILL it that many seconds after the fork; < 0: let
- * it finish, which must be exit 0. Returns the seconds from the fork to its
- * end, and the fork's now_s() in *t0 (may be NULL). */
+/* Run fn(ctx, fd) in a child process that exits with what fn returns; fd is
+ * the write end of a pipe whose read end is returned (the caller reads what the
+ * child wrote, then closes it). kill_after >= 0: SIGKILL the child that many
+ * seconds after the fork; it must not have exited non-zero before (nor exited
+ * at all when must_die). kill_after < 0: wait for it, which must exit 0. A
+ * failure names `what`. */
+typedef int (*child_fn)(void *ctx, int fd);
+int run_child(child_fn fn, void *ctx, double kill_after, bool must_die, const char *what);
+/* run_child with fn run on the table in dir (opened for writing) in the
+ * child, which exits 0 when fn returns CF_OK, 1 when it fails, 2 when the table
+ * does not open. Returns the seconds from the fork to its end, and the fork's
+ * now_s() in *t0 (may be NULL). */
 typedef cf_status (*table_child_fn)(cf_table *t, void *ctx, cf_error *err);
 double run_table_child(const char *dir, table_child_fn fn, void *ctx, double kill_after,
                        double *t0);

@@ -1045,6 +1045,26 @@ static void test_rowset__model(void **state)
 /* ---- crash tests -------------------------------------------------------------------------------
  */
 
+/* The children of the crash tests (run_child): 200,000 rows written into the
+ * directory ctx; the rowset there compacted. */
+static int write_killed(void *ctx, int fd)
+{
+    (void)fd;
+    write6(ctx, 200000, 5000);
+    return 0;
+}
+
+static int compact_killed(void *ctx, int fd)
+{
+    (void)fd;
+    cf_error err;
+    cf_rowset *c;
+    if (cf_rowset_open(&c, ctx, NULL, &err) != CF_OK || cf_rowset_compact(c, 0, &err) != CF_OK)
+        return 1;
+    cf_rowset_free(c);
+    return 0;
+}
+
 static void test_rowset__crash_during_write(void **state)
 {
     (void)state;
@@ -1053,16 +1073,8 @@ static void test_rowset__crash_during_write(void **state)
     cf_rng_init(&rng, seed);
     for (int round = 0; round < 6; round++) {
         char *dir = mkdtemp_dir();
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            write6(dir, 200000, 5000);
-            _exit(0);
-        }
-        usleep((useconds_t)(1000 + cf_rng_below(&rng, 150000)));
-        kill(pid, SIGKILL);
-        int status;
-        waitpid(pid, &status, 0);
+        double kill_after = (double)(1000 + cf_rng_below(&rng, 150000)) / 1e6;
+        close(run_child(write_killed, dir, kill_after, false, "write"));
         cf_error err;
         cf_rowset *rs;
         cf_status st = cf_rowset_open(&rs, dir, NULL, &err);
@@ -1106,21 +1118,8 @@ static void test_rowset__crash_during_compaction(void **state)
         }
         CF_ASSERT_OK(cf_rowset_flush(rs, &err), &err);
         cf_rowset_free(rs);
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            cf_rowset *c;
-            if (cf_rowset_open(&c, dir, NULL, &err) != CF_OK ||
-                cf_rowset_compact(c, 0, &err) != CF_OK)
-                _exit(1);
-            cf_rowset_free(c);
-            _exit(0);
-        }
-        usleep((useconds_t)(cf_rng_below(&rng, 60000)));
-        kill(pid, SIGKILL);
-        int status;
-        waitpid(pid, &status, 0);
-        assert_false(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+        close(run_child(compact_killed, dir, (double)cf_rng_below(&rng, 60000) / 1e6, false,
+                        "compaction"));
         /* Old or new generation: either way every row reads the same at latest. */
         CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
         cf_rowset_scanner *sc;

@@ -17,6 +17,8 @@
 #include <cfile/cfile.h>
 #include <cfile/rowset.h>
 
+#include "util/error.h"
+
 #include "support_model.h"
 #include "support_table.h"
 
@@ -838,6 +840,20 @@ static void test_table__model(void **state)
 /* ---- crash test
  * ---------------------------------------------------------------------------------- */
 
+static cf_status flush_rounds(cf_table *t, void *ctx, cf_error *err)
+{
+    (void)ctx;
+    uint64_t ts = 2;
+    for (int64_t r = 0; r < 50; r++) {
+        for (int64_t i = 0; i < 2000; i++)
+            CF_TRY(ins(t, (1999 - i) * 50 + r, "crash", ts++, err));
+        CF_TRY(cf_table_flush(t, err));
+        if (r % 2 == 1)
+            CF_TRY(cf_table_compact(t, 0, err));
+    }
+    return CF_OK;
+}
+
 /* The child inserts rounds of 2000 new ids (round r: ids r, r + 50, ...) and
  * flushes after each; SIGKILL at a random moment must leave a table that opens
  * with whole rounds only. */
@@ -850,31 +866,8 @@ static void test_table__crash_during_flush(void **state)
     for (int round = 0; round < 6; round++) {
         char *dir = mkdtemp_dir();
         make_table(dir);
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            cf_error e;
-            cf_table *t;
-            if (cf_table_open(&t, dir, NULL, &e) != CF_OK)
-                _exit(1);
-            uint64_t ts = 2;
-            for (int64_t r = 0; r < 50; r++) {
-                for (int64_t i = 0; i < 2000; i++)
-                    if (ins(t, (1999 - i) * 50 + r, "crash", ts++, &e) != CF_OK)
-                        _exit(1);
-                if (cf_table_flush(t, &e) != CF_OK)
-                    _exit(1);
-                if (r % 2 == 1 && cf_table_compact(t, 0, &e) != CF_OK)
-                    _exit(1);
-            }
-            cf_table_free(t);
-            _exit(0);
-        }
-        usleep((useconds_t)(2000 + cf_rng_below(&rng, 300000)));
-        kill(pid, SIGKILL);
-        int status;
-        waitpid(pid, &status, 0);
-        assert_false(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+        run_table_child(dir, flush_rounds, NULL, (double)(2000 + cf_rng_below(&rng, 300000)) / 1e6,
+                        NULL);
         cf_error err;
         cf_table *t = table_open(dir);
         static int64_t ids[100000];

@@ -218,15 +218,23 @@ static void send_msg(int fd, const msg *m)
         _exit(3);
 }
 
-/* The child: ops chosen from its copy of the model, each announced, done, then
- * acknowledged; runs until killed. */
-static void child(const char *dir, mstate m, uint64_t seed, int fd)
+/* The child (run_child): ops chosen from its copy of the model, each
+ * announced, done, then acknowledged; runs until killed. */
+typedef struct child_args {
+    const char *dir;
+    const mstate *m; /* the model when the child starts, which it copies */
+    uint64_t seed;
+} child_args;
+
+static int child(void *ctx, int fd)
 {
+    const child_args *a = ctx;
+    mstate m = *a->m;
     cf_rng rng;
-    cf_rng_init(&rng, seed);
+    cf_rng_init(&rng, a->seed);
     cf_error e;
     cf_table *t;
-    if (cf_table_open(&t, dir, NULL, &e) != CF_OK) {
+    if (cf_table_open(&t, a->dir, NULL, &e) != CF_OK) {
         fprintf(stderr, "child open: %s\n", e.msg);
         _exit(2);
     }
@@ -292,28 +300,18 @@ static void test_table_wal__crash(void **state)
     uint64_t acked_ts = 0;
     int pending_seen = 0, rounds = 40;
     for (int round = 0; round < rounds; round++) {
-        int p[2];
-        assert_int_equal(pipe(p), 0);
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            close(p[0]);
-            child(dir, m, seed * 1000 + (uint64_t)round, p[1]);
-        }
-        close(p[1]);
+        child_args a = {dir, &m, seed * 1000 + (uint64_t)round};
         /* sometimes right away (during the replay of a long log), else later */
         uint64_t r = cf_rng_below(&rng, 4);
-        usleep((useconds_t)(r == 0 ? cf_rng_below(&rng, 3000) : 2000 + cf_rng_below(&rng, 60000)));
-        kill(pid, SIGKILL);
-        int status;
-        waitpid(pid, &status, 0);
-        if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
-            fail_msg("round %d: the child ended by itself (status %d)", round, status);
+        uint64_t us = r == 0 ? cf_rng_below(&rng, 3000) : 2000 + cf_rng_below(&rng, 60000);
+        char what[32];
+        snprintf(what, sizeof(what), "round %d", round);
+        int acks = run_child(child, &a, (double)us / 1e6, true, what);
         /* what the child acknowledged, and the op it was doing when killed */
         msg x, pending = {0}; /* set before use (has_pending); gcc cannot tell */
         bool has_pending = false;
         ssize_t n;
-        while ((n = read(p[0], &x, sizeof(x))) == (ssize_t)sizeof(x)) {
+        while ((n = read(acks, &x, sizeof(x))) == (ssize_t)sizeof(x)) {
             if (x.kind == 'I') {
                 pending = x;
                 has_pending = true;
@@ -326,7 +324,7 @@ static void test_table_wal__crash(void **state)
             }
         }
         assert_true(n == 0 || n == -1 || (size_t)n < sizeof(x));
-        close(p[0]);
+        close(acks);
         cf_table *t = table_open(dir);
         mstate got;
         if (!read_state(t, &got))
@@ -353,6 +351,38 @@ static void test_table_wal__crash(void **state)
     CF_ASSERT_RM_RF(dir);
 }
 
+/* The child of test_table_wal__append_failure_is_sticky (run_child): inserts
+ * into the table in dir ctx, each key acknowledged on fd, until the log may
+ * not grow; exit 0 when every later call then refused as it should. */
+static int append_until_full(void *ctx, int fd)
+{
+    signal(SIGXFSZ, SIG_IGN);
+    cf_error e;
+    cf_table *t;
+    if (cf_table_open(&t, ctx, NULL, &e) != CF_OK)
+        return 2;
+    struct rlimit rl = {4096, 4096}; /* the log may not grow past 4 KiB */
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+        return 2;
+    int64_t k = 0;
+    cf_status st;
+    while ((st = put(t, k, k, cf_table_last_ts(t) + 1, &e)) == CF_OK) {
+        if (write(fd, &k, sizeof(k)) != (ssize_t)sizeof(k))
+            return 2;
+        k++;
+    }
+    if (st != CF_EIO || strstr(e.msg, "not logged") == NULL)
+        return 3;
+    /* sticky: reads, writes, flush and close all refuse */
+    cf_error e2;
+    if (put(t, 1000, 1, cf_table_last_ts(t) + 1, &e2) != CF_EIO ||
+        strstr(e2.msg, "table: an earlier call failed: the operation was not logged") == NULL ||
+        cf_table_flush(t, &e2) != CF_EIO || cf_table_sync(t, &e2) != CF_EIO ||
+        cf_table_close(t, &e2) != CF_EIO)
+        return 4;
+    return 0;
+}
+
 /* A log append that fails (here: the file size limit, ulimit -f) after the op
  * was applied in memory makes the handle unusable: that op and every later
  * call fail with the same error, close too; reopening has every acknowledged
@@ -362,47 +392,11 @@ static void test_table_wal__append_failure_is_sticky(void **state)
     (void)state;
     char *dir = mkdtemp_dir();
     make_table(dir);
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        close(p[0]);
-        signal(SIGXFSZ, SIG_IGN);
-        cf_error e;
-        cf_table *t;
-        if (cf_table_open(&t, dir, NULL, &e) != CF_OK)
-            _exit(2);
-        struct rlimit rl = {4096, 4096}; /* the log may not grow past 4 KiB */
-        if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
-            _exit(2);
-        int64_t k = 0;
-        cf_status st;
-        while ((st = put(t, k, k, cf_table_last_ts(t) + 1, &e)) == CF_OK) {
-            if (write(p[1], &k, sizeof(k)) != (ssize_t)sizeof(k))
-                _exit(2);
-            k++;
-        }
-        if (st != CF_EIO || strstr(e.msg, "not logged") == NULL)
-            _exit(3);
-        /* sticky: reads, writes, flush and close all refuse */
-        cf_error e2;
-        if (put(t, 1000, 1, cf_table_last_ts(t) + 1, &e2) != CF_EIO ||
-            strstr(e2.msg, "table: an earlier call failed: the operation was not logged") == NULL ||
-            cf_table_flush(t, &e2) != CF_EIO || cf_table_sync(t, &e2) != CF_EIO ||
-            cf_table_close(t, &e2) != CF_EIO)
-            _exit(4);
-        _exit(0);
-    }
-    close(p[1]);
-    int status;
-    waitpid(pid, &status, 0);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    int acks = run_child(append_until_full, dir, -1, false, "append");
     int64_t k, acked = 0;
-    while (read(p[0], &k, sizeof(k)) == (ssize_t)sizeof(k))
+    while (read(acks, &k, sizeof(k)) == (ssize_t)sizeof(k))
         assert_int_equal(k, acked++);
-    close(p[0]);
+    close(acks);
     assert_true(acked > 10);
     cf_error err;
     cf_table *t = table_open(dir);

@@ -476,24 +476,31 @@ static void test_walseg__bad_wal_lines(void **state)
 
 /* ---- SIGKILL during inserts and checkpoints -------------------------------------------------- */
 
-/* The child inserts keys from..., checkpointing every few ops (and when the
+/* The child (run_child) inserts keys from..., checkpointing every few ops (and when the
  * log passes a small size), reporting each acknowledged key on the pipe. */
-static void child(const char *dir, int64_t from, uint64_t seed, int fd)
+typedef struct child_args {
+    const char *dir;
+    int64_t from;
+    uint64_t seed;
+} child_args;
+
+static int child(void *ctx, int fd)
 {
+    const child_args *a = ctx;
     cf_error err;
     cf_table_options o;
     cf_table_options_init(&o);
-    o.wal_max_bytes = 150 + seed % 200;
+    o.wal_max_bytes = 150 + a->seed % 200;
     cf_table *t;
-    if (cf_table_open(&t, dir, &o, &err) != CF_OK)
-        _exit(3);
-    for (int64_t k = from;; k++) {
+    if (cf_table_open(&t, a->dir, &o, &err) != CF_OK)
+        return 3;
+    for (int64_t k = a->from;; k++) {
         if (put(t, k, &err) != CF_OK)
-            _exit(4);
+            return 4;
         if (write(fd, &k, sizeof(k)) != (ssize_t)sizeof(k))
-            _exit(5);
-        if ((k + (int64_t)seed) % 3 == 0 && cf_table_flush(t, &err) != CF_OK)
-            _exit(6);
+            return 5;
+        if ((k + (int64_t)a->seed) % 3 == 0 && cf_table_flush(t, &err) != CF_OK)
+            return 6;
     }
 }
 
@@ -507,25 +514,15 @@ static void test_walseg__crash(void **state)
     int64_t have = 0; /* the table holds keys 0..have-1 */
     int rounds = 30;
     for (int round = 0; round < rounds; round++) {
-        int p[2];
-        assert_int_equal(pipe(p), 0);
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            close(p[0]);
-            child(dir, have, seed + (uint64_t)round, p[1]);
-        }
-        close(p[1]);
-        usleep((useconds_t)(5000 + cf_rng_below(&rng, 100000)));
-        kill(pid, SIGKILL);
-        int status;
-        waitpid(pid, &status, 0);
-        if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
-            fail_msg("round %d: the child ended by itself (status %d)", round, status);
+        child_args a = {dir, have, seed + (uint64_t)round};
+        char what[32];
+        snprintf(what, sizeof(what), "round %d", round);
+        int acks =
+            run_child(child, &a, (double)(5000 + cf_rng_below(&rng, 100000)) / 1e6, true, what);
         int64_t k, acked = have - 1; /* keys 0..acked are acknowledged */
-        while (read(p[0], &k, sizeof(k)) == (ssize_t)sizeof(k))
+        while (read(acks, &k, sizeof(k)) == (ssize_t)sizeof(k))
             acked = k;
-        close(p[0]);
+        close(acks);
         /* opens (writer and reader), with every acknowledged key, and at most the
          * one in flight besides */
         long n = rows_of(dir, true);
