@@ -33,10 +33,18 @@
 
 #define NKEYS 96
 
-/* (id INT64 KEY, v INT64 NULL, s STRING NULL) */
-static void make_table(const char *dir)
+/* (id INT64 KEY, v INT64 NULL, s STRING NULL) in dir; make_table: in a fresh
+ * directory, returned. */
+static void make_table_in(const char *dir)
 {
     table_create(dir, "id INT64 KEY, v INT64 NULL, s STRING NULL");
+}
+
+static char *make_table(void)
+{
+    char *dir = mkdtemp_dir();
+    make_table_in(dir);
+    return dir;
 }
 
 /* The model: each key's latest state. */
@@ -109,13 +117,29 @@ static bool same(const mstate *a, const mstate *b)
     return true;
 }
 
+/* The table reads back as model m, no row half applied. */
+static void assert_state(cf_table *t, const mstate *m)
+{
+    mstate got;
+    assert_true(read_state(t, &got));
+    assert_true(same(&got, m));
+}
+
+/* put, asserted, and recorded in model m. */
+static void put_m(cf_table *t, mstate *m, int64_t id, int64_t v, uint64_t ts)
+{
+    cf_error err;
+    CF_ASSERT_OK(put(t, id, v, ts, &err), &err);
+    m->live[id] = true;
+    m->v[id] = v;
+}
+
 /* ---- reopen without a flush -------------------------------------------------------------- */
 
 static void test_table_wal__free_without_flush(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
-    make_table(dir);
+    char *dir = make_table();
     cf_error err;
     cf_table *t;
     mstate m;
@@ -125,9 +149,7 @@ static void test_table_wal__free_without_flush(void **state)
     /* rows into a flushed rowset, then ops on them (rowset deltas) and new rows
      * (MemRowSet), then a second checkpoint and more */
     for (int k = 0; k < 40; k++) {
-        CF_ASSERT_OK(put(t, k, k, ts++, &err), &err);
-        m.live[k] = true;
-        m.v[k] = k;
+        put_m(t, &m, k, k, ts++);
     }
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     for (int round = 0; round < 3; round++) {
@@ -155,9 +177,7 @@ static void test_table_wal__free_without_flush(void **state)
     for (int i = 0; i < 2; i++) { /* twice: replay is repeatable */
         t = table_open(dir);
         assert_int_equal(cf_table_last_ts(t), last);
-        mstate got;
-        assert_true(read_state(t, &got));
-        assert_true(same(&got, &m));
+        assert_state(t, &m);
         cf_table_free(t);
     }
     /* after a flush the log is short again and the state the same */
@@ -166,9 +186,7 @@ static void test_table_wal__free_without_flush(void **state)
     assert_int_equal(cf_table_mrs_rows(t), 0);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
     t = table_open(dir);
-    mstate got;
-    assert_true(read_state(t, &got));
-    assert_true(same(&got, &m));
+    assert_state(t, &m);
     cf_table_free(t);
     CF_ASSERT_RM_RF(dir);
 }
@@ -178,8 +196,7 @@ static void test_table_wal__free_without_flush(void **state)
 static void test_table_wal__damaged_log(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
-    make_table(dir);
+    char *dir = make_table();
     cf_error err;
     cf_table *t = table_open(dir);
     for (int k = 0; k < 10; k++)
@@ -293,8 +310,7 @@ static void test_table_wal__crash(void **state)
     uint64_t seed = cf_test_seed(14);
     cf_rng rng;
     cf_rng_init(&rng, seed);
-    char *dir = mkdtemp_dir();
-    make_table(dir);
+    char *dir = make_table();
     mstate m;
     memset(&m, 0, sizeof(m));
     uint64_t acked_ts = 0;
@@ -390,8 +406,7 @@ static int append_until_full(void *ctx, int fd)
 static void test_table_wal__append_failure_is_sticky(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
-    make_table(dir);
+    char *dir = make_table();
     int acks = run_child(append_until_full, dir, -1, false, "append");
     int64_t k, acked = 0;
     while (read(acks, &k, sizeof(k)) == (ssize_t)sizeof(k))
@@ -444,15 +459,13 @@ static void test_table_wal__oom_in_an_op(void **state)
         for (uint64_t k = 0; k == 0 || k <= calls; k++) {
             char dir[256];
             snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
-            make_table(dir);
+            make_table_in(dir);
             cf_table *t = table_open(dir);
             mstate m;
             memset(&m, 0, sizeof(m));
             uint64_t ts = cf_table_last_ts(t);
             for (int64_t id = 0; id < 20; id++) {
-                CF_ASSERT_OK(put(t, id, id, ++ts, &err), &err);
-                m.live[id] = true;
-                m.v[id] = id;
+                put_m(t, &m, id, id, ++ts);
                 if (id == 9)
                     CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* 0..9 in a rowset */
             }
@@ -494,9 +507,7 @@ static void test_table_wal__oom_in_an_op(void **state)
                 fail_msg("op %d, allocation %" PRIu64 ": %s, yet the handle reads key %" PRId64
                          " as %" PRId64,
                          op, k, st == CF_OK ? "done" : "failed", id, get_v(t, id));
-            mstate got;
-            assert_true(read_state(t, &got));
-            assert_true(same(&got, &m));
+            assert_state(t, &m);
             /* and takes the next op, durably */
             cf_status st2 = put(t, 60, 60, ++ts, &err);
             if (st2 != CF_OK)
@@ -509,8 +520,7 @@ static void test_table_wal__oom_in_an_op(void **state)
             if (st3 != CF_OK)
                 fail_msg("op %d, allocation %" PRIu64 " (%s): reopening: %s", op, k,
                          st == CF_OK ? "done" : "failed", err.msg);
-            assert_true(read_state(t, &got));
-            assert_true(same(&got, &m));
+            assert_state(t, &m);
             cf_table_free(t);
             CF_ASSERT_RM_RF(dir);
         }
@@ -525,8 +535,7 @@ static void test_table_wal__oom_in_an_op(void **state)
 static void test_table_wal__replay_skips_covering_rowsets(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
-    make_table(dir);
+    char *dir = make_table();
     cf_error err;
     cf_table *t = table_open(dir);
     cf_table_set_compaction(t, false, 0);
@@ -558,8 +567,7 @@ static void test_table_wal__replay_skips_covering_rowsets(void **state)
 static void test_table_wal__replay_probes_no_rowset_for_mrs_ops(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
-    make_table(dir);
+    char *dir = make_table();
     cf_error err;
     cf_table *t;
     mstate m;
@@ -569,17 +577,13 @@ static void test_table_wal__replay_probes_no_rowset_for_mrs_ops(void **state)
     cf_table_set_compaction(t, false, 0);
     for (int r = 0; r < 3; r++) { /* three rowsets, each covering 0..90 */
         for (int k = r; k < 92; k += 10) {
-            CF_ASSERT_OK(put(t, k, k, ts++, &err), &err);
-            m.live[k] = true;
-            m.v[k] = k;
+            put_m(t, &m, k, k, ts++);
         }
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     }
     int mrs_ops = 0;
     for (int k = 5; k < 92; k += 10) { /* new keys: MemRowSet inserts */
-        CF_ASSERT_OK(put(t, k, k, ts++, &err), &err);
-        m.live[k] = true;
-        m.v[k] = k;
+        put_m(t, &m, k, k, ts++);
         mrs_ops++;
     }
     CF_ASSERT_OK(upd(t, 15, 150, ts++, &err), &err); /* a MemRowSet row */
@@ -604,9 +608,7 @@ static void test_table_wal__replay_probes_no_rowset_for_mrs_ops(void **state)
         /* key 1 lives in the second rowset of the three, key 2 in the third,
          * all three cover both: 2 + 3 probes; the MemRowSet ops none */
         assert_int_equal(probes, 5);
-        mstate got;
-        assert_true(read_state(t, &got));
-        assert_true(same(&got, &m));
+        assert_state(t, &m);
         cf_table_free(t);
     }
     CF_ASSERT_RM_RF(dir);
@@ -653,8 +655,7 @@ static uint32_t segment_version(const char *dir, uint64_t seq)
 static void test_table_wal__old_log_format(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
-    make_table(dir);
+    char *dir = make_table();
     cf_error err;
     cf_table *t;
     mstate m;
@@ -662,15 +663,11 @@ static void test_table_wal__old_log_format(void **state)
     uint64_t ts = 2;
     t = table_open(dir);
     for (int k = 0; k < 40; k += 2) {
-        CF_ASSERT_OK(put(t, k, k, ts++, &err), &err);
-        m.live[k] = true;
-        m.v[k] = k;
+        put_m(t, &m, k, k, ts++);
     }
     CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* segment 2 from here */
     for (int k = 1; k < 40; k += 4) {
-        CF_ASSERT_OK(put(t, k, k, ts++, &err), &err);
-        m.live[k] = true;
-        m.v[k] = k;
+        put_m(t, &m, k, k, ts++);
     }
     CF_ASSERT_OK(upd(t, 4, 44, ts++, &err), &err);
     CF_ASSERT_OK(del(t, 1, ts++, &err), &err);
@@ -688,9 +685,7 @@ static void test_table_wal__old_log_format(void **state)
         cf_table_replay_stats(t, &applied, &probes);
         assert_int_equal(applied, 12 + (uint64_t)round * 3);
         assert_true(probes > 0); /* no flags: every op not in the MemRowSet probes */
-        mstate got;
-        assert_true(read_state(t, &got));
-        assert_true(same(&got, &m));
+        assert_state(t, &m);
         /* more ops: appended to the version 1 segment in its format */
         int k = 60 + round;
         CF_ASSERT_OK(put(t, k, k, ts++, &err), &err);
@@ -706,15 +701,11 @@ static void test_table_wal__old_log_format(void **state)
     }
     t = table_open(dir);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* checkpoint: a version 2 segment */
-    CF_ASSERT_OK(put(t, 70, 70, ts++, &err), &err);
-    m.live[70] = true;
-    m.v[70] = 70;
+    put_m(t, &m, 70, 70, ts++);
     cf_table_free(t);
     assert_int_equal(segment_version(dir, 3), 2);
     t = table_open(dir);
-    mstate got;
-    assert_true(read_state(t, &got));
-    assert_true(same(&got, &m));
+    assert_state(t, &m);
     cf_table_free(t);
     CF_ASSERT_RM_RF(dir);
 }
@@ -728,8 +719,7 @@ static void test_table_wal__old_log_format(void **state)
 static void test_table_wal__readers_during_checkpoints(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
-    make_table(dir);
+    char *dir = make_table();
     volatile uint64_t *acked =
         mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     assert_true(acked != MAP_FAILED);
