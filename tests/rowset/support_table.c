@@ -88,6 +88,22 @@ static const char *next_stray(cf_table *t, DIR *d)
     return NULL;
 }
 
+char *table_scan_text(cf_table *t, const cf_scan_options *o, table_row_text_fn fn, void *ctx)
+{
+    cf_table_scanner *sc = table_scan_open(t, o);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    cf_row_batch b;
+    while (table_scan_next(sc, &b))
+        for (size_t r = 0; r < b.count; r++)
+            fn(f, &b, r, ctx);
+    assert_int_equal(fclose(f), 0);
+    cf_table_scanner_free(sc);
+    return buf;
+}
+
 size_t stray_rowsets(cf_table *t, const char *dir)
 {
     DIR *d = opendir(dir);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cfile/rowset.h>
 
@@ -29,6 +30,11 @@ bool table_scan_next(cf_table_scanner *sc, cf_row_batch *b);
 bool rowset_scan_next(cf_rowset_scanner *sc, cf_row_batch *b);
 /* The rows of a full scan of t at the latest snapshot. */
 size_t table_count_rows(cf_table *t);
+
+/* A scan of t with options o (NULL: defaults) as text: row r of each batch b
+ * written to f by fn. Returns the text (malloc'd). */
+typedef void (*table_row_text_fn)(FILE *f, const cf_row_batch *b, size_t r, void *ctx);
+char *table_scan_text(cf_table *t, const cf_scan_options *o, table_row_text_fn fn, void *ctx);
 
 /* How many rs-* directories in dir the table does not name (leftovers). */
 size_t stray_rowsets(cf_table *t, const char *dir);

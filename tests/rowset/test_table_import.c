@@ -116,39 +116,34 @@ static char *model_text(const krow *m, uint64_t snap)
     return buf;
 }
 
+/* table_scan_text: row r of b as the model renders it. */
+static void row_text(FILE *f, const cf_row_batch *b, size_t r, void *ctx)
+{
+    (void)ctx;
+    const cf_batch *tc = &b->cols[2];
+    ver v;
+    memset(&v, 0, sizeof(v));
+    v.v_nn = bit(b->cols[1].nonnull, r);
+    v.v = ((const int32_t *)b->cols[1].values)[r];
+    v.t_nn = bit(tc->nonnull, r);
+    uint32_t a = tc->elem_offsets[r];
+    v.nt = (int)(tc->elem_offsets[r + 1] - a);
+    assert_true(v.nt <= 3);
+    for (int e = 0; e < v.nt; e++) {
+        if (bit(tc->elem_nonnull, a + (uint32_t)e))
+            v.tvalid |= (uint8_t)(1u << e);
+        v.tags[e] = ((const int32_t *)tc->values)[a + (uint32_t)e];
+    }
+    render(f, ((const int64_t *)b->cols[0].values)[r], &v);
+}
+
 static char *table_text(cf_table *t, uint64_t snap)
 {
     cf_scan_options o;
     cf_scan_options_init(&o);
     o.snapshot = snap;
     o.batch_rows = 29; /* batches cut across stores */
-    cf_table_scanner *sc = table_scan_open(t, &o);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    cf_row_batch b;
-    while (table_scan_next(sc, &b)) {
-        const cf_batch *tc = &b.cols[2];
-        for (size_t r = 0; r < b.count; r++) {
-            ver v;
-            memset(&v, 0, sizeof(v));
-            v.v_nn = bit(b.cols[1].nonnull, r);
-            v.v = ((const int32_t *)b.cols[1].values)[r];
-            v.t_nn = bit(tc->nonnull, r);
-            uint32_t a = tc->elem_offsets[r];
-            v.nt = (int)(tc->elem_offsets[r + 1] - a);
-            assert_true(v.nt <= 3);
-            for (int e = 0; e < v.nt; e++) {
-                if (bit(tc->elem_nonnull, a + (uint32_t)e))
-                    v.tvalid |= (uint8_t)(1u << e);
-                v.tags[e] = ((const int32_t *)tc->values)[a + (uint32_t)e];
-            }
-            render(f, ((const int64_t *)b.cols[0].values)[r], &v);
-        }
-    }
-    fclose(f);
-    cf_table_scanner_free(sc);
-    return buf;
+    return table_scan_text(t, &o, row_text, NULL);
 }
 
 /* Every stride-th snapshot from 1 to last_ts + 1, the last few and the latest
