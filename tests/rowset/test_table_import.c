@@ -382,6 +382,22 @@ static void shuffle(int64_t *ids, ver *vals, size_t n, cf_rng *rng)
 }
 
 #define STRIDE 1
+
+/* The rows of a load (ids[i] with values vals[i]) pushed onto the model. */
+static void push_load(krow *m, const int64_t *ids, const ver *vals, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        push(&m[ids[i]], vals[i]);
+}
+
+/* t freed and the table in dir opened again, which must read as the model. */
+static cf_table *reopen_check(cf_table *t, const char *dir, const krow *m, cf_rng *rng)
+{
+    cf_table_free(t);
+    t = table_open(dir);
+    check(t, m, rng, STRIDE);
+    return t;
+}
 static void test_table_import__reinserts(void **state)
 {
     (void)state;
@@ -405,8 +421,7 @@ static void test_table_import__reinserts(void **state)
             shuffle(ids, vals, n, &rng);
         size_t nrs = cf_table_rowset_count(t);
         CF_ASSERT_OK(load(t, ids, vals, n, 37, ts, NULL, &err), &err);
-        for (size_t i = 0; i < n; i++)
-            push(&m[ids[i]], vals[i]);
+        push_load(m, ids, vals, n);
         assert_int_equal(cf_table_mrs_rows(t), 0); /* its deleted rows went with the load */
         assert_true(cf_table_rowset_count(t) > nrs);
         check(t, m, &rng, STRIDE);
@@ -427,13 +442,10 @@ static void test_table_import__reinserts(void **state)
         if (!sorted)
             shuffle(ids, vals, n, &rng);
         CF_ASSERT_OK(load(t, ids, vals, n, 61, ts, NULL, &err), &err);
-        for (size_t i = 0; i < n; i++)
-            push(&m[ids[i]], vals[i]);
+        push_load(m, ids, vals, n);
         check(t, m, &rng, STRIDE);
         /* Reopened (the log replays onto the copies), compacted, reopened. */
-        cf_table_free(t);
-        t = table_open(dir);
-        check(t, m, &rng, STRIDE);
+        t = reopen_check(t, dir, m, &rng);
         CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
         assert_int_equal(cf_table_rowset_count(t), 1);
         check(t, m, &rng, STRIDE);
@@ -522,19 +534,14 @@ static void test_table_import__failure_commits_nothing(void **state)
             assert_non_null(strstr(disk1, "cfile-tablet"));
             assert_string_equal(disk0, disk1);
             free(disk1);
-            cf_table_free(t);
-            t = table_open(dir);
-            check(t, m, &rng, STRIDE);
+            t = reopen_check(t, dir, m, &rng);
             CF_ASSERT_OK(load(t, ids, vals, n, 50, ts, NULL, &err), &err);
         } else {
             passed++;
         }
-        for (size_t i = 0; i < n; i++)
-            push(&m[ids[i]], vals[i]);
+        push_load(m, ids, vals, n);
         check(t, m, &rng, STRIDE);
-        cf_table_free(t);
-        t = table_open(dir);
-        check(t, m, &rng, STRIDE);
+        t = reopen_check(t, dir, m, &rng);
         /* nothing left over once a flush writes (and cleans up): every rs-*
          * directory is named by TABLET */
         ver v;
@@ -628,8 +635,7 @@ static void test_table_import__killed(void **state)
         t = table_open(dir);
         bool done = cf_table_last_ts(t) == ts;
         if (done)
-            for (size_t i = 0; i < n; i++)
-                push(&m[ids[i]], vals[i]);
+            push_load(m, ids, vals, n);
         check(t, m, &rng, STRIDE);
         CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
         check(t, m, &rng, STRIDE);
