@@ -112,6 +112,28 @@ static void copy_file(const char *from, const char *to)
     free(b);
 }
 
+/* The path of segment seq of dir with ".<ext>" added, made a copy of the
+ * segment (4 static buffers in turn, as seg). */
+static char *seg_copy(const char *dir, uint64_t seq, const char *ext)
+{
+    static char p[4][700];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(p[k], sizeof(p[k]), "%s.%s", seg(dir, seq), ext);
+    copy_file(seg(dir, seq), p[k]);
+    return p[k];
+}
+
+/* A table in a fresh directory with 5 rows, all in log segment 1, of which
+ * *kept is a copy (seg_copy's, with ext). Returns the directory. */
+static char *five_rows(const char *ext, char **kept)
+{
+    char *dir = make_table();
+    insert_n(dir, 0, 5);
+    *kept = seg_copy(dir, 1, ext);
+    return dir;
+}
+
 static char *tablet_text(const char *dir)
 {
     char p[600];
@@ -193,11 +215,8 @@ static void expect_refused(const char *dir, const char *what, const char *name)
 static void test_walseg__current_segment_missing(void **state)
 {
     (void)state;
-    char *dir = make_table();
-    insert_n(dir, 0, 5);
-    char keep[700];
-    snprintf(keep, sizeof(keep), "%s.keep", seg(dir, 1));
-    copy_file(seg(dir, 1), keep);
+    char *keep;
+    char *dir = five_rows("keep", &keep);
     assert_int_equal(unlink(seg(dir, 1)), 0);
     /* before: both opened, showing 0 rows, and a writer then reused ts 2 */
     expect_refused(dir, "segment missing", "wal-0000000000000001.log");
@@ -214,7 +233,6 @@ static void test_walseg__current_segment_missing(void **state)
     /* put back: every row */
     assert_int_equal(rows_of(dir, true), 5);
     assert_int_equal(rows_of(dir, false), 5);
-    unlink(keep);
     CF_ASSERT_RM_RF(dir);
 }
 
@@ -223,11 +241,8 @@ static void test_walseg__current_segment_missing(void **state)
 static void test_walseg__after_checkpoint(void **state)
 {
     (void)state;
-    char *dir = make_table();
-    insert_n(dir, 0, 5);
-    char old[700];
-    snprintf(old, sizeof(old), "%s.old", seg(dir, 1));
-    copy_file(seg(dir, 1), old);
+    char *old;
+    char *dir = five_rows("old", &old);
     flush(dir);
     uint64_t sq, by;
     assert_true(recorded(dir, &sq, &by));
@@ -248,7 +263,6 @@ static void test_walseg__after_checkpoint(void **state)
     /* an older segment in its place is not it */
     copy_file(old, seg(dir, 1));
     expect_refused(dir, "newest is wal-0000000000000001.log", "wal-0000000000000002.log");
-    unlink(old);
     CF_ASSERT_RM_RF(dir);
 }
 
@@ -258,11 +272,8 @@ static void test_walseg__after_checkpoint(void **state)
 static void test_walseg__checkpoint_cut_short(void **state)
 {
     (void)state;
-    char *dir = make_table();
-    insert_n(dir, 0, 5);
-    char old[700];
-    snprintf(old, sizeof(old), "%s.old", seg(dir, 1));
-    copy_file(seg(dir, 1), old);
+    char *old;
+    char *dir = five_rows("old", &old);
     uint64_t sq, by;
     assert_true(recorded(dir, &sq, &by));
     assert_int_equal(sq, 1);
@@ -273,9 +284,7 @@ static void test_walseg__checkpoint_cut_short(void **state)
     snprintf(line, sizeof(line), "wal 1 %lld", (long long)sb.st_size);
     rewrite_tablet(dir, "cfile-tablet 2", line);
     copy_file(old, seg(dir, 1));
-    char new2[700];
-    snprintf(new2, sizeof(new2), "%s.new", seg(dir, 2));
-    copy_file(seg(dir, 2), new2);
+    char *new2 = seg_copy(dir, 2, "new");
     assert_int_equal(rows_of(dir, true), 5);
     assert_int_equal(unlink(seg(dir, 1)), 0); /* the older one: not needed */
     assert_int_equal(rows_of(dir, true), 5);
@@ -289,8 +298,6 @@ static void test_walseg__checkpoint_cut_short(void **state)
     assert_int_equal(sq, 2);
     assert_false(exists(seg(dir, 1)));
     assert_int_equal(rows_of(dir, true), 6);
-    unlink(old);
-    unlink(new2);
     CF_ASSERT_RM_RF(dir);
 }
 
@@ -327,9 +334,7 @@ static void test_walseg__truncated(void **state)
     assert_int_equal(by, (uint64_t)sb.st_size); /* synced per op: all of it */
     insert_n(dir, 10, 3);                       /* after the last record: the log alone */
     assert_int_equal(rows_of(dir, true), 7);
-    char keep[700];
-    snprintf(keep, sizeof(keep), "%s.keep", seg(dir, 1));
-    copy_file(seg(dir, 1), keep);
+    char *keep = seg_copy(dir, 1, "keep");
     /* below the recorded bytes: in a record (a torn tail to the replay), at the
      * header, at the start of the last record they cover */
     size_t len;
@@ -355,7 +360,6 @@ static void test_walseg__truncated(void **state)
     assert_int_equal(stat(seg(dir, 1), &sb), 0);
     assert_int_equal(truncate(seg(dir, 1), sb.st_size - 1), 0);
     assert_int_equal(rows_of(dir, true), 6);
-    unlink(keep);
     CF_ASSERT_RM_RF(dir);
 }
 
