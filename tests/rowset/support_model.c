@@ -24,6 +24,19 @@ char *mkdtemp_fast_dir(void)
     return mkdtemp_dir();
 }
 
+int tmpdir_setup(void **state)
+{
+    *state = strdup(mkdtemp_dir());
+    return *state != NULL ? 0 : -1;
+}
+
+int tmpdir_teardown(void **state)
+{
+    int rc = cf_test_rm_rf(*state);
+    free(*state);
+    return rc;
+}
+
 bool bit(const uint8_t *bm, size_t i)
 {
     return bm == NULL || ((bm[i >> 3] >> (i & 7)) & 1);
@@ -171,8 +184,11 @@ void model_free(mrow *m, size_t n)
     free(m);
 }
 
-size_t model_write_rowset(const char *dir, const cf_schema *s, mrow *m, size_t first, size_t end,
-                          size_t step, cf_rng *rng)
+/* model_start's rowset: model rows first, first + step, ... below end, each
+ * with random v and s, written to dir (insert timestamp 10) and pushed onto m
+ * as their first version. */
+static void model_write_rowset(const char *dir, const cf_schema *s, mrow *m, size_t first,
+                               size_t end, size_t step, cf_rng *rng)
 {
     cf_error err;
     cf_rowset_writer_options wo;
@@ -217,7 +233,28 @@ size_t model_write_rowset(const char *dir, const cf_schema *s, mrow *m, size_t f
     free(vs);
     free(nnv);
     free(nns);
-    return n;
+}
+
+mrow *model_start(char **dir, size_t nkeys, size_t first, size_t end, size_t step, cf_rng *rng)
+{
+    *dir = strdup(mkdtemp_dir());
+    assert_non_null(*dir);
+    cf_error err;
+    cf_schema *s;
+    CF_ASSERT_OK(
+        cf_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL", &err), &err);
+    mrow *m = calloc(nkeys, sizeof(*m));
+    assert_non_null(m);
+    model_write_rowset(*dir, s, m, first, end, step, rng);
+    cf_schema_free(s);
+    return m;
+}
+
+void model_end(char *dir, mrow *m, size_t nkeys)
+{
+    model_free(m, nkeys);
+    CF_ASSERT_RM_RF(dir);
+    free(dir);
 }
 
 void model_insert_draw(model_insert *mi, cf_rng *rng, const model_key *mk, bool v_nullable,

@@ -18,6 +18,12 @@ char *mkdtemp_dir(void);
 /* The same in memory (/dev/shm, where fsync costs nothing) when there is one:
  * for tests of thousands of commits. */
 char *mkdtemp_fast_dir(void);
+/* A cmocka fixture (TMPDIR_TEST): *state is a fresh directory under /tmp for
+ * the test (a const char *), removed with all it holds after the test, passed
+ * or failed. */
+int tmpdir_setup(void **state);
+int tmpdir_teardown(void **state);
+#define TMPDIR_TEST(f) cmocka_unit_test_setup_teardown(f, tmpdir_setup, tmpdir_teardown)
 /* Bit i of a non-null bitmap; a NULL bitmap means every row is present. */
 bool bit(const uint8_t *bm, size_t i);
 
@@ -100,12 +106,13 @@ void model_check_get(cf_status st, const cf_error *err, const cf_row_batch *g, c
 /* Free the histories of m[0..n) and m itself. */
 void model_free(mrow *m, size_t n);
 
-/* Write a rowset in dir (schema s, the model's; insert timestamp 10) holding
- * model rows first, first + step, ... below end, each with random v and s
- * (each NULL a quarter of the time), pushed onto m as their first version.
- * Returns the rows written. */
-size_t model_write_rowset(const char *dir, const cf_schema *s, mrow *m, size_t first, size_t end,
-                          size_t step, cf_rng *rng);
+/* The start of a model test: a fresh directory (*dir, malloc'd) holding a
+ * rowset of the model's schema with model rows first, first + step, ... below
+ * end, each with random v and s (each NULL a quarter of the time) at
+ * timestamp 10; and the model of nkeys rows, those with that first version.
+ * model_end frees the model and removes the directory. */
+mrow *model_start(char **dir, size_t nkeys, size_t first, size_t end, size_t step, cf_rng *rng);
+void model_end(char *dir, mrow *m, size_t nkeys);
 
 /* A random insert of a row at ts: v (NULL a quarter of the time when
  * v_nullable) and s ("<tag><n>", NULL a third of the time). vals points into

@@ -255,8 +255,7 @@ static void check_row6(const cf_row_batch *b, size_t r, int64_t i)
 
 static void test_rowset__write_scan_get(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     const size_t n = 20000;
     write6(dir, n, 777);
     cf_error err;
@@ -301,7 +300,6 @@ static void test_rowset__write_scan_get(void **state)
     kb[0] = &zero;
     CF_ASSERT_STATUS(cf_rowset_get(rs, kb, 1, &b, &err), CF_ENOTFOUND, &err);
     cf_rowset_free(rs);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- updates of array columns --------------------------------------------------------------- */
@@ -382,8 +380,7 @@ static void check_tags(cf_rowset *rs, size_t n, uint64_t snap)
  * row's cells restored by its UNDO REINSERT). */
 static void test_rowset__array_updates(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     const size_t n = 40;
     write6(dir, n, 16);
     cf_error err;
@@ -436,7 +433,6 @@ static void test_rowset__array_updates(void **state)
     check_tags(rs, n, CF_SNAPSHOT_LATEST);
     check_tags(rs, n, 3);
     cf_rowset_free(rs);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* Lookups read through a block cache: the rowset's own (default), none, or one
@@ -459,8 +455,7 @@ static void lookups_check(cf_rowset *rs, size_t n)
 
 static void test_rowset__block_cache(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     const size_t n = 20000;
     /* Small blocks: lookups move between many blocks of every column. */
     write6_schema(dir, n, 1000,
@@ -512,7 +507,6 @@ static void test_rowset__block_cache(void **state)
     o.version = 99;
     CF_ASSERT_STATUS(cf_rowset_open(&rs, dir, &o, &err), CF_EINVAL, &err);
     assert_null(rs);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* Point lookups on a key column of many-chunk BIT_SHUFFLE blocks: the key
@@ -547,8 +541,7 @@ static void lookup_all(cf_rowset *rs, size_t n, int64_t changed, int64_t newv, b
 
 static void test_rowset__lookups_seek_index(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     const size_t n = 70000; /* three key blocks of up to 32 chunks */
     cf_error err;
     cf_schema *s;
@@ -627,7 +620,6 @@ static void test_rowset__lookups_seek_index(void **state)
     cf_rowset_free(rs);
     cf_cache_free(shared);
     cf_schema_free(s);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* Block skipping: comparisons on a DICT and an RLE column rule out whole
@@ -662,8 +654,7 @@ static size_t count_scan(cf_rowset *rs, const cf_pred *p, size_t np, uint64_t *b
 
 static void test_rowset__block_skipping(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     cf_error err;
     cf_schema *s;
     CF_ASSERT_OK(cf_schema_parse(&s,
@@ -768,13 +759,11 @@ static void test_rowset__block_skipping(void **state)
     free(grp);
     free(nn);
     free(x);
-    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_rowset__predicates(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     const size_t n = 10000;
     write6(dir, n, 4096);
     cf_error err;
@@ -862,13 +851,11 @@ static void test_rowset__predicates(void **state)
     assert_true(cf_rowset_scanner_stats(sc)->batches_skipped >= 9);
     cf_rowset_scanner_free(sc);
     cf_rowset_free(rs);
-    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_rowset__order_errors(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     cf_error err;
     cf_schema *s;
     CF_ASSERT_OK(cf_schema_parse(&s, "a STRING KEY, b INT32 KEY, c INT32 NULL", &err), &err);
@@ -896,13 +883,11 @@ static void test_rowset__order_errors(void **state)
     assert_non_null(strstr(err.msg, "row 1: key out of order"));
     cf_rowset_writer_free(w);
     cf_schema_free(s);
-    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_rowset__manifest_damage(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     write6(dir, 100, 100);
     char path[512];
     snprintf(path, sizeof(path), "%s/MANIFEST", dir);
@@ -931,15 +916,13 @@ static void test_rowset__manifest_damage(void **state)
     CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     cf_rowset_free(rs);
     free(orig);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* A MANIFEST naming a second bloom file (or ad-hoc index) is damage, said
  * with the file named: it once failed with no message at all. */
 static void test_rowset__manifest_second_bloom(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     write6(dir, 100, 100);
     cf_error err;
     cf_rs_manifest m;
@@ -962,7 +945,6 @@ static void test_rowset__manifest_second_bloom(void **state)
     CF_ASSERT_STATUS(st, CF_ECORRUPT, &err);
     assert_non_null(strstr(err.msg, "a second bloom file"));
     cf_rowset_free(rs);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- model-based MVCC test ------------------------------------------------------------------- */
@@ -973,16 +955,11 @@ static void test_rowset__manifest_second_bloom(void **state)
 static void test_rowset__model(void **state)
 {
     (void)state;
-    uint64_t seed = cf_test_seed(20240518);
     cf_rng rng;
-    cf_rng_init(&rng, seed);
-    char *dir = mkdtemp_dir();
+    cf_rng_init(&rng, cf_test_seed(20240518));
+    char *dir;
+    mrow *m = model_start(&dir, MROWS, 0, MROWS, 1, &rng);
     cf_error err;
-    cf_schema *s;
-    CF_ASSERT_OK(
-        cf_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL", &err), &err);
-    mrow *m = calloc(MROWS, sizeof(*m));
-    model_write_rowset(dir, s, m, 0, MROWS, 1, &rng);
     cf_rowset *rs;
     CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     uint64_t ts = 10;
@@ -1037,9 +1014,7 @@ static void test_rowset__model(void **state)
     for (uint64_t snap = ahm; snap < ts + 2; snap += 1 + ts / 20)
         model_check_rowset(rs, m, MROWS, snap, &rng);
     cf_rowset_free(rs);
-    model_free(m, MROWS);
-    cf_schema_free(s);
-    CF_ASSERT_RM_RF(dir);
+    model_end(dir, m, MROWS);
 }
 
 /* ---- crash tests -------------------------------------------------------------------------------
@@ -1153,18 +1128,18 @@ static void test_rowset__crash_during_compaction(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rowset__array_updates),
+        TMPDIR_TEST(test_rowset__array_updates),
         cmocka_unit_test(test_rowset__schema_parse_format),
         cmocka_unit_test(test_rowset__schema_errors),
         cmocka_unit_test(test_rowset__key_bytes),
-        cmocka_unit_test(test_rowset__write_scan_get),
-        cmocka_unit_test(test_rowset__block_cache),
-        cmocka_unit_test(test_rowset__lookups_seek_index),
-        cmocka_unit_test(test_rowset__block_skipping),
-        cmocka_unit_test(test_rowset__predicates),
-        cmocka_unit_test(test_rowset__order_errors),
-        cmocka_unit_test(test_rowset__manifest_damage),
-        cmocka_unit_test(test_rowset__manifest_second_bloom),
+        TMPDIR_TEST(test_rowset__write_scan_get),
+        TMPDIR_TEST(test_rowset__block_cache),
+        TMPDIR_TEST(test_rowset__lookups_seek_index),
+        TMPDIR_TEST(test_rowset__block_skipping),
+        TMPDIR_TEST(test_rowset__predicates),
+        TMPDIR_TEST(test_rowset__order_errors),
+        TMPDIR_TEST(test_rowset__manifest_damage),
+        TMPDIR_TEST(test_rowset__manifest_second_bloom),
         cmocka_unit_test(test_rowset__model),
         cmocka_unit_test(test_rowset__crash_during_write),
         cmocka_unit_test(test_rowset__crash_during_compaction),

@@ -63,8 +63,7 @@ static size_t scan_ids(cf_table *t, uint64_t snap, int64_t *ids, size_t cap)
 
 static void test_table__insert_any_order(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     make_table(dir);
     cf_error err;
     cf_table *t = table_open(dir);
@@ -156,13 +155,11 @@ static void test_table__insert_any_order(void **state)
     t = table_open(dir);
     assert_int_equal(scan_ids(t, 37, ids, 16), 8);
     cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_table__mrs_flushes_by_size(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     make_table(dir);
     cf_error err;
     cf_table *t = table_open(dir);
@@ -208,7 +205,6 @@ static void test_table__mrs_flushes_by_size(void **state)
     assert_int_equal(scan_ids(t, CF_SNAPSHOT_LATEST, ids, 1000), 997);
     assert_int_equal(scan_ids(t, 502, ids, 1000), 500); /* inserted at ts 2..501 */
     cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* Every rowset of a table reads through the table's one block cache, which
@@ -222,8 +218,7 @@ static void check_cache(cf_table *t, cf_cache *want)
 
 static void test_table__block_cache(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     make_table(dir);
     cf_error err;
     cf_table *t = table_open(dir);
@@ -279,7 +274,6 @@ static void test_table__block_cache(void **state)
     cf_cache_free(shared);
     o.version = 0;
     CF_ASSERT_STATUS(cf_table_open(&t, dir, &o, &err), CF_EINVAL, &err);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* Rowset files under dir this process has open: descriptors (/proc/self/fd;
@@ -478,8 +472,7 @@ static void test_table__lazy_rowset_open(void **state)
 
 static void test_table__old_layout_and_damage(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     cf_error err;
     cf_table *t;
     CF_ASSERT_STATUS(cf_table_open(&t, dir, NULL, &err), CF_ENOTFOUND, &err);
@@ -530,7 +523,6 @@ static void test_table__old_layout_and_damage(void **state)
              dir, dir);
     assert_int_equal(system(cmd), 0);
     CF_ASSERT_STATUS(cf_table_open(&t, dir, NULL, &err), CF_ECORRUPT, &err);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- array columns ----------------------------------------------------------------------------
@@ -635,8 +627,7 @@ static void acheck(cf_table *t, const arow *m, uint64_t snap, size_t batch)
 
 static void test_table__arrays(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     cf_error err;
     cf_schema *s;
     CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, tags INT32[] NULL, names STRING[] NULL", &err),
@@ -738,7 +729,6 @@ static void test_table__arrays(void **state)
     for (uint64_t snap = 1; snap <= ts + 1; snap += 5)
         acheck(t, m, snap, 3);
     cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- model-based test --------------------------------------------------------------------------
@@ -753,13 +743,9 @@ static void model_run(uint64_t seed)
 {
     cf_rng rng;
     cf_rng_init(&rng, seed);
-    char *dir = mkdtemp_dir();
+    char *dir;
+    mrow *m = model_start(&dir, KEYS, KEYS / 4, 3 * KEYS / 4, 2, &rng);
     cf_error err;
-    cf_schema *s;
-    CF_ASSERT_OK(
-        cf_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL", &err), &err);
-    mrow *m = calloc(KEYS, sizeof(*m));
-    model_write_rowset(dir, s, m, KEYS / 4, 3 * KEYS / 4, 2, &rng);
     cf_table *t = table_open(dir);
     /* Small MemRowSets: flushes happen on their own too. */
     cf_table_set_flush_bytes(t, 16384 + cf_rng_below(&rng, 32768));
@@ -824,9 +810,7 @@ static void model_run(uint64_t seed)
     for (uint64_t snap = ahm; snap < ts + 2; snap += 1 + ts / 20)
         model_check_table(t, m, KEYS, snap, &rng);
     cf_table_free(t);
-    model_free(m, KEYS);
-    cf_schema_free(s);
-    CF_ASSERT_RM_RF(dir);
+    model_end(dir, m, KEYS);
 }
 
 static void test_table__model(void **state)
@@ -961,11 +945,11 @@ static void test_table__directory_renamed_under_writer(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table__arrays),
-        cmocka_unit_test(test_table__insert_any_order),
-        cmocka_unit_test(test_table__mrs_flushes_by_size),
-        cmocka_unit_test(test_table__block_cache),
-        cmocka_unit_test(test_table__old_layout_and_damage),
+        TMPDIR_TEST(test_table__arrays),
+        TMPDIR_TEST(test_table__insert_any_order),
+        TMPDIR_TEST(test_table__mrs_flushes_by_size),
+        TMPDIR_TEST(test_table__block_cache),
+        TMPDIR_TEST(test_table__old_layout_and_damage),
         cmocka_unit_test(test_table__lazy_rowset_open),
         cmocka_unit_test(test_table__model),
         cmocka_unit_test(test_table__crash_during_flush),
