@@ -190,12 +190,6 @@ void model_free(mrow *m, size_t n)
 static void model_write_rowset(const char *dir, const cf_schema *s, mrow *m, size_t first,
                                size_t end, size_t step, cf_rng *rng)
 {
-    cf_error err;
-    cf_rowset_writer_options wo;
-    cf_rowset_writer_options_init(&wo);
-    wo.insert_ts = 10;
-    cf_rowset_writer *w;
-    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, &wo, &err), &err);
     size_t cap = (end - first + step - 1) / step;
     char(*kbs)[16] = calloc(cap, 16);
     cf_slice *ks = calloc(cap, sizeof(cf_slice)), *ss = calloc(cap, sizeof(cf_slice));
@@ -223,9 +217,10 @@ static void model_write_rowset(const char *dir, const cf_schema *s, mrow *m, siz
                          {js, NULL, NULL, NULL},
                          {vs, nnv, NULL, NULL},
                          {ss, nns, NULL, NULL}};
-    CF_ASSERT_OK(cf_rowset_writer_append(w, cols, n, &err), &err);
-    CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
-    cf_rowset_writer_free(w);
+    cf_rowset_writer_options wo;
+    cf_rowset_writer_options_init(&wo);
+    wo.insert_ts = 10;
+    rowset_write(dir, s, &wo, cols, n);
     free(kbs);
     free(ks);
     free(ss);
@@ -365,12 +360,9 @@ static void model_check(const model_reader *rd, const mrow *m, size_t nkeys, uin
     }
 }
 
-static void *rowset_scan_open(void *rs, const cf_scan_options *o)
+static void *rowset_open_scan(void *rs, const cf_scan_options *o)
 {
-    cf_error err;
-    cf_rowset_scanner *sc;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, o, &err), &err);
-    return sc;
+    return rowset_scan_open(rs, o);
 }
 
 static bool rowset_next(void *sc, cf_row_batch *b)
@@ -393,7 +385,7 @@ void model_check_rowset(cf_rowset *rs, const mrow *m, size_t nkeys, uint64_t sna
 {
     /* The key columns come back from the key looked up (not read again):
      * copies, which outlive the caller's buffers. */
-    const model_reader rd = {rs,  rowset_scan_open, rowset_next, rowset_scan_free, rowset_get, 5,
+    const model_reader rd = {rs,  rowset_open_scan, rowset_next, rowset_scan_free, rowset_get, 5,
                              true};
     model_check(&rd, m, nkeys, snap, rng);
 }

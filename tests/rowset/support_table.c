@@ -51,6 +51,25 @@ bool table_scan_next(cf_table_scanner *sc, cf_row_batch *b)
     return b->count > 0;
 }
 
+cf_rowset_scanner *rowset_scan_open(cf_rowset *rs, const cf_scan_options *o)
+{
+    cf_error err;
+    cf_rowset_scanner *sc;
+    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, o, &err), &err);
+    return sc;
+}
+
+void rowset_write(const char *dir, const cf_schema *s, const cf_rowset_writer_options *wo,
+                  const cf_colvec *cols, size_t n)
+{
+    cf_error err;
+    cf_rowset_writer *w;
+    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, wo, &err), &err);
+    CF_ASSERT_OK(cf_rowset_writer_append(w, cols, n, &err), &err);
+    CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
+    cf_rowset_writer_free(w);
+}
+
 bool rowset_scan_next(cf_rowset_scanner *sc, cf_row_batch *b)
 {
     cf_error err;

@@ -26,8 +26,14 @@ cf_table *table_open(const char *dir);
 cf_table_scanner *table_scan_open(cf_table *t, const cf_scan_options *o);
 /* The next batch of sc into *b; false at the end. Asserts each call succeeds. */
 bool table_scan_next(cf_table_scanner *sc, cf_row_batch *b);
-/* The same for a rowset's scanner. */
+/* The same for a rowset: a scanner over rs with options o (NULL: defaults),
+ * its next batch. */
+cf_rowset_scanner *rowset_scan_open(cf_rowset *rs, const cf_scan_options *o);
 bool rowset_scan_next(cf_rowset_scanner *sc, cf_row_batch *b);
+/* A rowset in dir of schema s (options wo, NULL: defaults) holding the n rows
+ * of cols, written in one append (asserts). */
+void rowset_write(const char *dir, const cf_schema *s, const cf_rowset_writer_options *wo,
+                  const cf_colvec *cols, size_t n);
 /* The rows of a full scan of t at the latest snapshot. */
 size_t table_count_rows(cf_table *t);
 

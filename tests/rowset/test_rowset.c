@@ -225,6 +225,16 @@ static void write6(const char *dir, size_t n, size_t chunk)
     write6_schema(dir, n, chunk, SCHEMA6);
 }
 
+/* write6, then the rowset opened (asserts). */
+static cf_rowset *open6(const char *dir, size_t n, size_t chunk)
+{
+    write6(dir, n, chunk);
+    cf_error err;
+    cf_rowset *rs;
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
+    return rs;
+}
+
 static void check_row6(const cf_row_batch *b, size_t r, int64_t i)
 {
     int64_t id;
@@ -257,10 +267,8 @@ static void test_rowset__write_scan_get(void **state)
 {
     const char *dir = *state;
     const size_t n = 20000;
-    write6(dir, n, 777);
+    cf_rowset *rs = open6(dir, n, 777);
     cf_error err;
-    cf_rowset *rs;
-    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     cf_rowset_info info;
     cf_rowset_get_info(rs, &info);
     assert_int_equal(info.rows, n);
@@ -269,8 +277,7 @@ static void test_rowset__write_scan_get(void **state)
     cf_scan_options o;
     cf_scan_options_init(&o);
     o.batch_rows = 333;
-    cf_rowset_scanner *sc;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    cf_rowset_scanner *sc = rowset_scan_open(rs, &o);
     size_t seen = 0;
     cf_row_batch b;
     while (rowset_scan_next(sc, &b)) {
@@ -337,13 +344,11 @@ static int tags_at(int64_t i, uint64_t snap, bool *present, int32_t *v)
 
 static void check_tags(cf_rowset *rs, size_t n, uint64_t snap)
 {
-    cf_error err;
     cf_scan_options o;
     cf_scan_options_init(&o);
     o.snapshot = snap;
     o.batch_rows = 7; /* several batches, rows of one batch touched and not */
-    cf_rowset_scanner *sc;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    cf_rowset_scanner *sc = rowset_scan_open(rs, &o);
     int64_t i = 0;
     cf_row_batch b;
     while (rowset_scan_next(sc, &b)) {
@@ -382,10 +387,8 @@ static void test_rowset__array_updates(void **state)
 {
     const char *dir = *state;
     const size_t n = 40;
-    write6(dir, n, 16);
+    cf_rowset *rs = open6(dir, n, 16);
     cf_error err;
-    cf_rowset *rs;
-    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     int64_t key;
     const void *k[1] = {&key};
     int32_t v1[3] = {7, 12345, 9}, v2[1] = {42};
@@ -546,8 +549,6 @@ static void test_rowset__lookups_seek_index(void **state)
     cf_error err;
     cf_schema *s;
     CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, v INT64, w INT32", &err), &err);
-    cf_rowset_writer *w;
-    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, NULL, &err), &err);
     int64_t *ids = malloc(n * 8), *vs = malloc(n * 8);
     int32_t *ws = malloc(n * 4);
     for (size_t i = 0; i < n; i++) {
@@ -556,9 +557,7 @@ static void test_rowset__lookups_seek_index(void **state)
         ws[i] = (int32_t)(i % 1000);
     }
     cf_colvec cols[3] = {{ids, NULL, NULL, NULL}, {vs, NULL, NULL, NULL}, {ws, NULL, NULL, NULL}};
-    CF_ASSERT_OK(cf_rowset_writer_append(w, cols, n, &err), &err);
-    CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
-    cf_rowset_writer_free(w);
+    rowset_write(dir, s, NULL, cols, n);
     free(ids);
     free(vs);
     free(ws);
@@ -629,14 +628,12 @@ static void test_rowset__lookups_seek_index(void **state)
 static size_t count_scan(cf_rowset *rs, const cf_pred *p, size_t np, uint64_t *blocks_skipped,
                          int64_t *ids_sum)
 {
-    cf_error err;
     cf_scan_options o;
     cf_scan_options_init(&o);
     o.preds = p;
     o.npreds = np;
     o.batch_rows = 100;
-    cf_rowset_scanner *sc;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    cf_rowset_scanner *sc = rowset_scan_open(rs, &o);
     size_t n = 0;
     *ids_sum = 0;
     cf_row_batch b;
@@ -678,15 +675,11 @@ static void test_rowset__block_skipping(void **state)
             nn[i / 8] |= (uint8_t)(1u << (i % 8));
         x[i] = (double)i;
     }
-    cf_rowset_writer *w;
-    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, NULL, &err), &err);
     cf_colvec cv[4] = {{ids, NULL, NULL, NULL},
                        {reg, NULL, NULL, NULL},
                        {grp, nn, NULL, NULL},
                        {x, NULL, NULL, NULL}};
-    CF_ASSERT_OK(cf_rowset_writer_append(w, cv, n, &err), &err);
-    CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
-    cf_rowset_writer_free(w);
+    rowset_write(dir, s, NULL, cv, n);
 
     cf_rowset *rs;
     CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
@@ -734,8 +727,7 @@ static void test_rowset__block_skipping(void **state)
     o.preds = &pr;
     o.npreds = 1;
     o.snapshot = 2;
-    cf_rowset_scanner *sc;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    cf_rowset_scanner *sc = rowset_scan_open(rs, &o);
     size_t got = 0;
     cf_row_batch b;
     while (rowset_scan_next(sc, &b)) {
@@ -765,10 +757,8 @@ static void test_rowset__predicates(void **state)
 {
     const char *dir = *state;
     const size_t n = 10000;
-    write6(dir, n, 4096);
+    cf_rowset *rs = open6(dir, n, 4096);
     cf_error err;
-    cf_rowset *rs;
-    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     /* id >= 1000 AND id < 3001 AND v = 7 AND name IS NOT NULL, projecting (v, id). */
     int64_t lo = 1000, hi = 3001;
     int32_t seven = 7;
@@ -783,8 +773,7 @@ static void test_rowset__predicates(void **state)
     o.ncols = 2;
     o.preds = preds;
     o.npreds = 4;
-    cf_rowset_scanner *sc;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    cf_rowset_scanner *sc = rowset_scan_open(rs, &o);
     assert_int_equal(cf_rowset_scanner_stats(sc)->rows_in_range, 1001); /* ids 1000..3000 step 2 */
     size_t got = 0;
     cf_row_batch b;
@@ -811,25 +800,22 @@ static void test_rowset__predicates(void **state)
     o.cols = NULL;
     o.preds = &eq;
     o.npreds = 1;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    sc = rowset_scan_open(rs, &o);
     assert_int_equal(cf_rowset_scanner_stats(sc)->rows_in_range, 1);
     CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
     assert_int_equal(b.count, 1);
     check_row6(&b, 0, 2121);
     cf_rowset_scanner_free(sc);
     k = 4243;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    sc = rowset_scan_open(rs, &o);
     assert_int_equal(cf_rowset_scanner_stats(sc)->rows_in_range, 0);
     cf_rowset_scanner_free(sc);
     /* IS NULL on the array column, and a selective predicate skipping batches. */
     cf_pred isnull = {5, CF_PRED_IS_NULL, NULL};
     o.preds = &isnull;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    sc = rowset_scan_open(rs, &o);
     got = 0;
-    for (;;) {
-        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    while (rowset_scan_next(sc, &b)) {
         for (size_t r = 0; r < b.count; r++)
             assert_int_equal(((const int64_t *)b.cols[0].values)[r] / 2 % 4, 0);
         got += b.count;
@@ -839,12 +825,9 @@ static void test_rowset__predicates(void **state)
     double dv = 4990.0;
     cf_pred dp = {3, CF_PRED_GT, &dv};
     o.preds = &dp;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    sc = rowset_scan_open(rs, &o);
     got = 0;
-    for (;;) {
-        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    while (rowset_scan_next(sc, &b)) {
         got += b.count;
     }
     assert_int_equal(got, 19); /* i in 9981..9999 */
@@ -1043,9 +1026,8 @@ static int compact_killed(void *ctx, int fd)
 static void test_rowset__crash_during_write(void **state)
 {
     (void)state;
-    uint64_t seed = cf_test_seed(7);
     cf_rng rng;
-    cf_rng_init(&rng, seed);
+    cf_rng_init(&rng, cf_test_seed(7));
     for (int round = 0; round < 6; round++) {
         char *dir = mkdtemp_dir();
         double kill_after = (double)(1000 + cf_rng_below(&rng, 150000)) / 1e6;
@@ -1072,16 +1054,13 @@ static void test_rowset__crash_during_write(void **state)
 static void test_rowset__crash_during_compaction(void **state)
 {
     (void)state;
-    uint64_t seed = cf_test_seed(11);
     cf_rng rng;
-    cf_rng_init(&rng, seed);
+    cf_rng_init(&rng, cf_test_seed(11));
     for (int round = 0; round < 6; round++) {
         char *dir = mkdtemp_dir();
         const size_t n = 60000;
-        write6(dir, n, 10000);
+        cf_rowset *rs = open6(dir, n, 10000);
         cf_error err;
-        cf_rowset *rs;
-        CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
         for (int64_t i = 0; i < 50; i++) {
             int64_t key = 4 * i;
             const void *k[1] = {&key};
@@ -1097,8 +1076,7 @@ static void test_rowset__crash_during_compaction(void **state)
                         "compaction"));
         /* Old or new generation: either way every row reads the same at latest. */
         CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
-        cf_rowset_scanner *sc;
-        CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, NULL, &err), &err);
+        cf_rowset_scanner *sc = rowset_scan_open(rs, NULL);
         size_t seen = 0;
         cf_row_batch b;
         while (rowset_scan_next(sc, &b)) {
