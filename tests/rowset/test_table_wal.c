@@ -47,10 +47,22 @@ static char *make_table(void)
     return dir;
 }
 
-/* The model: each key's latest state. */
+/* TMPDIR_TEST with that table made in the directory. */
+static int table_setup(void **state)
+{
+    if (tmpdir_setup(state) != 0)
+        return -1;
+    make_table_in(*state);
+    return 0;
+}
+#define TABLE_TEST(f) cmocka_unit_test_setup_teardown(f, table_setup, tmpdir_teardown)
+
+/* The model: each key's latest state (and, where a test keeps it there, the
+ * timestamp its next op takes). */
 typedef struct mstate {
     bool live[NKEYS];
     int64_t v[NKEYS];
+    uint64_t ts;
 } mstate;
 
 static cf_status put(cf_table *t, int64_t id, int64_t v, uint64_t ts, cf_error *err)
@@ -117,12 +129,28 @@ static bool same(const mstate *a, const mstate *b)
     return true;
 }
 
+/* The writer on the table in dir, its model m empty, the next timestamp 2. */
+static cf_table *start(const char *dir, mstate *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->ts = 2;
+    return table_open(dir);
+}
+
 /* The table reads back as model m, no row half applied. */
 static void assert_state(cf_table *t, const mstate *m)
 {
     mstate got;
     assert_true(read_state(t, &got));
     assert_true(same(&got, m));
+}
+
+/* The table in dir, opened again, reads back as model m. */
+static void assert_reopened(const char *dir, const mstate *m)
+{
+    cf_table *t = table_open(dir);
+    assert_state(t, m);
+    cf_table_free(t);
 }
 
 /* put, asserted, and recorded in model m. */
@@ -138,31 +166,27 @@ static void put_m(cf_table *t, mstate *m, int64_t id, int64_t v, uint64_t ts)
 
 static void test_table_wal__free_without_flush(void **state)
 {
-    (void)state;
-    char *dir = make_table();
+    const char *dir = *state;
     cf_error err;
-    cf_table *t;
     mstate m;
-    memset(&m, 0, sizeof(m));
-    uint64_t ts = 2;
-    t = table_open(dir);
+    cf_table *t = start(dir, &m);
     /* rows into a flushed rowset, then ops on them (rowset deltas) and new rows
      * (MemRowSet), then a second checkpoint and more */
     for (int k = 0; k < 40; k++) {
-        put_m(t, &m, k, k, ts++);
+        put_m(t, &m, k, k, m.ts++);
     }
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     for (int round = 0; round < 3; round++) {
         for (int k = 0; k < NKEYS; k++) {
             int64_t v = round * 1000 + k;
             if (!m.live[k] && (k + round) % 3 != 0) {
-                CF_ASSERT_OK(put(t, k, v, ts++, &err), &err);
+                CF_ASSERT_OK(put(t, k, v, m.ts++, &err), &err);
             } else if (m.live[k] && (k + round) % 4 == 0) {
-                CF_ASSERT_OK(del(t, k, ts++, &err), &err);
+                CF_ASSERT_OK(del(t, k, m.ts++, &err), &err);
                 m.live[k] = false;
                 continue;
             } else if (m.live[k]) {
-                CF_ASSERT_OK(upd(t, k, v, ts++, &err), &err);
+                CF_ASSERT_OK(upd(t, k, v, m.ts++, &err), &err);
             } else {
                 continue;
             }
@@ -185,18 +209,14 @@ static void test_table_wal__free_without_flush(void **state)
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_int_equal(cf_table_mrs_rows(t), 0);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    t = table_open(dir);
-    assert_state(t, &m);
-    cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
+    assert_reopened(dir, &m);
 }
 
 /* A flipped byte inside a logged record that is followed by more records is
  * damage: open fails naming the segment and offset, and nothing is truncated. */
 static void test_table_wal__damaged_log(void **state)
 {
-    (void)state;
-    char *dir = make_table();
+    const char *dir = *state;
     cf_error err;
     cf_table *t = table_open(dir);
     for (int k = 0; k < 10; k++)
@@ -215,7 +235,6 @@ static void test_table_wal__damaged_log(void **state)
     assert_int_equal(stat(path, &sb), 0);
     assert_int_equal((size_t)sb.st_size, len);
     free(bytes);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- SIGKILL at random moments ------------------------------------------------------------- */
@@ -405,9 +424,8 @@ static int append_until_full(void *ctx, int fd)
  * op and not the failed one (its partial record is a torn tail, cut). */
 static void test_table_wal__append_failure_is_sticky(void **state)
 {
-    (void)state;
-    char *dir = make_table();
-    int acks = run_child(append_until_full, dir, -1, false, "append");
+    const char *dir = *state;
+    int acks = run_child(append_until_full, (void *)dir, -1, false, "append");
     int64_t k, acked = 0;
     while (read(acks, &k, sizeof(k)) == (ssize_t)sizeof(k))
         assert_int_equal(k, acked++);
@@ -422,7 +440,6 @@ static void test_table_wal__append_failure_is_sticky(void **state)
     /* and it takes new ops */
     CF_ASSERT_OK(put(t, acked, 7, cf_table_last_ts(t) + 1, &err), &err);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* The latest state of key id through the handle: -1 absent, else its v. */
@@ -534,8 +551,7 @@ static void test_table_wal__oom_in_an_op(void **state)
  * rowset would refuse the op's timestamp: a bug the crash test found). */
 static void test_table_wal__replay_skips_covering_rowsets(void **state)
 {
-    (void)state;
-    char *dir = make_table();
+    const char *dir = *state;
     cf_error err;
     cf_table *t = table_open(dir);
     cf_table_set_compaction(t, false, 0);
@@ -556,7 +572,6 @@ static void test_table_wal__replay_skips_covering_rowsets(void **state)
     assert_true(read_state(t, &got));
     assert_true(got.live[0] && got.v[0] == 60 && got.live[5] && got.v[5] == 50 && got.live[9]);
     cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* Ops logged as applied to the MemRowSet (CF_WAL_OP_MRS) at timestamps above
@@ -566,34 +581,30 @@ static void test_table_wal__replay_skips_covering_rowsets(void **state)
  * find their rowset. Readers replay the same way. */
 static void test_table_wal__replay_probes_no_rowset_for_mrs_ops(void **state)
 {
-    (void)state;
-    char *dir = make_table();
+    const char *dir = *state;
     cf_error err;
-    cf_table *t;
     mstate m;
-    memset(&m, 0, sizeof(m));
-    uint64_t ts = 2;
-    t = table_open(dir);
+    cf_table *t = start(dir, &m);
     cf_table_set_compaction(t, false, 0);
     for (int r = 0; r < 3; r++) { /* three rowsets, each covering 0..90 */
         for (int k = r; k < 92; k += 10) {
-            put_m(t, &m, k, k, ts++);
+            put_m(t, &m, k, k, m.ts++);
         }
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     }
     int mrs_ops = 0;
     for (int k = 5; k < 92; k += 10) { /* new keys: MemRowSet inserts */
-        put_m(t, &m, k, k, ts++);
+        put_m(t, &m, k, k, m.ts++);
         mrs_ops++;
     }
-    CF_ASSERT_OK(upd(t, 15, 150, ts++, &err), &err); /* a MemRowSet row */
-    CF_ASSERT_OK(del(t, 25, ts++, &err), &err);
-    CF_ASSERT_OK(put(t, 25, 250, ts++, &err), &err); /* reinserted in the MemRowSet */
+    CF_ASSERT_OK(upd(t, 15, 150, m.ts++, &err), &err); /* a MemRowSet row */
+    CF_ASSERT_OK(del(t, 25, m.ts++, &err), &err);
+    CF_ASSERT_OK(put(t, 25, 250, m.ts++, &err), &err); /* reinserted in the MemRowSet */
     m.v[15] = 150;
     m.v[25] = 250;
     mrs_ops += 3;
-    CF_ASSERT_OK(upd(t, 1, 10, ts++, &err), &err); /* rowset rows: they must probe */
-    CF_ASSERT_OK(del(t, 2, ts++, &err), &err);
+    CF_ASSERT_OK(upd(t, 1, 10, m.ts++, &err), &err); /* rowset rows: they must probe */
+    CF_ASSERT_OK(del(t, 2, m.ts++, &err), &err);
     m.v[1] = 10;
     m.live[2] = false;
     cf_table_free(t);
@@ -611,7 +622,6 @@ static void test_table_wal__replay_probes_no_rowset_for_mrs_ops(void **state)
         assert_state(t, &m);
         cf_table_free(t);
     }
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* Logs written before ops carried flags (segment version 1, batch format 1)
@@ -654,23 +664,19 @@ static uint32_t segment_version(const char *dir, uint64_t seq)
 
 static void test_table_wal__old_log_format(void **state)
 {
-    (void)state;
-    char *dir = make_table();
+    const char *dir = *state;
     cf_error err;
-    cf_table *t;
     mstate m;
-    memset(&m, 0, sizeof(m));
-    uint64_t ts = 2;
-    t = table_open(dir);
+    cf_table *t = start(dir, &m);
     for (int k = 0; k < 40; k += 2) {
-        put_m(t, &m, k, k, ts++);
+        put_m(t, &m, k, k, m.ts++);
     }
     CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* segment 2 from here */
     for (int k = 1; k < 40; k += 4) {
-        put_m(t, &m, k, k, ts++);
+        put_m(t, &m, k, k, m.ts++);
     }
-    CF_ASSERT_OK(upd(t, 4, 44, ts++, &err), &err);
-    CF_ASSERT_OK(del(t, 1, ts++, &err), &err);
+    CF_ASSERT_OK(upd(t, 4, 44, m.ts++, &err), &err);
+    CF_ASSERT_OK(del(t, 1, m.ts++, &err), &err);
     m.v[4] = 44;
     m.live[1] = false;
     cf_table_free(t);
@@ -688,9 +694,9 @@ static void test_table_wal__old_log_format(void **state)
         assert_state(t, &m);
         /* more ops: appended to the version 1 segment in its format */
         int k = 60 + round;
-        CF_ASSERT_OK(put(t, k, k, ts++, &err), &err);
-        CF_ASSERT_OK(upd(t, 6, 66 + round, ts++, &err), &err);
-        CF_ASSERT_OK(put(t, 1 + 2 * round, 7, ts++, &err), &err);
+        CF_ASSERT_OK(put(t, k, k, m.ts++, &err), &err);
+        CF_ASSERT_OK(upd(t, 6, 66 + round, m.ts++, &err), &err);
+        CF_ASSERT_OK(put(t, 1 + 2 * round, 7, m.ts++, &err), &err);
         m.live[k] = true;
         m.v[k] = k;
         m.v[6] = 66 + round;
@@ -701,13 +707,10 @@ static void test_table_wal__old_log_format(void **state)
     }
     t = table_open(dir);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* checkpoint: a version 2 segment */
-    put_m(t, &m, 70, 70, ts++);
+    put_m(t, &m, 70, 70, m.ts++);
     cf_table_free(t);
     assert_int_equal(segment_version(dir, 3), 2);
-    t = table_open(dir);
-    assert_state(t, &m);
-    cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
+    assert_reopened(dir, &m);
 }
 
 /* Readers open (read-only, no lock) while a writer inserts key i and deletes
@@ -718,8 +721,7 @@ static void test_table_wal__old_log_format(void **state)
  * from two different checkpoints). */
 static void test_table_wal__readers_during_checkpoints(void **state)
 {
-    (void)state;
-    char *dir = make_table();
+    const char *dir = *state;
     volatile uint64_t *acked =
         mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     assert_true(acked != MAP_FAILED);
@@ -792,21 +794,20 @@ static void test_table_wal__readers_during_checkpoints(void **state)
     assert_true(opens >= 20);
     print_message("reader opens: %d, writer ops acknowledged: %" PRIu64 "\n", opens, *acked);
     munmap((void *)acked, 4096);
-    CF_ASSERT_RM_RF(dir);
 }
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table_wal__free_without_flush),
-        cmocka_unit_test(test_table_wal__damaged_log),
-        cmocka_unit_test(test_table_wal__replay_skips_covering_rowsets),
-        cmocka_unit_test(test_table_wal__replay_probes_no_rowset_for_mrs_ops),
-        cmocka_unit_test(test_table_wal__old_log_format),
-        cmocka_unit_test(test_table_wal__append_failure_is_sticky),
+        TABLE_TEST(test_table_wal__free_without_flush),
+        TABLE_TEST(test_table_wal__damaged_log),
+        TABLE_TEST(test_table_wal__replay_skips_covering_rowsets),
+        TABLE_TEST(test_table_wal__replay_probes_no_rowset_for_mrs_ops),
+        TABLE_TEST(test_table_wal__old_log_format),
+        TABLE_TEST(test_table_wal__append_failure_is_sticky),
         cmocka_unit_test(test_table_wal__oom_in_an_op),
         cmocka_unit_test(test_table_wal__crash),
-        cmocka_unit_test(test_table_wal__readers_during_checkpoints),
+        TABLE_TEST(test_table_wal__readers_during_checkpoints),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }
