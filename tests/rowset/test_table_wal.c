@@ -33,18 +33,10 @@
 
 #define NKEYS 96
 
-/* (id INT64 KEY, v INT64 NULL, s STRING NULL) in dir; make_table: in a fresh
- * directory, returned. */
-static void make_table_in(const char *dir)
+/* (id INT64 KEY, v INT64 NULL, s STRING NULL) */
+static void make_table(const char *dir)
 {
     table_create(dir, "id INT64 KEY, v INT64 NULL, s STRING NULL");
-}
-
-static char *make_table(void)
-{
-    char *dir = mkdtemp_dir();
-    make_table_in(dir);
-    return dir;
 }
 
 /* TMPDIR_TEST with that table made in the directory. */
@@ -52,7 +44,7 @@ static int table_setup(void **state)
 {
     if (tmpdir_setup(state) != 0)
         return -1;
-    make_table_in(*state);
+    make_table(*state);
     return 0;
 }
 #define TABLE_TEST(f) cmocka_unit_test_setup_teardown(f, table_setup, tmpdir_teardown)
@@ -95,9 +87,7 @@ static cf_status del(cf_table *t, int64_t id, uint64_t ts, cf_error *err)
 static bool read_state(cf_table *t, mstate *out)
 {
     memset(out, 0, sizeof(*out));
-    cf_scan_options o;
-    cf_scan_options_init(&o);
-    cf_table_scanner *sc = table_scan_open(t, &o);
+    cf_table_scanner *sc = table_scan_open(t, NULL);
     bool ok = true;
     cf_row_batch b;
     while (table_scan_next(sc, &b)) {
@@ -325,11 +315,10 @@ static void apply(mstate *m, const msg *x)
 
 static void test_table_wal__crash(void **state)
 {
-    (void)state;
+    const char *dir = *state;
     uint64_t seed = cf_test_seed(14);
     cf_rng rng;
     cf_rng_init(&rng, seed);
-    char *dir = make_table();
     mstate m;
     memset(&m, 0, sizeof(m));
     uint64_t acked_ts = 0;
@@ -383,7 +372,6 @@ static void test_table_wal__crash(void **state)
         cf_table_free(t);
     }
     print_message("crash rounds: %d, in-flight ops found applied: %d\n", rounds, pending_seen);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* The child of test_table_wal__append_failure_is_sticky (run_child): inserts
@@ -476,7 +464,7 @@ static void test_table_wal__oom_in_an_op(void **state)
         for (uint64_t k = 0; k == 0 || k <= calls; k++) {
             char dir[256];
             snprintf(dir, sizeof(dir), "%s", mkdtemp_fast_dir());
-            make_table_in(dir);
+            make_table(dir);
             cf_table *t = table_open(dir);
             mstate m;
             memset(&m, 0, sizeof(m));
@@ -759,9 +747,7 @@ static void test_table_wal__readers_during_checkpoints(void **state)
         cf_error err;
         cf_table *t;
         CF_ASSERT_OK(cf_table_open(&t, dir, &o, &err), &err);
-        cf_scan_options so;
-        cf_scan_options_init(&so);
-        cf_table_scanner *sc = table_scan_open(t, &so);
+        cf_table_scanner *sc = table_scan_open(t, NULL);
         size_t n = 0;
         cf_row_batch b;
         while (table_scan_next(sc, &b)) {
@@ -806,7 +792,7 @@ int main(int argc, char **argv)
         TABLE_TEST(test_table_wal__old_log_format),
         TABLE_TEST(test_table_wal__append_failure_is_sticky),
         cmocka_unit_test(test_table_wal__oom_in_an_op),
-        cmocka_unit_test(test_table_wal__crash),
+        TABLE_TEST(test_table_wal__crash),
         TABLE_TEST(test_table_wal__readers_during_checkpoints),
     };
     return CF_RUN_TESTS(argc, argv, tests);

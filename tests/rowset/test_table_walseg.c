@@ -58,15 +58,7 @@ static long rows_of(const char *dir, bool reader)
     cf_table *t;
     if (open_as(&t, dir, reader, &err) != CF_OK)
         return -1;
-    cf_scan_options o;
-    cf_scan_options_init(&o);
-    cf_table_scanner *sc = table_scan_open(t, &o);
-    long n = 0;
-    cf_row_batch b;
-    while (table_scan_next(sc, &b)) {
-        n += (long)b.count;
-    }
-    cf_table_scanner_free(sc);
+    long n = (long)table_count_rows(t);
     cf_table_free(t);
     return n;
 }
