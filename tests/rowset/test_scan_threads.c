@@ -256,34 +256,25 @@ static cf_status run_case_w(cf_table *t, cf_rowset *rs, const scan_case *k, size
     o.threads = threads;
     cf_buf_clear(out);
     const cf_schema *s = cf_table_schema(t);
-    cf_status r;
-    if (rs != NULL) {
-        cf_rowset_scanner *sc;
-        if ((r = cf_rowset_scanner_create(&sc, rs, &o, err)) != CF_OK)
-            return r;
-        if (window != 0)
-            cf_rowset_scanner_set_window_rows(sc, window);
-        for (;;) {
-            cf_row_batch b;
-            if ((r = cf_rowset_scanner_next(sc, &b, err)) != CF_OK || b.count == 0)
-                break;
-            serialize(out, s, k->proj, &b);
-        }
-        *st = *cf_rowset_scanner_stats(sc);
-        cf_rowset_scanner_free(sc);
+    cf_rowset_scanner *rsc = NULL;
+    cf_table_scanner *tsc = NULL;
+    cf_status r = rs != NULL ? cf_rowset_scanner_create(&rsc, rs, &o, err)
+                             : cf_table_scanner_create(&tsc, t, &o, err);
+    if (r != CF_OK)
         return r;
-    }
-    cf_table_scanner *sc;
-    if ((r = cf_table_scanner_create(&sc, t, &o, err)) != CF_OK)
-        return r;
+    if (rsc != NULL && window != 0)
+        cf_rowset_scanner_set_window_rows(rsc, window);
     for (;;) {
         cf_row_batch b;
-        if ((r = cf_table_scanner_next(sc, &b, err)) != CF_OK || b.count == 0)
+        r = rsc != NULL ? cf_rowset_scanner_next(rsc, &b, err)
+                        : cf_table_scanner_next(tsc, &b, err);
+        if (r != CF_OK || b.count == 0)
             break;
         serialize(out, s, k->proj, &b);
     }
-    *st = *cf_table_scanner_stats(sc);
-    cf_table_scanner_free(sc);
+    *st = rsc != NULL ? *cf_rowset_scanner_stats(rsc) : *cf_table_scanner_stats(tsc);
+    cf_rowset_scanner_free(rsc);
+    cf_table_scanner_free(tsc);
     return r;
 }
 
