@@ -123,6 +123,42 @@ void fuzz_require_clean_error(cf_status st, const cf_error *err)
     FUZZ_REQUIRE(memchr(err->msg, '\0', sizeof err->msg) != NULL);
 }
 
+cf_status fuzz_check_rcl(cf_slice rcl, const cf_delta_column *schema, size_t ncols,
+                         fuzz_rcl_value_fn value, cf_error *err)
+{
+    cf_rcl_decoder d;
+    cf_status st = cf_rcl_decoder_init(&d, rcl, err);
+    if (st != CF_OK) {
+        fuzz_require_clean_error(st, err);
+        return st;
+    }
+    FUZZ_REQUIRE(d.type >= CF_RCL_UPDATE && d.type <= CF_RCL_REINSERT);
+    size_t changes = 0;
+    cf_error cerr = {0};
+    while (d.type != CF_RCL_DELETE && cf_rcl_decoder_has_next(&d)) {
+        cf_rcl_change c;
+        cf_status cst = cf_rcl_decoder_next(&d, &c, &cerr);
+        if (cst != CF_OK) {
+            fuzz_require_clean_error(cst, &cerr);
+            break;
+        }
+        FUZZ_REQUIRE(++changes <= rcl.len / 2);
+        FUZZ_REQUIRE(c.is_null ? c.value.len == 0 : c.value.len < rcl.len);
+        if (!c.is_null && c.value.len > 0)
+            FUZZ_REQUIRE(c.value.data > rcl.data &&
+                         c.value.data + c.value.len <= rcl.data + rcl.len);
+        if (!c.is_null && value != NULL)
+            value(c.value, c.col_id);
+        int idx;
+        cst = cf_rcl_change_validate(&c, schema, ncols, &idx, &cerr);
+        if (cst != CF_OK)
+            fuzz_require_clean_error(cst, &cerr);
+        else
+            FUZZ_REQUIRE(idx == cf_delta_schema_find(schema, ncols, c.col_id));
+    }
+    return CF_OK;
+}
+
 static volatile uint64_t fuzz_sink; /* keeps touched bytes from being optimized away */
 
 static void touch(const void *p, size_t n)

@@ -22,6 +22,7 @@
 
 #include <cfile/cfile.h>
 #include <cfile/config.h> /* CF_HAVE_HFILE, CF_HAVE_PARQUET */
+#include <cfile/delta.h>
 #if CF_HAVE_HFILE
 #include <cfile/hfile.h>
 #endif
@@ -203,6 +204,20 @@ size_t fuzz_pairs(cf_type *types, cf_encoding *encs, size_t cap);
  * data block, wrapped into a file by fuzz_wrap_block and read with
  * fuzz_check_file. */
 int fuzz_block_in_file_target(bool is_array, const uint8_t *data, size_t size);
+
+/* ---- row change lists ------------------------------------------------------------------ */
+
+/* Walk a RowChangeList (format §12.2) as fuzz_delta and fuzz_wal both read
+ * them: the decoder's type is one of the three; every change takes at least two
+ * bytes of the list and its value lies inside it (empty when NULL); each
+ * change validates against schema[0..ncols) at the index cf_delta_schema_find
+ * gives, or fails cleanly; value (may be NULL) sees every non-NULL value with
+ * its column id. A change that fails to decode ends the walk (a clean error).
+ * Returns the decoder's init status, its error in *err (a caller whose list was
+ * already checked requires CF_OK). */
+typedef void (*fuzz_rcl_value_fn)(cf_slice value, uint32_t col_id);
+cf_status fuzz_check_rcl(cf_slice rcl, const cf_delta_column *schema, size_t ncols,
+                         fuzz_rcl_value_fn value, cf_error *err);
 
 /* ---- a codec against its reference library --------------------------------------------- */
 

@@ -65,41 +65,6 @@ static void check_array_cell(cf_slice value, uint32_t col_id)
     }
 }
 
-static void check_rcl(cf_slice rcl)
-{
-    cf_rcl_decoder d;
-    cf_error err = {0};
-    cf_status st = cf_rcl_decoder_init(&d, rcl, &err);
-    if (st != CF_OK) {
-        fuzz_require_clean_error(st, &err);
-        return;
-    }
-    FUZZ_REQUIRE(d.type >= CF_RCL_UPDATE && d.type <= CF_RCL_REINSERT);
-    size_t changes = 0;
-    while (d.type != CF_RCL_DELETE && cf_rcl_decoder_has_next(&d)) {
-        cf_rcl_change c;
-        st = cf_rcl_decoder_next(&d, &c, &err);
-        if (st != CF_OK) {
-            fuzz_require_clean_error(st, &err);
-            return;
-        }
-        /* every change takes at least two bytes of the list */
-        FUZZ_REQUIRE(++changes <= rcl.len / 2);
-        FUZZ_REQUIRE(c.is_null ? c.value.len == 0 : c.value.len < rcl.len);
-        if (!c.is_null && c.value.len > 0)
-            FUZZ_REQUIRE(c.value.data > rcl.data &&
-                         c.value.data + c.value.len <= rcl.data + rcl.len);
-        if (!c.is_null)
-            check_array_cell(c.value, c.col_id);
-        int idx;
-        st = cf_rcl_change_validate(&c, schema, NCOLS, &idx, &err);
-        if (st != CF_OK)
-            fuzz_require_clean_error(st, &err);
-        else
-            FUZZ_REQUIRE(idx == cf_delta_schema_find(schema, NCOLS, c.col_id));
-    }
-}
-
 /* Apply the deltas of rows [first, first + nrows) at `snapshot` in batches of
  * varied sizes, into base values that are all set, and check the output. */
 static void check_apply(const cf_delta_reader *r, uint32_t first, size_t nrows, uint64_t snapshot,
@@ -234,7 +199,7 @@ static void read_file(uint8_t opt, const uint8_t *p, size_t n)
             FUZZ_REQUIRE(cf_delta_key_decode(d->key.data, d->key.len, &row, &ts, &used, &err) ==
                          CF_OK);
             FUZZ_REQUIRE(row == d->row && ts == d->ts && used == d->key.len);
-            check_rcl(d->rcl);
+            (void)fuzz_check_rcl(d->rcl, schema, NCOLS, check_array_cell, &(cf_error){0});
             min_row = d->row < min_row ? d->row : min_row;
             max_row = d->row > max_row ? d->row : max_row;
             if (fuzz_rng_below(&rng, 4) == 0)

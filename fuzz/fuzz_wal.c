@@ -37,23 +37,9 @@ enum { NCOLS = sizeof schema / sizeof schema[0] };
 
 static void check_rcl(cf_slice rcl)
 {
-    cf_rcl_decoder d;
     cf_error err = {0};
-    cf_status st = cf_rcl_decoder_init(&d, rcl, &err);
+    cf_status st = fuzz_check_rcl(rcl, schema, NCOLS, NULL, &err);
     FUZZ_REQUIRE_MSG(st == CF_OK, &err); /* cf_wal_batch_next checked it */
-    while (d.type != CF_RCL_DELETE && cf_rcl_decoder_has_next(&d)) {
-        cf_rcl_change c;
-        st = cf_rcl_decoder_next(&d, &c, &err);
-        if (st != CF_OK) {
-            fuzz_require_clean_error(st, &err);
-            return;
-        }
-        FUZZ_REQUIRE(c.value.len <= rcl.len);
-        int idx;
-        st = cf_rcl_change_validate(&c, schema, NCOLS, &idx, &err);
-        if (st != CF_OK)
-            fuzz_require_clean_error(st, &err);
-    }
 }
 
 /* Read every op of a segment; returns the count, or SIZE_MAX on a clean error.

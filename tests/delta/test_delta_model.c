@@ -145,19 +145,33 @@ typedef struct written {
     uint64_t ts;
 } written;
 
+/* A DeltaFile writer of type t into a new in-memory io, *io: with statistics
+ * when stats, blocks of block_size, compressed as by default or not at all. */
+static cf_delta_writer *new_writer(cf_io **io, cf_delta_type t, bool stats, uint32_t block_size,
+                                   bool compress)
+{
+    cf_error err;
+    CF_ASSERT_OK(cf_io_create_mem(io, &err), &err);
+    cf_delta_writer_options o;
+    cf_delta_writer_options_init(&o);
+    o.type = t;
+    o.write_stats = stats;
+    o.block_size = block_size;
+    if (!compress)
+        o.compression = CF_COMP_NONE;
+    cf_delta_writer *w;
+    CF_ASSERT_OK(cf_delta_writer_create(&w, *io, &o, &err), &err);
+    return w;
+}
+
 /* Write the history as a REDO or UNDO file into memory. */
 static cf_io *write_file(const history *h, bool undo, uint32_t block_size, written *log,
                          size_t *nlog)
 {
     cf_error err;
     cf_io *io;
-    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-    cf_delta_writer_options o;
-    cf_delta_writer_options_init(&o);
-    o.type = undo ? CF_DELTA_UNDO : CF_DELTA_REDO;
-    o.block_size = block_size;
-    cf_delta_writer *w;
-    CF_ASSERT_OK(cf_delta_writer_create(&w, io, &o, &err), &err);
+    cf_delta_writer *w =
+        new_writer(&io, undo ? CF_DELTA_UNDO : CF_DELTA_REDO, true, block_size, true);
     cf_rcl_builder *b;
     CF_ASSERT_OK(cf_rcl_builder_create(&b, &err), &err);
     *nlog = 0;
@@ -324,19 +338,6 @@ static void test_delta_model__undo(void **state)
     run_model(true);
 }
 
-static cf_delta_writer *new_writer(cf_io **io, cf_delta_type t, bool stats)
-{
-    cf_error err;
-    CF_ASSERT_OK(cf_io_create_mem(io, &err), &err);
-    cf_delta_writer_options o;
-    cf_delta_writer_options_init(&o);
-    o.type = t;
-    o.write_stats = stats;
-    cf_delta_writer *w;
-    CF_ASSERT_OK(cf_delta_writer_create(&w, *io, &o, &err), &err);
-    return w;
-}
-
 static void test_delta_model__bad_writes(void **state)
 {
     (void)state;
@@ -345,7 +346,7 @@ static void test_delta_model__bad_writes(void **state)
     const uint8_t del = 2, bad = 9, upd_trunc[] = {1, 10, 9, 1};
     cf_slice d = {&del, 1};
     /* REDO: ts must not go back within a row, nor the row. */
-    cf_delta_writer *w = new_writer(&io, CF_DELTA_REDO, true);
+    cf_delta_writer *w = new_writer(&io, CF_DELTA_REDO, true, CF_DELTA_DEFAULT_BLOCK_SIZE, true);
     CF_ASSERT_OK(cf_delta_writer_append(w, 5, 10, d, &err), &err);
     CF_ASSERT_OK(cf_delta_writer_append(w, 5, 10, d, &err), &err); /* equal keys are fine */
     CF_ASSERT_STATUS(cf_delta_writer_append(w, 5, 9, d, &err), CF_EINVAL, &err);
@@ -357,32 +358,32 @@ static void test_delta_model__bad_writes(void **state)
     cf_delta_writer_free(w);
     cf_io_free(io);
     /* UNDO: ts descending within a row; rows ascending. */
-    w = new_writer(&io, CF_DELTA_UNDO, true);
+    w = new_writer(&io, CF_DELTA_UNDO, true, CF_DELTA_DEFAULT_BLOCK_SIZE, true);
     CF_ASSERT_OK(cf_delta_writer_append(w, 5, 10, d, &err), &err);
     CF_ASSERT_OK(cf_delta_writer_append(w, 5, 9, d, &err), &err);
     CF_ASSERT_OK(cf_delta_writer_append(w, 6, 20, d, &err), &err);
     CF_ASSERT_STATUS(cf_delta_writer_append(w, 6, 21, d, &err), CF_EINVAL, &err);
     cf_delta_writer_free(w);
     cf_io_free(io);
-    w = new_writer(&io, CF_DELTA_UNDO, true);
+    w = new_writer(&io, CF_DELTA_UNDO, true, CF_DELTA_DEFAULT_BLOCK_SIZE, true);
     CF_ASSERT_OK(cf_delta_writer_append(w, 5, 10, d, &err), &err);
     CF_ASSERT_STATUS(cf_delta_writer_append(w, 4, 10, d, &err), CF_EINVAL, &err);
     cf_delta_writer_free(w);
     cf_io_free(io);
     /* Unknown change type and an overrunning list: the statistics refuse them. */
-    w = new_writer(&io, CF_DELTA_REDO, true);
+    w = new_writer(&io, CF_DELTA_REDO, true, CF_DELTA_DEFAULT_BLOCK_SIZE, true);
     CF_ASSERT_STATUS(cf_delta_writer_append(w, 1, 1, (cf_slice){&bad, 1}, &err), CF_ECORRUPT, &err);
     assert_non_null(strstr(err.msg, "bad type enum value: 9"));
     cf_delta_writer_free(w);
     cf_io_free(io);
-    w = new_writer(&io, CF_DELTA_REDO, true);
+    w = new_writer(&io, CF_DELTA_REDO, true, CF_DELTA_DEFAULT_BLOCK_SIZE, true);
     CF_ASSERT_STATUS(cf_delta_writer_append(w, 1, 1, (cf_slice){upd_trunc, 4}, &err), CF_ECORRUPT,
                      &err);
     assert_non_null(strstr(err.msg, "truncated value for column id 10"));
     cf_delta_writer_free(w);
     cf_io_free(io);
     /* No deltas: Kudu refuses to finish. */
-    w = new_writer(&io, CF_DELTA_REDO, true);
+    w = new_writer(&io, CF_DELTA_REDO, true, CF_DELTA_DEFAULT_BLOCK_SIZE, true);
     CF_ASSERT_STATUS(cf_delta_writer_finish(w, &err), CF_ESTATE, &err);
     cf_delta_writer_free(w);
     cf_io_free(io);
@@ -402,14 +403,8 @@ static void test_delta_model__seek_equal_keys_across_blocks(void **state)
     for (int t = 0; t < 2; t++) {
         cf_error err;
         cf_io *io;
-        CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-        cf_delta_writer_options o;
-        cf_delta_writer_options_init(&o);
-        o.type = t ? CF_DELTA_UNDO : CF_DELTA_REDO;
-        o.compression = CF_COMP_NONE;
-        o.block_size = 512; /* ~30 deltas per block */
-        cf_delta_writer *w;
-        CF_ASSERT_OK(cf_delta_writer_create(&w, io, &o, &err), &err);
+        cf_delta_writer *w = new_writer(&io, t ? CF_DELTA_UNDO : CF_DELTA_REDO, true, 512,
+                                        false); /* ~30 deltas per block */
         /* UPDATE of column 10 to i (INT32): type, id, len+1, 4 bytes */
         uint8_t rcl[7] = {1, 10, 5, 0, 0, 0, 0};
         for (uint32_t i = 0; i < 100; i++) {
@@ -424,7 +419,8 @@ static void test_delta_model__seek_equal_keys_across_blocks(void **state)
         cf_io *in;
         CF_ASSERT_OK(cf_io_open_mem(&in, f.data, f.len, &err), &err);
         cf_delta_reader *r;
-        CF_ASSERT_OK(cf_delta_reader_open(&r, in, o.type, NULL, &err), &err);
+        CF_ASSERT_OK(cf_delta_reader_open(&r, in, t ? CF_DELTA_UNDO : CF_DELTA_REDO, NULL, &err),
+                     &err);
         cf_delta_iter *it;
         CF_ASSERT_OK(cf_delta_iter_create(&it, r, &err), &err);
         for (uint32_t target = 9; target <= 12; target++) {
@@ -453,6 +449,29 @@ static void test_delta_model__seek_equal_keys_across_blocks(void **state)
     }
 }
 
+/* A CFile written with options o (INT32 values) holding one value, opened as
+ * a REDO DeltaFile: refused with CF_ENOTSUP, and message msg when not NULL. */
+static void int_cfile_not_delta(const cf_writer_options *o, const char *msg)
+{
+    cf_error err;
+    cf_io *io, *rio;
+    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
+    cf_writer *cw;
+    CF_ASSERT_OK(cf_writer_create(&cw, io, o, &err), &err);
+    int32_t x = 1;
+    CF_ASSERT_OK(cf_writer_append(cw, &x, NULL, 1, &err), &err);
+    CF_ASSERT_OK(cf_writer_finish(cw, &err), &err);
+    cf_writer_free(cw);
+    cf_slice bytes = cf_io_mem_contents(io);
+    CF_ASSERT_OK(cf_io_open_mem(&rio, bytes.data, bytes.len, &err), &err);
+    cf_delta_reader *r;
+    CF_ASSERT_STATUS(cf_delta_reader_open(&r, rio, CF_DELTA_REDO, NULL, &err), CF_ENOTSUP, &err);
+    if (msg != NULL)
+        assert_string_equal(err.msg, msg);
+    cf_io_free(rio);
+    cf_io_free(io);
+}
+
 static void test_delta_model__bad_files(void **state)
 {
     (void)state;
@@ -460,7 +479,7 @@ static void test_delta_model__bad_files(void **state)
     cf_io *io, *rio;
     cf_delta_reader *r;
     /* A file without stats reads, but cannot be applied. */
-    cf_delta_writer *w = new_writer(&io, CF_DELTA_REDO, false);
+    cf_delta_writer *w = new_writer(&io, CF_DELTA_REDO, false, CF_DELTA_DEFAULT_BLOCK_SIZE, true);
     const uint8_t rcl[] = {1, 10, 5, 1, 0, 0, 0};
     for (uint32_t row = 0; row < 2000; row++)
         CF_ASSERT_OK(cf_delta_writer_append(w, row, 7, (cf_slice){rcl, sizeof(rcl)}, &err), &err);
@@ -510,36 +529,15 @@ static void test_delta_model__bad_files(void **state)
     cf_io_free(rio);
     cf_io_free(io);
 
-    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
     cf_writer_options_init(&o, CF_TYPE_INT32);
-    CF_ASSERT_OK(cf_writer_create(&cw, io, &o, &err), &err);
-    int32_t x = 1;
-    CF_ASSERT_OK(cf_writer_append(cw, &x, NULL, 1, &err), &err);
-    CF_ASSERT_OK(cf_writer_finish(cw, &err), &err);
-    cf_writer_free(cw);
-    bytes = cf_io_mem_contents(io);
-    CF_ASSERT_OK(cf_io_open_mem(&rio, bytes.data, bytes.len, &err), &err);
-    CF_ASSERT_STATUS(cf_delta_reader_open(&r, rio, CF_DELTA_REDO, NULL, &err), CF_ENOTSUP, &err);
-    cf_io_free(rio);
-    cf_io_free(io);
-
+    int_cfile_not_delta(&o, NULL);
     /* A value index but not BINARY values: the message names what the values
      * are (it once read them from the freed reader: an ASan finding of
      * fuzz_delta, fuzz/regress/fuzz_delta/). */
-    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
     cf_writer_options_init(&o, CF_TYPE_INT32);
     o.nullable = true;
     o.write_validx = true;
-    CF_ASSERT_OK(cf_writer_create(&cw, io, &o, &err), &err);
-    CF_ASSERT_OK(cf_writer_append(cw, &x, NULL, 1, &err), &err);
-    CF_ASSERT_OK(cf_writer_finish(cw, &err), &err);
-    cf_writer_free(cw);
-    bytes = cf_io_mem_contents(io);
-    CF_ASSERT_OK(cf_io_open_mem(&rio, bytes.data, bytes.len, &err), &err);
-    CF_ASSERT_STATUS(cf_delta_reader_open(&r, rio, CF_DELTA_REDO, NULL, &err), CF_ENOTSUP, &err);
-    assert_string_equal(err.msg, "not a delta file: values are INT32 (nullable), not BINARY");
-    cf_io_free(rio);
-    cf_io_free(io);
+    int_cfile_not_delta(&o, "not a delta file: values are INT32 (nullable), not BINARY");
 }
 
 int main(int argc, char **argv)

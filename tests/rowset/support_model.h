@@ -18,6 +18,12 @@ char *mkdtemp_dir(void);
 /* The same in memory (/dev/shm, where fsync costs nothing) when there is one:
  * for tests of thousands of commits. */
 char *mkdtemp_fast_dir(void);
+/* A cmocka fixture (TMPDIR_TEST): *state is a fresh directory under /tmp for
+ * the test (a const char *), removed with all it holds after the test, passed
+ * or failed. */
+int tmpdir_setup(void **state);
+int tmpdir_teardown(void **state);
+#define TMPDIR_TEST(f) cmocka_unit_test_setup_teardown(f, tmpdir_setup, tmpdir_teardown)
 /* Bit i of a non-null bitmap; a NULL bitmap means every row is present. */
 bool bit(const uint8_t *bm, size_t i);
 
@@ -100,8 +106,43 @@ void model_check_get(cf_status st, const cf_error *err, const cf_row_batch *g, c
 /* Free the histories of m[0..n) and m itself. */
 void model_free(mrow *m, size_t n);
 
-/* Check table t at snapshot snap against model rows m[0..nkeys): a scan with a
- * random predicate and projection (mkey order), then 8 random lookups. */
+/* The start of a model test: a fresh directory (*dir, malloc'd) holding a
+ * rowset of the model's schema with model rows first, first + step, ... below
+ * end, each with random v and s (each NULL a quarter of the time) at
+ * timestamp 10; and the model of nkeys rows, those with that first version.
+ * model_end frees the model and removes the directory. */
+mrow *model_start(char **dir, size_t nkeys, size_t first, size_t end, size_t step, cf_rng *rng);
+void model_end(char *dir, mrow *m, size_t nkeys);
+
+/* A random insert of a row at ts: v (NULL a quarter of the time when
+ * v_nullable) and s ("<tag><n>", NULL a third of the time). vals points into
+ * this struct and at mk's key columns (NULL when mk is: a reinsert takes the
+ * key apart); next is the version the row then has. */
+typedef struct model_insert {
+    int32_t v;
+    char sb[16];
+    cf_slice sv;
+    const void *vals[4];
+    version next;
+} model_insert;
+void model_insert_draw(model_insert *mi, cf_rng *rng, const model_key *mk, bool v_nullable,
+                       char tag, uint64_t ts);
+
+/* The model's side of an update (to version *next) or a delete at ts of row r,
+ * whose call returned st: CF_ENOTFOUND when the model has no live version of
+ * the row, else CF_OK and the row gets the new version. Returns whether it did. */
+bool model_apply_update(mrow *r, cf_status st, const cf_error *err, const version *next);
+bool model_apply_delete(mrow *r, cf_status st, const cf_error *err, uint64_t ts);
+/* After a compaction with history mark ahm: rows deleted before it are gone. */
+void model_compacted(mrow *m, size_t nkeys, uint64_t ahm);
+/* A snapshot to check at: the latest a quarter of the time, else one in
+ * [ahm, ts + 2). */
+uint64_t model_snap_draw(cf_rng *rng, uint64_t ahm, uint64_t ts);
+
+/* Check a rowset or a table at snapshot snap against model rows m[0..nkeys): a
+ * scan with a random predicate and projection (mkey order), then random
+ * lookups (5 of the rowset, with their key columns checked; 8 of the table). */
+void model_check_rowset(cf_rowset *rs, const mrow *m, size_t nkeys, uint64_t snap, cf_rng *rng);
 void model_check_table(cf_table *t, const mrow *m, size_t nkeys, uint64_t snap, cf_rng *rng);
 
 #endif

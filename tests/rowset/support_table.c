@@ -51,6 +51,25 @@ bool table_scan_next(cf_table_scanner *sc, cf_row_batch *b)
     return b->count > 0;
 }
 
+cf_rowset_scanner *rowset_scan_open(cf_rowset *rs, const cf_scan_options *o)
+{
+    cf_error err;
+    cf_rowset_scanner *sc;
+    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, o, &err), &err);
+    return sc;
+}
+
+void rowset_write(const char *dir, const cf_schema *s, const cf_rowset_writer_options *wo,
+                  const cf_colvec *cols, size_t n)
+{
+    cf_error err;
+    cf_rowset_writer *w;
+    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, wo, &err), &err);
+    CF_ASSERT_OK(cf_rowset_writer_append(w, cols, n, &err), &err);
+    CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
+    cf_rowset_writer_free(w);
+}
+
 bool rowset_scan_next(cf_rowset_scanner *sc, cf_row_batch *b)
 {
     cf_error err;
@@ -86,6 +105,22 @@ static const char *next_stray(cf_table *t, DIR *d)
             return e->d_name;
     }
     return NULL;
+}
+
+char *table_scan_text(cf_table *t, const cf_scan_options *o, table_row_text_fn fn, void *ctx)
+{
+    cf_table_scanner *sc = table_scan_open(t, o);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    cf_row_batch b;
+    while (table_scan_next(sc, &b))
+        for (size_t r = 0; r < b.count; r++)
+            fn(f, &b, r, ctx);
+    assert_int_equal(fclose(f), 0);
+    cf_table_scanner_free(sc);
+    return buf;
 }
 
 size_t stray_rowsets(cf_table *t, const char *dir)
@@ -125,31 +160,109 @@ void copy_tree(const char *from, const char *to)
     assert_int_equal(system(cmd), 0);
 }
 
-double run_table_child(const char *dir, table_child_fn fn, void *ctx, double kill_after, double *t0)
+int run_child(child_fn fn, void *ctx, double kill_after, bool must_die, const char *what)
 {
-    double start = now_s();
-    if (t0 != NULL)
-        *t0 = start;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        cf_error err;
-        cf_table *ct;
-        if (cf_table_open(&ct, dir, NULL, &err) != CF_OK)
-            _exit(2);
-        cf_status st = fn(ct, ctx, &err);
-        cf_table_free(ct);
-        _exit(st == CF_OK ? 0 : 1);
+        close(p[0]);
+        _exit(fn(ctx, p[1]));
     }
+    close(p[1]);
     if (kill_after >= 0) {
         usleep((useconds_t)(kill_after * 1e6));
         kill(pid, SIGKILL);
     }
     int status;
     waitpid(pid, &status, 0);
-    if (kill_after < 0)
-        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    bool exit0 = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (kill_after < 0 ? !exit0 : must_die ? !killed : !(killed || exit0))
+        fail_msg("%s: the child %s (status %d)", what,
+                 kill_after >= 0 && must_die && exit0 ? "ended by itself" : "failed", status);
+    return p[0];
+}
+
+/* run_table_child's child: the table opened, fn run on it. */
+typedef struct table_child {
+    const char *dir;
+    table_child_fn fn;
+    void *ctx;
+} table_child;
+
+static int table_child_run(void *ctx, int fd)
+{
+    (void)fd;
+    const table_child *c = ctx;
+    cf_error err;
+    cf_table *t;
+    if (cf_table_open(&t, c->dir, NULL, &err) != CF_OK)
+        return 2;
+    cf_status st = c->fn(t, c->ctx, &err);
+    cf_table_free(t);
+    return st == CF_OK ? 0 : 1;
+}
+
+double run_table_child(const char *dir, table_child_fn fn, void *ctx, double kill_after, double *t0)
+{
+    double start = now_s();
+    if (t0 != NULL)
+        *t0 = start;
+    table_child c = {dir, fn, ctx};
+    close(run_child(table_child_run, &c, kill_after, false, dir));
     return now_s() - start;
+}
+
+size_t wal_records(const uint8_t *bytes, size_t len, wal_record_fn fn, void *ctx)
+{
+    cf_wal_reader r;
+    cf_wal_reader_init(&r, bytes, len, "seg");
+    cf_error err;
+    size_t nrec = 0;
+    for (bool has = true;;) {
+        size_t start = r.off;
+        cf_slice payload;
+        CF_ASSERT_OK(cf_wal_reader_next(&r, &payload, &has, &err), &err);
+        if (!has || !fn(payload, start, nrec, ctx))
+            return nrec;
+        nrec++;
+    }
+}
+
+/* wal_rewrite's state: the segment being written and its options. */
+typedef struct rewrite_ctx {
+    cf_buf out, payload;
+    uint32_t version, want_from;
+    wal_op_edit edit;
+    void *ctx;
+} rewrite_ctx;
+
+/* One record of the segment, its ops edited and encoded again. */
+static bool rewrite_record(cf_slice p, size_t start, size_t rec, void *ctx)
+{
+    (void)start;
+    rewrite_ctx *rw = ctx;
+    cf_error err;
+    cf_wal_batch b;
+    CF_ASSERT_OK(cf_wal_batch_begin(&b, p, &err), &err);
+    if (rw->version != 0)
+        assert_int_equal(b.format, rw->want_from);
+    cf_buf_clear(&rw->payload);
+    for (;;) {
+        cf_wal_op op;
+        bool has;
+        CF_ASSERT_OK(cf_wal_batch_next(&b, &op, &has, &err), &err);
+        if (!has)
+            break;
+        if (rw->edit != NULL)
+            rw->edit(&op, rec, rw->ctx);
+        cf_wal_batch_encode_v(&rw->payload, &op, 1, rw->version ? rw->version : CF_WAL_VERSION);
+    }
+    /* one op per record, as the table writes them */
+    cf_wal_record_encode(&rw->out, rw->payload.data, rw->payload.len);
+    return true;
 }
 
 size_t wal_rewrite(const char *path, uint32_t version, uint32_t want_from, wal_op_edit edit,
@@ -159,51 +272,25 @@ size_t wal_rewrite(const char *path, uint32_t version, uint32_t want_from, wal_o
     uint8_t *bytes = cf_test_read_file(path, &len);
     assert_non_null(bytes);
     assert_true(len >= CF_WAL_HEADER_LEN);
-    cf_error err;
-    cf_buf out, payload;
-    cf_buf_init(&out);
-    cf_buf_init(&payload);
+    rewrite_ctx rw = {.version = version, .want_from = want_from, .edit = edit, .ctx = ctx};
+    cf_buf_init(&rw.out);
+    cf_buf_init(&rw.payload);
     if (version == 0) {
-        cf_buf_append(&out, bytes, CF_WAL_HEADER_LEN);
+        cf_buf_append(&rw.out, bytes, CF_WAL_HEADER_LEN);
     } else {
+        cf_error err;
         cf_wal_header h;
         CF_ASSERT_OK(cf_wal_header_parse(bytes, len, "seg", &h, &err), &err);
         uint8_t hdr[CF_WAL_HEADER_LEN];
         h.version = version;
         cf_wal_header_encode(hdr, &h);
         assert_int_equal(cf_load_le32(hdr + 8), version);
-        cf_buf_append(&out, hdr, sizeof(hdr));
+        cf_buf_append(&rw.out, hdr, sizeof(hdr));
     }
-    cf_wal_reader r;
-    cf_wal_reader_init(&r, bytes, len, "seg");
-    size_t nrec = 0;
-    for (;;) {
-        cf_slice p;
-        bool has;
-        CF_ASSERT_OK(cf_wal_reader_next(&r, &p, &has, &err), &err);
-        if (!has)
-            break;
-        cf_wal_batch b;
-        CF_ASSERT_OK(cf_wal_batch_begin(&b, p, &err), &err);
-        if (version != 0)
-            assert_int_equal(b.format, want_from);
-        cf_buf_clear(&payload);
-        for (;;) {
-            cf_wal_op op;
-            CF_ASSERT_OK(cf_wal_batch_next(&b, &op, &has, &err), &err);
-            if (!has)
-                break;
-            if (edit != NULL)
-                edit(&op, nrec, ctx);
-            cf_wal_batch_encode_v(&payload, &op, 1, version ? version : CF_WAL_VERSION);
-        }
-        /* one op per record, as the table writes them */
-        cf_wal_record_encode(&out, payload.data, payload.len);
-        nrec++;
-    }
-    cf_test_write_file(path, out.data, out.len);
-    cf_buf_dispose(&out);
-    cf_buf_dispose(&payload);
+    size_t nrec = wal_records(bytes, len, rewrite_record, &rw);
+    cf_test_write_file(path, rw.out.data, rw.out.len);
+    cf_buf_dispose(&rw.out);
+    cf_buf_dispose(&rw.payload);
     free(bytes);
     return nrec;
 }

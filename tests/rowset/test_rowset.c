@@ -225,6 +225,16 @@ static void write6(const char *dir, size_t n, size_t chunk)
     write6_schema(dir, n, chunk, SCHEMA6);
 }
 
+/* write6, then the rowset opened (asserts). */
+static cf_rowset *open6(const char *dir, size_t n, size_t chunk)
+{
+    write6(dir, n, chunk);
+    cf_error err;
+    cf_rowset *rs;
+    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
+    return rs;
+}
+
 static void check_row6(const cf_row_batch *b, size_t r, int64_t i)
 {
     int64_t id;
@@ -255,13 +265,10 @@ static void check_row6(const cf_row_batch *b, size_t r, int64_t i)
 
 static void test_rowset__write_scan_get(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     const size_t n = 20000;
-    write6(dir, n, 777);
+    cf_rowset *rs = open6(dir, n, 777);
     cf_error err;
-    cf_rowset *rs;
-    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     cf_rowset_info info;
     cf_rowset_get_info(rs, &info);
     assert_int_equal(info.rows, n);
@@ -270,8 +277,7 @@ static void test_rowset__write_scan_get(void **state)
     cf_scan_options o;
     cf_scan_options_init(&o);
     o.batch_rows = 333;
-    cf_rowset_scanner *sc;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    cf_rowset_scanner *sc = rowset_scan_open(rs, &o);
     size_t seen = 0;
     cf_row_batch b;
     while (rowset_scan_next(sc, &b)) {
@@ -301,7 +307,6 @@ static void test_rowset__write_scan_get(void **state)
     kb[0] = &zero;
     CF_ASSERT_STATUS(cf_rowset_get(rs, kb, 1, &b, &err), CF_ENOTFOUND, &err);
     cf_rowset_free(rs);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- updates of array columns --------------------------------------------------------------- */
@@ -339,13 +344,11 @@ static int tags_at(int64_t i, uint64_t snap, bool *present, int32_t *v)
 
 static void check_tags(cf_rowset *rs, size_t n, uint64_t snap)
 {
-    cf_error err;
     cf_scan_options o;
     cf_scan_options_init(&o);
     o.snapshot = snap;
     o.batch_rows = 7; /* several batches, rows of one batch touched and not */
-    cf_rowset_scanner *sc;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    cf_rowset_scanner *sc = rowset_scan_open(rs, &o);
     int64_t i = 0;
     cf_row_batch b;
     while (rowset_scan_next(sc, &b)) {
@@ -382,13 +385,10 @@ static void check_tags(cf_rowset *rs, size_t n, uint64_t snap)
  * row's cells restored by its UNDO REINSERT). */
 static void test_rowset__array_updates(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     const size_t n = 40;
-    write6(dir, n, 16);
+    cf_rowset *rs = open6(dir, n, 16);
     cf_error err;
-    cf_rowset *rs;
-    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     int64_t key;
     const void *k[1] = {&key};
     int32_t v1[3] = {7, 12345, 9}, v2[1] = {42};
@@ -436,7 +436,6 @@ static void test_rowset__array_updates(void **state)
     check_tags(rs, n, CF_SNAPSHOT_LATEST);
     check_tags(rs, n, 3);
     cf_rowset_free(rs);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* Lookups read through a block cache: the rowset's own (default), none, or one
@@ -459,8 +458,7 @@ static void lookups_check(cf_rowset *rs, size_t n)
 
 static void test_rowset__block_cache(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     const size_t n = 20000;
     /* Small blocks: lookups move between many blocks of every column. */
     write6_schema(dir, n, 1000,
@@ -512,7 +510,6 @@ static void test_rowset__block_cache(void **state)
     o.version = 99;
     CF_ASSERT_STATUS(cf_rowset_open(&rs, dir, &o, &err), CF_EINVAL, &err);
     assert_null(rs);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* Point lookups on a key column of many-chunk BIT_SHUFFLE blocks: the key
@@ -547,14 +544,11 @@ static void lookup_all(cf_rowset *rs, size_t n, int64_t changed, int64_t newv, b
 
 static void test_rowset__lookups_seek_index(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     const size_t n = 70000; /* three key blocks of up to 32 chunks */
     cf_error err;
     cf_schema *s;
     CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, v INT64, w INT32", &err), &err);
-    cf_rowset_writer *w;
-    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, NULL, &err), &err);
     int64_t *ids = malloc(n * 8), *vs = malloc(n * 8);
     int32_t *ws = malloc(n * 4);
     for (size_t i = 0; i < n; i++) {
@@ -563,9 +557,7 @@ static void test_rowset__lookups_seek_index(void **state)
         ws[i] = (int32_t)(i % 1000);
     }
     cf_colvec cols[3] = {{ids, NULL, NULL, NULL}, {vs, NULL, NULL, NULL}, {ws, NULL, NULL, NULL}};
-    CF_ASSERT_OK(cf_rowset_writer_append(w, cols, n, &err), &err);
-    CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
-    cf_rowset_writer_free(w);
+    rowset_write(dir, s, NULL, cols, n);
     free(ids);
     free(vs);
     free(ws);
@@ -627,7 +619,6 @@ static void test_rowset__lookups_seek_index(void **state)
     cf_rowset_free(rs);
     cf_cache_free(shared);
     cf_schema_free(s);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* Block skipping: comparisons on a DICT and an RLE column rule out whole
@@ -637,14 +628,12 @@ static void test_rowset__lookups_seek_index(void **state)
 static size_t count_scan(cf_rowset *rs, const cf_pred *p, size_t np, uint64_t *blocks_skipped,
                          int64_t *ids_sum)
 {
-    cf_error err;
     cf_scan_options o;
     cf_scan_options_init(&o);
     o.preds = p;
     o.npreds = np;
     o.batch_rows = 100;
-    cf_rowset_scanner *sc;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    cf_rowset_scanner *sc = rowset_scan_open(rs, &o);
     size_t n = 0;
     *ids_sum = 0;
     cf_row_batch b;
@@ -662,8 +651,7 @@ static size_t count_scan(cf_rowset *rs, const cf_pred *p, size_t np, uint64_t *b
 
 static void test_rowset__block_skipping(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     cf_error err;
     cf_schema *s;
     CF_ASSERT_OK(cf_schema_parse(&s,
@@ -687,15 +675,11 @@ static void test_rowset__block_skipping(void **state)
             nn[i / 8] |= (uint8_t)(1u << (i % 8));
         x[i] = (double)i;
     }
-    cf_rowset_writer *w;
-    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, NULL, &err), &err);
     cf_colvec cv[4] = {{ids, NULL, NULL, NULL},
                        {reg, NULL, NULL, NULL},
                        {grp, nn, NULL, NULL},
                        {x, NULL, NULL, NULL}};
-    CF_ASSERT_OK(cf_rowset_writer_append(w, cv, n, &err), &err);
-    CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
-    cf_rowset_writer_free(w);
+    rowset_write(dir, s, NULL, cv, n);
 
     cf_rowset *rs;
     CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
@@ -743,8 +727,7 @@ static void test_rowset__block_skipping(void **state)
     o.preds = &pr;
     o.npreds = 1;
     o.snapshot = 2;
-    cf_rowset_scanner *sc;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    cf_rowset_scanner *sc = rowset_scan_open(rs, &o);
     size_t got = 0;
     cf_row_batch b;
     while (rowset_scan_next(sc, &b)) {
@@ -768,18 +751,14 @@ static void test_rowset__block_skipping(void **state)
     free(grp);
     free(nn);
     free(x);
-    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_rowset__predicates(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     const size_t n = 10000;
-    write6(dir, n, 4096);
+    cf_rowset *rs = open6(dir, n, 4096);
     cf_error err;
-    cf_rowset *rs;
-    CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     /* id >= 1000 AND id < 3001 AND v = 7 AND name IS NOT NULL, projecting (v, id). */
     int64_t lo = 1000, hi = 3001;
     int32_t seven = 7;
@@ -794,8 +773,7 @@ static void test_rowset__predicates(void **state)
     o.ncols = 2;
     o.preds = preds;
     o.npreds = 4;
-    cf_rowset_scanner *sc;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    cf_rowset_scanner *sc = rowset_scan_open(rs, &o);
     assert_int_equal(cf_rowset_scanner_stats(sc)->rows_in_range, 1001); /* ids 1000..3000 step 2 */
     size_t got = 0;
     cf_row_batch b;
@@ -822,25 +800,22 @@ static void test_rowset__predicates(void **state)
     o.cols = NULL;
     o.preds = &eq;
     o.npreds = 1;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    sc = rowset_scan_open(rs, &o);
     assert_int_equal(cf_rowset_scanner_stats(sc)->rows_in_range, 1);
     CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
     assert_int_equal(b.count, 1);
     check_row6(&b, 0, 2121);
     cf_rowset_scanner_free(sc);
     k = 4243;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    sc = rowset_scan_open(rs, &o);
     assert_int_equal(cf_rowset_scanner_stats(sc)->rows_in_range, 0);
     cf_rowset_scanner_free(sc);
     /* IS NULL on the array column, and a selective predicate skipping batches. */
     cf_pred isnull = {5, CF_PRED_IS_NULL, NULL};
     o.preds = &isnull;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    sc = rowset_scan_open(rs, &o);
     got = 0;
-    for (;;) {
-        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    while (rowset_scan_next(sc, &b)) {
         for (size_t r = 0; r < b.count; r++)
             assert_int_equal(((const int64_t *)b.cols[0].values)[r] / 2 % 4, 0);
         got += b.count;
@@ -850,25 +825,20 @@ static void test_rowset__predicates(void **state)
     double dv = 4990.0;
     cf_pred dp = {3, CF_PRED_GT, &dv};
     o.preds = &dp;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
+    sc = rowset_scan_open(rs, &o);
     got = 0;
-    for (;;) {
-        CF_ASSERT_OK(cf_rowset_scanner_next(sc, &b, &err), &err);
-        if (b.count == 0)
-            break;
+    while (rowset_scan_next(sc, &b)) {
         got += b.count;
     }
     assert_int_equal(got, 19); /* i in 9981..9999 */
     assert_true(cf_rowset_scanner_stats(sc)->batches_skipped >= 9);
     cf_rowset_scanner_free(sc);
     cf_rowset_free(rs);
-    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_rowset__order_errors(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     cf_error err;
     cf_schema *s;
     CF_ASSERT_OK(cf_schema_parse(&s, "a STRING KEY, b INT32 KEY, c INT32 NULL", &err), &err);
@@ -896,13 +866,11 @@ static void test_rowset__order_errors(void **state)
     assert_non_null(strstr(err.msg, "row 1: key out of order"));
     cf_rowset_writer_free(w);
     cf_schema_free(s);
-    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_rowset__manifest_damage(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     write6(dir, 100, 100);
     char path[512];
     snprintf(path, sizeof(path), "%s/MANIFEST", dir);
@@ -931,15 +899,13 @@ static void test_rowset__manifest_damage(void **state)
     CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     cf_rowset_free(rs);
     free(orig);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* A MANIFEST naming a second bloom file (or ad-hoc index) is damage, said
  * with the file named: it once failed with no message at all. */
 static void test_rowset__manifest_second_bloom(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     write6(dir, 100, 100);
     cf_error err;
     cf_rs_manifest m;
@@ -962,7 +928,6 @@ static void test_rowset__manifest_second_bloom(void **state)
     CF_ASSERT_STATUS(st, CF_ECORRUPT, &err);
     assert_non_null(strstr(err.msg, "a second bloom file"));
     cf_rowset_free(rs);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- model-based MVCC test ------------------------------------------------------------------- */
@@ -970,82 +935,14 @@ static void test_rowset__manifest_second_bloom(void **state)
 /* Table (k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL): compound keys. */
 #define MROWS 300
 
-static void check_model(cf_rowset *rs, mrow *m, uint64_t snap, cf_rng *rng)
-{
-    cf_error err;
-    /* Random predicate: none, v >= x, s IS NULL, or a key range on k. */
-    model_pred mp;
-    cf_scan_options o;
-    model_pred_draw(&mp, &o, rng, MROWS, snap);
-    cf_rowset_scanner *sc;
-    CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, &o, &err), &err);
-    size_t i = 0;
-    cf_row_batch b;
-    while (rowset_scan_next(sc, &b))
-        model_check_batch(&b, m, MROWS, &i, snap, &mp, true, 2, 3);
-    model_check_rest(m, MROWS, i, snap, &mp);
-    cf_rowset_scanner_free(sc);
-    /* A few point lookups. */
-    for (int t = 0; t < 5; t++) {
-        size_t r = cf_rng_below(rng, MROWS);
-        model_key mk;
-        model_key_of(&mk, r);
-        cf_row_batch g;
-        cf_status st = cf_rowset_get(rs, mk.key, snap, &g, &err);
-        /* The key columns come back from the key looked up (not read again):
-         * copies, which outlive the caller's buffers. */
-        memset(mk.k, 'X', sizeof(mk.k));
-        mk.j = -1;
-        model_check_get(st, &err, &g, m, r, snap, true);
-    }
-}
-
 static void test_rowset__model(void **state)
 {
     (void)state;
-    uint64_t seed = cf_test_seed(20240518);
     cf_rng rng;
-    cf_rng_init(&rng, seed);
-    char *dir = mkdtemp_dir();
+    cf_rng_init(&rng, cf_test_seed(20240518));
+    char *dir;
+    mrow *m = model_start(&dir, MROWS, 0, MROWS, 1, &rng);
     cf_error err;
-    cf_schema *s;
-    CF_ASSERT_OK(
-        cf_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL", &err), &err);
-    mrow *m = calloc(MROWS, sizeof(*m));
-    {
-        cf_rowset_writer_options wo;
-        cf_rowset_writer_options_init(&wo);
-        wo.insert_ts = 10;
-        cf_rowset_writer *w;
-        CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, &wo, &err), &err);
-        static char kbs[MROWS][16];
-        cf_slice ks[MROWS], ss[MROWS];
-        int32_t js[MROWS], vs[MROWS];
-        uint8_t nnv[MROWS / 8 + 1] = {0}, nns[MROWS / 8 + 1] = {0};
-        for (size_t i = 0; i < MROWS; i++) {
-            version v = {.ts = 10, .alive = true};
-            mkey(i, kbs[i], &js[i]);
-            ks[i] = (cf_slice){(const uint8_t *)kbs[i], strlen(kbs[i])};
-            v.v_nn = cf_rng_below(&rng, 4) != 0;
-            v.v = (int32_t)cf_rng_below(&rng, 100);
-            v.s_nn = cf_rng_below(&rng, 4) != 0;
-            snprintf(v.s, sizeof(v.s), "s%u", (unsigned)cf_rng_below(&rng, 1000));
-            vs[i] = v.v;
-            if (v.v_nn)
-                nnv[i / 8] |= (uint8_t)(1u << (i % 8));
-            if (v.s_nn)
-                nns[i / 8] |= (uint8_t)(1u << (i % 8));
-            push_version(&m[i], v);
-            ss[i] = (cf_slice){(const uint8_t *)m[i].h[0].s, strlen(m[i].h[0].s)};
-        }
-        cf_colvec cols[4] = {{ks, NULL, NULL, NULL},
-                             {js, NULL, NULL, NULL},
-                             {vs, nnv, NULL, NULL},
-                             {ss, nns, NULL, NULL}};
-        CF_ASSERT_OK(cf_rowset_writer_append(w, cols, MROWS, &err), &err);
-        CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
-        cf_rowset_writer_free(w);
-    }
     cf_rowset *rs;
     CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
     uint64_t ts = 10;
@@ -1053,51 +950,28 @@ static void test_rowset__model(void **state)
     for (int step = 0; step < 1500; step++) {
         int op = (int)cf_rng_below(&rng, 100);
         size_t r = cf_rng_below(&rng, MROWS);
-        char mk[16];
-        int32_t mj;
-        mkey(r, mk, &mj);
-        cf_slice kslice = {(const uint8_t *)mk, strlen(mk)};
-        const void *key[2] = {&kslice, &mj};
+        model_key mk;
+        model_key_of(&mk, r);
         const version *cur = at(&m[r], UINT64_MAX);
         ts += 1 + cf_rng_below(&rng, 3);
         if (op < 45) { /* update v and/or s */
             model_update u;
             model_update_draw(&u, &rng, cur, ts);
-            cf_status st = cf_rowset_update(rs, key, u.ch, u.nch, ts, &err);
-            if (cur == NULL) {
-                CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
-            } else {
-                CF_ASSERT_OK(st, &err);
-                push_version(&m[r], u.next);
-            }
+            cf_status st = cf_rowset_update(rs, mk.key, u.ch, u.nch, ts, &err);
+            model_apply_update(&m[r], st, &err, &u.next);
         } else if (op < 60) {
-            cf_status st = cf_rowset_delete(rs, key, ts, &err);
-            if (cur == NULL) {
-                CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
-            } else {
-                CF_ASSERT_OK(st, &err);
-                version nv = *cur;
-                nv.ts = ts;
-                nv.alive = false;
-                push_version(&m[r], nv);
-            }
+            model_apply_delete(&m[r], cf_rowset_delete(rs, mk.key, ts, &err), &err, ts);
         } else if (op < 72) { /* insert again a deleted key */
-            int32_t newv = (int32_t)cf_rng_below(&rng, 100);
-            char sb[16];
-            snprintf(sb, sizeof(sb), "r%u", (unsigned)cf_rng_below(&rng, 1000));
-            cf_slice sv = {(const uint8_t *)sb, strlen(sb)};
-            bool snull = cf_rng_below(&rng, 3) == 0;
-            const void *vals[4] = {NULL, NULL, &newv, snull ? NULL : &sv};
-            cf_status st = cf_rowset_reinsert(rs, key, vals, ts, &err);
+            model_insert mi;
+            model_insert_draw(&mi, &rng, NULL, false, 'r', ts);
+            cf_status st = cf_rowset_reinsert(rs, mk.key, mi.vals, ts, &err);
             if (cur != NULL) {
                 CF_ASSERT_STATUS(st, CF_EINVAL, &err);
             } else if (m[r].gone) {
                 CF_ASSERT_STATUS(st, CF_ENOTSUP, &err);
             } else {
                 CF_ASSERT_OK(st, &err);
-                version nv = {.ts = ts, .alive = true, .v_nn = true, .v = newv, .s_nn = !snull};
-                snprintf(nv.s, sizeof(nv.s), "%s", sb);
-                push_version(&m[r], nv);
+                push_version(&m[r], mi.next);
             }
         } else if (op < 80) {
             CF_ASSERT_OK(cf_rowset_flush(rs, &err), &err);
@@ -1106,16 +980,7 @@ static void test_rowset__model(void **state)
             if (cf_rng_below(&rng, 3) == 0)
                 ahm = ahm + (ts - ahm) / 2;
             CF_ASSERT_OK(cf_rowset_compact(rs, ahm, &err), &err);
-            /* Rows deleted before the mark are gone: drop them from the model. */
-            for (size_t i = 0; i < MROWS; i++) {
-                const version *lv = m[i].n ? &m[i].h[m[i].n - 1] : NULL;
-                if (lv == NULL)
-                    continue;
-                if (!lv->alive && lv->ts < ahm) {
-                    m[i].n = 0; /* never visible again: keep no history */
-                    m[i].gone = true;
-                }
-            }
+            model_compacted(m, MROWS, ahm);
             /* Also reopen from disk now and then. */
             if (cf_rng_below(&rng, 2)) {
                 cf_rowset_free(rs);
@@ -1123,45 +988,50 @@ static void test_rowset__model(void **state)
             }
         } else {
             /* Check at a random snapshot no older than the history mark. */
-            uint64_t snap = cf_rng_below(&rng, 4) == 0 ? CF_SNAPSHOT_LATEST
-                                                       : ahm + cf_rng_below(&rng, ts + 2 - ahm);
-            if (snap < ahm)
-                snap = ahm;
-            check_model(rs, m, snap, &rng);
+            model_check_rowset(rs, m, MROWS, model_snap_draw(&rng, ahm, ts), &rng);
         }
     }
     /* Deleted-before-mark rows dropped by compaction are no longer reinsertable: the
      * model treats them as absent, which the rowset agrees with (CF_ENOTSUP). */
     CF_ASSERT_OK(cf_rowset_compact(rs, 0, &err), &err);
     for (uint64_t snap = ahm; snap < ts + 2; snap += 1 + ts / 20)
-        check_model(rs, m, snap, &rng);
+        model_check_rowset(rs, m, MROWS, snap, &rng);
     cf_rowset_free(rs);
-    model_free(m, MROWS);
-    cf_schema_free(s);
-    CF_ASSERT_RM_RF(dir);
+    model_end(dir, m, MROWS);
 }
 
 /* ---- crash tests -------------------------------------------------------------------------------
  */
 
+/* The children of the crash tests (run_child): 200,000 rows written into the
+ * directory ctx; the rowset there compacted. */
+static int write_killed(void *ctx, int fd)
+{
+    (void)fd;
+    write6(ctx, 200000, 5000);
+    return 0;
+}
+
+static int compact_killed(void *ctx, int fd)
+{
+    (void)fd;
+    cf_error err;
+    cf_rowset *c;
+    if (cf_rowset_open(&c, ctx, NULL, &err) != CF_OK || cf_rowset_compact(c, 0, &err) != CF_OK)
+        return 1;
+    cf_rowset_free(c);
+    return 0;
+}
+
 static void test_rowset__crash_during_write(void **state)
 {
     (void)state;
-    uint64_t seed = cf_test_seed(7);
     cf_rng rng;
-    cf_rng_init(&rng, seed);
+    cf_rng_init(&rng, cf_test_seed(7));
     for (int round = 0; round < 6; round++) {
         char *dir = mkdtemp_dir();
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            write6(dir, 200000, 5000);
-            _exit(0);
-        }
-        usleep((useconds_t)(1000 + cf_rng_below(&rng, 150000)));
-        kill(pid, SIGKILL);
-        int status;
-        waitpid(pid, &status, 0);
+        double kill_after = (double)(1000 + cf_rng_below(&rng, 150000)) / 1e6;
+        close(run_child(write_killed, dir, kill_after, false, "write"));
         cf_error err;
         cf_rowset *rs;
         cf_status st = cf_rowset_open(&rs, dir, NULL, &err);
@@ -1184,16 +1054,13 @@ static void test_rowset__crash_during_write(void **state)
 static void test_rowset__crash_during_compaction(void **state)
 {
     (void)state;
-    uint64_t seed = cf_test_seed(11);
     cf_rng rng;
-    cf_rng_init(&rng, seed);
+    cf_rng_init(&rng, cf_test_seed(11));
     for (int round = 0; round < 6; round++) {
         char *dir = mkdtemp_dir();
         const size_t n = 60000;
-        write6(dir, n, 10000);
+        cf_rowset *rs = open6(dir, n, 10000);
         cf_error err;
-        cf_rowset *rs;
-        CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
         for (int64_t i = 0; i < 50; i++) {
             int64_t key = 4 * i;
             const void *k[1] = {&key};
@@ -1205,25 +1072,11 @@ static void test_rowset__crash_during_compaction(void **state)
         }
         CF_ASSERT_OK(cf_rowset_flush(rs, &err), &err);
         cf_rowset_free(rs);
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            cf_rowset *c;
-            if (cf_rowset_open(&c, dir, NULL, &err) != CF_OK ||
-                cf_rowset_compact(c, 0, &err) != CF_OK)
-                _exit(1);
-            cf_rowset_free(c);
-            _exit(0);
-        }
-        usleep((useconds_t)(cf_rng_below(&rng, 60000)));
-        kill(pid, SIGKILL);
-        int status;
-        waitpid(pid, &status, 0);
-        assert_false(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+        close(run_child(compact_killed, dir, (double)cf_rng_below(&rng, 60000) / 1e6, false,
+                        "compaction"));
         /* Old or new generation: either way every row reads the same at latest. */
         CF_ASSERT_OK(cf_rowset_open(&rs, dir, NULL, &err), &err);
-        cf_rowset_scanner *sc;
-        CF_ASSERT_OK(cf_rowset_scanner_create(&sc, rs, NULL, &err), &err);
+        cf_rowset_scanner *sc = rowset_scan_open(rs, NULL);
         size_t seen = 0;
         cf_row_batch b;
         while (rowset_scan_next(sc, &b)) {
@@ -1253,18 +1106,18 @@ static void test_rowset__crash_during_compaction(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rowset__array_updates),
+        TMPDIR_TEST(test_rowset__array_updates),
         cmocka_unit_test(test_rowset__schema_parse_format),
         cmocka_unit_test(test_rowset__schema_errors),
         cmocka_unit_test(test_rowset__key_bytes),
-        cmocka_unit_test(test_rowset__write_scan_get),
-        cmocka_unit_test(test_rowset__block_cache),
-        cmocka_unit_test(test_rowset__lookups_seek_index),
-        cmocka_unit_test(test_rowset__block_skipping),
-        cmocka_unit_test(test_rowset__predicates),
-        cmocka_unit_test(test_rowset__order_errors),
-        cmocka_unit_test(test_rowset__manifest_damage),
-        cmocka_unit_test(test_rowset__manifest_second_bloom),
+        TMPDIR_TEST(test_rowset__write_scan_get),
+        TMPDIR_TEST(test_rowset__block_cache),
+        TMPDIR_TEST(test_rowset__lookups_seek_index),
+        TMPDIR_TEST(test_rowset__block_skipping),
+        TMPDIR_TEST(test_rowset__predicates),
+        TMPDIR_TEST(test_rowset__order_errors),
+        TMPDIR_TEST(test_rowset__manifest_damage),
+        TMPDIR_TEST(test_rowset__manifest_second_bloom),
         cmocka_unit_test(test_rowset__model),
         cmocka_unit_test(test_rowset__crash_during_write),
         cmocka_unit_test(test_rowset__crash_during_compaction),

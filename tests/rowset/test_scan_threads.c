@@ -85,6 +85,22 @@ static void write_rows(const char *dir, size_t n)
     free(enn), free(fnn), free(fc), free(fe);
 }
 
+/* A fresh directory (in memory when there is one; malloc'd) holding a table
+ * of rows [0, n) as write_rows writes them; drop_table removes it. */
+static char *rows_table(size_t n)
+{
+    char *dir = strdup(mkdtemp_fast_dir());
+    assert_non_null(dir);
+    write_rows(dir, n);
+    return dir;
+}
+
+static void drop_table(char *dir)
+{
+    CF_ASSERT_RM_RF(dir);
+    free(dir);
+}
+
 /* Random updates (a, b, c, d, e, f), deletes and inserts of new keys (odd ids)
  * at ts, ts+1, ...; returns the next free ts. */
 static uint64_t mutate(cf_table *t, size_t n, cf_rng *rng, size_t ops, uint64_t ts)
@@ -240,34 +256,25 @@ static cf_status run_case_w(cf_table *t, cf_rowset *rs, const scan_case *k, size
     o.threads = threads;
     cf_buf_clear(out);
     const cf_schema *s = cf_table_schema(t);
-    cf_status r;
-    if (rs != NULL) {
-        cf_rowset_scanner *sc;
-        if ((r = cf_rowset_scanner_create(&sc, rs, &o, err)) != CF_OK)
-            return r;
-        if (window != 0)
-            cf_rowset_scanner_set_window_rows(sc, window);
-        for (;;) {
-            cf_row_batch b;
-            if ((r = cf_rowset_scanner_next(sc, &b, err)) != CF_OK || b.count == 0)
-                break;
-            serialize(out, s, k->proj, &b);
-        }
-        *st = *cf_rowset_scanner_stats(sc);
-        cf_rowset_scanner_free(sc);
+    cf_rowset_scanner *rsc = NULL;
+    cf_table_scanner *tsc = NULL;
+    cf_status r = rs != NULL ? cf_rowset_scanner_create(&rsc, rs, &o, err)
+                             : cf_table_scanner_create(&tsc, t, &o, err);
+    if (r != CF_OK)
         return r;
-    }
-    cf_table_scanner *sc;
-    if ((r = cf_table_scanner_create(&sc, t, &o, err)) != CF_OK)
-        return r;
+    if (rsc != NULL && window != 0)
+        cf_rowset_scanner_set_window_rows(rsc, window);
     for (;;) {
         cf_row_batch b;
-        if ((r = cf_table_scanner_next(sc, &b, err)) != CF_OK || b.count == 0)
+        r = rsc != NULL ? cf_rowset_scanner_next(rsc, &b, err)
+                        : cf_table_scanner_next(tsc, &b, err);
+        if (r != CF_OK || b.count == 0)
             break;
         serialize(out, s, k->proj, &b);
     }
-    *st = *cf_table_scanner_stats(sc);
-    cf_table_scanner_free(sc);
+    *st = rsc != NULL ? *cf_rowset_scanner_stats(rsc) : *cf_table_scanner_stats(tsc);
+    cf_rowset_scanner_free(rsc);
+    cf_table_scanner_free(tsc);
     return r;
 }
 
@@ -318,8 +325,7 @@ static void test_scan_threads__same_as_one_thread(void **state)
     uint64_t seed = cf_test_seed(17);
     cf_rng_init(&rng, seed);
     const size_t n = 20000;
-    char *dir = strdup(mkdtemp_fast_dir());
-    write_rows(dir, n);
+    char *dir = rows_table(n);
     cf_error err;
     cf_table *t = table_open(dir);
     cf_table_set_sync(t, CF_TABLE_SYNC_NONE, 0);
@@ -348,8 +354,7 @@ static void test_scan_threads__same_as_one_thread(void **state)
     }
     assert_true(rows > 100000); /* the cases did read something */
     cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
-    free(dir);
+    drop_table(dir);
 }
 
 /* The byte at the middle of column `col`'s file flipped. */
@@ -390,8 +395,7 @@ static void test_scan_threads__damaged_block(void **state)
         double where;
     } cases[] = {{5, 0.1}, {5, 0.8}, {1, 0.5}};
     for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
-        char *dir = strdup(mkdtemp_fast_dir());
-        write_rows(dir, n);
+        char *dir = rows_table(n);
         damage_column(dir, cases[ci].col, cases[ci].where);
         cf_error err;
         cf_table *t;
@@ -437,16 +441,14 @@ static void test_scan_threads__damaged_block(void **state)
         cf_buf_dispose(&one);
         cf_buf_dispose(&many);
         cf_table_free(t);
-        CF_ASSERT_RM_RF(dir);
-        free(dir);
+        drop_table(dir);
     }
 }
 
 static void test_scan_threads__free_early(void **state)
 {
     (void)state;
-    char *dir = strdup(mkdtemp_fast_dir());
-    write_rows(dir, 20000);
+    char *dir = rows_table(20000);
     cf_error err;
     cf_table *t = table_open(dir);
     cf_rowset *rs = cf_table_rowset_at(t, 0, NULL);
@@ -482,8 +484,7 @@ static void test_scan_threads__free_early(void **state)
     assert_true(bt.count > 0);
     cf_table_scanner_free(ts);
     cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
-    free(dir);
+    drop_table(dir);
 }
 
 /* The windows read ahead (and the pipeline that reads the next while batches
@@ -496,8 +497,7 @@ static void test_scan_threads__window_sizes(void **state)
     cf_rng rng;
     cf_rng_init(&rng, cf_test_seed(34));
     const size_t n = 12000;
-    char *dir = strdup(mkdtemp_fast_dir());
-    write_rows(dir, n);
+    char *dir = rows_table(n);
     cf_error err;
     cf_table *t = table_open(dir);
     cf_table_set_sync(t, CF_TABLE_SYNC_NONE, 0);
@@ -529,8 +529,7 @@ static void test_scan_threads__window_sizes(void **state)
     cf_buf_dispose(&one);
     cf_buf_dispose(&many);
     cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
-    free(dir);
+    drop_table(dir);
 }
 
 /* A table without a block cache, and a scan that fills none (a whole rowset):
@@ -543,8 +542,7 @@ static void test_scan_threads__no_cache(void **state)
     cf_rng rng;
     cf_rng_init(&rng, cf_test_seed(51));
     const size_t n = 12000;
-    char *dir = strdup(mkdtemp_fast_dir());
-    write_rows(dir, n);
+    char *dir = rows_table(n);
     cf_error err;
     cf_table *t;
     cf_table_options to;
@@ -570,8 +568,7 @@ static void test_scan_threads__no_cache(void **state)
     }
     assert_true(rows > 50000);
     cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
-    free(dir);
+    drop_table(dir);
 }
 
 /* An allocation failing anywhere in a threaded scan (the caller's or a
@@ -582,8 +579,7 @@ static void test_scan_threads__alloc_failures(void **state)
 {
     (void)state;
     const size_t n = 6000;
-    char *dir = strdup(mkdtemp_fast_dir());
-    write_rows(dir, n);
+    char *dir = rows_table(n);
     cf_table *t = table_open(dir);
     cf_table_set_sync(t, CF_TABLE_SYNC_NONE, 0);
     cf_rng rng;
@@ -640,15 +636,13 @@ static void test_scan_threads__alloc_failures(void **state)
     cf_buf_dispose(&one[1]);
     cf_buf_dispose(&many);
     cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
-    free(dir);
+    drop_table(dir);
 }
 
 static void test_scan_threads__bad_count(void **state)
 {
     (void)state;
-    char *dir = strdup(mkdtemp_fast_dir());
-    write_rows(dir, 100);
+    char *dir = rows_table(100);
     cf_error err;
     cf_table *t = table_open(dir);
     cf_scan_options o;
@@ -670,8 +664,7 @@ static void test_scan_threads__bad_count(void **state)
     assert_int_equal(b.count, 100);
     cf_table_scanner_free(ts);
     cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
-    free(dir);
+    drop_table(dir);
 }
 
 int main(int argc, char **argv)

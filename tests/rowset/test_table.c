@@ -17,6 +17,8 @@
 #include <cfile/cfile.h>
 #include <cfile/rowset.h>
 
+#include "util/error.h"
+
 #include "support_model.h"
 #include "support_table.h"
 
@@ -61,8 +63,7 @@ static size_t scan_ids(cf_table *t, uint64_t snap, int64_t *ids, size_t cap)
 
 static void test_table__insert_any_order(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     make_table(dir);
     cf_error err;
     cf_table *t = table_open(dir);
@@ -154,13 +155,11 @@ static void test_table__insert_any_order(void **state)
     t = table_open(dir);
     assert_int_equal(scan_ids(t, 37, ids, 16), 8);
     cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
 }
 
 static void test_table__mrs_flushes_by_size(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     make_table(dir);
     cf_error err;
     cf_table *t = table_open(dir);
@@ -206,7 +205,6 @@ static void test_table__mrs_flushes_by_size(void **state)
     assert_int_equal(scan_ids(t, CF_SNAPSHOT_LATEST, ids, 1000), 997);
     assert_int_equal(scan_ids(t, 502, ids, 1000), 500); /* inserted at ts 2..501 */
     cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* Every rowset of a table reads through the table's one block cache, which
@@ -220,8 +218,7 @@ static void check_cache(cf_table *t, cf_cache *want)
 
 static void test_table__block_cache(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     make_table(dir);
     cf_error err;
     cf_table *t = table_open(dir);
@@ -277,7 +274,6 @@ static void test_table__block_cache(void **state)
     cf_cache_free(shared);
     o.version = 0;
     CF_ASSERT_STATUS(cf_table_open(&t, dir, &o, &err), CF_EINVAL, &err);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* Rowset files under dir this process has open: descriptors (/proc/self/fd;
@@ -476,8 +472,7 @@ static void test_table__lazy_rowset_open(void **state)
 
 static void test_table__old_layout_and_damage(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     cf_error err;
     cf_table *t;
     CF_ASSERT_STATUS(cf_table_open(&t, dir, NULL, &err), CF_ENOTFOUND, &err);
@@ -528,7 +523,6 @@ static void test_table__old_layout_and_damage(void **state)
              dir, dir);
     assert_int_equal(system(cmd), 0);
     CF_ASSERT_STATUS(cf_table_open(&t, dir, NULL, &err), CF_ECORRUPT, &err);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- array columns ----------------------------------------------------------------------------
@@ -633,8 +627,7 @@ static void acheck(cf_table *t, const arow *m, uint64_t snap, size_t batch)
 
 static void test_table__arrays(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
+    const char *dir = *state;
     cf_error err;
     cf_schema *s;
     CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, tags INT32[] NULL, names STRING[] NULL", &err),
@@ -736,7 +729,6 @@ static void test_table__arrays(void **state)
     for (uint64_t snap = 1; snap <= ts + 1; snap += 5)
         acheck(t, m, snap, 3);
     cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- model-based test --------------------------------------------------------------------------
@@ -747,56 +739,13 @@ static void test_table__arrays(void **state)
  * middle half, so fresh inserts land before, between and after them. */
 #define KEYS 600
 
-static void import_initial(const char *dir, const cf_schema *s, mrow *m, cf_rng *rng)
-{
-    cf_error err;
-    cf_rowset_writer_options wo;
-    cf_rowset_writer_options_init(&wo);
-    wo.insert_ts = 10;
-    cf_rowset_writer *w;
-    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, &wo, &err), &err);
-    static char kbs[KEYS][16];
-    static cf_slice ks[KEYS], ss[KEYS];
-    static int32_t js[KEYS], vs[KEYS];
-    uint8_t nnv[KEYS / 8 + 1] = {0}, nns[KEYS / 8 + 1] = {0};
-    size_t n = 0;
-    for (size_t i = KEYS / 4; i < 3 * KEYS / 4; i += 2) {
-        version v = {.ts = 10, .alive = true};
-        mkey(i, kbs[n], &js[n]);
-        ks[n] = (cf_slice){(const uint8_t *)kbs[n], strlen(kbs[n])};
-        v.v_nn = cf_rng_below(rng, 4) != 0;
-        v.v = (int32_t)cf_rng_below(rng, 100);
-        v.s_nn = cf_rng_below(rng, 4) != 0;
-        snprintf(v.s, sizeof(v.s), "s%u", (unsigned)cf_rng_below(rng, 1000));
-        vs[n] = v.v;
-        if (v.v_nn)
-            nnv[n / 8] |= (uint8_t)(1u << (n % 8));
-        if (v.s_nn)
-            nns[n / 8] |= (uint8_t)(1u << (n % 8));
-        push_version(&m[i], v);
-        ss[n] = (cf_slice){(const uint8_t *)m[i].h[0].s, strlen(m[i].h[0].s)};
-        n++;
-    }
-    cf_colvec cols[4] = {{ks, NULL, NULL, NULL},
-                         {js, NULL, NULL, NULL},
-                         {vs, nnv, NULL, NULL},
-                         {ss, nns, NULL, NULL}};
-    CF_ASSERT_OK(cf_rowset_writer_append(w, cols, n, &err), &err);
-    CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
-    cf_rowset_writer_free(w);
-}
-
 static void model_run(uint64_t seed)
 {
     cf_rng rng;
     cf_rng_init(&rng, seed);
-    char *dir = mkdtemp_dir();
+    char *dir;
+    mrow *m = model_start(&dir, KEYS, KEYS / 4, 3 * KEYS / 4, 2, &rng);
     cf_error err;
-    cf_schema *s;
-    CF_ASSERT_OK(
-        cf_schema_parse(&s, "k STRING KEY, j INT32 KEY, v INT32 NULL, s STRING NULL", &err), &err);
-    mrow *m = calloc(KEYS, sizeof(*m));
-    import_initial(dir, s, m, &rng);
     cf_table *t = table_open(dir);
     /* Small MemRowSets: flushes happen on their own too. */
     cf_table_set_flush_bytes(t, 16384 + cf_rng_below(&rng, 32768));
@@ -806,66 +755,39 @@ static void model_run(uint64_t seed)
     for (int step = 0; step < 300; step++) {
         int op = (int)cf_rng_below(&rng, 100);
         size_t r = cf_rng_below(&rng, KEYS);
-        char mk[16];
-        int32_t mj;
-        mkey(r, mk, &mj);
-        cf_slice kslice = {(const uint8_t *)mk, strlen(mk)};
-        const void *key[2] = {&kslice, &mj};
+        model_key mk;
+        model_key_of(&mk, r);
         const version *cur = at(&m[r], UINT64_MAX);
         ts += 1 + cf_rng_below(&rng, 3);
         if (op < 30) { /* insert: fresh, reinsert of a deleted key, or a duplicate */
-            int32_t newv = (int32_t)cf_rng_below(&rng, 100);
-            char sb[16];
-            snprintf(sb, sizeof(sb), "i%u", (unsigned)cf_rng_below(&rng, 1000));
-            cf_slice sv = {(const uint8_t *)sb, strlen(sb)};
-            bool vnull = cf_rng_below(&rng, 4) == 0, snull = cf_rng_below(&rng, 3) == 0;
-            const void *vals[4] = {&kslice, &mj, vnull ? NULL : &newv, snull ? NULL : &sv};
-            cf_status st = cf_table_insert(t, vals, ts, &err);
+            model_insert mi;
+            model_insert_draw(&mi, &rng, &mk, true, 'i', ts);
+            cf_status st = cf_table_insert(t, mi.vals, ts, &err);
             if (cur != NULL) {
                 CF_ASSERT_STATUS(st, CF_EINVAL, &err);
                 dups++;
             } else {
                 CF_ASSERT_OK(st, &err);
-                version nv = {.ts = ts, .alive = true, .v_nn = !vnull, .v = newv, .s_nn = !snull};
-                snprintf(nv.s, sizeof(nv.s), "%s", sb);
-                push_version(&m[r], nv);
+                push_version(&m[r], mi.next);
                 inserts++;
                 last_ok = ts;
             }
         } else if (op < 60) { /* update v and/or s */
             model_update u;
             model_update_draw(&u, &rng, cur, ts);
-            cf_status st = cf_table_update(t, key, u.ch, u.nch, ts, &err);
-            if (cur == NULL) {
-                CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
-            } else {
-                CF_ASSERT_OK(st, &err);
-                push_version(&m[r], u.next);
+            cf_status st = cf_table_update(t, mk.key, u.ch, u.nch, ts, &err);
+            if (model_apply_update(&m[r], st, &err, &u.next))
                 last_ok = ts;
-            }
         } else if (op < 75) {
-            cf_status st = cf_table_delete(t, key, ts, &err);
-            if (cur == NULL) {
-                CF_ASSERT_STATUS(st, CF_ENOTFOUND, &err);
-            } else {
-                CF_ASSERT_OK(st, &err);
-                version nv = *cur;
-                nv.ts = ts;
-                nv.alive = false;
-                push_version(&m[r], nv);
+            if (model_apply_delete(&m[r], cf_table_delete(t, mk.key, ts, &err), &err, ts))
                 last_ok = ts;
-            }
         } else if (op < 77) {
             CF_ASSERT_OK(cf_table_flush(t, &err), &err);
         } else if (op < 79) {
             if (cf_rng_below(&rng, 3) == 0)
                 ahm = ahm + (ts - ahm) / 2;
             CF_ASSERT_OK(cf_table_compact(t, ahm, &err), &err);
-            for (size_t i = 0; i < KEYS; i++) {
-                const version *lv = m[i].n ? &m[i].h[m[i].n - 1] : NULL;
-                if (lv != NULL && !lv->alive && lv->ts < ahm)
-                    m[i].n = 0; /* dropped: never visible again at snapshots >= ahm */
-            }
+            model_compacted(m, KEYS, ahm);
         } else if (op < 80) { /* reopen: closing flushes */
             if (cf_rng_below(&rng, 2))
                 CF_ASSERT_OK(cf_table_close(t, &err), &err);
@@ -877,11 +799,7 @@ static void model_run(uint64_t seed)
             assert_int_equal(cf_table_last_ts(t), last_ok);
             cf_table_set_flush_bytes(t, 16384 + cf_rng_below(&rng, 32768));
         } else {
-            uint64_t snap = cf_rng_below(&rng, 4) == 0 ? CF_SNAPSHOT_LATEST
-                                                       : ahm + cf_rng_below(&rng, ts + 2 - ahm);
-            if (snap < ahm)
-                snap = ahm;
-            model_check_table(t, m, KEYS, snap, &rng);
+            model_check_table(t, m, KEYS, model_snap_draw(&rng, ahm, ts), &rng);
         }
     }
     assert_true(inserts > 40);
@@ -892,9 +810,7 @@ static void model_run(uint64_t seed)
     for (uint64_t snap = ahm; snap < ts + 2; snap += 1 + ts / 20)
         model_check_table(t, m, KEYS, snap, &rng);
     cf_table_free(t);
-    model_free(m, KEYS);
-    cf_schema_free(s);
-    CF_ASSERT_RM_RF(dir);
+    model_end(dir, m, KEYS);
 }
 
 static void test_table__model(void **state)
@@ -908,6 +824,20 @@ static void test_table__model(void **state)
 /* ---- crash test
  * ---------------------------------------------------------------------------------- */
 
+static cf_status flush_rounds(cf_table *t, void *ctx, cf_error *err)
+{
+    (void)ctx;
+    uint64_t ts = 2;
+    for (int64_t r = 0; r < 50; r++) {
+        for (int64_t i = 0; i < 2000; i++)
+            CF_TRY(ins(t, (1999 - i) * 50 + r, "crash", ts++, err));
+        CF_TRY(cf_table_flush(t, err));
+        if (r % 2 == 1)
+            CF_TRY(cf_table_compact(t, 0, err));
+    }
+    return CF_OK;
+}
+
 /* The child inserts rounds of 2000 new ids (round r: ids r, r + 50, ...) and
  * flushes after each; SIGKILL at a random moment must leave a table that opens
  * with whole rounds only. */
@@ -920,31 +850,8 @@ static void test_table__crash_during_flush(void **state)
     for (int round = 0; round < 6; round++) {
         char *dir = mkdtemp_dir();
         make_table(dir);
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            cf_error e;
-            cf_table *t;
-            if (cf_table_open(&t, dir, NULL, &e) != CF_OK)
-                _exit(1);
-            uint64_t ts = 2;
-            for (int64_t r = 0; r < 50; r++) {
-                for (int64_t i = 0; i < 2000; i++)
-                    if (ins(t, (1999 - i) * 50 + r, "crash", ts++, &e) != CF_OK)
-                        _exit(1);
-                if (cf_table_flush(t, &e) != CF_OK)
-                    _exit(1);
-                if (r % 2 == 1 && cf_table_compact(t, 0, &e) != CF_OK)
-                    _exit(1);
-            }
-            cf_table_free(t);
-            _exit(0);
-        }
-        usleep((useconds_t)(2000 + cf_rng_below(&rng, 300000)));
-        kill(pid, SIGKILL);
-        int status;
-        waitpid(pid, &status, 0);
-        assert_false(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+        run_table_child(dir, flush_rounds, NULL, (double)(2000 + cf_rng_below(&rng, 300000)) / 1e6,
+                        NULL);
         cf_error err;
         cf_table *t = table_open(dir);
         static int64_t ids[100000];
@@ -1038,11 +945,11 @@ static void test_table__directory_renamed_under_writer(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table__arrays),
-        cmocka_unit_test(test_table__insert_any_order),
-        cmocka_unit_test(test_table__mrs_flushes_by_size),
-        cmocka_unit_test(test_table__block_cache),
-        cmocka_unit_test(test_table__old_layout_and_damage),
+        TMPDIR_TEST(test_table__arrays),
+        TMPDIR_TEST(test_table__insert_any_order),
+        TMPDIR_TEST(test_table__mrs_flushes_by_size),
+        TMPDIR_TEST(test_table__block_cache),
+        TMPDIR_TEST(test_table__old_layout_and_damage),
         cmocka_unit_test(test_table__lazy_rowset_open),
         cmocka_unit_test(test_table__model),
         cmocka_unit_test(test_table__crash_during_flush),

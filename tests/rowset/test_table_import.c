@@ -116,39 +116,34 @@ static char *model_text(const krow *m, uint64_t snap)
     return buf;
 }
 
+/* table_scan_text: row r of b as the model renders it. */
+static void row_text(FILE *f, const cf_row_batch *b, size_t r, void *ctx)
+{
+    (void)ctx;
+    const cf_batch *tc = &b->cols[2];
+    ver v;
+    memset(&v, 0, sizeof(v));
+    v.v_nn = bit(b->cols[1].nonnull, r);
+    v.v = ((const int32_t *)b->cols[1].values)[r];
+    v.t_nn = bit(tc->nonnull, r);
+    uint32_t a = tc->elem_offsets[r];
+    v.nt = (int)(tc->elem_offsets[r + 1] - a);
+    assert_true(v.nt <= 3);
+    for (int e = 0; e < v.nt; e++) {
+        if (bit(tc->elem_nonnull, a + (uint32_t)e))
+            v.tvalid |= (uint8_t)(1u << e);
+        v.tags[e] = ((const int32_t *)tc->values)[a + (uint32_t)e];
+    }
+    render(f, ((const int64_t *)b->cols[0].values)[r], &v);
+}
+
 static char *table_text(cf_table *t, uint64_t snap)
 {
     cf_scan_options o;
     cf_scan_options_init(&o);
     o.snapshot = snap;
     o.batch_rows = 29; /* batches cut across stores */
-    cf_table_scanner *sc = table_scan_open(t, &o);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    cf_row_batch b;
-    while (table_scan_next(sc, &b)) {
-        const cf_batch *tc = &b.cols[2];
-        for (size_t r = 0; r < b.count; r++) {
-            ver v;
-            memset(&v, 0, sizeof(v));
-            v.v_nn = bit(b.cols[1].nonnull, r);
-            v.v = ((const int32_t *)b.cols[1].values)[r];
-            v.t_nn = bit(tc->nonnull, r);
-            uint32_t a = tc->elem_offsets[r];
-            v.nt = (int)(tc->elem_offsets[r + 1] - a);
-            assert_true(v.nt <= 3);
-            for (int e = 0; e < v.nt; e++) {
-                if (bit(tc->elem_nonnull, a + (uint32_t)e))
-                    v.tvalid |= (uint8_t)(1u << e);
-                v.tags[e] = ((const int32_t *)tc->values)[a + (uint32_t)e];
-            }
-            render(f, ((const int64_t *)b.cols[0].values)[r], &v);
-        }
-    }
-    fclose(f);
-    cf_table_scanner_free(sc);
-    return buf;
+    return table_scan_text(t, &o, row_text, NULL);
 }
 
 /* Every stride-th snapshot from 1 to last_ts + 1, the last few and the latest
@@ -387,6 +382,22 @@ static void shuffle(int64_t *ids, ver *vals, size_t n, cf_rng *rng)
 }
 
 #define STRIDE 1
+
+/* The rows of a load (ids[i] with values vals[i]) pushed onto the model. */
+static void push_load(krow *m, const int64_t *ids, const ver *vals, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        push(&m[ids[i]], vals[i]);
+}
+
+/* t freed and the table in dir opened again, which must read as the model. */
+static cf_table *reopen_check(cf_table *t, const char *dir, const krow *m, cf_rng *rng)
+{
+    cf_table_free(t);
+    t = table_open(dir);
+    check(t, m, rng, STRIDE);
+    return t;
+}
 static void test_table_import__reinserts(void **state)
 {
     (void)state;
@@ -410,8 +421,7 @@ static void test_table_import__reinserts(void **state)
             shuffle(ids, vals, n, &rng);
         size_t nrs = cf_table_rowset_count(t);
         CF_ASSERT_OK(load(t, ids, vals, n, 37, ts, NULL, &err), &err);
-        for (size_t i = 0; i < n; i++)
-            push(&m[ids[i]], vals[i]);
+        push_load(m, ids, vals, n);
         assert_int_equal(cf_table_mrs_rows(t), 0); /* its deleted rows went with the load */
         assert_true(cf_table_rowset_count(t) > nrs);
         check(t, m, &rng, STRIDE);
@@ -432,13 +442,10 @@ static void test_table_import__reinserts(void **state)
         if (!sorted)
             shuffle(ids, vals, n, &rng);
         CF_ASSERT_OK(load(t, ids, vals, n, 61, ts, NULL, &err), &err);
-        for (size_t i = 0; i < n; i++)
-            push(&m[ids[i]], vals[i]);
+        push_load(m, ids, vals, n);
         check(t, m, &rng, STRIDE);
         /* Reopened (the log replays onto the copies), compacted, reopened. */
-        cf_table_free(t);
-        t = table_open(dir);
-        check(t, m, &rng, STRIDE);
+        t = reopen_check(t, dir, m, &rng);
         CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
         assert_int_equal(cf_table_rowset_count(t), 1);
         check(t, m, &rng, STRIDE);
@@ -527,19 +534,14 @@ static void test_table_import__failure_commits_nothing(void **state)
             assert_non_null(strstr(disk1, "cfile-tablet"));
             assert_string_equal(disk0, disk1);
             free(disk1);
-            cf_table_free(t);
-            t = table_open(dir);
-            check(t, m, &rng, STRIDE);
+            t = reopen_check(t, dir, m, &rng);
             CF_ASSERT_OK(load(t, ids, vals, n, 50, ts, NULL, &err), &err);
         } else {
             passed++;
         }
-        for (size_t i = 0; i < n; i++)
-            push(&m[ids[i]], vals[i]);
+        push_load(m, ids, vals, n);
         check(t, m, &rng, STRIDE);
-        cf_table_free(t);
-        t = table_open(dir);
-        check(t, m, &rng, STRIDE);
+        t = reopen_check(t, dir, m, &rng);
         /* nothing left over once a flush writes (and cleans up): every rs-*
          * directory is named by TABLET */
         ver v;
@@ -633,8 +635,7 @@ static void test_table_import__killed(void **state)
         t = table_open(dir);
         bool done = cf_table_last_ts(t) == ts;
         if (done)
-            for (size_t i = 0; i < n; i++)
-                push(&m[ids[i]], vals[i]);
+            push_load(m, ids, vals, n);
         check(t, m, &rng, STRIDE);
         CF_ASSERT_OK(cf_table_compact(t, 0, &err), &err);
         check(t, m, &rng, STRIDE);

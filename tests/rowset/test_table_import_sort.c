@@ -33,11 +33,6 @@
 #define BATCH 1000
 #define SMALL ((size_t)64 << 10)
 
-static bool has(const uint8_t *bm, size_t i)
-{
-    return bm == NULL || ((bm[i >> 3] >> (i & 7)) & 1);
-}
-
 /* Row values of key k (k >= 0), as both schemas hold them. */
 typedef struct rows {
     bool str;
@@ -125,38 +120,29 @@ static cf_status load(cf_table *t, bool str, const int64_t *keys, size_t n, size
     return st;
 }
 
+/* table_scan_text: row r of b, its key an integer (*str false) or a string. */
+static void row_text(FILE *f, const cf_row_batch *b, size_t r, void *str)
+{
+    const cf_batch *c0 = &b->cols[0], *c1 = &b->cols[1], *c2 = &b->cols[2];
+    if (!*(const bool *)str) {
+        const cf_slice *nm = (const cf_slice *)c1->values + r;
+        fprintf(f, "%" PRId64 " %s%.*s %d\n", ((const int64_t *)c0->values)[r],
+                bit(c1->nonnull, r) ? "" : "NULL", (int)nm->len, (const char *)nm->data,
+                ((const int32_t *)c2->values)[r]);
+        return;
+    }
+    const cf_slice *s = (const cf_slice *)c0->values + r;
+    fprintf(f, "%.*s %s%" PRId64 " [", (int)s->len, (const char *)s->data,
+            bit(c1->nonnull, r) ? "" : "NULL", ((const int64_t *)c1->values)[r]);
+    for (uint32_t e = c2->elem_offsets[r]; e < c2->elem_offsets[r + 1]; e++)
+        fprintf(f, bit(c2->elem_nonnull, e) ? " %d" : " null", ((const int32_t *)c2->values)[e]);
+    fprintf(f, "]%s\n", bit(c2->nonnull, r) ? "" : " NULL");
+}
+
 /* Every row as text, in scan order. */
 static char *scan_text(cf_table *t, bool str)
 {
-    cf_scan_options o;
-    cf_scan_options_init(&o);
-    cf_table_scanner *sc = table_scan_open(t, &o);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    cf_row_batch b;
-    while (table_scan_next(sc, &b)) {
-        for (size_t r = 0; r < b.count; r++) {
-            const cf_batch *c0 = &b.cols[0], *c1 = &b.cols[1], *c2 = &b.cols[2];
-            if (!str) {
-                const cf_slice *nm = (const cf_slice *)c1->values + r;
-                fprintf(f, "%" PRId64 " %s%.*s %d\n", ((const int64_t *)c0->values)[r],
-                        has(c1->nonnull, r) ? "" : "NULL", (int)nm->len, (const char *)nm->data,
-                        ((const int32_t *)c2->values)[r]);
-                continue;
-            }
-            const cf_slice *s = (const cf_slice *)c0->values + r;
-            fprintf(f, "%.*s %s%" PRId64 " [", (int)s->len, (const char *)s->data,
-                    has(c1->nonnull, r) ? "" : "NULL", ((const int64_t *)c1->values)[r]);
-            for (uint32_t e = c2->elem_offsets[r]; e < c2->elem_offsets[r + 1]; e++)
-                fprintf(f, has(c2->elem_nonnull, e) ? " %d" : " null",
-                        ((const int32_t *)c2->values)[e]);
-            fprintf(f, "]%s\n", has(c2->nonnull, r) ? "" : " NULL");
-        }
-    }
-    fclose(f);
-    cf_table_scanner_free(sc);
-    return buf;
+    return table_scan_text(t, NULL, row_text, &str);
 }
 
 /* The names in dir (and, for rs-* directories, in them), sorted, one a line. */

@@ -39,10 +39,22 @@ static void make_table(const char *dir)
     table_create(dir, "id INT64 KEY, v INT64 NULL, s STRING NULL");
 }
 
-/* The model: each key's latest state. */
+/* TMPDIR_TEST with that table made in the directory. */
+static int table_setup(void **state)
+{
+    if (tmpdir_setup(state) != 0)
+        return -1;
+    make_table(*state);
+    return 0;
+}
+#define TABLE_TEST(f) cmocka_unit_test_setup_teardown(f, table_setup, tmpdir_teardown)
+
+/* The model: each key's latest state (and, where a test keeps it there, the
+ * timestamp its next op takes). */
 typedef struct mstate {
     bool live[NKEYS];
     int64_t v[NKEYS];
+    uint64_t ts;
 } mstate;
 
 static cf_status put(cf_table *t, int64_t id, int64_t v, uint64_t ts, cf_error *err)
@@ -75,9 +87,7 @@ static cf_status del(cf_table *t, int64_t id, uint64_t ts, cf_error *err)
 static bool read_state(cf_table *t, mstate *out)
 {
     memset(out, 0, sizeof(*out));
-    cf_scan_options o;
-    cf_scan_options_init(&o);
-    cf_table_scanner *sc = table_scan_open(t, &o);
+    cf_table_scanner *sc = table_scan_open(t, NULL);
     bool ok = true;
     cf_row_batch b;
     while (table_scan_next(sc, &b)) {
@@ -109,38 +119,64 @@ static bool same(const mstate *a, const mstate *b)
     return true;
 }
 
+/* The writer on the table in dir, its model m empty, the next timestamp 2. */
+static cf_table *start(const char *dir, mstate *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->ts = 2;
+    return table_open(dir);
+}
+
+/* The table reads back as model m, no row half applied. */
+static void assert_state(cf_table *t, const mstate *m)
+{
+    mstate got;
+    assert_true(read_state(t, &got));
+    assert_true(same(&got, m));
+}
+
+/* The table in dir, opened again, reads back as model m. */
+static void assert_reopened(const char *dir, const mstate *m)
+{
+    cf_table *t = table_open(dir);
+    assert_state(t, m);
+    cf_table_free(t);
+}
+
+/* put, asserted, and recorded in model m. */
+static void put_m(cf_table *t, mstate *m, int64_t id, int64_t v, uint64_t ts)
+{
+    cf_error err;
+    CF_ASSERT_OK(put(t, id, v, ts, &err), &err);
+    m->live[id] = true;
+    m->v[id] = v;
+}
+
 /* ---- reopen without a flush -------------------------------------------------------------- */
 
 static void test_table_wal__free_without_flush(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
-    make_table(dir);
+    const char *dir = *state;
     cf_error err;
-    cf_table *t;
     mstate m;
-    memset(&m, 0, sizeof(m));
-    uint64_t ts = 2;
-    t = table_open(dir);
+    cf_table *t = start(dir, &m);
     /* rows into a flushed rowset, then ops on them (rowset deltas) and new rows
      * (MemRowSet), then a second checkpoint and more */
     for (int k = 0; k < 40; k++) {
-        CF_ASSERT_OK(put(t, k, k, ts++, &err), &err);
-        m.live[k] = true;
-        m.v[k] = k;
+        put_m(t, &m, k, k, m.ts++);
     }
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     for (int round = 0; round < 3; round++) {
         for (int k = 0; k < NKEYS; k++) {
             int64_t v = round * 1000 + k;
             if (!m.live[k] && (k + round) % 3 != 0) {
-                CF_ASSERT_OK(put(t, k, v, ts++, &err), &err);
+                CF_ASSERT_OK(put(t, k, v, m.ts++, &err), &err);
             } else if (m.live[k] && (k + round) % 4 == 0) {
-                CF_ASSERT_OK(del(t, k, ts++, &err), &err);
+                CF_ASSERT_OK(del(t, k, m.ts++, &err), &err);
                 m.live[k] = false;
                 continue;
             } else if (m.live[k]) {
-                CF_ASSERT_OK(upd(t, k, v, ts++, &err), &err);
+                CF_ASSERT_OK(upd(t, k, v, m.ts++, &err), &err);
             } else {
                 continue;
             }
@@ -155,9 +191,7 @@ static void test_table_wal__free_without_flush(void **state)
     for (int i = 0; i < 2; i++) { /* twice: replay is repeatable */
         t = table_open(dir);
         assert_int_equal(cf_table_last_ts(t), last);
-        mstate got;
-        assert_true(read_state(t, &got));
-        assert_true(same(&got, &m));
+        assert_state(t, &m);
         cf_table_free(t);
     }
     /* after a flush the log is short again and the state the same */
@@ -165,21 +199,14 @@ static void test_table_wal__free_without_flush(void **state)
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_int_equal(cf_table_mrs_rows(t), 0);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    t = table_open(dir);
-    mstate got;
-    assert_true(read_state(t, &got));
-    assert_true(same(&got, &m));
-    cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
+    assert_reopened(dir, &m);
 }
 
 /* A flipped byte inside a logged record that is followed by more records is
  * damage: open fails naming the segment and offset, and nothing is truncated. */
 static void test_table_wal__damaged_log(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
-    make_table(dir);
+    const char *dir = *state;
     cf_error err;
     cf_table *t = table_open(dir);
     for (int k = 0; k < 10; k++)
@@ -198,7 +225,6 @@ static void test_table_wal__damaged_log(void **state)
     assert_int_equal(stat(path, &sb), 0);
     assert_int_equal((size_t)sb.st_size, len);
     free(bytes);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- SIGKILL at random moments ------------------------------------------------------------- */
@@ -218,15 +244,23 @@ static void send_msg(int fd, const msg *m)
         _exit(3);
 }
 
-/* The child: ops chosen from its copy of the model, each announced, done, then
- * acknowledged; runs until killed. */
-static void child(const char *dir, mstate m, uint64_t seed, int fd)
+/* The child (run_child): ops chosen from its copy of the model, each
+ * announced, done, then acknowledged; runs until killed. */
+typedef struct child_args {
+    const char *dir;
+    const mstate *m; /* the model when the child starts, which it copies */
+    uint64_t seed;
+} child_args;
+
+static int child(void *ctx, int fd)
 {
+    const child_args *a = ctx;
+    mstate m = *a->m;
     cf_rng rng;
-    cf_rng_init(&rng, seed);
+    cf_rng_init(&rng, a->seed);
     cf_error e;
     cf_table *t;
-    if (cf_table_open(&t, dir, NULL, &e) != CF_OK) {
+    if (cf_table_open(&t, a->dir, NULL, &e) != CF_OK) {
         fprintf(stderr, "child open: %s\n", e.msg);
         _exit(2);
     }
@@ -281,39 +315,27 @@ static void apply(mstate *m, const msg *x)
 
 static void test_table_wal__crash(void **state)
 {
-    (void)state;
+    const char *dir = *state;
     uint64_t seed = cf_test_seed(14);
     cf_rng rng;
     cf_rng_init(&rng, seed);
-    char *dir = mkdtemp_dir();
-    make_table(dir);
     mstate m;
     memset(&m, 0, sizeof(m));
     uint64_t acked_ts = 0;
     int pending_seen = 0, rounds = 40;
     for (int round = 0; round < rounds; round++) {
-        int p[2];
-        assert_int_equal(pipe(p), 0);
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            close(p[0]);
-            child(dir, m, seed * 1000 + (uint64_t)round, p[1]);
-        }
-        close(p[1]);
+        child_args a = {dir, &m, seed * 1000 + (uint64_t)round};
         /* sometimes right away (during the replay of a long log), else later */
         uint64_t r = cf_rng_below(&rng, 4);
-        usleep((useconds_t)(r == 0 ? cf_rng_below(&rng, 3000) : 2000 + cf_rng_below(&rng, 60000)));
-        kill(pid, SIGKILL);
-        int status;
-        waitpid(pid, &status, 0);
-        if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
-            fail_msg("round %d: the child ended by itself (status %d)", round, status);
+        uint64_t us = r == 0 ? cf_rng_below(&rng, 3000) : 2000 + cf_rng_below(&rng, 60000);
+        char what[32];
+        snprintf(what, sizeof(what), "round %d", round);
+        int acks = run_child(child, &a, (double)us / 1e6, true, what);
         /* what the child acknowledged, and the op it was doing when killed */
         msg x, pending = {0}; /* set before use (has_pending); gcc cannot tell */
         bool has_pending = false;
         ssize_t n;
-        while ((n = read(p[0], &x, sizeof(x))) == (ssize_t)sizeof(x)) {
+        while ((n = read(acks, &x, sizeof(x))) == (ssize_t)sizeof(x)) {
             if (x.kind == 'I') {
                 pending = x;
                 has_pending = true;
@@ -326,7 +348,7 @@ static void test_table_wal__crash(void **state)
             }
         }
         assert_true(n == 0 || n == -1 || (size_t)n < sizeof(x));
-        close(p[0]);
+        close(acks);
         cf_table *t = table_open(dir);
         mstate got;
         if (!read_state(t, &got))
@@ -350,7 +372,38 @@ static void test_table_wal__crash(void **state)
         cf_table_free(t);
     }
     print_message("crash rounds: %d, in-flight ops found applied: %d\n", rounds, pending_seen);
-    CF_ASSERT_RM_RF(dir);
+}
+
+/* The child of test_table_wal__append_failure_is_sticky (run_child): inserts
+ * into the table in dir ctx, each key acknowledged on fd, until the log may
+ * not grow; exit 0 when every later call then refused as it should. */
+static int append_until_full(void *ctx, int fd)
+{
+    signal(SIGXFSZ, SIG_IGN);
+    cf_error e;
+    cf_table *t;
+    if (cf_table_open(&t, ctx, NULL, &e) != CF_OK)
+        return 2;
+    struct rlimit rl = {4096, 4096}; /* the log may not grow past 4 KiB */
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+        return 2;
+    int64_t k = 0;
+    cf_status st;
+    while ((st = put(t, k, k, cf_table_last_ts(t) + 1, &e)) == CF_OK) {
+        if (write(fd, &k, sizeof(k)) != (ssize_t)sizeof(k))
+            return 2;
+        k++;
+    }
+    if (st != CF_EIO || strstr(e.msg, "not logged") == NULL)
+        return 3;
+    /* sticky: reads, writes, flush and close all refuse */
+    cf_error e2;
+    if (put(t, 1000, 1, cf_table_last_ts(t) + 1, &e2) != CF_EIO ||
+        strstr(e2.msg, "table: an earlier call failed: the operation was not logged") == NULL ||
+        cf_table_flush(t, &e2) != CF_EIO || cf_table_sync(t, &e2) != CF_EIO ||
+        cf_table_close(t, &e2) != CF_EIO)
+        return 4;
+    return 0;
 }
 
 /* A log append that fails (here: the file size limit, ulimit -f) after the op
@@ -359,50 +412,12 @@ static void test_table_wal__crash(void **state)
  * op and not the failed one (its partial record is a torn tail, cut). */
 static void test_table_wal__append_failure_is_sticky(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
-    make_table(dir);
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        close(p[0]);
-        signal(SIGXFSZ, SIG_IGN);
-        cf_error e;
-        cf_table *t;
-        if (cf_table_open(&t, dir, NULL, &e) != CF_OK)
-            _exit(2);
-        struct rlimit rl = {4096, 4096}; /* the log may not grow past 4 KiB */
-        if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
-            _exit(2);
-        int64_t k = 0;
-        cf_status st;
-        while ((st = put(t, k, k, cf_table_last_ts(t) + 1, &e)) == CF_OK) {
-            if (write(p[1], &k, sizeof(k)) != (ssize_t)sizeof(k))
-                _exit(2);
-            k++;
-        }
-        if (st != CF_EIO || strstr(e.msg, "not logged") == NULL)
-            _exit(3);
-        /* sticky: reads, writes, flush and close all refuse */
-        cf_error e2;
-        if (put(t, 1000, 1, cf_table_last_ts(t) + 1, &e2) != CF_EIO ||
-            strstr(e2.msg, "table: an earlier call failed: the operation was not logged") == NULL ||
-            cf_table_flush(t, &e2) != CF_EIO || cf_table_sync(t, &e2) != CF_EIO ||
-            cf_table_close(t, &e2) != CF_EIO)
-            _exit(4);
-        _exit(0);
-    }
-    close(p[1]);
-    int status;
-    waitpid(pid, &status, 0);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    const char *dir = *state;
+    int acks = run_child(append_until_full, (void *)dir, -1, false, "append");
     int64_t k, acked = 0;
-    while (read(p[0], &k, sizeof(k)) == (ssize_t)sizeof(k))
+    while (read(acks, &k, sizeof(k)) == (ssize_t)sizeof(k))
         assert_int_equal(k, acked++);
-    close(p[0]);
+    close(acks);
     assert_true(acked > 10);
     cf_error err;
     cf_table *t = table_open(dir);
@@ -413,7 +428,6 @@ static void test_table_wal__append_failure_is_sticky(void **state)
     /* and it takes new ops */
     CF_ASSERT_OK(put(t, acked, 7, cf_table_last_ts(t) + 1, &err), &err);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* The latest state of key id through the handle: -1 absent, else its v. */
@@ -456,9 +470,7 @@ static void test_table_wal__oom_in_an_op(void **state)
             memset(&m, 0, sizeof(m));
             uint64_t ts = cf_table_last_ts(t);
             for (int64_t id = 0; id < 20; id++) {
-                CF_ASSERT_OK(put(t, id, id, ++ts, &err), &err);
-                m.live[id] = true;
-                m.v[id] = id;
+                put_m(t, &m, id, id, ++ts);
                 if (id == 9)
                     CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* 0..9 in a rowset */
             }
@@ -500,9 +512,7 @@ static void test_table_wal__oom_in_an_op(void **state)
                 fail_msg("op %d, allocation %" PRIu64 ": %s, yet the handle reads key %" PRId64
                          " as %" PRId64,
                          op, k, st == CF_OK ? "done" : "failed", id, get_v(t, id));
-            mstate got;
-            assert_true(read_state(t, &got));
-            assert_true(same(&got, &m));
+            assert_state(t, &m);
             /* and takes the next op, durably */
             cf_status st2 = put(t, 60, 60, ++ts, &err);
             if (st2 != CF_OK)
@@ -515,8 +525,7 @@ static void test_table_wal__oom_in_an_op(void **state)
             if (st3 != CF_OK)
                 fail_msg("op %d, allocation %" PRIu64 " (%s): reopening: %s", op, k,
                          st == CF_OK ? "done" : "failed", err.msg);
-            assert_true(read_state(t, &got));
-            assert_true(same(&got, &m));
+            assert_state(t, &m);
             cf_table_free(t);
             CF_ASSERT_RM_RF(dir);
         }
@@ -530,9 +539,7 @@ static void test_table_wal__oom_in_an_op(void **state)
  * rowset would refuse the op's timestamp: a bug the crash test found). */
 static void test_table_wal__replay_skips_covering_rowsets(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
-    make_table(dir);
+    const char *dir = *state;
     cf_error err;
     cf_table *t = table_open(dir);
     cf_table_set_compaction(t, false, 0);
@@ -553,7 +560,6 @@ static void test_table_wal__replay_skips_covering_rowsets(void **state)
     assert_true(read_state(t, &got));
     assert_true(got.live[0] && got.v[0] == 60 && got.live[5] && got.v[5] == 50 && got.live[9]);
     cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* Ops logged as applied to the MemRowSet (CF_WAL_OP_MRS) at timestamps above
@@ -563,39 +569,30 @@ static void test_table_wal__replay_skips_covering_rowsets(void **state)
  * find their rowset. Readers replay the same way. */
 static void test_table_wal__replay_probes_no_rowset_for_mrs_ops(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
-    make_table(dir);
+    const char *dir = *state;
     cf_error err;
-    cf_table *t;
     mstate m;
-    memset(&m, 0, sizeof(m));
-    uint64_t ts = 2;
-    t = table_open(dir);
+    cf_table *t = start(dir, &m);
     cf_table_set_compaction(t, false, 0);
     for (int r = 0; r < 3; r++) { /* three rowsets, each covering 0..90 */
         for (int k = r; k < 92; k += 10) {
-            CF_ASSERT_OK(put(t, k, k, ts++, &err), &err);
-            m.live[k] = true;
-            m.v[k] = k;
+            put_m(t, &m, k, k, m.ts++);
         }
         CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     }
     int mrs_ops = 0;
     for (int k = 5; k < 92; k += 10) { /* new keys: MemRowSet inserts */
-        CF_ASSERT_OK(put(t, k, k, ts++, &err), &err);
-        m.live[k] = true;
-        m.v[k] = k;
+        put_m(t, &m, k, k, m.ts++);
         mrs_ops++;
     }
-    CF_ASSERT_OK(upd(t, 15, 150, ts++, &err), &err); /* a MemRowSet row */
-    CF_ASSERT_OK(del(t, 25, ts++, &err), &err);
-    CF_ASSERT_OK(put(t, 25, 250, ts++, &err), &err); /* reinserted in the MemRowSet */
+    CF_ASSERT_OK(upd(t, 15, 150, m.ts++, &err), &err); /* a MemRowSet row */
+    CF_ASSERT_OK(del(t, 25, m.ts++, &err), &err);
+    CF_ASSERT_OK(put(t, 25, 250, m.ts++, &err), &err); /* reinserted in the MemRowSet */
     m.v[15] = 150;
     m.v[25] = 250;
     mrs_ops += 3;
-    CF_ASSERT_OK(upd(t, 1, 10, ts++, &err), &err); /* rowset rows: they must probe */
-    CF_ASSERT_OK(del(t, 2, ts++, &err), &err);
+    CF_ASSERT_OK(upd(t, 1, 10, m.ts++, &err), &err); /* rowset rows: they must probe */
+    CF_ASSERT_OK(del(t, 2, m.ts++, &err), &err);
     m.v[1] = 10;
     m.live[2] = false;
     cf_table_free(t);
@@ -610,12 +607,9 @@ static void test_table_wal__replay_probes_no_rowset_for_mrs_ops(void **state)
         /* key 1 lives in the second rowset of the three, key 2 in the third,
          * all three cover both: 2 + 3 probes; the MemRowSet ops none */
         assert_int_equal(probes, 5);
-        mstate got;
-        assert_true(read_state(t, &got));
-        assert_true(same(&got, &m));
+        assert_state(t, &m);
         cf_table_free(t);
     }
-    CF_ASSERT_RM_RF(dir);
 }
 
 /* Logs written before ops carried flags (segment version 1, batch format 1)
@@ -633,6 +627,14 @@ static void rewrite_as_v1(const char *path)
     assert_true(wal_rewrite(path, 1, 2, NULL, NULL) > 0);
 }
 
+/* wal_records: the record's batch is in format *ctx. */
+static bool in_format(cf_slice payload, size_t start, size_t rec, void *ctx)
+{
+    (void)start, (void)rec;
+    assert_int_equal(payload.data[0], *(const uint32_t *)ctx);
+    return true;
+}
+
 static uint32_t segment_version(const char *dir, uint64_t seq)
 {
     char path[600];
@@ -643,45 +645,26 @@ static uint32_t segment_version(const char *dir, uint64_t seq)
     assert_true(len >= CF_WAL_HEADER_LEN);
     uint32_t v = cf_load_le32(bytes + 8);
     /* every record's batch is in the segment's format */
-    cf_wal_reader r;
-    cf_wal_reader_init(&r, bytes, len, "seg");
-    for (;;) {
-        cf_slice p;
-        bool has;
-        cf_error err;
-        CF_ASSERT_OK(cf_wal_reader_next(&r, &p, &has, &err), &err);
-        if (!has)
-            break;
-        assert_int_equal(p.data[0], v);
-    }
+    wal_records(bytes, len, in_format, &v);
     free(bytes);
     return v;
 }
 
 static void test_table_wal__old_log_format(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
-    make_table(dir);
+    const char *dir = *state;
     cf_error err;
-    cf_table *t;
     mstate m;
-    memset(&m, 0, sizeof(m));
-    uint64_t ts = 2;
-    t = table_open(dir);
+    cf_table *t = start(dir, &m);
     for (int k = 0; k < 40; k += 2) {
-        CF_ASSERT_OK(put(t, k, k, ts++, &err), &err);
-        m.live[k] = true;
-        m.v[k] = k;
+        put_m(t, &m, k, k, m.ts++);
     }
     CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* segment 2 from here */
     for (int k = 1; k < 40; k += 4) {
-        CF_ASSERT_OK(put(t, k, k, ts++, &err), &err);
-        m.live[k] = true;
-        m.v[k] = k;
+        put_m(t, &m, k, k, m.ts++);
     }
-    CF_ASSERT_OK(upd(t, 4, 44, ts++, &err), &err);
-    CF_ASSERT_OK(del(t, 1, ts++, &err), &err);
+    CF_ASSERT_OK(upd(t, 4, 44, m.ts++, &err), &err);
+    CF_ASSERT_OK(del(t, 1, m.ts++, &err), &err);
     m.v[4] = 44;
     m.live[1] = false;
     cf_table_free(t);
@@ -696,14 +679,12 @@ static void test_table_wal__old_log_format(void **state)
         cf_table_replay_stats(t, &applied, &probes);
         assert_int_equal(applied, 12 + (uint64_t)round * 3);
         assert_true(probes > 0); /* no flags: every op not in the MemRowSet probes */
-        mstate got;
-        assert_true(read_state(t, &got));
-        assert_true(same(&got, &m));
+        assert_state(t, &m);
         /* more ops: appended to the version 1 segment in its format */
         int k = 60 + round;
-        CF_ASSERT_OK(put(t, k, k, ts++, &err), &err);
-        CF_ASSERT_OK(upd(t, 6, 66 + round, ts++, &err), &err);
-        CF_ASSERT_OK(put(t, 1 + 2 * round, 7, ts++, &err), &err);
+        CF_ASSERT_OK(put(t, k, k, m.ts++, &err), &err);
+        CF_ASSERT_OK(upd(t, 6, 66 + round, m.ts++, &err), &err);
+        CF_ASSERT_OK(put(t, 1 + 2 * round, 7, m.ts++, &err), &err);
         m.live[k] = true;
         m.v[k] = k;
         m.v[6] = 66 + round;
@@ -714,17 +695,10 @@ static void test_table_wal__old_log_format(void **state)
     }
     t = table_open(dir);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* checkpoint: a version 2 segment */
-    CF_ASSERT_OK(put(t, 70, 70, ts++, &err), &err);
-    m.live[70] = true;
-    m.v[70] = 70;
+    put_m(t, &m, 70, 70, m.ts++);
     cf_table_free(t);
     assert_int_equal(segment_version(dir, 3), 2);
-    t = table_open(dir);
-    mstate got;
-    assert_true(read_state(t, &got));
-    assert_true(same(&got, &m));
-    cf_table_free(t);
-    CF_ASSERT_RM_RF(dir);
+    assert_reopened(dir, &m);
 }
 
 /* Readers open (read-only, no lock) while a writer inserts key i and deletes
@@ -735,9 +709,7 @@ static void test_table_wal__old_log_format(void **state)
  * from two different checkpoints). */
 static void test_table_wal__readers_during_checkpoints(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
-    make_table(dir);
+    const char *dir = *state;
     volatile uint64_t *acked =
         mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     assert_true(acked != MAP_FAILED);
@@ -775,9 +747,7 @@ static void test_table_wal__readers_during_checkpoints(void **state)
         cf_error err;
         cf_table *t;
         CF_ASSERT_OK(cf_table_open(&t, dir, &o, &err), &err);
-        cf_scan_options so;
-        cf_scan_options_init(&so);
-        cf_table_scanner *sc = table_scan_open(t, &so);
+        cf_table_scanner *sc = table_scan_open(t, NULL);
         size_t n = 0;
         cf_row_batch b;
         while (table_scan_next(sc, &b)) {
@@ -810,21 +780,20 @@ static void test_table_wal__readers_during_checkpoints(void **state)
     assert_true(opens >= 20);
     print_message("reader opens: %d, writer ops acknowledged: %" PRIu64 "\n", opens, *acked);
     munmap((void *)acked, 4096);
-    CF_ASSERT_RM_RF(dir);
 }
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table_wal__free_without_flush),
-        cmocka_unit_test(test_table_wal__damaged_log),
-        cmocka_unit_test(test_table_wal__replay_skips_covering_rowsets),
-        cmocka_unit_test(test_table_wal__replay_probes_no_rowset_for_mrs_ops),
-        cmocka_unit_test(test_table_wal__old_log_format),
-        cmocka_unit_test(test_table_wal__append_failure_is_sticky),
+        TABLE_TEST(test_table_wal__free_without_flush),
+        TABLE_TEST(test_table_wal__damaged_log),
+        TABLE_TEST(test_table_wal__replay_skips_covering_rowsets),
+        TABLE_TEST(test_table_wal__replay_probes_no_rowset_for_mrs_ops),
+        TABLE_TEST(test_table_wal__old_log_format),
+        TABLE_TEST(test_table_wal__append_failure_is_sticky),
         cmocka_unit_test(test_table_wal__oom_in_an_op),
-        cmocka_unit_test(test_table_wal__crash),
-        cmocka_unit_test(test_table_wal__readers_during_checkpoints),
+        TABLE_TEST(test_table_wal__crash),
+        TABLE_TEST(test_table_wal__readers_during_checkpoints),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -58,15 +58,7 @@ static long rows_of(const char *dir, bool reader)
     cf_table *t;
     if (open_as(&t, dir, reader, &err) != CF_OK)
         return -1;
-    cf_scan_options o;
-    cf_scan_options_init(&o);
-    cf_table_scanner *sc = table_scan_open(t, &o);
-    long n = 0;
-    cf_row_batch b;
-    while (table_scan_next(sc, &b)) {
-        n += (long)b.count;
-    }
-    cf_table_scanner_free(sc);
+    long n = (long)table_count_rows(t);
     cf_table_free(t);
     return n;
 }
@@ -110,6 +102,28 @@ static void copy_file(const char *from, const char *to)
     assert_non_null(b);
     cf_test_write_file(to, b, len);
     free(b);
+}
+
+/* The path of segment seq of dir with ".<ext>" added, made a copy of the
+ * segment (4 static buffers in turn, as seg). */
+static char *seg_copy(const char *dir, uint64_t seq, const char *ext)
+{
+    static char p[4][700];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(p[k], sizeof(p[k]), "%s.%s", seg(dir, seq), ext);
+    copy_file(seg(dir, seq), p[k]);
+    return p[k];
+}
+
+/* A table in a fresh directory with 5 rows, all in log segment 1, of which
+ * *kept is a copy (seg_copy's, with ext). Returns the directory. */
+static char *five_rows(const char *ext, char **kept)
+{
+    char *dir = make_table();
+    insert_n(dir, 0, 5);
+    *kept = seg_copy(dir, 1, ext);
+    return dir;
 }
 
 static char *tablet_text(const char *dir)
@@ -193,11 +207,8 @@ static void expect_refused(const char *dir, const char *what, const char *name)
 static void test_walseg__current_segment_missing(void **state)
 {
     (void)state;
-    char *dir = make_table();
-    insert_n(dir, 0, 5);
-    char keep[700];
-    snprintf(keep, sizeof(keep), "%s.keep", seg(dir, 1));
-    copy_file(seg(dir, 1), keep);
+    char *keep;
+    char *dir = five_rows("keep", &keep);
     assert_int_equal(unlink(seg(dir, 1)), 0);
     /* before: both opened, showing 0 rows, and a writer then reused ts 2 */
     expect_refused(dir, "segment missing", "wal-0000000000000001.log");
@@ -214,7 +225,6 @@ static void test_walseg__current_segment_missing(void **state)
     /* put back: every row */
     assert_int_equal(rows_of(dir, true), 5);
     assert_int_equal(rows_of(dir, false), 5);
-    unlink(keep);
     CF_ASSERT_RM_RF(dir);
 }
 
@@ -223,11 +233,8 @@ static void test_walseg__current_segment_missing(void **state)
 static void test_walseg__after_checkpoint(void **state)
 {
     (void)state;
-    char *dir = make_table();
-    insert_n(dir, 0, 5);
-    char old[700];
-    snprintf(old, sizeof(old), "%s.old", seg(dir, 1));
-    copy_file(seg(dir, 1), old);
+    char *old;
+    char *dir = five_rows("old", &old);
     flush(dir);
     uint64_t sq, by;
     assert_true(recorded(dir, &sq, &by));
@@ -248,7 +255,6 @@ static void test_walseg__after_checkpoint(void **state)
     /* an older segment in its place is not it */
     copy_file(old, seg(dir, 1));
     expect_refused(dir, "newest is wal-0000000000000001.log", "wal-0000000000000002.log");
-    unlink(old);
     CF_ASSERT_RM_RF(dir);
 }
 
@@ -258,11 +264,8 @@ static void test_walseg__after_checkpoint(void **state)
 static void test_walseg__checkpoint_cut_short(void **state)
 {
     (void)state;
-    char *dir = make_table();
-    insert_n(dir, 0, 5);
-    char old[700];
-    snprintf(old, sizeof(old), "%s.old", seg(dir, 1));
-    copy_file(seg(dir, 1), old);
+    char *old;
+    char *dir = five_rows("old", &old);
     uint64_t sq, by;
     assert_true(recorded(dir, &sq, &by));
     assert_int_equal(sq, 1);
@@ -273,9 +276,7 @@ static void test_walseg__checkpoint_cut_short(void **state)
     snprintf(line, sizeof(line), "wal 1 %lld", (long long)sb.st_size);
     rewrite_tablet(dir, "cfile-tablet 2", line);
     copy_file(old, seg(dir, 1));
-    char new2[700];
-    snprintf(new2, sizeof(new2), "%s.new", seg(dir, 2));
-    copy_file(seg(dir, 2), new2);
+    char *new2 = seg_copy(dir, 2, "new");
     assert_int_equal(rows_of(dir, true), 5);
     assert_int_equal(unlink(seg(dir, 1)), 0); /* the older one: not needed */
     assert_int_equal(rows_of(dir, true), 5);
@@ -289,12 +290,21 @@ static void test_walseg__checkpoint_cut_short(void **state)
     assert_int_equal(sq, 2);
     assert_false(exists(seg(dir, 1)));
     assert_int_equal(rows_of(dir, true), 6);
-    unlink(old);
-    unlink(new2);
     CF_ASSERT_RM_RF(dir);
 }
 
 /* ---- a truncated segment -------------------------------------------------------------------- */
+
+/* wal_records: ctx[1] = where the last record starting below ctx[0] starts. */
+static bool last_below(cf_slice payload, size_t start, size_t rec, void *ctx)
+{
+    (void)payload, (void)rec;
+    uint64_t *below = ctx;
+    if (start >= below[0])
+        return false;
+    below[1] = start;
+    return true;
+}
 
 /* MemRowSet flushes commit TABLETs recording the segment's synced bytes:
  * cutting the segment below them is refused, torn or at a record boundary. */
@@ -316,26 +326,15 @@ static void test_walseg__truncated(void **state)
     assert_int_equal(by, (uint64_t)sb.st_size); /* synced per op: all of it */
     insert_n(dir, 10, 3);                       /* after the last record: the log alone */
     assert_int_equal(rows_of(dir, true), 7);
-    char keep[700];
-    snprintf(keep, sizeof(keep), "%s.keep", seg(dir, 1));
-    copy_file(seg(dir, 1), keep);
+    char *keep = seg_copy(dir, 1, "keep");
     /* below the recorded bytes: in a record (a torn tail to the replay), at the
      * header, at the start of the last record they cover */
     size_t len;
     uint8_t *data = cf_test_read_file(keep, &len);
     assert_non_null(data);
-    cf_wal_reader rd;
-    cf_wal_reader_init(&rd, data, len, "keep");
-    uint64_t last_start = 0;
-    for (;;) {
-        cf_slice payload;
-        bool has;
-        size_t at = rd.off;
-        CF_ASSERT_OK(cf_wal_reader_next(&rd, &payload, &has, &err), &err);
-        if (!has || at >= by)
-            break;
-        last_start = at;
-    }
+    uint64_t below[2] = {by, 0}; /* the recorded bytes; the last record starting below */
+    wal_records(data, len, last_below, below);
+    uint64_t last_start = below[1];
     free(data);
     assert_true(last_start > CF_WAL_HEADER_LEN && last_start < by);
     const uint64_t cuts[] = {by - 1, CF_WAL_HEADER_LEN, last_start};
@@ -353,7 +352,6 @@ static void test_walseg__truncated(void **state)
     assert_int_equal(stat(seg(dir, 1), &sb), 0);
     assert_int_equal(truncate(seg(dir, 1), sb.st_size - 1), 0);
     assert_int_equal(rows_of(dir, true), 6);
-    unlink(keep);
     CF_ASSERT_RM_RF(dir);
 }
 
@@ -474,24 +472,31 @@ static void test_walseg__bad_wal_lines(void **state)
 
 /* ---- SIGKILL during inserts and checkpoints -------------------------------------------------- */
 
-/* The child inserts keys from..., checkpointing every few ops (and when the
+/* The child (run_child) inserts keys from..., checkpointing every few ops (and when the
  * log passes a small size), reporting each acknowledged key on the pipe. */
-static void child(const char *dir, int64_t from, uint64_t seed, int fd)
+typedef struct child_args {
+    const char *dir;
+    int64_t from;
+    uint64_t seed;
+} child_args;
+
+static int child(void *ctx, int fd)
 {
+    const child_args *a = ctx;
     cf_error err;
     cf_table_options o;
     cf_table_options_init(&o);
-    o.wal_max_bytes = 150 + seed % 200;
+    o.wal_max_bytes = 150 + a->seed % 200;
     cf_table *t;
-    if (cf_table_open(&t, dir, &o, &err) != CF_OK)
-        _exit(3);
-    for (int64_t k = from;; k++) {
+    if (cf_table_open(&t, a->dir, &o, &err) != CF_OK)
+        return 3;
+    for (int64_t k = a->from;; k++) {
         if (put(t, k, &err) != CF_OK)
-            _exit(4);
+            return 4;
         if (write(fd, &k, sizeof(k)) != (ssize_t)sizeof(k))
-            _exit(5);
-        if ((k + (int64_t)seed) % 3 == 0 && cf_table_flush(t, &err) != CF_OK)
-            _exit(6);
+            return 5;
+        if ((k + (int64_t)a->seed) % 3 == 0 && cf_table_flush(t, &err) != CF_OK)
+            return 6;
     }
 }
 
@@ -505,25 +510,15 @@ static void test_walseg__crash(void **state)
     int64_t have = 0; /* the table holds keys 0..have-1 */
     int rounds = 30;
     for (int round = 0; round < rounds; round++) {
-        int p[2];
-        assert_int_equal(pipe(p), 0);
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            close(p[0]);
-            child(dir, have, seed + (uint64_t)round, p[1]);
-        }
-        close(p[1]);
-        usleep((useconds_t)(5000 + cf_rng_below(&rng, 100000)));
-        kill(pid, SIGKILL);
-        int status;
-        waitpid(pid, &status, 0);
-        if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
-            fail_msg("round %d: the child ended by itself (status %d)", round, status);
+        child_args a = {dir, have, seed + (uint64_t)round};
+        char what[32];
+        snprintf(what, sizeof(what), "round %d", round);
+        int acks =
+            run_child(child, &a, (double)(5000 + cf_rng_below(&rng, 100000)) / 1e6, true, what);
         int64_t k, acked = have - 1; /* keys 0..acked are acknowledged */
-        while (read(p[0], &k, sizeof(k)) == (ssize_t)sizeof(k))
+        while (read(acks, &k, sizeof(k)) == (ssize_t)sizeof(k))
             acked = k;
-        close(p[0]);
+        close(acks);
         /* opens (writer and reader), with every acknowledged key, and at most the
          * one in flight besides */
         long n = rows_of(dir, true);
