@@ -148,10 +148,9 @@ static inline bool restart_checked(const prefix_dec *d, uint32_t k, size_t *off)
  * random access, value by value. */
 cf_status cf_prefix_next(cf_decoder *d_, void *dst, size_t n, size_t *got, cf_error *err);
 
-/* The next n values (d->base.pos + n <= count) from the stream
- * (prefix_stream.c), which stands at d->base.pos or, when that is a run start,
- * behind it. */
-cf_status cf_prefix_stream_read(prefix_dec *d, cf_slice *out, size_t n, cf_error *err);
+/* next() from the stream (prefix_stream.c), which stands at d->base.pos or,
+ * when that is a run start, behind it: every value asked for. */
+cf_status cf_prefix_stream_next(prefix_dec *d, cf_slice *out, size_t n, size_t *got, cf_error *err);
 
 /* A value seek (prefix_seek.c) found value idx = key[0, shared) + the suffix
  * at q: keep it as the head and stand the stream right after it

@@ -289,18 +289,20 @@ static cf_status stream_arena_restart(prefix_dec *d, cf_error *err)
 
 /* prefix.h. Here, beside random access, not with the stream: a cached seek
  * reads one value through ensure(), which then stays inlined (a call into
- * another file cost 23 instructions per seek); the stream is called once
- * per batch. */
+ * another file cost 23 instructions per seek); a scan's call goes to the
+ * stream straight away (a tail call). */
 cf_status cf_prefix_next(cf_decoder *d_, void *dst, size_t n, size_t *got, cf_error *err)
 {
     prefix_dec *d = (prefix_dec *)d_;
     cf_slice *out = dst;
-    size_t avail = d->base.count - d->base.pos;
-    if (n > avail)
-        n = avail;
     *got = 0;
     if (d->base.batch_scoped && d->sa.head != NULL)
         CF_TRY(stream_arena_restart(d, err));
+    if (d->base.pos == d->s_idx) /* never a value seek's answer: h_idx < s_idx */
+        return cf_prefix_stream_next(d, out, n, got, err);
+    size_t avail = d->base.count - d->base.pos;
+    if (n > avail)
+        n = avail;
     size_t i = 0;
     while (i < n) {
         size_t m, pos = d->base.pos;
@@ -311,14 +313,15 @@ cf_status cf_prefix_next(cf_decoder *d_, void *dst, size_t n, size_t *got, cf_er
             *got = i;
             continue;
         }
-        /* The stream, where it stands or from a run start ahead of it. */
+        /* The stream, where it stands or from a run start ahead of it,
+         * takes the rest of the call. */
         if (pos == d->s_idx || (pos > d->s_idx && pos % d->interval == 0)) {
-            m = n - i;
-            CF_TRY(cf_prefix_stream_read(d, out + i, m, err));
-        } else {
-            CF_TRY(ensure(d, pos, n - i, &m, err));
-            memcpy(out + i, d->vals + pos, m * sizeof *out);
+            CF_TRY(cf_prefix_stream_next(d, out + i, n - i, &m, err));
+            *got = i + m;
+            return CF_OK;
         }
+        CF_TRY(ensure(d, pos, n - i, &m, err));
+        memcpy(out + i, d->vals + pos, m * sizeof *out);
         i += m;
         d->base.pos += m;
         *got = i;

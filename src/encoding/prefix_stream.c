@@ -308,10 +308,19 @@ out:
 }
 
 /* prefix.h */
-cf_status cf_prefix_stream_read(prefix_dec *d, cf_slice *out, size_t n, cf_error *err)
+cf_status cf_prefix_stream_next(prefix_dec *d, cf_slice *out, size_t n, size_t *got, cf_error *err)
 {
+    size_t avail = d->base.count - d->base.pos;
+    if (n > avail)
+        n = avail;
+    *got = 0;
+    if (n == 0)
+        return CF_OK;
     /* A seek forward to a run start moves the stream there. */
     if (d->base.pos != d->s_idx)
         CF_TRY(stream_seat(d, d->base.pos, err));
-    return stream_next(d, out, n, err);
+    CF_TRY(stream_next(d, out, n, err));
+    d->base.pos += n;
+    *got = n;
+    return CF_OK;
 }
