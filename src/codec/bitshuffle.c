@@ -77,6 +77,8 @@ static inline void transpose_block(const uint8_t *in, size_t in_step, uint8_t *o
 static inline void transpose_groups(const uint8_t *src, uint8_t *dst, size_t n, size_t s, size_t g0,
                                     size_t g1, bool unshuffle)
 {
+    if (g0 >= g1)
+        return; /* the SIMD paths' empty tails: before any set-up */
     const size_t nb = n / 8;
     /* byte j of group g: element side at g * 8s + j, plane side at g + j * 8nb */
     const size_t eg = 8 * s, ej = 1, pg = 1, pj = 8 * nb;
