@@ -130,11 +130,14 @@ cf_status cf_reader_read_index_block(const cf_reader *r, cf_block_ptr ptr, cf_bu
  * entry holding the bytes (IN_CACHE), or the "checked" mark of a block the io
  * serves in place (IN_IO), which carries the block's aux as well. Without a
  * cache hit or insert the bytes are in the io or in scratch, unpinned.
- * fill = false (a one-pass scan, Kudu's fill_cache=false): a block the cache
- * does not hold is read into scratch and not added. A block read through
- * pread without compression is read straight into its cache entry. */
+ * A block the cache lacks is added; one read through pread without
+ * compression is read straight into its cache entry. _no_fill (a one-pass
+ * scan, Kudu's fill_cache=false): a block the cache does not hold is read
+ * into scratch and not added. */
 cf_status cf_reader_read_data_block(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
-                                    bool fill, cf_block_contents *out, cf_error *err);
+                                    cf_block_contents *out, cf_error *err);
+cf_status cf_reader_read_data_block_no_fill(const cf_reader *r, cf_block_ptr ptr, cf_buf *scratch,
+                                            cf_block_contents *out, cf_error *err);
 
 /* Whether the data blocks the iterator reads and the reader's cache lacks are
  * added to it (default true; false for a one-pass scan, so that it neither

@@ -227,7 +227,8 @@ cf_status cf_loaded_block_load(cf_loaded_block *b, cf_block_ptr ptr, cf_error *e
     }
     unload(b);
     b->ptr = ptr;
-    CF_TRY(cf_reader_read_data_block(r, ptr, &b->scratch, !b->no_fill, &b->contents, err));
+    CF_TRY(b->no_fill ? cf_reader_read_data_block_no_fill(r, ptr, &b->scratch, &b->contents, err)
+                      : cf_reader_read_data_block(r, ptr, &b->scratch, &b->contents, err));
     cf_slice logical = b->contents.data;
     const cf_block_aux *aux = b->contents.pin != NULL ? cf_cache_entry_aux(b->contents.pin) : NULL;
     cf_block_layout_limits lim = {r->info.num_values, r->opts.max_block_len};

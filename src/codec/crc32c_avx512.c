@@ -77,21 +77,7 @@ CF_FOLD_TARGET uint32_t cf_crc32c_fold512_reg(uint32_t reg, const uint8_t *p, si
     r = _mm_xor_si128(r, fold128(_mm512_extracti32x4_epi32(x3, 1), k->by32));
     r = _mm_xor_si128(r, fold128(_mm512_extracti32x4_epi32(x3, 2), k->by16));
 
-    uint64_t c = _mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(r));
-    c = _mm_crc32_u64(c, (uint64_t)_mm_extract_epi64(r, 1));
-    while (len >= 8) {
-        uint64_t w;
-        __builtin_memcpy(&w, p, 8); /* x86-64 is little-endian, as the CRC reads words */
-        c = _mm_crc32_u64(c, w);
-        p += 8;
-        len -= 8;
-    }
-    uint32_t c32 = (uint32_t)c;
-    while (len > 0) {
-        c32 = _mm_crc32_u8(c32, *p++);
-        len--;
-    }
-    return c32;
+    return cf_crc32c_lane_tail(r, p, len);
 }
 
 #else

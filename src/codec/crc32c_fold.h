@@ -53,4 +53,32 @@ uint32_t cf_crc32c_fold256_reg(uint32_t reg, const uint8_t *p, size_t len,
 uint32_t cf_crc32c_mix256_reg(uint32_t reg, const uint8_t *p, size_t len,
                               const cf_crc32c_fold_consts *k, size_t *done);
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/* The end of both folding paths: the register after the 128-bit lane r (the
+ * message so far, folded, with no register to start from) and then the len
+ * bytes at p, by the crc32 instruction. Inline, under the callers' targets,
+ * which include these. */
+__attribute__((target("sse4.2"))) static inline uint32_t
+cf_crc32c_lane_tail(__m128i r, const uint8_t *p, size_t len)
+{
+    uint64_t c = _mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(r));
+    c = _mm_crc32_u64(c, (uint64_t)_mm_extract_epi64(r, 1));
+    while (len >= 8) {
+        uint64_t w;
+        __builtin_memcpy(&w, p, 8); /* x86-64 is little-endian, as the CRC reads words */
+        c = _mm_crc32_u64(c, w);
+        p += 8;
+        len -= 8;
+    }
+    uint32_t c32 = (uint32_t)c;
+    while (len > 0) {
+        c32 = _mm_crc32_u8(c32, *p++);
+        len--;
+    }
+    return c32;
+}
+#endif
+
 #endif

@@ -373,6 +373,20 @@ static cf_status size_buffers(bshuf_dec *d, size_t need, size_t nch, cf_error *e
     return CF_OK;
 }
 
+/* Stand the decoder on a block whose chunk offsets are in d->chunk_off (read
+ * by load, or from a saved state): nchunks of its nch chunks, none decoded. */
+static void bind_chunks(bshuf_dec *d, const uint8_t *data, size_t len, size_t nch, size_t nchunks,
+                        size_t ce, uint32_t padded, uint32_t esz)
+{
+    memset(d->ready, 0, nch);
+    d->nchunks = nchunks;
+    d->chunk_elems = ce;
+    d->padded = padded;
+    d->esz = esz;
+    d->payload = data + BSHUF_HEADER;
+    d->payload_len = len - BSHUF_HEADER;
+}
+
 static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_error *err)
 {
     bshuf_dec *d = (bshuf_dec *)dd;
@@ -418,13 +432,7 @@ static cf_status dec_load(cf_decoder *dd, const uint8_t *data, size_t len, cf_er
             cf_bshuf_index_lz4(data + BSHUF_HEADER, payload, padded, esz, d->chunk_off, &got, err);
         if (st != CF_OK)
             return cf_error_prefix(err, st, "bit_shuffle block: ");
-        memset(d->ready, 0, nch);
-        d->nchunks = got;
-        d->chunk_elems = ce;
-        d->padded = padded;
-        d->esz = esz;
-        d->payload = data + BSHUF_HEADER;
-        d->payload_len = payload;
+        bind_chunks(d, data, len, nch, got, ce, padded, esz);
         /* The last chunk is decoded now: it is the one whose size a wrong
          * count in the header would contradict, so such a block fails here. */
         st = ensure_chunk(d, got - 1, err);
@@ -645,13 +653,7 @@ static cf_status dec_load_saved(cf_decoder *dd, const uint8_t *data, size_t len,
     CF_CHECK(fits, err, CF_ECORRUPT, "bit_shuffle block: saved state does not fit the block");
     CF_TRY(size_buffers(d, (size_t)padded * d->elem, nch, err));
     memcpy(d->chunk_off, off, nch * sizeof *off);
-    memset(d->ready, 0, nch);
-    d->nchunks = nch;
-    d->chunk_elems = ce;
-    d->padded = padded;
-    d->esz = esz;
-    d->payload = data + BSHUF_HEADER;
-    d->payload_len = payload;
+    bind_chunks(d, data, len, nch, nch, ce, padded, esz);
     dd->count = count;
     dd->first_ord = first_ord;
     return CF_OK;

@@ -27,19 +27,11 @@
 #include "encodings.h"
 #include "util/alloc.h"
 #include "util/buf.h"
+#include "util/bytes.h"
 #include "util/endian.h"
 #include "util/error.h"
 
 enum { MODE_CODEWORDS = 1, MODE_PLAIN = 2 };
-
-static int slice_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
-{
-    size_t n = alen < blen ? alen : blen;
-    int c = n ? memcmp(a, b, n) : 0;
-    if (c != 0)
-        return c;
-    return alen < blen ? -1 : alen > blen ? 1 : 0;
-}
 
 /* ---- string -> codeword table ----------------------------------------------------- */
 
@@ -225,14 +217,9 @@ static slot *find_slot(dict_enc *e, const uint8_t *s, size_t len, uint64_t h)
 /* Record a string that the dictionary block just took as codeword nentries. */
 static bool remember(dict_enc *e, slot *sl, const cf_slice *v, uint64_t h)
 {
-    if (e->nentries == e->entries_cap) {
-        size_t cap = e->entries_cap ? e->entries_cap * 2 : 256;
-        dict_entry *n = cf_realloc(e->entries, cap * sizeof *n);
-        if (n == NULL)
-            return false;
-        e->entries = n;
-        e->entries_cap = cap;
-    }
+    if (e->nentries == e->entries_cap &&
+        !cf_array_grow(&e->entries, &e->entries_cap, sizeof *e->entries, 256))
+        return false;
     size_t off = e->strings.len;
     cf_buf_append(&e->strings, v->data, v->len);
     if (e->strings.oom || e->nentries >= UINT32_MAX - 1)
@@ -589,7 +576,7 @@ static cf_status dict_seek_at_or_after(cf_decoder *d_, const void *key, bool *ex
     size_t lo = 0, hi = dict->count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (slice_cmp(dict->entries[mid].data, dict->entries[mid].len, t->data, t->len) < 0)
+        if (cf_bytes_cmp(dict->entries[mid].data, dict->entries[mid].len, t->data, t->len) < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -599,7 +586,7 @@ static cf_status dict_seek_at_or_after(cf_decoder *d_, const void *key, bool *ex
         CF_FAIL(err, CF_ENOTFOUND, "dict block: every dictionary string is smaller than the key");
     }
     bool dict_exact =
-        slice_cmp(dict->entries[lo].data, dict->entries[lo].len, t->data, t->len) == 0;
+        cf_bytes_cmp(dict->entries[lo].data, dict->entries[lo].len, t->data, t->len) == 0;
     /* ... then the first codeword of the block >= that entry's index (a binary
      * search: every codeword is decoded once, and kept while the block is) */
     if (!d->cw_all) {

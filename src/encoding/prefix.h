@@ -2,8 +2,9 @@
  * fullness §10.2; seeking §8.10), for its files:
  *   prefix_enc.c     the encoder (builds a block)
  *   prefix_dec.c     the decoder handle: load (the block layout and its checks),
- *                    random access by restart run, the saved restart fence
- *   prefix_stream.c  next(): the stream a scan reads, beside random access
+ *                    random access by restart run, next() (which path serves
+ *                    each value), the saved restart fence
+ *   prefix_stream.c  the stream a scan reads, beside random access
  *   prefix_seek.c    value seeks (seek_at_or_after)
  *   prefix_fence.c   the restart fence a block cache keeps with a block
  *
@@ -143,12 +144,13 @@ static inline bool restart_checked(const prefix_dec *d, uint32_t k, size_t *off)
     return r > prev && r < d->entries_end && d->entries_end - r >= 2;
 }
 
-/* Make values [idx, idx + n) available in d->vals (random access,
- * prefix_dec.c); *in_run = how many of them lie in idx's run. */
-cf_status cf_prefix_ensure(prefix_dec *d, size_t idx, size_t n, size_t *in_run, cf_error *err);
-
-/* The decoder's next() (prefix_stream.c). */
+/* The decoder's next() (prefix_dec.c): a value seek's answer, the stream or
+ * random access, value by value. */
 cf_status cf_prefix_next(cf_decoder *d_, void *dst, size_t n, size_t *got, cf_error *err);
+
+/* next() from the stream (prefix_stream.c), which stands at d->base.pos or,
+ * when that is a run start, behind it: every value asked for. */
+cf_status cf_prefix_stream_next(prefix_dec *d, cf_slice *out, size_t n, size_t *got, cf_error *err);
 
 /* A value seek (prefix_seek.c) found value idx = key[0, shared) + the suffix
  * at q: keep it as the head and stand the stream right after it

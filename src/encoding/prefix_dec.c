@@ -1,7 +1,8 @@
 /* PREFIX decoder handle (prefix.h has the block layout and the two read
  * paths). Owns: creating and freeing the decoder, load (parsing a block's
  * header and restart count and bounding what it may rebuild), random access
- * (decoding entries lazily into `vals`, one restart run at a time), the
+ * (decoding entries lazily into `vals`, one restart run at a time), next()
+ * (a value seek's answer, the stream or random access for each value), the
  * positional seek, the saved restart fence (prefix_fence.c) and the ops
  * table. It must not decode for the stream (prefix_stream.c) nor search by
  * value (prefix_seek.c). */
@@ -251,8 +252,9 @@ static cf_status decode_run_to(prefix_dec *d, uint32_t k, size_t idx, cf_error *
     return CF_OK;
 }
 
-/* prefix.h */
-cf_status cf_prefix_ensure(prefix_dec *d, size_t idx, size_t n, size_t *in_run, cf_error *err)
+/* Make values [idx, idx + n) available in d->vals; *in_run = how many of
+ * them lie in idx's run. */
+static cf_status ensure(prefix_dec *d, size_t idx, size_t n, size_t *in_run, cf_error *err)
 {
     uint32_t k = (uint32_t)(idx / d->interval);
     size_t base = (size_t)k * d->interval;
@@ -261,6 +263,69 @@ cf_status cf_prefix_ensure(prefix_dec *d, size_t idx, size_t n, size_t *in_run, 
     if (base + run_at(d, k)->done < last)
         CF_TRY(decode_run_to(d, k, last - 1, err));
     *in_run = last - idx;
+    return CF_OK;
+}
+
+/* Batch-scoped stream (base.batch_scoped): what earlier calls handed out is
+ * dead, so the stream arena starts over; only the stream's previous value,
+ * the prefix source of its next one, moves to the front if it lives there. */
+static cf_status stream_arena_restart(prefix_dec *d, cf_error *err)
+{
+    cf_arena *sa = &d->sa;
+    const uint8_t *v = d->s_prev.data;
+    size_t len = d->s_prev.len;
+    bool in_sa = len > 0 && cf_arena_owns(sa, v);
+    cf_arena_reset(sa);
+    if (!in_sa)
+        return CF_OK;
+    /* v's chunk holds at least the room asked here (see readable16), so
+     * the walk to a chunk with room never frees it as too small */
+    uint8_t *dst = cf_arena_alloc(sa, len < 16 ? 16 : len); /* see readable16 */
+    CF_CHECK(dst != NULL, err, CF_ENOMEM, "prefix block: out of memory");
+    memmove(dst, v, len); /* both may lie in the first chunk */
+    d->s_prev.data = dst;
+    return CF_OK;
+}
+
+/* prefix.h. Here, beside random access, not with the stream: a cached seek
+ * reads one value through ensure(), which then stays inlined (a call into
+ * another file cost 23 instructions per seek); a scan's call goes to the
+ * stream straight away (a tail call). */
+cf_status cf_prefix_next(cf_decoder *d_, void *dst, size_t n, size_t *got, cf_error *err)
+{
+    prefix_dec *d = (prefix_dec *)d_;
+    cf_slice *out = dst;
+    *got = 0;
+    if (d->base.batch_scoped && d->sa.head != NULL)
+        CF_TRY(stream_arena_restart(d, err));
+    if (d->base.pos == d->s_idx) /* never a value seek's answer: h_idx < s_idx */
+        return cf_prefix_stream_next(d, out, n, got, err);
+    size_t avail = d->base.count - d->base.pos;
+    if (n > avail)
+        n = avail;
+    size_t i = 0;
+    while (i < n) {
+        size_t m, pos = d->base.pos;
+        if (pos == d->h_idx) {
+            /* the value a value seek found; the stream continues after it */
+            out[i++] = d->h_val;
+            d->base.pos++;
+            *got = i;
+            continue;
+        }
+        /* The stream, where it stands or from a run start ahead of it,
+         * takes the rest of the call. */
+        if (pos == d->s_idx || (pos > d->s_idx && pos % d->interval == 0)) {
+            CF_TRY(cf_prefix_stream_next(d, out + i, n - i, &m, err));
+            *got = i + m;
+            return CF_OK;
+        }
+        CF_TRY(ensure(d, pos, n - i, &m, err));
+        memcpy(out + i, d->vals + pos, m * sizeof *out);
+        i += m;
+        d->base.pos += m;
+        *got = i;
+    }
     return CF_OK;
 }
 

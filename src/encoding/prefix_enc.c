@@ -107,14 +107,9 @@ static void enc_fail(prefix_enc *e, cf_status code)
 
 static bool push_restart(prefix_enc *e, uint32_t off)
 {
-    if (e->nrestarts == e->restarts_cap) {
-        size_t cap = e->restarts_cap ? e->restarts_cap * 2 : 64;
-        uint32_t *r = cf_realloc(e->restarts, cap * sizeof *r);
-        if (r == NULL)
-            return false;
-        e->restarts = r;
-        e->restarts_cap = cap;
-    }
+    if (e->nrestarts == e->restarts_cap &&
+        !cf_array_grow(&e->restarts, &e->restarts_cap, sizeof *e->restarts, 64))
+        return false;
     e->restarts[e->nrestarts++] = off;
     return true;
 }

@@ -28,6 +28,7 @@
 
 #include <string.h>
 
+#include "util/bytes.h"
 #include "util/endian.h"
 #include "util/varint.h"
 
@@ -87,21 +88,6 @@ static inline uint64_t window(const uint8_t *s, size_t len, size_t from)
     return x;
 }
 
-/* memcmp-then-length order, eight bytes per step (short keys: no call) */
-static int cmp_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
-{
-    size_t n = alen < blen ? alen : blen, i = 0;
-    for (; n - i >= 8; i += 8) {
-        uint64_t x = cf_load_be64(a + i), y = cf_load_be64(b + i);
-        if (x != y)
-            return x < y ? -1 : 1;
-    }
-    for (; i < n; i++)
-        if (a[i] != b[i])
-            return a[i] < b[i] ? -1 : 1;
-    return alen < blen ? -1 : alen > blen ? 1 : 0;
-}
-
 static size_t restart_off(const uint8_t *data, size_t entries_off, size_t entries_end, uint32_t k)
 {
     return k == 0 ? entries_off : cf_load_le32(data + entries_end + 4 * ((size_t)k - 1));
@@ -152,7 +138,7 @@ bool cf_prefix_fence_build(uint8_t *dst, const uint8_t *data, size_t len, size_t
         const uint8_t *v;
         size_t vlen;
         if (!restart_value(data, entries_off, entries_end, nrestarts, k, &v, &vlen) ||
-            cmp_bytes(prev, prev_len, v, vlen) > 0)
+            cf_bytes_cmp_short(prev, prev_len, v, vlen) > 0)
             return false;
         uint64_t x = window(v, vlen, common);
         uint32_t off = (uint32_t)restart_off(data, entries_off, entries_end, k);
@@ -264,7 +250,7 @@ void cf_prefix_fence_range(const uint8_t *fence, const uint8_t *data, size_t len
      * it, shorter than every restart) is below every restart, one above it
      * above every restart. */
     size_t n = klen < common ? klen : common;
-    int c = cmp_bytes(key, n, data + h[2], n);
+    int c = cf_bytes_cmp_short(key, n, data + h[2], n);
     if (c < 0 || (c == 0 && klen < common)) {
         *lo = *hi = 0;
         return;

@@ -1,9 +1,9 @@
-/* PREFIX decoder's next(): the stream a scan reads (prefix.h), and the
- * dispatch between it, a value seek's answer and random access. Owns the
- * stream's position and arena (s_*, sa) and where a value seek leaves the
- * stream (h_*). It must not touch random access's state (vals, runs, ra
- * except for a seek's answer) but through cf_prefix_ensure, nor parse the
- * block's header (prefix_dec.c's load). */
+/* PREFIX decoder's stream: the values a scan reads in order (prefix.h), for
+ * next() (prefix_dec.c, which also starts the stream's arena over for a
+ * batch-scoped caller). Owns decoding into the stream's position and arena
+ * (s_*, sa) and where a value seek leaves the stream (h_*). It must not touch
+ * random access's state (vals, runs, ra except for a seek's answer), nor
+ * parse the block's header (prefix_dec.c's load). */
 #include <inttypes.h>
 #include <string.h>
 
@@ -307,60 +307,20 @@ out:
     return st;
 }
 
-/* Batch-scoped stream (base.batch_scoped): what earlier calls handed out is
- * dead, so the stream arena starts over; only the stream's previous value,
- * the prefix source of its next one, moves to the front if it lives there. */
-static cf_status stream_arena_restart(prefix_dec *d, cf_error *err)
+/* prefix.h */
+cf_status cf_prefix_stream_next(prefix_dec *d, cf_slice *out, size_t n, size_t *got, cf_error *err)
 {
-    cf_arena *sa = &d->sa;
-    const uint8_t *v = d->s_prev.data;
-    size_t len = d->s_prev.len;
-    bool in_sa = len > 0 && cf_arena_owns(sa, v);
-    cf_arena_reset(sa);
-    if (!in_sa)
-        return CF_OK;
-    /* v's chunk holds at least the room asked here (see readable16), so
-     * the walk to a chunk with room never frees it as too small */
-    uint8_t *dst = cf_arena_alloc(sa, len < 16 ? 16 : len); /* see readable16 */
-    CF_CHECK(dst != NULL, err, CF_ENOMEM, "prefix block: out of memory");
-    memmove(dst, v, len); /* both may lie in the first chunk */
-    d->s_prev.data = dst;
-    return CF_OK;
-}
-
-cf_status cf_prefix_next(cf_decoder *d_, void *dst, size_t n, size_t *got, cf_error *err)
-{
-    prefix_dec *d = (prefix_dec *)d_;
-    cf_slice *out = dst;
     size_t avail = d->base.count - d->base.pos;
     if (n > avail)
         n = avail;
     *got = 0;
-    if (d->base.batch_scoped && d->sa.head != NULL)
-        CF_TRY(stream_arena_restart(d, err));
-    size_t i = 0;
-    while (i < n) {
-        size_t m, pos = d->base.pos;
-        if (pos == d->h_idx) {
-            /* the value a value seek found; the stream continues after it */
-            out[i++] = d->h_val;
-            d->base.pos++;
-            *got = i;
-            continue;
-        }
-        /* A seek forward to a run start moves the stream there. */
-        if (pos > d->s_idx && pos % d->interval == 0)
-            CF_TRY(stream_seat(d, pos, err));
-        if (pos == d->s_idx) {
-            m = n - i;
-            CF_TRY(stream_next(d, out + i, m, err));
-        } else {
-            CF_TRY(cf_prefix_ensure(d, pos, n - i, &m, err));
-            memcpy(out + i, d->vals + pos, m * sizeof *out);
-        }
-        i += m;
-        d->base.pos += m;
-        *got = i;
-    }
+    if (n == 0)
+        return CF_OK;
+    /* A seek forward to a run start moves the stream there. */
+    if (d->base.pos != d->s_idx)
+        CF_TRY(stream_seat(d, d->base.pos, err));
+    CF_TRY(stream_next(d, out, n, err));
+    d->base.pos += n;
+    *got = n;
     return CF_OK;
 }

@@ -12,6 +12,15 @@
 #include "util/endian.h"
 #include "util/error.h"
 
+/* The metadata's fixed fields (HBase CompoundBloomFilter's version 3), then a
+ * vlong-prefixed comparator name and the chunk index. */
+#define BM(at, width, member) HF_BE(at, width, cf_hfile_bloom_info, member)
+static const hf_be_field bloom_meta_v3[] = {
+    BM(0, 4, version),     BM(4, 8, total_byte_size),  BM(12, 4, hash_count),
+    BM(16, 4, hash_type),  BM(20, 8, total_key_count), BM(28, 8, total_max_keys),
+    BM(36, 4, num_chunks),
+};
+
 /* internal.h */
 cf_status cf_hfile_parse_bloom_meta(cf_hfile *h, int which, const uint8_t *p, size_t n,
                                     cf_error *err)
@@ -20,15 +29,9 @@ cf_status cf_hfile_parse_bloom_meta(cf_hfile *h, int which, const uint8_t *p, si
     CF_CHECK(!b->present, err, CF_ECORRUPT, "two Bloom metadata blocks of the same kind");
     CF_CHECK(n >= 40, err, CF_ECORRUPT, "Bloom metadata: %zu bytes too short", n);
     cf_hfile_bloom_info *i = &b->info;
-    i->version = cf_load_be32(p);
+    cf_hfile_read_be_fields(i, p, bloom_meta_v3, sizeof bloom_meta_v3 / sizeof *bloom_meta_v3);
     CF_CHECK(i->version == 3, err, CF_ECORRUPT, "Bloom metadata: version %" PRIu32 ", expected 3",
              i->version);
-    i->total_byte_size = cf_load_be64(p + 4);
-    i->hash_count = cf_load_be32(p + 12);
-    i->hash_type = cf_load_be32(p + 16);
-    i->total_key_count = cf_load_be64(p + 20);
-    i->total_max_keys = cf_load_be64(p + 28);
-    i->num_chunks = cf_load_be32(p + 36);
     CF_CHECK(i->hash_type <= 2, err, CF_ECORRUPT, "Bloom metadata: unknown hash type %" PRIu32,
              i->hash_type);
     CF_CHECK(i->hash_count >= 1 && i->hash_count <= 1024, err, CF_ECORRUPT,

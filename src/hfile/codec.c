@@ -284,11 +284,7 @@ cf_status cf_hfile_decompress(uint32_t codec, const uint8_t *src, size_t len, ui
                               size_t dst_len, cf_error *err)
 {
     switch (codec) {
-    case CF_HFILE_NONE:
-        CF_CHECK(len == dst_len, err, CF_ECORRUPT,
-                 "uncompressed payload is %zu bytes, header says %zu", len, dst_len);
-        memcpy(dst, src, len);
-        return CF_OK;
+    case CF_HFILE_NONE: return cf_codec_decompress(CF_COMP_NONE, src, len, dst, dst_len, err);
     case CF_HFILE_GZ: {
         size_t got = 0;
         bool full = false;

@@ -66,7 +66,10 @@ static bool rd_u8(rd *r, uint8_t *v)
     return true;
 }
 
-static bool rd_cint(rd *r, uint32_t *v)
+/* Up to five 7-bit groups, low group first, the high bit set on all but the
+ * last: the encoding of both ByteBufferUtils' compressed ints and
+ * protobuf's varint32, which differ only in what they accept. */
+static bool rd_base128(rd *r, uint64_t *v)
 {
     uint64_t x = 0;
     for (int i = 0; i < 5; i++) {
@@ -75,13 +78,20 @@ static bool rd_cint(rd *r, uint32_t *v)
             return false;
         x |= (uint64_t)(b & 0x7f) << (7 * i);
         if ((b & 0x80) == 0) {
-            if (x > INT32_MAX)
-                return false;
-            *v = (uint32_t)x;
+            *v = x;
             return true;
         }
     }
     return false;
+}
+
+static bool rd_cint(rd *r, uint32_t *v)
+{
+    uint64_t x;
+    if (!rd_base128(r, &x) || x > INT32_MAX)
+        return false;
+    *v = (uint32_t)x;
+    return true;
 }
 
 /* Copy n stream bytes to dst. */
@@ -98,18 +108,11 @@ static bool rd_copy(rd *r, uint8_t *dst, size_t n)
 /* Protobuf-style varint32 (StreamUtils.readRawVarint32). */
 static bool rd_varint32(rd *r, uint32_t *v)
 {
-    uint64_t x = 0;
-    for (int i = 0; i < 5; i++) {
-        uint8_t b;
-        if (!rd_u8(r, &b))
-            return false;
-        x |= (uint64_t)(b & 0x7f) << (7 * i);
-        if ((b & 0x80) == 0) {
-            *v = (uint32_t)x;
-            return true;
-        }
-    }
-    return false;
+    uint64_t x;
+    if (!rd_base128(r, &x))
+        return false;
+    *v = (uint32_t)x; /* bits beyond 32 dropped, as readRawVarint32 does */
+    return true;
 }
 
 /* TagCompressionContext's LRU dictionary: entries keep their index; a full

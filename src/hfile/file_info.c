@@ -18,13 +18,8 @@ static cf_status fi_add(cf_hfile *h, entry_vec *unused, const uint8_t *k, size_t
                         const uint8_t *v, size_t vl, size_t *cap, cf_error *err)
 {
     (void)unused;
-    if (h->info.file_info_count == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        hf_fi *n = cf_realloc(h->fi, nc * sizeof(hf_fi));
-        CF_CHECK(n != NULL, err, CF_ENOMEM, "file info: out of memory");
-        h->fi = n;
-        *cap = nc;
-    }
+    CF_CHECK(h->info.file_info_count < *cap || cf_array_grow(&h->fi, cap, sizeof *h->fi, 16), err,
+             CF_ENOMEM, "file info: out of memory");
     hf_fi *e = &h->fi[h->info.file_info_count++];
     e->key_off = h->fi_buf.len;
     e->key_len = kl;

@@ -31,15 +31,8 @@ static cf_status vec_push(entry_vec *e, cf_buf *keys, uint64_t off, uint32_t siz
                           const uint8_t *key, size_t key_len, size_t limit, cf_error *err)
 {
     CF_CHECK(e->n < limit, err, CF_ECORRUPT, "index lists more than %zu entries", limit);
-    if (e->n == e->cap) {
-        size_t nc = e->cap ? e->cap * 2 : 16;
-        size_t bytes;
-        CF_CHECK(cf_mul_ok(nc, sizeof(hf_entry), &bytes), err, CF_ENOMEM, "index too large");
-        hf_entry *nv = cf_realloc(e->v, bytes);
-        CF_CHECK(nv != NULL, err, CF_ENOMEM, "index: out of memory");
-        e->v = nv;
-        e->cap = nc;
-    }
+    CF_CHECK(e->n < e->cap || cf_array_grow(&e->v, &e->cap, sizeof *e->v, 16), err, CF_ENOMEM,
+             "index: out of memory");
     CF_CHECK(key_len <= UINT32_MAX, err, CF_ECORRUPT, "index key too long");
     e->v[e->n++] = (hf_entry){off, size, (uint32_t)key_len, keys->len};
     cf_buf_append(keys, key, key_len);

@@ -384,15 +384,10 @@ cf_status cf_hfile_index_walk(const cf_hfile *h, cf_hfile_index_fn fn, void *ctx
                 bool go = emit(fn, ctx, &ib, &kids, &kk, &refs, &refs_cap, &oom);
                 /* Keep the children for the next level. */
                 for (size_t k = 0; go && k < kids.n; k++) {
-                    if (next.n == next.cap) {
-                        size_t nc = next.cap ? next.cap * 2 : 64;
-                        hf_entry *nv = cf_realloc(next.v, nc * sizeof(hf_entry));
-                        if (nv == NULL) {
-                            oom = true;
-                            break;
-                        }
-                        next.v = nv;
-                        next.cap = nc;
+                    if (next.n == next.cap &&
+                        !cf_array_grow(&next.v, &next.cap, sizeof *next.v, 64)) {
+                        oom = true;
+                        break;
                     }
                     next.v[next.n++] = (hf_entry){kids.v[k].off, kids.v[k].size, 0, 0};
                 }

@@ -26,6 +26,8 @@
 #include <cfile/hfile.h>
 
 #include "util/buf.h"
+#include "util/bytes.h"
+#include "util/endian.h"
 
 #define HF_MAGIC_LEN 8
 #define HF_HDR_CKSUM 33
@@ -54,15 +56,44 @@ static inline uint16_t hf_be16(const uint8_t *p)
 }
 
 /* Byte strings in unsigned byte order, a shorter prefix first (HBase's
- * Bytes.compareTo): the order of rows, families, qualifiers, raw keys and
- * FileInfo keys. Inline: cell comparisons in seeks call it per probe. */
+ * Bytes.compareTo, the library's cf_bytes_cmp): the order of rows, families,
+ * qualifiers, raw keys and FileInfo keys. Inline: cell comparisons in seeks
+ * call it per probe. */
 static inline int cf_hfile_bytes_compare(cf_slice a, cf_slice b)
 {
-    size_t n = a.len < b.len ? a.len : b.len;
-    int r = n ? memcmp(a.data, b.data, n) : 0;
-    if (r != 0)
-        return r;
-    return a.len < b.len ? -1 : a.len > b.len;
+    return cf_bytes_cmp(a.data, a.len, b.data, b.len);
+}
+
+/* One field of a fixed big-endian layout (the v1 and v2.0 trailers, Bloom
+ * metadata): `width` bytes (4 or 8) at offset `at`, stored into the
+ * uint32_t or uint64_t member (`dst_size` bytes) at offset `dst` of a
+ * struct. HF_BE(at, width, type, member) spells one. */
+typedef struct hf_be_field {
+    uint16_t at;
+    uint8_t width, dst_size;
+    uint16_t dst;
+} hf_be_field;
+#define HF_BE(at, width, type, member)                                                             \
+    {                                                                                              \
+        (at), (width), sizeof(((type *)0)->member), offsetof(type, member)                         \
+    }
+
+/* Read a layout's n fields from p (all of whose bytes the caller checked are
+ * there) into the struct at s. */
+static inline void cf_hfile_read_be_fields(void *s, const uint8_t *p, const hf_be_field *f,
+                                           size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *q = p + f[i].at;
+        uint64_t v = f[i].width == 8 ? cf_load_be64(q) : cf_load_be32(q);
+        uint8_t *d = (uint8_t *)s + f[i].dst;
+        if (f[i].dst_size == 8) {
+            memcpy(d, &v, 8);
+        } else {
+            uint32_t w = (uint32_t)v;
+            memcpy(d, &w, 4);
+        }
+    }
 }
 
 /* Hadoop WritableUtils vlong/vint. Returns bytes consumed, 0 if malformed or short. */

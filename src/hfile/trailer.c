@@ -27,6 +27,27 @@
 #include "util/error.h"
 #include "util/pb_mem.h"
 
+/* The fixed trailers' fields after the magic (the layouts above). */
+#define TR(at, width, member) HF_BE(at, width, cf_hfile_trailer, member)
+static const hf_be_field trailer_v1[] = {
+    TR(0, 8, file_info_offset),   TR(8, 8, data_index_offset),  TR(16, 4, data_index_count),
+    TR(20, 8, meta_index_offset), TR(28, 4, meta_index_count),  TR(32, 8, total_uncompressed_bytes),
+    TR(40, 4, entry_count),       TR(44, 4, compression_codec),
+};
+static const hf_be_field trailer_v2[] = {
+    TR(0, 8, file_info_offset),
+    TR(8, 8, load_on_open_data_offset),
+    TR(16, 4, data_index_count),
+    TR(20, 8, uncompressed_data_index_size),
+    TR(28, 4, meta_index_count),
+    TR(32, 8, total_uncompressed_bytes),
+    TR(40, 8, entry_count),
+    TR(48, 4, compression_codec),
+    TR(52, 4, num_data_index_levels),
+    TR(56, 8, first_data_block_offset),
+    TR(64, 8, last_data_block_offset),
+};
+
 /* internal.h */
 cf_status cf_hfile_parse_trailer(cf_hfile *h, cf_error *err)
 {
@@ -58,29 +79,12 @@ cf_status cf_hfile_parse_trailer(cf_hfile *h, cf_error *err)
              "trailer at offset %" PRIu64 ": bad magic", toff);
     const uint8_t *p = buf + HF_MAGIC_LEN;
     if (t->major == 1) {
-        t->file_info_offset = cf_load_be64(p);
-        t->data_index_offset = cf_load_be64(p + 8);
-        t->data_index_count = cf_load_be32(p + 16);
-        t->meta_index_offset = cf_load_be64(p + 20);
-        t->meta_index_count = cf_load_be32(p + 28);
-        t->total_uncompressed_bytes = cf_load_be64(p + 32);
-        t->entry_count = cf_load_be32(p + 40);
-        t->compression_codec = cf_load_be32(p + 44);
+        cf_hfile_read_be_fields(t, p, trailer_v1, sizeof trailer_v1 / sizeof *trailer_v1);
         t->num_data_index_levels = 1;
         return CF_OK;
     }
     if (t->major == 2 && t->minor < 2) {
-        t->file_info_offset = cf_load_be64(p);
-        t->load_on_open_data_offset = cf_load_be64(p + 8);
-        t->data_index_count = cf_load_be32(p + 16);
-        t->uncompressed_data_index_size = cf_load_be64(p + 20);
-        t->meta_index_count = cf_load_be32(p + 28);
-        t->total_uncompressed_bytes = cf_load_be64(p + 32);
-        t->entry_count = cf_load_be64(p + 40);
-        t->compression_codec = cf_load_be32(p + 48);
-        t->num_data_index_levels = cf_load_be32(p + 52);
-        t->first_data_block_offset = cf_load_be64(p + 56);
-        t->last_data_block_offset = cf_load_be64(p + 64);
+        cf_hfile_read_be_fields(t, p, trailer_v2, sizeof trailer_v2 / sizeof *trailer_v2);
         memcpy(t->comparator, p + 72, 128);
         t->comparator[128] = '\0';
         return CF_OK;

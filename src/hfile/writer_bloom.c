@@ -51,13 +51,9 @@ cf_status cf_hfile_bloom_enqueue(cf_hfile_writer *w, bool closing, cf_error *err
     for (size_t p = 1; p < pieces; p++)
         for (size_t i = 0; i < nb; i++)
             w->bits[i] |= w->bits[p * nb + i];
-    if (w->nready == w->ready_cap) {
-        size_t nc = w->ready_cap ? w->ready_cap * 2 : 4;
-        ready_chunk *r = cf_realloc(w->ready, nc * sizeof(*r));
-        CF_CHECK(r != NULL, err, CF_ENOMEM, "hfile writer: out of memory");
-        w->ready = r;
-        w->ready_cap = nc;
-    }
+    CF_CHECK(w->nready < w->ready_cap ||
+                 cf_array_grow(&w->ready, &w->ready_cap, sizeof *w->ready, 4),
+             err, CF_ENOMEM, "hfile writer: out of memory");
     ready_chunk *r = &w->ready[w->nready++];
     r->data_off = w->ready_data.len;
     r->data_len = nb;
