@@ -57,6 +57,8 @@ extern char cli_dir[64];
 int cli_dir_setup(void **state);
 int cli_dir_teardown(void **state);
 char *cli_dir_path(const char *name);
+/* A test that runs in its own fresh cli_dir. */
+#define CLI_DIR_TEST(f) cmocka_unit_test_setup_teardown(f, cli_dir_setup, cli_dir_teardown)
 
 /* Write len bytes (or a string) to path, failing the test on error. */
 void write_text(const char *path, const char *text, size_t len);

@@ -111,8 +111,7 @@ static void test_blockstats__int32_nullable_multiblock(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_blockstats__int32_nullable_multiblock, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_blockstats__int32_nullable_multiblock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -713,26 +713,20 @@ static void test_csv__import_killed(void **state)
 
 int main(int argc, char **argv)
 {
-    const struct CMUnitTest tests[] =
-    { cmocka_unit_test(test_csv__reader),
-      cmocka_unit_test(test_csv__long_fields),
-      cmocka_unit_test_setup_teardown(test_csv__write_errors, cli_dir_setup, cli_dir_teardown),
-      cmocka_unit_test_setup_teardown(test_csv__write_round_trips, cli_dir_setup, cli_dir_teardown),
-      cmocka_unit_test_setup_teardown(test_csv__null_is_not_the_string_null, cli_dir_setup,
-                                      cli_dir_teardown),
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_csv__reader),
+        cmocka_unit_test(test_csv__long_fields),
+        CLI_DIR_TEST(test_csv__write_errors),
+        CLI_DIR_TEST(test_csv__write_round_trips),
+        CLI_DIR_TEST(test_csv__null_is_not_the_string_null),
 #if CF_HAVE_TABLES
-      cmocka_unit_test_setup_teardown(test_csv__table_round_trips, cli_dir_setup, cli_dir_teardown),
-      cmocka_unit_test_setup_teardown(test_csv__import_all_or_nothing, cli_dir_setup,
-                                      cli_dir_teardown),
-      cmocka_unit_test_setup_teardown(test_csv__import_killed, cli_dir_setup, cli_dir_teardown),
-      cmocka_unit_test_setup_teardown(test_csv__table_text_escapes_control_characters,
-                                      cli_dir_setup, cli_dir_teardown),
-      cmocka_unit_test_setup_teardown(test_csv__table_text_as_dump_table, cli_dir_setup,
-                                      cli_dir_teardown),
-      cmocka_unit_test_setup_teardown(test_csv__bench_scan_columns_as_table_scan, cli_dir_setup,
-                                      cli_dir_teardown),
-      cmocka_unit_test_setup_teardown(test_csv__failed_new_table_retry, cli_dir_setup,
-                                      cli_dir_teardown),
+        CLI_DIR_TEST(test_csv__table_round_trips),
+        CLI_DIR_TEST(test_csv__import_all_or_nothing),
+        CLI_DIR_TEST(test_csv__import_killed),
+        CLI_DIR_TEST(test_csv__table_text_escapes_control_characters),
+        CLI_DIR_TEST(test_csv__table_text_as_dump_table),
+        CLI_DIR_TEST(test_csv__bench_scan_columns_as_table_scan),
+        CLI_DIR_TEST(test_csv__failed_new_table_retry),
 #endif
     };
     return CF_RUN_TESTS(argc, argv, tests);

@@ -266,20 +266,14 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
 #if CF_HAVE_TABLES
-        cmocka_unit_test_setup_teardown(test_cli_defects__scan_unknown_column_is_named,
-                                        cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_defects__string_updated_to_empty, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_defects__scan_unknown_column_is_named),
+        CLI_DIR_TEST(test_cli_defects__string_updated_to_empty),
 #endif
-        cmocka_unit_test_setup_teardown(test_cli_defects__bloom_probe_refuses_other_files,
-                                        cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_defects__golden_bloom_files, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_defects__bloom_probe_key_option, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_defects__bloom_probe_refuses_other_files),
+        CLI_DIR_TEST(test_cli_defects__golden_bloom_files),
+        CLI_DIR_TEST(test_cli_defects__bloom_probe_key_option),
 #if CF_HAVE_TABLES
-        cmocka_unit_test_setup_teardown(test_cli_defects__table_json_results, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_defects__table_json_results),
 #endif
         cmocka_unit_test(test_cli_defects__option_errors_name_what_was_typed),
     };

@@ -726,21 +726,14 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cli_polish__version),
-        cmocka_unit_test_setup_teardown(test_cli_polish__completion_script, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_polish__completion_script),
         cmocka_unit_test(test_cli_polish__man_page),
-        cmocka_unit_test_setup_teardown(test_cli_polish__dump_int32_nullable, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_polish__dump_strings, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_polish__dump_other_types, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_polish__info_blocks_json, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_polish__info_blocks_table, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_polish__color_policy, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_polish__dump_int32_nullable),
+        CLI_DIR_TEST(test_cli_polish__dump_strings),
+        CLI_DIR_TEST(test_cli_polish__dump_other_types),
+        CLI_DIR_TEST(test_cli_polish__info_blocks_json),
+        CLI_DIR_TEST(test_cli_polish__info_blocks_table),
+        CLI_DIR_TEST(test_cli_polish__color_policy),
         cmocka_unit_test(test_cli_polish__table_and_csv_helpers),
     };
     return CF_RUN_TESTS(argc, argv, tests);

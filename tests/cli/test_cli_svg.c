@@ -339,22 +339,20 @@ static void test_svg__bloomfile(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_svg__escape, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_svg__buckets, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_svg__info_writes_picture, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_svg__path_is_escaped, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_svg__damaged_file_is_drawn, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_svg__errors, cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_svg__escape),
+        CLI_DIR_TEST(test_svg__buckets),
+        CLI_DIR_TEST(test_svg__info_writes_picture),
+        CLI_DIR_TEST(test_svg__path_is_escaped),
+        CLI_DIR_TEST(test_svg__damaged_file_is_drawn),
+        CLI_DIR_TEST(test_svg__errors),
 #if CF_HAVE_PARQUET
-        cmocka_unit_test_setup_teardown(test_svg__parquet, cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_svg__parquet),
 #endif
 #if CF_HAVE_TABLES
-        cmocka_unit_test_setup_teardown(test_svg__table, cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_svg__table),
 #endif
-        cmocka_unit_test_setup_teardown(test_svg__to_stdout, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_svg__bloomfile, cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_svg__to_stdout),
+        CLI_DIR_TEST(test_svg__bloomfile),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -111,10 +111,8 @@ static void test_cli_history__failed_merge_warns(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_history__ahm_and_reserved_ts, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_history__failed_merge_warns, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_history__ahm_and_reserved_ts),
+        CLI_DIR_TEST(test_cli_history__failed_merge_warns),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -210,14 +210,10 @@ static void test_cli_table_insert__key_option_everywhere(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_table_insert__unsorted_import_and_insert,
-                                        cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_insert__values_as_text_forms, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_insert__import_into_rows, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_insert__key_option_everywhere, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_table_insert__unsorted_import_and_insert),
+        CLI_DIR_TEST(test_cli_table_insert__values_as_text_forms),
+        CLI_DIR_TEST(test_cli_table_insert__import_into_rows),
+        CLI_DIR_TEST(test_cli_table_insert__key_option_everywhere),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -500,14 +500,10 @@ static void test_cli_table_limits__stated_limits(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_table_limits__600_columns, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_limits__100_key_columns, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_limits__quoted_keys, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_limits__stated_limits, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_table_limits__600_columns),
+        CLI_DIR_TEST(test_cli_table_limits__100_key_columns),
+        CLI_DIR_TEST(test_cli_table_limits__quoted_keys),
+        CLI_DIR_TEST(test_cli_table_limits__stated_limits),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

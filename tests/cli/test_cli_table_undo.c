@@ -136,8 +136,7 @@ static void test_cli_table_undo__failed_loads_leave_what_was_there(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_table_undo__failed_loads_leave_what_was_there,
-                                        cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_table_undo__failed_loads_leave_what_was_there),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -418,18 +418,12 @@ static void test_cli_values__kudu_tablet_scan(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_values__underflow_refused, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_values__survivors_kept, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_values__table_human_forms, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_values__options_human_forms, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_values__import_errors_name_line_and_column,
-                                        cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_values__cfile_and_parquet, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_values__underflow_refused),
+        CLI_DIR_TEST(test_cli_values__survivors_kept),
+        CLI_DIR_TEST(test_cli_values__table_human_forms),
+        CLI_DIR_TEST(test_cli_values__options_human_forms),
+        CLI_DIR_TEST(test_cli_values__import_errors_name_line_and_column),
+        CLI_DIR_TEST(test_cli_values__cfile_and_parquet),
         cmocka_unit_test(test_cli_values__kudu_tablet_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
