@@ -4,9 +4,6 @@
  * builds with those modules, CF_HAVE_*). */
 #include <cfile/arrow.h>
 #include <cfile/config.h> /* CF_HAVE_TABLES, CF_HAVE_HFILE */
-#if CF_HAVE_HFILE
-#include <cfile/hfile.h>
-#endif
 #include <cfile/io.h>
 #include <cfile/reader.h>
 #include <cfile/writer.h>
@@ -15,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if CF_HAVE_HFILE
+#include "support_hfile_mem.h"
+#endif
 #if CF_HAVE_TABLES
 #include "support_table.h"
 #endif
@@ -314,10 +314,6 @@ static void test_stream__hfile(void **state)
 {
     (void)state;
     cf_error err;
-    cf_io *io;
-    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-    cf_hfile_writer *w;
-    CF_ASSERT_OK(cf_hfile_writer_create(&w, io, NULL, &err), &err);
     cf_hfile_cell c = {0};
     c.row = (cf_slice){(const uint8_t *)"r1", 2};
     c.family = (cf_slice){(const uint8_t *)"cf", 2};
@@ -325,14 +321,9 @@ static void test_stream__hfile(void **state)
     c.timestamp = 42;
     c.type = 4;
     c.value = (cf_slice){(const uint8_t *)"\xff\x00v", 3};
-    CF_ASSERT_OK(cf_hfile_writer_append(w, &c, &err), &err);
-    CF_ASSERT_OK(cf_hfile_writer_finish(w, &err), &err);
-    cf_hfile_writer_free(w);
-    cf_slice b = cf_io_mem_contents(io);
-    cf_io *rio;
-    CF_ASSERT_OK(cf_io_open_mem(&rio, b.data, b.len, &err), &err);
-    cf_hfile *h;
-    CF_ASSERT_OK(cf_hfile_open(&h, rio, NULL, &err), &err);
+    hfile_mem m;
+    hfile_mem_open(&m, &c, 1, 0);
+    cf_hfile *h = m.h;
     struct ArrowArrayStream s;
     CF_ASSERT_OK(cf_arrow_stream_hfile(&s, h, NULL, &err), &err);
     struct ArrowSchema sc;
@@ -358,9 +349,7 @@ static void test_stream__hfile(void **state)
     assert_int_equal(s.get_next(&s, &arr), 0);
     assert_null(arr.release);
     s.release(&s);
-    cf_hfile_free(h);
-    cf_io_free(rio);
-    cf_io_free(io);
+    hfile_mem_close(&m);
 }
 #endif
 
