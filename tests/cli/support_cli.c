@@ -61,15 +61,30 @@ void cli_out(run *r, int rc, const char *needle)
     done(r);
 }
 
-void cli_has(const char *text, ...)
+static void has_each(const char *text, va_list ap)
 {
-    va_list ap;
-    va_start(ap, text);
     const char *needle;
     while ((needle = va_arg(ap, const char *)) != NULL)
         if (text == NULL || strstr(text, needle) == NULL)
             fail_msg("'%s' not in: %.600s", needle, text ? text : "(nothing)");
+}
+
+void cli_has(const char *text, ...)
+{
+    va_list ap;
+    va_start(ap, text);
+    has_each(text, ap);
     va_end(ap);
+}
+
+void cli_out_has(run *r, int rc, ...)
+{
+    EXPECT_RC(*r, rc);
+    va_list ap;
+    va_start(ap, rc);
+    has_each(r->out, ap);
+    va_end(ap);
+    done(r);
 }
 
 void cli_out_is(run *r, int rc, const char *want)
@@ -99,6 +114,15 @@ void write_text(const char *path, const char *text, size_t len)
 void write_str(const char *path, const char *text)
 {
     write_text(path, text, strlen(text));
+}
+
+void copy_file(const char *from, const char *to)
+{
+    size_t len;
+    uint8_t *bytes = cf_test_read_file(from, &len);
+    assert_non_null(bytes);
+    write_text(to, (const char *)bytes, len);
+    free(bytes);
 }
 
 char cli_dir[64];

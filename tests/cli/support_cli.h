@@ -35,6 +35,9 @@ void cli_out(run *r, int rc, const char *needle);
 void cli_err(run *r, int rc, const char *needle);
 /* text holds each of the needles that follow (NULL-terminated). */
 void cli_has(const char *text, ...);
+/* The exit code is rc and stdout holds each of the needles that follow
+ * (NULL-terminated); then done(r). */
+void cli_out_has(run *r, int rc, ...);
 /* The exit code is rc and stdout is exactly want; then done(r). */
 void cli_out_is(run *r, int rc, const char *want);
 
@@ -63,5 +66,7 @@ char *cli_dir_path(const char *name);
 /* Write len bytes (or a string) to path, failing the test on error. */
 void write_text(const char *path, const char *text, size_t len);
 void write_str(const char *path, const char *text);
+/* A copy of the file at from (which must exist), at to. */
+void copy_file(const char *from, const char *to);
 
 #endif

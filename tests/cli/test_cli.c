@@ -91,10 +91,7 @@ static void test_cli__help(void **state)
 {
     run r;
     cli(&r, "--help", NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "commands:"));
-    assert_non_null(strstr(r.out, "exit codes:"));
-    done(&r);
+    cli_out_has(&r, 0, "commands:", "exit codes:", NULL);
 
     cli(&r, "--version", NULL);
     EXPECT_RC(r, 0);
@@ -451,10 +448,8 @@ static void test_cli__seek_strings(void **state)
                         "\"ordinal\":1,\"exact\":true,\"values\":[\"banana\"]}\n");
     done(&r);
     cli(&r, "seek", "--json", (char *)out, "--value", "\"banana\\u0000\"", NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"ordinal\":2,\"exact\":false,\"values\":[\"cherry\"]"));
-    assert_non_null(strstr(r.out, "\"target\":\"banana\\u0000\""));
-    done(&r);
+    cli_out_has(&r, 0, "\"ordinal\":2,\"exact\":false,\"values\":[\"cherry\"]",
+                "\"target\":\"banana\\u0000\"", NULL);
 }
 
 static void test_cli__dump_ranges(void **state)
@@ -470,10 +465,7 @@ static void test_cli__dump_ranges(void **state)
     assert_non_null(strstr(r.err, "not found: ordinal 5000 is past the last row (3000 rows)"));
     done(&r);
     cli(&r, "dump", (char *)file, "--from", "10", "--count", "2", NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "INT64"));
-    assert_non_null(strstr(r.out, "\n10: 30\n11: 33\n"));
-    done(&r);
+    cli_out_has(&r, 0, "INT64", "\n10: 30\n11: 33\n", NULL);
 
     /* Without a positional index --from reads forward. */
     const char *in = path_in(state, "np.jsonl");
@@ -482,10 +474,7 @@ static void test_cli__dump_ranges(void **state)
     cli(&r, "write", "--type", "STRING", "--validx", "--no-posidx", in, np, NULL);
     cli_out(&r, 0, "wrote ");
     cli(&r, "dump", "--json", (char *)np, "--from", "1", NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"has_posidx\":false"));
-    assert_non_null(strstr(r.out, "\"values\":[\"b\",\"c\"]}"));
-    done(&r);
+    cli_out_has(&r, 0, "\"has_posidx\":false", "\"values\":[\"b\",\"c\"]}", NULL);
 }
 
 static void test_cli__info(void **state)
@@ -518,10 +507,7 @@ static void test_cli__info(void **state)
     done(&r);
 
     cli(&r, "info", (char *)file, NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "BIT_SHUFFLE"));
-    assert_non_null(strstr(r.out, "3000"));
-    done(&r);
+    cli_out_has(&r, 0, "BIT_SHUFFLE", "3000", NULL);
 }
 
 static void test_cli__spec_and_metadata(void **state)

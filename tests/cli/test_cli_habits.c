@@ -401,10 +401,7 @@ static void test_cli_habits__json_shapes(void **state)
     done(&r);
     /* The documented meaning is in the global help. */
     CLI(&r, "--help");
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "json:\n"));
-    assert_non_null(strstr(r.out, "JSON Lines"));
-    done(&r);
+    cli_out_has(&r, 0, "json:\n", "JSON Lines", NULL);
 }
 
 int main(void)

@@ -259,10 +259,8 @@ static void test_hfile_cli__text_forms(void **state)
                                   "onDiskDataSizeWithHeader=393\n"));
     done(&r);
     CLI(&r, "hfile", "stats", (char *)f);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "   Val length:\n               min = 6\n"));
-    assert_non_null(strstr(r.out, "Cells: 10, rows: 10\nCell types: Put=10\n"));
-    done(&r);
+    cli_out_has(&r, 0, "   Val length:\n               min = 6\n",
+                "Cells: 10, rows: 10\nCell types: Put=10\n", NULL);
     /* TIMERANGE and booleans, the way HBase's printer shows them. */
     CLI(&r, "hfile", "meta", shared("phoenix_indextool_result_mvcc.hfile"));
     EXPECT_RC(r, 0);

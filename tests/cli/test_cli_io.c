@@ -194,16 +194,6 @@ static void same_bytes(const char *a, const char *b)
     free(y);
 }
 
-/* A copy of the file at from, at to. */
-static void copy_file(const char *from, const char *to)
-{
-    size_t len;
-    uint8_t *bytes = cf_test_read_file(from, &len);
-    assert_non_null(bytes);
-    write_text(to, (const char *)bytes, len);
-    free(bytes);
-}
-
 #if CF_HAVE_TABLES
 /* A table at t holding the one row (-1, "before"); returns the path of a CSV
  * import of 20,000 rows (about 300 KB) into it. */

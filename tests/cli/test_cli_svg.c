@@ -32,15 +32,37 @@ static char *slurp(const char *path)
     return s;
 }
 
-/* `cfile info --svg out file`, expecting exit want_rc; the picture's text
- * (the caller frees it). */
-static char *info_svg(const char *out, const char *file, int want_rc)
+/* `cfile args...` (NULL-terminated, holding `--svg out`), expecting exit
+ * want_rc: the picture's text (the caller frees it); out is removed. */
+static char *svg_run(const char *out, int want_rc, char **args)
 {
     run r;
-    CLI(&r, "info", "--svg", (char *)out, (char *)file);
+    run_argv(&r, NULL, args);
     cli_rc(&r, want_rc);
-    return slurp(out);
+    char *s = slurp(out);
+    unlink(out);
+    return s;
 }
+
+/* `cfile info --svg out file`, as svg_run. */
+static char *info_svg(const char *out, const char *file, int want_rc)
+{
+    char *args[] = {"info", "--svg", (char *)out, (char *)file, NULL};
+    return svg_run(out, want_rc, args);
+}
+
+#if CF_HAVE_TABLES
+/* A table at dir (k STRING KEY, v INT32) holding the rows of csv (with its header). */
+static void svg_table(const char *dir, const char *csv)
+{
+    char *path = cli_dir_path("rows.csv");
+    write_str(path, csv);
+    cli_table_create(dir, "k STRING KEY, v INT32");
+    run r;
+    CLI(&r, "table", "import", (char *)dir, path);
+    cli_rc(&r, 0);
+}
+#endif
 
 /* Entries of dir other than . and .. */
 static int dir_entries(const char *dir)
@@ -117,11 +139,7 @@ static void test_svg__path_is_escaped(void **state)
     char src[512];
     golden(src, sizeof(src), "string-dict-lz4-nullable");
     char *f = cli_dir_path("a&b<c>\x01.cfile");
-    size_t len = 0;
-    uint8_t *bytes = cf_test_read_file(src, &len);
-    assert_non_null(bytes);
-    write_text(f, (const char *)bytes, len);
-    free(bytes);
+    copy_file(src, f);
     char *out = cli_dir_path("pic.svg");
     char *s = info_svg(out, f, 0);
     assert_non_null(strstr(s, "a&amp;b&lt;c&gt;\\x01.cfile"));
@@ -194,21 +212,14 @@ static void test_svg__parquet(void **state)
     char pq[512];
     snprintf(pq, sizeof(pq), "%s/parquet/pt_binary/pt_binary.parquet", cf_test_shared_dir());
     char *out = cli_dir_path("pic.svg");
-    run r;
-    CLI(&r, "parquet", "meta", pq, "--svg", out);
-    cli_rc(&r, 0);
-    char *s = slurp(out);
-    assert_non_null(strstr(s, ">column chunks<"));
-    assert_non_null(strstr(s, "footer (FileMetaData, Thrift)"));
+    char *meta[] = {"parquet", "meta", pq, "--svg", out, NULL};
+    char *s = svg_run(out, 0, meta);
+    cli_has(s, ">column chunks<", "footer (FileMetaData, Thrift)", NULL);
     free(s);
-    unlink(out);
     /* The same picture through `cfile info`. */
-    CLI(&r, "info", "--svg", out, pq);
-    cli_rc(&r, 0);
-    s = slurp(out);
-    assert_non_null(strstr(s, ">column chunks<"));
+    s = info_svg(out, pq, 0);
+    cli_has(s, ">column chunks<", NULL);
     free(s);
-    unlink(out);
 }
 #endif
 
@@ -217,22 +228,14 @@ static void test_svg__table(void **state)
 {
     (void)state;
     char *out = cli_dir_path("pic.svg");
-    run r;
     /* A table whose key strings need escaping. */
     char *tdir = cli_dir_path("t");
-    char *csv = cli_dir_path("rows.csv");
-    write_str(csv, "k,v\n\"a<&>\",1\nb,2\n");
-    cli_table_create(tdir, "k STRING KEY, v INT32");
-    CLI(&r, "table", "import", tdir, csv);
-    cli_rc(&r, 0);
-    CLI(&r, "table", "info", tdir, "--svg", out);
-    cli_rc(&r, 0);
-    char *s = slurp(out);
-    assert_non_null(strstr(s, "a&lt;&amp;&gt; .. b"));
+    svg_table(tdir, "k,v\n\"a<&>\",1\nb,2\n");
+    char *info[] = {"table", "info", tdir, "--svg", out, NULL};
+    char *s = svg_run(out, 0, info);
+    cli_has(s, "a&lt;&amp;&gt; .. b", NULL);
     assert_null(strstr(s, "a<&>"));
     free(s);
-    unlink(out);
-    unlink(csv);
 }
 #endif
 
@@ -289,11 +292,7 @@ static void test_svg__to_stdout(void **state)
 #if CF_HAVE_TABLES
     /* A table. */
     char *tdir = cli_dir_path("t");
-    char *csv = cli_dir_path("rows.csv");
-    write_str(csv, "k,v\nx,1\ny,2\n");
-    cli_table_create(tdir, "k STRING KEY, v INT32");
-    CLI(&r, "table", "import", tdir, csv);
-    cli_rc(&r, 0);
+    svg_table(tdir, "k,v\nx,1\ny,2\n");
     CLI(&r, "table", "info", tdir, "--svg", "-");
     EXPECT_RC(r, 0);
     expect_svg_on_stdout(&r);
@@ -330,10 +329,7 @@ static void test_svg__bloomfile(void **state)
     /* --blocks JSON: the index block's entries and level, from verify. */
     run r;
     CLI(&r, "info", "--json", "--blocks", f);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"kind\":\"value index\""));
-    assert_non_null(strstr(r.out, "\"index_level\":0,\"index_entries\":47"));
-    done(&r);
+    cli_out_has(&r, 0, "\"kind\":\"value index\"", "\"index_level\":0,\"index_entries\":47", NULL);
 }
 
 int main(int argc, char **argv)
