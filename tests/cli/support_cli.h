@@ -51,6 +51,10 @@ void cli_out_is(run *r, int rc, const char *want);
 /* `cfile table create DIR --schema SCHEMA`, which must succeed (support_table.c:
  * builds with tables only). */
 void cli_table_create(const char *dir, const char *schema);
+/* A new table at cli_dir_path(name) with schema, loaded by `cfile table import`
+ * from NAME.csv holding csv (its header first); the import must succeed, with
+ * stdout holding want_out when that is not NULL. Returns the table's path. */
+char *cli_table_import(const char *name, const char *schema, const char *csv, const char *want_out);
 
 /* The scratch directory of one test: cli_dir_setup (a cmocka per-test setup)
  * makes a fresh /tmp/cf_cli_XXXXXX in cli_dir; cli_dir_teardown removes it with

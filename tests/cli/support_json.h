@@ -4,6 +4,7 @@
 #define CF_TEST_SUPPORT_JSON_H
 
 #include <stdbool.h>
+#include <stdarg.h>
 
 #include "json.h"
 
@@ -16,5 +17,10 @@ bool cli_json_same(const cf_json *a, const cf_json *b, bool as_float);
 /* Parse `out`, JSON lines (empty lines skipped), into d as one array of the lines'
  * values; fails the test when a line is not JSON. Dispose d with cf_json_doc_dispose. */
 void cli_json_lines(cf_json_doc *d, const char *out);
+
+/* o has each member the arguments name in pairs (key, text; NULL-terminated), a
+ * string or a number whose text is text; fails the test naming the first that
+ * differs or is missing. */
+void cli_json_fields(const cf_json *o, ...);
 
 #endif

@@ -301,10 +301,8 @@ static void test_csv__null_is_not_the_string_null(void **state)
     }
 #if CF_HAVE_TABLES
     /* table scan, every form */
-    char *dir = cli_dir_path("nt"), *csv = cli_dir_path("nt.csv");
-    write_str(csv, "id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n");
-    cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING NULL", csv, NULL);
-    cli_rc(&r, 0);
+    char *dir = cli_table_import("nt", "id INT64 KEY, s STRING NULL",
+                                 "id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n", NULL);
     cli(&r, "table", "scan", dir, NULL);
     cli_out_is(&r, 0,
                "id | s      \n---+--------\n1  | NULL   \n2  | \"null\" \n"
@@ -333,10 +331,8 @@ static void test_csv__table_text_escapes_control_characters(void **state)
 {
     (void)state;
     run r;
-    char *dir = cli_dir_path("ct"), *csv = cli_dir_path("ct.csv");
-    write_str(csv, "id,s\n1,\"two\nlines\"\n2,\"a\tb\"\n3,plain\n");
-    cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING", csv, NULL);
-    cli_rc(&r, 0);
+    char *dir = cli_table_import("ct", "id INT64 KEY, s STRING",
+                                 "id,s\n1,\"two\nlines\"\n2,\"a\tb\"\n3,plain\n", NULL);
     cli(&r, "table", "scan", dir, NULL);
     cli_out_is(&r, 0,
                "id | s           \n---+-------------\n1  | \"two\\nlines\"\n"
@@ -354,12 +350,11 @@ static void test_csv__table_text_as_dump_table(void **state)
 {
     (void)state;
     run r;
-    char *dir = cli_dir_path("tt"), *csv = cli_dir_path("tt.csv");
-    write_str(csv, "id,b,d,f,big\n1,00ff,NaN,0x7fc00001,-170141183460469231731687303715884105728\n"
-                   "2,,Infinity,-Infinity,12\n3,\"\",-0.0,1.5,\n");
-    cli(&r, "table", "import", dir, "--schema",
-        "id INT64 KEY, b BINARY NULL, d DOUBLE, f FLOAT, big INT128 NULL", csv, NULL);
-    cli_rc(&r, 0);
+    char *dir = cli_table_import(
+        "tt", "id INT64 KEY, b BINARY NULL, d DOUBLE, f FLOAT, big INT128 NULL",
+        "id,b,d,f,big\n1,00ff,NaN,0x7fc00001,-170141183460469231731687303715884105728\n"
+        "2,,Infinity,-Infinity,12\n3,\"\",-0.0,1.5,\n",
+        NULL);
     cli(&r, "table", "scan", dir, NULL);
     EXPECT_RC(r, 0);
     assert_string_equal(

@@ -51,19 +51,6 @@ static char *info_svg(const char *out, const char *file, int want_rc)
     return svg_run(out, want_rc, args);
 }
 
-#if CF_HAVE_TABLES
-/* A table at dir (k STRING KEY, v INT32) holding the rows of csv (with its header). */
-static void svg_table(const char *dir, const char *csv)
-{
-    char *path = cli_dir_path("rows.csv");
-    write_str(path, csv);
-    cli_table_create(dir, "k STRING KEY, v INT32");
-    run r;
-    CLI(&r, "table", "import", (char *)dir, path);
-    cli_rc(&r, 0);
-}
-#endif
-
 /* Entries of dir other than . and .. */
 static int dir_entries(const char *dir)
 {
@@ -229,8 +216,7 @@ static void test_svg__table(void **state)
     (void)state;
     char *out = cli_dir_path("pic.svg");
     /* A table whose key strings need escaping. */
-    char *tdir = cli_dir_path("t");
-    svg_table(tdir, "k,v\n\"a<&>\",1\nb,2\n");
+    char *tdir = cli_table_import("t", "k STRING KEY, v INT32", "k,v\n\"a<&>\",1\nb,2\n", NULL);
     char *info[] = {"table", "info", tdir, "--svg", out, NULL};
     char *s = svg_run(out, 0, info);
     cli_has(s, "a&lt;&amp;&gt; .. b", NULL);
@@ -291,8 +277,7 @@ static void test_svg__to_stdout(void **state)
 #endif
 #if CF_HAVE_TABLES
     /* A table. */
-    char *tdir = cli_dir_path("t");
-    svg_table(tdir, "k,v\nx,1\ny,2\n");
+    char *tdir = cli_table_import("t", "k STRING KEY, v INT32", "k,v\nx,1\ny,2\n", NULL);
     CLI(&r, "table", "info", tdir, "--svg", "-");
     EXPECT_RC(r, 0);
     expect_svg_on_stdout(&r);

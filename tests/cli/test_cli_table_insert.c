@@ -28,12 +28,8 @@ static void expect_scan(const char *dir, const char *as_of, const char *want)
 static void test_cli_table_insert__unsorted_import_and_insert(void **state)
 {
     (void)state;
-    char *dir = cli_dir_path("t");
-    char *csv = cli_dir_path("u.csv");
-    write_str(csv, "id,name\n3,c\n1,a\n2,\n");
+    char *dir = cli_table_import("t", SCHEMA, "id,name\n3,c\n1,a\n2,\n", "imported 3 rows");
     run r;
-    cli(&r, "table", "import", dir, "--schema", SCHEMA, csv, NULL);
-    cli_out(&r, 0, "imported 3 rows");
     expect_scan(dir, NULL,
                 "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":null}\n{\"id\":3,\"name\":\"c\"}\n");
     /* Out of order: the rows were sorted in memory and committed together at one
@@ -163,12 +159,8 @@ static void test_cli_table_insert__import_into_rows(void **state)
 static void test_cli_table_insert__key_option_everywhere(void **state)
 {
     (void)state;
-    char *dir = cli_dir_path("t");
-    char *csv = cli_dir_path("k.csv");
-    write_str(csv, "id,name\n-5,neg\n1,a\n2,b\n3,c\n");
+    char *dir = cli_table_import("t", SCHEMA, "id,name\n-5,neg\n1,a\n2,b\n3,c\n", NULL);
     run r;
-    cli(&r, "table", "import", dir, "--schema", SCHEMA, csv, NULL);
-    cli_rc(&r, 0);
     const char *want = "{\"id\":3,\"name\":\"c\"}\n{\"id\":1,\"name\":\"a\"}\n";
     cli(&r, "table", "get", dir, "--json", "--key", "3", "--key", "1", NULL);
     cli_out_is(&r, 0, want);
