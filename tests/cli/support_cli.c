@@ -1,6 +1,7 @@
 /* Shared by the CLI tests: see support_cli.h. */
 #include "support_cli.h"
 
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,4 +148,45 @@ char *cli_dir_path(const char *name)
     char *p = buf[k++ % 16];
     snprintf(p, 256, "%s/%s", cli_dir, name);
     return p;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* dir's entries, sorted, joined with spaces ("-" when dir does not exist). */
+static void entries(const char *dir, char *out, size_t cap)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        snprintf(out, cap, "-");
+        return;
+    }
+    enum { MAX = 16 };
+    char names[MAX][256];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (n == MAX)
+            fail_msg("%s holds more than %d entries", dir, MAX);
+        snprintf(names[n++], sizeof(names[0]), "%s", e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof(names[0]), cmp_name);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        strncat(out, i ? " " : "", cap - strlen(out) - 1);
+        strncat(out, names[i], cap - strlen(out) - 1);
+    }
+}
+
+void cli_dir_holds(const char *dir, const char *want)
+{
+    char got[1024];
+    entries(dir, got, sizeof(got));
+    if (strcmp(got, want) != 0)
+        fail_msg("%s holds [%s], want [%s]", dir, got, want);
 }

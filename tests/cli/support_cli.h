@@ -67,6 +67,10 @@ char *cli_dir_path(const char *name);
 /* A test that runs in its own fresh cli_dir. */
 #define CLI_DIR_TEST(f) cmocka_unit_test_setup_teardown(f, cli_dir_setup, cli_dir_teardown)
 
+/* dir's entries other than . and .., sorted and joined with spaces, are want
+ * ("" for none, "-" for no directory at dir); at most 16 of them. */
+void cli_dir_holds(const char *dir, const char *want);
+
 /* Write len bytes (or a string) to path, failing the test on error. */
 void write_text(const char *path, const char *text, size_t len);
 void write_str(const char *path, const char *text);

@@ -33,13 +33,15 @@
 
 static char g_mnt[128]; /* a tmpfs mounted by the disk-full test, or "" */
 
-static int setup(void **state)
+/* The disk-full test's fixture: cli_dir's, and the tmpfs unmounted even when
+ * the test fails before it unmounts it itself. */
+static int mnt_setup(void **state)
 {
     g_mnt[0] = '\0';
     return cli_dir_setup(state);
 }
 
-static int teardown(void **state)
+static int mnt_teardown(void **state)
 {
     if (g_mnt[0] != '\0')
         umount2(g_mnt, MNT_DETACH);
@@ -678,16 +680,16 @@ static void test_cli_io__dash_is_stdin_and_stdout(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_io__stdout_write_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_io__closed_pipe, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_io__file_size_limit, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_io__disk_full, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_io__rewrite_keeps_mode, setup, teardown),
+        CLI_DIR_TEST(test_cli_io__stdout_write_errors),
+        CLI_DIR_TEST(test_cli_io__closed_pipe),
+        CLI_DIR_TEST(test_cli_io__file_size_limit),
+        cmocka_unit_test_setup_teardown(test_cli_io__disk_full, mnt_setup, mnt_teardown),
+        CLI_DIR_TEST(test_cli_io__rewrite_keeps_mode),
 #if CF_HAVE_TABLES
-        cmocka_unit_test_setup_teardown(test_cli_io__new_table_files_keep_mode, setup, teardown),
+        CLI_DIR_TEST(test_cli_io__new_table_files_keep_mode),
 #endif
-        cmocka_unit_test_setup_teardown(test_cli_io__symlinked_output_is_replaced, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_io__dash_is_stdin_and_stdout, setup, teardown),
+        CLI_DIR_TEST(test_cli_io__symlinked_output_is_replaced),
+        CLI_DIR_TEST(test_cli_io__dash_is_stdin_and_stdout),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

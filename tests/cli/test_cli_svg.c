@@ -2,7 +2,6 @@
  * command (exit codes, atomic output, damaged files drawn). Rendering in a real
  * browser is tests/svg/render_test.py. Parquet files and tables are drawn in
  * builds with those modules (CF_HAVE_*); CFiles and BloomFiles in every build. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,19 +48,6 @@ static char *info_svg(const char *out, const char *file, int want_rc)
 {
     char *args[] = {"info", "--svg", (char *)out, (char *)file, NULL};
     return svg_run(out, want_rc, args);
-}
-
-/* Entries of dir other than . and .. */
-static int dir_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
 }
 
 static void test_svg__escape(void **state)
@@ -117,7 +103,7 @@ static void test_svg__info_writes_picture(void **state)
     /* the last data block's tooltip gives its rows (20000 rows in all). */
     assert_non_null(strstr(s, "rows 19968 .. 19999 (32 rows)"));
     free(s);
-    assert_int_equal(dir_entries(dir), 1); /* no temporary left behind */
+    cli_dir_holds(dir, "pic.svg"); /* no temporary left behind */
 }
 
 static void test_svg__path_is_escaped(void **state)
@@ -176,7 +162,7 @@ static void test_svg__errors(void **state)
     snprintf(h, sizeof(h), "%s/hfile/gohfile_simple_v1.hfile", cf_test_shared_dir());
     CLI(&r, "info", "--svg", out, h);
     cli_err(&r, 3, "HFile");
-    assert_int_equal(dir_entries(dir), 0);
+    cli_dir_holds(dir, "");
 #endif
     /* --svg belongs to `parquet meta` and `table info` only. */
 #if CF_HAVE_PARQUET
@@ -189,7 +175,7 @@ static void test_svg__errors(void **state)
     CLI(&r, "table", "scan", dir, "--svg", out);
     cli_err(&r, 2, "--svg");
 #endif
-    assert_int_equal(dir_entries(dir), 0);
+    cli_dir_holds(dir, "");
 }
 
 #if CF_HAVE_PARQUET

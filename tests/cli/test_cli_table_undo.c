@@ -4,7 +4,6 @@
  * directory that was there keeps its entries, no LOCK added, none removed. The
  * failures are bad input (duplicate keys) and refused directories; nothing is
  * killed. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,42 +13,6 @@
 #include "cli.h"
 #include "support_cli.h"
 #include "test_common.h"
-
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(a, b);
-}
-
-/* dir's entries, sorted, joined with spaces ("-" when dir does not exist). */
-static void entries(const char *dir, char *out, size_t cap)
-{
-    DIR *d = opendir(dir);
-    if (d == NULL) {
-        snprintf(out, cap, "-");
-        return;
-    }
-    char names[16][256];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < 16)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            snprintf(names[n++], sizeof(names[0]), "%s", e->d_name);
-    closedir(d);
-    qsort(names, (size_t)n, sizeof(names[0]), cmp_name);
-    out[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        strncat(out, i ? " " : "", cap - strlen(out) - 1);
-        strncat(out, names[i], cap - strlen(out) - 1);
-    }
-}
-
-static void expect_entries(const char *dir, const char *want)
-{
-    char got[1024];
-    entries(dir, got, sizeof(got));
-    if (strcmp(got, want) != 0)
-        fail_msg("%s holds [%s], want [%s]", dir, got, want);
-}
 
 static void touch(const char *path)
 {
@@ -74,10 +37,10 @@ static void loads_fail(const load_src *src, const char *dir, const char *want,
         cli_err(&r, CF_EXIT_FAIL, convert_err);
     else
         cli_rc(&r, CF_EXIT_FAIL);
-    expect_entries(dir, want);
+    cli_dir_holds(dir, want);
     cli(&r, "table", "import", dir, "--schema", src->schema, src->csv, NULL);
     cli_rc(&r, CF_EXIT_FAIL);
-    expect_entries(dir, want);
+    cli_dir_holds(dir, want);
 }
 
 static void test_cli_table_undo__failed_loads_leave_what_was_there(void **state)
@@ -117,7 +80,7 @@ static void test_cli_table_undo__failed_loads_leave_what_was_there(void **state)
     loads_fail(&src, w1, "wal", "not a table of ours");
     cli(&r, "table", "create", w1, "--schema", schema, NULL);
     cli_err(&r, CF_EXIT_FAIL, "not a table of ours");
-    expect_entries(w1, "wal");
+    cli_dir_holds(w1, "wal");
 
     /* And the same load with good rows makes the table (its LOCK included). */
     write_str(csv, "id,name\n1,a\n2,b\n");
