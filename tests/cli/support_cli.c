@@ -28,17 +28,23 @@ void run_argv(run *r, FILE *out_to, char **args)
     fclose(err);
 }
 
-void cli(run *r, ...)
+/* The arguments in ap up to a NULL (at most 30) into args, NULL-terminated. */
+static void collect(char *args[32], va_list ap)
 {
-    char *args[32];
     size_t n = 0;
-    va_list ap;
-    va_start(ap, r);
     char *a;
     while ((a = va_arg(ap, char *)) != NULL && n < 30)
         args[n++] = a;
-    va_end(ap);
     args[n] = NULL;
+}
+
+void cli(run *r, ...)
+{
+    char *args[32];
+    va_list ap;
+    va_start(ap, r);
+    collect(args, ap);
+    va_end(ap);
     run_argv(r, NULL, args);
 }
 
@@ -94,6 +100,18 @@ void cli_out_is(run *r, int rc, const char *want)
     assert_non_null(r->out);
     assert_string_equal(r->out, want);
     done(r);
+}
+
+void cli_prints(const char *want, ...)
+{
+    char *args[32];
+    va_list ap;
+    va_start(ap, want);
+    collect(args, ap);
+    va_end(ap);
+    run r;
+    run_argv(&r, NULL, args);
+    cli_out_is(&r, 0, want);
 }
 
 void cli_err(run *r, int rc, const char *needle)

@@ -40,6 +40,8 @@ void cli_has(const char *text, ...);
 void cli_out_has(run *r, int rc, ...);
 /* The exit code is rc and stdout is exactly want; then done(r). */
 void cli_out_is(run *r, int rc, const char *want);
+/* `cfile ARGS...` (NULL-terminated, at most 30) exits 0 printing exactly want. */
+void cli_prints(const char *want, ...);
 
 #define EXPECT_RC(r, want)                                                                         \
     do {                                                                                           \

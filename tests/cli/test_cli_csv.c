@@ -303,17 +303,15 @@ static void test_csv__null_is_not_the_string_null(void **state)
     /* table scan, every form */
     char *dir = cli_table_import("nt", "id INT64 KEY, s STRING NULL",
                                  "id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n", NULL);
-    cli(&r, "table", "scan", dir, NULL);
-    cli_out_is(&r, 0,
-               "id | s      \n---+--------\n1  | NULL   \n2  | \"null\" \n"
-               "3  | \"NULL\" \n4  | \"\\\"x\\\"\"\n5  |        \n");
-    cli(&r, "table", "scan", dir, "--json", NULL);
-    cli_out_is(&r, 0,
-               "{\"id\":1,\"s\":null}\n{\"id\":2,\"s\":\"null\"}\n"
+    cli_prints("id | s      \n---+--------\n1  | NULL   \n2  | \"null\" \n"
+               "3  | \"NULL\" \n4  | \"\\\"x\\\"\"\n5  |        \n",
+               "table", "scan", dir, NULL);
+    cli_prints("{\"id\":1,\"s\":null}\n{\"id\":2,\"s\":\"null\"}\n"
                "{\"id\":3,\"s\":\"NULL\"}\n{\"id\":4,\"s\":\"\\\"x\\\"\"}\n"
-               "{\"id\":5,\"s\":\"\"}\n");
-    cli(&r, "table", "scan", dir, "--format", "csv", NULL);
-    cli_out_is(&r, 0, "id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n");
+               "{\"id\":5,\"s\":\"\"}\n",
+               "table", "scan", dir, "--json", NULL);
+    cli_prints("id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n", "table", "scan", dir,
+               "--format", "csv", NULL);
 #endif
 }
 
@@ -333,10 +331,9 @@ static void test_csv__table_text_escapes_control_characters(void **state)
     run r;
     char *dir = cli_table_import("ct", "id INT64 KEY, s STRING",
                                  "id,s\n1,\"two\nlines\"\n2,\"a\tb\"\n3,plain\n", NULL);
-    cli(&r, "table", "scan", dir, NULL);
-    cli_out_is(&r, 0,
-               "id | s           \n---+-------------\n1  | \"two\\nlines\"\n"
-               "2  | \"a\\tb\"      \n3  | plain       \n");
+    cli_prints("id | s           \n---+-------------\n1  | \"two\\nlines\"\n"
+               "2  | \"a\\tb\"      \n3  | plain       \n",
+               "table", "scan", dir, NULL);
     /* The same cells as `cfile dump --format table` prints them. */
     cli(&r, "head", dir, NULL);
     cli_out(&r, 0, "1  | \"two\\nlines\"\n");
@@ -392,8 +389,8 @@ static void test_csv__bench_scan_columns_as_table_scan(void **state)
     write_str(csv, "id,s\n1,x\n2,y\n");
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING", csv, NULL);
     cli_rc(&r, 0);
-    cli(&r, "table", "scan", dir, "--columns", "id, s", "--format", "csv", NULL);
-    cli_out_is(&r, 0, "id,s\n1,x\n2,y\n");
+    cli_prints("id,s\n1,x\n2,y\n", "table", "scan", dir, "--columns", "id, s", "--format", "csv",
+               NULL);
     cli(&r, "bench", "scan", dir, "--columns", "id, s", "--iters", "1", "--threads", "1", NULL);
     cli_out(&r, 0, "\"rows\":2");
     cli(&r, "bench", "scan", dir, "--columns", "id,nosuch", "--iters", "1", NULL);
@@ -435,8 +432,7 @@ static void test_csv__table_round_trips(void **state)
         done(&r);
         cli(&r, "table", "import", tk, "--schema", RT_SCHEMA, file, NULL);
         cli_rc(&r, 0);
-        cli(&r, "table", "scan", tk, "--json", NULL);
-        cli_out_is(&r, 0, want);
+        cli_prints(want, "table", "scan", tk, "--json", NULL);
     }
     free(want);
 }
@@ -639,8 +635,7 @@ static void test_csv__failed_new_table_retry(void **state)
     }
     cli(&r, "table", "import", dir, "--schema", "v INT32 KEY", good, NULL);
     cli_rc(&r, 0);
-    cli(&r, "table", "scan", dir, "--format", "csv", NULL);
-    cli_out_is(&r, 0, "v\n3\n5\n");
+    cli_prints("v\n3\n5\n", "table", "scan", dir, "--format", "csv", NULL);
 }
 
 /* SIGKILL a child in the middle of an import that also reinserts a deleted key,

@@ -219,9 +219,7 @@ static char *table_before(const char *t)
 static void table_unchanged(const char *t, const char *root)
 {
     assert_int_equal(count_tmp(root), 0);
-    run r;
-    CLI(&r, "table", "scan", (char *)t, "--json");
-    cli_out_is(&r, 0, "{\"id\":-1,\"s\":\"before\"}\n");
+    cli_prints("{\"id\":-1,\"s\":\"before\"}\n", "table", "scan", t, "--json", NULL);
 }
 #endif
 
@@ -499,8 +497,8 @@ static void test_cli_io__rewrite_keeps_mode(void **state)
     cli_rc(&r, 0);
     if (access(tablet, F_OK) == 0)
         assert_int_equal(mode_of(tablet) & 07777, 0600);
-    CLI(&r, "table", "scan", t, "--json");
-    cli_out_is(&r, 0, "{\"id\":1,\"s\":\"c\"}\n{\"id\":2,\"s\":\"b\"}\n");
+    cli_prints("{\"id\":1,\"s\":\"c\"}\n{\"id\":2,\"s\":\"b\"}\n", "table", "scan", t, "--json",
+               NULL);
 #endif
 }
 
@@ -576,8 +574,8 @@ static void test_cli_io__new_table_files_keep_mode(void **state)
     CLI(&r, "table", "flush", u);
     cli_rc(&r, 0);
     check_modes(u, 0640, 0750);
-    CLI(&r, "table", "scan", t, "--format", "csv");
-    cli_out_is(&r, 0, "id,s\n1,a\n2,x\n3,y\n4,x\n5,x\n6,x\n7,x\n");
+    cli_prints("id,s\n1,a\n2,x\n3,y\n4,x\n5,x\n6,x\n7,x\n", "table", "scan", t, "--format", "csv",
+               NULL);
 }
 #endif
 
