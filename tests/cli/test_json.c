@@ -191,20 +191,27 @@ static void test_json__writer_escapes(void **state)
     free(out);
 }
 
-static void test_json__writer_roundtrip_dom(void **state)
+/* text parsed, then its DOM written back (the caller frees it). */
+static char *written_back(const char *text)
 {
-    const char *text = "{\"a\":[1,-2.5e3,true,false,null,\"x\"],\"b\":{\"c\":{}},\"d\":NaN}";
     cf_json_doc d;
     parse_ok(&d, text);
     sink s;
     sink_open(&s);
     cf_jw_value(&s.w, &d.root);
     char *out = sink_close(&s);
+    cf_json_doc_dispose(&d);
+    return out;
+}
+
+static void test_json__writer_roundtrip_dom(void **state)
+{
+    const char *text = "{\"a\":[1,-2.5e3,true,false,null,\"x\"],\"b\":{\"c\":{}},\"d\":NaN}";
+    char *out = written_back(text);
     /* Bare NaN comes back in the string form. */
     assert_string_equal(out,
                         "{\"a\":[1,-2.5e3,true,false,null,\"x\"],\"b\":{\"c\":{}},\"d\":\"NaN\"}");
     free(out);
-    cf_json_doc_dispose(&d);
 }
 
 /* Any DOM the parser accepts is written back as it was, however deep (the
@@ -222,34 +229,34 @@ static void test_json__writer_roundtrip_deep(void **state)
         n += (size_t)sprintf(text + n, "],%zu", i);
     text[n++] = ']';
     text[n] = '\0';
-    cf_json_doc d;
-    parse_ok(&d, text);
-    sink s;
-    sink_open(&s);
-    cf_jw_value(&s.w, &d.root);
-    char *out = sink_close(&s);
+    char *out = written_back(text);
     assert_string_equal(out, text);
     free(out);
     free(text);
-    cf_json_doc_dispose(&d);
+}
+
+/* v printed as a DOUBLE (or, as_float, as a FLOAT: v holds one exactly, NaN
+ * payloads included) is want, a JSON string when want_string. */
+static void fmt_num(bool as_float, double v, const char *want, bool want_string)
+{
+    char buf[CF_CLI_NUM_CAP];
+    bool is_string;
+    if (as_float)
+        cf_cli_format_float(buf, (float)v, &is_string);
+    else
+        cf_cli_format_double(buf, v, &is_string);
+    assert_string_equal(buf, want);
+    assert_int_equal(is_string, want_string);
 }
 
 static void fmt_double(double v, const char *want, bool want_string)
 {
-    char buf[CF_CLI_NUM_CAP];
-    bool is_string;
-    cf_cli_format_double(buf, v, &is_string);
-    assert_string_equal(buf, want);
-    assert_int_equal(is_string, want_string);
+    fmt_num(false, v, want, want_string);
 }
 
 static void fmt_float(float v, const char *want, bool want_string)
 {
-    char buf[CF_CLI_NUM_CAP];
-    bool is_string;
-    cf_cli_format_float(buf, v, &is_string);
-    assert_string_equal(buf, want);
-    assert_int_equal(is_string, want_string);
+    fmt_num(true, v, want, want_string);
 }
 
 static double dbits(uint64_t b)
