@@ -55,7 +55,8 @@ void cli_prints(const char *want, ...);
 void cli_table_create(const char *dir, const char *schema);
 /* A new table at cli_dir_path(name) with schema, loaded by `cfile table import`
  * from NAME.csv holding csv (its header first); the import must succeed, with
- * stdout holding want_out when that is not NULL. Returns the table's path. */
+ * stdout holding want_out when that is not NULL. Returns the table's path
+ * (support_table.c, as above). */
 char *cli_table_import(const char *name, const char *schema, const char *csv, const char *want_out);
 
 /* The scratch directory of one test: cli_dir_setup (a cmocka per-test setup)

@@ -1,6 +1,7 @@
 /* Shared by the CLI tests: see support_json.h. */
 #include "support_json.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,7 +4,6 @@
 #define CF_TEST_SUPPORT_JSON_H
 
 #include <stdbool.h>
-#include <stdarg.h>
 
 #include "json.h"
 
