@@ -19,8 +19,8 @@ and without <m> in its marker, it
     header of src/hfile, src/rowset or src/parquet, or a header (tools/cfile, tests/) that
     includes one of those the same way;
   - runs a module's command: CLI(&r, "table", ...), cli(&r, "table", ...), SPAWN(..., "hfile",
-    ...) or a row of a command table starting {"parquet", ... (`convert` needs tables and
-    parquet); a line that names CF_HAVE_ or CF_WITH_ is about the module, not a run of it.
+    ...), cli_prints("want", "table", ...) or a row of a command table starting {"parquet",
+    ... (`convert` needs tables and parquet); a line that names CF_HAVE_ or CF_WITH_ is about the module, not a run of it.
 It also fails a marker that names no module we have, or one past the first 4096 bytes.
 Usage: scripts/check-needs.py [FILE...]   (default: tests/*/*.c fuzz/*.c bench/*.c)
 """
@@ -40,8 +40,10 @@ MARKER_WINDOW = 4096
 MARKER = re.compile(r"^/\* cf-needs:((?: [a-z]+)+) \*/$")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 COND = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)")
-# A module command as the first argument of CLI/SPAWN, or the first word of a row.
-RUNS = re.compile(r'(?:\b(?:CLI|cli)\(\s*&?\w+\s*,\s*|\bSPAWN\(\s*&?\w+\s*,\s*&?\w+\s*,\s*|\{\{?\s*)'
+# A module command as the first argument of CLI/SPAWN, the first after cli_prints'
+# expected output (when that is one string on the line), or the first word of a row.
+RUNS = re.compile(r'(?:\b(?:CLI|cli)\(\s*&?\w+\s*,\s*|\bSPAWN\(\s*&?\w+\s*,\s*&?\w+\s*,\s*|'
+                  r'\bcli_prints\(\s*"(?:[^"\\]|\\.)*"\s*,\s*|\{\{?\s*)'
                   r'"(hfile|table|parquet|convert)"\s*,')
 
 

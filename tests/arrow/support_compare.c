@@ -197,43 +197,59 @@ static size_t report(size_t bad, const char *label, const char *what, size_t i, 
     return bad + 1;
 }
 
+/* Run sql into res, failing the test when DuckDB refuses it; a result of other
+ * than want rows is a difference (what names them: "rows", "elements").
+ * Returns the rows DuckDB gave. */
+static duck_idx query_rows(duck *d, const char *sql, duck_result *res, size_t want,
+                           const char *what, const char *label, size_t *bad)
+{
+    char why[1024];
+    if (!duck_query(d, sql, res, why, sizeof why))
+        fail_msg("%s: %s: %s", label, sql, why);
+    duck_idx n = d->row_count(res);
+    if (n != want) {
+        snprintf(why, sizeof why, "duckdb %" PRIu64 " %s, cfile %zu", (uint64_t)n, what, want);
+        *bad = report(*bad, label, what, 0, why);
+    }
+    return n;
+}
+
+/* Compare column 0 of res's first n rows with rc's values 0..count-1 (one a
+ * row: the rows of a plain column, the elements of an array column); what
+ * names one ("row", "element"). Frees res. */
+static size_t check_values(duck *d, duck_result *res, duck_idx n, const refcol *rc, size_t count,
+                           bool as_binary, const char *label, const char *what, size_t bad)
+{
+    char why[1024];
+    size_t w = cf_type_size(rc->t);
+    for (size_t i = 0; i < count && i < n; i++) {
+        const void *v = rc->val_present[i] ? rc->vals + i * w : NULL;
+        if (!cmp_value(d, res, 0, i, rc->t, as_binary, v, why, sizeof why))
+            bad = report(bad, label, what, i, why);
+    }
+    d->destroy_result(res);
+    return bad;
+}
+
 size_t refcol_check(duck *d, const char *table, const char *col, const refcol *rc, bool as_binary,
                     const char *label)
 {
     char sql[512], why[1024];
     duck_result res;
-    size_t bad = 0, w = cf_type_size(rc->t);
+    size_t bad = 0;
     /* Text comes back through encode() (its bytes as a BLOB): the C API's string
      * getters stop at a NUL byte, which STRING values may hold. */
     bool text = (rc->t == CF_TYPE_STRING || rc->t == CF_TYPE_VARCHAR) && !as_binary;
     const char *wrap = text ? "encode" : "";
     if (!rc->is_array) {
         snprintf(sql, sizeof sql, "SELECT %s(\"%s\") FROM %s ORDER BY rowid", wrap, col, table);
-        if (!duck_query(d, sql, &res, why, sizeof why))
-            fail_msg("%s: %s: %s", label, sql, why);
-        duck_idx n = d->row_count(&res);
-        if (n != rc->rows) {
-            snprintf(why, sizeof why, "duckdb %" PRIu64 " rows, cfile %zu", (uint64_t)n, rc->rows);
-            bad = report(bad, label, "rows", 0, why);
-        }
-        for (size_t i = 0; i < rc->rows && i < n; i++) {
-            const void *v = rc->val_present[i] ? rc->vals + i * w : NULL;
-            if (!cmp_value(d, &res, 0, i, rc->t, as_binary || text, v, why, sizeof why))
-                bad = report(bad, label, "row", i, why);
-        }
-        d->destroy_result(&res);
-        return bad;
+        duck_idx n = query_rows(d, sql, &res, rc->rows, "rows", label, &bad);
+        return check_values(d, &res, n, rc, rc->rows, as_binary || text, label, "row", bad);
     }
     /* Arrays: which cells are NULL and how long each is, then every element. */
     snprintf(sql, sizeof sql, "SELECT \"%s\" IS NULL, len(\"%s\") FROM %s ORDER BY rowid", col, col,
              table);
-    if (!duck_query(d, sql, &res, why, sizeof why))
-        fail_msg("%s: %s: %s", label, sql, why);
-    duck_idx n = d->row_count(&res);
-    if (n != rc->rows) {
-        snprintf(why, sizeof why, "duckdb %" PRIu64 " rows, cfile %zu", (uint64_t)n, rc->rows);
-        bad = report(bad, label, "rows", 0, why);
-    }
+    duck_idx n = query_rows(d, sql, &res, rc->rows, "rows", label, &bad);
     for (size_t i = 0; i < rc->rows && i < n; i++) {
         bool null = d->get_bool(&res, 0, i);
         int64_t len = null ? 0 : d->get_int64(&res, 1, i);
@@ -249,18 +265,6 @@ size_t refcol_check(duck *d, const char *table, const char *col, const refcol *r
              "SELECT %s(c[k]) FROM (SELECT rowid AS r, \"%s\" AS c, unnest(range(1, len(\"%s\") "
              "+ 1)) AS k FROM %s) ORDER BY r, k",
              wrap, col, col, table);
-    if (!duck_query(d, sql, &res, why, sizeof why))
-        fail_msg("%s: %s: %s", label, sql, why);
-    n = d->row_count(&res);
-    if (n != rc->nvals) {
-        snprintf(why, sizeof why, "duckdb %" PRIu64 " elements, cfile %zu", (uint64_t)n, rc->nvals);
-        bad = report(bad, label, "elements", 0, why);
-    }
-    for (size_t i = 0; i < rc->nvals && i < n; i++) {
-        const void *v = rc->val_present[i] ? rc->vals + i * w : NULL;
-        if (!cmp_value(d, &res, 0, i, rc->t, as_binary || text, v, why, sizeof why))
-            bad = report(bad, label, "element", i, why);
-    }
-    d->destroy_result(&res);
-    return bad;
+    n = query_rows(d, sql, &res, rc->nvals, "elements", label, &bad);
+    return check_values(d, &res, n, rc, rc->nvals, as_binary || text, label, "element", bad);
 }

@@ -6,9 +6,6 @@
  * modules, CF_HAVE_*). */
 #include <cfile/arrow.h>
 #include <cfile/config.h> /* CF_HAVE_TABLES, CF_HAVE_HFILE */
-#if CF_HAVE_HFILE
-#include <cfile/hfile.h>
-#endif
 #include <cfile/io.h>
 #include <cfile/reader.h>
 #include <dirent.h>
@@ -19,6 +16,9 @@
 
 #include "support_compare.h"
 #include "support_duck.h"
+#if CF_HAVE_HFILE
+#include "support_hfile_mem.h"
+#endif
 #if CF_HAVE_TABLES
 #include "support_table.h"
 #endif
@@ -208,35 +208,28 @@ static void test_duckdb__hfile(void **state)
 {
     (void)state;
     cf_error err;
-    cf_io *io;
-    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-    cf_hfile_writer_options wo;
-    cf_hfile_writer_options_init(&wo);
-    wo.block_size = 512;
-    cf_hfile_writer *w;
-    CF_ASSERT_OK(cf_hfile_writer_create(&w, io, &wo, &err), &err);
     enum { N = 700 };
     char rows[N][16];
+    uint8_t quals[N][2], vals[N][5]; /* the cells' bytes, kept until they are written */
+    cf_hfile_cell cells[N];
     for (int i = 0; i < N; i++) {
         snprintf(rows[i], sizeof rows[i], "row%05d", i);
         cf_hfile_cell c = {0};
         c.row = (cf_slice){(const uint8_t *)rows[i], strlen(rows[i])};
         c.family = (cf_slice){(const uint8_t *)"f", 1};
-        uint8_t q[2] = {0xfe, (uint8_t)i};
-        c.qualifier = (cf_slice){q, 2};
+        quals[i][0] = 0xfe;
+        quals[i][1] = (uint8_t)i;
+        c.qualifier = (cf_slice){quals[i], 2};
         c.timestamp = 1600000000000 + i;
         c.type = i % 10 == 9 ? 8 : 4; /* Delete, Put */
-        uint8_t val[5] = {(uint8_t)i, 0, 0xff, 'x', 'y'};
-        c.value = (cf_slice){val, (size_t)(i % 6)};
-        CF_ASSERT_OK(cf_hfile_writer_append(w, &c, &err), &err);
+        memcpy(vals[i], "\0\0\xffxy", 5);
+        vals[i][0] = (uint8_t)i;
+        c.value = (cf_slice){vals[i], (size_t)(i % 6)};
+        cells[i] = c;
     }
-    CF_ASSERT_OK(cf_hfile_writer_finish(w, &err), &err);
-    cf_hfile_writer_free(w);
-    cf_slice bytes = cf_io_mem_contents(io);
-    cf_io *rio;
-    CF_ASSERT_OK(cf_io_open_mem(&rio, bytes.data, bytes.len, &err), &err);
-    cf_hfile *h;
-    CF_ASSERT_OK(cf_hfile_open(&h, rio, NULL, &err), &err);
+    hfile_mem m;
+    hfile_mem_open(&m, cells, N, 512);
+    cf_hfile *h = m.h;
 
     duck d;
     duck_start(&d);
@@ -271,9 +264,7 @@ static void test_duckdb__hfile(void **state)
     cf_hfile_iter_free(it);
     d.destroy_result(&res);
     duck_stop(&d);
-    cf_hfile_free(h);
-    cf_io_free(rio);
-    cf_io_free(io);
+    hfile_mem_close(&m);
 }
 #endif
 

@@ -4,9 +4,6 @@
  * builds with those modules, CF_HAVE_*). */
 #include <cfile/arrow.h>
 #include <cfile/config.h> /* CF_HAVE_TABLES, CF_HAVE_HFILE */
-#if CF_HAVE_HFILE
-#include <cfile/hfile.h>
-#endif
 #include <cfile/io.h>
 #include <cfile/reader.h>
 #include <cfile/writer.h>
@@ -15,9 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if CF_HAVE_HFILE
+#include "support_hfile_mem.h"
+#endif
 #if CF_HAVE_TABLES
 #include "support_table.h"
 #endif
+#include "support_schema.h"
 #include "test_common.h"
 #include "util/utf8.h"
 
@@ -85,14 +86,8 @@ static void test_stream__cfiles_aligned(void **state)
     CF_ASSERT_OK(cf_arrow_stream_cfiles(&s, rs, names, 2, &o, &err), &err);
 
     struct ArrowSchema sc;
-    assert_int_equal(s.get_schema(&s, &sc), 0);
-    assert_string_equal(sc.format, "+s");
-    assert_int_equal(sc.n_children, 2);
-    assert_string_equal(sc.children[0]->format, "i");
-    assert_string_equal(sc.children[0]->name, "num");
+    stream_schema_is(&s, &sc, "num", "i", "c1", "u", NULL);
     assert_true(sc.children[0]->flags & ARROW_FLAG_NULLABLE);
-    assert_string_equal(sc.children[1]->format, "u");
-    assert_string_equal(sc.children[1]->name, "c1");
     assert_false(sc.children[1]->flags & ARROW_FLAG_NULLABLE);
     sc.release(&sc);
 
@@ -268,14 +263,8 @@ static void test_stream__table(void **state)
     struct ArrowArrayStream s;
     CF_ASSERT_OK(cf_arrow_stream_table(&s, t, NULL, NULL, &err), &err);
     struct ArrowSchema sc;
-    assert_int_equal(s.get_schema(&s, &sc), 0);
-    static const char *const fmt[8] = {"l", "u", "g", "+l", "d:10,2", "tsu:", "b", "z"};
-    static const char *const name[8] = {"id", "name", "score", "tags", "price", "at", "ok", "raw"};
-    assert_int_equal(sc.n_children, 8);
-    for (int i = 0; i < 8; i++) {
-        assert_string_equal(sc.children[i]->format, fmt[i]);
-        assert_string_equal(sc.children[i]->name, name[i]);
-    }
+    stream_schema_is(&s, &sc, "id", "l", "name", "u", "score", "g", "tags", "+l", "price", "d:10,2",
+                     "at", "tsu:", "ok", "b", "raw", "z", NULL);
     assert_string_equal(sc.children[3]->children[0]->format, "i");
     sc.release(&sc);
     /* Latest snapshot: every row minus the deleted ones (every 29th from 5). */
@@ -314,10 +303,6 @@ static void test_stream__hfile(void **state)
 {
     (void)state;
     cf_error err;
-    cf_io *io;
-    CF_ASSERT_OK(cf_io_create_mem(&io, &err), &err);
-    cf_hfile_writer *w;
-    CF_ASSERT_OK(cf_hfile_writer_create(&w, io, NULL, &err), &err);
     cf_hfile_cell c = {0};
     c.row = (cf_slice){(const uint8_t *)"r1", 2};
     c.family = (cf_slice){(const uint8_t *)"cf", 2};
@@ -325,24 +310,14 @@ static void test_stream__hfile(void **state)
     c.timestamp = 42;
     c.type = 4;
     c.value = (cf_slice){(const uint8_t *)"\xff\x00v", 3};
-    CF_ASSERT_OK(cf_hfile_writer_append(w, &c, &err), &err);
-    CF_ASSERT_OK(cf_hfile_writer_finish(w, &err), &err);
-    cf_hfile_writer_free(w);
-    cf_slice b = cf_io_mem_contents(io);
-    cf_io *rio;
-    CF_ASSERT_OK(cf_io_open_mem(&rio, b.data, b.len, &err), &err);
-    cf_hfile *h;
-    CF_ASSERT_OK(cf_hfile_open(&h, rio, NULL, &err), &err);
+    hfile_mem m;
+    hfile_mem_open(&m, &c, 1, 0);
+    cf_hfile *h = m.h;
     struct ArrowArrayStream s;
     CF_ASSERT_OK(cf_arrow_stream_hfile(&s, h, NULL, &err), &err);
     struct ArrowSchema sc;
-    assert_int_equal(s.get_schema(&s, &sc), 0);
-    static const char *const fmt[6] = {"z", "z", "z", "l", "u", "z"};
-    static const char *const name[6] = {"row", "family", "qualifier", "timestamp", "type", "value"};
-    for (int i = 0; i < 6; i++) {
-        assert_string_equal(sc.children[i]->format, fmt[i]);
-        assert_string_equal(sc.children[i]->name, name[i]);
-    }
+    stream_schema_is(&s, &sc, "row", "z", "family", "z", "qualifier", "z", "timestamp", "l", "type",
+                     "u", "value", "z", NULL);
     sc.release(&sc);
     struct ArrowArray arr;
     assert_int_equal(s.get_next(&s, &arr), 0);
@@ -358,9 +333,7 @@ static void test_stream__hfile(void **state)
     assert_int_equal(s.get_next(&s, &arr), 0);
     assert_null(arr.release);
     s.release(&s);
-    cf_hfile_free(h);
-    cf_io_free(rio);
-    cf_io_free(io);
+    hfile_mem_close(&m);
 }
 #endif
 

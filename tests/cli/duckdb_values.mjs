@@ -21,32 +21,21 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+
+import { openDuckDB, q } from '../common/duckdb.mjs';
 
 const [cfileBin, workRoot, duckdbDir] = process.argv.slice(2);
-const apiPath = path.resolve(duckdbDir, 'node_modules/@duckdb/node-api/lib/index.js');
-if (!fs.existsSync(apiPath)) {
-  console.log(`skipped: no DuckDB at ${apiPath} (./test installs it)`);
-  process.exit(77);
-}
-const { DuckDBInstance } = await import(pathToFileURL(apiPath).href);
-const inst = await DuckDBInstance.create(':memory:', { threads: '1' });
-const con = await inst.connect();
+const { con, rows } = await openDuckDB(duckdbDir);
 const work = fs.mkdtempSync(path.join(workRoot, 'duckdb-values-'));
 let failures = 0;
 function fail(msg) {
   failures++;
   console.log('FAIL ' + msg);
 }
-async function rows(sql) {
-  const r = await con.runAndReadAll(sql);
-  return r.getRowObjectsJson();
-}
 function cfile(args) {
   return execFileSync(cfileBin, args, { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'],
     maxBuffer: 1 << 28 });
 }
-const q = (s) => "'" + s.replace(/'/g, "''") + "'";
 
 // A zone away from UTC, so TIMESTAMPTZ values are written with an offset (+05).
 // A fixed one: for dates before a region's standard time DuckDB writes the local

@@ -1,6 +1,7 @@
 /* Shared by the CLI tests: see support_json.h. */
 #include "support_json.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,4 +58,20 @@ void cli_json_lines(cf_json_doc *d, const char *out)
     if (cf_json_parse(d, arr, k, msg, sizeof(msg)) != 0)
         fail_msg("output is not JSON lines: %s", msg);
     free(arr);
+}
+
+void cli_json_fields(const cf_json *o, ...)
+{
+    va_list ap;
+    va_start(ap, o);
+    const char *key;
+    while ((key = va_arg(ap, const char *)) != NULL) {
+        const char *want = va_arg(ap, const char *);
+        const cf_json *v = cf_json_get(o, key);
+        if (v == NULL || (v->kind != CF_JSON_STRING && v->kind != CF_JSON_NUMBER))
+            fail_msg("'%s': missing, or neither a string nor a number", key);
+        if (strcmp(v->str, want) != 0)
+            fail_msg("'%s' is '%s', want '%s'", key, v->str, want);
+    }
+    va_end(ap);
 }

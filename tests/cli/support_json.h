@@ -17,4 +17,9 @@ bool cli_json_same(const cf_json *a, const cf_json *b, bool as_float);
  * values; fails the test when a line is not JSON. Dispose d with cf_json_doc_dispose. */
 void cli_json_lines(cf_json_doc *d, const char *out);
 
+/* o has each member the arguments name in pairs (key, text; NULL-terminated), a
+ * string or a number whose text is text; fails the test naming the first that
+ * differs or is missing. */
+void cli_json_fields(const cf_json *o, ...);
+
 #endif

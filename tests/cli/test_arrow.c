@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "json.h"
+#include "support_cli.h"
 #include "test_common.h"
 #include "util/alloc.h"
 #include "util/int128.h"
@@ -482,6 +483,7 @@ typedef struct opened {
     cf_io *io;
     cf_reader *r;
     uint8_t *bytes; /* IO_MEM */
+    cf_iter *it;    /* open_iter */
 } opened;
 
 static void open_as(opened *op, const char *path, io_kind k)
@@ -501,8 +503,17 @@ static void open_as(opened *op, const char *path, io_kind k)
     CF_ASSERT_OK(cf_reader_open(&op->r, op->io, NULL, &err), &err);
 }
 
+/* open_as, and an iterator over the file in op->it. */
+static void open_iter(opened *op, const char *path, io_kind k)
+{
+    open_as(op, path, k);
+    cf_error err;
+    CF_ASSERT_OK(cf_iter_create(&op->it, op->r, &err), &err);
+}
+
 static void close_opened(opened *op)
 {
+    cf_iter_free(op->it);
     cf_reader_free(op->r);
     cf_io_free(op->io);
     free(op->bytes);
@@ -529,13 +540,11 @@ static scan_stats scan(const char *path, const dumped *d, io_kind k, size_t max_
                        const cf_arrow_options *o)
 {
     opened op;
-    open_as(&op, path, k);
+    open_iter(&op, path, k);
     cf_arrow_options oo = *o;
     if (k != IO_PREAD)
         oo.lender = op.io;
     cf_error err;
-    cf_iter *it;
-    CF_ASSERT_OK(cf_iter_create(&it, op.r, &err), &err);
 
     size_t cap = 16, n = 0;
     struct ArrowArray *arrs = malloc(cap * sizeof *arrs);
@@ -547,7 +556,7 @@ static scan_stats scan(const char *path, const dumped *d, io_kind k, size_t max_
             arrs = realloc(arrs, cap * sizeof *arrs);
             schs = realloc(schs, cap * sizeof *schs);
         }
-        CF_ASSERT_OK(cf_iter_next_arrow(it, max_rows, &oo, &arrs[n], &schs[n], &err), &err);
+        CF_ASSERT_OK(cf_iter_next_arrow(op.it, max_rows, &oo, &arrs[n], &schs[n], &err), &err);
         if (arrs[n].release == NULL) {
             assert_null(schs[n].release);
             break;
@@ -562,7 +571,8 @@ static scan_stats scan(const char *path, const dumped *d, io_kind k, size_t max_
         n++;
     }
     assert_int_equal(st.rows, d->values->n);
-    cf_iter_free(it);
+    cf_iter_free(op.it);
+    op.it = NULL;
     /* Still valid after more calls and after the iterator is gone. */
     size_t first = 0;
     for (size_t i = 0; i < n; i++) {
@@ -598,21 +608,18 @@ static bool holds_non_utf8(const cf_json *v)
 static void expect_utf8_refusal(const char *path, const cf_arrow_options *o)
 {
     opened op;
-    open_as(&op, path, IO_PREAD);
+    open_iter(&op, path, IO_PREAD);
     cf_error err;
-    cf_iter *it;
-    CF_ASSERT_OK(cf_iter_create(&it, op.r, &err), &err);
     cf_status st;
     for (;;) {
         struct ArrowArray a;
-        st = cf_iter_next_arrow(it, 64, o, &a, NULL, &err);
+        st = cf_iter_next_arrow(op.it, 64, o, &a, NULL, &err);
         if (st != CF_OK || a.release == NULL)
             break;
         a.release(&a);
     }
     CF_ASSERT_STATUS(st, CF_ENOTSUP, &err);
     assert_non_null(strstr(err.msg, "is not valid UTF-8"));
-    cf_iter_free(it);
     close_opened(&op);
 }
 
@@ -688,39 +695,6 @@ static void test_arrow__golden(void **state)
 
 /* ---- files written here ----------------------------------------------------------------- */
 
-typedef struct tmpdir {
-    char dir[64];
-} tmpdir;
-
-static int setup(void **state)
-{
-    tmpdir *t = calloc(1, sizeof *t);
-    strcpy(t->dir, "/tmp/cf_arrow_XXXXXX");
-    if (mkdtemp(t->dir) == NULL)
-        return -1;
-    *state = t;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    tmpdir *t = *state;
-    DIR *dp = opendir(t->dir);
-    struct dirent *e;
-    while (dp != NULL && (e = readdir(dp)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char p[512];
-        snprintf(p, sizeof p, "%s/%.255s", t->dir, e->d_name);
-        unlink(p);
-    }
-    if (dp != NULL)
-        closedir(dp);
-    rmdir(t->dir);
-    free(t);
-    return 0;
-}
-
 /* A random value of type t in memory form; binary bytes come from `pool`. */
 static void random_value(cf_rng *g, cf_type t, void *slot, const uint8_t *pool)
 {
@@ -760,12 +734,11 @@ static void random_value(cf_rng *g, cf_type t, void *slot, const uint8_t *pool)
 
 /* Write `rows` rows (cells) of type t with some NULLs, empty arrays, NULL
  * elements; returns the path. */
-static const char *write_file(void **state, const char *name, cf_type t, cf_encoding enc,
-                              bool nullable, bool is_array, size_t rows, uint64_t seed)
+static const char *write_file(const char *name, cf_type t, cf_encoding enc, bool nullable,
+                              bool is_array, size_t rows, uint64_t seed)
 {
-    tmpdir *td = *state;
     static char path[256];
-    snprintf(path, sizeof path, "%s/%s.cfile", td->dir, name);
+    snprintf(path, sizeof path, "%s/%s.cfile", cli_dir, name);
     cf_rng g;
     cf_rng_init(&g, seed);
     static const uint8_t pool[128] =
@@ -835,6 +808,7 @@ static const cf_type all_types[] = {
 /* Every type, as scalars and arrays, nullable or not, default encoding and PLAIN. */
 static void test_arrow__every_type(void **state)
 {
+    (void)state;
     uint64_t seed = cf_test_seed(0xa77000);
     size_t files = 0;
     for (size_t ti = 0; ti < N_TYPES; ti++) {
@@ -845,8 +819,8 @@ static void test_arrow__every_type(void **state)
                 plain && cf_type_allows_encoding(t, CF_ENC_PLAIN) ? CF_ENC_PLAIN : CF_ENC_AUTO;
             char name[64];
             snprintf(name, sizeof name, "%s-%d", cf_type_name(t), shape);
-            const char *p = write_file(state, name, t, enc, nullable, is_array, 700,
-                                       seed + ti * 8 + (uint64_t)shape);
+            const char *p =
+                write_file(name, t, enc, nullable, is_array, 700, seed + ti * 8 + (uint64_t)shape);
             check_file(p, NULL);
             unlink(p);
             files++;
@@ -858,12 +832,13 @@ static void test_arrow__every_type(void **state)
 /* Decimal precision/scale, native widths, large offsets, timezone, name. */
 static void test_arrow__options(void **state)
 {
+    (void)state;
     uint64_t seed = cf_test_seed(0xa77001);
     cf_arrow_options o;
     static const cf_type decs[] = {CF_TYPE_DECIMAL32, CF_TYPE_DECIMAL64, CF_TYPE_DECIMAL128};
     for (size_t i = 0; i < 3; i++) {
         for (int arr = 0; arr < 2; arr++) {
-            const char *p = write_file(state, "dec", decs[i], CF_ENC_AUTO, true, arr, 300, seed);
+            const char *p = write_file("dec", decs[i], CF_ENC_AUTO, true, arr, 300, seed);
             cf_arrow_options_init(&o);
             o.decimal_precision = 9;
             o.decimal_scale = 2;
@@ -881,15 +856,14 @@ static void test_arrow__options(void **state)
     static const cf_type bins[] = {CF_TYPE_STRING, CF_TYPE_BINARY, CF_TYPE_VARCHAR};
     for (size_t i = 0; i < 3; i++) {
         for (int arr = 0; arr < 2; arr++) {
-            const char *p = write_file(state, "bin", bins[i], CF_ENC_AUTO, true, arr, 300, seed);
+            const char *p = write_file("bin", bins[i], CF_ENC_AUTO, true, arr, 300, seed);
             cf_arrow_options_init(&o);
             o.large_binary = true;
             check_file(p, &o);
             unlink(p);
         }
     }
-    const char *p =
-        write_file(state, "ts", CF_TYPE_UNIXTIME_MICROS, CF_ENC_AUTO, false, false, 300, seed);
+    const char *p = write_file("ts", CF_TYPE_UNIXTIME_MICROS, CF_ENC_AUTO, false, false, 300, seed);
     cf_arrow_options_init(&o);
     o.timezone = "Europe/Paris";
     check_file(p, &o);
@@ -899,13 +873,11 @@ static void test_arrow__options(void **state)
 /* Bad options are CF_EINVAL before any row is consumed. */
 static void test_arrow__bad_options(void **state)
 {
-    const char *p =
-        write_file(state, "badopt", CF_TYPE_DECIMAL32, CF_ENC_AUTO, false, false, 50, 1);
+    (void)state;
+    const char *p = write_file("badopt", CF_TYPE_DECIMAL32, CF_ENC_AUTO, false, false, 50, 1);
     opened op;
-    open_as(&op, p, IO_PREAD);
-    cf_iter *it;
+    open_iter(&op, p, IO_PREAD);
     cf_error err;
-    CF_ASSERT_OK(cf_iter_create(&it, op.r, &err), &err);
     struct ArrowArray a;
     struct ArrowSchema s;
     cf_arrow_options o;
@@ -926,18 +898,17 @@ static void test_arrow__bad_options(void **state)
         o.decimal_scale = bad[i].scale;
         o.native_decimal_widths = bad[i].native;
         o.version = bad[i].version;
-        CF_ASSERT_STATUS(cf_iter_next_arrow(it, 10, &o, &a, &s, &err), CF_EINVAL, &err);
+        CF_ASSERT_STATUS(cf_iter_next_arrow(op.it, 10, &o, &a, &s, &err), CF_EINVAL, &err);
         assert_null(a.release);
         assert_null(s.release);
         CF_ASSERT_STATUS(cf_arrow_schema(op.r, &o, &s, &err), CF_EINVAL, &err);
         assert_null(s.release);
-        assert_int_equal(cf_iter_current_ordinal(it), 0);
+        assert_int_equal(cf_iter_current_ordinal(op.it), 0);
     }
     /* Defaults (NULL options), schema not asked for. */
-    CF_ASSERT_OK(cf_iter_next_arrow(it, 10, NULL, &a, NULL, &err), &err);
+    CF_ASSERT_OK(cf_iter_next_arrow(op.it, 10, NULL, &a, NULL, &err), &err);
     assert_int_equal(a.length, 10);
     a.release(&a);
-    cf_iter_free(it);
     close_opened(&op);
 }
 
@@ -945,11 +916,12 @@ static void test_arrow__bad_options(void **state)
  * without a lender (or from pread) they are copied. */
 static void test_arrow__zero_copy(void **state)
 {
+    (void)state;
     static const cf_type ts[] = {CF_TYPE_INT32, CF_TYPE_INT64,           CF_TYPE_DOUBLE,
                                  CF_TYPE_DATE,  CF_TYPE_UNIXTIME_MICROS, CF_TYPE_DECIMAL128,
                                  CF_TYPE_INT128};
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
-        const char *p = write_file(state, "zc", ts[i], CF_ENC_PLAIN, false, false, 2000, 7 + i);
+        const char *p = write_file("zc", ts[i], CF_ENC_PLAIN, false, false, 2000, 7 + i);
         dumped d;
         dump_json(&d, p);
         cf_arrow_options o;
@@ -964,16 +936,13 @@ static void test_arrow__zero_copy(void **state)
 
         /* No lender: copies, even from an mmap. */
         opened op;
-        open_as(&op, p, IO_MMAP);
-        cf_iter *it;
+        open_iter(&op, p, IO_MMAP);
         cf_error err;
-        CF_ASSERT_OK(cf_iter_create(&it, op.r, &err), &err);
         struct ArrowArray a;
-        CF_ASSERT_OK(cf_iter_next_arrow(it, 100, &o, &a, NULL, &err), &err);
+        CF_ASSERT_OK(cf_iter_next_arrow(op.it, 100, &o, &a, NULL, &err), &err);
         assert_false(in_io(op.io, a.buffers[1], 1));
         a.release(&a);
         /* Widened decimals cannot be referenced. */
-        cf_iter_free(it);
         close_opened(&op);
         cf_json_doc_dispose(&d.doc);
         unlink(p);
@@ -983,20 +952,19 @@ static void test_arrow__zero_copy(void **state)
 /* release NULLs release; a moved child outlives its parent (arrays and schemas). */
 static void test_arrow__release_and_move(void **state)
 {
-    const char *p = write_file(state, "mv", CF_TYPE_STRING, CF_ENC_AUTO, true, true, 200, 9);
+    (void)state;
+    const char *p = write_file("mv", CF_TYPE_STRING, CF_ENC_AUTO, true, true, 200, 9);
     dumped d;
     dump_json(&d, p);
     opened op;
-    open_as(&op, p, IO_PREAD);
-    cf_iter *it;
+    open_iter(&op, p, IO_PREAD);
     cf_error err;
-    CF_ASSERT_OK(cf_iter_create(&it, op.r, &err), &err);
     struct ArrowArray a;
     struct ArrowSchema s;
     cf_arrow_options bin; /* the strings are random bytes: export them as binary */
     cf_arrow_options_init(&bin);
     bin.utf8 = CF_ARROW_UTF8_BINARY;
-    CF_ASSERT_OK(cf_iter_next_arrow(it, 50, &bin, &a, &s, &err), &err);
+    CF_ASSERT_OK(cf_iter_next_arrow(op.it, 50, &bin, &a, &s, &err), &err);
     check_batch(&a, &s, &d, 0);
 
     /* Move the child array and child schema out (spec: "Moving child arrays"). */
@@ -1032,7 +1000,7 @@ static void test_arrow__release_and_move(void **state)
     /* Drain: the end is signalled by a released array, again and again. */
     size_t rows = 50;
     for (;;) {
-        CF_ASSERT_OK(cf_iter_next_arrow(it, 64, &bin, &a, &s, &err), &err);
+        CF_ASSERT_OK(cf_iter_next_arrow(op.it, 64, &bin, &a, &s, &err), &err);
         if (a.release == NULL)
             break;
         check_batch(&a, &s, &d, rows);
@@ -1041,10 +1009,9 @@ static void test_arrow__release_and_move(void **state)
         s.release(&s);
     }
     assert_int_equal(rows, 200);
-    CF_ASSERT_OK(cf_iter_next_arrow(it, 64, &bin, &a, &s, &err), &err);
+    CF_ASSERT_OK(cf_iter_next_arrow(op.it, 64, &bin, &a, &s, &err), &err);
     assert_null(a.release);
     assert_null(s.release);
-    cf_iter_free(it);
     close_opened(&op);
     cf_json_doc_dispose(&d.doc);
     unlink(p);
@@ -1053,6 +1020,7 @@ static void test_arrow__release_and_move(void **state)
 /* Every allocation failing in turn: CF_ENOMEM or success, never a leak (ASan). */
 static void test_arrow__alloc_failures(void **state)
 {
+    (void)state;
     static const struct {
         cf_type t;
         bool arr;
@@ -1063,8 +1031,7 @@ static void test_arrow__alloc_failures(void **state)
         {CF_TYPE_UNIXTIME_MICROS, false},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        const char *p =
-            write_file(state, "oom", cases[c].t, CF_ENC_AUTO, true, cases[c].arr, 100, 3);
+        const char *p = write_file("oom", cases[c].t, CF_ENC_AUTO, true, cases[c].arr, 100, 3);
         opened op;
         open_as(&op, p, IO_PREAD);
         bool succeeded = false;
@@ -1112,13 +1079,10 @@ static void test_arrow__alloc_failures(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_arrow__golden),
-        cmocka_unit_test_setup_teardown(test_arrow__every_type, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_arrow__options, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_arrow__bad_options, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_arrow__zero_copy, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_arrow__release_and_move, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_arrow__alloc_failures, setup, teardown),
+        cmocka_unit_test(test_arrow__golden),     CLI_DIR_TEST(test_arrow__every_type),
+        CLI_DIR_TEST(test_arrow__options),        CLI_DIR_TEST(test_arrow__bad_options),
+        CLI_DIR_TEST(test_arrow__zero_copy),      CLI_DIR_TEST(test_arrow__release_and_move),
+        CLI_DIR_TEST(test_arrow__alloc_failures),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "json.h"
 #include "support_cli.h"
+#include "support_json.h"
 #include "test_common.h"
 
 /* Each test's scratch directory is support_cli's cli_dir; `state` is unused. */
@@ -91,10 +92,7 @@ static void test_cli__help(void **state)
 {
     run r;
     cli(&r, "--help", NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "commands:"));
-    assert_non_null(strstr(r.out, "exit codes:"));
-    done(&r);
+    cli_out_has(&r, 0, "commands:", "exit codes:", NULL);
 
     cli(&r, "--version", NULL);
     EXPECT_RC(r, 0);
@@ -451,10 +449,8 @@ static void test_cli__seek_strings(void **state)
                         "\"ordinal\":1,\"exact\":true,\"values\":[\"banana\"]}\n");
     done(&r);
     cli(&r, "seek", "--json", (char *)out, "--value", "\"banana\\u0000\"", NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"ordinal\":2,\"exact\":false,\"values\":[\"cherry\"]"));
-    assert_non_null(strstr(r.out, "\"target\":\"banana\\u0000\""));
-    done(&r);
+    cli_out_has(&r, 0, "\"ordinal\":2,\"exact\":false,\"values\":[\"cherry\"]",
+                "\"target\":\"banana\\u0000\"", NULL);
 }
 
 static void test_cli__dump_ranges(void **state)
@@ -470,10 +466,7 @@ static void test_cli__dump_ranges(void **state)
     assert_non_null(strstr(r.err, "not found: ordinal 5000 is past the last row (3000 rows)"));
     done(&r);
     cli(&r, "dump", (char *)file, "--from", "10", "--count", "2", NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "INT64"));
-    assert_non_null(strstr(r.out, "\n10: 30\n11: 33\n"));
-    done(&r);
+    cli_out_has(&r, 0, "INT64", "\n10: 30\n11: 33\n", NULL);
 
     /* Without a positional index --from reads forward. */
     const char *in = path_in(state, "np.jsonl");
@@ -482,10 +475,7 @@ static void test_cli__dump_ranges(void **state)
     cli(&r, "write", "--type", "STRING", "--validx", "--no-posidx", in, np, NULL);
     cli_out(&r, 0, "wrote ");
     cli(&r, "dump", "--json", (char *)np, "--from", "1", NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"has_posidx\":false"));
-    assert_non_null(strstr(r.out, "\"values\":[\"b\",\"c\"]}"));
-    done(&r);
+    cli_out_has(&r, 0, "\"has_posidx\":false", "\"values\":[\"b\",\"c\"]}", NULL);
 }
 
 static void test_cli__info(void **state)
@@ -497,17 +487,14 @@ static void test_cli__info(void **state)
     cf_json_doc d;
     parse_out(&d, &r);
     const cf_json *o = &d.root;
-    assert_string_equal(cf_json_get(o, "type")->str, "INT64");
-    assert_string_equal(cf_json_get(o, "encoding")->str, "BIT_SHUFFLE");
-    assert_string_equal(cf_json_get(o, "compression")->str, "NO_COMPRESSION");
-    assert_string_equal(cf_json_get(o, "num_values")->str, "3000");
-    assert_string_equal(cf_json_get(o, "format_version")->str, "2");
+    cli_json_fields(o, "type", "INT64", "encoding", "BIT_SHUFFLE", "compression", "NO_COMPRESSION",
+                    "num_values", "3000", "format_version", "2", "incompatible_features", "1",
+                    NULL);
     assert_int_equal(cf_json_get(o, "has_posidx")->kind, CF_JSON_TRUE);
     assert_int_equal(cf_json_get(o, "has_validx")->kind, CF_JSON_TRUE);
     assert_int_equal(cf_json_get(o, "nullable")->kind, CF_JSON_FALSE);
     assert_int_equal(cf_json_get(cf_json_get(o, "validx_root"), "size")->kind, CF_JSON_NUMBER);
     assert_int_equal(cf_json_get(o, "dict_block")->kind, CF_JSON_NULL);
-    assert_string_equal(cf_json_get(o, "incompatible_features")->str, "1");
     assert_string_equal(cf_json_get(o, "incompatible_feature_names")->items[0].str, "CHECKSUM");
     struct stat sb;
     assert_int_equal(stat(file, &sb), 0);
@@ -518,10 +505,7 @@ static void test_cli__info(void **state)
     done(&r);
 
     cli(&r, "info", (char *)file, NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "BIT_SHUFFLE"));
-    assert_non_null(strstr(r.out, "3000"));
-    done(&r);
+    cli_out_has(&r, 0, "BIT_SHUFFLE", "3000", NULL);
 }
 
 static void test_cli__spec_and_metadata(void **state)
@@ -772,25 +756,23 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cli__info_recognises_hfile),
-        cmocka_unit_test_setup_teardown(test_cli__usage_errors, cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_cli__usage_errors),
         cmocka_unit_test(test_cli__help),
-        cmocka_unit_test_setup_teardown(test_cli__jsonl_roundtrip, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli__csv_roundtrip, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli__odd_strings_escaped, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli__float_forms, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli__big_numbers, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli__arrays, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli__seek, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli__seek_strings, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli__dump_ranges, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli__info, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli__spec_and_metadata, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli__verify, cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_cli__jsonl_roundtrip),
+        CLI_DIR_TEST(test_cli__csv_roundtrip),
+        CLI_DIR_TEST(test_cli__odd_strings_escaped),
+        CLI_DIR_TEST(test_cli__float_forms),
+        CLI_DIR_TEST(test_cli__big_numbers),
+        CLI_DIR_TEST(test_cli__arrays),
+        CLI_DIR_TEST(test_cli__seek),
+        CLI_DIR_TEST(test_cli__seek_strings),
+        CLI_DIR_TEST(test_cli__dump_ranges),
+        CLI_DIR_TEST(test_cli__info),
+        CLI_DIR_TEST(test_cli__spec_and_metadata),
+        CLI_DIR_TEST(test_cli__verify),
         cmocka_unit_test(test_cli__verify_golden),
-        cmocka_unit_test_setup_teardown(test_cli__demo, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli__bench_read, cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_cli__demo),
+        CLI_DIR_TEST(test_cli__bench_read),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

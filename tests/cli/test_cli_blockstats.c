@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "json.h"
 #include "support_cli.h"
+#include "support_json.h"
 #include "test_common.h"
 
 enum { N = 3000 };
@@ -99,9 +100,7 @@ static void test_blockstats__int32_nullable_multiblock(void **state)
         if (strcmp(cf_json_get(bl, "kind")->str, "data block") != 0)
             continue;
         ndata++;
-        assert_string_equal(cf_json_get(bl, "distinct")->str, "3");
-        assert_string_equal(cf_json_get(bl, "min")->str, "apple");
-        assert_string_equal(cf_json_get(bl, "max")->str, "pear");
+        cli_json_fields(bl, "distinct", "3", "min", "apple", "max", "pear", NULL);
     }
     assert_true(ndata > 1);
     cf_json_doc_dispose(&doc);
@@ -111,8 +110,7 @@ static void test_blockstats__int32_nullable_multiblock(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_blockstats__int32_nullable_multiblock, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_blockstats__int32_nullable_multiblock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -207,95 +207,113 @@ static uint8_t *slurp(const char *path, size_t *len)
     return p;
 }
 
+/* What a test checks after each flip of a byte's bit in the file at path: the
+ * in-process run every time, the real binary too when sample. */
+typedef void (*flip_check)(void *ctx, const spec *s, const char *path, size_t off, unsigned bit,
+                           bool sample);
+
+/* Write spec s's file (checksums or not), then flip each bit of it in turn,
+ * calling check after each flip and restoring the byte after. *flips counts
+ * the flips across calls (one in SAMPLE is a sample). Returns the file's size. */
+static size_t flip_every_bit(const spec *s, bool checksums, flip_check check, void *ctx,
+                             size_t *flips)
+{
+    const char *path = write_file(s, checksums);
+    size_t len;
+    uint8_t *orig = slurp(path, &len);
+    int fd = open(path, O_WRONLY);
+    assert_true(fd >= 0);
+    alarm(ALARM_SECONDS * 4); /* an in-process hang fails the test too */
+    for (size_t off = 0; off < len; off++) {
+        for (unsigned bit = 0; bit < 8; bit++) {
+            flip(fd, (off_t)off, orig[off], bit);
+            check(ctx, s, path, off, bit, ++*flips % SAMPLE == 0);
+            restore(fd, (off_t)off, orig[off]);
+        }
+    }
+    alarm(0);
+    close(fd);
+    free(orig);
+    return len;
+}
+
+typedef struct verify_seen {
+    size_t missed; /* flips of the current file that verify passed */
+    char first[64];
+    size_t execs;
+} verify_seen;
+
+/* `cfile verify` on a checksummed file exits non-zero, and never 2, after any flip. */
+static void verify_fails(void *ctx, const spec *s, const char *path, size_t off, unsigned bit,
+                         bool sample)
+{
+    verify_seen *v = ctx;
+    char *argv[] = {"verify", (char *)path};
+    int rc = cli_argv(2, argv);
+    if (rc == 0 && v->missed++ == 0)
+        snprintf(v->first, sizeof v->first, "byte %zu bit %u", off, bit);
+    if (rc == 2)
+        fail_msg("%s: flip at byte %zu bit %u: verify says usage error", s->name, off, bit);
+    if (sample) {
+        int st = exec_cli("verify", path);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 2)
+            fail_msg("%s: flip at byte %zu bit %u: the cfile binary %s %d", s->name, off, bit,
+                     WIFEXITED(st) ? "exited" : "died of signal",
+                     WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+        v->execs++;
+    }
+}
+
 static void test_cli_corruption__every_flip_fails_verify(void **state)
 {
     (void)state;
-    size_t flips = 0, execs = 0;
+    size_t flips = 0;
+    verify_seen v = {0};
     for (size_t i = 0; i < NSPECS; i++) {
         const spec *s = &specs[i];
-        const char *path = write_file(s, true);
-        size_t len;
-        uint8_t *orig = slurp(path, &len);
-        int fd = open(path, O_WRONLY);
-        assert_true(fd >= 0);
-        alarm(ALARM_SECONDS * 4); /* an in-process hang fails the test too */
-        size_t missed = 0;
-        char first[64] = "";
-        for (size_t off = 0; off < len; off++) {
-            for (unsigned bit = 0; bit < 8; bit++) {
-                flip(fd, (off_t)off, orig[off], bit);
-                char *argv[] = {"verify", (char *)path};
-                int rc = cli_argv(2, argv);
-                if (rc == 0 && missed++ == 0)
-                    snprintf(first, sizeof first, "byte %zu bit %u", off, bit);
-                if (rc == 2)
-                    fail_msg("%s: flip at byte %zu bit %u: verify says usage error", s->name, off,
-                             bit);
-                if (++flips % SAMPLE == 0) {
-                    int st = exec_cli("verify", path);
-                    if (!WIFEXITED(st) || WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 2)
-                        fail_msg("%s: flip at byte %zu bit %u: the cfile binary %s %d", s->name,
-                                 off, bit, WIFEXITED(st) ? "exited" : "died of signal",
-                                 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-                    execs++;
-                }
-                restore(fd, (off_t)off, orig[off]);
-            }
-        }
-        alarm(0);
-        close(fd);
-        free(orig);
-        if (missed)
+        v.missed = 0;
+        v.first[0] = '\0';
+        size_t len = flip_every_bit(s, true, verify_fails, &v, &flips);
+        if (v.missed)
             fail_msg("%s (%zu bytes): %zu of %zu single-bit flips pass `cfile verify`; first: %s",
-                     s->name, len, missed, len * 8, first);
+                     s->name, len, v.missed, len * 8, v.first);
     }
     printf("cfile verify: %zu single-bit flips in %zu checksummed files, 100%% detected "
            "(%zu also through the binary)\n",
-           flips, NSPECS, execs);
+           flips, NSPECS, v.execs);
+}
+
+/* `cfile verify` and `cfile dump` on a file without checksums exit 0, 1 or 3
+ * after any flip: never 2, a signal or a hang. ctx counts the binary's runs. */
+static void verify_and_dump_end_well(void *ctx, const spec *s, const char *path, size_t off,
+                                     unsigned bit, bool sample)
+{
+    size_t *execs = ctx;
+    static const char *const cmds[] = {"verify", "dump"};
+    for (size_t c = 0; c < 2; c++) {
+        char *argv[] = {(char *)cmds[c], (char *)path};
+        int rc = cli_argv(2, argv);
+        if (rc != 0 && rc != 1 && rc != 3)
+            fail_msg("%s: flip at byte %zu bit %u: `cfile %s` exited %d", s->name, off, bit,
+                     cmds[c], rc);
+    }
+    for (size_t c = 0; sample && c < 2; c++) {
+        int st = exec_cli(cmds[c], path);
+        int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        if (rc != 0 && rc != 1 && rc != 3)
+            fail_msg("%s: flip at byte %zu bit %u: the cfile binary (%s) %s %d", s->name, off, bit,
+                     cmds[c], WIFEXITED(st) ? "exited" : "died of signal",
+                     WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+        (*execs)++;
+    }
 }
 
 static void test_cli_corruption__flips_without_checksums_are_safe(void **state)
 {
     (void)state;
     size_t flips = 0, execs = 0;
-    static const char *const cmds[] = {"verify", "dump"};
-    for (size_t i = 0; i < NSPECS; i++) {
-        const spec *s = &specs[i];
-        const char *path = write_file(s, false);
-        size_t len;
-        uint8_t *orig = slurp(path, &len);
-        int fd = open(path, O_WRONLY);
-        assert_true(fd >= 0);
-        alarm(ALARM_SECONDS * 4);
-        for (size_t off = 0; off < len; off++) {
-            for (unsigned bit = 0; bit < 8; bit++) {
-                flip(fd, (off_t)off, orig[off], bit);
-                for (size_t c = 0; c < 2; c++) {
-                    char *argv[] = {(char *)cmds[c], (char *)path};
-                    int rc = cli_argv(2, argv);
-                    if (rc != 0 && rc != 1 && rc != 3)
-                        fail_msg("%s: flip at byte %zu bit %u: `cfile %s` exited %d", s->name, off,
-                                 bit, cmds[c], rc);
-                }
-                if (++flips % SAMPLE == 0) {
-                    for (size_t c = 0; c < 2; c++) {
-                        int st = exec_cli(cmds[c], path);
-                        int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-                        if (rc != 0 && rc != 1 && rc != 3)
-                            fail_msg("%s: flip at byte %zu bit %u: the cfile binary (%s) %s %d",
-                                     s->name, off, bit, cmds[c],
-                                     WIFEXITED(st) ? "exited" : "died of signal",
-                                     WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-                        execs++;
-                    }
-                }
-                restore(fd, (off_t)off, orig[off]);
-            }
-        }
-        alarm(0);
-        close(fd);
-        free(orig);
-    }
+    for (size_t i = 0; i < NSPECS; i++)
+        flip_every_bit(&specs[i], false, verify_and_dump_end_well, &execs, &flips);
     printf("cfile verify/dump: %zu single-bit flips in %zu files without checksums, none "
            "crashed or hung (%zu runs of the binary)\n",
            flips, NSPECS, execs);

@@ -301,21 +301,17 @@ static void test_csv__null_is_not_the_string_null(void **state)
     }
 #if CF_HAVE_TABLES
     /* table scan, every form */
-    char *dir = cli_dir_path("nt"), *csv = cli_dir_path("nt.csv");
-    write_str(csv, "id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n");
-    cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING NULL", csv, NULL);
-    cli_rc(&r, 0);
-    cli(&r, "table", "scan", dir, NULL);
-    cli_out_is(&r, 0,
-               "id | s      \n---+--------\n1  | NULL   \n2  | \"null\" \n"
-               "3  | \"NULL\" \n4  | \"\\\"x\\\"\"\n5  |        \n");
-    cli(&r, "table", "scan", dir, "--json", NULL);
-    cli_out_is(&r, 0,
-               "{\"id\":1,\"s\":null}\n{\"id\":2,\"s\":\"null\"}\n"
+    char *dir = cli_table_import("nt", "id INT64 KEY, s STRING NULL",
+                                 "id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n", NULL);
+    cli_prints("id | s      \n---+--------\n1  | NULL   \n2  | \"null\" \n"
+               "3  | \"NULL\" \n4  | \"\\\"x\\\"\"\n5  |        \n",
+               "table", "scan", dir, NULL);
+    cli_prints("{\"id\":1,\"s\":null}\n{\"id\":2,\"s\":\"null\"}\n"
                "{\"id\":3,\"s\":\"NULL\"}\n{\"id\":4,\"s\":\"\\\"x\\\"\"}\n"
-               "{\"id\":5,\"s\":\"\"}\n");
-    cli(&r, "table", "scan", dir, "--format", "csv", NULL);
-    cli_out_is(&r, 0, "id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n");
+               "{\"id\":5,\"s\":\"\"}\n",
+               "table", "scan", dir, "--json", NULL);
+    cli_prints("id,s\n1,\n2,null\n3,NULL\n4,\"\"\"x\"\"\"\n5,\"\"\n", "table", "scan", dir,
+               "--format", "csv", NULL);
 #endif
 }
 
@@ -333,14 +329,11 @@ static void test_csv__table_text_escapes_control_characters(void **state)
 {
     (void)state;
     run r;
-    char *dir = cli_dir_path("ct"), *csv = cli_dir_path("ct.csv");
-    write_str(csv, "id,s\n1,\"two\nlines\"\n2,\"a\tb\"\n3,plain\n");
-    cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING", csv, NULL);
-    cli_rc(&r, 0);
-    cli(&r, "table", "scan", dir, NULL);
-    cli_out_is(&r, 0,
-               "id | s           \n---+-------------\n1  | \"two\\nlines\"\n"
-               "2  | \"a\\tb\"      \n3  | plain       \n");
+    char *dir = cli_table_import("ct", "id INT64 KEY, s STRING",
+                                 "id,s\n1,\"two\nlines\"\n2,\"a\tb\"\n3,plain\n", NULL);
+    cli_prints("id | s           \n---+-------------\n1  | \"two\\nlines\"\n"
+               "2  | \"a\\tb\"      \n3  | plain       \n",
+               "table", "scan", dir, NULL);
     /* The same cells as `cfile dump --format table` prints them. */
     cli(&r, "head", dir, NULL);
     cli_out(&r, 0, "1  | \"two\\nlines\"\n");
@@ -354,12 +347,11 @@ static void test_csv__table_text_as_dump_table(void **state)
 {
     (void)state;
     run r;
-    char *dir = cli_dir_path("tt"), *csv = cli_dir_path("tt.csv");
-    write_str(csv, "id,b,d,f,big\n1,00ff,NaN,0x7fc00001,-170141183460469231731687303715884105728\n"
-                   "2,,Infinity,-Infinity,12\n3,\"\",-0.0,1.5,\n");
-    cli(&r, "table", "import", dir, "--schema",
-        "id INT64 KEY, b BINARY NULL, d DOUBLE, f FLOAT, big INT128 NULL", csv, NULL);
-    cli_rc(&r, 0);
+    char *dir = cli_table_import(
+        "tt", "id INT64 KEY, b BINARY NULL, d DOUBLE, f FLOAT, big INT128 NULL",
+        "id,b,d,f,big\n1,00ff,NaN,0x7fc00001,-170141183460469231731687303715884105728\n"
+        "2,,Infinity,-Infinity,12\n3,\"\",-0.0,1.5,\n",
+        NULL);
     cli(&r, "table", "scan", dir, NULL);
     EXPECT_RC(r, 0);
     assert_string_equal(
@@ -397,8 +389,8 @@ static void test_csv__bench_scan_columns_as_table_scan(void **state)
     write_str(csv, "id,s\n1,x\n2,y\n");
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, s STRING", csv, NULL);
     cli_rc(&r, 0);
-    cli(&r, "table", "scan", dir, "--columns", "id, s", "--format", "csv", NULL);
-    cli_out_is(&r, 0, "id,s\n1,x\n2,y\n");
+    cli_prints("id,s\n1,x\n2,y\n", "table", "scan", dir, "--columns", "id, s", "--format", "csv",
+               NULL);
     cli(&r, "bench", "scan", dir, "--columns", "id, s", "--iters", "1", "--threads", "1", NULL);
     cli_out(&r, 0, "\"rows\":2");
     cli(&r, "bench", "scan", dir, "--columns", "id,nosuch", "--iters", "1", NULL);
@@ -440,8 +432,7 @@ static void test_csv__table_round_trips(void **state)
         done(&r);
         cli(&r, "table", "import", tk, "--schema", RT_SCHEMA, file, NULL);
         cli_rc(&r, 0);
-        cli(&r, "table", "scan", tk, "--json", NULL);
-        cli_out_is(&r, 0, want);
+        cli_prints(want, "table", "scan", tk, "--json", NULL);
     }
     free(want);
 }
@@ -644,8 +635,7 @@ static void test_csv__failed_new_table_retry(void **state)
     }
     cli(&r, "table", "import", dir, "--schema", "v INT32 KEY", good, NULL);
     cli_rc(&r, 0);
-    cli(&r, "table", "scan", dir, "--format", "csv", NULL);
-    cli_out_is(&r, 0, "v\n3\n5\n");
+    cli_prints("v\n3\n5\n", "table", "scan", dir, "--format", "csv", NULL);
 }
 
 /* SIGKILL a child in the middle of an import that also reinserts a deleted key,
@@ -713,26 +703,20 @@ static void test_csv__import_killed(void **state)
 
 int main(int argc, char **argv)
 {
-    const struct CMUnitTest tests[] =
-    { cmocka_unit_test(test_csv__reader),
-      cmocka_unit_test(test_csv__long_fields),
-      cmocka_unit_test_setup_teardown(test_csv__write_errors, cli_dir_setup, cli_dir_teardown),
-      cmocka_unit_test_setup_teardown(test_csv__write_round_trips, cli_dir_setup, cli_dir_teardown),
-      cmocka_unit_test_setup_teardown(test_csv__null_is_not_the_string_null, cli_dir_setup,
-                                      cli_dir_teardown),
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_csv__reader),
+        cmocka_unit_test(test_csv__long_fields),
+        CLI_DIR_TEST(test_csv__write_errors),
+        CLI_DIR_TEST(test_csv__write_round_trips),
+        CLI_DIR_TEST(test_csv__null_is_not_the_string_null),
 #if CF_HAVE_TABLES
-      cmocka_unit_test_setup_teardown(test_csv__table_round_trips, cli_dir_setup, cli_dir_teardown),
-      cmocka_unit_test_setup_teardown(test_csv__import_all_or_nothing, cli_dir_setup,
-                                      cli_dir_teardown),
-      cmocka_unit_test_setup_teardown(test_csv__import_killed, cli_dir_setup, cli_dir_teardown),
-      cmocka_unit_test_setup_teardown(test_csv__table_text_escapes_control_characters,
-                                      cli_dir_setup, cli_dir_teardown),
-      cmocka_unit_test_setup_teardown(test_csv__table_text_as_dump_table, cli_dir_setup,
-                                      cli_dir_teardown),
-      cmocka_unit_test_setup_teardown(test_csv__bench_scan_columns_as_table_scan, cli_dir_setup,
-                                      cli_dir_teardown),
-      cmocka_unit_test_setup_teardown(test_csv__failed_new_table_retry, cli_dir_setup,
-                                      cli_dir_teardown),
+        CLI_DIR_TEST(test_csv__table_round_trips),
+        CLI_DIR_TEST(test_csv__import_all_or_nothing),
+        CLI_DIR_TEST(test_csv__import_killed),
+        CLI_DIR_TEST(test_csv__table_text_escapes_control_characters),
+        CLI_DIR_TEST(test_csv__table_text_as_dump_table),
+        CLI_DIR_TEST(test_csv__bench_scan_columns_as_table_scan),
+        CLI_DIR_TEST(test_csv__failed_new_table_retry),
 #endif
     };
     return CF_RUN_TESTS(argc, argv, tests);

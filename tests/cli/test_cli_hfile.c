@@ -21,35 +21,6 @@
 #include "support_hfile.h"
 #include "test_common.h"
 
-static char tmp[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmp, sizeof(tmp), "/tmp/cf_hfcli_XXXXXX");
-    assert_non_null(mkdtemp(tmp));
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    DIR *d = opendir(tmp);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (e->d_name[0] == '.')
-                continue;
-            char p[600];
-            snprintf(p, sizeof(p), "%s/%s", tmp, e->d_name);
-            unlink(p);
-        }
-        closedir(d);
-    }
-    rmdir(tmp);
-    return 0;
-}
-
 static char *shared(const char *name)
 {
     static char buf[4][1024];
@@ -59,30 +30,10 @@ static char *shared(const char *name)
     return p;
 }
 
-static char *tpath(const char *name)
-{
-    static char buf[4][1024];
-    static int k;
-    char *p = buf[k++ % 4];
-    snprintf(p, 1024, "%s/%s", tmp, name);
-    return p;
-}
-
 static int64_t num(const cf_json *j)
 {
     assert_non_null(j);
     return strtoll(j->str, NULL, 10);
-}
-
-static size_t count_files(void)
-{
-    size_t n = 0;
-    DIR *d = opendir(tmp);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        n += e->d_name[0] != '.';
-    closedir(d);
-    return n;
 }
 
 /* ---- meta, blocks, stats over the real files ------------------------------------------- */
@@ -297,10 +248,8 @@ static void test_hfile_cli__text_forms(void **state)
                                   "onDiskDataSizeWithHeader=393\n"));
     done(&r);
     CLI(&r, "hfile", "stats", (char *)f);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "   Val length:\n               min = 6\n"));
-    assert_non_null(strstr(r.out, "Cells: 10, rows: 10\nCell types: Put=10\n"));
-    done(&r);
+    cli_out_has(&r, 0, "   Val length:\n               min = 6\n",
+                "Cells: 10, rows: 10\nCell types: Put=10\n", NULL);
     /* TIMERANGE and booleans, the way HBase's printer shows them. */
     CLI(&r, "hfile", "meta", shared("phoenix_indextool_result_mvcc.hfile"));
     EXPECT_RC(r, 0);
@@ -344,7 +293,7 @@ static void test_hfile_cli__several_files(void **state)
     cf_json_doc_dispose(&d1);
     cf_json_doc_dispose(&d2);
     done(&r);
-    CLI(&r, "hfile", "dump", "--keys", a, tpath("missing.hfile"), b);
+    CLI(&r, "hfile", "dump", "--keys", a, cli_dir_path("missing.hfile"), b);
     EXPECT_RC(r, 1);
     assert_non_null(strstr(r.out, "Scanning -> "));
     assert_non_null(strstr(r.out, "Scanned kv count -> 100\n")); /* went on after the failure */
@@ -367,9 +316,9 @@ static uint32_t crc32c(const uint8_t *p, size_t n)
 
 static void write_cells(const char *path, const char *jsonl)
 {
-    write_str(tpath("cells.jsonl"), jsonl);
+    write_str(cli_dir_path("cells.jsonl"), jsonl);
     run r;
-    CLI(&r, "hfile", "write", (char *)path, tpath("cells.jsonl"));
+    CLI(&r, "hfile", "write", (char *)path, cli_dir_path("cells.jsonl"));
     cli_rc(&r, 0);
 }
 
@@ -377,7 +326,7 @@ static void write_cells(const char *path, const char *jsonl)
 static void test_hfile_cli__check_names_first_out_of_order(void **state)
 {
     (void)state;
-    const char *f = tpath("order.hfile");
+    const char *f = cli_dir_path("order.hfile");
     write_cells(
         f,
         "{\"row\":\"r1\",\"family\":\"f\",\"qualifier\":\"q\",\"timestamp\":1,\"value\":\"a\"}\n"
@@ -509,18 +458,18 @@ static void round_trip(const char *opts[], bool tags, bool mvcc, unsigned seed)
 {
     size_t ncells;
     char *in = random_cells(seed, 300, tags, mvcc, &ncells);
-    write_str(tpath("in.jsonl"), in);
+    write_str(cli_dir_path("in.jsonl"), in);
     char *argv[16] = {"hfile", "write"};
     int k = 2;
     for (int i = 0; opts[i]; i++)
         argv[k++] = (char *)opts[i];
-    argv[k++] = tpath("rt.hfile");
-    argv[k++] = tpath("in.jsonl");
+    argv[k++] = cli_dir_path("rt.hfile");
+    argv[k++] = cli_dir_path("in.jsonl");
     argv[k] = NULL;
     run r;
     run_argv(&r, NULL, argv);
     cli_rc(&r, 0);
-    CLI(&r, "hfile", "dump", "--json", tpath("rt.hfile"));
+    CLI(&r, "hfile", "dump", "--json", cli_dir_path("rt.hfile"));
     EXPECT_RC(r, 0);
     cf_json_doc d;
     parse(&d, r.out, r.out_len);
@@ -544,9 +493,9 @@ static void round_trip(const char *opts[], bool tags, bool mvcc, unsigned seed)
     }
     cf_json_doc_dispose(&d);
     done(&r);
-    CLI(&r, "hfile", "check", tpath("rt.hfile"));
+    CLI(&r, "hfile", "check", cli_dir_path("rt.hfile"));
     cli_rc(&r, 0);
-    CLI(&r, "hfile", "verify", tpath("rt.hfile"));
+    CLI(&r, "hfile", "verify", cli_dir_path("rt.hfile"));
     cli_rc(&r, 0);
     free(in);
 }
@@ -578,13 +527,13 @@ static void test_hfile_cli__write_round_trips(void **state)
     round_trip(lzo, false, true, 9);
     /* meta and info name what was written. */
     run m;
-    CLI(&m, "info", "--json", tpath("rt.hfile"));
+    CLI(&m, "info", "--json", cli_dir_path("rt.hfile"));
     cli_out(&m, 0, "\"compression\":\"LZO\",\"data_block_encoding\":\"FAST_DIFF\"");
     /* Checksum type NULL (as Hudi 1.1+ writes its blocks) and CRC32. */
     const char *crc32[] = {"--checksum", "crc32", "--block-size", "200", NULL};
     round_trip(crc32, false, true, 10);
     run b;
-    CLI(&b, "hfile", "blocks", "--headers", "--json", tpath("rt.hfile"));
+    CLI(&b, "hfile", "blocks", "--headers", "--json", cli_dir_path("rt.hfile"));
     EXPECT_RC(b, 0);
     assert_non_null(strstr(b.out, "\"checksum_type\":\"CRC32\""));
     assert_null(strstr(b.out, "\"checksum_type\":\"CRC32C\""));
@@ -592,27 +541,27 @@ static void test_hfile_cli__write_round_trips(void **state)
     const char *null_ck[] = {"--checksum",   "NULL", "--compression", "gz",
                              "--block-size", "200",  "--no-bloom",    NULL};
     round_trip(null_ck, false, true, 11);
-    CLI(&b, "hfile", "blocks", "--headers", "--json", tpath("rt.hfile"));
+    CLI(&b, "hfile", "blocks", "--headers", "--json", cli_dir_path("rt.hfile"));
     EXPECT_RC(b, 0);
     assert_non_null(strstr(b.out, "\"checksum_type\":\"NULL\""));
     assert_null(strstr(b.out, "\"checksum_type\":\"CRC"));
     done(&b);
     /* verify does not claim to have verified what type NULL leaves unchecked. */
-    CLI(&b, "hfile", "verify", tpath("rt.hfile"));
+    CLI(&b, "hfile", "verify", cli_dir_path("rt.hfile"));
     cli_out(&b, 0, ", no checksums to verify (type NULL)\n");
     /* Real tags (type 1, "ab") print as T[0] and come back as hex. */
-    write_str(tpath("t.jsonl"),
+    write_str(cli_dir_path("t.jsonl"),
               "{\"row\":\"r\",\"family\":\"f\",\"qualifier\":\"q\",\"timestamp\":1,"
               "\"type\":\"Put\",\"value\":\"v\",\"tags\":\"0003016162\"}\n");
     run r;
-    CLI(&r, "hfile", "write", "--tags", tpath("t.hfile"), tpath("t.jsonl"));
+    CLI(&r, "hfile", "write", "--tags", cli_dir_path("t.hfile"), cli_dir_path("t.jsonl"));
     cli_rc(&r, 0);
-    CLI(&r, "hfile", "dump", tpath("t.hfile"));
+    CLI(&r, "hfile", "dump", cli_dir_path("t.hfile"));
     cli_out_is(&r, 0,
                "K: r/f:q/1/Put/vlen=1/seqid=0 V: v T[0]: type=1 value=ab\n"
                "Scanned kv count -> 1\n");
     /* The written file's bloom knows its rows. */
-    CLI(&r, "hfile", "bloom", tpath("t.hfile"), "r");
+    CLI(&r, "hfile", "bloom", cli_dir_path("t.hfile"), "r");
     cli_rc(&r, 0);
 }
 
@@ -634,20 +583,20 @@ static void test_hfile_cli__write_errors_leave_nothing(void **state)
         {"{\"row\":\"a\",\"timestamp\":1,\"tags\":\"0003016162\"}\n", "given without --tags"},
         {"[1]\n", "line 1: not a JSON object"},
     };
-    write_str(tpath("out.hfile"), "precious");
+    write_str(cli_dir_path("out.hfile"), "precious");
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        write_str(tpath("bad.jsonl"), bad[i].input);
+        write_str(cli_dir_path("bad.jsonl"), bad[i].input);
         run r;
-        CLI(&r, "hfile", "write", tpath("new.hfile"), tpath("bad.jsonl"));
+        CLI(&r, "hfile", "write", cli_dir_path("new.hfile"), cli_dir_path("bad.jsonl"));
         EXPECT_RC(r, 1);
         if (!strstr(r.err, bad[i].msg))
             fail_msg("case %zu: %s", i, r.err);
         done(&r);
-        CLI(&r, "hfile", "write", tpath("out.hfile"), tpath("bad.jsonl"));
+        CLI(&r, "hfile", "write", cli_dir_path("out.hfile"), cli_dir_path("bad.jsonl"));
         cli_rc(&r, 1);
-        assert_int_equal(count_files(), 2); /* out.hfile, bad.jsonl: no new.hfile, no temp */
+        cli_dir_holds(cli_dir, "bad.jsonl out.hfile"); /* no new.hfile, no temp */
     }
-    FILE *fp = fopen(tpath("out.hfile"), "rb");
+    FILE *fp = fopen(cli_dir_path("out.hfile"), "rb");
     char got[16] = {0};
     assert_int_equal(fread(got, 1, sizeof(got), fp), 8);
     fclose(fp);
@@ -658,7 +607,7 @@ static void test_hfile_cli__write_errors_leave_nothing(void **state)
 static void test_hfile_cli__write_killed_midway(void **state)
 {
     (void)state;
-    write_str(tpath("out.hfile"), "old bytes");
+    write_str(cli_dir_path("out.hfile"), "old bytes");
     int pfd[2];
     assert_int_equal(pipe(pfd), 0);
     pid_t pid = fork();
@@ -669,8 +618,8 @@ static void test_hfile_cli__write_killed_midway(void **state)
         close(pfd[1]);
         int dn = open("/dev/null", O_WRONLY);
         dup2(dn, 2);
-        execl(CF_CLI_BIN, CF_CLI_BIN, "hfile", "write", "--block-size", "64", tpath("out.hfile"),
-              (char *)NULL);
+        execl(CF_CLI_BIN, CF_CLI_BIN, "hfile", "write", "--block-size", "64",
+              cli_dir_path("out.hfile"), (char *)NULL);
         _exit(127);
     }
     close(pfd[0]);
@@ -688,7 +637,7 @@ static void test_hfile_cli__write_killed_midway(void **state)
     waitpid(pid, &status, 0);
     close(pfd[1]);
     assert_true(WIFSIGNALED(status));
-    FILE *fp = fopen(tpath("out.hfile"), "rb");
+    FILE *fp = fopen(cli_dir_path("out.hfile"), "rb");
     char got[32] = {0};
     assert_int_equal(fread(got, 1, sizeof(got), fp), 9);
     fclose(fp);
@@ -738,34 +687,36 @@ static void test_hfile_cli__usage_and_errors(void **state)
     CLI(&r, "hfile", "bloom", f);
     cli_rc(&r, 2);
     /* Unsupported: an encoding HBase 2 dropped. */
-    write_str(tpath("one.jsonl"), "{\"row\":\"a\",\"timestamp\":1}\n");
-    CLI(&r, "hfile", "write", "--encoding", "PREFIX_TREE", tpath("x.hfile"), tpath("one.jsonl"));
+    write_str(cli_dir_path("one.jsonl"), "{\"row\":\"a\",\"timestamp\":1}\n");
+    CLI(&r, "hfile", "write", "--encoding", "PREFIX_TREE", cli_dir_path("x.hfile"),
+        cli_dir_path("one.jsonl"));
     cli_rc(&r, 3);
     /* Two families in a FAST_DIFF file: the writer refuses, naming the line. */
-    write_str(tpath("two.jsonl"), "{\"row\":\"a\",\"family\":\"f1\",\"timestamp\":1}\n"
-                                  "{\"row\":\"a\",\"family\":\"f2\",\"timestamp\":1}\n");
-    CLI(&r, "hfile", "write", "--encoding", "FAST_DIFF", tpath("x.hfile"), tpath("two.jsonl"));
+    write_str(cli_dir_path("two.jsonl"), "{\"row\":\"a\",\"family\":\"f1\",\"timestamp\":1}\n"
+                                         "{\"row\":\"a\",\"family\":\"f2\",\"timestamp\":1}\n");
+    CLI(&r, "hfile", "write", "--encoding", "FAST_DIFF", cli_dir_path("x.hfile"),
+        cli_dir_path("two.jsonl"));
     cli_err(&r, 1, "line 2: ");
-    assert_int_equal(access(tpath("x.hfile"), F_OK), -1);
+    assert_int_equal(access(cli_dir_path("x.hfile"), F_OK), -1);
     /* Damage: a truncated copy is exit 1 with a message, for every subcommand. */
     FILE *src = fopen(f, "rb");
     char buf[8192];
     size_t n = fread(buf, 1, sizeof(buf), src);
     fclose(src);
-    write_text(tpath("trunc.hfile"), buf, n - 100);
+    write_text(cli_dir_path("trunc.hfile"), buf, n - 100);
     static const char *const subs[] = {"meta", "blocks", "stats", "dump", "check", "verify"};
     for (size_t i = 0; i < 6; i++) {
-        CLI(&r, "hfile", (char *)subs[i], tpath("trunc.hfile"));
+        CLI(&r, "hfile", (char *)subs[i], cli_dir_path("trunc.hfile"));
         EXPECT_RC(r, 1);
         assert_true(r.err_len > 0);
         done(&r);
     }
     /* A flipped byte in the data block: checksums catch it everywhere cells are read. */
     buf[40] ^= 0x20;
-    write_text(tpath("flip.hfile"), buf, n);
+    write_text(cli_dir_path("flip.hfile"), buf, n);
     static const char *const readers[] = {"stats", "dump", "check", "verify"};
     for (size_t i = 0; i < 4; i++) {
-        CLI(&r, "hfile", (char *)readers[i], tpath("flip.hfile"));
+        CLI(&r, "hfile", (char *)readers[i], cli_dir_path("flip.hfile"));
         cli_err(&r, 1, "checksum");
     }
 }
@@ -773,17 +724,15 @@ static void test_hfile_cli__usage_and_errors(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_hfile_cli__real_files_agree, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hfile_cli__text_forms, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hfile_cli__several_files, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hfile_cli__check_names_first_out_of_order, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_hfile_cli__bloom, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hfile_cli__write_round_trips, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hfile_cli__write_errors_leave_nothing, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_hfile_cli__write_killed_midway, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hfile_cli__usage_and_errors, setup, teardown),
+        CLI_DIR_TEST(test_hfile_cli__real_files_agree),
+        CLI_DIR_TEST(test_hfile_cli__text_forms),
+        CLI_DIR_TEST(test_hfile_cli__several_files),
+        CLI_DIR_TEST(test_hfile_cli__check_names_first_out_of_order),
+        CLI_DIR_TEST(test_hfile_cli__bloom),
+        CLI_DIR_TEST(test_hfile_cli__write_round_trips),
+        CLI_DIR_TEST(test_hfile_cli__write_errors_leave_nothing),
+        CLI_DIR_TEST(test_hfile_cli__write_killed_midway),
+        CLI_DIR_TEST(test_hfile_cli__usage_and_errors),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -323,12 +323,9 @@ static void test_cli_import_threads__huge_lines(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_import_threads__jsonl_same_as_one, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_import_threads__csv_stdin_same_as_one,
-                                        cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_import_threads__huge_lines, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_import_threads__jsonl_same_as_one),
+        CLI_DIR_TEST(test_cli_import_threads__csv_stdin_same_as_one),
+        CLI_DIR_TEST(test_cli_import_threads__huge_lines),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

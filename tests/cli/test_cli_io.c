@@ -33,13 +33,15 @@
 
 static char g_mnt[128]; /* a tmpfs mounted by the disk-full test, or "" */
 
-static int setup(void **state)
+/* The disk-full test's fixture: cli_dir's, and the tmpfs unmounted even when
+ * the test fails before it unmounts it itself. */
+static int mnt_setup(void **state)
 {
     g_mnt[0] = '\0';
     return cli_dir_setup(state);
 }
 
-static int teardown(void **state)
+static int mnt_teardown(void **state)
 {
     if (g_mnt[0] != '\0')
         umount2(g_mnt, MNT_DETACH);
@@ -194,6 +196,33 @@ static void same_bytes(const char *a, const char *b)
     free(y);
 }
 
+#if CF_HAVE_TABLES
+/* A table at t holding the one row (-1, "before"); returns the path of a CSV
+ * import of 20,000 rows (about 300 KB) into it. */
+static char *table_before(const char *t)
+{
+    cli_table_create(t, "id INT64 KEY, s STRING");
+    run r;
+    CLI(&r, "table", "insert", (char *)t, "--row", "id=-1,s=before");
+    cli_rc(&r, 0);
+    char *csv = cli_dir_path("big.csv");
+    FILE *f = fopen(csv, "w");
+    assert_non_null(f);
+    fputs("id,s\n", f);
+    for (int i = 0; i < 20000; i++)
+        fprintf(f, "%d,value-%d\n", i, i);
+    fclose(f);
+    return csv;
+}
+
+/* After failed writes: no temporary under root and t reads as table_before left it. */
+static void table_unchanged(const char *t, const char *root)
+{
+    assert_int_equal(count_tmp(root), 0);
+    cli_prints("{\"id\":-1,\"s\":\"before\"}\n", "table", "scan", t, "--json", NULL);
+}
+#endif
+
 /* ---- standard output ---------------------------------------------------------------------- */
 
 static void test_cli_io__stdout_write_errors(void **state)
@@ -311,11 +340,7 @@ static void test_cli_io__file_size_limit(void **state)
     write_ints(big, 20000); /* 80 KB of PLAIN INT32 */
     char *old = make_column("old.cfile", 10);
     char *keep = cli_dir_path("keep.cfile");
-    size_t len;
-    uint8_t *bytes = cf_test_read_file(old, &len);
-    assert_non_null(bytes);
-    write_text(keep, (const char *)bytes, len);
-    free(bytes);
+    copy_file(old, keep);
     run r;
     child_opts o = {NULL, -1, 16384, false};
     child ch;
@@ -337,16 +362,7 @@ static void test_cli_io__file_size_limit(void **state)
     /* A table: import over the limit fails the same way; the table still
      * reads as before; so does an insert under a limit smaller than any file. */
     char *t = cli_dir_path("t");
-    cli_table_create(t, "id INT64 KEY, s STRING");
-    CLI(&r, "table", "insert", t, "--row", "id=-1,s=before");
-    cli_rc(&r, 0);
-    char *csv = cli_dir_path("big.csv");
-    FILE *f = fopen(csv, "w");
-    assert_non_null(f);
-    fputs("id,s\n", f);
-    for (int i = 0; i < 20000; i++)
-        fprintf(f, "%d,value-%d\n", i, i);
-    fclose(f);
+    char *csv = table_before(t);
     SPAWN(&ch, &o, "table", "import", t, csv);
     expect_exit(&ch, CF_EXIT_FAIL);
     expect_err(&ch, "File too large");
@@ -354,9 +370,7 @@ static void test_cli_io__file_size_limit(void **state)
     SPAWN(&ch, &tiny, "table", "insert", t, "--row", "id=5,s=x");
     expect_exit(&ch, CF_EXIT_FAIL);
     expect_err(&ch, "File too large");
-    assert_int_equal(count_tmp(cli_dir), 0);
-    CLI(&r, "table", "scan", t, "--json");
-    cli_out_is(&r, 0, "{\"id\":-1,\"s\":\"before\"}\n");
+    table_unchanged(t, cli_dir);
 #endif
 }
 
@@ -382,10 +396,7 @@ static void test_cli_io__disk_full(void **state)
     CLI(&r, "write", "--type", "INT32", "--quiet", cli_dir_path("ints.jsonl"), old);
     cli_rc(&r, 0);
     char *copy = cli_dir_path("old-copy.cfile");
-    size_t len;
-    uint8_t *bytes = cf_test_read_file(old, &len);
-    write_text(copy, (const char *)bytes, len);
-    free(bytes);
+    copy_file(old, copy);
     CLI(&r, "write", "--type", "INT32", "--encoding", "PLAIN", big, old);
     cli_err(&r, CF_EXIT_FAIL, "No space left on device");
     same_bytes(copy, old);
@@ -393,21 +404,10 @@ static void test_cli_io__disk_full(void **state)
 #if CF_HAVE_TABLES
     char t[300];
     snprintf(t, sizeof t, "%s/t", g_mnt);
-    cli_table_create(t, "id INT64 KEY, s STRING");
-    CLI(&r, "table", "insert", t, "--row", "id=-1,s=before");
-    cli_rc(&r, 0);
-    char *csv = cli_dir_path("big.csv");
-    FILE *f = fopen(csv, "w");
-    assert_non_null(f);
-    fputs("id,s\n", f);
-    for (int i = 0; i < 20000; i++)
-        fprintf(f, "%d,value-%d\n", i, i);
-    fclose(f);
+    char *csv = table_before(t);
     CLI(&r, "table", "import", t, csv);
     cli_err(&r, CF_EXIT_FAIL, "No space left on device");
-    assert_int_equal(count_tmp(g_mnt), 0);
-    CLI(&r, "table", "scan", t, "--json");
-    cli_out_is(&r, 0, "{\"id\":-1,\"s\":\"before\"}\n");
+    table_unchanged(t, g_mnt);
 #endif
     assert_int_equal(umount2(g_mnt, 0), 0);
     g_mnt[0] = '\0';
@@ -497,8 +497,8 @@ static void test_cli_io__rewrite_keeps_mode(void **state)
     cli_rc(&r, 0);
     if (access(tablet, F_OK) == 0)
         assert_int_equal(mode_of(tablet) & 07777, 0600);
-    CLI(&r, "table", "scan", t, "--json");
-    cli_out_is(&r, 0, "{\"id\":1,\"s\":\"c\"}\n{\"id\":2,\"s\":\"b\"}\n");
+    cli_prints("{\"id\":1,\"s\":\"c\"}\n{\"id\":2,\"s\":\"b\"}\n", "table", "scan", t, "--json",
+               NULL);
 #endif
 }
 
@@ -574,8 +574,8 @@ static void test_cli_io__new_table_files_keep_mode(void **state)
     CLI(&r, "table", "flush", u);
     cli_rc(&r, 0);
     check_modes(u, 0640, 0750);
-    CLI(&r, "table", "scan", t, "--format", "csv");
-    cli_out_is(&r, 0, "id,s\n1,a\n2,x\n3,y\n4,x\n5,x\n6,x\n7,x\n");
+    cli_prints("id,s\n1,a\n2,x\n3,y\n4,x\n5,x\n6,x\n7,x\n", "table", "scan", t, "--format", "csv",
+               NULL);
 }
 #endif
 
@@ -590,10 +590,7 @@ static void test_cli_io__symlinked_output_is_replaced(void **state)
     CLI(&r, "write", "--type", "INT32", "--quiet", in, target);
     cli_rc(&r, 0);
     char *copy = cli_dir_path("target-copy.cfile");
-    size_t len;
-    uint8_t *bytes = cf_test_read_file(target, &len);
-    write_text(copy, (const char *)bytes, len);
-    free(bytes);
+    copy_file(target, copy);
     assert_int_equal(chmod(target, 0600), 0);
     assert_int_equal(symlink("target.cfile", link), 0);
     CLI(&r, "write", "--type", "INT64", "--quiet", in, link);
@@ -605,6 +602,39 @@ static void test_cli_io__symlinked_output_is_replaced(void **state)
     CLI(&r, "dump", "--json", link);
     cli_out(&r, 0, "\"type\":\"INT64\"");
     assert_int_equal(count_tmp(cli_dir), 0);
+}
+
+/* `cfile CMD... IN OUT` (in-process) and `cfile CMD... - OUT2` (the real binary,
+ * IN on standard input) both exit 0 and write the same bytes. cmd is
+ * NULL-terminated, at most 8 words. */
+static void same_from_stdin(const char *in, char **cmd)
+{
+    static int k;
+    char name[32];
+    snprintf(name, sizeof name, "by-path-%d", k);
+    char *by_path = cli_dir_path(name);
+    snprintf(name, sizeof name, "by-stdin-%d", k++);
+    char *by_stdin = cli_dir_path(name);
+    char *args[12];
+    size_t n = 0;
+    while (cmd[n] != NULL && n < 8) {
+        args[n] = cmd[n];
+        n++;
+    }
+    args[n] = (char *)in;
+    args[n + 1] = by_path;
+    args[n + 2] = NULL;
+    run r;
+    run_argv(&r, NULL, args);
+    cli_rc(&r, 0);
+    args[n] = "-";
+    args[n + 1] = by_stdin;
+    child_opts co = {in, -1, 0, false};
+    child ch;
+    spawn(&ch, &co, args);
+    expect_exit(&ch, 0);
+    free(ch.err);
+    same_bytes(by_path, by_stdin);
 }
 
 /* ---- '-' ---------------------------------------------------------------------------------- */
@@ -631,51 +661,33 @@ static void test_cli_io__dash_is_stdin_and_stdout(void **state)
     assert_int_equal(access(cli_dir_path("-"), F_OK), -1);
     assert_int_equal(access("-", F_OK), -1);
 
-    /* INPUT '-' (the real binary, stdin from a file). */
-    child_opts co = {in, -1, 0, false};
-    child ch;
-    char *from_stdin = cli_dir_path("stdin.cfile");
-    SPAWN(&ch, &co, "write", "--type", "INT32", "--quiet", "-", from_stdin);
-    expect_exit(&ch, 0);
-    free(ch.err);
-    same_bytes(by_path, from_stdin);
-
-    /* bloom write KEYS '-' and write --spec '-'. */
+    /* INPUT '-' (the real binary, stdin from a file), for write, bloom write
+     * KEYS '-' and write --spec '-'. */
     char *keys = cli_dir_path("keys.txt");
     write_str(keys, "a\nb\nc\n");
-    char *b1 = cli_dir_path("b1.bloom"), *b2 = cli_dir_path("b2.bloom");
-    CLI(&r, "bloom", "write", keys, b1);
-    cli_rc(&r, 0);
-    co.stdin_path = keys;
-    SPAWN(&ch, &co, "bloom", "write", "-", b2);
-    expect_exit(&ch, 0);
-    free(ch.err);
-    same_bytes(b1, b2);
     char *spec = cli_dir_path("spec.json");
     write_str(spec, "{\"type\": \"INT32\", \"values\": [1, 2, 3]}");
-    char *s1 = cli_dir_path("s1.cfile"), *s2 = cli_dir_path("s2.cfile");
-    CLI(&r, "write", "--spec", spec, s1);
-    cli_rc(&r, 0);
-    co.stdin_path = spec;
-    SPAWN(&ch, &co, "write", "--spec", "-", s2);
-    expect_exit(&ch, 0);
-    free(ch.err);
-    same_bytes(s1, s2);
+    char *write_int32[] = {"write", "--type", "INT32", "--quiet", NULL};
+    char *bloom_write[] = {"bloom", "write", NULL};
+    char *write_spec[] = {"write", "--spec", NULL};
+    same_from_stdin(in, write_int32);
+    same_from_stdin(keys, bloom_write);
+    same_from_stdin(spec, write_spec);
 }
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_io__stdout_write_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_io__closed_pipe, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_io__file_size_limit, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_io__disk_full, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_io__rewrite_keeps_mode, setup, teardown),
+        CLI_DIR_TEST(test_cli_io__stdout_write_errors),
+        CLI_DIR_TEST(test_cli_io__closed_pipe),
+        CLI_DIR_TEST(test_cli_io__file_size_limit),
+        cmocka_unit_test_setup_teardown(test_cli_io__disk_full, mnt_setup, mnt_teardown),
+        CLI_DIR_TEST(test_cli_io__rewrite_keeps_mode),
 #if CF_HAVE_TABLES
-        cmocka_unit_test_setup_teardown(test_cli_io__new_table_files_keep_mode, setup, teardown),
+        CLI_DIR_TEST(test_cli_io__new_table_files_keep_mode),
 #endif
-        cmocka_unit_test_setup_teardown(test_cli_io__symlinked_output_is_replaced, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_io__dash_is_stdin_and_stdout, setup, teardown),
+        CLI_DIR_TEST(test_cli_io__symlinked_output_is_replaced),
+        CLI_DIR_TEST(test_cli_io__dash_is_stdin_and_stdout),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

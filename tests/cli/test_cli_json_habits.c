@@ -645,28 +645,22 @@ static void test_json_habits__every_reporting_command(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_json_habits__demo, cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_json_habits__demo),
 #if CF_HAVE_TABLES
-        cmocka_unit_test_setup_teardown(test_json_habits__table_create_import_flush, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_json_habits__table_create_import_flush),
 #endif
-        cmocka_unit_test_setup_teardown(test_json_habits__delta_write, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_json_habits__delta_write),
 #if CF_HAVE_HFILE
-        cmocka_unit_test_setup_teardown(test_json_habits__hfile_dump_limit, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_json_habits__hfile_dump_limit),
 #endif
 #if CF_HAVE_PARQUET
-        cmocka_unit_test_setup_teardown(test_json_habits__parquet_dump_limit, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_json_habits__parquet_dump_limit),
 #endif
 #if CF_HAVE_PARQUET && CF_HAVE_TABLES
-        cmocka_unit_test_setup_teardown(test_json_habits__parquet_write, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_json_habits__convert, cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_json_habits__parquet_write),
+        CLI_DIR_TEST(test_json_habits__convert),
 #endif
-        cmocka_unit_test_setup_teardown(test_json_habits__every_reporting_command, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_json_habits__every_reporting_command),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -160,7 +160,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cli_modules__dispatch),
         cmocka_unit_test(test_cli_modules__listed_only_when_built),
-        cmocka_unit_test_setup_teardown(test_cli_modules__parts, cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_modules__parts),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -4,6 +4,7 @@
 #define _XOPEN_SOURCE 700 /* posix_openpt, grantpt, unlockpt, ptsname */
 
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -606,6 +607,29 @@ static void restore_env(saved_env *e)
     free(e->term);
 }
 
+/* `cfile args...` on a terminal exits 0 printing colour (an escape sequence)
+ * when colour, else no escape byte at all, and each of the needles that follow
+ * (NULL-terminated). */
+static void tty_prints(char **args, bool colour, ...)
+{
+    int rc;
+    char *out = on_tty(args, &rc);
+    assert_non_null(out);
+    assert_int_equal(rc, 0);
+    if (colour)
+        assert_non_null(strstr(out, "\033["));
+    else
+        assert_null(strstr(out, "\033"));
+    va_list ap;
+    va_start(ap, colour);
+    const char *needle;
+    while ((needle = va_arg(ap, const char *)) != NULL)
+        if (strstr(out, needle) == NULL)
+            fail_msg("on a terminal, `cfile %s` lacks '%s': %.300s", args[0], needle, out);
+    va_end(ap);
+    free(out);
+}
+
 static void test_cli_polish__color_policy(void **state)
 {
     MAKE(state, "a.cfile", int_rows, "--type", "INT32", "--nullable");
@@ -639,45 +663,22 @@ static void test_cli_polish__color_policy(void **state)
         restore_env(&env);
         skip(); /* no pseudo-terminals here */
     }
-    assert_int_equal(rc, 0);
-    assert_non_null(strstr(out, "\033[1m"));
-    assert_non_null(strstr(out, "\033[0m"));
     free(out);
-    out = on_tty(table_args, &rc);
-    assert_non_null(out);
-    assert_non_null(strstr(out, "\033["));
-    free(out);
-    out = on_tty(csv_args, &rc);
-    assert_non_null(out);
-    assert_null(strstr(out, "\033"));
-    assert_non_null(strstr(out, "row,value"));
-    free(out);
-    out = on_tty(json_args, &rc);
-    assert_non_null(out);
-    assert_null(strstr(out, "\033"));
-    free(out);
+    tty_prints(info_args, true, "\033[1m", "\033[0m", NULL);
+    tty_prints(table_args, true, NULL);
+    tty_prints(csv_args, false, "row,value", NULL);
+    tty_prints(json_args, false, NULL);
 
     /* NO_COLOR (any non-empty value) turns it off on a terminal too... */
     setenv("NO_COLOR", "1", 1);
-    out = on_tty(info_args, &rc);
-    assert_non_null(out);
-    assert_int_equal(rc, 0);
-    assert_non_null(strstr(out, "file size"));
-    assert_null(strstr(out, "\033"));
-    free(out);
-    out = on_tty(table_args, &rc);
-    assert_null(strstr(out, "\033"));
-    free(out);
+    tty_prints(info_args, false, "file size", NULL);
+    tty_prints(table_args, false, NULL);
     /* ...an empty NO_COLOR does not (no-color.org), TERM=dumb does. */
     setenv("NO_COLOR", "", 1);
-    out = on_tty(info_args, &rc);
-    assert_non_null(strstr(out, "\033["));
-    free(out);
+    tty_prints(info_args, true, NULL);
     unsetenv("NO_COLOR");
     setenv("TERM", "dumb", 1);
-    out = on_tty(info_args, &rc);
-    assert_null(strstr(out, "\033"));
-    free(out);
+    tty_prints(info_args, false, NULL);
     restore_env(&env);
 }
 
@@ -726,21 +727,14 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cli_polish__version),
-        cmocka_unit_test_setup_teardown(test_cli_polish__completion_script, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_polish__completion_script),
         cmocka_unit_test(test_cli_polish__man_page),
-        cmocka_unit_test_setup_teardown(test_cli_polish__dump_int32_nullable, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_polish__dump_strings, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_polish__dump_other_types, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_polish__info_blocks_json, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_polish__info_blocks_table, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_polish__color_policy, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_polish__dump_int32_nullable),
+        CLI_DIR_TEST(test_cli_polish__dump_strings),
+        CLI_DIR_TEST(test_cli_polish__dump_other_types),
+        CLI_DIR_TEST(test_cli_polish__info_blocks_json),
+        CLI_DIR_TEST(test_cli_polish__info_blocks_table),
+        CLI_DIR_TEST(test_cli_polish__color_policy),
         cmocka_unit_test(test_cli_polish__table_and_csv_helpers),
     };
     return CF_RUN_TESTS(argc, argv, tests);

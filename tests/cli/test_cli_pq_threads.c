@@ -76,10 +76,8 @@ static void test_cli_pq_threads__too_many(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_pq_threads__same_bytes, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_pq_threads__too_many, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_pq_threads__same_bytes),
+        CLI_DIR_TEST(test_cli_pq_threads__too_many),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,6 @@
  * command (exit codes, atomic output, damaged files drawn). Rendering in a real
  * browser is tests/svg/render_test.py. Parquet files and tables are drawn in
  * builds with those modules (CF_HAVE_*); CFiles and BloomFiles in every build. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,27 +31,23 @@ static char *slurp(const char *path)
     return s;
 }
 
-/* `cfile info --svg out file`, expecting exit want_rc; the picture's text
- * (the caller frees it). */
-static char *info_svg(const char *out, const char *file, int want_rc)
+/* `cfile args...` (NULL-terminated, holding `--svg out`), expecting exit
+ * want_rc: the picture's text (the caller frees it); out is removed. */
+static char *svg_run(const char *out, int want_rc, char **args)
 {
     run r;
-    CLI(&r, "info", "--svg", (char *)out, (char *)file);
+    run_argv(&r, NULL, args);
     cli_rc(&r, want_rc);
-    return slurp(out);
+    char *s = slurp(out);
+    unlink(out);
+    return s;
 }
 
-/* Entries of dir other than . and .. */
-static int dir_entries(const char *dir)
+/* `cfile info --svg out file`, as svg_run. */
+static char *info_svg(const char *out, const char *file, int want_rc)
 {
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
+    char *args[] = {"info", "--svg", (char *)out, (char *)file, NULL};
+    return svg_run(out, want_rc, args);
 }
 
 static void test_svg__escape(void **state)
@@ -108,7 +103,7 @@ static void test_svg__info_writes_picture(void **state)
     /* the last data block's tooltip gives its rows (20000 rows in all). */
     assert_non_null(strstr(s, "rows 19968 .. 19999 (32 rows)"));
     free(s);
-    assert_int_equal(dir_entries(dir), 1); /* no temporary left behind */
+    cli_dir_holds(dir, "pic.svg"); /* no temporary left behind */
 }
 
 static void test_svg__path_is_escaped(void **state)
@@ -117,11 +112,7 @@ static void test_svg__path_is_escaped(void **state)
     char src[512];
     golden(src, sizeof(src), "string-dict-lz4-nullable");
     char *f = cli_dir_path("a&b<c>\x01.cfile");
-    size_t len = 0;
-    uint8_t *bytes = cf_test_read_file(src, &len);
-    assert_non_null(bytes);
-    write_text(f, (const char *)bytes, len);
-    free(bytes);
+    copy_file(src, f);
     char *out = cli_dir_path("pic.svg");
     char *s = info_svg(out, f, 0);
     assert_non_null(strstr(s, "a&amp;b&lt;c&gt;\\x01.cfile"));
@@ -171,7 +162,7 @@ static void test_svg__errors(void **state)
     snprintf(h, sizeof(h), "%s/hfile/gohfile_simple_v1.hfile", cf_test_shared_dir());
     CLI(&r, "info", "--svg", out, h);
     cli_err(&r, 3, "HFile");
-    assert_int_equal(dir_entries(dir), 0);
+    cli_dir_holds(dir, "");
 #endif
     /* --svg belongs to `parquet meta` and `table info` only. */
 #if CF_HAVE_PARQUET
@@ -184,7 +175,7 @@ static void test_svg__errors(void **state)
     CLI(&r, "table", "scan", dir, "--svg", out);
     cli_err(&r, 2, "--svg");
 #endif
-    assert_int_equal(dir_entries(dir), 0);
+    cli_dir_holds(dir, "");
 }
 
 #if CF_HAVE_PARQUET
@@ -194,21 +185,14 @@ static void test_svg__parquet(void **state)
     char pq[512];
     snprintf(pq, sizeof(pq), "%s/parquet/pt_binary/pt_binary.parquet", cf_test_shared_dir());
     char *out = cli_dir_path("pic.svg");
-    run r;
-    CLI(&r, "parquet", "meta", pq, "--svg", out);
-    cli_rc(&r, 0);
-    char *s = slurp(out);
-    assert_non_null(strstr(s, ">column chunks<"));
-    assert_non_null(strstr(s, "footer (FileMetaData, Thrift)"));
+    char *meta[] = {"parquet", "meta", pq, "--svg", out, NULL};
+    char *s = svg_run(out, 0, meta);
+    cli_has(s, ">column chunks<", "footer (FileMetaData, Thrift)", NULL);
     free(s);
-    unlink(out);
     /* The same picture through `cfile info`. */
-    CLI(&r, "info", "--svg", out, pq);
-    cli_rc(&r, 0);
-    s = slurp(out);
-    assert_non_null(strstr(s, ">column chunks<"));
+    s = info_svg(out, pq, 0);
+    cli_has(s, ">column chunks<", NULL);
     free(s);
-    unlink(out);
 }
 #endif
 
@@ -217,22 +201,13 @@ static void test_svg__table(void **state)
 {
     (void)state;
     char *out = cli_dir_path("pic.svg");
-    run r;
     /* A table whose key strings need escaping. */
-    char *tdir = cli_dir_path("t");
-    char *csv = cli_dir_path("rows.csv");
-    write_str(csv, "k,v\n\"a<&>\",1\nb,2\n");
-    cli_table_create(tdir, "k STRING KEY, v INT32");
-    CLI(&r, "table", "import", tdir, csv);
-    cli_rc(&r, 0);
-    CLI(&r, "table", "info", tdir, "--svg", out);
-    cli_rc(&r, 0);
-    char *s = slurp(out);
-    assert_non_null(strstr(s, "a&lt;&amp;&gt; .. b"));
+    char *tdir = cli_table_import("t", "k STRING KEY, v INT32", "k,v\n\"a<&>\",1\nb,2\n", NULL);
+    char *info[] = {"table", "info", tdir, "--svg", out, NULL};
+    char *s = svg_run(out, 0, info);
+    cli_has(s, "a&lt;&amp;&gt; .. b", NULL);
     assert_null(strstr(s, "a<&>"));
     free(s);
-    unlink(out);
-    unlink(csv);
 }
 #endif
 
@@ -288,12 +263,7 @@ static void test_svg__to_stdout(void **state)
 #endif
 #if CF_HAVE_TABLES
     /* A table. */
-    char *tdir = cli_dir_path("t");
-    char *csv = cli_dir_path("rows.csv");
-    write_str(csv, "k,v\nx,1\ny,2\n");
-    cli_table_create(tdir, "k STRING KEY, v INT32");
-    CLI(&r, "table", "import", tdir, csv);
-    cli_rc(&r, 0);
+    char *tdir = cli_table_import("t", "k STRING KEY, v INT32", "k,v\nx,1\ny,2\n", NULL);
     CLI(&r, "table", "info", tdir, "--svg", "-");
     EXPECT_RC(r, 0);
     expect_svg_on_stdout(&r);
@@ -330,31 +300,26 @@ static void test_svg__bloomfile(void **state)
     /* --blocks JSON: the index block's entries and level, from verify. */
     run r;
     CLI(&r, "info", "--json", "--blocks", f);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "\"kind\":\"value index\""));
-    assert_non_null(strstr(r.out, "\"index_level\":0,\"index_entries\":47"));
-    done(&r);
+    cli_out_has(&r, 0, "\"kind\":\"value index\"", "\"index_level\":0,\"index_entries\":47", NULL);
 }
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_svg__escape, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_svg__buckets, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_svg__info_writes_picture, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_svg__path_is_escaped, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_svg__damaged_file_is_drawn, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_svg__errors, cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_svg__escape),
+        CLI_DIR_TEST(test_svg__buckets),
+        CLI_DIR_TEST(test_svg__info_writes_picture),
+        CLI_DIR_TEST(test_svg__path_is_escaped),
+        CLI_DIR_TEST(test_svg__damaged_file_is_drawn),
+        CLI_DIR_TEST(test_svg__errors),
 #if CF_HAVE_PARQUET
-        cmocka_unit_test_setup_teardown(test_svg__parquet, cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_svg__parquet),
 #endif
 #if CF_HAVE_TABLES
-        cmocka_unit_test_setup_teardown(test_svg__table, cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_svg__table),
 #endif
-        cmocka_unit_test_setup_teardown(test_svg__to_stdout, cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_svg__bloomfile, cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_svg__to_stdout),
+        CLI_DIR_TEST(test_svg__bloomfile),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -245,10 +245,8 @@ static void test_concurrency__lock_timeout_option(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_concurrency__acknowledged_writes_survive,
-                                        cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_concurrency__lock_timeout_option, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_concurrency__acknowledged_writes_survive),
+        CLI_DIR_TEST(test_concurrency__lock_timeout_option),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -104,17 +104,15 @@ static void test_cli_history__failed_merge_warns(void **state)
     EXPECT_RC(r, 0);
     assert_null(strstr(r.err, "warning"));
     done(&r);
-    CLI(&r, "table", "scan", t, "--format", "csv");
-    cli_out_is(&r, 0, "k,v\n10,1\n20,1\n30,1\n40,1\n50,1\n60,1\n70,1\n");
+    cli_prints("k,v\n10,1\n20,1\n30,1\n40,1\n50,1\n60,1\n70,1\n", "table", "scan", t, "--format",
+               "csv", NULL);
 }
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_history__ahm_and_reserved_ts, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_history__failed_merge_warns, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_history__ahm_and_reserved_ts),
+        CLI_DIR_TEST(test_cli_history__failed_merge_warns),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

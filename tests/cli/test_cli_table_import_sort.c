@@ -250,12 +250,9 @@ static void test_cli_table_import_sort__threads_same_as_one(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_table_import_sort__spilled_runs, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_import_sort__budget_option, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_import_sort__threads_same_as_one,
-                                        cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_table_import_sort__spilled_runs),
+        CLI_DIR_TEST(test_cli_table_import_sort__budget_option),
+        CLI_DIR_TEST(test_cli_table_import_sort__threads_same_as_one),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -15,32 +15,18 @@
 
 #define SCHEMA "id INT64 KEY, name STRING NULL"
 
-static void expect_scan(const char *dir, const char *as_of, const char *want)
-{
-    run r;
-    if (as_of)
-        cli(&r, "table", "scan", dir, "--json", "--as-of", as_of, NULL);
-    else
-        cli(&r, "table", "scan", dir, "--json", NULL);
-    cli_out_is(&r, 0, want);
-}
-
 static void test_cli_table_insert__unsorted_import_and_insert(void **state)
 {
     (void)state;
-    char *dir = cli_dir_path("t");
-    char *csv = cli_dir_path("u.csv");
-    write_str(csv, "id,name\n3,c\n1,a\n2,\n");
+    char *dir = cli_table_import("t", SCHEMA, "id,name\n3,c\n1,a\n2,\n", "imported 3 rows");
     run r;
-    cli(&r, "table", "import", dir, "--schema", SCHEMA, csv, NULL);
-    cli_out(&r, 0, "imported 3 rows");
-    expect_scan(dir, NULL,
-                "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":null}\n{\"id\":3,\"name\":\"c\"}\n");
+    cli_prints("{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":null}\n{\"id\":3,\"name\":\"c\"}\n",
+               "table", "scan", dir, "--json", NULL);
     /* Out of order: the rows were sorted in memory and committed together at one
      * timestamp (1, a new table's first): every snapshot sees all or none. */
-    expect_scan(dir, "0", "");
-    expect_scan(dir, "1",
-                "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":null}\n{\"id\":3,\"name\":\"c\"}\n");
+    cli_prints("", "table", "scan", dir, "--json", "--as-of", "0", NULL);
+    cli_prints("{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":null}\n{\"id\":3,\"name\":\"c\"}\n",
+               "table", "scan", dir, "--json", "--as-of", "1", NULL);
     cli(&r, "table", "insert", dir, "--row", "name=zero, id=0", NULL);
     cli_out_is(&r, 0, "inserted 1 row at ts 2\n");
     cli(&r, "table", "insert", dir, "--row", "id=2,name=again", NULL);
@@ -100,8 +86,8 @@ static void test_cli_table_insert__values_as_text_forms(void **state)
     cli_err(&r, CF_EXIT_USAGE, "FLOAT: not a number: TRUE");
     cli(&r, "table", "scan", dir, "--where", "d < 1e999", NULL);
     cli_err(&r, CF_EXIT_USAGE, "DOUBLE: 1e999 is out of range");
-    cli(&r, "table", "scan", dir, "--json", "--where", "f < -1e38", NULL);
-    cli_out_is(&r, 0, "{\"id\":1,\"d\":\"0x7ff8000000000001\",\"f\":\"-Infinity\"}\n");
+    cli_prints("{\"id\":1,\"d\":\"0x7ff8000000000001\",\"f\":\"-Infinity\"}\n", "table", "scan",
+               dir, "--json", "--where", "f < -1e38", NULL);
     cli(&r, "table", "get", dir, "--format", "csv", "--", "-9223372036854775808", NULL);
     cli_out_is(&r, 0, "id,d,f\n-9223372036854775808,NaN,1.5\n");
 }
@@ -130,19 +116,18 @@ static void test_cli_table_insert__import_into_rows(void **state)
     cli_err(&r, CF_EXIT_FAIL, "c.csv: line 3: duplicate key (the table holds it in rs-");
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, name STRING", b, NULL);
     cli_rc(&r, CF_EXIT_USAGE);
-    expect_scan(
-        dir, NULL,
-        "{\"id\":5,\"name\":\"v\"}\n{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n"
-        "{\"id\":25,\"name\":\"w\"}\n");
+    cli_prints("{\"id\":5,\"name\":\"v\"}\n{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n"
+               "{\"id\":25,\"name\":\"w\"}\n",
+               "table", "scan", dir, "--json", NULL);
     cli(&r, "table", "update", dir, "--key", "25", "--set", "name=W", NULL);
     cli_rc(&r, 0);
     cli(&r, "table", "compact", dir, NULL);
     cli_out(&r, 0, ": 4 rows,");
-    expect_scan(
-        dir, NULL,
-        "{\"id\":5,\"name\":\"v\"}\n{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n"
-        "{\"id\":25,\"name\":\"W\"}\n");
-    expect_scan(dir, "1", "{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n");
+    cli_prints("{\"id\":5,\"name\":\"v\"}\n{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n"
+               "{\"id\":25,\"name\":\"W\"}\n",
+               "table", "scan", dir, "--json", NULL);
+    cli_prints("{\"id\":10,\"name\":\"x\"}\n{\"id\":20,\"name\":\"y\"}\n", "table", "scan", dir,
+               "--json", "--as-of", "1", NULL);
     /* A repeated key in sorted input into an empty table: the one-pass writer
      * refuses it, and nothing opens as a table. */
     char *d3 = cli_dir_path("t3"), *dup = cli_dir_path("dup.csv");
@@ -163,12 +148,8 @@ static void test_cli_table_insert__import_into_rows(void **state)
 static void test_cli_table_insert__key_option_everywhere(void **state)
 {
     (void)state;
-    char *dir = cli_dir_path("t");
-    char *csv = cli_dir_path("k.csv");
-    write_str(csv, "id,name\n-5,neg\n1,a\n2,b\n3,c\n");
+    char *dir = cli_table_import("t", SCHEMA, "id,name\n-5,neg\n1,a\n2,b\n3,c\n", NULL);
     run r;
-    cli(&r, "table", "import", dir, "--schema", SCHEMA, csv, NULL);
-    cli_rc(&r, 0);
     const char *want = "{\"id\":3,\"name\":\"c\"}\n{\"id\":1,\"name\":\"a\"}\n";
     cli(&r, "table", "get", dir, "--json", "--key", "3", "--key", "1", NULL);
     cli_out_is(&r, 0, want);
@@ -198,7 +179,8 @@ static void test_cli_table_insert__key_option_everywhere(void **state)
     cli_rc(&r, 0);
     cli(&r, "table", "delete", dir, "--key", "-5", NULL);
     cli_rc(&r, 0);
-    expect_scan(dir, NULL, "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":\"two\"}\n");
+    cli_prints("{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":\"two\"}\n", "table", "scan", dir,
+               "--json", NULL);
     /* The help names --key for get first. */
     cli(&r, "table", "--help", NULL);
     EXPECT_RC(r, 0);
@@ -210,14 +192,10 @@ static void test_cli_table_insert__key_option_everywhere(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_table_insert__unsorted_import_and_insert,
-                                        cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_insert__values_as_text_forms, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_insert__import_into_rows, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_insert__key_option_everywhere, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_table_insert__unsorted_import_and_insert),
+        CLI_DIR_TEST(test_cli_table_insert__values_as_text_forms),
+        CLI_DIR_TEST(test_cli_table_insert__import_into_rows),
+        CLI_DIR_TEST(test_cli_table_insert__key_option_everywhere),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -316,10 +316,9 @@ static void test_cli_table_limits__100_key_columns(void **state)
     run r;
     cli(&r, "table", "import", dir, "--schema", sb_str(&schema), csv, NULL);
     cli_rc(&r, 0);
-    cli(&r, "table", "scan", dir, "--columns", "k0,v", "--json", "--as-of", "1", NULL);
-    cli_out_is(&r, 0,
-               "{\"k0\":1,\"v\":\"v1\"}\n{\"k0\":2,\"v\":\"v2\"}\n"
-               "{\"k0\":3,\"v\":\"v3\"}\n");
+    cli_prints("{\"k0\":1,\"v\":\"v1\"}\n{\"k0\":2,\"v\":\"v2\"}\n"
+               "{\"k0\":3,\"v\":\"v3\"}\n",
+               "table", "scan", dir, "--columns", "k0,v", "--json", "--as-of", "1", NULL);
 
     /* insert row 4 */
     sb row;
@@ -372,15 +371,14 @@ static void test_cli_table_limits__100_key_columns(void **state)
         sb_printf(&where, "%sk%zu = ", i ? " AND " : "", i);
         key_value(&where, 3, i);
     }
-    cli(&r, "table", "scan", dir, "--columns", "k0,v", "--json", "--where", sb_str(&where), NULL);
-    cli_out_is(&r, 0, "{\"k0\":3,\"v\":\"three\"}\n");
+    cli_prints("{\"k0\":3,\"v\":\"three\"}\n", "table", "scan", dir, "--columns", "k0,v", "--json",
+               "--where", sb_str(&where), NULL);
     cli(&r, "table", "compact", dir, NULL);
     cli_rc(&r, 0);
-    cli(&r, "table", "scan", dir, "--columns", "k0,k99,v", "--json", NULL);
-    cli_out_is(&r, 0,
-               "{\"k0\":2,\"k99\":\"s101\",\"v\":\"v2\"}\n"
+    cli_prints("{\"k0\":2,\"k99\":\"s101\",\"v\":\"v2\"}\n"
                "{\"k0\":3,\"k99\":\"s102\",\"v\":\"three\"}\n"
-               "{\"k0\":4,\"k99\":\"s103\",\"v\":\"v4\"}\n");
+               "{\"k0\":4,\"k99\":\"s103\",\"v\":\"v4\"}\n",
+               "table", "scan", dir, "--columns", "k0,k99,v", "--json", NULL);
     cli(&r, "table", "info", dir, "--json", NULL);
     EXPECT_RC(r, 0);
     parse_json(&doc, r.out);
@@ -407,22 +405,6 @@ static void test_cli_table_limits__100_key_columns(void **state)
 /* ---- keys with commas and quotes ---------------------------------------------------------------
  */
 
-static void expect_out(const char *want, ...)
-{
-    char *args[16];
-    size_t n = 0;
-    va_list ap;
-    va_start(ap, want);
-    char *a;
-    while ((a = va_arg(ap, char *)) != NULL)
-        args[n++] = a;
-    va_end(ap);
-    args[n] = NULL;
-    run r;
-    run_argv(&r, NULL, args);
-    cli_out_is(&r, 0, want);
-}
-
 static void test_cli_table_limits__quoted_keys(void **state)
 {
     (void)state;
@@ -437,28 +419,28 @@ static void test_cli_table_limits__quoted_keys(void **state)
     /* b = p,q\ in single quotes (a backslash before other text stays) */
     cli(&r, "table", "insert", dir, "--row", "a=7,b='p,q\\ \\'s',c=4,v='1,2'", NULL);
     cli_rc(&r, 0);
-    expect_out("{\"a\":7,\"b\":\"p,q\\\\ 's\",\"c\":4,\"v\":\"1,2\"}\n"
+    cli_prints("{\"a\":7,\"b\":\"p,q\\\\ 's\",\"c\":4,\"v\":\"1,2\"}\n"
                "{\"a\":7,\"b\":\"x,y \\\"q\\\" z'\",\"c\":3,\"v\":\"first\"}\n",
                "table", "scan", dir, "--json", NULL);
 
     const char *k1 = "7,\"x,y \\\"q\\\" z'\",3", *k1s = "7,'x,y \"q\" z\\'',3";
-    expect_out("{\"a\":7,\"b\":\"x,y \\\"q\\\" z'\",\"c\":3,\"v\":\"first\"}\n", "table", "get",
+    cli_prints("{\"a\":7,\"b\":\"x,y \\\"q\\\" z'\",\"c\":3,\"v\":\"first\"}\n", "table", "get",
                dir, "--json", (char *)k1, NULL);
     /* the same key in single quotes */
-    expect_out("{\"a\":7,\"b\":\"x,y \\\"q\\\" z'\",\"c\":3,\"v\":\"first\"}\n", "table", "get",
+    cli_prints("{\"a\":7,\"b\":\"x,y \\\"q\\\" z'\",\"c\":3,\"v\":\"first\"}\n", "table", "get",
                dir, "--json", (char *)k1s, NULL);
     cli(&r, "table", "update", dir, "--key", k1, "--set", "v=\"a,b\"", NULL);
     cli_rc(&r, 0);
-    expect_out("{\"a\":7,\"b\":\"x,y \\\"q\\\" z'\",\"c\":3,\"v\":\"a,b\"}\n", "table", "get", dir,
+    cli_prints("{\"a\":7,\"b\":\"x,y \\\"q\\\" z'\",\"c\":3,\"v\":\"a,b\"}\n", "table", "get", dir,
                "--json", (char *)k1, NULL);
     /* --where takes the same quoting */
-    expect_out("{\"c\":3}\n", "table", "scan", dir, "--json", "--columns", "c", "--where",
+    cli_prints("{\"c\":3}\n", "table", "scan", dir, "--json", "--columns", "c", "--where",
                "b = 'x,y \"q\" z\\'' AND v = \"a,b\"", NULL);
     cli(&r, "table", "delete", dir, "--key", k1, NULL);
     cli_rc(&r, 0);
     cli(&r, "table", "get", dir, (char *)k1, NULL);
     cli_err(&r, CF_EXIT_FAIL, "not found");
-    expect_out("{\"a\":7,\"b\":\"p,q\\\\ 's\",\"c\":4,\"v\":\"1,2\"}\n", "table", "get", dir,
+    cli_prints("{\"a\":7,\"b\":\"p,q\\\\ 's\",\"c\":4,\"v\":\"1,2\"}\n", "table", "get", dir,
                "--json", "7,'p,q\\ \\'s',4", NULL);
 
     /* A last STRING key column takes commas unquoted, as before. */
@@ -466,8 +448,8 @@ static void test_cli_table_limits__quoted_keys(void **state)
     cli_table_create(dir2, "a INT64 KEY, b STRING KEY");
     cli(&r, "table", "insert", dir2, "--row", "a=1,b='x,y,z'", NULL);
     cli_rc(&r, 0);
-    expect_out("{\"a\":1,\"b\":\"x,y,z\"}\n", "table", "get", dir2, "--json", "1,x,y,z", NULL);
-    expect_out("{\"a\":1,\"b\":\"x,y,z\"}\n", "table", "get", dir2, "--json", "1,\"x,y,z\"", NULL);
+    cli_prints("{\"a\":1,\"b\":\"x,y,z\"}\n", "table", "get", dir2, "--json", "1,x,y,z", NULL);
+    cli_prints("{\"a\":1,\"b\":\"x,y,z\"}\n", "table", "get", dir2, "--json", "1,\"x,y,z\"", NULL);
 }
 
 /* The limits are the library's: past them, create says which (exit 2). */
@@ -491,23 +473,17 @@ static void test_cli_table_limits__stated_limits(void **state)
     cli(&r, "table", "create", cli_dir_path("long"), "--schema", name, NULL);
     cli_rc(&r, 0);
     cli(&r, "table", "--help", NULL);
-    EXPECT_RC(r, 0);
-    assert_non_null(strstr(r.out, "a schema has 1..1024 columns, any number of them KEY"));
-    assert_non_null(strstr(r.out, "at most 256 bytes"));
-    done(&r);
+    cli_out_has(&r, 0, "a schema has 1..1024 columns, any number of them KEY", "at most 256 bytes",
+                NULL);
 }
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_table_limits__600_columns, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_limits__100_key_columns, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_limits__quoted_keys, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_limits__stated_limits, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_table_limits__600_columns),
+        CLI_DIR_TEST(test_cli_table_limits__100_key_columns),
+        CLI_DIR_TEST(test_cli_table_limits__quoted_keys),
+        CLI_DIR_TEST(test_cli_table_limits__stated_limits),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

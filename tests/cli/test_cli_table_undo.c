@@ -4,7 +4,6 @@
  * directory that was there keeps its entries, no LOCK added, none removed. The
  * failures are bad input (duplicate keys) and refused directories; nothing is
  * killed. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,45 +14,33 @@
 #include "support_cli.h"
 #include "test_common.h"
 
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(a, b);
-}
-
-/* dir's entries, sorted, joined with spaces ("-" when dir does not exist). */
-static void entries(const char *dir, char *out, size_t cap)
-{
-    DIR *d = opendir(dir);
-    if (d == NULL) {
-        snprintf(out, cap, "-");
-        return;
-    }
-    char names[16][256];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < 16)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            snprintf(names[n++], sizeof(names[0]), "%s", e->d_name);
-    closedir(d);
-    qsort(names, (size_t)n, sizeof(names[0]), cmp_name);
-    out[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        strncat(out, i ? " " : "", cap - strlen(out) - 1);
-        strncat(out, names[i], cap - strlen(out) - 1);
-    }
-}
-
-static void expect_entries(const char *dir, const char *want)
-{
-    char got[1024];
-    entries(dir, got, sizeof(got));
-    if (strcmp(got, want) != 0)
-        fail_msg("%s holds [%s], want [%s]", dir, got, want);
-}
-
 static void touch(const char *path)
 {
     write_str(path, "");
+}
+
+/* The inputs of a load: the same rows as Parquet (for convert) and CSV (for
+ * table import), and the table's schema. */
+typedef struct load_src {
+    const char *pq, *csv, *schema;
+} load_src;
+
+/* `convert --to table` and then `table import` of src into dir both fail (exit 1,
+ * convert's message holding convert_err when it is not NULL), each leaving dir
+ * holding exactly want. */
+static void loads_fail(const load_src *src, const char *dir, const char *want,
+                       const char *convert_err)
+{
+    run r;
+    cli(&r, "convert", "--to", "table", "--key", "id", src->pq, dir, NULL);
+    if (convert_err != NULL)
+        cli_err(&r, CF_EXIT_FAIL, convert_err);
+    else
+        cli_rc(&r, CF_EXIT_FAIL);
+    cli_dir_holds(dir, want);
+    cli(&r, "table", "import", dir, "--schema", src->schema, src->csv, NULL);
+    cli_rc(&r, CF_EXIT_FAIL);
+    cli_dir_holds(dir, want);
 }
 
 static void test_cli_table_undo__failed_loads_leave_what_was_there(void **state)
@@ -66,26 +53,16 @@ static void test_cli_table_undo__failed_loads_leave_what_was_there(void **state)
     cli(&r, "parquet", "write", "--schema", "id INT64, name STRING", "--input", csv, pq, NULL);
     cli_rc(&r, 0);
     const char *schema = "id INT64 KEY, name STRING";
+    load_src src = {pq, csv, schema};
 
     /* A new directory: made, then removed again. */
-    char *nt = cli_dir_path("new-convert");
-    cli(&r, "convert", "--to", "table", "--key", "id", pq, nt, NULL);
-    cli_err(&r, CF_EXIT_FAIL, "duplicate key");
-    expect_entries(nt, "-");
-    char *ni = cli_dir_path("new-import");
-    cli(&r, "table", "import", ni, "--schema", schema, csv, NULL);
-    cli_rc(&r, CF_EXIT_FAIL);
-    expect_entries(ni, "-");
+    char *nt = cli_dir_path("new");
+    loads_fail(&src, nt, "-", "duplicate key");
 
     /* An empty directory that was there stays, empty. */
     char *e1 = cli_dir_path("empty");
     assert_int_equal(mkdir(e1, 0777), 0);
-    cli(&r, "convert", "--to", "table", "--key", "id", pq, e1, NULL);
-    cli_rc(&r, CF_EXIT_FAIL);
-    expect_entries(e1, "");
-    cli(&r, "table", "import", e1, "--schema", schema, csv, NULL);
-    cli_rc(&r, CF_EXIT_FAIL);
-    expect_entries(e1, "");
+    loads_fail(&src, e1, "", NULL);
 
     /* A LOCK that was there (what a failed load of an older cfile left) is not
      * this run's to delete. */
@@ -93,27 +70,17 @@ static void test_cli_table_undo__failed_loads_leave_what_was_there(void **state)
     assert_int_equal(mkdir(l1, 0777), 0);
     snprintf(p, sizeof(p), "%s/LOCK", l1);
     touch(p);
-    cli(&r, "convert", "--to", "table", "--key", "id", pq, l1, NULL);
-    cli_rc(&r, CF_EXIT_FAIL);
-    expect_entries(l1, "LOCK");
-    cli(&r, "table", "import", l1, "--schema", schema, csv, NULL);
-    cli_rc(&r, CF_EXIT_FAIL);
-    expect_entries(l1, "LOCK");
+    loads_fail(&src, l1, "LOCK", NULL);
 
     /* A directory refused as not a table of ours gets no LOCK added. */
     char *w1 = cli_dir_path("holds-wal");
     assert_int_equal(mkdir(w1, 0777), 0);
     snprintf(p, sizeof(p), "%s/wal", w1);
     assert_int_equal(mkdir(p, 0777), 0);
-    cli(&r, "convert", "--to", "table", "--key", "id", pq, w1, NULL);
-    cli_err(&r, CF_EXIT_FAIL, "not a table of ours");
-    expect_entries(w1, "wal");
-    cli(&r, "table", "import", w1, "--schema", schema, csv, NULL);
-    cli_rc(&r, CF_EXIT_FAIL);
-    expect_entries(w1, "wal");
+    loads_fail(&src, w1, "wal", "not a table of ours");
     cli(&r, "table", "create", w1, "--schema", schema, NULL);
     cli_err(&r, CF_EXIT_FAIL, "not a table of ours");
-    expect_entries(w1, "wal");
+    cli_dir_holds(w1, "wal");
 
     /* And the same load with good rows makes the table (its LOCK included). */
     write_str(csv, "id,name\n1,a\n2,b\n");
@@ -121,8 +88,8 @@ static void test_cli_table_undo__failed_loads_leave_what_was_there(void **state)
     cli_rc(&r, 0);
     cli(&r, "convert", "--to", "table", "--key", "id", pq, nt, NULL);
     cli_rc(&r, 0);
-    cli(&r, "table", "scan", nt, "--json", NULL);
-    cli_out_is(&r, 0, "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":\"b\"}\n");
+    cli_prints("{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":\"b\"}\n", "table", "scan", nt,
+               "--json", NULL);
     snprintf(p, sizeof(p), "%s/LOCK", nt);
     assert_int_equal(access(p, F_OK), 0);
     /* A failed load into that existing table keeps it whole. */
@@ -136,8 +103,7 @@ static void test_cli_table_undo__failed_loads_leave_what_was_there(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_table_undo__failed_loads_leave_what_was_there,
-                                        cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_table_undo__failed_loads_leave_what_was_there),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -138,10 +138,8 @@ static void test_cli_table_walseg__missing_segment_refused(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_table_walseg__info_rows_agree_with_scan,
-                                        cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_table_walseg__missing_segment_refused,
-                                        cli_dir_setup, cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_table_walseg__info_rows_agree_with_scan),
+        CLI_DIR_TEST(test_cli_table_walseg__missing_segment_refused),
     };
     return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -81,8 +81,7 @@ static void refused_everywhere(const char *t, const char *text, const char *why)
     cli(&r, "table", "update", dir, "--key", "3", "--set", row, NULL);
     snprintf(want, sizeof want, "--set: column 'f': %s: %s %s", t, text, why);
     cli_err(&r, CF_EXIT_USAGE, want);
-    cli(&r, "table", "scan", dir, "--json", NULL);
-    cli_out_is(&r, 0, "{\"id\":3,\"f\":2.5}\n");
+    cli_prints("{\"id\":3,\"f\":2.5}\n", "table", "scan", dir, "--json", NULL);
 
     /* parquet write */
     char *pq = cli_dir_path("u.parquet");
@@ -136,15 +135,14 @@ static void test_cli_values__survivors_kept(void **state)
     run r;
     cli(&r, "table", "import", dir, "--schema", "id INT64 KEY, f FLOAT, d DOUBLE", csv, NULL);
     cli_rc(&r, 0);
-    cli(&r, "table", "scan", dir, "--format", "csv", "--columns", "f,d", NULL);
-    cli_out_is(&r, 0,
-               "f,d\n"
+    cli_prints("f,d\n"
                "0.0,-0.0\n"
                "1.4013e-45,4.94065645841247e-324\n"
                "1.4013e-45,4.94065645841247e-324\n"
                "1.4013e-45,2.2250738585072014e-308\n"
                "9.99995e-41,9.99999999999997e-311\n"
-               "1.5,4.94065645841247e-324\n");
+               "1.5,4.94065645841247e-324\n",
+               "table", "scan", dir, "--format", "csv", "--columns", "f,d", NULL);
     /* What scan printed imports again to the same values. */
     char *back = cli_dir_path("back.csv"), *dir2 = cli_dir_path("k2");
     cli(&r, "table", "scan", dir, "--format", "csv", NULL);
@@ -192,8 +190,7 @@ static void test_cli_values__table_human_forms(void **state)
         "{\"id\":3,\"d\":-719162,\"ts\":1704164645500000,\"p\":-5,\"q\":5,\"w\":\"0\"}\n"
         "{\"id\":4,\"d\":2932896,\"ts\":-1,\"p\":7,\"q\":null,\"w\":null}\n"
         "{\"id\":5,\"d\":null,\"ts\":null,\"p\":null,\"q\":null,\"w\":null}\n";
-    cli(&r, "table", "scan", dir, "--json", NULL);
-    cli_out_is(&r, 0, json);
+    cli_prints(json, "table", "scan", dir, "--json", NULL);
     /* csv and text: the human forms. */
     const char *csv_out = "id,d,ts,p,q,w\n"
                           "1,2024-01-02,2024-01-02T03:04:05.000006Z,12.34,-999.9,"
@@ -202,23 +199,21 @@ static void test_cli_values__table_human_forms(void **state)
                           "3,0001-01-01,2024-01-02T03:04:05.500000Z,-0.05,0.5,0.0000000000\n"
                           "4,9999-12-31,1969-12-31T23:59:59.999999Z,0.07,,\n"
                           "5,,,,,\n";
-    cli(&r, "table", "scan", dir, "--format", "csv", NULL);
-    cli_out_is(&r, 0, csv_out);
-    cli(&r, "table", "scan", dir, "--columns", "id,d,ts,p", "--limit", "2", NULL);
-    cli_out_is(&r, 0,
-               "id | d          | ts                          | p    \n"
+    cli_prints(csv_out, "table", "scan", dir, "--format", "csv", NULL);
+    cli_prints("id | d          | ts                          | p    \n"
                "---+------------+-----------------------------+------\n"
                "1  | 2024-01-02 | 2024-01-02T03:04:05.000006Z | 12.34\n"
-               "2  | 2024-01-02 | 2024-01-02T03:04:05.000006Z | 12.34\n");
+               "2  | 2024-01-02 | 2024-01-02T03:04:05.000006Z | 12.34\n",
+               "table", "scan", dir, "--columns", "id,d,ts,p", "--limit", "2", NULL);
     cli(&r, "head", "-n", "1", "--format", "csv", dir, NULL);
     cli_out_is(&r, 0,
                "id,d,ts,p,q,w\n1,2024-01-02,2024-01-02T03:04:05.000006Z,12.34,-999.9,"
                "-1234567890123456789012345678.0123456789\n");
     /* --raw-values: the integers, in text and csv, scan, get and head alike. */
-    cli(&r, "table", "scan", dir, "--format", "csv", "--raw-values", "--columns", "d,ts,p,q", NULL);
-    cli_out_is(&r, 0,
-               "d,ts,p,q\n19724,1704164645000006,1234,-9999\n19724,1704164645000006,1234,5\n"
-               "-719162,1704164645500000,-5,5\n2932896,-1,7,\n,,,\n");
+    cli_prints("d,ts,p,q\n19724,1704164645000006,1234,-9999\n19724,1704164645000006,1234,5\n"
+               "-719162,1704164645500000,-5,5\n2932896,-1,7,\n,,,\n",
+               "table", "scan", dir, "--format", "csv", "--raw-values", "--columns", "d,ts,p,q",
+               NULL);
     cli(&r, "table", "get", dir, "--raw-values", "4", NULL);
     cli_out_is(&r, 0,
                "id | d       | ts | p | q    | w   \n"
@@ -238,16 +233,14 @@ static void test_cli_values__table_human_forms(void **state)
     write_str(back, csv_out);
     cli(&r, "table", "import", dir2, "--schema", HSCHEMA, back, NULL);
     cli_rc(&r, 0);
-    cli(&r, "table", "scan", dir2, "--json", NULL);
-    cli_out_is(&r, 0, json);
+    cli_prints(json, "table", "scan", dir2, "--json", NULL);
     cli(&r, "table", "scan", dir, "--format", "csv", "--raw-values", NULL);
     EXPECT_RC(r, 0);
     write_str(back, r.out);
     done(&r);
     cli(&r, "table", "import", dir3, "--schema", HSCHEMA, back, NULL);
     cli_rc(&r, 0);
-    cli(&r, "table", "scan", dir3, "--json", NULL);
-    cli_out_is(&r, 0, json);
+    cli_prints(json, "table", "scan", dir3, "--json", NULL);
 
     /* JSON lines take the human forms as strings, and a decimal as a number. */
     char *jl = cli_dir_path("h.jsonl"), *dir4 = cli_dir_path("h4");
@@ -287,13 +280,12 @@ static void test_cli_values__options_human_forms(void **state)
                "2024-02-29,0.99,2024-02-29T12:00:00Z,2\n");
     CLI(&r, "table", "get", dir, "--format", "csv", "--key", "2024-02-29,0.99");
     cli_out_is(&r, 0, "day,price,at,n\n2024-02-29,0.99,2024-02-29T12:00:00Z,2\n");
-    CLI(&r, "table", "scan", dir, "--format", "csv", "--where",
-        "price >= 1.00 AND at > 2024-02-29T13:59:59.999999Z AND day = 2024-02-29");
-    cli_out_is(&r, 0, "day,price,at,n\n2024-02-29,12.50,2024-02-29T14:00:00Z,3\n");
+    cli_prints("day,price,at,n\n2024-02-29,12.50,2024-02-29T14:00:00Z,3\n", "table", "scan", dir,
+               "--format", "csv", "--where",
+               "price >= 1.00 AND at > 2024-02-29T13:59:59.999999Z AND day = 2024-02-29", NULL);
     CLI(&r, "table", "delete", dir, "--key", "2024-02-29,0.99");
     cli_rc(&r, 0);
-    CLI(&r, "table", "scan", dir, "--json", "--columns", "price");
-    cli_out_is(&r, 0, "{\"price\":1250}\n");
+    cli_prints("{\"price\":1250}\n", "table", "scan", dir, "--json", "--columns", "price", NULL);
 
     /* Bad human forms: usage errors naming the column and what is wrong. */
     CLI(&r, "table", "insert", dir, "--row", "day=2024-02-30,price=1");
@@ -418,18 +410,12 @@ static void test_cli_values__kudu_tablet_scan(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cli_values__underflow_refused, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_values__survivors_kept, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_values__table_human_forms, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_values__options_human_forms, cli_dir_setup,
-                                        cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_values__import_errors_name_line_and_column,
-                                        cli_dir_setup, cli_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_cli_values__cfile_and_parquet, cli_dir_setup,
-                                        cli_dir_teardown),
+        CLI_DIR_TEST(test_cli_values__underflow_refused),
+        CLI_DIR_TEST(test_cli_values__survivors_kept),
+        CLI_DIR_TEST(test_cli_values__table_human_forms),
+        CLI_DIR_TEST(test_cli_values__options_human_forms),
+        CLI_DIR_TEST(test_cli_values__import_errors_name_line_and_column),
+        CLI_DIR_TEST(test_cli_values__cfile_and_parquet),
         cmocka_unit_test(test_cli_values__kudu_tablet_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

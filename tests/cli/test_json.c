@@ -191,20 +191,27 @@ static void test_json__writer_escapes(void **state)
     free(out);
 }
 
-static void test_json__writer_roundtrip_dom(void **state)
+/* text parsed, then its DOM written back (the caller frees it). */
+static char *written_back(const char *text)
 {
-    const char *text = "{\"a\":[1,-2.5e3,true,false,null,\"x\"],\"b\":{\"c\":{}},\"d\":NaN}";
     cf_json_doc d;
     parse_ok(&d, text);
     sink s;
     sink_open(&s);
     cf_jw_value(&s.w, &d.root);
     char *out = sink_close(&s);
+    cf_json_doc_dispose(&d);
+    return out;
+}
+
+static void test_json__writer_roundtrip_dom(void **state)
+{
+    const char *text = "{\"a\":[1,-2.5e3,true,false,null,\"x\"],\"b\":{\"c\":{}},\"d\":NaN}";
+    char *out = written_back(text);
     /* Bare NaN comes back in the string form. */
     assert_string_equal(out,
                         "{\"a\":[1,-2.5e3,true,false,null,\"x\"],\"b\":{\"c\":{}},\"d\":\"NaN\"}");
     free(out);
-    cf_json_doc_dispose(&d);
 }
 
 /* Any DOM the parser accepts is written back as it was, however deep (the
@@ -222,34 +229,34 @@ static void test_json__writer_roundtrip_deep(void **state)
         n += (size_t)sprintf(text + n, "],%zu", i);
     text[n++] = ']';
     text[n] = '\0';
-    cf_json_doc d;
-    parse_ok(&d, text);
-    sink s;
-    sink_open(&s);
-    cf_jw_value(&s.w, &d.root);
-    char *out = sink_close(&s);
+    char *out = written_back(text);
     assert_string_equal(out, text);
     free(out);
     free(text);
-    cf_json_doc_dispose(&d);
+}
+
+/* v printed as a DOUBLE (or, as_float, as a FLOAT: v holds one exactly, NaN
+ * payloads included) is want, a JSON string when want_string. */
+static void fmt_num(bool as_float, double v, const char *want, bool want_string)
+{
+    char buf[CF_CLI_NUM_CAP];
+    bool is_string;
+    if (as_float)
+        cf_cli_format_float(buf, (float)v, &is_string);
+    else
+        cf_cli_format_double(buf, v, &is_string);
+    assert_string_equal(buf, want);
+    assert_int_equal(is_string, want_string);
 }
 
 static void fmt_double(double v, const char *want, bool want_string)
 {
-    char buf[CF_CLI_NUM_CAP];
-    bool is_string;
-    cf_cli_format_double(buf, v, &is_string);
-    assert_string_equal(buf, want);
-    assert_int_equal(is_string, want_string);
+    fmt_num(false, v, want, want_string);
 }
 
 static void fmt_float(float v, const char *want, bool want_string)
 {
-    char buf[CF_CLI_NUM_CAP];
-    bool is_string;
-    cf_cli_format_float(buf, v, &is_string);
-    assert_string_equal(buf, want);
-    assert_int_equal(is_string, want_string);
+    fmt_num(true, v, want, want_string);
 }
 
 static double dbits(uint64_t b)
@@ -384,23 +391,30 @@ static char *render(cf_type t, const void *slot)
     return sink_close(&s);
 }
 
-/* text parses as t and renders as want (NULL: as text itself). */
-static void roundtrip(const char *text, cf_type t, const char *want)
+/* One case of cf_cli_value_parse: text, as a value of type t, renders as want. */
+typedef struct value_case {
+    const char *text;
+    cf_type t;
+    const char *want;
+} value_case;
+
+static void parses_as(const value_case *c)
 {
     cf_cli_arena a;
     cf_cli_arena_init(&a);
     _Alignas(16) uint8_t slot[32];
     bool is_null;
-    if (value_of(text, t, slot, &is_null, &a) != 0)
-        fail_msg("%s did not parse as %s", text, cf_type_name(t));
+    if (value_of(c->text, c->t, slot, &is_null, &a) != 0)
+        fail_msg("%s did not parse as %s", c->text, cf_type_name(c->t));
     assert_false(is_null);
-    char *out = render(t, slot);
-    assert_string_equal(out, want ? want : text);
+    char *out = render(c->t, slot);
+    assert_string_equal(out, c->want);
     free(out);
     cf_cli_arena_dispose(&a);
 }
 
-static void rejects(const char *text, cf_type t)
+/* text is not a value of type t. */
+static void is_refused(const char *text, cf_type t)
 {
     cf_cli_arena a;
     cf_cli_arena_init(&a);
@@ -413,71 +427,85 @@ static void rejects(const char *text, cf_type t)
 
 static void test_json__value_forms(void **state)
 {
-    roundtrip("-128", CF_TYPE_INT8, NULL);
-    roundtrip("127", CF_TYPE_INT8, NULL);
-    rejects("128", CF_TYPE_INT8);
-    rejects("-129", CF_TYPE_INT8);
-    roundtrip("255", CF_TYPE_UINT8, NULL);
-    rejects("-1", CF_TYPE_UINT8);
-    roundtrip("-32768", CF_TYPE_INT16, NULL);
-    roundtrip("65535", CF_TYPE_UINT16, NULL);
-    roundtrip("-2147483648", CF_TYPE_INT32, NULL);
-    rejects("2147483648", CF_TYPE_INT32);
-    roundtrip("4294967295", CF_TYPE_UINT32, NULL);
-    roundtrip("-9223372036854775808", CF_TYPE_INT64, NULL);
-    roundtrip("18446744073709551615", CF_TYPE_UINT64, NULL);
-    rejects("18446744073709551616", CF_TYPE_UINT64);
-    rejects("1.5", CF_TYPE_INT32);
-    rejects("1e3", CF_TYPE_INT32);
-    rejects("true", CF_TYPE_INT32);
-    roundtrip("\"42\"", CF_TYPE_INT32, "42");
-    roundtrip("-719162", CF_TYPE_DATE, NULL);
-    roundtrip("-999999999", CF_TYPE_DECIMAL32, NULL);
-    roundtrip("999999999999999999", CF_TYPE_DECIMAL64, NULL);
-    roundtrip("-9223372036854775808", CF_TYPE_UNIXTIME_MICROS, NULL);
-    roundtrip("\"-99999999999999999999999999999999999999\"", CF_TYPE_DECIMAL128, NULL);
-    roundtrip("\"170141183460469231731687303715884105727\"", CF_TYPE_INT128, NULL);
-    roundtrip("\"-170141183460469231731687303715884105728\"", CF_TYPE_INT128, NULL);
-    rejects("\"170141183460469231731687303715884105728\"", CF_TYPE_INT128);
-    roundtrip("7", CF_TYPE_DECIMAL128, "\"7\"");
-    roundtrip("true", CF_TYPE_BOOL, NULL);
-    roundtrip("false", CF_TYPE_BOOL, NULL);
-    roundtrip("1", CF_TYPE_BOOL, "true");
-    rejects("2", CF_TYPE_BOOL);
-    roundtrip("\"NaN\"", CF_TYPE_DOUBLE, NULL);
-    roundtrip("NaN", CF_TYPE_DOUBLE, "\"NaN\"");
-    roundtrip("\"Infinity\"", CF_TYPE_DOUBLE, NULL);
-    roundtrip("\"-Infinity\"", CF_TYPE_FLOAT, NULL);
-    roundtrip("-0.0", CF_TYPE_DOUBLE, NULL);
-    roundtrip("-0.0", CF_TYPE_FLOAT, NULL);
-    roundtrip("1", CF_TYPE_DOUBLE, "1.0");
-    roundtrip("1.7976931348623157e+308", CF_TYPE_DOUBLE, NULL);
-    roundtrip("-1.4743731021881104", CF_TYPE_FLOAT, "-1.4743731");
-    roundtrip("\"0x7fc00001\"", CF_TYPE_FLOAT, NULL);
-    roundtrip("\"0x7fc00000\"", CF_TYPE_FLOAT, "\"NaN\"");
-    roundtrip("\"0x3f800000\"", CF_TYPE_FLOAT, "1.0");
-    roundtrip("\"0x7ff0000000000001\"", CF_TYPE_DOUBLE, NULL);
-    roundtrip("\"0x8000000000000000\"", CF_TYPE_DOUBLE, "-0.0");
-    roundtrip("\"2.5\"", CF_TYPE_DOUBLE, "2.5");
-    rejects("\"0x1p3\"", CF_TYPE_DOUBLE);
-    rejects("\"0x123456789\"", CF_TYPE_FLOAT);
-    rejects("\"inf\"", CF_TYPE_DOUBLE);
-    rejects("\"nan(1)\"", CF_TYPE_DOUBLE);
-    rejects("[]", CF_TYPE_DOUBLE);
-    roundtrip("\"caf\\u00e9\"", CF_TYPE_STRING, "\"caf\xc3\xa9\"");
-    roundtrip("\"nul\\u0000inside\"", CF_TYPE_STRING, NULL);
-    roundtrip("{\"hex\": \"ff00fe\"}", CF_TYPE_STRING, "{\"hex\":\"ff00fe\"}");
-    roundtrip("{\"hex\": \"6f6b\"}", CF_TYPE_VARCHAR, "\"ok\"");
-    roundtrip("{\"repeat\": \"ab\", \"count\": 3}", CF_TYPE_STRING, "\"ababab\"");
-    roundtrip("{\"repeat\": \"ab\", \"count\": 0}", CF_TYPE_STRING, "\"\"");
-    rejects("{\"repeat\": \"ab\"}", CF_TYPE_STRING);
-    rejects("{\"hex\": \"f\"}", CF_TYPE_STRING);
-    rejects("{\"hex\": \"zz\"}", CF_TYPE_STRING);
-    rejects("5", CF_TYPE_STRING);
-    roundtrip("\"DEADbeef00\"", CF_TYPE_BINARY, "\"deadbeef00\"");
-    roundtrip("\"\"", CF_TYPE_BINARY, NULL);
-    roundtrip("{\"repeat\": \"00ff\", \"count\": 2}", CF_TYPE_BINARY, "\"00ff00ff\"");
-    rejects("\"abc\"", CF_TYPE_BINARY);
+    static const value_case parsed[] = {
+        {"-128", CF_TYPE_INT8, "-128"},
+        {"127", CF_TYPE_INT8, "127"},
+        {"255", CF_TYPE_UINT8, "255"},
+        {"-32768", CF_TYPE_INT16, "-32768"},
+        {"65535", CF_TYPE_UINT16, "65535"},
+        {"-2147483648", CF_TYPE_INT32, "-2147483648"},
+        {"4294967295", CF_TYPE_UINT32, "4294967295"},
+        {"-9223372036854775808", CF_TYPE_INT64, "-9223372036854775808"},
+        {"18446744073709551615", CF_TYPE_UINT64, "18446744073709551615"},
+        {"\"42\"", CF_TYPE_INT32, "42"},
+        {"-719162", CF_TYPE_DATE, "-719162"},
+        {"-999999999", CF_TYPE_DECIMAL32, "-999999999"},
+        {"999999999999999999", CF_TYPE_DECIMAL64, "999999999999999999"},
+        {"-9223372036854775808", CF_TYPE_UNIXTIME_MICROS, "-9223372036854775808"},
+        {"\"-99999999999999999999999999999999999999\"", CF_TYPE_DECIMAL128,
+         "\"-99999999999999999999999999999999999999\""},
+        {"\"170141183460469231731687303715884105727\"", CF_TYPE_INT128,
+         "\"170141183460469231731687303715884105727\""},
+        {"\"-170141183460469231731687303715884105728\"", CF_TYPE_INT128,
+         "\"-170141183460469231731687303715884105728\""},
+        {"7", CF_TYPE_DECIMAL128, "\"7\""},
+        {"true", CF_TYPE_BOOL, "true"},
+        {"false", CF_TYPE_BOOL, "false"},
+        {"1", CF_TYPE_BOOL, "true"},
+        {"\"NaN\"", CF_TYPE_DOUBLE, "\"NaN\""},
+        {"NaN", CF_TYPE_DOUBLE, "\"NaN\""},
+        {"\"Infinity\"", CF_TYPE_DOUBLE, "\"Infinity\""},
+        {"\"-Infinity\"", CF_TYPE_FLOAT, "\"-Infinity\""},
+        {"-0.0", CF_TYPE_DOUBLE, "-0.0"},
+        {"-0.0", CF_TYPE_FLOAT, "-0.0"},
+        {"1", CF_TYPE_DOUBLE, "1.0"},
+        {"1.7976931348623157e+308", CF_TYPE_DOUBLE, "1.7976931348623157e+308"},
+        {"-1.4743731021881104", CF_TYPE_FLOAT, "-1.4743731"},
+        {"\"0x7fc00001\"", CF_TYPE_FLOAT, "\"0x7fc00001\""},
+        {"\"0x7fc00000\"", CF_TYPE_FLOAT, "\"NaN\""},
+        {"\"0x3f800000\"", CF_TYPE_FLOAT, "1.0"},
+        {"\"0x7ff0000000000001\"", CF_TYPE_DOUBLE, "\"0x7ff0000000000001\""},
+        {"\"0x8000000000000000\"", CF_TYPE_DOUBLE, "-0.0"},
+        {"\"2.5\"", CF_TYPE_DOUBLE, "2.5"},
+        {"\"caf\\u00e9\"", CF_TYPE_STRING, "\"caf\xc3\xa9\""},
+        {"\"nul\\u0000inside\"", CF_TYPE_STRING, "\"nul\\u0000inside\""},
+        {"{\"hex\": \"ff00fe\"}", CF_TYPE_STRING, "{\"hex\":\"ff00fe\"}"},
+        {"{\"hex\": \"6f6b\"}", CF_TYPE_VARCHAR, "\"ok\""},
+        {"{\"repeat\": \"ab\", \"count\": 3}", CF_TYPE_STRING, "\"ababab\""},
+        {"{\"repeat\": \"ab\", \"count\": 0}", CF_TYPE_STRING, "\"\""},
+        {"\"DEADbeef00\"", CF_TYPE_BINARY, "\"deadbeef00\""},
+        {"\"\"", CF_TYPE_BINARY, "\"\""},
+        {"{\"repeat\": \"00ff\", \"count\": 2}", CF_TYPE_BINARY, "\"00ff00ff\""},
+    };
+    for (size_t i = 0; i < sizeof parsed / sizeof parsed[0]; i++)
+        parses_as(&parsed[i]);
+    static const struct {
+        const char *text;
+        cf_type t;
+    } refused[] = {
+        {"128", CF_TYPE_INT8},
+        {"-129", CF_TYPE_INT8},
+        {"-1", CF_TYPE_UINT8},
+        {"2147483648", CF_TYPE_INT32},
+        {"18446744073709551616", CF_TYPE_UINT64},
+        {"1.5", CF_TYPE_INT32},
+        {"1e3", CF_TYPE_INT32},
+        {"true", CF_TYPE_INT32},
+        {"\"170141183460469231731687303715884105728\"", CF_TYPE_INT128},
+        {"2", CF_TYPE_BOOL},
+        {"\"0x1p3\"", CF_TYPE_DOUBLE},
+        {"\"0x123456789\"", CF_TYPE_FLOAT},
+        {"\"inf\"", CF_TYPE_DOUBLE},
+        {"\"nan(1)\"", CF_TYPE_DOUBLE},
+        {"[]", CF_TYPE_DOUBLE},
+        {"{\"repeat\": \"ab\"}", CF_TYPE_STRING},
+        {"{\"hex\": \"f\"}", CF_TYPE_STRING},
+        {"{\"hex\": \"zz\"}", CF_TYPE_STRING},
+        {"5", CF_TYPE_STRING},
+        {"\"abc\"", CF_TYPE_BINARY},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        is_refused(refused[i].text, refused[i].t);
 
     cf_cli_arena a;
     cf_cli_arena_init(&a);

@@ -16,31 +16,20 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+
+import { openDuckDB, q } from '../common/duckdb.mjs';
 
 const [cfileBin, sharedDir, workRoot, duckdbDir] = process.argv.slice(2);
-const apiPath = path.resolve(duckdbDir, 'node_modules/@duckdb/node-api/lib/index.js');
-if (!fs.existsSync(apiPath)) {
-  console.log(`skipped: no DuckDB at ${apiPath} (./test installs it)`);
-  process.exit(77);
-}
-const { DuckDBInstance } = await import(pathToFileURL(apiPath).href);
-const inst = await DuckDBInstance.create(':memory:', { threads: '1' });
-const con = await inst.connect();
+const { con, rows } = await openDuckDB(duckdbDir);
 const work = fs.mkdtempSync(path.join(workRoot, 'pqw-duckdb-'));
 let failures = 0, checked = 0;
 function fail(msg) {
   failures++;
   if (failures <= 30) console.log('FAIL ' + msg);
 }
-async function rows(sql) {
-  const r = await con.runAndReadAll(sql);
-  return r.getRowObjectsJson();
-}
 function cfile(args, input) {
   return execFileSync(cfileBin, args, { input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
 }
-const q = (s) => "'" + s.replace(/'/g, "''") + "'";
 
 // ---- deterministic values ------------------------------------------------------------------
 let seed = 0x9e3779b97f4a7c15n;
