@@ -39,11 +39,9 @@ cf_status cf_parquet_bloom_open(cf_parquet_bloom **out, const cf_parquet *pq, ui
                                 uint32_t column, cf_error *err)
 {
     *out = NULL;
-    const cf_parquet_file_meta *m = cf_parquet_meta(pq);
-    CF_CHECK(row_group < m->row_group_count && column < cf_parquet_column_count(pq), err, CF_EINVAL,
-             "parquet bloom filter: row group %" PRIu32 " column %" PRIu32 " out of range",
-             row_group, column);
-    const cf_parquet_column_meta *cm = &m->row_groups[row_group].columns[column].meta;
+    const cf_parquet_column_chunk *cc;
+    CF_TRY(cf_pq_chunk_at(pq, row_group, column, "parquet bloom filter", &cc, err));
+    const cf_parquet_column_meta *cm = &cc->meta;
     CF_CHECK(cm->has_bloom_filter_offset, err, CF_ENOTFOUND,
              "row group %" PRIu32 " column %" PRIu32 ": no bloom filter", row_group, column);
     int64_t off = cm->bloom_filter_offset;

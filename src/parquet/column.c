@@ -75,18 +75,16 @@ cf_status cf_parquet_column_open(cf_parquet_column_reader **out, const cf_parque
                                  uint32_t row_group, uint32_t column, cf_error *err)
 {
     *out = NULL;
-    const cf_parquet_file_meta *m = cf_parquet_meta(pq);
-    CF_CHECK(row_group < m->row_group_count && column < cf_parquet_column_count(pq), err, CF_EINVAL,
-             "parquet column: row group %" PRIu32 " column %" PRIu32 " out of range", row_group,
-             column);
+    const cf_parquet_column_chunk *cc;
+    CF_TRY(cf_pq_chunk_at(pq, row_group, column, "parquet column", &cc, err));
     cf_parquet_column_reader *r = cf_calloc(1, sizeof(*r));
     CF_CHECK(r, err, CF_ENOMEM, "parquet column: out of memory");
     r->pq = pq;
     r->col = cf_parquet_column_at(pq, column);
     r->row_group = row_group;
     r->column = column;
-    r->codec = m->row_groups[row_group].columns[column].meta.codec;
-    r->chunk_raw_size = m->row_groups[row_group].columns[column].meta.total_uncompressed_size;
+    r->codec = cc->meta.codec;
+    r->chunk_raw_size = cc->meta.total_uncompressed_size;
     r->vsize = cf_pq_value_size((unsigned)r->col->type, r->col->type_length);
     cf_status st = cf_parquet_pages_open(&r->pages, pq, row_group, column, NULL, err);
     if (st == CF_OK && !cf_pq_codec_supported((unsigned)r->codec)) {

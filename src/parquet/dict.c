@@ -14,6 +14,27 @@
 
 #include "util/error.h"
 
+/* Every index below dict_count, else `bad` naming the first that is not
+ * (damage when decoding, a caller's mistake when encoding). One pass with a
+ * running maximum is cheaper than a branch per index; the search for the
+ * culprit runs only on failure. */
+static cf_status check_indices(const uint32_t *idx, size_t n, uint32_t dict_count, cf_status bad,
+                               cf_error *err)
+{
+    uint32_t max = 0;
+    for (size_t i = 0; i < n; i++)
+        max = idx[i] > max ? idx[i] : max;
+    if (n == 0 || max < dict_count)
+        return CF_OK;
+    size_t i = 0;
+    while (idx[i] < dict_count)
+        i++;
+    CF_FAIL(err, bad,
+            "RLE_DICTIONARY: index %" PRIu32 " of value %zu is outside the %" PRIu32
+            "-entry dictionary",
+            idx[i], i, dict_count);
+}
+
 cf_status cf_pq_dict_indices_decode(uint32_t *out, size_t n, uint32_t dict_count,
                                     const uint8_t *data, size_t len, cf_error *err)
 {
@@ -26,37 +47,13 @@ cf_status cf_pq_dict_indices_decode(uint32_t *out, size_t n, uint32_t dict_count
     cf_status st = cf_pq_hybrid_decode(out, 4, n, w, data + 1, len - 1, err);
     if (st != CF_OK)
         return cf_error_prefix(err, st, "RLE_DICTIONARY indices at offset 1: ");
-    /* One pass with a running maximum is cheaper than a branch per index. */
-    uint32_t max = 0;
-    for (size_t i = 0; i < n; i++)
-        max = out[i] > max ? out[i] : max;
-    if (max >= dict_count) {
-        size_t i = 0;
-        while (out[i] < dict_count)
-            i++;
-        CF_FAIL(err, CF_ECORRUPT,
-                "RLE_DICTIONARY: index %" PRIu32 " of value %zu is outside the %" PRIu32
-                "-entry dictionary",
-                out[i], i, dict_count);
-    }
-    return CF_OK;
+    return check_indices(out, n, dict_count, CF_ECORRUPT, err);
 }
 
 cf_status cf_pq_dict_indices_encode(cf_buf *out, const uint32_t *idx, size_t n, uint32_t dict_count,
                                     cf_error *err)
 {
-    uint32_t max = 0; /* branch-free, as in the decoder */
-    for (size_t i = 0; i < n; i++)
-        max = idx[i] > max ? idx[i] : max;
-    if (n > 0 && max >= dict_count) {
-        size_t i = 0;
-        while (idx[i] < dict_count)
-            i++;
-        CF_FAIL(err, CF_EINVAL,
-                "RLE_DICTIONARY: index %" PRIu32 " of value %zu is outside the %" PRIu32
-                "-entry dictionary",
-                idx[i], i, dict_count);
-    }
+    CF_TRY(check_indices(idx, n, dict_count, CF_EINVAL, err));
     unsigned w = dict_count > 0 ? cf_pq_bit_width(dict_count - 1) : 0;
     cf_buf_put_u8(out, (uint8_t)w);
     return cf_pq_hybrid_encode(out, idx, 4, n, w, err);

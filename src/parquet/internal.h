@@ -28,6 +28,11 @@ void cf_pq_schema_dispose(cf_pq_schema *s);
  * ConvertedType stands for; kind NONE when neither says anything. */
 cf_parquet_logical cf_pq_resolve_logical(const cf_parquet_schema_element *e);
 
+/* The chunk of `column` in `row_group` into *out: CF_EINVAL, the message
+ * starting with `what`, when either is out of range. */
+cf_status cf_pq_chunk_at(const cf_parquet *pq, uint32_t row_group, uint32_t column,
+                         const char *what, const cf_parquet_column_chunk **out, cf_error *err);
+
 struct cf_parquet {
     cf_io *io;
     bool own_io;

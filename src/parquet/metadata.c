@@ -22,14 +22,21 @@
 
 /* ---- lists -------------------------------------------------------------------------- */
 
-/* list_T: a list of T into memory from cf_thrift_alloc. Like every list reader
- * here it clears its outputs first, so they are set on every path. */
+/* Store a list's pointer in the (const-qualified) pointer member at p. */
+static void set_ptr(uint8_t *p, void *v)
+{
+    memcpy(p, &v, sizeof(v));
+}
+
+/* list_T: a list of T into memory from cf_thrift_alloc, its pointer stored in
+ * the pointer member at `out`. Like every list reader here it clears its
+ * outputs first, so they are set on every path. */
 #define LIST_READER(T, ctype, read)                                                                \
-    static cf_status list_##T(cf_thrift_reader *r, uint8_t t, ctype **out, uint32_t *count)        \
+    static cf_status list_##T(cf_thrift_reader *r, uint8_t t, uint8_t *out, uint32_t *count)       \
     {                                                                                              \
         uint8_t et;                                                                                \
         uint32_t n;                                                                                \
-        *out = NULL;                                                                               \
+        set_ptr(out, NULL);                                                                        \
         *count = 0;                                                                                \
         CF_TRY(cf_thrift_list_begin(r, t, &et, &n));                                               \
         ctype *a;                                                                                  \
@@ -37,7 +44,7 @@
         for (uint32_t i = 0; i < n; i++)                                                           \
             CF_TRY(read(r, et, &a[i]));                                                            \
         cf_thrift_list_end(r);                                                                     \
-        *out = a;                                                                                  \
+        set_ptr(out, a);                                                                           \
         *count = n;                                                                                \
         return CF_OK;                                                                              \
     }
@@ -46,11 +53,11 @@ LIST_READER(i64, int64_t, cf_thrift_read_i64)
 LIST_READER(bin, cf_slice, cf_thrift_read_binary)
 #undef LIST_READER
 
-static cf_status list_bool(cf_thrift_reader *r, uint8_t t, bool **out, uint32_t *count)
+static cf_status list_bool(cf_thrift_reader *r, uint8_t t, uint8_t *out, uint32_t *count)
 {
     uint8_t et;
     uint32_t n;
-    *out = NULL;
+    set_ptr(out, NULL);
     *count = 0;
     CF_TRY(cf_thrift_list_begin(r, t, &et, &n));
     if (n && et != CF_TT_BOOL_TRUE && et != CF_TT_BOOL_FALSE)
@@ -60,7 +67,7 @@ static cf_status list_bool(cf_thrift_reader *r, uint8_t t, bool **out, uint32_t 
     for (uint32_t i = 0; i < n; i++)
         CF_TRY(cf_thrift_read_bool_elem(r, &a[i]));
     cf_thrift_list_end(r);
-    *out = a;
+    set_ptr(out, a);
     *count = n;
     return CF_OK;
 }
@@ -70,11 +77,11 @@ static cf_status list_bool(cf_thrift_reader *r, uint8_t t, bool **out, uint32_t 
 typedef cf_status (*elem_fn)(cf_thrift_reader *r, void *elem);
 
 static cf_status list_struct(cf_thrift_reader *r, uint8_t t, size_t elem_size, elem_fn fn,
-                             const char *what, void **out, uint32_t *count)
+                             const char *what, uint8_t *out, uint32_t *count)
 {
     uint8_t et;
     uint32_t n;
-    *out = NULL;
+    set_ptr(out, NULL);
     *count = 0;
     CF_TRY(cf_thrift_list_begin(r, t, &et, &n));
     if (n && et != CF_TT_STRUCT)
@@ -87,7 +94,7 @@ static cf_status list_struct(cf_thrift_reader *r, uint8_t t, size_t elem_size, e
             return cf_error_prefix(r->err, st, "%s %" PRIu32 ": ", what, i);
     }
     cf_thrift_list_end(r);
-    *out = a;
+    set_ptr(out, a);
     *count = n;
     return CF_OK;
 }
@@ -158,13 +165,6 @@ typedef struct pq_field {
 #define REQUIRED(nm) .req = true, .name = nm
 #define ELEMS(type, decode, what) .size = sizeof(type), .fn = decode, .elem = what
 
-/* Store a list's pointer in the (const-qualified) pointer member at p. */
-static cf_status set_ptr(uint8_t *p, void *v)
-{
-    memcpy(p, &v, sizeof(v));
-    return CF_OK;
-}
-
 static inline __attribute__((always_inline)) cf_status read_field(cf_thrift_reader *r, uint8_t t,
                                                                   int16_t fid, const pq_field *f,
                                                                   uint8_t *base, const char *what)
@@ -187,31 +187,11 @@ static inline __attribute__((always_inline)) cf_status read_field(cf_thrift_read
     }
     case K_BIN: return cf_thrift_read_binary(r, t, (cf_slice *)(void *)p);
     case K_BOOL: return cf_thrift_read_bool(r, t, (bool *)p);
-    case K_LIST_I32: {
-        int32_t *a;
-        CF_TRY(list_i32(r, t, &a, COUNT_AT));
-        return set_ptr(p, a);
-    }
-    case K_LIST_I64: {
-        int64_t *a;
-        CF_TRY(list_i64(r, t, &a, COUNT_AT));
-        return set_ptr(p, a);
-    }
-    case K_LIST_BIN: {
-        cf_slice *a;
-        CF_TRY(list_bin(r, t, &a, COUNT_AT));
-        return set_ptr(p, a);
-    }
-    case K_LIST_BOOL: {
-        bool *a;
-        CF_TRY(list_bool(r, t, &a, COUNT_AT));
-        return set_ptr(p, a);
-    }
-    case K_LIST_STRUCT: {
-        void *a;
-        CF_TRY(list_struct(r, t, f->size, f->fn, f->elem, &a, COUNT_AT));
-        return set_ptr(p, a);
-    }
+    case K_LIST_I32: return list_i32(r, t, p, COUNT_AT);
+    case K_LIST_I64: return list_i64(r, t, p, COUNT_AT);
+    case K_LIST_BIN: return list_bin(r, t, p, COUNT_AT);
+    case K_LIST_BOOL: return list_bool(r, t, p, COUNT_AT);
+    case K_LIST_STRUCT: return list_struct(r, t, f->size, f->fn, f->elem, p, COUNT_AT);
     case K_STRUCT: return f->fn(r, p);
     case K_UNION_ID: *(uint32_t *)(void *)p = (uint32_t)fid; return cf_thrift_skip(r, t);
     default: return cf_thrift_skip(r, t); /* K_MARK_* */
@@ -489,15 +469,9 @@ static const pq_field column_meta_fields[] = {
     [14] = {K_I64, AT(bloom_filter_offset), HAS(has_bloom_filter_offset)},
     [15] = {K_I32, AT(bloom_filter_length), HAS(has_bloom_filter_length)},
 };
-static const pq_struct column_meta_struct =
-    STRUCT("ColumnMetaData", column_meta_fields,
-           ID(1) | ID(2) | ID(3) | ID(4) | ID(5) | ID(6) | ID(7) | ID(9));
 #undef T
-
-static cf_status column_meta_decode(cf_thrift_reader *r, void *m)
-{
-    return decode_struct(r, m, &column_meta_struct, NULL);
-}
+DECODER(column_meta, "ColumnMetaData",
+        ID(1) | ID(2) | ID(3) | ID(4) | ID(5) | ID(6) | ID(7) | ID(9))
 
 /* file_offset (2) is required by the spec but several writers leave it out or
  * zero; nothing depends on it, so its absence is not damage. 8 crypto_metadata
@@ -594,13 +568,20 @@ static const pq_struct data_page_struct =
     STRUCT("DataPageHeader", data_page_fields, ID(1) | ID(2) | ID(3) | ID(4));
 #undef T
 
+/* A page header's part whose num_values (at nv) must not be negative. */
+static inline __attribute__((always_inline)) cf_status
+decode_counted(cf_thrift_reader *r, void *h, const pq_struct *s, const int32_t *nv)
+{
+    CF_TRY(decode_struct(r, h, s, NULL));
+    if (*nv < 0)
+        return cf_thrift_fail(r, "%s num_values %" PRId32 " < 0", s->what, *nv);
+    return CF_OK;
+}
+
 static cf_status data_page_decode(cf_thrift_reader *r, void *out)
 {
     cf_pq_data_page_header *h = out;
-    CF_TRY(decode_struct(r, h, &data_page_struct, NULL));
-    if (h->num_values < 0)
-        return cf_thrift_fail(r, "DataPageHeader num_values %" PRId32 " < 0", h->num_values);
-    return CF_OK;
+    return decode_counted(r, h, &data_page_struct, &h->num_values);
 }
 
 #define T cf_pq_dictionary_page_header
@@ -616,10 +597,7 @@ static const pq_struct dict_page_struct =
 static cf_status dict_page_decode(cf_thrift_reader *r, void *out)
 {
     cf_pq_dictionary_page_header *h = out;
-    CF_TRY(decode_struct(r, h, &dict_page_struct, NULL));
-    if (h->num_values < 0)
-        return cf_thrift_fail(r, "DictionaryPageHeader num_values %" PRId32 " < 0", h->num_values);
-    return CF_OK;
+    return decode_counted(r, h, &dict_page_struct, &h->num_values);
 }
 
 #define T cf_pq_data_page_header_v2
@@ -670,15 +648,26 @@ static const pq_struct page_header_struct =
     STRUCT("PageHeader", page_header_fields, ID(1) | ID(2) | ID(3));
 #undef T
 
+/* A header struct (no lists: it never allocates) from the start of data, at
+ * file offset off, through the reader r, zeroed first: r stays for the
+ * caller's own checks and the header's length. Inlined, as decode_struct. */
+static inline __attribute__((always_inline)) cf_status
+decode_header(cf_thrift_reader *r, void *out, size_t size, const pq_struct *s, const uint8_t *data,
+              size_t len, uint64_t off, const char *what, cf_error *err)
+{
+    memset(out, 0, size);
+    cf_thrift_reader_init(r, data, len, off, what, err);
+    r->alloc_limit = 0;
+    return decode_struct(r, out, s, NULL);
+}
+
 cf_status cf_pq_page_header_decode(cf_pq_page_header *out, size_t *header_len, const uint8_t *data,
                                    size_t len, uint64_t off, cf_error *err)
 {
-    memset(out, 0, sizeof(*out));
     cf_thrift_reader rd;
     cf_thrift_reader *r = &rd;
-    cf_thrift_reader_init(r, data, len, off, "page header", err);
-    r->alloc_limit = 0; /* a page header has no lists: it never allocates */
-    CF_TRY(decode_struct(r, out, &page_header_struct, NULL));
+    CF_TRY(decode_header(r, out, sizeof(*out), &page_header_struct, data, len, off, "page header",
+                         err));
     if (out->uncompressed_page_size < 0 || out->compressed_page_size < 0)
         return cf_thrift_fail(r, "page sizes %" PRId32 "/%" PRId32 " < 0",
                               out->compressed_page_size, out->uncompressed_page_size);
@@ -780,12 +769,10 @@ static const pq_struct bloom_header_struct =
 cf_status cf_pq_bloom_header_decode(cf_pq_bloom_header *out, size_t *header_len,
                                     const uint8_t *data, size_t len, uint64_t off, cf_error *err)
 {
-    memset(out, 0, sizeof(*out));
     cf_thrift_reader rd;
     cf_thrift_reader *r = &rd;
-    cf_thrift_reader_init(r, data, len, off, "bloom filter header", err);
-    r->alloc_limit = 0;
-    CF_TRY(decode_struct(r, out, &bloom_header_struct, NULL));
+    CF_TRY(decode_header(r, out, sizeof(*out), &bloom_header_struct, data, len, off,
+                         "bloom filter header", err));
     if (out->num_bytes < 0)
         return cf_thrift_fail(r, "bloom filter of %" PRId32 " bytes", out->num_bytes);
     *header_len = cf_thrift_pos(r);

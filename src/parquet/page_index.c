@@ -72,11 +72,8 @@ cf_status cf_parquet_page_index_read(cf_parquet_page_index **out, const cf_parqu
                                      uint32_t row_group, uint32_t column, cf_error *err)
 {
     *out = NULL;
-    const cf_parquet_file_meta *m = cf_parquet_meta(pq);
-    CF_CHECK(row_group < m->row_group_count && column < cf_parquet_column_count(pq), err, CF_EINVAL,
-             "parquet page index: row group %" PRIu32 " column %" PRIu32 " out of range", row_group,
-             column);
-    const cf_parquet_column_chunk *cc = &m->row_groups[row_group].columns[column];
+    const cf_parquet_column_chunk *cc;
+    CF_TRY(cf_pq_chunk_at(pq, row_group, column, "parquet page index", &cc, err));
     CF_CHECK(cc->has_offset_index || cc->has_column_index, err, CF_ENOTFOUND,
              "row group %" PRIu32 " column %" PRIu32 ": no page index", row_group, column);
     cf_parquet_page_index *pi = cf_calloc(1, sizeof(*pi));

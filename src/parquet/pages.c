@@ -85,11 +85,9 @@ cf_status cf_parquet_pages_open(cf_parquet_pages **out, const cf_parquet *pq, ui
              "parquet pages options: version %" PRIu32
              " (expected %d; call cf_parquet_pages_options_init)",
              opts->version, CF_PARQUET_PAGES_OPTIONS_VERSION);
-    const cf_parquet_file_meta *m = cf_parquet_meta(pq);
-    CF_CHECK(row_group < m->row_group_count && column < cf_parquet_column_count(pq), err, CF_EINVAL,
-             "parquet pages: row group %" PRIu32 " column %" PRIu32 " out of range", row_group,
-             column);
-    const cf_parquet_column_meta *cm = &m->row_groups[row_group].columns[column].meta;
+    const cf_parquet_column_chunk *cc;
+    CF_TRY(cf_pq_chunk_at(pq, row_group, column, "parquet pages", &cc, err));
+    const cf_parquet_column_meta *cm = &cc->meta;
     cf_parquet_pages *it = cf_calloc(1, sizeof(*it));
     CF_CHECK(it, err, CF_ENOMEM, "parquet pages: out of memory");
     it->pq = pq;

@@ -254,6 +254,16 @@ const cf_parquet_column *cf_parquet_column_at(const cf_parquet *pq, uint32_t i)
 {
     return i < pq->schema.column_count ? &pq->schema.columns[i] : NULL;
 }
+cf_status cf_pq_chunk_at(const cf_parquet *pq, uint32_t row_group, uint32_t column,
+                         const char *what, const cf_parquet_column_chunk **out, cf_error *err)
+{
+    *out = NULL;
+    CF_CHECK(row_group < pq->meta.row_group_count && column < pq->schema.column_count, err,
+             CF_EINVAL, "%s: row group %" PRIu32 " column %" PRIu32 " out of range", what,
+             row_group, column);
+    *out = &pq->meta.row_groups[row_group].columns[column];
+    return CF_OK;
+}
 cf_io *cf_parquet_io(const cf_parquet *pq)
 {
     return pq->io;

@@ -280,6 +280,9 @@ cf_status cf_rs_find_key(cf_rowset *rs, const uint8_t *key, size_t len, uint64_t
                          cf_error *err);
 cf_status cf_rs_probe_key(cf_rowset *rs, const uint8_t *key, size_t len, uint64_t *ord,
                           bool *pruned, cf_error *err);
+/* May the rowset hold the encoded key: has it rows, and does its min/max key
+ * range cover the key? Reads only the MANIFEST's summary, no file. */
+bool cf_rs_covers_key(cf_rowset *rs, const uint8_t *key, size_t len);
 /* Key range of a bound on the key file: first ordinal whose key >= enc. */
 cf_status cf_rs_lower_bound(cf_rowset *rs, const uint8_t *enc, size_t len, uint64_t *ord,
                             cf_error *err);

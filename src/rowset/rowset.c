@@ -579,6 +579,14 @@ cf_status cf_rs_probe_key(cf_rowset *rs, const uint8_t *key, size_t len, uint64_
     return CF_OK;
 }
 
+bool cf_rs_covers_key(cf_rowset *rs, const uint8_t *key, size_t len)
+{
+    cf_rowset_info info;
+    cf_rowset_get_info(rs, &info);
+    return info.rows > 0 && cf_rs_bytes_cmp(info.min_key.data, info.min_key.len, key, len) <= 0 &&
+           cf_rs_bytes_cmp(key, len, info.max_key.data, info.max_key.len) <= 0;
+}
+
 cf_status cf_rs_find_key(cf_rowset *rs, const uint8_t *key, size_t len, uint64_t *ord,
                          cf_error *err)
 {

@@ -363,24 +363,12 @@ static cf_status pack(rs_col *c, const uint8_t *sel, size_t n, size_t count, cf_
             j++;
         }
     } else {
-        const uint32_t *offs = (const uint32_t *)(const void *)c->offs.data;
         cf_buf_put_le32(&c->ooffs, 0);
         size_t ne = 0;
         for (size_t i = 0; i < n; i++) {
             if (!cf_bitmap_get(sel, i))
                 continue;
-            size_t a = offs[i], k = offs[i + 1] - offs[i];
-            cf_buf_append(&c->ovals, c->vals.data + a * c->width, k * c->width);
-            size_t need = cf_bitmap_bytes(ne + k) + 1;
-            if (need > c->oenn.len) {
-                size_t old = c->oenn.len;
-                uint8_t *q = cf_buf_extend(&c->oenn, need - old);
-                if (q != NULL)
-                    memset(q, 0, need - old);
-            }
-            if (!c->oenn.oom && k > 0)
-                cf_bitmap_copy(c->oenn.data, ne, c->enn.data, a, k);
-            ne += k;
+            cf_rs_scan_copy_elems(c, i, &ne, 1);
             cf_buf_put_le32(&c->ooffs, (uint32_t)ne);
             cf_bitmap_put(onn, j, cf_bitmap_get(c->nn.data, i));
             j++;

@@ -149,6 +149,11 @@ void cf_rs_scan_eval_pred(const rs_pred *p, const rs_col *c, uint8_t *sel, size_
 /* scan_load.c */
 cf_status cf_rs_scan_load_into(rs_col *c, uint64_t cur, size_t n, cf_buf *vals, cf_buf *nnb,
                                cf_arena *arena, cf_buf *bytes, cf_error *err);
+/* Append row i's array elements (values and their non-null bits) from c's
+ * column buffers to its output buffers (ovals, oenn), *ne elements in so far,
+ * and count them into *ne; oenn keeps `slack` zero bytes past its last bit. An
+ * allocation failure leaves a buffer's oom flag set, for the caller to check. */
+void cf_rs_scan_copy_elems(rs_col *c, size_t i, size_t *ne, size_t slack);
 cf_status cf_rs_scan_load_and_apply(cf_rowset_scanner *sc, rs_col *c, size_t n, cf_error *err);
 
 /* scan_ahead.c */

@@ -149,6 +149,23 @@ static cf_status load_col(rs_col *c, uint64_t cur, size_t n, cf_error *err)
     return CF_OK;
 }
 
+void cf_rs_scan_copy_elems(rs_col *c, size_t i, size_t *ne, size_t slack)
+{
+    const uint32_t *offs = (const uint32_t *)(const void *)c->offs.data;
+    size_t a = offs[i], k = offs[i + 1] - offs[i];
+    cf_buf_append(&c->ovals, c->vals.data + a * c->width, k * c->width);
+    size_t need = cf_bitmap_bytes(*ne + k) + slack;
+    if (need > c->oenn.len) {
+        size_t old = c->oenn.len;
+        uint8_t *q = cf_buf_extend(&c->oenn, need - old);
+        if (q != NULL)
+            memset(q, 0, need - old);
+    }
+    if (!c->oenn.oom && k > 0)
+        cf_bitmap_copy(c->oenn.data, *ne, c->enn.data, a, k);
+    *ne += k;
+}
+
 /* Apply updates of an array column: the appliers hand out serialized cells (the
  * column's change-list form), so rows they touch are rebuilt into new flattened
  * buffers, the others copied. `cells` starts as a marker that no update can
@@ -171,28 +188,14 @@ static cf_status apply_arrays(cf_rowset_scanner *sc, rs_col *c, size_t n, cf_err
     cf_buf_clear(&c->ovals);
     cf_buf_clear(&c->ooffs);
     cf_buf_clear(&c->oenn);
-    const uint32_t *offs = (const uint32_t *)(const void *)c->offs.data;
     size_t ne = 0;
     cf_buf_put_le32(&c->ooffs, 0);
     for (size_t i = 0; i < n; i++) {
         uint32_t k = 0;
-        if (cells[i].data == &untouched) {
-            size_t a = offs[i];
-            k = offs[i + 1] - offs[i];
-            cf_buf_append(&c->ovals, c->vals.data + a * c->width, k * c->width);
-            size_t need = cf_bitmap_bytes(ne + k);
-            if (need > c->oenn.len) {
-                size_t old = c->oenn.len;
-                uint8_t *q = cf_buf_extend(&c->oenn, need - old);
-                if (q != NULL)
-                    memset(q, 0, need - old);
-            }
-            if (!c->oenn.oom && k > 0)
-                cf_bitmap_copy(c->oenn.data, ne, c->enn.data, a, k);
-            ne += k;
-        } else if (cf_bitmap_get(c->nn.data, i)) {
+        if (cells[i].data == &untouched)
+            cf_rs_scan_copy_elems(c, i, &ne, 0);
+        else if (cf_bitmap_get(c->nn.data, i))
             CF_TRY_OUT(cf_rs_cell_to_flat(cells[i], c->c->type, &c->ovals, &c->oenn, &ne, &k, err));
-        }
         cf_buf_put_le32(&c->ooffs, (uint32_t)ne);
     }
     if (c->ovals.oom || c->ooffs.oom || c->oenn.oom)

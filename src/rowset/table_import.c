@@ -412,10 +412,7 @@ static cf_status check_key(cf_table_loader *l, const uint8_t *k, size_t kl, uint
         CF_FAIL(err, fail_row(l, row, CF_EINVAL),
                 "row %" PRIu64 ": duplicate key (repeated in the load)", row);
     for (size_t i = 0; i < l->n; i++) {
-        cf_rowset_info info;
-        cf_rowset_get_info(l->rs[i], &info);
-        if (cf_rs_bytes_cmp(info.min_key.data, info.min_key.len, k, kl) > 0 ||
-            cf_rs_bytes_cmp(k, kl, info.max_key.data, info.max_key.len) > 0)
+        if (!cf_rs_covers_key(l->rs[i], k, kl))
             continue;
         uint64_t ord;
         bool pruned;

@@ -19,14 +19,7 @@ cf_status cf_tbl_encode_key(cf_table *t, const void *const *key, cf_error *err)
 /* May rowset i hold the encoded key in t->key (its min/max key range covers it)? */
 bool cf_tbl_covers(const cf_table *t, size_t i)
 {
-    cf_rowset_info info;
-    cf_rowset_get_info(t->rs[i], &info);
-    if (info.rows == 0)
-        return false;
-    const uint8_t *k = t->key.data;
-    size_t n = t->key.len;
-    return cf_rs_bytes_cmp(info.min_key.data, info.min_key.len, k, n) <= 0 &&
-           cf_rs_bytes_cmp(k, n, info.max_key.data, info.max_key.len) <= 0;
+    return cf_rs_covers_key(t->rs[i], t->key.data, t->key.len);
 }
 
 cf_status cf_rs_table_get(cf_table *t, const void *const *key, uint64_t snapshot, cf_row_batch *out,
@@ -101,10 +94,7 @@ cf_status cf_rs_table_key_state(cf_table *t, const uint8_t *key, size_t len,
         return CF_OK;
     }
     for (size_t i = 0; i < t->nrs; i++) {
-        cf_rowset_info info;
-        cf_rowset_get_info(t->rs[i], &info);
-        if (info.rows == 0 || cf_rs_bytes_cmp(info.min_key.data, info.min_key.len, key, len) > 0 ||
-            cf_rs_bytes_cmp(key, len, info.max_key.data, info.max_key.len) > 0)
+        if (!cf_rs_covers_key(t->rs[i], key, len))
             continue;
         uint64_t ord;
         bool pruned;

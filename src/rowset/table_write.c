@@ -143,26 +143,30 @@ cf_status cf_tbl_apply_insert(cf_table *t, const void *const *values, uint64_t t
     return CF_OK;
 }
 
-cf_status cf_tbl_apply_update(cf_table *t, const void *const *key, const cf_column_change *changes,
-                              size_t n, uint64_t ts, cf_error *err)
+/* Apply an RCL change to a live MemRowSet row. */
+static cf_status mutate_mrs(cf_table *t, cf_mrs_row *r, cf_slice change, uint64_t ts,
+                            const char *what, cf_error *err)
 {
-    cf_mrs_row *r = cf_mrs_find(t->mrs, t->key.data, t->key.len);
-    if (r != NULL) {
-        cf_rcl_builder_reset(t->rcl, CF_RCL_UPDATE);
-        for (size_t i = 0; i < n; i++)
-            CF_TRY(add_value(t, changes[i].col, changes[i].value, err));
-        CF_CHECK(cf_mrs_row_alive(r), err, CF_ENOTFOUND, "update: key not found (deleted)");
-        CF_TRY(cf_mrs_mutate(t->mrs, r, cf_rcl_builder_bytes(t->rcl), ts, err));
-        cf_tbl_set_last_ts(t, ts);
-        t->lop_mrs = true;
-        return CF_OK;
-    }
+    CF_CHECK(cf_mrs_row_alive(r), err, CF_ENOTFOUND, "%s: key not found (deleted)", what);
+    CF_TRY(cf_mrs_mutate(t->mrs, r, change, ts, err));
+    cf_tbl_set_last_ts(t, ts);
+    t->lop_mrs = true;
+    return CF_OK;
+}
+
+/* An update (del false) or delete of a key the MemRowSet does not hold: to the
+ * first rowset whose key range covers it and that holds it. */
+static cf_status mutate_rowsets(cf_table *t, const void *const *key, bool del,
+                                const cf_column_change *changes, size_t n, uint64_t ts,
+                                cf_error *err)
+{
     t->lop_mrs = false;
     bool tried = false; /* then err holds the rowset's own message */
     for (size_t i = 0; i < t->nrs; i++) {
         if (!cf_tbl_covers(t, i))
             continue;
-        cf_status st = cf_rowset_update(t->rs[i], key, changes, n, ts, err);
+        cf_status st = del ? cf_rowset_delete(t->rs[i], key, ts, err)
+                           : cf_rowset_update(t->rs[i], key, changes, n, ts, err);
         if (st == CF_ENOTFOUND) {
             tried = true;
             continue;
@@ -176,34 +180,25 @@ cf_status cf_tbl_apply_update(cf_table *t, const void *const *key, const cf_colu
     CF_FAIL(err, CF_ENOTFOUND, "key not found");
 }
 
+cf_status cf_tbl_apply_update(cf_table *t, const void *const *key, const cf_column_change *changes,
+                              size_t n, uint64_t ts, cf_error *err)
+{
+    cf_mrs_row *r = cf_mrs_find(t->mrs, t->key.data, t->key.len);
+    if (r == NULL)
+        return mutate_rowsets(t, key, false, changes, n, ts, err);
+    cf_rcl_builder_reset(t->rcl, CF_RCL_UPDATE);
+    for (size_t i = 0; i < n; i++)
+        CF_TRY(add_value(t, changes[i].col, changes[i].value, err));
+    return mutate_mrs(t, r, cf_rcl_builder_bytes(t->rcl), ts, "update", err);
+}
+
 cf_status cf_tbl_apply_delete(cf_table *t, const void *const *key, uint64_t ts, cf_error *err)
 {
     cf_mrs_row *r = cf_mrs_find(t->mrs, t->key.data, t->key.len);
-    if (r != NULL) {
-        CF_CHECK(cf_mrs_row_alive(r), err, CF_ENOTFOUND, "delete: key not found (deleted)");
-        static const uint8_t del = CF_RCL_DELETE;
-        CF_TRY(cf_mrs_mutate(t->mrs, r, (cf_slice){&del, 1}, ts, err));
-        cf_tbl_set_last_ts(t, ts);
-        t->lop_mrs = true;
-        return CF_OK;
-    }
-    t->lop_mrs = false;
-    bool tried = false; /* then err holds the rowset's own message */
-    for (size_t i = 0; i < t->nrs; i++) {
-        if (!cf_tbl_covers(t, i))
-            continue;
-        cf_status st = cf_rowset_delete(t->rs[i], key, ts, err);
-        if (st == CF_ENOTFOUND) {
-            tried = true;
-            continue;
-        }
-        CF_TRY(st);
-        cf_tbl_set_last_ts(t, ts);
-        return CF_OK;
-    }
-    if (tried)
-        return CF_ENOTFOUND;
-    CF_FAIL(err, CF_ENOTFOUND, "key not found");
+    if (r == NULL)
+        return mutate_rowsets(t, key, true, NULL, 0, ts, err);
+    static const uint8_t del = CF_RCL_DELETE;
+    return mutate_mrs(t, r, (cf_slice){&del, 1}, ts, "delete", err);
 }
 
 static cf_status begin_op(cf_table *t, uint64_t ts, cf_error *err)
