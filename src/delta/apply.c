@@ -116,13 +116,9 @@ cf_status cf_delta_apply_seek(cf_delta_apply *a, uint32_t row, cf_error *err)
 
 static cf_status push_row(uint32_t **v, size_t *n, size_t *cap, uint32_t row, cf_error *err)
 {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 64;
-        uint32_t *nv = cf_realloc(*v, nc * sizeof(*nv));
-        CF_CHECK(nv != NULL, err, CF_ENOMEM, "delta apply: out of memory");
-        *v = nv;
-        *cap = nc;
-    }
+    if (*n == *cap)
+        CF_CHECK(cf_array_grow(v, cap, sizeof **v, 64), err, CF_ENOMEM,
+                 "delta apply: out of memory");
     (*v)[(*n)++] = row;
     return CF_OK;
 }

@@ -279,15 +279,9 @@ cf_status cf_dstats_parse(const uint8_t *p, size_t len, cf_delta_stats *out,
             }
             if (!has_id || !has_cnt)
                 goto bad;
-            if (n == cap) {
-                size_t nc = cap ? cap * 2 : 8;
-                cf_delta_col_stat *ncs = cf_realloc(cs, nc * sizeof(*ncs));
-                if (ncs == NULL) {
-                    cf_free(cs);
-                    CF_FAIL(err, CF_ENOMEM, "delta stats: out of memory");
-                }
-                cs = ncs;
-                cap = nc;
+            if (n == cap && !cf_array_grow(&cs, &cap, sizeof *cs, 8)) {
+                cf_free(cs);
+                CF_FAIL(err, CF_ENOMEM, "delta stats: out of memory");
             }
             cs[n++] = e;
         } else if ((p = skip_field(p, end, wire)) == NULL) {

@@ -74,14 +74,8 @@ void cf_parquet_records_options_init(cf_parquet_records_options *opts)
 
 static field *new_field(cf_parquet_records *r, uint32_t kind, const cf_parquet_node *n)
 {
-    if (r->all_count == r->all_cap) {
-        uint32_t cap = r->all_cap ? r->all_cap * 2 : 32;
-        field **q = cf_realloc(r->all, cap * sizeof(*q));
-        if (!q)
-            return NULL;
-        r->all = q;
-        r->all_cap = cap;
-    }
+    if (r->all_count == r->all_cap && !cf_array_grow(&r->all, &r->all_cap, sizeof *r->all, 32))
+        return NULL;
     field *f = cf_calloc(1, sizeof(*f));
     if (!f)
         return NULL;

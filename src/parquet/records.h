@@ -99,7 +99,8 @@ struct cf_parquet_records {
     bool done;
     /* Every field, to free. */
     field **all;
-    uint32_t all_count, all_cap;
+    uint32_t all_count;
+    size_t all_cap;
     /* Slots: one without threads or when the leaves share a batch's work;
      * more when row groups are decoded ahead (records_threads.c). */
     rg_slot *slots;

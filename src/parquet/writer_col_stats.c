@@ -7,6 +7,8 @@
  */
 #include "writer_col.h"
 
+#include "util/bytes.h"
+
 /* Column index bounds of BYTE_ARRAY pages longer than this are truncated. */
 #define CI_TRUNC 64
 
@@ -43,13 +45,7 @@ int cf_pq_wcol_cmp(cf_pq_sort s, const uint8_t *a, size_t al, const uint8_t *b, 
         return m;
     }
     case CF_PQS_BYTES:
-    default: {
-        size_t n = al < bl ? al : bl;
-        int m = n ? memcmp(a, b, n) : 0;
-        if (m != 0)
-            return m;
-        return CMP(al, bl);
-    }
+    default: return cf_bytes_cmp(a, al, b, bl); /* unsigned bytes, a prefix first */
     }
 }
 

@@ -662,13 +662,9 @@ cf_delta_reader *cf_rs_dms_reader(cf_rowset *rs, cf_error *err, cf_status *st)
 static cf_status dms_add_bytes(cf_rowset *rs, uint64_t row, uint64_t ts, cf_slice rcl,
                                cf_error *err)
 {
-    if (rs->ndms == rs->dms_cap) {
-        size_t nc = rs->dms_cap ? rs->dms_cap * 2 : 64;
-        dms_ent *p = cf_realloc(rs->dms, nc * sizeof(*p));
-        CF_CHECK(p != NULL, err, CF_ENOMEM, "rowset: out of memory");
-        rs->dms = p;
-        rs->dms_cap = nc;
-    }
+    if (rs->ndms == rs->dms_cap)
+        CF_CHECK(cf_array_grow(&rs->dms, &rs->dms_cap, sizeof *rs->dms, 64), err, CF_ENOMEM,
+                 "rowset: out of memory");
     size_t off = rs->dms_bytes.len;
     cf_buf_append(&rs->dms_bytes, rcl.data, rcl.len);
     CF_CHECK(!rs->dms_bytes.oom, err, CF_ENOMEM, "rowset: out of memory");

@@ -501,13 +501,9 @@ static cf_status add_reinsert(cf_table_loader *l, const cf_colvec *cols, size_t 
         if ((st = cf_rs_rcl_add_value(l->rcl, &s->cols[c], c, l->vals[c], err)) != CF_OK)
             return fail_row(l, row, st);
     cf_slice rcl = cf_rcl_builder_bytes(l->rcl);
-    if (l->nre == l->re_cap) {
-        size_t cap = l->re_cap ? l->re_cap * 2 : 16;
-        re_row *p = cf_realloc(l->rerows, cap * sizeof(*p));
-        CF_CHECK(p != NULL, err, fail(l, CF_ENOMEM), "loader: out of memory");
-        l->rerows = p;
-        l->re_cap = cap;
-    }
+    if (l->nre == l->re_cap)
+        CF_CHECK(cf_array_grow(&l->rerows, &l->re_cap, sizeof *l->rerows, 16), err,
+                 fail(l, CF_ENOMEM), "loader: out of memory");
     if (2 * (l->nre + 1) > l->re_hcap) {
         size_t cap = l->re_hcap ? l->re_hcap * 2 : 32;
         size_t *h = cf_calloc(cap, sizeof(*h));

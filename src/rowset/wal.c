@@ -337,13 +337,8 @@ cf_status cf_wal_list_at(int tdfd, const char *table_dir, uint64_t **seqs, size_
         uint64_t s;
         if (!segment_name(e->d_name, &s))
             continue;
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 4;
-            uint64_t *p = cf_realloc(*seqs, cap * sizeof(*p));
-            if (p == NULL)
-                CF_FAIL_OUT(err, CF_ENOMEM, "wal: out of memory");
-            *seqs = p;
-        }
+        if (*n == cap && !cf_array_grow(seqs, &cap, sizeof **seqs, 4))
+            CF_FAIL_OUT(err, CF_ENOMEM, "wal: out of memory");
         (*seqs)[(*n)++] = s;
     }
     if (*n > 1)
