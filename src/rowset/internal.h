@@ -315,8 +315,8 @@ uint64_t cf_rs_fnv1a(const uint8_t *p, size_t n);
 /* table_commit.c, for bulk loads (table_import.c): a fresh rowset subdirectory, created
  * (its name and path malloc'd, *dfd the directory opened, closed by the caller; the first one of a
  * load writes a TABLET when there is none and cleans up a crashed writer's leftovers, as a flush
- * does); removing such a directory of this handle's while TABLET does not name it; opening a rowset
- * through the table's cache. */
+ * does; on failure the three are NULL, NULL, -1: nothing to free); removing such a directory of
+ * this handle's while TABLET does not name it; opening a rowset through the table's cache. */
 cf_status cf_table_reserve_rowset(cf_table *t, char **name, char **path, int *dfd, cf_error *err);
 void cf_table_discard_rowset(cf_table *t, const char *name);
 cf_status cf_table_open_rowset(const cf_table *t, const char *name, cf_rowset **out, cf_error *err);

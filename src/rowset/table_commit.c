@@ -45,10 +45,12 @@ cf_status cf_rs_table_reserve_rowset(cf_table *t, char **name, char **path, int 
     }
     if (cf_tbl_mkdir_rowset(t, buf) != 0 || (*dfd = cf_rs_subdir_open(t->dfd, t->dir, buf)) < 0) {
         int e = errno;
+        cf_status st = cf_error_set(err, e == EEXIST ? CF_ECORRUPT : CF_EIO, __FILE__, __LINE__,
+                                    "%s: cannot create rowset directory: %s", *path, strerror(e));
         cf_free(*name);
-        *name = NULL;
-        CF_FAIL(err, e == EEXIST ? CF_ECORRUPT : CF_EIO, "%s: cannot create rowset directory: %s",
-                *path, strerror(e));
+        cf_free(*path);
+        *name = *path = NULL;
+        return st;
     }
     return CF_OK;
 }

@@ -125,7 +125,7 @@ cf_status cf_tbl_commit_list(cf_table *t, char **names, size_t n, cf_error *err)
 char *cf_tbl_rowset_dir(const cf_table *t, const char *name);
 /* Create a fresh rs-<n> (a TABLET first if none; a crashed writer's leftovers
  * removed): its name, its path (for messages) and *dfd, the directory opened
- * (the caller closes it). */
+ * (the caller closes it). On failure *path is NULL and *dfd -1. */
 cf_status cf_tbl_new_rowset_dir(cf_table *t, char *name, size_t cap, char **path, int *dfd,
                                 cf_error *err);
 /* mkdir rowset directory `name` in the table directory, in the table's mode. */

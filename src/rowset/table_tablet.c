@@ -254,17 +254,23 @@ cf_status cf_tbl_new_rowset_dir(cf_table *t, char *name, size_t cap, char **path
     snprintf(name, cap, "rs-%" PRIu64, t->next_rowset++);
     *path = cf_rs_path(t->dir, name);
     CF_CHECK(*path != NULL, err, CF_ENOMEM, "table: out of memory");
+    cf_status st = CF_OK;
     if (cf_tbl_mkdir_rowset(t, name) != 0) {
         int e = errno;
-        CF_FAIL(err, e == EEXIST ? CF_ECORRUPT : CF_EIO, "%s: cannot create rowset directory: %s%s",
-                *path, strerror(e),
-                e == EEXIST ? " (it holds files that are not ours; rowset names are never reused)"
-                            : "");
+        st = cf_error_set(err, e == EEXIST ? CF_ECORRUPT : CF_EIO, __FILE__, __LINE__,
+                          "%s: cannot create rowset directory: %s%s", *path, strerror(e),
+                          e == EEXIST
+                              ? " (it holds files that are not ours; rowset names are never reused)"
+                              : "");
+    } else if ((*dfd = cf_rs_subdir_open(t->dfd, t->dir, name)) < 0) {
+        st = cf_error_set(err, CF_EIO, __FILE__, __LINE__,
+                          "%s: cannot open the new rowset directory: %s", *path, strerror(errno));
     }
-    *dfd = cf_rs_subdir_open(t->dfd, t->dir, name);
-    CF_CHECK(*dfd >= 0, err, CF_EIO, "%s: cannot open the new rowset directory: %s", *path,
-             strerror(errno));
-    return CF_OK;
+    if (st != CF_OK) { /* nothing for the caller to free */
+        cf_free(*path);
+        *path = NULL;
+    }
+    return st;
 }
 
 /* The permission bits of name in the table directory ("." for the directory

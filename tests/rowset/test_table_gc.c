@@ -16,6 +16,7 @@
 #include <cfile/cfile.h>
 #include <cfile/rowset.h>
 
+#include "rowset/internal.h" /* cf_table_reserve_rowset */
 #include "support_model.h"
 #include "support_table.h"
 
@@ -183,6 +184,54 @@ static void test_gc__symlink_named_like_a_rowset(void **state)
     CF_ASSERT_RM_RF(dir);
 }
 
+/* A new table in a temporary directory, with key 1 flushed: its TABLET names rs-1. */
+static char *table_with_one_rowset(void)
+{
+    char *dir = mkdtemp_dir();
+    make_table(dir);
+    cf_error err;
+    cf_table *t = table_open(dir);
+    CF_ASSERT_OK(ins(t, 1, 5, &err), &err);
+    CF_ASSERT_OK(cf_table_flush(t, &err), &err);
+    CF_ASSERT_OK(cf_table_close(t, &err), &err);
+    return dir;
+}
+
+/* A load's rowset directory whose name something not ours holds: refused as
+ * damage, with nothing left for the caller to free (no name, no path, no
+ * directory), for the load's first directory and a later one alike. */
+static void test_gc__reserve_refused_leaves_nothing(void **state)
+{
+    (void)state;
+    char *dir = table_with_one_rowset();
+    cf_error err;
+    for (int i = 2; i <= 4; i++) {
+        char n[16];
+        snprintf(n, sizeof(n), "rs-%d", i);
+        put(dir, n, "not a rowset");
+    }
+    cf_table *t = table_open(dir);
+    for (int i = 2; i <= 3; i++) {
+        char *name = (char *)"sentinel", *path = (char *)"sentinel";
+        int dfd = 7;
+        CF_ASSERT_STATUS(cf_table_reserve_rowset(t, &name, &path, &dfd, &err), CF_ECORRUPT, &err);
+        char want[16];
+        snprintf(want, sizeof(want), "rs-%d", i);
+        assert_non_null(strstr(err.msg, want));
+        assert_null(name);
+        assert_null(path); /* was left set (and leaked) when mkdir failed */
+        assert_int_equal(dfd, -1);
+    }
+    assert_int_equal(table_count_rows(t), 1);
+    CF_ASSERT_OK(cf_table_close(t, &err), &err);
+    for (int i = 2; i <= 4; i++) {
+        char n[16];
+        snprintf(n, sizeof(n), "rs-%d", i);
+        expect(dir, n, "not a rowset");
+    }
+    CF_ASSERT_RM_RF(dir);
+}
+
 static void test_gc__create_refuses_foreign_directory(void **state)
 {
     (void)state;
@@ -274,13 +323,8 @@ static void test_gc__missing_metadata_is_damage(void **state)
 static void test_gc__first_flush_writes_tablet_first(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
-    make_table(dir);
+    char *dir = table_with_one_rowset();
     cf_error err;
-    cf_table *t = table_open(dir);
-    CF_ASSERT_OK(ins(t, 1, 5, &err), &err);
-    CF_ASSERT_OK(cf_table_flush(t, &err), &err);
-    CF_ASSERT_OK(cf_table_close(t, &err), &err);
     /* A leftover of a crashed flush (numbered past next_rowset) goes; a stale
      * rowset directory with a MANIFEST of ours goes; one with a user's file in
      * it keeps that file. */
@@ -293,7 +337,7 @@ static void test_gc__first_flush_writes_tablet_first(void **state)
     assert_int_equal(mkdir(sub, 0777), 0);
     put(sub, "1.col0.cfile", "partial");
     put(sub, "keep.txt", "mine");
-    t = table_open(dir);
+    cf_table *t = table_open(dir);
     CF_ASSERT_OK(ins(t, 2, 6, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     assert_false(exists(dir, "rs-7"));
@@ -310,6 +354,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_gc__foreign_files_survive),
         cmocka_unit_test(test_gc__symlink_named_like_a_rowset),
         cmocka_unit_test(test_gc__create_refuses_foreign_directory),
+        cmocka_unit_test(test_gc__reserve_refused_leaves_nothing),
         cmocka_unit_test(test_gc__missing_metadata_is_damage),
         cmocka_unit_test(test_gc__first_flush_writes_tablet_first),
     };
