@@ -17,6 +17,7 @@
  * TABLET writes and rowset directories belong to table_tablet.c, the log to
  * wal.c through table_replay.c.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -89,10 +90,8 @@ cf_status cf_tbl_open_rowset(const cf_table *t, const char *name, cf_rowset **ou
                       : t->pin_fd >= 0 ? CF_RS_MODE_READ_PINNED
                                        : CF_RS_MODE_READ_ONLY;
     /* below the table's descriptor, opened from it for each operation (never
-     * by the table's path again, unless the table's directory could not be
-     * opened at all) */
-    cf_status st = t->dfd == AT_FDCWD ? cf_rs_open_mode(out, path, &o, mode, err)
-                                      : cf_rs_open_mode_in(out, t->dfd, name, path, &o, mode, err);
+     * by the table's path again) */
+    cf_status st = cf_rs_open_mode_in(out, t->dfd, name, path, &o, mode, err);
     cf_free(path);
     return st;
 }
@@ -251,7 +250,7 @@ cf_status cf_table_open(cf_table **out, const char *dir, const cf_table_options 
     }
     t->lock_fd = -1;
     t->pin_fd = -1;
-    t->dfd = AT_FDCWD;
+    t->dfd = -1;
     t->read_only = opts->read_only;
     t->mmap = opts->mmap;
     cf_buf_init(&t->key);
@@ -266,10 +265,16 @@ cf_status cf_table_open(cf_table **out, const char *dir, const cf_table_options 
     if ((t->dir = cf_strdup(dir)) == NULL)
         CF_FAIL_OUT(err, CF_ENOMEM, "table: out of memory");
     /* The directory is opened once, here: everything after reaches it through
-     * t->dfd. One that cannot be opened is left to the path-based calls to
-     * report (no table here, permission denied), as before. */
-    if ((t->dfd = cf_rs_dir_open(dir)) < 0)
-        t->dfd = AT_FDCWD;
+     * t->dfd, never by its path again. One that cannot be opened fails now,
+     * saying why (a fallback to paths would lose that guarantee for one case). */
+    if ((t->dfd = cf_rs_dir_open(dir)) < 0) {
+        int e = errno;
+        t->dfd = -1;
+        if (e == ENOENT || e == ENOTDIR)
+            CF_FAIL_OUT(err, CF_ENOTFOUND, "%s: no table here (%s)", dir, strerror(e));
+        CF_FAIL_OUT(err, e == ENOMEM ? CF_ENOMEM : CF_EIO, "%s: cannot open the directory: %s", dir,
+                    strerror(e));
+    }
     t->cache = opts->cache;
     if (t->cache == NULL && opts->cache_bytes > 0) {
         CF_TRY_OUT(cf_cache_create(&t->own_cache, opts->cache_bytes, err));

@@ -29,8 +29,8 @@
 struct cf_table {
     /* The table directory, opened once (O_RDONLY | O_DIRECTORY): every file of
      * the table is reached through it (dirfd.c), so a rename of the directory
-     * or a symlink put in its place cannot redirect a write. AT_FDCWD only
-     * when it could not be opened: then dir/name paths, whose errors say why. */
+     * or a symlink put in its place cannot redirect a write. A directory that
+     * cannot be opened is no table (cf_table_open fails saying why). */
     int dfd;
     char *dir; /* the path it was opened by: for messages */
     bool read_only;

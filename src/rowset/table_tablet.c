@@ -124,10 +124,9 @@ cf_status cf_tbl_tablet_read(cf_table *t, cf_error *err)
     cf_status st = CF_OK;
     cf_io *io = NULL;
     char *text = NULL;
-    const char *at = t->dfd == AT_FDCWD ? path : TABLET;
-    if (faccessat(t->dfd, at, F_OK, 0) != 0)
+    if (faccessat(t->dfd, TABLET, F_OK, 0) != 0)
         CF_FAIL_OUT(err, CF_ENOTFOUND, "no TABLET");
-    CF_TRY_OUT(cf_io_open_file_at(&io, t->dfd, at, path, err));
+    CF_TRY_OUT(cf_io_open_file_at(&io, t->dfd, TABLET, path, err));
     uint64_t size = io->ops->size(io);
     if (size > MAX_TABLET_LEN)
         CF_FAIL_OUT(err, CF_ECORRUPT, "tablet: %" PRIu64 " bytes is too large", size);
@@ -194,10 +193,7 @@ out:
 /* The checksum on the end line of the TABLET now on disk (0 when unreadable). */
 uint64_t cf_tbl_tablet_sum_on_disk(const cf_table *t)
 {
-    char *path = t->dfd == AT_FDCWD ? cf_rs_path(t->dir, TABLET) : NULL;
-    int fd = t->dfd != AT_FDCWD || path != NULL
-                 ? openat(t->dfd, path != NULL ? path : TABLET, O_RDONLY | O_CLOEXEC)
-                 : -1;
+    int fd = openat(t->dfd, TABLET, O_RDONLY | O_CLOEXEC);
     uint64_t sum = 0;
     FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (f == NULL && fd >= 0)
@@ -210,7 +206,6 @@ uint64_t cf_tbl_tablet_sum_on_disk(const cf_table *t)
     }
     if (f != NULL)
         fclose(f);
-    cf_free(path);
     return sum;
 }
 

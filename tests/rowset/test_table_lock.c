@@ -8,6 +8,7 @@
  * removes while a writer waits on it sends that writer to the new one. */
 #include "test_common.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -275,6 +276,23 @@ static void test_lock__not_a_table_leaves_nothing(void **state)
     assert_non_null(got);
     assert_int_equal(len, 4);
     free(got);
+    unlink(target);
+    /* A directory that is not there, or a file: no table, for a writer and a
+     * reader alike, saying why (the directory is opened once, never reached by
+     * its path instead). */
+    const char *const not_dirs[] = {p /* gone with the table */, target /* a file */};
+    const int why[] = {ENOENT, ENOTDIR};
+    assert_int_equal(unlink(p), 0);
+    f = fopen(target, "w");
+    assert_non_null(f);
+    fclose(f);
+    for (size_t i = 0; i < 2; i++) {
+        for (int ro = 0; ro <= 1; ro++) {
+            CF_ASSERT_STATUS(open_with(&t, not_dirs[i], ro, 100, &err), CF_ENOTFOUND, &err);
+            assert_non_null(strstr(err.msg, "no table here"));
+            assert_non_null(strstr(err.msg, strerror(why[i])));
+        }
+    }
     unlink(target);
     CF_ASSERT_RM_RF(dir);
 }
