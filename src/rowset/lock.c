@@ -188,11 +188,17 @@ cf_status cf_rs_lock_acquire(int *fd_out, const char *dir, uint32_t timeout_ms, 
 
 void cf_rs_lock_remove(int fd, const char *dir)
 {
+    cf_rs_lock_remove_at(fd, AT_FDCWD, dir);
+}
+
+void cf_rs_lock_remove_at(int fd, int dfd, const char *dir)
+{
     if (fd < 0)
         return;
-    char *path = cf_rs_path(dir, CF_RS_LOCK);
-    if (path != NULL && still_named(fd, AT_FDCWD, path))
-        unlink(path);
+    char *path = dfd == AT_FDCWD ? cf_rs_path(dir, CF_RS_LOCK) : NULL;
+    const char *at = dfd == AT_FDCWD ? path : CF_RS_LOCK;
+    if (at != NULL && still_named(fd, dfd, at))
+        unlinkat(dfd, at, 0);
     cf_free(path);
     close(fd); /* drops the flock */
 }
@@ -208,30 +214,47 @@ void cf_rs_lock_release(int fd)
     close(fd); /* drops the flock */
 }
 
+/* Is dir's last component "rs-<digits>"? *l gets dir's length without
+ * trailing slashes, *b where that component starts. */
+static bool rs_named(const char *dir, size_t *b, size_t *l)
+{
+    *l = strlen(dir);
+    while (*l > 1 && dir[*l - 1] == '/')
+        (*l)--;
+    *b = *l;
+    while (*b > 0 && dir[*b - 1] != '/')
+        (*b)--;
+    bool rsname = *l - *b > 3 && strncmp(dir + *b, "rs-", 3) == 0;
+    for (size_t i = *b + 3; rsname && i < *l; i++)
+        rsname = dir[i] >= '0' && dir[i] <= '9';
+    return rsname;
+}
+
+/* The first n bytes of dir as a path, "." when n is 0 (malloc'd; NULL when out
+ * of memory). */
+static char *dir_prefix(const char *dir, size_t n)
+{
+    char *p = cf_malloc(n > 0 ? n + 1 : 2);
+    if (p == NULL)
+        return NULL;
+    if (n == 0)
+        strcpy(p, ".");
+    else {
+        memcpy(p, dir, n);
+        p[n] = '\0';
+    }
+    return p;
+}
+
 /* The directory whose LOCK guards `dir`: the table's, when dir is one of a
  * table's rowset subdirectories (rs-<n> beside a TABLET), else dir itself. */
 char *cf_rs_lock_dir(const char *dir)
 {
-    size_t l = strlen(dir);
-    while (l > 1 && dir[l - 1] == '/')
-        l--;
-    size_t b = l;
-    while (b > 0 && dir[b - 1] != '/')
-        b--;
-    bool rsname = l - b > 3 && strncmp(dir + b, "rs-", 3) == 0;
-    for (size_t i = b + 3; rsname && i < l; i++)
-        rsname = dir[i] >= '0' && dir[i] <= '9';
-    char *parent = NULL;
-    if (rsname) {
-        parent = cf_malloc(b + 2);
+    size_t b, l;
+    if (rs_named(dir, &b, &l)) {
+        char *parent = dir_prefix(dir, b);
         if (parent == NULL)
             return NULL;
-        if (b == 0) {
-            strcpy(parent, ".");
-        } else {
-            memcpy(parent, dir, b);
-            parent[b] = '\0';
-        }
         char *tablet = cf_rs_path(parent, CF_RS_TABLET);
         struct stat sb;
         bool is_table = tablet != NULL && lstat(tablet, &sb) == 0;
@@ -240,12 +263,28 @@ char *cf_rs_lock_dir(const char *dir)
             return parent;
         cf_free(parent);
     }
-    char *p = cf_malloc(l + 1);
-    if (p != NULL) {
-        memcpy(p, dir, l);
-        p[l] = '\0';
+    return dir_prefix(dir, l);
+}
+
+int cf_rs_lock_dir_open(int dfd, const char *dir, char **ldir)
+{
+    if (dfd == AT_FDCWD) {
+        *ldir = cf_rs_lock_dir(dir);
+        return *ldir != NULL ? AT_FDCWD : -1;
     }
-    return p;
+    size_t b, l;
+    if (rs_named(dir, &b, &l)) {
+        /* the directory holding the one we hold, whatever path named it */
+        int pfd = openat(dfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct stat sb;
+        if (pfd >= 0 && fstatat(pfd, CF_RS_TABLET, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+            (*ldir = dir_prefix(dir, b)) != NULL)
+            return pfd;
+        if (pfd >= 0)
+            close(pfd);
+    }
+    *ldir = dir_prefix(dir, l);
+    return *ldir != NULL ? dfd : -1;
 }
 
 /* ---- the reader pin (docs/ROWSET.md "Readers: the pin") ------------------------------------

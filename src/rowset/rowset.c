@@ -325,11 +325,18 @@ cf_status cf_rs_writable(cf_rowset *rs, cf_error *err)
         return CF_OK;
     CF_CHECK(rs->mode != CF_RS_MODE_READ_ONLY && rs->mode != CF_RS_MODE_READ_PINNED, err, CF_EINVAL,
              "%s: rowset opened read-only", rs->dir);
-    char *ld = cf_rs_lock_dir(rs->dir);
-    CF_CHECK(ld != NULL, err, CF_ENOMEM, "rowset: out of memory");
+    int dfd = cf_rs_dir_use(rs);
+    CF_CHECK(dfd != -1, err, CF_EIO, "%s: %s", rs->dir, strerror(errno));
+    char *ld;
+    int ldfd = cf_rs_lock_dir_open(dfd, rs->dir, &ld); /* dfd, or its table's */
     int fd;
-    cf_status st = cf_rs_lock_acquire(&fd, ld, rs->lock_timeout_ms, err);
+    cf_status st = ldfd == -1
+                       ? cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__, "rowset: out of memory")
+                       : cf_rs_lock_acquire_at(&fd, NULL, ldfd, ld, rs->lock_timeout_ms, err);
+    if (ldfd != dfd)
+        cf_rs_dir_close(ldfd);
     cf_free(ld);
+    cf_rs_dir_done(rs, dfd);
     CF_TRY(st);
     /* Another writer may have committed between our open and the lock: writing
      * on that stale view would undo its work. */
@@ -372,10 +379,18 @@ static cf_status open_mode(cf_rowset **out, int dfd, int pdfd, const char *rel, 
 cf_status cf_rs_open_mode(cf_rowset **out, const char *dir, const cf_rowset_options *o,
                           cf_rs_mode mode, cf_error *err)
 {
-    /* Held open from here on; a directory that cannot be opened is left to the
-     * MANIFEST read to report, by its path, as before. */
+    /* Held open from here on, never reached by its path again: one that cannot
+     * be opened is no rowset, said now (as cf_table_open does). */
+    *out = NULL;
     int dfd = cf_rs_dir_open(dir);
-    return cf_rs_open_mode_at(out, dfd >= 0 ? dfd : AT_FDCWD, dir, o, mode, err);
+    if (dfd < 0) {
+        int e = errno;
+        CF_CHECK(e != ENOENT && e != ENOTDIR, err, CF_ENOTFOUND, "%s: no rowset here (%s)", dir,
+                 strerror(e));
+        CF_FAIL(err, e == ENOMEM ? CF_ENOMEM : CF_EIO, "%s: cannot open the directory: %s", dir,
+                strerror(e));
+    }
+    return cf_rs_open_mode_at(out, dfd, dir, o, mode, err);
 }
 
 cf_status cf_rs_open_mode_at(cf_rowset **out, int dfd, const char *dir, const cf_rowset_options *o,

@@ -353,20 +353,24 @@ out:
     return st;
 }
 
-bool cf_wal_has_records(const char *table_dir)
+bool cf_wal_has_records_at(int tdfd, const char *table_dir)
 {
     uint64_t *seqs = NULL;
     size_t n = 0;
     cf_error e;
-    if (cf_wal_list(table_dir, &seqs, &n, &e) != CF_OK)
+    if (cf_wal_list_at(tdfd, table_dir, &seqs, &n, &e) != CF_OK)
         return true;
-    bool any = false;
+    int wfd = n > 0 ? wal_dir_open(tdfd, table_dir) : -1;
+    bool any = n > 0 && wfd < 0;
     for (size_t i = 0; i < n && !any; i++) {
-        char *p = cf_wal_segment_path(table_dir, seqs[i]);
+        char name[32];
+        segment_file(name, sizeof(name), seqs[i]);
         struct stat sb;
-        any = p == NULL || lstat(p, &sb) != 0 || sb.st_size > (off_t)CF_WAL_HEADER_LEN;
-        cf_free(p);
+        any = fstatat(wfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+              sb.st_size > (off_t)CF_WAL_HEADER_LEN;
     }
+    if (wfd >= 0)
+        close(wfd);
     cf_free(seqs);
     return any;
 }

@@ -134,7 +134,7 @@ cf_status cf_wal_list_at(int tdfd, const char *table_dir, uint64_t **seqs, size_
                          cf_error *err);
 /* Does DIR/wal hold a segment with anything after its header (or one that
  * cannot be checked)? */
-bool cf_wal_has_records(const char *table_dir);
+bool cf_wal_has_records_at(int tdfd, const char *table_dir);
 /* Read a whole file into a malloc'd buffer. CF_ENOTFOUND when it does not
  * exist, CF_ECORRUPT when larger than CF_WAL_MAX_SEGMENT. */
 cf_status cf_wal_read_file(const char *path, uint8_t **data, size_t *len, cf_error *err);

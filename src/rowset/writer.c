@@ -40,6 +40,7 @@ struct cf_rowset_writer {
     cf_sticky failed; /* the first failure, replayed by every later call */
     bool finished;
     int lock_fd; /* cf_rowset_writer_create: the directory's writer lock; else -1 */
+    int own_dfd; /* cf_rowset_writer_create: dfd, ours to close; else -1 */
 };
 
 void cf_rowset_writer_options_init(cf_rowset_writer_options *opts)
@@ -56,15 +57,21 @@ static void file_name(char *dst, size_t cap, uint64_t id, const char *what)
     snprintf(dst, cap, "%" PRIu64 ".%s", id, what);
 }
 
-static cf_status make_dir(const char *dir, bool *made, cf_error *err)
+/* Create dir when missing (*made says so) and hold it open as *dfd: every
+ * later step reaches it through that descriptor, never by its path again. */
+static cf_status make_dir(const char *dir, bool *made, int *dfd, cf_error *err)
 {
+    *dfd = -1;
     *made = mkdir(dir, 0777) == 0;
     if (!*made && errno != EEXIST)
         CF_FAIL(err, CF_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
-    struct stat sb;
-    CF_CHECK(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode), err, CF_EINVAL, "%s: not a directory",
-             dir);
-    return CF_OK;
+    if ((*dfd = cf_rs_dir_open(dir)) >= 0)
+        return CF_OK;
+    int e = errno;
+    if (*made)
+        rmdir(dir);
+    CF_CHECK(e != ENOTDIR, err, CF_EINVAL, "%s: not a directory", dir);
+    CF_FAIL(err, CF_EIO, "%s: cannot open directory: %s", dir, strerror(e));
 }
 
 /* Create file `name` in the rowset's directory with the rowset's mode from
@@ -174,6 +181,7 @@ cf_status cf_rowset_writer_create_in(cf_rowset_writer **out, int dfd, const char
     cf_rowset_writer *w = cf_calloc(1, sizeof(*w));
     CF_CHECK(w != NULL, err, CF_ENOMEM, "rowset writer: out of memory");
     w->lock_fd = -1;
+    w->own_dfd = -1;
     w->dfd = dfd;
     cf_rs_manifest_init(&w->own);
     cf_buf_init(&w->prev);
@@ -208,9 +216,10 @@ out:
  * writers leave: the LOCK, an empty rowset's MANIFEST, an unfinished
  * generation's data files (numbered next_file; with no MANIFEST, 1) and
  * temporaries. Anything else is the user's: CF_EINVAL naming it. */
-static cf_status check_dir_ours(const char *dir, bool has_manifest, uint64_t next, cf_error *err)
+static cf_status check_dir_ours(int dfd, const char *dir, bool has_manifest, uint64_t next,
+                                cf_error *err)
 {
-    DIR *d = opendir(dir);
+    DIR *d = cf_rs_opendir_at(dfd, dir);
     CF_CHECK(d != NULL, err, CF_EIO, "%s: cannot list: %s", dir, strerror(errno));
     struct dirent *e;
     cf_status st = CF_OK;
@@ -248,17 +257,23 @@ cf_status cf_rowset_writer_create(cf_rowset_writer **out, const char *dir, const
     }
     CF_TRY(cf_rs_check_ts_range(opts->insert_ts, err));
     bool made_dir, made_lock = false;
-    CF_TRY(make_dir(dir, &made_dir, err));
+    int dfd;
+    CF_TRY(make_dir(dir, &made_dir, &dfd, err));
     /* Everything below reads and writes under the lock, so the checks hold until
      * the MANIFEST is written. */
-    char *ld = cf_rs_lock_dir(dir);
+    char *ld;
+    int ldfd = cf_rs_lock_dir_open(dfd, dir, &ld); /* dfd, or its table's */
+    bool own_ldfd = ldfd != dfd;
     int lock_fd = -1;
     cf_status st =
-        ld == NULL
+        ldfd == -1
             ? cf_error_set(err, CF_ENOMEM, __FILE__, __LINE__, "rowset writer: out of memory")
-            : cf_rs_lock_acquire2(&lock_fd, &made_lock, ld, opts->lock_timeout_ms, err);
+            : cf_rs_lock_acquire_at(&lock_fd, &made_lock, ldfd, ld, opts->lock_timeout_ms, err);
     if (st != CF_OK) {
+        if (own_ldfd)
+            cf_rs_dir_close(ldfd);
         cf_free(ld);
+        cf_rs_dir_close(dfd);
         if (made_dir)
             rmdir(dir);
         return st;
@@ -267,16 +282,14 @@ cf_status cf_rowset_writer_create(cf_rowset_writer **out, const char *dir, const
     cf_error e2;
     uint64_t gen = 0, next = 1, last = 0;
     unsigned mode = 0;
-    char *tablet = cf_rs_path(dir, CF_RS_TABLET);
-    if (tablet == NULL)
-        CF_FAIL_OUT(err, CF_ENOMEM, "rowset writer: out of memory");
-    if (access(tablet, F_OK) == 0)
+    struct stat sb;
+    if (cf_rs_lstat_at(dfd, dir, CF_RS_TABLET, &sb) == 0)
         CF_FAIL_OUT(err, CF_EINVAL, "%s: already holds a table", dir);
     /* Logged ops (a table's write-ahead log) are rows too: replacing the rowset
      * under them would replay them onto rows they never saw. */
-    if (cf_wal_has_records(dir))
+    if (cf_wal_has_records_at(dfd, dir))
         CF_FAIL_OUT(err, CF_EINVAL, "%s: already holds a table (with logged changes)", dir);
-    st = cf_rs_manifest_read(&old, dir, &e2);
+    st = cf_rs_manifest_read_at(&old, dfd, dir, &e2);
     bool has_manifest = st == CF_OK;
     if (st == CF_OK) {
         bool empty = old.rows == 0;
@@ -292,19 +305,21 @@ cf_status cf_rowset_writer_create(cf_rowset_writer **out, const char *dir, const
         goto out;
     }
     st = CF_OK;
-    CF_TRY_OUT(check_dir_ours(dir, has_manifest, next, err));
+    CF_TRY_OUT(check_dir_ours(dfd, dir, has_manifest, next, err));
     /* Leftovers of a crashed writer: numbered from the committed next_file. */
-    cf_rs_gc(dir, NULL, NULL, next);
+    cf_rs_gc_at(dfd, dir, NULL, NULL, next);
     cf_rs_manifest tmp;
     cf_rs_manifest_init(&tmp);
     tmp.next_file = next;
     tmp.file_mode = mode; /* an empty rowset's files take its MANIFEST's bits */
     cf_rowset_writer *w;
-    st = cf_rowset_writer_create_in(&w, AT_FDCWD, dir, s, opts, &tmp, err);
+    st = cf_rowset_writer_create_in(&w, dfd, dir, s, opts, &tmp, err);
     if (st != CF_OK) {
         cf_rs_manifest_dispose(&tmp);
         goto out;
     }
+    w->own_dfd = dfd;
+    dfd = -1;
     w->lock_fd = lock_fd;
     lock_fd = -1;
     w->own = tmp;
@@ -314,13 +329,15 @@ cf_status cf_rowset_writer_create(cf_rowset_writer **out, const char *dir, const
     w->own.last_ts = last > w->o.insert_ts ? last : w->o.insert_ts;
     *out = w;
 out:
-    cf_free(tablet);
     /* Refused or failed: what this call made goes again (a LOCK only while still
      * held; the directory only when it is empty). */
     if (st != CF_OK && made_lock)
-        cf_rs_lock_remove(lock_fd, ld);
+        cf_rs_lock_remove_at(lock_fd, ldfd, ld);
     else
         cf_rs_lock_release(lock_fd);
+    if (own_ldfd)
+        cf_rs_dir_close(ldfd);
+    cf_rs_dir_close(dfd);
     if (st != CF_OK && made_dir)
         rmdir(dir);
     cf_free(ld);
@@ -464,6 +481,7 @@ void cf_rowset_writer_free(cf_rowset_writer *w)
     if (w == NULL)
         return;
     free_writers(w);
+    cf_rs_dir_close(w->own_dfd); /* after the writers that wrote in it */
     cf_free(w->cols);
     cf_free(w->cols_io);
     cf_schema_free(w->s);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -293,4 +294,30 @@ size_t wal_rewrite(const char *path, uint32_t version, uint32_t want_from, wal_o
     cf_buf_dispose(&rw.payload);
     free(bytes);
     return nrec;
+}
+
+void moved_dir_setup(const char *base, char *a, char *b, char *c, size_t cap)
+{
+    assert_true(snprintf(a, cap, "%s/a", base) < (int)cap);
+    assert_true(snprintf(b, cap, "%s/b", base) < (int)cap);
+    assert_true(snprintf(c, cap, "%s/c", base) < (int)cap);
+    assert_int_equal(mkdir(a, 0777), 0);
+    assert_int_equal(mkdir(c, 0777), 0);
+}
+
+void move_under_writer(const char *a, const char *b, const char *c)
+{
+    assert_int_equal(rename(a, b), 0);
+    assert_int_equal(symlink(c, a), 0);
+}
+
+size_t dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
 }

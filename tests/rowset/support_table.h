@@ -41,6 +41,14 @@ size_t table_count_rows(cf_table *t);
  * written to f by fn. Returns the text (malloc'd). */
 typedef void (*table_row_text_fn)(FILE *f, const cf_row_batch *b, size_t r, void *ctx);
 char *table_scan_text(cf_table *t, const cf_scan_options *o, table_row_text_fn fn, void *ctx);
+/* A directory handle, not a path (issue 31 item 4): paths a, b and c below
+ * base (cap bytes each), a and c made. move_under_writer then renames a to b and
+ * puts a symlink to c at a; what a writer holding a writes must land in b and
+ * leave c empty (dir_entries). */
+void moved_dir_setup(const char *base, char *a, char *b, char *c, size_t cap);
+void move_under_writer(const char *a, const char *b, const char *c);
+/* How many entries dir holds besides "." and "..". */
+size_t dir_entries(const char *dir);
 
 /* How many rs-* directories in dir the table does not name (leftovers). */
 size_t stray_rowsets(cf_table *t, const char *dir);

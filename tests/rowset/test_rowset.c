@@ -342,6 +342,35 @@ static int tags_at(int64_t i, uint64_t snap, bool *present, int32_t *v)
     return (int)(i % 3);
 }
 
+/* A rowset writer holds its directory open: moved before finish, with a
+ * symlink to another directory in its place, the rowset is still completed
+ * where it began (its LOCK too), and nothing reaches the symlink's target. */
+static void test_rowset__writer_keeps_its_directory(void **state)
+{
+    const char *base = *state;
+    char a[512], b[512], c[512];
+    moved_dir_setup(base, a, b, c, sizeof(a));
+    cf_error err;
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY", &err), &err);
+    cf_rowset_writer *w;
+    CF_ASSERT_OK(cf_rowset_writer_create(&w, a, s, NULL, &err), &err);
+    int64_t ids[3] = {1, 2, 3};
+    cf_colvec cols[1] = {{ids, NULL, NULL, NULL}};
+    CF_ASSERT_OK(cf_rowset_writer_append(w, cols, 3, &err), &err);
+    move_under_writer(a, b, c);
+    CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
+    cf_rowset_writer_free(w);
+    assert_int_equal(dir_entries(c), 0); /* nothing reached the symlink's target */
+    cf_rowset *rs;
+    CF_ASSERT_OK(cf_rowset_open(&rs, b, NULL, &err), &err);
+    cf_rowset_info info;
+    cf_rowset_get_info(rs, &info);
+    assert_int_equal(info.rows, 3);
+    cf_rowset_free(rs);
+    cf_schema_free(s);
+}
+
 static void check_tags(cf_rowset *rs, size_t n, uint64_t snap)
 {
     cf_scan_options o;
@@ -1111,6 +1140,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_rowset__schema_errors),
         cmocka_unit_test(test_rowset__key_bytes),
         TMPDIR_TEST(test_rowset__write_scan_get),
+        TMPDIR_TEST(test_rowset__writer_keeps_its_directory),
         TMPDIR_TEST(test_rowset__block_cache),
         TMPDIR_TEST(test_rowset__lookups_seek_index),
         TMPDIR_TEST(test_rowset__block_skipping),

@@ -874,18 +874,6 @@ static void test_table__crash_during_flush(void **state)
     }
 }
 
-/* How many entries dir holds besides "." and "..". */
-static size_t entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    size_t n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
-
 /* A table is a directory handle, not a path (issue 31 item 4): a writer's
  * directory renamed under it, and a symlink to another directory put at the
  * old path, do not redirect its writes. Inserts (the log), a flush and a
@@ -896,13 +884,9 @@ static size_t entries(const char *dir)
 static void test_table__directory_renamed_under_writer(void **state)
 {
     (void)state;
-    char *base = mkdtemp_dir();
     char a[400], b[400], c[400];
-    snprintf(a, sizeof(a), "%s/a", base);
-    snprintf(b, sizeof(b), "%s/b", base);
-    snprintf(c, sizeof(c), "%s/c", base);
-    assert_int_equal(mkdir(a, 0777), 0);
-    assert_int_equal(mkdir(c, 0777), 0);
+    char *base = mkdtemp_dir();
+    moved_dir_setup(base, a, b, c, sizeof(a));
     make_table(a);
     cf_error err;
     cf_table *t;
@@ -912,8 +896,7 @@ static void test_table__directory_renamed_under_writer(void **state)
     for (int k = 0; k < 10; k++)
         CF_ASSERT_OK(ins(t, k, "before", ts++, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* rs-1 */
-    assert_int_equal(rename(a, b), 0);
-    assert_int_equal(symlink(c, a), 0);
+    move_under_writer(a, b, c);
     for (int k = 10; k < 20; k++)
         CF_ASSERT_OK(ins(t, k, "after", ts++, &err), &err);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* rs-2, a checkpoint */
@@ -923,7 +906,7 @@ static void test_table__directory_renamed_under_writer(void **state)
     for (int k = 25; k < 30; k++)
         CF_ASSERT_OK(ins(t, k, "logged", ts++, &err), &err);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    assert_int_equal(entries(c), 0); /* nothing reached the symlink's target */
+    assert_int_equal(dir_entries(c), 0); /* nothing reached the symlink's target */
     struct stat sb;
     assert_int_equal(lstat(a, &sb), 0);
     assert_true(S_ISLNK(sb.st_mode));

@@ -38,6 +38,19 @@ static cf_status ins(cf_table *t, int64_t id, const char *name, uint64_t ts, cf_
     return cf_table_insert(t, v, ts, err);
 }
 
+/* A rowset writer in dir, of the table's columns, that does not wait for the lock. */
+static cf_status writer_nowait(cf_rowset_writer **w, const char *dir, cf_error *err)
+{
+    cf_schema *s;
+    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, name STRING NULL", err), err);
+    cf_rowset_writer_options wo;
+    cf_rowset_writer_options_init(&wo);
+    wo.lock_timeout_ms = 0;
+    cf_status st = cf_rowset_writer_create(w, dir, s, &wo, err);
+    cf_schema_free(s);
+    return st;
+}
+
 static cf_status open_with(cf_table **t, const char *dir, bool read_only, uint32_t ms,
                            cf_error *err)
 {
@@ -292,6 +305,11 @@ static void test_lock__not_a_table_leaves_nothing(void **state)
             assert_non_null(strstr(err.msg, "no table here"));
             assert_non_null(strstr(err.msg, strerror(why[i])));
         }
+        cf_rowset *rs; /* a rowset on its own likewise */
+        CF_ASSERT_STATUS(cf_rowset_open(&rs, not_dirs[i], NULL, &err), CF_ENOTFOUND, &err);
+        assert_non_null(strstr(err.msg, "no rowset here"));
+        assert_non_null(strstr(err.msg, strerror(why[i])));
+        assert_null(rs);
     }
     unlink(target);
     CF_ASSERT_RM_RF(dir);
@@ -324,6 +342,14 @@ static void test_lock__standalone_rowset(void **state)
     cf_column_change ch = {1, &nv};
     /* Opening took no lock: a table writer can still open. */
     CF_ASSERT_OK(open_with(&t, dir, false, 0, &err), &err);
+    /* A rowset writer of a new rs-<n> waits for the table's lock, and gives up
+     * leaving nothing. */
+    cf_rowset_writer *w;
+    char sub9[512];
+    snprintf(sub9, sizeof(sub9), "%s/rs-9", dir);
+    CF_ASSERT_STATUS(writer_nowait(&w, sub9, &err), CF_EBUSY, &err);
+    assert_non_null(strstr(err.msg, "table lock"));
+    assert_int_not_equal(access(sub9, F_OK), 0);
     /* ... and then the rowset's first mutation finds the table's lock taken (the
      * lock of an rs-<n> rowset is its table's). */
     CF_ASSERT_STATUS(cf_rowset_update(a, key, &ch, 1, 100, &err), CF_EBUSY, &err);
@@ -374,13 +400,8 @@ static void test_lock__root_rowset_and_writer(void **state)
     cf_error err;
     cf_table *t = table_open(dir);
     /* cf_rowset_writer_create and cf_rowset_create_empty wait for the lock as well. */
-    cf_schema *s;
-    CF_ASSERT_OK(cf_schema_parse(&s, "id INT64 KEY, name STRING NULL", &err), &err);
-    cf_rowset_writer_options wo;
-    cf_rowset_writer_options_init(&wo);
-    wo.lock_timeout_ms = 0;
     cf_rowset_writer *w;
-    CF_ASSERT_STATUS(cf_rowset_writer_create(&w, dir, s, &wo, &err), CF_EBUSY, &err);
+    CF_ASSERT_STATUS(writer_nowait(&w, dir, &err), CF_EBUSY, &err);
     /* The root rowset of a one-rowset table shares the table's LOCK. */
     cf_rowset_options o;
     cf_rowset_options_init(&o);
@@ -390,7 +411,7 @@ static void test_lock__root_rowset_and_writer(void **state)
     CF_ASSERT_STATUS(cf_rowset_flush(rs, &err), CF_EBUSY, &err);
     cf_table_free(t);
     /* A writer holds the lock until it is freed. */
-    CF_ASSERT_OK(cf_rowset_writer_create(&w, dir, s, &wo, &err), &err);
+    CF_ASSERT_OK(writer_nowait(&w, dir, &err), &err);
     CF_ASSERT_STATUS(open_with(&t, dir, false, 0, &err), CF_EBUSY, &err);
     CF_ASSERT_OK(cf_rowset_writer_finish(w, &err), &err);
     cf_rowset_writer_free(w);
@@ -403,14 +424,14 @@ static void test_lock__root_rowset_and_writer(void **state)
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
     /* the row is in the write-ahead log: that is a table too (and a TABLET now
      * records the log segment holding it, which the writer finds first) */
-    CF_ASSERT_STATUS(cf_rowset_writer_create(&w, dir, s, &wo, &err), CF_EINVAL, &err);
+    CF_ASSERT_STATUS(writer_nowait(&w, dir, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "already holds a table"));
     t = table_open(dir);
     CF_ASSERT_OK(cf_table_flush(t, &err), &err);
     CF_ASSERT_OK(cf_table_close(t, &err), &err);
-    CF_ASSERT_STATUS(cf_rowset_writer_create(&w, dir, s, &wo, &err), CF_EINVAL, &err);
+    CF_ASSERT_STATUS(writer_nowait(&w, dir, &err), CF_EINVAL, &err);
     assert_non_null(strstr(err.msg, "already holds a table"));
-    cf_schema_free(s);
+
     CF_ASSERT_RM_RF(dir);
 }
 
