@@ -88,6 +88,10 @@ cf_status cf_rs_manifest_read(cf_rs_manifest *m, const char *dir, cf_error *err)
 cf_status cf_rs_manifest_write(const cf_rs_manifest *m, const char *dir, cf_error *err);
 /* The same in a directory held open (dirfd.c: (dfd, dir)). */
 cf_status cf_rs_manifest_read_at(cf_rs_manifest *m, int dfd, const char *dir, cf_error *err);
+/* The same for the rowset directory rel below the directory held as dfd (a
+ * table's), reached as rel/MANIFEST: no descriptor of rel opened for it. */
+cf_status cf_rs_manifest_read_in(cf_rs_manifest *m, int dfd, const char *rel, const char *dir,
+                                 cf_error *err);
 cf_status cf_rs_manifest_write_at(const cf_rs_manifest *m, int dfd, const char *dir, cf_error *err);
 cf_status cf_rs_manifest_add(cf_rs_manifest *m, int role, uint32_t col, const char *name,
                              cf_error *err);

@@ -350,15 +350,22 @@ cf_status cf_rs_manifest_read(cf_rs_manifest *m, const char *dir, cf_error *err)
 
 cf_status cf_rs_manifest_read_at(cf_rs_manifest *m, int dfd, const char *dir, cf_error *err)
 {
+    return cf_rs_manifest_read_in(m, dfd, NULL, dir, err);
+}
+
+cf_status cf_rs_manifest_read_in(cf_rs_manifest *m, int dfd, const char *rel, const char *dir,
+                                 cf_error *err)
+{
     cf_rs_manifest_init(m);
     cf_status st = CF_OK;
     char *text = NULL;
-    char *path = NULL;
+    char *path = NULL, *relpath = NULL;
     cf_column *cols = NULL;
     cf_io *io = NULL;
-    if ((path = cf_rs_path(dir, CF_RS_MANIFEST)) == NULL)
+    if ((path = cf_rs_path(dir, CF_RS_MANIFEST)) == NULL ||
+        (rel != NULL && (relpath = cf_rs_path(rel, CF_RS_MANIFEST)) == NULL))
         CF_FAIL_OUT(err, CF_ENOMEM, "manifest: out of memory");
-    const char *at = dfd == AT_FDCWD ? path : CF_RS_MANIFEST;
+    const char *at = dfd == AT_FDCWD ? path : rel != NULL ? relpath : CF_RS_MANIFEST;
     if (faccessat(dfd, at, F_OK, 0) != 0)
         CF_FAIL_OUT(err, CF_ENOTFOUND, "%s: no rowset here (no %s)", dir, CF_RS_MANIFEST);
     CF_TRY_OUT(cf_io_open_file_at(&io, dfd, at, path, err));
@@ -394,6 +401,7 @@ out:
         cf_rs_manifest_dispose(m);
     cf_io_free(io);
     cf_free(path);
+    cf_free(relpath);
     cf_free(text);
     cf_free(cols);
     return st;

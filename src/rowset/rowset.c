@@ -136,12 +136,12 @@ static cf_status dir_use(const cf_rowset *rs, int *fd, cf_error *err)
 /* Read the MANIFEST on disk into *m. */
 static cf_status read_manifest(const cf_rowset *rs, cf_rs_manifest *m, cf_error *err)
 {
-    int fd;
-    cf_rs_manifest_init(m);
-    CF_TRY(dir_use(rs, &fd, err));
-    cf_status st = cf_rs_manifest_read_at(m, fd, rs->dir, err);
-    cf_rs_dir_done(rs, fd);
-    return st;
+    /* A table's rowset: its MANIFEST through the table's descriptor, without
+     * opening the rowset's directory just for that (a table's open reads every
+     * rowset's MANIFEST; its other files wait for first use). */
+    if (rs->rel != NULL)
+        return cf_rs_manifest_read_in(m, rs->pdfd, rs->rel, rs->dir, err);
+    return cf_rs_manifest_read_at(m, rs->dfd, rs->dir, err);
 }
 
 /* Open every file the MANIFEST (read already) names. */
