@@ -551,10 +551,18 @@ out:
 cf_status cf_rowset_compact(cf_rowset *rs, uint64_t ahm, cf_error *err)
 {
     CF_TRY(cf_rs_writable(rs, err));
-    char *pd = cf_rs_lock_dir(cf_rs_dir(rs));
-    CF_CHECK(pd != NULL, err, CF_ENOMEM, "rowset: out of memory");
-    int pin = cf_rs_pin_open(pd);
+    /* the pin of the directory whose LOCK we hold, found from the rowset's
+     * descriptor (not by its path) */
+    int dfd = cf_rs_dir_use(rs);
+    CF_CHECK(dfd != -1, err, CF_EIO, "%s: %s", cf_rs_dir(rs), strerror(errno));
+    char *pd;
+    int pdfd = cf_rs_lock_dir_open(dfd, cf_rs_dir(rs), &pd);
+    int pin = pdfd != -1 ? cf_rs_pin_open_at(pdfd, pd) : -1;
+    if (pdfd != dfd)
+        cf_rs_dir_close(pdfd);
+    cf_rs_dir_done(rs, dfd);
     cf_free(pd);
+    CF_CHECK(pdfd != -1, err, CF_ENOMEM, "rowset: out of memory");
     bool gc = cf_rs_pin_exclusive(pin);
     cf_status st = cf_rs_compact_in_place(rs, ahm, gc, err);
     if (pin >= 0)

@@ -205,14 +205,12 @@ void cf_rs_lock_release(int fd); /* fd < 0 is a no-op */
  * that gets the old file then sees it is gone and locks the new one. */
 void cf_rs_lock_remove(int fd, const char *dir);
 void cf_rs_lock_remove_at(int fd, int dfd, const char *dir); /* (dfd, dir): dirfd.c */
-/* The directory whose LOCK guards rowset directory dir (malloc'd; NULL when out
- * of memory): the table's for an rs-<n> beside a TABLET, else dir. */
-char *cf_rs_lock_dir(const char *dir);
-/* The same for the rowset directory held as (dfd, dir): that directory's fd,
+/* The directory whose LOCK guards the rowset directory held as (dfd, dir): the
+ * table's for an rs-<n> beside a TABLET, else dir itself. Its fd,
  * which is dfd itself or its table (the parent of the directory dfd holds, not
  * of whatever dir names now; close it when it is not dfd), and *ldir its path
  * for messages (malloc'd). -1 (and *ldir NULL) when out of memory. dfd
- * AT_FDCWD: paths, as cf_rs_lock_dir. */
+ * AT_FDCWD: decided by paths. */
 int cf_rs_lock_dir_open(int dfd, const char *dir, char **ldir);
 /* The reader pin (lock.c; docs/ROWSET.md "Readers: the pin"): a flock on the
  * table directory. Readers hold it shared while open; the writer removes files

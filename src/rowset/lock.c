@@ -246,9 +246,9 @@ static char *dir_prefix(const char *dir, size_t n)
     return p;
 }
 
-/* The directory whose LOCK guards `dir`: the table's, when dir is one of a
- * table's rowset subdirectories (rs-<n> beside a TABLET), else dir itself. */
-char *cf_rs_lock_dir(const char *dir)
+/* The directory whose LOCK guards `dir`, by paths: the table's, when dir is one
+ * of a table's rowset subdirectories (rs-<n> beside a TABLET), else dir itself. */
+static char *lock_dir_by_path(const char *dir)
 {
     size_t b, l;
     if (rs_named(dir, &b, &l)) {
@@ -269,7 +269,7 @@ char *cf_rs_lock_dir(const char *dir)
 int cf_rs_lock_dir_open(int dfd, const char *dir, char **ldir)
 {
     if (dfd == AT_FDCWD) {
-        *ldir = cf_rs_lock_dir(dir);
+        *ldir = lock_dir_by_path(dir);
         return *ldir != NULL ? AT_FDCWD : -1;
     }
     size_t b, l;
