@@ -41,8 +41,7 @@ int cf_pq_wcol_cmp(cf_pq_sort s, const uint8_t *a, size_t al, const uint8_t *b, 
         int x = (int8_t)a[0], y = (int8_t)b[0];
         if (x != y)
             return CMP(x, y);
-        int m = memcmp(a + 1, b + 1, al - 1);
-        return m;
+        return cf_bytes_cmp(a + 1, al - 1, b + 1, bl - 1); /* the rest: unsigned */
     }
     case CF_PQS_BYTES:
     default: return cf_bytes_cmp(a, al, b, bl); /* unsigned bytes, a prefix first */
