@@ -298,17 +298,8 @@ static cf_status rowset_fill_array(cf_kudu_scanner *sc, scan_rowset *d, size_t c
         CF_CHECK(ev != NULL && f != NULL, err, CF_ENOMEM, "scan: out of memory");
         if (ne > 0)
             memcpy(ev, (const uint8_t *)b.values + e0 * w, ne * w);
-        if (cf_type_is_binary(col->type)) {
-            cf_slice *sl = (cf_slice *)(void *)ev;
-            for (size_t k = 0; k < ne; k++) {
-                if (sl[k].len == 0)
-                    continue;
-                uint8_t *p = cf_arena_alloc(&d->bytes, sl[k].len);
-                CF_CHECK(p != NULL, err, CF_ENOMEM, "scan: out of memory");
-                memcpy(p, sl[k].data, sl[k].len);
-                sl[k].data = p;
-            }
-        }
+        if (cf_type_is_binary(col->type))
+            CF_TRY(cf_rs_keep_bytes(&d->bytes, (cf_slice *)(void *)ev, ne, err));
         for (size_t i = 0; i < b.count; i++) {
             bool present = b.nonnull == NULL || cf_bitmap_get(b.nonnull, i);
             cf_bitmap_put(nn, got + i, present);
@@ -359,20 +350,9 @@ static cf_status rowset_fill_col(cf_kudu_scanner *sc, scan_rowset *d, size_t c, 
         if (bin && got + k < n) {
             /* The slices point into the iterator until its next call, which this
              * batch makes: keep their bytes. The last call's stay where they are,
-             * valid until the rowset's next refill (as load_into in
-             * rowset/scan.c keeps them). */
-            cf_slice *sl = (cf_slice *)(void *)(vals + got * w);
-            size_t total = 0;
-            for (size_t i = 0; i < k; i++)
-                total += sl[i].len;
-            uint8_t *p = cf_arena_alloc(&d->bytes, total ? total : 1);
-            CF_CHECK(p != NULL, err, CF_ENOMEM, "scan: out of memory");
-            for (size_t i = 0; i < k; i++) {
-                if (sl[i].len > 0)
-                    memcpy(p, sl[i].data, sl[i].len);
-                sl[i].data = p;
-                p += sl[i].len;
-            }
+             * valid until the rowset's next refill (as the rowset scanner keeps
+             * them). */
+            CF_TRY(cf_rs_keep_bytes(&d->bytes, (cf_slice *)(void *)(vals + got * w), k, err));
         }
         got += k;
     }

@@ -292,6 +292,10 @@ cf_status cf_rs_probe_key(cf_rowset *rs, const uint8_t *key, size_t len, uint64_
 /* May the rowset hold the encoded key: has it rows, and does its min/max key
  * range cover the key? Reads only the MANIFEST's summary, no file. */
 bool cf_rs_covers_key(cf_rowset *rs, const uint8_t *key, size_t len);
+/* scan_load.c: copy the bytes of n binary slices into one piece of the arena
+ * and point the slices at them, so they outlive the iterator call that made
+ * them (the rowset scanner's batches, the Kudu tablet scanner's). */
+cf_status cf_rs_keep_bytes(cf_arena *arena, cf_slice *v, size_t n, cf_error *err);
 /* Key range of a bound on the key file: first ordinal whose key >= enc. */
 cf_status cf_rs_lower_bound(cf_rowset *rs, const uint8_t *enc, size_t len, uint64_t *ord,
                             cf_error *err);

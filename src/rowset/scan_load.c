@@ -17,9 +17,9 @@
 /* ---- reading one column ------------------------------------------------------------------------
  */
 
-/* Copy the bytes of binary slices into the column's arena: the iterator's views
- * die at its next call, and a batch may need several. */
-static cf_status deep_copy(cf_arena *arena, cf_slice *v, size_t n, cf_error *err)
+/* The iterator's views die at its next call, and a batch may need several:
+ * their bytes are kept in one piece of the arena (internal.h). */
+cf_status cf_rs_keep_bytes(cf_arena *arena, cf_slice *v, size_t n, cf_error *err)
 {
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
@@ -104,7 +104,7 @@ cf_status cf_rs_scan_load_into(rs_col *c, uint64_t cur, size_t n, cf_buf *vals, 
                 CF_TRY(copy_to_buf(bytes, (cf_slice *)dst, b.count, err));
                 copied += b.count;
             } else if (bin && more) {
-                CF_TRY(deep_copy(arena, (cf_slice *)dst, b.count, err));
+                CF_TRY(cf_rs_keep_bytes(arena, (cf_slice *)dst, b.count, err));
             }
         } else {
             uint32_t base = b.elem_offsets[0];
@@ -116,7 +116,7 @@ cf_status cf_rs_scan_load_into(rs_col *c, uint64_t cur, size_t n, cf_buf *vals, 
             if (ne) {
                 memcpy(dst, (const uint8_t *)b.values + (size_t)base * c->width, ne * c->width);
                 if (bin && more)
-                    CF_TRY(deep_copy(arena, (cf_slice *)dst, ne, err));
+                    CF_TRY(cf_rs_keep_bytes(arena, (cf_slice *)dst, ne, err));
             }
             size_t need = cf_bitmap_bytes(c->elems + ne);
             if (need > c->enn.len)
@@ -230,7 +230,7 @@ static cf_status load_key_value(rs_col *c, const void *v, cf_error *err)
     nn[0] = 1;
     memcpy(dst, v, c->width);
     if (cf_type_is_binary(c->c->type)) /* the caller's bytes: copied, they may go */
-        CF_TRY(deep_copy(&c->arena, (cf_slice *)(void *)dst, 1, err));
+        CF_TRY(cf_rs_keep_bytes(&c->arena, (cf_slice *)(void *)dst, 1, err));
     c->pos = UINT64_MAX; /* the iterator did not move */
     c->bv = c->vals.data;
     c->bnn = c->nn.data;
