@@ -24,9 +24,9 @@ static inline int cf_bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, 
 }
 
 /* The same order eight bytes at a time as big-endian words, with no call:
- * for the short keys of value seeks (index blocks, PREFIX restart fences),
- * where a memcmp call costs more than the comparison and a seek makes
- * several. */
+ * for the short keys of value seeks (PREFIX restart fences; index blocks keep
+ * a form of their own on slices, see index_block.c), where a memcmp call costs
+ * more than the comparison and a seek makes several. */
 static inline int cf_bytes_cmp_short(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
     size_t n = alen < blen ? alen : blen, i = 0;
