@@ -389,7 +389,7 @@ static void test_block_filter__errors(void **state)
     close_file(&a);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_block_filter__dict_codewords),
@@ -398,5 +398,5 @@ int main(void)
         cmocka_unit_test(test_block_filter__nulls_and_plain),
         cmocka_unit_test(test_block_filter__errors),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -298,7 +298,7 @@ static void test_block_layout__claims(void **state)
                       "block limit (cf_reader_options.max_block_len)");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_block_layout__plain_is_the_encoded_block),
@@ -307,5 +307,5 @@ int main(void)
         cmocka_unit_test(test_block_layout__truncated_headers),
         cmocka_unit_test(test_block_layout__claims),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return CF_RUN_TESTS(argc, argv, tests);
 }

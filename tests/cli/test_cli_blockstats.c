@@ -107,10 +107,10 @@ static void test_blockstats__int32_nullable_multiblock(void **state)
     done(&r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         CLI_DIR_TEST(test_blockstats__int32_nullable_multiblock),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return CF_RUN_TESTS(argc, argv, tests);
 }

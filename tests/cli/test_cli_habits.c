@@ -403,7 +403,7 @@ static void test_cli_habits__json_shapes(void **state)
     cli_out_has(&r, 0, "json:\n", "JSON Lines", NULL);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cli_habits__usage_error_is_one_line),
@@ -415,5 +415,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cli_habits__limit_and_head, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_habits__json_shapes, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -411,7 +411,7 @@ static void test_kudu_names__table_import(void **state)
     cf_json_doc_dispose(&info);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     names_init();
     const struct CMUnitTest tests[] = {
@@ -423,5 +423,5 @@ int main(void)
                                         cli_dir_teardown),
 #endif
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return CF_RUN_TESTS(argc, argv, tests);
 }

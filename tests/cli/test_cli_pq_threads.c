@@ -73,11 +73,11 @@ static void test_cli_pq_threads__too_many(void **state)
     cli_err(&r, 2, "--threads");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         CLI_DIR_TEST(test_cli_pq_threads__same_bytes),
         CLI_DIR_TEST(test_cli_pq_threads__too_many),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -407,7 +407,7 @@ static void test_cli_values__kudu_tablet_scan(void **state)
     cli_out_is(&r, 0, "{\"id\":1000000}\n");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         CLI_DIR_TEST(test_cli_values__underflow_refused),
@@ -418,5 +418,5 @@ int main(void)
         CLI_DIR_TEST(test_cli_values__cfile_and_parquet),
         cmocka_unit_test(test_cli_values__kudu_tablet_scan),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -376,7 +376,7 @@ static void test_vtext__bad_decimals(void **state)
     dec_bad("1.5", 4, -1, "the column's scale -1");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vtext__every_day),   cmocka_unit_test(test_vtext__anchors),
@@ -384,5 +384,5 @@ int main(void)
         cmocka_unit_test(test_vtext__timestamps),  cmocka_unit_test(test_vtext__bad_timestamps),
         cmocka_unit_test(test_vtext__decimals),    cmocka_unit_test(test_vtext__bad_decimals),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -81,10 +81,10 @@ static void test_history__mark_from_the_superblock_read(void **state)
     CF_ASSERT_RM_RF(root);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_history__mark_from_the_superblock_read),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return CF_RUN_TESTS(argc, argv, tests);
 }

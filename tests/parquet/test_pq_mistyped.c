@@ -303,12 +303,12 @@ static void test_pq_mistyped__index_and_bloom(void **state)
     cf_buf_dispose(&b);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pq_mistyped__page_header),
         cmocka_unit_test(test_pq_mistyped__file_meta),
         cmocka_unit_test(test_pq_mistyped__index_and_bloom),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -368,7 +368,7 @@ static void test_pq_threads__auto_only_where_work_pays(void **state)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pq_threads__corpus_same_as_one_thread),
@@ -378,5 +378,5 @@ int main(void)
         cmocka_unit_test(test_pq_threads__bad_counts_refused),
         cmocka_unit_test(test_pq_threads__auto_only_where_work_pays),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -293,7 +293,7 @@ static void test_pq_write_threads__bad_option(void **state)
     cf_io_free(io);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pq_write_threads__same_bytes),
@@ -301,5 +301,5 @@ int main(void)
         cmocka_unit_test(test_pq_write_threads__first_column_error),
         cmocka_unit_test(test_pq_write_threads__bad_option),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return CF_RUN_TESTS(argc, argv, tests);
 }

@@ -157,11 +157,11 @@ static void test_rowset_truncated__mmap_opt_in_reads_all_rows(void **state)
     CF_ASSERT_RM_RF(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rowset_truncated__column_file_under_a_scan),
         cmocka_unit_test(test_rowset_truncated__mmap_opt_in_reads_all_rows),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return CF_RUN_TESTS(argc, argv, tests);
 }

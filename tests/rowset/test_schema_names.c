@@ -280,7 +280,7 @@ static void test_names__manifest(void **state)
     CF_ASSERT_RM_RF(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names__kudu_rule),
@@ -288,5 +288,5 @@ int main(void)
         cmocka_unit_test(test_names__name_calls),
         cmocka_unit_test(test_names__manifest),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return CF_RUN_TESTS(argc, argv, tests);
 }
