@@ -140,7 +140,8 @@ bool cf_tbl_named(char *const *names, size_t n, const char *name);
 bool cf_tbl_rowset_num(const char *n, uint64_t *num);
 /* Remove what no TABLET names and is provably ours (docs/ROWSET.md "Clean-up"). */
 void cf_tbl_gc_rowsets(const cf_table *t, char *const *prev, size_t nprev, uint64_t prev_next);
-/* The first "rs-<n>" entry of dir into name; false when there is none. */
+/* The first "rs-<n>" directory of dir into name; false when there is none (a
+ * file of that name is not a rowset). */
 bool cf_tbl_find_rowset_dir(int dfd, const char *dir, char *name, size_t cap);
 
 /* ---- table_walneed.c: the log segment TABLET records ------------------------------------- */

@@ -418,7 +418,10 @@ bool cf_tbl_find_rowset_dir(int dfd, const char *dir, char *name, size_t cap)
     while (!found && (e = readdir(d)) != NULL) {
         uint64_t num;
         size_t l = strlen(e->d_name);
-        if (cf_tbl_rowset_num(e->d_name, &num) && l < cap) {
+        struct stat sb;
+        /* only a directory: a file that happens to be named rs-<n> is no rowset */
+        if (cf_tbl_rowset_num(e->d_name, &num) && l < cap &&
+            cf_rs_lstat_at(dfd, dir, e->d_name, &sb) == 0 && S_ISDIR(sb.st_mode)) {
             memcpy(name, e->d_name, l + 1);
             found = true;
         }

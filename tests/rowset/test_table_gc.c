@@ -1,9 +1,10 @@
 /* Clean-up touches only what the table wrote (docs/ROWSET.md "Clean-up"): a
  * user's files whose names merely look like ours survive create, flushes,
- * compactions and merges; a symlink named like a rowset is never followed;
- * create refuses a non-empty directory that is not a table; a missing TABLET
- * beside rowset directories, or a missing MANIFEST of a named rowset, is an
- * error naming what is missing; rowset names are never reused. */
+ * compactions and merges; a symlink named like a rowset is never followed,
+ * and a file so named is no rowset; create refuses a non-empty directory that
+ * is not a table; a missing TABLET beside rowset directories, or a missing
+ * MANIFEST of a named rowset, is an error naming what is missing; rowset names
+ * are never reused. */
 #include "test_common.h"
 
 #include <inttypes.h>
@@ -184,6 +185,36 @@ static void test_gc__symlink_named_like_a_rowset(void **state)
     CF_ASSERT_RM_RF(dir);
 }
 
+/* A user's file named like a rowset directory is no rowset: in a directory
+ * that holds no table, opening says there is none (not "damaged"); beside a
+ * new table (no TABLET yet) it does not make the table look damaged, and it
+ * survives the table's first flush. */
+static void test_gc__file_named_like_a_rowset(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    put(dir, "rs-2", "user's");
+    cf_error err;
+    cf_table *t;
+    CF_ASSERT_STATUS(cf_table_open(&t, dir, NULL, &err), CF_ENOTFOUND, &err);
+    assert_non_null(strstr(err.msg, "no table here"));
+    char p[512];
+    snprintf(p, sizeof(p), "%s/rs-2", dir);
+    assert_int_equal(unlink(p), 0);
+    make_table(dir);
+    put(dir, "rs-2", "user's");
+    t = table_open(dir);
+    CF_ASSERT_OK(ins(t, 1, 5, &err), &err);
+    CF_ASSERT_OK(cf_table_flush(t, &err), &err); /* TABLET and rs-1 */
+    assert_int_equal(table_count_rows(t), 1);
+    CF_ASSERT_OK(cf_table_close(t, &err), &err);
+    expect(dir, "rs-2", "user's");
+    t = table_open(dir);
+    assert_int_equal(table_count_rows(t), 1);
+    cf_table_free(t);
+    CF_ASSERT_RM_RF(dir);
+}
+
 /* A new table in a temporary directory, with key 1 flushed: its TABLET names rs-1. */
 static char *table_with_one_rowset(void)
 {
@@ -353,6 +384,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gc__foreign_files_survive),
         cmocka_unit_test(test_gc__symlink_named_like_a_rowset),
+        cmocka_unit_test(test_gc__file_named_like_a_rowset),
         cmocka_unit_test(test_gc__create_refuses_foreign_directory),
         cmocka_unit_test(test_gc__reserve_refused_leaves_nothing),
         cmocka_unit_test(test_gc__missing_metadata_is_damage),
