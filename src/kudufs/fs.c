@@ -87,9 +87,13 @@ const char *cf_kudu_fs_join(cf_kudu_fs *fs, const char *a, const char *b)
     /* "root/" given with a slash keeps one slash. */
     while (na > 1 && a[na - 1] == '/')
         na--;
-    char *p = cf_kudu_path("%.*s/%s", (int)na, a, b);
-    const char *d = p != NULL ? cf_kudu_fs_strdup(fs, p) : NULL;
-    cf_free(p);
+    size_t nb = strlen(b);
+    char *d = cf_arena_alloc(&fs->strings, na + 1 + nb + 1); /* straight into the arena */
+    if (d == NULL)
+        return NULL;
+    memcpy(d, a, na);
+    d[na] = '/';
+    memcpy(d + na + 1, b, nb + 1);
     return d;
 }
 
